@@ -1,0 +1,65 @@
+// `trawl index PATH...`
+
+import { parseArgs } from 'node:util';
+import { resolveDataDir } from '../index/data-dir.ts';
+import { indexPath, type IndexSummary } from '../index/indexer.ts';
+import { formatBytes, formatCount, progressLine } from './format.ts';
+import { UsageError } from './usage.ts';
+
+export async function indexCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      'max-file-size': { type: 'string' },
+      workers: { type: 'string' },
+      'data-dir': { type: 'string' },
+      verbose: { type: 'boolean' },
+    },
+  });
+  if (positionals.length === 0) throw new UsageError('index needs at least one PATH (see trawl index --help)');
+  if (values.name !== undefined && positionals.length > 1) throw new UsageError('--name applies to one PATH only');
+  const dataDir = resolveDataDir(values['data-dir']);
+  const maxFileSize = positiveInt('--max-file-size', values['max-file-size']);
+  const workers = positiveInt('--workers', values.workers);
+  const tty = process.stderr.isTTY === true;
+
+  for (const path of positionals) {
+    let lastDraw = 0;
+    const summary = await indexPath(path, {
+      dataDir,
+      name: values.name,
+      maxFileSize,
+      workers,
+      onProgress: tty
+        ? (p) => {
+            const now = Date.now();
+            if (now - lastDraw < 100 && p.files < p.totalFiles) return;
+            lastDraw = now;
+            process.stderr.write(`${progressLine(path, p.bytes, p.totalBytes)} ${formatCount(p.files)}/${formatCount(p.totalFiles)} files`);
+          }
+        : undefined,
+    });
+    if (tty) process.stderr.write('\r\x1b[K');
+    process.stdout.write(summaryLine(summary) + '\n');
+  }
+  return 0;
+}
+
+export function summaryLine(s: IndexSummary): string {
+  const reasons = Object.entries(s.skippedByReason).map(([r, n]) => `${r} ${n}`).join(', ');
+  const mbps = s.seconds > 0 ? s.totalBytes / 1e6 / s.seconds : 0;
+  return (
+    `indexed ${s.repoName} (${s.kind}): ${formatCount(s.files)} files, ${formatBytes(s.contentBytes)}, ` +
+    `${formatCount(s.skipped)} skipped${reasons ? ` (${reasons})` : ''}, ${s.shards} shard${s.shards === 1 ? '' : 's'}, ` +
+    `${s.seconds.toFixed(1)} s, ${mbps.toFixed(1)} MB/s`
+  );
+}
+
+function positiveInt(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive integer, got "${v}"`);
+  return n;
+}

@@ -1,0 +1,40 @@
+// The `trawl` command line: dispatches to one file per command, and renders every
+// error as one line on stderr (a stack trace only with --verbose).
+
+import { ServiceError } from '../errors.ts';
+import { indexCommand } from './index-command.ts';
+import { searchCommand } from './search-command.ts';
+import { HELP, UsageError } from './usage.ts';
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
+  index: indexCommand,
+  search: searchCommand,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(HELP.main + '\n');
+    return command === undefined ? 2 : 0;
+  }
+  const run = COMMANDS[command];
+  if (!run) throw new UsageError(`unknown command "${command}" (see trawl --help)`);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write((HELP[command] ?? HELP.main) + '\n');
+    return 0;
+  }
+  return run(rest);
+}
+
+const verbose = process.argv.includes('--verbose');
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (err) {
+  const e = err as Error & { code?: string };
+  // parseArgs reports unknown or malformed options with ERR_PARSE_ARGS_* codes.
+  const usage = err instanceof UsageError || (typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS'));
+  const message = err instanceof ServiceError ? `${err.errorCode}: ${err.message}` : e.message;
+  process.stderr.write(`trawl: ${message.split('\n')[0]}\n`);
+  if (verbose && e.stack) process.stderr.write(e.stack + '\n');
+  process.exitCode = usage ? 2 : 1;
+}

@@ -1,0 +1,73 @@
+// `trawl search QUERY`: searches the data dir in-process (no daemon).
+
+import { parseArgs } from 'node:util';
+import { resolveDataDir } from '../index/data-dir.ts';
+import { validateSearchRequest } from '../search/request.ts';
+import { Searcher } from '../search/searcher.ts';
+import type { SearchResponse } from '../search/types.ts';
+import { UsageError } from './usage.ts';
+
+export async function searchCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      regex: { type: 'boolean' },
+      case: { type: 'boolean' },
+      matches: { type: 'string', default: '100' },
+      context: { type: 'string', default: '0' },
+      whole: { type: 'boolean' },
+      brute: { type: 'boolean' },
+      'data-dir': { type: 'string' },
+      verbose: { type: 'boolean' },
+    },
+  });
+  if (positionals.length !== 1) throw new UsageError('search takes exactly one QUERY argument (quote it if it has spaces)');
+  const req = validateSearchRequest({
+    query: positionals[0],
+    matches: cliInt('--matches', values.matches!),
+    contextLines: cliInt('--context', values.context!),
+    whole: values.whole === true,
+    isRegexEnabled: values.regex === true,
+    isCaseSensitivityEnabled: values.case === true,
+  });
+  const dataDir = resolveDataDir(values['data-dir']);
+  const searcher = new Searcher({ dataDir });
+  if (searcher.shardCount === 0) throw new Error(`nothing is indexed in ${dataDir}: run trawl index PATH first`);
+  try {
+    const res = await searcher.search(req, { brute: values.brute === true });
+    process.stdout.write(values.json ? JSON.stringify(res) + '\n' : formatText(res));
+    if (res.stats.crashes > 0) process.stderr.write(`trawl: ${res.stats.crashes} shard(s) failed during the search; results are incomplete\n`);
+  } finally {
+    await searcher.close();
+  }
+  return 0;
+}
+
+function cliInt(flag: string, v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw new UsageError(`${flag} must be an integer, got "${v}"`);
+  return n;
+}
+
+/** grep-like: repo/path:line:text for matched lines, repo/path-line-text for context. */
+function formatText(res: SearchResponse): string {
+  const out: string[] = [];
+  for (const f of res.files) {
+    for (const c of f.chunks) {
+      const matched = new Set<number>();
+      for (const r of c.matchRanges) for (let l = r.start.lineNumber; l <= r.end.lineNumber; l++) matched.add(l);
+      c.content.split('\n').forEach((text, i) => {
+        const line = c.contentStart.lineNumber + i;
+        out.push(`${f.repository}/${f.fileName.text}${matched.has(line) ? ':' : '-'}${line}${matched.has(line) ? ':' : '-'}${text}`);
+      });
+    }
+  }
+  const s = res.stats;
+  out.push(
+    `${s.actualMatchCount} match${s.actualMatchCount === 1 ? '' : 'es'} in ${s.fileCount} file${s.fileCount === 1 ? '' : 's'}` +
+      `${res.isSearchExhaustive ? '' : ' (more exist: raise --matches)'} in ${(s.duration / 1e6).toFixed(1)} ms`,
+  );
+  return out.join('\n') + '\n';
+}

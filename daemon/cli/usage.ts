@@ -1,0 +1,46 @@
+// Command-line errors and help texts. Exit status (OPERATOR.md): 0 success, 1 failure,
+// 2 bad usage; errors are one line on stderr.
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const HELP: Record<string, string> = {
+  main: `trawl: self-hosted code search
+
+usage: trawl <command> [options]
+
+commands:
+  index PATH...     index local git repositories or plain directories
+  search QUERY      search the index without a daemon
+
+every command accepts --data-dir DIR (default: $TRAWL_DATA_DIR, else ./.trawl),
+--verbose (stack traces on errors) and --help.`,
+  index: `usage: trawl index PATH... [--name NAME] [--max-file-size BYTES] [--workers N]
+
+Indexes each PATH (a git repository: the tree at HEAD; otherwise the directory's files)
+into the data dir. A repository's name is its origin remote's host/path, else the
+directory's base name; --name overrides it (one PATH only). Re-indexing replaces the
+repository's shards atomically.
+
+  --name NAME            repository name
+  --max-file-size BYTES  larger files are skipped (default 2097152)
+  --workers N            build threads (default: number of cores)
+  --data-dir DIR         data directory`,
+  search: `usage: trawl search QUERY [--json] [--regex] [--case] [--matches N] [--context N] [--whole] [--brute]
+
+Searches the data dir for QUERY: a literal substring, or an RE2 regular expression
+with --regex. Case-insensitive unless --case.
+
+  --json        print exactly the body POST /api/search would return
+  --regex       QUERY is a regular expression
+  --case        case-sensitive
+  --matches N   match ranges to return (default 100)
+  --context N   context lines around each match (default 0)
+  --whole       include whole file contents (with --json)
+  --brute       bypass the index: check every file (the correctness oracle)
+  --data-dir DIR`,
+};

@@ -1,0 +1,258 @@
+// Indexes one local path (a git repository or a plain directory) into the data dir:
+// lists its files, cuts them into shards of about SHARD_TARGET_BYTES, builds the shards on
+// a pool of worker threads, and commits them with the repository's manifest.
+
+import { accessSync, constants, mkdirSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { startTsWorker } from '../runtime/ts-worker.ts';
+import { isGitRepository, openGitSource } from '../repos/git.ts';
+import { walkDirectory } from '../repos/walk.ts';
+import type { BuildReply, BuildRequest } from './build-worker.ts';
+import { commitManifest, readManifest, repoIdFor, shardsDir, type Manifest } from './data-dir.ts';
+import type { ShardFile, ShardJob } from './shard-builder.ts';
+import { SHARD_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
+
+/**
+ * Content per shard. Zoekt's measured sweet spot is ~100 MB: large enough that per-shard
+ * costs (trigram tables, task dispatch) stay small, small enough that shards of a large
+ * repository spread across the search pool's threads and build in bounded memory.
+ */
+export const SHARD_TARGET_BYTES = 100 * 1024 * 1024;
+export const DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024;
+/** Files with more distinct trigrams are almost always data, not code (zoekt uses the same cut). */
+export const DEFAULT_MAX_TRIGRAMS = 20_000;
+
+export interface IndexOptions {
+  dataDir: string;
+  name?: string;
+  maxFileSize?: number;
+  maxTrigrams?: number;
+  workers?: number;
+  shardTargetBytes?: number;
+  onProgress?: (p: { files: number; totalFiles: number; bytes: number; totalBytes: number }) => void;
+}
+
+export interface IndexSummary {
+  repoId: number;
+  repoName: string;
+  source: string;
+  kind: 'git' | 'directory';
+  files: number;
+  skipped: number;
+  skippedByReason: Record<string, number>;
+  contentBytes: number;
+  totalBytes: number;
+  shards: number;
+  seconds: number;
+}
+
+const BUILD_WORKER = new URL('./build-worker.ts', import.meta.url);
+
+export async function indexPath(pathArg: string, options: IndexOptions): Promise<IndexSummary> {
+  const started = performance.now();
+  const root = resolve(pathArg);
+  checkDirectory(pathArg, root);
+  const maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
+  const maxTrigrams = options.maxTrigrams ?? DEFAULT_MAX_TRIGRAMS;
+
+  let files: ShardFile[];
+  let repo: Omit<ShardRepoMeta, 'id'>;
+  let readBlobs: ((files: ShardFile[]) => Promise<void>) | undefined;
+  let closeSource = (): void => {};
+  const listErrors: string[] = [];
+  if (isGitRepository(root)) {
+    const git = await openGitSource(root);
+    closeSource = () => git.close();
+    const oids = new Map<string, string>();
+    files = git.files.map((f) => {
+      oids.set(f.path, f.oid);
+      return { path: f.path, size: f.size };
+    });
+    repo = { name: options.name ?? git.name, codeHostType: git.codeHostType, source: root, kind: 'git', branch: git.branch, commit: git.commit, remoteUrl: git.remoteUrl ?? '' };
+    readBlobs = async (batch) => {
+      for (const f of batch) {
+        // A copy the pool can transfer to a worker (nodegit's buffers are not detachable).
+        if (f.size <= maxFileSize) f.data = new Uint8Array(await git.readBlob(oids.get(f.path)!));
+      }
+    };
+  } else {
+    const listed = await walkDirectory(root, (path, err) => listErrors.push(`${path}: ${err.message}`));
+    files = listed.map((f) => ({ path: f.path, size: f.size, absPath: f.absPath }));
+    repo = { name: options.name ?? basename(root), codeHostType: 'genericGitHost', source: root, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '' };
+  }
+
+  try {
+    const repoId = repoIdFor(options.dataDir, repo.name);
+    const previous = readManifest(options.dataDir, repoId);
+    const generation = (previous?.generation ?? 0) + 1;
+    const dir = shardsDir(options.dataDir, repoId);
+    mkdirSync(dir, { recursive: true });
+
+    const groups = cutShards(files, options.shardTargetBytes ?? SHARD_TARGET_BYTES, maxFileSize);
+    const shardNames = groups.map((_, i) => `g${generation}-${i}${SHARD_EXT}`);
+    const indexedAt = new Date().toISOString();
+    const jobs: ShardJob[] = groups.map((group, i) => ({
+      finalPath: join(dir, shardNames[i]!),
+      repo: { ...repo, id: repoId },
+      shardIndex: i,
+      shardCount: groups.length,
+      files: group,
+      maxFileSize,
+      maxTrigrams,
+      indexedAt,
+    }));
+
+    const totalFiles = files.length;
+    const totalBytes = files.reduce((n, f) => n + f.size, 0);
+    let results;
+    try {
+      results = await runBuildPool(jobs, options.workers ?? availableParallelism(), readBlobs, (files, bytes) =>
+        options.onProgress?.({ files, totalFiles, bytes, totalBytes }),
+      );
+    } catch (err) {
+      for (const name of shardNames) rmSync(join(dir, name), { force: true });
+      throw err;
+    }
+
+    const skipped: SkippedFile[] = results.flatMap((r) => r.skipped);
+    const skippedByReason: Record<string, number> = {};
+    for (const s of skipped) skippedByReason[s.reason] = (skippedByReason[s.reason] ?? 0) + 1;
+    const summary: IndexSummary = {
+      repoId,
+      repoName: repo.name,
+      source: root,
+      kind: repo.kind,
+      files: results.reduce((n, r) => n + r.docCount, 0),
+      skipped: skipped.length + listErrors.length,
+      skippedByReason: listErrors.length ? { ...skippedByReason, unreadable: (skippedByReason.unreadable ?? 0) + listErrors.length } : skippedByReason,
+      contentBytes: results.reduce((n, r) => n + r.contentBytes, 0),
+      totalBytes,
+      shards: jobs.length,
+      seconds: 0,
+    };
+    const manifest: Manifest = {
+      version: 1,
+      repoId,
+      repoName: repo.name,
+      generation,
+      shards: shardNames,
+      indexedAt,
+      files: summary.files,
+      contentBytes: summary.contentBytes,
+      skipped: summary.skipped,
+    };
+    commitManifest(options.dataDir, manifest);
+    summary.seconds = (performance.now() - started) / 1000;
+    return summary;
+  } finally {
+    closeSource();
+  }
+}
+
+function checkDirectory(pathArg: string, root: string): void {
+  let st;
+  try {
+    st = statSync(root);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(`cannot index ${pathArg}: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
+  }
+  if (!st.isDirectory()) throw new Error(`cannot index ${pathArg}: not a directory`);
+  try {
+    accessSync(root, constants.R_OK | constants.X_OK);
+  } catch {
+    throw new Error(`cannot index ${pathArg}: permission denied`);
+  }
+}
+
+/**
+ * Consecutive runs of files (in path order, so results come back in path order) of about
+ * `target` bytes of indexable content. An empty repository still gets one (empty) shard,
+ * so that it is known to the searcher.
+ */
+export function cutShards(files: ShardFile[], target: number, maxFileSize: number): ShardFile[][] {
+  const groups: ShardFile[][] = [];
+  let current: ShardFile[] = [];
+  let bytes = 0;
+  for (const f of files) {
+    const counted = f.size <= maxFileSize ? f.size : 0;
+    if (current.length > 0 && bytes + counted > target) {
+      groups.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(f);
+    bytes += counted;
+  }
+  if (current.length > 0 || groups.length === 0) groups.push(current);
+  return groups;
+}
+
+interface BuildResult {
+  docCount: number;
+  contentBytes: number;
+  skipped: SkippedFile[];
+}
+
+async function runBuildPool(
+  jobs: ShardJob[],
+  workerCount: number,
+  readBlobs: ((files: ShardFile[]) => Promise<void>) | undefined,
+  onProgress: (files: number, bytes: number) => void,
+): Promise<BuildResult[]> {
+  const results: BuildResult[] = new Array(jobs.length);
+  const progress = jobs.map(() => ({ files: 0, bytes: 0 }));
+  const report = () => onProgress(progress.reduce((n, p) => n + p.files, 0), progress.reduce((n, p) => n + p.bytes, 0));
+  const workers: Worker[] = [];
+  let next = 0;
+  try {
+    await new Promise<void>((resolvePool, rejectPool) => {
+      let active = 0;
+      let failed = false;
+      const fail = (err: Error) => {
+        if (failed) return;
+        failed = true;
+        rejectPool(err);
+      };
+      const dispatch = async (worker: Worker): Promise<void> => {
+        if (failed) return;
+        if (next >= jobs.length) {
+          if (active === 0) resolvePool();
+          return;
+        }
+        const id = next++;
+        const job = jobs[id]!;
+        active++;
+        if (readBlobs) await readBlobs(job.files);
+        const transfer = job.files.flatMap((f) => (f.data ? [f.data.buffer as ArrayBuffer] : []));
+        worker.postMessage({ id, job } satisfies BuildRequest, transfer);
+      };
+      const count = Math.max(1, Math.min(workerCount, jobs.length));
+      for (let i = 0; i < count; i++) {
+        const worker = startTsWorker(BUILD_WORKER);
+        workers.push(worker);
+        worker.on('error', (err) => fail(err));
+        worker.on('message', (msg: BuildReply) => {
+          if (msg.type === 'progress') {
+            progress[msg.id] = { files: msg.files, bytes: msg.bytes };
+            report();
+            return;
+          }
+          active--;
+          if (msg.type === 'error') {
+            fail(new Error(msg.message));
+            return;
+          }
+          results[msg.id] = { docCount: msg.docCount, contentBytes: msg.contentBytes, skipped: msg.skipped };
+          dispatch(worker).catch(fail);
+        });
+        dispatch(worker).catch(fail);
+      }
+    });
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+  return results;
+}

@@ -1,0 +1,196 @@
+// Builds one shard from a list of files: decides what is indexed and what is skipped,
+// extracts trigrams through the WebAssembly core and streams the content into a
+// ShardWriter. Runs inside an index worker (build-worker.ts); one shard at a time per
+// thread, because the core's PostingsBuilder owns large regions of wasm memory.
+
+import { readFileSync } from 'node:fs';
+import { Packr } from 'msgpackr';
+import { PostingsBuilder, hash32 } from '../../core/index.ts';
+import { detectLanguage } from './language.ts';
+import {
+  DOC_FLAG_CRLF,
+  DOC_RECORD_SIZE,
+  SectionKind,
+  type ShardMeta,
+  type ShardRepoMeta,
+  type SkippedFile,
+} from './shard-format.ts';
+import { ShardWriter } from './shard-writer.ts';
+
+export interface ShardFile {
+  /** Path inside the repository, '/'-separated. */
+  path: string;
+  size: number;
+  /** Where to read the bytes (plain directories) ... */
+  absPath?: string;
+  /** ... or the bytes themselves (git blobs read by the main thread). */
+  data?: Uint8Array;
+}
+
+export interface ShardJob {
+  finalPath: string;
+  repo: ShardRepoMeta;
+  shardIndex: number;
+  shardCount: number;
+  files: ShardFile[];
+  maxFileSize: number;
+  maxTrigrams: number;
+  indexedAt: string;
+}
+
+export interface ShardResult {
+  path: string;
+  docCount: number;
+  contentBytes: number;
+  skipped: SkippedFile[];
+}
+
+export type ProgressFn = (files: number, bytes: number) => void;
+
+const PROGRESS_EVERY_FILES = 256;
+const BUILDER = 'trawl-shard-builder/1';
+
+// Shared structures are not used: each META section is self-describing (records carry
+// their own structure definitions inline), so a reader needs nothing but the section.
+const packr = new Packr({ useRecords: true });
+
+export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult {
+  const writer = new ShardWriter(job.finalPath);
+  let contentBuilder: PostingsBuilder | undefined;
+  try {
+    contentBuilder = new PostingsBuilder({ expectedBytes: job.files.reduce((n, f) => n + f.size, 0) });
+    const names: Buffer[] = [];
+    const docs: Array<{ nameLen: number; contentOff: number; contentLen: number; hash: number; lang: number; flags: number }> = [];
+    const languages: string[] = [];
+    const languageIndex = new Map<string, number>();
+    const skipped: SkippedFile[] = [];
+    const docHashes: number[] = [];
+    let contentBytes = 0;
+    let doneFiles = 0;
+    let doneBytes = 0;
+
+    for (const file of job.files) {
+      doneFiles++;
+      doneBytes += file.size;
+      if (onProgress && doneFiles % PROGRESS_EVERY_FILES === 0) onProgress(doneFiles, doneBytes);
+      if (file.size > job.maxFileSize) {
+        skipped.push({ path: file.path, size: file.size, reason: 'too-large' });
+        continue;
+      }
+      let content: Uint8Array;
+      try {
+        content = file.data ?? readFileSync(file.absPath!);
+      } catch {
+        skipped.push({ path: file.path, size: file.size, reason: 'unreadable' });
+        continue;
+      }
+      // The size may have changed since the directory walk.
+      if (content.length > job.maxFileSize) {
+        skipped.push({ path: file.path, size: content.length, reason: 'too-large' });
+        continue;
+      }
+      const buf = Buffer.from(content.buffer, content.byteOffset, content.length);
+      if (buf.indexOf(0) !== -1) {
+        skipped.push({ path: file.path, size: content.length, reason: 'binary' });
+        continue;
+      }
+      const docId = docs.length;
+      if (contentBuilder.addContent(docId, content, job.maxTrigrams) < 0) {
+        skipped.push({ path: file.path, size: content.length, reason: 'too-many-trigrams' });
+        continue;
+      }
+      const language = detectLanguage(file.path, content.subarray(0, 256));
+      let lang = languageIndex.get(language);
+      if (lang === undefined) {
+        lang = languages.length;
+        languages.push(language);
+        languageIndex.set(language, lang);
+      }
+      const name = Buffer.from(file.path, 'utf8');
+      names.push(name);
+      const hash = hash32(content);
+      docHashes.push(hash);
+      docs.push({
+        nameLen: name.length,
+        contentOff: writer.appendContent(content),
+        contentLen: content.length,
+        hash,
+        lang,
+        flags: buf.indexOf('\r\n') !== -1 ? DOC_FLAG_CRLF : 0,
+      });
+      contentBytes += content.length;
+    }
+    onProgress?.(doneFiles, doneBytes);
+
+    const contentPostings = contentBuilder.finish();
+    contentBuilder = undefined;
+
+    // File-name trigrams: a second builder, now that the content builder is released.
+    const nameBuilder = new PostingsBuilder({ expectedBytes: names.reduce((n, b) => n + b.length, 0) });
+    let namePostings;
+    try {
+      names.forEach((name, i) => {
+        // No trigram limit for names: a path is short.
+        nameBuilder.addContent(i, name, 0x7fffffff);
+      });
+      namePostings = nameBuilder.finish();
+    } catch (err) {
+      nameBuilder.dispose();
+      throw err;
+    }
+
+    const docTable = Buffer.alloc(docs.length * DOC_RECORD_SIZE);
+    let nameOff = 0;
+    docs.forEach((d, i) => {
+      const o = i * DOC_RECORD_SIZE;
+      docTable.writeUInt32LE(nameOff, o);
+      docTable.writeUInt32LE(d.nameLen, o + 4);
+      docTable.writeUInt32LE(d.contentOff, o + 8);
+      docTable.writeUInt32LE(d.contentLen, o + 12);
+      docTable.writeUInt32LE(d.hash, o + 16);
+      docTable.writeUInt16LE(d.lang, o + 24);
+      docTable.writeUInt16LE(d.flags, o + 26);
+      nameOff += d.nameLen;
+    });
+
+    const meta: ShardMeta = {
+      repo: job.repo,
+      shardIndex: job.shardIndex,
+      shardCount: job.shardCount,
+      docCount: docs.length,
+      contentBytes,
+      languages,
+      skipped,
+      indexedAt: job.indexedAt,
+      maxFileSize: job.maxFileSize,
+      maxTrigrams: job.maxTrigrams,
+      builder: BUILDER,
+    };
+    const hashes = new Uint32Array(docHashes);
+    writer.finish(hash32(new Uint8Array(hashes.buffer)), new Map<SectionKind, Uint8Array>([
+      [SectionKind.Docs, docTable],
+      [SectionKind.Names, Buffer.concat(names)],
+      [SectionKind.ContentNgrams, ngramTable(contentPostings)],
+      [SectionKind.ContentPostings, contentPostings.blob],
+      [SectionKind.NameNgrams, ngramTable(namePostings)],
+      [SectionKind.NamePostings, namePostings.blob],
+      [SectionKind.Meta, packr.pack(meta)],
+    ]));
+    return { path: job.finalPath, docCount: docs.length, contentBytes, skipped };
+  } catch (err) {
+    contentBuilder?.dispose();
+    writer.abort();
+    throw err;
+  }
+}
+
+/** n, 0, ids[n], counts[n], offsets[n] as little-endian u32 (see shard-reader.ts). */
+function ngramTable(p: { ids: Uint32Array; counts: Uint32Array; offsets: Uint32Array }): Uint8Array {
+  const n = p.ids.length;
+  const out = new Uint32Array(2 + 3 * n);
+  out[0] = n;
+  out.set(p.ids, 2);
+  out.set(p.counts, 2 + n);
+  out.set(p.offsets, 2 + 2 * n);
+  return new Uint8Array(out.buffer);
+}

@@ -1,0 +1,312 @@
+// Reads a shard file, memory-mapped read-only.
+//
+// # The shard format, version 1
+//
+// A repository is indexed into one or more shard files (`<repoId>/g<generation>-<n>.trawl`
+// in the data dir, listed by the repository's manifest.json). All integers are
+// little-endian; "u64" values are stored as two u32 (low, high). Every section starts at a
+// multiple of 8 bytes so that typed-array views over the mapping are aligned.
+//
+//   offset 0   header, 64 bytes
+//     0   magic          8 bytes  "TRAWLIDX"
+//     8   version        u32      1
+//     12  headerSize     u32      64
+//     16  fileSize       u64      the whole file; a shorter file is truncated
+//     24  sectionCount   u32      8 in version 1
+//     28  tocHash        u32      xxHash32 (seed 0) of the table of contents
+//     32  reserved       28 bytes zero
+//     60  headerHash     u32      xxHash32 of bytes 0..59
+//   offset 64  table of contents: sectionCount entries of 24 bytes
+//     0   kind u32 (shard-format.ts SectionKind)   4  hash u32
+//     8   offset u64                               16 length u64
+//   then the sections, in this order:
+//     content           the indexed files' bytes, concatenated, no separators
+//     docs              32 bytes per document, documents sorted by path:
+//                         0 nameOff u32 (into names)   4 nameLen u32
+//                         8 contentOff u32 (into content)  12 contentLen u32
+//                         16 contentHash u32 (xxHash32 of the document's bytes)
+//                         20 reserved u32   24 language u16 (index into meta.languages)
+//                         26 flags u16 (bit 0: contains "\r\n")   28 reserved u32
+//     names             the documents' paths (UTF-8), concatenated
+//     content-ngrams    n u32, 0 u32, ids[n] u32, counts[n] u32, offsets[n] u32:
+//                       every trigram that occurs, ascending; counts = documents that
+//                       contain it; offsets = byte offset of its list in content-postings
+//     content-postings  each list: ascending document numbers, LEB128 varint deltas
+//                       (core/index.ts documents the exact encoding; decodePostings reads it)
+//     name-ngrams       as content-ngrams, over the paths
+//     name-postings     as content-postings
+//     meta              msgpack (records enabled, self-describing): ShardMeta in
+//                       shard-format.ts: repository, shard index/count, languages,
+//                       skipped files with reasons, options the shard was built with
+//
+// Trigrams are taken over "folded" bytes (core/index.ts foldBytes: ASCII upper case to
+// lower case, and the two non-ASCII code points that fold to ASCII), so one index serves
+// case-sensitive and case-insensitive queries; a trigram id is b0<<16 | b1<<8 | b2.
+//
+// Checksums: every section has an xxHash32 in the table of contents. At open, the header,
+// the table and every section except content are verified (they are small next to the
+// content). The content section's hash is the xxHash32 of the documents' contentHash
+// values (u32 little-endian, in document order); each document is verified against its
+// own contentHash the first time it is read, so a search reads no byte it has not checked.
+//
+// ## Worked example
+//
+// A directory with one file `a.c` holding "int x;\n" (7 bytes) becomes a shard whose first
+// bytes are:
+//
+//   54 52 41 57 4c 49 44 58   "TRAWLIDX"
+//   01 00 00 00               version 1
+//   40 00 00 00               header size 64
+//   .. .. .. .. 00 00 00 00   file size (low, high)
+//   08 00 00 00               8 sections
+//   ...                       tocHash, reserved, headerHash
+//   01 00 00 00 hh hh hh hh   toc[0]: kind 1 (content), hash
+//   00 01 00 00 00 00 00 00   offset 256 = 64 + 8*24 (already a multiple of 8)
+//   07 00 00 00 00 00 00 00   length 7
+//   ...
+//   offset 256: 69 6e 74 20 78 3b 0a   "int x;\n"
+//
+// The docs section holds one record {nameOff 0, nameLen 3, contentOff 0, contentLen 7, ...};
+// names holds "a.c"; content-ngrams lists the 5 trigrams "int" "nt " "t x" " x;" "x;\n"
+// (ids 0x696e74, 0x6e7420, ...), each with count 1; each of their lists in
+// content-postings is the single byte 00 (document 0).
+
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { Unpackr } from 'msgpackr';
+import mmapModule from '@riaskov/mmap-io';
+import { decodePostings, hash32 } from '../../core/index.ts';
+import {
+  DOC_RECORD_SIZE,
+  HEADER_SIZE,
+  SECTION_NAMES,
+  SECTION_ORDER,
+  SHARD_MAGIC,
+  SHARD_VERSION,
+  SectionKind,
+  TOC_ENTRY_SIZE,
+  type ShardMeta,
+} from './shard-format.ts';
+
+// The package is CommonJS whose typings declare an ES default export; under Node's ESM
+// interop the default import is module.exports itself, which is the mmap object.
+const mmap = mmapModule as unknown as (typeof mmapModule)['default'];
+
+/** A shard that cannot be used: wrong version, truncated, corrupt. */
+export class ShardError extends Error {
+  readonly path: string;
+  constructor(path: string, message: string) {
+    super(`shard ${path}: ${message}`);
+    this.name = 'ShardError';
+    this.path = path;
+  }
+}
+
+interface Section {
+  offset: number;
+  length: number;
+  hash: number;
+}
+
+/** The trigram table of one kind (content or names) with its posting lists. */
+export class NgramTable {
+  readonly ids: Uint32Array;
+  private readonly counts: Uint32Array;
+  private readonly offsets: Uint32Array;
+  private readonly postings: Buffer;
+
+  constructor(table: Buffer, postings: Buffer) {
+    const n = table.readUInt32LE(0);
+    const all = new Uint32Array(table.buffer, table.byteOffset, 2 + 3 * n);
+    this.ids = all.subarray(2, 2 + n);
+    this.counts = all.subarray(2 + n, 2 + 2 * n);
+    this.offsets = all.subarray(2 + 2 * n, 2 + 3 * n);
+    this.postings = postings;
+  }
+
+  /** Index of the trigram in the table, or -1. */
+  find(id: number): number {
+    const ids = this.ids;
+    let lo = 0;
+    let hi = ids.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = ids[mid]!;
+      if (v < id) lo = mid + 1;
+      else if (v > id) hi = mid - 1;
+      else return mid;
+    }
+    return -1;
+  }
+
+  /** Number of documents containing the trigram (0 when absent). */
+  count(id: number): number {
+    const i = this.find(id);
+    return i < 0 ? 0 : this.counts[i]!;
+  }
+
+  /** The documents containing the trigram, ascending, and the bytes read to get them. */
+  postingList(id: number): { docs: Uint32Array; bytes: number } {
+    const i = this.find(id);
+    if (i < 0) return { docs: new Uint32Array(0), bytes: 0 };
+    const start = this.offsets[i]!;
+    const end = i + 1 < this.offsets.length ? this.offsets[i + 1]! : this.postings.length;
+    return { docs: decodePostings(this.postings.subarray(start, end), this.counts[i]!), bytes: end - start };
+  }
+}
+
+const unpackr = new Unpackr({ useRecords: true });
+
+export class Shard {
+  readonly path: string;
+  readonly meta: ShardMeta;
+  readonly docCount: number;
+  readonly fileSize: number;
+  readonly content: NgramTable;
+  readonly names: NgramTable;
+  private readonly map: Buffer;
+  private readonly docs: Buffer;
+  private readonly nameBytes: Buffer;
+  private readonly contentBytes: Buffer;
+  private readonly verified: Uint8Array;
+  private nameCache: string[] | undefined;
+
+  private constructor(path: string, map: Buffer) {
+    this.path = path;
+    this.map = map;
+    this.fileSize = map.length;
+    const sections = readToc(path, map);
+    const section = (kind: SectionKind): Buffer => {
+      const s = sections.get(kind)!;
+      return map.subarray(s.offset, s.offset + s.length);
+    };
+    for (const [kind, s] of sections) {
+      if (kind === SectionKind.Content) continue;
+      if (hash32(map.subarray(s.offset, s.offset + s.length)) !== s.hash) {
+        throw new ShardError(path, `section ${SECTION_NAMES[kind]} is corrupt (checksum mismatch); re-index the repository`);
+      }
+    }
+    this.docs = section(SectionKind.Docs);
+    this.docCount = this.docs.length / DOC_RECORD_SIZE;
+    if (!Number.isInteger(this.docCount)) throw new ShardError(path, 'document table has a partial record');
+    const docHashes = new Uint8Array(this.docCount * 4);
+    for (let d = 0; d < this.docCount; d++) {
+      docHashes.set(this.docs.subarray(d * DOC_RECORD_SIZE + 16, d * DOC_RECORD_SIZE + 20), d * 4);
+    }
+    if (hash32(docHashes) !== sections.get(SectionKind.Content)!.hash) {
+      throw new ShardError(path, 'document checksums do not match the content section; re-index the repository');
+    }
+    this.nameBytes = section(SectionKind.Names);
+    this.contentBytes = section(SectionKind.Content);
+    this.content = new NgramTable(section(SectionKind.ContentNgrams), section(SectionKind.ContentPostings));
+    this.names = new NgramTable(section(SectionKind.NameNgrams), section(SectionKind.NamePostings));
+    try {
+      this.meta = unpackr.unpack(section(SectionKind.Meta)) as ShardMeta;
+    } catch (err) {
+      throw new ShardError(path, `metadata cannot be decoded: ${(err as Error).message}`);
+    }
+    this.verified = new Uint8Array(this.docCount);
+  }
+
+  /** Opens and checks a shard; throws ShardError with a readable reason. */
+  static open(path: string): Shard {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (err) {
+      throw new ShardError(path, `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    try {
+      const size = fstatSync(fd).size;
+      if (size < HEADER_SIZE) throw new ShardError(path, `truncated: ${size} bytes is shorter than the header`);
+      const map = mmap.map(size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0, mmap.MADV_RANDOM);
+      return new Shard(path, map);
+    } finally {
+      closeSync(fd); // the mapping stays valid after the descriptor is closed
+    }
+  }
+
+  get repoName(): string {
+    return this.meta.repo.name;
+  }
+
+  name(doc: number): string {
+    if (this.nameCache) return this.nameCache[doc]!;
+    const o = doc * DOC_RECORD_SIZE;
+    const off = this.docs.readUInt32LE(o);
+    return this.nameBytes.toString('utf8', off, off + this.docs.readUInt32LE(o + 4));
+  }
+
+  /** All paths, decoded once (file-name scans touch every name). */
+  allNames(): string[] {
+    if (!this.nameCache) {
+      const names: string[] = new Array(this.docCount);
+      for (let d = 0; d < this.docCount; d++) names[d] = this.name(d);
+      this.nameCache = names;
+    }
+    return this.nameCache;
+  }
+
+  nameBuffer(doc: number): Buffer {
+    const o = doc * DOC_RECORD_SIZE;
+    const off = this.docs.readUInt32LE(o);
+    return this.nameBytes.subarray(off, off + this.docs.readUInt32LE(o + 4));
+  }
+
+  language(doc: number): string {
+    return this.meta.languages[this.docs.readUInt16LE(doc * DOC_RECORD_SIZE + 24)] ?? '';
+  }
+
+  contentLength(doc: number): number {
+    return this.docs.readUInt32LE(doc * DOC_RECORD_SIZE + 12);
+  }
+
+  /**
+   * The document's bytes: a view into the mapping, checked against its checksum the first
+   * time it is read. Throws ShardError when the bytes are corrupt.
+   */
+  contentOf(doc: number): Buffer {
+    const o = doc * DOC_RECORD_SIZE;
+    const off = this.docs.readUInt32LE(o + 8);
+    const len = this.docs.readUInt32LE(o + 12);
+    if (off + len > this.contentBytes.length) throw new ShardError(this.path, `document ${doc} lies outside the content section`);
+    const bytes = this.contentBytes.subarray(off, off + len);
+    if (this.verified[doc] === 0) {
+      if (hash32(bytes) !== this.docs.readUInt32LE(o + 16)) {
+        throw new ShardError(this.path, `content of ${this.name(doc)} is corrupt (checksum mismatch); re-index the repository`);
+      }
+      this.verified[doc] = 1;
+    }
+    return bytes;
+  }
+}
+
+function readToc(path: string, map: Buffer): Map<SectionKind, Section> {
+  if (map.toString('latin1', 0, 8) !== SHARD_MAGIC) throw new ShardError(path, 'not a trawl shard (bad magic)');
+  const version = map.readUInt32LE(8);
+  if (version !== SHARD_VERSION) {
+    throw new ShardError(path, `unsupported shard format version ${version} (this trawl reads version ${SHARD_VERSION}); re-index the repository`);
+  }
+  if (hash32(map.subarray(0, 60)) !== map.readUInt32LE(60)) throw new ShardError(path, 'header is corrupt (checksum mismatch)');
+  const fileSize = readU64(map, 16);
+  if (map.length < fileSize) throw new ShardError(path, `truncated: ${map.length} of ${fileSize} bytes`);
+  if (map.length > fileSize) throw new ShardError(path, `has ${map.length - fileSize} trailing bytes`);
+  const count = map.readUInt32LE(24);
+  if (count !== SECTION_ORDER.length) throw new ShardError(path, `has ${count} sections, expected ${SECTION_ORDER.length}`);
+  const toc = map.subarray(HEADER_SIZE, HEADER_SIZE + count * TOC_ENTRY_SIZE);
+  if (hash32(toc) !== map.readUInt32LE(28)) throw new ShardError(path, 'table of contents is corrupt (checksum mismatch)');
+  const sections = new Map<SectionKind, Section>();
+  for (let i = 0; i < count; i++) {
+    const o = i * TOC_ENTRY_SIZE;
+    const kind = toc.readUInt32LE(o) as SectionKind;
+    const offset = readU64(toc, o + 8);
+    const length = readU64(toc, o + 16);
+    if (!SECTION_NAMES[kind] || sections.has(kind)) throw new ShardError(path, `unknown or repeated section kind ${kind}`);
+    if (offset % 8 !== 0 || offset + length > fileSize) throw new ShardError(path, `section ${SECTION_NAMES[kind]} lies outside the file`);
+    sections.set(kind, { offset, length, hash: toc.readUInt32LE(o + 4) });
+  }
+  return sections;
+}
+
+function readU64(buf: Buffer, offset: number): number {
+  return buf.readUInt32LE(offset) + buf.readUInt32LE(offset + 4) * 0x1_0000_0000;
+}

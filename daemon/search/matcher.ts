@@ -1,0 +1,108 @@
+// Finds the match ranges of a compiled query in one document's bytes.
+//
+// Two implementations of the same semantics:
+// - "indexed": the production path. Literals are verified by the WebAssembly core (SIMD);
+//   case-insensitive literals fall back to RE2 only where ASCII folding is not enough.
+// - "reference": the brute-force oracle. Plain Buffer.indexOf and RE2, never the core, so
+//   the differential test compares two independent matchers.
+//
+// Semantics: leftmost, non-overlapping matches, as RE2's global search finds them. A
+// case-insensitive literal matches as RE2's (?i) does: Unicode simple case folding. Byte
+// offsets, end exclusive.
+
+import RE2 from 're2';
+import { findLiteral } from '../../core/index.ts';
+import { escapeRegex, regexFlags, type CompiledQuery } from '../query/compile.ts';
+
+const KELVIN = Buffer.from('\u212A');
+const LONG_S = Buffer.from('\u017F');
+
+export class Matcher {
+  /** RE2 executions, one per document searched with a regular expression. */
+  regexpsConsidered = 0;
+  private readonly query: CompiledQuery;
+  private readonly needle: Buffer;
+  private readonly regex: RE2 | undefined;
+  private readonly asciiNeedle: boolean;
+  private readonly needleHasKS: boolean;
+  private readonly reference: boolean;
+
+  constructor(query: CompiledQuery, mode: 'indexed' | 'reference' = 'indexed') {
+    this.query = query;
+    this.reference = mode === 'reference';
+    this.needle = Buffer.from(query.pattern, 'utf8');
+    this.asciiNeedle = this.needle.every((b) => b < 0x80);
+    this.needleHasKS = /[ks]/i.test(query.pattern);
+    if (query.kind === 'regex') {
+      this.regex = new RE2(query.pattern, regexFlags(query.caseSensitive));
+    } else if (!query.caseSensitive && (this.reference || !this.asciiNeedle || this.needleHasKS)) {
+      this.regex = new RE2(escapeRegex(query.pattern), 'gi');
+    }
+  }
+
+  /** Flat [start, end, start, end, ...] of at most `max` matches. */
+  find(buf: Buffer, max: number): number[] {
+    const q = this.query;
+    if (q.kind === 'regex') return this.findRegex(buf, max);
+    if (q.caseSensitive) {
+      return this.reference ? findBuffer(buf, this.needle, max) : this.fromStarts(findLiteral(buf, this.needle, false, max));
+    }
+    if (this.reference || !this.asciiNeedle) return this.findRegex(buf, max);
+    // ASCII folding equals Unicode folding for an ASCII needle unless the document holds
+    // one of the two non-ASCII code points that fold to ASCII letters (K, s).
+    if (this.needleHasKS && (buf.indexOf(KELVIN) !== -1 || buf.indexOf(LONG_S) !== -1)) return this.findRegex(buf, max);
+    return this.fromStarts(findLiteral(buf, this.needle, true, max));
+  }
+
+  private fromStarts(starts: Uint32Array): number[] {
+    const out: number[] = new Array(starts.length * 2);
+    const n = this.needle.length;
+    for (let i = 0; i < starts.length; i++) {
+      out[2 * i] = starts[i]!;
+      out[2 * i + 1] = starts[i]! + n;
+    }
+    return out;
+  }
+
+  private findRegex(buf: Buffer, max: number): number[] {
+    this.regexpsConsidered++;
+    return findRegex(this.regex!, buf, max);
+  }
+}
+
+/** Leftmost non-overlapping matches of a global RE2 over bytes; empty matches included. */
+export function findRegex(re: RE2, buf: Buffer, max: number): number[] {
+  const out: number[] = [];
+  re.lastIndex = 0;
+  while (out.length < 2 * max) {
+    const m = re.exec(buf);
+    if (m === null) break;
+    const start = m.index;
+    const end = start + (m[0] as unknown as Buffer).length;
+    out.push(start, end);
+    if (end === start) {
+      // Step over the empty match by one whole UTF-8 character, as RE2's own global
+      // iteration does, so offsets stay on character boundaries.
+      if (start >= buf.length) break;
+      re.lastIndex = start + utf8Length(buf[start]!);
+    }
+  }
+  return out;
+}
+
+function utf8Length(lead: number): number {
+  return lead < 0xc0 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+}
+
+function findBuffer(buf: Buffer, needle: Buffer, max: number): number[] {
+  const out: number[] = [];
+  if (needle.length === 0) return out;
+  let from = 0;
+  while (out.length < 2 * max) {
+    const i = buf.indexOf(needle, from);
+    if (i === -1) break;
+    out.push(i, i + needle.length);
+    from = i + needle.length;
+  }
+  return out;
+}

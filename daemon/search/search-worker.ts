@@ -1,0 +1,51 @@
+// Search worker: evaluates shard tasks. Keeps the shards it has opened mapped, and the
+// matcher of the current query, across tasks.
+
+import { parentPort } from 'node:worker_threads';
+import { Shard } from '../index/shard-reader.ts';
+import { Matcher } from './matcher.ts';
+import { packr, type Envelope, type ShardReply, type ShardTask } from './protocol.ts';
+import { searchShard } from './shard-search.ts';
+
+const port = parentPort!;
+const shards = new Map<string, Shard>();
+let lastQueryKey = '';
+let matcher: Matcher | undefined;
+
+function shardAt(path: string): Shard {
+  let shard = shards.get(path);
+  if (!shard) {
+    shard = Shard.open(path);
+    shards.set(path, shard);
+  }
+  return shard;
+}
+
+port.on('message', (msg: Envelope | { forget: string[] }) => {
+  if ('forget' in msg) {
+    for (const p of msg.forget) shards.delete(p);
+    return;
+  }
+  const queuedNs = Math.max(0, Math.round((performance.timeOrigin + performance.now() - msg.sentAt!) * 1e6));
+  const task = packr.unpack(msg.body) as ShardTask;
+  let reply: ShardReply;
+  const flag = new Int32Array(msg.cancel!);
+  if (Atomics.load(flag, 0) !== 0) {
+    port.postMessage({ seq: msg.seq, body: packr.pack({ status: 'skipped' } satisfies ShardReply) } satisfies Envelope);
+    return;
+  }
+  try {
+    const key = `${task.brute ? 'b' : 'i'}:${JSON.stringify(task.query)}`;
+    if (key !== lastQueryKey || !matcher) {
+      matcher = new Matcher(task.query, task.brute ? 'reference' : 'indexed');
+      lastQueryKey = key;
+    }
+    const result = searchShard(shardAt(task.shardPath), task.query, matcher, task.limit, () => Atomics.load(flag, 0) !== 0, !task.brute);
+    reply = { status: 'done', result, queuedNs };
+  } catch (err) {
+    shards.delete(task.shardPath);
+    reply = { status: 'failed', error: (err as Error).message, queuedNs };
+  }
+  const body = packr.pack(reply);
+  port.postMessage({ seq: msg.seq, body } satisfies Envelope);
+});

@@ -1,0 +1,159 @@
+// Shared vocabulary of the search stage: the request and response shapes of
+// POST /api/search (../shared/spec/API.md 2.1–2.7 and API-DETAILS.md section 1).
+
+export interface SearchRequest {
+  query: string;
+  matches: number;
+  contextLines?: number;
+  whole?: boolean;
+  isRegexEnabled?: boolean;
+  isCaseSensitivityEnabled?: boolean;
+}
+
+export interface Location {
+  /** 0-based UTF-8 byte offset from the start of the file (or of the path). */
+  byteOffset: number;
+  /** 1-based. */
+  lineNumber: number;
+  /** 1-based, in Unicode code points from the start of the line. */
+  column: number;
+}
+
+export interface Range {
+  start: Location;
+  /** Exclusive. */
+  end: Location;
+}
+
+export interface SymbolInfo {
+  symbol: string;
+  kind: string;
+  parent?: { symbol: string; kind: string };
+}
+
+export interface Chunk {
+  /** Whole lines, joined by "\n", without the final line terminator. */
+  content: string;
+  /** In file coordinates. */
+  matchRanges: Range[];
+  contentStart: Location;
+  symbols: SymbolInfo[];
+}
+
+export interface FileResult {
+  fileName: { text: string; matchRanges: Range[] };
+  webUrl: string;
+  repository: string;
+  repositoryId: number;
+  language: string;
+  chunks: Chunk[];
+  externalWebUrl?: string;
+  branches: string[];
+  content?: string;
+}
+
+export interface RepositoryInfo {
+  id: number;
+  codeHostType: string;
+  name: string;
+  displayName: string;
+  webUrl: string;
+}
+
+export type FlushReason =
+  | 'FLUSH_REASON_UNKNOWN_UNSPECIFIED'
+  | 'FLUSH_REASON_TIMER_EXPIRED'
+  | 'FLUSH_REASON_FINAL_FLUSH'
+  | 'FLUSH_REASON_MAX_SIZE';
+
+export interface SearchStats {
+  actualMatchCount: number;
+  totalMatchCount: number;
+  /** Nanoseconds. */
+  duration: number;
+  fileCount: number;
+  filesSkipped: number;
+  contentBytesLoaded: number;
+  indexBytesLoaded: number;
+  crashes: number;
+  shardFilesConsidered: number;
+  filesConsidered: number;
+  filesLoaded: number;
+  shardsScanned: number;
+  shardsSkipped: number;
+  shardsSkippedFilter: number;
+  ngramMatches: number;
+  ngramLookups: number;
+  /** Nanoseconds. */
+  wait: number;
+  /** Nanoseconds. */
+  matchTreeConstruction: number;
+  /** Nanoseconds. */
+  matchTreeSearch: number;
+  regexpsConsidered: number;
+  flushReason: FlushReason;
+}
+
+export interface SearchResponse {
+  stats: SearchStats;
+  files: FileResult[];
+  repositoryInfo: RepositoryInfo[];
+  isSearchExhaustive: boolean;
+}
+
+/** The counters a shard search measures; summed into SearchStats. */
+export interface ShardCounters {
+  contentBytesLoaded: number;
+  indexBytesLoaded: number;
+  shardFilesConsidered: number;
+  filesConsidered: number;
+  filesLoaded: number;
+  filesSkipped: number;
+  ngramMatches: number;
+  ngramLookups: number;
+  regexpsConsidered: number;
+  matchTreeConstruction: number;
+  matchTreeSearch: number;
+}
+
+export function emptyCounters(): ShardCounters {
+  return {
+    contentBytesLoaded: 0,
+    indexBytesLoaded: 0,
+    shardFilesConsidered: 0,
+    filesConsidered: 0,
+    filesLoaded: 0,
+    filesSkipped: 0,
+    ngramMatches: 0,
+    ngramLookups: 0,
+    regexpsConsidered: 0,
+    matchTreeConstruction: 0,
+    matchTreeSearch: 0,
+  };
+}
+
+export function emptyStats(): SearchStats {
+  return {
+    actualMatchCount: 0,
+    totalMatchCount: 0,
+    duration: 0,
+    fileCount: 0,
+    filesSkipped: 0,
+    contentBytesLoaded: 0,
+    indexBytesLoaded: 0,
+    crashes: 0,
+    shardFilesConsidered: 0,
+    filesConsidered: 0,
+    filesLoaded: 0,
+    shardsScanned: 0,
+    shardsSkipped: 0,
+    shardsSkippedFilter: 0,
+    ngramMatches: 0,
+    ngramLookups: 0,
+    wait: 0,
+    matchTreeConstruction: 0,
+    matchTreeSearch: 0,
+    regexpsConsidered: 0,
+    flushReason: 'FLUSH_REASON_UNKNOWN_UNSPECIFIED',
+  };
+}

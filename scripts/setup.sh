@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh Debian/Ubuntu machine and for an existing checkout:
+#   1. apt-installs the system packages the build and the tests need, only when missing;
+#   2. runs `npm ci` when node_modules does not match package-lock.json;
+#   3. builds the WebAssembly core when its sources are newer than the build.
+# Quick (a few seconds) when nothing is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf 'setup: %s\n' "$*" >&2; }
+
+# --- 1. system packages -------------------------------------------------------------
+# libkrb5-dev: nodegit's build runs krb5-config. universal-ctags: symbol extraction.
+# ripgrep: the agreement tests compare results with `rg`. git: repositories in tests.
+# g++/make/python3: node-gyp builds of nodegit, re2 and mmap-io.
+need=(libkrb5-dev universal-ctags ripgrep git g++ make python3)
+missing=()
+for p in "${need[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing system packages: ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# --- 2. node modules ----------------------------------------------------------------
+# npm ci rebuilds nodegit from source (~13 min on 2 cores), so it runs only when the
+# lock file changed since the last successful install.
+stamp=node_modules/.trawl-setup-stamp
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  log "npm ci (native modules compile from source; nodegit takes ~13 minutes)"
+  npm ci --no-audit --no-fund
+  echo "$want" > "$stamp"
+fi
+
+# --- 3. the WebAssembly core --------------------------------------------------------
+out=core/build/trawl-core.wasm
+if [ ! -f "$out" ] || [ -n "$(find core/assembly asconfig.json -newer "$out" -print -quit)" ]; then
+  log "building the WebAssembly core"
+  npm run --silent build:wasm
+fi
+log "ready"

@@ -1,0 +1,109 @@
+// Agreement with ripgrep on real code: for literal and regex queries, in both case modes,
+// trawl and `rg -n` (no ignore files, hidden files included) report the same files and
+// the same line numbers. The corpus is the project's own sources and the C++ sources of
+// RE2 vendored in node_modules: code we did not write for this test.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { indexPath } from '../daemon/index/indexer.ts';
+import { Shard } from '../daemon/index/shard-reader.ts';
+import { readAllManifests, shardsDir } from '../daemon/index/data-dir.ts';
+import { Searcher } from '../daemon/search/searcher.ts';
+import { tempDir } from './helpers/corpus.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SOURCES = ['daemon', 'core/assembly', 'node_modules/re2/vendor/re2/re2', 'node_modules/re2/lib', 'node_modules/msgpackr'];
+
+const CASES: Array<{ query: string; regex: boolean; caseSensitive: boolean }> = [
+  { query: 'return', regex: false, caseSensitive: true },
+  { query: 'RE2', regex: false, caseSensitive: true },
+  { query: 're2', regex: false, caseSensitive: false },
+  { query: 'Buffer', regex: false, caseSensitive: false },
+  { query: 'const ', regex: false, caseSensitive: true },
+  { query: 'StringPiece', regex: false, caseSensitive: true },
+  { query: 'todo', regex: false, caseSensitive: false },
+  { query: 'if (', regex: false, caseSensitive: true },
+  { query: 'utf-8', regex: false, caseSensitive: false },
+  { query: 'class [A-Z][A-Za-z]+', regex: true, caseSensitive: true },
+  { query: '^#include <[a-z_/]+\\.h>', regex: true, caseSensitive: true },
+  { query: 'return [a-z_]+\\(', regex: true, caseSensitive: true },
+  { query: 'static (const )?int', regex: true, caseSensitive: false },
+  { query: '[0-9]{4,}', regex: true, caseSensitive: true },
+  { query: 'new RE2\\(', regex: true, caseSensitive: true },
+  { query: '^\\s*//.*TODO', regex: true, caseSensitive: false },
+  { query: 'unicode|utf8', regex: true, caseSensitive: false },
+  { query: '\\)$', regex: true, caseSensitive: true },
+];
+
+const dir = tempDir('rg');
+const corpus = join(dir.path, 'corpus');
+let searcher: Searcher;
+let skipped = new Set<string>();
+
+before(async () => {
+  for (const s of SOURCES) {
+    assert.ok(existsSync(join(ROOT, s)), `missing corpus source ${s}`);
+    cpSync(join(ROOT, s), join(corpus, s), { recursive: true });
+  }
+  const data = join(dir.path, 'data');
+  await indexPath(corpus, { dataDir: data, workers: 2, shardTargetBytes: 512 * 1024 });
+  // Files trawl records as skipped (binary, too large) are not compared.
+  for (const m of readAllManifests(data)) {
+    for (const name of m.shards) for (const s of Shard.open(join(shardsDir(data, m.repoId), name)).meta.skipped) skipped.add(s.path);
+  }
+  searcher = new Searcher({ dataDir: data, workers: 2 });
+});
+
+after(async () => {
+  await searcher?.close();
+  dir.cleanup();
+});
+
+function rgLines(query: string, regex: boolean, caseSensitive: boolean): Set<string> {
+  const args = ['-n', '--null', '--no-heading', '--with-filename', '--no-ignore', '--hidden', '--no-messages', '--color', 'never'];
+  args.push(caseSensitive ? '-s' : '-i');
+  if (!regex) args.push('-F');
+  args.push('-e', query, '.');
+  const r = spawnSync('rg', args, { cwd: corpus, encoding: 'utf8', maxBuffer: 256 << 20 });
+  assert.ok(r.status === 0 || r.status === 1, `rg failed: ${r.stderr}`);
+  const out = new Set<string>();
+  for (const line of r.stdout.split('\n')) {
+    if (!line) continue;
+    const nul = line.indexOf('\0');
+    const path = line.slice(0, nul).replace(/^\.\//, '');
+    if (skipped.has(path)) continue;
+    out.add(`${path}:${line.slice(nul + 1, line.indexOf(':', nul + 1))}`);
+  }
+  return out;
+}
+
+async function trawlLines(query: string, regex: boolean, caseSensitive: boolean): Promise<Set<string>> {
+  const res = await searcher.search({ query, matches: 100_000, contextLines: 0, whole: false, isRegexEnabled: regex, isCaseSensitivityEnabled: caseSensitive });
+  assert.equal(res.isSearchExhaustive, true);
+  const out = new Set<string>();
+  for (const f of res.files) {
+    for (const c of f.chunks) for (const r of c.matchRanges) out.add(`${f.fileName.text}:${r.start.lineNumber}`);
+  }
+  return out;
+}
+
+test('rg is installed', () => {
+  const r = spawnSync('rg', ['--version'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, 'ripgrep is required (scripts/setup.sh installs it)');
+});
+
+for (const c of CASES) {
+  test(`same files and lines as rg: ${c.regex ? 'regex' : 'literal'} ${JSON.stringify(c.query)} ${c.caseSensitive ? 'case-sensitive' : 'case-insensitive'}`, async () => {
+    const expected = rgLines(c.query, c.regex, c.caseSensitive);
+    const actual = await trawlLines(c.query, c.regex, c.caseSensitive);
+    assert.ok(expected.size > 0, 'the query should match something in the corpus');
+    const missing = [...expected].filter((l) => !actual.has(l)).slice(0, 5);
+    const extra = [...actual].filter((l) => !expected.has(l)).slice(0, 5);
+    assert.deepEqual({ missing, extra }, { missing: [], extra: [] });
+    assert.equal(actual.size, expected.size);
+  });
+}
