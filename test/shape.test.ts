@@ -14,16 +14,18 @@ test('locations count lines from 1 and columns in code points', () => {
   // A range ending with "\n" ends at column 1 of the next line.
   assert.deepEqual(locateRanges(buf, [0, 3]), [{ start: loc(0, 1, 1), end: loc(3, 2, 1) }]);
   // Several ranges, increasing.
-  assert.deepEqual(locateRanges(buf, [1, 2, 11, 12, 12, 13]), [
+  // Byte 10 is the empty line 3 (its "\n"), byte 11 the "z" of line 4.
+  assert.deepEqual(locateRanges(buf, [1, 2, 10, 11, 11, 12]), [
     { start: loc(1, 1, 2), end: loc(2, 1, 3) },
-    { start: loc(11, 3, 1), end: loc(12, 4, 1) },
-    { start: loc(12, 4, 1), end: loc(13, 4, 2) },
+    { start: loc(10, 3, 1), end: loc(11, 4, 1) },
+    { start: loc(11, 4, 1), end: loc(12, 4, 2) },
   ]);
   assert.deepEqual(nameRanges('dïr/file.c', [5, 9]), [{ start: loc(5, 1, 5), end: loc(9, 1, 9) }]);
 });
 
 const TABLE: Array<{ name: string; text: string; ranges: number[]; context: number; chunks: Array<[string, number, number]> }> = [
-  { name: 'one match, no context', text: 'a\nbxb\nc\n', ranges: [3, 4], context: 0, chunks: [['bxb', 2, 2]] },
+  { name: 'one match, no context', text: 'a\nbxb\nc\n', ranges: [3, 4], context: 0, chunks: [['bxb', 2, 1]] },
+  { name: 'no context line after the final newline', text: 'a\nx\n', ranges: [2, 3], context: 2, chunks: [['a\nx', 1, 1]] },
   { name: 'context clamps at the start and end', text: 'a\nbxb\nc', ranges: [3, 4], context: 5, chunks: [['a\nbxb\nc', 1, 1]] },
   { name: 'two matches on one line make one chunk', text: 'xx\n', ranges: [0, 1, 1, 2], context: 0, chunks: [['xx', 1, 2]] },
   { name: 'adjacent lines merge', text: 'x\nx\n', ranges: [0, 1, 2, 3], context: 0, chunks: [['x\nx', 1, 2]] },

@@ -9,7 +9,7 @@ import { buildShard } from '../daemon/index/shard-builder.ts';
 import { Shard, ShardError } from '../daemon/index/shard-reader.ts';
 import { HEADER_SIZE } from '../daemon/index/shard-format.ts';
 import { ShardWriter } from '../daemon/index/shard-writer.ts';
-import { tempDir } from './helpers/corpus.ts';
+import { prng, tempDir } from './helpers/corpus.ts';
 
 function exampleShard(dir: string, files: Array<{ path: string; text: string }> = [{ path: 'a.c', text: 'int x;\n' }]): string {
   const finalPath = join(dir, 'g1-0.trawl');
@@ -103,8 +103,9 @@ test('files that are binary, too large or have too many trigrams are recorded as
   const dir = tempDir('shard');
   try {
     const finalPath = join(dir.path, 'g1-0.trawl');
+    const r = prng(7);
     let noise = '';
-    for (let i = 0; i < 40000; i++) noise += String.fromCharCode(33 + ((i * 7919) % 90), 33 + ((i * 104729) % 90), 33 + ((i * 13) % 90));
+    for (let i = 0; i < 60000; i++) noise += String.fromCharCode(33 + r.int(90));
     const result = buildShard({
       finalPath,
       repo: { name: 'r', id: 1, codeHostType: 'genericGitHost', source: dir.path, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '' },
@@ -112,11 +113,11 @@ test('files that are binary, too large or have too many trigrams are recorded as
       shardCount: 1,
       files: [
         { path: 'bin', size: 3, data: Buffer.from([1, 0, 2]) },
-        { path: 'big', size: 5000, data: Buffer.alloc(5000, 97) },
+        { path: 'big', size: 300_000, data: Buffer.alloc(300_000, 97) },
         { path: 'noise', size: noise.length, data: Buffer.from(noise) },
         { path: 'ok.txt', size: 5, data: Buffer.from('hello') },
       ],
-      maxFileSize: 4096,
+      maxFileSize: 200_000,
       maxTrigrams: 20000,
       indexedAt: '2026-11-22T00:00:00.000Z',
     });

@@ -63,7 +63,12 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
   let closeSource = (): void => {};
   const listErrors: string[] = [];
   if (isGitRepository(root)) {
-    const git = await openGitSource(root);
+    let git;
+    try {
+      git = await openGitSource(root);
+    } catch (err) {
+      throw new Error(`cannot index ${pathArg}: ${(err as Error).message}`);
+    }
     closeSource = () => git.close();
     const oids = new Map<string, string>();
     files = git.files.map((f) => {

@@ -62,7 +62,8 @@ function linesBack(buf: Buffer, lineStart: number, back: number): { start: numbe
 function linesAhead(buf: Buffer, end: number, ahead: number): { end: number; lines: number } {
   let e = end;
   let lines = 0;
-  while (lines < ahead && e < buf.length) {
+  // A final "\n" ends the last line; it does not start a line of context.
+  while (lines < ahead && e + 1 < buf.length) {
     e = lineEnd(buf, e + 1);
     lines++;
   }
