@@ -1,0 +1,19 @@
+// trawl core: WebAssembly entry point. Every export takes and returns plain numbers;
+// buffers are passed as (pointer, length) into this instance's linear memory.
+//
+// Memory ownership: this module never allocates. Everything at and above heapBase() is
+// managed by the TypeScript glue (core/index.ts), which lays out the regions each call
+// needs; the per-function comments say how big each region must be.
+
+export { fold } from './fold';
+export { distinctTrigrams, sortedTrigrams, seenBytes } from './ngrams';
+export { countTrigrams, countDistinct, collectTrigrams, scatterDocs, encodeLists, decodeList } from './postings';
+export { intersect, union } from './intersect';
+export { findLiteral } from './verify';
+export { xxh32, xxh32Begin, xxh32Update, xxh32End } from './hash';
+export { indexOfByte, countByte, countCodepoints } from './scan';
+
+/** First byte the glue may use: everything below holds this module's static data. */
+export function heapBase(): usize {
+  return __heap_base;
+}

@@ -1,0 +1,584 @@
+// TypeScript glue of the trawl WebAssembly core (core/assembly/*.ts, built to
+// core/build/trawl-core.wasm). This file is the only code that touches wasm memory.
+//
+// - The module is compiled and instantiated lazily and synchronously on first use, once
+//   per thread: module-level state is per realm, so each worker thread gets its own
+//   instance and its own memory.
+// - The wasm side never allocates. Everything above the module's heap base is an arena
+//   owned here: a first-fit list of 64-byte aligned blocks. Memory grows (memory.grow)
+//   when a block does not fit, and the typed-array views are rebuilt after each grow,
+//   because growing detaches the previous ArrayBuffer.
+// - One "io" block is reused by every call for its inputs and outputs (grown on demand,
+//   never shrunk). A PostingsBuilder owns further blocks until finish() / dispose().
+// - Results are copied out (.slice()) so they stay valid after the next call.
+
+import { readFileSync } from 'node:fs';
+
+/** Index folding: ASCII 'A'-'Z' -> 'a'-'z'; the UTF-8 sequence E2 84 AA (U+212A KELVIN SIGN) -> 'k'; C5 BF (U+017F LATIN SMALL LETTER LONG S) -> 's'; every other byte unchanged. Reason: these are the only non-ASCII code points whose Unicode simple case folding reaches ASCII, so folding them makes a trigram index over folded text sound for both case-sensitive and Unicode case-insensitive queries. */
+export function foldBytes(src: Uint8Array): Uint8Array {
+  const c = core();
+  const n = src.length;
+  // io layout: src[n] | folded[n + 16]
+  const dstOff = align(n);
+  const base = c.scratch(dstOff + n + 16);
+  c.u8.set(src, base);
+  const len = c.ex.fold(base, n, base + dstOff) >>> 0;
+  return c.u8.slice(base + dstOff, base + dstOff + len);
+}
+
+/** Trigram id of three folded bytes: (b0 << 16) | (b1 << 8) | b2. (Each argument is taken mod 256.) */
+export function trigramId(b0: number, b1: number, b2: number): number {
+  return ((b0 & 0xff) << 16) | ((b1 & 0xff) << 8) | (b2 & 0xff);
+}
+
+/** Distinct trigram ids of fold(src), sorted ascending. Returns null when there are more than `limit` distinct trigrams. Inputs shorter than 3 folded bytes give an empty array. */
+export function trigramsOf(src: Uint8Array, limit: number = Infinity): Uint32Array | null {
+  if (!(limit >= 0)) throw new RangeError(`trigramsOf: limit must be >= 0, got ${limit}`);
+  const c = core();
+  const n = src.length;
+  const m = Math.max(n - 2, 0);
+  // io layout: src[n] | folded[n + 16] | out u32[m] | tmp u32[m] + 3 KiB histograms
+  const foldOff = align(n);
+  const outOff = foldOff + align(n + 16);
+  const tmpOff = outOff + align(m * 4);
+  const base = c.scratch(tmpOff + m * 4 + 3072);
+  c.u8.set(src, base);
+  const f = c.ex.fold(base, n, base + foldOff) >>> 0;
+  const k = c.ex.sortedTrigrams(base + foldOff, f, base + outOff, base + tmpOff) >>> 0;
+  if (k > limit) return null;
+  const at = (base + outOff) / 4;
+  return c.u32.slice(at, at + k);
+}
+
+let liveBuilder: PostingsBuilder | null = null;
+
+/**
+ * Builds the posting lists of one shard.
+ *
+ * Only one builder may be live per thread at a time: it owns large regions of this
+ * thread's wasm memory (a 2 MiB dedup bitset and the growing pair list while adding;
+ * a 64 MiB counting table during finish). Creating a second one before the first was
+ * finished or disposed throws.
+ *
+ * Posting list encoding (the format decodePostings reads): a list of ascending doc ids
+ * d0 < d1 < ... is stored as the deltas d0, d1 - d0, d2 - d1, ..., each as an unsigned
+ * LEB128 varint (7 bits per byte, least significant group first, 0x80 set on every byte
+ * but the last of a value). Lists are concatenated in ascending trigram order with no
+ * separators; `offsets[i]` is where list i starts in `blob` and `counts[i]` says how many
+ * varints it holds.
+ */
+export class PostingsBuilder {
+  #core: Core;
+  #seen: Block | null;
+  #pairs: Block | null;
+  #pairsLen = 0;
+  #docCounts: Uint32Array;
+  #numDocs = 0;
+  #live = true;
+
+  constructor(options?: { expectedBytes?: number }) {
+    const c = core();
+    if (liveBuilder !== null) {
+      throw new Error('PostingsBuilder: another builder is live on this thread; finish() or dispose() it first');
+    }
+    this.#core = c;
+    const expected = Math.max(0, options?.expectedBytes ?? 0) || 0;
+    this.#seen = c.arena.alloc(c.seenBytes);
+    try {
+      // Source code yields one distinct (doc, trigram) pair per 5-10 bytes (Linux sources
+      // about 5.2, /usr/include about 9.7). Reserving for the dense end costs little:
+      // grown wasm pages only take physical memory once written.
+      this.#pairs = c.arena.alloc(Math.min(Math.max(1 << 16, Math.ceil(expected / 5)), 1 << 26) * 4);
+    } catch (err) {
+      c.arena.free(this.#seen);
+      throw err;
+    }
+    c.u8.fill(0, this.#seen.off, this.#seen.off + c.seenBytes);
+    this.#docCounts = new Uint32Array(1024);
+    liveBuilder = this;
+  }
+
+  /** Adds the document `docId` (must be exactly the previous docId + 1, starting at 0) with the distinct folded trigrams of `content`. Returns the number of distinct trigrams, or -1 (document NOT added, docId not consumed) when there are more than `limit` distinct trigrams. */
+  addContent(docId: number, content: Uint8Array, limit: number): number {
+    if (!this.#live) throw new Error('PostingsBuilder: already finished or disposed');
+    if (docId !== this.#numDocs) {
+      throw new RangeError(`PostingsBuilder.addContent: expected docId ${this.#numDocs}, got ${docId}`);
+    }
+    if (!(limit >= 0)) throw new RangeError(`PostingsBuilder.addContent: limit must be >= 0, got ${limit}`);
+    const lim = Math.min(Math.floor(limit), 0x7fffffff);
+    const c = this.#core;
+    const n = content.length;
+    // io layout: content[n] | folded[n + 16]
+    const foldOff = align(n);
+    const base = c.scratch(foldOff + n + 16);
+    c.u8.set(content, base);
+    const f = c.ex.fold(base, n, base + foldOff) >>> 0;
+    let cnt = 0;
+    if (f >= 3) {
+      const need = Math.min(f - 2, lim + 1) + 1; // see distinctTrigrams: room it may write
+      const pairs = this.#pairs!;
+      const want = (this.#pairsLen + need) * 4;
+      if (want > pairs.size) c.arena.resize(pairs, Math.max(want, Math.ceil(pairs.size * 1.5)), this.#pairsLen * 4);
+      cnt = c.ex.distinctTrigrams(base + foldOff, f, this.#seen!.off, pairs.off + this.#pairsLen * 4, lim);
+      if (cnt < 0) return -1;
+      this.#pairsLen += cnt;
+    }
+    if (this.#numDocs === this.#docCounts.length) {
+      const grown = new Uint32Array(this.#docCounts.length * 2);
+      grown.set(this.#docCounts);
+      this.#docCounts = grown;
+    }
+    this.#docCounts[this.#numDocs++] = cnt;
+    return cnt;
+  }
+
+  /** Finishes: for every trigram that occurs, in ascending id order: its id, how many docs contain it, and the byte offset of its list in `blob`. Each list is the ascending doc ids, LEB128-varint delta encoded (see the class comment for the exact encoding; decodePostings reads it). */
+  finish(): { ids: Uint32Array; counts: Uint32Array; offsets: Uint32Array; blob: Uint8Array } {
+    if (!this.#live) throw new Error('PostingsBuilder: already finished or disposed');
+    const c = this.#core;
+    const a = c.arena;
+    const blocks: Block[] = [];
+    const take = (size: number): Block => {
+      const b = a.alloc(size);
+      blocks.push(b);
+      return b;
+    };
+    const drop = (b: Block): void => {
+      blocks.splice(blocks.indexOf(b), 1);
+      a.free(b);
+    };
+    try {
+      const P = this.#pairsLen;
+      const D = this.#numDocs;
+      a.free(this.#seen!);
+      this.#seen = null;
+      const pairs = this.#pairs!;
+      // 1. Count each trigram's docs in a table indexed by trigram id.
+      const table = take(TABLE_BYTES);
+      c.u8.fill(0, table.off, table.off + TABLE_BYTES);
+      c.ex.countTrigrams(pairs.off, P, table.off);
+      // 2. Ascending ids with their counts; the table becomes each list's start index.
+      const K = c.ex.countDistinct(table.off) >>> 0;
+      const ids = take(K * 4);
+      const counts = take(K * 4);
+      c.ex.collectTrigrams(table.off, ids.off, counts.off);
+      // 3. Scatter doc ids; docs arrive in ascending order so every list comes out sorted.
+      const docCounts = take(D * 4);
+      c.u32.set(this.#docCounts.subarray(0, D), docCounts.off / 4);
+      const docs = take(P * 4);
+      c.ex.scatterDocs(pairs.off, docCounts.off, D, table.off, docs.off);
+      drop(table);
+      drop(docCounts);
+      a.free(pairs);
+      this.#pairs = null;
+      // 4. Varint-encode every list (at most 5 bytes per entry).
+      const blob = take(P * 5 + 16);
+      const offsets = take(K * 4);
+      const blobLen = c.ex.encodeLists(docs.off, counts.off, K, blob.off, offsets.off) >>> 0;
+      const u32 = c.u32;
+      return {
+        ids: u32.slice(ids.off / 4, ids.off / 4 + K),
+        counts: u32.slice(counts.off / 4, counts.off / 4 + K),
+        offsets: u32.slice(offsets.off / 4, offsets.off / 4 + K),
+        blob: c.u8.slice(blob.off, blob.off + blobLen),
+      };
+    } finally {
+      for (const b of blocks) a.free(b);
+      this.dispose();
+    }
+  }
+
+  /** Releases the builder's regions so another builder can be created. finish() calls it; calling it again is a no-op. */
+  dispose(): void {
+    if (!this.#live) return;
+    this.#live = false;
+    const a = this.#core.arena;
+    if (this.#seen) a.free(this.#seen);
+    if (this.#pairs) a.free(this.#pairs);
+    this.#seen = null;
+    this.#pairs = null;
+    this.#docCounts = new Uint32Array(0);
+    if (liveBuilder === this) liveBuilder = null;
+  }
+}
+
+/** Decodes a posting list written by PostingsBuilder. `bytes` starts at the list (may extend past it); `count` is its doc count. Throws if the bytes end before `count` values or a varint is malformed. */
+export function decodePostings(bytes: Uint8Array, count: number): Uint32Array {
+  if (!Number.isInteger(count) || count < 0) throw new RangeError(`decodePostings: bad count ${count}`);
+  if (count === 0) return new Uint32Array(0);
+  const c = core();
+  // A value takes at most 5 bytes, so only that much of `bytes` can belong to the list.
+  const srcLen = Math.min(bytes.length, count * 5);
+  const outOff = align(srcLen);
+  const base = c.scratch(outOff + count * 4);
+  c.u8.set(srcLen === bytes.length ? bytes : bytes.subarray(0, srcLen), base);
+  const r = c.ex.decodeList(base, srcLen, count, base + outOff);
+  if (r < 0) throw new Error('decodePostings: truncated or malformed posting list');
+  const at = (base + outOff) / 4;
+  return c.u32.slice(at, at + count);
+}
+
+/** Sorted-set intersection of strictly ascending u32 arrays (galloping / exponential search when sizes are skewed). */
+export function intersectSorted(a: Uint32Array, b: Uint32Array): Uint32Array {
+  if (a.length === 0 || b.length === 0) return new Uint32Array(0);
+  const c = core();
+  const bOff = align(a.length * 4);
+  const outOff = bOff + align(b.length * 4);
+  const base = c.scratch(outOff + Math.min(a.length, b.length) * 4);
+  c.u32.set(a, base / 4);
+  c.u32.set(b, (base + bOff) / 4);
+  const k = c.ex.intersect(base, a.length, base + bOff, b.length, base + outOff) >>> 0;
+  const at = (base + outOff) / 4;
+  return c.u32.slice(at, at + k);
+}
+
+/** Sorted-set union of strictly ascending u32 arrays (galloping with bulk copies when sizes are skewed). */
+export function unionSorted(a: Uint32Array, b: Uint32Array): Uint32Array {
+  if (a.length === 0) return b.slice();
+  if (b.length === 0) return a.slice();
+  const c = core();
+  const bOff = align(a.length * 4);
+  const outOff = bOff + align(b.length * 4);
+  const base = c.scratch(outOff + (a.length + b.length) * 4);
+  c.u32.set(a, base / 4);
+  c.u32.set(b, (base + bOff) / 4);
+  const k = c.ex.union(base, a.length, base + bOff, b.length, base + outOff) >>> 0;
+  const at = (base + outOff) / 4;
+  return c.u32.slice(at, at + k);
+}
+
+/** Start byte offsets of the leftmost non-overlapping occurrences of `needle` in `hay`, at most `max` of them (after a match at i, search resumes at i + needle.length). caseInsensitive: ASCII only (A-Z == a-z), other bytes compared exactly. Empty needle: return empty array. The hay is copied into the wasm arena (reuse one region). */
+export function findLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive: boolean, max: number): Uint32Array {
+  const n = hay.length;
+  const m = needle.length;
+  if (m === 0 || m > n || !(max >= 1)) return new Uint32Array(0);
+  const c = core();
+  // Non-overlapping matches: at most n / m of them.
+  const cap = Math.min(Math.floor(max), Math.floor(n / m));
+  // io layout: hay[n] + 16 readable padding bytes | needle[m] | out u32[cap]
+  const needleOff = align(n + 16);
+  const outOff = needleOff + align(m);
+  const base = c.scratch(outOff + cap * 4);
+  c.u8.set(hay, base);
+  c.u8.set(needle, base + needleOff);
+  const k = c.ex.findLiteral(base, n, base + needleOff, m, caseInsensitive ? 1 : 0, base + outOff, cap) >>> 0;
+  const at = (base + outOff) / 4;
+  return c.u32.slice(at, at + k);
+}
+
+/** xxHash32 of data with seed (default 0): standard xxHash32 so values match published test vectors. Large inputs are streamed through the io region in chunks. */
+export function hash32(data: Uint8Array, seed: number = 0): number {
+  const c = core();
+  const n = data.length;
+  const s = seed >>> 0;
+  if (n <= CHUNK) {
+    const base = c.scratch(n);
+    c.u8.set(data, base);
+    return c.ex.xxh32(base, n, s) >>> 0;
+  }
+  const base = c.scratch(CHUNK);
+  const body = n - (n % 16);
+  c.ex.xxh32Begin(s);
+  for (let i = 0; i < body; i += CHUNK) {
+    const len = Math.min(CHUNK, body - i); // CHUNK is a multiple of 16
+    c.u8.set(data.subarray(i, i + len), base);
+    c.ex.xxh32Update(base, len);
+  }
+  c.u8.set(data.subarray(body), base);
+  return c.ex.xxh32End(base, n - body, n >>> 0, 1, s) >>> 0;
+}
+
+/** First index of `byte` in data at or after `from`, or -1. Copies only what it scans: chunks from 4 KiB doubling up to 1 MiB, so finding a nearby byte in a large buffer is cheap. */
+export function indexOfByte(data: Uint8Array, byte: number, from: number = 0): number {
+  const n = data.length;
+  let i = clampIndex(from, n);
+  if (!isByte(byte)) return -1;
+  const c = core();
+  let chunk = 4096;
+  while (i < n) {
+    const len = Math.min(chunk, n - i);
+    const base = c.scratch(len);
+    c.u8.set(data.subarray(i, i + len), base);
+    const r = c.ex.indexOfByte(base, len, byte);
+    if (r >= 0) return i + r;
+    i += len;
+    if (chunk < CHUNK) chunk *= 2;
+  }
+  return -1;
+}
+
+/** Number of occurrences of `byte` in data[start, end). */
+export function countByte(data: Uint8Array, byte: number, start: number = 0, end: number = data.length): number {
+  const n = data.length;
+  const s = clampIndex(start, n);
+  const e = clampIndex(end, n);
+  if (!isByte(byte) || e <= s) return 0;
+  const c = core();
+  let total = 0;
+  for (let i = s; i < e; i += CHUNK) {
+    const len = Math.min(CHUNK, e - i);
+    const base = c.scratch(len);
+    c.u8.set(data.subarray(i, i + len), base);
+    total += c.ex.countByte(base, len, byte) >>> 0;
+  }
+  return total;
+}
+
+/** Number of UTF-8 code points in data[start, end): bytes not in 0x80..0xBF. */
+export function countCodepoints(data: Uint8Array, start: number = 0, end: number = data.length): number {
+  const n = data.length;
+  const s = clampIndex(start, n);
+  const e = clampIndex(end, n);
+  if (e <= s) return 0;
+  const c = core();
+  let total = 0;
+  for (let i = s; i < e; i += CHUNK) {
+    const len = Math.min(CHUNK, e - i);
+    const base = c.scratch(len);
+    c.u8.set(data.subarray(i, i + len), base);
+    total += c.ex.countCodepoints(base, len) >>> 0;
+  }
+  return total;
+}
+
+/** Names of the wasm exports the glue requires (for a test that asserts the module has them). */
+export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
+  'memory',
+  'heapBase',
+  'fold',
+  'seenBytes',
+  'distinctTrigrams',
+  'sortedTrigrams',
+  'countTrigrams',
+  'countDistinct',
+  'collectTrigrams',
+  'scatterDocs',
+  'encodeLists',
+  'decodeList',
+  'intersect',
+  'union',
+  'findLiteral',
+  'xxh32',
+  'xxh32Begin',
+  'xxh32Update',
+  'xxh32End',
+  'indexOfByte',
+  'countByte',
+  'countCodepoints',
+]);
+
+/** Bytes of wasm memory currently reserved by this thread's instance (diagnostics). */
+export function wasmMemoryBytes(): number {
+  return core().memory.buffer.byteLength;
+}
+
+// ---------------------------------------------------------------------------------------
+// Instance, views and arena.
+
+const WASM_URL = new URL('./build/trawl-core.wasm', import.meta.url);
+const NOT_BUILT = 'trawl core not built: run ./scripts/setup.sh (or npm run build:wasm)';
+/** Streaming chunk for hashing / counting (a multiple of 16, the xxHash32 stripe). */
+const CHUNK = 1 << 20;
+/** The finish() counting table: one u32 per possible trigram id. */
+const TABLE_BYTES = (1 << 24) * 4;
+const PAGE = 65536;
+const MAX_BYTES = 65536 * PAGE; // wasm32 limit: 4 GiB
+
+// The compiler options include no DOM library, which is where the WebAssembly typings
+// live, so the few parts used here are typed locally.
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(deltaPages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
+}
+const Wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+interface CoreExports {
+  memory: WasmMemory;
+  heapBase(): number;
+  fold(src: number, n: number, dst: number): number;
+  seenBytes(): number;
+  distinctTrigrams(folded: number, n: number, seen: number, out: number, limit: number): number;
+  sortedTrigrams(folded: number, n: number, out: number, tmp: number): number;
+  countTrigrams(pairs: number, n: number, table: number): void;
+  countDistinct(table: number): number;
+  collectTrigrams(table: number, ids: number, counts: number): number;
+  scatterDocs(pairs: number, docCounts: number, numDocs: number, table: number, docs: number): void;
+  encodeLists(docs: number, counts: number, k: number, blob: number, offsets: number): number;
+  decodeList(src: number, len: number, count: number, out: number): number;
+  intersect(a: number, na: number, b: number, nb: number, out: number): number;
+  union(a: number, na: number, b: number, nb: number, out: number): number;
+  findLiteral(hay: number, n: number, needle: number, m: number, ci: number, out: number, max: number): number;
+  xxh32(p: number, len: number, seed: number): number;
+  xxh32Begin(seed: number): void;
+  xxh32Update(p: number, len: number): void;
+  xxh32End(tail: number, tailLen: number, totalLow: number, large: number, seed: number): number;
+  indexOfByte(p: number, n: number, byte: number): number;
+  countByte(p: number, n: number, byte: number): number;
+  countCodepoints(p: number, n: number): number;
+}
+
+/** A region of wasm memory: [off, off + size), off and size multiples of 64. */
+interface Block {
+  off: number;
+  size: number;
+}
+
+/**
+ * First-fit allocator over [base, memory end). Live blocks are kept sorted by offset; the
+ * gaps between them are the free space, so freeing needs no coalescing. Blocks are
+ * mutable records: resize() may move a block and updates it in place, so holders keep
+ * one reference.
+ */
+class Arena {
+  readonly #blocks: Block[] = [];
+  readonly #base: number;
+  readonly #core: Core;
+
+  constructor(c: Core, base: number) {
+    this.#core = c;
+    this.#base = base;
+  }
+
+  alloc(size: number): Block {
+    const b: Block = { off: 0, size: align(Math.max(size, 64)) };
+    const [off, idx] = this.#place(b.size);
+    b.off = off;
+    this.#blocks.splice(idx, 0, b);
+    return b;
+  }
+
+  free(b: Block): void {
+    const i = this.#blocks.indexOf(b);
+    if (i >= 0) this.#blocks.splice(i, 1);
+  }
+
+  /** Makes b at least `size` bytes, preserving its first `keep` bytes (it may move). */
+  resize(b: Block, size: number, keep: number): void {
+    size = align(size);
+    if (size <= b.size) return;
+    const i = this.#blocks.indexOf(b);
+    if (i < 0) throw new Error('trawl core: resize of a freed block');
+    const nextOff = i + 1 < this.#blocks.length ? this.#blocks[i + 1]!.off : Infinity;
+    if (b.off + size <= nextOff) {
+      this.#core.ensureBytes(b.off + size);
+      b.size = size;
+      return;
+    }
+    this.#blocks.splice(i, 1);
+    let placed: [number, number];
+    try {
+      placed = this.#place(size);
+    } catch (err) {
+      this.#blocks.splice(i, 0, b);
+      throw err;
+    }
+    const [off, idx] = placed;
+    // The new place may overlap the old one (a gap that contained it); copyWithin has
+    // memmove semantics.
+    if (keep > 0 && off !== b.off) this.#core.u8.copyWithin(off, b.off, b.off + keep);
+    b.off = off;
+    b.size = size;
+    this.#blocks.splice(idx, 0, b);
+  }
+
+  /** Finds room for `size` bytes: the first gap that fits, else after the last block. */
+  #place(size: number): [number, number] {
+    let prevEnd = this.#base;
+    const blocks = this.#blocks;
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i]!;
+      if (b.off - prevEnd >= size) return [prevEnd, i];
+      prevEnd = b.off + b.size;
+    }
+    this.#core.ensureBytes(prevEnd + size);
+    return [prevEnd, blocks.length];
+  }
+}
+
+class Core {
+  readonly ex: CoreExports;
+  readonly memory: WasmMemory;
+  readonly arena: Arena;
+  readonly seenBytes: number;
+  u8: Uint8Array;
+  u32: Uint32Array;
+  readonly #io: Block;
+
+  constructor(ex: CoreExports) {
+    this.ex = ex;
+    this.memory = ex.memory;
+    this.u8 = new Uint8Array(this.memory.buffer);
+    this.u32 = new Uint32Array(this.memory.buffer);
+    this.seenBytes = ex.seenBytes() >>> 0;
+    this.arena = new Arena(this, align(ex.heapBase() >>> 0));
+    this.#io = this.arena.alloc(1 << 16);
+  }
+
+  /** Grows memory so that [0, end) is addressable, then refreshes the views. */
+  ensureBytes(end: number): void {
+    const have = this.memory.buffer.byteLength;
+    if (end <= have) return;
+    if (end > MAX_BYTES) throw new RangeError(`trawl core: needs ${end} bytes of wasm memory, more than 4 GiB`);
+    // Grow by at least 1/8 of the current size so repeated small growths stay amortized.
+    const pages = Math.min(Math.max(Math.ceil((end - have) / PAGE), Math.ceil(have / PAGE / 8)), MAX_BYTES / PAGE - have / PAGE);
+    try {
+      this.memory.grow(pages);
+    } catch (err) {
+      throw new RangeError(`trawl core: cannot grow wasm memory to ${have + pages * PAGE} bytes`, { cause: err });
+    }
+    this.u8 = new Uint8Array(this.memory.buffer);
+    this.u32 = new Uint32Array(this.memory.buffer);
+  }
+
+  /** The shared io region, grown to at least `size` bytes (contents not preserved). Returns its offset. */
+  scratch(size: number): number {
+    if (size > this.#io.size) this.arena.resize(this.#io, Math.max(size, this.#io.size * 1.25), 0);
+    return this.#io.off;
+  }
+}
+
+let instance: Core | null = null;
+
+function core(): Core {
+  if (instance === null) instance = load();
+  return instance;
+}
+
+function load(): Core {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(WASM_URL);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(NOT_BUILT);
+    throw err;
+  }
+  const mod = new Wasm.Module(bytes);
+  const inst = new Wasm.Instance(mod, {
+    env: {
+      abort(_msg: number, _file: number, line: number, col: number): never {
+        throw new Error(`trawl core: wasm abort at ${line}:${col}`);
+      },
+    },
+  });
+  const ex = inst.exports;
+  const missing = REQUIRED_EXPORTS.filter((name) => !(name in ex));
+  if (missing.length > 0) throw new Error(`trawl core: ${WASM_URL.pathname} lacks exports ${missing.join(', ')}; rebuild it (npm run build:wasm)`);
+  return new Core(ex as unknown as CoreExports);
+}
+
+function align(x: number): number {
+  return Math.ceil(x / 64) * 64;
+}
+
+function clampIndex(x: number, n: number): number {
+  if (!(x > 0)) return 0; // also NaN
+  return x >= n ? n : Math.floor(x);
+}
+
+function isByte(b: number): boolean {
+  return Number.isInteger(b) && b >= 0 && b <= 255;
+}
