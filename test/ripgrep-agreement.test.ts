@@ -34,7 +34,9 @@ const CASES: Array<{ query: string; regex: boolean; caseSensitive: boolean }> = 
   { query: 'static (const )?int', regex: true, caseSensitive: false },
   { query: '[0-9]{4,}', regex: true, caseSensitive: true },
   { query: 'new RE2\\(', regex: true, caseSensitive: true },
-  { query: '^\\s*//.*TODO', regex: true, caseSensitive: false },
+  // [ \t] rather than \s: in trawl a regex runs over the whole file, and \s also matches
+  // "\n" (API-DETAILS section 2), where rg is line by line.
+  { query: '^[ \\t]*//.*TODO', regex: true, caseSensitive: false },
   { query: 'unicode|utf8', regex: true, caseSensitive: false },
   { query: '\\)$', regex: true, caseSensitive: true },
 ];

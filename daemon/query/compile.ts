@@ -16,7 +16,8 @@ export interface CompiledQuery {
 }
 
 export function compileQuery(req: { query: string; isRegexEnabled?: boolean; isCaseSensitivityEnabled?: boolean }): CompiledQuery {
-  const pattern = req.query.trim();
+  // The term is taken verbatim: "const " (with its space) is a different search from "const".
+  const pattern = req.query;
   if (pattern.length === 0) {
     throw new ServiceError('FAILED_TO_PARSE_QUERY', 'the query is empty: type a literal, or a regular expression with isRegexEnabled');
   }
