@@ -89,8 +89,10 @@ test('openGitSource reads HEAD of a real repository', async () => {
     assert.equal(src.remoteUrl, 'git@github.com:acme/widgets.git');
     assert.equal(src.branch, 'main');
     assert.equal(src.commit, sha);
+    const sized = [];
+    for (const f of src.files) sized.push([f.path, (await src.readBlob(f.oid)).length]);
     assert.deepEqual(
-      src.files.map((f) => [f.path, f.size]),
+      sized,
       [
         ['README.md', 10],
         ['Zebra', 1],

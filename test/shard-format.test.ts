@@ -17,7 +17,6 @@ function exampleShard(dir: string, files: Array<{ path: string; text: string }> 
     finalPath,
     repo: { name: 'example', id: 1, codeHostType: 'genericGitHost', source: dir, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '' },
     shardIndex: 0,
-    shardCount: 1,
     files: files.map((f) => ({ path: f.path, size: Buffer.byteLength(f.text), data: Buffer.from(f.text) })),
     maxFileSize: 1 << 20,
     maxTrigrams: 20000,
@@ -110,7 +109,6 @@ test('files that are binary, too large or have too many trigrams are recorded as
       finalPath,
       repo: { name: 'r', id: 1, codeHostType: 'genericGitHost', source: dir.path, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '' },
       shardIndex: 0,
-      shardCount: 1,
       files: [
         { path: 'bin', size: 3, data: Buffer.from([1, 0, 2]) },
         { path: 'big', size: 300_000, data: Buffer.alloc(300_000, 97) },

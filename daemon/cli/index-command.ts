@@ -37,7 +37,7 @@ export async function indexCommand(argv: string[]): Promise<number> {
             const now = Date.now();
             if (now - lastDraw < 100 && p.files < p.totalFiles) return;
             lastDraw = now;
-            process.stderr.write(`${progressLine(path, p.bytes, p.totalBytes)} ${formatCount(p.files)}/${formatCount(p.totalFiles)} files`);
+            process.stderr.write(`${progressLine(path, p.files, p.totalFiles)} ${formatCount(p.files)}/${formatCount(p.totalFiles)} files, ${formatBytes(p.bytes)}`);
           }
         : undefined,
     });

@@ -8,14 +8,14 @@ import type { SkippedFile } from './shard-format.ts';
 export type BuildRequest = { id: number; job: ShardJob };
 export type BuildReply =
   | { id: number; type: 'progress'; files: number; bytes: number }
-  | { id: number; type: 'done'; docCount: number; contentBytes: number; skipped: SkippedFile[] }
+  | { id: number; type: 'done'; docCount: number; contentBytes: number; totalBytes: number; skipped: SkippedFile[] }
   | { id: number; type: 'error'; message: string };
 
 const port = parentPort!;
 port.on('message', (req: BuildRequest) => {
   try {
     const result = buildShard(req.job, (files, bytes) => port.postMessage({ id: req.id, type: 'progress', files, bytes } satisfies BuildReply));
-    port.postMessage({ id: req.id, type: 'done', docCount: result.docCount, contentBytes: result.contentBytes, skipped: result.skipped } satisfies BuildReply);
+    port.postMessage({ id: req.id, type: 'done', docCount: result.docCount, contentBytes: result.contentBytes, totalBytes: result.totalBytes, skipped: result.skipped } satisfies BuildReply);
   } catch (err) {
     port.postMessage({ id: req.id, type: 'error', message: (err as Error).message } satisfies BuildReply);
   }

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { startTsWorker } from '../runtime/ts-worker.ts';
-import { isGitRepository, openGitSource } from '../repos/git.ts';
+import { isGitRepository, openGitSource, type GitSource } from '../repos/git.ts';
 import { walkDirectory } from '../repos/walk.ts';
 import type { BuildReply, BuildRequest } from './build-worker.ts';
 import { commitManifest, readManifest, repoIdFor, shardsDir, type Manifest } from './data-dir.ts';
@@ -31,7 +31,7 @@ export interface IndexOptions {
   maxTrigrams?: number;
   workers?: number;
   shardTargetBytes?: number;
-  onProgress?: (p: { files: number; totalFiles: number; bytes: number; totalBytes: number }) => void;
+  onProgress?: (p: { files: number; totalFiles: number; bytes: number }) => void;
 }
 
 export interface IndexSummary {
@@ -57,9 +57,10 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
   const maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
   const maxTrigrams = options.maxTrigrams ?? DEFAULT_MAX_TRIGRAMS;
 
-  let files: ShardFile[];
+  const target = options.shardTargetBytes ?? SHARD_TARGET_BYTES;
   let repo: Omit<ShardRepoMeta, 'id'>;
-  let readBlobs: ((files: ShardFile[]) => Promise<void>) | undefined;
+  let totalFiles: number;
+  let groups: AsyncIterable<ShardFile[]>;
   let closeSource = (): void => {};
   const listErrors: string[] = [];
   if (isGitRepository(root)) {
@@ -69,23 +70,16 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
     } catch (err) {
       throw new Error(`cannot index ${pathArg}: ${(err as Error).message}`);
     }
-    closeSource = () => git.close();
-    const oids = new Map<string, string>();
-    files = git.files.map((f) => {
-      oids.set(f.path, f.oid);
-      return { path: f.path, size: f.size };
-    });
+    const source = git;
+    closeSource = () => source.close();
     repo = { name: options.name ?? git.name, codeHostType: git.codeHostType, source: root, kind: 'git', branch: git.branch, commit: git.commit, remoteUrl: git.remoteUrl ?? '' };
-    readBlobs = async (batch) => {
-      for (const f of batch) {
-        // A copy the pool can transfer to a worker (nodegit's buffers are not detachable).
-        if (f.size <= maxFileSize) f.data = new Uint8Array(await git.readBlob(oids.get(f.path)!));
-      }
-    };
+    totalFiles = git.files.length;
+    groups = gitShards(git, target, maxFileSize);
   } else {
     const listed = await walkDirectory(root, (path, err) => listErrors.push(`${path}: ${err.message}`));
-    files = listed.map((f) => ({ path: f.path, size: f.size, absPath: f.absPath }));
     repo = { name: options.name ?? basename(root), codeHostType: 'genericGitHost', source: root, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '' };
+    totalFiles = listed.length;
+    groups = fromArray(cutShards(listed.map((f) => ({ path: f.path, size: f.size, absPath: f.absPath })), target, maxFileSize));
   }
 
   try {
@@ -94,27 +88,20 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
     const generation = (previous?.generation ?? 0) + 1;
     const dir = shardsDir(options.dataDir, repoId);
     mkdirSync(dir, { recursive: true });
-
-    const groups = cutShards(files, options.shardTargetBytes ?? SHARD_TARGET_BYTES, maxFileSize);
-    const shardNames = groups.map((_, i) => `g${generation}-${i}${SHARD_EXT}`);
     const indexedAt = new Date().toISOString();
-    const jobs: ShardJob[] = groups.map((group, i) => ({
-      finalPath: join(dir, shardNames[i]!),
-      repo: { ...repo, id: repoId },
-      shardIndex: i,
-      shardCount: groups.length,
-      files: group,
-      maxFileSize,
-      maxTrigrams,
-      indexedAt,
-    }));
+    const shardNames: string[] = [];
+    async function* jobs(): AsyncIterable<ShardJob> {
+      for await (const group of groups) {
+        const name = `g${generation}-${shardNames.length}${SHARD_EXT}`;
+        shardNames.push(name);
+        yield { finalPath: join(dir, name), repo: { ...repo, id: repoId }, shardIndex: shardNames.length - 1, files: group, maxFileSize, maxTrigrams, indexedAt };
+      }
+    }
 
-    const totalFiles = files.length;
-    const totalBytes = files.reduce((n, f) => n + f.size, 0);
-    let results;
+    let results: BuildResult[];
     try {
-      results = await runBuildPool(jobs, options.workers ?? availableParallelism(), readBlobs, (files, bytes) =>
-        options.onProgress?.({ files, totalFiles, bytes, totalBytes }),
+      results = await runBuildPool(jobs(), options.workers ?? availableParallelism(), (files, bytes) =>
+        options.onProgress?.({ files, totalFiles, bytes }),
       );
     } catch (err) {
       for (const name of shardNames) rmSync(join(dir, name), { force: true });
@@ -124,6 +111,7 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
     const skipped: SkippedFile[] = results.flatMap((r) => r.skipped);
     const skippedByReason: Record<string, number> = {};
     for (const s of skipped) skippedByReason[s.reason] = (skippedByReason[s.reason] ?? 0) + 1;
+    if (listErrors.length > 0) skippedByReason.unreadable = (skippedByReason.unreadable ?? 0) + listErrors.length;
     const summary: IndexSummary = {
       repoId,
       repoName: repo.name,
@@ -131,10 +119,10 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
       kind: repo.kind,
       files: results.reduce((n, r) => n + r.docCount, 0),
       skipped: skipped.length + listErrors.length,
-      skippedByReason: listErrors.length ? { ...skippedByReason, unreadable: (skippedByReason.unreadable ?? 0) + listErrors.length } : skippedByReason,
+      skippedByReason,
       contentBytes: results.reduce((n, r) => n + r.contentBytes, 0),
-      totalBytes,
-      shards: jobs.length,
+      totalBytes: results.reduce((n, r) => n + r.totalBytes, 0),
+      shards: shardNames.length,
       seconds: 0,
     };
     const manifest: Manifest = {
@@ -154,6 +142,45 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
   } finally {
     closeSource();
   }
+}
+
+async function* fromArray<T>(xs: T[]): AsyncIterable<T> {
+  yield* xs;
+}
+
+/**
+ * The blobs of a git tree, read once each, in path order, cut into shards of about
+ * `target` bytes as their sizes become known (nodegit can only learn a blob's size by
+ * reading it). Blobs over `maxFileSize` travel without their bytes, to be recorded as
+ * skipped. Reads run ahead of the build by at most one shard.
+ */
+async function* gitShards(git: GitSource, target: number, maxFileSize: number): AsyncIterable<ShardFile[]> {
+  const READ_AHEAD = 64;
+  const reads: Array<Promise<Buffer>> = [];
+  let next = 0;
+  const fill = () => {
+    while (reads.length < READ_AHEAD && next < git.files.length) {
+      const read = git.readBlob(git.files[next++]!.oid);
+      read.catch(() => {}); // awaited below in order; this only keeps a later failure handled
+      reads.push(read);
+    }
+  };
+  let group: ShardFile[] = [];
+  let bytes = 0;
+  for (const f of git.files) {
+    fill();
+    const blob = await reads.shift()!;
+    const counted = blob.length <= maxFileSize ? blob.length : 0;
+    if (group.length > 0 && bytes + counted > target) {
+      yield group;
+      group = [];
+      bytes = 0;
+    }
+    // A copy the pool can transfer to a worker (nodegit's buffers are not detachable).
+    group.push({ path: f.path, size: blob.length, data: counted > 0 || blob.length === 0 ? new Uint8Array(blob) : undefined });
+    bytes += counted;
+  }
+  yield group;
 }
 
 function checkDirectory(pathArg: string, root: string): void {
@@ -198,44 +225,51 @@ export function cutShards(files: ShardFile[], target: number, maxFileSize: numbe
 interface BuildResult {
   docCount: number;
   contentBytes: number;
+  totalBytes: number;
   skipped: SkippedFile[];
 }
 
-async function runBuildPool(
-  jobs: ShardJob[],
-  workerCount: number,
-  readBlobs: ((files: ShardFile[]) => Promise<void>) | undefined,
-  onProgress: (files: number, bytes: number) => void,
-): Promise<BuildResult[]> {
-  const results: BuildResult[] = new Array(jobs.length);
-  const progress = jobs.map(() => ({ files: 0, bytes: 0 }));
+/**
+ * Builds the jobs on `workerCount` threads, taking the next job when a thread is free,
+ * so that producing a job (reading git blobs) overlaps building the previous ones.
+ */
+async function runBuildPool(jobs: AsyncIterable<ShardJob>, workerCount: number, onProgress: (files: number, bytes: number) => void): Promise<BuildResult[]> {
+  const results: BuildResult[] = [];
+  const progress: Array<{ files: number; bytes: number }> = [];
   const report = () => onProgress(progress.reduce((n, p) => n + p.files, 0), progress.reduce((n, p) => n + p.bytes, 0));
+  const iterator = jobs[Symbol.asyncIterator]();
   const workers: Worker[] = [];
-  let next = 0;
+  let nextId = 0;
+  let producing: Promise<void> = Promise.resolve();
   try {
     await new Promise<void>((resolvePool, rejectPool) => {
       let active = 0;
+      let exhausted = false;
       let failed = false;
       const fail = (err: Error) => {
         if (failed) return;
         failed = true;
         rejectPool(err);
       };
-      const dispatch = async (worker: Worker): Promise<void> => {
-        if (failed) return;
-        if (next >= jobs.length) {
-          if (active === 0) resolvePool();
-          return;
-        }
-        const id = next++;
-        const job = jobs[id]!;
-        active++;
-        if (readBlobs) await readBlobs(job.files);
-        const transfer = job.files.flatMap((f) => (f.data ? [f.data.buffer as ArrayBuffer] : []));
-        worker.postMessage({ id, job } satisfies BuildRequest, transfer);
+      // One producer at a time: an iterator must not be advanced concurrently.
+      const dispatch = (worker: Worker): void => {
+        producing = producing.then(async () => {
+          if (failed) return;
+          const next = exhausted ? { done: true as const, value: undefined } : await iterator.next();
+          if (next.done) {
+            exhausted = true;
+            if (active === 0) resolvePool();
+            return;
+          }
+          const id = nextId++;
+          const job = next.value;
+          progress[id] = { files: 0, bytes: 0 };
+          active++;
+          const transfer = job.files.flatMap((f) => (f.data ? [f.data.buffer as ArrayBuffer] : []));
+          worker.postMessage({ id, job } satisfies BuildRequest, transfer);
+        }).catch(fail);
       };
-      const count = Math.max(1, Math.min(workerCount, jobs.length));
-      for (let i = 0; i < count; i++) {
+      for (let i = 0; i < Math.max(1, workerCount); i++) {
         const worker = startTsWorker(BUILD_WORKER);
         workers.push(worker);
         worker.on('error', (err) => fail(err));
@@ -250,14 +284,16 @@ async function runBuildPool(
             fail(new Error(msg.message));
             return;
           }
-          results[msg.id] = { docCount: msg.docCount, contentBytes: msg.contentBytes, skipped: msg.skipped };
-          dispatch(worker).catch(fail);
+          results[msg.id] = { docCount: msg.docCount, contentBytes: msg.contentBytes, totalBytes: msg.totalBytes, skipped: msg.skipped };
+          if (exhausted && active === 0) resolvePool();
+          else dispatch(worker);
         });
-        dispatch(worker).catch(fail);
+        dispatch(worker);
       }
     });
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
+    await iterator.return?.();
   }
   return results;
 }

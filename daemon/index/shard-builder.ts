@@ -31,7 +31,6 @@ export interface ShardJob {
   finalPath: string;
   repo: ShardRepoMeta;
   shardIndex: number;
-  shardCount: number;
   files: ShardFile[];
   maxFileSize: number;
   maxTrigrams: number;
@@ -42,6 +41,8 @@ export interface ShardResult {
   path: string;
   docCount: number;
   contentBytes: number;
+  /** Bytes of every file of the job, indexed or skipped. */
+  totalBytes: number;
   skipped: SkippedFile[];
 }
 
@@ -156,7 +157,6 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     const meta: ShardMeta = {
       repo: job.repo,
       shardIndex: job.shardIndex,
-      shardCount: job.shardCount,
       docCount: docs.length,
       contentBytes,
       languages,
@@ -176,7 +176,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       [SectionKind.NamePostings, namePostings.blob],
       [SectionKind.Meta, packr.pack(meta)],
     ]));
-    return { path: job.finalPath, docCount: docs.length, contentBytes, skipped };
+    return { path: job.finalPath, docCount: docs.length, contentBytes, totalBytes: doneBytes, skipped };
   } catch (err) {
     contentBuilder?.dispose();
     writer.abort();

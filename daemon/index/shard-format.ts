@@ -82,7 +82,6 @@ export interface ShardRepoMeta {
 export interface ShardMeta {
   repo: ShardRepoMeta;
   shardIndex: number;
-  shardCount: number;
   docCount: number;
   contentBytes: number;
   /** Language names; a document's language is an index into this list. */

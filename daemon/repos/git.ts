@@ -20,7 +20,6 @@ export type CodeHostType =
 export interface GitFile {
   /** '/'-separated, relative to the repository root. */
   path: string;
-  size: number;
   /** Blob id, 40 hex digits. */
   oid: string;
 }
@@ -126,11 +125,10 @@ async function originUrl(repo: NodeGit.Repository): Promise<string | undefined> 
 
 interface Handle {
   repo: NodeGit.Repository;
-  odb: NodeGit.Odb;
 }
 
 async function handle(repo: NodeGit.Repository): Promise<Handle> {
-  return { repo, odb: await repo.odb() };
+  return { repo };
 }
 
 /** Hands each call to the repository handle with the fewest calls pending. */
@@ -160,10 +158,15 @@ class Handles {
   }
 }
 
-/** Every blob under `rootTree`, with sizes, walking subtrees breadth-first. */
+/**
+ * Every blob under `rootTree`, walking subtrees breadth-first. No sizes: tree entries
+ * carry none and nodegit does not expose libgit2's header-only read
+ * (git_odb_read_header), so a size would cost a full read of the blob; the indexer
+ * learns sizes as it reads the blobs, once.
+ */
 async function listBlobs(handles: Handles, rootTree: NodeGit.Oid): Promise<GitFile[]> {
   const inFlight = IN_FLIGHT_PER_HANDLE * handles.all.length;
-  const blobs: Array<{ path: string; id: NodeGit.Oid }> = [];
+  const files: GitFile[] = [];
   await pool([{ prefix: '', id: rootTree }], inFlight, async (job, push) => {
     const tree = await handles.use((h) => NodeGit.Tree.lookup(h.repo, job.id));
     const count = tree.entryCount();
@@ -172,25 +175,9 @@ async function listBlobs(handles: Handles, rootTree: NodeGit.Oid): Promise<GitFi
       const mode = entry.filemode() & MODE_TYPE_MASK;
       const path = job.prefix + entry.name();
       if (mode === MODE_TREE) push({ prefix: `${path}/`, id: entry.id() });
-      else if (mode === MODE_BLOB) blobs.push({ path, id: entry.id() });
+      else if (mode === MODE_BLOB) files.push({ path, oid: entry.id().tostrS() });
       // 120000 (symlink) and 160000 (submodule commit) are skipped.
     }
-  });
-
-  // Tree entries carry no size and nodegit does not expose libgit2's
-  // header-only read (git_odb_read_header), so each distinct blob is read
-  // once for its size.
-  const sizes = new Map<string, Promise<number>>();
-  const files: GitFile[] = new Array(blobs.length);
-  await pool(blobs.map((_, i) => i), inFlight, async (i) => {
-    const b = blobs[i]!;
-    const oid = b.id.tostrS();
-    let size = sizes.get(oid);
-    if (size === undefined) {
-      size = handles.use(async (h) => (await h.odb.read(b.id)).size());
-      sizes.set(oid, size);
-    }
-    files[i] = { path: b.path, size: await size, oid };
   });
   return sortByPathBytes(files);
 }
