@@ -11,6 +11,7 @@
 // leaves a manifest that names complete shards, so the previous index keeps serving.
 
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { SHARD_EXT } from './shard-format.ts';
 
@@ -53,6 +54,23 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
     closeSync(fd);
   }
   renameSync(tmp, path);
+}
+
+/**
+ * Flushes files (and the directory holding them) to disk. Runs on libuv's thread pool,
+ * several at a time; the kernel has usually written much of the data back already.
+ */
+export async function syncFiles(dir: string, names: string[]): Promise<void> {
+  await Promise.all(
+    [...names.map((n) => join(dir, n)), dir].map(async (path) => {
+      const handle = await open(path, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }),
+  );
 }
 
 /** The id of `name`, assigning the next unused one when the repository is new. Ids are never reused. */

@@ -10,7 +10,7 @@ import { startTsWorker } from '../runtime/ts-worker.ts';
 import { isGitRepository, openGitSource, type GitSource } from '../repos/git.ts';
 import { walkDirectory } from '../repos/walk.ts';
 import type { BuildReply, BuildRequest } from './build-worker.ts';
-import { commitManifest, readManifest, repoIdFor, shardsDir, type Manifest } from './data-dir.ts';
+import { commitManifest, readManifest, repoIdFor, shardsDir, syncFiles, type Manifest } from './data-dir.ts';
 import type { ShardFile, ShardJob } from './shard-builder.ts';
 import { SHARD_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
 
@@ -58,6 +58,27 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
   const maxTrigrams = options.maxTrigrams ?? DEFAULT_MAX_TRIGRAMS;
 
   const target = options.shardTargetBytes ?? SHARD_TARGET_BYTES;
+  // Threads start now, so that loading their code overlaps with listing the files.
+  const workers = Array.from({ length: Math.max(1, options.workers ?? availableParallelism()) }, () => startTsWorker(BUILD_WORKER));
+  try {
+    return await indexWith(workers, { pathArg, root, options, maxFileSize, maxTrigrams, target, started });
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
+interface Run {
+  pathArg: string;
+  root: string;
+  options: IndexOptions;
+  maxFileSize: number;
+  maxTrigrams: number;
+  target: number;
+  started: number;
+}
+
+async function indexWith(workers: Worker[], run: Run): Promise<IndexSummary> {
+  const { pathArg, root, options, maxFileSize, maxTrigrams, target, started } = run;
   let repo: Omit<ShardRepoMeta, 'id'>;
   let totalFiles: number;
   let groups: AsyncIterable<ShardFile[]>;
@@ -100,9 +121,12 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
 
     let results: BuildResult[];
     try {
-      results = await runBuildPool(jobs(), options.workers ?? availableParallelism(), (files, bytes) =>
+      results = await runBuildPool(jobs(), workers, (files, bytes) =>
         options.onProgress?.({ files, totalFiles, bytes }),
       );
+      // The manifest may name only shards that are on disk (shard-writer.ts says why
+      // this is done here, once for the run).
+      await syncFiles(dir, shardNames);
     } catch (err) {
       for (const name of shardNames) rmSync(join(dir, name), { force: true });
       throw err;
@@ -233,12 +257,11 @@ interface BuildResult {
  * Builds the jobs on `workerCount` threads, taking the next job when a thread is free,
  * so that producing a job (reading git blobs) overlaps building the previous ones.
  */
-async function runBuildPool(jobs: AsyncIterable<ShardJob>, workerCount: number, onProgress: (files: number, bytes: number) => void): Promise<BuildResult[]> {
+async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worker[], onProgress: (files: number, bytes: number) => void): Promise<BuildResult[]> {
   const results: BuildResult[] = [];
   const progress: Array<{ files: number; bytes: number }> = [];
   const report = () => onProgress(progress.reduce((n, p) => n + p.files, 0), progress.reduce((n, p) => n + p.bytes, 0));
   const iterator = jobs[Symbol.asyncIterator]();
-  const workers: Worker[] = [];
   let nextId = 0;
   let producing: Promise<void> = Promise.resolve();
   try {
@@ -269,9 +292,8 @@ async function runBuildPool(jobs: AsyncIterable<ShardJob>, workerCount: number, 
           worker.postMessage({ id, job } satisfies BuildRequest, transfer);
         }).catch(fail);
       };
-      for (let i = 0; i < Math.max(1, workerCount); i++) {
-        const worker = startTsWorker(BUILD_WORKER);
-        workers.push(worker);
+      for (const worker of workers) {
+        worker.removeAllListeners('message').removeAllListeners('error');
         worker.on('error', (err) => fail(err));
         worker.on('message', (msg: BuildReply) => {
           if (msg.type === 'progress') {
@@ -292,7 +314,6 @@ async function runBuildPool(jobs: AsyncIterable<ShardJob>, workerCount: number, 
       }
     });
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
     await iterator.return?.();
   }
   return results;

@@ -3,7 +3,7 @@
 // ShardWriter. Runs inside an index worker (build-worker.ts); one shard at a time per
 // thread, because the core's PostingsBuilder owns large regions of wasm memory.
 
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { Packr } from 'msgpackr';
 import { PostingsBuilder, hash32 } from '../../core/index.ts';
 import { detectLanguage } from './language.ts';
@@ -80,7 +80,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       }
       let content: Uint8Array;
       try {
-        content = file.data ?? readFileSync(file.absPath!);
+        content = file.data ?? readInto(file.absPath!, job.maxFileSize);
       } catch {
         skipped.push({ path: file.path, size: file.size, reason: 'unreadable' });
         continue;
@@ -181,6 +181,36 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     contentBuilder?.dispose();
     writer.abort();
     throw err;
+  }
+}
+
+// One read buffer per thread, reused for every file: every consumer of a file's bytes
+// (the core, the hash, the writer) copies them, and not allocating 78k buffers for the
+// Linux tree saves a quarter second of garbage collection per shard.
+let scratch = Buffer.allocUnsafe(1 << 20);
+
+/**
+ * The file's bytes, in the shared scratch buffer (valid until the next call). Reads at most
+ * maxFileSize + 1 bytes: enough to tell that a file is too large.
+ */
+function readInto(path: string, maxFileSize: number): Uint8Array {
+  const fd = openSync(path, 'r');
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === scratch.length) {
+        if (length > maxFileSize) break;
+        const grown = Buffer.allocUnsafe(Math.min(scratch.length * 2, maxFileSize + 1));
+        scratch.copy(grown, 0, 0, length);
+        scratch = grown;
+      }
+      const n = readSync(fd, scratch, length, scratch.length - length, null);
+      if (n === 0) break;
+      length += n;
+    }
+    return scratch.subarray(0, length);
+  } finally {
+    closeSync(fd);
   }
 }
 

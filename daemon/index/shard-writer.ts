@@ -1,12 +1,16 @@
 // Writes one shard file. The layout is documented at the top of shard-reader.ts.
 //
 // Atomicity: everything goes to `<final>.tmp-<pid>-<random>`; the header (which carries
-// the file size and the table of contents' checksum) is written last, the file is
-// fsynced, then renamed over the final name. A reader therefore sees either no file or
-// a complete one, and a crash leaves only a temporary file that the next index run
-// removes.
+// the file size and the table of contents' checksum) is written last, then the file is
+// renamed to its final name. A reader therefore sees either no file or a complete one,
+// and a crash leaves only a temporary file that the next index run removes.
+//
+// Durability is the indexer's job, not the writer's: it fsyncs all of a run's shards
+// together before the manifest names them (indexer.ts). Measured on the Linux tree with
+// two build threads: an fsync per shard, inside the build, took the build from 8.4 s to
+// 18.6 s, because the threads sat waiting on the disk instead of overlapping with it.
 
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hash32 } from '../../core/index.ts';
 import {
@@ -94,7 +98,6 @@ export class ShardWriter {
     header.writeUInt32LE(hash32(header.subarray(0, 60)), 60);
     writeSync(this.fd, toc, 0, toc.length, HEADER_SIZE);
     writeSync(this.fd, header, 0, header.length, 0);
-    fsyncSync(this.fd);
     closeSync(this.fd);
     this.closed = true;
     renameSync(this.tempPath, this.finalPath);
