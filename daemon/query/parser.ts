@@ -1,0 +1,304 @@
+// Parser of the query language (spec: API-DETAILS.md section 2; behaviour modelled on
+// zoekt's query/parse.go and Sourcebot's grammar). Tokenizer: tokens.ts.
+//
+// Grammar as implemented (columns are 1-based, counted in code points):
+//
+//   query    = or EOF                          -- nothing but whitespace: "the query is empty"
+//   or       = and { "or" and }                -- "or" binds looser than juxtaposition
+//   and      = unary { unary }
+//   unary    = [ "-" ] primary
+//   primary  = "(" or ")" | filter | term
+//   filter   = name ":" ( quoted | word )      -- name: one of FILTER_PREFIXES, lowercase
+//   term     = quoted | word
+//   quoted   = '"' { char | '\"' | '\\' } '"'  -- any other backslash is kept verbatim
+//   word     = run of non-whitespace up to a group-closing ")"; "(" and ")" balanced inside
+//              the word belong to it
+//
+// Lexical rules and corners:
+// - Whitespace is any Unicode white space (space, tab, newline, ...), outside quotes.
+// - "(" at the start of a token opens a group when a matching ")" exists; a ")" closes a
+//   group only when a group is open and the ")" (or run of ")") is followed by whitespace
+//   or the end. Otherwise parentheses are characters of the word: `foo(bar`, `foo()`,
+//   `(foo`, `a)`, `(a|b)c` are single terms. `()` is the term "()"; `( )` is an error
+//   (empty parentheses). Groups nest: `(a (b or c))`.
+// - Quotes start a string only at the start of a token or of a filter value; a `"` inside
+//   a word is a character (`say"hi"`). A quoted string ends its token: `"a"b` is two terms.
+//   An unclosed quote is an error, so is an empty quoted term or value (`""`, `file:""`).
+// - A quoted string is never a keyword or a filter: `"or"` and `"file:x"` are content terms.
+// - `\` outside quotes is an ordinary character (`foo\bar`; in regex mode it escapes as RE2 does).
+// - "-" directly followed by a word, a quoted string, a filter or a group negates it.
+//   A "-" followed by whitespace, the end, ")" or another "-" is an ordinary character:
+//   `-` alone is the term "-", `--foo` is the term "--foo". `-or` is the negated term "or".
+// - `or` is the keyword only as a whole, unquoted, lowercase word; `OR`, `"or"`, `-or`,
+//   `or:` are terms. Each side of `or` must be non-empty: `or a`, `a or`, `a or or b`,
+//   `(or a)` are errors naming the column of the offending `or`.
+// - `name:` where name is not a filter prefix (`http://x`, `std::vector`, `a:b`, `File:x`)
+//   is an ordinary term. A filter value is a quoted string (`file:"my dir/x"`) or a word,
+//   so `file:(a|b)` has the value "(a|b)"; `file:` with nothing after it is an error.
+//
+// Meaning:
+// - A term is a content match: a literal substring, or an RE2 regex in regex mode;
+//   `content:`/`c:` is the same explicitly; `regex:` is a content regex in either mode.
+// - repo:/r:, file:/f:, sym: values are RE2 regexes in either mode; every regex in the query
+//   is compiled once here and a syntax error is reported with the term and its column.
+// - lang: a linguist name or alias, case-insensitive, resolved to the canonical name.
+// - branch:/rev:/b: a glob (`*`), not validated further. Enumerated values (case:,
+//   archived:, fork:, visibility:) are matched case-insensitively.
+// - case: applies to the whole query wherever it appears (also inside a group or a
+//   negated group); it is removed from the tree. Two different values are an error; so is
+//   `-case:`. A query left empty by the removal is "empty". Without case: the request's
+//   isCaseSensitivityEnabled decides. case:auto makes a pattern sensitive iff it has an
+//   upper-case letter (Unicode Lu/Lt); in a regex, letters that belong to escapes and
+//   syntax do not count: `\W \S \D \B \A \pL \p{Greek} \x4A \x{4A}`, group names
+//   `(?P<Name>`, flags `(?U)`; text inside `\Q...\E` counts.
+// - `-archived:`, `-fork:`, `-visibility:` are errors (use the other values instead);
+//   they may appear inside a negated group, where they are ordinary predicates.
+// - Groups nest at most MAX_NESTING (100) deep; deeper is an error, not a stack overflow.
+// - Result shape: and/or flattened, single-child and/or unwrapped, `-(-x)` is x.
+
+import RE2 from 're2';
+import { isKnownLanguage } from '../index/language.ts';
+import type { QueryNode } from './ast.ts';
+import { fail, tokenize, type Token } from './tokens.ts';
+
+export interface ParseOptions {
+  /** Bare and content: terms are RE2 regexes (request isRegexEnabled). */
+  regex: boolean;
+  /** Default case sensitivity when the query has no case: (request isCaseSensitivityEnabled). */
+  caseSensitive: boolean;
+}
+
+type CaseMode = 'yes' | 'no' | 'auto';
+type FilterToken = Extract<Token, { kind: 'filter' }>;
+
+export function parseQuery(input: string, options: ParseOptions): QueryNode {
+  const tokens = tokenize(input);
+  if (tokens.length === 1) fail('the query is empty: type something to search for');
+  const mode = caseMode(tokens, options.caseSensitive);
+  const parser = new Parser(tokens, options.regex, mode);
+  const node = parser.parseOr();
+  const end = parser.peek();
+  if (end.kind !== 'eof') fail(`unexpected ")" at column ${end.col}`); // not produced by the tokenizer
+  if (node === null) fail('the query is empty: case: only sets case sensitivity, add something to search for');
+  return node;
+}
+
+/** The one case: value of the query (checked, negation refused), or the request's default. */
+function caseMode(tokens: Token[], defaultSensitive: boolean): CaseMode {
+  let found: { value: CaseMode; col: number } | undefined;
+  tokens.forEach((t, k) => {
+    if (t.kind !== 'filter' || t.name !== 'case') return;
+    if (tokens[k - 1]?.kind === 'not') {
+      fail(`-case: cannot be negated (column ${t.col - 1}); use case:yes, case:no or case:auto`);
+    }
+    const value = enumValue(t, ['yes', 'no', 'auto'] as const);
+    if (found !== undefined && found.value !== value) {
+      fail(`conflicting case:${found.value} at column ${found.col} and case:${value} at column ${t.col}: use one`);
+    }
+    found ??= { value, col: t.col };
+  });
+  return found?.value ?? (defaultSensitive ? 'yes' : 'no');
+}
+
+function enumValue<V extends string>(t: FilterToken, allowed: readonly V[]): V {
+  const v = t.value.toLowerCase();
+  const hit = allowed.find((a) => a === v);
+  if (hit !== undefined) return hit;
+  const list = `${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}`;
+  return fail(`unknown value ${JSON.stringify(t.value)} for ${t.typed}: at column ${t.col}, expected ${list}`);
+}
+
+/** Deeper nesting is refused before it can exhaust the stack. */
+export const MAX_NESTING = 100;
+
+class Parser {
+  private pos = 0;
+  private depth = 0;
+
+  constructor(
+    private readonly tokens: Token[],
+    private readonly regexMode: boolean,
+    private readonly mode: CaseMode,
+  ) {}
+
+  peek(): Token {
+    return this.tokens[this.pos]!;
+  }
+
+  private next(): Token {
+    return this.tokens[this.pos++]!;
+  }
+
+  /** null: the expression consisted only of case: filters. */
+  parseOr(): QueryNode | null {
+    const first = this.peek();
+    if (first.kind === 'or') orError(first);
+    const children = [this.parseAnd()];
+    while (this.peek().kind === 'or') {
+      const or = this.next();
+      const after = this.peek().kind;
+      if (after === 'or' || after === 'rparen' || after === 'eof') orError(or);
+      children.push(this.parseAnd());
+    }
+    return combine('or', children);
+  }
+
+  private parseAnd(): QueryNode | null {
+    const children: Array<QueryNode | null> = [];
+    for (let k = this.peek().kind; k !== 'or' && k !== 'rparen' && k !== 'eof'; k = this.peek().kind) {
+      children.push(this.parseUnary());
+    }
+    return combine('and', children);
+  }
+
+  private parseUnary(): QueryNode | null {
+    const t = this.peek();
+    if (t.kind !== 'not') return this.parsePrimary();
+    this.next();
+    const operand = this.peek();
+    if (operand.kind === 'filter' && (operand.name === 'archived' || operand.name === 'fork' || operand.name === 'visibility')) {
+      const others = operand.name === 'visibility' ? 'public, private or any' : 'yes, no or only';
+      fail(`-${operand.typed}: cannot be negated (column ${t.col}); use ${operand.typed}: with ${others}`);
+    }
+    const child = this.parsePrimary();
+    if (child === null) return null;
+    return child.type === 'not' ? child.child : { type: 'not', child };
+  }
+
+  private parsePrimary(): QueryNode | null {
+    const t = this.next();
+    switch (t.kind) {
+      case 'lparen': {
+        if (this.peek().kind === 'rparen') fail(`empty parentheses at column ${t.col}`);
+        if (++this.depth > MAX_NESTING) fail(`parentheses nested more than ${MAX_NESTING} deep at column ${t.col}`);
+        const inner = this.parseOr();
+        this.depth--;
+        const close = this.next();
+        if (close.kind !== 'rparen') fail(`missing ")" for the "(" at column ${t.col}`); // not produced by the tokenizer
+        return inner;
+      }
+      case 'term':
+        return this.content(t.text, this.regexMode, '', t.col);
+      case 'filter':
+        return this.filter(t);
+      default:
+        // Unreachable: parseAnd stops at or/rparen/eof and the tokenizer emits no "-" before them.
+        return fail(`unexpected token at column ${t.col}`);
+    }
+  }
+
+  private filter(t: FilterToken): QueryNode | null {
+    const v = t.value;
+    switch (t.name) {
+      case 'content':
+        return this.content(v, this.regexMode, `${t.typed}:`, t.col);
+      case 'regex':
+        return this.content(v, true, `${t.typed}:`, t.col);
+      case 'file':
+      case 'sym':
+        checkRegex(v, `${t.typed}:`, t.col);
+        return { type: t.name, pattern: v, caseSensitive: this.sensitive(v, true) };
+      case 'repo':
+        checkRegex(v, `${t.typed}:`, t.col);
+        return { type: 'repo', pattern: v };
+      case 'lang': {
+        const language = isKnownLanguage(v);
+        if (language === undefined) fail(`unknown language ${JSON.stringify(v)} for lang: at column ${t.col}; use a GitHub linguist name such as Go, C++ or Python`);
+        return { type: 'lang', language };
+      }
+      case 'branch':
+        return { type: 'branch', glob: v };
+      case 'case':
+        return null; // already applied (caseMode)
+      case 'archived':
+      case 'fork':
+        return { type: t.name, value: enumValue(t, ['yes', 'no', 'only'] as const) };
+      case 'visibility':
+        return { type: 'visibility', value: enumValue(t, ['public', 'private', 'any'] as const) };
+    }
+  }
+
+  private content(pattern: string, regex: boolean, what: string, col: number): QueryNode {
+    if (regex) checkRegex(pattern, what, col);
+    return { type: 'content', pattern, regex, caseSensitive: this.sensitive(pattern, regex) };
+  }
+
+  private sensitive(pattern: string, regex: boolean): boolean {
+    if (this.mode !== 'auto') return this.mode === 'yes';
+    return regex ? regexHasUpper(pattern) : hasUpper(pattern);
+  }
+}
+
+function orError(t: Token): never {
+  return fail(`"or" needs an expression on both sides (column ${t.col})`);
+}
+
+/** and/or of the non-null children: flattened, unwrapped when single, null when none. */
+function combine(type: 'and' | 'or', items: Array<QueryNode | null>): QueryNode | null {
+  const children: QueryNode[] = [];
+  for (const c of items) {
+    if (c === null) continue;
+    if (c.type === type) children.push(...c.children);
+    else children.push(c);
+  }
+  if (children.length === 0) return null;
+  return children.length === 1 ? children[0]! : { type, children };
+}
+
+function checkRegex(pattern: string, what: string, col: number): void {
+  try {
+    new RE2(pattern, 'u');
+  } catch (err) {
+    let reason = err instanceof Error ? err.message : String(err);
+    // re2 ends its message with the offending fragment; drop it when it is the whole pattern.
+    if (reason.endsWith(`: ${pattern}`)) reason = reason.slice(0, -pattern.length - 2);
+    const where = what === '' ? '' : `in ${what} `;
+    fail(`invalid regular expression ${where}${JSON.stringify(pattern)} at column ${col}: ${reason}`);
+  }
+}
+
+const UPPER = /[\p{Lu}\p{Lt}]/u;
+
+export function hasUpper(s: string): boolean {
+  return UPPER.test(s);
+}
+
+/** Whether an RE2 pattern has an upper-case letter that is text, not syntax (see header). */
+export function regexHasUpper(pattern: string): boolean {
+  const cs = Array.from(pattern);
+  const skipBraces = (k: number): number => {
+    // k: index of "{"; returns the index of the matching "}" (or the end).
+    while (k < cs.length && cs[k] !== '}') k++;
+    return k;
+  };
+  for (let i = 0; i < cs.length; i++) {
+    const c = cs[i]!;
+    if (c === '\\') {
+      const e = cs[i + 1];
+      if (e === 'Q') {
+        let j = i + 2;
+        for (; j < cs.length && !(cs[j] === '\\' && cs[j + 1] === 'E'); j++) if (UPPER.test(cs[j]!)) return true;
+        i = j + 1;
+      } else if ((e === 'p' || e === 'P' || e === 'x') && cs[i + 2] === '{') {
+        i = skipBraces(i + 2);
+      } else if (e === 'p' || e === 'P') {
+        i += 2; // one-letter class name: \pL
+      } else if (e === 'x') {
+        i += 3; // two hex digits: \x4A
+      } else {
+        i += 1; // \W, \A, \., ...
+      }
+    } else if (c === '(' && cs[i + 1] === '?') {
+      let j = i + 2;
+      if (cs[j] === 'P' || cs[j] === '<') {
+        while (j < cs.length && cs[j] !== '>') j++; // group name
+      } else {
+        while (j < cs.length && cs[j] !== ')' && cs[j] !== ':') j++; // flags
+      }
+      i = j;
+    } else if (UPPER.test(c)) {
+      return true;
+    }
+  }
+  return false;
+}
