@@ -27,7 +27,7 @@ export function compileQuery(req: { query: string; isRegexEnabled?: boolean; isC
       // Compiled here only to report syntax errors before any shard is searched.
       new RE2(pattern, regexFlags(caseSensitive));
     } catch (err) {
-      throw new ServiceError('FAILED_TO_PARSE_QUERY', `invalid regular expression ${JSON.stringify(pattern)}: ${(err as Error).message}`);
+      throw new ServiceError('FAILED_TO_PARSE_QUERY', `invalid regular expression ${JSON.stringify(pattern)}: ${re2Reason(err as Error)}`);
     }
     const ngrams = regexNgramQuery(pattern, { caseInsensitive: !caseSensitive });
     if (ngrams.op === 'none') {
@@ -36,6 +36,15 @@ export function compileQuery(req: { query: string; isRegexEnabled?: boolean; isC
     return { kind: 'regex', pattern, caseSensitive, ngrams };
   }
   return { kind: 'literal', pattern, caseSensitive, ngrams: literalNgramQuery(pattern, { caseInsensitive: !caseSensitive }) };
+}
+
+/**
+ * RE2's reason without the pattern it appends (node-re2 shows the pattern as it compiled
+ * it, with its own (?m) prefix: "missing ): (?m)foo(").
+ */
+export function re2Reason(err: Error): string {
+  const i = err.message.lastIndexOf(': ');
+  return i > 0 ? err.message.slice(0, i) : err.message;
 }
 
 /**

@@ -1,0 +1,89 @@
+// What the numbers were measured on: the machine, the runtime, and the versions of
+// trawl and of the peers.
+
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+
+export interface Environment {
+  machine: { cpuModel: string; cores: number; totalMemoryBytes: number; platform: string };
+  node: string;
+  trawlVersion: string;
+  /** `git rev-parse HEAD`, with "+uncommitted" when the work tree differs; "uncommitted" with no commit. */
+  gitCommit: string;
+  ripgrep: string | null;
+  codesearch: string | null;
+}
+
+/** The stdout of a command, trimmed; null when it cannot run or fails. */
+export function commandOutput(cmd: string, args: string[], cwd?: string): string | null {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+function cpuModel(): string {
+  try {
+    const m = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+    if (m) return m[1]!.trim();
+  } catch {
+    // not Linux: fall through to os.cpus()
+  }
+  return cpus()[0]?.model ?? 'unknown';
+}
+
+function gitCommit(root: string): string {
+  const head = commandOutput('git', ['rev-parse', 'HEAD'], root);
+  const dirty = (commandOutput('git', ['status', '--porcelain', '--untracked-files=normal'], root) ?? '') !== '';
+  if (!head) return 'uncommitted';
+  return dirty ? `${head}+uncommitted` : head;
+}
+
+export function environment(root: string): Environment {
+  const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { version: string };
+  return {
+    machine: { cpuModel: cpuModel(), cores: availableParallelism(), totalMemoryBytes: totalmem(), platform: `${process.platform}-${process.arch}` },
+    node: process.version,
+    trawlVersion: pkg.version,
+    gitCommit: gitCommit(root),
+    ripgrep: commandOutput('rg', ['--version'])?.split('\n')[0] ?? null,
+    codesearch: commandOutput('dpkg-query', ['-W', '-f', '${Version}', 'codesearch']),
+  };
+}
+
+/** CPU time counters at one instant (Linux /proc, in clock ticks). */
+export interface CpuMark {
+  at: bigint;
+  /** Busy ticks of the whole machine, all cores. */
+  busy: number;
+  /** Ticks of this process (all threads) and of its waited-for children. */
+  own: number;
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux architecture Node runs on
+
+export function cpuMark(): CpuMark | null {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is already in user)
+    const busy = cpu[0]! + cpu[1]! + cpu[2]! + cpu[5]! + cpu[6]! + (cpu[7] ?? 0);
+    const self = readFileSync('/proc/self/stat', 'utf8');
+    const f = self.slice(self.lastIndexOf(')') + 2).split(' ').map(Number);
+    // fields 14-17 of proc(5): utime stime cutime cstime; f[0] is field 3
+    const own = f[11]! + f[12]! + f[13]! + f[14]!;
+    return { at: process.hrtime.bigint(), busy, own };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Cores kept busy on average by other processes between two marks: a measure of how much
+ * the machine was shared during a phase (0 on an idle machine). Null off Linux.
+ */
+export function foreignCores(from: CpuMark | null, to: CpuMark | null): number | null {
+  if (!from || !to) return null;
+  const seconds = Number(to.at - from.at) / 1e9;
+  if (seconds <= 0) return null;
+  const foreign = to.busy - from.busy - (to.own - from.own);
+  return Math.max(0, foreign / TICKS_PER_SECOND / seconds);
+}

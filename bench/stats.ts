@@ -1,0 +1,42 @@
+// Order statistics over latency samples (milliseconds).
+
+/** The q-quantile (0..1) by linear interpolation between closest ranks; NaN when empty. */
+export function quantile(samples: readonly number[], q: number): number {
+  if (samples.length === 0) return NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+}
+
+export function median(samples: readonly number[]): number {
+  return quantile(samples, 0.5);
+}
+
+export function mean(samples: readonly number[]): number {
+  return samples.length === 0 ? NaN : samples.reduce((s, x) => s + x, 0) / samples.length;
+}
+
+export interface Summary {
+  p50: number;
+  p95: number;
+  mean: number;
+  min: number;
+  max: number;
+}
+
+export function summarize(samples: readonly number[]): Summary {
+  return {
+    p50: quantile(samples, 0.5),
+    p95: quantile(samples, 0.95),
+    mean: mean(samples),
+    min: quantile(samples, 0),
+    max: quantile(samples, 1),
+  };
+}
+
+/** Milliseconds elapsed since `start` (a process.hrtime.bigint() reading). */
+export function msSince(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
