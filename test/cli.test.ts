@@ -38,8 +38,9 @@ test('index then search --json returns the API body with exact positions', () =>
     const body = JSON.parse(res.stdout);
     assert.deepEqual(Object.keys(body).sort(), ['files', 'isSearchExhaustive', 'repositoryInfo', 'stats']);
     assert.equal(body.isSearchExhaustive, true);
-    assert.deepEqual(body.files.map((f: { fileName: { text: string } }) => f.fileName.text), ['README.md', 'lib/hello.c']);
-    const hello = body.files[1];
+    // Both match whole words; hello.c has two matches, so it ranks first.
+    assert.deepEqual(body.files.map((f: { fileName: { text: string } }) => f.fileName.text), ['lib/hello.c', 'README.md']);
+    const hello = body.files[0];
     assert.equal(hello.repository, 'proj');
     assert.equal(hello.language, 'C');
     assert.deepEqual(hello.branches, ['HEAD']);
@@ -52,7 +53,7 @@ test('index then search --json returns the API body with exact positions', () =>
       { start: { byteOffset: 53, lineNumber: 3, column: 17 }, end: { byteOffset: 59, lineNumber: 3, column: 22 } },
       { start: { byteOffset: 68, lineNumber: 3, column: 31 }, end: { byteOffset: 74, lineNumber: 3, column: 36 } },
     ]);
-    const readme = body.files[0];
+    const readme = body.files[1];
     assert.equal(readme.chunks[0].content, 'Say hello to the wörld.\r');
     assert.equal(body.stats.actualMatchCount, 3);
     assert.equal(body.stats.fileCount, 2);
@@ -102,7 +103,7 @@ test('bad input gets one clear line on stderr and a non-zero exit', () => {
     assert.equal(trawl(['index', src], data).status, 0);
     const regex = trawl(['search', 'foo(', '--regex'], data);
     assert.equal(regex.status, 1);
-    assert.match(regex.stderr, /^trawl: FAILED_TO_PARSE_QUERY: invalid regular expression "foo\(": missing \)\n$/);
+    assert.match(regex.stderr, /^trawl: FAILED_TO_PARSE_QUERY: invalid regular expression "foo\(" at column 1: missing \)\n$/);
     const matches = trawl(['search', 'x', '--matches', '0'], data);
     assert.equal(matches.status, 1);
     assert.equal(matches.stderr, 'trawl: INVALID_REQUEST_BODY: matches must be an integer between 1 and 100000, got 0\n');

@@ -37,7 +37,7 @@ function docTrigrams(doc: string): Set<number> {
 }
 
 function re2Matches(pattern: string, ci: boolean, doc: string): boolean {
-  // The flags the daemon compiles with (daemon/query/compile.ts).
+  // The flags the daemon compiles with (daemon/query/plan.ts).
   const re = new RE2(pattern, 'gm' + (ci ? 'i' : ''));
   return re.test(Buffer.from(doc, 'utf8'));
 }

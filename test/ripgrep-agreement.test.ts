@@ -1,6 +1,6 @@
 // Agreement with ripgrep on real code: for literal and regex queries, in both case modes,
-// trawl and `rg -n` (no ignore files, hidden files included) report the same files and
-// the same line numbers. The corpus is the project's own sources and the C++ sources of
+// and for filter queries with their rg equivalents, trawl and `rg -n` (no ignore files,
+// hidden files included) report the same files and the same line numbers. The corpus is the project's own sources and the C++ sources of
 // RE2 vendored in node_modules: code we did not write for this test.
 
 import { after, before, test } from 'node:test';
@@ -66,10 +66,13 @@ after(async () => {
 });
 
 function rgLines(query: string, regex: boolean, caseSensitive: boolean): Set<string> {
+  return rg([caseSensitive ? '-s' : '-i', ...(regex ? [] : ['-F']), '-e', query]);
+}
+
+/** `rg -n` with extra arguments, as a set of "path:line". */
+function rg(extra: string[], files?: string[]): Set<string> {
   const args = ['-n', '--null', '--no-heading', '--with-filename', '--no-ignore', '--hidden', '--no-messages', '--color', 'never'];
-  args.push(caseSensitive ? '-s' : '-i');
-  if (!regex) args.push('-F');
-  args.push('-e', query, '.');
+  args.push(...extra, ...(files ?? ['.']));
   const r = spawnSync('rg', args, { cwd: corpus, encoding: 'utf8', maxBuffer: 256 << 20 });
   assert.ok(r.status === 0 || r.status === 1, `rg failed: ${r.stderr}`);
   const out = new Set<string>();
@@ -81,6 +84,12 @@ function rgLines(query: string, regex: boolean, caseSensitive: boolean): Set<str
     out.add(`${path}:${line.slice(nul + 1, line.indexOf(':', nul + 1))}`);
   }
   return out;
+}
+
+/** `rg -l`: the files with a match. */
+function rgFiles(extra: string[]): string[] {
+  const r = spawnSync('rg', ['-l', '--no-ignore', '--hidden', '--no-messages', ...extra, '.'], { cwd: corpus, encoding: 'utf8', maxBuffer: 64 << 20 });
+  return r.stdout.split('\n').filter(Boolean).map((p) => p.replace(/^\.\//, '')).filter((p) => !skipped.has(p));
 }
 
 async function trawlLines(query: string, regex: boolean, caseSensitive: boolean): Promise<Set<string>> {
@@ -101,11 +110,42 @@ test('rg is installed', () => {
 for (const c of CASES) {
   test(`same files and lines as rg: ${c.regex ? 'regex' : 'literal'} ${JSON.stringify(c.query)} ${c.caseSensitive ? 'case-sensitive' : 'case-insensitive'}`, async () => {
     const expected = rgLines(c.query, c.regex, c.caseSensitive);
-    const actual = await trawlLines(c.query, c.regex, c.caseSensitive);
+    // Quoted: in the query language, spaces separate terms.
+    const actual = await trawlLines(`"${c.query.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`, c.regex, c.caseSensitive);
     assert.ok(expected.size > 0, 'the query should match something in the corpus');
     const missing = [...expected].filter((l) => !actual.has(l)).slice(0, 5);
     const extra = [...actual].filter((l) => !expected.has(l)).slice(0, 5);
     assert.deepEqual({ missing, extra }, { missing: [], extra: [] });
     assert.equal(actual.size, expected.size);
+  });
+}
+
+// Filter queries and their rg equivalents. file: is a regex over the whole path, so the
+// rg globs cover directory names too.
+const FILTER_CASES: Array<{ query: string; rg: () => Set<string> }> = [
+  { query: 'file:\\.h$ Rune', rg: () => rg(['-i', '-F', '-e', 'Rune', '-g', '*.h']) },
+  { query: '-file:test return', rg: () => rg(['-i', '-F', '-e', 'return', '-g', '!*test*', '-g', '!**/*test*/**']) },
+  { query: 'lang:TypeScript shard', rg: () => rg(['-i', '-F', '-e', 'shard', '-g', '*.ts']) },
+  { query: 'case:yes Buffer', rg: () => rg(['-s', '-F', '-e', 'Buffer']) },
+  { query: 'unicode or utf8', rg: () => rg(['-i', '-F', '-e', 'unicode', '-e', 'utf8']) },
+  {
+    // File-level AND: files with "return" and ("RE2" or "regexp"); lines of all three.
+    query: '(RE2 or regexp) return',
+    rg: () => {
+      const withReturn = new Set(rgFiles(['-i', '-F', '-e', 'return']));
+      const files = [...new Set([...rgFiles(['-i', '-F', '-e', 'RE2']), ...rgFiles(['-i', '-F', '-e', 'regexp'])])].filter((f) => withReturn.has(f));
+      return files.length === 0 ? new Set() : rg(['-i', '-F', '-e', 'RE2', '-e', 'regexp', '-e', 'return'], files);
+    },
+  },
+];
+
+for (const c of FILTER_CASES) {
+  test(`same files and lines as rg: ${c.query}`, async () => {
+    const expected = c.rg();
+    const actual = await trawlLines(c.query, false, false);
+    assert.ok(expected.size > 0, 'the query should match something in the corpus');
+    const missing = [...expected].filter((l) => !actual.has(l)).slice(0, 5);
+    const extra = [...actual].filter((l) => !expected.has(l)).slice(0, 5);
+    assert.deepEqual({ missing, extra }, { missing: [], extra: [] });
   });
 }

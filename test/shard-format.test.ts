@@ -15,7 +15,7 @@ function exampleShard(dir: string, files: Array<{ path: string; text: string }> 
   const finalPath = join(dir, 'g1-0.trawl');
   buildShard({
     finalPath,
-    repo: { name: 'example', id: 1, codeHostType: 'genericGitHost', source: dir, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '' },
+    repo: { name: 'example', id: 1, codeHostType: 'genericGitHost', source: dir, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
     shardIndex: 0,
     files: files.map((f) => ({ path: f.path, size: Buffer.byteLength(f.text), data: Buffer.from(f.text) })),
     maxFileSize: 1 << 20,
@@ -31,15 +31,15 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     const path = exampleShard(dir.path);
     const bytes = readFileSync(path);
     assert.equal(bytes.toString('latin1', 0, 8), 'TRAWLIDX');
-    assert.equal(bytes.readUInt32LE(8), 1);
+    assert.equal(bytes.readUInt32LE(8), 2);
     assert.equal(bytes.readUInt32LE(12), 64);
     assert.equal(bytes.readUInt32LE(16), bytes.length);
-    assert.equal(bytes.readUInt32LE(24), 8);
-    // toc[0]: the content section at offset 256, 7 bytes long.
+    assert.equal(bytes.readUInt32LE(24), 11);
+    // toc[0]: the content section at offset 328, 7 bytes long.
     assert.equal(bytes.readUInt32LE(HEADER_SIZE), 1);
-    assert.equal(bytes.readUInt32LE(HEADER_SIZE + 8), 256);
+    assert.equal(bytes.readUInt32LE(HEADER_SIZE + 8), 328);
     assert.equal(bytes.readUInt32LE(HEADER_SIZE + 16), 7);
-    assert.equal(bytes.toString('latin1', 256, 263), 'int x;\n');
+    assert.equal(bytes.toString('latin1', 328, 335), 'int x;\n');
 
     const shard = Shard.open(path);
     assert.equal(shard.docCount, 1);
@@ -50,6 +50,7 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     assert.deepEqual([...shard.content.ids], [...ids].sort((a, b) => a - b));
     for (const id of ids) assert.deepEqual([...shard.content.postingList(id).docs], [0]);
     assert.equal(shard.meta.repo.name, 'example');
+    assert.deepEqual(shard.symbolsOf(0), [{ name: 'x', kind: 'variable', line: 1, endLine: 1 }]);
   } finally {
     dir.cleanup();
   }
@@ -68,14 +69,14 @@ test('a reader refuses an unknown version, a truncated file and corrupt sections
       writeFileSync(p, mutate(Buffer.from(good)));
       return p;
     };
-    assert.throws(() => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(2, 8), b))), /unsupported shard format version 2 \(this trawl reads version 1\)/);
+    assert.throws(() => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(3, 8), b))), /unsupported shard format version 3 \(this trawl reads version 2\)/);
     assert.throws(() => Shard.open(variant('t.trawl', (b) => b.subarray(0, b.length - 10))), /truncated/);
     assert.throws(() => Shard.open(variant('short.trawl', (b) => b.subarray(0, 20))), /truncated/);
     assert.throws(() => Shard.open(variant('m.trawl', (b) => (b.write('NOTTRAWL', 0, 'latin1'), b))), /not a trawl shard/);
     // A flipped byte in the last section (meta) is caught at open...
     assert.throws(() => Shard.open(variant('c.trawl', (b) => (b[b.length - 3] ^= 0xff, b))), ShardError);
     // ... and one in a document's content when the document is first read.
-    const shard = Shard.open(variant('d.trawl', (b) => (b[256 + 8] ^= 0x20, b)));
+    const shard = Shard.open(variant('d.trawl', (b) => (b[328 + 8] ^= 0x20, b)));
     assert.equal(shard.contentOf(0).toString(), 'int x;\n');
     assert.throws(() => shard.contentOf(1), /content of b\.c is corrupt/);
   } finally {
@@ -107,7 +108,7 @@ test('files that are binary, too large or have too many trigrams are recorded as
     for (let i = 0; i < 60000; i++) noise += String.fromCharCode(33 + r.int(90));
     const result = buildShard({
       finalPath,
-      repo: { name: 'r', id: 1, codeHostType: 'genericGitHost', source: dir.path, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '' },
+      repo: { name: 'r', id: 1, codeHostType: 'genericGitHost', source: dir.path, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
       shardIndex: 0,
       files: [
         { path: 'bin', size: 3, data: Buffer.from([1, 0, 2]) },

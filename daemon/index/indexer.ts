@@ -50,6 +50,13 @@ export interface IndexSummary {
 
 const BUILD_WORKER = new URL('./build-worker.ts', import.meta.url);
 
+/**
+ * Repositories indexed from a local path: never archived or forks as far as trawl knows,
+ * and public (readable by whoever may use the daemon). Connections to code hosts set
+ * these from the host.
+ */
+const LOCAL_FLAGS = { archived: false, fork: false, visibility: 'public' as const };
+
 export async function indexPath(pathArg: string, options: IndexOptions): Promise<IndexSummary> {
   const started = performance.now();
   const root = resolve(pathArg);
@@ -93,12 +100,12 @@ async function indexWith(workers: Worker[], run: Run): Promise<IndexSummary> {
     }
     const source = git;
     closeSource = () => source.close();
-    repo = { name: options.name ?? git.name, codeHostType: git.codeHostType, source: root, kind: 'git', branch: git.branch, commit: git.commit, remoteUrl: git.remoteUrl ?? '' };
+    repo = { name: options.name ?? git.name, codeHostType: git.codeHostType, source: root, kind: 'git', branch: git.branch, commit: git.commit, remoteUrl: git.remoteUrl ?? '', ...LOCAL_FLAGS };
     totalFiles = git.files.length;
     groups = gitShards(git, target, maxFileSize);
   } else {
     const listed = await walkDirectory(root, (path, err) => listErrors.push(`${path}: ${err.message}`));
-    repo = { name: options.name ?? basename(root), codeHostType: 'genericGitHost', source: root, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '' };
+    repo = { name: options.name ?? basename(root), codeHostType: 'genericGitHost', source: root, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '', ...LOCAL_FLAGS };
     totalFiles = listed.length;
     groups = fromArray(cutShards(listed.map((f) => ({ path: f.path, size: f.size, absPath: f.absPath })), target, maxFileSize));
   }

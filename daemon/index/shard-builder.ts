@@ -7,9 +7,12 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { Packr } from 'msgpackr';
 import { PostingsBuilder, hash32 } from '../../core/index.ts';
 import { detectLanguage } from './language.ts';
+import { ctagsAvailable, extractSymbols, type SymbolDef } from './symbols.ts';
 import {
   DOC_FLAG_CRLF,
   DOC_RECORD_SIZE,
+  NO_KIND,
+  SYMBOL_RECORD_SIZE,
   SectionKind,
   type ShardMeta,
   type ShardRepoMeta,
@@ -35,6 +38,8 @@ export interface ShardJob {
   maxFileSize: number;
   maxTrigrams: number;
   indexedAt: string;
+  /** Extract symbol definitions with universal-ctags (default: when it is installed). */
+  symbols?: boolean;
 }
 
 export interface ShardResult {
@@ -44,11 +49,15 @@ export interface ShardResult {
   /** Bytes of every file of the job, indexed or skipped. */
   totalBytes: number;
   skipped: SkippedFile[];
+  symbolCount: number;
+  symbolFailures: number;
 }
 
 export type ProgressFn = (files: number, bytes: number) => void;
 
 const PROGRESS_EVERY_FILES = 256;
+/** Content handed to one ctags process: large enough to amortise its start, small enough to bound memory. */
+const SYMBOL_BATCH_BYTES = 32 * 1024 * 1024;
 const BUILDER = 'trawl-shard-builder/1';
 
 // Shared structures are not used: each META section is self-describing (records carry
@@ -69,6 +78,19 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     let contentBytes = 0;
     let doneFiles = 0;
     let doneBytes = 0;
+    const withSymbols = job.symbols !== false && ctagsAvailable();
+    const symbols: SymbolDef[][] = [];
+    let symbolFailures = 0;
+    let batch: Array<{ doc: number; path: string; content: Uint8Array }> = [];
+    let batchBytes = 0;
+    const flushSymbols = () => {
+      if (batch.length === 0) return;
+      const r = extractSymbols(batch);
+      batch.forEach((b, i) => (symbols[b.doc] = r.symbols[i]!));
+      symbolFailures += r.failed + r.timedOut;
+      batch = [];
+      batchBytes = 0;
+    };
 
     for (const file of job.files) {
       doneFiles++;
@@ -120,7 +142,14 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
         flags: buf.indexOf('\r\n') !== -1 ? DOC_FLAG_CRLF : 0,
       });
       contentBytes += content.length;
+      if (withSymbols) {
+        // A copy: `content` may be the reused read buffer (and Buffer#slice would not copy).
+        batch.push({ doc: docId, path: file.path, content: new Uint8Array(content) });
+        batchBytes += content.length;
+        if (batchBytes >= SYMBOL_BATCH_BYTES) flushSymbols();
+      }
     }
+    flushSymbols();
     onProgress?.(doneFiles, doneBytes);
 
     const contentPostings = contentBuilder.finish();
@@ -137,6 +166,21 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       namePostings = nameBuilder.finish();
     } catch (err) {
       nameBuilder.dispose();
+      throw err;
+    }
+
+    const symbolKinds: string[] = [];
+    const symbolSection = encodeSymbols(docs.length, symbols, symbolKinds);
+    // Symbol names, one per line per document, for the sym: prefilter.
+    const symbolBuilder = new PostingsBuilder({ expectedBytes: symbolSection.length });
+    let symbolPostings;
+    try {
+      for (let d = 0; d < docs.length; d++) {
+        symbolBuilder.addContent(d, Buffer.from((symbols[d] ?? []).map((x) => x.name).join('\n')), 0x7fffffff);
+      }
+      symbolPostings = symbolBuilder.finish();
+    } catch (err) {
+      symbolBuilder.dispose();
       throw err;
     }
 
@@ -165,6 +209,9 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       maxFileSize: job.maxFileSize,
       maxTrigrams: job.maxTrigrams,
       builder: BUILDER,
+      symbolKinds,
+      symbolFailures,
+      symbolsIndexed: withSymbols,
     };
     const hashes = new Uint32Array(docHashes);
     writer.finish(hash32(new Uint8Array(hashes.buffer)), new Map<SectionKind, Uint8Array>([
@@ -174,9 +221,13 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       [SectionKind.ContentPostings, contentPostings.blob],
       [SectionKind.NameNgrams, ngramTable(namePostings)],
       [SectionKind.NamePostings, namePostings.blob],
+      [SectionKind.Symbols, symbolSection],
+      [SectionKind.SymbolNgrams, ngramTable(symbolPostings)],
+      [SectionKind.SymbolPostings, symbolPostings.blob],
       [SectionKind.Meta, packr.pack(meta)],
     ]));
-    return { path: job.finalPath, docCount: docs.length, contentBytes, totalBytes: doneBytes, skipped };
+    const symbolCount = symbols.reduce((n, l) => n + (l?.length ?? 0), 0);
+    return { path: job.finalPath, docCount: docs.length, contentBytes, totalBytes: doneBytes, skipped, symbolCount, symbolFailures };
   } catch (err) {
     contentBuilder?.dispose();
     writer.abort();
@@ -212,6 +263,56 @@ function readInto(path: string, maxFileSize: number): Uint8Array {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The symbols section (layout in shard-reader.ts): counts, each document's first symbol,
+ * 24-byte records, then the names.
+ */
+function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[]): Uint8Array {
+  const kindIndex = new Map<string, number>();
+  const kindOf = (k: string): number => {
+    let i = kindIndex.get(k);
+    if (i === undefined) {
+      i = kinds.length < NO_KIND ? kinds.length : NO_KIND - 1; // more than 254 kinds: the last one is shared
+      if (kinds.length < NO_KIND) kinds.push(k);
+      kindIndex.set(k, i);
+    }
+    return i;
+  };
+  const count = perDoc.reduce((n, l) => n + (l?.length ?? 0), 0);
+  const strings: Buffer[] = [];
+  let stringBytes = 0;
+  const head = Buffer.alloc(8 + 4 * (docCount + 1));
+  head.writeUInt32LE(docCount, 0);
+  head.writeUInt32LE(count, 4);
+  const records = Buffer.alloc(count * SYMBOL_RECORD_SIZE);
+  let r = 0;
+  const addString = (text: string): [number, number] => {
+    const b = Buffer.from(text, 'utf8').subarray(0, 0xffff);
+    strings.push(b);
+    stringBytes += b.length;
+    return [stringBytes - b.length, b.length];
+  };
+  for (let d = 0; d < docCount; d++) {
+    head.writeUInt32LE(r, 8 + 4 * d);
+    for (const s of perDoc[d] ?? []) {
+      const o = r * SYMBOL_RECORD_SIZE;
+      const [nameOff, nameLen] = addString(s.name);
+      records.writeUInt32LE(nameOff, o);
+      records.writeUInt16LE(nameLen, o + 4);
+      records.writeUInt8(kindOf(s.kind), o + 6);
+      records.writeUInt8(s.parent ? kindOf(s.parent.kind) : NO_KIND, o + 7);
+      records.writeUInt32LE(s.line, o + 8);
+      records.writeUInt32LE(Math.max(s.line, s.endLine), o + 12);
+      const [parentOff, parentLen] = s.parent ? addString(s.parent.name) : [0, 0];
+      records.writeUInt32LE(parentOff, o + 16);
+      records.writeUInt16LE(parentLen, o + 20);
+      r++;
+    }
+  }
+  head.writeUInt32LE(r, 8 + 4 * docCount);
+  return Buffer.concat([head, records, ...strings]);
 }
 
 /** n, 0, ids[n], counts[n], offsets[n] as little-endian u32 (see shard-reader.ts). */

@@ -7,7 +7,9 @@ export const SHARD_MAGIC = 'TRAWLIDX';
 // Version history:
 //   1  first format: header, table of contents, content, documents, names,
 //      content and file-name trigram postings, metadata (msgpack with records).
-export const SHARD_VERSION = 1;
+//   2  symbol definitions (universal-ctags) and trigram postings over symbol names;
+//      repository flags (archived, fork, visibility) in the metadata.
+export const SHARD_VERSION = 2;
 
 export const HEADER_SIZE = 64;
 export const TOC_ENTRY_SIZE = 24;
@@ -24,6 +26,9 @@ export const enum SectionKind {
   NameNgrams = 6,
   NamePostings = 7,
   Meta = 8,
+  Symbols = 9,
+  SymbolNgrams = 10,
+  SymbolPostings = 11,
 }
 
 export const SECTION_NAMES: Record<number, string> = {
@@ -35,6 +40,9 @@ export const SECTION_NAMES: Record<number, string> = {
   6: 'name-ngrams',
   7: 'name-postings',
   8: 'meta',
+  9: 'symbols',
+  10: 'symbol-ngrams',
+  11: 'symbol-postings',
 };
 
 /** Sections every version-1 shard has, in file order. */
@@ -46,8 +54,16 @@ export const SECTION_ORDER: readonly SectionKind[] = [
   SectionKind.ContentPostings,
   SectionKind.NameNgrams,
   SectionKind.NamePostings,
+  SectionKind.Symbols,
+  SectionKind.SymbolNgrams,
+  SectionKind.SymbolPostings,
   SectionKind.Meta,
 ];
+
+/** Symbol record (symbols section), 24 bytes; layout in shard-reader.ts. */
+export const SYMBOL_RECORD_SIZE = 24;
+/** parentKind value of a symbol without a parent. */
+export const NO_KIND = 0xff;
 
 /** Per-document flag bits (doc record, u16 at offset 26). */
 export const DOC_FLAG_CRLF = 1; // the file has at least one "\r\n"
@@ -76,6 +92,10 @@ export interface ShardRepoMeta {
   branch: string;
   commit: string;
   remoteUrl: string;
+  archived: boolean;
+  fork: boolean;
+  /** Local repositories and directories are public: whoever can reach the daemon may read them. */
+  visibility: 'public' | 'private';
 }
 
 /** The META section: a msgpack record. */
@@ -91,4 +111,10 @@ export interface ShardMeta {
   maxFileSize: number;
   maxTrigrams: number;
   builder: string;
+  /** Kind names; a symbol's kind is an index into this list. */
+  symbolKinds: string[];
+  /** Files universal-ctags failed on or timed out on (they have no symbols). */
+  symbolFailures: number;
+  /** False when ctags was not available: sym: cannot match in this shard. */
+  symbolsIndexed: boolean;
 }

@@ -1,6 +1,6 @@
 // Reads a shard file, memory-mapped read-only.
 //
-// # The shard format, version 1
+// # The shard format, version 2 (history in shard-format.ts)
 //
 // A repository is indexed into one or more shard files (`<repoId>/g<generation>-<n>.trawl`
 // in the data dir, listed by the repository's manifest.json). All integers are
@@ -12,7 +12,7 @@
 //     8   version        u32      1
 //     12  headerSize     u32      64
 //     16  fileSize       u64      the whole file; a shorter file is truncated
-//     24  sectionCount   u32      8 in version 1
+//     24  sectionCount   u32      11 in version 2
 //     28  tocHash        u32      xxHash32 (seed 0) of the table of contents
 //     32  reserved       28 bytes zero
 //     60  headerHash     u32      xxHash32 of bytes 0..59
@@ -35,9 +35,19 @@
 //                       (core/index.ts documents the exact encoding; decodePostings reads it)
 //     name-ngrams       as content-ngrams, over the paths
 //     name-postings     as content-postings
+//     symbols           definitions found by universal-ctags:
+//                         docCount u32, symbolCount u32,
+//                         first[docCount + 1] u32 (document d owns records first[d] .. first[d+1]-1),
+//                         records, 24 bytes each, by document then line:
+//                           0 nameOff u32   4 nameLen u16   6 kind u8 (meta.symbolKinds)
+//                           7 parentKind u8 (255: no parent)   8 line u32   12 endLine u32
+//                           16 parentOff u32   20 parentLen u16   22 reserved u16,
+//                         then the names (UTF-8; offsets count from the end of the records)
+//     symbol-ngrams     as content-ngrams, over each document's symbol names joined by "\n"
+//     symbol-postings   as content-postings
 //     meta              msgpack (records enabled, self-describing): ShardMeta in
-//                       shard-format.ts: repository, shard index/count, languages,
-//                       skipped files with reasons, options the shard was built with
+//                       shard-format.ts: repository and its flags, shard index,
+//                       languages, symbol kinds, skipped files with reasons, options
 //
 // Trigrams are taken over "folded" bytes (core/index.ts foldBytes: ASCII upper case to
 // lower case, and the two non-ASCII code points that fold to ASCII), so one index serves
@@ -58,26 +68,31 @@
 //   01 00 00 00               version 1
 //   40 00 00 00               header size 64
 //   .. .. .. .. 00 00 00 00   file size (low, high)
-//   08 00 00 00               8 sections
+//   0b 00 00 00               11 sections
 //   ...                       tocHash, reserved, headerHash
 //   01 00 00 00 hh hh hh hh   toc[0]: kind 1 (content), hash
-//   00 01 00 00 00 00 00 00   offset 256 = 64 + 8*24 (already a multiple of 8)
+//   48 01 00 00 00 00 00 00   offset 328 = 64 + 11*24 (already a multiple of 8)
 //   07 00 00 00 00 00 00 00   length 7
 //   ...
-//   offset 256: 69 6e 74 20 78 3b 0a   "int x;\n"
+//   offset 328: 69 6e 74 20 78 3b 0a   "int x;\n"
 //
 // The docs section holds one record {nameOff 0, nameLen 3, contentOff 0, contentLen 7, ...};
 // names holds "a.c"; content-ngrams lists the 5 trigrams "int" "nt " "t x" " x;" "x;\n"
 // (ids 0x696e74, 0x6e7420, ...), each with count 1; each of their lists in
-// content-postings is the single byte 00 (document 0).
+// content-postings is the single byte 00 (document 0). ctags finds the variable x: the
+// symbols section holds one record {name "x", kind "variable", line 1, endLine 1}.
 
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
 import mmapModule from '@riaskov/mmap-io';
 import { decodePostings, hash32 } from '../../core/index.ts';
+import type { ShardFacts } from '../search/match-tree.ts';
+import type { SymbolDef } from './symbols.ts';
 import {
   DOC_RECORD_SIZE,
   HEADER_SIZE,
+  NO_KIND,
+  SYMBOL_RECORD_SIZE,
   SECTION_NAMES,
   SECTION_ORDER,
   SHARD_MAGIC,
@@ -163,7 +178,12 @@ export class Shard {
   readonly fileSize: number;
   readonly content: NgramTable;
   readonly names: NgramTable;
+  readonly symbolNames: NgramTable;
   private readonly map: Buffer;
+  private readonly symbols: Buffer;
+  private readonly symbolCount: number;
+  private readonly symbolStrings: Buffer;
+  private readonly languageDocs = new Map<number, Uint32Array>();
   private readonly docs: Buffer;
   private readonly nameBytes: Buffer;
   private readonly contentBytes: Buffer;
@@ -199,6 +219,11 @@ export class Shard {
     this.contentBytes = section(SectionKind.Content);
     this.content = new NgramTable(section(SectionKind.ContentNgrams), section(SectionKind.ContentPostings));
     this.names = new NgramTable(section(SectionKind.NameNgrams), section(SectionKind.NamePostings));
+    this.symbolNames = new NgramTable(section(SectionKind.SymbolNgrams), section(SectionKind.SymbolPostings));
+    this.symbols = section(SectionKind.Symbols);
+    if (this.symbols.readUInt32LE(0) !== this.docCount) throw new ShardError(path, 'symbol table does not match the document table');
+    this.symbolCount = this.symbols.readUInt32LE(4);
+    this.symbolStrings = this.symbols.subarray(8 + 4 * (this.docCount + 1) + this.symbolCount * SYMBOL_RECORD_SIZE);
     try {
       this.meta = unpackr.unpack(section(SectionKind.Meta)) as ShardMeta;
     } catch (err) {
@@ -253,7 +278,56 @@ export class Shard {
   }
 
   language(doc: number): string {
-    return this.meta.languages[this.docs.readUInt16LE(doc * DOC_RECORD_SIZE + 24)] ?? '';
+    return this.meta.languages[this.languageIndex(doc)] ?? '';
+  }
+
+  /** Index of the document's language in meta.languages. */
+  languageIndex(doc: number): number {
+    return this.docs.readUInt16LE(doc * DOC_RECORD_SIZE + 24);
+  }
+
+  /** The documents in a language (an index into meta.languages), ascending; computed once. */
+  docsWithLanguage(lang: number): Uint32Array {
+    let docs = this.languageDocs.get(lang);
+    if (!docs) {
+      const out: number[] = [];
+      for (let d = 0; d < this.docCount; d++) if (this.languageIndex(d) === lang) out.push(d);
+      docs = Uint32Array.from(out);
+      this.languageDocs.set(lang, docs);
+    }
+    return docs;
+  }
+
+  /** What the match tree may decide about this shard without reading a document. */
+  facts(): ShardFacts {
+    const r = this.meta.repo;
+    return { repoName: r.name, branch: r.branch, archived: r.archived, fork: r.fork, visibility: r.visibility, languages: this.meta.languages };
+  }
+
+  /** The symbol definitions of a document, by line. */
+  symbolsOf(doc: number): SymbolDef[] {
+    const first = this.symbols.readUInt32LE(8 + 4 * doc);
+    const end = this.symbols.readUInt32LE(8 + 4 * (doc + 1));
+    const base = 8 + 4 * (this.docCount + 1);
+    const kinds = this.meta.symbolKinds;
+    const out: SymbolDef[] = [];
+    for (let i = first; i < end; i++) {
+      const o = base + i * SYMBOL_RECORD_SIZE;
+      const nameOff = this.symbols.readUInt32LE(o);
+      const def: SymbolDef = {
+        name: this.symbolStrings.toString('utf8', nameOff, nameOff + this.symbols.readUInt16LE(o + 4)),
+        kind: kinds[this.symbols.readUInt8(o + 6)] ?? '',
+        line: this.symbols.readUInt32LE(o + 8),
+        endLine: this.symbols.readUInt32LE(o + 12),
+      };
+      const parentKind = this.symbols.readUInt8(o + 7);
+      if (parentKind !== NO_KIND) {
+        const po = this.symbols.readUInt32LE(o + 16);
+        def.parent = { name: this.symbolStrings.toString('utf8', po, po + this.symbols.readUInt16LE(o + 20)), kind: kinds[parentKind] ?? '' };
+      }
+      out.push(def);
+    }
+    return out;
   }
 
   contentLength(doc: number): number {

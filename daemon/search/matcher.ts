@@ -1,4 +1,4 @@
-// Finds the match ranges of a compiled query in one document's bytes.
+// Finds the match ranges of one term of a query in a document's bytes (or a path).
 //
 // Two implementations of the same semantics:
 // - "indexed": the production path. Literals are verified by the WebAssembly core (SIMD);
@@ -12,7 +12,7 @@
 
 import RE2 from 're2';
 import { findLiteral } from '../../core/index.ts';
-import { escapeRegex, regexFlags, type CompiledQuery } from '../query/compile.ts';
+import { escapeRegex, regexFlags, type Term } from '../query/plan.ts';
 
 const KELVIN = Buffer.from('\u212A');
 const LONG_S = Buffer.from('\u017F');
@@ -20,14 +20,14 @@ const LONG_S = Buffer.from('\u017F');
 export class Matcher {
   /** RE2 executions, one per document searched with a regular expression. */
   regexpsConsidered = 0;
-  private readonly query: CompiledQuery;
+  private readonly query: Term;
   private readonly needle: Buffer;
   private readonly regex: RE2 | undefined;
   private readonly asciiNeedle: boolean;
   private readonly needleHasKS: boolean;
   private readonly reference: boolean;
 
-  constructor(query: CompiledQuery, mode: 'indexed' | 'reference' = 'indexed') {
+  constructor(query: Term, mode: 'indexed' | 'reference' = 'indexed') {
     this.query = query;
     this.reference = mode === 'reference';
     this.needle = Buffer.from(query.pattern, 'utf8');

@@ -4,12 +4,12 @@
 // cancel between two documents without waiting for a message.
 
 import { Packr } from 'msgpackr';
-import type { CompiledQuery } from '../query/compile.ts';
+import type { Plan } from '../query/plan.ts';
 import type { ShardSearchResult } from './shard-search.ts';
 
 export interface ShardTask {
   shardPath: string;
-  query: CompiledQuery;
+  plan: Plan;
   limit: number;
   /** Brute force: bypass the index, verify every document with the reference matcher. */
   brute: boolean;

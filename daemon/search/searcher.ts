@@ -7,13 +7,15 @@ import { join } from 'node:path';
 import { readAllManifests, shardsDir } from '../index/data-dir.ts';
 import { Shard } from '../index/shard-reader.ts';
 import type { ShardRepoMeta } from '../index/shard-format.ts';
-import { compileQuery } from '../query/compile.ts';
+import { planQuery } from '../query/plan.ts';
 import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl } from '../repos/web-urls.ts';
 import { SearchPool } from './pool.ts';
 import type { ShardReply } from './protocol.ts';
 import { buildChunks, locateRanges, nameRanges } from './shape.ts';
 import type { ShardHit } from './shard-search.ts';
-import { emptyStats, type FileResult, type RepositoryInfo, type SearchRequest, type SearchResponse, type SearchStats } from './types.ts';
+import { compareRanked, score } from './rank.ts';
+import type { SymbolDef } from '../index/symbols.ts';
+import { emptyStats, type Chunk, type FileResult, type RepositoryInfo, type SearchRequest, type SearchResponse, type SearchStats } from './types.ts';
 
 export interface SearcherOptions {
   dataDir: string;
@@ -64,14 +66,14 @@ export class Searcher {
   async search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
     const started = process.hrtime.bigint();
     const tCompile = process.hrtime.bigint();
-    const query = compileQuery(req);
+    const plan = planQuery(req);
     const compileNs = Number(process.hrtime.bigint() - tCompile);
     const pool = (this.pool ??= new SearchPool(this.options.workers));
     const limit = req.matches;
     const cancel = new SharedArrayBuffer(4);
     const flag = new Int32Array(cancel);
     const shards = this.shards;
-    const replies = shards.map((s) => pool.run({ shardPath: s.path, query, limit, brute: options.brute === true }, cancel));
+    const replies = shards.map((s) => pool.run({ shardPath: s.path, plan, limit, brute: options.brute === true }, cancel));
 
     const stats = emptyStats();
     stats.matchTreeConstruction = compileNs;
@@ -127,7 +129,7 @@ export class Searcher {
 
   private shape(req: Required<SearchRequest>, kept: Array<{ shard: ShardEntry; hits: ShardHit[] }>, stats: SearchStats): SearchResponse {
     const baseUrl = this.options.baseUrl ?? DEFAULT_BASE_URL;
-    const files: FileResult[] = [];
+    const ranked: Array<{ file: FileResult; score: number; repository: string; path: string }> = [];
     const repos = new Map<number, RepositoryInfo>();
     let budget = req.matches;
     outer: for (const { shard: entry, hits } of kept) {
@@ -140,28 +142,42 @@ export class Searcher {
         budget -= names.length / 2;
         const ranges = hit.ranges.slice(0, 2 * Math.min(budget, hit.ranges.length / 2));
         budget -= ranges.length / 2;
+        if (names.length === 0 && ranges.length === 0) budget--; // a match without ranges (e.g. lang:go) counts one
         const content = shard.contentOf(hit.doc);
         const located = locateRanges(content, ranges);
+        const symbols = shard.symbolsOf(hit.doc);
         const file: FileResult = {
           fileName: { text: path, matchRanges: nameRanges(path, names) },
           webUrl: fileWebUrl(baseUrl, repo.name, repo.branch, path),
           repository: repo.name,
           repositoryId: repo.id,
           language: shard.language(hit.doc),
-          chunks: buildChunks(content, located, req.contextLines),
+          chunks: withSymbols(buildChunks(content, located, req.contextLines), symbols),
           branches: [repo.branch],
         };
         const external = externalFileUrl(repo.codeHostType, repo.name, repo.branch, path);
         if (external) file.externalWebUrl = external;
         if (req.whole) file.content = content.toString('utf8');
-        files.push(file);
         stats.actualMatchCount += (names.length + ranges.length) / 2;
+        const lines = located.map((r) => r.start.lineNumber);
+        ranked.push({ file, repository: repo.name, path, score: score({ repository: repo.name, path, content, ranges, nameRanges: names, lines, symbols }) });
         if (!repos.has(repo.id)) {
           repos.set(repo.id, { id: repo.id, codeHostType: repo.codeHostType, name: repo.name, displayName: displayName(repo.name), webUrl: repoWebUrl(baseUrl, repo.name) });
         }
       }
     }
-    stats.fileCount = files.length;
-    return { stats, files, repositoryInfo: [...repos.values()], isSearchExhaustive: false };
+    ranked.sort(compareRanked);
+    stats.fileCount = ranked.length;
+    return { stats, files: ranked.map((r) => r.file), repositoryInfo: [...repos.values()], isSearchExhaustive: false };
   }
+}
+
+/** Each chunk's symbols: the definitions whose line span contains one of its matches. */
+function withSymbols(chunks: Chunk[], symbols: SymbolDef[]): Chunk[] {
+  if (symbols.length === 0) return chunks;
+  for (const chunk of chunks) {
+    const hit = symbols.filter((s) => chunk.matchRanges.some((r) => s.line <= r.end.lineNumber && r.start.lineNumber <= s.endLine));
+    chunk.symbols = hit.map((s) => (s.parent ? { symbol: s.name, kind: s.kind, parent: { symbol: s.parent.name, kind: s.parent.kind } } : { symbol: s.name, kind: s.kind }));
+  }
+  return chunks;
 }

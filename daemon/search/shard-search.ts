@@ -1,17 +1,20 @@
-// Evaluates a compiled query on one shard: the n-gram prefilter over the posting lists
-// (cheap, may over-approximate), then verification of each candidate document's content
-// (exact). Runs in a search worker; the main thread only merges and shapes.
+// Evaluates a plan on one shard: specialise it to the shard (match-tree.ts), derive the
+// candidate documents from the posting lists (cheap, may over-approximate), then decide
+// each candidate exactly, cheapest test first, collecting the match ranges of the
+// positive terms. Runs in a search worker; the main thread merges, ranks and shapes.
 
 import { intersectSorted, unionSorted } from '../../core/index.ts';
 import type { NgramTable, Shard } from '../index/shard-reader.ts';
-import type { CompiledQuery } from '../query/compile.ts';
+import type { Plan } from '../query/plan.ts';
 import type { NgramQuery } from '../query/regex-ngrams.ts';
+import { specialize, type Tree } from './match-tree.ts';
 import type { Matcher } from './matcher.ts';
+import { isWord } from './rank.ts';
 import { emptyCounters, type ShardCounters } from './types.ts';
 
 export interface ShardHit {
   doc: number;
-  /** Flat [start, end, ...] byte ranges in the content. */
+  /** Flat [start, end, ...] byte ranges in the content, ascending, not overlapping. */
   ranges: number[];
   /** Flat byte ranges in the path. */
   nameRanges: number[];
@@ -20,44 +23,75 @@ export interface ShardHit {
 export interface ShardSearchResult {
   hits: ShardHit[];
   counters: ShardCounters;
-  /** Ruled out by the index before any document was examined. */
+  /** Ruled out before any document was examined (by its metadata or its postings). */
   filtered: boolean;
   /** Matches may exist beyond the ones returned (limit reached or cancelled). */
   more: boolean;
-  /** Match ranges found (content and file name), including any beyond the limit. */
+  /** Match ranges found, including any beyond the limit; a matching document without ranges counts one. */
   found: number;
 }
 
 const CANCEL_CHECK_EVERY = 32;
 
+/** Per-document evaluation state: the content is read at most once. */
+class DocContext {
+  content: Buffer | undefined;
+  constructor(
+    readonly shard: Shard,
+    readonly doc: number,
+    readonly counters: ShardCounters,
+  ) {}
+
+  bytes(): Buffer {
+    if (!this.content) {
+      this.content = this.shard.contentOf(this.doc);
+      this.counters.filesLoaded++;
+      this.counters.contentBytesLoaded += this.content.length;
+    }
+    return this.content;
+  }
+}
+
+interface Found {
+  content: number[];
+  names: number[];
+}
+
 /**
- * @param limit  match ranges wanted; the search stops once it has more than this many,
- *               so that `more` tells whether the answer is exhaustive.
+ * @param matchers  one per term id of the plan (matcher.ts).
+ * @param limit     match ranges wanted; the search stops once it has more than this many,
+ *                  so that `more` tells whether the answer is exhaustive.
  * @param useIndex  false: every document is a candidate (the brute-force oracle).
  */
 export function searchShard(
   shard: Shard,
-  query: CompiledQuery,
-  matcher: Matcher,
+  plan: Plan,
+  matchers: Matcher[],
   limit: number,
   isCancelled: () => boolean,
   useIndex = true,
 ): ShardSearchResult {
   const counters = emptyCounters();
-  counters.shardFilesConsidered = shard.docCount;
+  const result: ShardSearchResult = { hits: [], counters, filtered: false, more: false, found: 0 };
   const t0 = process.hrtime.bigint();
-  const candidates = useIndex ? evalNgrams(shard.content, query.ngrams, counters) : null;
+  const tree = specialize(plan.root, shard.facts());
+  if (tree.op === 'const' && !tree.value) {
+    result.filtered = true;
+    counters.matchTreeConstruction = Number(process.hrtime.bigint() - t0);
+    return result;
+  }
+  counters.shardFilesConsidered = shard.docCount;
+  const candidates = useIndex ? candidateDocs(tree, shard, counters) : null;
   const t1 = process.hrtime.bigint();
   counters.matchTreeConstruction = Number(t1 - t0);
   const total = candidates === null ? shard.docCount : candidates.length;
   counters.ngramMatches = useIndex ? total : 0;
-  const result: ShardSearchResult = { hits: [], counters, filtered: false, more: false, found: 0 };
   if (total === 0) {
     result.filtered = shard.docCount > 0;
     return result;
   }
 
-  const regexBefore = matcher.regexpsConsidered;
+  const regexBefore = matchers.reduce((n, m) => n + m.regexpsConsidered, 0);
   for (let i = 0; i < total; i++) {
     if (result.found > limit || (i % CANCEL_CHECK_EVERY === 0 && i > 0 && isCancelled())) {
       counters.filesSkipped = total - i;
@@ -66,25 +100,169 @@ export function searchShard(
     }
     const doc = candidates === null ? i : candidates[i]!;
     counters.filesConsidered++;
-    const content = shard.contentOf(doc);
-    counters.filesLoaded++;
-    counters.contentBytesLoaded += content.length;
-    const ranges = matcher.find(content, limit - result.found + 1);
-    if (ranges.length === 0) continue;
-    const nameRanges = matcher.find(shard.nameBuffer(doc), limit + 1);
-    result.hits.push({ doc, ranges, nameRanges });
-    result.found += (ranges.length + nameRanges.length) / 2;
+    const ctx = new DocContext(shard, doc, counters);
+    const found: Found = { content: [], names: [] };
+    if (!evaluate(tree, ctx, matchers, limit - result.found + 1, found)) continue;
+    const hit: ShardHit = { doc, ranges: normalize(found.content), nameRanges: normalize(found.names) };
+    result.hits.push(hit);
+    result.found += Math.max(1, (hit.ranges.length + hit.nameRanges.length) / 2);
   }
   if (result.found > limit) result.more = true;
-  counters.regexpsConsidered = matcher.regexpsConsidered - regexBefore;
+  counters.regexpsConsidered = matchers.reduce((n, m) => n + m.regexpsConsidered, 0) - regexBefore;
   counters.matchTreeSearch = Number(process.hrtime.bigint() - t1);
   return result;
 }
 
 /**
- * The documents that may match `q`, ascending, or null for "every document".
- * Sound by construction: each node returns a superset of the documents its query matches.
+ * Decides one document. Positive terms append their ranges to `out`; an AND that fails
+ * takes back what its children appended; nothing under a NOT is recorded.
  */
+function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, out: Found | null): boolean {
+  switch (t.op) {
+    case 'const':
+      return t.value;
+    case 'lang':
+      return ctx.shard.languageIndex(ctx.doc) === t.lang;
+    case 'content': {
+      const m = matchers[t.id]!;
+      const ranges = m.find(ctx.bytes(), max);
+      if (ranges.length === 0) return false;
+      if (out) {
+        out.content.push(...ranges);
+        // The term is also highlighted where it occurs in the path (it matches on content).
+        out.names.push(...m.find(ctx.shard.nameBuffer(ctx.doc), max));
+      }
+      return true;
+    }
+    case 'file': {
+      const ranges = matchers[t.id]!.find(ctx.shard.nameBuffer(ctx.doc), max);
+      if (ranges.length === 0) return false;
+      out?.names.push(...ranges);
+      return true;
+    }
+    case 'sym': {
+      const ranges = symbolRanges(ctx, matchers[t.id]!, max);
+      if (ranges.length === 0) return false;
+      out?.content.push(...ranges);
+      return true;
+    }
+    case 'not':
+      return !evaluate(t.child, ctx, matchers, max, null);
+    case 'and': {
+      const c = out?.content.length ?? 0;
+      const n = out?.names.length ?? 0;
+      for (const child of t.children) {
+        if (!evaluate(child, ctx, matchers, max, out)) {
+          if (out) {
+            out.content.length = c;
+            out.names.length = n;
+          }
+          return false;
+        }
+      }
+      return true;
+    }
+    case 'or': {
+      // Every alternative is evaluated, so that all of them are highlighted.
+      let any = false;
+      for (const child of t.children) if (evaluate(child, ctx, matchers, max, out)) any = true;
+      return any;
+    }
+  }
+}
+
+/** The name of each symbol definition whose name matches, as a range on its line. */
+function symbolRanges(ctx: DocContext, matcher: Matcher, max: number): number[] {
+  const out: number[] = [];
+  for (const s of ctx.shard.symbolsOf(ctx.doc)) {
+    if (out.length / 2 >= max) break;
+    if (matcher.find(Buffer.from(s.name), 1).length === 0) continue;
+    const range = symbolNameRange(ctx.bytes(), s.line, s.name);
+    if (range) out.push(range[0], range[1]);
+  }
+  return out;
+}
+
+/**
+ * Where a symbol's name is on its definition line: the first occurrence as a whole word,
+ * else the first occurrence; null when the line does not contain it (ctags reports some
+ * macro-generated definitions on lines that do not spell the name).
+ */
+export function symbolNameRange(content: Buffer, line: number, name: string): [number, number] | null {
+  let start = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = content.indexOf(10, start);
+    if (nl === -1) return null;
+    start = nl + 1;
+  }
+  const nl = content.indexOf(10, start);
+  const end = nl === -1 ? content.length : nl;
+  const needle = Buffer.from(name, 'utf8');
+  let first = -1;
+  for (let i = content.indexOf(needle, start); i !== -1 && i + needle.length <= end; i = content.indexOf(needle, i + 1)) {
+    if (first === -1) first = i;
+    if (!isWord(content[i - 1]) && !isWord(content[i + needle.length])) return [i, i + needle.length];
+  }
+  return first === -1 ? null : [first, first + needle.length];
+}
+
+/** Sorts flat ranges and merges the ones that overlap (terms of an AND may overlap). */
+export function normalize(flat: number[]): number[] {
+  if (flat.length <= 2) return flat;
+  const pairs: Array<[number, number]> = [];
+  for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i]!, flat[i + 1]!]);
+  pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out: number[] = [];
+  for (const [s, e] of pairs) {
+    const last = out.length - 1;
+    if (out.length > 0 && s < out[last]!) out[last] = Math.max(out[last]!, e);
+    else if (out.length > 0 && s === out[last - 1] && e === out[last]) continue; // the same empty or equal range twice
+    else out.push(s, e);
+  }
+  return out;
+}
+
+/**
+ * The documents that may match `t`, ascending, or null for "every document".
+ * Sound: each node returns a superset of the documents it matches.
+ */
+export function candidateDocs(t: Tree, shard: Shard, counters: ShardCounters): Uint32Array | null {
+  switch (t.op) {
+    case 'const':
+      return t.value ? null : new Uint32Array(0);
+    case 'not':
+      return null;
+    case 'lang':
+      return shard.docsWithLanguage(t.lang);
+    case 'content':
+      return evalNgrams(shard.content, t.term.ngrams, counters);
+    case 'file':
+      return evalNgrams(shard.names, t.term.ngrams, counters);
+    case 'sym':
+      return evalNgrams(shard.symbolNames, t.term.ngrams, counters);
+    case 'and': {
+      let acc: Uint32Array | null = null;
+      for (const child of t.children) {
+        const docs = candidateDocs(child, shard, counters);
+        if (docs === null) continue;
+        acc = acc === null ? docs : intersectSorted(acc, docs);
+        if (acc.length === 0) return acc;
+      }
+      return acc;
+    }
+    case 'or': {
+      let acc: Uint32Array = new Uint32Array(0);
+      for (const child of t.children) {
+        const docs = candidateDocs(child, shard, counters);
+        if (docs === null) return null;
+        acc = acc.length === 0 ? docs : unionSorted(acc, docs);
+      }
+      return acc;
+    }
+  }
+}
+
+/** Evaluates an n-gram query on one trigram table (rarest trigrams first). */
 export function evalNgrams(table: NgramTable, q: NgramQuery, counters: ShardCounters): Uint32Array | null {
   switch (q.op) {
     case 'all':
@@ -94,8 +272,8 @@ export function evalNgrams(table: NgramTable, q: NgramQuery, counters: ShardCoun
     case 'tri':
       return postings(table, q.id, counters);
     case 'and': {
-      // Rarest trigrams first: the running intersection shrinks fastest, and an absent
-      // trigram ends the evaluation before any long list is decoded.
+      // Rarest first: the running intersection shrinks fastest, and an absent trigram
+      // ends the evaluation before any long list is decoded.
       const tris = q.args.filter((a): a is { op: 'tri'; id: number } => a.op === 'tri');
       const counts = new Map<number, number>();
       for (const t of tris) {

@@ -1,0 +1,129 @@
+// The match tree: a plan specialised to one shard before any posting is read.
+//
+// Filters on what a shard knows about itself (repository name, branch, archived, fork,
+// visibility, the languages it holds) become constants, and constants fold away. A tree
+// that folds to `false` skips the shard (shardsSkippedFilter). What remains is ordered by
+// cost within each AND, cheapest first (language < file name < symbols < literal content
+// < regex content < negations), so that a document is rejected by the cheapest test that
+// can reject it.
+
+import RE2 from 're2';
+import type { PlanNode, Term } from '../query/plan.ts';
+
+export type Tree =
+  | { op: 'const'; value: boolean }
+  | { op: 'and' | 'or'; children: Tree[] }
+  | { op: 'not'; child: Tree }
+  | { op: 'content' | 'file' | 'sym'; term: Term; id: number }
+  /** `lang` is an index into the shard's language list. */
+  | { op: 'lang'; lang: number };
+
+export interface ShardFacts {
+  repoName: string;
+  branch: string;
+  archived: boolean;
+  fork: boolean;
+  visibility: 'public' | 'private';
+  languages: readonly string[];
+}
+
+const TRUE: Tree = { op: 'const', value: true };
+const FALSE: Tree = { op: 'const', value: false };
+
+export function specialize(node: PlanNode, facts: ShardFacts): Tree {
+  return simplify(bind(node, facts));
+}
+
+function bind(n: PlanNode, f: ShardFacts): Tree {
+  switch (n.op) {
+    case 'and':
+    case 'or':
+      return { op: n.op, children: n.children.map((c) => bind(c, f)) };
+    case 'not':
+      return { op: 'not', child: bind(n.child, f) };
+    case 'const':
+      return n.value ? TRUE : FALSE;
+    case 'content':
+    case 'file':
+    case 'sym':
+      return { op: n.op, term: n.term, id: n.id };
+    case 'repo':
+      // Repository names are matched case-insensitively: code hosts treat them so.
+      return new RE2(n.pattern, 'i').test(f.repoName) ? TRUE : FALSE;
+    case 'branch':
+      return globToRegExp(n.glob).test(f.branch) ? TRUE : FALSE;
+    case 'lang': {
+      const i = f.languages.indexOf(n.language);
+      return i < 0 ? FALSE : { op: 'lang', lang: i };
+    }
+    case 'archived':
+      return flag(n.value, f.archived);
+    case 'fork':
+      return flag(n.value, f.fork);
+    case 'visibility':
+      return n.value === 'any' || n.value === f.visibility ? TRUE : FALSE;
+  }
+}
+
+/** archived:/fork: yes includes (default), no excludes, only keeps only. */
+function flag(value: 'yes' | 'no' | 'only', has: boolean): Tree {
+  if (value === 'yes') return TRUE;
+  return (value === 'only') === has ? TRUE : FALSE;
+}
+
+/** `*` matches any run of characters, everything else is literal. */
+export function globToRegExp(glob: string): RegExp {
+  const body = glob.split('*').map((s) => s.replace(/[\\^$.|?+()[\]{}]/g, '\\$&')).join('.*');
+  return new RegExp(`^${body}$`);
+}
+
+function simplify(t: Tree): Tree {
+  switch (t.op) {
+    case 'not': {
+      const c = simplify(t.child);
+      if (c.op === 'const') return c.value ? FALSE : TRUE;
+      if (c.op === 'not') return c.child;
+      return { op: 'not', child: c };
+    }
+    case 'and':
+    case 'or': {
+      const absorbing = t.op === 'or'; // OR with true is true; AND with false is false
+      const kept: Tree[] = [];
+      for (const child of t.children.map(simplify)) {
+        if (child.op === 'const') {
+          if (child.value === absorbing) return child;
+          continue; // the neutral constant drops out
+        }
+        if (child.op === t.op) kept.push(...child.children);
+        else kept.push(child);
+      }
+      if (kept.length === 0) return absorbing ? FALSE : TRUE;
+      if (kept.length === 1) return kept[0]!;
+      if (t.op === 'and') kept.sort((a, b) => cost(a) - cost(b));
+      return { op: t.op, children: kept };
+    }
+    default:
+      return t;
+  }
+}
+
+/** Relative cost of deciding a node for one document (evaluation order within AND). */
+export function cost(t: Tree): number {
+  switch (t.op) {
+    case 'const':
+      return 0;
+    case 'lang':
+      return 1;
+    case 'file':
+      return 2;
+    case 'sym':
+      return 3;
+    case 'content':
+      return t.term.kind === 'literal' ? 4 : 5;
+    case 'not':
+      return 1 + cost(t.child);
+    case 'and':
+    case 'or':
+      return Math.max(...t.children.map(cost));
+  }
+}
