@@ -83,7 +83,8 @@ const LANGS = ['C', 'Go', 'TypeScript', 'Python', 'Markdown', 'Text', 'JavaScrip
 /** A random query of the language, at most `depth` levels of nesting. */
 function randomQuery(r: R, regex: boolean, depth: number): string {
   const atom = (): string => {
-    switch (r.int(10)) {
+    switch (r.int(11)) {
+      case 10: return `sym:${r.pick(['^main', 'foo', 'Kernel', '_lock', 'bar$', 'x'])}`;
       case 0: return `file:${r.pick(FILE_FILTERS)}`;
       case 1: return `-file:${r.pick(FILE_FILTERS)}`;
       case 2: return `lang:${r.pick(LANGS)}`;

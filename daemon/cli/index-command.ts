@@ -52,7 +52,9 @@ export function summaryLine(s: IndexSummary): string {
   const mbps = s.seconds > 0 ? s.totalBytes / 1e6 / s.seconds : 0;
   return (
     `indexed ${s.repoName} (${s.kind}): ${formatCount(s.files)} files, ${formatBytes(s.contentBytes)}, ` +
-    `${formatCount(s.skipped)} skipped${reasons ? ` (${reasons})` : ''}, ${s.shards} shard${s.shards === 1 ? '' : 's'}, ` +
+    `${formatCount(s.skipped)} skipped${reasons ? ` (${reasons})` : ''}, ` +
+    `${formatCount(s.symbols)} symbols${s.symbolFailures ? ` (ctags failed on ${formatCount(s.symbolFailures)} files)` : ''}, ` +
+    `${s.shards} shard${s.shards === 1 ? '' : 's'}, ` +
     `${s.seconds.toFixed(1)} s, ${mbps.toFixed(1)} MB/s`
   );
 }

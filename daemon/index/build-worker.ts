@@ -2,20 +2,20 @@
 // Jobs arrive by structured clone (git blobs are transferred, not copied).
 
 import { parentPort } from 'node:worker_threads';
-import { buildShard, type ShardJob } from './shard-builder.ts';
-import type { SkippedFile } from './shard-format.ts';
+import { buildShard, type ShardJob, type ShardResult } from './shard-builder.ts';
 
 export type BuildRequest = { id: number; job: ShardJob };
 export type BuildReply =
   | { id: number; type: 'progress'; files: number; bytes: number }
-  | { id: number; type: 'done'; docCount: number; contentBytes: number; totalBytes: number; skipped: SkippedFile[] }
+  | ({ id: number; type: 'done' } & Omit<ShardResult, 'path'>)
   | { id: number; type: 'error'; message: string };
 
 const port = parentPort!;
 port.on('message', (req: BuildRequest) => {
   try {
     const result = buildShard(req.job, (files, bytes) => port.postMessage({ id: req.id, type: 'progress', files, bytes } satisfies BuildReply));
-    port.postMessage({ id: req.id, type: 'done', docCount: result.docCount, contentBytes: result.contentBytes, totalBytes: result.totalBytes, skipped: result.skipped } satisfies BuildReply);
+    const { path: _path, ...rest } = result;
+    port.postMessage({ id: req.id, type: 'done', ...rest } satisfies BuildReply);
   } catch (err) {
     port.postMessage({ id: req.id, type: 'error', message: (err as Error).message } satisfies BuildReply);
   }

@@ -11,7 +11,7 @@ import { isGitRepository, openGitSource, type GitSource } from '../repos/git.ts'
 import { walkDirectory } from '../repos/walk.ts';
 import type { BuildReply, BuildRequest } from './build-worker.ts';
 import { commitManifest, readManifest, repoIdFor, shardsDir, syncFiles, type Manifest } from './data-dir.ts';
-import type { ShardFile, ShardJob } from './shard-builder.ts';
+import type { ShardFile, ShardJob, ShardResult } from './shard-builder.ts';
 import { SHARD_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
 
 /**
@@ -46,6 +46,10 @@ export interface IndexSummary {
   totalBytes: number;
   shards: number;
   seconds: number;
+  /** Symbol definitions extracted by universal-ctags. */
+  symbols: number;
+  /** Files ctags failed or timed out on: indexed, without symbols. */
+  symbolFailures: number;
 }
 
 const BUILD_WORKER = new URL('./build-worker.ts', import.meta.url);
@@ -155,6 +159,8 @@ async function indexWith(workers: Worker[], run: Run): Promise<IndexSummary> {
       totalBytes: results.reduce((n, r) => n + r.totalBytes, 0),
       shards: shardNames.length,
       seconds: 0,
+      symbols: results.reduce((n, r) => n + r.symbolCount, 0),
+      symbolFailures: results.reduce((n, r) => n + r.symbolFailures, 0),
     };
     const manifest: Manifest = {
       version: 1,
@@ -253,12 +259,7 @@ export function cutShards(files: ShardFile[], target: number, maxFileSize: numbe
   return groups;
 }
 
-interface BuildResult {
-  docCount: number;
-  contentBytes: number;
-  totalBytes: number;
-  skipped: SkippedFile[];
-}
+type BuildResult = Omit<ShardResult, 'path'>;
 
 /**
  * Builds the jobs on `workerCount` threads, taking the next job when a thread is free,
@@ -313,7 +314,8 @@ async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worker[], on
             fail(new Error(msg.message));
             return;
           }
-          results[msg.id] = { docCount: msg.docCount, contentBytes: msg.contentBytes, totalBytes: msg.totalBytes, skipped: msg.skipped };
+          const { id, type: _type, ...result } = msg;
+          results[id] = result;
           if (exhausted && active === 0) resolvePool();
           else dispatch(worker);
         });
