@@ -14,6 +14,7 @@ export async function indexCommand(argv: string[]): Promise<number> {
       name: { type: 'string' },
       'max-file-size': { type: 'string' },
       workers: { type: 'string' },
+      'no-symbols': { type: 'boolean' },
       'data-dir': { type: 'string' },
       verbose: { type: 'boolean' },
     },
@@ -32,6 +33,7 @@ export async function indexCommand(argv: string[]): Promise<number> {
       name: values.name,
       maxFileSize,
       workers,
+      symbols: values['no-symbols'] !== true,
       onProgress: tty
         ? (p) => {
             const now = Date.now();

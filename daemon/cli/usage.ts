@@ -19,7 +19,7 @@ commands:
 
 every command accepts --data-dir DIR (default: $TRAWL_DATA_DIR, else ./.trawl),
 --verbose (stack traces on errors) and --help.`,
-  index: `usage: trawl index PATH... [--name NAME] [--max-file-size BYTES] [--workers N]
+  index: `usage: trawl index PATH... [--name NAME] [--max-file-size BYTES] [--workers N] [--no-symbols]
 
 Indexes each PATH (a git repository: the tree at HEAD; otherwise the directory's files)
 into the data dir. A repository's name is its origin remote's host/path, else the
@@ -29,6 +29,8 @@ repository's shards atomically.
   --name NAME            repository name
   --max-file-size BYTES  larger files are skipped (default 2097152)
   --workers N            build threads (default: number of cores)
+  --no-symbols           skip symbol extraction (universal-ctags): a much faster
+                         build, but sym: finds nothing in these shards
   --data-dir DIR         data directory`,
   search: `usage: trawl search QUERY [--json] [--regex] [--case] [--matches N] [--context N] [--whole] [--brute]
 

@@ -31,6 +31,8 @@ export interface IndexOptions {
   maxTrigrams?: number;
   workers?: number;
   shardTargetBytes?: number;
+  /** Extract symbol definitions with universal-ctags (default true; skipped when ctags is missing). */
+  symbols?: boolean;
   onProgress?: (p: { files: number; totalFiles: number; bytes: number }) => void;
 }
 
@@ -126,7 +128,7 @@ async function indexWith(workers: Worker[], run: Run): Promise<IndexSummary> {
       for await (const group of groups) {
         const name = `g${generation}-${shardNames.length}${SHARD_EXT}`;
         shardNames.push(name);
-        yield { finalPath: join(dir, name), repo: { ...repo, id: repoId }, shardIndex: shardNames.length - 1, files: group, maxFileSize, maxTrigrams, indexedAt };
+        yield { finalPath: join(dir, name), repo: { ...repo, id: repoId }, shardIndex: shardNames.length - 1, files: group, maxFileSize, maxTrigrams, indexedAt, symbols: options.symbols };
       }
     }
 
