@@ -34,8 +34,11 @@ repository's shards atomically.
   --data-dir DIR         data directory`,
   search: `usage: trawl search QUERY [--json] [--regex] [--case] [--matches N] [--context N] [--whole] [--brute]
 
-Searches the data dir for QUERY: a literal substring, or an RE2 regular expression
-with --regex. Case-insensitive unless --case.
+Searches the data dir for QUERY, in the query language: terms separated by spaces must
+all match (AND), lowercase "or" between them is OR, parentheses group, "-" negates;
+filters repo: file: lang: sym: branch: case: content: regex: archived: fork:
+visibility:. A term is a literal substring, or an RE2 regular expression with --regex.
+Case-insensitive unless --case (or case:yes). Example: 'spin_lock -file:^drivers/'
 
   --json        print exactly the body POST /api/search would return
   --regex       QUERY is a regular expression
