@@ -4,13 +4,14 @@
 import { parentPort } from 'node:worker_threads';
 import { Shard } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
-import { planTerms } from '../query/plan.ts';
+import { planTerms, type Plan } from '../query/plan.ts';
 import { packr, type Envelope, type ShardReply, type ShardTask } from './protocol.ts';
 import { searchShard } from './shard-search.ts';
 
 const port = parentPort!;
 const shards = new Map<string, Shard>();
 let lastPlanKey = '';
+let plan: Plan | undefined;
 let matchers: Matcher[] = [];
 
 function shardAt(path: string): Shard {
@@ -36,13 +37,15 @@ port.on('message', (msg: Envelope | { forget: string[] }) => {
     return;
   }
   try {
-    // The shards of one search share its plan: build its matchers (RE2 objects) once.
-    const key = `${task.brute ? 'b' : 'i'}:${JSON.stringify(task.plan.root)}`;
-    if (key !== lastPlanKey) {
-      matchers = planTerms(task.plan).map((t) => new Matcher(t, task.brute ? 'reference' : 'indexed'));
+    // The shards of one search share its plan: decode it and build its matchers (RE2
+    // objects) once.
+    const key = `${task.brute ? 'b' : 'i'}:${task.planId}`;
+    if (key !== lastPlanKey || !plan) {
+      plan = packr.unpack(task.plan) as Plan;
+      matchers = planTerms(plan).map((t) => new Matcher(t, task.brute ? 'reference' : 'indexed'));
       lastPlanKey = key;
     }
-    const result = searchShard(shardAt(task.shardPath), task.plan, matchers, task.limit, () => Atomics.load(flag, 0) !== 0, !task.brute);
+    const result = searchShard(shardAt(task.shardPath), plan, matchers, task.limit, () => Atomics.load(flag, 0) !== 0, !task.brute);
     reply = { status: 'done', result, queuedNs };
   } catch (err) {
     shards.delete(task.shardPath);

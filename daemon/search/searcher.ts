@@ -10,7 +10,7 @@ import type { ShardRepoMeta } from '../index/shard-format.ts';
 import { planQuery } from '../query/plan.ts';
 import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl } from '../repos/web-urls.ts';
 import { SearchPool } from './pool.ts';
-import type { ShardReply } from './protocol.ts';
+import { packr, type ShardReply } from './protocol.ts';
 import { buildChunks, locateRanges, nameRanges } from './shape.ts';
 import type { ShardHit } from './shard-search.ts';
 import { compareRanked, score } from './rank.ts';
@@ -34,6 +34,8 @@ interface ShardEntry {
   path: string;
   repoId: number;
 }
+
+let nextPlanId = 1;
 
 export class Searcher {
   private readonly options: SearcherOptions;
@@ -73,7 +75,9 @@ export class Searcher {
     const cancel = new SharedArrayBuffer(4);
     const flag = new Int32Array(cancel);
     const shards = this.shards;
-    const replies = shards.map((s) => pool.run({ shardPath: s.path, plan, limit, brute: options.brute === true }, cancel));
+    const planId = nextPlanId++;
+    const planBytes = packr.pack(plan);
+    const replies = shards.map((s) => pool.run({ shardPath: s.path, planId, plan: planBytes, limit, brute: options.brute === true }, cancel));
 
     const stats = emptyStats();
     stats.matchTreeConstruction = compileNs;
