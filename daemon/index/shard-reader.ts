@@ -306,6 +306,20 @@ export class Shard {
 
   /** The symbol definitions of a document, by line. */
   symbolsOf(doc: number): SymbolDef[] {
+    return this.symbolsWhere(doc, () => true);
+  }
+
+  /**
+   * The document's definitions whose line span overlaps one of `spans` ([first, last]
+   * line pairs). Only those are decoded: a large header can hold thousands of symbols,
+   * and a result needs the few around its matches.
+   */
+  symbolsOverlapping(doc: number, spans: Array<[number, number]>): SymbolDef[] {
+    if (spans.length === 0) return [];
+    return this.symbolsWhere(doc, (line, endLine) => spans.some(([a, b]) => line <= b && a <= endLine));
+  }
+
+  private symbolsWhere(doc: number, keep: (line: number, endLine: number) => boolean): SymbolDef[] {
     const first = this.symbols.readUInt32LE(8 + 4 * doc);
     const end = this.symbols.readUInt32LE(8 + 4 * (doc + 1));
     const base = 8 + 4 * (this.docCount + 1);
@@ -313,12 +327,15 @@ export class Shard {
     const out: SymbolDef[] = [];
     for (let i = first; i < end; i++) {
       const o = base + i * SYMBOL_RECORD_SIZE;
+      const line = this.symbols.readUInt32LE(o + 8);
+      const endLine = this.symbols.readUInt32LE(o + 12);
+      if (!keep(line, endLine)) continue;
       const nameOff = this.symbols.readUInt32LE(o);
       const def: SymbolDef = {
         name: this.symbolStrings.toString('utf8', nameOff, nameOff + this.symbols.readUInt16LE(o + 4)),
         kind: kinds[this.symbols.readUInt8(o + 6)] ?? '',
-        line: this.symbols.readUInt32LE(o + 8),
-        endLine: this.symbols.readUInt32LE(o + 12),
+        line,
+        endLine,
       };
       const parentKind = this.symbols.readUInt8(o + 7);
       if (parentKind !== NO_KIND) {
@@ -329,6 +346,7 @@ export class Shard {
     }
     return out;
   }
+
 
   contentLength(doc: number): number {
     return this.docs.readUInt32LE(doc * DOC_RECORD_SIZE + 12);

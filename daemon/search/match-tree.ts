@@ -8,7 +8,7 @@
 // can reject it.
 
 import RE2 from 're2';
-import type { PlanNode, Term } from '../query/plan.ts';
+import type { PlanNode, Term } from '../query/terms.ts';
 
 export type Tree =
   | { op: 'const'; value: boolean }

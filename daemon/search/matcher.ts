@@ -12,7 +12,7 @@
 
 import RE2 from 're2';
 import { findLiteral } from '../../core/index.ts';
-import { escapeRegex, regexFlags, type Term } from '../query/plan.ts';
+import { escapeRegex, regexFlags, type Term } from '../query/terms.ts';
 
 const KELVIN = Buffer.from('\u212A');
 const LONG_S = Buffer.from('\u017F');

@@ -4,7 +4,7 @@
 import { parentPort } from 'node:worker_threads';
 import { Shard } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
-import { planTerms, type Plan } from '../query/plan.ts';
+import { planTerms, type Plan } from '../query/terms.ts';
 import { packr, type Envelope, type ShardReply, type ShardTask } from './protocol.ts';
 import { searchShard } from './shard-search.ts';
 

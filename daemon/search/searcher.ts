@@ -149,7 +149,7 @@ export class Searcher {
         if (names.length === 0 && ranges.length === 0) budget--; // a match without ranges (e.g. lang:go) counts one
         const content = shard.contentOf(hit.doc);
         const located = locateRanges(content, ranges);
-        const symbols = shard.symbolsOf(hit.doc);
+        const symbols = shard.symbolsOverlapping(hit.doc, located.map((r) => [r.start.lineNumber, r.end.lineNumber] as [number, number]));
         const file: FileResult = {
           fileName: { text: path, matchRanges: nameRanges(path, names) },
           webUrl: fileWebUrl(baseUrl, repo.name, repo.branch, path),

@@ -5,7 +5,7 @@
 
 import { intersectSorted, unionSorted } from '../../core/index.ts';
 import type { NgramTable, Shard } from '../index/shard-reader.ts';
-import type { Plan } from '../query/plan.ts';
+import type { Plan } from '../query/terms.ts';
 import type { NgramQuery } from '../query/regex-ngrams.ts';
 import { specialize, type Tree } from './match-tree.ts';
 import type { Matcher } from './matcher.ts';
