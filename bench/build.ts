@@ -1,5 +1,6 @@
 // Index builds, each in a child process with a fresh output location: trawl's
-// (`node bin/trawl.js index`) and cindex's on the same tree, wall time and peak RSS.
+// (`node bin/trawl.js index`, content only with --no-symbols, or with symbols from
+// universal-ctags, the default) and cindex's on the same tree, wall time and peak RSS.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -33,6 +34,12 @@ function runTimed(cmd: string, args: string[], env: NodeJS.ProcessEnv, rssFile: 
 }
 
 export interface TrawlBuild extends Timed {
+  /** false: built with --no-symbols (content only, like cindex). */
+  symbols: boolean;
+  /** Symbol definitions extracted, from the index summary line (0 for --no-symbols). */
+  symbolCount: number | null;
+  /** Files ctags failed or timed out on (indexed without symbols), from the summary line. */
+  symbolFailures: number | null;
   files: number;
   skipped: number;
   contentBytes: number;
@@ -45,13 +52,26 @@ export interface TrawlBuild extends Timed {
   mbPerSecond: number;
 }
 
-export function buildTrawl(root: string, corpus: string, totalBytes: number, dataDir: string, tmp: string): TrawlBuild {
+/** `… 4,619,582 symbols (ctags failed on 3 files), …` in `trawl index`'s summary line. */
+function symbolsFromSummaryLine(line: string): { symbolCount: number | null; symbolFailures: number | null } {
+  const m = /([\d,]+) symbols(?: \(ctags failed on ([\d,]+) files?\))?/.exec(line);
+  if (!m) return { symbolCount: null, symbolFailures: null };
+  const n = (s: string | undefined) => (s === undefined ? 0 : Number(s.replace(/,/g, '')));
+  return { symbolCount: n(m[1]), symbolFailures: n(m[2]) };
+}
+
+export function buildTrawl(root: string, corpus: string, totalBytes: number, dataDir: string, tmp: string, symbols: boolean): TrawlBuild {
   let timed: Timed;
+  let counts: { symbolCount: number | null; symbolFailures: number | null };
+  const flag = symbols ? [] : ['--no-symbols'];
   if (existsSync(GNU_TIME)) {
-    timed = runTimed(process.execPath, [join(root, 'bin/trawl.js'), 'index', corpus, '--data-dir', dataDir], process.env, join(tmp, 'trawl.rss'));
+    timed = runTimed(process.execPath, [join(root, 'bin/trawl.js'), 'index', corpus, '--data-dir', dataDir, ...flag], process.env, join(tmp, 'trawl.rss'));
+    counts = symbolsFromSummaryLine(timed.stdout);
   } else {
-    timed = runTimed(process.execPath, ['--import', 'tsx', join(root, 'bench/index-child.ts'), corpus, dataDir], process.env, join(tmp, 'trawl.rss'));
-    timed.peakRssBytes = (JSON.parse(timed.stdout) as { maxRssKiB: number }).maxRssKiB * 1024;
+    timed = runTimed(process.execPath, ['--import', 'tsx', join(root, 'bench/index-child.ts'), corpus, dataDir, ...flag], process.env, join(tmp, 'trawl.rss'));
+    const child = JSON.parse(timed.stdout) as { maxRssKiB: number; summary: { symbols: number; symbolFailures: number } };
+    timed.peakRssBytes = child.maxRssKiB * 1024;
+    counts = { symbolCount: child.summary.symbols, symbolFailures: child.summary.symbolFailures };
   }
   const manifests = readAllManifests(dataDir);
   let indexBytes = 0;
@@ -63,6 +83,8 @@ export function buildTrawl(root: string, corpus: string, totalBytes: number, dat
   return {
     ...timed,
     stdout: timed.stdout.trim(),
+    symbols,
+    ...counts,
     files: manifests.reduce((n, m) => n + m.files, 0),
     skipped: manifests.reduce((n, m) => n + m.skipped, 0),
     contentBytes,

@@ -1,10 +1,12 @@
-// The engine benchmark: index build (trawl vs cindex), query latency (trawl in process vs
-// csearch and rg) on one corpus, written as JSON and as a Markdown table.
+// The engine benchmark: index builds (trawl content only and with symbols, vs cindex),
+// query latency (trawl in process vs csearch and rg) on one corpus, written as JSON and as
+// a Markdown table.
 //   node --import tsx bench/engine.ts --corpus DIR [--queries FILE] [--out FILE]
-//     [--markdown FILE] [--iterations N] [--runs N] [--peer-timeout S] [--no-peers] [--quick] [--keep]
+//     [--markdown FILE] [--baseline FILE] [--iterations N] [--runs N] [--peer-timeout S]
+//     [--no-peers] [--quick] [--keep]
 // See bench/README.md for what each number means.
 
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,10 +14,10 @@ import { parseArgs } from 'node:util';
 import { buildCindex, buildTrawl, type CindexBuild } from './build.ts';
 import { corpusIdentity } from './corpus.ts';
 import { measureTrawl, MATCH_LIMIT } from './latency.ts';
-import { cpuMark, environment, foreignCores } from './machine.ts';
+import { cpuMark, environment, foreignCores, ioStallMicros, settleIo } from './machine.ts';
 import { measurePeer, peerCommand, type PeerResults } from './peers.ts';
 import { loadQueries } from './queries.ts';
-import { markdown, summarize } from './report.ts';
+import { compare, comparisonMarkdown, markdown, summarize, type Comparison, type EarlierResult } from './report.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
       queries: { type: 'string', default: join(ROOT, 'bench/queries/linux.json') },
       out: { type: 'string' },
       markdown: { type: 'string' },
+      baseline: { type: 'string' },
       iterations: { type: 'string' },
       runs: { type: 'string' },
       'peer-timeout': { type: 'string' },
@@ -54,39 +57,71 @@ async function main(): Promise<void> {
   const peerTimeoutMs = positive('--peer-timeout', values['peer-timeout'], 300) * 1000;
   const withPeers = !values['no-peers'];
   const queries = loadQueries(values.queries);
+  // Read first, so that a wrong path fails before the long run.
+  const baseline = values.baseline ? { file: resolve(values.baseline), data: JSON.parse(readFileSync(resolve(values.baseline), 'utf8')) as EarlierResult } : null;
   const date = localDate();
   const startedAt = new Date().toISOString();
 
   const env = environment(ROOT);
   // Other processes on the machine skew every figure: the CPU they used during each phase
-  // is kept, so that a contended run can be recognised.
+  // is kept, so that a contended run can be recognised. So is the share of the phase's wall
+  // time during which some task (this run's included) waited for I/O (Linux PSI).
   const contention: Record<string, number | null> = {};
+  const ioPressure: Record<string, number | null> = {};
   let mark = cpuMark();
+  let ioMark = ioStallMicros();
+  let wallMark = performance.now();
+  const phaseStart = () => {
+    mark = cpuMark();
+    ioMark = ioStallMicros();
+    wallMark = performance.now();
+  };
   const phaseDone = (phase: string) => {
     const now = cpuMark();
+    const io = ioStallMicros();
     contention[phase] = foreignCores(mark, now);
+    ioPressure[phase] = io === null || ioMark === null ? null : (io - ioMark) / 1000 / (performance.now() - wallMark);
     mark = now;
+    ioMark = io;
+    wallMark = performance.now();
+  };
+  // Each build writes an index; the next phase starts once the disk is quiet again.
+  const settle = async () => {
+    const waited = await settleIo();
+    if (waited >= 1) log(`(waited ${waited.toFixed(0)} s for the disk to go quiet)`);
+    phaseStart();
   };
   log(`machine: ${env.machine.cpuModel}, ${env.machine.cores} cores; node ${env.node}; trawl ${env.trawlVersion} (${env.gitCommit})`);
   log(`corpus: hashing ${corpus} …`);
   const identity = corpusIdentity(corpus);
   phaseDone('corpusHash');
-  log(`corpus: ${identity.files} files, ${identity.totalBytes} bytes, sha256 ${identity.sha256} (${identity.seconds.toFixed(1)} s; the page cache is now warm for both builds)`);
+  log(`corpus: ${identity.files} files, ${identity.totalBytes} bytes, sha256 ${identity.sha256} (${identity.seconds.toFixed(1)} s; the page cache is now warm for the builds)`);
 
   const tmp = mkdtempSync(join(tmpdir(), 'trawl-bench-'));
   try {
-    log('build: trawl index …');
-    const build = buildTrawl(ROOT, corpus, identity.totalBytes, join(tmp, 'data'), tmp);
-    phaseDone('trawlBuild');
-    log(`build: trawl ${build.seconds.toFixed(1)} s, ${build.files} files, ${build.contentBytes} content bytes, index ${build.indexBytes} bytes (${build.sizeRatio.toFixed(2)}×)`);
+    // Content only first (what cindex does, and what the build target compares), then
+    // cindex, then the default build with symbols, which the queries run on.
+    await settle();
+    log('build: trawl index --no-symbols …');
+    const content = buildTrawl(ROOT, corpus, identity.totalBytes, join(tmp, 'data-content'), tmp, false);
+    phaseDone('trawlBuildContent');
+    log(`build: trawl --no-symbols ${content.seconds.toFixed(1)} s, ${content.files} files, ${content.contentBytes} content bytes, index ${content.indexBytes} bytes (${content.sizeRatio.toFixed(2)}×)`);
     let cindex: CindexBuild | null = null;
     if (withPeers) {
+      await settle();
       log('build: cindex …');
       cindex = buildCindex(corpus, identity.totalBytes, join(tmp, 'csindex'), tmp);
       phaseDone('cindexBuild');
       log(cindex ? `build: cindex ${cindex.seconds.toFixed(1)} s, index ${cindex.indexBytes} bytes` : 'build: cindex not installed, skipped');
     }
+    await settle();
+    log('build: trawl index (with symbols) …');
+    const symbols = buildTrawl(ROOT, corpus, identity.totalBytes, join(tmp, 'data'), tmp, true);
+    phaseDone('trawlBuildSymbols');
+    log(`build: trawl with symbols ${symbols.seconds.toFixed(1)} s, ${symbols.symbolCount ?? '?'} symbols, index ${symbols.indexBytes} bytes (${symbols.sizeRatio.toFixed(2)}×)`);
+    const builds = { content, symbols };
 
+    await settle();
     log(`queries: ${queries.length} from ${values.queries}, ${iterations} timed runs each`);
     const { queries: trawl, coldStartMs, warmupPassMs } = await measureTrawl(join(tmp, 'data'), queries, iterations, log);
     phaseDone('trawlQueries');
@@ -100,17 +135,19 @@ async function main(): Promise<void> {
     }
 
     if (withPeers) phaseDone('peerQueries');
-    log(`contention (cores used by other processes): ${JSON.stringify(contention)}`);
-    const summary = summarize(queries, trawl, build, cindex, peers);
+    log(`contention (cores used by other processes): ${JSON.stringify(contention)}; I/O pressure (share of wall time): ${JSON.stringify(ioPressure)}`);
+    const summary = summarize(queries, trawl, builds, cindex, peers);
+    const comparison: Comparison | null = baseline ? compare(baseline.file, baseline.data, identity, queries, trawl, peers, builds, cindex) : null;
     const report = {
       benchmark: 'trawl-engine',
       startedAt,
       finishedAt: new Date().toISOString(),
-      options: { iterations, peerRuns, peerTimeoutMs, matches: MATCH_LIMIT, peers: withPeers, queriesFile: values.queries },
+      options: { iterations, peerRuns, peerTimeoutMs, matches: MATCH_LIMIT, peers: withPeers, queriesFile: values.queries, baseline: baseline?.file ?? null },
       environment: env,
       foreignCores: contention,
+      ioPressure,
       corpus: identity,
-      index: { trawl: build, cindex },
+      index: { trawlContentOnly: content, trawl: symbols, cindex },
       searcher: { coldStartMs, warmupPassMs },
       queries: queries.map((q) => ({
         ...q,
@@ -119,12 +156,13 @@ async function main(): Promise<void> {
       })),
       peers: peers.map((p) => ({ peer: p.peer, available: p.available, note: p.note, example: queries[0] ? peerCommand(p.peer, queries[0], corpus) : [] })),
       summary,
+      comparison,
     };
     const out = resolve(values.out ?? join(ROOT, 'bench/results', `${date}-${identity.name}.json`));
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
     log(`wrote ${out}`);
-    const md = markdown({ date, env, contention, corpus: identity, build, cindex, queries, trawl, peers, summary, iterations, peerRuns, coldStartMs });
+    const md = markdown({ date, env, contention, ioPressure, corpus: identity, builds, cindex, queries, trawl, peers, summary, iterations, peerRuns, coldStartMs }) + (comparison ? comparisonMarkdown(comparison) : '');
     if (values.markdown) {
       writeFileSync(resolve(values.markdown), md);
       log(`wrote ${resolve(values.markdown)}`);

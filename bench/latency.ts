@@ -1,7 +1,7 @@
 // trawl's query latency, in process: one Searcher over the built data dir, warmed up by
 // one untimed pass over the whole mix (worker pool start, shard mapping, JIT: a running
 // daemon has paid these), then each query warmed up once more and timed `iterations`
-// times with tinybench (matches=100, no context).
+// times with tinybench (matches=100 unless the query sets its own, no context).
 
 import { Bench } from 'tinybench';
 import { Searcher } from '../daemon/search/searcher.ts';
@@ -32,7 +32,7 @@ export interface TrawlLatencies {
 
 const requestFor = (q: BenchQuery) => ({
   query: q.query,
-  matches: MATCH_LIMIT,
+  matches: q.matches ?? MATCH_LIMIT,
   contextLines: 0,
   whole: false,
   isRegexEnabled: q.regex,

@@ -1,8 +1,11 @@
 // The peers, run as child processes on the same tree: ripgrep (no index) and codesearch's
 // csearch (over the cindex built in the same run). Both print every match; their stdout
 // goes to /dev/null. Each query runs `runs` times; the median is what is compared.
+// A query runs as its peer pattern (queries.ts); queries without one (sym:, lang:,
+// negation, AND of terms) are not run and have no entry in the results.
 
 import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import type { BenchQuery } from './queries.ts';
 import { median, msSince } from './stats.ts';
 
@@ -32,11 +35,17 @@ export function escapeRe2(literal: string): string {
   return literal.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
 }
 
-export function peerCommand(peer: PeerName, q: BenchQuery, corpus: string): string[] {
+/** The peer's command line for a query; null when the query has no peer equivalent. */
+export function peerCommand(peer: PeerName, q: BenchQuery, corpus: string): string[] | null {
+  const p = q.peer;
+  if (!p) return null;
+  const root = p.path === undefined ? corpus : join(corpus, p.path);
   if (peer === 'rg') {
-    return ['rg', '-n', '--no-ignore', '--hidden', '-g', '!.git', q.caseSensitive ? '-s' : '-i', ...(q.regex ? [] : ['-F']), '-e', q.query, corpus];
+    return ['rg', '-n', '--no-ignore', '--hidden', '-g', '!.git', p.caseSensitive ? '-s' : '-i', ...(p.regex ? [] : ['-F']), '-e', p.pattern, root];
   }
-  return ['csearch', '-n', ...(q.caseSensitive ? [] : ['-i']), q.regex ? q.query : escapeRe2(q.query)];
+  // cindex records absolute paths; -f keeps the files whose path matches.
+  const files = p.path === undefined ? [] : ['-f', `^${escapeRe2(`${root}/`)}`];
+  return ['csearch', '-n', ...(p.caseSensitive ? [] : ['-i']), ...files, p.regex ? p.pattern : escapeRe2(p.pattern)];
 }
 
 function installed(cmd: string): boolean {
@@ -55,6 +64,7 @@ export function measurePeer(
   const results: PeerQueryResult[] = [];
   for (const q of queries) {
     const command = peerCommand(peer, q, opts.corpus);
+    if (!command) continue; // no peer equivalent
     const r: PeerQueryResult = { name: q.name, command, samplesMs: [], medianMs: NaN, status: null, timedOut: false };
     for (let i = 0; i < opts.runs; i++) {
       const start = process.hrtime.bigint();
