@@ -179,6 +179,7 @@ export class Shard {
   readonly content: NgramTable;
   readonly names: NgramTable;
   readonly symbolNames: NgramTable;
+  /** The whole mapping; the sections below are views into it. */
   private readonly map: Buffer;
   private readonly symbols: Buffer;
   private readonly symbolCount: number;
@@ -188,7 +189,6 @@ export class Shard {
   private readonly nameBytes: Buffer;
   private readonly contentBytes: Buffer;
   private readonly verified: Uint8Array;
-  private nameCache: string[] | undefined;
 
   private constructor(path: string, map: Buffer) {
     this.path = path;
@@ -250,25 +250,10 @@ export class Shard {
     }
   }
 
-  get repoName(): string {
-    return this.meta.repo.name;
-  }
-
   name(doc: number): string {
-    if (this.nameCache) return this.nameCache[doc]!;
     const o = doc * DOC_RECORD_SIZE;
     const off = this.docs.readUInt32LE(o);
     return this.nameBytes.toString('utf8', off, off + this.docs.readUInt32LE(o + 4));
-  }
-
-  /** All paths, decoded once (file-name scans touch every name). */
-  allNames(): string[] {
-    if (!this.nameCache) {
-      const names: string[] = new Array(this.docCount);
-      for (let d = 0; d < this.docCount; d++) names[d] = this.name(d);
-      this.nameCache = names;
-    }
-    return this.nameCache;
   }
 
   nameBuffer(doc: number): Buffer {
@@ -347,10 +332,6 @@ export class Shard {
     return out;
   }
 
-
-  contentLength(doc: number): number {
-    return this.docs.readUInt32LE(doc * DOC_RECORD_SIZE + 12);
-  }
 
   /**
    * The document's bytes: a view into the mapping, checked against its checksum the first
