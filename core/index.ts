@@ -309,23 +309,17 @@ export function indexOfByte(data: Uint8Array, byte: number, from: number = 0): n
 
 /** Number of occurrences of `byte` in data[start, end). */
 export function countByte(data: Uint8Array, byte: number, start: number = 0, end: number = data.length): number {
-  const n = data.length;
-  const s = clampIndex(start, n);
-  const e = clampIndex(end, n);
-  if (!isByte(byte) || e <= s) return 0;
-  const c = core();
-  let total = 0;
-  for (let i = s; i < e; i += CHUNK) {
-    const len = Math.min(CHUNK, e - i);
-    const base = c.scratch(len);
-    c.u8.set(data.subarray(i, i + len), base);
-    total += c.ex.countByte(base, len, byte) >>> 0;
-  }
-  return total;
+  if (!isByte(byte)) return 0;
+  return sumOverChunks(data, start, end, (c, base, len) => c.ex.countByte(base, len, byte) >>> 0);
 }
 
 /** Number of UTF-8 code points in data[start, end): bytes not in 0x80..0xBF. */
 export function countCodepoints(data: Uint8Array, start: number = 0, end: number = data.length): number {
+  return sumOverChunks(data, start, end, (c, base, len) => c.ex.countCodepoints(base, len) >>> 0);
+}
+
+/** Copies data[start, end) into the io region CHUNK bytes at a time and sums `count` over the pieces. */
+function sumOverChunks(data: Uint8Array, start: number, end: number, count: (c: Core, base: number, len: number) => number): number {
   const n = data.length;
   const s = clampIndex(start, n);
   const e = clampIndex(end, n);
@@ -336,7 +330,7 @@ export function countCodepoints(data: Uint8Array, start: number = 0, end: number
     const len = Math.min(CHUNK, e - i);
     const base = c.scratch(len);
     c.u8.set(data.subarray(i, i + len), base);
-    total += c.ex.countCodepoints(base, len) >>> 0;
+    total += count(c, base, len);
   }
   return total;
 }

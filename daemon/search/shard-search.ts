@@ -240,26 +240,37 @@ export function candidateDocs(t: Tree, shard: Shard, counters: ShardCounters): U
       return evalNgrams(shard.names, t.term.ngrams, counters);
     case 'sym':
       return evalNgrams(shard.symbolNames, t.term.ngrams, counters);
-    case 'and': {
-      let acc: Uint32Array | null = null;
-      for (const child of t.children) {
-        const docs = candidateDocs(child, shard, counters);
-        if (docs === null) continue;
-        acc = acc === null ? docs : intersectSorted(acc, docs);
-        if (acc.length === 0) return acc;
-      }
-      return acc;
-    }
-    case 'or': {
-      let acc: Uint32Array = new Uint32Array(0);
-      for (const child of t.children) {
-        const docs = candidateDocs(child, shard, counters);
-        if (docs === null) return null;
-        acc = acc.length === 0 ? docs : unionSorted(acc, docs);
-      }
-      return acc;
-    }
+    case 'and':
+      return intersectAll(null, t.children, (c) => candidateDocs(c, shard, counters));
+    case 'or':
+      return uniteAll(t.children, (c) => candidateDocs(c, shard, counters));
   }
+}
+
+/**
+ * Intersection of `start` and every item's documents (null: every document), stopping at
+ * the first empty set: later items are not evaluated, so no more postings are read.
+ */
+function intersectAll<T>(start: Uint32Array | null, items: readonly T[], docsOf: (item: T) => Uint32Array | null): Uint32Array | null {
+  let acc = start;
+  for (const item of items) {
+    const docs = docsOf(item);
+    if (docs === null) continue;
+    acc = acc === null ? docs : intersectSorted(acc, docs);
+    if (acc.length === 0) return acc;
+  }
+  return acc;
+}
+
+/** Union of every item's documents; null (every document) as soon as one item is null. */
+function uniteAll<T>(items: readonly T[], docsOf: (item: T) => Uint32Array | null): Uint32Array | null {
+  let acc: Uint32Array = new Uint32Array(0);
+  for (const item of items) {
+    const docs = docsOf(item);
+    if (docs === null) return null;
+    acc = acc.length === 0 ? docs : unionSorted(acc, docs);
+  }
+  return acc;
 }
 
 /** Evaluates an n-gram query on one trigram table (rarest trigrams first). */
@@ -281,31 +292,13 @@ export function evalNgrams(table: NgramTable, q: NgramQuery, counters: ShardCoun
         counts.set(t.id, table.count(t.id));
       }
       tris.sort((a, b) => counts.get(a.id)! - counts.get(b.id)!);
-      let acc: Uint32Array | null = null;
-      for (const t of tris) {
-        if (counts.get(t.id) === 0) return new Uint32Array(0);
-        const list = postings(table, t.id, counters, false);
-        acc = acc === null ? list : intersectSorted(acc, list);
-        if (acc.length === 0) return acc;
-      }
-      for (const a of q.args) {
-        if (a.op === 'tri') continue;
-        const sub = evalNgrams(table, a, counters);
-        if (sub === null) continue;
-        acc = acc === null ? sub : intersectSorted(acc, sub);
-        if (acc.length === 0) return acc;
-      }
-      return acc;
+      if (tris.some((t) => counts.get(t.id) === 0)) return new Uint32Array(0);
+      const acc = intersectAll(null, tris, (t) => postings(table, t.id, counters, false));
+      if (acc !== null && acc.length === 0) return acc;
+      return intersectAll(acc, q.args.filter((a) => a.op !== 'tri'), (a) => evalNgrams(table, a, counters));
     }
-    case 'or': {
-      let acc: Uint32Array = new Uint32Array(0);
-      for (const a of q.args) {
-        const sub = evalNgrams(table, a, counters);
-        if (sub === null) return null;
-        acc = acc.length === 0 ? sub : unionSorted(acc, sub);
-      }
-      return acc;
-    }
+    case 'or':
+      return uniteAll(q.args, (a) => evalNgrams(table, a, counters));
   }
 }
 
