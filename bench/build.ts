@@ -5,7 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { readAllManifests, shardsDir } from '../daemon/index/data-dir.ts';
+import { shardsDir } from '../daemon/index/data-dir.ts';
+import { readAllManifests } from '../daemon/index/manifest.ts';
 import { SHARD_EXT } from '../daemon/index/shard-format.ts';
 import { msSince } from './stats.ts';
 

@@ -31,7 +31,7 @@ test('index then search --json returns the API body with exact positions', () =>
   try {
     const idx = trawl(['index', src], data);
     assert.equal(idx.status, 0, idx.stderr);
-    assert.match(idx.stdout, /^indexed proj \(directory\): 2 files, .* 0 skipped, \d+ symbols, 1 shard, .* MB\/s\n$/);
+    assert.match(idx.stdout, /^indexed proj \(directory\): 2 files, .* 0 skipped, \d+ symbols, 1 shard written \(1 in the index\), .* MB\/s\n$/);
 
     const res = trawl(['search', 'wörld', '--json', '--case'], data);
     assert.equal(res.status, 0, res.stderr);

@@ -6,7 +6,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { indexPath } from '../daemon/index/indexer.ts';
+import { indexLocal } from '../daemon/repos/local-repos.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import type { SearchRequest, SearchResponse } from '../daemon/search/types.ts';
 import { WORDS, generateCorpus, prng, tempDir } from './helpers/corpus.ts';
@@ -21,8 +21,8 @@ before(async () => {
   generateCorpus(`${dir.path}/alpha`, SEED, 200);
   generateCorpus(`${dir.path}/beta`, SEED + 1, 80);
   // Small shards, so that the search spans many shards and the early stop is exercised.
-  await indexPath(`${dir.path}/alpha`, { dataDir: `${dir.path}/data`, shardTargetBytes: 48 * 1024, workers: 2 });
-  await indexPath(`${dir.path}/beta`, { dataDir: `${dir.path}/data`, shardTargetBytes: 48 * 1024, workers: 2 });
+  await indexLocal(`${dir.path}/alpha`, { dataDir: `${dir.path}/data`, shardTargetBytes: 48 * 1024, workers: 2 });
+  await indexLocal(`${dir.path}/beta`, { dataDir: `${dir.path}/data`, shardTargetBytes: 48 * 1024, workers: 2 });
   searcher = new Searcher({ dataDir: `${dir.path}/data`, workers: 2 });
   assert.ok(searcher.shardCount > 3, `expected several shards, got ${searcher.shardCount}`);
 });

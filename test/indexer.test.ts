@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readManifest, shardsDir } from '../daemon/index/data-dir.ts';
-import { indexPath } from '../daemon/index/indexer.ts';
+import { shardsDir } from '../daemon/index/data-dir.ts';
+import { readManifest } from '../daemon/index/manifest.ts';
+import { indexLocal } from '../daemon/repos/local-repos.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import { tempDir } from './helpers/corpus.ts';
 
@@ -37,7 +38,7 @@ test('a git repository is indexed at HEAD, named from origin, cut into shards by
     writeFileSync(join(repo, 'README.md'), 'uncommitted text\n');
     writeFileSync(join(repo, 'untracked.c'), 'int untracked;\n');
 
-    const summary = await indexPath(repo, { dataDir: join(dir.path, 'data'), shardTargetBytes: 16 * 1024, workers: 2 });
+    const summary = await indexLocal(repo, { dataDir: join(dir.path, 'data'), shardTargetBytes: 16 * 1024, workers: 2 });
     assert.equal(summary.repoName, 'github.com/acme/widgets');
     assert.equal(summary.kind, 'git');
     assert.equal(summary.files, 41);
@@ -72,7 +73,7 @@ test('re-indexing replaces the shards atomically and removes leftovers of crashe
   writeFileSync(join(src, 'a.txt'), 'version one\n');
   const searcher = new Searcher({ dataDir: data, workers: 1 });
   try {
-    const first = await indexPath(src, { dataDir: data });
+    const first = await indexLocal(src, { dataDir: data });
     const shardDir = shardsDir(data, first.repoId);
     const firstFiles = readdirSync(shardDir).sort();
     // What a crash mid-write leaves behind: a temporary shard file.
@@ -81,12 +82,15 @@ test('re-indexing replaces the shards atomically and removes leftovers of crashe
     assert.equal((await search(searcher, 'version one')).files.length, 1);
 
     writeFileSync(join(src, 'a.txt'), 'version two\n');
-    const second = await indexPath(src, { dataDir: data });
+    const second = await indexLocal(src, { dataDir: data });
     assert.equal(second.repoId, first.repoId, 'the id of a repository is stable');
     assert.equal(readManifest(data, first.repoId)!.generation, 2);
+    // The first generation is retired, not deleted: a search that started before the
+    // swap may still open it (manifest.ts); the crashed run's leftover is gone.
     const secondFiles = readdirSync(shardDir).sort();
-    assert.deepEqual(secondFiles, ['g2-0.trawl', 'manifest.json']);
-    assert.notDeepEqual(secondFiles, firstFiles);
+    assert.deepEqual(secondFiles, ['g1-0.trawl', 'g2-0.trawl', 'manifest.json']);
+    assert.deepEqual(readManifest(data, first.repoId)!.retired.map((r) => r.file), ['g1-0.trawl']);
+    assert.deepEqual(firstFiles, ['g1-0.trawl', 'manifest.json']);
 
     searcher.refresh();
     assert.equal((await search(searcher, 'version one')).files.length, 0);
@@ -95,7 +99,7 @@ test('re-indexing replaces the shards atomically and removes leftovers of crashe
     // Another repository gets the next id; ids are never reused.
     const other = join(dir.path, 'other');
     mkdirSync(other);
-    assert.equal((await indexPath(other, { dataDir: data })).repoId, first.repoId + 1);
+    assert.equal((await indexLocal(other, { dataDir: data })).repoId, first.repoId + 1);
   } finally {
     await searcher.close();
     dir.cleanup();

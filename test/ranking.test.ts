@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { indexPath } from '../daemon/index/indexer.ts';
+import { indexLocal } from '../daemon/repos/local-repos.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import { tempDir } from './helpers/corpus.ts';
 
@@ -27,7 +27,7 @@ test('files are ordered by the documented signals, ties by path', async () => {
       mkdirSync(dirname(join(dir.path, 'src-tree', path)), { recursive: true });
       writeFileSync(join(dir.path, 'src-tree', path), text);
     }
-    await indexPath(join(dir.path, 'src-tree'), { dataDir: join(dir.path, 'data'), workers: 1 });
+    await indexLocal(join(dir.path, 'src-tree'), { dataDir: join(dir.path, 'data'), workers: 1 });
     searcher.refresh();
     const res = await searcher.search({ query: 'make_widget', matches: 1000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
     assert.deepEqual(res.files.map((f) => f.fileName.text), [

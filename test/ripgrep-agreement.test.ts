@@ -9,9 +9,10 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { indexPath } from '../daemon/index/indexer.ts';
+import { indexLocal } from '../daemon/repos/local-repos.ts';
 import { Shard } from '../daemon/index/shard-reader.ts';
-import { readAllManifests, shardsDir } from '../daemon/index/data-dir.ts';
+import { shardsDir } from '../daemon/index/data-dir.ts';
+import { readAllManifests } from '../daemon/index/manifest.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import { tempDir } from './helpers/corpus.ts';
 
@@ -52,10 +53,10 @@ before(async () => {
     cpSync(join(ROOT, s), join(corpus, s), { recursive: true });
   }
   const data = join(dir.path, 'data');
-  await indexPath(corpus, { dataDir: data, workers: 2, shardTargetBytes: 512 * 1024 });
+  await indexLocal(corpus, { dataDir: data, workers: 2, shardTargetBytes: 512 * 1024 });
   // Files trawl records as skipped (binary, too large) are not compared.
   for (const m of readAllManifests(data)) {
-    for (const name of m.shards) for (const s of Shard.open(join(shardsDir(data, m.repoId), name)).meta.skipped) skipped.add(s.path);
+    for (const e of m.shards) for (const s of Shard.open(join(shardsDir(data, m.repoId), e.file)).meta.skipped) skipped.add(s.path);
   }
   searcher = new Searcher({ dataDir: data, workers: 2 });
 });

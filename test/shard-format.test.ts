@@ -20,6 +20,7 @@ function exampleShard(dir: string, files: Array<{ path: string; text: string }> 
     files: files.map((f) => ({ path: f.path, size: Buffer.byteLength(f.text), data: Buffer.from(f.text) })),
     maxFileSize: 1 << 20,
     maxTrigrams: 20000,
+    branches: ['HEAD'],
     indexedAt: '2026-11-22T00:00:00.000Z',
   });
   return finalPath;
@@ -31,15 +32,15 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     const path = exampleShard(dir.path);
     const bytes = readFileSync(path);
     assert.equal(bytes.toString('latin1', 0, 8), 'TRAWLIDX');
-    assert.equal(bytes.readUInt32LE(8), 2);
+    assert.equal(bytes.readUInt32LE(8), 3);
     assert.equal(bytes.readUInt32LE(12), 64);
     assert.equal(bytes.readUInt32LE(16), bytes.length);
-    assert.equal(bytes.readUInt32LE(24), 11);
-    // toc[0]: the content section at offset 328, 7 bytes long.
+    assert.equal(bytes.readUInt32LE(24), 13);
+    // toc[0]: the content section at offset 376, 7 bytes long.
     assert.equal(bytes.readUInt32LE(HEADER_SIZE), 1);
-    assert.equal(bytes.readUInt32LE(HEADER_SIZE + 8), 328);
+    assert.equal(bytes.readUInt32LE(HEADER_SIZE + 8), 376);
     assert.equal(bytes.readUInt32LE(HEADER_SIZE + 16), 7);
-    assert.equal(bytes.toString('latin1', 328, 335), 'int x;\n');
+    assert.equal(bytes.toString('latin1', 376, 383), 'int x;\n');
 
     const shard = Shard.open(path);
     assert.equal(shard.docCount, 1);
@@ -51,6 +52,9 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     for (const id of ids) assert.deepEqual([...shard.content.postingList(id).docs], [0]);
     assert.equal(shard.meta.repo.name, 'example');
     assert.deepEqual(shard.symbolsOf(0), [{ name: 'x', kind: 'variable', line: 1, endLine: 1 }]);
+    assert.deepEqual(shard.branches.names, ['HEAD']);
+    assert.deepEqual([...shard.branches.docs(0)], [0]);
+    assert.equal(shard.oid(0), undefined);
   } finally {
     dir.cleanup();
   }
@@ -69,14 +73,14 @@ test('a reader refuses an unknown version, a truncated file and corrupt sections
       writeFileSync(p, mutate(Buffer.from(good)));
       return p;
     };
-    assert.throws(() => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(3, 8), b))), /unsupported shard format version 3 \(this trawl reads version 2\)/);
+    assert.throws(() => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(4, 8), b))), /unsupported shard format version 4 \(this trawl reads versions 2 to 3\)/);
     assert.throws(() => Shard.open(variant('t.trawl', (b) => b.subarray(0, b.length - 10))), /truncated/);
     assert.throws(() => Shard.open(variant('short.trawl', (b) => b.subarray(0, 20))), /truncated/);
     assert.throws(() => Shard.open(variant('m.trawl', (b) => (b.write('NOTTRAWL', 0, 'latin1'), b))), /not a trawl shard/);
     // A flipped byte in the last section (meta) is caught at open...
     assert.throws(() => Shard.open(variant('c.trawl', (b) => (b[b.length - 3] ^= 0xff, b))), ShardError);
     // ... and one in a document's content when the document is first read.
-    const shard = Shard.open(variant('d.trawl', (b) => (b[328 + 8] ^= 0x20, b)));
+    const shard = Shard.open(variant('d.trawl', (b) => (b[376 + 8] ^= 0x20, b)));
     assert.equal(shard.contentOf(0).toString(), 'int x;\n');
     assert.throws(() => shard.contentOf(1), /content of b\.c is corrupt/);
   } finally {
@@ -119,6 +123,7 @@ test('files that are binary, too large or have too many trigrams are recorded as
       maxFileSize: 200_000,
       maxTrigrams: 20000,
       indexedAt: '2026-11-22T00:00:00.000Z',
+      branches: ['HEAD'],
     });
     assert.equal(result.docCount, 1);
     assert.deepEqual(result.skipped.map((s) => [s.path, s.reason]), [['bin', 'binary'], ['big', 'too-large'], ['noise', 'too-many-trigrams']]);

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { indexPath } from '../daemon/index/indexer.ts';
+import { indexLocal } from '../daemon/repos/local-repos.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import type { SearchRequest } from '../daemon/search/types.ts';
 import { tempDir } from './helpers/corpus.ts';
@@ -22,8 +22,8 @@ before(async () => {
   }
   writeFileSync(join(dir.path, 'beta', 'unique.c'), 'the one and only needle_xyzzy here\n');
   const data = join(dir.path, 'data');
-  alphaShards = (await indexPath(join(dir.path, 'alpha'), { dataDir: data, shardTargetBytes: 16 * 1024, workers: 2 })).shards;
-  betaShards = (await indexPath(join(dir.path, 'beta'), { dataDir: data, shardTargetBytes: 16 * 1024, workers: 2 })).shards;
+  alphaShards = (await indexLocal(join(dir.path, 'alpha'), { dataDir: data, shardTargetBytes: 16 * 1024, workers: 2 })).shards;
+  betaShards = (await indexLocal(join(dir.path, 'beta'), { dataDir: data, shardTargetBytes: 16 * 1024, workers: 2 })).shards;
   searcher = new Searcher({ dataDir: data, workers: 2 });
 });
 

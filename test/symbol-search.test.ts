@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { indexPath } from '../daemon/index/indexer.ts';
+import { indexLocal } from '../daemon/repos/local-repos.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import { tempDir } from './helpers/corpus.ts';
 
@@ -29,7 +29,7 @@ before(async () => {
       mkdirSync(dirname(join(dir.path, repo, path)), { recursive: true });
       writeFileSync(join(dir.path, repo, path), text);
     }
-    const summary = await indexPath(join(dir.path, repo), { dataDir: join(dir.path, 'data'), workers: 1 });
+    const summary = await indexLocal(join(dir.path, repo), { dataDir: join(dir.path, 'data'), workers: 1 });
     assert.ok(summary.symbols > 0, 'ctags found symbols');
     assert.equal(summary.symbolFailures, 0);
   }

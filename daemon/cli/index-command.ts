@@ -2,7 +2,8 @@
 
 import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../index/data-dir.ts';
-import { indexPath, type IndexSummary } from '../index/indexer.ts';
+import type { IndexSummary } from '../index/indexer.ts';
+import { indexLocal } from '../repos/local-repos.ts';
 import { formatBytes, formatCount, progressLine } from './format.ts';
 import { UsageError } from './usage.ts';
 
@@ -12,6 +13,9 @@ export async function indexCommand(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       name: { type: 'string' },
+      branches: { type: 'string' },
+      tags: { type: 'string' },
+      full: { type: 'boolean' },
       'max-file-size': { type: 'string' },
       workers: { type: 'string' },
       'no-symbols': { type: 'boolean' },
@@ -28,9 +32,11 @@ export async function indexCommand(argv: string[]): Promise<number> {
 
   for (const path of positionals) {
     let lastDraw = 0;
-    const summary = await indexPath(path, {
+    const summary = await indexLocal(path, {
       dataDir,
       name: values.name,
+      revisions: { branches: globList(values.branches), tags: globList(values.tags) },
+      incremental: values.full !== true,
       maxFileSize,
       workers,
       symbols: values['no-symbols'] !== true,
@@ -52,13 +58,21 @@ export async function indexCommand(argv: string[]): Promise<number> {
 export function summaryLine(s: IndexSummary): string {
   const reasons = Object.entries(s.skippedByReason).map(([r, n]) => `${r} ${n}`).join(', ');
   const mbps = s.seconds > 0 ? s.totalBytes / 1e6 / s.seconds : 0;
+  const refs = s.refs.length > 1 ? ` at ${s.refs.length} refs` : '';
+  if (s.mode === 'unchanged') return `${s.repoName}: up to date${refs} (${formatCount(s.files)} files), ${s.seconds.toFixed(1)} s`;
+  const how = s.mode === 'delta' ? `delta: ${formatCount(s.builtFiles)} changed file versions, ` : s.fullReason ? `full build (${s.fullReason}), ` : '';
   return (
-    `indexed ${s.repoName} (${s.kind}): ${formatCount(s.files)} files, ${formatBytes(s.contentBytes)}, ` +
+    `indexed ${s.repoName} (${s.kind}${refs}): ${how}${formatCount(s.files)} files, ${formatBytes(s.contentBytes)}, ` +
     `${formatCount(s.skipped)} skipped${reasons ? ` (${reasons})` : ''}, ` +
     `${formatCount(s.symbols)} symbols${s.symbolFailures ? ` (ctags failed on ${formatCount(s.symbolFailures)} files)` : ''}, ` +
-    `${s.shards} shard${s.shards === 1 ? '' : 's'}, ` +
+    `${s.shards} shard${s.shards === 1 ? '' : 's'} written (${s.totalShards} in the index), ` +
     `${s.seconds.toFixed(1)} s, ${mbps.toFixed(1)} MB/s`
   );
+}
+
+/** "main,release/*" -> ["main", "release/*"]; empty items are dropped. */
+function globList(v: string | undefined): string[] {
+  return v === undefined ? [] : v.split(',').map((g) => g.trim()).filter((g) => g !== '');
 }
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {

@@ -2,13 +2,18 @@
 // error as one line on stderr (a stack trace only with --verbose).
 
 import { ServiceError } from '../errors.ts';
+import { ConfigError } from '../config/load.ts';
 import { indexCommand } from './index-command.ts';
+import { reposCommand } from './repos-command.ts';
+import { syncCommand } from './sync-command.ts';
 import { searchCommand } from './search-command.ts';
 import { HELP, UsageError } from './usage.ts';
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   index: indexCommand,
   search: searchCommand,
+  sync: syncCommand,
+  repos: reposCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -34,7 +39,9 @@ try {
   // parseArgs reports unknown or malformed options with ERR_PARSE_ARGS_* codes.
   const usage = err instanceof UsageError || (typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS'));
   const message = err instanceof ServiceError ? `${err.errorCode}: ${err.message}` : e.message;
-  process.stderr.write(`trawl: ${message.split('\n')[0]}\n`);
+  // A configuration file's problems are all listed, one per line, so that one edit fixes them.
+  const lines = err instanceof ConfigError ? message.split('\n') : [message.split('\n')[0]!];
+  for (const line of lines) process.stderr.write(`trawl: ${line}\n`);
   if (verbose && e.stack) process.stderr.write(e.stack + '\n');
   process.exitCode = usage ? 2 : 1;
 }

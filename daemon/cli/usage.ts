@@ -16,22 +16,50 @@ usage: trawl <command> [options]
 commands:
   index PATH...     index local git repositories or plain directories
   search QUERY      search the index without a daemon
+  sync              one sync pass over the configured connections
+  repos             list repositories and their state
 
 every command accepts --data-dir DIR (default: $TRAWL_DATA_DIR, else ./.trawl),
 --verbose (stack traces on errors) and --help.`,
-  index: `usage: trawl index PATH... [--name NAME] [--max-file-size BYTES] [--workers N] [--no-symbols]
+  index: `usage: trawl index PATH... [--branches GLOB,...] [--tags GLOB,...] [--name NAME] [--full]
+                   [--max-file-size BYTES] [--workers N] [--no-symbols]
 
-Indexes each PATH (a git repository: the tree at HEAD; otherwise the directory's files)
-into the data dir. A repository's name is its origin remote's host/path, else the
-directory's base name; --name overrides it (one PATH only). Re-indexing replaces the
-repository's shards atomically.
+Indexes each PATH (a git repository: the trees of its default branch and of the selected
+branches and tags; otherwise the directory's files) into the data dir. A repository's
+name is its origin remote's host/path, else the directory's base name; --name overrides
+it (one PATH only). Re-indexing a git repository builds only the files that changed since
+the last run when it can, and replaces the index atomically; a repository whose refs did
+not move is left as it is.
 
+  --branches GLOBS       branches to index besides the default one ("*" matches anything)
+  --tags GLOBS           tags to index
+  --full                 rebuild everything instead of only what changed
   --name NAME            repository name
   --max-file-size BYTES  larger files are skipped (default 2097152)
   --workers N            build threads (default: number of cores)
   --no-symbols           skip symbol extraction (universal-ctags): a much faster
                          build, but sym: finds nothing in these shards
   --data-dir DIR         data directory`,
+  sync: `usage: trawl sync [--config FILE] [--force]
+
+Runs one sync pass over the connections of the configuration file (--config, else
+$TRAWL_CONFIG, else ./trawl.json): lists each connection's repositories, clones or fetches
+them into the data dir, indexes the ones whose branches or tags moved (only the files that
+changed, when it can), and removes repositories no connection lists any more. A connection
+that cannot be listed, or a repository that fails, keeps its previous index; the failure is
+recorded (trawl repos) and retried with back-off. Exit status 1 when anything failed.
+
+  --config FILE   the configuration file
+  --force         retry failed repositories now, ignoring their back-off
+  --data-dir DIR`,
+  repos: `usage: trawl repos [--json] [--all]
+
+Lists the repositories of the data dir: id, name, state (new, indexed, failed, deleted),
+number of indexed branches and tags, when it was last indexed, and the last error.
+
+  --json    every field of every repository, as JSON
+  --all     include deleted repositories (their ids are never reused)
+  --data-dir DIR`,
   search: `usage: trawl search QUERY [--json] [--regex] [--case] [--matches N] [--context N] [--whole] [--brute]
 
 Searches the data dir for QUERY, in the query language: terms separated by spaces must

@@ -1,17 +1,23 @@
-// Indexes one local path (a git repository or a plain directory) into the data dir:
-// lists its files, cuts them into shards of about SHARD_TARGET_BYTES, builds the shards on
-// a pool of worker threads, and commits them with the repository's manifest.
+// Indexes one repository into the data dir: a local git repository (or a mirror of a
+// remote one), or a plain directory. A git repository is indexed at its selected refs; when
+// its previous index holds blob ids, only the file versions that changed are built, into a
+// delta shard, and the existing shards' branch lists are updated beside them (delta.ts).
+// Every run ends by committing a new manifest (manifest.ts), atomically.
 
 import { accessSync, constants, mkdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { startTsWorker } from '../runtime/ts-worker.ts';
-import { isGitRepository, openGitSource, type GitSource } from '../repos/git.ts';
+import { isGitRepository, openGitSource, type CodeHostType, type GitRef, type GitSource, type RevisionSelection } from '../repos/git.ts';
 import { walkDirectory } from '../repos/walk.ts';
-import type { BuildReply, BuildRequest } from './build-worker.ts';
-import { commitManifest, readManifest, repoIdFor, shardsDir, syncFiles, type Manifest } from './data-dir.ts';
-import type { ShardFile, ShardJob, ShardResult } from './shard-builder.ts';
+import { displayName } from '../repos/web-urls.ts';
+import { writeMembershipFile } from './branch-set.ts';
+import { blobShards, cutShards, runBuildPool, type BuildResult } from './build-pool.ts';
+import { acquireLock, shardsDir, syncFiles } from './data-dir.ts';
+import { planDelta, type DeltaPlan } from './delta.ts';
+import { commitManifest, MEMBERSHIP_EXT, readManifest, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard } from './manifest.ts';
+import { buildShard, type ShardFile, type ShardJob } from './shard-builder.ts';
 import { SHARD_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
 
 /**
@@ -24,31 +30,77 @@ export const DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024;
 /** Files with more distinct trigrams are almost always data, not code (zoekt uses the same cut). */
 export const DEFAULT_MAX_TRIGRAMS = 20_000;
 
+/**
+ * Bounds on delta shards (README "Incremental indexing"). An incremental run is replaced by
+ * a full build when, afterwards, the repository would have more than MAX_DELTA_SHARDS delta
+ * shards, or less than MIN_LIVE_FRACTION of its stored content would still be live (and
+ * more than MIN_DEAD_BYTES dead), or
+ * when more than MAX_DELTA_FRACTION of its file versions (and more than MIN_FULL_FILES)
+ * changed: then a full build costs about the same and leaves nothing dead behind.
+ */
+export const MAX_DELTA_SHARDS = 8;
+export const MIN_LIVE_FRACTION = 0.5;
+/** ... counted only once the dead content is worth reclaiming. */
+export const MIN_DEAD_BYTES = 4 * 1024 * 1024;
+export const MAX_DELTA_FRACTION = 0.25;
+/** ... but a change of this many file versions or fewer is always built as a delta: it is cheap either way. */
+export const MIN_FULL_FILES = 100;
+
+/** What the indexer found out about the source, for the caller to name and register it. */
+export interface DetectedRepo {
+  name: string;
+  codeHostType: CodeHostType;
+  kind: 'git' | 'directory';
+  source: string;
+  remoteUrl?: string;
+  defaultBranch: string;
+}
+
+/** Assigns the repository its id and metadata (the embedded store, or a connection's record). */
+export type RegisterRepo = (detected: DetectedRepo) => { repoId: number; repo: ManifestRepo };
+
 export interface IndexOptions {
   dataDir: string;
-  name?: string;
+  /** Names the repository and gives its id. */
+  register: RegisterRepo;
   maxFileSize?: number;
   maxTrigrams?: number;
   workers?: number;
   shardTargetBytes?: number;
   /** Extract symbol definitions with universal-ctags (default true; skipped when ctags is missing). */
   symbols?: boolean;
+  /** Branches and tags to index besides the default branch. */
+  revisions?: RevisionSelection;
+  /** Build only what changed since the previous index, when possible (default true). */
+  incremental?: boolean;
   onProgress?: (p: { files: number; totalFiles: number; bytes: number }) => void;
 }
+
+export type IndexMode = 'full' | 'delta' | 'unchanged';
 
 export interface IndexSummary {
   repoId: number;
   repoName: string;
   source: string;
   kind: 'git' | 'directory';
+  mode: IndexMode;
+  /** Why a full build ran although an incremental one was allowed. */
+  fullReason?: string;
+  refs: GitRef[];
+  /** Live documents after the run. */
   files: number;
+  /** File versions built by this run. */
+  builtFiles: number;
   skipped: number;
   skippedByReason: Record<string, number>;
   contentBytes: number;
+  /** Bytes of every file this run read. */
   totalBytes: number;
+  /** Shards written by this run, and shards in the index afterwards. */
   shards: number;
+  totalShards: number;
   seconds: number;
-  /** Symbol definitions extracted by universal-ctags. */
+  /** Symbol definitions extracted by universal-ctags in this run. */
   symbols: number;
   /** Files ctags failed or timed out on: indexed, without symbols. */
   symbolFailures: number;
@@ -56,170 +108,273 @@ export interface IndexSummary {
 
 const BUILD_WORKER = new URL('./build-worker.ts', import.meta.url);
 
-/**
- * Repositories indexed from a local path: never archived or forks as far as trawl knows,
- * and public (readable by whoever may use the daemon). Connections to code hosts set
- * these from the host.
- */
-const LOCAL_FLAGS = { archived: false, fork: false, visibility: 'public' as const };
-
 export async function indexPath(pathArg: string, options: IndexOptions): Promise<IndexSummary> {
   const started = performance.now();
   const root = resolve(pathArg);
   checkDirectory(pathArg, root);
-  const maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
-  const maxTrigrams = options.maxTrigrams ?? DEFAULT_MAX_TRIGRAMS;
-
-  const target = options.shardTargetBytes ?? SHARD_TARGET_BYTES;
-  // Threads start now, so that loading their code overlaps with listing the files.
-  const workers = Array.from({ length: Math.max(1, options.workers ?? availableParallelism()) }, () => startTsWorker(BUILD_WORKER));
-  try {
-    return await indexWith(workers, { pathArg, root, options, maxFileSize, maxTrigrams, target, started });
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
-  }
-}
-
-interface Run {
-  pathArg: string;
-  root: string;
-  options: IndexOptions;
-  maxFileSize: number;
-  maxTrigrams: number;
-  target: number;
-  started: number;
-}
-
-async function indexWith(workers: Worker[], run: Run): Promise<IndexSummary> {
-  const { pathArg, root, options, maxFileSize, maxTrigrams, target, started } = run;
-  let repo: Omit<ShardRepoMeta, 'id'>;
-  let totalFiles: number;
-  let groups: AsyncIterable<ShardFile[]>;
-  let closeSource = (): void => {};
-  const listErrors: string[] = [];
+  let git: GitSource | undefined;
   if (isGitRepository(root)) {
-    let git;
     try {
-      git = await openGitSource(root);
+      git = await openGitSource(root, options.revisions);
     } catch (err) {
       throw new Error(`cannot index ${pathArg}: ${(err as Error).message}`);
     }
-    const source = git;
-    closeSource = () => source.close();
-    repo = { name: options.name ?? git.name, codeHostType: git.codeHostType, source: root, kind: 'git', branch: git.branch, commit: git.commit, remoteUrl: git.remoteUrl ?? '', ...LOCAL_FLAGS };
-    totalFiles = git.files.length;
-    groups = gitShards(git, target, maxFileSize);
-  } else {
-    const listed = await walkDirectory(root, (path, err) => listErrors.push(`${path}: ${err.message}`));
-    repo = { name: options.name ?? basename(root), codeHostType: 'genericGitHost', source: root, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '', ...LOCAL_FLAGS };
-    totalFiles = listed.length;
-    groups = fromArray(cutShards(listed.map((f) => ({ path: f.path, size: f.size, absPath: f.absPath })), target, maxFileSize));
   }
-
   try {
-    const repoId = repoIdFor(options.dataDir, repo.name);
-    const previous = readManifest(options.dataDir, repoId);
-    const generation = (previous?.generation ?? 0) + 1;
+    const detected: DetectedRepo = git
+      ? { name: git.name, codeHostType: git.codeHostType, kind: 'git', source: root, defaultBranch: git.branch, ...(git.remoteUrl ? { remoteUrl: git.remoteUrl } : {}) }
+      : { name: basename(root), codeHostType: 'genericGitHost', kind: 'directory', source: root, defaultBranch: 'HEAD' };
+    const { repoId, repo } = options.register(detected);
     const dir = shardsDir(options.dataDir, repoId);
     mkdirSync(dir, { recursive: true });
-    const indexedAt = new Date().toISOString();
-    const shardNames: string[] = [];
+    const release = await acquireLock(join(dir, 'lock'), `repository ${repo.name}`);
+    try {
+      const run = new Run(options, repoId, repo, readManifest(options.dataDir, repoId), started);
+      return git ? await run.git(git) : await run.directory(root);
+    } finally {
+      release();
+    }
+  } finally {
+    git?.close();
+  }
+}
+
+/** One index run of one repository, holding its lock. */
+class Run {
+  readonly dir: string;
+  readonly generation: number;
+  readonly maxFileSize: number;
+  readonly maxTrigrams: number;
+  readonly target: number;
+  readonly indexedAt = new Date().toISOString();
+
+  constructor(
+    readonly options: IndexOptions,
+    readonly repoId: number,
+    readonly repo: ManifestRepo,
+    readonly previous: LoadedManifest | undefined,
+    readonly started: number,
+  ) {
+    this.dir = shardsDir(options.dataDir, repoId);
+    this.generation = (previous?.generation ?? 0) + 1;
+    this.maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
+    this.maxTrigrams = options.maxTrigrams ?? DEFAULT_MAX_TRIGRAMS;
+    this.target = options.shardTargetBytes ?? SHARD_TARGET_BYTES;
+  }
+
+  async directory(root: string): Promise<IndexSummary> {
+    const listErrors: string[] = [];
+    const listed = await walkDirectory(root, (path, err) => listErrors.push(`${path}: ${err.message}`));
+    const refs: GitRef[] = [{ name: 'HEAD', kind: 'branch', commit: '' }];
+    const groups = cutShards(listed.map((f) => ({ path: f.path, size: f.size, absPath: f.absPath })), this.target, this.maxFileSize);
+    const built = await this.build(refs, fromArray(groups), listed.length);
+    return this.commitFull(refs, built, listErrors.length);
+  }
+
+  async git(git: GitSource): Promise<IndexSummary> {
+    const prev = this.previous;
+    const incremental = this.options.incremental !== false;
+    let fullReason: string | undefined;
+    if (prev?.version === 2 && prev.shards.length > 0 && incremental) {
+      if (sameRefs(prev.refs, git.refs)) {
+        // Nothing moved: the shards stand; only the repository's metadata may have changed.
+        if (JSON.stringify(prev.repo) !== JSON.stringify(this.repo)) this.commit({ ...prev, repo: this.repo, generation: this.generation });
+        return this.summary('unchanged', git.refs, [], prev.shards.length, undefined, 0);
+      }
+      const plan = planDelta(this.options.dataDir, prev, git.refs, git.versions);
+      fullReason = 'impossible' in plan ? plan.impossible : this.deltaTooLarge(prev, plan, git.versions.length);
+      if (fullReason === undefined) return this.delta(git, prev, plan as DeltaPlan);
+    } else if (!incremental) {
+      fullReason = 'incremental indexing is off';
+    }
+    const files = git.versions.map((v) => ({ path: v.path, oid: v.oid, branches: v.refs }));
+    const built = await this.build(git.refs, blobShards(files, (oid) => git.readBlob(oid), this.target, this.maxFileSize), files.length);
+    return this.commitFull(git.refs, built, 0, fullReason);
+  }
+
+  /** The reason to build in full instead, or undefined when a delta run is within bounds. */
+  private deltaTooLarge(prev: Manifest, plan: DeltaPlan, versions: number): string | undefined {
+    const deltas = prev.shards.filter((s) => s.delta).length + (plan.added.length > 0 ? 1 : 0);
+    if (deltas > MAX_DELTA_SHARDS) return `more than ${MAX_DELTA_SHARDS} delta shards`;
+    if (plan.added.length > MAX_DELTA_FRACTION * versions && plan.added.length > MIN_FULL_FILES) return `${plan.added.length} of ${versions} file versions changed`;
+    const dead = plan.contentBytes - plan.liveContentBytes;
+    if (dead > MIN_DEAD_BYTES && plan.liveContentBytes < MIN_LIVE_FRACTION * plan.contentBytes) return 'less than half of the stored content is live';
+    return undefined;
+  }
+
+  private async delta(git: GitSource, prev: Manifest, plan: DeltaPlan): Promise<IndexSummary> {
+    const built = plan.added.length > 0
+      ? await this.build(git.refs, blobShards(plan.added, (oid) => git.readBlob(oid), this.target, this.maxFileSize), plan.added.length, true)
+      : { names: [], results: [] };
+    const shards: ManifestShard[] = [];
+    const memberships: string[] = [];
+    plan.shards.forEach((u, i) => {
+      if (u.liveDocs === 0) return; // nothing in it is on any ref any more
+      const entry: ManifestShard = { ...u.entry, liveDocs: u.liveDocs, liveContentBytes: u.liveContentBytes };
+      if (u.changed) {
+        const name = `g${this.generation}-m${i}${MEMBERSHIP_EXT}`;
+        writeMembershipFile(join(this.dir, name), { names: git.refs.map((r) => r.name), lists: u.lists });
+        memberships.push(name);
+        entry.membership = name;
+      }
+      shards.push(entry);
+    });
+    shards.push(...this.entries(built, true));
+    await syncFiles(this.dir, built.names);
+    const manifest = this.commit({
+      version: 2,
+      repoId: this.repoId,
+      repo: this.repo,
+      generation: this.generation,
+      refs: git.refs,
+      shards,
+      indexedAt: this.indexedAt,
+      files: shards.reduce((n, s) => n + s.liveDocs, 0),
+      contentBytes: shards.reduce((n, s) => n + s.liveContentBytes, 0),
+      skipped: prev.skipped + built.results.reduce((n, r) => n + r.skipped.length, 0),
+      baseGeneration: prev.baseGeneration,
+    });
+    return this.summary('delta', git.refs, built.results, manifest.shards.length, undefined, plan.added.length);
+  }
+
+  private commitFull(refs: GitRef[], built: Built, listErrors: number, fullReason?: string): IndexSummary {
+    const shards = this.entries(built, false);
+    const skipped = built.results.reduce((n, r) => n + r.skipped.length, 0) + listErrors;
+    this.commit({
+      version: 2,
+      repoId: this.repoId,
+      repo: this.repo,
+      generation: this.generation,
+      refs,
+      shards,
+      indexedAt: this.indexedAt,
+      files: shards.reduce((n, s) => n + s.liveDocs, 0),
+      contentBytes: shards.reduce((n, s) => n + s.contentBytes, 0),
+      skipped,
+      baseGeneration: this.generation,
+    });
+    const summary = this.summary('full', refs, built.results, shards.length, fullReason, built.results.reduce((n, r) => n + r.docCount + r.skipped.length, 0));
+    if (listErrors > 0) {
+      summary.skipped += listErrors;
+      summary.skippedByReason.unreadable = (summary.skippedByReason.unreadable ?? 0) + listErrors;
+    }
+    return summary;
+  }
+
+  private commit(next: Omit<Manifest, 'retired'>): Manifest {
+    return commitManifest(this.options.dataDir, next, this.previous);
+  }
+
+  private entries(built: Built, delta: boolean): ManifestShard[] {
+    return built.names.map((file, i) => {
+      const r = built.results[i]!;
+      return { file, docs: r.docCount, liveDocs: r.docCount, contentBytes: r.contentBytes, liveContentBytes: r.contentBytes, delta };
+    });
+  }
+
+  /** Builds the groups into shards `g<generation>-<n>`; on failure removes what it wrote. */
+  private async build(refs: GitRef[], groups: AsyncIterable<ShardFile[]>, totalFiles: number, delta = false): Promise<Built> {
+    const names: string[] = [];
+    const meta: ShardRepoMeta = {
+      name: this.repo.name,
+      id: this.repoId,
+      codeHostType: this.repo.codeHostType,
+      source: this.repo.source,
+      kind: this.repo.kind,
+      branch: refs[0]!.name,
+      commit: refs[0]!.commit,
+      remoteUrl: '',
+      archived: this.repo.archived,
+      fork: this.repo.fork,
+      visibility: this.repo.visibility,
+    };
+    const { dir, generation, maxFileSize, maxTrigrams, indexedAt } = this;
+    const symbols = this.options.symbols;
+    const branches = refs.map((r) => r.name);
     async function* jobs(): AsyncIterable<ShardJob> {
       for await (const group of groups) {
-        const name = `g${generation}-${shardNames.length}${SHARD_EXT}`;
-        shardNames.push(name);
-        yield { finalPath: join(dir, name), repo: { ...repo, id: repoId }, shardIndex: shardNames.length - 1, files: group, maxFileSize, maxTrigrams, indexedAt, symbols: options.symbols };
+        const name = `g${generation}-${names.length}${SHARD_EXT}`;
+        names.push(name);
+        yield { finalPath: join(dir, name), repo: meta, shardIndex: names.length - 1, files: group, maxFileSize, maxTrigrams, indexedAt, symbols, branches };
+      }
+      // An empty repository still gets one (empty) shard, so that it is known to the searcher.
+      if (names.length === 0 && !delta) {
+        names.push(`g${generation}-0${SHARD_EXT}`);
+        yield { finalPath: join(dir, names[0]!), repo: meta, shardIndex: 0, files: [], maxFileSize, maxTrigrams, indexedAt, symbols, branches };
       }
     }
-
-    let results: BuildResult[];
+    const onProgress = (files: number, bytes: number) => this.options.onProgress?.({ files, totalFiles, bytes });
+    // Small builds (a delta of a few files) run on this thread: starting build threads
+    // costs ~0.5 s, far more than building a few files.
+    const inline = totalFiles <= INLINE_BUILD_FILES;
+    // Threads start now, so that loading their code overlaps with reading the first files.
+    const workers = inline ? [] : Array.from({ length: Math.max(1, this.options.workers ?? availableParallelism()) }, () => startTsWorker(BUILD_WORKER));
     try {
-      results = await runBuildPool(jobs(), workers, (files, bytes) =>
-        options.onProgress?.({ files, totalFiles, bytes }),
-      );
+      const results = inline ? await buildInline(jobs(), onProgress) : await runBuildPool(jobs(), workers, onProgress);
       // The manifest may name only shards that are on disk (shard-writer.ts says why
       // this is done here, once for the run).
-      await syncFiles(dir, shardNames);
+      await syncFiles(dir, names);
+      return { names, results };
     } catch (err) {
-      for (const name of shardNames) rmSync(join(dir, name), { force: true });
+      for (const name of names) rmSync(join(dir, name), { force: true });
       throw err;
+    } finally {
+      await Promise.all(workers.map((w: Worker) => w.terminate()));
     }
+  }
 
+  private summary(mode: IndexMode, refs: GitRef[], results: BuildResult[], totalShards: number, fullReason: string | undefined, builtFiles: number): IndexSummary {
     const skipped: SkippedFile[] = results.flatMap((r) => r.skipped);
     const skippedByReason: Record<string, number> = {};
     for (const s of skipped) skippedByReason[s.reason] = (skippedByReason[s.reason] ?? 0) + 1;
-    if (listErrors.length > 0) skippedByReason.unreadable = (skippedByReason.unreadable ?? 0) + listErrors.length;
+    const manifest = readManifest(this.options.dataDir, this.repoId);
     const summary: IndexSummary = {
-      repoId,
-      repoName: repo.name,
-      source: root,
-      kind: repo.kind,
-      files: results.reduce((n, r) => n + r.docCount, 0),
-      skipped: skipped.length + listErrors.length,
+      repoId: this.repoId,
+      repoName: this.repo.name,
+      source: this.repo.source,
+      kind: this.repo.kind,
+      mode,
+      refs,
+      files: manifest?.files ?? 0,
+      builtFiles,
+      skipped: skipped.length,
       skippedByReason,
-      contentBytes: results.reduce((n, r) => n + r.contentBytes, 0),
+      contentBytes: manifest?.contentBytes ?? 0,
       totalBytes: results.reduce((n, r) => n + r.totalBytes, 0),
-      shards: shardNames.length,
-      seconds: 0,
+      shards: results.length,
+      totalShards,
+      seconds: (performance.now() - this.started) / 1000,
       symbols: results.reduce((n, r) => n + r.symbolCount, 0),
       symbolFailures: results.reduce((n, r) => n + r.symbolFailures, 0),
     };
-    const manifest: Manifest = {
-      version: 1,
-      repoId,
-      repoName: repo.name,
-      generation,
-      shards: shardNames,
-      indexedAt,
-      files: summary.files,
-      contentBytes: summary.contentBytes,
-      skipped: summary.skipped,
-    };
-    commitManifest(options.dataDir, manifest);
-    summary.seconds = (performance.now() - started) / 1000;
+    if (fullReason !== undefined) summary.fullReason = fullReason;
     return summary;
-  } finally {
-    closeSource();
   }
+}
+
+/** Builds at most this many files on the calling thread instead of the pool (see build()). */
+const INLINE_BUILD_FILES = 256;
+
+async function buildInline(jobs: AsyncIterable<ShardJob>, onProgress: (files: number, bytes: number) => void): Promise<BuildResult[]> {
+  const results: BuildResult[] = [];
+  for await (const job of jobs) {
+    const { path: _path, ...result } = buildShard(job, onProgress);
+    results.push(result);
+  }
+  return results;
+}
+
+interface Built {
+  names: string[];
+  results: BuildResult[];
+}
+
+function sameRefs(a: GitRef[], b: GitRef[]): boolean {
+  return a.length === b.length && a.every((r, i) => r.name === b[i]!.name && r.kind === b[i]!.kind && r.commit === b[i]!.commit);
 }
 
 async function* fromArray<T>(xs: T[]): AsyncIterable<T> {
   yield* xs;
-}
-
-/**
- * The blobs of a git tree, read once each, in path order, cut into shards of about
- * `target` bytes as their sizes become known (nodegit can only learn a blob's size by
- * reading it). Blobs over `maxFileSize` travel without their bytes, to be recorded as
- * skipped. Reads run ahead of the build by at most one shard.
- */
-async function* gitShards(git: GitSource, target: number, maxFileSize: number): AsyncIterable<ShardFile[]> {
-  const READ_AHEAD = 64;
-  const reads: Array<Promise<Buffer>> = [];
-  let next = 0;
-  const fill = () => {
-    while (reads.length < READ_AHEAD && next < git.files.length) {
-      const read = git.readBlob(git.files[next++]!.oid);
-      read.catch(() => {}); // awaited below in order; this only keeps a later failure handled
-      reads.push(read);
-    }
-  };
-  let group: ShardFile[] = [];
-  let bytes = 0;
-  for (const f of git.files) {
-    fill();
-    const blob = await reads.shift()!;
-    const counted = blob.length <= maxFileSize ? blob.length : 0;
-    if (group.length > 0 && bytes + counted > target) {
-      yield group;
-      group = [];
-      bytes = 0;
-    }
-    // A copy the pool can transfer to a worker (nodegit's buffers are not detachable).
-    group.push({ path: f.path, size: blob.length, data: counted > 0 || blob.length === 0 ? new Uint8Array(blob) : undefined });
-    bytes += counted;
-  }
-  yield group;
 }
 
 function checkDirectory(pathArg: string, root: string): void {
@@ -238,94 +393,7 @@ function checkDirectory(pathArg: string, root: string): void {
   }
 }
 
-/**
- * Consecutive runs of files (in path order, so results come back in path order) of about
- * `target` bytes of indexable content. An empty repository still gets one (empty) shard,
- * so that it is known to the searcher.
- */
-export function cutShards(files: ShardFile[], target: number, maxFileSize: number): ShardFile[][] {
-  const groups: ShardFile[][] = [];
-  let current: ShardFile[] = [];
-  let bytes = 0;
-  for (const f of files) {
-    const counted = f.size <= maxFileSize ? f.size : 0;
-    if (current.length > 0 && bytes + counted > target) {
-      groups.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(f);
-    bytes += counted;
-  }
-  if (current.length > 0 || groups.length === 0) groups.push(current);
-  return groups;
-}
-
-type BuildResult = Omit<ShardResult, 'path'>;
-
-/**
- * Builds the jobs on `workerCount` threads, taking the next job when a thread is free,
- * so that producing a job (reading git blobs) overlaps building the previous ones.
- */
-async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worker[], onProgress: (files: number, bytes: number) => void): Promise<BuildResult[]> {
-  const results: BuildResult[] = [];
-  const progress: Array<{ files: number; bytes: number }> = [];
-  const report = () => onProgress(progress.reduce((n, p) => n + p.files, 0), progress.reduce((n, p) => n + p.bytes, 0));
-  const iterator = jobs[Symbol.asyncIterator]();
-  let nextId = 0;
-  let producing: Promise<void> = Promise.resolve();
-  try {
-    await new Promise<void>((resolvePool, rejectPool) => {
-      let active = 0;
-      let exhausted = false;
-      let failed = false;
-      const fail = (err: Error) => {
-        if (failed) return;
-        failed = true;
-        rejectPool(err);
-      };
-      // One producer at a time: an iterator must not be advanced concurrently.
-      const dispatch = (worker: Worker): void => {
-        producing = producing.then(async () => {
-          if (failed) return;
-          const next = exhausted ? { done: true as const, value: undefined } : await iterator.next();
-          if (next.done) {
-            exhausted = true;
-            if (active === 0) resolvePool();
-            return;
-          }
-          const id = nextId++;
-          const job = next.value;
-          progress[id] = { files: 0, bytes: 0 };
-          active++;
-          const transfer = job.files.flatMap((f) => (f.data ? [f.data.buffer as ArrayBuffer] : []));
-          worker.postMessage({ id, job } satisfies BuildRequest, transfer);
-        }).catch(fail);
-      };
-      for (const worker of workers) {
-        worker.removeAllListeners('message').removeAllListeners('error');
-        worker.on('error', (err) => fail(err));
-        worker.on('message', (msg: BuildReply) => {
-          if (msg.type === 'progress') {
-            progress[msg.id] = { files: msg.files, bytes: msg.bytes };
-            report();
-            return;
-          }
-          active--;
-          if (msg.type === 'error') {
-            fail(new Error(msg.message));
-            return;
-          }
-          const { id, type: _type, ...result } = msg;
-          results[id] = result;
-          if (exhausted && active === 0) resolvePool();
-          else dispatch(worker);
-        });
-        dispatch(worker);
-      }
-    });
-  } finally {
-    await iterator.return?.();
-  }
-  return results;
+/** Metadata of a repository indexed from a local path (`trawl index`): public, not archived, not a fork. */
+export function localRepoMeta(d: DetectedRepo, name = d.name): ManifestRepo {
+  return { name, displayName: displayName(name), codeHostType: d.codeHostType, archived: false, fork: false, visibility: 'public', kind: d.kind, source: d.source };
 }

@@ -6,12 +6,14 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { Packr } from 'msgpackr';
 import { PostingsBuilder, hash32 } from '../../core/index.ts';
+import { encodeBranchLists } from './branch-set.ts';
 import { detectLanguage } from './language.ts';
 import { ctagsAvailable, extractSymbols, type SymbolDef } from './symbols.ts';
 import {
   DOC_FLAG_CRLF,
   DOC_RECORD_SIZE,
   NO_KIND,
+  OID_SIZE,
   SYMBOL_RECORD_SIZE,
   SectionKind,
   type ShardMeta,
@@ -28,6 +30,10 @@ export interface ShardFile {
   absPath?: string;
   /** ... or the bytes themselves (git blobs read by the main thread). */
   data?: Uint8Array;
+  /** Git blob id (40 hex digits). */
+  oid?: string;
+  /** Indexes into the job's `branches` of the branches holding this version; default [0]. */
+  branches?: number[];
 }
 
 export interface ShardJob {
@@ -38,6 +44,8 @@ export interface ShardJob {
   maxFileSize: number;
   maxTrigrams: number;
   indexedAt: string;
+  /** Branch and tag names the files' `branches` refer to; [0] is the default branch. */
+  branches: string[];
   /** Extract symbol definitions with universal-ctags (default: when it is installed). */
   symbols?: boolean;
 }
@@ -75,6 +83,8 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     const languageIndex = new Map<string, number>();
     const skipped: SkippedFile[] = [];
     const docHashes: number[] = [];
+    const docOids: Array<string | undefined> = [];
+    const branchDocs: number[][] = job.branches.map(() => []);
     let contentBytes = 0;
     let doneFiles = 0;
     let doneBytes = 0;
@@ -96,32 +106,37 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       doneFiles++;
       doneBytes += file.size;
       if (onProgress && doneFiles % PROGRESS_EVERY_FILES === 0) onProgress(doneFiles, doneBytes);
+      const skip = (size: number, reason: SkippedFile['reason']): void => {
+        skipped.push(file.oid ? { path: file.path, size, reason, oid: file.oid } : { path: file.path, size, reason });
+      };
       if (file.size > job.maxFileSize) {
-        skipped.push({ path: file.path, size: file.size, reason: 'too-large' });
+        skip(file.size, 'too-large');
         continue;
       }
       let content: Uint8Array;
       try {
         content = file.data ?? readInto(file.absPath!, job.maxFileSize);
       } catch {
-        skipped.push({ path: file.path, size: file.size, reason: 'unreadable' });
+        skip(file.size, 'unreadable');
         continue;
       }
       // The size may have changed since the directory walk.
       if (content.length > job.maxFileSize) {
-        skipped.push({ path: file.path, size: content.length, reason: 'too-large' });
+        skip(content.length, 'too-large');
         continue;
       }
       const buf = Buffer.from(content.buffer, content.byteOffset, content.length);
       if (buf.indexOf(0) !== -1) {
-        skipped.push({ path: file.path, size: content.length, reason: 'binary' });
+        skip(content.length, 'binary');
         continue;
       }
       const docId = docs.length;
       if (contentBuilder.addContent(docId, content, job.maxTrigrams) < 0) {
-        skipped.push({ path: file.path, size: content.length, reason: 'too-many-trigrams' });
+        skip(content.length, 'too-many-trigrams');
         continue;
       }
+      for (const b of file.branches ?? [0]) branchDocs[b]!.push(docId);
+      docOids.push(file.oid);
       const language = detectLanguage(file.path, content.subarray(0, 256));
       let lang = languageIndex.get(language);
       if (lang === undefined) {
@@ -198,6 +213,11 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       nameOff += d.nameLen;
     });
 
+    const oidTable = Buffer.alloc(docs.length * OID_SIZE);
+    docOids.forEach((oid, i) => {
+      if (oid !== undefined) oidTable.write(oid, i * OID_SIZE, OID_SIZE, 'hex');
+    });
+
     const meta: ShardMeta = {
       repo: job.repo,
       shardIndex: job.shardIndex,
@@ -224,6 +244,8 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       [SectionKind.Symbols, symbolSection],
       [SectionKind.SymbolNgrams, ngramTable(symbolPostings)],
       [SectionKind.SymbolPostings, symbolPostings.blob],
+      [SectionKind.Branches, encodeBranchLists({ names: job.branches, lists: branchDocs.map((l) => Uint32Array.from(l)) })],
+      [SectionKind.Oids, oidTable],
       [SectionKind.Meta, packr.pack(meta)],
     ]));
     const symbolCount = symbols.reduce((n, l) => n + (l?.length ?? 0), 0);

@@ -9,7 +9,14 @@ export const SHARD_MAGIC = 'TRAWLIDX';
 //      content and file-name trigram postings, metadata (msgpack with records).
 //   2  symbol definitions (universal-ctags) and trigram postings over symbol names;
 //      repository flags (archived, fork, visibility) in the metadata.
-export const SHARD_VERSION = 2;
+//   3  several branches and tags per shard: a document is a (path, blob) pair stored once,
+//      the `branches` section lists the documents of each branch (branch-set.ts); the
+//      `oids` section holds each document's git blob id, so an incremental run can tell
+//      which files changed; skipped files carry their blob id too. Version 2 shards are
+//      still read (every document on the shard's one branch, no blob ids).
+export const SHARD_VERSION = 3;
+/** Oldest version this reader accepts. */
+export const SHARD_MIN_VERSION = 2;
 
 export const HEADER_SIZE = 64;
 export const TOC_ENTRY_SIZE = 24;
@@ -29,6 +36,8 @@ export const enum SectionKind {
   Symbols = 9,
   SymbolNgrams = 10,
   SymbolPostings = 11,
+  Branches = 12,
+  Oids = 13,
 }
 
 export const SECTION_NAMES: Record<number, string> = {
@@ -43,10 +52,12 @@ export const SECTION_NAMES: Record<number, string> = {
   9: 'symbols',
   10: 'symbol-ngrams',
   11: 'symbol-postings',
+  12: 'branches',
+  13: 'oids',
 };
 
-/** Sections every version-1 shard has, in file order. */
-export const SECTION_ORDER: readonly SectionKind[] = [
+/** Sections of a version-2 shard, in file order. */
+export const SECTION_ORDER_V2: readonly SectionKind[] = [
   SectionKind.Content,
   SectionKind.Docs,
   SectionKind.Names,
@@ -59,6 +70,26 @@ export const SECTION_ORDER: readonly SectionKind[] = [
   SectionKind.SymbolPostings,
   SectionKind.Meta,
 ];
+
+/** Sections every current (version 3) shard has, in file order. */
+export const SECTION_ORDER: readonly SectionKind[] = [
+  SectionKind.Content,
+  SectionKind.Docs,
+  SectionKind.Names,
+  SectionKind.ContentNgrams,
+  SectionKind.ContentPostings,
+  SectionKind.NameNgrams,
+  SectionKind.NamePostings,
+  SectionKind.Symbols,
+  SectionKind.SymbolNgrams,
+  SectionKind.SymbolPostings,
+  SectionKind.Branches,
+  SectionKind.Oids,
+  SectionKind.Meta,
+];
+
+/** Bytes of a git blob id in the oids section. */
+export const OID_SIZE = 20;
 
 /** Symbol record (symbols section), 24 bytes; layout in shard-reader.ts. */
 export const SYMBOL_RECORD_SIZE = 24;
@@ -78,6 +109,8 @@ export interface SkippedFile {
   path: string;
   size: number;
   reason: SkipReason;
+  /** The git blob (40 hex digits), so an incremental run does not read it again. */
+  oid?: string;
 }
 
 /** Repository-level metadata stored in every shard of the repository. */
@@ -89,7 +122,9 @@ export interface ShardRepoMeta {
   /** Where the repository was indexed from (absolute path). */
   source: string;
   kind: 'git' | 'directory';
+  /** The default branch (HEAD). The shard's branches are in its branches section. */
   branch: string;
+  /** The default branch's commit when the shard was built. */
   commit: string;
   remoteUrl: string;
   archived: boolean;

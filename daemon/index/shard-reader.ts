@@ -1,6 +1,6 @@
 // Reads a shard file, memory-mapped read-only.
 //
-// # The shard format, version 2 (history in shard-format.ts)
+// # The shard format, version 3 (history in shard-format.ts)
 //
 // A repository is indexed into one or more shard files (`<repoId>/g<generation>-<n>.trawl`
 // in the data dir, listed by the repository's manifest.json). All integers are
@@ -9,10 +9,10 @@
 //
 //   offset 0   header, 64 bytes
 //     0   magic          8 bytes  "TRAWLIDX"
-//     8   version        u32      1
+//     8   version        u32      3
 //     12  headerSize     u32      64
 //     16  fileSize       u64      the whole file; a shorter file is truncated
-//     24  sectionCount   u32      11 in version 2
+//     24  sectionCount   u32      13 in version 3 (11 in version 2)
 //     28  tocHash        u32      xxHash32 (seed 0) of the table of contents
 //     32  reserved       28 bytes zero
 //     60  headerHash     u32      xxHash32 of bytes 0..59
@@ -45,6 +45,12 @@
 //                         then the names (UTF-8; offsets count from the end of the records)
 //     symbol-ngrams     as content-ngrams, over each document's symbol names joined by "\n"
 //     symbol-postings   as content-postings
+//     branches          which documents each branch or tag holds: one posting list per
+//                       branch (encoding documented in branch-set.ts); names[0] is the
+//                       default branch. A document on no branch is dead (replaced by a
+//                       later version); an incremental run may override this section with
+//                       a membership file named by the manifest.
+//     oids              20 bytes per document: its git blob id (zeros for a directory's files)
 //     meta              msgpack (records enabled, self-describing): ShardMeta in
 //                       shard-format.ts: repository and its flags, shard index,
 //                       languages, symbol kinds, skipped files with reasons, options
@@ -65,22 +71,23 @@
 // bytes are:
 //
 //   54 52 41 57 4c 49 44 58   "TRAWLIDX"
-//   01 00 00 00               version 1
+//   03 00 00 00               version 3
 //   40 00 00 00               header size 64
 //   .. .. .. .. 00 00 00 00   file size (low, high)
-//   0b 00 00 00               11 sections
+//   0d 00 00 00               13 sections
 //   ...                       tocHash, reserved, headerHash
 //   01 00 00 00 hh hh hh hh   toc[0]: kind 1 (content), hash
-//   48 01 00 00 00 00 00 00   offset 328 = 64 + 11*24 (already a multiple of 8)
+//   78 01 00 00 00 00 00 00   offset 376 = 64 + 13*24 (already a multiple of 8)
 //   07 00 00 00 00 00 00 00   length 7
 //   ...
-//   offset 328: 69 6e 74 20 78 3b 0a   "int x;\n"
+//   offset 376: 69 6e 74 20 78 3b 0a   "int x;\n"
 //
 // The docs section holds one record {nameOff 0, nameLen 3, contentOff 0, contentLen 7, ...};
 // names holds "a.c"; content-ngrams lists the 5 trigrams "int" "nt " "t x" " x;" "x;\n"
 // (ids 0x696e74, 0x6e7420, ...), each with count 1; each of their lists in
 // content-postings is the single byte 00 (document 0). ctags finds the variable x: the
-// symbols section holds one record {name "x", kind "variable", line 1, endLine 1}.
+// symbols section holds one record {name "x", kind "variable", line 1, endLine 1}. The
+// branches section names one branch, HEAD, whose list is the byte 00; oids is 20 zeros.
 
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
@@ -88,13 +95,17 @@ import mmapModule from '@riaskov/mmap-io';
 import { decodePostings, hash32 } from '../../core/index.ts';
 import type { ShardFacts } from '../search/match-tree.ts';
 import type { SymbolDef } from './symbols.ts';
+import { BranchSet, readMembershipFile } from './branch-set.ts';
 import {
   DOC_RECORD_SIZE,
   HEADER_SIZE,
   NO_KIND,
+  OID_SIZE,
   SYMBOL_RECORD_SIZE,
   SECTION_NAMES,
   SECTION_ORDER,
+  SECTION_ORDER_V2,
+  SHARD_MIN_VERSION,
   SHARD_MAGIC,
   SHARD_VERSION,
   SectionKind,
@@ -105,6 +116,14 @@ import {
 // The package is CommonJS whose typings declare an ES default export; under Node's ESM
 // interop the default import is module.exports itself, which is the mmap object.
 const mmap = mmapModule as unknown as (typeof mmapModule)['default'];
+
+/** Repository flags a search filters on. */
+export interface RepoFacts {
+  name: string;
+  archived: boolean;
+  fork: boolean;
+  visibility: 'public' | 'private';
+}
 
 /** A shard that cannot be used: wrong version, truncated, corrupt. */
 export class ShardError extends Error {
@@ -179,6 +198,12 @@ export class Shard {
   readonly content: NgramTable;
   readonly names: NgramTable;
   readonly symbolNames: NgramTable;
+  readonly version: number;
+  /**
+   * The branches and tags holding each document: the shard's own section, or the
+   * membership file an incremental run wrote for it (branch-set.ts).
+   */
+  readonly branches: BranchSet;
   /** The whole mapping; the sections below are views into it. */
   private readonly map: Buffer;
   private readonly symbols: Buffer;
@@ -189,11 +214,13 @@ export class Shard {
   private readonly nameBytes: Buffer;
   private readonly contentBytes: Buffer;
   private readonly verified: Uint8Array;
+  private readonly oids: Buffer | undefined;
 
-  private constructor(path: string, map: Buffer) {
+  private constructor(path: string, map: Buffer, membershipPath?: string) {
     this.path = path;
     this.map = map;
     this.fileSize = map.length;
+    this.version = map.length >= 12 ? map.readUInt32LE(8) : 0;
     const sections = readToc(path, map);
     const section = (kind: SectionKind): Buffer => {
       const s = sections.get(kind)!;
@@ -230,10 +257,24 @@ export class Shard {
       throw new ShardError(path, `metadata cannot be decoded: ${(err as Error).message}`);
     }
     this.verified = new Uint8Array(this.docCount);
+    if (this.version >= 3) {
+      this.oids = section(SectionKind.Oids);
+      if (this.oids.length !== this.docCount * OID_SIZE) throw new ShardError(path, 'blob id table does not match the document table');
+    }
+    try {
+      if (membershipPath !== undefined) this.branches = readMembershipFile(membershipPath);
+      else if (this.version >= 3) this.branches = new BranchSet(section(SectionKind.Branches), path);
+      else this.branches = BranchSet.everyDoc([this.meta.repo.branch], this.docCount);
+    } catch (err) {
+      throw new ShardError(path, (err as Error).message);
+    }
   }
 
-  /** Opens and checks a shard; throws ShardError with a readable reason. */
-  static open(path: string): Shard {
+  /**
+   * Opens and checks a shard; throws ShardError with a readable reason. `membershipPath`
+   * replaces the shard's own branch lists (an incremental run's membership file).
+   */
+  static open(path: string, membershipPath?: string): Shard {
     let fd: number;
     try {
       fd = openSync(path, 'r');
@@ -244,7 +285,7 @@ export class Shard {
       const size = fstatSync(fd).size;
       if (size < HEADER_SIZE) throw new ShardError(path, `truncated: ${size} bytes is shorter than the header`);
       const map = mmap.map(size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0, mmap.MADV_RANDOM);
-      return new Shard(path, map);
+      return new Shard(path, map, membershipPath);
     } finally {
       closeSync(fd); // the mapping stays valid after the descriptor is closed
     }
@@ -260,6 +301,17 @@ export class Shard {
     const o = doc * DOC_RECORD_SIZE;
     const off = this.docs.readUInt32LE(o);
     return this.nameBytes.subarray(off, off + this.docs.readUInt32LE(o + 4));
+  }
+
+  /** The document's git blob id (40 hex digits), or undefined (directories, version 2 shards). */
+  oid(doc: number): string | undefined {
+    if (!this.oids) return undefined;
+    const hex = this.oids.toString('hex', doc * OID_SIZE, (doc + 1) * OID_SIZE);
+    return hex === ZERO_OID ? undefined : hex;
+  }
+
+  contentLength(doc: number): number {
+    return this.docs.readUInt32LE(doc * DOC_RECORD_SIZE + 12);
   }
 
   language(doc: number): string {
@@ -283,10 +335,13 @@ export class Shard {
     return docs;
   }
 
-  /** What the match tree may decide about this shard without reading a document. */
-  facts(): ShardFacts {
-    const r = this.meta.repo;
-    return { repoName: r.name, branch: r.branch, archived: r.archived, fork: r.fork, visibility: r.visibility, languages: this.meta.languages };
+  /**
+   * What the match tree may decide about this shard without reading a document. The
+   * repository's current flags (from its manifest) override the ones stored at build time.
+   */
+  facts(repo?: RepoFacts): ShardFacts {
+    const r = repo ?? this.meta.repo;
+    return { repoName: r.name, branches: this.branches.names, archived: r.archived, fork: r.fork, visibility: r.visibility, languages: this.meta.languages };
   }
 
   /** The symbol definitions of a document, by line. */
@@ -356,15 +411,16 @@ export class Shard {
 function readToc(path: string, map: Buffer): Map<SectionKind, Section> {
   if (map.toString('latin1', 0, 8) !== SHARD_MAGIC) throw new ShardError(path, 'not a trawl shard (bad magic)');
   const version = map.readUInt32LE(8);
-  if (version !== SHARD_VERSION) {
-    throw new ShardError(path, `unsupported shard format version ${version} (this trawl reads version ${SHARD_VERSION}); re-index the repository`);
+  if (version < SHARD_MIN_VERSION || version > SHARD_VERSION) {
+    throw new ShardError(path, `unsupported shard format version ${version} (this trawl reads versions ${SHARD_MIN_VERSION} to ${SHARD_VERSION}); re-index the repository`);
   }
+  const order = version === 2 ? SECTION_ORDER_V2 : SECTION_ORDER;
   if (hash32(map.subarray(0, 60)) !== map.readUInt32LE(60)) throw new ShardError(path, 'header is corrupt (checksum mismatch)');
   const fileSize = readU64(map, 16);
   if (map.length < fileSize) throw new ShardError(path, `truncated: ${map.length} of ${fileSize} bytes`);
   if (map.length > fileSize) throw new ShardError(path, `has ${map.length - fileSize} trailing bytes`);
   const count = map.readUInt32LE(24);
-  if (count !== SECTION_ORDER.length) throw new ShardError(path, `has ${count} sections, expected ${SECTION_ORDER.length}`);
+  if (count !== order.length) throw new ShardError(path, `has ${count} sections, expected ${order.length}`);
   const toc = map.subarray(HEADER_SIZE, HEADER_SIZE + count * TOC_ENTRY_SIZE);
   if (hash32(toc) !== map.readUInt32LE(28)) throw new ShardError(path, 'table of contents is corrupt (checksum mismatch)');
   const sections = new Map<SectionKind, Section>();
@@ -379,6 +435,8 @@ function readToc(path: string, map: Buffer): Map<SectionKind, Section> {
   }
   return sections;
 }
+
+const ZERO_OID = '0'.repeat(2 * OID_SIZE);
 
 function readU64(buf: Buffer, offset: number): number {
   return buf.readUInt32LE(offset) + buf.readUInt32LE(offset + 4) * 0x1_0000_0000;

@@ -1,11 +1,13 @@
-// A git repository as an index source: the files of the tree at HEAD, read
-// from the object database (not the working tree), so that what is indexed
-// is exactly one commit.
+// A git repository as an index source: the files of the selected branches and tags, read
+// from the object database (not the working tree), so that what is indexed is exactly a
+// set of commits. A file whose blob is the same on several refs is one version, listed
+// once with every ref that holds it.
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import NodeGit from 'nodegit';
-import { sortByPathBytes } from './walk.ts';
+import { globToRegExp } from './glob.ts';
+import { listRefs } from './mirror.ts';
 
 export type CodeHostType =
   | 'github'
@@ -17,20 +19,45 @@ export type CodeHostType =
   | 'genericGitHost'
   | 'azuredevops';
 
-export interface GitFile {
+/** A branch or tag selected for indexing, and the commit it points at. */
+export interface GitRef {
+  /** Short name: "main", "release/1.2", "v1.0". */
+  name: string;
+  kind: 'branch' | 'tag';
+  commit: string;
+}
+
+/** One version of one file: a path and its blob, on the refs that hold exactly this blob there. */
+export interface GitVersion {
   /** '/'-separated, relative to the repository root. */
   path: string;
   /** Blob id, 40 hex digits. */
   oid: string;
+  /** Indexes into GitSource.refs, ascending. */
+  refs: number[];
+}
+
+/** Which refs to index besides the default branch (which is always indexed). */
+export interface RevisionSelection {
+  /** Branch name globs (`*` matches any run of characters, `/` included). */
+  branches?: string[];
+  tags?: string[];
+  /** The default branch as the code host names it; else the repository's HEAD. */
+  defaultBranch?: string;
 }
 
 export interface GitSource {
   name: string;
   codeHostType: CodeHostType;
   remoteUrl?: string;
+  /** The default branch's name (refs[0].name); "HEAD" when HEAD is detached. */
   branch: string;
+  /** The default branch's commit. */
   commit: string;
-  files: GitFile[];
+  /** refs[0] is the default branch; then branches, then tags, each sorted by name. */
+  refs: GitRef[];
+  /** Sorted by path bytes, then blob id. */
+  versions: GitVersion[];
   readBlob(oid: string): Promise<Buffer>;
   close(): void;
 }
@@ -40,8 +67,6 @@ export interface GitSource {
 // inflate objects on several threads. Measured on 2 cores: two handles read
 // blobs about 1.5-2x faster than one.
 const HANDLES = Math.max(1, Math.min(4, availableParallelism()));
-// Requests kept queued per handle to hide the thread-pool round trip.
-const IN_FLIGHT_PER_HANDLE = 4;
 
 const MODE_TYPE_MASK = 0o170000;
 const MODE_TREE = 0o040000;
@@ -58,11 +83,11 @@ export function isGitRepository(dir: string): boolean {
 }
 
 /**
- * Opens the repository at `dir` and lists every file of HEAD's tree, sorted
- * by path bytes. Submodules and symlinks are skipped: neither has content of
- * its own in this repository.
+ * Opens the repository at `dir`, resolves the selected refs and lists every file version
+ * of their trees. Submodules and symlinks are skipped: neither has content of its own in
+ * this repository.
  */
-export async function openGitSource(dir: string): Promise<GitSource> {
+export async function openGitSource(dir: string, selection: RevisionSelection = {}): Promise<GitSource> {
   const absDir = resolve(dir);
   if (!isGitRepository(absDir)) throw new Error(`not a git repository: ${dir}`);
   let repo: NodeGit.Repository;
@@ -71,30 +96,28 @@ export async function openGitSource(dir: string): Promise<GitSource> {
   } catch (err) {
     throw new Error(`not a git repository: ${dir} (${errorText(err)})`, { cause: err });
   }
-  if (repo.headUnborn() === 1) throw new Error(`repository ${dir} has no commits (HEAD is unborn)`);
-  const head = await repo.getHeadCommit();
-  if (head === null) throw new Error(`repository ${dir}: cannot resolve HEAD to a commit`);
-  const branch = repo.headDetached() === 1 ? 'HEAD' : (await repo.head()).shorthand();
+  const refs = await selectRefs(repo, absDir, dir, selection);
 
   const remoteUrl = await originUrl(repo);
   const fromRemote = remoteUrl === undefined ? undefined : repoNameFromRemote(remoteUrl);
-  const handles = new Handles([await handle(repo)]);
-  for (let i = 1; i < HANDLES; i++) handles.add(await handle(await NodeGit.Repository.open(absDir)));
-  let files: GitFile[];
+  const handles = new Handles([{ repo }]);
+  for (let i = 1; i < HANDLES; i++) handles.add({ repo: await NodeGit.Repository.open(absDir) });
+  let versions: GitVersion[];
   try {
-    files = await listBlobs(handles, head.treeId());
+    versions = await listVersions(handles, refs);
   } catch (err) {
     for (const h of handles.all) h.repo.cleanup().catch(() => {});
-    throw new Error(`repository ${dir}: cannot list the tree of HEAD (${errorText(err)})`, { cause: err });
+    throw new Error(`repository ${dir}: cannot list the trees of ${refs.map((r) => r.name).join(', ')} (${errorText(err)})`, { cause: err });
   }
 
   let closed = false;
   const source: GitSource = {
     name: fromRemote?.name ?? basename(absDir).replace(/\.git$/, ''),
     codeHostType: fromRemote?.codeHostType ?? 'genericGitHost',
-    branch,
-    commit: head.sha(),
-    files,
+    branch: refs[0]!.name,
+    commit: refs[0]!.commit,
+    refs,
+    versions,
     async readBlob(oid: string): Promise<Buffer> {
       if (closed) throw new Error(`git source ${dir} is closed`);
       try {
@@ -114,6 +137,39 @@ export async function openGitSource(dir: string): Promise<GitSource> {
   return source;
 }
 
+/**
+ * The default branch first (the host's choice when it exists here, else HEAD), then the
+ * branches and the tags matching the selection's globs. A tag named like a selected
+ * branch is left out: `branch:` could not tell them apart.
+ */
+async function selectRefs(repo: NodeGit.Repository, absDir: string, dir: string, selection: RevisionSelection): Promise<GitRef[]> {
+  const all = await listRefs(absDir);
+  let head: GitRef;
+  if (selection.defaultBranch !== undefined && all.branches.has(selection.defaultBranch)) {
+    head = { name: selection.defaultBranch, kind: 'branch', commit: all.branches.get(selection.defaultBranch)! };
+  } else {
+    if (repo.headUnborn() === 1) throw new Error(`repository ${dir} has no commits (HEAD is unborn)`);
+    const commit = await repo.getHeadCommit();
+    if (commit === null) throw new Error(`repository ${dir}: cannot resolve HEAD to a commit`);
+    const name = repo.headDetached() === 1 ? 'HEAD' : (await repo.head()).shorthand();
+    head = { name, kind: 'branch', commit: commit.sha() };
+  }
+  const refs: GitRef[] = [head];
+  const taken = new Set([head.name]);
+  const pick = (names: Map<string, string>, globs: string[] | undefined, kind: GitRef['kind']): void => {
+    if (!globs || globs.length === 0) return;
+    const patterns = globs.map(globToRegExp);
+    for (const name of [...names.keys()].sort()) {
+      if (taken.has(name) || !patterns.some((p) => p.test(name))) continue;
+      taken.add(name);
+      refs.push({ name, kind, commit: names.get(name)! });
+    }
+  };
+  pick(all.branches, selection.branches, 'branch');
+  pick(all.tags, selection.tags, 'tag');
+  return refs;
+}
+
 async function originUrl(repo: NodeGit.Repository): Promise<string | undefined> {
   try {
     const url = (await NodeGit.Remote.lookup(repo, 'origin')).url();
@@ -125,10 +181,6 @@ async function originUrl(repo: NodeGit.Repository): Promise<string | undefined> 
 
 interface Handle {
   repo: NodeGit.Repository;
-}
-
-async function handle(repo: NodeGit.Repository): Promise<Handle> {
-  return { repo };
 }
 
 /** Hands each call to the repository handle with the fewest calls pending. */
@@ -159,58 +211,56 @@ class Handles {
 }
 
 /**
- * Every blob under `rootTree`, walking subtrees breadth-first. No sizes: tree entries
- * carry none and nodegit does not expose libgit2's header-only read
- * (git_odb_read_header), so a size would cost a full read of the blob; the indexer
- * learns sizes as it reads the blobs, once.
+ * Every file version of the refs' trees. A subtree is listed once per (path, tree id)
+ * however many refs contain it, so refs that share most of their tree (branches of one
+ * repository) cost little more to list than one. No sizes: tree entries carry none and
+ * nodegit does not expose libgit2's header-only read (git_odb_read_header), so a size
+ * would cost a full read of the blob; the indexer learns sizes as it reads the blobs, once.
  */
-async function listBlobs(handles: Handles, rootTree: NodeGit.Oid): Promise<GitFile[]> {
-  const inFlight = IN_FLIGHT_PER_HANDLE * handles.all.length;
-  const files: GitFile[] = [];
-  await pool([{ prefix: '', id: rootTree }], inFlight, async (job, push) => {
-    const tree = await handles.use((h) => NodeGit.Tree.lookup(h.repo, job.id));
-    const count = tree.entryCount();
-    for (let i = 0; i < count; i++) {
-      const entry = tree.entryByIndex(i);
-      const mode = entry.filemode() & MODE_TYPE_MASK;
-      const path = job.prefix + entry.name();
-      if (mode === MODE_TREE) push({ prefix: `${path}/`, id: entry.id() });
-      else if (mode === MODE_BLOB) files.push({ path, oid: entry.id().tostrS() });
-      // 120000 (symlink) and 160000 (submodule commit) are skipped.
-    }
-  });
-  return sortByPathBytes(files);
-}
-
-/** Runs `work` over a growing queue with at most `limit` jobs at a time. */
-async function pool<T>(initial: T[], limit: number, work: (job: T, push: (job: T) => void) => Promise<void>): Promise<void> {
-  const queue = initial.slice();
-  let next = 0;
-  const push = (job: T): void => {
-    queue.push(job);
-  };
-  let active = 0;
-  await new Promise<void>((resolveAll, rejectAll) => {
-    let failed = false;
-    const pump = (): void => {
-      while (!failed && active < limit && next < queue.length) {
-        const job = queue[next++]!;
-        active++;
-        work(job, push).then(
-          () => {
-            active--;
-            pump();
-          },
-          (err: unknown) => {
-            failed = true;
-            rejectAll(err);
-          },
-        );
+async function listVersions(handles: Handles, refs: GitRef[]): Promise<GitVersion[]> {
+  const versions: GitVersion[] = [];
+  const byKey = new Map<string, number>();
+  const memo = new Map<string, Promise<number[]>>();
+  const listTree = (prefix: string, treeId: string): Promise<number[]> => {
+    const key = `${prefix}\0${treeId}`;
+    let listed = memo.get(key);
+    if (listed) return listed;
+    listed = (async () => {
+      const tree = await handles.use((h) => NodeGit.Tree.lookup(h.repo, treeId));
+      const here: number[] = [];
+      const below: Array<Promise<number[]>> = [];
+      const count = tree.entryCount();
+      for (let i = 0; i < count; i++) {
+        const entry = tree.entryByIndex(i);
+        const mode = entry.filemode() & MODE_TYPE_MASK;
+        const path = prefix + entry.name();
+        if (mode === MODE_TREE) below.push(listTree(`${path}/`, entry.id().tostrS()));
+        else if (mode === MODE_BLOB) {
+          const oid = entry.id().tostrS();
+          const k = `${path}\0${oid}`;
+          let v = byKey.get(k);
+          if (v === undefined) {
+            v = versions.length;
+            versions.push({ path, oid, refs: [] });
+            byKey.set(k, v);
+          }
+          here.push(v);
+        }
+        // 120000 (symlink) and 160000 (submodule commit) are skipped.
       }
-      if (!failed && active === 0 && next === queue.length) resolveAll();
-    };
-    pump();
-  });
+      for (const sub of await Promise.all(below)) for (const v of sub) here.push(v);
+      return here;
+    })();
+    memo.set(key, listed);
+    return listed;
+  };
+  for (let r = 0; r < refs.length; r++) {
+    const commit = await handles.use((h) => NodeGit.Commit.lookup(h.repo, refs[r]!.commit));
+    for (const v of await listTree('', commit.treeId().tostrS())) versions[v]!.refs.push(r);
+  }
+  const keyed = versions.map((v) => ({ v, key: Buffer.from(v.path, 'utf8') }));
+  keyed.sort((a, b) => Buffer.compare(a.key, b.key) || (a.v.oid < b.v.oid ? -1 : a.v.oid > b.v.oid ? 1 : 0));
+  return keyed.map((k) => k.v);
 }
 
 function errorText(err: unknown): string {

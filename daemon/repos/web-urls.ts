@@ -18,24 +18,29 @@ export function fileWebUrl(baseUrl: string, repoName: string, branch: string, pa
 }
 
 /**
- * The code host's page for a file, when the repository's host is known. `repoName` is the
- * host/path form (github.com/org/repo); the host serves it over https.
+ * The code host's page for a file at a branch, built from the host's page of the
+ * repository (`repoUrl`, as the host reports it) with the host type's template; undefined
+ * when the host is unknown or has no file pages.
  */
-export function externalFileUrl(codeHostType: string, repoName: string, branch: string, path: string): string | undefined {
-  if (!repoName.includes('/')) return undefined;
-  const base = `https://${encodePath(repoName)}`;
+export function externalFileUrl(codeHostType: string, repoUrl: string | undefined, branch: string, path: string): string | undefined {
+  if (repoUrl === undefined || !/^https?:\/\//.test(repoUrl)) return undefined;
+  const base = repoUrl.replace(/\/+$/, '');
   const b = encodePath(branch);
   const p = encodePath(path);
   switch (codeHostType) {
     case 'github':
     case 'gitea':
-      return `${base}/blob/${b}/${p}`;
+      return `${base}/${codeHostType === 'gitea' ? 'src/branch' : 'blob'}/${b}/${p}`;
     case 'gitlab':
       return `${base}/-/blob/${b}/${p}`;
     case 'bitbucketCloud':
       return `${base}/src/${b}/${p}`;
+    case 'bitbucketServer':
+      return `${base}/browse/${p}?at=${encodeURIComponent(`refs/heads/${branch}`)}`;
     case 'azuredevops':
-      return `${base}?path=/${p}&version=GB${b}`;
+      return `${base}?path=${encodeURIComponent(`/${path}`)}&version=GB${encodeURIComponent(branch)}`;
+    case 'gerrit':
+      return `${base}/+/refs/heads/${b}/${p}`;
     default:
       return undefined;
   }

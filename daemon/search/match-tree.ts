@@ -9,6 +9,7 @@
 
 import RE2 from 're2';
 import type { PlanNode, Term } from '../query/terms.ts';
+import { globToRegExp } from '../repos/glob.ts';
 
 export type Tree =
   | { op: 'const'; value: boolean }
@@ -20,7 +21,8 @@ export type Tree =
 
 export interface ShardFacts {
   repoName: string;
-  branch: string;
+  /** The shard's branches and tags; [0] is the default branch. */
+  branches: readonly string[];
   archived: boolean;
   fork: boolean;
   visibility: 'public' | 'private';
@@ -30,17 +32,23 @@ export interface ShardFacts {
 const TRUE: Tree = { op: 'const', value: true };
 const FALSE: Tree = { op: 'const', value: false };
 
-export function specialize(node: PlanNode, facts: ShardFacts): Tree {
-  return simplify(bind(node, facts));
+/**
+ * The plan as it applies to the versions of this shard's documents on `branch`: a
+ * document matches on a branch when it is on that branch and the tree, with `branch:`
+ * filters decided for that branch, matches it (shard-search.ts groups branches that get
+ * the same tree).
+ */
+export function specialize(node: PlanNode, facts: ShardFacts, branch: string): Tree {
+  return simplify(bind(node, facts, branch));
 }
 
-function bind(n: PlanNode, f: ShardFacts): Tree {
+function bind(n: PlanNode, f: ShardFacts, branch: string): Tree {
   switch (n.op) {
     case 'and':
     case 'or':
-      return { op: n.op, children: n.children.map((c) => bind(c, f)) };
+      return { op: n.op, children: n.children.map((c) => bind(c, f, branch)) };
     case 'not':
-      return { op: 'not', child: bind(n.child, f) };
+      return { op: 'not', child: bind(n.child, f, branch) };
     case 'const':
       return n.value ? TRUE : FALSE;
     case 'content':
@@ -51,7 +59,7 @@ function bind(n: PlanNode, f: ShardFacts): Tree {
       // Repository names are matched case-insensitively: code hosts treat them so.
       return new RE2(n.pattern, 'i').test(f.repoName) ? TRUE : FALSE;
     case 'branch':
-      return globToRegExp(n.glob).test(f.branch) ? TRUE : FALSE;
+      return globToRegExp(n.glob).test(branch) ? TRUE : FALSE;
     case 'lang': {
       const i = f.languages.indexOf(n.language);
       return i < 0 ? FALSE : { op: 'lang', lang: i };
@@ -69,12 +77,6 @@ function bind(n: PlanNode, f: ShardFacts): Tree {
 function flag(value: 'yes' | 'no' | 'only', has: boolean): Tree {
   if (value === 'yes') return TRUE;
   return (value === 'only') === has ? TRUE : FALSE;
-}
-
-/** `*` matches any run of characters, everything else is literal. */
-export function globToRegExp(glob: string): RegExp {
-  const body = glob.split('*').map((s) => s.replace(/[\\^$.|?+()[\]{}]/g, '\\$&')).join('.*');
-  return new RegExp(`^${body}$`);
 }
 
 function simplify(t: Tree): Tree {

@@ -4,10 +4,15 @@
 // cancel between two documents without waiting for a message.
 
 import { Packr } from 'msgpackr';
+import type { RepoFacts } from '../index/shard-reader.ts';
 import type { ShardSearchResult } from './shard-search.ts';
 
 export interface ShardTask {
   shardPath: string;
+  /** The membership file that replaces the shard's branch lists (manifest.ts). */
+  membership?: string;
+  /** The repository's current flags, from its manifest (they may have changed since the build). */
+  repo?: RepoFacts;
   /**
    * The search's plan, msgpack-encoded once by the searcher; a worker decodes it (and
    * builds its matchers) once per search, keyed by planId. Measured: encoding and
@@ -33,6 +38,11 @@ export interface Envelope {
   body: Uint8Array;
   cancel?: SharedArrayBuffer;
   sentAt?: number;
+}
+
+/** How workers and the searcher key an open shard: the file and its membership file. */
+export function shardKey(shardPath: string, membership?: string): string {
+  return membership ? `${shardPath}\0${membership}` : shardPath;
 }
 
 export const packr = new Packr({ useRecords: true });

@@ -5,7 +5,7 @@ import { parentPort } from 'node:worker_threads';
 import { Shard } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
-import { packr, type Envelope, type ShardReply, type ShardTask } from './protocol.ts';
+import { packr, shardKey, type Envelope, type ShardReply, type ShardTask } from './protocol.ts';
 import { searchShard } from './shard-search.ts';
 
 const port = parentPort!;
@@ -14,11 +14,12 @@ let lastPlanKey = '';
 let plan: Plan | undefined;
 let matchers: Matcher[] = [];
 
-function shardAt(path: string): Shard {
-  let shard = shards.get(path);
+function shardAt(path: string, membership?: string): Shard {
+  const key = shardKey(path, membership);
+  let shard = shards.get(key);
   if (!shard) {
-    shard = Shard.open(path);
-    shards.set(path, shard);
+    shard = Shard.open(path, membership);
+    shards.set(key, shard);
   }
   return shard;
 }
@@ -45,10 +46,10 @@ port.on('message', (msg: Envelope | { forget: string[] }) => {
       matchers = planTerms(plan).map((t) => new Matcher(t, task.brute ? 'reference' : 'indexed'));
       lastPlanKey = key;
     }
-    const result = searchShard(shardAt(task.shardPath), plan, matchers, task.limit, () => Atomics.load(flag, 0) !== 0, !task.brute);
+    const result = searchShard(shardAt(task.shardPath, task.membership), plan, matchers, task.limit, () => Atomics.load(flag, 0) !== 0, !task.brute, task.repo);
     reply = { status: 'done', result, queuedNs };
   } catch (err) {
-    shards.delete(task.shardPath);
+    shards.delete(shardKey(task.shardPath, task.membership));
     reply = { status: 'failed', error: (err as Error).message, queuedNs };
   }
   const body = packr.pack(reply);

@@ -2,15 +2,22 @@
 // collects the shards' answers in shard order (repository name, then shard number, so
 // results are deterministic however the threads interleave), stops the remaining shards
 // once `matches` ranges are in hand, and shapes the response.
+//
+// Index swaps: before each search the searcher reads the data dir's index-version (one
+// small read) and, when it changed, reloads the manifests into a new snapshot. A search
+// holds its snapshot from start to end, so it sees a repository either before or after a
+// swap, never half of each; files a swap retired stay on disk past any search's life
+// (manifest.ts), and `inUse()` tells a garbage collector which ones a running search holds.
 
 import { join } from 'node:path';
-import { readAllManifests, shardsDir } from '../index/data-dir.ts';
+import { shardsDir } from '../index/data-dir.ts';
+import { manifestRepoName, readAllManifests, readIndexVersion, type ManifestRepo } from '../index/manifest.ts';
 import { Shard } from '../index/shard-reader.ts';
-import type { ShardRepoMeta } from '../index/shard-format.ts';
 import { planQuery } from '../query/plan.ts';
 import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl } from '../repos/web-urls.ts';
+import type { CodeHostType } from '../repos/git.ts';
 import { SearchPool } from './pool.ts';
-import { packr, type ShardReply } from './protocol.ts';
+import { packr, shardKey, type ShardReply, type ShardTask } from './protocol.ts';
 import { buildChunks, locateRanges, nameRanges } from './shape.ts';
 import type { ShardHit } from './shard-search.ts';
 import { compareRanked, score } from './rank.ts';
@@ -32,7 +39,18 @@ export interface SearchOptions {
 
 interface ShardEntry {
   path: string;
+  membership?: string;
+  /** shardKey(path, membership): how the workers and the shaping cache name the open shard. */
+  key: string;
   repoId: number;
+  /** From the manifest; undefined for manifests written before it was recorded. */
+  repo?: ManifestRepo;
+}
+
+interface Snapshot {
+  entries: ShardEntry[];
+  /** Searches running on this snapshot. */
+  users: number;
 }
 
 let nextPlanId = 1;
@@ -40,7 +58,10 @@ let nextPlanId = 1;
 export class Searcher {
   private readonly options: SearcherOptions;
   private pool: SearchPool | undefined;
-  private shards: ShardEntry[] = [];
+  private current: Snapshot = { entries: [], users: 0 };
+  /** Older snapshots that searches still hold. */
+  private readonly held = new Set<Snapshot>();
+  private version = '';
   private readonly mapped = new Map<string, Shard>();
 
   constructor(options: SearcherOptions) {
@@ -48,24 +69,69 @@ export class Searcher {
     this.refresh();
   }
 
-  /** Re-reads the manifests: picks up repositories indexed since the last call. */
+  /** Re-reads the manifests: picks up repositories indexed, re-indexed or removed since the last call. */
   refresh(): void {
+    this.version = readIndexVersion(this.options.dataDir);
     const entries: ShardEntry[] = [];
-    for (const m of readAllManifests(this.options.dataDir)) {
-      for (const name of m.shards) entries.push({ path: join(shardsDir(this.options.dataDir, m.repoId), name), repoId: m.repoId });
+    const manifests = readAllManifests(this.options.dataDir).sort((a, b) => {
+      const x = manifestRepoName(a);
+      const y = manifestRepoName(b);
+      return x < y ? -1 : x > y ? 1 : a.repoId - b.repoId;
+    });
+    for (const m of manifests) {
+      const dir = shardsDir(this.options.dataDir, m.repoId);
+      for (const s of m.shards) {
+        const path = join(dir, s.file);
+        const membership = s.membership ? join(dir, s.membership) : undefined;
+        const entry: ShardEntry = { path, key: shardKey(path, membership), repoId: m.repoId };
+        if (membership) entry.membership = membership;
+        if (m.repo) entry.repo = m.repo;
+        entries.push(entry);
+      }
     }
-    const live = new Set(entries.map((e) => e.path));
-    const gone = [...this.mapped.keys()].filter((p) => !live.has(p));
-    for (const p of gone) this.mapped.delete(p);
-    if (gone.length > 0) this.pool?.forget(gone);
-    this.shards = entries;
+    if (this.current.users > 0) this.held.add(this.current);
+    this.current = { entries, users: 0 };
+    this.release();
+  }
+
+  /** Shard files (and membership files) that a running search may still open. */
+  inUse(): Set<string> {
+    const paths = new Set<string>();
+    for (const snap of [this.current, ...this.held]) {
+      for (const e of snap.entries) {
+        paths.add(e.path);
+        if (e.membership) paths.add(e.membership);
+      }
+    }
+    return paths;
   }
 
   get shardCount(): number {
-    return this.shards.length;
+    return this.current.entries.length;
+  }
+
+  /** Forgets open shards no snapshot names any more (workers and the shaping cache). */
+  private release(): void {
+    const live = new Set<string>();
+    for (const snap of [this.current, ...this.held]) for (const e of snap.entries) live.add(e.key);
+    const gone = [...this.mapped.keys()].filter((k) => !live.has(k));
+    for (const k of gone) this.mapped.delete(k);
+    if (gone.length > 0) this.pool?.forget(gone);
   }
 
   async search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
+    if (readIndexVersion(this.options.dataDir) !== this.version) this.refresh();
+    const snapshot = this.current;
+    snapshot.users++;
+    try {
+      return await this.searchSnapshot(snapshot.entries, req, options);
+    } finally {
+      snapshot.users--;
+      if (snapshot.users === 0 && this.held.delete(snapshot)) this.release();
+    }
+  }
+
+  private async searchSnapshot(shards: ShardEntry[], req: Required<SearchRequest>, options: SearchOptions): Promise<SearchResponse> {
     const started = process.hrtime.bigint();
     const tCompile = process.hrtime.bigint();
     const plan = planQuery(req);
@@ -74,10 +140,14 @@ export class Searcher {
     const limit = req.matches;
     const cancel = new SharedArrayBuffer(4);
     const flag = new Int32Array(cancel);
-    const shards = this.shards;
     const planId = nextPlanId++;
     const planBytes = packr.pack(plan);
-    const replies = shards.map((s) => pool.run({ shardPath: s.path, planId, plan: planBytes, limit, brute: options.brute === true }, cancel));
+    const replies = shards.map((s) => {
+      const task: ShardTask = { shardPath: s.path, planId, plan: planBytes, limit, brute: options.brute === true };
+      if (s.membership) task.membership = s.membership;
+      if (s.repo) task.repo = { name: s.repo.name, archived: s.repo.archived, fork: s.repo.fork, visibility: s.repo.visibility };
+      return pool.run(task, cancel);
+    });
 
     const stats = emptyStats();
     stats.matchTreeConstruction = compileNs;
@@ -122,11 +192,11 @@ export class Searcher {
     this.mapped.clear();
   }
 
-  private shard(path: string): Shard {
-    let s = this.mapped.get(path);
+  private shard(entry: ShardEntry): Shard {
+    let s = this.mapped.get(entry.key);
     if (!s) {
-      s = Shard.open(path);
-      this.mapped.set(path, s);
+      s = Shard.open(entry.path, entry.membership);
+      this.mapped.set(entry.key, s);
     }
     return s;
   }
@@ -137,8 +207,8 @@ export class Searcher {
     const repos = new Map<number, RepositoryInfo>();
     let budget = req.matches;
     outer: for (const { shard: entry, hits } of kept) {
-      const shard = this.shard(entry.path);
-      const repo: ShardRepoMeta = shard.meta.repo;
+      const shard = this.shard(entry);
+      const repo = repoOf(entry, shard);
       for (const hit of hits) {
         if (budget <= 0) break outer;
         const path = shard.name(hit.doc);
@@ -150,23 +220,25 @@ export class Searcher {
         const content = shard.contentOf(hit.doc);
         const located = locateRanges(content, ranges);
         const symbols = shard.symbolsOverlapping(hit.doc, located.map((r) => [r.start.lineNumber, r.end.lineNumber] as [number, number]));
+        // Links point at the first branch the file matched on (the default branch when it did).
+        const branch = hit.branches[0] ?? repo.defaultBranch;
         const file: FileResult = {
           fileName: { text: path, matchRanges: nameRanges(path, names) },
-          webUrl: fileWebUrl(baseUrl, repo.name, repo.branch, path),
+          webUrl: fileWebUrl(baseUrl, repo.name, branch, path),
           repository: repo.name,
           repositoryId: repo.id,
           language: shard.language(hit.doc),
           chunks: withSymbols(buildChunks(content, located, req.contextLines), symbols),
-          branches: [repo.branch],
+          branches: hit.branches,
         };
-        const external = externalFileUrl(repo.codeHostType, repo.name, repo.branch, path);
+        const external = externalFileUrl(repo.codeHostType, repo.externalWebUrl, branch, path);
         if (external) file.externalWebUrl = external;
         if (req.whole) file.content = content.toString('utf8');
         stats.actualMatchCount += (names.length + ranges.length) / 2;
         const lines = located.map((r) => r.start.lineNumber);
         ranked.push({ file, repository: repo.name, path, score: score({ repository: repo.name, path, content, ranges, nameRanges: names, lines, symbols }) });
         if (!repos.has(repo.id)) {
-          repos.set(repo.id, { id: repo.id, codeHostType: repo.codeHostType, name: repo.name, displayName: displayName(repo.name), webUrl: repoWebUrl(baseUrl, repo.name) });
+          repos.set(repo.id, { id: repo.id, codeHostType: repo.codeHostType, name: repo.name, displayName: repo.displayName, webUrl: repoWebUrl(baseUrl, repo.name) });
         }
       }
     }
@@ -174,6 +246,29 @@ export class Searcher {
     stats.fileCount = ranked.length;
     return { stats, files: ranked.map((r) => r.file), repositoryInfo: [...repos.values()], isSearchExhaustive: false };
   }
+}
+
+interface ResultRepo {
+  id: number;
+  name: string;
+  displayName: string;
+  codeHostType: CodeHostType;
+  externalWebUrl?: string;
+  defaultBranch: string;
+}
+
+/** The repository as results show it: the manifest's record, else what the shard stored. */
+function repoOf(entry: ShardEntry, shard: Shard): ResultRepo {
+  const m = shard.meta.repo;
+  const r = entry.repo;
+  if (r) {
+    const out: ResultRepo = { id: entry.repoId, name: r.name, displayName: r.displayName, codeHostType: r.codeHostType, defaultBranch: shard.branches.names[0] ?? m.branch };
+    if (r.externalWebUrl) out.externalWebUrl = r.externalWebUrl;
+    return out;
+  }
+  const out: ResultRepo = { id: m.id, name: m.name, displayName: displayName(m.name), codeHostType: m.codeHostType as CodeHostType, defaultBranch: m.branch };
+  if (m.codeHostType !== 'genericGitHost' && m.name.includes('/')) out.externalWebUrl = `https://${m.name}`;
+  return out;
 }
 
 /** Each chunk's symbols: the definitions whose line span contains one of its matches. */

@@ -4,10 +4,11 @@
 // positive terms. Runs in a search worker; the main thread merges, ranks and shapes.
 
 import { intersectSorted, unionSorted } from '../../core/index.ts';
-import type { NgramTable, Shard } from '../index/shard-reader.ts';
+import type { NgramTable, RepoFacts, Shard } from '../index/shard-reader.ts';
+import { globToRegExp } from '../repos/glob.ts';
 import type { Plan } from '../query/terms.ts';
 import type { NgramQuery } from '../query/regex-ngrams.ts';
-import { specialize, type Tree } from './match-tree.ts';
+import { specialize, type ShardFacts, type Tree } from './match-tree.ts';
 import type { Matcher } from './matcher.ts';
 import { isWord } from './rank.ts';
 import { emptyCounters, type ShardCounters } from './types.ts';
@@ -18,6 +19,8 @@ export interface ShardHit {
   ranges: number[];
   /** Flat byte ranges in the path. */
   nameRanges: number[];
+  /** The searched branches and tags on which this document matched, in the shard's order. */
+  branches: string[];
 }
 
 export interface ShardSearchResult {
@@ -29,6 +32,12 @@ export interface ShardSearchResult {
   more: boolean;
   /** Match ranges found, including any beyond the limit; a matching document without ranges counts one. */
   found: number;
+}
+
+/** Branches whose versions the same tree decides (see branchClasses). */
+interface BranchClass {
+  branches: number[];
+  tree: Tree;
 }
 
 const CANCEL_CHECK_EVERY = 32;
@@ -70,47 +79,104 @@ export function searchShard(
   limit: number,
   isCancelled: () => boolean,
   useIndex = true,
+  repo?: RepoFacts,
 ): ShardSearchResult {
   const counters = emptyCounters();
   const result: ShardSearchResult = { hits: [], counters, filtered: false, more: false, found: 0 };
   const t0 = process.hrtime.bigint();
-  const tree = specialize(plan.root, shard.facts());
-  if (tree.op === 'const' && !tree.value) {
+  const classes = branchClasses(plan, shard.facts(repo));
+  let construction = Number(process.hrtime.bigint() - t0);
+  if (classes.length === 0) {
     result.filtered = true;
     counters.matchTreeConstruction = Number(process.hrtime.bigint() - t0);
     return result;
   }
   counters.shardFilesConsidered = shard.docCount;
-  const candidates = useIndex ? candidateDocs(tree, shard, counters) : null;
-  const t1 = process.hrtime.bigint();
-  counters.matchTreeConstruction = Number(t1 - t0);
-  const total = candidates === null ? shard.docCount : candidates.length;
-  counters.ngramMatches = useIndex ? total : 0;
-  if (total === 0) {
-    result.filtered = shard.docCount > 0;
-    return result;
-  }
-
   const regexBefore = matchers.reduce((n, m) => n + m.regexpsConsidered, 0);
-  for (let i = 0; i < total; i++) {
-    if (result.found > limit || (i % CANCEL_CHECK_EVERY === 0 && i > 0 && isCancelled())) {
-      counters.filesSkipped = total - i;
-      result.more = true;
-      break;
+  const byDoc = new Map<number, ShardHit>();
+  let examined = 0;
+  let search = 0;
+  for (const cls of classes) {
+    const tc = process.hrtime.bigint();
+    // Documents on none of the class's branches are other branches' versions (or dead).
+    const onBranches = docsOnAny(shard, cls.branches);
+    const candidates = useIndex ? intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters)) : onBranches;
+    const t1 = process.hrtime.bigint();
+    construction += Number(t1 - tc);
+    const total = candidates === null ? shard.docCount : candidates.length;
+    if (useIndex) counters.ngramMatches += total;
+    for (let i = 0; i < total; i++) {
+      if (result.found > limit || (examined % CANCEL_CHECK_EVERY === 0 && examined > 0 && isCancelled())) {
+        counters.filesSkipped += total - i;
+        result.more = true;
+        break;
+      }
+      examined++;
+      const doc = candidates === null ? i : candidates[i]!;
+      counters.filesConsidered++;
+      const ctx = new DocContext(shard, doc, counters);
+      const found: Found = { content: [], names: [] };
+      if (!evaluate(cls.tree, ctx, matchers, limit - result.found + 1, found)) continue;
+      const branches = cls.branches.length === 1 ? cls.branches : cls.branches.filter((b) => shard.branches.has(b, doc));
+      const seen = byDoc.get(doc);
+      if (seen) {
+        // Matched on branches of an earlier class too: one result, every branch.
+        seen.branches.push(...branches.map((b) => shard.branches.names[b]!));
+        continue;
+      }
+      const hit: ShardHit = { doc, ranges: normalize(found.content), nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!) };
+      byDoc.set(doc, hit);
+      result.found += Math.max(1, (hit.ranges.length + hit.nameRanges.length) / 2);
     }
-    const doc = candidates === null ? i : candidates[i]!;
-    counters.filesConsidered++;
-    const ctx = new DocContext(shard, doc, counters);
-    const found: Found = { content: [], names: [] };
-    if (!evaluate(tree, ctx, matchers, limit - result.found + 1, found)) continue;
-    const hit: ShardHit = { doc, ranges: normalize(found.content), nameRanges: normalize(found.names) };
-    result.hits.push(hit);
-    result.found += Math.max(1, (hit.ranges.length + hit.nameRanges.length) / 2);
+    search += Number(process.hrtime.bigint() - t1);
+    if (result.more) break;
+  }
+  counters.matchTreeConstruction = construction;
+  counters.matchTreeSearch = search;
+  result.hits = [...byDoc.values()].sort((a, b) => a.doc - b.doc);
+  if (classes.length > 1) {
+    const order = new Map(shard.branches.names.map((n, i) => [n, i]));
+    for (const h of result.hits) h.branches.sort((a, b) => order.get(a)! - order.get(b)!);
   }
   if (result.found > limit) result.more = true;
+  if (examined === 0) result.filtered = shard.docCount > 0;
   counters.regexpsConsidered = matchers.reduce((n, m) => n + m.regexpsConsidered, 0) - regexBefore;
-  counters.matchTreeSearch = Number(process.hrtime.bigint() - t1);
   return result;
+}
+
+/**
+ * Groups the shard's branches by the tree the plan becomes on them. Without a `branch:`
+ * filter only the default branch (names[0]) is searched. With one, each branch gets the
+ * tree its `branch:` filters decide for it; branches whose filters come out the same share
+ * a tree (usually there are one or two classes however many branches there are), and
+ * classes whose tree is false are dropped.
+ */
+function branchClasses(plan: Plan, facts: ShardFacts): BranchClass[] {
+  const names = facts.branches;
+  if (names.length === 0) return [];
+  if (plan.branches.length === 0) {
+    const tree = specialize(plan.root, facts, names[0]!);
+    return tree.op === 'const' && !tree.value ? [] : [{ branches: [0], tree }];
+  }
+  const globs = [...new Set(plan.branches)].map(globToRegExp);
+  const classes = new Map<string, BranchClass>();
+  names.forEach((name, b) => {
+    const key = globs.map((g) => (g.test(name) ? '1' : '0')).join('');
+    const known = classes.get(key);
+    if (known) known.branches.push(b);
+    else classes.set(key, { branches: [b], tree: specialize(plan.root, facts, name) });
+  });
+  return [...classes.values()].filter((c) => !(c.tree.op === 'const' && !c.tree.value));
+}
+
+/** Documents on at least one of the branches, ascending; null when that is every document. */
+function docsOnAny(shard: Shard, branches: number[]): Uint32Array | null {
+  let acc: Uint32Array | null = null;
+  for (const b of branches) {
+    const docs = shard.branches.docs(b);
+    acc = acc === null ? docs : unionSorted(acc, docs);
+  }
+  return acc === null || acc.length === shard.docCount ? null : acc;
 }
 
 /**

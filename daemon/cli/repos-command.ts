@@ -1,0 +1,41 @@
+// `trawl repos [--json] [--all]`: the repositories the store knows and their state.
+
+import { parseArgs } from 'node:util';
+import { resolveDataDir } from '../index/data-dir.ts';
+import { openStore } from '../store/open.ts';
+import type { RepoRecord } from '../store/store.ts';
+import { UsageError } from './usage.ts';
+
+export async function reposCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, all: { type: 'boolean' }, 'data-dir': { type: 'string' }, verbose: { type: 'boolean' } },
+  });
+  if (positionals.length > 0) throw new UsageError(`repos takes no arguments, got "${positionals[0]}"`);
+  const store = openStore(resolveDataDir(values['data-dir']));
+  try {
+    const repos = store.listRepos({ includeDeleted: values.all === true });
+    if (values.json) {
+      process.stdout.write(JSON.stringify(repos, null, 2) + '\n');
+      return 0;
+    }
+    if (repos.length === 0) {
+      process.stdout.write('no repositories (trawl index PATH, or trawl sync --config FILE)\n');
+      return 0;
+    }
+    const rows = repos.map(row);
+    const head = ['ID', 'REPOSITORY', 'STATE', 'REFS', 'INDEXED', 'LAST ERROR'];
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    for (const r of [head, ...rows]) process.stdout.write(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd() + '\n');
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+function row(r: RepoRecord): string[] {
+  const error = r.lastError ? `${r.lastError}${r.nextAttemptAt ? ` (retry after ${r.nextAttemptAt})` : ''}` : '';
+  const state = r.state === 'failed' && r.indexedAt ? 'failed (serving last index)' : r.state;
+  return [String(r.repoId), r.repoName, state, String(r.indexedRefs.length), r.indexedAt ?? '-', error];
+}

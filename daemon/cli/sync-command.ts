@@ -1,0 +1,76 @@
+// `trawl sync [--config FILE] [--force]`: one sync pass (discover, fetch, index what moved,
+// remove what is gone) with a progress display; exit status 1 when anything failed.
+
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/load.ts';
+import { resolveDataDir } from '../index/data-dir.ts';
+import { syncOnce, type SyncEvent } from '../repos/sync.ts';
+import { openStore } from '../store/open.ts';
+import { formatCount } from './format.ts';
+import { UsageError } from './usage.ts';
+
+export async function syncCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string' },
+      force: { type: 'boolean' },
+      'data-dir': { type: 'string' },
+      verbose: { type: 'boolean' },
+    },
+  });
+  if (positionals.length > 0) throw new UsageError(`sync takes no arguments, got "${positionals[0]}"`);
+  const configPath = configFile(values.config);
+  const config = loadConfig(configPath);
+  if (Object.keys(config.connections).length === 0) throw new UsageError(`${configPath} has no connections: nothing to sync`);
+  const dataDir = resolveDataDir(values['data-dir']);
+  const store = openStore(dataDir);
+  const tty = process.stderr.isTTY === true;
+  const out = (line: string) => process.stdout.write(line + '\n');
+  const status = (line: string) => {
+    if (tty) process.stderr.write(`\r\x1b[K${line}`);
+  };
+  const onEvent = (e: SyncEvent): void => {
+    if (e.type === 'connection') {
+      out(e.error ? `connection ${e.name}: FAILED: ${e.error}` : `connection ${e.name}: ${formatCount(e.repos ?? 0)} repositories`);
+      return;
+    }
+    const at = `[${e.index + 1}/${e.total}]`;
+    if (e.type === 'repo-start') {
+      status(`${at} ${e.repoName}: ${e.stage === 'fetch' ? 'fetching' : 'indexing'}`);
+      return;
+    }
+    if (tty) process.stderr.write('\r\x1b[K');
+    const s = e.summary;
+    const detail =
+      e.outcome === 'failed' ? `FAILED: ${e.error}` :
+      e.outcome === 'backing-off' ? 'failed before; waiting to retry (--force retries now)' :
+      e.outcome === 'unchanged' ? 'up to date' :
+      s?.mode === 'delta' ? `indexed incrementally: ${formatCount(s.builtFiles)} changed file versions, ${s.refs.length} refs` :
+      `indexed in full: ${formatCount(s?.files ?? 0)} files, ${s?.refs.length ?? 0} refs${s?.fullReason ? ` (${s.fullReason})` : ''}`;
+    out(`${at} ${e.repoName}: ${detail} (${e.seconds.toFixed(1)} s)`);
+  };
+  try {
+    const report = await syncOnce({ config, dataDir, store, force: values.force === true, onEvent });
+    if (tty) process.stderr.write('\r\x1b[K');
+    const count = (o: string) => report.repos.filter((r) => r.outcome === o).length;
+    const failedConnections = report.connections.filter((c) => !c.ok).length;
+    out(
+      `sync done: ${count('indexed')} indexed, ${count('unchanged')} up to date, ${count('failed')} failed, ` +
+        `${count('backing-off')} waiting to retry, ${count('deleted')} removed` +
+        (failedConnections > 0 ? `; ${failedConnections} connection${failedConnections === 1 ? '' : 's'} could not be listed` : ''),
+    );
+    return count('failed') > 0 || failedConnections > 0 ? 1 : 0;
+  } finally {
+    store.close();
+  }
+}
+
+/** --config, else $TRAWL_CONFIG, else ./trawl.json when it exists. */
+export function configFile(flag: string | undefined): string {
+  const path = flag ?? process.env.TRAWL_CONFIG ?? (existsSync('trawl.json') ? 'trawl.json' : undefined);
+  if (path === undefined) throw new UsageError('no configuration: pass --config FILE (or set TRAWL_CONFIG, or create ./trawl.json)');
+  return path;
+}

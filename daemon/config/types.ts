@@ -1,0 +1,132 @@
+// The configuration file's shape (OPERATOR.md "Configuration file"), as the loader returns
+// it after validation against trawl.schema.json and after defaults are applied. The JSON
+// Schema is the authority on what a file may contain; these types mirror it.
+
+/** A secret is never written in the file: it names an environment variable. */
+export interface SecretRef {
+  env: string;
+}
+
+/** What to index of each repository. The default branch is always indexed. */
+export interface Revisions {
+  /** Branch name globs (`*` within a segment, `**` across segments). */
+  branches: string[];
+  /** Tag name globs. */
+  tags: string[];
+}
+
+export interface Excludes {
+  forks: boolean;
+  archived: boolean;
+  /** Globs over the host's repository path ("org/name", "group/sub/proj", ...). */
+  repos: string[];
+}
+
+interface ConnectionBase {
+  revisions: Revisions;
+}
+
+/** Local paths (globs allowed), file:// URLs, or http(s):// clone URLs. */
+export interface GitConnection extends ConnectionBase {
+  type: 'git';
+  url: string;
+}
+
+interface HostConnectionBase extends ConnectionBase {
+  /** The host's web URL (defaults per type: https://github.com, https://gitlab.com, ...). */
+  url: string;
+  token?: SecretRef;
+  exclude: Excludes;
+}
+
+export interface GitHubConnection extends HostConnectionBase {
+  type: 'github';
+  orgs: string[];
+  users: string[];
+  /** "owner/name" */
+  repos: string[];
+}
+
+export interface GitLabConnection extends HostConnectionBase {
+  type: 'gitlab';
+  /** Groups, subgroups included ("group" or "group/sub"). */
+  groups: string[];
+  users: string[];
+  /** "group/sub/project" */
+  projects: string[];
+}
+
+export interface GiteaConnection extends HostConnectionBase {
+  type: 'gitea';
+  orgs: string[];
+  users: string[];
+  repos: string[];
+}
+
+export interface GerritConnection extends HostConnectionBase {
+  type: 'gerrit';
+  /** Project name globs; empty: every project the host lists. */
+  projects: string[];
+  /** HTTP user for authenticated access (with `token` as its HTTP password). */
+  user?: string;
+}
+
+export interface BitbucketConnection extends HostConnectionBase {
+  type: 'bitbucket';
+  deploymentType: 'cloud' | 'server';
+  /** Cloud: the account the app password / token belongs to (basic auth); server: optional. */
+  user?: string;
+  /** Cloud only. */
+  workspaces: string[];
+  /** Server: project keys; cloud: "workspace/PROJECTKEY". */
+  projects: string[];
+  /** Server: "PROJ/slug"; cloud: "workspace/slug". */
+  repos: string[];
+}
+
+export interface AzureDevOpsConnection extends HostConnectionBase {
+  type: 'azuredevops';
+  orgs: string[];
+  /** "org/project" */
+  projects: string[];
+  /** "org/project/repo" */
+  repos: string[];
+}
+
+export type HostConnection =
+  | GitHubConnection
+  | GitLabConnection
+  | GiteaConnection
+  | GerritConnection
+  | BitbucketConnection
+  | AzureDevOpsConnection;
+
+export type Connection = GitConnection | HostConnection;
+export type ConnectionType = Connection['type'];
+
+export interface Settings {
+  anonymousAccess: boolean;
+  rateLimit: { requestsPerDay: number; store: string };
+  search: { maxMatches: number; timeoutMs: number };
+  maxFileSize: number;
+  reindexIntervalMs: number;
+  /** Repositories synced at once. */
+  syncConcurrency: number;
+  /** First retry delay after a failure; doubles per consecutive failure up to retryMaxMs. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Extract symbols with universal-ctags. */
+  symbols: boolean;
+}
+
+export interface LicenseSettings {
+  publicKeys: string[];
+}
+
+export interface Config {
+  /** Absolute path of the file, or undefined for the built-in default. */
+  path?: string;
+  settings: Settings;
+  connections: Record<string, Connection>;
+  license: LicenseSettings;
+}

@@ -1,0 +1,165 @@
+// Which documents of a shard are on which branch (or tag).
+//
+// A document is one version of one file: a (path, blob) pair. It is stored once however
+// many branches hold it, and its branches are recorded here, as one posting list per
+// branch: the ascending document numbers on that branch, in the posting-list encoding of
+// the trigram postings (LEB128 varint deltas, core/index.ts). A list per branch rather than
+// a bit set per document: there is no cap on the number of branches (zoekt's per-document
+// u64 mask stops at 64), and a repository's many branches mostly share their documents, so
+// the lists compress well.
+//
+// Encoding (msgpack, records off, so any msgpack reader can decode it):
+//   { names: string[], counts: number[], offsets: number[], postings: Uint8Array }
+//   names[i] is a branch or tag short name; list i holds counts[i] varints starting at
+//   offsets[i] in postings (offsets has names.length + 1 entries).
+//
+// The same encoding is the `branches` section of a shard (shard-reader.ts) and the body of
+// a membership file: when an incremental index run changes which branches hold an existing
+// shard's documents, it writes the shard's new lists to `<gen>-m<n>.branches` (framed by
+// writeMembershipFile below) and the manifest points the shard at that file instead of
+// rewriting the shard.
+
+import { readFileSync } from 'node:fs';
+import { Packr } from 'msgpackr';
+import { decodePostings, hash32 } from '../../core/index.ts';
+import { writeFileAtomic } from './data-dir.ts';
+
+const packr = new Packr({ useRecords: false });
+
+export interface BranchLists {
+  names: string[];
+  /** lists[i]: ascending document numbers on branch names[i]. */
+  lists: Uint32Array[];
+}
+
+/** Appends `value` as an unsigned LEB128 varint. */
+function pushVarint(out: number[], value: number): void {
+  let v = value >>> 0;
+  while (v >= 0x80) {
+    out.push((v & 0x7f) | 0x80);
+    v >>>= 7;
+  }
+  out.push(v);
+}
+
+export function encodePostingList(docs: ArrayLike<number>, out: number[] = []): number[] {
+  let prev = 0;
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i]!;
+    if (i > 0 && d <= prev) throw new RangeError(`posting list not ascending at ${i}: ${d} after ${prev}`);
+    pushVarint(out, i === 0 ? d : d - prev);
+    prev = d;
+  }
+  return out;
+}
+
+export function encodeBranchLists(b: BranchLists): Uint8Array {
+  const bytes: number[] = [];
+  const offsets: number[] = [];
+  for (const list of b.lists) {
+    offsets.push(bytes.length);
+    encodePostingList(list, bytes);
+  }
+  offsets.push(bytes.length);
+  return packr.pack({ names: b.names, counts: b.lists.map((l) => l.length), offsets, postings: Uint8Array.from(bytes) });
+}
+
+/** Decoded lazily: a search usually needs one branch's list (the default branch). */
+export class BranchSet {
+  readonly names: readonly string[];
+  private readonly counts: number[];
+  private readonly offsets: number[];
+  private readonly postings: Uint8Array;
+  private readonly decoded: Array<Uint32Array | undefined>;
+  private readonly byName = new Map<string, number>();
+
+  constructor(encoded: Uint8Array, what: string) {
+    let raw: { names?: unknown; counts?: unknown; offsets?: unknown; postings?: unknown };
+    try {
+      raw = packr.unpack(encoded) as typeof raw;
+    } catch (err) {
+      throw new Error(`${what}: branch lists cannot be decoded (${(err as Error).message})`);
+    }
+    if (!Array.isArray(raw.names) || !Array.isArray(raw.counts) || !Array.isArray(raw.offsets) || !(raw.postings instanceof Uint8Array)) {
+      throw new Error(`${what}: branch lists are malformed`);
+    }
+    if (raw.counts.length !== raw.names.length || raw.offsets.length !== raw.names.length + 1) throw new Error(`${what}: branch lists are malformed`);
+    this.names = raw.names as string[];
+    this.counts = raw.counts as number[];
+    this.offsets = raw.offsets as number[];
+    this.postings = raw.postings;
+    this.decoded = new Array(this.names.length);
+    this.names.forEach((n, i) => this.byName.set(n, i));
+  }
+
+  /** A set where every one of `docCount` documents is on each of `names` (shards written before branches were recorded). */
+  static everyDoc(names: string[], docCount: number): BranchSet {
+    const all = new Uint32Array(docCount);
+    for (let d = 0; d < docCount; d++) all[d] = d;
+    return new BranchSet(encodeBranchLists({ names, lists: names.map(() => all) }), 'built-in');
+  }
+
+  indexOf(name: string): number {
+    return this.byName.get(name) ?? -1;
+  }
+
+  count(branch: number): number {
+    return this.counts[branch] ?? 0;
+  }
+
+  /** Ascending documents on the branch; decoded once. */
+  docs(branch: number): Uint32Array {
+    let d = this.decoded[branch];
+    if (!d) {
+      d = decodePostings(this.postings.subarray(this.offsets[branch]!, this.offsets[branch + 1]!), this.counts[branch]!);
+      this.decoded[branch] = d;
+    }
+    return d;
+  }
+
+  /** True when `doc` is on the branch (binary search). */
+  has(branch: number, doc: number): boolean {
+    const d = this.docs(branch);
+    let lo = 0;
+    let hi = d.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = d[mid]!;
+      if (v < doc) lo = mid + 1;
+      else if (v > doc) hi = mid - 1;
+      else return true;
+    }
+    return false;
+  }
+
+  /** The documents on at least one branch, ascending. */
+  liveDocs(docCount: number): Uint32Array {
+    const seen = new Uint8Array(docCount);
+    for (let b = 0; b < this.names.length; b++) for (const d of this.docs(b)) seen[d] = 1;
+    const out: number[] = [];
+    for (let d = 0; d < docCount; d++) if (seen[d]) out.push(d);
+    return Uint32Array.from(out);
+  }
+}
+
+// Membership file: "TRAWLBRS", version u32 (1), xxHash32 of the body u32, body (the encoding above).
+const MEMBERSHIP_MAGIC = 'TRAWLBRS';
+const MEMBERSHIP_HEADER = 16;
+
+export function writeMembershipFile(path: string, b: BranchLists): void {
+  const body = encodeBranchLists(b);
+  const head = Buffer.alloc(MEMBERSHIP_HEADER);
+  head.write(MEMBERSHIP_MAGIC, 0, 'latin1');
+  head.writeUInt32LE(1, 8);
+  head.writeUInt32LE(hash32(body), 12);
+  writeFileAtomic(path, Buffer.concat([head, body]));
+}
+
+export function readMembershipFile(path: string): BranchSet {
+  const bytes = readFileSync(path);
+  if (bytes.length < MEMBERSHIP_HEADER || bytes.toString('latin1', 0, 8) !== MEMBERSHIP_MAGIC) throw new Error(`${path}: not a trawl membership file`);
+  if (bytes.readUInt32LE(8) !== 1) throw new Error(`${path}: unsupported membership file version ${bytes.readUInt32LE(8)}`);
+  const body = bytes.subarray(MEMBERSHIP_HEADER);
+  if (hash32(body) !== bytes.readUInt32LE(12)) throw new Error(`${path}: membership file is corrupt (checksum mismatch)`);
+  return new BranchSet(body, path);
+}

@@ -1,0 +1,140 @@
+// Cutting files into shards and building the shards on a pool of worker threads.
+
+import type { Worker } from 'node:worker_threads';
+import type { BuildReply, BuildRequest } from './build-worker.ts';
+import type { ShardFile, ShardJob, ShardResult } from './shard-builder.ts';
+
+export type BuildResult = Omit<ShardResult, 'path'>;
+
+/**
+ * Consecutive runs of files (in path order, so results come back in path order) of about
+ * `target` bytes of indexable content. An empty repository still gets one (empty) shard,
+ * so that it is known to the searcher.
+ */
+export function cutShards(files: ShardFile[], target: number, maxFileSize: number): ShardFile[][] {
+  const groups: ShardFile[][] = [];
+  let current: ShardFile[] = [];
+  let bytes = 0;
+  for (const f of files) {
+    const counted = f.size <= maxFileSize ? f.size : 0;
+    if (current.length > 0 && bytes + counted > target) {
+      groups.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(f);
+    bytes += counted;
+  }
+  if (current.length > 0 || groups.length === 0) groups.push(current);
+  return groups;
+}
+
+/** A file version to read from git: its path, blob and the branch indexes holding it. */
+export interface BlobFile {
+  path: string;
+  oid: string;
+  branches: number[];
+}
+
+/**
+ * The blobs, read once each, in the given order, cut into shards of about `target` bytes
+ * as their sizes become known (nodegit can only learn a blob's size by reading it). Blobs
+ * over `maxFileSize` travel without their bytes, to be recorded as skipped. Reads run
+ * ahead of the build by a bounded window.
+ */
+export async function* blobShards(files: BlobFile[], readBlob: (oid: string) => Promise<Buffer>, target: number, maxFileSize: number): AsyncIterable<ShardFile[]> {
+  const READ_AHEAD = 64;
+  const reads: Array<Promise<Buffer>> = [];
+  let next = 0;
+  const fill = () => {
+    while (reads.length < READ_AHEAD && next < files.length) {
+      const read = readBlob(files[next++]!.oid);
+      read.catch(() => {}); // awaited below in order; this only keeps a later failure handled
+      reads.push(read);
+    }
+  };
+  let group: ShardFile[] = [];
+  let bytes = 0;
+  for (const f of files) {
+    fill();
+    const blob = await reads.shift()!;
+    const counted = blob.length <= maxFileSize ? blob.length : 0;
+    if (group.length > 0 && bytes + counted > target) {
+      yield group;
+      group = [];
+      bytes = 0;
+    }
+    // A copy the pool can transfer to a worker (nodegit's buffers are not detachable).
+    const data = counted > 0 || blob.length === 0 ? new Uint8Array(blob) : undefined;
+    group.push({ path: f.path, size: blob.length, oid: f.oid, branches: f.branches, ...(data ? { data } : {}) });
+    bytes += counted;
+  }
+  if (group.length > 0) yield group;
+}
+
+/**
+ * Builds the jobs on the worker threads, taking the next job when a thread is free, so
+ * that producing a job (reading git blobs) overlaps building the previous ones.
+ */
+export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worker[], onProgress: (files: number, bytes: number) => void): Promise<BuildResult[]> {
+  const results: BuildResult[] = [];
+  const progress: Array<{ files: number; bytes: number }> = [];
+  const report = () => onProgress(progress.reduce((n, p) => n + p.files, 0), progress.reduce((n, p) => n + p.bytes, 0));
+  const iterator = jobs[Symbol.asyncIterator]();
+  let nextId = 0;
+  let producing: Promise<void> = Promise.resolve();
+  try {
+    await new Promise<void>((resolvePool, rejectPool) => {
+      let active = 0;
+      let exhausted = false;
+      let failed = false;
+      const fail = (err: Error) => {
+        if (failed) return;
+        failed = true;
+        rejectPool(err);
+      };
+      // One producer at a time: an iterator must not be advanced concurrently.
+      const dispatch = (worker: Worker): void => {
+        producing = producing.then(async () => {
+          if (failed) return;
+          const next = exhausted ? { done: true as const, value: undefined } : await iterator.next();
+          if (next.done) {
+            exhausted = true;
+            if (active === 0) resolvePool();
+            return;
+          }
+          const id = nextId++;
+          const job = next.value;
+          progress[id] = { files: 0, bytes: 0 };
+          active++;
+          const transfer = job.files.flatMap((f) => (f.data ? [f.data.buffer as ArrayBuffer] : []));
+          worker.postMessage({ id, job } satisfies BuildRequest, transfer);
+        }).catch(fail);
+      };
+      for (const worker of workers) {
+        worker.removeAllListeners('message').removeAllListeners('error');
+        worker.on('error', (err) => fail(err));
+        worker.on('message', (msg: BuildReply) => {
+          if (msg.type === 'progress') {
+            progress[msg.id] = { files: msg.files, bytes: msg.bytes };
+            report();
+            return;
+          }
+          active--;
+          if (msg.type === 'error') {
+            fail(new Error(msg.message));
+            return;
+          }
+          const { id, type: _type, ...result } = msg;
+          results[id] = result;
+          if (exhausted && active === 0) resolvePool();
+          else dispatch(worker);
+        });
+        dispatch(worker);
+      }
+    });
+  } finally {
+    await iterator.return?.();
+  }
+  return results;
+}

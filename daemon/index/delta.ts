@@ -1,0 +1,95 @@
+// Planning an incremental index run: which file versions are new, and which branches now
+// hold the documents already indexed.
+//
+// Every document of a version-3 shard carries its git blob id, so a file version (path,
+// blob) of the new refs is either already a document somewhere in the repository's shards
+// (it only needs its branch lists updated), or was skipped before (binary, too large: its
+// blob id is in the shard's skipped list), or is new and goes into a delta shard. Documents
+// no new ref holds end up on no branch: dead, never matched, their bytes reclaimed by the
+// next full build (indexer.ts decides when; the README states the bounds).
+
+import { join } from 'node:path';
+import { Shard } from './shard-reader.ts';
+import { shardsDir } from './data-dir.ts';
+import type { Manifest, ManifestShard } from './manifest.ts';
+import type { BlobFile } from './build-pool.ts';
+import type { GitRef, GitVersion } from '../repos/git.ts';
+
+export interface ShardUpdate {
+  entry: ManifestShard;
+  /** Per new ref (same order as the refs), the shard's documents on it, ascending. */
+  lists: Uint32Array[];
+  /** The lists differ from what the shard (or its membership file) says now. */
+  changed: boolean;
+  liveDocs: number;
+  liveContentBytes: number;
+}
+
+export interface DeltaPlan {
+  added: BlobFile[];
+  shards: ShardUpdate[];
+  /** Bytes of content in the existing shards, and of the documents still live. */
+  contentBytes: number;
+  liveContentBytes: number;
+}
+
+/** The plan, or the reason an incremental run is impossible (then a full build runs). */
+export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], versions: GitVersion[]): DeltaPlan | { impossible: string } {
+  const dir = shardsDir(dataDir, previous.repoId);
+  const shards: Shard[] = [];
+  for (const entry of previous.shards) {
+    const shard = Shard.open(join(dir, entry.file), entry.membership ? join(dir, entry.membership) : undefined);
+    if (shard.version < 3) return { impossible: 'the index predates blob ids (shard format 2)' };
+    shards.push(shard);
+  }
+  // (path, blob) -> shard and document; documents are found by their key.
+  const where = new Map<string, { s: number; d: number }>();
+  const skipped = new Set<string>();
+  shards.forEach((shard, s) => {
+    for (let d = 0; d < shard.docCount; d++) where.set(`${shard.name(d)}\0${shard.oid(d)}`, { s, d });
+    for (const k of shard.meta.skipped) if (k.oid) skipped.add(`${k.path}\0${k.oid}`);
+  });
+  const lists: number[][][] = shards.map(() => refs.map(() => []));
+  const added: BlobFile[] = [];
+  for (const v of versions) {
+    const key = `${v.path}\0${v.oid}`;
+    const at = where.get(key);
+    if (at) for (const r of v.refs) lists[at.s]![r]!.push(at.d);
+    else if (!skipped.has(key)) added.push({ path: v.path, oid: v.oid, branches: v.refs });
+  }
+  let contentBytes = 0;
+  let liveContentBytes = 0;
+  const updates = shards.map((shard, s): ShardUpdate => {
+    const mine = lists[s]!.map((l) => Uint32Array.from(l).sort());
+    const live = new Uint8Array(shard.docCount);
+    for (const l of mine) for (const d of l) live[d] = 1;
+    let liveDocs = 0;
+    let liveBytes = 0;
+    let allBytes = 0;
+    for (let d = 0; d < shard.docCount; d++) {
+      const n = shard.contentLength(d);
+      allBytes += n;
+      if (live[d]) {
+        liveDocs++;
+        liveBytes += n;
+      }
+    }
+    contentBytes += allBytes;
+    liveContentBytes += liveBytes;
+    return { entry: previous.shards[s]!, lists: mine, changed: !sameLists(shard, refs, mine), liveDocs, liveContentBytes: liveBytes };
+  });
+  return { added, shards: updates, contentBytes, liveContentBytes };
+}
+
+function sameLists(shard: Shard, refs: GitRef[], lists: Uint32Array[]): boolean {
+  const b = shard.branches;
+  if (b.names.length !== refs.length) return false;
+  for (let r = 0; r < refs.length; r++) {
+    if (b.names[r] !== refs[r]!.name) return false;
+    const old = b.docs(r);
+    const now = lists[r]!;
+    if (old.length !== now.length) return false;
+    for (let i = 0; i < now.length; i++) if (old[i] !== now[i]) return false;
+  }
+  return true;
+}

@@ -1,0 +1,122 @@
+// One CodeHost per configured connection: resolves the token from the environment, picks
+// the implementation by type, and applies what every host shares after listing: the
+// connection's excludes (forks, archived, name globs), then one entry per repoName,
+// sorted.
+
+import type { Connection, Excludes } from '../../config/types.ts';
+import { createAzureDevOpsHost } from './azuredevops.ts';
+import { createBitbucketHost } from './bitbucket.ts';
+import { createGerritHost } from './gerrit.ts';
+import { createGitHost } from './git.ts';
+import { createGitHubHost } from './github.ts';
+import { createGitLabHost } from './gitlab.ts';
+import { createGiteaHost } from './gitea.ts';
+import type { HostContext, TransportOptions } from './http.ts';
+import type { CodeHost, HostRepo } from './types.ts';
+import { HostError } from './types.ts';
+
+export { HostError } from './types.ts';
+export type { CodeHost, GitCredentials, HostErrorKind, HostRepo } from './types.ts';
+export type { FetchLike, Sleep } from './http.ts';
+
+export interface CodeHostOptions extends TransportOptions {
+  /** Where `{ "env": NAME }` tokens are read; process.env by default. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The CodeHost of connection `name`. Throws HostError('unauthorized') when the token's
+ * environment variable is unset or empty: listing anonymously instead would quietly drop
+ * every private repository.
+ */
+export function createCodeHost(name: string, connection: Connection, options: CodeHostOptions = {}): CodeHost {
+  const { env = process.env, ...transport } = options;
+  if (connection.type === 'git') return sortedUnique(createGitHost(name, connection));
+
+  const ctx: HostContext = { name, transport };
+  if (connection.token !== undefined) {
+    const variable = connection.token.env;
+    const value = env[variable];
+    if (value === undefined || value === '') {
+      throw new HostError('unauthorized', `connection "${name}": environment variable ${variable} is not set`);
+    }
+    ctx.token = value;
+    ctx.tokenEnv = variable;
+  }
+
+  let host: CodeHost;
+  switch (connection.type) {
+    case 'github':
+      host = createGitHubHost(connection, ctx);
+      break;
+    case 'gitlab':
+      host = createGitLabHost(connection, ctx);
+      break;
+    case 'gitea':
+      host = createGiteaHost(connection, ctx);
+      break;
+    case 'gerrit':
+      host = createGerritHost(connection, ctx, matchGlob);
+      break;
+    case 'bitbucket':
+      host = createBitbucketHost(connection, ctx);
+      break;
+    case 'azuredevops':
+      host = createAzureDevOpsHost(connection, ctx);
+      break;
+  }
+  return sortedUnique(host, connection.exclude);
+}
+
+/** `host` with its list filtered by `exclude`, deduplicated and sorted. */
+function sortedUnique(host: CodeHost, exclude?: Excludes): CodeHost {
+  return {
+    type: host.type,
+    async listRepos(signal) {
+      const repos = await host.listRepos(signal);
+      return dedupeAndSort(exclude === undefined ? repos : filterRepos(repos, exclude));
+    },
+    gitCredentials: () => host.gitCredentials(),
+  };
+}
+
+/** The repositories `exclude` keeps: no forks / archived ones when asked, none whose displayName matches a glob. */
+export function filterRepos(repos: HostRepo[], exclude: Excludes): HostRepo[] {
+  const globs = exclude.repos.map(globToRegExp);
+  return repos.filter(
+    (r) => !(exclude.forks && r.isFork) && !(exclude.archived && r.isArchived) && !globs.some((g) => g.test(r.displayName)),
+  );
+}
+
+/** One entry per repoName (the first listed wins: a repository reached twice is the same one), sorted by repoName. */
+export function dedupeAndSort(repos: HostRepo[]): HostRepo[] {
+  const byName = new Map<string, HostRepo>();
+  for (const r of repos) if (!byName.has(r.repoName)) byName.set(r.repoName, r);
+  return [...byName.values()].sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
+}
+
+/** Whether `name` matches `glob`, case-insensitively. */
+export function matchGlob(glob: string, name: string): boolean {
+  return globToRegExp(glob).test(name);
+}
+
+/**
+ * A repository-name glob as a case-insensitive RegExp: `*` within one path segment, `**`
+ * across segments (`a/**` + `/b` also matches "a/b"), `?` one character other than '/'.
+ */
+export function globToRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i]!;
+    if (ch === '*' && glob[i + 1] === '*') {
+      i++;
+      if (glob[i + 1] === '/') {
+        i++;
+        re += '(?:.*/)?'; // "**/": zero or more whole segments
+      } else re += '.*';
+    } else if (ch === '*') re += '[^/]*';
+    else if (ch === '?') re += '[^/]';
+    else re += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`, 'i');
+}

@@ -1,0 +1,58 @@
+// Repositories indexed from a local path (`trawl index PATH`): registered in the embedded
+// store under the name the indexer detects (origin remote's host/path, else the directory's
+// base name) or the one the operator gives, and marked indexed when the run succeeds.
+
+import { indexPath, localRepoMeta, type IndexOptions, type IndexSummary, type RegisterRepo } from '../index/indexer.ts';
+import { openStore } from '../store/open.ts';
+import type { Store } from '../store/store.ts';
+import { displayName } from './web-urls.ts';
+
+export interface LocalIndexOptions extends Omit<IndexOptions, 'register'> {
+  /** Repository name instead of the detected one. */
+  name?: string;
+  /** An open store; default: the data dir's embedded store, opened for this call. */
+  store?: Store;
+}
+
+export async function indexLocal(path: string, options: LocalIndexOptions): Promise<IndexSummary> {
+  const store = options.store ?? openStore(options.dataDir);
+  try {
+    const summary = await indexPath(path, { ...options, register: registerLocal(store, options.name) });
+    const now = new Date().toISOString();
+    store.updateRepo(summary.repoId, {
+      state: 'indexed',
+      indexedAt: summary.mode === 'unchanged' ? (store.getRepo(summary.repoId)?.indexedAt ?? now) : now,
+      lastSuccessAt: now,
+      failures: 0,
+      lastError: undefined,
+      lastErrorAt: undefined,
+      nextAttemptAt: undefined,
+      indexedRefs: summary.refs,
+    });
+    return summary;
+  } finally {
+    if (!options.store) store.close();
+  }
+}
+
+/** Registers (or finds) the repository in the store; local repositories are public. */
+export function registerLocal(store: Store, name?: string): RegisterRepo {
+  return (d) => {
+    const repoName = name ?? d.name;
+    const external = d.codeHostType !== 'genericGitHost' && repoName.includes('/') ? `https://${repoName}` : undefined;
+    const rec = store.upsertRepo({
+      repoName,
+      displayName: displayName(repoName),
+      codeHostType: d.codeHostType,
+      cloneUrl: d.source,
+      isFork: false,
+      isArchived: false,
+      visibility: 'public',
+      defaultBranch: d.defaultBranch,
+      ...(external ? { externalWebUrl: external } : {}),
+    });
+    const repo = localRepoMeta(d, repoName);
+    if (external) repo.externalWebUrl = external;
+    return { repoId: rec.repoId, repo };
+  };
+}

@@ -1,0 +1,187 @@
+// Versioned schema migrations of the SQLite store (sqlite-store.ts).
+//
+// A database's schema version is the highest id recorded in its `schema_migrations` table
+// (0 for a new file). At open, migrate() applies every migration above that version, in
+// order, each in its own IMMEDIATE transaction together with the row that records it: a
+// migration is applied completely or not at all, and a failure leaves the database at the
+// previous version. A database whose version is above the last migration this code knows
+// was written by a newer trawl and is refused (SchemaTooNewError): an older schema reader
+// would silently drop what it does not understand.
+//
+// HOW TO ADD A MIGRATION (users, keys, tokens, licenses, rate counters, ...):
+//   append `{ id: <last id + 1>, name: 'snake_case_summary', up: `SQL` }` to MIGRATIONS.
+//   That is all; the next open of every database applies it. Rules:
+//   - Never edit, reorder or remove a migration that has shipped: databases in the field
+//     have already run it. Fix mistakes with a new migration.
+//   - Ids are consecutive from 1 (checked at start-up), so two branches that both append
+//     id N collide loudly in review instead of silently skipping one another.
+//   - No BEGIN/COMMIT in the SQL: the runner owns the transaction.
+//   - `up` may be a function `(db) => void` for data changes SQL cannot express; it must be
+//     synchronous (a better-sqlite3 transaction cannot span an await).
+//   - Foreign-key enforcement is off while migrations run and checked (PRAGMA
+//     foreign_key_check) before each commit. That lets a migration rebuild a table the
+//     SQLite way (CREATE new, INSERT ... SELECT, DROP old, ALTER ... RENAME): with
+//     enforcement on, dropping a parent table would fire ON DELETE actions on its children.
+//   - Several processes may open one file at once (a `trawl sync` CLI beside the daemon):
+//     each migration re-reads the version inside its transaction, so it runs exactly once.
+
+import type BetterSqlite3 from 'better-sqlite3';
+
+export interface Migration {
+  /** 1, 2, 3, ...: the schema version once this migration has run. */
+  id: number;
+  /** What it does, for people reading schema_migrations; not used to match. */
+  name: string;
+  up: string | ((db: BetterSqlite3.Database) => void);
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    id: 1,
+    name: 'connections_and_repos',
+    // The tables are documented at the top of sqlite-store.ts.
+    up: `
+      CREATE TABLE connections (
+        id               INTEGER PRIMARY KEY AUTOINCREMENT,
+        name             TEXT NOT NULL UNIQUE,
+        connection_type  TEXT NOT NULL,
+        last_synced_at   TEXT,
+        last_error       TEXT,
+        last_error_at    TEXT
+      );
+
+      CREATE TABLE repos (
+        repo_id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        repo_name        TEXT NOT NULL,
+        display_name     TEXT NOT NULL,
+        code_host_type   TEXT NOT NULL,
+        connection_id    INTEGER REFERENCES connections (id) ON DELETE SET NULL,
+        clone_url        TEXT,
+        external_web_url TEXT,
+        image_url        TEXT,
+        default_branch   TEXT,
+        is_fork          INTEGER NOT NULL CHECK (is_fork IN (0, 1)),
+        is_archived      INTEGER NOT NULL CHECK (is_archived IN (0, 1)),
+        visibility       TEXT NOT NULL CHECK (visibility IN ('public', 'private')),
+        pushed_at        TEXT,
+        indexed_at       TEXT,
+        state            TEXT NOT NULL DEFAULT 'new'
+                         CHECK (state IN ('new', 'indexed', 'failed', 'deleted')),
+        last_error       TEXT,
+        last_error_at    TEXT,
+        last_success_at  TEXT,
+        failures         INTEGER NOT NULL DEFAULT 0 CHECK (failures >= 0),
+        next_attempt_at  TEXT,
+        indexed_refs     TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(indexed_refs))
+      );
+
+      CREATE UNIQUE INDEX repos_live_name ON repos (repo_name) WHERE state != 'deleted';
+      CREATE INDEX repos_connection ON repos (connection_id);
+    `,
+  },
+];
+
+/** The database was written by a newer trawl (its schema version is above ours). */
+export class SchemaTooNewError extends Error {
+  readonly databaseVersion: number;
+  readonly knownVersion: number;
+
+  constructor(file: string, databaseVersion: number, knownVersion: number) {
+    super(
+      `${file} is at schema version ${databaseVersion}, but this trawl knows versions up to ` +
+        `${knownVersion}: it was written by a newer trawl. Run that version (or newer), or ` +
+        `restore a copy of the data directory taken before the upgrade; downgrading in place is not supported.`,
+    );
+    this.name = 'SchemaTooNewError';
+    this.databaseVersion = databaseVersion;
+    this.knownVersion = knownVersion;
+  }
+}
+
+/** A migration threw; its transaction was rolled back. */
+export class MigrationError extends Error {
+  readonly migration: Migration;
+
+  constructor(migration: Migration, version: number, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`migration ${migration.id} (${migration.name}) failed, the database stays at version ${version}: ${reason}`, {
+      cause,
+    });
+    this.name = 'MigrationError';
+    this.migration = migration;
+  }
+}
+
+const CREATE_SCHEMA_MIGRATIONS = `
+  CREATE TABLE IF NOT EXISTS schema_migrations (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  )`;
+
+/** The highest migration id recorded in `db` (0 when none, or no table yet). */
+export function schemaVersion(db: BetterSqlite3.Database): number {
+  const table = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'").get();
+  if (table === undefined) return 0;
+  return db.prepare('SELECT coalesce(max(id), 0) FROM schema_migrations').pluck().get() as number;
+}
+
+function checkList(migrations: readonly Migration[]): void {
+  migrations.forEach((m, i) => {
+    if (m.id !== i + 1) {
+      throw new Error(`migration list is malformed: entry ${i} has id ${m.id}, expected ${i + 1} (ids are consecutive from 1)`);
+    }
+  });
+}
+
+/**
+ * Brings `db` up to the last of `migrations` (MIGRATIONS unless a test passes its own);
+ * returns the ids it applied, [] when the database was already current. Throws
+ * SchemaTooNewError for a database from a newer trawl and MigrationError when a migration
+ * fails (the migrations before it stay applied).
+ */
+export function migrate(db: BetterSqlite3.Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  checkList(migrations);
+  const known = migrations.length;
+  db.exec(CREATE_SCHEMA_MIGRATIONS);
+  const readVersion = db.prepare('SELECT coalesce(max(id), 0) FROM schema_migrations').pluck();
+  const record = db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)');
+  const current = (): number => {
+    const version = readVersion.get() as number;
+    if (version > known) throw new SchemaTooNewError(db.name, version, known);
+    return version;
+  };
+
+  // The common case, an up-to-date database, takes no write lock.
+  if (current() === known) return [];
+
+  const applied: number[] = [];
+  // PRAGMA foreign_keys is a no-op inside a transaction, so it is switched here, outside.
+  const foreignKeys = db.pragma('foreign_keys', { simple: true }) === 1;
+  if (foreignKeys) db.pragma('foreign_keys = OFF');
+  try {
+    for (const migration of migrations) {
+      const step = db.transaction((): boolean => {
+        // Re-read under the write lock: another process may have applied it meanwhile.
+        const version = current();
+        if (version >= migration.id) return false;
+        try {
+          if (typeof migration.up === 'string') db.exec(migration.up);
+          else migration.up(db);
+          const violations = db.pragma('foreign_key_check') as unknown[];
+          if (violations.length > 0) {
+            throw new Error(`leaves ${violations.length} foreign key violation(s), e.g. ${JSON.stringify(violations[0])}`);
+          }
+        } catch (err) {
+          throw new MigrationError(migration, version, err);
+        }
+        record.run(migration.id, migration.name, new Date().toISOString());
+        return true;
+      });
+      if (step.immediate()) applied.push(migration.id);
+    }
+  } finally {
+    if (foreignKeys) db.pragma('foreign_keys = ON');
+  }
+  return applied;
+}

@@ -1,0 +1,335 @@
+// The embedded Store: one SQLite file, `<dataDir>/trawl.db` (see open.ts), shared by the
+// daemon and any `trawl` CLI command running beside it. The schema is created and upgraded
+// by migrations.ts.
+//
+// Tables
+//
+//   schema_migrations  id INTEGER PRIMARY KEY, name, applied_at: one row per applied
+//                      migration; max(id) is the schema version (migrations.ts).
+//
+//   connections        id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE,
+//                      connection_type, last_synced_at, last_error, last_error_at.
+//                      A row per configured connection, keyed by its name in the config.
+//
+//   repos              repo_id INTEGER PRIMARY KEY AUTOINCREMENT, repo_name, display_name,
+//                      code_host_type, connection_id -> connections(id) ON DELETE SET NULL,
+//                      clone_url, external_web_url, image_url, default_branch,
+//                      is_fork 0/1, is_archived 0/1, visibility 'public'|'private',
+//                      pushed_at, indexed_at, state 'new'|'indexed'|'failed'|'deleted',
+//                      last_error, last_error_at, last_success_at, failures >= 0,
+//                      next_attempt_at, indexed_refs (JSON array of IndexedRef).
+//                      Unique index repos_live_name on repo_name WHERE state != 'deleted':
+//                      at most one live row per name, while a deleted repository's row
+//                      stays behind and its name can return as a new row with a new id.
+//
+// Column conventions: timestamps are ISO 8601 TEXT exactly as given; booleans are 0/1;
+// an optional field that is undefined is NULL, and NULL comes back as an absent key
+// (never null), so records compare equal with deepStrictEqual whatever the backend.
+//
+// Ids: AUTOINCREMENT, not a plain INTEGER PRIMARY KEY. A plain rowid key hands out
+// max(rowid) + 1, so deleting the row with the highest id would let the next insert take
+// that id again; AUTOINCREMENT keeps the high-water mark in sqlite_sequence and never goes
+// back. Repository ids name shard directories and appear in URLs and search results, so a
+// reused id would point old references at a different repository.
+//
+// Concurrency: WAL lets readers run beside one writer; busy_timeout makes a second process
+// wait for the write lock instead of failing at once. Every read-then-write runs in an
+// IMMEDIATE transaction, which takes the write lock before the read: a deferred transaction
+// would read, then fail with SQLITE_BUSY when upgrading to a writer (SQLite does not wait
+// there, as waiting could deadlock), and two processes could both decide a name is new.
+// The partial unique index is the last line of defence behind that.
+
+import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { ConnectionRecord, RepoListOptions, RepoRecord, Store } from './store.ts';
+import { migrate } from './migrations.ts';
+
+/** How long a process waits for another's write lock before SQLITE_BUSY. Writes are short
+ * (one repository or connection each), so this only runs out when something is stuck. */
+export const BUSY_TIMEOUT_MS = 10_000;
+
+type Row = Record<string, unknown>;
+
+// How each field maps to its column. 'text'/'int' are required (NOT NULL); 'opt*' are
+// optional fields stored as NULL when undefined.
+type Kind = 'text' | 'int' | 'bool' | 'json' | 'optText' | 'optInt';
+
+const REPO_COLUMNS = [
+  ['repoName', 'repo_name', 'text'],
+  ['displayName', 'display_name', 'text'],
+  ['codeHostType', 'code_host_type', 'text'],
+  ['connectionId', 'connection_id', 'optInt'],
+  ['cloneUrl', 'clone_url', 'optText'],
+  ['externalWebUrl', 'external_web_url', 'optText'],
+  ['imageUrl', 'image_url', 'optText'],
+  ['defaultBranch', 'default_branch', 'optText'],
+  ['isFork', 'is_fork', 'bool'],
+  ['isArchived', 'is_archived', 'bool'],
+  ['visibility', 'visibility', 'text'],
+  ['pushedAt', 'pushed_at', 'optText'],
+  ['indexedAt', 'indexed_at', 'optText'],
+  ['state', 'state', 'text'],
+  ['lastError', 'last_error', 'optText'],
+  ['lastErrorAt', 'last_error_at', 'optText'],
+  ['lastSuccessAt', 'last_success_at', 'optText'],
+  ['failures', 'failures', 'int'],
+  ['nextAttemptAt', 'next_attempt_at', 'optText'],
+  ['indexedRefs', 'indexed_refs', 'json'],
+] as const satisfies ReadonlyArray<readonly [keyof RepoRecord, string, Kind]>;
+
+const CONNECTION_COLUMNS = [
+  ['name', 'name', 'text'],
+  ['connectionType', 'connection_type', 'text'],
+  ['lastSyncedAt', 'last_synced_at', 'optText'],
+  ['lastError', 'last_error', 'optText'],
+  ['lastErrorAt', 'last_error_at', 'optText'],
+] as const satisfies ReadonlyArray<readonly [keyof ConnectionRecord, string, Kind]>;
+
+// A field added to RepoRecord or ConnectionRecord without a column here fails to compile,
+// instead of being dropped silently on write.
+type Unmapped<R, Columns extends ReadonlyArray<readonly [unknown, ...unknown[]]>, Id> = Exclude<
+  keyof R,
+  Columns[number][0] | Id
+>;
+const allRepoFieldsMapped: [Unmapped<RepoRecord, typeof REPO_COLUMNS, 'repoId'>] extends [never] ? true : never = true;
+const allConnectionFieldsMapped: [Unmapped<ConnectionRecord, typeof CONNECTION_COLUMNS, 'id'>] extends [never]
+  ? true
+  : never = true;
+void allRepoFieldsMapped;
+void allConnectionFieldsMapped;
+
+type Columns = ReadonlyArray<readonly [string, string, Kind]>;
+
+const isOptional = (kind: Kind): boolean => kind === 'optText' || kind === 'optInt';
+
+/** Row -> record fields: NULL becomes an absent key, 0/1 a boolean, JSON text a value. */
+function fromRow(columns: Columns, row: Row, out: Row): Row {
+  for (const [field, column, kind] of columns) {
+    const value = row[column];
+    if (value === null || value === undefined) continue;
+    out[field] = kind === 'bool' ? value === 1 : kind === 'json' ? JSON.parse(value as string) : value;
+  }
+  return out;
+}
+
+/** Record fields -> named parameters for the column list (undefined binds as NULL). */
+function toParams(columns: Columns, record: Row): Row {
+  const params: Row = {};
+  for (const [field, column, kind] of columns) {
+    const value = record[field];
+    params[column] =
+      value === undefined || value === null
+        ? null
+        : kind === 'bool'
+          ? value
+            ? 1
+            : 0
+          : kind === 'json'
+            ? JSON.stringify(value)
+            : value;
+  }
+  return params;
+}
+
+/**
+ * Merges `patch` into `base`. A key that is absent keeps the old value; an optional field
+ * given as undefined (or null) is cleared, which is how callers drop a stale lastError or
+ * nextAttemptAt. A required field given as undefined is left alone: it cannot be cleared,
+ * and `Partial<...>` patches built by spreading often carry such keys. Keys that are not
+ * fields (repoId, typos) are ignored.
+ */
+function merge(columns: Columns, base: Row, patch: object): Row {
+  const out: Row = { ...base };
+  const given = patch as Row;
+  for (const [field, , kind] of columns) {
+    if (!Object.hasOwn(given, field)) continue;
+    const value = given[field];
+    if (value === undefined || value === null) {
+      if (isOptional(kind)) delete out[field];
+      continue;
+    }
+    out[field] = value;
+  }
+  return out;
+}
+
+const columnList = (columns: Columns): string => columns.map(([, column]) => column).join(', ');
+const paramList = (columns: Columns): string => columns.map(([, column]) => `@${column}`).join(', ');
+const assignments = (columns: Columns): string => columns.map(([, column]) => `${column} = @${column}`).join(', ');
+
+/**
+ * Opens (creating if needed) a SQLite database at `path` (or ':memory:'), sets the pragmas
+ * every trawl connection uses and applies pending migrations. For stores of later issues
+ * that need the raw handle; everything else goes through openSqliteStore.
+ */
+export function openSqliteDatabase(path: string): BetterSqlite3.Database {
+  const db = new Database(path);
+  try {
+    // busy_timeout first: switching to WAL and migrating may have to wait for another process.
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Persistent in the file; ':memory:' stays 'memory', which is fine for tests.
+    db.pragma('journal_mode = WAL');
+    // In WAL mode NORMAL never corrupts the file; a power cut may lose the last commits,
+    // which sync simply redoes. FULL would fsync on every commit.
+    db.pragma('synchronous = NORMAL');
+    // Off by default in SQLite, per connection: repos.connection_id relies on it.
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+export function openSqliteStore(path: string): Store {
+  return new SqliteStore(openSqliteDatabase(path));
+}
+
+class SqliteStore implements Store {
+  readonly #db: BetterSqlite3.Database;
+  readonly #repoById: BetterSqlite3.Statement;
+  readonly #liveRepoByName: BetterSqlite3.Statement;
+  readonly #listRepos: BetterSqlite3.Statement;
+  readonly #insertRepo: BetterSqlite3.Statement;
+  readonly #updateRepo: BetterSqlite3.Statement;
+  readonly #connectionById: BetterSqlite3.Statement;
+  readonly #connectionByName: BetterSqlite3.Statement;
+  readonly #listConnections: BetterSqlite3.Statement;
+  readonly #insertConnection: BetterSqlite3.Statement;
+  readonly #updateConnection: BetterSqlite3.Statement;
+  readonly #deleteConnection: BetterSqlite3.Statement;
+  readonly #upsertRepoTx: BetterSqlite3.Transaction<(fields: object) => RepoRecord>;
+  readonly #updateRepoTx: BetterSqlite3.Transaction<(repoId: number, patch: object) => RepoRecord>;
+  readonly #upsertConnectionTx: BetterSqlite3.Transaction<(name: string, connectionType: string) => ConnectionRecord>;
+  readonly #updateConnectionTx: BetterSqlite3.Transaction<(id: number, patch: object) => ConnectionRecord>;
+
+  constructor(db: BetterSqlite3.Database) {
+    this.#db = db;
+    this.#repoById = db.prepare('SELECT * FROM repos WHERE repo_id = ?');
+    // Matches the partial index's condition word for word, so the index serves it.
+    this.#liveRepoByName = db.prepare("SELECT * FROM repos WHERE repo_name = ? AND state != 'deleted'");
+    // One statement for all four option combinations; repo_id breaks ties between a live
+    // row and deleted rows of the same name. BINARY collation: byte order of the UTF-8 name.
+    this.#listRepos = db.prepare(
+      `SELECT * FROM repos
+       WHERE (@includeDeleted OR state != 'deleted') AND (@connectionId IS NULL OR connection_id = @connectionId)
+       ORDER BY repo_name, repo_id`,
+    );
+    this.#insertRepo = db.prepare(
+      `INSERT INTO repos (${columnList(REPO_COLUMNS)}) VALUES (${paramList(REPO_COLUMNS)}) RETURNING *`,
+    );
+    this.#updateRepo = db.prepare(`UPDATE repos SET ${assignments(REPO_COLUMNS)} WHERE repo_id = @repo_id RETURNING *`);
+
+    this.#connectionById = db.prepare('SELECT * FROM connections WHERE id = ?');
+    this.#connectionByName = db.prepare('SELECT * FROM connections WHERE name = ?');
+    this.#listConnections = db.prepare('SELECT * FROM connections ORDER BY name');
+    // Not INSERT ... ON CONFLICT DO UPDATE: with AUTOINCREMENT every conflicting attempt
+    // still advances sqlite_sequence, so each re-sync would burn an id.
+    this.#insertConnection = db.prepare(
+      `INSERT INTO connections (${columnList(CONNECTION_COLUMNS)}) VALUES (${paramList(CONNECTION_COLUMNS)}) RETURNING *`,
+    );
+    this.#updateConnection = db.prepare(
+      `UPDATE connections SET ${assignments(CONNECTION_COLUMNS)} WHERE id = @id RETURNING *`,
+    );
+    this.#deleteConnection = db.prepare('DELETE FROM connections WHERE id = ?');
+
+    this.#upsertRepoTx = db.transaction((fields: object): RepoRecord => {
+      const live = this.#liveRepoByName.get((fields as Row).repoName) as Row | undefined;
+      if (live === undefined) {
+        const created = merge(REPO_COLUMNS, { state: 'new', failures: 0, indexedRefs: [] }, fields);
+        return repoFromRow(this.#insertRepo.get(toParams(REPO_COLUMNS, created)) as Row);
+      }
+      return this.#writeRepo(live, fields);
+    });
+    this.#updateRepoTx = db.transaction((repoId: number, patch: object): RepoRecord => {
+      const row = this.#repoById.get(repoId) as Row | undefined;
+      if (row === undefined) throw new Error(`updateRepo: no repository with id ${repoId}`);
+      return this.#writeRepo(row, patch);
+    });
+    this.#upsertConnectionTx = db.transaction((name: string, connectionType: string): ConnectionRecord => {
+      const row = this.#connectionByName.get(name) as Row | undefined;
+      if (row === undefined) {
+        return connectionFromRow(this.#insertConnection.get(toParams(CONNECTION_COLUMNS, { name, connectionType })) as Row);
+      }
+      // The config is the source of truth: a connection whose type changed keeps its id.
+      return this.#writeConnection(row, { connectionType });
+    });
+    this.#updateConnectionTx = db.transaction((id: number, patch: object): ConnectionRecord => {
+      const row = this.#connectionById.get(id) as Row | undefined;
+      if (row === undefined) throw new Error(`updateConnection: no connection with id ${id}`);
+      // The name is the connection's identity (its key in the config); it is not patched.
+      const { name: _ignored, ...rest } = patch as Row;
+      return this.#writeConnection(row, rest);
+    });
+  }
+
+  #writeRepo(row: Row, patch: object): RepoRecord {
+    const merged = merge(REPO_COLUMNS, repoFromRow(row) as unknown as Row, patch);
+    const params = toParams(REPO_COLUMNS, merged);
+    params.repo_id = row.repo_id;
+    return repoFromRow(this.#updateRepo.get(params) as Row);
+  }
+
+  #writeConnection(row: Row, patch: object): ConnectionRecord {
+    const merged = merge(CONNECTION_COLUMNS, connectionFromRow(row) as unknown as Row, patch);
+    const params = toParams(CONNECTION_COLUMNS, merged);
+    params.id = row.id;
+    return connectionFromRow(this.#updateConnection.get(params) as Row);
+  }
+
+  upsertRepo(fields: Parameters<Store['upsertRepo']>[0]): RepoRecord {
+    return this.#upsertRepoTx.immediate(fields);
+  }
+
+  getRepo(repoId: number): RepoRecord | undefined {
+    const row = this.#repoById.get(repoId) as Row | undefined;
+    return row === undefined ? undefined : repoFromRow(row);
+  }
+
+  getRepoByName(repoName: string): RepoRecord | undefined {
+    const row = this.#liveRepoByName.get(repoName) as Row | undefined;
+    return row === undefined ? undefined : repoFromRow(row);
+  }
+
+  listRepos(options: RepoListOptions = {}): RepoRecord[] {
+    const rows = this.#listRepos.all({
+      includeDeleted: options.includeDeleted === true ? 1 : 0,
+      connectionId: options.connectionId ?? null,
+    }) as Row[];
+    return rows.map(repoFromRow);
+  }
+
+  updateRepo(repoId: number, patch: Parameters<Store['updateRepo']>[1]): RepoRecord {
+    return this.#updateRepoTx.immediate(repoId, patch);
+  }
+
+  upsertConnection(name: string, connectionType: ConnectionRecord['connectionType']): ConnectionRecord {
+    return this.#upsertConnectionTx.immediate(name, connectionType);
+  }
+
+  listConnections(): ConnectionRecord[] {
+    return (this.#listConnections.all() as Row[]).map(connectionFromRow);
+  }
+
+  updateConnection(id: number, patch: Parameters<Store['updateConnection']>[1]): ConnectionRecord {
+    return this.#updateConnectionTx.immediate(id, patch);
+  }
+
+  deleteConnection(id: number): void {
+    // One statement, so atomic on its own; ON DELETE SET NULL detaches the repositories.
+    this.#deleteConnection.run(id);
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+}
+
+function repoFromRow(row: Row): RepoRecord {
+  return fromRow(REPO_COLUMNS, row, { repoId: row.repo_id }) as unknown as RepoRecord;
+}
+
+function connectionFromRow(row: Row): ConnectionRecord {
+  return fromRow(CONNECTION_COLUMNS, row, { id: row.id }) as unknown as ConnectionRecord;
+}

@@ -1,0 +1,99 @@
+// The Store (ARCHITECTURE.md section 3): what trawl keeps besides the shards. This issue
+// fills in repositories and connections; identity, keys, tokens, licenses and rate
+// counters join it later. SQLite (sqlite-store.ts) is the embedded default; every backend
+// runs the same conformance suite (test/store/conformance.ts).
+
+import type { CodeHostType } from '../repos/git.ts';
+import type { ConnectionType } from '../config/types.ts';
+
+/** Where a repository stands in its life cycle. */
+export type RepoState =
+  | 'new' //      discovered, never cloned or indexed
+  | 'indexed' //  the last attempt succeeded
+  | 'failed' //   the last attempt failed; lastError says why; the previous index (if any) still serves
+  | 'deleted'; // gone from every connection: shards and clone removed, row kept so the id is never reused
+
+/** One indexed revision: a branch or tag name and the commit it pointed at when indexed. */
+export interface IndexedRef {
+  name: string;
+  kind: 'branch' | 'tag';
+  commit: string;
+}
+
+export interface RepoRecord {
+  /** Stable, never reused, assigned by the store. */
+  repoId: number;
+  /** host/path form; unique among repositories that are not deleted. */
+  repoName: string;
+  displayName: string;
+  codeHostType: CodeHostType;
+  /** The connection that found it; undefined for `trawl index PATH`. */
+  connectionId?: number;
+  cloneUrl?: string;
+  externalWebUrl?: string;
+  imageUrl?: string;
+  defaultBranch?: string;
+  isFork: boolean;
+  isArchived: boolean;
+  visibility: 'public' | 'private';
+  /** ISO 8601 */
+  pushedAt?: string;
+  /** ISO 8601, the last successful index. */
+  indexedAt?: string;
+  state: RepoState;
+  lastError?: string;
+  /** ISO 8601 */
+  lastErrorAt?: string;
+  /** ISO 8601, the last sync attempt that succeeded (indexed, or found up to date). */
+  lastSuccessAt?: string;
+  /** Consecutive failures; 0 after a success. Drives the retry back-off. */
+  failures: number;
+  /** ISO 8601: do not retry before this (back-off after failures). */
+  nextAttemptAt?: string;
+  /** The refs the current index holds. */
+  indexedRefs: IndexedRef[];
+}
+
+/** Fields a caller may set; repoId and state transitions go through the methods below. */
+export type RepoFields = Omit<RepoRecord, 'repoId' | 'state' | 'failures' | 'indexedRefs'> &
+  Partial<Pick<RepoRecord, 'state' | 'failures' | 'indexedRefs'>>;
+
+export interface ConnectionRecord {
+  id: number;
+  name: string;
+  connectionType: ConnectionType;
+  /** ISO 8601 of the last complete listing of the host. */
+  lastSyncedAt?: string;
+  lastError?: string;
+  lastErrorAt?: string;
+}
+
+export interface RepoListOptions {
+  /** Include deleted repositories (default false). */
+  includeDeleted?: boolean;
+  connectionId?: number;
+}
+
+export interface Store {
+  /**
+   * The repository named `repoName`, created (state 'new', next unused id) when unknown or
+   * when the only rows with that name are deleted ones; otherwise the live row, with
+   * `fields` merged in. Ids are never reused, even after deletion.
+   */
+  upsertRepo(fields: RepoFields): RepoRecord;
+  getRepo(repoId: number): RepoRecord | undefined;
+  getRepoByName(repoName: string): RepoRecord | undefined;
+  /** Sorted by repoName. */
+  listRepos(options?: RepoListOptions): RepoRecord[];
+  /** Merges `patch` into the row; throws when the id is unknown. */
+  updateRepo(repoId: number, patch: Partial<Omit<RepoRecord, 'repoId'>>): RepoRecord;
+
+  /** The connection named `name`, created when unknown (ids are never reused either). */
+  upsertConnection(name: string, connectionType: ConnectionType): ConnectionRecord;
+  listConnections(): ConnectionRecord[];
+  updateConnection(id: number, patch: Partial<Omit<ConnectionRecord, 'id' | 'name'>>): ConnectionRecord;
+  /** Removes a connection that is no longer configured (its repositories keep their ids). */
+  deleteConnection(id: number): void;
+
+  close(): void;
+}
