@@ -70,11 +70,17 @@ function cleanEnv(home: string): NodeJS.ProcessEnv {
 }
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'commit.gpgsign=false', '-c', 'tag.gpgsign=false', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: cleanEnv(cwd),
-  }).trim();
+  try {
+    return execFileSync('git', ['-c', 'commit.gpgsign=false', '-c', 'tag.gpgsign=false', ...args], {
+      cwd,
+      encoding: 'utf8',
+      env: cleanEnv(cwd),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
+  } catch (err) {
+    const e = err as { stderr?: string; stdout?: string };
+    throw new Error(`git ${args.join(' ')} in ${cwd} failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: err });
+  }
 }
 
 async function commit(repo: string, file: string, content: string, message = `edit ${file}`): Promise<string> {

@@ -14,6 +14,7 @@ import { createGiteaHost } from './gitea.ts';
 import type { HostContext, TransportOptions } from './http.ts';
 import type { CodeHost, HostRepo } from './types.ts';
 import { HostError } from './types.ts';
+import { pathGlobToRegExp } from '../glob.ts';
 
 export { HostError } from './types.ts';
 export type { CodeHost, GitCredentials, HostErrorKind, HostRepo } from './types.ts';
@@ -82,7 +83,7 @@ function sortedUnique(host: CodeHost, exclude?: Excludes): CodeHost {
 
 /** The repositories `exclude` keeps: no forks / archived ones when asked, none whose displayName matches a glob. */
 export function filterRepos(repos: HostRepo[], exclude: Excludes): HostRepo[] {
-  const globs = exclude.repos.map(globToRegExp);
+  const globs = exclude.repos.map(pathGlobToRegExp);
   return repos.filter(
     (r) => !(exclude.forks && r.isFork) && !(exclude.archived && r.isArchived) && !globs.some((g) => g.test(r.displayName)),
   );
@@ -97,26 +98,5 @@ export function dedupeAndSort(repos: HostRepo[]): HostRepo[] {
 
 /** Whether `name` matches `glob`, case-insensitively. */
 export function matchGlob(glob: string, name: string): boolean {
-  return globToRegExp(glob).test(name);
-}
-
-/**
- * A repository-name glob as a case-insensitive RegExp: `*` within one path segment, `**`
- * across segments (`a/**` + `/b` also matches "a/b"), `?` one character other than '/'.
- */
-export function globToRegExp(glob: string): RegExp {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i]!;
-    if (ch === '*' && glob[i + 1] === '*') {
-      i++;
-      if (glob[i + 1] === '/') {
-        i++;
-        re += '(?:.*/)?'; // "**/": zero or more whole segments
-      } else re += '.*';
-    } else if (ch === '*') re += '[^/]*';
-    else if (ch === '?') re += '[^/]';
-    else re += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`, 'i');
+  return pathGlobToRegExp(glob).test(name);
 }
