@@ -71,22 +71,8 @@ export const SECTION_ORDER_V2: readonly SectionKind[] = [
   SectionKind.Meta,
 ];
 
-/** Sections every current (version 3) shard has, in file order. */
-export const SECTION_ORDER: readonly SectionKind[] = [
-  SectionKind.Content,
-  SectionKind.Docs,
-  SectionKind.Names,
-  SectionKind.ContentNgrams,
-  SectionKind.ContentPostings,
-  SectionKind.NameNgrams,
-  SectionKind.NamePostings,
-  SectionKind.Symbols,
-  SectionKind.SymbolNgrams,
-  SectionKind.SymbolPostings,
-  SectionKind.Branches,
-  SectionKind.Oids,
-  SectionKind.Meta,
-];
+/** Sections every current (version 3) shard has, in file order: version 2's, then branches and oids before meta. */
+export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V2.slice(0, -1), SectionKind.Branches, SectionKind.Oids, SectionKind.Meta];
 
 /** Bytes of a git blob id in the oids section. */
 export const OID_SIZE = 20;
