@@ -273,11 +273,22 @@ test('a failed fetch leaves the previous mirror intact', async () => {
   assert.deepEqual(await listRefs(dest), before);
   git(dest, 'fsck', '--connectivity-only', '--no-dangling');
 
+  // A source that breaks during the transfer: the new commit's blob is gone from it.
+  await rename(join(dir, 'moved'), source);
+  const blob = git(source, 'rev-parse', 'HEAD:later.txt');
+  await rm(join(source, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+  await assert.rejects(syncMirror(source, dest), (err: Error) => {
+    assert.match(err.message, new RegExp(`^cannot fetch ${source}: .*${blob}`));
+    assert.doesNotMatch(err.message, /\n/);
+    return true;
+  });
+  assert.deepEqual(await listRefs(dest), before);
+  git(dest, 'fsck', '--connectivity-only', '--no-dangling');
+
   // A destination that is not a repository is reported, not replaced.
   const junk = join(dir, 'junk');
   await mkdir(junk);
   await writeFile(join(junk, 'file'), 'x');
-  await rename(join(dir, 'moved'), source);
   await assert.rejects(syncMirror(source, junk), {
     message: `cannot fetch ${source}: ${junk} exists and is not a git repository (remove it to clone afresh)`,
   });

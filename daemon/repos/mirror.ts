@@ -1,8 +1,12 @@
 // Bare mirrors of remote repositories in the data dir, kept with nodegit (libgit2) only.
 // A mirror's branches and tags are exactly the remote's: a fetch force-updates them and
 // prunes what the remote no longer has, and HEAD follows the remote's default branch.
+// http(s) traffic goes through a loopback relay in this process so that a stalled server
+// can be cut off (see "The relay"); several choices below work around libgit2 1.9 and
+// nodegit bugs, each explained where it is made.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { basename, dirname, isAbsolute, join, parse as parsePath, resolve } from 'node:path';
@@ -29,9 +33,9 @@ export interface MirrorResult {
 
 const REFSPECS = ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'];
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
-// libgit2 asks again after every 401 and never gives up by itself (up to its replay
-// limit, many requests later); the right credentials are accepted on the first offer,
-// so a third request means they are wrong.
+// libgit2 asks for credentials again after every 401, up to its replay limit of 15
+// requests. Right credentials are accepted at the first offer (one more is allowed for a
+// server that wants them again on a later request); a third ask means they are wrong.
 const MAX_CREDENTIAL_ASKS = 2;
 // Progress callbacks cross from libgit2's thread to JS; one every 100 ms is plenty.
 const PROGRESS_THROTTLE_MS = 100;
@@ -65,7 +69,11 @@ async function syncNow(url: string, path: string, options: MirrorOptions): Promi
     return { path, cloned: false, ...(await fetchInto(path, remote, options, false)) };
   }
 
-  mkdirSync(dirname(path), { recursive: true });
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (err) {
+    throw remote.error(`cannot create ${dirname(path)} (${errorText(err)})`, err);
+  }
   // The clone is made beside `dest` and renamed into place only when complete, so a
   // crash leaves a temporary directory (removed by a later call), never a half mirror.
   const tmp = `${path}${TMP_MARK}${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -101,8 +109,8 @@ export async function listRefs(
   try {
     const branches = new Map<string, string>();
     const tagRefs: NodeGit.Reference[] = [];
-    // One native call for all references; symbolic ones come back resolved, under
-    // their target's name, so each name appears with its own id.
+    // One native call for all references. Symbolic ones come back resolved and named as
+    // their targets (refs/heads/alias -> refs/heads/main is seen as main).
     for (const ref of await repo.getReferences()) {
       const name = ref.name();
       if (name.startsWith('refs/heads/')) branches.set(name.slice('refs/heads/'.length), ref.target().tostrS());
@@ -128,10 +136,8 @@ export async function listRefs(
         )),
       );
     }
-    for (const [name, id] of peeled.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
-      if (id !== undefined) tags.set(name, id);
-    }
-    const sortedBranches = new Map([...branches].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
+    for (const [name, id] of peeled.sort(byName)) if (id !== undefined) tags.set(name, id);
+    const sortedBranches = new Map([...branches].sort(byName));
 
     const result: { branches: Map<string, string>; tags: Map<string, string>; head?: string } = {
       branches: sortedBranches,
@@ -147,6 +153,10 @@ export async function listRefs(
   }
 }
 
+function byName(a: [string, unknown], b: [string, unknown]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
+
 /** Short name of the branch HEAD points at; undefined when HEAD is detached or missing. */
 async function headBranch(repo: NodeGit.Repository): Promise<string | undefined> {
   let head: NodeGit.Reference;
@@ -157,10 +167,13 @@ async function headBranch(repo: NodeGit.Repository): Promise<string | undefined>
   }
   if (head.type() !== NodeGit.Reference.TYPE.SYMBOLIC) return undefined;
   const target = head.symbolicTarget();
-  return target.startsWith('refs/heads/') ? target.slice('refs/heads/'.length) : undefined;
+  return target?.startsWith('refs/heads/') === true ? target.slice('refs/heads/'.length) : undefined;
 }
 
-/** Removes a mirror directory (used when a repository is deleted). */
+/**
+ * Removes a mirror directory (used when a repository is deleted). Not while a sync of it
+ * runs: a first clone still in flight would put the mirror back when it completes.
+ */
 export function removeMirror(dest: string): void {
   const path = resolve(dest);
   // A guard against a misconfigured data dir: never delete a filesystem root.
@@ -248,7 +261,9 @@ function parseRemote(url: string, verb: 'clone' | 'fetch', credentials: MirrorOp
     verb,
     secrets,
     error(reason: string, cause?: unknown): Error {
-      return new Error(redact(`cannot ${verb} ${display}: ${reason}`, secrets), cause === undefined ? undefined : { cause });
+      // One line, whatever libgit2 put in its message.
+      const text = redact(`cannot ${verb} ${display}: ${reason}`, secrets).replace(/\s*\n\s*/g, ' ').trim();
+      return new Error(text, cause === undefined ? undefined : { cause });
     },
   };
   if (scheme === 'http' || scheme === 'https') {
@@ -269,7 +284,12 @@ function parseRemote(url: string, verb: 'clone' | 'fetch', credentials: MirrorOp
     throw spec.error('unsupported URL (use an absolute path, a file:// URL or an http(s):// URL)');
   }
   // libgit2's own message for these is about its search for a repository; these say what is wrong.
-  const st = statSync(localPath, { throwIfNoEntry: false });
+  let st: Stats | undefined;
+  try {
+    st = statSync(localPath, { throwIfNoEntry: false });
+  } catch (err) {
+    throw spec.error(`cannot read it (${errorText(err)})`, err);
+  }
   if (st === undefined) throw spec.error('no such directory');
   if (!st.isDirectory() || !isGitRepository(localPath)) throw spec.error('not a git repository');
   spec.source = localPath;
@@ -358,6 +378,8 @@ async function fetchInto(
       // An explicit reflog message: libgit2's default names the URL, credentials and all.
       'trawl: mirror sync',
     );
+    // Throttling may have skipped the last progress call; this one has the totals.
+    reportProgress(options.onProgress, git.stats());
     if (head === undefined || !head.startsWith('refs/heads/')) return {};
     await repo.setHead(head);
     return { defaultBranch: head.slice('refs/heads/'.length) };
@@ -392,25 +414,19 @@ function remoteCallbacks(
     transferProgress: {
       callback: (stats: NodeGit.IndexerProgress): number => {
         poke();
-        if (onProgress !== undefined) {
-          try {
-            onProgress({
-              receivedObjects: stats.receivedObjects(),
-              totalObjects: stats.totalObjects(),
-              receivedBytes: stats.receivedBytes(),
-            });
-          } catch {
-            // A faulty listener must not fail the fetch (a throw here would abort it).
-          }
-        }
+        reportProgress(onProgress, stats);
         return 0;
       },
       throttle: PROGRESS_THROTTLE_MS,
       // The stats object is libgit2's own, valid only while it waits for the callback.
       waitForResult: true,
     },
-    // The server's "Counting objects" messages: it is working, though nothing arrives yet.
-    sidebandProgress: { callback: (): number => (poke(), 0), throttle: PROGRESS_THROTTLE_MS, waitForResult: true },
+    // "Counting objects" and the like: the other side is working, though nothing arrives
+    // yet (a local source's pack is built by libgit2 here, reporting through this). Not
+    // throttled: a call nodegit skips gets its default answer, which for this callback is
+    // 1, and libgit2's pack builder takes that for "stop" and, after inserting a tree,
+    // silently leaves out the tree's blobs (the fetch succeeds; the mirror lacks objects).
+    sidebandProgress: { callback: (): number => (poke(), 0), throttle: 0, waitForResult: true },
   };
   const credentials = options.credentials;
   if (remote.http !== undefined && credentials !== undefined) {
@@ -446,6 +462,19 @@ function remoteCallbacks(
   // For plain https without the relay (never, today) certificateCheck would stay unset,
   // which keeps libgit2's own verification.
   return callbacks;
+}
+
+function reportProgress(onProgress: MirrorOptions['onProgress'], stats: NodeGit.IndexerProgress | undefined): void {
+  if (onProgress === undefined || stats === undefined) return;
+  try {
+    onProgress({
+      receivedObjects: stats.receivedObjects(),
+      totalObjects: stats.totalObjects(),
+      receivedBytes: stats.receivedBytes(),
+    });
+  } catch {
+    // A faulty listener must not fail the fetch (a throw in a callback would abort it).
+  }
 }
 
 /** The reason part of a failure message: what an operator can act on. */
@@ -547,8 +576,10 @@ interface Relay {
   close(): Promise<void>;
 }
 
+// Not forwarded: they describe one connection (or the proxy), not the request.
 const HOP_BY_HOP = new Set([
   'connection',
+  'expect',
   'keep-alive',
   'proxy-connection',
   'proxy-authorization',

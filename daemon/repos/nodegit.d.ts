@@ -35,8 +35,8 @@ declare module 'nodegit' {
       type(): number;
       /** The id a direct reference names. */
       target(): Oid;
-      /** The ref name a symbolic reference names ("" for a direct one). */
-      symbolicTarget(): string;
+      /** The ref name a symbolic reference names; undefined for a direct one. */
+      symbolicTarget(): string | undefined;
       /** Follows tag objects to an object of this Object.TYPE; rejects when there is none. */
       peel(type: number): Promise<Object>;
     }
@@ -105,6 +105,8 @@ declare module 'nodegit' {
       fetch(refspecs: string[] | null, opts: FetchOptions | null, reflogMessage: string): Promise<number>;
       /** Asks a running transfer to stop: only a flag libgit2 checks between reads, so a blocked read is not interrupted. Synchronous. */
       stop(): number;
+      /** Progress of the last (or running) download; undefined before any. */
+      stats(): IndexerProgress | undefined;
     }
 
     class Credential {
@@ -120,7 +122,7 @@ declare module 'nodegit' {
       };
     }
 
-    /** libgit2's git_indexer_progress, as passed to transferProgress; valid only during the callback. */
+    /** libgit2's git_indexer_progress: passed to transferProgress (valid only during the call), or Remote.stats(). */
     class IndexerProgress {
       totalObjects(): number;
       indexedObjects(): number;
@@ -132,9 +134,11 @@ declare module 'nodegit' {
     }
 
     /**
-     * How nodegit runs a JS callback for libgit2: at most one call per `throttle` ms (the
-     * others get a default result), and with waitForResult false libgit2 goes on without
-     * waiting for it (the default is to wait).
+     * How nodegit runs a JS callback for libgit2: at most one call per `throttle` ms, and
+     * with waitForResult false libgit2 goes on without waiting for it (the default is to
+     * wait). Skipped and unawaited calls answer libgit2 with nodegit's default result: 0
+     * for transferProgress, but 1 for sidebandProgress, credentials and certificateCheck,
+     * which libgit2 may take as "stop" (see mirror.ts on sidebandProgress).
      */
     interface CallbackSpecifier<F> {
       callback: F;
@@ -162,6 +166,7 @@ declare module 'nodegit' {
         | CallbackSpecifier<(cert: unknown, valid: number, host: string) => number>;
     }
 
+    /** libgit2 1.9 uses a proxy for https URLs only (CONNECT); for http it connects to the server itself. */
     interface ProxyOptions {
       /** Proxy.PROXY. */
       type: number;
@@ -172,7 +177,7 @@ declare module 'nodegit' {
       callbacks?: RemoteCallbacks;
       /** Fetch.PRUNE. */
       prune?: number;
-      /** 0: do not write FETCH_HEAD. */
+      /** 0: do not record the fetched refs in FETCH_HEAD. */
       updateFetchhead?: number;
       /** Remote.AUTOTAG_OPTION. */
       downloadTags?: number;
