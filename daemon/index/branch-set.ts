@@ -131,15 +131,6 @@ export class BranchSet {
     }
     return false;
   }
-
-  /** The documents on at least one branch, ascending. */
-  liveDocs(docCount: number): Uint32Array {
-    const seen = new Uint8Array(docCount);
-    for (let b = 0; b < this.names.length; b++) for (const d of this.docs(b)) seen[d] = 1;
-    const out: number[] = [];
-    for (let d = 0; d < docCount; d++) if (seen[d]) out.push(d);
-    return Uint32Array.from(out);
-  }
 }
 
 // Membership file: "TRAWLBRS", version u32 (1), xxHash32 of the body u32, body (the encoding above).

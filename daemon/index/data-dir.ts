@@ -49,7 +49,6 @@ export async function syncFiles(dir: string, names: string[]): Promise<void> {
   );
 }
 
-const SLEEP = new Int32Array(new SharedArrayBuffer(4));
 const LOCK_TIMEOUT_MS = 30_000;
 
 export function mirrorsDir(dataDir: string): string {
@@ -74,20 +73,6 @@ export async function acquireLock(lockPath: string, what: string, timeoutMs = LO
     released = true;
     try { unlinkSync(lockPath); } catch { /* nothing to do */ }
   };
-}
-
-/** The synchronous form, for short critical sections. */
-export function withLockSync<T>(lockPath: string, what: string, fn: () => T): T {
-  const deadline = Date.now() + LOCK_TIMEOUT_MS;
-  while (!tryLock(lockPath)) {
-    if (Date.now() > deadline) throw new Error(`${what} is locked by another trawl process (pid ${readPid(lockPath) ?? '?'}, ${lockPath})`);
-    Atomics.wait(SLEEP, 0, 0, 20);
-  }
-  try {
-    return fn();
-  } finally {
-    try { unlinkSync(lockPath); } catch { /* nothing to do */ }
-  }
 }
 
 function tryLock(lockPath: string): boolean {

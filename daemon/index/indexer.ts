@@ -179,7 +179,7 @@ class Run {
       if (sameRefs(prev.refs, git.refs)) {
         // Nothing moved: the shards stand; only the repository's metadata may have changed.
         if (JSON.stringify(prev.repo) !== JSON.stringify(this.repo)) this.commit({ ...prev, repo: this.repo, generation: this.generation });
-        return this.summary('unchanged', git.refs, [], prev.shards.length, undefined, 0);
+        return this.summary('unchanged', git.refs, [], prev, undefined, 0);
       }
       const plan = planDelta(this.options.dataDir, prev, git.refs, git.versions);
       fullReason = 'impossible' in plan ? plan.impossible : this.deltaTooLarge(prev, plan, git.versions.length);
@@ -234,13 +234,13 @@ class Run {
       skipped: prev.skipped + built.results.reduce((n, r) => n + r.skipped.length, 0),
       baseGeneration: prev.baseGeneration,
     });
-    return this.summary('delta', git.refs, built.results, manifest.shards.length, undefined, plan.added.length);
+    return this.summary('delta', git.refs, built.results, manifest, undefined, plan.added.length);
   }
 
   private commitFull(refs: GitRef[], built: Built, listErrors: number, fullReason?: string): IndexSummary {
     const shards = this.entries(built, false);
     const skipped = built.results.reduce((n, r) => n + r.skipped.length, 0) + listErrors;
-    this.commit({
+    const manifest = this.commit({
       version: 2,
       repoId: this.repoId,
       repo: this.repo,
@@ -253,7 +253,7 @@ class Run {
       skipped,
       baseGeneration: this.generation,
     });
-    const summary = this.summary('full', refs, built.results, shards.length, fullReason, built.results.reduce((n, r) => n + r.docCount + r.skipped.length, 0));
+    const summary = this.summary('full', refs, built.results, manifest, fullReason, built.results.reduce((n, r) => n + r.docCount + r.skipped.length, 0));
     if (listErrors > 0) {
       summary.skipped += listErrors;
       summary.skippedByReason.unreadable = (summary.skippedByReason.unreadable ?? 0) + listErrors;
@@ -323,11 +323,10 @@ class Run {
     }
   }
 
-  private summary(mode: IndexMode, refs: GitRef[], results: BuildResult[], totalShards: number, fullReason: string | undefined, builtFiles: number): IndexSummary {
+  private summary(mode: IndexMode, refs: GitRef[], results: BuildResult[], manifest: Manifest, fullReason: string | undefined, builtFiles: number): IndexSummary {
     const skipped: SkippedFile[] = results.flatMap((r) => r.skipped);
     const skippedByReason: Record<string, number> = {};
     for (const s of skipped) skippedByReason[s.reason] = (skippedByReason[s.reason] ?? 0) + 1;
-    const manifest = readManifest(this.options.dataDir, this.repoId);
     const summary: IndexSummary = {
       repoId: this.repoId,
       repoName: this.repo.name,
@@ -335,14 +334,14 @@ class Run {
       kind: this.repo.kind,
       mode,
       refs,
-      files: manifest?.files ?? 0,
+      files: manifest.files,
       builtFiles,
       skipped: skipped.length,
       skippedByReason,
-      contentBytes: manifest?.contentBytes ?? 0,
+      contentBytes: manifest.contentBytes,
       totalBytes: results.reduce((n, r) => n + r.totalBytes, 0),
       shards: results.length,
-      totalShards,
+      totalShards: manifest.shards.length,
       seconds: (performance.now() - this.started) / 1000,
       symbols: results.reduce((n, r) => n + r.symbolCount, 0),
       symbolFailures: results.reduce((n, r) => n + r.symbolFailures, 0),
