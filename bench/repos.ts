@@ -11,15 +11,17 @@
 //   ten-branch   a full build of main and the nine branches
 //   unchanged    the one-branch index again, refs unmoved
 //   one-file     the one-branch index after a commit that changes one file on main
-// and a branch-scale run: a small repository (the corpus's first top-level directory
-// with files) with N branches (default 1000) that each change one file, indexed with
+// and a branch-scale run: a small repository (the corpus's fs/ext4 directory) with N branches (default 1000) that each change one file, indexed with
 // --branches '*', with the index size and the latency of a `branch:*` search.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { shardsDir } from '../daemon/index/data-dir.ts';
+import { readAllManifests } from '../daemon/index/manifest.ts';
+import { Shard } from '../daemon/index/shard-reader.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import { environment } from './machine.ts';
 
@@ -58,7 +60,8 @@ function makeRepository(corpus: string, gitDir: string, log: (s: string) => void
 /** Files of the main tree to change: small text files, spread out. */
 function pickFiles(gitDir: string, ref: string, n: number, under = ''): string[] {
   const all = git(gitDir, ['ls-tree', '-r', '--name-only', ref, ...(under ? [under] : [])]).split('\n').filter((p) => /\.(c|h|txt|rst)$/.test(p));
-  const step = Math.max(1, Math.floor(all.length / (n + 1)));
+  if (all.length <= n) return all;
+  const step = Math.floor(all.length / (n + 1));
   return Array.from({ length: n }, (_, i) => all[(i + 1) * step]!);
 }
 
@@ -72,18 +75,30 @@ interface Build {
   peakRssBytes: number | null;
   summary: string;
   indexBytes: number;
+  /** Bytes of the branch lists: the shards' branches sections, or the membership files that replace them. */
+  branchListBytes: number;
 }
 
-function indexBytes(dataDir: string): number {
+/** Bytes of the live index (the shard and membership files the manifests name: retired files wait on disk for their grace period) and of its branch lists. */
+function indexBytes(dataDir: string): { indexBytes: number; branchListBytes: number } {
   let n = 0;
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(join(d, e.name));
-      else if (/\.(trawl|branches)$/.test(e.name)) n += statSync(join(d, e.name)).size;
+  let lists = 0;
+  for (const m of readAllManifests(dataDir)) {
+    const dir = shardsDir(dataDir, m.repoId);
+    for (const s of m.shards) {
+      n += statSync(join(dir, s.file)).size;
+      const membership = 'membership' in s ? s.membership : undefined;
+      if (membership) {
+        const bytes = statSync(join(dir, membership)).size;
+        n += bytes;
+        lists += bytes;
+      } else {
+        const shard = Shard.open(join(dir, s.file));
+        lists += shard.sectionBytes.get('branches') ?? 0;
+      }
     }
-  };
-  if (existsSync(join(dataDir, 'shards'))) walk(join(dataDir, 'shards'));
-  return n;
+  }
+  return { indexBytes: n, branchListBytes: lists };
 }
 
 function runIndex(name: string, repo: string, dataDir: string, extra: string[]): Build {
@@ -94,8 +109,13 @@ function runIndex(name: string, repo: string, dataDir: string, extra: string[]):
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   if (r.status !== 0) throw new Error(`${name}: trawl index failed: ${r.stderr}`);
   const peak = existsSync(rss) ? Number(readFileSync(rss, 'utf8').trim().split('\n').pop()) * 1024 : null;
-  // Retired files of the previous generation are still on disk (manifest.ts): count the live index only.
-  return { name, seconds, peakRssBytes: peak, summary: r.stdout.trim(), indexBytes: indexBytes(dataDir) };
+  const build = { name, seconds, peakRssBytes: peak, summary: r.stdout.trim(), ...indexBytes(dataDir) };
+  process.stderr.write(`  ${describe(build)}\n`);
+  return build;
+}
+
+function describe(b: Build): string {
+  return `${b.name.padEnd(16)} ${b.seconds.toFixed(2).padStart(7)} s  ${(b.indexBytes / 1e6).toFixed(1).padStart(8)} MB (branch lists ${(b.branchListBytes / 1e3).toFixed(1)} kB)  rss ${((b.peakRssBytes ?? 0) / 1e6).toFixed(0)} MB  | ${b.summary}`;
 }
 
 async function main(): Promise<void> {
@@ -150,6 +170,7 @@ async function main(): Promise<void> {
     builds.push(runIndex('1-branch-small', small, join(work, 'scale1'), []));
     const searcher = new Searcher({ dataDir: scaleData, workers: 2 });
     const latency: Record<string, number> = {};
+    let superC: { results: number; branchesReported: number[] } = { results: 0, branchesReported: [] };
     try {
       for (const q of ['ext4_fill_super', 'ext4_fill_super branch:*', '"scale branch 7" branch:*']) {
         const times: number[] = [];
@@ -161,8 +182,9 @@ async function main(): Promise<void> {
         times.sort((a, b) => a - b);
         latency[q] = times[Math.floor(times.length / 2)]!;
       }
-      const r = await searcher.search({ query: 'ext4_fill_super file:super.c branch:*', matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: false });
-      latency['branches reported for super.c'] = r.files[0]?.branches.length ?? 0;
+      // super.c changes on some scale branches: one result per version of it, together on every ref.
+      const r = await searcher.search({ query: 'ext4_fill_super file:super.c branch:*', matches: 100, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: false });
+      superC = { results: r.files.length, branchesReported: r.files.map((f) => f.branches.length).sort((a, b) => b - a) };
     } finally {
       await searcher.close();
     }
@@ -181,13 +203,15 @@ async function main(): Promise<void> {
         scaleOverOneBranchIndexBytes: by[`${scale}-branches`]!.indexBytes / by['1-branch-small']!.indexBytes,
       },
       branchScaleSearchMedianMs: latency,
+      branchScaleSuperC: superC,
     };
     const out = values.out ?? join(ROOT, 'bench', 'results', `${result.date.slice(0, 10)}-issue4-repos.json`);
     mkdirSync(join(out, '..'), { recursive: true });
     writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-    for (const b of builds) log(`${b.name.padEnd(16)} ${b.seconds.toFixed(2).padStart(7)} s  ${(b.indexBytes / 1e6).toFixed(1).padStart(8)} MB  rss ${((b.peakRssBytes ?? 0) / 1e6).toFixed(0)} MB  | ${b.summary}`);
+    for (const b of builds) log(describe(b));
     log(JSON.stringify(result.ratios, null, 2));
     log(JSON.stringify(latency, null, 2));
+    log(`super.c with branch:*: ${superC.results} versions, refs each: ${superC.branchesReported.join(' ')}`);
     log(`wrote ${out}`);
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -90,7 +90,7 @@ test('openGitSource reads HEAD of a real repository', async () => {
     assert.equal(src.branch, 'main');
     assert.equal(src.commit, sha);
     const sized = [];
-    for (const f of src.versions) sized.push([f.path, (await src.readBlob(f.oid)).length]);
+    for (const f of await src.versions()) sized.push([f.path, (await src.readBlob(f.oid)).length]);
     assert.deepEqual(
       sized,
       [
@@ -102,17 +102,18 @@ test('openGitSource reads HEAD of a real repository', async () => {
         ['src/main.c', 29],
       ],
     );
-    for (const f of src.versions) assert.match(f.oid, /^[0-9a-f]{40}$/);
-    const main = src.versions.find((f) => f.path === 'src/main.c')!;
+    for (const f of await src.versions()) assert.match(f.oid, /^[0-9a-f]{40}$/);
+    const main = (await src.versions()).find((f) => f.path === 'src/main.c')!;
     assert.equal(main.oid, git(repo, 'rev-parse', 'HEAD:src/main.c').trim());
     assert.equal((await src.readBlob(main.oid)).toString(), 'int main(void) { return 0; }\n');
-    const empty = src.versions.find((f) => f.path === 'empty.txt')!;
+    const empty = (await src.versions()).find((f) => f.path === 'empty.txt')!;
     assert.equal((await src.readBlob(empty.oid)).length, 0);
     await assert.rejects(src.readBlob('0123456789012345678901234567890123456789'), /cannot read blob/);
   } finally {
     src.close();
   }
   await assert.rejects(src.readBlob('0123456789012345678901234567890123456789'), /closed/);
+  await assert.rejects(src.versions(), /closed/);
 });
 
 test('openGitSource: detached HEAD, no origin, bare repository', async () => {
@@ -139,7 +140,7 @@ test('openGitSource: detached HEAD, no origin, bare repository', async () => {
   assert.equal(isGitRepository(bare), true);
   const b = await openGitSource(bare);
   assert.equal(b.name, 'mirror'); // origin is a local path, so the directory names it
-  assert.deepEqual(b.versions.map((f) => f.path), ['a.txt']);
+  assert.deepEqual((await b.versions()).map((f) => f.path), ['a.txt']);
   b.close();
 });
 

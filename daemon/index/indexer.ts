@@ -181,13 +181,14 @@ class Run {
         if (JSON.stringify(prev.repo) !== JSON.stringify(this.repo)) this.commit({ ...prev, repo: this.repo, generation: this.generation });
         return this.summary('unchanged', git.refs, [], prev, undefined, 0);
       }
-      const plan = planDelta(this.options.dataDir, prev, git.refs, git.versions);
-      fullReason = 'impossible' in plan ? plan.impossible : this.deltaTooLarge(prev, plan, git.versions.length);
+      const versions = await git.versions();
+      const plan = planDelta(this.options.dataDir, prev, git.refs, versions);
+      fullReason = 'impossible' in plan ? plan.impossible : this.deltaTooLarge(prev, plan, versions.length);
       if (fullReason === undefined) return this.delta(git, prev, plan as DeltaPlan);
     } else if (!incremental) {
       fullReason = 'incremental indexing is off';
     }
-    const files = git.versions.map((v) => ({ path: v.path, oid: v.oid, branches: v.refs }));
+    const files = (await git.versions()).map((v) => ({ path: v.path, oid: v.oid, branches: v.refs }));
     const built = await this.build(git.refs, blobShards(files, (oid) => git.readBlob(oid), this.target, this.maxFileSize), files.length);
     return this.commitFull(git.refs, built, 0, fullReason);
   }

@@ -204,6 +204,8 @@ export class Shard {
    * membership file an incremental run wrote for it (branch-set.ts).
    */
   readonly branches: BranchSet;
+  /** Bytes of each section by name (SECTION_NAMES), for size reports. */
+  readonly sectionBytes: ReadonlyMap<string, number>;
   /** The whole mapping; the sections below are views into it. */
   private readonly map: Buffer;
   private readonly symbols: Buffer;
@@ -222,6 +224,7 @@ export class Shard {
     this.fileSize = map.length;
     this.version = map.length >= 12 ? map.readUInt32LE(8) : 0;
     const sections = readToc(path, map);
+    this.sectionBytes = new Map([...sections].map(([kind, s]) => [SECTION_NAMES[kind]!, s.length]));
     const section = (kind: SectionKind): Buffer => {
       const s = sections.get(kind)!;
       return map.subarray(s.offset, s.offset + s.length);

@@ -56,8 +56,12 @@ export interface GitSource {
   commit: string;
   /** refs[0] is the default branch; then branches, then tags, each sorted by name. */
   refs: GitRef[];
-  /** Sorted by path bytes, then blob id. */
-  versions: GitVersion[];
+  /**
+   * Every file version of the refs' trees, sorted by path bytes, then blob id. Listed on
+   * the first call (a large tree takes about a second), so that a run that finds its refs
+   * unmoved never reads a tree.
+   */
+  versions(): Promise<GitVersion[]>;
   readBlob(oid: string): Promise<Buffer>;
   close(): void;
 }
@@ -83,8 +87,8 @@ export function isGitRepository(dir: string): boolean {
 }
 
 /**
- * Opens the repository at `dir`, resolves the selected refs and lists every file version
- * of their trees. Submodules and symlinks are skipped: neither has content of its own in
+ * Opens the repository at `dir` and resolves the selected refs; versions() lists every
+ * file version of their trees. Submodules and symlinks are skipped: neither has content of its own in
  * this repository.
  */
 export async function openGitSource(dir: string, selection: RevisionSelection = {}): Promise<GitSource> {
@@ -102,14 +106,7 @@ export async function openGitSource(dir: string, selection: RevisionSelection = 
   const fromRemote = remoteUrl === undefined ? undefined : repoNameFromRemote(remoteUrl);
   const handles = new Handles([{ repo }]);
   for (let i = 1; i < HANDLES; i++) handles.add({ repo: await NodeGit.Repository.open(absDir) });
-  let versions: GitVersion[];
-  try {
-    versions = await listVersions(handles, refs);
-  } catch (err) {
-    for (const h of handles.all) h.repo.cleanup().catch(() => {});
-    throw new Error(`repository ${dir}: cannot list the trees of ${refs.map((r) => r.name).join(', ')} (${errorText(err)})`, { cause: err });
-  }
-
+  let listed: Promise<GitVersion[]> | undefined;
   let closed = false;
   const source: GitSource = {
     name: fromRemote?.name ?? basename(absDir).replace(/\.git$/, ''),
@@ -117,7 +114,13 @@ export async function openGitSource(dir: string, selection: RevisionSelection = 
     branch: refs[0]!.name,
     commit: refs[0]!.commit,
     refs,
-    versions,
+    versions(): Promise<GitVersion[]> {
+      if (closed) return Promise.reject(new Error(`git source ${dir} is closed`));
+      listed ??= listVersions(handles, refs).catch((err: unknown) => {
+        throw new Error(`repository ${dir}: cannot list the trees of ${refs.map((r) => r.name).join(', ')} (${errorText(err)})`, { cause: err });
+      });
+      return listed;
+    },
     async readBlob(oid: string): Promise<Buffer> {
       if (closed) throw new Error(`git source ${dir} is closed`);
       try {

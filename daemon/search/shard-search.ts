@@ -171,12 +171,8 @@ function branchClasses(plan: Plan, facts: ShardFacts): BranchClass[] {
 
 /** Documents on at least one of the branches, ascending; null when that is every document. */
 function docsOnAny(shard: Shard, branches: number[]): Uint32Array | null {
-  let acc: Uint32Array | null = null;
-  for (const b of branches) {
-    const docs = shard.branches.docs(b);
-    acc = acc === null ? docs : unionSorted(acc, docs);
-  }
-  return acc === null || acc.length === shard.docCount ? null : acc;
+  const docs = shard.branches.docsOnAny(branches, shard.docCount);
+  return docs.length === shard.docCount ? null : docs;
 }
 
 /**
