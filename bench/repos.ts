@@ -1,18 +1,21 @@
 // Repository benchmark (issue 4): what several branches and incremental re-indexing cost.
 //
-//   node --import tsx bench/repos.ts [--corpus DIR] [--out FILE] [--branch-scale N]
+//   node --import tsx bench/repos.ts [--corpus DIR] [--out FILE] [--branch-scale N] [--runs N]
 //
-// Makes a bare git repository of the corpus (every file, ignore rules bypassed: Debian's
-// linux-source tree ships a .gitignore that ignores everything) (default: the Linux 6.1 tree fetched by
-// scripts/fetch-linux.sh) beside it, `<corpus>.git`, once: one commit on main, then nine
+// Makes a bare git repository of the corpus (default: the Linux 6.1 tree fetched by
+// scripts/fetch-linux.sh) beside it, `<corpus>.git`, once, with every file (ignore rules
+// bypassed: Debian's linux-source tree ships a .gitignore that ignores everything): one
+// commit on main, then nine
 // branches that each change three files. Then, each build in a fresh child process
-// (`trawl index --no-symbols`, wall time and peak RSS):
+// (`trawl index --no-symbols`, wall time and peak RSS), each --runs times (default 3;
+// medians are reported):
 //   one-branch   a full build of main
 //   ten-branch   a full build of main and the nine branches
 //   unchanged    the one-branch index again, refs unmoved
 //   one-file     the one-branch index after a commit that changes one file on main
-// and a branch-scale run: a small repository (the corpus's fs/ext4 directory) with N branches (default 1000) that each change one file, indexed with
-// --branches '*', with the index size and the latency of a `branch:*` search.
+// and a branch-scale run: a small repository (the corpus's fs/ext4 directory) with N
+// branches (default 1000) that each change one file, indexed with --branches '*', with
+// the index size, the bytes of its branch lists and the latency of `branch:*` searches.
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -23,7 +26,8 @@ import { shardsDir } from '../daemon/index/data-dir.ts';
 import { readAllManifests } from '../daemon/index/manifest.ts';
 import { Shard } from '../daemon/index/shard-reader.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
-import { environment } from './machine.ts';
+import { cpuMark, environment, foreignCores, settleIo } from './machine.ts';
+import { fmtBytes } from './report.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com', GIT_AUTHOR_DATE: '2026-11-22T00:00:00Z', GIT_COMMITTER_DATE: '2026-11-22T00:00:00Z' };
@@ -55,6 +59,9 @@ function makeRepository(corpus: string, gitDir: string, log: (s: string) => void
   const tree = git(gitDir, ['write-tree']);
   const main = git(gitDir, ['commit-tree', tree, '-m', 'corpus']);
   git(gitDir, ['update-ref', 'refs/heads/main', main]);
+  // A mirror fetched from a host is packed; `git add` left loose objects.
+  log('packing it (a few minutes)');
+  git(gitDir, ['repack', '-a', '-d', '-q']);
 }
 
 /** Files of the main tree to change: small text files, spread out. */
@@ -71,12 +78,16 @@ function show(gitDir: string, ref: string, path: string): string {
 
 interface Build {
   name: string;
+  /** The median of `runs`. */
   seconds: number;
+  runs: number[];
   peakRssBytes: number | null;
   summary: string;
   indexBytes: number;
   /** Bytes of the branch lists: the shards' branches sections, or the membership files that replace them. */
   branchListBytes: number;
+  /** Cores other processes kept busy during the run (machine.ts foreignCores; the highest of the runs). */
+  foreignCores: number | null;
 }
 
 /** Bytes of the live index (the shard and membership files the manifests name: retired files wait on disk for their grace period) and of its branch lists. */
@@ -104,14 +115,25 @@ function indexBytes(dataDir: string): { indexBytes: number; branchListBytes: num
 function runIndex(name: string, repo: string, dataDir: string, extra: string[]): Build {
   const rss = join(tmpdir(), `trawl-bench-rss-${process.pid}`);
   const args = ['-o', rss, '-f', '%M', process.execPath, join(ROOT, 'bin/trawl.js'), 'index', repo, '--no-symbols', '--data-dir', dataDir, ...extra];
+  const mark = cpuMark();
   const start = process.hrtime.bigint();
   const r = spawnSync('/usr/bin/time', args, { encoding: 'utf8', maxBuffer: 64 << 20 });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const foreign = foreignCores(mark, cpuMark());
   if (r.status !== 0) throw new Error(`${name}: trawl index failed: ${r.stderr}`);
   const peak = existsSync(rss) ? Number(readFileSync(rss, 'utf8').trim().split('\n').pop()) * 1024 : null;
-  const build = { name, seconds, peakRssBytes: peak, summary: r.stdout.trim(), ...indexBytes(dataDir) };
+  const build = { name, seconds, runs: [seconds], peakRssBytes: peak, summary: r.stdout.trim(), ...indexBytes(dataDir), foreignCores: foreign };
   process.stderr.write(`  ${describe(build)}\n`);
   return build;
+}
+
+/** Runs `once` n times (run i gets i); the last run's build with the median time of all. */
+function repeated(n: number, once: (i: number) => Build): Build {
+  const all = Array.from({ length: n }, (_, i) => once(i));
+  const runs = all.map((b) => b.seconds);
+  const sorted = [...runs].sort((a, b) => a - b);
+  const foreign = all.map((b) => b.foreignCores).filter((c): c is number => c !== null);
+  return { ...all[n - 1]!, runs, seconds: sorted[Math.floor(n / 2)]!, foreignCores: foreign.length > 0 ? Math.max(...foreign) : null };
 }
 
 function describe(b: Build): string {
@@ -119,10 +141,11 @@ function describe(b: Build): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { corpus: { type: 'string' }, out: { type: 'string' }, 'branch-scale': { type: 'string' } } });
+  const { values } = parseArgs({ options: { corpus: { type: 'string' }, out: { type: 'string' }, 'branch-scale': { type: 'string' }, runs: { type: 'string' } } });
   const corpus = resolve(values.corpus ?? join(ROOT, 'corpus', 'linux-6.1'));
   if (!existsSync(corpus)) throw new Error(`no corpus at ${corpus}: run scripts/fetch-linux.sh or pass --corpus DIR`);
   const scale = Number(values['branch-scale'] ?? 1000);
+  const runs = Number(values.runs ?? 3);
   const log = (s: string) => process.stderr.write(`${s}\n`);
   const gitDir = `${corpus}.git`;
   makeRepository(corpus, gitDir, log);
@@ -138,16 +161,27 @@ async function main(): Promise<void> {
   try {
     const one = join(work, 'one');
     const ten = join(work, 'ten');
-    log('one-branch full build');
-    builds.push(runIndex('one-branch', gitDir, one, []));
-    log('ten-branch full build');
-    builds.push(runIndex('ten-branch', gitDir, ten, ['--branches', 'b*']));
-    log('unchanged re-run');
-    builds.push(runIndex('unchanged', gitDir, one, []));
+    // Full builds alternate between one and ten branches, each into an empty data directory.
+    const fulls: Record<string, Build[]> = { 'one-branch': [], 'ten-branch': [] };
+    for (let i = 0; i < runs; i++) {
+      for (const [name, dir, extra] of [['one-branch', one, []], ['ten-branch', ten, ['--branches', 'b*']]] as const) {
+        log(`${name} full build, run ${i + 1} of ${runs}`);
+        rmSync(dir, { recursive: true, force: true });
+        await settleIo();
+        fulls[name]!.push(runIndex(name, gitDir, dir, [...extra]));
+      }
+    }
+    for (const name of ['one-branch', 'ten-branch']) builds.push(repeated(runs, (i) => fulls[name]![i]!));
+    log('unchanged re-runs');
+    builds.push(repeated(runs, () => runIndex('unchanged', gitDir, one, [])));
+    // Each run commits a different change to the same file on main: one new file version.
     const [path] = pickFiles(gitDir, main, 1, 'kernel');
-    git(gitDir, ['update-ref', 'refs/heads/main', commitChange(gitDir, main, { [path!]: `${show(gitDir, main, path!)}\n/* one-file change */\n` }, 'one file')]);
-    log('one-file change');
-    builds.push(runIndex('one-file', gitDir, one, []));
+    const original = show(gitDir, main, path!);
+    log('one-file changes');
+    builds.push(repeated(runs, (i) => {
+      git(gitDir, ['update-ref', 'refs/heads/main', commitChange(gitDir, main, { [path!]: `${original}\n/* one-file change ${i} */\n` }, `one file ${i}`)]);
+      return runIndex('one-file', gitDir, one, []);
+    }));
     git(gitDir, ['update-ref', 'refs/heads/main', main]);
 
     // Branch scale: a smaller repository, many branches.
@@ -208,6 +242,9 @@ async function main(): Promise<void> {
     const out = values.out ?? join(ROOT, 'bench', 'results', `${result.date.slice(0, 10)}-issue4-repos.json`);
     mkdirSync(join(out, '..'), { recursive: true });
     writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+    const md = markdown(result, scale, runs);
+    writeFileSync(out.replace(/\.json$/, '') + '.md', md);
+    process.stdout.write(md);
     for (const b of builds) log(describe(b));
     log(JSON.stringify(result.ratios, null, 2));
     log(JSON.stringify(latency, null, 2));
@@ -216,6 +253,53 @@ async function main(): Promise<void> {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+interface Result {
+  date: string;
+  environment: ReturnType<typeof environment>;
+  corpus: string;
+  builds: Build[];
+  ratios: Record<string, number>;
+  branchScaleSearchMedianMs: Record<string, number>;
+  branchScaleSuperC: { results: number; branchesReported: number[] };
+}
+
+function markdown(r: Result, scale: number, runs: number): string {
+  const e = r.environment;
+  const by = Object.fromEntries(r.builds.map((b) => [b.name, b]));
+  const x = (v: number) => `${v.toFixed(v < 10 ? 2 : 1)}×`;
+  const sec = (b: Build) => `${b.seconds.toFixed(2)} s`;
+  const row = (label: string, b: Build) =>
+    `| ${label} | ${sec(b)} | ${b.runs.map((t) => t.toFixed(2)).join(' / ')} | ${fmtBytes(b.indexBytes)} | ${fmtBytes(b.branchListBytes)} | ${b.peakRssBytes === null ? '—' : fmtBytes(b.peakRssBytes)} | ${b.foreignCores === null ? '—' : b.foreignCores.toFixed(2)} |`;
+  const lines = [
+    `### trawl ${e.trawlVersion}: repositories and branches on ${r.corpus.split('/').pop()} — ${r.date.slice(0, 10)}`,
+    '',
+    `${e.machine.cpuModel}, ${e.machine.cores} cores, ${fmtBytes(e.machine.totalMemoryBytes)} RAM; Node ${e.node}; commit ${e.gitCommit}. Each build is \`trawl index <repo>.git --no-symbols\` in a fresh process (Node start-up included: see the refs-unmoved row); ${runs} runs each, medians; the repository is a packed bare clone of the corpus.`,
+    '',
+    '| build | median | runs (s) | live index | branch lists | peak RSS | other processes (cores) |',
+    '|---|--:|--:|--:|--:|--:|--:|',
+    row('one branch, full', by['one-branch']!),
+    row('main + 9 branches (3 files changed each), full', by['ten-branch']!),
+    row('one branch, refs unmoved', by['unchanged']!),
+    row('one branch, one file changed (delta)', by['one-file']!),
+    row(`fs/ext4 with ${scale} branches (1 file changed each), full`, by[`${scale}-branches`]!),
+    row('fs/ext4, one branch, full', by['1-branch-small']!),
+    '',
+    `- Ten branches over one: build time ${x(r.ratios.tenBranchOverOneBranchTime!)}, index size ${x(r.ratios.tenBranchOverOneBranchIndexBytes!)} (a file the same on several branches is stored once; each branch adds a posting list).`,
+    `- One-file change over a full build: ${x(r.ratios.oneFileOverFullTime!)} of the time (${sec(by['one-file']!)} against ${sec(by['one-branch']!)}); refs unmoved: ${x(r.ratios.unchangedOverFullTime!)}.`,
+    `- ${scale} branches over one: build time ${x(r.ratios.scaleOverOneBranchTime!)}, index size ${x(r.ratios.scaleOverOneBranchIndexBytes!)}: the ${scale} changed file versions are new content; the branch lists are ${fmtBytes(by[`${scale}-branches`]!.branchListBytes)}.`,
+    '',
+    `Searches on the ${scale}-branch index (in-process Searcher, 2 workers, 30 runs, median):`,
+    '',
+    '| query | p50 |',
+    '|---|--:|',
+    ...Object.entries(r.branchScaleSearchMedianMs).map(([q, ms]) => `| \`${q.replace(/\|/g, '\\|')}\` | ${ms.toFixed(2)} ms |`),
+    '',
+    `\`ext4_fill_super file:super.c branch:*\` returns ${r.branchScaleSuperC.results} versions of super.c; the refs reported on each: ${r.branchScaleSuperC.branchesReported.join(', ')}.`,
+    '',
+  ];
+  return lines.join('\n');
 }
 
 await main();
