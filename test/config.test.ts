@@ -35,7 +35,7 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
     expected: {
       ...defaultConfig(),
       path: FILE,
-      settings: { ...defaultConfig().settings, anonymousAccess: true, search: { maxMatches: 100000, timeoutMs: 5000 }, rateLimit: { requestsPerDay: 10000, store: 'redis://cache:6379' }, symbols: false },
+      settings: { ...defaultConfig().settings, anonymousAccess: true, search: { maxMatches: 100000, timeoutMs: 5000, maxConcurrent: 4, maxQueued: 100 }, rateLimit: { requestsPerDay: 10000, store: 'redis://cache:6379' }, symbols: false },
     },
   },
   {
@@ -507,8 +507,9 @@ test('defaultConfig has the OPERATOR.md defaults and is a fresh object each time
   assert.equal(config.path, undefined);
   assert.deepEqual(config.settings, {
     anonymousAccess: false,
+    http: { maxBodyBytes: 1048576, shutdownTimeoutMs: 10000, keepAliveMs: 15000 },
     rateLimit: { requestsPerDay: 10000, store: 'embedded' },
-    search: { maxMatches: 100000, timeoutMs: 20000 },
+    search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxQueued: 100 },
     maxFileSize: 2097152,
     reindexIntervalMs: 3600000,
     syncConcurrency: 2,
@@ -575,8 +576,11 @@ test('the schema\'s default annotations are the loader\'s defaults', () => {
   const defs = configSchema['$defs'] as Record<string, Schema>;
   const fromSchema = (schema: Schema): unknown => {
     const props = schema['properties'] as Record<string, Schema>;
+    // A setting without a default and without sub-settings (publicUrl) is absent by default.
     return Object.fromEntries(
-      Object.entries(props).map(([k, p]) => [k, p['default'] !== undefined ? p['default'] : fromSchema(p['$ref'] ? defs[String(p['$ref']).replace('#/$defs/', '')]! : p)]),
+      Object.entries(props)
+        .filter(([, p]) => p['default'] !== undefined || p['$ref'] !== undefined || p['properties'] !== undefined)
+        .map(([k, p]) => [k, p['default'] !== undefined ? p['default'] : fromSchema(p['$ref'] ? defs[String(p['$ref']).replace('#/$defs/', '')]! : p)]),
     );
   };
   assert.deepEqual(fromSchema(defs['settings']!), defaultConfig().settings);

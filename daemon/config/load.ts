@@ -63,8 +63,9 @@ function renderProblem(file: string, p: ConfigProblem): string {
 
 const DEFAULT_SETTINGS: Settings = {
   anonymousAccess: false,
+  http: { maxBodyBytes: 1048576, shutdownTimeoutMs: 10000, keepAliveMs: 15000 },
   rateLimit: { requestsPerDay: 10000, store: 'embedded' },
-  search: { maxMatches: 100000, timeoutMs: 20000 },
+  search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxQueued: 100 },
   maxFileSize: 2097152,
   reindexIntervalMs: 3600000,
   syncConcurrency: 2,
@@ -413,9 +414,10 @@ interface FileConnection {
 }
 
 interface FileConfig {
-  settings?: Partial<Omit<Settings, 'rateLimit' | 'search'>> & {
+  settings?: Partial<Omit<Settings, 'rateLimit' | 'search' | 'http'>> & {
     rateLimit?: Partial<Settings['rateLimit']>;
     search?: Partial<Settings['search']>;
+    http?: Partial<Settings['http']>;
   };
   connections?: Record<string, FileConnection>;
   license?: { publicKeys?: string[] };
@@ -426,6 +428,11 @@ function complete(file: FileConfig, absolutePath: string): Config {
   const s = file.settings ?? {};
   const settings: Settings = {
     anonymousAccess: s.anonymousAccess ?? d.anonymousAccess,
+    http: {
+      maxBodyBytes: s.http?.maxBodyBytes ?? d.http.maxBodyBytes,
+      shutdownTimeoutMs: s.http?.shutdownTimeoutMs ?? d.http.shutdownTimeoutMs,
+      keepAliveMs: s.http?.keepAliveMs ?? d.http.keepAliveMs,
+    },
     rateLimit: {
       requestsPerDay: s.rateLimit?.requestsPerDay ?? d.rateLimit.requestsPerDay,
       store: s.rateLimit?.store ?? d.rateLimit.store,
@@ -433,6 +440,8 @@ function complete(file: FileConfig, absolutePath: string): Config {
     search: {
       maxMatches: s.search?.maxMatches ?? d.search.maxMatches,
       timeoutMs: s.search?.timeoutMs ?? d.search.timeoutMs,
+      maxConcurrent: s.search?.maxConcurrent ?? d.search.maxConcurrent,
+      maxQueued: s.search?.maxQueued ?? d.search.maxQueued,
     },
     maxFileSize: s.maxFileSize ?? d.maxFileSize,
     reindexIntervalMs: s.reindexIntervalMs ?? d.reindexIntervalMs,
@@ -441,6 +450,7 @@ function complete(file: FileConfig, absolutePath: string): Config {
     retryMaxMs: s.retryMaxMs ?? d.retryMaxMs,
     symbols: s.symbols ?? d.symbols,
   };
+  if (s.publicUrl !== undefined) settings.publicUrl = s.publicUrl.replace(/\/+$/, '');
   const dir = dirname(absolutePath);
   const connections: Record<string, Connection> = {};
   for (const [name, c] of Object.entries(file.connections ?? {})) connections[name] = completeConnection(c, dir);

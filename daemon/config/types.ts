@@ -106,8 +106,11 @@ export type ConnectionType = Connection['type'];
 
 export interface Settings {
   anonymousAccess: boolean;
+  /** The daemon's address as users reach it; undefined: the address it listens on. */
+  publicUrl?: string;
+  http: { maxBodyBytes: number; shutdownTimeoutMs: number; keepAliveMs: number };
   rateLimit: { requestsPerDay: number; store: string };
-  search: { maxMatches: number; timeoutMs: number };
+  search: { maxMatches: number; timeoutMs: number; maxConcurrent: number; maxQueued: number };
   maxFileSize: number;
   reindexIntervalMs: number;
   /** Repositories synced at once. */

@@ -1,8 +1,10 @@
-// nodegit ships no typings; this declares only the parts git.ts and mirror.ts use.
+// nodegit ships no typings; this declares only the parts the project uses (git.ts, mirror.ts,
+// and the browsing/history readers: revision.ts, browse.ts, history.ts).
 declare module 'nodegit' {
   namespace NodeGit {
     class Oid {
       tostrS(): string;
+      equal(other: Oid): number;
       static fromString(sha: string): Oid;
     }
 
@@ -24,6 +26,7 @@ declare module 'nodegit' {
       odb(): Promise<Odb>;
       /** Drops libgit2's caches and open pack files (git_repository__cleanup). */
       cleanup(): Promise<void>;
+      createRevWalk(): Revwalk;
     }
 
     class Reference {
@@ -46,18 +49,66 @@ declare module 'nodegit' {
       static TYPE: { ANY: -2; INVALID: -1; COMMIT: 1; TREE: 2; BLOB: 3; TAG: 4 };
       id(): Oid;
       type(): number;
+      /** Follows tag objects (and commit to tree) to an object of this Object.TYPE; rejects when there is none. */
+      peel(type: number): Promise<Object>;
+    }
+
+    class Revparse {
+      /**
+       * git_revparse_single: one object for an extended SHA-1 expression (names, ids,
+       * `~`/`^` suffixes, `:/text`, `@{...}`). Ranges fail with errno -12 (EINVALIDSPEC),
+       * unknown names with -3 (ENOTFOUND), ambiguous abbreviations with -5.
+       */
+      static single(repo: Repository, spec: string): Promise<Object>;
+    }
+
+    class Revwalk {
+      static SORT: { NONE: 0; TOPOLOGICAL: 1; TIME: 2; REVERSE: 4 };
+      push(id: Oid): number;
+      /** nodegit ORs its arguments into one sort mode. */
+      sorting(...modes: number[]): void;
+      /** Up to maxCount next commits, looked up in one native call; fewer at the end of the walk. */
+      commitWalk(maxCount: number): Promise<Commit[]>;
+      /** Up to maxCount next commit ids in one native call; fewer at the end of the walk. */
+      fastWalk(maxCount: number): Promise<Oid[]>;
+    }
+
+    /** A signature's time: seconds since the epoch and the author's UTC offset in minutes. */
+    class Time {
+      time(): number;
+      offset(): number;
+    }
+
+    class Signature {
+      name(): string;
+      email(): string;
+      when(): Time;
     }
 
     class Commit {
       static lookup(repo: Repository, id: Oid | string): Promise<Commit>;
       sha(): string;
+      id(): Oid;
       treeId(): Oid;
+      /** The full message, as stored (usually ends with a newline). */
+      message(): string;
+      author(): Signature;
+      parentcount(): number;
+      parentId(n: number): Oid;
     }
 
     class Tree {
       static lookup(repo: Repository, id: Oid | string): Promise<Tree>;
+      id(): Oid;
       entryCount(): number;
       entryByIndex(i: number): TreeEntry;
+      /** Rejects (errno -3) when no entry has this '/'-separated path. */
+      entryByPath(path: string): Promise<TreeEntry>;
+      /**
+       * The native git_tree_entry_byname: undefined when there is no such entry. (The
+       * public entryByName wraps it and throws a TypeError on a missing name.)
+       */
+      _entryByName(name: string): TreeEntry | undefined;
     }
 
     class TreeEntry {
@@ -71,6 +122,97 @@ declare module 'nodegit' {
       static lookup(repo: Repository, id: Oid | string): Promise<Blob>;
       content(): Buffer;
       rawsize(): number;
+      /** 1 when libgit2's heuristic (a NUL byte, or mostly non-text, in the first 8000 bytes) calls it binary. */
+      isBinary(): number;
+    }
+
+    interface BlameOptions {
+      flags?: number;
+      /** The commit to blame from (libgit2's default: HEAD). */
+      newestCommit?: Oid;
+    }
+
+    class Blame {
+      static FLAG: { NORMAL: 0; FIRST_PARENT: 16 };
+      static file(repo: Repository, path: string, options?: BlameOptions): Promise<Blame>;
+      getHunkCount(): number;
+      getHunkByIndex(i: number): BlameHunk;
+    }
+
+    /** A run of consecutive lines last changed by one commit. */
+    class BlameHunk {
+      linesInHunk(): number;
+      finalCommitId(): Oid;
+      /** 1-based. */
+      finalStartLineNumber(): number;
+      /** The file's path in that commit (renames are followed). */
+      origPath(): string;
+    }
+
+    interface DiffOptions {
+      /** Diff.OPTION bits. */
+      flags?: number;
+      pathspec?: string[];
+      contextLines?: number;
+    }
+
+    interface DiffFindOptions {
+      /** Diff.FIND bits. */
+      flags?: number;
+    }
+
+    class Diff {
+      static OPTION: { NORMAL: 0; DISABLE_PATHSPEC_MATCH: 4096 };
+      static FIND: { RENAMES: 1 };
+      /** DiffLine.origin() values (character codes). */
+      static LINE: {
+        CONTEXT: 32;
+        ADDITION: 43;
+        DELETION: 45;
+        CONTEXT_EOFNL: 61;
+        ADD_EOFNL: 62;
+        DEL_EOFNL: 60;
+      };
+      /** A null tree is the empty tree. */
+      static treeToTree(repo: Repository, oldTree: Tree | null, newTree: Tree | null, options: DiffOptions | null): Promise<Diff>;
+      /** Rewrites delete+add pairs into renames in place. */
+      findSimilar(options: DiffFindOptions): Promise<number>;
+      numDeltas(): number;
+      /**
+       * The patches (hunks and lines copied out) of the deltas at these indexes, in one
+       * native call; an empty or missing array means every delta.
+       */
+      patches(indexes?: number[]): Promise<ConvenientPatch[]>;
+    }
+
+    class DiffFile {
+      path(): string;
+      mode(): number;
+    }
+
+    class ConvenientPatch {
+      oldFile(): DiffFile;
+      newFile(): DiffFile;
+      isAdded(): boolean;
+      isDeleted(): boolean;
+      hunks(): Promise<ConvenientHunk[]>;
+    }
+
+    class ConvenientHunk {
+      /** "@@ -1,3 +1,4 @@ heading\n" */
+      header(): string;
+      oldStart(): number;
+      oldLines(): number;
+      newStart(): number;
+      newLines(): number;
+      lines(): Promise<DiffLine[]>;
+    }
+
+    class DiffLine {
+      /** Diff.LINE: a character code. */
+      origin(): number;
+      /** The line's text with its newline if it has one (content() re-slices it by bytes). */
+      rawContent(): string;
     }
 
     class Odb {

@@ -22,7 +22,7 @@ import { buildChunks, locateRanges, nameRanges } from './shape.ts';
 import type { ShardHit } from './shard-search.ts';
 import { compareRanked, score } from './rank.ts';
 import type { SymbolDef } from '../index/symbols.ts';
-import { emptyStats, type Chunk, type FileResult, type RepositoryInfo, type SearchRequest, type SearchResponse, type SearchStats } from './types.ts';
+import { emptyStats, type Chunk, type FileResult, type FlushReason, type RepositoryInfo, type SearchRequest, type SearchResponse, type SearchStats } from './types.ts';
 
 export interface SearcherOptions {
   dataDir: string;
@@ -35,7 +35,31 @@ export interface SearcherOptions {
 export interface SearchOptions {
   /** Bypass the index: verify every document with the reference matcher (the oracle). */
   brute?: boolean;
+  /**
+   * The time budget in ms: then shards not yet started are skipped and running ones stop
+   * at their next check; the answer holds what was found and is not exhaustive.
+   */
+  timeoutMs?: number;
+  /** Aborting stops the search like the time budget (a client that went away). */
+  signal?: AbortSignal;
+  /**
+   * Streaming: receives the results in batches as shards finish, in shard order (each
+   * batch ranked in itself); returning false stops the search. The returned response then
+   * has no files, and its stats cover the whole search.
+   */
+  onChunk?: (chunk: SearchChunk) => boolean | void;
 }
+
+/** One batch of a streamed search; `stats` covers this batch only. */
+export interface SearchChunk {
+  stats: SearchStats;
+  files: FileResult[];
+  repositoryInfo: RepositoryInfo[];
+}
+
+/** A streamed batch is sent once it holds this many files, or this long after the last one. */
+const CHUNK_MAX_FILES = 100;
+const CHUNK_MAX_WAIT_MS = 100;
 
 interface ShardEntry {
   path: string;
@@ -140,6 +164,10 @@ export class Searcher {
     const limit = req.matches;
     const cancel = new SharedArrayBuffer(4);
     const flag = new Int32Array(cancel);
+    const stop = () => Atomics.store(flag, 0, 1);
+    const timer = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
+    options.signal?.addEventListener('abort', stop, { once: true });
+    if (options.signal?.aborted) stop();
     const planId = nextPlanId++;
     const planBytes = packr.pack(plan);
     const replies = shards.map((s) => {
@@ -151,35 +179,45 @@ export class Searcher {
 
     const stats = emptyStats();
     stats.matchTreeConstruction = compileNs;
+    const shaping: Shaping = { budget: limit, files: [], repos: new Map(), actual: 0 };
+    const stream = options.onChunk ? new ChunkStream(options.onChunk, stop) : undefined;
     let found = 0;
     let more = false;
-    const kept: Array<{ shard: ShardEntry; hits: ShardHit[] }> = [];
-    for (let i = 0; i < shards.length; i++) {
-      const reply: ShardReply = await replies[i]!;
-      if (reply.status === 'skipped') {
-        stats.shardsSkipped++;
-        continue;
+    try {
+      for (let i = 0; i < shards.length; i++) {
+        const reply: ShardReply = await replies[i]!;
+        const before = stream ? { ...stats } : undefined;
+        if (reply.status === 'skipped') {
+          stats.shardsSkipped++;
+        } else {
+          stats.wait += reply.queuedNs;
+          if (reply.status === 'failed') {
+            stats.crashes++;
+          } else {
+            const r = reply.result;
+            for (const [k, v] of Object.entries(r.counters)) (stats as unknown as Record<string, number>)[k]! += v;
+            if (r.filtered) stats.shardsSkippedFilter++;
+            else stats.shardsScanned++;
+            stats.totalMatchCount += r.found;
+            if (r.more) more = true;
+            // Hits of a shard after the limit was reached are dropped (their work is counted):
+            // the answer is the first `matches` ranges in shard order.
+            if (found <= limit && r.hits.length > 0) this.shape(req, shards[i]!, r.hits, shaping);
+            found += r.found;
+            if (found > limit) stop();
+          }
+        }
+        if (stream) stream.add(shaping, delta(before!, stats));
       }
-      stats.wait += reply.queuedNs;
-      if (reply.status === 'failed') {
-        stats.crashes++;
-        continue;
-      }
-      const r = reply.result;
-      for (const [k, v] of Object.entries(r.counters)) (stats as unknown as Record<string, number>)[k]! += v;
-      if (r.filtered) stats.shardsSkippedFilter++;
-      else stats.shardsScanned++;
-      stats.totalMatchCount += r.found;
-      if (r.more) more = true;
-      // Hits of a shard after the limit was reached are dropped (their work is counted):
-      // the answer is the first `matches` ranges in shard order.
-      if (found <= limit && r.hits.length > 0) kept.push({ shard: shards[i]!, hits: r.hits });
-      found += r.found;
-      if (found > limit) Atomics.store(flag, 0, 1);
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', stop);
     }
-
-    const response = this.shape(req, kept, stats);
+    stream?.flush(shaping, 'FLUSH_REASON_FINAL_FLUSH');
+    stats.actualMatchCount = shaping.actual;
     stats.flushReason = 'FLUSH_REASON_FINAL_FLUSH';
+    const response = stream ? { stats, files: [], repositoryInfo: [], isSearchExhaustive: false } : finish(shaping, stats);
+    stats.fileCount = stream ? stream.files : response.files.length;
     stats.duration = Number(process.hrtime.bigint() - started);
     response.isSearchExhaustive =
       !more && stats.filesSkipped === 0 && stats.shardsSkipped === 0 && stats.crashes === 0 && stats.totalMatchCount === stats.actualMatchCount;
@@ -201,50 +239,108 @@ export class Searcher {
     return s;
   }
 
-  private shape(req: Required<SearchRequest>, kept: Array<{ shard: ShardEntry; hits: ShardHit[] }>, stats: SearchStats): SearchResponse {
+  /** Shapes one shard's hits into `out`, within the remaining budget of match ranges. */
+  private shape(req: Required<SearchRequest>, entry: ShardEntry, hits: ShardHit[], out: Shaping): void {
     const baseUrl = this.options.baseUrl ?? DEFAULT_BASE_URL;
-    const ranked: Array<{ file: FileResult; score: number; repository: string; path: string }> = [];
-    const repos = new Map<number, RepositoryInfo>();
-    let budget = req.matches;
-    outer: for (const { shard: entry, hits } of kept) {
-      const shard = this.shard(entry);
-      const repo = repoOf(entry, shard);
-      for (const hit of hits) {
-        if (budget <= 0) break outer;
-        const path = shard.name(hit.doc);
-        const names = hit.nameRanges.slice(0, 2 * Math.min(budget, hit.nameRanges.length / 2));
-        budget -= names.length / 2;
-        const ranges = hit.ranges.slice(0, 2 * Math.min(budget, hit.ranges.length / 2));
-        budget -= ranges.length / 2;
-        if (names.length === 0 && ranges.length === 0) budget--; // a match without ranges (e.g. lang:go) counts one
-        const content = shard.contentOf(hit.doc);
-        const located = locateRanges(content, ranges);
-        const symbols = shard.symbolsOverlapping(hit.doc, located.map((r) => [r.start.lineNumber, r.end.lineNumber] as [number, number]));
-        // Links point at the first branch the file matched on (the default branch when it did).
-        const branch = hit.branches[0] ?? repo.defaultBranch;
-        const file: FileResult = {
-          fileName: { text: path, matchRanges: nameRanges(path, names) },
-          webUrl: fileWebUrl(baseUrl, repo.name, branch, path),
-          repository: repo.name,
-          repositoryId: repo.id,
-          language: shard.language(hit.doc),
-          chunks: withSymbols(buildChunks(content, located, req.contextLines), symbols),
-          branches: hit.branches,
-        };
-        const external = externalFileUrl(repo.codeHostType, repo.externalWebUrl, branch, path);
-        if (external) file.externalWebUrl = external;
-        if (req.whole) file.content = content.toString('utf8');
-        stats.actualMatchCount += (names.length + ranges.length) / 2;
-        const lines = located.map((r) => r.start.lineNumber);
-        ranked.push({ file, repository: repo.name, path, score: score({ repository: repo.name, path, content, ranges, nameRanges: names, lines, symbols }) });
-        if (!repos.has(repo.id)) {
-          repos.set(repo.id, { id: repo.id, codeHostType: repo.codeHostType, name: repo.name, displayName: repo.displayName, webUrl: repoWebUrl(baseUrl, repo.name) });
-        }
+    const shard = this.shard(entry);
+    const repo = repoOf(entry, shard);
+    for (const hit of hits) {
+      if (out.budget <= 0) return;
+      const path = shard.name(hit.doc);
+      const names = hit.nameRanges.slice(0, 2 * Math.min(out.budget, hit.nameRanges.length / 2));
+      out.budget -= names.length / 2;
+      const ranges = hit.ranges.slice(0, 2 * Math.min(out.budget, hit.ranges.length / 2));
+      out.budget -= ranges.length / 2;
+      if (names.length === 0 && ranges.length === 0) out.budget--; // a match without ranges (e.g. lang:go) counts one
+      const content = shard.contentOf(hit.doc);
+      const located = locateRanges(content, ranges);
+      const symbols = shard.symbolsOverlapping(hit.doc, located.map((r) => [r.start.lineNumber, r.end.lineNumber] as [number, number]));
+      // Links point at the first branch the file matched on (the default branch when it did).
+      const branch = hit.branches[0] ?? repo.defaultBranch;
+      const file: FileResult = {
+        fileName: { text: path, matchRanges: nameRanges(path, names) },
+        webUrl: fileWebUrl(baseUrl, repo.name, branch, path),
+        repository: repo.name,
+        repositoryId: repo.id,
+        language: shard.language(hit.doc),
+        chunks: withSymbols(buildChunks(content, located, req.contextLines), symbols),
+        branches: hit.branches,
+      };
+      const external = externalFileUrl(repo.codeHostType, repo.externalWebUrl, branch, path);
+      if (external) file.externalWebUrl = external;
+      if (req.whole) file.content = content.toString('utf8');
+      const count = (names.length + ranges.length) / 2;
+      out.actual += count;
+      const lines = located.map((r) => r.start.lineNumber);
+      out.files.push({ file, count, repositoryId: repo.id, repository: repo.name, path, score: score({ repository: repo.name, path, content, ranges, nameRanges: names, lines, symbols }) });
+      if (!out.repos.has(repo.id)) {
+        out.repos.set(repo.id, { id: repo.id, codeHostType: repo.codeHostType, name: repo.name, displayName: repo.displayName, webUrl: repoWebUrl(baseUrl, repo.name) });
       }
     }
-    ranked.sort(compareRanked);
-    stats.fileCount = ranked.length;
-    return { stats, files: ranked.map((r) => r.file), repositoryInfo: [...repos.values()], isSearchExhaustive: false };
+  }
+}
+
+/** Results shaped so far (a streamed search empties `files` at each batch). */
+interface Shaping {
+  /** Match ranges still to give. */
+  budget: number;
+  files: Array<{ file: FileResult; count: number; repositoryId: number; score: number; repository: string; path: string }>;
+  repos: Map<number, RepositoryInfo>;
+  /** Match ranges given. */
+  actual: number;
+}
+
+function finish(shaping: Shaping, stats: SearchStats): SearchResponse {
+  const ranked = shaping.files.sort(compareRanked);
+  return { stats, files: ranked.map((r) => r.file), repositoryInfo: [...shaping.repos.values()], isSearchExhaustive: false };
+}
+
+/** What changed in the numeric stats between two moments (a batch's share). */
+function delta(before: SearchStats, after: SearchStats): SearchStats {
+  const d = emptyStats();
+  for (const k of Object.keys(d) as Array<keyof SearchStats>) {
+    if (k !== 'flushReason') (d as unknown as Record<string, number>)[k] = (after[k] as number) - (before[k] as number);
+  }
+  return d;
+}
+
+/** Batches a streamed search's results (CHUNK_MAX_FILES / CHUNK_MAX_WAIT_MS) and hands them on. */
+class ChunkStream {
+  files = 0;
+  private stats = emptyStats();
+  private last = performance.now();
+  private stopped = false;
+
+  constructor(
+    private readonly onChunk: (chunk: SearchChunk) => boolean | void,
+    private readonly stop: () => void,
+  ) {}
+
+  add(shaping: Shaping, stats: SearchStats): void {
+    for (const k of Object.keys(stats) as Array<keyof SearchStats>) {
+      if (k !== 'flushReason') (this.stats as unknown as Record<string, number>)[k]! += stats[k] as number;
+    }
+    if (shaping.files.length >= CHUNK_MAX_FILES) this.flush(shaping, 'FLUSH_REASON_MAX_SIZE');
+    else if (shaping.files.length > 0 && performance.now() - this.last >= CHUNK_MAX_WAIT_MS) this.flush(shaping, 'FLUSH_REASON_TIMER_EXPIRED');
+  }
+
+  flush(shaping: Shaping, reason: FlushReason): void {
+    if (this.stopped || (shaping.files.length === 0 && reason !== 'FLUSH_REASON_FINAL_FLUSH')) return;
+    const batch = shaping.files.splice(0).sort(compareRanked);
+    const ids = new Set(batch.map((f) => f.repositoryId));
+    const stats = this.stats;
+    stats.actualMatchCount = batch.reduce((n, f) => n + f.count, 0);
+    stats.fileCount = batch.length;
+    stats.flushReason = reason;
+    this.stats = emptyStats();
+    this.last = performance.now();
+    this.files += batch.length;
+    if (batch.length === 0 && reason === 'FLUSH_REASON_FINAL_FLUSH' && stats.shardsScanned + stats.shardsSkipped + stats.shardsSkippedFilter + stats.crashes === 0) return;
+    const go = this.onChunk({ stats, files: batch.map((f) => f.file), repositoryInfo: [...shaping.repos.values()].filter((r) => ids.has(r.id)) });
+    if (go === false) {
+      this.stopped = true;
+      this.stop();
+    }
   }
 }
 

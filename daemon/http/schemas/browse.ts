@@ -1,0 +1,131 @@
+// JSON Schemas of the browsing endpoints (API-DETAILS.md section 4): source, files, tree,
+// folder_contents, find_definitions and find_references. Query-string inputs are objects
+// of strings (integers are coerced); openapi.ts turns their properties into parameters.
+
+import { CODE_HOST_TYPES, ref, type JsonSchema } from './common.ts';
+
+const text = (description: string, maxLength = 4096): JsonSchema => ({ type: 'string', minLength: 1, maxLength, description });
+const path = (description: string): JsonSchema => ({ type: 'string', maxLength: 4096, description });
+const entryType = { enum: ['tree', 'blob'] };
+
+export const REPO_PARAM = text('Repository name, host/path form (`github.com/org/repo`), as /api/repos reports it.', 1024);
+export const REF_PARAM = text('A branch, tag or commit id (also `main~1`); default: the repository\'s default branch.', 1024);
+
+export const browseSchemas: Record<string, JsonSchema> = {
+  SourceQuery: {
+    type: 'object',
+    properties: { repo: REPO_PARAM, path: path('File path in the repository.'), ref: REF_PARAM },
+    required: ['repo', 'path'],
+    additionalProperties: false,
+  },
+  SourceResponse: {
+    type: 'object',
+    properties: {
+      source: { type: 'string', description: 'The file\'s content (UTF-8; invalid sequences replaced).' },
+      language: { type: 'string' },
+      path: { type: 'string' },
+      repo: { type: 'string' },
+      repoCodeHostType: { enum: [...CODE_HOST_TYPES] },
+      webUrl: { type: 'string' },
+      repoDisplayName: { type: 'string' },
+      repoExternalWebUrl: { type: 'string' },
+      externalWebUrl: { type: 'string' },
+      blobSha: { type: 'string', description: 'The git blob id (absent for a directory repository).' },
+    },
+    required: ['source', 'language', 'path', 'repo', 'repoCodeHostType', 'webUrl'],
+    additionalProperties: false,
+  },
+  FilesRequest: {
+    type: 'object',
+    properties: { repoName: REPO_PARAM, revisionName: REF_PARAM },
+    required: ['repoName'],
+    additionalProperties: false,
+  },
+  FileEntry: {
+    type: 'object',
+    properties: { type: { const: 'blob' }, path: { type: 'string' }, name: { type: 'string' } },
+    required: ['type', 'path', 'name'],
+    additionalProperties: false,
+  },
+  FilesResponse: { type: 'array', items: ref('FileEntry') },
+  TreeRequest: {
+    type: 'object',
+    properties: {
+      repoName: REPO_PARAM,
+      revisionName: REF_PARAM,
+      paths: { type: 'array', maxItems: 1000, items: path('A path to expand.'), default: [], description: 'Paths to expand: every directory on the way and the path itself.' },
+    },
+    required: ['repoName'],
+    additionalProperties: false,
+  },
+  TreeNode: {
+    type: 'object',
+    properties: {
+      type: entryType,
+      path: { type: 'string' },
+      name: { type: 'string' },
+      children: { type: 'array', items: ref('TreeNode') },
+    },
+    required: ['type', 'path', 'name', 'children'],
+    additionalProperties: false,
+  },
+  TreeResponse: {
+    type: 'object',
+    properties: { tree: ref('TreeNode') },
+    required: ['tree'],
+    additionalProperties: false,
+  },
+  FolderContentsQuery: {
+    type: 'object',
+    properties: { repoName: REPO_PARAM, revisionName: REF_PARAM, path: path('Directory path; empty or absent: the root.') },
+    required: ['repoName'],
+    additionalProperties: false,
+  },
+  FolderEntry: {
+    type: 'object',
+    properties: { type: entryType, path: { type: 'string' }, name: { type: 'string' } },
+    required: ['type', 'path', 'name'],
+    additionalProperties: false,
+  },
+  FolderContentsResponse: { type: 'array', items: ref('FolderEntry') },
+  FindSymbolRequest: {
+    type: 'object',
+    properties: {
+      symbolName: text('The symbol\'s exact name.', 1024),
+      language: text('Only files of this language (linguist name).', 256),
+      revisionName: text('A branch or tag (default: each repository\'s default branch).', 1024),
+      repoName: REPO_PARAM,
+    },
+    required: ['symbolName'],
+    additionalProperties: false,
+  },
+  SymbolMatch: {
+    type: 'object',
+    properties: { lineContent: { type: 'string' }, range: ref('Range') },
+    required: ['lineContent', 'range'],
+    additionalProperties: false,
+  },
+  SymbolFile: {
+    type: 'object',
+    properties: {
+      fileName: { type: 'string' },
+      repository: { type: 'string' },
+      repositoryId: { type: 'integer' },
+      webUrl: { type: 'string' },
+      language: { type: 'string' },
+      matches: { type: 'array', items: ref('SymbolMatch') },
+    },
+    required: ['fileName', 'repository', 'repositoryId', 'webUrl', 'language', 'matches'],
+    additionalProperties: false,
+  },
+  FindSymbolResponse: {
+    type: 'object',
+    properties: {
+      stats: { type: 'object', properties: { matchCount: { type: 'integer', minimum: 0 } }, required: ['matchCount'], additionalProperties: false },
+      files: { type: 'array', items: ref('SymbolFile') },
+      repositoryInfo: { type: 'array', items: ref('RepositoryInfo') },
+    },
+    required: ['stats', 'files', 'repositoryInfo'],
+    additionalProperties: false,
+  },
+};

@@ -1,0 +1,32 @@
+// Shared pieces of the API's JSON Schemas: the schema type, references into the OpenAPI
+// document's components, and the error object (API.md 2.10, API-DETAILS.md section 6).
+
+import { ERROR_CODES } from '../../errors.ts';
+
+/** A JSON Schema (2020-12) as a plain object. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** Where every named schema lives, in the OpenAPI document and in the validator alike. */
+export const COMPONENTS = '#/components/schemas/';
+
+export function ref(name: string): JsonSchema {
+  return { $ref: `${COMPONENTS}${name}` };
+}
+
+export const CODE_HOST_TYPES = ['github', 'gitlab', 'gitea', 'gerrit', 'bitbucketServer', 'bitbucketCloud', 'genericGitHost', 'azuredevops'] as const;
+
+export const CONNECTION_TYPES = ['github', 'gitlab', 'gitea', 'gerrit', 'bitbucket', 'azuredevops', 'git'] as const;
+
+export const commonSchemas: Record<string, JsonSchema> = {
+  Error: {
+    type: 'object',
+    description: 'Every error response; the HTTP status equals statusCode.',
+    properties: {
+      statusCode: { type: 'integer', minimum: 400, maximum: 599 },
+      errorCode: { enum: Object.keys(ERROR_CODES) },
+      message: { type: 'string', minLength: 1 },
+    },
+    required: ['statusCode', 'errorCode', 'message'],
+    additionalProperties: false,
+  },
+};

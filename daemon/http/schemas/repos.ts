@@ -1,0 +1,59 @@
+// JSON Schemas of the repository and connection lists and of the system endpoints
+// (API-DETAILS.md section 4).
+
+import { CODE_HOST_TYPES, CONNECTION_TYPES, type JsonSchema } from './common.ts';
+
+export const repoSchemas: Record<string, JsonSchema> = {
+  ReposQuery: {
+    type: 'object',
+    properties: {
+      page: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
+      perPage: { type: 'integer', minimum: 1, maximum: 100, default: 30 },
+      sort: { enum: ['name', 'pushed'], default: 'name' },
+      direction: { enum: ['asc', 'desc'], default: 'asc' },
+      query: { type: 'string', maxLength: 1024, description: 'Case-insensitive substring of the repository name.' },
+      connectionId: { type: 'integer', minimum: 1 },
+    },
+    additionalProperties: false,
+  },
+  Repo: {
+    type: 'object',
+    properties: {
+      codeHostType: { enum: [...CODE_HOST_TYPES] },
+      repoId: { type: 'integer' },
+      repoName: { type: 'string' },
+      webUrl: { type: 'string' },
+      repoDisplayName: { type: 'string' },
+      externalWebUrl: { type: 'string' },
+      imageUrl: { type: 'string' },
+      indexedAt: { type: 'string', format: 'date-time' },
+      pushedAt: { type: 'string', format: 'date-time' },
+      defaultBranch: { type: 'string' },
+      isFork: { type: 'boolean' },
+      isArchived: { type: 'boolean' },
+    },
+    required: ['codeHostType', 'repoId', 'repoName', 'webUrl', 'isFork', 'isArchived'],
+    additionalProperties: false,
+  },
+  ReposResponse: { type: 'array', items: { $ref: '#/components/schemas/Repo' } },
+  Connection: {
+    type: 'object',
+    properties: { id: { type: 'integer' }, name: { type: 'string' }, connectionType: { enum: [...CONNECTION_TYPES] } },
+    required: ['id', 'name', 'connectionType'],
+    additionalProperties: false,
+  },
+  ConnectionsResponse: { type: 'array', items: { $ref: '#/components/schemas/Connection' } },
+  Health: {
+    type: 'object',
+    properties: { status: { enum: ['ok', 'unavailable'] }, reason: { type: 'string' } },
+    required: ['status'],
+    additionalProperties: false,
+  },
+  Version: {
+    type: 'object',
+    properties: { version: { type: 'string' }, apiVersion: { const: 'v5.1.6' } },
+    required: ['version', 'apiVersion'],
+    additionalProperties: false,
+  },
+  EmptyQuery: { type: 'object', additionalProperties: false },
+};

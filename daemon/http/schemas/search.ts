@@ -1,0 +1,156 @@
+// JSON Schemas (2020-12) of search: the request body of /api/search and /api/stream_search,
+// the response (API.md 2.2–2.7, API-DETAILS.md section 1) and the stream's messages
+// (API-DETAILS.md section 3). The server validates with these and openapi.ts publishes
+// them, so the two cannot drift. References point into the OpenAPI document's components.
+
+import { MAX_CONTEXT_LINES, MAX_QUERY_BYTES } from '../../search/request.ts';
+import { CODE_HOST_TYPES, ref, type JsonSchema } from './common.ts';
+
+const STAT_NUMBERS = [
+  'actualMatchCount', 'totalMatchCount', 'duration', 'fileCount', 'filesSkipped', 'contentBytesLoaded', 'indexBytesLoaded',
+  'crashes', 'shardFilesConsidered', 'filesConsidered', 'filesLoaded', 'shardsScanned', 'shardsSkipped', 'shardsSkippedFilter',
+  'ngramMatches', 'ngramLookups', 'wait', 'matchTreeConstruction', 'matchTreeSearch', 'regexpsConsidered',
+] as const;
+
+const count = { type: 'integer', minimum: 0 } as const;
+
+export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
+  return {
+    SearchRequest: {
+      type: 'object',
+      description: 'A search. Unknown fields are rejected.',
+      properties: {
+        query: { type: 'string', maxLength: MAX_QUERY_BYTES, description: `The query language (README "Query language"); at most ${MAX_QUERY_BYTES} bytes of UTF-8.` },
+        matches: { type: 'integer', minimum: 1, maximum: maxMatches, description: 'The most match ranges (content plus file name) to return.' },
+        contextLines: { type: 'integer', minimum: 0, maximum: MAX_CONTEXT_LINES, default: 0, description: 'Lines of context around each match.' },
+        whole: { type: 'boolean', default: false, description: 'Return each file\'s whole content in `content`.' },
+        isRegexEnabled: { type: 'boolean', default: false, description: 'Terms are RE2 regular expressions rather than literal substrings.' },
+        isCaseSensitivityEnabled: { type: 'boolean', default: false, description: 'Case-sensitive matching (a `case:` filter overrides it).' },
+      },
+      required: ['query', 'matches'],
+      additionalProperties: false,
+    },
+    Location: {
+      type: 'object',
+      properties: {
+        byteOffset: { ...count, description: '0-based UTF-8 byte offset from the start of the file (or path).' },
+        lineNumber: { type: 'integer', minimum: 1 },
+        column: { type: 'integer', minimum: 1, description: '1-based, in Unicode code points from the line start.' },
+      },
+      required: ['byteOffset', 'lineNumber', 'column'],
+      additionalProperties: false,
+    },
+    Range: {
+      type: 'object',
+      description: '`start` inclusive, `end` exclusive.',
+      properties: { start: ref('Location'), end: ref('Location') },
+      required: ['start', 'end'],
+      additionalProperties: false,
+    },
+    Symbol: {
+      type: 'object',
+      properties: {
+        symbol: { type: 'string' },
+        kind: { type: 'string' },
+        parent: { type: 'object', properties: { symbol: { type: 'string' }, kind: { type: 'string' } }, required: ['symbol', 'kind'], additionalProperties: false },
+      },
+      required: ['symbol', 'kind'],
+      additionalProperties: false,
+    },
+    Chunk: {
+      type: 'object',
+      properties: {
+        content: { type: 'string', description: 'Whole lines joined by "\\n", without the final line terminator.' },
+        matchRanges: { type: 'array', items: ref('Range'), description: 'In file coordinates.' },
+        contentStart: ref('Location'),
+        symbols: { type: 'array', items: ref('Symbol') },
+      },
+      required: ['content', 'matchRanges', 'contentStart', 'symbols'],
+      additionalProperties: false,
+    },
+    FileResult: {
+      type: 'object',
+      properties: {
+        fileName: {
+          type: 'object',
+          properties: { text: { type: 'string' }, matchRanges: { type: 'array', items: ref('Range') } },
+          required: ['text', 'matchRanges'],
+          additionalProperties: false,
+        },
+        webUrl: { type: 'string' },
+        repository: { type: 'string' },
+        repositoryId: { type: 'integer' },
+        language: { type: 'string' },
+        chunks: { type: 'array', items: ref('Chunk') },
+        externalWebUrl: { type: 'string' },
+        branches: { type: 'array', items: { type: 'string' } },
+        content: { type: 'string' },
+      },
+      required: ['fileName', 'webUrl', 'repository', 'repositoryId', 'language', 'chunks', 'branches'],
+      additionalProperties: false,
+    },
+    RepositoryInfo: {
+      type: 'object',
+      properties: {
+        id: { type: 'integer' },
+        codeHostType: { enum: [...CODE_HOST_TYPES] },
+        name: { type: 'string' },
+        displayName: { type: 'string' },
+        webUrl: { type: 'string' },
+      },
+      required: ['id', 'codeHostType', 'name', 'displayName', 'webUrl'],
+      additionalProperties: false,
+    },
+    SearchStats: {
+      type: 'object',
+      description: 'Measurements of this search; durations (duration, wait, matchTreeConstruction, matchTreeSearch) in nanoseconds.',
+      properties: {
+        ...Object.fromEntries(STAT_NUMBERS.map((k) => [k, count])),
+        flushReason: { enum: ['FLUSH_REASON_UNKNOWN_UNSPECIFIED', 'FLUSH_REASON_TIMER_EXPIRED', 'FLUSH_REASON_FINAL_FLUSH', 'FLUSH_REASON_MAX_SIZE'] },
+      },
+      required: [...STAT_NUMBERS, 'flushReason'],
+      additionalProperties: false,
+    },
+    SearchResponse: {
+      type: 'object',
+      properties: {
+        stats: ref('SearchStats'),
+        files: { type: 'array', items: ref('FileResult') },
+        repositoryInfo: { type: 'array', items: ref('RepositoryInfo') },
+        isSearchExhaustive: { type: 'boolean' },
+      },
+      required: ['stats', 'files', 'repositoryInfo', 'isSearchExhaustive'],
+      additionalProperties: false,
+    },
+    StreamChunk: {
+      type: 'object',
+      description: 'Results as they are found; `stats` covers this message.',
+      properties: {
+        type: { const: 'chunk' },
+        stats: ref('SearchStats'),
+        files: { type: 'array', items: ref('FileResult') },
+        repositoryInfo: { type: 'array', items: ref('RepositoryInfo') },
+      },
+      required: ['type', 'stats', 'files', 'repositoryInfo'],
+      additionalProperties: false,
+    },
+    StreamFinal: {
+      type: 'object',
+      description: 'Once, at the end of a stream that did not fail.',
+      properties: { type: { const: 'final' }, accumulatedStats: ref('SearchStats'), isSearchExhaustive: { type: 'boolean' } },
+      required: ['type', 'accumulatedStats', 'isSearchExhaustive'],
+      additionalProperties: false,
+    },
+    StreamError: {
+      type: 'object',
+      description: 'A failure after the stream began; the stream then ends.',
+      properties: { type: { const: 'error' }, error: ref('Error') },
+      required: ['type', 'error'],
+      additionalProperties: false,
+    },
+    StreamMessage: {
+      description: 'The JSON of one `data:` line of the stream (the last line is `data: [DONE]`).',
+      oneOf: [ref('StreamChunk'), ref('StreamFinal'), ref('StreamError')],
+    },
+  };
+}

@@ -1,0 +1,430 @@
+// A repository's history for the HTTP API: one commit, commit logs and their authors
+// (filtered and paged), blame and diffs between two revisions, all read through nodegit.
+//
+// Messages: `message` is the subject, the first line (leading blank lines skipped,
+// trimmed); `body` is everything after that first line, trimmed: for the usual
+// "subject, blank line, body" layout that is the text after the blank line. Dates are
+// author dates in UTC ISO 8601 (the author's time zone is not kept).
+import NodeGit from 'nodegit';
+import { ServiceError } from '../errors.ts';
+import { entryAt, isFileMode, isSubmoduleMode, isTreeMode, where, type RevisionOptions } from './browse.ts';
+import { withRepository } from './git-repo-cache.ts';
+import { checkRepoPath } from './repo-path.ts';
+import { compareBytes, refNamesByCommit, resolveCommit } from './revision.ts';
+
+export interface CommitSummary {
+  hash: string;
+  date: string;
+  message: string;
+  /** Branches and tags pointing at exactly this commit, short names, sorted. */
+  refs: string[];
+  body: string;
+  authorName: string;
+  authorEmail: string;
+}
+
+export interface CommitDetails extends CommitSummary {
+  parents: string[];
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Every match (within the walk limit), not only this page's. */
+  total: number;
+}
+
+export interface HistoryFilter extends RevisionOptions {
+  /** Only commits that changed this file or directory (see changedPath). */
+  path?: string;
+  /** 1-based. */
+  page: number;
+  perPage: number;
+}
+
+export interface CommitFilter extends HistoryFilter {
+  /** Case-insensitive substring of the whole message. */
+  query?: string;
+  /** Case-insensitive substring of the author's name or email. */
+  author?: string;
+  /** ISO 8601 dates, inclusive bounds on the author date; a date without a time is the whole day. */
+  since?: string;
+  until?: string;
+}
+
+export interface AuthorSummary {
+  name: string;
+  email: string;
+  commitCount: number;
+}
+
+/**
+ * History walks stop after this many commits: a log request costs at most this much
+ * however long the history is. Totals then count the matches among the newest
+ * MAX_WALK commits only.
+ */
+export const MAX_WALK = 100_000;
+// Commits per native call: large enough that the per-call cost vanishes, small enough
+// that a walk stopping early wastes little.
+const WALK_BATCH = 1000;
+
+export async function commitInfo(dir: string, options: RevisionOptions): Promise<CommitDetails> {
+  return withRepository(dir, async (repo) => {
+    const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const refs = await refNamesByCommit(repo);
+    const parents: string[] = [];
+    for (let i = 0; i < commit.parentcount(); i++) parents.push(commit.parentId(i).tostrS());
+    return { ...summarize(commit, refs), parents };
+  });
+}
+
+/** The commits reachable from the ref that pass the filters, newest first, paged. */
+export async function commits(dir: string, options: CommitFilter): Promise<Page<CommitSummary>> {
+  checkPaging(options);
+  const path = options.path === undefined ? undefined : checkRepoPath(options.path, { allowEmpty: true });
+  const since = options.since === undefined ? undefined : parseDate(options.since, 'since', false);
+  const until = options.until === undefined ? undefined : parseDate(options.until, 'until', true);
+  const query = options.query?.toLowerCase();
+  const author = options.author?.toLowerCase();
+  return withRepository(dir, async (repo) => {
+    const start = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const matches = (c: NodeGit.Commit): boolean => {
+      if (since !== undefined || until !== undefined) {
+        const t = c.author().when().time() * 1000;
+        if ((since !== undefined && t < since) || (until !== undefined && t > until)) return false;
+      }
+      if (author !== undefined) {
+        const a = c.author();
+        if (!a.name().toLowerCase().includes(author) && !a.email().toLowerCase().includes(author)) return false;
+      }
+      return query === undefined || c.message().toLowerCase().includes(query);
+    };
+    const found = await walk(repo, start, path || undefined, matches);
+    const first = (options.page - 1) * options.perPage;
+    const page = found.slice(first, first + options.perPage);
+    const refs = page.length === 0 ? new Map<string, string[]>() : await refNamesByCommit(repo);
+    return { items: page.map((c) => summarize(c, refs)), total: found.length };
+  });
+}
+
+/**
+ * The authors of the commits reachable from the ref (that changed `path`, when given),
+ * grouped by email, case-insensitively; named as in their newest commit. Most commits
+ * first, then by name and email.
+ */
+export async function authors(dir: string, options: HistoryFilter): Promise<Page<AuthorSummary>> {
+  checkPaging(options);
+  const path = options.path === undefined ? undefined : checkRepoPath(options.path, { allowEmpty: true });
+  return withRepository(dir, async (repo) => {
+    const start = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const byEmail = new Map<string, AuthorSummary>();
+    for (const c of await walk(repo, start, path || undefined, () => true)) {
+      const a = c.author();
+      const key = a.email().toLowerCase();
+      const known = byEmail.get(key);
+      if (known === undefined) byEmail.set(key, { name: a.name(), email: a.email(), commitCount: 1 });
+      else known.commitCount++; // the walk is newest first: the first name seen stays
+    }
+    const all = [...byEmail.values()].sort(
+      (x, y) => y.commitCount - x.commitCount || compareBytes(x.name, y.name) || compareBytes(x.email, y.email),
+    );
+    const first = (options.page - 1) * options.perPage;
+    return { items: all.slice(first, first + options.perPage), total: all.length };
+  });
+}
+
+/**
+ * The commits reachable from `start` (newest first: commit time, parents after children)
+ * that pass `matches` and, when `path` is given, changed it. At most MAX_WALK commits
+ * are looked at.
+ *
+ * "Changed" is git log's simple sense without rename following: the entry at `path`
+ * (a file, or a directory: any change below it) differs in id or mode from the first
+ * parent's, or, for a root commit, exists. Comparing entry ids needs no diff: git
+ * stores equal content as equal ids, so a changed subtree has a new id.
+ */
+async function walk(
+  repo: NodeGit.Repository,
+  start: NodeGit.Commit,
+  path: string | undefined,
+  matches: (c: NodeGit.Commit) => boolean,
+): Promise<NodeGit.Commit[]> {
+  const walker = repo.createRevWalk();
+  walker.sorting(NodeGit.Revwalk.SORT.TIME, NodeGit.Revwalk.SORT.TOPOLOGICAL);
+  walker.push(start.id());
+  const parts = path?.split('/');
+  const entryIds = new Map<string, Promise<string | null>>();
+  // The entry at parts[depth..] below the tree `treeId`, as "mode id", or null. Cached by
+  // tree id: consecutive commits share most subtrees, so usually only the root is read.
+  const entryKey = (treeId: string, depth: number): Promise<string | null> => {
+    const cacheKey = `${treeId}:${depth}`;
+    let known = entryIds.get(cacheKey);
+    if (known === undefined) {
+      known = NodeGit.Tree.lookup(repo, treeId).then((tree) => {
+        const e = tree._entryByName(parts![depth]!);
+        if (e === undefined) return null;
+        if (depth === parts!.length - 1) return `${e.filemode()} ${e.id().tostrS()}`;
+        return isTreeMode(e.filemode()) ? entryKey(e.id().tostrS(), depth + 1) : null;
+      });
+      entryIds.set(cacheKey, known);
+    }
+    return known;
+  };
+  const treeOf = new Map<string, string>(); // commit id -> tree id, for parents in the walk
+  const found: NodeGit.Commit[] = [];
+  for (let walked = 0; walked < MAX_WALK; ) {
+    const batch = await walker.commitWalk(Math.min(WALK_BATCH, MAX_WALK - walked));
+    if (batch.length === 0) break;
+    walked += batch.length;
+    const candidates = batch.filter(matches);
+    if (parts === undefined) {
+      found.push(...candidates);
+      continue;
+    }
+    for (const c of batch) treeOf.set(c.sha(), c.treeId().tostrS());
+    const changed = await Promise.all(
+      candidates.map(async (c) => {
+        const here = await entryKey(c.treeId().tostrS(), 0);
+        if (c.parentcount() === 0) return here !== null;
+        const parent = c.parentId(0).tostrS();
+        const parentTree = treeOf.get(parent) ?? (await NodeGit.Commit.lookup(repo, parent)).treeId().tostrS();
+        return here !== (await entryKey(parentTree, 0));
+      }),
+    );
+    candidates.forEach((c, i) => {
+      if (changed[i]) found.push(c);
+    });
+  }
+  return found;
+}
+
+function summarize(c: NodeGit.Commit, refs: Map<string, string[]>): CommitSummary {
+  const a = c.author();
+  const { subject, body } = splitMessage(c.message());
+  return {
+    hash: c.sha(),
+    date: new Date(a.when().time() * 1000).toISOString(),
+    message: subject,
+    refs: refs.get(c.sha()) ?? [],
+    body,
+    authorName: a.name(),
+    authorEmail: a.email(),
+  };
+}
+
+export function splitMessage(message: string): { subject: string; body: string } {
+  const text = message.replace(/^\s*\n/, '');
+  const nl = text.indexOf('\n');
+  if (nl < 0) return { subject: text.trim(), body: '' };
+  return { subject: text.slice(0, nl).trim(), body: text.slice(nl + 1).trim() };
+}
+
+function checkPaging({ page, perPage }: { page: number; perPage: number }): void {
+  if (!Number.isSafeInteger(page) || page < 1) {
+    throw new ServiceError('INVALID_QUERY_PARAMS', `page must be a whole number of at least 1 (got ${String(page)})`);
+  }
+  if (!Number.isSafeInteger(perPage) || perPage < 1) {
+    throw new ServiceError('INVALID_QUERY_PARAMS', `perPage must be a whole number of at least 1 (got ${String(perPage)})`);
+  }
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * An ISO 8601 date ("2024-05-01") or date and time ("2024-05-01T12:30:00+02:00";
+ * without a zone: UTC) as epoch milliseconds. A date alone is its first millisecond, or
+ * its last when `endOfDay` (an inclusive upper bound covers the whole day).
+ */
+export function parseDate(text: string, name: string, endOfDay: boolean): number {
+  const m = ISO_DATE.exec(text.trim());
+  const bad = (): ServiceError =>
+    new ServiceError('INVALID_QUERY_PARAMS', `${name} must be an ISO 8601 date such as 2024-05-01 or 2024-05-01T12:30:00Z (got ${JSON.stringify(text.slice(0, 100))})`);
+  if (m === null) throw bad();
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((v) => (v === undefined ? undefined : Number(v))) as number[];
+  const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
+  let t = Date.UTC(year!, month! - 1, day!, hour, minute, second, ms);
+  const check = new Date(t);
+  // Date.UTC rolls over (Feb 31 is Mar 2): the fields must survive unchanged.
+  if (check.getUTCMonth() !== month! - 1 || check.getUTCDate() !== day! || hour > 23 || minute > 59 || second > 59) throw bad();
+  const zone = m[8];
+  if (zone !== undefined && zone.toUpperCase() !== 'Z') {
+    const z = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
+    const offset = (Number(z[2]) * 60 + Number(z[3])) * 60_000;
+    t -= z[1] === '+' ? offset : -offset;
+  }
+  if (m[4] === undefined && endOfDay) t += 86_400_000 - 1;
+  return t;
+}
+
+export interface BlameRange {
+  hash: string;
+  /** The file's path in that commit. */
+  path: string;
+  /** 1-based. */
+  startLine: number;
+  lineCount: number;
+}
+
+export interface BlameCommit {
+  hash: string;
+  date: string;
+  message: string;
+  authorName: string;
+  authorEmail: string;
+  /** The first parent and the file's path there, when the parent has that path. */
+  previous?: { hash: string; path: string };
+}
+
+/**
+ * Which commit last changed each line of the file at `path`, as runs of lines, with
+ * those commits. Renames are followed as libgit2's blame follows them (its own rename
+ * detection between a commit and its parent). Binary and empty files: no ranges.
+ */
+export async function blame(
+  dir: string,
+  options: RevisionOptions & { path: string },
+): Promise<{ ranges: BlameRange[]; commits: Record<string, BlameCommit> }> {
+  const path = checkRepoPath(options.path, { allowEmpty: false });
+  return withRepository(dir, async (repo) => {
+    const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const entry = await entryAt(await NodeGit.Tree.lookup(repo, commit.treeId()), path);
+    if (entry === undefined || !isFileMode(entry.filemode())) {
+      const what = entry === undefined ? 'does not exist' : isSubmoduleMode(entry.filemode()) ? 'is a submodule, not a file' : 'is a directory, not a file';
+      throw new ServiceError('FILE_NOT_FOUND', `${JSON.stringify(path)} ${what} ${where(options)}`);
+    }
+    const blob = await NodeGit.Blob.lookup(repo, entry.id());
+    if (blob.rawsize() === 0 || blob.isBinary() === 1) return { ranges: [], commits: {} };
+    const result = await NodeGit.Blame.file(repo, path, { newestCommit: commit.id() });
+    const ranges: BlameRange[] = [];
+    const pathOf = new Map<string, string>(); // commit -> the file's path in it (first seen)
+    const count = result.getHunkCount();
+    for (let i = 0; i < count; i++) {
+      const h = result.getHunkByIndex(i);
+      const hash = h.finalCommitId().tostrS();
+      ranges.push({ hash, path: h.origPath(), startLine: h.finalStartLineNumber(), lineCount: h.linesInHunk() });
+      if (!pathOf.has(hash)) pathOf.set(hash, h.origPath());
+    }
+    const commits: Record<string, BlameCommit> = {};
+    await Promise.all(
+      [...pathOf].map(async ([hash, filePath]) => {
+        const c = await NodeGit.Commit.lookup(repo, hash);
+        const a = c.author();
+        const info: BlameCommit = {
+          hash,
+          date: new Date(a.when().time() * 1000).toISOString(),
+          message: splitMessage(c.message()).subject,
+          authorName: a.name(),
+          authorEmail: a.email(),
+        };
+        if (c.parentcount() > 0) {
+          const parent = await NodeGit.Commit.lookup(repo, c.parentId(0));
+          const there = await entryAt(await NodeGit.Tree.lookup(repo, parent.treeId()), filePath);
+          if (there !== undefined) info.previous = { hash: parent.sha(), path: filePath };
+        }
+        commits[hash] = info;
+      }),
+    );
+    return { ranges, commits };
+  });
+}
+
+export interface DiffHunk {
+  oldRange: { start: number; lines: number };
+  newRange: { start: number; lines: number };
+  /** The hunk header's text after the second "@@" (git's function context), when any. */
+  heading?: string;
+  /** The hunk's lines, each prefixed with '+', '-' or ' ', joined with '\n'. */
+  body: string;
+}
+
+export interface DiffFile {
+  /** null for an added file. */
+  oldPath: string | null;
+  /** null for a deleted file. */
+  newPath: string | null;
+  /** Empty for binary files and for changes of mode or name only. */
+  hunks: DiffHunk[];
+}
+
+/**
+ * A diff stops after this many files or this many characters of hunk bodies, and then
+ * says `truncated: true`: the response stays bounded for any pair of revisions. The
+ * cut falls between hunks; the last file may then have only its first hunks.
+ */
+export const MAX_DIFF_FILES = 1000;
+export const MAX_DIFF_TEXT = 10 * 1024 * 1024;
+// Patches per native call: each call copies every line of its patches out of libgit2.
+const PATCH_BATCH = 50;
+
+/**
+ * The changes from `base` to `head` (their trees, three lines of context, renames
+ * detected as git does by default: 50% similarity), restricted to `path` (a file or a
+ * directory prefix) when given. Files in libgit2's order (by path).
+ */
+export async function diff(
+  dir: string,
+  options: { base: string; head: string; path?: string; defaultRef: string; label?: string },
+): Promise<{ files: DiffFile[]; truncated?: true }> {
+  const path = options.path === undefined ? '' : checkRepoPath(options.path, { allowEmpty: true });
+  return withRepository(dir, async (repo) => {
+    const base = await resolveCommit(repo, options.base, options.defaultRef, options.label);
+    const head = await resolveCommit(repo, options.head, options.defaultRef, options.label);
+    const [baseTree, headTree] = await Promise.all([NodeGit.Tree.lookup(repo, base.treeId()), NodeGit.Tree.lookup(repo, head.treeId())]);
+    const opts: NodeGit.DiffOptions = { contextLines: 3 };
+    // DISABLE_PATHSPEC_MATCH: the path is literal (no globs); it still matches as a
+    // directory prefix ("src" matches "src/a.ts", not "srcx").
+    if (path !== '') Object.assign(opts, { pathspec: [path], flags: NodeGit.Diff.OPTION.DISABLE_PATHSPEC_MATCH });
+    const d = await NodeGit.Diff.treeToTree(repo, baseTree, headTree, opts);
+    await d.findSimilar({ flags: NodeGit.Diff.FIND.RENAMES });
+    const files: DiffFile[] = [];
+    let budget = MAX_DIFF_TEXT;
+    let truncated = d.numDeltas() > MAX_DIFF_FILES;
+    const deltas = Math.min(d.numDeltas(), MAX_DIFF_FILES);
+    batches: for (let i = 0; i < deltas; i += PATCH_BATCH) {
+      const indexes = Array.from({ length: Math.min(PATCH_BATCH, deltas - i) }, (_, k) => i + k);
+      for (const patch of await d.patches(indexes)) {
+        const file: DiffFile = {
+          oldPath: patch.isAdded() ? null : patch.oldFile().path(),
+          newPath: patch.isDeleted() ? null : patch.newFile().path(),
+          hunks: [],
+        };
+        files.push(file);
+        for (const h of await patch.hunks()) {
+          const hunk = await readHunk(h);
+          if (hunk.body.length > budget) {
+            truncated = true;
+            break batches;
+          }
+          budget -= hunk.body.length;
+          file.hunks.push(hunk);
+        }
+      }
+    }
+    return truncated ? { files, truncated: true } : { files };
+  });
+}
+
+async function readHunk(h: NodeGit.ConvenientHunk): Promise<DiffHunk> {
+  const L = NodeGit.Diff.LINE;
+  const out: string[] = [];
+  for (const line of await h.lines()) {
+    const origin = line.origin();
+    if (origin === L.CONTEXT_EOFNL || origin === L.ADD_EOFNL || origin === L.DEL_EOFNL) {
+      out.push('\\ No newline at end of file');
+      continue;
+    }
+    const prefix = origin === L.ADDITION ? '+' : origin === L.DELETION ? '-' : ' ';
+    // rawContent: the line with its newline, if it has one (content() slices by bytes
+    // after decoding, which cuts lines that are not valid UTF-8).
+    const text = line.rawContent();
+    out.push(prefix + (text.endsWith('\n') ? text.slice(0, -1) : text));
+  }
+  // header(): "@@ -a,b +c,d @@ heading\n".
+  const heading = /^@@[^@]*@@(.*)$/s.exec(h.header())?.[1]?.trim();
+  const hunk: DiffHunk = {
+    oldRange: { start: h.oldStart(), lines: h.oldLines() },
+    newRange: { start: h.newStart(), lines: h.newLines() },
+    body: out.join('\n'),
+  };
+  if (heading) hunk.heading = heading;
+  return hunk;
+}
