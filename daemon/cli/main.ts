@@ -7,6 +7,7 @@ import { indexCommand } from './index-command.ts';
 import { reposCommand } from './repos-command.ts';
 import { syncCommand } from './sync-command.ts';
 import { searchCommand } from './search-command.ts';
+import { serveCommand } from './serve-command.ts';
 import { HELP, UsageError } from './usage.ts';
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
@@ -14,6 +15,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   search: searchCommand,
   sync: syncCommand,
   repos: reposCommand,
+  serve: serveCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -18,6 +18,7 @@ commands:
   search QUERY      search the index without a daemon
   sync              one sync pass over the configured connections
   repos             list repositories and their state
+  serve             run the daemon (HTTP API, streaming search, sync schedule)
 
 every command accepts --data-dir DIR (default: $TRAWL_DATA_DIR, else ./.trawl),
 --verbose (stack traces on errors) and --help.`,
@@ -40,6 +41,23 @@ not move is left as it is.
   --no-symbols           skip symbol extraction (universal-ctags): a much faster
                          build, but sym: finds nothing in these shards
   --data-dir DIR         data directory`,
+  serve: `usage: trawl serve [--config FILE] [--host H] [--port N] [--log-level LEVEL] [--workers N]
+
+Runs the daemon: the HTTP API under /api (README "HTTP API"), Prometheus metrics at
+/metrics, and the sync schedule of the configuration's connections. Stops gracefully on
+SIGTERM or SIGINT (requests in flight get settings.http.shutdownTimeoutMs to finish).
+Logs are JSON lines on stdout; the address is also printed on stderr.
+
+Without a configuration (--config, $TRAWL_CONFIG, ./trawl.json) it runs on the built-in
+defaults with anonymous access on, and indexes the current directory first when the data
+dir holds no repository.
+
+  --config FILE      configuration file (JSON, trawl.schema.json)
+  --host H           address to listen on (default 127.0.0.1)
+  --port N           port (default $TRAWL_PORT, else 3000; 0: any free port)
+  --log-level LEVEL  fatal, error, warn, info (default), debug, trace or silent
+  --workers N        search threads (default: number of cores)
+  --data-dir DIR     data directory`,
   sync: `usage: trawl sync [--config FILE] [--force]
 
 Runs one sync pass over the connections of the configuration file (--config, else

@@ -43,11 +43,17 @@ export interface SearchOptions {
   /** Aborting stops the search like the time budget (a client that went away). */
   signal?: AbortSignal;
   /**
-   * Streaming: receives the results in batches as shards finish, in shard order (each
-   * batch ranked in itself); returning false stops the search. The returned response then
-   * has no files, and its stats cover the whole search.
+   * Only repositories this accepts are searched (the caller's visibility); the others'
+   * shards are left out before any work, as if they were not indexed.
    */
-  onChunk?: (chunk: SearchChunk) => boolean | void;
+  repoFilter?: (repo: { repoId: number; visibility: 'public' | 'private' }) => boolean;
+  /**
+   * Streaming: receives the results in batches as shards finish, in shard order (each
+   * batch ranked in itself); returning false stops the search. A promise holds the search
+   * until it settles (a slow client slows the search instead of piling up results). The
+   * returned response then has no files, and its stats cover the whole search.
+   */
+  onChunk?: (chunk: SearchChunk) => boolean | void | Promise<boolean | void>;
 }
 
 /** One batch of a streamed search; `stats` covers this batch only. */
@@ -148,7 +154,9 @@ export class Searcher {
     const snapshot = this.current;
     snapshot.users++;
     try {
-      return await this.searchSnapshot(snapshot.entries, req, options);
+      const filter = options.repoFilter;
+      const entries = filter ? snapshot.entries.filter((e) => filter({ repoId: e.repoId, visibility: e.repo?.visibility ?? 'public' })) : snapshot.entries;
+      return await this.searchSnapshot(entries, req, options);
     } finally {
       snapshot.users--;
       if (snapshot.users === 0 && this.held.delete(snapshot)) this.release();
@@ -185,6 +193,8 @@ export class Searcher {
     let more = false;
     try {
       for (let i = 0; i < shards.length; i++) {
+        // Results waiting in a streamed batch go out on time even while a slow shard runs.
+        if (stream && shaping.files.length > 0) await stream.flushWhileWaiting(replies[i]!, shaping);
         const reply: ShardReply = await replies[i]!;
         const before = stream ? { ...stats } : undefined;
         if (reply.status === 'skipped') {
@@ -207,13 +217,13 @@ export class Searcher {
             if (found > limit) stop();
           }
         }
-        if (stream) stream.add(shaping, delta(before!, stats));
+        if (stream) await stream.add(shaping, delta(before!, stats));
       }
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', stop);
     }
-    stream?.flush(shaping, 'FLUSH_REASON_FINAL_FLUSH');
+    await stream?.flush(shaping, 'FLUSH_REASON_FINAL_FLUSH');
     stats.actualMatchCount = shaping.actual;
     stats.flushReason = 'FLUSH_REASON_FINAL_FLUSH';
     const response = stream ? { stats, files: [], repositoryInfo: [], isSearchExhaustive: false } : finish(shaping, stats);
@@ -312,19 +322,28 @@ class ChunkStream {
   private stopped = false;
 
   constructor(
-    private readonly onChunk: (chunk: SearchChunk) => boolean | void,
+    private readonly onChunk: (chunk: SearchChunk) => boolean | void | Promise<boolean | void>,
     private readonly stop: () => void,
   ) {}
 
-  add(shaping: Shaping, stats: SearchStats): void {
+  async add(shaping: Shaping, stats: SearchStats): Promise<void> {
     for (const k of Object.keys(stats) as Array<keyof SearchStats>) {
       if (k !== 'flushReason') (this.stats as unknown as Record<string, number>)[k]! += stats[k] as number;
     }
-    if (shaping.files.length >= CHUNK_MAX_FILES) this.flush(shaping, 'FLUSH_REASON_MAX_SIZE');
-    else if (shaping.files.length > 0 && performance.now() - this.last >= CHUNK_MAX_WAIT_MS) this.flush(shaping, 'FLUSH_REASON_TIMER_EXPIRED');
+    if (shaping.files.length >= CHUNK_MAX_FILES) await this.flush(shaping, 'FLUSH_REASON_MAX_SIZE');
+    else if (shaping.files.length > 0 && performance.now() - this.last >= CHUNK_MAX_WAIT_MS) await this.flush(shaping, 'FLUSH_REASON_TIMER_EXPIRED');
   }
 
-  flush(shaping: Shaping, reason: FlushReason): void {
+  /** Flushes the pending batch if `reply` is not in before the batch is due. */
+  async flushWhileWaiting(reply: Promise<ShardReply>, shaping: Shaping): Promise<void> {
+    const due = CHUNK_MAX_WAIT_MS - (performance.now() - this.last);
+    let timer: NodeJS.Timeout | undefined;
+    const late = await Promise.race([reply.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), Math.max(0, due))))]);
+    clearTimeout(timer);
+    if (late) await this.flush(shaping, 'FLUSH_REASON_TIMER_EXPIRED');
+  }
+
+  async flush(shaping: Shaping, reason: FlushReason): Promise<void> {
     if (this.stopped || (shaping.files.length === 0 && reason !== 'FLUSH_REASON_FINAL_FLUSH')) return;
     const batch = shaping.files.splice(0).sort(compareRanked);
     const ids = new Set(batch.map((f) => f.repositoryId));
@@ -332,11 +351,13 @@ class ChunkStream {
     stats.actualMatchCount = batch.reduce((n, f) => n + f.count, 0);
     stats.fileCount = batch.length;
     stats.flushReason = reason;
+    const now = performance.now();
+    stats.duration = Math.round((now - this.last) * 1e6); // since the previous batch
     this.stats = emptyStats();
-    this.last = performance.now();
+    this.last = now;
     this.files += batch.length;
     if (batch.length === 0 && reason === 'FLUSH_REASON_FINAL_FLUSH' && stats.shardsScanned + stats.shardsSkipped + stats.shardsSkippedFilter + stats.crashes === 0) return;
-    const go = this.onChunk({ stats, files: batch.map((f) => f.file), repositoryInfo: [...shaping.repos.values()].filter((r) => ids.has(r.id)) });
+    const go = await this.onChunk({ stats, files: batch.map((f) => f.file), repositoryInfo: [...shaping.repos.values()].filter((r) => ids.has(r.id)) });
     if (go === false) {
       this.stopped = true;
       this.stop();

@@ -1,0 +1,79 @@
+// The one authentication and rate-limit step every route goes through (server.ts). This
+// issue ships the embedded default: anonymous access when enabled, and no credentials
+// known yet (identity, API keys and scoped tokens come with the store's users); the
+// identity issue replaces Authenticator and RateLimiter without touching a route.
+
+import { ServiceError } from '../errors.ts';
+
+export type CredentialKind = 'anonymous' | 'apiKey' | 'oauth' | 'scopedToken';
+
+export interface Identity {
+  kind: CredentialKind;
+  /** The user the credential belongs to; undefined for anonymous. */
+  userId?: string;
+  /** Whether this repository may be shown to the caller (search results, source, lists). */
+  canSee(repo: { repoId: number; visibility: 'public' | 'private' }): boolean;
+}
+
+/** The request's credentials as sent (API.md section 5). */
+export interface Credentials {
+  /** The token of `Authorization: Bearer <token>`, or the X-Service-Api-Key header. */
+  token?: string;
+  /** Which header carried it. */
+  via?: 'bearer' | 'apiKeyHeader';
+}
+
+export interface Authenticator {
+  /** The caller, or a 401/403 ServiceError. */
+  authenticate(credentials: Credentials): Promise<Identity>;
+}
+
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** Unix seconds of the next reset (00:00 UTC). */
+  reset: number;
+}
+
+export interface RateLimiter {
+  /**
+   * Counts one request of `identity` to a rate-limited endpoint. Returns the counters for
+   * the X-RateLimit-* headers, undefined when the request is not counted (anonymous), or
+   * throws 429 API_RATE_LIMIT_EXCEEDED.
+   */
+  take(identity: Identity): Promise<RateLimitState | undefined>;
+}
+
+export function readCredentials(authorization: string, apiKeyHeader: string): Credentials {
+  if (authorization !== '') {
+    const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
+    if (!m) throw new ServiceError('NOT_AUTHENTICATED', 'the Authorization header must be "Bearer <API key or token>"');
+    return { token: m[1]!, via: 'bearer' };
+  }
+  if (apiKeyHeader !== '') return { token: apiKeyHeader.trim(), via: 'apiKeyHeader' };
+  return {};
+}
+
+const anonymous: Identity = { kind: 'anonymous', canSee: (repo) => repo.visibility === 'public' };
+
+/** No users yet: anonymous callers when allowed, and no credential is valid. */
+export class EmbeddedAuthenticator implements Authenticator {
+  constructor(private readonly anonymousAccess: boolean) {}
+
+  async authenticate(credentials: Credentials): Promise<Identity> {
+    if (credentials.token !== undefined) {
+      throw new ServiceError('NOT_AUTHENTICATED', 'the credential is not a valid API key or token on this instance');
+    }
+    if (!this.anonymousAccess) {
+      throw new ServiceError('NOT_AUTHENTICATED', 'this instance needs credentials: send "Authorization: Bearer <API key>" (anonymous access is off)');
+    }
+    return anonymous;
+  }
+}
+
+/** Anonymous requests are never counted (API-DETAILS.md section 5). */
+export class UncountedRateLimiter implements RateLimiter {
+  async take(): Promise<RateLimitState | undefined> {
+    return undefined;
+  }
+}

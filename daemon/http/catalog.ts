@@ -1,0 +1,103 @@
+// The repositories the daemon serves: every repository with an index (its manifest), with
+// what the store knows besides (connection, push time, image). Manifests are re-read only
+// when the data dir's index-version changes, like the Searcher's snapshots.
+
+import { join } from 'node:path';
+import { shardsDir } from '../index/data-dir.ts';
+import { readAllManifests, readIndexVersion, type LoadedManifest } from '../index/manifest.ts';
+import { Shard } from '../index/shard-reader.ts';
+import type { CodeHostType, GitRef } from '../repos/git.ts';
+import { displayName } from '../repos/web-urls.ts';
+import type { RepoRecord, Store } from '../store/store.ts';
+import { ServiceError } from '../errors.ts';
+import type { Identity } from './auth.ts';
+
+export interface CatalogRepo {
+  repoId: number;
+  name: string;
+  displayName: string;
+  codeHostType: CodeHostType;
+  externalWebUrl?: string;
+  imageUrl?: string;
+  /** refs[0] of the index; "HEAD" for a directory. */
+  defaultBranch: string;
+  kind: 'git' | 'directory';
+  /** The git directory (a local repository or the mirror) or the indexed directory. */
+  source?: string;
+  visibility: 'public' | 'private';
+  isFork: boolean;
+  isArchived: boolean;
+  indexedAt: string;
+  pushedAt?: string;
+  connectionId?: number;
+  refs: GitRef[];
+  manifest: LoadedManifest;
+}
+
+export class Catalog {
+  private version = '';
+  private manifests: LoadedManifest[] = [];
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly store?: Store,
+  ) {}
+
+  /** Every served repository, sorted by name. */
+  list(): CatalogRepo[] {
+    const v = readIndexVersion(this.dataDir);
+    if (v !== this.version || this.manifests.length === 0) {
+      this.manifests = readAllManifests(this.dataDir).filter((m) => m.shards.length > 0);
+      this.version = v;
+    }
+    const records = new Map<number, RepoRecord>();
+    for (const r of this.store?.listRepos() ?? []) records.set(r.repoId, r);
+    return this.manifests.map((m) => toRepo(m, records.get(m.repoId))).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.repoId - b.repoId));
+  }
+
+  /** The repository named `name` that the caller may see, else 404 REPOSITORY_NOT_FOUND (an unseen one is not revealed). */
+  find(name: string, identity: Identity): CatalogRepo {
+    const repo = this.list().find((r) => r.name === name);
+    if (!repo || !identity.canSee(repo)) throw new ServiceError('REPOSITORY_NOT_FOUND', `no repository named "${name}" (GET /api/repos lists them)`);
+    return repo;
+  }
+
+  /**
+   * The files of a repository's default branch as the index holds them: path and where
+   * to read the content. Used for directories, which have no git to read.
+   */
+  indexedFiles(repo: CatalogRepo): Array<{ path: string; shard: Shard; doc: number }> {
+    const dir = shardsDir(this.dataDir, repo.repoId);
+    const out: Array<{ path: string; shard: Shard; doc: number }> = [];
+    for (const s of repo.manifest.shards) {
+      const shard = Shard.open(join(dir, s.file), 'membership' in s && s.membership ? join(dir, s.membership) : undefined);
+      for (const doc of shard.branches.docs(0)) out.push({ path: shard.name(doc), shard, doc });
+    }
+    return out.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+  }
+}
+
+function toRepo(m: LoadedManifest, rec: RepoRecord | undefined): CatalogRepo {
+  const name = m.version === 2 ? m.repo.name : m.repoName;
+  const repo: CatalogRepo = {
+    repoId: m.repoId,
+    name,
+    displayName: m.version === 2 ? m.repo.displayName : displayName(name),
+    codeHostType: m.version === 2 ? m.repo.codeHostType : (rec?.codeHostType ?? 'genericGitHost'),
+    defaultBranch: m.version === 2 ? (m.refs[0]?.name ?? 'HEAD') : (rec?.defaultBranch ?? 'HEAD'),
+    kind: m.version === 2 ? m.repo.kind : 'directory',
+    visibility: m.version === 2 ? m.repo.visibility : (rec?.visibility ?? 'public'),
+    isFork: m.version === 2 ? m.repo.fork : (rec?.isFork ?? false),
+    isArchived: m.version === 2 ? m.repo.archived : (rec?.isArchived ?? false),
+    indexedAt: m.indexedAt,
+    refs: m.version === 2 ? m.refs : [],
+    manifest: m,
+  };
+  if (m.version === 2) repo.source = m.repo.source;
+  const external = m.version === 2 ? m.repo.externalWebUrl : rec?.externalWebUrl;
+  if (external) repo.externalWebUrl = external;
+  if (rec?.imageUrl) repo.imageUrl = rec.imageUrl;
+  if (rec?.pushedAt) repo.pushedAt = rec.pushedAt;
+  if (rec?.connectionId !== undefined) repo.connectionId = rec.connectionId;
+  return repo;
+}

@@ -1,0 +1,187 @@
+// The daemon: the HTTP server with every route, the searcher, the repository catalog, the
+// store, metrics, and (when the configuration has connections) the sync scheduler with
+// the garbage collector of retired index files. `trawl serve` and the tests start it here.
+
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../config/types.ts';
+import { shardsDir } from '../index/data-dir.ts';
+import { collectGarbage, readAllManifests } from '../index/manifest.ts';
+import { closeAllRepositories } from '../repos/git-repo-cache.ts';
+import { SyncScheduler } from '../repos/scheduler.ts';
+import { Searcher } from '../search/searcher.ts';
+import { openStore } from '../store/open.ts';
+import type { Store } from '../store/store.ts';
+import { EmbeddedAuthenticator, UncountedRateLimiter, type Authenticator, type RateLimiter } from './auth.ts';
+import { Catalog } from './catalog.ts';
+import { SearchGate } from './gate.ts';
+import { browseRoutes } from './handlers/browse.ts';
+import { historyRoutes } from './handlers/history.ts';
+import { repoRoutes } from './handlers/repos.ts';
+import { searchRoutes } from './handlers/search.ts';
+import { symbolRoutes } from './handlers/symbols.ts';
+import { systemRoutes } from './handlers/system.ts';
+import type { HttpLogger } from './logging.ts';
+import { Metrics, type IndexSize } from './metrics.ts';
+import { buildOpenApi } from './openapi.ts';
+import type { Route } from './route.ts';
+import { browseSchemas } from './schemas/browse.ts';
+import { commonSchemas, type JsonSchema } from './schemas/common.ts';
+import { historySchemas } from './schemas/history.ts';
+import { repoSchemas } from './schemas/repos.ts';
+import { searchSchemas } from './schemas/search.ts';
+import { startHttpServer, type HttpServer } from './server.ts';
+import type { Services } from './services.ts';
+import { Validators } from './validate.ts';
+
+export interface DaemonOptions {
+  config: Config;
+  dataDir: string;
+  host: string;
+  port: number;
+  logger: HttpLogger;
+  /** Search worker threads (default: the machine's cores). */
+  workers?: number;
+  /** Run the sync scheduler when the configuration has connections (default true). */
+  sync?: boolean;
+  /** Replace the embedded authentication (tests; the identity issue). */
+  authenticator?: Authenticator;
+  rateLimiter?: RateLimiter;
+}
+
+export interface Daemon {
+  url: string;
+  port: number;
+  services: Services;
+  routes: Route[];
+  /** Graceful stop: refuses new requests, lets in-flight ones finish (settings.http.shutdownTimeoutMs), closes shards and the store. */
+  close(): Promise<void>;
+}
+
+export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** Every schema of the API, with the configured bound of `matches`. */
+export function apiSchemas(config: Config): Record<string, JsonSchema> {
+  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas };
+}
+
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { config, dataDir, logger } = options;
+  const settings = config.settings;
+  const store: Store = openStore(dataDir);
+  let stopping = false;
+  let server: HttpServer | undefined;
+  let searcher: Searcher | undefined;
+  try {
+    const catalog = new Catalog(dataDir, store);
+    const metrics = new Metrics({ store, indexSize: () => indexSize(dataDir) });
+    const gate = new SearchGate(settings.search.maxConcurrent, settings.search.maxQueued, (running, waiting) => {
+      metrics.running.set(running);
+      metrics.queue.set(waiting);
+    });
+    const schemas = apiSchemas(config);
+    const validators = new Validators(schemas);
+    // The public address is known once the port is: routes read it through `services`.
+    const services: Services = {
+      config,
+      dataDir,
+      searcher: undefined as unknown as Searcher,
+      catalog,
+      store,
+      metrics,
+      gate,
+      baseUrl: '',
+      version: VERSION,
+      unavailable: () => (stopping ? 'shutting down' : undefined),
+      openapi: () => (openapi ??= buildOpenApi(routes, schemas, VERSION, services.baseUrl)),
+    };
+    let openapi: unknown;
+    const routes: Route[] = [
+      ...searchRoutes(services),
+      ...symbolRoutes(services),
+      ...browseRoutes(services),
+      ...historyRoutes(services),
+      ...repoRoutes(services),
+      ...systemRoutes(services),
+    ];
+    server = await startHttpServer({
+      host: options.host,
+      port: options.port,
+      routes,
+      extra: [{ method: 'GET', path: '/metrics', handle: () => metrics.render() }],
+      validators,
+      authenticator: options.authenticator ?? new EmbeddedAuthenticator(settings.anonymousAccess),
+      rateLimiter: options.rateLimiter ?? new UncountedRateLimiter(),
+      logger,
+      metrics,
+      maxBodyBytes: settings.http.maxBodyBytes,
+    });
+    const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
+    const url = `http://${hostForUrl}:${server.port}`;
+    services.baseUrl = settings.publicUrl ?? url;
+    searcher = new Searcher({ dataDir, workers: options.workers, baseUrl: services.baseUrl });
+    services.searcher = searcher;
+
+    let scheduler: SyncScheduler | undefined;
+    const s = searcher;
+    if (options.sync !== false && Object.keys(config.connections).length > 0) {
+      scheduler = new SyncScheduler({ config, dataDir, store, log: logger, inUse: () => s.inUse() });
+      scheduler.start();
+    }
+    // Without a scheduler, files retired by `trawl index` runs are still collected.
+    const gc = setInterval(() => {
+      try {
+        collectGarbage(dataDir, s.inUse());
+      } catch (err) {
+        logger.warn({ err: (err as Error).message }, 'collecting retired index files failed');
+      }
+    }, 60_000);
+    gc.unref();
+
+    const srv = server;
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      port: srv.port,
+      services,
+      routes,
+      close(): Promise<void> {
+        closing ??= (async () => {
+          stopping = true;
+          clearInterval(gc);
+          await srv.close(settings.http.shutdownTimeoutMs);
+          await scheduler?.stop();
+          await s.close();
+          await closeAllRepositories();
+          store.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await server?.close(0);
+    await searcher?.close();
+    store.close();
+    throw err;
+  }
+}
+
+/** What the index holds, for the metrics (manifests only: no shard is opened). */
+function indexSize(dataDir: string): IndexSize {
+  const out: IndexSize = { shards: 0, bytes: 0, files: 0, contentBytes: 0 };
+  for (const m of readAllManifests(dataDir)) {
+    out.shards += m.shards.length;
+    out.files += m.files;
+    out.contentBytes += m.contentBytes;
+    const dir = shardsDir(dataDir, m.repoId);
+    for (const s of m.shards) {
+      out.bytes += fileSize(join(dir, s.file));
+      if ('membership' in s && s.membership) out.bytes += fileSize(join(dir, s.membership));
+    }
+  }
+  return out;
+}
+
+function fileSize(path: string): number {
+  return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+}

@@ -1,0 +1,192 @@
+// Browsing (API-DETAILS.md section 4): GET /api/source, POST /api/files, POST /api/tree,
+// GET /api/folder_contents. A git repository is read through nodegit at any ref, indexed
+// or not (repos/browse.ts); a directory, which has no git, from the files its index holds.
+
+import { detectLanguage } from '../../index/language.ts';
+import { folderContents, listFiles, readSource, tree, type FolderEntry, type TreeNode } from '../../repos/browse.ts';
+import { checkRepoPath } from '../../repos/repo-path.ts';
+import { externalFileUrl, fileWebUrl } from '../../repos/web-urls.ts';
+import { ServiceError } from '../../errors.ts';
+import type { CatalogRepo } from '../catalog.ts';
+import type { Route } from '../route.ts';
+import type { Services } from '../services.ts';
+
+interface SourceQuery {
+  repo: string;
+  path: string;
+  ref?: string;
+}
+
+const BROWSE_ERRORS = ['INVALID_GIT_REF', 'REPOSITORY_NOT_FOUND', 'FILE_NOT_FOUND'] as const;
+
+export function browseRoutes(s: Services): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/source',
+      operationId: 'getSource',
+      summary: 'A file\'s content and metadata at a ref',
+      tag: 'Browse',
+      query: 'SourceQuery',
+      response: { status: 200, schema: 'SourceResponse', description: 'The file.' },
+      errors: ['INVALID_QUERY_PARAMS', 'MISSING_REQUIRED_QUERY_PARAMETER', ...BROWSE_ERRORS],
+      rateLimited: true,
+      authenticated: true,
+      async handle(ctx) {
+        const q = ctx.query as SourceQuery;
+        const repo = s.catalog.find(q.repo, ctx.identity);
+        const file = gitDir(repo) ? await readSource(gitDir(repo)!, { path: q.path, ref: q.ref, defaultRef: repo.defaultBranch, label: repo.name }) : indexedSource(s, repo, q);
+        const branch = q.ref ?? repo.defaultBranch;
+        const body: Record<string, unknown> = {
+          source: file.source.toString('utf8'),
+          language: detectLanguage(file.path, file.source.subarray(0, 512)),
+          path: file.path,
+          repo: repo.name,
+          repoCodeHostType: repo.codeHostType,
+          webUrl: fileWebUrl(s.baseUrl, repo.name, branch, file.path),
+          repoDisplayName: repo.displayName,
+        };
+        if (repo.externalWebUrl) body.repoExternalWebUrl = repo.externalWebUrl;
+        const external = externalFileUrl(repo.codeHostType, repo.externalWebUrl, branch, file.path);
+        if (external) body.externalWebUrl = external;
+        if (file.blobSha) body.blobSha = file.blobSha;
+        return { body };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/files',
+      operationId: 'listFiles',
+      summary: 'Every file of a repository at a revision',
+      tag: 'Browse',
+      body: 'FilesRequest',
+      response: { status: 200, schema: 'FilesResponse', description: 'The files, by path.' },
+      errors: ['INVALID_GIT_REF', 'REPOSITORY_NOT_FOUND'],
+      rateLimited: true,
+      authenticated: true,
+      async handle(ctx) {
+        const b = ctx.body as { repoName: string; revisionName?: string };
+        const repo = s.catalog.find(b.repoName, ctx.identity);
+        const dir = gitDir(repo);
+        if (dir) return { body: await listFiles(dir, { ref: b.revisionName, defaultRef: repo.defaultBranch, label: repo.name }) };
+        noRefs(repo, b.revisionName);
+        return { body: indexedPaths(s, repo).map((path) => ({ type: 'blob', path, name: baseName(path) })) };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/tree',
+      operationId: 'getTree',
+      summary: 'Files and directories of a repository, with the given paths expanded',
+      tag: 'Browse',
+      body: 'TreeRequest',
+      response: { status: 200, schema: 'TreeResponse', description: 'The tree from the root.' },
+      errors: [...BROWSE_ERRORS, 'INVALID_REQUEST_BODY'],
+      rateLimited: true,
+      authenticated: true,
+      async handle(ctx) {
+        const b = ctx.body as { repoName: string; revisionName?: string; paths: string[] };
+        const repo = s.catalog.find(b.repoName, ctx.identity);
+        const dir = gitDir(repo);
+        if (dir) return { body: await tree(dir, { ref: b.revisionName, defaultRef: repo.defaultBranch, label: repo.name, paths: b.paths }) };
+        noRefs(repo, b.revisionName);
+        return { body: { tree: pathTree(indexedPaths(s, repo), b.paths.map((p) => checkRepoPath(p, { allowEmpty: true }))) } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/folder_contents',
+      operationId: 'getFolderContents',
+      summary: 'The immediate children of a directory',
+      tag: 'Browse',
+      query: 'FolderContentsQuery',
+      response: { status: 200, schema: 'FolderContentsResponse', description: 'Directories first, then files, each by name.' },
+      errors: ['INVALID_QUERY_PARAMS', 'MISSING_REQUIRED_QUERY_PARAMETER', ...BROWSE_ERRORS],
+      rateLimited: true,
+      authenticated: true,
+      async handle(ctx) {
+        const q = ctx.query as { repoName: string; revisionName?: string; path?: string };
+        const repo = s.catalog.find(q.repoName, ctx.identity);
+        const dir = gitDir(repo);
+        if (dir) return { body: await folderContents(dir, { ref: q.revisionName, defaultRef: repo.defaultBranch, label: repo.name, path: q.path ?? '' }) };
+        noRefs(repo, q.revisionName);
+        const path = checkRepoPath(q.path ?? '', { allowEmpty: true });
+        const node = find(pathTree(indexedPaths(s, repo), [path]), path);
+        if (!node || node.type !== 'tree') throw new ServiceError('FILE_NOT_FOUND', `no folder "${path}" in ${repo.name}`);
+        return { body: node.children.map(({ type, path: p, name }): FolderEntry => ({ type, path: p, name })) };
+      },
+    },
+  ];
+}
+
+/** The git directory to read, or undefined for a directory repository. */
+export function gitDir(repo: CatalogRepo): string | undefined {
+  return repo.kind === 'git' && repo.source ? repo.source : undefined;
+}
+
+/** A directory has one revision, what was indexed: any other ref is an error. */
+export function noRefs(repo: CatalogRepo, ref: string | undefined): void {
+  if (ref !== undefined && ref !== repo.defaultBranch) {
+    throw new ServiceError('INVALID_GIT_REF', `${repo.name} is a directory, not a git repository: it has no ref "${ref}"`);
+  }
+}
+
+function indexedSource(s: Services, repo: CatalogRepo, q: SourceQuery): { source: Buffer; path: string; blobSha?: string } {
+  noRefs(repo, q.ref);
+  const path = checkRepoPath(q.path, { allowEmpty: false });
+  const hit = s.catalog.indexedFiles(repo).find((f) => f.path === path);
+  if (!hit) throw new ServiceError('FILE_NOT_FOUND', `no file "${path}" in ${repo.name}`);
+  return { source: hit.shard.contentOf(hit.doc), path };
+}
+
+function indexedPaths(s: Services, repo: CatalogRepo): string[] {
+  return s.catalog.indexedFiles(repo).map((f) => f.path);
+}
+
+function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** The tree of a list of file paths: the root's children and the given paths expanded (browse.ts's rules). */
+function pathTree(paths: string[], expand: string[]): TreeNode {
+  const root: TreeNode = { type: 'tree', path: '', name: 'root', children: [] };
+  const dirs = new Map<string, TreeNode>([['', root]]);
+  const open = new Set<string>(['']);
+  for (const p of expand) {
+    const parts = p.split('/');
+    for (let i = 1; i <= parts.length; i++) open.add(parts.slice(0, i).join('/'));
+  }
+  for (const p of expand) {
+    if (p !== '' && !paths.includes(p) && !paths.some((f) => f.startsWith(`${p}/`))) throw new ServiceError('FILE_NOT_FOUND', `no file or folder "${p}"`);
+  }
+  const dirNode = (path: string): TreeNode => {
+    let node = dirs.get(path);
+    if (node) return node;
+    const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+    node = { type: 'tree', path, name: baseName(path), children: [] };
+    dirs.set(path, node);
+    const up = dirNode(parent);
+    if (open.has(parent)) up.children.push(node);
+    return node;
+  };
+  for (const f of paths) {
+    const parent = f.includes('/') ? f.slice(0, f.lastIndexOf('/')) : '';
+    const node = dirNode(parent);
+    if (open.has(parent)) node.children.push({ type: 'blob', path: f, name: baseName(f), children: [] });
+  }
+  const sort = (n: TreeNode): void => {
+    n.children.sort((a, b) => (a.type !== b.type ? (a.type === 'tree' ? -1 : 1) : Buffer.compare(Buffer.from(a.name), Buffer.from(b.name))));
+    n.children.forEach(sort);
+  };
+  sort(root);
+  return root;
+}
+
+function find(root: TreeNode, path: string): TreeNode | undefined {
+  if (path === '') return root;
+  let node: TreeNode | undefined = root;
+  for (const part of path.split('/')) {
+    node = node?.children.find((c) => c.name === part);
+  }
+  return node;
+}

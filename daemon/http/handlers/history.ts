@@ -1,0 +1,108 @@
+// Git history (API-DETAILS.md section 4): GET /api/blame, /api/diff, /api/commit,
+// /api/commits and /api/commits/authors, read through nodegit (repos/history.ts) for any
+// repository the caller may see and any ref, indexed or not. Lists are paged with
+// X-Total-Count and Link headers.
+
+import { ServiceError } from '../../errors.ts';
+import { authors, blame, commitInfo, commits, diff } from '../../repos/history.ts';
+import type { CatalogRepo } from '../catalog.ts';
+import { pageHeaders, PAGE_HEADERS } from '../paging.ts';
+import type { Route } from '../route.ts';
+import type { Services } from '../services.ts';
+import { gitDir } from './browse.ts';
+
+const HISTORY_ERRORS = ['INVALID_QUERY_PARAMS', 'MISSING_REQUIRED_QUERY_PARAMETER', 'INVALID_GIT_REF', 'REPOSITORY_NOT_FOUND'] as const;
+
+type Q = Record<string, string | number | undefined>;
+
+export function historyRoutes(s: Services): Route[] {
+  const repoOf = (name: string, ctx: Parameters<Route['handle']>[0]): { repo: CatalogRepo; dir: string } => {
+    const repo = s.catalog.find(name, ctx.identity);
+    const dir = gitDir(repo);
+    if (!dir) throw new ServiceError('INVALID_QUERY_PARAMS', `${repo.name} is a directory, not a git repository: it has no history`);
+    return { repo, dir };
+  };
+  const base = { method: 'GET' as const, tag: 'History', rateLimited: true, authenticated: true };
+  return [
+    {
+      ...base,
+      path: '/api/blame',
+      operationId: 'getBlame',
+      summary: 'Which commit last changed each line of a file',
+      query: 'BlameQuery',
+      response: { status: 200, schema: 'BlameResponse', description: 'Runs of lines with their commit, and those commits.' },
+      errors: [...HISTORY_ERRORS, 'FILE_NOT_FOUND'],
+      async handle(ctx) {
+        const q = ctx.query as Q;
+        const { repo, dir } = repoOf(String(q.repo), ctx);
+        return { body: await blame(dir, { path: String(q.path), ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name }) };
+      },
+    },
+    {
+      ...base,
+      path: '/api/diff',
+      operationId: 'getDiff',
+      summary: 'The changes between two refs',
+      description: 'Files by path with unified-diff hunks (3 lines of context); renames detected. Cut at 1000 files or 10 MB of hunks (then `truncated: true`).',
+      query: 'DiffQuery',
+      response: { status: 200, schema: 'DiffResponse', description: 'The changed files.' },
+      errors: [...HISTORY_ERRORS],
+      async handle(ctx) {
+        const q = ctx.query as Q;
+        const { repo, dir } = repoOf(String(q.repo), ctx);
+        const opts: Parameters<typeof diff>[1] = { base: String(q.base), head: String(q.head), defaultRef: repo.defaultBranch, label: repo.name };
+        if (q.path !== undefined) opts.path = String(q.path);
+        return { body: await diff(dir, opts) };
+      },
+    },
+    {
+      ...base,
+      path: '/api/commit',
+      operationId: 'getCommit',
+      summary: 'One commit',
+      query: 'CommitQuery',
+      response: { status: 200, schema: 'CommitResponse', description: 'The commit.' },
+      errors: [...HISTORY_ERRORS],
+      async handle(ctx) {
+        const q = ctx.query as Q;
+        const { repo, dir } = repoOf(String(q.repo), ctx);
+        return { body: await commitInfo(dir, { ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name }) };
+      },
+    },
+    {
+      ...base,
+      path: '/api/commits',
+      operationId: 'listCommits',
+      summary: 'Commits reachable from a ref, newest first',
+      description: 'Filters: `query` (message), `author` (name or email), `since`/`until` (author date, inclusive), `path` (commits that changed it). History walks stop after 100,000 commits.',
+      query: 'CommitsQuery',
+      response: { status: 200, schema: 'CommitsResponse', description: 'One page of commits.', headers: PAGE_HEADERS },
+      errors: [...HISTORY_ERRORS],
+      async handle(ctx) {
+        const q = ctx.query as Q & { page: number; perPage: number };
+        const { repo, dir } = repoOf(String(q.repo), ctx);
+        const opts: Parameters<typeof commits>[1] = { ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name, page: q.page, perPage: q.perPage };
+        for (const k of ['query', 'author', 'since', 'until', 'path'] as const) if (q[k] !== undefined) opts[k] = String(q[k]);
+        const page = await commits(dir, opts);
+        return { body: page.items, headers: pageHeaders(s.baseUrl, '/api/commits', q, q.page, q.perPage, page.total) };
+      },
+    },
+    {
+      ...base,
+      path: '/api/commits/authors',
+      operationId: 'listCommitAuthors',
+      summary: 'Commit authors, most commits first',
+      query: 'AuthorsQuery',
+      response: { status: 200, schema: 'AuthorsResponse', description: 'One page of authors.', headers: PAGE_HEADERS },
+      errors: [...HISTORY_ERRORS],
+      async handle(ctx) {
+        const q = ctx.query as Q & { page: number; perPage: number };
+        const { repo, dir } = repoOf(String(q.repo), ctx);
+        const opts: Parameters<typeof authors>[1] = { ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name, page: q.page, perPage: q.perPage };
+        if (q.path !== undefined) opts.path = String(q.path);
+        const page = await authors(dir, opts);
+        return { body: page.items, headers: pageHeaders(s.baseUrl, '/api/commits/authors', q, q.page, q.perPage, page.total) };
+      },
+    },
+  ];
+}

@@ -1,0 +1,129 @@
+// POST /api/search (blocking) and POST /api/stream_search (Server-Sent Events,
+// API-DETAILS.md sections 1 and 3). Both take a turn at the search gate, search within the
+// configured time budget, only in repositories the caller may see, and stop when the
+// client goes away.
+
+import { ServiceError } from '../../errors.ts';
+import { planQuery } from '../../query/plan.ts';
+import { MAX_QUERY_BYTES } from '../../search/request.ts';
+import type { SearchChunk } from '../../search/searcher.ts';
+import type { SearchRequest } from '../../search/types.ts';
+import type { Route, RouteContext } from '../route.ts';
+import type { Services } from '../services.ts';
+
+const SEARCH_ERRORS = ['INVALID_REQUEST_BODY', 'FAILED_TO_PARSE_QUERY'] as const;
+
+export function searchRoutes(s: Services): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/search',
+      operationId: 'search',
+      summary: 'Code search: every matching file chunk in one response',
+      description: 'Searches the default branch of each repository unless the query names branches (`branch:`). Results are ranked best first; `matches` bounds the match ranges returned.',
+      tag: 'Search',
+      body: 'SearchRequest',
+      response: { status: 200, schema: 'SearchResponse', description: 'The results.' },
+      errors: [...SEARCH_ERRORS, 'SERVICE_UNAVAILABLE'],
+      rateLimited: true,
+      authenticated: true,
+      async handle(ctx) {
+        const req = searchRequest(ctx);
+        const release = await s.gate.enter(ctx.signal);
+        try {
+          const res = await s.searcher.search(req, { timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
+          s.metrics?.search('search', res.stats, res.isSearchExhaustive);
+          return { body: res };
+        } finally {
+          release();
+        }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/stream_search',
+      operationId: 'streamSearch',
+      summary: 'Code search, streaming results as they are found (Server-Sent Events)',
+      description:
+        'Each message is one `data: <json>` line and a blank line: `chunk` messages with results, one `final` message, or an `error` message; then `data: [DONE]`. ' +
+        'A `: keep-alive` comment is sent while no result is ready. Errors found before the stream starts (body, query, credentials, limits) are ordinary JSON error responses.',
+      tag: 'Search',
+      body: 'SearchRequest',
+      response: { status: 200, schema: 'StreamMessage', contentType: 'text/event-stream', description: 'The stream; each `data:` line holds one StreamMessage (or `[DONE]`).' },
+      errors: [...SEARCH_ERRORS, 'SERVICE_UNAVAILABLE'],
+      rateLimited: true,
+      authenticated: true,
+      handle: (ctx) => streamSearch(s, ctx),
+    },
+  ];
+}
+
+/** The validated body as the searcher takes it; the query is parsed now so that a bad one is a 400. */
+function searchRequest(ctx: RouteContext): Required<SearchRequest> {
+  const b = ctx.body as SearchRequest;
+  if (Buffer.byteLength(b.query) > MAX_QUERY_BYTES) {
+    throw new ServiceError('INVALID_REQUEST_BODY', `query must be at most ${MAX_QUERY_BYTES} bytes, got ${Buffer.byteLength(b.query)}`);
+  }
+  const req: Required<SearchRequest> = {
+    query: b.query,
+    matches: b.matches,
+    contextLines: b.contextLines ?? 0,
+    whole: b.whole ?? false,
+    isRegexEnabled: b.isRegexEnabled ?? false,
+    isCaseSensitivityEnabled: b.isCaseSensitivityEnabled ?? false,
+  };
+  planQuery(req); // throws FAILED_TO_PARSE_QUERY
+  return req;
+}
+
+async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> {
+  const req = searchRequest(ctx);
+  const release = await s.gate.enter(ctx.signal);
+  const reply = ctx.reply;
+  // Messages go out one at a time: each waits until the socket took the previous one, so
+  // a slow client holds at most one message in memory (respond.ts).
+  let sending: Promise<void> = Promise.resolve();
+  const send = (line: string): Promise<void> => (sending = sending.then(() => reply.write(line)));
+  let lastWrite = Date.now();
+  const message = (value: unknown): Promise<void> => {
+    lastWrite = Date.now();
+    return send(`data: ${JSON.stringify(value)}\n\n`);
+  };
+  const keepAliveMs = s.config.settings.http.keepAliveMs;
+  const timer = setInterval(() => {
+    if (Date.now() - lastWrite >= keepAliveMs - 5) {
+      lastWrite = Date.now();
+      void send(': keep-alive\n\n');
+    }
+  }, Math.max(50, Math.floor(keepAliveMs / 3)));
+  try {
+    reply.begin(200, [
+      ['Content-Type', 'text/event-stream; charset=utf-8'],
+      ['Cache-Control', 'no-cache, no-transform'],
+      ['X-Accel-Buffering', 'no'],
+    ]);
+    try {
+      const res = await s.searcher.search(req, {
+        timeoutMs: s.config.settings.search.timeoutMs,
+        signal: ctx.signal,
+        repoFilter: (r) => ctx.identity.canSee(r),
+        onChunk: async (chunk: SearchChunk) => {
+          await message({ type: 'chunk', stats: chunk.stats, files: chunk.files, repositoryInfo: chunk.repositoryInfo });
+          return !reply.aborted;
+        },
+      });
+      s.metrics?.search('stream', res.stats, res.isSearchExhaustive);
+      await message({ type: 'final', accumulatedStats: res.stats, isSearchExhaustive: res.isSearchExhaustive });
+    } catch (err) {
+      const e = err instanceof ServiceError ? err : new ServiceError('UNEXPECTED_ERROR', `the search failed (request id ${ctx.id}); the details are in the server log`);
+      if (!(err instanceof ServiceError)) ctx.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack } }, 'stream search failed');
+      await message({ type: 'error', error: e.toJSON() });
+    }
+    await send('data: [DONE]\n\n');
+    reply.end();
+  } finally {
+    clearInterval(timer);
+    release();
+  }
+  return undefined;
+}

@@ -1,0 +1,30 @@
+// Paged lists: X-Total-Count and an RFC 8288 Link header with first, prev, next and last
+// (API-DETAILS.md section 4). Links repeat the request's other parameters.
+
+export function pageHeaders(baseUrl: string, path: string, query: Record<string, unknown>, page: number, perPage: number, total: number): Array<[string, string]> {
+  const last = Math.max(1, Math.ceil(total / perPage));
+  const link = (p: number, rel: string): string => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && k !== 'page') params.set(k, String(v));
+    params.set('page', String(p));
+    return `<${baseUrl}${path}?${params.toString()}>; rel="${rel}"`;
+  };
+  const links = [link(1, 'first')];
+  if (page > 1) links.push(link(Math.min(page - 1, last), 'prev'));
+  if (page < last) links.push(link(page + 1, 'next'));
+  links.push(link(last, 'last'));
+  return [
+    ['X-Total-Count', String(total)],
+    ['Link', links.join(', ')],
+  ];
+}
+
+/** The items of one page. */
+export function pageOf<T>(items: T[], page: number, perPage: number): T[] {
+  return items.slice((page - 1) * perPage, page * perPage);
+}
+
+export const PAGE_HEADERS = {
+  'X-Total-Count': { description: 'Items in the whole list.', schema: { type: 'integer' } },
+  Link: { description: 'RFC 8288 links to the first, previous, next and last pages.', schema: { type: 'string' } },
+};

@@ -1,0 +1,111 @@
+// Writing responses through uWebSockets.js. A response may only be touched until the client
+// goes away (onAborted), and writes from outside the request's own tick must be corked
+// into one syscall; Reply owns both rules so handlers never see the raw response.
+
+import type { HttpResponse } from 'uWebSockets.js';
+import { ServiceError } from '../errors.ts';
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 201: 'Created', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
+  405: 'Method Not Allowed', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+export class Reply {
+  /** Set when the client went away; nothing may be written after. */
+  aborted = false;
+  /** Set once the status line is out. */
+  started = false;
+  finished = false;
+  status = 0;
+  bytes = 0;
+  /** Headers every response of this request carries (request id, rate-limit counters). */
+  readonly headers: Array<[string, string]> = [];
+  private drained: (() => void) | undefined;
+
+  constructor(readonly res: HttpResponse) {}
+
+  /** A whole JSON response. */
+  json(status: number, body: unknown, headers: Array<[string, string]> = [], closeConnection = false): void {
+    this.send(status, JSON.stringify(body), [['Content-Type', JSON_TYPE], ...headers], closeConnection);
+  }
+
+  /** The error object with the status it names. */
+  error(err: ServiceError, headers: Array<[string, string]> = [], closeConnection = false): void {
+    this.json(err.statusCode, err.toJSON(), headers, closeConnection);
+  }
+
+  send(status: number, body: string | Uint8Array, headers: Array<[string, string]>, closeConnection = false): void {
+    if (this.aborted || this.finished) return;
+    this.res.cork(() => {
+      this.writeHead(status, headers);
+      this.res.end(body, closeConnection);
+    });
+    this.bytes += typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    this.finished = true;
+  }
+
+  /** Starts a streamed response (status and headers now, the body in write() calls). */
+  begin(status: number, headers: Array<[string, string]>): void {
+    if (this.aborted || this.started) return;
+    this.res.cork(() => this.writeHead(status, headers));
+  }
+
+  /**
+   * Writes part of a streamed body. Resolves at once when the socket took it, otherwise
+   * once it drained: a caller that awaits each write holds at most one message in memory
+   * however slow the client reads.
+   */
+  write(data: string): Promise<void> {
+    if (this.aborted || this.finished) return Promise.resolve();
+    let ok = true;
+    this.res.cork(() => {
+      ok = this.res.write(data);
+    });
+    this.bytes += Buffer.byteLength(data);
+    if (ok) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.drained = resolve;
+      this.res.onWritable(() => {
+        this.wake();
+        return true;
+      });
+    });
+  }
+
+  /** Ends a streamed body. */
+  end(): void {
+    if (this.aborted || this.finished) return;
+    this.res.cork(() => this.res.end());
+    this.finished = true;
+  }
+
+  /** The client went away: wakes a writer waiting for a drain that will never come. */
+  abort(): void {
+    this.aborted = true;
+    this.wake();
+  }
+
+  /** Cuts the connection (shutdown deadline). */
+  close(): void {
+    if (this.aborted || this.finished) return;
+    this.finished = true;
+    this.res.close();
+  }
+
+  private wake(): void {
+    const d = this.drained;
+    this.drained = undefined;
+    d?.();
+  }
+
+  private writeHead(status: number, headers: Array<[string, string]>): void {
+    this.status = status;
+    this.started = true;
+    this.res.writeStatus(`${status} ${STATUS_TEXT[status] ?? 'Unknown'}`);
+    for (const [k, v] of this.headers) this.res.writeHeader(k, v);
+    for (const [k, v] of headers) this.res.writeHeader(k, v);
+  }
+}

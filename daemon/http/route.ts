@@ -1,0 +1,64 @@
+// What a route is: its method and path, the schemas of its input and output (which the
+// server validates with and openapi.ts publishes), the error codes it documents, whether
+// it is authenticated and rate limited, and its handler.
+
+import type { ErrorCode } from '../errors.ts';
+import type { Identity } from './auth.ts';
+import type { Reply } from './respond.ts';
+import type { HttpLogger } from './logging.ts';
+
+export interface RouteContext {
+  /** The request id (X-Request-Id), in every log line and response of the request. */
+  id: string;
+  identity: Identity;
+  /** The validated body (defaults filled in), when the route has one. */
+  body: unknown;
+  /** The validated query parameters, when the route has them. */
+  query: unknown;
+  /** Path parameters (`{id}` segments). */
+  params: Record<string, string>;
+  /** Request headers, lower-case names. */
+  headers: Record<string, string>;
+  reply: Reply;
+  /** Aborted when the client goes away or the server's shutdown deadline passes. */
+  signal: AbortSignal;
+  log: HttpLogger;
+}
+
+/** A JSON answer; `undefined` when the handler wrote the response itself (streaming). */
+export type RouteResult = { status?: number; body: unknown; headers?: Array<[string, string]> } | undefined;
+
+export interface RouteResponse {
+  status: number;
+  description: string;
+  /** A schema name under components; absent for a response without a body. */
+  schema?: string;
+  /** Default application/json. */
+  contentType?: string;
+  /** Headers the response carries, for the document. */
+  headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+}
+
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** `/api/...`; `{name}` marks a path parameter. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Schema name of the JSON body. */
+  body?: string;
+  /** Schema name of the query parameters (an object schema). */
+  query?: string;
+  response: RouteResponse;
+  /** Other documented outcomes (besides the error codes). */
+  otherResponses?: RouteResponse[];
+  /** Error codes this route answers with, besides the ones every route may give. */
+  errors: ErrorCode[];
+  /** Counted against the caller's daily limit (API.md 8.9). */
+  rateLimited: boolean;
+  /** Goes through authentication; false only for the system endpoints. */
+  authenticated: boolean;
+  handle(ctx: RouteContext): Promise<RouteResult>;
+}

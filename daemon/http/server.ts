@@ -1,0 +1,227 @@
+// The HTTP server on uWebSockets.js. Every request takes the same path:
+//   route lookup (404 NOT_FOUND, 405 METHOD_NOT_ALLOWED with Allow)
+//   -> authentication and rate limit (auth.ts; system endpoints skip both)
+//   -> body (413, 415, 400) and query string (400), validated by the route's schemas
+//   -> handler -> JSON or a stream; errors rendered as the error object, never a stack.
+// Each request gets an id (X-Request-Id: the client's when it is sane, else a new one),
+// one log line when it ends, and its count and latency in the metrics.
+
+import { randomUUID } from 'node:crypto';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { ServiceError } from '../errors.ts';
+import { readCredentials, type Authenticator, type RateLimiter } from './auth.ts';
+import { parseJsonBody, parseQuery, readBody } from './body.ts';
+import type { HttpLogger } from './logging.ts';
+import type { Metrics } from './metrics.ts';
+import { Reply } from './respond.ts';
+import type { Route, RouteContext } from './route.ts';
+import { loadUws } from './uws.ts';
+import type { Validate, Validators } from './validate.ts';
+
+export interface HttpServerOptions {
+  host: string;
+  /** 0: any free port. */
+  port: number;
+  routes: Route[];
+  /** Routes outside /api served as they are (GET /metrics). */
+  extra?: Array<{ method: 'GET'; path: string; handle(): Promise<{ contentType: string; body: string }> }>;
+  validators: Validators;
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  logger: HttpLogger;
+  metrics?: Metrics;
+  maxBodyBytes: number;
+}
+
+export interface HttpServer {
+  port: number;
+  /** Stops accepting, lets requests in flight finish for `graceMs`, then cuts the rest. */
+  close(graceMs: number): Promise<void>;
+}
+
+interface CompiledRoute {
+  route: Route;
+  segments: string[];
+  body?: Validate<unknown>;
+  query?: Validate<unknown>;
+}
+
+interface InFlight {
+  reply: Reply;
+  controller: AbortController;
+}
+
+export function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const uws = loadUws();
+  const app: TemplatedApp = uws.App();
+  const compiled: CompiledRoute[] = options.routes.map((route) => {
+    const c: CompiledRoute = { route, segments: route.path.split('/') };
+    if (route.body) c.body = options.validators.forBody(route.body);
+    if (route.query) c.query = options.validators.forQuery(route.query);
+    return c;
+  });
+  const inFlight = new Set<InFlight>();
+  let draining = false;
+
+  app.any('/*', (res: HttpResponse, req: HttpRequest) => {
+    // HttpRequest is only valid in this tick: copy what is needed now.
+    const started = process.hrtime.bigint();
+    const method = req.getMethod().toUpperCase();
+    const url = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
+    });
+    const reply = new Reply(res);
+    const controller = new AbortController();
+    const flight: InFlight = { reply, controller };
+    inFlight.add(flight);
+    const clientId = headers['x-request-id'];
+    const id = clientId && /^[\w.:-]{1,128}$/.test(clientId) ? clientId : randomUUID();
+    reply.headers.push(['X-Request-Id', id]);
+    const log = options.logger.child({ reqId: id });
+    let routeLabel = 'unmatched';
+    res.onAborted(() => {
+      reply.abort();
+      controller.abort();
+    });
+    // The body must be subscribed to in this tick too.
+    const found = match(compiled, url);
+    const withBody = found?.byMethod.get(method);
+    const bodyPromise = withBody?.body && method === 'POST' ? readBody(res, headers['content-length'] ?? '', options.maxBodyBytes) : undefined;
+    bodyPromise?.catch(() => {}); // handled below; never an unhandled rejection
+
+    const run = async (): Promise<void> => {
+      if (draining) throw new ServiceError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry against another instance');
+      const extra = method === 'GET' || method === 'HEAD' ? options.extra?.find((e) => e.path === url) : undefined;
+      if (extra) {
+        routeLabel = url;
+        const out = await extra.handle();
+        reply.send(200, out.body, [['Content-Type', out.contentType]]);
+        return;
+      }
+      if (!found) throw new ServiceError('NOT_FOUND', `no endpoint ${url}${url.startsWith('/api/') ? '' : ' (the API is under /api/)'}`);
+      routeLabel = [...found.byMethod.values()][0]!.route.path;
+      const c = withBody;
+      if (!c) {
+        const allow = [...found.byMethod.keys()].join(', ');
+        reply.headers.push(['Allow', allow]);
+        throw new ServiceError('METHOD_NOT_ALLOWED', `${url} does not accept ${method}; use ${allow}`);
+      }
+      const route = c.route;
+      const ctx: RouteContext = {
+        id,
+        identity: { kind: 'anonymous', canSee: () => false },
+        body: undefined,
+        query: undefined,
+        params: found.params,
+        headers,
+        reply,
+        signal: controller.signal,
+        log,
+      };
+      if (route.authenticated) {
+        ctx.identity = await options.authenticator.authenticate(readCredentials(headers['authorization'] ?? '', headers['x-service-api-key'] ?? ''));
+        if (route.rateLimited) {
+          const state = await options.rateLimiter.take(ctx.identity);
+          if (state) {
+            reply.headers.push(['X-RateLimit-Limit', String(state.limit)], ['X-RateLimit-Remaining', String(state.remaining)], ['X-RateLimit-Reset', String(state.reset)]);
+          }
+        }
+      }
+      // A route without query parameters ignores a query string (cache busters and the like).
+      if (c.query) ctx.query = c.query(parseQuery(rawQuery));
+      if (c.body && bodyPromise) {
+        const raw = await bodyPromise;
+        ctx.body = c.body(parseJsonBody(raw, headers['content-type'] ?? ''));
+      }
+      const result = await route.handle(ctx);
+      if (result === undefined) return; // the handler wrote the response
+      if (result.status === 204) reply.send(204, '', result.headers ?? []);
+      else reply.json(result.status ?? route.response.status, result.body, result.headers ?? []);
+    };
+
+    run()
+      .catch((err: unknown) => {
+        const known = err instanceof ServiceError;
+        const e = known ? err : new ServiceError('UNEXPECTED_ERROR', `unexpected error (request id ${id}); the details are in the server log`);
+        if (!known && !reply.aborted) log.error({ err: errorFields(err), method, url }, 'request failed');
+        const headers: Array<[string, string]> = [];
+        if (e.errorCode === 'SERVICE_UNAVAILABLE') headers.push(['Retry-After', '1']);
+        // After a 413 the rest of the body is still on the wire: close the connection.
+        if (reply.started && !reply.finished) reply.end();
+        else reply.error(e, headers, e.errorCode === 'REQUEST_TOO_LARGE' || draining);
+      })
+      .finally(() => {
+        inFlight.delete(flight);
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const status = reply.aborted && reply.status === 0 ? 499 : reply.status;
+        options.metrics?.request(method, routeLabel, status, seconds);
+        log.info({ method, url, route: routeLabel, status, ms: Math.round(seconds * 1e4) / 10, bytes: reply.bytes, aborted: reply.aborted || undefined }, 'request');
+      });
+  });
+
+  return new Promise((resolve, reject) => {
+    app.listen(options.host, options.port, (socket: us_listen_socket | false) => {
+      if (!socket) {
+        reject(new Error(`cannot listen on ${options.host}:${options.port} (address in use or not available)`));
+        return;
+      }
+      const port = uws.us_socket_local_port(socket as never);
+      let closing: Promise<void> | undefined;
+      resolve({
+        port,
+        close(graceMs: number): Promise<void> {
+          closing ??= (async () => {
+            draining = true;
+            uws.us_listen_socket_close(socket);
+            const deadline = Date.now() + graceMs;
+            while (inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+            for (const f of inFlight) {
+              f.controller.abort();
+              f.reply.close();
+            }
+            // uWS keeps idle keep-alive connections open; closing the app ends them.
+            (app as unknown as { close?: () => void }).close?.();
+          })();
+          return closing;
+        },
+      });
+    });
+  });
+}
+
+function match(routes: CompiledRoute[], url: string): { byMethod: Map<string, CompiledRoute>; params: Record<string, string> } | undefined {
+  const parts = url.split('/');
+  let best: { byMethod: Map<string, CompiledRoute>; params: Record<string, string> } | undefined;
+  for (const c of routes) {
+    if (c.segments.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    let ok = true;
+    for (let i = 0; i < parts.length && ok; i++) {
+      const s = c.segments[i]!;
+      if (s.startsWith('{') && s.endsWith('}')) {
+        if (parts[i] === '') ok = false;
+        else params[s.slice(1, -1)] = safeDecode(parts[i]!);
+      } else if (s !== parts[i]) ok = false;
+    }
+    if (!ok) continue;
+    best ??= { byMethod: new Map(), params };
+    if (!best.byMethod.has(c.route.method)) best.byMethod.set(c.route.method, c);
+  }
+  return best;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function errorFields(err: unknown): Record<string, unknown> {
+  if (err instanceof Error) return { type: err.name, message: err.message, stack: err.stack };
+  return { value: String(err) };
+}

@@ -1,0 +1,27 @@
+// What the route handlers share: the searcher, the repository catalog, the store, the
+// search gate and the daemon's settings. Built once by daemon.ts.
+
+import type { Config } from '../config/types.ts';
+import type { Searcher } from '../search/searcher.ts';
+import type { Store } from '../store/store.ts';
+import type { Catalog } from './catalog.ts';
+import type { SearchGate } from './gate.ts';
+import type { Metrics } from './metrics.ts';
+
+export interface Services {
+  config: Config;
+  dataDir: string;
+  searcher: Searcher;
+  catalog: Catalog;
+  store?: Store;
+  metrics?: Metrics;
+  gate: SearchGate;
+  /** The daemon's public address, for webUrl fields. */
+  baseUrl: string;
+  /** trawl's version (package.json). */
+  version: string;
+  /** Why the daemon cannot serve, or undefined when it can. */
+  unavailable(): string | undefined;
+  /** The OpenAPI document (built from the routes and schemas). */
+  openapi(): unknown;
+}
