@@ -66,6 +66,36 @@ export async function closeAllRepositories(): Promise<void> {
   );
 }
 
+/**
+ * Runs `fn` with a handle of its own, opened for the call and released after it, for
+ * long native calls. nodegit locks a repository handle for each call that takes it, so
+ * a blame (libgit2's takes seconds on long histories, and cannot be interrupted) on the
+ * shared handle would hold up every other request on the repository until it ends. At
+ * most MAX_LONG_CALLS run at once (the others wait their turn): nodegit runs every
+ * native call of the process on a pool of 10 threads, which they must not fill.
+ */
+export async function withOwnRepository<T>(dir: string, fn: (repo: NodeGit.Repository) => Promise<T>): Promise<T> {
+  if (longCalls >= MAX_LONG_CALLS) await new Promise<void>((go) => waiting.push(go));
+  else longCalls++;
+  try {
+    const repo = await openRepository(resolve(dir));
+    try {
+      return await fn(repo);
+    } finally {
+      await repo.cleanup().catch(() => undefined);
+    }
+  } finally {
+    // The slot passes straight to the next waiter, if any.
+    const next = waiting.shift();
+    if (next !== undefined) next();
+    else longCalls--;
+  }
+}
+
+const MAX_LONG_CALLS = 2;
+let longCalls = 0;
+const waiting: Array<() => void> = [];
+
 async function openRepository(dir: string): Promise<NodeGit.Repository> {
   // git_repository_open does not search parent directories, but it would open a work
   // tree's subdirectory that holds a .git file; isGitRepository checks the shape first.

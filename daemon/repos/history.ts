@@ -8,7 +8,7 @@
 import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';
 import { entryAt, isFileMode, isSubmoduleMode, isTreeMode, where, type RevisionOptions } from './browse.ts';
-import { withRepository } from './git-repo-cache.ts';
+import { withOwnRepository, withRepository } from './git-repo-cache.ts';
 import { checkRepoPath } from './repo-path.ts';
 import { compareBytes, refNamesByCommit, resolveCommit } from './revision.ts';
 
@@ -64,7 +64,7 @@ export interface AuthorSummary {
  */
 export const MAX_WALK = 100_000;
 // Commits per native call: large enough that the per-call cost vanishes, small enough
-// that a walk stopping early wastes little.
+// that the commit objects of one call stay few.
 const WALK_BATCH = 1000;
 
 export async function commitInfo(dir: string, options: RevisionOptions): Promise<CommitDetails> {
@@ -98,9 +98,9 @@ export async function commits(dir: string, options: CommitFilter): Promise<Page<
       }
       return query === undefined || c.message().toLowerCase().includes(query);
     };
-    const found = await walk(repo, start, path || undefined, matches);
+    const found = await walk(repo, start, path || undefined, (c) => (matches(c) ? c.sha() : undefined));
     const first = (options.page - 1) * options.perPage;
-    const page = found.slice(first, first + options.perPage);
+    const page = await Promise.all(found.slice(first, first + options.perPage).map((sha) => NodeGit.Commit.lookup(repo, sha)));
     const refs = page.length === 0 ? new Map<string, string[]>() : await refNamesByCommit(repo);
     return { items: page.map((c) => summarize(c, refs)), total: found.length };
   });
@@ -117,11 +117,14 @@ export async function authors(dir: string, options: HistoryFilter): Promise<Page
   return withRepository(dir, async (repo) => {
     const start = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
     const byEmail = new Map<string, AuthorSummary>();
-    for (const c of await walk(repo, start, path || undefined, () => true)) {
+    const signatures = await walk(repo, start, path || undefined, (c) => {
       const a = c.author();
-      const key = a.email().toLowerCase();
+      return { name: a.name(), email: a.email() };
+    });
+    for (const { name, email } of signatures) {
+      const key = email.toLowerCase();
       const known = byEmail.get(key);
-      if (known === undefined) byEmail.set(key, { name: a.name(), email: a.email(), commitCount: 1 });
+      if (known === undefined) byEmail.set(key, { name, email, commitCount: 1 });
       else known.commitCount++; // the walk is newest first: the first name seen stays
     }
     const all = [...byEmail.values()].sort(
@@ -133,68 +136,84 @@ export async function authors(dir: string, options: HistoryFilter): Promise<Page
 }
 
 /**
- * The commits reachable from `start` (newest first: commit time, parents after children)
- * that pass `matches` and, when `path` is given, changed it. At most MAX_WALK commits
- * are looked at.
+ * `pick`'s values for the commits reachable from `start` (newest first: commit time,
+ * parents after children) for which it returns one and, when `path` is given, that
+ * changed it. At most MAX_WALK commits are looked at. Only the picked values are kept,
+ * not the commits (a commit object holds its whole message).
  *
  * "Changed" is git log's simple sense without rename following: the entry at `path`
  * (a file, or a directory: any change below it) differs in id or mode from the first
  * parent's, or, for a root commit, exists. Comparing entry ids needs no diff: git
  * stores equal content as equal ids, so a changed subtree has a new id.
  */
-async function walk(
+async function walk<T>(
   repo: NodeGit.Repository,
   start: NodeGit.Commit,
   path: string | undefined,
-  matches: (c: NodeGit.Commit) => boolean,
-): Promise<NodeGit.Commit[]> {
-  const walker = repo.createRevWalk();
-  walker.sorting(NodeGit.Revwalk.SORT.TIME, NodeGit.Revwalk.SORT.TOPOLOGICAL);
-  walker.push(start.id());
-  const parts = path?.split('/');
+  pick: (c: NodeGit.Commit) => T | undefined,
+): Promise<T[]> {
+  const newWalker = (): NodeGit.Revwalk => {
+    const w = repo.createRevWalk();
+    w.sorting(NodeGit.Revwalk.SORT.TIME, NodeGit.Revwalk.SORT.TOPOLOGICAL);
+    w.push(start.id());
+    return w;
+  };
+  // For commits with at most one parent, nodegit's fileHistoryWalk applies exactly that
+  // rule (entry id and mode compared; an added or deleted entry counts) over the same
+  // walk, in one native call: about ten times faster than reading every commit's tree
+  // from here (measured: 30,000 commits in 0.2 s against 2 s). For merges it hides a
+  // commit unchanged against any parent (git log's rule), so merges are checked below.
+  // Both walks run at once, on separate native threads.
+  const touchedWalk = path === undefined ? undefined : newWalker().fileHistoryWalk(path, MAX_WALK);
+  const walker = newWalker();
+  const candidates: Array<{ sha: string; value: T; merge?: { tree: string; parent: string } }> = [];
+  try {
+    for (let walked = 0; walked < MAX_WALK; ) {
+      const batch = await walker.commitWalk(Math.min(WALK_BATCH, MAX_WALK - walked));
+      if (batch.length === 0) break;
+      walked += batch.length;
+      for (const c of batch) {
+        const value = pick(c);
+        if (value === undefined) continue;
+        const merge = c.parentcount() > 1 ? { tree: c.treeId().tostrS(), parent: c.parentId(0).tostrS() } : undefined;
+        candidates.push(merge === undefined ? { sha: c.sha(), value } : { sha: c.sha(), value, merge });
+      }
+    }
+  } finally {
+    await touchedWalk?.catch(() => undefined); // settled before the repository is handed on
+  }
+  if (path === undefined || touchedWalk === undefined) return candidates.map((c) => c.value);
+  const touched = new Set((await touchedWalk).map((e) => e.commit.sha()));
+  const changedInMerge = mergeCheck(repo, path);
+  const changed = await Promise.all(candidates.map((c) => (c.merge !== undefined ? changedInMerge(c.merge) : touched.has(c.sha))));
+  return candidates.filter((_, i) => changed[i]).map((c) => c.value);
+}
+
+/** Whether a merge commit's entry at `path` differs (id or mode) from its first parent's. */
+function mergeCheck(repo: NodeGit.Repository, path: string): (merge: { tree: string; parent: string }) => Promise<boolean> {
+  const parts = path.split('/');
   const entryIds = new Map<string, Promise<string | null>>();
   // The entry at parts[depth..] below the tree `treeId`, as "mode id", or null. Cached by
-  // tree id: consecutive commits share most subtrees, so usually only the root is read.
+  // tree id: the parents of merges share most subtrees.
   const entryKey = (treeId: string, depth: number): Promise<string | null> => {
     const cacheKey = `${treeId}:${depth}`;
     let known = entryIds.get(cacheKey);
     if (known === undefined) {
       known = NodeGit.Tree.lookup(repo, treeId).then((tree) => {
-        const e = tree._entryByName(parts![depth]!);
+        const e = tree._entryByName(parts[depth]!);
         if (e === undefined) return null;
-        if (depth === parts!.length - 1) return `${e.filemode()} ${e.id().tostrS()}`;
+        if (depth === parts.length - 1) return `${e.filemode()} ${e.id().tostrS()}`;
         return isTreeMode(e.filemode()) ? entryKey(e.id().tostrS(), depth + 1) : null;
       });
       entryIds.set(cacheKey, known);
     }
     return known;
   };
-  const treeOf = new Map<string, string>(); // commit id -> tree id, for parents in the walk
-  const found: NodeGit.Commit[] = [];
-  for (let walked = 0; walked < MAX_WALK; ) {
-    const batch = await walker.commitWalk(Math.min(WALK_BATCH, MAX_WALK - walked));
-    if (batch.length === 0) break;
-    walked += batch.length;
-    const candidates = batch.filter(matches);
-    if (parts === undefined) {
-      found.push(...candidates);
-      continue;
-    }
-    for (const c of batch) treeOf.set(c.sha(), c.treeId().tostrS());
-    const changed = await Promise.all(
-      candidates.map(async (c) => {
-        const here = await entryKey(c.treeId().tostrS(), 0);
-        if (c.parentcount() === 0) return here !== null;
-        const parent = c.parentId(0).tostrS();
-        const parentTree = treeOf.get(parent) ?? (await NodeGit.Commit.lookup(repo, parent)).treeId().tostrS();
-        return here !== (await entryKey(parentTree, 0));
-      }),
-    );
-    candidates.forEach((c, i) => {
-      if (changed[i]) found.push(c);
-    });
-  }
-  return found;
+  return async ({ tree, parent }) => {
+    const parentTree = (await NodeGit.Commit.lookup(repo, parent)).treeId().tostrS();
+    const [here, there] = await Promise.all([entryKey(tree, 0), entryKey(parentTree, 0)]);
+    return here !== there;
+  };
 }
 
 function summarize(c: NodeGit.Commit, refs: Map<string, string[]>): CommitSummary {
@@ -202,13 +221,19 @@ function summarize(c: NodeGit.Commit, refs: Map<string, string[]>): CommitSummar
   const { subject, body } = splitMessage(c.message());
   return {
     hash: c.sha(),
-    date: new Date(a.when().time() * 1000).toISOString(),
+    date: isoDate(a.when().time()),
     message: subject,
     refs: refs.get(c.sha()) ?? [],
     body,
     authorName: a.name(),
     authorEmail: a.email(),
   };
+}
+
+/** Seconds since the epoch in ISO 8601; a time beyond what Date holds (a damaged commit) reads as the epoch. */
+function isoDate(seconds: number): string {
+  const d = new Date(seconds * 1000);
+  return Number.isNaN(d.getTime()) ? new Date(0).toISOString() : d.toISOString();
 }
 
 export function splitMessage(message: string): { subject: string; body: string } {
@@ -243,8 +268,9 @@ export function parseDate(text: string, name: string, endOfDay: boolean): number
   const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
   let t = Date.UTC(year!, month! - 1, day!, hour, minute, second, ms);
   const check = new Date(t);
-  // Date.UTC rolls over (Feb 31 is Mar 2): the fields must survive unchanged.
-  if (check.getUTCMonth() !== month! - 1 || check.getUTCDate() !== day! || hour > 23 || minute > 59 || second > 59) throw bad();
+  // Date.UTC rolls over (Feb 31 is Mar 2) and reads years below 100 as 19xx: the fields
+  // must survive unchanged.
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month! - 1 || check.getUTCDate() !== day! || hour > 23 || minute > 59 || second > 59) throw bad();
   const zone = m[8];
   if (zone !== undefined && zone.toUpperCase() !== 'Z') {
     const z = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
@@ -278,13 +304,17 @@ export interface BlameCommit {
  * Which commit last changed each line of the file at `path`, as runs of lines, with
  * those commits. Renames are followed as libgit2's blame follows them (its own rename
  * detection between a commit and its parent). Binary and empty files: no ranges.
+ *
+ * libgit2's blame is slow on long histories (a 5,000-line file changed by 3,000 of
+ * 30,000 commits: 18 s, git blame 3 s) and cannot be interrupted, so it runs on a
+ * repository handle of its own, leaving the shared one to other requests.
  */
 export async function blame(
   dir: string,
   options: RevisionOptions & { path: string },
 ): Promise<{ ranges: BlameRange[]; commits: Record<string, BlameCommit> }> {
   const path = checkRepoPath(options.path, { allowEmpty: false });
-  return withRepository(dir, async (repo) => {
+  return withOwnRepository(dir, async (repo) => {
     const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
     const entry = await entryAt(await NodeGit.Tree.lookup(repo, commit.treeId()), path);
     if (entry === undefined || !isFileMode(entry.filemode())) {
@@ -310,7 +340,7 @@ export async function blame(
         const a = c.author();
         const info: BlameCommit = {
           hash,
-          date: new Date(a.when().time() * 1000).toISOString(),
+          date: isoDate(a.when().time()),
           message: splitMessage(c.message()).subject,
           authorName: a.name(),
           authorEmail: a.email(),

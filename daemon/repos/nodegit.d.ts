@@ -71,6 +71,14 @@ declare module 'nodegit' {
       commitWalk(maxCount: number): Promise<Commit[]>;
       /** Up to maxCount next commit ids in one native call; fewer at the end of the walk. */
       fastWalk(maxCount: number): Promise<Oid[]>;
+      /**
+       * Walks up to maxCount commits in one native call and returns those that changed
+       * `path` (a file or directory): for a commit with one parent, the entry at the path
+       * differs in id or mode, or was added or removed (status Diff.DELTA; RENAMED when a
+       * whole-commit rename detection pairs the add or delete); a root commit counts when
+       * it has the path; a merge counts only when it differs from every parent.
+       */
+      fileHistoryWalk(path: string, maxCount: number): Promise<Array<{ commit: Commit; status: number; isMergeCommit: boolean }>>;
     }
 
     /** A signature's time: seconds since the epoch and the author's UTC offset in minutes. */

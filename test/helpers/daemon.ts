@@ -1,0 +1,107 @@
+// A real daemon on a random loopback port over real git repositories made for the test:
+// `startTestDaemon()` builds two repositories (one public with branches, tags, a rename,
+// a binary file and several authors; one private), indexes them, and starts the daemon.
+// Requests go through `call()` (fetch), which returns status, headers and parsed body.
+
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { parseConfig } from '../../daemon/config/load.ts';
+import { startDaemon, type Daemon, type DaemonOptions } from '../../daemon/http/daemon.ts';
+import { silentHttpLogger } from '../../daemon/http/logging.ts';
+import { indexPath } from '../../daemon/index/indexer.ts';
+import { indexLocal, registerLocal } from '../../daemon/repos/local-repos.ts';
+import { openStore } from '../../daemon/store/open.ts';
+import { tempDir } from './corpus.ts';
+import { git, TestRepo } from './git.ts';
+
+export interface TestDaemon {
+  daemon: Daemon;
+  url: string;
+  dataDir: string;
+  /** The public repository's work tree. */
+  repoPath: string;
+  /** Names as the API reports them. */
+  publicRepo: string;
+  privateRepo: string;
+  cleanup(): Promise<void>;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body, or undefined when it is not JSON. */
+  json: any;
+}
+
+export async function call(url: string, init: RequestInit & { json?: unknown } = {}): Promise<Answer> {
+  const { json, ...rest } = init;
+  const req: RequestInit = { ...rest };
+  if (json !== undefined) {
+    req.method ??= 'POST';
+    req.body = JSON.stringify(json);
+    req.headers = { 'content-type': 'application/json', ...(rest.headers as Record<string, string> | undefined) };
+  }
+  const res = await fetch(url, req);
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json: parsed };
+}
+
+const AUTHOR_B = ['-c', 'user.name=Bea Author', '-c', 'user.email=bea@example.com'];
+
+export async function startTestDaemon(options: { settings?: Record<string, unknown>; daemon?: Partial<DaemonOptions> } = {}): Promise<TestDaemon> {
+  const dir = tempDir('daemon');
+  const dataDir = join(dir.path, 'data');
+  const repoPath = join(dir.path, 'repos', 'widgets');
+  const repo = TestRepo.init(repoPath);
+  repo.commit({ 'src/main.c': 'int main(void) {\n  return widget_count();\n}\n', 'README.md': '# Widgets\n\nwidget docs\n' }, 'Initial import\n\nThe first widgets.');
+  repo.commit({ 'src/widget.c': 'int widget_count(void) {\n  return 42;\n}\n', 'logo.bin': new Uint8Array([0, 1, 2, 3, 0, 255]) }, 'Add widget_count');
+  repo.tag('v1.0', true);
+  // A second author, a rename and a deletion.
+  git(repoPath, 'mv', 'README.md', 'README.txt');
+  execFileSync('git', [...AUTHOR_B, 'commit', '-q', '-m', 'Rename the readme'], { cwd: repoPath, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: repoPath } });
+  repo.checkout('dev', true).commit({ 'src/dev.c': 'int widget_dev_only(void) { return widget_count(); }\n' }, 'Dev work');
+  repo.checkout('main');
+  const secret = TestRepo.init(join(dir.path, 'repos', 'secret'));
+  secret.commit({ 'vault.c': 'int widget_secret_sauce;\n' });
+
+  const store = openStore(dataDir);
+  try {
+    await indexLocal(repoPath, { dataDir, store, symbols: true, revisions: { branches: ['dev'], tags: ['v*'] } });
+    // The second repository is private: anonymous callers must never see it.
+    const register = registerLocal(store);
+    await indexPath(secret.path, {
+      dataDir,
+      symbols: true,
+      register: (d) => {
+        const r = register(d);
+        store.updateRepo(r.repoId, { visibility: 'private', state: 'indexed' });
+        return { repoId: r.repoId, repo: { ...r.repo, visibility: 'private' } };
+      },
+    });
+  } finally {
+    store.close();
+  }
+
+  const config = parseConfig(JSON.stringify({ settings: { anonymousAccess: true, symbols: true, ...(options.settings ?? {}) } }), join(dir.path, 'trawl.json'));
+  const daemon = await startDaemon({ config, dataDir, host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, ...(options.daemon ?? {}) });
+  return {
+    daemon,
+    url: daemon.url,
+    dataDir,
+    repoPath,
+    publicRepo: 'widgets',
+    privateRepo: 'secret',
+    async cleanup() {
+      await daemon.close();
+      dir.cleanup();
+    },
+  };
+}
+
