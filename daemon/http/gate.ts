@@ -14,18 +14,22 @@ export class SearchGate {
     private readonly onChange: (running: number, waiting: number) => void = () => {},
   ) {}
 
-  /** Waits for a turn; the returned function gives it back (call it exactly once). */
-  async enter(signal?: AbortSignal): Promise<() => void> {
+  /**
+   * A turn: resolves with the function that gives it back (call it exactly once). Throws
+   * 503 SERVICE_UNAVAILABLE at once, synchronously, when the queue is full, so a caller
+   * can refuse before it starts answering.
+   */
+  enter(signal?: AbortSignal): Promise<() => void> {
     if (this.running < this.concurrent) {
       this.running++;
       this.onChange(this.running, this.waiting.length);
-      return this.leave();
+      return Promise.resolve(this.leave());
     }
     if (this.waiting.length >= this.queued) {
       throw new ServiceError('SERVICE_UNAVAILABLE', `too many searches at once (${this.concurrent} running, ${this.queued} waiting); retry shortly`);
     }
-    await new Promise<void>((resolve, reject) => {
-      const entry = { resolve, reject };
+    return new Promise<() => void>((resolve, reject) => {
+      const entry = { resolve: () => resolve(this.leave()), reject };
       this.waiting.push(entry);
       this.onChange(this.running, this.waiting.length);
       signal?.addEventListener(
@@ -41,7 +45,6 @@ export class SearchGate {
         { once: true },
       );
     });
-    return this.leave();
   }
 
   private leave(): () => void {

@@ -13,6 +13,9 @@ const STATUS_TEXT: Record<number, string> = {
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** Streamed bodies are written in pieces of this size (see Reply.write). */
+const WRITE_PIECE = 64 * 1024;
+
 export class Reply {
   /** Set when the client went away; nothing may be written after. */
   aborted = false;
@@ -54,18 +57,27 @@ export class Reply {
   }
 
   /**
-   * Writes part of a streamed body. Resolves at once when the socket took it, otherwise
-   * once it drained: a caller that awaits each write holds at most one message in memory
-   * however slow the client reads.
+   * Writes part of a streamed body, in pieces of at most WRITE_PIECE bytes, and resolves
+   * once the socket took them. uWS keeps whatever the socket refuses and reports
+   * writability before it flushes that, so waiting for onWritable after each refused
+   * piece keeps at most about one piece in uWS's buffer: a slow client holds the writer
+   * (and the search behind it) instead of making the daemon buffer without bound.
    */
-  write(data: string): Promise<void> {
-    if (this.aborted || this.finished) return Promise.resolve();
-    let ok = true;
-    this.res.cork(() => {
-      ok = this.res.write(data);
-    });
-    this.bytes += Buffer.byteLength(data);
-    if (ok) return Promise.resolve();
+  async write(data: string): Promise<void> {
+    const bytes = Buffer.from(data, 'utf8');
+    for (let at = 0; at < bytes.length; at += WRITE_PIECE) {
+      if (this.aborted || this.finished) return;
+      const piece = bytes.subarray(at, at + WRITE_PIECE);
+      let ok = true;
+      this.res.cork(() => {
+        ok = this.res.write(piece);
+      });
+      this.bytes += piece.length;
+      if (!ok) await this.writable();
+    }
+  }
+
+  private writable(): Promise<void> {
     return new Promise((resolve) => {
       this.drained = resolve;
       this.res.onWritable(() => {

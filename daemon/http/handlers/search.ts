@@ -78,7 +78,10 @@ function searchRequest(ctx: RouteContext): Required<SearchRequest> {
 
 async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> {
   const req = searchRequest(ctx);
-  const release = await s.gate.enter(ctx.signal);
+  // A full queue is refused now, as JSON; a queued stream starts at once and sends
+  // keep-alive comments while it waits for its turn.
+  const turn = s.gate.enter(ctx.signal);
+  turn.catch(() => {}); // the client left while queued: handled where awaited
   const reply = ctx.reply;
   // Messages go out one at a time: each waits until the socket took the previous one, so
   // a slow client holds at most one message in memory (respond.ts).
@@ -96,6 +99,7 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
       void send(': keep-alive\n\n');
     }
   }, Math.max(50, Math.floor(keepAliveMs / 3)));
+  let release: (() => void) | undefined;
   try {
     reply.begin(200, [
       ['Content-Type', 'text/event-stream; charset=utf-8'],
@@ -103,6 +107,7 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
       ['X-Accel-Buffering', 'no'],
     ]);
     try {
+      release = await turn;
       const res = await s.searcher.search(req, {
         timeoutMs: s.config.settings.search.timeoutMs,
         signal: ctx.signal,
@@ -115,6 +120,7 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
       s.metrics?.search('stream', res.stats, res.isSearchExhaustive);
       await message({ type: 'final', accumulatedStats: res.stats, isSearchExhaustive: res.isSearchExhaustive });
     } catch (err) {
+      if (reply.aborted) return undefined; // the client left (maybe while queued): nobody to tell
       const e = err instanceof ServiceError ? err : new ServiceError('UNEXPECTED_ERROR', `the search failed (request id ${ctx.id}); the details are in the server log`);
       if (!(err instanceof ServiceError)) ctx.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack } }, 'stream search failed');
       await message({ type: 'error', error: e.toJSON() });
@@ -123,7 +129,7 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
     reply.end();
   } finally {
     clearInterval(timer);
-    release();
+    release?.();
   }
   return undefined;
 }
