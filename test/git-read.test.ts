@@ -10,7 +10,9 @@ import { dirname, join } from 'node:path';
 import { ServiceError } from '../daemon/errors.ts';
 import { folderContents, listFiles, readSource, tree } from '../daemon/repos/browse.ts';
 import { closeAllRepositories, withRepository } from '../daemon/repos/git-repo-cache.ts';
-import { authors, blame, commitInfo, commits, diff } from '../daemon/repos/history.ts';
+import { blame } from '../daemon/repos/blame.ts';
+import { diff } from '../daemon/repos/diff.ts';
+import { authors, commitInfo, commits } from '../daemon/repos/history.ts';
 import { checkRepoPath } from '../daemon/repos/repo-path.ts';
 import { git, TestRepo } from './helpers/git.ts';
 

@@ -121,6 +121,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     services.baseUrl = settings.publicUrl ?? url;
     searcher = new Searcher({ dataDir, workers: options.workers, baseUrl: services.baseUrl });
     services.searcher = searcher;
+    searcher.warm();
 
     let scheduler: SyncScheduler | undefined;
     const s = searcher;

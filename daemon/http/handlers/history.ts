@@ -1,10 +1,12 @@
 // Git history (API-DETAILS.md section 4): GET /api/blame, /api/diff, /api/commit,
-// /api/commits and /api/commits/authors, read through nodegit (repos/history.ts) for any
+// /api/commits and /api/commits/authors, read through nodegit (repos/history.ts, blame.ts, diff.ts) for any
 // repository the caller may see and any ref, indexed or not. Lists are paged with
 // X-Total-Count and Link headers.
 
 import { ServiceError } from '../../errors.ts';
-import { authors, blame, commitInfo, commits, diff } from '../../repos/history.ts';
+import { blame } from '../../repos/blame.ts';
+import { diff } from '../../repos/diff.ts';
+import { authors, commitInfo, commits } from '../../repos/history.ts';
 import type { CatalogRepo } from '../catalog.ts';
 import { pageHeaders, PAGE_HEADERS } from '../paging.ts';
 import type { Route } from '../route.ts';
