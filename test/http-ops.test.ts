@@ -154,6 +154,7 @@ test('streaming back-pressure, cancellation, queueing, time budget and shutdown'
       assert.equal(refused.status, 503);
       assert.equal(refused.headers.get('retry-after'), '1');
       assert.equal(((await refused.json()) as { errorCode: string }).errorCode, 'SERVICE_UNAVAILABLE');
+      assert.equal(await metric(d.url, 'trawl_search_rejected_total'), 1);
       holder.abort(); // the queued stream gets its turn
       const rest = await readAll(reader);
       assert.match(rest, /"type":"final".*\n\ndata: \[DONE\]\n\n$/s);

@@ -33,7 +33,9 @@ export async function searchCommand(argv: string[]): Promise<number> {
     isCaseSensitivityEnabled: values.case === true,
   });
   const dataDir = resolveDataDir(values['data-dir']);
-  const searcher = new Searcher({ dataDir });
+  // webUrl fields name the daemon: $TRAWL_PUBLIC_URL, else its default address.
+  const publicUrl = process.env.TRAWL_PUBLIC_URL?.replace(/\/+$/, '');
+  const searcher = new Searcher(publicUrl ? { dataDir, baseUrl: publicUrl } : { dataDir });
   if (searcher.shardCount === 0) throw new Error(`nothing is indexed in ${dataDir}: run trawl index PATH first`);
   try {
     const res = await searcher.search(req, { brute: values.brute === true });

@@ -78,7 +78,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const gate = new SearchGate(settings.search.maxConcurrent, settings.search.maxQueued, (running, waiting) => {
       metrics.running.set(running);
       metrics.queue.set(waiting);
-    });
+    }, () => metrics.rejected.inc());
     const schemas = apiSchemas(config);
     const validators = new Validators(schemas);
     // The public address is known once the port is: routes read it through `services`.

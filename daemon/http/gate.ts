@@ -12,6 +12,7 @@ export class SearchGate {
     readonly concurrent: number,
     readonly queued: number,
     private readonly onChange: (running: number, waiting: number) => void = () => {},
+    private readonly onReject: () => void = () => {},
   ) {}
 
   /**
@@ -26,6 +27,7 @@ export class SearchGate {
       return Promise.resolve(this.leave());
     }
     if (this.waiting.length >= this.queued) {
+      this.onReject();
       throw new ServiceError('SERVICE_UNAVAILABLE', `too many searches at once (${this.concurrent} running, ${this.queued} waiting); retry shortly`);
     }
     return new Promise<() => void>((resolve, reject) => {

@@ -349,7 +349,8 @@ class ChunkStream {
   }
 
   async flush(shaping: Shaping, reason: FlushReason): Promise<void> {
-    if (this.stopped || (shaping.files.length === 0 && reason !== 'FLUSH_REASON_FINAL_FLUSH')) return;
+    // A batch without files is not sent: the end of the search reports the stats of it all.
+    if (this.stopped || shaping.files.length === 0) return;
     const batch = shaping.files.splice(0).sort(compareRanked);
     const ids = new Set(batch.map((f) => f.repositoryId));
     const stats = this.stats;
@@ -361,7 +362,6 @@ class ChunkStream {
     this.stats = emptyStats();
     this.last = now;
     this.files += batch.length;
-    if (batch.length === 0 && reason === 'FLUSH_REASON_FINAL_FLUSH' && stats.shardsScanned + stats.shardsSkipped + stats.shardsSkippedFilter + stats.crashes === 0) return;
     const go = await this.onChunk({ stats, files: batch.map((f) => f.file), repositoryInfo: [...shaping.repos.values()].filter((r) => ids.has(r.id)) });
     if (go === false) {
       this.stopped = true;
