@@ -25,32 +25,7 @@ after(async () => {
 // Fixed author and committer identities and dates make the history (and the commit
 // order, which follows committer dates) the same on every run.
 function commitAs(repo: TestRepo, who: string, date: string, message: string, files: Record<string, string | Buffer | null> = {}): string {
-  for (const [path, content] of Object.entries(files)) {
-    const abs = join(repo.path, path);
-    if (content === null) rmSync(abs, { force: true });
-    else {
-      mkdirSync(dirname(abs), { recursive: true });
-      writeFileSync(abs, content);
-    }
-  }
-  git(repo.path, 'add', '-A');
-  const [, name, email] = /^(.*) <(.*)>$/.exec(who)!;
-  execFileSync('git', ['commit', '-q', '--allow-empty', '-m', message], {
-    cwd: repo.path,
-    env: {
-      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-      HOME: repo.path,
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_AUTHOR_NAME: name,
-      GIT_AUTHOR_EMAIL: email,
-      GIT_AUTHOR_DATE: date,
-      GIT_COMMITTER_NAME: 'Committer',
-      GIT_COMMITTER_EMAIL: 'committer@example.com',
-      GIT_COMMITTER_DATE: date,
-    },
-  });
-  return repo.head();
+  return repo.commit(files, message, { author: who, date });
 }
 
 const lines = (n: number, edit: Record<number, string> = {}): string =>

@@ -3,7 +3,6 @@
 // a binary file and several authors; one private), indexes them, and starts the daemon.
 // Requests go through `call()` (fetch), which returns status, headers and parsed body.
 
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseConfig } from '../../daemon/config/load.ts';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../daemon/http/daemon.ts';
@@ -53,8 +52,6 @@ export async function call(url: string, init: RequestInit & { json?: unknown } =
   return { status: res.status, headers: res.headers, text, json: parsed };
 }
 
-const AUTHOR_B = ['-c', 'user.name=Bea Author', '-c', 'user.email=bea@example.com'];
-
 export async function startTestDaemon(options: { settings?: Record<string, unknown>; daemon?: Partial<DaemonOptions> } = {}): Promise<TestDaemon> {
   const dir = tempDir('daemon');
   const dataDir = join(dir.path, 'data');
@@ -65,7 +62,7 @@ export async function startTestDaemon(options: { settings?: Record<string, unkno
   repo.tag('v1.0', true);
   // A second author, a rename and a deletion.
   git(repoPath, 'mv', 'README.md', 'README.txt');
-  execFileSync('git', [...AUTHOR_B, 'commit', '-q', '-m', 'Rename the readme'], { cwd: repoPath, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: repoPath } });
+  repo.commit({}, 'Rename the readme', { author: 'Bea Author <bea@example.com>', date: new Date().toISOString() });
   repo.checkout('dev', true).commit({ 'src/dev.c': 'int widget_dev_only(void) { return widget_count(); }\n' }, 'Dev work');
   repo.checkout('main');
   const secret = TestRepo.init(join(dir.path, 'repos', 'secret'));

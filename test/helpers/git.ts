@@ -34,8 +34,12 @@ export class TestRepo {
     return this;
   }
 
-  /** Writes (string or bytes) or deletes (null) files, then commits them all. Returns the commit id. */
-  commit(files: Record<string, string | Uint8Array | null>, message = 'change'): string {
+  /**
+   * Writes (string or bytes) or deletes (null) files, then commits them all, as `as` when
+   * given (author "Name <email>", and a fixed date for author and committer). Returns the
+   * commit id.
+   */
+  commit(files: Record<string, string | Uint8Array | null>, message = 'change', as?: { author: string; date: string }): string {
     for (const [path, content] of Object.entries(files)) {
       const abs = join(this.path, path);
       if (content === null) rmSync(abs, { force: true });
@@ -45,7 +49,12 @@ export class TestRepo {
       }
     }
     git(this.path, 'add', '-A');
-    git(this.path, 'commit', '-q', '--allow-empty', '-m', message);
+    const env: Record<string, string> = {};
+    if (as) {
+      const [, name, email] = /^(.*) <(.*)>$/.exec(as.author)!;
+      Object.assign(env, { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_AUTHOR_DATE: as.date, GIT_COMMITTER_NAME: 'Committer', GIT_COMMITTER_EMAIL: 'committer@example.com', GIT_COMMITTER_DATE: as.date });
+    }
+    execFileSync('git', ['commit', '-q', '--allow-empty', '-m', message], { cwd: this.path, env: { ...ENV, HOME: this.path, ...env } });
     return this.head();
   }
 
