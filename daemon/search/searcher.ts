@@ -348,24 +348,29 @@ class ChunkStream {
     if (late) await this.flush(shaping, 'FLUSH_REASON_TIMER_EXPIRED');
   }
 
+  /** Sends what is pending, ranked, in messages of at most CHUNK_MAX_FILES files. */
   async flush(shaping: Shaping, reason: FlushReason): Promise<void> {
     // A batch without files is not sent: the end of the search reports the stats of it all.
     if (this.stopped || shaping.files.length === 0) return;
-    const batch = shaping.files.splice(0).sort(compareRanked);
-    const ids = new Set(batch.map((f) => f.repositoryId));
-    const stats = this.stats;
-    stats.actualMatchCount = batch.reduce((n, f) => n + f.count, 0);
-    stats.fileCount = batch.length;
-    stats.flushReason = reason;
-    const now = performance.now();
-    stats.duration = Math.round((now - this.last) * 1e6); // since the previous batch
-    this.stats = emptyStats();
-    this.last = now;
-    this.files += batch.length;
-    const go = await this.onChunk({ stats, files: batch.map((f) => f.file), repositoryInfo: [...shaping.repos.values()].filter((r) => ids.has(r.id)) });
-    if (go === false) {
-      this.stopped = true;
-      this.stop();
+    const pending = shaping.files.splice(0).sort(compareRanked);
+    for (let at = 0; at < pending.length && !this.stopped; at += CHUNK_MAX_FILES) {
+      const batch = pending.slice(at, at + CHUNK_MAX_FILES);
+      const ids = new Set(batch.map((f) => f.repositoryId));
+      // The batch's share of the work goes with its first message.
+      const stats = this.stats;
+      stats.actualMatchCount = batch.reduce((n, f) => n + f.count, 0);
+      stats.fileCount = batch.length;
+      stats.flushReason = at + CHUNK_MAX_FILES < pending.length ? 'FLUSH_REASON_MAX_SIZE' : reason;
+      const now = performance.now();
+      stats.duration = Math.round((now - this.last) * 1e6); // since the previous message
+      this.stats = emptyStats();
+      this.last = now;
+      this.files += batch.length;
+      const go = await this.onChunk({ stats, files: batch.map((f) => f.file), repositoryInfo: [...shaping.repos.values()].filter((r) => ids.has(r.id)) });
+      if (go === false) {
+        this.stopped = true;
+        this.stop();
+      }
     }
   }
 }

@@ -106,6 +106,10 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
       ['Cache-Control', 'no-cache, no-transform'],
       ['X-Accel-Buffering', 'no'],
     ]);
+    // uWS sends the headers with the first body bytes: a comment now tells the client at
+    // once that the stream is open, however long the first result takes.
+    void send(': keep-alive\n\n');
+    lastWrite = Date.now();
     try {
       release = await turn;
       const res = await s.searcher.search(req, {

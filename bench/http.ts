@@ -1,0 +1,817 @@
+// HTTP benchmark (issue 5): what trawl's HTTP layer costs on top of a bare uWebSockets.js
+// server, and how fast a large result streams.
+//
+//   node --import tsx bench/http.ts [--corpus DIR] [--data-dir DIR] [--duration S] [--connections N]
+//        [--query Q] [--stream-query Q] [--out FILE] [--warmup S] [--rounds N] [--workers N]
+//
+// 1. The index: --data-dir when it holds one, else `trawl index CORPUS --no-symbols` into a
+//    temporary data dir (default corpus: corpus/linux-6.1, scripts/fetch-linux.sh).
+// 2. `trawl serve --port 0 --log-level silent --data-dir DIR` in a child process (no config
+//    file: built-in defaults, anonymous access), ready when GET /api/health answers 200.
+// 3. A selective query (default `"blkdev_issue_flush"`, matches 100) is sent twice (the
+//    first search starts the worker pool; it must find something). The second response
+//    body goes to a file and bench/bare-uws.ts serves exactly those bytes from a second
+//    child process: same native module, same Node + tsx process, but no routing,
+//    validation, auth, search or JSON.
+// 4. autocannon (in this process) at --connections (50) against each: a --warmup (3 s) run
+//    each, then --rounds (2) alternations trawl, bare, each --duration (15) seconds; medians.
+//    Latency percentiles are computed from every 2xx response's time as autocannon measures
+//    it (fractional ms); autocannon's own histogram, 1 ms resolution, is kept in the JSON.
+// 5. Streaming: POST /api/stream_search with a large result (default `static`, matches
+//    100000, contextLines 0) read with fetch: bytes, messages, time to first byte, total
+//    time, MB/s; checked to end with a `final` message and `data: [DONE]`. One untimed run,
+//    then 3; the same request to the blocking /api/search for comparison.
+// 6. Per phase, the cores other processes kept busy (machine.ts foreignCores minus the two
+//    servers' CPU), each server's cores and this process's (the load generator).
+// Results: bench/results/<date>-issue5-http.json and .md beside it; the Markdown on stdout.
+
+import autocannon from 'autocannon';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { shardsDir } from '../daemon/index/data-dir.ts';
+import { manifestRepoName, readAllManifests } from '../daemon/index/manifest.ts';
+import { cpuMark, environment, foreignCores, settleIo, type CpuMark, type Environment } from './machine.ts';
+import { fmtBytes, fmtMs } from './report.ts';
+import { SseCounter } from './sse.ts';
+import { median } from './stats.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const TRAWL = join(ROOT, 'bin', 'trawl.js');
+const BARE = join(ROOT, 'bench', 'bare-uws.ts');
+const TICKS_PER_SECOND = 100; // USER_HZ, as in machine.ts
+const log = (s: string) => process.stderr.write(`${s}\n`);
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+// --- Child processes ---------------------------------------------------------------------
+
+interface Server {
+  name: 'trawl' | 'bare';
+  url: string;
+  child: ChildProcess;
+  /** The last few KB of its stderr (for error messages). */
+  stderr: () => string;
+}
+
+const children = new Set<ChildProcess>();
+
+/** The environment of the servers: no configuration file or port from the caller's shell. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of ['TRAWL_CONFIG', 'TRAWL_PORT', 'TRAWL_LOG_LEVEL', 'TRAWL_DATA_DIR']) delete env[k];
+  return env;
+}
+
+/** Starts a server and resolves with its URL, read from the `...: listening on URL` line on stderr. */
+function startServer(name: Server['name'], args: string[], cwd: string): Promise<Server> {
+  const child = spawn(process.execPath, args, { cwd, env: childEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let tail = '';
+  const stderr = () => tail;
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => fail(new Error(`${name}: no "listening on" line within 120 s; stderr:\n${tail}`)), 120_000);
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(err);
+    };
+    child.once('error', fail);
+    child.once('exit', (code, signal) => fail(new Error(`${name} exited (${code ?? signal}) before listening; stderr:\n${tail}`)));
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (s: string) => {
+      tail = (tail + s).slice(-4096);
+      const m = /listening on (http:\/\/\S+)/.exec(tail);
+      if (m) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        child.once('exit', () => children.delete(child));
+        resolvePromise({ name, url: m[1]!.replace(/\/$/, ''), child, stderr });
+      }
+    });
+  });
+}
+
+/** SIGTERM, then waits for the exit (SIGKILL after 20 s). */
+async function stopServer(s: Server | undefined): Promise<void> {
+  if (!s || s.child.exitCode !== null || s.child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => s.child.once('exit', () => r()));
+  s.child.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    log(`${s.name} did not stop within 20 s of SIGTERM: killing it`);
+    s.child.kill('SIGKILL');
+  }, 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function waitHealthy(url: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const r = await fetch(`${url}/api/health`);
+      await r.arrayBuffer();
+      if (r.status === 200) return;
+      last = `status ${r.status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`GET ${url}/api/health did not answer 200 within 120 s (${last})`);
+}
+
+// --- CPU accounting ----------------------------------------------------------------------
+
+/** utime + stime of a process (all threads), in clock ticks; null when it cannot be read. */
+function processTicks(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ').map(Number);
+    return f[11]! + f[12]!; // fields 14, 15 of proc(5)
+  } catch {
+    return null;
+  }
+}
+
+interface Mark {
+  cpu: CpuMark | null;
+  servers: Array<{ name: string; ticks: number | null }>;
+}
+
+function mark(servers: Server[]): Mark {
+  return { cpu: cpuMark(), servers: servers.map((s) => ({ name: s.name, ticks: processTicks(s.child.pid) })) };
+}
+
+interface Load {
+  /** Cores other processes kept busy (this process and the servers not counted); near 0: clean figures. */
+  foreignCores: number | null;
+  /** Cores each server used. */
+  serverCores: Record<string, number | null>;
+  /** Cores this process used: the load generator (autocannon) or the fetch client. */
+  benchCores: number | null;
+}
+
+function load(from: Mark, to: Mark): Load {
+  const seconds = from.cpu && to.cpu ? Number(to.cpu.at - from.cpu.at) / 1e9 : 0;
+  const serverCores: Record<string, number | null> = {};
+  let serversTotal = 0;
+  for (const [i, s] of from.servers.entries()) {
+    const a = s.ticks;
+    const b = to.servers[i]?.ticks ?? null;
+    const cores = a === null || b === null || seconds <= 0 ? null : (b - a) / TICKS_PER_SECOND / seconds;
+    serverCores[s.name] = cores === null ? null : round2(cores);
+    serversTotal += cores ?? 0;
+  }
+  const all = foreignCores(from.cpu, to.cpu);
+  return {
+    foreignCores: all === null ? null : round2(Math.max(0, all - serversTotal)),
+    serverCores,
+    benchCores: from.cpu && to.cpu && seconds > 0 ? round2((to.cpu.own - from.cpu.own) / TICKS_PER_SECOND / seconds) : null,
+  };
+}
+
+// --- The index ---------------------------------------------------------------------------
+
+interface IndexInfo {
+  dataDir: string;
+  /** Built by this run (into a temporary dir, deleted at the end) or given with --data-dir. */
+  built: boolean;
+  corpus: string | null;
+  buildSeconds: number | null;
+  buildSummary: string | null;
+  buildLoad: Load | null;
+  repositories: string[];
+  files: number;
+  contentBytes: number;
+  shards: number;
+  indexBytes: number;
+}
+
+function describeIndex(dataDir: string): Pick<IndexInfo, 'repositories' | 'files' | 'contentBytes' | 'shards' | 'indexBytes'> {
+  const manifests = readAllManifests(dataDir);
+  let indexBytes = 0;
+  for (const m of manifests) for (const s of m.shards) indexBytes += statSync(join(shardsDir(dataDir, m.repoId), s.file)).size;
+  return {
+    repositories: manifests.map(manifestRepoName),
+    files: manifests.reduce((n, m) => n + m.files, 0),
+    contentBytes: manifests.reduce((n, m) => n + m.contentBytes, 0),
+    shards: manifests.reduce((n, m) => n + m.shards.length, 0),
+    indexBytes,
+  };
+}
+
+function buildIndex(corpus: string, dataDir: string): Pick<IndexInfo, 'buildSeconds' | 'buildSummary' | 'buildLoad'> {
+  log(`indexing ${corpus} into ${dataDir} (trawl index --no-symbols)`);
+  const from = mark([]);
+  const start = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, [TRAWL, 'index', corpus, '--no-symbols', '--data-dir', dataDir], { cwd: ROOT, env: childEnv(), encoding: 'utf8', maxBuffer: 64 << 20 });
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const buildLoad = load(from, mark([]));
+  if (r.status !== 0) throw new Error(`trawl index failed (${r.status ?? r.signal}): ${r.stderr}`);
+  const summary = r.stdout.trim();
+  log(`  ${seconds.toFixed(1)} s: ${summary}`);
+  return { buildSeconds: round2(seconds), buildSummary: summary, buildLoad };
+}
+
+// --- Load runs (autocannon) --------------------------------------------------------------
+
+/** Response times in ms, appended cheaply (a run can hold a million). */
+class Samples {
+  private data = new Float64Array(1 << 16);
+  length = 0;
+
+  push(x: number): void {
+    if (this.length === this.data.length) {
+      const bigger = new Float64Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.length++] = x;
+  }
+
+  sorted(): Float64Array {
+    return this.data.slice(0, this.length).sort();
+  }
+}
+
+/** The q-quantile (0..1) of sorted samples, linear interpolation between closest ranks. */
+function quantileSorted(sorted: Float64Array, q: number): number | null {
+  if (sorted.length === 0) return null;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+}
+
+interface LoadRun {
+  target: Server['name'];
+  /** 0: the warm-up run (not in the medians). */
+  round: number;
+  seconds: number;
+  /** autocannon's requests.average: completed requests per one-second sample, averaged. */
+  requestsPerSecond: number;
+  requests: number;
+  /** Over every 2xx response, from autocannon's per-response time (fractional ms). */
+  latencyMs: { p50: number | null; p90: number | null; p99: number | null; p999: number | null; mean: number | null; max: number | null };
+  /** autocannon's own histogram (whole ms: 1 ms resolution). */
+  autocannonLatencyMs: { p50: number; p90: number; p97_5: number; p99: number; average: number; max: number };
+  /** Response bytes, headers included, per completed request. */
+  bytesPerResponse: number | null;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  /** The target server's CPU time per completed request (ms). */
+  serverCpuMsPerRequest: number | null;
+  load: Load;
+}
+
+async function loadRun(server: Server, servers: Server[], round: number, body: string, duration: number, connections: number): Promise<LoadRun> {
+  const samples = new Samples();
+  let errorMessage: string | undefined;
+  const from = mark(servers);
+  const instance = autocannon({
+    url: `${server.url}/api/search`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    connections,
+    duration,
+    title: `${server.name} round ${round}`,
+  });
+  instance.on('response', (_client, statusCode, _bytes, ms) => {
+    if (statusCode >= 200 && statusCode < 300) samples.push(ms);
+  });
+  instance.on('reqError', (err) => {
+    errorMessage ??= err.message;
+  });
+  const r = await instance;
+  const to = mark(servers);
+  if (server.child.exitCode !== null || server.child.signalCode !== null) {
+    throw new Error(`${server.name} exited during the load run (${server.child.exitCode ?? server.child.signalCode}); stderr:\n${server.stderr()}`);
+  }
+  const l = load(from, to);
+  const sorted = samples.sorted();
+  let sum = 0;
+  for (const x of sorted) sum += x;
+  const q = (p: number) => {
+    const v = quantileSorted(sorted, p);
+    return v === null ? null : Math.round(v * 1000) / 1000;
+  };
+  const own = from.servers.findIndex((s) => s.name === server.name);
+  const a = from.servers[own]?.ticks ?? null;
+  const b = to.servers[own]?.ticks ?? null;
+  const requests = r.requests.total;
+  const run: LoadRun = {
+    target: server.name,
+    round,
+    seconds: r.duration,
+    requestsPerSecond: r.requests.average,
+    requests,
+    latencyMs: { p50: q(0.5), p90: q(0.9), p99: q(0.99), p999: q(0.999), mean: sorted.length ? Math.round((sum / sorted.length) * 1000) / 1000 : null, max: q(1) },
+    autocannonLatencyMs: { p50: r.latency.p50, p90: r.latency.p90, p97_5: r.latency.p97_5, p99: r.latency.p99, average: r.latency.average, max: r.latency.max },
+    bytesPerResponse: requests > 0 ? Math.round(r.throughput.total / requests) : null,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats).map(([k, v]) => [k, v.count])),
+    serverCpuMsPerRequest: a === null || b === null || requests === 0 ? null : Math.round(((b - a) / TICKS_PER_SECOND / requests) * 1e6) / 1e3,
+    load: l,
+  };
+  log(
+    `  ${round === 0 ? 'warm-up' : `round ${round}`} ${server.name.padEnd(5)} ${Math.round(run.requestsPerSecond).toString().padStart(7)} req/s  ` +
+      `p50 ${fmtMs(run.latencyMs.p50)}  p99 ${fmtMs(run.latencyMs.p99)}  non-2xx ${run.non2xx}  errors ${run.errors}  timeouts ${run.timeouts}  ` +
+      `server ${l.serverCores[server.name]?.toFixed(2) ?? '?'} cores, autocannon ${l.benchCores?.toFixed(2) ?? '?'}, other ${l.foreignCores?.toFixed(2) ?? '?'}` +
+      (errorMessage ? `  (first error: ${errorMessage})` : ''),
+  );
+  return run;
+}
+
+interface TargetMedian {
+  requestsPerSecond: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  serverCpuMsPerRequest: number | null;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+function targetMedian(runs: LoadRun[]): TargetMedian {
+  const med = (xs: Array<number | null>) => {
+    const v = xs.filter((x): x is number => x !== null);
+    return v.length === xs.length && v.length > 0 ? Math.round(median(v) * 1000) / 1000 : null;
+  };
+  return {
+    requestsPerSecond: Math.round(median(runs.map((r) => r.requestsPerSecond)) * 10) / 10,
+    p50Ms: med(runs.map((r) => r.latencyMs.p50)),
+    p99Ms: med(runs.map((r) => r.latencyMs.p99)),
+    serverCpuMsPerRequest: med(runs.map((r) => r.serverCpuMsPerRequest)),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    timeouts: runs.reduce((n, r) => n + r.timeouts, 0),
+  };
+}
+
+// --- Streaming ---------------------------------------------------------------------------
+
+interface StreamRun {
+  /** 0: the untimed warm-up. */
+  run: number;
+  status: number;
+  bytes: number;
+  /** data: messages, [DONE] included. */
+  messages: number;
+  chunks: number;
+  keepAlives: number;
+  final: boolean;
+  error: string | null;
+  endsWithDone: boolean;
+  /** actualMatchCount of the final message. */
+  matches: number | null;
+  isSearchExhaustive: boolean | null;
+  headersMs: number;
+  firstByteMs: number | null;
+  totalMs: number;
+  mbPerSecond: number;
+  /** Bytes over the time from the first body byte to the end: the transfer without the wait for the first result. */
+  afterFirstByteMbPerSecond: number | null;
+  load: Load;
+}
+
+/** Bytes per second (10^6) between the first byte and the end; null when too short to tell. */
+function afterFirstByte(bytes: number, firstByteMs: number | null, totalMs: number): number | null {
+  if (firstByteMs === null || totalMs - firstByteMs < 0.5) return null;
+  return round2(bytes / 1e6 / ((totalMs - firstByteMs) / 1000));
+}
+
+/** One stream, read with fetch; the messages counted as they arrive (sse.ts). */
+async function streamOnce(trawl: Server, body: string, run: number): Promise<StreamRun> {
+  const from = mark([trawl]);
+  const t0 = performance.now();
+  const res = await fetch(`${trawl.url}/api/stream_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const headersMs = performance.now() - t0;
+  let firstByteMs: number | null = null;
+  let bytes = 0;
+  const counter = new SseCounter();
+  if (res.body) {
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!value || value.byteLength === 0) continue;
+      firstByteMs ??= performance.now() - t0;
+      bytes += value.byteLength;
+      counter.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+    }
+  }
+  const totalMs = performance.now() - t0;
+  const { messages, chunks, keepAlives, final, error, endsWithDone, matches, isSearchExhaustive: exhaustive } = counter.end();
+  const l = load(from, mark([trawl]));
+  const r: StreamRun = {
+    run,
+    status: res.status,
+    bytes,
+    messages,
+    chunks,
+    keepAlives,
+    final,
+    error,
+    endsWithDone,
+    matches,
+    isSearchExhaustive: exhaustive,
+    headersMs: round2(headersMs),
+    firstByteMs: firstByteMs === null ? null : round2(firstByteMs),
+    totalMs: round2(totalMs),
+    mbPerSecond: round2(bytes / 1e6 / (totalMs / 1000)),
+    afterFirstByteMbPerSecond: afterFirstByte(bytes, firstByteMs, totalMs),
+    load: l,
+  };
+  log(
+    `  ${run === 0 ? 'warm-up' : `run ${run}`}: ${r.status} ${fmtBytes(bytes)} in ${fmtMs(totalMs)} (${r.mbPerSecond.toFixed(1)} MB/s), first byte ${fmtMs(r.firstByteMs)}, ` +
+      `${messages} messages (${chunks} chunks${keepAlives ? `, ${keepAlives} keep-alives` : ''}), final ${final ? 'yes' : 'NO'}, [DONE] last ${r.endsWithDone ? 'yes' : 'NO'}, ${matches ?? '?'} matches` +
+      `${error ? `, error: ${error}` : ''}; trawl ${l.serverCores['trawl']?.toFixed(2) ?? '?'} cores, other ${l.foreignCores?.toFixed(2) ?? '?'}`,
+  );
+  return r;
+}
+
+interface BlockingRun {
+  run: number;
+  status: number;
+  bytes: number;
+  matches: number | null;
+  firstByteMs: number | null;
+  totalMs: number;
+  mbPerSecond: number;
+  afterFirstByteMbPerSecond: number | null;
+  load: Load;
+}
+
+async function blockingOnce(trawl: Server, body: string, run: number): Promise<BlockingRun> {
+  const from = mark([trawl]);
+  const t0 = performance.now();
+  const res = await fetch(`${trawl.url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const parts: Uint8Array[] = [];
+  let firstByteMs: number | null = null;
+  if (res.body) {
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!value || value.byteLength === 0) continue;
+      firstByteMs ??= performance.now() - t0;
+      parts.push(value);
+    }
+  }
+  const totalMs = performance.now() - t0;
+  const l = load(from, mark([trawl]));
+  const buf = Buffer.concat(parts);
+  let matches: number | null = null;
+  try {
+    matches = (JSON.parse(buf.toString('utf8')) as { stats?: { actualMatchCount?: number } }).stats?.actualMatchCount ?? null;
+  } catch {
+    // reported as no match count
+  }
+  const r: BlockingRun = {
+    run,
+    status: res.status,
+    bytes: buf.length,
+    matches,
+    firstByteMs: firstByteMs === null ? null : round2(firstByteMs),
+    totalMs: round2(totalMs),
+    mbPerSecond: round2(buf.length / 1e6 / (totalMs / 1000)),
+    afterFirstByteMbPerSecond: afterFirstByte(buf.length, firstByteMs, totalMs),
+    load: l,
+  };
+  log(`  blocking run ${run}: ${r.status} ${fmtBytes(r.bytes)} in ${fmtMs(totalMs)} (${r.mbPerSecond.toFixed(1)} MB/s), first byte ${fmtMs(r.firstByteMs)}, ${matches ?? '?'} matches; trawl ${l.serverCores['trawl']?.toFixed(2) ?? '?'} cores, other ${l.foreignCores?.toFixed(2) ?? '?'}`);
+  return r;
+}
+
+// --- Main --------------------------------------------------------------------------------
+
+interface Result {
+  date: string;
+  environment: Environment;
+  options: { duration: number; warmup: number; rounds: number; connections: number; workers: number | null; autocannon: string };
+  index: IndexInfo;
+  selective: {
+    query: string;
+    requestBody: string;
+    responseBytes: number;
+    actualMatchCount: number;
+    totalMatchCount: number;
+    files: number;
+    /** The server's own search time (stats.duration) for the second check request, and for the first (cold) one. */
+    searchMs: number;
+    firstSearchMs: number;
+    runs: LoadRun[];
+    median: { trawl: TargetMedian; bare: TargetMedian };
+    ratios: { requestsPerSecondBareOverTrawl: number | null; p50TrawlOverBare: number | null; p99TrawlOverBare: number | null };
+  };
+  stream: {
+    query: string;
+    requestBody: string;
+    runs: StreamRun[];
+    median: { bytes: number; messages: number; firstByteMs: number | null; totalMs: number; mbPerSecond: number; afterFirstByteMbPerSecond: number | null };
+    blocking: { runs: BlockingRun[]; median: { bytes: number; totalMs: number; firstByteMs: number | null; mbPerSecond: number; afterFirstByteMbPerSecond: number | null } };
+  };
+  /** Cores other processes kept busy per phase (the highest of the phase's runs). */
+  foreignCores: Record<string, number | null>;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      corpus: { type: 'string' },
+      'data-dir': { type: 'string' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      query: { type: 'string' },
+      'stream-query': { type: 'string' },
+      out: { type: 'string' },
+      warmup: { type: 'string' },
+      rounds: { type: 'string' },
+      workers: { type: 'string' },
+    },
+  });
+  const positive = (name: string, text: string | undefined, fallback: number) => {
+    const n = text === undefined ? fallback : Number(text);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got "${text}"`);
+    return n;
+  };
+  const duration = positive('duration', values.duration, 15);
+  const warmup = positive('warmup', values.warmup, 3);
+  const rounds = positive('rounds', values.rounds, 2);
+  const connections = positive('connections', values.connections, 50);
+  const workers = values.workers === undefined ? null : positive('workers', values.workers, 1);
+  const query = values.query ?? '"blkdev_issue_flush"';
+  const streamQuery = values['stream-query'] ?? 'static';
+  const date = new Date().toISOString();
+  const out = resolve(values.out ?? join(ROOT, 'bench', 'results', `${date.slice(0, 10)}-issue5-http.json`));
+
+  const work = mkdtempSync(join(tmpdir(), 'trawl-bench-http-'));
+  let trawl: Server | undefined;
+  let bare: Server | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal}: stopping the servers`);
+    for (const c of children) c.kill('SIGTERM');
+    rmSync(work, { recursive: true, force: true });
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    // 1. The index.
+    let index: IndexInfo;
+    const given = values['data-dir'] === undefined ? undefined : resolve(values['data-dir']);
+    if (given !== undefined && readAllManifests(given).length > 0) {
+      log(`using the index in ${given}`);
+      index = { dataDir: given, built: false, corpus: null, buildSeconds: null, buildSummary: null, buildLoad: null, ...describeIndex(given) };
+    } else {
+      if (given !== undefined) log(`no index in ${given}: building one into a temporary dir`);
+      const corpus = resolve(values.corpus ?? join(ROOT, 'corpus', 'linux-6.1'));
+      if (!existsSync(corpus)) throw new Error(`no corpus at ${corpus}: run scripts/fetch-linux.sh, or pass --corpus DIR or --data-dir DIR (with an index)`);
+      const dataDir = join(work, 'data');
+      index = { dataDir, built: true, corpus, ...buildIndex(corpus, dataDir), ...describeIndex(dataDir) };
+    }
+    if (index.files === 0) throw new Error(`the index in ${index.dataDir} holds no files`);
+    log(`index: ${index.repositories.join(', ')}: ${index.files} files, ${fmtBytes(index.contentBytes)} of content, ${index.shards} shards, ${fmtBytes(index.indexBytes)}`);
+    const waited = await settleIo();
+    if (waited > 1) log(`waited ${waited.toFixed(0)} s for disk I/O to settle`);
+
+    // 2. trawl serve (cwd: an empty dir, so that no ./trawl.json is picked up).
+    const serveArgs = [TRAWL, 'serve', '--port', '0', '--log-level', 'silent', '--data-dir', index.dataDir, ...(workers ? ['--workers', String(workers)] : [])];
+    trawl = await startServer('trawl', serveArgs, work);
+    await waitHealthy(trawl.url);
+    log(`trawl serve: ${trawl.url} (pid ${trawl.child.pid})`);
+
+    // 3. The selective query, checked; its answer is the bare server's body.
+    const requestBody = JSON.stringify({ query, matches: 100 });
+    const ask = async () => {
+      const res = await fetch(`${trawl!.url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: requestBody });
+      const bytes = Buffer.from(await res.arrayBuffer());
+      if (res.status !== 200) throw new Error(`POST /api/search ${requestBody}: status ${res.status}: ${bytes.toString('utf8').slice(0, 500)}`);
+      const json = JSON.parse(bytes.toString('utf8')) as { stats: { actualMatchCount: number; totalMatchCount: number; duration: number }; files: unknown[] };
+      return { bytes, json };
+    };
+    // The first search starts the worker pool and maps the shards; the second is the figure.
+    const cold = await ask();
+    const { bytes: answer, json: parsed } = await ask();
+    if (parsed.stats.actualMatchCount === 0) throw new Error(`the query ${query} finds nothing on this index: pass --query with one that does`);
+    log(
+      `selective query ${query}: ${parsed.stats.actualMatchCount} matches (${parsed.stats.totalMatchCount} total) in ${parsed.files.length} files, response ${fmtBytes(answer.length)}, ` +
+        `search ${fmtMs(parsed.stats.duration / 1e6)} (first search ${fmtMs(cold.json.stats.duration / 1e6)})`,
+    );
+    const bodyFile = join(work, 'answer.json');
+    writeFileSync(bodyFile, answer);
+    bare = await startServer('bare', ['--import', 'tsx', BARE, bodyFile], ROOT);
+    const bareCheck = await fetch(`${bare.url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: requestBody });
+    const bareAnswer = Buffer.from(await bareCheck.arrayBuffer());
+    if (bareCheck.status !== 200 || !bareAnswer.equals(answer)) throw new Error(`the bare server answered ${bareCheck.status} with ${bareAnswer.length} bytes, not trawl's ${answer.length}`);
+    log(`bare uWebSockets.js server: ${bare.url} (pid ${bare.child.pid})`);
+
+    // 4. Load: warm-up each, then alternate.
+    const servers = [trawl, bare];
+    const runs: LoadRun[] = [];
+    log(`autocannon: ${connections} connections, ${warmup} s warm-up each, then ${rounds} × (trawl, bare) of ${duration} s`);
+    for (const s of servers) runs.push(await loadRun(s, servers, 0, requestBody, warmup, connections));
+    for (let i = 1; i <= rounds; i++) for (const s of servers) runs.push(await loadRun(s, servers, i, requestBody, duration, connections));
+    await stopServer(bare);
+    bare = undefined;
+    const timed = (name: Server['name']) => runs.filter((r) => r.target === name && r.round > 0);
+    const med = { trawl: targetMedian(timed('trawl')), bare: targetMedian(timed('bare')) };
+    const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : Math.round((a / b) * 100) / 100);
+    const selective: Result['selective'] = {
+      query,
+      requestBody,
+      responseBytes: answer.length,
+      actualMatchCount: parsed.stats.actualMatchCount,
+      totalMatchCount: parsed.stats.totalMatchCount,
+      files: parsed.files.length,
+      searchMs: round2(parsed.stats.duration / 1e6),
+      firstSearchMs: round2(cold.json.stats.duration / 1e6),
+      runs,
+      median: med,
+      ratios: {
+        requestsPerSecondBareOverTrawl: ratio(med.bare.requestsPerSecond, med.trawl.requestsPerSecond),
+        p50TrawlOverBare: ratio(med.trawl.p50Ms, med.bare.p50Ms),
+        p99TrawlOverBare: ratio(med.trawl.p99Ms, med.bare.p99Ms),
+      },
+    };
+
+    // 5. Streaming.
+    const streamBody = JSON.stringify({ query: streamQuery, matches: 100000, contextLines: 0 });
+    log(`streaming ${streamBody}`);
+    const streamRuns: StreamRun[] = [];
+    for (let i = 0; i <= 3; i++) streamRuns.push(await streamOnce(trawl, streamBody, i));
+    const timedStreams = streamRuns.filter((r) => r.run > 0);
+    for (const r of streamRuns) {
+      if (r.status !== 200 || !r.final || !r.endsWithDone || r.error) {
+        throw new Error(`stream run ${r.run}: status ${r.status}, final ${r.final}, [DONE] last ${r.endsWithDone}, error ${r.error ?? 'none'}`);
+      }
+    }
+    const streamBytes = median(timedStreams.map((r) => r.bytes));
+    if (streamBytes < 10e6) log(`note: the stream is only ${fmtBytes(streamBytes)}; MB/s of a short stream says little (pick a --stream-query with more matches)`);
+    const blockingRuns: BlockingRun[] = [];
+    for (let i = 1; i <= 3; i++) blockingRuns.push(await blockingOnce(trawl, streamBody, i));
+    for (const r of blockingRuns) if (r.status !== 200) throw new Error(`blocking run ${r.run}: status ${r.status}`);
+    const medianOf = (xs: Array<number | null>) => {
+      const v = xs.filter((x): x is number => x !== null);
+      return v.length > 0 ? round2(median(v)) : null;
+    };
+    const firstBytes = (xs: Array<{ firstByteMs: number | null }>) => medianOf(xs.map((x) => x.firstByteMs));
+    const stream: Result['stream'] = {
+      query: streamQuery,
+      requestBody: streamBody,
+      runs: streamRuns,
+      median: {
+        bytes: streamBytes,
+        messages: median(timedStreams.map((r) => r.messages)),
+        firstByteMs: firstBytes(timedStreams),
+        totalMs: round2(median(timedStreams.map((r) => r.totalMs))),
+        mbPerSecond: round2(median(timedStreams.map((r) => r.mbPerSecond))),
+        afterFirstByteMbPerSecond: medianOf(timedStreams.map((r) => r.afterFirstByteMbPerSecond)),
+      },
+      blocking: {
+        runs: blockingRuns,
+        median: {
+          bytes: median(blockingRuns.map((r) => r.bytes)),
+          totalMs: round2(median(blockingRuns.map((r) => r.totalMs))),
+          firstByteMs: firstBytes(blockingRuns),
+          mbPerSecond: round2(median(blockingRuns.map((r) => r.mbPerSecond))),
+          afterFirstByteMbPerSecond: medianOf(blockingRuns.map((r) => r.afterFirstByteMbPerSecond)),
+        },
+      },
+    };
+    await stopServer(trawl);
+    trawl = undefined;
+
+    // 6. Report.
+    const highest = (xs: Array<number | null>) => {
+      const v = xs.filter((x): x is number => x !== null);
+      return v.length > 0 ? Math.max(...v) : null;
+    };
+    const result: Result = {
+      date,
+      environment: environment(ROOT),
+      options: { duration, warmup, rounds, connections, workers, autocannon: autocannonVersion() },
+      index,
+      selective,
+      stream,
+      foreignCores: {
+        ...(index.buildLoad ? { index: index.buildLoad.foreignCores } : {}),
+        warmup: highest(runs.filter((r) => r.round === 0).map((r) => r.load.foreignCores)),
+        selective: highest(runs.filter((r) => r.round > 0).map((r) => r.load.foreignCores)),
+        stream: highest(streamRuns.map((r) => r.load.foreignCores)),
+        blocking: highest(blockingRuns.map((r) => r.load.foreignCores)),
+      },
+    };
+    mkdirSync(join(out, '..'), { recursive: true });
+    writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+    const md = markdown(result);
+    const mdPath = out.replace(/\.json$/, '') + '.md';
+    writeFileSync(mdPath, md);
+    process.stdout.write(md);
+    log(`wrote ${out} and ${mdPath}`);
+  } finally {
+    await stopServer(bare);
+    await stopServer(trawl);
+    rmSync(work, { recursive: true, force: true });
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}
+
+function autocannonVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'autocannon', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+// --- Markdown ----------------------------------------------------------------------------
+
+function markdown(r: Result): string {
+  const e = r.environment;
+  const s = r.selective;
+  const ix = r.index;
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const x = (v: number | null) => (v === null || !Number.isFinite(v) ? '—' : `${v.toFixed(2)}×`);
+  const mbs = (v: number | null) => (v === null ? '—' : v.toFixed(1));
+  const cores = (v: number | null | undefined) => (v === null || v === undefined ? '?' : v.toFixed(2));
+  const code = (t: string) => `\`${t.replace(/\|/g, '\\|').replace(/`/g, "'")}\``;
+  const corpusName = ix.corpus ? basename(ix.corpus) : ix.repositories.join(', ');
+  const timedRuns = (name: Server['name']) => s.runs.filter((run) => run.target === name && run.round > 0);
+  const loadRow = (label: string, name: Server['name']) => {
+    const m = s.median[name];
+    const runs = timedRuns(name);
+    return (
+      `| ${label} | ${n(m.requestsPerSecond)} | ${fmtMs(m.p50Ms)} | ${fmtMs(m.p99Ms)} | ${m.non2xx} | ${m.errors}${m.timeouts ? ` (${m.timeouts} timeouts)` : ''} | ` +
+      `${runs.map((run) => n(run.requestsPerSecond)).join(' / ')} | ${m.serverCpuMsPerRequest === null ? '—' : `${m.serverCpuMsPerRequest.toFixed(3)} ms`} | ` +
+      `${cores(median(runs.map((run) => run.load.serverCores[name] ?? 0)))} / ${cores(median(runs.map((run) => run.load.benchCores ?? 0)))} | ` +
+      `${cores(Math.max(...runs.map((run) => run.load.foreignCores ?? 0)))} |`
+    );
+  };
+  const st = r.stream;
+  const sm = st.median;
+  const bm = st.blocking.median;
+  const last = st.runs[st.runs.length - 1]!;
+  const indexLine = ix.built
+    ? `built by this run in ${ix.buildSeconds?.toFixed(1)} s (\`trawl index --no-symbols\`, other processes ${cores(ix.buildLoad?.foreignCores)} cores)`
+    : `given (\`--data-dir\`)`;
+  const lines = [
+    `### trawl ${e.trawlVersion}: HTTP layer on ${corpusName} — ${r.date.slice(0, 10)}`,
+    '',
+    `${e.machine.cpuModel}, ${e.machine.cores} cores, ${fmtBytes(e.machine.totalMemoryBytes)} RAM; Node ${e.node}; commit ${e.gitCommit}. ` +
+      `Index: ${n(ix.files)} files, ${fmtBytes(ix.contentBytes)} of content, ${ix.shards} shard${ix.shards === 1 ? '' : 's'} (${fmtBytes(ix.indexBytes)}), ${indexLine}. ` +
+      `\`trawl serve\` (built-in defaults, anonymous access, ${r.options.workers === null ? 'default workers' : `${r.options.workers} workers`}) and \`bench/bare-uws.ts\` each in its own Node process; ` +
+      `autocannon ${r.options.autocannon} in the benchmark's process on loopback, ${r.options.connections} connections, keep-alive, no pipelining.`,
+    '',
+    `**Selective query** ${code(s.query)} (\`POST /api/search\`, matches=100): ${s.actualMatchCount} matches (${s.totalMatchCount} total) in ${s.files} files, ` +
+      `a ${fmtBytes(s.responseBytes)} response body (search ${fmtMs(s.searchMs)} inside the server, \`stats.duration\` of one request alone); the bare server sends the same bytes. ` +
+      `A ${r.options.warmup} s warm-up run each, then ${r.options.rounds} × (trawl, bare), ${r.options.duration} s each; medians of the ${r.options.rounds} runs. ` +
+      `Latency: every 2xx response's time as autocannon measures it (send to last byte), fractional ms (autocannon's own 1 ms-resolution percentiles are in the JSON).`,
+    '',
+    '| server | requests/s | p50 | p99 | non-2xx | errors | runs (req/s) | server CPU per request | cores: server / autocannon | other processes (cores) |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    loadRow('trawl, `POST /api/search`', 'trawl'),
+    loadRow('bare uWebSockets.js, fixed body', 'bare'),
+    '',
+    `- Overhead of trawl's request handling (routing, validation, auth step, search, JSON) over a bare handler: ` +
+      `bare / trawl requests/s **${x(s.ratios.requestsPerSecondBareOverTrawl)}**, trawl / bare p50 **${x(s.ratios.p50TrawlOverBare)}**, p99 ${x(s.ratios.p99TrawlOverBare)}.`,
+    `- Server CPU per request: trawl ${s.median.trawl.serverCpuMsPerRequest?.toFixed(3) ?? '—'} ms, bare ${s.median.bare.serverCpuMsPerRequest?.toFixed(3) ?? '—'} ms ` +
+      `(the server process's CPU time, all threads, over the requests it completed).`,
+    '',
+    `**Streaming** ${code(st.query)} (matches=100000, contextLines=0): ${fmtBytes(sm.bytes)}, ${n(sm.messages)} \`data:\` messages (${n(last.chunks)} \`chunk\`), ` +
+      `${last.matches === null ? '?' : n(last.matches)} matches${last.isSearchExhaustive === false ? ' (not exhaustive)' : ''}; read with fetch in the benchmark's process; ` +
+      `every run ended with a \`final\` message and \`data: [DONE]\`. One untimed run, then 3; medians. ` +
+      `MB/s: bytes over the whole request (the search included); after the first byte: over the time from the first body byte to the end.`,
+    '',
+    '| endpoint | bytes | first byte | total | MB/s | runs (MB/s) | MB/s after the first byte | trawl cores | other processes (cores) |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+    `| \`POST /api/stream_search\` (SSE) | ${fmtBytes(sm.bytes)} | ${fmtMs(sm.firstByteMs)} | ${fmtMs(sm.totalMs)} | **${sm.mbPerSecond.toFixed(1)}** | ` +
+      `${st.runs.filter((run) => run.run > 0).map((run) => run.mbPerSecond.toFixed(1)).join(' / ')} | ${mbs(sm.afterFirstByteMbPerSecond)} | ` +
+      `${cores(median(st.runs.filter((run) => run.run > 0).map((run) => run.load.serverCores['trawl'] ?? 0)))} | ${cores(Math.max(...st.runs.filter((run) => run.run > 0).map((run) => run.load.foreignCores ?? 0)))} |`,
+    `| \`POST /api/search\` (blocking, same request) | ${fmtBytes(bm.bytes)} | ${fmtMs(bm.firstByteMs)} | ${fmtMs(bm.totalMs)} | ${bm.mbPerSecond.toFixed(1)} | ` +
+      `${st.blocking.runs.map((run) => run.mbPerSecond.toFixed(1)).join(' / ')} | ${mbs(bm.afterFirstByteMbPerSecond)} | ` +
+      `${cores(median(st.blocking.runs.map((run) => run.load.serverCores['trawl'] ?? 0)))} | ${cores(Math.max(...st.blocking.runs.map((run) => run.load.foreignCores ?? 0)))} |`,
+    '',
+    `Other processes' CPU use (cores, the highest run of each phase; near 0: clean figures): ` +
+      Object.entries(r.foreignCores).map(([k, v]) => `${k} ${cores(v)}`).join(', ') + '.',
+    '',
+  ];
+  return lines.join('\n');
+}
+
+try {
+  await main();
+} catch (err) {
+  log(`bench/http.ts: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 1;
+}
