@@ -44,13 +44,21 @@ export interface RateLimiter {
   take(identity: Identity): Promise<RateLimitState | undefined>;
 }
 
-export function readCredentials(authorization: string, apiKeyHeader: string): Credentials {
-  if (authorization !== '') {
+/**
+ * The credential of a request. A header that is present counts even when empty: uWS
+ * hands over an empty value for bytes that are not UTF-8, and such a request must not
+ * pass as anonymous.
+ */
+export function readCredentials(authorization: string | undefined, apiKeyHeader: string | undefined): Credentials {
+  if (authorization !== undefined) {
     const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
     if (!m) throw new ServiceError('NOT_AUTHENTICATED', 'the Authorization header must be "Bearer <API key or token>"');
     return { token: m[1]!, via: 'bearer' };
   }
-  if (apiKeyHeader !== '') return { token: apiKeyHeader.trim(), via: 'apiKeyHeader' };
+  if (apiKeyHeader !== undefined) {
+    if (apiKeyHeader.trim() === '') throw new ServiceError('NOT_AUTHENTICATED', 'the X-Service-Api-Key header is empty');
+    return { token: apiKeyHeader.trim(), via: 'apiKeyHeader' };
+  }
   return {};
 }
 

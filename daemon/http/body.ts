@@ -11,9 +11,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * Content-Length over the limit is refused before reading). onData must be attached in the
  * request's own tick, which is why this is called before any await.
  */
-export function readBody(res: HttpResponse, contentLength: string, limit: number): Promise<Buffer> {
+export function readBody(res: HttpResponse, contentLength: string, limit: number, onAbort: (abort: () => void) => void): Promise<Buffer> {
   const declared = contentLength === '' ? undefined : Number(contentLength);
   return new Promise((resolve, reject) => {
+    // A client that leaves mid-upload never sends the last chunk: settle now.
+    onAbort(() => reject(new ServiceError('INVALID_REQUEST_BODY', 'the client closed the connection before the body was complete')));
     if (declared !== undefined && declared > limit) {
       reject(tooLarge(limit));
       return;

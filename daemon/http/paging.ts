@@ -13,11 +13,15 @@ export function pageHeaders(baseUrl: string, path: string, query: Record<string,
   if (page > 1) links.push(link(Math.min(page - 1, last), 'prev'));
   if (page < last) links.push(link(page + 1, 'next'));
   links.push(link(last, 'last'));
-  return [
-    ['X-Total-Count', String(total)],
-    ['Link', links.join(', ')],
-  ];
+  const headers: Array<[string, string]> = [['X-Total-Count', String(total)]];
+  // Links repeat every parameter four times: with long ones (a 4 KB path) they would pass
+  // the 16 KB of headers common clients accept, so they are left out then.
+  const value = links.join(', ');
+  if (value.length <= MAX_LINK_HEADER) headers.push(['Link', value]);
+  return headers;
 }
+
+const MAX_LINK_HEADER = 8 * 1024;
 
 /** The items of one page. */
 export function pageOf<T>(items: T[], page: number, perPage: number): T[] {
@@ -26,5 +30,5 @@ export function pageOf<T>(items: T[], page: number, perPage: number): T[] {
 
 export const PAGE_HEADERS = {
   'X-Total-Count': { description: 'Items in the whole list.', schema: { type: 'integer' } },
-  Link: { description: 'RFC 8288 links to the first, previous, next and last pages.', schema: { type: 'string' } },
+  Link: { description: 'RFC 8288 links to the first, previous, next and last pages (left out when longer than 8 KB, from very long parameters).', schema: { type: 'string' } },
 };

@@ -19,6 +19,8 @@ const WRITE_PIECE = 64 * 1024;
 export class Reply {
   /** Set when the client went away; nothing may be written after. */
   aborted = false;
+  /** A HEAD request: status and headers only. */
+  headOnly = false;
   /** Set once the status line is out. */
   started = false;
   finished = false;
@@ -44,7 +46,9 @@ export class Reply {
     if (this.aborted || this.finished) return;
     this.res.cork(() => {
       this.writeHead(status, headers);
-      this.res.end(body, closeConnection);
+      // HEAD: no body. (endWithoutBody would report the GET's length, but uWS 20.30 then
+      // neither flushes nor serves a pipelined next request; Content-Length: 0 it is.)
+      this.res.end(this.headOnly ? '' : body, closeConnection);
     });
     this.bytes += typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
     this.finished = true;

@@ -82,19 +82,24 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     reply.headers.push(['X-Request-Id', id]);
     const log = options.logger.child({ reqId: id });
     let routeLabel = 'unmatched';
+    let abortBody: (() => void) | undefined;
     res.onAborted(() => {
       reply.abort();
       controller.abort();
+      abortBody?.();
     });
+    // HEAD is GET without a body (errors included).
+    const lookup = method === 'HEAD' ? 'GET' : method;
+    if (method === 'HEAD') reply.headOnly = true;
     // The body must be subscribed to in this tick too.
     const found = match(compiled, url);
-    const withBody = found?.byMethod.get(method);
-    const bodyPromise = withBody?.body && method === 'POST' ? readBody(res, headers['content-length'] ?? '', options.maxBodyBytes) : undefined;
+    const withBody = found?.byMethod.get(lookup);
+    const bodyPromise = withBody?.body && method === 'POST' ? readBody(res, headers['content-length'] ?? '', options.maxBodyBytes, (abort) => (abortBody = abort)) : undefined;
     bodyPromise?.catch(() => {}); // handled below; never an unhandled rejection
 
     const run = async (): Promise<void> => {
       if (draining) throw new ServiceError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry against another instance');
-      const extra = method === 'GET' || method === 'HEAD' ? options.extra?.find((e) => e.path === url) : undefined;
+      const extra = lookup === 'GET' ? options.extra?.find((e) => e.path === url) : undefined;
       if (extra) {
         routeLabel = url;
         const out = await extra.handle();
@@ -105,7 +110,9 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       routeLabel = [...found.byMethod.values()][0]!.route.path;
       const c = withBody;
       if (!c) {
-        const allow = [...found.byMethod.keys()].join(', ');
+        const methods = [...found.byMethod.keys()];
+        if (methods.includes('GET')) methods.push('HEAD');
+        const allow = methods.join(', ');
         reply.headers.push(['Allow', allow]);
         throw new ServiceError('METHOD_NOT_ALLOWED', `${url} does not accept ${method}; use ${allow}`);
       }
@@ -122,7 +129,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         log,
       };
       if (route.authenticated) {
-        ctx.identity = await options.authenticator.authenticate(readCredentials(headers['authorization'] ?? '', headers['x-service-api-key'] ?? ''));
+        ctx.identity = await options.authenticator.authenticate(readCredentials(headers['authorization'], headers['x-service-api-key']));
         if (route.rateLimited) {
           const state = await options.rateLimiter.take(ctx.identity);
           if (state) {

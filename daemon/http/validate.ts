@@ -42,7 +42,13 @@ export class Validators {
   forQuery<T>(name: string): Validate<T> {
     const fn = this.compile(this.query, name);
     return (value) => {
-      if (fn(value)) return value as T;
+      if (fn(value)) {
+        // Coercion reads "1e999" and "Infinity" as numbers that pass `integer`: refuse them.
+        for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+          if (typeof v === 'number' && !Number.isFinite(v)) throw new ServiceError('INVALID_QUERY_PARAMS', `${k} must be a finite number, got ${v}`);
+        }
+        return value as T;
+      }
       const e = fn.errors![0]!;
       throw new ServiceError(e.keyword === 'required' ? 'MISSING_REQUIRED_QUERY_PARAMETER' : 'INVALID_QUERY_PARAMS', describe(e, 'query'));
     };
@@ -134,7 +140,8 @@ function shown(v: unknown): string {
   try {
     s = JSON.stringify(v) ?? String(v);
   } catch {
-    s = String(v);
+    // Nested too deeply to serialize (String() would overflow the stack again).
+    return Array.isArray(v) ? 'a deeply nested array' : typeof v === 'object' ? 'a deeply nested object' : typeof v;
   }
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }

@@ -87,10 +87,12 @@ export function browseRoutes(s: Services): Route[] {
       async handle(ctx) {
         const b = ctx.body as { repoName: string; revisionName?: string; paths: string[] };
         const repo = s.catalog.find(b.repoName, ctx.identity);
+        // The paths come in the body: a bad one is a bad body.
+        const paths = asBodyError(() => b.paths.map((p) => checkRepoPath(p, { allowEmpty: true })));
         const dir = gitDir(repo);
-        if (dir) return { body: await tree(dir, { ref: b.revisionName, defaultRef: repo.defaultBranch, label: repo.name, paths: b.paths }) };
+        if (dir) return { body: await tree(dir, { ref: b.revisionName, defaultRef: repo.defaultBranch, label: repo.name, paths }) };
         noRefs(repo, b.revisionName);
-        return { body: { tree: pathTree(indexedPaths(s, repo), b.paths.map((p) => checkRepoPath(p, { allowEmpty: true }))) } };
+        return { body: { tree: pathTree(indexedPaths(s, repo), paths) } };
       },
     },
     {
@@ -117,6 +119,16 @@ export function browseRoutes(s: Services): Route[] {
       },
     },
   ];
+}
+
+/** Runs `fn`, turning its INVALID_QUERY_PARAMS (a path check) into INVALID_REQUEST_BODY. */
+function asBodyError<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof ServiceError && err.errorCode === 'INVALID_QUERY_PARAMS') throw new ServiceError('INVALID_REQUEST_BODY', err.message);
+    throw err;
+  }
 }
 
 /** The git directory to read, or undefined for a directory repository. */

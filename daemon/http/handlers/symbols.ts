@@ -3,6 +3,8 @@
 // name (`sym:^name$`), references ask for whole-word occurrences (`\bname\b`, case-sensitive);
 // language, repository and revision become `lang:`, `repo:` and `branch:` filters.
 
+import { ServiceError } from '../../errors.ts';
+import { planQuery } from '../../query/plan.ts';
 import type { FileResult, SearchRequest, SearchResponse } from '../../search/types.ts';
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
@@ -59,6 +61,14 @@ function request(term: string, r: FindRequest, regex: boolean): Required<SearchR
 }
 
 async function find(s: Services, ctx: RouteContext, req: Required<SearchRequest>) {
+  try {
+    planQuery(req);
+  } catch (err) {
+    // The query is built from the body's fields: what it cannot parse (an unknown
+    // language, a branch glob the parser refuses) is a bad body.
+    if (err instanceof ServiceError) throw new ServiceError('INVALID_REQUEST_BODY', err.message);
+    throw err;
+  }
   const release = await s.gate.enter(ctx.signal);
   let res: SearchResponse;
   try {
