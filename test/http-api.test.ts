@@ -150,7 +150,7 @@ test('HTTP API conformance', async (t) => {
       assert.equal(wrong.json.errorCode, 'METHOD_NOT_ALLOWED');
       const put = await call(`${d.url}/api/repos`, { method: 'PUT' });
       assert.equal(put.status, 405);
-      assert.equal(put.headers.get('allow'), 'GET');
+      assert.equal(put.headers.get('allow'), 'GET, HEAD');
     });
 
     await t.test('/api/search equals trawl search --json (webUrls from the same public URL)', async () => {
