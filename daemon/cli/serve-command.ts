@@ -46,7 +46,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const logger = createLogger(level);
   const dataDir = resolveDataDir(values['data-dir']);
 
-  const configPath = values.config ?? process.env.TRAWL_CONFIG ?? (existsSync('trawl.json') ? 'trawl.json' : undefined);
+  // An empty $TRAWL_CONFIG counts as unset.
+  const configPath = values.config ?? (process.env.TRAWL_CONFIG || undefined) ?? (existsSync('trawl.json') ? 'trawl.json' : undefined);
   let config: Config;
   if (configPath !== undefined) {
     config = loadConfig(configPath);

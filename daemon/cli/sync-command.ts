@@ -70,7 +70,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
 
 /** --config, else $TRAWL_CONFIG, else ./trawl.json when it exists. */
 export function configFile(flag: string | undefined): string {
-  const path = flag ?? process.env.TRAWL_CONFIG ?? (existsSync('trawl.json') ? 'trawl.json' : undefined);
+  const path = flag ?? (process.env.TRAWL_CONFIG || undefined) ?? (existsSync('trawl.json') ? 'trawl.json' : undefined);
   if (path === undefined) throw new UsageError('no configuration: pass --config FILE (or set TRAWL_CONFIG, or create ./trawl.json)');
   return path;
 }

@@ -14,24 +14,29 @@ export type UwsModule = typeof Uws;
 let loaded: UwsModule | undefined;
 
 export function loadUws(): UwsModule {
-  if (loaded) return loaded;
-  const name = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  loaded ??= loadUwsBinary(`uws_${process.platform}_${process.arch}_${process.versions.modules}.node`);
+  return loaded;
+}
+
+/** Loads one of the package's binaries by file name, or throws why it cannot. */
+export function loadUwsBinary(name: string): UwsModule {
   let binary: string;
   try {
     binary = join(dirname(require.resolve('uWebSockets.js/package.json')), 'binaries', name);
   } catch {
     throw new Error('uWebSockets.js is not installed: run ./scripts/setup.sh');
   }
+  let mod: UwsModule;
   try {
-    loaded = require(binary) as UwsModule;
+    mod = require(binary) as UwsModule;
   } catch (err) {
     throw new Error(
       `uWebSockets.js has no working native build ${name} for this machine (${(err as Error).message.split('\n')[0]}); ` +
         'trawl will not run on its slow JavaScript fallback (Node 20 on linux-x64 glibc is supported)',
     );
   }
-  if (typeof loaded.App !== 'function' || typeof loaded.us_listen_socket_close !== 'function') {
+  if (typeof mod.App !== 'function' || typeof mod.us_listen_socket_close !== 'function') {
     throw new Error(`uWebSockets.js binary ${name} lacks App/us_listen_socket_close`);
   }
-  return loaded;
+  return mod;
 }

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 export const DEFAULT_DATA_DIR = '.trawl';
 
 export function resolveDataDir(flag?: string): string {
-  return resolve(flag ?? process.env.TRAWL_DATA_DIR ?? DEFAULT_DATA_DIR);
+  return resolve(flag ?? (process.env.TRAWL_DATA_DIR || undefined) ?? DEFAULT_DATA_DIR); // empty: unset
 }
 
 export function shardsDir(dataDir: string, repoId: number): string {
