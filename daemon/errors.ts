@@ -26,12 +26,15 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export class ServiceError extends Error {
   readonly statusCode: number;
   readonly errorCode: ErrorCode;
+  /** HTTP headers the error response carries (Retry-After of a 429, ...). */
+  readonly headers: Array<[string, string]>;
 
-  constructor(errorCode: ErrorCode, message: string, statusCode: number = ERROR_CODES[errorCode]) {
+  constructor(errorCode: ErrorCode, message: string, statusCode: number = ERROR_CODES[errorCode], headers: Array<[string, string]> = []) {
     super(message);
     this.name = 'ServiceError';
     this.errorCode = errorCode;
     this.statusCode = statusCode;
+    this.headers = headers;
   }
 
   toJSON(): { statusCode: number; errorCode: ErrorCode; message: string } {

@@ -154,8 +154,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         const known = err instanceof ServiceError;
         const e = known ? err : new ServiceError('UNEXPECTED_ERROR', `unexpected error (request id ${id}); the details are in the server log`);
         if (!known && !reply.aborted) log.error({ err: errorFields(err), method, url }, 'request failed');
-        const headers: Array<[string, string]> = [];
-        if (e.errorCode === 'SERVICE_UNAVAILABLE') headers.push(['Retry-After', '1']);
+        const headers: Array<[string, string]> = [...e.headers];
+        if (e.errorCode === 'SERVICE_UNAVAILABLE' && !headers.some(([k]) => k.toLowerCase() === 'retry-after')) headers.push(['Retry-After', '1']);
         // After a 413 the rest of the body is still on the wire: close the connection.
         if (reply.started && !reply.finished) reply.end();
         else reply.error(e, headers, e.errorCode === 'REQUEST_TOO_LARGE' || draining);
