@@ -1,5 +1,5 @@
 // HTTP benchmark (issue 5): what trawl's HTTP layer costs on top of a bare uWebSockets.js
-// server, and how fast a large result streams.
+// server, with and without a search in the request, and how fast a large result streams.
 //
 //   node --import tsx bench/http.ts [--corpus DIR] [--data-dir DIR] [--duration S] [--connections N]
 //        [--query Q] [--stream-query Q] [--out FILE] [--warmup S] [--rounds N] [--workers N]
@@ -8,13 +8,20 @@
 //    temporary data dir (default corpus: corpus/linux-6.1, scripts/fetch-linux.sh).
 // 2. `trawl serve --port 0 --log-level silent --data-dir DIR` in a child process (no config
 //    file: built-in defaults, anonymous access), ready when GET /api/health answers 200.
-// 3. A selective query (default `"blkdev_issue_flush"`, matches 100) is sent twice (the
-//    first search starts the worker pool; it must find something). The second response
-//    body goes to a file and bench/bare-uws.ts serves exactly those bytes from a second
-//    child process: same native module, same Node + tsx process, but no routing,
-//    validation, auth, search or JSON.
-// 4. autocannon (in this process) at --connections (50) against each: a --warmup (3 s) run
-//    each, then --rounds (2) alternations trawl, bare, each --duration (15) seconds; medians.
+// 3. A selective query (default `kvm_mmu_zap_collapsible_spte`, a rare literal of the engine
+//    benchmark: 5 matches in 5 files, 0.7 MB of content read; matches 100) is sent twice (the
+//    first search starts the worker pool; it must find something), and GET /api/version
+//    once. Both answers' bodies go to files and bench/bare-uws.ts serves exactly those bytes
+//    (POST /api/search, GET /api/version; same Content-Type) from a second child process:
+//    same native module, same Node + tsx process, but no routing, validation, auth, request
+//    id, logging, metrics, search or JSON.
+// 4. Two comparisons, each with the same procedure: autocannon (in this process) at
+//    --connections (50) against each server: a --warmup (3 s) run each, then --rounds (2)
+//    alternations trawl, bare, each --duration (15) seconds; medians.
+//    a. Selective query: POST /api/search with the query. The ratio includes the search
+//       (about 3 ms of server CPU per request on linux-6.1).
+//    b. No search: GET /api/version, a system route (routing, request id, logging, metrics,
+//       JSON; no auth, no search): the HTTP layer's overhead by itself.
 //    Latency percentiles are computed from every 2xx response's time as autocannon measures
 //    it (fractional ms); autocannon's own histogram, 1 ms resolution, is kept in the JSON.
 // 5. Streaming: POST /api/stream_search with a large result (default `static`, matches
@@ -23,7 +30,8 @@
 //    then 3; the same request to the blocking /api/search for comparison.
 // 6. Per phase, the cores other processes kept busy (machine.ts foreignCores minus the two
 //    servers' CPU), each server's cores and this process's (the load generator).
-// Results: bench/results/<date>-issue5-http.json and .md beside it; the Markdown on stdout.
+// Results: bench/results/<date>-issue5-http.json (keys `selective` and `noSearch`, same
+// shape for their runs, medians and ratios) and .md beside it; the Markdown on stdout.
 
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -248,6 +256,14 @@ function quantileSorted(sorted: Float64Array, q: number): number | null {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
 }
 
+/** One request, sent over and over by autocannon. */
+interface LoadRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  /** A JSON body (sent with Content-Type: application/json); none for a GET. */
+  body?: string;
+}
+
 interface LoadRun {
   target: Server['name'];
   /** 0: the warm-up run (not in the medians). */
@@ -271,15 +287,14 @@ interface LoadRun {
   load: Load;
 }
 
-async function loadRun(server: Server, servers: Server[], round: number, body: string, duration: number, connections: number): Promise<LoadRun> {
+async function loadRun(server: Server, servers: Server[], round: number, request: LoadRequest, duration: number, connections: number): Promise<LoadRun> {
   const samples = new Samples();
   let errorMessage: string | undefined;
   const from = mark(servers);
   const instance = autocannon({
-    url: `${server.url}/api/search`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
+    url: `${server.url}${request.path}`,
+    method: request.method,
+    ...(request.body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: request.body }),
     connections,
     duration,
     title: `${server.name} round ${round}`,
@@ -355,6 +370,41 @@ function targetMedian(runs: LoadRun[]): TargetMedian {
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     errors: runs.reduce((n, r) => n + r.errors, 0),
     timeouts: runs.reduce((n, r) => n + r.timeouts, 0),
+  };
+}
+
+/** A load comparison of trawl against the bare server: every run, the medians of the timed ones, their ratios. */
+interface Comparison {
+  /** The request both servers were sent, e.g. `POST /api/search`. */
+  request: string;
+  runs: LoadRun[];
+  median: { trawl: TargetMedian; bare: TargetMedian };
+  ratios: { requestsPerSecondBareOverTrawl: number | null; p50TrawlOverBare: number | null; p99TrawlOverBare: number | null };
+}
+
+/** A --warmup run against each server, then `rounds` alternations (trawl, bare) of `duration` seconds. */
+async function compare(
+  label: string,
+  servers: Server[],
+  request: LoadRequest,
+  o: { warmup: number; rounds: number; duration: number; connections: number },
+): Promise<Comparison> {
+  const runs: LoadRun[] = [];
+  log(`${label}: ${request.method} ${request.path}; autocannon: ${o.connections} connections, ${o.warmup} s warm-up each, then ${o.rounds} × (trawl, bare) of ${o.duration} s`);
+  for (const s of servers) runs.push(await loadRun(s, servers, 0, request, o.warmup, o.connections));
+  for (let i = 1; i <= o.rounds; i++) for (const s of servers) runs.push(await loadRun(s, servers, i, request, o.duration, o.connections));
+  const timed = (name: Server['name']) => runs.filter((r) => r.target === name && r.round > 0);
+  const median = { trawl: targetMedian(timed('trawl')), bare: targetMedian(timed('bare')) };
+  const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : Math.round((a / b) * 100) / 100);
+  return {
+    request: `${request.method} ${request.path}`,
+    runs,
+    median,
+    ratios: {
+      requestsPerSecondBareOverTrawl: ratio(median.bare.requestsPerSecond, median.trawl.requestsPerSecond),
+      p50TrawlOverBare: ratio(median.trawl.p50Ms, median.bare.p50Ms),
+      p99TrawlOverBare: ratio(median.trawl.p99Ms, median.bare.p99Ms),
+    },
   };
 }
 
@@ -499,7 +549,8 @@ interface Result {
   environment: Environment;
   options: { duration: number; warmup: number; rounds: number; connections: number; workers: number | null; autocannon: string };
   index: IndexInfo;
-  selective: {
+  /** POST /api/search with the selective query: the ratios include the search. */
+  selective: Comparison & {
     query: string;
     requestBody: string;
     responseBytes: number;
@@ -509,9 +560,13 @@ interface Result {
     /** The server's own search time (stats.duration) for the second check request, and for the first (cold) one. */
     searchMs: number;
     firstSearchMs: number;
-    runs: LoadRun[];
-    median: { trawl: TargetMedian; bare: TargetMedian };
-    ratios: { requestsPerSecondBareOverTrawl: number | null; p50TrawlOverBare: number | null; p99TrawlOverBare: number | null };
+  };
+  /** GET /api/version (a system route: no auth, no search): the HTTP layer's overhead by itself. */
+  noSearch: Comparison & {
+    responseBytes: number;
+    /** The body both servers send. */
+    responseBody: string;
+    contentType: string;
   };
   stream: {
     query: string;
@@ -549,7 +604,7 @@ async function main(): Promise<void> {
   const rounds = positive('rounds', values.rounds, 2);
   const connections = positive('connections', values.connections, 50);
   const workers = values.workers === undefined ? null : positive('workers', values.workers, 1);
-  const query = values.query ?? '"blkdev_issue_flush"';
+  const query = values.query ?? 'kvm_mmu_zap_collapsible_spte';
   const streamQuery = values['stream-query'] ?? 'static';
   const date = new Date().toISOString();
   const out = resolve(values.out ?? join(ROOT, 'bench', 'results', `${date.slice(0, 10)}-issue5-http.json`));
@@ -597,35 +652,47 @@ async function main(): Promise<void> {
       const bytes = Buffer.from(await res.arrayBuffer());
       if (res.status !== 200) throw new Error(`POST /api/search ${requestBody}: status ${res.status}: ${bytes.toString('utf8').slice(0, 500)}`);
       const json = JSON.parse(bytes.toString('utf8')) as { stats: { actualMatchCount: number; totalMatchCount: number; duration: number }; files: unknown[] };
-      return { bytes, json };
+      return { bytes, json, contentType: res.headers.get('content-type') ?? '' };
     };
     // The first search starts the worker pool and maps the shards; the second is the figure.
     const cold = await ask();
-    const { bytes: answer, json: parsed } = await ask();
+    const { bytes: answer, json: parsed, contentType: answerType } = await ask();
     if (parsed.stats.actualMatchCount === 0) throw new Error(`the query ${query} finds nothing on this index: pass --query with one that does`);
     log(
       `selective query ${query}: ${parsed.stats.actualMatchCount} matches (${parsed.stats.totalMatchCount} total) in ${parsed.files.length} files, response ${fmtBytes(answer.length)}, ` +
         `search ${fmtMs(parsed.stats.duration / 1e6)} (first search ${fmtMs(cold.json.stats.duration / 1e6)})`,
     );
-    const bodyFile = join(work, 'answer.json');
-    writeFileSync(bodyFile, answer);
-    bare = await startServer('bare', ['--import', 'tsx', BARE, bodyFile], ROOT);
-    const bareCheck = await fetch(`${bare.url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: requestBody });
-    const bareAnswer = Buffer.from(await bareCheck.arrayBuffer());
-    if (bareCheck.status !== 200 || !bareAnswer.equals(answer)) throw new Error(`the bare server answered ${bareCheck.status} with ${bareAnswer.length} bytes, not trawl's ${answer.length}`);
+    const searchAnswer = { status: 200, contentType: answerType, bytes: answer };
+    // GET /api/version, once: the body of the no-search comparison.
+    const versionRes = await fetch(`${trawl.url}/api/version`);
+    const version = { status: versionRes.status, contentType: versionRes.headers.get('content-type') ?? '', bytes: Buffer.from(await versionRes.arrayBuffer()) };
+    if (version.status !== 200) throw new Error(`GET /api/version: status ${version.status}: ${version.bytes.toString('utf8').slice(0, 500)}`);
+    log(`GET /api/version: ${version.bytes.toString('utf8')} (${version.bytes.length} bytes, ${version.contentType})`);
+    const searchFile = join(work, 'answer.json');
+    const versionFile = join(work, 'version.json');
+    writeFileSync(searchFile, answer);
+    writeFileSync(versionFile, version.bytes);
+    bare = await startServer('bare', ['--import', 'tsx', BARE, searchFile, versionFile], ROOT);
+    // The bare server must send the same status, Content-Type and bytes as trawl.
+    const checkBare = async (what: string, init: RequestInit, path: string, expected: { status: number; contentType: string; bytes: Buffer }) => {
+      const r = await fetch(`${bare!.url}${path}`, init);
+      const bytes = Buffer.from(await r.arrayBuffer());
+      const type = r.headers.get('content-type') ?? '';
+      if (r.status !== expected.status || type !== expected.contentType || !bytes.equals(expected.bytes)) {
+        throw new Error(`${what}: the bare server answered ${r.status} (${type}) with ${bytes.length} bytes, not trawl's ${expected.status} (${expected.contentType}) with ${expected.bytes.length}`);
+      }
+    };
+    await checkBare('POST /api/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: requestBody }, '/api/search', searchAnswer);
+    await checkBare('GET /api/version', {}, '/api/version', version);
     log(`bare uWebSockets.js server: ${bare.url} (pid ${bare.child.pid})`);
 
-    // 4. Load: warm-up each, then alternate.
+    // 4. Load, two comparisons: warm-up each, then alternate.
     const servers = [trawl, bare];
-    const runs: LoadRun[] = [];
-    log(`autocannon: ${connections} connections, ${warmup} s warm-up each, then ${rounds} × (trawl, bare) of ${duration} s`);
-    for (const s of servers) runs.push(await loadRun(s, servers, 0, requestBody, warmup, connections));
-    for (let i = 1; i <= rounds; i++) for (const s of servers) runs.push(await loadRun(s, servers, i, requestBody, duration, connections));
+    const loadOptions = { warmup, rounds, duration, connections };
+    const selectiveLoad = await compare('selective query', servers, { method: 'POST', path: '/api/search', body: requestBody }, loadOptions);
+    const noSearchLoad = await compare('no search', servers, { method: 'GET', path: '/api/version' }, loadOptions);
     await stopServer(bare);
     bare = undefined;
-    const timed = (name: Server['name']) => runs.filter((r) => r.target === name && r.round > 0);
-    const med = { trawl: targetMedian(timed('trawl')), bare: targetMedian(timed('bare')) };
-    const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : Math.round((a / b) * 100) / 100);
     const selective: Result['selective'] = {
       query,
       requestBody,
@@ -635,13 +702,13 @@ async function main(): Promise<void> {
       files: parsed.files.length,
       searchMs: round2(parsed.stats.duration / 1e6),
       firstSearchMs: round2(cold.json.stats.duration / 1e6),
-      runs,
-      median: med,
-      ratios: {
-        requestsPerSecondBareOverTrawl: ratio(med.bare.requestsPerSecond, med.trawl.requestsPerSecond),
-        p50TrawlOverBare: ratio(med.trawl.p50Ms, med.bare.p50Ms),
-        p99TrawlOverBare: ratio(med.trawl.p99Ms, med.bare.p99Ms),
-      },
+      ...selectiveLoad,
+    };
+    const noSearch: Result['noSearch'] = {
+      responseBytes: version.bytes.length,
+      responseBody: version.bytes.toString('utf8'),
+      contentType: version.contentType,
+      ...noSearchLoad,
     };
 
     // 5. Streaming.
@@ -702,11 +769,13 @@ async function main(): Promise<void> {
       options: { duration, warmup, rounds, connections, workers, autocannon: autocannonVersion() },
       index,
       selective,
+      noSearch,
       stream,
       foreignCores: {
         ...(index.buildLoad ? { index: index.buildLoad.foreignCores } : {}),
-        warmup: highest(runs.filter((r) => r.round === 0).map((r) => r.load.foreignCores)),
-        selective: highest(runs.filter((r) => r.round > 0).map((r) => r.load.foreignCores)),
+        warmup: highest([...selective.runs, ...noSearch.runs].filter((r) => r.round === 0).map((r) => r.load.foreignCores)),
+        selective: highest(selective.runs.filter((r) => r.round > 0).map((r) => r.load.foreignCores)),
+        noSearch: highest(noSearch.runs.filter((r) => r.round > 0).map((r) => r.load.foreignCores)),
         stream: highest(streamRuns.map((r) => r.load.foreignCores)),
         blocking: highest(blockingRuns.map((r) => r.load.foreignCores)),
       },
@@ -747,13 +816,15 @@ function markdown(r: Result): string {
   const cores = (v: number | null | undefined) => (v === null || v === undefined ? '?' : v.toFixed(2));
   const code = (t: string) => `\`${t.replace(/\|/g, '\\|').replace(/`/g, "'")}\``;
   const corpusName = ix.corpus ? basename(ix.corpus) : ix.repositories.join(', ');
-  const timedRuns = (name: Server['name']) => s.runs.filter((run) => run.target === name && run.round > 0);
-  const loadRow = (label: string, name: Server['name']) => {
-    const m = s.median[name];
-    const runs = timedRuns(name);
+  const ns = r.noSearch;
+  const cpuMs = (v: number | null) => (v === null ? '—' : `${v.toFixed(3)} ms`);
+  const aboutMs = (v: number | null) => (v === null ? '?' : v >= 1 ? v.toFixed(1) : v.toFixed(2));
+  const loadRow = (c: Comparison, label: string, name: Server['name']) => {
+    const m = c.median[name];
+    const runs = c.runs.filter((run) => run.target === name && run.round > 0);
     return (
       `| ${label} | ${n(m.requestsPerSecond)} | ${fmtMs(m.p50Ms)} | ${fmtMs(m.p99Ms)} | ${m.non2xx} | ${m.errors}${m.timeouts ? ` (${m.timeouts} timeouts)` : ''} | ` +
-      `${runs.map((run) => n(run.requestsPerSecond)).join(' / ')} | ${m.serverCpuMsPerRequest === null ? '—' : `${m.serverCpuMsPerRequest.toFixed(3)} ms`} | ` +
+      `${runs.map((run) => n(run.requestsPerSecond)).join(' / ')} | ${cpuMs(m.serverCpuMsPerRequest)} | ` +
       `${cores(median(runs.map((run) => run.load.serverCores[name] ?? 0)))} / ${cores(median(runs.map((run) => run.load.benchCores ?? 0)))} | ` +
       `${cores(Math.max(...runs.map((run) => run.load.foreignCores ?? 0)))} |`
     );
@@ -765,6 +836,8 @@ function markdown(r: Result): string {
   const indexLine = ix.built
     ? `built by this run in ${ix.buildSeconds?.toFixed(1)} s (\`trawl index --no-symbols\`, other processes ${cores(ix.buildLoad?.foreignCores)} cores)`
     : `given (\`--data-dir\`)`;
+  const loadHeader = '| server | requests/s | p50 | p99 | non-2xx | errors | runs (req/s) | server CPU per request | cores: server / autocannon | other processes (cores) |';
+  const loadDivider = '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|';
   const lines = [
     `### trawl ${e.trawlVersion}: HTTP layer on ${corpusName} — ${r.date.slice(0, 10)}`,
     '',
@@ -778,15 +851,29 @@ function markdown(r: Result): string {
       `A ${r.options.warmup} s warm-up run each, then ${r.options.rounds} × (trawl, bare), ${r.options.duration} s each; medians of the ${r.options.rounds} runs. ` +
       `Latency: every 2xx response's time as autocannon measures it (send to last byte), fractional ms (autocannon's own 1 ms-resolution percentiles are in the JSON).`,
     '',
-    '| server | requests/s | p50 | p99 | non-2xx | errors | runs (req/s) | server CPU per request | cores: server / autocannon | other processes (cores) |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
-    loadRow('trawl, `POST /api/search`', 'trawl'),
-    loadRow('bare uWebSockets.js, fixed body', 'bare'),
+    loadHeader,
+    loadDivider,
+    loadRow(s, 'trawl, `POST /api/search`', 'trawl'),
+    loadRow(s, 'bare uWebSockets.js, fixed body', 'bare'),
     '',
-    `- Overhead of trawl's request handling (routing, validation, auth step, search, JSON) over a bare handler: ` +
+    `- Overhead of trawl's request handling including the search (about ${aboutMs(s.median.trawl.serverCpuMsPerRequest)} ms of server CPU per search; ` +
+      `also routing, validation, auth step, JSON) over a bare handler: ` +
       `bare / trawl requests/s **${x(s.ratios.requestsPerSecondBareOverTrawl)}**, trawl / bare p50 **${x(s.ratios.p50TrawlOverBare)}**, p99 ${x(s.ratios.p99TrawlOverBare)}.`,
-    `- Server CPU per request: trawl ${s.median.trawl.serverCpuMsPerRequest?.toFixed(3) ?? '—'} ms, bare ${s.median.bare.serverCpuMsPerRequest?.toFixed(3) ?? '—'} ms ` +
+    `- Server CPU per request: trawl ${cpuMs(s.median.trawl.serverCpuMsPerRequest)}, bare ${cpuMs(s.median.bare.serverCpuMsPerRequest)} ` +
       `(the server process's CPU time, all threads, over the requests it completed).`,
+    '',
+    `**No search** (\`${ns.request}\`, a system route: routing, request id, logging, metrics, JSON; no auth, no search): ` +
+      `a ${ns.responseBytes}-byte response body ${code(ns.responseBody)}; the bare server sends the same bytes with the same \`Content-Type\`. ` +
+      `Same procedure: a ${r.options.warmup} s warm-up run each, then ${r.options.rounds} × (trawl, bare), ${r.options.duration} s each; medians.`,
+    '',
+    loadHeader,
+    loadDivider,
+    loadRow(ns, 'trawl, `GET /api/version`', 'trawl'),
+    loadRow(ns, 'bare uWebSockets.js, fixed body', 'bare'),
+    '',
+    `- Overhead of trawl's HTTP layer alone (GET /api/version: routing, request id, logging, metrics, JSON) over a bare handler: ` +
+      `bare / trawl requests/s **${x(ns.ratios.requestsPerSecondBareOverTrawl)}**, trawl / bare p50 **${x(ns.ratios.p50TrawlOverBare)}**, p99 ${x(ns.ratios.p99TrawlOverBare)}.`,
+    `- Server CPU per request: trawl ${cpuMs(ns.median.trawl.serverCpuMsPerRequest)}, bare ${cpuMs(ns.median.bare.serverCpuMsPerRequest)}.`,
     '',
     `**Streaming** ${code(st.query)} (matches=100000, contextLines=0): ${fmtBytes(sm.bytes)}, ${n(sm.messages)} \`data:\` messages (${n(last.chunks)} \`chunk\`), ` +
       `${last.matches === null ? '?' : n(last.matches)} matches${last.isSearchExhaustive === false ? ' (not exhaustive)' : ''}; read with fetch in the benchmark's process; ` +
