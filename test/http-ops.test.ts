@@ -160,6 +160,36 @@ test('streaming back-pressure, cancellation, queueing, time budget and shutdown'
       assert.match(rest, /"type":"final".*\n\ndata: \[DONE\]\n\n$/s);
     });
 
+    await t.test('a directory repository is browsed from its index and has no history', async () => {
+      const get = async (path: string) => {
+        const r = await fetch(`${d.url}${path}`);
+        return { status: r.status, json: (await r.json()) as any };
+      };
+      const post = async (path: string, body: unknown) => {
+        const r = await fetch(`${d.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        return { status: r.status, json: (await r.json()) as any };
+      };
+      const src = await get('/api/source?repo=haystack&path=d3%2Ff3.txt');
+      assert.equal(src.status, 200);
+      assert.match(src.json.source, /^needle_3_0 x+\n/);
+      assert.equal(src.json.blobSha, undefined);
+      const files = await post('/api/files', { repoName: 'haystack' });
+      assert.equal(files.json.length, FILES);
+      assert.deepEqual(files.json[0], { type: 'blob', path: 'd0/f0.txt', name: 'f0.txt' });
+      const folder = await get('/api/folder_contents?repoName=haystack&path=d7');
+      assert.equal(folder.json.length, FILES / 20);
+      assert.ok(folder.json.every((e: { type: string; path: string }) => e.type === 'blob' && e.path.startsWith('d7/')));
+      const tree = await post('/api/tree', { repoName: 'haystack', paths: ['d1'] });
+      assert.equal(tree.json.tree.children.length, 20);
+      assert.equal(tree.json.tree.children.find((c: { name: string }) => c.name === 'd1').children.length, FILES / 20);
+      assert.equal(tree.json.tree.children.find((c: { name: string }) => c.name === 'd2').children.length, 0);
+      assert.equal((await get('/api/source?repo=haystack&path=nope.txt')).json.errorCode, 'FILE_NOT_FOUND');
+      assert.equal((await get('/api/source?repo=haystack&path=d0%2Ff0.txt&ref=main')).json.errorCode, 'INVALID_GIT_REF');
+      const history = await get('/api/commits?repo=haystack');
+      assert.equal(history.status, 400);
+      assert.match(history.json.message, /no history/);
+    });
+
     await t.test('the time budget ends a search with a non-exhaustive result', async () => {
       d.services.config.settings.search.timeoutMs = 1;
       try {

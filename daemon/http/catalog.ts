@@ -37,6 +37,8 @@ export interface CatalogRepo {
 export class Catalog {
   private version = '';
   private manifests: LoadedManifest[] = [];
+  /** indexedFiles() per repository, for the current index version (shards stay mapped once). */
+  private readonly files = new Map<number, Array<{ path: string; shard: Shard; doc: number }>>();
 
   constructor(
     private readonly dataDir: string,
@@ -49,6 +51,7 @@ export class Catalog {
     if (v !== this.version || this.manifests.length === 0) {
       this.manifests = readAllManifests(this.dataDir).filter((m) => m.shards.length > 0);
       this.version = v;
+      this.files.clear();
     }
     const records = new Map<number, RepoRecord>();
     for (const r of this.store?.listRepos() ?? []) records.set(r.repoId, r);
@@ -67,13 +70,17 @@ export class Catalog {
    * to read the content. Used for directories, which have no git to read.
    */
   indexedFiles(repo: CatalogRepo): Array<{ path: string; shard: Shard; doc: number }> {
+    const known = this.files.get(repo.repoId);
+    if (known && this.manifests.includes(repo.manifest)) return known;
     const dir = shardsDir(this.dataDir, repo.repoId);
     const out: Array<{ path: string; shard: Shard; doc: number }> = [];
     for (const s of repo.manifest.shards) {
       const shard = Shard.open(join(dir, s.file), 'membership' in s && s.membership ? join(dir, s.membership) : undefined);
       for (const doc of shard.branches.docs(0)) out.push({ path: shard.name(doc), shard, doc });
     }
-    return out.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+    out.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+    this.files.set(repo.repoId, out);
+    return out;
   }
 }
 
