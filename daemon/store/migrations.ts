@@ -79,6 +79,37 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX repos_connection ON repos (connection_id);
     `,
   },
+  {
+    id: 2,
+    name: 'users_and_api_keys',
+    // Documented at the top of sqlite-identity.ts.
+    up: `
+      CREATE TABLE users (
+        id               TEXT PRIMARY KEY,
+        email            TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        name             TEXT NOT NULL,
+        role             TEXT NOT NULL CHECK (role IN ('owner', 'member')),
+        suspended_at     TEXT,
+        created_at       TEXT NOT NULL,
+        updated_at       TEXT NOT NULL,
+        last_activity_at TEXT,
+        daily_limit      INTEGER CHECK (daily_limit IS NULL OR daily_limit >= 0)
+      );
+
+      CREATE TABLE api_keys (
+        id               TEXT PRIMARY KEY,
+        user_id          TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        name             TEXT NOT NULL,
+        hash             TEXT NOT NULL UNIQUE,
+        hint             TEXT NOT NULL,
+        created_at       TEXT NOT NULL,
+        last_used_at     TEXT,
+        revoked_at       TEXT
+      );
+
+      CREATE INDEX api_keys_user ON api_keys (user_id, created_at);
+    `,
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

@@ -41,7 +41,8 @@
 
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { ConnectionRecord, RepoListOptions, RepoRecord, Store } from './store.ts';
+import type { ApiKeyRecord, ConnectionRecord, IdentityStore, RepoListOptions, RepoRecord, Role, Store, UserRecord } from './store.ts';
+import { SqliteIdentity } from './sqlite-identity.ts';
 import { migrate } from './migrations.ts';
 
 /** How long a process waits for another's write lock before SQLITE_BUSY. Writes are short
@@ -203,9 +204,11 @@ class SqliteStore implements Store {
   readonly #updateRepoTx: BetterSqlite3.Transaction<(repoId: number, patch: object) => RepoRecord>;
   readonly #upsertConnectionTx: BetterSqlite3.Transaction<(name: string, connectionType: string) => ConnectionRecord>;
   readonly #updateConnectionTx: BetterSqlite3.Transaction<(id: number, patch: object) => ConnectionRecord>;
+  readonly #identity: SqliteIdentity;
 
   constructor(db: BetterSqlite3.Database) {
     this.#db = db;
+    this.#identity = new SqliteIdentity(db);
     this.#repoById = db.prepare('SELECT * FROM repos WHERE repo_id = ?');
     // Matches the partial index's condition word for word, so the index serves it.
     this.#liveRepoByName = db.prepare("SELECT * FROM repos WHERE repo_name = ? AND state != 'deleted'");
@@ -319,6 +322,47 @@ class SqliteStore implements Store {
   deleteConnection(id: number): void {
     // One statement, so atomic on its own; ON DELETE SET NULL detaches the repositories.
     this.#deleteConnection.run(id);
+  }
+
+  // Users and API keys: sqlite-identity.ts.
+  createUser(user: { email: string; name: string; role: Role }, now: string): UserRecord {
+    return this.#identity.createUser(user, now);
+  }
+
+  getUser(id: string): UserRecord | undefined {
+    return this.#identity.getUser(id);
+  }
+
+  getUserByEmail(email: string): UserRecord | undefined {
+    return this.#identity.getUserByEmail(email);
+  }
+
+  listUsers(): UserRecord[] {
+    return this.#identity.listUsers();
+  }
+
+  updateUser(id: string, patch: Parameters<IdentityStore['updateUser']>[1], now: string): UserRecord {
+    return this.#identity.updateUser(id, patch, now);
+  }
+
+  createApiKey(key: { userId: string; name: string; hash: string; hint: string }, now: string): ApiKeyRecord {
+    return this.#identity.createApiKey(key, now);
+  }
+
+  findApiKey(hash: string): ApiKeyRecord | undefined {
+    return this.#identity.findApiKey(hash);
+  }
+
+  listApiKeys(userId: string): ApiKeyRecord[] {
+    return this.#identity.listApiKeys(userId);
+  }
+
+  revokeApiKey(id: string, now: string): ApiKeyRecord | undefined {
+    return this.#identity.revokeApiKey(id, now);
+  }
+
+  touchApiKey(id: string, now: string): void {
+    this.#identity.touchApiKey(id, now);
   }
 
   close(): void {

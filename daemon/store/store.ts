@@ -1,6 +1,6 @@
-// The Store (ARCHITECTURE.md section 3): what trawl keeps besides the shards. This issue
-// fills in repositories and connections; identity, keys, tokens, licenses and rate
-// counters join it later. SQLite (sqlite-store.ts) is the embedded default; every backend
+// The Store (ARCHITECTURE.md section 3): what trawl keeps besides the shards:
+// repositories and connections, users and API keys; tokens, licenses and rate counters
+// join it later. SQLite (sqlite-store.ts) is the embedded default; every backend
 // runs the same conformance suite (test/store/conformance.ts).
 
 import type { CodeHostType } from '../repos/git.ts';
@@ -74,7 +74,69 @@ export interface RepoListOptions {
   connectionId?: number;
 }
 
-export interface Store {
+/** An organization member's role (API-DETAILS.md section 5). */
+export type Role = 'owner' | 'member';
+
+export interface UserRecord {
+  /** Stable, opaque ("usr_" + 24 hex), assigned by the store. */
+  id: string;
+  /** Unique, compared case-insensitively. */
+  email: string;
+  name: string;
+  role: Role;
+  /** ISO 8601; set while the user is suspended (every credential of theirs fails). */
+  suspendedAt?: string;
+  createdAt: string;
+  updatedAt: string;
+  /** ISO 8601 of the last authenticated request (updated at most once a minute). */
+  lastActivityAt?: string;
+  /** Daily request limit for this user; absent: settings.rateLimit.requestsPerDay. */
+  dailyLimit?: number;
+}
+
+export interface ApiKeyRecord {
+  /** Opaque ("key_" + 24 hex); what `trawl keys revoke` takes. */
+  id: string;
+  userId: string;
+  name: string;
+  /** The key's first 12 characters ("svk_" + 8 hex), to tell keys apart; far too short to use. */
+  hint: string;
+  createdAt: string;
+  lastUsedAt?: string;
+  revokedAt?: string;
+}
+
+/** Users and API keys. Keys are stored only as a keyed hash (auth/credentials.ts). */
+export interface IdentityStore {
+  /** Throws StoreConflictError when the email is taken. */
+  createUser(user: { email: string; name: string; role: Role }, now: string): UserRecord;
+  getUser(id: string): UserRecord | undefined;
+  /** Case-insensitive. */
+  getUserByEmail(email: string): UserRecord | undefined;
+  /** By email. */
+  listUsers(): UserRecord[];
+  /** Merges the patch (null clears an optional field); throws when the id is unknown. */
+  updateUser(id: string, patch: { name?: string; role?: Role; suspendedAt?: string | null; lastActivityAt?: string; dailyLimit?: number | null }, now: string): UserRecord;
+  /** `hash` is the key's keyed hash; the key itself never reaches the store. */
+  createApiKey(key: { userId: string; name: string; hash: string; hint: string }, now: string): ApiKeyRecord;
+  /** The key whose hash this is, revoked or not. */
+  findApiKey(hash: string): ApiKeyRecord | undefined;
+  /** A user's keys, oldest first. */
+  listApiKeys(userId: string): ApiKeyRecord[];
+  /** Marks the key revoked (once; a second call keeps the first time); undefined when unknown. */
+  revokeApiKey(id: string, now: string): ApiKeyRecord | undefined;
+  touchApiKey(id: string, now: string): void;
+}
+
+/** A unique value (an email) is already taken. */
+export class StoreConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreConflictError';
+  }
+}
+
+export interface Store extends IdentityStore {
   /**
    * The repository named `repoName`, created (state 'new', next unused id) when unknown or
    * when the only rows with that name are deleted ones; otherwise the live row, with

@@ -504,5 +504,68 @@ export function storeConformance(
       },
       { sharedStorage: true },
     );
+
+    // ---- users and API keys ----
+
+    storeTest('users: create, find by id and by email (case-insensitive), list by email, conflicts', (store) => {
+      const b = store.createUser({ email: 'bea@example.com', name: 'Bea', role: 'member' }, T1);
+      const a = store.createUser({ email: 'Al@Example.com', name: 'Al', role: 'owner' }, T2);
+      assert.match(b.id, /^usr_[0-9a-f]{24}$/);
+      assert.notEqual(a.id, b.id);
+      assert.deepEqual(b, { id: b.id, email: 'bea@example.com', name: 'Bea', role: 'member', createdAt: T1, updatedAt: T1 });
+      assertNoEmptyValues(b as never);
+      assert.deepEqual(store.getUser(b.id), b);
+      assert.deepEqual(store.getUserByEmail('BEA@example.COM'), b);
+      assert.equal(store.getUserByEmail('nobody@example.com'), undefined);
+      assert.deepEqual(store.listUsers().map((u) => u.email), ['Al@Example.com', 'bea@example.com']);
+      assert.throws(() => store.createUser({ email: 'bea@EXAMPLE.com', name: 'Other', role: 'member' }, T3), (e: Error) => e.name === 'StoreConflictError');
+      assert.equal(store.listUsers().length, 2);
+    });
+
+    storeTest('users: patches set and clear optional fields; activity alone leaves updatedAt', (store) => {
+      const u = store.createUser({ email: 'c@example.com', name: 'C', role: 'member' }, T1);
+      const s1 = store.updateUser(u.id, { suspendedAt: T2, dailyLimit: 50, role: 'owner' }, T2);
+      assert.deepEqual(s1, { ...u, role: 'owner', suspendedAt: T2, dailyLimit: 50, updatedAt: T2 });
+      const active = store.updateUser(u.id, { lastActivityAt: T3 }, T3);
+      assert.equal(active.updatedAt, T2);
+      assert.equal(active.lastActivityAt, T3);
+      const cleared = store.updateUser(u.id, { suspendedAt: null, dailyLimit: null }, T3);
+      assert.equal(cleared.suspendedAt, undefined);
+      assert.equal(cleared.dailyLimit, undefined);
+      assertNoEmptyValues(cleared as never);
+      assert.throws(() => store.updateUser('usr_000000000000000000000000', { name: 'x' }, T3));
+    });
+
+    storeTest('API keys: stored by hash, listed per user, revoked once, touched', (store) => {
+      const u = store.createUser({ email: 'k@example.com', name: 'K', role: 'member' }, T1);
+      const k1 = store.createApiKey({ userId: u.id, name: 'ci', hash: 'h1'.repeat(32), hint: 'svk_01234567' }, T1);
+      const k2 = store.createApiKey({ userId: u.id, name: 'laptop', hash: 'h2'.repeat(32), hint: 'svk_89abcdef' }, T2);
+      assert.match(k1.id, /^key_[0-9a-f]{24}$/);
+      assert.deepEqual(k1, { id: k1.id, userId: u.id, name: 'ci', hint: 'svk_01234567', createdAt: T1 });
+      assert.ok(!('hash' in k1), 'the hash is not handed out');
+      assert.deepEqual(store.findApiKey('h2'.repeat(32)), k2);
+      assert.equal(store.findApiKey('nope'), undefined);
+      assert.deepEqual(store.listApiKeys(u.id).map((k) => k.name), ['ci', 'laptop']);
+      store.touchApiKey(k1.id, T2);
+      assert.equal(store.findApiKey('h1'.repeat(32))!.lastUsedAt, T2);
+      assert.equal(store.revokeApiKey(k1.id, T2)!.revokedAt, T2);
+      assert.equal(store.revokeApiKey(k1.id, T3)!.revokedAt, T2, 'revoked once');
+      assert.equal(store.revokeApiKey('key_000000000000000000000000', T3), undefined);
+      assert.equal(store.findApiKey('h1'.repeat(32))!.revokedAt, T2, 'a revoked key is still found, as revoked');
+      assert.throws(() => store.createApiKey({ userId: 'usr_000000000000000000000000', name: 'x', hash: 'h3', hint: 'svk_' }, T3), 'a key belongs to an existing user');
+    });
+
+    storeTest(
+      'users and keys survive reopening',
+      async (store, ctx) => {
+        const u = store.createUser({ email: 'p@example.com', name: 'P', role: 'owner' }, T1);
+        const k = store.createApiKey({ userId: u.id, name: 'n', hash: 'hp', hint: 'svk_aaaaaaaa' }, T1);
+        ctx.close(store);
+        const again = await ctx.open();
+        assert.deepEqual(again.getUser(u.id), u);
+        assert.deepEqual(again.findApiKey('hp'), k);
+      },
+      { sharedStorage: true },
+    );
   });
 }

@@ -1,0 +1,151 @@
+// Users and API keys in the SQLite store (migration 2).
+//
+//   users     id TEXT PRIMARY KEY ("usr_" + 24 hex), email UNIQUE COLLATE NOCASE, name,
+//             role 'owner'|'member', suspended_at, created_at, updated_at,
+//             last_activity_at, daily_limit (NULL: the configured default).
+//   api_keys  id TEXT PRIMARY KEY ("key_" + 24 hex), user_id -> users(id) ON DELETE
+//             CASCADE, name, hash UNIQUE (HMAC-SHA256 of the key under the server secret,
+//             hex: auth/credentials.ts), hint (the key's first 12 characters),
+//             created_at, last_used_at, revoked_at.
+//
+// The key itself is never stored, so a copy of the database gives no usable key. Same
+// column conventions as sqlite-store.ts: NULL comes back as an absent key.
+
+import { randomBytes } from 'node:crypto';
+import type BetterSqlite3 from 'better-sqlite3';
+import { StoreConflictError, type ApiKeyRecord, type IdentityStore, type Role, type UserRecord } from './store.ts';
+
+type Row = Record<string, unknown>;
+
+export class SqliteIdentity implements IdentityStore {
+  readonly #userById: BetterSqlite3.Statement;
+  readonly #userByEmail: BetterSqlite3.Statement;
+  readonly #listUsers: BetterSqlite3.Statement;
+  readonly #insertUser: BetterSqlite3.Statement;
+  readonly #writeUser: BetterSqlite3.Statement;
+  readonly #insertKey: BetterSqlite3.Statement;
+  readonly #keyByHash: BetterSqlite3.Statement;
+  readonly #keysOfUser: BetterSqlite3.Statement;
+  readonly #revokeKey: BetterSqlite3.Statement;
+  readonly #touchKey: BetterSqlite3.Statement;
+  readonly #updateUserTx: BetterSqlite3.Transaction<(id: string, patch: Row, now: string) => UserRecord>;
+
+  constructor(db: BetterSqlite3.Database) {
+    this.#userById = db.prepare('SELECT * FROM users WHERE id = ?');
+    this.#userByEmail = db.prepare('SELECT * FROM users WHERE email = ?');
+    this.#listUsers = db.prepare('SELECT * FROM users ORDER BY email');
+    this.#insertUser = db.prepare(
+      `INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (@id, @email, @name, @role, @now, @now) RETURNING *`,
+    );
+    this.#writeUser = db.prepare(
+      `UPDATE users SET name = @name, role = @role, suspended_at = @suspended_at, last_activity_at = @last_activity_at,
+       daily_limit = @daily_limit, updated_at = @updated_at WHERE id = @id RETURNING *`,
+    );
+    this.#insertKey = db.prepare(
+      `INSERT INTO api_keys (id, user_id, name, hash, hint, created_at) VALUES (@id, @userId, @name, @hash, @hint, @now) RETURNING *`,
+    );
+    this.#keyByHash = db.prepare('SELECT * FROM api_keys WHERE hash = ?');
+    this.#keysOfUser = db.prepare('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, id');
+    this.#revokeKey = db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, @now) WHERE id = @id RETURNING *');
+    this.#touchKey = db.prepare('UPDATE api_keys SET last_used_at = @now WHERE id = @id');
+    this.#updateUserTx = db.transaction((id: string, patch: Row, now: string): UserRecord => {
+      const row = this.#userById.get(id) as Row | undefined;
+      if (row === undefined) throw new Error(`updateUser: no user with id ${id}`);
+      const pick = (key: string, column: string) => (key in patch ? (patch[key] ?? null) : row[column]);
+      return userFromRow(
+        this.#writeUser.get({
+          id,
+          name: pick('name', 'name'),
+          role: pick('role', 'role'),
+          suspended_at: pick('suspendedAt', 'suspended_at'),
+          last_activity_at: pick('lastActivityAt', 'last_activity_at'),
+          daily_limit: pick('dailyLimit', 'daily_limit'),
+          // Activity alone is not an update of the user.
+          updated_at: Object.keys(patch).some((k) => k !== 'lastActivityAt') ? now : row.updated_at,
+        }) as Row,
+      );
+    });
+  }
+
+  createUser(user: { email: string; name: string; role: Role }, now: string): UserRecord {
+    try {
+      return userFromRow(this.#insertUser.get({ id: newId('usr'), email: user.email, name: user.name, role: user.role, now }) as Row);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new StoreConflictError(`a user with the email ${user.email} exists`);
+      throw err;
+    }
+  }
+
+  getUser(id: string): UserRecord | undefined {
+    const row = this.#userById.get(id) as Row | undefined;
+    return row && userFromRow(row);
+  }
+
+  getUserByEmail(email: string): UserRecord | undefined {
+    const row = this.#userByEmail.get(email) as Row | undefined;
+    return row && userFromRow(row);
+  }
+
+  listUsers(): UserRecord[] {
+    return (this.#listUsers.all() as Row[]).map(userFromRow);
+  }
+
+  updateUser(id: string, patch: Parameters<IdentityStore['updateUser']>[1], now: string): UserRecord {
+    return this.#updateUserTx.immediate(id, patch as Row, now);
+  }
+
+  createApiKey(key: { userId: string; name: string; hash: string; hint: string }, now: string): ApiKeyRecord {
+    return keyFromRow(this.#insertKey.get({ id: newId('key'), ...key, now }) as Row);
+  }
+
+  findApiKey(hash: string): ApiKeyRecord | undefined {
+    const row = this.#keyByHash.get(hash) as Row | undefined;
+    return row && keyFromRow(row);
+  }
+
+  listApiKeys(userId: string): ApiKeyRecord[] {
+    return (this.#keysOfUser.all(userId) as Row[]).map(keyFromRow);
+  }
+
+  revokeApiKey(id: string, now: string): ApiKeyRecord | undefined {
+    const row = this.#revokeKey.get({ id, now }) as Row | undefined;
+    return row && keyFromRow(row);
+  }
+
+  touchApiKey(id: string, now: string): void {
+    this.#touchKey.run({ id, now });
+  }
+}
+
+/** "usr_" / "key_" + 12 random bytes in hex: opaque, unguessable, never reused. */
+function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('hex')}`;
+}
+
+function userFromRow(row: Row): UserRecord {
+  const u: UserRecord = {
+    id: row.id as string,
+    email: row.email as string,
+    name: row.name as string,
+    role: row.role as Role,
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+  };
+  if (row.suspended_at !== null) u.suspendedAt = row.suspended_at as string;
+  if (row.last_activity_at !== null) u.lastActivityAt = row.last_activity_at as string;
+  if (row.daily_limit !== null) u.dailyLimit = row.daily_limit as number;
+  return u;
+}
+
+function keyFromRow(row: Row): ApiKeyRecord {
+  const k: ApiKeyRecord = {
+    id: row.id as string,
+    userId: row.user_id as string,
+    name: row.name as string,
+    hint: row.hint as string,
+    createdAt: row.created_at as string,
+  };
+  if (row.last_used_at !== null) k.lastUsedAt = row.last_used_at as string;
+  if (row.revoked_at !== null) k.revokedAt = row.revoked_at as string;
+  return k;
+}
