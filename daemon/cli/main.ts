@@ -8,7 +8,11 @@ import { reposCommand } from './repos-command.ts';
 import { syncCommand } from './sync-command.ts';
 import { searchCommand } from './search-command.ts';
 import { serveCommand } from './serve-command.ts';
+import { keysCommand, usersCommand } from './users-command.ts';
+import { LICENSE_HELP, licenseCli } from './license-command.ts';
 import { HELP, UsageError } from './usage.ts';
+
+HELP.license = LICENSE_HELP;
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   index: indexCommand,
@@ -16,6 +20,9 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   sync: syncCommand,
   repos: reposCommand,
   serve: serveCommand,
+  users: (argv) => usersCommand(argv),
+  keys: (argv) => keysCommand(argv),
+  license: licenseCli,
 };
 
 async function main(argv: string[]): Promise<number> {

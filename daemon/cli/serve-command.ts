@@ -56,10 +56,6 @@ export async function serveCommand(argv: string[]): Promise<number> {
     config.settings.anonymousAccess = true;
     logger.warn({}, 'no configuration file (--config, $TRAWL_CONFIG or ./trawl.json): built-in defaults, anonymous access ON');
   }
-  if (!config.settings.anonymousAccess) {
-    // Users and API keys arrive with the identity issue; until then no credential is valid.
-    logger.warn({ config: config.path }, 'settings.anonymousAccess is off and this version has no users or API keys yet: every API request except /api/health, /api/version and /api/openapi.json will be answered 401');
-  }
   if (readAllManifests(dataDir).length === 0 && Object.keys(config.connections).length === 0) {
     const here = process.cwd();
     logger.info({ path: here, dataDir }, 'the data dir is empty and no connection is configured: indexing the current directory');

@@ -19,6 +19,9 @@ commands:
   sync              one sync pass over the configured connections
   repos             list repositories and their state
   serve             run the daemon (HTTP API, streaming search, sync schedule)
+  users             organization members: add, list, suspend, unsuspend, limit
+  keys              API keys: create, list, revoke
+  license           the enterprise license: install, show, sign
 
 every command accepts --data-dir DIR (default: $TRAWL_DATA_DIR, else ./.trawl),
 --verbose (stack traces on errors) and --help.`,
@@ -57,6 +60,26 @@ dir holds no repository.
   --port N           port (default $TRAWL_PORT, else 3000; 0: any free port)
   --log-level LEVEL  fatal, error, warn, info (default), debug, trace or silent
   --workers N        search threads (default: number of cores)
+  --data-dir DIR     data directory`,
+  users: `usage: trawl users add --email ADDRESS [--name NAME] [--role owner|member]
+       trawl users list [--json]
+       trawl users suspend EMAIL | unsuspend EMAIL
+       trawl users limit EMAIL N|default
+
+Organization members, in the data dir's store. A suspended user's API keys stop working
+at once; "limit" sets the user's daily request limit (default: the configuration's
+settings.rateLimit.requestsPerDay).
+
+  --data-dir DIR     data directory`,
+  keys: `usage: trawl keys create --user EMAIL [--name NAME]
+       trawl keys list --user EMAIL [--json]
+       trawl keys revoke ID
+
+API keys ("svk_" + 64 hex). "create" prints the new key once, alone on its line on stdout;
+only a keyed hash of it is stored (HMAC-SHA256 with the data dir's server-secret), so a
+lost key cannot be shown again: create another and revoke the old one. Send a key as
+"Authorization: Bearer KEY" or "X-Service-Api-Key: KEY".
+
   --data-dir DIR     data directory`,
   sync: `usage: trawl sync [--config FILE] [--force]
 

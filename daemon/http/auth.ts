@@ -1,9 +1,10 @@
-// The one authentication and rate-limit step every route goes through (server.ts). This
-// issue ships the embedded default: anonymous access when enabled, and no credentials
-// known yet (identity, API keys and scoped tokens come with the store's users); the
-// identity issue replaces Authenticator and RateLimiter without touching a route.
+// The one authentication and rate-limit step every route goes through (server.ts): the
+// seam's types. The implementations: auth/authenticator.ts (API keys of the store's
+// users, anonymous access as configured) and, until rate limiting lands, the limiter
+// below that counts nothing.
 
 import { ServiceError } from '../errors.ts';
+import type { Role } from '../store/store.ts';
 
 export type CredentialKind = 'anonymous' | 'apiKey' | 'oauth' | 'scopedToken';
 
@@ -11,6 +12,7 @@ export interface Identity {
   kind: CredentialKind;
   /** The user the credential belongs to; undefined for anonymous. */
   userId?: string;
+  role?: Role;
   /** Whether this repository may be shown to the caller (search results, source, lists). */
   canSee(repo: { repoId: number; visibility: 'public' | 'private' }): boolean;
 }
@@ -60,23 +62,6 @@ export function readCredentials(authorization: string | undefined, apiKeyHeader:
     return { token: apiKeyHeader.trim(), via: 'apiKeyHeader' };
   }
   return {};
-}
-
-const anonymous: Identity = { kind: 'anonymous', canSee: (repo) => repo.visibility === 'public' };
-
-/** No users yet: anonymous callers when allowed, and no credential is valid. */
-export class EmbeddedAuthenticator implements Authenticator {
-  constructor(private readonly anonymousAccess: boolean) {}
-
-  async authenticate(credentials: Credentials): Promise<Identity> {
-    if (credentials.token !== undefined) {
-      throw new ServiceError('NOT_AUTHENTICATED', 'the credential is not a valid API key or token on this instance');
-    }
-    if (!this.anonymousAccess) {
-      throw new ServiceError('NOT_AUTHENTICATED', 'this instance needs credentials: send "Authorization: Bearer <API key>" (anonymous access is off)');
-    }
-    return anonymous;
-  }
 }
 
 /** Anonymous requests are never counted (API-DETAILS.md section 5). */

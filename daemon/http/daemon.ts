@@ -12,7 +12,9 @@ import { SyncScheduler } from '../repos/scheduler.ts';
 import { Searcher } from '../search/searcher.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
-import { EmbeddedAuthenticator, UncountedRateLimiter, type Authenticator, type RateLimiter } from './auth.ts';
+import { StoreAuthenticator } from '../auth/authenticator.ts';
+import { serverSecret } from '../auth/credentials.ts';
+import { UncountedRateLimiter, type Authenticator, type RateLimiter } from './auth.ts';
 import { Catalog } from './catalog.ts';
 import { SearchGate } from './gate.ts';
 import { browseRoutes } from './handlers/browse.ts';
@@ -69,6 +71,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config, dataDir, logger } = options;
   const settings = config.settings;
   const store: Store = openStore(dataDir);
+  if (!settings.anonymousAccess && store.listUsers().length === 0) {
+    logger.warn({}, 'anonymous access is off and there are no users yet: every API request will be refused (401) until you run trawl users add and trawl keys create');
+  }
   let stopping = false;
   let server: HttpServer | undefined;
   let searcher: Searcher | undefined;
@@ -110,7 +115,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       routes,
       extra: [{ method: 'GET', path: '/metrics', handle: () => metrics.render() }],
       validators,
-      authenticator: options.authenticator ?? new EmbeddedAuthenticator(settings.anonymousAccess),
+      authenticator: options.authenticator ?? new StoreAuthenticator({ store, secret: serverSecret(dataDir), anonymousAccess: settings.anonymousAccess }),
       rateLimiter: options.rateLimiter ?? new UncountedRateLimiter(),
       logger,
       metrics,

@@ -110,6 +110,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_keys_user ON api_keys (user_id, created_at);
     `,
   },
+  {
+    id: 3,
+    name: 'license',
+    // One row at most: the installed license file's text (auth/license.ts verifies it on read).
+    up: `
+      CREATE TABLE license (
+        id           INTEGER PRIMARY KEY CHECK (id = 1),
+        text         TEXT NOT NULL,
+        installed_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

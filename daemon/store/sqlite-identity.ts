@@ -1,4 +1,5 @@
-// Users and API keys in the SQLite store (migration 2).
+// Users and API keys in the SQLite store (migration 2), and the installed license
+// (migration 3: table `license`, one row, id 1, the file's text and when it was installed).
 //
 //   users     id TEXT PRIMARY KEY ("usr_" + 24 hex), email UNIQUE COLLATE NOCASE, name,
 //             role 'owner'|'member', suspended_at, created_at, updated_at,
@@ -28,6 +29,8 @@ export class SqliteIdentity implements IdentityStore {
   readonly #keysOfUser: BetterSqlite3.Statement;
   readonly #revokeKey: BetterSqlite3.Statement;
   readonly #touchKey: BetterSqlite3.Statement;
+  readonly #getLicense: BetterSqlite3.Statement;
+  readonly #putLicense: BetterSqlite3.Statement;
   readonly #updateUserTx: BetterSqlite3.Transaction<(id: string, patch: Row, now: string) => UserRecord>;
 
   constructor(db: BetterSqlite3.Database) {
@@ -48,6 +51,10 @@ export class SqliteIdentity implements IdentityStore {
     this.#keysOfUser = db.prepare('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, id');
     this.#revokeKey = db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, @now) WHERE id = @id RETURNING *');
     this.#touchKey = db.prepare('UPDATE api_keys SET last_used_at = @now WHERE id = @id');
+    this.#getLicense = db.prepare('SELECT text FROM license WHERE id = 1').pluck();
+    this.#putLicense = db.prepare(
+      'INSERT INTO license (id, text, installed_at) VALUES (1, @text, @now) ON CONFLICT (id) DO UPDATE SET text = excluded.text, installed_at = excluded.installed_at',
+    );
     this.#updateUserTx = db.transaction((id: string, patch: Row, now: string): UserRecord => {
       const row = this.#userById.get(id) as Row | undefined;
       if (row === undefined) throw new Error(`updateUser: no user with id ${id}`);
@@ -114,6 +121,14 @@ export class SqliteIdentity implements IdentityStore {
 
   touchApiKey(id: string, now: string): void {
     this.#touchKey.run({ id, now });
+  }
+
+  getLicense(): string | undefined {
+    return (this.#getLicense.get() as string | undefined) ?? undefined;
+  }
+
+  putLicense(text: string): void {
+    this.#putLicense.run({ text, now: new Date().toISOString() });
   }
 }
 

@@ -365,6 +365,14 @@ class SqliteStore implements Store {
     this.#identity.touchApiKey(id, now);
   }
 
+  getLicense(): string | undefined {
+    return this.#identity.getLicense();
+  }
+
+  putLicense(text: string): void {
+    this.#identity.putLicense(text);
+  }
+
   close(): void {
     if (this.#db.open) this.#db.close();
   }

@@ -5,6 +5,7 @@
 
 import type { CodeHostType } from '../repos/git.ts';
 import type { ConnectionType } from '../config/types.ts';
+import type { LicenseStore } from '../auth/license-store.ts';
 
 /** Where a repository stands in its life cycle. */
 export type RepoState =
@@ -136,7 +137,7 @@ export class StoreConflictError extends Error {
   }
 }
 
-export interface Store extends IdentityStore {
+export interface Store extends IdentityStore, LicenseStore {
   /**
    * The repository named `repoName`, created (state 'new', next unused id) when unknown or
    * when the only rows with that name are deleted ones; otherwise the live row, with

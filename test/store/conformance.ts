@@ -555,6 +555,14 @@ export function storeConformance(
       assert.throws(() => store.createApiKey({ userId: 'usr_000000000000000000000000', name: 'x', hash: 'h3', hint: 'svk_' }, T3), 'a key belongs to an existing user');
     });
 
+    storeTest('the installed license: none, then one, replaced by the next', (store) => {
+      assert.equal(store.getLicense(), undefined);
+      store.putLicense('{"payload":"a","signature":"b"}');
+      assert.equal(store.getLicense(), '{"payload":"a","signature":"b"}');
+      store.putLicense('{"payload":"c","signature":"d"}');
+      assert.equal(store.getLicense(), '{"payload":"c","signature":"d"}');
+    });
+
     storeTest(
       'users and keys survive reopening',
       async (store, ctx) => {

@@ -1,0 +1,68 @@
+// API keys and the server secret (API-DETAILS.md section 5).
+//
+// A key is "svk_" + 64 hex characters (32 random bytes), shown once at creation. The
+// store keeps only HMAC-SHA256(server secret, key) in hex, so neither the database nor a
+// backup of it holds a usable key, and a lookup by that hash finds the key's row. That
+// lookup is the comparison, and it is constant-time where it matters: the database
+// compares HMAC outputs, whose timing says nothing an attacker without the secret could
+// relate to a key (the reason keyed hashes are compared instead of the keys). The
+// secret is 32 random bytes generated into `<dataDir>/server-secret` (hex, mode 0600) on
+// first use and never changes: losing or changing it invalidates every key.
+
+import { createHmac, randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const API_KEY_PREFIX = 'svk_';
+const API_KEY = /^svk_[0-9a-f]{64}$/;
+export const SECRET_FILE = 'server-secret';
+
+/** A new API key: the prefix and 32 random bytes in hex. */
+export function newApiKey(): string {
+  return `${API_KEY_PREFIX}${randomBytes(32).toString('hex')}`;
+}
+
+export function isApiKeyShape(token: string): boolean {
+  return API_KEY.test(token);
+}
+
+/** What the store keeps of a credential. */
+export function credentialHash(secret: Buffer, credential: string): string {
+  return createHmac('sha256', secret).update(credential, 'utf8').digest('hex');
+}
+
+/** The first characters of a key, to tell keys apart in lists; useless as a key. */
+export function keyHint(key: string): string {
+  return key.slice(0, 12);
+}
+
+/**
+ * The data dir's server secret, created on first use. Two processes starting at once on a
+ * new data dir may race to create it: each writes a complete temporary file and hard-links
+ * it into place, which fails when the file exists, so exactly one secret lands and every
+ * process reads that one.
+ */
+export function serverSecret(dataDir: string): Buffer {
+  const path = join(dataDir, SECRET_FILE);
+  if (!existsSync(path)) {
+    mkdirSync(dataDir, { recursive: true });
+    const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const fd = openSync(tmp, 'wx', 0o600);
+    try {
+      writeFileSync(fd, `${randomBytes(32).toString('hex')}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(tmp, path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+  const hex = readFileSync(path, 'utf8').trim();
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`${path} is not a trawl server secret (64 hex characters); restore it from a backup`);
+  return Buffer.from(hex, 'hex');
+}

@@ -1,0 +1,35 @@
+// Where the installed license lives. The daemon's Store will implement LicenseStore (it
+// keeps the file's text, re-verified on every read, so a key removed from the configuration
+// or an expiry takes effect without reinstalling); MemoryLicenseStore serves the tests.
+
+import { readLicense, LicenseError, type License } from './license.ts';
+
+export interface LicenseStore {
+  /** The installed license file's text, as installed; undefined when none. */
+  getLicense(): string | undefined;
+  /** Replaces the installed license. The caller has verified it. */
+  putLicense(text: string): void;
+}
+
+export class MemoryLicenseStore implements LicenseStore {
+  constructor(private text?: string) {}
+  getLicense(): string | undefined {
+    return this.text;
+  }
+  putLicense(text: string): void {
+    this.text = text;
+  }
+}
+
+/** The installed license if its signature still verifies against `keys`; otherwise why not.
+ * Expiry is not judged here (licenseState does, at the moment of each use). */
+export function installedLicense(store: LicenseStore, keys: string[]): { license?: License; reason?: string } {
+  const text = store.getLicense();
+  if (text === undefined) return { reason: 'no license installed' };
+  try {
+    return { license: readLicense(text, keys) };
+  } catch (err) {
+    if (err instanceof LicenseError) return { reason: `installed license is invalid: ${err.message}` };
+    throw err;
+  }
+}
