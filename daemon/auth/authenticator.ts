@@ -1,12 +1,12 @@
 // The Authenticator of a deployment with users (http/auth.ts defines the seam): API keys
-// in either header, checked against the store by their keyed hash; a revoked key or a
-// suspended user fails at once (every request reads the store; there is no cache to go
+// in either header and scoped access tokens as bearer tokens, checked against the store by
+// their keyed hash; a revoked key or token, an expired token or a suspended user fails at once (every request reads the store; there is no cache to go
 // stale). Without credentials: the anonymous user when settings.anonymousAccess is on.
 
 import { ServiceError } from '../errors.ts';
 import type { Authenticator, Credentials, Identity } from '../http/auth.ts';
 import type { IdentityStore } from '../store/store.ts';
-import { credentialHash, isApiKeyShape } from './credentials.ts';
+import { credentialHash, isApiKeyShape, isScopedTokenShape, SCOPED_TOKEN_PREFIX } from './credentials.ts';
 
 export interface StoreAuthenticatorOptions {
   store: IdentityStore;
@@ -32,6 +32,7 @@ export class StoreAuthenticator implements Authenticator {
       if (this.options.anonymousAccess) return anonymous;
       throw new ServiceError('NOT_AUTHENTICATED', 'credentials are required: send "Authorization: Bearer <API key>" or "X-Service-Api-Key: <API key>"');
     }
+    if (token.startsWith(SCOPED_TOKEN_PREFIX)) return this.scopedToken(credentials, token);
     // One message for every bad key: which part was wrong is not the caller's business.
     const invalid = new ServiceError('NOT_AUTHENTICATED', 'the API key is not valid (unknown, malformed or revoked)');
     if (!isApiKeyShape(token)) throw invalid;
@@ -42,8 +43,33 @@ export class StoreAuthenticator implements Authenticator {
     if (!user) throw invalid;
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this API key belongs to is suspended');
     this.touch(key.id, user.id);
-    // Members and owners see every repository (per-repository permissions would narrow this).
-    return { kind: 'apiKey', userId: user.id, role: user.role, canSee: () => true };
+    return { kind: 'apiKey', userId: user.id, role: user.role, canSee: this.userSees() };
+  }
+
+  /**
+   * A scoped access token acts as its creator, limited to its repositories (intersected
+   * with what the creator may see now). Bearer only; expired (exactly one hour after
+   * creation), revoked, or its creator suspended: 401.
+   */
+  private scopedToken(credentials: Credentials, token: string): Identity {
+    const invalid = new ServiceError('NOT_AUTHENTICATED', 'the scoped access token is not valid (unknown, malformed, expired or revoked)');
+    if (credentials.via !== 'bearer') throw new ServiceError('NOT_AUTHENTICATED', 'a scoped access token is sent only as "Authorization: Bearer <token>"');
+    if (!isScopedTokenShape(token)) throw invalid;
+    const { store, secret } = this.options;
+    const t = store.findScopedToken(credentialHash(secret, token));
+    const now = this.options.now?.() ?? new Date();
+    if (!t || t.revokedAt !== undefined || now.getTime() >= Date.parse(t.expiresAt)) throw invalid;
+    const user = store.getUser(t.userId);
+    if (!user) throw invalid;
+    if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this token belongs to is suspended');
+    const repos = new Set(t.repoIds);
+    const creator = this.userSees();
+    return { kind: 'scopedToken', userId: user.id, role: user.role, tokenId: t.id, canSee: (repo) => repos.has(repo.repoId) && creator(repo) };
+  }
+
+  /** What a user may see: every repository (per-repository permissions would narrow this, and scoped tokens with it). */
+  private userSees(): Identity['canSee'] {
+    return () => true;
   }
 
   /** Activity is recorded cheaply: one write per key per minute at most. */

@@ -15,6 +15,10 @@ import { join } from 'node:path';
 
 export const API_KEY_PREFIX = 'svk_';
 const API_KEY = /^svk_[0-9a-f]{64}$/;
+/** Scoped access tokens (API.md 2.11): the same shape, prefix "svst_", one hour of life. */
+export const SCOPED_TOKEN_PREFIX = 'svst_';
+const SCOPED_TOKEN = /^svst_[0-9a-f]{64}$/;
+export const SCOPED_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
 export const SECRET_FILE = 'server-secret';
 
 /** A new API key: the prefix and 32 random bytes in hex. */
@@ -24,6 +28,14 @@ export function newApiKey(): string {
 
 export function isApiKeyShape(token: string): boolean {
   return API_KEY.test(token);
+}
+
+export function newScopedToken(): string {
+  return `${SCOPED_TOKEN_PREFIX}${randomBytes(32).toString('hex')}`;
+}
+
+export function isScopedTokenShape(token: string): boolean {
+  return SCOPED_TOKEN.test(token);
 }
 
 /** What the store keeps of a credential. */

@@ -13,6 +13,8 @@ export interface Identity {
   /** The user the credential belongs to; undefined for anonymous. */
   userId?: string;
   role?: Role;
+  /** The scoped access token used, for kind 'scopedToken'. */
+  tokenId?: string;
   /** Whether this repository may be shown to the caller (search results, source, lists). */
   canSee(repo: { repoId: number; visibility: 'public' | 'private' }): boolean;
 }

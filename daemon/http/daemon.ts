@@ -31,6 +31,8 @@ import { browseSchemas } from './schemas/browse.ts';
 import { commonSchemas, type JsonSchema } from './schemas/common.ts';
 import { historySchemas } from './schemas/history.ts';
 import { repoSchemas } from './schemas/repos.ts';
+import { eeSchemas } from './schemas/ee.ts';
+import { eeRoutes } from './handlers/ee.ts';
 import { searchSchemas } from './schemas/search.ts';
 import { startHttpServer, type HttpServer } from './server.ts';
 import type { Services } from './services.ts';
@@ -46,8 +48,10 @@ export interface DaemonOptions {
   workers?: number;
   /** Run the sync scheduler when the configuration has connections (default true). */
   sync?: boolean;
-  /** Replace the embedded authentication (tests; the identity issue). */
+  /** Replace the store's authentication (tests). */
   authenticator?: Authenticator;
+  /** Injectable clock for credentials and licenses (tests). */
+  now?: () => Date;
   rateLimiter?: RateLimiter;
 }
 
@@ -64,7 +68,7 @@ export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', im
 
 /** Every schema of the API, with the configured bound of `matches`. */
 export function apiSchemas(config: Config): Record<string, JsonSchema> {
-  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas };
+  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...eeSchemas };
 }
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
@@ -98,6 +102,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       baseUrl: '',
       version: VERSION,
       unavailable: () => (stopping ? 'shutting down' : undefined),
+      now: options.now ?? (() => new Date()),
       openapi: () => (openapi ??= buildOpenApi(routes, schemas, VERSION, services.baseUrl)),
     };
     let openapi: unknown;
@@ -107,6 +112,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...browseRoutes(services),
       ...historyRoutes(services),
       ...repoRoutes(services),
+      ...eeRoutes(services),
       ...systemRoutes(services),
     ];
     server = await startHttpServer({
@@ -115,7 +121,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       routes,
       extra: [{ method: 'GET', path: '/metrics', handle: () => metrics.render() }],
       validators,
-      authenticator: options.authenticator ?? new StoreAuthenticator({ store, secret: serverSecret(dataDir), anonymousAccess: settings.anonymousAccess }),
+      authenticator: options.authenticator ?? new StoreAuthenticator({ store, secret: serverSecret(dataDir), anonymousAccess: settings.anonymousAccess, now: services.now }),
       rateLimiter: options.rateLimiter ?? new UncountedRateLimiter(),
       logger,
       metrics,

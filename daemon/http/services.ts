@@ -13,13 +13,15 @@ export interface Services {
   dataDir: string;
   searcher: Searcher;
   catalog: Catalog;
-  store?: Store;
+  store: Store;
   metrics?: Metrics;
   gate: SearchGate;
   /** The daemon's public address, for webUrl fields. */
   baseUrl: string;
   /** trawl's version (package.json). */
   version: string;
+  /** The clock of credentials and licenses (injectable in tests). */
+  now(): Date;
   /** Why the daemon cannot serve, or undefined when it can. */
   unavailable(): string | undefined;
   /** The OpenAPI document (built from the routes and schemas). */

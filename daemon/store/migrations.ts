@@ -122,6 +122,22 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 4,
+    name: 'scoped_access_tokens',
+    // Documented at the top of sqlite-identity.ts.
+    up: `
+      CREATE TABLE scoped_tokens (
+        id          TEXT PRIMARY KEY,
+        user_id     TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        hash        TEXT NOT NULL UNIQUE,
+        repo_ids    TEXT NOT NULL CHECK (json_valid(repo_ids)),
+        created_at  TEXT NOT NULL,
+        expires_at  TEXT NOT NULL,
+        revoked_at  TEXT
+      );
+    `,
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

@@ -1,5 +1,6 @@
-// Users and API keys in the SQLite store (migration 2), and the installed license
-// (migration 3: table `license`, one row, id 1, the file's text and when it was installed).
+// Users, API keys and scoped access tokens in the SQLite store (migrations 2 and 4), and
+// the installed license (migration 3: table `license`, one row, id 1, the file's text and
+// when it was installed).
 //
 //   users     id TEXT PRIMARY KEY ("usr_" + 24 hex), email UNIQUE COLLATE NOCASE, name,
 //             role 'owner'|'member', suspended_at, created_at, updated_at,
@@ -8,13 +9,16 @@
 //             CASCADE, name, hash UNIQUE (HMAC-SHA256 of the key under the server secret,
 //             hex: auth/credentials.ts), hint (the key's first 12 characters),
 //             created_at, last_used_at, revoked_at.
+//   scoped_tokens  id TEXT PRIMARY KEY ("sat_" + 24 hex), user_id -> users(id) ON DELETE
+//             CASCADE, hash UNIQUE (like api_keys.hash), repo_ids (JSON array of
+//             integers), created_at, expires_at (created_at + 1 hour), revoked_at.
 //
 // The key itself is never stored, so a copy of the database gives no usable key. Same
 // column conventions as sqlite-store.ts: NULL comes back as an absent key.
 
 import { randomBytes } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
-import { StoreConflictError, type ApiKeyRecord, type IdentityStore, type Role, type UserRecord } from './store.ts';
+import { StoreConflictError, type ApiKeyRecord, type IdentityStore, type Role, type ScopedTokenRecord, type UserRecord } from './store.ts';
 
 type Row = Record<string, unknown>;
 
@@ -29,6 +33,10 @@ export class SqliteIdentity implements IdentityStore {
   readonly #keysOfUser: BetterSqlite3.Statement;
   readonly #revokeKey: BetterSqlite3.Statement;
   readonly #touchKey: BetterSqlite3.Statement;
+  readonly #insertToken: BetterSqlite3.Statement;
+  readonly #tokenByHash: BetterSqlite3.Statement;
+  readonly #tokenById: BetterSqlite3.Statement;
+  readonly #revokeToken: BetterSqlite3.Statement;
   readonly #getLicense: BetterSqlite3.Statement;
   readonly #putLicense: BetterSqlite3.Statement;
   readonly #updateUserTx: BetterSqlite3.Transaction<(id: string, patch: Row, now: string) => UserRecord>;
@@ -51,6 +59,12 @@ export class SqliteIdentity implements IdentityStore {
     this.#keysOfUser = db.prepare('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, id');
     this.#revokeKey = db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, @now) WHERE id = @id RETURNING *');
     this.#touchKey = db.prepare('UPDATE api_keys SET last_used_at = @now WHERE id = @id');
+    this.#insertToken = db.prepare(
+      `INSERT INTO scoped_tokens (id, user_id, hash, repo_ids, created_at, expires_at) VALUES (@id, @userId, @hash, @repoIds, @now, @expiresAt) RETURNING *`,
+    );
+    this.#tokenByHash = db.prepare('SELECT * FROM scoped_tokens WHERE hash = ?');
+    this.#tokenById = db.prepare('SELECT * FROM scoped_tokens WHERE id = ?');
+    this.#revokeToken = db.prepare('UPDATE scoped_tokens SET revoked_at = coalesce(revoked_at, @now) WHERE id = @id RETURNING *');
     this.#getLicense = db.prepare('SELECT text FROM license WHERE id = 1').pluck();
     this.#putLicense = db.prepare(
       'INSERT INTO license (id, text, installed_at) VALUES (1, @text, @now) ON CONFLICT (id) DO UPDATE SET text = excluded.text, installed_at = excluded.installed_at',
@@ -123,6 +137,25 @@ export class SqliteIdentity implements IdentityStore {
     this.#touchKey.run({ id, now });
   }
 
+  createScopedToken(token: { userId: string; hash: string; repoIds: number[]; expiresAt: string }, now: string): ScopedTokenRecord {
+    return tokenFromRow(this.#insertToken.get({ id: newId('sat'), userId: token.userId, hash: token.hash, repoIds: JSON.stringify(token.repoIds), expiresAt: token.expiresAt, now }) as Row);
+  }
+
+  findScopedToken(hash: string): ScopedTokenRecord | undefined {
+    const row = this.#tokenByHash.get(hash) as Row | undefined;
+    return row && tokenFromRow(row);
+  }
+
+  getScopedToken(id: string): ScopedTokenRecord | undefined {
+    const row = this.#tokenById.get(id) as Row | undefined;
+    return row && tokenFromRow(row);
+  }
+
+  revokeScopedToken(id: string, now: string): ScopedTokenRecord | undefined {
+    const row = this.#revokeToken.get({ id, now }) as Row | undefined;
+    return row && tokenFromRow(row);
+  }
+
   getLicense(): string | undefined {
     return (this.#getLicense.get() as string | undefined) ?? undefined;
   }
@@ -163,4 +196,16 @@ function keyFromRow(row: Row): ApiKeyRecord {
   if (row.last_used_at !== null) k.lastUsedAt = row.last_used_at as string;
   if (row.revoked_at !== null) k.revokedAt = row.revoked_at as string;
   return k;
+}
+
+function tokenFromRow(row: Row): ScopedTokenRecord {
+  const t: ScopedTokenRecord = {
+    id: row.id as string,
+    userId: row.user_id as string,
+    repoIds: JSON.parse(row.repo_ids as string) as number[],
+    createdAt: row.created_at as string,
+    expiresAt: row.expires_at as string,
+  };
+  if (row.revoked_at !== null) t.revokedAt = row.revoked_at as string;
+  return t;
 }

@@ -41,7 +41,7 @@
 
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { ApiKeyRecord, ConnectionRecord, IdentityStore, RepoListOptions, RepoRecord, Role, Store, UserRecord } from './store.ts';
+import type { ApiKeyRecord, ConnectionRecord, IdentityStore, RepoListOptions, RepoRecord, Role, ScopedTokenRecord, Store, UserRecord } from './store.ts';
 import { SqliteIdentity } from './sqlite-identity.ts';
 import { migrate } from './migrations.ts';
 
@@ -363,6 +363,22 @@ class SqliteStore implements Store {
 
   touchApiKey(id: string, now: string): void {
     this.#identity.touchApiKey(id, now);
+  }
+
+  createScopedToken(token: { userId: string; hash: string; repoIds: number[]; expiresAt: string }, now: string): ScopedTokenRecord {
+    return this.#identity.createScopedToken(token, now);
+  }
+
+  findScopedToken(hash: string): ScopedTokenRecord | undefined {
+    return this.#identity.findScopedToken(hash);
+  }
+
+  getScopedToken(id: string): ScopedTokenRecord | undefined {
+    return this.#identity.getScopedToken(id);
+  }
+
+  revokeScopedToken(id: string, now: string): ScopedTokenRecord | undefined {
+    return this.#identity.revokeScopedToken(id, now);
   }
 
   getLicense(): string | undefined {

@@ -107,7 +107,18 @@ export interface ApiKeyRecord {
   revokedAt?: string;
 }
 
-/** Users and API keys. Keys are stored only as a keyed hash (auth/credentials.ts). */
+export interface ScopedTokenRecord {
+  /** Opaque ("sat_" + 24 hex): what DELETE /api/ee/scoped_access_token/{id} takes. */
+  id: string;
+  /** The user who created it; the token acts as them, limited to repoIds. */
+  userId: string;
+  repoIds: number[];
+  createdAt: string;
+  expiresAt: string;
+  revokedAt?: string;
+}
+
+/** Users, API keys and scoped tokens. Credentials are stored only as a keyed hash (auth/credentials.ts). */
 export interface IdentityStore {
   /** Throws StoreConflictError when the email is taken. */
   createUser(user: { email: string; name: string; role: Role }, now: string): UserRecord;
@@ -127,6 +138,12 @@ export interface IdentityStore {
   /** Marks the key revoked (once; a second call keeps the first time); undefined when unknown. */
   revokeApiKey(id: string, now: string): ApiKeyRecord | undefined;
   touchApiKey(id: string, now: string): void;
+  createScopedToken(token: { userId: string; hash: string; repoIds: number[]; expiresAt: string }, now: string): ScopedTokenRecord;
+  /** The token whose hash this is, revoked or expired or not. */
+  findScopedToken(hash: string): ScopedTokenRecord | undefined;
+  getScopedToken(id: string): ScopedTokenRecord | undefined;
+  /** Marks it revoked (once); undefined when unknown. */
+  revokeScopedToken(id: string, now: string): ScopedTokenRecord | undefined;
 }
 
 /** A unique value (an email) is already taken. */

@@ -52,7 +52,7 @@ export async function call(url: string, init: RequestInit & { json?: unknown } =
   return { status: res.status, headers: res.headers, text, json: parsed };
 }
 
-export async function startTestDaemon(options: { settings?: Record<string, unknown>; daemon?: Partial<DaemonOptions> } = {}): Promise<TestDaemon> {
+export async function startTestDaemon(options: { settings?: Record<string, unknown>; config?: Record<string, unknown>; daemon?: Partial<DaemonOptions> } = {}): Promise<TestDaemon> {
   const dir = tempDir('daemon');
   const dataDir = join(dir.path, 'data');
   const repoPath = join(dir.path, 'repos', 'widgets');
@@ -86,7 +86,7 @@ export async function startTestDaemon(options: { settings?: Record<string, unkno
     store.close();
   }
 
-  const config = parseConfig(JSON.stringify({ settings: { anonymousAccess: true, symbols: true, ...(options.settings ?? {}) } }), join(dir.path, 'trawl.json'));
+  const config = parseConfig(JSON.stringify({ ...(options.config ?? {}), settings: { anonymousAccess: true, symbols: true, ...(options.settings ?? {}) } }), join(dir.path, 'trawl.json'));
   const daemon = await startDaemon({ config, dataDir, host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, ...(options.daemon ?? {}) });
   return {
     daemon,

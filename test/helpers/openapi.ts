@@ -30,6 +30,7 @@ export class ResponseChecker {
     if (!op) throw new Error(`${method} ${path} is not in the OpenAPI document`);
     const res = op.responses[String(status)];
     if (!res) throw new Error(`${method} ${path} answered ${status}, which the document does not list (${Object.keys(op.responses).join(', ')})`);
+    if (status === 204) return; // no body
     const media = res.content?.[contentType];
     if (!media) throw new Error(`${method} ${path} ${status}: no ${contentType} body documented`);
     this.validate(media.schema.$ref, body, `${method} ${path} ${status}`);

@@ -555,6 +555,19 @@ export function storeConformance(
       assert.throws(() => store.createApiKey({ userId: 'usr_000000000000000000000000', name: 'x', hash: 'h3', hint: 'svk_' }, T3), 'a key belongs to an existing user');
     });
 
+    storeTest('scoped tokens: stored by hash with their repositories, revoked once', (store) => {
+      const u = store.createUser({ email: 't@example.com', name: 'T', role: 'member' }, T1);
+      const t = store.createScopedToken({ userId: u.id, hash: 'th', repoIds: [3, 1, 2], expiresAt: T2 }, T1);
+      assert.match(t.id, /^sat_[0-9a-f]{24}$/);
+      assert.deepEqual(t, { id: t.id, userId: u.id, repoIds: [3, 1, 2], createdAt: T1, expiresAt: T2 });
+      assert.deepEqual(store.findScopedToken('th'), t);
+      assert.deepEqual(store.getScopedToken(t.id), t);
+      assert.equal(store.findScopedToken('other'), undefined);
+      assert.equal(store.revokeScopedToken(t.id, T2)!.revokedAt, T2);
+      assert.equal(store.revokeScopedToken(t.id, T3)!.revokedAt, T2);
+      assert.equal(store.revokeScopedToken('sat_000000000000000000000000', T3), undefined);
+    });
+
     storeTest('the installed license: none, then one, replaced by the next', (store) => {
       assert.equal(store.getLicense(), undefined);
       store.putLicense('{"payload":"a","signature":"b"}');

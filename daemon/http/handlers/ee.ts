@@ -1,0 +1,121 @@
+// Enterprise endpoints (API-DETAILS.md section 5): organization members for owners
+// (`org-management` entitlement) and scoped access tokens (`scoped-access-tokens`).
+// Neither is rate limited (API.md 8.9 does not list them); both need a user's credential.
+
+import { credentialHash, newScopedToken, SCOPED_TOKEN_LIFETIME_MS, serverSecret } from '../../auth/credentials.ts';
+import { hasEntitlement, licenseState, trustedKeys } from '../../auth/license.ts';
+import { installedLicense } from '../../auth/license-store.ts';
+import { ServiceError } from '../../errors.ts';
+import type { UserRecord } from '../../store/store.ts';
+import type { Identity } from '../auth.ts';
+import type { Route } from '../route.ts';
+import type { Services } from '../services.ts';
+
+export function eeRoutes(s: Services): Route[] {
+  const base = { tag: 'Enterprise', rateLimited: false, authenticated: true } as const;
+  return [
+    {
+      ...base,
+      method: 'GET',
+      path: '/api/ee/user',
+      operationId: 'getUser',
+      summary: 'One organization member (owners only; org-management entitlement)',
+      query: 'EeUserQuery',
+      response: { status: 200, schema: 'User', description: 'The user.' },
+      errors: ['INSUFFICIENT_PERMISSIONS', 'MISSING_REQUIRED_QUERY_PARAMETER', 'INVALID_QUERY_PARAMS', 'USER_NOT_FOUND'],
+      async handle(ctx) {
+        ownerWithEntitlement(s, ctx.identity);
+        const id = (ctx.query as { userId: string }).userId;
+        const user = s.store.getUser(id);
+        if (!user) throw new ServiceError('USER_NOT_FOUND', `no user with id ${id}`);
+        return { body: userJson(user) };
+      },
+    },
+    {
+      ...base,
+      method: 'GET',
+      path: '/api/ee/users',
+      operationId: 'listUsers',
+      summary: 'Every organization member (owners only; org-management entitlement)',
+      query: 'EmptyQuery',
+      response: { status: 200, schema: 'UsersResponse', description: 'The users, by email.' },
+      errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_QUERY_PARAMS'],
+      async handle(ctx) {
+        ownerWithEntitlement(s, ctx.identity);
+        return { body: s.store.listUsers().map(userJson) };
+      },
+    },
+    {
+      ...base,
+      method: 'POST',
+      path: '/api/ee/scoped_access_token',
+      operationId: 'createScopedAccessToken',
+      summary: 'A token limited to some repositories, valid for exactly one hour (API key only; scoped-access-tokens entitlement)',
+      body: 'ScopedTokenRequest',
+      response: { status: 201, schema: 'ScopedTokenResponse', description: 'The token, shown once, and its id.' },
+      errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_REQUEST_BODY', 'INVALID_REPOSITORY_SCOPE'],
+      async handle(ctx) {
+        const caller = apiKeyCaller(ctx.identity, 'create');
+        entitled(s, 'scoped-access-tokens');
+        const ids = [...new Set((ctx.body as { repoIds: number[] }).repoIds)];
+        const visible = new Set(s.catalog.list().filter((r) => ctx.identity.canSee(r)).map((r) => r.repoId));
+        const outside = ids.filter((id) => !visible.has(id));
+        if (outside.length > 0) {
+          throw new ServiceError('INVALID_REPOSITORY_SCOPE', `repository id${outside.length === 1 ? '' : 's'} ${outside.slice(0, 20).join(', ')} ${outside.length === 1 ? 'is' : 'are'} not among the repositories you can see (GET /api/repos lists them)`);
+        }
+        const now = s.now();
+        const token = newScopedToken();
+        const record = s.store.createScopedToken(
+          { userId: caller, hash: credentialHash(serverSecret(s.dataDir), token), repoIds: ids, expiresAt: new Date(now.getTime() + SCOPED_TOKEN_LIFETIME_MS).toISOString() },
+          now.toISOString(),
+        );
+        return { status: 201, body: { id: record.id, token, createdAt: record.createdAt, expiresAt: record.expiresAt, repoIds: record.repoIds } };
+      },
+    },
+    {
+      ...base,
+      method: 'DELETE',
+      path: '/api/ee/scoped_access_token/{id}',
+      operationId: 'revokeScopedAccessToken',
+      summary: 'Revokes one of your scoped access tokens at once (API key only)',
+      response: { status: 204, description: 'Revoked (also when it had expired or was revoked before).' },
+      errors: ['INSUFFICIENT_PERMISSIONS', 'SCOPED_ACCESS_TOKEN_NOT_FOUND'],
+      async handle(ctx) {
+        const caller = apiKeyCaller(ctx.identity, 'revoke');
+        const id = ctx.params.id!;
+        const token = s.store.getScopedToken(id);
+        // Another user's token is not revealed to exist.
+        if (!token || token.userId !== caller) throw new ServiceError('SCOPED_ACCESS_TOKEN_NOT_FOUND', `no scoped access token ${id} of yours`);
+        s.store.revokeScopedToken(id, s.now().toISOString());
+        return { status: 204, body: undefined };
+      },
+    },
+  ];
+}
+
+/** The user behind an API key; anonymous 401, any other credential 403. */
+function apiKeyCaller(identity: Identity, what: 'create' | 'revoke'): string {
+  if (identity.kind === 'anonymous' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', `an API key is needed to ${what} scoped access tokens`);
+  if (identity.kind !== 'apiKey') throw new ServiceError('INSUFFICIENT_PERMISSIONS', `only an API key can ${what} scoped access tokens, not a ${identity.kind === 'scopedToken' ? 'scoped access token' : 'token of this kind'}`);
+  return identity.userId;
+}
+
+function ownerWithEntitlement(s: Services, identity: Identity): void {
+  if (identity.kind === 'anonymous' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'this endpoint needs the credential of an organization owner');
+  entitled(s, 'org-management');
+  if (identity.role !== 'owner') throw new ServiceError('INSUFFICIENT_PERMISSIONS', 'only organization owners may list or read users');
+}
+
+/** 403 naming the entitlement, unless the installed, active license grants it. */
+function entitled(s: Services, entitlement: string): void {
+  const { license, reason } = installedLicense(s.store, trustedKeys(s.config));
+  const now = s.now();
+  const state = license ? licenseState(license, now) : { active: false, reason };
+  if (!license || !state.active) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `this endpoint needs an active license with the "${entitlement}" entitlement (${state.reason ?? 'no license'})`);
+  if (!hasEntitlement(license, entitlement, now)) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `the installed license does not include the "${entitlement}" entitlement`);
+}
+
+/** API.md 2.9 plus role; suspendedAt and lastActivityAt are null when unset. */
+function userJson(u: UserRecord): Record<string, unknown> {
+  return { id: u.id, name: u.name, email: u.email, role: u.role, suspendedAt: u.suspendedAt ?? null, createdAt: u.createdAt, updatedAt: u.updatedAt, lastActivityAt: u.lastActivityAt ?? null };
+}

@@ -1,0 +1,57 @@
+// JSON Schemas of the enterprise endpoints (API.md 4.3–4.6, API-DETAILS.md section 5):
+// organization members and scoped access tokens.
+
+import { ref, type JsonSchema } from './common.ts';
+
+const iso = { type: 'string', format: 'date-time' };
+
+export const eeSchemas: Record<string, JsonSchema> = {
+  EeUserQuery: {
+    type: 'object',
+    properties: { userId: { type: 'string', minLength: 1, maxLength: 64, description: 'The user\'s id (GET /api/ee/users lists them).' } },
+    required: ['userId'],
+    additionalProperties: false,
+  },
+  User: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      email: { type: 'string' },
+      role: { enum: ['owner', 'member'] },
+      suspendedAt: { ...iso, type: ['string', 'null'] },
+      createdAt: iso,
+      updatedAt: iso,
+      lastActivityAt: { ...iso, type: ['string', 'null'] },
+    },
+    required: ['id', 'name', 'email', 'role', 'suspendedAt', 'createdAt', 'updatedAt', 'lastActivityAt'],
+    additionalProperties: false,
+  },
+  UsersResponse: { type: 'array', items: ref('User') },
+  ScopedTokenRequest: {
+    type: 'object',
+    properties: {
+      repoIds: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 10000,
+        items: { type: 'integer', minimum: 1, maximum: 2147483647 },
+        description: 'Integer repository ids (GET /api/repos) the token may reach; the caller must be able to see each.',
+      },
+    },
+    required: ['repoIds'],
+    additionalProperties: false,
+  },
+  ScopedTokenResponse: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', description: 'Revoke with DELETE /api/ee/scoped_access_token/{id}.' },
+      token: { type: 'string', pattern: '^svst_[0-9a-f]{64}$', description: 'Shown once; send it as Authorization: Bearer.' },
+      createdAt: iso,
+      expiresAt: { ...iso, description: 'createdAt plus exactly one hour; it cannot be extended.' },
+      repoIds: { type: 'array', items: { type: 'integer' } },
+    },
+    required: ['id', 'token', 'createdAt', 'expiresAt', 'repoIds'],
+    additionalProperties: false,
+  },
+};
