@@ -2,7 +2,7 @@
 // (OPERATOR.md "License file"). The store and configuration are passed in, so that the
 // command is wired to the daemon's Store by main.ts and to a MemoryLicenseStore by tests.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { defaultConfig, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/types.ts';
@@ -10,6 +10,7 @@ import { resolveDataDir } from '../index/data-dir.ts';
 import { openStore } from '../store/open.ts';
 import { checkPayload, LicenseError, licenseState, signLicense, trustedKeys, verifyLicense, type License } from '../auth/license.ts';
 import { installedLicense, type LicenseStore } from '../auth/license-store.ts';
+import { findConfigFile } from './config-file.ts';
 import { UsageError } from './usage.ts';
 
 export const LICENSE_HELP = `usage: trawl license install FILE
@@ -141,7 +142,7 @@ function readText(path: string, what: string): string {
 /** `trawl license ...` from the command line: the data dir's store and the configuration (for license.publicKeys). */
 export async function licenseCli(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, strict: false, options: { config: { type: 'string' }, 'data-dir': { type: 'string' } } });
-  const configPath = typeof values.config === 'string' ? values.config : (process.env.TRAWL_CONFIG || undefined) ?? (existsSync('trawl.json') ? 'trawl.json' : undefined);
+  const configPath = findConfigFile(typeof values.config === 'string' ? values.config : undefined);
   const config = configPath === undefined ? defaultConfig() : loadConfig(configPath);
   const store = openStore(resolveDataDir(typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined));
   try {

@@ -7,7 +7,6 @@
 // the git repository (or directory) it is started in is indexed first, so that the first
 // search finds something.
 
-import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { defaultConfig, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/types.ts';
@@ -16,6 +15,7 @@ import { readAllManifests } from '../index/manifest.ts';
 import { startDaemon } from '../http/daemon.ts';
 import { createLogger, type LogLevel } from '../http/logging.ts';
 import { indexLocal } from '../repos/local-repos.ts';
+import { findConfigFile } from './config-file.ts';
 import { UsageError } from './usage.ts';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -46,8 +46,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const logger = createLogger(level);
   const dataDir = resolveDataDir(values['data-dir']);
 
-  // An empty $TRAWL_CONFIG counts as unset.
-  const configPath = values.config ?? (process.env.TRAWL_CONFIG || undefined) ?? (existsSync('trawl.json') ? 'trawl.json' : undefined);
+  const configPath = findConfigFile(values.config);
   let config: Config;
   if (configPath !== undefined) {
     config = loadConfig(configPath);

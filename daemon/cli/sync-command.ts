@@ -1,13 +1,13 @@
 // `trawl sync [--config FILE] [--force]`: one sync pass (discover, fetch, index what moved,
 // remove what is gone) with a progress display; exit status 1 when anything failed.
 
-import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { syncOnce, type SyncEvent } from '../repos/sync.ts';
 import { openStore } from '../store/open.ts';
 import { formatCount } from './format.ts';
+import { findConfigFile } from './config-file.ts';
 import { UsageError } from './usage.ts';
 
 export async function syncCommand(argv: string[]): Promise<number> {
@@ -68,9 +68,9 @@ export async function syncCommand(argv: string[]): Promise<number> {
   }
 }
 
-/** --config, else $TRAWL_CONFIG, else ./trawl.json when it exists. */
+/** --config, else $TRAWL_CONFIG, else ./trawl.json (config-file.ts); sync needs one. */
 export function configFile(flag: string | undefined): string {
-  const path = flag ?? (process.env.TRAWL_CONFIG || undefined) ?? (existsSync('trawl.json') ? 'trawl.json' : undefined);
+  const path = findConfigFile(flag);
   if (path === undefined) throw new UsageError('no configuration: pass --config FILE (or set TRAWL_CONFIG, or create ./trawl.json)');
   return path;
 }
