@@ -43,7 +43,7 @@ import { shardsDir } from '../daemon/index/data-dir.ts';
 import { manifestRepoName, readAllManifests } from '../daemon/index/manifest.ts';
 import { cpuMark, environment, foreignCores, settleIo, type CpuMark, type Environment } from './machine.ts';
 import { fmtBytes, fmtMs } from './report.ts';
-import { SseCounter } from './sse.ts';
+import { SseCounter, type SseCounts } from './sse.ts';
 import { median } from './stats.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -410,21 +410,12 @@ async function compare(
 
 // --- Streaming ---------------------------------------------------------------------------
 
-interface StreamRun {
+/** A stream's counts (sse.ts) and timings. */
+interface StreamRun extends SseCounts {
   /** 0: the untimed warm-up. */
   run: number;
   status: number;
   bytes: number;
-  /** data: messages, [DONE] included. */
-  messages: number;
-  chunks: number;
-  keepAlives: number;
-  final: boolean;
-  error: string | null;
-  endsWithDone: boolean;
-  /** actualMatchCount of the final message. */
-  matches: number | null;
-  isSearchExhaustive: boolean | null;
   headersMs: number;
   firstByteMs: number | null;
   totalMs: number;
@@ -461,20 +452,13 @@ async function streamOnce(trawl: Server, body: string, run: number): Promise<Str
     }
   }
   const totalMs = performance.now() - t0;
-  const { messages, chunks, keepAlives, final, error, endsWithDone, matches, isSearchExhaustive: exhaustive } = counter.end();
+  const counts = counter.end();
   const l = load(from, mark([trawl]));
   const r: StreamRun = {
     run,
     status: res.status,
     bytes,
-    messages,
-    chunks,
-    keepAlives,
-    final,
-    error,
-    endsWithDone,
-    matches,
-    isSearchExhaustive: exhaustive,
+    ...counts,
     headersMs: round2(headersMs),
     firstByteMs: firstByteMs === null ? null : round2(firstByteMs),
     totalMs: round2(totalMs),
@@ -484,8 +468,8 @@ async function streamOnce(trawl: Server, body: string, run: number): Promise<Str
   };
   log(
     `  ${run === 0 ? 'warm-up' : `run ${run}`}: ${r.status} ${fmtBytes(bytes)} in ${fmtMs(totalMs)} (${r.mbPerSecond.toFixed(1)} MB/s), first byte ${fmtMs(r.firstByteMs)}, ` +
-      `${messages} messages (${chunks} chunks${keepAlives ? `, ${keepAlives} keep-alives` : ''}), final ${final ? 'yes' : 'NO'}, [DONE] last ${r.endsWithDone ? 'yes' : 'NO'}, ${matches ?? '?'} matches` +
-      `${error ? `, error: ${error}` : ''}; trawl ${l.serverCores['trawl']?.toFixed(2) ?? '?'} cores, other ${l.foreignCores?.toFixed(2) ?? '?'}`,
+      `${r.messages} messages (${r.chunks} chunks${r.keepAlives ? `, ${r.keepAlives} keep-alives` : ''}), final ${r.final ? 'yes' : 'NO'}, [DONE] last ${r.endsWithDone ? 'yes' : 'NO'}, ${r.matches ?? '?'} matches` +
+      `${r.error ? `, error: ${r.error}` : ''}; trawl ${l.serverCores['trawl']?.toFixed(2) ?? '?'} cores, other ${l.foreignCores?.toFixed(2) ?? '?'}`,
   );
   return r;
 }

@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config/types.ts';
 import { shardsDir } from '../index/data-dir.ts';
-import { collectGarbage, readAllManifests } from '../index/manifest.ts';
+import { collectGarbage, named, readAllManifests } from '../index/manifest.ts';
 import { closeAllRepositories } from '../repos/git-repo-cache.ts';
 import { SyncScheduler } from '../repos/scheduler.ts';
 import { Searcher } from '../search/searcher.ts';
@@ -186,10 +186,7 @@ function indexSize(dataDir: string): IndexSize {
     out.files += m.files;
     out.contentBytes += m.contentBytes;
     const dir = shardsDir(dataDir, m.repoId);
-    for (const s of m.shards) {
-      out.bytes += fileSize(join(dir, s.file));
-      if ('membership' in s && s.membership) out.bytes += fileSize(join(dir, s.membership));
-    }
+    for (const file of named(m)) out.bytes += fileSize(join(dir, file));
   }
   return out;
 }

@@ -93,8 +93,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     if (method === 'HEAD') reply.headOnly = true;
     // The body must be subscribed to in this tick too.
     const found = match(compiled, url);
-    const withBody = found?.byMethod.get(lookup);
-    const bodyPromise = withBody?.body && method === 'POST' ? readBody(res, headers['content-length'] ?? '', options.maxBodyBytes, (abort) => (abortBody = abort)) : undefined;
+    const forMethod = found?.byMethod.get(lookup);
+    const bodyPromise = forMethod?.body && method === 'POST' ? readBody(res, headers['content-length'] ?? '', options.maxBodyBytes, (abort) => (abortBody = abort)) : undefined;
     bodyPromise?.catch(() => {}); // handled below; never an unhandled rejection
 
     const run = async (): Promise<void> => {
@@ -108,7 +108,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       }
       if (!found) throw new ServiceError('NOT_FOUND', `no endpoint ${url}${url.startsWith('/api/') ? '' : ' (the API is under /api/)'}`);
       routeLabel = [...found.byMethod.values()][0]!.route.path;
-      const c = withBody;
+      const c = forMethod;
       if (!c) {
         const methods = [...found.byMethod.keys()];
         if (methods.includes('GET')) methods.push('HEAD');

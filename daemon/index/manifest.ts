@@ -134,8 +134,8 @@ export function readAllManifests(dataDir: string): LoadedManifest[] {
   return manifests.sort((a, b) => a.repoId - b.repoId);
 }
 
-/** Files a manifest names. */
-function named(m: LoadedManifest): string[] {
+/** Files a manifest names (shards and membership files), relative to its shards dir. */
+export function named(m: LoadedManifest): string[] {
   return m.shards.flatMap((s) => (s.membership ? [s.file, s.membership] : [s.file]));
 }
 

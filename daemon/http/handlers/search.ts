@@ -58,7 +58,7 @@ export function searchRoutes(s: Services): Route[] {
   ];
 }
 
-/** The validated body as the searcher takes it; the query is parsed now so that a bad one is a 400. */
+/** The validated body as the searcher takes it (a bad query is a 400 from the searcher's own planning). */
 function searchRequest(ctx: RouteContext): Required<SearchRequest> {
   const b = ctx.body as SearchRequest;
   if (Buffer.byteLength(b.query) > MAX_QUERY_BYTES) {
@@ -72,12 +72,14 @@ function searchRequest(ctx: RouteContext): Required<SearchRequest> {
     isRegexEnabled: b.isRegexEnabled ?? false,
     isCaseSensitivityEnabled: b.isCaseSensitivityEnabled ?? false,
   };
-  planQuery(req); // throws FAILED_TO_PARSE_QUERY
   return req;
 }
 
 async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> {
   const req = searchRequest(ctx);
+  // Errors found before the stream starts are JSON responses: parse the query now (the
+  // searcher plans it again, a small cost next to the search itself).
+  planQuery(req);
   // A full queue is refused now, as JSON; a queued stream starts at once and sends
   // keep-alive comments while it waits for its turn.
   const turn = s.gate.enter(ctx.signal);
