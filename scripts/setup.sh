@@ -13,7 +13,9 @@ log() { printf 'setup: %s\n' "$*" >&2; }
 # libkrb5-dev: nodegit's build runs krb5-config. universal-ctags: symbol extraction.
 # ripgrep: the agreement tests compare results with `rg`. git: repositories in tests.
 # g++/make/python3: node-gyp builds of nodegit, re2 and mmap-io.
-need=(libkrb5-dev universal-ctags ripgrep git g++ make python3)
+# redis-server: the rate-limit counters' Redis backend; its tests start private instances
+# (test/helpers/redis.ts), so the service itself need not run.
+need=(libkrb5-dev universal-ctags ripgrep git g++ make python3 redis-server)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -5,7 +5,7 @@
 
 import { ServiceError } from '../errors.ts';
 import type { Authenticator, Credentials, Identity } from '../http/auth.ts';
-import type { IdentityStore } from '../store/store.ts';
+import type { IdentityStore, UserRecord } from '../store/store.ts';
 import { credentialHash, isApiKeyShape, isScopedTokenShape, SCOPED_TOKEN_PREFIX } from './credentials.ts';
 
 export interface StoreAuthenticatorOptions {
@@ -43,7 +43,7 @@ export class StoreAuthenticator implements Authenticator {
     if (!user) throw invalid;
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this API key belongs to is suspended');
     this.touch(key.id, user.id);
-    return { kind: 'apiKey', userId: user.id, role: user.role, canSee: this.userSees() };
+    return { kind: 'apiKey', userId: user.id, role: user.role, ...limitOf(user), canSee: this.userSees() };
   }
 
   /**
@@ -64,7 +64,7 @@ export class StoreAuthenticator implements Authenticator {
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this token belongs to is suspended');
     const repos = new Set(t.repoIds);
     const creator = this.userSees();
-    return { kind: 'scopedToken', userId: user.id, role: user.role, tokenId: t.id, canSee: (repo) => repos.has(repo.repoId) && creator(repo) };
+    return { kind: 'scopedToken', userId: user.id, role: user.role, tokenId: t.id, ...limitOf(user), canSee: (repo) => repos.has(repo.repoId) && creator(repo) };
   }
 
   /** What a user may see: every repository (per-repository permissions would narrow this, and scoped tokens with it). */
@@ -81,4 +81,8 @@ export class StoreAuthenticator implements Authenticator {
     this.options.store.touchApiKey(keyId, at);
     this.options.store.updateUser(userId, { lastActivityAt: at }, at);
   }
+}
+
+function limitOf(user: UserRecord): { dailyLimit?: number } {
+  return user.dailyLimit === undefined ? {} : { dailyLimit: user.dailyLimit };
 }

@@ -1,7 +1,7 @@
 // The one authentication and rate-limit step every route goes through (server.ts): the
 // seam's types. The implementations: auth/authenticator.ts (API keys of the store's
-// users, anonymous access as configured) and, until rate limiting lands, the limiter
-// below that counts nothing.
+// users, anonymous access as configured) and ratelimit/daily-limiter.ts (the daily limit
+// per user).
 
 import { ServiceError } from '../errors.ts';
 import type { Role } from '../store/store.ts';
@@ -15,6 +15,8 @@ export interface Identity {
   role?: Role;
   /** The scoped access token used, for kind 'scopedToken'. */
   tokenId?: string;
+  /** The user's own daily request limit; undefined: settings.rateLimit.requestsPerDay. */
+  dailyLimit?: number;
   /** Whether this repository may be shown to the caller (search results, source, lists). */
   canSee(repo: { repoId: number; visibility: 'public' | 'private' }): boolean;
 }
@@ -64,11 +66,4 @@ export function readCredentials(authorization: string | undefined, apiKeyHeader:
     return { token: apiKeyHeader.trim(), via: 'apiKeyHeader' };
   }
   return {};
-}
-
-/** Anonymous requests are never counted (API-DETAILS.md section 5). */
-export class UncountedRateLimiter implements RateLimiter {
-  async take(): Promise<RateLimitState | undefined> {
-    return undefined;
-  }
 }

@@ -14,7 +14,11 @@ import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { StoreAuthenticator } from '../auth/authenticator.ts';
 import { serverSecret } from '../auth/credentials.ts';
-import { UncountedRateLimiter, type Authenticator, type RateLimiter } from './auth.ts';
+import type { Authenticator, RateLimiter } from './auth.ts';
+import type { RateCounter } from '../ratelimit/counter.ts';
+import { DailyRateLimiter } from '../ratelimit/daily-limiter.ts';
+import { openRateCounter } from '../ratelimit/open-counter.ts';
+import { redactUrl } from '../ratelimit/redis-counter.ts';
 import { Catalog } from './catalog.ts';
 import { SearchGate } from './gate.ts';
 import { browseRoutes } from './handlers/browse.ts';
@@ -50,8 +54,9 @@ export interface DaemonOptions {
   sync?: boolean;
   /** Replace the store's authentication (tests). */
   authenticator?: Authenticator;
-  /** Injectable clock for credentials and licenses (tests). */
+  /** Injectable clock for credentials, licenses and the daily rate limit (tests). */
   now?: () => Date;
+  /** Replace the daily rate limit (tests). */
   rateLimiter?: RateLimiter;
 }
 
@@ -81,6 +86,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let stopping = false;
   let server: HttpServer | undefined;
   let searcher: Searcher | undefined;
+  let counter: RateCounter | undefined;
   try {
     const catalog = new Catalog(dataDir, store);
     const metrics = new Metrics({ store, indexSize: () => indexSize(dataDir) });
@@ -115,14 +121,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...eeRoutes(services),
       ...systemRoutes(services),
     ];
+    const now = services.now;
+    let rateLimiter = options.rateLimiter;
+    if (!rateLimiter) {
+      const where = settings.rateLimit.store === 'embedded' ? 'embedded' : redactUrl(settings.rateLimit.store);
+      const onCounterError = (err: Error) => logger.error({ err: err.message, store: where }, 'rate-limit counter failed: counted requests get 503 until it is back');
+      counter = await openRateCounter(settings.rateLimit.store, store, onCounterError);
+      rateLimiter = new DailyRateLimiter({ counter, defaultLimit: settings.rateLimit.requestsPerDay, now, onCounterError });
+    }
     server = await startHttpServer({
       host: options.host,
       port: options.port,
       routes,
       extra: [{ method: 'GET', path: '/metrics', handle: () => metrics.render() }],
       validators,
-      authenticator: options.authenticator ?? new StoreAuthenticator({ store, secret: serverSecret(dataDir), anonymousAccess: settings.anonymousAccess, now: services.now }),
-      rateLimiter: options.rateLimiter ?? new UncountedRateLimiter(),
+      authenticator: options.authenticator ?? new StoreAuthenticator({ store, secret: serverSecret(dataDir), anonymousAccess: settings.anonymousAccess, now }),
+      rateLimiter,
       logger,
       metrics,
       maxBodyBytes: settings.http.maxBodyBytes,
@@ -165,6 +179,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           await scheduler?.stop();
           await s.close();
           await closeAllRepositories();
+          await counter?.close();
           store.close();
         })();
         return closing;
@@ -173,6 +188,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   } catch (err) {
     await server?.close(0);
     await searcher?.close();
+    await counter?.close();
     store.close();
     throw err;
   }

@@ -138,6 +138,19 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 5,
+    name: 'request_counts',
+    // Documented at the top of sqlite-request-counts.ts.
+    up: `
+      CREATE TABLE request_counts (
+        user_id  TEXT NOT NULL,
+        day      TEXT NOT NULL,
+        count    INTEGER NOT NULL CHECK (count >= 1),
+        PRIMARY KEY (user_id, day)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

@@ -43,6 +43,7 @@ import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ApiKeyRecord, ConnectionRecord, IdentityStore, RepoListOptions, RepoRecord, Role, ScopedTokenRecord, Store, UserRecord } from './store.ts';
 import { SqliteIdentity } from './sqlite-identity.ts';
+import { SqliteRequestCounts } from './sqlite-request-counts.ts';
 import { migrate } from './migrations.ts';
 
 /** How long a process waits for another's write lock before SQLITE_BUSY. Writes are short
@@ -205,10 +206,12 @@ class SqliteStore implements Store {
   readonly #upsertConnectionTx: BetterSqlite3.Transaction<(name: string, connectionType: string) => ConnectionRecord>;
   readonly #updateConnectionTx: BetterSqlite3.Transaction<(id: number, patch: object) => ConnectionRecord>;
   readonly #identity: SqliteIdentity;
+  readonly #requestCounts: SqliteRequestCounts;
 
   constructor(db: BetterSqlite3.Database) {
     this.#db = db;
     this.#identity = new SqliteIdentity(db);
+    this.#requestCounts = new SqliteRequestCounts(db);
     this.#repoById = db.prepare('SELECT * FROM repos WHERE repo_id = ?');
     // Matches the partial index's condition word for word, so the index serves it.
     this.#liveRepoByName = db.prepare("SELECT * FROM repos WHERE repo_name = ? AND state != 'deleted'");
@@ -387,6 +390,19 @@ class SqliteStore implements Store {
 
   putLicense(text: string): void {
     this.#identity.putLicense(text);
+  }
+
+  // Rate-limit counters: sqlite-request-counts.ts.
+  countRequest(userId: string, day: string, limit: number): { count: number; counted: boolean } {
+    return this.#requestCounts.countRequest(userId, day, limit);
+  }
+
+  requestCount(userId: string, day: string): number {
+    return this.#requestCounts.requestCount(userId, day);
+  }
+
+  pruneRequestCounts(beforeDay: string): number {
+    return this.#requestCounts.pruneRequestCounts(beforeDay);
   }
 
   close(): void {

@@ -146,6 +146,24 @@ export interface IdentityStore {
   revokeScopedToken(id: string, now: string): ScopedTokenRecord | undefined;
 }
 
+/**
+ * The rate limiter's per-user daily request counters (ratelimit/), in the database every
+ * daemon process of a deployment shares.
+ */
+export interface RequestCountStore {
+  /**
+   * Counts one request of `userId` on `day` (YYYY-MM-DD, UTC) unless `limit` requests are
+   * already counted there. Atomic across every process sharing the store: of any number of
+   * concurrent calls with one limit, exactly `limit` are counted per day. Returns the count
+   * afterwards and whether this request was counted.
+   */
+  countRequest(userId: string, day: string, limit: number): { count: number; counted: boolean };
+  /** The count of `userId` on `day` (0 when none). */
+  requestCount(userId: string, day: string): number;
+  /** Drops the counters of days before `day`; returns how many. */
+  pruneRequestCounts(beforeDay: string): number;
+}
+
 /** A unique value (an email) is already taken. */
 export class StoreConflictError extends Error {
   constructor(message: string) {
@@ -154,7 +172,7 @@ export class StoreConflictError extends Error {
   }
 }
 
-export interface Store extends IdentityStore, LicenseStore {
+export interface Store extends IdentityStore, LicenseStore, RequestCountStore {
   /**
    * The repository named `repoName`, created (state 'new', next unused id) when unknown or
    * when the only rows with that name are deleted ones; otherwise the live row, with
