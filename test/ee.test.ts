@@ -11,6 +11,7 @@ import { signLicense } from '../daemon/auth/license.ts';
 import { keysCommand, usersCommand } from '../daemon/cli/users-command.ts';
 import { openStore } from '../daemon/store/open.ts';
 import { call, startTestDaemon, type Answer } from './helpers/daemon.ts';
+import { databaseText, logRecorder } from './helpers/log-recorder.ts';
 import { ResponseChecker } from './helpers/openapi.ts';
 
 const { publicKey, privateKey } = generateKeyPairSync('ed25519');
@@ -23,7 +24,9 @@ function license(entitlements: string[]): string {
 
 test('enterprise endpoints and scoped access tokens', async (t) => {
   let clock = new Date('2026-11-22T10:00:00Z');
-  const d = await startTestDaemon({ config: { license: { publicKeys: [PUBLIC_PEM] } }, daemon: { now: () => clock } });
+  const logger = logRecorder();
+  const d = await startTestDaemon({ config: { license: { publicKeys: [PUBLIC_PEM] } }, daemon: { now: () => clock, logger } });
+  const issued: string[] = [];
   try {
     const checker = new ResponseChecker((await call(`${d.url}/api/openapi.json`)).json);
     const io = { out: (l: string) => lines.push(l), err: () => {}, now: () => clock };
@@ -80,6 +83,7 @@ test('enterprise endpoints and scoped access tokens', async (t) => {
       assert.equal(Date.parse(created.json.expiresAt) - Date.parse(created.json.createdAt), 3_600_000);
       assert.deepEqual(created.json.repoIds, [widgets]);
       const token = created.json.token as string;
+      issued.push(token);
 
       // Its reach: the one repository, everywhere.
       assert.deepEqual((await req('GET', '/api/repos', token)).json.map((r: { repoName: string }) => r.repoName), ['widgets']);
@@ -109,6 +113,7 @@ test('enterprise endpoints and scoped access tokens', async (t) => {
       // Expiry at exactly one hour.
       const born = clock;
       const second = (await req('POST', '/api/ee/scoped_access_token', owner, { repoIds: [secret] })).json.token as string;
+      issued.push(second);
       clock = new Date(born.getTime() + 3_600_000 - 1);
       assert.equal((await req('GET', '/api/repos', second)).status, 200);
       clock = new Date(born.getTime() + 3_600_000);
@@ -119,6 +124,17 @@ test('enterprise endpoints and scoped access tokens', async (t) => {
       setLicense(license(['org-management']));
       assert.match((await req('POST', '/api/ee/scoped_access_token', owner, { repoIds: [widgets] })).json.message, /scoped-access-tokens/);
       assert.equal((await req('DELETE', `/api/ee/scoped_access_token/${other.json.id}`, owner)).status, 204);
+    });
+
+    await t.test('no issued token or API key in the database or the logs', async () => {
+      assert.equal(issued.length, 2);
+      const db = databaseText(d.dataDir);
+      const logs = logger.text();
+      assert.match(logs, /scoped_access_token/, 'the requests were logged');
+      for (const s of [...issued, ...issued.map((x) => x.slice(5)), owner, member]) {
+        assert.ok(!db.includes(s), 'the database holds no token or key');
+        assert.ok(!logs.includes(s), 'the logs hold no token or key');
+      }
     });
   } finally {
     await d.cleanup();

@@ -9,9 +9,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SECRET_FILE, serverSecret } from '../daemon/auth/credentials.ts';
 import { keysCommand, usersCommand } from '../daemon/cli/users-command.ts';
-import type { HttpLogger } from '../daemon/http/logging.ts';
 import { tempDir } from './helpers/corpus.ts';
 import { call, startTestDaemon } from './helpers/daemon.ts';
+import { databaseText, logRecorder } from './helpers/log-recorder.ts';
 
 function cli(dataDir: string) {
   const out: string[] = [];
@@ -25,20 +25,8 @@ function cli(dataDir: string) {
   };
 }
 
-/** Every log line, serialized, for the secret grep. */
-function recorder(): HttpLogger & { text: () => string } {
-  const lines: string[] = [];
-  const make = (base: Record<string, unknown>): HttpLogger => ({
-    info: (f, msg) => lines.push(JSON.stringify({ ...base, ...f, msg })),
-    warn: (f, msg) => lines.push(JSON.stringify({ ...base, ...f, msg })),
-    error: (f, msg) => lines.push(JSON.stringify({ ...base, ...f, msg })),
-    child: (f) => make({ ...base, ...f }),
-  });
-  return Object.assign(make({}), { text: () => lines.join('\n') });
-}
-
 test('API keys in both headers; revocation and suspension take effect at once; no secret at rest or in logs', async () => {
-  const logger = recorder();
+  const logger = logRecorder();
   const d = await startTestDaemon({ settings: { anonymousAccess: false }, daemon: { logger } });
   try {
     const c = cli(d.dataDir);
@@ -83,7 +71,7 @@ test('API keys in both headers; revocation and suspension take effect at once; n
     // Nothing secret at rest or in the logs: not the keys, not the server secret.
     const secretHex = readFileSync(join(d.dataDir, SECRET_FILE), 'utf8').trim();
     assert.equal(statSync(join(d.dataDir, SECRET_FILE)).mode & 0o777, 0o600);
-    const db = ['trawl.db', 'trawl.db-wal'].map((f) => { try { return readFileSync(join(d.dataDir, f)).toString('latin1'); } catch { return ''; } }).join('');
+    const db = databaseText(d.dataDir);
     const logs = logger.text();
     for (const s of [key, second, key.slice(4), secretHex]) {
       assert.ok(!db.includes(s), 'the database holds no key or secret');
