@@ -18,9 +18,9 @@ import { tempDir } from './helpers/corpus.ts';
 import { TestRepo } from './helpers/git.ts';
 import type { RateClientResult } from './helpers/rate-client.ts';
 import { startTestRedis } from './helpers/redis.ts';
+import { serve, stop } from './helpers/serve.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const TRAWL = join(ROOT, 'bin', 'trawl.js');
 const CLIENT = join(ROOT, 'test', 'helpers', 'rate-client.ts');
 
 const redis = await startTestRedis();
@@ -58,7 +58,7 @@ for (const backend of ['embedded', 'redis'] as const) {
       }
 
       const urls = await Promise.all([0, 1].map(async () => {
-        const d = await serve(['--config', configPath, '--data-dir', dataDir]);
+        const d = await serve(['--config', configPath, '--data-dir', dataDir, '--log-level', 'silent']);
         daemons.push(d.child);
         return d.url;
       }));
@@ -97,37 +97,6 @@ function count<T>(xs: T[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const x of xs) out[String(x)] = (out[String(x)] ?? 0) + 1;
   return out;
-}
-
-function serve(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const env = { ...process.env };
-  delete env.TRAWL_CONFIG;
-  delete env.TRAWL_DATA_DIR;
-  const child = spawn(process.execPath, [TRAWL, 'serve', '--port', '0', '--workers', '1', '--log-level', 'silent', ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no address within 60 s; stderr: ${err}`)), 60_000);
-    child.stderr!.on('data', (b: Buffer) => {
-      err += b.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1]! });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`trawl serve exited with ${code}: ${err}`));
-    });
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 }
 
 function client(plan: { urls: string[]; headers: Record<string, string>; count: number; inFlight: number }): Promise<RateClientResult[]> {

@@ -6,51 +6,22 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadUws, loadUwsBinary } from '../daemon/http/uws.ts';
 import { tempDir } from './helpers/corpus.ts';
 import { TestRepo } from './helpers/git.ts';
+import { exited, serve } from './helpers/serve.ts';
 
 const TRAWL = join(import.meta.dirname, '..', 'bin', 'trawl.js');
-
-/** Starts `trawl serve` and resolves with its URL once it says where it listens. */
-function serve(cwd: string, args: string[]): Promise<{ child: ChildProcess; url: string; stdout: () => string }> {
-  const env = { ...process.env };
-  delete env.TRAWL_CONFIG;
-  delete env.TRAWL_DATA_DIR;
-  const child = spawn(process.execPath, [TRAWL, 'serve', '--port', '0', '--workers', '1', ...args], { cwd, env });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no address within 60 s; stderr: ${err}`)), 60_000);
-    child.stderr!.on('data', (b: Buffer) => {
-      err += b.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1]!, stdout: () => out });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`trawl serve exited with ${code}: ${err}`));
-    });
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code))));
-}
 
 test('npm start: an empty data dir indexes the repository it starts in; SIGTERM stops it cleanly', async () => {
   const dir = tempDir('serve');
   try {
     const repo = TestRepo.init(join(dir.path, 'project'));
     repo.commit({ 'lib/answer.py': 'def serve_test_answer():\n    return 42\n' });
-    const { child, url, stdout } = await serve(repo.path, ['--data-dir', join(dir.path, 'data')]);
+    const { child, url, stdout } = await serve(['--data-dir', join(dir.path, 'data')], repo.path);
     const res = await fetch(`${url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'serve_test_answer', matches: 10 }) });
     assert.equal(res.status, 200);
     const body = (await res.json()) as { files: Array<{ repository: string; fileName: { text: string } }> };
@@ -72,7 +43,7 @@ test('a configuration with anonymous access off answers 401 without credentials'
     const repo = TestRepo.init(join(dir.path, 'project'));
     repo.commit({ 'a.txt': 'hello\n' });
     writeFileSync(join(dir.path, 'trawl.json'), JSON.stringify({ settings: { anonymousAccess: false, symbols: false } }));
-    const { child, url } = await serve(repo.path, ['--data-dir', join(dir.path, 'data'), '--config', join(dir.path, 'trawl.json'), '--log-level', 'silent']);
+    const { child, url } = await serve(['--data-dir', join(dir.path, 'data'), '--config', join(dir.path, 'trawl.json'), '--log-level', 'silent'], repo.path);
     try {
       const res = await fetch(`${url}/api/repos`);
       assert.equal(res.status, 401);
