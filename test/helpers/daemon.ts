@@ -2,6 +2,7 @@
 // `startTestDaemon()` builds two repositories (one public with branches, tags, a rename,
 // a binary file and several authors; one private), indexes them, and starts the daemon.
 // Requests go through `call()` (fetch), which returns status, headers and parsed body.
+// `extraRepos` adds more repositories, built by the caller and indexed the same way.
 
 import { join } from 'node:path';
 import { parseConfig } from '../../daemon/config/load.ts';
@@ -23,6 +24,18 @@ export interface TestDaemon {
   publicRepo: string;
   privateRepo: string;
   cleanup(): Promise<void>;
+}
+
+/** A repository besides widgets and secret (startTestDaemon's `extraRepos`). */
+export interface ExtraRepo {
+  /** Its directory, and so the name the API reports. */
+  name: string;
+  /** Default public; private ones are registered like "secret". */
+  visibility?: 'public' | 'private';
+  /** Branches to index besides the default one. */
+  branches?: string[];
+  /** Makes its history (the work tree starts empty, on branch main). */
+  build(repo: TestRepo): void;
 }
 
 export interface Answer {
@@ -52,7 +65,9 @@ export async function call(url: string, init: RequestInit & { json?: unknown } =
   return { status: res.status, headers: res.headers, text, json: parsed };
 }
 
-export async function startTestDaemon(options: { settings?: Record<string, unknown>; config?: Record<string, unknown>; daemon?: Partial<DaemonOptions> } = {}): Promise<TestDaemon> {
+export async function startTestDaemon(
+  options: { settings?: Record<string, unknown>; config?: Record<string, unknown>; daemon?: Partial<DaemonOptions>; extraRepos?: ExtraRepo[] } = {},
+): Promise<TestDaemon> {
   const dir = tempDir('daemon');
   const dataDir = join(dir.path, 'data');
   const repoPath = join(dir.path, 'repos', 'widgets');
@@ -68,20 +83,33 @@ export async function startTestDaemon(options: { settings?: Record<string, unkno
   const secret = TestRepo.init(join(dir.path, 'repos', 'secret'));
   secret.commit({ 'vault.c': 'int widget_secret_sauce;\n' });
 
+  const extras = (options.extraRepos ?? []).map((x) => {
+    const r = TestRepo.init(join(dir.path, 'repos', x.name));
+    x.build(r);
+    return { ...x, path: r.path };
+  });
+
   const store = openStore(dataDir);
   try {
     await indexLocal(repoPath, { dataDir, store, symbols: true, revisions: { branches: ['dev'], tags: ['v*'] } });
     // The second repository is private: anonymous callers must never see it.
     const register = registerLocal(store);
-    await indexPath(secret.path, {
-      dataDir,
-      symbols: true,
-      register: (d) => {
-        const r = register(d);
-        store.updateRepo(r.repoId, { visibility: 'private', state: 'indexed' });
-        return { repoId: r.repoId, repo: { ...r.repo, visibility: 'private' } };
-      },
-    });
+    const indexPrivate = (path: string, branches?: string[]) =>
+      indexPath(path, {
+        dataDir,
+        symbols: true,
+        ...(branches ? { revisions: { branches } } : {}),
+        register: (d) => {
+          const r = register(d);
+          store.updateRepo(r.repoId, { visibility: 'private', state: 'indexed' });
+          return { repoId: r.repoId, repo: { ...r.repo, visibility: 'private' } };
+        },
+      });
+    await indexPrivate(secret.path);
+    for (const x of extras) {
+      if (x.visibility === 'private') await indexPrivate(x.path, x.branches);
+      else await indexLocal(x.path, { dataDir, store, symbols: true, ...(x.branches ? { revisions: { branches: x.branches } } : {}) });
+    }
   } finally {
     store.close();
   }
