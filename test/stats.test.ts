@@ -71,6 +71,14 @@ test('a repo: filter skips the other repository\'s shards before any posting is 
   assert.ok(filtered.stats.ngramLookups < all.stats.ngramLookups);
 });
 
+test('a query of filters alone that returns every match is exhaustive (a file without ranges counts one)', async () => {
+  const { stats, files, isSearchExhaustive } = await searcher.search(req('repo:^beta$', { matches: 100000 }));
+  assert.ok(files.length > 0);
+  assert.equal(stats.actualMatchCount, files.length);
+  assert.equal(stats.totalMatchCount, files.length);
+  assert.equal(isSearchExhaustive, true);
+});
+
 test('a limit that truncates says so', async () => {
   const { stats, isSearchExhaustive } = await searcher.search(req('shared_value', { matches: 5 }));
   assert.equal(stats.actualMatchCount, 5);

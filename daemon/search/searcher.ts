@@ -284,7 +284,9 @@ export class Searcher {
       const external = externalFileUrl(repo.codeHostType, repo.externalWebUrl, branch, path);
       if (external) file.externalWebUrl = external;
       if (req.whole) file.content = content.toString('utf8');
-      const count = (names.length + ranges.length) / 2;
+      // As the shard counted it (found): a match without ranges is one, so that a query of
+      // filters alone, fully answered, has actual = total and is exhaustive.
+      const count = Math.max(1, (names.length + ranges.length) / 2);
       out.actual += count;
       const lines = located.map((r) => r.start.lineNumber);
       out.files.push({ file, count, repositoryId: repo.id, repository: repo.name, path, score: score({ repository: repo.name, path, content, ranges, nameRanges: names, lines, symbols }) });
