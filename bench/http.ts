@@ -32,16 +32,36 @@
 //    servers' CPU), each server's cores and this process's (the load generator).
 // Results: bench/results/<date>-issue5-http.json (keys `selective` and `noSearch`, same
 // shape for their runs, medians and ratios) and .md beside it; the Markdown on stdout.
+// The child processes, CPU accounting and the load run are bench/load.ts, shared with
+// bench/auth.ts.
 
-import autocannon from 'autocannon';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { shardsDir } from '../daemon/index/data-dir.ts';
 import { manifestRepoName, readAllManifests } from '../daemon/index/manifest.ts';
-import { cpuMark, environment, foreignCores, settleIo, type CpuMark, type Environment } from './machine.ts';
+import {
+  autocannonVersion,
+  childEnv,
+  load,
+  loadRun,
+  log,
+  mark,
+  round2,
+  startServer,
+  stopOnSignal,
+  stopServer,
+  targetMedian,
+  waitHealthy,
+  type Load,
+  type LoadRequest,
+  type LoadRun,
+  type Server,
+  type TargetMedian,
+} from './load.ts';
+import { environment, settleIo, type Environment } from './machine.ts';
 import { fmtBytes, fmtMs } from './report.ts';
 import { SseCounter, type SseCounts } from './sse.ts';
 import { median } from './stats.ts';
@@ -49,139 +69,6 @@ import { median } from './stats.ts';
 const ROOT = resolve(import.meta.dirname, '..');
 const TRAWL = join(ROOT, 'bin', 'trawl.js');
 const BARE = join(ROOT, 'bench', 'bare-uws.ts');
-const TICKS_PER_SECOND = 100; // USER_HZ, as in machine.ts
-const log = (s: string) => process.stderr.write(`${s}\n`);
-const round2 = (x: number) => Math.round(x * 100) / 100;
-
-// --- Child processes ---------------------------------------------------------------------
-
-interface Server {
-  name: 'trawl' | 'bare';
-  url: string;
-  child: ChildProcess;
-  /** The last few KB of its stderr (for error messages). */
-  stderr: () => string;
-}
-
-const children = new Set<ChildProcess>();
-
-/** The environment of the servers: no configuration file or port from the caller's shell. */
-function childEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const k of ['TRAWL_CONFIG', 'TRAWL_PORT', 'TRAWL_LOG_LEVEL', 'TRAWL_DATA_DIR']) delete env[k];
-  return env;
-}
-
-/** Starts a server and resolves with its URL, read from the `...: listening on URL` line on stderr. */
-function startServer(name: Server['name'], args: string[], cwd: string): Promise<Server> {
-  const child = spawn(process.execPath, args, { cwd, env: childEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let tail = '';
-  const stderr = () => tail;
-  return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => fail(new Error(`${name}: no "listening on" line within 120 s; stderr:\n${tail}`)), 120_000);
-    const fail = (err: Error) => {
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      reject(err);
-    };
-    child.once('error', fail);
-    child.once('exit', (code, signal) => fail(new Error(`${name} exited (${code ?? signal}) before listening; stderr:\n${tail}`)));
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (s: string) => {
-      tail = (tail + s).slice(-4096);
-      const m = /listening on (http:\/\/\S+)/.exec(tail);
-      if (m) {
-        clearTimeout(timer);
-        child.removeAllListeners('exit');
-        child.once('exit', () => children.delete(child));
-        resolvePromise({ name, url: m[1]!.replace(/\/$/, ''), child, stderr });
-      }
-    });
-  });
-}
-
-/** SIGTERM, then waits for the exit (SIGKILL after 20 s). */
-async function stopServer(s: Server | undefined): Promise<void> {
-  if (!s || s.child.exitCode !== null || s.child.signalCode !== null) return;
-  const exited = new Promise<void>((r) => s.child.once('exit', () => r()));
-  s.child.kill('SIGTERM');
-  const timer = setTimeout(() => {
-    log(`${s.name} did not stop within 20 s of SIGTERM: killing it`);
-    s.child.kill('SIGKILL');
-  }, 20_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function waitHealthy(url: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  let last = '';
-  while (Date.now() < deadline) {
-    try {
-      const r = await fetch(`${url}/api/health`);
-      await r.arrayBuffer();
-      if (r.status === 200) return;
-      last = `status ${r.status}`;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`GET ${url}/api/health did not answer 200 within 120 s (${last})`);
-}
-
-// --- CPU accounting ----------------------------------------------------------------------
-
-/** utime + stime of a process (all threads), in clock ticks; null when it cannot be read. */
-function processTicks(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = s.slice(s.lastIndexOf(')') + 2).split(' ').map(Number);
-    return f[11]! + f[12]!; // fields 14, 15 of proc(5)
-  } catch {
-    return null;
-  }
-}
-
-interface Mark {
-  cpu: CpuMark | null;
-  servers: Array<{ name: string; ticks: number | null }>;
-}
-
-function mark(servers: Server[]): Mark {
-  return { cpu: cpuMark(), servers: servers.map((s) => ({ name: s.name, ticks: processTicks(s.child.pid) })) };
-}
-
-interface Load {
-  /** Cores other processes kept busy (this process and the servers not counted); near 0: clean figures. */
-  foreignCores: number | null;
-  /** Cores each server used. */
-  serverCores: Record<string, number | null>;
-  /** Cores this process used: the load generator (autocannon) or the fetch client. */
-  benchCores: number | null;
-}
-
-function load(from: Mark, to: Mark): Load {
-  const seconds = from.cpu && to.cpu ? Number(to.cpu.at - from.cpu.at) / 1e9 : 0;
-  const serverCores: Record<string, number | null> = {};
-  let serversTotal = 0;
-  for (const [i, s] of from.servers.entries()) {
-    const a = s.ticks;
-    const b = to.servers[i]?.ticks ?? null;
-    const cores = a === null || b === null || seconds <= 0 ? null : (b - a) / TICKS_PER_SECOND / seconds;
-    serverCores[s.name] = cores === null ? null : round2(cores);
-    serversTotal += cores ?? 0;
-  }
-  const all = foreignCores(from.cpu, to.cpu);
-  return {
-    foreignCores: all === null ? null : round2(Math.max(0, all - serversTotal)),
-    serverCores,
-    benchCores: from.cpu && to.cpu && seconds > 0 ? round2((to.cpu.own - from.cpu.own) / TICKS_PER_SECOND / seconds) : null,
-  };
-}
 
 // --- The index ---------------------------------------------------------------------------
 
@@ -226,153 +113,6 @@ function buildIndex(corpus: string, dataDir: string): Pick<IndexInfo, 'buildSeco
   return { buildSeconds: round2(seconds), buildSummary: summary, buildLoad };
 }
 
-// --- Load runs (autocannon) --------------------------------------------------------------
-
-/** Response times in ms, appended cheaply (a run can hold a million). */
-class Samples {
-  private data = new Float64Array(1 << 16);
-  length = 0;
-
-  push(x: number): void {
-    if (this.length === this.data.length) {
-      const bigger = new Float64Array(this.data.length * 2);
-      bigger.set(this.data);
-      this.data = bigger;
-    }
-    this.data[this.length++] = x;
-  }
-
-  sorted(): Float64Array {
-    return this.data.slice(0, this.length).sort();
-  }
-}
-
-/** The q-quantile (0..1) of sorted samples, linear interpolation between closest ranks. */
-function quantileSorted(sorted: Float64Array, q: number): number | null {
-  if (sorted.length === 0) return null;
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
-}
-
-/** One request, sent over and over by autocannon. */
-interface LoadRequest {
-  method: 'GET' | 'POST';
-  path: string;
-  /** A JSON body (sent with Content-Type: application/json); none for a GET. */
-  body?: string;
-}
-
-interface LoadRun {
-  target: Server['name'];
-  /** 0: the warm-up run (not in the medians). */
-  round: number;
-  seconds: number;
-  /** autocannon's requests.average: completed requests per one-second sample, averaged. */
-  requestsPerSecond: number;
-  requests: number;
-  /** Over every 2xx response, from autocannon's per-response time (fractional ms). */
-  latencyMs: { p50: number | null; p90: number | null; p99: number | null; p999: number | null; mean: number | null; max: number | null };
-  /** autocannon's own histogram (whole ms: 1 ms resolution). */
-  autocannonLatencyMs: { p50: number; p90: number; p97_5: number; p99: number; average: number; max: number };
-  /** Response bytes, headers included, per completed request. */
-  bytesPerResponse: number | null;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  statusCodes: Record<string, number>;
-  /** The target server's CPU time per completed request (ms). */
-  serverCpuMsPerRequest: number | null;
-  load: Load;
-}
-
-async function loadRun(server: Server, servers: Server[], round: number, request: LoadRequest, duration: number, connections: number): Promise<LoadRun> {
-  const samples = new Samples();
-  let errorMessage: string | undefined;
-  const from = mark(servers);
-  const instance = autocannon({
-    url: `${server.url}${request.path}`,
-    method: request.method,
-    ...(request.body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: request.body }),
-    connections,
-    duration,
-    title: `${server.name} round ${round}`,
-  });
-  instance.on('response', (_client, statusCode, _bytes, ms) => {
-    if (statusCode >= 200 && statusCode < 300) samples.push(ms);
-  });
-  instance.on('reqError', (err) => {
-    errorMessage ??= err.message;
-  });
-  const r = await instance;
-  const to = mark(servers);
-  if (server.child.exitCode !== null || server.child.signalCode !== null) {
-    throw new Error(`${server.name} exited during the load run (${server.child.exitCode ?? server.child.signalCode}); stderr:\n${server.stderr()}`);
-  }
-  const l = load(from, to);
-  const sorted = samples.sorted();
-  let sum = 0;
-  for (const x of sorted) sum += x;
-  const q = (p: number) => {
-    const v = quantileSorted(sorted, p);
-    return v === null ? null : Math.round(v * 1000) / 1000;
-  };
-  const own = from.servers.findIndex((s) => s.name === server.name);
-  const a = from.servers[own]?.ticks ?? null;
-  const b = to.servers[own]?.ticks ?? null;
-  const requests = r.requests.total;
-  const run: LoadRun = {
-    target: server.name,
-    round,
-    seconds: r.duration,
-    requestsPerSecond: r.requests.average,
-    requests,
-    latencyMs: { p50: q(0.5), p90: q(0.9), p99: q(0.99), p999: q(0.999), mean: sorted.length ? Math.round((sum / sorted.length) * 1000) / 1000 : null, max: q(1) },
-    autocannonLatencyMs: { p50: r.latency.p50, p90: r.latency.p90, p97_5: r.latency.p97_5, p99: r.latency.p99, average: r.latency.average, max: r.latency.max },
-    bytesPerResponse: requests > 0 ? Math.round(r.throughput.total / requests) : null,
-    non2xx: r.non2xx,
-    errors: r.errors,
-    timeouts: r.timeouts,
-    statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats).map(([k, v]) => [k, v.count])),
-    serverCpuMsPerRequest: a === null || b === null || requests === 0 ? null : Math.round(((b - a) / TICKS_PER_SECOND / requests) * 1e6) / 1e3,
-    load: l,
-  };
-  log(
-    `  ${round === 0 ? 'warm-up' : `round ${round}`} ${server.name.padEnd(5)} ${Math.round(run.requestsPerSecond).toString().padStart(7)} req/s  ` +
-      `p50 ${fmtMs(run.latencyMs.p50)}  p99 ${fmtMs(run.latencyMs.p99)}  non-2xx ${run.non2xx}  errors ${run.errors}  timeouts ${run.timeouts}  ` +
-      `server ${l.serverCores[server.name]?.toFixed(2) ?? '?'} cores, autocannon ${l.benchCores?.toFixed(2) ?? '?'}, other ${l.foreignCores?.toFixed(2) ?? '?'}` +
-      (errorMessage ? `  (first error: ${errorMessage})` : ''),
-  );
-  return run;
-}
-
-interface TargetMedian {
-  requestsPerSecond: number;
-  p50Ms: number | null;
-  p99Ms: number | null;
-  serverCpuMsPerRequest: number | null;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
-
-function targetMedian(runs: LoadRun[]): TargetMedian {
-  const med = (xs: Array<number | null>) => {
-    const v = xs.filter((x): x is number => x !== null);
-    return v.length === xs.length && v.length > 0 ? Math.round(median(v) * 1000) / 1000 : null;
-  };
-  return {
-    requestsPerSecond: Math.round(median(runs.map((r) => r.requestsPerSecond)) * 10) / 10,
-    p50Ms: med(runs.map((r) => r.latencyMs.p50)),
-    p99Ms: med(runs.map((r) => r.latencyMs.p99)),
-    serverCpuMsPerRequest: med(runs.map((r) => r.serverCpuMsPerRequest)),
-    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
-    errors: runs.reduce((n, r) => n + r.errors, 0),
-    timeouts: runs.reduce((n, r) => n + r.timeouts, 0),
-  };
-}
-
 /** A load comparison of trawl against the bare server: every run, the medians of the timed ones, their ratios. */
 interface Comparison {
   /** The request both servers were sent, e.g. `POST /api/search`. */
@@ -393,7 +133,7 @@ async function compare(
   log(`${label}: ${request.method} ${request.path}; autocannon: ${o.connections} connections, ${o.warmup} s warm-up each, then ${o.rounds} × (trawl, bare) of ${o.duration} s`);
   for (const s of servers) runs.push(await loadRun(s, servers, 0, request, o.warmup, o.connections));
   for (let i = 1; i <= o.rounds; i++) for (const s of servers) runs.push(await loadRun(s, servers, i, request, o.duration, o.connections));
-  const timed = (name: Server['name']) => runs.filter((r) => r.target === name && r.round > 0);
+  const timed = (name: string) => runs.filter((r) => r.target === name && r.round > 0);
   const median = { trawl: targetMedian(timed('trawl')), bare: targetMedian(timed('bare')) };
   const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : Math.round((a / b) * 100) / 100);
   return {
@@ -596,14 +336,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'trawl-bench-http-'));
   let trawl: Server | undefined;
   let bare: Server | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    log(`${signal}: stopping the servers`);
-    for (const c of children) c.kill('SIGTERM');
-    rmSync(work, { recursive: true, force: true });
-    process.exit(130);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const removeSignalHandlers = stopOnSignal(() => rmSync(work, { recursive: true, force: true }));
   try {
     // 1. The index.
     let index: IndexInfo;
@@ -750,7 +483,7 @@ async function main(): Promise<void> {
     const result: Result = {
       date,
       environment: environment(ROOT),
-      options: { duration, warmup, rounds, connections, workers, autocannon: autocannonVersion() },
+      options: { duration, warmup, rounds, connections, workers, autocannon: autocannonVersion(ROOT) },
       index,
       selective,
       noSearch,
@@ -775,16 +508,7 @@ async function main(): Promise<void> {
     await stopServer(bare);
     await stopServer(trawl);
     rmSync(work, { recursive: true, force: true });
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-  }
-}
-
-function autocannonVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'autocannon', 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
+    removeSignalHandlers();
   }
 }
 
@@ -803,7 +527,7 @@ function markdown(r: Result): string {
   const ns = r.noSearch;
   const cpuMs = (v: number | null) => (v === null ? '—' : `${v.toFixed(3)} ms`);
   const aboutMs = (v: number | null) => (v === null ? '?' : v >= 1 ? v.toFixed(1) : v.toFixed(2));
-  const loadRow = (c: Comparison, label: string, name: Server['name']) => {
+  const loadRow = (c: Comparison, label: string, name: 'trawl' | 'bare') => {
     const m = c.median[name];
     const runs = c.runs.filter((run) => run.target === name && run.round > 0);
     return (
