@@ -37,6 +37,11 @@ import { historySchemas } from './schemas/history.ts';
 import { repoSchemas } from './schemas/repos.ts';
 import { eeSchemas } from './schemas/ee.ts';
 import { eeRoutes } from './handlers/ee.ts';
+import { mcpRoutes } from './handlers/mcp.ts';
+import { preparer } from '../mcp/call.ts';
+import { routeInvoker } from '../mcp/invoke.ts';
+import { createToolServer, MCP_MAX_SESSIONS, MCP_SESSION_IDLE_MS } from '../mcp/server.ts';
+import { McpSessions } from '../mcp/sessions.ts';
 import { searchSchemas } from './schemas/search.ts';
 import { startHttpServer, type HttpServer } from './server.ts';
 import type { Services } from './services.ts';
@@ -96,6 +101,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }, () => metrics.rejected.inc());
     const schemas = apiSchemas(config);
     const validators = new Validators(schemas);
+    const now = options.now ?? (() => new Date());
+    let rateLimiter: RateLimiter | undefined = options.rateLimiter;
+    if (!rateLimiter) {
+      const where = settings.rateLimit.store === 'embedded' ? 'embedded' : redactUrl(settings.rateLimit.store);
+      const onCounterError = (err: Error) => logger.error({ err: err.message, store: where }, 'rate-limit counter failed: counted requests get 503 until it is back');
+      counter = await openRateCounter(settings.rateLimit.store, store, onCounterError);
+      rateLimiter = new DailyRateLimiter({ counter, defaultLimit: settings.rateLimit.requestsPerDay, now, onCounterError });
+    }
+    const limiter: RateLimiter = rateLimiter;
     // The public address is known once the port is: routes read it through `services`.
     const services: Services = {
       config,
@@ -108,7 +122,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       baseUrl: '',
       version: VERSION,
       unavailable: () => (stopping ? 'shutting down' : undefined),
-      now: options.now ?? (() => new Date()),
+      now,
+      rateLimiter: limiter,
       openapi: () => (openapi ??= buildOpenApi(routes, schemas, VERSION, services.baseUrl)),
     };
     let openapi: unknown;
@@ -121,14 +136,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...eeRoutes(services),
       ...systemRoutes(services),
     ];
-    const now = services.now;
-    let rateLimiter = options.rateLimiter;
-    if (!rateLimiter) {
-      const where = settings.rateLimit.store === 'embedded' ? 'embedded' : redactUrl(settings.rateLimit.store);
-      const onCounterError = (err: Error) => logger.error({ err: err.message, store: where }, 'rate-limit counter failed: counted requests get 503 until it is back');
-      counter = await openRateCounter(settings.rateLimit.store, store, onCounterError);
-      rateLimiter = new DailyRateLimiter({ counter, defaultLimit: settings.rateLimit.requestsPerDay, now, onCounterError });
-    }
+    // The tool server answers through the routes above (mcp/invoke.ts), so it is added last.
+    const mcp = new McpSessions({
+      createServer: () => createToolServer(routeInvoker(routes, validators), preparer(logger), VERSION),
+      countToolCall: async (identity) => void (await limiter.take(identity)),
+      idleMs: MCP_SESSION_IDLE_MS,
+      maxSessions: MCP_MAX_SESSIONS,
+      now: () => now().getTime(),
+      log: logger,
+    });
+    routes.push(...mcpRoutes(services, mcp));
     server = await startHttpServer({
       host: options.host,
       port: options.port,
@@ -136,7 +153,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       extra: [{ method: 'GET', path: '/metrics', handle: () => metrics.render() }],
       validators,
       authenticator: options.authenticator ?? new StoreAuthenticator({ store, secret: serverSecret(dataDir), anonymousAccess: settings.anonymousAccess, now }),
-      rateLimiter,
+      rateLimiter: limiter,
       logger,
       metrics,
       maxBodyBytes: settings.http.maxBodyBytes,
@@ -176,6 +193,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           stopping = true;
           clearInterval(gc);
           await srv.close(settings.http.shutdownTimeoutMs);
+          await mcp.closeAll();
           await scheduler?.stop();
           await s.close();
           await closeAllRepositories();

@@ -15,6 +15,8 @@ export interface RouteContext {
   body: unknown;
   /** The validated query parameters, when the route has them. */
   query: unknown;
+  /** The body as bytes, for a route with `rawBody` (the tool server parses its own). */
+  rawBody?: Buffer;
   /** Path parameters (`{id}` segments). */
   params: Record<string, string>;
   /** Request headers, lower-case names. */
@@ -51,6 +53,8 @@ export interface Route {
   body?: string;
   /** Schema name of the query parameters (an object schema). */
   query?: string;
+  /** The POST body is read (size limit applies) but neither parsed nor validated: ctx.rawBody. */
+  rawBody?: boolean;
   response: RouteResponse;
   /** Other documented outcomes (besides the error codes). */
   otherResponses?: RouteResponse[];

@@ -94,7 +94,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     // The body must be subscribed to in this tick too.
     const found = match(compiled, url);
     const forMethod = found?.byMethod.get(lookup);
-    const bodyPromise = forMethod?.body && method === 'POST' ? readBody(res, headers['content-length'] ?? '', options.maxBodyBytes, (abort) => (abortBody = abort)) : undefined;
+    const bodyPromise = (forMethod?.body || forMethod?.route.rawBody) && method === 'POST' ? readBody(res, headers['content-length'] ?? '', options.maxBodyBytes, (abort) => (abortBody = abort)) : undefined;
     bodyPromise?.catch(() => {}); // handled below; never an unhandled rejection
 
     const run = async (): Promise<void> => {
@@ -142,6 +142,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       if (c.body && bodyPromise) {
         const raw = await bodyPromise;
         ctx.body = c.body(parseJsonBody(raw, headers['content-type'] ?? ''));
+      } else if (route.rawBody && bodyPromise) {
+        ctx.rawBody = await bodyPromise;
       }
       const result = await route.handle(ctx);
       if (result === undefined) return; // the handler wrote the response

@@ -4,6 +4,7 @@
 import type { Config } from '../config/types.ts';
 import type { Searcher } from '../search/searcher.ts';
 import type { Store } from '../store/store.ts';
+import type { RateLimiter } from './auth.ts';
 import type { Catalog } from './catalog.ts';
 import type { SearchGate } from './gate.ts';
 import type { Metrics } from './metrics.ts';
@@ -16,6 +17,8 @@ export interface Services {
   store: Store;
   metrics?: Metrics;
   gate: SearchGate;
+  /** The daily limit: the HTTP server counts rate-limited routes, the tool server each tool call. */
+  rateLimiter: RateLimiter;
   /** The daemon's public address, for webUrl fields. */
   baseUrl: string;
   /** trawl's version (package.json). */

@@ -1,0 +1,23 @@
+// One tool server (an McpServer with trawl's tools) per MCP session: the SDK binds a server
+// to one transport, and a transport to one session.
+
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Invoke } from './invoke.ts';
+import { registerTools, type PrepareCall } from './tools.ts';
+
+/** A session unused for this long is closed (clients reconnect with a new initialize). */
+export const MCP_SESSION_IDLE_MS = 30 * 60_000;
+/** Open sessions at most; beyond, the least recently used is closed. */
+export const MCP_MAX_SESSIONS = 1000;
+
+const INSTRUCTIONS =
+  'trawl searches the code of every indexed repository. Start with search_code (the query language: ' +
+  'terms are ANDed, `or`, `-term`, `repo:`, `file:`, `lang:`, `sym:`, `branch:`, `regex:"..."`), then read_file ' +
+  'for context. list_repos, list_tree and glob explore; find_symbol_definitions/references follow symbols; ' +
+  'list_commits, get_diff and blame read history. Outputs are truncated with a hint saying how to get more.';
+
+export function createToolServer(invoke: Invoke, prepare: PrepareCall, version: string): McpServer {
+  const server = new McpServer({ name: 'trawl', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  registerTools(server, invoke, prepare);
+  return server;
+}

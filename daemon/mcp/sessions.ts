@@ -1,0 +1,158 @@
+// Tool-server sessions (MCP Streamable HTTP). A client's `initialize` POST, sent without an
+// Mcp-Session-Id, creates a session: an McpServer with the tools and its own transport, and
+// the id the transport hands out. Every later request names the id in Mcp-Session-Id.
+//
+// Binding: a session belongs to the user who opened it (the anonymous user when anonymous
+// access opened it). A request naming a session of another user gets the same 404 as an
+// unknown or expired id: ids are not an oracle, and a leaked id is useless to others. Each
+// request is authenticated on its own and tools act with that request's identity (a
+// scoped token's limits included), not with the opener's.
+//
+// Tool calls are counted against the caller's daily limit here, before the SDK sees them
+// (call.ts).
+//
+// Lifetime: DELETE ends a session (the transport answers it); a session idle for `idleMs`
+// is closed by a sweep; beyond `maxSessions` the least recently used one is closed to make
+// room. Closing the daemon closes all.
+
+import { randomUUID } from 'node:crypto';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { Identity } from '../http/auth.ts';
+import type { HttpLogger } from '../http/logging.ts';
+import { ServiceError } from '../errors.ts';
+import { refuseToolCalls, toolCallIds } from './call.ts';
+
+export interface McpSessionsOptions {
+  /** A server with the tools registered, one per session. */
+  createServer: () => McpServer;
+  idleMs: number;
+  maxSessions: number;
+  now: () => number;
+  log: HttpLogger;
+  /** Counts one tool call of the caller against the daily limit; throws the ServiceError (429, 503) that refuses it. */
+  countToolCall?: (identity: Identity) => Promise<void>;
+}
+
+interface Session {
+  owner: string;
+  server: McpServer;
+  transport: WebStandardStreamableHTTPServerTransport;
+  lastUsed: number;
+}
+
+/** The identity of the request reaches the tools through the SDK's authInfo. */
+export function authInfoFor(identity: Identity): AuthInfo {
+  // `token` is required by the type; the credential itself is never handed on.
+  return { token: '', clientId: identity.userId ?? 'anonymous', scopes: [], extra: { identity } };
+}
+
+export class McpSessions {
+  private readonly sessions = new Map<string, Session>();
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor(private readonly options: McpSessionsOptions) {
+    this.sweep = setInterval(() => void this.closeIdle(), Math.min(60_000, options.idleMs));
+    this.sweep.unref();
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  async handle(request: Request, identity: Identity): Promise<Response> {
+    const owner = identity.userId ?? 'anonymous';
+    const authInfo = authInfoFor(identity);
+    const id = request.headers.get('mcp-session-id');
+    if (id === null) {
+      if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required (open a session with an initialize request)');
+      return this.open(request, owner, authInfo);
+    }
+    const session = this.sessions.get(id);
+    if (!session || session.owner !== owner) return jsonRpcError(404, -32001, 'Session not found (expired, closed or unknown): initialize a new session');
+    session.lastUsed = this.options.now();
+    if (request.method === 'POST' && this.options.countToolCall) {
+      const refused = await this.count(request, identity);
+      if (refused) return refused;
+    }
+    return session.transport.handleRequest(request, { authInfo });
+  }
+
+  /** Counts the body's tool calls (call.ts says why here); the refusal when one is over the limit. */
+  private async count(request: Request, identity: Identity): Promise<Response | undefined> {
+    let body: unknown;
+    try {
+      body = await request.clone().json();
+    } catch {
+      return undefined; // not JSON: the transport answers that
+    }
+    const ids = toolCallIds(body);
+    try {
+      for (let i = 0; i < ids.length; i++) await this.options.countToolCall!(identity);
+    } catch (err) {
+      if (err instanceof ServiceError) return refuseToolCalls(ids, err, Array.isArray(body));
+      throw err;
+    }
+    return undefined;
+  }
+
+  /** A request without a session: an initialize opens one; anything else is answered by a throwaway transport (its error). */
+  private async open(request: Request, owner: string, authInfo: AuthInfo): Promise<Response> {
+    let opened: string | undefined;
+    const server = this.options.createServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (sessionId) => {
+        opened = sessionId;
+        this.makeRoom();
+        this.sessions.set(sessionId, { owner, server, transport, lastUsed: this.options.now() });
+        this.options.log.info({ session: sessionId, owner }, 'mcp session opened');
+      },
+      onsessionclosed: (sessionId) => {
+        void this.close(sessionId, 'deleted by the client');
+      },
+    });
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, { authInfo });
+    if (opened === undefined) await server.close();
+    return response;
+  }
+
+  private makeRoom(): void {
+    while (this.sessions.size >= this.options.maxSessions) {
+      let oldest: string | undefined;
+      let at = Infinity;
+      for (const [id, s] of this.sessions) if (s.lastUsed < at) [oldest, at] = [id, s.lastUsed];
+      if (oldest === undefined) return;
+      void this.close(oldest, 'too many sessions: least recently used');
+    }
+  }
+
+  private async closeIdle(): Promise<void> {
+    const cutoff = this.options.now() - this.options.idleMs;
+    for (const [id, s] of [...this.sessions]) if (s.lastUsed < cutoff) await this.close(id, 'idle');
+  }
+
+  private async close(id: string, why: string): Promise<void> {
+    const s = this.sessions.get(id);
+    if (!s) return;
+    this.sessions.delete(id);
+    this.options.log.info({ session: id, why }, 'mcp session closed');
+    try {
+      await s.server.close();
+    } catch (err) {
+      this.options.log.warn({ session: id, err: (err as Error).message }, 'closing an mcp session failed');
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    clearInterval(this.sweep);
+    await Promise.all([...this.sessions.keys()].map((id) => this.close(id, 'daemon stopping')));
+  }
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
+}

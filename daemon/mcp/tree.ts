@@ -1,0 +1,92 @@
+// The list_tree tool's view of a repository: from the list of every file path (POST
+// /api/files), the directories and files under one directory down to a depth. REST has
+// no such listing (/api/tree expands named paths only, /api/folder_contents one level),
+// and one file list answers any depth in one call.
+
+export type Include = 'files' | 'directories' | 'both';
+
+export interface TreeEntry {
+  type: 'tree' | 'blob';
+  /** The path in the repository (what read_file and list_tree take). */
+  path: string;
+  name: string;
+  /** For a directory: the files anywhere below it. */
+  fileCount?: number;
+}
+
+interface Dir {
+  dirs: Map<string, Dir>;
+  files: string[];
+  fileCount: number;
+}
+
+export type TreeListing =
+  | {
+      kind: 'directory';
+      base: string;
+      entries: TreeEntry[];
+      /** Files anywhere below `base`. */
+      fileCount: number;
+      /** Of those, the files within `depth` levels (listed unless `include` is 'directories'). */
+      shallowFileCount: number;
+    }
+  | { kind: 'file'; base: string }
+  | { kind: 'missing'; base: string };
+
+/** `path` as the tool takes it (`/`, `./src/`, `src`) as a directory path; '' is the root. */
+export function normalizeDir(path: string): string {
+  return path.replace(/^\.?\/+/, '').replace(/\/+$/, '');
+}
+
+/**
+ * The entries under `base` to `depth` levels (1: its immediate children), in tree order:
+ * depth first, each directory followed by what it contains, and within a directory the
+ * subdirectories before the files, each by name in byte order (as /api/tree sorts).
+ * `include` leaves out files or directories; a directory left out is still descended into.
+ */
+export function listTree(paths: readonly string[], path: string, depth: number, include: Include): TreeListing {
+  const base = normalizeDir(path);
+  const prefix = base === '' ? '' : `${base}/`;
+  const root: Dir = { dirs: new Map(), files: [], fileCount: 0 };
+  let isFile = false;
+  let shallowFileCount = 0;
+  for (const p of paths) {
+    if (p === base) isFile = true;
+    if (!p.startsWith(prefix)) continue;
+    const parts = p.slice(prefix.length).split('/');
+    if (parts.length <= depth) shallowFileCount++;
+    let dir = root;
+    dir.fileCount++;
+    for (const part of parts.slice(0, -1)) {
+      let next = dir.dirs.get(part);
+      if (!next) dir.dirs.set(part, (next = { dirs: new Map(), files: [], fileCount: 0 }));
+      next.fileCount++;
+      dir = next;
+    }
+    dir.files.push(parts.at(-1)!);
+  }
+  if (root.fileCount === 0) return isFile ? { kind: 'file', base } : { kind: 'missing', base };
+  const entries: TreeEntry[] = [];
+  const walk = (dir: Dir, at: string, level: number): void => {
+    for (const name of [...dir.dirs.keys()].sort(byteOrder)) {
+      const sub = dir.dirs.get(name)!;
+      const p = `${at}${name}`;
+      if (include !== 'files') entries.push({ type: 'tree', path: p, name, fileCount: sub.fileCount });
+      if (level < depth) walk(sub, `${p}/`, level + 1);
+    }
+    if (include === 'directories') return;
+    for (const name of [...dir.files].sort(byteOrder)) entries.push({ type: 'blob', path: `${at}${name}`, name });
+  };
+  walk(root, prefix, 1);
+  return { kind: 'directory', base, entries, fileCount: root.fileCount, shallowFileCount };
+}
+
+function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** How deep an entry is below `base` (1: a child of it). */
+export function levelOf(entryPath: string, base: string): number {
+  const rel = base === '' ? entryPath : entryPath.slice(base.length + 1);
+  return rel.split('/').length;
+}
