@@ -170,7 +170,7 @@ export function openSqliteDatabase(path: string): BetterSqlite3.Database {
     // busy_timeout first: switching to WAL and migrating may have to wait for another process.
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Persistent in the file; ':memory:' stays 'memory', which is fine for tests.
-    db.pragma('journal_mode = WAL');
+    retryBusy(() => db.pragma('journal_mode = WAL'));
     // In WAL mode NORMAL never corrupts the file; a power cut may lose the last commits,
     // which sync simply redoes. FULL would fsync on every commit.
     db.pragma('synchronous = NORMAL');
@@ -181,6 +181,25 @@ export function openSqliteDatabase(path: string): BetterSqlite3.Database {
   } catch (err) {
     db.close();
     throw err;
+  }
+}
+
+const SLEEP = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Runs `fn` again while SQLite answers SQLITE_BUSY, for up to BUSY_TIMEOUT_MS. Needed where
+ * SQLite returns BUSY without calling the busy handler: switching a new file to WAL while
+ * another process does the same (it saw 'database is locked' at once in a race test).
+ */
+function retryBusy<T>(fn: () => T): T {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (let waitMs = 1; ; waitMs = Math.min(waitMs * 2, 50)) {
+    try {
+      return fn();
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+      Atomics.wait(SLEEP, 0, 0, waitMs); // a synchronous sleep: opening is synchronous
+    }
   }
 }
 
