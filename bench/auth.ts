@@ -54,7 +54,7 @@
 // Results: bench/results/<date>-issue6-auth.json and .md beside it; the Markdown on stdout.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -94,6 +94,7 @@ import {
 import { commandOutput, cpuMark, environment, foreignCores, settleIo, type Environment } from './machine.ts';
 import { fmtBytes, fmtMs } from './report.ts';
 import { median } from './stats.ts';
+import { writeResultFiles } from './results-file.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const TRAWL = join(ROOT, 'bin', 'trawl.js');
@@ -589,9 +590,7 @@ async function main(): Promise<void> {
   if (values.report !== undefined) {
     // The report's wording can change without a new run.
     const path = resolve(values.report);
-    const md = markdown(JSON.parse(readFileSync(path, 'utf8')) as Result);
-    writeFileSync(path.replace(/\.json$/, '') + '.md', md);
-    process.stdout.write(md);
+    writeResultFiles(path, undefined, markdown(JSON.parse(readFileSync(path, 'utf8')) as Result));
     return;
   }
   const positive = (name: string, text: string | undefined, fallback: number) => {
@@ -714,13 +713,7 @@ async function main(): Promise<void> {
       foreignCores: foreign,
       quietWaitSeconds: Math.round(quietWaitSeconds),
     };
-    mkdirSync(join(out, '..'), { recursive: true });
-    writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-    const md = markdown(result);
-    const mdPath = out.replace(/\.json$/, '') + '.md';
-    writeFileSync(mdPath, md);
-    process.stdout.write(md);
-    log(`wrote ${out} and ${mdPath}`);
+    log(`wrote ${out} and ${writeResultFiles(out, result, markdown(result))}`);
     if (!repos.countChecksOk || !search.countChecksOk) {
       log('a count check failed (see the tables): the counter did not count what was sent');
       process.exitCode = 1;

@@ -36,7 +36,7 @@
 // bench/auth.ts.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -65,6 +65,7 @@ import { environment, settleIo, type Environment } from './machine.ts';
 import { fmtBytes, fmtMs } from './report.ts';
 import { SseCounter, type SseCounts } from './sse.ts';
 import { median } from './stats.ts';
+import { writeResultFiles } from './results-file.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const TRAWL = join(ROOT, 'bin', 'trawl.js');
@@ -497,13 +498,7 @@ async function main(): Promise<void> {
         blocking: highest(blockingRuns.map((r) => r.load.foreignCores)),
       },
     };
-    mkdirSync(join(out, '..'), { recursive: true });
-    writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-    const md = markdown(result);
-    const mdPath = out.replace(/\.json$/, '') + '.md';
-    writeFileSync(mdPath, md);
-    process.stdout.write(md);
-    log(`wrote ${out} and ${mdPath}`);
+    log(`wrote ${out} and ${writeResultFiles(out, result, markdown(result))}`);
   } finally {
     await stopServer(bare);
     await stopServer(trawl);

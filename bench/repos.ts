@@ -18,7 +18,7 @@
 // the index size, the bytes of its branch lists and the latency of `branch:*` searches.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,6 +28,7 @@ import { Shard } from '../daemon/index/shard-reader.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import { cpuMark, environment, foreignCores, settleIo } from './machine.ts';
 import { fmtBytes } from './report.ts';
+import { writeResultFiles } from './results-file.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com', GIT_AUTHOR_DATE: '2026-11-22T00:00:00Z', GIT_COMMITTER_DATE: '2026-11-22T00:00:00Z' };
@@ -240,11 +241,7 @@ async function main(): Promise<void> {
       branchScaleSuperC: superC,
     };
     const out = values.out ?? join(ROOT, 'bench', 'results', `${result.date.slice(0, 10)}-issue4-repos.json`);
-    mkdirSync(join(out, '..'), { recursive: true });
-    writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-    const md = markdown(result, scale, runs);
-    writeFileSync(out.replace(/\.json$/, '') + '.md', md);
-    process.stdout.write(md);
+    writeResultFiles(out, result, markdown(result, scale, runs));
     for (const b of builds) log(describe(b));
     log(JSON.stringify(result.ratios, null, 2));
     log(JSON.stringify(latency, null, 2));

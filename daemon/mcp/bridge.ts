@@ -23,6 +23,12 @@ export async function sendWebResponse(ctx: RouteContext, response: Response): Pr
     if (!SKIP.has(k)) headers.push([k, v]);
   });
   const reply = ctx.reply;
+  if (reply.headOnly) {
+    // HEAD of the GET stream: the headers, not a stream that would never end.
+    await response.body?.cancel();
+    reply.send(response.status, '', headers);
+    return;
+  }
   const type = response.headers.get('content-type') ?? '';
   if (!response.body || !type.startsWith('text/event-stream')) {
     reply.send(response.status, new Uint8Array(await response.arrayBuffer()), headers);

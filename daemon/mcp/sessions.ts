@@ -72,24 +72,24 @@ export class McpSessions {
     const session = this.sessions.get(id);
     if (!session || session.owner !== owner) return jsonRpcError(404, -32001, 'Session not found (expired, closed or unknown): initialize a new session');
     session.lastUsed = this.options.now();
-    if (request.method === 'POST' && this.options.countToolCall) {
-      const refused = await this.count(request, identity);
-      if (refused) return refused;
-    }
-    return session.transport.handleRequest(request, { authInfo });
-  }
-
-  /** Counts the body's tool calls (call.ts says why here); the refusal when one is over the limit. */
-  private async count(request: Request, identity: Identity): Promise<Response | undefined> {
+    if (request.method !== 'POST') return session.transport.handleRequest(request, { authInfo });
+    // Parsed once here, for counting, and handed on so the transport does not parse it again.
     let body: unknown;
     try {
       body = await request.clone().json();
     } catch {
-      return undefined; // not JSON: the transport answers that
+      return session.transport.handleRequest(request, { authInfo }); // not JSON: the transport answers that
     }
+    const refused = await this.count(body, identity);
+    return refused ?? session.transport.handleRequest(request, { authInfo, parsedBody: body });
+  }
+
+  /** Counts the body's tool calls (call.ts says why here); the refusal when one is over the limit. */
+  private async count(body: unknown, identity: Identity): Promise<Response | undefined> {
+    if (!this.options.countToolCall) return undefined;
     const ids = toolCallIds(body);
     try {
-      for (let i = 0; i < ids.length; i++) await this.options.countToolCall!(identity);
+      for (let i = 0; i < ids.length; i++) await this.options.countToolCall(identity);
     } catch (err) {
       if (err instanceof ServiceError) return refuseToolCalls(ids, err, Array.isArray(body));
       throw err;
