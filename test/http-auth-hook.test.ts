@@ -42,7 +42,8 @@ test('every route but the system ones authenticates; the rate-limited ones are c
     // The route table says which routes are authenticated and rate limited: exactly API.md 8.9's list.
     const limited = d.daemon.routes.filter((r) => r.rateLimited).map((r) => `${r.method} ${r.path}`).sort();
     assert.deepEqual(limited, [...RATE_LIMITED].sort());
-    for (const r of d.daemon.routes) assert.equal(r.authenticated, !r.path.match(/^\/api\/(health|version|openapi\.json)$/), r.path);
+    // The OAuth endpoints authenticate clients and users in OAuth's ways (test/oauth*.test.ts).
+    for (const r of d.daemon.routes) assert.equal(r.authenticated, !r.path.match(/^\/api\/(health|version|openapi\.json)$|^\/oauth\/|^\/\.well-known\/oauth-/), r.path);
 
     const ok = await call(`${d.url}/api/repos`, { headers: auth });
     assert.equal(ok.status, 200);
@@ -68,6 +69,8 @@ test('every route but the system ones authenticates; the rate-limited ones are c
 
     const bad = await call(`${d.url}/api/repos`, { headers: { authorization: 'Bearer svk_bad' } });
     assert.equal(bad.status, 401);
+    // Every 401 carries a challenge (RFC 9110 section 11.6.1); without OAuth it names only the scheme.
+    assert.equal(bad.headers.get('www-authenticate'), 'Bearer realm="trawl", error="invalid_token"');
 
     const boom = await call(`${d.url}/api/repos`, { headers: { authorization: 'Bearer boom' } });
     assert.equal(boom.status, 500);

@@ -1343,7 +1343,9 @@ test('HTTP fuzz: every malformed request gets a documented 4xx error object, fas
     const doc = (await (await fetch(`${d.url}/api/openapi.json`)).json()) as Parameters<typeof operations>[0] & { components: { schemas: Record<string, Schema> } };
     // The tool server's endpoint speaks JSON-RPC, whose error envelope the MCP spec fixes
     // (not the API's error object); the SDK parses its messages. test/mcp*.test.ts cover it.
-    const routes = d.daemon.routes.filter((r) => r.path !== '/api/mcp');
+    // The OAuth endpoints speak OAuth (form bodies, OAuth error objects, HTML pages and
+    // redirects at /oauth/authorize): test/oauth*.test.ts cover them.
+    const routes = d.daemon.routes.filter((r) => r.path !== '/api/mcp' && r.tag !== 'OAuth');
     const w: World = {
       routes,
       schemas: doc.components.schemas,

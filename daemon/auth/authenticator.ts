@@ -1,5 +1,5 @@
 // The Authenticator of a deployment with users (http/auth.ts defines the seam): API keys
-// in either header and scoped access tokens as bearer tokens, checked against the store by
+// in either header, scoped access tokens and OAuth access tokens as bearer tokens, checked against the store by
 // their keyed hash; a revoked key or token, an expired token or a suspended user fails at
 // once (every request reads the store; there is no cache to go stale). Without
 // credentials: the anonymous user when settings.anonymousAccess is on.
@@ -8,6 +8,7 @@ import { ServiceError } from '../errors.ts';
 import type { Authenticator, Credentials, Identity } from '../http/auth.ts';
 import type { IdentityStore, UserRecord } from '../store/store.ts';
 import { credentialHash, isApiKeyShape, isScopedTokenShape, SCOPED_TOKEN_PREFIX } from './credentials.ts';
+import { ACCESS_TOKEN_PREFIX } from '../oauth/tokens.ts';
 
 export interface StoreAuthenticatorOptions {
   store: IdentityStore;
@@ -15,6 +16,8 @@ export interface StoreAuthenticatorOptions {
   anonymousAccess: boolean;
   /** Injectable clock (tests). */
   now?: () => Date;
+  /** Checks an OAuth access token (oauth/access.ts); without it such tokens are refused. */
+  oauth?: (token: string) => { userId: string; grantId: string };
 }
 
 /** A key's lastUsedAt and its user's lastActivityAt are written at most this often. */
@@ -34,6 +37,7 @@ export class StoreAuthenticator implements Authenticator {
       throw new ServiceError('NOT_AUTHENTICATED', 'credentials are required: send "Authorization: Bearer <API key>" or "X-Service-Api-Key: <API key>"');
     }
     if (token.startsWith(SCOPED_TOKEN_PREFIX)) return this.scopedToken(credentials, token);
+    if (token.startsWith(ACCESS_TOKEN_PREFIX)) return this.oauthToken(credentials, token);
     // One message for every bad key: which part was wrong is not the caller's business.
     // Made only on failure: an error captures a stack trace, ~5 µs on every valid request otherwise.
     const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the API key is not valid (unknown, malformed or revoked)');
@@ -67,6 +71,17 @@ export class StoreAuthenticator implements Authenticator {
     const repos = new Set(t.repoIds);
     const creator = this.userSees();
     return { kind: 'scopedToken', userId: user.id, role: user.role, tokenId: t.id, ...limitOf(user), canSee: (repo) => repos.has(repo.repoId) && creator(repo) };
+  }
+
+  /** An OAuth access token acts as the user who consented; bearer only. */
+  private oauthToken(credentials: Credentials, token: string): Identity {
+    if (credentials.via !== 'bearer') throw new ServiceError('NOT_AUTHENTICATED', 'an OAuth access token is sent only as "Authorization: Bearer <token>"');
+    if (!this.options.oauth) throw new ServiceError('NOT_AUTHENTICATED', 'OAuth access tokens are not accepted by this server');
+    const { userId, grantId } = this.options.oauth(token);
+    const user = this.options.store.getUser(userId);
+    if (!user) throw new ServiceError('NOT_AUTHENTICATED', 'the OAuth access token is not valid (unknown, malformed, expired or revoked)');
+    if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this token belongs to is suspended');
+    return { kind: 'oauth', userId: user.id, role: user.role, tokenId: grantId, ...limitOf(user), canSee: this.userSees() };
   }
 
   /** What a user may see: every repository (per-repository permissions would narrow this, and scoped tokens with it). */

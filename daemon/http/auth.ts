@@ -13,7 +13,7 @@ export interface Identity {
   /** The user the credential belongs to; undefined for anonymous. */
   userId?: string;
   role?: Role;
-  /** The scoped access token used, for kind 'scopedToken'. */
+  /** The scoped access token used (kind 'scopedToken'), or the OAuth grant (kind 'oauth'). */
   tokenId?: string;
   /** The user's own daily request limit; undefined: settings.rateLimit.requestsPerDay. */
   dailyLimit?: number;

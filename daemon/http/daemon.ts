@@ -3,6 +3,7 @@
 // the garbage collector of retired index files. `trawl serve` and the tests start it here.
 
 import { readFileSync, statSync } from 'node:fs';
+import { ServiceError } from '../errors.ts';
 import { join } from 'node:path';
 import type { Config } from '../config/types.ts';
 import { shardsDir } from '../index/data-dir.ts';
@@ -38,6 +39,12 @@ import { repoSchemas } from './schemas/repos.ts';
 import { eeSchemas } from './schemas/ee.ts';
 import { eeRoutes } from './handlers/ee.ts';
 import { mcpRoutes } from './handlers/mcp.ts';
+import { oauthRoutes } from './handlers/oauth.ts';
+import { Entitlements } from '../auth/entitlements.ts';
+import { trustedKeys } from '../auth/license.ts';
+import { verifyAccessToken } from '../oauth/access.ts';
+import { unavailable, type OAuthContext } from '../oauth/context.ts';
+import { challenge } from '../oauth/metadata.ts';
 import { preparer } from '../mcp/call.ts';
 import { routeInvoker } from '../mcp/invoke.ts';
 import { createToolServer, MCP_MAX_SESSIONS, MCP_SESSION_IDLE_MS } from '../mcp/server.ts';
@@ -146,14 +153,43 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       log: logger,
     });
     routes.push(...mcpRoutes(services, mcp));
+
+    // The OAuth authorization server (enterprise: the "oauth" entitlement). Its consent
+    // step signs the user in with an API key through the daemon's own authenticator, which
+    // in turn accepts the access tokens it issues.
+    const secret = serverSecret(dataDir);
+    const entitlements = new Entitlements(store, trustedKeys(config), now);
+    const oauth: OAuthContext = {
+      store,
+      secret,
+      now,
+      issuer: () => services.baseUrl,
+      entitlements,
+      async apiKeyUser(key) {
+        const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader' });
+        if (identity.kind !== 'apiKey' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'only an API key signs in here');
+        return identity.userId;
+      },
+    };
+    const authenticator = options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token) });
+    routes.push(...oauthRoutes(oauth));
     server = await startHttpServer({
       host: options.host,
       port: options.port,
       routes,
       extra: [{ method: 'GET', path: '/metrics', handle: () => metrics.render() }],
       validators,
-      authenticator: options.authenticator ?? new StoreAuthenticator({ store, secret: serverSecret(dataDir), anonymousAccess: settings.anonymousAccess, now }),
+      authenticator,
       rateLimiter: limiter,
+      challenge: (path, credentialSent) => {
+        let available = false;
+        try {
+          available = unavailable(oauth) === undefined;
+        } catch {
+          // The store is closing (shutdown): answer without the OAuth pointer.
+        }
+        return challenge(services.baseUrl, path, available, credentialSent);
+      },
       logger,
       metrics,
       maxBodyBytes: settings.http.maxBodyBytes,
@@ -171,12 +207,24 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       scheduler = new SyncScheduler({ config, dataDir, store, log: logger, inUse: () => s.inUse() });
       scheduler.start();
     }
-    // Without a scheduler, files retired by `trawl index` runs are still collected.
+    // Without a scheduler, files retired by `trawl index` runs are still collected. Expired
+    // OAuth codes and tokens, and clients registered but never used, go once an hour (a day
+    // after they could last be used: a late reuse is still recognised as one meanwhile).
+    let lastOAuthPrune = 0;
     const gc = setInterval(() => {
       try {
         collectGarbage(dataDir, s.inUse());
       } catch (err) {
         logger.warn({ err: (err as Error).message }, 'collecting retired index files failed');
+      }
+      const t = now().getTime();
+      if (t - lastOAuthPrune >= 3_600_000) {
+        lastOAuthPrune = t;
+        try {
+          store.oauth.prune(new Date(t - 86_400_000).toISOString());
+        } catch (err) {
+          logger.warn({ err: (err as Error).message }, 'pruning expired OAuth codes and tokens failed');
+        }
       }
     }, 60_000);
     gc.unref();

@@ -15,6 +15,8 @@ export interface RouteContext {
   body: unknown;
   /** The validated query parameters, when the route has them. */
   query: unknown;
+  /** The query string as sent (without "?"), for a route that reads its own (OAuth). */
+  rawQuery: string;
   /** The body as bytes, for a route with `rawBody` (the tool server parses its own). */
   rawBody?: Buffer;
   /** Path parameters (`{id}` segments). */

@@ -31,6 +31,8 @@ export interface HttpServerOptions {
   logger: HttpLogger;
   metrics?: Metrics;
   maxBodyBytes: number;
+  /** The WWW-Authenticate value of a 401 at `path` (RFC 9110 section 11.6.1: every 401 carries one). */
+  challenge?: (path: string, credentialSent: boolean) => string;
 }
 
 export interface HttpServer {
@@ -122,6 +124,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         identity: { kind: 'anonymous', canSee: () => false },
         body: undefined,
         query: undefined,
+        rawQuery,
         params: found.params,
         headers,
         reply,
@@ -156,11 +159,14 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         const known = err instanceof ServiceError;
         const e = known ? err : new ServiceError('UNEXPECTED_ERROR', `unexpected error (request id ${id}); the details are in the server log`);
         if (!known && !reply.aborted) log.error({ err: errorFields(err), method, url }, 'request failed');
-        const headers: Array<[string, string]> = [...e.headers];
-        if (e.errorCode === 'SERVICE_UNAVAILABLE' && !headers.some(([k]) => k.toLowerCase() === 'retry-after')) headers.push(['Retry-After', '1']);
+        const out: Array<[string, string]> = [...e.headers];
+        if (e.errorCode === 'SERVICE_UNAVAILABLE' && !out.some(([k]) => k.toLowerCase() === 'retry-after')) out.push(['Retry-After', '1']);
+        if (e.statusCode === 401 && options.challenge) {
+          out.push(['WWW-Authenticate', options.challenge(url, headers['authorization'] !== undefined || headers['x-service-api-key'] !== undefined)]);
+        }
         // After a 413 the rest of the body is still on the wire: close the connection.
         if (reply.started && !reply.finished) reply.end();
-        else reply.error(e, headers, e.errorCode === 'REQUEST_TOO_LARGE' || draining);
+        else reply.error(e, out, e.errorCode === 'REQUEST_TOO_LARGE' || draining);
       })
       .finally(() => {
         inFlight.delete(flight);

@@ -60,6 +60,7 @@ export function routeInvoker(routes: Route[], validators: Validators): Invoke {
       identity: caller.identity,
       body: route.method === 'POST' ? value : undefined,
       query: route.method === 'GET' ? value : undefined,
+      rawQuery: '',
       params: {},
       headers: {},
       // JSON routes answer by returning; only the streaming search writes to the reply,

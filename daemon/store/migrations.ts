@@ -151,6 +151,60 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    id: 6,
+    name: 'oauth',
+    // Documented at the top of sqlite-oauth.ts.
+    up: `
+      CREATE TABLE oauth_clients (
+        id             TEXT PRIMARY KEY,
+        secret_hash    TEXT,
+        name           TEXT NOT NULL,
+        redirect_uris  TEXT NOT NULL CHECK (json_valid(redirect_uris)),
+        metadata       TEXT NOT NULL CHECK (json_valid(metadata)),
+        created_at     TEXT NOT NULL
+      );
+
+      CREATE TABLE oauth_grants (
+        id          TEXT PRIMARY KEY,
+        client_id   TEXT NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+        user_id     TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        scope       TEXT NOT NULL,
+        resource    TEXT,
+        created_at  TEXT NOT NULL,
+        revoked_at  TEXT
+      );
+      CREATE INDEX oauth_grants_client ON oauth_grants (client_id);
+      CREATE INDEX oauth_grants_user ON oauth_grants (user_id);
+
+      CREATE TABLE oauth_codes (
+        hash            TEXT PRIMARY KEY,
+        client_id       TEXT NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+        user_id         TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        redirect_uri    TEXT NOT NULL,
+        code_challenge  TEXT NOT NULL,
+        scope           TEXT NOT NULL,
+        resource        TEXT,
+        created_at      TEXT NOT NULL,
+        expires_at      TEXT NOT NULL,
+        used_at         TEXT,
+        grant_id        TEXT REFERENCES oauth_grants (id) ON DELETE SET NULL
+      );
+      CREATE INDEX oauth_codes_client ON oauth_codes (client_id);
+
+      CREATE TABLE oauth_tokens (
+        hash        TEXT PRIMARY KEY,
+        grant_id    TEXT NOT NULL REFERENCES oauth_grants (id) ON DELETE CASCADE,
+        kind        TEXT NOT NULL CHECK (kind IN ('access', 'refresh')),
+        created_at  TEXT NOT NULL,
+        expires_at  TEXT NOT NULL,
+        rotated_at  TEXT,
+        revoked_at  TEXT
+      );
+      CREATE INDEX oauth_tokens_grant ON oauth_tokens (grant_id);
+      CREATE INDEX oauth_tokens_expiry ON oauth_tokens (expires_at);
+    `,
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

@@ -44,6 +44,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { ApiKeyRecord, ConnectionRecord, IdentityStore, RepoListOptions, RepoRecord, Role, ScopedTokenRecord, Store, UserRecord } from './store.ts';
 import { SqliteIdentity } from './sqlite-identity.ts';
 import { SqliteRequestCounts } from './sqlite-request-counts.ts';
+import { SqliteOAuth } from './sqlite-oauth.ts';
 import { migrate } from './migrations.ts';
 
 /** How long a process waits for another's write lock before SQLITE_BUSY. Writes are short
@@ -226,9 +227,12 @@ class SqliteStore implements Store {
   readonly #updateConnectionTx: BetterSqlite3.Transaction<(id: number, patch: object) => ConnectionRecord>;
   readonly #identity: SqliteIdentity;
   readonly #requestCounts: SqliteRequestCounts;
+  /** OAuth clients, codes, grants and tokens: sqlite-oauth.ts. */
+  readonly oauth: SqliteOAuth;
 
   constructor(db: BetterSqlite3.Database) {
     this.#db = db;
+    this.oauth = new SqliteOAuth(db);
     this.#identity = new SqliteIdentity(db);
     this.#requestCounts = new SqliteRequestCounts(db);
     this.#repoById = db.prepare('SELECT * FROM repos WHERE repo_id = ?');

@@ -172,7 +172,114 @@ export class StoreConflictError extends Error {
   }
 }
 
+/** An OAuth client registered dynamically (RFC 7591) at /oauth/register. */
+export interface OAuthClientRecord {
+  /** The client_id: "oac_" + 24 hex. */
+  id: string;
+  /** Keyed hash of the client secret; absent for a public client (token_endpoint_auth_method "none"). */
+  secretHash?: string;
+  /** As the client calls itself (unverified). */
+  name: string;
+  redirectUris: string[];
+  /** The registration answer's metadata (client_name, grant_types, ...), as registered. */
+  metadata: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** An authorization code, stored by its keyed hash; good once, for a few minutes. */
+export interface OAuthCodeRecord {
+  hash: string;
+  clientId: string;
+  userId: string;
+  redirectUri: string;
+  /** PKCE: base64url(SHA-256(code_verifier)). */
+  codeChallenge: string;
+  scope: string;
+  /** The RFC 8707 resource the client asked for, if it did. */
+  resource?: string;
+  createdAt: string;
+  expiresAt: string;
+  /** Set when the code was exchanged; a second exchange revokes the grant it produced. */
+  usedAt?: string;
+  /** The grant the first exchange created. */
+  grantId?: string;
+}
+
+/** What one consent created: every access and refresh token descending from one authorization code. */
+export interface OAuthGrantRecord {
+  /** "ogr_" + 24 hex. */
+  id: string;
+  clientId: string;
+  userId: string;
+  scope: string;
+  resource?: string;
+  createdAt: string;
+  /** Set when revoked (by the user, the revocation endpoint, or reuse of a rotated refresh token). */
+  revokedAt?: string;
+}
+
+export interface OAuthTokenRecord {
+  /** The token's keyed hash; the token itself is never stored. */
+  hash: string;
+  grantId: string;
+  kind: 'access' | 'refresh';
+  createdAt: string;
+  expiresAt: string;
+  /** Refresh tokens: when exchanged for the next pair (a refresh token is good once). */
+  rotatedAt?: string;
+  revokedAt?: string;
+}
+
+export interface NewOAuthToken {
+  hash: string;
+  kind: 'access' | 'refresh';
+  expiresAt: string;
+}
+
+/**
+ * The OAuth authorization server's state (oauth/): clients, codes, grants and tokens.
+ * Every operation that decides "first use wins" is one atomic step, so two daemon
+ * processes (or two requests) racing with one code or refresh token get one success.
+ */
+export interface OAuthStore {
+  createClient(client: { secretHash?: string; name: string; redirectUris: string[]; metadata: Record<string, unknown> }, now: string): OAuthClientRecord;
+  getClient(id: string): OAuthClientRecord | undefined;
+  countClients(): number;
+  createCode(code: Omit<OAuthCodeRecord, 'createdAt' | 'usedAt' | 'grantId'>, now: string): OAuthCodeRecord;
+  /**
+   * Exchanges a code: when it is unused, creates the grant with `tokens` and marks the code
+   * used, all at once, and returns { grant }. A code used before returns { reused } (the
+   * grant it produced, if any); an unknown code undefined. Expiry and client are the
+   * caller's to check, on `peekCode` first.
+   */
+  redeemCode(hash: string, tokens: NewOAuthToken[], now: string): { grant: OAuthGrantRecord } | { reused: OAuthCodeRecord } | undefined;
+  peekCode(hash: string): OAuthCodeRecord | undefined;
+  /** A token with its grant, whatever their state. */
+  findToken(hash: string): { token: OAuthTokenRecord; grant: OAuthGrantRecord } | undefined;
+  /**
+   * Rotates a refresh token: when it is neither rotated nor revoked and its grant is live,
+   * marks it rotated and adds `next` to the grant, atomically, and returns true; otherwise
+   * changes nothing and returns false.
+   */
+  rotateRefreshToken(hash: string, next: NewOAuthToken[], now: string): boolean;
+  getGrant(id: string): OAuthGrantRecord | undefined;
+  /** Revokes a grant, so every token of it (once; a second call keeps the first time). */
+  revokeGrant(id: string, now: string): OAuthGrantRecord | undefined;
+  /** Revokes one token (once). */
+  revokeToken(hash: string, now: string): void;
+  /** Grants that are not revoked and still have a token that has not expired, newest first; one user's when userId is given. */
+  listLiveGrants(now: string, userId?: string): Array<OAuthGrantRecord & { clientName: string }>;
+  /**
+   * Drops what can no longer be used: codes and tokens expired before `before`, grants
+   * left without tokens, and clients registered before `before` that have no grant and no
+   * code. Returns how many rows went.
+   */
+  prune(before: string): number;
+}
+
 export interface Store extends IdentityStore, LicenseStore, RequestCountStore {
+  /** The OAuth authorization server's clients, codes, grants and tokens. */
+  readonly oauth: OAuthStore;
   /**
    * The repository named `repoName`, created (state 'new', next unused id) when unknown or
    * when the only rows with that name are deleted ones; otherwise the live row, with

@@ -1,0 +1,46 @@
+// Whether the installed license grants an entitlement now, cheaply enough to ask on every
+// request: the license text is read from the store each time (so an install or removal
+// takes effect at once, in every process sharing the store), but its signature is checked
+// only when the text changes. Expiry is judged at each call.
+
+import { hasEntitlement, licenseState, readLicense, LicenseError, type License } from './license.ts';
+import type { LicenseStore } from './license-store.ts';
+
+export class Entitlements {
+  #text: string | undefined;
+  #license: License | undefined;
+  #reason = 'no license installed';
+
+  constructor(
+    private readonly store: LicenseStore,
+    private readonly keys: string[],
+    private readonly now: () => Date,
+  ) {}
+
+  /** Why `name` is not available now, or undefined when the license grants it. */
+  missing(name: string): string | undefined {
+    this.refresh();
+    const now = this.now();
+    if (!this.#license) return this.#reason;
+    const state = licenseState(this.#license, now);
+    if (!state.active) return state.reason;
+    return hasEntitlement(this.#license, name, now) ? undefined : `the installed license does not include the "${name}" entitlement`;
+  }
+
+  private refresh(): void {
+    const text = this.store.getLicense();
+    if (text === this.#text && (this.#license || text === undefined)) return;
+    this.#text = text;
+    this.#license = undefined;
+    if (text === undefined) {
+      this.#reason = 'no license installed';
+      return;
+    }
+    try {
+      this.#license = readLicense(text, this.keys);
+    } catch (err) {
+      if (!(err instanceof LicenseError)) throw err;
+      this.#reason = `installed license is invalid: ${err.message}`;
+    }
+  }
+}

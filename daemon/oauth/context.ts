@@ -1,0 +1,30 @@
+// What every part of the OAuth server works with: the store, the server secret (tokens,
+// codes and client secrets are kept as its HMAC), the clock, the issuer (the daemon's
+// public URL, known once it listens), the license, and the daemon's own authentication of
+// API keys for the consent step.
+
+import type { Entitlements } from '../auth/entitlements.ts';
+import { credentialHash } from '../auth/credentials.ts';
+import type { Store } from '../store/store.ts';
+
+export const ENTITLEMENT = 'oauth';
+
+export interface OAuthContext {
+  store: Store;
+  secret: Buffer;
+  now(): Date;
+  /** The issuer: the daemon's public base URL, without a trailing slash. */
+  issuer(): string;
+  entitlements: Entitlements;
+  /** The user an API key belongs to; throws the authenticator's 401 for any other credential. */
+  apiKeyUser(key: string): Promise<string>;
+}
+
+export function hashOf(ctx: OAuthContext, credential: string): string {
+  return credentialHash(ctx.secret, credential);
+}
+
+/** Why OAuth is off on this deployment (no license with the entitlement), or undefined. */
+export function unavailable(ctx: OAuthContext): string | undefined {
+  return ctx.entitlements.missing(ENTITLEMENT);
+}

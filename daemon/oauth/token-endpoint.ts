@@ -1,0 +1,141 @@
+// The token endpoint (OAuth 2.1 section 3.2): an authorization code with its PKCE
+// verifier, or a refresh token, for a new access token (1 hour) and refresh token.
+//
+// Refresh tokens rotate: each is good for one exchange. Presenting one that was already
+// exchanged means two parties hold it (OAuth 2.1 section 4.3.1), so the whole grant, every
+// access and refresh token descending from that consent, is revoked at once. An
+// authorization code used twice revokes the grant its first use created, likewise.
+
+import type { NewOAuthToken, OAuthClientRecord, OAuthGrantRecord } from '../store/store.ts';
+import { authenticateClient } from './clients.ts';
+import { hashOf, type OAuthContext } from './context.ts';
+import { OAuthError } from './errors.ts';
+import { required, type Params } from './form.ts';
+import { verifierMatches } from './pkce.ts';
+import { acceptResource } from './resource.ts';
+import { ACCESS_TOKEN_LIFETIME_MS, ACCESS_TOKEN_PREFIX, CODE_PREFIX, hasShape, newCredential, REFRESH_TOKEN_LIFETIME_MS, REFRESH_TOKEN_PREFIX } from './tokens.ts';
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+}
+
+export function tokenRequest(ctx: OAuthContext, params: Params, authorization: string | undefined): TokenResponse {
+  const grantType = required(params, 'grant_type');
+  const client = authenticateClient(ctx, params, authorization);
+  if (grantType === 'authorization_code') return exchangeCode(ctx, client, params);
+  if (grantType === 'refresh_token') return refresh(ctx, client, params);
+  throw new OAuthError('unsupported_grant_type', `grant_type must be authorization_code or refresh_token, not ${grantType.slice(0, 64)}`);
+}
+
+function exchangeCode(ctx: OAuthContext, client: OAuthClientRecord, params: Params): TokenResponse {
+  const code = required(params, 'code');
+  const verifier = required(params, 'code_verifier');
+  const invalid = (why: string) => new OAuthError('invalid_grant', why);
+  if (!hasShape(code, CODE_PREFIX)) throw invalid('the authorization code is not valid');
+  const hash = hashOf(ctx, code);
+  const record = ctx.store.oauth.peekCode(hash);
+  const now = ctx.now();
+  if (!record) throw invalid('the authorization code is not valid');
+  if (record.usedAt !== undefined) throw codeReused(ctx, record.grantId);
+  if (record.clientId !== client.id) throw invalid('the authorization code was issued to another client');
+  if (now.getTime() >= Date.parse(record.expiresAt)) throw invalid('the authorization code has expired (codes are good for 5 minutes); authorize again');
+  const redirectUri = params.get('redirect_uri');
+  if (redirectUri !== undefined && redirectUri !== record.redirectUri) throw invalid('redirect_uri differs from the one of the authorization request');
+  if (!verifierMatches(verifier, record.codeChallenge)) throw invalid('code_verifier does not match the code_challenge of the authorization request');
+  checkResource(ctx, params, record.resource);
+  activeUser(ctx, record.userId);
+  const { tokens, response } = mint(client, record.scope);
+  const result = ctx.store.oauth.redeemCode(hash, tokens.map((t) => ({ ...t.record, hash: hashOf(ctx, t.value) })).map(stamp(now)), now.toISOString());
+  if (!result) throw invalid('the authorization code is not valid');
+  // Another request exchanged it between the look and the exchange.
+  if ('reused' in result) throw codeReused(ctx, result.reused.grantId);
+  return response;
+}
+
+function refresh(ctx: OAuthContext, client: OAuthClientRecord, params: Params): TokenResponse {
+  if (!grantTypes(client).includes('refresh_token')) throw new OAuthError('unauthorized_client', 'this client did not register the refresh_token grant type');
+  const token = required(params, 'refresh_token');
+  const invalid = (why: string) => new OAuthError('invalid_grant', why);
+  if (!hasShape(token, REFRESH_TOKEN_PREFIX)) throw invalid('the refresh token is not valid');
+  const hash = hashOf(ctx, token);
+  const found = ctx.store.oauth.findToken(hash);
+  const now = ctx.now();
+  if (!found || found.token.kind !== 'refresh' || found.grant.clientId !== client.id) throw invalid('the refresh token is not valid');
+  if (found.token.rotatedAt !== undefined) throw refreshReused(ctx, found.grant);
+  if (found.token.revokedAt !== undefined || found.grant.revokedAt !== undefined) throw invalid('the refresh token has been revoked');
+  if (now.getTime() >= Date.parse(found.token.expiresAt)) throw invalid('the refresh token has expired; authorize again');
+  const scope = params.get('scope');
+  if (scope !== undefined) {
+    const granted = new Set(found.grant.scope.split(' '));
+    const extra = scope.split(' ').filter((s) => s !== '' && !granted.has(s));
+    if (extra.length > 0) throw new OAuthError('invalid_scope', `a refresh cannot add scopes to the grant (${extra.slice(0, 5).join(' ')})`);
+  }
+  checkResource(ctx, params, found.grant.resource);
+  activeUser(ctx, found.grant.userId);
+  const { tokens, response } = mint(client, found.grant.scope);
+  const next = tokens.map((t) => stamp(now)({ ...t.record, hash: hashOf(ctx, t.value) }));
+  if (!ctx.store.oauth.rotateRefreshToken(hash, next, now.toISOString())) {
+    // Lost a race with another exchange of the same token (or a revocation): read again.
+    const again = ctx.store.oauth.findToken(hash);
+    if (again?.token.rotatedAt !== undefined) throw refreshReused(ctx, again.grant);
+    throw invalid('the refresh token has been revoked');
+  }
+  return response;
+}
+
+function codeReused(ctx: OAuthContext, grantId: string | undefined): OAuthError {
+  if (grantId !== undefined) ctx.store.oauth.revokeGrant(grantId, ctx.now().toISOString());
+  return new OAuthError('invalid_grant', 'the authorization code was used before; the tokens issued for it are revoked');
+}
+
+function refreshReused(ctx: OAuthContext, grant: OAuthGrantRecord): OAuthError {
+  ctx.store.oauth.revokeGrant(grant.id, ctx.now().toISOString());
+  return new OAuthError('invalid_grant', 'the refresh token was used before; every token of this authorization is revoked, authorize again');
+}
+
+/** A resource parameter at the token endpoint must be acceptable and agree with the authorization's. */
+function checkResource(ctx: OAuthContext, params: Params, authorized: string | undefined): void {
+  const resource = params.get('resource');
+  if (resource === undefined) return;
+  acceptResource(ctx.issuer(), resource);
+  if (authorized !== undefined && resource.replace(/\/+$/, '') !== authorized.replace(/\/+$/, '')) {
+    throw new OAuthError('invalid_target', 'resource differs from the one of the authorization request');
+  }
+}
+
+/** Tokens are not issued for a user who is gone or suspended. */
+function activeUser(ctx: OAuthContext, userId: string): void {
+  const user = ctx.store.getUser(userId);
+  if (!user) throw new OAuthError('invalid_grant', 'the user of this authorization no longer exists');
+  if (user.suspendedAt !== undefined) throw new OAuthError('invalid_grant', 'the user of this authorization is suspended');
+}
+
+function grantTypes(client: OAuthClientRecord): string[] {
+  const g = client.metadata.grant_types;
+  return Array.isArray(g) ? (g as string[]) : ['authorization_code', 'refresh_token'];
+}
+
+interface Minted {
+  value: string;
+  record: { kind: 'access' | 'refresh'; lifetime: number };
+}
+
+function mint(client: OAuthClientRecord, scope: string): { tokens: Minted[]; response: TokenResponse } {
+  const access = newCredential(ACCESS_TOKEN_PREFIX);
+  const tokens: Minted[] = [{ value: access, record: { kind: 'access', lifetime: ACCESS_TOKEN_LIFETIME_MS } }];
+  const response: TokenResponse = { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000, scope };
+  if (grantTypes(client).includes('refresh_token')) {
+    const refreshToken = newCredential(REFRESH_TOKEN_PREFIX);
+    tokens.push({ value: refreshToken, record: { kind: 'refresh', lifetime: REFRESH_TOKEN_LIFETIME_MS } });
+    response.refresh_token = refreshToken;
+  }
+  return { tokens, response };
+}
+
+function stamp(now: Date): (t: { hash: string; kind: 'access' | 'refresh'; lifetime: number }) => NewOAuthToken {
+  return (t) => ({ hash: t.hash, kind: t.kind, expiresAt: new Date(now.getTime() + t.lifetime).toISOString() });
+}

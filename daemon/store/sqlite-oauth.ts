@@ -1,0 +1,254 @@
+// The OAuth authorization server's state in the SQLite store (migration 6).
+//
+// Tables
+//
+//   oauth_clients  id TEXT PRIMARY KEY (the client_id, "oac_" + 24 hex), secret_hash (keyed
+//                  hash of the client secret, NULL for a public client), name,
+//                  redirect_uris (JSON array), metadata (JSON object: the registration
+//                  answer), created_at.
+//   oauth_grants   id TEXT PRIMARY KEY ("ogr_" + 24 hex), client_id -> oauth_clients(id)
+//                  ON DELETE CASCADE, user_id -> users(id) ON DELETE CASCADE, scope,
+//                  resource, created_at, revoked_at. One row per consent that was
+//                  exchanged: every token descends from exactly one grant, and revoking
+//                  the grant revokes them all.
+//   oauth_codes    hash TEXT PRIMARY KEY (keyed hash of the code), client_id, user_id,
+//                  redirect_uri, code_challenge (PKCE S256), scope, resource, created_at,
+//                  expires_at, used_at, grant_id -> oauth_grants(id) (the grant its first
+//                  exchange created; a second exchange revokes it).
+//   oauth_tokens   hash TEXT PRIMARY KEY (keyed hash of the token), grant_id ->
+//                  oauth_grants(id) ON DELETE CASCADE, kind 'access'|'refresh',
+//                  created_at, expires_at, rotated_at (a refresh token exchanged for the
+//                  next pair), revoked_at.
+//
+// No token, code or secret is stored, only its HMAC under the server secret
+// (auth/credentials.ts), like API keys. "First use wins" (a code's exchange, a refresh
+// token's rotation) is a conditional UPDATE inside an IMMEDIATE transaction, so of two
+// racing requests, in one process or two, exactly one finds the row unused.
+
+import { randomBytes } from 'node:crypto';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { NewOAuthToken, OAuthClientRecord, OAuthCodeRecord, OAuthGrantRecord, OAuthStore, OAuthTokenRecord } from './store.ts';
+
+type Row = Record<string, unknown>;
+
+export class SqliteOAuth implements OAuthStore {
+  readonly #insertClient: BetterSqlite3.Statement;
+  readonly #clientById: BetterSqlite3.Statement;
+  readonly #countClients: BetterSqlite3.Statement;
+  readonly #insertCode: BetterSqlite3.Statement;
+  readonly #codeByHash: BetterSqlite3.Statement;
+  readonly #useCode: BetterSqlite3.Statement;
+  readonly #insertGrant: BetterSqlite3.Statement;
+  readonly #grantById: BetterSqlite3.Statement;
+  readonly #revokeGrant: BetterSqlite3.Statement;
+  readonly #insertToken: BetterSqlite3.Statement;
+  readonly #tokenByHash: BetterSqlite3.Statement;
+  readonly #rotate: BetterSqlite3.Statement;
+  readonly #revokeToken: BetterSqlite3.Statement;
+  readonly #liveGrants: BetterSqlite3.Statement;
+  readonly #prune: BetterSqlite3.Statement[];
+  readonly #redeemTx: BetterSqlite3.Transaction<(hash: string, tokens: NewOAuthToken[], now: string) => { grant: OAuthGrantRecord } | { reused: OAuthCodeRecord } | undefined>;
+  readonly #rotateTx: BetterSqlite3.Transaction<(hash: string, next: NewOAuthToken[], now: string) => boolean>;
+  readonly #pruneTx: BetterSqlite3.Transaction<(before: string) => number>;
+
+  constructor(db: BetterSqlite3.Database) {
+    this.#insertClient = db.prepare(
+      `INSERT INTO oauth_clients (id, secret_hash, name, redirect_uris, metadata, created_at)
+       VALUES (@id, @secretHash, @name, @redirectUris, @metadata, @now) RETURNING *`,
+    );
+    this.#clientById = db.prepare('SELECT * FROM oauth_clients WHERE id = ?');
+    this.#countClients = db.prepare('SELECT count(*) FROM oauth_clients').pluck();
+    this.#insertCode = db.prepare(
+      `INSERT INTO oauth_codes (hash, client_id, user_id, redirect_uri, code_challenge, scope, resource, created_at, expires_at)
+       VALUES (@hash, @clientId, @userId, @redirectUri, @codeChallenge, @scope, @resource, @now, @expiresAt) RETURNING *`,
+    );
+    this.#codeByHash = db.prepare('SELECT * FROM oauth_codes WHERE hash = ?');
+    this.#useCode = db.prepare('UPDATE oauth_codes SET used_at = @now, grant_id = @grantId WHERE hash = @hash AND used_at IS NULL');
+    this.#insertGrant = db.prepare(
+      `INSERT INTO oauth_grants (id, client_id, user_id, scope, resource, created_at)
+       VALUES (@id, @clientId, @userId, @scope, @resource, @now) RETURNING *`,
+    );
+    this.#grantById = db.prepare('SELECT * FROM oauth_grants WHERE id = ?');
+    this.#revokeGrant = db.prepare('UPDATE oauth_grants SET revoked_at = coalesce(revoked_at, @now) WHERE id = @id RETURNING *');
+    this.#insertToken = db.prepare(
+      `INSERT INTO oauth_tokens (hash, grant_id, kind, created_at, expires_at) VALUES (@hash, @grantId, @kind, @now, @expiresAt)`,
+    );
+    this.#tokenByHash = db.prepare('SELECT * FROM oauth_tokens WHERE hash = ?');
+    this.#rotate = db.prepare(
+      `UPDATE oauth_tokens SET rotated_at = @now
+       WHERE hash = @hash AND kind = 'refresh' AND rotated_at IS NULL AND revoked_at IS NULL
+         AND (SELECT revoked_at FROM oauth_grants WHERE id = grant_id) IS NULL
+       RETURNING grant_id`,
+    );
+    this.#revokeToken = db.prepare('UPDATE oauth_tokens SET revoked_at = coalesce(revoked_at, @now) WHERE hash = @hash');
+    this.#liveGrants = db.prepare(
+      `SELECT g.*, c.name AS client_name FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
+       WHERE g.revoked_at IS NULL AND (@userId IS NULL OR g.user_id = @userId)
+         AND EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.grant_id = g.id AND t.revoked_at IS NULL AND t.rotated_at IS NULL AND t.expires_at > @now)
+       ORDER BY g.created_at DESC, g.id`,
+    );
+    this.#prune = [
+      db.prepare('DELETE FROM oauth_codes WHERE expires_at < @before'),
+      db.prepare('DELETE FROM oauth_tokens WHERE expires_at < @before'),
+      // A grant without tokens can mint none (tokens and grant are created together).
+      db.prepare('DELETE FROM oauth_grants WHERE NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.grant_id = oauth_grants.id)'),
+      db.prepare(
+        `DELETE FROM oauth_clients WHERE created_at < @before
+         AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.id)
+         AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.client_id = oauth_clients.id)`,
+      ),
+    ];
+
+    this.#redeemTx = db.transaction((hash, tokens, now) => {
+      const code = this.#codeByHash.get(hash) as Row | undefined;
+      if (code === undefined) return undefined;
+      if (code.used_at !== null) return { reused: codeFromRow(code) };
+      const grant = grantFromRow(
+        this.#insertGrant.get({ id: newId('ogr'), clientId: code.client_id, userId: code.user_id, scope: code.scope, resource: code.resource, now }) as Row,
+      );
+      for (const t of tokens) this.#insertToken.run({ ...t, grantId: grant.id, now });
+      this.#useCode.run({ hash, grantId: grant.id, now });
+      return { grant };
+    });
+    this.#rotateTx = db.transaction((hash, next, now) => {
+      const row = this.#rotate.get({ hash, now }) as { grant_id: string } | undefined;
+      if (row === undefined) return false;
+      for (const t of next) this.#insertToken.run({ ...t, grantId: row.grant_id, now });
+      return true;
+    });
+    this.#pruneTx = db.transaction((before) => this.#prune.reduce((n, s) => n + s.run({ before }).changes, 0));
+  }
+
+  createClient(client: { secretHash?: string; name: string; redirectUris: string[]; metadata: Record<string, unknown> }, now: string): OAuthClientRecord {
+    return clientFromRow(
+      this.#insertClient.get({
+        id: newId('oac'),
+        secretHash: client.secretHash ?? null,
+        name: client.name,
+        redirectUris: JSON.stringify(client.redirectUris),
+        metadata: JSON.stringify(client.metadata),
+        now,
+      }) as Row,
+    );
+  }
+
+  getClient(id: string): OAuthClientRecord | undefined {
+    const row = this.#clientById.get(id) as Row | undefined;
+    return row && clientFromRow(row);
+  }
+
+  countClients(): number {
+    return this.#countClients.get() as number;
+  }
+
+  createCode(code: Omit<OAuthCodeRecord, 'createdAt' | 'usedAt' | 'grantId'>, now: string): OAuthCodeRecord {
+    return codeFromRow(this.#insertCode.get({ ...code, resource: code.resource ?? null, now }) as Row);
+  }
+
+  peekCode(hash: string): OAuthCodeRecord | undefined {
+    const row = this.#codeByHash.get(hash) as Row | undefined;
+    return row && codeFromRow(row);
+  }
+
+  redeemCode(hash: string, tokens: NewOAuthToken[], now: string): { grant: OAuthGrantRecord } | { reused: OAuthCodeRecord } | undefined {
+    return this.#redeemTx.immediate(hash, tokens, now);
+  }
+
+  findToken(hash: string): { token: OAuthTokenRecord; grant: OAuthGrantRecord } | undefined {
+    const row = this.#tokenByHash.get(hash) as Row | undefined;
+    if (row === undefined) return undefined;
+    const grant = this.#grantById.get(row.grant_id) as Row | undefined;
+    return grant && { token: tokenFromRow(row), grant: grantFromRow(grant) };
+  }
+
+  rotateRefreshToken(hash: string, next: NewOAuthToken[], now: string): boolean {
+    return this.#rotateTx.immediate(hash, next, now);
+  }
+
+  getGrant(id: string): OAuthGrantRecord | undefined {
+    const row = this.#grantById.get(id) as Row | undefined;
+    return row && grantFromRow(row);
+  }
+
+  revokeGrant(id: string, now: string): OAuthGrantRecord | undefined {
+    const row = this.#revokeGrant.get({ id, now }) as Row | undefined;
+    return row && grantFromRow(row);
+  }
+
+  revokeToken(hash: string, now: string): void {
+    this.#revokeToken.run({ hash, now });
+  }
+
+  listLiveGrants(now: string, userId?: string): Array<OAuthGrantRecord & { clientName: string }> {
+    return (this.#liveGrants.all({ now, userId: userId ?? null }) as Row[]).map((row) => ({ ...grantFromRow(row), clientName: row.client_name as string }));
+  }
+
+  prune(before: string): number {
+    return this.#pruneTx.immediate(before);
+  }
+}
+
+/** An opaque id: prefix + 12 random bytes in hex. */
+function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('hex')}`;
+}
+
+/** Copies `column` to `key` unless it is NULL (absent keys, never null: sqlite-store.ts). */
+function optional(out: Record<string, unknown>, row: Row, column: string, key: string): void {
+  if (row[column] !== null && row[column] !== undefined) out[key] = row[column];
+}
+
+function clientFromRow(row: Row): OAuthClientRecord {
+  const c: OAuthClientRecord = {
+    id: row.id as string,
+    name: row.name as string,
+    redirectUris: JSON.parse(row.redirect_uris as string) as string[],
+    metadata: JSON.parse(row.metadata as string) as Record<string, unknown>,
+    createdAt: row.created_at as string,
+  };
+  optional(c as unknown as Row, row, 'secret_hash', 'secretHash');
+  return c;
+}
+
+function codeFromRow(row: Row): OAuthCodeRecord {
+  const c: OAuthCodeRecord = {
+    hash: row.hash as string,
+    clientId: row.client_id as string,
+    userId: row.user_id as string,
+    redirectUri: row.redirect_uri as string,
+    codeChallenge: row.code_challenge as string,
+    scope: row.scope as string,
+    createdAt: row.created_at as string,
+    expiresAt: row.expires_at as string,
+  };
+  optional(c as unknown as Row, row, 'resource', 'resource');
+  optional(c as unknown as Row, row, 'used_at', 'usedAt');
+  optional(c as unknown as Row, row, 'grant_id', 'grantId');
+  return c;
+}
+
+function grantFromRow(row: Row): OAuthGrantRecord {
+  const g: OAuthGrantRecord = {
+    id: row.id as string,
+    clientId: row.client_id as string,
+    userId: row.user_id as string,
+    scope: row.scope as string,
+    createdAt: row.created_at as string,
+  };
+  optional(g as unknown as Row, row, 'resource', 'resource');
+  optional(g as unknown as Row, row, 'revoked_at', 'revokedAt');
+  return g;
+}
+
+function tokenFromRow(row: Row): OAuthTokenRecord {
+  const t: OAuthTokenRecord = {
+    hash: row.hash as string,
+    grantId: row.grant_id as string,
+    kind: row.kind as 'access' | 'refresh',
+    createdAt: row.created_at as string,
+    expiresAt: row.expires_at as string,
+  };
+  optional(t as unknown as Row, row, 'rotated_at', 'rotatedAt');
+  optional(t as unknown as Row, row, 'revoked_at', 'revokedAt');
+  return t;
+}
