@@ -16,6 +16,7 @@ import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontext
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { signLicense } from '../daemon/auth/license.ts';
 import { keysCommand, usersCommand } from '../daemon/cli/users-command.ts';
+import { oauthCommand } from '../daemon/cli/oauth-command.ts';
 import { openStore } from '../daemon/store/open.ts';
 import { call, startTestDaemon } from './helpers/daemon.ts';
 
@@ -202,6 +203,26 @@ test('OAuth: an MCP client signs in with the SDK, calls a tool, refreshes, and i
         body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: provider.client!.client_id }).toString(),
       });
       assert.equal(refresh.json.error, 'invalid_grant');
+    });
+
+    await t.test('the operator lists the grants in use and revokes one: its tokens stop working', async () => {
+      provider.saved = undefined;
+      await assert.rejects(connect(d.url, provider), UnauthorizedError);
+      const code = await consent(provider.authorizationUrl!, apiKey);
+      await new StreamableHTTPClientTransport(new URL(`${d.url}/api/mcp`), { authProvider: provider }).finishAuth(code);
+      const out: string[] = [];
+      const cli = (argv: string[]) => oauthCommand([...argv, '--data-dir', d.dataDir], { out: (l) => out.push(l), err: () => {}, now: () => new Date() });
+      assert.equal(await cli(['list', '--json']), 0);
+      const grants = JSON.parse(out.pop()!) as Array<{ id: string; clientName: string; userEmail: string }>;
+      // Only this sign-in's grant is usable: the earlier two were revoked.
+      assert.deepEqual(grants.map((g) => [g.clientName, g.userEmail]), [['Test agent', 'dev@example.com']]);
+      assert.equal((await searchWith(provider.saved!.access_token)).status, 200);
+      assert.equal(await cli(['revoke', grants[0]!.id]), 0);
+      assert.match(out.pop()!, /revoked/);
+      assert.equal((await searchWith(provider.saved!.access_token)).status, 401);
+      assert.equal(await cli(['list']), 0);
+      assert.equal(out.pop(), 'no OAuth grants in use');
+      await assert.rejects(cli(['revoke', 'ogr_000000000000000000000000']), /no OAuth grant/);
     });
   } finally {
     await d.cleanup();

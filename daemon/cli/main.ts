@@ -10,9 +10,11 @@ import { searchCommand } from './search-command.ts';
 import { serveCommand } from './serve-command.ts';
 import { keysCommand, usersCommand } from './users-command.ts';
 import { LICENSE_HELP, licenseCli } from './license-command.ts';
+import { OAUTH_HELP, oauthCommand } from './oauth-command.ts';
 import { HELP, UsageError } from './usage.ts';
 
 HELP.license = LICENSE_HELP;
+HELP.oauth = OAUTH_HELP;
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   index: indexCommand,
@@ -23,6 +25,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   users: (argv) => usersCommand(argv),
   keys: (argv) => keysCommand(argv),
   license: licenseCli,
+  oauth: (argv) => oauthCommand(argv),
 };
 
 async function main(argv: string[]): Promise<number> {

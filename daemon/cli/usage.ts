@@ -22,6 +22,7 @@ commands:
   users             organization members: add, list, suspend, unsuspend, limit
   keys              API keys: create, list, revoke
   license           the enterprise license: install, show, sign
+  oauth             applications signed in with OAuth: list, revoke
 
 every command accepts --data-dir DIR (default: $TRAWL_DATA_DIR, else ./.trawl),
 --verbose (stack traces on errors) and --help.`,
