@@ -110,6 +110,13 @@ test('OAuth: an MCP client signs in with the SDK, calls a tool, refreshes, and i
     const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
     const searchWith = (token: string) => call(`${d.url}/api/search`, { headers: bearer(token), json: { query: 'widget_count', matches: 100 } });
     const provider = new MemoryProvider();
+    /** A form POST to an OAuth endpoint, as the client (a public one: client_id in the body). */
+    const form = (endpoint: 'token' | 'revoke', params: Record<string, string>) =>
+      call(`${d.url}/oauth/${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...params, client_id: provider.client!.client_id }).toString(),
+      });
 
     await t.test('a 401 at /api/mcp points at the resource metadata, which names the authorization server', async () => {
       const r = await call(`${d.url}/api/mcp`, { method: 'POST', json: { jsonrpc: '2.0', id: 1, method: 'ping' } });
@@ -163,11 +170,7 @@ test('OAuth: an MCP client signs in with the SDK, calls a tool, refreshes, and i
       assert.notEqual(second.refresh_token, first.refresh_token);
       assert.equal((await searchWith(second.access_token)).status, 200);
 
-      const reuse = await call(`${d.url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: provider.client!.client_id }).toString(),
-      });
+      const reuse = await form('token', { grant_type: 'refresh_token', refresh_token: first.refresh_token! });
       assert.equal(reuse.status, 400);
       assert.equal(reuse.json.error, 'invalid_grant');
       assert.equal(reuse.headers.get('cache-control'), 'no-store');
@@ -175,11 +178,7 @@ test('OAuth: an MCP client signs in with the SDK, calls a tool, refreshes, and i
       const dead = await searchWith(second.access_token);
       assert.equal(dead.status, 401);
       assert.match(dead.headers.get('www-authenticate')!, /error="invalid_token"/);
-      const again = await call(`${d.url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: second.refresh_token!, client_id: provider.client!.client_id }).toString(),
-      });
+      const again = await form('token', { grant_type: 'refresh_token', refresh_token: second.refresh_token! });
       assert.equal(again.json.error, 'invalid_grant');
     });
 
@@ -190,18 +189,10 @@ test('OAuth: an MCP client signs in with the SDK, calls a tool, refreshes, and i
       await new StreamableHTTPClientTransport(new URL(`${d.url}/api/mcp`), { authProvider: provider }).finishAuth(code);
       const tokens = provider.saved!;
       assert.equal((await searchWith(tokens.access_token)).status, 200);
-      const revoke = await call(`${d.url}/oauth/revoke`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token: tokens.refresh_token!, token_type_hint: 'refresh_token', client_id: provider.client!.client_id }).toString(),
-      });
+      const revoke = await form('revoke', { token: tokens.refresh_token!, token_type_hint: 'refresh_token' });
       assert.equal(revoke.status, 200);
       assert.equal((await searchWith(tokens.access_token)).status, 401);
-      const refresh = await call(`${d.url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: provider.client!.client_id }).toString(),
-      });
+      const refresh = await form('token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! });
       assert.equal(refresh.json.error, 'invalid_grant');
     });
 
