@@ -7,6 +7,7 @@ import { hasEntitlement, licenseState, readLicense, LicenseError, type License }
 import type { LicenseStore } from './license-store.ts';
 
 export class Entitlements {
+  #checked = false;
   #text: string | undefined;
   #license: License | undefined;
   #reason = 'no license installed';
@@ -29,7 +30,8 @@ export class Entitlements {
 
   private refresh(): void {
     const text = this.store.getLicense();
-    if (text === this.#text && (this.#license || text === undefined)) return;
+    if (this.#checked && text === this.#text) return;
+    this.#checked = true;
     this.#text = text;
     this.#license = undefined;
     if (text === undefined) {
