@@ -68,6 +68,7 @@ export function readAuthorizationRequest(ctx: OAuthContext, params: Params): Aut
   const back = (error: OAuthError): AuthorizeRedirect =>
     new AuthorizeRedirect(redirectTo(redirectUri!, { error: error.error, error_description: error.description, state, iss: ctx.issuer() }));
   const responseType = params.get('response_type');
+  if (responseType === undefined) throw back(new OAuthError('invalid_request', 'response_type is required (it must be "code")'));
   if (responseType !== 'code') throw back(new OAuthError('unsupported_response_type', 'response_type must be "code"'));
   const challenge = params.get('code_challenge');
   if (challenge === undefined) throw back(new OAuthError('invalid_request', 'PKCE is required: send code_challenge and code_challenge_method=S256'));

@@ -10,8 +10,11 @@ export type Params = Map<string, string>;
 
 export function parseParams(text: string): Params {
   const out: Params = new Map();
+  const seen = new Set<string>();
   for (const [k, v] of new URLSearchParams(text)) {
-    if (out.has(k)) throw new OAuthError('invalid_request', `the parameter "${k}" is sent more than once`);
+    // Counted whether or not empty: "a=&a=x" is sent twice too, not "a=x".
+    if (seen.has(k)) throw new OAuthError('invalid_request', `the parameter "${k}" is sent more than once`);
+    seen.add(k);
     if (v !== '') out.set(k, v);
   }
   return out;

@@ -14,10 +14,16 @@
 // - A repository's connectionId must name an existing connection; deleting the connection
 //   keeps its repositories (same ids) and clears their connectionId.
 // - Returned records are snapshots: changing one changes nothing in the store.
+// - OAuth (store.oauth): times are compared as ISO 8601 strings. A token is live while
+//   expiresAt > now; prune(before) drops codes and tokens with expiresAt < before (one
+//   expiring at `before` stays), then grants left without tokens, then clients created
+//   before `before` that (after that) have no grant and no code; a revoked grant stays
+//   while it has tokens. listLiveGrants orders by createdAt, newest first. A code and a
+//   grant belong to an existing client and user.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ConnectionRecord, IndexedRef, RepoFields, RepoRecord, Store } from '../../daemon/store/store.ts';
+import type { IndexedRef, NewOAuthToken, OAuthClientRecord, OAuthCodeRecord, OAuthGrantRecord, RepoFields, RepoRecord, Store } from '../../daemon/store/store.ts';
 
 export interface ConformanceOptions {
   /**
@@ -58,13 +64,48 @@ function fresh(repoId: number, repoName: string): RepoRecord {
 }
 
 /** Optional fields are omitted, never present as undefined or null. */
-function assertNoEmptyValues(record: RepoRecord | ConnectionRecord): void {
+function assertNoEmptyValues(record: object): void {
   for (const [key, value] of Object.entries(record)) {
     assert.ok(value !== undefined && value !== null, `${key} is present as ${String(value)}; it should be omitted`);
   }
 }
 
 const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** `t` moved by `minutes` (negative: earlier), as ISO 8601. */
+const plus = (t: string, minutes: number): string => new Date(Date.parse(t) + minutes * 60_000).toISOString();
+const DAY = 24 * 60;
+
+const REDIRECT = 'http://127.0.0.1:53682/callback';
+const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+const NO_GRANT = 'ogr_000000000000000000000000';
+
+function newToken(hash: string, kind: NewOAuthToken['kind'], expiresAt: string): NewOAuthToken {
+  return { hash, kind, expiresAt };
+}
+
+/** A code of `clientId` for `userId`, created at `now`, good for 5 minutes unless `extra` says otherwise. */
+function newCode(store: Store, hash: string, ids: { clientId: string; userId: string }, now: string, extra: { resource?: string; expiresAt?: string } = {}): OAuthCodeRecord {
+  return store.oauth.createCode(
+    { hash, clientId: ids.clientId, userId: ids.userId, redirectUri: REDIRECT, codeChallenge: CHALLENGE, scope: 'search', expiresAt: extra.expiresAt ?? plus(now, 5), ...(extra.resource !== undefined ? { resource: extra.resource } : {}) },
+    now,
+  );
+}
+
+/** A grant made at `now` by exchanging a new code (hash `code-` + the first token's hash) for `tokens`. */
+function newGrant(store: Store, ids: { clientId: string; userId: string }, now: string, tokens: NewOAuthToken[]): OAuthGrantRecord {
+  const code = newCode(store, `code-${tokens[0]?.hash ?? now}`, ids, now);
+  const result = store.oauth.redeemCode(code.hash, tokens, now);
+  assert.ok(result !== undefined && 'grant' in result, `a fresh code is exchanged: ${JSON.stringify(result)}`);
+  return result.grant;
+}
+
+/** A user and a client for the OAuth tests. */
+function oauthParties(store: Store, email = 'o@example.com', clientName = 'Agent'): { userId: string; clientId: string } {
+  const user = store.createUser({ email, name: email, role: 'member' }, T1);
+  const client = store.oauth.createClient({ name: clientName, redirectUris: [REDIRECT], metadata: { client_name: clientName } }, T1);
+  return { userId: user.id, clientId: client.id };
+}
 
 /**
  * Registers the suite under `describe(name)`. `open` returns a handle on the backend's
@@ -585,6 +626,318 @@ export function storeConformance(
         const again = await ctx.open();
         assert.deepEqual(again.getUser(u.id), u);
         assert.deepEqual(again.findApiKey('hp'), k);
+      },
+      { sharedStorage: true },
+    );
+
+    // ---- OAuth ----
+
+    storeTest('OAuth clients: created with an id, read back as registered; no secretHash for a public client; counted', (store) => {
+      const o = store.oauth;
+      assert.equal(o.countClients(), 0);
+      const metadata = {
+        client_name: 'Agent "1" ü',
+        redirect_uris: ['http://127.0.0.1/cb', 'cursor://x/cb'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        nested: { list: [1, 'two', null, { three: 3 }], flag: true },
+      };
+      const confidential = o.createClient({ secretHash: 'sh'.repeat(32), name: 'Agent "1" ü', redirectUris: ['http://127.0.0.1/cb', 'cursor://x/cb'], metadata }, T1);
+      assert.match(confidential.id, /^oac_[0-9a-f]{24}$/);
+      assert.deepEqual(confidential, { id: confidential.id, secretHash: 'sh'.repeat(32), name: 'Agent "1" ü', redirectUris: ['http://127.0.0.1/cb', 'cursor://x/cb'], metadata, createdAt: T1 });
+      assert.deepEqual(o.getClient(confidential.id), confidential);
+
+      const pub = o.createClient({ name: 'Public', redirectUris: [REDIRECT], metadata: {} }, T2);
+      assert.deepEqual(pub, { id: pub.id, name: 'Public', redirectUris: [REDIRECT], metadata: {}, createdAt: T2 });
+      assert.ok(!('secretHash' in pub), 'no secretHash key for a public client');
+      assertNoEmptyValues(pub);
+      const pub2 = o.createClient({ secretHash: undefined, name: 'Public 2', redirectUris: [REDIRECT], metadata: {} }, T2);
+      assertNoEmptyValues(pub2);
+      assert.deepEqual(o.getClient(pub.id), pub);
+      assertNoEmptyValues(o.getClient(pub.id)!);
+
+      assert.equal(new Set([confidential.id, pub.id, pub2.id]).size, 3);
+      assert.equal(o.countClients(), 3);
+      assert.equal(o.getClient('oac_000000000000000000000000'), undefined);
+
+      // Snapshots.
+      const copy = structuredClone(confidential);
+      confidential.redirectUris.push('https://evil.example/cb');
+      (confidential.metadata.nested as { list: unknown[] }).list.push('x');
+      assert.deepEqual(o.getClient(copy.id), copy);
+    });
+
+    storeTest('OAuth codes: createCode and peekCode round-trip; resource optional; client and user must exist', (store) => {
+      const o = store.oauth;
+      const ids = oauthParties(store);
+      const withResource = newCode(store, 'code-r', ids, T1, { resource: 'http://127.0.0.1:3000/api/mcp' });
+      assert.deepEqual(withResource, {
+        hash: 'code-r',
+        clientId: ids.clientId,
+        userId: ids.userId,
+        redirectUri: REDIRECT,
+        codeChallenge: CHALLENGE,
+        scope: 'search',
+        resource: 'http://127.0.0.1:3000/api/mcp',
+        createdAt: T1,
+        expiresAt: plus(T1, 5),
+      });
+      assert.deepEqual(o.peekCode('code-r'), withResource);
+
+      const plain = newCode(store, 'code-p', ids, T2);
+      assert.deepEqual(plain, { hash: 'code-p', clientId: ids.clientId, userId: ids.userId, redirectUri: REDIRECT, codeChallenge: CHALLENGE, scope: 'search', createdAt: T2, expiresAt: plus(T2, 5) });
+      assertNoEmptyValues(plain);
+      assertNoEmptyValues(o.peekCode('code-p')!);
+      assert.deepEqual(o.peekCode('code-p'), plain);
+      assert.equal(o.peekCode('code-unknown'), undefined);
+
+      assert.throws(() => newCode(store, 'code-x', { ...ids, clientId: 'oac_000000000000000000000000' }, T1), 'a code belongs to an existing client');
+      assert.throws(() => newCode(store, 'code-y', { ...ids, userId: 'usr_000000000000000000000000' }, T1), 'a code belongs to an existing user');
+      assert.throws(() => newCode(store, 'code-p', ids, T3), 'a hash is one code');
+      assert.deepEqual(o.peekCode('code-p'), plain);
+      assert.equal(o.peekCode('code-x'), undefined);
+    });
+
+    storeTest('redeemCode: the first exchange creates the grant and its tokens and uses the code; later ones get { reused }', (store) => {
+      const o = store.oauth;
+      const ids = oauthParties(store);
+      const resource = 'http://127.0.0.1:3000/api/mcp';
+      const code = newCode(store, 'code-1', ids, T1, { resource });
+      const access = newToken('at-1', 'access', plus(T2, 60));
+      const refresh = newToken('rt-1', 'refresh', plus(T2, 30 * DAY));
+
+      const first = o.redeemCode('code-1', [access, refresh], T2);
+      assert.ok(first !== undefined && 'grant' in first, JSON.stringify(first));
+      const grant = first.grant;
+      assert.match(grant.id, /^ogr_[0-9a-f]{24}$/);
+      assert.deepEqual(grant, { id: grant.id, clientId: ids.clientId, userId: ids.userId, scope: 'search', resource, createdAt: T2 });
+      assert.deepEqual(o.getGrant(grant.id), grant);
+      assert.deepEqual(o.peekCode('code-1'), { ...code, usedAt: T2, grantId: grant.id });
+      assert.deepEqual(o.findToken('at-1'), { token: { hash: 'at-1', grantId: grant.id, kind: 'access', createdAt: T2, expiresAt: access.expiresAt }, grant });
+      assert.deepEqual(o.findToken('rt-1'), { token: { hash: 'rt-1', grantId: grant.id, kind: 'refresh', createdAt: T2, expiresAt: refresh.expiresAt }, grant });
+      assertNoEmptyValues(o.findToken('at-1')!.token);
+      assert.equal(o.findToken('at-unknown'), undefined);
+
+      const second = o.redeemCode('code-1', [newToken('at-2', 'access', plus(T3, 60))], T3);
+      assert.deepEqual(second, { reused: { ...code, usedAt: T2, grantId: grant.id } }, 'the first use and its grant are kept');
+      assert.equal(o.findToken('at-2'), undefined, 'a reused code mints nothing');
+      o.revokeGrant(grant.id, T3);
+      assert.deepEqual(o.redeemCode('code-1', [], T3), { reused: { ...code, usedAt: T2, grantId: grant.id } }, 'still reused once the grant is revoked');
+
+      assert.equal(o.redeemCode('code-unknown', [newToken('at-3', 'access', plus(T3, 60))], T3), undefined);
+      assert.equal(o.findToken('at-3'), undefined);
+
+      // Without a resource, the grant has none.
+      newCode(store, 'code-2', ids, T1);
+      const other = o.redeemCode('code-2', [newToken('at-4', 'access', plus(T2, 60))], T2);
+      assert.ok(other !== undefined && 'grant' in other);
+      assert.notEqual(other.grant.id, grant.id);
+      assert.ok(!('resource' in other.grant));
+      assertNoEmptyValues(other.grant);
+      assert.deepEqual(o.findToken('at-4')?.grant, other.grant);
+    });
+
+    storeTest(
+      'redeemCode through two handles: each code gives exactly one grant',
+      async (store, ctx) => {
+        const other = await ctx.open();
+        const ids = oauthParties(store);
+        const hashes = Array.from({ length: 8 }, (_, i) => `code-${i}`);
+        for (const h of hashes) newCode(store, h, ids, T1);
+        // Both handles exchange every code, the first to go alternating between them.
+        const results = await Promise.all(
+          hashes.flatMap((h, i) => (i % 2 === 0 ? [store, other] : [other, store]).map(async (s, j) => ({ h, j, r: s.oauth.redeemCode(h, [newToken(`${h}-at-${j}`, 'access', plus(T2, 60))], T2) }))),
+        );
+        for (const h of hashes) {
+          const mine = results.filter((x) => x.h === h);
+          const won = mine.filter((x) => x.r !== undefined && 'grant' in x.r);
+          const reused = mine.filter((x) => x.r !== undefined && 'reused' in x.r);
+          assert.equal(won.length, 1, `${h}: exactly one exchange creates a grant`);
+          assert.equal(reused.length, 1, `${h}: the other is told the code was used`);
+          const grant = (won[0]!.r as { grant: OAuthGrantRecord }).grant;
+          assert.equal((reused[0]!.r as { reused: OAuthCodeRecord }).reused.grantId, grant.id);
+          assert.deepEqual(other.oauth.findToken(`${h}-at-${won[0]!.j}`)?.grant, grant);
+          assert.equal(store.oauth.findToken(`${h}-at-${reused[0]!.j}`), undefined, `${h}: the loser minted no token`);
+        }
+        assert.equal(store.oauth.listLiveGrants(T2).length, hashes.length);
+        assert.deepEqual(other.oauth.listLiveGrants(T2), store.oauth.listLiveGrants(T2));
+      },
+      { sharedStorage: true },
+    );
+
+    storeTest('rotateRefreshToken: once per refresh token of a live grant; otherwise false, and nothing changes', (store) => {
+      const o = store.oauth;
+      const ids = oauthParties(store);
+      const grant = newGrant(store, ids, T1, [newToken('at-1', 'access', plus(T1, 60)), newToken('rt-1', 'refresh', plus(T1, 30 * DAY))]);
+
+      const next = [newToken('at-2', 'access', plus(T2, 60)), newToken('rt-2', 'refresh', plus(T2, 30 * DAY))];
+      assert.equal(o.rotateRefreshToken('rt-1', next, T2), true);
+      assert.equal(o.findToken('rt-1')?.token.rotatedAt, T2);
+      assert.deepEqual(o.findToken('at-2'), { token: { hash: 'at-2', grantId: grant.id, kind: 'access', createdAt: T2, expiresAt: plus(T2, 60) }, grant });
+      assert.deepEqual(o.findToken('rt-2'), { token: { hash: 'rt-2', grantId: grant.id, kind: 'refresh', createdAt: T2, expiresAt: plus(T2, 30 * DAY) }, grant });
+
+      assert.equal(o.rotateRefreshToken('rt-1', [newToken('rt-x', 'refresh', plus(T3, 60))], T3), false, 'a refresh token rotates once');
+      assert.equal(o.findToken('rt-1')?.token.rotatedAt, T2, 'the first rotation time stays');
+      assert.equal(o.findToken('rt-x'), undefined);
+
+      assert.equal(o.rotateRefreshToken('at-2', [newToken('rt-y', 'refresh', plus(T3, 60))], T3), false, 'an access token does not rotate');
+      assert.ok(!('rotatedAt' in o.findToken('at-2')!.token));
+      assert.equal(o.findToken('rt-y'), undefined);
+
+      assert.equal(o.rotateRefreshToken('rt-unknown', [newToken('rt-z', 'refresh', plus(T3, 60))], T3), false);
+      assert.equal(o.findToken('rt-z'), undefined);
+
+      o.revokeToken('rt-2', T3);
+      assert.equal(o.rotateRefreshToken('rt-2', [newToken('rt-3', 'refresh', plus(T3, 60))], T3), false, 'a revoked refresh token does not rotate');
+      assert.ok(!('rotatedAt' in o.findToken('rt-2')!.token));
+      assert.equal(o.findToken('rt-3'), undefined);
+
+      const revoked = newGrant(store, ids, T1, [newToken('rt-b', 'refresh', plus(T1, 30 * DAY))]);
+      o.revokeGrant(revoked.id, T2);
+      assert.equal(o.rotateRefreshToken('rt-b', [newToken('rt-b2', 'refresh', plus(T3, 60))], T3), false, 'a token of a revoked grant does not rotate');
+      assert.ok(!('rotatedAt' in o.findToken('rt-b')!.token));
+      assert.equal(o.findToken('rt-b2'), undefined);
+
+      // Rotation does not judge expiry (the caller does), and may add nothing.
+      const old = newGrant(store, ids, T1, [newToken('rt-old', 'refresh', plus(T1, 1))]);
+      assert.equal(o.rotateRefreshToken('rt-old', [], T3), true);
+      assert.equal(o.findToken('rt-old')?.grant.id, old.id);
+    });
+
+    storeTest(
+      'rotateRefreshToken through two handles: exactly one succeeds',
+      async (store, ctx) => {
+        const other = await ctx.open();
+        const ids = oauthParties(store);
+        newGrant(store, ids, T1, [newToken('rt-1', 'refresh', plus(T1, 30 * DAY))]);
+        const results = await Promise.all(
+          [other, store, other, store].map(async (s, i) => s.oauth.rotateRefreshToken('rt-1', [newToken(`rt-next-${i}`, 'refresh', plus(T2, 30 * DAY))], T2)),
+        );
+        assert.deepEqual(results, [true, false, false, false]);
+        assert.ok(store.oauth.findToken('rt-next-0'));
+        for (const i of [1, 2, 3]) assert.equal(other.oauth.findToken(`rt-next-${i}`), undefined);
+      },
+      { sharedStorage: true },
+    );
+
+    storeTest('revokeGrant and revokeToken: once; a second call keeps the first time', (store) => {
+      const o = store.oauth;
+      const ids = oauthParties(store);
+      const grant = newGrant(store, ids, T1, [newToken('at-1', 'access', plus(T1, 60)), newToken('rt-1', 'refresh', plus(T1, 30 * DAY))]);
+      assert.deepEqual(o.revokeGrant(grant.id, T2), { ...grant, revokedAt: T2 });
+      assert.deepEqual(o.revokeGrant(grant.id, T3), { ...grant, revokedAt: T2 }, 'revoked once');
+      assert.equal(o.getGrant(grant.id)?.revokedAt, T2);
+      assert.equal(o.findToken('at-1')?.grant.revokedAt, T2, 'its tokens are found with the revoked grant');
+      assert.equal(o.findToken('rt-1')?.grant.revokedAt, T2);
+      assert.equal(o.revokeGrant(NO_GRANT, T3), undefined);
+      assert.equal(o.getGrant(NO_GRANT), undefined);
+
+      const g2 = newGrant(store, ids, T1, [newToken('at-2', 'access', plus(T1, 60)), newToken('rt-2', 'refresh', plus(T1, 30 * DAY))]);
+      o.revokeToken('at-2', T2);
+      assert.equal(o.findToken('at-2')?.token.revokedAt, T2);
+      o.revokeToken('at-2', T3);
+      assert.equal(o.findToken('at-2')?.token.revokedAt, T2, 'revoked once');
+      assert.ok(!('revokedAt' in o.findToken('rt-2')!.token), 'the other token of the grant is untouched');
+      assert.deepEqual(o.getGrant(g2.id), g2, 'and so is the grant');
+      o.revokeToken('at-unknown', T3); // nothing to do, no error
+    });
+
+    storeTest('listLiveGrants: grants with a token that is unexpired, unrevoked and unrotated; newest first; per user', (store) => {
+      const o = store.oauth;
+      const one = oauthParties(store, 'one@example.com', 'Agent');
+      const twoUser = store.createUser({ email: 'two@example.com', name: 'Two', role: 'member' }, T1);
+      const otherClient = o.createClient({ name: 'Other app', redirectUris: [REDIRECT], metadata: {} }, T1);
+      const two = { userId: twoUser.id, clientId: otherClient.id };
+      const NOW = plus(T1, 120);
+      const later = (m: number): string => plus(NOW, m);
+      const at = (m: number): string => plus(T1, m); // creation times, one minute apart
+
+      const live = newGrant(store, one, at(1), [newToken('a-live', 'access', later(60))]);
+      const othersLive = newGrant(store, two, at(2), [newToken('b-live', 'access', later(60))]);
+      const revoked = newGrant(store, one, at(3), [newToken('c-at', 'access', later(60)), newToken('c-rt', 'refresh', later(30 * DAY))]);
+      o.revokeGrant(revoked.id, at(3));
+      const expired = newGrant(store, one, at(4), [newToken('d-at', 'access', later(-1)), newToken('d-rt', 'refresh', later(-1))]); // all expired
+      newGrant(store, one, at(5), [newToken('e-at', 'access', later(60))]);
+      o.revokeToken('e-at', at(5)); // its only token revoked
+      newGrant(store, one, at(6), [newToken('f-rt', 'refresh', later(30 * DAY))]);
+      assert.equal(o.rotateRefreshToken('f-rt', [], at(6)), true); // its only token rotated
+      const refreshOnly = newGrant(store, one, at(7), [newToken('g-at', 'access', later(-1)), newToken('g-rt', 'refresh', later(30 * DAY))]);
+      const edge = newGrant(store, one, at(8), [newToken('h-at', 'access', NOW)]); // expires at NOW: no longer live
+      const accessOnly = newGrant(store, one, at(9), [newToken('i-at', 'access', later(60)), newToken('i-rt', 'refresh', later(30 * DAY))]);
+      assert.equal(o.rotateRefreshToken('i-rt', [], at(9)), true); // refresh rotated, access still live
+
+      const named = (g: OAuthGrantRecord, clientName: string): OAuthGrantRecord & { clientName: string } => ({ ...g, clientName });
+      assert.deepEqual(o.listLiveGrants(NOW), [named(accessOnly, 'Agent'), named(refreshOnly, 'Agent'), named(othersLive, 'Other app'), named(live, 'Agent')]);
+      assert.deepEqual(o.listLiveGrants(NOW, one.userId), [named(accessOnly, 'Agent'), named(refreshOnly, 'Agent'), named(live, 'Agent')]);
+      assert.deepEqual(o.listLiveGrants(NOW, two.userId), [named(othersLive, 'Other app')]);
+      assert.deepEqual(o.listLiveGrants(NOW, 'usr_000000000000000000000000'), []);
+      assert.deepEqual(o.listLiveGrants(later(61)).map((g) => g.id), [refreshOnly.id], 'once the access tokens expire, only an unrotated refresh token keeps a grant live');
+      assert.deepEqual(o.listLiveGrants(later(31 * DAY)), []);
+      assert.deepEqual(
+        o.listLiveGrants(later(-2)).map((g) => g.id),
+        [accessOnly, edge, refreshOnly, expired, othersLive, live].map((g) => g.id),
+        'two minutes earlier, the grants whose tokens expire at NOW - 1 and NOW are live too',
+      );
+    });
+
+    storeTest('prune: expired codes and tokens, then grants without tokens, then old clients with nothing left', (store) => {
+      const o = store.oauth;
+      const user = store.createUser({ email: 'p@example.com', name: 'P', role: 'member' }, T1);
+      const CUTOFF = T3;
+      const client = (name: string, createdAt = T1): OAuthClientRecord => o.createClient({ name, redirectUris: [REDIRECT], metadata: {} }, createdAt);
+      const ids = (c: OAuthClientRecord): { clientId: string; userId: string } => ({ clientId: c.id, userId: user.id });
+
+      const abandoned = client('abandoned'); // only an expired, unused code: both go
+      newCode(store, 'code-abandoned', ids(abandoned), T1);
+      const kept = client('kept'); // a grant with a live refresh token: stays, less what expired
+      const keptGrant = newGrant(store, ids(kept), T1, [newToken('kept-at', 'access', plus(T1, 60)), newToken('kept-rt', 'refresh', plus(CUTOFF, 30 * DAY)), newToken('kept-edge', 'access', CUTOFF)]);
+      const gone = client('gone'); // a grant whose tokens all expired: tokens, grant, code and client go
+      const goneGrant = newGrant(store, ids(gone), T1, [newToken('gone-at', 'access', plus(T1, 60)), newToken('gone-rt', 'refresh', plus(T2, 60))]);
+      const pending = client('pending'); // an unexpired code: stays
+      newCode(store, 'code-pending', ids(pending), plus(CUTOFF, -1));
+      const fresh_ = client('fresh', CUTOFF); // registered at the cutoff, not before: stays
+      const revokedClient = client('revoked'); // a revoked grant that still has a token: stays
+      const revokedGrant = newGrant(store, ids(revokedClient), T1, [newToken('rev-rt', 'refresh', plus(CUTOFF, 30 * DAY))]);
+      o.revokeGrant(revokedGrant.id, T2);
+      assert.equal(o.countClients(), 6);
+
+      // Codes: abandoned, kept's, gone's, revoked's (4). Tokens: kept-at, gone-at, gone-rt (3).
+      // Grants: gone's (1). Clients: abandoned, gone (2).
+      assert.equal(o.prune(CUTOFF), 10);
+
+      assert.equal(o.countClients(), 4);
+      assert.equal(o.getClient(abandoned.id), undefined);
+      assert.equal(o.getClient(gone.id), undefined);
+      for (const c of [kept, pending, fresh_, revokedClient]) assert.deepEqual(o.getClient(c.id), c, `${c.name} stays`);
+
+      for (const h of ['code-abandoned', 'code-kept-at', 'code-gone-at', 'code-rev-rt']) assert.equal(o.peekCode(h), undefined, `${h} went`);
+      assert.ok(o.peekCode('code-pending'), 'the unexpired code stays');
+
+      assert.equal(o.findToken('kept-at'), undefined);
+      assert.deepEqual(o.findToken('kept-rt')?.grant, keptGrant);
+      assert.ok(o.findToken('kept-edge'), 'a token expiring at the cutoff stays');
+      assert.equal(o.findToken('gone-at'), undefined);
+      assert.equal(o.findToken('gone-rt'), undefined);
+      assert.equal(o.getGrant(goneGrant.id), undefined);
+      assert.deepEqual(o.getGrant(revokedGrant.id), { ...revokedGrant, revokedAt: T2 }, 'a revoked grant with a token stays');
+      assert.ok(o.findToken('rev-rt'));
+
+      assert.equal(o.prune(CUTOFF), 0, 'nothing left to prune');
+      assert.deepEqual(o.listLiveGrants(CUTOFF), [{ ...keptGrant, clientName: 'kept' }]);
+    });
+
+    storeTest(
+      'OAuth state survives reopening',
+      async (store, ctx) => {
+        const ids = oauthParties(store);
+        const code = newCode(store, 'code-open', ids, T1);
+        const grant = newGrant(store, ids, T1, [newToken('at-r', 'access', plus(T1, 60))]);
+        const client = store.oauth.getClient(ids.clientId);
+        ctx.close(store);
+        const again = await ctx.open();
+        assert.deepEqual(again.oauth.getClient(ids.clientId), client);
+        assert.deepEqual(again.oauth.peekCode('code-open'), code);
+        assert.deepEqual(again.oauth.findToken('at-r')?.grant, grant);
+        assert.deepEqual(again.oauth.redeemCode('code-at-r', [], T2), { reused: { ...again.oauth.peekCode('code-at-r')! } });
       },
       { sharedStorage: true },
     );
