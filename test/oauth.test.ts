@@ -130,6 +130,26 @@ test('OAuth: an MCP client signs in with the SDK, calls a tool, refreshes, and i
       assert.deepEqual(as.json.code_challenge_methods_supported, ['S256']);
     });
 
+    await t.test('browser-based clients: CORS on the tool server and OAuth, preflight answered; not elsewhere', async () => {
+      const r = await call(`${d.url}/api/mcp`, { method: 'POST', json: { jsonrpc: '2.0', id: 1, method: 'ping' } });
+      assert.equal(r.headers.get('access-control-allow-origin'), '*', 'on errors too, so a script can read the 401');
+      assert.match(r.headers.get('access-control-expose-headers')!, /WWW-Authenticate/);
+      assert.match(r.headers.get('access-control-expose-headers')!, /Mcp-Session-Id/);
+      for (const path of ['/api/mcp', '/oauth/token', '/oauth/register', '/.well-known/oauth-authorization-server']) {
+        const pre = await fetch(`${d.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' } });
+        assert.equal(pre.status, 204, path);
+        assert.equal(pre.headers.get('access-control-allow-origin'), '*', path);
+        assert.match(pre.headers.get('access-control-allow-headers')!, /Authorization, Content-Type/, path);
+      }
+      assert.match((await fetch(`${d.url}/.well-known/oauth-protected-resource/api/mcp`)).headers.get('access-control-allow-origin') ?? '', /\*/);
+      // The REST API and the consent page are not for other origins' scripts.
+      for (const path of ['/api/search', '/oauth/authorize']) {
+        const pre = await fetch(`${d.url}${path}`, { method: 'OPTIONS' });
+        assert.equal(pre.status, 405, path);
+        assert.equal(pre.headers.get('access-control-allow-origin'), null, path);
+      }
+    });
+
     await t.test('register, authorize with PKCE, exchange, call a tool', async () => {
       await assert.rejects(connect(d.url, provider), UnauthorizedError);
       assert.ok(provider.client?.client_id.startsWith('oac_'), 'registered dynamically');

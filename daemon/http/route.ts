@@ -64,6 +64,12 @@ export interface Route {
   errors: ErrorCode[];
   /** Counted against the caller's daily limit (API.md 8.9). */
   rateLimited: boolean;
+  /**
+   * Readable by scripts of any origin (CORS, `*`), with preflight answered: the tool server
+   * and OAuth, which browser-based MCP clients call. Safe because these routes take bearer
+   * credentials only, never cookies, so a page can send nothing its user did not give it.
+   */
+  cors?: boolean;
   /** Goes through authentication; false only for the system endpoints. */
   authenticated: boolean;
   handle(ctx: RouteContext): Promise<RouteResult>;

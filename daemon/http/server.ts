@@ -41,6 +41,13 @@ export interface HttpServer {
   close(graceMs: number): Promise<void>;
 }
 
+/** On every response of a CORS route (route.ts `cors`), errors included. */
+const CORS_HEADERS: Array<[string, string]> = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After'],
+];
+const CORS_REQUEST_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, X-Service-Api-Key, X-Request-Id';
+
 interface CompiledRoute {
   route: Route;
   segments: string[];
@@ -111,6 +118,14 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       if (!found) throw new ServiceError('NOT_FOUND', `no endpoint ${url}${url.startsWith('/api/') ? '' : ' (the API is under /api/)'}`);
       routeLabel = [...found.byMethod.values()][0]!.route.path;
       const c = forMethod;
+      const cors = [...found.byMethod.values()].some((r) => r.route.cors);
+      if (cors) reply.headers.push(...CORS_HEADERS);
+      if (cors && method === 'OPTIONS') {
+        // A CORS preflight: which methods and request headers a script may use here.
+        const methods = [...found.byMethod.keys()].join(', ');
+        reply.send(204, '', [['Access-Control-Allow-Methods', methods], ['Access-Control-Allow-Headers', CORS_REQUEST_HEADERS], ['Access-Control-Max-Age', '86400']]);
+        return;
+      }
       if (!c) {
         const methods = [...found.byMethod.keys()];
         if (methods.includes('GET')) methods.push('HEAD');

@@ -26,11 +26,12 @@ export function redirectUriProblem(uri: string): string | undefined {
     return 'is not an absolute URI';
   }
   if (uri.includes('#')) return 'has a fragment (#), which a redirect URI may not have';
+  // The URL parser drops tabs and newlines and trims spaces, so what is stored (and matched
+  // exactly) would differ from where a browser goes.
+  if (/[\s\u0000-\u001f\u007f]/.test(uri)) return 'contains white space or control characters';
   if (FORBIDDEN_SCHEMES.has(url.protocol)) return `uses the ${url.protocol} scheme, which cannot be a redirect target`;
-  if (url.protocol === 'http:' || url.protocol === 'https:') {
-    if (url.username !== '' || url.password !== '') return 'has user information (user:password@)';
-    if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname)) return 'uses http to a host that is not loopback (localhost, 127.0.0.1, [::1]); use https';
-  }
+  if (url.username !== '' || url.password !== '') return 'has user information (user:password@)';
+  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname)) return 'uses http to a host that is not loopback (localhost, 127.0.0.1, [::1]); use https';
   return undefined;
 }
 

@@ -18,6 +18,7 @@ export const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 const MAX_NAME = 200;
+const DECEPTIVE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 export interface Registration {
   redirectUris: string[];
@@ -35,11 +36,14 @@ export function readRegistration(body: unknown): Registration {
   let name = 'Unnamed client';
   if (m.client_name !== undefined) {
     if (typeof m.client_name !== 'string' || m.client_name.trim() === '') throw new OAuthError('invalid_client_metadata', 'client_name must be a non-empty string');
-    if (m.client_name.length > MAX_NAME) throw new OAuthError('invalid_client_metadata', `client_name is longer than ${MAX_NAME} characters`);
     name = m.client_name.trim();
+    if (name.length > MAX_NAME) throw new OAuthError('invalid_client_metadata', `client_name is longer than ${MAX_NAME} characters`);
+    // The consent page shows it: no control characters, and no bidirectional overrides
+    // that would make it read differently from what it is.
+    if (DECEPTIVE.test(name)) throw new OAuthError('invalid_client_metadata', 'client_name may not contain control or bidirectional-override characters');
   }
 
-  const authMethod = (m.token_endpoint_auth_method ?? 'client_secret_basic') as AuthMethod;
+  const authMethod = (m.token_endpoint_auth_method === undefined ? 'client_secret_basic' : m.token_endpoint_auth_method) as AuthMethod;
   if (!AUTH_METHODS.includes(authMethod)) {
     throw new OAuthError('invalid_client_metadata', `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
   }

@@ -14,6 +14,9 @@ export function acceptResource(issuer: string, value: string): string {
     throw new OAuthError('invalid_target', `resource must be an absolute URL: ${value.slice(0, 200)}`);
   }
   if (url.hash !== '' || value.includes('#')) throw new OAuthError('invalid_target', 'resource may not have a fragment');
+  // RFC 8707 section 2: no query either (SHOULD NOT), and nothing but a plain URL is ours.
+  if (url.search !== '' || value.includes('?')) throw new OAuthError('invalid_target', 'resource may not have a query');
+  if (url.username !== '' || url.password !== '') throw new OAuthError('invalid_target', 'resource may not have user information');
   const base = new URL(issuer);
   const basePath = base.pathname.replace(/\/+$/, '');
   const path = url.pathname.replace(/\/+$/, '');

@@ -27,6 +27,7 @@ export function mcpRoutes(s: Services, sessions: McpSessions): Route[] {
     errors: [],
     rateLimited: false,
     authenticated: true,
+    cors: true,
     async handle(ctx: RouteContext) {
       const request = toWebRequest(ctx, method, `${s.baseUrl}/api/mcp`);
       await sendWebResponse(ctx, await sessions.handle(request, ctx.identity));

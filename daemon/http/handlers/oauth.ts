@@ -23,8 +23,6 @@ import { tokenRequest } from '../../oauth/token-endpoint.ts';
 import type { Route, RouteContext, RouteResult } from '../route.ts';
 
 const NO_STORE: Array<[string, string]> = [['Cache-Control', 'no-store'], ['Pragma', 'no-cache']];
-/** Discovery and the JSON endpoints are read by browser-based clients too. */
-const CORS: Array<[string, string]> = [['Access-Control-Allow-Origin', '*']];
 /** Pages: no framing (clickjacking), no script, no referrer leaking the request. */
 const PAGE_HEADERS: Array<[string, string]> = [
   ['Content-Type', 'text/html; charset=utf-8'],
@@ -36,7 +34,9 @@ const PAGE_HEADERS: Array<[string, string]> = [
 ];
 
 export function oauthRoutes(oauth: OAuthContext): Route[] {
-  const base = { tag: 'OAuth', rateLimited: false, authenticated: false } as const;
+  // Browser-based MCP clients read discovery and call the JSON endpoints (CORS); the
+  // authorization endpoint is a page the browser navigates to, and needs none.
+  const base = { tag: 'OAuth', rateLimited: false, authenticated: false, cors: true } as const;
 
   /** A JSON endpoint: OAuth errors in OAuth's format; 403 (the API's error object) without the entitlement. */
   const jsonEndpoint = (fn: (ctx: RouteContext) => RouteResult): ((ctx: RouteContext) => Promise<RouteResult>) => async (ctx) => {
@@ -46,7 +46,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       return fn(ctx);
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
-      const headers: Array<[string, string]> = [...NO_STORE, ...CORS];
+      const headers: Array<[string, string]> = [...NO_STORE];
       if (err.status === 401 && ctx.headers['authorization'] !== undefined) headers.push(['WWW-Authenticate', 'Basic realm="trawl"']);
       return { status: err.status, body: err.toJSON(), headers };
     }
@@ -63,7 +63,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
     async handle() {
       const off = unavailable(oauth);
       if (off) throw new ServiceError('NOT_FOUND', `OAuth is not available on this server: ${off}`);
-      return { body: build(oauth.issuer()), headers: [['Cache-Control', 'max-age=300'], ...CORS] };
+      return { body: build(oauth.issuer()), headers: [['Cache-Control', 'max-age=300']] };
     },
   });
 
@@ -89,7 +89,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
         } catch {
           throw new OAuthError('invalid_client_metadata', 'the body must be a JSON object of client metadata');
         }
-        return { status: 201, body: registerClient(oauth, body), headers: [...NO_STORE, ...CORS] };
+        return { status: 201, body: registerClient(oauth, body), headers: [...NO_STORE] };
       }),
     },
     {
@@ -104,7 +104,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       response: { status: 200, description: 'access_token, token_type Bearer, expires_in, scope, refresh_token.' },
       handle: jsonEndpoint((ctx) => ({
         body: tokenRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers['authorization']),
-        headers: [...NO_STORE, ...CORS],
+        headers: [...NO_STORE],
       })),
     },
     {
@@ -118,12 +118,13 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       response: { status: 200, description: 'Revoked, or there was nothing of this client to revoke.' },
       handle: jsonEndpoint((ctx) => {
         revokeRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers['authorization']);
-        return { body: {}, headers: [...NO_STORE, ...CORS] };
+        return { body: {}, headers: [...NO_STORE] };
       }),
     },
     {
       ...base,
       errors: ['INSUFFICIENT_PERMISSIONS'],
+      cors: false,
       method: 'GET',
       path: ENDPOINTS.authorize,
       operationId: 'oauthAuthorize',
@@ -140,6 +141,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
     {
       ...base,
       errors: ['INSUFFICIENT_PERMISSIONS'],
+      cors: false,
       method: 'POST',
       path: ENDPOINTS.authorize,
       operationId: 'oauthConsent',
