@@ -28,8 +28,7 @@
 import { randomBytes } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { NewOAuthToken, OAuthClientRecord, OAuthCodeRecord, OAuthGrantRecord, OAuthStore, OAuthTokenRecord } from './store.ts';
-
-type Row = Record<string, unknown>;
+import { fromRow, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
 
 export class SqliteOAuth implements OAuthStore {
   readonly #insertClient: BetterSqlite3.Statement;
@@ -193,62 +192,57 @@ function newId(prefix: string): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;
 }
 
-/** Copies `column` to `key` unless it is NULL (absent keys, never null: sqlite-store.ts). */
-function optional(out: Record<string, unknown>, row: Row, column: string, key: string): void {
-  if (row[column] !== null && row[column] !== undefined) out[key] = row[column];
-}
+const CLIENT_COLUMNS = [
+  ['id', 'id', 'text'],
+  ['secretHash', 'secret_hash', 'optText'],
+  ['name', 'name', 'text'],
+  ['redirectUris', 'redirect_uris', 'json'],
+  ['metadata', 'metadata', 'json'],
+  ['createdAt', 'created_at', 'text'],
+] as const satisfies ReadonlyArray<readonly [keyof OAuthClientRecord, string, Kind]>;
 
-function clientFromRow(row: Row): OAuthClientRecord {
-  const c: OAuthClientRecord = {
-    id: row.id as string,
-    name: row.name as string,
-    redirectUris: JSON.parse(row.redirect_uris as string) as string[],
-    metadata: JSON.parse(row.metadata as string) as Record<string, unknown>,
-    createdAt: row.created_at as string,
-  };
-  optional(c as unknown as Row, row, 'secret_hash', 'secretHash');
-  return c;
-}
+const CODE_COLUMNS = [
+  ['hash', 'hash', 'text'],
+  ['clientId', 'client_id', 'text'],
+  ['userId', 'user_id', 'text'],
+  ['redirectUri', 'redirect_uri', 'text'],
+  ['codeChallenge', 'code_challenge', 'text'],
+  ['scope', 'scope', 'text'],
+  ['resource', 'resource', 'optText'],
+  ['createdAt', 'created_at', 'text'],
+  ['expiresAt', 'expires_at', 'text'],
+  ['usedAt', 'used_at', 'optText'],
+  ['grantId', 'grant_id', 'optText'],
+] as const satisfies ReadonlyArray<readonly [keyof OAuthCodeRecord, string, Kind]>;
 
-function codeFromRow(row: Row): OAuthCodeRecord {
-  const c: OAuthCodeRecord = {
-    hash: row.hash as string,
-    clientId: row.client_id as string,
-    userId: row.user_id as string,
-    redirectUri: row.redirect_uri as string,
-    codeChallenge: row.code_challenge as string,
-    scope: row.scope as string,
-    createdAt: row.created_at as string,
-    expiresAt: row.expires_at as string,
-  };
-  optional(c as unknown as Row, row, 'resource', 'resource');
-  optional(c as unknown as Row, row, 'used_at', 'usedAt');
-  optional(c as unknown as Row, row, 'grant_id', 'grantId');
-  return c;
-}
+const GRANT_COLUMNS = [
+  ['id', 'id', 'text'],
+  ['clientId', 'client_id', 'text'],
+  ['userId', 'user_id', 'text'],
+  ['scope', 'scope', 'text'],
+  ['resource', 'resource', 'optText'],
+  ['createdAt', 'created_at', 'text'],
+  ['revokedAt', 'revoked_at', 'optText'],
+] as const satisfies ReadonlyArray<readonly [keyof OAuthGrantRecord, string, Kind]>;
 
-function grantFromRow(row: Row): OAuthGrantRecord {
-  const g: OAuthGrantRecord = {
-    id: row.id as string,
-    clientId: row.client_id as string,
-    userId: row.user_id as string,
-    scope: row.scope as string,
-    createdAt: row.created_at as string,
-  };
-  optional(g as unknown as Row, row, 'resource', 'resource');
-  optional(g as unknown as Row, row, 'revoked_at', 'revokedAt');
-  return g;
-}
+const TOKEN_COLUMNS = [
+  ['hash', 'hash', 'text'],
+  ['grantId', 'grant_id', 'text'],
+  ['kind', 'kind', 'text'],
+  ['createdAt', 'created_at', 'text'],
+  ['expiresAt', 'expires_at', 'text'],
+  ['rotatedAt', 'rotated_at', 'optText'],
+  ['revokedAt', 'revoked_at', 'optText'],
+] as const satisfies ReadonlyArray<readonly [keyof OAuthTokenRecord, string, Kind]>;
 
-function tokenFromRow(row: Row): OAuthTokenRecord {
-  const t: OAuthTokenRecord = {
-    hash: row.hash as string,
-    grantId: row.grant_id as string,
-    kind: row.kind as 'access' | 'refresh',
-    createdAt: row.created_at as string,
-    expiresAt: row.expires_at as string,
-  };
-  optional(t as unknown as Row, row, 'rotated_at', 'rotatedAt');
-  optional(t as unknown as Row, row, 'revoked_at', 'revokedAt');
-  return t;
-}
+// A record field without a column fails to compile instead of being dropped on read.
+const allMapped: [
+  Unmapped<OAuthClientRecord, typeof CLIENT_COLUMNS, never> | Unmapped<OAuthCodeRecord, typeof CODE_COLUMNS, never> |
+  Unmapped<OAuthGrantRecord, typeof GRANT_COLUMNS, never> | Unmapped<OAuthTokenRecord, typeof TOKEN_COLUMNS, never>,
+] extends [never] ? true : never = true;
+void allMapped;
+
+const clientFromRow = (row: Row) => fromRow(CLIENT_COLUMNS, row, {}) as unknown as OAuthClientRecord;
+const codeFromRow = (row: Row) => fromRow(CODE_COLUMNS, row, {}) as unknown as OAuthCodeRecord;
+const grantFromRow = (row: Row) => fromRow(GRANT_COLUMNS, row, {}) as unknown as OAuthGrantRecord;
+const tokenFromRow = (row: Row) => fromRow(TOKEN_COLUMNS, row, {}) as unknown as OAuthTokenRecord;

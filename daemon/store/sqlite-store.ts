@@ -46,16 +46,13 @@ import { SqliteIdentity } from './sqlite-identity.ts';
 import { SqliteRequestCounts } from './sqlite-request-counts.ts';
 import { SqliteOAuth } from './sqlite-oauth.ts';
 import { migrate } from './migrations.ts';
+import { assignments, columnList, fromRow, merge, paramList, toParams, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
 
 /** How long a process waits for another's write lock before SQLITE_BUSY. Writes are short
  * (one repository or connection each), so this only runs out when something is stuck. */
 export const BUSY_TIMEOUT_MS = 10_000;
 
-type Row = Record<string, unknown>;
 
-// How each field maps to its column. 'text'/'int' are required (NOT NULL); 'opt*' are
-// optional fields stored as NULL when undefined.
-type Kind = 'text' | 'int' | 'bool' | 'json' | 'optText' | 'optInt';
 
 const REPO_COLUMNS = [
   ['repoName', 'repo_name', 'text'],
@@ -90,10 +87,6 @@ const CONNECTION_COLUMNS = [
 
 // A field added to RepoRecord or ConnectionRecord without a column here fails to compile,
 // instead of being dropped silently on write.
-type Unmapped<R, Columns extends ReadonlyArray<readonly [unknown, ...unknown[]]>, Id> = Exclude<
-  keyof R,
-  Columns[number][0] | Id
->;
 const allRepoFieldsMapped: [Unmapped<RepoRecord, typeof REPO_COLUMNS, 'repoId'>] extends [never] ? true : never = true;
 const allConnectionFieldsMapped: [Unmapped<ConnectionRecord, typeof CONNECTION_COLUMNS, 'id'>] extends [never]
   ? true
@@ -101,64 +94,6 @@ const allConnectionFieldsMapped: [Unmapped<ConnectionRecord, typeof CONNECTION_C
 void allRepoFieldsMapped;
 void allConnectionFieldsMapped;
 
-type Columns = ReadonlyArray<readonly [string, string, Kind]>;
-
-const isOptional = (kind: Kind): boolean => kind === 'optText' || kind === 'optInt';
-
-/** Row -> record fields: NULL becomes an absent key, 0/1 a boolean, JSON text a value. */
-function fromRow(columns: Columns, row: Row, out: Row): Row {
-  for (const [field, column, kind] of columns) {
-    const value = row[column];
-    if (value === null || value === undefined) continue;
-    out[field] = kind === 'bool' ? value === 1 : kind === 'json' ? JSON.parse(value as string) : value;
-  }
-  return out;
-}
-
-/** Record fields -> named parameters for the column list (undefined binds as NULL). */
-function toParams(columns: Columns, record: Row): Row {
-  const params: Row = {};
-  for (const [field, column, kind] of columns) {
-    const value = record[field];
-    params[column] =
-      value === undefined || value === null
-        ? null
-        : kind === 'bool'
-          ? value
-            ? 1
-            : 0
-          : kind === 'json'
-            ? JSON.stringify(value)
-            : value;
-  }
-  return params;
-}
-
-/**
- * Merges `patch` into `base`. A key that is absent keeps the old value; an optional field
- * given as undefined (or null) is cleared, which is how callers drop a stale lastError or
- * nextAttemptAt. A required field given as undefined is left alone: it cannot be cleared,
- * and `Partial<...>` patches built by spreading often carry such keys. Keys that are not
- * fields (repoId, typos) are ignored.
- */
-function merge(columns: Columns, base: Row, patch: object): Row {
-  const out: Row = { ...base };
-  const given = patch as Row;
-  for (const [field, , kind] of columns) {
-    if (!Object.hasOwn(given, field)) continue;
-    const value = given[field];
-    if (value === undefined || value === null) {
-      if (isOptional(kind)) delete out[field];
-      continue;
-    }
-    out[field] = value;
-  }
-  return out;
-}
-
-const columnList = (columns: Columns): string => columns.map(([, column]) => column).join(', ');
-const paramList = (columns: Columns): string => columns.map(([, column]) => `@${column}`).join(', ');
-const assignments = (columns: Columns): string => columns.map(([, column]) => `${column} = @${column}`).join(', ');
 
 /**
  * Opens (creating if needed) a SQLite database at `path` (or ':memory:'), sets the pragmas
