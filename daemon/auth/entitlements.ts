@@ -3,14 +3,15 @@
 // takes effect at once, in every process sharing the store), but its signature is checked
 // only when the text changes. Expiry is judged at each call.
 
-import { hasEntitlement, licenseState, readLicense, LicenseError, type License } from './license.ts';
-import type { LicenseStore } from './license-store.ts';
+import { hasEntitlement, licenseState, type License } from './license.ts';
+import { licenseFromText, type LicenseStore } from './license-store.ts';
 
 export class Entitlements {
   #checked = false;
   #text: string | undefined;
   #license: License | undefined;
-  #reason = 'no license installed';
+  /** Why there is no usable license (when #license is undefined). */
+  #reason = '';
 
   constructor(
     private readonly store: LicenseStore,
@@ -33,16 +34,8 @@ export class Entitlements {
     if (this.#checked && text === this.#text) return;
     this.#checked = true;
     this.#text = text;
-    this.#license = undefined;
-    if (text === undefined) {
-      this.#reason = 'no license installed';
-      return;
-    }
-    try {
-      this.#license = readLicense(text, this.keys);
-    } catch (err) {
-      if (!(err instanceof LicenseError)) throw err;
-      this.#reason = `installed license is invalid: ${err.message}`;
-    }
+    const { license, reason } = licenseFromText(text, this.keys);
+    this.#license = license;
+    this.#reason = reason ?? '';
   }
 }

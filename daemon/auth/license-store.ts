@@ -24,7 +24,11 @@ export class MemoryLicenseStore implements LicenseStore {
 /** The installed license if its signature still verifies against `keys`; otherwise why not.
  * Expiry is not judged here (licenseState does, at the moment of each use). */
 export function installedLicense(store: LicenseStore, keys: string[]): { license?: License; reason?: string } {
-  const text = store.getLicense();
+  return licenseFromText(store.getLicense(), keys);
+}
+
+/** installedLicense of a license text already read (auth/entitlements.ts reads it once per request). */
+export function licenseFromText(text: string | undefined, keys: string[]): { license?: License; reason?: string } {
   if (text === undefined) return { reason: 'no license installed' };
   try {
     return { license: readLicense(text, keys) };

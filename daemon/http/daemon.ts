@@ -130,6 +130,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       version: VERSION,
       unavailable: () => (stopping ? 'shutting down' : undefined),
       now,
+      entitlements: new Entitlements(store, trustedKeys(config), now),
       rateLimiter: limiter,
       openapi: () => (openapi ??= buildOpenApi(routes, schemas, VERSION, services.baseUrl)),
     };
@@ -158,13 +159,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // step signs the user in with an API key through the daemon's own authenticator, which
     // in turn accepts the access tokens it issues.
     const secret = serverSecret(dataDir);
-    const entitlements = new Entitlements(store, trustedKeys(config), now);
     const oauth: OAuthContext = {
       store,
       secret,
       now,
       issuer: () => services.baseUrl,
-      entitlements,
+      entitlements: services.entitlements,
       async apiKeyUser(key) {
         const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader' });
         if (identity.kind !== 'apiKey' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'only an API key signs in here');

@@ -48,8 +48,8 @@ function exchangeCode(ctx: OAuthContext, client: OAuthClientRecord, params: Para
   if (!verifierMatches(verifier, record.codeChallenge)) throw invalid('code_verifier does not match the code_challenge of the authorization request');
   checkResource(ctx, params, record.resource);
   activeUser(ctx, record.userId);
-  const { tokens, response } = mint(client, record.scope);
-  const result = ctx.store.oauth.redeemCode(hash, tokens.map((t) => ({ ...t.record, hash: hashOf(ctx, t.value) })).map(stamp(now)), now.toISOString());
+  const { tokens, response } = mint(ctx, client, record.scope, now);
+  const result = ctx.store.oauth.redeemCode(hash, tokens, now.toISOString());
   if (!result) throw invalid('the authorization code is not valid');
   // Another request exchanged it between the look and the exchange.
   if ('reused' in result) throw codeReused(ctx, result.reused.grantId);
@@ -76,9 +76,8 @@ function refresh(ctx: OAuthContext, client: OAuthClientRecord, params: Params): 
   }
   checkResource(ctx, params, found.grant.resource);
   activeUser(ctx, found.grant.userId);
-  const { tokens, response } = mint(client, found.grant.scope);
-  const next = tokens.map((t) => stamp(now)({ ...t.record, hash: hashOf(ctx, t.value) }));
-  if (!ctx.store.oauth.rotateRefreshToken(hash, next, now.toISOString())) {
+  const { tokens, response } = mint(ctx, client, found.grant.scope, now);
+  if (!ctx.store.oauth.rotateRefreshToken(hash, tokens, now.toISOString())) {
     // Lost a race with another exchange of the same token (or a revocation): read again.
     const again = ctx.store.oauth.findToken(hash);
     if (again?.token.rotatedAt !== undefined) throw refreshReused(ctx, again.grant);
@@ -119,23 +118,16 @@ function grantTypes(client: OAuthClientRecord): string[] {
   return Array.isArray(g) ? (g as string[]) : ['authorization_code', 'refresh_token'];
 }
 
-interface Minted {
-  value: string;
-  record: { kind: 'access' | 'refresh'; lifetime: number };
-}
-
-function mint(client: OAuthClientRecord, scope: string): { tokens: Minted[]; response: TokenResponse } {
+/** A new access token (and refresh token, when the client registered that grant type): the answer, and what the store keeps of them. */
+function mint(ctx: OAuthContext, client: OAuthClientRecord, scope: string, now: Date): { tokens: NewOAuthToken[]; response: TokenResponse } {
+  const record = (value: string, kind: NewOAuthToken['kind'], lifetime: number): NewOAuthToken => ({ hash: hashOf(ctx, value), kind, expiresAt: new Date(now.getTime() + lifetime).toISOString() });
   const access = newCredential(ACCESS_TOKEN_PREFIX);
-  const tokens: Minted[] = [{ value: access, record: { kind: 'access', lifetime: ACCESS_TOKEN_LIFETIME_MS } }];
+  const tokens = [record(access, 'access', ACCESS_TOKEN_LIFETIME_MS)];
   const response: TokenResponse = { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000, scope };
   if (grantTypes(client).includes('refresh_token')) {
     const refreshToken = newCredential(REFRESH_TOKEN_PREFIX);
-    tokens.push({ value: refreshToken, record: { kind: 'refresh', lifetime: REFRESH_TOKEN_LIFETIME_MS } });
+    tokens.push(record(refreshToken, 'refresh', REFRESH_TOKEN_LIFETIME_MS));
     response.refresh_token = refreshToken;
   }
   return { tokens, response };
-}
-
-function stamp(now: Date): (t: { hash: string; kind: 'access' | 'refresh'; lifetime: number }) => NewOAuthToken {
-  return (t) => ({ hash: t.hash, kind: t.kind, expiresAt: new Date(now.getTime() + t.lifetime).toISOString() });
 }

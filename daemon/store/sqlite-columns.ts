@@ -1,9 +1,17 @@
-// Records <-> SQLite rows for the store's tables (sqlite-store.ts, sqlite-oauth.ts): each
+// Records <-> SQLite rows for the store's tables (sqlite-store.ts, sqlite-identity.ts,
+// sqlite-oauth.ts), and their opaque ids: each
 // table lists its columns once, as [field, column, kind] triples, and these functions map
 // rows to records (NULL becomes an absent key, never null), records to statement
 // parameters, and patches onto records.
 
+import { randomBytes } from 'node:crypto';
+
 export type Row = Record<string, unknown>;
+
+/** An opaque, unguessable id that is never reused: prefix ("usr", "key", "oac", ...) + "_" + 12 random bytes in hex. */
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('hex')}`;
+}
 
 // How each field maps to its column. 'text'/'int' are required (NOT NULL); 'opt*' are
 // optional fields stored as NULL when undefined.

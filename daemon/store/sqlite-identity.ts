@@ -16,11 +16,9 @@
 // The key itself is never stored, so a copy of the database gives no usable key. Same
 // column conventions as sqlite-store.ts: NULL comes back as an absent key.
 
-import { randomBytes } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
+import { fromRow, newId, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
 import { StoreConflictError, type ApiKeyRecord, type IdentityStore, type Role, type ScopedTokenRecord, type UserRecord } from './store.ts';
-
-type Row = Record<string, unknown>;
 
 export class SqliteIdentity implements IdentityStore {
   readonly #userById: BetterSqlite3.Statement;
@@ -165,47 +163,43 @@ export class SqliteIdentity implements IdentityStore {
   }
 }
 
-/** "usr_" / "key_" + 12 random bytes in hex: opaque, unguessable, never reused. */
-function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(12).toString('hex')}`;
-}
+const USER_COLUMNS = [
+  ['id', 'id', 'text'],
+  ['email', 'email', 'text'],
+  ['name', 'name', 'text'],
+  ['role', 'role', 'text'],
+  ['suspendedAt', 'suspended_at', 'optText'],
+  ['createdAt', 'created_at', 'text'],
+  ['updatedAt', 'updated_at', 'text'],
+  ['lastActivityAt', 'last_activity_at', 'optText'],
+  ['dailyLimit', 'daily_limit', 'optInt'],
+] as const satisfies ReadonlyArray<readonly [keyof UserRecord, string, Kind]>;
 
-function userFromRow(row: Row): UserRecord {
-  const u: UserRecord = {
-    id: row.id as string,
-    email: row.email as string,
-    name: row.name as string,
-    role: row.role as Role,
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-  };
-  if (row.suspended_at !== null) u.suspendedAt = row.suspended_at as string;
-  if (row.last_activity_at !== null) u.lastActivityAt = row.last_activity_at as string;
-  if (row.daily_limit !== null) u.dailyLimit = row.daily_limit as number;
-  return u;
-}
+const KEY_COLUMNS = [
+  ['id', 'id', 'text'],
+  ['userId', 'user_id', 'text'],
+  ['name', 'name', 'text'],
+  ['hint', 'hint', 'text'],
+  ['createdAt', 'created_at', 'text'],
+  ['lastUsedAt', 'last_used_at', 'optText'],
+  ['revokedAt', 'revoked_at', 'optText'],
+] as const satisfies ReadonlyArray<readonly [keyof ApiKeyRecord, string, Kind]>;
 
-function keyFromRow(row: Row): ApiKeyRecord {
-  const k: ApiKeyRecord = {
-    id: row.id as string,
-    userId: row.user_id as string,
-    name: row.name as string,
-    hint: row.hint as string,
-    createdAt: row.created_at as string,
-  };
-  if (row.last_used_at !== null) k.lastUsedAt = row.last_used_at as string;
-  if (row.revoked_at !== null) k.revokedAt = row.revoked_at as string;
-  return k;
-}
+const TOKEN_COLUMNS = [
+  ['id', 'id', 'text'],
+  ['userId', 'user_id', 'text'],
+  ['repoIds', 'repo_ids', 'json'],
+  ['createdAt', 'created_at', 'text'],
+  ['expiresAt', 'expires_at', 'text'],
+  ['revokedAt', 'revoked_at', 'optText'],
+] as const satisfies ReadonlyArray<readonly [keyof ScopedTokenRecord, string, Kind]>;
 
-function tokenFromRow(row: Row): ScopedTokenRecord {
-  const t: ScopedTokenRecord = {
-    id: row.id as string,
-    userId: row.user_id as string,
-    repoIds: JSON.parse(row.repo_ids as string) as number[],
-    createdAt: row.created_at as string,
-    expiresAt: row.expires_at as string,
-  };
-  if (row.revoked_at !== null) t.revokedAt = row.revoked_at as string;
-  return t;
-}
+// A record field without a column fails to compile instead of being dropped on read.
+const allMapped: [
+  Unmapped<UserRecord, typeof USER_COLUMNS, never> | Unmapped<ApiKeyRecord, typeof KEY_COLUMNS, never> | Unmapped<ScopedTokenRecord, typeof TOKEN_COLUMNS, never>,
+] extends [never] ? true : never = true;
+void allMapped;
+
+const userFromRow = (row: Row) => fromRow(USER_COLUMNS, row, {}) as unknown as UserRecord;
+const keyFromRow = (row: Row) => fromRow(KEY_COLUMNS, row, {}) as unknown as ApiKeyRecord;
+const tokenFromRow = (row: Row) => fromRow(TOKEN_COLUMNS, row, {}) as unknown as ScopedTokenRecord;

@@ -25,10 +25,9 @@
 // token's rotation) is a conditional UPDATE inside an IMMEDIATE transaction, so of two
 // racing requests, in one process or two, exactly one finds the row unused.
 
-import { randomBytes } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { NewOAuthToken, OAuthClientRecord, OAuthCodeRecord, OAuthGrantRecord, OAuthStore, OAuthTokenRecord } from './store.ts';
-import { fromRow, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
+import { fromRow, newId, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
 
 export class SqliteOAuth implements OAuthStore {
   readonly #insertClient: BetterSqlite3.Statement;
@@ -185,11 +184,6 @@ export class SqliteOAuth implements OAuthStore {
   prune(before: string): number {
     return this.#pruneTx.immediate(before);
   }
-}
-
-/** An opaque id: prefix + 12 random bytes in hex. */
-function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(12).toString('hex')}`;
 }
 
 const CLIENT_COLUMNS = [

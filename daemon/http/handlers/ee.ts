@@ -3,8 +3,6 @@
 // Neither is rate limited (API.md 8.9 does not list them); both need a user's credential.
 
 import { credentialHash, newScopedToken, SCOPED_TOKEN_LIFETIME_MS, serverSecret } from '../../auth/credentials.ts';
-import { hasEntitlement, licenseState, trustedKeys } from '../../auth/license.ts';
-import { installedLicense } from '../../auth/license-store.ts';
 import { ServiceError } from '../../errors.ts';
 import type { UserRecord } from '../../store/store.ts';
 import type { Identity } from '../auth.ts';
@@ -106,13 +104,10 @@ function ownerWithEntitlement(s: Services, identity: Identity): void {
   if (identity.role !== 'owner') throw new ServiceError('INSUFFICIENT_PERMISSIONS', 'only organization owners may list or read users');
 }
 
-/** 403 naming the entitlement, unless the installed, active license grants it. */
+/** 403 naming the entitlement and why it is missing, unless the installed, active license grants it. */
 function entitled(s: Services, entitlement: string): void {
-  const { license, reason } = installedLicense(s.store, trustedKeys(s.config));
-  const now = s.now();
-  const state = license ? licenseState(license, now) : { active: false, reason };
-  if (!license || !state.active) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `this endpoint needs an active license with the "${entitlement}" entitlement (${state.reason ?? 'no license'})`);
-  if (!hasEntitlement(license, entitlement, now)) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `the installed license does not include the "${entitlement}" entitlement`);
+  const off = s.entitlements.missing(entitlement);
+  if (off) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `this endpoint needs an active license with the "${entitlement}" entitlement (${off})`);
 }
 
 /** API.md 2.9 plus role; suspendedAt and lastActivityAt are null when unset. */
