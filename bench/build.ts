@@ -61,10 +61,11 @@ function symbolsFromSummaryLine(line: string): { symbolCount: number | null; sym
   return { symbolCount: n(m[1]), symbolFailures: n(m[2]) };
 }
 
-export function buildTrawl(root: string, corpus: string, totalBytes: number, dataDir: string, tmp: string, symbols: boolean): TrawlBuild {
+/** `extraArgs`: more `trawl index` options (e.g. `--branches *` for a git corpus). */
+export function buildTrawl(root: string, corpus: string, totalBytes: number, dataDir: string, tmp: string, symbols: boolean, extraArgs: string[] = []): TrawlBuild {
   let timed: Timed;
   let counts: { symbolCount: number | null; symbolFailures: number | null };
-  const flag = symbols ? [] : ['--no-symbols'];
+  const flag = [...(symbols ? [] : ['--no-symbols']), ...extraArgs];
   if (existsSync(GNU_TIME)) {
     timed = runTimed(process.execPath, [join(root, 'bin/trawl.js'), 'index', corpus, '--data-dir', dataDir, ...flag], process.env, join(tmp, 'trawl.rss'));
     counts = symbolsFromSummaryLine(timed.stdout);

@@ -63,7 +63,7 @@ import {
 } from './load.ts';
 import { environment, settleIo, type Environment } from './machine.ts';
 import { fmtBytes, fmtMs } from './report.ts';
-import { SseCounter, type SseCounts } from './sse.ts';
+import { afterFirstByte, streamOnce, type StreamRun } from './stream.ts';
 import { median } from './stats.ts';
 import { writeResultFiles } from './results-file.ts';
 
@@ -150,70 +150,6 @@ async function compare(
 }
 
 // --- Streaming ---------------------------------------------------------------------------
-
-/** A stream's counts (sse.ts) and timings. */
-interface StreamRun extends SseCounts {
-  /** 0: the untimed warm-up. */
-  run: number;
-  status: number;
-  bytes: number;
-  headersMs: number;
-  firstByteMs: number | null;
-  totalMs: number;
-  mbPerSecond: number;
-  /** Bytes over the time from the first body byte to the end: the transfer without the wait for the first result. */
-  afterFirstByteMbPerSecond: number | null;
-  load: Load;
-}
-
-/** Bytes per second (10^6) between the first byte and the end; null when too short to tell. */
-function afterFirstByte(bytes: number, firstByteMs: number | null, totalMs: number): number | null {
-  if (firstByteMs === null || totalMs - firstByteMs < 0.5) return null;
-  return round2(bytes / 1e6 / ((totalMs - firstByteMs) / 1000));
-}
-
-/** One stream, read with fetch; the messages counted as they arrive (sse.ts). */
-async function streamOnce(trawl: Server, body: string, run: number): Promise<StreamRun> {
-  const from = mark([trawl]);
-  const t0 = performance.now();
-  const res = await fetch(`${trawl.url}/api/stream_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  const headersMs = performance.now() - t0;
-  let firstByteMs: number | null = null;
-  let bytes = 0;
-  const counter = new SseCounter();
-  if (res.body) {
-    const reader = res.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!value || value.byteLength === 0) continue;
-      firstByteMs ??= performance.now() - t0;
-      bytes += value.byteLength;
-      counter.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
-    }
-  }
-  const totalMs = performance.now() - t0;
-  const counts = counter.end();
-  const l = load(from, mark([trawl]));
-  const r: StreamRun = {
-    run,
-    status: res.status,
-    bytes,
-    ...counts,
-    headersMs: round2(headersMs),
-    firstByteMs: firstByteMs === null ? null : round2(firstByteMs),
-    totalMs: round2(totalMs),
-    mbPerSecond: round2(bytes / 1e6 / (totalMs / 1000)),
-    afterFirstByteMbPerSecond: afterFirstByte(bytes, firstByteMs, totalMs),
-    load: l,
-  };
-  log(
-    `  ${run === 0 ? 'warm-up' : `run ${run}`}: ${r.status} ${fmtBytes(bytes)} in ${fmtMs(totalMs)} (${r.mbPerSecond.toFixed(1)} MB/s), first byte ${fmtMs(r.firstByteMs)}, ` +
-      `${r.messages} messages (${r.chunks} chunks${r.keepAlives ? `, ${r.keepAlives} keep-alives` : ''}), final ${r.final ? 'yes' : 'NO'}, [DONE] last ${r.endsWithDone ? 'yes' : 'NO'}, ${r.matches ?? '?'} matches` +
-      `${r.error ? `, error: ${r.error}` : ''}; trawl ${l.serverCores['trawl']?.toFixed(2) ?? '?'} cores, other ${l.foreignCores?.toFixed(2) ?? '?'}`,
-  );
-  return r;
-}
 
 interface BlockingRun {
   run: number;

@@ -204,8 +204,13 @@ class Samples {
     this.data[this.length++] = x;
   }
 
+  /** In the order pushed. */
+  values(): Float64Array {
+    return this.data.slice(0, this.length);
+  }
+
   sorted(): Float64Array {
-    return this.data.slice(0, this.length).sort();
+    return this.values().sort();
   }
 }
 
@@ -259,6 +264,10 @@ export interface LoadRunDetail {
   /** The marks around the run, for the CPU time of other processes (cpuMsBetween). */
   from: Mark;
   to: Mark;
+  /** Every 2xx response's time (ms), in order of arrival. */
+  latenciesMs: Float64Array;
+  /** 2xx responses completed in each whole second of the run (a last partial second is dropped). */
+  perSecond: number[];
 }
 
 /**
@@ -276,6 +285,7 @@ export async function loadRunDetail(
   label?: string,
 ): Promise<LoadRunDetail> {
   const samples = new Samples();
+  const perSecond: number[] = [];
   let errorMessage: string | undefined;
   const from = mark(servers);
   const headers = { ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers };
@@ -288,8 +298,13 @@ export async function loadRunDetail(
     duration,
     title: `${label ?? server.name} round ${round}`,
   });
+  const started = performance.now();
   instance.on('response', (_client, statusCode, _bytes, ms) => {
-    if (statusCode >= 200 && statusCode < 300) samples.push(ms);
+    if (statusCode < 200 || statusCode >= 300) return;
+    samples.push(ms);
+    const second = Math.floor((performance.now() - started) / 1000);
+    while (perSecond.length <= second) perSecond.push(0);
+    perSecond[second]!++;
   });
   instance.on('reqError', (err) => {
     errorMessage ??= err.message;
@@ -331,7 +346,9 @@ export async function loadRunDetail(
       `server ${l.serverCores[server.name]?.toFixed(2) ?? '?'} cores, autocannon ${l.benchCores?.toFixed(2) ?? '?'}, other ${l.foreignCores?.toFixed(2) ?? '?'}` +
       (errorMessage ? `  (first error: ${errorMessage})` : ''),
   );
-  return { run, sent: r.requests.sent, from, to };
+  const wholeSeconds = Math.floor((performance.now() - started) / 1000);
+  while (perSecond.length < wholeSeconds) perSecond.push(0); // seconds without a response count too
+  return { run, sent: r.requests.sent, from, to, latenciesMs: samples.values(), perSecond: perSecond.slice(0, wholeSeconds) };
 }
 
 /** loadRunDetail's run alone. */

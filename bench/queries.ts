@@ -27,6 +27,8 @@ export const KINDS = [
   'case',
   'and',
   'filter-pair',
+  // issue 8: the default mix of `trawl bench run`
+  'branch',
 ] as const;
 export type QueryKind = (typeof KINDS)[number];
 
@@ -54,6 +56,12 @@ export interface BenchQuery {
   peer: PeerPattern | null;
   /** For the filtered half of a filter pair: the name of the unfiltered query. */
   pairOf?: string;
+  /**
+   * `trawl bench run`'s HTTP phase: "search" marks the query sent over and over to
+   * POST /api/search, "stream" the one streamed from /api/stream_search (matches 100000).
+   * Unmarked: the first query, and the first common literal.
+   */
+  http?: 'search' | 'stream';
 }
 
 type RawQuery = Partial<Omit<BenchQuery, 'peer'>> & { peer?: Partial<PeerPattern> | null };
@@ -80,6 +88,7 @@ export function loadQueries(file: string): BenchQuery[] {
     if (!KINDS.includes(q.kind as QueryKind)) throw new Error(`${where}: kind must be one of ${KINDS.join(', ')}`);
     if (typeof q.set !== 'string' || q.set === '') throw new Error(`${where}: set must be a non-empty string (e.g. "issue-3")`);
     if (q.matches !== undefined && (!Number.isInteger(q.matches) || q.matches <= 0)) throw new Error(`${where}: matches must be a positive integer`);
+    if (q.http !== undefined && q.http !== 'search' && q.http !== 'stream') throw new Error(`${where}: http must be "search" or "stream"`);
     if (names.has(q.name)) throw new Error(`${where}: duplicate name ${q.name}`);
     names.add(q.name);
     let derived: PeerPattern | null;
@@ -116,6 +125,7 @@ export function loadQueries(file: string): BenchQuery[] {
       ...(q.matches !== undefined ? { matches: q.matches } : {}),
       peer,
       ...(q.pairOf !== undefined ? { pairOf: q.pairOf } : {}),
+      ...(q.http !== undefined ? { http: q.http } : {}),
     };
   });
   for (const q of queries) {
@@ -124,5 +134,9 @@ export function loadQueries(file: string): BenchQuery[] {
     if (!base) throw new Error(`${file}: ${q.name}: pairOf names no query (${q.pairOf})`);
     if ((base.matches ?? null) !== (q.matches ?? null)) throw new Error(`${file}: ${q.name}: a filter pair must use the same matches as ${base.name}`);
   }
+  for (const mark of ['search', 'stream'] as const) {
+    if (queries.filter((q) => q.http === mark).length > 1) throw new Error(`${file}: at most one query may be marked "http": "${mark}"`);
+  }
+  if (queries.length === 0) throw new Error(`${file}: the query mix is empty`);
   return queries;
 }

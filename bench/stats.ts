@@ -21,6 +21,7 @@ export function mean(samples: readonly number[]): number {
 export interface Summary {
   p50: number;
   p95: number;
+  p99: number;
   mean: number;
   min: number;
   max: number;
@@ -30,6 +31,7 @@ export function summarize(samples: readonly number[]): Summary {
   return {
     p50: quantile(samples, 0.5),
     p95: quantile(samples, 0.95),
+    p99: quantile(samples, 0.99),
     mean: mean(samples),
     min: quantile(samples, 0),
     max: quantile(samples, 1),

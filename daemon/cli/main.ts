@@ -26,6 +26,8 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   keys: (argv) => keysCommand(argv),
   license: licenseCli,
   oauth: (argv) => oauthCommand(argv),
+  // Loaded on demand: the benchmark's dependencies (tinybench, autocannon) stay out of the daemon.
+  bench: async (argv) => (await import('./bench-command.ts')).benchCommand(argv),
 };
 
 async function main(argv: string[]): Promise<number> {

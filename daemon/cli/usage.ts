@@ -23,6 +23,7 @@ commands:
   keys              API keys: create, list, revoke
   license           the enterprise license: install, show, sign
   oauth             applications signed in with OAuth: list, revoke
+  bench             the benchmark suite: run, compare (bench/README.md)
 
 every command accepts --data-dir DIR (default: $TRAWL_DATA_DIR, else ./.trawl),
 --verbose (stack traces on errors) and --help.`,
@@ -118,4 +119,41 @@ Case-insensitive unless --case (or case:yes). Example: 'spin_lock -file:^drivers
   --whole       include whole file contents (with --json)
   --brute       bypass the index: check every file (the correctness oracle)
   --data-dir DIR`,
+  bench: `usage: trawl bench run --corpus DIR|linux [--queries FILE] [--out FILE] [--quick]
+                       [--iterations N] [--index-runs N] [--http-seconds S] [--connections N]
+                       [--stream-runs N] [--peer-runs N] [--peer-timeout S] [--no-peers] [--no-symbols]
+       trawl bench compare OLD.json NEW.json [--json] [--chart FILE.svg] [--threshold PCT]
+                       [--alpha P] [--single-threshold PCT]
+
+run: indexes the corpus (a directory; "linux" is corpus/linux-6.1 from
+scripts/fetch-linux.sh) into a temporary data dir, times each query of the mix in process,
+starts a daemon on loopback for HTTP throughput, streaming and memory, and runs ripgrep and
+codesearch on the same queries when installed. Writes every raw sample to the result file
+(default: ./trawl-bench-<corpus>-<date>.json) and prints a Markdown report.
+
+  --corpus DIR|linux   the tree to benchmark
+  --queries FILE       the query mix (default bench/queries/linux.json for linux,
+                       else bench/queries/default.json)
+  --quick              a smoke test: fewer iterations and shorter runs
+  --iterations N       timed runs per query (default 200; --quick 20)
+  --index-runs N       index builds (default 1)
+  --http-seconds S     length of the /api/search load run (default 10; --quick 3)
+  --connections N      its connections (default 16; --quick 8)
+  --stream-runs N      timed streaming requests (default 5; --quick 2)
+  --peer-runs N        runs per query of each peer (default 3; --quick 1)
+  --peer-timeout S     a peer run taking longer is stopped (default 300)
+  --no-peers           skip ripgrep and codesearch
+  --no-symbols         index without universal-ctags (sym: finds nothing)
+
+compare: per query and per metric, NEW against OLD with a verdict from the raw samples
+(Mann-Whitney U and a bootstrap interval of the ratio of medians), the search stats
+beside the latency. Exit status 1 when a regression beyond the threshold is found.
+
+  --json               the comparison as JSON, for CI
+  --chart FILE.svg     also write a chart of latency per query, old vs new
+  --threshold PCT      smallest change reported (default 5)
+  --alpha P            significance level of the test (default 0.01)
+  --single-threshold PCT
+                       for figures measured fewer than 5 times (index build):
+                       the change beyond which they count (default 25)`,
 };

@@ -1,0 +1,429 @@
+// `trawl bench compare OLD.json NEW.json` (issue 8): two "trawl-bench/1" results in, one
+// report out. Pure: no files, no clock, no randomness beyond stats.ts's seeded bootstrap, so
+// the same two results always give the same report. `--json` prints the report as is, so
+// its field names are an interface for CI; every field is always present (null, never
+// missing), and no NaN or Infinity gets in.
+//
+// CompareReport ("trawl-bench-compare/1"):
+//   format        'trawl-bench-compare/1'
+//   old, new      RunIdentity of each result, nothing that depends on where the file lives:
+//                 gitCommit, trawlVersion, node, startedAt, quick, queriesSha256,
+//                 corpus {name, sha256, files, totalBytes}, machine {cpuModel, cores}
+//   options       {threshold, alpha, singleThreshold} as used (defaults filled in)
+//   warnings      string[]: why the two runs may not be like for like, and results that
+//                 changed (a faster release returning fewer matches must not look like a win)
+//   machineDrift  [{peer, queries, ratio}]: per peer that ran on both sides, the median
+//                 over the queries both ran of new peer median / old peer median. The peers
+//                 did not change between the runs, so a ratio away from 1 is the machine's.
+//   metrics       MetricComparison[], in the order search (per query), http, memory, index:
+//     id          stable key: search/<query name>/latency, http/search/latency,
+//                 http/search/throughput, http/stream/throughput, http/stream/firstByte,
+//                 memory/idle, memory/load, index/seconds, index/peakRss, index/bytes,
+//                 index/sizeRatio
+//     group       'search' | 'http' | 'memory' | 'index'
+//     label       for people (a search metric's is the query text)
+//     queryName   the query's name for search metrics, else null
+//     unit        'ms' | 'req/s' | 'MB/s' | 'bytes' | 's' | 'ratio'
+//     better      'lower' | 'higher'
+//     old, new    {n, median, p95, p99} over the side's samples; median null when n = 0,
+//                 p95 null under 20 samples and p99 under 100 (they would be the maximum)
+//     ratio       new median / old median (of the values as measured, throughput included)
+//     ratioLow, ratioHigh  95% bootstrap interval of the ratio (basis 'test' only)
+//     p           two-sided Mann-Whitney p-value (basis 'test' only)
+//     verdict     'regression' | 'improvement' | 'no change' | 'not judged'
+//     basis       how the verdict was reached:
+//                   'test'      >= 5 samples each side: stats.ts compareSamples (significant
+//                               at alpha AND the whole interval beyond 1 ± threshold)
+//                   'threshold' fewer samples on a side: the ratio beyond 1 ± singleThreshold
+//                   'exact'     deterministic figures (index bytes, size ratio): beyond
+//                               1 ± threshold
+//                   'none'      a side has no figure (or the old one is 0): not judged
+//     stats       search metrics: {field: {old, new, delta}} for every numeric SearchStats
+//                 field except the nanosecond timings; null elsewhere or without stats
+//     statsChanged  e.g. ["filesLoaded 12→15"]: the work that changed, to explain a latency
+//                 change; [] when nothing did
+//   regressions, improvements, unchanged, notJudged  counts of verdicts over metrics
+//   exitStatus    1 when any metric regressed, else 0
+
+import type { SearchStats } from '../search/types.ts';
+import { RESULT_FORMAT, type BenchResult, type PeerResult, type QueryResult } from './result.ts';
+import { compareSamples, median, quantileSorted, type Verdict } from './stats.ts';
+
+export const COMPARE_FORMAT = 'trawl-bench-compare/1';
+
+export type MetricGroup = 'search' | 'http' | 'memory' | 'index';
+export type MetricUnit = 'ms' | 'req/s' | 'MB/s' | 'bytes' | 's' | 'ratio';
+export type MetricVerdict = Verdict | 'not judged';
+export type Basis = 'test' | 'threshold' | 'exact' | 'none';
+
+export interface CompareResultsOptions {
+  /** Smallest relative change reported for sampled and exact metrics (default 0.05). */
+  threshold?: number;
+  /** Significance level of the U test (default 0.01). */
+  alpha?: number;
+  /** Smallest relative change reported when a side has fewer than 5 samples (default 0.25). */
+  singleThreshold?: number;
+}
+
+export interface RunIdentity {
+  gitCommit: string;
+  trawlVersion: string;
+  node: string;
+  startedAt: string;
+  quick: boolean;
+  queriesSha256: string;
+  corpus: { name: string; sha256: string; files: number; totalBytes: number };
+  machine: { cpuModel: string; cores: number };
+}
+
+export interface SampleSummary {
+  n: number;
+  median: number | null;
+  p95: number | null;
+  p99: number | null;
+}
+
+export interface StatDelta {
+  old: number | null;
+  new: number | null;
+  /** new - old; null when a side lacks the field. */
+  delta: number | null;
+}
+
+export interface MetricComparison {
+  id: string;
+  group: MetricGroup;
+  label: string;
+  queryName: string | null;
+  unit: MetricUnit;
+  better: 'lower' | 'higher';
+  old: SampleSummary;
+  new: SampleSummary;
+  ratio: number | null;
+  ratioLow: number | null;
+  ratioHigh: number | null;
+  p: number | null;
+  verdict: MetricVerdict;
+  basis: Basis;
+  stats: Record<string, StatDelta> | null;
+  statsChanged: string[];
+}
+
+export interface MachineDrift {
+  peer: PeerResult['peer'];
+  /** Queries both runs of the peer measured. */
+  queries: number;
+  /** Median over those queries of new median / old median; null without any. */
+  ratio: number | null;
+}
+
+export interface CompareReport {
+  format: typeof COMPARE_FORMAT;
+  old: RunIdentity;
+  new: RunIdentity;
+  options: Required<CompareResultsOptions>;
+  warnings: string[];
+  machineDrift: MachineDrift[];
+  metrics: MetricComparison[];
+  regressions: number;
+  improvements: number;
+  unchanged: number;
+  notJudged: number;
+  exitStatus: 0 | 1;
+}
+
+/** Fewer samples than this on a side: one noisy figure, judged against singleThreshold. */
+export const MIN_TESTED_SAMPLES = 5;
+/**
+ * The bootstrap sorts every resample, 2000 times per side: the HTTP load run's per-response
+ * latencies (one sample per response, 10^5 and more) would take minutes. Larger sides are
+ * thinned to this many evenly spaced order statistics, which keeps the distribution's shape
+ * and only widens the interval and raises p: conservative.
+ */
+const MAX_TESTED_SAMPLES = 5000;
+/** bench/README.md: above 0.2 foreign cores in a phase, its figures are not clean. */
+const BUSY_FOREIGN_CORES = 0.2;
+/** Wall-clock timings of the engine; they are the latency samples' business, not a stats change. */
+const TIMING_STATS: ReadonlySet<keyof SearchStats> = new Set<keyof SearchStats>(['duration', 'wait', 'matchTreeConstruction', 'matchTreeSearch']);
+
+export function compareResults(oldR: BenchResult, newR: BenchResult, options: CompareResultsOptions = {}): CompareReport {
+  for (const [side, r] of [['old', oldR], ['new', newR]] as const) {
+    if (r.format !== RESULT_FORMAT) throw new Error(`${side} result has format ${JSON.stringify(r.format)}, expected ${RESULT_FORMAT}`);
+  }
+  const opts: Required<CompareResultsOptions> = {
+    threshold: options.threshold ?? 0.05,
+    alpha: options.alpha ?? 0.01,
+    singleThreshold: options.singleThreshold ?? 0.25,
+  };
+  const metrics = [...searchMetrics(oldR, newR, opts), ...otherMetrics(oldR, newR, opts)];
+  const drift = machineDrift(oldR.peers, newR.peers);
+  const count = (v: MetricVerdict) => metrics.filter((m) => m.verdict === v).length;
+  const regressions = count('regression');
+  return {
+    format: COMPARE_FORMAT,
+    old: identity(oldR),
+    new: identity(newR),
+    options: opts,
+    warnings: [...runWarnings(oldR, newR), ...queryWarnings(oldR, newR), ...driftWarnings(drift, opts.threshold)],
+    machineDrift: drift,
+    metrics,
+    regressions,
+    improvements: count('improvement'),
+    unchanged: count('no change'),
+    notJudged: count('not judged'),
+    exitStatus: regressions > 0 ? 1 : 0,
+  };
+}
+
+function identity(r: BenchResult): RunIdentity {
+  return {
+    gitCommit: r.environment.gitCommit,
+    trawlVersion: r.environment.trawlVersion,
+    node: r.environment.node,
+    startedAt: r.startedAt,
+    quick: r.options.quick,
+    queriesSha256: r.options.queriesSha256,
+    corpus: { name: r.corpus.name, sha256: r.corpus.sha256, files: r.corpus.files, totalBytes: r.corpus.totalBytes },
+    machine: { cpuModel: r.environment.machine.cpuModel, cores: r.environment.machine.cores },
+  };
+}
+
+// ---- judging one metric ----
+
+type Kind = 'sampled' | 'exact';
+type Judgement = Pick<MetricComparison, 'old' | 'new' | 'ratio' | 'ratioLow' | 'ratioHigh' | 'p' | 'verdict' | 'basis'>;
+
+function summarise(sorted: readonly number[]): SampleSummary {
+  const n = sorted.length;
+  return {
+    n,
+    median: n > 0 ? quantileSorted(sorted, 0.5) : null,
+    p95: n >= 20 ? quantileSorted(sorted, 0.95) : null,
+    p99: n >= 100 ? quantileSorted(sorted, 0.99) : null,
+  };
+}
+
+function thin(sorted: readonly number[]): readonly number[] {
+  if (sorted.length <= MAX_TESTED_SAMPLES) return sorted;
+  const step = (sorted.length - 1) / (MAX_TESTED_SAMPLES - 1);
+  return Array.from({ length: MAX_TESTED_SAMPLES }, (_, i) => sorted[Math.round(i * step)]!);
+}
+
+/** The verdict for a metric where lower is better, turned round when higher is. */
+function oriented(lowerIsBetter: Verdict, better: 'lower' | 'higher'): Verdict {
+  if (better === 'lower' || lowerIsBetter === 'no change') return lowerIsBetter;
+  return lowerIsBetter === 'regression' ? 'improvement' : 'regression';
+}
+
+/** Beyond 1 ± bound in the ratio, as a lower-is-better verdict. */
+function byRatio(ratio: number, bound: number): Verdict {
+  if (ratio > 1 + bound) return 'regression';
+  if (ratio < 1 - bound) return 'improvement';
+  return 'no change';
+}
+
+function judge(oldValues: readonly number[], newValues: readonly number[], kind: Kind, better: 'lower' | 'higher', opts: Required<CompareResultsOptions>): Judgement {
+  const sortedOld = oldValues.filter(Number.isFinite).sort((a, b) => a - b);
+  const sortedNew = newValues.filter(Number.isFinite).sort((a, b) => a - b);
+  const summaries = { old: summarise(sortedOld), new: summarise(sortedNew) };
+  const oldMedian = summaries.old.median;
+  const newMedian = summaries.new.median;
+  const unjudged = { ...summaries, ratio: null, ratioLow: null, ratioHigh: null, p: null, verdict: 'not judged', basis: 'none' } as const;
+  if (oldMedian === null || newMedian === null) return unjudged;
+  // A zero baseline (no throughput at all, say) has no ratio to judge against.
+  if (oldMedian <= 0) return unjudged;
+  const ratio = newMedian / oldMedian;
+  if (kind === 'exact') {
+    return { ...summaries, ratio, ratioLow: null, ratioHigh: null, p: null, verdict: oriented(byRatio(ratio, opts.threshold), better), basis: 'exact' };
+  }
+  if (sortedOld.length < MIN_TESTED_SAMPLES || sortedNew.length < MIN_TESTED_SAMPLES) {
+    return { ...summaries, ratio, ratioLow: null, ratioHigh: null, p: null, verdict: oriented(byRatio(ratio, opts.singleThreshold), better), basis: 'threshold' };
+  }
+  // compareSamples calls a rise a regression. For higher-is-better figures its verdict is
+  // turned round rather than its input: the ratio and its interval are then those of the
+  // values as measured, and a second with no completed request (0 req/s, the stall one
+  // wants to see) stays a plain 0 where a reciprocal would be infinite.
+  const c = compareSamples(thin(sortedOld), thin(sortedNew), { threshold: opts.threshold, alpha: opts.alpha });
+  return { ...summaries, ratio, ratioLow: c.ratioLow, ratioHigh: c.ratioHigh, p: c.p, verdict: oriented(c.verdict, better), basis: 'test' };
+}
+
+interface MetricSpec {
+  id: string;
+  group: MetricGroup;
+  label: string;
+  unit: MetricUnit;
+  better: 'lower' | 'higher';
+  kind: Kind;
+  old: readonly number[];
+  new: readonly number[];
+}
+
+function metric(spec: MetricSpec, opts: Required<CompareResultsOptions>): MetricComparison {
+  const j = judge(spec.old, spec.new, spec.kind, spec.better, opts);
+  return { id: spec.id, group: spec.group, label: spec.label, queryName: null, unit: spec.unit, better: spec.better, ...j, stats: null, statsChanged: [] };
+}
+
+// ---- the metrics ----
+
+/** Queries by name, old's order first, then those only new has. */
+function pairQueries(oldR: BenchResult, newR: BenchResult): Array<{ name: string; old: QueryResult | null; new: QueryResult | null }> {
+  const oldByName = new Map(oldR.search.queries.map((q) => [q.name, q]));
+  const newByName = new Map(newR.search.queries.map((q) => [q.name, q]));
+  const names = [...oldByName.keys(), ...[...newByName.keys()].filter((n) => !oldByName.has(n))];
+  return names.map((name) => ({ name, old: oldByName.get(name) ?? null, new: newByName.get(name) ?? null }));
+}
+
+/** A failed query's samples (if any) are not the query's latency. */
+const latencySamples = (q: QueryResult | null): number[] => (q && q.error === null ? q.samplesMs : []);
+
+function searchMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<CompareResultsOptions>): MetricComparison[] {
+  return pairQueries(oldR, newR).map(({ name, old, new: cur }) => {
+    const m = metric(
+      { id: `search/${name}/latency`, group: 'search', label: (cur ?? old)!.query, unit: 'ms', better: 'lower', kind: 'sampled', old: latencySamples(old), new: latencySamples(cur) },
+      opts,
+    );
+    const deltas = statDeltas(old?.stats ?? null, cur?.stats ?? null);
+    return { ...m, queryName: name, stats: deltas.stats, statsChanged: deltas.changed };
+  });
+}
+
+function statDeltas(oldStats: SearchStats | null, newStats: SearchStats | null): { stats: Record<string, StatDelta> | null; changed: string[] } {
+  if (oldStats === null && newStats === null) return { stats: null, changed: [] };
+  // Fields are taken from the objects rather than listed here, so that a counter added to
+  // SearchStats later is compared without anyone remembering to add it.
+  const numeric = (s: SearchStats | null, k: string): number | null => {
+    const v = s === null ? undefined : (s as unknown as Record<string, unknown>)[k];
+    return typeof v === 'number' && Number.isFinite(v) ? v : null;
+  };
+  const keys = new Set([...Object.keys(oldStats ?? {}), ...Object.keys(newStats ?? {})]);
+  const stats: Record<string, StatDelta> = {};
+  const changed: string[] = [];
+  for (const k of keys) {
+    if (TIMING_STATS.has(k as keyof SearchStats)) continue;
+    const o = numeric(oldStats, k);
+    const n = numeric(newStats, k);
+    if (o === null && n === null) continue; // not a number on either side (flushReason)
+    stats[k] = { old: o, new: n, delta: o !== null && n !== null ? n - o : null };
+    // A query missing or failed on one side changed everything; the warnings say so once.
+    if (o !== n && oldStats !== null && newStats !== null) changed.push(`${k} ${o ?? '—'}→${n ?? '—'}`);
+  }
+  return { stats, changed };
+}
+
+function otherMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<CompareResultsOptions>): MetricComparison[] {
+  const both = <T>(pick: (r: BenchResult) => T) => ({ old: pick(oldR), new: pick(newR) });
+  // A memory figure without its samples (an older writer, say) still counts as one sample.
+  const memory = (samples: number[], medianBytes: number | null) => (samples.length > 0 ? samples : medianBytes === null ? [] : [medianBytes]);
+  const runs = (r: BenchResult) => r.indexing.runs;
+  const specs: MetricSpec[] = [
+    { id: 'http/search/latency', group: 'http', label: 'POST /api/search latency', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http.search.samplesMs) },
+    { id: 'http/search/throughput', group: 'http', label: 'POST /api/search throughput', unit: 'req/s', better: 'higher', kind: 'sampled', ...both((r) => r.http.search.perSecondSamples) },
+    { id: 'http/stream/throughput', group: 'http', label: 'stream throughput', unit: 'MB/s', better: 'higher', kind: 'sampled', ...both((r) => r.http.stream.mbPerSecondSamples) },
+    { id: 'http/stream/firstByte', group: 'http', label: 'stream first byte', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http.stream.firstByteMsSamples) },
+    { id: 'memory/idle', group: 'memory', label: 'daemon RSS, idle', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => memory(r.memory.idleSamplesBytes, r.memory.idleMedianBytes)) },
+    { id: 'memory/load', group: 'memory', label: 'daemon RSS, under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => memory(r.memory.loadSamplesBytes, r.memory.loadMedianBytes)) },
+    { id: 'index/seconds', group: 'index', label: 'index build time', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => runs(r).map((x) => x.seconds)) },
+    { id: 'index/peakRss', group: 'index', label: 'index build peak RSS', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => runs(r).flatMap((x) => (x.peakRssBytes === null ? [] : [x.peakRssBytes]))) },
+    // The same corpus indexes to the same bytes: any change is real, no test needed.
+    { id: 'index/bytes', group: 'index', label: 'index size', unit: 'bytes', better: 'lower', kind: 'exact', ...both((r) => runs(r).map((x) => x.indexBytes)) },
+    { id: 'index/sizeRatio', group: 'index', label: 'index size / content', unit: 'ratio', better: 'lower', kind: 'exact', ...both((r) => runs(r).map((x) => x.sizeRatio)) },
+  ];
+  return specs.map((s) => metric(s, opts));
+}
+
+// ---- machine drift ----
+
+function machineDrift(oldPeers: PeerResult[], newPeers: PeerResult[]): MachineDrift[] {
+  const usable = (q: PeerResult['queries'][number]) => q.medianMs !== null && q.medianMs > 0 && !q.timedOut && q.error === null;
+  const out: MachineDrift[] = [];
+  for (const o of oldPeers) {
+    const n = newPeers.find((p) => p.peer === o.peer);
+    if (!o.available || !n?.available) continue;
+    const newByName = new Map(n.queries.filter(usable).map((q) => [q.name, q.medianMs!]));
+    const ratios = o.queries.filter(usable).flatMap((q) => {
+      const nm = newByName.get(q.name);
+      return nm === undefined ? [] : [nm / q.medianMs!];
+    });
+    out.push({ peer: o.peer, queries: ratios.length, ratio: ratios.length > 0 ? median(ratios) : null });
+  }
+  return out;
+}
+
+// ---- warnings ----
+
+const short = (sha: string) => sha.slice(0, 12);
+const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(0)}%`;
+
+function runWarnings(o: BenchResult, n: BenchResult): string[] {
+  const w: string[] = [];
+  if (o.corpus.sha256 !== n.corpus.sha256) {
+    w.push(`corpus differs (old ${o.corpus.name}, ${o.corpus.files} files, sha256 ${short(o.corpus.sha256)}; new ${n.corpus.name}, ${n.corpus.files} files, sha256 ${short(n.corpus.sha256)}): not like for like`);
+  }
+  const om = o.environment.machine;
+  const nm = n.environment.machine;
+  if (om.cpuModel !== nm.cpuModel || om.cores !== nm.cores) {
+    w.push(`machine differs (old ${om.cpuModel} × ${om.cores} cores, new ${nm.cpuModel} × ${nm.cores} cores): timings are not like for like`);
+  }
+  if (o.environment.node !== n.environment.node) w.push(`Node differs (old ${o.environment.node}, new ${n.environment.node}): timings may move with it`);
+  if (o.options.queriesSha256 !== n.options.queriesSha256) {
+    w.push(`query mix differs (queries sha256 ${short(o.options.queriesSha256)} vs ${short(n.options.queriesSha256)}): queries are matched by name`);
+  }
+  if (o.options.quick !== n.options.quick) {
+    w.push(`quick and full runs mixed (old ${o.options.quick ? 'quick' : 'full'}, new ${n.options.quick ? 'quick' : 'full'}): the quick side has fewer samples`);
+  }
+  for (const [side, r] of [['old', o], ['new', n]] as const) {
+    const busy = Object.entries(r.foreignCores).filter(([, v]) => v !== null && v > BUSY_FOREIGN_CORES);
+    if (busy.length > 0) {
+      w.push(`${side} run: the machine was busy (foreign cores ${busy.map(([phase, v]) => `${phase} ${v!.toFixed(2)}`).join(', ')}; above ${BUSY_FOREIGN_CORES} the figures are not clean)`);
+    }
+    const h = r.http.search;
+    if (h.non2xx > 0 || h.errors > 0 || h.timeouts > 0) {
+      w.push(`${side} run: the HTTP load had ${h.non2xx} non-2xx responses, ${h.errors} errors, ${h.timeouts} timeouts (throughput counts 2xx only)`);
+    }
+  }
+  if (o.http.search.query !== n.http.search.query) w.push('HTTP load query differs: http/search figures are not like for like');
+  if (o.http.stream.query !== n.http.stream.query || o.http.stream.matches !== n.http.stream.matches) {
+    w.push('HTTP stream request differs: http/stream figures are not like for like');
+  } else {
+    const received = (r: BenchResult) => r.http.stream.runs.find((x) => x.matches !== null)?.matches ?? null;
+    const [rOld, rNew] = [received(o), received(n)];
+    if (rOld !== null && rNew !== null && rOld !== rNew) w.push(`HTTP stream results changed: ${rOld}→${rNew} matches streamed`);
+  }
+  const [io, ino] = [o.indexing.runs[0], n.indexing.runs[0]];
+  if (io && ino && o.corpus.sha256 === n.corpus.sha256) {
+    const diffs = (['files', 'skipped', 'contentBytes'] as const).filter((k) => io[k] !== ino[k]).map((k) => `${k} ${io[k]}→${ino[k]}`);
+    if (diffs.length > 0) w.push(`index content changed on the same corpus (${diffs.join(', ')}): index figures cover different work`);
+  }
+  return w;
+}
+
+function queryWarnings(o: BenchResult, n: BenchResult): string[] {
+  const w: string[] = [];
+  for (const { name, old, new: cur } of pairQueries(o, n)) {
+    if (!old || !cur) {
+      w.push(`query "${name}" only in ${old ? 'old' : 'new'}`);
+      continue;
+    }
+    const asked = (q: QueryResult) => JSON.stringify([q.query, q.kind, q.regex, q.caseSensitive, q.matches]);
+    if (asked(old) !== asked(cur)) w.push(`query "${name}" differs (text, kind, regex, case or matches asked for): not like for like`);
+    for (const [side, q] of [['old', old], ['new', cur]] as const) {
+      if (q.error !== null) w.push(`query "${name}" failed in ${side}: ${q.error}`);
+    }
+    if (old.stats && cur.stats) {
+      const counts = (['totalMatchCount', 'actualMatchCount'] as const).filter((k) => old.stats![k] !== cur.stats![k]).map((k) => `${k} ${old.stats![k]}→${cur.stats![k]}`);
+      if (old.isSearchExhaustive !== null && cur.isSearchExhaustive !== null && old.isSearchExhaustive !== cur.isSearchExhaustive) {
+        counts.push(`isSearchExhaustive ${old.isSearchExhaustive}→${cur.isSearchExhaustive}`);
+      }
+      if (counts.length > 0) w.push(`query "${name}": results changed (${counts.join(', ')})`);
+    }
+  }
+  return w;
+}
+
+function driftWarnings(drift: MachineDrift[], threshold: number): string[] {
+  // When the peers moved by more than the smallest change reported, a verdict of that size
+  // may be the machine's rather than trawl's.
+  return drift
+    .filter((d) => d.ratio !== null && Math.abs(d.ratio - 1) > threshold)
+    .map((d) => `machine drift: ${d.peer} (unchanged between the runs) moved ${pct(d.ratio! - 1)} over ${d.queries} queries; changes of that size may be the machine's`);
+}

@@ -1,0 +1,119 @@
+// The daemon over HTTP, started by the bench on loopback (`trawl serve --port 0` over the
+// built data dir, anonymous access, no configuration file):
+//   1. memory when idle: RSS every 100 ms for a while after the warm-up searches;
+//   2. POST /api/search with one selective query, autocannon for `seconds` at
+//      `connections` after a short warm-up run: requests per second (and per each second:
+//      the samples a comparison judges), every response's latency, the daemon's CPU per
+//      request, and its RSS every 100 ms meanwhile (memory under load);
+//   3. POST /api/stream_search with a large result (matches 100000): one untimed run, then
+//      `streamRuns` timed ones: MB/s and time to first byte.
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpuMsBetween, loadRunDetail, startServer, stopServer, waitHealthy, type Server } from '../../bench/load.ts';
+import { summarize } from '../../bench/stats.ts';
+import { streamOnce } from '../../bench/stream.ts';
+import { sampleRss, sampleRssFor } from './memory.ts';
+import type { HttpSearch, HttpStream, MemoryPhase } from './result.ts';
+import { median } from './stats.ts';
+
+export interface HttpPhaseOptions {
+  root: string;
+  dataDir: string;
+  work: string;
+  searchQuery: string;
+  streamQuery: string;
+  seconds: number;
+  connections: number;
+  streamRuns: number;
+  idleMs: number;
+}
+
+export interface HttpPhase {
+  search: HttpSearch;
+  stream: HttpStream;
+  memory: MemoryPhase;
+  /** Cores other processes kept busy (the daemon's and this process's CPU not counted). */
+  foreignCores: number | null;
+}
+
+const STREAM_MATCHES = 100_000;
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+async function post(server: Server, path: string, body: string): Promise<{ status: number; text: string }> {
+  const r = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  return { status: r.status, text: await r.text() };
+}
+
+export async function httpPhase(o: HttpPhaseOptions, log: (s: string) => void): Promise<HttpPhase> {
+  // An empty working directory, so that no ./trawl.json is picked up.
+  const cwd = join(o.work, 'serve');
+  mkdirSync(cwd, { recursive: true });
+  const server = await startServer('trawl', [join(o.root, 'bin', 'trawl.js'), 'serve', '--port', '0', '--log-level', 'silent', '--data-dir', o.dataDir], cwd);
+  try {
+    await waitHealthy(server.url);
+    const pid = server.child.pid;
+    log(`http    trawl serve at ${server.url} (pid ${pid})`);
+    const searchBody = JSON.stringify({ query: o.searchQuery, matches: 100 });
+    const streamBody = JSON.stringify({ query: o.streamQuery, matches: STREAM_MATCHES, contextLines: 0 });
+    // Warm-up: the first search starts the worker pool and maps the shards.
+    for (const body of [searchBody, streamBody]) {
+      const r = await post(server, '/api/search', body);
+      if (r.status !== 200) throw new Error(`POST /api/search ${body} answered ${r.status}: ${r.text.slice(0, 300)}`);
+    }
+
+    const idleSamplesBytes = await sampleRssFor(pid, o.idleMs);
+
+    const request = { method: 'POST' as const, path: '/api/search', body: searchBody };
+    await loadRunDetail(server, [server], 0, request, 1, o.connections, 'warm-up');
+    const rss = sampleRss(pid);
+    const detail = await loadRunDetail(server, [server], 1, request, o.seconds, o.connections, 'search');
+    const loadSamplesBytes = rss.stop();
+    const run = detail.run;
+    if (run.requests === 0) throw new Error(`POST /api/search completed no request in ${o.seconds} s`);
+    const samplesMs = Array.from(detail.latenciesMs, round3);
+    const latency = samplesMs.length > 0 ? summarize(samplesMs) : null;
+    const cpuMs = cpuMsBetween(detail.from, detail.to, 'trawl');
+    const ok = samplesMs.length;
+    const search: HttpSearch = {
+      query: o.searchQuery,
+      seconds: run.seconds,
+      connections: o.connections,
+      requestsPerSecond: Math.round((ok / run.seconds) * 10) / 10,
+      perSecondSamples: detail.perSecond,
+      latencyMs: latency,
+      samplesMs,
+      non2xx: run.non2xx,
+      errors: run.errors,
+      timeouts: run.timeouts,
+      serverCpuMsPerRequest: cpuMs === null || ok === 0 ? null : round3(cpuMs / ok),
+    };
+
+    const streamRuns = [];
+    for (let i = 0; i <= o.streamRuns; i++) {
+      const r = await streamOnce(server, streamBody, i);
+      if (r.status !== 200 || r.error || !r.final || !r.endsWithDone) {
+        throw new Error(`POST /api/stream_search ${streamBody}: status ${r.status}${r.error ? `, error ${r.error}` : ''}${r.final ? '' : ', no final message'}${r.endsWithDone ? '' : ', no [DONE]'}`);
+      }
+      if (i > 0) streamRuns.push({ bytes: r.bytes, messages: r.messages, matches: r.matches, firstByteMs: r.firstByteMs, totalMs: r.totalMs, mbPerSecond: r.mbPerSecond });
+    }
+    const stream: HttpStream = {
+      query: o.streamQuery,
+      matches: STREAM_MATCHES,
+      runs: streamRuns,
+      mbPerSecondSamples: streamRuns.map((r) => r.mbPerSecond),
+      firstByteMsSamples: streamRuns.flatMap((r) => (r.firstByteMs === null ? [] : [r.firstByteMs])),
+    };
+
+    const memory: MemoryPhase = {
+      idleSamplesBytes,
+      loadSamplesBytes,
+      idleMedianBytes: idleSamplesBytes.length ? median(idleSamplesBytes) : null,
+      loadMedianBytes: loadSamplesBytes.length ? median(loadSamplesBytes) : null,
+      loadPeakBytes: loadSamplesBytes.length ? Math.max(...loadSamplesBytes) : null,
+    };
+    return { search, stream, memory, foreignCores: run.load.foreignCores };
+  } finally {
+    await stopServer(server);
+  }
+}

@@ -1,0 +1,212 @@
+// The result file of `trawl bench run` (format "trawl-bench/1"), read back by
+// `trawl bench compare`. Its JSON Schema is bench/result.schema.json; bench/README.md says
+// what each figure means. Every figure keeps its raw samples so that a comparison can
+// judge a change on the distributions rather than on two medians.
+//
+// Units are in the names: ...Ms milliseconds, ...Bytes bytes, ...Seconds seconds,
+// mbPerSecond 10^6 bytes per second. A figure that could not be measured is null (with a
+// note saying why), never a made-up number.
+
+import type { SearchStats } from '../search/types.ts';
+
+export const RESULT_FORMAT = 'trawl-bench/1';
+
+export interface BenchEnvironment {
+  machine: { cpuModel: string; cores: number; totalMemoryBytes: number; platform: string };
+  node: string;
+  trawlVersion: string;
+  /** `git rev-parse HEAD`, "+uncommitted" when the work tree differs; "uncommitted" without a commit. */
+  gitCommit: string;
+  /** First line of `rg --version`; null when not installed. */
+  ripgrep: string | null;
+  /** The Debian package version of codesearch; null when not installed. */
+  codesearch: string | null;
+  tinybench: string;
+  autocannon: string;
+}
+
+export interface BenchOptions {
+  /** The corpus as given (`linux` or a directory). */
+  corpus: string;
+  /** The query file used, relative to the project root when inside it. */
+  queries: string;
+  /** sha256 of the query file's bytes: two runs compare query by query only with the same mix. */
+  queriesSha256: string;
+  quick: boolean;
+  /** Timed runs per query (tinybench iterations). */
+  iterations: number;
+  /** Index builds (each into an empty data dir). */
+  indexRuns: number;
+  /** Symbols extracted (universal-ctags): needed by sym: queries. */
+  symbols: boolean;
+  /** Seconds of the HTTP load run, and its connections. */
+  httpSeconds: number;
+  httpConnections: number;
+  /** Timed streaming requests. */
+  streamRuns: number;
+  /** Runs per query of each peer; 0 when peers were skipped. */
+  peerRuns: number;
+  peerTimeoutSeconds: number;
+}
+
+export interface CorpusInfo {
+  name: string;
+  /** Absolute path at the time of the run. */
+  path: string;
+  /** Regular files (symlinks and .git directories excluded). */
+  files: number;
+  totalBytes: number;
+  /** sha256 over each file in byte order of its path: path NUL size NUL bytes. */
+  sha256: string;
+  /** Indexed as a git repository (every branch) rather than as a directory. */
+  git: boolean;
+}
+
+export interface IndexRun {
+  seconds: number;
+  mbPerSecond: number;
+  /** Peak RSS of the `trawl index` process (GNU time %M, else the process's own maxRSS). */
+  peakRssBytes: number | null;
+  /** Bytes of the shard files (content included). */
+  indexBytes: number;
+  /** Bytes of the files that were indexed (not those skipped as binary or too large). */
+  contentBytes: number;
+  /** indexBytes / contentBytes. */
+  sizeRatio: number;
+  files: number;
+  skipped: number;
+  shards: number;
+  symbolCount: number | null;
+}
+
+export interface Percentiles {
+  p50: number;
+  p95: number;
+  p99: number;
+  mean: number;
+  min: number;
+  max: number;
+}
+
+export interface QueryResult {
+  name: string;
+  query: string;
+  kind: string;
+  regex: boolean;
+  caseSensitive: boolean;
+  /** The request's matches. */
+  matches: number;
+  /** Every timed run (ascending: tinybench keeps them sorted). */
+  samplesMs: number[];
+  /** Over samplesMs; null when the query failed. */
+  latencyMs: Percentiles | null;
+  /** The search stats of the last timed run: what the engine did (API.md "stats"). */
+  stats: SearchStats | null;
+  isSearchExhaustive: boolean | null;
+  error: string | null;
+}
+
+export interface SearchPhase {
+  /** The first search of the run: worker pool start and shard mapping. */
+  coldStartMs: number | null;
+  queries: QueryResult[];
+}
+
+export interface HttpSearch {
+  /** The request body sent over and over (POST /api/search). */
+  query: string;
+  seconds: number;
+  connections: number;
+  /** Completed 2xx responses over the run's seconds. */
+  requestsPerSecond: number;
+  /** Completed responses in each second of the run. */
+  perSecondSamples: number[];
+  /** Over every 2xx response. */
+  latencyMs: Percentiles | null;
+  /** Every 2xx response's time (ms, 3 decimals), in order of arrival. */
+  samplesMs: number[];
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** The daemon's CPU time per completed request. */
+  serverCpuMsPerRequest: number | null;
+}
+
+export interface StreamRun {
+  bytes: number;
+  messages: number;
+  matches: number | null;
+  firstByteMs: number | null;
+  totalMs: number;
+  mbPerSecond: number;
+}
+
+export interface HttpStream {
+  query: string;
+  /** The request's matches. */
+  matches: number;
+  /** Timed runs (an untimed one comes first). */
+  runs: StreamRun[];
+  mbPerSecondSamples: number[];
+  firstByteMsSamples: number[];
+}
+
+export interface MemoryPhase {
+  /** The daemon's VmRSS every 100 ms for a while after the warm-up searches, nothing in flight. */
+  idleSamplesBytes: number[];
+  /** The daemon's VmRSS every 100 ms during the /api/search load run. */
+  loadSamplesBytes: number[];
+  idleMedianBytes: number | null;
+  loadMedianBytes: number | null;
+  loadPeakBytes: number | null;
+}
+
+export interface PeerQuery {
+  name: string;
+  command: string[];
+  samplesMs: number[];
+  medianMs: number | null;
+  /** peer median / trawl p50: how many times faster trawl is. */
+  ratioToTrawl: number | null;
+  timedOut: boolean;
+  error: string | null;
+}
+
+export interface PeerResult {
+  peer: 'rg' | 'csearch';
+  available: boolean;
+  version: string | null;
+  note: string | null;
+  /** csearch's index (cindex), built in the same run; null for rg. */
+  index: { seconds: number; mbPerSecond: number; indexBytes: number; peakRssBytes: number | null } | null;
+  queries: PeerQuery[];
+  /** Over the queries both ran: median of the peer's medians, of trawl's p50, and their ratio. */
+  medianMs: number | null;
+  trawlMedianP50Ms: number | null;
+  ratio: number | null;
+}
+
+export interface BenchResult {
+  format: typeof RESULT_FORMAT;
+  startedAt: string;
+  finishedAt: string;
+  options: BenchOptions;
+  environment: BenchEnvironment;
+  corpus: CorpusInfo;
+  indexing: { runs: IndexRun[] };
+  search: SearchPhase;
+  http: { search: HttpSearch; stream: HttpStream };
+  memory: MemoryPhase;
+  peers: PeerResult[];
+  /** Cores other processes kept busy during each phase (0: clean figures); null off Linux. */
+  foreignCores: Record<'corpus' | 'indexing' | 'search' | 'http' | 'peers', number | null>;
+  summary: {
+    /** Median over the queries of each query's p50. */
+    searchMedianP50Ms: number | null;
+    indexSeconds: number | null;
+    indexMbPerSecond: number | null;
+    httpRequestsPerSecond: number;
+    streamMbPerSecond: number | null;
+  };
+  notes: string[];
+}

@@ -1,0 +1,216 @@
+// `trawl bench run`: one benchmark of this checkout on one corpus, phase by phase —
+// corpus identity, indexing, search latency in process, the daemon over HTTP (memory,
+// load, streaming), then the peers — into one result file (result.ts). Everything runs
+// in a temporary work dir that is removed at the end, also on Ctrl-C.
+
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { corpusIdentity } from '../../bench/corpus.ts';
+import { autocannonVersion, stopOnSignal } from '../../bench/load.ts';
+import { cpuMark, environment, foreignCores } from '../../bench/machine.ts';
+import { loadQueries, type BenchQuery } from '../../bench/queries.ts';
+import { writeFileAtomic } from '../index/data-dir.ts';
+import { httpPhase } from './phase-http.ts';
+import { indexPhase } from './phase-index.ts';
+import { peersPhase } from './phase-peers.ts';
+import { searchPhase } from './phase-search.ts';
+import { RESULT_FORMAT, type BenchEnvironment, type BenchOptions, type BenchResult } from './result.ts';
+import { median } from './stats.ts';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+/** `--corpus linux`: the tree scripts/fetch-linux.sh extracts. */
+export const LINUX_CORPUS = join(ROOT, 'corpus', 'linux-6.1');
+
+export interface RunOptions {
+  /** `linux` or a directory. */
+  corpus: string;
+  queries?: string;
+  quick: boolean;
+  iterations?: number;
+  indexRuns?: number;
+  httpSeconds?: number;
+  connections?: number;
+  streamRuns?: number;
+  peerRuns?: number;
+  peerTimeoutSeconds?: number;
+  peers: boolean;
+  symbols: boolean;
+}
+
+/** The defaults of a full run and of --quick (a smoke test: under a minute on a small tree). */
+const DEFAULTS = {
+  full: { iterations: 200, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 5, peerRuns: 3, idleMs: 3000 },
+  quick: { iterations: 20, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, peerRuns: 1, idleMs: 1000 },
+};
+
+export class BenchInputError extends Error {}
+
+export function resolveCorpus(arg: string): string {
+  if (arg === 'linux') {
+    if (!existsSync(join(LINUX_CORPUS, '.trawl-corpus-complete'))) {
+      throw new BenchInputError(`the Linux corpus is not at ${relative(process.cwd(), LINUX_CORPUS) || '.'}: run scripts/fetch-linux.sh first`);
+    }
+    return LINUX_CORPUS;
+  }
+  const dir = resolve(arg);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new BenchInputError(`--corpus ${arg}: not a directory`);
+  return dir;
+}
+
+export function defaultQueries(corpusArg: string): string {
+  return join(ROOT, 'bench', 'queries', corpusArg === 'linux' ? 'linux.json' : 'default.json');
+}
+
+/** The query sent over and over in the HTTP phase, and the one streamed. */
+export function httpQueries(queries: BenchQuery[]): { search: BenchQuery; stream: BenchQuery } {
+  const search = queries.find((q) => q.http === 'search') ?? queries[0]!;
+  const stream = queries.find((q) => q.http === 'stream') ?? queries.find((q) => q.kind === 'common-literal') ?? queries[0]!;
+  return { search, stream };
+}
+
+function packageVersion(name: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+const displayPath = (p: string) => (p.startsWith(ROOT + '/') ? relative(ROOT, p) : p);
+
+export async function benchRun(o: RunOptions, log: (s: string) => void): Promise<BenchResult> {
+  const startedAt = new Date().toISOString();
+  const d = o.quick ? DEFAULTS.quick : DEFAULTS.full;
+  const corpus = resolveCorpus(o.corpus);
+  const queriesFile = resolve(o.queries ?? defaultQueries(o.corpus));
+  if (!existsSync(queriesFile)) throw new BenchInputError(`--queries ${o.queries}: no such file`);
+  let queries: BenchQuery[];
+  try {
+    queries = loadQueries(queriesFile);
+  } catch (err) {
+    throw new BenchInputError((err as Error).message);
+  }
+  const options: BenchOptions = {
+    corpus: o.corpus,
+    queries: displayPath(queriesFile),
+    queriesSha256: createHash('sha256').update(readFileSync(queriesFile)).digest('hex'),
+    quick: o.quick,
+    iterations: o.iterations ?? d.iterations,
+    indexRuns: o.indexRuns ?? d.indexRuns,
+    symbols: o.symbols,
+    httpSeconds: o.httpSeconds ?? d.httpSeconds,
+    httpConnections: o.connections ?? d.connections,
+    streamRuns: o.streamRuns ?? d.streamRuns,
+    peerRuns: o.peers ? (o.peerRuns ?? d.peerRuns) : 0,
+    peerTimeoutSeconds: o.peerTimeoutSeconds ?? 300,
+  };
+  const env = environment(ROOT);
+  const environmentInfo: BenchEnvironment = { ...env, tinybench: packageVersion('tinybench'), autocannon: autocannonVersion(ROOT) };
+  const notes: string[] = [];
+
+  const work = mkdtempSync(join(tmpdir(), 'trawl-bench-'));
+  const cleanup = () => rmSync(work, { recursive: true, force: true });
+  const unhook = stopOnSignal(cleanup);
+  try {
+    log(`bench   ${displayPath(corpus)}, ${queries.length} queries from ${options.queries}${o.quick ? ' (quick)' : ''}; work dir ${work}`);
+    let mark = cpuMark();
+    const phaseCores = () => {
+      const now = cpuMark();
+      const cores = foreignCores(mark, now);
+      mark = now;
+      return cores === null ? null : Math.round(cores * 100) / 100;
+    };
+    const id = corpusIdentity(corpus);
+    const git = existsSync(join(corpus, '.git'));
+    const corpusCores = phaseCores();
+    log(`corpus  ${id.files} files, ${(id.totalBytes / 1e6).toFixed(1)} MB, sha256 ${id.sha256.slice(0, 12)} (${id.seconds.toFixed(1)} s)${git ? '; a git repository: every branch is indexed' : ''}`);
+    if (id.files === 0) throw new BenchInputError(`--corpus ${o.corpus}: the directory holds no files`);
+
+    const indexing = await indexPhase({ root: ROOT, corpus, corpusBytes: id.totalBytes, git, symbols: o.symbols, runs: options.indexRuns, work }, log);
+    const indexCores = phaseCores();
+    const last = indexing.runs.at(-1)!;
+    if (last.files === 0) throw new BenchInputError(`--corpus ${o.corpus}: trawl indexed no file (all binary, too large or ignored?)`);
+    if (o.symbols && last.symbolCount === 0) notes.push('no symbol was extracted (universal-ctags missing, or no supported language): sym: queries find nothing');
+
+    const search = await searchPhase(indexing.dataDir, queries, options.iterations, log);
+    const searchCores = phaseCores();
+    for (const q of search.queries) if (q.error) notes.push(`query ${q.name} failed: ${q.error}`);
+
+    const hq = httpQueries(queries);
+    const http = await httpPhase(
+      {
+        root: ROOT,
+        dataDir: indexing.dataDir,
+        work,
+        searchQuery: hq.search.query,
+        streamQuery: hq.stream.query,
+        seconds: options.httpSeconds,
+        connections: options.httpConnections,
+        streamRuns: options.streamRuns,
+        idleMs: d.idleMs,
+      },
+      log,
+    );
+    phaseCores(); // the daemon's CPU is not foreign: http.foreignCores subtracts it
+    if (http.memory.idleSamplesBytes.length === 0) notes.push('memory: /proc/<pid>/status is not readable here (not Linux?): no RSS samples');
+
+    const peers = o.peers
+      ? await peersPhase(
+          { corpus, corpusBytes: id.totalBytes, work, runs: options.peerRuns, timeoutSeconds: options.peerTimeoutSeconds, versions: { rg: env.ripgrep, csearch: env.codesearch } },
+          queries,
+          search.queries,
+          log,
+        )
+      : [];
+    const peersCores = phaseCores();
+    for (const p of peers) if (!p.available) notes.push(`${p.peer}: ${p.note}`);
+    if (!o.peers) notes.push('peers skipped (--no-peers)');
+    if (git) notes.push('the corpus is a git repository: trawl indexed the committed trees of every branch, the peers searched the work tree');
+
+    const p50s = search.queries.flatMap((q) => (q.latencyMs ? [q.latencyMs.p50] : []));
+    const indexSeconds = indexing.runs.map((r) => r.seconds);
+    return {
+      format: RESULT_FORMAT,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      options,
+      environment: environmentInfo,
+      corpus: { name: id.name, path: id.path, files: id.files, totalBytes: id.totalBytes, sha256: id.sha256, git },
+      indexing: { runs: indexing.runs },
+      search,
+      http: { search: http.search, stream: http.stream },
+      memory: http.memory,
+      peers,
+      foreignCores: { corpus: corpusCores, indexing: indexCores, search: searchCores, http: http.foreignCores, peers: o.peers ? peersCores : null },
+      summary: {
+        searchMedianP50Ms: p50s.length ? median(p50s) : null,
+        indexSeconds: median(indexSeconds),
+        indexMbPerSecond: median(indexing.runs.map((r) => r.mbPerSecond)),
+        httpRequestsPerSecond: http.search.requestsPerSecond,
+        streamMbPerSecond: http.stream.mbPerSecondSamples.length ? median(http.stream.mbPerSecondSamples) : null,
+      },
+      notes,
+    };
+  } finally {
+    unhook();
+    cleanup();
+  }
+}
+
+/** Writes the result atomically (a crash leaves no half-written file). */
+export function writeResult(path: string, result: BenchResult): void {
+  mkdirSync(dirname(resolve(path)), { recursive: true });
+  writeFileAtomic(resolve(path), formatResultJson(result));
+}
+
+/**
+ * Indented JSON with every array of numbers on one line: a committed result stays
+ * readable and diffable without one line per sample.
+ */
+export function formatResultJson(result: BenchResult): string {
+  return (
+    JSON.stringify(result, null, 2).replace(/\[\s*(-?\d[\d.e+-]*(?:,\s*-?\d[\d.e+-]*)*)\s*\]/g, (_, nums: string) => `[${nums.split(/,\s*/).join(', ')}]`) + '\n'
+  );
+}

@@ -1,0 +1,115 @@
+// `trawl bench run` and `trawl bench compare` (bench/README.md): the benchmark suite
+// operators run on every release. Progress goes to stderr, the report to stdout.
+
+import { writeFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { compareChartSvg } from '../bench/chart.ts';
+import { compareText } from '../bench/compare-text.ts';
+import { compareResults } from '../bench/compare.ts';
+import { readResult } from '../bench/result-file.ts';
+import { BenchInputError, benchRun, writeResult } from '../bench/run.ts';
+import { runText } from '../bench/run-text.ts';
+import { UsageError } from './usage.ts';
+
+
+function positiveInt(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0 || n > 1_000_000) throw new UsageError(`${flag} must be a positive integer, got "${v}"`);
+  return n;
+}
+
+function fraction(flag: string, v: string | undefined, percent: boolean): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  const max = percent ? 1000 : 1;
+  if (v.trim() === '' || !Number.isFinite(n) || n <= 0 || n >= max) throw new UsageError(`${flag} must be a number above 0 and below ${max}, got "${v}"`);
+  return percent ? n / 100 : n;
+}
+
+async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      corpus: { type: 'string' },
+      queries: { type: 'string' },
+      out: { type: 'string' },
+      quick: { type: 'boolean' },
+      iterations: { type: 'string' },
+      'index-runs': { type: 'string' },
+      'http-seconds': { type: 'string' },
+      connections: { type: 'string' },
+      'stream-runs': { type: 'string' },
+      'peer-runs': { type: 'string' },
+      'peer-timeout': { type: 'string' },
+      'no-peers': { type: 'boolean' },
+      'no-symbols': { type: 'boolean' },
+      verbose: { type: 'boolean' },
+    },
+  });
+  if (positionals.length > 0) throw new UsageError(`bench run takes no arguments, got "${positionals[0]}" (the corpus is --corpus DIR)`);
+  if (values.corpus === undefined) throw new UsageError('bench run needs --corpus DIR (or --corpus linux)');
+  const options = {
+    corpus: values.corpus,
+    queries: values.queries,
+    quick: values.quick === true,
+    iterations: positiveInt('--iterations', values.iterations),
+    indexRuns: positiveInt('--index-runs', values['index-runs']),
+    httpSeconds: positiveInt('--http-seconds', values['http-seconds']),
+    connections: positiveInt('--connections', values.connections),
+    streamRuns: positiveInt('--stream-runs', values['stream-runs']),
+    peerRuns: positiveInt('--peer-runs', values['peer-runs']),
+    peerTimeoutSeconds: positiveInt('--peer-timeout', values['peer-timeout']),
+    peers: values['no-peers'] !== true,
+    symbols: values['no-symbols'] !== true,
+  };
+  const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
+  const out = values.out ?? `trawl-bench-${options.corpus === 'linux' ? 'linux' : basename(resolve(options.corpus)) || 'corpus'}-${stamp}.json`;
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+  let result;
+  try {
+    result = await benchRun(options, log);
+  } catch (err) {
+    if (err instanceof BenchInputError) throw new UsageError(err.message);
+    throw err;
+  }
+  writeResult(out, result);
+  process.stdout.write(runText(result));
+  log(`bench   result: ${out}`);
+  return 0;
+}
+
+function compare(argv: string[]): number {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      chart: { type: 'string' },
+      threshold: { type: 'string' },
+      alpha: { type: 'string' },
+      'single-threshold': { type: 'string' },
+      verbose: { type: 'boolean' },
+    },
+  });
+  if (positionals.length !== 2) throw new UsageError('bench compare needs two result files: OLD.json NEW.json');
+  const [oldFile, newFile] = positionals as [string, string];
+  const options = {
+    threshold: fraction('--threshold', values.threshold, true),
+    alpha: fraction('--alpha', values.alpha, false),
+    singleThreshold: fraction('--single-threshold', values['single-threshold'], true),
+  };
+  const report = compareResults(readResult(oldFile), readResult(newFile), options);
+  if (values.chart !== undefined) writeFileSync(values.chart, compareChartSvg(report));
+  process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : compareText(report));
+  return report.exitStatus;
+}
+
+export async function benchCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === 'run') return run(rest);
+  if (sub === 'compare') return compare(rest);
+  throw new UsageError(sub === undefined ? 'bench needs a subcommand: run or compare' : `unknown bench subcommand "${sub}" (run, compare)`);
+}
