@@ -16,6 +16,7 @@ export async function searchPhase(dataDir: string, queries: BenchQuery[], iterat
       name: q.name,
       query: q.query,
       kind: q.kind,
+      set: q.set,
       regex: q.regex,
       caseSensitive: q.caseSensitive,
       matches: q.matches ?? MATCH_LIMIT,

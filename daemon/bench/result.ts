@@ -14,6 +14,8 @@ export const RESULT_FORMAT = 'trawl-bench/1';
 export interface BenchEnvironment {
   machine: { cpuModel: string; cores: number; totalMemoryBytes: number; platform: string };
   node: string;
+  /** The operating system's kernel release (os.release()). */
+  kernel: string;
   trawlVersion: string;
   /** `git rev-parse HEAD`, "+uncommitted" when the work tree differs; "uncommitted" without a commit. */
   gitCommit: string;
@@ -35,6 +37,8 @@ export interface BenchOptions {
   quick: boolean;
   /** Timed runs per query (tinybench iterations). */
   iterations: number;
+  /** Search threads of the in-process searcher and of the daemon (their default: the cores). */
+  workers: number;
   /** Index builds (each into an empty data dir). */
   indexRuns: number;
   /** Symbols extracted (universal-ctags): needed by sym: queries. */
@@ -92,6 +96,8 @@ export interface QueryResult {
   name: string;
   query: string;
   kind: string;
+  /** The mix the query came with (bench/queries/*.json "set"). */
+  set: string;
   regex: boolean;
   caseSensitive: boolean;
   /** The request's matches. */

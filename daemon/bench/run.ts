@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, release, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { corpusIdentity } from '../../bench/corpus.ts';
 import { autocannonVersion, stopOnSignal } from '../../bench/load.ts';
@@ -98,6 +98,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     queriesSha256: createHash('sha256').update(readFileSync(queriesFile)).digest('hex'),
     quick: o.quick,
     iterations: o.iterations ?? d.iterations,
+    workers: availableParallelism(),
     indexRuns: o.indexRuns ?? d.indexRuns,
     symbols: o.symbols,
     httpSeconds: o.httpSeconds ?? d.httpSeconds,
@@ -107,7 +108,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     peerTimeoutSeconds: o.peerTimeoutSeconds ?? 300,
   };
   const env = environment(ROOT);
-  const environmentInfo: BenchEnvironment = { ...env, tinybench: packageVersion('tinybench'), autocannon: autocannonVersion(ROOT) };
+  const environmentInfo: BenchEnvironment = { ...env, kernel: release(), tinybench: packageVersion('tinybench'), autocannon: autocannonVersion(ROOT) };
   const notes: string[] = [];
 
   const work = mkdtempSync(join(tmpdir(), 'trawl-bench-'));

@@ -93,6 +93,7 @@ export function syntheticResult(options: SyntheticOptions = {}): BenchResult {
     return {
       name: q.name,
       query: q.query,
+      set: 'synthetic',
       kind: q.kind,
       regex: q.regex,
       caseSensitive: true,
@@ -148,6 +149,7 @@ export function syntheticResult(options: SyntheticOptions = {}): BenchResult {
       queriesSha256: 'a'.repeat(64),
       quick: false,
       iterations,
+      workers: 2,
       indexRuns: 1,
       symbols: true,
       httpSeconds: 10,
@@ -159,6 +161,7 @@ export function syntheticResult(options: SyntheticOptions = {}): BenchResult {
     environment: {
       machine: { cpuModel: 'Synthetic CPU @ 2.0GHz', cores: 2, totalMemoryBytes: 8e9, platform: 'linux' },
       node: 'v20.20.0',
+      kernel: '6.1.0-synthetic',
       trawlVersion: '0.1.0',
       gitCommit: `${seed.toString(16).padStart(7, '0')}${'0'.repeat(33)}`,
       ripgrep: 'ripgrep 14.1.0',
