@@ -121,7 +121,7 @@ function table(title: string, metrics: MetricComparison[], valueHeader: string):
   metrics.forEach((m, i) => {
     lines.push(row(cells[i]!));
     // What the engine did differently, under the row: how a latency change is traced to work.
-    if (m.statsChanged.length > 0) lines.push(truncate(`      work: ${m.statsChanged.join(', ')}`, WIDTH));
+    if (m.statsChanged.length > 0) lines.push(truncate(`      work${m.statsComparable ? '' : ' (stopped at the match limit: varies run to run)'}: ${m.statsChanged.join(', ')}`, WIDTH));
   });
   return lines;
 }
@@ -172,6 +172,12 @@ export function compareText(report: CompareReport): string {
     ...sameOrBoth('corpus', corpusText(report.old), corpusText(report.new)),
     ...sameOrBoth('machine', machineText(report.old), machineText(report.new)),
     `  judged   changes beyond ${Math.round(o.threshold * 100)}% at alpha ${o.alpha}; beyond ${Math.round(o.singleThreshold * 100)}% for figures with fewer than 5 samples`,
+    ...(report.searchNoiseFloor === null
+      ? []
+      : [
+          `           search queries: beyond ${(Math.max(o.threshold, report.searchNoiseFloor) * 100).toFixed(1)}%, the larger of that and the run-to-run noise the`,
+          `           queries' spread shows (${(report.searchNoiseFloor * 100).toFixed(1)}%)`,
+        ]),
     '',
   ];
   if (report.warnings.length > 0) {

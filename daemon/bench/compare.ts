@@ -107,6 +107,12 @@ export interface MetricComparison {
   basis: Basis;
   stats: Record<string, StatDelta> | null;
   statsChanged: string[];
+  /**
+   * false when the search stopped early (isSearchExhaustive false) on a side: how much
+   * work it did depends on when its workers reached the match limit, so its stats vary
+   * from run to run and their changes explain nothing.
+   */
+  statsComparable: boolean;
 }
 
 export interface MachineDrift {
@@ -122,6 +128,12 @@ export interface CompareReport {
   old: RunIdentity;
   new: RunIdentity;
   options: Required<CompareResultsOptions>;
+  /**
+   * Run-to-run noise of one query's median, estimated from the spread of every query's
+   * ratio; the threshold a search query's change must pass is the larger of it and
+   * options.threshold. null with fewer than NOISE_MIN_QUERIES queries.
+   */
+  searchNoiseFloor: number | null;
   warnings: string[];
   machineDrift: MachineDrift[];
   metrics: MetricComparison[];
@@ -155,7 +167,8 @@ export function compareResults(oldR: BenchResult, newR: BenchResult, options: Co
     alpha: options.alpha ?? 0.01,
     singleThreshold: options.singleThreshold ?? 0.25,
   };
-  const metrics = [...searchMetrics(oldR, newR, opts), ...otherMetrics(oldR, newR, opts)];
+  const search = searchMetrics(oldR, newR, opts);
+  const metrics = [...search.metrics, ...otherMetrics(oldR, newR, opts)];
   const drift = machineDrift(oldR.peers, newR.peers);
   const count = (v: MetricVerdict) => metrics.filter((m) => m.verdict === v).length;
   const regressions = count('regression');
@@ -164,6 +177,7 @@ export function compareResults(oldR: BenchResult, newR: BenchResult, options: Co
     old: identity(oldR),
     new: identity(newR),
     options: opts,
+    searchNoiseFloor: search.noiseFloor,
     warnings: [...runWarnings(oldR, newR), ...queryWarnings(oldR, newR), ...driftWarnings(drift, opts.threshold)],
     machineDrift: drift,
     metrics,
@@ -260,7 +274,7 @@ interface MetricSpec {
 
 function metric(spec: MetricSpec, opts: Required<CompareResultsOptions>): MetricComparison {
   const j = judge(spec.old, spec.new, spec.kind, spec.better, opts);
-  return { id: spec.id, group: spec.group, label: spec.label, queryName: null, unit: spec.unit, better: spec.better, ...j, stats: null, statsChanged: [] };
+  return { id: spec.id, group: spec.group, label: spec.label, queryName: null, unit: spec.unit, better: spec.better, ...j, stats: null, statsChanged: [], statsComparable: true };
 }
 
 // ---- the metrics ----
@@ -276,15 +290,48 @@ function pairQueries(oldR: BenchResult, newR: BenchResult): Array<{ name: string
 /** A failed query's samples (if any) are not the query's latency. */
 const latencySamples = (q: QueryResult | null): number[] => (q && q.error === null ? q.samplesMs : []);
 
-function searchMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<CompareResultsOptions>): MetricComparison[] {
-  return pairQueries(oldR, newR).map(({ name, old, new: cur }) => {
+/**
+ * Two runs of the same commit differ by more than their samples say: each run's samples
+ * share one process, one worker pool, one page-cache layout, so a query's median moves
+ * between runs by more than its own spread suggests (measured on Linux 6.1, two runs of one
+ * commit: per-query medians within about ±11%, the worst +24%, every one "significant").
+ * That run-to-run noise is estimated from the queries themselves: the robust spread
+ * (1.4826 × median absolute deviation) of the log of every query's ratio, three times
+ * over. A change common to every query moves the median of the ratios, not their spread,
+ * so a release 30% slower everywhere still stands out; a few queries that regress are
+ * outliers to the MAD and do not raise it.
+ */
+export const NOISE_MIN_QUERIES = 8;
+const NOISE_SIGMAS = 3;
+
+export function searchNoiseFloor(pairs: Array<{ old: readonly number[]; new: readonly number[] }>): number | null {
+  const logRatios: number[] = [];
+  for (const p of pairs) {
+    if (p.old.length < MIN_TESTED_SAMPLES || p.new.length < MIN_TESTED_SAMPLES) continue;
+    const a = median([...p.old]);
+    const b = median([...p.new]);
+    if (a > 0 && b > 0) logRatios.push(Math.log(b / a));
+  }
+  if (logRatios.length < NOISE_MIN_QUERIES) return null;
+  const centre = median(logRatios);
+  const mad = median(logRatios.map((x) => Math.abs(x - centre)));
+  return Math.exp(NOISE_SIGMAS * 1.4826 * mad) - 1;
+}
+
+function searchMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<CompareResultsOptions>): { metrics: MetricComparison[]; noiseFloor: number | null } {
+  const pairs = pairQueries(oldR, newR);
+  const noiseFloor = searchNoiseFloor(pairs.map((p) => ({ old: latencySamples(p.old), new: latencySamples(p.new) })));
+  const queryOpts = { ...opts, threshold: Math.max(opts.threshold, noiseFloor ?? 0) };
+  const metrics = pairs.map(({ name, old, new: cur }) => {
     const m = metric(
       { id: `search/${name}/latency`, group: 'search', label: (cur ?? old)!.query, unit: 'ms', better: 'lower', kind: 'sampled', old: latencySamples(old), new: latencySamples(cur) },
-      opts,
+      queryOpts,
     );
     const deltas = statDeltas(old?.stats ?? null, cur?.stats ?? null);
-    return { ...m, queryName: name, stats: deltas.stats, statsChanged: deltas.changed };
+    const statsComparable = old?.isSearchExhaustive !== false && cur?.isSearchExhaustive !== false;
+    return { ...m, queryName: name, stats: deltas.stats, statsChanged: deltas.changed, statsComparable };
   });
+  return { metrics, noiseFloor };
 }
 
 function statDeltas(oldStats: SearchStats | null, newStats: SearchStats | null): { stats: Record<string, StatDelta> | null; changed: string[] } {
@@ -410,7 +457,12 @@ function queryWarnings(o: BenchResult, n: BenchResult): string[] {
       if (q.error !== null) w.push(`query "${name}" failed in ${side}: ${q.error}`);
     }
     if (old.stats && cur.stats) {
-      const counts = (['totalMatchCount', 'actualMatchCount'] as const).filter((k) => old.stats![k] !== cur.stats![k]).map((k) => `${k} ${old.stats![k]}→${cur.stats![k]}`);
+      // A search that stopped at the match limit counts the matches its workers had found by
+      // then, which depends on timing: its total is compared only when both were exhaustive.
+      const exhaustive = old.isSearchExhaustive === true && cur.isSearchExhaustive === true;
+      const counts = (exhaustive ? (['totalMatchCount', 'actualMatchCount'] as const) : (['actualMatchCount'] as const))
+        .filter((k) => old.stats![k] !== cur.stats![k])
+        .map((k) => `${k} ${old.stats![k]}→${cur.stats![k]}`);
       if (old.isSearchExhaustive !== null && cur.isSearchExhaustive !== null && old.isSearchExhaustive !== cur.isSearchExhaustive) {
         counts.push(`isSearchExhaustive ${old.isSearchExhaustive}→${cur.isSearchExhaustive}`);
       }

@@ -107,14 +107,14 @@ export function syntheticResult(options: SyntheticOptions = {}): BenchResult {
   });
 
   const httpSamplesMs = scaled(logNormal(normal, random, responses, 8, 0.3), latencyScale);
-  const perSecondSamples = scaled(Array.from({ length: 10 }, () => 950 * Math.exp(0.03 * normal())), throughputScale);
+  const perSecondSamples = scaled(Array.from({ length: 10 }, () => 950 * Math.exp(0.03 * normal())), throughputScale).map(Math.round);
   const streamRuns = Array.from({ length: 8 }, () => {
     const totalMs = 400 * Math.exp(0.05 * normal());
     const bytes = 12_000_000;
     return { bytes, messages: 120, matches: 5000, firstByteMs: 6 * Math.exp(0.2 * normal()) * latencyScale, totalMs, mbPerSecond: (bytes / 1e6 / (totalMs / 1000)) * throughputScale };
   });
-  const idle = Array.from({ length: 30 }, () => 180e6 * (1 + 0.002 * normal()));
-  const load = Array.from({ length: 100 }, () => 260e6 * (1 + 0.02 * normal()));
+  const idle = Array.from({ length: 30 }, () => 180e6 * (1 + 0.002 * normal())).map(Math.round);
+  const load = Array.from({ length: 100 }, () => 260e6 * (1 + 0.02 * normal())).map(Math.round);
   const indexSeconds = 60 * Math.exp(0.05 * normal()) * indexSecondsScale;
 
   // rg runs the first three queries, three times each; ripgrep did not change between runs.
