@@ -7,6 +7,7 @@
 // mbPerSecond 10^6 bytes per second. A figure that could not be measured is null (with a
 // note saying why), never a made-up number.
 
+import type { Summary } from '../../bench/stats.ts';
 import type { SearchStats } from '../search/types.ts';
 
 export const RESULT_FORMAT = 'trawl-bench/1';
@@ -83,14 +84,8 @@ export interface IndexRun {
   symbolCount: number | null;
 }
 
-export interface Percentiles {
-  p50: number;
-  p95: number;
-  p99: number;
-  mean: number;
-  min: number;
-  max: number;
-}
+/** p50, p95, p99 (linear interpolation between closest ranks), mean, min, max. */
+export type Percentiles = Summary;
 
 export interface QueryResult {
   name: string;
