@@ -95,7 +95,7 @@ export interface QueryResult {
   set: string;
   regex: boolean;
   caseSensitive: boolean;
-  /** The request's matches. */
+  /** The request's `matches`: the match limit asked for, not the number returned (that is in stats). */
   matches: number;
   /** Every timed run (ascending: tinybench keeps them sorted). */
   samplesMs: number[];
@@ -144,7 +144,7 @@ export interface StreamRun {
 
 export interface HttpStream {
   query: string;
-  /** The request's matches. */
+  /** The request's `matches`: the match limit asked for, not the number returned (that is in stats). */
   matches: number;
   /** Timed runs (an untimed one comes first). */
   runs: StreamRun[];
