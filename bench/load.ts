@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuMark, foreignCores, type CpuMark } from './machine.ts';
 import { fmtMs } from './report.ts';
+import { quantileSorted } from '../daemon/bench/stats.ts';
 import { median } from './stats.ts';
 
 const TICKS_PER_SECOND = 100; // USER_HZ, as in machine.ts
@@ -214,15 +215,6 @@ class Samples {
   }
 }
 
-/** The q-quantile (0..1) of sorted samples, linear interpolation between closest ranks. */
-function quantileSorted(sorted: Float64Array, q: number): number | null {
-  if (sorted.length === 0) return null;
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
-}
-
 /** One request, sent over and over by autocannon. */
 export interface LoadRequest {
   method: 'GET' | 'POST';
@@ -319,8 +311,7 @@ export async function loadRunDetail(
   let sum = 0;
   for (const x of sorted) sum += x;
   const q = (p: number) => {
-    const v = quantileSorted(sorted, p);
-    return v === null ? null : Math.round(v * 1000) / 1000;
+    return sorted.length === 0 ? null : Math.round(quantileSorted(sorted, p) * 1000) / 1000;
   };
   const cpuMs = cpuMsBetween(from, to, server.name);
   const requests = r.requests.total;

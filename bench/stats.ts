@@ -1,13 +1,13 @@
-// Order statistics over latency samples (milliseconds).
+// Order statistics over latency samples (milliseconds). The interpolation itself is
+// `trawl bench`'s (daemon/bench/stats.ts), so that every benchmark computes a percentile
+// the same way.
+
+import { quantileSorted } from '../daemon/bench/stats.ts';
 
 /** The q-quantile (0..1) by linear interpolation between closest ranks; NaN when empty. */
 export function quantile(samples: readonly number[], q: number): number {
   if (samples.length === 0) return NaN;
-  const sorted = [...samples].sort((a, b) => a - b);
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+  return quantileSorted([...samples].sort((a, b) => a - b), q);
 }
 
 export function median(samples: readonly number[]): number {
