@@ -8,6 +8,7 @@
 // beyond fixed ones).
 
 import type { CompareReport, MetricComparison } from './compare.ts';
+import { truncate } from './compare-text.ts';
 
 const WIDTH = 980;
 const LABEL_X = 10; // left edge of the query labels
@@ -36,12 +37,6 @@ export function escapeXml(text: string): string {
 }
 
 const n1 = (v: number) => v.toFixed(1);
-
-/** Cut to `width` code points, the last one an ellipsis when anything was cut. */
-function truncate(text: string, width: number): string {
-  const chars = [...text];
-  return chars.length <= width ? text : chars.slice(0, width - 1).join('') + '…';
-}
 
 function msLabel(v: number): string {
   if (v >= 1000) return `${v / 1000} s`;
