@@ -9,8 +9,10 @@ import { ServiceError } from '../daemon/errors.ts';
 import type { Authenticator, Identity, RateLimiter, RateLimitState } from '../daemon/http/auth.ts';
 import { call, startTestDaemon } from './helpers/daemon.ts';
 
+// API.md 8.9's list, plus GET /api/outline (the web UI's symbol outline, counted like
+// GET /api/source, whose file it reads).
 const RATE_LIMITED = [
-  'POST /api/search', 'POST /api/stream_search', 'POST /api/find_definitions', 'POST /api/find_references', 'GET /api/source', 'POST /api/files',
+  'POST /api/search', 'POST /api/stream_search', 'POST /api/find_definitions', 'POST /api/find_references', 'GET /api/source', 'GET /api/outline', 'POST /api/files',
   'POST /api/tree', 'GET /api/folder_contents', 'GET /api/blame', 'GET /api/diff', 'GET /api/commit', 'GET /api/commits', 'GET /api/commits/authors',
   'GET /api/repos', 'GET /api/connections',
 ];
@@ -42,8 +44,9 @@ test('every route but the system ones authenticates; the rate-limited ones are c
     // The route table says which routes are authenticated and rate limited: exactly API.md 8.9's list.
     const limited = d.daemon.routes.filter((r) => r.rateLimited).map((r) => `${r.method} ${r.path}`).sort();
     assert.deepEqual(limited, [...RATE_LIMITED].sort());
-    // The OAuth endpoints authenticate clients and users in OAuth's ways (test/oauth*.test.ts).
-    for (const r of d.daemon.routes) assert.equal(r.authenticated, !r.path.match(/^\/api\/(health|version|openapi\.json)$|^\/oauth\/|^\/\.well-known\/oauth-/), r.path);
+    // The OAuth endpoints authenticate clients and users in OAuth's ways (test/oauth*.test.ts),
+    // the browser sign-in endpoints with an API key in the body or the session cookie (test/web-session.test.ts).
+    for (const r of d.daemon.routes) assert.equal(r.authenticated, !r.path.match(/^\/api\/(health|version|openapi\.json|session)$|^\/oauth\/|^\/\.well-known\/oauth-/), r.path);
 
     const ok = await call(`${d.url}/api/repos`, { headers: auth });
     assert.equal(ok.status, 200);

@@ -297,3 +297,26 @@ export function extractSymbols(files: Array<{ path: string; content: Uint8Array 
   }
   return result;
 }
+
+// For a caller that runs ctags itself, one file at a time and asynchronously (the file
+// outline endpoint, daemon/repos/outline.ts): the same command line, size cap, time budget
+// and post-processing as extractSymbols, so both give the same definitions.
+
+/** Files larger than this get no symbols (extractSymbols' default maxFileBytes). */
+export const SYMBOL_MAX_FILE_BYTES = DEFAULT_MAX_FILE_BYTES;
+
+/** The time budget of one spawn over `bytes` of content (extractSymbols' default). */
+export function symbolTimeoutMs(bytes: number): number {
+  return Math.ceil(DEFAULT_TIMEOUT_MS * (1 + bytes / TIMEOUT_SCALE_BYTES));
+}
+
+/** ctags' arguments for an interactive session, or undefined when ctagsAvailable() is false. */
+export function ctagsInteractiveArgs(): string[] | undefined {
+  const { ok, mode } = probe();
+  return ok ? [...CTAGS_ARGS, `--_interactive=${mode}`] : undefined;
+}
+
+/** Sorts one file's definitions by (line, name, kind) and drops repeats, in place, as extractSymbols does. */
+export function sortSymbolDefs(defs: SymbolDef[]): SymbolDef[] {
+  return finish(defs);
+}

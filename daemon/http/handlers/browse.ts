@@ -1,9 +1,11 @@
-// Browsing (API-DETAILS.md section 4): GET /api/source, POST /api/files, POST /api/tree,
-// GET /api/folder_contents. A git repository is read through nodegit at any ref, indexed
-// or not (repos/browse.ts); a directory, which has no git, from the files its index holds.
+// Browsing (API-DETAILS.md section 4): GET /api/source, GET /api/outline, POST /api/files,
+// POST /api/tree, GET /api/folder_contents. A git repository is read through nodegit at any
+// ref, indexed or not (repos/browse.ts); a directory, which has no git, from the files its
+// index holds. An outline is the file's definitions from universal-ctags (repos/outline.ts).
 
 import { detectLanguage } from '../../index/language.ts';
 import { folderContents, listFiles, readSource, tree, type FolderEntry, type TreeNode } from '../../repos/browse.ts';
+import { outlineSymbols } from '../../repos/outline.ts';
 import { checkRepoPath } from '../../repos/repo-path.ts';
 import { externalFileUrl, fileWebUrl } from '../../repos/web-urls.ts';
 import { ServiceError } from '../../errors.ts';
@@ -35,7 +37,7 @@ export function browseRoutes(s: Services): Route[] {
       async handle(ctx) {
         const q = ctx.query as SourceQuery;
         const repo = s.catalog.find(q.repo, ctx.identity);
-        const file = gitDir(repo) ? await readSource(gitDir(repo)!, { path: q.path, ref: q.ref, defaultRef: repo.defaultBranch, label: repo.name }) : indexedSource(s, repo, q);
+        const file = await sourceOf(s, repo, q);
         const branch = q.ref ?? repo.defaultBranch;
         const body: Record<string, unknown> = {
           source: file.source.toString('utf8'),
@@ -51,6 +53,45 @@ export function browseRoutes(s: Services): Route[] {
         if (external) body.externalWebUrl = external;
         if (file.blobSha) body.blobSha = file.blobSha;
         return { body };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/outline',
+      operationId: 'getOutline',
+      summary: 'The symbol definitions of a file at a ref (its outline)',
+      description:
+        'The file is read as GET /api/source reads it and parsed by universal-ctags, as the indexer does, so any ref works, indexed or not. ' +
+        'A file larger than 1 MiB, a binary file (a NUL byte) or one ctags fails on has no symbols. 503 when universal-ctags is not installed.',
+      tag: 'Browse',
+      query: 'OutlineQuery',
+      response: { status: 200, schema: 'OutlineResponse', description: 'The definitions, by line, then name.' },
+      errors: ['INVALID_QUERY_PARAMS', 'MISSING_REQUIRED_QUERY_PARAMETER', ...BROWSE_ERRORS, 'SERVICE_UNAVAILABLE'],
+      rateLimited: true,
+      authenticated: true,
+      async handle(ctx) {
+        const q = ctx.query as SourceQuery;
+        const repo = s.catalog.find(q.repo, ctx.identity);
+        const file = await sourceOf(s, repo, q);
+        const outline = await outlineSymbols(file.path, file.source, { signal: ctx.signal });
+        if (outline.skipped === 'timeout' || outline.skipped === 'failed') {
+          ctx.log.warn({ repo: repo.name, path: file.path, ref: q.ref, bytes: file.source.length, reason: outline.skipped }, 'outline: ctags gave no symbols for the file');
+        }
+        return {
+          body: {
+            repo: repo.name,
+            path: file.path,
+            ref: q.ref ?? repo.defaultBranch,
+            language: detectLanguage(file.path, file.source.subarray(0, 512)),
+            symbols: outline.symbols.map((d) => ({
+              symbol: d.name,
+              kind: d.kind,
+              line: d.line,
+              endLine: d.endLine,
+              ...(d.parent ? { parent: { symbol: d.parent.name, kind: d.parent.kind } } : {}),
+            })),
+          },
+        };
       },
     },
     {
@@ -141,6 +182,12 @@ export function noRefs(repo: CatalogRepo, ref: string | undefined): void {
   if (ref !== undefined && ref !== repo.defaultBranch) {
     throw new ServiceError('INVALID_GIT_REF', `${repo.name} is a directory, not a git repository: it has no ref "${ref}"`);
   }
+}
+
+/** The file of a source or outline query: through git at the ref, or from a directory's index. */
+async function sourceOf(s: Services, repo: CatalogRepo, q: SourceQuery): Promise<{ source: Buffer; path: string; blobSha?: string }> {
+  const dir = gitDir(repo);
+  return dir ? readSource(dir, { path: q.path, ref: q.ref, defaultRef: repo.defaultBranch, label: repo.name }) : indexedSource(s, repo, q);
 }
 
 function indexedSource(s: Services, repo: CatalogRepo, q: SourceQuery): { source: Buffer; path: string; blobSha?: string } {

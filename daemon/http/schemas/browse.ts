@@ -1,5 +1,5 @@
-// JSON Schemas of the browsing endpoints (API-DETAILS.md section 4): source, files, tree,
-// folder_contents, find_definitions and find_references. Query-string inputs are objects
+// JSON Schemas of the browsing endpoints (API-DETAILS.md section 4): source, outline, files,
+// tree, folder_contents, find_definitions and find_references. Query-string inputs are objects
 // of strings (integers are coerced); openapi.ts turns their properties into parameters.
 
 import { CODE_HOST_TYPES, ref, type JsonSchema } from './common.ts';
@@ -33,6 +33,42 @@ export const browseSchemas: Record<string, JsonSchema> = {
       blobSha: { type: 'string', description: 'The git blob id (absent for a directory repository).' },
     },
     required: ['source', 'language', 'path', 'repo', 'repoCodeHostType', 'webUrl'],
+    additionalProperties: false,
+  },
+  OutlineQuery: {
+    type: 'object',
+    properties: { repo: REPO_PARAM, path: path('File path in the repository.'), ref: REF_PARAM },
+    required: ['repo', 'path'],
+    additionalProperties: false,
+  },
+  OutlineSymbol: {
+    type: 'object',
+    properties: {
+      symbol: { type: 'string', minLength: 1, description: 'The name as defined.' },
+      kind: { type: 'string', description: 'universal-ctags\' long kind name: function, struct, member, macro, class, method, variable, ...' },
+      line: { type: 'integer', minimum: 1, description: '1-based line of the definition.' },
+      endLine: { type: 'integer', minimum: 1, description: '1-based last line (= line when ctags knows no end).' },
+      parent: {
+        type: 'object',
+        description: 'The enclosing definition (ctags\' scope; may be qualified, e.g. `Outer.Inner`).',
+        properties: { symbol: { type: 'string' }, kind: { type: 'string' } },
+        required: ['symbol', 'kind'],
+        additionalProperties: false,
+      },
+    },
+    required: ['symbol', 'kind', 'line', 'endLine'],
+    additionalProperties: false,
+  },
+  OutlineResponse: {
+    type: 'object',
+    properties: {
+      repo: { type: 'string' },
+      path: { type: 'string', description: 'The file\'s path, normalized.' },
+      ref: { type: 'string', description: 'The ref read: the one given, or the default branch.' },
+      language: { type: 'string' },
+      symbols: { type: 'array', items: ref('OutlineSymbol'), description: 'By line, then name; empty for a file with no definitions, larger than 1 MiB, or binary.' },
+    },
+    required: ['repo', 'path', 'ref', 'language', 'symbols'],
     additionalProperties: false,
   },
   FilesRequest: {

@@ -1,0 +1,201 @@
+// The symbol outline of one file (GET /api/outline): its definitions from universal-ctags,
+// with the indexer's command line, size cap, time budget and sorting (index/symbols.ts), so
+// the outline of an indexed file lists what find_definitions knows about it, and a file at
+// any other ref gets the same treatment.
+//
+// The indexer's extractSymbols is synchronous (spawnSync inside an index worker thread);
+// here ctags runs as an asynchronous child process, so the event loop stays free while it
+// parses. One interactive session per call: stdin carries a `generate-tags` line and the
+// content (nothing is written to disk; the path only serves language detection), stdout
+// answers with the file's tags as JSON lines and a `completed` marker. At most one ctags
+// per core runs at a time; further calls wait their turn. A call whose caller goes away or
+// whose server shuts down (signal) stops waiting or kills its ctags, and rejects with
+// SERVICE_UNAVAILABLE.
+
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { ServiceError } from '../errors.ts';
+import { ctagsInteractiveArgs, SYMBOL_MAX_FILE_BYTES, sortSymbolDefs, symbolTimeoutMs, type SymbolDef } from '../index/symbols.ts';
+
+export type { SymbolDef } from '../index/symbols.ts';
+
+export interface OutlineResult {
+  /** Sorted by (line, name, kind), without repeats. */
+  symbols: SymbolDef[];
+  /**
+   * Why the list is empty without ctags having said so: 'too-large' (over
+   * SYMBOL_MAX_FILE_BYTES), 'binary' (a NUL byte, the indexer's rule), 'timeout' (over the
+   * indexer's budget), 'failed' (ctags crashed or answered nonsense; e.g. deeply nested
+   * input makes it overflow its stack). Absent when ctags parsed the file.
+   */
+  skipped?: 'too-large' | 'binary' | 'timeout' | 'failed';
+}
+
+/** ctags' output over this is cut (killed): ~100 bytes a tag, far above what a 1 MiB file gives. */
+const MAX_OUTPUT_BYTES = 64 * (1 << 20);
+const SURROGATE = /[\ud800-\udfff]/;
+
+/**
+ * The definitions in `content` (the file at `path`). SERVICE_UNAVAILABLE when there is no
+ * usable universal-ctags; an empty list (with `skipped`) for a file too large, binary, or
+ * that ctags fails on. SERVICE_UNAVAILABLE too when the signal aborts it.
+ */
+export async function outlineSymbols(path: string, content: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<OutlineResult> {
+  // Probed once per process (a short synchronous spawn), then cached.
+  const args = ctagsInteractiveArgs();
+  if (!args) throw new ServiceError('SERVICE_UNAVAILABLE', 'symbol outlines need universal-ctags (with the interactive and json features), which is not installed on the server');
+  if (content.byteLength === 0) return { symbols: [] };
+  if (content.byteLength > SYMBOL_MAX_FILE_BYTES) return { symbols: [], skipped: 'too-large' };
+  if (Buffer.from(content.buffer, content.byteOffset, content.byteLength).indexOf(0) !== -1) return { symbols: [], skipped: 'binary' };
+  const release = await slots.acquire(options.signal);
+  try {
+    return await runCtags(args, path, content, options.signal);
+  } finally {
+    release();
+  }
+}
+
+type Outcome = { stdout: Buffer; timedOut: boolean; overflow: boolean };
+
+async function runCtags(args: string[], path: string, content: Uint8Array, signal: AbortSignal | undefined): Promise<OutlineResult> {
+  if (signal?.aborted) throw cancelled();
+  // A lone surrogate would be sent as a "\udXXX" escape, which ctags rejects as invalid json.
+  const filename = SURROGATE.test(path) ? Buffer.from(path, 'utf8').toString('utf8') : path;
+  const head = Buffer.from(JSON.stringify({ command: 'generate-tags', filename, size: content.byteLength }) + '\n');
+  const out = await new Promise<Outcome>((resolve, reject) => {
+    const child = spawn('ctags', args, { stdio: ['pipe', 'pipe', 'ignore'], windowsHide: true });
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let timedOut = false;
+    let overflow = false;
+    const kill = () => child.kill('SIGKILL');
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, symbolTimeoutMs(content.byteLength));
+    const onAbort = () => kill();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    child.stdout.on('data', (c: Buffer) => {
+      if (overflow) return;
+      bytes += c.length;
+      if (bytes > MAX_OUTPUT_BYTES) {
+        overflow = true;
+        kill();
+        return;
+      }
+      chunks.push(c);
+    });
+    // EPIPE when ctags dies before reading everything: its exit tells what happened.
+    child.stdin.on('error', () => {});
+    child.on('error', (err) => {
+      done();
+      // Not started (ENOENT after the probe said yes: ctags was removed; EAGAIN, EMFILE, ...).
+      const code = (err as NodeJS.ErrnoException).code;
+      reject(
+        code === 'ENOENT'
+          ? new ServiceError('SERVICE_UNAVAILABLE', 'symbol outlines need universal-ctags, which is not installed on the server')
+          : new ServiceError('SERVICE_UNAVAILABLE', `could not start universal-ctags (${code ?? 'error'}); try again later`),
+      );
+    });
+    child.on('close', () => {
+      done();
+      if (signal?.aborted) reject(cancelled());
+      else resolve({ stdout: Buffer.concat(chunks), timedOut, overflow });
+    });
+    child.stdin.write(head);
+    child.stdin.end(content);
+  });
+  const symbols = parseTags(out.stdout);
+  if (symbols) return { symbols: sortSymbolDefs(symbols) };
+  return { symbols: [], skipped: out.timedOut ? 'timeout' : 'failed' };
+}
+
+/**
+ * One file's tags from ctags' JSON lines, with extractSymbols' rules; undefined unless the
+ * `completed` marker came (a crash, a kill, an error reply or an unparsable line).
+ */
+function parseTags(stdout: Buffer): SymbolDef[] | undefined {
+  const lines = stdout.toString('utf8').split('\n');
+  // The last piece is '' after a complete last line, or a line cut short by a kill: never parsed.
+  const n = lines.length - 1;
+  const defs: SymbolDef[] = [];
+  const parents = new Map<string, { name: string; kind: string }>();
+  for (let li = 0; li < n; li++) {
+    const l = lines[li]!;
+    if (l === '') continue;
+    let o: { _type?: unknown; name?: unknown; line?: unknown; kind?: unknown; end?: unknown; scope?: unknown; scopeKind?: unknown };
+    try {
+      o = JSON.parse(l);
+    } catch {
+      return undefined;
+    }
+    if (o._type === 'completed') return defs;
+    if (o._type === 'error') return undefined;
+    if (o._type !== 'tag') continue; // "program" (the greeting) and anything unknown
+    const { name, line, end, scope } = o;
+    if (typeof name !== 'string' || name === '' || typeof line !== 'number' || !(line >= 1)) continue;
+    const def: SymbolDef = { name, kind: typeof o.kind === 'string' ? o.kind : '', line, endLine: typeof end === 'number' && end >= line ? end : line };
+    if (typeof scope === 'string' && scope !== '') {
+      const scopeKind = typeof o.scopeKind === 'string' ? o.scopeKind : '';
+      const key = scopeKind + '\0' + scope;
+      let p = parents.get(key);
+      if (!p) {
+        p = { name: scope, kind: scopeKind };
+        parents.set(key, p);
+      }
+      def.parent = p;
+    }
+    defs.push(def);
+  }
+  return undefined;
+}
+
+function cancelled(): ServiceError {
+  return new ServiceError('SERVICE_UNAVAILABLE', 'the outline was cancelled (the client went away or the server is shutting down)');
+}
+
+/** A counting semaphore: at most `max` holders, the rest wait in order. */
+class Slots {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly max: number) {}
+
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(cancelled());
+    if (this.active < this.max) {
+      this.active++;
+      return Promise.resolve(this.releaser());
+    }
+    return new Promise((resolve, reject) => {
+      const grant = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.active++;
+        resolve(this.releaser());
+      };
+      const onAbort = () => {
+        const i = this.waiting.indexOf(grant);
+        if (i !== -1) this.waiting.splice(i, 1);
+        reject(cancelled());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(grant);
+    });
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active--;
+      this.waiting.shift()?.();
+    };
+  }
+}
+
+const slots = new Slots(Math.max(1, availableParallelism()));
