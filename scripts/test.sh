@@ -4,5 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node_modules/.bin/tsc --noEmit -p .
+node_modules/.bin/tsc --noEmit -p web
 mapfile -t files < <(find test -name '*.test.ts' | sort)
 exec node --import tsx --test --test-concurrency=2 "${files[@]}"

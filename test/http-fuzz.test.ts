@@ -893,7 +893,10 @@ function verdict(k: Checker, req: { method: string; pathname: string; text: stri
   const here = opsAt(k.ops, req.pathname);
   // HEAD is served wherever GET is, as GET without the body.
   const op = here.find((o) => o.method === req.method || (req.method === 'HEAD' && o.method === 'GET'));
-  const documented = here.length === 0 ? new Set([404]) : !op ? new Set([405]) : op.statuses;
+  // Outside /api/, GET and HEAD may be a page of the web UI (daemon/web/handler.ts): the
+  // shell (HTML), an asset, or a 304 for an asset the client has.
+  const web = here.length === 0 && (req.method === 'GET' || req.method === 'HEAD') && !req.pathname.startsWith('/api/');
+  const documented = here.length === 0 ? new Set(web ? [200, 304, 404] : [404]) : !op ? new Set([405]) : op.statuses;
   if (!documented.has(status)) v.problems.push(`status ${status} is not documented for ${req.method} ${req.pathname.slice(0, 80)} (documented: ${[...documented].join(', ')})`);
   if (req.expect && !req.expect.statuses.includes(status)) v.problems.push(`expected ${req.expect.statuses.join('/')} (${req.expect.why}), got ${status}`);
   if (here.length > 0 && !op && status === 405) {
@@ -906,6 +909,11 @@ function verdict(k: Checker, req: { method: string; pathname: string; text: stri
   const type = a.header('content-type');
   if (ok) {
     if (req.method === 'HEAD') return v;
+    if (web) {
+      if (!/^text\/html; charset=utf-8$/.test(type ?? '')) v.problems.push(`web UI page with Content-Type ${type}`);
+      if (!(a.header('content-security-policy') ?? '').includes("script-src 'self'")) v.problems.push('web UI page without its Content-Security-Policy');
+      return v;
+    }
     if (type?.startsWith('text/event-stream')) {
       if (!a.text.endsWith('data: [DONE]\n\n')) v.problems.push('event stream does not end with "data: [DONE]"');
       for (const line of a.text.split('\n')) {
@@ -916,6 +924,11 @@ function verdict(k: Checker, req: { method: string; pathname: string; text: stri
           if (!msg.error || msg.error.statusCode >= 500) v.problems.push(`event stream carries an error message ${JSON.stringify(msg.error).slice(0, 300)}`);
         }
       }
+      return v;
+    }
+    // No Content (DELETE /api/session, the one 2xx without a body the fuzz can reach): nothing to parse.
+    if (status === 204) {
+      if (a.text !== '') v.problems.push(`204 with a body: ${a.text.slice(0, 100)}`);
       return v;
     }
     if (type !== JSON_TYPE) v.problems.push(`${status} with Content-Type ${type}`);

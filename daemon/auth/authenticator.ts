@@ -1,12 +1,15 @@
 // The Authenticator of a deployment with users (http/auth.ts defines the seam): API keys
 // in either header, scoped access tokens and OAuth access tokens as bearer tokens, checked against the store by
-// their keyed hash; a revoked key or token, an expired token or a suspended user fails at
+// their keyed hash; the web UI's browser sessions (a signed cookie plus a CSRF header,
+// auth/browser-session.ts), checked against the API key they were signed in with. A
+// revoked key or token, an expired token or session or a suspended user fails at
 // once (every request reads the store; there is no cache to go stale). Without
 // credentials: the anonymous user when settings.anonymousAccess is on.
 
 import { ServiceError } from '../errors.ts';
 import type { Authenticator, Credentials, Identity } from '../http/auth.ts';
 import type { IdentityStore, UserRecord } from '../store/store.ts';
+import { invalidCsrf, type BrowserSessions } from './browser-session.ts';
 import { credentialHash, isApiKeyShape, isScopedTokenShape, SCOPED_TOKEN_PREFIX } from './credentials.ts';
 import { ACCESS_TOKEN_PREFIX } from '../oauth/tokens.ts';
 
@@ -18,6 +21,8 @@ export interface StoreAuthenticatorOptions {
   now?: () => Date;
   /** Checks an OAuth access token (oauth/access.ts); without it such tokens are refused. */
   oauth?: (token: string) => { userId: string; grantId: string };
+  /** Signs and checks browser session tokens; without it a session cookie is refused (401). */
+  sessions?: BrowserSessions;
 }
 
 /** A key's lastUsedAt and its user's lastActivityAt are written at most this often. */
@@ -31,6 +36,7 @@ export class StoreAuthenticator implements Authenticator {
   constructor(private readonly options: StoreAuthenticatorOptions) {}
 
   async authenticate(credentials: Credentials): Promise<Identity> {
+    if (credentials.via === 'session' && credentials.session !== undefined) return this.browserSession(credentials.session, credentials.csrf);
     const token = credentials.token;
     if (token === undefined) {
       if (this.options.anonymousAccess) return anonymous;
@@ -49,7 +55,30 @@ export class StoreAuthenticator implements Authenticator {
     if (!user) throw invalid();
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this API key belongs to is suspended');
     this.touch(key.id, user.id);
-    return { kind: 'apiKey', userId: user.id, role: user.role, ...limitOf(user), canSee: this.userSees() };
+    return { kind: 'apiKey', userId: user.id, role: user.role, tokenId: key.id, ...limitOf(user), canSee: this.userSees() };
+  }
+
+  /**
+   * A browser session acts as the user of the API key it was signed in with, seeing what
+   * that user sees. The CSRF token comes first (403 INVALID_CSRF_TOKEN): a request a
+   * foreign page makes the browser send carries the cookie but cannot carry the header,
+   * and it learns nothing about the session from the answer. Then the token (signature,
+   * expiry) and the store: the key exists, is not revoked and is the user's; the user
+   * exists and is not suspended. Any of those failing is one 401, whichever it was.
+   */
+  private browserSession(session: string, csrf: string | undefined): Identity {
+    const { sessions, store } = this.options;
+    if (sessions && !sessions.csrfMatches(session, csrf)) throw invalidCsrf(csrf);
+    const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the browser session has expired or is no longer valid; sign in again');
+    const claims = sessions?.verify(session);
+    if (!claims) throw invalid();
+    const key = store.getApiKey(claims.apiKeyId);
+    if (!key || key.revokedAt !== undefined || key.userId !== claims.userId) throw invalid();
+    const user = store.getUser(key.userId);
+    if (!user || user.suspendedAt !== undefined) throw invalid();
+    this.touch(key.id, user.id);
+    // dailyLimit is left out: these requests are never counted (ratelimit/daily-limiter.ts).
+    return { kind: 'browserSession', userId: user.id, role: user.role, tokenId: key.id, canSee: this.userSees() };
   }
 
   /**

@@ -2,6 +2,7 @@
 // store, metrics, and (when the configuration has connections) the sync scheduler with
 // the garbage collector of retired index files. `trawl serve` and the tests start it here.
 
+import { PROJECT_ROOT, webUi } from '../web/handler.ts';
 import { readFileSync, statSync } from 'node:fs';
 import { ServiceError } from '../errors.ts';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { StoreAuthenticator } from '../auth/authenticator.ts';
 import { serverSecret } from '../auth/credentials.ts';
+import { BrowserSessions } from '../auth/browser-session.ts';
 import type { Authenticator, RateLimiter } from './auth.ts';
 import type { RateCounter } from '../ratelimit/counter.ts';
 import { DailyRateLimiter } from '../ratelimit/daily-limiter.ts';
@@ -40,6 +42,7 @@ import { eeSchemas } from './schemas/ee.ts';
 import { eeRoutes } from './handlers/ee.ts';
 import { mcpRoutes } from './handlers/mcp.ts';
 import { oauthRoutes } from './handlers/oauth.ts';
+import { sessionRoutes } from './handlers/session.ts';
 import { Entitlements } from '../auth/entitlements.ts';
 import { trustedKeys } from '../auth/license.ts';
 import { verifyAccessToken } from '../oauth/access.ts';
@@ -50,6 +53,7 @@ import { routeInvoker } from '../mcp/invoke.ts';
 import { createToolServer, MCP_MAX_SESSIONS, MCP_SESSION_IDLE_MS } from '../mcp/server.ts';
 import { McpSessions } from '../mcp/sessions.ts';
 import { searchSchemas } from './schemas/search.ts';
+import { sessionSchemas } from './schemas/session.ts';
 import { startHttpServer, type HttpServer } from './server.ts';
 import type { Services } from './services.ts';
 import { Validators } from './validate.ts';
@@ -85,7 +89,7 @@ export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', im
 
 /** Every schema of the API, with the configured bound of `matches`. */
 export function apiSchemas(config: Config): Record<string, JsonSchema> {
-  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...eeSchemas };
+  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...eeSchemas, ...sessionSchemas };
 }
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
@@ -171,13 +175,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         return identity.userId;
       },
     };
-    const authenticator = options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token) });
+    // The web UI's browser sessions: stateless tokens under the same secret, so every daemon
+    // process sharing the data dir accepts them; signed in with an API key through the same
+    // authenticator, which then accepts the session cookie on the API's routes.
+    const sessions = new BrowserSessions(secret, now);
+    const authenticator = options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token), sessions });
     routes.push(...oauthRoutes(oauth));
+    routes.push(...sessionRoutes(services, authenticator, sessions));
     server = await startHttpServer({
       host: options.host,
       port: options.port,
       routes,
       extra: [{ method: 'GET', path: '/metrics', handle: () => metrics.render() }],
+      web: webUi(PROJECT_ROOT, (err) => logger.error({ err: err.message }, 'the web UI could not be built: its pages answer 500')).handle,
       validators,
       authenticator,
       rateLimiter: limiter,

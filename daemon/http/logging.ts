@@ -16,7 +16,7 @@ export function createLogger(level: LogLevel = 'info', destination?: NodeJS.Writ
       base: { service: 'trawl' },
       timestamp: pino.stdTimeFunctions.isoTime,
       // Credentials never reach a log line, whatever a caller logs.
-      redact: { paths: ['headers.authorization', 'headers["x-service-api-key"]', '*.token'], censor: '[redacted]' },
+      redact: { paths: ['headers.authorization', 'headers["x-service-api-key"]', 'headers.cookie', 'headers["x-csrf-token"]', '*.token'], censor: '[redacted]' },
     },
     destination as never,
   );

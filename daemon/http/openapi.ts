@@ -43,6 +43,8 @@ export function buildOpenApi(routes: Route[], schemas: Record<string, JsonSchema
     const responses: Record<string, unknown> = {};
     for (const r of [route.response, ...(route.otherResponses ?? [])]) responses[String(r.status)] = response(r, route.rateLimited);
     const codes = new Set<ErrorCode>([...route.errors, ...(route.authenticated ? AUTHENTICATED_ERRORS : ['UNEXPECTED_ERROR' as const])]);
+    // The browser session cookie, with its CSRF header, is accepted wherever credentials are, except on CORS routes.
+    if (route.authenticated && !route.cors) codes.add('INVALID_CSRF_TOKEN');
     if (route.rateLimited) codes.add('API_RATE_LIMIT_EXCEEDED');
     if (route.body) for (const c of ['INVALID_REQUEST_BODY', 'REQUEST_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const) codes.add(c);
     codes.add('SERVICE_UNAVAILABLE'); // shutting down
@@ -73,9 +75,15 @@ export function buildOpenApi(routes: Route[], schemas: Record<string, JsonSchema
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An API key (svk_...), OAuth access token or scoped access token (svst_...).' },
         apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key', description: 'An API key.' },
+        browserSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'trawl_session',
+          description: 'The web UI\'s sign-in session (POST /api/session). Every request with it must also send the X-CSRF-Token header (else 403 INVALID_CSRF_TOKEN). Ignored when Authorization or X-Service-Api-Key is sent, and on the tool server and OAuth endpoints. Never counted against the daily limit.',
+        },
       },
     },
-    security: [{ bearer: [] }, { apiKey: [] }, {}],
+    security: [{ bearer: [] }, { apiKey: [] }, { browserSession: [] }, {}],
     paths,
   };
 }

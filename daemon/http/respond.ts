@@ -6,7 +6,7 @@ import type { HttpResponse } from 'uWebSockets.js';
 import { ServiceError } from '../errors.ts';
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 302: 'Found', 303: 'See Other', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
+  200: 'OK', 201: 'Created', 204: 'No Content', 302: 'Found', 303: 'See Other', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
   405: 'Method Not Allowed', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };

@@ -25,6 +25,11 @@ export interface HttpServerOptions {
   routes: Route[];
   /** Routes outside /api served as they are (GET /metrics). */
   extra?: Array<{ method: 'GET'; path: string; handle(): Promise<{ contentType: string; body: string }> }>;
+  /**
+   * The web UI (daemon/web/): GET and HEAD of a path outside /api/ that no route claims.
+   * Answers with a page or asset, or undefined for a 404.
+   */
+  web?: (url: string, headers: Record<string, string>) => Promise<WebResponse | undefined>;
   validators: Validators;
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
@@ -33,6 +38,12 @@ export interface HttpServerOptions {
   maxBodyBytes: number;
   /** The WWW-Authenticate value of a 401 at `path` (RFC 9110 section 11.6.1: every 401 carries one). */
   challenge?: (path: string, credentialSent: boolean) => string;
+}
+
+export interface WebResponse {
+  status: number;
+  body: string | Uint8Array;
+  headers: Array<[string, string]>;
 }
 
 export interface HttpServer {
@@ -115,6 +126,14 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         reply.send(200, out.body, [['Content-Type', out.contentType]]);
         return;
       }
+      if (!found && options.web && lookup === 'GET' && !url.startsWith('/api/')) {
+        const page = await options.web(url, headers);
+        if (page) {
+          routeLabel = 'web';
+          reply.send(page.status, page.body, page.headers);
+          return;
+        }
+      }
       if (!found) throw new ServiceError('NOT_FOUND', `no endpoint ${url}${url.startsWith('/api/') ? '' : ' (the API is under /api/)'}`);
       routeLabel = [...found.byMethod.values()][0]!.route.path;
       const c = forMethod;
@@ -147,7 +166,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         log,
       };
       if (route.authenticated) {
-        ctx.identity = await options.authenticator.authenticate(readCredentials(headers['authorization'], headers['x-service-api-key']));
+        // A CORS route ignores the session cookie (auth.ts readCredentials): bearer credentials only.
+        ctx.identity = await options.authenticator.authenticate(readCredentials(headers, cors));
         if (route.rateLimited) {
           const state = await options.rateLimiter.take(ctx.identity);
           if (state) {

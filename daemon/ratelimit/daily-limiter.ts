@@ -4,8 +4,10 @@
 // every request to a rate-limited route once it has authenticated, before the request is
 // parsed or run, so requests that then fail are counted too.
 //
-// Counted: API keys, OAuth tokens and scoped tokens. Not counted: anonymous requests (and
-// browser sessions, a credential kind that is not counted by not being listed here).
+// Counted: API keys, OAuth tokens and scoped tokens. Not counted: anonymous requests and
+// browser sessions (the web UI, API.md 8.2: browser use never counts), by not being listed
+// here: a credential kind added later is not counted until it is listed on purpose. An
+// uncounted request gets no X-RateLimit-* headers (take() answers undefined).
 //
 // Over the limit the request is refused with 429 and not counted again: the count stays at
 // the limit, so raising a user's limit during the day gives them exactly the difference.

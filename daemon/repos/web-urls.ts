@@ -12,9 +12,13 @@ export function repoWebUrl(baseUrl: string, repoName: string): string {
   return `${baseUrl}/${encodePath(repoName)}`;
 }
 
-/** The daemon's page for a file at a branch: `<base>/<repoName>/-/blob/<branch>/<path>`. */
+/**
+ * The daemon's page for a file at a branch: `<base>/<repoName>/-/blob/<branch>/<path>`. The
+ * branch is one path segment ("feature/x" is `feature%2Fx`), so the web UI can tell where
+ * the branch ends and the path begins without asking git.
+ */
 export function fileWebUrl(baseUrl: string, repoName: string, branch: string, path: string): string {
-  return `${repoWebUrl(baseUrl, repoName)}/-/blob/${encodePath(branch)}/${encodePath(path)}`;
+  return `${repoWebUrl(baseUrl, repoName)}/-/blob/${encodeURIComponent(branch)}/${encodePath(path)}`;
 }
 
 /**

@@ -28,6 +28,7 @@ export class SqliteIdentity implements IdentityStore {
   readonly #writeUser: BetterSqlite3.Statement;
   readonly #insertKey: BetterSqlite3.Statement;
   readonly #keyByHash: BetterSqlite3.Statement;
+  readonly #keyById: BetterSqlite3.Statement;
   readonly #keysOfUser: BetterSqlite3.Statement;
   readonly #revokeKey: BetterSqlite3.Statement;
   readonly #touchKey: BetterSqlite3.Statement;
@@ -54,6 +55,7 @@ export class SqliteIdentity implements IdentityStore {
       `INSERT INTO api_keys (id, user_id, name, hash, hint, created_at) VALUES (@id, @userId, @name, @hash, @hint, @now) RETURNING *`,
     );
     this.#keyByHash = db.prepare('SELECT * FROM api_keys WHERE hash = ?');
+    this.#keyById = db.prepare('SELECT * FROM api_keys WHERE id = ?');
     this.#keysOfUser = db.prepare('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, id');
     this.#revokeKey = db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, @now) WHERE id = @id RETURNING *');
     this.#touchKey = db.prepare('UPDATE api_keys SET last_used_at = @now WHERE id = @id');
@@ -119,6 +121,11 @@ export class SqliteIdentity implements IdentityStore {
 
   findApiKey(hash: string): ApiKeyRecord | undefined {
     const row = this.#keyByHash.get(hash) as Row | undefined;
+    return row && keyFromRow(row);
+  }
+
+  getApiKey(id: string): ApiKeyRecord | undefined {
+    const row = this.#keyById.get(id) as Row | undefined;
     return row && keyFromRow(row);
   }
 

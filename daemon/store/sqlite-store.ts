@@ -314,6 +314,10 @@ class SqliteStore implements Store {
     return this.#identity.findApiKey(hash);
   }
 
+  getApiKey(id: string): ApiKeyRecord | undefined {
+    return this.#identity.getApiKey(id);
+  }
+
   listApiKeys(userId: string): ApiKeyRecord[] {
     return this.#identity.listApiKeys(userId);
   }

@@ -133,6 +133,8 @@ export interface IdentityStore {
   createApiKey(key: { userId: string; name: string; hash: string; hint: string }, now: string): ApiKeyRecord;
   /** The key whose hash this is, revoked or not. */
   findApiKey(hash: string): ApiKeyRecord | undefined;
+  /** The key with this id, revoked or not (a browser session names the key it came from). */
+  getApiKey(id: string): ApiKeyRecord | undefined;
   /** A user's keys, oldest first. */
   listApiKeys(userId: string): ApiKeyRecord[];
   /** Marks the key revoked (once; a second call keeps the first time); undefined when unknown. */

@@ -593,6 +593,9 @@ export function storeConformance(
       assert.equal(store.revokeApiKey(k1.id, T3)!.revokedAt, T2, 'revoked once');
       assert.equal(store.revokeApiKey('key_000000000000000000000000', T3), undefined);
       assert.equal(store.findApiKey('h1'.repeat(32))!.revokedAt, T2, 'a revoked key is still found, as revoked');
+      assert.deepEqual(store.getApiKey(k2.id), k2, 'by id');
+      assert.equal(store.getApiKey(k1.id)!.revokedAt, T2, 'by id, revoked or not');
+      assert.equal(store.getApiKey('key_000000000000000000000000'), undefined);
       assert.throws(() => store.createApiKey({ userId: 'usr_000000000000000000000000', name: 'x', hash: 'h3', hint: 'svk_' }, T3), 'a key belongs to an existing user');
     });
 

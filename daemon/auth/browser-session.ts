@@ -1,0 +1,160 @@
+// Browser sign-in sessions of the web UI: the session token, its CSRF token and the cookie
+// that carries it. A person enters an API key once (POST /api/session); the browser then
+// holds the session token in an HttpOnly cookie and the page sends the CSRF token in the
+// X-CSRF-Token header of every API request. Such requests act as the key's user but are
+// never counted against the daily limit (API.md 8.2: browser use never counts).
+//
+// Session token (stateless, so any daemon process sharing the data dir, and so the server
+// secret, accepts it; nothing is stored):
+//
+//   v1.<payload>.<signature>
+//   payload   = base64url(JSON {"u": user id, "k": API key id, "e": expiry in Unix
+//               seconds, "n": 16 random bytes in base64url})
+//   signature = base64url(HMAC-SHA256(server secret, "trawl-session\0" + payload))
+//               (the payload as it appears in the token: its base64url text)
+//
+// The expiry is absolute, 12 hours after sign-in (no sliding renewal). What the token does
+// not say is checked on every request against the store (auth/authenticator.ts): the key
+// still exists, is not revoked and belongs to the user; the user exists and is not
+// suspended. So revoking the key or suspending the user ends its sessions at once; signing
+// out only drops the cookie (a copied token stays good until it expires or its key is
+// revoked, the price of keeping nothing on the server).
+//
+// CSRF token = base64url(HMAC-SHA256(server secret, "trawl-csrf\0" + session token)):
+// derived, so it needs no storage either, differs for every session, and cannot be
+// computed without the secret. The "\0"-terminated labels keep the two MACs, and the keyed
+// hashes of API keys (auth/credentials.ts, whose inputs start with "svk_"), from ever
+// being valid for one another.
+
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ServiceError } from '../errors.ts';
+
+export const SESSION_COOKIE = 'trawl_session';
+/** The request header of the CSRF token (lower case, as the server's header map has it). */
+export const CSRF_HEADER = 'x-csrf-token';
+export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
+
+const VERSION = 'v1';
+const SESSION_LABEL = 'trawl-session\0';
+const CSRF_LABEL = 'trawl-csrf\0';
+/** A signature is 32 bytes: 43 base64url characters without padding. */
+const TOKEN = /^v1\.([A-Za-z0-9_-]{1,1000})\.([A-Za-z0-9_-]{43})$/;
+/** Store ids ("usr_"/"key_" + 24 hex) and more; bounded so a forged claim cannot be huge. */
+const ID = /^[\w-]{1,64}$/;
+
+/** What a session token says once its signature and expiry check out. */
+export interface SessionClaims {
+  userId: string;
+  apiKeyId: string;
+  /** Unix seconds. */
+  expires: number;
+}
+
+export interface IssuedSession {
+  token: string;
+  csrfToken: string;
+  /** ISO 8601. */
+  expiresAt: string;
+}
+
+export class BrowserSessions {
+  constructor(
+    private readonly secret: Buffer,
+    /** Injectable clock (the daemon's `now`). */
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** A new session of `userId` signed in with the API key `apiKeyId`, 12 hours from now. */
+  sign(userId: string, apiKeyId: string): IssuedSession {
+    const expires = Math.floor((this.now().getTime() + SESSION_LIFETIME_MS) / 1000);
+    const payload = Buffer.from(JSON.stringify({ u: userId, k: apiKeyId, e: expires, n: randomBytes(16).toString('base64url') }), 'utf8').toString('base64url');
+    const token = `${VERSION}.${payload}.${this.mac(SESSION_LABEL, payload)}`;
+    return { token, csrfToken: this.csrfToken(token), expiresAt: new Date(expires * 1000).toISOString() };
+  }
+
+  /**
+   * The claims of a token whose shape, signature and expiry are good; undefined otherwise
+   * (which part failed is nobody's business: one answer for all).
+   */
+  verify(token: string): SessionClaims | undefined {
+    const m = TOKEN.exec(token);
+    if (!m) return undefined;
+    const payload = m[1]!;
+    const signature = m[2]!;
+    if (!sameText(signature, this.mac(SESSION_LABEL, payload))) return undefined;
+    // Signed by this server, so well-formed unless the format changed under it: checked anyway.
+    let claims: unknown;
+    try {
+      claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return undefined;
+    const { u, k, e, n } = claims as Record<string, unknown>;
+    if (typeof u !== 'string' || !ID.test(u) || typeof k !== 'string' || !ID.test(k) || typeof n !== 'string') return undefined;
+    if (typeof e !== 'number' || !Number.isSafeInteger(e)) return undefined;
+    if (this.now().getTime() >= e * 1000) return undefined;
+    return { userId: u, apiKeyId: k, expires: e };
+  }
+
+  /** The CSRF token of a session token (whatever the token is worth). */
+  csrfToken(token: string): string {
+    return this.mac(CSRF_LABEL, token);
+  }
+
+  /** Whether `sent` (the X-CSRF-Token header) is the session's CSRF token; constant time. */
+  csrfMatches(token: string, sent: string | undefined): boolean {
+    return sent !== undefined && sameText(sent.trim(), this.csrfToken(token));
+  }
+
+  private mac(label: string, text: string): string {
+    return createHmac('sha256', this.secret).update(label + text, 'utf8').digest('base64url');
+  }
+}
+
+/** 403 INVALID_CSRF_TOKEN for a request with the session cookie but not its CSRF token. */
+export function invalidCsrf(sent: string | undefined): ServiceError {
+  const what = sent === undefined ? 'the X-CSRF-Token header is missing' : 'the X-CSRF-Token header does not match the session';
+  return new ServiceError('INVALID_CSRF_TOKEN', `${what}: a request with the browser session cookie must send the X-CSRF-Token the page got at sign-in; reload the page`);
+}
+
+/** Constant-time equality of two strings (the length, fixed for MACs, is all that leaks). */
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * The value of cookie `name` in a Cookie header (RFC 6265 section 5.4: `a=1; b=2`), or
+ * undefined when absent or empty. The first one wins when it is sent twice (browsers send
+ * the most specific path first; trawl sets only Path=/). Pairs are also split at commas:
+ * the HTTP server joins repeated headers with ", ", and cookie values never contain one.
+ * Surrounding double quotes (allowed by the RFC) are dropped.
+ */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (header === undefined) return undefined;
+  for (const pair of header.split(/[;,]/)) {
+    const eq = pair.indexOf('=');
+    if (eq < 0 || pair.slice(0, eq).trim() !== name) continue;
+    let value = pair.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    return value === '' ? undefined : value;
+  }
+  return undefined;
+}
+
+/**
+ * The Set-Cookie value that holds a session: for the whole site, out of scripts' reach
+ * (HttpOnly), never sent on a request another site starts (SameSite=Strict), only over
+ * TLS when the daemon's public URL is https. No Max-Age or Expires: the cookie ends with
+ * the browser session (the token's own expiry ends it sooner).
+ */
+export function sessionCookie(token: string, secure: boolean): string {
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+}
+
+/** The Set-Cookie value that makes the browser drop the session cookie. */
+export function clearSessionCookie(secure: boolean): string {
+  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`;
+}

@@ -1,0 +1,132 @@
+// The web UI's browser sign-in (auth/browser-session.ts has the token, CSRF and cookie
+// formats): POST /api/session trades an API key for a session cookie and a CSRF token,
+// GET /api/session tells the page whether it is signed in (and hands it the CSRF token
+// again after a reload), DELETE /api/session signs out.
+//
+// These routes do their own authentication (`authenticated: false`: the server's step
+// would refuse a page that is not signed in yet, or one whose cookie went stale), are not
+// rate limited (browser use never counts, API.md 8.2) and are not CORS routes: a page of
+// another origin can neither read their answers nor, for lack of a preflight, send them a
+// JSON body, so it can neither sign its visitor in to its own account nor learn the CSRF
+// token.
+
+import { clearSessionCookie, CSRF_HEADER, invalidCsrf, readCookie, SESSION_COOKIE, sessionCookie, type BrowserSessions } from '../../auth/browser-session.ts';
+import { SCOPED_TOKEN_PREFIX } from '../../auth/credentials.ts';
+import { ServiceError } from '../../errors.ts';
+import { ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX } from '../../oauth/tokens.ts';
+import type { UserRecord } from '../../store/store.ts';
+import type { Authenticator, Identity } from '../auth.ts';
+import type { Route } from '../route.ts';
+import type { Services } from '../services.ts';
+
+/** Answers about a session are never stored by a cache (they carry the CSRF token). */
+const NO_STORE: [string, string] = ['Cache-Control', 'no-store'];
+
+const SET_COOKIE_DOC = {
+  'Set-Cookie': {
+    description: '`trawl_session=<token>; Path=/; HttpOnly; SameSite=Strict` (`; Secure` when the public URL is https); no Max-Age: it lasts for the browser session.',
+    schema: { type: 'string' },
+  },
+  'Cache-Control': { description: '`no-store`.', schema: { type: 'string' } },
+};
+const CLEAR_COOKIE_DOC = {
+  'Set-Cookie': { description: '`trawl_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`: drops the cookie.', schema: { type: 'string' } },
+};
+
+export function sessionRoutes(s: Services, authenticator: Authenticator, sessions: BrowserSessions): Route[] {
+  const base = { tag: 'Session', rateLimited: false, authenticated: false } as const;
+  // Known once the daemon listens: read per response.
+  const secure = () => s.baseUrl.startsWith('https:');
+  const clear = (): [string, string] => ['Set-Cookie', clearSessionCookie(secure())];
+
+  /** The session's user when the cookie's token is valid now (the same checks as every API request), else undefined. */
+  const signedIn = async (token: string): Promise<UserRecord | undefined> => {
+    let identity: Identity;
+    try {
+      // The server vouches for the CSRF token itself: this is where the page gets it.
+      identity = await authenticator.authenticate({ session: token, csrf: sessions.csrfToken(token), via: 'session' });
+    } catch (err) {
+      if (err instanceof ServiceError && err.statusCode === 401) return undefined;
+      throw err;
+    }
+    if (identity.kind !== 'browserSession' || identity.userId === undefined) return undefined;
+    return s.store.getUser(identity.userId);
+  };
+
+  return [
+    {
+      ...base,
+      method: 'POST',
+      path: '/api/session',
+      operationId: 'signIn',
+      summary: 'Signs the browser in with an API key: a session cookie and the CSRF token',
+      description:
+        'Only an API key signs in. The answer sets the HttpOnly session cookie; API requests with it must send the CSRF token as the X-CSRF-Token header ' +
+        '(else 403 INVALID_CSRF_TOKEN). The session acts as the key\'s user for 12 hours, ends at once when the key is revoked or the user suspended, ' +
+        'is not counted against the daily limit, and is not accepted by the tool server or the OAuth endpoints. Not rate limited.',
+      body: 'SessionRequest',
+      response: { status: 201, schema: 'SessionCreated', description: 'Signed in.', headers: SET_COOKIE_DOC },
+      errors: ['NOT_AUTHENTICATED'],
+      async handle(ctx) {
+        const key = (ctx.body as { apiKey: string }).apiKey.trim();
+        const onlyApiKey = () => new ServiceError('NOT_AUTHENTICATED', 'only an API key (svk_...) signs in to the web UI, not a scoped access token or an OAuth token');
+        // Said before any lookup, so a token's owner learns why rather than "not valid".
+        if ([SCOPED_TOKEN_PREFIX, ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX].some((p) => key.startsWith(p))) throw onlyApiKey();
+        const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader' });
+        if (identity.kind !== 'apiKey' || identity.userId === undefined || identity.tokenId === undefined) throw onlyApiKey();
+        const user = s.store.getUser(identity.userId);
+        if (!user) throw new ServiceError('NOT_AUTHENTICATED', 'the API key is not valid (unknown, malformed or revoked)');
+        const issued = sessions.sign(user.id, identity.tokenId);
+        return {
+          status: 201,
+          body: { user: userJson(user), csrfToken: issued.csrfToken, expiresAt: issued.expiresAt },
+          headers: [['Set-Cookie', sessionCookie(issued.token, secure())], NO_STORE],
+        };
+      },
+    },
+    {
+      ...base,
+      method: 'GET',
+      path: '/api/session',
+      operationId: 'getSession',
+      summary: 'Whether the browser is signed in, as whom, and its CSRF token; whether anonymous access is on',
+      description: 'Never 401. A session cookie that is no longer valid (expired, tampered with, its key revoked, its user suspended) is dropped (Set-Cookie with Max-Age=0).',
+      response: { status: 200, schema: 'SessionState', description: 'The session, if any.', headers: { ...CLEAR_COOKIE_DOC, 'Cache-Control': SET_COOKIE_DOC['Cache-Control'] } },
+      errors: [],
+      async handle(ctx) {
+        const anonymousAccess = s.config.settings.anonymousAccess;
+        const token = readCookie(ctx.headers['cookie'], SESSION_COOKIE);
+        if (token === undefined) return { body: { authenticated: false, anonymousAccess }, headers: [NO_STORE] };
+        const user = await signedIn(token);
+        const claims = sessions.verify(token);
+        if (!user || !claims) return { body: { authenticated: false, anonymousAccess }, headers: [clear(), NO_STORE] };
+        return {
+          body: { authenticated: true, anonymousAccess, user: userJson(user), csrfToken: sessions.csrfToken(token), expiresAt: new Date(claims.expires * 1000).toISOString() },
+          headers: [NO_STORE],
+        };
+      },
+    },
+    {
+      ...base,
+      method: 'DELETE',
+      path: '/api/session',
+      operationId: 'signOut',
+      summary: 'Signs the browser out (drops the session cookie)',
+      description:
+        'With a valid session cookie the X-CSRF-Token header must match (else 403 INVALID_CSRF_TOKEN), so another site cannot sign the user out. ' +
+        'Sessions are stateless: the token itself stays valid until it expires; revoking the API key ends every session made with it.',
+      response: { status: 204, description: 'Signed out (also when there was no session).', headers: CLEAR_COOKIE_DOC },
+      errors: ['INVALID_CSRF_TOKEN'],
+      async handle(ctx) {
+        const token = readCookie(ctx.headers['cookie'], SESSION_COOKIE);
+        const csrf = ctx.headers[CSRF_HEADER];
+        if (token !== undefined && sessions.verify(token) && !sessions.csrfMatches(token, csrf)) throw invalidCsrf(csrf);
+        return { status: 204, body: undefined, headers: [clear(), NO_STORE] };
+      },
+    },
+  ];
+}
+
+function userJson(u: UserRecord): { id: string; name: string; email: string; role: string } {
+  return { id: u.id, name: u.name, email: u.email, role: u.role };
+}

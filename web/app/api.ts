@@ -1,0 +1,70 @@
+// Every API call of the page goes through here: same-origin requests that carry the
+// session cookie (set by POST /api/session) and the CSRF token that came with it. The
+// daemon accepts the cookie only together with that header, and never counts such
+// requests against the API rate limit. A 401 (no session, or it expired) asks the person
+// to sign in and then repeats the request once.
+
+export interface ErrorObject {
+  statusCode: number;
+  errorCode: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(readonly statusCode: number, readonly errorCode: string, message: string) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+let csrfToken: string | undefined;
+let signIn: (() => Promise<void>) | undefined;
+
+export function setCsrfToken(token: string | undefined): void {
+  csrfToken = token;
+}
+
+/** What to do on a 401: show the sign-in dialog; resolves once signed in. */
+export function onUnauthorized(handler: () => Promise<void>): void {
+  signIn = handler;
+}
+
+export async function apiFetch(path: string, init: RequestInit = {}, retried = false): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set('Accept', headers.get('Accept') ?? 'application/json');
+  if (csrfToken) headers.set('X-CSRF-Token', csrfToken);
+  const res = await fetch(path, { ...init, headers, credentials: 'same-origin' });
+  if (res.ok) return res;
+  const err = await errorOf(res);
+  if (err.statusCode === 401 && !retried && signIn) {
+    await signIn();
+    return apiFetch(path, init, true);
+  }
+  throw err;
+}
+
+export async function apiJson<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const res = await apiFetch(path, init);
+  return (await res.json()) as T;
+}
+
+export function postJson(body: unknown, init: RequestInit = {}): RequestInit {
+  return { ...init, method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } };
+}
+
+async function errorOf(res: Response): Promise<ApiError> {
+  try {
+    const body = (await res.json()) as Partial<ErrorObject>;
+    if (typeof body.message === 'string') return new ApiError(res.status, body.errorCode ?? 'UNEXPECTED_ERROR', body.message);
+  } catch {
+    // Not the error object (a proxy's page): fall through.
+  }
+  return new ApiError(res.status, 'UNEXPECTED_ERROR', `the server answered ${res.status} ${res.statusText}`);
+}
+
+/** A query string from the defined values. */
+export function qs(params: Record<string, string | number | undefined>): string {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) u.set(k, String(v));
+  return u.toString();
+}

@@ -1,0 +1,64 @@
+// The web UI's entry point (bundled by daemon/web/assets.ts). The daemon serves one
+// shell page for every UI path; this reads the path, checks the browser session, and
+// draws the page. Pages are separate documents: links are plain links, so the back
+// button, new tabs and bookmarks work as anywhere else.
+
+import { byId, h } from './dom.ts';
+import { blamePage } from './blame-page.ts';
+import { filePage } from './file-page.ts';
+import { historyPage } from './history-page.ts';
+import { installKeys } from './keys.ts';
+import { parseRoute } from './route.ts';
+import { paramsFromUrl, searchForm, searchUrl } from './search-form.ts';
+import { SearchPage } from './search-page.ts';
+import { canBrowse, loadSession, requireSignIn } from './session.ts';
+import { repoPage, treePage } from './tree-page.ts';
+
+async function start(): Promise<void> {
+  const main = byId('main');
+  const route = parseRoute(location.pathname);
+  const initial = paramsFromUrl(new URL(location.href));
+  let page: SearchPage | undefined;
+  const form = searchForm(route.page === 'search' ? initial : { ...initial, query: '' }, (p) => {
+    if (page) void page.run(p, true);
+    else location.assign(searchUrl(p));
+  });
+  byId('search-slot').append(form.element);
+  installKeys({ input: form.input, links: () => (page ? page.links() : []) });
+
+  await loadSession();
+  if (!canBrowse()) await requireSignIn();
+
+  switch (route.page) {
+    case 'search': {
+      page = new SearchPage(form);
+      main.replaceChildren(page.element);
+      window.addEventListener('popstate', () => {
+        const p = paramsFromUrl(new URL(location.href));
+        form.input.value = p.query;
+        if (p.query) void page!.run(p, false);
+      });
+      if (initial.query.trim()) await page.run(initial, false);
+      else form.input.focus();
+      return;
+    }
+    case 'repo':
+      return repoPage(main, route.repo);
+    case 'tree':
+      return treePage(main, route.repo, route.branch, route.path);
+    case 'blob':
+      return filePage(main, route.repo, route.branch, route.path);
+    case 'blame':
+      return blamePage(main, route.repo, route.branch, route.path);
+    case 'commits':
+      return historyPage(main, route.repo, route.branch, route.path);
+    default:
+      document.title = 'Not found · trawl';
+      main.replaceChildren(h('h1', {}, 'Not found'), h('p', {}, 'This address is not a page of trawl. ', h('a', { href: '/' }, 'Search')));
+  }
+}
+
+start().catch((err: unknown) => {
+  const main = document.getElementById('main');
+  main?.replaceChildren(h('p', { class: 'notice error', role: 'alert' }, `The page could not start: ${(err as Error).message}`));
+});

@@ -1,0 +1,74 @@
+// One search result (a file) as a list item: its path (name matches marked), repository,
+// branches and language, then its chunks with line numbers and the matches marked. Links
+// go to the file view at the result's webUrl, with the matched lines to highlight (?hl=)
+// and the line to land on (#L<n>).
+
+import type { FileResult } from '../../daemon/search/types.ts';
+import { h } from './dom.ts';
+import { formatLineList, pieces, spansByLine } from './ranges.ts';
+
+/** Chunks shown per file before "show more"; a file with thousands of matches stays short. */
+const CHUNKS_SHOWN = 3;
+
+export function matchCount(f: FileResult): number {
+  return f.chunks.reduce((n, c) => n + c.matchRanges.length, 0) + f.fileName.matchRanges.length;
+}
+
+/** The lines of a file that hold a match, for ?hl=. */
+function matchedLines(f: FileResult): number[] {
+  const lines: number[] = [];
+  for (const c of f.chunks) for (const r of c.matchRanges) for (let n = r.start.lineNumber; n <= r.end.lineNumber; n++) lines.push(n);
+  return lines;
+}
+
+export function fileLink(f: FileResult, line?: number): string {
+  const lines = matchedLines(f);
+  const target = line ?? lines[0];
+  const hl = lines.length > 0 ? `?hl=${formatLineList(lines)}` : '';
+  return `${f.webUrl}${hl}${target !== undefined ? `#L${target}` : ''}`;
+}
+
+export function renderResult(f: FileResult, index: number): HTMLElement {
+  const nameSpans = f.fileName.matchRanges.length > 0 ? spansByLine([f.fileName.text], 1, f.fileName.matchRanges).get(1) : undefined;
+  const path = pieces(f.fileName.text, nameSpans).map((p) => (p.marked ? h('mark', {}, p.text) : p.text));
+  const n = matchCount(f);
+  const chunks = f.chunks.map((c) => renderChunk(f, c));
+  const hidden = chunks.slice(CHUNKS_SHOWN);
+  const more = hidden.length > 0
+    ? h('button', {
+        type: 'button', class: 'link more',
+        onclick: (e: Event) => {
+          for (const c of hidden) c.hidden = false;
+          (e.currentTarget as HTMLElement).remove();
+        },
+      }, `Show ${hidden.length} more ${hidden.length === 1 ? 'chunk' : 'chunks'} in this file`)
+    : null;
+  for (const c of hidden) c.hidden = true;
+  return h('li', { class: 'result', 'data-index': index },
+    h('div', { class: 'result-head' },
+      h('a', { class: 'path', href: fileLink(f), 'data-result-link': true }, path),
+      h('span', { class: 'repo', title: 'repository' }, f.repository),
+      f.branches.length > 0 ? h('span', { class: 'branch', title: 'branches' }, f.branches.join(', ')) : null,
+      f.language ? h('span', { class: 'lang' }, f.language) : null,
+      h('span', { class: 'count' }, `${n} ${n === 1 ? 'match' : 'matches'}`),
+    ),
+    chunks,
+    more,
+  );
+}
+
+function renderChunk(f: FileResult, c: FileResult['chunks'][number]): HTMLElement {
+  const lines = c.content.split('\n');
+  const first = c.contentStart.lineNumber;
+  const spans = spansByLine(lines, first, c.matchRanges);
+  const rows = lines.map((text, i) => {
+    const n = first + i;
+    const marks = spans.get(n);
+    return h('tr', { class: marks ? 'hit' : undefined },
+      h('td', { class: 'ln' }, h('a', { href: fileLink(f, n), tabindex: -1, 'aria-label': `line ${n}` }, n)),
+      h('td', { class: 'code' }, pieces(text, marks).map((p) => (p.marked ? h('mark', {}, p.text) : p.text))),
+    );
+  });
+  const symbols = c.symbols.length > 0 ? h('div', { class: 'chunk-symbols' }, c.symbols.map((s) => h('span', { class: 'sym', title: s.kind }, s.parent ? `${s.parent.symbol}.` : '', s.symbol))) : null;
+  return h('div', { class: 'chunk' }, symbols, h('table', { class: 'code-table' }, h('tbody', {}, rows)));
+}

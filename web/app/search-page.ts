@@ -1,0 +1,131 @@
+// The search page: results stream in from POST /api/stream_search as the shards find them
+// (one list item per file, appended as each message arrives), then the final statistics
+// and, when the search stopped at the match limit, a notice with a way to ask for more.
+
+import type { FileResult, SearchStats } from '../../daemon/search/types.ts';
+import { ApiError, apiFetch, postJson } from './api.ts';
+import { clear, formatBytes, formatCount, formatNs, h } from './dom.ts';
+import { matchCount, renderResult } from './results.ts';
+import { MAX_MATCHES, searchUrl, type SearchForm, type SearchParams } from './search-form.ts';
+import { sseMessages } from './sse.ts';
+
+type Message =
+  | { type: 'chunk'; stats: SearchStats; files: FileResult[] }
+  | { type: 'final'; accumulatedStats: SearchStats; isSearchExhaustive: boolean }
+  | { type: 'error'; error: { statusCode: number; errorCode: string; message: string } };
+
+/** The statistics shown in the details table, in this order, with how to show each. */
+const STAT_ROWS: Array<[keyof SearchStats, string, (v: number) => string]> = [
+  ['actualMatchCount', 'matches returned', formatCount],
+  ['totalMatchCount', 'matches found', formatCount],
+  ['fileCount', 'files returned', formatCount],
+  ['duration', 'duration', formatNs],
+  ['wait', 'waiting for a search slot', formatNs],
+  ['matchTreeConstruction', 'query planning', formatNs],
+  ['matchTreeSearch', 'matching', formatNs],
+  ['shardFilesConsidered', 'documents in scanned shards', formatCount],
+  ['filesConsidered', 'candidate documents', formatCount],
+  ['filesLoaded', 'documents read', formatCount],
+  ['filesSkipped', 'candidates left unexamined', formatCount],
+  ['contentBytesLoaded', 'content read', formatBytes],
+  ['indexBytesLoaded', 'index read', formatBytes],
+  ['ngramLookups', 'n-gram lookups', formatCount],
+  ['ngramMatches', 'n-gram candidate positions', formatCount],
+  ['regexpsConsidered', 'regex executions', formatCount],
+  ['shardsScanned', 'shards scanned', formatCount],
+  ['shardsSkipped', 'shards skipped (enough results)', formatCount],
+  ['shardsSkippedFilter', 'shards ruled out by the index', formatCount],
+  ['crashes', 'shards that failed', formatCount],
+];
+
+export class SearchPage {
+  private controller: AbortController | undefined;
+  private readonly status = h('div', { id: 'search-status', class: 'status', role: 'status', 'aria-live': 'polite' });
+  private readonly notice = h('div', { id: 'search-notice' });
+  private readonly list = h('ol', { id: 'results', class: 'results', 'aria-label': 'Search results' });
+  private readonly stats = h('div', { id: 'search-stats' });
+  readonly element = h('section', { class: 'search-page', 'aria-label': 'Search' }, this.status, this.notice, this.list, this.stats);
+
+  constructor(private readonly form: SearchForm) {}
+
+  /** Runs a search (replacing the one on screen). `push`: a new history entry. */
+  async run(p: SearchParams, push: boolean): Promise<void> {
+    this.controller?.abort();
+    const controller = (this.controller = new AbortController());
+    const url = searchUrl(p);
+    if (push && location.pathname + location.search !== url) history.pushState(null, '', url);
+    document.title = `${p.query} · trawl`;
+    this.form.showError(undefined);
+    clear(this.list);
+    clear(this.notice);
+    clear(this.stats);
+    this.status.textContent = 'Searching…';
+    this.list.setAttribute('aria-busy', 'true');
+    const started = performance.now();
+    let firstAt: number | undefined;
+    let files = 0;
+    let matches = 0;
+    try {
+      const res = await apiFetch('/api/stream_search', postJson({
+        query: p.query, matches: p.matches, contextLines: 1, isRegexEnabled: p.regex, isCaseSensitivityEnabled: p.caseSensitive,
+      }, { signal: controller.signal }));
+      for await (const raw of sseMessages(res.body!, controller.signal)) {
+        const msg = raw as Message;
+        if (msg.type === 'chunk') {
+          if (msg.files.length === 0) continue;
+          firstAt ??= performance.now() - started;
+          const frag = document.createDocumentFragment();
+          for (const f of msg.files) {
+            frag.append(renderResult(f, files++));
+            matches += matchCount(f);
+          }
+          this.list.append(frag);
+          this.status.textContent = `${formatCount(matches)} ${matches === 1 ? 'match' : 'matches'} in ${formatCount(files)} ${files === 1 ? 'file' : 'files'} so far…`;
+        } else if (msg.type === 'final') {
+          this.finish(p, msg.accumulatedStats, msg.isSearchExhaustive, files, matches, firstAt, performance.now() - started);
+        } else if (msg.type === 'error') {
+          this.status.textContent = '';
+          this.notice.append(h('p', { class: 'notice error', role: 'alert' }, `The search failed: ${msg.error.message}`));
+        }
+      }
+    } catch (err) {
+      if (controller.signal.aborted) return;
+      this.status.textContent = '';
+      if (err instanceof ApiError && (err.errorCode === 'FAILED_TO_PARSE_QUERY' || err.errorCode === 'INVALID_REQUEST_BODY')) {
+        this.form.showError(err.message, p.query);
+      } else {
+        this.notice.append(h('p', { class: 'notice error', role: 'alert' }, err instanceof ApiError ? err.message : `The search could not be run: ${(err as Error).message}`));
+      }
+    } finally {
+      if (this.controller === controller) this.list.removeAttribute('aria-busy');
+    }
+  }
+
+  private finish(p: SearchParams, s: SearchStats, exhaustive: boolean, files: number, matches: number, firstMs: number | undefined, totalMs: number): void {
+    this.status.textContent = files === 0
+      ? 'No results.'
+      : `${formatCount(matches)} ${matches === 1 ? 'match' : 'matches'} in ${formatCount(files)} ${files === 1 ? 'file' : 'files'}`;
+    if (!exhaustive) {
+      const more = Math.min(p.matches * 10, MAX_MATCHES);
+      const why = s.actualMatchCount >= p.matches || s.filesSkipped > 0 || s.shardsSkipped > 0
+        ? `the search stopped at the limit of ${formatCount(p.matches)} matches`
+        : 'the search did not finish everywhere (a time limit or a failed shard)';
+      this.notice.append(h('div', { class: 'notice truncated', id: 'truncated', role: 'note' },
+        h('strong', {}, 'Results are truncated: '),
+        `${why}; ${formatCount(s.totalMatchCount)} matches found so far, ${formatCount(s.actualMatchCount)} shown. `,
+        more > p.matches ? h('a', { href: searchUrl({ ...p, matches: more }) }, `Search for up to ${formatCount(more)} matches`) : 'Narrow the query with filters to see the rest.',
+      ));
+    }
+    const timing = `${formatNs(s.duration)} in the daemon` + (firstMs !== undefined ? `, first result on screen after ${firstMs.toFixed(0)} ms, all after ${totalMs.toFixed(0)} ms` : `, ${totalMs.toFixed(0)} ms in all`);
+    this.stats.append(h('details', { class: 'stats' },
+      h('summary', {}, `${formatCount(s.filesConsidered)} candidate files, ${formatCount(s.shardsScanned)} shards scanned · ${timing}`),
+      h('table', {}, h('tbody', {}, STAT_ROWS.map(([key, label, fmt]) => h('tr', {}, h('th', { scope: 'row' }, label), h('td', { 'data-stat': key }, fmt(s[key] as number)))),
+        h('tr', {}, h('th', { scope: 'row' }, 'flush reason'), h('td', { 'data-stat': 'flushReason' }, s.flushReason)))),
+    ));
+  }
+
+  /** The result links, in order, for keyboard moves. */
+  links(): HTMLAnchorElement[] {
+    return [...this.list.querySelectorAll<HTMLAnchorElement>('a[data-result-link]')];
+  }
+}

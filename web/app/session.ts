@@ -1,0 +1,120 @@
+// Sign-in for deployments without anonymous access (and optional sign-in where it is on):
+// the person pastes an API key once; POST /api/session turns it into an HttpOnly session
+// cookie that lives until the browser closes. The key itself is never stored by the page.
+
+import { ApiError, apiFetch, onUnauthorized, postJson, setCsrfToken } from './api.ts';
+import { clear, h } from './dom.ts';
+
+export interface SessionUser {
+  id: string;
+  name: string;
+  email?: string;
+  role: string;
+}
+
+export interface SessionState {
+  authenticated: boolean;
+  anonymousAccess: boolean;
+  user?: SessionUser;
+  csrfToken?: string;
+  expiresAt?: string;
+}
+
+let state: SessionState = { authenticated: false, anonymousAccess: false };
+let pending: Promise<void> | undefined;
+
+export function session(): SessionState {
+  return state;
+}
+
+/** Reads the session (cookie) and wires the 401 handler; renders the header's account area. */
+export async function loadSession(): Promise<SessionState> {
+  const res = await fetch('/api/session', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+  state = res.ok ? ((await res.json()) as SessionState) : { authenticated: false, anonymousAccess: false };
+  setCsrfToken(state.csrfToken);
+  onUnauthorized(() => requireSignIn('Your session has ended or this server needs an API key. Sign in to continue.'));
+  renderAccount();
+  return state;
+}
+
+/** Whether the pages can load data now: signed in, or anonymous access is on. */
+export function canBrowse(): boolean {
+  return state.authenticated || state.anonymousAccess;
+}
+
+/** Shows the sign-in dialog (once, however many requests wait) and resolves when signed in. */
+export function requireSignIn(reason?: string): Promise<void> {
+  pending ??= new Promise<void>((resolve) => showDialog(reason, () => {
+    pending = undefined;
+    resolve();
+  }));
+  return pending;
+}
+
+function showDialog(reason: string | undefined, done: () => void): void {
+  const error = h('p', { class: 'form-error', id: 'signin-error', role: 'alert' });
+  const input = h('input', {
+    id: 'signin-key', name: 'apiKey', type: 'password', autocomplete: 'off', spellcheck: 'false', required: true,
+    placeholder: 'svk_…', 'aria-describedby': 'signin-help signin-error',
+  });
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
+  const form = h('form', { method: 'dialog', class: 'signin' },
+    h('h2', { id: 'signin-title' }, 'Sign in to trawl'),
+    h('p', { id: 'signin-help' }, reason ?? 'This server needs an API key.', ' Paste one of your API keys (', h('code', {}, 'trawl keys create'), ' makes one). It is exchanged for a session that ends when you close the browser; the key is not stored.'),
+    h('label', { for: 'signin-key' }, 'API key'),
+    input,
+    error,
+    h('div', { class: 'actions' }, submit),
+  );
+  const dialog = h('dialog', { id: 'signin', 'aria-labelledby': 'signin-title' }, form);
+  // Escape would close the dialog and leave the page without data: keep it open.
+  dialog.addEventListener('cancel', (e) => e.preventDefault());
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    submit.disabled = true;
+    error.textContent = '';
+    try {
+      const res = await fetch('/api/session', { ...postJson({ apiKey: input.value.trim() }), credentials: 'same-origin' });
+      const body = (await res.json()) as SessionState & { message?: string; user?: SessionUser };
+      if (!res.ok) throw new ApiError(res.status, '', body.message ?? `sign-in failed (${res.status})`);
+      state = { authenticated: true, anonymousAccess: state.anonymousAccess, user: body.user, csrfToken: body.csrfToken, expiresAt: body.expiresAt };
+      setCsrfToken(state.csrfToken);
+      renderAccount();
+      dialog.close();
+      dialog.remove();
+      done();
+    } catch (err) {
+      error.textContent = (err as Error).message;
+      input.select();
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+  input.focus();
+}
+
+async function signOut(): Promise<void> {
+  try {
+    await apiFetch('/api/session', { method: 'DELETE' }, true);
+  } finally {
+    setCsrfToken(undefined);
+    location.reload();
+  }
+}
+
+function renderAccount(): void {
+  const el = document.getElementById('account');
+  if (!el) return;
+  clear(el);
+  if (state.authenticated && state.user) {
+    el.append(
+      h('span', { class: 'who', title: state.user.email ?? '' }, state.user.name || state.user.email || state.user.id),
+      h('button', { type: 'button', class: 'link', onclick: () => void signOut() }, 'Sign out'),
+    );
+  } else if (state.anonymousAccess) {
+    el.append(h('button', { type: 'button', class: 'link', onclick: () => void requireSignIn('Signed in, you see the private repositories your user may see.').then(() => location.reload()) }, 'Sign in'));
+  }
+}
+
