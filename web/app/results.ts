@@ -69,6 +69,6 @@ function renderChunk(f: FileResult, c: FileResult['chunks'][number]): HTMLElemen
       h('td', { class: 'code' }, pieces(text, marks).map((p) => (p.marked ? h('mark', {}, p.text) : p.text))),
     );
   });
-  const symbols = c.symbols.length > 0 ? h('div', { class: 'chunk-symbols' }, c.symbols.map((s) => h('span', { class: 'sym', title: s.kind }, s.parent ? `${s.parent.symbol}.` : '', s.symbol))) : null;
+  const symbols = c.symbols.length > 0 ? h('div', { class: 'chunk-symbols' }, h('span', { class: 'label' }, 'defines '), c.symbols.map((s) => h('span', { class: 'sym', title: s.kind }, s.parent ? `${s.parent.symbol}.` : '', s.symbol))) : null;
   return h('div', { class: 'chunk' }, symbols, h('table', { class: 'code-table' }, h('tbody', {}, rows)));
 }
