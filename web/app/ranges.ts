@@ -2,16 +2,7 @@
 // columns counted in Unicode code points (API-DETAILS.md section 1). The DOM works in
 // UTF-16 units, so columns are converted per line here.
 
-export interface Location {
-  byteOffset: number;
-  lineNumber: number;
-  column: number;
-}
-
-export interface Range {
-  start: Location;
-  end: Location;
-}
+import type { Range } from '../../daemon/search/types.ts';
 
 /** The UTF-16 index of 1-based code-point column `column` in `line` (clamped to the line). */
 export function utf16Index(line: string, column: number): number {
