@@ -205,6 +205,18 @@ describe('web UI with anonymous access', () => {
       await page.locator('.tree a', { hasText: 'widget.c' }).click();
       await page.waitForSelector('tr#L1');
       assert.match(await page.locator('tr#L1 .code').innerText(), /int widget_count\(void\) \{/);
+      await page.goto(`${d.url}/widgets/-/blob/main/logo.bin`);
+      await page.waitForSelector('.notice');
+      assert.match(await page.locator('.notice').innerText(), /^Binary file/);
+      assert.equal(await page.locator('table.source').count(), 0);
+      // With anonymous access on, signing in is optional: the dialog can be cancelled.
+      await page.locator('#account button', { hasText: 'Sign in' }).click();
+      await page.waitForSelector('dialog#signin[open]');
+      await page.keyboard.press('Escape');
+      await page.waitForSelector('dialog#signin', { state: 'detached' });
+      await page.locator('#account button', { hasText: 'Sign in' }).click();
+      await page.locator('dialog#signin button', { hasText: 'Cancel' }).click();
+      await page.waitForSelector('dialog#signin', { state: 'detached' });
       await page.goto(`${d.url}/widgets/-/blob/main/no/such.c`);
       await page.waitForSelector('.notice.error');
       assert.match(await page.locator('.notice.error').innerText(), /no\/such\.c/);
@@ -257,6 +269,9 @@ describe('web UI sign-in without anonymous access', () => {
     try {
       await page.goto(`${d.url}/?q=widget_secret_sauce`);
       await page.waitForSelector('dialog#signin[open]');
+      assert.equal(await page.locator('dialog#signin button', { hasText: 'Cancel' }).count(), 0, 'without anonymous access there is nothing to go back to');
+      await page.keyboard.press('Escape');
+      assert.equal(await page.locator('dialog#signin[open]').count(), 1, 'Escape does not close it');
       assert.equal(await activeId(page), 'signin-key');
       await page.fill('#signin-key', `svk_${'0'.repeat(64)}`);
       await page.press('#signin-key', 'Enter');

@@ -18,14 +18,14 @@ export class ApiError extends Error {
 }
 
 let csrfToken: string | undefined;
-let signIn: (() => Promise<void>) | undefined;
+let signIn: (() => Promise<boolean>) | undefined;
 
 export function setCsrfToken(token: string | undefined): void {
   csrfToken = token;
 }
 
-/** What to do on a 401: show the sign-in dialog; resolves once signed in. */
-export function onUnauthorized(handler: () => Promise<void>): void {
+/** What to do on a 401: show the sign-in dialog; resolves true once signed in, false when the person cancels. */
+export function onUnauthorized(handler: () => Promise<boolean>): void {
   signIn = handler;
 }
 
@@ -36,10 +36,7 @@ export async function apiFetch(path: string, init: RequestInit = {}, retried = f
   const res = await fetch(path, { ...init, headers, credentials: 'same-origin' });
   if (res.ok) return res;
   const err = await errorOf(res);
-  if (err.statusCode === 401 && !retried && signIn) {
-    await signIn();
-    return apiFetch(path, init, true);
-  }
+  if (err.statusCode === 401 && !retried && signIn && (await signIn())) return apiFetch(path, init, true);
   throw err;
 }
 

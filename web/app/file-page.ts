@@ -39,6 +39,12 @@ export async function filePage(main: HTMLElement, repo: string, branch: string, 
     main.replaceChildren(breadcrumbs(repo, branch, path), fileTabs('blob', repo, branch, path), errorBox((err as Error).message));
     return;
   }
+  if (file.source.includes('\u0000')) {
+    // A binary file: its bytes as text would be noise.
+    main.replaceChildren(breadcrumbs(repo, branch, path), fileTabs('blob', repo, branch, path, file.externalWebUrl),
+      h('p', { class: 'notice' }, `Binary file (${new TextEncoder().encode(file.source).length.toLocaleString('en-US')} bytes as served); not shown.`));
+    return;
+  }
   const hits = parseLineList(new URL(location.href).searchParams.get('hl'));
   const view = codeView(file.source, file.language, hits);
   const meta = h('p', { class: 'file-meta' },

@@ -27,7 +27,7 @@ async function start(): Promise<void> {
   installKeys({ input: form.input, links: () => (page ? page.links() : []) });
 
   await loadSession();
-  if (!canBrowse()) await requireSignIn();
+  if (!canBrowse()) await requireSignIn(); // not cancellable: without anonymous access it waits for a key
 
   switch (route.page) {
     case 'search': {

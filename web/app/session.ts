@@ -21,7 +21,7 @@ export interface SessionState {
 }
 
 let state: SessionState = { authenticated: false, anonymousAccess: false };
-let pending: Promise<void> | undefined;
+let pending: Promise<boolean> | undefined;
 
 export function session(): SessionState {
   return state;
@@ -32,7 +32,7 @@ export async function loadSession(): Promise<SessionState> {
   const res = await fetch('/api/session', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
   state = res.ok ? ((await res.json()) as SessionState) : { authenticated: false, anonymousAccess: false };
   setCsrfToken(state.csrfToken);
-  onUnauthorized(() => requireSignIn('Your session has ended or this server needs an API key. Sign in to continue.'));
+  onUnauthorized(() => requireSignIn(state.authenticated ? 'Your session has ended. Sign in again to continue.' : 'This needs an API key. Sign in to continue.'));
   renderAccount();
   return state;
 }
@@ -42,16 +42,20 @@ export function canBrowse(): boolean {
   return state.authenticated || state.anonymousAccess;
 }
 
-/** Shows the sign-in dialog (once, however many requests wait) and resolves when signed in. */
-export function requireSignIn(reason?: string): Promise<void> {
-  pending ??= new Promise<void>((resolve) => showDialog(reason, () => {
+/**
+ * Shows the sign-in dialog (once, however many requests wait) and resolves true when
+ * signed in. With anonymous access on it can be cancelled (false); without, the pages
+ * have nothing to show until someone signs in, so it stays.
+ */
+export function requireSignIn(reason?: string): Promise<boolean> {
+  pending ??= new Promise<boolean>((resolve) => showDialog(reason, state.anonymousAccess, (ok) => {
     pending = undefined;
-    resolve();
+    resolve(ok);
   }));
   return pending;
 }
 
-function showDialog(reason: string | undefined, done: () => void): void {
+function showDialog(reason: string | undefined, cancellable: boolean, done: (signedIn: boolean) => void): void {
   const error = h('p', { class: 'form-error', id: 'signin-error', role: 'alert' });
   const input = h('input', {
     id: 'signin-key', name: 'apiKey', type: 'password', autocomplete: 'off', spellcheck: 'false', required: true,
@@ -64,11 +68,21 @@ function showDialog(reason: string | undefined, done: () => void): void {
     h('label', { for: 'signin-key' }, 'API key'),
     input,
     error,
-    h('div', { class: 'actions' }, submit),
+    h('div', { class: 'actions' },
+      cancellable ? h('button', { type: 'button', class: 'link', onclick: () => finish(false) }, 'Cancel') : null,
+      submit),
   );
   const dialog = h('dialog', { id: 'signin', 'aria-labelledby': 'signin-title' }, form);
-  // Escape would close the dialog and leave the page without data: keep it open.
-  dialog.addEventListener('cancel', (e) => e.preventDefault());
+  const finish = (signedIn: boolean) => {
+    dialog.close();
+    dialog.remove();
+    done(signedIn);
+  };
+  // Without anonymous access, Escape would leave the page without data: the dialog stays.
+  dialog.addEventListener('cancel', (e) => {
+    e.preventDefault();
+    if (cancellable) finish(false);
+  });
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     submit.disabled = true;
@@ -80,9 +94,7 @@ function showDialog(reason: string | undefined, done: () => void): void {
       state = { authenticated: true, anonymousAccess: state.anonymousAccess, user: body.user, csrfToken: body.csrfToken, expiresAt: body.expiresAt };
       setCsrfToken(state.csrfToken);
       renderAccount();
-      dialog.close();
-      dialog.remove();
-      done();
+      finish(true);
     } catch (err) {
       error.textContent = (err as Error).message;
       input.select();
@@ -114,7 +126,7 @@ function renderAccount(): void {
       h('button', { type: 'button', class: 'link', onclick: () => void signOut() }, 'Sign out'),
     );
   } else if (state.anonymousAccess) {
-    el.append(h('button', { type: 'button', class: 'link', onclick: () => void requireSignIn('Signed in, you see the private repositories your user may see.').then(() => location.reload()) }, 'Sign in'));
+    el.append(h('button', { type: 'button', class: 'link', onclick: () => void requireSignIn('Signed in, you also see the private repositories your user may see.').then((ok) => ok && location.reload()) }, 'Sign in'));
   }
 }
 
