@@ -51,6 +51,7 @@ try {
   const config = parseConfig(JSON.stringify({ settings: { anonymousAccess: true, symbols: true } }), join(tmp, 'trawl.json'));
   const daemon = await startDaemon({ config, dataDir, host: '127.0.0.1', port: 0, logger: silentHttpLogger, sync: false });
   const browser = await launchBrowser();
+  const chromium = browser.version();
   const rows: Array<{ name: string; query: string; firstResultMs: number[]; doneMs: number[]; daemonMs: number[]; files: number }> = [];
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -71,14 +72,13 @@ try {
         const m = (await page.evaluate(`(() => {
           const list = document.getElementById('results');
           const cell = document.querySelector('[data-stat="duration"]');
-          return { first: list.dataset.firstResultAt, done: list.dataset.doneAt, files: list.children.length, duration: cell ? cell.textContent : null };
-        })()`)) as { first?: string; done?: string; files: number; duration: string | null };
+          return { first: list.dataset.firstResultAt, done: list.dataset.doneAt, files: list.children.length, durationNs: cell ? cell.dataset.value : null };
+        })()`)) as { first?: string; done?: string; files: number; durationNs: string | null };
         if (m.done === undefined) throw new Error(`${q.name}: the search did not finish in the page`);
         if (m.first !== undefined) row.firstResultMs.push(Number(m.first));
         row.doneMs.push(Number(m.done));
         row.files = m.files;
-        const d = /([\d.]+) (ms|s)/.exec(m.duration ?? '');
-        if (d) row.daemonMs.push(Number(d[1]) * (d[2] === 's' ? 1000 : 1));
+        if (m.durationNs) row.daemonMs.push(Number(m.durationNs) / 1e6);
         await page.close();
       }
       rows.push(row);
@@ -94,7 +94,7 @@ try {
   const result = {
     format: 'trawl-web-first-result/1',
     date: new Date().toISOString(),
-    environment: { ...environment(ROOT), chromium: (await launchBrowser().then(async (b) => { const v = b.version(); await b.close(); return v; })) },
+    environment: { ...environment(ROOT), chromium },
     corpus,
     queries: resolve(values.queries!),
     runs,

@@ -465,6 +465,9 @@ test('speed: 20,000 lines of C and of TypeScript complete (time is logged, not a
     const out = highlightLines(language, text);
     const ms = performance.now() - t0;
     assert.equal(out.length, 20_000);
+    // Still highlighted at the end: no state leaked from line to line (an unclosed string
+    // or comment would leave the last thousand lines without keywords).
+    assert.ok(out.slice(-1000).filter((l) => l.includes('<span class="hl-kw">')).length > 100, `${language}: keywords in the last 1000 lines`);
     t.diagnostic(`${language}: 20000 lines in ${ms.toFixed(1)} ms (${(20_000 / ms).toFixed(0)} lines/ms)`);
   }
 });

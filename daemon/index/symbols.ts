@@ -209,7 +209,7 @@ function runBatch(batch: number[], files: Input[], out: SymbolDef[][], perFileTi
   for (let li = 0; li < n && done < batch.length; li++) {
     const l = lines[li]!;
     if (l === '') continue;
-    let o: { _type?: unknown; name?: unknown; line?: unknown; kind?: unknown; end?: unknown; scope?: unknown; scopeKind?: unknown };
+    let o: TagRecord;
     try {
       o = JSON.parse(l);
     } catch {
@@ -218,28 +218,8 @@ function runBatch(batch: number[], files: Input[], out: SymbolDef[][], perFileTi
     }
     const type = o._type;
     if (type === 'tag') {
-      const name = o.name;
-      const line = o.line;
-      if (typeof name !== 'string' || name === '' || typeof line !== 'number' || !(line >= 1)) continue;
-      const end = o.end;
-      const def: SymbolDef = {
-        name,
-        kind: typeof o.kind === 'string' ? internKind(o.kind) : '',
-        line,
-        endLine: typeof end === 'number' && end >= line ? end : line,
-      };
-      const scope = o.scope;
-      if (typeof scope === 'string' && scope !== '') {
-        const scopeKind = typeof o.scopeKind === 'string' ? o.scopeKind : '';
-        const key = scopeKind + '\0' + scope;
-        let p = parents.get(key);
-        if (!p) {
-          p = { name: scope, kind: internKind(scopeKind) };
-          parents.set(key, p);
-        }
-        def.parent = p;
-      }
-      pending.push(def);
+      const def = tagToDef(o, parents);
+      if (def) pending.push(def);
     } else if (type === 'completed') {
       out[batch[done]!] = finish(pending);
       done++;
@@ -262,6 +242,38 @@ function runBatch(batch: number[], files: Input[], out: SymbolDef[][], perFileTi
   // Crash (signal, non-zero exit), error reply, unparsable line, or an exit
   // before the last marker: the file in progress is the culprit.
   return { consumed: done + 1, failed: 1, timedOut: 0 };
+}
+
+/** One line of ctags' JSON output, as parsed (fields unchecked). */
+export interface TagRecord {
+  _type?: unknown;
+  name?: unknown;
+  line?: unknown;
+  kind?: unknown;
+  end?: unknown;
+  scope?: unknown;
+  scopeKind?: unknown;
+}
+
+/**
+ * A `tag` record as a definition; undefined without a name or a line. `parents` holds one
+ * parent object per scope for a file's tags, so a class's hundred members share one.
+ */
+export function tagToDef(o: TagRecord, parents: Map<string, { name: string; kind: string }>): SymbolDef | undefined {
+  const { name, line, end, scope } = o;
+  if (typeof name !== 'string' || name === '' || typeof line !== 'number' || !(line >= 1)) return undefined;
+  const def: SymbolDef = { name, kind: typeof o.kind === 'string' ? internKind(o.kind) : '', line, endLine: typeof end === 'number' && end >= line ? end : line };
+  if (typeof scope === 'string' && scope !== '') {
+    const scopeKind = typeof o.scopeKind === 'string' ? o.scopeKind : '';
+    const key = scopeKind + '\0' + scope;
+    let p = parents.get(key);
+    if (!p) {
+      p = { name: scope, kind: internKind(scopeKind) };
+      parents.set(key, p);
+    }
+    def.parent = p;
+  }
+  return def;
 }
 
 /** Synchronous (it runs inside an index worker thread that is itself synchronous). */

@@ -15,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { ServiceError } from '../errors.ts';
-import { ctagsInteractiveArgs, SYMBOL_MAX_FILE_BYTES, sortSymbolDefs, symbolTimeoutMs, type SymbolDef } from '../index/symbols.ts';
+import { ctagsInteractiveArgs, SYMBOL_MAX_FILE_BYTES, sortSymbolDefs, symbolTimeoutMs, tagToDef, type SymbolDef, type TagRecord } from '../index/symbols.ts';
 
 export type { SymbolDef } from '../index/symbols.ts';
 
@@ -127,7 +127,7 @@ function parseTags(stdout: Buffer): SymbolDef[] | undefined {
   for (let li = 0; li < n; li++) {
     const l = lines[li]!;
     if (l === '') continue;
-    let o: { _type?: unknown; name?: unknown; line?: unknown; kind?: unknown; end?: unknown; scope?: unknown; scopeKind?: unknown };
+    let o: TagRecord;
     try {
       o = JSON.parse(l);
     } catch {
@@ -136,20 +136,8 @@ function parseTags(stdout: Buffer): SymbolDef[] | undefined {
     if (o._type === 'completed') return defs;
     if (o._type === 'error') return undefined;
     if (o._type !== 'tag') continue; // "program" (the greeting) and anything unknown
-    const { name, line, end, scope } = o;
-    if (typeof name !== 'string' || name === '' || typeof line !== 'number' || !(line >= 1)) continue;
-    const def: SymbolDef = { name, kind: typeof o.kind === 'string' ? o.kind : '', line, endLine: typeof end === 'number' && end >= line ? end : line };
-    if (typeof scope === 'string' && scope !== '') {
-      const scopeKind = typeof o.scopeKind === 'string' ? o.scopeKind : '';
-      const key = scopeKind + '\0' + scope;
-      let p = parents.get(key);
-      if (!p) {
-        p = { name: scope, kind: scopeKind };
-        parents.set(key, p);
-      }
-      def.parent = p;
-    }
-    defs.push(def);
+    const def = tagToDef(o, parents);
+    if (def) defs.push(def);
   }
   return undefined;
 }

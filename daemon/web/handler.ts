@@ -49,17 +49,18 @@ export function webUi(root: string, onError: (err: Error) => void): WebUi {
       if (url === '/robots.txt') return { status: 200, body: 'User-agent: *\nDisallow: /\n', headers: [['Content-Type', 'text/plain; charset=utf-8']] };
       // Browsers find the icon through the shell's link; crawlers' well-known files are not ours.
       if (url.startsWith('/.well-known/') || url === '/favicon.ico') return undefined;
+      const asset = url.startsWith('/-/');
+      // A client that does not take HTML gets the 404 without waiting for a build.
+      if (!asset && !/text\/html|\*\/\*/.test(headers['accept'] ?? '*/*')) return undefined;
       const built = await assets();
       const gzip = /\bgzip\b/.test(headers['accept-encoding'] ?? '');
-      if (url.startsWith('/-/')) {
+      if (asset) {
         const a = built.byPath.get(url);
         if (!a) return undefined;
         const common: Array<[string, string]> = [['Content-Type', a.type], ['Cache-Control', 'public, max-age=31536000, immutable'], ['ETag', a.etag], ['Vary', 'Accept-Encoding'], ['X-Content-Type-Options', 'nosniff']];
         if (headers['if-none-match'] === a.etag) return { status: 304, body: '', headers: common };
         return gzip ? { status: 200, body: a.gzip, headers: [...common, ['Content-Encoding', 'gzip']] } : { status: 200, body: a.body, headers: common };
       }
-      const accept = headers['accept'] ?? '*/*';
-      if (!/text\/html|\*\/\*/.test(accept)) return undefined;
       if (shell?.for !== built) {
         const html = Buffer.from(shellHtml(built));
         shell = { html, gzip: gzipSync(html), for: built };

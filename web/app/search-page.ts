@@ -127,7 +127,7 @@ export class SearchPage {
     const timing = `${formatNs(s.duration)} in the daemon` + (firstMs !== undefined ? `, first result on screen after ${firstMs.toFixed(0)} ms, all after ${totalMs.toFixed(0)} ms` : `, ${totalMs.toFixed(0)} ms in all`);
     this.stats.append(h('details', { class: 'stats' },
       h('summary', {}, `${formatCount(s.filesConsidered)} candidate files, ${formatCount(s.shardsScanned)} shards scanned · ${timing}`),
-      h('table', {}, h('tbody', {}, STAT_ROWS.map(([key, label, fmt]) => h('tr', {}, h('th', { scope: 'row' }, label), h('td', { 'data-stat': key }, fmt(s[key] as number)))),
+      h('table', {}, h('tbody', {}, STAT_ROWS.map(([key, label, fmt]) => h('tr', {}, h('th', { scope: 'row' }, label), h('td', { 'data-stat': key, 'data-value': s[key] }, fmt(s[key] as number)))),
         h('tr', {}, h('th', { scope: 'row' }, 'flush reason'), h('td', { 'data-stat': 'flushReason' }, s.flushReason)))),
     ));
   }
