@@ -84,7 +84,7 @@ test('the sign-in dialog has no serious accessibility violations', async () => {
     await p.waitForSelector('dialog#signin[open]');
     await p.fill('#signin-key', 'not a key');
     await p.press('#signin-key', 'Enter');
-    await p.waitForFunction("(document.querySelector('#signin-error')?.textContent ?? '') !== ''");
+    await p.locator('#signin-error', { hasText: /\S/ }).waitFor();
     assert.deepEqual(await audit(p), []);
   } finally {
     await p.context().close();

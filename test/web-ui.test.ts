@@ -107,8 +107,9 @@ describe('web UI with anonymous access', () => {
       const outline = await page.locator('.outline li').allInnerTexts();
       assert.ok(outline.some((s) => s.includes('Cart')) && outline.some((s) => s.includes('checkoutTotal')), outline.join(' | '));
       await page.locator('.outline a', { hasText: 'Item' }).first().click();
-      await page.waitForFunction("location.hash === '#L2'");
-      assert.equal(await page.locator('tr.target').getAttribute('id'), 'L2');
+      await page.locator('tr#L2.target').waitFor();
+      assert.equal(await page.evaluate('location.hash'), '#L2');
+      assert.equal(await page.locator('tr.target').count(), 1);
 
       // Blame and history of the file.
       await page.locator('.tabs a', { hasText: 'Blame' }).click();
@@ -138,7 +139,7 @@ describe('web UI with anonymous access', () => {
       // A regex that does not compile, with the regex toggle on.
       await page.fill('#q', 'widget(');
       await page.check('#opt-regex');
-      await page.waitForFunction("/invalid regular expression/.test(document.querySelector('#query-error')?.textContent ?? '')");
+      await page.locator('#query-error', { hasText: /invalid regular expression/ }).waitFor();
       // Typing clears the error.
       await page.fill('#q', 'widget');
       assert.equal(await page.getAttribute('#q', 'aria-invalid'), null);
@@ -275,7 +276,7 @@ describe('web UI sign-in without anonymous access', () => {
       assert.equal(await activeId(page), 'signin-key');
       await page.fill('#signin-key', `svk_${'0'.repeat(64)}`);
       await page.press('#signin-key', 'Enter');
-      await page.waitForFunction("(document.querySelector('#signin-error')?.textContent ?? '') !== ''");
+      await page.locator('#signin-error', { hasText: /\S/ }).waitFor();
       assert.match(await page.locator('#signin-error').innerText(), /not valid/);
       await page.fill('#signin-key', key);
       await page.press('#signin-key', 'Enter');
