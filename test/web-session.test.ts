@@ -156,6 +156,9 @@ function cli(d: TestDaemon, now: () => Date) {
   };
 }
 
+/** What drops a session: both cookies, the session's and the one that carries the CSRF token to the page. */
+const CLEARING = ['trawl_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0', 'trawl_csrf=; Path=/; SameSite=Strict; Max-Age=0'];
+
 function setCookies(a: Answer): string[] {
   return a.headers.getSetCookie();
 }
@@ -195,7 +198,8 @@ test('browser sessions over HTTP', async (t) => {
       assert.equal(a.status, 201, a.text);
       const [cookie] = setCookies(a);
       const token = /^trawl_session=([^;]+)/.exec(cookie!)![1]!;
-      return { token, csrf: a.json.csrfToken, headers: { cookie: `trawl_session=${token}`, 'x-csrf-token': a.json.csrfToken }, body: a.json, answer: a };
+      // Both cookies, as a browser sends them.
+      return { token, csrf: a.json.csrfToken, headers: { cookie: `trawl_session=${token}; trawl_csrf=${a.json.csrfToken}`, 'x-csrf-token': a.json.csrfToken }, body: a.json, answer: a };
     };
     const search = (headers: Record<string, string>, query = 'widget_count') => api('POST', '/api/search', { headers, json: { query, matches: 10 } });
     const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
@@ -226,9 +230,11 @@ test('browser sessions over HTTP', async (t) => {
       assert.equal(a.json.expiresAt, '2026-11-22T22:00:00.000Z', '12 hours from sign-in on the daemon\'s clock');
       assert.equal(typeof a.json.csrfToken, 'string');
       const cookies = setCookies(a);
-      assert.equal(cookies.length, 1);
+      assert.equal(cookies.length, 2);
       assert.match(cookies[0]!, /^trawl_session=v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/);
-      assert.doesNotMatch(cookies[0]!, /Max-Age|Expires|Secure/i, 'no lifetime: it ends with the browser session; no Secure over http');
+      // The page's script reads the CSRF token from the second cookie at start (not HttpOnly).
+      assert.equal(cookies[1], `trawl_csrf=${a.json.csrfToken}; Path=/; SameSite=Strict`);
+      for (const cookie of cookies) assert.doesNotMatch(cookie, /Max-Age|Expires|Secure/i, 'no lifetime: it ends with the browser session; no Secure over http');
       assert.equal(a.headers.get('cache-control'), 'no-store');
       assert.deepEqual(rateHeaders(a), [], 'sign-in is not rate limited');
       assert.equal(annSession.csrf, sessions.csrfToken(annSession.token), 'the CSRF token is derived from the session token');
@@ -238,8 +244,19 @@ test('browser sessions over HTTP', async (t) => {
       const a = await api('GET', '/api/session', { headers: { cookie: annSession.headers.cookie! } });
       assert.equal(a.status, 200);
       assert.deepEqual(a.json, { authenticated: true, anonymousAccess: false, user: annSession.body.user, csrfToken: annSession.csrf, expiresAt: annSession.body.expiresAt });
-      assert.deepEqual(setCookies(a), []);
+      assert.deepEqual(setCookies(a), [], 'both cookies are there: nothing to set');
       assert.equal(a.headers.get('cache-control'), 'no-store');
+      // The session cookie without its CSRF cookie (a session made before there was one):
+      // the CSRF cookie is set again; the reverse, a CSRF cookie alone, is dropped.
+      const sessionOnly = await api('GET', '/api/session', { headers: { cookie: `trawl_session=${annSession.token}` } });
+      assert.equal(sessionOnly.json.csrfToken, annSession.csrf);
+      assert.deepEqual(setCookies(sessionOnly), [`trawl_csrf=${annSession.csrf}; Path=/; SameSite=Strict`]);
+      const csrfOnly = await api('GET', '/api/session', { headers: { cookie: `trawl_csrf=${annSession.csrf}` } });
+      assert.deepEqual(csrfOnly.json, { authenticated: false, anonymousAccess: false });
+      assert.deepEqual(setCookies(csrfOnly), [CLEARING[1]]);
+      // The CSRF cookie is never a credential: the header is what counts.
+      assertCsrf(await search({ cookie: annSession.headers.cookie! }), 'both cookies, no header');
+      assert.equal((await search({ cookie: `trawl_csrf=${annSession.csrf}`, 'x-csrf-token': annSession.csrf })).status, 401, 'the CSRF cookie and header without the session');
     });
 
     await t.test('API requests with the session: act as the user, never counted, no X-RateLimit headers', async () => {
@@ -299,7 +316,7 @@ test('browser sessions over HTTP', async (t) => {
         assertExpired(await search(withCsrf(token)), what);
         const state = await api('GET', '/api/session', { headers: { cookie: `trawl_session=${token}` } });
         assert.deepEqual(state.json, { authenticated: false, anonymousAccess: false }, what);
-        assert.deepEqual(setCookies(state), ['trawl_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0'], `${what}: the stale cookie is dropped`);
+        assert.deepEqual(setCookies(state), CLEARING, `${what}: the stale cookie is dropped`);
       }
       // A well-signed token naming a key that is not the user's (ben's key, ann's id).
       const mixed = sessions.sign(annUser.id, ben.id).token;
@@ -393,7 +410,7 @@ test('browser sessions over HTTP', async (t) => {
       assertExpired(await search(s2.headers), 'revoked key');
       const state = await api('GET', '/api/session', { headers: { cookie: s2.headers.cookie! } });
       assert.equal(state.json.authenticated, false);
-      assert.deepEqual(setCookies(state), ['trawl_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0']);
+      assert.deepEqual(setCookies(state), CLEARING);
       assert.equal((await search(annSession.headers)).status, 200, 'the session of the other key goes on');
       const again = await api('POST', '/api/session', { json: { apiKey: second.key } });
       assert.equal(again.status, 401, 'a revoked key cannot sign in');
@@ -411,18 +428,17 @@ test('browser sessions over HTTP', async (t) => {
     });
 
     await t.test('sign-out: needs the CSRF token with a valid session; drops the cookie', async () => {
-      const clearing = ['trawl_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0'];
       const s3 = await signIn(ben.key);
       assertCsrf(await api('DELETE', '/api/session', { headers: { cookie: s3.headers.cookie! } }), 'sign-out without the token');
       assertCsrf(await api('DELETE', '/api/session', { headers: { cookie: s3.headers.cookie!, 'x-csrf-token': annSession.csrf } }), 'sign-out with another session\'s token');
       const out = await api('DELETE', '/api/session', { headers: s3.headers });
       assert.equal(out.status, 204);
-      assert.deepEqual(setCookies(out), clearing);
+      assert.deepEqual(setCookies(out), CLEARING);
       // Nothing to sign out of: still 204, still cleared.
       for (const headers of [{}, { cookie: 'trawl_session=garbage' }] as Array<Record<string, string>>) {
         const a = await api('DELETE', '/api/session', { headers });
         assert.equal(a.status, 204);
-        assert.deepEqual(setCookies(a), clearing);
+        assert.deepEqual(setCookies(a), CLEARING);
       }
     });
 
@@ -435,7 +451,7 @@ test('browser sessions over HTTP', async (t) => {
       assertExpired(await search(fresh.headers), 'after 12 hours');
       const state = await api('GET', '/api/session', { headers: { cookie: annSession.headers.cookie! } });
       assert.deepEqual(state.json, { authenticated: false, anonymousAccess: false });
-      assert.deepEqual(setCookies(state), ['trawl_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0']);
+      assert.deepEqual(setCookies(state), CLEARING);
       // Signing in again starts a new 12 hours.
       const renewed = await signIn(ann.key);
       assert.equal(renewed.body.expiresAt, '2026-11-23T10:00:00.000Z');
@@ -467,6 +483,7 @@ test('browser sessions with anonymous access on and an https public URL', async 
     assert.equal(a.status, 201);
     const [cookie] = a.headers.getSetCookie();
     assert.match(cookie!, /^trawl_session=v1\.[^;]+; Path=\/; HttpOnly; SameSite=Strict; Secure$/, 'Secure behind an https public URL');
+    assert.equal(a.headers.getSetCookie()[1], `trawl_csrf=${a.json.csrfToken}; Path=/; SameSite=Strict; Secure`);
     const token = /^trawl_session=([^;]+)/.exec(cookie!)![1]!;
     const headers = { cookie: `trawl_session=${token}`, 'x-csrf-token': a.json.csrfToken };
 
@@ -489,7 +506,7 @@ test('browser sessions with anonymous access on and an https public URL', async 
 
     const out = await call(`${d.url}/api/session`, { method: 'DELETE', headers });
     assert.equal(out.status, 204);
-    assert.deepEqual(out.headers.getSetCookie(), ['trawl_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure']);
+    assert.deepEqual(out.headers.getSetCookie(), CLEARING.map((c) => `${c}; Secure`));
   } finally {
     await d.cleanup();
   }

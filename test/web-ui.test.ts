@@ -230,6 +230,38 @@ describe('web UI with anonymous access', () => {
     }
   });
 
+  test('a signed-in session whose key was revoked falls back to anonymous access without asking', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), now: () => new Date() };
+    assert.equal(await usersCommand(['add', '--email', 'bo@example.com', '--name', 'Bo', '--data-dir', d.dataDir], io), 0);
+    assert.equal(await keysCommand(['create', '--user', 'bo@example.com', '--name', 'browser', '--data-dir', d.dataDir], io), 0);
+    const key = out.at(-1)!;
+    const id = /key (key_[0-9a-f]{24})/.exec(err.at(-1)!)![1]!;
+    const page = await newPage();
+    try {
+      await page.goto(`${d.url}/`);
+      await page.locator('#account button', { hasText: 'Sign in' }).click();
+      await page.fill('#signin-key', key);
+      await page.press('#signin-key', 'Enter');
+      await page.locator('#account', { hasText: 'Bo' }).waitFor();
+      assert.equal(await keysCommand(['revoke', id, '--data-dir', d.dataDir], io), 0);
+      // The search goes out with the stale session and its CSRF token and is refused; the
+      // session check drops both cookies and the search is repeated anonymously.
+      const answers: number[] = [];
+      page.on('response', (r) => { if (r.url().endsWith('/api/stream_search')) answers.push(r.status()); });
+      await page.goto(`${d.url}/?q=widget_count`);
+      await page.waitForSelector('details.stats');
+      assert.ok((await page.locator('.result').count()) > 0);
+      assert.deepEqual(answers, [401, 200]);
+      assert.equal(await page.locator('dialog#signin').count(), 0, 'nobody is asked for a key');
+      await page.locator('#account button', { hasText: 'Sign in' }).waitFor();
+      assert.deepEqual((await page.context().cookies()).map((c) => c.name), []);
+    } finally {
+      await page.context().close();
+    }
+  });
+
   test('the shell and assets: security headers, caching, gzip, and a 404 for API-style requests', async () => {
     const shell = await call(`${d.url}/some/repo/-/blob/main/x.c`, { headers: { accept: 'text/html' } });
     assert.equal(shell.status, 200);
@@ -303,10 +335,22 @@ describe('web UI sign-in without anonymous access', () => {
       assert.equal(api.status, 200);
       assert.equal(api.headers.get('x-ratelimit-remaining'), '1');
 
-      // The session lasts for the browser session: a reload needs no key...
+      // The session lasts for the browser session: a reload needs no key. The page reads
+      // its CSRF token from the trawl_csrf cookie, so the search in the address goes out
+      // at once, before the session check answers (both start in the same task).
+      const cookies = await page.context().cookies();
+      assert.equal(cookies.find((c) => c.name === 'trawl_session')?.httpOnly, true);
+      const csrf = cookies.find((c) => c.name === 'trawl_csrf');
+      assert.equal(csrf?.httpOnly, false, 'the page may read the CSRF cookie');
+      const order: string[] = [];
+      page.on('request', (r) => order.push(`sent ${new URL(r.url()).pathname}`));
+      page.on('requestfinished', (r) => order.push(`answered ${new URL(r.url()).pathname}`));
+      const reloaded = page.waitForRequest((r) => r.url().endsWith('/api/stream_search'));
       await page.reload();
+      assert.equal((await reloaded).headers()['x-csrf-token'], csrf!.value);
       await page.waitForSelector('details.stats');
       assert.equal(await page.locator('dialog#signin').count(), 0);
+      assert.ok(order.indexOf('sent /api/stream_search') < order.indexOf('answered /api/session'), order.join(', '));
       // ...and a new browser (context) asks again.
       const other = await newPage();
       try {
@@ -318,6 +362,36 @@ describe('web UI sign-in without anonymous access', () => {
       // Signing out ends it.
       await page.locator('#account button', { hasText: 'Sign out' }).click();
       await page.waitForSelector('dialog#signin[open]');
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  test('a session whose key was revoked asks for a key again, then runs the search', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), now: () => new Date() };
+    assert.equal(await keysCommand(['create', '--user', 'ada@example.com', '--name', 'short-lived', '--data-dir', d.dataDir], io), 0);
+    const shortLived = out.at(-1)!;
+    const id = /key (key_[0-9a-f]{24})/.exec(err.at(-1)!)![1]!;
+    const page = await newPage();
+    try {
+      await page.goto(`${d.url}/`);
+      await page.waitForSelector('dialog#signin[open]');
+      await page.fill('#signin-key', shortLived);
+      await page.press('#signin-key', 'Enter');
+      await page.waitForSelector('#account button');
+      assert.equal(await keysCommand(['revoke', id, '--data-dir', d.dataDir], io), 0);
+      // The stale cookies go out with the search, which is refused; the session check drops
+      // them, and without anonymous access the dialog asks for a key.
+      await page.goto(`${d.url}/?q=widget_secret_sauce`);
+      await page.waitForSelector('dialog#signin[open]');
+      assert.deepEqual((await page.context().cookies()).map((c) => c.name), [], 'both cookies are dropped');
+      await page.fill('#signin-key', key);
+      await page.press('#signin-key', 'Enter');
+      // The refused search is repeated with the new session.
+      await page.waitForSelector('details.stats');
+      assert.equal(await page.locator('.result .repo').innerText(), 'secret');
     } finally {
       await page.context().close();
     }

@@ -20,6 +20,12 @@
 // out only drops the cookie (a copied token stays good until it expires or its key is
 // revoked, the price of keeping nothing on the server).
 //
+// The CSRF token also travels in a second cookie, trawl_csrf, that scripts can read (not
+// HttpOnly): the page reads it at start and can send its first request at once, instead
+// of waiting for GET /api/session. The server never takes that cookie as proof of
+// anything (a browser attaches cookies on its own; only the X-CSRF-Token header, which a
+// page on another site cannot set or read, counts), so it weakens nothing.
+//
 // CSRF token = base64url(HMAC-SHA256(server secret, "trawl-csrf\0" + session token)):
 // derived, so it needs no storage either, differs for every session, and cannot be
 // computed without the secret. The "\0"-terminated labels keep the two MACs, and the keyed
@@ -30,6 +36,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../errors.ts';
 
 export const SESSION_COOKIE = 'trawl_session';
+/** The cookie that carries the CSRF token to the page's script; never read by the server. */
+export const CSRF_COOKIE = 'trawl_csrf';
 /** The request header of the CSRF token (lower case, as the server's header map has it). */
 export const CSRF_HEADER = 'x-csrf-token';
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
@@ -157,4 +165,18 @@ export function sessionCookie(token: string, secure: boolean): string {
 /** The Set-Cookie value that makes the browser drop the session cookie. */
 export function clearSessionCookie(secure: boolean): string {
   return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`;
+}
+
+/**
+ * The Set-Cookie value that hands the page its CSRF token (see the top of this file): like
+ * the session cookie but readable by the page's script. The token is base64url, so it
+ * needs no quoting.
+ */
+export function csrfCookie(csrfToken: string, secure: boolean): string {
+  return `${CSRF_COOKIE}=${csrfToken}; Path=/; SameSite=Strict${secure ? '; Secure' : ''}`;
+}
+
+/** The Set-Cookie value that makes the browser drop the CSRF cookie. */
+export function clearCsrfCookie(secure: boolean): string {
+  return `${CSRF_COOKIE}=; Path=/; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`;
 }

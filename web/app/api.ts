@@ -3,6 +3,11 @@
 // daemon accepts the cookie only together with that header, and never counts such
 // requests against the API rate limit. A 401 (no session, or it expired) asks the person
 // to sign in and then repeats the request once.
+//
+// The page does not wait for the session check before its first requests (main.ts): they
+// go out at once with the token from the trawl_csrf cookie. So a refused request (401, or
+// 403 INVALID_CSRF_TOKEN) first waits for that check, which may have dropped a stale
+// session or supplied a token the cookie lacked, and is repeated if the token changed.
 
 export interface ErrorObject {
   statusCode: number;
@@ -19,6 +24,7 @@ export class ApiError extends Error {
 
 let csrfToken: string | undefined;
 let signIn: (() => Promise<boolean>) | undefined;
+let sessionSettled: Promise<unknown> = Promise.resolve();
 
 export function setCsrfToken(token: string | undefined): void {
   csrfToken = token;
@@ -29,15 +35,32 @@ export function onUnauthorized(handler: () => Promise<boolean>): void {
   signIn = handler;
 }
 
-export async function apiFetch(path: string, init: RequestInit = {}, retried = false): Promise<Response> {
-  const headers = new Headers(init.headers);
-  headers.set('Accept', headers.get('Accept') ?? 'application/json');
-  if (csrfToken) headers.set('X-CSRF-Token', csrfToken);
-  const res = await fetch(path, { ...init, headers, credentials: 'same-origin' });
-  if (res.ok) return res;
-  const err = await errorOf(res);
-  if (err.statusCode === 401 && !retried && signIn && (await signIn())) return apiFetch(path, init, true);
-  throw err;
+/** The session check in flight (session.ts): refused requests wait for it before deciding. */
+export function whileSessionLoads(check: Promise<unknown>): void {
+  sessionSettled = check.catch(() => undefined);
+}
+
+/** `mayAsk: false`: never show the sign-in dialog (signing out). */
+export async function apiFetch(path: string, init: RequestInit = {}, mayAsk = true): Promise<Response> {
+  let asked = false;
+  // At most three tries: the first, one with a token the session check changed, one after sign-in.
+  for (let attempt = 1; ; attempt++) {
+    const sent = csrfToken;
+    const headers = new Headers(init.headers);
+    headers.set('Accept', headers.get('Accept') ?? 'application/json');
+    if (sent) headers.set('X-CSRF-Token', sent);
+    const res = await fetch(path, { ...init, headers, credentials: 'same-origin' });
+    if (res.ok) return res;
+    const err = await errorOf(res);
+    if (attempt >= 3 || !(err.statusCode === 401 || err.errorCode === 'INVALID_CSRF_TOKEN')) throw err;
+    await sessionSettled;
+    if (csrfToken !== sent) continue;
+    if (err.statusCode === 401 && mayAsk && !asked && signIn) {
+      asked = true;
+      if (await signIn()) continue;
+    }
+    throw err;
+  }
 }
 
 export async function apiJson<T>(path: string, init: RequestInit = {}): Promise<T> {

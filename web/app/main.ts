@@ -1,6 +1,8 @@
 // The web UI's entry point (bundled by daemon/web/assets.ts). The daemon serves one
-// shell page for every UI path; this reads the path, checks the browser session, and
-// draws the page. Pages are separate documents: links are plain links, so the back
+// shell page for every UI path; this reads the path, starts the browser-session check, and
+// draws the page at once: its requests do not wait for the check (api.ts says how a
+// refused one waits for it and for sign-in), so a search in the address is on its way
+// before GET /api/session answers. Pages are separate documents: links are plain links, so the back
 // button, new tabs and bookmarks work as anywhere else.
 
 import { byId, h } from './dom.ts';
@@ -11,7 +13,7 @@ import { installKeys } from './keys.ts';
 import { parseRoute } from './route.ts';
 import { paramsFromUrl, searchForm, searchUrl } from './search-form.ts';
 import { SearchPage } from './search-page.ts';
-import { canBrowse, loadSession, requireSignIn } from './session.ts';
+import { canBrowse, requireSignIn, startSession } from './session.ts';
 import { repoPage, treePage } from './tree-page.ts';
 
 async function start(): Promise<void> {
@@ -26,8 +28,8 @@ async function start(): Promise<void> {
   byId('search-slot').append(form.element);
   installKeys({ input: form.input, links: () => (page ? page.links() : []) });
 
-  await loadSession();
-  if (!canBrowse()) await requireSignIn(); // not cancellable: without anonymous access it waits for a key
+  // Not cancellable: without anonymous access the page waits for a key (its requests too).
+  void startSession().then(() => canBrowse() || requireSignIn());
 
   switch (route.page) {
     case 'search': {

@@ -1,8 +1,10 @@
 // Sign-in for deployments without anonymous access (and optional sign-in where it is on):
 // the person pastes an API key once; POST /api/session turns it into an HttpOnly session
 // cookie that lives until the browser closes. The key itself is never stored by the page.
+// A second cookie, trawl_csrf, holds the session's CSRF token for this script to read at
+// start, so the page's first requests need not wait for GET /api/session.
 
-import { ApiError, apiFetch, onUnauthorized, postJson, setCsrfToken } from './api.ts';
+import { ApiError, apiFetch, onUnauthorized, postJson, setCsrfToken, whileSessionLoads } from './api.ts';
 import { clear, h } from './dom.ts';
 
 export interface SessionUser {
@@ -27,14 +29,33 @@ export function session(): SessionState {
   return state;
 }
 
-/** Reads the session (cookie) and wires the 401 handler; renders the header's account area. */
-export async function loadSession(): Promise<SessionState> {
+/**
+ * Takes the CSRF token from its cookie (requests may go out now), wires the 401 handler,
+ * and starts the session check, which renders the header's account area when it answers.
+ */
+export function startSession(): Promise<SessionState> {
+  setCsrfToken(csrfCookie());
+  onUnauthorized(() => requireSignIn(state.authenticated ? 'Your session has ended. Sign in again to continue.' : 'This needs an API key. Sign in to continue.'));
+  const check = loadSession();
+  whileSessionLoads(check);
+  return check;
+}
+
+async function loadSession(): Promise<SessionState> {
   const res = await fetch('/api/session', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
   state = res.ok ? ((await res.json()) as SessionState) : { authenticated: false, anonymousAccess: false };
   setCsrfToken(state.csrfToken);
-  onUnauthorized(() => requireSignIn(state.authenticated ? 'Your session has ended. Sign in again to continue.' : 'This needs an API key. Sign in to continue.'));
   renderAccount();
   return state;
+}
+
+/** The value of the trawl_csrf cookie (daemon/auth/browser-session.ts), if the browser has one. */
+function csrfCookie(): string | undefined {
+  for (const pair of document.cookie.split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0 && pair.slice(0, eq).trim() === 'trawl_csrf') return pair.slice(eq + 1).trim() || undefined;
+  }
+  return undefined;
 }
 
 /** Whether the pages can load data now: signed in, or anonymous access is on. */
@@ -109,7 +130,7 @@ function showDialog(reason: string | undefined, cancellable: boolean, done: (sig
 
 async function signOut(): Promise<void> {
   try {
-    await apiFetch('/api/session', { method: 'DELETE' }, true);
+    await apiFetch('/api/session', { method: 'DELETE' }, false);
   } finally {
     setCsrfToken(undefined);
     location.reload();

@@ -10,7 +10,7 @@
 // JSON body, so it can neither sign its visitor in to its own account nor learn the CSRF
 // token.
 
-import { clearSessionCookie, CSRF_HEADER, invalidCsrf, readCookie, SESSION_COOKIE, sessionCookie, type BrowserSessions } from '../../auth/browser-session.ts';
+import { clearCsrfCookie, clearSessionCookie, CSRF_COOKIE, csrfCookie, CSRF_HEADER, invalidCsrf, readCookie, SESSION_COOKIE, sessionCookie, type BrowserSessions } from '../../auth/browser-session.ts';
 import { SCOPED_TOKEN_PREFIX } from '../../auth/credentials.ts';
 import { ServiceError } from '../../errors.ts';
 import { ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX } from '../../oauth/tokens.ts';
@@ -24,20 +24,23 @@ const NO_STORE: [string, string] = ['Cache-Control', 'no-store'];
 
 const SET_COOKIE_DOC = {
   'Set-Cookie': {
-    description: '`trawl_session=<token>; Path=/; HttpOnly; SameSite=Strict` (`; Secure` when the public URL is https); no Max-Age: it lasts for the browser session.',
+    description:
+      'Two cookies (`; Secure` on both when the public URL is https; no Max-Age: they last for the browser session): ' +
+      '`trawl_session=<token>; Path=/; HttpOnly; SameSite=Strict`, the session, and `trawl_csrf=<csrfToken>; Path=/; SameSite=Strict`, ' +
+      'the CSRF token for the page\'s script to read at start. The server never takes the second as proof: the token must come in the X-CSRF-Token header.',
     schema: { type: 'string' },
   },
   'Cache-Control': { description: '`no-store`.', schema: { type: 'string' } },
 };
 const CLEAR_COOKIE_DOC = {
-  'Set-Cookie': { description: '`trawl_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`: drops the cookie.', schema: { type: 'string' } },
+  'Set-Cookie': { description: '`trawl_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` and `trawl_csrf=; Path=/; SameSite=Strict; Max-Age=0`: drop both cookies.', schema: { type: 'string' } },
 };
 
 export function sessionRoutes(s: Services, authenticator: Authenticator, sessions: BrowserSessions): Route[] {
   const base = { tag: 'Session', rateLimited: false, authenticated: false } as const;
   // Known once the daemon listens: read per response.
   const secure = () => s.baseUrl.startsWith('https:');
-  const clear = (): [string, string] => ['Set-Cookie', clearSessionCookie(secure())];
+  const clear = (): Array<[string, string]> => [['Set-Cookie', clearSessionCookie(secure())], ['Set-Cookie', clearCsrfCookie(secure())]];
 
   /** The session's user when the cookie's token is valid now (the same checks as every API request), else undefined. */
   const signedIn = async (token: string): Promise<UserRecord | undefined> => {
@@ -80,7 +83,7 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
         return {
           status: 201,
           body: { user: userJson(user), csrfToken: issued.csrfToken, expiresAt: issued.expiresAt },
-          headers: [['Set-Cookie', sessionCookie(issued.token, secure())], NO_STORE],
+          headers: [['Set-Cookie', sessionCookie(issued.token, secure())], ['Set-Cookie', csrfCookie(issued.csrfToken, secure())], NO_STORE],
         };
       },
     },
@@ -90,19 +93,25 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
       path: '/api/session',
       operationId: 'getSession',
       summary: 'Whether the browser is signed in, as whom, and its CSRF token; whether anonymous access is on',
-      description: 'Never 401. A session cookie that is no longer valid (expired, tampered with, its key revoked, its user suspended) is dropped (Set-Cookie with Max-Age=0).',
+      description: 'Never 401. A session cookie that is no longer valid (expired, tampered with, its key revoked, its user suspended) is dropped with its CSRF cookie (Set-Cookie with Max-Age=0); a valid one whose CSRF cookie is missing gets it again.',
       response: { status: 200, schema: 'SessionState', description: 'The session, if any.', headers: { ...CLEAR_COOKIE_DOC, 'Cache-Control': SET_COOKIE_DOC['Cache-Control'] } },
       errors: [],
       async handle(ctx) {
         const anonymousAccess = s.config.settings.anonymousAccess;
         const token = readCookie(ctx.headers['cookie'], SESSION_COOKIE);
-        if (token === undefined) return { body: { authenticated: false, anonymousAccess }, headers: [NO_STORE] };
+        if (token === undefined) {
+          // A CSRF cookie without its session (the session cookie was deleted) is dropped too.
+          const orphan = readCookie(ctx.headers['cookie'], CSRF_COOKIE) !== undefined;
+          return { body: { authenticated: false, anonymousAccess }, headers: orphan ? [['Set-Cookie', clearCsrfCookie(secure())], NO_STORE] : [NO_STORE] };
+        }
         const user = await signedIn(token);
         const claims = sessions.verify(token);
-        if (!user || !claims) return { body: { authenticated: false, anonymousAccess }, headers: [clear(), NO_STORE] };
+        if (!user || !claims) return { body: { authenticated: false, anonymousAccess }, headers: [...clear(), NO_STORE] };
+        const csrfToken = sessions.csrfToken(token);
         return {
-          body: { authenticated: true, anonymousAccess, user: userJson(user), csrfToken: sessions.csrfToken(token), expiresAt: new Date(claims.expires * 1000).toISOString() },
-          headers: [NO_STORE],
+          body: { authenticated: true, anonymousAccess, user: userJson(user), csrfToken, expiresAt: new Date(claims.expires * 1000).toISOString() },
+          // Sets the CSRF cookie again when the page did not have it (so its next start is quick).
+          headers: readCookie(ctx.headers['cookie'], CSRF_COOKIE) === csrfToken ? [NO_STORE] : [['Set-Cookie', csrfCookie(csrfToken, secure())], NO_STORE],
         };
       },
     },
@@ -121,7 +130,7 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
         const token = readCookie(ctx.headers['cookie'], SESSION_COOKIE);
         const csrf = ctx.headers[CSRF_HEADER];
         if (token !== undefined && sessions.verify(token) && !sessions.csrfMatches(token, csrf)) throw invalidCsrf(csrf);
-        return { status: 204, body: undefined, headers: [clear(), NO_STORE] };
+        return { status: 204, body: undefined, headers: [...clear(), NO_STORE] };
       },
     },
   ];
