@@ -40,6 +40,25 @@ after(async () => {
 const activeId = (page: Page) => page.evaluate('document.activeElement?.id');
 const activeText = (page: Page) => page.evaluate('document.activeElement?.textContent');
 
+/** Signs in through the sign-in dialog (open, or about to open) with an API key. */
+async function signInWith(page: Page, key: string): Promise<void> {
+  await page.waitForSelector('dialog#signin[open]');
+  await page.fill('#signin-key', key);
+  await page.press('#signin-key', 'Enter');
+  await page.waitForSelector('dialog#signin', { state: 'detached' });
+}
+
+/** A new API key of the user, made with the CLI: the key and its id (for revoking it). */
+async function createKey(dataDir: string, email: string): Promise<{ key: string; id: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), now: () => new Date() };
+  assert.equal(await keysCommand(['create', '--user', email, '--name', 'browser', '--data-dir', dataDir], io), 0);
+  return { key: out.at(-1)!, id: /key (key_[0-9a-f]{24})/.exec(err.at(-1)!)![1]! };
+}
+
+const quietIo = { out: () => {}, err: () => {}, now: () => new Date() };
+
 async function newPage(): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
   const page = await context.newPage();
@@ -231,21 +250,15 @@ describe('web UI with anonymous access', () => {
   });
 
   test('a signed-in session whose key was revoked falls back to anonymous access without asking', async () => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), now: () => new Date() };
-    assert.equal(await usersCommand(['add', '--email', 'bo@example.com', '--name', 'Bo', '--data-dir', d.dataDir], io), 0);
-    assert.equal(await keysCommand(['create', '--user', 'bo@example.com', '--name', 'browser', '--data-dir', d.dataDir], io), 0);
-    const key = out.at(-1)!;
-    const id = /key (key_[0-9a-f]{24})/.exec(err.at(-1)!)![1]!;
+    assert.equal(await usersCommand(['add', '--email', 'bo@example.com', '--name', 'Bo', '--data-dir', d.dataDir], quietIo), 0);
+    const { key, id } = await createKey(d.dataDir, 'bo@example.com');
     const page = await newPage();
     try {
       await page.goto(`${d.url}/`);
       await page.locator('#account button', { hasText: 'Sign in' }).click();
-      await page.fill('#signin-key', key);
-      await page.press('#signin-key', 'Enter');
+      await signInWith(page, key);
       await page.locator('#account', { hasText: 'Bo' }).waitFor();
-      assert.equal(await keysCommand(['revoke', id, '--data-dir', d.dataDir], io), 0);
+      assert.equal(await keysCommand(['revoke', id, '--data-dir', d.dataDir], quietIo), 0);
       // The search goes out with the stale session and its CSRF token and is refused; the
       // session check drops both cookies and the search is repeated anonymously.
       const answers: number[] = [];
@@ -287,12 +300,9 @@ describe('web UI sign-in without anonymous access', () => {
   let key: string;
   before(async () => {
     d = await startTestDaemon({ settings: { anonymousAccess: false } });
-    const out: string[] = [];
-    const io = { out: (l: string) => out.push(l), err: () => {}, now: () => new Date() };
-    assert.equal(await usersCommand(['add', '--email', 'ada@example.com', '--name', 'Ada', '--data-dir', d.dataDir], io), 0);
-    assert.equal(await usersCommand(['limit', 'ada@example.com', '2', '--data-dir', d.dataDir], io), 0);
-    assert.equal(await keysCommand(['create', '--user', 'ada@example.com', '--name', 'browser', '--data-dir', d.dataDir], io), 0);
-    key = out.at(-1)!;
+    assert.equal(await usersCommand(['add', '--email', 'ada@example.com', '--name', 'Ada', '--data-dir', d.dataDir], quietIo), 0);
+    assert.equal(await usersCommand(['limit', 'ada@example.com', '2', '--data-dir', d.dataDir], quietIo), 0);
+    key = (await createKey(d.dataDir, 'ada@example.com')).key;
   });
   after(async () => {
     await d?.cleanup();
@@ -368,27 +378,19 @@ describe('web UI sign-in without anonymous access', () => {
   });
 
   test('a session whose key was revoked asks for a key again, then runs the search', async () => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), now: () => new Date() };
-    assert.equal(await keysCommand(['create', '--user', 'ada@example.com', '--name', 'short-lived', '--data-dir', d.dataDir], io), 0);
-    const shortLived = out.at(-1)!;
-    const id = /key (key_[0-9a-f]{24})/.exec(err.at(-1)!)![1]!;
+    const shortLived = await createKey(d.dataDir, 'ada@example.com');
     const page = await newPage();
     try {
       await page.goto(`${d.url}/`);
-      await page.waitForSelector('dialog#signin[open]');
-      await page.fill('#signin-key', shortLived);
-      await page.press('#signin-key', 'Enter');
+      await signInWith(page, shortLived.key);
       await page.waitForSelector('#account button');
-      assert.equal(await keysCommand(['revoke', id, '--data-dir', d.dataDir], io), 0);
+      assert.equal(await keysCommand(['revoke', shortLived.id, '--data-dir', d.dataDir], quietIo), 0);
       // The stale cookies go out with the search, which is refused; the session check drops
       // them, and without anonymous access the dialog asks for a key.
       await page.goto(`${d.url}/?q=widget_secret_sauce`);
       await page.waitForSelector('dialog#signin[open]');
       assert.deepEqual((await page.context().cookies()).map((c) => c.name), [], 'both cookies are dropped');
-      await page.fill('#signin-key', key);
-      await page.press('#signin-key', 'Enter');
+      await signInWith(page, key);
       // The refused search is repeated with the new session.
       await page.waitForSelector('details.stats');
       assert.equal(await page.locator('.result .repo').innerText(), 'secret');
@@ -401,9 +403,7 @@ describe('web UI sign-in without anonymous access', () => {
     const page = await newPage();
     try {
       await page.goto(`${d.url}/`);
-      await page.waitForSelector('dialog#signin[open]');
-      await page.fill('#signin-key', key);
-      await page.press('#signin-key', 'Enter');
+      await signInWith(page, key);
       await page.waitForSelector('#account button');
       // A request made with the cookie but not through the page's API client.
       const status = await page.evaluate(`fetch('/api/search', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'widget', matches: 1 }) })
