@@ -63,7 +63,7 @@ import {
 } from './load.ts';
 import { environment, settleIo, type Environment } from './machine.ts';
 import { fmtBytes, fmtMs } from './report.ts';
-import { afterFirstByte, streamOnce, type StreamRun } from './stream.ts';
+import { afterFirstByte, readBody, streamOnce, type StreamRun } from './stream.ts';
 import { median } from './stats.ts';
 import { writeResultFiles } from './results-file.ts';
 
@@ -168,17 +168,7 @@ async function blockingOnce(trawl: Server, body: string, run: number): Promise<B
   const t0 = performance.now();
   const res = await fetch(`${trawl.url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   const parts: Uint8Array[] = [];
-  let firstByteMs: number | null = null;
-  if (res.body) {
-    const reader = res.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!value || value.byteLength === 0) continue;
-      firstByteMs ??= performance.now() - t0;
-      parts.push(value);
-    }
-  }
+  const firstByteMs = await readBody(res, t0, (value) => parts.push(value));
   const totalMs = performance.now() - t0;
   const l = load(from, mark([trawl]));
   const buf = Buffer.concat(parts);

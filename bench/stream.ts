@@ -27,26 +27,35 @@ export function afterFirstByte(bytes: number, firstByteMs: number | null, totalM
   return round2(bytes / 1e6 / ((totalMs - firstByteMs) / 1000));
 }
 
+/**
+ * Reads a response body as it arrives, handing each non-empty chunk to `chunk`; the time
+ * of the first byte in ms since `t0` (a performance.now() reading), null with no body.
+ */
+export async function readBody(res: Response, t0: number, chunk: (value: Uint8Array) => void): Promise<number | null> {
+  let firstByteMs: number | null = null;
+  if (!res.body) return null;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return firstByteMs;
+    if (!value || value.byteLength === 0) continue;
+    firstByteMs ??= performance.now() - t0;
+    chunk(value);
+  }
+}
+
 /** One stream, read with fetch; the messages counted as they arrive (sse.ts). */
 export async function streamOnce(trawl: Server, body: string, run: number): Promise<StreamRun> {
   const from = mark([trawl]);
   const t0 = performance.now();
   const res = await fetch(`${trawl.url}/api/stream_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   const headersMs = performance.now() - t0;
-  let firstByteMs: number | null = null;
   let bytes = 0;
   const counter = new SseCounter();
-  if (res.body) {
-    const reader = res.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!value || value.byteLength === 0) continue;
-      firstByteMs ??= performance.now() - t0;
-      bytes += value.byteLength;
-      counter.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
-    }
-  }
+  const firstByteMs = await readBody(res, t0, (value) => {
+    bytes += value.byteLength;
+    counter.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  });
   const totalMs = performance.now() - t0;
   const counts = counter.end();
   const l = load(from, mark([trawl]));

@@ -156,6 +156,53 @@ function finish(defs: SymbolDef[]): SymbolDef[] {
 
 const SURROGATE = /[\ud800-\udfff]/;
 
+/** The `generate-tags` line of ctags' interactive mode for a file; its `size` bytes follow it on stdin. */
+export function generateTagsRequest(path: string, size: number): Buffer {
+  // A lone surrogate would be sent as a "\udXXX" escape, which ctags rejects as invalid json.
+  const filename = SURROGATE.test(path) ? Buffer.from(path, 'utf8').toString('utf8') : path;
+  return Buffer.from(JSON.stringify({ command: 'generate-tags', filename, size }) + '\n');
+}
+
+/**
+ * Reads ctags' interactive JSON-lines answer: the tags of each file up to its `completed`
+ * marker go to `onFile` (unsorted), for at most `files` files. `broken` when a line is not
+ * JSON or ctags replied with an error: the stream is out of step with the input, so
+ * nothing after it is trusted. A line cut short (by a kill) is never parsed.
+ */
+export function readTagStream(stdout: Buffer, files: number, onFile: (defs: SymbolDef[]) => void): { completed: number; broken: boolean } {
+  const lines = stdout.toString('utf8').split('\n');
+  // The last piece is '' after a complete last line, or a line cut short by a kill.
+  const n = lines.length - 1;
+  let completed = 0;
+  let pending: SymbolDef[] = [];
+  let parents = new Map<string, { name: string; kind: string }>();
+  for (let li = 0; li < n && completed < files; li++) {
+    const l = lines[li]!;
+    if (l === '') continue;
+    let o: TagRecord;
+    try {
+      o = JSON.parse(l);
+    } catch {
+      return { completed, broken: true };
+    }
+    const type = o._type;
+    if (type === 'tag') {
+      const def = tagToDef(o, parents);
+      if (def) pending.push(def);
+    } else if (type === 'completed') {
+      onFile(pending);
+      completed++;
+      pending = [];
+      if (parents.size > 0) parents = new Map();
+    } else if (type === 'error') {
+      // e.g. {"_type": "error", "message": "invalid json", "fatal": true}
+      return { completed, broken: true };
+    }
+    // "program" (the greeting) and anything unknown: ignored.
+  }
+  return { completed, broken: false };
+}
+
 type BatchOutcome = {
   /** Files of the batch resolved (tags assigned or counted as failed), from its start. */
   consumed: number;
@@ -168,9 +215,7 @@ function runBatch(batch: number[], files: Input[], out: SymbolDef[][], perFileTi
   const heads: Buffer[] = [];
   for (const i of batch) {
     const f = files[i]!;
-    // A lone surrogate would be sent as a "\udXXX" escape, which ctags rejects as invalid json.
-    const filename = SURROGATE.test(f.path) ? Buffer.from(f.path, 'utf8').toString('utf8') : f.path;
-    heads.push(Buffer.from(JSON.stringify({ command: 'generate-tags', filename, size: f.content.byteLength }) + '\n'));
+    heads.push(generateTagsRequest(f.path, f.content.byteLength));
     bytes += f.content.byteLength;
   }
   let total = bytes;
@@ -199,40 +244,10 @@ function runBatch(batch: number[], files: Input[], out: SymbolDef[][], perFileTi
     return { consumed: batch.length, failed: batch.length, timedOut: 0 };
   }
 
-  const lines = r.stdout.toString('utf8').split('\n');
-  // The last piece is '' after a complete last line, or a line cut short by a kill: never parsed.
-  const n = lines.length - 1;
-  let done = 0;
-  let broken = false;
-  let pending: SymbolDef[] = [];
-  let parents = new Map<string, { name: string; kind: string }>();
-  for (let li = 0; li < n && done < batch.length; li++) {
-    const l = lines[li]!;
-    if (l === '') continue;
-    let o: TagRecord;
-    try {
-      o = JSON.parse(l);
-    } catch {
-      broken = true;
-      break;
-    }
-    const type = o._type;
-    if (type === 'tag') {
-      const def = tagToDef(o, parents);
-      if (def) pending.push(def);
-    } else if (type === 'completed') {
-      out[batch[done]!] = finish(pending);
-      done++;
-      pending = [];
-      if (parents.size > 0) parents = new Map();
-    } else if (type === 'error') {
-      // e.g. {"_type": "error", "message": "invalid json", "fatal": true}: the
-      // stream is out of step with our input, so trust nothing after it.
-      broken = true;
-      break;
-    }
-    // "program" (the greeting) and anything unknown: ignored.
-  }
+  let next = 0;
+  const { completed: done, broken } = readTagStream(r.stdout, batch.length, (defs) => {
+    out[batch[next++]!] = finish(defs);
+  });
 
   if (done === batch.length) return { consumed: done, failed: 0, timedOut: 0 };
   if (errCode === 'ETIMEDOUT') return { consumed: done + 1, failed: 0, timedOut: 1 };
@@ -245,7 +260,7 @@ function runBatch(batch: number[], files: Input[], out: SymbolDef[][], perFileTi
 }
 
 /** One line of ctags' JSON output, as parsed (fields unchecked). */
-export interface TagRecord {
+interface TagRecord {
   _type?: unknown;
   name?: unknown;
   line?: unknown;
@@ -259,7 +274,7 @@ export interface TagRecord {
  * A `tag` record as a definition; undefined without a name or a line. `parents` holds one
  * parent object per scope for a file's tags, so a class's hundred members share one.
  */
-export function tagToDef(o: TagRecord, parents: Map<string, { name: string; kind: string }>): SymbolDef | undefined {
+function tagToDef(o: TagRecord, parents: Map<string, { name: string; kind: string }>): SymbolDef | undefined {
   const { name, line, end, scope } = o;
   if (typeof name !== 'string' || name === '' || typeof line !== 'number' || !(line >= 1)) return undefined;
   const def: SymbolDef = { name, kind: typeof o.kind === 'string' ? internKind(o.kind) : '', line, endLine: typeof end === 'number' && end >= line ? end : line };

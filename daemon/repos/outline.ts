@@ -15,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { ServiceError } from '../errors.ts';
-import { ctagsInteractiveArgs, SYMBOL_MAX_FILE_BYTES, sortSymbolDefs, symbolTimeoutMs, tagToDef, type SymbolDef, type TagRecord } from '../index/symbols.ts';
+import { ctagsInteractiveArgs, generateTagsRequest, readTagStream, SYMBOL_MAX_FILE_BYTES, sortSymbolDefs, symbolTimeoutMs, type SymbolDef } from '../index/symbols.ts';
 
 export type { SymbolDef } from '../index/symbols.ts';
 
@@ -33,7 +33,6 @@ export interface OutlineResult {
 
 /** ctags' output over this is cut (killed): ~100 bytes a tag, far above what a 1 MiB file gives. */
 const MAX_OUTPUT_BYTES = 64 * (1 << 20);
-const SURROGATE = /[\ud800-\udfff]/;
 
 /**
  * The definitions in `content` (the file at `path`). SERVICE_UNAVAILABLE when there is no
@@ -59,9 +58,7 @@ type Outcome = { stdout: Buffer; timedOut: boolean; overflow: boolean };
 
 async function runCtags(args: string[], path: string, content: Uint8Array, signal: AbortSignal | undefined): Promise<OutlineResult> {
   if (signal?.aborted) throw cancelled();
-  // A lone surrogate would be sent as a "\udXXX" escape, which ctags rejects as invalid json.
-  const filename = SURROGATE.test(path) ? Buffer.from(path, 'utf8').toString('utf8') : path;
-  const head = Buffer.from(JSON.stringify({ command: 'generate-tags', filename, size: content.byteLength }) + '\n');
+  const head = generateTagsRequest(path, content.byteLength);
   const out = await new Promise<Outcome>((resolve, reject) => {
     const child = spawn('ctags', args, { stdio: ['pipe', 'pipe', 'ignore'], windowsHide: true });
     const chunks: Buffer[] = [];
@@ -119,27 +116,11 @@ async function runCtags(args: string[], path: string, content: Uint8Array, signa
  * `completed` marker came (a crash, a kill, an error reply or an unparsable line).
  */
 function parseTags(stdout: Buffer): SymbolDef[] | undefined {
-  const lines = stdout.toString('utf8').split('\n');
-  // The last piece is '' after a complete last line, or a line cut short by a kill: never parsed.
-  const n = lines.length - 1;
-  const defs: SymbolDef[] = [];
-  const parents = new Map<string, { name: string; kind: string }>();
-  for (let li = 0; li < n; li++) {
-    const l = lines[li]!;
-    if (l === '') continue;
-    let o: TagRecord;
-    try {
-      o = JSON.parse(l);
-    } catch {
-      return undefined;
-    }
-    if (o._type === 'completed') return defs;
-    if (o._type === 'error') return undefined;
-    if (o._type !== 'tag') continue; // "program" (the greeting) and anything unknown
-    const def = tagToDef(o, parents);
-    if (def) defs.push(def);
-  }
-  return undefined;
+  let defs: SymbolDef[] | undefined;
+  readTagStream(stdout, 1, (d) => {
+    defs = d;
+  });
+  return defs;
 }
 
 function cancelled(): ServiceError {

@@ -86,18 +86,27 @@ export function htmlLexer(embedded: (tag: string) => Lexer | undefined): Lexer<H
     return to;
   }
 
+  /**
+   * A quoted value from `start` (its opening quote, or the line's start when the value goes
+   * on from an earlier line) to its closing quote `st.q`, searched from `from`; a value
+   * still open at `to` stays open (st.q kept) for the next line. Returns where lexing goes on.
+   */
+  function quoted(text: string, start: number, from: number, to: number, st: HtmlState, out: Out): number {
+    const k = text.indexOf(st.q === 34 ? '"' : "'", from);
+    if (k < 0 || k >= to) {
+      out.tok('str', start, to);
+      return to;
+    }
+    out.tok('str', start, k + 1);
+    st.q = 0;
+    return k + 1;
+  }
+
   /** Inside a tag after its name: attributes up to '>' or '/>'. */
   function tag(text: string, i: number, to: number, st: HtmlState, out: Out): number {
     while (i < to) {
       if (st.q !== 0) {
-        const k = text.indexOf(st.q === 34 ? '"' : "'", i);
-        if (k < 0 || k >= to) {
-          out.tok('str', i, to);
-          return to;
-        }
-        out.tok('str', i, k + 1);
-        st.q = 0;
-        i = k + 1;
+        i = quoted(text, i, i, to, st, out);
         continue;
       }
       const c = text.charCodeAt(i);
@@ -116,14 +125,7 @@ export function htmlLexer(embedded: (tag: string) => Lexer | undefined): Lexer<H
         const v = text.charCodeAt(i);
         if (v === 34 || v === 39) {
           st.q = v;
-          const k = text.indexOf(v === 34 ? '"' : "'", i + 1);
-          if (k < 0 || k >= to) {
-            out.tok('str', i, to);
-            return to;
-          }
-          out.tok('str', i, k + 1);
-          st.q = 0;
-          i = k + 1;
+          i = quoted(text, i, i + 1, to, st, out);
         } else {
           const s = i;
           while (i < to && !isBlank(text.charCodeAt(i)) && text.charCodeAt(i) !== 62) i++;
@@ -131,11 +133,7 @@ export function htmlLexer(embedded: (tag: string) => Lexer | undefined): Lexer<H
         }
       } else if (c === 34 || c === 39) {
         st.q = c; // a stray quote: lexed like a value so that its '>' is not the tag's end
-        const k = text.indexOf(c === 34 ? '"' : "'", i + 1);
-        out.tok('str', i, k < 0 || k >= to ? to : k + 1);
-        if (k < 0 || k >= to) return to;
-        st.q = 0;
-        i = k + 1;
+        i = quoted(text, i, i + 1, to, st, out);
       } else {
         const s = i;
         while (i < to) {
