@@ -1,7 +1,10 @@
-// `trawl repos [--json] [--all]`: the repositories the store knows and their state.
+// `trawl repos [--json] [--all]`: the repositories the store knows and their state, and
+// whether their index is damaged (index-health.ts: read from the data dir, so a damage
+// any process found shows here; --json adds `indexDamage`, the reason).
 
 import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../index/data-dir.ts';
+import { readIndexState } from '../index/index-health.ts';
 import { openStore } from '../store/open.ts';
 import type { RepoRecord } from '../store/store.ts';
 import { UsageError } from './usage.ts';
@@ -13,9 +16,14 @@ export async function reposCommand(argv: string[]): Promise<number> {
     options: { json: { type: 'boolean' }, all: { type: 'boolean' }, 'data-dir': { type: 'string' }, verbose: { type: 'boolean' } },
   });
   if (positionals.length > 0) throw new UsageError(`repos takes no arguments, got "${positionals[0]}"`);
-  const store = openStore(resolveDataDir(values['data-dir']));
+  const dataDir = resolveDataDir(values['data-dir']);
+  const store = openStore(dataDir);
   try {
-    const repos = store.listRepos({ includeDeleted: values.all === true });
+    const damage = new Map(readIndexState(dataDir).broken.map((b) => [b.repoId, b.reason]));
+    const repos: Listed[] = store.listRepos({ includeDeleted: values.all === true }).map((r) => {
+      const reason = r.state === 'deleted' ? undefined : damage.get(r.repoId);
+      return reason === undefined ? r : { ...r, indexDamage: reason };
+    });
     if (values.json) {
       process.stdout.write(JSON.stringify(repos, null, 2) + '\n');
       return 0;
@@ -34,8 +42,14 @@ export async function reposCommand(argv: string[]): Promise<number> {
   }
 }
 
-function row(r: RepoRecord): string[] {
-  const error = r.lastError ? `${r.lastError}${r.nextAttemptAt ? ` (retry after ${r.nextAttemptAt})` : ''}` : '';
-  const state = r.state === 'failed' && r.indexedAt ? 'failed (serving last index)' : r.state;
+type Listed = RepoRecord & { indexDamage?: string };
+
+function row(r: Listed): string[] {
+  let error = r.lastError ? `${r.lastError}${r.nextAttemptAt ? ` (retry after ${r.nextAttemptAt})` : ''}` : '';
+  let state = r.state === 'failed' && r.indexedAt ? 'failed (serving last index)' : r.state;
+  if (r.indexDamage !== undefined) {
+    state = 'damaged (not served)';
+    error = `index damaged: ${r.indexDamage}; rebuilt by the next sync or trawl index${error ? `; ${error}` : ''}`;
+  }
   return [String(r.repoId), r.repoName, state, String(r.indexedRefs.length), r.indexedAt ?? '-', error];
 }

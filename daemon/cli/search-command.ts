@@ -2,6 +2,7 @@
 
 import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../index/data-dir.ts';
+import { IndexView } from '../index/index-health.ts';
 import { validateSearchRequest } from '../search/request.ts';
 import { Searcher } from '../search/searcher.ts';
 import type { SearchResponse } from '../search/types.ts';
@@ -35,8 +36,11 @@ export async function searchCommand(argv: string[]): Promise<number> {
   const dataDir = resolveDataDir(values['data-dir']);
   // webUrl fields name the daemon: $TRAWL_PUBLIC_URL, else its default address.
   const publicUrl = process.env.TRAWL_PUBLIC_URL?.replace(/\/+$/, '');
-  const searcher = new Searcher(publicUrl ? { dataDir, baseUrl: publicUrl } : { dataDir });
-  if (searcher.shardCount === 0) throw new Error(`nothing is indexed in ${dataDir}: run trawl index PATH first`);
+  const view = new IndexView(dataDir, {
+    onBroken: (b) => process.stderr.write(`trawl: repository ${b.name ?? b.repoId}: its index is damaged (${b.reason}); left out until it is re-indexed (trawl index, trawl sync)\n`),
+  });
+  const searcher = new Searcher(publicUrl ? { dataDir, baseUrl: publicUrl, view } : { dataDir, view });
+  if (searcher.shardCount === 0 && searcher.brokenCount === 0) throw new Error(`nothing is indexed in ${dataDir}: run trawl index PATH first`);
   try {
     const res = await searcher.search(req, { brute: values.brute === true });
     process.stdout.write(values.json ? JSON.stringify(res) + '\n' : formatText(res));

@@ -1,11 +1,15 @@
 // The repositories the daemon serves: every repository with an index (its manifest), with
 // what the store knows besides (connection, push time, image). Manifests are re-read only
-// when the data dir's index-version changes, like the Searcher's snapshots.
+// when the data dir's index-version changes, like the Searcher's snapshots. A repository
+// whose index is broken (index-health.ts) is not listed, as if it were not indexed, until
+// it is re-indexed; a shard that fails its checks while a directory's files are read here
+// marks it broken.
 
 import { join } from 'node:path';
 import { shardsDir } from '../index/data-dir.ts';
-import { readAllManifests, readIndexVersion, type LoadedManifest } from '../index/manifest.ts';
-import { Shard } from '../index/shard-reader.ts';
+import { IndexView, type IndexState } from '../index/index-health.ts';
+import type { LoadedManifest } from '../index/manifest.ts';
+import { Shard, ShardError } from '../index/shard-reader.ts';
 import type { CodeHostType, GitRef } from '../repos/git.ts';
 import { displayName } from '../repos/web-urls.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
@@ -35,22 +39,26 @@ export interface CatalogRepo {
 }
 
 export class Catalog {
-  private version = '';
+  private state: IndexState | undefined;
   private manifests: LoadedManifest[] = [];
   /** indexedFiles() per repository, for the current index version (shards stay mapped once). */
   private readonly files = new Map<number, Array<{ path: string; shard: Shard; doc: number }>>();
+  private readonly view: IndexView;
 
   constructor(
     private readonly dataDir: string,
     private readonly store?: Store,
-  ) {}
+    view?: IndexView,
+  ) {
+    this.view = view ?? new IndexView(dataDir);
+  }
 
   /** Every served repository, sorted by name. */
   list(): CatalogRepo[] {
-    const v = readIndexVersion(this.dataDir);
-    if (v !== this.version || this.manifests.length === 0) {
-      this.manifests = readAllManifests(this.dataDir).filter((m) => m.shards.length > 0);
-      this.version = v;
+    const state = this.view.current();
+    if (state !== this.state) {
+      this.manifests = state.manifests.filter((m) => m.shards.length > 0);
+      this.state = state;
       this.files.clear();
     }
     const records = new Map<number, RepoRecord>();
@@ -74,13 +82,32 @@ export class Catalog {
     if (known && this.manifests.includes(repo.manifest)) return known;
     const dir = shardsDir(this.dataDir, repo.repoId);
     const out: Array<{ path: string; shard: Shard; doc: number }> = [];
-    for (const s of repo.manifest.shards) {
-      const shard = Shard.open(join(dir, s.file), 'membership' in s && s.membership ? join(dir, s.membership) : undefined);
-      for (const doc of shard.branches.docs(0)) out.push({ path: shard.name(doc), shard, doc });
-    }
+    this.checked(repo, () => {
+      for (const s of repo.manifest.shards) {
+        const shard = Shard.open(join(dir, s.file), 'membership' in s && s.membership ? join(dir, s.membership) : undefined);
+        for (const doc of shard.branches.docs(0)) out.push({ path: shard.name(doc), shard, doc });
+      }
+    });
     out.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
     this.files.set(repo.repoId, out);
     return out;
+  }
+
+  /** A document's bytes as the index holds them (checked against its checksum). */
+  indexedContent(repo: CatalogRepo, file: { shard: Shard; doc: number }): Buffer {
+    return this.checked(repo, () => file.shard.contentOf(file.doc));
+  }
+
+  /** Runs `read`; a shard that fails its checks marks the repository broken, and the caller gets a 404 (it is no longer listed). */
+  private checked<T>(repo: CatalogRepo, read: () => T): T {
+    try {
+      return read();
+    } catch (err) {
+      if (!(err instanceof ShardError)) throw err;
+      this.view.report(repo.repoId, repo.manifest.generation, err.message);
+      this.files.delete(repo.repoId);
+      throw new ServiceError('REPOSITORY_NOT_FOUND', `the index of ${repo.name} is damaged; it is left out until it is re-indexed (the next sync, or trawl index)`);
+    }
   }
 }
 

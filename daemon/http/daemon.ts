@@ -8,7 +8,8 @@ import { ServiceError } from '../errors.ts';
 import { join } from 'node:path';
 import type { Config } from '../config/types.ts';
 import { shardsDir } from '../index/data-dir.ts';
-import { collectGarbage, named, readAllManifests } from '../index/manifest.ts';
+import { IndexView } from '../index/index-health.ts';
+import { collectGarbage, named } from '../index/manifest.ts';
 import { closeAllRepositories } from '../repos/git-repo-cache.ts';
 import { SyncScheduler } from '../repos/scheduler.ts';
 import { Searcher } from '../search/searcher.ts';
@@ -104,8 +105,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let searcher: Searcher | undefined;
   let counter: RateCounter | undefined;
   try {
-    const catalog = new Catalog(dataDir, store);
-    const metrics = new Metrics({ store, indexSize: () => indexSize(dataDir) });
+    // One view of the index for the catalog, the searcher and the metrics: a damaged
+    // repository is logged once, counted, and left out of all three.
+    const view: IndexView = new IndexView(dataDir, {
+      onBroken: (b) => logger.error({ repoId: b.repoId, ...(b.name ? { repo: b.name } : {}), reason: b.reason }, 'repository index is damaged: left out of searches and listings until it is re-indexed (the next sync, or trawl index)'),
+      onShardError: () => metrics.shardErrors.inc(),
+    });
+    const catalog = new Catalog(dataDir, store, view);
+    const metrics: Metrics = new Metrics({ store, indexSize: () => indexSize(view), brokenRepos: () => view.current().broken.length });
     const gate = new SearchGate(settings.search.maxConcurrent, settings.search.maxQueued, (running, waiting) => {
       metrics.running.set(running);
       metrics.queue.set(waiting);
@@ -207,7 +214,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
     const url = `http://${hostForUrl}:${server.port}`;
     services.baseUrl = settings.publicUrl ?? url;
-    searcher = new Searcher({ dataDir, workers: options.workers, baseUrl: services.baseUrl });
+    searcher = new Searcher({ dataDir, workers: options.workers, baseUrl: services.baseUrl, view });
     services.searcher = searcher;
     searcher.warm();
 
@@ -270,10 +277,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
 }
 
-/** What the index holds, for the metrics (manifests only: no shard is opened). */
-function indexSize(dataDir: string): IndexSize {
+/** What the index serves, for the metrics (manifests only: no shard is opened). */
+function indexSize(view: IndexView): IndexSize {
   const out: IndexSize = { shards: 0, bytes: 0, files: 0, contentBytes: 0 };
-  for (const m of readAllManifests(dataDir)) {
+  const dataDir = view.dataDir;
+  for (const m of view.current().manifests) {
     out.shards += m.shards.length;
     out.files += m.files;
     out.contentBytes += m.contentBytes;

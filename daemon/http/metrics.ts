@@ -1,6 +1,8 @@
 // Prometheus metrics (GET /metrics): requests by route and status, their latency, the
 // search statistics the API reports, the search queue, the index's size and the
-// repositories by state. Gauges of the index and store are read at scrape time.
+// repositories by state, broken repositories and shard errors (index-health.ts). Gauges of
+// the index and store are read at scrape time. No label names a repository (names of
+// private repositories must not leak through /metrics).
 
 import client from 'prom-client';
 import type { RepoState, Store } from '../store/store.ts';
@@ -42,8 +44,10 @@ export class Metrics {
   readonly queue: client.Gauge;
   readonly running: client.Gauge;
   readonly rejected: client.Counter;
+  /** Shard files that failed their checks while searching or browsing. */
+  readonly shardErrors: client.Counter;
 
-  constructor(sources: { store?: Store; indexSize?: () => IndexSize }) {
+  constructor(sources: { store?: Store; indexSize?: () => IndexSize; brokenRepos?: () => number }) {
     const registers = [this.registry];
     client.collectDefaultMetrics({ register: this.registry, prefix: 'trawl_' });
     this.requests = new client.Counter({ name: 'trawl_http_requests_total', help: 'HTTP requests by route, method and status.', labelNames: ['method', 'route', 'status'], registers });
@@ -59,7 +63,16 @@ export class Metrics {
     this.queue = new client.Gauge({ name: 'trawl_search_queue_length', help: 'Searches waiting for a turn.', registers });
     this.running = new client.Gauge({ name: 'trawl_searches_running', help: 'Searches running now.', registers });
     this.rejected = new client.Counter({ name: 'trawl_search_rejected_total', help: 'Searches refused because the queue was full (503).', registers });
-    const { store, indexSize } = sources;
+    this.shardErrors = new client.Counter({ name: 'trawl_index_shard_errors_total', help: 'Shard files that failed their checks (corrupt, truncated, wrong version, missing) while searching or browsing.', registers });
+    const { store, indexSize, brokenRepos } = sources;
+    if (brokenRepos) {
+      new client.Gauge({
+        name: 'trawl_index_broken_repositories',
+        help: 'Repositories whose index is damaged: left out of searches until re-indexed (trawl repos says which and why).',
+        registers,
+        collect() { this.set(brokenRepos()); },
+      });
+    }
     if (indexSize) {
       const read = { at: 0, value: { shards: 0, bytes: 0, files: 0, contentBytes: 0 } as IndexSize };
       // One scrape reads the manifests once for the four gauges.

@@ -4,8 +4,10 @@
 //   <dataDir>/shards/<id>/       a repository's index (manifest.ts documents it)
 //   <dataDir>/git/<id>.git       bare mirrors of repositories from connections (repos/mirror.ts)
 //   <dataDir>/index-version      changes whenever a manifest does
+//
+// Locks between processes sharing the data dir: runtime/lock-file.ts.
 
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
@@ -19,17 +21,26 @@ export function shardsDir(dataDir: string, repoId: number): string {
   return join(dataDir, 'shards', String(repoId));
 }
 
-/** Writes a file atomically: temporary name, fsync, rename. */
+/**
+ * Writes a file atomically: temporary name (`<path>.tmp-<pid>`), fsync, rename. On failure
+ * (a full disk) the temporary file is removed before the error is rethrown; one a killed
+ * process left behind is removed by removeLeftoverTemps (runtime/owner.ts).
+ */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   const tmp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w', 0o644);
   try {
-    writeFileSync(fd, data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(tmp, 'w', 0o644);
+    try {
+      writeFileSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
   }
-  renameSync(tmp, path);
 }
 
 /**
@@ -49,64 +60,6 @@ export async function syncFiles(dir: string, names: string[]): Promise<void> {
   );
 }
 
-const LOCK_TIMEOUT_MS = 30_000;
-
 export function mirrorsDir(dataDir: string): string {
   return join(dataDir, 'git');
-}
-
-/**
- * Takes the lock file `lockPath` (O_EXCL create holding our pid), waiting up to
- * `timeoutMs` for another process to release it; a lock whose pid is dead is broken.
- * Returns the release function.
- */
-export async function acquireLock(lockPath: string, what: string, timeoutMs = LOCK_TIMEOUT_MS): Promise<() => void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (tryLock(lockPath)) break;
-    if (Date.now() > deadline) throw new Error(`${what} is locked by another trawl process (pid ${readPid(lockPath) ?? '?'}, ${lockPath})`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    try { unlinkSync(lockPath); } catch { /* nothing to do */ }
-  };
-}
-
-function tryLock(lockPath: string): boolean {
-  try {
-    const fd = openSync(lockPath, 'wx');
-    writeFileSync(fd, String(process.pid));
-    closeSync(fd);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    if (lockIsStale(lockPath)) {
-      try { unlinkSync(lockPath); } catch { /* another process removed it first */ }
-      return tryLock(lockPath);
-    }
-    return false;
-  }
-}
-
-function readPid(lockPath: string): number | undefined {
-  try {
-    const pid = Number(readFileSync(lockPath, 'utf8'));
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function lockIsStale(lockPath: string): boolean {
-  const pid = readPid(lockPath);
-  if (pid === undefined) return false; // being written right now
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }

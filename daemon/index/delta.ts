@@ -8,8 +8,8 @@
 // no new ref holds end up on no branch: dead, never matched, their bytes reclaimed by the
 // next full build (indexer.ts decides when; the README states the bounds).
 
-import { join } from 'node:path';
-import { Shard } from './shard-reader.ts';
+import { join, sep } from 'node:path';
+import { Shard, ShardError } from './shard-reader.ts';
 import { shardsDir } from './data-dir.ts';
 import type { Manifest, ManifestShard } from './manifest.ts';
 import type { BlobFile } from './build-pool.ts';
@@ -38,7 +38,14 @@ export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], v
   const dir = shardsDir(dataDir, previous.repoId);
   const shards: Shard[] = [];
   for (const entry of previous.shards) {
-    const shard = Shard.open(join(dir, entry.file), entry.membership ? join(dir, entry.membership) : undefined);
+    let shard: Shard;
+    try {
+      shard = Shard.open(join(dir, entry.file), entry.membership ? join(dir, entry.membership) : undefined);
+    } catch (err) {
+      // A damaged base is rebuilt, not built upon (manifest.ts).
+      if (err instanceof ShardError) return { impossible: `the previous index is damaged: ${err.message.split(dir + sep).join('')}` };
+      throw err;
+    }
     if (shard.version < 3) return { impossible: 'the index predates blob ids (shard format 2)' };
     shards.push(shard);
   }

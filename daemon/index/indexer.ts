@@ -3,8 +3,13 @@
 // its previous index holds blob ids, only the file versions that changed are built, into a
 // delta shard, and the existing shards' branch lists are updated beside them (delta.ts).
 // Every run ends by committing a new manifest (manifest.ts), atomically.
+//
+// Faults (manifest.ts's header has the whole story): a run first removes what killed runs
+// left in the repository's directory; a run that fails removes every file of its own
+// generation before rethrowing, unless its manifest was committed; a repository whose
+// index is damaged (index-health.ts) is rebuilt in full, never incrementally on top of it.
 
-import { accessSync, constants, mkdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -14,9 +19,12 @@ import { walkDirectory } from '../repos/walk.ts';
 import { displayName } from '../repos/web-urls.ts';
 import { writeMembershipFile } from './branch-set.ts';
 import { blobShards, cutShards, runBuildPool, type BuildResult } from './build-pool.ts';
-import { acquireLock, shardsDir, syncFiles } from './data-dir.ts';
+import { acquireLock } from '../runtime/lock-file.ts';
+import { removeLeftoverTemps } from '../runtime/owner.ts';
+import { shardsDir, syncFiles } from './data-dir.ts';
 import { planDelta, type DeltaPlan } from './delta.ts';
-import { commitManifest, MEMBERSHIP_EXT, readManifest, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard } from './manifest.ts';
+import { indexProblem, readMark } from './index-health.ts';
+import { commitManifest, fileGeneration, loadManifest, MEMBERSHIP_EXT, removeUnlisted, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard } from './manifest.ts';
 import { buildShard, type ShardFile, type ShardJob } from './shard-builder.ts';
 import { SHARD_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
 
@@ -129,14 +137,49 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
     mkdirSync(dir, { recursive: true });
     const release = await acquireLock(join(dir, 'lock'), `repository ${repo.name}`);
     try {
-      const run = new Run(options, repoId, repo, readManifest(options.dataDir, repoId), started);
-      return git ? await run.git(git) : await run.directory(root);
+      const found = inspect(options.dataDir, repoId);
+      removeUnlisted(dir, found.previous);
+      removeLeftoverTemps(options.dataDir); // index-version of a killed process
+      const run = new Run(options, repoId, repo, found, started);
+      try {
+        return git ? await run.git(git) : await run.directory(root);
+      } catch (err) {
+        run.discard();
+        throw err;
+      }
     } finally {
       release();
     }
   } finally {
     git?.close();
   }
+}
+
+/** What the repository's directory holds before a run. */
+interface Found {
+  /** The readable manifest, damaged or not (its files are retired by the commit). */
+  previous: LoadedManifest | undefined;
+  /** Why the index cannot be built upon (index-health.ts), else undefined. */
+  damage: string | undefined;
+  generation: number;
+}
+
+function inspect(dataDir: string, repoId: number): Found {
+  const loaded = loadManifest(dataDir, repoId);
+  if (loaded && 'unreadable' in loaded) return { previous: undefined, damage: loaded.unreadable, generation: nextGeneration(dataDir, repoId, undefined) };
+  return { previous: loaded, damage: loaded ? indexProblem(dataDir, loaded) : undefined, generation: nextGeneration(dataDir, repoId, loaded) };
+}
+
+/**
+ * The generation of the next run: past the manifest's. When the manifest is lost (unreadable)
+ * its generation is not known: past every shard or membership file still in the directory
+ * and past the mark, so that no name a manifest once named is used again (manifest.ts).
+ */
+function nextGeneration(dataDir: string, repoId: number, current: LoadedManifest | undefined): number {
+  if (current) return current.generation + 1;
+  let max = readMark(dataDir, repoId)?.generation ?? 0;
+  for (const name of readdirSync(shardsDir(dataDir, repoId))) max = Math.max(max, fileGeneration(name) ?? 0);
+  return max + 1;
 }
 
 /** One index run of one repository, holding its lock. */
@@ -147,16 +190,21 @@ class Run {
   readonly maxTrigrams: number;
   readonly target: number;
   readonly indexedAt = new Date().toISOString();
+  readonly previous: LoadedManifest | undefined;
+  /** Why the previous index is not built upon: a full build replaces it. */
+  readonly damage: string | undefined;
 
   constructor(
     readonly options: IndexOptions,
     readonly repoId: number,
     readonly repo: ManifestRepo,
-    readonly previous: LoadedManifest | undefined,
+    found: Found,
     readonly started: number,
   ) {
     this.dir = shardsDir(options.dataDir, repoId);
-    this.generation = (previous?.generation ?? 0) + 1;
+    this.previous = found.previous;
+    this.damage = found.damage;
+    this.generation = found.generation;
     this.maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
     this.maxTrigrams = options.maxTrigrams ?? DEFAULT_MAX_TRIGRAMS;
     this.target = options.shardTargetBytes ?? SHARD_TARGET_BYTES;
@@ -168,14 +216,33 @@ class Run {
     const refs: GitRef[] = [{ name: 'HEAD', kind: 'branch', commit: '' }];
     const groups = cutShards(listed.map((f) => ({ path: f.path, size: f.size, absPath: f.absPath })), this.target, this.maxFileSize);
     const built = await this.build(refs, fromArray(groups), listed.length);
-    return this.commitFull(refs, built, listErrors.length);
+    return this.commitFull(refs, built, listErrors.length, this.damageReason());
+  }
+
+  /** The full build's reason when the previous index is damaged. */
+  private damageReason(): string | undefined {
+    return this.damage === undefined ? undefined : `the previous index is damaged: ${this.damage}`;
+  }
+
+  /**
+   * After a failure: removes every file of this run's generation (shards, membership files,
+   * temporary files of its build threads), unless its manifest was committed (then they
+   * are the index). Nothing half-written is left behind.
+   */
+  discard(): void {
+    const m = loadManifest(this.options.dataDir, this.repoId);
+    if (m && !('unreadable' in m) && m.generation === this.generation) return;
+    const mine = `g${this.generation}-`;
+    for (const name of readdirSync(this.dir)) if (name.startsWith(mine)) rmSync(join(this.dir, name), { force: true });
   }
 
   async git(git: GitSource): Promise<IndexSummary> {
     const prev = this.previous;
     const incremental = this.options.incremental !== false;
     let fullReason: string | undefined;
-    if (prev?.version === 2 && prev.shards.length > 0 && incremental) {
+    if (this.damage !== undefined) {
+      fullReason = this.damageReason();
+    } else if (prev?.version === 2 && prev.shards.length > 0 && incremental) {
       if (sameRefs(prev.refs, git.refs)) {
         // Nothing moved: the shards stand; only the repository's metadata may have changed.
         if (JSON.stringify(prev.repo) !== JSON.stringify(this.repo)) this.commit({ ...prev, repo: this.repo, generation: this.generation });
@@ -273,7 +340,7 @@ class Run {
     });
   }
 
-  /** Builds the groups into shards `g<generation>-<n>`; on failure removes what it wrote. */
+  /** Builds the groups into shards `g<generation>-<n>`. */
   private async build(refs: GitRef[], groups: AsyncIterable<ShardFile[]>, totalFiles: number, delta = false): Promise<Built> {
     const names: string[] = [];
     const meta: ShardRepoMeta = {
@@ -310,15 +377,13 @@ class Run {
     const inline = totalFiles <= INLINE_BUILD_FILES;
     // Threads start now, so that loading their code overlaps with reading the first files.
     const workers = inline ? [] : Array.from({ length: Math.max(1, this.options.workers ?? availableParallelism()) }, () => startTsWorker(BUILD_WORKER));
+    // On failure, discard() removes what was written (indexPath calls it).
     try {
       const results = inline ? await buildInline(jobs(), onProgress) : await runBuildPool(jobs(), workers, onProgress);
       // The manifest may name only shards that are on disk (shard-writer.ts says why
       // this is done here, once for the run).
       await syncFiles(dir, names);
       return { names, results };
-    } catch (err) {
-      for (const name of names) rmSync(join(dir, name), { force: true });
-      throw err;
     } finally {
       await Promise.all(workers.map((w: Worker) => w.terminate()));
     }

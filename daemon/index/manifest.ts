@@ -5,6 +5,8 @@
 //   <dataDir>/shards/<id>/g<gen>-<n>.trawl  shards written by generation <gen>
 //   <dataDir>/shards/<id>/g<gen>-m<n>.branches  membership files (branch-set.ts)
 //   <dataDir>/shards/<id>/lock              held by the process indexing the repository
+//                                           (format and take-over: runtime/lock-file.ts)
+//   <dataDir>/shards/<id>/broken            the "broken" mark (below)
 //   <dataDir>/index-version                 changes whenever any manifest does
 //
 // The manifest is the commit point of an index run: new files are written beside the old
@@ -18,12 +20,36 @@
 // has passed, longer than any search may run. The searcher notices a swap by reading
 // index-version before each search, and a search uses one snapshot of every manifest from
 // its start to its end, so it never sees half of a swap.
+//
+// Crashes and failures. Every file is written under a temporary name (`*.tmp-<pid>...`) and
+// renamed into place, so a file with a final name is complete. A run killed at any moment
+// leaves the previous manifest, and so the previous index, in place; what it wrote (shards
+// of its uncommitted generation, membership files, temporary files) is named by no
+// manifest and is removed by the next run of that repository once it holds the lock
+// (removeUnlisted), and by every commit. A run that fails (an exception: a full disk)
+// removes the files it wrote before it rethrows (indexer.ts). A name a manifest once named
+// is never used again (indexer.ts nextGeneration), so a file never comes back with other
+// content while a searcher may still have the old one open.
+//
+// Broken repositories. A repository's index is broken when its manifest cannot be read
+// (unparsable, truncated, an unknown version, a malformed entry: loadManifest), names a file
+// that is missing, or a shard fails its checks (shard-reader.ts: a header or table of
+// contents at open, a section at open, a document's content when it is read). A broken
+// repository is left out of searches and of the repository list, and never served; every
+// other repository is unaffected (index-health.ts finds and reports them). Damage found
+// only when a shard is opened or read (by a search) is recorded in the mark file `broken`,
+// JSON {"generation": G, "reason": "...", "at": ISO 8601}, written atomically, so that
+// every process sharing the data dir sees it (the writer bumps index-version). A mark
+// applies to generation G only: once another manifest is committed it is stale. The next
+// index run of a broken repository (`trawl index`, `trawl sync`, the scheduler) builds it
+// in full, never incrementally on the broken base; committing removes the mark.
 
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { SHARD_EXT } from './shard-format.ts';
 import { shardsDir, writeFileAtomic } from './data-dir.ts';
+import { removeLeftoverTemps } from '../runtime/owner.ts';
 import type { CodeHostType, GitRef } from '../repos/git.ts';
 
 /**
@@ -101,10 +127,92 @@ export function manifestRepoName(m: LoadedManifest): string {
   return m.version === 2 ? m.repo.name : m.repoName;
 }
 
-export function readManifest(dataDir: string, repoId: number): LoadedManifest | undefined {
+/** The name of the mark file of a broken repository (header). */
+export const BROKEN_MARK = 'broken';
+
+/** A manifest that cannot be used, and why. */
+export interface UnreadableManifest {
+  unreadable: string;
+}
+
+/**
+ * The repository's manifest; undefined when it has none (never indexed, or its first run
+ * has not committed); `{ unreadable }` when it cannot be trusted.
+ */
+export function loadManifest(dataDir: string, repoId: number): LoadedManifest | UnreadableManifest | undefined {
   const path = join(shardsDir(dataDir, repoId), 'manifest.json');
-  if (!existsSync(path)) return undefined;
-  const raw = JSON.parse(readFileSync(path, 'utf8')) as Manifest | ManifestV1;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return { unreadable: `manifest.json cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { unreadable: `manifest.json is not valid JSON (${text.length === 0 ? 'empty' : (err as Error).message})` };
+  }
+  const problem = manifestProblem(raw, repoId);
+  if (problem !== undefined) return { unreadable: `manifest.json ${problem}` };
+  return upgrade(raw as Manifest | ManifestV1);
+}
+
+/** The repository's manifest, or undefined; throws when it cannot be read (tools and tests). */
+export function readManifest(dataDir: string, repoId: number): LoadedManifest | undefined {
+  const m = loadManifest(dataDir, repoId);
+  if (m && 'unreadable' in m) throw new Error(`repository ${repoId}: ${m.unreadable}`);
+  return m;
+}
+
+const SHARD_NAME = /^g\d+-\d+\.trawl$/;
+const MEMBERSHIP_NAME = /^g\d+-m\d+\.branches$/;
+
+/** The generation of a shard or membership file (by its final name), else undefined (temporary files, others). */
+export function fileGeneration(name: string): number | undefined {
+  return SHARD_NAME.test(name) || MEMBERSHIP_NAME.test(name) ? Number(/^g(\d+)-/.exec(name)![1]) : undefined;
+}
+
+/**
+ * What makes a parsed manifest unusable, or undefined. Checks what readers rely on: the
+ * version, the repository id, the file names (which must be plain names of this
+ * directory), the numbers and the lists.
+ */
+function manifestProblem(raw: unknown, repoId: number): string | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'is not a JSON object';
+  const m = raw as Record<string, unknown>;
+  if (m.version !== 1 && m.version !== 2) return `has unsupported version ${JSON.stringify(m.version)} (this trawl reads versions 1 and 2)`;
+  if (m.repoId !== repoId) return `belongs to repository ${JSON.stringify(m.repoId)}, not ${repoId}`;
+  if (!isCount(m.generation) || typeof m.indexedAt !== 'string' || !isCount(m.files) || !isCount(m.contentBytes) || !isCount(m.skipped)) return 'has a missing or malformed field';
+  if (!Array.isArray(m.shards)) return 'has no shard list';
+  if (m.version === 1) {
+    if (typeof m.repoName !== 'string') return 'has no repository name';
+    for (const f of m.shards) if (typeof f !== 'string' || !SHARD_NAME.test(f)) return `names a malformed shard ${JSON.stringify(f)}`;
+    return undefined;
+  }
+  const repo = m.repo as Record<string, unknown> | undefined;
+  if (typeof repo !== 'object' || repo === null || typeof repo.name !== 'string' || typeof repo.displayName !== 'string' || (repo.visibility !== 'public' && repo.visibility !== 'private')) return 'has a malformed repository record';
+  if (!Array.isArray(m.refs) || m.refs.some((r) => typeof r !== 'object' || r === null || typeof (r as GitRef).name !== 'string')) return 'has a malformed ref list';
+  if (!isCount(m.baseGeneration) || !Array.isArray(m.retired)) return 'has a missing or malformed field';
+  for (const s of m.shards as unknown[]) {
+    const e = s as Record<string, unknown>;
+    if (typeof e !== 'object' || e === null || typeof e.file !== 'string' || !SHARD_NAME.test(e.file)) return `names a malformed shard ${JSON.stringify(e?.file ?? e)}`;
+    if (e.membership !== undefined && (typeof e.membership !== 'string' || !MEMBERSHIP_NAME.test(e.membership))) return `names a malformed membership file ${JSON.stringify(e.membership)}`;
+    if (!isCount(e.docs) || !isCount(e.liveDocs) || !isCount(e.contentBytes) || !isCount(e.liveContentBytes)) return `has malformed counts for ${e.file}`;
+  }
+  for (const r of m.retired as unknown[]) {
+    const e = r as Record<string, unknown>;
+    if (typeof e !== 'object' || e === null || typeof e.file !== 'string' || !(SHARD_NAME.test(e.file) || MEMBERSHIP_NAME.test(e.file)) || typeof e.at !== 'number') return 'has a malformed retired entry';
+  }
+  return undefined;
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+function upgrade(raw: Manifest | ManifestV1): LoadedManifest {
   if (raw.version === 2) return raw;
   return {
     version: 1,
@@ -121,17 +229,24 @@ export function readManifest(dataDir: string, repoId: number): LoadedManifest | 
   };
 }
 
-/** Every repository's manifest that has shards, ordered by repository directory number. */
-export function readAllManifests(dataDir: string): LoadedManifest[] {
+/** The ids of the repository directories in the data dir, ascending. */
+export function repoDirs(dataDir: string): number[] {
   const root = join(dataDir, 'shards');
   if (!existsSync(root)) return [];
+  return readdirSync(root).filter((e) => /^\d+$/.test(e)).map(Number).sort((a, b) => a - b);
+}
+
+/**
+ * Every repository's readable manifest, ordered by repository id; unreadable ones are left
+ * out (index-health.ts reports them, with the other kinds of damage).
+ */
+export function readAllManifests(dataDir: string): LoadedManifest[] {
   const manifests: LoadedManifest[] = [];
-  for (const entry of readdirSync(root)) {
-    if (!/^\d+$/.test(entry)) continue;
-    const m = readManifest(dataDir, Number(entry));
-    if (m) manifests.push(m);
+  for (const id of repoDirs(dataDir)) {
+    const m = loadManifest(dataDir, id);
+    if (m && !('unreadable' in m)) manifests.push(m);
   }
-  return manifests.sort((a, b) => a.repoId - b.repoId);
+  return manifests;
 }
 
 /** Files a manifest names (shards and membership files), relative to its shards dir. */
@@ -156,13 +271,27 @@ export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired'>,
     else manifest.retired.push({ file, at });
   }
   writeFileAtomic(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  // Committed. A mark names an older generation now (stale, header): it goes.
+  rmSync(join(dir, BROKEN_MARK), { force: true });
   bumpIndexVersion(dataDir);
-  const listed = new Set([...keep, ...manifest.retired.map((r) => r.file)]);
+  removeUnlisted(dir, manifest);
+  return manifest;
+}
+
+/**
+ * Removes what no manifest names from a repository's directory: shard and membership files
+ * (complete or temporary) of runs that never committed, and temporary manifests. Only the
+ * holder of the repository's lock writes those, and it calls this. `current` is the
+ * repository's manifest (undefined or unreadable: nothing is named, everything goes).
+ */
+export function removeUnlisted(dir: string, current: LoadedManifest | undefined): void {
+  const listed = new Set(current ? [...named(current), ...current.retired.map((r) => r.file)] : []);
   for (const entry of readdirSync(dir)) {
     if (listed.has(entry)) continue;
-    if (entry.includes(SHARD_EXT) || entry.includes(MEMBERSHIP_EXT)) rmSync(join(dir, entry), { force: true });
+    if (entry.includes(SHARD_EXT) || entry.includes(MEMBERSHIP_EXT) || entry.startsWith('manifest.json.tmp-')) rmSync(join(dir, entry), { force: true });
   }
-  return manifest;
+  // Temporary files of others (a mark being written, a lock record): only their writers' leftovers.
+  removeLeftoverTemps(dir);
 }
 
 /**
@@ -170,7 +299,8 @@ export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired'>,
  * directory goes when the grace has passed (collectGarbage).
  */
 export function retireRepository(dataDir: string, repoId: number, now = Date.now()): void {
-  const previous = readManifest(dataDir, repoId);
+  const loaded = loadManifest(dataDir, repoId);
+  const previous = loaded && !('unreadable' in loaded) ? loaded : undefined;
   if (!previous) {
     rmSync(shardsDir(dataDir, repoId), { recursive: true, force: true });
     bumpIndexVersion(dataDir);

@@ -89,7 +89,7 @@
 // symbols section holds one record {name "x", kind "variable", line 1, endLine 1}. The
 // branches section names one branch, HEAD, whose list is the byte 00; oids is 20 zeros.
 
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
 import mmapModule from '@riaskov/mmap-io';
 import { decodePostings, hash32 } from '../../core/index.ts';
@@ -223,7 +223,7 @@ export class Shard {
     this.map = map;
     this.fileSize = map.length;
     this.version = map.length >= 12 ? map.readUInt32LE(8) : 0;
-    const sections = readToc(path, map);
+    const sections = readToc(path, map, map.length);
     this.sectionBytes = new Map([...sections].map(([kind, s]) => [SECTION_NAMES[kind]!, s.length]));
     const section = (kind: SectionKind): Buffer => {
       const s = sections.get(kind)!;
@@ -411,7 +411,37 @@ export class Shard {
   }
 }
 
-function readToc(path: string, map: Buffer): Map<SectionKind, Section> {
+/** More sections than any version has: a bound on what checkShardHeader reads. */
+const MAX_SECTIONS = 32;
+
+/**
+ * Checks a shard without mapping it: its header and table of contents (their checksums,
+ * the version, the file size against the real one, every section within the file). Reads
+ * a few hundred bytes; throws ShardError. What a listing checks; the sections are verified
+ * when the shard is opened.
+ */
+export function checkShardHeader(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    throw new ShardError(path, `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size < HEADER_SIZE) throw new ShardError(path, `truncated: ${size} bytes is shorter than the header`);
+    // The table of contents follows the header; its length comes from the header (bounded
+    // here: readToc rejects any count but the version's).
+    const head = Buffer.alloc(HEADER_SIZE + MAX_SECTIONS * TOC_ENTRY_SIZE);
+    const got = readSync(fd, head, 0, head.length, 0);
+    readToc(path, head.subarray(0, got), size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `head` holds at least the header and the table of contents; `fileLength` is the file's real size. */
+function readToc(path: string, map: Buffer, fileLength: number): Map<SectionKind, Section> {
   if (map.toString('latin1', 0, 8) !== SHARD_MAGIC) throw new ShardError(path, 'not a trawl shard (bad magic)');
   const version = map.readUInt32LE(8);
   if (version < SHARD_MIN_VERSION || version > SHARD_VERSION) {
@@ -420,10 +450,11 @@ function readToc(path: string, map: Buffer): Map<SectionKind, Section> {
   const order = version === 2 ? SECTION_ORDER_V2 : SECTION_ORDER;
   if (hash32(map.subarray(0, 60)) !== map.readUInt32LE(60)) throw new ShardError(path, 'header is corrupt (checksum mismatch)');
   const fileSize = readU64(map, 16);
-  if (map.length < fileSize) throw new ShardError(path, `truncated: ${map.length} of ${fileSize} bytes`);
-  if (map.length > fileSize) throw new ShardError(path, `has ${map.length - fileSize} trailing bytes`);
+  if (fileLength < fileSize) throw new ShardError(path, `truncated: ${fileLength} of ${fileSize} bytes`);
+  if (fileLength > fileSize) throw new ShardError(path, `has ${fileLength - fileSize} trailing bytes`);
   const count = map.readUInt32LE(24);
   if (count !== order.length) throw new ShardError(path, `has ${count} sections, expected ${order.length}`);
+  if (map.length < HEADER_SIZE + count * TOC_ENTRY_SIZE) throw new ShardError(path, 'truncated: the table of contents is cut short');
   const toc = map.subarray(HEADER_SIZE, HEADER_SIZE + count * TOC_ENTRY_SIZE);
   if (hash32(toc) !== map.readUInt32LE(28)) throw new ShardError(path, 'table of contents is corrupt (checksum mismatch)');
   const sections = new Map<SectionKind, Section>();

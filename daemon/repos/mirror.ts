@@ -6,12 +6,14 @@
 // nodegit bugs, each explained where it is made.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import type { Stats } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { basename, dirname, isAbsolute, join, parse as parsePath, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import NodeGit from 'nodegit';
+import { acquireLock } from '../runtime/lock-file.ts';
+import { removeLeftoverTemps } from '../runtime/owner.ts';
 import { isGitRepository } from './git.ts';
 
 export interface MirrorOptions {
@@ -60,8 +62,32 @@ export async function syncMirror(url: string, dest: string, options: MirrorOptio
   return run;
 }
 
+/**
+ * One process at a time fetches into a mirror: the lock file `<dest>.lock` (runtime/lock-file.ts)
+ * is held for the whole clone or fetch. Holding it, this process knows that nothing else
+ * writes there, so whatever a killed sync left is removed first: its temporary clone and
+ * libgit2's own lock files and temporary packs inside the mirror, which would otherwise
+ * make every later fetch fail ("failed to lock file").
+ */
 async function syncNow(url: string, path: string, options: MirrorOptions): Promise<MirrorResult> {
-  removeStaleTemps(path);
+  const verb = existsSync(path) ? 'fetch' : 'clone';
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (err) {
+    const remote = parseRemote(url, verb, options.credentials);
+    throw remote.error(`cannot create ${dirname(path)} (${errorText(err)})`, err);
+  }
+  const release = await acquireLock(`${path}.lock`, `the mirror ${path}`);
+  try {
+    removeLeftoverTemps(dirname(path), basename(path));
+    removeGitLeftovers(path);
+    return await syncLocked(url, path, options);
+  } finally {
+    release();
+  }
+}
+
+async function syncLocked(url: string, path: string, options: MirrorOptions): Promise<MirrorResult> {
   const exists = existsSync(path);
   const remote = parseRemote(url, exists ? 'fetch' : 'clone', options.credentials);
   if (exists) {
@@ -69,11 +95,6 @@ async function syncNow(url: string, path: string, options: MirrorOptions): Promi
     return { path, cloned: false, ...(await fetchInto(path, remote, options, false)) };
   }
 
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-  } catch (err) {
-    throw remote.error(`cannot create ${dirname(path)} (${errorText(err)})`, err);
-  }
   // The clone is made beside `dest` and renamed into place only when complete, so a
   // crash leaves a temporary directory (removed by a later call), never a half mirror.
   const tmp = `${path}${TMP_MARK}${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -179,38 +200,39 @@ export function removeMirror(dest: string): void {
   // A guard against a misconfigured data dir: never delete a filesystem root.
   if (parsePath(path).root === path) throw new Error(`refusing to remove ${path}: not a mirror directory`);
   rmSync(path, { recursive: true, force: true });
-  removeStaleTemps(path);
+  // Clones cut short by a crash; those of live processes (ours, or a second daemon on the
+  // same data dir) are kept (runtime/owner.ts).
+  removeLeftoverTemps(dirname(path), basename(path));
 }
 
-/** Deletes `<dest>.tmp-<pid>-*` directories whose process is gone: clones cut short by a crash. */
-function removeStaleTemps(path: string): void {
-  const dir = dirname(path);
-  const prefix = basename(path) + TMP_MARK;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return; // no parent directory yet: nothing left over
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = /^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length));
-    if (pid === null) continue;
-    const owner = Number(pid[1]);
-    // Our own clones in flight are live; so are other processes' (a second daemon on the
-    // same data dir is not expected, but must not have its clone pulled from under it).
-    if (owner === process.pid || processAlive(owner)) continue;
-    rmSync(join(dir, name), { recursive: true, force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return isErrno(err, 'EPERM'); // exists, but belongs to another user
-  }
+/**
+ * Files libgit2 leaves in a repository when it is killed mid-write: lock files (`HEAD.lock`,
+ * `packed-refs.lock`, `refs/heads/main.lock`, ...), which it creates exclusively and so
+ * would refuse every later update with; and temporary packs and objects (`*_git2_*`).
+ * Called only while holding the mirror's lock, when no libgit2 of ours writes there.
+ */
+function removeGitLeftovers(path: string): void {
+  if (!existsSync(path)) return;
+  const walk = (dir: string, leftover: (name: string) => boolean, deep: boolean): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const at = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (deep) walk(at, leftover, deep);
+      } else if (leftover(e.name)) {
+        rmSync(at, { force: true });
+      }
+    }
+  };
+  const lock = (name: string) => name.endsWith('.lock');
+  walk(path, lock, false);
+  walk(join(path, 'refs'), lock, true);
+  walk(join(path, 'objects'), (name) => name.includes('_git2_'), true);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -30,7 +30,8 @@ export type ShardReply =
   | { status: 'done'; result: ShardSearchResult; queuedNs: number }
   /** Cancelled before it started: the search already had enough. */
   | { status: 'skipped' }
-  | { status: 'failed'; error: string; queuedNs: number };
+  /** `corrupt`: the shard failed its checks (ShardError), as opposed to a crash of the worker. */
+  | { status: 'failed'; error: string; queuedNs: number; corrupt?: boolean };
 
 /** What crosses the thread boundary: an encoded body, and for tasks the cancel flag. */
 export interface Envelope {

@@ -2,7 +2,7 @@
 // matcher of the current query, across tasks.
 
 import { parentPort } from 'node:worker_threads';
-import { Shard } from '../index/shard-reader.ts';
+import { Shard, ShardError } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
 import { packr, shardKey, type Envelope, type ShardReply, type ShardTask } from './protocol.ts';
@@ -50,7 +50,7 @@ port.on('message', (msg: Envelope | { forget: string[] }) => {
     reply = { status: 'done', result, queuedNs };
   } catch (err) {
     shards.delete(shardKey(task.shardPath, task.membership));
-    reply = { status: 'failed', error: (err as Error).message, queuedNs };
+    reply = { status: 'failed', error: (err as Error).message, queuedNs, corrupt: err instanceof ShardError };
   }
   const body = packr.pack(reply);
   port.postMessage({ seq: msg.seq, body } satisfies Envelope);

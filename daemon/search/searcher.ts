@@ -8,11 +8,18 @@
 // holds its snapshot from start to end, so it sees a repository either before or after a
 // swap, never half of each; files a swap retired stay on disk past any search's life
 // (manifest.ts), and `inUse()` tells a garbage collector which ones a running search holds.
+//
+// Damage: repositories whose index is broken (index-health.ts) are not in the snapshot. A
+// shard that fails its checks during a search (ShardError, in a worker or while shaping
+// here) gives no results; the search counts it in `crashes` (so it is not exhaustive) and
+// reports it to the index view, which marks the repository broken: later searches leave
+// the whole repository out until it is re-indexed.
 
 import { join } from 'node:path';
 import { shardsDir } from '../index/data-dir.ts';
-import { manifestRepoName, readAllManifests, readIndexVersion, type ManifestRepo } from '../index/manifest.ts';
-import { Shard } from '../index/shard-reader.ts';
+import { IndexView, type IndexState } from '../index/index-health.ts';
+import { manifestRepoName, type ManifestRepo } from '../index/manifest.ts';
+import { Shard, ShardError } from '../index/shard-reader.ts';
 import { planQuery } from '../query/plan.ts';
 import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl } from '../repos/web-urls.ts';
 import type { CodeHostType } from '../repos/git.ts';
@@ -30,6 +37,8 @@ export interface SearcherOptions {
   workers?: number;
   /** The daemon's public URL, for webUrl fields. */
   baseUrl?: string;
+  /** The index as the process sees it (shared with the daemon's catalog); default: a view of its own. */
+  view?: IndexView;
 }
 
 export interface SearchOptions {
@@ -73,12 +82,16 @@ interface ShardEntry {
   /** shardKey(path, membership): how the workers and the shaping cache name the open shard. */
   key: string;
   repoId: number;
+  /** The manifest's generation: what a shard error marks broken. */
+  generation: number;
   /** From the manifest; undefined for manifests written before it was recorded. */
   repo?: ManifestRepo;
 }
 
 interface Snapshot {
   entries: ShardEntry[];
+  /** Repositories left out because their index is broken, and how many shards each had. */
+  broken: Array<{ repoId: number; visibility: 'public' | 'private'; shards: number }>;
   /** Searches running on this snapshot. */
   users: number;
 }
@@ -87,23 +100,31 @@ let nextPlanId = 1;
 
 export class Searcher {
   private readonly options: SearcherOptions;
+  private readonly view: IndexView;
   private pool: SearchPool | undefined;
-  private current: Snapshot = { entries: [], users: 0 };
+  private current: Snapshot = { entries: [], broken: [], users: 0 };
   /** Older snapshots that searches still hold. */
   private readonly held = new Set<Snapshot>();
-  private version = '';
+  /** The index state the current snapshot was made from. */
+  private state: IndexState | undefined;
   private readonly mapped = new Map<string, Shard>();
 
   constructor(options: SearcherOptions) {
     this.options = options;
+    this.view = options.view ?? new IndexView(options.dataDir);
     this.refresh();
   }
 
   /** Re-reads the manifests: picks up repositories indexed, re-indexed or removed since the last call. */
   refresh(): void {
-    this.version = readIndexVersion(this.options.dataDir);
+    this.snapshot(this.view.reload());
+  }
+
+  /** Makes the current snapshot from an index state. */
+  private snapshot(state: IndexState): void {
+    this.state = state;
     const entries: ShardEntry[] = [];
-    const manifests = readAllManifests(this.options.dataDir).sort((a, b) => {
+    const manifests = [...state.manifests].sort((a, b) => {
       const x = manifestRepoName(a);
       const y = manifestRepoName(b);
       return x < y ? -1 : x > y ? 1 : a.repoId - b.repoId;
@@ -113,14 +134,16 @@ export class Searcher {
       for (const s of m.shards) {
         const path = join(dir, s.file);
         const membership = s.membership ? join(dir, s.membership) : undefined;
-        const entry: ShardEntry = { path, key: shardKey(path, membership), repoId: m.repoId };
+        const entry: ShardEntry = { path, key: shardKey(path, membership), repoId: m.repoId, generation: m.generation };
         if (membership) entry.membership = membership;
         if (m.repo) entry.repo = m.repo;
         entries.push(entry);
       }
     }
+    // A broken repository whose visibility is unknown (its manifest is lost) counts as private.
+    const broken = state.broken.map((b) => ({ repoId: b.repoId, visibility: b.visibility ?? ('private' as const), shards: Math.max(1, b.shards ?? 1) }));
     if (this.current.users > 0) this.held.add(this.current);
-    this.current = { entries, users: 0 };
+    this.current = { entries, broken, users: 0 };
     this.release();
   }
 
@@ -145,6 +168,11 @@ export class Searcher {
     return this.current.entries.length;
   }
 
+  /** Repositories left out because their index is broken. */
+  get brokenCount(): number {
+    return this.current.broken.length;
+  }
+
   /** Forgets open shards no snapshot names any more (workers and the shaping cache). */
   private release(): void {
     const live = new Set<string>();
@@ -155,20 +183,24 @@ export class Searcher {
   }
 
   async search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
-    if (readIndexVersion(this.options.dataDir) !== this.version) this.refresh();
+    const state = this.view.current();
+    if (state !== this.state) this.snapshot(state);
     const snapshot = this.current;
     snapshot.users++;
     try {
       const filter = options.repoFilter;
       const entries = filter ? snapshot.entries.filter((e) => filter({ repoId: e.repoId, visibility: e.repo?.visibility ?? 'public' })) : snapshot.entries;
-      return await this.searchSnapshot(entries, req, options);
+      // The shards of broken repositories the caller may see count as failed: the answer
+      // says it is not exhaustive, as it did when such a shard failed in the search.
+      const lost = (filter ? snapshot.broken.filter((b) => filter(b)) : snapshot.broken).reduce((n, b) => n + b.shards, 0);
+      return await this.searchSnapshot(entries, req, options, lost);
     } finally {
       snapshot.users--;
       if (snapshot.users === 0 && this.held.delete(snapshot)) this.release();
     }
   }
 
-  private async searchSnapshot(shards: ShardEntry[], req: Required<SearchRequest>, options: SearchOptions): Promise<SearchResponse> {
+  private async searchSnapshot(shards: ShardEntry[], req: Required<SearchRequest>, options: SearchOptions, lostShards: number): Promise<SearchResponse> {
     const started = process.hrtime.bigint();
     const tCompile = process.hrtime.bigint();
     const plan = planQuery(req);
@@ -192,6 +224,7 @@ export class Searcher {
 
     const stats = emptyStats();
     stats.matchTreeConstruction = compileNs;
+    stats.crashes = lostShards;
     const shaping: Shaping = { budget: limit, files: [], repos: new Map(), actual: 0 };
     const stream = options.onChunk ? new ChunkStream(options.onChunk, stop) : undefined;
     let found = 0;
@@ -208,6 +241,7 @@ export class Searcher {
           stats.wait += reply.queuedNs;
           if (reply.status === 'failed') {
             stats.crashes++;
+            if (reply.corrupt) this.view.report(shards[i]!.repoId, shards[i]!.generation, reply.error);
           } else {
             const r = reply.result;
             for (const [k, v] of Object.entries(r.counters)) (stats as unknown as Record<string, number>)[k]! += v;
@@ -217,7 +251,7 @@ export class Searcher {
             if (r.more) more = true;
             // Hits of a shard after the limit was reached are dropped (their work is counted):
             // the answer is the first `matches` ranges in shard order.
-            if (found <= limit && r.hits.length > 0) this.shape(req, shards[i]!, r.hits, shaping);
+            if (found <= limit && r.hits.length > 0 && !this.shape(req, shards[i]!, r.hits, shaping)) stats.crashes++;
             found += r.found;
             if (found > limit) stop();
           }
@@ -254,8 +288,30 @@ export class Searcher {
     return s;
   }
 
-  /** Shapes one shard's hits into `out`, within the remaining budget of match ranges. */
-  private shape(req: Required<SearchRequest>, entry: ShardEntry, hits: ShardHit[], out: Shaping): void {
+  /**
+   * Shapes one shard's hits into `out`, within the remaining budget of match ranges. A shard
+   * that fails its checks here (a document's content, read for the first time in this
+   * thread) gives nothing: `out` is left as it was, the damage is reported, and false
+   * returned.
+   */
+  private shape(req: Required<SearchRequest>, entry: ShardEntry, hits: ShardHit[], out: Shaping): boolean {
+    const before = { budget: out.budget, actual: out.actual, files: out.files.length, repos: out.repos.size };
+    try {
+      this.shapeHits(req, entry, hits, out);
+      return true;
+    } catch (err) {
+      if (!(err instanceof ShardError)) throw err;
+      out.budget = before.budget;
+      out.actual = before.actual;
+      out.files.length = before.files;
+      for (const id of [...out.repos.keys()].slice(before.repos)) out.repos.delete(id);
+      this.mapped.delete(entry.key);
+      this.view.report(entry.repoId, entry.generation, err.message);
+      return false;
+    }
+  }
+
+  private shapeHits(req: Required<SearchRequest>, entry: ShardEntry, hits: ShardHit[], out: Shaping): void {
     const baseUrl = this.options.baseUrl ?? DEFAULT_BASE_URL;
     const shard = this.shard(entry);
     const repo = repoOf(entry, shard);

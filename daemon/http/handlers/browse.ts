@@ -195,7 +195,7 @@ function indexedSource(s: Services, repo: CatalogRepo, q: SourceQuery): { source
   const path = checkRepoPath(q.path, { allowEmpty: false });
   const hit = s.catalog.indexedFiles(repo).find((f) => f.path === path);
   if (!hit) throw new ServiceError('FILE_NOT_FOUND', `no file "${path}" in ${repo.name}`);
-  return { source: hit.shard.contentOf(hit.doc), path };
+  return { source: s.catalog.indexedContent(repo, hit), path };
 }
 
 function indexedPaths(s: Services, repo: CatalogRepo): string[] {

@@ -1,0 +1,211 @@
+// Which repositories' indexes are broken, and the view of the index that searches and
+// listings share. What "broken" means, and the mark file that records damage found while
+// searching, are described in manifest.ts's header.
+//
+// Cost: reading the index state reads every manifest, stats every file they name and reads
+// each shard's header and table of contents (a few hundred bytes); the sections are
+// checked when a searcher first opens a shard, documents when they are first read. A view
+// reads the state again only when index-version changes.
+
+import { join, sep } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { shardsDir, writeFileAtomic } from './data-dir.ts';
+import { BROKEN_MARK, bumpIndexVersion, loadManifest, manifestRepoName, named, readIndexVersion, repoDirs, type LoadedManifest } from './manifest.ts';
+import { checkShardHeader } from './shard-reader.ts';
+
+export interface BrokenRepo {
+  repoId: number;
+  /** Why, for people (logs, `trawl repos`). */
+  reason: string;
+  /** The manifest's generation, when the manifest itself could be read. */
+  generation?: number;
+  /** The repository's name, when the manifest could be read. */
+  name?: string;
+  /** Its visibility and number of shards, when the manifest could be read. */
+  visibility?: 'public' | 'private';
+  shards?: number;
+}
+
+/** What a readable manifest tells of a broken repository. */
+function brokenFrom(m: LoadedManifest, reason: string): BrokenRepo {
+  const b: BrokenRepo = { repoId: m.repoId, reason, generation: m.generation, name: manifestRepoName(m), shards: m.shards.length };
+  if (m.repo) b.visibility = m.repo.visibility;
+  return b;
+}
+
+export interface IndexState {
+  /** index-version when the state was read. */
+  version: string;
+  /** The healthy repositories' manifests, by repository id. */
+  manifests: LoadedManifest[];
+  /** The broken ones, by repository id. */
+  broken: BrokenRepo[];
+}
+
+/** The mark file's content (manifest.ts). */
+export interface BrokenMark {
+  generation?: number;
+  reason: string;
+  at?: string;
+}
+
+/** Reads every repository's manifest and sorts the healthy from the broken. */
+export function readIndexState(dataDir: string): IndexState {
+  // Read first: a change that lands while the state is read is seen at the next look.
+  const version = readIndexVersion(dataDir);
+  const manifests: LoadedManifest[] = [];
+  const broken: BrokenRepo[] = [];
+  for (const repoId of repoDirs(dataDir)) {
+    const m = loadManifest(dataDir, repoId);
+    if (m === undefined) continue;
+    if ('unreadable' in m) {
+      broken.push({ repoId, reason: m.unreadable });
+      continue;
+    }
+    const reason = indexProblem(dataDir, m);
+    if (reason === undefined) manifests.push(m);
+    else broken.push(brokenFrom(m, reason));
+  }
+  return { version, manifests, broken };
+}
+
+/**
+ * Why a repository's index (its readable manifest) cannot be served, or undefined: a mark
+ * for its generation, a file it names that is missing, a shard whose header or table of
+ * contents fails its checks.
+ */
+export function indexProblem(dataDir: string, m: LoadedManifest): string | undefined {
+  const mark = readMark(dataDir, m.repoId);
+  if (mark && (mark.generation === undefined || mark.generation === m.generation)) return mark.reason;
+  const dir = shardsDir(dataDir, m.repoId);
+  for (const file of named(m)) {
+    if (!statSync(join(dir, file), { throwIfNoEntry: false })?.isFile()) return `manifest.json names ${file}, which is missing`;
+  }
+  for (const s of m.shards) {
+    try {
+      checkShardHeader(join(dir, s.file));
+    } catch (err) {
+      return relativeReason(dir, (err as Error).message);
+    }
+  }
+  return undefined;
+}
+
+/** The repository's mark, or undefined. A mark that cannot be read still marks (no generation). */
+export function readMark(dataDir: string, repoId: number): BrokenMark | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(shardsDir(dataDir, repoId), BROKEN_MARK), 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const raw = JSON.parse(text) as Partial<BrokenMark>;
+    const mark: BrokenMark = { reason: typeof raw.reason === 'string' ? raw.reason : 'marked broken' };
+    if (typeof raw.generation === 'number') mark.generation = raw.generation;
+    if (typeof raw.at === 'string') mark.at = raw.at;
+    return mark;
+  } catch {
+    return { reason: 'marked broken (the mark itself cannot be read)' };
+  }
+}
+
+/**
+ * Records that generation `generation` of the repository's index is broken (the mark file,
+ * then index-version, so that every process sharing the data dir leaves it out). Nothing
+ * is written when that generation is already marked, or is no longer the current one (a
+ * re-index committed meanwhile). Returns true when the mark was written.
+ */
+export function markBroken(dataDir: string, repoId: number, generation: number, reason: string, now = new Date()): boolean {
+  const mark = readMark(dataDir, repoId);
+  if (mark && mark.generation === generation) return false;
+  const current = loadManifest(dataDir, repoId);
+  if (!current || 'unreadable' in current || current.generation !== generation) return false;
+  writeFileAtomic(join(shardsDir(dataDir, repoId), BROKEN_MARK), JSON.stringify({ generation, reason, at: now.toISOString() } satisfies BrokenMark) + '\n');
+  bumpIndexVersion(dataDir);
+  return true;
+}
+
+/** "shard g3-0.trawl: truncated: ..." rather than the absolute paths ShardError names. */
+function relativeReason(dir: string, message: string): string {
+  return message.split(dir + sep).join('');
+}
+
+export interface IndexViewHooks {
+  /** A repository found broken: once per damage (per generation, or per reason for an unreadable manifest). */
+  onBroken?: (b: BrokenRepo) => void;
+  /** Every shard error seen while searching or browsing (a metric counts them). */
+  onShardError?: () => void;
+}
+
+/**
+ * The index as this process serves it: the state, read again when index-version changes,
+ * without the repositories found broken. Shard errors that searches and listings meet are
+ * reported here: counted, marked (so that other processes leave the repository out too)
+ * and logged once. A daemon has one, shared by its searcher and its catalog.
+ */
+export class IndexView {
+  private state: IndexState | undefined;
+  /** What was reported per repository, so that a damage is reported once. */
+  private readonly reported = new Map<number, string>();
+  /**
+   * "repoId:generation" -> reason: damage this process met. Applied even when the mark
+   * could not be written (a full disk), and before other processes' marks are read back.
+   */
+  private readonly found = new Map<string, string>();
+
+  constructor(
+    readonly dataDir: string,
+    private readonly hooks: IndexViewHooks = {},
+  ) {}
+
+  /** The current state; read again when index-version changed (or nothing was indexed yet). */
+  current(): IndexState {
+    const s = this.state;
+    if (s && readIndexVersion(this.dataDir) === s.version && (s.manifests.length > 0 || s.broken.length > 0)) return s;
+    return this.reload();
+  }
+
+  /** Reads the state now. */
+  reload(): IndexState {
+    const read = readIndexState(this.dataDir);
+    const state: IndexState = { version: read.version, manifests: [], broken: read.broken };
+    for (const m of read.manifests) {
+      const reason = this.found.get(`${m.repoId}:${m.generation}`);
+      if (reason === undefined) state.manifests.push(m);
+      else state.broken.push(brokenFrom(m, reason));
+    }
+    state.broken.sort((a, b) => a.repoId - b.repoId);
+    for (const m of state.manifests) this.reported.delete(m.repoId);
+    for (const b of state.broken) this.announce(b);
+    this.state = state;
+    return state;
+  }
+
+  /**
+   * A shard of generation `generation` of the repository failed its checks (ShardError) in
+   * a search or a listing: counts it, marks the repository broken and reports it once. The
+   * next current() leaves it out.
+   */
+  report(repoId: number, generation: number, message: string): void {
+    this.hooks.onShardError?.();
+    const key = `${repoId}:${generation}`;
+    if (this.found.has(key)) return;
+    const reason = relativeReason(shardsDir(this.dataDir, repoId), message);
+    this.found.set(key, reason);
+    try {
+      markBroken(this.dataDir, repoId, generation, reason);
+    } catch {
+      // The mark could not be written (a full disk): this process still leaves the
+      // repository out (found); other processes meet the damage themselves.
+    }
+    this.state = undefined;
+  }
+
+  private announce(b: BrokenRepo): void {
+    const key = b.generation !== undefined ? `g${b.generation}` : `r:${b.reason}`;
+    if (this.reported.get(b.repoId) === key) return;
+    this.reported.set(b.repoId, key);
+    this.hooks.onBroken?.(b);
+  }
+}
