@@ -110,6 +110,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const view: IndexView = new IndexView(dataDir, {
       onBroken: (b) => logger.error({ repoId: b.repoId, ...(b.name ? { repo: b.name } : {}), reason: b.reason }, 'repository index is damaged: left out of searches and listings until it is re-indexed (the next sync, or trawl index)'),
       onShardError: () => metrics.shardErrors.inc(),
+      lookup: (id) => {
+        const r = store.getRepo(id);
+        return r && { name: r.repoName, visibility: r.visibility };
+      },
     });
     const catalog = new Catalog(dataDir, store, view);
     const metrics: Metrics = new Metrics({ store, indexSize: () => indexSize(view), brokenRepos: () => view.current().broken.length });

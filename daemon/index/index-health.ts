@@ -136,6 +136,11 @@ export interface IndexViewHooks {
   onBroken?: (b: BrokenRepo) => void;
   /** Every shard error seen while searching or browsing (a metric counts them). */
   onShardError?: () => void;
+  /**
+   * What else knows a repository whose manifest is lost (the store): its name for the
+   * report, its visibility for searches (an unknown one counts as private).
+   */
+  lookup?: (repoId: number) => { name: string; visibility: 'public' | 'private' } | undefined;
 }
 
 /**
@@ -174,6 +179,14 @@ export class IndexView {
       const reason = this.found.get(`${m.repoId}:${m.generation}`);
       if (reason === undefined) state.manifests.push(m);
       else state.broken.push(brokenFrom(m, reason));
+    }
+    for (const b of state.broken) {
+      if (b.name !== undefined && b.visibility !== undefined) continue;
+      const known = this.hooks.lookup?.(b.repoId);
+      if (known) {
+        b.name ??= known.name;
+        b.visibility ??= known.visibility;
+      }
     }
     state.broken.sort((a, b) => a.repoId - b.repoId);
     for (const m of state.manifests) this.reported.delete(m.repoId);

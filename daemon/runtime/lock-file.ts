@@ -45,7 +45,10 @@ export async function acquireLock(lockPath: string, what: string, timeoutMs = LO
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (tryLock(lockPath)) break;
-    if (Date.now() > deadline) throw new Error(`${what} is locked by another trawl process (pid ${readLockOwner(lockPath)?.pid ?? '?'}, ${lockPath})`);
+    if (Date.now() > deadline) {
+      const owner = readLockOwner(lockPath);
+      throw new Error(`${what} is locked by another trawl process (${owner ? `pid ${owner.pid}` : 'no owner recorded yet'}, ${lockPath})`);
+    }
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
   let released = false;
