@@ -206,6 +206,8 @@ export class IndexView {
     if (this.found.has(key)) return;
     const reason = relativeReason(shardsDir(this.dataDir, repoId), message);
     this.found.set(key, reason);
+    const m = this.state?.manifests.find((x) => x.repoId === repoId && x.generation === generation);
+    this.announce(m ? brokenFrom(m, reason) : { repoId, reason, generation });
     try {
       markBroken(this.dataDir, repoId, generation, reason);
     } catch {

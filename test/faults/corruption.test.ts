@@ -294,3 +294,25 @@ for (const c of CASES) {
     }
   });
 }
+
+test('an index run over a damaged base that nobody has noticed yet rebuilds it in full', async () => {
+  const dir = tempDir('corrupt-unnoticed');
+  const data = join(dir.path, 'data');
+  cpSync(template, data, { recursive: true });
+  try {
+    // A section or membership file is checked only when a shard is opened: no daemon did.
+    edit(filesOf(data, 'lib').membership!, (b) => ((b[b.length - 1] ^= 0x01), b));
+    // A new commit (in a copy: the other tests use the repository as it is), so that the run
+    // plans an incremental build on the damaged base.
+    cpSync(paths.lib, join(dir.path, 'lib'), { recursive: true });
+    const lib = new TestRepo(join(dir.path, 'lib'));
+    lib.commit({ 'more.c': 'int needle_more;\n' });
+    const again = await indexLocal(lib.path, { dataDir: data, symbols: false, workers: 1 });
+    assert.equal(again.repoId, ids.lib);
+    assert.equal(again.mode, 'full');
+    assert.match(again.fullReason ?? '', /damaged.*membership file is corrupt/);
+    assert.equal(again.files, FILES + 1);
+  } finally {
+    dir.cleanup();
+  }
+});
