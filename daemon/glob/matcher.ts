@@ -61,15 +61,22 @@ const SPLIT = 4;
 const MATCH = 5;
 
 /**
- * What the DFA cache of one matcher may hold before it starts over, counted in cells: one
- * per state, per instruction of its set and per transition (a few MiB at most).
+ * What the DFA cache of one matcher may hold before it starts over, in cells of about 8
+ * bytes (1 MiB): a state is its ASCII table and its set, a non-ASCII transition a few.
  */
-const MAX_DFA_CELLS = 1 << 16;
+const MAX_DFA_CELLS = 1 << 17;
+/**
+ * Cache restarts after which a matcher runs the plain NFA: its sets are too many to cache,
+ * and a step costs less than interning a new state every character (as RE2 gives up its DFA).
+ */
+const MAX_RESETS = 2;
 
 interface DState {
   /** Sorted instruction indices: consuming instructions and MATCH, closed over SPLIT. */
   readonly pcs: Int32Array;
   readonly accept: boolean;
+  /** Transitions on ASCII characters (most of any path), then on the others. */
+  readonly ascii: Array<DState | null>;
   readonly next: Map<number, DState>;
 }
 
@@ -125,8 +132,15 @@ class Automaton implements GlobMatcher {
   private readonly mark: Uint32Array;
   private stamp = 0;
   private readonly starts: number[] = [];
+  /** The start set, and two sets and a stack of instruction indices to work in (each fits every instruction). */
+  private readonly startPcs: Int32Array;
+  private readonly setA: Int32Array;
+  private readonly setB: Int32Array;
+  private readonly stack: Int32Array;
   private cache = new Map<string, DState>();
   private cells = 0;
+  /** Times the cache started over; at MAX_RESETS the matcher stops caching. */
+  private resets = 0;
   private start: DState;
 
   constructor(
@@ -152,7 +166,15 @@ class Automaton implements GlobMatcher {
       this.out2[i] = out2;
     });
     this.mark = new Uint32Array(n);
-    this.start = this.initial();
+    this.setA = new Int32Array(n);
+    this.setB = new Int32Array(n);
+    // A SPLIT pushes two, and an instruction is expanded once per step: 2n + 1 at most.
+    this.stack = new Int32Array(2 * n + 1);
+    const stamp = this.nextStamp();
+    let size = 0;
+    for (const pc of this.starts) size = this.close(pc, this.setA, size, stamp);
+    this.startPcs = this.setA.slice(0, size).sort();
+    this.start = this.intern(this.startPcs, size);
   }
 
   /** Appends the instructions of one token; each token's last exit is the next instruction. */
@@ -182,21 +204,55 @@ class Automaton implements GlobMatcher {
   }
 
   test(input: string): boolean {
+    if (this.resets >= MAX_RESETS) return this.simulate(input, 0, this.startPcs);
     let state = this.start;
     for (let i = 0; i < input.length; ) {
       if (state.pcs.length === 0) return false;
-      let cp = input.charCodeAt(i++);
-      if (cp >= 0xd800 && cp < 0xdc00 && i < input.length) {
-        const low = input.charCodeAt(i);
-        if (low >= 0xdc00 && low < 0xe000) {
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-          i++;
-        }
-      }
+      let cp = input.codePointAt(i)!;
+      i += cp > 0xffff ? 2 : 1;
       if (this.foldCase) cp = this.fold(cp);
-      state = state.next.get(cp) ?? this.advance(state, cp);
+      const known = cp < 0x80 ? state.ascii[cp] : state.next.get(cp);
+      if (known) {
+        state = known;
+        continue;
+      }
+      state = this.advance(state, cp);
+      if (this.resets >= MAX_RESETS) return this.simulate(input, i, state.pcs);
     }
     return state.accept;
+  }
+
+  /**
+   * The NFA run without the cache, from set `pcs` at `from`: for patterns whose sets are
+   * too many to cache (each step would be a new state), plain steps are cheaper than
+   * sorting and interning every set.
+   */
+  private simulate(input: string, from: number, pcs: Int32Array): boolean {
+    let cur = this.setA;
+    let next = this.setB;
+    cur.set(pcs);
+    let size = pcs.length;
+    for (let i = from; i < input.length; ) {
+      if (size === 0) return false;
+      let cp = input.codePointAt(i)!;
+      i += cp > 0xffff ? 2 : 1;
+      if (this.foldCase) cp = this.fold(cp);
+      size = this.step(cur, size, cp, next);
+      [cur, next] = [next, cur];
+    }
+    for (let k = 0; k < size; k++) if (this.op[cur[k]!] === MATCH) return true;
+    return false;
+  }
+
+  /** Writes the set after `cp` from the first `size` of `from` into `to`; its size. */
+  private step(from: Int32Array, size: number, cp: number, to: Int32Array): number {
+    const stamp = this.nextStamp();
+    let n = 0;
+    for (let k = 0; k < size; k++) {
+      const pc = from[k]!;
+      if (this.consumes(pc, cp)) n = this.close(this.out[pc]!, to, n, stamp);
+    }
+    return n;
   }
 
   /** The DFA state after `cp` from `state`, computed from the NFA and cached. */
@@ -206,50 +262,51 @@ class Automaton implements GlobMatcher {
       // next match starts from a fresh start state, and the old states are dropped.
       this.cache = new Map();
       this.cells = 0;
-      this.start = this.initial();
+      this.resets++;
+      this.start = this.intern(this.startPcs, this.startPcs.length);
     }
-    const list: number[] = [];
-    const stamp = this.nextStamp();
-    for (const pc of state.pcs) {
-      if (this.consumes(pc, cp)) this.close(this.out[pc]!, list, stamp);
+    const next = this.intern(this.setA, this.step(state.pcs, state.pcs.length, cp, this.setA));
+    if (cp < 0x80) state.ascii[cp] = next;
+    else {
+      state.next.set(cp, next);
+      this.cells += 4;
     }
-    const next = this.intern(list);
-    state.next.set(cp, next);
-    this.cells++;
     return next;
   }
 
-  private initial(): DState {
-    const list: number[] = [];
-    const stamp = this.nextStamp();
-    for (const pc of this.starts) this.close(pc, list, stamp);
-    return this.intern(list);
-  }
-
-  private intern(list: number[]): DState {
-    const pcs = Int32Array.from(list).sort();
+  /** The DFA state of the first `size` instructions of `set`, from the cache or new. */
+  private intern(set: Int32Array, size: number): DState {
+    const pcs = set.slice(0, size).sort();
     const key = pcs.join(',');
     let known = this.cache.get(key);
     if (known === undefined) {
       let accept = false;
       for (const pc of pcs) if (this.op[pc] === MATCH) accept = true;
-      known = { pcs, accept, next: new Map() };
+      known = { pcs, accept, ascii: new Array<DState | null>(0x80).fill(null), next: new Map() };
       this.cache.set(key, known);
-      this.cells += 1 + pcs.length;
+      this.cells += 0x80 + pcs.length;
     }
     return known;
   }
 
-  /** Adds `pc` and everything SPLIT reaches from it, each instruction once per step. */
-  private close(pc: number, list: number[], stamp: number): void {
-    const stack = [pc];
-    while (stack.length > 0) {
-      const at = stack.pop()!;
+  /**
+   * Adds `pc` and everything SPLIT reaches from it to `set` from index `n`, each
+   * instruction once per step (`stamp`); the new size.
+   */
+  private close(pc: number, set: Int32Array, n: number, stamp: number): number {
+    const stack = this.stack;
+    let top = 0;
+    stack[top++] = pc;
+    while (top > 0) {
+      const at = stack[--top]!;
       if (this.mark[at] === stamp) continue;
       this.mark[at] = stamp;
-      if (this.op[at] === SPLIT) stack.push(this.out2[at]!, this.out[at]!);
-      else list.push(at);
+      if (this.op[at] === SPLIT) {
+        stack[top++] = this.out2[at]!;
+        stack[top++] = this.out[at]!;
+      } else set[n++] = at;
     }
+    return n;
   }
 
   private nextStamp(): number {

@@ -24,7 +24,7 @@ export const MAX_GLOB_LENGTH = 1024;
  * Characters of all the expansions together, at most: what a match costs per character of
  * a path in the worst case grows with it (the matcher is linear in path × pattern).
  */
-export const MAX_GLOB_EXPANDED_LENGTH = 4 * MAX_GLOB_LENGTH;
+export const MAX_GLOB_EXPANDED_LENGTH = 2 * MAX_GLOB_LENGTH;
 
 export class GlobError extends Error {}
 
