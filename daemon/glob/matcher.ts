@@ -46,6 +46,8 @@ export interface GlobOptions {
 /** A compiled glob: `test` says whether the whole input matches. */
 export interface GlobMatcher {
   readonly pattern: string;
+  /** Instructions of the automaton: a character of input costs at most a visit of each. */
+  readonly size: number;
   test(input: string): boolean;
 }
 
@@ -123,6 +125,7 @@ function merge(a: GlobToken, b: GlobToken): GlobToken | undefined {
 }
 
 class Automaton implements GlobMatcher {
+  readonly size: number;
   private readonly op: Uint8Array;
   private readonly arg: Int32Array;
   private readonly out: Int32Array;
@@ -155,6 +158,7 @@ class Automaton implements GlobMatcher {
       code.push([MATCH, 0, 0, 0]);
     }
     const n = code.length;
+    this.size = n;
     this.op = new Uint8Array(n);
     this.arg = new Int32Array(n);
     this.out = new Int32Array(n);

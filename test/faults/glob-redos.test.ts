@@ -123,7 +123,7 @@ test('ordinary globs: the same answers as the regular expressions they replace',
       }
       assert.equal(nowError === undefined, oldError === undefined, `${d.name} ${JSON.stringify(pattern)}: refused by one only (${String(nowError ?? oldError)})`);
       if (nowError !== undefined) {
-        if (d.name === 'tool') assert.ok(nowError instanceof GlobError);
+        if (d.name === 'tool') assert.ok(nowError instanceof GlobError, `${JSON.stringify(pattern)}: ${String(nowError)}`);
         continue;
       }
       // Inputs: random strings, and strings built from the pattern's own text so that
@@ -169,22 +169,29 @@ test('runs of ** segments, of stars and of ** inside a segment collapse to one l
   assert.deepEqual(collapse([any, dirs, star]), [any]);
   // Not collapsed: a star between two characters is not a run.
   assert.deepEqual(collapse([star, x, star]), [star, x, star]);
+  // Every dialect compiles through it: repetitions cost nothing.
+  assert.equal(compileGlob('**/'.repeat(10) + 'x').size, compileGlob('**/x').size);
+  assert.equal(compileGlob('a/****' + '*'.repeat(20) + 'b').size, compileGlob('a/*b').size);
+  assert.equal(compileRefGlob('*'.repeat(30) + 'x').size, compileRefGlob('*x').size);
+  assert.equal(compilePathGlob('**/'.repeat(10) + 'x').size, compilePathGlob('**/x').size);
+  assert.equal(compilePathGlob('**/**/**').size, compilePathGlob('**').size);
   // The collapsed matcher answers as the uncollapsed pattern reads.
   const m = compileTokens('**/ x10 x', [Array(10).fill(segments).concat(x)]);
-  assert.ok(m.test('x') && m.test('a/b/x') && !m.test('a/x/b') && !m.test('/x') && !m.test('a//x'));
+  assert.deepEqual(['x', 'a/b/x', 'a/x/b', '/x', 'a//x'].map((p) => m.test(p)), [true, true, false, false, false]);
 });
 
 test('the glob tool refuses patterns whose braces expand past the bound', () => {
   // 2^8 expansions of ~16 characters: over the total bound though under the count bound.
   const wide = '{a,b}'.repeat(8) + 'x'.repeat(12);
-  assert.ok(256 * 20 > MAX_GLOB_EXPANDED_LENGTH);
+  assert.ok(256 * 20 > MAX_GLOB_EXPANDED_LENGTH, `${MAX_GLOB_EXPANDED_LENGTH}`);
   assert.throws(() => compileGlob(wide), (err: unknown) => err instanceof GlobError && /expand to more than \d+ characters/.test(err.message));
   assert.doesNotThrow(() => compileGlob('{a,b}'.repeat(8)));
   // Deeply nested braces: refused or compiled, quickly, either way.
   const t0 = performance.now();
   assert.throws(() => compileGlob('{a,'.repeat(300) + 'b' + '}'.repeat(300)), GlobError);
   assert.doesNotThrow(() => compileGlob('{'.repeat(500) + 'a,b' + '}'.repeat(500)));
-  assert.ok(performance.now() - t0 < DEADLINE_MS);
+  const ms = performance.now() - t0;
+  assert.ok(ms < DEADLINE_MS, `nested braces took ${ms.toFixed(0)} ms`);
 });
 
 // ------------------------------------------------------------ the sliced filter
@@ -220,7 +227,7 @@ test('the sliced filter stops at its budget, and when its signal fires', async (
   if (!r.done) {
     assert.ok(r.checked >= 1 && r.checked < 200, `checked ${r.checked}`);
     assert.equal(r.kept.length, r.checked);
-    assert.ok(r.spentMs >= 40);
+    assert.ok(r.spentMs >= 40, `spent ${r.spentMs} ms`);
   }
   const stop = new AbortController();
   const aborted = filterSliced(items, () => (spin(1), true), { sliceMs: 5, totalMs: 10_000, signal: stop.signal });
