@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import NodeGit from 'nodegit';
-import { globToRegExp } from './glob.ts';
+import { compileRefGlob } from './glob.ts';
 import { listRefs } from './mirror.ts';
 
 export type CodeHostType =
@@ -161,7 +161,7 @@ async function selectRefs(repo: NodeGit.Repository, absDir: string, dir: string,
   const taken = new Set([head.name]);
   const pick = (names: Map<string, string>, globs: string[] | undefined, kind: GitRef['kind']): void => {
     if (!globs || globs.length === 0) return;
-    const patterns = globs.map(globToRegExp);
+    const patterns = globs.map(compileRefGlob);
     for (const name of [...names.keys()].sort()) {
       if (taken.has(name) || !patterns.some((p) => p.test(name))) continue;
       taken.add(name);
