@@ -54,10 +54,20 @@ export class SearchGate {
     return () => {
       if (done) return;
       done = true;
-      const next = this.waiting.shift();
-      if (next) next.resolve(); // the turn passes on: running stays the same
-      else this.running--;
-      this.onChange(this.running, this.waiting.length);
+      // The turn passes on (running stays the same) once the I/O events already in hand
+      // are handled, not now: when many clients go away at once, the disconnects behind
+      // this one take their searches out of the queue first, instead of each being handed
+      // a turn to start a search for nobody (planning a regular expression alone can take
+      // tens of ms).
+      if (this.waiting.length > 0) setImmediate(() => this.passOn());
+      else this.passOn();
     };
+  }
+
+  private passOn(): void {
+    const next = this.waiting.shift();
+    if (next) next.resolve();
+    else this.running--;
+    this.onChange(this.running, this.waiting.length);
   }
 }

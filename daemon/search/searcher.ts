@@ -141,6 +141,11 @@ export class Searcher {
     this.pool ??= new SearchPool(this.options.workers);
   }
 
+  /** Shard tasks running on the workers and waiting for one (the metrics; zero when idle). */
+  load(): { busy: number; queued: number } {
+    return this.pool?.load() ?? { busy: 0, queued: 0 };
+  }
+
   get shardCount(): number {
     return this.current.entries.length;
   }
@@ -177,7 +182,11 @@ export class Searcher {
     const limit = req.matches;
     const cancel = new SharedArrayBuffer(4);
     const flag = new Int32Array(cancel);
-    const stop = () => Atomics.store(flag, 0, 1);
+    // Stopping also takes the search's queued shard tasks out of the pool at once.
+    const stop = () => {
+      Atomics.store(flag, 0, 1);
+      pool.drop(cancel);
+    };
     const timer = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
     options.signal?.addEventListener('abort', stop, { once: true });
     if (options.signal?.aborted) stop();
