@@ -41,7 +41,9 @@ export class SearchGate {
           if (i >= 0) {
             this.waiting.splice(i, 1);
             this.onChange(this.running, this.waiting.length);
-            reject(new Error('the client went away while the search was queued'));
+            // The server's shutdown deadline gives its reason (503); a client that left, none.
+            const reason: unknown = signal.reason;
+            reject(reason instanceof ServiceError ? reason : new Error('the client went away while the search was queued'));
           }
         },
         { once: true },

@@ -15,7 +15,6 @@ interface Pending {
   task: ShardTask;
   cancel: SharedArrayBuffer;
   resolve: (r: ShardReply) => void;
-  reject: (e: Error) => void;
   /** Wall-clock ms when queued: the worker reports the time to its start as `wait`. */
   queuedAt: number;
 }
@@ -42,8 +41,8 @@ export class SearchPool {
   run(task: ShardTask, cancel: SharedArrayBuffer): Promise<ShardReply> {
     if (this.closed) return Promise.reject(new Error('search pool is closed'));
     if (cancelled(cancel)) return Promise.resolve({ status: 'skipped' });
-    return new Promise((resolve, reject) => {
-      this.queue.push({ task, cancel, resolve, reject, queuedAt: performance.timeOrigin + performance.now() });
+    return new Promise((resolve) => {
+      this.queue.push({ task, cancel, resolve, queuedAt: performance.timeOrigin + performance.now() });
       this.pump();
     });
   }
@@ -71,9 +70,18 @@ export class SearchPool {
     for (const s of this.slots) s.worker.postMessage({ forget: paths });
   }
 
+  /**
+   * Stops the workers. Tasks still queued or running fail, so that a search waiting for
+   * them ends (and the process can exit) instead of hanging on a worker that is gone.
+   */
   async close(): Promise<void> {
     this.closed = true;
-    for (const p of this.queue.splice(0)) p.reject(new Error('search pool is closed'));
+    const closed: ShardReply = { status: 'failed', error: 'search pool is closed', queuedNs: 0 };
+    for (const p of this.queue.splice(0)) p.resolve(closed);
+    for (const s of this.slots) {
+      s.busy?.resolve(closed);
+      s.busy = undefined;
+    }
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 

@@ -10,6 +10,7 @@
 // (manifest.ts), and `inUse()` tells a garbage collector which ones a running search holds.
 
 import { join } from 'node:path';
+import { ServiceError } from '../errors.ts';
 import { shardsDir } from '../index/data-dir.ts';
 import { manifestRepoName, readAllManifests, readIndexVersion, type ManifestRepo } from '../index/manifest.ts';
 import { Shard } from '../index/shard-reader.ts';
@@ -40,7 +41,10 @@ export interface SearchOptions {
    * at their next check; the answer holds what was found and is not exhaustive.
    */
   timeoutMs?: number;
-  /** Aborting stops the search like the time budget (a client that went away). */
+  /**
+   * Aborting stops the search like the time budget (a client that went away); aborting
+   * with a ServiceError as the reason fails the search with it.
+   */
   signal?: AbortSignal;
   /**
    * Only repositories this accepts are searched (the caller's visibility); the others'
@@ -166,7 +170,12 @@ export class Searcher {
     try {
       const filter = options.repoFilter;
       const entries = filter ? snapshot.entries.filter((e) => filter({ repoId: e.repoId, visibility: e.repo?.visibility ?? 'public' })) : snapshot.entries;
-      return await this.searchSnapshot(entries, req, options);
+      const res = await this.searchSnapshot(entries, req, options);
+      // Stopped with a reason the caller must hear (the server's shutdown deadline), not
+      // because its client left: partial results would pass for a (non-exhaustive) answer.
+      const reason: unknown = options.signal?.reason;
+      if (reason instanceof ServiceError) throw reason;
+      return res;
     } finally {
       snapshot.users--;
       if (snapshot.users === 0 && this.held.delete(snapshot)) this.release();

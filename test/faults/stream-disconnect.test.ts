@@ -159,6 +159,14 @@ test('a stopped search takes its queued shard tasks out of the pool at once', as
     assert.equal((await waiting).status, 'done');
     assert.deepEqual(pool.load(), { busy: 0, queued: 0 });
 
+    // Closing the pool (shutdown) ends what is still running or queued: a search waiting
+    // for it finishes instead of hanging on a worker that is gone.
+    const closing = new SearchPool(1);
+    const open = [closing.run(task(0), live), closing.run(task(1), live)];
+    await closing.close();
+    const hung = new Promise((r) => setTimeout(() => r('still waiting'), 5000).unref());
+    for (const reply of open) assert.deepEqual(await Promise.race([reply, hung]), { status: 'failed', error: 'search pool is closed', queuedNs: 0 });
+
     // The searcher drops them when the search's signal is aborted (its client left).
     const searcher = new Searcher({ dataDir, workers: 1 });
     const req = { ...QUERY, contextLines: 0, whole: false, isCaseSensitivityEnabled: false };

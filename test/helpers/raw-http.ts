@@ -1,4 +1,4 @@
-// One HTTP/1.1 request over a plain socket (Connection: close), for fault tests that need what fetch hides or
+// One HTTP/1.1 request over a plain socket, for fault tests that need what fetch hides or
 // cannot do: closing the connection abruptly at a chosen moment (a reset), reading the
 // Connection header, and seeing exactly how a response ended (complete, or cut).
 
@@ -10,10 +10,14 @@ export interface RawExchange {
   firstBytes: Promise<void>;
   /** Resolves once the connection is closed (by either side), with what was received. */
   closed: Promise<RawResponse>;
+  /** Resolves once a whole response is in (or the connection closed), whether or not the connection stays open. */
+  response(): Promise<RawResponse>;
   /** Bytes received so far. */
   received(): number;
   /** What was received so far, as text (latin1: byte for byte). */
   text(): string;
+  /** Sends the rest of a body held back (`hold`). */
+  finish(): void;
 }
 
 export interface RawResponse {
@@ -28,22 +32,37 @@ export interface RawResponse {
   error?: string;
 }
 
-export function rawRequest(url: string, method: string, path: string, body?: string): RawExchange {
+export interface RawOptions {
+  /** The body's last byte is sent only by finish(), so the request stays in flight until then. */
+  hold?: boolean;
+  /**
+   * No `Connection: close` from the client: `closed` then resolves only when the server
+   * closes the connection itself (and only then does it say so in a Connection header).
+   */
+  keepAlive?: boolean;
+}
+
+export function rawRequest(url: string, method: string, path: string, body?: string, options: RawOptions = {}): RawExchange {
   const { hostname, port } = new URL(url);
   const socket = connect(Number(port), hostname);
   // One request per connection: `closed` is the end of this response.
-  const head = [`${method} ${path} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Connection: close'];
+  const head = [`${method} ${path} HTTP/1.1`, `Host: ${hostname}:${port}`];
+  if (!options.keepAlive) head.push('Connection: close');
   if (body !== undefined) head.push('Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`);
-  socket.write(`${head.join('\r\n')}\r\n\r\n${body ?? ''}`);
+  const data = Buffer.from(`${head.join('\r\n')}\r\n\r\n${body ?? ''}`);
+  let held = options.hold && body ? 1 : 0;
+  socket.write(data.subarray(0, data.length - held));
   const parts: Buffer[] = [];
   let bytes = 0;
   let error: string | undefined;
   let first!: () => void;
   const firstBytes = new Promise<void>((r) => (first = r));
+  let waiter: (() => void) | undefined;
   socket.on('data', (b: Buffer) => {
     parts.push(b);
     bytes += b.length;
     first();
+    waiter?.();
   });
   socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
   const closed = new Promise<RawResponse>((resolve) => {
@@ -53,7 +72,21 @@ export function rawRequest(url: string, method: string, path: string, body?: str
       resolve(r);
     });
   });
-  return { socket, firstBytes, closed, received: () => bytes, text: () => Buffer.concat(parts).toString('latin1') };
+  const response = async (): Promise<RawResponse> => {
+    let ended = false;
+    void closed.then(() => (ended = true));
+    for (;;) {
+      const r = parseResponse(Buffer.concat(parts));
+      if (r.complete) return r;
+      if (ended) return closed;
+      await Promise.race([new Promise<void>((w) => (waiter = w)), closed]);
+    }
+  };
+  const finish = () => {
+    if (held) socket.write(data.subarray(data.length - held));
+    held = 0;
+  };
+  return { socket, firstBytes, closed, received: () => bytes, text: () => Buffer.concat(parts).toString('latin1'), response, finish };
 }
 
 /** Parses one response (status 0 when not even a status line came). */
