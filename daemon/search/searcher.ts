@@ -234,8 +234,9 @@ export class Searcher {
             stats.totalMatchCount += r.found;
             if (r.more) more = true;
             // Hits of a shard after the limit was reached are dropped (their work is counted):
-            // the answer is the first `matches` ranges in shard order.
-            if (found <= limit && r.hits.length > 0) this.shape(req, shards[i]!, r.hits, shaping);
+            // the answer is the first `matches` ranges in shard order. So are the hits of
+            // shards already in when the search was aborted: nobody is waiting for them.
+            if (found <= limit && r.hits.length > 0 && !options.signal?.aborted) this.shape(req, shards[i]!, r.hits, shaping);
             found += r.found;
             if (found > limit) stop();
           }

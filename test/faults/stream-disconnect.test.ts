@@ -190,6 +190,38 @@ test('a stopped search takes its queued shard tasks out of the pool at once', as
   }
 });
 
+test('a search whose client left shapes none of the shard results already in hand', async () => {
+  const dir = tempDir('abort-shaping');
+  try {
+    const dataDir = await haystackIndex(dir.path);
+    const searcher = new Searcher({ dataDir, workers: 1 });
+    try {
+      const req = { ...QUERY, contextLines: 0, whole: false, isCaseSensitivityEnabled: false };
+      const whole = await searcher.search(req);
+      const client = new AbortController();
+      let sent = 0;
+      const res = await searcher.search(req, {
+        signal: client.signal,
+        // The first batch's write is slow: meanwhile the worker answers for every shard.
+        // Then the client goes away.
+        onChunk: async (chunk) => {
+          sent += chunk.stats.actualMatchCount;
+          await until('every shard answered', () => searcher.load().busy === 0);
+          client.abort();
+          return false;
+        },
+      });
+      assert.equal(whole.stats.actualMatchCount, 22800);
+      // Shaped: the batch being sent at the abort (a shard or two), not the dozen in hand.
+      assert.ok(res.stats.actualMatchCount >= sent && res.stats.actualMatchCount < whole.stats.actualMatchCount / 4, `nothing was shaped after the abort (${res.stats.actualMatchCount} of ${whole.stats.actualMatchCount} match ranges shaped, ${sent} sent)`);
+    } finally {
+      await searcher.close();
+    }
+  } finally {
+    dir.cleanup();
+  }
+});
+
 test('a turn at the search gate is not handed to a client that left in the same batch of disconnects', async () => {
   const changes: Array<[number, number]> = [];
   const gate = new SearchGate(1, 10, (running, waiting) => changes.push([running, waiting]));
