@@ -12,7 +12,7 @@
 //
 // 50 streams by default; TRAWL_FAULTS_FULL=1 runs the full 200.
 
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,97 +37,102 @@ const BODY = JSON.stringify(QUERY);
 /** What "work left" is made of: shard tasks running and queued, searches running and queued. */
 const WORK = ['trawl_search_workers_busy', 'trawl_search_shard_tasks_queued', 'trawl_searches_running', 'trawl_search_queue_length'];
 
-/** The haystack, indexed in small shards: every search queues a dozen shard tasks up front. */
-async function haystackIndex(root: string): Promise<string> {
-  const corpus = join(root, 'haystack');
-  const dataDir = join(root, 'data');
-  writeHaystack(corpus, 1200, 100);
-  await indexLocal(corpus, { dataDir, symbols: false, shardTargetBytes: 1 << 20 });
-  return dataDir;
+const dir = tempDir('stream-disconnect');
+after(() => dir.cleanup());
+let indexed: Promise<string> | undefined;
+
+/** The haystack (once for this file), indexed in small shards: every search queues a dozen shard tasks up front. */
+function haystackIndex(): Promise<string> {
+  indexed ??= (async () => {
+    const corpus = join(dir.path, 'haystack');
+    const dataDir = join(dir.path, 'data');
+    writeHaystack(corpus, 1200, 100);
+    await indexLocal(corpus, { dataDir, symbols: false, shardTargetBytes: 1 << 20 });
+    return dataDir;
+  })();
+  return indexed;
 }
 
 test(`${STREAMS} streaming searches whose clients disconnect mid-stream: the work stops at once, memory, fds and threads come back`, async (t) => {
-  const dir = tempDir('stream-disconnect');
+  const dataDir = await haystackIndex();
+  const configPath = join(dir.path, 'trawl.json');
+  const search = { maxConcurrent: STREAMS / 2, maxQueued: STREAMS };
+  writeFileSync(configPath, JSON.stringify({ settings: { anonymousAccess: true, symbols: false, search } }));
+  const daemon = await serve(['--data-dir', dataDir, '--config', configPath], dir.path);
+  const pid = daemon.child.pid!;
   try {
-    const dataDir = await haystackIndex(dir.path);
-    const configPath = join(dir.path, 'trawl.json');
-    const search = { maxConcurrent: STREAMS / 2, maxQueued: STREAMS };
-    writeFileSync(configPath, JSON.stringify({ settings: { anonymousAccess: true, symbols: false, search } }));
-    const daemon = await serve(['--data-dir', dataDir, '--config', configPath], dir.path);
-    const pid = daemon.child.pid!;
-    try {
-      // Warm: the shards mapped and read, the code compiled, by one complete stream.
-      const warm = await rawRequest(daemon.url, 'POST', '/api/stream_search', BODY).closed;
-      assert.match(warm.body, /"type":"final".*\n\ndata: \[DONE\]\n\n$/s);
-      t.diagnostic(`one stream: ${(warm.body.length / 1e6).toFixed(1)} MB, ${warm.body.split('"type":"chunk"').length - 1} chunks`);
-      await new Promise((r) => setTimeout(r, 1000));
-      const before = procStats(pid);
-      t.diagnostic(`idle before: ${formatStats(before)}`);
+    // Warm: the shards mapped and read, the code compiled, by one complete stream.
+    const warm = await rawRequest(daemon.url, 'POST', '/api/stream_search', BODY).closed;
+    assert.match(warm.body, /"type":"final".*\n\ndata: \[DONE\]\n\n$/s);
+    t.diagnostic(`one stream: ${(warm.body.length / 1e6).toFixed(1)} MB, ${warm.body.split('"type":"chunk"').length - 1} chunks`);
+    await new Promise((r) => setTimeout(r, 1000));
+    const before = procStats(pid);
+    t.diagnostic(`idle before: ${formatStats(before)}`);
+    const SKIPPED = 'trawl_search_shards_skipped_total';
+    const skippedBefore = (await metrics(daemon.url, [SKIPPED]))[SKIPPED]!;
 
-      const chunk = (s: RawExchange) => s.text().includes('data: {"type":"chunk"');
-      const streams: RawExchange[] = [];
-      for (let i = 0; i < STREAMS; i++) {
-        const s = rawRequest(daemon.url, 'POST', '/api/stream_search', BODY);
-        // A client that stops reading once it has what it came for first.
-        s.socket.on('data', () => {
-          if (chunk(s)) s.socket.pause();
-        });
-        streams.push(s);
-      }
-      await Promise.all(streams.map((s) => s.firstBytes));
-      await until('results are flowing', () => streams.filter(chunk).length >= 3, 60_000);
-      const load = await metrics(daemon.url, WORK);
-      t.diagnostic(`at the disconnect: ${JSON.stringify(load)}; ${streams.filter(chunk).length} streams had results`);
-      assert.ok(streams.every((s) => s.text().startsWith('HTTP/1.1 200')), 'every stream was accepted');
-      assert.ok(load.trawl_searches_running! > 0 && load.trawl_search_queue_length! > 0 && load.trawl_search_shard_tasks_queued! > 0, 'searches were running and waiting at the disconnect');
-
-      const cutAt = Date.now();
-      for (const s of streams) s.socket.resetAndDestroy();
-      await until('no work left', async () => {
-        const m = await metrics(daemon.url, WORK);
-        return WORK.every((k) => m[k] === 0);
-      }, 10_000);
-      // Every stream's request ends once its search has stopped (a search waits for its
-      // running shard tasks): the last one's log line is when the last work ended.
-      let lines: RequestLine[] = [];
-      await until('every stream is logged', () => {
-        lines = requestLines(daemon.stdout()).filter((l) => l.route === '/api/stream_search');
-        return lines.length === STREAMS + 1; // and the warm one
+    const chunk = (s: RawExchange) => s.text().includes('data: {"type":"chunk"');
+    const streams: RawExchange[] = [];
+    for (let i = 0; i < STREAMS; i++) {
+      const s = rawRequest(daemon.url, 'POST', '/api/stream_search', BODY);
+      // A client that stops reading once it has what it came for first.
+      s.socket.on('data', () => {
+        if (chunk(s)) s.socket.pause();
       });
-      const cut = lines.filter((l) => l.aborted === true);
-      const idleMs = Math.max(...cut.map((l) => Date.parse(l.time))) - cutAt;
-      t.diagnostic(`disconnect to idle (the last stream's search stopped): ${idleMs} ms; ${cut.length} streams cut, ${STREAMS - cut.length} had finished before`);
-      assert.ok(cut.length >= STREAMS / 2, 'most streams were cut mid-way');
-      assert.ok(idleMs < 5000, `the work stopped within 5 s of the disconnect (${idleMs} ms)`);
-
-      // Rest, then compare (the daemon's own garbage collection only: nothing is forced).
-      let after: ProcStats = procStats(pid);
-      const rest = Date.now() + 20_000;
-      while (Date.now() < rest) {
-        await new Promise((r) => setTimeout(r, 1000));
-        after = procStats(pid);
-        if (after.rssKb <= before.rssKb * 1.1 && after.fds === before.fds && after.threads === before.threads) break;
-      }
-      t.diagnostic(`idle after: ${formatStats(after)} (rss ${(((after.rssKb - before.rssKb) / before.rssKb) * 100).toFixed(1)}% from before)`);
-      assert.equal(after.fds, before.fds, 'no file descriptor leaked');
-      assert.equal(after.threads, before.threads, 'no thread leaked');
-      assert.ok(after.rssKb <= before.rssKb * 1.1, `resident memory back within 10% (${formatStats(before)} -> ${formatStats(after)})`);
-      // And the daemon still answers a stream in full.
-      const again = await rawRequest(daemon.url, 'POST', '/api/stream_search', BODY).closed;
-      assert.match(again.body, /"type":"final".*\n\ndata: \[DONE\]\n\n$/s);
-    } finally {
-      await stop(daemon.child);
+      streams.push(s);
     }
+    await Promise.all(streams.map((s) => s.firstBytes));
+    await until('results are flowing', () => streams.filter(chunk).length >= 3, 60_000);
+    const load = await metrics(daemon.url, WORK);
+    t.diagnostic(`at the disconnect: ${JSON.stringify(load)}; ${streams.filter(chunk).length} streams had results`);
+    assert.ok(streams.every((s) => s.text().startsWith('HTTP/1.1 200')), 'every stream was accepted');
+    assert.ok(load.trawl_searches_running! > 0 && load.trawl_search_queue_length! > 0 && load.trawl_search_shard_tasks_queued! > 0, 'searches were running and waiting at the disconnect');
+
+    const cutAt = Date.now();
+    for (const s of streams) s.socket.resetAndDestroy();
+    await until('no work left', async () => {
+      const m = await metrics(daemon.url, WORK);
+      return WORK.every((k) => m[k] === 0);
+    }, 10_000);
+    // Every stream's request ends once its search has stopped (a search waits for its
+    // running shard tasks): the last one's log line is when the last work ended.
+    let lines: RequestLine[] = [];
+    await until('every stream is logged', () => {
+      lines = requestLines(daemon.stdout()).filter((l) => l.route === '/api/stream_search');
+      return lines.length === STREAMS + 1; // and the warm one
+    });
+    const cut = lines.filter((l) => l.aborted === true);
+    const idleMs = Math.max(...cut.map((l) => Date.parse(l.time))) - cutAt;
+    const skipped = (await metrics(daemon.url, [SKIPPED]))[SKIPPED]! - skippedBefore;
+    t.diagnostic(`disconnect to idle (the last stream's search stopped): ${idleMs} ms; ${cut.length} streams cut, ${STREAMS - cut.length} had finished before; ${skipped} shard tasks never ran`);
+    assert.ok(cut.length >= STREAMS / 2, 'most streams were cut mid-way');
+    assert.ok(idleMs < 5000, `the work stopped within 5 s of the disconnect (${idleMs} ms)`);
+    assert.ok(skipped >= load.trawl_search_shard_tasks_queued! / 2, `the shard tasks queued at the disconnect (${load.trawl_search_shard_tasks_queued}) were dropped, not run (${skipped} skipped)`);
+
+    // Rest, then compare (the daemon's own garbage collection only: nothing is forced).
+    let after: ProcStats = procStats(pid);
+    const rest = Date.now() + 20_000;
+    while (Date.now() < rest) {
+      await new Promise((r) => setTimeout(r, 1000));
+      after = procStats(pid);
+      if (after.rssKb <= before.rssKb * 1.1 && after.fds === before.fds && after.threads === before.threads) break;
+    }
+    t.diagnostic(`idle after: ${formatStats(after)} (rss ${(((after.rssKb - before.rssKb) / before.rssKb) * 100).toFixed(1)}% from before)`);
+    assert.equal(after.fds, before.fds, 'no file descriptor leaked');
+    assert.equal(after.threads, before.threads, 'no thread leaked');
+    assert.ok(after.rssKb <= before.rssKb * 1.1, `resident memory back within 10% (${formatStats(before)} -> ${formatStats(after)})`);
+    // And the daemon still answers a stream in full.
+    const again = await rawRequest(daemon.url, 'POST', '/api/stream_search', BODY).closed;
+    assert.match(again.body, /"type":"final".*\n\ndata: \[DONE\]\n\n$/s);
   } finally {
-    dir.cleanup();
+    await stop(daemon.child);
   }
 });
 
 test('a stopped search takes its queued shard tasks out of the pool at once', async () => {
-  const dir = tempDir('pool-drop');
+  const dataDir = await haystackIndex();
   const pool = new SearchPool(1);
   try {
-    const dataDir = await haystackIndex(dir.path);
     const m = readAllManifests(dataDir)[0]!;
     const plan = packr.pack(planQuery({ ...QUERY }));
     const task = (i: number): ShardTask => ({ shardPath: join(shardsDir(dataDir, m.repoId), m.shards[i % m.shards.length]!.file), planId: 1, plan, limit: 100000, brute: false });
@@ -186,39 +191,33 @@ test('a stopped search takes its queued shard tasks out of the pool at once', as
     }
   } finally {
     await pool.close();
-    dir.cleanup();
   }
 });
 
 test('a search whose client left shapes none of the shard results already in hand', async () => {
-  const dir = tempDir('abort-shaping');
+  const dataDir = await haystackIndex();
+  const searcher = new Searcher({ dataDir, workers: 1 });
   try {
-    const dataDir = await haystackIndex(dir.path);
-    const searcher = new Searcher({ dataDir, workers: 1 });
-    try {
-      const req = { ...QUERY, contextLines: 0, whole: false, isCaseSensitivityEnabled: false };
-      const whole = await searcher.search(req);
-      const client = new AbortController();
-      let sent = 0;
-      const res = await searcher.search(req, {
-        signal: client.signal,
-        // The first batch's write is slow: meanwhile the worker answers for every shard.
-        // Then the client goes away.
-        onChunk: async (chunk) => {
-          sent += chunk.stats.actualMatchCount;
-          await until('every shard answered', () => searcher.load().busy === 0);
-          client.abort();
-          return false;
-        },
-      });
-      assert.equal(whole.stats.actualMatchCount, 22800);
-      // Shaped: the batch being sent at the abort (a shard or two), not the dozen in hand.
-      assert.ok(res.stats.actualMatchCount >= sent && res.stats.actualMatchCount < whole.stats.actualMatchCount / 4, `nothing was shaped after the abort (${res.stats.actualMatchCount} of ${whole.stats.actualMatchCount} match ranges shaped, ${sent} sent)`);
-    } finally {
-      await searcher.close();
-    }
+    const req = { ...QUERY, contextLines: 0, whole: false, isCaseSensitivityEnabled: false };
+    const whole = await searcher.search(req);
+    const client = new AbortController();
+    let sent = 0;
+    const res = await searcher.search(req, {
+      signal: client.signal,
+      // The first batch's write is slow: meanwhile the worker answers for every shard.
+      // Then the client goes away.
+      onChunk: async (chunk) => {
+        sent += chunk.stats.actualMatchCount;
+        await until('every shard answered', () => searcher.load().busy === 0);
+        client.abort();
+        return false;
+      },
+    });
+    assert.equal(whole.stats.actualMatchCount, 22800);
+    // Shaped: the batch being sent at the abort (a shard or two), not the dozen in hand.
+    assert.ok(res.stats.actualMatchCount >= sent && res.stats.actualMatchCount < whole.stats.actualMatchCount / 4, `nothing was shaped after the abort (${res.stats.actualMatchCount} of ${whole.stats.actualMatchCount} match ranges shaped, ${sent} sent)`);
   } finally {
-    dir.cleanup();
+    await searcher.close();
   }
 });
 
