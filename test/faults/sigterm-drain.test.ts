@@ -27,7 +27,7 @@ const STREAM = JSON.stringify({ query: 'needle_[0-9]+_[0-9]?[0-4] ', isRegexEnab
 const SEARCH = JSON.stringify({ query: 'needle_[0-9]+_[0-9]?7 ', isRegexEnabled: true, matches: 100000 });
 const END = /data: \[DONE\]\n\n$/;
 
-test('SIGTERM during active streams: new requests get 503, requests in flight finish or end with an error event, exit 0', async (t) => {
+test('SIGTERM during active streams: new requests get 503, requests in flight finish or end with an error event, exit 0', { timeout: 180_000 }, async (t) => {
   const dir = tempDir('sigterm-drain');
   try {
     const corpus = join(dir.path, 'haystack');
@@ -59,6 +59,7 @@ test('SIGTERM during active streams: new requests get 503, requests in flight fi
 
     await t.test('a long drain: new requests get 503 while the streams and the search in flight finish; the process exits when they have', async (st) => {
       const d = await start('long', 60_000);
+      st.after(() => kill(d));
       const streams = await openStreams(d.url, 3);
       const search = await inFlightSearch(d.url);
       const began = performance.now();
@@ -70,7 +71,7 @@ test('SIGTERM during active streams: new requests get 503, requests in flight fi
       await until('health says the daemon is shutting down', async () => {
         const probe = rawRequest(d.url, 'GET', '/api/health', undefined, { keepAlive: true });
         health = await probe.response();
-        if (health.status === 503) await probe.closed; // the server closes the connection
+        if (health.status === 503) await within(probe.closed, 'the server closes the connection');
         else probe.socket.destroy(); // answered before the signal was handled
         return health.status === 503;
       });
@@ -83,7 +84,7 @@ test('SIGTERM during active streams: new requests get 503, requests in flight fi
         assert.equal(r.headers['retry-after'], '1', path);
         assert.equal(r.headers.connection, 'close', path);
         assert.equal(JSON.parse(r.body).errorCode, 'SERVICE_UNAVAILABLE', path);
-        await probe.closed; // by the server
+        await within(probe.closed, `the server closes the connection (${path})`);
       }
       st.diagnostic(`health, search, stream and repos probes all answered 503 by ${(performance.now() - began).toFixed(0)} ms after SIGTERM`);
 
@@ -108,6 +109,7 @@ test('SIGTERM during active streams: new requests get 503, requests in flight fi
 
     await t.test('a short drain (300 ms): what is still running or waiting gets a final error event and [DONE]; exit 0', async (st) => {
       const d = await start('short', 300);
+      st.after(() => kill(d));
       const streams = await openStreams(d.url, 4);
       const search = await inFlightSearch(d.url);
       const began = performance.now();
@@ -153,6 +155,18 @@ test('SIGTERM during active streams: new requests get 503, requests in flight fi
     dir.cleanup();
   }
 });
+
+/** After a failed assertion: the daemon must not outlive its test. */
+function kill(d: ServeProcess): void {
+  if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill('SIGKILL');
+}
+
+/** The promise, or a failure naming what did not happen within 10 s. */
+function within<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not within 10 s: ${what}`)), 10_000)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
 
 /** Resolves if something accepts a connection at the URL's port, rejects if refused. */
 function refused(url: string): Promise<void> {

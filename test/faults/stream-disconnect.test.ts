@@ -53,7 +53,7 @@ function haystackIndex(): Promise<string> {
   return indexed;
 }
 
-test(`${STREAMS} streaming searches whose clients disconnect mid-stream: the work stops at once, memory, fds and threads come back`, async (t) => {
+test(`${STREAMS} streaming searches whose clients disconnect mid-stream: the work stops at once, memory, fds and threads come back`, { timeout: 300_000 }, async (t) => {
   const dataDir = await haystackIndex();
   const configPath = join(dir.path, 'trawl.json');
   const search = { maxConcurrent: STREAMS / 2, maxQueued: STREAMS };
