@@ -105,7 +105,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let counter: RateCounter | undefined;
   try {
     const catalog = new Catalog(dataDir, store);
-    const metrics = new Metrics({ store, indexSize: () => indexSize(dataDir) });
+    const metrics = new Metrics({ store, indexSize: () => indexSize(dataDir), searchLoad: () => searcher?.load() ?? { busy: 0, queued: 0 } });
     const gate = new SearchGate(settings.search.maxConcurrent, settings.search.maxQueued, (running, waiting) => {
       metrics.running.set(running);
       metrics.queue.set(waiting);

@@ -43,7 +43,7 @@ export class Metrics {
   readonly running: client.Gauge;
   readonly rejected: client.Counter;
 
-  constructor(sources: { store?: Store; indexSize?: () => IndexSize }) {
+  constructor(sources: { store?: Store; indexSize?: () => IndexSize; searchLoad?: () => { busy: number; queued: number } }) {
     const registers = [this.registry];
     client.collectDefaultMetrics({ register: this.registry, prefix: 'trawl_' });
     this.requests = new client.Counter({ name: 'trawl_http_requests_total', help: 'HTTP requests by route, method and status.', labelNames: ['method', 'route', 'status'], registers });
@@ -59,7 +59,12 @@ export class Metrics {
     this.queue = new client.Gauge({ name: 'trawl_search_queue_length', help: 'Searches waiting for a turn.', registers });
     this.running = new client.Gauge({ name: 'trawl_searches_running', help: 'Searches running now.', registers });
     this.rejected = new client.Counter({ name: 'trawl_search_rejected_total', help: 'Searches refused because the queue was full (503).', registers });
-    const { store, indexSize } = sources;
+    const { store, indexSize, searchLoad } = sources;
+    if (searchLoad) {
+      // Both zero when no search work is left (e.g. soon after every client went away).
+      new client.Gauge({ name: 'trawl_search_workers_busy', help: 'Search worker threads running a shard task now.', registers, collect() { this.set(searchLoad().busy); } });
+      new client.Gauge({ name: 'trawl_search_shard_tasks_queued', help: 'Shard tasks waiting for a search worker.', registers, collect() { this.set(searchLoad().queued); } });
+    }
     if (indexSize) {
       const read = { at: 0, value: { shards: 0, bytes: 0, files: 0, contentBytes: 0 } as IndexSize };
       // One scrape reads the manifests once for the four gauges.

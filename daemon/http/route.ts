@@ -24,7 +24,10 @@ export interface RouteContext {
   /** Request headers, lower-case names. */
   headers: Record<string, string>;
   reply: Reply;
-  /** Aborted when the client goes away or the server's shutdown deadline passes. */
+  /**
+   * Aborted when the client goes away, or when the server's shutdown deadline passes (then
+   * with a ServiceError 503 SERVICE_UNAVAILABLE as its reason, to be answered with).
+   */
   signal: AbortSignal;
   log: HttpLogger;
 }
@@ -70,6 +73,11 @@ export interface Route {
    * credentials only, never cookies, so a page can send nothing its user did not give it.
    */
   cors?: boolean;
+  /**
+   * Answered while the server shuts down, too (health, which then says so); every other
+   * request then gets 503 SERVICE_UNAVAILABLE.
+   */
+  answersWhileDraining?: boolean;
   /** Goes through authentication; false only for the system endpoints. */
   authenticated: boolean;
   handle(ctx: RouteContext): Promise<RouteResult>;

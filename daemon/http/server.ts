@@ -48,9 +48,23 @@ export interface WebResponse {
 
 export interface HttpServer {
   port: number;
-  /** Stops accepting, lets requests in flight finish for `graceMs`, then cuts the rest. */
+  /**
+   * Drains: new requests get 503 SERVICE_UNAVAILABLE (health answers that it is shutting
+   * down) on connections that then close; requests in flight may finish for `graceMs`.
+   * Then those still running are aborted with that 503 as the signal's reason (a stream
+   * ends with it as its final error event), and what has not ended WIND_DOWN_MS later is
+   * cut. The listen socket closes last, so that a client that connects during the drain
+   * is told to go elsewhere instead of being refused.
+   */
   close(graceMs: number): Promise<void>;
 }
+
+/**
+ * After the shutdown deadline, how long aborted requests get to send their last words;
+ * and after the listen socket closes, how long responses get to leave before the
+ * remaining connections are closed.
+ */
+const WIND_DOWN_MS = 1000;
 
 /** On every response of a CORS route (route.ts `cors`), errors included. */
 const CORS_HEADERS: Array<[string, string]> = [
@@ -94,6 +108,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
     });
     const reply = new Reply(res);
+    reply.closeAfter = draining;
     const controller = new AbortController();
     const flight: InFlight = { reply, controller };
     inFlight.add(flight);
@@ -118,7 +133,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     bodyPromise?.catch(() => {}); // handled below; never an unhandled rejection
 
     const run = async (): Promise<void> => {
-      if (draining) throw new ServiceError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry against another instance');
+      if (draining && !forMethod?.route.answersWhileDraining) throw new ServiceError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry against another instance');
       const extra = lookup === 'GET' ? options.extra?.find((e) => e.path === url) : undefined;
       if (extra) {
         routeLabel = url;
@@ -225,15 +240,23 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         close(graceMs: number): Promise<void> {
           closing ??= (async () => {
             draining = true;
-            uws.us_listen_socket_close(socket);
-            const deadline = Date.now() + graceMs;
-            while (inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-            for (const f of inFlight) {
-              f.controller.abort();
-              f.reply.close();
+            for (const f of inFlight) f.reply.closeAfter = true;
+            const settled = async (until: number) => {
+              while (inFlight.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+            };
+            await settled(Date.now() + graceMs);
+            if (inFlight.size > 0) {
+              const reason = new ServiceError('SERVICE_UNAVAILABLE', `the server is shutting down and stopped this request at its shutdown deadline (${graceMs} ms); retry against another instance`);
+              for (const f of inFlight) f.controller.abort(reason);
+              await settled(Date.now() + WIND_DOWN_MS);
+              for (const f of inFlight) f.reply.close();
             }
-            // uWS keeps idle keep-alive connections open; closing the app ends them.
-            (app as unknown as { close?: () => void }).close?.();
+            uws.us_listen_socket_close(socket);
+            // Responses just ended may still be on their way out: uWS sends what the socket
+            // has not taken yet, then closes those connections itself (closeAfter); closing
+            // the app now would cut them. Idle keep-alive connections, which uWS keeps open
+            // (without holding the process), are closed a moment later.
+            setTimeout(() => (app as unknown as { close?: () => void }).close?.(), WIND_DOWN_MS).unref();
           })();
           return closing;
         },

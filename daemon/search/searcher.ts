@@ -10,6 +10,7 @@
 // (manifest.ts), and `inUse()` tells a garbage collector which ones a running search holds.
 
 import { join } from 'node:path';
+import { ServiceError } from '../errors.ts';
 import { shardsDir } from '../index/data-dir.ts';
 import { manifestRepoName, readAllManifests, readIndexVersion, type ManifestRepo } from '../index/manifest.ts';
 import { Shard } from '../index/shard-reader.ts';
@@ -40,7 +41,10 @@ export interface SearchOptions {
    * at their next check; the answer holds what was found and is not exhaustive.
    */
   timeoutMs?: number;
-  /** Aborting stops the search like the time budget (a client that went away). */
+  /**
+   * Aborting stops the search like the time budget (a client that went away); aborting
+   * with a ServiceError as the reason fails the search with it.
+   */
   signal?: AbortSignal;
   /**
    * Only repositories this accepts are searched (the caller's visibility); the others'
@@ -141,6 +145,11 @@ export class Searcher {
     this.pool ??= new SearchPool(this.options.workers);
   }
 
+  /** Shard tasks running on the workers and waiting for one (the metrics; zero when idle). */
+  load(): { busy: number; queued: number } {
+    return this.pool?.load() ?? { busy: 0, queued: 0 };
+  }
+
   get shardCount(): number {
     return this.current.entries.length;
   }
@@ -161,7 +170,12 @@ export class Searcher {
     try {
       const filter = options.repoFilter;
       const entries = filter ? snapshot.entries.filter((e) => filter({ repoId: e.repoId, visibility: e.repo?.visibility ?? 'public' })) : snapshot.entries;
-      return await this.searchSnapshot(entries, req, options);
+      const res = await this.searchSnapshot(entries, req, options);
+      // Stopped with a reason the caller must hear (the server's shutdown deadline), not
+      // because its client left: partial results would pass for a (non-exhaustive) answer.
+      const reason: unknown = options.signal?.reason;
+      if (reason instanceof ServiceError) throw reason;
+      return res;
     } finally {
       snapshot.users--;
       if (snapshot.users === 0 && this.held.delete(snapshot)) this.release();
@@ -177,7 +191,11 @@ export class Searcher {
     const limit = req.matches;
     const cancel = new SharedArrayBuffer(4);
     const flag = new Int32Array(cancel);
-    const stop = () => Atomics.store(flag, 0, 1);
+    // Stopping also takes the search's queued shard tasks out of the pool at once.
+    const stop = () => {
+      Atomics.store(flag, 0, 1);
+      pool.drop(cancel);
+    };
     const timer = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
     options.signal?.addEventListener('abort', stop, { once: true });
     if (options.signal?.aborted) stop();
@@ -216,8 +234,9 @@ export class Searcher {
             stats.totalMatchCount += r.found;
             if (r.more) more = true;
             // Hits of a shard after the limit was reached are dropped (their work is counted):
-            // the answer is the first `matches` ranges in shard order.
-            if (found <= limit && r.hits.length > 0) this.shape(req, shards[i]!, r.hits, shaping);
+            // the answer is the first `matches` ranges in shard order. So are the hits of
+            // shards already in when the search was aborted: nobody is waiting for them.
+            if (found <= limit && r.hits.length > 0 && !options.signal?.aborted) this.shape(req, shards[i]!, r.hits, shaping);
             found += r.found;
             if (found > limit) stop();
           }
