@@ -209,7 +209,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
     const url = `http://${hostForUrl}:${server.port}`;
     services.baseUrl = settings.publicUrl ?? url;
-    searcher = new Searcher({ dataDir, workers: options.workers, baseUrl: services.baseUrl });
+    searcher = new Searcher({ dataDir, workers: options.workers, baseUrl: services.baseUrl, maxWholeBytes: settings.http.maxSourceBytes });
     services.searcher = searcher;
     searcher.warm();
 
