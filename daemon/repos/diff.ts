@@ -72,10 +72,8 @@ export async function diff(
           hunks: [],
         };
         files.push(file);
-        if (options.maxBytes !== undefined && Math.max(patch.oldFile().size(), patch.newFile().size()) > options.maxBytes) {
-          file.tooLarge = true;
-          continue;
-        }
+        // libgit2 made this patch binary (no hunks) without loading either side (max_size).
+        if (options.maxBytes !== undefined && Math.max(patch.oldFile().size(), patch.newFile().size()) > options.maxBytes) file.tooLarge = true;
         for (const h of await patch.hunks()) {
           const hunk = await readHunk(h);
           if (hunk.body.length > budget) {

@@ -141,7 +141,8 @@ export function buildChunks(buf: Buffer, ranges: Range[], contextLines: number):
 export function wholeContent(buf: Buffer, maxBytes: number): { content: string; truncated: boolean } {
   if (buf.length <= maxBytes) return { content: buf.toString('utf8'), truncated: false };
   let end = maxBytes;
-  // Back over continuation bytes to the start of the character at the cut (at most 3).
-  while (end > 0 && end > maxBytes - 4 && (buf[end]! & 0xc0) === 0x80) end--;
+  // Back over continuation bytes to the start of the character at the cut: it is at most
+  // three bytes back (a character has at most four); further back the bytes are not UTF-8.
+  while (end > 0 && end > maxBytes - 3 && (buf[end]! & 0xc0) === 0x80) end--;
   return { content: buf.toString('utf8', 0, end), truncated: true };
 }
