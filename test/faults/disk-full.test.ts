@@ -5,7 +5,9 @@
 // the request goes on); every write answers 503 SERVICE_UNAVAILABLE saying the disk is full
 // (HTTP) or one line on stderr and exit 1 (CLI); an index run and a mirror clone that run
 // out of space leave nothing behind and the previous index serves on; the database stays
-// consistent; and once the filler is deleted the same writes succeed, without a restart.
+// consistent; a mirror fetch or clone and a sync pass fail cleanly (the pass records the
+// failure and backs off); and once the filler is deleted the same writes succeed, without a
+// restart.
 // Needs root (mount); skipped otherwise.
 
 import { test } from 'node:test';
@@ -124,7 +126,12 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
     assert.equal((await search(bob)).status, 429, 'bob is at his limit');
     // A sync pass of a connection, as the daemon's scheduler runs them.
     const config = parseConfig(JSON.stringify({ connections: { local: { type: 'git', url: d.repoPath } } }), join(dir.path, 'sync.json'));
-    const scheduler = new SyncScheduler({ config, dataDir, store: d.daemon.services.store, log: logger, intervalMs: 3_600_000 });
+    const scheduler = new SyncScheduler({ config, dataDir, store: d.daemon.services.store, log: logger, intervalMs: 3_600_000, now: () => clock.getTime() });
+    // A mirror, as a connection's remote repository gets one, cloned while there is space.
+    const { listRefs, syncMirror } = await import('../../daemon/repos/mirror.ts');
+    const origin = pathToFileURL(d.repoPath).href;
+    const mirror = join(dataDir, 'git', '76.git');
+    assert.equal((await syncMirror(origin, mirror)).cloned, true);
     const touchLog = /recording when an API key was last used failed/g;
     const touchFailures = () => logger.text().match(touchLog)?.length ?? 0;
 
@@ -142,6 +149,17 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
       assert.match(r.stderr, FULL);
       assert.equal(r.stderr.trimEnd().split('\n').length, 1, `one line: ${r.stderr}`);
       assert.deepEqual(files(dataDir), kept, 'no partial shard, temporary or lock file is left');
+    });
+
+    await t.test('a sync pass that runs out of space records the failure and backs off', async () => {
+      const kept = files(dataDir);
+      const report = await scheduler.runNow();
+      assert.deepEqual(report.repos.map((r) => [r.repoName, r.outcome]), [['widgets', 'failed']]);
+      assert.match(report.repos[0]!.error!, /no space left on device/i);
+      const record = d!.daemon.services.store.getRepoByName('widgets')!;
+      assert.equal(record.state, 'failed');
+      assert.equal(record.nextAttemptAt, new Date(clock.getTime() + 60_000).toISOString(), 'retried after settings.retryBaseMs');
+      assert.deepEqual(files(dataDir), kept, 'nothing is left behind');
     });
 
     await t.test('full to the last byte: searches and reads answer, with the API key', async () => {
@@ -196,11 +214,12 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
       }
     });
 
-    await t.test('full: a mirror clone and a sync pass fail cleanly', async () => {
+    await t.test('full: a mirror fetch, a mirror clone and a sync pass fail cleanly', async () => {
       const kept = files(dataDir);
-      const { syncMirror } = await import('../../daemon/repos/mirror.ts');
-      await assert.rejects(syncMirror(pathToFileURL(d!.repoPath).href, join(dataDir, 'git', '77.git')), (err: Error) => isDiskFull(err));
-      assert.deepEqual(files(dataDir), kept, 'no half mirror is left');
+      // The origin has new commits (the big files): the fetch cannot write their pack.
+      await assert.rejects(syncMirror(origin, mirror), (err: Error) => isDiskFull(err));
+      await assert.rejects(syncMirror(origin, join(dataDir, 'git', '77.git')), (err: Error) => isDiskFull(err));
+      assert.deepEqual(files(dataDir), kept, 'no half pack and no half mirror is left');
       await assert.rejects(scheduler.runNow(), (err: Error) => isDiskFull(err));
       assert.deepEqual(files(dataDir), kept, 'nothing is left by the sync pass either');
     });
@@ -242,8 +261,9 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
       } finally {
         s.close();
       }
-      const { syncMirror } = await import('../../daemon/repos/mirror.ts');
-      assert.equal((await syncMirror(pathToFileURL(d!.repoPath).href, join(dataDir, 'git', '77.git'))).cloned, true);
+      assert.equal((await syncMirror(origin, mirror)).cloned, false);
+      assert.equal((await listRefs(mirror)).branches.get('main'), (await listRefs(d!.repoPath)).branches.get('main'), 'the fetch caught up');
+      assert.equal((await syncMirror(origin, join(dataDir, 'git', '77.git'))).cloned, true);
       const report = await scheduler.runNow();
       assert.deepEqual(report.connections.map((c) => c.ok), [true]);
       assert.deepEqual(report.repos.map((r) => [r.repoName, r.outcome]), [['widgets', 'indexed']]);
