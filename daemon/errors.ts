@@ -69,5 +69,5 @@ export function isDiskFull(err: unknown): boolean {
 /** The 503 a write that failed for a full disk answers with; undefined for any other error. */
 export function diskFullError(err: unknown): ServiceError | undefined {
   if (!isDiskFull(err)) return undefined;
-  return new ServiceError('SERVICE_UNAVAILABLE', 'the disk of the data directory is full: free some space and retry (searches and reads still work)');
+  return new ServiceError('SERVICE_UNAVAILABLE', 'the disk of the data directory is full: free some space and retry');
 }
