@@ -507,7 +507,7 @@ test('defaultConfig has the OPERATOR.md defaults and is a fresh object each time
   assert.equal(config.path, undefined);
   assert.deepEqual(config.settings, {
     anonymousAccess: false,
-    http: { maxBodyBytes: 1048576, shutdownTimeoutMs: 10000, keepAliveMs: 15000 },
+    http: { maxBodyBytes: 1048576, shutdownTimeoutMs: 10000, keepAliveMs: 15000, maxSourceBytes: 10485760 },
     rateLimit: { requestsPerDay: 10000, store: 'embedded' },
     search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxQueued: 100 },
     maxFileSize: 2097152,

@@ -63,7 +63,7 @@ function renderProblem(file: string, p: ConfigProblem): string {
 
 const DEFAULT_SETTINGS: Settings = {
   anonymousAccess: false,
-  http: { maxBodyBytes: 1048576, shutdownTimeoutMs: 10000, keepAliveMs: 15000 },
+  http: { maxBodyBytes: 1048576, shutdownTimeoutMs: 10000, keepAliveMs: 15000, maxSourceBytes: 10485760 },
   rateLimit: { requestsPerDay: 10000, store: 'embedded' },
   search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxQueued: 100 },
   maxFileSize: 2097152,
@@ -432,6 +432,7 @@ function complete(file: FileConfig, absolutePath: string): Config {
       maxBodyBytes: s.http?.maxBodyBytes ?? d.http.maxBodyBytes,
       shutdownTimeoutMs: s.http?.shutdownTimeoutMs ?? d.http.shutdownTimeoutMs,
       keepAliveMs: s.http?.keepAliveMs ?? d.http.keepAliveMs,
+      maxSourceBytes: s.http?.maxSourceBytes ?? d.http.maxSourceBytes,
     },
     rateLimit: {
       requestsPerDay: s.rateLimit?.requestsPerDay ?? d.rateLimit.requestsPerDay,

@@ -108,7 +108,17 @@ export interface Settings {
   anonymousAccess: boolean;
   /** The daemon's address as users reach it; undefined: the address it listens on. */
   publicUrl?: string;
-  http: { maxBodyBytes: number; shutdownTimeoutMs: number; keepAliveMs: number };
+  http: {
+    maxBodyBytes: number;
+    shutdownTimeoutMs: number;
+    keepAliveMs: number;
+    /**
+     * The largest file whose content a response carries: GET /api/source and /api/blame
+     * refuse a larger one (413 FILE_TOO_LARGE), /api/outline gives it no symbols, /api/diff
+     * gives it no hunks (`tooLarge`), and search's `whole` content is cut (`contentTruncated`).
+     */
+    maxSourceBytes: number;
+  };
   rateLimit: { requestsPerDay: number; store: string };
   search: { maxMatches: number; timeoutMs: number; maxConcurrent: number; maxQueued: number };
   maxFileSize: number;

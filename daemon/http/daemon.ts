@@ -118,7 +118,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       const where = settings.rateLimit.store === 'embedded' ? 'embedded' : redactUrl(settings.rateLimit.store);
       const onCounterError = (err: Error) => logger.error({ err: err.message, store: where }, 'rate-limit counter failed: counted requests get 503 until it is back');
       counter = await openRateCounter(settings.rateLimit.store, store, onCounterError);
-      rateLimiter = new DailyRateLimiter({ counter, defaultLimit: settings.rateLimit.requestsPerDay, now, onCounterError });
+      const onCounterFull = (err: Error) => logger.error({ err: err.message, store: where }, 'the disk under the rate-limit counter is full: requests below their limit go on uncounted until space returns (logged at most once a minute)');
+      rateLimiter = new DailyRateLimiter({ counter, defaultLimit: settings.rateLimit.requestsPerDay, now, onCounterError, onCounterFull });
     }
     const limiter: RateLimiter = rateLimiter;
     // The public address is known once the port is: routes read it through `services`.
@@ -179,7 +180,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // process sharing the data dir accepts them; signed in with an API key through the same
     // authenticator, which then accepts the session cookie on the API's routes.
     const sessions = new BrowserSessions(secret, now);
-    const authenticator = options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token), sessions });
+    const onTouchError = (err: Error) => logger.warn({ err: err.message }, 'recording when an API key was last used failed; requests go on (this is logged at most once a minute)');
+    const authenticator = options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token), sessions, onTouchError });
     routes.push(...oauthRoutes(oauth));
     routes.push(...sessionRoutes(services, authenticator, sessions));
     server = await startHttpServer({
@@ -207,7 +209,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
     const url = `http://${hostForUrl}:${server.port}`;
     services.baseUrl = settings.publicUrl ?? url;
-    searcher = new Searcher({ dataDir, workers: options.workers, baseUrl: services.baseUrl });
+    searcher = new Searcher({ dataDir, workers: options.workers, baseUrl: services.baseUrl, maxWholeBytes: settings.http.maxSourceBytes });
     services.searcher = searcher;
     searcher.warm();
 

@@ -8,7 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { ServiceError } from '../errors.ts';
+import { diskFullError, ServiceError } from '../errors.ts';
 import { readCredentials, type Authenticator, type RateLimiter } from './auth.ts';
 import { parseJsonBody, parseQuery, readBody } from './body.ts';
 import type { HttpLogger } from './logging.ts';
@@ -207,8 +207,11 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     run()
       .catch((err: unknown) => {
         const known = err instanceof ServiceError;
-        const e = known ? err : new ServiceError('UNEXPECTED_ERROR', `unexpected error (request id ${id}); the details are in the server log`);
-        if (!known && !reply.aborted) log.error({ err: errorFields(err), method, url }, 'request failed');
+        // A write that hit a full disk is the operator's to fix, not a bug: 503, logged as such.
+        const full = known ? undefined : diskFullError(err);
+        const e = known ? err : (full ?? new ServiceError('UNEXPECTED_ERROR', `unexpected error (request id ${id}); the details are in the server log`));
+        if (full) log.error({ err: (err as Error).message, method, url }, 'a write failed: the disk of the data directory is full');
+        else if (!known && !reply.aborted) log.error({ err: errorFields(err), method, url }, 'request failed');
         const out: Array<[string, string]> = [...e.headers];
         if (e.errorCode === 'SERVICE_UNAVAILABLE' && !out.some(([k]) => k.toLowerCase() === 'retry-after')) out.push(['Retry-After', '1']);
         if (e.statusCode === 401 && options.challenge) {

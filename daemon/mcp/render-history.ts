@@ -54,7 +54,8 @@ function fileDiff(f: DiffFile): string[] {
   else if (f.oldPath !== f.newPath) header = `renamed ${f.oldPath} -> ${f.newPath}`;
   else header = `modified ${f.newPath}`;
   const lines = ['', `## ${header}`];
-  if (f.hunks.length === 0) lines.push('(no text changes: a binary file, or only its name or mode changed)');
+  if (f.tooLarge) lines.push('(not shown: the file is larger than this server shows (settings.http.maxSourceBytes))');
+  else if (f.hunks.length === 0) lines.push('(no text changes: a binary file, or only its name or mode changed)');
   for (const h of f.hunks) {
     lines.push(`@@ -${h.oldRange.start},${h.oldRange.lines} +${h.newRange.start},${h.newRange.lines} @@${h.heading ? ` ${h.heading}` : ''}`);
     for (const line of h.body.split('\n')) lines.push(clip(line));

@@ -162,6 +162,11 @@ declare module 'nodegit' {
       flags?: number;
       pathspec?: string[];
       contextLines?: number;
+      /**
+       * Blobs larger than this many bytes are treated as binary: no hunks, and their content
+       * is never loaded (the size comes from the object's header). 0: libgit2's 512 MiB.
+       */
+      maxSize?: number;
     }
 
     interface DiffFindOptions {
@@ -196,6 +201,8 @@ declare module 'nodegit' {
     class DiffFile {
       path(): string;
       mode(): number;
+      /** Bytes; read from the object's header once the patch is made (0 for a side that does not exist). */
+      size(): number;
     }
 
     class ConvenientPatch {

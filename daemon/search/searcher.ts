@@ -19,7 +19,7 @@ import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl 
 import type { CodeHostType } from '../repos/git.ts';
 import { SearchPool } from './pool.ts';
 import { packr, shardKey, type ShardReply, type ShardTask } from './protocol.ts';
-import { buildChunks, locateRanges, nameRanges } from './shape.ts';
+import { buildChunks, locateRanges, nameRanges, wholeContent } from './shape.ts';
 import type { ShardHit } from './shard-search.ts';
 import { compareRanked, score } from './rank.ts';
 import type { SymbolDef } from '../index/symbols.ts';
@@ -31,6 +31,8 @@ export interface SearcherOptions {
   workers?: number;
   /** The daemon's public URL, for webUrl fields. */
   baseUrl?: string;
+  /** `whole: true` gives at most this much of a file's content (settings.http.maxSourceBytes); default: all of it. */
+  maxWholeBytes?: number;
 }
 
 export interface SearchOptions {
@@ -302,7 +304,11 @@ export class Searcher {
       };
       const external = externalFileUrl(repo.codeHostType, repo.externalWebUrl, branch, path);
       if (external) file.externalWebUrl = external;
-      if (req.whole) file.content = content.toString('utf8');
+      if (req.whole) {
+        const whole = wholeContent(content, this.options.maxWholeBytes ?? Infinity);
+        file.content = whole.content;
+        if (whole.truncated) file.contentTruncated = true;
+      }
       // As the shard counted it (found): a match without ranges is one, so that a query of
       // filters alone, fully answered, has actual = total and is exhaustive.
       const count = Math.max(1, (names.length + ranges.length) / 2);

@@ -27,7 +27,7 @@
 
 import type BetterSqlite3 from 'better-sqlite3';
 import type { NewOAuthToken, OAuthClientRecord, OAuthCodeRecord, OAuthGrantRecord, OAuthStore, OAuthTokenRecord } from './store.ts';
-import { fromRow, newId, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
+import { fromRow, newId, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
 
 export class SqliteOAuth implements OAuthStore {
   readonly #insertClient: BetterSqlite3.Statement;
@@ -102,14 +102,14 @@ export class SqliteOAuth implements OAuthStore {
       if (code === undefined) return undefined;
       if (code.used_at !== null) return { reused: codeFromRow(code) };
       const grant = grantFromRow(
-        this.#insertGrant.get({ id: newId('ogr'), clientId: code.client_id, userId: code.user_id, scope: code.scope, resource: code.resource, now }) as Row,
+        writeReturning(this.#insertGrant, { id: newId('ogr'), clientId: code.client_id, userId: code.user_id, scope: code.scope, resource: code.resource, now }) as Row,
       );
       for (const t of tokens) this.#insertToken.run({ ...t, grantId: grant.id, now });
       this.#useCode.run({ hash, grantId: grant.id, now });
       return { grant };
     });
     this.#rotateTx = db.transaction((hash, next, now) => {
-      const row = this.#rotate.get({ hash, now }) as { grant_id: string } | undefined;
+      const row = writeReturning(this.#rotate, { hash, now }) as { grant_id: string } | undefined;
       if (row === undefined) return false;
       for (const t of next) this.#insertToken.run({ ...t, grantId: row.grant_id, now });
       return true;
@@ -119,7 +119,7 @@ export class SqliteOAuth implements OAuthStore {
 
   createClient(client: { secretHash?: string; name: string; redirectUris: string[]; metadata: Record<string, unknown> }, now: string): OAuthClientRecord {
     return clientFromRow(
-      this.#insertClient.get({
+      writeReturning(this.#insertClient, {
         id: newId('oac'),
         secretHash: client.secretHash ?? null,
         name: client.name,
@@ -140,7 +140,7 @@ export class SqliteOAuth implements OAuthStore {
   }
 
   createCode(code: Omit<OAuthCodeRecord, 'createdAt' | 'usedAt' | 'grantId'>, now: string): OAuthCodeRecord {
-    return codeFromRow(this.#insertCode.get({ ...code, resource: code.resource ?? null, now }) as Row);
+    return codeFromRow(writeReturning(this.#insertCode, { ...code, resource: code.resource ?? null, now }) as Row);
   }
 
   peekCode(hash: string): OAuthCodeRecord | undefined {
@@ -169,7 +169,7 @@ export class SqliteOAuth implements OAuthStore {
   }
 
   revokeGrant(id: string, now: string): OAuthGrantRecord | undefined {
-    const row = this.#revokeGrant.get({ id, now }) as Row | undefined;
+    const row = writeReturning(this.#revokeGrant, { id, now }) as Row | undefined;
     return row && grantFromRow(row);
   }
 

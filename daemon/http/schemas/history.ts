@@ -91,6 +91,7 @@ export const historySchemas: Record<string, JsonSchema> = {
                 additionalProperties: false,
               },
             },
+            tooLarge: { const: true, description: 'Present when either side is larger than settings.http.maxSourceBytes: then `hunks` is empty (the file was not read).' },
           },
           required: ['oldPath', 'newPath', 'hunks'],
           additionalProperties: false,
