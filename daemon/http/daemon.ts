@@ -32,6 +32,8 @@ import { symbolRoutes } from './handlers/symbols.ts';
 import { systemRoutes } from './handlers/system.ts';
 import type { HttpLogger } from './logging.ts';
 import { Metrics, type IndexSize } from './metrics.ts';
+import { metricsAuth, metricsGate } from './metrics-access.ts';
+import { ClientAddresses } from './client-address.ts';
 import { buildOpenApi } from './openapi.ts';
 import type { Route } from './route.ts';
 import { browseSchemas } from './schemas/browse.ts';
@@ -74,6 +76,8 @@ export interface DaemonOptions {
   now?: () => Date;
   /** Replace the daily rate limit (tests). */
   rateLimiter?: RateLimiter;
+  /** Where `{"env": NAME}` secrets of the settings are read (settings.metrics.auth); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface Daemon {
@@ -182,11 +186,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const authenticator = options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token), sessions });
     routes.push(...oauthRoutes(oauth));
     routes.push(...sessionRoutes(services, authenticator, sessions));
+    const metricsAllowed = metricsGate(metricsAuth(settings), authenticator, options.env);
     server = await startHttpServer({
       host: options.host,
       port: options.port,
       routes,
-      extra: [{ method: 'GET', path: '/metrics', handle: () => metrics.render() }],
+      extra: [
+        {
+          method: 'GET',
+          path: '/metrics',
+          async handle(headers) {
+            await metricsAllowed(headers);
+            return metrics.render();
+          },
+        },
+      ],
       web: webUi(PROJECT_ROOT, (err) => logger.error({ err: err.message }, 'the web UI could not be built: its pages answer 500')).handle,
       validators,
       authenticator,
@@ -203,6 +217,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger,
       metrics,
       maxBodyBytes: settings.http.maxBodyBytes,
+      clientAddresses: new ClientAddresses(settings.http.trustedProxies),
     });
     const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
     const url = `http://${hostForUrl}:${server.port}`;
