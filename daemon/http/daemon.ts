@@ -50,6 +50,7 @@ import { trustedKeys } from '../auth/license.ts';
 import { verifyAccessToken } from '../oauth/access.ts';
 import { unavailable, type OAuthContext } from '../oauth/context.ts';
 import { challenge } from '../oauth/metadata.ts';
+import { UNUSED_CLIENT_TTL_MS } from '../oauth/clients.ts';
 import { preparer } from '../mcp/call.ts';
 import { routeInvoker } from '../mcp/invoke.ts';
 import { createToolServer, MCP_MAX_SESSIONS, MCP_SESSION_IDLE_MS } from '../mcp/server.ts';
@@ -76,6 +77,8 @@ export interface DaemonOptions {
   now?: () => Date;
   /** Replace the daily rate limit (tests). */
   rateLimiter?: RateLimiter;
+  /** How often retired index files and unused OAuth clients are collected (default a minute; tests). */
+  maintenanceIntervalMs?: number;
   /** Where `{"env": NAME}` secrets of the settings are read (settings.metrics.auth); default process.env. */
   env?: NodeJS.ProcessEnv;
 }
@@ -233,8 +236,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       scheduler.start();
     }
     // Without a scheduler, files retired by `trawl index` runs are still collected. Expired
-    // OAuth codes and tokens, and clients registered but never used, go once an hour (a day
-    // after they could last be used: a late reuse is still recognised as one meanwhile).
+    // OAuth codes and tokens go once an hour (a day after they could last be used: a late
+    // reuse is still recognised as one meanwhile). Clients registered but never used go
+    // every minute, UNUSED_CLIENT_TTL_MS after registration, so a flood of registrations
+    // drains by itself (oauth/clients.ts).
     let lastOAuthPrune = 0;
     const gc = setInterval(() => {
       try {
@@ -243,6 +248,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         logger.warn({ err: (err as Error).message }, 'collecting retired index files failed');
       }
       const t = now().getTime();
+      try {
+        const gone = store.oauth.pruneUnusedClients(new Date(t - UNUSED_CLIENT_TTL_MS).toISOString());
+        if (gone > 0) logger.info({ clients: gone }, 'removed OAuth clients registered but never used');
+      } catch (err) {
+        logger.warn({ err: (err as Error).message }, 'pruning unused OAuth clients failed');
+      }
       if (t - lastOAuthPrune >= 3_600_000) {
         lastOAuthPrune = t;
         try {
@@ -251,7 +262,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           logger.warn({ err: (err as Error).message }, 'pruning expired OAuth codes and tokens failed');
         }
       }
-    }, 60_000);
+    }, options.maintenanceIntervalMs ?? 60_000);
     gc.unref();
 
     const srv = server;
