@@ -53,7 +53,7 @@ import { challenge } from '../oauth/metadata.ts';
 import { UNUSED_CLIENT_TTL_MS } from '../oauth/clients.ts';
 import { preparer } from '../mcp/call.ts';
 import { routeInvoker } from '../mcp/invoke.ts';
-import { createToolServer, MCP_MAX_SESSIONS, MCP_SESSION_IDLE_MS } from '../mcp/server.ts';
+import { createToolServer, MCP_MAX_SESSIONS, MCP_MAX_SESSIONS_PER_USER, MCP_SESSION_IDLE_MS } from '../mcp/server.ts';
 import { McpSessions } from '../mcp/sessions.ts';
 import { searchSchemas } from './schemas/search.ts';
 import { sessionSchemas } from './schemas/session.ts';
@@ -77,6 +77,8 @@ export interface DaemonOptions {
   now?: () => Date;
   /** Replace the daily rate limit (tests). */
   rateLimiter?: RateLimiter;
+  /** Caps of the tool server's sessions (tests; default MCP_MAX_SESSIONS and MCP_MAX_SESSIONS_PER_USER). */
+  mcpSessions?: { max: number; perUser: number };
   /** How often retired index files and unused OAuth clients are collected (default a minute; tests). */
   maintenanceIntervalMs?: number;
   /** Where `{"env": NAME}` secrets of the settings are read (settings.metrics.auth); default process.env. */
@@ -160,7 +162,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       createServer: () => createToolServer(routeInvoker(routes, validators), preparer(logger), VERSION),
       countToolCall: async (identity) => void (await limiter.take(identity)),
       idleMs: MCP_SESSION_IDLE_MS,
-      maxSessions: MCP_MAX_SESSIONS,
+      maxSessions: options.mcpSessions?.max ?? MCP_MAX_SESSIONS,
+      maxPerUser: options.mcpSessions?.perUser ?? MCP_MAX_SESSIONS_PER_USER,
       now: () => now().getTime(),
       log: logger,
     });
