@@ -59,9 +59,10 @@ export function normalizeAddress(text: string): string {
   // The form uWS reports on a dual-stack socket, first: every request of a daemon listening
   // on "::" comes this way (the general path below costs ~1.6 µs, this one ~0.1 µs).
   if (FULL_IPV6.test(t)) {
-    if (!t.startsWith(MAPPED_PREFIX)) return t.toLowerCase();
-    const hi = parseInt(t.slice(30, 34), 16);
-    const lo = parseInt(t.slice(35, 39), 16);
+    const lower = t.toLowerCase();
+    if (!lower.startsWith(MAPPED_PREFIX)) return lower;
+    const hi = parseInt(lower.slice(30, 34), 16);
+    const lo = parseInt(lower.slice(35, 39), 16);
     return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
   }
   if (isIP(t) !== 6) return t;
