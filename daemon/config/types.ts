@@ -118,7 +118,11 @@ export interface Settings {
      * gives it no hunks (`tooLarge`), and search's `whole` content is cut (`contentTruncated`).
      */
     maxSourceBytes: number;
+    /** Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For is believed (http/client-address.ts). */
+    trustedProxies: string[];
   };
+  /** GET /metrics: who may read it (http/metrics-access.ts); undefined: "none" with anonymous access, else "owner". */
+  metrics: { auth?: MetricsAuth };
   rateLimit: { requestsPerDay: number; store: string };
   search: { maxMatches: number; timeoutMs: number; maxConcurrent: number; maxQueued: number };
   maxFileSize: number;
@@ -131,6 +135,9 @@ export interface Settings {
   /** Extract symbols with universal-ctags. */
   symbols: boolean;
 }
+
+/** "none": anyone; "owner": an owner's API key; a SecretRef: that scrape token, or an owner's API key. */
+export type MetricsAuth = 'none' | 'owner' | SecretRef;
 
 export interface LicenseSettings {
   publicKeys: string[];

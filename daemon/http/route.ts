@@ -23,6 +23,8 @@ export interface RouteContext {
   params: Record<string, string>;
   /** Request headers, lower-case names. */
   headers: Record<string, string>;
+  /** The client's network address (client-address.ts: the peer, or what a trusted proxy reports); '' when a tool calls the route in-process. */
+  clientAddress: string;
   reply: Reply;
   /**
    * Aborted when the client goes away, or when the server's shutdown deadline passes (then

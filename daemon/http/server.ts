@@ -9,8 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { diskFullError, ServiceError } from '../errors.ts';
-import { readCredentials, type Authenticator, type RateLimiter } from './auth.ts';
+import { API_KEY_HEADERS, credentialSent, readCredentials, type Authenticator, type RateLimiter } from './auth.ts';
 import { parseJsonBody, parseQuery, readBody } from './body.ts';
+import { ClientAddresses } from './client-address.ts';
 import type { HttpLogger } from './logging.ts';
 import type { Metrics } from './metrics.ts';
 import { Reply } from './respond.ts';
@@ -23,8 +24,8 @@ export interface HttpServerOptions {
   /** 0: any free port. */
   port: number;
   routes: Route[];
-  /** Routes outside /api served as they are (GET /metrics). */
-  extra?: Array<{ method: 'GET'; path: string; handle(): Promise<{ contentType: string; body: string }> }>;
+  /** Routes outside /api served as they are (GET /metrics); `handle` checks its own access (401/403 thrown as ServiceError). */
+  extra?: Array<{ method: 'GET'; path: string; handle(headers: Readonly<Record<string, string>>): Promise<{ contentType: string; body: string }> }>;
   /**
    * The web UI (daemon/web/): GET and HEAD of a path outside /api/ that no route claims.
    * Answers with a page or asset, or undefined for a 404.
@@ -36,6 +37,8 @@ export interface HttpServerOptions {
   logger: HttpLogger;
   metrics?: Metrics;
   maxBodyBytes: number;
+  /** Tells the client's address from the peer's (trusted proxies); default: the peer is the client. */
+  clientAddresses?: ClientAddresses;
   /** The WWW-Authenticate value of a 401 at `path` (RFC 9110 section 11.6.1: every 401 carries one). */
   challenge?: (path: string, credentialSent: boolean) => string;
 }
@@ -71,7 +74,7 @@ const CORS_HEADERS: Array<[string, string]> = [
   ['Access-Control-Allow-Origin', '*'],
   ['Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After'],
 ];
-const CORS_REQUEST_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, X-Service-Api-Key, X-Request-Id';
+const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID', ...API_KEY_HEADERS, 'X-Request-Id'].join(', ');
 
 interface CompiledRoute {
   route: Route;
@@ -96,6 +99,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
   });
   const inFlight = new Set<InFlight>();
   let draining = false;
+  const addresses = options.clientAddresses ?? new ClientAddresses([]);
 
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     // HttpRequest is only valid in this tick: copy what is needed now.
@@ -107,6 +111,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     req.forEach((k, v) => {
       headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
     });
+    const clientAddress = addresses.of(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for']);
     const reply = new Reply(res);
     reply.closeAfter = draining;
     const controller = new AbortController();
@@ -137,7 +142,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       const extra = lookup === 'GET' ? options.extra?.find((e) => e.path === url) : undefined;
       if (extra) {
         routeLabel = url;
-        const out = await extra.handle();
+        const out = await extra.handle(headers);
         reply.send(200, out.body, [['Content-Type', out.contentType]]);
         return;
       }
@@ -176,6 +181,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         rawQuery,
         params: found.params,
         headers,
+        clientAddress,
         reply,
         signal: controller.signal,
         log,
@@ -215,7 +221,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         const out: Array<[string, string]> = [...e.headers];
         if (e.errorCode === 'SERVICE_UNAVAILABLE' && !out.some(([k]) => k.toLowerCase() === 'retry-after')) out.push(['Retry-After', '1']);
         if (e.statusCode === 401 && options.challenge) {
-          out.push(['WWW-Authenticate', options.challenge(url, headers['authorization'] !== undefined || headers['x-service-api-key'] !== undefined)]);
+          out.push(['WWW-Authenticate', options.challenge(url, credentialSent(headers))]);
         }
         // After a 413 the rest of the body is still on the wire: close the connection.
         if (reply.started && !reply.finished) reply.end();

@@ -13,7 +13,7 @@ import { plural, type Rendered } from './render-search.ts';
 export function renderCommits(commits: CommitSummary[], total: number, args: PageArgs & { repo: string; ref?: string }): Rendered {
   const title = `of ${args.repo}${args.ref === undefined ? '' : ` at ${args.ref}`}`;
   return renderPage({ tool: 'list_commits', key: 'commits', noun: 'commits', items: commits, total, title }, args, (c) => {
-    const refs = c.refs.length > 0 ? `  (${c.refs.join(', ')})` : '';
+    const refs = c.refs !== '' ? `  (${c.refs})` : '';
     const lines = [`${c.hash} ${c.date} ${c.authorName} <${c.authorEmail}>${refs}`, `    ${clip(c.message, 300)}`];
     // The body on one line and cut: enough to tell what a commit is about.
     const body = c.body.replace(/\s+/g, ' ').trim();

@@ -54,6 +54,8 @@ export interface GitSource {
   branch: string;
   /** The default branch's commit. */
   commit: string;
+  /** When that commit was made (its committer time, ISO 8601): the push time of a repository read from plain git. Undefined for a time Date cannot hold (a damaged commit). */
+  committedAt?: string;
   /** refs[0] is the default branch; then branches, then tags, each sorted by name. */
   refs: GitRef[];
   /**
@@ -101,6 +103,7 @@ export async function openGitSource(dir: string, selection: RevisionSelection = 
     throw new Error(`not a git repository: ${dir} (${errorText(err)})`, { cause: err });
   }
   const refs = await selectRefs(repo, absDir, dir, selection);
+  const tipTime = new Date((await NodeGit.Commit.lookup(repo, refs[0]!.commit)).time() * 1000);
 
   const remoteUrl = await originUrl(repo);
   const fromRemote = remoteUrl === undefined ? undefined : repoNameFromRemote(remoteUrl);
@@ -137,6 +140,7 @@ export async function openGitSource(dir: string, selection: RevisionSelection = 
     },
   };
   if (remoteUrl !== undefined) source.remoteUrl = remoteUrl;
+  if (!Number.isNaN(tipTime.getTime())) source.committedAt = tipTime.toISOString();
   return source;
 }
 

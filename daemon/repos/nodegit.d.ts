@@ -31,6 +31,10 @@ declare module 'nodegit' {
 
     class Reference {
       static lookup(repo: Repository, name: string): Promise<Reference>;
+      /** Every reference's full name, symbolic ones included (git_reference_list). */
+      static list(repo: Repository): Promise<string[]>;
+      /** The id a reference name resolves to, through symbolic references. */
+      static nameToId(repo: Repository, name: string): Promise<Oid>;
       static TYPE: { INVALID: 0; DIRECT: 1; SYMBOLIC: 2; ALL: 3 };
       shorthand(): string;
       name(): string;
@@ -101,6 +105,8 @@ declare module 'nodegit' {
       /** The full message, as stored (usually ends with a newline). */
       message(): string;
       author(): Signature;
+      /** git_commit_time: the committer's time, seconds since the epoch. */
+      time(): number;
       parentcount(): number;
       parentId(n: number): Oid;
     }

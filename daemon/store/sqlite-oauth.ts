@@ -5,7 +5,10 @@
 //   oauth_clients  id TEXT PRIMARY KEY (the client_id, "oac_" + 24 hex), secret_hash (keyed
 //                  hash of the client secret, NULL for a public client), name,
 //                  redirect_uris (JSON array), metadata (JSON object: the registration
-//                  answer), created_at.
+//                  answer), created_at, registered_from (migration 7: a keyed hash of the
+//                  registering address's key, for the per-address limit; NULL for clients
+//                  registered before it). Indexed by (registered_from, created_at) and
+//                  created_at.
 //   oauth_grants   id TEXT PRIMARY KEY ("ogr_" + 24 hex), client_id -> oauth_clients(id)
 //                  ON DELETE CASCADE, user_id -> users(id) ON DELETE CASCADE, scope,
 //                  resource, created_at, revoked_at. One row per consent that was
@@ -26,13 +29,27 @@
 // racing requests, in one process or two, exactly one finds the row unused.
 
 import type BetterSqlite3 from 'better-sqlite3';
-import type { NewOAuthToken, OAuthClientRecord, OAuthCodeRecord, OAuthGrantRecord, OAuthStore, OAuthTokenRecord } from './store.ts';
+import type {
+  NewOAuthClient,
+  NewOAuthToken,
+  OAuthClientRecord,
+  OAuthCodeRecord,
+  OAuthGrantRecord,
+  OAuthStore,
+  OAuthTokenRecord,
+  RegistrationLimits,
+  RegistrationOutcome,
+} from './store.ts';
 import { fromRow, newId, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
 
 export class SqliteOAuth implements OAuthStore {
   readonly #insertClient: BetterSqlite3.Statement;
   readonly #clientById: BetterSqlite3.Statement;
   readonly #countClients: BetterSqlite3.Statement;
+  readonly #registeredFrom: BetterSqlite3.Statement;
+  readonly #countUnused: BetterSqlite3.Statement;
+  readonly #pruneUnused: BetterSqlite3.Statement;
+  readonly #registerTx: BetterSqlite3.Transaction<(client: NewOAuthClient, now: string, limits: RegistrationLimits) => RegistrationOutcome>;
   readonly #insertCode: BetterSqlite3.Statement;
   readonly #codeByHash: BetterSqlite3.Statement;
   readonly #useCode: BetterSqlite3.Statement;
@@ -51,9 +68,15 @@ export class SqliteOAuth implements OAuthStore {
 
   constructor(db: BetterSqlite3.Database) {
     this.#insertClient = db.prepare(
-      `INSERT INTO oauth_clients (id, secret_hash, name, redirect_uris, metadata, created_at)
-       VALUES (@id, @secretHash, @name, @redirectUris, @metadata, @now) RETURNING *`,
+      `INSERT INTO oauth_clients (id, secret_hash, name, redirect_uris, metadata, created_at, registered_from)
+       VALUES (@id, @secretHash, @name, @redirectUris, @metadata, @now, @from) RETURNING *`,
     );
+    this.#registeredFrom = db.prepare('SELECT count(*) AS n, min(created_at) AS oldest FROM oauth_clients WHERE registered_from = @from AND created_at > @since');
+    // Never used: no grant and no code (a code is made at consent, so a client mid-consent has one).
+    const unused = `NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.id)
+         AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.client_id = oauth_clients.id)`;
+    this.#countUnused = db.prepare(`SELECT count(*) FROM oauth_clients WHERE ${unused}`).pluck();
+    this.#pruneUnused = db.prepare(`DELETE FROM oauth_clients WHERE created_at < @before AND ${unused}`);
     this.#clientById = db.prepare('SELECT * FROM oauth_clients WHERE id = ?');
     this.#countClients = db.prepare('SELECT count(*) FROM oauth_clients').pluck();
     this.#insertCode = db.prepare(
@@ -115,9 +138,27 @@ export class SqliteOAuth implements OAuthStore {
       return true;
     });
     this.#pruneTx = db.transaction((before) => this.#prune.reduce((n, s) => n + s.run({ before }).changes, 0));
+    this.#registerTx = db.transaction((client, now, limits) => {
+      const mine = this.#registeredFrom.get({ from: limits.from, since: limits.since }) as { n: number; oldest: string | null };
+      if (mine.n >= limits.perAddress) return { refused: 'address', oldest: mine.oldest! };
+      if ((this.#countUnused.get() as number) >= limits.maxUnused) return { refused: 'unused' };
+      return { client: this.#insert(client, now, limits.from) };
+    });
   }
 
-  createClient(client: { secretHash?: string; name: string; redirectUris: string[]; metadata: Record<string, unknown> }, now: string): OAuthClientRecord {
+  createClient(client: NewOAuthClient, now: string): OAuthClientRecord {
+    return this.#insert(client, now, null);
+  }
+
+  registerClient(client: NewOAuthClient, now: string, limits: RegistrationLimits): RegistrationOutcome {
+    return this.#registerTx.immediate(client, now, limits);
+  }
+
+  pruneUnusedClients(before: string): number {
+    return this.#pruneUnused.run({ before }).changes;
+  }
+
+  #insert(client: NewOAuthClient, now: string, from: string | null): OAuthClientRecord {
     return clientFromRow(
       writeReturning(this.#insertClient, {
         id: newId('oac'),
@@ -126,6 +167,7 @@ export class SqliteOAuth implements OAuthStore {
         redirectUris: JSON.stringify(client.redirectUris),
         metadata: JSON.stringify(client.metadata),
         now,
+        from,
       }) as Row,
     );
   }

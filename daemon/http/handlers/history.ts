@@ -78,14 +78,14 @@ export function historyRoutes(s: Services): Route[] {
       path: '/api/commits',
       operationId: 'listCommits',
       summary: 'Commits reachable from a ref, newest first',
-      description: 'Filters: `query` (message), `author` (name or email), `since`/`until` (author date, inclusive), `path` (commits that changed it). History walks stop after 100,000 commits.',
+      description: 'Filters: `query` (message), `author` (name or email), `since`/`until` (author date, inclusive: ISO 8601, or `N <unit>s ago`, `yesterday`, `last week|month|year`; a date alone is the start of that day), `path` (commits that changed it). `refs` is git\'s `%D` decoration. History walks stop after 100,000 commits.',
       query: 'CommitsQuery',
       response: { status: 200, schema: 'CommitsResponse', description: 'One page of commits.', headers: PAGE_HEADERS },
       errors: [...HISTORY_ERRORS],
       async handle(ctx) {
         const q = ctx.query as Q & { page: number; perPage: number };
         const { repo, dir } = repoOf(String(q.repo), ctx);
-        const opts: Parameters<typeof commits>[1] = { ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name, page: q.page, perPage: q.perPage };
+        const opts: Parameters<typeof commits>[1] = { ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name, page: q.page, perPage: q.perPage, now: s.now().getTime() };
         for (const k of ['query', 'author', 'since', 'until', 'path'] as const) if (q[k] !== undefined) opts[k] = String(q[k]);
         const page = await commits(dir, opts);
         return { body: page.items, headers: pageHeaders(s.baseUrl, '/api/commits', q, q.page, q.perPage, page.total) };
