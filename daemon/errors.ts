@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   SCOPED_ACCESS_TOKEN_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TOO_LARGE: 413,
+  FILE_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   API_RATE_LIMIT_EXCEEDED: 429,
   UNEXPECTED_ERROR: 500,
@@ -44,4 +45,29 @@ export class ServiceError extends Error {
   toJSON(): { statusCode: number; errorCode: ErrorCode; message: string } {
     return { statusCode: this.statusCode, errorCode: this.errorCode, message: this.message };
   }
+}
+
+// A full disk (or a user's quota) is the one operational fault every writer shares: the
+// store (SQLite says SQLITE_FULL; opening a database that no process has open fails with
+// SQLITE_IOERR_SHMSIZE, its shared-memory file cannot get its pages), index files and
+// mirrors (the system says ENOSPC or EDQUOT; libgit2 only puts the system's text in its
+// message). Recognised here once, so that the HTTP server answers 503 and the CLI one clear
+// line, whichever writer hit it.
+const DISK_FULL_CODES = new Set(['SQLITE_FULL', 'SQLITE_IOERR_SHMSIZE', 'ENOSPC', 'EDQUOT']);
+const DISK_FULL_TEXT = /\b(?:ENOSPC|EDQUOT|SQLITE_FULL)\b|no space left on device|disk quota exceeded|database or disk is full/i;
+
+/** Whether `err` (or an error it wraps, through `cause`) says the disk is full. */
+export function isDiskFull(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && DISK_FULL_CODES.has(code)) return true;
+    if (DISK_FULL_TEXT.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** The 503 a write that failed for a full disk answers with; undefined for any other error. */
+export function diskFullError(err: unknown): ServiceError | undefined {
+  if (!isDiskFull(err)) return undefined;
+  return new ServiceError('SERVICE_UNAVAILABLE', 'the disk of the data directory is full: free some space and retry');
 }

@@ -223,6 +223,20 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
     }),
   },
   {
+    name: 'metrics access and trusted proxies',
+    doc: { settings: { metrics: { auth: { env: 'TRAWL_METRICS_TOKEN' } }, http: { trustedProxies: ['10.0.0.5', '10.1.0.0/16', '::1', 'fd00::/8'] } } },
+    expected: {
+      ...defaultConfig(),
+      path: FILE,
+      settings: { ...defaultConfig().settings, metrics: { auth: { env: 'TRAWL_METRICS_TOKEN' } }, http: { ...defaultConfig().settings.http, trustedProxies: ['10.0.0.5', '10.1.0.0/16', '::1', 'fd00::/8'] } },
+    },
+  },
+  {
+    name: 'metrics open to anyone, or to owners',
+    doc: { settings: { metrics: { auth: 'owner' } } },
+    expected: { ...defaultConfig(), path: FILE, settings: { ...defaultConfig().settings, metrics: { auth: 'owner' } } },
+  },
+  {
     name: 'a byte-order mark is ignored',
     doc: '\uFEFF{"settings": {"maxFileSize": 1024}}',
     expected: { ...defaultConfig(), path: FILE, settings: { ...defaultConfig().settings, maxFileSize: 1024 } },
@@ -256,6 +270,29 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
   { name: 'syntax error: unterminated', doc: '{"settings": {', fragments: ['line 1, column 15: invalid JSON: expected a property name in double quotes, found the end of the file'] },
   { name: 'empty file', doc: '', fragments: ['line 1, column 1: invalid JSON: the file is empty'] },
   { name: 'not an object', doc: '[]', fragments: ['trawl.json: /: must be an object, not a list'] },
+  {
+    name: 'metrics.auth: neither a choice nor a secret',
+    doc: { settings: { metrics: { auth: 'public' } } },
+    fragments: ['trawl.json: /settings/metrics/auth: must be "none", "owner" or {"env": "NAME"}, not "public"'],
+    lines: 1,
+  },
+  {
+    name: 'metrics.auth: a token written in the file',
+    doc: { settings: { metrics: { auth: { token: 'hunter2hunter2hunter2' } } } },
+    fragments: ['trawl.json: /settings/metrics/auth: must be "none", "owner" or {"env": "NAME"}, not an object'],
+    lines: 1,
+  },
+  {
+    name: 'trusted proxies that are not addresses or ranges',
+    doc: { settings: { http: { trustedProxies: ['10.0.0.5', 'proxy.local', '10.0.0.0/33', '1:2:3::4::5', '::1/129'] } } },
+    fragments: [
+      'trawl.json: /settings/http/trustedProxies/1: "proxy.local" is not an IP address or CIDR range (e.g. "10.0.0.5", "10.0.0.0/8", "fd00::/8")',
+      'trawl.json: /settings/http/trustedProxies/2: "10.0.0.0/33" is not an IP address or CIDR range',
+      'trawl.json: /settings/http/trustedProxies/3: "1:2:3::4::5" is not an IP address or CIDR range',
+      'trawl.json: /settings/http/trustedProxies/4: "::1/129" is not an IP address or CIDR range',
+    ],
+    lines: 4,
+  },
   {
     name: 'unknown top-level key',
     doc: { setting: {} },
@@ -507,7 +544,8 @@ test('defaultConfig has the OPERATOR.md defaults and is a fresh object each time
   assert.equal(config.path, undefined);
   assert.deepEqual(config.settings, {
     anonymousAccess: false,
-    http: { maxBodyBytes: 1048576, shutdownTimeoutMs: 10000, keepAliveMs: 15000 },
+    http: { maxBodyBytes: 1048576, shutdownTimeoutMs: 10000, keepAliveMs: 15000, maxSourceBytes: 10485760, trustedProxies: [] },
+    metrics: {},
     rateLimit: { requestsPerDay: 10000, store: 'embedded' },
     search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxQueued: 100 },
     maxFileSize: 2097152,

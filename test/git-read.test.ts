@@ -195,17 +195,50 @@ test('folderContents and tree', async () => {
 test('commitInfo: message split, author, parents, refs (annotated tags peeled)', async () => {
   const first = await commitInfo(work, { ...opts, ref: c1 });
   assert.deepEqual(first, {
-    hash: c1, date: '2024-01-01T10:00:00.000Z', message: 'Initial commit', refs: [],
+    hash: c1, date: '2024-01-01T10:00:00.000Z', message: 'Initial commit', refs: '',
     body: 'Sets up the project.\nSecond body line.', authorName: 'Alice', authorEmail: 'alice@example.com', parents: [],
   });
-  assert.deepEqual((await commitInfo(bare, { ...opts, ref: 'v1.0' })).refs, ['v1.0']);
-  assert.deepEqual((await commitInfo(work, { ...opts, ref: 'light' })).refs, ['light']);
-  assert.deepEqual((await commitInfo(work, { ...opts, ref: c6 })).refs, ['feature']);
+  assert.equal((await commitInfo(bare, { ...opts, ref: 'v1.0' })).refs, 'tag: v1.0');
+  assert.equal((await commitInfo(work, { ...opts, ref: 'light' })).refs, 'tag: light');
+  assert.equal((await commitInfo(work, { ...opts, ref: c6 })).refs, 'feature');
   const head = await commitInfo(work, opts);
   assert.equal(head.hash, merge);
-  assert.deepEqual(head.refs, ['main']);
+  assert.equal(head.refs, 'HEAD -> main');
   assert.deepEqual(head.parents, [c5, c6]);
   assert.equal(head.body, '');
+});
+
+test('refs is git log\'s %D decoration, commit by commit: HEAD, tags, remote-tracking branches, branches, the stash', async () => {
+  // A clone has remote-tracking branches and a symbolic origin/HEAD; notes and a custom
+  // namespace are refs git does not decorate; several tags and branches share commits.
+  const clone = join(root, 'decorated');
+  git(root, 'clone', '-q', work, clone);
+  git(clone, 'branch', 'zeta', c4);
+  git(clone, 'branch', 'alpha', c4);
+  git(clone, 'tag', 'v0.9', c4);
+  git(clone, 'tag', '-a', '-m', 'annotated', 'v0.1', c1);
+  git(clone, 'update-ref', 'refs/notes/commits', c2);
+  git(clone, 'update-ref', 'refs/custom/thing', c3);
+  git(clone, 'update-ref', 'refs/stash', c5);
+  const oracle = (dir: string): Map<string, string> =>
+    new Map(git(dir, 'log', '--all', '--format=%H %D').split('\n').filter(Boolean).map((l) => [l.slice(0, 40), l.slice(41)]));
+  const check = async (dir: string, what: string): Promise<void> => {
+    const want = oracle(dir);
+    assert.ok(want.size >= 7, `${what}: the oracle lists every commit`);
+    for (const [hash, refs] of want) assert.equal((await commitInfo(dir, { ...opts, ref: hash })).refs, refs, `${what}: ${hash}`);
+  };
+  await check(work, 'work tree');
+  await check(bare, 'bare clone');
+  await check(clone, 'clone with remote-tracking branches');
+  assert.equal((await commitInfo(clone, { ...opts, ref: c4 })).refs, 'tag: v1.0, tag: v0.9, zeta, alpha');
+  git(clone, 'checkout', '-q', '--detach', c4);
+  await closeAllRepositories(); // the cached handle must not keep the old HEAD
+  await check(clone, 'detached HEAD');
+  assert.equal((await commitInfo(clone, { ...opts, ref: c4 })).refs, 'HEAD, tag: v1.0, tag: v0.9, zeta, alpha');
+  git(clone, 'checkout', '-q', '--detach', c3);
+  await closeAllRepositories();
+  await check(clone, 'detached HEAD where no ref shown points');
+  assert.equal((await commitInfo(clone, { ...opts, ref: c3 })).refs, 'HEAD');
 });
 
 const log = (...args: string[]): string[] => git(work, 'log', '--date-order', '--format=%H', ...args).split('\n').filter(Boolean);
@@ -215,7 +248,7 @@ test('commits: order, filters and paging agree with git log', async () => {
     const all = await commits(dir, { ...opts, page: 1, perPage: 100 });
     assert.deepEqual(all.items.map((c) => c.hash), log('main'));
     assert.equal(all.total, 7);
-    assert.deepEqual(all.items.find((c) => c.hash === c4)!.refs, ['v1.0']);
+    assert.equal(all.items.find((c) => c.hash === c4)!.refs, 'tag: v1.0');
   }
   const page = (n: number) => commits(work, { ...opts, page: n, perPage: 3 });
   const all = log('main');
@@ -230,12 +263,22 @@ test('commits: order, filters and paging agree with git log', async () => {
   assert.deepEqual(await hashes({ author: 'bob@' }), [c5, c2]);
   assert.deepEqual(await hashes({ query: 'needle' }), [c5]);
   assert.deepEqual(await hashes({ query: 'second body' }), [c1]);
-  assert.deepEqual(await hashes({ since: '2024-03-01', until: '2024-04-01' }), [c4, c6, c3]);
+  // A date alone is the start of its day, for until too (as in Sourcebot): c4, at 10:00 on April 1, is after it.
+  assert.deepEqual(await hashes({ since: '2024-03-01', until: '2024-04-01' }), [c6, c3]);
+  assert.deepEqual(await hashes({ since: '2024-03-01', until: '2024-04-01T10:00:00Z' }), [c4, c6, c3]);
   assert.deepEqual(await hashes({ since: '2024-03-01T10:00:01Z' }), log('main', '--since=2024-03-01T10:00:01Z'));
   assert.deepEqual(await hashes({ until: '2024-02-01T11:00:00+01:00' }), [c2, c1]);
   assert.deepEqual(await hashes({ ref: 'feature', author: 'carol' }), [c6]);
   assert.deepEqual(await hashes({ query: 'no such words' }), []);
-  for (const bad of [{ since: 'yesterday' }, { until: '2024-02-30' }, { since: '2024-13-01' }, { until: '2024-01-01T25:00Z' }]) {
+  // Relative bounds count back from the request's clock.
+  const at = Date.parse('2024-04-02T10:00:00Z');
+  const relative = async (f: Record<string, string>) => (await commits(work, { ...opts, page: 1, perPage: 50, now: at, ...f })).items.map((c) => c.hash);
+  assert.deepEqual(await relative({ until: 'yesterday' }), [c4, c6, c3, c2, c1], 'yesterday at this time: c4 exactly, inclusive');
+  assert.deepEqual(await relative({ since: '1 day ago' }), [merge, c5, c4]);
+  assert.deepEqual(await relative({ since: 'last month', until: '2 days ago' }), [c6], 'March 2 10:00 to March 31 10:00');
+  assert.deepEqual(await relative({ since: '5 weeks ago', until: '2 days ago' }), [c6, c3], 'February 27 10:00 on');
+  assert.deepEqual(await relative({ since: '3 Months Ago' }), [merge, c5, c4, c6, c3, c2]);
+  for (const bad of [{ since: 'tomorrow' }, { since: '2 fortnights ago' }, { until: '3 days' }, { until: 'last decade' }, { until: '2024-02-30' }, { since: '2024-13-01' }, { until: '2024-01-01T25:00Z' }]) {
     await rejects(commits(work, { ...opts, page: 1, perPage: 10, ...bad }), 'INVALID_QUERY_PARAMS', /ISO 8601/);
   }
   await rejects(commits(work, { ...opts, page: 0, perPage: 10 }), 'INVALID_QUERY_PARAMS', /page/);

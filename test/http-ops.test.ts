@@ -7,7 +7,6 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { parseConfig } from '../daemon/config/load.ts';
@@ -15,6 +14,7 @@ import { startDaemon, type Daemon } from '../daemon/http/daemon.ts';
 import type { HttpLogger } from '../daemon/http/logging.ts';
 import { indexLocal } from '../daemon/repos/local-repos.ts';
 import { tempDir } from './helpers/corpus.ts';
+import { metric, until, writeHaystack } from './helpers/haystack.ts';
 
 const FILES = 1200;
 const LINES = 100;
@@ -78,31 +78,11 @@ async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise
   }
 }
 
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
-  return line ? Number(line.split(' ').pop()) : 0;
-}
-
-async function until(what: string, check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 test('streaming back-pressure, cancellation, queueing, time budget and shutdown', async (t) => {
   const dir = tempDir('http-ops');
   const corpus = join(dir.path, 'haystack');
   const dataDir = join(dir.path, 'data');
-  for (let f = 0; f < FILES; f++) {
-    const sub = join(corpus, `d${f % 20}`);
-    mkdirSync(sub, { recursive: true });
-    let text = '';
-    for (let l = 0; l < LINES; l++) text += `needle_${f}_${l} ${'x'.repeat(80)}\n`;
-    writeFileSync(join(sub, `f${f}.txt`), text);
-  }
+  writeHaystack(corpus, FILES, LINES);
   await indexLocal(corpus, { dataDir, symbols: false });
   const daemons: Daemon[] = [];
   const start = async (settings: Record<string, unknown>, logger: HttpLogger) => {

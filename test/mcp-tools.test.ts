@@ -492,7 +492,7 @@ test('find_symbol_definitions and find_symbol_references: REST bodies and text',
 
 test('list_commits: query parameters, page text and hint', async () => {
   const commits = Array.from({ length: 20 }, (_, i) => ({
-    hash: sha(i + 1), date: '2024-05-01T10:00:00.000Z', message: `Change ${i}`, refs: i === 0 ? ['main', 'v2'] : [], body: i === 0 ? 'Why:\n\nbecause.' : '',
+    hash: sha(i + 1), date: '2024-05-01T10:00:00.000Z', message: `Change ${i}`, refs: i === 0 ? 'HEAD -> main, tag: v2' : '', body: i === 0 ? 'Why:\n\nbecause.' : '',
     authorName: 'Bea Author', authorEmail: 'bea@example.com',
   }));
   const h = await harness({ 'GET /api/commits': () => json(commits, [['x-total-count', '45']]) });
@@ -501,7 +501,7 @@ test('list_commits: query parameters, page text and hint', async () => {
     assert.deepEqual(h.calls[0]!.input, { repo: 'r', ref: 'main', path: 'src', author: 'bea', query: 'change', since: '2024-01-01', until: '2024-12-31', page: 2, perPage: 20 });
     const lines = r.text.split('\n');
     assert.equal(lines[0], 'Commits of r at main: 21–40 of 45 (page 2 of 3):');
-    assert.equal(lines[1], `${sha(1)} 2024-05-01T10:00:00.000Z Bea Author <bea@example.com>  (main, v2)`);
+    assert.equal(lines[1], `${sha(1)} 2024-05-01T10:00:00.000Z Bea Author <bea@example.com>  (HEAD -> main, tag: v2)`);
     assert.equal(lines[2], '    Change 0');
     assert.equal(lines[3], '    Why: because.');
     assert.equal(lines[4], `${sha(2)} 2024-05-01T10:00:00.000Z Bea Author <bea@example.com>`);

@@ -16,7 +16,7 @@ import { MCP_RATE_LIMIT_EXCEEDED } from '../daemon/mcp/call.ts';
 import { TOOL_NAMES } from '../daemon/mcp/tools.ts';
 import { clipBlame } from '../daemon/mcp/render-history.ts';
 import { listTree } from '../daemon/mcp/tree.ts';
-import { globToRegExp } from '../daemon/mcp/glob.ts';
+import { compileGlob } from '../daemon/mcp/glob.ts';
 import { openStore } from '../daemon/store/open.ts';
 import { call, startTestDaemon, type TestDaemon } from './helpers/daemon.ts';
 
@@ -114,7 +114,7 @@ test('the tool server over HTTP: every tool agrees with the REST API; scoped tok
         assert.equal(expectedTree.kind, 'directory');
         if (expectedTree.kind === 'directory') assert.deepEqual(tree.structuredContent.entries, expectedTree.entries);
         const glob = await callTool('glob', { repo, pattern: 'src/**/*.c' });
-        const matching = filesRest.filter((f) => globToRegExp('src/**/*.c').test(f.path));
+        const matching = filesRest.filter((f) => compileGlob('src/**/*.c').test(f.path));
         assert.deepEqual(glob.structuredContent, { files: matching, total: matching.length });
         assert.ok(matching.length >= 2);
 

@@ -93,7 +93,11 @@ function expectPage(p: Page, status: number, pattern?: RegExp): void {
 test('OAuth endpoints: gate, discovery, registration, authorization, tokens, revocation', async (t) => {
   let clock = new Date(T0);
   const at = (ms: number) => void (clock = new Date(T0 + ms));
-  const d = await startTestDaemon({ settings: { anonymousAccess: false }, config: { license: { publicKeys: [PUBLIC_PEM] } }, daemon: { now: () => clock } });
+  // The test's own address is a trusted proxy, so that each registration can come from
+  // an address of its own (X-Forwarded-For): this test is about the endpoint; the
+  // per-address limit is test/faults/oauth-registration.test.ts's.
+  const d = await startTestDaemon({ settings: { anonymousAccess: false, http: { trustedProxies: ['127.0.0.1'] } }, config: { license: { publicKeys: [PUBLIC_PEM] } }, daemon: { now: () => clock } });
+  let registrations = 0;
   /** Every credential issued, for the search of the database at the end. */
   const issued: string[] = [];
   try {
@@ -132,7 +136,11 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       call(`${d.url}${path}`, { headers: via === 'bearer' ? { authorization: `Bearer ${token}` } : { 'x-service-api-key': token } });
     const search = (token: string) => call(`${d.url}/api/search`, { headers: { authorization: `Bearer ${token}` }, json: { query: 'widget_count', matches: 10 } });
 
-    const register = (body: unknown) => call(`${d.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const register = (body: unknown) => {
+      const n = ++registrations;
+      const from = `10.1.${n >> 8}.${n & 255}`;
+      return call(`${d.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': from }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    };
     const newClient = async (meta: Record<string, unknown> = {}): Promise<Client> => {
       const r = await register({ client_name: 'Test agent', redirect_uris: [CB], token_endpoint_auth_method: 'none', ...meta });
       assert.equal(r.status, 201, r.text);

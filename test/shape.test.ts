@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildChunks, locateRanges, nameRanges } from '../daemon/search/shape.ts';
+import { buildChunks, locateRanges, nameRanges, wholeContent } from '../daemon/search/shape.ts';
 
 const loc = (byteOffset: number, lineNumber: number, column: number) => ({ byteOffset, lineNumber, column });
 
@@ -53,3 +53,16 @@ for (const row of TABLE) {
     }
   });
 }
+
+test('whole content over the cap is cut before the character that crosses it', () => {
+  const text = 'ab😀cd'; // "😀" is bytes 2..5
+  for (let max = 0; max <= 8; max++) {
+    const { content, truncated } = wholeContent(Buffer.from(text), max);
+    const want = max >= 8 ? text : max >= 6 ? text.slice(0, 4 + (max - 6)) : text.slice(0, Math.min(max, 2));
+    assert.equal(content, want, `max ${max}`);
+    assert.equal(truncated, max < 8, `max ${max}`);
+  }
+  // Not UTF-8 (a run of continuation bytes): the cut backs up three bytes at most.
+  const junk = Buffer.from([0x61, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80]);
+  assert.deepEqual(wholeContent(junk, 6), { content: junk.toString('utf8', 0, 3), truncated: true });
+});

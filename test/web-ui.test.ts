@@ -261,6 +261,16 @@ describe('web UI with anonymous access', () => {
       assert.equal(await keysCommand(['revoke', id, '--data-dir', d.dataDir], quietIo), 0);
       // The search goes out with the stale session and its CSRF token and is refused; the
       // session check drops both cookies and the search is repeated anonymously.
+      // The page sends the session check first and the search right after; on a slow
+      // machine the check's answer (which drops the cookies) could reach the browser before
+      // the search left, and the search would then go out anonymous at once ([200]), a
+      // different case. The check is held until the search has left, so this test always
+      // exercises the stale-session path it is about.
+      const searchLeft = new Promise<void>((resolve) => page.on('request', (r) => { if (r.url().endsWith('/api/stream_search')) resolve(); }));
+      await page.route('**/api/session', async (route) => {
+        if (route.request().method() === 'GET') await searchLeft;
+        await route.continue();
+      });
       const answers: number[] = [];
       page.on('response', (r) => { if (r.url().endsWith('/api/stream_search')) answers.push(r.status()); });
       await page.goto(`${d.url}/?q=widget_count`);

@@ -23,6 +23,11 @@ export interface StoreAuthenticatorOptions {
   oauth?: (token: string) => { userId: string; grantId: string };
   /** Signs and checks browser session tokens; without it a session cookie is refused (401). */
   sessions?: BrowserSessions;
+  /**
+   * Told when recording activity (lastUsedAt, lastActivityAt) fails, at most once per
+   * TOUCH_EVERY_MS; the request goes on (a full disk must not stop reads).
+   */
+  onTouchError?: (err: Error) => void;
 }
 
 /** A key's lastUsedAt and its user's lastActivityAt are written at most this often. */
@@ -32,6 +37,7 @@ const anonymous: Identity = { kind: 'anonymous', canSee: (repo) => repo.visibili
 
 export class StoreAuthenticator implements Authenticator {
   private readonly touched = new Map<string, number>();
+  private touchErrorAt = -Infinity;
 
   constructor(private readonly options: StoreAuthenticatorOptions) {}
 
@@ -118,14 +124,24 @@ export class StoreAuthenticator implements Authenticator {
     return () => true;
   }
 
-  /** Activity is recorded cheaply: one write per key per minute at most. */
+  /**
+   * Activity is recorded cheaply: one write per key per minute at most. It is a record,
+   * not a check: when the write fails (a full disk, a locked database) the request still
+   * goes on, and the key is not tried again before the minute is over.
+   */
   private touch(keyId: string, userId: string): void {
     const now = (this.options.now?.() ?? new Date()).getTime();
     if (now - (this.touched.get(keyId) ?? -Infinity) < TOUCH_EVERY_MS) return;
     this.touched.set(keyId, now);
     const at = new Date(now).toISOString();
-    this.options.store.touchApiKey(keyId, at);
-    this.options.store.updateUser(userId, { lastActivityAt: at }, at);
+    try {
+      this.options.store.touchApiKey(keyId, at);
+      this.options.store.updateUser(userId, { lastActivityAt: at }, at);
+    } catch (err) {
+      if (now - this.touchErrorAt < TOUCH_EVERY_MS) return;
+      this.touchErrorAt = now;
+      this.options.onTouchError?.(err as Error);
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 // The `trawl` command line: dispatches to one file per command, and renders every
 // error as one line on stderr (a stack trace only with --verbose).
 
-import { ServiceError } from '../errors.ts';
+import { diskFullError, ServiceError } from '../errors.ts';
 import { ConfigError } from '../config/load.ts';
 import { indexCommand } from './index-command.ts';
 import { reposCommand } from './repos-command.ts';
@@ -52,7 +52,9 @@ try {
   const e = err as Error & { code?: string };
   // parseArgs reports unknown or malformed options with ERR_PARSE_ARGS_* codes.
   const usage = err instanceof UsageError || (typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS'));
-  const message = err instanceof ServiceError ? `${err.errorCode}: ${err.message}` : e.message;
+  // A full disk, whichever writer hit it (the store, an index run, a mirror), says so plainly.
+  const full = err instanceof ServiceError ? undefined : diskFullError(err);
+  const message = err instanceof ServiceError ? `${err.errorCode}: ${err.message}` : full ? full.message : e.message;
   // A configuration file's problems are all listed, one per line, so that one edit fixes them.
   const lines = err instanceof ConfigError ? message.split('\n') : [message.split('\n')[0]!];
   for (const line of lines) process.stderr.write(`trawl: ${line}\n`);

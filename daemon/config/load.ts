@@ -5,6 +5,7 @@
 // as `<file>: <JSON pointer>: <reason>`, so an operator fixes the file in one round.
 
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 // The named export: under Node ESM the default import of this CommonJS module is
@@ -63,7 +64,9 @@ function renderProblem(file: string, p: ConfigProblem): string {
 
 const DEFAULT_SETTINGS: Settings = {
   anonymousAccess: false,
-  http: { maxBodyBytes: 1048576, shutdownTimeoutMs: 10000, keepAliveMs: 15000 },
+  http: { maxBodyBytes: 1048576, shutdownTimeoutMs: 10000, keepAliveMs: 15000, maxSourceBytes: 10485760, trustedProxies: [] },
+  // metrics.auth stays unset: it follows anonymousAccess (which `trawl serve` turns on without a file).
+  metrics: {},
   rateLimit: { requestsPerDay: 10000, store: 'embedded' },
   search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxQueued: 100 },
   maxFileSize: 2097152,
@@ -192,8 +195,17 @@ function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<string, nu
 
   // anyOf failures are reported once, as the rule they express; the failures of each branch would only repeat it.
   const anyOfs = errors.filter((e) => e.keyword === 'anyOf');
+  // A branch that is a $ref (settings.metrics.auth's secretRef) is compiled on its own:
+  // its errors carry that definition's paths, so they are told by their schema object.
+  const refsOf = (a: ErrorObject): unknown[] =>
+    Array.isArray(a.schema) ? a.schema.map((b) => (b as JsonObject)['$ref']).filter((r): r is string => typeof r === 'string').map((r) => defs[r.replace('#/$defs/', '')]) : [];
   const insideAnyOf = (e: ErrorObject): boolean =>
-    anyOfs.some((a) => a !== e && within(e.instancePath, a.instancePath) && e.schemaPath.startsWith(`${a.schemaPath}/`));
+    anyOfs.some(
+      (a) =>
+        a !== e &&
+        within(e.instancePath, a.instancePath) &&
+        (e.schemaPath.startsWith(`${a.schemaPath}/`) || refsOf(a).some((def) => def !== undefined && e.parentSchema === def)),
+    );
 
   const out: LocatedProblem[] = [];
   const add = (pointer: string, message: string): void => {
@@ -253,7 +265,7 @@ function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<string, nu
         break;
       }
       case 'anyOf':
-        add(e.instancePath, `${describeAnyOf(e.schema)}${when ? ` (since ${when})` : ''}`);
+        add(e.instancePath, `${describeAnyOf(e.schema, e.data)}${when ? ` (since ${when})` : ''}`);
         break;
       case 'false schema':
         add(e.instancePath, `not allowed${suffix}`);
@@ -326,7 +338,16 @@ function patternRule(schema: JsonObject | undefined): string | undefined {
 }
 
 /** `anyOf: [{required: ["orgs"]}, ...]` is the "select something" rule of a host connection. */
-function describeAnyOf(branches: unknown): string {
+function describeAnyOf(branches: unknown, value: unknown): string {
+  // A choice of values or a secret (settings.metrics.auth): name them.
+  const forms = Array.isArray(branches)
+    ? branches.flatMap((b): string[] => {
+        const branch = b as JsonObject;
+        if (Array.isArray(branch['enum'])) return branch['enum'].map((v) => JSON.stringify(v));
+        return branch['$ref'] === '#/$defs/secretRef' ? ['{"env": "NAME"}'] : [];
+      })
+    : [];
+  if (forms.length > 0) return `must be ${forms.slice(0, -1).join(', ')} or ${forms[forms.length - 1]}, not ${describeValue(value)}`;
   const names = Array.isArray(branches)
     ? branches.map((b) => ((b as JsonObject)['required'] as string[] | undefined)?.[0]).filter((n): n is string => typeof n === 'string')
     : [];
@@ -381,16 +402,33 @@ function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-/** Rules the schema cannot express (they relate two values). Works on unvalidated data, so it guards every access. */
+/** Rules the schema cannot express (they relate two values, or need a parser). Works on unvalidated data, so it guards every access. */
 function crossChecks(value: unknown, offsets: ReadonlyMap<string, number>): LocatedProblem[] {
+  const out: LocatedProblem[] = [];
+  const add = (pointer: string, message: string): void => {
+    const offset = offsets.get(pointer);
+    out.push(offset === undefined ? { pointer, message } : { pointer, message, offset });
+  };
   const settings = isObject(value) && isObject(value['settings']) ? value['settings'] : {};
   const base = typeof settings['retryBaseMs'] === 'number' ? settings['retryBaseMs'] : DEFAULT_SETTINGS.retryBaseMs;
   const max = typeof settings['retryMaxMs'] === 'number' ? settings['retryMaxMs'] : DEFAULT_SETTINGS.retryMaxMs;
-  if (base <= max) return [];
-  const pointer = 'retryMaxMs' in settings ? '/settings/retryMaxMs' : '/settings/retryBaseMs';
-  const offset = offsets.get(pointer);
-  const message = `retryMaxMs (${max}) must not be less than retryBaseMs (${base})`;
-  return [offset === undefined ? { pointer, message } : { pointer, message, offset }];
+  if (base > max) add('retryMaxMs' in settings ? '/settings/retryMaxMs' : '/settings/retryBaseMs', `retryMaxMs (${max}) must not be less than retryBaseMs (${base})`);
+  const proxies = isObject(settings['http']) ? settings['http']['trustedProxies'] : undefined;
+  if (Array.isArray(proxies)) {
+    proxies.forEach((p, i) => {
+      if (typeof p === 'string' && !isAddressOrRange(p)) add(`/settings/http/trustedProxies/${i}`, `${JSON.stringify(p)} is not an IP address or CIDR range (e.g. "10.0.0.5", "10.0.0.0/8", "fd00::/8")`);
+    });
+  }
+  return out;
+}
+
+/** "10.0.0.5", "::1", "10.0.0.0/8", "fd00::/8": an address, and a prefix length within its family's. */
+function isAddressOrRange(text: string): boolean {
+  const [address, prefix, ...rest] = text.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -414,7 +452,8 @@ interface FileConnection {
 }
 
 interface FileConfig {
-  settings?: Partial<Omit<Settings, 'rateLimit' | 'search' | 'http'>> & {
+  settings?: Partial<Omit<Settings, 'rateLimit' | 'search' | 'http' | 'metrics'>> & {
+    metrics?: Partial<Settings['metrics']>;
     rateLimit?: Partial<Settings['rateLimit']>;
     search?: Partial<Settings['search']>;
     http?: Partial<Settings['http']>;
@@ -432,7 +471,10 @@ function complete(file: FileConfig, absolutePath: string): Config {
       maxBodyBytes: s.http?.maxBodyBytes ?? d.http.maxBodyBytes,
       shutdownTimeoutMs: s.http?.shutdownTimeoutMs ?? d.http.shutdownTimeoutMs,
       keepAliveMs: s.http?.keepAliveMs ?? d.http.keepAliveMs,
+      maxSourceBytes: s.http?.maxSourceBytes ?? d.http.maxSourceBytes,
+      trustedProxies: [...(s.http?.trustedProxies ?? d.http.trustedProxies)],
     },
+    metrics: s.metrics?.auth === undefined ? {} : { auth: typeof s.metrics.auth === 'string' ? s.metrics.auth : { env: s.metrics.auth.env } },
     rateLimit: {
       requestsPerDay: s.rateLimit?.requestsPerDay ?? d.rateLimit.requestsPerDay,
       store: s.rateLimit?.store ?? d.rateLimit.store,

@@ -108,7 +108,21 @@ export interface Settings {
   anonymousAccess: boolean;
   /** The daemon's address as users reach it; undefined: the address it listens on. */
   publicUrl?: string;
-  http: { maxBodyBytes: number; shutdownTimeoutMs: number; keepAliveMs: number };
+  http: {
+    maxBodyBytes: number;
+    shutdownTimeoutMs: number;
+    keepAliveMs: number;
+    /**
+     * The largest file whose content a response carries: GET /api/source and /api/blame
+     * refuse a larger one (413 FILE_TOO_LARGE), /api/outline gives it no symbols, /api/diff
+     * gives it no hunks (`tooLarge`), and search's `whole` content is cut (`contentTruncated`).
+     */
+    maxSourceBytes: number;
+    /** Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For is believed (http/client-address.ts). */
+    trustedProxies: string[];
+  };
+  /** GET /metrics: who may read it (http/metrics-access.ts); undefined: "none" with anonymous access, else "owner". */
+  metrics: { auth?: MetricsAuth };
   rateLimit: { requestsPerDay: number; store: string };
   search: { maxMatches: number; timeoutMs: number; maxConcurrent: number; maxQueued: number };
   maxFileSize: number;
@@ -121,6 +135,9 @@ export interface Settings {
   /** Extract symbols with universal-ctags. */
   symbols: boolean;
 }
+
+/** "none": anyone; "owner": an owner's API key; a SecretRef: that scrape token, or an owner's API key. */
+export type MetricsAuth = 'none' | 'owner' | SecretRef;
 
 export interface LicenseSettings {
   publicKeys: string[];

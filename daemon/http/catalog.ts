@@ -131,7 +131,9 @@ function toRepo(m: LoadedManifest, rec: RepoRecord | undefined): CatalogRepo {
   const external = m.version === 2 ? m.repo.externalWebUrl : rec?.externalWebUrl;
   if (external) repo.externalWebUrl = external;
   if (rec?.imageUrl) repo.imageUrl = rec.imageUrl;
-  if (rec?.pushedAt) repo.pushedAt = rec.pushedAt;
+  // The host's push time; for plain git (no host to ask), when the default branch's tip was committed.
+  const pushedAt = rec?.pushedAt ?? (m.version === 2 ? m.repo.committedAt : undefined);
+  if (pushedAt) repo.pushedAt = pushedAt;
   if (rec?.connectionId !== undefined) repo.connectionId = rec.connectionId;
   return repo;
 }

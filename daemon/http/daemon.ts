@@ -33,6 +33,8 @@ import { symbolRoutes } from './handlers/symbols.ts';
 import { systemRoutes } from './handlers/system.ts';
 import type { HttpLogger } from './logging.ts';
 import { Metrics, type IndexSize } from './metrics.ts';
+import { metricsAuth, metricsGate } from './metrics-access.ts';
+import { ClientAddresses } from './client-address.ts';
 import { buildOpenApi } from './openapi.ts';
 import type { Route } from './route.ts';
 import { browseSchemas } from './schemas/browse.ts';
@@ -49,9 +51,10 @@ import { trustedKeys } from '../auth/license.ts';
 import { verifyAccessToken } from '../oauth/access.ts';
 import { unavailable, type OAuthContext } from '../oauth/context.ts';
 import { challenge } from '../oauth/metadata.ts';
+import { UNUSED_CLIENT_TTL_MS } from '../oauth/clients.ts';
 import { preparer } from '../mcp/call.ts';
 import { routeInvoker } from '../mcp/invoke.ts';
-import { createToolServer, MCP_MAX_SESSIONS, MCP_SESSION_IDLE_MS } from '../mcp/server.ts';
+import { createToolServer, MCP_MAX_SESSIONS, MCP_MAX_SESSIONS_PER_USER, MCP_SESSION_IDLE_MS } from '../mcp/server.ts';
 import { McpSessions } from '../mcp/sessions.ts';
 import { searchSchemas } from './schemas/search.ts';
 import { sessionSchemas } from './schemas/session.ts';
@@ -75,6 +78,12 @@ export interface DaemonOptions {
   now?: () => Date;
   /** Replace the daily rate limit (tests). */
   rateLimiter?: RateLimiter;
+  /** Caps of the tool server's sessions (tests; default MCP_MAX_SESSIONS and MCP_MAX_SESSIONS_PER_USER). */
+  mcpSessions?: { max: number; perUser: number };
+  /** How often retired index files and unused OAuth clients are collected (default a minute; tests). */
+  maintenanceIntervalMs?: number;
+  /** Where `{"env": NAME}` secrets of the settings are read (settings.metrics.auth); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface Daemon {
@@ -116,7 +125,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
     });
     const catalog = new Catalog(dataDir, store, view);
-    const metrics: Metrics = new Metrics({ store, indexSize: () => indexSize(view), brokenRepos: () => view.current().broken.length });
+    const metrics: Metrics = new Metrics({ store, indexSize: () => indexSize(view), brokenRepos: () => view.current().broken.length, searchLoad: () => searcher?.load() ?? { busy: 0, queued: 0 } });
     const gate = new SearchGate(settings.search.maxConcurrent, settings.search.maxQueued, (running, waiting) => {
       metrics.running.set(running);
       metrics.queue.set(waiting);
@@ -129,7 +138,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       const where = settings.rateLimit.store === 'embedded' ? 'embedded' : redactUrl(settings.rateLimit.store);
       const onCounterError = (err: Error) => logger.error({ err: err.message, store: where }, 'rate-limit counter failed: counted requests get 503 until it is back');
       counter = await openRateCounter(settings.rateLimit.store, store, onCounterError);
-      rateLimiter = new DailyRateLimiter({ counter, defaultLimit: settings.rateLimit.requestsPerDay, now, onCounterError });
+      const onCounterFull = (err: Error) => logger.error({ err: err.message, store: where }, 'the disk under the rate-limit counter is full: requests below their limit go on uncounted until space returns (logged at most once a minute)');
+      rateLimiter = new DailyRateLimiter({ counter, defaultLimit: settings.rateLimit.requestsPerDay, now, onCounterError, onCounterFull });
     }
     const limiter: RateLimiter = rateLimiter;
     // The public address is known once the port is: routes read it through `services`.
@@ -164,7 +174,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       createServer: () => createToolServer(routeInvoker(routes, validators), preparer(logger), VERSION),
       countToolCall: async (identity) => void (await limiter.take(identity)),
       idleMs: MCP_SESSION_IDLE_MS,
-      maxSessions: MCP_MAX_SESSIONS,
+      maxSessions: options.mcpSessions?.max ?? MCP_MAX_SESSIONS,
+      maxPerUser: options.mcpSessions?.perUser ?? MCP_MAX_SESSIONS_PER_USER,
       now: () => now().getTime(),
       log: logger,
     });
@@ -190,14 +201,25 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // process sharing the data dir accepts them; signed in with an API key through the same
     // authenticator, which then accepts the session cookie on the API's routes.
     const sessions = new BrowserSessions(secret, now);
-    const authenticator = options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token), sessions });
+    const onTouchError = (err: Error) => logger.warn({ err: err.message }, 'recording when an API key was last used failed; requests go on (this is logged at most once a minute)');
+    const authenticator = options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token), sessions, onTouchError });
     routes.push(...oauthRoutes(oauth));
     routes.push(...sessionRoutes(services, authenticator, sessions));
+    const metricsAllowed = metricsGate(metricsAuth(settings), authenticator, options.env);
     server = await startHttpServer({
       host: options.host,
       port: options.port,
       routes,
-      extra: [{ method: 'GET', path: '/metrics', handle: () => metrics.render() }],
+      extra: [
+        {
+          method: 'GET',
+          path: '/metrics',
+          async handle(headers) {
+            await metricsAllowed(headers);
+            return metrics.render();
+          },
+        },
+      ],
       web: webUi(PROJECT_ROOT, (err) => logger.error({ err: err.message }, 'the web UI could not be built: its pages answer 500')).handle,
       validators,
       authenticator,
@@ -214,11 +236,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger,
       metrics,
       maxBodyBytes: settings.http.maxBodyBytes,
+      clientAddresses: new ClientAddresses(settings.http.trustedProxies),
     });
     const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
     const url = `http://${hostForUrl}:${server.port}`;
     services.baseUrl = settings.publicUrl ?? url;
-    searcher = new Searcher({ dataDir, workers: options.workers, baseUrl: services.baseUrl, view });
+    searcher = new Searcher({ dataDir, workers: options.workers, baseUrl: services.baseUrl, maxWholeBytes: settings.http.maxSourceBytes, view });
     services.searcher = searcher;
     searcher.warm();
 
@@ -229,8 +252,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       scheduler.start();
     }
     // Without a scheduler, files retired by `trawl index` runs are still collected. Expired
-    // OAuth codes and tokens, and clients registered but never used, go once an hour (a day
-    // after they could last be used: a late reuse is still recognised as one meanwhile).
+    // OAuth codes and tokens go once an hour (a day after they could last be used: a late
+    // reuse is still recognised as one meanwhile). Clients registered but never used go
+    // every minute, UNUSED_CLIENT_TTL_MS after registration, so a flood of registrations
+    // drains by itself (oauth/clients.ts).
     let lastOAuthPrune = 0;
     const gc = setInterval(() => {
       try {
@@ -239,6 +264,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         logger.warn({ err: (err as Error).message }, 'collecting retired index files failed');
       }
       const t = now().getTime();
+      try {
+        const gone = store.oauth.pruneUnusedClients(new Date(t - UNUSED_CLIENT_TTL_MS).toISOString());
+        if (gone > 0) logger.info({ clients: gone }, 'removed OAuth clients registered but never used');
+      } catch (err) {
+        logger.warn({ err: (err as Error).message }, 'pruning unused OAuth clients failed');
+      }
       if (t - lastOAuthPrune >= 3_600_000) {
         lastOAuthPrune = t;
         try {
@@ -247,7 +278,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           logger.warn({ err: (err as Error).message }, 'pruning expired OAuth codes and tokens failed');
         }
       }
-    }, 60_000);
+    }, options.maintenanceIntervalMs ?? 60_000);
     gc.unref();
 
     const srv = server;

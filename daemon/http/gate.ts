@@ -41,7 +41,9 @@ export class SearchGate {
           if (i >= 0) {
             this.waiting.splice(i, 1);
             this.onChange(this.running, this.waiting.length);
-            reject(new Error('the client went away while the search was queued'));
+            // The server's shutdown deadline gives its reason (503); a client that left, none.
+            const reason: unknown = signal.reason;
+            reject(reason instanceof ServiceError ? reason : new Error('the client went away while the search was queued'));
           }
         },
         { once: true },
@@ -54,10 +56,20 @@ export class SearchGate {
     return () => {
       if (done) return;
       done = true;
-      const next = this.waiting.shift();
-      if (next) next.resolve(); // the turn passes on: running stays the same
-      else this.running--;
-      this.onChange(this.running, this.waiting.length);
+      // The turn passes on (running stays the same) once the I/O events already in hand
+      // are handled, not now: when many clients go away at once, the disconnects behind
+      // this one take their searches out of the queue first, instead of each being handed
+      // a turn to start a search for nobody (planning a regular expression alone can take
+      // tens of ms).
+      if (this.waiting.length > 0) setImmediate(() => this.passOn());
+      else this.passOn();
     };
+  }
+
+  private passOn(): void {
+    const next = this.waiting.shift();
+    if (next) next.resolve();
+    else this.running--;
+    this.onChange(this.running, this.waiting.length);
   }
 }

@@ -4,10 +4,15 @@
 
 import { pino, type Logger as PinoLogger } from 'pino';
 import type { Logger } from '../runtime/logger.ts';
+import { API_KEY_HEADERS } from './auth.ts';
+import { CSRF_HEADER } from '../auth/browser-session.ts';
 
 export type HttpLogger = Logger & { child(fields: Record<string, unknown>): HttpLogger };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** Every header that carries a credential, and any `token` field, wherever a caller logs them. */
+const REDACTED = ['authorization', ...API_KEY_HEADERS.map((h) => h.toLowerCase()), 'cookie', CSRF_HEADER].map((h) => `headers[${JSON.stringify(h)}]`).concat('*.token');
 
 export function createLogger(level: LogLevel = 'info', destination?: NodeJS.WritableStream): PinoLogger {
   return pino(
@@ -16,7 +21,7 @@ export function createLogger(level: LogLevel = 'info', destination?: NodeJS.Writ
       base: { service: 'trawl' },
       timestamp: pino.stdTimeFunctions.isoTime,
       // Credentials never reach a log line, whatever a caller logs.
-      redact: { paths: ['headers.authorization', 'headers["x-service-api-key"]', 'headers.cookie', 'headers["x-csrf-token"]', '*.token'], censor: '[redacted]' },
+      redact: { paths: REDACTED, censor: '[redacted]' },
     },
     destination as never,
   );

@@ -47,7 +47,7 @@ export class Metrics {
   /** Shard files that failed their checks while searching or browsing. */
   readonly shardErrors: client.Counter;
 
-  constructor(sources: { store?: Store; indexSize?: () => IndexSize; brokenRepos?: () => number }) {
+  constructor(sources: { store?: Store; indexSize?: () => IndexSize; brokenRepos?: () => number; searchLoad?: () => { busy: number; queued: number } }) {
     const registers = [this.registry];
     client.collectDefaultMetrics({ register: this.registry, prefix: 'trawl_' });
     this.requests = new client.Counter({ name: 'trawl_http_requests_total', help: 'HTTP requests by route, method and status.', labelNames: ['method', 'route', 'status'], registers });
@@ -64,7 +64,7 @@ export class Metrics {
     this.running = new client.Gauge({ name: 'trawl_searches_running', help: 'Searches running now.', registers });
     this.rejected = new client.Counter({ name: 'trawl_search_rejected_total', help: 'Searches refused because the queue was full (503).', registers });
     this.shardErrors = new client.Counter({ name: 'trawl_index_shard_errors_total', help: 'Shard files that failed their checks (corrupt, truncated, wrong version, missing) while searching or browsing.', registers });
-    const { store, indexSize, brokenRepos } = sources;
+    const { store, indexSize, brokenRepos, searchLoad } = sources;
     if (brokenRepos) {
       new client.Gauge({
         name: 'trawl_index_broken_repositories',
@@ -72,6 +72,11 @@ export class Metrics {
         registers,
         collect() { this.set(brokenRepos()); },
       });
+    }
+    if (searchLoad) {
+      // Both zero when no search work is left (e.g. soon after every client went away).
+      new client.Gauge({ name: 'trawl_search_workers_busy', help: 'Search worker threads running a shard task now.', registers, collect() { this.set(searchLoad().busy); } });
+      new client.Gauge({ name: 'trawl_search_shard_tasks_queued', help: 'Shard tasks waiting for a search worker.', registers, collect() { this.set(searchLoad().queued); } });
     }
     if (indexSize) {
       const read = { at: 0, value: { shards: 0, bytes: 0, files: 0, contentBytes: 0 } as IndexSize };

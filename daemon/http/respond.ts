@@ -26,6 +26,8 @@ export class Reply {
   finished = false;
   status = 0;
   bytes = 0;
+  /** The connection closes after this response (the server is shutting down). */
+  closeAfter = false;
   /** Headers every response of this request carries (request id, rate-limit counters). */
   readonly headers: Array<[string, string]> = [];
   private drained: (() => void) | undefined;
@@ -48,7 +50,7 @@ export class Reply {
       this.writeHead(status, headers);
       // HEAD: no body. (endWithoutBody would report the GET's length, but uWS 20.30 then
       // neither flushes nor serves a pipelined next request; Content-Length: 0 it is.)
-      this.res.end(this.headOnly ? '' : body, closeConnection);
+      this.res.end(this.headOnly ? '' : body, closeConnection || this.closeAfter);
     });
     this.bytes += typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
     this.finished = true;
@@ -94,7 +96,7 @@ export class Reply {
   /** Ends a streamed body. */
   end(): void {
     if (this.aborted || this.finished) return;
-    this.res.cork(() => this.res.end());
+    this.res.cork(() => this.res.end('', this.closeAfter));
     this.finished = true;
   }
 

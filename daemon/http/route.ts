@@ -23,8 +23,13 @@ export interface RouteContext {
   params: Record<string, string>;
   /** Request headers, lower-case names. */
   headers: Record<string, string>;
+  /** The client's network address (client-address.ts: the peer, or what a trusted proxy reports); '' when a tool calls the route in-process. */
+  clientAddress: string;
   reply: Reply;
-  /** Aborted when the client goes away or the server's shutdown deadline passes. */
+  /**
+   * Aborted when the client goes away, or when the server's shutdown deadline passes (then
+   * with a ServiceError 503 SERVICE_UNAVAILABLE as its reason, to be answered with).
+   */
   signal: AbortSignal;
   log: HttpLogger;
 }
@@ -70,6 +75,11 @@ export interface Route {
    * credentials only, never cookies, so a page can send nothing its user did not give it.
    */
   cors?: boolean;
+  /**
+   * Answered while the server shuts down, too (health, which then says so); every other
+   * request then gets 503 SERVICE_UNAVAILABLE.
+   */
+  answersWhileDraining?: boolean;
   /** Goes through authentication; false only for the system endpoints. */
   authenticated: boolean;
   handle(ctx: RouteContext): Promise<RouteResult>;

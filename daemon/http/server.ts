@@ -8,9 +8,10 @@
 
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { ServiceError } from '../errors.ts';
-import { readCredentials, type Authenticator, type RateLimiter } from './auth.ts';
+import { diskFullError, ServiceError } from '../errors.ts';
+import { API_KEY_HEADERS, credentialSent, readCredentials, type Authenticator, type RateLimiter } from './auth.ts';
 import { parseJsonBody, parseQuery, readBody } from './body.ts';
+import { ClientAddresses } from './client-address.ts';
 import type { HttpLogger } from './logging.ts';
 import type { Metrics } from './metrics.ts';
 import { Reply } from './respond.ts';
@@ -23,8 +24,8 @@ export interface HttpServerOptions {
   /** 0: any free port. */
   port: number;
   routes: Route[];
-  /** Routes outside /api served as they are (GET /metrics). */
-  extra?: Array<{ method: 'GET'; path: string; handle(): Promise<{ contentType: string; body: string }> }>;
+  /** Routes outside /api served as they are (GET /metrics); `handle` checks its own access (401/403 thrown as ServiceError). */
+  extra?: Array<{ method: 'GET'; path: string; handle(headers: Readonly<Record<string, string>>): Promise<{ contentType: string; body: string }> }>;
   /**
    * The web UI (daemon/web/): GET and HEAD of a path outside /api/ that no route claims.
    * Answers with a page or asset, or undefined for a 404.
@@ -36,6 +37,8 @@ export interface HttpServerOptions {
   logger: HttpLogger;
   metrics?: Metrics;
   maxBodyBytes: number;
+  /** Tells the client's address from the peer's (trusted proxies); default: the peer is the client. */
+  clientAddresses?: ClientAddresses;
   /** The WWW-Authenticate value of a 401 at `path` (RFC 9110 section 11.6.1: every 401 carries one). */
   challenge?: (path: string, credentialSent: boolean) => string;
 }
@@ -48,16 +51,30 @@ export interface WebResponse {
 
 export interface HttpServer {
   port: number;
-  /** Stops accepting, lets requests in flight finish for `graceMs`, then cuts the rest. */
+  /**
+   * Drains: new requests get 503 SERVICE_UNAVAILABLE (health answers that it is shutting
+   * down) on connections that then close; requests in flight may finish for `graceMs`.
+   * Then those still running are aborted with that 503 as the signal's reason (a stream
+   * ends with it as its final error event), and what has not ended WIND_DOWN_MS later is
+   * cut. The listen socket closes last, so that a client that connects during the drain
+   * is told to go elsewhere instead of being refused.
+   */
   close(graceMs: number): Promise<void>;
 }
+
+/**
+ * After the shutdown deadline, how long aborted requests get to send their last words;
+ * and after the listen socket closes, how long responses get to leave before the
+ * remaining connections are closed.
+ */
+const WIND_DOWN_MS = 1000;
 
 /** On every response of a CORS route (route.ts `cors`), errors included. */
 const CORS_HEADERS: Array<[string, string]> = [
   ['Access-Control-Allow-Origin', '*'],
   ['Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After'],
 ];
-const CORS_REQUEST_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, X-Service-Api-Key, X-Request-Id';
+const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID', ...API_KEY_HEADERS, 'X-Request-Id'].join(', ');
 
 interface CompiledRoute {
   route: Route;
@@ -82,6 +99,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
   });
   const inFlight = new Set<InFlight>();
   let draining = false;
+  const addresses = options.clientAddresses ?? new ClientAddresses([]);
 
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     // HttpRequest is only valid in this tick: copy what is needed now.
@@ -93,7 +111,9 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     req.forEach((k, v) => {
       headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
     });
+    const clientAddress = addresses.of(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for']);
     const reply = new Reply(res);
+    reply.closeAfter = draining;
     const controller = new AbortController();
     const flight: InFlight = { reply, controller };
     inFlight.add(flight);
@@ -118,11 +138,11 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     bodyPromise?.catch(() => {}); // handled below; never an unhandled rejection
 
     const run = async (): Promise<void> => {
-      if (draining) throw new ServiceError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry against another instance');
+      if (draining && !forMethod?.route.answersWhileDraining) throw new ServiceError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry against another instance');
       const extra = lookup === 'GET' ? options.extra?.find((e) => e.path === url) : undefined;
       if (extra) {
         routeLabel = url;
-        const out = await extra.handle();
+        const out = await extra.handle(headers);
         reply.send(200, out.body, [['Content-Type', out.contentType]]);
         return;
       }
@@ -161,6 +181,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         rawQuery,
         params: found.params,
         headers,
+        clientAddress,
         reply,
         signal: controller.signal,
         log,
@@ -192,12 +213,15 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     run()
       .catch((err: unknown) => {
         const known = err instanceof ServiceError;
-        const e = known ? err : new ServiceError('UNEXPECTED_ERROR', `unexpected error (request id ${id}); the details are in the server log`);
-        if (!known && !reply.aborted) log.error({ err: errorFields(err), method, url }, 'request failed');
+        // A write that hit a full disk is the operator's to fix, not a bug: 503, logged as such.
+        const full = known ? undefined : diskFullError(err);
+        const e = known ? err : (full ?? new ServiceError('UNEXPECTED_ERROR', `unexpected error (request id ${id}); the details are in the server log`));
+        if (full) log.error({ err: (err as Error).message, method, url }, 'a write failed: the disk of the data directory is full');
+        else if (!known && !reply.aborted) log.error({ err: errorFields(err), method, url }, 'request failed');
         const out: Array<[string, string]> = [...e.headers];
         if (e.errorCode === 'SERVICE_UNAVAILABLE' && !out.some(([k]) => k.toLowerCase() === 'retry-after')) out.push(['Retry-After', '1']);
         if (e.statusCode === 401 && options.challenge) {
-          out.push(['WWW-Authenticate', options.challenge(url, headers['authorization'] !== undefined || headers['x-service-api-key'] !== undefined)]);
+          out.push(['WWW-Authenticate', options.challenge(url, credentialSent(headers))]);
         }
         // After a 413 the rest of the body is still on the wire: close the connection.
         if (reply.started && !reply.finished) reply.end();
@@ -225,15 +249,23 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         close(graceMs: number): Promise<void> {
           closing ??= (async () => {
             draining = true;
-            uws.us_listen_socket_close(socket);
-            const deadline = Date.now() + graceMs;
-            while (inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-            for (const f of inFlight) {
-              f.controller.abort();
-              f.reply.close();
+            for (const f of inFlight) f.reply.closeAfter = true;
+            const settled = async (until: number) => {
+              while (inFlight.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+            };
+            await settled(Date.now() + graceMs);
+            if (inFlight.size > 0) {
+              const reason = new ServiceError('SERVICE_UNAVAILABLE', `the server is shutting down and stopped this request at its shutdown deadline (${graceMs} ms); retry against another instance`);
+              for (const f of inFlight) f.controller.abort(reason);
+              await settled(Date.now() + WIND_DOWN_MS);
+              for (const f of inFlight) f.reply.close();
             }
-            // uWS keeps idle keep-alive connections open; closing the app ends them.
-            (app as unknown as { close?: () => void }).close?.();
+            uws.us_listen_socket_close(socket);
+            // Responses just ended may still be on their way out: uWS sends what the socket
+            // has not taken yet, then closes those connections itself (closeAfter); closing
+            // the app now would cut them. Idle keep-alive connections, which uWS keeps open
+            // (without holding the process), are closed a moment later.
+            setTimeout(() => (app as unknown as { close?: () => void }).close?.(), WIND_DOWN_MS).unref();
           })();
           return closing;
         },

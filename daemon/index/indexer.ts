@@ -62,6 +62,8 @@ export interface DetectedRepo {
   source: string;
   remoteUrl?: string;
   defaultBranch: string;
+  /** Git: the default branch tip's commit time (GitSource.committedAt). */
+  committedAt?: string;
 }
 
 /** Assigns the repository its id and metadata (the embedded store, or a connection's record). */
@@ -130,7 +132,7 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
   }
   try {
     const detected: DetectedRepo = git
-      ? { name: git.name, codeHostType: git.codeHostType, kind: 'git', source: root, defaultBranch: git.branch, ...(git.remoteUrl ? { remoteUrl: git.remoteUrl } : {}) }
+      ? { name: git.name, codeHostType: git.codeHostType, kind: 'git', source: root, defaultBranch: git.branch, ...(git.remoteUrl ? { remoteUrl: git.remoteUrl } : {}), ...(git.committedAt ? { committedAt: git.committedAt } : {}) }
       : { name: basename(root), codeHostType: 'genericGitHost', kind: 'directory', source: root, defaultBranch: 'HEAD' };
     const { repoId, repo } = options.register(detected);
     const dir = shardsDir(options.dataDir, repoId);
@@ -460,5 +462,7 @@ function checkDirectory(pathArg: string, root: string): void {
 
 /** Metadata of a repository indexed from a local path (`trawl index`): public, not archived, not a fork. */
 export function localRepoMeta(d: DetectedRepo, name = d.name): ManifestRepo {
-  return { name, displayName: displayName(name), codeHostType: d.codeHostType, archived: false, fork: false, visibility: 'public', kind: d.kind, source: d.source };
+  const repo: ManifestRepo = { name, displayName: displayName(name), codeHostType: d.codeHostType, archived: false, fork: false, visibility: 'public', kind: d.kind, source: d.source };
+  if (d.committedAt) repo.committedAt = d.committedAt;
+  return repo;
 }

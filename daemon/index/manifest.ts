@@ -86,6 +86,8 @@ export interface ManifestRepo {
   kind: 'git' | 'directory';
   /** Where it was indexed from: a local path or the mirror in the data dir. */
   source: string;
+  /** Git: when the default branch's tip was committed; the push time of a repository whose host reports none (plain git). */
+  committedAt?: string;
 }
 
 export interface Manifest {

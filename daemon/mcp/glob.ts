@@ -10,30 +10,36 @@
 // A leading `/` or `./` is ignored: paths are relative to the repository's root.
 // Dot files are not special: `*` matches `.eslintrc`. Matching is case-sensitive, as git
 // paths are. Braces are expanded first (as a shell does) and each expansion becomes one
-// alternative of the regular expression, so `**` keeps its segment meaning inside braces.
+// alternative of the matcher, so `**` keeps its segment meaning inside braces.
+// Matching is linear in the path's length (daemon/glob/matcher.ts): no pattern can make it
+// backtrack.
+
+import { compileTokens, type GlobMatcher, type GlobToken } from '../glob/matcher.ts';
 
 /** Expansions of one pattern, at most: `{a,b}{c,d}...` grows exponentially. */
 export const MAX_GLOB_EXPANSIONS = 256;
 /** Characters of a pattern, at most. */
 export const MAX_GLOB_LENGTH = 1024;
+/**
+ * Characters of all the expansions together, at most: what a match costs per character of
+ * a path in the worst case grows with it (the matcher is linear in path × pattern).
+ */
+export const MAX_GLOB_EXPANDED_LENGTH = 2 * MAX_GLOB_LENGTH;
 
 export class GlobError extends Error {}
 
-/** The RegExp (anchored, `u` flag) of a glob; a GlobError when the pattern cannot be used. */
-export function globToRegExp(pattern: string): RegExp {
+/** The matcher of a glob (whole paths, case-sensitive); a GlobError when the pattern cannot be used. */
+export function compileGlob(pattern: string): GlobMatcher {
   if (pattern.length > MAX_GLOB_LENGTH) throw new GlobError(`the pattern is longer than ${MAX_GLOB_LENGTH} characters`);
   const relative = pattern.replace(/^\.?\/+/, '');
   if (relative.length === 0) throw new GlobError('the pattern is empty');
-  const alternatives = expandBraces(relative).map(compile);
-  try {
-    return new RegExp(`^(?:${alternatives.join('|')})$`, 'u');
-  } catch (err) {
-    // Only a character class can be invalid here (a reversed range such as `[z-a]`).
-    throw new GlobError(`invalid pattern "${pattern}": ${(err as Error).message}`);
-  }
+  const expansions = expandBraces(relative);
+  const size = expansions.reduce((sum, e) => sum + e.length, 0);
+  if (size > MAX_GLOB_EXPANDED_LENGTH) throw new GlobError(`the pattern's braces expand to more than ${MAX_GLOB_EXPANDED_LENGTH} characters`);
+  return compileTokens(pattern, expansions.map((e) => tokenize(e, pattern)));
 }
 
-/** The patterns a pattern's braces stand for, escapes kept for compile(). */
+/** The patterns a pattern's braces stand for, escapes kept for tokenize(). */
 function expandBraces(pattern: string): string[] {
   const open = findBrace(pattern);
   if (!open) return [pattern];
@@ -113,82 +119,99 @@ function classEnd(p: string, open: number): number {
   return -1;
 }
 
-const SEGMENT_CHAR = '[^/]';
-
-/** A brace-free pattern as a regular expression source. */
-function compile(p: string): string {
+/** A brace-free pattern as tokens. */
+function tokenize(p: string, pattern: string): GlobToken[] {
   const chars = Array.from(p); // code points: `?` and classes are about characters
-  let out = '';
+  const out: GlobToken[] = [];
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i]!;
     const atSegmentStart = i === 0 || chars[i - 1] === '/';
-    if (c === '*' && chars[i + 1] === '*') {
+    if (c === '*') {
       let j = i;
       while (chars[j] === '*') j++;
       const atSegmentEnd = j === chars.length || chars[j] === '/';
-      if (atSegmentStart && atSegmentEnd) {
+      if (j - i >= 2 && atSegmentStart && atSegmentEnd) {
         if (j === chars.length) {
-          out += '[\\s\\S]*'; // `a/**` and `**`: everything below
+          out.push(EVERYTHING); // `a/**` and `**`: everything below
         } else {
-          out += `(?:${SEGMENT_CHAR}+/)*`; // `**/`: zero or more whole segments
+          out.push(SEGMENTS); // `**/`: zero or more whole segments
           j++; // the `/` is part of what was just matched
         }
-        i = j - 1;
-        continue;
+      } else {
+        out.push(IN_SEGMENT); // `*`, and `**` inside a segment
       }
-      out += `${SEGMENT_CHAR}*`;
       i = j - 1;
-    } else if (c === '*') {
-      out += `${SEGMENT_CHAR}*`;
     } else if (c === '?') {
-      out += SEGMENT_CHAR;
+      out.push(ONE);
     } else if (c === '[') {
-      const cls = compileClass(chars, i);
+      const cls = classToken(chars, i, pattern);
       if (cls) {
-        out += cls.source;
+        out.push(cls.token);
         i = cls.end;
       } else {
-        out += escapeChar('[');
+        out.push(char('['));
       }
     } else if (c === '\\') {
       // A trailing `\` stands for itself.
       const next = chars[i + 1];
-      out += escapeChar(next ?? '\\');
+      out.push(char(next ?? '\\'));
       if (next !== undefined) i++;
     } else {
-      out += escapeChar(c);
+      out.push(char(c));
     }
   }
   return out;
 }
 
-function compileClass(chars: string[], open: number): { source: string; end: number } | undefined {
+const EVERYTHING: GlobToken = { kind: 'star', slash: true };
+const SEGMENTS: GlobToken = { kind: 'segments' };
+const IN_SEGMENT: GlobToken = { kind: 'star', slash: false };
+const ONE: GlobToken = { kind: 'one', slash: false };
+const char = (c: string): GlobToken => ({ kind: 'char', cp: c.codePointAt(0)! });
+
+/**
+ * The class opened at `open` and the index of its `]`, or undefined when it is not closed
+ * (then `[` is literal). Members are read as a regular expression class reads them: `a-z`
+ * is a range when `-` stands between two members (not first, not last); `\x` is x, never
+ * a range's dash. A class never matches `/` (the matcher's rule).
+ */
+function classToken(chars: string[], open: number, pattern: string): { token: GlobToken; end: number } | undefined {
   let i = open + 1;
   let negated = false;
   if (chars[i] === '!' || chars[i] === '^') {
     negated = true;
     i++;
   }
-  let body = '';
+  const members: Array<{ cp: number; dash: boolean }> = [];
   let first = true;
   for (; i < chars.length; i++) {
     let c = chars[i]!;
-    if (c === ']' && !first) {
-      if (body === '') return undefined;
-      // A class never matches `/`: a path separator is not a character of a name.
-      return { source: negated ? `[^/${body}]` : `(?!/)[${body}]`, end: i };
-    }
+    if (c === ']' && !first) return { token: { kind: 'class', ranges: classRanges(members, pattern), negated }, end: i };
     first = false;
     if (c === '\\' && i + 1 < chars.length) c = chars[++i]!;
-    else if (c === '-' && body !== '' && chars[i + 1] !== ']') {
-      body += '-'; // a range between the previous and the next character
+    else if (c === '-' && members.length > 0 && chars[i + 1] !== ']') {
+      members.push({ cp: 0x2d, dash: true }); // a range between the previous and the next member
       continue;
     }
-    body += /[\\\]\[^-]/.test(c) ? `\\${c}` : c;
+    members.push({ cp: c.codePointAt(0)!, dash: false });
   }
   return undefined;
 }
 
-function escapeChar(c: string): string {
-  return /[.*+?^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
+/** Inclusive ranges of the members: `x - y` is a range (x first, a dash between), anything else one character. */
+function classRanges(members: Array<{ cp: number; dash: boolean }>, pattern: string): number[] {
+  const ranges: number[] = [];
+  for (let k = 0; k < members.length; ) {
+    const lo = members[k]!.cp;
+    if (k + 2 < members.length && members[k + 1]!.dash) {
+      const hi = members[k + 2]!.cp;
+      if (lo > hi) throw new GlobError(`invalid pattern "${pattern}": range out of order in character class`);
+      ranges.push(lo, hi);
+      k += 3;
+    } else {
+      ranges.push(lo, lo);
+      k++;
+    }
+  }
+  return ranges;
 }

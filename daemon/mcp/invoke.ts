@@ -63,6 +63,7 @@ export function routeInvoker(routes: Route[], validators: Validators): Invoke {
       rawQuery: '',
       params: {},
       headers: {},
+      clientAddress: '', // in-process: the tool server's own request was the network one
       // JSON routes answer by returning; only the streaming search writes to the reply,
       // and no tool calls it.
       reply: NO_REPLY,

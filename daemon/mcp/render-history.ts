@@ -13,7 +13,7 @@ import { plural, type Rendered } from './render-search.ts';
 export function renderCommits(commits: CommitSummary[], total: number, args: PageArgs & { repo: string; ref?: string }): Rendered {
   const title = `of ${args.repo}${args.ref === undefined ? '' : ` at ${args.ref}`}`;
   return renderPage({ tool: 'list_commits', key: 'commits', noun: 'commits', items: commits, total, title }, args, (c) => {
-    const refs = c.refs.length > 0 ? `  (${c.refs.join(', ')})` : '';
+    const refs = c.refs !== '' ? `  (${c.refs})` : '';
     const lines = [`${c.hash} ${c.date} ${c.authorName} <${c.authorEmail}>${refs}`, `    ${clip(c.message, 300)}`];
     // The body on one line and cut: enough to tell what a commit is about.
     const body = c.body.replace(/\s+/g, ' ').trim();
@@ -54,7 +54,8 @@ function fileDiff(f: DiffFile): string[] {
   else if (f.oldPath !== f.newPath) header = `renamed ${f.oldPath} -> ${f.newPath}`;
   else header = `modified ${f.newPath}`;
   const lines = ['', `## ${header}`];
-  if (f.hunks.length === 0) lines.push('(no text changes: a binary file, or only its name or mode changed)');
+  if (f.tooLarge) lines.push('(not shown: the file is larger than this server shows (settings.http.maxSourceBytes))');
+  else if (f.hunks.length === 0) lines.push('(no text changes: a binary file, or only its name or mode changed)');
   for (const h of f.hunks) {
     lines.push(`@@ -${h.oldRange.start},${h.oldRange.lines} +${h.newRange.start},${h.newRange.lines} @@${h.heading ? ` ${h.heading}` : ''}`);
     for (const line of h.body.split('\n')) lines.push(clip(line));

@@ -7,8 +7,10 @@ import { registerTools, type PrepareCall } from './tools.ts';
 
 /** A session unused for this long is closed (clients reconnect with a new initialize). */
 export const MCP_SESSION_IDLE_MS = 30 * 60_000;
-/** Open sessions at most; beyond, the least recently used is closed. */
+/** Open sessions at most, of everyone (mcp/sessions.ts says how room is made). */
 export const MCP_MAX_SESSIONS = 1000;
+/** Open sessions at most per user (anonymous callers: per address); beyond, the user's own least recently used is closed. */
+export const MCP_MAX_SESSIONS_PER_USER = 32;
 
 const INSTRUCTIONS =
   'trawl searches the code of every indexed repository. Start with search_code (the query language: ' +

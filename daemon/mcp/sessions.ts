@@ -12,8 +12,16 @@
 // (call.ts).
 //
 // Lifetime: DELETE ends a session (the transport answers it); a session idle for `idleMs`
-// is closed by a sweep; beyond `maxSessions` the least recently used one is closed to make
-// room. Closing the daemon closes all.
+// is closed by a sweep. Closing the daemon closes all.
+//
+// Caps (issue 18, item 7: one user cannot evict everybody else's sessions): sessions are
+// counted per group, a user (anonymous callers: per client address, an IPv6 /64 as one).
+// A group opening one more than `maxPerUser` closes its own least recently used session.
+// When `maxSessions` are open in all, room is made fairly: the group holding the most
+// sessions gives up its least recently used one if it holds more than the opener will;
+// otherwise the opener's own least recently used one goes; and when the opener has none
+// while every other group holds one, the new session is refused (503, Retry-After):
+// evicting would take someone's only session.
 
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -28,7 +36,10 @@ export interface McpSessionsOptions {
   /** A server with the tools registered, one per session. */
   createServer: () => McpServer;
   idleMs: number;
+  /** Open sessions at most, of everyone. */
   maxSessions: number;
+  /** Open sessions at most per group (a user; anonymous callers per address). */
+  maxPerUser: number;
   now: () => number;
   log: HttpLogger;
   /** Counts one tool call of the caller against the daily limit; throws the ServiceError (429, 503) that refuses it. */
@@ -37,6 +48,8 @@ export interface McpSessionsOptions {
 
 interface Session {
   owner: string;
+  /** What the caps count by: the owner, or for anonymous callers the owner and the client's address key. */
+  group: string;
   server: McpServer;
   transport: WebStandardStreamableHTTPServerTransport;
   lastUsed: number;
@@ -61,13 +74,15 @@ export class McpSessions {
     return this.sessions.size;
   }
 
-  async handle(request: Request, identity: Identity): Promise<Response> {
+  /** `clientKey`: the client address's key (http/client-address.ts addressKey), which groups anonymous callers. */
+  async handle(request: Request, identity: Identity, clientKey?: string): Promise<Response> {
     const owner = identity.userId ?? 'anonymous';
+    const group = identity.userId ?? (clientKey === undefined ? 'anonymous' : `anonymous@${clientKey}`);
     const authInfo = authInfoFor(identity);
     const id = request.headers.get('mcp-session-id');
     if (id === null) {
       if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required (open a session with an initialize request)');
-      return this.open(request, owner, authInfo);
+      return this.open(request, owner, group, authInfo);
     }
     const session = this.sessions.get(id);
     if (!session || session.owner !== owner) return jsonRpcError(404, -32001, 'Session not found (expired, closed or unknown): initialize a new session');
@@ -98,16 +113,21 @@ export class McpSessions {
   }
 
   /** A request without a session: an initialize opens one; anything else is answered by a throwaway transport (its error). */
-  private async open(request: Request, owner: string, authInfo: AuthInfo): Promise<Response> {
+  private async open(request: Request, owner: string, group: string, authInfo: AuthInfo): Promise<Response> {
     let opened: string | undefined;
+    let refused = false;
     const server = this.options.createServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,
       onsessioninitialized: (sessionId) => {
+        // Decided here, synchronously, when the session is about to exist: concurrent opens cannot overshoot.
+        if (!this.makeRoom(group)) {
+          refused = true;
+          return;
+        }
         opened = sessionId;
-        this.makeRoom();
-        this.sessions.set(sessionId, { owner, server, transport, lastUsed: this.options.now() });
+        this.sessions.set(sessionId, { owner, group, server, transport, lastUsed: this.options.now() });
         this.options.log.info({ session: sessionId, owner }, 'mcp session opened');
       },
       onsessionclosed: (sessionId) => {
@@ -117,17 +137,45 @@ export class McpSessions {
     await server.connect(transport);
     const response = await transport.handleRequest(request, { authInfo });
     if (opened === undefined) await server.close();
+    if (refused) {
+      this.options.log.warn({ owner, open: this.sessions.size }, 'mcp session refused: every open session is the only one of its user');
+      return jsonRpcError(503, -32000, `Server busy: ${this.options.maxSessions} tool-server sessions are open, each the only one of its user; retry later`, [['Retry-After', '60']]);
+    }
     return response;
   }
 
-  private makeRoom(): void {
-    while (this.sessions.size >= this.options.maxSessions) {
-      let oldest: string | undefined;
-      let at = Infinity;
-      for (const [id, s] of this.sessions) if (s.lastUsed < at) [oldest, at] = [id, s.lastUsed];
-      if (oldest === undefined) return;
-      void this.close(oldest, 'too many sessions: least recently used');
+  /**
+   * Makes room for one more session of `group` (the rules at the top); false when the
+   * only way would be to close another user's only session.
+   */
+  private makeRoom(group: string): boolean {
+    const byGroup = new Map<string, Array<[string, Session]>>();
+    for (const entry of this.sessions) {
+      const list = byGroup.get(entry[1].group);
+      if (list === undefined) byGroup.set(entry[1].group, [entry]);
+      else list.push(entry);
     }
+    for (const list of byGroup.values()) list.sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    const evict = (g: string, why: string): void => {
+      const [id] = byGroup.get(g)!.shift()!;
+      void this.close(id, why);
+    };
+    const mine = () => byGroup.get(group)?.length ?? 0;
+    while (mine() > 0 && mine() >= this.options.maxPerUser) evict(group, 'too many sessions of this user: its least recently used');
+    while (this.sessions.size >= this.options.maxSessions) {
+      let largest: string | undefined;
+      let most = 0;
+      for (const [g, list] of byGroup) {
+        // Ties: the group whose least recently used session is the oldest.
+        if (list.length > most || (list.length === most && largest !== undefined && list[0]![1].lastUsed < byGroup.get(largest)![0]![1].lastUsed)) {
+          [largest, most] = [g, list.length];
+        }
+      }
+      if (largest !== undefined && largest !== group && most > mine() + 1) evict(largest, 'too many sessions: the user with the most gives up its least recently used');
+      else if (mine() > 0) evict(group, 'too many sessions: this user\'s least recently used makes room');
+      else return false;
+    }
+    return true;
   }
 
   private async closeIdle(): Promise<void> {
@@ -153,6 +201,6 @@ export class McpSessions {
   }
 }
 
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
+function jsonRpcError(status: number, code: number, message: string, headers: Array<[string, string]> = []): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: [['content-type', 'application/json'], ...headers] });
 }

@@ -16,7 +16,9 @@ import { repoSchemas } from '../http/schemas/repos.ts';
 import type { CommitSummary } from '../repos/history.ts';
 import { DEFAULT_MAX_MATCHES, MAX_CONTEXT_LINES, MAX_QUERY_BYTES } from '../search/request.ts';
 import type { SearchResponse } from '../search/types.ts';
-import { GlobError, globToRegExp, MAX_GLOB_LENGTH } from './glob.ts';
+import { filterSliced } from '../glob/sliced-filter.ts';
+import type { GlobMatcher } from '../glob/matcher.ts';
+import { compileGlob, GlobError, MAX_GLOB_LENGTH } from './glob.ts';
 import type { Invoke, RouteAnswer, ToolCaller } from './invoke.ts';
 import { renderGlob, renderRepos, renderSource, renderTree, type SourceAnswer } from './render-browse.ts';
 import { renderBlame, renderCommits, renderDiff, type BlameAnswer, type DiffAnswer } from './render-history.ts';
@@ -46,6 +48,12 @@ export const SEARCH_MATCHES = 100;
 export const COMMITS_PER_PAGE = 20;
 export const GLOB_LIMIT = 200;
 export const GLOB_MAX_LIMIT = 1000;
+/**
+ * The glob tool's matching runs in slices of `sliceMs` between which the daemon serves
+ * other requests, and gives up after `totalMs` of matching (~10^6 ordinary paths; a
+ * worst-case pattern over long paths gets there sooner).
+ */
+export const GLOB_MATCH_BUDGET = { sliceMs: 10, totalMs: 2000 };
 export const TREE_DEPTH = 2;
 export const TREE_MAX_DEPTH = 20;
 
@@ -221,15 +229,24 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
     async (args, extra) => {
       const caller = await prepare(extra);
       return respond(async () => {
-        let re: RegExp;
+        let glob: GlobMatcher;
         try {
-          re = globToRegExp(args.pattern);
+          glob = compileGlob(args.pattern);
         } catch (err) {
           if (err instanceof GlobError) return argumentError('pattern', err.message);
           throw err;
         }
         const files = await fileList(caller, args.repo, args.ref);
-        return renderGlob(files.filter((f) => re.test(f.path)), args);
+        const r = await filterSliced(files, (f) => glob.test(f.path), { ...GLOB_MATCH_BUDGET, signal: extra.signal });
+        if (!r.done) {
+          if (extra.signal.aborted) throw new Error('the glob call was cancelled');
+          return argumentError(
+            'pattern',
+            `matching stopped after ${Math.round(r.spentMs)} ms with ${r.checked} of ${files.length} paths checked: ` +
+              'the pattern is too costly for this repository; use a simpler one, or start it with a fixed directory (src/**/...)',
+          );
+        }
+        return renderGlob(r.kept, args);
       });
     },
   );
@@ -299,8 +316,8 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
         path: z.string().min(1).max(PATH_MAX).optional().describe('Only commits that changed this file or directory.'),
         author: z.string().min(1).max(COMMIT_TEXT_MAX).optional().describe('Only commits whose author name or email contains this (case-insensitive).'),
         query: z.string().min(1).max(COMMIT_TEXT_MAX).optional().describe('Only commits whose message contains this (case-insensitive).'),
-        since: z.string().min(1).max(DATE_MAX).optional().describe('Only commits on or after this ISO 8601 date or date-time (author date).'),
-        until: z.string().min(1).max(DATE_MAX).optional().describe('Only commits on or before this ISO 8601 date or date-time (author date).'),
+        since: z.string().min(1).max(DATE_MAX).optional().describe('Only commits on or after this author date: ISO 8601 date or date-time, or "N days ago" (any unit second..year), "yesterday", "last week|month|year".'),
+        until: z.string().min(1).max(DATE_MAX).optional().describe('Only commits on or before this author date (same forms as since; a date alone is the start of that day).'),
         page: page(),
         perPage: z.number().int().min(1).max(COMMITS_PER_PAGE_MAX).default(COMMITS_PER_PAGE).describe('Commits per page.'),
       },

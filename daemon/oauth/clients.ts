@@ -11,20 +11,60 @@ import type { Params } from './form.ts';
 import { readRegistration } from './registration.ts';
 import { CLIENT_SECRET_PREFIX, hasShape, newCredential } from './tokens.ts';
 
-/** Registrations beyond this many clients are refused until unused ones are pruned (clients without a grant go after a day). */
-export const MAX_CLIENTS = 10_000;
+// Open registration cannot be flooded into refusing everyone (issue 18, item 7): anyone
+// may register, but one address (oauth handler: the client address's key, an IPv6 /64 as
+// one) only REGISTRATIONS_PER_ADDRESS times per REGISTRATION_WINDOW_MS; a client that is
+// never used (no consent reached it: no code, no grant) is removed UNUSED_CLIENT_TTL_MS
+// after registration, by the daemon's minute timer; and at most MAX_UNUSED_CLIENTS wait at
+// once. One address therefore holds at most about
+//   REGISTRATIONS_PER_ADDRESS x (UNUSED_CLIENT_TTL_MS + one timer period) / REGISTRATION_WINDOW_MS
+// unused clients (~40), so filling the global cap takes well over a hundred addresses, and
+// what they fill drains by itself within UNUSED_CLIENT_TTL_MS. The window is shorter than
+// the time to live, so a client still counts against its address while it exists.
 
-export function registerClient(ctx: OAuthContext, body: unknown): Record<string, unknown> {
+export const REGISTRATIONS_PER_ADDRESS = 20;
+export const REGISTRATION_WINDOW_MS = 10 * 60_000;
+export const UNUSED_CLIENT_TTL_MS = 15 * 60_000;
+export const MAX_UNUSED_CLIENTS = 5_000;
+
+/**
+ * Registers a client for `fromKey` (the registering address's key). Over the address's
+ * limit: 429 temporarily_unavailable with Retry-After (when its oldest registration in the
+ * window leaves it); over the global cap of unused clients: 503 with Retry-After.
+ */
+export function registerClient(ctx: OAuthContext, body: unknown, fromKey: string): Record<string, unknown> {
   const reg = readRegistration(body);
-  if (ctx.store.oauth.countClients() >= MAX_CLIENTS) {
-    throw new OAuthError('temporarily_unavailable', `this server holds ${MAX_CLIENTS} registered clients; unused ones are removed a day after registration, try again later`);
-  }
   const secret = reg.authMethod === 'none' ? undefined : newCredential(CLIENT_SECRET_PREFIX);
   const now = ctx.now();
-  const client = ctx.store.oauth.createClient(
+  const outcome = ctx.store.oauth.registerClient(
     { name: reg.name, redirectUris: reg.redirectUris, metadata: reg.metadata, ...(secret ? { secretHash: hashOf(ctx, secret) } : {}) },
     now.toISOString(),
+    {
+      // The store keeps a keyed hash: who registered is needed for counting, not for reading back.
+      from: hashOf(ctx, `registration-address:${fromKey}`),
+      since: new Date(now.getTime() - REGISTRATION_WINDOW_MS).toISOString(),
+      perAddress: REGISTRATIONS_PER_ADDRESS,
+      maxUnused: MAX_UNUSED_CLIENTS,
+    },
   );
+  if ('refused' in outcome) {
+    if (outcome.refused === 'address') {
+      const seconds = Math.max(1, Math.ceil((Date.parse(outcome.oldest) + REGISTRATION_WINDOW_MS - now.getTime()) / 1000));
+      throw new OAuthError(
+        'temporarily_unavailable',
+        `this address registered ${REGISTRATIONS_PER_ADDRESS} clients in the last ${REGISTRATION_WINDOW_MS / 60_000} minutes; retry in ${seconds} s, or reuse a client already registered`,
+        429,
+        [['Retry-After', String(seconds)]],
+      );
+    }
+    throw new OAuthError(
+      'temporarily_unavailable',
+      `${MAX_UNUSED_CLIENTS} registered clients are waiting to be used; clients never used are removed ${UNUSED_CLIENT_TTL_MS / 60_000} minutes after registration, retry in a minute`,
+      503,
+      [['Retry-After', '60']],
+    );
+  }
+  const { client } = outcome;
   return {
     client_id: client.id,
     ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),

@@ -23,6 +23,8 @@ export class OAuthError extends Error {
     readonly error: OAuthErrorCode,
     readonly description: string,
     readonly status = error === 'invalid_client' ? 401 : error === 'temporarily_unavailable' ? 503 : 400,
+    /** Sent with the error (Retry-After of a refused registration). */
+    readonly headers: ReadonlyArray<[string, string]> = [],
   ) {
     super(description);
     this.name = 'OAuthError';

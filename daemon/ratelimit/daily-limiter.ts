@@ -12,9 +12,9 @@
 // Over the limit the request is refused with 429 and not counted again: the count stays at
 // the limit, so raising a user's limit during the day gives them exactly the difference.
 
-import { ServiceError } from '../errors.ts';
+import { isDiskFull, ServiceError } from '../errors.ts';
 import type { CredentialKind, Identity, RateLimiter, RateLimitState } from '../http/auth.ts';
-import type { RateCounter } from './counter.ts';
+import type { RateCounter, TakeResult } from './counter.ts';
 
 const COUNTED: ReadonlySet<CredentialKind> = new Set(['apiKey', 'oauth', 'scopedToken']);
 
@@ -25,10 +25,16 @@ export interface DailyRateLimiterOptions {
   now: () => Date;
   /** Told when the counter fails (the request is then refused with 503). */
   onCounterError?: (err: Error) => void;
+  /** Told, at most once a minute, when the counter cannot count because the disk is full (requests then go on uncounted). */
+  onCounterFull?: (err: Error) => void;
 }
+
+/** How often a full disk under the counter is told (onCounterFull). */
+const FULL_REPORT_EVERY_MS = 60_000;
 
 export class DailyRateLimiter implements RateLimiter {
   private prunedBefore = '';
+  private fullReportedAt = -Infinity;
 
   constructor(private readonly options: DailyRateLimiterOptions) {}
 
@@ -41,8 +47,11 @@ export class DailyRateLimiter implements RateLimiter {
     try {
       taken = await this.options.counter.take(identity.userId, day, limit);
     } catch (err) {
-      this.options.onCounterError?.(err as Error);
-      throw new ServiceError('SERVICE_UNAVAILABLE', 'the request counter of the rate limit is unavailable; retry shortly');
+      taken = isDiskFull(err) ? await this.readOnly(err as Error, identity.userId, day, limit) : undefined;
+      if (taken === undefined) {
+        this.options.onCounterError?.(err as Error);
+        throw new ServiceError('SERVICE_UNAVAILABLE', 'the request counter of the rate limit is unavailable; retry shortly');
+      }
     }
     const state: RateLimitState = { limit, remaining: Math.max(0, limit - taken.count), reset };
     if (!taken.counted) {
@@ -59,6 +68,27 @@ export class DailyRateLimiter implements RateLimiter {
       this.options.counter.prune(yesterday).catch((err: unknown) => this.options.onCounterError?.(err as Error));
     }
     return state;
+  }
+
+  /**
+   * The counter can read but not write (its disk is full): the limit is still enforced on
+   * the count it holds, so a user at the limit stays refused, and a request below it goes
+   * on uncounted until space returns. A full disk stops the counting, not the searches.
+   * Undefined when the count cannot be read either.
+   */
+  private async readOnly(err: Error, userId: string, day: string, limit: number): Promise<TakeResult | undefined> {
+    let count: number;
+    try {
+      count = await this.options.counter.count(userId, day);
+    } catch {
+      return undefined;
+    }
+    const now = this.options.now().getTime();
+    if (now - this.fullReportedAt >= FULL_REPORT_EVERY_MS) {
+      this.fullReportedAt = now;
+      this.options.onCounterFull?.(err);
+    }
+    return { count, counted: count < limit };
   }
 }
 

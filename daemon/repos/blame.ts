@@ -3,6 +3,7 @@
 
 import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';
+import { blobSize, fileTooLarge } from './blob-size.ts';
 import { entryAt, isFileMode, isSubmoduleMode, where, type RevisionOptions } from './browse.ts';
 import { withOwnRepository } from './git-repo-cache.ts';
 import { isoDate, splitMessage } from './history.ts';
@@ -31,7 +32,8 @@ export interface BlameCommit {
 /**
  * Which commit last changed each line of the file at `path`, as runs of lines, with
  * those commits. Renames are followed as libgit2's blame follows them (its own rename
- * detection between a commit and its parent). Binary and empty files: no ranges.
+ * detection between a commit and its parent). Binary and empty files: no ranges. With
+ * `maxBytes`, a larger file is FILE_TOO_LARGE, found from its size alone (blob-size.ts).
  *
  * libgit2's blame is slow on long histories (a 5,000-line file changed by 3,000 of
  * 30,000 commits: 18 s, git blame 3 s) and cannot be interrupted, so it runs on a
@@ -39,15 +41,20 @@ export interface BlameCommit {
  */
 export async function blame(
   dir: string,
-  options: RevisionOptions & { path: string },
+  options: RevisionOptions & { path: string; maxBytes?: number },
 ): Promise<{ ranges: BlameRange[]; commits: Record<string, BlameCommit> }> {
   const path = checkRepoPath(options.path, { allowEmpty: false });
   return withOwnRepository(dir, async (repo) => {
     const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
-    const entry = await entryAt(await NodeGit.Tree.lookup(repo, commit.treeId()), path);
+    const tree = await NodeGit.Tree.lookup(repo, commit.treeId());
+    const entry = await entryAt(tree, path);
     if (entry === undefined || !isFileMode(entry.filemode())) {
       const what = entry === undefined ? 'does not exist' : isSubmoduleMode(entry.filemode()) ? 'is a submodule, not a file' : 'is a directory, not a file';
       throw new ServiceError('FILE_NOT_FOUND', `${JSON.stringify(path)} ${what} ${where(options)}`);
+    }
+    if (options.maxBytes !== undefined) {
+      const size = await blobSize(repo, tree, path);
+      if (size > options.maxBytes) throw fileTooLarge(path, size, options.maxBytes, where(options));
     }
     const blob = await NodeGit.Blob.lookup(repo, entry.id());
     if (blob.rawsize() === 0 || blob.isBinary() === 1) return { ranges: [], commits: {} };

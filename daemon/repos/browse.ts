@@ -9,6 +9,7 @@
 // open and no type in the result shapes; opening one is FILE_NOT_FOUND saying so.
 import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';
+import { blobSize, fileTooLarge } from './blob-size.ts';
 import { withRepository } from './git-repo-cache.ts';
 import { checkRepoPath } from './repo-path.ts';
 import { resolveCommit } from './revision.ts';
@@ -52,8 +53,11 @@ const MODE_BLOB = 0o100000;
 const MODE_LINK = 0o120000;
 const MODE_GITLINK = 0o160000;
 
-/** The content of the file (or symlink: its target text) at `path`. */
-export async function readSource(dir: string, options: RevisionOptions & { path: string }): Promise<SourceFile> {
+/**
+ * The content of the file (or symlink: its target text) at `path`. With `maxBytes`, a
+ * larger file is FILE_TOO_LARGE, found from its size alone (blob-size.ts): never loaded.
+ */
+export async function readSource(dir: string, options: RevisionOptions & { path: string; maxBytes?: number }): Promise<SourceFile> {
   const path = checkRepoPath(options.path, { allowEmpty: false });
   return withRepository(dir, async (repo) => {
     const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
@@ -63,6 +67,10 @@ export async function readSource(dir: string, options: RevisionOptions & { path:
     if (entry === undefined || (kind !== MODE_BLOB && kind !== MODE_LINK)) {
       const what = kind === MODE_TREE ? 'is a directory, not a file' : kind === MODE_GITLINK ? 'is a submodule (its files are in another repository)' : 'does not exist';
       throw new ServiceError('FILE_NOT_FOUND', `${quotePath(path)} ${what} ${where(options)}`);
+    }
+    if (options.maxBytes !== undefined) {
+      const size = await blobSize(repo, tree, path);
+      if (size > options.maxBytes) throw fileTooLarge(path, size, options.maxBytes, where(options));
     }
     const blob = await NodeGit.Blob.lookup(repo, entry.id());
     return { source: blob.content(), blobSha: entry.id().tostrS(), path, commit: commit.sha() };

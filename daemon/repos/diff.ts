@@ -20,8 +20,10 @@ export interface DiffFile {
   oldPath: string | null;
   /** null for a deleted file. */
   newPath: string | null;
-  /** Empty for binary files and for changes of mode or name only. */
+  /** Empty for binary files, for changes of mode or name only, and for files over `maxBytes`. */
   hunks: DiffHunk[];
+  /** Either side is larger than `maxBytes`: no hunks (neither side was read). */
+  tooLarge?: true;
 }
 
 /**
@@ -37,11 +39,13 @@ const PATCH_BATCH = 50;
 /**
  * The changes from `base` to `head` (their trees, three lines of context, renames
  * detected as git does by default: 50% similarity), restricted to `path` (a file or a
- * directory prefix) when given. Files in libgit2's order (by path).
+ * directory prefix) when given. Files in libgit2's order (by path). A file larger than
+ * `maxBytes` on either side gets no hunks and `tooLarge`: libgit2 reads its size from the
+ * object's header and never loads it (max_size; blob-size.ts says more).
  */
 export async function diff(
   dir: string,
-  options: { base: string; head: string; path?: string; defaultRef: string; label?: string },
+  options: { base: string; head: string; path?: string; defaultRef: string; label?: string; maxBytes?: number },
 ): Promise<{ files: DiffFile[]; truncated?: true }> {
   const path = options.path === undefined ? '' : checkRepoPath(options.path, { allowEmpty: true });
   return withRepository(dir, async (repo) => {
@@ -49,6 +53,7 @@ export async function diff(
     const head = await resolveCommit(repo, options.head, options.defaultRef, options.label);
     const [baseTree, headTree] = await Promise.all([NodeGit.Tree.lookup(repo, base.treeId()), NodeGit.Tree.lookup(repo, head.treeId())]);
     const opts: NodeGit.DiffOptions = { contextLines: 3 };
+    if (options.maxBytes !== undefined) opts.maxSize = options.maxBytes;
     // DISABLE_PATHSPEC_MATCH: the path is literal (no globs); it still matches as a
     // directory prefix ("src" matches "src/a.ts", not "srcx").
     if (path !== '') Object.assign(opts, { pathspec: [path], flags: NodeGit.Diff.OPTION.DISABLE_PATHSPEC_MATCH });
@@ -67,6 +72,8 @@ export async function diff(
           hunks: [],
         };
         files.push(file);
+        // libgit2 made this patch binary (no hunks) without loading either side (max_size).
+        if (options.maxBytes !== undefined && Math.max(patch.oldFile().size(), patch.newFile().size()) > options.maxBytes) file.tooLarge = true;
         for (const h of await patch.hunks()) {
           const hunk = await readHunk(h);
           if (hunk.body.length > budget) {

@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import NodeGit from 'nodegit';
-import { globToRegExp } from './glob.ts';
+import { compileRefGlob } from './glob.ts';
 import { listRefs } from './mirror.ts';
 
 export type CodeHostType =
@@ -54,6 +54,8 @@ export interface GitSource {
   branch: string;
   /** The default branch's commit. */
   commit: string;
+  /** When that commit was made (its committer time, ISO 8601): the push time of a repository read from plain git. Undefined for a time Date cannot hold (a damaged commit). */
+  committedAt?: string;
   /** refs[0] is the default branch; then branches, then tags, each sorted by name. */
   refs: GitRef[];
   /**
@@ -101,6 +103,7 @@ export async function openGitSource(dir: string, selection: RevisionSelection = 
     throw new Error(`not a git repository: ${dir} (${errorText(err)})`, { cause: err });
   }
   const refs = await selectRefs(repo, absDir, dir, selection);
+  const tipTime = new Date((await NodeGit.Commit.lookup(repo, refs[0]!.commit)).time() * 1000);
 
   const remoteUrl = await originUrl(repo);
   const fromRemote = remoteUrl === undefined ? undefined : repoNameFromRemote(remoteUrl);
@@ -137,6 +140,7 @@ export async function openGitSource(dir: string, selection: RevisionSelection = 
     },
   };
   if (remoteUrl !== undefined) source.remoteUrl = remoteUrl;
+  if (!Number.isNaN(tipTime.getTime())) source.committedAt = tipTime.toISOString();
   return source;
 }
 
@@ -161,7 +165,7 @@ async function selectRefs(repo: NodeGit.Repository, absDir: string, dir: string,
   const taken = new Set([head.name]);
   const pick = (names: Map<string, string>, globs: string[] | undefined, kind: GitRef['kind']): void => {
     if (!globs || globs.length === 0) return;
-    const patterns = globs.map(globToRegExp);
+    const patterns = globs.map(compileRefGlob);
     for (const name of [...names.keys()].sort()) {
       if (taken.has(name) || !patterns.some((p) => p.test(name))) continue;
       taken.add(name);

@@ -10,14 +10,15 @@ import { ServiceError } from '../errors.ts';
 import { entryAt, isFileMode, isSubmoduleMode, isTreeMode, where, type RevisionOptions } from './browse.ts';
 import { withOwnRepository, withRepository } from './git-repo-cache.ts';
 import { checkRepoPath } from './repo-path.ts';
-import { compareBytes, refNamesByCommit, resolveCommit } from './revision.ts';
+import { parseHistoryDate } from './history-dates.ts';
+import { compareBytes, decorationsByCommit, resolveCommit } from './revision.ts';
 
 export interface CommitSummary {
   hash: string;
   date: string;
   message: string;
-  /** Branches and tags pointing at exactly this commit, short names, sorted. */
-  refs: string[];
+  /** The refs pointing at exactly this commit as git's `%D` decoration ("HEAD -> main, tag: v1"; revision.ts). */
+  refs: string;
   body: string;
   authorName: string;
   authorEmail: string;
@@ -46,9 +47,11 @@ export interface CommitFilter extends HistoryFilter {
   query?: string;
   /** Case-insensitive substring of the author's name or email. */
   author?: string;
-  /** ISO 8601 dates, inclusive bounds on the author date; a date without a time is the whole day. */
+  /** Inclusive bounds on the author date (history-dates.ts: ISO 8601 or relative forms; a date alone is its start). */
   since?: string;
   until?: string;
+  /** The instant relative bounds count back from (epoch ms); default now. */
+  now?: number;
 }
 
 export interface AuthorSummary {
@@ -70,7 +73,7 @@ const WALK_BATCH = 1000;
 export async function commitInfo(dir: string, options: RevisionOptions): Promise<CommitDetails> {
   return withRepository(dir, async (repo) => {
     const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
-    const refs = await refNamesByCommit(repo);
+    const refs = await decorationsByCommit(repo);
     const parents: string[] = [];
     for (let i = 0; i < commit.parentcount(); i++) parents.push(commit.parentId(i).tostrS());
     return { ...summarize(commit, refs), parents };
@@ -81,8 +84,9 @@ export async function commitInfo(dir: string, options: RevisionOptions): Promise
 export async function commits(dir: string, options: CommitFilter): Promise<Page<CommitSummary>> {
   checkPaging(options);
   const path = options.path === undefined ? undefined : checkRepoPath(options.path, { allowEmpty: true });
-  const since = options.since === undefined ? undefined : parseDate(options.since, 'since', false);
-  const until = options.until === undefined ? undefined : parseDate(options.until, 'until', true);
+  const now = options.now ?? Date.now();
+  const since = options.since === undefined ? undefined : parseHistoryDate(options.since, 'since', now);
+  const until = options.until === undefined ? undefined : parseHistoryDate(options.until, 'until', now);
   const query = options.query?.toLowerCase();
   const author = options.author?.toLowerCase();
   return withRepository(dir, async (repo) => {
@@ -101,7 +105,7 @@ export async function commits(dir: string, options: CommitFilter): Promise<Page<
     const found = await walk(repo, start, path || undefined, (c) => (matches(c) ? c.sha() : undefined));
     const first = (options.page - 1) * options.perPage;
     const page = await Promise.all(found.slice(first, first + options.perPage).map((sha) => NodeGit.Commit.lookup(repo, sha)));
-    const refs = page.length === 0 ? new Map<string, string[]>() : await refNamesByCommit(repo);
+    const refs = page.length === 0 ? new Map<string, string>() : await decorationsByCommit(repo);
     return { items: page.map((c) => summarize(c, refs)), total: found.length };
   });
 }
@@ -216,14 +220,14 @@ function mergeCheck(repo: NodeGit.Repository, path: string): (merge: { tree: str
   };
 }
 
-function summarize(c: NodeGit.Commit, refs: Map<string, string[]>): CommitSummary {
+function summarize(c: NodeGit.Commit, refs: Map<string, string>): CommitSummary {
   const a = c.author();
   const { subject, body } = splitMessage(c.message());
   return {
     hash: c.sha(),
     date: isoDate(a.when().time()),
     message: subject,
-    refs: refs.get(c.sha()) ?? [],
+    refs: refs.get(c.sha()) ?? '',
     body,
     authorName: a.name(),
     authorEmail: a.email(),
@@ -250,33 +254,4 @@ function checkPaging({ page, perPage }: { page: number; perPage: number }): void
   if (!Number.isSafeInteger(perPage) || perPage < 1) {
     throw new ServiceError('INVALID_QUERY_PARAMS', `perPage must be a whole number of at least 1 (got ${String(perPage)})`);
   }
-}
-
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
-
-/**
- * An ISO 8601 date ("2024-05-01") or date and time ("2024-05-01T12:30:00+02:00";
- * without a zone: UTC) as epoch milliseconds. A date alone is its first millisecond, or
- * its last when `endOfDay` (an inclusive upper bound covers the whole day).
- */
-export function parseDate(text: string, name: string, endOfDay: boolean): number {
-  const m = ISO_DATE.exec(text.trim());
-  const bad = (): ServiceError =>
-    new ServiceError('INVALID_QUERY_PARAMS', `${name} must be an ISO 8601 date such as 2024-05-01 or 2024-05-01T12:30:00Z (got ${JSON.stringify(text.slice(0, 100))})`);
-  if (m === null) throw bad();
-  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((v) => (v === undefined ? undefined : Number(v))) as number[];
-  const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
-  let t = Date.UTC(year!, month! - 1, day!, hour, minute, second, ms);
-  const check = new Date(t);
-  // Date.UTC rolls over (Feb 31 is Mar 2) and reads years below 100 as 19xx: the fields
-  // must survive unchanged.
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month! - 1 || check.getUTCDate() !== day! || hour > 23 || minute > 59 || second > 59) throw bad();
-  const zone = m[8];
-  if (zone !== undefined && zone.toUpperCase() !== 'Z') {
-    const z = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
-    const offset = (Number(z[2]) * 60 + Number(z[3])) * 60_000;
-    t -= z[1] === '+' ? offset : -offset;
-  }
-  if (m[4] === undefined && endOfDay) t += 86_400_000 - 1;
-  return t;
 }

@@ -31,6 +31,10 @@ declare module 'nodegit' {
 
     class Reference {
       static lookup(repo: Repository, name: string): Promise<Reference>;
+      /** Every reference's full name, symbolic ones included (git_reference_list). */
+      static list(repo: Repository): Promise<string[]>;
+      /** The id a reference name resolves to, through symbolic references. */
+      static nameToId(repo: Repository, name: string): Promise<Oid>;
       static TYPE: { INVALID: 0; DIRECT: 1; SYMBOLIC: 2; ALL: 3 };
       shorthand(): string;
       name(): string;
@@ -101,6 +105,8 @@ declare module 'nodegit' {
       /** The full message, as stored (usually ends with a newline). */
       message(): string;
       author(): Signature;
+      /** git_commit_time: the committer's time, seconds since the epoch. */
+      time(): number;
       parentcount(): number;
       parentId(n: number): Oid;
     }
@@ -162,6 +168,11 @@ declare module 'nodegit' {
       flags?: number;
       pathspec?: string[];
       contextLines?: number;
+      /**
+       * Blobs larger than this many bytes are treated as binary: no hunks, and their content
+       * is never loaded (the size comes from the object's header). 0: libgit2's 512 MiB.
+       */
+      maxSize?: number;
     }
 
     interface DiffFindOptions {
@@ -196,6 +207,8 @@ declare module 'nodegit' {
     class DiffFile {
       path(): string;
       mode(): number;
+      /** Bytes; read from the object's header once the patch is made (0 for a side that does not exist). */
+      size(): number;
     }
 
     class ConvenientPatch {

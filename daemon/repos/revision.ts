@@ -1,6 +1,6 @@
 // Revisions named in requests (`ref=` parameters), resolved to commits through libgit2's
 // revparse after a syntax check that keeps git's option and range syntax out, and the
-// branch and tag names of a repository by the commit they point at.
+// refs of a repository by the commit they point at (git's %D decoration).
 import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';
 
@@ -105,35 +105,80 @@ function quote(ref: string): string {
   return JSON.stringify(ref.length > 100 ? `${ref.slice(0, 100)}…` : ref);
 }
 
+/** How git's log shows a ref it decorates by default (git 2.39: branches, remote-tracking branches, tags and the stash; no notes, no other namespaces); undefined for the others. */
+function decoration(name: string): string | undefined {
+  if (name.startsWith('refs/heads/')) return name.slice('refs/heads/'.length);
+  if (name.startsWith('refs/remotes/')) return name.slice('refs/remotes/'.length);
+  if (name.startsWith('refs/tags/')) return `tag: ${name.slice('refs/tags/'.length)}`;
+  return name === 'refs/stash' ? name : undefined;
+}
+
 /**
- * Commit id -> short names ("main", "v1.0") of the branches and tags pointing at it,
- * annotated tags peeled; each list sorted. Tags of trees and blobs are left out.
+ * Commit id -> the refs pointing at it as git's `%D` decoration, as `git log --format=%D`
+ * prints it: "HEAD -> main" first when HEAD is on a branch at this commit ("HEAD" alone
+ * when detached here), then the others by full ref name, descending (tags, then
+ * remote-tracking branches, then branches), annotated tags peeled. Tags of trees and
+ * blobs are left out. Sourcebot answers `refs` in this form (API-DETAILS.md section 4).
  */
-export async function refNamesByCommit(repo: NodeGit.Repository): Promise<Map<string, string[]>> {
-  const byCommit = new Map<string, string[]>();
-  const add = (commit: string, name: string): void => {
-    const names = byCommit.get(commit);
-    if (names === undefined) byCommit.set(commit, [name]);
-    else names.push(name);
-  };
-  const tags: NodeGit.Reference[] = [];
-  // Symbolic references come back resolved (and named as their targets).
-  for (const ref of await repo.getReferences()) {
-    const name = ref.name();
-    if (name.startsWith('refs/heads/')) add(ref.target().tostrS(), name.slice('refs/heads/'.length));
-    else if (name.startsWith('refs/tags/')) tags.push(ref);
+export async function decorationsByCommit(repo: NodeGit.Repository): Promise<Map<string, string>> {
+  // getReferences resolves symbolic refs and names them as their targets; the names of
+  // the symbolic ones (refs/remotes/origin/HEAD) come from the list of names, resolved one
+  // by one (there are few).
+  const [names, refs] = await Promise.all([NodeGit.Reference.list(repo), repo.getReferences()]);
+  const direct = new Map<string, NodeGit.Reference>();
+  for (const ref of refs) direct.set(ref.name(), ref);
+  const found: Array<{ name: string; commit: Promise<string | undefined> }> = [];
+  const tagsToPeel: Array<{ name: string; ref: NodeGit.Reference }> = [];
+  for (const name of names) {
+    if (decoration(name) === undefined) continue;
+    const ref = direct.get(name);
+    if (ref === undefined) found.push({ name, commit: NodeGit.Reference.nameToId(repo, name).then((id) => id.tostrS(), () => undefined) });
+    else if (name.startsWith('refs/tags/')) tagsToPeel.push({ name, ref });
+    else found.push({ name, commit: Promise.resolve(ref.target().tostrS()) });
   }
   // A chunk of peels at a time: each is a native call; many at once keep libgit2's threads busy.
-  for (let i = 0; i < tags.length; i += 64) {
-    const peeled = await Promise.all(
-      tags.slice(i, i + 64).map((ref) => ref.peel(NodeGit.Object.TYPE.COMMIT).then((o) => o.id().tostrS(), () => undefined)),
-    );
-    peeled.forEach((commit, j) => {
-      if (commit !== undefined) add(commit, tags[i + j]!.name().slice('refs/tags/'.length));
-    });
+  for (let i = 0; i < tagsToPeel.length; i += 64) {
+    const chunk = tagsToPeel.slice(i, i + 64);
+    const peeled = await Promise.all(chunk.map(({ ref }) => ref.peel(NodeGit.Object.TYPE.COMMIT).then((o) => o.id().tostrS(), () => undefined)));
+    chunk.forEach(({ name }, j) => found.push({ name, commit: Promise.resolve(peeled[j]) }));
   }
-  for (const names of byCommit.values()) names.sort(compareBytes);
-  return byCommit;
+  const byCommit = new Map<string, string[]>();
+  const commits = await Promise.all(found.map((f) => f.commit));
+  found.forEach(({ name }, i) => {
+    const commit = commits[i];
+    if (commit === undefined) return;
+    const list = byCommit.get(commit);
+    if (list === undefined) byCommit.set(commit, [name]);
+    else list.push(name);
+  });
+  const head = await headState(repo);
+  const out = new Map<string, string>();
+  for (const [commit, list] of byCommit) {
+    list.sort((a, b) => compareBytes(b, a));
+    let first: string | undefined;
+    if (head !== undefined && head.commit === commit) {
+      const onBranch = head.branch !== undefined && list.includes(head.branch);
+      first = onBranch ? `HEAD -> ${decoration(head.branch!)}` : 'HEAD';
+      if (onBranch) list.splice(list.indexOf(head.branch!), 1);
+    }
+    const shown = list.map((name) => decoration(name)!);
+    out.set(commit, (first === undefined ? shown : [first, ...shown]).join(', '));
+  }
+  if (head !== undefined && !out.has(head.commit)) out.set(head.commit, 'HEAD'); // detached at a commit no ref names
+  return out;
+}
+
+/** HEAD's commit, and the branch it is on (undefined when detached); undefined when HEAD is unborn or unreadable. */
+async function headState(repo: NodeGit.Repository): Promise<{ commit: string; branch?: string } | undefined> {
+  try {
+    const head = await NodeGit.Reference.lookup(repo, 'HEAD');
+    const branch = head.symbolicTarget();
+    if (branch === undefined || branch === '') return { commit: head.target().tostrS() };
+    const commit = (await NodeGit.Reference.nameToId(repo, branch)).tostrS();
+    return { commit, branch };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Orders strings by their UTF-8 bytes, as git orders names. */

@@ -157,7 +157,8 @@ async function syncRepo(options: SyncOptions, w: Work, index: number, total: num
     };
     const summary = await indexPath(mirror.path, {
       dataDir: options.dataDir,
-      register: () => ({ repoId: record.repoId, repo }),
+      // The tip's commit time rides along: the push time of a repository whose host reports none (type git).
+      register: (d) => ({ repoId: record.repoId, repo: d.committedAt ? { ...repo, committedAt: d.committedAt } : repo }),
       revisions: { ...w.connection.revisions, ...(defaultBranch ? { defaultBranch } : {}) },
       maxFileSize: config.settings.maxFileSize,
       symbols: config.settings.symbols,

@@ -9,7 +9,7 @@
 
 import RE2 from 're2';
 import type { PlanNode, Term } from '../query/terms.ts';
-import { globToRegExp } from '../repos/glob.ts';
+import { compileRefGlob } from '../repos/glob.ts';
 
 export type Tree =
   | { op: 'const'; value: boolean }
@@ -59,7 +59,7 @@ function bind(n: PlanNode, f: ShardFacts, branch: string): Tree {
       // Repository names are matched case-insensitively: code hosts treat them so.
       return new RE2(n.pattern, 'i').test(f.repoName) ? TRUE : FALSE;
     case 'branch':
-      return globToRegExp(n.glob).test(branch) ? TRUE : FALSE;
+      return compileRefGlob(n.glob).test(branch) ? TRUE : FALSE;
     case 'lang': {
       const i = f.languages.indexOf(n.language);
       return i < 0 ? FALSE : { op: 'lang', lang: i };

@@ -1,5 +1,8 @@
 // A fixed pool of search worker threads with a FIFO queue of shard tasks. Each worker
-// runs one task at a time; `wait` in the stats is the time a task spent queued.
+// runs one task at a time; `wait` in the stats is the time a task spent queued. A search
+// queues all its shards up front, so when it stops (client gone, time budget, enough
+// matches) `drop` takes its tasks out of the queue at once: they never run, and nothing
+// of a search whose client left stays queued behind other searches' work.
 
 import type { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
@@ -12,7 +15,6 @@ interface Pending {
   task: ShardTask;
   cancel: SharedArrayBuffer;
   resolve: (r: ShardReply) => void;
-  reject: (e: Error) => void;
   /** Wall-clock ms when queued: the worker reports the time to its start as `wait`. */
   queuedAt: number;
 }
@@ -38,10 +40,29 @@ export class SearchPool {
   /** Runs a shard task; `cancel` is an Int32Array's buffer, non-zero meaning "stop". */
   run(task: ShardTask, cancel: SharedArrayBuffer): Promise<ShardReply> {
     if (this.closed) return Promise.reject(new Error('search pool is closed'));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ task, cancel, resolve, reject, queuedAt: performance.timeOrigin + performance.now() });
+    if (cancelled(cancel)) return Promise.resolve({ status: 'skipped' });
+    return new Promise((resolve) => {
+      this.queue.push({ task, cancel, resolve, queuedAt: performance.timeOrigin + performance.now() });
       this.pump();
     });
+  }
+
+  /**
+   * A search stopped (its `cancel` flag is set): its queued tasks resolve as skipped now
+   * instead of waiting for a free worker; its running ones stop at their next check.
+   */
+  drop(cancel: SharedArrayBuffer): void {
+    let kept = 0;
+    for (const pending of this.queue) {
+      if (pending.cancel === cancel) pending.resolve({ status: 'skipped' });
+      else this.queue[kept++] = pending;
+    }
+    this.queue.length = kept;
+  }
+
+  /** Work in hand now: workers running a task, and tasks waiting for one (the metrics). */
+  load(): { busy: number; queued: number } {
+    return { busy: this.slots.filter((s) => s.busy).length, queued: this.queue.length };
   }
 
   /** Tells every worker to drop its mapping of these shard files (after a re-index). */
@@ -49,9 +70,18 @@ export class SearchPool {
     for (const s of this.slots) s.worker.postMessage({ forget: paths });
   }
 
+  /**
+   * Stops the workers. Tasks still queued or running fail, so that a search waiting for
+   * them ends (and the process can exit) instead of hanging on a worker that is gone.
+   */
   async close(): Promise<void> {
     this.closed = true;
-    for (const p of this.queue.splice(0)) p.reject(new Error('search pool is closed'));
+    const closed: ShardReply = { status: 'failed', error: 'search pool is closed', queuedNs: 0 };
+    for (const p of this.queue.splice(0)) p.resolve(closed);
+    for (const s of this.slots) {
+      s.busy?.resolve(closed);
+      s.busy = undefined;
+    }
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 
@@ -105,8 +135,12 @@ export class SearchPool {
     for (;;) {
       const pending = this.queue.shift();
       if (!pending) return undefined;
-      if (Atomics.load(new Int32Array(pending.cancel), 0) === 0) return pending;
+      if (!cancelled(pending.cancel)) return pending;
       pending.resolve({ status: 'skipped' });
     }
   }
+}
+
+function cancelled(cancel: SharedArrayBuffer): boolean {
+  return Atomics.load(new Int32Array(cancel), 0) !== 0;
 }

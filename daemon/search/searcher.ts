@@ -16,6 +16,7 @@
 // the whole repository out until it is re-indexed.
 
 import { join } from 'node:path';
+import { ServiceError } from '../errors.ts';
 import { shardsDir } from '../index/data-dir.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
 import { manifestRepoName, type ManifestRepo } from '../index/manifest.ts';
@@ -25,7 +26,7 @@ import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl 
 import type { CodeHostType } from '../repos/git.ts';
 import { SearchPool } from './pool.ts';
 import { packr, shardKey, type ShardReply, type ShardTask } from './protocol.ts';
-import { buildChunks, locateRanges, nameRanges } from './shape.ts';
+import { buildChunks, locateRanges, nameRanges, wholeContent } from './shape.ts';
 import type { ShardHit } from './shard-search.ts';
 import { compareRanked, score } from './rank.ts';
 import type { SymbolDef } from '../index/symbols.ts';
@@ -39,6 +40,8 @@ export interface SearcherOptions {
   baseUrl?: string;
   /** The index as the process sees it (shared with the daemon's catalog); default: a view of its own. */
   view?: IndexView;
+  /** `whole: true` gives at most this much of a file's content (settings.http.maxSourceBytes); default: all of it. */
+  maxWholeBytes?: number;
 }
 
 export interface SearchOptions {
@@ -49,7 +52,10 @@ export interface SearchOptions {
    * at their next check; the answer holds what was found and is not exhaustive.
    */
   timeoutMs?: number;
-  /** Aborting stops the search like the time budget (a client that went away). */
+  /**
+   * Aborting stops the search like the time budget (a client that went away); aborting
+   * with a ServiceError as the reason fails the search with it.
+   */
   signal?: AbortSignal;
   /**
    * Only repositories this accepts are searched (the caller's visibility); the others'
@@ -164,6 +170,11 @@ export class Searcher {
     this.pool ??= new SearchPool(this.options.workers);
   }
 
+  /** Shard tasks running on the workers and waiting for one (the metrics; zero when idle). */
+  load(): { busy: number; queued: number } {
+    return this.pool?.load() ?? { busy: 0, queued: 0 };
+  }
+
   get shardCount(): number {
     return this.current.entries.length;
   }
@@ -193,7 +204,12 @@ export class Searcher {
       // The shards of broken repositories the caller may see count as failed: the answer
       // says it is not exhaustive, as it did when such a shard failed in the search.
       const lost = (filter ? snapshot.broken.filter((b) => filter(b)) : snapshot.broken).reduce((n, b) => n + b.shards, 0);
-      return await this.searchSnapshot(entries, req, options, lost);
+      const res = await this.searchSnapshot(entries, req, options, lost);
+      // Stopped with a reason the caller must hear (the server's shutdown deadline), not
+      // because its client left: partial results would pass for a (non-exhaustive) answer.
+      const reason: unknown = options.signal?.reason;
+      if (reason instanceof ServiceError) throw reason;
+      return res;
     } finally {
       snapshot.users--;
       if (snapshot.users === 0 && this.held.delete(snapshot)) this.release();
@@ -209,7 +225,11 @@ export class Searcher {
     const limit = req.matches;
     const cancel = new SharedArrayBuffer(4);
     const flag = new Int32Array(cancel);
-    const stop = () => Atomics.store(flag, 0, 1);
+    // Stopping also takes the search's queued shard tasks out of the pool at once.
+    const stop = () => {
+      Atomics.store(flag, 0, 1);
+      pool.drop(cancel);
+    };
     const timer = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
     options.signal?.addEventListener('abort', stop, { once: true });
     if (options.signal?.aborted) stop();
@@ -250,8 +270,9 @@ export class Searcher {
             stats.totalMatchCount += r.found;
             if (r.more) more = true;
             // Hits of a shard after the limit was reached are dropped (their work is counted):
-            // the answer is the first `matches` ranges in shard order.
-            if (found <= limit && r.hits.length > 0 && !this.shape(req, shards[i]!, r.hits, shaping)) stats.crashes++;
+            // the answer is the first `matches` ranges in shard order. So are the hits of
+            // shards already in when the search was aborted: nobody is waiting for them.
+            if (found <= limit && r.hits.length > 0 && !options.signal?.aborted && !this.shape(req, shards[i]!, r.hits, shaping)) stats.crashes++;
             found += r.found;
             if (found > limit) stop();
           }
@@ -339,7 +360,11 @@ export class Searcher {
       };
       const external = externalFileUrl(repo.codeHostType, repo.externalWebUrl, branch, path);
       if (external) file.externalWebUrl = external;
-      if (req.whole) file.content = content.toString('utf8');
+      if (req.whole) {
+        const whole = wholeContent(content, this.options.maxWholeBytes ?? Infinity);
+        file.content = whole.content;
+        if (whole.truncated) file.contentTruncated = true;
+      }
       // As the shard counted it (found): a match without ranges is one, so that a query of
       // filters alone, fully answered, has actual = total and is exhaustive.
       const count = Math.max(1, (names.length + ranges.length) / 2);

@@ -132,3 +132,17 @@ export function buildChunks(buf: Buffer, ranges: Range[], contextLines: number):
     symbols: [],
   }));
 }
+
+/**
+ * A file's whole content for `whole: true`, at most `maxBytes` of it: a longer file is cut
+ * before the character that would cross the limit (never inside a UTF-8 sequence), and
+ * `truncated` says so.
+ */
+export function wholeContent(buf: Buffer, maxBytes: number): { content: string; truncated: boolean } {
+  if (buf.length <= maxBytes) return { content: buf.toString('utf8'), truncated: false };
+  let end = maxBytes;
+  // Back over continuation bytes to the start of the character at the cut: it is at most
+  // three bytes back (a character has at most four); further back the bytes are not UTF-8.
+  while (end > 0 && end > maxBytes - 3 && (buf[end]! & 0xc0) === 0x80) end--;
+  return { content: buf.toString('utf8', 0, end), truncated: true };
+}

@@ -5,7 +5,7 @@
 
 import { intersectSorted, unionSorted } from '../../core/index.ts';
 import type { NgramTable, RepoFacts, Shard } from '../index/shard-reader.ts';
-import { globToRegExp } from '../repos/glob.ts';
+import { compileRefGlob } from '../repos/glob.ts';
 import type { Plan } from '../query/terms.ts';
 import type { NgramQuery } from '../query/regex-ngrams.ts';
 import { specialize, type ShardFacts, type Tree } from './match-tree.ts';
@@ -158,7 +158,7 @@ function branchClasses(plan: Plan, facts: ShardFacts): BranchClass[] {
     const tree = specialize(plan.root, facts, names[0]!);
     return tree.op === 'const' && !tree.value ? [] : [{ branches: [0], tree }];
   }
-  const globs = [...new Set(plan.branches)].map(globToRegExp);
+  const globs = [...new Set(plan.branches)].map(compileRefGlob);
   const classes = new Map<string, BranchClass>();
   names.forEach((name, b) => {
     const key = globs.map((g) => (g.test(name) ? '1' : '0')).join('');

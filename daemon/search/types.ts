@@ -50,6 +50,8 @@ export interface FileResult {
   externalWebUrl?: string;
   branches: string[];
   content?: string;
+  /** `content` holds only the file's first settings.http.maxSourceBytes (cut at a character boundary). */
+  contentTruncated?: true;
 }
 
 export interface RepositoryInfo {

@@ -205,6 +205,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX oauth_tokens_expiry ON oauth_tokens (expires_at);
     `,
   },
+  {
+    id: 7,
+    name: 'oauth_client_registration_address',
+    // Documented at the top of sqlite-oauth.ts: who registered a client, for the per-address limit.
+    up: `
+      ALTER TABLE oauth_clients ADD COLUMN registered_from TEXT;
+      CREATE INDEX oauth_clients_from ON oauth_clients (registered_from, created_at);
+      CREATE INDEX oauth_clients_created ON oauth_clients (created_at);
+    `,
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

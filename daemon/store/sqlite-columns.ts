@@ -81,3 +81,15 @@ export function merge(columns: Columns, base: Row, patch: object): Row {
 export const columnList = (columns: Columns): string => columns.map(([, column]) => column).join(', ');
 export const paramList = (columns: Columns): string => columns.map(([, column]) => `@${column}`).join(', ');
 export const assignments = (columns: Columns): string => columns.map(([, column]) => `${column} = @${column}`).join(', ');
+
+/**
+ * The first row a write with RETURNING gives back (undefined when it changed no row). Every
+ * such write goes through here, never through `get()`: SQLite commits a statement outside
+ * a transaction when the statement ends, and `get()` stops at the first row and resets it,
+ * which drops the commit's error. On a full disk that commit fails with SQLITE_FULL and is
+ * rolled back, and `get()` still handed back the row: a key printed, a token answered 201,
+ * with nothing stored. `all()` runs the statement to its end and throws what the commit says.
+ */
+export function writeReturning(statement: { all(...params: unknown[]): unknown[] }, ...params: unknown[]): Row | undefined {
+  return statement.all(...params)[0] as Row | undefined;
+}

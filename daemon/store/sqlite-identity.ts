@@ -17,7 +17,7 @@
 // column conventions as sqlite-store.ts: NULL comes back as an absent key.
 
 import type BetterSqlite3 from 'better-sqlite3';
-import { fromRow, newId, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
+import { fromRow, newId, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
 import { StoreConflictError, type ApiKeyRecord, type IdentityStore, type Role, type ScopedTokenRecord, type UserRecord } from './store.ts';
 
 export class SqliteIdentity implements IdentityStore {
@@ -74,7 +74,7 @@ export class SqliteIdentity implements IdentityStore {
       if (row === undefined) throw new Error(`updateUser: no user with id ${id}`);
       const pick = (key: string, column: string) => (key in patch ? (patch[key] ?? null) : row[column]);
       return userFromRow(
-        this.#writeUser.get({
+        writeReturning(this.#writeUser, {
           id,
           name: pick('name', 'name'),
           role: pick('role', 'role'),
@@ -90,7 +90,7 @@ export class SqliteIdentity implements IdentityStore {
 
   createUser(user: { email: string; name: string; role: Role }, now: string): UserRecord {
     try {
-      return userFromRow(this.#insertUser.get({ id: newId('usr'), email: user.email, name: user.name, role: user.role, now }) as Row);
+      return userFromRow(writeReturning(this.#insertUser, { id: newId('usr'), email: user.email, name: user.name, role: user.role, now }) as Row);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new StoreConflictError(`a user with the email ${user.email} exists`);
       throw err;
@@ -116,7 +116,7 @@ export class SqliteIdentity implements IdentityStore {
   }
 
   createApiKey(key: { userId: string; name: string; hash: string; hint: string }, now: string): ApiKeyRecord {
-    return keyFromRow(this.#insertKey.get({ id: newId('key'), ...key, now }) as Row);
+    return keyFromRow(writeReturning(this.#insertKey, { id: newId('key'), ...key, now }) as Row);
   }
 
   findApiKey(hash: string): ApiKeyRecord | undefined {
@@ -134,7 +134,7 @@ export class SqliteIdentity implements IdentityStore {
   }
 
   revokeApiKey(id: string, now: string): ApiKeyRecord | undefined {
-    const row = this.#revokeKey.get({ id, now }) as Row | undefined;
+    const row = writeReturning(this.#revokeKey, { id, now }) as Row | undefined;
     return row && keyFromRow(row);
   }
 
@@ -143,7 +143,7 @@ export class SqliteIdentity implements IdentityStore {
   }
 
   createScopedToken(token: { userId: string; hash: string; repoIds: number[]; expiresAt: string }, now: string): ScopedTokenRecord {
-    return tokenFromRow(this.#insertToken.get({ id: newId('sat'), userId: token.userId, hash: token.hash, repoIds: JSON.stringify(token.repoIds), expiresAt: token.expiresAt, now }) as Row);
+    return tokenFromRow(writeReturning(this.#insertToken, { id: newId('sat'), userId: token.userId, hash: token.hash, repoIds: JSON.stringify(token.repoIds), expiresAt: token.expiresAt, now }) as Row);
   }
 
   findScopedToken(hash: string): ScopedTokenRecord | undefined {
@@ -157,7 +157,7 @@ export class SqliteIdentity implements IdentityStore {
   }
 
   revokeScopedToken(id: string, now: string): ScopedTokenRecord | undefined {
-    const row = this.#revokeToken.get({ id, now }) as Row | undefined;
+    const row = writeReturning(this.#revokeToken, { id, now }) as Row | undefined;
     return row && tokenFromRow(row);
   }
 

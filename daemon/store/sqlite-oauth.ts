@@ -5,7 +5,10 @@
 //   oauth_clients  id TEXT PRIMARY KEY (the client_id, "oac_" + 24 hex), secret_hash (keyed
 //                  hash of the client secret, NULL for a public client), name,
 //                  redirect_uris (JSON array), metadata (JSON object: the registration
-//                  answer), created_at.
+//                  answer), created_at, registered_from (migration 7: a keyed hash of the
+//                  registering address's key, for the per-address limit; NULL for clients
+//                  registered before it). Indexed by (registered_from, created_at) and
+//                  created_at.
 //   oauth_grants   id TEXT PRIMARY KEY ("ogr_" + 24 hex), client_id -> oauth_clients(id)
 //                  ON DELETE CASCADE, user_id -> users(id) ON DELETE CASCADE, scope,
 //                  resource, created_at, revoked_at. One row per consent that was
@@ -26,13 +29,27 @@
 // racing requests, in one process or two, exactly one finds the row unused.
 
 import type BetterSqlite3 from 'better-sqlite3';
-import type { NewOAuthToken, OAuthClientRecord, OAuthCodeRecord, OAuthGrantRecord, OAuthStore, OAuthTokenRecord } from './store.ts';
-import { fromRow, newId, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
+import type {
+  NewOAuthClient,
+  NewOAuthToken,
+  OAuthClientRecord,
+  OAuthCodeRecord,
+  OAuthGrantRecord,
+  OAuthStore,
+  OAuthTokenRecord,
+  RegistrationLimits,
+  RegistrationOutcome,
+} from './store.ts';
+import { fromRow, newId, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
 
 export class SqliteOAuth implements OAuthStore {
   readonly #insertClient: BetterSqlite3.Statement;
   readonly #clientById: BetterSqlite3.Statement;
   readonly #countClients: BetterSqlite3.Statement;
+  readonly #registeredFrom: BetterSqlite3.Statement;
+  readonly #countUnused: BetterSqlite3.Statement;
+  readonly #pruneUnused: BetterSqlite3.Statement;
+  readonly #registerTx: BetterSqlite3.Transaction<(client: NewOAuthClient, now: string, limits: RegistrationLimits) => RegistrationOutcome>;
   readonly #insertCode: BetterSqlite3.Statement;
   readonly #codeByHash: BetterSqlite3.Statement;
   readonly #useCode: BetterSqlite3.Statement;
@@ -51,9 +68,15 @@ export class SqliteOAuth implements OAuthStore {
 
   constructor(db: BetterSqlite3.Database) {
     this.#insertClient = db.prepare(
-      `INSERT INTO oauth_clients (id, secret_hash, name, redirect_uris, metadata, created_at)
-       VALUES (@id, @secretHash, @name, @redirectUris, @metadata, @now) RETURNING *`,
+      `INSERT INTO oauth_clients (id, secret_hash, name, redirect_uris, metadata, created_at, registered_from)
+       VALUES (@id, @secretHash, @name, @redirectUris, @metadata, @now, @from) RETURNING *`,
     );
+    this.#registeredFrom = db.prepare('SELECT count(*) AS n, min(created_at) AS oldest FROM oauth_clients WHERE registered_from = @from AND created_at > @since');
+    // Never used: no grant and no code (a code is made at consent, so a client mid-consent has one).
+    const unused = `NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.id)
+         AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.client_id = oauth_clients.id)`;
+    this.#countUnused = db.prepare(`SELECT count(*) FROM oauth_clients WHERE ${unused}`).pluck();
+    this.#pruneUnused = db.prepare(`DELETE FROM oauth_clients WHERE created_at < @before AND ${unused}`);
     this.#clientById = db.prepare('SELECT * FROM oauth_clients WHERE id = ?');
     this.#countClients = db.prepare('SELECT count(*) FROM oauth_clients').pluck();
     this.#insertCode = db.prepare(
@@ -102,30 +125,49 @@ export class SqliteOAuth implements OAuthStore {
       if (code === undefined) return undefined;
       if (code.used_at !== null) return { reused: codeFromRow(code) };
       const grant = grantFromRow(
-        this.#insertGrant.get({ id: newId('ogr'), clientId: code.client_id, userId: code.user_id, scope: code.scope, resource: code.resource, now }) as Row,
+        writeReturning(this.#insertGrant, { id: newId('ogr'), clientId: code.client_id, userId: code.user_id, scope: code.scope, resource: code.resource, now }) as Row,
       );
       for (const t of tokens) this.#insertToken.run({ ...t, grantId: grant.id, now });
       this.#useCode.run({ hash, grantId: grant.id, now });
       return { grant };
     });
     this.#rotateTx = db.transaction((hash, next, now) => {
-      const row = this.#rotate.get({ hash, now }) as { grant_id: string } | undefined;
+      const row = writeReturning(this.#rotate, { hash, now }) as { grant_id: string } | undefined;
       if (row === undefined) return false;
       for (const t of next) this.#insertToken.run({ ...t, grantId: row.grant_id, now });
       return true;
     });
     this.#pruneTx = db.transaction((before) => this.#prune.reduce((n, s) => n + s.run({ before }).changes, 0));
+    this.#registerTx = db.transaction((client, now, limits) => {
+      const mine = this.#registeredFrom.get({ from: limits.from, since: limits.since }) as { n: number; oldest: string | null };
+      if (mine.n >= limits.perAddress) return { refused: 'address', oldest: mine.oldest! };
+      if ((this.#countUnused.get() as number) >= limits.maxUnused) return { refused: 'unused' };
+      return { client: this.#insert(client, now, limits.from) };
+    });
   }
 
-  createClient(client: { secretHash?: string; name: string; redirectUris: string[]; metadata: Record<string, unknown> }, now: string): OAuthClientRecord {
+  createClient(client: NewOAuthClient, now: string): OAuthClientRecord {
+    return this.#insert(client, now, null);
+  }
+
+  registerClient(client: NewOAuthClient, now: string, limits: RegistrationLimits): RegistrationOutcome {
+    return this.#registerTx.immediate(client, now, limits);
+  }
+
+  pruneUnusedClients(before: string): number {
+    return this.#pruneUnused.run({ before }).changes;
+  }
+
+  #insert(client: NewOAuthClient, now: string, from: string | null): OAuthClientRecord {
     return clientFromRow(
-      this.#insertClient.get({
+      writeReturning(this.#insertClient, {
         id: newId('oac'),
         secretHash: client.secretHash ?? null,
         name: client.name,
         redirectUris: JSON.stringify(client.redirectUris),
         metadata: JSON.stringify(client.metadata),
         now,
+        from,
       }) as Row,
     );
   }
@@ -140,7 +182,7 @@ export class SqliteOAuth implements OAuthStore {
   }
 
   createCode(code: Omit<OAuthCodeRecord, 'createdAt' | 'usedAt' | 'grantId'>, now: string): OAuthCodeRecord {
-    return codeFromRow(this.#insertCode.get({ ...code, resource: code.resource ?? null, now }) as Row);
+    return codeFromRow(writeReturning(this.#insertCode, { ...code, resource: code.resource ?? null, now }) as Row);
   }
 
   peekCode(hash: string): OAuthCodeRecord | undefined {
@@ -169,7 +211,7 @@ export class SqliteOAuth implements OAuthStore {
   }
 
   revokeGrant(id: string, now: string): OAuthGrantRecord | undefined {
-    const row = this.#revokeGrant.get({ id, now }) as Row | undefined;
+    const row = writeReturning(this.#revokeGrant, { id, now }) as Row | undefined;
     return row && grantFromRow(row);
   }
 

@@ -15,6 +15,7 @@
 
 import type BetterSqlite3 from 'better-sqlite3';
 import type { RequestCountStore } from './store.ts';
+import { writeReturning } from './sqlite-columns.ts';
 
 export class SqliteRequestCounts implements RequestCountStore {
   readonly #increment: BetterSqlite3.Statement;
@@ -35,7 +36,7 @@ export class SqliteRequestCounts implements RequestCountStore {
     // The insert branch would count the first request whatever the limit: a limit of 0
     // (a user cut off) never reaches it.
     if (limit >= 1) {
-      const row = this.#increment.get(userId, day, limit) as { count: number } | undefined;
+      const row = writeReturning(this.#increment, userId, day, limit) as { count: number } | undefined;
       // No row back: the conflict branch's WHERE was false, the limit was reached.
       if (row !== undefined) return { count: row.count, counted: true };
     }

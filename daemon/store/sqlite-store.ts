@@ -46,7 +46,7 @@ import { SqliteIdentity } from './sqlite-identity.ts';
 import { SqliteRequestCounts } from './sqlite-request-counts.ts';
 import { SqliteOAuth } from './sqlite-oauth.ts';
 import { migrate } from './migrations.ts';
-import { assignments, columnList, fromRow, merge, paramList, toParams, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
+import { assignments, columnList, fromRow, merge, paramList, toParams, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
 
 /** How long a process waits for another's write lock before SQLITE_BUSY. Writes are short
  * (one repository or connection each), so this only runs out when something is stuck. */
@@ -202,7 +202,7 @@ class SqliteStore implements Store {
       const live = this.#liveRepoByName.get((fields as Row).repoName) as Row | undefined;
       if (live === undefined) {
         const created = merge(REPO_COLUMNS, { state: 'new', failures: 0, indexedRefs: [] }, fields);
-        return repoFromRow(this.#insertRepo.get(toParams(REPO_COLUMNS, created)) as Row);
+        return repoFromRow(writeReturning(this.#insertRepo, toParams(REPO_COLUMNS, created)) as Row);
       }
       return this.#writeRepo(live, fields);
     });
@@ -214,7 +214,7 @@ class SqliteStore implements Store {
     this.#upsertConnectionTx = db.transaction((name: string, connectionType: string): ConnectionRecord => {
       const row = this.#connectionByName.get(name) as Row | undefined;
       if (row === undefined) {
-        return connectionFromRow(this.#insertConnection.get(toParams(CONNECTION_COLUMNS, { name, connectionType })) as Row);
+        return connectionFromRow(writeReturning(this.#insertConnection, toParams(CONNECTION_COLUMNS, { name, connectionType })) as Row);
       }
       // The config is the source of truth: a connection whose type changed keeps its id.
       return this.#writeConnection(row, { connectionType });
@@ -232,14 +232,14 @@ class SqliteStore implements Store {
     const merged = merge(REPO_COLUMNS, repoFromRow(row) as unknown as Row, patch);
     const params = toParams(REPO_COLUMNS, merged);
     params.repo_id = row.repo_id;
-    return repoFromRow(this.#updateRepo.get(params) as Row);
+    return repoFromRow(writeReturning(this.#updateRepo, params) as Row);
   }
 
   #writeConnection(row: Row, patch: object): ConnectionRecord {
     const merged = merge(CONNECTION_COLUMNS, connectionFromRow(row) as unknown as Row, patch);
     const params = toParams(CONNECTION_COLUMNS, merged);
     params.id = row.id;
-    return connectionFromRow(this.#updateConnection.get(params) as Row);
+    return connectionFromRow(writeReturning(this.#updateConnection, params) as Row);
   }
 
   upsertRepo(fields: Parameters<Store['upsertRepo']>[0]): RepoRecord {

@@ -243,8 +243,42 @@ export interface NewOAuthToken {
  * Every operation that decides "first use wins" is one atomic step, so two daemon
  * processes (or two requests) racing with one code or refresh token get one success.
  */
+/** A client to register (dynamic registration, RFC 7591). */
+export interface NewOAuthClient {
+  secretHash?: string;
+  name: string;
+  redirectUris: string[];
+  metadata: Record<string, unknown>;
+}
+
+/** The limits of open registration (oauth/clients.ts sets them). */
+export interface RegistrationLimits {
+  /** Who registers: a keyed hash of the client's address key (never the address itself). */
+  from: string;
+  /** Registrations of `from` created after `since` (the window's open start) count against `perAddress`. */
+  since: string;
+  perAddress: number;
+  /** Clients never used (no code, no grant), from anyone, at most. */
+  maxUnused: number;
+}
+
+export type RegistrationOutcome =
+  | { client: OAuthClientRecord }
+  /** `from` has `perAddress` registrations since `since`; the oldest of them was made at `oldest`. */
+  | { refused: 'address'; oldest: string }
+  /** `maxUnused` clients are waiting to be used or pruned. */
+  | { refused: 'unused' };
+
 export interface OAuthStore {
-  createClient(client: { secretHash?: string; name: string; redirectUris: string[]; metadata: Record<string, unknown> }, now: string): OAuthClientRecord;
+  createClient(client: NewOAuthClient, now: string): OAuthClientRecord;
+  /**
+   * Registers a client unless a limit refuses it: the limits are checked and the row
+   * inserted in one IMMEDIATE transaction, so they hold exactly across the processes
+   * sharing the store.
+   */
+  registerClient(client: NewOAuthClient, now: string, limits: RegistrationLimits): RegistrationOutcome;
+  /** Drops clients created before `before` that have no grant and no code (never used). Returns how many went. */
+  pruneUnusedClients(before: string): number;
   getClient(id: string): OAuthClientRecord | undefined;
   countClients(): number;
   createCode(code: Omit<OAuthCodeRecord, 'createdAt' | 'usedAt' | 'grantId'>, now: string): OAuthCodeRecord;

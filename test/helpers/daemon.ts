@@ -66,10 +66,17 @@ export async function call(url: string, init: RequestInit & { json?: unknown } =
 }
 
 export async function startTestDaemon(
-  options: { settings?: Record<string, unknown>; config?: Record<string, unknown>; daemon?: Partial<DaemonOptions>; extraRepos?: ExtraRepo[] } = {},
+  options: {
+    settings?: Record<string, unknown>;
+    config?: Record<string, unknown>;
+    daemon?: Partial<DaemonOptions>;
+    extraRepos?: ExtraRepo[];
+    /** The data directory (a filesystem of the test's own); default: one in the temporary directory. */
+    dataDir?: string;
+  } = {},
 ): Promise<TestDaemon> {
   const dir = tempDir('daemon');
-  const dataDir = join(dir.path, 'data');
+  const dataDir = options.dataDir ?? join(dir.path, 'data');
   const repoPath = join(dir.path, 'repos', 'widgets');
   const repo = TestRepo.init(repoPath);
   repo.commit({ 'src/main.c': 'int main(void) {\n  return widget_count();\n}\n', 'README.md': '# Widgets\n\nwidget docs\n' }, 'Initial import\n\nThe first widgets.');

@@ -19,7 +19,10 @@
 //   expiring at `before` stays), then grants left without tokens, then clients created
 //   before `before` that (after that) have no grant and no code; a revoked grant stays
 //   while it has tokens. listLiveGrants orders by createdAt, newest first. A code and a
-//   grant belong to an existing client and user.
+//   grant belong to an existing client and user. registerClient counts the clients of
+//   `from` created after `since` (createClient's count for no address) and the
+//   clients never used (no grant, no code) of everyone; pruneUnusedClients(before) drops
+//   the never-used ones created before `before` (one created at `before` stays).
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -880,6 +883,49 @@ export function storeConformance(
         [accessOnly, edge, refreshOnly, expired, othersLive, live].map((g) => g.id),
         'two minutes earlier, the grants whose tokens expire at NOW - 1 and NOW are live too',
       );
+    });
+
+    storeTest('registerClient: per-address count in a window, a cap on clients never used; pruneUnusedClients', (store) => {
+      const o = store.oauth;
+      const user = store.createUser({ email: 'r@example.com', name: 'R', role: 'member' }, T1);
+      const c = (name: string) => ({ name, redirectUris: [REDIRECT], metadata: { client_name: name } });
+      // The window is open at its start: `since` one millisecond before T1 counts T1.
+      const limits = (from: string, since: string, perAddress = 2, maxUnused = 100) => ({ from, since: new Date(Date.parse(since) - 1).toISOString(), perAddress, maxUnused });
+      const a1 = o.registerClient(c('a1'), T1, limits('A', T1));
+      assert.ok('client' in a1);
+      assert.deepEqual(o.getClient(a1.client.id), a1.client, 'read back like any client');
+      assert.ok(!('registeredFrom' in a1.client), 'who registered is not part of the record');
+      const a2 = o.registerClient(c('a2'), plus(T1, 5), limits('A', T1));
+      assert.ok('client' in a2);
+      assert.deepEqual(o.registerClient(c('a3'), plus(T1, 6), limits('A', T1)), { refused: 'address', oldest: T1 });
+      assert.ok('client' in o.registerClient(c('b1'), plus(T1, 6), limits('B', T1)), 'another address is not affected');
+      // The window moves: registrations at or before `since` no longer count.
+      assert.ok('client' in o.registerClient(c('a3'), plus(T1, 7), { from: 'A', since: T1, perAddress: 2, maxUnused: 100 }));
+      assert.deepEqual(o.registerClient(c('a4'), plus(T1, 8), limits('A', plus(T1, 1))), { refused: 'address', oldest: plus(T1, 5) });
+      o.createClient(c('legacy'), T1); // no address: counts for none
+      assert.ok('client' in o.registerClient(c('c1'), plus(T1, 8), limits('C', T1, 1)));
+      assert.equal(o.countClients(), 6);
+
+      // The cap counts clients never used, from anyone: a code or a grant takes a client out.
+      assert.deepEqual(o.registerClient(c('d1'), plus(T1, 9), limits('D', T1, 5, 6)), { refused: 'unused' });
+      newCode(store, 'code-a1', { clientId: a1.client.id, userId: user.id }, plus(T1, 9));
+      const d1 = o.registerClient(c('d1'), plus(T1, 9), limits('D', T1, 5, 6));
+      assert.ok('client' in d1, 'a1 is in use now');
+      assert.deepEqual(o.registerClient(c('d2'), plus(T1, 9), limits('D', T1, 5, 6)), { refused: 'unused' });
+      assert.equal(o.countClients(), 7);
+
+      // Pruning: never-used clients created before the cutoff; at the cutoff they stay.
+      const a2c = (a2 as { client: OAuthClientRecord }).client;
+      newGrant(store, { clientId: a2c.id, userId: user.id }, plus(T1, 9), [newToken('a2-rt', 'refresh', plus(T1, 30 * DAY))]);
+      assert.equal(o.pruneUnusedClients(plus(T1, 8)), 3, 'b1, a3 and legacy: created before +8, never used');
+      assert.equal(o.countClients(), 4);
+      assert.ok(o.getClient(a1.client.id), 'a client with a code stays');
+      assert.ok(o.getClient(a2c.id), 'a client with a grant stays');
+      assert.ok(o.getClient(d1.client.id), 'a client registered after the cutoff stays');
+      const c1 = o.registerClient(c('c2'), plus(T1, 9), limits('C', T1, 2));
+      assert.ok('client' in c1, 'c1 still counts against C: one left of two');
+      assert.deepEqual(o.registerClient(c('c3'), plus(T1, 9), limits('C', T1, 2)), { refused: 'address', oldest: plus(T1, 8) });
+      assert.equal(o.pruneUnusedClients(plus(T1, 8)), 0);
     });
 
     storeTest('prune: expired codes and tokens, then grants without tokens, then old clients with nothing left', (store) => {

@@ -6,6 +6,8 @@
 import { detectLanguage } from '../../index/language.ts';
 import { folderContents, listFiles, readSource, tree, type FolderEntry, type TreeNode } from '../../repos/browse.ts';
 import { outlineSymbols } from '../../repos/outline.ts';
+import { SYMBOL_MAX_FILE_BYTES } from '../../index/symbols.ts';
+import { fileTooLarge } from '../../repos/blob-size.ts';
 import { checkRepoPath } from '../../repos/repo-path.ts';
 import { externalFileUrl, fileWebUrl } from '../../repos/web-urls.ts';
 import { ServiceError } from '../../errors.ts';
@@ -28,16 +30,17 @@ export function browseRoutes(s: Services): Route[] {
       path: '/api/source',
       operationId: 'getSource',
       summary: 'A file\'s content and metadata at a ref',
+      description: `A file larger than settings.http.maxSourceBytes (${s.config.settings.http.maxSourceBytes} bytes here) is refused with 413 FILE_TOO_LARGE; its size is read from the git object's header, the file itself is never loaded.`,
       tag: 'Browse',
       query: 'SourceQuery',
       response: { status: 200, schema: 'SourceResponse', description: 'The file.' },
-      errors: ['INVALID_QUERY_PARAMS', 'MISSING_REQUIRED_QUERY_PARAMETER', ...BROWSE_ERRORS],
+      errors: ['INVALID_QUERY_PARAMS', 'MISSING_REQUIRED_QUERY_PARAMETER', ...BROWSE_ERRORS, 'FILE_TOO_LARGE'],
       rateLimited: true,
       authenticated: true,
       async handle(ctx) {
         const q = ctx.query as SourceQuery;
         const repo = s.catalog.find(q.repo, ctx.identity);
-        const file = await sourceOf(s, repo, q);
+        const file = await sourceOf(s, repo, q, s.config.settings.http.maxSourceBytes);
         const branch = q.ref ?? repo.defaultBranch;
         const body: Record<string, unknown> = {
           source: file.source.toString('utf8'),
@@ -62,7 +65,7 @@ export function browseRoutes(s: Services): Route[] {
       summary: 'The symbol definitions of a file at a ref (its outline)',
       description:
         'The file is read as GET /api/source reads it and parsed by universal-ctags, as the indexer does, so any ref works, indexed or not. ' +
-        'A file larger than 1 MiB, a binary file (a NUL byte) or one ctags fails on has no symbols. 503 when universal-ctags is not installed.',
+        'A file larger than 1 MiB (not read at all: its size comes from the git object\'s header), a binary file (a NUL byte) or one ctags fails on has no symbols. 503 when universal-ctags is not installed.',
       tag: 'Browse',
       query: 'OutlineQuery',
       response: { status: 200, schema: 'OutlineResponse', description: 'The definitions, by line, then name.' },
@@ -72,8 +75,12 @@ export function browseRoutes(s: Services): Route[] {
       async handle(ctx) {
         const q = ctx.query as SourceQuery;
         const repo = s.catalog.find(q.repo, ctx.identity);
-        const file = await sourceOf(s, repo, q);
-        const outline = await outlineSymbols(file.path, file.source, { signal: ctx.signal });
+        // A file ctags would skip for its size is not read either: no symbols, its language by its name.
+        const file = await sourceOf(s, repo, q, SYMBOL_MAX_FILE_BYTES).catch((err: unknown) => {
+          if (err instanceof ServiceError && err.errorCode === 'FILE_TOO_LARGE') return { path: checkRepoPath(q.path, { allowEmpty: false }), source: Buffer.alloc(0), tooLarge: true };
+          throw err;
+        });
+        const outline = 'tooLarge' in file ? { symbols: [] } : await outlineSymbols(file.path, file.source, { signal: ctx.signal });
         if (outline.skipped === 'timeout' || outline.skipped === 'failed') {
           ctx.log.warn({ repo: repo.name, path: file.path, ref: q.ref, bytes: file.source.length, reason: outline.skipped }, 'outline: ctags gave no symbols for the file');
         }
@@ -184,18 +191,24 @@ export function noRefs(repo: CatalogRepo, ref: string | undefined): void {
   }
 }
 
-/** The file of a source or outline query: through git at the ref, or from a directory's index. */
-async function sourceOf(s: Services, repo: CatalogRepo, q: SourceQuery): Promise<{ source: Buffer; path: string; blobSha?: string }> {
+/**
+ * The file of a source or outline query: through git at the ref, or from a directory's
+ * index. FILE_TOO_LARGE over `maxBytes`, before the file is read.
+ */
+async function sourceOf(s: Services, repo: CatalogRepo, q: SourceQuery, maxBytes: number): Promise<{ source: Buffer; path: string; blobSha?: string }> {
   const dir = gitDir(repo);
-  return dir ? readSource(dir, { path: q.path, ref: q.ref, defaultRef: repo.defaultBranch, label: repo.name }) : indexedSource(s, repo, q);
+  return dir ? readSource(dir, { path: q.path, ref: q.ref, defaultRef: repo.defaultBranch, label: repo.name, maxBytes }) : indexedSource(s, repo, q, maxBytes);
 }
 
-function indexedSource(s: Services, repo: CatalogRepo, q: SourceQuery): { source: Buffer; path: string; blobSha?: string } {
+function indexedSource(s: Services, repo: CatalogRepo, q: SourceQuery, maxBytes: number): { source: Buffer; path: string; blobSha?: string } {
   noRefs(repo, q.ref);
   const path = checkRepoPath(q.path, { allowEmpty: false });
   const hit = s.catalog.indexedFiles(repo).find((f) => f.path === path);
   if (!hit) throw new ServiceError('FILE_NOT_FOUND', `no file "${path}" in ${repo.name}`);
-  return { source: s.catalog.indexedContent(repo, hit), path };
+  // A view of the memory-mapped shard: its length costs nothing to check.
+  const source = s.catalog.indexedContent(repo, hit);
+  if (source.length > maxBytes) throw fileTooLarge(path, source.length, maxBytes, `in ${repo.name}`);
+  return { source, path };
 }
 
 function indexedPaths(s: Services, repo: CatalogRepo): string[] {

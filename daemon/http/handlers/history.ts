@@ -32,12 +32,14 @@ export function historyRoutes(s: Services): Route[] {
       operationId: 'getBlame',
       summary: 'Which commit last changed each line of a file',
       query: 'BlameQuery',
+      description: 'A file larger than settings.http.maxSourceBytes is refused with 413 FILE_TOO_LARGE, from its size alone (it is not read).',
       response: { status: 200, schema: 'BlameResponse', description: 'Runs of lines with their commit, and those commits.' },
-      errors: [...HISTORY_ERRORS, 'FILE_NOT_FOUND'],
+      errors: [...HISTORY_ERRORS, 'FILE_NOT_FOUND', 'FILE_TOO_LARGE'],
       async handle(ctx) {
         const q = ctx.query as Q;
         const { repo, dir } = repoOf(String(q.repo), ctx);
-        return { body: await blame(dir, { path: String(q.path), ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name }) };
+        const maxBytes = s.config.settings.http.maxSourceBytes;
+        return { body: await blame(dir, { path: String(q.path), ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name, maxBytes }) };
       },
     },
     {
@@ -45,14 +47,14 @@ export function historyRoutes(s: Services): Route[] {
       path: '/api/diff',
       operationId: 'getDiff',
       summary: 'The changes between two refs',
-      description: 'Files by path with unified-diff hunks (3 lines of context); renames detected. Cut at 1000 files or 10 MB of hunks (then `truncated: true`).',
+      description: 'Files by path with unified-diff hunks (3 lines of context); renames detected. Cut at 1000 files or 10 MB of hunks (then `truncated: true`). A file larger than settings.http.maxSourceBytes on either side has no hunks and `tooLarge: true` (it is not read).',
       query: 'DiffQuery',
       response: { status: 200, schema: 'DiffResponse', description: 'The changed files.' },
       errors: [...HISTORY_ERRORS],
       async handle(ctx) {
         const q = ctx.query as Q;
         const { repo, dir } = repoOf(String(q.repo), ctx);
-        const opts: Parameters<typeof diff>[1] = { base: String(q.base), head: String(q.head), defaultRef: repo.defaultBranch, label: repo.name };
+        const opts: Parameters<typeof diff>[1] = { base: String(q.base), head: String(q.head), defaultRef: repo.defaultBranch, label: repo.name, maxBytes: s.config.settings.http.maxSourceBytes };
         if (q.path !== undefined) opts.path = String(q.path);
         return { body: await diff(dir, opts) };
       },
@@ -76,14 +78,14 @@ export function historyRoutes(s: Services): Route[] {
       path: '/api/commits',
       operationId: 'listCommits',
       summary: 'Commits reachable from a ref, newest first',
-      description: 'Filters: `query` (message), `author` (name or email), `since`/`until` (author date, inclusive), `path` (commits that changed it). History walks stop after 100,000 commits.',
+      description: 'Filters: `query` (message), `author` (name or email), `since`/`until` (author date, inclusive: ISO 8601, or `N <unit>s ago`, `yesterday`, `last week|month|year`; a date alone is the start of that day), `path` (commits that changed it). `refs` is git\'s `%D` decoration. History walks stop after 100,000 commits.',
       query: 'CommitsQuery',
       response: { status: 200, schema: 'CommitsResponse', description: 'One page of commits.', headers: PAGE_HEADERS },
       errors: [...HISTORY_ERRORS],
       async handle(ctx) {
         const q = ctx.query as Q & { page: number; perPage: number };
         const { repo, dir } = repoOf(String(q.repo), ctx);
-        const opts: Parameters<typeof commits>[1] = { ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name, page: q.page, perPage: q.perPage };
+        const opts: Parameters<typeof commits>[1] = { ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name, page: q.page, perPage: q.perPage, now: s.now().getTime() };
         for (const k of ['query', 'author', 'since', 'until', 'path'] as const) if (q[k] !== undefined) opts[k] = String(q[k]);
         const page = await commits(dir, opts);
         return { body: page.items, headers: pageHeaders(s.baseUrl, '/api/commits', q, q.page, q.perPage, page.total) };

@@ -5,6 +5,7 @@
 
 import { sendWebResponse, toWebRequest } from '../../mcp/bridge.ts';
 import type { McpSessions } from '../../mcp/sessions.ts';
+import { addressKey } from '../client-address.ts';
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
 
@@ -30,7 +31,8 @@ export function mcpRoutes(s: Services, sessions: McpSessions): Route[] {
     cors: true,
     async handle(ctx: RouteContext) {
       const request = toWebRequest(ctx, method, `${s.baseUrl}/api/mcp`);
-      await sendWebResponse(ctx, await sessions.handle(request, ctx.identity));
+      // Anonymous callers' sessions are capped per address (mcp/sessions.ts).
+      await sendWebResponse(ctx, await sessions.handle(request, ctx.identity, addressKey(ctx.clientAddress)));
       return undefined;
     },
   });

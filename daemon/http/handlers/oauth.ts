@@ -12,7 +12,7 @@
 import { isApiKeyShape } from '../../auth/credentials.ts';
 import { ServiceError } from '../../errors.ts';
 import { approveLocation, AuthorizePageError, AuthorizeRedirect, denyLocation, readAuthorizationRequest } from '../../oauth/authorize.ts';
-import { registerClient } from '../../oauth/clients.ts';
+import { MAX_UNUSED_CLIENTS, REGISTRATION_WINDOW_MS, REGISTRATIONS_PER_ADDRESS, registerClient, UNUSED_CLIENT_TTL_MS } from '../../oauth/clients.ts';
 import { consentPage, errorPage } from '../../oauth/consent-page.ts';
 import { unavailable, type OAuthContext } from '../../oauth/context.ts';
 import { OAuthError } from '../../oauth/errors.ts';
@@ -20,6 +20,7 @@ import { parseForm, parseParams } from '../../oauth/form.ts';
 import { AS_METADATA_PATH, authorizationServerMetadata, ENDPOINTS, protectedResourceMetadata, RESOURCE_METADATA_PATH, RESOURCE_PATHS } from '../../oauth/metadata.ts';
 import { revokeRequest } from '../../oauth/revocation.ts';
 import { tokenRequest } from '../../oauth/token-endpoint.ts';
+import { addressKey } from '../client-address.ts';
 import type { Route, RouteContext, RouteResult } from '../route.ts';
 
 const NO_STORE: Array<[string, string]> = [['Cache-Control', 'no-store'], ['Pragma', 'no-cache']];
@@ -46,7 +47,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       return fn(ctx);
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
-      const headers: Array<[string, string]> = [...NO_STORE];
+      const headers: Array<[string, string]> = [...NO_STORE, ...err.headers];
       if (err.status === 401 && ctx.headers['authorization'] !== undefined) headers.push(['WWW-Authenticate', 'Basic realm="trawl"']);
       return { status: err.status, body: err.toJSON(), headers };
     }
@@ -79,7 +80,9 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       path: ENDPOINTS.register,
       operationId: 'oauthRegister',
       summary: 'Dynamic client registration (RFC 7591)',
-      description: 'A JSON object of client metadata: redirect_uris (required), client_name, token_endpoint_auth_method (none, client_secret_basic, client_secret_post), grant_types, response_types. 201 with client_id (and client_secret unless "none").',
+      description: 'A JSON object of client metadata: redirect_uris (required), client_name, token_endpoint_auth_method (none, client_secret_basic, client_secret_post), grant_types, response_types. 201 with client_id (and client_secret unless "none"). ' +
+        `At most ${REGISTRATIONS_PER_ADDRESS} registrations per client address (an IPv6 /64) in ${REGISTRATION_WINDOW_MS / 60_000} minutes: then 429 temporarily_unavailable with Retry-After. ` +
+        `Clients never used (no consent reached them) are removed ${UNUSED_CLIENT_TTL_MS / 60_000} minutes after registration; with ${MAX_UNUSED_CLIENTS} of them waiting, 503 with Retry-After.`,
       rawBody: true,
       response: { status: 201, description: 'The registered client.' },
       handle: jsonEndpoint((ctx) => {
@@ -89,7 +92,8 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
         } catch {
           throw new OAuthError('invalid_client_metadata', 'the body must be a JSON object of client metadata');
         }
-        return { status: 201, body: registerClient(oauth, body), headers: [...NO_STORE] };
+        // Counted per client address (trusted proxies honoured), an IPv6 /64 as one.
+        return { status: 201, body: registerClient(oauth, body, addressKey(ctx.clientAddress)), headers: [...NO_STORE] };
       }),
     },
     {

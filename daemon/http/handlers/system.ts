@@ -19,6 +19,7 @@ export function systemRoutes(s: Services): Route[] {
       errors: [],
       rateLimited: false,
       authenticated: false,
+      answersWhileDraining: true,
       async handle() {
         const reason = s.unavailable();
         return reason === undefined ? { body: { status: 'ok' } } : { status: 503, body: { status: 'unavailable', reason } };

@@ -9,13 +9,17 @@ const path = { type: 'string', maxLength: 4096 };
 const date = { type: 'string', format: 'date-time' };
 const page = { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1, description: '1-based page number.' };
 const perPage = { type: 'integer', minimum: 1, maximum: 100, default: 50, description: 'Items per page.' };
-const dateParam = (what: string) => ({ type: 'string', maxLength: 64, description: `${what} (ISO 8601 date or date-time), inclusive.` });
+const dateParam = (what: string) => ({
+  type: 'string',
+  maxLength: 64,
+  description: `${what}, inclusive: an ISO 8601 date or date-time (a date alone is the start of that day; no zone is UTC), or "N <unit>s ago" (second, minute, hour, day, week, month, year), "yesterday", "last week", "last month", "last year".`,
+});
 
 const commitFields = {
   hash: sha,
   date,
   message: { type: 'string', description: 'The subject line.' },
-  refs: { type: 'array', items: { type: 'string' }, description: 'Branches and tags pointing at this commit.' },
+  refs: { type: 'string', description: 'The refs pointing at this commit as git\'s %D decoration, e.g. "HEAD -> main, tag: v1, origin/main"; empty when none.' },
   body: { type: 'string', description: 'The message after the subject.' },
   authorName: { type: 'string' },
   authorEmail: { type: 'string' },
@@ -91,6 +95,7 @@ export const historySchemas: Record<string, JsonSchema> = {
                 additionalProperties: false,
               },
             },
+            tooLarge: { const: true, description: 'Present when either side is larger than settings.http.maxSourceBytes: then `hunks` is empty (the file was not read).' },
           },
           required: ['oldPath', 'newPath', 'hunks'],
           additionalProperties: false,

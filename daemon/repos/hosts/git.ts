@@ -20,6 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import NodeGit from 'nodegit';
 import type { GitConnection } from '../../config/types.ts';
 import { isGitRepository, repoNameFromRemote } from '../git.ts';
+import { compileNameGlob } from '../glob.ts';
 import { displayName } from '../web-urls.ts';
 import type { CodeHost, HostRepo } from './types.ts';
 import { HostError } from './types.ts';
@@ -169,7 +170,7 @@ async function walk(dir: string, rest: string[], found: Set<string>): Promise<vo
     if ((await stat(next).catch(() => undefined))?.isDirectory()) await walk(next, tail, found);
     return;
   }
-  const re = segmentRegExp(seg);
+  const re = compileNameGlob(seg);
   for (const child of await subdirectories(dir, true)) {
     if (re.test(child) && (seg.startsWith('.') || !child.startsWith('.'))) await walk(join(dir, child), tail, found);
   }
@@ -186,14 +187,4 @@ async function subdirectories(dir: string, followLinks: boolean): Promise<string
     }
   }
   return names.sort();
-}
-
-function segmentRegExp(seg: string): RegExp {
-  let re = '';
-  for (const ch of seg) {
-    if (ch === '*') re += '.*';
-    else if (ch === '?') re += '.';
-    else re += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
 }

@@ -14,7 +14,7 @@ import { createGiteaHost } from './gitea.ts';
 import type { HostContext, TransportOptions } from './http.ts';
 import type { CodeHost, HostRepo } from './types.ts';
 import { HostError } from './types.ts';
-import { pathGlobToRegExp } from '../glob.ts';
+import { compilePathGlob } from '../glob.ts';
 
 export { HostError } from './types.ts';
 export type { CodeHost, GitCredentials, HostErrorKind, HostRepo } from './types.ts';
@@ -83,7 +83,7 @@ function sortedUnique(host: CodeHost, exclude?: Excludes): CodeHost {
 
 /** The repositories `exclude` keeps: no forks / archived ones when asked, none whose displayName matches a glob. */
 export function filterRepos(repos: HostRepo[], exclude: Excludes): HostRepo[] {
-  const globs = exclude.repos.map(pathGlobToRegExp);
+  const globs = exclude.repos.map(compilePathGlob);
   return repos.filter(
     (r) => !(exclude.forks && r.isFork) && !(exclude.archived && r.isArchived) && !globs.some((g) => g.test(r.displayName)),
   );
@@ -98,5 +98,5 @@ export function dedupeAndSort(repos: HostRepo[]): HostRepo[] {
 
 /** Whether `name` matches `glob`, case-insensitively. */
 export function matchGlob(glob: string, name: string): boolean {
-  return pathGlobToRegExp(glob).test(name);
+  return compilePathGlob(glob).test(name);
 }
