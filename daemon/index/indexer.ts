@@ -24,7 +24,7 @@ import { removeLeftoverTemps } from '../runtime/owner.ts';
 import { shardsDir, syncFiles } from './data-dir.ts';
 import { planDelta, type DeltaPlan } from './delta.ts';
 import { indexProblem, readMark } from './index-health.ts';
-import { commitManifest, fileGeneration, loadManifest, MEMBERSHIP_EXT, removeUnlisted, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard } from './manifest.ts';
+import { commitManifest, fileGeneration, loadManifest, MEMBERSHIP_EXT, removeUnlisted, repairMissedBump, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard } from './manifest.ts';
 import { buildShard, type ShardFile, type ShardJob } from './shard-builder.ts';
 import { SHARD_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
 
@@ -142,6 +142,7 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
       const found = inspect(options.dataDir, repoId);
       removeUnlisted(dir, found.previous);
       removeLeftoverTemps(options.dataDir); // index-version of a killed process
+      repairMissedBump(options.dataDir, repoId);
       const run = new Run(options, repoId, repo, found, started);
       try {
         return git ? await run.git(git) : await run.directory(root);

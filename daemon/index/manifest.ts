@@ -26,10 +26,11 @@
 // leaves the previous manifest, and so the previous index, in place; what it wrote (shards
 // of its uncommitted generation, membership files, temporary files) is named by no
 // manifest and is removed by the next run of that repository once it holds the lock
-// (removeUnlisted), and by every commit. A run that fails (an exception: a full disk)
-// removes the files it wrote before it rethrows (indexer.ts). A name a manifest once named
-// is never used again (indexer.ts nextGeneration), so a file never comes back with other
-// content while a searcher may still have the old one open.
+// (removeUnlisted), and by every commit; one killed between the manifest's rename and the
+// index-version bump is caught up by the next run (repairMissedBump). A run that fails (an
+// exception: a full disk) removes the files it wrote before it rethrows (indexer.ts). A name
+// a manifest once named is never used again (indexer.ts nextGeneration), so a file never
+// comes back with other content while a searcher may still have the old one open.
 //
 // Broken repositories. A repository's index is broken when its manifest cannot be read
 // (unparsable, truncated, an unknown version, a malformed entry: loadManifest), names a file
@@ -44,7 +45,7 @@
 // index run of a broken repository (`trawl index`, `trawl sync`, the scheduler) builds it
 // in full, never incrementally on the broken base; committing removes the mark.
 
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { SHARD_EXT } from './shard-format.ts';
@@ -327,6 +328,21 @@ export function collectGarbage(dataDir: string, inUse: ReadonlySet<string> = new
     }
     if (m.shards.length === 0 && pending === 0) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Bumps index-version when the repository's manifest is not older than it: the process that
+ * committed the manifest was killed before its bump, and searchers that were running then
+ * would otherwise never notice the commit (a re-run with nothing to do commits nothing).
+ * Every commit bumps after its rename, so a manifest newer than index-version is such a
+ * missed bump (equal times, on a coarse clock, bump once more: harmless). The caller holds
+ * the repository's lock.
+ */
+export function repairMissedBump(dataDir: string, repoId: number): void {
+  const manifest = statSync(join(shardsDir(dataDir, repoId), 'manifest.json'), { throwIfNoEntry: false });
+  if (!manifest) return;
+  const version = statSync(join(dataDir, 'index-version'), { throwIfNoEntry: false });
+  if (!version || manifest.mtimeMs >= version.mtimeMs) bumpIndexVersion(dataDir);
 }
 
 /** Tells searchers (in this and other processes) that some manifest changed. */

@@ -5,7 +5,8 @@
 // again completes without waiting on the dead run's lock; the final index answers exactly
 // what a clean build answers; and nothing of the killed run is left on disk.
 //
-// By default 9 moments (3 per kind of run); TRAWL_FAULTS_FULL=1 runs 51.
+// By default 12 moments (3 spread over each kind of run, and one right after its commit);
+// TRAWL_FAULTS_FULL=1 runs 54 (17 spread over each kind, and the three after the commit).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,8 +48,11 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the CLI; `killAfterMs` sends SIGKILL that long after the start (if it still runs). */
-function trawl(args: string[], killAfterMs?: number): Promise<Run> {
+/**
+ * Runs the CLI; `kill` sends SIGKILL that many ms after the start (if it still runs), or as
+ * soon as the condition holds (polled every 2 ms).
+ */
+function trawl(args: string[], kill?: number | (() => boolean)): Promise<Run> {
   const env = { ...process.env };
   delete env.TRAWL_CONFIG;
   delete env.TRAWL_DATA_DIR;
@@ -56,10 +60,14 @@ function trawl(args: string[], killAfterMs?: number): Promise<Run> {
   const child = spawn(process.execPath, [TRAWL, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  const timer =
+    kill === undefined ? undefined :
+    typeof kill === 'number' ? setTimeout(() => child.kill('SIGKILL'), kill) :
+    setInterval(() => kill() && child.kill('SIGKILL'), 2);
   return new Promise((resolve) =>
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
+      clearInterval(timer);
       resolve({ code, signal, ms: performance.now() - started, stderr });
     }),
   );
@@ -92,7 +100,7 @@ function strays(data: string, repoId: number): string[] {
   ];
 }
 
-test(`kill -9 at ${3 * PER_KIND} moments of trawl index and trawl sync; the index keeps serving and the next run recovers`, { timeout: FULL ? 3_600_000 : 900_000 }, async (t) => {
+test(`kill -9 at ${3 * (PER_KIND + 1)} moments of trawl index and trawl sync; the index keeps serving and the next run recovers`, { timeout: FULL ? 3_600_000 : 900_000 }, async (t) => {
   const root = tempDir('kill');
   try {
     const repo = TestRepo.init(join(root.path, 'repos', 'big'));
@@ -142,11 +150,13 @@ test(`kill -9 at ${3 * PER_KIND} moments of trawl index and trawl sync; the inde
 
     const outcomes: string[] = [];
     const recoveries: number[] = [];
-    for (let j = 0; j < PER_KIND; j++) {
+    // The moments spread over each run; then one more per kind, right after its commit
+    // (the new manifest is in place; the lock and the store are not updated yet).
+    for (let j = 0; j <= PER_KIND; j++) {
       for (const kind of kinds) {
-        const at = Math.round(((j + 0.5) / PER_KIND) * duration.get(kind)!);
         const data = fresh(kind, `kill-${kind.replace(/\W+/g, '-')}-${j}`);
-        const label = `${kind} killed at ${at} ms`;
+        const at = j < PER_KIND ? Math.round(((j + 0.5) / PER_KIND) * duration.get(kind)!) : () => readManifest(data, first.repoId)?.generation !== 1;
+        const label = `${kind} killed ${typeof at === 'number' ? `at ${at} ms` : 'once its manifest is committed'}`;
         // A searcher keeps answering while the run goes and dies: the old answer or the new one, whole.
         const searcher = new Searcher({ dataDir: data, workers: 1 });
         try {
@@ -188,6 +198,7 @@ test(`kill -9 at ${3 * PER_KIND} moments of trawl index and trawl sync; the inde
     recoveries.sort((a, b) => a - b);
     t.diagnostic(`the next run after a kill: median ${recoveries[recoveries.length >> 1]!.toFixed(0)} ms, slowest ${recoveries.at(-1)!.toFixed(0)} ms (spawn to exit)`);
     assert.ok(outcomes.some((o) => o.includes('before the commit')), 'some kills landed before the commit');
+    assert.ok(outcomes.some((o) => o.includes('after the commit')), 'some kills landed after the commit');
   } finally {
     root.cleanup();
   }

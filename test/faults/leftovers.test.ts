@@ -13,6 +13,7 @@ import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { named, readManifest } from '../../daemon/index/manifest.ts';
 import { indexLocal } from '../../daemon/repos/local-repos.ts';
 import { syncMirror } from '../../daemon/repos/mirror.ts';
+import { Searcher } from '../../daemon/search/searcher.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { git, TestRepo } from '../helpers/git.ts';
 
@@ -69,6 +70,34 @@ test('an index run removes what killed runs left, and keeps what live processes 
     assert.deepEqual(readdirSync(data).filter((f) => f.includes('.tmp-')), [`index-version.tmp-${live.pid}`]);
   } finally {
     live.kill('SIGKILL');
+    dir.cleanup();
+  }
+});
+
+test('a run killed between its commit and the index-version bump: the next run (with nothing to do) bumps it, and open searchers see the commit', async () => {
+  const dir = tempDir('missed-bump');
+  const data = join(dir.path, 'data');
+  const searcher = new Searcher({ dataDir: data, workers: 1 });
+  try {
+    const repo = TestRepo.init(join(dir.path, 'r'));
+    repo.commit({ 'a.c': 'int marker_one;\n' });
+    await indexLocal(repo.path, { dataDir: data, symbols: false, workers: 1 });
+    const hits = async (q: string) => (await searcher.search({ query: q, matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true })).files.length;
+    assert.equal(await hits('marker_one'), 1);
+    const version = join(data, 'index-version');
+    const old = readFileSync(version);
+    repo.commit({ 'a.c': 'int marker_two;\n' });
+    await indexLocal(repo.path, { dataDir: data, symbols: false, workers: 1 });
+    // As if killed right after the manifest's rename: index-version is the old one.
+    writeFileSync(version, old);
+    backdate(version, 60_000);
+    assert.equal(await hits('marker_one'), 1, 'the open searcher has not noticed the commit');
+    const again = await indexLocal(repo.path, { dataDir: data, symbols: false, workers: 1 });
+    assert.equal(again.mode, 'unchanged');
+    assert.equal(await hits('marker_two'), 1, 'it has now');
+    assert.equal(await hits('marker_one'), 0);
+  } finally {
+    await searcher.close();
     dir.cleanup();
   }
 });
