@@ -45,7 +45,7 @@
 // index run of a broken repository (`trawl index`, `trawl sync`, the scheduler) builds it
 // in full, never incrementally on the broken base; committing removes the mark.
 
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { SHARD_EXT } from './shard-format.ts';
@@ -107,6 +107,8 @@ export interface Manifest {
   /** Generation of the last full build; delta shards pile up on it until the next one. */
   baseGeneration: number;
   retired: Array<{ file: string; at: number }>;
+  /** The index-version its commit wrote right after it (repairMissedBump); absent in older manifests. */
+  indexVersion?: string;
 }
 
 /** Manifests of version 1 (before branches): shard names only; the shards carry the rest. */
@@ -262,13 +264,13 @@ export function named(m: LoadedManifest): string[] {
  * name are retired; retired files past their grace, and stray files no manifest names
  * (temporary files of crashed runs), are deleted. The caller holds the repository's lock.
  */
-export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired'>, previous: LoadedManifest | undefined, now = Date.now()): Manifest {
+export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired' | 'indexVersion'>, previous: LoadedManifest | undefined, now = Date.now()): Manifest {
   const dir = shardsDir(dataDir, next.repoId);
   const keep = new Set(named(next as Manifest));
   const retired = new Map<string, number>();
   for (const r of previous?.retired ?? []) if (!keep.has(r.file)) retired.set(r.file, r.at);
   for (const f of previous ? named(previous) : []) if (!keep.has(f) && !retired.has(f)) retired.set(f, now);
-  const manifest: Manifest = { ...next, retired: [] };
+  const manifest: Manifest = { ...next, retired: [], indexVersion: newIndexVersion() };
   for (const [file, at] of retired) {
     if (now - at >= RETIRE_GRACE_MS) rmSync(join(dir, file), { force: true });
     else manifest.retired.push({ file, at });
@@ -276,7 +278,7 @@ export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired'>,
   writeFileAtomic(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   // Committed. A mark names an older generation now (stale, header): it goes.
   rmSync(join(dir, BROKEN_MARK), { force: true });
-  bumpIndexVersion(dataDir);
+  bumpIndexVersion(dataDir, manifest.indexVersion);
   removeUnlisted(dir, manifest);
   return manifest;
 }
@@ -331,23 +333,34 @@ export function collectGarbage(dataDir: string, inUse: ReadonlySet<string> = new
 }
 
 /**
- * Bumps index-version when the repository's manifest is not older than it: the process that
- * committed the manifest was killed before its bump, and searchers that were running then
- * would otherwise never notice the commit (a re-run with nothing to do commits nothing).
- * Every commit bumps after its rename, so a manifest newer than index-version is such a
- * missed bump (equal times, on a coarse clock, bump once more: harmless). The caller holds
+ * Bumps index-version if the repository's last commit was killed before its own bump:
+ * searchers that were running then would otherwise never notice the commit (a re-run with
+ * nothing to do commits nothing). A commit records in its manifest the index-version it
+ * writes next ("<ms>-<random>"); it was missed when the file holds an earlier one, or
+ * another of the same millisecond (then bumping once more is harmless). The caller holds
  * the repository's lock.
  */
 export function repairMissedBump(dataDir: string, repoId: number): void {
-  const manifest = statSync(join(shardsDir(dataDir, repoId), 'manifest.json'), { throwIfNoEntry: false });
-  if (!manifest) return;
-  const version = statSync(join(dataDir, 'index-version'), { throwIfNoEntry: false });
-  if (!version || manifest.mtimeMs >= version.mtimeMs) bumpIndexVersion(dataDir);
+  const m = loadManifest(dataDir, repoId);
+  const ours = m && !('unreadable' in m) && m.version === 2 ? m.indexVersion : undefined;
+  if (ours === undefined) return;
+  const current = readIndexVersion(dataDir).trim();
+  if (current === ours) return;
+  if (versionTime(current) <= versionTime(ours)) bumpIndexVersion(dataDir);
+}
+
+function versionTime(v: string): number {
+  const ms = Number(v.split('-')[0]);
+  return Number.isFinite(ms) ? ms : 0;
+}
+
+function newIndexVersion(): string {
+  return `${Date.now()}-${randomBytes(6).toString('hex')}`;
 }
 
 /** Tells searchers (in this and other processes) that some manifest changed. */
-export function bumpIndexVersion(dataDir: string): void {
-  writeFileAtomic(join(dataDir, 'index-version'), `${Date.now()}-${randomBytes(6).toString('hex')}\n`);
+export function bumpIndexVersion(dataDir: string, version = newIndexVersion()): void {
+  writeFileAtomic(join(dataDir, 'index-version'), `${version}\n`);
 }
 
 export function readIndexVersion(dataDir: string): string {

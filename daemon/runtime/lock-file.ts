@@ -91,8 +91,9 @@ function record(): string {
 /** Creates the lock holding our record; false when it exists. */
 function create(lockPath: string): boolean {
   const tmp = `${lockPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  writeFileSync(tmp, record(), { flag: 'wx' });
   try {
+    // Inside the try: a write that fails (a full disk) leaves no record behind either.
+    writeFileSync(tmp, record(), { flag: 'wx' });
     linkSync(tmp, lockPath);
     return true;
   } catch (err) {
@@ -116,9 +117,12 @@ function createWithoutLink(lockPath: string): boolean {
   }
   try {
     writeFileSync(fd, record());
-  } finally {
+  } catch (err) {
     closeSync(fd);
+    try { unlinkSync(lockPath); } catch { /* gone already */ }
+    throw err; // not left empty: that would hold the lock for the grace
   }
+  closeSync(fd);
   return true;
 }
 
