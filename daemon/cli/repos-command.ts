@@ -16,33 +16,37 @@ export async function reposCommand(argv: string[]): Promise<number> {
     options: { json: { type: 'boolean' }, all: { type: 'boolean' }, 'data-dir': { type: 'string' }, verbose: { type: 'boolean' } },
   });
   if (positionals.length > 0) throw new UsageError(`repos takes no arguments, got "${positionals[0]}"`);
-  const dataDir = resolveDataDir(values['data-dir']);
+  const repos = listRepos(resolveDataDir(values['data-dir']), values.all === true);
+  if (values.json) {
+    process.stdout.write(JSON.stringify(repos, null, 2) + '\n');
+    return 0;
+  }
+  if (repos.length === 0) {
+    process.stdout.write('no repositories (trawl index PATH, or trawl sync --config FILE)\n');
+    return 0;
+  }
+  const rows = repos.map(row);
+  const head = ['ID', 'REPOSITORY', 'STATE', 'REFS', 'INDEXED', 'LAST ERROR'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  for (const r of [head, ...rows]) process.stdout.write(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd() + '\n');
+  return 0;
+}
+
+export type Listed = RepoRecord & { indexDamage?: string };
+
+/** The store's repositories with the damage any process found in their index (what --json prints). */
+export function listRepos(dataDir: string, includeDeleted: boolean): Listed[] {
   const store = openStore(dataDir);
   try {
     const damage = new Map(readIndexState(dataDir).broken.map((b) => [b.repoId, b.reason]));
-    const repos: Listed[] = store.listRepos({ includeDeleted: values.all === true }).map((r) => {
+    return store.listRepos({ includeDeleted }).map((r) => {
       const reason = r.state === 'deleted' ? undefined : damage.get(r.repoId);
       return reason === undefined ? r : { ...r, indexDamage: reason };
     });
-    if (values.json) {
-      process.stdout.write(JSON.stringify(repos, null, 2) + '\n');
-      return 0;
-    }
-    if (repos.length === 0) {
-      process.stdout.write('no repositories (trawl index PATH, or trawl sync --config FILE)\n');
-      return 0;
-    }
-    const rows = repos.map(row);
-    const head = ['ID', 'REPOSITORY', 'STATE', 'REFS', 'INDEXED', 'LAST ERROR'];
-    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    for (const r of [head, ...rows]) process.stdout.write(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd() + '\n');
-    return 0;
   } finally {
     store.close();
   }
 }
-
-type Listed = RepoRecord & { indexDamage?: string };
 
 function row(r: Listed): string[] {
   let error = r.lastError ? `${r.lastError}${r.nextAttemptAt ? ` (retry after ${r.nextAttemptAt})` : ''}` : '';

@@ -5,7 +5,7 @@
 // again completes without waiting on the dead run's lock; the final index answers exactly
 // what a clean build answers; and nothing of the killed run is left on disk.
 //
-// By default 12 moments (3 spread over each kind of run, and one right after its commit);
+// By default 9 moments (2 spread over each kind of run, and one right after its commit);
 // TRAWL_FAULTS_FULL=1 runs 54 (17 spread over each kind, and the three after the commit).
 
 import { test } from 'node:test';
@@ -25,7 +25,7 @@ import { TestRepo } from '../helpers/git.ts';
 
 const TRAWL = join(import.meta.dirname, '..', '..', 'bin', 'trawl.js');
 const FULL = process.env.TRAWL_FAULTS_FULL === '1';
-const PER_KIND = FULL ? 17 : 3;
+const PER_KIND = FULL ? 17 : 2;
 const FILES = 600;
 const QUERY = 'value';
 
