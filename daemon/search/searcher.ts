@@ -21,7 +21,7 @@ import { shardsDir } from '../index/data-dir.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
 import { manifestRepoName, type ManifestRepo } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
-import { planQuery } from '../query/plan.ts';
+import { planQuery, type Plan } from '../query/plan.ts';
 import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl } from '../repos/web-urls.ts';
 import type { CodeHostType } from '../repos/git.ts';
 import { SearchPool } from './pool.ts';
@@ -44,7 +44,23 @@ export interface SearcherOptions {
   maxWholeBytes?: number;
 }
 
+/** A query planned ahead (planSearch): a caller checks the query before it waits for a turn, and the search does not plan it again. */
+export interface PlannedSearch {
+  plan: Plan;
+  /** How long planning took (stats.matchTreeConstruction; counted in stats.duration). */
+  planNs: number;
+}
+
+/** Plans a search's query: a FAILED_TO_PARSE_QUERY ServiceError when it is not valid. */
+export function planSearch(req: Required<SearchRequest>): PlannedSearch {
+  const t = process.hrtime.bigint();
+  const plan = planQuery(req);
+  return { plan, planNs: Number(process.hrtime.bigint() - t) };
+}
+
 export interface SearchOptions {
+  /** The query as planned by planSearch(req) for this very request; planned here when absent. */
+  planned?: PlannedSearch;
   /** Bypass the index: verify every document with the reference matcher (the oracle). */
   brute?: boolean;
   /**
@@ -218,9 +234,9 @@ export class Searcher {
 
   private async searchSnapshot(shards: ShardEntry[], req: Required<SearchRequest>, options: SearchOptions, lostShards: number): Promise<SearchResponse> {
     const started = process.hrtime.bigint();
-    const tCompile = process.hrtime.bigint();
-    const plan = planQuery(req);
-    const compileNs = Number(process.hrtime.bigint() - tCompile);
+    const { plan, planNs } = options.planned ?? planSearch(req);
+    // A plan made before the search waited for its turn counts as the search's own work.
+    const aheadNs = options.planned ? planNs : 0;
     const pool = (this.pool ??= new SearchPool(this.options.workers));
     const limit = req.matches;
     const cancel = new SharedArrayBuffer(4);
@@ -243,7 +259,7 @@ export class Searcher {
     });
 
     const stats = emptyStats();
-    stats.matchTreeConstruction = compileNs;
+    stats.matchTreeConstruction = planNs;
     stats.crashes = lostShards;
     const shaping: Shaping = { budget: limit, files: [], repos: new Map(), actual: 0 };
     const stream = options.onChunk ? new ChunkStream(options.onChunk, stop) : undefined;
@@ -288,7 +304,7 @@ export class Searcher {
     stats.flushReason = 'FLUSH_REASON_FINAL_FLUSH';
     const response = stream ? { stats, files: [], repositoryInfo: [], isSearchExhaustive: false } : finish(shaping, stats);
     stats.fileCount = stream ? stream.files : response.files.length;
-    stats.duration = Number(process.hrtime.bigint() - started);
+    stats.duration = Number(process.hrtime.bigint() - started) + aheadNs;
     response.isSearchExhaustive =
       !more && stats.filesSkipped === 0 && stats.shardsSkipped === 0 && stats.crashes === 0 && stats.totalMatchCount === stats.actualMatchCount;
     return response;

@@ -4,9 +4,8 @@
 // client goes away.
 
 import { ServiceError } from '../../errors.ts';
-import { planQuery } from '../../query/plan.ts';
 import { MAX_QUERY_BYTES } from '../../search/request.ts';
-import type { SearchChunk } from '../../search/searcher.ts';
+import { planSearch, type SearchChunk } from '../../search/searcher.ts';
 import type { SearchRequest } from '../../search/types.ts';
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
@@ -29,9 +28,11 @@ export function searchRoutes(s: Services): Route[] {
       authenticated: true,
       async handle(ctx) {
         const req = searchRequest(ctx);
+        // A bad query is a 400 before the search waits for a turn; the plan is not made twice.
+        const planned = planSearch(req);
         const release = await s.gate.enter(ctx.signal);
         try {
-          const res = await s.searcher.search(req, { timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
+          const res = await s.searcher.search(req, { planned, timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
           s.metrics?.search('search', res.stats, res.isSearchExhaustive);
           return { body: res };
         } finally {
@@ -77,9 +78,9 @@ function searchRequest(ctx: RouteContext): Required<SearchRequest> {
 
 async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> {
   const req = searchRequest(ctx);
-  // Errors found before the stream starts are JSON responses: parse the query now (the
-  // searcher plans it again, a small cost next to the search itself).
-  planQuery(req);
+  // Errors found before the stream starts are JSON responses: plan the query now, once (a
+  // queued stream that gets its turn starts searching at once).
+  const planned = planSearch(req);
   // A full queue is refused now, as JSON; a queued stream starts at once and sends
   // keep-alive comments while it waits for its turn.
   const turn = s.gate.enter(ctx.signal);
@@ -115,6 +116,7 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
     try {
       release = await turn;
       const res = await s.searcher.search(req, {
+        planned,
         timeoutMs: s.config.settings.search.timeoutMs,
         signal: ctx.signal,
         repoFilter: (r) => ctx.identity.canSee(r),

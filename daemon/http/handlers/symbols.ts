@@ -4,7 +4,7 @@
 // language, repository and revision become `lang:`, `repo:` and `branch:` filters.
 
 import { ServiceError } from '../../errors.ts';
-import { planQuery } from '../../query/plan.ts';
+import { planSearch, type PlannedSearch } from '../../search/searcher.ts';
 import type { FileResult, SearchRequest, SearchResponse } from '../../search/types.ts';
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
@@ -61,8 +61,9 @@ function request(term: string, r: FindRequest, regex: boolean): Required<SearchR
 }
 
 async function find(s: Services, ctx: RouteContext, req: Required<SearchRequest>) {
+  let planned: PlannedSearch;
   try {
-    planQuery(req);
+    planned = planSearch(req);
   } catch (err) {
     // The query is built from the body's fields: what it cannot parse (an unknown
     // language, a branch glob the parser refuses) is a bad body.
@@ -72,7 +73,7 @@ async function find(s: Services, ctx: RouteContext, req: Required<SearchRequest>
   const release = await s.gate.enter(ctx.signal);
   let res: SearchResponse;
   try {
-    res = await s.searcher.search(req, { timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
+    res = await s.searcher.search(req, { planned, timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
   } finally {
     release();
   }
