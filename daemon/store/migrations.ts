@@ -215,6 +215,49 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX oauth_clients_created ON oauth_clients (created_at);
     `,
   },
+  {
+    id: 8,
+    name: 'credential_origins_and_browser_sessions',
+    // Which API key opened each scoped token, authorization code and OAuth grant, so that
+    // revoking the key ends them; a grant's last use; stored browser sessions, so that they
+    // can be listed and ended one by one. Documented at the top of sqlite-identity.ts,
+    // sqlite-oauth.ts and sqlite-sessions.ts.
+    //
+    // Credentials made before this migration name no key, and a credential whose key is
+    // unknown is refused (auth/origin.ts): revoking the key that made them could not reach
+    // them. The live ones are marked revoked here, so that listings say so: scoped tokens
+    // (an hour of life at most, so little is lost) and OAuth grants (their clients ask the
+    // user to consent again, the safe choice for a grant that may be a leaked key's).
+    // Browser sessions of before were never stored: their tokens (format v1) are refused.
+    up: `
+      ALTER TABLE scoped_tokens ADD COLUMN api_key_id TEXT REFERENCES api_keys (id) ON DELETE CASCADE;
+      CREATE INDEX scoped_tokens_key ON scoped_tokens (api_key_id);
+      CREATE INDEX scoped_tokens_user ON scoped_tokens (user_id, expires_at);
+
+      ALTER TABLE oauth_codes ADD COLUMN api_key_id TEXT REFERENCES api_keys (id) ON DELETE CASCADE;
+      ALTER TABLE oauth_grants ADD COLUMN api_key_id TEXT REFERENCES api_keys (id) ON DELETE CASCADE;
+      ALTER TABLE oauth_grants ADD COLUMN last_used_at TEXT;
+      CREATE INDEX oauth_grants_key ON oauth_grants (api_key_id);
+
+      CREATE TABLE browser_sessions (
+        id            TEXT PRIMARY KEY,
+        user_id       TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        api_key_id    TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+        user_agent    TEXT,
+        created_at    TEXT NOT NULL,
+        expires_at    TEXT NOT NULL,
+        last_used_at  TEXT,
+        ended_at      TEXT
+      );
+      CREATE INDEX browser_sessions_user ON browser_sessions (user_id, expires_at);
+      CREATE INDEX browser_sessions_key ON browser_sessions (api_key_id);
+      CREATE INDEX browser_sessions_expiry ON browser_sessions (expires_at);
+
+      UPDATE scoped_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+        WHERE revoked_at IS NULL AND expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now');
+      UPDATE oauth_grants SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE revoked_at IS NULL;
+    `,
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

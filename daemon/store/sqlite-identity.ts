@@ -11,14 +11,50 @@
 //             created_at, last_used_at, revoked_at.
 //   scoped_tokens  id TEXT PRIMARY KEY ("sat_" + 24 hex), user_id -> users(id) ON DELETE
 //             CASCADE, hash UNIQUE (like api_keys.hash), repo_ids (JSON array of
-//             integers), created_at, expires_at (created_at + 1 hour), revoked_at.
+//             integers), created_at, expires_at (created_at + 1 hour), revoked_at,
+//             api_key_id -> api_keys(id) (migration 8: the key that created it; NULL for
+//             tokens of before, which that migration revoked).
 //
 // The key itself is never stored, so a copy of the database gives no usable key. Same
 // column conventions as sqlite-store.ts: NULL comes back as an absent key.
+//
+// Revoking a key ends what it opened (revokeApiKey), and "sign out everywhere" ends what a
+// user opened (endUserCredentials): the live rows of scoped_tokens, oauth_grants
+// (sqlite-oauth.ts) and browser_sessions (sqlite-sessions.ts), in one IMMEDIATE
+// transaction with the key's own row, so that no listing ever shows a revoked key's
+// credential as live. (Each use also checks the key itself: auth/origin.ts.)
 
 import type BetterSqlite3 from 'better-sqlite3';
 import { fromRow, newId, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
-import { StoreConflictError, type ApiKeyRecord, type IdentityStore, type Role, type ScopedTokenRecord, type UserRecord } from './store.ts';
+import { StoreConflictError, type ApiKeyRecord, type EndedCredentials, type IdentityStore, type Role, type ScopedTokenRecord, type UserRecord } from './store.ts';
+
+/** The statements that end one owner's live credentials: by the key that opened them, or by user. */
+interface Enders {
+  scopedTokens: BetterSqlite3.Statement;
+  oauthGrants: BetterSqlite3.Statement;
+  sessions: BetterSqlite3.Statement;
+}
+
+/** Prepares the Enders whose rows have `column` = @owner. */
+function enders(db: BetterSqlite3.Database, column: 'api_key_id' | 'user_id'): Enders {
+  return {
+    scopedTokens: db.prepare(`UPDATE scoped_tokens SET revoked_at = @now WHERE ${column} = @owner AND revoked_at IS NULL AND expires_at > @now`),
+    // A grant with no usable token left can mint nothing: it is not live, and left alone.
+    oauthGrants: db.prepare(
+      `UPDATE oauth_grants SET revoked_at = @now WHERE ${column} = @owner AND revoked_at IS NULL
+         AND EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.grant_id = oauth_grants.id AND t.revoked_at IS NULL AND t.rotated_at IS NULL AND t.expires_at > @now)`,
+    ),
+    sessions: db.prepare(`UPDATE browser_sessions SET ended_at = @now WHERE ${column} = @owner AND ended_at IS NULL AND expires_at > @now`),
+  };
+}
+
+function endAll(e: Enders, owner: string, now: string): EndedCredentials {
+  return {
+    scopedTokens: e.scopedTokens.run({ owner, now }).changes,
+    oauthGrants: e.oauthGrants.run({ owner, now }).changes,
+    sessions: e.sessions.run({ owner, now }).changes,
+  };
+}
 
 export class SqliteIdentity implements IdentityStore {
   readonly #userById: BetterSqlite3.Statement;
@@ -36,6 +72,9 @@ export class SqliteIdentity implements IdentityStore {
   readonly #tokenByHash: BetterSqlite3.Statement;
   readonly #tokenById: BetterSqlite3.Statement;
   readonly #revokeToken: BetterSqlite3.Statement;
+  readonly #liveTokens: BetterSqlite3.Statement;
+  readonly #revokeKeyTx: BetterSqlite3.Transaction<(id: string, now: string) => { key: ApiKeyRecord; ended: EndedCredentials } | undefined>;
+  readonly #endUserTx: BetterSqlite3.Transaction<(userId: string, now: string) => EndedCredentials>;
   readonly #getLicense: BetterSqlite3.Statement;
   readonly #putLicense: BetterSqlite3.Statement;
   readonly #updateUserTx: BetterSqlite3.Transaction<(id: string, patch: Row, now: string) => UserRecord>;
@@ -60,11 +99,23 @@ export class SqliteIdentity implements IdentityStore {
     this.#revokeKey = db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, @now) WHERE id = @id RETURNING *');
     this.#touchKey = db.prepare('UPDATE api_keys SET last_used_at = @now WHERE id = @id');
     this.#insertToken = db.prepare(
-      `INSERT INTO scoped_tokens (id, user_id, hash, repo_ids, created_at, expires_at) VALUES (@id, @userId, @hash, @repoIds, @now, @expiresAt) RETURNING *`,
+      `INSERT INTO scoped_tokens (id, user_id, api_key_id, hash, repo_ids, created_at, expires_at) VALUES (@id, @userId, @apiKeyId, @hash, @repoIds, @now, @expiresAt) RETURNING *`,
     );
     this.#tokenByHash = db.prepare('SELECT * FROM scoped_tokens WHERE hash = ?');
     this.#tokenById = db.prepare('SELECT * FROM scoped_tokens WHERE id = ?');
     this.#revokeToken = db.prepare('UPDATE scoped_tokens SET revoked_at = coalesce(revoked_at, @now) WHERE id = @id RETURNING *');
+    this.#liveTokens = db.prepare(
+      `SELECT t.* FROM scoped_tokens t JOIN api_keys k ON k.id = t.api_key_id
+       WHERE t.user_id = @userId AND t.revoked_at IS NULL AND t.expires_at > @now AND k.revoked_at IS NULL
+       ORDER BY t.created_at DESC, t.id`,
+    );
+    const byKey = enders(db, 'api_key_id');
+    const byUser = enders(db, 'user_id');
+    this.#revokeKeyTx = db.transaction((id: string, now: string) => {
+      const row = writeReturning(this.#revokeKey, { id, now }) as Row | undefined;
+      return row && { key: keyFromRow(row), ended: endAll(byKey, id, now) };
+    });
+    this.#endUserTx = db.transaction((userId: string, now: string) => endAll(byUser, userId, now));
     this.#getLicense = db.prepare('SELECT text FROM license WHERE id = 1').pluck();
     this.#putLicense = db.prepare(
       'INSERT INTO license (id, text, installed_at) VALUES (1, @text, @now) ON CONFLICT (id) DO UPDATE SET text = excluded.text, installed_at = excluded.installed_at',
@@ -133,17 +184,22 @@ export class SqliteIdentity implements IdentityStore {
     return (this.#keysOfUser.all(userId) as Row[]).map(keyFromRow);
   }
 
-  revokeApiKey(id: string, now: string): ApiKeyRecord | undefined {
-    const row = writeReturning(this.#revokeKey, { id, now }) as Row | undefined;
-    return row && keyFromRow(row);
+  revokeApiKey(id: string, now: string): { key: ApiKeyRecord; ended: EndedCredentials } | undefined {
+    return this.#revokeKeyTx.immediate(id, now);
+  }
+
+  endUserCredentials(userId: string, now: string): EndedCredentials {
+    return this.#endUserTx.immediate(userId, now);
   }
 
   touchApiKey(id: string, now: string): void {
     this.#touchKey.run({ id, now });
   }
 
-  createScopedToken(token: { userId: string; hash: string; repoIds: number[]; expiresAt: string }, now: string): ScopedTokenRecord {
-    return tokenFromRow(writeReturning(this.#insertToken, { id: newId('sat'), userId: token.userId, hash: token.hash, repoIds: JSON.stringify(token.repoIds), expiresAt: token.expiresAt, now }) as Row);
+  createScopedToken(token: { userId: string; apiKeyId: string; hash: string; repoIds: number[]; expiresAt: string }, now: string): ScopedTokenRecord {
+    return tokenFromRow(
+      writeReturning(this.#insertToken, { id: newId('sat'), userId: token.userId, apiKeyId: token.apiKeyId, hash: token.hash, repoIds: JSON.stringify(token.repoIds), expiresAt: token.expiresAt, now }) as Row,
+    );
   }
 
   findScopedToken(hash: string): ScopedTokenRecord | undefined {
@@ -159,6 +215,10 @@ export class SqliteIdentity implements IdentityStore {
   revokeScopedToken(id: string, now: string): ScopedTokenRecord | undefined {
     const row = writeReturning(this.#revokeToken, { id, now }) as Row | undefined;
     return row && tokenFromRow(row);
+  }
+
+  listLiveScopedTokens(userId: string, now: string): ScopedTokenRecord[] {
+    return (this.#liveTokens.all({ userId, now }) as Row[]).map(tokenFromRow);
   }
 
   getLicense(): string | undefined {
@@ -195,6 +255,7 @@ const KEY_COLUMNS = [
 const TOKEN_COLUMNS = [
   ['id', 'id', 'text'],
   ['userId', 'user_id', 'text'],
+  ['apiKeyId', 'api_key_id', 'optText'],
   ['repoIds', 'repo_ids', 'json'],
   ['createdAt', 'created_at', 'text'],
   ['expiresAt', 'expires_at', 'text'],

@@ -11,13 +11,16 @@
 //                  created_at.
 //   oauth_grants   id TEXT PRIMARY KEY ("ogr_" + 24 hex), client_id -> oauth_clients(id)
 //                  ON DELETE CASCADE, user_id -> users(id) ON DELETE CASCADE, scope,
-//                  resource, created_at, revoked_at. One row per consent that was
-//                  exchanged: every token descends from exactly one grant, and revoking
-//                  the grant revokes them all.
+//                  resource, created_at, revoked_at; migration 8: api_key_id -> api_keys(id)
+//                  (the key the user consented with: revoking it revokes the grant; NULL
+//                  for grants of before, which that migration revoked) and last_used_at.
+//                  One row per consent that was exchanged: every token descends from
+//                  exactly one grant, and revoking the grant revokes them all.
 //   oauth_codes    hash TEXT PRIMARY KEY (keyed hash of the code), client_id, user_id,
 //                  redirect_uri, code_challenge (PKCE S256), scope, resource, created_at,
 //                  expires_at, used_at, grant_id -> oauth_grants(id) (the grant its first
-//                  exchange created; a second exchange revokes it).
+//                  exchange created; a second exchange revokes it); migration 8:
+//                  api_key_id (the consent's key, handed on to the grant).
 //   oauth_tokens   hash TEXT PRIMARY KEY (keyed hash of the token), grant_id ->
 //                  oauth_grants(id) ON DELETE CASCADE, kind 'access'|'refresh',
 //                  created_at, expires_at, rotated_at (a refresh token exchanged for the
@@ -56,6 +59,7 @@ export class SqliteOAuth implements OAuthStore {
   readonly #insertGrant: BetterSqlite3.Statement;
   readonly #grantById: BetterSqlite3.Statement;
   readonly #revokeGrant: BetterSqlite3.Statement;
+  readonly #touchGrant: BetterSqlite3.Statement;
   readonly #insertToken: BetterSqlite3.Statement;
   readonly #tokenByHash: BetterSqlite3.Statement;
   readonly #rotate: BetterSqlite3.Statement;
@@ -80,31 +84,34 @@ export class SqliteOAuth implements OAuthStore {
     this.#clientById = db.prepare('SELECT * FROM oauth_clients WHERE id = ?');
     this.#countClients = db.prepare('SELECT count(*) FROM oauth_clients').pluck();
     this.#insertCode = db.prepare(
-      `INSERT INTO oauth_codes (hash, client_id, user_id, redirect_uri, code_challenge, scope, resource, created_at, expires_at)
-       VALUES (@hash, @clientId, @userId, @redirectUri, @codeChallenge, @scope, @resource, @now, @expiresAt) RETURNING *`,
+      `INSERT INTO oauth_codes (hash, client_id, user_id, api_key_id, redirect_uri, code_challenge, scope, resource, created_at, expires_at)
+       VALUES (@hash, @clientId, @userId, @apiKeyId, @redirectUri, @codeChallenge, @scope, @resource, @now, @expiresAt) RETURNING *`,
     );
     this.#codeByHash = db.prepare('SELECT * FROM oauth_codes WHERE hash = ?');
     this.#useCode = db.prepare('UPDATE oauth_codes SET used_at = @now, grant_id = @grantId WHERE hash = @hash AND used_at IS NULL');
     this.#insertGrant = db.prepare(
-      `INSERT INTO oauth_grants (id, client_id, user_id, scope, resource, created_at)
-       VALUES (@id, @clientId, @userId, @scope, @resource, @now) RETURNING *`,
+      `INSERT INTO oauth_grants (id, client_id, user_id, api_key_id, scope, resource, created_at)
+       VALUES (@id, @clientId, @userId, @apiKeyId, @scope, @resource, @now) RETURNING *`,
     );
     this.#grantById = db.prepare('SELECT * FROM oauth_grants WHERE id = ?');
     this.#revokeGrant = db.prepare('UPDATE oauth_grants SET revoked_at = coalesce(revoked_at, @now) WHERE id = @id RETURNING *');
+    this.#touchGrant = db.prepare('UPDATE oauth_grants SET last_used_at = @now WHERE id = @id');
     this.#insertToken = db.prepare(
       `INSERT INTO oauth_tokens (hash, grant_id, kind, created_at, expires_at) VALUES (@hash, @grantId, @kind, @now, @expiresAt)`,
     );
     this.#tokenByHash = db.prepare('SELECT * FROM oauth_tokens WHERE hash = ?');
+    // The grant must be unrevoked and its API key recorded and unrevoked (the EXISTS).
     this.#rotate = db.prepare(
       `UPDATE oauth_tokens SET rotated_at = @now
        WHERE hash = @hash AND kind = 'refresh' AND rotated_at IS NULL AND revoked_at IS NULL
-         AND (SELECT revoked_at FROM oauth_grants WHERE id = grant_id) IS NULL
+         AND EXISTS (SELECT 1 FROM oauth_grants g JOIN api_keys k ON k.id = g.api_key_id
+                     WHERE g.id = oauth_tokens.grant_id AND g.revoked_at IS NULL AND k.revoked_at IS NULL)
        RETURNING grant_id`,
     );
     this.#revokeToken = db.prepare('UPDATE oauth_tokens SET revoked_at = coalesce(revoked_at, @now) WHERE hash = @hash');
     this.#liveGrants = db.prepare(
-      `SELECT g.*, c.name AS client_name FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
-       WHERE g.revoked_at IS NULL AND (@userId IS NULL OR g.user_id = @userId)
+      `SELECT g.*, c.name AS client_name FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id JOIN api_keys k ON k.id = g.api_key_id
+       WHERE g.revoked_at IS NULL AND k.revoked_at IS NULL AND (@userId IS NULL OR g.user_id = @userId)
          AND EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.grant_id = g.id AND t.revoked_at IS NULL AND t.rotated_at IS NULL AND t.expires_at > @now)
        ORDER BY g.created_at DESC, g.id`,
     );
@@ -125,7 +132,7 @@ export class SqliteOAuth implements OAuthStore {
       if (code === undefined) return undefined;
       if (code.used_at !== null) return { reused: codeFromRow(code) };
       const grant = grantFromRow(
-        writeReturning(this.#insertGrant, { id: newId('ogr'), clientId: code.client_id, userId: code.user_id, scope: code.scope, resource: code.resource, now }) as Row,
+        writeReturning(this.#insertGrant, { id: newId('ogr'), clientId: code.client_id, userId: code.user_id, apiKeyId: code.api_key_id, scope: code.scope, resource: code.resource, now }) as Row,
       );
       for (const t of tokens) this.#insertToken.run({ ...t, grantId: grant.id, now });
       this.#useCode.run({ hash, grantId: grant.id, now });
@@ -135,6 +142,7 @@ export class SqliteOAuth implements OAuthStore {
       const row = writeReturning(this.#rotate, { hash, now }) as { grant_id: string } | undefined;
       if (row === undefined) return false;
       for (const t of next) this.#insertToken.run({ ...t, grantId: row.grant_id, now });
+      this.#touchGrant.run({ id: row.grant_id, now });
       return true;
     });
     this.#pruneTx = db.transaction((before) => this.#prune.reduce((n, s) => n + s.run({ before }).changes, 0));
@@ -181,7 +189,7 @@ export class SqliteOAuth implements OAuthStore {
     return this.#countClients.get() as number;
   }
 
-  createCode(code: Omit<OAuthCodeRecord, 'createdAt' | 'usedAt' | 'grantId'>, now: string): OAuthCodeRecord {
+  createCode(code: Omit<OAuthCodeRecord, 'createdAt' | 'usedAt' | 'grantId' | 'apiKeyId'> & { apiKeyId: string }, now: string): OAuthCodeRecord {
     return codeFromRow(writeReturning(this.#insertCode, { ...code, resource: code.resource ?? null, now }) as Row);
   }
 
@@ -215,6 +223,10 @@ export class SqliteOAuth implements OAuthStore {
     return row && grantFromRow(row);
   }
 
+  touchGrant(id: string, now: string): void {
+    this.#touchGrant.run({ id, now });
+  }
+
   revokeToken(hash: string, now: string): void {
     this.#revokeToken.run({ hash, now });
   }
@@ -241,6 +253,7 @@ const CODE_COLUMNS = [
   ['hash', 'hash', 'text'],
   ['clientId', 'client_id', 'text'],
   ['userId', 'user_id', 'text'],
+  ['apiKeyId', 'api_key_id', 'optText'],
   ['redirectUri', 'redirect_uri', 'text'],
   ['codeChallenge', 'code_challenge', 'text'],
   ['scope', 'scope', 'text'],
@@ -255,9 +268,11 @@ const GRANT_COLUMNS = [
   ['id', 'id', 'text'],
   ['clientId', 'client_id', 'text'],
   ['userId', 'user_id', 'text'],
+  ['apiKeyId', 'api_key_id', 'optText'],
   ['scope', 'scope', 'text'],
   ['resource', 'resource', 'optText'],
   ['createdAt', 'created_at', 'text'],
+  ['lastUsedAt', 'last_used_at', 'optText'],
   ['revokedAt', 'revoked_at', 'optText'],
 ] as const satisfies ReadonlyArray<readonly [keyof OAuthGrantRecord, string, Kind]>;
 

@@ -41,8 +41,9 @@
 
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { ApiKeyRecord, ConnectionRecord, IdentityStore, RepoListOptions, RepoRecord, Role, ScopedTokenRecord, Store, UserRecord } from './store.ts';
+import type { ApiKeyRecord, BrowserSessionRecord, ConnectionRecord, EndedCredentials, IdentityStore, RepoListOptions, RepoRecord, Role, ScopedTokenRecord, SessionStore, Store, UserRecord } from './store.ts';
 import { SqliteIdentity } from './sqlite-identity.ts';
+import { SqliteSessions } from './sqlite-sessions.ts';
 import { SqliteRequestCounts } from './sqlite-request-counts.ts';
 import { SqliteOAuth } from './sqlite-oauth.ts';
 import { migrate } from './migrations.ts';
@@ -161,6 +162,7 @@ class SqliteStore implements Store {
   readonly #upsertConnectionTx: BetterSqlite3.Transaction<(name: string, connectionType: string) => ConnectionRecord>;
   readonly #updateConnectionTx: BetterSqlite3.Transaction<(id: number, patch: object) => ConnectionRecord>;
   readonly #identity: SqliteIdentity;
+  readonly #sessions: SqliteSessions;
   readonly #requestCounts: SqliteRequestCounts;
   /** OAuth clients, codes, grants and tokens: sqlite-oauth.ts. */
   readonly oauth: SqliteOAuth;
@@ -169,6 +171,7 @@ class SqliteStore implements Store {
     this.#db = db;
     this.oauth = new SqliteOAuth(db);
     this.#identity = new SqliteIdentity(db);
+    this.#sessions = new SqliteSessions(db);
     this.#requestCounts = new SqliteRequestCounts(db);
     this.#repoById = db.prepare('SELECT * FROM repos WHERE repo_id = ?');
     // Matches the partial index's condition word for word, so the index serves it.
@@ -322,15 +325,19 @@ class SqliteStore implements Store {
     return this.#identity.listApiKeys(userId);
   }
 
-  revokeApiKey(id: string, now: string): ApiKeyRecord | undefined {
+  revokeApiKey(id: string, now: string): { key: ApiKeyRecord; ended: EndedCredentials } | undefined {
     return this.#identity.revokeApiKey(id, now);
+  }
+
+  endUserCredentials(userId: string, now: string): EndedCredentials {
+    return this.#identity.endUserCredentials(userId, now);
   }
 
   touchApiKey(id: string, now: string): void {
     this.#identity.touchApiKey(id, now);
   }
 
-  createScopedToken(token: { userId: string; hash: string; repoIds: number[]; expiresAt: string }, now: string): ScopedTokenRecord {
+  createScopedToken(token: Parameters<IdentityStore['createScopedToken']>[0], now: string): ScopedTokenRecord {
     return this.#identity.createScopedToken(token, now);
   }
 
@@ -344,6 +351,35 @@ class SqliteStore implements Store {
 
   revokeScopedToken(id: string, now: string): ScopedTokenRecord | undefined {
     return this.#identity.revokeScopedToken(id, now);
+  }
+
+  listLiveScopedTokens(userId: string, now: string): ScopedTokenRecord[] {
+    return this.#identity.listLiveScopedTokens(userId, now);
+  }
+
+  // Browser sessions: sqlite-sessions.ts.
+  createSession(session: Parameters<SessionStore['createSession']>[0], now: string): BrowserSessionRecord {
+    return this.#sessions.createSession(session, now);
+  }
+
+  getSession(id: string): BrowserSessionRecord | undefined {
+    return this.#sessions.getSession(id);
+  }
+
+  touchSession(id: string, now: string): void {
+    this.#sessions.touchSession(id, now);
+  }
+
+  endSession(id: string, now: string): BrowserSessionRecord | undefined {
+    return this.#sessions.endSession(id, now);
+  }
+
+  listLiveSessions(userId: string, now: string): BrowserSessionRecord[] {
+    return this.#sessions.listLiveSessions(userId, now);
+  }
+
+  pruneSessions(before: string): number {
+    return this.#sessions.pruneSessions(before);
   }
 
   getLicense(): string | undefined {

@@ -112,13 +112,55 @@ export interface ScopedTokenRecord {
   id: string;
   /** The user who created it; the token acts as them, limited to repoIds. */
   userId: string;
+  /**
+   * The API key it was created with: the token works only while that key is live.
+   * Absent on tokens created before it was recorded (migration 8 ended those).
+   */
+  apiKeyId?: string;
   repoIds: number[];
   createdAt: string;
   expiresAt: string;
   revokedAt?: string;
 }
 
-/** Users, API keys and scoped tokens. Credentials are stored only as a keyed hash (auth/credentials.ts). */
+/**
+ * A browser sign-in session of the web UI (auth/browser-session.ts): the signed session
+ * token names it, and it works only while this record is live (not ended, not expired)
+ * and its API key is.
+ */
+export interface BrowserSessionRecord {
+  /** Opaque ("ses_" + 24 hex): named in the session token; what DELETE /api/sessions/{id} takes. Not a credential on its own. */
+  id: string;
+  userId: string;
+  /** The API key it was signed in with. */
+  apiKeyId: string;
+  /** The browser's User-Agent at sign-in (cut to 256 characters), to tell sessions apart in lists. */
+  userAgent?: string;
+  createdAt: string;
+  /** Sign-in plus 12 hours; never extended. */
+  expiresAt: string;
+  /** Updated at most once a minute. */
+  lastUsedAt?: string;
+  /** Set when the session ended: signed out, revoked, with its API key, or by "sign out everywhere". */
+  endedAt?: string;
+}
+
+/** How many live credentials of each kind one revocation ended. */
+export interface EndedCredentials {
+  scopedTokens: number;
+  oauthGrants: number;
+  sessions: number;
+}
+
+/**
+ * Users, API keys and the credentials opened with a key: scoped tokens, and (through
+ * revokeApiKey and endUserCredentials) OAuth grants and browser sessions. Credentials are
+ * stored only as a keyed hash (auth/credentials.ts).
+ *
+ * Live: a scoped token that is neither revoked nor expired; an OAuth grant that is not
+ * revoked and has a token neither revoked, rotated nor expired; a session neither ended
+ * nor expired; in each case also only while the API key it names is not revoked.
+ */
 export interface IdentityStore {
   /** Throws StoreConflictError when the email is taken. */
   createUser(user: { email: string; name: string; role: Role }, now: string): UserRecord;
@@ -137,15 +179,44 @@ export interface IdentityStore {
   getApiKey(id: string): ApiKeyRecord | undefined;
   /** A user's keys, oldest first. */
   listApiKeys(userId: string): ApiKeyRecord[];
-  /** Marks the key revoked (once; a second call keeps the first time); undefined when unknown. */
-  revokeApiKey(id: string, now: string): ApiKeyRecord | undefined;
+  /**
+   * Marks the key revoked (once; a second call keeps the first time) and, in the same
+   * transaction, ends every live credential opened with it: its scoped tokens (revoked),
+   * its OAuth grants (revoked) and its browser sessions (ended), each marked with `now`.
+   * Returns the key and how many of each it ended (a second call ends what was opened
+   * since, normally nothing); undefined when the id is unknown.
+   */
+  revokeApiKey(id: string, now: string): { key: ApiKeyRecord; ended: EndedCredentials } | undefined;
+  /**
+   * "Sign out everywhere": ends every live scoped token, OAuth grant and browser session of
+   * the user, in one transaction; the user's API keys stay. Nothing for an unknown user.
+   */
+  endUserCredentials(userId: string, now: string): EndedCredentials;
   touchApiKey(id: string, now: string): void;
-  createScopedToken(token: { userId: string; hash: string; repoIds: number[]; expiresAt: string }, now: string): ScopedTokenRecord;
+  /** `apiKeyId`: the key the caller authenticated with (the token dies with it). */
+  createScopedToken(token: { userId: string; apiKeyId: string; hash: string; repoIds: number[]; expiresAt: string }, now: string): ScopedTokenRecord;
   /** The token whose hash this is, revoked or expired or not. */
   findScopedToken(hash: string): ScopedTokenRecord | undefined;
   getScopedToken(id: string): ScopedTokenRecord | undefined;
   /** Marks it revoked (once); undefined when unknown. */
   revokeScopedToken(id: string, now: string): ScopedTokenRecord | undefined;
+  /** The user's live scoped tokens (see above), newest first. */
+  listLiveScopedTokens(userId: string, now: string): ScopedTokenRecord[];
+}
+
+/** The web UI's browser sessions (BrowserSessionRecord). */
+export interface SessionStore {
+  /** A new session; the user and the key must exist. */
+  createSession(session: { userId: string; apiKeyId: string; expiresAt: string; userAgent?: string }, now: string): BrowserSessionRecord;
+  /** The session with this id, ended or expired or not. */
+  getSession(id: string): BrowserSessionRecord | undefined;
+  touchSession(id: string, now: string): void;
+  /** Marks it ended (once; a second call keeps the first time); undefined when unknown. */
+  endSession(id: string, now: string): BrowserSessionRecord | undefined;
+  /** The user's live sessions (not ended, not expired, their key not revoked), newest first. */
+  listLiveSessions(userId: string, now: string): BrowserSessionRecord[];
+  /** Drops sessions that expired or ended before `before`; returns how many. */
+  pruneSessions(before: string): number;
 }
 
 /**
@@ -193,6 +264,8 @@ export interface OAuthCodeRecord {
   hash: string;
   clientId: string;
   userId: string;
+  /** The API key the user consented with; the grant inherits it. Absent on codes made before it was recorded. */
+  apiKeyId?: string;
   redirectUri: string;
   /** PKCE: base64url(SHA-256(code_verifier)). */
   codeChallenge: string;
@@ -213,10 +286,17 @@ export interface OAuthGrantRecord {
   id: string;
   clientId: string;
   userId: string;
+  /**
+   * The API key the user consented with: the grant's tokens work only while it is live.
+   * Absent on grants made before it was recorded (migration 8 revoked those).
+   */
+  apiKeyId?: string;
   scope: string;
   resource?: string;
   createdAt: string;
-  /** Set when revoked (by the user, the revocation endpoint, or reuse of a rotated refresh token). */
+  /** When one of its tokens was last used (an access token at the API, at most once a minute; a refresh). */
+  lastUsedAt?: string;
+  /** Set when revoked (by the user, the revocation endpoint, reuse of a rotated refresh token, its API key's revocation). */
   revokedAt?: string;
 }
 
@@ -281,7 +361,7 @@ export interface OAuthStore {
   pruneUnusedClients(before: string): number;
   getClient(id: string): OAuthClientRecord | undefined;
   countClients(): number;
-  createCode(code: Omit<OAuthCodeRecord, 'createdAt' | 'usedAt' | 'grantId'>, now: string): OAuthCodeRecord;
+  createCode(code: Omit<OAuthCodeRecord, 'createdAt' | 'usedAt' | 'grantId' | 'apiKeyId'> & { apiKeyId: string }, now: string): OAuthCodeRecord;
   /**
    * Exchanges a code: when it is unused, creates the grant with `tokens` and marks the code
    * used, all at once, and returns { grant }. A code used before returns { reused } (the
@@ -293,17 +373,21 @@ export interface OAuthStore {
   /** A token with its grant, whatever their state. */
   findToken(hash: string): { token: OAuthTokenRecord; grant: OAuthGrantRecord } | undefined;
   /**
-   * Rotates a refresh token: when it is neither rotated nor revoked and its grant is live,
-   * marks it rotated and adds `next` to the grant, atomically, and returns true; otherwise
-   * changes nothing and returns false.
+   * Rotates a refresh token: when it is neither rotated nor revoked, its grant is not
+   * revoked and the grant's API key is recorded and not revoked, marks it rotated, adds
+   * `next` to the grant and sets the grant's lastUsedAt, atomically, and returns true;
+   * otherwise changes nothing and returns false. (The key is checked here too, so a
+   * refresh racing the key's revocation cannot mint tokens after it.)
    */
   rotateRefreshToken(hash: string, next: NewOAuthToken[], now: string): boolean;
   getGrant(id: string): OAuthGrantRecord | undefined;
+  /** Records a use of the grant (its lastUsedAt). */
+  touchGrant(id: string, now: string): void;
   /** Revokes a grant, so every token of it (once; a second call keeps the first time). */
   revokeGrant(id: string, now: string): OAuthGrantRecord | undefined;
   /** Revokes one token (once). */
   revokeToken(hash: string, now: string): void;
-  /** Grants that are not revoked and still have a token that has not expired, newest first; one user's when userId is given. */
+  /** Live grants (IdentityStore's comment: not revoked, a usable token, their API key not revoked), newest first; one user's when userId is given. */
   listLiveGrants(now: string, userId?: string): Array<OAuthGrantRecord & { clientName: string }>;
   /**
    * Drops what can no longer be used: codes and tokens expired before `before`, grants
@@ -313,7 +397,7 @@ export interface OAuthStore {
   prune(before: string): number;
 }
 
-export interface Store extends IdentityStore, LicenseStore, RequestCountStore {
+export interface Store extends IdentityStore, SessionStore, LicenseStore, RequestCountStore {
   /** The OAuth authorization server's clients, codes, grants and tokens. */
   readonly oauth: OAuthStore;
   /**

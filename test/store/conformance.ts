@@ -23,6 +23,14 @@
 //   `from` created after `since` (createClient's count for no address) and the
 //   clients never used (no grant, no code) of everyone; pruneUnusedClients(before) drops
 //   the never-used ones created before `before` (one created at `before` stays).
+// - Credential lifecycle: a scoped token, code, grant and session name the API key they
+//   were made with, which must exist. Live (IdentityStore's comment) is judged with
+//   expiresAt > now; a credential whose key is revoked is never listed as live, and a
+//   grant whose key is revoked never rotates, even when it was made after the revocation
+//   (a race), which a second revokeApiKey then ends. revokeApiKey and endUserCredentials
+//   leave dead rows (expired, already revoked or ended) as they were and count what they
+//   ended. A refresh (rotateRefreshToken) sets the grant's lastUsedAt. Listings are newest
+//   first. pruneSessions(before) drops sessions that expired or ended before `before`.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -87,27 +95,40 @@ function newToken(hash: string, kind: NewOAuthToken['kind'], expiresAt: string):
   return { hash, kind, expiresAt };
 }
 
+/** Who a code or grant is for: the client, the user, and the API key the user consented with. */
+interface Parties {
+  clientId: string;
+  userId: string;
+  apiKeyId: string;
+}
+
+let keyHashes = 0;
+/** A new API key of `userId` (a unique hash), created at T1. */
+function newKey(store: Store, userId: string, name = 'k'): string {
+  return store.createApiKey({ userId, name, hash: `key-hash-${++keyHashes}`, hint: 'svk_00000000' }, T1).id;
+}
+
 /** A code of `clientId` for `userId`, created at `now`, good for 5 minutes unless `extra` says otherwise. */
-function newCode(store: Store, hash: string, ids: { clientId: string; userId: string }, now: string, extra: { resource?: string; expiresAt?: string } = {}): OAuthCodeRecord {
+function newCode(store: Store, hash: string, ids: Parties, now: string, extra: { resource?: string; expiresAt?: string } = {}): OAuthCodeRecord {
   return store.oauth.createCode(
-    { hash, clientId: ids.clientId, userId: ids.userId, redirectUri: REDIRECT, codeChallenge: CHALLENGE, scope: 'search', expiresAt: extra.expiresAt ?? plus(now, 5), ...(extra.resource !== undefined ? { resource: extra.resource } : {}) },
+    { hash, clientId: ids.clientId, userId: ids.userId, apiKeyId: ids.apiKeyId, redirectUri: REDIRECT, codeChallenge: CHALLENGE, scope: 'search', expiresAt: extra.expiresAt ?? plus(now, 5), ...(extra.resource !== undefined ? { resource: extra.resource } : {}) },
     now,
   );
 }
 
 /** A grant made at `now` by exchanging a new code (hash `code-` + the first token's hash) for `tokens`. */
-function newGrant(store: Store, ids: { clientId: string; userId: string }, now: string, tokens: NewOAuthToken[]): OAuthGrantRecord {
+function newGrant(store: Store, ids: Parties, now: string, tokens: NewOAuthToken[]): OAuthGrantRecord {
   const code = newCode(store, `code-${tokens[0]?.hash ?? now}`, ids, now);
   const result = store.oauth.redeemCode(code.hash, tokens, now);
   assert.ok(result !== undefined && 'grant' in result, `a fresh code is exchanged: ${JSON.stringify(result)}`);
   return result.grant;
 }
 
-/** A user and a client for the OAuth tests. */
-function oauthParties(store: Store, email = 'o@example.com', clientName = 'Agent'): { userId: string; clientId: string } {
+/** A user with an API key, and a client, for the OAuth tests. */
+function oauthParties(store: Store, email = 'o@example.com', clientName = 'Agent'): Parties {
   const user = store.createUser({ email, name: email, role: 'member' }, T1);
   const client = store.oauth.createClient({ name: clientName, redirectUris: [REDIRECT], metadata: { client_name: clientName } }, T1);
-  return { userId: user.id, clientId: client.id };
+  return { userId: user.id, clientId: client.id, apiKeyId: newKey(store, user.id) };
 }
 
 /**
@@ -592,8 +613,8 @@ export function storeConformance(
       assert.deepEqual(store.listApiKeys(u.id).map((k) => k.name), ['ci', 'laptop']);
       store.touchApiKey(k1.id, T2);
       assert.equal(store.findApiKey('h1'.repeat(32))!.lastUsedAt, T2);
-      assert.equal(store.revokeApiKey(k1.id, T2)!.revokedAt, T2);
-      assert.equal(store.revokeApiKey(k1.id, T3)!.revokedAt, T2, 'revoked once');
+      assert.deepEqual(store.revokeApiKey(k1.id, T2), { key: { ...k1, lastUsedAt: T2, revokedAt: T2 }, ended: { scopedTokens: 0, oauthGrants: 0, sessions: 0 } });
+      assert.equal(store.revokeApiKey(k1.id, T3)!.key.revokedAt, T2, 'revoked once');
       assert.equal(store.revokeApiKey('key_000000000000000000000000', T3), undefined);
       assert.equal(store.findApiKey('h1'.repeat(32))!.revokedAt, T2, 'a revoked key is still found, as revoked');
       assert.deepEqual(store.getApiKey(k2.id), k2, 'by id');
@@ -604,15 +625,171 @@ export function storeConformance(
 
     storeTest('scoped tokens: stored by hash with their repositories, revoked once', (store) => {
       const u = store.createUser({ email: 't@example.com', name: 'T', role: 'member' }, T1);
-      const t = store.createScopedToken({ userId: u.id, hash: 'th', repoIds: [3, 1, 2], expiresAt: T2 }, T1);
+      const apiKeyId = newKey(store, u.id);
+      const t = store.createScopedToken({ userId: u.id, apiKeyId, hash: 'th', repoIds: [3, 1, 2], expiresAt: T2 }, T1);
       assert.match(t.id, /^sat_[0-9a-f]{24}$/);
-      assert.deepEqual(t, { id: t.id, userId: u.id, repoIds: [3, 1, 2], createdAt: T1, expiresAt: T2 });
+      assert.deepEqual(t, { id: t.id, userId: u.id, apiKeyId, repoIds: [3, 1, 2], createdAt: T1, expiresAt: T2 });
+      assert.throws(() => store.createScopedToken({ userId: u.id, apiKeyId: 'key_000000000000000000000000', hash: 'th2', repoIds: [1], expiresAt: T2 }, T1), 'made with an existing key');
       assert.deepEqual(store.findScopedToken('th'), t);
       assert.deepEqual(store.getScopedToken(t.id), t);
       assert.equal(store.findScopedToken('other'), undefined);
       assert.equal(store.revokeScopedToken(t.id, T2)!.revokedAt, T2);
       assert.equal(store.revokeScopedToken(t.id, T3)!.revokedAt, T2);
       assert.equal(store.revokeScopedToken('sat_000000000000000000000000', T3), undefined);
+    });
+
+    storeTest('browser sessions: created, read, touched, ended once, listed while live, pruned', (store) => {
+      const u = store.createUser({ email: 's@example.com', name: 'S', role: 'member' }, T1);
+      const k1 = newKey(store, u.id);
+      const k2 = newKey(store, u.id);
+      const s1 = store.createSession({ userId: u.id, apiKeyId: k1, expiresAt: plus(T1, 720), userAgent: 'Mozilla/5.0 (X11) Firefox/140.0' }, T1);
+      assert.match(s1.id, /^ses_[0-9a-f]{24}$/);
+      assert.deepEqual(s1, { id: s1.id, userId: u.id, apiKeyId: k1, userAgent: 'Mozilla/5.0 (X11) Firefox/140.0', createdAt: T1, expiresAt: plus(T1, 720) });
+      assert.deepEqual(store.getSession(s1.id), s1);
+      const bare = store.createSession({ userId: u.id, apiKeyId: k2, expiresAt: plus(T2, 720) }, T2);
+      assertNoEmptyValues(bare);
+      assert.ok(!('userAgent' in bare));
+      const long = store.createSession({ userId: u.id, apiKeyId: k1, expiresAt: plus(T2, 720), userAgent: 'x'.repeat(1000) }, plus(T2, 1));
+      assert.equal(long.userAgent, 'x'.repeat(256), 'a User-Agent is cut to 256 characters');
+      assert.equal(store.getSession('ses_000000000000000000000000'), undefined);
+      assert.throws(() => store.createSession({ userId: u.id, apiKeyId: 'key_000000000000000000000000', expiresAt: T3 }, T1), 'made with an existing key');
+      assert.throws(() => store.createSession({ userId: 'usr_000000000000000000000000', apiKeyId: k1, expiresAt: T3 }, T1), 'of an existing user');
+
+      store.touchSession(s1.id, T2);
+      assert.equal(store.getSession(s1.id)!.lastUsedAt, T2);
+      // Live: newest first; then not once ended, expired, or its key revoked.
+      const NOW = plus(T2, 5);
+      assert.deepEqual(store.listLiveSessions(u.id, NOW).map((x) => x.id), [long.id, bare.id, s1.id]);
+      assert.deepEqual(store.endSession(long.id, NOW), { ...long, endedAt: NOW });
+      assert.equal(store.endSession(long.id, T3)!.endedAt, NOW, 'ended once');
+      assert.equal(store.endSession('ses_000000000000000000000000', T3), undefined);
+      assert.deepEqual(store.listLiveSessions(u.id, NOW).map((x) => x.id), [bare.id, s1.id]);
+      assert.deepEqual(store.listLiveSessions(u.id, plus(T1, 720)).map((x) => x.id), [bare.id], 'one expiring at now is not live');
+      store.revokeApiKey(k2, NOW);
+      assert.deepEqual(store.listLiveSessions(u.id, NOW).map((x) => x.id), [s1.id]);
+      assert.deepEqual(store.listLiveSessions('usr_000000000000000000000000', NOW), []);
+
+      // Pruning: sessions that expired or ended before `before`; at `before` they stay.
+      assert.equal(store.pruneSessions(NOW), 0, 'bare and long ended at NOW, s1 expires later');
+      assert.equal(store.pruneSessions(plus(T1, 720)), 2, 'bare and long ended before; s1 expires at the cutoff: it stays');
+      assert.ok(store.getSession(s1.id));
+      assert.equal(store.pruneSessions(plus(T1, 721)), 1);
+      assert.equal(store.getSession(s1.id), undefined);
+    });
+
+    storeTest('revokeApiKey ends every live credential the key opened, and nothing else, in one step', (store) => {
+      const o = store.oauth;
+      const ids = oauthParties(store, 'u@example.com');
+      const u = ids.userId;
+      const k1 = ids.apiKeyId;
+      const k2 = newKey(store, u, 'second');
+      const v = oauthParties(store, 'v@example.com', 'Other app');
+      const NOW = T2;
+      const soon = plus(NOW, 30);
+      const token = (apiKeyId: string, userId: string, expiresAt: string, hash: string) => store.createScopedToken({ userId, apiKeyId, hash, repoIds: [1], expiresAt }, T1);
+      const session = (apiKeyId: string, userId: string, expiresAt: string) => store.createSession({ userId, apiKeyId, expiresAt }, T1);
+
+      // What k1 opened: live ones, and ones already dead (expired, revoked, ended) that must keep their state.
+      const t1 = token(k1, u, soon, 't1');
+      const t1expired = token(k1, u, plus(NOW, -1), 't1x');
+      const t1revoked = token(k1, u, soon, 't1r');
+      store.revokeScopedToken(t1revoked.id, T1);
+      const g1 = newGrant(store, ids, T1, [newToken('g1-at', 'access', soon), newToken('g1-rt', 'refresh', plus(NOW, 30 * DAY))]);
+      const g1dead = newGrant(store, ids, T1, [newToken('g1d-at', 'access', plus(NOW, -1))]);
+      const s1 = session(k1, u, soon);
+      const s1ended = session(k1, u, soon);
+      store.endSession(s1ended.id, T1);
+      const s1expired = session(k1, u, plus(NOW, -1));
+      // What k2 and another user opened: untouched.
+      const t2 = token(k2, u, soon, 't2');
+      const g2 = newGrant(store, { ...ids, apiKeyId: k2 }, T1, [newToken('g2-rt', 'refresh', plus(NOW, 30 * DAY))]);
+      const s2 = session(k2, u, soon);
+      const t3 = token(v.apiKeyId, v.userId, soon, 't3');
+      const g3 = newGrant(store, v, T1, [newToken('g3-at', 'access', soon)]);
+      const s3 = session(v.apiKeyId, v.userId, soon);
+
+      const revoked = store.revokeApiKey(k1, NOW)!;
+      assert.equal(revoked.key.id, k1);
+      assert.equal(revoked.key.revokedAt, NOW);
+      assert.deepEqual(revoked.ended, { scopedTokens: 1, oauthGrants: 1, sessions: 1 });
+      assert.equal(store.getScopedToken(t1.id)!.revokedAt, NOW);
+      assert.ok(!('revokedAt' in store.getScopedToken(t1expired.id)!), 'an expired token is left as it was');
+      assert.equal(store.getScopedToken(t1revoked.id)!.revokedAt, T1, 'a revoked one keeps its time');
+      assert.equal(o.getGrant(g1.id)!.revokedAt, NOW);
+      assert.ok(!('revokedAt' in o.getGrant(g1dead.id)!), 'a grant with no usable token is left as it was');
+      assert.equal(store.getSession(s1.id)!.endedAt, NOW);
+      assert.equal(store.getSession(s1ended.id)!.endedAt, T1);
+      assert.ok(!('endedAt' in store.getSession(s1expired.id)!));
+      for (const t of [t2, t3]) assert.deepEqual(store.getScopedToken(t.id), t, 'another key\'s token is untouched');
+      for (const g of [g2, g3]) assert.deepEqual(o.getGrant(g.id), g, 'another key\'s grant is untouched');
+      for (const x of [s2, s3]) assert.deepEqual(store.getSession(x.id), x, 'another key\'s session is untouched');
+      assert.equal(o.rotateRefreshToken('g1-rt', [], NOW), false, 'the revoked grant\'s refresh token does not rotate');
+
+      // Listings: only what the other key opened.
+      assert.deepEqual(store.listLiveScopedTokens(u, NOW).map((t) => t.id), [t2.id]);
+      assert.deepEqual(o.listLiveGrants(NOW, u).map((g) => g.id), [g2.id]);
+      assert.deepEqual(store.listLiveSessions(u, NOW).map((x) => x.id), [s2.id]);
+
+      // Something opened with the key after its revocation (a request that raced it) is not
+      // live, cannot rotate, and a second revocation ends it; the first time is kept.
+      const late = token(k1, u, plus(T3, 60), 't-late');
+      const lateGrant = newGrant(store, ids, NOW, [newToken('late-rt', 'refresh', plus(NOW, 30 * DAY))]);
+      assert.equal(lateGrant.apiKeyId, k1);
+      assert.deepEqual(store.listLiveScopedTokens(u, NOW).map((t) => t.id), [t2.id], 'a revoked key\'s token is never listed as live');
+      assert.deepEqual(o.listLiveGrants(NOW, u).map((g) => g.id), [g2.id], 'nor its grant');
+      assert.equal(o.rotateRefreshToken('late-rt', [newToken('late-rt2', 'refresh', plus(T3, 60))], T3), false, 'a grant whose key is revoked does not rotate');
+      assert.equal(o.findToken('late-rt2'), undefined);
+      const again = store.revokeApiKey(k1, T3)!;
+      assert.equal(again.key.revokedAt, NOW, 'revoked once');
+      assert.deepEqual(again.ended, { scopedTokens: 1, oauthGrants: 1, sessions: 0 });
+      assert.equal(store.getScopedToken(late.id)!.revokedAt, T3);
+      assert.equal(store.revokeApiKey('key_000000000000000000000000', T3), undefined);
+      assert.equal(o.rotateRefreshToken('g2-rt', [], T3), true, 'the other key\'s grant still rotates');
+    });
+
+    storeTest('endUserCredentials: every live scoped token, grant and session of the user; keys stay; others untouched', (store) => {
+      const o = store.oauth;
+      const ids = oauthParties(store, 'u@example.com');
+      const k2 = newKey(store, ids.userId, 'second');
+      const v = oauthParties(store, 'v@example.com', 'Other app');
+      const NOW = T2;
+      const soon = plus(NOW, 30);
+      const mine = [
+        store.createScopedToken({ userId: ids.userId, apiKeyId: ids.apiKeyId, hash: 'a', repoIds: [1], expiresAt: soon }, T1),
+        store.createScopedToken({ userId: ids.userId, apiKeyId: k2, hash: 'b', repoIds: [1], expiresAt: soon }, T1),
+      ];
+      const grants = [newGrant(store, ids, T1, [newToken('ga', 'access', soon)]), newGrant(store, { ...ids, apiKeyId: k2 }, T1, [newToken('gb', 'refresh', plus(NOW, DAY))])];
+      const sessions = [store.createSession({ userId: ids.userId, apiKeyId: ids.apiKeyId, expiresAt: soon }, T1), store.createSession({ userId: ids.userId, apiKeyId: k2, expiresAt: soon }, T1)];
+      const theirs = store.createScopedToken({ userId: v.userId, apiKeyId: v.apiKeyId, hash: 'c', repoIds: [1], expiresAt: soon }, T1);
+      const theirGrant = newGrant(store, v, T1, [newToken('gc', 'access', soon)]);
+      const theirSession = store.createSession({ userId: v.userId, apiKeyId: v.apiKeyId, expiresAt: soon }, T1);
+
+      assert.deepEqual(store.endUserCredentials(ids.userId, NOW), { scopedTokens: 2, oauthGrants: 2, sessions: 2 });
+      for (const t of mine) assert.equal(store.getScopedToken(t.id)!.revokedAt, NOW);
+      for (const g of grants) assert.equal(o.getGrant(g.id)!.revokedAt, NOW);
+      for (const x of sessions) assert.equal(store.getSession(x.id)!.endedAt, NOW);
+      assert.ok(store.listApiKeys(ids.userId).every((k) => !('revokedAt' in k)), 'the keys stay');
+      assert.deepEqual(store.getScopedToken(theirs.id), theirs);
+      assert.deepEqual(o.getGrant(theirGrant.id), theirGrant);
+      assert.deepEqual(store.getSession(theirSession.id), theirSession);
+      assert.deepEqual(store.endUserCredentials(ids.userId, T3), { scopedTokens: 0, oauthGrants: 0, sessions: 0 }, 'nothing left');
+      assert.deepEqual(store.endUserCredentials('usr_000000000000000000000000', T3), { scopedTokens: 0, oauthGrants: 0, sessions: 0 });
+    });
+
+    storeTest('listLiveScopedTokens and touchGrant', (store) => {
+      const ids = oauthParties(store);
+      const mk = (hash: string, createdAt: string, expiresAt: string) => store.createScopedToken({ userId: ids.userId, apiKeyId: ids.apiKeyId, hash, repoIds: [2, 1], expiresAt }, createdAt);
+      const old = mk('old', T1, plus(T2, 60));
+      const newer = mk('newer', plus(T1, 1), plus(T2, 60));
+      mk('expired', T1, T2);
+      store.revokeScopedToken(mk('revoked', T1, plus(T2, 60)).id, T1);
+      assert.deepEqual(store.listLiveScopedTokens(ids.userId, T2), [newer, old], 'newest first; expired at now and revoked ones left out');
+      assert.deepEqual(store.listLiveScopedTokens('usr_000000000000000000000000', T2), []);
+
+      const grant = newGrant(store, ids, T1, [newToken('at', 'access', plus(T2, 60))]);
+      store.oauth.touchGrant(grant.id, T2);
+      assert.deepEqual(store.oauth.getGrant(grant.id), { ...grant, lastUsedAt: T2 });
+      store.oauth.touchGrant('ogr_000000000000000000000000', T2); // nothing to do, no error
     });
 
     storeTest('the installed license: none, then one, replaced by the next', (store) => {
@@ -680,6 +857,7 @@ export function storeConformance(
         hash: 'code-r',
         clientId: ids.clientId,
         userId: ids.userId,
+        apiKeyId: ids.apiKeyId,
         redirectUri: REDIRECT,
         codeChallenge: CHALLENGE,
         scope: 'search',
@@ -690,7 +868,7 @@ export function storeConformance(
       assert.deepEqual(o.peekCode('code-r'), withResource);
 
       const plain = newCode(store, 'code-p', ids, T2);
-      assert.deepEqual(plain, { hash: 'code-p', clientId: ids.clientId, userId: ids.userId, redirectUri: REDIRECT, codeChallenge: CHALLENGE, scope: 'search', createdAt: T2, expiresAt: plus(T2, 5) });
+      assert.deepEqual(plain, { hash: 'code-p', clientId: ids.clientId, userId: ids.userId, apiKeyId: ids.apiKeyId, redirectUri: REDIRECT, codeChallenge: CHALLENGE, scope: 'search', createdAt: T2, expiresAt: plus(T2, 5) });
       assertNoEmptyValues(plain);
       assertNoEmptyValues(o.peekCode('code-p')!);
       assert.deepEqual(o.peekCode('code-p'), plain);
@@ -698,6 +876,7 @@ export function storeConformance(
 
       assert.throws(() => newCode(store, 'code-x', { ...ids, clientId: 'oac_000000000000000000000000' }, T1), 'a code belongs to an existing client');
       assert.throws(() => newCode(store, 'code-y', { ...ids, userId: 'usr_000000000000000000000000' }, T1), 'a code belongs to an existing user');
+      assert.throws(() => newCode(store, 'code-z', { ...ids, apiKeyId: 'key_000000000000000000000000' }, T1), 'a code names an existing API key');
       assert.throws(() => newCode(store, 'code-p', ids, T3), 'a hash is one code');
       assert.deepEqual(o.peekCode('code-p'), plain);
       assert.equal(o.peekCode('code-x'), undefined);
@@ -715,7 +894,7 @@ export function storeConformance(
       assert.ok(first !== undefined && 'grant' in first, JSON.stringify(first));
       const grant = first.grant;
       assert.match(grant.id, /^ogr_[0-9a-f]{24}$/);
-      assert.deepEqual(grant, { id: grant.id, clientId: ids.clientId, userId: ids.userId, scope: 'search', resource, createdAt: T2 });
+      assert.deepEqual(grant, { id: grant.id, clientId: ids.clientId, userId: ids.userId, apiKeyId: ids.apiKeyId, scope: 'search', resource, createdAt: T2 }, 'the grant inherits the code\'s API key');
       assert.deepEqual(o.getGrant(grant.id), grant);
       assert.deepEqual(o.peekCode('code-1'), { ...code, usedAt: T2, grantId: grant.id });
       assert.deepEqual(o.findToken('at-1'), { token: { hash: 'at-1', grantId: grant.id, kind: 'access', createdAt: T2, expiresAt: access.expiresAt }, grant });
@@ -778,8 +957,9 @@ export function storeConformance(
       const next = [newToken('at-2', 'access', plus(T2, 60)), newToken('rt-2', 'refresh', plus(T2, 30 * DAY))];
       assert.equal(o.rotateRefreshToken('rt-1', next, T2), true);
       assert.equal(o.findToken('rt-1')?.token.rotatedAt, T2);
-      assert.deepEqual(o.findToken('at-2'), { token: { hash: 'at-2', grantId: grant.id, kind: 'access', createdAt: T2, expiresAt: plus(T2, 60) }, grant });
-      assert.deepEqual(o.findToken('rt-2'), { token: { hash: 'rt-2', grantId: grant.id, kind: 'refresh', createdAt: T2, expiresAt: plus(T2, 30 * DAY) }, grant });
+      const used = { ...grant, lastUsedAt: T2 }; // a refresh is a use of the grant
+      assert.deepEqual(o.findToken('at-2'), { token: { hash: 'at-2', grantId: grant.id, kind: 'access', createdAt: T2, expiresAt: plus(T2, 60) }, grant: used });
+      assert.deepEqual(o.findToken('rt-2'), { token: { hash: 'rt-2', grantId: grant.id, kind: 'refresh', createdAt: T2, expiresAt: plus(T2, 30 * DAY) }, grant: used });
 
       assert.equal(o.rotateRefreshToken('rt-1', [newToken('rt-x', 'refresh', plus(T3, 60))], T3), false, 'a refresh token rotates once');
       assert.equal(o.findToken('rt-1')?.token.rotatedAt, T2, 'the first rotation time stays');
@@ -852,7 +1032,7 @@ export function storeConformance(
       const one = oauthParties(store, 'one@example.com', 'Agent');
       const twoUser = store.createUser({ email: 'two@example.com', name: 'Two', role: 'member' }, T1);
       const otherClient = o.createClient({ name: 'Other app', redirectUris: [REDIRECT], metadata: {} }, T1);
-      const two = { userId: twoUser.id, clientId: otherClient.id };
+      const two = { userId: twoUser.id, clientId: otherClient.id, apiKeyId: newKey(store, twoUser.id) };
       const NOW = plus(T1, 120);
       const later = (m: number): string => plus(NOW, m);
       const at = (m: number): string => plus(T1, m); // creation times, one minute apart
@@ -870,10 +1050,11 @@ export function storeConformance(
       const edge = newGrant(store, one, at(8), [newToken('h-at', 'access', NOW)]); // expires at NOW: no longer live
       const accessOnly = newGrant(store, one, at(9), [newToken('i-at', 'access', later(60)), newToken('i-rt', 'refresh', later(30 * DAY))]);
       assert.equal(o.rotateRefreshToken('i-rt', [], at(9)), true); // refresh rotated, access still live
+      const accessOnlyUsed = { ...accessOnly, lastUsedAt: at(9) }; // the refresh was a use
 
       const named = (g: OAuthGrantRecord, clientName: string): OAuthGrantRecord & { clientName: string } => ({ ...g, clientName });
-      assert.deepEqual(o.listLiveGrants(NOW), [named(accessOnly, 'Agent'), named(refreshOnly, 'Agent'), named(othersLive, 'Other app'), named(live, 'Agent')]);
-      assert.deepEqual(o.listLiveGrants(NOW, one.userId), [named(accessOnly, 'Agent'), named(refreshOnly, 'Agent'), named(live, 'Agent')]);
+      assert.deepEqual(o.listLiveGrants(NOW), [named(accessOnlyUsed, 'Agent'), named(refreshOnly, 'Agent'), named(othersLive, 'Other app'), named(live, 'Agent')]);
+      assert.deepEqual(o.listLiveGrants(NOW, one.userId), [named(accessOnlyUsed, 'Agent'), named(refreshOnly, 'Agent'), named(live, 'Agent')]);
       assert.deepEqual(o.listLiveGrants(NOW, two.userId), [named(othersLive, 'Other app')]);
       assert.deepEqual(o.listLiveGrants(NOW, 'usr_000000000000000000000000'), []);
       assert.deepEqual(o.listLiveGrants(later(61)).map((g) => g.id), [refreshOnly.id], 'once the access tokens expire, only an unrotated refresh token keeps a grant live');
@@ -888,6 +1069,7 @@ export function storeConformance(
     storeTest('registerClient: per-address count in a window, a cap on clients never used; pruneUnusedClients', (store) => {
       const o = store.oauth;
       const user = store.createUser({ email: 'r@example.com', name: 'R', role: 'member' }, T1);
+      const apiKeyId = newKey(store, user.id);
       const c = (name: string) => ({ name, redirectUris: [REDIRECT], metadata: { client_name: name } });
       // The window is open at its start: `since` one millisecond before T1 counts T1.
       const limits = (from: string, since: string, perAddress = 2, maxUnused = 100) => ({ from, since: new Date(Date.parse(since) - 1).toISOString(), perAddress, maxUnused });
@@ -908,7 +1090,7 @@ export function storeConformance(
 
       // The cap counts clients never used, from anyone: a code or a grant takes a client out.
       assert.deepEqual(o.registerClient(c('d1'), plus(T1, 9), limits('D', T1, 5, 6)), { refused: 'unused' });
-      newCode(store, 'code-a1', { clientId: a1.client.id, userId: user.id }, plus(T1, 9));
+      newCode(store, 'code-a1', { clientId: a1.client.id, userId: user.id, apiKeyId }, plus(T1, 9));
       const d1 = o.registerClient(c('d1'), plus(T1, 9), limits('D', T1, 5, 6));
       assert.ok('client' in d1, 'a1 is in use now');
       assert.deepEqual(o.registerClient(c('d2'), plus(T1, 9), limits('D', T1, 5, 6)), { refused: 'unused' });
@@ -916,7 +1098,7 @@ export function storeConformance(
 
       // Pruning: never-used clients created before the cutoff; at the cutoff they stay.
       const a2c = (a2 as { client: OAuthClientRecord }).client;
-      newGrant(store, { clientId: a2c.id, userId: user.id }, plus(T1, 9), [newToken('a2-rt', 'refresh', plus(T1, 30 * DAY))]);
+      newGrant(store, { clientId: a2c.id, userId: user.id, apiKeyId }, plus(T1, 9), [newToken('a2-rt', 'refresh', plus(T1, 30 * DAY))]);
       assert.equal(o.pruneUnusedClients(plus(T1, 8)), 3, 'b1, a3 and legacy: created before +8, never used');
       assert.equal(o.countClients(), 4);
       assert.ok(o.getClient(a1.client.id), 'a client with a code stays');
@@ -931,9 +1113,10 @@ export function storeConformance(
     storeTest('prune: expired codes and tokens, then grants without tokens, then old clients with nothing left', (store) => {
       const o = store.oauth;
       const user = store.createUser({ email: 'p@example.com', name: 'P', role: 'member' }, T1);
+      const apiKeyId = newKey(store, user.id);
       const CUTOFF = T3;
       const client = (name: string, createdAt = T1): OAuthClientRecord => o.createClient({ name, redirectUris: [REDIRECT], metadata: {} }, createdAt);
-      const ids = (c: OAuthClientRecord): { clientId: string; userId: string } => ({ clientId: c.id, userId: user.id });
+      const ids = (c: OAuthClientRecord): Parties => ({ clientId: c.id, userId: user.id, apiKeyId });
 
       const abandoned = client('abandoned'); // only an expired, unused code: both go
       newCode(store, 'code-abandoned', ids(abandoned), T1);

@@ -210,6 +210,55 @@ describe('migrations', () => {
       db.close();
     }
   });
+
+  test('credential origins: scoped tokens and OAuth grants made before keys were recorded are ended by the upgrade', () => {
+    // Found by name, so that renumbering at a merge does not break the test.
+    const at = MIGRATIONS.findIndex((m) => m.name === 'credential_origins_and_browser_sessions');
+    assert.ok(at > 0);
+    const file = newFile();
+    const db = new Database(file);
+    try {
+      migrate(db, MIGRATIONS.slice(0, at));
+      const future = new Date(Date.now() + 3_600_000).toISOString();
+      const past = '2024-01-01T00:00:00.000Z';
+      db.exec(`
+        INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_1', 'a@b.c', 'A', 'member', '${past}', '${past}');
+        INSERT INTO api_keys (id, user_id, name, hash, hint, created_at) VALUES ('key_1', 'usr_1', 'k', 'h', 'svk_', '${past}');
+        INSERT INTO scoped_tokens (id, user_id, hash, repo_ids, created_at, expires_at) VALUES
+          ('sat_live', 'usr_1', 'h1', '[1]', '${past}', '${future}'),
+          ('sat_expired', 'usr_1', 'h2', '[1]', '${past}', '${past}');
+        INSERT INTO scoped_tokens (id, user_id, hash, repo_ids, created_at, expires_at, revoked_at) VALUES ('sat_revoked', 'usr_1', 'h3', '[1]', '${past}', '${future}', '${past}');
+        INSERT INTO oauth_clients (id, name, redirect_uris, metadata, created_at) VALUES ('oac_1', 'c', '[]', '{}', '${past}');
+        INSERT INTO oauth_grants (id, client_id, user_id, scope, created_at) VALUES ('ogr_live', 'oac_1', 'usr_1', 'search', '${past}');
+        INSERT INTO oauth_grants (id, client_id, user_id, scope, created_at, revoked_at) VALUES ('ogr_revoked', 'oac_1', 'usr_1', 'search', '${past}', '${past}');
+        INSERT INTO oauth_tokens (hash, grant_id, kind, created_at, expires_at) VALUES ('rt', 'ogr_live', 'refresh', '${past}', '${future}');
+      `);
+      const before = Date.now();
+      db.pragma('foreign_keys = ON');
+      assert.deepEqual(migrate(db), MIGRATIONS.slice(at).map((m) => m.id));
+      const revokedAt = (table: string, id: string) => db.prepare(`SELECT revoked_at FROM ${table} WHERE id = ?`).pluck().get(id) as string | null;
+      const upgradeTime = revokedAt('scoped_tokens', 'sat_live')!;
+      assert.match(upgradeTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'ISO 8601 like every other time in the store');
+      assert.ok(Date.parse(upgradeTime) >= before - 1000 && Date.parse(upgradeTime) <= Date.now() + 1000, 'revoked at the upgrade');
+      assert.equal(revokedAt('scoped_tokens', 'sat_expired'), null, 'an expired token is left alone');
+      assert.equal(revokedAt('scoped_tokens', 'sat_revoked'), past, 'a revoked one keeps its time');
+      assert.equal(revokedAt('oauth_grants', 'ogr_live'), upgradeTime);
+      assert.equal(revokedAt('oauth_grants', 'ogr_revoked'), past);
+      db.close();
+      // Through the store: the old grant is no longer live, and its refresh token does not rotate.
+      const store = openSqliteStore(file);
+      try {
+        assert.deepEqual(store.oauth.listLiveGrants(new Date().toISOString()), []);
+        assert.equal(store.oauth.rotateRefreshToken('rt', [], new Date().toISOString()), false);
+        assert.deepEqual(store.listLiveScopedTokens('usr_1', new Date().toISOString()), []);
+        assert.ok(!('apiKeyId' in store.getScopedToken('sat_live')!), 'no key is made up for it');
+      } finally {
+        store.close();
+      }
+    } finally {
+      if (db.open) db.close();
+    }
+  });
 });
 
 describe('SQLite specifics', () => {
