@@ -284,7 +284,9 @@ function makeCredentials(dataDir: string): { key: string; scopedToken: string; s
     const repoIds = store.listRepos().map((r) => r.repoId);
     const now = new Date();
     const expiresAt = new Date(now.getTime() + SCOPED_TOKEN_LIFETIME_MS).toISOString();
-    store.createScopedToken({ userId: user.id, hash: credentialHash(serverSecret(dataDir), scopedToken), repoIds, expiresAt }, now.toISOString());
+    // Made with the key: the token works while the key does (auth/origin.ts).
+    const apiKeyId = store.listApiKeys(user.id)[0]!.id;
+    store.createScopedToken({ userId: user.id, apiKeyId, hash: credentialHash(serverSecret(dataDir), scopedToken), repoIds, expiresAt }, now.toISOString());
     log(`user ${EMAIL}: an API key (${key.slice(0, 12)}...) and a scoped token for repositories ${repoIds.join(', ')}, expiring ${expiresAt}`);
     return { key, scopedToken, scopedTokenExpiresAt: expiresAt, repoIds };
   } finally {

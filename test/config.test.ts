@@ -547,6 +547,7 @@ test('defaultConfig has the OPERATOR.md defaults and is a fresh object each time
     http: { maxBodyBytes: 1048576, shutdownTimeoutMs: 10000, keepAliveMs: 15000, maxSourceBytes: 10485760, trustedProxies: [] },
     metrics: {},
     rateLimit: { requestsPerDay: 10000, store: 'embedded' },
+    oauth: { grantLifetimeDays: 90 },
     search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxQueued: 100 },
     maxFileSize: 2097152,
     reindexIntervalMs: 3600000,

@@ -100,7 +100,7 @@ test('users and keys commands: usage errors and refusals', async () => {
     await c.users('limit', 'a@b.c', 'default');
     await c.users('list', '--json');
     assert.equal(JSON.parse(c.out.at(-1)!)[0].dailyLimit, undefined);
-    await assert.rejects(c.users('remove', 'a@b.c'), /users takes add, list, suspend, unsuspend or limit/);
+    await assert.rejects(c.users('remove', 'a@b.c'), /users takes add, list, suspend, unsuspend, limit or sign-out/);
   } finally {
     dir.cleanup();
   }

@@ -42,7 +42,7 @@ async function identities(d: TestDaemon, email: string, scopeRepo: string): Prom
     const user = store.getUserByEmail(email)!;
     const repoId = store.getRepoByName(scopeRepo)!.repoId;
     const now = new Date();
-    store.createScopedToken({ userId: user.id, hash: credentialHash(serverSecret(d.dataDir), token), repoIds: [repoId], expiresAt: new Date(now.getTime() + 3_600_000).toISOString() }, now.toISOString());
+    store.createScopedToken({ userId: user.id, apiKeyId: store.listApiKeys(user.id)[0]!.id, hash: credentialHash(serverSecret(d.dataDir), token), repoIds: [repoId], expiresAt: new Date(now.getTime() + 3_600_000).toISOString() }, now.toISOString());
   } finally {
     store.close();
   }

@@ -52,7 +52,7 @@ for (const backend of ['embedded', 'redis'] as const) {
       try {
         const user = s.getUserByEmail('bot@example.com')!;
         const now = new Date();
-        s.createScopedToken({ userId: user.id, hash: credentialHash(serverSecret(dataDir), token), repoIds: [s.listRepos()[0]!.repoId], expiresAt: new Date(now.getTime() + 3_600_000).toISOString() }, now.toISOString());
+        s.createScopedToken({ userId: user.id, apiKeyId: s.listApiKeys(user.id)[0]!.id, hash: credentialHash(serverSecret(dataDir), token), repoIds: [s.listRepos()[0]!.repoId], expiresAt: new Date(now.getTime() + 3_600_000).toISOString() }, now.toISOString());
       } finally {
         s.close();
       }

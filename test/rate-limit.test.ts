@@ -45,7 +45,7 @@ test('the daily limit over HTTP', async (t) => {
     const store = openStore(d.dataDir);
     try {
       const annId = store.getUserByEmail('ann@example.com')!.id;
-      store.createScopedToken({ userId: annId, hash: credentialHash(serverSecret(d.dataDir), annToken), repoIds: [1], expiresAt: '2026-11-23T23:30:00Z' }, clock.toISOString());
+      store.createScopedToken({ userId: annId, apiKeyId: store.listApiKeys(annId)[0]!.id, hash: credentialHash(serverSecret(d.dataDir), annToken), repoIds: [1], expiresAt: '2026-11-23T23:30:00Z' }, clock.toISOString());
     } finally {
       store.close();
     }

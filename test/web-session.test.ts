@@ -3,8 +3,9 @@
 // loopback: sign-in with an API key sets an HttpOnly, SameSite=Strict session cookie and
 // hands out a CSRF token; API requests with the cookie need that token, act as the key's
 // user, are never counted against the daily limit and carry no X-RateLimit-* headers; the
-// session ends with its 12 hours, its key's revocation or its user's suspension; a bearer
-// credential wins over the cookie; the tool server (a CORS route) ignores the cookie.
+// session ends with its 12 hours, signing out (a copy of its token too), its key's
+// revocation or its user's suspension; a bearer credential wins over the cookie; the tool
+// server (a CORS route) ignores the cookie.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,19 +21,26 @@ import { ResponseChecker } from './helpers/openapi.ts';
 const SECRET = Buffer.alloc(32, 7);
 const T0 = new Date('2026-11-22T10:00:00Z');
 
+/** A session record's fields, as the store would hand them to sign(). */
+function record(s: BrowserSessions, id = 'ses_cccccccccccccccccccccccc', userId = 'usr_aaaaaaaaaaaaaaaaaaaaaaaa', apiKeyId = 'key_bbbbbbbbbbbbbbbbbbbbbbbb') {
+  return { id, userId, apiKeyId, expiresAt: s.expiry() };
+}
+
 test('session tokens: sign and verify round trip; CSRF derived per session', () => {
-  let clock = T0;
+  let clock = new Date(T0.getTime() + 456); // the expiry is kept in whole seconds
   const s = new BrowserSessions(SECRET, () => clock);
-  const a = s.sign('usr_aaaaaaaaaaaaaaaaaaaaaaaa', 'key_bbbbbbbbbbbbbbbbbbbbbbbb');
-  assert.match(a.token, /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+  assert.equal(s.expiry(), '2026-11-22T22:00:00.000Z', '12 hours, in whole seconds');
+  clock = T0;
+  const a = s.sign(record(s));
+  assert.match(a.token, /^v2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
   assert.equal(a.expiresAt, new Date(T0.getTime() + SESSION_LIFETIME_MS).toISOString());
   assert.equal(a.expiresAt, '2026-11-22T22:00:00.000Z', '12 hours');
   const payload = JSON.parse(Buffer.from(a.token.split('.')[1]!, 'base64url').toString('utf8'));
-  assert.deepEqual(Object.keys(payload).sort(), ['e', 'k', 'n', 'u']);
-  assert.deepEqual(s.verify(a.token), { userId: 'usr_aaaaaaaaaaaaaaaaaaaaaaaa', apiKeyId: 'key_bbbbbbbbbbbbbbbbbbbbbbbb', expires: Date.parse(a.expiresAt) / 1000 });
+  assert.deepEqual(Object.keys(payload).sort(), ['e', 'k', 's', 'u']);
+  assert.deepEqual(s.verify(a.token), { sessionId: 'ses_cccccccccccccccccccccccc', userId: 'usr_aaaaaaaaaaaaaaaaaaaaaaaa', apiKeyId: 'key_bbbbbbbbbbbbbbbbbbbbbbbb', expires: Date.parse(a.expiresAt) / 1000 });
 
-  // Every sign-in is a new session (random nonce) with its own CSRF token.
-  const b = s.sign('usr_aaaaaaaaaaaaaaaaaaaaaaaa', 'key_bbbbbbbbbbbbbbbbbbbbbbbb');
+  // Every sign-in is a new session (the store's new id) with its own CSRF token.
+  const b = s.sign(record(s, 'ses_dddddddddddddddddddddddd'));
   assert.notEqual(a.token, b.token);
   assert.notEqual(a.csrfToken, b.csrfToken);
   assert.equal(s.csrfToken(a.token), a.csrfToken);
@@ -56,7 +64,7 @@ test('session tokens: sign and verify round trip; CSRF derived per session', () 
 
 test('session tokens: every malformed or forged token is refused', () => {
   const s = new BrowserSessions(SECRET, () => T0);
-  const good = s.sign('usr_1', 'key_1').token;
+  const good = s.sign(record(s, 'ses_1', 'usr_1', 'key_1')).token;
   const [, payload, sig] = good.split('.') as [string, string, string];
   const mac = (p: string) => signedWith(SECRET, p);
   const enc = (o: unknown) => Buffer.from(typeof o === 'string' ? o : JSON.stringify(o), 'utf8').toString('base64url');
@@ -67,27 +75,31 @@ test('session tokens: every malformed or forged token is refused', () => {
     ['no parts', 'v1'],
     ['two parts', `v1.${payload}`],
     ['four parts', `${good}.x`],
-    ['other version', `v2.${payload}.${sig}`],
+    ['other version', `v3.${payload}.${sig}`],
+    // The format before sessions were stored: well signed, but it names no session.
+    ['a v1 token, well signed', `v1.${enc({ u: 'usr_1', k: 'key_1', e: future, n: 'x' })}.${mac(enc({ u: 'usr_1', k: 'key_1', e: future, n: 'x' }))}`],
+    ['signed, no session id', `v2.${enc({ u: 'usr_1', k: 'key_1', e: future })}.${mac(enc({ u: 'usr_1', k: 'key_1', e: future }))}`],
+    ['signed, session id not an id', `v2.${enc({ u: 'usr_1', k: 'key_1', s: 'a b', e: future })}.${mac(enc({ u: 'usr_1', k: 'key_1', s: 'a b', e: future }))}`],
     ['payload changed', `v1.${flip(payload, 5)}.${sig}`],
     ['signature changed', `v1.${payload}.${flip(sig, 10)}`],
     ['signature cut', `v1.${payload}.${sig.slice(0, 42)}`],
     ['signature padded', `v1.${payload}.${sig}=`],
     ['not base64url', `v1.${payload}+.${sig}`],
     ['whitespace', ` ${good}`],
-    ['huge', `v1.${'A'.repeat(5000)}.${sig}`],
-    ['other user, same signature', `v1.${enc({ u: 'usr_2', k: 'key_1', e: future, n: 'x' })}.${sig}`],
+    ['huge', `v2.${'A'.repeat(5000)}.${sig}`],
+    ['other user, same signature', `v2.${enc({ u: 'usr_2', k: 'key_1', s: 'ses_1', e: future })}.${sig}`],
     // Well signed but not a session's payload (what a format change could produce).
-    ['signed, not JSON', `v1.${enc('nope')}.${mac(enc('nope'))}`],
-    ['signed, an array', `v1.${enc([1])}.${mac(enc([1]))}`],
-    ['signed, no expiry', `v1.${enc({ u: 'usr_1', k: 'key_1', n: 'x' })}.${mac(enc({ u: 'usr_1', k: 'key_1', n: 'x' }))}`],
-    ['signed, expiry a string', `v1.${enc({ u: 'usr_1', k: 'key_1', e: String(future), n: 'x' })}.${mac(enc({ u: 'usr_1', k: 'key_1', e: String(future), n: 'x' }))}`],
-    ['signed, expired', `v1.${enc({ u: 'usr_1', k: 'key_1', e: future - 7200, n: 'x' })}.${mac(enc({ u: 'usr_1', k: 'key_1', e: future - 7200, n: 'x' }))}`],
-    ['signed, user not an id', `v1.${enc({ u: 'a b', k: 'key_1', e: future, n: 'x' })}.${mac(enc({ u: 'a b', k: 'key_1', e: future, n: 'x' }))}`],
-    ['signed, key missing', `v1.${enc({ u: 'usr_1', e: future, n: 'x' })}.${mac(enc({ u: 'usr_1', e: future, n: 'x' }))}`],
+    ['signed, not JSON', `v2.${enc('nope')}.${mac(enc('nope'))}`],
+    ['signed, an array', `v2.${enc([1])}.${mac(enc([1]))}`],
+    ['signed, no expiry', `v2.${enc({ u: 'usr_1', k: 'key_1', s: 'ses_1' })}.${mac(enc({ u: 'usr_1', k: 'key_1', s: 'ses_1' }))}`],
+    ['signed, expiry a string', `v2.${enc({ u: 'usr_1', k: 'key_1', s: 'ses_1', e: String(future) })}.${mac(enc({ u: 'usr_1', k: 'key_1', s: 'ses_1', e: String(future) }))}`],
+    ['signed, expired', `v2.${enc({ u: 'usr_1', k: 'key_1', s: 'ses_1', e: future - 7200 })}.${mac(enc({ u: 'usr_1', k: 'key_1', s: 'ses_1', e: future - 7200 }))}`],
+    ['signed, user not an id', `v2.${enc({ u: 'a b', k: 'key_1', s: 'ses_1', e: future })}.${mac(enc({ u: 'a b', k: 'key_1', s: 'ses_1', e: future }))}`],
+    ['signed, key missing', `v2.${enc({ u: 'usr_1', s: 'ses_1', e: future })}.${mac(enc({ u: 'usr_1', s: 'ses_1', e: future }))}`],
   ];
   // The table's own control: a payload built the same way, well formed, verifies.
-  const control = enc({ u: 'usr_1', k: 'key_1', e: future, n: 'x' });
-  assert.deepEqual(s.verify(`v1.${control}.${mac(control)}`), { userId: 'usr_1', apiKeyId: 'key_1', expires: future });
+  const control = enc({ u: 'usr_1', k: 'key_1', s: 'ses_1', e: future });
+  assert.deepEqual(s.verify(`v2.${control}.${mac(control)}`), { sessionId: 'ses_1', userId: 'usr_1', apiKeyId: 'key_1', expires: future });
   for (const [what, token] of cases) assert.equal(s.verify(token), undefined, what);
 });
 
@@ -103,7 +115,7 @@ function createHmacB64(secret: Buffer, text: string): string {
 
 test('session tokens: the CSRF token is the documented HMAC; cookies read and written', () => {
   const s = new BrowserSessions(SECRET, () => T0);
-  const { token, csrfToken } = s.sign('usr_1', 'key_1');
+  const { token, csrfToken } = s.sign(record(s, 'ses_1', 'usr_1', 'key_1'));
   assert.equal(csrfToken, createHmacB64(SECRET, `trawl-csrf\0${token}`));
   assert.equal(token.split('.')[2], createHmacB64(SECRET, `trawl-session\0${token.split('.')[1]}`));
 
@@ -231,7 +243,7 @@ test('browser sessions over HTTP', async (t) => {
       assert.equal(typeof a.json.csrfToken, 'string');
       const cookies = setCookies(a);
       assert.equal(cookies.length, 2);
-      assert.match(cookies[0]!, /^trawl_session=v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/);
+      assert.match(cookies[0]!, /^trawl_session=v2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/);
       // The page's script reads the CSRF token from the second cookie at start (not HttpOnly).
       assert.equal(cookies[1], `trawl_csrf=${a.json.csrfToken}; Path=/; SameSite=Strict`);
       for (const cookie of cookies) assert.doesNotMatch(cookie, /Max-Age|Expires|Secure/i, 'no lifetime: it ends with the browser session; no Secure over http');
@@ -306,10 +318,11 @@ test('browser sessions over HTTP', async (t) => {
       const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
       const asBen = Buffer.from(JSON.stringify({ ...claims, u: benUser.id }), 'utf8').toString('base64url');
       const flipped = `${sig.slice(0, 5)}${sig[5] === 'A' ? 'B' : 'A'}${sig.slice(6)}`;
-      const wrongSecret = new BrowserSessions(Buffer.alloc(32, 1), () => clock).sign(annUser.id, ann.id).token;
+      const own = { id: claims.s as string, userId: annUser.id, apiKeyId: ann.id, expiresAt: annSession.body.expiresAt as string };
+      const wrongSecret = new BrowserSessions(Buffer.alloc(32, 1), () => clock).sign(own).token;
       for (const [what, token] of [
-        ['payload swapped for another user', `v1.${asBen}.${sig}`],
-        ['signature changed', `v1.${payload}.${flipped}`],
+        ['payload swapped for another user', `v2.${asBen}.${sig}`],
+        ['signature changed', `v2.${payload}.${flipped}`],
         ['signed with another secret', wrongSecret],
         ['not a token at all', 'hello'],
       ] as const) {
@@ -318,13 +331,13 @@ test('browser sessions over HTTP', async (t) => {
         assert.deepEqual(state.json, { authenticated: false, anonymousAccess: false }, what);
         assert.deepEqual(setCookies(state), CLEARING, `${what}: the stale cookie is dropped`);
       }
-      // A well-signed token naming a key that is not the user's (ben's key, ann's id).
-      const mixed = sessions.sign(annUser.id, ben.id).token;
-      assertExpired(await search(withCsrf(mixed)), 'a key of another user');
-      const unknownKey = sessions.sign(annUser.id, 'key_000000000000000000000000').token;
-      assertExpired(await search(withCsrf(unknownKey)), 'an unknown key');
-      // The control: a token made the same way for the right key works.
-      assert.equal((await search(withCsrf(sessions.sign(annUser.id, ann.id).token))).status, 200);
+      // Well-signed tokens that do not say what the session's record says, or name no record.
+      assertExpired(await search(withCsrf(sessions.sign({ ...own, apiKeyId: ben.id }).token)), 'a key of another user');
+      assertExpired(await search(withCsrf(sessions.sign({ ...own, userId: benUser.id, apiKeyId: ben.id }).token)), 'another user and key');
+      assertExpired(await search(withCsrf(sessions.sign({ ...own, apiKeyId: 'key_000000000000000000000000' }).token)), 'an unknown key');
+      assertExpired(await search(withCsrf(sessions.sign({ ...own, id: 'ses_000000000000000000000000' }).token)), 'an unknown session');
+      // The control: a token made the same way for the session's record works.
+      assert.equal((await search(withCsrf(sessions.sign(own).token))).status, 200);
     });
 
     await t.test('a bearer credential wins over the cookie', async () => {
@@ -344,7 +357,7 @@ test('browser sessions over HTTP', async (t) => {
       const token = newScopedToken();
       const st = openStore(d.dataDir);
       try {
-        st.createScopedToken({ userId: benUser.id, hash: credentialHash(secret, token), repoIds: [1], expiresAt: new Date(clock.getTime() + 3_600_000).toISOString() }, clock.toISOString());
+        st.createScopedToken({ userId: benUser.id, apiKeyId: ben.id, hash: credentialHash(secret, token), repoIds: [1], expiresAt: new Date(clock.getTime() + 3_600_000).toISOString() }, clock.toISOString());
       } finally {
         st.close();
       }
@@ -431,9 +444,13 @@ test('browser sessions over HTTP', async (t) => {
       const s3 = await signIn(ben.key);
       assertCsrf(await api('DELETE', '/api/session', { headers: { cookie: s3.headers.cookie! } }), 'sign-out without the token');
       assertCsrf(await api('DELETE', '/api/session', { headers: { cookie: s3.headers.cookie!, 'x-csrf-token': annSession.csrf } }), 'sign-out with another session\'s token');
+      assert.equal((await search(s3.headers)).status, 200, 'the control: the session works before');
       const out = await api('DELETE', '/api/session', { headers: s3.headers });
       assert.equal(out.status, 204);
       assert.deepEqual(setCookies(out), CLEARING);
+      // The session ended in the store: a copy of the token no longer works either.
+      assertExpired(await search(s3.headers), 'a copy of a signed-out session\'s token');
+      assert.equal((await search(annSession.headers)).status, 200, 'another session goes on');
       // Nothing to sign out of: still 204, still cleared.
       for (const headers of [{}, { cookie: 'trawl_session=garbage' }] as Array<Record<string, string>>) {
         const a = await api('DELETE', '/api/session', { headers });
@@ -482,7 +499,7 @@ test('browser sessions with anonymous access on and an https public URL', async 
     const a = await call(`${d.url}/api/session`, { json: { apiKey: cy.key } });
     assert.equal(a.status, 201);
     const [cookie] = a.headers.getSetCookie();
-    assert.match(cookie!, /^trawl_session=v1\.[^;]+; Path=\/; HttpOnly; SameSite=Strict; Secure$/, 'Secure behind an https public URL');
+    assert.match(cookie!, /^trawl_session=v2\.[^;]+; Path=\/; HttpOnly; SameSite=Strict; Secure$/, 'Secure behind an https public URL');
     assert.equal(a.headers.getSetCookie()[1], `trawl_csrf=${a.json.csrfToken}; Path=/; SameSite=Strict; Secure`);
     const token = /^trawl_session=([^;]+)/.exec(cookie!)![1]!;
     const headers = { cookie: `trawl_session=${token}`, 'x-csrf-token': a.json.csrfToken };
@@ -500,7 +517,7 @@ test('browser sessions with anonymous access on and an https public URL', async 
     const noCsrf = await call(`${d.url}/api/search`, { json: secretQuery, headers: { cookie: headers.cookie } });
     assert.equal(noCsrf.status, 403);
     assert.equal(noCsrf.json.errorCode, 'INVALID_CSRF_TOKEN');
-    const stale = new BrowserSessions(serverSecret(d.dataDir)).sign('usr_000000000000000000000000', cy.id).token;
+    const stale = new BrowserSessions(serverSecret(d.dataDir)).sign({ id: 'ses_000000000000000000000000', userId: 'usr_000000000000000000000000', apiKeyId: cy.id, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }).token;
     const staleAnswer = await call(`${d.url}/api/search`, { json: secretQuery, headers: { cookie: `trawl_session=${stale}`, 'x-csrf-token': new BrowserSessions(serverSecret(d.dataDir)).csrfToken(stale) } });
     assert.equal(staleAnswer.status, 401);
 

@@ -1,37 +1,42 @@
 // The Authenticator of a deployment with users (http/auth.ts defines the seam): API keys
 // in either header, scoped access tokens and OAuth access tokens as bearer tokens, checked against the store by
 // their keyed hash; the web UI's browser sessions (a signed cookie plus a CSRF header,
-// auth/browser-session.ts), checked against the API key they were signed in with. A
-// revoked key or token, an expired token or session or a suspended user fails at
-// once (every request reads the store; there is no cache to go stale). Without
+// auth/browser-session.ts), checked against their stored record. Every credential other
+// than an API key works only while the API key that opened it is live (auth/origin.ts).
+// A revoked key, token, grant or session, an expired token or session or a suspended user
+// fails at once (every request reads the store; there is no cache to go stale). Without
 // credentials: the anonymous user when settings.anonymousAccess is on.
 
 import { ServiceError } from '../errors.ts';
 import type { Authenticator, Credentials, Identity } from '../http/auth.ts';
-import type { IdentityStore, UserRecord } from '../store/store.ts';
+import type { IdentityStore, OAuthStore, SessionStore, UserRecord } from '../store/store.ts';
 import { invalidCsrf, type BrowserSessions } from './browser-session.ts';
 import { credentialHash, isApiKeyShape, isScopedTokenShape, SCOPED_TOKEN_PREFIX } from './credentials.ts';
+import { originLive } from './origin.ts';
 import { ACCESS_TOKEN_PREFIX } from '../oauth/tokens.ts';
 
 export interface StoreAuthenticatorOptions {
-  store: IdentityStore;
+  /** Users, keys, scoped tokens, sessions; of the OAuth store only the grants' lastUsedAt. */
+  store: IdentityStore & SessionStore & { readonly oauth: Pick<OAuthStore, 'touchGrant'> };
   secret: Buffer;
   anonymousAccess: boolean;
   /** Injectable clock (tests). */
   now?: () => Date;
-  /** Checks an OAuth access token (oauth/access.ts); without it such tokens are refused. */
+  /** Checks an OAuth access token, its grant and the grant's API key (oauth/access.ts); without it such tokens are refused. */
   oauth?: (token: string) => { userId: string; grantId: string };
   /** Signs and checks browser session tokens; without it a session cookie is refused (401). */
   sessions?: BrowserSessions;
   /**
-   * Told when recording activity (lastUsedAt, lastActivityAt) fails, at most once per
-   * TOUCH_EVERY_MS; the request goes on (a full disk must not stop reads).
+   * Told when recording activity (lastUsedAt of a key, session or grant, lastActivityAt)
+   * fails, at most once per TOUCH_EVERY_MS; the request goes on (a full disk must not stop reads).
    */
   onTouchError?: (err: Error) => void;
 }
 
-/** A key's lastUsedAt and its user's lastActivityAt are written at most this often. */
+/** A key's, session's or grant's lastUsedAt, and a user's lastActivityAt, are written at most this often. */
 const TOUCH_EVERY_MS = 60_000;
+/** Past this many remembered touches, those older than TOUCH_EVERY_MS are forgotten (sessions and grants come and go). */
+const TOUCHED_MAX = 10_000;
 
 const anonymous: Identity = { kind: 'anonymous', canSee: (repo) => repo.visibility === 'public' };
 
@@ -60,7 +65,7 @@ export class StoreAuthenticator implements Authenticator {
     const user = store.getUser(key.userId);
     if (!user) throw invalid();
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this API key belongs to is suspended');
-    this.touch(key.id, user.id);
+    this.touchKey(key.id, user.id);
     return { kind: 'apiKey', userId: user.id, role: user.role, tokenId: key.id, ...limitOf(user), canSee: this.userSees() };
   }
 
@@ -69,8 +74,9 @@ export class StoreAuthenticator implements Authenticator {
    * that user sees. The CSRF token comes first (403 INVALID_CSRF_TOKEN): a request a
    * foreign page makes the browser send carries the cookie but cannot carry the header,
    * and it learns nothing about the session from the answer. Then the token (signature,
-   * expiry) and the store: the key exists, is not revoked and is the user's; the user
-   * exists and is not suspended. Any of those failing is one 401, whichever it was.
+   * expiry) and the store: the session's record exists, says what the token says, has not
+   * ended or expired; the key is live and the user's; the user exists and is not
+   * suspended. Any of those failing is one 401, whichever it was.
    */
   private browserSession(session: string, csrf: string | undefined): Identity {
     const { sessions, store } = this.options;
@@ -78,19 +84,24 @@ export class StoreAuthenticator implements Authenticator {
     const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the browser session has expired or is no longer valid; sign in again');
     const claims = sessions?.verify(session);
     if (!claims) throw invalid();
-    const key = store.getApiKey(claims.apiKeyId);
-    if (!key || key.revokedAt !== undefined || key.userId !== claims.userId) throw invalid();
-    const user = store.getUser(key.userId);
+    const record = store.getSession(claims.sessionId);
+    const now = this.options.now?.() ?? new Date();
+    if (!record || record.endedAt !== undefined || now.getTime() >= Date.parse(record.expiresAt)) throw invalid();
+    if (record.userId !== claims.userId || record.apiKeyId !== claims.apiKeyId) throw invalid();
+    if (!originLive(store, record.apiKeyId, record.userId)) throw invalid();
+    const user = store.getUser(record.userId);
     if (!user || user.suspendedAt !== undefined) throw invalid();
-    this.touch(key.id, user.id);
+    this.touchKey(record.apiKeyId, user.id);
+    this.touch(`session:${record.id}`, (at) => store.touchSession(record.id, at));
     // dailyLimit is left out: these requests are never counted (ratelimit/daily-limiter.ts).
-    return { kind: 'browserSession', userId: user.id, role: user.role, tokenId: key.id, canSee: this.userSees() };
+    return { kind: 'browserSession', userId: user.id, role: user.role, tokenId: record.apiKeyId, canSee: this.userSees() };
   }
 
   /**
    * A scoped access token acts as its creator, limited to its repositories (intersected
    * with what the creator may see now). Bearer only; expired (exactly one hour after
-   * creation), revoked, or its creator suspended: 401.
+   * creation), revoked, the API key it was created with revoked, or its creator
+   * suspended: 401.
    */
   private scopedToken(credentials: Credentials, token: string): Identity {
     const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the scoped access token is not valid (unknown, malformed, expired or revoked)');
@@ -100,6 +111,7 @@ export class StoreAuthenticator implements Authenticator {
     const t = store.findScopedToken(credentialHash(secret, token));
     const now = this.options.now?.() ?? new Date();
     if (!t || t.revokedAt !== undefined || now.getTime() >= Date.parse(t.expiresAt)) throw invalid();
+    if (!originLive(store, t.apiKeyId, t.userId)) throw invalid();
     const user = store.getUser(t.userId);
     if (!user) throw invalid();
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this token belongs to is suspended');
@@ -116,6 +128,8 @@ export class StoreAuthenticator implements Authenticator {
     const user = this.options.store.getUser(userId);
     if (!user) throw new ServiceError('NOT_AUTHENTICATED', 'the OAuth access token is not valid (unknown, malformed, expired or revoked)');
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this token belongs to is suspended');
+    const grants = this.options.store.oauth;
+    this.touch(`grant:${grantId}`, (at) => grants.touchGrant(grantId, at));
     return { kind: 'oauth', userId: user.id, role: user.role, tokenId: grantId, ...limitOf(user), canSee: this.userSees() };
   }
 
@@ -124,19 +138,30 @@ export class StoreAuthenticator implements Authenticator {
     return () => true;
   }
 
+  /** A key's lastUsedAt and its user's lastActivityAt. */
+  private touchKey(keyId: string, userId: string): void {
+    const { store } = this.options;
+    this.touch(keyId, (at) => {
+      store.touchApiKey(keyId, at);
+      store.updateUser(userId, { lastActivityAt: at }, at);
+    });
+  }
+
   /**
-   * Activity is recorded cheaply: one write per key per minute at most. It is a record,
-   * not a check: when the write fails (a full disk, a locked database) the request still
-   * goes on, and the key is not tried again before the minute is over.
+   * Activity is recorded cheaply: one write per key, session or grant (`what`) per minute
+   * at most. It is a record, not a check: when the write fails (a full disk, a locked
+   * database) the request still goes on, and `what` is not tried again before the minute
+   * is over.
    */
-  private touch(keyId: string, userId: string): void {
+  private touch(what: string, write: (at: string) => void): void {
     const now = (this.options.now?.() ?? new Date()).getTime();
-    if (now - (this.touched.get(keyId) ?? -Infinity) < TOUCH_EVERY_MS) return;
-    this.touched.set(keyId, now);
-    const at = new Date(now).toISOString();
+    if (now - (this.touched.get(what) ?? -Infinity) < TOUCH_EVERY_MS) return;
+    if (this.touched.size >= TOUCHED_MAX) {
+      for (const [k, t] of this.touched) if (now - t >= TOUCH_EVERY_MS) this.touched.delete(k);
+    }
+    this.touched.set(what, now);
     try {
-      this.options.store.touchApiKey(keyId, at);
-      this.options.store.updateUser(userId, { lastActivityAt: at }, at);
+      write(new Date(now).toISOString());
     } catch (err) {
       if (now - this.touchErrorAt < TOUCH_EVERY_MS) return;
       this.touchErrorAt = now;

@@ -4,21 +4,25 @@
 // X-CSRF-Token header of every API request. Such requests act as the key's user but are
 // never counted against the daily limit (API.md 8.2: browser use never counts).
 //
-// Session token (stateless, so any daemon process sharing the data dir, and so the server
-// secret, accepts it; nothing is stored):
+// Session token (signed, so that nothing secret is stored; every daemon process sharing
+// the data dir, and so the server secret and the store, accepts it):
 //
-//   v1.<payload>.<signature>
-//   payload   = base64url(JSON {"u": user id, "k": API key id, "e": expiry in Unix
-//               seconds, "n": 16 random bytes in base64url})
+//   v2.<payload>.<signature>
+//   payload   = base64url(JSON {"u": user id, "k": API key id, "s": session id, "e":
+//               expiry in Unix seconds})
 //   signature = base64url(HMAC-SHA256(server secret, "trawl-session\0" + payload))
 //               (the payload as it appears in the token: its base64url text)
 //
-// The expiry is absolute, 12 hours after sign-in (no sliding renewal). What the token does
-// not say is checked on every request against the store (auth/authenticator.ts): the key
-// still exists, is not revoked and belongs to the user; the user exists and is not
-// suspended. So revoking the key or suspending the user ends its sessions at once; signing
-// out only drops the cookie (a copied token stays good until it expires or its key is
-// revoked, the price of keeping nothing on the server).
+// The session id names a row of the store (store.ts BrowserSessionRecord: who, which key,
+// the browser's User-Agent, created, last used, ended), so that sessions can be listed
+// and ended one by one. The id is random and unguessable, but it is not a credential: it
+// appears in listings, and only the server can sign a token around it. The expiry is
+// absolute, 12 hours after sign-in (no sliding renewal). What the token does not say is
+// checked on every request against the store (auth/authenticator.ts): the session exists,
+// matches the token, has not ended or expired; its key exists, is not revoked and belongs
+// to the user; the user exists and is not suspended. So signing out, revoking the session,
+// revoking its key, "sign out everywhere" and suspending the user each end it at once.
+// Tokens of format v1 (stateless, before sessions were stored) are refused: sign in again.
 //
 // The CSRF token also travels in a second cookie, trawl_csrf, that scripts can read (not
 // HttpOnly): the page reads it at start and can send its first request at once, instead
@@ -32,7 +36,7 @@
 // hashes of API keys (auth/credentials.ts, whose inputs start with "svk_"), from ever
 // being valid for one another.
 
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../errors.ts';
 
 export const SESSION_COOKIE = 'trawl_session';
@@ -42,16 +46,18 @@ export const CSRF_COOKIE = 'trawl_csrf';
 export const CSRF_HEADER = 'x-csrf-token';
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
 
-const VERSION = 'v1';
+const VERSION = 'v2';
 const SESSION_LABEL = 'trawl-session\0';
 const CSRF_LABEL = 'trawl-csrf\0';
 /** A signature is 32 bytes: 43 base64url characters without padding. */
-const TOKEN = /^v1\.([A-Za-z0-9_-]{1,1000})\.([A-Za-z0-9_-]{43})$/;
-/** Store ids ("usr_"/"key_" + 24 hex) and more; bounded so a forged claim cannot be huge. */
+const TOKEN = /^v2\.([A-Za-z0-9_-]{1,1000})\.([A-Za-z0-9_-]{43})$/;
+/** Store ids ("usr_"/"key_"/"ses_" + 24 hex) and more; bounded so a forged claim cannot be huge. */
 const ID = /^[\w-]{1,64}$/;
 
 /** What a session token says once its signature and expiry check out. */
 export interface SessionClaims {
+  /** The store's record of the session. */
+  sessionId: string;
   userId: string;
   apiKeyId: string;
   /** Unix seconds. */
@@ -72,10 +78,15 @@ export class BrowserSessions {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** A new session of `userId` signed in with the API key `apiKeyId`, 12 hours from now. */
-  sign(userId: string, apiKeyId: string): IssuedSession {
-    const expires = Math.floor((this.now().getTime() + SESSION_LIFETIME_MS) / 1000);
-    const payload = Buffer.from(JSON.stringify({ u: userId, k: apiKeyId, e: expires, n: randomBytes(16).toString('base64url') }), 'utf8').toString('base64url');
+  /** When a session signed in now ends: 12 hours from now, in whole seconds (what the token carries), ISO 8601. */
+  expiry(): string {
+    return new Date(Math.floor((this.now().getTime() + SESSION_LIFETIME_MS) / 1000) * 1000).toISOString();
+  }
+
+  /** The token of the stored session `session` (its expiresAt from expiry()). */
+  sign(session: { id: string; userId: string; apiKeyId: string; expiresAt: string }): IssuedSession {
+    const expires = Math.floor(Date.parse(session.expiresAt) / 1000);
+    const payload = Buffer.from(JSON.stringify({ u: session.userId, k: session.apiKeyId, s: session.id, e: expires }), 'utf8').toString('base64url');
     const token = `${VERSION}.${payload}.${this.mac(SESSION_LABEL, payload)}`;
     return { token, csrfToken: this.csrfToken(token), expiresAt: new Date(expires * 1000).toISOString() };
   }
@@ -98,11 +109,11 @@ export class BrowserSessions {
       return undefined;
     }
     if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return undefined;
-    const { u, k, e, n } = claims as Record<string, unknown>;
-    if (typeof u !== 'string' || !ID.test(u) || typeof k !== 'string' || !ID.test(k) || typeof n !== 'string') return undefined;
+    const { u, k, s, e } = claims as Record<string, unknown>;
+    if (typeof u !== 'string' || !ID.test(u) || typeof k !== 'string' || !ID.test(k) || typeof s !== 'string' || !ID.test(s)) return undefined;
     if (typeof e !== 'number' || !Number.isSafeInteger(e)) return undefined;
     if (this.now().getTime() >= e * 1000) return undefined;
-    return { userId: u, apiKeyId: k, expires: e };
+    return { sessionId: s, userId: u, apiKeyId: k, expires: e };
   }
 
   /** The CSRF token of a session token (whatever the token is worth). */

@@ -11,10 +11,12 @@ import { serveCommand } from './serve-command.ts';
 import { keysCommand, usersCommand } from './users-command.ts';
 import { LICENSE_HELP, licenseCli } from './license-command.ts';
 import { OAUTH_HELP, oauthCommand } from './oauth-command.ts';
+import { SESSIONS_HELP, sessionsCommand } from './sessions-command.ts';
 import { HELP, UsageError } from './usage.ts';
 
 HELP.license = LICENSE_HELP;
 HELP.oauth = OAUTH_HELP;
+HELP.sessions = SESSIONS_HELP;
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   index: indexCommand,
@@ -24,6 +26,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   serve: serveCommand,
   users: (argv) => usersCommand(argv),
   keys: (argv) => keysCommand(argv),
+  sessions: (argv) => sessionsCommand(argv),
   license: licenseCli,
   oauth: (argv) => oauthCommand(argv),
   // Loaded on demand: the benchmark's dependencies (tinybench, autocannon) stay out of the daemon.

@@ -19,8 +19,9 @@ commands:
   sync              one sync pass over the configured connections
   repos             list repositories and their state
   serve             run the daemon (HTTP API, streaming search, sync schedule)
-  users             organization members: add, list, suspend, unsuspend, limit
-  keys              API keys: create, list, revoke
+  users             organization members: add, list, suspend, unsuspend, limit, sign-out
+  keys              API keys: create, list, revoke (with what each opened)
+  sessions          the web UI's browser sessions: list, revoke
   license           the enterprise license: install, show, sign
   oauth             applications signed in with OAuth: list, revoke
   bench             the benchmark suite: run, compare (bench/README.md)
@@ -67,10 +68,13 @@ dir holds no repository.
        trawl users list [--json]
        trawl users suspend EMAIL | unsuspend EMAIL
        trawl users limit EMAIL N|default
+       trawl users sign-out EMAIL
 
 Organization members, in the data dir's store. A suspended user's API keys stop working
 at once; "limit" sets the user's daily request limit (default: the configuration's
-settings.rateLimit.requestsPerDay).
+settings.rateLimit.requestsPerDay); "sign-out" signs the user out everywhere: every
+scoped token, OAuth grant and browser session of theirs ends now (their API keys stay:
+trawl keys revoke ends one).
 
   --data-dir DIR     data directory`,
   keys: `usage: trawl keys create --user EMAIL [--name NAME]
@@ -81,6 +85,11 @@ API keys ("svk_" + 64 hex). "create" prints the new key once, alone on its line 
 only a keyed hash of it is stored (HMAC-SHA256 with the data dir's server-secret), so a
 lost key cannot be shown again: create another and revoke the old one. Send a key as
 "Authorization: Bearer KEY" or "X-Service-Api-Key: KEY".
+
+"list" shows under each key what it opened that still works: scoped access tokens, OAuth
+grants (applications let in with it) and browser sessions of the web UI (--json: the
+answer of GET /api/keys). "revoke" ends the key and, at once, all of those with it, and
+says how many it ended.
 
   --data-dir DIR     data directory`,
   sync: `usage: trawl sync [--config FILE] [--force]

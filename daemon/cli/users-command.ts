@@ -1,24 +1,27 @@
 // `trawl users ...` and `trawl keys ...` (OPERATOR.md): organization members and their API
 // keys, in the data dir's store. A new key is printed once, alone on its stdout line;
-// only its keyed hash is kept (auth/credentials.ts).
+// only its keyed hash is kept (auth/credentials.ts). `keys list` shows under each key what
+// it opened that still works (the listing of GET /api/keys); `keys revoke` ends all of it
+// with the key; `users sign-out` ends everything of a user but the keys.
 
 import { parseArgs } from 'node:util';
+import { listKeyCredentials, type ListedKey } from '../auth/credential-listing.ts';
 import { credentialHash, keyHint, newApiKey, serverSecret } from '../auth/credentials.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { openStore } from '../store/open.ts';
-import { StoreConflictError, type Role, type Store, type UserRecord } from '../store/store.ts';
+import { StoreConflictError, type EndedCredentials, type Role, type Store, type UserRecord } from '../store/store.ts';
 import { UsageError } from './usage.ts';
 
 const ROLES: Role[] = ['owner', 'member'];
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
-interface Io {
+export interface Io {
   out: (line: string) => void;
   err: (line: string) => void;
   now: () => Date;
 }
 
-const defaultIo: Io = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`), now: () => new Date() };
+export const defaultIo: Io = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`), now: () => new Date() };
 
 export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<number> {
   const [sub, ...rest] = argv;
@@ -67,6 +70,12 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
         io.out(sub === 'suspend' ? `${updated.email} suspended: their API keys stop working now` : `${updated.email} is active again`);
         return 0;
       }
+      case 'sign-out': {
+        const u = userByEmail(store, one(positionals, 'users sign-out EMAIL'));
+        const ended = store.endUserCredentials(u.id, now);
+        io.out(`${u.email} signed out everywhere: ended ${describeEnded(ended)}; their API keys still work (trawl keys revoke ID ends one)`);
+        return 0;
+      }
       case 'limit': {
         if (positionals.length !== 2) throw new UsageError('usage: trawl users limit EMAIL N (N requests per day, or "default")');
         const u = userByEmail(store, positionals[0]!);
@@ -78,7 +87,7 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
         return 0;
       }
       default:
-        throw new UsageError(`users takes add, list, suspend, unsuspend or limit${sub ? `, not "${sub}"` : ''}`);
+        throw new UsageError(`users takes add, list, suspend, unsuspend, limit or sign-out${sub ? `, not "${sub}"` : ''}`);
     }
   });
 }
@@ -107,20 +116,20 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
       case 'list': {
         none(positionals, 'keys list');
         if (!values.user) throw new UsageError('keys list needs --user EMAIL');
-        const keys = store.listApiKeys(userByEmail(store, values.user).id);
+        const keys = listKeyCredentials(store, userByEmail(store, values.user).id, now);
         if (values.json) {
           io.out(JSON.stringify(keys));
           return 0;
         }
         if (keys.length === 0) io.out('no keys');
-        for (const k of keys) io.out(`${k.id}  ${k.name}  ${k.hint}...  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`);
+        for (const k of keys) for (const line of keyLines(k)) io.out(line);
         return 0;
       }
       case 'revoke': {
         const id = one(positionals, 'keys revoke ID');
-        const k = store.revokeApiKey(id, now);
-        if (!k) throw new Error(`no API key with id ${id} (trawl keys list --user EMAIL shows them)`);
-        io.out(`key ${k.id} (${k.name}) revoked at ${k.revokedAt}`);
+        const r = store.revokeApiKey(id, now);
+        if (!r) throw new Error(`no API key with id ${id} (trawl keys list --user EMAIL shows them)`);
+        io.out(`key ${r.key.id} (${r.key.name}) revoked at ${r.key.revokedAt}; ended ${describeEnded(r.ended)} opened with it`);
         return 0;
       }
       default:
@@ -129,7 +138,27 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
   });
 }
 
-function withStore(dataDirFlag: string | undefined, fn: (store: Store) => number): number {
+/** A key, and under it what it opened that still works. */
+function keyLines(k: ListedKey): string[] {
+  const lines = [`${k.id}  ${k.name}  ${k.hint}...  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`];
+  for (const t of k.scopedTokens) lines.push(`  scoped token ${t.id}  created ${t.createdAt}  expires ${t.expiresAt}  repositories ${t.repoIds.join(',')}`);
+  for (const g of k.oauthGrants) lines.push(`  OAuth grant ${g.id}  ${JSON.stringify(g.clientName)} (${g.clientId})  since ${g.createdAt}  last used ${g.lastUsedAt ?? 'never'}`);
+  for (const s of k.sessions) lines.push(`  ${sessionLine(s)}`);
+  return lines;
+}
+
+/** One browser session, as `keys list` and `sessions list` show it. */
+export function sessionLine(s: ListedKey['sessions'][number]): string {
+  return `browser session ${s.id}  signed in ${s.createdAt}  expires ${s.expiresAt}  last used ${s.lastUsedAt ?? 'never'}${s.userAgent ? `  ${JSON.stringify(s.userAgent)}` : ''}`;
+}
+
+/** "1 scoped token, 2 OAuth grants and 0 browser sessions". */
+export function describeEnded(e: EndedCredentials): string {
+  const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
+  return `${n(e.scopedTokens, 'scoped token')}, ${n(e.oauthGrants, 'OAuth grant')} and ${n(e.sessions, 'browser session')}`;
+}
+
+export function withStore(dataDirFlag: string | undefined, fn: (store: Store) => number): number {
   const store = openStore(resolveDataDir(dataDirFlag));
   try {
     return fn(store);
@@ -138,17 +167,17 @@ function withStore(dataDirFlag: string | undefined, fn: (store: Store) => number
   }
 }
 
-function userByEmail(store: Store, email: string): UserRecord {
+export function userByEmail(store: Store, email: string): UserRecord {
   const u = store.getUserByEmail(email);
   if (!u) throw new Error(`no user with the email ${email} (trawl users list shows them)`);
   return u;
 }
 
-function none(positionals: string[], what: string): void {
+export function none(positionals: string[], what: string): void {
   if (positionals.length > 0) throw new UsageError(`${what} takes no arguments, got "${positionals[0]}"`);
 }
 
-function one(positionals: string[], usage: string): string {
+export function one(positionals: string[], usage: string): string {
   if (positionals.length !== 1) throw new UsageError(`usage: trawl ${usage}`);
   return positionals[0]!;
 }

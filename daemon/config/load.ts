@@ -68,6 +68,7 @@ const DEFAULT_SETTINGS: Settings = {
   // metrics.auth stays unset: it follows anonymousAccess (which `trawl serve` turns on without a file).
   metrics: {},
   rateLimit: { requestsPerDay: 10000, store: 'embedded' },
+  oauth: { grantLifetimeDays: 90 },
   search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxQueued: 100 },
   maxFileSize: 2097152,
   reindexIntervalMs: 3600000,
@@ -452,8 +453,9 @@ interface FileConnection {
 }
 
 interface FileConfig {
-  settings?: Partial<Omit<Settings, 'rateLimit' | 'search' | 'http' | 'metrics'>> & {
+  settings?: Partial<Omit<Settings, 'rateLimit' | 'search' | 'http' | 'metrics' | 'oauth'>> & {
     metrics?: Partial<Settings['metrics']>;
+    oauth?: Partial<Settings['oauth']>;
     rateLimit?: Partial<Settings['rateLimit']>;
     search?: Partial<Settings['search']>;
     http?: Partial<Settings['http']>;
@@ -479,6 +481,7 @@ function complete(file: FileConfig, absolutePath: string): Config {
       requestsPerDay: s.rateLimit?.requestsPerDay ?? d.rateLimit.requestsPerDay,
       store: s.rateLimit?.store ?? d.rateLimit.store,
     },
+    oauth: { grantLifetimeDays: s.oauth?.grantLifetimeDays ?? d.oauth.grantLifetimeDays },
     search: {
       maxMatches: s.search?.maxMatches ?? d.search.maxMatches,
       timeoutMs: s.search?.timeoutMs ?? d.search.timeoutMs,

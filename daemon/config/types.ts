@@ -124,6 +124,11 @@ export interface Settings {
   /** GET /metrics: who may read it (http/metrics-access.ts); undefined: "none" with anonymous access, else "owner". */
   metrics: { auth?: MetricsAuth };
   rateLimit: { requestsPerDay: number; store: string };
+  /** The OAuth authorization server (enterprise: the "oauth" entitlement). */
+  oauth: {
+    /** A grant's absolute lifetime from consent, in days: then refresh fails with invalid_grant and the user consents again. */
+    grantLifetimeDays: number;
+  };
   search: { maxMatches: number; timeoutMs: number; maxConcurrent: number; maxQueued: number };
   maxFileSize: number;
   reindexIntervalMs: number;

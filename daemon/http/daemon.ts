@@ -46,6 +46,8 @@ import { eeRoutes } from './handlers/ee.ts';
 import { mcpRoutes } from './handlers/mcp.ts';
 import { oauthRoutes } from './handlers/oauth.ts';
 import { sessionRoutes } from './handlers/session.ts';
+import { credentialRoutes } from './handlers/credentials.ts';
+import { credentialSchemas } from './schemas/credentials.ts';
 import { Entitlements } from '../auth/entitlements.ts';
 import { trustedKeys } from '../auth/license.ts';
 import { verifyAccessToken } from '../oauth/access.ts';
@@ -99,7 +101,7 @@ export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', im
 
 /** Every schema of the API, with the configured bound of `matches`. */
 export function apiSchemas(config: Config): Record<string, JsonSchema> {
-  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...eeSchemas, ...sessionSchemas };
+  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...eeSchemas, ...sessionSchemas, ...credentialSchemas };
 }
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
@@ -193,18 +195,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       entitlements: services.entitlements,
       async apiKeyUser(key) {
         const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader' });
-        if (identity.kind !== 'apiKey' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'only an API key signs in here');
-        return identity.userId;
+        if (identity.kind !== 'apiKey' || identity.userId === undefined || identity.tokenId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'only an API key signs in here');
+        return { userId: identity.userId, apiKeyId: identity.tokenId };
       },
+      grantLifetimeMs: settings.oauth.grantLifetimeDays * 86_400_000,
     };
-    // The web UI's browser sessions: stateless tokens under the same secret, so every daemon
-    // process sharing the data dir accepts them; signed in with an API key through the same
-    // authenticator, which then accepts the session cookie on the API's routes.
+    // The web UI's browser sessions: tokens signed under the same secret, naming a session
+    // the store keeps, so every daemon process sharing the data dir accepts them; signed in
+    // with an API key through the same authenticator, which then accepts the session cookie
+    // on the API's routes.
     const sessions = new BrowserSessions(secret, now);
     const onTouchError = (err: Error) => logger.warn({ err: err.message }, 'recording when an API key was last used failed; requests go on (this is logged at most once a minute)');
     const authenticator = options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token), sessions, onTouchError });
     routes.push(...oauthRoutes(oauth));
     routes.push(...sessionRoutes(services, authenticator, sessions));
+    routes.push(...credentialRoutes(services));
     const metricsAllowed = metricsGate(metricsAuth(settings), authenticator, options.env);
     server = await startHttpServer({
       host: options.host,
@@ -252,8 +257,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       scheduler.start();
     }
     // Without a scheduler, files retired by `trawl index` runs are still collected. Expired
-    // OAuth codes and tokens go once an hour (a day after they could last be used: a late
-    // reuse is still recognised as one meanwhile). Clients registered but never used go
+    // OAuth codes and tokens, and browser sessions that expired or ended, go once an hour (a
+    // day after they could last be used: a late reuse is still recognised as one meanwhile). Clients registered but never used go
     // every minute, UNUSED_CLIENT_TTL_MS after registration, so a flood of registrations
     // drains by itself (oauth/clients.ts).
     let lastOAuthPrune = 0;
@@ -276,6 +281,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           store.oauth.prune(new Date(t - 86_400_000).toISOString());
         } catch (err) {
           logger.warn({ err: (err as Error).message }, 'pruning expired OAuth codes and tokens failed');
+        }
+        try {
+          store.pruneSessions(new Date(t - 86_400_000).toISOString());
+        } catch (err) {
+          logger.warn({ err: (err as Error).message }, 'pruning ended browser sessions failed');
         }
       }
     }, options.maintenanceIntervalMs ?? 60_000);

@@ -91,15 +91,19 @@ export function denyLocation(ctx: OAuthContext, request: AuthorizationRequest): 
   return redirectTo(request.redirectUri, { error: 'access_denied', error_description: 'the user did not allow access', state: request.state, iss: ctx.issuer() });
 }
 
-/** The user consented as `userId`: a new code, and where the browser takes it. */
-export function approveLocation(ctx: OAuthContext, request: AuthorizationRequest, userId: string): string {
+/**
+ * The user consented as `userId` with the API key `apiKeyId`: a new code, and where the
+ * browser takes it. The code carries the key to the grant, whose tokens die with it.
+ */
+export function approveLocation(ctx: OAuthContext, request: AuthorizationRequest, consent: { userId: string; apiKeyId: string }): string {
   const code = newCredential(CODE_PREFIX);
   const now = ctx.now();
   ctx.store.oauth.createCode(
     {
       hash: hashOf(ctx, code),
       clientId: request.client.id,
-      userId,
+      userId: consent.userId,
+      apiKeyId: consent.apiKeyId,
       redirectUri: request.redirectUri,
       codeChallenge: request.codeChallenge,
       scope: request.scope,

@@ -1,7 +1,7 @@
 // What every part of the OAuth server works with: the store, the server secret (tokens,
 // codes and client secrets are kept as its HMAC), the clock, the issuer (the daemon's
-// public URL, known once it listens), the license, and the daemon's own authentication of
-// API keys for the consent step.
+// public URL, known once it listens), the license, the daemon's own authentication of
+// API keys for the consent step, and how long a grant may live.
 
 import type { Entitlements } from '../auth/entitlements.ts';
 import { credentialHash } from '../auth/credentials.ts';
@@ -16,8 +16,14 @@ export interface OAuthContext {
   /** The issuer: the daemon's public base URL, without a trailing slash. */
   issuer(): string;
   entitlements: Entitlements;
-  /** The user an API key belongs to; throws the authenticator's 401 for any other credential. */
-  apiKeyUser(key: string): Promise<string>;
+  /** The user an API key belongs to, and the key's id; throws the authenticator's 401 for any other credential. */
+  apiKeyUser(key: string): Promise<{ userId: string; apiKeyId: string }>;
+  /**
+   * A grant's absolute lifetime from consent (settings.oauth.grantLifetimeDays): tokens are
+   * minted to expire by then, and a refresh after it is refused, so rotating refresh tokens
+   * cannot keep a grant alive for ever.
+   */
+  grantLifetimeMs: number;
 }
 
 export function hashOf(ctx: OAuthContext, credential: string): string {

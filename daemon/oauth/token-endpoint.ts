@@ -5,7 +5,14 @@
 // exchanged means two parties hold it (OAuth 2.1 section 4.3.1), so the whole grant, every
 // access and refresh token descending from that consent, is revoked at once. An
 // authorization code used twice revokes the grant its first use created, likewise.
+//
+// A grant lives at most ctx.grantLifetimeMs from consent: every token is minted to expire
+// by then, and a refresh after it is refused, so rotation cannot keep a grant alive for
+// ever. And it lives only while the API key the user consented with does: the exchange
+// and the refresh refuse a grant whose key is revoked (invalid_grant), as the API refuses
+// its access tokens (oauth/access.ts).
 
+import { originLive } from '../auth/origin.ts';
 import type { NewOAuthToken, OAuthClientRecord, OAuthGrantRecord } from '../store/store.ts';
 import { authenticateClient } from './clients.ts';
 import { hashOf, type OAuthContext } from './context.ts';
@@ -48,7 +55,9 @@ function exchangeCode(ctx: OAuthContext, client: OAuthClientRecord, params: Para
   if (!verifierMatches(verifier, record.codeChallenge)) throw invalid('code_verifier does not match the code_challenge of the authorization request');
   checkResource(ctx, params, record.resource);
   activeUser(ctx, record.userId);
-  const { tokens, response } = mint(ctx, client, record.scope, now);
+  liveKey(ctx, record.apiKeyId, record.userId);
+  // The grant is created now: it ends grantLifetimeMs from now.
+  const { tokens, response } = mint(ctx, client, record.scope, now, now.getTime() + ctx.grantLifetimeMs);
   const result = ctx.store.oauth.redeemCode(hash, tokens, now.toISOString());
   if (!result) throw invalid('the authorization code is not valid');
   // Another request exchanged it between the look and the exchange.
@@ -67,6 +76,10 @@ function refresh(ctx: OAuthContext, client: OAuthClientRecord, params: Params): 
   if (!found || found.token.kind !== 'refresh' || found.grant.clientId !== client.id) throw invalid('the refresh token is not valid');
   if (found.token.rotatedAt !== undefined) throw refreshReused(ctx, found.grant);
   if (found.token.revokedAt !== undefined || found.grant.revokedAt !== undefined) throw invalid('the refresh token has been revoked');
+  const grantEnd = Date.parse(found.grant.createdAt) + ctx.grantLifetimeMs;
+  if (now.getTime() >= grantEnd) {
+    throw invalid(`this authorization was given more than ${formatDays(ctx.grantLifetimeMs)} ago, the longest an authorization lives; authorize again`);
+  }
   if (now.getTime() >= Date.parse(found.token.expiresAt)) throw invalid('the refresh token has expired; authorize again');
   const scope = params.get('scope');
   if (scope !== undefined) {
@@ -76,7 +89,8 @@ function refresh(ctx: OAuthContext, client: OAuthClientRecord, params: Params): 
   }
   checkResource(ctx, params, found.grant.resource);
   activeUser(ctx, found.grant.userId);
-  const { tokens, response } = mint(ctx, client, found.grant.scope, now);
+  liveKey(ctx, found.grant.apiKeyId, found.grant.userId);
+  const { tokens, response } = mint(ctx, client, found.grant.scope, now, grantEnd);
   if (!ctx.store.oauth.rotateRefreshToken(hash, tokens, now.toISOString())) {
     // Lost a race with another exchange of the same token (or a revocation): read again.
     const again = ctx.store.oauth.findToken(hash);
@@ -106,6 +120,19 @@ function checkResource(ctx: OAuthContext, params: Params, authorized: string | u
   }
 }
 
+/** Tokens are not issued for a grant whose API key is revoked (or was never recorded). */
+function liveKey(ctx: OAuthContext, apiKeyId: string | undefined, userId: string): void {
+  if (!originLive(ctx.store, apiKeyId, userId)) throw new OAuthError('invalid_grant', 'the API key this authorization was approved with has been revoked; authorize again');
+}
+
+/** "90 days", "1 day", "2.5 hours": a lifetime as people read it. */
+function formatDays(ms: number): string {
+  const days = ms / 86_400_000;
+  if (days >= 1) return `${Number(days.toFixed(2))} day${days === 1 ? '' : 's'}`;
+  const hours = ms / 3_600_000;
+  return `${Number(hours.toFixed(2))} hour${hours === 1 ? '' : 's'}`;
+}
+
 /** Tokens are not issued for a user who is gone or suspended. */
 function activeUser(ctx: OAuthContext, userId: string): void {
   const user = ctx.store.getUser(userId);
@@ -118,12 +145,18 @@ function grantTypes(client: OAuthClientRecord): string[] {
   return Array.isArray(g) ? (g as string[]) : ['authorization_code', 'refresh_token'];
 }
 
-/** A new access token (and refresh token, when the client registered that grant type): the answer, and what the store keeps of them. */
-function mint(ctx: OAuthContext, client: OAuthClientRecord, scope: string, now: Date): { tokens: NewOAuthToken[]; response: TokenResponse } {
-  const record = (value: string, kind: NewOAuthToken['kind'], lifetime: number): NewOAuthToken => ({ hash: hashOf(ctx, value), kind, expiresAt: new Date(now.getTime() + lifetime).toISOString() });
+/**
+ * A new access token (and refresh token, when the client registered that grant type): the
+ * answer, and what the store keeps of them. No token outlives `grantEnd` (ms): one minted
+ * near the grant's end expires with it, and expires_in says so.
+ */
+function mint(ctx: OAuthContext, client: OAuthClientRecord, scope: string, now: Date, grantEnd: number): { tokens: NewOAuthToken[]; response: TokenResponse } {
+  const expiry = (lifetime: number) => Math.min(now.getTime() + lifetime, grantEnd);
+  const record = (value: string, kind: NewOAuthToken['kind'], lifetime: number): NewOAuthToken => ({ hash: hashOf(ctx, value), kind, expiresAt: new Date(expiry(lifetime)).toISOString() });
   const access = newCredential(ACCESS_TOKEN_PREFIX);
   const tokens = [record(access, 'access', ACCESS_TOKEN_LIFETIME_MS)];
-  const response: TokenResponse = { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000, scope };
+  const expiresIn = Math.floor((expiry(ACCESS_TOKEN_LIFETIME_MS) - now.getTime()) / 1000);
+  const response: TokenResponse = { access_token: access, token_type: 'Bearer', expires_in: expiresIn, scope };
   if (grantTypes(client).includes('refresh_token')) {
     const refreshToken = newCredential(REFRESH_TOKEN_PREFIX);
     tokens.push(record(refreshToken, 'refresh', REFRESH_TOKEN_LIFETIME_MS));

@@ -64,7 +64,8 @@ export function eeRoutes(s: Services): Route[] {
         const now = s.now();
         const token = newScopedToken();
         const record = s.store.createScopedToken(
-          { userId: caller, hash: credentialHash(serverSecret(s.dataDir), token), repoIds: ids, expiresAt: new Date(now.getTime() + SCOPED_TOKEN_LIFETIME_MS).toISOString() },
+          // The key it is created with: revoking that key ends the token (auth/origin.ts).
+          { userId: caller, apiKeyId: ctx.identity.tokenId!, hash: credentialHash(serverSecret(s.dataDir), token), repoIds: ids, expiresAt: new Date(now.getTime() + SCOPED_TOKEN_LIFETIME_MS).toISOString() },
           now.toISOString(),
         );
         return { status: 201, body: { id: record.id, token, createdAt: record.createdAt, expiresAt: record.expiresAt, repoIds: record.repoIds } };
@@ -91,10 +92,10 @@ export function eeRoutes(s: Services): Route[] {
   ];
 }
 
-/** The user behind an API key; anonymous 401, any other credential 403. */
+/** The user behind an API key (whose id is identity.tokenId); anonymous 401, any other credential 403. */
 function apiKeyCaller(identity: Identity, what: 'create' | 'revoke'): string {
   if (identity.kind === 'anonymous' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', `an API key is needed to ${what} scoped access tokens`);
-  if (identity.kind !== 'apiKey') throw new ServiceError('INSUFFICIENT_PERMISSIONS', `only an API key can ${what} scoped access tokens, not a ${identity.kind === 'scopedToken' ? 'scoped access token' : 'token of this kind'}`);
+  if (identity.kind !== 'apiKey' || identity.tokenId === undefined) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `only an API key can ${what} scoped access tokens, not a ${identity.kind === 'scopedToken' ? 'scoped access token' : 'token of this kind'}`);
   return identity.userId;
 }
 

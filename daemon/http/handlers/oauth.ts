@@ -163,14 +163,14 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
           const again = (status: number, message: string) => ctx.reply.send(status, consentPage(request, oauth.issuer(), message), PAGE_HEADERS);
           if (!key) return again(400, 'Enter your API key to allow access.');
           if (!isApiKeyShape(key)) return again(401, 'That is not an API key: keys start with svk_ (trawl keys create --user EMAIL makes one).');
-          let userId: string;
+          let consent: { userId: string; apiKeyId: string };
           try {
-            userId = await oauth.apiKeyUser(key);
+            consent = await oauth.apiKeyUser(key);
           } catch (err) {
             if (err instanceof ServiceError && err.statusCode < 500) return again(401, `${err.message[0]!.toUpperCase()}${err.message.slice(1)}.`);
             throw err;
           }
-          redirect(ctx, 303, approveLocation(oauth, request, userId));
+          redirect(ctx, 303, approveLocation(oauth, request, consent));
         });
         return undefined;
       },

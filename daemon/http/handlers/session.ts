@@ -1,7 +1,9 @@
 // The web UI's browser sign-in (auth/browser-session.ts has the token, CSRF and cookie
-// formats): POST /api/session trades an API key for a session cookie and a CSRF token,
-// GET /api/session tells the page whether it is signed in (and hands it the CSRF token
-// again after a reload), DELETE /api/session signs out.
+// formats): POST /api/session trades an API key for a session cookie and a CSRF token (and
+// a stored session record: who, which key, the browser), GET /api/session tells the page
+// whether it is signed in (and hands it the CSRF token again after a reload), DELETE
+// /api/session signs out (ends the session in the store and drops the cookies). Listing
+// and ending sessions from elsewhere: handlers/credentials.ts.
 //
 // These routes do their own authentication (`authenticated: false`: the server's step
 // would refuse a page that is not signed in yet, or one whose cookie went stale), are not
@@ -65,8 +67,8 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
       summary: 'Signs the browser in with an API key: a session cookie and the CSRF token',
       description:
         'Only an API key signs in. The answer sets the HttpOnly session cookie; API requests with it must send the CSRF token as the X-CSRF-Token header ' +
-        '(else 403 INVALID_CSRF_TOKEN). The session acts as the key\'s user for 12 hours, ends at once when the key is revoked or the user suspended, ' +
-        'is not counted against the daily limit, and is not accepted by the tool server or the OAuth endpoints. Not rate limited.',
+        '(else 403 INVALID_CSRF_TOKEN). The session acts as the key\'s user for 12 hours; it ends at once when signed out, revoked (DELETE /api/sessions/{id}), ' +
+        'ended by sign-out everywhere, when its key is revoked or its user suspended. It is not counted against the daily limit, and is not accepted by the tool server or the OAuth endpoints. Not rate limited.',
       body: 'SessionRequest',
       response: { status: 201, schema: 'SessionCreated', description: 'Signed in.', headers: SET_COOKIE_DOC },
       errors: ['NOT_AUTHENTICATED'],
@@ -79,7 +81,12 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
         if (identity.kind !== 'apiKey' || identity.userId === undefined || identity.tokenId === undefined) throw onlyApiKey();
         const user = s.store.getUser(identity.userId);
         if (!user) throw new ServiceError('NOT_AUTHENTICATED', 'the API key is not valid (unknown, malformed or revoked)');
-        const issued = sessions.sign(user.id, identity.tokenId);
+        const userAgent = ctx.headers['user-agent'];
+        const record = s.store.createSession(
+          { userId: user.id, apiKeyId: identity.tokenId, expiresAt: sessions.expiry(), ...(userAgent !== undefined ? { userAgent } : {}) },
+          s.now().toISOString(),
+        );
+        const issued = sessions.sign(record);
         return {
           status: 201,
           body: { user: userJson(user), csrfToken: issued.csrfToken, expiresAt: issued.expiresAt },
@@ -120,16 +127,19 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
       method: 'DELETE',
       path: '/api/session',
       operationId: 'signOut',
-      summary: 'Signs the browser out (drops the session cookie)',
+      summary: 'Signs the browser out: ends the session and drops its cookies',
       description:
         'With a valid session cookie the X-CSRF-Token header must match (else 403 INVALID_CSRF_TOKEN), so another site cannot sign the user out. ' +
-        'Sessions are stateless: the token itself stays valid until it expires; revoking the API key ends every session made with it.',
+        'The session ends in the store: its token, even a copy of it, no longer works.',
       response: { status: 204, description: 'Signed out (also when there was no session).', headers: CLEAR_COOKIE_DOC },
       errors: ['INVALID_CSRF_TOKEN'],
       async handle(ctx) {
         const token = readCookie(ctx.headers['cookie'], SESSION_COOKIE);
         const csrf = ctx.headers[CSRF_HEADER];
-        if (token !== undefined && sessions.verify(token) && !sessions.csrfMatches(token, csrf)) throw invalidCsrf(csrf);
+        const claims = token === undefined ? undefined : sessions.verify(token);
+        if (claims && !sessions.csrfMatches(token!, csrf)) throw invalidCsrf(csrf);
+        // A token signed by this server names its own session: ending it needs nothing more.
+        if (claims) s.store.endSession(claims.sessionId, s.now().toISOString());
         return { status: 204, body: undefined, headers: [...clear(), NO_STORE] };
       },
     },

@@ -1,0 +1,19 @@
+// The rule that makes revoking an API key end everything opened with it: a scoped token,
+// an OAuth grant (its access and refresh tokens, and the authorization code before it) and
+// a browser session each name the key they were created, consented or signed in with, and
+// every use asks here whether that key is still live. The store also marks such
+// credentials revoked when their key is (store.revokeApiKey), for listings; this check is
+// the authoritative one, read at each use, so a consent, code exchange or refresh racing
+// the revocation cannot produce anything that outlives it.
+
+import type { IdentityStore } from '../store/store.ts';
+
+/**
+ * Whether the API key `apiKeyId` exists, is not revoked and belongs to `userId`. A
+ * credential that names no key (created before keys were recorded) has no live origin.
+ */
+export function originLive(store: Pick<IdentityStore, 'getApiKey'>, apiKeyId: string | undefined, userId: string): boolean {
+  if (apiKeyId === undefined) return false;
+  const key = store.getApiKey(apiKeyId);
+  return key !== undefined && key.revokedAt === undefined && key.userId === userId;
+}

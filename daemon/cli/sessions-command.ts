@@ -1,0 +1,58 @@
+// `trawl sessions list --user EMAIL` and `trawl sessions revoke ID` (OPERATOR.md): the web
+// UI's browser sessions a user has signed in (the same records as GET /api/keys lists),
+// and ending one: that browser is signed out at once, in every daemon sharing the store.
+
+import { parseArgs } from 'node:util';
+import { UsageError } from './usage.ts';
+import { defaultIo, none, one, sessionLine, userByEmail, withStore, type Io } from './users-command.ts';
+
+export const SESSIONS_HELP = `usage: trawl sessions list --user EMAIL [--json]
+       trawl sessions revoke SESSION_ID
+
+Browser sessions of the web UI (signed in with an API key, 12 hours each). "list" shows
+the user's live sessions (not ended, not expired, their key not revoked), newest first,
+with the API key each was signed in with; "revoke" ends one: that browser is signed out
+at once. trawl keys revoke ends every session of a key, trawl users sign-out every session
+(and scoped token and OAuth grant) of a user.
+
+  --user EMAIL       whose sessions
+  --json             one JSON array
+  --data-dir DIR     data directory`;
+
+export async function sessionsCommand(argv: string[], io: Io = defaultIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { user: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' }, verbose: { type: 'boolean' } },
+  });
+  return withStore(values['data-dir'], (store) => {
+    const now = io.now().toISOString();
+    switch (sub) {
+      case 'list': {
+        none(positionals, 'sessions list');
+        if (!values.user) throw new UsageError('sessions list needs --user EMAIL');
+        const sessions = store.listLiveSessions(userByEmail(store, values.user).id, now);
+        if (values.json) {
+          io.out(JSON.stringify(sessions));
+          return 0;
+        }
+        if (sessions.length === 0) io.out('no browser sessions');
+        for (const s of sessions) {
+          io.out(`${sessionLine({ ...s, lastUsedAt: s.lastUsedAt ?? null, userAgent: s.userAgent ?? null })}  key ${s.apiKeyId}`);
+        }
+        return 0;
+      }
+      case 'revoke': {
+        const id = one(positionals, 'sessions revoke SESSION_ID');
+        const before = store.getSession(id);
+        if (!before) throw new Error(`no browser session with id ${id} (trawl sessions list --user EMAIL shows them)`);
+        const s = store.endSession(id, now)!;
+        io.out(before.endedAt === undefined ? `browser session ${s.id} ended at ${s.endedAt}: that browser is signed out` : `browser session ${s.id} had already ended at ${s.endedAt}`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`sessions takes list or revoke${sub ? `, not "${sub}"` : ''}`);
+    }
+  });
+}

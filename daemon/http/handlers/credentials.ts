@@ -1,0 +1,138 @@
+// Seeing and ending credentials (issue 24): a user's API keys with what each opened that
+// still works (scoped tokens, OAuth grants, browser sessions), revoking a key (which ends
+// all of those with it, in one store transaction), one OAuth grant or one browser
+// session, and "sign out everywhere" (every scoped token, grant and session of the user;
+// the keys stay).
+//
+// Who may call: an API key or the web UI's browser session. A delegated credential (a
+// scoped access token, an OAuth token) is 403: what was handed to a program must not
+// manage the credentials it came from. Members manage their own; owners anyone's. An id
+// that is not the caller's is answered like an unknown one (404), so a member learns
+// nothing of other users' keys, grants or sessions. No license is needed (ending a
+// credential is never an enterprise feature), and none of these is rate limited: API.md
+// 8.9 does not list them, and revoking a leaked key must work when the budget is spent.
+
+import { listKeyCredentials } from '../../auth/credential-listing.ts';
+import { ServiceError, type ErrorCode } from '../../errors.ts';
+import type { Identity } from '../auth.ts';
+import type { Route } from '../route.ts';
+import type { Services } from '../services.ts';
+
+export function credentialRoutes(s: Services): Route[] {
+  const base = { tag: 'Credentials', rateLimited: false, authenticated: true } as const;
+
+  /**
+   * The user whose credentials `id` (a record's userId) names, when the caller may act on
+   * them; otherwise `notFound` (never "forbidden": that would confirm the id exists).
+   */
+  const owned = (identity: Identity, ownerId: string | undefined, code: ErrorCode, what: string, id: string): void => {
+    const caller = manager(identity);
+    if (ownerId === undefined || (ownerId !== caller && identity.role !== 'owner')) throw new ServiceError(code, `no ${what} ${id.slice(0, 64)}${identity.role === 'owner' ? '' : ' of yours'}`);
+  };
+
+  /** The user the request is about: `userId` when given (owners: anyone; members: only themselves), else the caller. */
+  const subject = (identity: Identity, userId: string | undefined): string => {
+    const caller = manager(identity);
+    if (userId === undefined || userId === caller) return caller;
+    if (identity.role !== 'owner' || !s.store.getUser(userId)) throw new ServiceError('USER_NOT_FOUND', `no user with id ${userId}${identity.role === 'owner' ? '' : ' whose credentials you may manage'}`);
+    return userId;
+  };
+
+  return [
+    {
+      ...base,
+      method: 'GET',
+      path: '/api/keys',
+      operationId: 'listKeys',
+      summary: 'Your API keys, each with the scoped tokens, OAuth grants and browser sessions it opened that still work',
+      description:
+        'API key or browser session only (a scoped or OAuth token: 403). Owners may pass userId to see a member\'s; a member passing another id gets 404 USER_NOT_FOUND. ' +
+        'Live means: not revoked or ended, not expired, and the key itself not revoked. No token is shown. Not rate limited.',
+      query: 'KeysQuery',
+      response: { status: 200, schema: 'KeysResponse', description: 'The keys, oldest first.' },
+      errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_QUERY_PARAMS', 'USER_NOT_FOUND'],
+      async handle(ctx) {
+        const userId = subject(ctx.identity, (ctx.query as { userId?: string }).userId);
+        return { body: listKeyCredentials(s.store, userId, s.now().toISOString()), headers: [['Cache-Control', 'no-store']] };
+      },
+    },
+    {
+      ...base,
+      method: 'DELETE',
+      path: '/api/keys/{id}',
+      operationId: 'revokeKey',
+      summary: 'Revokes an API key and ends everything opened with it: its scoped tokens, OAuth grants and browser sessions',
+      description:
+        'In one transaction; each of them is refused from the next request on (401, or invalid_grant at the OAuth token endpoint). ' +
+        'API key or browser session only; members their own keys, owners anyone\'s (else 404 API_KEY_NOT_FOUND). Revoking the key you call with is allowed: your next request is 401. ' +
+        'Revoking a revoked key again keeps its revokedAt and ends anything opened since (normally nothing).',
+      response: { status: 200, schema: 'KeyRevoked', description: 'Revoked; how many credentials of each kind were ended.' },
+      errors: ['INSUFFICIENT_PERMISSIONS', 'API_KEY_NOT_FOUND'],
+      async handle(ctx) {
+        const id = ctx.params.id!;
+        owned(ctx.identity, s.store.getApiKey(id)?.userId, 'API_KEY_NOT_FOUND', 'API key', id);
+        const revoked = s.store.revokeApiKey(id, s.now().toISOString());
+        if (!revoked) throw new ServiceError('API_KEY_NOT_FOUND', `no API key ${id.slice(0, 64)}`);
+        return { body: { id: revoked.key.id, revokedAt: revoked.key.revokedAt, ended: revoked.ended } };
+      },
+    },
+    {
+      ...base,
+      method: 'DELETE',
+      path: '/api/oauth_grants/{id}',
+      operationId: 'revokeOAuthGrant',
+      summary: 'Revokes an OAuth grant: every access and refresh token of that consent stops working',
+      description: 'API key or browser session only; members their own grants, owners anyone\'s (else 404 OAUTH_GRANT_NOT_FOUND). Revoking one again is a 204 too.',
+      response: { status: 204, description: 'Revoked.' },
+      errors: ['INSUFFICIENT_PERMISSIONS', 'OAUTH_GRANT_NOT_FOUND'],
+      async handle(ctx) {
+        const id = ctx.params.id!;
+        owned(ctx.identity, s.store.oauth.getGrant(id)?.userId, 'OAUTH_GRANT_NOT_FOUND', 'OAuth grant', id);
+        s.store.oauth.revokeGrant(id, s.now().toISOString());
+        return { status: 204, body: undefined };
+      },
+    },
+    {
+      ...base,
+      method: 'DELETE',
+      path: '/api/sessions/{id}',
+      operationId: 'endSession',
+      summary: 'Ends a browser session of the web UI (signs that browser out)',
+      description: 'API key or browser session only (a session may end itself); members their own sessions, owners anyone\'s (else 404 SESSION_NOT_FOUND). Ending one again is a 204 too.',
+      response: { status: 204, description: 'Ended.' },
+      errors: ['INSUFFICIENT_PERMISSIONS', 'SESSION_NOT_FOUND'],
+      async handle(ctx) {
+        const id = ctx.params.id!;
+        owned(ctx.identity, s.store.getSession(id)?.userId, 'SESSION_NOT_FOUND', 'browser session', id);
+        s.store.endSession(id, s.now().toISOString());
+        return { status: 204, body: undefined };
+      },
+    },
+    {
+      ...base,
+      method: 'POST',
+      path: '/api/sign_out_everywhere',
+      operationId: 'signOutEverywhere',
+      summary: 'Ends every scoped token, OAuth grant and browser session of a user (yours by default); the API keys stay',
+      description:
+        'In one transaction. `{}` for yourself (your own browser session, if you call with one, ends too); owners may pass {"userId"} for a member ' +
+        '(a member passing another id gets 404 USER_NOT_FOUND). To stop an API key too, revoke it (DELETE /api/keys/{id}).',
+      body: 'SignOutRequest',
+      response: { status: 200, schema: 'SignedOut', description: 'How many credentials of each kind were ended.' },
+      errors: ['INSUFFICIENT_PERMISSIONS', 'USER_NOT_FOUND'],
+      async handle(ctx) {
+        const userId = subject(ctx.identity, (ctx.body as { userId?: string }).userId);
+        return { body: { userId, ended: s.store.endUserCredentials(userId, s.now().toISOString()) } };
+      },
+    },
+  ];
+}
+
+/** The caller, when they may manage credentials: an API key or a browser session. */
+function manager(identity: Identity): string {
+  if (identity.kind === 'anonymous' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'an API key or a browser session is needed to manage credentials');
+  if (identity.kind !== 'apiKey' && identity.kind !== 'browserSession') {
+    throw new ServiceError('INSUFFICIENT_PERMISSIONS', `a ${identity.kind === 'scopedToken' ? 'scoped access token' : 'OAuth token'} cannot manage credentials: use an API key or the web UI`);
+  }
+  return identity.userId;
+}
