@@ -75,7 +75,7 @@ export class StoreAuthenticator implements Authenticator {
    * foreign page makes the browser send carries the cookie but cannot carry the header,
    * and it learns nothing about the session from the answer. Then the token (signature,
    * expiry) and the store: the session's record exists, says what the token says, has not
-   * ended or expired; the key is live and the user's; the user exists and is not
+   * ended; the key is live and the user's; the user exists and is not
    * suspended. Any of those failing is one 401, whichever it was.
    */
   private browserSession(session: string, csrf: string | undefined): Identity {
@@ -84,9 +84,9 @@ export class StoreAuthenticator implements Authenticator {
     const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the browser session has expired or is no longer valid; sign in again');
     const claims = sessions?.verify(session);
     if (!claims) throw invalid();
+    // The record's expiry is the token's, already checked with its signature.
     const record = store.getSession(claims.sessionId);
-    const now = this.options.now?.() ?? new Date();
-    if (!record || record.endedAt !== undefined || now.getTime() >= Date.parse(record.expiresAt)) throw invalid();
+    if (!record || record.endedAt !== undefined) throw invalid();
     if (record.userId !== claims.userId || record.apiKeyId !== claims.apiKeyId) throw invalid();
     if (!originLive(store, record.apiKeyId, record.userId)) throw invalid();
     const user = store.getUser(record.userId);
