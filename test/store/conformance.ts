@@ -734,15 +734,18 @@ export function storeConformance(
       // live, cannot rotate, and a second revocation ends it; the first time is kept.
       const late = token(k1, u, plus(T3, 60), 't-late');
       const lateGrant = newGrant(store, ids, NOW, [newToken('late-rt', 'refresh', plus(NOW, 30 * DAY))]);
+      const lateSession = session(k1, u, plus(T3, 60));
       assert.equal(lateGrant.apiKeyId, k1);
       assert.deepEqual(store.listLiveScopedTokens(u, NOW).map((t) => t.id), [t2.id], 'a revoked key\'s token is never listed as live');
       assert.deepEqual(o.listLiveGrants(NOW, u).map((g) => g.id), [g2.id], 'nor its grant');
+      assert.deepEqual(store.listLiveSessions(u, NOW).map((x) => x.id), [s2.id], 'nor its session');
       assert.equal(o.rotateRefreshToken('late-rt', [newToken('late-rt2', 'refresh', plus(T3, 60))], T3), false, 'a grant whose key is revoked does not rotate');
       assert.equal(o.findToken('late-rt2'), undefined);
       const again = store.revokeApiKey(k1, T3)!;
       assert.equal(again.key.revokedAt, NOW, 'revoked once');
-      assert.deepEqual(again.ended, { scopedTokens: 1, oauthGrants: 1, sessions: 0 });
+      assert.deepEqual(again.ended, { scopedTokens: 1, oauthGrants: 1, sessions: 1 });
       assert.equal(store.getScopedToken(late.id)!.revokedAt, T3);
+      assert.equal(store.getSession(lateSession.id)!.endedAt, T3);
       assert.equal(store.revokeApiKey('key_000000000000000000000000', T3), undefined);
       assert.equal(o.rotateRefreshToken('g2-rt', [], T3), true, 'the other key\'s grant still rotates');
     });
