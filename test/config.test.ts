@@ -39,6 +39,11 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
     },
   },
   {
+    name: 'the OAuth grant lifetime',
+    doc: { settings: { oauth: { grantLifetimeDays: 30 } } },
+    expected: { ...defaultConfig(), path: FILE, settings: { ...defaultConfig().settings, oauth: { grantLifetimeDays: 30 } } },
+  },
+  {
     name: 'license keys',
     doc: { license: { publicKeys: ['-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n'] } },
     expected: {
@@ -363,6 +368,12 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
       '/settings/rateLimit/requestsPerDay: must be an integer, not 1.5',
     ],
     lines: 4,
+  },
+  {
+    name: 'an OAuth grant lifetime out of range',
+    doc: { settings: { oauth: { grantLifetimeDays: 0, refreshDays: 3 } } },
+    fragments: ['/settings/oauth/grantLifetimeDays: must be at least 1, not 0', '/settings/oauth/refreshDays: unknown property "refreshDays"'],
+    lines: 2,
   },
   {
     name: 'rate-limit store neither embedded nor redis',
