@@ -16,6 +16,9 @@ import { StoreAuthenticator } from '../daemon/auth/authenticator.ts';
 import { BrowserSessions } from '../daemon/auth/browser-session.ts';
 import { credentialHash, newScopedToken, serverSecret } from '../daemon/auth/credentials.ts';
 import { signLicense } from '../daemon/auth/license.ts';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { sessionsCommand } from '../daemon/cli/sessions-command.ts';
 import { keysCommand, usersCommand } from '../daemon/cli/users-command.ts';
 import { newCredential } from '../daemon/oauth/tokens.ts';
 import { openStore } from '../daemon/store/open.ts';
@@ -105,6 +108,7 @@ async function harness(clock: () => Date, settings: Record<string, unknown> = {}
     withStore,
     users: (...args: string[]) => usersCommand([...args, ...dd], io),
     keys: (...args: string[]) => keysCommand([...args, ...dd], io),
+    sessions: (...args: string[]) => sessionsCommand([...args, ...dd], io),
     async newKey(email: string, name = 'default'): Promise<Key> {
       assert.equal(await keysCommand(['create', '--user', email, '--name', name, ...dd], io), 0);
       const key = out.at(-1)!;
@@ -542,6 +546,83 @@ test('who may list and end credentials: API keys and sessions only; members thei
       await h.expect(olgaOpened, false, 'olga signed out everywhere');
       assert.equal(await h.rest(h.bearer(olga.key)), 200);
     });
+  } finally {
+    await h.d.cleanup();
+  }
+});
+
+test('the CLI: keys list shows what each key opened, keys revoke what it ended; sessions list and revoke; users sign-out', async () => {
+  const clock = new Date(T0);
+  const h = await harness(() => clock);
+  try {
+    await h.users('add', '--email', 'ann@example.com');
+    const a = await h.newKey('ann@example.com', 'laptop');
+    const opened = await h.open(a.key);
+    const grantId = (await h.api('GET', '/api/keys', h.bearer(a.key))).json[0].oauthGrants[0].id as string;
+    const from = h.out.length;
+    const lines = () => h.out.slice(from);
+
+    assert.equal(await h.keys('list', '--user', 'ann@example.com'), 0);
+    const t = clock.toISOString();
+    assert.deepEqual(h.out.slice(from), [
+      `${a.id}  laptop  ${a.key.slice(0, 12)}...  created ${t}  last used ${t}`,
+      `  scoped token ${opened.scoped.id}  created ${t}  expires ${new Date(T0 + 3_600_000).toISOString()}  repositories 2,1`,
+      `  OAuth grant ${grantId}  "Cascade agent" (${opened.grant.client})  since ${t}  last used ${t}`,
+      `  browser session ${opened.session.id}  signed in ${t}  expires ${new Date(T0 + 12 * 3_600_000).toISOString()}  last used never  "${USER_AGENT}"`,
+    ]);
+    assert.equal(await h.keys('list', '--user', 'ann@example.com', '--json'), 0);
+    assert.deepEqual(JSON.parse(h.out.at(-1)!), (await h.api('GET', '/api/keys', h.bearer(a.key))).json, '--json is the answer of GET /api/keys');
+
+    assert.equal(await h.sessions('list', '--user', 'ann@example.com'), 0);
+    assert.equal(h.out.at(-1), `browser session ${opened.session.id}  signed in ${t}  expires ${new Date(T0 + 12 * 3_600_000).toISOString()}  last used never  "${USER_AGENT}"  key ${a.id}`);
+    assert.equal(await h.sessions('list', '--user', 'ann@example.com', '--json'), 0);
+    assert.deepEqual(JSON.parse(h.out.at(-1)!).map((x: { id: string; apiKeyId: string }) => [x.id, x.apiKeyId]), [[opened.session.id, a.id]]);
+    assert.equal(await h.sessions('revoke', opened.session.id), 0);
+    assert.equal(h.out.at(-1), `browser session ${opened.session.id} ended at ${t}: that browser is signed out`);
+    assert.equal(await h.rest(opened.session.headers), 401);
+    assert.equal(await h.sessions('revoke', opened.session.id), 0);
+    assert.equal(h.out.at(-1), `browser session ${opened.session.id} had already ended at ${t}`);
+    assert.equal(await h.sessions('list', '--user', 'ann@example.com'), 0);
+    assert.equal(h.out.at(-1), 'no browser sessions');
+    await assert.rejects(h.sessions('revoke', 'ses_000000000000000000000000'), /no browser session with id ses_000000000000000000000000/);
+    await assert.rejects(h.sessions('list'), /sessions list needs --user EMAIL/);
+    await assert.rejects(h.sessions('drop'), /sessions takes list or revoke, not "drop"/);
+    await assert.rejects(h.users('sign-out'), /usage: trawl users sign-out EMAIL/);
+
+    // users sign-out: every scoped token, grant and session; the key stays.
+    const again = await h.signIn(a.key);
+    assert.equal(await h.users('sign-out', 'ann@example.com'), 0);
+    assert.equal(h.out.at(-1), 'ann@example.com signed out everywhere: ended 1 scoped token, 1 OAuth grant and 1 browser session; their API keys still work (trawl keys revoke ID ends one)');
+    assert.equal(await h.rest(again.headers), 401);
+    assert.equal(await h.rest(h.bearer(opened.scoped.token)), 401);
+    assert.equal(await h.rest(h.bearer(opened.grant.access)), 401);
+    assert.equal(await h.rest(h.bearer(a.key)), 200);
+
+    // keys revoke: the key and what it opened since.
+    const reopened = await h.open(a.key);
+    assert.equal(await h.keys('revoke', a.id), 0);
+    assert.equal(h.out.at(-1), `key ${a.id} (laptop) revoked at ${t}; ended 1 scoped token, 1 OAuth grant and 1 browser session opened with it`);
+    await h.expect(reopened, false, 'after trawl keys revoke');
+    assert.equal(await h.keys('list', '--user', 'ann@example.com'), 0);
+    assert.equal(h.out.at(-1), `${a.id}  laptop  ${a.key.slice(0, 12)}...  created ${t}  last used ${t}  REVOKED ${t}`, 'nothing under a revoked key');
+
+    // What the commands printed holds no secret.
+    const printed = lines().join('\n') + h.err.join('\n').replace(/^trawl: key .*shown once.*$/gm, '');
+    for (const secret of h.secrets.filter((x) => !x.startsWith('svk_'))) assert.ok(!printed.includes(secret), `${secret.slice(0, 8)}... is not printed`);
+    assert.ok(!lines().some((l) => l.includes(a.key)), 'nor the key, after its creation');
+
+    // Exit status and one line on stderr, from the real command.
+    const bin = fileURLToPath(new URL('../bin/trawl.js', import.meta.url));
+    const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args, '--data-dir', h.d.dataDir], { encoding: 'utf8' });
+    const usage = run('sessions', 'list');
+    assert.equal(usage.status, 2);
+    assert.equal(usage.stderr, 'trawl: sessions list needs --user EMAIL\n');
+    const unknown = run('sessions', 'revoke', 'ses_000000000000000000000000');
+    assert.equal(unknown.status, 1);
+    assert.equal(unknown.stderr, 'trawl: no browser session with id ses_000000000000000000000000 (trawl sessions list --user EMAIL shows them)\n');
+    const help = run('sessions', '--help');
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^usage: trawl sessions list --user EMAIL/);
   } finally {
     await h.d.cleanup();
   }
