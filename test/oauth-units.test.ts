@@ -661,7 +661,7 @@ test('consentPage: nothing the client sent appears unescaped', () => {
     { name: 'everything hostile at once', input: { request: request(XSS, { state: BREAKOUT, scope: QUOTE, [XSS]: BREAKOUT }), error: BREAKOUT, hostile: [XSS, BREAKOUT, QUOTE] }, expected: clean },
   ];
   table(rows, ({ request: r, error, hostile }): Seen => {
-    const page = consentPage(r, 'https://code.example.com/trawl', error);
+    const page = consentPage(r, 'https://code.example.com/trawl', 90 * 86_400_000, error);
     return {
       raw: hostile.filter((h) => page.includes(h)),
       escapedMissing: hostile.filter((h) => !page.includes(escapeHtml(h))),
@@ -671,12 +671,13 @@ test('consentPage: nothing the client sent appears unescaped', () => {
 
   // The API key and the decision are not carried in hidden fields (a re-shown page after a
   // wrong key would otherwise put the key into the HTML).
-  const page = consentPage(request('App', { api_key: 'svk_secret_value', decision: 'allow', state: 's' }), 'http://127.0.0.1:3000', 'wrong key');
+  const page = consentPage(request('App', { api_key: 'svk_secret_value', decision: 'allow', state: 's' }), 'http://127.0.0.1:3000', 45 * 86_400_000, 'wrong key');
+  assert.ok(page.includes('renewed for up to 30 days after its last use, for at most 45 days. It ends sooner when you revoke it, or the API key you enter here.'), 'how long the consent lasts, and what ends it');
   assert.ok(!page.includes('svk_secret_value'), 'the API key is not echoed');
   assert.ok(!/<input type="hidden" name="decision"/.test(page), 'the decision is not a hidden field');
   assert.ok(page.includes('<input type="hidden" name="state" value="s">'), 'other parameters are');
   assert.ok(page.includes('<code>127.0.0.1:53682</code>'), 'the destination host is shown');
-  assert.ok(consentPage(request('App', {}, 'cursor://x/cb'), 'http://127.0.0.1:3000').includes('<code>cursor://</code>'), "an app's scheme is shown");
+  assert.ok(consentPage(request('App', {}, 'cursor://x/cb'), 'http://127.0.0.1:3000', 90 * 86_400_000).includes('<code>cursor://</code>'), "an app's scheme is shown");
 });
 
 // ---- auth/entitlements.ts ----

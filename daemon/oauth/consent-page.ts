@@ -59,7 +59,8 @@ function days(ms: number): string {
   return `${Math.round(ms / 86_400_000)} days`;
 }
 
-export function consentPage(request: AuthorizationRequest, issuer: string, error?: string): string {
+/** `grantLifetimeMs`: how long the consent lasts at most (settings.oauth.grantLifetimeDays), said on the page. */
+export function consentPage(request: AuthorizationRequest, issuer: string, grantLifetimeMs: number, error?: string): string {
   const name = escapeHtml(request.client.name);
   const hidden = [...request.params]
     .filter(([k]) => k !== 'api_key' && k !== 'decision')
@@ -72,7 +73,7 @@ export function consentPage(request: AuthorizationRequest, issuer: string, error
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <div class="box">
 <p>It will be able to <strong>search and read code</strong> on <code>${escapeHtml(issuer)}</code> as you: every repository your account can see, read-only, with your daily request limit.</p>
-<p>Access lasts ${ACCESS_TOKEN_LIFETIME_MS / 3_600_000} hour at a time and is renewed for up to ${days(REFRESH_TOKEN_LIFETIME_MS)} after its last use, until it is revoked.</p>
+<p>Access lasts ${ACCESS_TOKEN_LIFETIME_MS / 3_600_000} hour at a time and is renewed for up to ${days(REFRESH_TOKEN_LIFETIME_MS)} after its last use, for at most ${days(grantLifetimeMs)}. It ends sooner when you revoke it, or the API key you enter here.</p>
 <p>After you answer, your browser returns to <code>${escapeHtml(destination(request.redirectUri))}</code>.</p>
 </div>
 <form method="post" action="authorize">

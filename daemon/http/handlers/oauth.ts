@@ -137,7 +137,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       async handle(ctx) {
         await pageAsync(ctx, 302, async () => {
           const request = readAuthorizationRequest(oauth, parseParams(ctx.rawQuery));
-          ctx.reply.send(200, consentPage(request, oauth.issuer()), PAGE_HEADERS);
+          ctx.reply.send(200, consentPage(request, oauth.issuer(), oauth.grantLifetimeMs), PAGE_HEADERS);
         });
         return undefined;
       },
@@ -160,7 +160,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
           if (decision === 'deny') return redirect(ctx, 303, denyLocation(oauth, request));
           if (decision !== 'allow') throw new AuthorizePageError('The form was not answered with Allow or Deny.');
           const key = params.get('api_key')?.trim();
-          const again = (status: number, message: string) => ctx.reply.send(status, consentPage(request, oauth.issuer(), message), PAGE_HEADERS);
+          const again = (status: number, message: string) => ctx.reply.send(status, consentPage(request, oauth.issuer(), oauth.grantLifetimeMs, message), PAGE_HEADERS);
           if (!key) return again(400, 'Enter your API key to allow access.');
           if (!isApiKeyShape(key)) return again(401, 'That is not an API key: keys start with svk_ (trawl keys create --user EMAIL makes one).');
           let consent: { userId: string; apiKeyId: string };
