@@ -86,6 +86,8 @@ async function harness(clock: () => Date, settings: Record<string, unknown> = {}
   const dd = ['--data-dir', d.dataDir];
   /** Every secret issued, for the searches of the logs, the database and the answers. */
   const secrets: string[] = [];
+  /** Every answer of the credential endpoints, for the same search. */
+  const answers: string[] = [];
   const withStore = <T>(fn: (store: Store) => T): T => {
     const store = openStore(d.dataDir);
     try {
@@ -104,6 +106,7 @@ async function harness(clock: () => Date, settings: Record<string, unknown> = {}
     out,
     err,
     secrets,
+    answers,
     secret,
     withStore,
     users: (...args: string[]) => usersCommand([...args, ...dd], io),
@@ -120,6 +123,7 @@ async function harness(clock: () => Date, settings: Record<string, unknown> = {}
       const a = await call(`${d.url}${path}`, { method, headers, ...(json !== undefined ? { json } : {}) });
       const route = path.split('?')[0]!.replace(/^\/api\/(keys|oauth_grants|sessions)\/[^/]+$/, '/api/$1/{id}').replace(/^\/api\/ee\/scoped_access_token\/.+$/, '/api/ee/scoped_access_token/{id}');
       if (route !== '/api/mcp' && route.startsWith('/api/')) checker.check(method, route, a.status, a.json);
+      if (/^\/api\/(keys|oauth_grants|sessions|sign_out_everywhere)/.test(route)) answers.push(a.text);
       return a;
     },
     bearer: (token: string) => ({ authorization: `Bearer ${token}` }),
@@ -201,6 +205,21 @@ async function harness(clock: () => Date, settings: Record<string, unknown> = {}
       const scoped = { id: created.json.id as string, token: created.json.token as string };
       const grant = { client, access: tokens.json.access_token as string, refresh: tokens.json.refresh_token as string };
       return { scoped, grant, pending: { client: pendingClient, ...pending }, session, mcp: { scoped: await h.mcpOpen(scoped.token), oauth: await h.mcpOpen(grant.access) } };
+    },
+    /** No secret issued in the credential endpoints' answers, the log lines or the database (file and WAL). */
+    assertNoSecrets(): void {
+      const texts = { 'credential endpoints\' answers': answers.join('\n'), logs: logger.text(), database: databaseText(d.dataDir) };
+      assert.ok(answers.length >= 3, `${answers.length} answers`);
+      assert.match(texts.logs, /\/api\/keys/, 'the requests were logged');
+      assert.ok(secrets.length >= 20, `${secrets.length} secrets`);
+      for (const s of new Set(secrets)) {
+        // The random part: a session token's signature, a prefixed credential's hex; a CSRF token is random whole.
+        const random = s.startsWith('v2.') ? s.split('.')[2]! : /^sv[a-z]*_/.test(s) ? s.slice(s.indexOf('_') + 1) : s;
+        for (const [where, text] of Object.entries(texts)) {
+          assert.ok(!text.includes(s), `${s.slice(0, 8)}... is not in the ${where}`);
+          assert.ok(!text.includes(random), `the secret part of ${s.slice(0, 8)}... is not in the ${where}`);
+        }
+      }
     },
     /** Whether every credential `o` holds works (200) or is refused (401, invalid_grant), on every channel. */
     async expect(o: Opened, works: boolean, what: string): Promise<void> {
@@ -345,18 +364,8 @@ test('revoking an API key ends, on the next request, everything it opened; the o
     });
 
     await t.test('no token, key, refresh token or session token in the answers, the logs or the database', async () => {
-      const listing = await h.api('GET', '/api/keys', h.bearer(b.key));
-      const texts = { listing: listing.text, logs: h.logger.text(), database: databaseText(h.d.dataDir) };
-      assert.match(texts.logs, /\/api\/keys/, 'the requests were logged');
-      assert.ok(h.secrets.length >= 20, `${h.secrets.length} secrets`);
-      for (const s of new Set(h.secrets)) {
-        // The random part: a session token's signature, a prefixed credential's hex; a CSRF token is random whole.
-        const random = s.startsWith('v2.') ? s.split('.')[2]! : /^sv[a-z]*_/.test(s) ? s.slice(s.indexOf('_') + 1) : s;
-        for (const [where, text] of Object.entries(texts)) {
-          assert.ok(!text.includes(s), `${s.slice(0, 8)}... is not in the ${where}`);
-          assert.ok(!text.includes(random), `the secret part of ${s.slice(0, 8)}... is not in the ${where}`);
-        }
-      }
+      await h.api('GET', '/api/keys', h.bearer(b.key));
+      h.assertNoSecrets();
     });
   } finally {
     await h.d.cleanup();
@@ -546,6 +555,8 @@ test('who may list and end credentials: API keys and sessions only; members thei
       await h.expect(olgaOpened, false, 'olga signed out everywhere');
       assert.equal(await h.rest(h.bearer(olga.key)), 200);
     });
+
+    await t.test('no secret in the answers, the logs or the database', () => h.assertNoSecrets());
   } finally {
     await h.d.cleanup();
   }
