@@ -23,6 +23,7 @@ commands:
   keys              API keys: create, list, revoke
   license           the enterprise license: install, show, sign
   oauth             applications signed in with OAuth: list, revoke
+  audit             the audit log: who did what with which credential
   bench             the benchmark suite: run, compare (bench/README.md)
 
 every command accepts --data-dir DIR (default: $TRAWL_DATA_DIR, else ./.trawl),

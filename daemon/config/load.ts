@@ -68,6 +68,7 @@ const DEFAULT_SETTINGS: Settings = {
   // metrics.auth stays unset: it follows anonymousAccess (which `trawl serve` turns on without a file).
   metrics: {},
   rateLimit: { requestsPerDay: 10000, store: 'embedded' },
+  audit: { retentionDays: 180 },
   search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxQueued: 100 },
   maxFileSize: 2097152,
   reindexIntervalMs: 3600000,
@@ -452,9 +453,10 @@ interface FileConnection {
 }
 
 interface FileConfig {
-  settings?: Partial<Omit<Settings, 'rateLimit' | 'search' | 'http' | 'metrics'>> & {
+  settings?: Partial<Omit<Settings, 'rateLimit' | 'audit' | 'search' | 'http' | 'metrics'>> & {
     metrics?: Partial<Settings['metrics']>;
     rateLimit?: Partial<Settings['rateLimit']>;
+    audit?: Partial<Settings['audit']>;
     search?: Partial<Settings['search']>;
     http?: Partial<Settings['http']>;
   };
@@ -479,6 +481,7 @@ function complete(file: FileConfig, absolutePath: string): Config {
       requestsPerDay: s.rateLimit?.requestsPerDay ?? d.rateLimit.requestsPerDay,
       store: s.rateLimit?.store ?? d.rateLimit.store,
     },
+    audit: { retentionDays: s.audit?.retentionDays ?? d.audit.retentionDays },
     search: {
       maxMatches: s.search?.maxMatches ?? d.search.maxMatches,
       timeoutMs: s.search?.timeoutMs ?? d.search.timeoutMs,

@@ -124,6 +124,8 @@ export interface Settings {
   /** GET /metrics: who may read it (http/metrics-access.ts); undefined: "none" with anonymous access, else "owner". */
   metrics: { auth?: MetricsAuth };
   rateLimit: { requestsPerDay: number; store: string };
+  /** The audit log (audit/, docs/audit-log.md): events older than retentionDays are pruned by the daemon, hourly. */
+  audit: { retentionDays: number };
   search: { maxMatches: number; timeoutMs: number; maxConcurrent: number; maxQueued: number };
   maxFileSize: number;
   reindexIntervalMs: number;

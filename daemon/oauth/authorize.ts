@@ -91,22 +91,35 @@ export function denyLocation(ctx: OAuthContext, request: AuthorizationRequest): 
   return redirectTo(request.redirectUri, { error: 'access_denied', error_description: 'the user did not allow access', state: request.state, iss: ctx.issuer() });
 }
 
-/** The user consented as `userId`: a new code, and where the browser takes it. */
-export function approveLocation(ctx: OAuthContext, request: AuthorizationRequest, userId: string): string {
+/**
+ * The user consented, signed in with the API key `user.keyId` from `address`: a new code,
+ * recorded in the audit log with it, and where the browser takes it.
+ */
+export function approveLocation(ctx: OAuthContext, request: AuthorizationRequest, user: { userId: string; keyId: string }, address: string): string {
   const code = newCredential(CODE_PREFIX);
   const now = ctx.now();
-  ctx.store.oauth.createCode(
-    {
-      hash: hashOf(ctx, code),
-      clientId: request.client.id,
-      userId,
-      redirectUri: request.redirectUri,
-      codeChallenge: request.codeChallenge,
-      scope: request.scope,
-      ...(request.resource !== undefined ? { resource: request.resource } : {}),
-      expiresAt: new Date(now.getTime() + CODE_LIFETIME_MS).toISOString(),
-    },
-    now.toISOString(),
+  ctx.audit.change(
+    () =>
+      ctx.store.oauth.createCode(
+        {
+          hash: hashOf(ctx, code),
+          clientId: request.client.id,
+          userId: user.userId,
+          redirectUri: request.redirectUri,
+          codeChallenge: request.codeChallenge,
+          scope: request.scope,
+          ...(request.resource !== undefined ? { resource: request.resource } : {}),
+          expiresAt: new Date(now.getTime() + CODE_LIFETIME_MS).toISOString(),
+        },
+        now.toISOString(),
+      ),
+    () => ({
+      action: 'oauth_grant.consented',
+      actor: { userId: user.userId, credentialKind: 'apiKey', credentialId: user.keyId },
+      target: { type: 'oauth_client', id: request.client.id },
+      sourceAddress: address,
+      details: { clientName: request.client.name, scope: request.scope, ...(request.resource !== undefined ? { resource: request.resource } : {}) },
+    }),
   );
   return redirectTo(request.redirectUri, { code, state: request.state, iss: ctx.issuer() });
 }

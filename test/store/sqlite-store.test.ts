@@ -271,6 +271,24 @@ describe('SQLite specifics', () => {
     }
   });
 
+  test('audit events are append-only: an UPDATE is refused; a prune (DELETE) is not', () => {
+    const file = newFile();
+    const store = openSqliteStore(file);
+    const event = store.audit.append({ at: '2026-01-01T00:00:00.000Z', action: 'user.added', outcome: 'success', actor: { credentialKind: 'cli', credentialId: 'root' } });
+    store.close();
+    const db = new Database(file);
+    try {
+      assert.throws(() => db.prepare("UPDATE audit_events SET action = 'user.suspended' WHERE id = ?").run(event.id), /audit events are append-only/);
+      assert.throws(() => db.prepare('UPDATE audit_events SET details = NULL').run(), /append-only/);
+      assert.throws(() => db.prepare("INSERT INTO audit_events (at, action, outcome, actor_kind, details) VALUES ('x', 'y', 'success', 'cli', 'not json')").run(), /CHECK constraint/);
+      assert.throws(() => db.prepare("INSERT INTO audit_events (at, action, outcome, actor_kind, target_type) VALUES ('x', 'y', 'success', 'cli', 'user')").run(), /CHECK constraint/, 'a target has a type and an id, or neither');
+      assert.equal(db.prepare('SELECT action FROM audit_events WHERE id = ?').pluck().get(event.id), 'user.added');
+      assert.equal(db.prepare('DELETE FROM audit_events').run().changes, 1);
+    } finally {
+      db.close();
+    }
+  });
+
   test('openStore creates the data directory and trawl.db', () => {
     const dataDir = join(tmp, 'data', 'nested');
     const store = openStore(dataDir);

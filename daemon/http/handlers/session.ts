@@ -9,8 +9,13 @@
 // another origin can neither read their answers nor, for lack of a preflight, send them a
 // JSON body, so it can neither sign its visitor in to its own account nor learn the CSRF
 // token.
+//
+// The audit log records a sign-in before its cookie is handed out (no session without its
+// record: audit/log.ts) and a sign-out of a valid session, best-effort (dropping a cookie
+// must always work). A refused API key counts as a failed authentication of the address.
 
 import { clearCsrfCookie, clearSessionCookie, CSRF_COOKIE, csrfCookie, CSRF_HEADER, invalidCsrf, readCookie, SESSION_COOKIE, sessionCookie, type BrowserSessions } from '../../auth/browser-session.ts';
+import { actorOf } from '../../audit/log.ts';
 import { SCOPED_TOKEN_PREFIX } from '../../auth/credentials.ts';
 import { ServiceError } from '../../errors.ts';
 import { ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX } from '../../oauth/tokens.ts';
@@ -75,11 +80,12 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
         const onlyApiKey = () => new ServiceError('NOT_AUTHENTICATED', 'only an API key (svk_...) signs in to the web UI, not a scoped access token or an OAuth token');
         // Said before any lookup, so a token's owner learns why rather than "not valid".
         if ([SCOPED_TOKEN_PREFIX, ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX].some((p) => key.startsWith(p))) throw onlyApiKey();
-        const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader' });
+        const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader', from: ctx.clientAddress });
         if (identity.kind !== 'apiKey' || identity.userId === undefined || identity.tokenId === undefined) throw onlyApiKey();
         const user = s.store.getUser(identity.userId);
         if (!user) throw new ServiceError('NOT_AUTHENTICATED', 'the API key is not valid (unknown, malformed or revoked)');
         const issued = sessions.sign(user.id, identity.tokenId);
+        s.audit.record({ action: 'session.opened', actor: actorOf(identity), sourceAddress: ctx.clientAddress, details: { expiresAt: issued.expiresAt } });
         return {
           status: 201,
           body: { user: userJson(user), csrfToken: issued.csrfToken, expiresAt: issued.expiresAt },
@@ -129,7 +135,9 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
       async handle(ctx) {
         const token = readCookie(ctx.headers['cookie'], SESSION_COOKIE);
         const csrf = ctx.headers[CSRF_HEADER];
-        if (token !== undefined && sessions.verify(token) && !sessions.csrfMatches(token, csrf)) throw invalidCsrf(csrf);
+        const claims = token === undefined ? undefined : sessions.verify(token);
+        if (claims && !sessions.csrfMatches(token!, csrf)) throw invalidCsrf(csrf);
+        if (claims) s.audit.note({ action: 'session.ended', actor: { userId: claims.userId, credentialKind: 'browserSession', credentialId: claims.apiKeyId }, sourceAddress: ctx.clientAddress, details: { reason: 'signed_out' } });
         return { status: 204, body: undefined, headers: [...clear(), NO_STORE] };
       },
     },
