@@ -1,11 +1,14 @@
 // The audit log's parts on their own, on an injected clock: the counting of failed
 // authentications (one event per address and kind per window, bounded memory, nothing
 // lost), the authenticator wrapper that feeds it, and the recorder's rules (a change and
-// its event both or neither; a note that cannot be written reported once a minute).
+// its event both or neither; a note that cannot be written reported once a minute); and
+// the docs naming every action.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { AuthFailures, countingFailures } from '../daemon/audit/auth-failures.ts';
+import { ACTION_NAMES, CREDENTIAL_KINDS, TARGET_TYPES } from '../daemon/audit/events.ts';
 import { AuditLog } from '../daemon/audit/log.ts';
 import { ServiceError } from '../daemon/errors.ts';
 import type { Authenticator, Credentials } from '../daemon/http/auth.ts';
@@ -197,4 +200,16 @@ test('AuditLog.note: a write that fails is dropped and reported, at most once a 
   log.note({ ...entry, action: 'auth.failed' });
   assert.equal(reports.length, 2);
   assert.throws(() => log.record(entry), /SQLITE_FULL/, 'strict: the caller fails');
+});
+
+test('docs/audit-log.md describes every action, credential kind and target type; the README points to it', () => {
+  const docs = readFileSync(new URL('../docs/audit-log.md', import.meta.url), 'utf8');
+  const rows = docs.split('\n').filter((l) => l.startsWith('| `'));
+  for (const action of ACTION_NAMES) assert.ok(rows.some((r) => r.split('|')[1]!.includes(`\`${action}\``)), `${action} has a row in the table of actions`);
+  for (const kind of CREDENTIAL_KINDS) assert.ok(docs.includes(`\`${kind}\``), `credential kind ${kind} is described`);
+  for (const type of TARGET_TYPES) assert.ok(docs.includes(`\`${type}\``), `target type ${type} is described`);
+  assert.match(docs, /`settings\.audit\.retentionDays` \| `180`/);
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  assert.match(readme, /\[docs\/audit-log\.md\]\(docs\/audit-log\.md\)/);
+  assert.match(readme, /`settings\.audit\.retentionDays` \| `180`/);
 });

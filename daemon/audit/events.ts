@@ -1,7 +1,7 @@
 // The audit log's vocabulary: every action it records, the kinds of credential an actor
 // acts with, and the kinds of target. One list each, read by the recorder (log.ts), the
 // filters of GET /api/ee/audit and `trawl audit` (query.ts), the OpenAPI schema and the
-// docs (docs/audit-log.md lists the same actions; test/audit.test.ts checks that it does).
+// docs (docs/audit-log.md lists the same actions; test/audit-units.test.ts checks that it does).
 //
 // Adding an action: one line here, and one call of AuditLog where it happens.
 
@@ -32,7 +32,8 @@ export const ACTION_NAMES = Object.keys(AUDIT_ACTIONS) as AuditAction[];
 /**
  * What an actor acted with: the API's credential kinds (http/auth.ts), an OAuth client
  * authenticating itself at the token or revocation endpoint, the command line on the data
- * directory, or the daemon itself.
+ * directory, or the daemon itself ('system': for what it does on its own, which nothing
+ * recorded today is).
  */
 export const CREDENTIAL_KINDS = ['apiKey', 'scopedToken', 'oauth', 'browserSession', 'anonymous', 'oauthClient', 'cli', 'system'] as const;
 export type AuditCredentialKind = (typeof CREDENTIAL_KINDS)[number];
