@@ -376,6 +376,17 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
     lines: 2,
   },
   {
+    name: 'audit retention of no days',
+    doc: { settings: { audit: { retentionDays: 0 } } },
+    fragments: ['/settings/audit/retentionDays: must be at least 1, not 0'],
+    lines: 1,
+  },
+  {
+    name: 'audit retention mistyped',
+    doc: { settings: { audit: { retentionDays: 7.5, keep: true } } },
+    fragments: ['/settings/audit/retentionDays: must be an integer, not 7.5', '/settings/audit/keep: unknown property "keep"'],
+  },
+  {
     name: 'rate-limit store neither embedded nor redis',
     doc: { settings: { rateLimit: { store: 'memcached://x' } } },
     fragments: ['/settings/rateLimit/store: must be "embedded", or redis://host:port'],
@@ -559,6 +570,7 @@ test('defaultConfig has the OPERATOR.md defaults and is a fresh object each time
     metrics: {},
     rateLimit: { requestsPerDay: 10000, store: 'embedded' },
     oauth: { grantLifetimeDays: 90 },
+    audit: { retentionDays: 180 },
     search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxQueued: 100 },
     maxFileSize: 2097152,
     reindexIntervalMs: 3600000,

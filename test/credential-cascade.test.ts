@@ -545,6 +545,29 @@ test('who may list and end credentials: API keys and sessions only; members thei
       assert.deepEqual(again.json, { id: ann.id, revokedAt: revoked.json.revokedAt, ended: { scopedTokens: 0, oauthGrants: 0, sessions: 0 } }, 'again: the first time is kept');
     });
 
+    await t.test('each ending is in the audit log, with who did it and why', async () => {
+      const events = async (action: string) => {
+        const a = await h.api('GET', `/api/ee/audit?action=${action}&perPage=100`, h.bearer(olga.key));
+        assert.equal(a.status, 200, a.text);
+        h.answers.push(a.text);
+        return a.json as Array<{ target: { type: string; id: string }; actor: { userId: string; credentialKind: string; credentialId: string }; details: Record<string, unknown> }>;
+      };
+      const byOlga = { userId: olgaId, credentialKind: 'apiKey', credentialId: olga.id };
+      const keyRevoked = await events('api_key.revoked');
+      assert.deepEqual(keyRevoked.map((e) => [e.target.id, e.actor.credentialId, e.details]), [[ann.id, olga.id, { userId: annId, name: 'default', ended: { scopedTokens: 0, oauthGrants: 0, sessions: 1 } }]], 'revoking again (nothing ended): not recorded');
+      const grant = await events('oauth_grant.revoked');
+      assert.deepEqual(grant.map((e) => [e.target, e.details.reason, e.details.userId]), [[{ type: 'oauth_grant', id: annGrantId }, 'owner', annId]]);
+      assert.deepEqual(grant[0]!.actor, { ...byOlga, email: 'olga@example.com' });
+      const ended = await events('session.ended');
+      const why = (id: string) => ended.filter((e) => e.target.id === id).map((e) => [e.details.reason, e.actor.credentialKind]);
+      assert.deepEqual(why(annOpened.session.id), [['owner', 'apiKey']]);
+      assert.equal(ended.filter((e) => e.details.reason === 'user' && e.actor.credentialKind === 'browserSession').length, 2, 'the member ending a session of hers, and one ending itself');
+      const out = await events('user.signed_out');
+      assert.deepEqual(out.map((e) => [e.target, e.actor.credentialId, e.details]), [[{ type: 'user', id: annId }, olga.id, { ended: { scopedTokens: 1, oauthGrants: 0, sessions: 1 } }]]);
+      const opened = await events('session.opened');
+      assert.ok(opened.some((e) => e.target.type === 'session' && e.target.id === annOpened.session.id), 'a sign-in names its session');
+    });
+
     await t.test('signing yourself out everywhere ends your own session too', async () => {
       const s = await h.signIn(olga.key);
       const out = await h.api('POST', '/api/sign_out_everywhere', s.headers, {});
@@ -616,6 +639,13 @@ test('the CLI: keys list shows what each key opened, keys revoke what it ended; 
     await h.expect(reopened, false, 'after trawl keys revoke');
     assert.equal(await h.keys('list', '--user', 'ann@example.com'), 0);
     assert.equal(h.out.at(-1), `${a.id}  laptop  ${a.key.slice(0, 12)}...  created ${t}  last used ${t}  REVOKED ${t}`, 'nothing under a revoked key');
+
+    // Each in the audit log, as the command line, once.
+    const logged = (action: string) => h.withStore((st) => st.audit.list({ action, offset: 0, limit: 100 }).events).map((e) => [e.actor.credentialKind, e.target?.id, e.details]);
+    const annId = h.withStore((st) => st.getUserByEmail('ann@example.com')!.id);
+    assert.deepEqual(logged('session.ended'), [['cli', opened.session.id, { reason: 'operator', userId: annId }]], 'ending an ended session again: not recorded');
+    assert.deepEqual(logged('user.signed_out'), [['cli', annId, { email: 'ann@example.com', ended: { scopedTokens: 1, oauthGrants: 1, sessions: 1 } }]]);
+    assert.deepEqual(logged('api_key.revoked'), [['cli', a.id, { userId: annId, name: 'laptop', ended: { scopedTokens: 1, oauthGrants: 1, sessions: 1 } }]]);
 
     // What the commands printed holds no secret.
     const printed = lines().join('\n') + h.err.join('\n').replace(/^trawl: key .*shown once.*$/gm, '');

@@ -126,13 +126,21 @@ test('enterprise endpoints and scoped access tokens', async (t) => {
       assert.equal((await req('DELETE', `/api/ee/scoped_access_token/${other.json.id}`, owner)).status, 204);
     });
 
-    await t.test('no issued token or API key in the database or the logs', async () => {
+    await t.test('no issued token or API key in the database, the audit log\'s answers or the logs', async () => {
       assert.equal(issued.length, 2);
+      // The audit log recorded the tokens (by id), so its rows are among what is searched.
+      const audit = await req('GET', '/api/ee/audit?perPage=100&action=scoped_token.', owner);
+      assert.equal(audit.status, 200, audit.text);
+      assert.deepEqual(audit.json.filter((e: { outcome: string }) => e.outcome === 'success').map((e: { action: string }) => e.action).sort(), [
+        'scoped_token.created', 'scoped_token.created', 'scoped_token.created', 'scoped_token.revoked', 'scoped_token.revoked',
+      ]);
       const db = databaseText(d.dataDir);
+      assert.match(db, /scoped_token\.created/);
       const logs = logger.text();
       assert.match(logs, /scoped_access_token/, 'the requests were logged');
-      for (const s of [...issued, ...issued.map((x) => x.slice(5)), owner, member]) {
+      for (const s of [...issued, ...issued.map((x) => x.slice(5)), owner, member, owner.slice(4), member.slice(4)]) {
         assert.ok(!db.includes(s), 'the database holds no token or key');
+        assert.ok(!audit.text.includes(s), 'the audit log\'s answer holds no token or key');
         assert.ok(!logs.includes(s), 'the logs hold no token or key');
       }
     });

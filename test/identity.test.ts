@@ -1,13 +1,14 @@
 // Users and API keys end to end: `trawl users` / `trawl keys` write the store, the daemon
 // accepts a key in either header, a revoked key or a suspended user fails on the very next
 // request, anonymous access follows the setting, and no issued key or the server secret
-// appears in the database file or the logs.
+// appears in the database file (the audit log's rows included), the audit log or the logs.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SECRET_FILE, serverSecret } from '../daemon/auth/credentials.ts';
+import { auditCommand } from '../daemon/cli/audit-command.ts';
 import { keysCommand, usersCommand } from '../daemon/cli/users-command.ts';
 import { tempDir } from './helpers/corpus.ts';
 import { call, startTestDaemon } from './helpers/daemon.ts';
@@ -69,13 +70,23 @@ test('API keys in both headers; revocation and suspension take effect at once; n
     assert.equal((await repos({ authorization: `Bearer ${key}` })).status, 401);
     assert.equal((await repos({ authorization: `Bearer ${second}` })).status, 200);
 
-    // Nothing secret at rest or in the logs: not the keys, not the server secret.
+    // Nothing secret at rest, in the audit log or in the logs: not the keys, not the server secret.
+    const before = c.out.length;
+    assert.equal(await auditCommand(['--json', '--data-dir', d.dataDir], { out: (l) => c.out.push(l), err: () => {}, now: () => new Date() }), 0);
+    const audit = c.out.slice(before).join('\n');
+    assert.deepEqual((JSON.parse(audit) as Array<{ action: string }>).map((e) => e.action).reverse(), [
+      'user.added', 'user.added', 'api_key.created', 'api_key.created', 'user.suspended', 'user.unsuspended', 'api_key.revoked',
+    ]);
     const secretHex = readFileSync(join(d.dataDir, SECRET_FILE), 'utf8').trim();
     assert.equal(statSync(join(d.dataDir, SECRET_FILE)).mode & 0o777, 0o600);
+    await d.daemon.close(); // the failed authentications' counts are recorded at shutdown
     const db = databaseText(d.dataDir);
+    assert.match(db, /api_key\.revoked/);
+    assert.match(db, /auth\.failed/);
     const logs = logger.text();
-    for (const s of [key, second, key.slice(4), secretHex]) {
+    for (const s of [key, second, key.slice(4), second.slice(4), secretHex]) {
       assert.ok(!db.includes(s), 'the database holds no key or secret');
+      assert.ok(!audit.includes(s), 'the audit log holds no key or secret');
       assert.ok(!logs.includes(s), 'the logs hold no key or secret');
     }
   } finally {

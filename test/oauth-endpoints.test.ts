@@ -6,12 +6,14 @@
 // consent form with every kind of bad credential; the token endpoint's client
 // authentication, code exchange with PKCE (reuse and races revoke), refresh rotation (reuse
 // and races revoke) and expiry on an injected clock; the tokens at the API; revocation;
-// and no issued credential in the database file or its write-ahead log.
+// and no issued credential in the database file or its write-ahead log (the audit log's
+// rows among them) or in the audit log as `trawl audit` reads it.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { signLicense } from '../daemon/auth/license.ts';
+import { auditCommand } from '../daemon/cli/audit-command.ts';
 import { keysCommand, usersCommand } from '../daemon/cli/users-command.ts';
 import { openStore } from '../daemon/store/open.ts';
 import { call, startTestDaemon, type Answer } from './helpers/daemon.ts';
@@ -872,10 +874,17 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       assert.ok(db.length > 0);
       // Sanity: the text is searchable (the registered redirect URIs are stored as given).
       assert.ok(db.includes('anysphere.cursor-retrieval'));
+      // The audit log recorded every step (by ids), in the database and as `trawl audit` reads it.
+      const lines: string[] = [];
+      assert.equal(await auditCommand(['--json', '--limit', '10000', '--data-dir', d.dataDir], { out: (l) => lines.push(l), err: () => {}, now: () => clock }), 0);
+      const audit = lines.join('\n');
+      const actions = new Set((JSON.parse(audit) as Array<{ action: string }>).map((e) => e.action));
+      for (const a of ['oauth_client.registered', 'oauth_grant.consented', 'oauth_grant.created', 'oauth_grant.revoked', 'oauth_token.revoked']) assert.ok(actions.has(a), `${a} was recorded`);
       for (const s of new Set(issued)) {
         const secretPart = s.slice(s.indexOf('_') + 1);
         assert.ok(!db.includes(s), `${s.slice(0, 9)}... is not in the database`);
         assert.ok(!db.includes(secretPart), `the random part of ${s.slice(0, 9)}... is not in the database`);
+        assert.ok(!audit.includes(s) && !audit.includes(secretPart), `${s.slice(0, 9)}... is not in the audit log`);
       }
     });
   } finally {

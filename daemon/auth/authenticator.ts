@@ -8,7 +8,7 @@
 // credentials: the anonymous user when settings.anonymousAccess is on.
 
 import { ServiceError } from '../errors.ts';
-import type { Authenticator, Credentials, Identity } from '../http/auth.ts';
+import type { Authenticator, CredentialKind, Credentials, Identity } from '../http/auth.ts';
 import type { IdentityStore, OAuthStore, SessionStore, UserRecord } from '../store/store.ts';
 import { invalidCsrf, type BrowserSessions } from './browser-session.ts';
 import { credentialHash, isApiKeyShape, isScopedTokenShape, SCOPED_TOKEN_PREFIX } from './credentials.ts';
@@ -47,14 +47,15 @@ export class StoreAuthenticator implements Authenticator {
   constructor(private readonly options: StoreAuthenticatorOptions) {}
 
   async authenticate(credentials: Credentials): Promise<Identity> {
-    if (credentials.via === 'session' && credentials.session !== undefined) return this.browserSession(credentials.session, credentials.csrf);
+    const kind = credentialKindOf(credentials);
+    if (kind === 'browserSession') return this.browserSession(credentials.session!, credentials.csrf);
     const token = credentials.token;
     if (token === undefined) {
       if (this.options.anonymousAccess) return anonymous;
       throw new ServiceError('NOT_AUTHENTICATED', 'credentials are required: send "Authorization: Bearer <API key>" or "X-Service-Api-Key: <API key>"');
     }
-    if (token.startsWith(SCOPED_TOKEN_PREFIX)) return this.scopedToken(credentials, token);
-    if (token.startsWith(ACCESS_TOKEN_PREFIX)) return this.oauthToken(credentials, token);
+    if (kind === 'scopedToken') return this.scopedToken(credentials, token);
+    if (kind === 'oauth') return this.oauthToken(credentials, token);
     // One message for every bad key: which part was wrong is not the caller's business.
     // Made only on failure: an error captures a stack trace, ~5 µs on every valid request otherwise.
     const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the API key is not valid (unknown, malformed or revoked)');
@@ -168,6 +169,19 @@ export class StoreAuthenticator implements Authenticator {
       this.options.onTouchError?.(err as Error);
     }
   }
+}
+
+/**
+ * Which kind of credential was sent, told by its form alone (valid or not): a session
+ * cookie, a token by its prefix, any other token as an API key; nothing: anonymous.
+ */
+export function credentialKindOf(credentials: Credentials): CredentialKind {
+  if (credentials.via === 'session' && credentials.session !== undefined) return 'browserSession';
+  const token = credentials.token;
+  if (token === undefined) return 'anonymous';
+  if (token.startsWith(SCOPED_TOKEN_PREFIX)) return 'scopedToken';
+  if (token.startsWith(ACCESS_TOKEN_PREFIX)) return 'oauth';
+  return 'apiKey';
 }
 
 function limitOf(user: UserRecord): { dailyLimit?: number } {

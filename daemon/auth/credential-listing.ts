@@ -4,7 +4,7 @@
 // is listed with its revokedAt and nothing under it. No secret is in it: ids, times,
 // names, the key's 12-character hint.
 
-import type { BrowserSessionRecord, OAuthGrantRecord, ScopedTokenRecord, Store } from '../store/store.ts';
+import type { BrowserSessionRecord, EndedCredentials, OAuthGrantRecord, ScopedTokenRecord, Store } from '../store/store.ts';
 
 export interface ListedScopedToken {
   id: string;
@@ -60,6 +60,11 @@ export function listKeyCredentials(store: Pick<Store, 'listApiKeys' | 'listLiveS
     oauthGrants: (grants.get(k.id) ?? []).map(grantJson),
     sessions: (sessions.get(k.id) ?? []).map(sessionJson),
   }));
+}
+
+/** Whether a revocation ended anything (what the audit log records a repeated revocation by). */
+export function endedAny(e: EndedCredentials): boolean {
+  return e.scopedTokens + e.oauthGrants + e.sessions > 0;
 }
 
 function byKey<T extends { apiKeyId?: string }>(records: T[]): Map<string, T[]> {

@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { AuditLog, cliActor } from '../audit/log.ts';
 import { defaultConfig, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/types.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
@@ -37,6 +38,8 @@ whose payload names an id, licensee, entitlements, issuedAt and expiresAt (ISO 8
 
 export interface LicenseCommandDeps {
   store: LicenseStore;
+  /** Records the install in the audit log, in one transaction with it (the data dir's store); tests of the command alone go without. */
+  audit?: AuditLog;
   config: Config;
   now?: () => Date;
   out?: (line: string) => void;
@@ -79,7 +82,17 @@ export async function licenseCommand(argv: string[], deps: LicenseCommandDeps): 
         if (err instanceof LicenseError) throw new Error(`license ${file} refused: ${err.message}`);
         throw err;
       }
-      deps.store.putLicense(text);
+      const install = () => deps.store.putLicense(text);
+      if (deps.audit) {
+        deps.audit.change(install, () => ({
+          action: 'license.installed',
+          actor: cliActor(),
+          target: { type: 'license', id: license.id },
+          details: { licensee: license.licensee, entitlements: license.entitlements, expiresAt: license.expiresAt },
+        }));
+      } else {
+        install();
+      }
       out(`license ${license.id} for ${license.licensee} installed: entitlements ${list(license.entitlements)}; expires ${license.expiresAt}`);
       return 0;
     }
@@ -146,7 +159,7 @@ export async function licenseCli(argv: string[]): Promise<number> {
   const config = configPath === undefined ? defaultConfig() : loadConfig(configPath);
   const store = openStore(resolveDataDir(typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined));
   try {
-    return await licenseCommand(argv, { store, config });
+    return await licenseCommand(argv, { store, config, audit: new AuditLog(store) });
   } finally {
     store.close();
   }

@@ -12,11 +12,13 @@ import { keysCommand, usersCommand } from './users-command.ts';
 import { LICENSE_HELP, licenseCli } from './license-command.ts';
 import { OAUTH_HELP, oauthCommand } from './oauth-command.ts';
 import { SESSIONS_HELP, sessionsCommand } from './sessions-command.ts';
+import { AUDIT_HELP, auditCommand } from './audit-command.ts';
 import { HELP, UsageError } from './usage.ts';
 
 HELP.license = LICENSE_HELP;
 HELP.oauth = OAUTH_HELP;
 HELP.sessions = SESSIONS_HELP;
+HELP.audit = AUDIT_HELP;
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   index: indexCommand,
@@ -29,6 +31,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   sessions: (argv) => sessionsCommand(argv),
   license: licenseCli,
   oauth: (argv) => oauthCommand(argv),
+  audit: (argv) => auditCommand(argv),
   // Loaded on demand: the benchmark's dependencies (tinybench, autocannon) stay out of the daemon.
   bench: async (argv) => (await import('./bench-command.ts')).benchCommand(argv),
 };

@@ -4,6 +4,7 @@
 // sharing the store.
 
 import { parseArgs } from 'node:util';
+import { AuditLog, cliActor } from '../audit/log.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { openStore } from '../store/open.ts';
 import { UsageError } from './usage.ts';
@@ -60,7 +61,11 @@ export async function oauthCommand(argv: string[], io: Io = defaultIo): Promise<
       case 'revoke': {
         if (positionals.length !== 1) throw new UsageError('usage: trawl oauth revoke GRANT_ID');
         const id = positionals[0]!;
-        const g = store.oauth.revokeGrant(id, now);
+        // Recorded in the audit log with the revocation, when it takes effect.
+        const g = new AuditLog(store, io.now).change(
+          () => store.oauth.revokeGrant(id, now),
+          (g) => (g?.revokedAt === now ? { action: 'oauth_grant.revoked', actor: cliActor(), target: { type: 'oauth_grant', id: g.id }, details: { reason: 'operator', userId: g.userId, clientId: g.clientId } } : undefined),
+        );
         if (!g) throw new Error(`no OAuth grant with id ${id} (trawl oauth list shows them)`);
         io.out(`grant ${g.id} revoked at ${g.revokedAt}: its tokens no longer work`);
         return 0;

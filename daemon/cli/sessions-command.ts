@@ -1,8 +1,10 @@
 // `trawl sessions list --user EMAIL` and `trawl sessions revoke ID` (OPERATOR.md): the web
 // UI's browser sessions a user has signed in (the same records as GET /api/keys lists),
-// and ending one: that browser is signed out at once, in every daemon sharing the store.
+// and ending one: that browser is signed out at once, in every daemon sharing the store
+// (recorded in the audit log as the operating-system account that ran the command).
 
 import { parseArgs } from 'node:util';
+import { AuditLog, cliActor, firstTime } from '../audit/log.ts';
 import { UsageError } from './usage.ts';
 import { defaultIo, none, one, sessionLine, userByEmail, withStore, type Io } from './users-command.ts';
 
@@ -47,7 +49,11 @@ export async function sessionsCommand(argv: string[], io: Io = defaultIo): Promi
         const id = one(positionals, 'sessions revoke SESSION_ID');
         const before = store.getSession(id);
         if (!before) throw new Error(`no browser session with id ${id} (trawl sessions list --user EMAIL shows them)`);
-        const s = store.endSession(id, now)!;
+        // Recorded with the change, when it takes effect (audit/log.ts).
+        const s = new AuditLog(store, io.now).change(
+          () => firstTime(store.getSession(id)?.endedAt, store.endSession(id, now))!,
+          (x) => (x.first ? { action: 'session.ended', actor: cliActor(), target: { type: 'session', id }, details: { reason: 'operator', userId: x.userId } } : undefined),
+        );
         io.out(before.endedAt === undefined ? `browser session ${s.id} ended at ${s.endedAt}: that browser is signed out` : `browser session ${s.id} had already ended at ${s.endedAt}`);
         return 0;
       }

@@ -24,6 +24,7 @@ commands:
   sessions          the web UI's browser sessions: list, revoke
   license           the enterprise license: install, show, sign
   oauth             applications signed in with OAuth: list, revoke
+  audit             the audit log: who did what with which credential
   bench             the benchmark suite: run, compare (bench/README.md)
 
 every command accepts --data-dir DIR (default: $TRAWL_DATA_DIR, else ./.trawl),

@@ -2,10 +2,13 @@
 // keys, in the data dir's store. A new key is printed once, alone on its stdout line;
 // only its keyed hash is kept (auth/credentials.ts). `keys list` shows under each key what
 // it opened that still works (the listing of GET /api/keys); `keys revoke` ends all of it
-// with the key; `users sign-out` ends everything of a user but the keys.
+// with the key; `users sign-out` ends everything of a user but the keys. Every change is
+// recorded in the audit log with it (audit/log.ts), as the operating-system account that
+// ran the command.
 
 import { parseArgs } from 'node:util';
-import { listKeyCredentials, type ListedKey } from '../auth/credential-listing.ts';
+import { AuditLog, cliActor, firstTime } from '../audit/log.ts';
+import { endedAny, listKeyCredentials, type ListedKey } from '../auth/credential-listing.ts';
 import { credentialHash, keyHint, newApiKey, serverSecret } from '../auth/credentials.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { openStore } from '../store/open.ts';
@@ -32,6 +35,8 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
   });
   return withStore(values['data-dir'], (store) => {
     const now = io.now().toISOString();
+    const audit = new AuditLog(store, io.now);
+    const actor = cliActor();
     switch (sub) {
       case 'add': {
         none(positionals, 'users add');
@@ -40,7 +45,10 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
         const role = (values.role ?? 'member') as Role;
         if (!ROLES.includes(role)) throw new UsageError(`--role must be owner or member, got "${values.role}"`);
         try {
-          const u = store.createUser({ email, name: values.name ?? email.slice(0, email.indexOf('@')), role }, now);
+          const u = audit.change(
+            () => store.createUser({ email, name: values.name ?? email.slice(0, email.indexOf('@')), role }, now),
+            (u) => ({ action: 'user.added', actor, target: { type: 'user', id: u.id }, details: { email: u.email, role: u.role } }),
+          );
           io.out(`user ${u.id} ${u.email} (${u.role}) added`);
         } catch (err) {
           if (err instanceof StoreConflictError) throw new Error(`a user with the email ${email} exists already`);
@@ -66,13 +74,21 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
       case 'suspend':
       case 'unsuspend': {
         const u = userByEmail(store, one(positionals, `users ${sub} EMAIL`));
-        const updated = store.updateUser(u.id, { suspendedAt: sub === 'suspend' ? (u.suspendedAt ?? now) : null }, now);
+        // Recorded when the state changes (suspending a suspended user changes nothing).
+        const changes = (u.suspendedAt === undefined) === (sub === 'suspend');
+        const updated = audit.change(
+          () => store.updateUser(u.id, { suspendedAt: sub === 'suspend' ? (u.suspendedAt ?? now) : null }, now),
+          () => (changes ? { action: sub === 'suspend' ? 'user.suspended' : 'user.unsuspended', actor, target: { type: 'user', id: u.id }, details: { email: u.email } } : undefined),
+        );
         io.out(sub === 'suspend' ? `${updated.email} suspended: their API keys stop working now` : `${updated.email} is active again`);
         return 0;
       }
       case 'sign-out': {
         const u = userByEmail(store, one(positionals, 'users sign-out EMAIL'));
-        const ended = store.endUserCredentials(u.id, now);
+        const ended = audit.change(
+          () => store.endUserCredentials(u.id, now),
+          (e) => (endedAny(e) ? { action: 'user.signed_out', actor, target: { type: 'user', id: u.id }, details: { email: u.email, ended: e } } : undefined),
+        );
         io.out(`${u.email} signed out everywhere: ended ${describeEnded(ended)}; their API keys still work (trawl keys revoke ID ends one)`);
         return 0;
       }
@@ -82,7 +98,11 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
         const text = positionals[1]!;
         const n = text === 'default' ? null : Number(text);
         if (n !== null && (!Number.isInteger(n) || n < 0)) throw new UsageError(`the limit must be a whole number of requests per day or "default", got "${text}"`);
-        store.updateUser(u.id, { dailyLimit: n }, now);
+        const was = u.dailyLimit ?? null;
+        audit.change(
+          () => store.updateUser(u.id, { dailyLimit: n }, now),
+          () => (was === n ? undefined : { action: 'user.limit_changed', actor, target: { type: 'user', id: u.id }, details: { email: u.email, from: was ?? 'default', to: n ?? 'default' } }),
+        );
         io.out(n === null ? `${u.email}: the default daily limit applies` : `${u.email}: ${n} requests per day`);
         return 0;
       }
@@ -102,13 +122,19 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
   const dataDir = resolveDataDir(values['data-dir']);
   return withStore(values['data-dir'], (store) => {
     const now = io.now().toISOString();
+    const audit = new AuditLog(store, io.now);
+    const actor = cliActor();
     switch (sub) {
       case 'create': {
         none(positionals, 'keys create');
         if (!values.user) throw new UsageError('keys create needs --user EMAIL');
         const u = userByEmail(store, values.user);
         const key = newApiKey();
-        const record = store.createApiKey({ userId: u.id, name: values.name ?? 'default', hash: credentialHash(serverSecret(dataDir), key), hint: keyHint(key) }, now);
+        const hash = credentialHash(serverSecret(dataDir), key);
+        const record = audit.change(
+          () => store.createApiKey({ userId: u.id, name: values.name ?? 'default', hash, hint: keyHint(key) }, now),
+          (k) => ({ action: 'api_key.created', actor, target: { type: 'api_key', id: k.id }, details: { userId: u.id, email: u.email, name: k.name } }),
+        );
         io.out(key);
         io.err(`trawl: key ${record.id} (${record.name}) for ${u.email}: shown once, store it now`);
         return 0;
@@ -127,7 +153,12 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
       }
       case 'revoke': {
         const id = one(positionals, 'keys revoke ID');
-        const r = store.revokeApiKey(id, now);
+        // Recorded when it takes effect: revoking a revoked key again changes nothing, unless
+        // it ends something opened with the key since (a request that raced the revocation).
+        const r = audit.change(
+          () => firstTime(store.getApiKey(id)?.revokedAt, store.revokeApiKey(id, now)),
+          (r) => (r && (r.first || endedAny(r.ended)) ? { action: 'api_key.revoked', actor, target: { type: 'api_key', id: r.key.id }, details: { userId: r.key.userId, name: r.key.name, ended: r.ended } } : undefined),
+        );
         if (!r) throw new Error(`no API key with id ${id} (trawl keys list --user EMAIL shows them)`);
         io.out(`key ${r.key.id} (${r.key.name}) revoked at ${r.key.revokedAt}; ended ${describeEnded(r.ended)} opened with it`);
         return 0;

@@ -69,6 +69,7 @@ const DEFAULT_SETTINGS: Settings = {
   metrics: {},
   rateLimit: { requestsPerDay: 10000, store: 'embedded' },
   oauth: { grantLifetimeDays: 90 },
+  audit: { retentionDays: 180 },
   search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxQueued: 100 },
   maxFileSize: 2097152,
   reindexIntervalMs: 3600000,
@@ -453,10 +454,11 @@ interface FileConnection {
 }
 
 interface FileConfig {
-  settings?: Partial<Omit<Settings, 'rateLimit' | 'search' | 'http' | 'metrics' | 'oauth'>> & {
+  settings?: Partial<Omit<Settings, 'rateLimit' | 'audit' | 'search' | 'http' | 'metrics' | 'oauth'>> & {
     metrics?: Partial<Settings['metrics']>;
     oauth?: Partial<Settings['oauth']>;
     rateLimit?: Partial<Settings['rateLimit']>;
+    audit?: Partial<Settings['audit']>;
     search?: Partial<Settings['search']>;
     http?: Partial<Settings['http']>;
   };
@@ -482,6 +484,7 @@ function complete(file: FileConfig, absolutePath: string): Config {
       store: s.rateLimit?.store ?? d.rateLimit.store,
     },
     oauth: { grantLifetimeDays: s.oauth?.grantLifetimeDays ?? d.oauth.grantLifetimeDays },
+    audit: { retentionDays: s.audit?.retentionDays ?? d.audit.retentionDays },
     search: {
       maxMatches: s.search?.maxMatches ?? d.search.maxMatches,
       timeoutMs: s.search?.timeoutMs ?? d.search.timeoutMs,

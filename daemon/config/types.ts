@@ -129,6 +129,8 @@ export interface Settings {
     /** A grant's absolute lifetime from consent, in days: then refresh fails with invalid_grant and the user consents again. */
     grantLifetimeDays: number;
   };
+  /** The audit log (audit/, docs/audit-log.md): events older than retentionDays are pruned by the daemon, hourly. */
+  audit: { retentionDays: number };
   search: { maxMatches: number; timeoutMs: number; maxConcurrent: number; maxQueued: number };
   maxFileSize: number;
   reindexIntervalMs: number;

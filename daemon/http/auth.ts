@@ -40,6 +40,11 @@ export interface Credentials {
   csrf?: string;
   /** Which header carried the credential. */
   via?: 'bearer' | 'apiKeyHeader' | 'session';
+  /**
+   * The client's address (client-address.ts), given where a refusal is an attempt to get
+   * in: the audit log counts refused credentials per address (audit/auth-failures.ts).
+   */
+  from?: string;
 }
 
 /**

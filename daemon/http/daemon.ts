@@ -16,6 +16,10 @@ import { Searcher } from '../search/searcher.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { StoreAuthenticator } from '../auth/authenticator.ts';
+import { AuditLog } from '../audit/log.ts';
+import { AuthFailures, countingFailures } from '../audit/auth-failures.ts';
+import { auditRoutes } from './handlers/audit.ts';
+import { auditSchemas } from './schemas/audit.ts';
 import { serverSecret } from '../auth/credentials.ts';
 import { BrowserSessions } from '../auth/browser-session.ts';
 import type { Authenticator, RateLimiter } from './auth.ts';
@@ -82,7 +86,7 @@ export interface DaemonOptions {
   rateLimiter?: RateLimiter;
   /** Caps of the tool server's sessions (tests; default MCP_MAX_SESSIONS and MCP_MAX_SESSIONS_PER_USER). */
   mcpSessions?: { max: number; perUser: number };
-  /** How often retired index files and unused OAuth clients are collected (default a minute; tests). */
+  /** How often retired index files and unused OAuth clients are collected, and failed authentications counted into the audit log (default a minute; tests). */
   maintenanceIntervalMs?: number;
   /** Where `{"env": NAME}` secrets of the settings are read (settings.metrics.auth); default process.env. */
   env?: NodeJS.ProcessEnv;
@@ -101,7 +105,7 @@ export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', im
 
 /** Every schema of the API, with the configured bound of `matches`. */
 export function apiSchemas(config: Config): Record<string, JsonSchema> {
-  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...eeSchemas, ...sessionSchemas, ...credentialSchemas };
+  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...eeSchemas, ...auditSchemas, ...sessionSchemas, ...credentialSchemas };
 }
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
@@ -144,6 +148,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       rateLimiter = new DailyRateLimiter({ counter, defaultLimit: settings.rateLimit.requestsPerDay, now, onCounterError, onCounterFull });
     }
     const limiter: RateLimiter = rateLimiter;
+    // The audit log: strict for changes (audit/log.ts); a best-effort note that cannot be
+    // written is logged, at most once a minute.
+    const audit = new AuditLog(store, now, (err, action) => logger.warn({ err: err.message, action }, 'an audit event could not be written; what it records went ahead (logged at most once a minute)'));
+    const authFailures = new AuthFailures({ log: audit, now });
     // The public address is known once the port is: routes read it through `services`.
     const services: Services = {
       config,
@@ -158,6 +166,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       unavailable: () => (stopping ? 'shutting down' : undefined),
       now,
       entitlements: new Entitlements(store, trustedKeys(config), now),
+      audit,
       rateLimiter: limiter,
       openapi: () => (openapi ??= buildOpenApi(routes, schemas, VERSION, services.baseUrl)),
     };
@@ -169,6 +178,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...historyRoutes(services),
       ...repoRoutes(services),
       ...eeRoutes(services),
+      ...auditRoutes(services),
       ...systemRoutes(services),
     ];
     // The tool server answers through the routes above (mcp/invoke.ts), so it is added last.
@@ -193,11 +203,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       now,
       issuer: () => services.baseUrl,
       entitlements: services.entitlements,
-      async apiKeyUser(key) {
-        const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader' });
+      async apiKeyUser(key, from) {
+        const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader', from });
         if (identity.kind !== 'apiKey' || identity.userId === undefined || identity.tokenId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'only an API key signs in here');
-        return { userId: identity.userId, apiKeyId: identity.tokenId };
+        return { userId: identity.userId, keyId: identity.tokenId };
       },
+      audit,
+      failures: authFailures,
       grantLifetimeMs: settings.oauth.grantLifetimeDays * 86_400_000,
     };
     // The web UI's browser sessions: tokens signed under the same secret, naming a session
@@ -206,7 +218,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // on the API's routes.
     const sessions = new BrowserSessions(secret, now);
     const onTouchError = (err: Error) => logger.warn({ err: err.message }, 'recording when an API key was last used failed; requests go on (this is logged at most once a minute)');
-    const authenticator = options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token), sessions, onTouchError });
+    // Every refusal of a credential sent from an address is counted into the audit log.
+    const authenticator = countingFailures(
+      options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token), sessions, onTouchError }),
+      authFailures,
+    );
     routes.push(...oauthRoutes(oauth));
     routes.push(...sessionRoutes(services, authenticator, sessions));
     routes.push(...credentialRoutes(services));
@@ -258,9 +274,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     // Without a scheduler, files retired by `trawl index` runs are still collected. Expired
     // OAuth codes and tokens, and browser sessions that expired or ended, go once an hour (a
-    // day after they could last be used: a late reuse is still recognised as one meanwhile). Clients registered but never used go
-    // every minute, UNUSED_CLIENT_TTL_MS after registration, so a flood of registrations
-    // drains by itself (oauth/clients.ts).
+    // day after they could last be used: a late reuse is still recognised as one meanwhile),
+    // and so do audit events older than settings.audit.retentionDays. Clients registered but
+    // never used go every minute, UNUSED_CLIENT_TTL_MS after registration, so a flood of
+    // registrations drains by itself (oauth/clients.ts). Failed authentications whose minute
+    // has passed are recorded.
     let lastOAuthPrune = 0;
     const gc = setInterval(() => {
       try {
@@ -287,7 +305,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         } catch (err) {
           logger.warn({ err: (err as Error).message }, 'pruning ended browser sessions failed');
         }
+        const retentionDays = settings.audit.retentionDays;
+        try {
+          const gone = store.audit.prune(new Date(t - retentionDays * 86_400_000).toISOString());
+          if (gone > 0) logger.info({ events: gone, retentionDays }, 'removed audit events older than the retention');
+        } catch (err) {
+          logger.warn({ err: (err as Error).message }, 'pruning old audit events failed');
+        }
       }
+      authFailures.flush();
     }, options.maintenanceIntervalMs ?? 60_000);
     gc.unref();
 
@@ -303,6 +329,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           stopping = true;
           clearInterval(gc);
           await srv.close(settings.http.shutdownTimeoutMs);
+          // No request is left to fail: the open counts of failed authentications are recorded.
+          authFailures.flush(true);
           await mcp.closeAll();
           await scheduler?.stop();
           await s.close();

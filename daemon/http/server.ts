@@ -188,7 +188,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       };
       if (route.authenticated) {
         // A CORS route ignores the session cookie (auth.ts readCredentials): bearer credentials only.
-        ctx.identity = await options.authenticator.authenticate(readCredentials(headers, cors));
+        // From the client's address: a refusal is counted there (audit/auth-failures.ts).
+        ctx.identity = await options.authenticator.authenticate({ ...readCredentials(headers, cors), from: clientAddress });
         if (route.rateLimited) {
           const state = await options.rateLimiter.take(ctx.identity);
           if (state) {

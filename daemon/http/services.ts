@@ -1,6 +1,7 @@
 // What the route handlers share: the searcher, the repository catalog, the store, the
 // search gate and the daemon's settings. Built once by daemon.ts.
 
+import type { AuditLog } from '../audit/log.ts';
 import type { Entitlements } from '../auth/entitlements.ts';
 import type { Config } from '../config/types.ts';
 import type { Searcher } from '../search/searcher.ts';
@@ -24,6 +25,8 @@ export interface Services {
   baseUrl: string;
   /** trawl's version (package.json). */
   version: string;
+  /** The audit log's recorder (audit/log.ts). */
+  audit: AuditLog;
   /** What the installed license grants now (enterprise endpoints, OAuth). */
   entitlements: Entitlements;
   /** The clock of credentials and licenses (injectable in tests). */

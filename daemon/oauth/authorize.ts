@@ -92,25 +92,36 @@ export function denyLocation(ctx: OAuthContext, request: AuthorizationRequest): 
 }
 
 /**
- * The user consented as `userId` with the API key `apiKeyId`: a new code, and where the
- * browser takes it. The code carries the key to the grant, whose tokens die with it.
+ * The user consented, signed in with the API key `user.keyId` from `address`: a new code,
+ * recorded in the audit log with it, and where the browser takes it. The code carries the
+ * key to the grant, whose tokens die with it (auth/origin.ts).
  */
-export function approveLocation(ctx: OAuthContext, request: AuthorizationRequest, consent: { userId: string; apiKeyId: string }): string {
+export function approveLocation(ctx: OAuthContext, request: AuthorizationRequest, user: { userId: string; keyId: string }, address: string): string {
   const code = newCredential(CODE_PREFIX);
   const now = ctx.now();
-  ctx.store.oauth.createCode(
-    {
-      hash: hashOf(ctx, code),
-      clientId: request.client.id,
-      userId: consent.userId,
-      apiKeyId: consent.apiKeyId,
-      redirectUri: request.redirectUri,
-      codeChallenge: request.codeChallenge,
-      scope: request.scope,
-      ...(request.resource !== undefined ? { resource: request.resource } : {}),
-      expiresAt: new Date(now.getTime() + CODE_LIFETIME_MS).toISOString(),
-    },
-    now.toISOString(),
+  ctx.audit.change(
+    () =>
+      ctx.store.oauth.createCode(
+        {
+          hash: hashOf(ctx, code),
+          clientId: request.client.id,
+          userId: user.userId,
+          apiKeyId: user.keyId,
+          redirectUri: request.redirectUri,
+          codeChallenge: request.codeChallenge,
+          scope: request.scope,
+          ...(request.resource !== undefined ? { resource: request.resource } : {}),
+          expiresAt: new Date(now.getTime() + CODE_LIFETIME_MS).toISOString(),
+        },
+        now.toISOString(),
+      ),
+    () => ({
+      action: 'oauth_grant.consented',
+      actor: { userId: user.userId, credentialKind: 'apiKey', credentialId: user.keyId },
+      target: { type: 'oauth_client', id: request.client.id },
+      sourceAddress: address,
+      details: { clientName: request.client.name, scope: request.scope, ...(request.resource !== undefined ? { resource: request.resource } : {}) },
+    }),
   );
   return redirectTo(request.redirectUri, { code, state: request.state, iss: ctx.issuer() });
 }

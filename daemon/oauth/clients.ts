@@ -27,25 +27,49 @@ export const REGISTRATION_WINDOW_MS = 10 * 60_000;
 export const UNUSED_CLIENT_TTL_MS = 15 * 60_000;
 export const MAX_UNUSED_CLIENTS = 5_000;
 
+/** Redirect URIs an audit event names at most (each cut at URI_DETAIL_LENGTH characters); the count is given beside them. */
+const MAX_DETAIL_URIS = 5;
+const URI_DETAIL_LENGTH = 200;
+
 /**
- * Registers a client for `fromKey` (the registering address's key). Over the address's
- * limit: 429 temporarily_unavailable with Retry-After (when its oldest registration in the
- * window leaves it); over the global cap of unused clients: 503 with Retry-After.
+ * Registers a client for `fromKey` (the registering address's key), recorded in the audit
+ * log with the client address `address`. Over the address's limit: 429
+ * temporarily_unavailable with Retry-After (when its oldest registration in the window
+ * leaves it); over the global cap of unused clients: 503 with Retry-After.
  */
-export function registerClient(ctx: OAuthContext, body: unknown, fromKey: string): Record<string, unknown> {
+export function registerClient(ctx: OAuthContext, body: unknown, fromKey: string, address: string): Record<string, unknown> {
   const reg = readRegistration(body);
   const secret = reg.authMethod === 'none' ? undefined : newCredential(CLIENT_SECRET_PREFIX);
   const now = ctx.now();
-  const outcome = ctx.store.oauth.registerClient(
-    { name: reg.name, redirectUris: reg.redirectUris, metadata: reg.metadata, ...(secret ? { secretHash: hashOf(ctx, secret) } : {}) },
-    now.toISOString(),
-    {
-      // The store keeps a keyed hash: who registered is needed for counting, not for reading back.
-      from: hashOf(ctx, `registration-address:${fromKey}`),
-      since: new Date(now.getTime() - REGISTRATION_WINDOW_MS).toISOString(),
-      perAddress: REGISTRATIONS_PER_ADDRESS,
-      maxUnused: MAX_UNUSED_CLIENTS,
-    },
+  const outcome = ctx.audit.change(
+    () =>
+      ctx.store.oauth.registerClient(
+        { name: reg.name, redirectUris: reg.redirectUris, metadata: reg.metadata, ...(secret ? { secretHash: hashOf(ctx, secret) } : {}) },
+        now.toISOString(),
+        {
+          // The store keeps a keyed hash: who registered is needed for counting, not for reading back.
+          from: hashOf(ctx, `registration-address:${fromKey}`),
+          since: new Date(now.getTime() - REGISTRATION_WINDOW_MS).toISOString(),
+          perAddress: REGISTRATIONS_PER_ADDRESS,
+          maxUnused: MAX_UNUSED_CLIENTS,
+        },
+      ),
+    // A refusal is not recorded: it changes nothing, and the per-address limit bounds the log.
+    (outcome) =>
+      'client' in outcome
+        ? {
+            action: 'oauth_client.registered',
+            actor: { credentialKind: 'anonymous' },
+            target: { type: 'oauth_client', id: outcome.client.id },
+            sourceAddress: address,
+            details: {
+              clientName: reg.name,
+              authMethod: reg.authMethod,
+              redirectUris: reg.redirectUris.slice(0, MAX_DETAIL_URIS).map((u) => u.slice(0, URI_DETAIL_LENGTH)),
+              redirectUriCount: reg.redirectUris.length,
+            },
+          }
+        : undefined,
   );
   if ('refused' in outcome) {
     if (outcome.refused === 'address') {

@@ -3,6 +3,8 @@
 // public URL, known once it listens), the license, the daemon's own authentication of
 // API keys for the consent step, and how long a grant may live.
 
+import type { AuthFailures } from '../audit/auth-failures.ts';
+import type { AuditLog } from '../audit/log.ts';
 import type { Entitlements } from '../auth/entitlements.ts';
 import { credentialHash } from '../auth/credentials.ts';
 import type { Store } from '../store/store.ts';
@@ -16,8 +18,15 @@ export interface OAuthContext {
   /** The issuer: the daemon's public base URL, without a trailing slash. */
   issuer(): string;
   entitlements: Entitlements;
-  /** The user an API key belongs to, and the key's id; throws the authenticator's 401 for any other credential. */
-  apiKeyUser(key: string): Promise<{ userId: string; apiKeyId: string }>;
+  /**
+   * The user an API key belongs to and the key's id; throws the authenticator's 401 for any
+   * other credential. `from`: the client's address (a refusal counts as a failed authentication).
+   */
+  apiKeyUser(key: string, from: string): Promise<{ userId: string; keyId: string }>;
+  /** Records registrations, consents, grants and revocations (audit/log.ts). */
+  audit: AuditLog;
+  /** Counts clients that fail to authenticate at the token and revocation endpoints. */
+  failures: AuthFailures;
   /**
    * A grant's absolute lifetime from consent (settings.oauth.grantLifetimeDays): tokens are
    * minted to expire by then, and a refresh after it is refused, so rotating refresh tokens

@@ -10,13 +10,26 @@ import { hashOf, type OAuthContext } from './context.ts';
 import { required, type Params } from './form.ts';
 import { ACCESS_TOKEN_PREFIX, hasShape, REFRESH_TOKEN_PREFIX } from './tokens.ts';
 
-export function revokeRequest(ctx: OAuthContext, params: Params, authorization: string | undefined): void {
+/** A revocation by the client from `address`, recorded in the audit log when it takes effect. */
+export function revokeRequest(ctx: OAuthContext, params: Params, authorization: string | undefined, address: string): void {
   const client = authenticateClient(ctx, params, authorization);
   const token = required(params, 'token');
   if (!hasShape(token, ACCESS_TOKEN_PREFIX) && !hasShape(token, REFRESH_TOKEN_PREFIX)) return;
   const found = ctx.store.oauth.findToken(hashOf(ctx, token));
   if (!found || found.grant.clientId !== client.id) return;
   const now = ctx.now().toISOString();
-  if (found.token.kind === 'refresh') ctx.store.oauth.revokeGrant(found.grant.id, now);
-  else ctx.store.oauth.revokeToken(found.token.hash, now);
+  const { grant } = found;
+  const actor = { userId: grant.userId, credentialKind: 'oauthClient', credentialId: client.id } as const;
+  if (found.token.kind === 'refresh') {
+    ctx.audit.change(
+      () => ctx.store.oauth.revokeGrant(grant.id, now),
+      (g) => (g?.revokedAt === now ? { action: 'oauth_grant.revoked', actor, target: { type: 'oauth_grant', id: grant.id }, sourceAddress: address, details: { reason: 'client', clientId: client.id } } : undefined),
+    );
+  } else {
+    const live = found.token.revokedAt === undefined;
+    ctx.audit.change(
+      () => ctx.store.oauth.revokeToken(found.token.hash, now),
+      () => (live ? { action: 'oauth_token.revoked', actor, target: { type: 'oauth_grant', id: grant.id }, sourceAddress: address, details: { kind: 'access', clientId: client.id } } : undefined),
+    );
+  }
 }

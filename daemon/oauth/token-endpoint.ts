@@ -11,7 +11,12 @@
 // ever. And it lives only while the API key the user consented with does: the exchange
 // and the refresh refuse a grant whose key is revoked (invalid_grant), as the API refuses
 // its access tokens (oauth/access.ts).
+//
+// The audit log records the grant a code's exchange creates, and a grant a reuse revokes,
+// in one transaction with the change; the actor is the client (its id), acting for the
+// grant's user. Refreshes are not recorded: they hand out nothing the grant did not.
 
+import type { AuditActorOf } from '../audit/events.ts';
 import { originLive } from '../auth/origin.ts';
 import type { NewOAuthToken, OAuthClientRecord, OAuthGrantRecord } from '../store/store.ts';
 import { authenticateClient } from './clients.ts';
@@ -30,15 +35,23 @@ export interface TokenResponse {
   refresh_token?: string;
 }
 
-export function tokenRequest(ctx: OAuthContext, params: Params, authorization: string | undefined): TokenResponse {
+/** Who is asking, for the audit log: the authenticated client, from the client address. */
+interface Caller {
+  client: OAuthClientRecord;
+  address: string;
+}
+
+export function tokenRequest(ctx: OAuthContext, params: Params, authorization: string | undefined, address: string): TokenResponse {
   const grantType = required(params, 'grant_type');
   const client = authenticateClient(ctx, params, authorization);
-  if (grantType === 'authorization_code') return exchangeCode(ctx, client, params);
-  if (grantType === 'refresh_token') return refresh(ctx, client, params);
+  const caller: Caller = { client, address };
+  if (grantType === 'authorization_code') return exchangeCode(ctx, caller, params);
+  if (grantType === 'refresh_token') return refresh(ctx, caller, params);
   throw new OAuthError('unsupported_grant_type', `grant_type must be authorization_code or refresh_token, not ${grantType.slice(0, 64)}`);
 }
 
-function exchangeCode(ctx: OAuthContext, client: OAuthClientRecord, params: Params): TokenResponse {
+function exchangeCode(ctx: OAuthContext, caller: Caller, params: Params): TokenResponse {
+  const { client } = caller;
   const code = required(params, 'code');
   const verifier = required(params, 'code_verifier');
   const invalid = (why: string) => new OAuthError('invalid_grant', why);
@@ -47,7 +60,7 @@ function exchangeCode(ctx: OAuthContext, client: OAuthClientRecord, params: Para
   const record = ctx.store.oauth.peekCode(hash);
   const now = ctx.now();
   if (!record) throw invalid('the authorization code is not valid');
-  if (record.usedAt !== undefined) throw codeReused(ctx, record.grantId);
+  if (record.usedAt !== undefined) throw codeReused(ctx, caller, record.grantId);
   if (record.clientId !== client.id) throw invalid('the authorization code was issued to another client');
   if (now.getTime() >= Date.parse(record.expiresAt)) throw invalid('the authorization code has expired (codes are good for 5 minutes); authorize again');
   const redirectUri = params.get('redirect_uri');
@@ -58,14 +71,21 @@ function exchangeCode(ctx: OAuthContext, client: OAuthClientRecord, params: Para
   liveKey(ctx, record.apiKeyId, record.userId);
   // The grant is created now: it ends grantLifetimeMs from now.
   const { tokens, response } = mint(ctx, client, record.scope, now, now.getTime() + ctx.grantLifetimeMs);
-  const result = ctx.store.oauth.redeemCode(hash, tokens, now.toISOString());
+  const result = ctx.audit.change(
+    () => ctx.store.oauth.redeemCode(hash, tokens, now.toISOString()),
+    (r) =>
+      r !== undefined && 'grant' in r
+        ? { action: 'oauth_grant.created', actor: actorFor(caller, r.grant.userId), target: { type: 'oauth_grant', id: r.grant.id }, sourceAddress: caller.address, details: { clientId: client.id, clientName: client.name, scope: r.grant.scope } }
+        : undefined,
+  );
   if (!result) throw invalid('the authorization code is not valid');
   // Another request exchanged it between the look and the exchange.
-  if ('reused' in result) throw codeReused(ctx, result.reused.grantId);
+  if ('reused' in result) throw codeReused(ctx, caller, result.reused.grantId);
   return response;
 }
 
-function refresh(ctx: OAuthContext, client: OAuthClientRecord, params: Params): TokenResponse {
+function refresh(ctx: OAuthContext, caller: Caller, params: Params): TokenResponse {
+  const { client } = caller;
   if (!grantTypes(client).includes('refresh_token')) throw new OAuthError('unauthorized_client', 'this client did not register the refresh_token grant type');
   const token = required(params, 'refresh_token');
   const invalid = (why: string) => new OAuthError('invalid_grant', why);
@@ -74,7 +94,7 @@ function refresh(ctx: OAuthContext, client: OAuthClientRecord, params: Params): 
   const found = ctx.store.oauth.findToken(hash);
   const now = ctx.now();
   if (!found || found.token.kind !== 'refresh' || found.grant.clientId !== client.id) throw invalid('the refresh token is not valid');
-  if (found.token.rotatedAt !== undefined) throw refreshReused(ctx, found.grant);
+  if (found.token.rotatedAt !== undefined) throw refreshReused(ctx, caller, found.grant);
   if (found.token.revokedAt !== undefined || found.grant.revokedAt !== undefined) throw invalid('the refresh token has been revoked');
   const grantEnd = Date.parse(found.grant.createdAt) + ctx.grantLifetimeMs;
   if (now.getTime() >= grantEnd) {
@@ -94,20 +114,34 @@ function refresh(ctx: OAuthContext, client: OAuthClientRecord, params: Params): 
   if (!ctx.store.oauth.rotateRefreshToken(hash, tokens, now.toISOString())) {
     // Lost a race with another exchange of the same token (or a revocation): read again.
     const again = ctx.store.oauth.findToken(hash);
-    if (again?.token.rotatedAt !== undefined) throw refreshReused(ctx, again.grant);
+    if (again?.token.rotatedAt !== undefined) throw refreshReused(ctx, caller, again.grant);
     throw invalid('the refresh token has been revoked');
   }
   return response;
 }
 
-function codeReused(ctx: OAuthContext, grantId: string | undefined): OAuthError {
-  if (grantId !== undefined) ctx.store.oauth.revokeGrant(grantId, ctx.now().toISOString());
+function codeReused(ctx: OAuthContext, caller: Caller, grantId: string | undefined): OAuthError {
+  if (grantId !== undefined) revokeForReuse(ctx, caller, grantId, 'authorization_code_reused');
   return new OAuthError('invalid_grant', 'the authorization code was used before; the tokens issued for it are revoked');
 }
 
-function refreshReused(ctx: OAuthContext, grant: OAuthGrantRecord): OAuthError {
-  ctx.store.oauth.revokeGrant(grant.id, ctx.now().toISOString());
+function refreshReused(ctx: OAuthContext, caller: Caller, grant: OAuthGrantRecord): OAuthError {
+  revokeForReuse(ctx, caller, grant.id, 'refresh_token_reused');
   return new OAuthError('invalid_grant', 'the refresh token was used before; every token of this authorization is revoked, authorize again');
+}
+
+/** Revokes a grant whose code or refresh token came back, recorded when it takes effect (a later replay records nothing more). */
+function revokeForReuse(ctx: OAuthContext, caller: Caller, grantId: string, reason: 'authorization_code_reused' | 'refresh_token_reused'): void {
+  const now = ctx.now().toISOString();
+  ctx.audit.change(
+    () => ctx.store.oauth.revokeGrant(grantId, now),
+    (g) => (g?.revokedAt === now ? { action: 'oauth_grant.revoked', actor: actorFor(caller, g.userId), target: { type: 'oauth_grant', id: g.id }, sourceAddress: caller.address, details: { reason, clientId: g.clientId } } : undefined),
+  );
+}
+
+/** The client, acting for the grant's user. */
+function actorFor(caller: Caller, userId: string): AuditActorOf {
+  return { userId, credentialKind: 'oauthClient', credentialId: caller.client.id };
 }
 
 /** A resource parameter at the token endpoint must be acceptable and agree with the authorization's. */

@@ -217,6 +217,36 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     id: 8,
+    name: 'audit_events',
+    // Documented at the top of sqlite-audit.ts.
+    up: `
+      CREATE TABLE audit_events (
+        id                   INTEGER PRIMARY KEY AUTOINCREMENT,
+        at                   TEXT NOT NULL,
+        action               TEXT NOT NULL,
+        outcome              TEXT NOT NULL CHECK (outcome IN ('success', 'failure')),
+        actor_user_id        TEXT,
+        actor_kind           TEXT NOT NULL,
+        actor_credential_id  TEXT,
+        target_type          TEXT,
+        target_id            TEXT,
+        source_address       TEXT,
+        details              TEXT CHECK (details IS NULL OR json_valid(details)),
+        CHECK ((target_type IS NULL) = (target_id IS NULL))
+      );
+      CREATE INDEX audit_events_at ON audit_events (at, id);
+      CREATE INDEX audit_events_actor_user ON audit_events (actor_user_id, at);
+      CREATE INDEX audit_events_actor_credential ON audit_events (actor_credential_id, at);
+      CREATE INDEX audit_events_target ON audit_events (target_id, at);
+      CREATE INDEX audit_events_action ON audit_events (action, at);
+      CREATE TRIGGER audit_events_append_only BEFORE UPDATE ON audit_events
+      BEGIN
+        SELECT RAISE(ABORT, 'audit events are append-only');
+      END;
+    `,
+  },
+  {
+    id: 9,
     name: 'credential_origins_and_browser_sessions',
     // Which API key opened each scoped token, authorization code and OAuth grant, so that
     // revoking the key ends them; a grant's last use; stored browser sessions, so that they

@@ -46,6 +46,7 @@ import { SqliteIdentity } from './sqlite-identity.ts';
 import { SqliteSessions } from './sqlite-sessions.ts';
 import { SqliteRequestCounts } from './sqlite-request-counts.ts';
 import { SqliteOAuth } from './sqlite-oauth.ts';
+import { SqliteAudit } from './sqlite-audit.ts';
 import { migrate } from './migrations.ts';
 import { assignments, columnList, fromRow, merge, paramList, toParams, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
 
@@ -166,10 +167,13 @@ class SqliteStore implements Store {
   readonly #requestCounts: SqliteRequestCounts;
   /** OAuth clients, codes, grants and tokens: sqlite-oauth.ts. */
   readonly oauth: SqliteOAuth;
+  /** The audit log: sqlite-audit.ts. */
+  readonly audit: SqliteAudit;
 
   constructor(db: BetterSqlite3.Database) {
     this.#db = db;
     this.oauth = new SqliteOAuth(db);
+    this.audit = new SqliteAudit(db);
     this.#identity = new SqliteIdentity(db);
     this.#sessions = new SqliteSessions(db);
     this.#requestCounts = new SqliteRequestCounts(db);
@@ -286,6 +290,12 @@ class SqliteStore implements Store {
   deleteConnection(id: number): void {
     // One statement, so atomic on its own; ON DELETE SET NULL detaches the repositories.
     this.#deleteConnection.run(id);
+  }
+
+  atomically<T>(fn: () => T): T {
+    // IMMEDIATE, like every read-then-write here (see the top of this file). Inside, the
+    // store's own transactions become savepoints of this one (better-sqlite3 nests them).
+    return this.#db.transaction(fn).immediate();
   }
 
   // Users and API keys: sqlite-identity.ts.

@@ -397,9 +397,78 @@ export interface OAuthStore {
   prune(before: string): number;
 }
 
+/**
+ * One event of the audit log (audit/): who did what to which credential or setting, from
+ * where, and whether it went through. Never a secret: credentials are named by their ids.
+ */
+export interface AuditEventRecord {
+  /** Assigned by the store: increasing, never reused (also after a prune). */
+  id: number;
+  /** ISO 8601, as given (the recorder's clock). */
+  at: string;
+  /** audit/events.ts names them: "api_key.created", "auth.failed", ... */
+  action: string;
+  outcome: 'success' | 'failure';
+  actor: AuditActor;
+  /** What the action was done to; absent when it names nothing stored (a failed authentication). */
+  target?: { type: string; id: string };
+  /** The client's address as the daemon saw it (http/client-address.ts); absent for the command line. */
+  sourceAddress?: string;
+  /** A small JSON object of facts about the event (names, counts, repository ids); never a secret. */
+  details?: Record<string, unknown>;
+}
+
+export interface AuditActor {
+  /** The user acting; absent when unknown (anonymous, the command line, a failed authentication). */
+  userId?: string;
+  /** audit/events.ts CREDENTIAL_KINDS: "apiKey", "cli", "system", ... */
+  credentialKind: string;
+  /** The credential's id (key_..., sat_..., ogr_..., oac_...) or the operating-system account of a CLI run; never the secret. */
+  credentialId?: string;
+}
+
+export type NewAuditEvent = Omit<AuditEventRecord, 'id'>;
+
+/** Which events listAudit returns; every filter given must hold. */
+export interface AuditQuery {
+  /** The actor's userId or credentialId equals this. */
+  actor?: string;
+  /** The action equals this; when it ends with ".", the action starts with it. */
+  action?: string;
+  /** The target's id equals this. */
+  target?: string;
+  /** ISO 8601 bounds on `at`, both inclusive. */
+  since?: string;
+  until?: string;
+  /** Events skipped (newest first) and returned at most. */
+  offset: number;
+  limit: number;
+}
+
+/**
+ * The audit log: appended to, read newest first, pruned by age. Nothing else changes an
+ * event (the SQLite table refuses UPDATE).
+ */
+export interface AuditStore {
+  append(event: NewAuditEvent): AuditEventRecord;
+  /** The events matching `query`, newest first (by `at`, then id); `total` counts every match, ignoring offset and limit. */
+  list(query: AuditQuery): { events: AuditEventRecord[]; total: number };
+  /** Drops the events with `at` before `before` (one at `before` stays); returns how many. */
+  prune(before: string): number;
+}
+
 export interface Store extends IdentityStore, SessionStore, LicenseStore, RequestCountStore {
   /** The OAuth authorization server's clients, codes, grants and tokens. */
   readonly oauth: OAuthStore;
+  /** The audit log of credential and administration events. */
+  readonly audit: AuditStore;
+  /**
+   * Runs `fn` as one transaction: every write of the store it makes is committed together,
+   * or, when `fn` throws (or the commit fails: a full disk), none is. The audit log records
+   * a change this way, so that there is no change without its event (audit/log.ts). `fn` is
+   * synchronous; calls may nest (the inner one joins the outer).
+   */
+  atomically<T>(fn: () => T): T;
   /**
    * The repository named `repoName`, created (state 'new', next unused id) when unknown or
    * when the only rows with that name are deleted ones; otherwise the live row, with

@@ -198,7 +198,12 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
       assert.doesNotMatch((await search(ann, 'needle_beta')).text, /big0/, 'the failed run added nothing');
     });
 
+    // The audit log's events so far: a full disk adds none, and no change without its event.
+    const auditEvents = () => d!.daemon.services.store.audit.list({ offset: 0, limit: 1 }).total;
+    let auditBefore = -1;
+
     await t.test('full: HTTP writes answer 503 saying the disk is full', async () => {
+      auditBefore = auditEvents();
       assertDiskFull(await scoped(), 'a scoped access token');
       assertDiskFull(await register(), 'an OAuth client registration');
       assert.doesNotMatch(logger.text(), /"request failed"/, 'not logged as an unexpected error');
@@ -230,12 +235,16 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
         assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
         assert.equal(db.prepare('SELECT count(*) FROM users').pluck().get(), 2, 'no half-added user');
         assert.equal(db.prepare('SELECT count(*) FROM api_keys').pluck().get(), 3, 'no half-created key');
+        assert.equal(db.prepare('SELECT count(*) FROM scoped_tokens').pluck().get(), 0, 'no scoped token');
+        assert.ok(auditBefore > 0, `${auditBefore} audit events before`);
+        assert.equal(db.prepare('SELECT count(*) FROM audit_events').pluck().get(), auditBefore, 'no audit event of a change that failed');
       } finally {
         db.close();
       }
     });
 
     await t.test('space is back: the same writes succeed without a restart', async () => {
+      const lastBefore = Math.max(...d!.daemon.services.store.audit.list({ offset: 0, limit: 10_000 }).events.map((e) => e.id));
       fs.empty();
       const created = await scoped();
       assert.equal(created.status, 201, created.text);
@@ -246,6 +255,9 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
       assert.equal(cli(dataDir, 'users', 'add', '--email', 'cid@example.com').status, 0);
       const r = cli(dataDir, 'index', d!.repoPath, '--branches', 'dev', '--tags', 'v*');
       assert.equal(r.status, 0, r.stderr);
+      // By id: the spawned commands record on the real clock, the daemon on the test's.
+      const recorded = d!.daemon.services.store.audit.list({ offset: 0, limit: 10_000 }).events.filter((e) => e.id > lastBefore).map((e) => e.action);
+      for (const a of ['scoped_token.created', 'oauth_client.registered', 'api_key.created', 'user.added']) assert.ok(recorded.includes(a), `${a} recorded once space is back: ${recorded.join(', ')}`);
       const beta = await search(ann, 'needle_beta');
       assert.equal(beta.status, 200);
       assert.deepEqual(paths(beta), ['gen/big0.txt', 'gen/big1.txt', 'gen/big2.txt']);

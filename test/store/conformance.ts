@@ -31,10 +31,16 @@
 //   leave dead rows (expired, already revoked or ended) as they were and count what they
 //   ended. A refresh (rotateRefreshToken) sets the grant's lastUsedAt. Listings are newest
 //   first. pruneSessions(before) drops sessions that expired or ended before `before`.
+// - Audit log (store.audit): ids increase and are never reused, also after a prune; list
+//   orders by `at` newest first, then by id; `actor` matches the actor's userId or
+//   credentialId; an `action` ending in "." is a prefix ("_" is no wildcard); since/until
+//   are inclusive ISO 8601 strings; `total` ignores offset and limit; prune(before) drops
+//   events with `at` before `before` (one at `before` stays). Absent optional fields are
+//   omitted. atomically(fn) commits every write of fn together, or none when fn throws.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { IndexedRef, NewOAuthToken, OAuthClientRecord, OAuthCodeRecord, OAuthGrantRecord, RepoFields, RepoRecord, Store } from '../../daemon/store/store.ts';
+import type { AuditEventRecord, IndexedRef, NewAuditEvent, NewOAuthToken, OAuthClientRecord, OAuthCodeRecord, OAuthGrantRecord, RepoFields, RepoRecord, Store } from '../../daemon/store/store.ts';
 
 export interface ConformanceOptions {
   /**
@@ -1159,6 +1165,114 @@ export function storeConformance(
       assert.equal(o.prune(CUTOFF), 0, 'nothing left to prune');
       assert.deepEqual(o.listLiveGrants(CUTOFF), [{ ...keptGrant, clientName: 'kept' }]);
     });
+
+    // ---- audit log ----
+
+    const event = (at: string, action: string, extra: Partial<NewAuditEvent> = {}): NewAuditEvent => ({ at, action, outcome: 'success', actor: { credentialKind: 'cli', credentialId: 'root' }, ...extra });
+
+    storeTest('audit: append assigns increasing ids; every field round-trips; absent ones are omitted', (store) => {
+      const full: NewAuditEvent = {
+        at: T1,
+        action: 'scoped_token.created',
+        outcome: 'failure',
+        actor: { userId: 'usr_1', credentialKind: 'apiKey', credentialId: 'key_1' },
+        target: { type: 'scoped_token', id: 'sat_1' },
+        sourceAddress: '2001:0db8:0000:0000:0000:0000:0000:0001',
+        details: { repoIds: [1, 2], repoCount: 2, nested: { a: 'ü "quoted"\n' }, flag: true, none: null },
+      };
+      const a = store.audit.append(full);
+      assert.ok(Number.isSafeInteger(a.id) && a.id > 0, `id ${a.id}`);
+      assert.deepEqual(a, { id: a.id, ...full });
+      const bare = store.audit.append(event(T1, 'auth.failed'));
+      assert.ok(bare.id > a.id);
+      assert.deepEqual(bare, { id: bare.id, ...event(T1, 'auth.failed') });
+      assertNoEmptyValues(bare);
+      assertNoEmptyValues(bare.actor);
+      assert.deepEqual(store.audit.list({ offset: 0, limit: 10 }), { events: [bare, a], total: 2 });
+    });
+
+    storeTest('audit: newest first by at, then id; paging with offset and limit; total ignores the page', (store) => {
+      const made: AuditEventRecord[] = [];
+      for (const at of [T2, T1, T3, T2]) made.push(store.audit.append(event(at, 'user.added')));
+      const order = [made[2]!, made[3]!, made[0]!, made[1]!];
+      assert.deepEqual(store.audit.list({ offset: 0, limit: 100 }), { events: order, total: 4 });
+      assert.deepEqual(store.audit.list({ offset: 1, limit: 2 }), { events: order.slice(1, 3), total: 4 });
+      assert.deepEqual(store.audit.list({ offset: 4, limit: 2 }), { events: [], total: 4 });
+    });
+
+    storeTest('audit: filters by actor (user or credential), action (exact or prefix), target and inclusive time bounds', (store) => {
+      const k1 = store.audit.append(event(T1, 'api_key.created', { actor: { userId: 'usr_a', credentialKind: 'apiKey', credentialId: 'key_a' }, target: { type: 'api_key', id: 'key_b' } }));
+      const k2 = store.audit.append(event(T2, 'api_key.revoked', { target: { type: 'api_key', id: 'key_b' } }));
+      const s1 = store.audit.append(event(T3, 'scoped_token.created', { actor: { userId: 'usr_b', credentialKind: 'apiKey', credentialId: 'key_b' }, target: { type: 'scoped_token', id: 'sat_1' } }));
+      const odd = store.audit.append(event(T3, 'apixkey.created'));
+      const ids = (q: Partial<Parameters<Store['audit']['list']>[0]>) => store.audit.list({ offset: 0, limit: 100, ...q }).events.map((e) => e.id);
+      assert.deepEqual(ids({ actor: 'usr_a' }), [k1.id], 'by user id');
+      assert.deepEqual(ids({ actor: 'key_b' }), [s1.id], 'by credential id');
+      assert.deepEqual(ids({ actor: 'root' }), [odd.id, k2.id], 'the CLI account is a credential id');
+      assert.deepEqual(ids({ action: 'api_key.revoked' }), [k2.id]);
+      assert.deepEqual(ids({ action: 'api_key.' }), [k2.id, k1.id], 'a prefix; "_" is not a wildcard');
+      assert.deepEqual(ids({ action: 'api_key' }), [], 'without the dot: exact');
+      assert.deepEqual(ids({ target: 'key_b' }), [k2.id, k1.id]);
+      assert.deepEqual(ids({ since: T2 }), [odd.id, s1.id, k2.id], 'since is inclusive');
+      assert.deepEqual(ids({ until: T2 }), [k2.id, k1.id], 'until is inclusive');
+      assert.deepEqual(ids({ since: T2, until: T2, action: 'api_key.', target: 'key_b', actor: 'root' }), [k2.id], 'filters combine');
+      assert.equal(store.audit.list({ offset: 0, limit: 1, action: 'api_key.' }).total, 2, 'total counts the filtered events');
+    });
+
+    storeTest('audit: prune drops events before the cutoff; ids are not reused afterwards', (store) => {
+      const old = store.audit.append(event(T1, 'user.added'));
+      const edge = store.audit.append(event(T2, 'user.added'));
+      const newer = store.audit.append(event(T3, 'user.added'));
+      assert.equal(store.audit.prune(T2), 1);
+      assert.deepEqual(store.audit.list({ offset: 0, limit: 10 }).events, [newer, edge], 'one at the cutoff stays');
+      assert.equal(store.audit.prune(T2), 0);
+      assert.equal(store.audit.prune(plus(T3, 1)), 2);
+      const next = store.audit.append(event(T1, 'user.added'));
+      assert.ok(next.id > newer.id && next.id > old.id, `id ${next.id} after ${newer.id}`);
+    });
+
+    storeTest('atomically: the writes of fn are committed together, or none when it throws', (store) => {
+      const kept = store.atomically(() => {
+        const u = store.createUser({ email: 'both@example.com', name: 'b', role: 'member' }, T1);
+        store.audit.append(event(T1, 'user.added', { target: { type: 'user', id: u.id } }));
+        return u;
+      });
+      assert.deepEqual(store.getUser(kept.id), kept);
+      assert.equal(store.audit.list({ offset: 0, limit: 10 }).total, 1);
+      assert.throws(
+        () =>
+          store.atomically(() => {
+            const u = store.createUser({ email: 'neither@example.com', name: 'n', role: 'member' }, T1);
+            store.revokeApiKey(store.createApiKey({ userId: u.id, name: 'k', hash: 'h-neither', hint: 'svk_0000' }, T1).id, T2);
+            store.audit.append(event(T1, 'user.added', { target: { type: 'user', id: u.id } }));
+            // A store operation that is a transaction of its own joins this one.
+            store.oauth.registerClient({ name: 'c', redirectUris: [REDIRECT], metadata: {} }, T1, { from: 'x', since: T1, perAddress: 5, maxUnused: 5 });
+            throw new Error('the event could not be written');
+          }),
+        /the event could not be written/,
+      );
+      assert.equal(store.getUserByEmail('neither@example.com'), undefined, 'no user');
+      assert.equal(store.findApiKey('h-neither'), undefined, 'no key');
+      assert.equal(store.oauth.countClients(), 0, 'no client');
+      assert.equal(store.audit.list({ offset: 0, limit: 10 }).total, 1, 'no event');
+      // Nested: the inner call joins the outer transaction.
+      assert.throws(() => store.atomically(() => {
+        store.atomically(() => store.audit.append(event(T2, 'user.added')));
+        throw new Error('outer');
+      }), /outer/);
+      assert.equal(store.audit.list({ offset: 0, limit: 10 }).total, 1, 'the inner write went with the outer');
+    });
+
+    storeTest(
+      'audit events survive reopening',
+      async (store, ctx) => {
+        const e = store.audit.append(event(T1, 'license.installed', { target: { type: 'license', id: 'L-1' }, details: { entitlements: ['oauth'] } }));
+        ctx.close(store);
+        const again = await ctx.open();
+        assert.deepEqual(again.audit.list({ offset: 0, limit: 10 }).events, [e]);
+      },
+      { sharedStorage: true },
+    );
 
     storeTest(
       'OAuth state survives reopening',

@@ -237,12 +237,15 @@ describe('migrations', () => {
       db.pragma('foreign_keys = ON');
       assert.deepEqual(migrate(db), MIGRATIONS.slice(at).map((m) => m.id));
       const revokedAt = (table: string, id: string) => db.prepare(`SELECT revoked_at FROM ${table} WHERE id = ?`).pluck().get(id) as string | null;
-      const upgradeTime = revokedAt('scoped_tokens', 'sat_live')!;
-      assert.match(upgradeTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'ISO 8601 like every other time in the store');
-      assert.ok(Date.parse(upgradeTime) >= before - 1000 && Date.parse(upgradeTime) <= Date.now() + 1000, 'revoked at the upgrade');
+      // Each UPDATE reads the clock itself: the two may differ by a millisecond.
+      const atUpgrade = (t: string | null) => {
+        assert.match(t ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'ISO 8601 like every other time in the store');
+        assert.ok(Date.parse(t!) >= before - 1000 && Date.parse(t!) <= Date.now() + 1000, `${t}: revoked at the upgrade`);
+      };
+      atUpgrade(revokedAt('scoped_tokens', 'sat_live'));
       assert.equal(revokedAt('scoped_tokens', 'sat_expired'), null, 'an expired token is left alone');
       assert.equal(revokedAt('scoped_tokens', 'sat_revoked'), past, 'a revoked one keeps its time');
-      assert.equal(revokedAt('oauth_grants', 'ogr_live'), upgradeTime);
+      atUpgrade(revokedAt('oauth_grants', 'ogr_live'));
       assert.equal(revokedAt('oauth_grants', 'ogr_revoked'), past);
       db.close();
       // Through the store: the old grant is no longer live, and its refresh token does not rotate.
@@ -317,6 +320,24 @@ describe('SQLite specifics', () => {
       assert.ok(store.upsertConnection('d', 'github').id > conn.id);
     } finally {
       store.close();
+    }
+  });
+
+  test('audit events are append-only: an UPDATE is refused; a prune (DELETE) is not', () => {
+    const file = newFile();
+    const store = openSqliteStore(file);
+    const event = store.audit.append({ at: '2026-01-01T00:00:00.000Z', action: 'user.added', outcome: 'success', actor: { credentialKind: 'cli', credentialId: 'root' } });
+    store.close();
+    const db = new Database(file);
+    try {
+      assert.throws(() => db.prepare("UPDATE audit_events SET action = 'user.suspended' WHERE id = ?").run(event.id), /audit events are append-only/);
+      assert.throws(() => db.prepare('UPDATE audit_events SET details = NULL').run(), /append-only/);
+      assert.throws(() => db.prepare("INSERT INTO audit_events (at, action, outcome, actor_kind, details) VALUES ('x', 'y', 'success', 'cli', 'not json')").run(), /CHECK constraint/);
+      assert.throws(() => db.prepare("INSERT INTO audit_events (at, action, outcome, actor_kind, target_type) VALUES ('x', 'y', 'success', 'cli', 'user')").run(), /CHECK constraint/, 'a target has a type and an id, or neither');
+      assert.equal(db.prepare('SELECT action FROM audit_events WHERE id = ?').pluck().get(event.id), 'user.added');
+      assert.equal(db.prepare('DELETE FROM audit_events').run().changes, 1);
+    } finally {
+      db.close();
     }
   });
 

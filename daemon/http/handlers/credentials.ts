@@ -11,8 +11,13 @@
 // nothing of other users' keys, grants or sessions. No license is needed (ending a
 // credential is never an enterprise feature), and none of these is rate limited: API.md
 // 8.9 does not list them, and revoking a leaked key must work when the budget is spent.
+//
+// Each ending is recorded in the audit log in one transaction with it (audit/log.ts), when
+// it takes effect: api_key.revoked (with how many of each kind it ended), oauth_grant.revoked,
+// session.ended, user.signed_out.
 
-import { listKeyCredentials } from '../../auth/credential-listing.ts';
+import { actorOf, firstTime } from '../../audit/log.ts';
+import { endedAny, listKeyCredentials } from '../../auth/credential-listing.ts';
 import { ServiceError, type ErrorCode } from '../../errors.ts';
 import type { Identity } from '../auth.ts';
 import type { Route } from '../route.ts';
@@ -71,7 +76,15 @@ export function credentialRoutes(s: Services): Route[] {
       async handle(ctx) {
         const id = ctx.params.id!;
         owned(ctx.identity, s.store.getApiKey(id)?.userId, 'API_KEY_NOT_FOUND', 'API key', id);
-        const revoked = s.store.revokeApiKey(id, s.now().toISOString());
+        const now = s.now().toISOString();
+        const revoked = s.audit.change(
+          // Read before, in the same transaction: whether this revocation is the first.
+          () => firstTime(s.store.getApiKey(id)?.revokedAt, s.store.revokeApiKey(id, now)),
+          (r) =>
+            r && (r.first || endedAny(r.ended))
+              ? { action: 'api_key.revoked', actor: actorOf(ctx.identity), target: { type: 'api_key', id: r.key.id }, sourceAddress: ctx.clientAddress, details: { userId: r.key.userId, name: r.key.name, ended: r.ended } }
+              : undefined,
+        );
         if (!revoked) throw new ServiceError('API_KEY_NOT_FOUND', `no API key ${id.slice(0, 64)}`);
         return { body: { id: revoked.key.id, revokedAt: revoked.key.revokedAt, ended: revoked.ended } };
       },
@@ -88,7 +101,14 @@ export function credentialRoutes(s: Services): Route[] {
       async handle(ctx) {
         const id = ctx.params.id!;
         owned(ctx.identity, s.store.oauth.getGrant(id)?.userId, 'OAUTH_GRANT_NOT_FOUND', 'OAuth grant', id);
-        s.store.oauth.revokeGrant(id, s.now().toISOString());
+        const now = s.now().toISOString();
+        s.audit.change(
+          () => firstTime(s.store.oauth.getGrant(id)?.revokedAt, s.store.oauth.revokeGrant(id, now)),
+          (g) =>
+            g?.first
+              ? { action: 'oauth_grant.revoked', actor: actorOf(ctx.identity), target: { type: 'oauth_grant', id }, sourceAddress: ctx.clientAddress, details: { reason: reasonOf(ctx.identity, g.userId), clientId: g.clientId, userId: g.userId } }
+              : undefined,
+        );
         return { status: 204, body: undefined };
       },
     },
@@ -104,7 +124,14 @@ export function credentialRoutes(s: Services): Route[] {
       async handle(ctx) {
         const id = ctx.params.id!;
         owned(ctx.identity, s.store.getSession(id)?.userId, 'SESSION_NOT_FOUND', 'browser session', id);
-        s.store.endSession(id, s.now().toISOString());
+        const now = s.now().toISOString();
+        s.audit.change(
+          () => firstTime(s.store.getSession(id)?.endedAt, s.store.endSession(id, now)),
+          (x) =>
+            x?.first
+              ? { action: 'session.ended', actor: actorOf(ctx.identity), target: { type: 'session', id }, sourceAddress: ctx.clientAddress, details: { reason: reasonOf(ctx.identity, x.userId), userId: x.userId } }
+              : undefined,
+        );
         return { status: 204, body: undefined };
       },
     },
@@ -122,10 +149,19 @@ export function credentialRoutes(s: Services): Route[] {
       errors: ['INSUFFICIENT_PERMISSIONS', 'USER_NOT_FOUND'],
       async handle(ctx) {
         const userId = subject(ctx.identity, (ctx.body as { userId?: string }).userId);
-        return { body: { userId, ended: s.store.endUserCredentials(userId, s.now().toISOString()) } };
+        const ended = s.audit.change(
+          () => s.store.endUserCredentials(userId, s.now().toISOString()),
+          (e) => (endedAny(e) ? { action: 'user.signed_out', actor: actorOf(ctx.identity), target: { type: 'user', id: userId }, sourceAddress: ctx.clientAddress, details: { ended: e } } : undefined),
+        );
+        return { body: { userId, ended } };
       },
     },
   ];
+}
+
+/** Why a credential was ended, for the audit log: by its own user, or by an owner for a member. */
+function reasonOf(identity: Identity, ownerId: string): 'user' | 'owner' {
+  return identity.userId === ownerId ? 'user' : 'owner';
 }
 
 /** The caller, when they may manage credentials: an API key or a browser session. */

@@ -1,12 +1,16 @@
 // Enterprise endpoints (API-DETAILS.md section 5): organization members for owners
 // (`org-management` entitlement) and scoped access tokens (`scoped-access-tokens`).
 // Neither is rate limited (API.md 8.9 does not list them); both need a user's credential.
+// Creating and revoking a scoped token is recorded in the audit log with the change, and a
+// refusal of an authenticated caller as a failure (audit/).
 
+import type { AuditAction, AuditEntry } from '../../audit/events.ts';
+import { actorOf } from '../../audit/log.ts';
 import { credentialHash, newScopedToken, SCOPED_TOKEN_LIFETIME_MS, serverSecret } from '../../auth/credentials.ts';
 import { ServiceError } from '../../errors.ts';
 import type { UserRecord } from '../../store/store.ts';
 import type { Identity } from '../auth.ts';
-import type { Route } from '../route.ts';
+import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
 
 export function eeRoutes(s: Services): Route[] {
@@ -52,7 +56,7 @@ export function eeRoutes(s: Services): Route[] {
       body: 'ScopedTokenRequest',
       response: { status: 201, schema: 'ScopedTokenResponse', description: 'The token, shown once, and its id.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_REQUEST_BODY', 'INVALID_REPOSITORY_SCOPE'],
-      async handle(ctx) {
+      handle: (ctx) => refusalNoted(s, ctx, 'scoped_token.created', undefined, async () => {
         const caller = apiKeyCaller(ctx.identity, 'create');
         entitled(s, 'scoped-access-tokens');
         const ids = [...new Set((ctx.body as { repoIds: number[] }).repoIds)];
@@ -63,13 +67,21 @@ export function eeRoutes(s: Services): Route[] {
         }
         const now = s.now();
         const token = newScopedToken();
-        const record = s.store.createScopedToken(
-          // The key it is created with: revoking that key ends the token (auth/origin.ts).
-          { userId: caller, apiKeyId: ctx.identity.tokenId!, hash: credentialHash(serverSecret(s.dataDir), token), repoIds: ids, expiresAt: new Date(now.getTime() + SCOPED_TOKEN_LIFETIME_MS).toISOString() },
-          now.toISOString(),
+        const hash = credentialHash(serverSecret(s.dataDir), token);
+        const record = s.audit.change(
+          // The key it is created with (identity.tokenId): revoking that key ends the token (auth/origin.ts).
+          () => s.store.createScopedToken({ userId: caller, apiKeyId: ctx.identity.tokenId!, hash, repoIds: ids, expiresAt: new Date(now.getTime() + SCOPED_TOKEN_LIFETIME_MS).toISOString() }, now.toISOString()),
+          (t) => ({
+            action: 'scoped_token.created',
+            actor: actorOf(ctx.identity),
+            target: { type: 'scoped_token', id: t.id },
+            sourceAddress: ctx.clientAddress,
+            // Small: the first hundred ids and the count.
+            details: { repoIds: t.repoIds.slice(0, MAX_DETAIL_IDS), repoCount: t.repoIds.length, expiresAt: t.expiresAt },
+          }),
         );
         return { status: 201, body: { id: record.id, token, createdAt: record.createdAt, expiresAt: record.expiresAt, repoIds: record.repoIds } };
-      },
+      }),
     },
     {
       ...base,
@@ -79,17 +91,42 @@ export function eeRoutes(s: Services): Route[] {
       summary: 'Revokes one of your scoped access tokens at once (API key only)',
       response: { status: 204, description: 'Revoked (also when it had expired or was revoked before).' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'SCOPED_ACCESS_TOKEN_NOT_FOUND'],
-      async handle(ctx) {
+      handle: (ctx) => refusalNoted(s, ctx, 'scoped_token.revoked', { type: 'scoped_token', id: ctx.params.id!.slice(0, 64) }, async () => {
         const caller = apiKeyCaller(ctx.identity, 'revoke');
         const id = ctx.params.id!;
         const token = s.store.getScopedToken(id);
         // Another user's token is not revealed to exist.
         if (!token || token.userId !== caller) throw new ServiceError('SCOPED_ACCESS_TOKEN_NOT_FOUND', `no scoped access token ${id} of yours`);
-        s.store.revokeScopedToken(id, s.now().toISOString());
+        const now = s.now().toISOString();
+        // Recorded when it takes effect: revoking a revoked token again changes nothing.
+        s.audit.change(
+          () => s.store.revokeScopedToken(id, now),
+          (t) => (t?.revokedAt === now ? { action: 'scoped_token.revoked', actor: actorOf(ctx.identity), target: { type: 'scoped_token', id }, sourceAddress: ctx.clientAddress } : undefined),
+        );
         return { status: 204, body: undefined };
-      },
+      }),
     },
   ];
+}
+
+/** Repository ids (and the like) an event's details hold at most; the count is given beside them. */
+const MAX_DETAIL_IDS = 100;
+
+/**
+ * Runs an audited action's handler. When it refuses an authenticated caller (a 4xx other
+ * than 401: not entitled, not their token, out of their reach), the attempt is recorded as
+ * the action's failure, with the error code. Best-effort: the refusal is answered whatever
+ * happens to the record.
+ */
+async function refusalNoted<T>(s: Services, ctx: RouteContext, action: AuditAction, target: AuditEntry['target'], fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ServiceError && err.statusCode >= 400 && err.statusCode < 500 && err.statusCode !== 401 && ctx.identity.userId !== undefined) {
+      s.audit.note({ action, outcome: 'failure', actor: actorOf(ctx.identity), ...(target ? { target } : {}), sourceAddress: ctx.clientAddress, details: { errorCode: err.errorCode } });
+    }
+    throw err;
+  }
 }
 
 /** The user behind an API key (whose id is identity.tokenId); anonymous 401, any other credential 403. */
@@ -99,10 +136,11 @@ function apiKeyCaller(identity: Identity, what: 'create' | 'revoke'): string {
   return identity.userId;
 }
 
-function ownerWithEntitlement(s: Services, identity: Identity): void {
+/** Owners with the org-management entitlement: 401 anonymous, 403 without the license or the role (`what`: what they may do). */
+export function ownerWithEntitlement(s: Services, identity: Identity, what = 'list or read users'): void {
   if (identity.kind === 'anonymous' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'this endpoint needs the credential of an organization owner');
   entitled(s, 'org-management');
-  if (identity.role !== 'owner') throw new ServiceError('INSUFFICIENT_PERMISSIONS', 'only organization owners may list or read users');
+  if (identity.role !== 'owner') throw new ServiceError('INSUFFICIENT_PERMISSIONS', `only organization owners may ${what}`);
 }
 
 /** 403 naming the entitlement and why it is missing, unless the installed, active license grants it. */

@@ -47,6 +47,8 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       return fn(ctx);
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
+      // A client that cannot authenticate (token and revocation endpoints) is a failed authentication of its address.
+      if (err.error === 'invalid_client') oauth.failures.add(ctx.clientAddress, 'oauthClient');
       const headers: Array<[string, string]> = [...NO_STORE, ...err.headers];
       if (err.status === 401 && ctx.headers['authorization'] !== undefined) headers.push(['WWW-Authenticate', 'Basic realm="trawl"']);
       return { status: err.status, body: err.toJSON(), headers };
@@ -93,7 +95,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
           throw new OAuthError('invalid_client_metadata', 'the body must be a JSON object of client metadata');
         }
         // Counted per client address (trusted proxies honoured), an IPv6 /64 as one.
-        return { status: 201, body: registerClient(oauth, body, addressKey(ctx.clientAddress)), headers: [...NO_STORE] };
+        return { status: 201, body: registerClient(oauth, body, addressKey(ctx.clientAddress), ctx.clientAddress), headers: [...NO_STORE] };
       }),
     },
     {
@@ -107,7 +109,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       rawBody: true,
       response: { status: 200, description: 'access_token, token_type Bearer, expires_in, scope, refresh_token.' },
       handle: jsonEndpoint((ctx) => ({
-        body: tokenRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers['authorization']),
+        body: tokenRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers['authorization'], ctx.clientAddress),
         headers: [...NO_STORE],
       })),
     },
@@ -121,7 +123,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       rawBody: true,
       response: { status: 200, description: 'Revoked, or there was nothing of this client to revoke.' },
       handle: jsonEndpoint((ctx) => {
-        revokeRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers['authorization']);
+        revokeRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers['authorization'], ctx.clientAddress);
         return { body: {}, headers: [...NO_STORE] };
       }),
     },
@@ -163,14 +165,14 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
           const again = (status: number, message: string) => ctx.reply.send(status, consentPage(request, oauth.issuer(), oauth.grantLifetimeMs, message), PAGE_HEADERS);
           if (!key) return again(400, 'Enter your API key to allow access.');
           if (!isApiKeyShape(key)) return again(401, 'That is not an API key: keys start with svk_ (trawl keys create --user EMAIL makes one).');
-          let consent: { userId: string; apiKeyId: string };
+          let user: { userId: string; keyId: string };
           try {
-            consent = await oauth.apiKeyUser(key);
+            user = await oauth.apiKeyUser(key, ctx.clientAddress);
           } catch (err) {
             if (err instanceof ServiceError && err.statusCode < 500) return again(401, `${err.message[0]!.toUpperCase()}${err.message.slice(1)}.`);
             throw err;
           }
-          redirect(ctx, 303, approveLocation(oauth, request, consent));
+          redirect(ctx, 303, approveLocation(oauth, request, user, ctx.clientAddress));
         });
         return undefined;
       },

@@ -11,8 +11,13 @@
 // another origin can neither read their answers nor, for lack of a preflight, send them a
 // JSON body, so it can neither sign its visitor in to its own account nor learn the CSRF
 // token.
+//
+// The audit log records a sign-in before its cookie is handed out (no session without its
+// record: audit/log.ts) and a sign-out of a valid session, best-effort (dropping a cookie
+// must always work). A refused API key counts as a failed authentication of the address.
 
 import { clearCsrfCookie, clearSessionCookie, CSRF_COOKIE, csrfCookie, CSRF_HEADER, invalidCsrf, readCookie, SESSION_COOKIE, sessionCookie, type BrowserSessions } from '../../auth/browser-session.ts';
+import { actorOf } from '../../audit/log.ts';
 import { SCOPED_TOKEN_PREFIX } from '../../auth/credentials.ts';
 import { ServiceError } from '../../errors.ts';
 import { ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX } from '../../oauth/tokens.ts';
@@ -77,14 +82,15 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
         const onlyApiKey = () => new ServiceError('NOT_AUTHENTICATED', 'only an API key (svk_...) signs in to the web UI, not a scoped access token or an OAuth token');
         // Said before any lookup, so a token's owner learns why rather than "not valid".
         if ([SCOPED_TOKEN_PREFIX, ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX].some((p) => key.startsWith(p))) throw onlyApiKey();
-        const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader' });
+        const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader', from: ctx.clientAddress });
         if (identity.kind !== 'apiKey' || identity.userId === undefined || identity.tokenId === undefined) throw onlyApiKey();
         const user = s.store.getUser(identity.userId);
         if (!user) throw new ServiceError('NOT_AUTHENTICATED', 'the API key is not valid (unknown, malformed or revoked)');
         const userAgent = ctx.headers['user-agent'];
-        const record = s.store.createSession(
-          { userId: user.id, apiKeyId: identity.tokenId, expiresAt: sessions.expiry(), ...(userAgent !== undefined ? { userAgent } : {}) },
-          s.now().toISOString(),
+        // The session and its event in one transaction: no session without its record.
+        const record = s.audit.change(
+          () => s.store.createSession({ userId: user.id, apiKeyId: identity.tokenId!, expiresAt: sessions.expiry(), ...(userAgent !== undefined ? { userAgent } : {}) }, s.now().toISOString()),
+          (r) => ({ action: 'session.opened', actor: actorOf(identity), target: { type: 'session', id: r.id }, sourceAddress: ctx.clientAddress, details: { expiresAt: r.expiresAt } }),
         );
         const issued = sessions.sign(record);
         return {
@@ -139,7 +145,10 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
         const claims = token === undefined ? undefined : sessions.verify(token);
         if (claims && !sessions.csrfMatches(token!, csrf)) throw invalidCsrf(csrf);
         // A token signed by this server names its own session: ending it needs nothing more.
-        if (claims) s.store.endSession(claims.sessionId, s.now().toISOString());
+        if (claims) {
+          s.store.endSession(claims.sessionId, s.now().toISOString());
+          s.audit.note({ action: 'session.ended', actor: { userId: claims.userId, credentialKind: 'browserSession', credentialId: claims.apiKeyId }, target: { type: 'session', id: claims.sessionId }, sourceAddress: ctx.clientAddress, details: { reason: 'signed_out' } });
+        }
         return { status: 204, body: undefined, headers: [...clear(), NO_STORE] };
       },
     },

@@ -1,0 +1,68 @@
+// The audit log's vocabulary: every action it records, the kinds of credential an actor
+// acts with, and the kinds of target. One list each, read by the recorder (log.ts), the
+// filters of GET /api/ee/audit and `trawl audit` (query.ts), the OpenAPI schema and the
+// docs (docs/audit-log.md lists the same actions; test/audit-units.test.ts checks that it does).
+//
+// Adding an action: one line here, and one call of AuditLog where it happens.
+
+export const AUDIT_ACTIONS = {
+  'api_key.created': 'an API key was created (trawl keys create)',
+  'api_key.revoked': 'an API key was revoked, and with it every scoped token, OAuth grant and browser session opened with it (trawl keys revoke, DELETE /api/keys/{id})',
+  'scoped_token.created': 'a scoped access token was created (POST /api/ee/scoped_access_token); failure: refused',
+  'scoped_token.revoked': 'a scoped access token was revoked (DELETE /api/ee/scoped_access_token/{id}); failure: refused',
+  'oauth_client.registered': 'an OAuth client registered itself (POST /oauth/register)',
+  'oauth_grant.consented': 'a user allowed an OAuth client on the consent page (an authorization code was issued)',
+  'oauth_grant.created': 'an OAuth client exchanged its authorization code: the grant and its first tokens exist',
+  'oauth_grant.revoked': 'an OAuth grant was revoked: by the client (a refresh token at POST /oauth/revoke), by reuse of a code or refresh token, by trawl oauth revoke, or by its user or an owner (DELETE /api/oauth_grants/{id})',
+  'oauth_token.revoked': 'an OAuth client revoked one of its access tokens (POST /oauth/revoke); the grant lives on',
+  'session.opened': 'a browser signed in to the web UI with an API key (POST /api/session)',
+  'session.ended': 'a browser session ended: signed out (DELETE /api/session with a valid session), or ended by its user or an owner (DELETE /api/sessions/{id}, trawl sessions revoke)',
+  'user.added': 'a user was added (trawl users add)',
+  'user.suspended': 'a user was suspended (trawl users suspend)',
+  'user.unsuspended': 'a suspended user was made active again (trawl users unsuspend)',
+  'user.limit_changed': "a user's daily request limit was set or reset (trawl users limit)",
+  'user.signed_out': "every scoped token, OAuth grant and browser session of a user was ended; the API keys stay (POST /api/sign_out_everywhere, trawl users sign-out)",
+  'license.installed': 'a license was installed (trawl license install)',
+  'auth.failed': 'credentials were refused (401): one event per client address and credential kind per minute, with the count',
+} as const;
+
+export type AuditAction = keyof typeof AUDIT_ACTIONS;
+
+export const ACTION_NAMES = Object.keys(AUDIT_ACTIONS) as AuditAction[];
+
+/**
+ * What an actor acted with: the API's credential kinds (http/auth.ts), an OAuth client
+ * authenticating itself at the token or revocation endpoint, the command line on the data
+ * directory, or the daemon itself ('system': for what it does on its own, which nothing
+ * recorded today is).
+ */
+export const CREDENTIAL_KINDS = ['apiKey', 'scopedToken', 'oauth', 'browserSession', 'anonymous', 'oauthClient', 'cli', 'system'] as const;
+export type AuditCredentialKind = (typeof CREDENTIAL_KINDS)[number];
+
+export const TARGET_TYPES = ['api_key', 'scoped_token', 'oauth_client', 'oauth_grant', 'session', 'user', 'license'] as const;
+export type AuditTargetType = (typeof TARGET_TYPES)[number];
+
+export interface AuditActorOf {
+  userId?: string;
+  credentialKind: AuditCredentialKind;
+  credentialId?: string;
+}
+
+/** What a call site says about an event; the recorder adds the time (and the store the id). */
+export interface AuditEntry {
+  action: AuditAction;
+  /** Default 'success'. */
+  outcome?: 'success' | 'failure';
+  actor: AuditActorOf;
+  target?: { type: AuditTargetType; id: string };
+  sourceAddress?: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Whether `filter` names actions: an action's exact name, or the start of some action's
+ * name ending in "." ("api_key." for every API key event).
+ */
+export function isActionFilter(filter: string): boolean {
+  return filter.endsWith('.') ? ACTION_NAMES.some((a) => a.startsWith(filter)) : (ACTION_NAMES as string[]).includes(filter);
+}
