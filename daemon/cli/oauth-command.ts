@@ -4,7 +4,7 @@
 // sharing the store.
 
 import { parseArgs } from 'node:util';
-import { AuditLog, cliActor } from '../audit/log.ts';
+import { AuditLog, cliActor, firstTime } from '../audit/log.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { openStore } from '../store/open.ts';
 import { UsageError } from './usage.ts';
@@ -63,8 +63,8 @@ export async function oauthCommand(argv: string[], io: Io = defaultIo): Promise<
         const id = positionals[0]!;
         // Recorded in the audit log with the revocation, when it takes effect.
         const g = new AuditLog(store, io.now).change(
-          () => store.oauth.revokeGrant(id, now),
-          (g) => (g?.revokedAt === now ? { action: 'oauth_grant.revoked', actor: cliActor(), target: { type: 'oauth_grant', id: g.id }, details: { reason: 'operator', userId: g.userId, clientId: g.clientId } } : undefined),
+          () => firstTime(store.oauth.getGrant(id)?.revokedAt, store.oauth.revokeGrant(id, now)),
+          (g) => (g?.first ? { action: 'oauth_grant.revoked', actor: cliActor(), target: { type: 'oauth_grant', id: g.id }, details: { reason: 'operator', userId: g.userId, clientId: g.clientId } } : undefined),
         );
         if (!g) throw new Error(`no OAuth grant with id ${id} (trawl oauth list shows them)`);
         io.out(`grant ${g.id} revoked at ${g.revokedAt}: its tokens no longer work`);

@@ -5,6 +5,7 @@
 // only a token of the authenticated client is touched. token_type_hint is not needed:
 // the lookup by hash finds either kind.
 
+import { firstTime } from '../audit/log.ts';
 import { authenticateClient } from './clients.ts';
 import { hashOf, type OAuthContext } from './context.ts';
 import { required, type Params } from './form.ts';
@@ -22,8 +23,8 @@ export function revokeRequest(ctx: OAuthContext, params: Params, authorization: 
   const actor = { userId: grant.userId, credentialKind: 'oauthClient', credentialId: client.id } as const;
   if (found.token.kind === 'refresh') {
     ctx.audit.change(
-      () => ctx.store.oauth.revokeGrant(grant.id, now),
-      (g) => (g?.revokedAt === now ? { action: 'oauth_grant.revoked', actor, target: { type: 'oauth_grant', id: grant.id }, sourceAddress: address, details: { reason: 'client', clientId: client.id } } : undefined),
+      () => firstTime(ctx.store.oauth.getGrant(grant.id)?.revokedAt, ctx.store.oauth.revokeGrant(grant.id, now)),
+      (g) => (g?.first ? { action: 'oauth_grant.revoked', actor, target: { type: 'oauth_grant', id: grant.id }, sourceAddress: address, details: { reason: 'client', clientId: client.id } } : undefined),
     );
   } else {
     const live = found.token.revokedAt === undefined;

@@ -17,6 +17,7 @@
 // grant's user. Refreshes are not recorded: they hand out nothing the grant did not.
 
 import type { AuditActorOf } from '../audit/events.ts';
+import { firstTime } from '../audit/log.ts';
 import { originLive } from '../auth/origin.ts';
 import type { NewOAuthToken, OAuthClientRecord, OAuthGrantRecord } from '../store/store.ts';
 import { authenticateClient } from './clients.ts';
@@ -134,8 +135,8 @@ function refreshReused(ctx: OAuthContext, caller: Caller, grant: OAuthGrantRecor
 function revokeForReuse(ctx: OAuthContext, caller: Caller, grantId: string, reason: 'authorization_code_reused' | 'refresh_token_reused'): void {
   const now = ctx.now().toISOString();
   ctx.audit.change(
-    () => ctx.store.oauth.revokeGrant(grantId, now),
-    (g) => (g?.revokedAt === now ? { action: 'oauth_grant.revoked', actor: actorFor(caller, g.userId), target: { type: 'oauth_grant', id: g.id }, sourceAddress: caller.address, details: { reason, clientId: g.clientId } } : undefined),
+    () => firstTime(ctx.store.oauth.getGrant(grantId)?.revokedAt, ctx.store.oauth.revokeGrant(grantId, now)),
+    (g) => (g?.first ? { action: 'oauth_grant.revoked', actor: actorFor(caller, g.userId), target: { type: 'oauth_grant', id: g.id }, sourceAddress: caller.address, details: { reason, clientId: g.clientId } } : undefined),
   );
 }
 

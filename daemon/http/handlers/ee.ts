@@ -5,7 +5,7 @@
 // refusal of an authenticated caller as a failure (audit/).
 
 import type { AuditAction, AuditEntry } from '../../audit/events.ts';
-import { actorOf } from '../../audit/log.ts';
+import { actorOf, firstTime } from '../../audit/log.ts';
 import { credentialHash, newScopedToken, SCOPED_TOKEN_LIFETIME_MS, serverSecret } from '../../auth/credentials.ts';
 import { ServiceError } from '../../errors.ts';
 import type { UserRecord } from '../../store/store.ts';
@@ -100,8 +100,8 @@ export function eeRoutes(s: Services): Route[] {
         const now = s.now().toISOString();
         // Recorded when it takes effect: revoking a revoked token again changes nothing.
         s.audit.change(
-          () => s.store.revokeScopedToken(id, now),
-          (t) => (t?.revokedAt === now ? { action: 'scoped_token.revoked', actor: actorOf(ctx.identity), target: { type: 'scoped_token', id }, sourceAddress: ctx.clientAddress } : undefined),
+          () => firstTime(s.store.getScopedToken(id)?.revokedAt, s.store.revokeScopedToken(id, now)),
+          (t) => (t?.first ? { action: 'scoped_token.revoked', actor: actorOf(ctx.identity), target: { type: 'scoped_token', id }, sourceAddress: ctx.clientAddress } : undefined),
         );
         return { status: 204, body: undefined };
       }),
