@@ -31,25 +31,6 @@ export function trigramId(b0: number, b1: number, b2: number): number {
   return ((b0 & 0xff) << 16) | ((b1 & 0xff) << 8) | (b2 & 0xff);
 }
 
-/** Distinct trigram ids of fold(src), sorted ascending. Returns null when there are more than `limit` distinct trigrams. Inputs shorter than 3 folded bytes give an empty array. */
-export function trigramsOf(src: Uint8Array, limit: number = Infinity): Uint32Array | null {
-  if (!(limit >= 0)) throw new RangeError(`trigramsOf: limit must be >= 0, got ${limit}`);
-  const c = core();
-  const n = src.length;
-  const m = Math.max(n - 2, 0);
-  // io layout: src[n] | folded[n + 16] | out u32[m] | tmp u32[m] + 3 KiB histograms
-  const foldOff = align(n);
-  const outOff = foldOff + align(n + 16);
-  const tmpOff = outOff + align(m * 4);
-  const base = c.scratch(tmpOff + m * 4 + 3072);
-  c.u8.set(src, base);
-  const f = c.ex.fold(base, n, base + foldOff) >>> 0;
-  const k = c.ex.sortedTrigrams(base + foldOff, f, base + outOff, base + tmpOff) >>> 0;
-  if (k > limit) return null;
-  const at = (base + outOff) / 4;
-  return c.u32.slice(at, at + k);
-}
-
 let liveBuilder: PostingsBuilder | null = null;
 
 /**
@@ -288,53 +269,6 @@ export function hash32(data: Uint8Array, seed: number = 0): number {
   return c.ex.xxh32End(base, n - body, n >>> 0, 1, s) >>> 0;
 }
 
-/** First index of `byte` in data at or after `from`, or -1. Copies only what it scans: chunks from 4 KiB doubling up to 1 MiB, so finding a nearby byte in a large buffer is cheap. */
-export function indexOfByte(data: Uint8Array, byte: number, from: number = 0): number {
-  const n = data.length;
-  let i = clampIndex(from, n);
-  if (!isByte(byte)) return -1;
-  const c = core();
-  let chunk = 4096;
-  while (i < n) {
-    const len = Math.min(chunk, n - i);
-    const base = c.scratch(len);
-    c.u8.set(data.subarray(i, i + len), base);
-    const r = c.ex.indexOfByte(base, len, byte);
-    if (r >= 0) return i + r;
-    i += len;
-    if (chunk < CHUNK) chunk *= 2;
-  }
-  return -1;
-}
-
-/** Number of occurrences of `byte` in data[start, end). */
-export function countByte(data: Uint8Array, byte: number, start: number = 0, end: number = data.length): number {
-  if (!isByte(byte)) return 0;
-  return sumOverChunks(data, start, end, (c, base, len) => c.ex.countByte(base, len, byte) >>> 0);
-}
-
-/** Number of UTF-8 code points in data[start, end): bytes not in 0x80..0xBF. */
-export function countCodepoints(data: Uint8Array, start: number = 0, end: number = data.length): number {
-  return sumOverChunks(data, start, end, (c, base, len) => c.ex.countCodepoints(base, len) >>> 0);
-}
-
-/** Copies data[start, end) into the io region CHUNK bytes at a time and sums `count` over the pieces. */
-function sumOverChunks(data: Uint8Array, start: number, end: number, count: (c: Core, base: number, len: number) => number): number {
-  const n = data.length;
-  const s = clampIndex(start, n);
-  const e = clampIndex(end, n);
-  if (e <= s) return 0;
-  const c = core();
-  let total = 0;
-  for (let i = s; i < e; i += CHUNK) {
-    const len = Math.min(CHUNK, e - i);
-    const base = c.scratch(len);
-    c.u8.set(data.subarray(i, i + len), base);
-    total += count(c, base, len);
-  }
-  return total;
-}
-
 /** Names of the wasm exports the glue requires (for a test that asserts the module has them). */
 export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
   'memory',
@@ -342,7 +276,6 @@ export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
   'fold',
   'seenBytes',
   'distinctTrigrams',
-  'sortedTrigrams',
   'countTrigrams',
   'countDistinct',
   'collectTrigrams',
@@ -356,22 +289,14 @@ export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
   'xxh32Begin',
   'xxh32Update',
   'xxh32End',
-  'indexOfByte',
-  'countByte',
-  'countCodepoints',
 ]);
-
-/** Bytes of wasm memory currently reserved by this thread's instance (diagnostics). */
-export function wasmMemoryBytes(): number {
-  return core().memory.buffer.byteLength;
-}
 
 // ---------------------------------------------------------------------------------------
 // Instance, views and arena.
 
 const WASM_URL = new URL('./build/trawl-core.wasm', import.meta.url);
 const NOT_BUILT = 'trawl core not built: run ./scripts/setup.sh (or npm run build:wasm)';
-/** Streaming chunk for hashing / counting (a multiple of 16, the xxHash32 stripe). */
+/** Streaming chunk for hashing (a multiple of 16, the xxHash32 stripe). */
 const CHUNK = 1 << 20;
 /** The finish() counting table: one u32 per possible trigram id. */
 const TABLE_BYTES = (1 << 24) * 4;
@@ -396,7 +321,6 @@ interface CoreExports {
   fold(src: number, n: number, dst: number): number;
   seenBytes(): number;
   distinctTrigrams(folded: number, n: number, seen: number, out: number, limit: number): number;
-  sortedTrigrams(folded: number, n: number, out: number, tmp: number): number;
   countTrigrams(pairs: number, n: number, table: number): void;
   countDistinct(table: number): number;
   collectTrigrams(table: number, ids: number, counts: number): number;
@@ -410,9 +334,6 @@ interface CoreExports {
   xxh32Begin(seed: number): void;
   xxh32Update(p: number, len: number): void;
   xxh32End(tail: number, tailLen: number, totalLow: number, large: number, seed: number): number;
-  indexOfByte(p: number, n: number, byte: number): number;
-  countByte(p: number, n: number, byte: number): number;
-  countCodepoints(p: number, n: number): number;
 }
 
 /** A region of wasm memory: [off, off + size), off and size multiples of 64. */
@@ -566,13 +487,4 @@ function load(): Core {
 
 function align(x: number): number {
   return Math.ceil(x / 64) * 64;
-}
-
-function clampIndex(x: number, n: number): number {
-  if (!(x > 0)) return 0; // also NaN
-  return x >= n ? n : Math.floor(x);
-}
-
-function isByte(b: number): boolean {
-  return Number.isInteger(b) && b >= 0 && b <= 255;
 }

@@ -6,12 +6,11 @@
 // needs; the per-function comments say how big each region must be.
 
 export { fold } from './fold';
-export { distinctTrigrams, sortedTrigrams, seenBytes } from './ngrams';
+export { distinctTrigrams, seenBytes } from './ngrams';
 export { countTrigrams, countDistinct, collectTrigrams, scatterDocs, encodeLists, decodeList } from './postings';
 export { intersect, union } from './intersect';
 export { findLiteral } from './verify';
 export { xxh32, xxh32Begin, xxh32Update, xxh32End } from './hash';
-export { indexOfByte, countByte, countCodepoints } from './scan';
 
 /** First byte the glue may use: everything below holds this module's static data. */
 export function heapBase(): usize {

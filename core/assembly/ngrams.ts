@@ -1,8 +1,6 @@
 // Trigram extraction over folded bytes. A trigram id is (b0 << 16) | (b1 << 8) | b2, a
-// 24-bit number: a sliding window `h = (h << 8 | b) & 0xFFFFFF` yields one id per byte
-// (query path); the indexing path works on byte-reversed keys instead (see below).
-
-import { sortU24 } from './sort';
+// 24-bit number; the indexing path works on byte-reversed keys (see below). The query
+// side takes its trigrams in TypeScript (daemon/query, through core/index.ts trigramId).
 
 /** Size in bytes of the `seen` bitset used by distinctTrigrams: one bit per trigram id. */
 export const SEEN_BYTES: u32 = (1 << 24) >> 3; // 2 MiB
@@ -77,34 +75,4 @@ function clearSeen(seen: usize, list: usize, cnt: u32): void {
   for (let k: u32 = 0; k < cnt; k++) {
     store<u8>(seen + (<usize>load<u32>(list + (<usize>k << 2)) >> 3), 0);
   }
-}
-
-/**
- * Query path: writes the distinct trigram ids of folded[0, n), sorted ascending, to
- * `out` and returns how many. No persistent state: all n - 2 ids are written, sorted
- * and deduplicated in place.
- *   out: room for max(n - 2, 0) u32
- *   tmp: room for max(n - 2, 0) u32 + 3 KiB (radix sort buffer + histograms)
- */
-export function sortedTrigrams(folded: usize, n: u32, out: usize, tmp: usize): u32 {
-  if (n < 3) return 0;
-  const m = n - 2;
-  let h: u32 = (<u32>load<u8>(folded) << 8) | <u32>load<u8>(folded + 1);
-  for (let i: u32 = 2; i < n; i++) {
-    h = ((h << 8) | <u32>load<u8>(folded + i)) & 0xFFFFFF;
-    store<u32>(out + (<usize>(i - 2) << 2), h);
-  }
-  sortU24(out, m, tmp);
-  // Unique in place.
-  let k: u32 = 1;
-  let prev = load<u32>(out);
-  for (let i: u32 = 1; i < m; i++) {
-    const v = load<u32>(out + (<usize>i << 2));
-    if (v != prev) {
-      store<u32>(out + (<usize>k << 2), v);
-      k++;
-      prev = v;
-    }
-  }
-  return k;
 }

@@ -18,15 +18,3 @@ export function lowerAscii16(v: v128): v128 {
 export function lowerAscii(b: u32): u32 {
   return b - 0x41 < 26 ? b | 0x20 : b;
 }
-
-/**
- * Sum of the sixteen u8 lanes of `acc`. Used by the byte counters, which accumulate
- * per-lane match counts (at most 255 per lane) and reduce only every 255 blocks.
- */
-// @ts-ignore: decorator
-@inline
-export function sumU8Lanes(acc: v128): u32 {
-  const s32 = i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(acc));
-  return <u32>(i32x4.extract_lane(s32, 0) + i32x4.extract_lane(s32, 1) +
-               i32x4.extract_lane(s32, 2) + i32x4.extract_lane(s32, 3));
-}
