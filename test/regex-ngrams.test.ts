@@ -1,15 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import RE2 from 're2';
-import {
-  caseFoldOrbit,
-  evalNgramQuery,
-  foldString,
-  literalNgramQuery,
-  ngramQueryToString,
-  regexNgramQuery,
-  type NgramQuery,
-} from '../daemon/query/regex-ngrams.ts';
+import { caseFoldOrbit, foldString } from '../daemon/query/case-fold.ts';
+import { evalNgramQuery, ngramQueryToString, type NgramQuery } from '../daemon/query/ngram-query.ts';
+import { literalNgramQuery, regexNgramQuery } from '../daemon/query/regex-ngrams.ts';
 import { parseNodeRe2Pattern } from '../daemon/query/re2-syntax.ts';
 
 // ---------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // the RE2 flags of matching. Kept apart from the planner (plan.ts) so that a worker does
 // not load the parser and its language tables (measured: ~0.6 s per thread under tsx).
 
-import type { NgramQuery } from './regex-ngrams.ts';
+import type { NgramQuery } from './ngram-query.ts';
 
 /** One pattern to find: in content, in file paths, or in symbol names. */
 export interface Term {

@@ -7,7 +7,7 @@ import { intersectSorted, unionSorted } from '../../core/index.ts';
 import type { NgramTable, RepoFacts, Shard } from '../index/shard-reader.ts';
 import { compileRefGlob } from '../repos/glob.ts';
 import type { Plan } from '../query/terms.ts';
-import type { NgramQuery } from '../query/regex-ngrams.ts';
+import type { NgramQuery } from '../query/ngram-query.ts';
 import { specialize, type ShardFacts, type Tree } from './match-tree.ts';
 import type { Matcher } from './matcher.ts';
 import { isWord } from './rank.ts';
