@@ -17,6 +17,7 @@ import {
   trigramId,
   unionSorted,
 } from '../core/index.ts';
+import { caseFoldOrbit } from '../daemon/query/case-fold.ts';
 
 // ---------------------------------------------------------------------------------------
 // Seeded randomness.
@@ -121,19 +122,35 @@ function lowerRef(b: number): number {
   return b >= 0x41 && b <= 0x5a ? b + 32 : b;
 }
 
+/**
+ * foldBytes's contract (core/index.ts), derived here rather than copied: each member of an
+ * ASCII letter's case-folding orbit, as RE2's (?i) matches it (the planner's
+ * caseFoldOrbit), folds to the lower-case letter; every other byte stays. Indexed by the
+ * first byte of the member's UTF-8 form.
+ */
+const FOLDS: ReadonlyArray<ReadonlyArray<{ bytes: Uint8Array; to: number }>> = (() => {
+  const byLead = Array.from({ length: 256 }, () => [] as Array<{ bytes: Uint8Array; to: number }>);
+  for (let to = 0x61; to <= 0x7a; to++) {
+    for (const cp of caseFoldOrbit(to)) {
+      if (cp === to) continue;
+      const bytes = enc.encode(String.fromCodePoint(cp));
+      byLead[bytes[0]!]!.push({ bytes, to });
+    }
+  }
+  return byLead;
+})();
+
 function foldRef(src: Uint8Array): Uint8Array {
   const out = new Uint8Array(src.length);
   let o = 0;
   for (let i = 0; i < src.length; i++) {
     const b = src[i]!;
-    if (b === 0xe2 && src[i + 1] === 0x84 && src[i + 2] === 0xaa) {
-      out[o++] = 0x6b;
-      i += 2;
-    } else if (b === 0xc5 && src[i + 1] === 0xbf) {
-      out[o++] = 0x73;
-      i += 1;
+    const fold = FOLDS[b]!.find((f) => f.bytes.every((x, k) => src[i + k] === x));
+    if (fold) {
+      out[o++] = fold.to;
+      i += fold.bytes.length - 1;
     } else {
-      out[o++] = lowerRef(b);
+      out[o++] = b;
     }
   }
   return out.slice(0, o);
@@ -337,6 +354,13 @@ test('foldBytes matches the reference', () => {
     const src = randomBytes(rng, MB + rng.int(100), flavor);
     same(foldBytes(src), foldRef(src), `fold 1 MB ${flavor}`);
   }
+  // Every byte value alone, and every code point (surrogates are not characters) in one
+  // UTF-8 text: the table is complete, and folds nothing else.
+  for (let b = 0; b < 256; b++) same(foldBytes(Uint8Array.of(b)), foldRef(Uint8Array.of(b)), `byte ${b}`);
+  const cps: number[] = [];
+  for (let cp = 0; cp <= 0x10ffff; cp++) if (cp < 0xd800 || cp > 0xdfff) cps.push(cp);
+  const every = Buffer.concat(Array.from({ length: Math.ceil(cps.length / 4096) }, (_, k) => enc.encode(String.fromCodePoint(...cps.slice(k * 4096, (k + 1) * 4096)))));
+  same(foldBytes(every), foldRef(every), 'every code point');
 });
 
 test('trigramId packs three bytes', () => {

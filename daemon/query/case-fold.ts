@@ -3,29 +3,16 @@
 // pattern stands for in the first place.
 
 import RE2 from 're2';
+import { foldBytes } from '../../core/index.ts';
 import { complementRanges, MAX_RUNE, normalizeRanges, rangesMembers } from './code-ranges.ts';
 import type { CodeRange } from './re2-syntax.ts';
 
 const utf8 = new TextEncoder();
 
-/** Index folding of raw UTF-8 bytes. */
-function foldBytes(bytes: Uint8Array): Uint8Array {
-  const out = new Uint8Array(bytes.length);
-  let j = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i];
-    if (b === 0xe2 && bytes[i + 1] === 0x84 && bytes[i + 2] === 0xaa) {
-      out[j++] = 0x6b; // U+212A KELVIN SIGN -> 'k'
-      i += 2;
-    } else if (b === 0xc5 && bytes[i + 1] === 0xbf) {
-      out[j++] = 0x73; // U+017F LATIN SMALL LETTER LONG S -> 's'
-      i += 1;
-    } else {
-      out[j++] = b >= 0x41 && b <= 0x5a ? b + 0x20 : b;
-    }
-  }
-  return out.slice(0, j);
-}
+// Index folding is the core's own: core/index.ts foldBytes runs the wasm `fold` that
+// PostingsBuilder applies to every document before taking its trigrams, so the planner's
+// strings are folded exactly as the documents they must find. A second copy of the rule
+// here could drift from it and make the prefilter drop documents that match.
 
 /** Index folding of the UTF-8 bytes of s (lone surrogates encode as U+FFFD). */
 export function foldString(s: string): Uint8Array {
@@ -38,14 +25,19 @@ export function bytesToBinary(bytes: Uint8Array): string {
   return s;
 }
 
+/** ASCII folded in one call of the core: each ASCII byte is one character and folds to one byte. */
+let asciiFolded: string | null = null;
 const foldCache = new Map<number, string>();
 
 /** The folded UTF-8 encoding of one code point, as a byte string. */
 export function foldCp(cp: number): string {
+  if (cp < 0x80) {
+    asciiFolded ??= bytesToBinary(foldBytes(Uint8Array.from({ length: 0x80 }, (_, b) => b)));
+    return asciiFolded.charAt(cp);
+  }
   let s = foldCache.get(cp);
   if (s === undefined) {
-    if (cp < 0x80) s = String.fromCharCode(cp >= 0x41 && cp <= 0x5a ? cp + 0x20 : cp);
-    else s = bytesToBinary(foldBytes(utf8.encode(String.fromCodePoint(cp))));
+    s = bytesToBinary(foldBytes(utf8.encode(String.fromCodePoint(cp))));
     if (foldCache.size < 65536) foldCache.set(cp, s);
   }
   return s;

@@ -3,6 +3,8 @@
 // canonical form (arguments flattened, deduplicated and sorted; absorbed and factored
 // branches) so that equal queries have equal keys and redundant branches are dropped.
 
+import { trigramId } from '../../core/index.ts';
+
 export type NgramQuery =
   | { op: 'all' } // no filtering possible: every document is a candidate
   | { op: 'none' } // the regex can match nothing (e.g. [^\x00-\x{10FFFF}])
@@ -204,7 +206,7 @@ export function stringQuery(s: string): NgramQuery {
   if (s.length < 3) return ALL;
   const ids = new Set<number>();
   for (let i = 0; i + 3 <= s.length; i++) {
-    ids.add((s.charCodeAt(i) << 16) | (s.charCodeAt(i + 1) << 8) | s.charCodeAt(i + 2));
+    ids.add(trigramId(s.charCodeAt(i), s.charCodeAt(i + 1), s.charCodeAt(i + 2)));
   }
   return qAnd([...ids].map(tri));
 }

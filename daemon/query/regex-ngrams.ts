@@ -6,11 +6,12 @@
 // term from an 'and'); it may only answer 'none' when no string at all can match.
 //
 // The index side: a document's trigrams are taken over its bytes after "index folding"
-// (ASCII A-Z -> a-z, U+212A KELVIN SIGN -> 'k', U+017F LONG S -> 's', every other byte
-// unchanged). Folding maps each UTF-8 character independently, so for any string s made of
-// whole characters, fold(s) is a substring of fold(document) whenever s is a substring of
-// the document; all strings below are therefore kept already folded, as byte strings
-// (JS strings of char codes 0-255), and trigrams are read straight off them.
+// (core/index.ts foldBytes: ASCII A-Z -> a-z, U+212A KELVIN SIGN -> 'k', U+017F LONG S ->
+// 's', every other byte unchanged); the planner folds through that same function
+// (case-fold.ts). Folding maps each UTF-8 character independently, so for any string s
+// made of whole characters, fold(s) is a substring of fold(document) whenever s is a
+// substring of the document; all strings below are therefore kept already folded, as byte
+// strings (JS strings of char codes 0-255), and trigrams are read straight off them.
 //
 // How the analysis works (in the spirit of Russ Cox's codesearch, written from scratch):
 // the pattern is parsed (re2-syntax.ts) and every node gets an Info (match-info.ts: whether
