@@ -1,8 +1,8 @@
-// The one glob matcher of trawl: every glob dialect (the glob tool's paths, mcp/glob.ts;
-// `branch:` filters and configured revisions, repository-name excludes and local
-// repository paths, repos/glob.ts) turns its syntax into the tokens below and matches
-// through here. A match costs O(input length × pattern size) in the worst case, whatever
-// the pattern, and O(input length) for ordinary patterns.
+// The one glob matcher of trawl: the one glob parser (syntax.ts) turns every glob (the glob
+// tool's paths; `branch:` filters and configured revisions, repository-name excludes and
+// local repository paths) into the tokens below, and it matches through here. A match
+// costs O(input length × pattern size) in the worst case, whatever the pattern, and
+// O(input length) for ordinary patterns.
 //
 // Why not a regular expression: V8's engine backtracks, and a glob is an easy way to write
 // a backtracking bomb (`**/` ten times, `*a*a*a…b`): the compiled RegExp took ~0.5 s per

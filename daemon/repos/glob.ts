@@ -1,23 +1,25 @@
-// The two glob dialects of the configuration and the query language.
-//
-// Ref globs (configuration `revisions`, the query's `branch:`): `*` matches any run of
-// characters, `/` included, so `release/*` selects `release/1.2/hotfix` too, and everything
-// else is literal. Ref names are short and operators think of `*` as "anything".
-//
-// Path globs (repository excludes, local repository paths): `*` stays within one path
-// segment, `**` crosses segments, `?` is one character; matched case-insensitively, as code
-// hosts treat repository names; local repository paths match each directory name
-// case-sensitively, as file systems do.
-//
-// Both match through daemon/glob/matcher.ts, in time linear in the name's length whatever
-// the glob (a `branch:` glob is a request's input). Compiled globs are kept in a small
-// table: the search tests a query's `branch:` globs once per shard.
+// The globs of the configuration and the query language, read by the one glob parser
+// (daemon/glob/syntax.ts, which documents the syntax and why each of these differs from
+// the glob tool's):
+// - ref globs (configuration `revisions`, the query's `branch:`): `*` alone, and it crosses
+//   `/`, so `release/*` selects `release/1.2/hotfix`;
+// - repository-name globs (excludes, Gerrit projects): `*`, `?` and `**` anywhere,
+//   case-insensitive, as code hosts treat repository names;
+// - a directory name of a local repository path: the same, case-sensitive as file
+//   systems are.
+// Compiled globs are kept in a small table: the search tests a query's `branch:` globs
+// once per shard.
 
-import { compileTokens, type GlobMatcher, type GlobToken } from '../glob/matcher.ts';
+import type { GlobMatcher } from '../glob/matcher.ts';
+import { compilePattern, hasOperator, type GlobSyntax } from '../glob/syntax.ts';
+
+const REF_GLOBS: GlobSyntax = { operators: 'star', starCrossesSlash: true };
+const REPOSITORY_NAME_GLOBS: GlobSyntax = { operators: 'wildcards', globstar: 'anywhere', foldCase: true };
+const DIRECTORY_NAME_GLOBS: GlobSyntax = { operators: 'wildcards', globstar: 'anywhere' };
 
 /** A ref glob's matcher: `*` any run of characters, everything else literal, case-sensitive. */
 export function compileRefGlob(glob: string): GlobMatcher {
-  return remember(refGlobs, glob, () => compileTokens(glob, [refTokens(glob)]));
+  return remember(refGlobs, glob, () => compilePattern(glob, REF_GLOBS));
 }
 
 /**
@@ -25,40 +27,18 @@ export function compileRefGlob(glob: string): GlobMatcher {
  * across segments (`a/**` + `/b` also matches "a/b"), `?` one character other than '/'.
  */
 export function compilePathGlob(glob: string): GlobMatcher {
-  return remember(pathGlobs, glob, () => compileTokens(glob, [pathTokens(glob)], { foldCase: true }));
+  return remember(pathGlobs, glob, () => compilePattern(glob, REPOSITORY_NAME_GLOBS));
 }
 
-/**
- * The path dialect for one directory name of a local repository path (`*` any run, `?` one
- * character), case-sensitive as file systems are.
- */
+/** A directory name's matcher for a local repository path (`*` any run, `?` one character), case-sensitive. */
 export function compileNameGlob(glob: string): GlobMatcher {
-  return compileTokens(glob, [pathTokens(glob)]);
+  return compilePattern(glob, DIRECTORY_NAME_GLOBS);
 }
 
-function refTokens(glob: string): GlobToken[] {
-  return Array.from(glob, (ch): GlobToken => (ch === '*' ? ANY_RUN : { kind: 'char', cp: ch.codePointAt(0)! }));
+/** Whether a local repository path (or one of its directory names) has globs in it. */
+export function hasNameGlob(text: string): boolean {
+  return hasOperator(text, DIRECTORY_NAME_GLOBS);
 }
-
-function pathTokens(glob: string): GlobToken[] {
-  const chars = Array.from(glob);
-  const out: GlobToken[] = [];
-  for (let i = 0; i < chars.length; i++) {
-    const ch = chars[i]!;
-    if (ch === '*' && chars[i + 1] === '*') {
-      i++;
-      if (chars[i + 1] === '/') {
-        i++;
-        out.push({ kind: 'dirs' }); // "**/": zero or more whole segments
-      } else out.push(ANY_RUN);
-    } else if (ch === '*') out.push({ kind: 'star', slash: false });
-    else if (ch === '?') out.push({ kind: 'one', slash: false });
-    else out.push({ kind: 'char', cp: ch.codePointAt(0)! });
-  }
-  return out;
-}
-
-const ANY_RUN: GlobToken = { kind: 'star', slash: true };
 
 /** Compiled globs kept per dialect, at most (the table starts over when full). */
 const REMEMBERED = 64;

@@ -626,6 +626,15 @@ describe('CodeHost git', () => {
     );
   });
 
+  test('`?` is one character of a directory name; `[` and `{` are plain characters there', async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'trawl-hosts-'));
+    temps.push(tmp);
+    for (const name of ['app1', 'app2', 'app10', '[x]{y,z}-old']) await makeRepo(tmp, join(tmp, 'srv', name), { bare: true });
+    const names = async (url: string) => (await createCodeHost('local', gitConnection(url)).listRepos()).map((r) => r.cloneUrl);
+    assert.deepEqual(await names(`${tmp}/srv/app?`), [join(tmp, 'srv/app1'), join(tmp, 'srv/app2')]);
+    assert.deepEqual(await names(`${tmp}/srv/[x]{y,z}-*`), [join(tmp, 'srv/[x]{y,z}-old')]);
+  });
+
   test('a file:// URL of a repository named by its origin remote', async () => {
     const tmp = await mkdtemp(join(tmpdir(), 'trawl-hosts-'));
     temps.push(tmp);

@@ -20,13 +20,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import NodeGit from 'nodegit';
 import type { GitConnection } from '../../config/types.ts';
 import { isGitRepository, repoNameFromRemote } from '../git.ts';
-import { compileNameGlob } from '../glob.ts';
+import { compileNameGlob, hasNameGlob } from '../glob.ts';
 import { displayName } from '../web-urls.ts';
 import type { CodeHost, HostRepo } from './types.ts';
 import { HostError } from './types.ts';
 import { compact, redact } from './http.ts';
-
-const GLOB_CHARS = /[*?]/;
 
 export function createGitHost(name: string, conn: GitConnection): CodeHost {
   return {
@@ -77,7 +75,7 @@ async function listLocal(connection: string, path: string): Promise<HostRepo[]> 
     if (!isGitRepository(dir)) continue;
     repos.push(await localRepo(dir));
   }
-  if (!GLOB_CHARS.test(abs) && repos.length === 0) {
+  if (!hasNameGlob(abs) && repos.length === 0) {
     throw new HostError('not-found', `connection "${connection}": ${abs} is not a git repository`);
   }
   return repos;
@@ -137,7 +135,7 @@ async function readRepository(dir: string): Promise<{ origin?: string; branch?: 
  */
 async function expandGlob(connection: string, pattern: string): Promise<string[]> {
   const segments = pattern.split(sep).filter((s) => s !== '');
-  const first = segments.findIndex((s) => GLOB_CHARS.test(s));
+  const first = segments.findIndex((s) => hasNameGlob(s));
   const root = sep + segments.slice(0, first < 0 ? segments.length : first).join(sep);
   const info = await stat(root).catch(() => undefined);
   if (info === undefined || !info.isDirectory()) {
@@ -165,7 +163,7 @@ async function walk(dir: string, rest: string[], found: Set<string>): Promise<vo
     }
     return;
   }
-  if (!GLOB_CHARS.test(seg)) {
+  if (!hasNameGlob(seg)) {
     const next = join(dir, seg);
     if ((await stat(next).catch(() => undefined))?.isDirectory()) await walk(next, tail, found);
     return;
