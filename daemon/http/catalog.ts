@@ -14,7 +14,7 @@ import type { CodeHostType, GitRef } from '../repos/git.ts';
 import { displayName } from '../repos/web-urls.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
 import { ServiceError } from '../errors.ts';
-import type { Identity } from './auth.ts';
+import type { Identity } from '../auth/identity.ts';
 
 export interface CatalogRepo {
   repoId: number;

@@ -6,7 +6,7 @@ import type { Entitlements } from '../auth/entitlements.ts';
 import type { Config } from '../config/types.ts';
 import type { Searcher } from '../search/searcher.ts';
 import type { Store } from '../store/store.ts';
-import type { RateLimiter } from './auth.ts';
+import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Catalog } from './catalog.ts';
 import type { SearchGate } from './gate.ts';
 import type { Metrics } from './metrics.ts';
