@@ -1,5 +1,5 @@
 // What the route handlers share: the searcher, the repository catalog, the store, the
-// search gate and the daemon's settings. Built once by daemon.ts.
+// search gate and the daemon's settings. Built once by the composition root (daemon/daemon.ts).
 
 import type { AuditLog } from '../audit/log.ts';
 import type { Entitlements } from '../auth/entitlements.ts';

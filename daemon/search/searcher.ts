@@ -29,7 +29,7 @@ import { packr, shardKey, type ShardReply, type ShardTask } from './protocol.ts'
 import { buildChunks, locateRanges, nameRanges, wholeContent } from './shape.ts';
 import type { ShardHit } from './shard-search.ts';
 import { compareRanked, score } from './rank.ts';
-import type { SymbolDef } from '../index/symbols.ts';
+import type { SymbolDef } from '../symbols/ctags.ts';
 import { emptyStats, type Chunk, type FileResult, type FlushReason, type RepositoryInfo, type SearchRequest, type SearchResponse, type SearchStats } from './types.ts';
 
 export interface SearcherOptions {
