@@ -128,7 +128,8 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
     const config = parseConfig(JSON.stringify({ connections: { local: { type: 'git', url: d.repoPath } } }), join(dir.path, 'sync.json'));
     const scheduler = new SyncScheduler({ config, dataDir, store: d.daemon.services.store, log: logger, intervalMs: 3_600_000, now: () => clock.getTime() });
     // A mirror, as a connection's remote repository gets one, cloned while there is space.
-    const { listRefs, syncMirror } = await import('../../daemon/repos/mirror.ts');
+    const { syncMirror } = await import('../../daemon/repos/mirror.ts');
+    const { listRefs } = await import('../../daemon/repos/refs.ts');
     const origin = pathToFileURL(d.repoPath).href;
     const mirror = join(dataDir, 'git', '76.git');
     assert.equal((await syncMirror(origin, mirror)).cloned, true);
