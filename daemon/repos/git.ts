@@ -8,17 +8,8 @@ import { basename, join, resolve } from 'node:path';
 import NodeGit from 'nodegit';
 import { errorText } from '../errors.ts';
 import { compileRefGlob } from './glob.ts';
+import type { CodeHostType } from './hosts/types.ts';
 import { listRefs } from './refs.ts';
-
-export type CodeHostType =
-  | 'github'
-  | 'gitlab'
-  | 'gitea'
-  | 'gerrit'
-  | 'bitbucketServer'
-  | 'bitbucketCloud'
-  | 'genericGitHost'
-  | 'azuredevops';
 
 /** A branch or tag selected for indexing, and the commit it points at. */
 export interface GitRef {

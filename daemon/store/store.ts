@@ -3,7 +3,7 @@
 // join it later. SQLite (sqlite-store.ts) is the embedded default; every backend
 // runs the same conformance suite (test/store/conformance.ts).
 
-import type { CodeHostType } from '../repos/git.ts';
+import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { ConnectionType } from '../config/types.ts';
 
 /** Where a repository stands in its life cycle. */
