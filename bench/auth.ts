@@ -62,7 +62,7 @@ import { parseArgs } from 'node:util';
 import { Bench } from 'tinybench';
 import { StoreAuthenticator } from '../daemon/auth/authenticator.ts';
 import { credentialHash, newScopedToken, SCOPED_TOKEN_LIFETIME_MS, serverSecret } from '../daemon/auth/credentials.ts';
-import type { Credentials, Identity } from '../daemon/http/auth.ts';
+import type { Credentials, Identity } from '../daemon/auth/identity.ts';
 import { shardsDir } from '../daemon/index/data-dir.ts';
 import { readAllManifests } from '../daemon/index/manifest.ts';
 import { DailyRateLimiter } from '../daemon/ratelimit/daily-limiter.ts';

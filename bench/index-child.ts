@@ -2,7 +2,7 @@
 // in this process and prints its peak RSS, so that it is the indexer's, not the parent's.
 //   node --import tsx bench/index-child.ts CORPUS DATA_DIR [--no-symbols] [--branches GLOB]
 import { parseArgs } from 'node:util';
-import { indexLocal } from '../daemon/repos/local-repos.ts';
+import { indexLocal } from '../daemon/sync/local-repos.ts';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'no-symbols': { type: 'boolean' }, branches: { type: 'string' } } });
 const [corpus, dataDir] = positionals;

@@ -74,3 +74,8 @@ export function diskFullError(err: unknown): ServiceError | undefined {
   if (!isDiskFull(err)) return undefined;
   return new ServiceError('SERVICE_UNAVAILABLE', 'the disk of the data directory is full: free some space and retry');
 }
+
+/** The message of anything thrown, for a one-line reason ("cannot read X (reason)"). */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

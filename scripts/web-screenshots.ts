@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseConfig } from '../daemon/config/load.ts';
-import { startDaemon } from '../daemon/http/daemon.ts';
+import { startDaemon } from '../daemon/daemon.ts';
 import { silentHttpLogger } from '../daemon/http/logging.ts';
-import { indexLocal } from '../daemon/repos/local-repos.ts';
+import { indexLocal } from '../daemon/sync/local-repos.ts';
 import { launchBrowser } from '../test/helpers/browser.ts';
 
 const { values } = parseArgs({

@@ -11,7 +11,7 @@ import { AuthFailures, countingFailures } from '../daemon/audit/auth-failures.ts
 import { ACTION_NAMES, CREDENTIAL_KINDS, TARGET_TYPES } from '../daemon/audit/events.ts';
 import { AuditLog } from '../daemon/audit/log.ts';
 import { ServiceError } from '../daemon/errors.ts';
-import type { Authenticator, Credentials } from '../daemon/http/auth.ts';
+import type { Authenticator, Credentials } from '../daemon/auth/identity.ts';
 import { openSqliteStore } from '../daemon/store/sqlite-store.ts';
 import type { AuditEventRecord, Store } from '../daemon/store/store.ts';
 

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { indexLocal } from '../daemon/repos/local-repos.ts';
+import { indexLocal } from '../daemon/sync/local-repos.ts';
 import { readManifest } from '../daemon/index/manifest.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import type { SearchResponse } from '../daemon/search/types.ts';

@@ -6,7 +6,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { indexLocal } from '../daemon/repos/local-repos.ts';
+import { indexLocal } from '../daemon/sync/local-repos.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import type { SearchRequest, SearchResponse } from '../daemon/search/types.ts';
 import { WORDS, generateCorpus, prng, tempDir } from './helpers/corpus.ts';

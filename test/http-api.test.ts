@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { DEFAULT_BASE_URL } from '../daemon/repos/web-urls.ts';
 import { ERROR_CODES, ServiceError } from '../daemon/errors.ts';
-import type { Authenticator } from '../daemon/http/auth.ts';
+import type { Authenticator } from '../daemon/auth/identity.ts';
 import { call, startTestDaemon, type Answer, type TestDaemon } from './helpers/daemon.ts';
 import { ResponseChecker, validateDocument } from './helpers/openapi.ts';
 

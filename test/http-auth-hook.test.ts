@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServiceError } from '../daemon/errors.ts';
-import type { Authenticator, Identity, RateLimiter, RateLimitState } from '../daemon/http/auth.ts';
+import type { Authenticator, Identity } from '../daemon/auth/identity.ts';
+import type { RateLimiter, RateLimitState } from '../daemon/ratelimit/limiter.ts';
 import { call, startTestDaemon } from './helpers/daemon.ts';
 
 // API.md 8.9's list, plus GET /api/outline (the web UI's symbol outline, counted like

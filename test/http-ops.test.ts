@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { parseConfig } from '../daemon/config/load.ts';
-import { startDaemon, type Daemon } from '../daemon/http/daemon.ts';
+import { startDaemon, type Daemon } from '../daemon/daemon.ts';
 import type { HttpLogger } from '../daemon/http/logging.ts';
-import { indexLocal } from '../daemon/repos/local-repos.ts';
+import { indexLocal } from '../daemon/sync/local-repos.ts';
 import { tempDir } from './helpers/corpus.ts';
 import { metric, until, writeHaystack } from './helpers/haystack.ts';
 

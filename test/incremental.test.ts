@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { shardsDir } from '../daemon/index/data-dir.ts';
 import { MAX_DELTA_SHARDS } from '../daemon/index/indexer.ts';
 import { readManifest } from '../daemon/index/manifest.ts';
-import { indexLocal } from '../daemon/repos/local-repos.ts';
+import { indexLocal } from '../daemon/sync/local-repos.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import { prng, tempDir } from './helpers/corpus.ts';
 import { TestRepo } from './helpers/git.ts';

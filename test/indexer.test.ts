@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shardsDir } from '../daemon/index/data-dir.ts';
 import { readManifest } from '../daemon/index/manifest.ts';
-import { indexLocal } from '../daemon/repos/local-repos.ts';
+import { indexLocal } from '../daemon/sync/local-repos.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import { tempDir } from './helpers/corpus.ts';
 

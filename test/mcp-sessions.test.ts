@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Identity } from '../daemon/http/auth.ts';
+import type { Identity } from '../daemon/auth/identity.ts';
 import { silentHttpLogger } from '../daemon/http/logging.ts';
 import { McpSessions } from '../daemon/mcp/sessions.ts';
 

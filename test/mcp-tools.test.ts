@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../daemon/errors.ts';
-import type { Identity } from '../daemon/http/auth.ts';
+import type { Identity } from '../daemon/auth/identity.ts';
 import { silentHttpLogger } from '../daemon/http/logging.ts';
 import { MAX_LINE_CHARS, STRUCTURED_BUDGET, TEXT_BUDGET } from '../daemon/mcp/budget.ts';
 import type { Invoke, RouteAnswer, RouteKey, ToolCaller } from '../daemon/mcp/invoke.ts';

@@ -40,7 +40,8 @@ function makePki(): Pki | undefined {
 // libgit2 reads its trusted certificates once, when nodegit is loaded: the test CA must be
 // in SSL_CERT_FILE before mirror.ts (and so nodegit) is imported.
 const pki = makePki();
-const { listRefs, removeMirror, syncMirror } = await import('../daemon/repos/mirror.ts');
+const { removeMirror, syncMirror } = await import('../daemon/repos/mirror.ts');
+const { listRefs } = await import('../daemon/repos/refs.ts');
 
 const temps: string[] = [];
 const closers: Array<() => Promise<void>> = [];

@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { credentialHash, newScopedToken, serverSecret } from '../daemon/auth/credentials.ts';
 import { keysCommand, usersCommand } from '../daemon/cli/users-command.ts';
-import { indexLocal } from '../daemon/repos/local-repos.ts';
+import { indexLocal } from '../daemon/sync/local-repos.ts';
 import { openStore } from '../daemon/store/open.ts';
 import { tempDir } from './helpers/corpus.ts';
 import { TestRepo } from './helpers/git.ts';

@@ -12,7 +12,7 @@ import { credentialHash, newScopedToken, serverSecret } from '../daemon/auth/cre
 import { keysCommand, usersCommand } from '../daemon/cli/users-command.ts';
 import { parseConfig } from '../daemon/config/load.ts';
 import { ServiceError } from '../daemon/errors.ts';
-import { startDaemon } from '../daemon/http/daemon.ts';
+import { startDaemon } from '../daemon/daemon.ts';
 import { silentHttpLogger } from '../daemon/http/logging.ts';
 import type { RateCounter } from '../daemon/ratelimit/counter.ts';
 import { DailyRateLimiter, rateLimitMessage, utcDay } from '../daemon/ratelimit/daily-limiter.ts';

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { indexLocal } from '../daemon/repos/local-repos.ts';
+import { indexLocal } from '../daemon/sync/local-repos.ts';
 import { Shard } from '../daemon/index/shard-reader.ts';
 import { shardsDir } from '../daemon/index/data-dir.ts';
 import { readAllManifests } from '../daemon/index/manifest.ts';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { parseConfig } from '../daemon/config/load.ts';
-import { SyncScheduler } from '../daemon/repos/scheduler.ts';
+import { SyncScheduler } from '../daemon/sync/scheduler.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import { openStore } from '../daemon/store/open.ts';
 import { tempDir } from './helpers/corpus.ts';

@@ -19,7 +19,7 @@ import { signLicense } from '../daemon/auth/license.ts';
 import { keysCommand, usersCommand } from '../daemon/cli/users-command.ts';
 import { shardsDir } from '../daemon/index/data-dir.ts';
 import { readAllManifests, retireRepository } from '../daemon/index/manifest.ts';
-import { indexLocal } from '../daemon/repos/local-repos.ts';
+import { indexLocal } from '../daemon/sync/local-repos.ts';
 import { openStore } from '../daemon/store/open.ts';
 import type { Store } from '../daemon/store/store.ts';
 import { call, startTestDaemon, type Answer } from './helpers/daemon.ts';

@@ -17,7 +17,7 @@ import { keysCommand, usersCommand } from '../daemon/cli/users-command.ts';
 import { parseConfig } from '../daemon/config/load.ts';
 import { Catalog } from '../daemon/http/catalog.ts';
 import { createLogger } from '../daemon/http/logging.ts';
-import { syncOnce } from '../daemon/repos/sync.ts';
+import { syncOnce } from '../daemon/sync/sync.ts';
 import { openStore } from '../daemon/store/open.ts';
 import { tempDir } from './helpers/corpus.ts';
 import { call, startTestDaemon, type Answer } from './helpers/daemon.ts';

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { indexLocal } from '../daemon/repos/local-repos.ts';
+import { indexLocal } from '../daemon/sync/local-repos.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import type { SearchRequest } from '../daemon/search/types.ts';
 import { tempDir } from './helpers/corpus.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { ctagsAvailable, extractSymbols, type SymbolDef } from '../daemon/index/symbols.ts';
+import { ctagsAvailable, extractSymbols, type SymbolDef } from '../daemon/symbols/ctags.ts';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseConfig } from '../daemon/config/load.ts';
 import { shardsDir } from '../daemon/index/data-dir.ts';
 import { collectGarbage, RETIRE_GRACE_MS } from '../daemon/index/manifest.ts';
-import { mirrorPath, syncOnce, type SyncReport } from '../daemon/repos/sync.ts';
+import { mirrorPath, syncOnce, type SyncReport } from '../daemon/sync/sync.ts';
 import { Searcher } from '../daemon/search/searcher.ts';
 import { openStore } from '../daemon/store/open.ts';
 import { tempDir } from './helpers/corpus.ts';

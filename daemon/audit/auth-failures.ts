@@ -11,7 +11,7 @@
 // credential kind (an event without an address, `details.overflow: true`): the count is
 // never lost, only the addresses of a flood that wide.
 
-import type { Authenticator, Credentials } from '../http/auth.ts';
+import type { Authenticator, Credentials } from '../auth/identity.ts';
 import { credentialKindOf } from '../auth/authenticator.ts';
 import { ServiceError } from '../errors.ts';
 import type { AuditCredentialKind } from './events.ts';
@@ -106,7 +106,7 @@ export class AuthFailures {
 
 /**
  * `inner`, with every 401 for a credential that was sent counted in `failures`, by the
- * address the credentials came `from` (http/auth.ts Credentials). Callers that give no
+ * address the credentials came `from` (auth/identity.ts Credentials). Callers that give no
  * address are not counted: GET /api/session asking whether a stale cookie still works is
  * not an attempt to get in.
  */

@@ -31,7 +31,7 @@ export type AuditAction = keyof typeof AUDIT_ACTIONS;
 export const ACTION_NAMES = Object.keys(AUDIT_ACTIONS) as AuditAction[];
 
 /**
- * What an actor acted with: the API's credential kinds (http/auth.ts), an OAuth client
+ * What an actor acted with: the API's credential kinds (auth/identity.ts), an OAuth client
  * authenticating itself at the token or revocation endpoint, the command line on the data
  * directory, or the daemon itself ('system': for what it does on its own, which nothing
  * recorded today is).

@@ -16,7 +16,7 @@
 // database file, the API's answers and the logs for every secret issued.
 
 import { userInfo } from 'node:os';
-import type { Identity } from '../http/auth.ts';
+import type { Identity } from '../auth/identity.ts';
 import type { AuditEventRecord, Store } from '../store/store.ts';
 import type { AuditActorOf, AuditAction, AuditEntry } from './events.ts';
 

@@ -1,4 +1,4 @@
-// The Authenticator of a deployment with users (http/auth.ts defines the seam): API keys
+// The Authenticator of a deployment with users (identity.ts defines the seam): API keys
 // in either header, scoped access tokens and OAuth access tokens as bearer tokens, checked against the store by
 // their keyed hash; the web UI's browser sessions (a signed cookie plus a CSRF header,
 // auth/browser-session.ts), checked against their stored record. Every credential other
@@ -8,12 +8,11 @@
 // credentials: the anonymous user when settings.anonymousAccess is on.
 
 import { ServiceError } from '../errors.ts';
-import type { Authenticator, CredentialKind, Credentials, Identity } from '../http/auth.ts';
+import type { Authenticator, CredentialKind, Credentials, Identity } from './identity.ts';
 import type { IdentityStore, OAuthStore, SessionStore, UserRecord } from '../store/store.ts';
 import { invalidCsrf, type BrowserSessions } from './browser-session.ts';
-import { credentialHash, isApiKeyShape, isScopedTokenShape, SCOPED_TOKEN_PREFIX } from './credentials.ts';
+import { ACCESS_TOKEN_PREFIX, credentialHash, isApiKeyShape, isScopedTokenShape, SCOPED_TOKEN_PREFIX } from './credentials.ts';
 import { originLive } from './origin.ts';
-import { ACCESS_TOKEN_PREFIX } from '../oauth/tokens.ts';
 
 export interface StoreAuthenticatorOptions {
   /** Users, keys, scoped tokens, sessions; of the OAuth store only the grants' lastUsedAt. */

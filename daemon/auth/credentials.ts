@@ -19,6 +19,11 @@ const API_KEY = /^svk_[0-9a-f]{64}$/;
 export const SCOPED_TOKEN_PREFIX = 'svst_';
 const SCOPED_TOKEN = /^svst_[0-9a-f]{64}$/;
 export const SCOPED_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
+/**
+ * OAuth access tokens, issued by the OAuth server (oauth/tokens.ts has their shape and
+ * lifetime): the authenticator tells them from API keys by this prefix.
+ */
+export const ACCESS_TOKEN_PREFIX = 'svoa_';
 export const SECRET_FILE = 'server-secret';
 
 /** A new API key: the prefix and 32 random bytes in hex. */

@@ -4,7 +4,8 @@
 // only when the text changes. Expiry is judged at each call.
 
 import { hasEntitlement, licenseState, type License } from './license.ts';
-import { licenseFromText, type LicenseStore } from './license-store.ts';
+import { licenseFromText } from './license-store.ts';
+import type { LicenseStore } from '../store/store.ts';
 
 export class Entitlements {
   #checked = false;

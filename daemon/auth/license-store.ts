@@ -1,15 +1,9 @@
-// Where the installed license lives. The daemon's Store will implement LicenseStore (it
-// keeps the file's text, re-verified on every read, so a key removed from the configuration
-// or an expiry takes effect without reinstalling); MemoryLicenseStore serves the tests.
+// The installed license, read from where it lives (the Store's LicenseStore keeps the
+// file's text, re-verified on every read, so a key removed from the configuration or an
+// expiry takes effect without reinstalling); MemoryLicenseStore serves the tests.
 
+import type { LicenseStore } from '../store/store.ts';
 import { readLicense, LicenseError, type License } from './license.ts';
-
-export interface LicenseStore {
-  /** The installed license file's text, as installed; undefined when none. */
-  getLicense(): string | undefined;
-  /** Replaces the installed license. The caller has verified it. */
-  putLicense(text: string): void;
-}
 
 export class MemoryLicenseStore implements LicenseStore {
   constructor(private text?: string) {}

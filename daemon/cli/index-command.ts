@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../index/data-dir.ts';
 import type { IndexSummary } from '../index/indexer.ts';
-import { indexLocal } from '../repos/local-repos.ts';
+import { indexLocal } from '../sync/local-repos.ts';
 import { formatBytes, formatCount, progressLine } from './format.ts';
 import { UsageError } from './usage.ts';
 

@@ -10,7 +10,8 @@ import type { Config } from '../config/types.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { openStore } from '../store/open.ts';
 import { checkPayload, LicenseError, licenseState, signLicense, trustedKeys, verifyLicense, type License } from '../auth/license.ts';
-import { installedLicense, type LicenseStore } from '../auth/license-store.ts';
+import { installedLicense } from '../auth/license-store.ts';
+import type { LicenseStore } from '../store/store.ts';
 import { findConfigFile } from './config-file.ts';
 import { UsageError } from './usage.ts';
 

@@ -12,9 +12,9 @@ import { defaultConfig, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/types.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { readAllManifests } from '../index/manifest.ts';
-import { startDaemon } from '../http/daemon.ts';
+import { startDaemon } from '../daemon.ts';
 import { createLogger, type LogLevel } from '../http/logging.ts';
-import { indexLocal } from '../repos/local-repos.ts';
+import { indexLocal } from '../sync/local-repos.ts';
 import { findConfigFile } from './config-file.ts';
 import { UsageError } from './usage.ts';
 

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
-import { syncOnce, type SyncEvent } from '../repos/sync.ts';
+import { syncOnce, type SyncEvent } from '../sync/sync.ts';
 import { openStore } from '../store/open.ts';
 import { formatCount } from './format.ts';
 import { findConfigFile } from './config-file.ts';

@@ -1,51 +1,10 @@
-// The one authentication and rate-limit step every route goes through (server.ts): the
-// seam's types. The implementations: auth/authenticator.ts (API keys of the store's
-// users, their tokens and browser sessions, anonymous access as configured) and
-// ratelimit/daily-limiter.ts (the daily limit per user).
+// A request's credentials as the HTTP server reads them from its headers (server.ts), for
+// the one authentication step every route goes through. Who they belong to is the
+// Authenticator's answer (auth/identity.ts).
 
 import { CSRF_HEADER, readCookie, SESSION_COOKIE } from '../auth/browser-session.ts';
+import type { Credentials } from '../auth/identity.ts';
 import { ServiceError } from '../errors.ts';
-import type { Role } from '../store/store.ts';
-
-/**
- * 'browserSession': the web UI's sign-in cookie (auth/browser-session.ts), acting as the
- * user of the API key it was signed in with; never counted against the daily limit.
- */
-export type CredentialKind = 'anonymous' | 'apiKey' | 'oauth' | 'scopedToken' | 'browserSession';
-
-export interface Identity {
-  kind: CredentialKind;
-  /** The user the credential belongs to; undefined for anonymous. */
-  userId?: string;
-  role?: Role;
-  /**
-   * The scoped access token used (kind 'scopedToken'), the OAuth grant (kind 'oauth'), or
-   * the API key: the one used (kind 'apiKey') or the one the session was signed in with
-   * (kind 'browserSession').
-   */
-  tokenId?: string;
-  /** The user's own daily request limit; undefined: settings.rateLimit.requestsPerDay. */
-  dailyLimit?: number;
-  /** Whether this repository may be shown to the caller (search results, source, lists). */
-  canSee(repo: { repoId: number; visibility: 'public' | 'private' }): boolean;
-}
-
-/** The request's credentials as sent (API.md section 5, and the web UI's session cookie). */
-export interface Credentials {
-  /** The token of `Authorization: Bearer <token>`, or of an API key header (API_KEY_HEADERS). */
-  token?: string;
-  /** The session token of the trawl_session cookie (via 'session'). */
-  session?: string;
-  /** The X-CSRF-Token header as sent, absent when it was not (via 'session'). */
-  csrf?: string;
-  /** Which header carried the credential. */
-  via?: 'bearer' | 'apiKeyHeader' | 'session';
-  /**
-   * The client's address (client-address.ts), given where a refusal is an attempt to get
-   * in: the audit log counts refused credentials per address (audit/auth-failures.ts).
-   */
-  from?: string;
-}
 
 /**
  * The headers that carry an API key on their own: trawl's, and Sourcebot's spelling so that
@@ -57,27 +16,6 @@ export const API_KEY_HEADERS = ['X-Service-Api-Key', 'X-Sourcebot-Api-Key'] as c
 /** Whether the request sent a bearer credential (Authorization or an API key header), valid or not. */
 export function credentialSent(headers: Readonly<Record<string, string | undefined>>): boolean {
   return headers['authorization'] !== undefined || API_KEY_HEADERS.some((h) => headers[h.toLowerCase()] !== undefined);
-}
-
-export interface Authenticator {
-  /** The caller, or a 401/403 ServiceError. */
-  authenticate(credentials: Credentials): Promise<Identity>;
-}
-
-export interface RateLimitState {
-  limit: number;
-  remaining: number;
-  /** Unix seconds of the next reset (00:00 UTC). */
-  reset: number;
-}
-
-export interface RateLimiter {
-  /**
-   * Counts one request of `identity` to a rate-limited endpoint. Returns the counters for
-   * the X-RateLimit-* headers, undefined when the request is not counted (anonymous), or
-   * throws 429 API_RATE_LIMIT_EXCEEDED.
-   */
-  take(identity: Identity): Promise<RateLimitState | undefined>;
 }
 
 /**

@@ -10,11 +10,12 @@ import { shardsDir } from '../index/data-dir.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
 import type { LoadedManifest } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
-import type { CodeHostType, GitRef } from '../repos/git.ts';
+import type { CodeHostType } from '../repos/hosts/types.ts';
+import type { GitRef } from '../repos/git.ts';
 import { displayName } from '../repos/web-urls.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
 import { ServiceError } from '../errors.ts';
-import type { Identity } from './auth.ts';
+import type { Identity } from '../auth/identity.ts';
 
 export interface CatalogRepo {
   repoId: number;

@@ -11,7 +11,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MetricsAuth, Settings } from '../config/types.ts';
 import { ServiceError } from '../errors.ts';
-import { readCredentials, type Authenticator } from './auth.ts';
+import { readCredentials } from './auth.ts';
+import type { Authenticator } from '../auth/identity.ts';
 
 /** A scrape token shorter than this is refused at start: it would be guessable. */
 export const MIN_SCRAPE_TOKEN_LENGTH = 16;

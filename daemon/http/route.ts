@@ -3,7 +3,7 @@
 // it is authenticated and rate limited, and its handler.
 
 import type { ErrorCode } from '../errors.ts';
-import type { Identity } from './auth.ts';
+import type { Identity } from '../auth/identity.ts';
 import type { Reply } from './respond.ts';
 import type { HttpLogger } from './logging.ts';
 

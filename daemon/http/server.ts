@@ -9,7 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { diskFullError, ServiceError } from '../errors.ts';
-import { API_KEY_HEADERS, credentialSent, readCredentials, type Authenticator, type RateLimiter } from './auth.ts';
+import { API_KEY_HEADERS, credentialSent, readCredentials } from './auth.ts';
+import type { Authenticator } from '../auth/identity.ts';
+import type { RateLimiter } from '../ratelimit/limiter.ts';
 import { parseJsonBody, parseQuery, readBody } from './body.ts';
 import { ClientAddresses } from './client-address.ts';
 import type { HttpLogger } from './logging.ts';

@@ -1,12 +1,12 @@
 // What the route handlers share: the searcher, the repository catalog, the store, the
-// search gate and the daemon's settings. Built once by daemon.ts.
+// search gate and the daemon's settings. Built once by the composition root (daemon/daemon.ts).
 
 import type { AuditLog } from '../audit/log.ts';
 import type { Entitlements } from '../auth/entitlements.ts';
 import type { Config } from '../config/types.ts';
 import type { Searcher } from '../search/searcher.ts';
 import type { Store } from '../store/store.ts';
-import type { RateLimiter } from './auth.ts';
+import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Catalog } from './catalog.ts';
 import type { SearchGate } from './gate.ts';
 import type { Metrics } from './metrics.ts';

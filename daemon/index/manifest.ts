@@ -51,7 +51,8 @@ import { join } from 'node:path';
 import { SHARD_EXT } from './shard-format.ts';
 import { shardsDir, writeFileAtomic } from './data-dir.ts';
 import { removeLeftoverTemps } from '../runtime/owner.ts';
-import type { CodeHostType, GitRef } from '../repos/git.ts';
+import type { CodeHostType } from '../repos/hosts/types.ts';
+import type { GitRef } from '../repos/git.ts';
 
 /**
  * How long a retired file stays on disk. Searches are bounded by settings.search.timeoutMs

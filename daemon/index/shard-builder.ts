@@ -8,7 +8,7 @@ import { Packr } from 'msgpackr';
 import { PostingsBuilder, hash32 } from '../../core/index.ts';
 import { encodeBranchLists } from './branch-set.ts';
 import { detectLanguage } from './language.ts';
-import { ctagsAvailable, extractSymbols, type SymbolDef } from './symbols.ts';
+import { ctagsAvailable, extractSymbols, type SymbolDef } from '../symbols/ctags.ts';
 import {
   DOC_FLAG_CRLF,
   DOC_RECORD_SIZE,

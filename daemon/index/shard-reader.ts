@@ -93,8 +93,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
 import mmapModule from '@riaskov/mmap-io';
 import { decodePostings, hash32 } from '../../core/index.ts';
-import type { ShardFacts } from '../search/match-tree.ts';
-import type { SymbolDef } from './symbols.ts';
+import type { SymbolDef } from '../symbols/ctags.ts';
 import { BranchSet, readMembershipFile } from './branch-set.ts';
 import {
   DOC_RECORD_SIZE,
@@ -123,6 +122,17 @@ export interface RepoFacts {
   archived: boolean;
   fork: boolean;
   visibility: 'public' | 'private';
+}
+
+/** What a shard knows about itself, for the match tree to decide filters before reading a document (search/match-tree.ts). */
+export interface ShardFacts {
+  repoName: string;
+  /** The shard's branches and tags; [0] is the default branch. */
+  branches: readonly string[];
+  archived: boolean;
+  fork: boolean;
+  visibility: 'public' | 'private';
+  languages: readonly string[];
 }
 
 /** A shard that cannot be used: wrong version, truncated, corrupt. */

@@ -11,7 +11,7 @@
 
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../errors.ts';
-import type { Identity } from '../http/auth.ts';
+import type { Identity } from '../auth/identity.ts';
 import type { HttpLogger } from '../http/logging.ts';
 import type { PrepareCall } from './tools.ts';
 

@@ -4,7 +4,7 @@
 // included), and its results are the REST answers by construction; only the presentation
 // for a language model (tools.ts) is the tool's own.
 
-import type { Identity } from '../http/auth.ts';
+import type { Identity } from '../auth/identity.ts';
 import type { HttpLogger } from '../http/logging.ts';
 import type { Reply } from '../http/respond.ts';
 import type { Route } from '../http/route.ts';

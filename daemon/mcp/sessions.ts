@@ -27,7 +27,7 @@ import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { Identity } from '../http/auth.ts';
+import type { Identity } from '../auth/identity.ts';
 import type { HttpLogger } from '../http/logging.ts';
 import { ServiceError } from '../errors.ts';
 import { refuseToolCalls, toolCallIds } from './call.ts';

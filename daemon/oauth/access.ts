@@ -7,7 +7,8 @@
 import { originLive } from '../auth/origin.ts';
 import { ServiceError } from '../errors.ts';
 import { hashOf, unavailable, type OAuthContext } from './context.ts';
-import { ACCESS_TOKEN_PREFIX, hasShape } from './tokens.ts';
+import { ACCESS_TOKEN_PREFIX } from '../auth/credentials.ts';
+import { hasShape } from './tokens.ts';
 
 export function verifyAccessToken(ctx: OAuthContext, token: string): { userId: string; grantId: string } {
   const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the OAuth access token is not valid (unknown, malformed, expired or revoked)');

@@ -9,7 +9,8 @@ import { firstTime } from '../audit/log.ts';
 import { authenticateClient } from './clients.ts';
 import { hashOf, type OAuthContext } from './context.ts';
 import { required, type Params } from './form.ts';
-import { ACCESS_TOKEN_PREFIX, hasShape, REFRESH_TOKEN_PREFIX } from './tokens.ts';
+import { ACCESS_TOKEN_PREFIX } from '../auth/credentials.ts';
+import { hasShape, REFRESH_TOKEN_PREFIX } from './tokens.ts';
 
 /** A revocation by the client from `address`, recorded in the audit log when it takes effect. */
 export function revokeRequest(ctx: OAuthContext, params: Params, authorization: string | undefined, address: string): void {

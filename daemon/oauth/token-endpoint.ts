@@ -26,7 +26,8 @@ import { OAuthError } from './errors.ts';
 import { required, type Params } from './form.ts';
 import { verifierMatches } from './pkce.ts';
 import { acceptResource } from './resource.ts';
-import { ACCESS_TOKEN_LIFETIME_MS, ACCESS_TOKEN_PREFIX, CODE_PREFIX, hasShape, newCredential, REFRESH_TOKEN_LIFETIME_MS, REFRESH_TOKEN_PREFIX } from './tokens.ts';
+import { ACCESS_TOKEN_LIFETIME_MS, CODE_PREFIX, hasShape, newCredential, REFRESH_TOKEN_LIFETIME_MS, REFRESH_TOKEN_PREFIX } from './tokens.ts';
+import { ACCESS_TOKEN_PREFIX } from '../auth/credentials.ts';
 
 export interface TokenResponse {
   access_token: string;

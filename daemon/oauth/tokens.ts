@@ -8,7 +8,8 @@
 
 import { randomBytes } from 'node:crypto';
 
-export const ACCESS_TOKEN_PREFIX = 'svoa_';
+// ACCESS_TOKEN_PREFIX ('svoa_') lives with the API's other bearer credentials
+// (auth/credentials.ts): the authenticator recognises access tokens by it.
 export const REFRESH_TOKEN_PREFIX = 'svor_';
 export const CODE_PREFIX = 'svoc_';
 export const CLIENT_SECRET_PREFIX = 'svcs_';

@@ -13,7 +13,8 @@
 // the limit, so raising a user's limit during the day gives them exactly the difference.
 
 import { isDiskFull, ServiceError } from '../errors.ts';
-import type { CredentialKind, Identity, RateLimiter, RateLimitState } from '../http/auth.ts';
+import type { CredentialKind, Identity } from '../auth/identity.ts';
+import type { RateLimiter, RateLimitState } from './limiter.ts';
 import type { RateCounter, TakeResult } from './counter.ts';
 
 const COUNTED: ReadonlySet<CredentialKind> = new Set(['apiKey', 'oauth', 'scopedToken']);

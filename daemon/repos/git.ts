@@ -6,18 +6,10 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import NodeGit from 'nodegit';
+import { errorText } from '../errors.ts';
 import { compileRefGlob } from './glob.ts';
-import { listRefs } from './mirror.ts';
-
-export type CodeHostType =
-  | 'github'
-  | 'gitlab'
-  | 'gitea'
-  | 'gerrit'
-  | 'bitbucketServer'
-  | 'bitbucketCloud'
-  | 'genericGitHost'
-  | 'azuredevops';
+import type { CodeHostType } from './hosts/types.ts';
+import { listRefs } from './refs.ts';
 
 /** A branch or tag selected for indexing, and the commit it points at. */
 export interface GitRef {
@@ -268,10 +260,6 @@ async function listVersions(handles: Handles, refs: GitRef[]): Promise<GitVersio
   const keyed = versions.map((v) => ({ v, key: Buffer.from(v.path, 'utf8') }));
   keyed.sort((a, b) => Buffer.compare(a.key, b.key) || (a.v.oid < b.v.oid ? -1 : a.v.oid > b.v.oid ? 1 : 0));
   return keyed.map((k) => k.v);
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**

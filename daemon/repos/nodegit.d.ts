@@ -1,4 +1,4 @@
-// nodegit ships no typings; this declares only the parts the project uses (git.ts, mirror.ts,
+// nodegit ships no typings; this declares only the parts the project uses (git.ts, refs.ts, mirror.ts,
 // and the browsing/history readers: revision.ts, browse.ts, history.ts).
 declare module 'nodegit' {
   namespace NodeGit {

@@ -8,6 +8,7 @@
 // can reject it.
 
 import RE2 from 're2';
+import type { ShardFacts } from '../index/shard-reader.ts';
 import type { PlanNode, Term } from '../query/terms.ts';
 import { compileRefGlob } from '../repos/glob.ts';
 
@@ -18,16 +19,6 @@ export type Tree =
   | { op: 'content' | 'file' | 'sym'; term: Term; id: number }
   /** `lang` is an index into the shard's language list. */
   | { op: 'lang'; lang: number };
-
-export interface ShardFacts {
-  repoName: string;
-  /** The shard's branches and tags; [0] is the default branch. */
-  branches: readonly string[];
-  archived: boolean;
-  fork: boolean;
-  visibility: 'public' | 'private';
-  languages: readonly string[];
-}
 
 const TRUE: Tree = { op: 'const', value: true };
 const FALSE: Tree = { op: 'const', value: false };

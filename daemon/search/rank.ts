@@ -14,7 +14,7 @@
 //
 // Ties break by repository name, then path (byte order), so the order is deterministic.
 
-import type { SymbolDef } from '../index/symbols.ts';
+import type { SymbolDef } from '../symbols/ctags.ts';
 
 export const WEIGHTS = {
   symbolDefinition: 5000,

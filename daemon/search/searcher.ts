@@ -23,13 +23,13 @@ import { manifestRepoName, type ManifestRepo } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import { planQuery, type Plan } from '../query/plan.ts';
 import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl } from '../repos/web-urls.ts';
-import type { CodeHostType } from '../repos/git.ts';
+import type { CodeHostType } from '../repos/hosts/types.ts';
 import { SearchPool } from './pool.ts';
 import { packr, shardKey, type ShardReply, type ShardTask } from './protocol.ts';
 import { buildChunks, locateRanges, nameRanges, wholeContent } from './shape.ts';
 import type { ShardHit } from './shard-search.ts';
 import { compareRanked, score } from './rank.ts';
-import type { SymbolDef } from '../index/symbols.ts';
+import type { SymbolDef } from '../symbols/ctags.ts';
 import { emptyStats, type Chunk, type FileResult, type FlushReason, type RepositoryInfo, type SearchRequest, type SearchResponse, type SearchStats } from './types.ts';
 
 export interface SearcherOptions {

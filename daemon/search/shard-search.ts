@@ -4,11 +4,11 @@
 // positive terms. Runs in a search worker; the main thread merges, ranks and shapes.
 
 import { intersectSorted, unionSorted } from '../../core/index.ts';
-import type { NgramTable, RepoFacts, Shard } from '../index/shard-reader.ts';
+import type { NgramTable, RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
 import { compileRefGlob } from '../repos/glob.ts';
 import type { Plan } from '../query/terms.ts';
 import type { NgramQuery } from '../query/ngram-query.ts';
-import { specialize, type ShardFacts, type Tree } from './match-tree.ts';
+import { specialize, type Tree } from './match-tree.ts';
 import type { Matcher } from './matcher.ts';
 import { isWord } from './rank.ts';
 import { emptyCounters, type ShardCounters } from './types.ts';

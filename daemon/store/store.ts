@@ -3,9 +3,8 @@
 // join it later. SQLite (sqlite-store.ts) is the embedded default; every backend
 // runs the same conformance suite (test/store/conformance.ts).
 
-import type { CodeHostType } from '../repos/git.ts';
+import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { ConnectionType } from '../config/types.ts';
-import type { LicenseStore } from '../auth/license-store.ts';
 
 /** Where a repository stands in its life cycle. */
 export type RepoState =
@@ -455,6 +454,18 @@ export interface AuditStore {
   list(query: AuditQuery): { events: AuditEventRecord[]; total: number };
   /** Drops the events with `at` before `before` (one at `before` stays); returns how many. */
   prune(before: string): number;
+}
+
+/**
+ * Where the installed license lives: its text as installed, re-verified on every read
+ * (auth/license-store.ts), so a key removed from the configuration or an expiry takes
+ * effect without reinstalling.
+ */
+export interface LicenseStore {
+  /** The installed license file's text, as installed; undefined when none. */
+  getLicense(): string | undefined;
+  /** Replaces the installed license. The caller has verified it. */
+  putLicense(text: string): void;
 }
 
 export interface Store extends IdentityStore, SessionStore, LicenseStore, RequestCountStore {

@@ -23,8 +23,8 @@ import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
 import { parseConfig } from '../../daemon/config/load.ts';
 import { isDiskFull } from '../../daemon/errors.ts';
 import { named, readAllManifests } from '../../daemon/index/manifest.ts';
-import { indexLocal } from '../../daemon/repos/local-repos.ts';
-import { SyncScheduler } from '../../daemon/repos/scheduler.ts';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
+import { SyncScheduler } from '../../daemon/sync/scheduler.ts';
 import { openStore } from '../../daemon/store/open.ts';
 import { call, startTestDaemon, type Answer } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/corpus.ts';
@@ -128,7 +128,8 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
     const config = parseConfig(JSON.stringify({ connections: { local: { type: 'git', url: d.repoPath } } }), join(dir.path, 'sync.json'));
     const scheduler = new SyncScheduler({ config, dataDir, store: d.daemon.services.store, log: logger, intervalMs: 3_600_000, now: () => clock.getTime() });
     // A mirror, as a connection's remote repository gets one, cloned while there is space.
-    const { listRefs, syncMirror } = await import('../../daemon/repos/mirror.ts');
+    const { syncMirror } = await import('../../daemon/repos/mirror.ts');
+    const { listRefs } = await import('../../daemon/repos/refs.ts');
     const origin = pathToFileURL(d.repoPath).href;
     const mirror = join(dataDir, 'git', '76.git');
     assert.equal((await syncMirror(origin, mirror)).cloned, true);

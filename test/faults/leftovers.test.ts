@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFile
 import { join } from 'node:path';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { named, readManifest } from '../../daemon/index/manifest.ts';
-import { indexLocal } from '../../daemon/repos/local-repos.ts';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { syncMirror } from '../../daemon/repos/mirror.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { tempDir } from '../helpers/corpus.ts';

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { indexLocal } from '../../daemon/repos/local-repos.ts';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { until, writeHaystack } from '../helpers/haystack.ts';
 import { rawRequest, type RawExchange, type RawResponse } from '../helpers/raw-http.ts';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
-import { indexLocal } from '../../daemon/repos/local-repos.ts';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { call, startTestDaemon, type Answer } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { git } from '../helpers/git.ts';

@@ -20,7 +20,7 @@ import { SearchGate } from '../../daemon/http/gate.ts';
 import { readAllManifests } from '../../daemon/index/manifest.ts';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
-import { indexLocal } from '../../daemon/repos/local-repos.ts';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { SearchPool } from '../../daemon/search/pool.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { packr, type ShardReply, type ShardTask } from '../../daemon/search/protocol.ts';

@@ -6,10 +6,10 @@
 
 import { join } from 'node:path';
 import { parseConfig } from '../../daemon/config/load.ts';
-import { startDaemon, type Daemon, type DaemonOptions } from '../../daemon/http/daemon.ts';
+import { startDaemon, type Daemon, type DaemonOptions } from '../../daemon/daemon.ts';
 import { silentHttpLogger } from '../../daemon/http/logging.ts';
 import { indexPath } from '../../daemon/index/indexer.ts';
-import { indexLocal, registerLocal } from '../../daemon/repos/local-repos.ts';
+import { indexLocal, registerLocal } from '../../daemon/sync/local-repos.ts';
 import { openStore } from '../../daemon/store/open.ts';
 import { tempDir } from './corpus.ts';
 import { git, TestRepo } from './git.ts';

@@ -1,12 +1,12 @@
 // Browsing (API-DETAILS.md section 4): GET /api/source, GET /api/outline, POST /api/files,
 // POST /api/tree, GET /api/folder_contents. A git repository is read through nodegit at any
 // ref, indexed or not (repos/browse.ts); a directory, which has no git, from the files its
-// index holds. An outline is the file's definitions from universal-ctags (repos/outline.ts).
+// index holds. An outline is the file's definitions from universal-ctags (symbols/outline.ts).
 
 import { detectLanguage } from '../../index/language.ts';
 import { folderContents, listFiles, readSource, tree, type FolderEntry, type TreeNode } from '../../repos/browse.ts';
-import { outlineSymbols } from '../../repos/outline.ts';
-import { SYMBOL_MAX_FILE_BYTES } from '../../index/symbols.ts';
+import { outlineSymbols } from '../../symbols/outline.ts';
+import { SYMBOL_MAX_FILE_BYTES } from '../../symbols/ctags.ts';
 import { fileTooLarge } from '../../repos/blob-size.ts';
 import { checkRepoPath } from '../../repos/repo-path.ts';
 import { externalFileUrl, fileWebUrl } from '../../repos/web-urls.ts';

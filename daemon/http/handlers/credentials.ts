@@ -19,7 +19,7 @@
 import { actorOf, firstTime } from '../../audit/log.ts';
 import { endedAny, listKeyCredentials } from '../../auth/credential-listing.ts';
 import { ServiceError, type ErrorCode } from '../../errors.ts';
-import type { Identity } from '../auth.ts';
+import type { Identity } from '../../auth/identity.ts';
 import type { Route } from '../route.ts';
 import type { Services } from '../services.ts';
 

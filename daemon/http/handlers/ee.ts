@@ -9,7 +9,7 @@ import { actorOf, firstTime } from '../../audit/log.ts';
 import { credentialHash, newScopedToken, SCOPED_TOKEN_LIFETIME_MS, serverSecret } from '../../auth/credentials.ts';
 import { ServiceError } from '../../errors.ts';
 import type { UserRecord } from '../../store/store.ts';
-import type { Identity } from '../auth.ts';
+import type { Identity } from '../../auth/identity.ts';
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
 

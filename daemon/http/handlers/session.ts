@@ -18,11 +18,11 @@
 
 import { clearCsrfCookie, clearSessionCookie, CSRF_COOKIE, csrfCookie, CSRF_HEADER, invalidCsrf, readCookie, SESSION_COOKIE, sessionCookie, type BrowserSessions } from '../../auth/browser-session.ts';
 import { actorOf } from '../../audit/log.ts';
-import { SCOPED_TOKEN_PREFIX } from '../../auth/credentials.ts';
+import { ACCESS_TOKEN_PREFIX, SCOPED_TOKEN_PREFIX } from '../../auth/credentials.ts';
 import { ServiceError } from '../../errors.ts';
-import { ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX } from '../../oauth/tokens.ts';
+import { REFRESH_TOKEN_PREFIX } from '../../oauth/tokens.ts';
 import type { UserRecord } from '../../store/store.ts';
-import type { Authenticator, Identity } from '../auth.ts';
+import type { Authenticator, Identity } from '../../auth/identity.ts';
 import type { Route } from '../route.ts';
 import type { Services } from '../services.ts';
 

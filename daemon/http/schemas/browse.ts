@@ -2,7 +2,8 @@
 // tree, folder_contents, find_definitions and find_references. Query-string inputs are objects
 // of strings (integers are coerced); openapi.ts turns their properties into parameters.
 
-import { CODE_HOST_TYPES, ref, type JsonSchema } from './common.ts';
+import { CODE_HOST_TYPES } from '../../repos/hosts/types.ts';
+import { ref, type JsonSchema } from './common.ts';
 
 const text = (description: string, maxLength = 4096): JsonSchema => ({ type: 'string', minLength: 1, maxLength, description });
 const path = (description: string): JsonSchema => ({ type: 'string', maxLength: 4096, description });

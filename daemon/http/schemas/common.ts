@@ -13,8 +13,6 @@ export function ref(name: string): JsonSchema {
   return { $ref: `${COMPONENTS}${name}` };
 }
 
-export const CODE_HOST_TYPES = ['github', 'gitlab', 'gitea', 'gerrit', 'bitbucketServer', 'bitbucketCloud', 'genericGitHost', 'azuredevops'] as const;
-
 export const CONNECTION_TYPES = ['github', 'gitlab', 'gitea', 'gerrit', 'bitbucket', 'azuredevops', 'git'] as const;
 
 export const commonSchemas: Record<string, JsonSchema> = {

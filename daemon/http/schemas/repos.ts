@@ -1,7 +1,8 @@
 // JSON Schemas of the repository and connection lists and of the system endpoints
 // (API-DETAILS.md section 4).
 
-import { CODE_HOST_TYPES, CONNECTION_TYPES, type JsonSchema } from './common.ts';
+import { CODE_HOST_TYPES } from '../../repos/hosts/types.ts';
+import { CONNECTION_TYPES, type JsonSchema } from './common.ts';
 
 export const repoSchemas: Record<string, JsonSchema> = {
   ReposQuery: {

@@ -4,7 +4,8 @@
 // them, so the two cannot drift. References point into the OpenAPI document's components.
 
 import { MAX_CONTEXT_LINES, MAX_QUERY_BYTES } from '../../search/request.ts';
-import { CODE_HOST_TYPES, ref, type JsonSchema } from './common.ts';
+import { CODE_HOST_TYPES } from '../../repos/hosts/types.ts';
+import { ref, type JsonSchema } from './common.ts';
 
 const STAT_NUMBERS = [
   'actualMatchCount', 'totalMatchCount', 'duration', 'fileCount', 'filesSkipped', 'contentBytesLoaded', 'indexBytesLoaded',

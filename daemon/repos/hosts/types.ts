@@ -3,7 +3,13 @@
 // how git authenticates against the host. Every type runs the same shared test suite
 // (test/hosts/) against a fake server on loopback.
 
-import type { CodeHostType } from '../git.ts';
+/**
+ * The kinds of code host a repository lives on: a connection's type, with Bitbucket's two
+ * editions told apart, and any other git server as genericGitHost. The API's schemas
+ * enumerate this list (http/schemas/).
+ */
+export const CODE_HOST_TYPES = ['github', 'gitlab', 'gitea', 'gerrit', 'bitbucketServer', 'bitbucketCloud', 'genericGitHost', 'azuredevops'] as const;
+export type CodeHostType = (typeof CODE_HOST_TYPES)[number];
 
 export interface HostRepo {
   /** host/path form, lower-case host: "github.example.com/platform/api". Unique per host. */

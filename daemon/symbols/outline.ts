@@ -1,5 +1,5 @@
 // The symbol outline of one file (GET /api/outline): its definitions from universal-ctags,
-// with the indexer's command line, size cap, time budget and sorting (index/symbols.ts), so
+// with the indexer's command line, size cap, time budget and sorting (ctags.ts), so
 // the outline of an indexed file lists what find_definitions knows about it, and a file at
 // any other ref gets the same treatment.
 //
@@ -15,9 +15,9 @@
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { ServiceError } from '../errors.ts';
-import { ctagsInteractiveArgs, generateTagsRequest, readTagStream, SYMBOL_MAX_FILE_BYTES, sortSymbolDefs, symbolTimeoutMs, type SymbolDef } from '../index/symbols.ts';
+import { ctagsInteractiveArgs, generateTagsRequest, readTagStream, SYMBOL_MAX_FILE_BYTES, sortSymbolDefs, symbolTimeoutMs, type SymbolDef } from './ctags.ts';
 
-export type { SymbolDef } from '../index/symbols.ts';
+export type { SymbolDef } from './ctags.ts';
 
 export interface OutlineResult {
   /** Sorted by (line, name, kind), without repeats. */

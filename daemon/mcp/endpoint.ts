@@ -3,11 +3,11 @@
 // like every API route; not rate limited as a route: tool calls are counted one by one
 // (mcp/call.ts). The protocol itself is the SDK's (mcp/sessions.ts, mcp/bridge.ts).
 
-import { sendWebResponse, toWebRequest } from '../../mcp/bridge.ts';
-import type { McpSessions } from '../../mcp/sessions.ts';
-import { addressKey } from '../client-address.ts';
-import type { Route, RouteContext } from '../route.ts';
-import type { Services } from '../services.ts';
+import { sendWebResponse, toWebRequest } from './bridge.ts';
+import type { McpSessions } from './sessions.ts';
+import { addressKey } from '../http/client-address.ts';
+import type { Route, RouteContext } from '../http/route.ts';
+import type { Services } from '../http/services.ts';
 
 const DESCRIPTION =
   'The Model Context Protocol (Streamable HTTP transport). Open a session with an `initialize` request ' +

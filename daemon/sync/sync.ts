@@ -16,10 +16,10 @@ import { indexPath, type IndexSummary } from '../index/indexer.ts';
 import { retireRepository, type ManifestRepo } from '../index/manifest.ts';
 import { silentLogger, type Logger } from '../runtime/logger.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
-import { createCodeHost, type CodeHostOptions } from './hosts/index.ts';
-import type { CodeHost, HostRepo } from './hosts/types.ts';
-import { isGitRepository } from './git.ts';
-import { removeMirror, syncMirror } from './mirror.ts';
+import { createCodeHost, type CodeHostOptions } from '../repos/hosts/index.ts';
+import type { CodeHost, HostRepo } from '../repos/hosts/types.ts';
+import { isGitRepository } from '../repos/git.ts';
+import { removeMirror, syncMirror } from '../repos/mirror.ts';
 
 export interface SyncOptions {
   config: Config;

@@ -5,7 +5,7 @@
 import { indexPath, localRepoMeta, type IndexOptions, type IndexSummary, type RegisterRepo } from '../index/indexer.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
-import { displayName } from './web-urls.ts';
+import { displayName } from '../repos/web-urls.ts';
 
 export interface LocalIndexOptions extends Omit<IndexOptions, 'register'> {
   /** Repository name instead of the detected one. */

@@ -326,7 +326,7 @@ export function extractSymbols(files: Array<{ path: string; content: Uint8Array 
 }
 
 // For a caller that runs ctags itself, one file at a time and asynchronously (the file
-// outline endpoint, daemon/repos/outline.ts): the same command line, size cap, time budget
+// outline endpoint, symbols/outline.ts): the same command line, size cap, time budget
 // and post-processing as extractSymbols, so both give the same definitions.
 
 /** Files larger than this get no symbols (extractSymbols' default maxFileBytes). */

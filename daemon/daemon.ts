@@ -1,72 +1,76 @@
-// The daemon: the HTTP server with every route, the searcher, the repository catalog, the
-// store, metrics, and (when the configuration has connections) the sync scheduler with
-// the garbage collector of retired index files. `trawl serve` and the tests start it here.
+// The daemon, and the composition root: the one place that builds and wires every part
+// (the HTTP server with every route, the tool server, the web UI, the searcher, the
+// repository catalog, the store, the rate limit, metrics, and when the configuration has
+// connections the sync scheduler with the garbage collector of retired index files).
+// `trawl serve` and the tests start it here. Only bench/ and cli/ sit above it
+// (test/architecture/floors.test.ts).
 
-import { PROJECT_ROOT, webUi } from '../web/handler.ts';
+import { PROJECT_ROOT, webUi } from './web/handler.ts';
 import { readFileSync, statSync } from 'node:fs';
-import { ServiceError } from '../errors.ts';
+import { ServiceError } from './errors.ts';
 import { join } from 'node:path';
-import type { Config } from '../config/types.ts';
-import { shardsDir } from '../index/data-dir.ts';
-import { IndexView } from '../index/index-health.ts';
-import { collectGarbage, named } from '../index/manifest.ts';
-import { closeAllRepositories } from '../repos/git-repo-cache.ts';
-import { SyncScheduler } from '../repos/scheduler.ts';
-import { Searcher } from '../search/searcher.ts';
-import { openStore } from '../store/open.ts';
-import type { Store } from '../store/store.ts';
-import { StoreAuthenticator } from '../auth/authenticator.ts';
-import { AuditLog } from '../audit/log.ts';
-import { AuthFailures, countingFailures } from '../audit/auth-failures.ts';
-import { auditRoutes } from './handlers/audit.ts';
-import { auditSchemas } from './schemas/audit.ts';
-import { serverSecret } from '../auth/credentials.ts';
-import { BrowserSessions } from '../auth/browser-session.ts';
-import type { Authenticator, RateLimiter } from './auth.ts';
-import type { RateCounter } from '../ratelimit/counter.ts';
-import { DailyRateLimiter } from '../ratelimit/daily-limiter.ts';
-import { openRateCounter } from '../ratelimit/open-counter.ts';
-import { redactUrl } from '../ratelimit/redis-counter.ts';
-import { Catalog } from './catalog.ts';
-import { SearchGate } from './gate.ts';
-import { browseRoutes } from './handlers/browse.ts';
-import { historyRoutes } from './handlers/history.ts';
-import { repoRoutes } from './handlers/repos.ts';
-import { searchRoutes } from './handlers/search.ts';
-import { symbolRoutes } from './handlers/symbols.ts';
-import { systemRoutes } from './handlers/system.ts';
-import type { HttpLogger } from './logging.ts';
-import { Metrics, type IndexSize } from './metrics.ts';
-import { metricsAuth, metricsGate } from './metrics-access.ts';
-import { ClientAddresses } from './client-address.ts';
-import { buildOpenApi } from './openapi.ts';
-import type { Route } from './route.ts';
-import { browseSchemas } from './schemas/browse.ts';
-import { commonSchemas, type JsonSchema } from './schemas/common.ts';
-import { historySchemas } from './schemas/history.ts';
-import { repoSchemas } from './schemas/repos.ts';
-import { eeSchemas } from './schemas/ee.ts';
-import { eeRoutes } from './handlers/ee.ts';
-import { mcpRoutes } from './handlers/mcp.ts';
-import { oauthRoutes } from './handlers/oauth.ts';
-import { sessionRoutes } from './handlers/session.ts';
-import { credentialRoutes } from './handlers/credentials.ts';
-import { credentialSchemas } from './schemas/credentials.ts';
-import { Entitlements } from '../auth/entitlements.ts';
-import { trustedKeys } from '../auth/license.ts';
-import { verifyAccessToken } from '../oauth/access.ts';
-import { unavailable, type OAuthContext } from '../oauth/context.ts';
-import { challenge } from '../oauth/metadata.ts';
-import { UNUSED_CLIENT_TTL_MS } from '../oauth/clients.ts';
-import { preparer } from '../mcp/call.ts';
-import { routeInvoker } from '../mcp/invoke.ts';
-import { createToolServer, MCP_MAX_SESSIONS, MCP_MAX_SESSIONS_PER_USER, MCP_SESSION_IDLE_MS } from '../mcp/server.ts';
-import { McpSessions } from '../mcp/sessions.ts';
-import { searchSchemas } from './schemas/search.ts';
-import { sessionSchemas } from './schemas/session.ts';
-import { startHttpServer, type HttpServer } from './server.ts';
-import type { Services } from './services.ts';
-import { Validators } from './validate.ts';
+import type { Config } from './config/types.ts';
+import { shardsDir } from './index/data-dir.ts';
+import { IndexView } from './index/index-health.ts';
+import { collectGarbage, named } from './index/manifest.ts';
+import { closeAllRepositories } from './repos/git-repo-cache.ts';
+import { SyncScheduler } from './sync/scheduler.ts';
+import { Searcher } from './search/searcher.ts';
+import { openStore } from './store/open.ts';
+import type { Store } from './store/store.ts';
+import { StoreAuthenticator } from './auth/authenticator.ts';
+import { AuditLog } from './audit/log.ts';
+import { AuthFailures, countingFailures } from './audit/auth-failures.ts';
+import { auditRoutes } from './http/handlers/audit.ts';
+import { auditSchemas } from './http/schemas/audit.ts';
+import { serverSecret } from './auth/credentials.ts';
+import { BrowserSessions } from './auth/browser-session.ts';
+import type { Authenticator } from './auth/identity.ts';
+import type { RateLimiter } from './ratelimit/limiter.ts';
+import type { RateCounter } from './ratelimit/counter.ts';
+import { DailyRateLimiter } from './ratelimit/daily-limiter.ts';
+import { openRateCounter } from './ratelimit/open-counter.ts';
+import { redactUrl } from './ratelimit/redis-counter.ts';
+import { Catalog } from './http/catalog.ts';
+import { SearchGate } from './http/gate.ts';
+import { browseRoutes } from './http/handlers/browse.ts';
+import { historyRoutes } from './http/handlers/history.ts';
+import { repoRoutes } from './http/handlers/repos.ts';
+import { searchRoutes } from './http/handlers/search.ts';
+import { symbolRoutes } from './http/handlers/symbols.ts';
+import { systemRoutes } from './http/handlers/system.ts';
+import type { HttpLogger } from './http/logging.ts';
+import { Metrics, type IndexSize } from './http/metrics.ts';
+import { metricsAuth, metricsGate } from './http/metrics-access.ts';
+import { ClientAddresses } from './http/client-address.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import type { Route } from './http/route.ts';
+import { browseSchemas } from './http/schemas/browse.ts';
+import { commonSchemas, type JsonSchema } from './http/schemas/common.ts';
+import { historySchemas } from './http/schemas/history.ts';
+import { repoSchemas } from './http/schemas/repos.ts';
+import { eeSchemas } from './http/schemas/ee.ts';
+import { eeRoutes } from './http/handlers/ee.ts';
+import { mcpRoutes } from './mcp/endpoint.ts';
+import { oauthRoutes } from './http/handlers/oauth.ts';
+import { sessionRoutes } from './http/handlers/session.ts';
+import { credentialRoutes } from './http/handlers/credentials.ts';
+import { credentialSchemas } from './http/schemas/credentials.ts';
+import { Entitlements } from './auth/entitlements.ts';
+import { trustedKeys } from './auth/license.ts';
+import { verifyAccessToken } from './oauth/access.ts';
+import { unavailable, type OAuthContext } from './oauth/context.ts';
+import { challenge } from './oauth/metadata.ts';
+import { UNUSED_CLIENT_TTL_MS } from './oauth/clients.ts';
+import { preparer } from './mcp/call.ts';
+import { routeInvoker } from './mcp/invoke.ts';
+import { createToolServer, MCP_MAX_SESSIONS, MCP_MAX_SESSIONS_PER_USER, MCP_SESSION_IDLE_MS } from './mcp/server.ts';
+import { McpSessions } from './mcp/sessions.ts';
+import { searchSchemas } from './http/schemas/search.ts';
+import { sessionSchemas } from './http/schemas/session.ts';
+import { startHttpServer, type HttpServer } from './http/server.ts';
+import type { Services } from './http/services.ts';
+import { Validators } from './http/validate.ts';
 
 export interface DaemonOptions {
   config: Config;
@@ -101,7 +105,7 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** Every schema of the API, with the configured bound of `matches`. */
 export function apiSchemas(config: Config): Record<string, JsonSchema> {
