@@ -47,7 +47,8 @@
 
 import type { SearchStats } from '../search/types.ts';
 import { RESULT_FORMAT, type BenchResult, type PeerResult, type QueryResult } from './result.ts';
-import { compareSamples, median, quantileSorted, type Verdict } from './stats.ts';
+import { median, quantileSorted } from './percentiles.ts';
+import { compareSamples, type Verdict } from './stats.ts';
 
 export const COMPARE_FORMAT = 'trawl-bench-compare/1';
 

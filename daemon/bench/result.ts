@@ -7,7 +7,7 @@
 // mbPerSecond 10^6 bytes per second. A figure that could not be measured is null (with a
 // note saying why), never a made-up number.
 
-import type { Summary } from '../../bench/stats.ts';
+import type { Summary } from './percentiles.ts';
 import type { SearchStats } from '../search/types.ts';
 
 export const RESULT_FORMAT = 'trawl-bench/1';

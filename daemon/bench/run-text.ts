@@ -2,21 +2,21 @@
 // as is into the README's benchmark table): what was measured on what, then one table
 // per phase. The result file holds every raw sample; this shows the summaries.
 
-import { fmtBytes, fmtMs } from '../../bench/report.ts';
+import { formatBytes, formatMs } from './format.ts';
 import type { BenchResult, PeerResult } from './result.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/`/g, "'");
 const code = (s: string) => `\`${cell(s)}\``;
 const count = (n: number | null | undefined) => (n === null || n === undefined ? '—' : n.toLocaleString('en-US'));
 const times = (x: number | null | undefined) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x >= 100 ? `${Math.round(x)}×` : `${x.toFixed(x < 10 ? 2 : 1)}×`);
-const bytes = (n: number | null | undefined) => (n === null || n === undefined ? '—' : fmtBytes(n));
+const bytes = (n: number | null | undefined) => (n === null || n === undefined ? '—' : formatBytes(n));
 
 function peerCell(p: PeerResult | undefined, name: string): { ms: string; ratio: string } {
   if (!p || !p.available) return { ms: '', ratio: '' };
   const q = p.queries.find((x) => x.name === name);
   if (!q) return { ms: 'n/a', ratio: '' };
   if (q.medianMs === null) return { ms: q.error ? 'error' : '—', ratio: '' };
-  return { ms: `${q.timedOut ? '≥ ' : ''}${fmtMs(q.medianMs)}`, ratio: times(q.ratioToTrawl) };
+  return { ms: `${q.timedOut ? '≥ ' : ''}${formatMs(q.medianMs)}`, ratio: times(q.ratioToTrawl) };
 }
 
 export function runText(r: BenchResult): string {
@@ -44,10 +44,10 @@ export function runText(r: BenchResult): string {
   lines.push(`| index size | ${bytes(idx.indexBytes)}, ${idx.sizeRatio.toFixed(2)}× the ${bytes(idx.contentBytes)} of content indexed (content included), ${count(idx.files)} files, ${idx.shards} shards | ${cs?.index ? `${bytes(cs.index.indexBytes)} (no content)` : '—'} | |`);
   for (const p of [cs, rg]) {
     if (p?.available && p.medianMs !== null) {
-      lines.push(`| median latency over the ${p.queries.filter((q) => q.medianMs !== null).length} queries ${p.peer} ran (trawl p50) | ${fmtMs(p.trawlMedianP50Ms)} | ${p === cs ? `${fmtMs(p.medianMs)} (${times(p.ratio)})` : ''} | ${p === rg ? `${fmtMs(p.medianMs)} (${times(p.ratio)})` : ''} |`);
+      lines.push(`| median latency over the ${p.queries.filter((q) => q.medianMs !== null).length} queries ${p.peer} ran (trawl p50) | ${formatMs(p.trawlMedianP50Ms)} | ${p === cs ? `${formatMs(p.medianMs)} (${times(p.ratio)})` : ''} | ${p === rg ? `${formatMs(p.medianMs)} (${times(p.ratio)})` : ''} |`);
     }
   }
-  lines.push(`| median latency over all ${r.search.queries.length} queries (p50) | ${fmtMs(r.summary.searchMedianP50Ms)} | | |`);
+  lines.push(`| median latency over all ${r.search.queries.length} queries (p50) | ${formatMs(r.summary.searchMedianP50Ms)} | | |`);
   lines.push('');
   lines.push('| query | kind | p50 | p95 | p99 | shown / total | files loaded | content loaded | csearch | rg |');
   lines.push('|---|---|--:|--:|--:|--:|--:|--:|--:|--:|');
@@ -56,7 +56,7 @@ export function runText(r: BenchResult): string {
     const g = peerCell(rg, q.name);
     const l = q.latencyMs;
     lines.push(
-      `| ${code(q.query)}${q.regex ? ' (regex)' : ''}${q.caseSensitive ? '' : ' (-i)'} | ${q.kind} | ${l ? fmtMs(l.p50) : `error: ${cell(q.error ?? '?')}`} | ${fmtMs(l?.p95)} | ${fmtMs(l?.p99)} | ` +
+      `| ${code(q.query)}${q.regex ? ' (regex)' : ''}${q.caseSensitive ? '' : ' (-i)'} | ${q.kind} | ${l ? formatMs(l.p50) : `error: ${cell(q.error ?? '?')}`} | ${formatMs(l?.p95)} | ${formatMs(l?.p99)} | ` +
         `${q.stats ? `${count(q.stats.actualMatchCount)} / ${count(q.stats.totalMatchCount)}` : '—'} | ${count(q.stats?.filesLoaded)} | ${bytes(q.stats?.contentBytesLoaded)} | ` +
         `${c.ms}${c.ratio ? ` (${c.ratio})` : ''} | ${g.ms}${g.ratio ? ` (${g.ratio})` : ''} |`,
     );
@@ -68,14 +68,14 @@ export function runText(r: BenchResult): string {
   lines.push('| HTTP (daemon on loopback) | |');
   lines.push('|---|---|');
   lines.push(
-    `| \`POST /api/search\` ${code(h.query)}, ${h.connections} connections, ${h.seconds} s | ${Math.round(h.requestsPerSecond)} req/s; latency p50 ${fmtMs(h.latencyMs?.p50)}, p95 ${fmtMs(h.latencyMs?.p95)}, p99 ${fmtMs(h.latencyMs?.p99)}; ` +
+    `| \`POST /api/search\` ${code(h.query)}, ${h.connections} connections, ${h.seconds} s | ${Math.round(h.requestsPerSecond)} req/s; latency p50 ${formatMs(h.latencyMs?.p50)}, p95 ${formatMs(h.latencyMs?.p95)}, p99 ${formatMs(h.latencyMs?.p99)}; ` +
       `daemon CPU ${h.serverCpuMsPerRequest === null ? '—' : `${h.serverCpuMsPerRequest.toFixed(2)} ms`}/request; non-2xx ${h.non2xx}, errors ${h.errors} |`,
   );
   if (st) {
     const fb = s.firstByteMsSamples.slice().sort((a, b) => a - b);
     lines.push(
       `| \`POST /api/stream_search\` ${code(s.query)} (matches ${count(s.matches)}) | ${bytes(st.bytes)}, ${count(st.matches)} matches; median ${(r.summary.streamMbPerSecond ?? 0).toFixed(1)} MB/s ` +
-        `(runs: ${s.mbPerSecondSamples.map((x) => x.toFixed(1)).join(' / ')}); first byte ${fmtMs(fb[Math.floor((fb.length - 1) / 2)])} |`,
+        `(runs: ${s.mbPerSecondSamples.map((x) => x.toFixed(1)).join(' / ')}); first byte ${formatMs(fb[Math.floor((fb.length - 1) / 2)])} |`,
     );
   }
   const m = r.memory;

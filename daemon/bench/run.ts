@@ -7,17 +7,17 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, release, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { corpusIdentity } from '../../bench/corpus.ts';
-import { autocannonVersion, stopOnSignal } from '../../bench/load.ts';
-import { cpuMark, environment, foreignCores } from '../../bench/machine.ts';
-import { loadQueries, type BenchQuery } from '../../bench/queries.ts';
+import { corpusIdentity } from './corpus.ts';
+import { stopOnSignal } from './load.ts';
+import { cpuMark, environment, foreignCores } from './machine.ts';
+import { loadQueries, type BenchQuery } from './queries.ts';
 import { writeFileAtomic } from '../index/data-dir.ts';
 import { httpPhase } from './phase-http.ts';
 import { indexPhase } from './phase-index.ts';
 import { peersPhase } from './phase-peers.ts';
 import { searchPhase } from './phase-search.ts';
 import { RESULT_FORMAT, type BenchEnvironment, type BenchOptions, type BenchResult } from './result.ts';
-import { median } from './stats.ts';
+import { median } from './percentiles.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 /** `--corpus linux`: the tree scripts/fetch-linux.sh extracts. */
@@ -108,7 +108,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     peerTimeoutSeconds: o.peerTimeoutSeconds ?? 300,
   };
   const env = environment(ROOT);
-  const environmentInfo: BenchEnvironment = { ...env, kernel: release(), tinybench: packageVersion('tinybench'), autocannon: autocannonVersion(ROOT) };
+  const environmentInfo: BenchEnvironment = { ...env, kernel: release(), tinybench: packageVersion('tinybench'), autocannon: packageVersion('autocannon') };
   const notes: string[] = [];
 
   const work = mkdtempSync(join(tmpdir(), 'trawl-bench-'));
