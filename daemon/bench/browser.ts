@@ -1,7 +1,10 @@
-// Headless Chromium for the web UI's end-to-end tests: Debian's chromium (installed by
-// scripts/setup.sh) driven by playwright-core, which never downloads a browser of its own.
-// The flags keep Chromium off the network (this machine has none beyond loopback: without
-// them it retries Google's hosts at every start) and work as root in a container.
+// Headless Chromium for the web phase of `trawl bench run` (phase-web.ts) and the web UI's
+// end-to-end tests: Debian's chromium (installed by scripts/setup.sh) driven by
+// playwright-core, which never downloads a browser of its own. playwright-core is a
+// development dependency, loaded only when a browser is launched, so that the rest of the
+// product runs without it. The flags keep Chromium off the network (this machine has none
+// beyond loopback: without them it retries Google's hosts at every start) and work as root
+// in a container.
 //
 // Wait with locators (`locator(sel, { hasText }).waitFor()`), never `page.waitForFunction`:
 // playwright evaluates its predicate with `eval` in the page, and after a first poll that
@@ -9,14 +12,25 @@
 // or fails by timing, which is how it failed in CI.
 
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 
 export const CHROMIUM = process.env.TRAWL_CHROMIUM ?? '/usr/bin/chromium';
 
-export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`no Chromium at ${CHROMIUM}: run ./scripts/setup.sh (it installs Debian's chromium) or set TRAWL_CHROMIUM`);
+/** Why no browser can be launched here, or null when one can. */
+export async function browserMissing(): Promise<string | null> {
+  if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM}: run ./scripts/setup.sh (it installs Debian's chromium) or set TRAWL_CHROMIUM`;
+  try {
+    await import('playwright-core');
+  } catch {
+    return 'playwright-core is not installed (a development dependency: npm install in a checkout)';
   }
+  return null;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const missing = await browserMissing();
+  if (missing) throw new Error(missing);
+  const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

@@ -12,7 +12,7 @@ import { msSince } from './machine.ts';
 
 const GNU_TIME = '/usr/bin/time';
 
-interface Timed {
+export interface Timed {
   command: string[];
   seconds: number;
   /** Peak resident set of the child, from GNU time's %M; null without it. */
@@ -21,7 +21,7 @@ interface Timed {
 }
 
 /** Runs a command to completion, through GNU time when present; throws when it fails. */
-function runTimed(cmd: string, args: string[], env: NodeJS.ProcessEnv, rssFile: string): Timed {
+export function runTimed(cmd: string, args: string[], env: NodeJS.ProcessEnv, rssFile: string): Timed {
   const viaTime = existsSync(GNU_TIME);
   const [exe, argv] = viaTime ? [GNU_TIME, ['-o', rssFile, '-f', '%M', cmd, ...args]] : [cmd, args];
   const start = process.hrtime.bigint();

@@ -3,7 +3,8 @@
 // per phase. The result file holds every raw sample; this shows the summaries.
 
 import { formatBytes, formatMs } from './format.ts';
-import type { BenchResult, PeerResult } from './result.ts';
+import { median } from './percentiles.ts';
+import type { BenchResult, PeerResult, ReindexBuild } from './result.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/`/g, "'");
 const code = (s: string) => `\`${cell(s)}\``;
@@ -17,6 +18,46 @@ function peerCell(p: PeerResult | undefined, name: string): { ms: string; ratio:
   if (!q) return { ms: 'n/a', ratio: '' };
   if (q.medianMs === null) return { ms: q.error ? 'error' : '—', ratio: '' };
   return { ms: `${q.timedOut ? '≥ ' : ''}${formatMs(q.medianMs)}`, ratio: times(q.ratioToTrawl) };
+}
+
+const seconds = (xs: number[]) => (xs.length === 0 ? '—' : `${median(xs).toFixed(2)} s${xs.length > 1 ? ` (runs: ${xs.map((x) => x.toFixed(2)).join(' / ')})` : ''}`);
+const cores = (c: number | null) => (c === null ? '—' : c.toFixed(2));
+
+/** The tables of the opt-in phases that ran (--auth, --web, --reindex). */
+function phaseText(r: BenchResult): string[] {
+  const lines: string[] = [];
+  if (r.auth) {
+    const a = r.auth;
+    lines.push('', `| \`${a.request}\`, ${a.connections} connections, ${a.rounds} × ${a.seconds} s | req/s | p50 | p99 | daemon CPU/request | non-2xx, errors |`, '|---|--:|--:|--:|--:|--:|');
+    for (const v of a.variants) {
+      lines.push(
+        `| ${v.name === 'anonymous' ? 'anonymous' : 'API key (Bearer), counted'} | ${Math.round(v.requestsPerSecond)} | ${formatMs(v.latencyMs?.p50)} | ${formatMs(v.latencyMs?.p99)} | ` +
+          `${v.serverCpuMsPerRequest === null ? '—' : `${v.serverCpuMsPerRequest.toFixed(3)} ms`} | ${v.non2xx + v.errors} |`,
+      );
+    }
+    lines.push(`| the authentication and rate-limit step adds | | | | ${a.stepCpuUsPerRequest === null ? '—' : `${a.stepCpuUsPerRequest.toFixed(1)} µs`} | other processes: ${cores(a.foreignCores)} cores |`);
+  }
+  if (r.web) {
+    const w = r.web;
+    lines.push('', `| web UI, Chromium ${w.chromium}, ${w.runs} page loads per query | first result | done |`, '|---|--:|--:|');
+    for (const q of w.queries) {
+      lines.push(`| ${code(q.query)} | ${q.firstResultMsSamples.length ? formatMs(median(q.firstResultMsSamples)) : '— (no result)'} | ${formatMs(median(q.doneMsSamples))} |`);
+    }
+    lines.push(`| median over the queries | ${formatMs(w.medianFirstResultMs)} | ${formatMs(w.medianDoneMs)} |`);
+  }
+  if (r.reindex) {
+    const x = r.reindex;
+    const b = x.builds;
+    const row = (label: string, y: ReindexBuild) => `| ${label} | ${seconds(y.secondsSamples)} | ${bytes(y.indexBytes)} | ${bytes(y.branchListBytes)} | ${bytes(y.peakRssBytes)} |`;
+    lines.push('', `| re-indexing the corpus as a git repository (other processes: ${cores(x.foreignCores)} cores) | time | live index | branch lists | peak RSS |`, '|---|--:|--:|--:|--:|');
+    lines.push(
+      row('full build, one branch', b.full),
+      row(`full build, main + ${x.branches - 1} branches (${x.changedFilesPerBranch} files changed each)`, b.branches),
+      row('again, refs unmoved', b.unchanged),
+      row('again after one file changed on main (delta)', b.oneFile),
+    );
+  }
+  return lines;
 }
 
 export function runText(r: BenchResult): string {
@@ -80,6 +121,7 @@ export function runText(r: BenchResult): string {
   }
   const m = r.memory;
   lines.push(`| daemon RSS, corpus loaded | idle ${bytes(m.idleMedianBytes)}; under the search load median ${bytes(m.loadMedianBytes)}, peak ${bytes(m.loadPeakBytes)} |`);
+  lines.push(...phaseText(r));
   if (r.notes.length) {
     lines.push('');
     for (const n of r.notes) lines.push(`- ${n}`);
