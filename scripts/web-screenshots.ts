@@ -1,6 +1,6 @@
 // Screenshots of the web UI for the README (docs/web-search.png, docs/web-file.png): indexes
 // a corpus into a temporary data directory, starts a daemon on loopback with anonymous
-// access, and has headless Chromium (test/helpers/browser.ts) run a search and open its
+// access, and has headless Chromium (daemon/bench/browser.ts) run a search and open its
 // first result. Usage:
 //   node --import tsx scripts/web-screenshots.ts [--corpus DIR] [--name NAME] [--query Q] [--out DIR]
 // Default corpus: this project's own git repository, under the name "trawl".
@@ -13,7 +13,7 @@ import { parseConfig } from '../daemon/config/load.ts';
 import { startDaemon } from '../daemon/daemon.ts';
 import { silentHttpLogger } from '../daemon/http/logging.ts';
 import { indexLocal } from '../daemon/sync/local-repos.ts';
-import { launchBrowser } from '../test/helpers/browser.ts';
+import { launchBrowser } from '../daemon/bench/browser.ts';
 
 const { values } = parseArgs({
   options: {

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadQueries } from '../bench/queries.ts';
+import { loadQueries } from '../daemon/bench/queries.ts';
 import { resultErrors } from '../daemon/bench/result-file.ts';
 import type { BenchResult } from '../daemon/bench/result.ts';
 import { generateCorpus, tempDir } from './helpers/corpus.ts';

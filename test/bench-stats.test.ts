@@ -6,7 +6,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareSamples, hodgesLehmann, mannWhitney, median, normalCdf, quantileSorted, seededRandom } from '../daemon/bench/stats.ts';
+import { median, quantileSorted } from '../daemon/bench/percentiles.ts';
+import { compareSamples, hodgesLehmann, mannWhitney, normalCdf, seededRandom } from '../daemon/bench/stats.ts';
 
 /** Log-normal latencies (median `medianMs`, spread sigma) from a seeded generator, with a few slow outliers. */
 function latencies(n: number, medianMs: number, seed: number, sigma = 0.25): number[] {

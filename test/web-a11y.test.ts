@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from './helpers/browser.ts';
+import { launchBrowser } from '../daemon/bench/browser.ts';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

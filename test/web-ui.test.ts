@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { keysCommand, usersCommand } from '../daemon/cli/users-command.ts';
-import { launchBrowser } from './helpers/browser.ts';
+import { launchBrowser } from '../daemon/bench/browser.ts';
 import { call, startTestDaemon, type TestDaemon } from './helpers/daemon.ts';
 
 /** A TypeScript file whose match is far down, so landing on it needs a scroll. */

@@ -3,27 +3,12 @@
 // regressions in capitals so that they stand out and can be grepped.
 
 import type { CompareReport, MetricComparison, MetricGroup, MetricUnit, RunIdentity } from './compare.ts';
+import { formatBytes, sig3 } from './format.ts';
 
 const WIDTH = 120;
 const GAP = '  ';
 
 // ---- numbers ----
-
-/** Three significant digits without exponent notation (toPrecision turns 1234 into "1.23e+3"). */
-function sig3(v: number): string {
-  if (v === 0) return '0';
-  if (Math.abs(v) >= 999.5) return Math.round(v).toString();
-  const text = v.toPrecision(3);
-  return text.includes('e') ? v.toString() : text;
-}
-
-/** Decimal units, as bench/README.md's MB (10^6 bytes). */
-function bytes(v: number): string {
-  const units: Array<[number, string]> = [[1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']];
-  // 999.9 KB rounds to 1000: show it as 1.00 MB instead.
-  for (const [size, unit] of units) if (Math.abs(v) >= size * 0.9995) return `${sig3(v / size)} ${unit}`;
-  return `${Math.round(v)} B`;
-}
 
 export function formatValue(v: number | null, unit: MetricUnit): string {
   if (v === null) return '—';
@@ -37,7 +22,7 @@ export function formatValue(v: number | null, unit: MetricUnit): string {
     case 'MB/s':
       return `${sig3(v)} MB/s`;
     case 'bytes':
-      return bytes(v);
+      return formatBytes(v);
     case 'ratio':
       return sig3(v);
   }
@@ -136,7 +121,7 @@ function runLine(side: string, r: RunIdentity): string {
 }
 
 function corpusText(r: RunIdentity): string {
-  return `${r.corpus.name}, ${r.corpus.files} files, ${bytes(r.corpus.totalBytes)}, sha256 ${r.corpus.sha256.slice(0, 12)}`;
+  return `${r.corpus.name}, ${r.corpus.files} files, ${formatBytes(r.corpus.totalBytes)}, sha256 ${r.corpus.sha256.slice(0, 12)}`;
 }
 
 const machineText = (r: RunIdentity) => `${r.machine.cpuModel} × ${r.machine.cores} cores`;
@@ -161,6 +146,9 @@ const SECTIONS: Array<{ group: MetricGroup; title: string; valueHeader: string }
   { group: 'http', title: 'HTTP', valueHeader: '' },
   { group: 'memory', title: 'Memory', valueHeader: '' },
   { group: 'index', title: 'Index build', valueHeader: '' },
+  { group: 'auth', title: 'Authentication and rate limit (GET /api/repos)', valueHeader: '' },
+  { group: 'web', title: 'Web UI (median over the queries of each one\'s median)', valueHeader: '' },
+  { group: 'reindex', title: 'Re-indexing (the corpus as a git repository)', valueHeader: '' },
 ];
 
 export function compareText(report: CompareReport): string {

@@ -15,12 +15,15 @@
 //   machineDrift  [{peer, queries, ratio}]: per peer that ran on both sides, the median
 //                 over the queries both ran of new peer median / old peer median. The peers
 //                 did not change between the runs, so a ratio away from 1 is the machine's.
-//   metrics       MetricComparison[], in the order search (per query), http, memory, index:
+//   metrics       MetricComparison[], in the order search (per query), http, memory, index,
+//                 then the opt-in phases that either side ran (auth, web, reindex):
 //     id          stable key: search/<query name>/latency, http/search/latency,
 //                 http/search/throughput, http/stream/throughput, http/stream/firstByte,
 //                 memory/idle, memory/load, index/seconds, index/peakRss, index/bytes,
-//                 index/sizeRatio
-//     group       'search' | 'http' | 'memory' | 'index'
+//                 index/sizeRatio; auth/<variant>/latency, auth/<variant>/throughput,
+//                 auth/stepCpu; web/firstResult, web/done; reindex/<build>/seconds,
+//                 reindex/full/bytes, reindex/branches/bytes
+//     group       'search' | 'http' | 'memory' | 'index' | 'auth' | 'web' | 'reindex'
 //     label       for people (a search metric's is the query text)
 //     queryName   the query's name for search metrics, else null
 //     unit        'ms' | 'req/s' | 'MB/s' | 'bytes' | 's' | 'ratio'
@@ -46,12 +49,13 @@
 //   exitStatus    1 when any metric regressed, else 0
 
 import type { SearchStats } from '../search/types.ts';
-import { RESULT_FORMAT, type BenchResult, type PeerResult, type QueryResult } from './result.ts';
-import { compareSamples, median, quantileSorted, type Verdict } from './stats.ts';
+import { RESULT_FORMAT, type AuthVariant, type BenchResult, type PeerResult, type QueryResult, type ReindexPhase, type WebQuery } from './result.ts';
+import { median, quantileSorted } from './percentiles.ts';
+import { compareSamples, type Verdict } from './stats.ts';
 
 export const COMPARE_FORMAT = 'trawl-bench-compare/1';
 
-export type MetricGroup = 'search' | 'http' | 'memory' | 'index';
+export type MetricGroup = 'search' | 'http' | 'memory' | 'index' | 'auth' | 'web' | 'reindex';
 export type MetricUnit = 'ms' | 'req/s' | 'MB/s' | 'bytes' | 's' | 'ratio';
 export type MetricVerdict = Verdict | 'not judged';
 export type Basis = 'test' | 'threshold' | 'exact' | 'none';
@@ -374,8 +378,45 @@ function otherMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<Compa
     // The same corpus indexes to the same bytes: any change is real, no test needed.
     { id: 'index/bytes', group: 'index', label: 'index size', unit: 'bytes', better: 'lower', kind: 'exact', ...both((r) => runs(r).map((x) => x.indexBytes)) },
     { id: 'index/sizeRatio', group: 'index', label: 'index size / content', unit: 'ratio', better: 'lower', kind: 'exact', ...both((r) => runs(r).map((x) => x.sizeRatio)) },
+    ...phaseSpecs(oldR, newR),
   ];
   return specs.map((s) => metric(s, opts));
+}
+
+/** The opt-in phases' metrics, when either side ran the phase (a side without it is not judged). */
+function phaseSpecs(oldR: BenchResult, newR: BenchResult): MetricSpec[] {
+  const both = <T>(pick: (r: BenchResult) => T) => ({ old: pick(oldR), new: pick(newR) });
+  const specs: MetricSpec[] = [];
+  if (oldR.auth || newR.auth) {
+    const variant = (r: BenchResult, name: AuthVariant['name']) => r.auth?.variants.find((v) => v.name === name);
+    for (const [name, label] of [['anonymous', 'anonymous'], ['apiKey', 'API key']] as const) {
+      specs.push(
+        { id: `auth/${name}/latency`, group: 'auth', label: `${label} latency`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => variant(r, name)?.samplesMs ?? []) },
+        { id: `auth/${name}/throughput`, group: 'auth', label: `${label} throughput`, unit: 'req/s', better: 'higher', kind: 'sampled', ...both((r) => variant(r, name)?.perSecondSamples ?? []) },
+      );
+    }
+    const step = (r: BenchResult) => (r.auth?.stepCpuUsPerRequest === null || r.auth?.stepCpuUsPerRequest === undefined ? [] : [r.auth.stepCpuUsPerRequest / 1000]);
+    specs.push({ id: 'auth/stepCpu', group: 'auth', label: 'CPU the step adds per request', unit: 'ms', better: 'lower', kind: 'sampled', ...both(step) });
+  }
+  if (oldR.web || newR.web) {
+    // One figure per query (its median over the page loads): the mix's spread, tested.
+    const perQuery = (r: BenchResult, pick: (q: WebQuery) => number[]) => (r.web?.queries ?? []).flatMap((q) => (pick(q).length > 0 ? [median(pick(q))] : []));
+    specs.push(
+      { id: 'web/firstResult', group: 'web', label: 'first result on screen (per query)', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => perQuery(r, (q) => q.firstResultMsSamples)) },
+      { id: 'web/done', group: 'web', label: 'search done on screen (per query)', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => perQuery(r, (q) => q.doneMsSamples)) },
+    );
+  }
+  if (oldR.reindex || newR.reindex) {
+    const build = (r: BenchResult, name: keyof ReindexPhase['builds']) => r.reindex?.builds[name];
+    const labels: Record<keyof ReindexPhase['builds'], string> = { full: 'full build, one branch', branches: 'full build, ten branches', unchanged: 'refs unmoved', oneFile: 'one file changed (delta)' };
+    for (const name of ['full', 'branches', 'unchanged', 'oneFile'] as const) {
+      specs.push({ id: `reindex/${name}/seconds`, group: 'reindex', label: labels[name], unit: 's', better: 'lower', kind: 'sampled', ...both((r) => build(r, name)?.secondsSamples ?? []) });
+    }
+    for (const name of ['full', 'branches'] as const) {
+      specs.push({ id: `reindex/${name}/bytes`, group: 'reindex', label: `${labels[name]}: index size`, unit: 'bytes', better: 'lower', kind: 'exact', ...both((r) => { const b = build(r, name); return b ? [b.indexBytes] : []; }) });
+    }
+  }
+  return specs;
 }
 
 // ---- machine drift ----

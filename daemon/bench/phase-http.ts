@@ -10,12 +10,11 @@
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuMsBetween, loadRunDetail, startServer, stopServer, waitHealthy, type Server } from '../../bench/load.ts';
-import { summarize } from '../../bench/stats.ts';
-import { streamOnce } from '../../bench/stream.ts';
+import { cpuMsBetween, loadRunDetail, startServer, stopServer, waitHealthy, type Server } from './load.ts';
+import { median, summarize } from './percentiles.ts';
+import { streamOnce } from './stream.ts';
 import { sampleRss, sampleRssFor } from './memory.ts';
 import type { HttpSearch, HttpStream, MemoryPhase } from './result.ts';
-import { median } from './stats.ts';
 
 export interface HttpPhaseOptions {
   root: string;

@@ -5,8 +5,8 @@
 
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildTrawl } from '../../bench/build.ts';
-import { settleIo } from '../../bench/machine.ts';
+import { buildTrawl } from './build.ts';
+import { settleIo } from './machine.ts';
 import type { IndexRun } from './result.ts';
 
 export interface IndexPhaseOptions {

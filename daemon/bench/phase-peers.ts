@@ -1,16 +1,16 @@
 // The peers on the same corpus and queries in the same run, when installed: ripgrep
 // (no index: reads the tree on every query) and codesearch (cindex builds its trigram
-// index here, csearch queries it). Each query with a peer equivalent (bench/queries.ts)
+// index here, csearch queries it). Each query with a peer equivalent (queries.ts)
 // runs `runs` times as a child process, output to /dev/null; the median is compared with
 // trawl's p50 as a ratio (peer / trawl: how many times faster trawl is).
 
 import { join } from 'node:path';
-import { buildCindex } from '../../bench/build.ts';
-import { settleIo } from '../../bench/machine.ts';
-import { measurePeer, type PeerName } from '../../bench/peers.ts';
-import type { BenchQuery } from '../../bench/queries.ts';
+import { buildCindex } from './build.ts';
+import { settleIo } from './machine.ts';
+import { measurePeer, type PeerName } from './peers.ts';
+import type { BenchQuery } from './queries.ts';
 import type { PeerResult, QueryResult } from './result.ts';
-import { median } from './stats.ts';
+import { median } from './percentiles.ts';
 
 export interface PeersPhaseOptions {
   corpus: string;

@@ -1,10 +1,10 @@
 // Search latency in process: one Searcher over the built index, as the daemon runs it
-// minus HTTP (bench/latency.ts: an untimed pass over the mix, one warm-up per query, then
+// minus HTTP (latency.ts: an untimed pass over the mix, one warm-up per query, then
 // `iterations` timed runs under tinybench), with the search stats of the last run so that
 // a latency change can be traced to the work that changed.
 
-import { MATCH_LIMIT, measureTrawl } from '../../bench/latency.ts';
-import type { BenchQuery } from '../../bench/queries.ts';
+import { MATCH_LIMIT, measureTrawl } from './latency.ts';
+import type { BenchQuery } from './queries.ts';
 import type { QueryResult, SearchPhase } from './result.ts';
 
 export async function searchPhase(dataDir: string, queries: BenchQuery[], iterations: number, log: (s: string) => void): Promise<SearchPhase> {

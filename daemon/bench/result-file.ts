@@ -42,7 +42,7 @@ export function readResult(file: string): BenchResult {
   }
   const format = (data as { format?: unknown } | null)?.format;
   if (format !== RESULT_FORMAT) {
-    throw new Error(`${file}: not a trawl bench run result (format ${JSON.stringify(format ?? null)}, expected "${RESULT_FORMAT}"; files of bench/engine.ts and older scripts cannot be compared)`);
+    throw new Error(`${file}: not a trawl bench run result (format ${JSON.stringify(format ?? null)}, expected "${RESULT_FORMAT}"; the older per-issue scripts' files cannot be compared)`);
   }
   const errors = resultErrors(data);
   if (errors.length > 0) throw new Error(`${file}: does not match bench/result.schema.json: ${errors.slice(0, 3).join('; ')}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`);

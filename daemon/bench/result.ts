@@ -7,7 +7,7 @@
 // mbPerSecond 10^6 bytes per second. A figure that could not be measured is null (with a
 // note saying why), never a made-up number.
 
-import type { Summary } from '../../bench/stats.ts';
+import type { Summary } from './percentiles.ts';
 import type { SearchStats } from '../search/types.ts';
 
 export const RESULT_FORMAT = 'trawl-bench/1';
@@ -187,6 +187,79 @@ export interface PeerResult {
   ratio: number | null;
 }
 
+/** One kind of `trawl index` run of the re-indexing phase (phase-reindex.ts). */
+export interface ReindexBuild {
+  /** Wall seconds of each run, spawn to exit (Node start-up included). */
+  secondsSamples: number[];
+  /** Peak RSS of the last run (GNU time %M); null without /usr/bin/time. */
+  peakRssBytes: number | null;
+  /** The live index after the last run: the shard and membership files the manifests name. */
+  indexBytes: number;
+  /** Of which branch lists: the shards' branches sections, or the membership files that replace them. */
+  branchListBytes: number;
+}
+
+/** `--reindex`: the corpus as a git repository, with branches and an incremental run. */
+export interface ReindexPhase {
+  /** Branches of the `branches` build, main included. */
+  branches: number;
+  /** Files each branch changes. */
+  changedFilesPerBranch: number;
+  builds: { full: ReindexBuild; branches: ReindexBuild; unchanged: ReindexBuild; oneFile: ReindexBuild };
+  foreignCores: number | null;
+}
+
+/** One variant of the same request in the auth phase, every round pooled. */
+export interface AuthVariant {
+  name: 'anonymous' | 'apiKey';
+  requestsPerSecond: number;
+  perSecondSamples: number[];
+  latencyMs: Percentiles | null;
+  samplesMs: number[];
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  serverCpuMsPerRequest: number | null;
+}
+
+/** `--auth`: what identifying and counting a caller costs a request (phase-auth.ts). */
+export interface AuthPhase {
+  /** The request both variants send, e.g. "GET /api/repos". */
+  request: string;
+  /** Seconds of each timed run, its connections, and the alternations of the two variants. */
+  seconds: number;
+  connections: number;
+  rounds: number;
+  variants: AuthVariant[];
+  /** The API key's daemon CPU per request minus anonymous's, in µs: what the step adds. */
+  stepCpuUsPerRequest: number | null;
+  foreignCores: number | null;
+}
+
+export interface WebQuery {
+  name: string;
+  query: string;
+  /** Per page load: when the frame that showed the first result started, ms after navigation began; none when nothing was found. */
+  firstResultMsSamples: number[];
+  /** Per page load: when the final message arrived, ms after navigation began. */
+  doneMsSamples: number[];
+  /** Result files on the page. */
+  files: number;
+}
+
+/** `--web`: the web UI's time to the first result, in headless Chromium (phase-web.ts). */
+export interface WebPhase {
+  chromium: string;
+  /** Page loads per query. */
+  runs: number;
+  queries: WebQuery[];
+  /** Median over the queries that found something of each one's median first result. */
+  medianFirstResultMs: number | null;
+  /** Median over every query of each one's median time to the final message. */
+  medianDoneMs: number | null;
+  foreignCores: number | null;
+}
+
 export interface BenchResult {
   format: typeof RESULT_FORMAT;
   startedAt: string;
@@ -210,4 +283,8 @@ export interface BenchResult {
     streamMbPerSecond: number | null;
   };
   notes: string[];
+  /** The opt-in phases, present when asked for (--reindex, --auth, --web). */
+  reindex?: ReindexPhase;
+  auth?: AuthPhase;
+  web?: WebPhase;
 }

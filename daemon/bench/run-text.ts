@@ -2,21 +2,62 @@
 // as is into the README's benchmark table): what was measured on what, then one table
 // per phase. The result file holds every raw sample; this shows the summaries.
 
-import { fmtBytes, fmtMs } from '../../bench/report.ts';
-import type { BenchResult, PeerResult } from './result.ts';
+import { formatBytes, formatMs } from './format.ts';
+import { median } from './percentiles.ts';
+import type { BenchResult, PeerResult, ReindexBuild } from './result.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/`/g, "'");
 const code = (s: string) => `\`${cell(s)}\``;
 const count = (n: number | null | undefined) => (n === null || n === undefined ? '—' : n.toLocaleString('en-US'));
 const times = (x: number | null | undefined) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x >= 100 ? `${Math.round(x)}×` : `${x.toFixed(x < 10 ? 2 : 1)}×`);
-const bytes = (n: number | null | undefined) => (n === null || n === undefined ? '—' : fmtBytes(n));
+const bytes = (n: number | null | undefined) => (n === null || n === undefined ? '—' : formatBytes(n));
 
 function peerCell(p: PeerResult | undefined, name: string): { ms: string; ratio: string } {
   if (!p || !p.available) return { ms: '', ratio: '' };
   const q = p.queries.find((x) => x.name === name);
   if (!q) return { ms: 'n/a', ratio: '' };
   if (q.medianMs === null) return { ms: q.error ? 'error' : '—', ratio: '' };
-  return { ms: `${q.timedOut ? '≥ ' : ''}${fmtMs(q.medianMs)}`, ratio: times(q.ratioToTrawl) };
+  return { ms: `${q.timedOut ? '≥ ' : ''}${formatMs(q.medianMs)}`, ratio: times(q.ratioToTrawl) };
+}
+
+const seconds = (xs: number[]) => (xs.length === 0 ? '—' : `${median(xs).toFixed(2)} s${xs.length > 1 ? ` (runs: ${xs.map((x) => x.toFixed(2)).join(' / ')})` : ''}`);
+const cores = (c: number | null) => (c === null ? '—' : c.toFixed(2));
+
+/** The tables of the opt-in phases that ran (--auth, --web, --reindex). */
+function phaseText(r: BenchResult): string[] {
+  const lines: string[] = [];
+  if (r.auth) {
+    const a = r.auth;
+    lines.push('', `| \`${a.request}\`, ${a.connections} connections, ${a.rounds} × ${a.seconds} s | req/s | p50 | p99 | daemon CPU/request | non-2xx, errors |`, '|---|--:|--:|--:|--:|--:|');
+    for (const v of a.variants) {
+      lines.push(
+        `| ${v.name === 'anonymous' ? 'anonymous' : 'API key (Bearer), counted'} | ${Math.round(v.requestsPerSecond)} | ${formatMs(v.latencyMs?.p50)} | ${formatMs(v.latencyMs?.p99)} | ` +
+          `${v.serverCpuMsPerRequest === null ? '—' : `${v.serverCpuMsPerRequest.toFixed(3)} ms`} | ${v.non2xx + v.errors} |`,
+      );
+    }
+    lines.push(`| the authentication and rate-limit step adds | | | | ${a.stepCpuUsPerRequest === null ? '—' : `${a.stepCpuUsPerRequest.toFixed(1)} µs`} | other processes: ${cores(a.foreignCores)} cores |`);
+  }
+  if (r.web) {
+    const w = r.web;
+    lines.push('', `| web UI, Chromium ${w.chromium}, ${w.runs} page loads per query | first result | done |`, '|---|--:|--:|');
+    for (const q of w.queries) {
+      lines.push(`| ${code(q.query)} | ${q.firstResultMsSamples.length ? formatMs(median(q.firstResultMsSamples)) : '— (no result)'} | ${formatMs(median(q.doneMsSamples))} |`);
+    }
+    lines.push(`| median over the queries | ${formatMs(w.medianFirstResultMs)} | ${formatMs(w.medianDoneMs)} |`);
+  }
+  if (r.reindex) {
+    const x = r.reindex;
+    const b = x.builds;
+    const row = (label: string, y: ReindexBuild) => `| ${label} | ${seconds(y.secondsSamples)} | ${bytes(y.indexBytes)} | ${bytes(y.branchListBytes)} | ${bytes(y.peakRssBytes)} |`;
+    lines.push('', `| re-indexing the corpus as a git repository (other processes: ${cores(x.foreignCores)} cores) | time | live index | branch lists | peak RSS |`, '|---|--:|--:|--:|--:|');
+    lines.push(
+      row('full build, one branch', b.full),
+      row(`full build, main + ${x.branches - 1} branches (${x.changedFilesPerBranch} files changed each)`, b.branches),
+      row('again, refs unmoved', b.unchanged),
+      row('again after one file changed on main (delta)', b.oneFile),
+    );
+  }
+  return lines;
 }
 
 export function runText(r: BenchResult): string {
@@ -44,10 +85,10 @@ export function runText(r: BenchResult): string {
   lines.push(`| index size | ${bytes(idx.indexBytes)}, ${idx.sizeRatio.toFixed(2)}× the ${bytes(idx.contentBytes)} of content indexed (content included), ${count(idx.files)} files, ${idx.shards} shards | ${cs?.index ? `${bytes(cs.index.indexBytes)} (no content)` : '—'} | |`);
   for (const p of [cs, rg]) {
     if (p?.available && p.medianMs !== null) {
-      lines.push(`| median latency over the ${p.queries.filter((q) => q.medianMs !== null).length} queries ${p.peer} ran (trawl p50) | ${fmtMs(p.trawlMedianP50Ms)} | ${p === cs ? `${fmtMs(p.medianMs)} (${times(p.ratio)})` : ''} | ${p === rg ? `${fmtMs(p.medianMs)} (${times(p.ratio)})` : ''} |`);
+      lines.push(`| median latency over the ${p.queries.filter((q) => q.medianMs !== null).length} queries ${p.peer} ran (trawl p50) | ${formatMs(p.trawlMedianP50Ms)} | ${p === cs ? `${formatMs(p.medianMs)} (${times(p.ratio)})` : ''} | ${p === rg ? `${formatMs(p.medianMs)} (${times(p.ratio)})` : ''} |`);
     }
   }
-  lines.push(`| median latency over all ${r.search.queries.length} queries (p50) | ${fmtMs(r.summary.searchMedianP50Ms)} | | |`);
+  lines.push(`| median latency over all ${r.search.queries.length} queries (p50) | ${formatMs(r.summary.searchMedianP50Ms)} | | |`);
   lines.push('');
   lines.push('| query | kind | p50 | p95 | p99 | shown / total | files loaded | content loaded | csearch | rg |');
   lines.push('|---|---|--:|--:|--:|--:|--:|--:|--:|--:|');
@@ -56,7 +97,7 @@ export function runText(r: BenchResult): string {
     const g = peerCell(rg, q.name);
     const l = q.latencyMs;
     lines.push(
-      `| ${code(q.query)}${q.regex ? ' (regex)' : ''}${q.caseSensitive ? '' : ' (-i)'} | ${q.kind} | ${l ? fmtMs(l.p50) : `error: ${cell(q.error ?? '?')}`} | ${fmtMs(l?.p95)} | ${fmtMs(l?.p99)} | ` +
+      `| ${code(q.query)}${q.regex ? ' (regex)' : ''}${q.caseSensitive ? '' : ' (-i)'} | ${q.kind} | ${l ? formatMs(l.p50) : `error: ${cell(q.error ?? '?')}`} | ${formatMs(l?.p95)} | ${formatMs(l?.p99)} | ` +
         `${q.stats ? `${count(q.stats.actualMatchCount)} / ${count(q.stats.totalMatchCount)}` : '—'} | ${count(q.stats?.filesLoaded)} | ${bytes(q.stats?.contentBytesLoaded)} | ` +
         `${c.ms}${c.ratio ? ` (${c.ratio})` : ''} | ${g.ms}${g.ratio ? ` (${g.ratio})` : ''} |`,
     );
@@ -68,18 +109,19 @@ export function runText(r: BenchResult): string {
   lines.push('| HTTP (daemon on loopback) | |');
   lines.push('|---|---|');
   lines.push(
-    `| \`POST /api/search\` ${code(h.query)}, ${h.connections} connections, ${h.seconds} s | ${Math.round(h.requestsPerSecond)} req/s; latency p50 ${fmtMs(h.latencyMs?.p50)}, p95 ${fmtMs(h.latencyMs?.p95)}, p99 ${fmtMs(h.latencyMs?.p99)}; ` +
+    `| \`POST /api/search\` ${code(h.query)}, ${h.connections} connections, ${h.seconds} s | ${Math.round(h.requestsPerSecond)} req/s; latency p50 ${formatMs(h.latencyMs?.p50)}, p95 ${formatMs(h.latencyMs?.p95)}, p99 ${formatMs(h.latencyMs?.p99)}; ` +
       `daemon CPU ${h.serverCpuMsPerRequest === null ? '—' : `${h.serverCpuMsPerRequest.toFixed(2)} ms`}/request; non-2xx ${h.non2xx}, errors ${h.errors} |`,
   );
   if (st) {
     const fb = s.firstByteMsSamples.slice().sort((a, b) => a - b);
     lines.push(
       `| \`POST /api/stream_search\` ${code(s.query)} (matches ${count(s.matches)}) | ${bytes(st.bytes)}, ${count(st.matches)} matches; median ${(r.summary.streamMbPerSecond ?? 0).toFixed(1)} MB/s ` +
-        `(runs: ${s.mbPerSecondSamples.map((x) => x.toFixed(1)).join(' / ')}); first byte ${fmtMs(fb[Math.floor((fb.length - 1) / 2)])} |`,
+        `(runs: ${s.mbPerSecondSamples.map((x) => x.toFixed(1)).join(' / ')}); first byte ${formatMs(fb[Math.floor((fb.length - 1) / 2)])} |`,
     );
   }
   const m = r.memory;
   lines.push(`| daemon RSS, corpus loaded | idle ${bytes(m.idleMedianBytes)}; under the search load median ${bytes(m.loadMedianBytes)}, peak ${bytes(m.loadPeakBytes)} |`);
+  lines.push(...phaseText(r));
   if (r.notes.length) {
     lines.push('');
     for (const n of r.notes) lines.push(`- ${n}`);

@@ -1,23 +1,29 @@
 // `trawl bench run`: one benchmark of this checkout on one corpus, phase by phase —
 // corpus identity, indexing, search latency in process, the daemon over HTTP (memory,
-// load, streaming), then the peers — into one result file (result.ts). Everything runs
-// in a temporary work dir that is removed at the end, also on Ctrl-C.
+// load, streaming), then the peers — into one result file (result.ts). Three phases run
+// when asked for: authentication and rate limiting (--auth), the web UI's first result
+// (--web), branches and incremental re-indexing (--reindex). Everything runs in a
+// temporary work dir that is removed at the end, also on Ctrl-C.
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, release, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { corpusIdentity } from '../../bench/corpus.ts';
-import { autocannonVersion, stopOnSignal } from '../../bench/load.ts';
-import { cpuMark, environment, foreignCores } from '../../bench/machine.ts';
-import { loadQueries, type BenchQuery } from '../../bench/queries.ts';
+import { corpusIdentity } from './corpus.ts';
+import { stopOnSignal } from './load.ts';
+import { cpuMark, environment, foreignCores } from './machine.ts';
+import { loadQueries, type BenchQuery } from './queries.ts';
 import { writeFileAtomic } from '../index/data-dir.ts';
+import { browserMissing } from './browser.ts';
+import { authPhase } from './phase-auth.ts';
 import { httpPhase } from './phase-http.ts';
 import { indexPhase } from './phase-index.ts';
 import { peersPhase } from './phase-peers.ts';
+import { reindexPhase } from './phase-reindex.ts';
 import { searchPhase } from './phase-search.ts';
+import { webPhase } from './phase-web.ts';
 import { RESULT_FORMAT, type BenchEnvironment, type BenchOptions, type BenchResult } from './result.ts';
-import { median } from './stats.ts';
+import { median } from './percentiles.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 /** `--corpus linux`: the tree scripts/fetch-linux.sh extracts. */
@@ -37,12 +43,16 @@ export interface RunOptions {
   peerTimeoutSeconds?: number;
   peers: boolean;
   symbols: boolean;
+  /** The opt-in phases. */
+  auth?: boolean;
+  web?: boolean;
+  reindex?: boolean;
 }
 
 /** The defaults of a full run and of --quick (a smoke test: under a minute on a small tree). */
 const DEFAULTS = {
-  full: { iterations: 200, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 5, peerRuns: 3, idleMs: 3000 },
-  quick: { iterations: 20, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, peerRuns: 1, idleMs: 1000 },
+  full: { iterations: 200, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 5, peerRuns: 3, idleMs: 3000, authRounds: 2, webRuns: 5 },
+  quick: { iterations: 20, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, peerRuns: 1, idleMs: 1000, authRounds: 1, webRuns: 2 },
 };
 
 export class BenchInputError extends Error {}
@@ -92,6 +102,11 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
   } catch (err) {
     throw new BenchInputError((err as Error).message);
   }
+  if (o.web) {
+    // Before the long run, not after it.
+    const missing = await browserMissing();
+    if (missing) throw new BenchInputError(`--web: ${missing}`);
+  }
   const options: BenchOptions = {
     corpus: o.corpus,
     queries: displayPath(queriesFile),
@@ -108,7 +123,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     peerTimeoutSeconds: o.peerTimeoutSeconds ?? 300,
   };
   const env = environment(ROOT);
-  const environmentInfo: BenchEnvironment = { ...env, kernel: release(), tinybench: packageVersion('tinybench'), autocannon: autocannonVersion(ROOT) };
+  const environmentInfo: BenchEnvironment = { ...env, kernel: release(), tinybench: packageVersion('tinybench'), autocannon: packageVersion('autocannon') };
   const notes: string[] = [];
 
   const work = mkdtempSync(join(tmpdir(), 'trawl-bench-'));
@@ -157,6 +172,12 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     phaseCores(); // the daemon's CPU is not foreign: http.foreignCores subtracts it
     if (http.memory.idleSamplesBytes.length === 0) notes.push('memory: /proc/<pid>/status is not readable here (not Linux?): no RSS samples');
 
+    const auth = o.auth
+      ? await authPhase({ root: ROOT, dataDir: indexing.dataDir, work, seconds: options.httpSeconds, connections: options.httpConnections, rounds: d.authRounds }, log)
+      : undefined;
+    const web = o.web ? await webPhase({ root: ROOT, dataDir: indexing.dataDir, work, runs: d.webRuns }, queries, log) : undefined;
+    phaseCores(); // each opt-in phase records its own foreign cores
+
     const peers = o.peers
       ? await peersPhase(
           { corpus, corpusBytes: id.totalBytes, work, runs: options.peerRuns, timeoutSeconds: options.peerTimeoutSeconds, versions: { rg: env.ripgrep, csearch: env.codesearch } },
@@ -166,6 +187,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
         )
       : [];
     const peersCores = phaseCores();
+    const reindex = o.reindex ? await reindexPhase({ root: ROOT, corpus, work, runs: options.indexRuns }, log) : undefined;
     for (const p of peers) if (!p.available) notes.push(`${p.peer}: ${p.note}`);
     if (!o.peers) notes.push('peers skipped (--no-peers)');
     if (git) notes.push('the corpus is a git repository: trawl indexed the committed trees of every branch, the peers searched the work tree');
@@ -193,6 +215,9 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
         streamMbPerSecond: http.stream.mbPerSecondSamples.length ? median(http.stream.mbPerSecondSamples) : null,
       },
       notes,
+      ...(reindex ? { reindex } : {}),
+      ...(auth ? { auth } : {}),
+      ...(web ? { web } : {}),
     };
   } finally {
     unhook();

@@ -11,6 +11,8 @@
 //     thousands of samples make it statistically significant.
 // The bootstrap uses a seeded generator, so a comparison gives the same verdict every run.
 
+import { median, quantileSorted } from './percentiles.ts';
+
 export type Verdict = 'regression' | 'improvement' | 'no change';
 
 export interface Comparison {
@@ -49,19 +51,6 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** The q-quantile of sorted values (linear interpolation between closest ranks, as R's type 7). */
-export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
-  if (sorted.length === 0) throw new Error('quantile of no samples');
-  const at = (sorted.length - 1) * q;
-  const lo = Math.floor(at);
-  const hi = Math.ceil(at);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo);
-}
-
-export function median(values: readonly number[]): number {
-  return quantileSorted([...values].sort((a, b) => a - b), 0.5);
 }
 
 /** The standard normal distribution function (Abramowitz-Stegun 7.1.26 erf, error < 1.5e-7). */

@@ -46,6 +46,9 @@ async function run(argv: string[]): Promise<number> {
       'peer-timeout': { type: 'string' },
       'no-peers': { type: 'boolean' },
       'no-symbols': { type: 'boolean' },
+      auth: { type: 'boolean' },
+      web: { type: 'boolean' },
+      reindex: { type: 'boolean' },
       verbose: { type: 'boolean' },
     },
   });
@@ -64,6 +67,9 @@ async function run(argv: string[]): Promise<number> {
     peerTimeoutSeconds: positiveInt('--peer-timeout', values['peer-timeout']),
     peers: values['no-peers'] !== true,
     symbols: values['no-symbols'] !== true,
+    auth: values.auth === true,
+    web: values.web === true,
+    reindex: values.reindex === true,
   };
   const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
   const out = values.out ?? `trawl-bench-${options.corpus === 'linux' ? 'linux' : basename(resolve(options.corpus)) || 'corpus'}-${stamp}.json`;

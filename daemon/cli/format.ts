@@ -1,15 +1,5 @@
-// Human-readable numbers for the command line.
-
-export function formatBytes(n: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = n;
-  let u = 0;
-  while (v >= 1000 && u < units.length - 1) {
-    v /= 1000;
-    u++;
-  }
-  return `${u === 0 ? v : v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[u]}`;
-}
+// Human-readable numbers for the command line (bytes: bench/format.ts, the one rounding
+// of every figure trawl prints).
 
 export function formatCount(n: number): string {
   return n.toLocaleString('en-US');

@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../index/data-dir.ts';
 import type { IndexSummary } from '../index/indexer.ts';
 import { indexLocal } from '../sync/local-repos.ts';
-import { formatBytes, formatCount, progressLine } from './format.ts';
+import { formatBytes } from '../bench/format.ts';
+import { formatCount, progressLine } from './format.ts';
 import { UsageError } from './usage.ts';
 
 export async function indexCommand(argv: string[]): Promise<number> {

@@ -132,6 +132,7 @@ Case-insensitive unless --case (or case:yes). Example: 'spin_lock -file:^drivers
   bench: `usage: trawl bench run --corpus DIR|linux [--queries FILE] [--out FILE] [--quick]
                        [--iterations N] [--index-runs N] [--http-seconds S] [--connections N]
                        [--stream-runs N] [--peer-runs N] [--peer-timeout S] [--no-peers] [--no-symbols]
+                       [--auth] [--web] [--reindex]
        trawl bench compare OLD.json NEW.json [--json] [--chart FILE.svg] [--threshold PCT]
                        [--alpha P] [--single-threshold PCT]
 
@@ -154,6 +155,12 @@ codesearch on the same queries when installed. Writes every raw sample to the re
   --peer-timeout S     a peer run taking longer is stopped (default 300)
   --no-peers           skip ripgrep and codesearch
   --no-symbols         index without universal-ctags (sym: finds nothing)
+  --auth               also: an API key's authentication and rate-limit step against
+                       anonymous access, on GET /api/repos
+  --web                also: the web UI's time to the first result, per query, in
+                       headless Chromium (needs chromium and playwright-core)
+  --reindex            also: the corpus as a git repository: a full build, ten
+                       branches, an unchanged re-run and a one-file incremental run
 
 compare: per query and per metric, NEW against OLD with a verdict from the raw samples
 (Mann-Whitney U and a bootstrap interval of the ratio of medians), the search stats

@@ -10,7 +10,7 @@
 //   one job split in two, or two jobs tangled: git.ts and mirror.ts once were).
 // Type-only imports count: a type is a dependency of meaning like any other.
 //
-// Scanned: daemon/ and core/ (the product); tests, scripts and bench/ may import any floor.
+// Scanned: daemon/ and core/ (the product); tests and scripts may import any floor.
 // A new folder under daemon/ fails here until it is given a floor. Check it by hand:
 // `node --import tsx --test test/architecture/floors.test.ts`.
 
@@ -62,12 +62,6 @@ const FLOORS: ReadonlyArray<Readonly<Record<string, string>>> = [
   { 'daemon/cli': 'the command line' },
 ];
 
-/**
- * Folders outside the scan that count as part of a part: bench/ holds the benchmark
- * suite's pieces that daemon/bench runs, until they move under it (issue 19 item 3).
- */
-const PART_OF: Readonly<Record<string, string>> = { bench: 'daemon/bench' };
-
 /** Not source: the core's build output. */
 const SKIP = ['core/build'];
 
@@ -78,7 +72,6 @@ FLOORS.forEach((parts, floor) => {
 
 /** The part `path` belongs to, undefined when none. */
 function partOf(path: string): string | undefined {
-  for (const [outside, part] of Object.entries(PART_OF)) if (path === outside || path.startsWith(`${outside}/`)) return part;
   for (const part of floorOf.keys()) if (path === part || path.startsWith(`${part}/`)) return part;
   return undefined;
 }

@@ -8,7 +8,8 @@
 
 import type { SearchStats } from '../../daemon/search/types.ts';
 import { RESULT_FORMAT, type BenchResult, type PeerResult, type QueryResult } from '../../daemon/bench/result.ts';
-import { median, quantileSorted, seededRandom } from '../../daemon/bench/stats.ts';
+import { median, quantileSorted } from '../../daemon/bench/percentiles.ts';
+import { seededRandom } from '../../daemon/bench/stats.ts';
 
 export interface SyntheticOptions {
   seed?: number;

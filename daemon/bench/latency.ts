@@ -4,10 +4,10 @@
 // times with tinybench (matches=100 unless the query sets its own, no context).
 
 import { Bench } from 'tinybench';
-import { Searcher } from '../daemon/search/searcher.ts';
-import type { SearchStats } from '../daemon/search/types.ts';
+import { Searcher } from '../search/searcher.ts';
+import type { SearchStats } from '../search/types.ts';
 import type { BenchQuery } from './queries.ts';
-import { summarize, type Summary } from './stats.ts';
+import { summarize, type Summary } from './percentiles.ts';
 
 export const MATCH_LIMIT = 100;
 

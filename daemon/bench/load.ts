@@ -1,19 +1,14 @@
-// What the HTTP benchmarks share (bench/http.ts, issue 5; bench/auth.ts, issue 6): servers in
+// What the phases that load a daemon share (the HTTP, auth and web phases): servers in
 // child processes (started, health-checked, stopped, never left behind), per-process CPU
 // time from /proc, and one autocannon load run with exact latency percentiles and the
-// target server's CPU time per request. Kept in one place so that both benchmarks measure
-// a request the same way and their figures can be put side by side.
+// target server's CPU time per request, so that every phase measures a request the same way.
 
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { cpuMark, foreignCores, type CpuMark } from './machine.ts';
-import { fmtMs } from './report.ts';
-import { quantileSorted } from '../daemon/bench/stats.ts';
-import { median } from './stats.ts';
+import { cpuMark, foreignCores, processTicks, TICKS_PER_SECOND, type CpuMark } from './machine.ts';
+import { formatMs } from './format.ts';
+import { quantileSorted } from './percentiles.ts';
 
-const TICKS_PER_SECOND = 100; // USER_HZ, as in machine.ts
 export const log = (s: string) => process.stderr.write(`${s}\n`);
 export const round2 = (x: number) => Math.round(x * 100) / 100;
 
@@ -131,18 +126,6 @@ export async function waitHealthy(url: string): Promise<void> {
 }
 
 // --- CPU accounting ----------------------------------------------------------------------
-
-/** utime + stime of a process (all threads), in clock ticks; null when it cannot be read. */
-export function processTicks(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = s.slice(s.lastIndexOf(')') + 2).split(' ').map(Number);
-    return f[11]! + f[12]!; // fields 14, 15 of proc(5)
-  } catch {
-    return null;
-  }
-}
 
 export interface Mark {
   cpu: CpuMark | null;
@@ -333,56 +316,11 @@ export async function loadRunDetail(
   };
   log(
     `  ${round === 0 ? 'warm-up' : `round ${round}`} ${(label ?? server.name).padEnd(5)} ${Math.round(run.requestsPerSecond).toString().padStart(7)} req/s  ` +
-      `p50 ${fmtMs(run.latencyMs.p50)}  p99 ${fmtMs(run.latencyMs.p99)}  non-2xx ${run.non2xx}  errors ${run.errors}  timeouts ${run.timeouts}  ` +
+      `p50 ${formatMs(run.latencyMs.p50)}  p99 ${formatMs(run.latencyMs.p99)}  non-2xx ${run.non2xx}  errors ${run.errors}  timeouts ${run.timeouts}  ` +
       `server ${l.serverCores[server.name]?.toFixed(2) ?? '?'} cores, autocannon ${l.benchCores?.toFixed(2) ?? '?'}, other ${l.foreignCores?.toFixed(2) ?? '?'}` +
       (errorMessage ? `  (first error: ${errorMessage})` : ''),
   );
   const wholeSeconds = Math.floor((performance.now() - started) / 1000);
   while (perSecond.length < wholeSeconds) perSecond.push(0); // seconds without a response count too
   return { run, sent: r.requests.sent, from, to, latenciesMs: samples.values(), perSecond: perSecond.slice(0, wholeSeconds) };
-}
-
-/** loadRunDetail's run alone. */
-export async function loadRun(server: Server, servers: Proc[], round: number, request: LoadRequest, duration: number, connections: number): Promise<LoadRun> {
-  return (await loadRunDetail(server, servers, round, request, duration, connections)).run;
-}
-
-export interface TargetMedian {
-  requestsPerSecond: number;
-  p50Ms: number | null;
-  p99Ms: number | null;
-  serverCpuMsPerRequest: number | null;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
-
-/** Medians over runs (null when a run lacks the figure); non-2xx, errors and timeouts summed. */
-export function targetMedian(runs: LoadRun[]): TargetMedian {
-  const med = (xs: Array<number | null>) => {
-    const v = xs.filter((x): x is number => x !== null);
-    return v.length === xs.length && v.length > 0 ? Math.round(median(v) * 1000) / 1000 : null;
-  };
-  return {
-    requestsPerSecond: Math.round(median(runs.map((r) => r.requestsPerSecond)) * 10) / 10,
-    p50Ms: med(runs.map((r) => r.latencyMs.p50)),
-    p99Ms: med(runs.map((r) => r.latencyMs.p99)),
-    serverCpuMsPerRequest: med(runs.map((r) => r.serverCpuMsPerRequest)),
-    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
-    errors: runs.reduce((n, r) => n + r.errors, 0),
-    timeouts: runs.reduce((n, r) => n + r.timeouts, 0),
-  };
-}
-
-/** a / b to two decimals; null when either is unknown or b is 0. */
-export function ratio(a: number | null, b: number | null): number | null {
-  return a === null || b === null || b === 0 ? null : Math.round((a / b) * 100) / 100;
-}
-
-export function autocannonVersion(root: string): string {
-  try {
-    return (JSON.parse(readFileSync(join(root, 'node_modules', 'autocannon', 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
 }

@@ -7,7 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { BenchQuery } from './queries.ts';
-import { median, msSince } from './stats.ts';
+import { msSince } from './machine.ts';
+import { median } from './percentiles.ts';
 
 export type PeerName = 'rg' | 'csearch';
 

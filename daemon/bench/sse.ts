@@ -1,4 +1,4 @@
-// Counts the messages of a Server-Sent Events body as it arrives (bench/http.ts), without
+// Counts the messages of a Server-Sent Events body as it arrives (stream.ts), without
 // decoding the large `chunk` messages: only the small ones (`final`, `error`, `[DONE]`)
 // are parsed. trawl's stream (API-DETAILS.md section 3): `data: <json>` lines, each
 // followed by a blank line, `: keep-alive` comments, and `data: [DONE]` last.

@@ -50,6 +50,11 @@ export function environment(root: string): Environment {
   };
 }
 
+/** Milliseconds elapsed since `start` (a process.hrtime.bigint() reading). */
+export function msSince(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
 /** CPU time counters at one instant (Linux /proc, in clock ticks). */
 export interface CpuMark {
   at: bigint;
@@ -59,17 +64,37 @@ export interface CpuMark {
   own: number;
 }
 
-const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux architecture Node runs on
+/** Clock ticks per second of /proc's CPU times: USER_HZ, 100 on every Linux architecture Node runs on. */
+export const TICKS_PER_SECOND = 100;
+
+/** utime, stime, cutime, cstime of a process (fields 14-17 of proc(5)), in clock ticks; null when unreadable. */
+function procTimes(pid: number | 'self'): [number, number, number, number] | null {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command name in parentheses, which may hold spaces; f[0] is field 3.
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ').map(Number);
+    return [f[11]!, f[12]!, f[13]!, f[14]!];
+  } catch {
+    return null;
+  }
+}
+
+/** utime + stime of a process (all threads), in clock ticks; null when it cannot be read. */
+export function processTicks(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  const t = procTimes(pid);
+  return t === null ? null : t[0] + t[1];
+}
 
 export function cpuMark(): CpuMark | null {
   try {
     const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
     // user nice system idle iowait irq softirq steal (guest time is already in user)
     const busy = cpu[0]! + cpu[1]! + cpu[2]! + cpu[5]! + cpu[6]! + (cpu[7] ?? 0);
-    const self = readFileSync('/proc/self/stat', 'utf8');
-    const f = self.slice(self.lastIndexOf(')') + 2).split(' ').map(Number);
-    // fields 14-17 of proc(5): utime stime cutime cstime; f[0] is field 3
-    const own = f[11]! + f[12]! + f[13]! + f[14]!;
+    const self = procTimes('self');
+    if (self === null) return null;
+    // This process and its waited-for children.
+    const own = self[0] + self[1] + self[2] + self[3];
     return { at: process.hrtime.bigint(), busy, own };
   } catch {
     return null;
@@ -86,16 +111,6 @@ export function foreignCores(from: CpuMark | null, to: CpuMark | null): number |
   if (seconds <= 0) return null;
   const foreign = to.busy - from.busy - (to.own - from.own);
   return Math.max(0, foreign / TICKS_PER_SECOND / seconds);
-}
-
-/** Microseconds during which some task waited for I/O (Linux PSI, /proc/pressure/io "some" total); null without PSI. */
-export function ioStallMicros(): number | null {
-  try {
-    const m = /^some .*total=(\d+)/m.exec(readFileSync('/proc/pressure/io', 'utf8'));
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The I/O pressure of the last 10 s (PSI "some avg10", a percentage); null without PSI. */

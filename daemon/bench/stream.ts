@@ -1,9 +1,9 @@
 // One streaming search read as a client would (POST /api/stream_search with fetch), its
 // Server-Sent Events counted as they arrive (sse.ts): bytes, messages, time to first byte,
-// total time, MB/s. Shared by bench/http.ts and `trawl bench run`.
+// total time, MB/s: the streaming figures of the HTTP phase.
 
 import { load, mark, round2, log, type Load, type Server } from './load.ts';
-import { fmtBytes, fmtMs } from './report.ts';
+import { formatBytes, formatMs } from './format.ts';
 import { SseCounter, type SseCounts } from './sse.ts';
 
 /** A stream's counts (sse.ts) and timings. */
@@ -22,7 +22,7 @@ export interface StreamRun extends SseCounts {
 }
 
 /** Bytes per second (10^6) between the first byte and the end; null when too short to tell. */
-export function afterFirstByte(bytes: number, firstByteMs: number | null, totalMs: number): number | null {
+function afterFirstByte(bytes: number, firstByteMs: number | null, totalMs: number): number | null {
   if (firstByteMs === null || totalMs - firstByteMs < 0.5) return null;
   return round2(bytes / 1e6 / ((totalMs - firstByteMs) / 1000));
 }
@@ -31,7 +31,7 @@ export function afterFirstByte(bytes: number, firstByteMs: number | null, totalM
  * Reads a response body as it arrives, handing each non-empty chunk to `chunk`; the time
  * of the first byte in ms since `t0` (a performance.now() reading), null with no body.
  */
-export async function readBody(res: Response, t0: number, chunk: (value: Uint8Array) => void): Promise<number | null> {
+async function readBody(res: Response, t0: number, chunk: (value: Uint8Array) => void): Promise<number | null> {
   let firstByteMs: number | null = null;
   if (!res.body) return null;
   const reader = res.body.getReader();
@@ -72,7 +72,7 @@ export async function streamOnce(trawl: Server, body: string, run: number): Prom
     load: l,
   };
   log(
-    `  ${run === 0 ? 'warm-up' : `run ${run}`}: ${r.status} ${fmtBytes(bytes)} in ${fmtMs(totalMs)} (${r.mbPerSecond.toFixed(1)} MB/s), first byte ${fmtMs(r.firstByteMs)}, ` +
+    `  ${run === 0 ? 'warm-up' : `run ${run}`}: ${r.status} ${formatBytes(bytes)} in ${formatMs(totalMs)} (${r.mbPerSecond.toFixed(1)} MB/s), first byte ${formatMs(r.firstByteMs)}, ` +
       `${r.messages} messages (${r.chunks} chunks${r.keepAlives ? `, ${r.keepAlives} keep-alives` : ''}), final ${r.final ? 'yes' : 'NO'}, [DONE] last ${r.endsWithDone ? 'yes' : 'NO'}, ${r.matches ?? '?'} matches` +
       `${r.error ? `, error: ${r.error}` : ''}; trawl ${l.serverCores['trawl']?.toFixed(2) ?? '?'} cores, other ${l.foreignCores?.toFixed(2) ?? '?'}`,
   );

@@ -5,14 +5,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { shardsDir } from '../daemon/index/data-dir.ts';
-import { readAllManifests } from '../daemon/index/manifest.ts';
-import { SHARD_EXT } from '../daemon/index/shard-format.ts';
-import { msSince } from './stats.ts';
+import { shardsDir } from '../index/data-dir.ts';
+import { readAllManifests } from '../index/manifest.ts';
+import { SHARD_EXT } from '../index/shard-format.ts';
+import { msSince } from './machine.ts';
 
 const GNU_TIME = '/usr/bin/time';
 
-interface Timed {
+export interface Timed {
   command: string[];
   seconds: number;
   /** Peak resident set of the child, from GNU time's %M; null without it. */
@@ -21,7 +21,7 @@ interface Timed {
 }
 
 /** Runs a command to completion, through GNU time when present; throws when it fails. */
-function runTimed(cmd: string, args: string[], env: NodeJS.ProcessEnv, rssFile: string): Timed {
+export function runTimed(cmd: string, args: string[], env: NodeJS.ProcessEnv, rssFile: string): Timed {
   const viaTime = existsSync(GNU_TIME);
   const [exe, argv] = viaTime ? [GNU_TIME, ['-o', rssFile, '-f', '%M', cmd, ...args]] : [cmd, args];
   const start = process.hrtime.bigint();
@@ -70,7 +70,7 @@ export function buildTrawl(root: string, corpus: string, totalBytes: number, dat
     timed = runTimed(process.execPath, [join(root, 'bin/trawl.js'), 'index', corpus, '--data-dir', dataDir, ...flag], process.env, join(tmp, 'trawl.rss'));
     counts = symbolsFromSummaryLine(timed.stdout);
   } else {
-    timed = runTimed(process.execPath, ['--import', 'tsx', join(root, 'bench/index-child.ts'), corpus, dataDir, ...flag], process.env, join(tmp, 'trawl.rss'));
+    timed = runTimed(process.execPath, ['--import', 'tsx', join(root, 'daemon/bench/index-child.ts'), corpus, dataDir, ...flag], process.env, join(tmp, 'trawl.rss'));
     const child = JSON.parse(timed.stdout) as { maxRssKiB: number; summary: { symbols: number; symbolFailures: number } };
     timed.peakRssBytes = child.maxRssKiB * 1024;
     counts = { symbolCount: child.summary.symbols, symbolFailures: child.summary.symbolFailures };

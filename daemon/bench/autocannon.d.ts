@@ -1,4 +1,4 @@
-// The part of autocannon 8's programmatic API that bench/load.ts uses (the package ships no
+// The part of autocannon 8's programmatic API that load.ts uses (the package ships no
 // types). See node_modules/autocannon/README.md, "API".
 
 declare module 'autocannon' {
