@@ -202,7 +202,7 @@ test('AuditLog.note: a write that fails is dropped and reported, at most once a 
   assert.throws(() => log.record(entry), /SQLITE_FULL/, 'strict: the caller fails');
 });
 
-test('docs/audit-log.md describes every action, credential kind and target type; the README points to it', () => {
+test('docs/audit-log.md describes every action, credential kind and target type; the README and docs/configuration.md point to it', () => {
   const docs = readFileSync(new URL('../docs/audit-log.md', import.meta.url), 'utf8');
   const rows = docs.split('\n').filter((l) => l.startsWith('| `'));
   for (const action of ACTION_NAMES) assert.ok(rows.some((r) => r.split('|')[1]!.includes(`\`${action}\``)), `${action} has a row in the table of actions`);
@@ -210,6 +210,7 @@ test('docs/audit-log.md describes every action, credential kind and target type;
   for (const type of TARGET_TYPES) assert.ok(docs.includes(`\`${type}\``), `target type ${type} is described`);
   assert.match(docs, /`settings\.audit\.retentionDays` \| `180`/);
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  assert.match(readme, /\[docs\/audit-log\.md\]\(docs\/audit-log\.md\)/);
-  assert.match(readme, /`settings\.audit\.retentionDays` \| `180`/);
+  assert.match(readme, /\]\(docs\/audit-log\.md\)/);
+  const configuration = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
+  assert.match(configuration, /`settings\.audit\.retentionDays` \| `180` \|.*\]\(audit-log\.md\)/);
 });

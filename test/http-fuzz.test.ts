@@ -1350,7 +1350,9 @@ async function rawFuzz(t: TestContext, d: TestDaemon, k: Checker): Promise<void>
 }
 
 test('HTTP fuzz: every malformed request gets a documented 4xx error object, fast, and the daemon survives', { timeout: 170_000 }, async (t) => {
-  const d = await startTestDaemon({ daemon: { workers: 2 } });
+  // A long shutdown grace: a request still counted in flight at the end would hold the
+  // shutdown for 100 s, three times the bound below.
+  const d = await startTestDaemon({ daemon: { workers: 2 }, settings: { http: { shutdownTimeoutMs: 100_000 } } });
   let closeMs = -1;
   try {
     const doc = (await (await fetch(`${d.url}/api/openapi.json`)).json()) as Parameters<typeof operations>[0] & { components: { schemas: Record<string, Schema> } };
@@ -1380,7 +1382,9 @@ test('HTTP fuzz: every malformed request gets a documented 4xx error object, fas
     closeMs = performance.now() - started;
   }
   // Nothing is in flight any more: an upload the client abandoned must not hold the
-  // shutdown for its whole grace period (settings.http.shutdownTimeoutMs, 10 s).
+  // shutdown for its whole grace period (100 s here). The bound is a third of that grace, a
+  // hundred times what it takes on a loaded machine: it tells "waited for the grace" from
+  // "did not", not a fast machine from a slow one.
   t.diagnostic(`shutdown took ${Math.round(closeMs)} ms`);
-  assert.ok(closeMs < 5000, `the daemon took ${Math.round(closeMs)} ms to shut down with no request in flight: requests whose client went away mid-body are still counted in flight`);
+  assert.ok(closeMs < 30_000, `the daemon took ${Math.round(closeMs)} ms to shut down with no request in flight: requests whose client went away mid-body are still counted in flight`);
 });

@@ -6,7 +6,7 @@
 // (it only needs its branch lists updated), or was skipped before (binary, too large: its
 // blob id is in the shard's skipped list), or is new and goes into a delta shard. Documents
 // no new ref holds end up on no branch: dead, never matched, their bytes reclaimed by the
-// next full build (indexer.ts decides when; the README states the bounds).
+// next full build (indexer.ts decides when; docs/design.md states the bounds).
 
 import { join, sep } from 'node:path';
 import { Shard, ShardError } from './shard-reader.ts';

@@ -40,7 +40,7 @@ export const DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024;
 export const DEFAULT_MAX_TRIGRAMS = 20_000;
 
 /**
- * Bounds on delta shards (README "Incremental indexing"). An incremental run is replaced by
+ * Bounds on delta shards (docs/design.md "Incremental indexing"). An incremental run is replaced by
  * a full build when, afterwards, the repository would have more than MAX_DELTA_SHARDS delta
  * shards, or less than MIN_LIVE_FRACTION of its stored content would still be live (and
  * more than MIN_DEAD_BYTES dead), or

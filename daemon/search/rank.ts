@@ -1,7 +1,7 @@
 // Ranking: the files of a response, best first (API-DETAILS section 2.3).
 //
 // A file's score is the sum of these signals (weights chosen so that one strong signal
-// outranks any number of weak ones, and documented in the README):
+// outranks any number of weak ones, and documented in docs/query-language.md):
 //
 //   +5000  a match is the name of a symbol at its definition (ctags)
 //   +1000  a match in the file's base name
