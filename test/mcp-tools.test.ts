@@ -130,7 +130,7 @@ test('tools/list: the ten tools in order, described, read-only, with bounded inp
   const h = await harness({});
   try {
     const { tools } = await h.client.listTools();
-    // The spec's ten tools (API-DETAILS.md, MCP), written out: the list is the contract.
+    // The ten tools docs/mcp.md documents, written out: clients call them by these names.
     assert.deepEqual(tools.map((t) => t.name), ['search_code', 'read_file', 'list_repos', 'list_tree', 'glob', 'find_symbol_definitions', 'find_symbol_references', 'list_commits', 'get_diff', 'blame']);
     for (const t of tools) {
       assert.ok(t.title && t.title.length > 3, `${t.name} has a title`);
