@@ -1,6 +1,6 @@
 // The one error type of the service: an HTTP status, a stable error code and a message
 // for people. Rendered centrally (HTTP: the error object; CLI: one line on stderr).
-// Every errorCode is listed in the error table of docs/http-api.md (test/errors.test.ts checks it).
+// Every errorCode is listed in the error table of docs/http-api.md (test/http/errors.test.ts checks it).
 
 export const ERROR_CODES = {
   INVALID_REQUEST_BODY: 400,

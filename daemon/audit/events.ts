@@ -1,7 +1,7 @@
 // The audit log's vocabulary: every action it records, the kinds of credential an actor
 // acts with, and the kinds of target. One list each, read by the recorder (log.ts), the
 // filters of GET /api/ee/audit and `trawl audit` (query.ts), the OpenAPI schema and the
-// docs (docs/audit-log.md lists the same actions; test/audit-units.test.ts checks that it does).
+// docs (docs/audit-log.md lists the same actions; test/audit/audit-units.test.ts checks that it does).
 //
 // Adding an action: one line here, and one call of AuditLog where it happens.
 

@@ -8,7 +8,7 @@
 //
 // Why not a maintained parser: jsonc-parser 3.3.1 (Microsoft's; with comments and trailing
 // commas turned off it reads strict JSON, which the file is) gives offsets, but reports
-// a missing comma at the value after it (line 4, column 5 in test/config.test.ts's case,
+// a missing comma at the value after it (line 4, column 5 in test/config/config.test.ts's case,
 // where this parser says line 3, column 22, the end of the value that lacks it) and a line
 // break inside a string at the string's start rather than at the break, and its errors
 // are bare codes; turning them into the messages and positions below would take a second

@@ -1,5 +1,5 @@
 // The RateCounter conformance suite (daemon/ratelimit/counter.ts): every place counters can
-// live runs it (test/ratelimit-counter.test.ts), so the limiter behaves the same whichever
+// live runs it (test/ratelimit/ratelimit-counter.test.ts), so the limiter behaves the same whichever
 // settings.rateLimit.store names. `open()` gives another handle on the same counters (a
 // second process's view); the handles are closed by the suite.
 

@@ -1,0 +1,118 @@
+// The opt-in phases of `trawl bench run` (--auth, --web, --reindex) end to end on a small
+// generated tree: the command as an operator runs it, the result file valid against
+// bench/result.schema.json with each phase's figures, the report's tables, and
+// `trawl bench compare` judging the phases (and not judging them against a run without
+// them). Durations are printed, not asserted.
+
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { CompareReport } from '../../daemon/bench/compare.ts';
+import { resultErrors } from '../../daemon/bench/result-file.ts';
+import type { BenchResult } from '../../daemon/bench/result.ts';
+import { generateCorpus, tempDir } from '../helpers/corpus.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TRAWL = join(ROOT, 'bin', 'trawl.js');
+
+function trawl(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [TRAWL, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr, ms: performance.now() - started })));
+}
+
+describe('trawl bench run --quick --auth --web --reindex', () => {
+  const tmp = tempDir('bench-phases');
+  const corpus = join(tmp.path, 'tree');
+  const out = join(tmp.path, 'result.json');
+  let result: BenchResult;
+  let run: Awaited<ReturnType<typeof trawl>>;
+
+  before(async () => {
+    generateCorpus(corpus, 11, 60);
+    mkdirSync(join(corpus, 'src'), { recursive: true });
+    writeFileSync(join(corpus, 'src', 'main.c'), '#include <setjmp.h>\nstatic jmp_buf env;\nint main(void) {\n  if (setjmp(env)) return 1;\n  longjmp(env, 1);\n  return 0;\n}\n');
+    run = await trawl(['bench', 'run', '--corpus', corpus, '--quick', '--no-peers', '--iterations', '5', '--http-seconds', '2', '--auth', '--web', '--reindex', '--out', out], tmp.path);
+    process.stderr.write(`# bench run with the three phases took ${(run.ms / 1000).toFixed(1)} s\n`);
+  }, { timeout: 300_000 });
+  after(() => tmp.cleanup());
+
+  it('exits 0 and writes a result valid against the schema, with the three phases', () => {
+    assert.equal(run.code, 0, run.stderr);
+    result = JSON.parse(readFileSync(out, 'utf8')) as BenchResult;
+    assert.deepEqual(resultErrors(result), []);
+    assert.ok(result.auth && result.web && result.reindex);
+  });
+
+  it('auth: both variants loaded without an error, the key counted, its step costed', () => {
+    const a = result.auth!;
+    assert.equal(a.request, 'GET /api/repos');
+    assert.deepEqual(a.variants.map((v) => v.name), ['anonymous', 'apiKey']);
+    for (const v of a.variants) {
+      assert.ok(v.requestsPerSecond > 0 && v.samplesMs.length > 0 && v.perSecondSamples.length >= 1, v.name);
+      assert.equal(v.non2xx + v.errors + v.timeouts, 0, v.name);
+    }
+    if (process.platform === 'linux') {
+      assert.equal(typeof a.stepCpuUsPerRequest, 'number');
+      assert.ok(a.variants.every((v) => v.serverCpuMsPerRequest! > 0));
+    }
+  });
+
+  it('web: every query of the mix loaded in Chromium, the hits with a first result', () => {
+    const w = result.web!;
+    assert.equal(w.queries.length, result.search.queries.length);
+    for (const q of w.queries) {
+      assert.equal(q.doneMsSamples.length, w.runs, q.name);
+      const api = result.search.queries.find((s) => s.name === q.name)!;
+      // The page shows a first result exactly when the search finds something.
+      assert.equal(q.firstResultMsSamples.length, api.stats!.actualMatchCount > 0 ? w.runs : 0, q.name);
+    }
+    assert.ok(w.medianDoneMs! > 0 && w.medianFirstResultMs! > 0);
+  });
+
+  it('reindex: ten branches hold more than one, an unmoved re-run changes nothing, a changed file adds a version', () => {
+    const b = result.reindex!.builds;
+    for (const [name, build] of Object.entries(b)) assert.equal(build.secondsSamples.length, result.options.indexRuns, name);
+    assert.equal(result.reindex!.branches, 10);
+    assert.ok(b.branches.indexBytes > b.full.indexBytes);
+    assert.ok(b.branches.branchListBytes > b.full.branchListBytes);
+    assert.equal(b.unchanged.indexBytes, b.full.indexBytes);
+    assert.ok(b.oneFile.indexBytes > b.full.indexBytes);
+  });
+
+  it('prints a table per phase', () => {
+    assert.match(run.stdout, /^\| `GET \/api\/repos`.*\| req\/s \|/m);
+    assert.match(run.stdout, /^\| the authentication and rate-limit step adds \|/m);
+    assert.match(run.stdout, /^\| web UI, Chromium .* page loads per query \| first result \| done \|$/m);
+    assert.match(run.stdout, /^\| again after one file changed on main \(delta\) \|/m);
+  });
+
+  it('compare judges the phases, and does not judge them against a run without them', () => {
+    const slower = structuredClone(result);
+    for (const build of Object.values(slower.reindex!.builds)) build.secondsSamples = build.secondsSamples.map((s) => s * 2);
+    const without = structuredClone(result) as Partial<BenchResult>;
+    delete without.auth;
+    delete without.web;
+    delete without.reindex;
+    writeFileSync(join(tmp.path, 'slower.json'), JSON.stringify(slower));
+    writeFileSync(join(tmp.path, 'without.json'), JSON.stringify(without));
+    assert.deepEqual(resultErrors(without), []);
+    const compare = (a: string, b: string, json: boolean) => spawnSync(process.execPath, [TRAWL, 'bench', 'compare', a, b, ...(json ? ['--json'] : [])], { cwd: tmp.path, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const same = compare(out, out, false);
+    for (const heading of ['Authentication and rate limit', 'Web UI', 'Re-indexing']) assert.match(same.stdout, new RegExp(`^${heading}`, 'm'));
+    const r = JSON.parse(compare(out, 'slower.json', true).stdout) as CompareReport;
+    for (const name of ['full', 'branches', 'unchanged', 'oneFile']) assert.equal(r.metrics.find((m) => m.id === `reindex/${name}/seconds`)!.verdict, 'regression', name);
+    const w = JSON.parse(compare('without.json', out, true).stdout) as CompareReport;
+    const phases = w.metrics.filter((m) => ['auth', 'web', 'reindex'].includes(m.group));
+    assert.equal(phases.length, 13);
+    assert.ok(phases.every((m) => m.verdict === 'not judged'));
+    const plain = JSON.parse(compare('without.json', 'without.json', true).stdout) as CompareReport;
+    assert.equal(plain.metrics.filter((m) => ['auth', 'web', 'reindex'].includes(m.group)).length, 0);
+  });
+});

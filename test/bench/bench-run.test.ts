@@ -1,0 +1,166 @@
+// `trawl bench run --quick` end to end on a small generated tree: the command as an
+// operator runs it (bin/trawl.js in a child process), its result file checked against
+// bench/result.schema.json and against what the run must have measured; and the CLI's
+// answers to bad input. The run's duration is printed, not asserted (timings belong to
+// benchmarks, not tests); the test's own timeout only stops a hung run.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadQueries } from '../../daemon/bench/queries.ts';
+import { resultErrors } from '../../daemon/bench/result-file.ts';
+import type { BenchResult } from '../../daemon/bench/result.ts';
+import { generateCorpus, tempDir } from '../helpers/corpus.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TRAWL = join(ROOT, 'bin', 'trawl.js');
+
+function trawl(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [TRAWL, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr, ms: performance.now() - started })));
+}
+
+/** A small source tree on which the default mix finds something. */
+function writeCorpus(dir: string): void {
+  generateCorpus(dir, 8, 60);
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  writeFileSync(join(dir, 'src', 'main.c'), '#include <setjmp.h>\n// TODO: handle errors\nstatic jmp_buf env;\nint main(void) {\n  if (setjmp(env)) return 1;\n  longjmp(env, 1);\n  return 0;\n}\n');
+  writeFileSync(join(dir, 'src', 'app.ts'), "import { readFile } from 'node:fs';\n// FIXME: error handling\nexport function init_app(): number {\n  return 1234567890;\n}\n");
+}
+
+describe('trawl bench run --quick', () => {
+  const tmp = tempDir('bench-run');
+  const corpus = join(tmp.path, 'tree');
+  const out = join(tmp.path, 'result.json');
+  let result: BenchResult;
+  let run: Awaited<ReturnType<typeof trawl>>;
+
+  before(async () => {
+    writeCorpus(corpus);
+    run = await trawl(['bench', 'run', '--corpus', corpus, '--quick', '--iterations', '8', '--http-seconds', '2', '--out', out], tmp.path);
+    process.stderr.write(`# bench run --quick took ${(run.ms / 1000).toFixed(1)} s\n`);
+  }, { timeout: 180_000 });
+  after(() => tmp.cleanup());
+
+  it('exits 0 and writes a result file valid against its JSON Schema', () => {
+    assert.equal(run.code, 0, run.stderr);
+    result = JSON.parse(readFileSync(out, 'utf8')) as BenchResult;
+    assert.deepEqual(resultErrors(result), []);
+  });
+
+  it('records what was measured on what', () => {
+    assert.equal(result.format, 'trawl-bench/1');
+    assert.equal(result.options.quick, true);
+    assert.equal(result.options.queries, 'bench/queries/default.json');
+    assert.match(result.environment.gitCommit, /^([0-9a-f]{40}(\+uncommitted)?|uncommitted)$/);
+    assert.equal(result.environment.node, process.version);
+    assert.ok(result.environment.machine.cores >= 1 && result.environment.machine.totalMemoryBytes > 0);
+    assert.equal(result.corpus.path, corpus);
+    assert.equal(result.corpus.files, readdirSync(corpus, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length);
+    assert.match(result.corpus.sha256, /^[0-9a-f]{64}$/);
+  });
+
+  it('has every query of the default mix with its raw samples, percentiles and search stats', () => {
+    const mix = loadQueries(join(ROOT, 'bench', 'queries', 'default.json'));
+    assert.deepEqual(result.search.queries.map((q) => q.name), mix.map((q) => q.name));
+    for (const q of result.search.queries) {
+      assert.equal(q.error, null, q.name);
+      assert.equal(q.samplesMs.length, 8, q.name);
+      const l = q.latencyMs!;
+      assert.ok(l.min <= l.p50 && l.p50 <= l.p95 && l.p95 <= l.p99 && l.p99 <= l.max, q.name);
+      for (const field of ['filesConsidered', 'filesLoaded', 'contentBytesLoaded', 'indexBytesLoaded', 'ngramLookups', 'ngramMatches', 'shardsScanned', 'shardsSkippedFilter', 'regexpsConsidered'] as const) {
+        assert.equal(typeof q.stats![field], 'number', `${q.name}.${field}`);
+      }
+    }
+    const byName = new Map(result.search.queries.map((q) => [q.name, q]));
+    // The tree was written so that these find what they look for.
+    assert.equal(byName.get('rare-longjmp')!.stats!.totalMatchCount, 1);
+    assert.equal(byName.get('re-ten-digits')!.stats!.actualMatchCount >= 1, true);
+    assert.equal(byName.get('sym-main')!.stats!.totalMatchCount >= 1, true);
+    assert.equal(byName.get('nohit-symbol')!.stats!.totalMatchCount, 0);
+  });
+
+  it('measures indexing, HTTP, streaming and memory', () => {
+    const idx = result.indexing.runs[0]!;
+    assert.ok(idx.seconds > 0 && idx.indexBytes > 0 && idx.files > 0);
+    assert.equal(idx.sizeRatio, idx.indexBytes / idx.contentBytes);
+    const h = result.http.search;
+    assert.equal(h.query, 'longjmp');
+    assert.ok(h.requestsPerSecond > 0 && h.samplesMs.length > 0 && h.perSecondSamples.length >= 1);
+    assert.equal(h.non2xx + h.errors, 0);
+    assert.equal(result.http.stream.runs.length, 2);
+    assert.ok(result.http.stream.runs.every((r) => r.bytes > 0 && r.matches! > 0));
+    if (process.platform === 'linux') {
+      assert.ok(result.memory.idleSamplesBytes.length > 0 && result.memory.loadSamplesBytes.length > 0);
+      assert.ok(result.memory.idleMedianBytes! > 10e6);
+    }
+  });
+
+  it('runs the installed peers on the same queries, as ratios', () => {
+    for (const p of result.peers) {
+      if (!p.available) {
+        assert.match(p.note!, /not installed|no cindex/);
+        continue;
+      }
+      assert.ok(p.queries.length > 0, p.peer);
+      for (const q of p.queries) {
+        assert.equal(q.error, null, `${p.peer} ${q.name}`);
+        const trawlP50 = result.search.queries.find((t) => t.name === q.name)!.latencyMs!.p50;
+        assert.ok(Math.abs(q.ratioToTrawl! - q.medianMs! / trawlP50) < 1e-9);
+      }
+    }
+    assert.deepEqual(result.peers.map((p) => p.peer), ['csearch', 'rg']);
+  });
+
+  it('prints the report on stdout', () => {
+    assert.match(run.stdout, /^### trawl .* on tree: .*\(quick\)/);
+    assert.match(run.stdout, /\| `longjmp` \| rare-literal \|/);
+    assert.match(run.stdout, /POST \/api\/search/);
+  });
+
+  it('the schema rejects a damaged result', () => {
+    const damaged = structuredClone(result) as unknown as { search: { queries: Array<Record<string, unknown>> }; corpus: Record<string, unknown> };
+    delete damaged.search.queries[0]!.samplesMs;
+    damaged.corpus.sha256 = 'not a hash';
+    const errors = resultErrors(damaged);
+    assert.ok(errors.some((e) => e.includes('samplesMs')), errors.join('\n'));
+    assert.ok(errors.some((e) => e.startsWith('/corpus/sha256')), errors.join('\n'));
+  });
+});
+
+describe('trawl bench: bad input', () => {
+  const tmp = tempDir('bench-input');
+  after(() => tmp.cleanup());
+
+  const table: Array<{ args: string[]; code: number; stderr: RegExp }> = [
+    { args: ['bench'], code: 2, stderr: /bench needs a subcommand/ },
+    { args: ['bench', 'walk'], code: 2, stderr: /unknown bench subcommand "walk"/ },
+    { args: ['bench', 'run'], code: 2, stderr: /needs --corpus/ },
+    { args: ['bench', 'run', '--corpus', '/nonexistent/tree'], code: 2, stderr: /--corpus \/nonexistent\/tree: not a directory/ },
+    { args: ['bench', 'run', '--corpus', '.', '--iterations', '0'], code: 2, stderr: /--iterations must be a positive integer/ },
+    { args: ['bench', 'run', '--corpus', '.', '--queries', 'missing.json'], code: 2, stderr: /--queries missing.json: no such file/ },
+    { args: ['bench', 'run', '--corpus', '.', '--queries', 'bad.json'], code: 2, stderr: /bad.json\[0\]: kind must be one of/ },
+    { args: ['bench', 'compare', 'a.json'], code: 2, stderr: /needs two result files/ },
+    { args: ['bench', 'compare', 'missing.json', 'missing.json'], code: 1, stderr: /missing.json: no such file/ },
+    { args: ['bench', 'compare', 'bad.json', 'bad.json'], code: 1, stderr: /bad.json: not a trawl bench run result/ },
+    { args: ['bench', 'compare', 'a.json', 'b.json', '--threshold', 'x'], code: 2, stderr: /--threshold must be a number/ },
+  ];
+  for (const t of table) {
+    it(`trawl ${t.args.join(' ')}`, async () => {
+      writeFileSync(join(tmp.path, 'bad.json'), JSON.stringify([{ name: 'x', query: 'x', regex: false, caseSensitive: true, kind: 'fast', set: 's', peer: null }]));
+      writeFileSync(join(tmp.path, 'a.json'), '{}');
+      writeFileSync(join(tmp.path, 'b.json'), '{}');
+      const r = await trawl(t.args, tmp.path);
+      assert.equal(r.code, t.code, r.stderr);
+      assert.match(r.stderr, t.stderr);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    });
+  }
+});

@@ -1,0 +1,136 @@
+// The shard format: the worked example of shard-reader.ts byte for byte, version and
+// integrity checks, and the atomic write.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildShard } from '../../daemon/index/shard-builder.ts';
+import { Shard, ShardError } from '../../daemon/index/shard-reader.ts';
+import { HEADER_SIZE } from '../../daemon/index/shard-format.ts';
+import { ShardWriter } from '../../daemon/index/shard-writer.ts';
+import { prng, tempDir } from '../helpers/corpus.ts';
+
+function exampleShard(dir: string, files: Array<{ path: string; text: string }> = [{ path: 'a.c', text: 'int x;\n' }]): string {
+  const finalPath = join(dir, 'g1-0.trawl');
+  buildShard({
+    finalPath,
+    repo: { name: 'example', id: 1, codeHostType: 'genericGitHost', source: dir, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
+    shardIndex: 0,
+    files: files.map((f) => ({ path: f.path, size: Buffer.byteLength(f.text), data: Buffer.from(f.text) })),
+    maxFileSize: 1 << 20,
+    maxTrigrams: 20000,
+    branches: ['HEAD'],
+    indexedAt: '2026-11-22T00:00:00.000Z',
+  });
+  return finalPath;
+}
+
+test('the worked example of shard-reader.ts holds byte for byte', () => {
+  const dir = tempDir('shard');
+  try {
+    const path = exampleShard(dir.path);
+    const bytes = readFileSync(path);
+    assert.equal(bytes.toString('latin1', 0, 8), 'TRAWLIDX');
+    assert.equal(bytes.readUInt32LE(8), 3);
+    assert.equal(bytes.readUInt32LE(12), 64);
+    assert.equal(bytes.readUInt32LE(16), bytes.length);
+    assert.equal(bytes.readUInt32LE(24), 13);
+    // toc[0]: the content section at offset 376, 7 bytes long.
+    assert.equal(bytes.readUInt32LE(HEADER_SIZE), 1);
+    assert.equal(bytes.readUInt32LE(HEADER_SIZE + 8), 376);
+    assert.equal(bytes.readUInt32LE(HEADER_SIZE + 16), 7);
+    assert.equal(bytes.toString('latin1', 376, 383), 'int x;\n');
+
+    const shard = Shard.open(path);
+    assert.equal(shard.docCount, 1);
+    assert.equal(shard.name(0), 'a.c');
+    assert.equal(shard.language(0), 'C');
+    assert.equal(shard.contentOf(0).toString(), 'int x;\n');
+    const ids = ['int', 'nt ', 't x', ' x;', 'x;\n'].map((t) => (t.charCodeAt(0) << 16) | (t.charCodeAt(1) << 8) | t.charCodeAt(2));
+    assert.deepEqual([...shard.content.ids], [...ids].sort((a, b) => a - b));
+    for (const id of ids) assert.deepEqual([...shard.content.postingList(id).docs], [0]);
+    assert.equal(shard.meta.repo.name, 'example');
+    assert.deepEqual(shard.symbolsOf(0), [{ name: 'x', kind: 'variable', line: 1, endLine: 1 }]);
+    assert.deepEqual(shard.branches.names, ['HEAD']);
+    assert.deepEqual([...shard.branches.docs(0)], [0]);
+    assert.equal(shard.oid(0), undefined);
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test('a reader refuses an unknown version, a truncated file and corrupt sections', () => {
+  const dir = tempDir('shard');
+  try {
+    const path = exampleShard(dir.path, [
+      { path: 'a.c', text: 'int x;\n' },
+      { path: 'b.c', text: 'static int y = 42;\n' },
+    ]);
+    const good = readFileSync(path);
+    const variant = (name: string, mutate: (b: Buffer) => Buffer): string => {
+      const p = join(dir.path, name);
+      writeFileSync(p, mutate(Buffer.from(good)));
+      return p;
+    };
+    assert.throws(() => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(4, 8), b))), /unsupported shard format version 4 \(this trawl reads versions 2 to 3\)/);
+    assert.throws(() => Shard.open(variant('t.trawl', (b) => b.subarray(0, b.length - 10))), /truncated/);
+    assert.throws(() => Shard.open(variant('short.trawl', (b) => b.subarray(0, 20))), /truncated/);
+    assert.throws(() => Shard.open(variant('m.trawl', (b) => (b.write('NOTTRAWL', 0, 'latin1'), b))), /not a trawl shard/);
+    // A flipped byte in the last section (meta) is caught at open...
+    assert.throws(() => Shard.open(variant('c.trawl', (b) => (b[b.length - 3] ^= 0xff, b))), ShardError);
+    // ... and one in a document's content when the document is first read.
+    const shard = Shard.open(variant('d.trawl', (b) => (b[376 + 8] ^= 0x20, b)));
+    assert.equal(shard.contentOf(0).toString(), 'int x;\n');
+    assert.throws(() => shard.contentOf(1), /content of b\.c is corrupt/);
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test('a shard is invisible under its final name until it is complete', () => {
+  const dir = tempDir('shard');
+  try {
+    const finalPath = join(dir.path, 'g1-0.trawl');
+    const writer = new ShardWriter(finalPath);
+    writer.appendContent(Buffer.from('partial'));
+    assert.equal(existsSync(finalPath), false);
+    assert.equal(readdirSync(dir.path).length, 1); // only the temporary file
+    writer.abort();
+    assert.deepEqual(readdirSync(dir.path), []);
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test('files that are binary, too large or have too many trigrams are recorded as skipped', () => {
+  const dir = tempDir('shard');
+  try {
+    const finalPath = join(dir.path, 'g1-0.trawl');
+    const r = prng(7);
+    let noise = '';
+    for (let i = 0; i < 60000; i++) noise += String.fromCharCode(33 + r.int(90));
+    const result = buildShard({
+      finalPath,
+      repo: { name: 'r', id: 1, codeHostType: 'genericGitHost', source: dir.path, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
+      shardIndex: 0,
+      files: [
+        { path: 'bin', size: 3, data: Buffer.from([1, 0, 2]) },
+        { path: 'big', size: 300_000, data: Buffer.alloc(300_000, 97) },
+        { path: 'noise', size: noise.length, data: Buffer.from(noise) },
+        { path: 'ok.txt', size: 5, data: Buffer.from('hello') },
+      ],
+      maxFileSize: 200_000,
+      maxTrigrams: 20000,
+      indexedAt: '2026-11-22T00:00:00.000Z',
+      branches: ['HEAD'],
+    });
+    assert.equal(result.docCount, 1);
+    assert.deepEqual(result.skipped.map((s) => [s.path, s.reason]), [['bin', 'binary'], ['big', 'too-large'], ['noise', 'too-many-trigrams']]);
+    const shard = Shard.open(finalPath);
+    assert.deepEqual(shard.meta.skipped.map((s) => s.reason), ['binary', 'too-large', 'too-many-trigrams']);
+    assert.equal(shard.name(0), 'ok.txt');
+  } finally {
+    dir.cleanup();
+  }
+});

@@ -1,0 +1,160 @@
+// Differential test: for random queries built from the grammar (terms in both modes,
+// filters, negation, OR, parentheses, case: settings), in both case modes and with random
+// limits and context, the indexed search must return exactly what the brute-force oracle
+// returns (every document of every shard checked by the reference matcher; no posting is
+// read). Zero differences is the only pass.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
+import { Searcher } from '../../daemon/search/searcher.ts';
+import type { SearchRequest, SearchResponse } from '../../daemon/search/types.ts';
+import { WORDS, generateCorpus, prng, tempDir } from '../helpers/corpus.ts';
+
+const SEED = Number(process.env.TRAWL_DIFF_SEED ?? 20261122);
+const QUERIES = Number(process.env.TRAWL_DIFF_QUERIES ?? 400);
+
+const dir = tempDir('diff');
+let searcher: Searcher;
+
+before(async () => {
+  generateCorpus(`${dir.path}/alpha`, SEED, 200);
+  generateCorpus(`${dir.path}/beta`, SEED + 1, 80);
+  // Small shards, so that the search spans many shards and the early stop is exercised.
+  await indexLocal(`${dir.path}/alpha`, { dataDir: `${dir.path}/data`, shardTargetBytes: 48 * 1024, workers: 2 });
+  await indexLocal(`${dir.path}/beta`, { dataDir: `${dir.path}/data`, shardTargetBytes: 48 * 1024, workers: 2 });
+  searcher = new Searcher({ dataDir: `${dir.path}/data`, workers: 2 });
+  assert.ok(searcher.shardCount > 3, `expected several shards, got ${searcher.shardCount}`);
+});
+
+after(async () => {
+  await searcher?.close();
+  dir.cleanup();
+});
+
+function randomCase(r: ReturnType<typeof prng>, s: string): string {
+  return [...s].map((c) => (r.chance(0.3) ? (r.chance(0.5) ? c.toUpperCase() : c.toLowerCase()) : c)).join('');
+}
+
+function randomLiteral(r: ReturnType<typeof prng>): string {
+  const w = r.pick(WORDS);
+  switch (r.int(6)) {
+    case 0: return w;
+    case 1: return randomCase(r, w);
+    case 2: return [...w].slice(0, 1 + r.int([...w].length)).join(''); // a prefix, often short
+    case 3: return `${w} ${r.pick(WORDS)}`;
+    case 4: return `zz${w}qq`; // usually absent
+    default: return [...w].slice(r.int([...w].length)).join('') || w;
+  }
+}
+
+const REGEX_SHAPES: Array<(r: ReturnType<typeof prng>) => string> = [
+  (r) => esc(r.pick(WORDS)),
+  (r) => `${esc(r.pick(WORDS))}\\s*${esc(r.pick(WORDS))}`,
+  (r) => `(${esc(r.pick(WORDS))}|${esc(r.pick(WORDS))})`,
+  (r) => `^\\s*${esc(r.pick(WORDS))}`,
+  (r) => `${esc(r.pick(WORDS))}$`,
+  (r) => `[a-z]+_${esc(r.pick(['lock', 'bar', 'operations', 'irqsave']))}`,
+  (r) => `\\b${esc(r.pick(WORDS))}\\b`,
+  () => '[0-9]{2,}',
+  () => '[A-Z]{3}',
+  (r) => `${esc(r.pick(WORDS))}.*${esc(r.pick(WORDS))}`,
+  (r) => `(?i)${esc(r.pick(WORDS))}`,
+  (r) => `${esc(r.pick(WORDS))}[^a-z]`,
+  (r) => `k.y|s.m`,
+  () => 'x*',
+  () => '^$',
+  (r) => `${esc(r.pick(WORDS))}\\n`,
+  (r) => `caf[eé]|[ÉE]LAN`,
+  (r) => `${esc(r.pick(WORDS))}(\\s+${esc(r.pick(WORDS))})+`,
+];
+
+type R = ReturnType<typeof prng>;
+
+/** A term as the query language spells it: quoted when it would not parse as one word. */
+function spell(text: string): string {
+  if (/^[^\s"()-][^\s"]*$/.test(text) && text !== 'or' && !/^[a-z]+:/.test(text) && !/[()]/.test(text)) return text;
+  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+const FILE_FILTERS = ['\\.c$', '\\.h$', 'src/', 'test', 'README', 'ünïcode', '^[a-z]+\\.txt$', '\\.(go|py)$'];
+const LANGS = ['C', 'Go', 'TypeScript', 'Python', 'Markdown', 'Text', 'JavaScript'];
+
+/** A random query of the language, at most `depth` levels of nesting. */
+function randomQuery(r: R, regex: boolean, depth: number): string {
+  const atom = (): string => {
+    switch (r.int(11)) {
+      case 10: return `sym:${r.pick(['^main', 'foo', 'Kernel', '_lock', 'bar$', 'x'])}`;
+      case 0: return `file:${r.pick(FILE_FILTERS)}`;
+      case 1: return `-file:${r.pick(FILE_FILTERS)}`;
+      case 2: return `lang:${r.pick(LANGS)}`;
+      case 3: return r.pick(['repo:alpha', 'repo:beta', 'r:^b', '-repo:alpha']);
+      case 4: return `-${spell(randomLiteral(r))}`;
+      case 5: return `regex:${spell(r.pick(REGEX_SHAPES)(r))}`;
+      default: return spell(regex ? r.pick(REGEX_SHAPES)(r) : randomLiteral(r));
+    }
+  };
+  if (depth === 0 || r.chance(0.4)) return atom();
+  const parts = Array.from({ length: 2 + r.int(2) }, () => randomQuery(r, regex, depth - 1));
+  const joined = parts.join(r.chance(0.5) ? ' or ' : ' ');
+  return r.chance(0.3) ? `${r.chance(0.3) ? '-' : ''}(${joined})` : joined;
+}
+
+function esc(s: string): string {
+  return s.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
+}
+
+/** What must agree: the response's results, or the error; stats count work, which differs by design. */
+async function outcome(p: Promise<SearchResponse>): Promise<{ files: unknown[] } & Record<string, unknown>> {
+  try {
+    return comparable(await p);
+  } catch (err) {
+    return { files: [], error: (err as Error).message };
+  }
+}
+
+function comparable(res: SearchResponse): { files: unknown[] } & Record<string, unknown> {
+  return {
+    files: res.files,
+    repositoryInfo: res.repositoryInfo,
+    isSearchExhaustive: res.isSearchExhaustive,
+    actualMatchCount: res.stats.actualMatchCount,
+    fileCount: res.stats.fileCount,
+  };
+}
+
+test(`indexed search equals the brute-force oracle on ${QUERIES} random queries (seed ${SEED})`, async () => {
+  const r = prng(SEED);
+  const differences: string[] = [];
+  let nonEmpty = 0;
+  let rejected = 0;
+  for (let i = 0; i < QUERIES; i++) {
+    const regex = r.chance(0.45);
+    const structured = r.chance(0.6);
+    let query = structured ? randomQuery(r, regex, 2) : regex ? r.pick(REGEX_SHAPES)(r) : randomLiteral(r);
+    if (structured && r.chance(0.15)) query += ` case:${r.pick(['yes', 'no', 'auto'])}`;
+    const req: Required<SearchRequest> = {
+      query,
+      matches: r.pick([1, 3, 10, 50, 1000, 100000]),
+      contextLines: r.pick([0, 0, 1, 3]),
+      whole: r.chance(0.05),
+      isRegexEnabled: regex,
+      isCaseSensitivityEnabled: r.chance(0.5),
+    };
+    if (req.query === '') continue;
+    const indexed = await outcome(searcher.search(req));
+    const brute = await outcome(searcher.search(req, { brute: true }));
+    if (indexed.files.length > 0) nonEmpty++;
+    if ('error' in indexed) rejected++;
+    try {
+      assert.deepStrictEqual(indexed, brute);
+    } catch {
+      differences.push(JSON.stringify(req));
+    }
+  }
+  assert.deepStrictEqual(differences, [], `${differences.length} queries differ from the oracle`);
+  // The test is only meaningful if many queries find something.
+  assert.ok(nonEmpty > QUERIES / 4, `only ${nonEmpty} of ${QUERIES} queries matched anything`);
+  // Parse errors are compared too, but most generated queries must be valid.
+  assert.ok(rejected < QUERIES / 10, `${rejected} of ${QUERIES} queries were rejected`);
+});

@@ -1,0 +1,92 @@
+// Accessibility of the web UI's pages, checked by axe-core (the engine behind most
+// accessibility audits) inside headless Chromium: the search page with results and with a
+// parse error, the file view, blame, history, a folder, and the sign-in dialog. Any
+// violation of serious or critical impact fails, with its rule and the offending markup.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../../daemon/bench/browser.ts';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ html: string }>;
+}
+
+let browser: Browser;
+let d: TestDaemon;
+let closed: TestDaemon;
+before(async () => {
+  browser = await launchBrowser();
+  d = await startTestDaemon();
+  closed = await startTestDaemon({ settings: { anonymousAccess: false } });
+});
+after(async () => {
+  await browser?.close();
+  await d?.cleanup();
+  await closed?.cleanup();
+});
+
+/** axe's serious and critical findings on the page as it is now. */
+async function audit(page: Page): Promise<string[]> {
+  // The shell's CSP allows no inline script: the context bypasses it for axe only.
+  await page.addScriptTag({ content: AXE });
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`)) as Violation[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.html).join(' | ')}`);
+}
+
+async function page(): Promise<Page> {
+  const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1200, height: 800 } });
+  const p = await context.newPage();
+  p.setDefaultTimeout(15_000);
+  return p;
+}
+
+test('search, error, file, blame, history and folder pages have no serious accessibility violations', async () => {
+  const p = await page();
+  try {
+    const pages: Array<[string, string, string]> = [
+      ['search with results', `${d.url}/?q=widget&matches=2`, '#truncated'],
+      ['file view', `${d.url}/widgets/-/blob/main/src/widget.c?hl=1#L1`, '.outline li'],
+      ['blame', `${d.url}/widgets/-/blame/main/src/main.c`, 'td.blame.start'],
+      ['history', `${d.url}/widgets/-/commits/main/src/main.c`, '.commits li'],
+      ['folder', `${d.url}/widgets/-/tree/main/src`, '.tree li'],
+    ];
+    for (const [what, url, ready] of pages) {
+      await p.goto(url);
+      await p.waitForSelector(ready);
+      assert.deepEqual(await audit(p), [], what);
+    }
+    await p.goto(`${d.url}/`);
+    await p.fill('#q', 'case:yes a case:no');
+    await p.press('#q', 'Enter');
+    await p.waitForSelector('#query-error p');
+    await p.locator('details.syntax summary').click();
+    assert.deepEqual(await audit(p), [], 'search page with a parse error and the syntax help open');
+  } finally {
+    await p.context().close();
+  }
+});
+
+test('the sign-in dialog has no serious accessibility violations', async () => {
+  const p = await page();
+  try {
+    await p.goto(`${closed.url}/`);
+    await p.waitForSelector('dialog#signin[open]');
+    await p.fill('#signin-key', 'not a key');
+    await p.press('#signin-key', 'Enter');
+    await p.locator('#signin-error', { hasText: /\S/ }).waitFor();
+    assert.deepEqual(await audit(p), []);
+  } finally {
+    await p.context().close();
+  }
+});

@@ -1,0 +1,78 @@
+// The web UI's pure parsers, as table tests: which page an address is (web/app/route.ts),
+// and match ranges in code points turned into UTF-16 spans per line, line lists for ?hl=
+// (web/app/ranges.ts). They run in the browser; nothing in them touches the DOM.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileWebUrl, repoWebUrl } from '../../daemon/repos/web-urls.ts';
+import { formatLineList, parseLineList, pieces, spansByLine, utf16Index } from '../../web/app/ranges.ts';
+import { parseRoute, repoUrl, viewUrl } from '../../web/app/route.ts';
+
+test('parseRoute: every kind of address', () => {
+  const table: Array<[string, ReturnType<typeof parseRoute>]> = [
+    ['/', { page: 'search' }],
+    ['/widgets', { page: 'repo', repo: 'widgets' }],
+    ['/widgets/', { page: 'repo', repo: 'widgets' }],
+    ['/github.com/org/repo', { page: 'repo', repo: 'github.com/org/repo' }],
+    ['/github.com/org/repo/-/blob/main/src/a.c', { page: 'blob', repo: 'github.com/org/repo', branch: 'main', path: 'src/a.c' }],
+    ['/r/-/blob/feature%2Fx/a%20b/c%23d.c', { page: 'blob', repo: 'r', branch: 'feature/x', path: 'a b/c#d.c' }],
+    ['/r/-/blame/v1.0/x.c', { page: 'blame', repo: 'r', branch: 'v1.0', path: 'x.c' }],
+    ['/r/-/commits/main/x/y.c', { page: 'commits', repo: 'r', branch: 'main', path: 'x/y.c' }],
+    ['/r/-/tree/main', { page: 'tree', repo: 'r', branch: 'main', path: '' }],
+    ['/r/-/tree/main/src/', { page: 'tree', repo: 'r', branch: 'main', path: 'src' }],
+    ['/r/-/blob/main', { page: 'not-found' }],
+    ['/r/-/blob/main/', { page: 'not-found' }],
+    ['/r/-/raw/main/x', { page: 'not-found' }],
+    ['/r/-/blob//x', { page: 'not-found' }],
+    ['/-/blob/main/x', { page: 'not-found' }],
+    ['/r/-/blob/%E0%A4%A/x', { page: 'not-found' }],
+    ['/%zz', { page: 'not-found' }],
+    ['/r%C3%A9po/-/blob/m%C3%A4in/%C3%BC.c', { page: 'blob', repo: 'répo', branch: 'mäin', path: 'ü.c' }],
+  ];
+  for (const [path, want] of table) assert.deepEqual(parseRoute(path), want, path);
+});
+
+test('the API\'s webUrls and the UI\'s own links parse back to what they were made from', () => {
+  const cases: Array<[string, string, string]> = [
+    ['github.com/org/repo', 'main', 'src/a.c'],
+    ['widgets', 'feature/x', 'dir with space/f#1?.c'],
+    ['r', 'release/2.0/rc', 'deep/ly/nested/ü.ts'],
+  ];
+  for (const [repo, branch, path] of cases) {
+    assert.deepEqual(parseRoute(new URL(fileWebUrl('http://h:1', repo, branch, path)).pathname), { page: 'blob', repo, branch, path });
+    assert.deepEqual(parseRoute(new URL(repoWebUrl('http://h:1', repo)).pathname), { page: 'repo', repo });
+    for (const view of ['blob', 'blame', 'commits', 'tree'] as const) assert.deepEqual(parseRoute(viewUrl(view, repo, branch, path)), { page: view, repo, branch, path });
+    assert.deepEqual(parseRoute(repoUrl(repo)), { page: 'repo', repo });
+  }
+});
+
+const loc = (lineNumber: number, column: number) => ({ byteOffset: 0, lineNumber, column });
+
+test('code-point columns become UTF-16 spans, per line', () => {
+  assert.equal(utf16Index('abc', 1), 0);
+  assert.equal(utf16Index('abc', 3), 2);
+  assert.equal(utf16Index('abc', 9), 3, 'clamped');
+  assert.equal(utf16Index('😀x', 2), 2, 'an astral character is one column, two units');
+  assert.equal(utf16Index('é😀😀y', 4), 5);
+  const lines = ['a😀foo', 'bar', 'bazqux'];
+  const table: Array<[string, Array<{ start: ReturnType<typeof loc>; end: ReturnType<typeof loc> }>, Array<[number, Array<[number, number]>]>]> = [
+    ['one range after an emoji', [{ start: loc(10, 3), end: loc(10, 6) }], [[10, [[3, 6]]]]],
+    ['a range over three lines', [{ start: loc(10, 4), end: loc(12, 4) }], [[10, [[4, 6]]], [11, [[0, 3]]], [12, [[0, 3]]]]],
+    ['two ranges on a line, out of order', [{ start: loc(12, 4), end: loc(12, 7) }, { start: loc(12, 1), end: loc(12, 2) }], [[12, [[0, 1], [3, 6]]]]],
+    ['an empty match shows one character', [{ start: loc(11, 2), end: loc(11, 2) }], [[11, [[1, 2]]]]],
+    ['a range outside the chunk is dropped', [{ start: loc(3, 1), end: loc(3, 2) }], []],
+  ];
+  for (const [what, ranges, want] of table) assert.deepEqual([...spansByLine(lines, 10, ranges)], want, what);
+  assert.deepEqual(pieces('foobarbaz', [[3, 6]]), [{ text: 'foo', marked: false }, { text: 'bar', marked: true }, { text: 'baz', marked: false }]);
+  assert.deepEqual(pieces('foobar', [[0, 4], [2, 6]]), [{ text: 'foob', marked: true }, { text: 'ar', marked: true }], 'overlaps do not repeat text');
+  assert.deepEqual(pieces('x', undefined), [{ text: 'x', marked: false }]);
+});
+
+test('line lists for ?hl=: format and parse', () => {
+  assert.equal(formatLineList([9, 3, 7, 8, 3, 12]), '3,7-9,12');
+  assert.equal(formatLineList([]), '');
+  assert.deepEqual([...parseLineList('3,7-9,12')], [3, 7, 8, 9, 12]);
+  assert.deepEqual([...parseLineList('x,4,,5-a, 6 ,-1')], [4, 6], 'bad parts are ignored');
+  assert.deepEqual([...parseLineList(null)], []);
+  assert.equal(parseLineList('1-99999999').size, 10_000, 'a huge range is capped');
+});
