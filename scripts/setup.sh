@@ -15,7 +15,7 @@ log() { printf 'setup: %s\n' "$*" >&2; }
 # g++/make/python3: node-gyp builds of nodegit, re2 and mmap-io.
 # redis-server: the rate-limit counters' Redis backend; its tests start private instances
 # (test/helpers/redis.ts), so the service itself need not run.
-# curl: the README's quick tour calls the daemon with it (test/readme-tour.test.ts).
+# curl: the README's quick tour calls the daemon with it (test/docs/readme-tour.test.ts).
 # chromium + fonts-dejavu-core: the web UI's end-to-end tests drive Debian's Chromium with
 # playwright-core (which never downloads a browser); the font makes text render the same.
 need=(libkrb5-dev universal-ctags ripgrep git g++ make python3 redis-server chromium fonts-dejavu-core curl)
