@@ -49,7 +49,7 @@
 //   exitStatus    1 when any metric regressed, else 0
 
 import type { SearchStats } from '../search/types.ts';
-import { RESULT_FORMAT, type AuthVariant, type BenchResult, type PeerResult, type QueryResult, type ReindexPhase, type WebQuery } from './result.ts';
+import { RESULT_FORMAT, type AuthVariant, type BenchResult, type HttpQueryResult, type PeerResult, type QueryResult, type ReindexPhase, type WebQuery } from './result.ts';
 import { median, quantileSorted } from './percentiles.ts';
 import { compareSamples, type Verdict } from './stats.ts';
 
@@ -387,6 +387,15 @@ function otherMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<Compa
 function phaseSpecs(oldR: BenchResult, newR: BenchResult): MetricSpec[] {
   const both = <T>(pick: (r: BenchResult) => T) => ({ old: pick(oldR), new: pick(newR) });
   const specs: MetricSpec[] = [];
+  if (oldR.httpQueries || newR.httpQueries) {
+    // One figure per query (its p50, or its daemon CPU per request): the mix's spread, tested.
+    const perQuery = (r: BenchResult, pick: (q: HttpQueryResult) => number | null | undefined) =>
+      (r.httpQueries?.queries ?? []).flatMap((q) => { const x = pick(q); return x === null || x === undefined ? [] : [x]; });
+    specs.push(
+      { id: 'http/queries/p50', group: 'http', label: 'each query over HTTP, one client (p50 per query)', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => perQuery(r, (q) => q.latencyMs?.p50)) },
+      { id: 'http/queries/cpu', group: 'http', label: 'daemon CPU per request (per query)', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => perQuery(r, (q) => q.serverCpuMsPerRequest)) },
+    );
+  }
   if (oldR.auth || newR.auth) {
     const variant = (r: BenchResult, name: AuthVariant['name']) => r.auth?.variants.find((v) => v.name === name);
     for (const [name, label] of [['anonymous', 'anonymous'], ['apiKey', 'API key']] as const) {

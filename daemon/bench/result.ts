@@ -49,6 +49,8 @@ export interface BenchOptions {
   httpConnections: number;
   /** Timed streaming requests. */
   streamRuns: number;
+  /** Timed requests per query over HTTP, one client; absent in results before it was measured. */
+  httpQueryIterations?: number;
   /** Runs per query of each peer; 0 when peers were skipped. */
   peerRuns: number;
   peerTimeoutSeconds: number;
@@ -131,6 +133,27 @@ export interface HttpSearch {
   timeouts: number;
   /** The daemon's CPU time per completed request. */
   serverCpuMsPerRequest: number | null;
+}
+
+/** One query of the mix over HTTP, one client (phase-http-queries.ts). */
+export interface HttpQueryResult {
+  name: string;
+  /** Every timed request, first byte sent to last byte read (ms, ascending). */
+  samplesMs: number[];
+  latencyMs: Percentiles | null;
+  /** The daemon's CPU time per timed request. */
+  serverCpuMsPerRequest: number | null;
+  error: string | null;
+}
+
+export interface HttpQueriesPhase {
+  /** Timed requests per query. */
+  iterations: number;
+  queries: HttpQueryResult[];
+  /** Median over the queries of each one's p50. */
+  medianP50Ms: number | null;
+  /** Over every timed request of every query: the mix's p99 is allSamplesMs.p99. */
+  allSamplesMs: Percentiles | null;
 }
 
 export interface StreamRun {
@@ -270,6 +293,8 @@ export interface BenchResult {
   indexing: { runs: IndexRun[] };
   search: SearchPhase;
   http: { search: HttpSearch; stream: HttpStream };
+  /** Absent in results written before it was measured. */
+  httpQueries?: HttpQueriesPhase;
   memory: MemoryPhase;
   peers: PeerResult[];
   /** Cores other processes kept busy during each phase (0: clean figures); null off Linux. */

@@ -89,15 +89,21 @@ export function runText(r: BenchResult): string {
     }
   }
   lines.push(`| median latency over all ${r.search.queries.length} queries (p50) | ${formatMs(r.summary.searchMedianP50Ms)} | | |`);
+  const overHttp = r.httpQueries;
+  if (overHttp) {
+    lines.push(`| the same over HTTP, one client (median p50; p99 of every request) | ${formatMs(overHttp.medianP50Ms)}; p99 ${formatMs(overHttp.allSamplesMs?.p99)} | | |`);
+  }
   lines.push('');
-  lines.push('| query | kind | p50 | p95 | p99 | shown / total | files loaded | content loaded | csearch | rg |');
-  lines.push('|---|---|--:|--:|--:|--:|--:|--:|--:|--:|');
+  lines.push('| query | kind | p50 | p95 | p99 | HTTP p50 | HTTP p99 | shown / total | files loaded | content loaded | csearch | rg |');
+  lines.push('|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
   for (const q of r.search.queries) {
     const c = peerCell(cs, q.name);
     const g = peerCell(rg, q.name);
     const l = q.latencyMs;
+    const h = overHttp?.queries.find((x) => x.name === q.name);
+    const hp = (k: 'p50' | 'p99') => (!h ? '' : h.latencyMs ? formatMs(h.latencyMs[k]) : k === 'p50' ? 'error' : '');
     lines.push(
-      `| ${code(q.query)}${q.regex ? ' (regex)' : ''}${q.caseSensitive ? '' : ' (-i)'} | ${q.kind} | ${l ? formatMs(l.p50) : `error: ${cell(q.error ?? '?')}`} | ${formatMs(l?.p95)} | ${formatMs(l?.p99)} | ` +
+      `| ${code(q.query)}${q.regex ? ' (regex)' : ''}${q.caseSensitive ? '' : ' (-i)'} | ${q.kind} | ${l ? formatMs(l.p50) : `error: ${cell(q.error ?? '?')}`} | ${formatMs(l?.p95)} | ${formatMs(l?.p99)} | ${hp('p50')} | ${hp('p99')} | ` +
         `${q.stats ? `${count(q.stats.actualMatchCount)} / ${count(q.stats.totalMatchCount)}` : '—'} | ${count(q.stats?.filesLoaded)} | ${bytes(q.stats?.contentBytesLoaded)} | ` +
         `${c.ms}${c.ratio ? ` (${c.ratio})` : ''} | ${g.ms}${g.ratio ? ` (${g.ratio})` : ''} |`,
     );

@@ -17,6 +17,7 @@ import { writeFileAtomic } from '../index/data-dir.ts';
 import { browserMissing } from './browser.ts';
 import { authPhase } from './phase-auth.ts';
 import { httpPhase } from './phase-http.ts';
+import { httpQueriesPhase } from './phase-http-queries.ts';
 import { indexPhase } from './phase-index.ts';
 import { peersPhase } from './phase-peers.ts';
 import { reindexPhase } from './phase-reindex.ts';
@@ -35,6 +36,7 @@ export interface RunOptions {
   queries?: string;
   quick: boolean;
   iterations?: number;
+  httpQueryIterations?: number;
   indexRuns?: number;
   httpSeconds?: number;
   connections?: number;
@@ -51,8 +53,8 @@ export interface RunOptions {
 
 /** The defaults of a full run and of --quick (a smoke test: under a minute on a small tree). */
 const DEFAULTS = {
-  full: { iterations: 200, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 5, peerRuns: 3, idleMs: 3000, authRounds: 2, webRuns: 5 },
-  quick: { iterations: 20, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, peerRuns: 1, idleMs: 1000, authRounds: 1, webRuns: 2 },
+  full: { iterations: 200, httpQueryIterations: 50, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 5, peerRuns: 3, idleMs: 3000, authRounds: 2, webRuns: 5 },
+  quick: { iterations: 20, httpQueryIterations: 5, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, peerRuns: 1, idleMs: 1000, authRounds: 1, webRuns: 2 },
 };
 
 export class BenchInputError extends Error {}
@@ -119,6 +121,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     httpSeconds: o.httpSeconds ?? d.httpSeconds,
     httpConnections: o.connections ?? d.connections,
     streamRuns: o.streamRuns ?? d.streamRuns,
+    httpQueryIterations: o.httpQueryIterations ?? d.httpQueryIterations,
     peerRuns: o.peers ? (o.peerRuns ?? d.peerRuns) : 0,
     peerTimeoutSeconds: o.peerTimeoutSeconds ?? 300,
   };
@@ -170,6 +173,9 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
       log,
     );
     phaseCores(); // the daemon's CPU is not foreign: http.foreignCores subtracts it
+    const overHttp = await httpQueriesPhase({ root: ROOT, dataDir: indexing.dataDir, work, iterations: options.httpQueryIterations! }, queries, log);
+    phaseCores();
+    for (const q of overHttp.queries) if (q.error) notes.push(`query ${q.name} failed over HTTP: ${q.error}`);
     if (http.memory.idleSamplesBytes.length === 0) notes.push('memory: /proc/<pid>/status is not readable here (not Linux?): no RSS samples');
 
     const auth = o.auth
@@ -204,6 +210,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
       indexing: { runs: indexing.runs },
       search,
       http: { search: http.search, stream: http.stream },
+      httpQueries: overHttp,
       memory: http.memory,
       peers,
       foreignCores: { corpus: corpusCores, indexing: indexCores, search: searchCores, http: http.foreignCores, peers: o.peers ? peersCores : null },

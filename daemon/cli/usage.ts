@@ -130,8 +130,8 @@ Case-insensitive unless --case (or case:yes). Example: 'spin_lock -file:^drivers
   --brute       bypass the index: check every file (the correctness oracle)
   --data-dir DIR`,
   bench: `usage: trawl bench run --corpus DIR|linux [--queries FILE] [--out FILE] [--quick]
-                       [--iterations N] [--index-runs N] [--http-seconds S] [--connections N]
-                       [--stream-runs N] [--peer-runs N] [--peer-timeout S] [--no-peers] [--no-symbols]
+                       [--iterations N] [--http-iterations N] [--index-runs N] [--http-seconds S]
+                       [--connections N] [--stream-runs N] [--peer-runs N] [--peer-timeout S] [--no-peers] [--no-symbols]
                        [--auth] [--web] [--reindex]
        trawl bench compare OLD.json NEW.json [--json] [--chart FILE.svg] [--threshold PCT]
                        [--alpha P] [--single-threshold PCT]
@@ -147,6 +147,7 @@ codesearch on the same queries when installed. Writes every raw sample to the re
                        else bench/queries/default.json)
   --quick              a smoke test: fewer iterations and shorter runs
   --iterations N       timed runs per query (default 200; --quick 20)
+  --http-iterations N  timed requests per query over HTTP, one client (default 50; --quick 5)
   --index-runs N       index builds (default 1)
   --http-seconds S     length of the /api/search load run (default 10; --quick 3)
   --connections N      its connections (default 16; --quick 8)

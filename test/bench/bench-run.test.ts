@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadQueries } from '../../daemon/bench/queries.ts';
 import { resultErrors } from '../../daemon/bench/result-file.ts';
 import type { BenchResult } from '../../daemon/bench/result.ts';
+import { median } from '../../daemon/bench/percentiles.ts';
 import { generateCorpus, tempDir } from '../helpers/corpus.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -101,6 +102,23 @@ describe('trawl bench run --quick', () => {
       assert.ok(result.memory.idleSamplesBytes.length > 0 && result.memory.loadSamplesBytes.length > 0);
       assert.ok(result.memory.idleMedianBytes! > 10e6);
     }
+  });
+
+  it('times every query of the mix over HTTP, one client, with the daemon CPU per request', () => {
+    const h = result.httpQueries!;
+    assert.equal(result.options.httpQueryIterations, 5);
+    assert.equal(h.iterations, 5);
+    assert.deepEqual(h.queries.map((q) => q.name), result.search.queries.map((q) => q.name));
+    for (const q of h.queries) {
+      assert.equal(q.error, null, q.name);
+      assert.equal(q.samplesMs.length, 5, q.name);
+      assert.deepEqual(q.samplesMs, [...q.samplesMs].sort((a, b) => a - b), `${q.name}: ascending`);
+      assert.equal(q.latencyMs!.p50, median(q.samplesMs), q.name);
+      if (process.platform === 'linux') assert.ok(q.serverCpuMsPerRequest !== null && q.serverCpuMsPerRequest >= 0, q.name);
+    }
+    assert.equal(h.medianP50Ms, median(h.queries.map((q) => q.latencyMs!.p50)));
+    assert.equal(h.allSamplesMs!.max, Math.max(...h.queries.flatMap((q) => q.samplesMs)));
+    assert.match(run.stdout, /\| the same over HTTP, one client/);
   });
 
   it('runs the installed peers on the same queries, as ratios', () => {

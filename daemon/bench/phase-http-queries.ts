@@ -1,0 +1,93 @@
+// Search latency over HTTP, one client: what a user of the API waits for each query of
+// the mix, next to the in-process figure of the search phase (the difference is the cost
+// of the daemon's request path: HTTP, authentication, validation, shaping, JSON).
+//
+// A `trawl serve` child over the built data dir (anonymous access, no configuration file);
+// one keep-alive connection; an untimed pass over the mix (worker start, shard mapping),
+// then for each query one warm-up request and `iterations` timed ones in a row, each
+// timed from the request's first byte written to the response's last byte read. The
+// daemon's CPU over each query's timed requests gives its CPU per request.
+
+import http from 'node:http';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpuMsBetween, mark, startServer, stopServer, waitHealthy, type Server } from './load.ts';
+import { MATCH_LIMIT } from './latency.ts';
+import { median, summarize } from './percentiles.ts';
+import type { BenchQuery } from './queries.ts';
+import type { HttpQueriesPhase, HttpQueryResult } from './result.ts';
+
+export interface HttpQueriesOptions {
+  root: string;
+  dataDir: string;
+  work: string;
+  iterations: number;
+}
+
+const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
+
+/** POST `body` to `path` on one keep-alive connection; the status and the time to the last byte in ms. */
+function post(agent: http.Agent, url: URL, body: string): Promise<{ status: number; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: Number(process.hrtime.bigint() - started) / 1e6 }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export function requestBody(q: BenchQuery): string {
+  return JSON.stringify({ query: q.query, matches: q.matches ?? MATCH_LIMIT, contextLines: 0, isRegexEnabled: q.regex, isCaseSensitivityEnabled: q.caseSensitive });
+}
+
+export async function httpQueriesPhase(o: HttpQueriesOptions, queries: BenchQuery[], log: (s: string) => void): Promise<HttpQueriesPhase> {
+  const cwd = join(o.work, 'serve-queries');
+  mkdirSync(cwd, { recursive: true });
+  let server: Server | undefined;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    server = await startServer('trawl', [join(o.root, 'bin', 'trawl.js'), 'serve', '--port', '0', '--log-level', 'silent', '--data-dir', o.dataDir], cwd);
+    await waitHealthy(server.url);
+    const url = new URL('/api/search', server.url);
+    for (const q of queries) await post(agent, url, requestBody(q)).catch(() => undefined);
+    const results: HttpQueryResult[] = [];
+    for (const q of queries) {
+      const body = requestBody(q);
+      const result: HttpQueryResult = { name: q.name, samplesMs: [], latencyMs: null, serverCpuMsPerRequest: null, error: null };
+      results.push(result);
+      try {
+        const warm = await post(agent, url, body);
+        if (warm.status !== 200) throw new Error(`POST /api/search answered ${warm.status}`);
+        const from = mark([server]);
+        for (let i = 0; i < o.iterations; i++) {
+          const r = await post(agent, url, body);
+          if (r.status !== 200) throw new Error(`POST /api/search answered ${r.status}`);
+          result.samplesMs.push(round4(r.ms));
+        }
+        const cpu = cpuMsBetween(from, mark([server]), 'trawl');
+        result.serverCpuMsPerRequest = cpu === null ? null : round4(cpu / o.iterations);
+        result.samplesMs.sort((a, b) => a - b);
+        result.latencyMs = summarize(result.samplesMs);
+        log(`http    ${q.name}: p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms over HTTP`);
+      } catch (err) {
+        result.error = (err as Error).message;
+        log(`http    ${q.name}: ERROR ${result.error}`);
+      }
+    }
+    const p50s = results.flatMap((r) => (r.latencyMs ? [r.latencyMs.p50] : []));
+    const all = results.flatMap((r) => r.samplesMs).sort((a, b) => a - b);
+    return {
+      iterations: o.iterations,
+      queries: results,
+      medianP50Ms: p50s.length ? median(p50s) : null,
+      allSamplesMs: all.length ? summarize(all) : null,
+    };
+  } finally {
+    agent.destroy();
+    await stopServer(server);
+  }
+}
