@@ -22,8 +22,8 @@
 //   then the sections, in this order:
 //     content           the indexed files' bytes, concatenated, no separators
 //     docs              32 bytes per document, documents in static-rank order (file-class.ts:
-//                       plain files, then tests, vendored, generated; shallower first; then
-//                       path). Shards built before trawl-shard-builder/2 (meta.builder) are in
+//                       plain files, then documentation, tests, vendored, generated;
+//                       shallower first; then path). Shards built before trawl-shard-builder/2 (meta.builder) are in
 //                       path order; nothing a reader does depends on the order: a document is
 //                       found by number, names through the name trigrams, and listings sort
 //                       by path themselves (http/catalog.ts)

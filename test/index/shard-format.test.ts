@@ -135,11 +135,11 @@ test('files that are binary, too large or have too many trigrams are recorded as
   }
 });
 
-test('documents are in static-rank order: plain files, then tests, vendored, generated; shallower first; then path', () => {
+test('documents are in static-rank order: plain files, then documentation, tests, vendored, generated; shallower first; then path', () => {
   const dir = tempDir('shard');
   try {
     // Given in path order, as the indexer lists them; two branches, so the lists are checked too.
-    const given = ['a/b/deep.c', 'a/z.c', 'gen/x.pb.go', 'm.c', 'src/tests/t.c', 'src/x.c', 'vendor/v.c', 'z/test_y.py'];
+    const given = ['README.md', 'a/b/deep.c', 'a/z.c', 'docs/x.c', 'gen/x.pb.go', 'm.c', 'src/tests/t.c', 'src/x.c', 'vendor/v.c', 'z/test_y.py'];
     const finalPath = join(dir.path, 'g1-0.trawl');
     buildShard({
       finalPath,
@@ -153,14 +153,14 @@ test('documents are in static-rank order: plain files, then tests, vendored, gen
     });
     const shard = Shard.open(finalPath);
     const names = Array.from({ length: shard.docCount }, (_, d) => shard.name(d));
-    assert.deepEqual(names, ['m.c', 'a/z.c', 'src/x.c', 'a/b/deep.c', 'z/test_y.py', 'src/tests/t.c', 'vendor/v.c', 'gen/x.pb.go']);
+    assert.deepEqual(names, ['m.c', 'a/z.c', 'src/x.c', 'a/b/deep.c', 'README.md', 'docs/x.c', 'z/test_y.py', 'src/tests/t.c', 'vendor/v.c', 'gen/x.pb.go']);
     // Each document keeps its own content, blob id and branches.
     for (let d = 0; d < shard.docCount; d++) {
       assert.equal(shard.contentOf(d).toString(), `${names[d]}\n`);
       assert.equal(shard.oid(d), String(given.indexOf(names[d]!) + 1).padStart(40, '0'));
     }
     const onBranch = (b: number) => Array.from(shard.branches.docs(b), (d) => names[d]);
-    assert.deepEqual(onBranch(0), ['m.c', 'a/z.c', 'src/x.c', 'a/b/deep.c', 'vendor/v.c', 'gen/x.pb.go']);
+    assert.deepEqual(onBranch(0), ['m.c', 'a/z.c', 'src/x.c', 'a/b/deep.c', 'README.md', 'docs/x.c', 'vendor/v.c', 'gen/x.pb.go']);
     assert.deepEqual(onBranch(1), names);
     assert.equal(shard.meta.builder, 'trawl-shard-builder/2');
   } finally {
