@@ -21,6 +21,7 @@ import { httpQueriesPhase } from './phase-http-queries.ts';
 import { indexPhase } from './phase-index.ts';
 import { peersPhase } from './phase-peers.ts';
 import { reindexPhase } from './phase-reindex.ts';
+import { rankingPhase } from './phase-ranking.ts';
 import { searchPhase } from './phase-search.ts';
 import { webPhase } from './phase-web.ts';
 import { RESULT_FORMAT, type BenchEnvironment, type BenchOptions, type BenchResult } from './result.ts';
@@ -69,6 +70,11 @@ export function resolveCorpus(arg: string): string {
   const dir = resolve(arg);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new BenchInputError(`--corpus ${arg}: not a directory`);
   return dir;
+}
+
+/** The hand-judged ranking queries of a corpus (phase-ranking.ts), if it has some. */
+export function judgedQueries(corpusArg: string): string | undefined {
+  return corpusArg === 'linux' ? join(ROOT, 'bench', 'queries', 'linux-judged.json') : undefined;
 }
 
 export function defaultQueries(corpusArg: string): string {
@@ -156,6 +162,8 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     const search = await searchPhase(indexing.dataDir, queries, options.iterations, log);
     const searchCores = phaseCores();
     for (const q of search.queries) if (q.error) notes.push(`query ${q.name} failed: ${q.error}`);
+    const judged = judgedQueries(o.corpus);
+    if (judged) notes.push((await rankingPhase(indexing.dataDir, judged, log)).line);
 
     const hq = httpQueries(queries);
     const http = await httpPhase(

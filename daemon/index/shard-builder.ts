@@ -7,6 +7,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { Packr } from 'msgpackr';
 import { PostingsBuilder, hash32 } from '../../core/index.ts';
 import { encodeBranchLists } from './branch-set.ts';
+import { compareStaticRank, staticRankKey } from './file-class.ts';
 import { detectLanguage } from './language.ts';
 import { ctagsAvailable, extractSymbols, type SymbolDef } from '../symbols/ctags.ts';
 import {
@@ -66,7 +67,8 @@ export type ProgressFn = (files: number, bytes: number) => void;
 const PROGRESS_EVERY_FILES = 256;
 /** Content handed to one ctags process: large enough to amortise its start, small enough to bound memory. */
 const SYMBOL_BATCH_BYTES = 32 * 1024 * 1024;
-const BUILDER = 'trawl-shard-builder/1';
+// 2: documents in static-rank order (file-class.ts) rather than path order.
+const BUILDER = 'trawl-shard-builder/2';
 
 // Shared structures are not used: each META section is self-describing (records carry
 // their own structure definitions inline), so a reader needs nothing but the section.
@@ -82,6 +84,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     const languages: string[] = [];
     const languageIndex = new Map<string, number>();
     const skipped: SkippedFile[] = [];
+    const skippedFiles: ShardFile[] = [];
     const docHashes: number[] = [];
     const docOids: Array<string | undefined> = [];
     const branchDocs: number[][] = job.branches.map(() => []);
@@ -102,12 +105,13 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       batchBytes = 0;
     };
 
-    for (const file of job.files) {
+    for (const file of staticOrder(job.files)) {
       doneFiles++;
       doneBytes += file.size;
       if (onProgress && doneFiles % PROGRESS_EVERY_FILES === 0) onProgress(doneFiles, doneBytes);
       const skip = (size: number, reason: SkippedFile['reason']): void => {
         skipped.push(file.oid ? { path: file.path, size, reason, oid: file.oid } : { path: file.path, size, reason });
+        skippedFiles.push(file);
       };
       if (file.size > job.maxFileSize) {
         skip(file.size, 'too-large');
@@ -166,6 +170,11 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     }
     flushSymbols();
     onProgress?.(doneFiles, doneBytes);
+
+    // The skipped list keeps the order the files were given in (path order), not the documents'.
+    const given = new Map(job.files.map((f, i) => [f, i]));
+    const skippedAt = new Map(skippedFiles.map((f, i) => [skipped[i]!, given.get(f)!]));
+    skipped.sort((a, b) => skippedAt.get(a)! - skippedAt.get(b)!);
 
     const contentPostings = contentBuilder.finish();
     contentBuilder = undefined;
@@ -255,6 +264,18 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     writer.abort();
     throw err;
   }
+}
+
+/**
+ * The files in the order their documents take in the shard: by static rank (file-class.ts),
+ * so that a search stopping at its `matches` has examined the likelier files first. A
+ * document's number is its place in this order; nothing reads a shard assuming path order
+ * (names are found through the name trigrams, listings sort by path themselves).
+ */
+function staticOrder(files: ShardFile[]): ShardFile[] {
+  const keyed = files.map((file) => ({ file, key: staticRankKey(file.path) }));
+  keyed.sort((a, b) => compareStaticRank(a.key, b.key));
+  return keyed.map((k) => k.file);
 }
 
 // One read buffer per thread, reused for every file: every consumer of a file's bytes

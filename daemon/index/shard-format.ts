@@ -14,6 +14,10 @@ export const SHARD_MAGIC = 'TRAWLIDX';
 //      `oids` section holds each document's git blob id, so an incremental run can tell
 //      which files changed; skipped files carry their blob id too. Version 2 shards are
 //      still read (every document on the shard's one branch, no blob ids).
+//   (3, builder trawl-shard-builder/2: documents in static-rank order instead of path order.
+//      Not a new version: the layout is unchanged and no reader relies on the order. Older
+//      shards keep path order, which is only a worse order for a search that stops early,
+//      until their repository's next full build.)
 export const SHARD_VERSION = 3;
 /** Oldest version this reader accepts. */
 export const SHARD_MIN_VERSION = 2;

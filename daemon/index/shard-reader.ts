@@ -21,7 +21,12 @@
 //     8   offset u64                               16 length u64
 //   then the sections, in this order:
 //     content           the indexed files' bytes, concatenated, no separators
-//     docs              32 bytes per document, documents sorted by path:
+//     docs              32 bytes per document, documents in static-rank order (file-class.ts:
+//                       plain files, then documentation, tests, vendored, generated;
+//                       shallower first; then path). Shards built before trawl-shard-builder/2 (meta.builder) are in
+//                       path order; nothing a reader does depends on the order: a document is
+//                       found by number, names through the name trigrams, and listings sort
+//                       by path themselves (http/catalog.ts)
 //                         0 nameOff u32 (into names)   4 nameLen u32
 //                         8 contentOff u32 (into content)  12 contentLen u32
 //                         16 contentHash u32 (xxHash32 of the document's bytes)

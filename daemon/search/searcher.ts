@@ -288,7 +288,7 @@ export class Searcher {
             // Hits of a shard after the limit was reached are dropped (their work is counted):
             // the answer is the first `matches` ranges in shard order. So are the hits of
             // shards already in when the search was aborted: nobody is waiting for them.
-            if (found <= limit && r.hits.length > 0 && !options.signal?.aborted && !this.shape(req, shards[i]!, r.hits, shaping)) stats.crashes++;
+            if (found <= limit && r.hits.length > 0 && !options.signal?.aborted && !this.shape(req, shards[i]!, r.hits, r.termDocs, shaping)) stats.crashes++;
             found += r.found;
             if (found > limit) stop();
           }
@@ -331,10 +331,10 @@ export class Searcher {
    * thread) gives nothing: `out` is left as it was, the damage is reported, and false
    * returned.
    */
-  private shape(req: Required<SearchRequest>, entry: ShardEntry, hits: ShardHit[], out: Shaping): boolean {
+  private shape(req: Required<SearchRequest>, entry: ShardEntry, hits: ShardHit[], termDocs: number[], out: Shaping): boolean {
     const before = { budget: out.budget, actual: out.actual, files: out.files.length, repos: out.repos.size };
     try {
-      this.shapeHits(req, entry, hits, out);
+      this.shapeHits(req, entry, hits, termDocs, out);
       return true;
     } catch (err) {
       if (!(err instanceof ShardError)) throw err;
@@ -348,10 +348,11 @@ export class Searcher {
     }
   }
 
-  private shapeHits(req: Required<SearchRequest>, entry: ShardEntry, hits: ShardHit[], out: Shaping): void {
+  private shapeHits(req: Required<SearchRequest>, entry: ShardEntry, hits: ShardHit[], termDocs: number[], out: Shaping): void {
     const baseUrl = this.options.baseUrl ?? DEFAULT_BASE_URL;
     const shard = this.shard(entry);
     const repo = repoOf(entry, shard);
+    const docCount = shard.docCount;
     for (const hit of hits) {
       if (out.budget <= 0) return;
       const path = shard.name(hit.doc);
@@ -386,7 +387,9 @@ export class Searcher {
       const count = Math.max(1, (names.length + ranges.length) / 2);
       out.actual += count;
       const lines = located.map((r) => r.start.lineNumber);
-      out.files.push({ file, count, repositoryId: repo.id, repository: repo.name, path, score: score({ repository: repo.name, path, content, ranges, nameRanges: names, lines, symbols }) });
+      const terms = termDocs.flatMap((df, id) => (df >= 0 ? [{ tf: hit.termFreqs[id] ?? 0, df }] : []));
+      const rank = score({ repository: repo.name, path, content, ranges, nameRanges: names, lines, symbols, terms, docCount });
+      out.files.push({ file, count, repositoryId: repo.id, repository: repo.name, path, score: rank });
       if (!out.repos.has(repo.id)) {
         out.repos.set(repo.id, { id: repo.id, codeHostType: repo.codeHostType, name: repo.name, displayName: repo.displayName, webUrl: repoWebUrl(baseUrl, repo.name) });
       }

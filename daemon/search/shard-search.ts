@@ -11,6 +11,7 @@ import type { NgramQuery } from '../query/ngram-query.ts';
 import { specialize, type Tree } from './match-tree.ts';
 import type { Matcher } from './matcher.ts';
 import { isWord } from './rank.ts';
+import { termDocFrequencies } from './term-stats.ts';
 import { emptyCounters, type ShardCounters } from './types.ts';
 
 export interface ShardHit {
@@ -21,6 +22,8 @@ export interface ShardHit {
   nameRanges: number[];
   /** The searched branches and tags on which this document matched, in the shard's order. */
   branches: string[];
+  /** Per term id of the plan: its content matches in this document (the ranking's tf). */
+  termFreqs: number[];
 }
 
 export interface ShardSearchResult {
@@ -32,6 +35,8 @@ export interface ShardSearchResult {
   more: boolean;
   /** Match ranges found, including any beyond the limit; a matching document without ranges counts one. */
   found: number;
+  /** Per term id of the plan: documents of the shard that may hold it (the ranking's df; term-stats.ts). Empty when there is no hit. */
+  termDocs: number[];
 }
 
 /** Branches whose versions the same tree decides (see branchClasses). */
@@ -64,6 +69,8 @@ class DocContext {
 interface Found {
   content: number[];
   names: number[];
+  /** The term id of each content range (one per pair in `content`). */
+  terms: number[];
 }
 
 /**
@@ -82,7 +89,7 @@ export function searchShard(
   repo?: RepoFacts,
 ): ShardSearchResult {
   const counters = emptyCounters();
-  const result: ShardSearchResult = { hits: [], counters, filtered: false, more: false, found: 0 };
+  const result: ShardSearchResult = { hits: [], counters, filtered: false, more: false, found: 0, termDocs: [] };
   const t0 = process.hrtime.bigint();
   const classes = branchClasses(plan, shard.facts(repo));
   let construction = Number(process.hrtime.bigint() - t0);
@@ -115,7 +122,7 @@ export function searchShard(
       const doc = candidates === null ? i : candidates[i]!;
       counters.filesConsidered++;
       const ctx = new DocContext(shard, doc, counters);
-      const found: Found = { content: [], names: [] };
+      const found: Found = { content: [], names: [], terms: [] };
       if (!evaluate(cls.tree, ctx, matchers, limit - result.found + 1, found)) continue;
       const branches = cls.branches.length === 1 ? cls.branches : cls.branches.filter((b) => shard.branches.has(b, doc));
       const seen = byDoc.get(doc);
@@ -124,7 +131,9 @@ export function searchShard(
         seen.branches.push(...branches.map((b) => shard.branches.names[b]!));
         continue;
       }
-      const hit: ShardHit = { doc, ranges: normalize(found.content), nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!) };
+      const termFreqs: number[] = new Array(plan.terms).fill(0);
+      for (const id of found.terms) termFreqs[id]!++;
+      const hit: ShardHit = { doc, ranges: normalize(found.content), nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!), termFreqs };
       byDoc.set(doc, hit);
       result.found += Math.max(1, (hit.ranges.length + hit.nameRanges.length) / 2);
     }
@@ -139,6 +148,7 @@ export function searchShard(
     for (const h of result.hits) h.branches.sort((a, b) => order.get(a)! - order.get(b)!);
   }
   if (result.found > limit) result.more = true;
+  if (result.hits.length > 0) result.termDocs = termDocFrequencies(shard, plan);
   if (examined === 0) result.filtered = shard.docCount > 0;
   counters.regexpsConsidered = matchers.reduce((n, m) => n + m.regexpsConsidered, 0) - regexBefore;
   return result;
@@ -191,6 +201,7 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       if (ranges.length === 0) return false;
       if (out) {
         out.content.push(...ranges);
+        for (let i = 0; i < ranges.length; i += 2) out.terms.push(t.id);
         // The term is also highlighted where it occurs in the path (it matches on content).
         out.names.push(...m.find(ctx.shard.nameBuffer(ctx.doc), max));
       }
@@ -205,7 +216,10 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
     case 'sym': {
       const ranges = symbolRanges(ctx, matchers[t.id]!, max);
       if (ranges.length === 0) return false;
-      out?.content.push(...ranges);
+      if (out) {
+        out.content.push(...ranges);
+        for (let i = 0; i < ranges.length; i += 2) out.terms.push(t.id);
+      }
       return true;
     }
     case 'not':
@@ -213,11 +227,13 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
     case 'and': {
       const c = out?.content.length ?? 0;
       const n = out?.names.length ?? 0;
+      const k = out?.terms.length ?? 0;
       for (const child of t.children) {
         if (!evaluate(child, ctx, matchers, max, out)) {
           if (out) {
             out.content.length = c;
             out.names.length = n;
+            out.terms.length = k;
           }
           return false;
         }

@@ -134,3 +134,36 @@ test('files that are binary, too large or have too many trigrams are recorded as
     dir.cleanup();
   }
 });
+
+test('documents are in static-rank order: plain files, then documentation, tests, vendored, generated; shallower first; then path', () => {
+  const dir = tempDir('shard');
+  try {
+    // Given in path order, as the indexer lists them; two branches, so the lists are checked too.
+    const given = ['README.md', 'a/b/deep.c', 'a/z.c', 'docs/x.c', 'gen/x.pb.go', 'm.c', 'src/tests/t.c', 'src/x.c', 'vendor/v.c', 'z/test_y.py'];
+    const finalPath = join(dir.path, 'g1-0.trawl');
+    buildShard({
+      finalPath,
+      repo: { name: 'r', id: 1, codeHostType: 'genericGitHost', source: dir.path, kind: 'git', branch: 'main', commit: '', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
+      shardIndex: 0,
+      files: given.map((path, i) => ({ path, size: path.length + 1, data: Buffer.from(`${path}\n`), oid: String(i + 1).padStart(40, '0'), branches: path.includes('test') ? [1] : [0, 1] })),
+      maxFileSize: 1 << 20,
+      maxTrigrams: 20000,
+      branches: ['main', 'dev'],
+      indexedAt: '2026-11-22T00:00:00.000Z',
+    });
+    const shard = Shard.open(finalPath);
+    const names = Array.from({ length: shard.docCount }, (_, d) => shard.name(d));
+    assert.deepEqual(names, ['m.c', 'a/z.c', 'src/x.c', 'a/b/deep.c', 'README.md', 'docs/x.c', 'z/test_y.py', 'src/tests/t.c', 'vendor/v.c', 'gen/x.pb.go']);
+    // Each document keeps its own content, blob id and branches.
+    for (let d = 0; d < shard.docCount; d++) {
+      assert.equal(shard.contentOf(d).toString(), `${names[d]}\n`);
+      assert.equal(shard.oid(d), String(given.indexOf(names[d]!) + 1).padStart(40, '0'));
+    }
+    const onBranch = (b: number) => Array.from(shard.branches.docs(b), (d) => names[d]);
+    assert.deepEqual(onBranch(0), ['m.c', 'a/z.c', 'src/x.c', 'a/b/deep.c', 'README.md', 'docs/x.c', 'vendor/v.c', 'gen/x.pb.go']);
+    assert.deepEqual(onBranch(1), names);
+    assert.equal(shard.meta.builder, 'trawl-shard-builder/2');
+  } finally {
+    dir.cleanup();
+  }
+});

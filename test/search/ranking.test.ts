@@ -1,5 +1,7 @@
 // Ranking pinned on a small corpus: a symbol definition and whole-word matches above
-// partial matches, a base-name match high, test and vendored files lower, ties by path.
+// partial matches, a base-name match high, test and vendored files lower, shorter files
+// above longer ones with the same matches (BM25's length normalisation), ties by path.
+// Then the score's parts one by one, on score() itself (a pure function).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
+import { WEIGHTS, score, textScore, type RankInput } from '../../daemon/search/rank.ts';
 import { tempDir } from '../helpers/corpus.ts';
 
 const FILES: Record<string, string> = {
@@ -16,6 +19,7 @@ const FILES: Record<string, string> = {
   'vendor/lib/widget.c': 'int make_widget(void) {\n  return 2;\n}\n',
   'src/make_widget.h': '/* declares the widget factory */\nint make_widget(void);\n',
   'src/partial.c': 'int remake_widgets;\n',
+  'src/also.c': 'int remake_widgets;\n',
   'src/other.c': 'int remake_widget_x;\n',
 };
 
@@ -32,11 +36,12 @@ test('files are ordered by the documented signals, ties by path', async () => {
     const res = await searcher.search({ query: 'make_widget', matches: 1000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
     assert.deepEqual(res.files.map((f) => f.fileName.text), [
       'src/widget.c', // definition (+5000), whole word (+300)
-      'vendor/lib/widget.c', // definition, whole word, vendored (-1200)
-      'src/make_widget.h', // base name (+1000), whole word; a prototype is not a definition for ctags
+      'vendor/lib/widget.c', // definition, whole word, vendored (-1200), one directory deeper
+      'src/make_widget.h', // the whole base name (+2000), whole word; a prototype is not a definition for ctags
       'src/use.c', // whole word, two matches
-      'src/other.c', // partial matches only: tie with partial.c, broken by path
+      'src/also.c', // partial matches only: tie with partial.c (same content), broken by path
       'src/partial.c',
+      'src/other.c', // as partial.c, one byte longer: BM25's length normalisation puts it after
       'tests/widget_test.c', // whole word, test file (-800)
     ]);
     // The definition's chunk carries its symbol.
@@ -47,4 +52,62 @@ test('files are ordered by the documented signals, ties by path', async () => {
     await searcher.close();
     dir.cleanup();
   }
+});
+
+function input(over: Partial<RankInput>): RankInput {
+  const content = over.content ?? Buffer.from('x = make_widget();\n');
+  return { repository: 'r', path: 'src/a.c', content, ranges: [4, 15], nameRanges: [], lines: [1], symbols: [], ...over };
+}
+
+test('text score: saturating in the matches, lower for a longer file, terms weighed by idf', () => {
+  const at = (tf: number, length = 1000, avg = 1000) => textScore({ ranges: [], content: Buffer.alloc(length), terms: [{ tf, df: 10 }], docCount: 1000, avgDocLength: avg });
+  // More matches score more, each one less than the one before; never above 500 × (k1 + 1).
+  const s = [1, 2, 4, 8, 64].map((tf) => at(tf));
+  for (let i = 1; i < s.length; i++) assert.ok(s[i]! > s[i - 1]!, `tf ${i}`);
+  assert.ok(s[2]! - s[1]! < s[1]! - s[0]!, 'saturates');
+  assert.ok(s[4]! < WEIGHTS.text * (WEIGHTS.k1 + 1));
+  // One match in a file at the mean length: 500 × (k1 + 1) / (1 + k1), the weight of one term.
+  assert.equal(Math.round(at(1)), WEIGHTS.text);
+  // The same matches in a file four times as long as the mean score less.
+  assert.ok(at(3, 4000) < at(3, 1000));
+  // Two terms: a file matching only the rare one beats a file matching only the common one.
+  const two = (tfRare: number, tfCommon: number) =>
+    textScore({ ranges: [], content: Buffer.alloc(1000), terms: [{ tf: tfRare, df: 5 }, { tf: tfCommon, df: 900 }], docCount: 1000, avgDocLength: 1000 });
+  assert.ok(two(1, 0) > two(0, 1));
+  // The weights sum to one: matching both terms once equals one term matched once.
+  assert.equal(Math.round(two(1, 1)), WEIGHTS.text);
+  // A term's idf alone does not lift a file (it is rare in this shard, common in another).
+  const alone = (df: number) => textScore({ ranges: [], content: Buffer.alloc(1000), terms: [{ tf: 2, df }], docCount: 1000, avgDocLength: 1000 });
+  assert.equal(alone(3), alone(600));
+  // Without terms given: the content ranges are one term's matches.
+  assert.equal(textScore({ ranges: [0, 1, 2, 3], content: Buffer.alloc(10) }), textScore({ ranges: [], content: Buffer.alloc(10), terms: [{ tf: 2, df: -1 }] }));
+});
+
+test('file signals: definitions by kind, the base name, path depth, test/vendored/generated', () => {
+  const base = score(input({}));
+  const def = (kind: string) => score(input({ symbols: [{ name: 'make_widget', kind, line: 1, endLine: 1 }] })) - base;
+  assert.equal(def('function'), WEIGHTS.symbolDefinition);
+  assert.equal(def('struct'), WEIGHTS.symbolDefinition);
+  assert.equal(def('property'), WEIGHTS.otherDefinition);
+  assert.equal(def('number'), WEIGHTS.otherDefinition); // a JSON key
+  // A definition on another line, or of another name, is no definition of the match.
+  assert.equal(score(input({ symbols: [{ name: 'make_widget', kind: 'function', line: 2, endLine: 2 }] })), base);
+  assert.equal(score(input({ symbols: [{ name: 'make', kind: 'function', line: 1, endLine: 1 }] })), base);
+  // Path matches: the whole base name before its extension, part of the base name, the directories.
+  const named = (path: string, range: [number, number]) => score(input({ path, nameRanges: range })) - score(input({ path }));
+  assert.equal(named('src/make_widget.c', [4, 15]), WEIGHTS.baseNameExact);
+  assert.equal(named('src/make_widget', [4, 15]), WEIGHTS.baseNameExact);
+  assert.equal(named('src/make_widget_x.c', [4, 15]), WEIGHTS.baseNameMatch);
+  assert.equal(named('src/x.make_widget.c', [6, 17]), WEIGHTS.baseNameMatch);
+  assert.equal(named('make_widget/a.c', [0, 11]), WEIGHTS.pathMatch);
+  // Depth: each directory costs a little, up to ten.
+  assert.equal(score(input({ path: 'a/b/c.c' })) - score(input({ path: 'a/c.c' })), WEIGHTS.perDirectory);
+  assert.equal(score(input({ path: 'a/b/c/d/e/f/g/h/i/j/k/l/m.c' })) - score(input({ path: 'a/b/c/d/e/f/g/h/i/j/m.c' })), 0);
+  // Demoted classes.
+  assert.equal(score(input({ path: 'src/tests/a.c' })) - score(input({ path: 'src/other/a.c' })), WEIGHTS.test);
+  assert.equal(score(input({ path: 'tools/testing/selftests/a.c' })) - score(input({ path: 'tools/other/other/a.c' })), WEIGHTS.test);
+  assert.equal(score(input({ path: 'src/vendor/a.c' })) - score(input({ path: 'src/other/a.c' })), WEIGHTS.vendored);
+  assert.equal(score(input({ path: 'src/a.pb.go' })) - score(input({ path: 'src/a.go' })), WEIGHTS.generated);
+  // A whole-word match counts; a match inside a longer identifier does not.
+  assert.equal(score(input({})) - score(input({ content: Buffer.from('x = make_widgetx()\n') })), WEIGHTS.wholeWord);
 });

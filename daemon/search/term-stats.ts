@@ -1,0 +1,41 @@
+// Per-shard document frequencies of a plan's terms, for the ranking's idf (rank.ts).
+// Read from the trigram tables alone, so the indexed search and the brute-force oracle
+// (which reads no posting list) rank alike: a term's frequency is an upper bound of the
+// documents holding it (a literal's rarest trigram's count), never a count of the
+// documents a search happened to examine before it stopped.
+
+import type { NgramTable, Shard } from '../index/shard-reader.ts';
+import type { NgramQuery } from '../query/ngram-query.ts';
+import type { Plan, PlanNode } from '../query/terms.ts';
+
+/**
+ * One entry per term id of the plan: for a term whose matches the text score counts (a
+ * content or sym: term outside any negation), the documents of the shard that may hold it;
+ * -1 for the others (file: terms, negated terms).
+ */
+export function termDocFrequencies(shard: Shard, plan: Plan): number[] {
+  const out: number[] = new Array(plan.terms).fill(-1);
+  const walk = (n: PlanNode): void => {
+    if (n.op === 'and' || n.op === 'or') n.children.forEach(walk);
+    else if (n.op === 'content') out[n.id] = maxDocs(shard.content, n.term.ngrams, shard.docCount);
+    else if (n.op === 'sym') out[n.id] = maxDocs(shard.symbolNames, n.term.ngrams, shard.docCount);
+  };
+  walk(plan.root);
+  return out;
+}
+
+/** An upper bound of the documents matching `q` (at most docCount). */
+export function maxDocs(table: NgramTable, q: NgramQuery, docCount: number): number {
+  switch (q.op) {
+    case 'all':
+      return docCount;
+    case 'none':
+      return 0;
+    case 'tri':
+      return Math.min(docCount, table.count(q.id));
+    case 'and':
+      return q.args.reduce((m, a) => Math.min(m, maxDocs(table, a, docCount)), docCount);
+    case 'or':
+      return Math.min(docCount, q.args.reduce((n, a) => n + maxDocs(table, a, docCount), 0));
+  }
+}
