@@ -9,6 +9,8 @@ import { PostingsBuilder, hash32 } from '../../core/index.ts';
 import { encodeBranchLists } from './branch-set.ts';
 import { detectLanguage } from './language.ts';
 import { ctagsAvailable, extractSymbols, type SymbolDef } from '../symbols/ctags.ts';
+import { nameStarts } from '../symbols/name-range.ts';
+import { encodeSymbolIndex, type IndexedDef } from './symbol-index.ts';
 import {
   DOC_FLAG_CRLF,
   DOC_RECORD_SIZE,
@@ -67,6 +69,8 @@ const PROGRESS_EVERY_FILES = 256;
 /** Content handed to one ctags process: large enough to amortise its start, small enough to bound memory. */
 const SYMBOL_BATCH_BYTES = 32 * 1024 * 1024;
 const BUILDER = 'trawl-shard-builder/1';
+/** Longest symbol or parent name stored (nameLen is a u16). */
+const MAX_NAME_BYTES = 0xffff;
 
 // Shared structures are not used: each META section is self-describing (records carry
 // their own structure definitions inline), so a reader needs nothing but the section.
@@ -91,12 +95,20 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     const withSymbols = job.symbols !== false && ctagsAvailable();
     const symbols: SymbolDef[][] = [];
     let symbolFailures = 0;
+    // Every definition in record order (documents are flushed in order), for the symbol index.
+    const indexedDefs: IndexedDef[] = [];
     let batch: Array<{ doc: number; path: string; content: Uint8Array }> = [];
     let batchBytes = 0;
     const flushSymbols = () => {
       if (batch.length === 0) return;
       const r = extractSymbols(batch);
-      batch.forEach((b, i) => (symbols[b.doc] = r.symbols[i]!));
+      batch.forEach((b, i) => {
+        const defs = r.symbols[i]!;
+        symbols[b.doc] = defs;
+        const names = defs.map((x) => storedName(x.name));
+        const starts = nameStarts(Buffer.from(b.content.buffer, b.content.byteOffset, b.content.length), defs.map((x) => x.line), names);
+        names.forEach((name, j) => indexedDefs.push({ record: indexedDefs.length, name, start: starts[j]! }));
+      });
       symbolFailures += r.failed + r.timedOut;
       batch = [];
       batchBytes = 0;
@@ -186,13 +198,12 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
 
     const symbolKinds: string[] = [];
     const symbolSection = encodeSymbols(docs.length, symbols, symbolKinds);
-    // Symbol names, one per line per document, for the sym: prefilter.
-    const symbolBuilder = new PostingsBuilder({ expectedBytes: symbolSection.length });
+    // The distinct names, sorted, with their definitions; their trigrams for the sym: prefilter.
+    const symbolIndex = encodeSymbolIndex(indexedDefs);
+    const symbolBuilder = new PostingsBuilder({ expectedBytes: symbolIndex.section.length });
     let symbolPostings;
     try {
-      for (let d = 0; d < docs.length; d++) {
-        symbolBuilder.addContent(d, Buffer.from((symbols[d] ?? []).map((x) => x.name).join('\n')), 0x7fffffff);
-      }
+      symbolIndex.names.forEach((name, n) => symbolBuilder.addContent(n, name, 0x7fffffff));
       symbolPostings = symbolBuilder.finish();
     } catch (err) {
       symbolBuilder.dispose();
@@ -246,6 +257,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       [SectionKind.SymbolPostings, symbolPostings.blob],
       [SectionKind.Branches, encodeBranchLists({ names: job.branches, lists: branchDocs.map((l) => Uint32Array.from(l)) })],
       [SectionKind.Oids, oidTable],
+      [SectionKind.SymbolIndex, symbolIndex.section],
       [SectionKind.Meta, packr.pack(meta)],
     ]));
     const symbolCount = symbols.reduce((n, l) => n + (l?.length ?? 0), 0);
@@ -311,7 +323,7 @@ function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[])
   const records = Buffer.alloc(count * SYMBOL_RECORD_SIZE);
   let r = 0;
   const addString = (text: string): [number, number] => {
-    const b = Buffer.from(text, 'utf8').subarray(0, 0xffff);
+    const b = Buffer.from(text, 'utf8').subarray(0, MAX_NAME_BYTES);
     strings.push(b);
     stringBytes += b.length;
     return [stringBytes - b.length, b.length];
@@ -335,6 +347,15 @@ function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[])
   }
   head.writeUInt32LE(r, 8 + 4 * docCount);
   return Buffer.concat([head, records, ...strings]);
+}
+
+/**
+ * A definition's name as the symbols section gives it back (encodeSymbols cuts it to
+ * 0xffff bytes; the reader decodes it as UTF-8), which is what sym: matches.
+ */
+function storedName(name: string): Buffer {
+  const b = Buffer.from(name, 'utf8');
+  return b.length <= MAX_NAME_BYTES ? b : Buffer.from(b.subarray(0, MAX_NAME_BYTES).toString('utf8'), 'utf8');
 }
 
 /** n, 0, ids[n], counts[n], offsets[n] as little-endian u32 (see shard-reader.ts). */

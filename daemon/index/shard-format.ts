@@ -14,7 +14,11 @@ export const SHARD_MAGIC = 'TRAWLIDX';
 //      `oids` section holds each document's git blob id, so an incremental run can tell
 //      which files changed; skipped files carry their blob id too. Version 2 shards are
 //      still read (every document on the shard's one branch, no blob ids).
-export const SHARD_VERSION = 3;
+//   4  the symbol-index section (sorted distinct symbol names with their definitions and
+//      where each name is spelled in its file: symbol-index.ts); symbol-ngrams and
+//      symbol-postings index those names (a posting is a name, not a document).
+//      Version 2 and 3 shards are still read (sym: then scans each candidate's symbols).
+export const SHARD_VERSION = 4;
 /** Oldest version this reader accepts. */
 export const SHARD_MIN_VERSION = 2;
 
@@ -38,6 +42,7 @@ export const enum SectionKind {
   SymbolPostings = 11,
   Branches = 12,
   Oids = 13,
+  SymbolIndex = 14,
 }
 
 export const SECTION_NAMES: Record<number, string> = {
@@ -54,6 +59,7 @@ export const SECTION_NAMES: Record<number, string> = {
   11: 'symbol-postings',
   12: 'branches',
   13: 'oids',
+  14: 'symbol-index',
 };
 
 /** Sections of a version-2 shard, in file order. */
@@ -71,8 +77,11 @@ export const SECTION_ORDER_V2: readonly SectionKind[] = [
   SectionKind.Meta,
 ];
 
-/** Sections every current (version 3) shard has, in file order: version 2's, then branches and oids before meta. */
-export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V2.slice(0, -1), SectionKind.Branches, SectionKind.Oids, SectionKind.Meta];
+/** Sections of a version-3 shard, in file order: version 2's, then branches and oids before meta. */
+export const SECTION_ORDER_V3: readonly SectionKind[] = [...SECTION_ORDER_V2.slice(0, -1), SectionKind.Branches, SectionKind.Oids, SectionKind.Meta];
+
+/** Sections every current (version 4) shard has, in file order: version 3's, then the symbol index before meta. */
+export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V3.slice(0, -1), SectionKind.SymbolIndex, SectionKind.Meta];
 
 /** Bytes of a git blob id in the oids section. */
 export const OID_SIZE = 20;
