@@ -10,7 +10,7 @@ import { encodeBranchLists } from './branch-set.ts';
 import { detectLanguage } from './language.ts';
 import { ctagsAvailable, extractSymbols, type SymbolDef } from '../symbols/ctags.ts';
 import { nameStarts } from '../symbols/name-range.ts';
-import { encodeSymbolIndex, type IndexedDef } from './symbol-index.ts';
+import { REC_NAME_OFF, REC_START, encodeSymbolIndex } from './symbol-index.ts';
 import {
   DOC_FLAG_CRLF,
   DOC_RECORD_SIZE,
@@ -95,8 +95,10 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     const withSymbols = job.symbols !== false && ctagsAvailable();
     const symbols: SymbolDef[][] = [];
     let symbolFailures = 0;
-    // Every definition in record order (documents are flushed in order), for the symbol index.
-    const indexedDefs: IndexedDef[] = [];
+    // Every definition's name and where it is in its file, in record order (documents are
+    // flushed in order), for the symbol index.
+    const recordNames: string[] = [];
+    const recordStarts: number[] = [];
     let batch: Array<{ doc: number; path: string; content: Uint8Array }> = [];
     let batchBytes = 0;
     const flushSymbols = () => {
@@ -107,7 +109,10 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
         symbols[b.doc] = defs;
         const names = defs.map((x) => storedName(x.name));
         const starts = nameStarts(Buffer.from(b.content.buffer, b.content.byteOffset, b.content.length), defs.map((x) => x.line), names);
-        names.forEach((name, j) => indexedDefs.push({ record: indexedDefs.length, name, start: starts[j]! }));
+        for (let j = 0; j < names.length; j++) {
+          recordNames.push(names[j]!);
+          recordStarts.push(starts[j]!);
+        }
       });
       symbolFailures += r.failed + r.timedOut;
       batch = [];
@@ -196,14 +201,15 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       throw err;
     }
 
+    // The distinct names, sorted, with their definitions (symbol-index.ts); the records
+    // point into them; their trigrams, by block of names, for the sym: prefilter.
+    const symbolIndex = encodeSymbolIndex(recordNames);
     const symbolKinds: string[] = [];
-    const symbolSection = encodeSymbols(docs.length, symbols, symbolKinds);
-    // The distinct names, sorted, with their definitions; their trigrams for the sym: prefilter.
-    const symbolIndex = encodeSymbolIndex(indexedDefs);
+    const symbolSection = encodeSymbols(docs.length, symbols, symbolKinds, symbolIndex.nameOffOf, recordStarts);
     const symbolBuilder = new PostingsBuilder({ expectedBytes: symbolIndex.section.length });
     let symbolPostings;
     try {
-      symbolIndex.names.forEach((name, n) => symbolBuilder.addContent(n, name, 0x7fffffff));
+      symbolIndex.blocks.forEach((block, b) => symbolBuilder.addContent(b, block, 0x7fffffff));
       symbolPostings = symbolBuilder.finish();
     } catch (err) {
       symbolBuilder.dispose();
@@ -300,10 +306,11 @@ function readInto(path: string, maxFileSize: number): Uint8Array {
 }
 
 /**
- * The symbols section (layout in shard-reader.ts): counts, each document's first symbol,
- * 24-byte records, then the names.
+ * The symbols section (layout in shard-reader.ts, version 4 records in symbol-index.ts):
+ * counts, each document's first symbol, 24-byte records, then the parents' names. A
+ * record's name is at nameOffOf[record] in the symbol index.
  */
-function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[]): Uint8Array {
+function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[], nameOffOf: Uint32Array, starts: readonly number[]): Uint8Array {
   const kindIndex = new Map<string, number>();
   const kindOf = (k: string): number => {
     let i = kindIndex.get(k);
@@ -332,11 +339,10 @@ function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[])
     head.writeUInt32LE(r, 8 + 4 * d);
     for (const s of perDoc[d] ?? []) {
       const o = r * SYMBOL_RECORD_SIZE;
-      const [nameOff, nameLen] = addString(s.name);
-      records.writeUInt32LE(nameOff, o);
-      records.writeUInt16LE(nameLen, o + 4);
-      records.writeUInt8(kindOf(s.kind), o + 6);
-      records.writeUInt8(s.parent ? kindOf(s.parent.kind) : NO_KIND, o + 7);
+      records.writeUInt32LE(nameOffOf[r]!, o + REC_NAME_OFF);
+      records.writeUInt32LE(starts[r]!, o + REC_START);
+      records.writeUInt8(kindOf(s.kind), o + 22);
+      records.writeUInt8(s.parent ? kindOf(s.parent.kind) : NO_KIND, o + 23);
       records.writeUInt32LE(s.line, o + 8);
       records.writeUInt32LE(Math.max(s.line, s.endLine), o + 12);
       const [parentOff, parentLen] = s.parent ? addString(s.parent.name) : [0, 0];
@@ -350,12 +356,14 @@ function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[])
 }
 
 /**
- * A definition's name as the symbols section gives it back (encodeSymbols cuts it to
- * 0xffff bytes; the reader decodes it as UTF-8), which is what sym: matches.
+ * A definition's name as stored: at most 0xffff bytes (cut, then decoded as UTF-8 as a
+ * version 3 reader gave it back), which is what sym: matches.
  */
-function storedName(name: string): Buffer {
+function storedName(name: string): string {
+  // At most 3 bytes per UTF-16 unit: a short name is within the limit.
+  if (name.length * 3 <= MAX_NAME_BYTES) return name;
   const b = Buffer.from(name, 'utf8');
-  return b.length <= MAX_NAME_BYTES ? b : Buffer.from(b.subarray(0, MAX_NAME_BYTES).toString('utf8'), 'utf8');
+  return b.length <= MAX_NAME_BYTES ? name : b.subarray(0, MAX_NAME_BYTES).toString('utf8');
 }
 
 /** n, 0, ids[n], counts[n], offsets[n] as little-endian u32 (see shard-reader.ts). */

@@ -38,11 +38,14 @@
 //     symbols           definitions found by universal-ctags:
 //                         docCount u32, symbolCount u32,
 //                         first[docCount + 1] u32 (document d owns records first[d] .. first[d+1]-1),
-//                         records, 24 bytes each, by document then line:
+//                         records, 24 bytes each, by document then line; version 4
+//                         (symbol-index.ts has its layout) points to its name in the symbol
+//                         index and says where the name is in the file; versions 2 and 3:
 //                           0 nameOff u32   4 nameLen u16   6 kind u8 (meta.symbolKinds)
 //                           7 parentKind u8 (255: no parent)   8 line u32   12 endLine u32
 //                           16 parentOff u32   20 parentLen u16   22 reserved u16,
-//                         then the names (UTF-8; offsets count from the end of the records)
+//                         then the names (UTF-8; offsets count from the end of the records;
+//                         version 4: the parents' names only)
 //     symbol-ngrams     as content-ngrams, over the symbol index's names (a posting is a
 //                       name number; version 2 and 3: a document, over each document's
 //                       symbol names joined by "\n")
@@ -283,7 +286,8 @@ export class Shard {
     this.symbolFirst = new Uint32Array(this.symbols.buffer, this.symbols.byteOffset + 8, this.docCount + 1);
     if (this.version >= 4) {
       try {
-        this.symbolIndex = new SymbolIndex(section(SectionKind.SymbolIndex), this.symbolCount);
+        const records = this.symbols.subarray(8 + 4 * (this.docCount + 1), 8 + 4 * (this.docCount + 1) + this.symbolCount * SYMBOL_RECORD_SIZE);
+        this.symbolIndex = new SymbolIndex(section(SectionKind.SymbolIndex), records, SYMBOL_RECORD_SIZE);
       } catch (err) {
         throw new ShardError(path, (err as Error).message);
       }
@@ -426,13 +430,16 @@ export class Shard {
       const endLine = this.symbols.readUInt32LE(o + 12);
       if (!keep(line, endLine)) continue;
       const nameOff = this.symbols.readUInt32LE(o);
+      const index = this.symbolIndex;
       const def: SymbolDef = {
-        name: this.symbolStrings.toString('utf8', nameOff, nameOff + this.symbols.readUInt16LE(o + 4)),
-        kind: kinds[this.symbols.readUInt8(o + 6)] ?? '',
+        name: index
+          ? index.name(index.nameAt(nameOff)).toString('utf8')
+          : this.symbolStrings.toString('utf8', nameOff, nameOff + this.symbols.readUInt16LE(o + 4)),
+        kind: kinds[this.symbols.readUInt8(o + (index ? 22 : 6))] ?? '',
         line,
         endLine,
       };
-      const parentKind = this.symbols.readUInt8(o + 7);
+      const parentKind = this.symbols.readUInt8(o + (index ? 23 : 7));
       if (parentKind !== NO_KIND) {
         const po = this.symbols.readUInt32LE(o + 16);
         def.parent = { name: this.symbolStrings.toString('utf8', po, po + this.symbols.readUInt16LE(o + 20)), kind: kinds[parentKind] ?? '' };

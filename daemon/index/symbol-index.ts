@@ -10,88 +10,124 @@
 //   4   defCount D (the symbols section's record count)
 //   8   flags: bit 0 = some name contains "\n" (then `^` can match inside a name, and the
 //       prefix search is not used: search/symbol-search.ts)
-//   12  reserved, 0
+//   12  namesPerBlock B: the trigram postings' unit (below)
 //   16  nameOff[N + 1]   name n is strings[nameOff[n] .. nameOff[n+1] - 1) (a "\n" follows each)
-//       defFirst[N + 1]  name n's definitions are defs[defFirst[n] .. defFirst[n+1])
-//       defRecord[D]     the definition's record in the symbols section (its document,
-//                        line, kind, parent); ascending within a name
-//       defStart[D]      byte offset of the name in its document's content, where a sym:
-//                        match is highlighted (symbols/name-range.ts symbolNameRange);
-//                        0xffffffff when the definition's line does not spell the name
-//       strings          the names (UTF-8, as the symbols section stores them), each
+//       defRecord[D]     the symbols section's records, ordered by their name (its number
+//                        here), then by record number: a name's definitions are one run,
+//                        found by binary search on the records' nameOff
+//       strings          the names (UTF-8, as the symbols section gives them back), each
 //                        followed by "\n", sorted by foldKey (below), then by their bytes
 //
-// The symbol-ngrams and symbol-postings sections of a version 4 shard index these names:
-// a posting is a name number n (in version 2 and 3 it was a document, over each
-// document's names joined by "\n").
+// In a version 4 shard a symbol record (24 bytes, symbols section) points into these
+// strings instead of holding its name, and says where the name is in the file:
+//   0 nameOff u32 (into the strings above; the name ends at the next "\n")
+//   4 start u32 (byte offset of the name in the document's content, where a sym: match is
+//     highlighted, symbols/name-range.ts symbolNameRange; 0xffffffff: the line does not
+//     spell the name)   8 line u32   12 endLine u32   16 parentOff u32   20 parentLen u16
+//   22 kind u8   23 parentKind u8 (255: no parent); parent names stay in the symbols section.
+//
+// The symbol-ngrams and symbol-postings sections of a version 4 shard index the names in
+// blocks of B consecutive names: a posting is a block b, whose text is strings[nameOff[bB]
+// .. nameOff[min(N, (b+1)B)]) (in version 2 and 3 a posting was a document, over each
+// document's names joined by "\n"). Blocks keep the postings as small as the per-document
+// ones were; a search checks the B names of each candidate block.
 //
 // foldKey: the name's bytes with ASCII A-Z as a-z and the two non-ASCII letters whose case
 // folding reaches ASCII (U+212A KELVIN SIGN as "k", U+017F LONG S as "s"), like the
-// trigram index's folding (core/index.ts foldBytes). The names a case-insensitive or
-// case-sensitive pattern `^prefix` (ASCII prefix) can match are then one contiguous run.
+// trigram index's folding (core/index.ts foldBytes). The names a pattern `^prefix` (ASCII
+// prefix, either case mode) can match are then one contiguous run.
 //
-// Worked example: a.c defines `Foo` (line 1) and `foo` (line 3), b.c defines `foo` (line 2).
-// The records are 0 Foo@a.c:1, 1 foo@a.c:3, 2 foo@b.c:2. N = 2, D = 3; the strings are
+// Worked example: a.c defines `Foo` (line 1) and `foo` (line 3), b.c defines `foo` (line 2):
+// records 0 Foo@a.c:1, 1 foo@a.c:3, 2 foo@b.c:2. N = 2, D = 3; the strings are
 // "Foo\nfoo\n" (both fold to "foo"; "Foo" < "foo" by bytes); nameOff = [0, 4, 8];
-// defFirst = [0, 1, 3]; defRecord = [0, 1, 2]; defStart = the offsets of the names in
-// a.c (twice) and b.c.
+// defRecord = [0, 1, 2]; the records' nameOff are 0, 4, 4.
 
 const HEADER = 16;
 const FLAG_NEWLINE_IN_NAME = 1;
+/** Names per trigram block: postings stay small; a candidate block costs B name checks. */
+export const NAMES_PER_BLOCK = 32;
 
-/** One definition as the builder knows it: its record number, name and name start. */
-export interface IndexedDef {
-  record: number;
-  name: Buffer;
-  start: number;
-}
+/** Offsets in a version 4 symbol record (layout above). */
+export const REC_NAME_OFF = 0;
+export const REC_START = 4;
 
-/** The section's bytes and the sorted names (for the trigram table over them). */
-export function encodeSymbolIndex(defs: readonly IndexedDef[]): { section: Uint8Array; names: Buffer[] } {
-  const byName = new Map<string, number[]>();
-  for (let i = 0; i < defs.length; i++) {
-    const key = defs[i]!.name.toString('latin1');
-    const list = byName.get(key);
-    if (list) list.push(i);
-    else byName.set(key, [i]);
+/**
+ * The section's bytes, its name blocks (for the trigram table), and where each record's
+ * name is in the strings. `names` are the records' names, in record order.
+ */
+export function encodeSymbolIndex(names: readonly string[]): { section: Uint8Array; blocks: Buffer[]; nameOffOf: Uint32Array } {
+  const d = names.length;
+  // Distinct names, numbered in order of first use; each record's name number.
+  const ids = new Map<string, number>();
+  const distinct: string[] = [];
+  const nameOf = new Uint32Array(d);
+  for (let i = 0; i < d; i++) {
+    const name = names[i]!;
+    let id = ids.get(name);
+    if (id === undefined) {
+      id = distinct.length;
+      ids.set(name, id);
+      distinct.push(name);
+    }
+    nameOf[i] = id;
   }
-  const entries = [...byName.keys()].map((raw) => ({ raw, key: foldKey(Buffer.from(raw, 'latin1')) }));
-  // Binary strings compare as their bytes do.
-  entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.raw < b.raw ? -1 : a.raw > b.raw ? 1 : 0));
-  const n = entries.length;
-  const d = defs.length;
-  const names = entries.map((e) => Buffer.from(e.raw, 'latin1'));
-  const stringBytes = names.reduce((s, b) => s + b.length + 1, 0);
-  const out = Buffer.alloc(HEADER + 4 * (2 * (n + 1) + 2 * d) + stringBytes);
+  const n = distinct.length;
+  // Each name's bytes and foldKey as binary strings (which compare as their bytes do; a
+  // JS string compares UTF-16 units, another order for characters beyond U+FFFF).
+  const raws = distinct.map((x) => (ASCII.test(x) ? x : Buffer.from(x, 'utf8').toString('latin1')));
+  const keys = raws.map(foldKeyOf);
+  const order = Array.from({ length: n }, (_, i) => i);
+  order.sort((a, b) => {
+    const ka = keys[a]!;
+    const kb = keys[b]!;
+    if (ka !== kb) return ka < kb ? -1 : 1;
+    const ra = raws[a]!;
+    const rb = raws[b]!;
+    return ra < rb ? -1 : ra > rb ? 1 : 0;
+  });
+  const rank = new Uint32Array(n);
+  order.forEach((id, r) => (rank[id] = r));
+  const stringBytes = raws.reduce((sum, r) => sum + r.length + 1, 0);
+  const out = Buffer.alloc(HEADER + 4 * (n + 1 + d) + stringBytes);
   const u32 = new Uint32Array(out.buffer, out.byteOffset, (out.length - stringBytes) / 4);
   const nameOff = u32.subarray(4, 4 + n + 1);
-  const defFirst = u32.subarray(4 + n + 1, 4 + 2 * (n + 1));
-  const defRecord = u32.subarray(4 + 2 * (n + 1), 4 + 2 * (n + 1) + d);
-  const defStart = u32.subarray(4 + 2 * (n + 1) + d);
+  const defRecord = u32.subarray(4 + n + 1);
+  const strings = out.subarray(out.length - stringBytes);
   let flags = 0;
   let s = 0;
-  let k = 0;
-  const strings = out.subarray(out.length - stringBytes);
-  entries.forEach((e, i) => {
-    nameOff[i] = s;
-    defFirst[i] = k;
-    const name = names[i]!;
-    if (name.includes(10)) flags |= FLAG_NEWLINE_IN_NAME;
-    name.copy(strings, s);
-    strings[s + name.length] = 10;
-    s += name.length + 1;
-    for (const di of byName.get(e.raw)!) {
-      defRecord[k] = defs[di]!.record;
-      defStart[k] = defs[di]!.start;
-      k++;
-    }
-  });
+  for (let r = 0; r < n; r++) {
+    const raw = raws[order[r]!]!;
+    nameOff[r] = s;
+    if (raw.includes('\n')) flags |= FLAG_NEWLINE_IN_NAME;
+    strings.write(raw, s, 'latin1');
+    s += raw.length;
+    strings[s++] = 10;
+  }
   nameOff[n] = s;
-  defFirst[n] = k;
+  // Records by name, then record number: a counting sort (stable: records go in ascending).
+  const next = new Uint32Array(n + 1);
+  for (let i = 0; i < d; i++) next[rank[nameOf[i]!]! + 1]!++;
+  for (let r = 0; r < n; r++) next[r + 1]! += next[r]!;
+  const nameOffOf = new Uint32Array(d);
+  for (let i = 0; i < d; i++) {
+    const r = rank[nameOf[i]!]!;
+    defRecord[next[r]!++] = i;
+    nameOffOf[i] = nameOff[r]!;
+  }
   u32[0] = n;
   u32[1] = d;
   u32[2] = flags;
-  return { section: out, names };
+  u32[3] = NAMES_PER_BLOCK;
+  const blocks: Buffer[] = [];
+  for (let b = 0; b * NAMES_PER_BLOCK < n; b++) blocks.push(strings.subarray(nameOff[b * NAMES_PER_BLOCK]!, nameOff[Math.min(n, (b + 1) * NAMES_PER_BLOCK)]!));
+  return { section: out, blocks, nameOffOf };
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** foldKey of a name given as a binary string. */
+function foldKeyOf(raw: string): string {
+  return ASCII.test(raw) ? raw.toLowerCase() : foldKey(Buffer.from(raw, 'latin1'));
 }
 
 /** foldKey of the layout above, as a binary string (one char per byte). */
@@ -117,31 +153,36 @@ export class SymbolIndex {
   readonly defCount: number;
   /** Some name contains "\n": a `^` may match inside it. */
   readonly newlineInName: boolean;
+  readonly namesPerBlock: number;
   /** The names, each followed by "\n": one buffer to scan for a literal. */
   readonly strings: Buffer;
   private readonly nameOff: Uint32Array;
-  private readonly defFirst: Uint32Array;
   private readonly defRecord: Uint32Array;
-  private readonly defStart: Uint32Array;
+  private readonly records: Buffer;
+  private readonly recordSize: number;
 
-  /** `section` must start at a multiple of 4 bytes (sections start at multiples of 8). */
-  constructor(section: Buffer, expectedDefs: number) {
+  /**
+   * `section` must start at a multiple of 4 bytes (sections start at multiples of 8);
+   * `records` are the symbols section's records, of `recordSize` bytes.
+   */
+  constructor(section: Buffer, records: Buffer, recordSize: number) {
     if (section.length < HEADER) throw new Error('symbol index is truncated');
     const n = section.readUInt32LE(0);
     const d = section.readUInt32LE(4);
-    const arrays = 4 * (2 * (n + 1) + 2 * d);
-    if (d !== expectedDefs) throw new Error('symbol index does not match the symbol table');
+    const arrays = 4 * (n + 1 + d);
+    if (d * recordSize !== records.length) throw new Error('symbol index does not match the symbol table');
     if (HEADER + arrays > section.length) throw new Error('symbol index is truncated');
     const u32 = new Uint32Array(section.buffer, section.byteOffset, (HEADER + arrays) / 4);
     this.nameCount = n;
     this.defCount = d;
-    this.newlineInName = (section.readUInt32LE(8) & FLAG_NEWLINE_IN_NAME) !== 0;
+    this.newlineInName = (u32[2]! & FLAG_NEWLINE_IN_NAME) !== 0;
+    this.namesPerBlock = u32[3]!;
     this.nameOff = u32.subarray(4, 4 + n + 1);
-    this.defFirst = u32.subarray(4 + n + 1, 4 + 2 * (n + 1));
-    this.defRecord = u32.subarray(4 + 2 * (n + 1), 4 + 2 * (n + 1) + d);
-    this.defStart = u32.subarray(4 + 2 * (n + 1) + d);
+    this.defRecord = u32.subarray(4 + n + 1);
     this.strings = section.subarray(HEADER + arrays);
-    if (this.nameOff[n] !== this.strings.length || this.defFirst[n] !== d) throw new Error('symbol index is inconsistent');
+    this.records = records;
+    this.recordSize = recordSize;
+    if (this.nameOff[n] !== this.strings.length || this.namesPerBlock < 1) throw new Error('symbol index is inconsistent');
   }
 
   /** Name n's bytes (a view, without its "\n"). */
@@ -151,45 +192,48 @@ export class SymbolIndex {
 
   /** The name whose bytes (or separator) hold `offset` in `strings`. */
   nameAt(offset: number): number {
-    let lo = 0;
-    let hi = this.nameCount - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (this.nameOff[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return this.lastWhere(this.nameCount, (n) => this.nameOff[n]! <= offset);
   }
 
   /** The names whose foldKey starts with `prefix` (already folded): [from, to). */
   prefixRange(prefix: string): [number, number] {
     const key = (n: number) => foldKey(this.name(n)).slice(0, prefix.length);
-    return [this.firstWhere((n) => key(n) >= prefix), this.firstWhere((n) => key(n) > prefix)];
+    return [this.firstWhere(this.nameCount, (n) => key(n) >= prefix), this.firstWhere(this.nameCount, (n) => key(n) > prefix)];
   }
 
-  /** Definitions of name n: [first, end) into defRecord/defStart. */
-  defsOf(n: number): [number, number] {
-    return [this.defFirst[n]!, this.defFirst[n + 1]!];
+  /** The names of trigram block b: [from, to). */
+  blockNames(b: number): [number, number] {
+    return [b * this.namesPerBlock, Math.min(this.nameCount, (b + 1) * this.namesPerBlock)];
   }
 
-  record(def: number): number {
-    return this.defRecord[def]!;
+  /** The records defining name n, ascending. */
+  defsOf(n: number): Uint32Array {
+    const off = this.nameOff[n]!;
+    const nameOfDef = (k: number) => this.records.readUInt32LE(this.defRecord[k]! * this.recordSize + REC_NAME_OFF);
+    const from = this.firstWhere(this.defCount, (k) => nameOfDef(k) >= off);
+    const to = this.firstWhere(this.defCount, (k) => nameOfDef(k) > off);
+    return this.defRecord.subarray(from, to);
   }
 
-  /** Where the definition's name is in its document, or NO_NAME_START (symbols/name-range.ts). */
-  start(def: number): number {
-    return this.defStart[def]!;
+  /** Where record r's name is in its document, or NO_NAME_START (symbols/name-range.ts). */
+  start(record: number): number {
+    return this.records.readUInt32LE(record * this.recordSize + REC_START);
   }
 
-  /** First name n for which `pred` holds (pred is false, then true, over the names). */
-  private firstWhere(pred: (n: number) => boolean): number {
+  /** First i in [0, count) for which `pred` holds (pred is false, then true), else count. */
+  private firstWhere(count: number, pred: (i: number) => boolean): number {
     let lo = 0;
-    let hi = this.nameCount;
+    let hi = count;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (pred(mid)) hi = mid;
       else lo = mid + 1;
     }
     return lo;
+  }
+
+  /** Last i in [0, count) for which `pred` holds (pred is true, then false), else 0. */
+  private lastWhere(count: number, pred: (i: number) => boolean): number {
+    return Math.max(0, this.firstWhere(count, (i) => !pred(i)) - 1);
   }
 }

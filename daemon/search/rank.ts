@@ -15,6 +15,7 @@
 // Ties break by repository name, then path (byte order), so the order is deterministic.
 
 import type { SymbolDef } from '../symbols/ctags.ts';
+import { isWord } from '../symbols/name-range.ts';
 
 export const WEIGHTS = {
   symbolDefinition: 5000,
@@ -74,10 +75,8 @@ export function score(f: RankInput): number {
   return s;
 }
 
-/** A byte of an identifier: ASCII letter, digit, underscore, or any non-ASCII byte. */
-export function isWord(b: number | undefined): boolean {
-  return b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f || b >= 0x80);
-}
+/** A byte of an identifier (the rule lives with the symbol name ranges, which use it too). */
+export { isWord };
 
 /** Best first; ties by repository, then path, in byte order. */
 export function compareRanked(a: { score: number; repository: string; path: string }, b: { score: number; repository: string; path: string }): number {

@@ -190,6 +190,7 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       return ctx.shard.languageIndex(ctx.doc) === t.lang;
     case 'content': {
       const m = matchers[t.id]!;
+      if (!out) return m.exists(ctx.bytes()); // under a NOT: whether it matches at all
       const ranges = m.find(ctx.bytes(), max);
       if (ranges.length === 0) return false;
       if (out) {

@@ -4,12 +4,13 @@
 //
 // Finding the names, cheapest way first:
 // - `^prefix…` with an ASCII prefix: the names whose folded form starts with the prefix
-//   are one run of the sorted table (two binary searches); each is checked by the matcher.
-// - otherwise the term's trigrams select names (symbol-ngrams index the names), and the
-//   matcher runs once per selected name, not once per definition of it;
+//   are one run of the sorted table (two binary searches);
+// - otherwise the term's trigrams select blocks of names (symbol-ngrams index the names in
+//   blocks), and each name of those blocks is checked once, however many definitions it has;
 // - a plain literal too short for trigrams: one scan of all the names (one buffer);
-// - anything else without trigrams: the matcher on every distinct name.
-// The matcher decides every name, so the answer is the matcher's, whichever way was taken.
+// - anything else without trigrams: every distinct name is checked.
+// A name is checked by a byte comparison when the pattern is a plain ASCII literal
+// (anchored or not), else by the term's matcher (RE2); either way the answer is RE2's.
 
 import type { Shard } from '../index/shard-reader.ts';
 import { foldKey, type SymbolIndex } from '../index/symbol-index.ts';
@@ -27,11 +28,16 @@ export interface SymbolHits {
 }
 
 /** What the pattern's shape allows (search order above). */
-interface Shape {
+export interface Shape {
   /** Folded ASCII text every match starts a name with; '' when none is known. */
   prefix: string;
   /** The pattern is a sequence of literal characters, none a "\n": no match spans two names. */
   literal: boolean;
+  /**
+   * Set when the pattern is `^`? ASCII literal `$`? in one case mode: a name matches when
+   * its bytes (case-sensitive) or foldKey (case-insensitive) hold `text` where the anchors say.
+   */
+  exact?: { text: string; caseSensitive: boolean; start: boolean; end: boolean };
 }
 
 const shapes = new WeakMap<Term, Shape>();
@@ -40,34 +46,39 @@ const shapes = new WeakMap<Term, Shape>();
 let cache: { shard: Shard; hits: Map<Matcher, SymbolHits> } | undefined;
 
 /**
- * The definitions the term matches in the shard. `namesByTrigram` evaluates an n-gram
- * query on the shard's symbol-ngrams (a set of name numbers, null for all).
+ * The definitions the term matches in the shard. `blocksByTrigram` evaluates an n-gram
+ * query on the shard's symbol-ngrams (a set of name blocks, null for all).
  */
-export function symbolHits(shard: Shard, index: SymbolIndex, term: Term, matcher: Matcher, namesByTrigram: (q: NgramQuery) => Uint32Array | null): SymbolHits {
+export function symbolHits(shard: Shard, index: SymbolIndex, term: Term, matcher: Matcher, blocksByTrigram: (q: NgramQuery) => Uint32Array | null): SymbolHits {
   if (cache?.shard !== shard) cache = { shard, hits: new Map() };
   let hits = cache.hits.get(matcher);
   if (!hits) {
-    hits = definitions(shard, index, matchingNames(index, term, matcher, namesByTrigram));
+    hits = definitions(shard, index, matchingNames(index, term, matcher, blocksByTrigram));
     cache.hits.set(matcher, hits);
   }
   return hits;
 }
 
-/** The names the matcher accepts, ascending. */
-export function matchingNames(index: SymbolIndex, term: Term, matcher: Matcher, namesByTrigram: (q: NgramQuery) => Uint32Array | null): number[] {
+/** The names the term matches, ascending. */
+export function matchingNames(index: SymbolIndex, term: Term, matcher: Matcher, blocksByTrigram: (q: NgramQuery) => Uint32Array | null): number[] {
   const shape = shapeOf(term);
   const out: number[] = [];
+  // With a "\n" inside some name, `^` and `$` also match inside names: RE2 decides.
+  const accepts = acceptor(index.newlineInName && shape.exact && (shape.exact.start || shape.exact.end) ? { ...shape, exact: undefined } : shape, matcher);
   const check = (n: number) => {
-    if (matcher.find(index.name(n), 1).length > 0) out.push(n);
+    if (accepts(index.name(n))) out.push(n);
   };
   if (shape.prefix !== '' && !index.newlineInName) {
     const [from, to] = index.prefixRange(shape.prefix);
     for (let n = from; n < to; n++) check(n);
     return out;
   }
-  const candidates = namesByTrigram(term.ngrams);
-  if (candidates !== null) {
-    for (const n of candidates) check(n);
+  const blocks = blocksByTrigram(term.ngrams);
+  if (blocks !== null) {
+    for (const b of blocks) {
+      const [from, to] = index.blockNames(b);
+      for (let n = from; n < to; n++) check(n);
+    }
     return out;
   }
   if (shape.literal) {
@@ -82,40 +93,44 @@ export function matchingNames(index: SymbolIndex, term: Term, matcher: Matcher, 
   return out;
 }
 
+/** Whether a name matches: by bytes when the shape allows it, else by the matcher. */
+function acceptor(shape: Shape, matcher: Matcher): (name: Buffer) => boolean {
+  const e = shape.exact;
+  if (!e) return (name) => matcher.find(name, 1).length > 0;
+  return (name) => {
+    const s = e.caseSensitive ? name.toString('latin1') : foldKey(name);
+    if (e.start && e.end) return s === e.text;
+    if (e.start) return s.startsWith(e.text);
+    if (e.end) return s.endsWith(e.text);
+    return s.includes(e.text);
+  };
+}
+
 /** The located definitions of `names`, grouped by document in record order. */
 function definitions(shard: Shard, index: SymbolIndex, names: number[]): SymbolHits {
   const records: number[] = [];
-  const starts: number[] = [];
-  const ends: number[] = [];
-  let sorted = true;
+  const lengths = new Map<number, number>();
   for (const n of names) {
     const len = index.name(n).length;
-    const [first, end] = index.defsOf(n);
-    for (let k = first; k < end; k++) {
-      const start = index.start(k);
-      if (start === NO_NAME_START) continue; // the oracle finds no range there either
-      const record = index.record(k);
-      if (records.length > 0 && record < records[records.length - 1]!) sorted = false;
+    for (const record of index.defsOf(n)) {
       records.push(record);
-      starts.push(start);
-      ends.push(start + len);
+      lengths.set(record, len);
     }
   }
-  let order = records.map((_, i) => i);
-  if (!sorted) order = order.sort((a, b) => records[a]! - records[b]!);
+  records.sort((a, b) => a - b);
   const ranges = new Map<number, number[]>();
-  let doc = -1;
-  let docEnd = -1; // the first record past `doc`'s
+  let docEnd = -1; // the first record past the current document's
   let list: number[] = [];
-  for (const i of order) {
-    const record = records[i]!;
+  for (const record of records) {
+    const start = index.start(record);
+    if (start === NO_NAME_START) continue; // the line does not spell the name: no range, as in a scan
     if (record >= docEnd) {
-      doc = shard.symbolDoc(record);
+      const doc = shard.symbolDoc(record);
       docEnd = shard.symbolsEnd(doc);
       list = [];
       ranges.set(doc, list);
     }
-    list.push(starts[i]!, ends[i]!);
+    list.push(start, start + lengths.get(record)!);
   }
   return { docs: Uint32Array.from(ranges.keys()), ranges };
 }
@@ -123,13 +138,15 @@ function definitions(shard: Shard, index: SymbolIndex, names: number[]): SymbolH
 function shapeOf(term: Term): Shape {
   let shape = shapes.get(term);
   if (!shape) {
-    shape = analyze(term);
+    shape = analyzeSymbolPattern(term);
     shapes.set(term, shape);
   }
   return shape;
 }
 
-function analyze(term: Term): Shape {
+type LiteralNode = { type: 'literal'; cp: number; foldCase: boolean };
+
+export function analyzeSymbolPattern(term: Term): Shape {
   let ast: Re2Node;
   try {
     ast = parseNodeRe2Pattern(term.pattern, { foldCase: !term.caseSensitive, multiLine: true });
@@ -137,16 +154,26 @@ function analyze(term: Term): Shape {
     return { prefix: '', literal: false }; // RE2 decides; the general way is always right
   }
   const items = ast.type === 'concat' ? ast.items : [ast];
-  const plain = (n: Re2Node | undefined): n is { type: 'literal'; cp: number; foldCase: boolean } => n?.type === 'literal' && n.cp !== 10;
+  const plain = (n: Re2Node | undefined): n is LiteralNode => n?.type === 'literal' && n.cp !== 10;
+  const isStart = (n: Re2Node | undefined) => n?.type === 'assert' && (n.kind === 'beginLine' || n.kind === 'beginText');
+  const isEnd = (n: Re2Node | undefined) => n?.type === 'assert' && (n.kind === 'endLine' || n.kind === 'endText');
   const literal = items.length > 0 && items.every(plain);
   let prefix = '';
-  const head = items[0];
-  if (head?.type === 'assert' && (head.kind === 'beginLine' || head.kind === 'beginText')) {
+  if (isStart(items[0])) {
     for (let i = 1; i < items.length; i++) {
       const item = items[i];
       if (!plain(item) || item.cp >= 0x80) break;
       prefix += String.fromCharCode(item.cp);
     }
   }
-  return { prefix: foldKey(Buffer.from(prefix, 'latin1')), literal };
+  const shape: Shape = { prefix: foldKey(Buffer.from(prefix, 'latin1')), literal };
+  // A plain ASCII literal, maybe anchored, all of it in the term's case mode: bytes decide.
+  const start = isStart(items[0]);
+  const end = items.length > (start ? 1 : 0) && isEnd(items[items.length - 1]);
+  const middle = items.slice(start ? 1 : 0, end ? -1 : undefined);
+  if (middle.length > 0 && middle.every((n) => plain(n) && n.cp < 0x80 && n.foldCase === !term.caseSensitive)) {
+    const text = String.fromCharCode(...middle.map((n) => (n as LiteralNode).cp));
+    shape.exact = { text: term.caseSensitive ? text : foldKey(Buffer.from(text, 'latin1')), caseSensitive: term.caseSensitive, start, end };
+  }
+  return shape;
 }

@@ -22,25 +22,28 @@ export function symbolNameRange(content: Buffer, line: number, name: string): [n
     if (nl === -1) return null;
     start = nl + 1;
   }
-  return nameOnLine(content, start, Buffer.from(name, 'utf8'));
+  return nameOnLine(content, start, name);
 }
 
 /**
  * symbolNameRange's start for each definition (NO_NAME_START when null), `names[i]` being
  * definition i's name as stored. One pass over the lines, whatever the order of `lines`.
  */
-export function nameStarts(content: Buffer, lines: readonly number[], names: readonly Buffer[]): Uint32Array {
+export function nameStarts(content: Buffer, lines: readonly number[], names: readonly string[]): Uint32Array {
   const out = new Uint32Array(lines.length).fill(NO_NAME_START);
   const order = lines.map((_, i) => i).sort((a, b) => lines[a]! - lines[b]!);
   let line = 1;
   let start = 0; // byte offset of `line`, -1 past the end
   for (const i of order) {
     const want = lines[i]!;
-    while (line < want && start !== -1) {
-      const nl = content.indexOf(10, start);
-      start = nl === -1 ? -1 : nl + 1;
+    // A plain loop: a call per line (indexOf) costs more than the bytes it skips.
+    let p = start;
+    while (line < want && p !== -1) {
+      while (p < content.length && content[p] !== 10) p++;
+      p = p < content.length ? p + 1 : -1;
       line++;
     }
+    start = p;
     if (start === -1) break;
     const r = nameOnLine(content, start, names[i]!);
     if (r) out[i] = r[0];
@@ -48,13 +51,14 @@ export function nameStarts(content: Buffer, lines: readonly number[], names: rea
   return out;
 }
 
-function nameOnLine(content: Buffer, start: number, needle: Buffer): [number, number] | null {
+function nameOnLine(content: Buffer, start: number, name: string): [number, number] | null {
   const nl = content.indexOf(10, start);
   const end = nl === -1 ? content.length : nl;
+  const len = Buffer.byteLength(name, 'utf8');
   let first = -1;
-  for (let i = content.indexOf(needle, start); i !== -1 && i + needle.length <= end; i = content.indexOf(needle, i + 1)) {
+  for (let i = content.indexOf(name, start, 'utf8'); i !== -1 && i + len <= end; i = content.indexOf(name, i + 1, 'utf8')) {
     if (first === -1) first = i;
-    if (!isWord(content[i - 1]) && !isWord(content[i + needle.length])) return [i, i + needle.length];
+    if (!isWord(content[i - 1]) && !isWord(content[i + len])) return [i, i + len];
   }
-  return first === -1 ? null : [first, first + needle.length];
+  return first === -1 ? null : [first, first + len];
 }

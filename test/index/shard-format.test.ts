@@ -59,8 +59,7 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     const index = shard.symbolIndex!;
     assert.equal(index.nameCount, 1);
     assert.equal(index.name(0).toString(), 'x');
-    assert.deepEqual(index.defsOf(0), [0, 1]);
-    assert.equal(index.record(0), 0);
+    assert.deepEqual([...index.defsOf(0)], [0]);
     assert.equal(index.start(0), 4);
     assert.equal(index.strings.toString(), 'x\n');
   } finally {
