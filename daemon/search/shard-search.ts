@@ -217,7 +217,7 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
     case 'not':
       // Only whether the child matches counts (one match will do), and a document outside
       // the child's candidates cannot match it: that is decided without reading it.
-      if (ctx.useIndex && !mayMatch(t.child, ctx, matchers)) return true;
+      if (ctx.useIndex && readsContent(t.child) && !mayMatch(t.child, ctx, matchers)) return true;
       return !evaluate(t.child, ctx, matchers, 1, null);
     case 'and': {
       const c = out?.content.length ?? 0;
@@ -244,6 +244,24 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
 
 /** Candidates of the trees under a NOT, per tree (a tree is specialised to one shard). */
 const negatedCandidates = new WeakMap<Tree, Uint32Array | null>();
+
+/**
+ * Whether deciding `t` reads the document: only then is the NOT's candidate list worth its
+ * postings (a path or a language is decided without reading anything).
+ */
+function readsContent(t: Tree): boolean {
+  switch (t.op) {
+    case 'content':
+      return true;
+    case 'not':
+      return readsContent(t.child);
+    case 'and':
+    case 'or':
+      return t.children.some(readsContent);
+    default:
+      return false;
+  }
+}
 
 /** False when the document is not among `t`'s candidates (so `t` does not match it). */
 function mayMatch(t: Tree, ctx: DocContext, matchers: Matcher[]): boolean {
