@@ -10,6 +10,8 @@ import { encodeBranchLists } from './branch-set.ts';
 import { compareStaticRank, staticRankKey } from './file-class.ts';
 import { detectLanguage } from './language.ts';
 import { ctagsAvailable, extractSymbols, type SymbolDef } from '../symbols/ctags.ts';
+import { nameStarts } from '../symbols/name-range.ts';
+import { REC_NAME_OFF, REC_START, encodeSymbolIndex } from './symbol-index.ts';
 import {
   DOC_FLAG_CRLF,
   DOC_RECORD_SIZE,
@@ -69,6 +71,8 @@ const PROGRESS_EVERY_FILES = 256;
 const SYMBOL_BATCH_BYTES = 32 * 1024 * 1024;
 // 2: documents in static-rank order (file-class.ts) rather than path order.
 const BUILDER = 'trawl-shard-builder/2';
+/** Longest symbol or parent name stored (nameLen is a u16). */
+const MAX_NAME_BYTES = 0xffff;
 
 // Shared structures are not used: each META section is self-describing (records carry
 // their own structure definitions inline), so a reader needs nothing but the section.
@@ -94,12 +98,25 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     const withSymbols = job.symbols !== false && ctagsAvailable();
     const symbols: SymbolDef[][] = [];
     let symbolFailures = 0;
+    // Every definition's name and where it is in its file, in record order (documents are
+    // flushed in order), for the symbol index.
+    const recordNames: string[] = [];
+    const recordStarts: number[] = [];
     let batch: Array<{ doc: number; path: string; content: Uint8Array }> = [];
     let batchBytes = 0;
     const flushSymbols = () => {
       if (batch.length === 0) return;
       const r = extractSymbols(batch);
-      batch.forEach((b, i) => (symbols[b.doc] = r.symbols[i]!));
+      batch.forEach((b, i) => {
+        const defs = r.symbols[i]!;
+        symbols[b.doc] = defs;
+        const names = defs.map((x) => storedName(x.name));
+        const starts = nameStarts(Buffer.from(b.content.buffer, b.content.byteOffset, b.content.length), defs.map((x) => x.line), names);
+        for (let j = 0; j < names.length; j++) {
+          recordNames.push(names[j]!);
+          recordStarts.push(starts[j]!);
+        }
+      });
       symbolFailures += r.failed + r.timedOut;
       batch = [];
       batchBytes = 0;
@@ -193,15 +210,15 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       throw err;
     }
 
+    // The distinct names, sorted, with their definitions (symbol-index.ts); the records
+    // point into them; their trigrams, by block of names, for the sym: prefilter.
+    const symbolIndex = encodeSymbolIndex(recordNames);
     const symbolKinds: string[] = [];
-    const symbolSection = encodeSymbols(docs.length, symbols, symbolKinds);
-    // Symbol names, one per line per document, for the sym: prefilter.
-    const symbolBuilder = new PostingsBuilder({ expectedBytes: symbolSection.length });
+    const symbolSection = encodeSymbols(docs.length, symbols, symbolKinds, symbolIndex.nameOffOf, recordStarts);
+    const symbolBuilder = new PostingsBuilder({ expectedBytes: symbolIndex.section.length });
     let symbolPostings;
     try {
-      for (let d = 0; d < docs.length; d++) {
-        symbolBuilder.addContent(d, Buffer.from((symbols[d] ?? []).map((x) => x.name).join('\n')), 0x7fffffff);
-      }
+      symbolIndex.blocks.forEach((block, b) => symbolBuilder.addContent(b, block, 0x7fffffff));
       symbolPostings = symbolBuilder.finish();
     } catch (err) {
       symbolBuilder.dispose();
@@ -255,6 +272,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       [SectionKind.SymbolPostings, symbolPostings.blob],
       [SectionKind.Branches, encodeBranchLists({ names: job.branches, lists: branchDocs.map((l) => Uint32Array.from(l)) })],
       [SectionKind.Oids, oidTable],
+      [SectionKind.SymbolIndex, symbolIndex.section],
       [SectionKind.Meta, packr.pack(meta)],
     ]));
     const symbolCount = symbols.reduce((n, l) => n + (l?.length ?? 0), 0);
@@ -309,10 +327,11 @@ function readInto(path: string, maxFileSize: number): Uint8Array {
 }
 
 /**
- * The symbols section (layout in shard-reader.ts): counts, each document's first symbol,
- * 24-byte records, then the names.
+ * The symbols section (layout in shard-reader.ts, version 4 records in symbol-index.ts):
+ * counts, each document's first symbol, 24-byte records, then the parents' names. A
+ * record's name is at nameOffOf[record] in the symbol index.
  */
-function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[]): Uint8Array {
+function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[], nameOffOf: Uint32Array, starts: readonly number[]): Uint8Array {
   const kindIndex = new Map<string, number>();
   const kindOf = (k: string): number => {
     let i = kindIndex.get(k);
@@ -332,7 +351,7 @@ function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[])
   const records = Buffer.alloc(count * SYMBOL_RECORD_SIZE);
   let r = 0;
   const addString = (text: string): [number, number] => {
-    const b = Buffer.from(text, 'utf8').subarray(0, 0xffff);
+    const b = Buffer.from(text, 'utf8').subarray(0, MAX_NAME_BYTES);
     strings.push(b);
     stringBytes += b.length;
     return [stringBytes - b.length, b.length];
@@ -341,11 +360,10 @@ function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[])
     head.writeUInt32LE(r, 8 + 4 * d);
     for (const s of perDoc[d] ?? []) {
       const o = r * SYMBOL_RECORD_SIZE;
-      const [nameOff, nameLen] = addString(s.name);
-      records.writeUInt32LE(nameOff, o);
-      records.writeUInt16LE(nameLen, o + 4);
-      records.writeUInt8(kindOf(s.kind), o + 6);
-      records.writeUInt8(s.parent ? kindOf(s.parent.kind) : NO_KIND, o + 7);
+      records.writeUInt32LE(nameOffOf[r]!, o + REC_NAME_OFF);
+      records.writeUInt32LE(starts[r]!, o + REC_START);
+      records.writeUInt8(kindOf(s.kind), o + 22);
+      records.writeUInt8(s.parent ? kindOf(s.parent.kind) : NO_KIND, o + 23);
       records.writeUInt32LE(s.line, o + 8);
       records.writeUInt32LE(Math.max(s.line, s.endLine), o + 12);
       const [parentOff, parentLen] = s.parent ? addString(s.parent.name) : [0, 0];
@@ -356,6 +374,17 @@ function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[])
   }
   head.writeUInt32LE(r, 8 + 4 * docCount);
   return Buffer.concat([head, records, ...strings]);
+}
+
+/**
+ * A definition's name as stored: at most 0xffff bytes (cut, then decoded as UTF-8 as a
+ * version 3 reader gave it back), which is what sym: matches.
+ */
+function storedName(name: string): string {
+  // At most 3 bytes per UTF-16 unit: a short name is within the limit.
+  if (name.length * 3 <= MAX_NAME_BYTES) return name;
+  const b = Buffer.from(name, 'utf8');
+  return b.length <= MAX_NAME_BYTES ? name : b.subarray(0, MAX_NAME_BYTES).toString('utf8');
 }
 
 /** n, 0, ids[n], counts[n], offsets[n] as little-endian u32 (see shard-reader.ts). */

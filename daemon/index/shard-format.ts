@@ -18,7 +18,11 @@ export const SHARD_MAGIC = 'TRAWLIDX';
 //      Not a new version: the layout is unchanged and no reader relies on the order. Older
 //      shards keep path order, which is only a worse order for a search that stops early,
 //      until their repository's next full build.)
-export const SHARD_VERSION = 3;
+//   4  the symbol-index section (sorted distinct symbol names with their definitions and
+//      where each name is spelled in its file: symbol-index.ts); symbol-ngrams and
+//      symbol-postings index those names (a posting is a name, not a document).
+//      Version 2 and 3 shards are still read (sym: then scans each candidate's symbols).
+export const SHARD_VERSION = 4;
 /** Oldest version this reader accepts. */
 export const SHARD_MIN_VERSION = 2;
 
@@ -42,6 +46,7 @@ export const enum SectionKind {
   SymbolPostings = 11,
   Branches = 12,
   Oids = 13,
+  SymbolIndex = 14,
 }
 
 export const SECTION_NAMES: Record<number, string> = {
@@ -58,6 +63,7 @@ export const SECTION_NAMES: Record<number, string> = {
   11: 'symbol-postings',
   12: 'branches',
   13: 'oids',
+  14: 'symbol-index',
 };
 
 /** Sections of a version-2 shard, in file order. */
@@ -75,8 +81,11 @@ export const SECTION_ORDER_V2: readonly SectionKind[] = [
   SectionKind.Meta,
 ];
 
-/** Sections every current (version 3) shard has, in file order: version 2's, then branches and oids before meta. */
-export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V2.slice(0, -1), SectionKind.Branches, SectionKind.Oids, SectionKind.Meta];
+/** Sections of a version-3 shard, in file order: version 2's, then branches and oids before meta. */
+export const SECTION_ORDER_V3: readonly SectionKind[] = [...SECTION_ORDER_V2.slice(0, -1), SectionKind.Branches, SectionKind.Oids, SectionKind.Meta];
+
+/** Sections every current (version 4) shard has, in file order: version 3's, then the symbol index before meta. */
+export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V3.slice(0, -1), SectionKind.SymbolIndex, SectionKind.Meta];
 
 /** Bytes of a git blob id in the oids section. */
 export const OID_SIZE = 20;

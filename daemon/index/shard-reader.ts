@@ -1,6 +1,6 @@
 // Reads a shard file, memory-mapped read-only.
 //
-// # The shard format, version 3 (history in shard-format.ts)
+// # The shard format, version 4 (history in shard-format.ts)
 //
 // A repository is indexed into one or more shard files (`<repoId>/g<generation>-<n>.trawl`
 // in the data dir, listed by the repository's manifest.json). All integers are
@@ -12,7 +12,7 @@
 //     8   version        u32      3
 //     12  headerSize     u32      64
 //     16  fileSize       u64      the whole file; a shorter file is truncated
-//     24  sectionCount   u32      13 in version 3 (11 in version 2)
+//     24  sectionCount   u32      14 in version 4 (13 in version 3, 11 in version 2)
 //     28  tocHash        u32      xxHash32 (seed 0) of the table of contents
 //     32  reserved       28 bytes zero
 //     60  headerHash     u32      xxHash32 of bytes 0..59
@@ -43,12 +43,17 @@
 //     symbols           definitions found by universal-ctags:
 //                         docCount u32, symbolCount u32,
 //                         first[docCount + 1] u32 (document d owns records first[d] .. first[d+1]-1),
-//                         records, 24 bytes each, by document then line:
+//                         records, 24 bytes each, by document then line; version 4
+//                         (symbol-index.ts has its layout) points to its name in the symbol
+//                         index and says where the name is in the file; versions 2 and 3:
 //                           0 nameOff u32   4 nameLen u16   6 kind u8 (meta.symbolKinds)
 //                           7 parentKind u8 (255: no parent)   8 line u32   12 endLine u32
 //                           16 parentOff u32   20 parentLen u16   22 reserved u16,
-//                         then the names (UTF-8; offsets count from the end of the records)
-//     symbol-ngrams     as content-ngrams, over each document's symbol names joined by "\n"
+//                         then the names (UTF-8; offsets count from the end of the records;
+//                         version 4: the parents' names only)
+//     symbol-ngrams     as content-ngrams, over the symbol index's names (a posting is a
+//                       name number; version 2 and 3: a document, over each document's
+//                       symbol names joined by "\n")
 //     symbol-postings   as content-postings
 //     branches          which documents each branch or tag holds: one posting list per
 //                       branch (encoding documented in branch-set.ts); names[0] is the
@@ -56,6 +61,9 @@
 //                       later version); an incremental run may override this section with
 //                       a membership file named by the manifest.
 //     oids              20 bytes per document: its git blob id (zeros for a directory's files)
+//     symbol-index      (version 4) the distinct symbol names, sorted, each with its
+//                       definitions (record, where the name is in the file); layout and a
+//                       worked example in symbol-index.ts, which reads it
 //     meta              msgpack (records enabled, self-describing): ShardMeta in
 //                       shard-format.ts: repository and its flags, shard index,
 //                       languages, symbol kinds, skipped files with reasons, options
@@ -76,23 +84,24 @@
 // bytes are:
 //
 //   54 52 41 57 4c 49 44 58   "TRAWLIDX"
-//   03 00 00 00               version 3
+//   04 00 00 00               version 4
 //   40 00 00 00               header size 64
 //   .. .. .. .. 00 00 00 00   file size (low, high)
-//   0d 00 00 00               13 sections
+//   0e 00 00 00               14 sections
 //   ...                       tocHash, reserved, headerHash
 //   01 00 00 00 hh hh hh hh   toc[0]: kind 1 (content), hash
-//   78 01 00 00 00 00 00 00   offset 376 = 64 + 13*24 (already a multiple of 8)
+//   90 01 00 00 00 00 00 00   offset 400 = 64 + 14*24 (already a multiple of 8)
 //   07 00 00 00 00 00 00 00   length 7
 //   ...
-//   offset 376: 69 6e 74 20 78 3b 0a   "int x;\n"
+//   offset 400: 69 6e 74 20 78 3b 0a   "int x;\n"
 //
 // The docs section holds one record {nameOff 0, nameLen 3, contentOff 0, contentLen 7, ...};
 // names holds "a.c"; content-ngrams lists the 5 trigrams "int" "nt " "t x" " x;" "x;\n"
 // (ids 0x696e74, 0x6e7420, ...), each with count 1; each of their lists in
 // content-postings is the single byte 00 (document 0). ctags finds the variable x: the
 // symbols section holds one record {name "x", kind "variable", line 1, endLine 1}. The
-// branches section names one branch, HEAD, whose list is the byte 00; oids is 20 zeros.
+// branches section names one branch, HEAD, whose list is the byte 00; oids is 20 zeros. The
+// symbol index holds one name "x" with one definition (record 0, start 4).
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
@@ -100,6 +109,7 @@ import mmapModule from '@riaskov/mmap-io';
 import { decodePostings, hash32 } from '../../core/index.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { BranchSet, readMembershipFile } from './branch-set.ts';
+import { SymbolIndex } from './symbol-index.ts';
 import {
   DOC_RECORD_SIZE,
   HEADER_SIZE,
@@ -109,6 +119,7 @@ import {
   SECTION_NAMES,
   SECTION_ORDER,
   SECTION_ORDER_V2,
+  SECTION_ORDER_V3,
   SHARD_MIN_VERSION,
   SHARD_MAGIC,
   SHARD_VERSION,
@@ -212,7 +223,13 @@ export class Shard {
   readonly fileSize: number;
   readonly content: NgramTable;
   readonly names: NgramTable;
+  /**
+   * Trigrams of symbol names: with a symbol index (version 4) a posting is a name number
+   * of the index; without (versions 2 and 3) it is a document.
+   */
   readonly symbolNames: NgramTable;
+  /** The sorted symbol names and their definitions (version 4 shards; symbol-index.ts). */
+  readonly symbolIndex: SymbolIndex | undefined;
   readonly version: number;
   /**
    * The branches and tags holding each document: the shard's own section, or the
@@ -226,6 +243,8 @@ export class Shard {
   private readonly symbols: Buffer;
   private readonly symbolCount: number;
   private readonly symbolStrings: Buffer;
+  /** first[] of the symbols section: document d owns records symbolFirst[d] .. symbolFirst[d+1]-1. */
+  private readonly symbolFirst: Uint32Array;
   private readonly languageDocs = new Map<number, Uint32Array>();
   private readonly docs: Buffer;
   private readonly nameBytes: Buffer;
@@ -269,6 +288,15 @@ export class Shard {
     if (this.symbols.readUInt32LE(0) !== this.docCount) throw new ShardError(path, 'symbol table does not match the document table');
     this.symbolCount = this.symbols.readUInt32LE(4);
     this.symbolStrings = this.symbols.subarray(8 + 4 * (this.docCount + 1) + this.symbolCount * SYMBOL_RECORD_SIZE);
+    this.symbolFirst = new Uint32Array(this.symbols.buffer, this.symbols.byteOffset + 8, this.docCount + 1);
+    if (this.version >= 4) {
+      try {
+        const records = this.symbols.subarray(8 + 4 * (this.docCount + 1), 8 + 4 * (this.docCount + 1) + this.symbolCount * SYMBOL_RECORD_SIZE);
+        this.symbolIndex = new SymbolIndex(section(SectionKind.SymbolIndex), records, SYMBOL_RECORD_SIZE);
+      } catch (err) {
+        throw new ShardError(path, (err as Error).message);
+      }
+    }
     try {
       this.meta = unpackr.unpack(section(SectionKind.Meta)) as ShardMeta;
     } catch (err) {
@@ -362,6 +390,24 @@ export class Shard {
     return { repoName: r.name, branches: this.branches.names, archived: r.archived, fork: r.fork, visibility: r.visibility, languages: this.meta.languages };
   }
 
+  /** The document owning symbol record `record` (symbols section). */
+  symbolDoc(record: number): number {
+    const first = this.symbolFirst;
+    let lo = 0;
+    let hi = this.docCount - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (first[mid]! <= record) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** The first symbol record past document `doc`'s. */
+  symbolsEnd(doc: number): number {
+    return this.symbolFirst[doc + 1]!;
+  }
+
   /** The symbol definitions of a document, by line. */
   symbolsOf(doc: number): SymbolDef[] {
     return this.symbolsWhere(doc, () => true);
@@ -389,13 +435,16 @@ export class Shard {
       const endLine = this.symbols.readUInt32LE(o + 12);
       if (!keep(line, endLine)) continue;
       const nameOff = this.symbols.readUInt32LE(o);
+      const index = this.symbolIndex;
       const def: SymbolDef = {
-        name: this.symbolStrings.toString('utf8', nameOff, nameOff + this.symbols.readUInt16LE(o + 4)),
-        kind: kinds[this.symbols.readUInt8(o + 6)] ?? '',
+        name: index
+          ? index.name(index.nameAt(nameOff)).toString('utf8')
+          : this.symbolStrings.toString('utf8', nameOff, nameOff + this.symbols.readUInt16LE(o + 4)),
+        kind: kinds[this.symbols.readUInt8(o + (index ? 22 : 6))] ?? '',
         line,
         endLine,
       };
-      const parentKind = this.symbols.readUInt8(o + 7);
+      const parentKind = this.symbols.readUInt8(o + (index ? 23 : 7));
       if (parentKind !== NO_KIND) {
         const po = this.symbols.readUInt32LE(o + 16);
         def.parent = { name: this.symbolStrings.toString('utf8', po, po + this.symbols.readUInt16LE(o + 20)), kind: kinds[parentKind] ?? '' };
@@ -462,7 +511,7 @@ function readToc(path: string, map: Buffer, fileLength: number): Map<SectionKind
   if (version < SHARD_MIN_VERSION || version > SHARD_VERSION) {
     throw new ShardError(path, `unsupported shard format version ${version} (this trawl reads versions ${SHARD_MIN_VERSION} to ${SHARD_VERSION}); re-index the repository`);
   }
-  const order = version === 2 ? SECTION_ORDER_V2 : SECTION_ORDER;
+  const order = version === 2 ? SECTION_ORDER_V2 : version === 3 ? SECTION_ORDER_V3 : SECTION_ORDER;
   if (hash32(map.subarray(0, 60)) !== map.readUInt32LE(60)) throw new ShardError(path, 'header is corrupt (checksum mismatch)');
   const fileSize = readU64(map, 16);
   if (fileLength < fileSize) throw new ShardError(path, `truncated: ${fileLength} of ${fileSize} bytes`);

@@ -4,8 +4,9 @@
 // visibility, the languages it holds) become constants, and constants fold away. A tree
 // that folds to `false` skips the shard (shardsSkippedFilter). What remains is ordered by
 // cost within each AND, cheapest first (language < file name < symbols < literal content
-// < regex content < negations), so that a document is rejected by the cheapest test that
-// can reject it.
+// < regex content; a negated term just before its positive kind: it needs one match, not
+// all of them), so that a document is rejected by the cheapest test that can reject it.
+// The candidates come from the positive terms whatever this order (shard-search.ts).
 
 import RE2 from 're2';
 import type { ShardFacts } from '../index/shard-reader.ts';
@@ -114,7 +115,9 @@ export function cost(t: Tree): number {
     case 'content':
       return t.term.kind === 'literal' ? 4 : 5;
     case 'not':
-      return 1 + cost(t.child);
+      // Deciding a NOT takes one match of its child (often early in the file), where the
+      // positive term of the same kind finds every match.
+      return cost(t.child) - 0.5;
     case 'and':
     case 'or':
       return Math.max(...t.children.map(cost));

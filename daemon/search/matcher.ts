@@ -54,6 +54,15 @@ export class Matcher {
     return this.fromStarts(findLiteral(buf, this.needle, true, max));
   }
 
+  /** Whether the term matches at all: stops at the first match. */
+  exists(buf: Buffer): boolean {
+    const q = this.query;
+    // A case-sensitive literal: the native search stops at the first occurrence and
+    // copies nothing (the core copies the whole document into wasm memory first).
+    if (q.kind === 'literal' && q.caseSensitive && !this.reference) return this.needle.length === 0 ? false : buf.indexOf(this.needle) !== -1;
+    return this.find(buf, 1).length > 0;
+  }
+
   private fromStarts(starts: Uint32Array): number[] {
     const out: number[] = new Array(starts.length * 2);
     const n = this.needle.length;

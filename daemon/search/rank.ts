@@ -41,6 +41,7 @@
 
 import { classifyPath, pathDepth } from '../index/file-class.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
+import { isWord } from '../symbols/name-range.ts';
 
 /** BM25's average document length, fixed (see the top of the file). */
 export const REFERENCE_LENGTH = 10_000;
@@ -171,10 +172,8 @@ export function idf(df: number, docCount: number | undefined): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
-/** A byte of an identifier: ASCII letter, digit, underscore, or any non-ASCII byte. */
-export function isWord(b: number | undefined): boolean {
-  return b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f || b >= 0x80);
-}
+/** A byte of an identifier (the rule lives with the symbol name ranges, which use it too). */
+export { isWord };
 
 /** Best first; ties by repository, then path, in byte order. */
 export function compareRanked(a: { score: number; repository: string; path: string }, b: { score: number; repository: string; path: string }): number {

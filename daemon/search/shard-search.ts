@@ -6,11 +6,12 @@
 import { intersectSorted, unionSorted } from '../../core/index.ts';
 import type { NgramTable, RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
 import { compileRefGlob } from '../repos/glob.ts';
-import type { Plan } from '../query/terms.ts';
+import type { Plan, Term } from '../query/terms.ts';
 import type { NgramQuery } from '../query/ngram-query.ts';
 import { specialize, type Tree } from './match-tree.ts';
 import type { Matcher } from './matcher.ts';
-import { isWord } from './rank.ts';
+import { symbolNameRange } from '../symbols/name-range.ts';
+import { symbolHits, type SymbolHits } from './symbol-search.ts';
 import { termDocFrequencies } from './term-stats.ts';
 import { emptyCounters, type ShardCounters } from './types.ts';
 
@@ -54,6 +55,8 @@ class DocContext {
     readonly shard: Shard,
     readonly doc: number,
     readonly counters: ShardCounters,
+    /** False for the brute-force oracle: no posting and no symbol index is read. */
+    readonly useIndex: boolean,
   ) {}
 
   bytes(): Buffer {
@@ -107,7 +110,7 @@ export function searchShard(
     const tc = process.hrtime.bigint();
     // Documents on none of the class's branches are other branches' versions (or dead).
     const onBranches = docsOnAny(shard, cls.branches);
-    const candidates = useIndex ? intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters)) : onBranches;
+    const candidates = useIndex ? intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers)) : onBranches;
     const t1 = process.hrtime.bigint();
     construction += Number(t1 - tc);
     const total = candidates === null ? shard.docCount : candidates.length;
@@ -121,7 +124,7 @@ export function searchShard(
       examined++;
       const doc = candidates === null ? i : candidates[i]!;
       counters.filesConsidered++;
-      const ctx = new DocContext(shard, doc, counters);
+      const ctx = new DocContext(shard, doc, counters, useIndex);
       const found: Found = { content: [], names: [], terms: [] };
       if (!evaluate(cls.tree, ctx, matchers, limit - result.found + 1, found)) continue;
       const branches = cls.branches.length === 1 ? cls.branches : cls.branches.filter((b) => shard.branches.has(b, doc));
@@ -197,6 +200,7 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       return ctx.shard.languageIndex(ctx.doc) === t.lang;
     case 'content': {
       const m = matchers[t.id]!;
+      if (!out) return m.exists(ctx.bytes()); // under a NOT: whether it matches at all
       const ranges = m.find(ctx.bytes(), max);
       if (ranges.length === 0) return false;
       if (out) {
@@ -214,7 +218,9 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       return true;
     }
     case 'sym': {
-      const ranges = symbolRanges(ctx, matchers[t.id]!, max);
+      const ranges = ctx.useIndex && ctx.shard.symbolIndex
+        ? (indexedSymbols(t, ctx.shard, matchers[t.id]!, ctx.counters).ranges.get(ctx.doc) ?? []).slice(0, 2 * max)
+        : symbolRanges(ctx, matchers[t.id]!, max);
       if (ranges.length === 0) return false;
       if (out) {
         out.content.push(...ranges);
@@ -223,7 +229,10 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       return true;
     }
     case 'not':
-      return !evaluate(t.child, ctx, matchers, max, null);
+      // Only whether the child matches counts (one match will do), and a document outside
+      // the child's candidates cannot match it: that is decided without reading it.
+      if (ctx.useIndex && readsContent(t.child) && !mayMatch(t.child, ctx, matchers)) return true;
+      return !evaluate(t.child, ctx, matchers, 1, null);
     case 'and': {
       const c = out?.content.length ?? 0;
       const n = out?.names.length ?? 0;
@@ -249,7 +258,53 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
   }
 }
 
-/** The name of each symbol definition whose name matches, as a range on its line. */
+/** Candidates of the trees under a NOT, per tree (a tree is specialised to one shard). */
+const negatedCandidates = new WeakMap<Tree, Uint32Array | null>();
+
+/**
+ * Whether deciding `t` reads the document: only then is the NOT's candidate list worth its
+ * postings (a path or a language is decided without reading anything).
+ */
+function readsContent(t: Tree): boolean {
+  switch (t.op) {
+    case 'content':
+      return true;
+    case 'not':
+      return readsContent(t.child);
+    case 'and':
+    case 'or':
+      return t.children.some(readsContent);
+    default:
+      return false;
+  }
+}
+
+/** False when the document is not among `t`'s candidates (so `t` does not match it). */
+function mayMatch(t: Tree, ctx: DocContext, matchers: Matcher[]): boolean {
+  let docs = negatedCandidates.get(t);
+  if (docs === undefined) {
+    docs = candidateDocs(t, ctx.shard, ctx.counters, matchers);
+    negatedCandidates.set(t, docs);
+  }
+  if (docs === null) return true;
+  let lo = 0;
+  let hi = docs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = docs[mid]!;
+    if (v < ctx.doc) lo = mid + 1;
+    else if (v > ctx.doc) hi = mid - 1;
+    else return true;
+  }
+  return false;
+}
+
+/** A sym: term's definitions from the shard's symbol index (symbol-search.ts). */
+function indexedSymbols(t: { term: Term }, shard: Shard, matcher: Matcher, counters: ShardCounters): SymbolHits {
+  return symbolHits(shard, shard.symbolIndex!, t.term, matcher, (q) => evalNgrams(shard.symbolNames, q, counters));
+}
+
+/** The name of each symbol definition whose name matches, as a range on its line (shards without a symbol index, and the oracle). */
 function symbolRanges(ctx: DocContext, matcher: Matcher, max: number): number[] {
   const out: number[] = [];
   for (const s of ctx.shard.symbolsOf(ctx.doc)) {
@@ -259,29 +314,6 @@ function symbolRanges(ctx: DocContext, matcher: Matcher, max: number): number[] 
     if (range) out.push(range[0], range[1]);
   }
   return out;
-}
-
-/**
- * Where a symbol's name is on its definition line: the first occurrence as a whole word,
- * else the first occurrence; null when the line does not contain it (ctags reports some
- * macro-generated definitions on lines that do not spell the name).
- */
-export function symbolNameRange(content: Buffer, line: number, name: string): [number, number] | null {
-  let start = 0;
-  for (let l = 1; l < line; l++) {
-    const nl = content.indexOf(10, start);
-    if (nl === -1) return null;
-    start = nl + 1;
-  }
-  const nl = content.indexOf(10, start);
-  const end = nl === -1 ? content.length : nl;
-  const needle = Buffer.from(name, 'utf8');
-  let first = -1;
-  for (let i = content.indexOf(needle, start); i !== -1 && i + needle.length <= end; i = content.indexOf(needle, i + 1)) {
-    if (first === -1) first = i;
-    if (!isWord(content[i - 1]) && !isWord(content[i + needle.length])) return [i, i + needle.length];
-  }
-  return first === -1 ? null : [first, first + needle.length];
 }
 
 /** Sorts flat ranges and merges the ones that overlap (terms of an AND may overlap). */
@@ -304,7 +336,7 @@ export function normalize(flat: number[]): number[] {
  * The documents that may match `t`, ascending, or null for "every document".
  * Sound: each node returns a superset of the documents it matches.
  */
-export function candidateDocs(t: Tree, shard: Shard, counters: ShardCounters): Uint32Array | null {
+export function candidateDocs(t: Tree, shard: Shard, counters: ShardCounters, matchers: Matcher[]): Uint32Array | null {
   switch (t.op) {
     case 'const':
       return t.value ? null : new Uint32Array(0);
@@ -317,11 +349,13 @@ export function candidateDocs(t: Tree, shard: Shard, counters: ShardCounters): U
     case 'file':
       return evalNgrams(shard.names, t.term.ngrams, counters);
     case 'sym':
+      // With a symbol index the candidates are exact: the documents of the matching definitions.
+      if (shard.symbolIndex) return indexedSymbols(t, shard, matchers[t.id]!, counters).docs;
       return evalNgrams(shard.symbolNames, t.term.ngrams, counters);
     case 'and':
-      return intersectAll(null, t.children, (c) => candidateDocs(c, shard, counters));
+      return intersectAll(null, t.children, (c) => candidateDocs(c, shard, counters, matchers));
     case 'or':
-      return uniteAll(t.children, (c) => candidateDocs(c, shard, counters));
+      return uniteAll(t.children, (c) => candidateDocs(c, shard, counters, matchers));
   }
 }
 

@@ -18,6 +18,9 @@ export function termDocFrequencies(shard: Shard, plan: Plan): number[] {
   const walk = (n: PlanNode): void => {
     if (n.op === 'and' || n.op === 'or') n.children.forEach(walk);
     else if (n.op === 'content') out[n.id] = maxDocs(shard.content, n.term.ngrams, shard.docCount);
+    // From shard format 4 on, the symbol-name postings list blocks of names, not documents:
+    // the count is then a rougher bound (known gap: the symbol index could give the exact
+    // number of defining documents).
     else if (n.op === 'sym') out[n.id] = maxDocs(shard.symbolNames, n.term.ngrams, shard.docCount);
   };
   walk(plan.root);

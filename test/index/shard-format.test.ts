@@ -32,15 +32,15 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     const path = exampleShard(dir.path);
     const bytes = readFileSync(path);
     assert.equal(bytes.toString('latin1', 0, 8), 'TRAWLIDX');
-    assert.equal(bytes.readUInt32LE(8), 3);
+    assert.equal(bytes.readUInt32LE(8), 4);
     assert.equal(bytes.readUInt32LE(12), 64);
     assert.equal(bytes.readUInt32LE(16), bytes.length);
-    assert.equal(bytes.readUInt32LE(24), 13);
-    // toc[0]: the content section at offset 376, 7 bytes long.
+    assert.equal(bytes.readUInt32LE(24), 14);
+    // toc[0]: the content section at offset 400, 7 bytes long.
     assert.equal(bytes.readUInt32LE(HEADER_SIZE), 1);
-    assert.equal(bytes.readUInt32LE(HEADER_SIZE + 8), 376);
+    assert.equal(bytes.readUInt32LE(HEADER_SIZE + 8), 400);
     assert.equal(bytes.readUInt32LE(HEADER_SIZE + 16), 7);
-    assert.equal(bytes.toString('latin1', 376, 383), 'int x;\n');
+    assert.equal(bytes.toString('latin1', 400, 407), 'int x;\n');
 
     const shard = Shard.open(path);
     assert.equal(shard.docCount, 1);
@@ -55,6 +55,13 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     assert.deepEqual(shard.branches.names, ['HEAD']);
     assert.deepEqual([...shard.branches.docs(0)], [0]);
     assert.equal(shard.oid(0), undefined);
+    // The symbol index: one name, "x", defined once (record 0), spelled at byte 4.
+    const index = shard.symbolIndex!;
+    assert.equal(index.nameCount, 1);
+    assert.equal(index.name(0).toString(), 'x');
+    assert.deepEqual([...index.defsOf(0)], [0]);
+    assert.equal(index.start(0), 4);
+    assert.equal(index.strings.toString(), 'x\n');
   } finally {
     dir.cleanup();
   }
@@ -73,14 +80,14 @@ test('a reader refuses an unknown version, a truncated file and corrupt sections
       writeFileSync(p, mutate(Buffer.from(good)));
       return p;
     };
-    assert.throws(() => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(4, 8), b))), /unsupported shard format version 4 \(this trawl reads versions 2 to 3\)/);
+    assert.throws(() => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(5, 8), b))), /unsupported shard format version 5 \(this trawl reads versions 2 to 4\)/);
     assert.throws(() => Shard.open(variant('t.trawl', (b) => b.subarray(0, b.length - 10))), /truncated/);
     assert.throws(() => Shard.open(variant('short.trawl', (b) => b.subarray(0, 20))), /truncated/);
     assert.throws(() => Shard.open(variant('m.trawl', (b) => (b.write('NOTTRAWL', 0, 'latin1'), b))), /not a trawl shard/);
     // A flipped byte in the last section (meta) is caught at open...
     assert.throws(() => Shard.open(variant('c.trawl', (b) => (b[b.length - 3] ^= 0xff, b))), ShardError);
     // ... and one in a document's content when the document is first read.
-    const shard = Shard.open(variant('d.trawl', (b) => (b[376 + 8] ^= 0x20, b)));
+    const shard = Shard.open(variant('d.trawl', (b) => (b[400 + 8] ^= 0x20, b)));
     assert.equal(shard.contentOf(0).toString(), 'int x;\n');
     assert.throws(() => shard.contentOf(1), /content of b\.c is corrupt/);
   } finally {

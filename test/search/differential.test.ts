@@ -77,6 +77,7 @@ function spell(text: string): string {
   return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
+const SYMBOL_PATTERNS = ['^main', '^main$', 'foo', 'Kernel', '_lock', 'bar$', 'x', '^k', 'ke', 'e.*r', '^[a-z]+_', '\\w+', 'lock$', '^Foo', '[Kk]ernel'];
 const FILE_FILTERS = ['\\.c$', '\\.h$', 'src/', 'test', 'README', 'ünïcode', '^[a-z]+\\.txt$', '\\.(go|py)$'];
 const LANGS = ['C', 'Go', 'TypeScript', 'Python', 'Markdown', 'Text', 'JavaScript'];
 
@@ -84,7 +85,9 @@ const LANGS = ['C', 'Go', 'TypeScript', 'Python', 'Markdown', 'Text', 'JavaScrip
 function randomQuery(r: R, regex: boolean, depth: number): string {
   const atom = (): string => {
     switch (r.int(11)) {
-      case 10: return `sym:${r.pick(['^main', 'foo', 'Kernel', '_lock', 'bar$', 'x'])}`;
+      // Every way the symbol index finds names: prefix search, exact and anchored byte
+      // comparisons, trigram blocks, a short literal's scan, RE2 over every name; negated too.
+      case 10: return `${r.chance(0.2) ? '-' : ''}sym:${r.pick(SYMBOL_PATTERNS)}`;
       case 0: return `file:${r.pick(FILE_FILTERS)}`;
       case 1: return `-file:${r.pick(FILE_FILTERS)}`;
       case 2: return `lang:${r.pick(LANGS)}`;

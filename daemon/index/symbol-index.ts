@@ -1,0 +1,239 @@
+// The symbol name index (shard format version 4): the shard's distinct symbol names,
+// sorted, each with its definitions, so that `sym:` finds names by binary search, by the
+// trigrams of the names, or by one scan of the names, and never by reading a document.
+//
+// # The symbol-index section
+//
+// All integers are little-endian u32; the arrays start at multiples of 4 bytes.
+//
+//   0   nameCount N
+//   4   defCount D (the symbols section's record count)
+//   8   flags: bit 0 = some name contains "\n" (then `^` can match inside a name, and the
+//       prefix search is not used: search/symbol-search.ts)
+//   12  namesPerBlock B: the trigram postings' unit (below)
+//   16  nameOff[N + 1]   name n is strings[nameOff[n] .. nameOff[n+1] - 1) (a "\n" follows each)
+//       defRecord[D]     the symbols section's records, ordered by their name (its number
+//                        here), then by record number: a name's definitions are one run,
+//                        found by binary search on the records' nameOff
+//       strings          the names (UTF-8, as the symbols section gives them back), each
+//                        followed by "\n", sorted by foldKey (below), then by their bytes
+//
+// In a version 4 shard a symbol record (24 bytes, symbols section) points into these
+// strings instead of holding its name, and says where the name is in the file:
+//   0 nameOff u32 (into the strings above; the name ends at the next "\n")
+//   4 start u32 (byte offset of the name in the document's content, where a sym: match is
+//     highlighted, symbols/name-range.ts symbolNameRange; 0xffffffff: the line does not
+//     spell the name)   8 line u32   12 endLine u32   16 parentOff u32   20 parentLen u16
+//   22 kind u8   23 parentKind u8 (255: no parent); parent names stay in the symbols section.
+//
+// The symbol-ngrams and symbol-postings sections of a version 4 shard index the names in
+// blocks of B consecutive names: a posting is a block b, whose text is strings[nameOff[bB]
+// .. nameOff[min(N, (b+1)B)]) (in version 2 and 3 a posting was a document, over each
+// document's names joined by "\n"). Blocks keep the postings as small as the per-document
+// ones were; a search checks the B names of each candidate block.
+//
+// foldKey: the name's bytes with ASCII A-Z as a-z and the two non-ASCII letters whose case
+// folding reaches ASCII (U+212A KELVIN SIGN as "k", U+017F LONG S as "s"), like the
+// trigram index's folding (core/index.ts foldBytes). The names a pattern `^prefix` (ASCII
+// prefix, either case mode) can match are then one contiguous run.
+//
+// Worked example: a.c defines `Foo` (line 1) and `foo` (line 3), b.c defines `foo` (line 2):
+// records 0 Foo@a.c:1, 1 foo@a.c:3, 2 foo@b.c:2. N = 2, D = 3; the strings are
+// "Foo\nfoo\n" (both fold to "foo"; "Foo" < "foo" by bytes); nameOff = [0, 4, 8];
+// defRecord = [0, 1, 2]; the records' nameOff are 0, 4, 4.
+
+const HEADER = 16;
+const FLAG_NEWLINE_IN_NAME = 1;
+/** Names per trigram block: postings stay small; a candidate block costs B name checks. */
+export const NAMES_PER_BLOCK = 32;
+
+/** Offsets in a version 4 symbol record (layout above). */
+export const REC_NAME_OFF = 0;
+export const REC_START = 4;
+
+/**
+ * The section's bytes, its name blocks (for the trigram table), and where each record's
+ * name is in the strings. `names` are the records' names, in record order.
+ */
+export function encodeSymbolIndex(names: readonly string[]): { section: Uint8Array; blocks: Buffer[]; nameOffOf: Uint32Array } {
+  const d = names.length;
+  // Distinct names, numbered in order of first use; each record's name number.
+  const ids = new Map<string, number>();
+  const distinct: string[] = [];
+  const nameOf = new Uint32Array(d);
+  for (let i = 0; i < d; i++) {
+    const name = names[i]!;
+    let id = ids.get(name);
+    if (id === undefined) {
+      id = distinct.length;
+      ids.set(name, id);
+      distinct.push(name);
+    }
+    nameOf[i] = id;
+  }
+  const n = distinct.length;
+  // Each name's bytes and foldKey as binary strings (which compare as their bytes do; a
+  // JS string compares UTF-16 units, another order for characters beyond U+FFFF).
+  const raws = distinct.map((x) => (ASCII.test(x) ? x : Buffer.from(x, 'utf8').toString('latin1')));
+  const keys = raws.map(foldKeyOf);
+  const order = Array.from({ length: n }, (_, i) => i);
+  order.sort((a, b) => {
+    const ka = keys[a]!;
+    const kb = keys[b]!;
+    if (ka !== kb) return ka < kb ? -1 : 1;
+    const ra = raws[a]!;
+    const rb = raws[b]!;
+    return ra < rb ? -1 : ra > rb ? 1 : 0;
+  });
+  const rank = new Uint32Array(n);
+  order.forEach((id, r) => (rank[id] = r));
+  const stringBytes = raws.reduce((sum, r) => sum + r.length + 1, 0);
+  const out = Buffer.alloc(HEADER + 4 * (n + 1 + d) + stringBytes);
+  const u32 = new Uint32Array(out.buffer, out.byteOffset, (out.length - stringBytes) / 4);
+  const nameOff = u32.subarray(4, 4 + n + 1);
+  const defRecord = u32.subarray(4 + n + 1);
+  const strings = out.subarray(out.length - stringBytes);
+  let flags = 0;
+  let s = 0;
+  for (let r = 0; r < n; r++) {
+    const raw = raws[order[r]!]!;
+    nameOff[r] = s;
+    if (raw.includes('\n')) flags |= FLAG_NEWLINE_IN_NAME;
+    strings.write(raw, s, 'latin1');
+    s += raw.length;
+    strings[s++] = 10;
+  }
+  nameOff[n] = s;
+  // Records by name, then record number: a counting sort (stable: records go in ascending).
+  const next = new Uint32Array(n + 1);
+  for (let i = 0; i < d; i++) next[rank[nameOf[i]!]! + 1]!++;
+  for (let r = 0; r < n; r++) next[r + 1]! += next[r]!;
+  const nameOffOf = new Uint32Array(d);
+  for (let i = 0; i < d; i++) {
+    const r = rank[nameOf[i]!]!;
+    defRecord[next[r]!++] = i;
+    nameOffOf[i] = nameOff[r]!;
+  }
+  u32[0] = n;
+  u32[1] = d;
+  u32[2] = flags;
+  u32[3] = NAMES_PER_BLOCK;
+  const blocks: Buffer[] = [];
+  for (let b = 0; b * NAMES_PER_BLOCK < n; b++) blocks.push(strings.subarray(nameOff[b * NAMES_PER_BLOCK]!, nameOff[Math.min(n, (b + 1) * NAMES_PER_BLOCK)]!));
+  return { section: out, blocks, nameOffOf };
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** foldKey of a name given as a binary string. */
+function foldKeyOf(raw: string): string {
+  return ASCII.test(raw) ? raw.toLowerCase() : foldKey(Buffer.from(raw, 'latin1'));
+}
+
+/** foldKey of the layout above, as a binary string (one char per byte). */
+export function foldKey(name: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < name.length; i++) {
+    const b = name[i]!;
+    if (b >= 0x41 && b <= 0x5a) out += String.fromCharCode(b + 0x20);
+    else if (b === 0xe2 && name[i + 1] === 0x84 && name[i + 2] === 0xaa) {
+      out += 'k';
+      i += 2;
+    } else if (b === 0xc5 && name[i + 1] === 0xbf) {
+      out += 's';
+      i += 1;
+    } else out += String.fromCharCode(b);
+  }
+  return out;
+}
+
+/** Reads the symbol-index section (a view into the shard's mapping). */
+export class SymbolIndex {
+  readonly nameCount: number;
+  readonly defCount: number;
+  /** Some name contains "\n": a `^` may match inside it. */
+  readonly newlineInName: boolean;
+  readonly namesPerBlock: number;
+  /** The names, each followed by "\n": one buffer to scan for a literal. */
+  readonly strings: Buffer;
+  private readonly nameOff: Uint32Array;
+  private readonly defRecord: Uint32Array;
+  private readonly records: Buffer;
+  private readonly recordSize: number;
+
+  /**
+   * `section` must start at a multiple of 4 bytes (sections start at multiples of 8);
+   * `records` are the symbols section's records, of `recordSize` bytes.
+   */
+  constructor(section: Buffer, records: Buffer, recordSize: number) {
+    if (section.length < HEADER) throw new Error('symbol index is truncated');
+    const n = section.readUInt32LE(0);
+    const d = section.readUInt32LE(4);
+    const arrays = 4 * (n + 1 + d);
+    if (d * recordSize !== records.length) throw new Error('symbol index does not match the symbol table');
+    if (HEADER + arrays > section.length) throw new Error('symbol index is truncated');
+    const u32 = new Uint32Array(section.buffer, section.byteOffset, (HEADER + arrays) / 4);
+    this.nameCount = n;
+    this.defCount = d;
+    this.newlineInName = (u32[2]! & FLAG_NEWLINE_IN_NAME) !== 0;
+    this.namesPerBlock = u32[3]!;
+    this.nameOff = u32.subarray(4, 4 + n + 1);
+    this.defRecord = u32.subarray(4 + n + 1);
+    this.strings = section.subarray(HEADER + arrays);
+    this.records = records;
+    this.recordSize = recordSize;
+    if (this.nameOff[n] !== this.strings.length || this.namesPerBlock < 1) throw new Error('symbol index is inconsistent');
+  }
+
+  /** Name n's bytes (a view, without its "\n"). */
+  name(n: number): Buffer {
+    return this.strings.subarray(this.nameOff[n]!, this.nameOff[n + 1]! - 1);
+  }
+
+  /** The name whose bytes (or separator) hold `offset` in `strings`. */
+  nameAt(offset: number): number {
+    return this.lastWhere(this.nameCount, (n) => this.nameOff[n]! <= offset);
+  }
+
+  /** The names whose foldKey starts with `prefix` (already folded): [from, to). */
+  prefixRange(prefix: string): [number, number] {
+    const key = (n: number) => foldKey(this.name(n)).slice(0, prefix.length);
+    return [this.firstWhere(this.nameCount, (n) => key(n) >= prefix), this.firstWhere(this.nameCount, (n) => key(n) > prefix)];
+  }
+
+  /** The names of trigram block b: [from, to). */
+  blockNames(b: number): [number, number] {
+    return [b * this.namesPerBlock, Math.min(this.nameCount, (b + 1) * this.namesPerBlock)];
+  }
+
+  /** The records defining name n, ascending. */
+  defsOf(n: number): Uint32Array {
+    const off = this.nameOff[n]!;
+    const nameOfDef = (k: number) => this.records.readUInt32LE(this.defRecord[k]! * this.recordSize + REC_NAME_OFF);
+    const from = this.firstWhere(this.defCount, (k) => nameOfDef(k) >= off);
+    const to = this.firstWhere(this.defCount, (k) => nameOfDef(k) > off);
+    return this.defRecord.subarray(from, to);
+  }
+
+  /** Where record r's name is in its document, or NO_NAME_START (symbols/name-range.ts). */
+  start(record: number): number {
+    return this.records.readUInt32LE(record * this.recordSize + REC_START);
+  }
+
+  /** First i in [0, count) for which `pred` holds (pred is false, then true), else count. */
+  private firstWhere(count: number, pred: (i: number) => boolean): number {
+    let lo = 0;
+    let hi = count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (pred(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  /** Last i in [0, count) for which `pred` holds (pred is true, then false), else 0. */
+  private lastWhere(count: number, pred: (i: number) => boolean): number {
+    return Math.max(0, this.firstWhere(count, (i) => !pred(i)) - 1);
+  }
+}

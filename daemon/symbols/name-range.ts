@@ -1,0 +1,64 @@
+// Where a symbol's name is spelled in its file: the byte range a `sym:` match highlights.
+// Computed at build time for the symbol index (index/symbol-index.ts) and by the oracle
+// at search time (search/shard-search.ts), so both use this one rule.
+
+/** A byte of an identifier: ASCII letter, digit, underscore, or any non-ASCII byte. */
+export function isWord(b: number | undefined): boolean {
+  return b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f || b >= 0x80);
+}
+
+/** `nameStarts` value of a definition whose line does not spell its name. */
+export const NO_NAME_START = 0xffffffff;
+
+/**
+ * Where a symbol's name is on its definition line: the first occurrence as a whole word,
+ * else the first occurrence; null when the line does not contain it (ctags reports some
+ * macro-generated definitions on lines that do not spell the name).
+ */
+export function symbolNameRange(content: Buffer, line: number, name: string): [number, number] | null {
+  let start = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = content.indexOf(10, start);
+    if (nl === -1) return null;
+    start = nl + 1;
+  }
+  return nameOnLine(content, start, name);
+}
+
+/**
+ * symbolNameRange's start for each definition (NO_NAME_START when null), `names[i]` being
+ * definition i's name as stored. One pass over the lines, whatever the order of `lines`.
+ */
+export function nameStarts(content: Buffer, lines: readonly number[], names: readonly string[]): Uint32Array {
+  const out = new Uint32Array(lines.length).fill(NO_NAME_START);
+  const order = lines.map((_, i) => i).sort((a, b) => lines[a]! - lines[b]!);
+  let line = 1;
+  let start = 0; // byte offset of `line`, -1 past the end
+  for (const i of order) {
+    const want = lines[i]!;
+    // A plain loop: a call per line (indexOf) costs more than the bytes it skips.
+    let p = start;
+    while (line < want && p !== -1) {
+      while (p < content.length && content[p] !== 10) p++;
+      p = p < content.length ? p + 1 : -1;
+      line++;
+    }
+    start = p;
+    if (start === -1) break;
+    const r = nameOnLine(content, start, names[i]!);
+    if (r) out[i] = r[0];
+  }
+  return out;
+}
+
+function nameOnLine(content: Buffer, start: number, name: string): [number, number] | null {
+  const nl = content.indexOf(10, start);
+  const end = nl === -1 ? content.length : nl;
+  const len = Buffer.byteLength(name, 'utf8');
+  let first = -1;
+  for (let i = content.indexOf(name, start, 'utf8'); i !== -1 && i + len <= end; i = content.indexOf(name, i + 1, 'utf8')) {
+    if (first === -1) first = i;
+    if (!isWord(content[i - 1]) && !isWord(content[i + len])) return [i, i + len];
+  }
+  return first === -1 ? null : [first, first + len];
+}
