@@ -19,7 +19,9 @@
 //                 then the opt-in phases that either side ran (auth, web, reindex):
 //     id          stable key: search/<query name>/latency, http/search/latency,
 //                 http/search/throughput, http/stream/throughput, http/stream/firstByte,
-//                 memory/idle, memory/load, index/seconds, index/peakRss, index/bytes,
+//                 memory/idle, memory/load, (when either side has them: http/overhead/<kind>/cpu,
+//                 http/overhead/<kind>/throughput, memory/idleAnon, memory/loadAnon,
+//                 memory/loadFile), index/seconds, index/peakRss, index/bytes,
 //                 index/sizeRatio; auth/<variant>/latency, auth/<variant>/throughput,
 //                 auth/stepCpu; web/firstResult, web/done; reindex/<build>/seconds,
 //                 reindex/full/bytes, reindex/branches/bytes
@@ -373,6 +375,7 @@ function otherMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<Compa
     { id: 'http/stream/firstByte', group: 'http', label: 'stream first byte', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http.stream.firstByteMsSamples) },
     { id: 'memory/idle', group: 'memory', label: 'daemon RSS, idle', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => memory(r.memory.idleSamplesBytes, r.memory.idleMedianBytes)) },
     { id: 'memory/load', group: 'memory', label: 'daemon RSS, under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => memory(r.memory.loadSamplesBytes, r.memory.loadMedianBytes)) },
+    ...splitSpecs(oldR, newR),
     { id: 'index/seconds', group: 'index', label: 'index build time', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => runs(r).map((x) => x.seconds)) },
     { id: 'index/peakRss', group: 'index', label: 'index build peak RSS', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => runs(r).flatMap((x) => (x.peakRssBytes === null ? [] : [x.peakRssBytes]))) },
     // The same corpus indexes to the same bytes: any change is real, no test needed.
@@ -381,6 +384,33 @@ function otherMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<Compa
     ...phaseSpecs(oldR, newR),
   ];
   return specs.map((s) => metric(s, opts));
+}
+
+/**
+ * The figures added by issue 20, when either side has them (a file written before has
+ * neither, so two old files compare as they always did): the HTTP layer's CPU per cheap
+ * request, and RssAnon and RssFile apart.
+ */
+function splitSpecs(oldR: BenchResult, newR: BenchResult): MetricSpec[] {
+  const both = <T>(pick: (r: BenchResult) => T) => ({ old: pick(oldR), new: pick(newR) });
+  const specs: MetricSpec[] = [];
+  const names = new Set([...(oldR.http.overhead ?? []), ...(newR.http.overhead ?? [])].map((o) => o.name));
+  for (const name of names) {
+    const kind = (r: BenchResult) => r.http.overhead?.find((o) => o.name === name);
+    const request = (kind(newR) ?? kind(oldR))!.request;
+    specs.push(
+      { id: `http/overhead/${name}/cpu`, group: 'http', label: `${request} daemon CPU per request`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => kind(r)?.serverCpuMsPerRequestSamples ?? []) },
+      { id: `http/overhead/${name}/throughput`, group: 'http', label: `${request} throughput`, unit: 'req/s', better: 'higher', kind: 'sampled', ...both((r) => kind(r)?.perSecondSamples ?? []) },
+    );
+  }
+  if (oldR.memory.idleAnonSamplesBytes || newR.memory.idleAnonSamplesBytes) {
+    specs.push(
+      { id: 'memory/idleAnon', group: 'memory', label: 'daemon RssAnon, idle', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => r.memory.idleAnonSamplesBytes ?? []) },
+      { id: 'memory/loadAnon', group: 'memory', label: 'daemon RssAnon, under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => r.memory.loadAnonSamplesBytes ?? []) },
+      { id: 'memory/loadFile', group: 'memory', label: 'daemon RssFile (mapped shards), under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => r.memory.loadFileSamplesBytes ?? []) },
+    );
+  }
+  return specs;
 }
 
 /** The opt-in phases' metrics, when either side ran the phase (a side without it is not judged). */

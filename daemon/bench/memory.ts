@@ -1,25 +1,15 @@
-// A process's resident memory, read from /proc (Linux): what the daemon holds with the
-// corpus loaded. VmRSS counts the mapped shard pages that are resident, so it grows as
-// searches touch the index and shrinks when the kernel reclaims clean pages.
+// The daemon's resident memory sampled while `trawl bench` loads it (phase-http.ts): VmRSS
+// and its split into RssAnon and RssFile (runtime/resident-memory.ts says what each is).
 
-import { readFileSync } from 'node:fs';
+import { rssOf, type RssSample } from '../runtime/resident-memory.ts';
 
-/** VmRSS of a process in bytes; null when it cannot be read (not Linux, or the process is gone). */
-export function rssBytes(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
-}
+export type { RssSample };
 
-/** Samples a process's RSS every `everyMs` until stopped; stop() returns the samples. */
-export function sampleRss(pid: number | undefined, everyMs = 100): { stop: () => number[] } {
-  const samples: number[] = [];
+/** Samples a process's resident memory every `everyMs` until stopped; stop() returns the samples. */
+export function sampleRss(pid: number | undefined, everyMs = 100): { stop: () => RssSample[] } {
+  const samples: RssSample[] = [];
   const take = () => {
-    const v = rssBytes(pid);
+    const v = rssOf(pid);
     if (v !== null) samples.push(v);
   };
   take();
@@ -33,8 +23,8 @@ export function sampleRss(pid: number | undefined, everyMs = 100): { stop: () =>
   };
 }
 
-/** Samples RSS for `ms` milliseconds. */
-export async function sampleRssFor(pid: number | undefined, ms: number, everyMs = 100): Promise<number[]> {
+/** Samples resident memory for `ms` milliseconds. */
+export async function sampleRssFor(pid: number | undefined, ms: number, everyMs = 100): Promise<RssSample[]> {
   const s = sampleRss(pid, everyMs);
   await new Promise((r) => setTimeout(r, ms));
   return s.stop();

@@ -6,15 +6,19 @@
 //      the samples a comparison judges), every response's latency, the daemon's CPU per
 //      request, and its RSS every 100 ms meanwhile (memory under load);
 //   3. POST /api/stream_search with a large result (matches 100000): one untimed run, then
-//      `streamRuns` timed ones: MB/s and time to first byte.
+//      `streamRuns` timed ones: MB/s and time to first byte;
+//   4. what the HTTP layer costs: the daemon's CPU per request on cheap requests
+//      (http-overhead.ts), `overheadRounds` alternations of half the load run's seconds.
+// Memory is read as VmRSS and split into RssAnon and RssFile (memory.ts).
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuMsBetween, loadRunDetail, startServer, stopServer, waitHealthy, type Server } from './load.ts';
 import { median, summarize } from './percentiles.ts';
 import { streamOnce } from './stream.ts';
-import { sampleRss, sampleRssFor } from './memory.ts';
-import type { HttpSearch, HttpStream, MemoryPhase } from './result.ts';
+import { overheadRuns, OVERHEAD_KINDS } from './http-overhead.ts';
+import { sampleRss, sampleRssFor, type RssSample } from './memory.ts';
+import type { HttpOverhead, HttpSearch, HttpStream, MemoryPhase } from './result.ts';
 
 export interface HttpPhaseOptions {
   root: string;
@@ -26,12 +30,14 @@ export interface HttpPhaseOptions {
   connections: number;
   streamRuns: number;
   idleMs: number;
+  overheadRounds: number;
 }
 
 export interface HttpPhase {
   search: HttpSearch;
   stream: HttpStream;
   memory: MemoryPhase;
+  overhead: HttpOverhead[];
   /** Cores other processes kept busy (the daemon's and this process's CPU not counted). */
   foreignCores: number | null;
 }
@@ -61,13 +67,13 @@ export async function httpPhase(o: HttpPhaseOptions, log: (s: string) => void): 
       if (r.status !== 200) throw new Error(`POST /api/search ${body} answered ${r.status}: ${r.text.slice(0, 300)}`);
     }
 
-    const idleSamplesBytes = await sampleRssFor(pid, o.idleMs);
+    const idle = await sampleRssFor(pid, o.idleMs);
 
     const request = { method: 'POST' as const, path: '/api/search', body: searchBody };
     await loadRunDetail(server, [server], 0, request, 1, o.connections, 'warm-up');
     const rss = sampleRss(pid);
     const detail = await loadRunDetail(server, [server], 1, request, o.seconds, o.connections, 'search');
-    const loadSamplesBytes = rss.stop();
+    const load = rss.stop();
     const run = detail.run;
     if (run.requests === 0) throw new Error(`POST /api/search completed no request in ${o.seconds} s`);
     const samplesMs = Array.from(detail.latenciesMs, round3);
@@ -104,15 +110,35 @@ export async function httpPhase(o: HttpPhaseOptions, log: (s: string) => void): 
       firstByteMsSamples: streamRuns.flatMap((r) => (r.firstByteMs === null ? [] : [r.firstByteMs])),
     };
 
-    const memory: MemoryPhase = {
-      idleSamplesBytes,
-      loadSamplesBytes,
-      idleMedianBytes: idleSamplesBytes.length ? median(idleSamplesBytes) : null,
-      loadMedianBytes: loadSamplesBytes.length ? median(loadSamplesBytes) : null,
-      loadPeakBytes: loadSamplesBytes.length ? Math.max(...loadSamplesBytes) : null,
-    };
-    return { search, stream, memory, foreignCores: run.load.foreignCores };
+    const overhead = await overheadRuns(server, OVERHEAD_KINDS, Math.max(1, Math.round(o.seconds / 2)), o.connections, o.overheadRounds);
+
+    return { search, stream, memory: memoryPhase(idle, load), overhead, foreignCores: run.load.foreignCores };
   } finally {
     await stopServer(server);
   }
+}
+
+function memoryPhase(idle: RssSample[], load: RssSample[]): MemoryPhase {
+  const pick = (samples: RssSample[], k: keyof RssSample) => samples.map((x) => x[k]);
+  const med = (xs: number[]) => (xs.length ? median(xs) : null);
+  const peak = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
+  const [idleRss, loadRss] = [pick(idle, 'rss'), pick(load, 'rss')];
+  const [idleAnon, loadAnon] = [pick(idle, 'anon'), pick(load, 'anon')];
+  const [idleFile, loadFile] = [pick(idle, 'file'), pick(load, 'file')];
+  return {
+    idleSamplesBytes: idleRss,
+    loadSamplesBytes: loadRss,
+    idleMedianBytes: med(idleRss),
+    loadMedianBytes: med(loadRss),
+    loadPeakBytes: peak(loadRss),
+    idleAnonSamplesBytes: idleAnon,
+    loadAnonSamplesBytes: loadAnon,
+    idleFileSamplesBytes: idleFile,
+    loadFileSamplesBytes: loadFile,
+    idleAnonMedianBytes: med(idleAnon),
+    loadAnonMedianBytes: med(loadAnon),
+    loadAnonPeakBytes: peak(loadAnon),
+    idleFileMedianBytes: med(idleFile),
+    loadFileMedianBytes: med(loadFile),
+  };
 }

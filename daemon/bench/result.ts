@@ -183,6 +183,41 @@ export interface MemoryPhase {
   idleMedianBytes: number | null;
   loadMedianBytes: number | null;
   loadPeakBytes: number | null;
+  /**
+   * The same samples split (/proc/PID/status): RssAnon, what the daemon allocated (heaps,
+   * buffers, wasm memory), and RssFile, mapped shard pages the kernel can drop. Absent in
+   * files written before issue 20, which have VmRSS only.
+   */
+  idleAnonSamplesBytes?: number[];
+  loadAnonSamplesBytes?: number[];
+  idleFileSamplesBytes?: number[];
+  loadFileSamplesBytes?: number[];
+  idleAnonMedianBytes?: number | null;
+  loadAnonMedianBytes?: number | null;
+  loadAnonPeakBytes?: number | null;
+  idleFileMedianBytes?: number | null;
+  loadFileMedianBytes?: number | null;
+}
+
+/** One cheap request of the HTTP phase under load: what the HTTP layer costs (http-overhead.ts). */
+export interface HttpOverhead {
+  name: 'version' | 'noHitSearch';
+  /** e.g. "GET /api/version". */
+  request: string;
+  connections: number;
+  /** Of the timed runs, pooled. */
+  seconds: number;
+  requestsPerSecond: number;
+  perSecondSamples: number[];
+  /** Over every 2xx response (no samples kept: tens of thousands a second). */
+  latencyMs: Percentiles | null;
+  non2xx: number;
+  /** Errors and timeouts. */
+  errors: number;
+  /** The daemon's CPU time per completed request, over every timed run. */
+  serverCpuMsPerRequest: number | null;
+  /** The same, per timed run. */
+  serverCpuMsPerRequestSamples: number[];
 }
 
 export interface PeerQuery {
@@ -292,7 +327,8 @@ export interface BenchResult {
   corpus: CorpusInfo;
   indexing: { runs: IndexRun[] };
   search: SearchPhase;
-  http: { search: HttpSearch; stream: HttpStream };
+  /** `overhead`: absent in files written before issue 20. */
+  http: { search: HttpSearch; stream: HttpStream; overhead?: HttpOverhead[] };
   /** Absent in results written before it was measured. */
   httpQueries?: HttpQueriesPhase;
   memory: MemoryPhase;

@@ -125,8 +125,23 @@ export function runText(r: BenchResult): string {
         `(runs: ${s.mbPerSecondSamples.map((x) => x.toFixed(1)).join(' / ')}); first byte ${formatMs(fb[Math.floor((fb.length - 1) / 2)])} |`,
     );
   }
+  for (const o of r.http.overhead ?? []) {
+    lines.push(
+      `| \`${o.request}\`${o.name === 'noHitSearch' ? ' (no hit)' : ''}, ${o.connections} connections, ${o.seconds} s | ${Math.round(o.requestsPerSecond)} req/s; latency p50 ${formatMs(o.latencyMs?.p50)}, p99 ${formatMs(o.latencyMs?.p99)}; ` +
+        `daemon CPU ${o.serverCpuMsPerRequest === null ? '—' : `${o.serverCpuMsPerRequest.toFixed(3)} ms`}/request; non-2xx ${o.non2xx}, errors ${o.errors} |`,
+    );
+  }
   const m = r.memory;
   lines.push(`| daemon RSS, corpus loaded | idle ${bytes(m.idleMedianBytes)}; under the search load median ${bytes(m.loadMedianBytes)}, peak ${bytes(m.loadPeakBytes)} |`);
+  if (m.idleAnonMedianBytes !== undefined) {
+    // RssFile is mapped shard pages (the kernel drops them when it needs memory); RssAnon is the daemon's own.
+    const content = r.indexing.runs.at(-1)?.contentBytes;
+    const share = (x: number | null | undefined) => (x == null || !content ? '' : ` (${(x / content).toFixed(2)}× content)`);
+    lines.push(
+      `| of which RssAnon (heaps, buffers) | idle ${bytes(m.idleAnonMedianBytes)}${share(m.idleAnonMedianBytes)}; under load median ${bytes(m.loadAnonMedianBytes)}, peak ${bytes(m.loadAnonPeakBytes)}${share(m.loadAnonPeakBytes)} |`,
+      `| of which RssFile (mapped shard pages) | idle ${bytes(m.idleFileMedianBytes)}; under load median ${bytes(m.loadFileMedianBytes)} |`,
+    );
+  }
   lines.push(...phaseText(r));
   if (r.notes.length) {
     lines.push('');

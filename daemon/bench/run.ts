@@ -54,8 +54,8 @@ export interface RunOptions {
 
 /** The defaults of a full run and of --quick (a smoke test: under a minute on a small tree). */
 const DEFAULTS = {
-  full: { iterations: 200, httpQueryIterations: 50, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 5, peerRuns: 3, idleMs: 3000, authRounds: 2, webRuns: 5 },
-  quick: { iterations: 20, httpQueryIterations: 5, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, peerRuns: 1, idleMs: 1000, authRounds: 1, webRuns: 2 },
+  full: { iterations: 200, httpQueryIterations: 50, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 5, peerRuns: 3, idleMs: 3000, overheadRounds: 2, authRounds: 2, webRuns: 5 },
+  quick: { iterations: 20, httpQueryIterations: 5, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, peerRuns: 1, idleMs: 1000, overheadRounds: 1, authRounds: 1, webRuns: 2 },
 };
 
 export class BenchInputError extends Error {}
@@ -177,6 +177,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
         connections: options.httpConnections,
         streamRuns: options.streamRuns,
         idleMs: d.idleMs,
+        overheadRounds: d.overheadRounds,
       },
       log,
     );
@@ -217,7 +218,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
       corpus: { name: id.name, path: id.path, files: id.files, totalBytes: id.totalBytes, sha256: id.sha256, git },
       indexing: { runs: indexing.runs },
       search,
-      http: { search: http.search, stream: http.stream },
+      http: { search: http.search, stream: http.stream, overhead: http.overhead },
       httpQueries: overHttp,
       memory: http.memory,
       peers,

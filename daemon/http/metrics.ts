@@ -7,6 +7,7 @@
 import client from 'prom-client';
 import type { RepoState, Store } from '../store/store.ts';
 import type { SearchStats } from '../search/types.ts';
+import { rssOf, type RssSample } from '../runtime/resident-memory.ts';
 
 /** The stats fields summed into counters (durations and counts alike). */
 const SEARCH_COUNTERS: Array<[keyof SearchStats, string, string]> = [
@@ -92,6 +93,30 @@ export class Metrics {
       gauge('trawl_index_bytes', 'Bytes of shard and membership files in the index.', (s) => s.bytes);
       gauge('trawl_index_files', 'Files (documents) searchable in the index.', (s) => s.files);
       gauge('trawl_index_content_bytes', 'Bytes of file content in the index.', (s) => s.contentBytes);
+    }
+    // Resident memory split (runtime/resident-memory.ts): the default metrics'
+    // trawl_process_resident_memory_bytes is mostly mapped shard pages the kernel can drop;
+    // RssAnon is what the daemon itself holds. Off Linux the gauges are not set.
+    const resident = { at: 0, value: null as RssSample | null };
+    const rss = (): RssSample | null => {
+      if (Date.now() - resident.at > 1000) resident.value = rssOf('self');
+      resident.at = Date.now();
+      return resident.value;
+    };
+    for (const [name, help, pick] of [
+      ['trawl_process_resident_anon_bytes', 'Resident anonymous memory (RssAnon): heaps, buffers, wasm memory of every thread.', (r: RssSample) => r.anon],
+      ['trawl_process_resident_file_bytes', 'Resident file-backed memory (RssFile): mostly mapped shard pages, which the kernel drops when it needs the memory.', (r: RssSample) => r.file],
+      ['trawl_process_resident_shmem_bytes', 'Resident shared memory (RssShmem).', (r: RssSample) => r.shmem],
+    ] as const) {
+      new client.Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          const r = rss();
+          if (r) this.set(pick(r));
+        },
+      });
     }
     if (store) {
       new client.Gauge({

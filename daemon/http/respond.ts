@@ -11,7 +11,12 @@ const STATUS_TEXT: Record<number, string> = {
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
+/** The status lines, made once. */
+const STATUS_LINE = new Map(Object.entries(STATUS_TEXT).map(([code, text]) => [Number(code), `${code} ${text}`]));
+
 export const JSON_TYPE = 'application/json; charset=utf-8';
+
+const JSON_HEADERS: Array<[string, string]> = [['Content-Type', JSON_TYPE]];
 
 /** Streamed bodies are written in pieces of this size (see Reply.write). */
 const WRITE_PIECE = 64 * 1024;
@@ -36,7 +41,7 @@ export class Reply {
 
   /** A whole JSON response. */
   json(status: number, body: unknown, headers: Array<[string, string]> = [], closeConnection = false): void {
-    this.send(status, JSON.stringify(body), [['Content-Type', JSON_TYPE], ...headers], closeConnection);
+    this.send(status, JSON.stringify(body), headers.length === 0 ? JSON_HEADERS : [['Content-Type', JSON_TYPE], ...headers], closeConnection);
   }
 
   /** The error object with the status it names. */
@@ -122,7 +127,7 @@ export class Reply {
   private writeHead(status: number, headers: Array<[string, string]>): void {
     this.status = status;
     this.started = true;
-    this.res.writeStatus(`${status} ${STATUS_TEXT[status] ?? 'Unknown'}`);
+    this.res.writeStatus(STATUS_LINE.get(status) ?? `${status} Unknown`);
     for (const [k, v] of this.headers) this.res.writeHeader(k, v);
     for (const [k, v] of headers) this.res.writeHeader(k, v);
   }

@@ -85,6 +85,26 @@ interface CompiledRoute {
   query?: Validate<unknown>;
 }
 
+/**
+ * The routes of one path, by method, with what every request to it needs computed once
+ * (the metrics label, whether it is a CORS route, the Allow list) rather than per request.
+ */
+interface PathRoutes {
+  byMethod: Map<string, CompiledRoute>;
+  label: string;
+  cors: boolean;
+  /** The methods, for a CORS preflight; and for a 405's Allow (HEAD added with GET). */
+  methods: string;
+  allow: string;
+}
+
+interface Found {
+  routes: PathRoutes;
+  params: Record<string, string>;
+}
+
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 interface InFlight {
   reply: Reply;
   controller: AbortController;
@@ -99,6 +119,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     if (route.query) c.query = options.validators.forQuery(route.query);
     return c;
   });
+  const table = routeTable(compiled);
   const inFlight = new Set<InFlight>();
   let draining = false;
   const addresses = options.clientAddresses ?? new ClientAddresses([]);
@@ -122,7 +143,9 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     const clientId = headers['x-request-id'];
     const id = clientId && /^[\w.:-]{1,128}$/.test(clientId) ? clientId : randomUUID();
     reply.headers.push(['X-Request-Id', id]);
-    const log = options.logger.child({ reqId: id });
+    // The request's logger is made when something logs (most requests log one line only).
+    let child: HttpLogger | undefined;
+    const requestLog = (): HttpLogger => (child ??= options.logger.child({ reqId: id }));
     let routeLabel = 'unmatched';
     let abortBody: (() => void) | undefined;
     res.onAborted(() => {
@@ -134,8 +157,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     const lookup = method === 'HEAD' ? 'GET' : method;
     if (method === 'HEAD') reply.headOnly = true;
     // The body must be subscribed to in this tick too.
-    const found = match(compiled, url);
-    const forMethod = found?.byMethod.get(lookup);
+    const found = match(table, url);
+    const forMethod = found?.routes.byMethod.get(lookup);
     const bodyPromise = (forMethod?.body || forMethod?.route.rawBody) && method === 'POST' ? readBody(res, headers['content-length'] ?? '', options.maxBodyBytes, (abort) => (abortBody = abort)) : undefined;
     bodyPromise?.catch(() => {}); // handled below; never an unhandled rejection
 
@@ -157,22 +180,19 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         }
       }
       if (!found) throw new ServiceError('NOT_FOUND', `no endpoint ${url}${url.startsWith('/api/') ? '' : ' (the API is under /api/)'}`);
-      routeLabel = [...found.byMethod.values()][0]!.route.path;
+      const { routes } = found;
+      routeLabel = routes.label;
       const c = forMethod;
-      const cors = [...found.byMethod.values()].some((r) => r.route.cors);
+      const cors = routes.cors;
       if (cors) reply.headers.push(...CORS_HEADERS);
       if (cors && method === 'OPTIONS') {
         // A CORS preflight: which methods and request headers a script may use here.
-        const methods = [...found.byMethod.keys()].join(', ');
-        reply.send(204, '', [['Access-Control-Allow-Methods', methods], ['Access-Control-Allow-Headers', CORS_REQUEST_HEADERS], ['Access-Control-Max-Age', '86400']]);
+        reply.send(204, '', [['Access-Control-Allow-Methods', routes.methods], ['Access-Control-Allow-Headers', CORS_REQUEST_HEADERS], ['Access-Control-Max-Age', '86400']]);
         return;
       }
       if (!c) {
-        const methods = [...found.byMethod.keys()];
-        if (methods.includes('GET')) methods.push('HEAD');
-        const allow = methods.join(', ');
-        reply.headers.push(['Allow', allow]);
-        throw new ServiceError('METHOD_NOT_ALLOWED', `${url} does not accept ${method}; use ${allow}`);
+        reply.headers.push(['Allow', routes.allow]);
+        throw new ServiceError('METHOD_NOT_ALLOWED', `${url} does not accept ${method}; use ${routes.allow}`);
       }
       const route = c.route;
       const ctx: RouteContext = {
@@ -185,8 +205,13 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         headers,
         clientAddress,
         reply,
-        signal: controller.signal,
-        log,
+        // A getter: an AbortSignal is made only for a handler that reads it.
+        get signal() {
+          return controller.signal;
+        },
+        get log() {
+          return requestLog();
+        },
       };
       if (route.authenticated) {
         // A CORS route ignores the session cookie (auth.ts readCredentials): bearer credentials only.
@@ -219,8 +244,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         // A write that hit a full disk is the operator's to fix, not a bug: 503, logged as such.
         const full = known ? undefined : diskFullError(err);
         const e = known ? err : (full ?? new ServiceError('UNEXPECTED_ERROR', `unexpected error (request id ${id}); the details are in the server log`));
-        if (full) log.error({ err: (err as Error).message, method, url }, 'a write failed: the disk of the data directory is full');
-        else if (!known && !reply.aborted) log.error({ err: errorFields(err), method, url }, 'request failed');
+        if (full) requestLog().error({ err: (err as Error).message, method, url }, 'a write failed: the disk of the data directory is full');
+        else if (!known && !reply.aborted) requestLog().error({ err: errorFields(err), method, url }, 'request failed');
         const out: Array<[string, string]> = [...e.headers];
         if (e.errorCode === 'SERVICE_UNAVAILABLE' && !out.some(([k]) => k.toLowerCase() === 'retry-after')) out.push(['Retry-After', '1']);
         if (e.statusCode === 401 && options.challenge) {
@@ -235,7 +260,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         const status = reply.aborted && reply.status === 0 ? 499 : reply.status;
         options.metrics?.request(method, routeLabel, status, seconds);
-        log.info({ method, url, route: routeLabel, status, ms: Math.round(seconds * 1e4) / 10, bytes: reply.bytes, aborted: reply.aborted || undefined }, 'request');
+        // Through the parent with reqId first: the same line as the child's, without making one.
+        (child ?? options.logger).info({ ...(child ? {} : { reqId: id }), method, url, route: routeLabel, status, ms: Math.round(seconds * 1e4) / 10, bytes: reply.bytes, aborted: reply.aborted || undefined }, 'request');
       });
   });
 
@@ -277,25 +303,62 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
   });
 }
 
-function match(routes: CompiledRoute[], url: string): { byMethod: Map<string, CompiledRoute>; params: Record<string, string> } | undefined {
+/**
+ * The routes by path: a path without parameters is found with one map lookup; those with
+ * `{name}` segments (few) are tried in order. The first route of a path names it in the
+ * metrics; a path's routes are merged by method, the first of a method winning.
+ */
+function routeTable(compiled: CompiledRoute[]): { fixed: Map<string, PathRoutes>; templated: Array<{ segments: string[]; routes: PathRoutes }> } {
+  const byPath = new Map<string, { segments: string[]; list: CompiledRoute[] }>();
+  for (const c of compiled) {
+    // Paths that differ only in their parameters' names match the same URLs: one entry.
+    const shape = c.segments.map((s) => (isParam(s) ? '{}' : s)).join('/');
+    const entry = byPath.get(shape) ?? { segments: c.segments, list: [] };
+    entry.list.push(c);
+    byPath.set(shape, entry);
+  }
+  const fixed = new Map<string, PathRoutes>();
+  const templated: Array<{ segments: string[]; routes: PathRoutes }> = [];
+  for (const { segments, list } of byPath.values()) {
+    const byMethod = new Map<string, CompiledRoute>();
+    for (const c of list) if (!byMethod.has(c.route.method)) byMethod.set(c.route.method, c);
+    const methods = [...byMethod.keys()];
+    const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+    const routes: PathRoutes = { byMethod, label: list[0]!.route.path, cors: list.some((c) => c.route.cors), methods: methods.join(', '), allow: allow.join(', ') };
+    if (segments.some(isParam)) templated.push({ segments, routes });
+    else fixed.set(segments.join('/'), routes);
+  }
+  // A fixed path that a templated one also matches would have two sets of methods: refuse it.
+  for (const path of fixed.keys()) {
+    const parts = path.split('/');
+    const other = templated.find((t) => t.segments.length === parts.length && t.segments.every((s, i) => isParam(s) || s === parts[i]));
+    if (other) throw new Error(`route ${path} overlaps ${other.routes.label}`);
+  }
+  return { fixed, templated };
+}
+
+function isParam(segment: string): boolean {
+  return segment.startsWith('{') && segment.endsWith('}');
+}
+
+function match(table: ReturnType<typeof routeTable>, url: string): Found | undefined {
+  const routes = table.fixed.get(url);
+  if (routes) return { routes, params: NO_PARAMS };
   const parts = url.split('/');
-  let best: { byMethod: Map<string, CompiledRoute>; params: Record<string, string> } | undefined;
-  for (const c of routes) {
-    if (c.segments.length !== parts.length) continue;
+  for (const t of table.templated) {
+    if (t.segments.length !== parts.length) continue;
     const params: Record<string, string> = {};
     let ok = true;
     for (let i = 0; i < parts.length && ok; i++) {
-      const s = c.segments[i]!;
-      if (s.startsWith('{') && s.endsWith('}')) {
+      const s = t.segments[i]!;
+      if (isParam(s)) {
         if (parts[i] === '') ok = false;
         else params[s.slice(1, -1)] = safeDecode(parts[i]!);
       } else if (s !== parts[i]) ok = false;
     }
-    if (!ok) continue;
-    best ??= { byMethod: new Map(), params };
-    if (!best.byMethod.has(c.route.method)) best.byMethod.set(c.route.method, c);
+    if (ok) return { routes: t.routes, params };
   }
-  return best;
+  return undefined;
 }
 
 function safeDecode(s: string): string {

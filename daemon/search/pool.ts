@@ -7,6 +7,7 @@
 import type { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { startTsWorker } from '../runtime/ts-worker.ts';
+import { SEARCH_WORKER_LIMITS } from './worker-limits.ts';
 import { packr, type Envelope, type ShardReply, type ShardTask } from './protocol.ts';
 
 const WORKER = new URL('./search-worker.ts', import.meta.url);
@@ -86,7 +87,7 @@ export class SearchPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: startTsWorker(WORKER), busy: undefined, seq: -1 };
+    const slot: Slot = { worker: startTsWorker(WORKER, {}, SEARCH_WORKER_LIMITS), busy: undefined, seq: -1 };
     slot.worker.unref();
     slot.worker.on('message', (msg: Envelope) => {
       const pending = slot.busy;

@@ -1,0 +1,11 @@
+// The heap bound of a search worker (pool.ts). A shard task holds one shard's candidates
+// and results; the shard files are mapped (RssFile, outside the heap) and the matcher's
+// wasm memory is not part of the V8 heap either. Without a bound a worker's old space may
+// grow to V8's default (a quarter of the machine's memory, up to 4 GB) before it collects
+// hard; with it, a task that would take more fails alone (the pool replaces the worker and
+// the search reports that shard as failed) and the daemon's anonymous memory stays within
+// about workers × (old + young space) + the main thread's heap.
+
+import type { ResourceLimits } from 'node:worker_threads';
+
+export const SEARCH_WORKER_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 };
