@@ -30,7 +30,8 @@ export interface TrawlLatencies {
   queries: TrawlLatency[];
 }
 
-const requestFor = (q: BenchQuery) => ({
+/** The search request a query of the mix stands for (in process and over HTTP alike). */
+export const requestFor = (q: BenchQuery) => ({
   query: q.query,
   matches: q.matches ?? MATCH_LIMIT,
   contextLines: 0,

@@ -12,7 +12,7 @@ import http from 'node:http';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuMsBetween, mark, startServer, stopServer, waitHealthy, type Server } from './load.ts';
-import { MATCH_LIMIT } from './latency.ts';
+import { requestFor } from './latency.ts';
 import { median, summarize } from './percentiles.ts';
 import type { BenchQuery } from './queries.ts';
 import type { HttpQueriesPhase, HttpQueryResult } from './result.ts';
@@ -40,9 +40,7 @@ function post(agent: http.Agent, url: URL, body: string): Promise<{ status: numb
   });
 }
 
-export function requestBody(q: BenchQuery): string {
-  return JSON.stringify({ query: q.query, matches: q.matches ?? MATCH_LIMIT, contextLines: 0, isRegexEnabled: q.regex, isCaseSensitivityEnabled: q.caseSensitive });
-}
+const requestBody = (q: BenchQuery): string => JSON.stringify(requestFor(q));
 
 export async function httpQueriesPhase(o: HttpQueriesOptions, queries: BenchQuery[], log: (s: string) => void): Promise<HttpQueriesPhase> {
   const cwd = join(o.work, 'serve-queries');

@@ -70,7 +70,7 @@ export interface SearchOptions {
   timeoutMs?: number;
   /**
    * Aborting stops the search like the time budget (a client that went away); aborting
-   * with a ServiceError as the reason fails the search with it.
+   * with a ServiceError as the reason fails the search with it at once (see search()).
    */
   signal?: AbortSignal;
   /**
@@ -209,7 +209,25 @@ export class Searcher {
     if (gone.length > 0) this.pool?.forget(gone);
   }
 
-  async search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
+  search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
+    const running = this.searchHeld(req, options);
+    const signal = options.signal;
+    if (!signal) return running;
+    // Aborted with a ServiceError (the server's shutdown deadline), the search fails with it
+    // at once: the caller answers now while the shards stop behind it (a running shard sees
+    // the cancel at its next check, which on a loaded machine can come after the server
+    // has cut what did not end).
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (signal.reason instanceof ServiceError) reject(signal.reason);
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      running.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  private async searchHeld(req: Required<SearchRequest>, options: SearchOptions): Promise<SearchResponse> {
     const state = this.view.current();
     if (state !== this.state) this.snapshot(state);
     const snapshot = this.current;

@@ -5,27 +5,16 @@
 // them). Durations are printed, not asserted.
 
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { CompareReport } from '../../daemon/bench/compare.ts';
 import { resultErrors } from '../../daemon/bench/result-file.ts';
 import type { BenchResult } from '../../daemon/bench/result.ts';
 import { generateCorpus, tempDir } from '../helpers/corpus.ts';
+import { runTrawl as trawl, TRAWL } from '../helpers/trawl-cli.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const TRAWL = join(ROOT, 'bin', 'trawl.js');
-
-function trawl(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [TRAWL, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr, ms: performance.now() - started })));
-}
 
 describe('trawl bench run --quick --auth --web --reindex', () => {
   const tmp = tempDir('bench-phases');

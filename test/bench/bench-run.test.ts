@@ -5,7 +5,6 @@
 // benchmarks, not tests); the test's own timeout only stops a hung run.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -14,19 +13,9 @@ import { resultErrors } from '../../daemon/bench/result-file.ts';
 import type { BenchResult } from '../../daemon/bench/result.ts';
 import { median } from '../../daemon/bench/percentiles.ts';
 import { generateCorpus, tempDir } from '../helpers/corpus.ts';
+import { runTrawl as trawl } from '../helpers/trawl-cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const TRAWL = join(ROOT, 'bin', 'trawl.js');
-
-function trawl(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [TRAWL, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr, ms: performance.now() - started })));
-}
 
 /** A small source tree on which the default mix finds something. */
 function writeCorpus(dir: string): void {

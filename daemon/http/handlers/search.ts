@@ -103,7 +103,6 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
     }
   }, Math.max(50, Math.floor(keepAliveMs / 3)));
   let release: (() => void) | undefined;
-  let searching: Promise<unknown> | undefined;
   try {
     reply.begin(200, [
       ['Content-Type', 'text/event-stream; charset=utf-8'],
@@ -116,7 +115,7 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
     lastWrite = Date.now();
     try {
       release = await turn;
-      const search = s.searcher.search(req, {
+      const res = await s.searcher.search(req, {
         planned,
         timeoutMs: s.config.settings.search.timeoutMs,
         signal: ctx.signal,
@@ -126,8 +125,6 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
           return !reply.aborted;
         },
       });
-      searching = search;
-      const res = await untilShutdown(search, ctx.signal);
       s.metrics?.search('stream', res.stats, res.isSearchExhaustive);
       await message({ type: 'final', accumulatedStats: res.stats, isSearchExhaustive: res.isSearchExhaustive });
     } catch (err) {
@@ -140,28 +137,7 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
     reply.end();
   } finally {
     clearInterval(timer);
-    // The turn is given back when the search has stopped, not when the stream ended early
-    // (the shutdown deadline): the gate keeps counting a search that is still unwinding.
-    if (searching) void searching.then(release, release);
-    else release?.();
+    release?.();
   }
   return undefined;
-}
-
-/**
- * The search's answer, or the shutdown deadline's error as soon as the server aborts the
- * request with one: the stream then says so at once, while the search stops in the
- * background (on a loaded machine a running shard can take a while to see the cancel, and
- * the server cuts whatever has not ended shortly after the deadline).
- */
-function untilShutdown<T>(search: Promise<T>, signal: AbortSignal): Promise<T> {
-  search.catch(() => {}); // its failure after the deadline has nobody to tell
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      if (signal.reason instanceof ServiceError) reject(signal.reason);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    search.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
