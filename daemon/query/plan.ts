@@ -12,6 +12,7 @@ import { ServiceError } from '../errors.ts';
 import type { QueryNode } from './ast.ts';
 import { parseQuery } from './parser.ts';
 import { literalNgramQuery, regexNgramQuery } from './regex-ngrams.ts';
+import { requiredLiteral } from './regex-required.ts';
 import { re2Reason, regexFlags, type Plan, type PlanNode, type Term } from './terms.ts';
 
 export type { Plan, PlanNode, Term } from './terms.ts';
@@ -58,15 +59,16 @@ export function planQuery(req: QueryRequest): Plan {
   return { root, terms, branches };
 }
 
-/** Compiles one pattern: checks a regex with RE2 and derives its n-gram prefilter. */
+/** Compiles one pattern: checks a regex with RE2 and derives its prefilters (n-grams, required literal). */
 export function compileTerm(pattern: string, regex: boolean, caseSensitive: boolean): Term {
-  if (!regex) return { kind: 'literal', pattern, caseSensitive, ngrams: literalNgramQuery(pattern, { caseInsensitive: !caseSensitive }) };
+  if (!regex) return { kind: 'literal', pattern, caseSensitive, ngrams: literalNgramQuery(pattern, { caseInsensitive: !caseSensitive }), required: null };
   try {
     new RE2(pattern, regexFlags(caseSensitive));
   } catch (err) {
     throw new ServiceError('FAILED_TO_PARSE_QUERY', `invalid regular expression ${JSON.stringify(pattern)}: ${re2Reason(err as Error)}`);
   }
-  return { kind: 'regex', pattern, caseSensitive, ngrams: regexNgramQuery(pattern, { caseInsensitive: !caseSensitive }) };
+  const options = { caseInsensitive: !caseSensitive };
+  return { kind: 'regex', pattern, caseSensitive, ngrams: regexNgramQuery(pattern, options), required: requiredLiteral(pattern, options) };
 }
 
 /** False only when a node provably matches nothing (a regex that can never match). */

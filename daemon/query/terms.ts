@@ -12,6 +12,12 @@ export interface Term {
   caseSensitive: boolean;
   /** Sound n-gram prefilter: matches every text the term matches. */
   ngrams: NgramQuery;
+  /**
+   * Regex terms: a string every match contains exactly (compare as UTF-8 bytes), which the
+   * indexed matcher looks for before running RE2 (regex-required.ts); null when none is
+   * known, and always for literals.
+   */
+  required: string | null;
 }
 
 export type PlanNode =

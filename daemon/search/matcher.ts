@@ -2,7 +2,8 @@
 //
 // Two implementations of the same semantics:
 // - "indexed": the production path. Literals are verified by the WebAssembly core (SIMD);
-//   case-insensitive literals fall back to RE2 only where ASCII folding is not enough.
+//   case-insensitive literals fall back to RE2 only where ASCII folding is not enough; a
+//   regex with a required literal (Term.required) runs RE2 only on documents holding it.
 // - "reference": the brute-force oracle. Plain Buffer.indexOf and RE2, never the core, so
 //   the differential test compares two independent matchers.
 //
@@ -18,11 +19,13 @@ const KELVIN = Buffer.from('\u212A');
 const LONG_S = Buffer.from('\u017F');
 
 export class Matcher {
-  /** RE2 executions, one per document searched with a regular expression. */
+  /** RE2 executions, one per document searched with a regular expression (not those the required literal ruled out). */
   regexpsConsidered = 0;
   private readonly query: Term;
   private readonly needle: Buffer;
   private readonly regex: RE2 | undefined;
+  /** Bytes every match of the regex contains; indexed mode only. */
+  private readonly required: Buffer | undefined;
   private readonly asciiNeedle: boolean;
   private readonly needleHasKS: boolean;
   private readonly reference: boolean;
@@ -35,6 +38,7 @@ export class Matcher {
     this.needleHasKS = /[ks]/i.test(query.pattern);
     if (query.kind === 'regex') {
       this.regex = new RE2(query.pattern, regexFlags(query.caseSensitive));
+      if (!this.reference && query.required) this.required = Buffer.from(query.required, 'utf8');
     } else if (!query.caseSensitive && (this.reference || !this.asciiNeedle || this.needleHasKS)) {
       this.regex = new RE2(escapeRegex(query.pattern), 'gi');
     }
@@ -43,7 +47,14 @@ export class Matcher {
   /** Flat [start, end, start, end, ...] of at most `max` matches. */
   find(buf: Buffer, max: number): number[] {
     const q = this.query;
-    if (q.kind === 'regex') return this.findRegex(buf, max);
+    if (q.kind === 'regex') {
+      // The trigram prefilter is case-folded, so a case-sensitive regex's candidates are
+      // often documents without its literal part in the right case (`[A-Z]\w+Exception`
+      // keeps every "exception"). Buffer.indexOf scans several times faster than RE2, and a
+      // document without the required bytes cannot match (regex-required.ts: sound).
+      if (this.required !== undefined && buf.indexOf(this.required) === -1) return [];
+      return this.findRegex(buf, max);
+    }
     if (q.caseSensitive) {
       return this.reference ? findBuffer(buf, this.needle, max) : this.fromStarts(findLiteral(buf, this.needle, false, max));
     }

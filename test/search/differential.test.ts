@@ -67,6 +67,14 @@ const REGEX_SHAPES: Array<(r: ReturnType<typeof prng>) => string> = [
   (r) => `${esc(r.pick(WORDS))}\\n`,
   (r) => `caf[eé]|[ÉE]LAN`,
   (r) => `${esc(r.pick(WORDS))}(\\s+${esc(r.pick(WORDS))})+`,
+  // Required literals (regex-required.ts): a cased word behind classes, in every branch of
+  // an alternation, after an optional or a repeated group, next to a case-folded part.
+  (r) => `[A-Za-z_]+${esc(r.pick(['Bar', 'Kernel', 'KERNEL', 'Size', 'ÉLAN', 'Straße', 'Key']))}`,
+  (r) => { const w = esc(r.pick(WORDS)); return `([a-z]+${w}|${w}[0-9 ])`; },
+  (r) => `(${esc(r.pick(WORDS))}){0,3}${esc(r.pick(WORDS))}`,
+  (r) => `(${esc(r.pick(WORDS))}\\s?)+x?`,
+  (r) => `(?i:${esc(r.pick(WORDS))})${esc(r.pick(WORDS))}`,
+  (r) => `${esc(r.pick(WORDS))}(_${esc(r.pick(WORDS))})?\\(`,
 ];
 
 type R = ReturnType<typeof prng>;

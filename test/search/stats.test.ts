@@ -21,6 +21,7 @@ before(async () => {
     for (let i = 0; i < 40; i++) writeFileSync(join(root, `f${String(i).padStart(2, '0')}.c`), `int common_${repo}_${i}(void) { return shared_value; }\n`.repeat(40));
   }
   writeFileSync(join(dir.path, 'beta', 'unique.c'), 'the one and only needle_xyzzy here\n');
+  writeFileSync(join(dir.path, 'beta', 'shout.c'), 'THE SHARED_VALUE IN CAPITALS\n');
   const data = join(dir.path, 'data');
   alphaShards = (await indexLocal(join(dir.path, 'alpha'), { dataDir: data, shardTargetBytes: 16 * 1024, workers: 2 })).shards;
   betaShards = (await indexLocal(join(dir.path, 'beta'), { dataDir: data, shardTargetBytes: 16 * 1024, workers: 2 })).shards;
@@ -89,7 +90,17 @@ test('a limit that truncates says so', async () => {
 
 test('regex executions are counted', async () => {
   const { stats } = await searcher.search(req('needle_x[a-z]+', { isRegexEnabled: true }));
-  // One over the candidate's content, one over its path (to highlight the term there).
-  assert.equal(stats.regexpsConsidered, 2);
+  // One over the candidate's content; its path (searched to highlight the term there) does
+  // not hold the required literal "needle_x", so RE2 does not run on it.
+  assert.equal(stats.regexpsConsidered, 1);
   assert.equal(stats.fileCount, 1);
+});
+
+test('a case-sensitive regex runs RE2 only on the candidates holding its required literal', async () => {
+  const { stats, files } = await searcher.search(req('[A-Z]+_VALUE', { isRegexEnabled: true }));
+  assert.deepEqual(files.map((f) => f.fileName.text), ['shout.c']);
+  // The trigrams are case-folded: every file saying "shared_value" is a candidate and is
+  // read, but only shout.c holds "_VALUE" as written.
+  assert.equal(stats.filesLoaded, 81);
+  assert.equal(stats.regexpsConsidered, 1);
 });
