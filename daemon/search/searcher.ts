@@ -25,7 +25,7 @@ import { planQuery, type Plan } from '../query/plan.ts';
 import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl } from '../repos/web-urls.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import { SearchPool } from './pool.ts';
-import { packr, shardKey, type ShardReply, type ShardTask } from './protocol.ts';
+import { packr, shardKey, type SearchTask, type ShardRef, type ShardReply } from './protocol.ts';
 import { buildChunks, locateRanges, nameRanges, wholeContent } from './shape.ts';
 import type { ShardHit } from './shard-search.ts';
 import { compareRanked, score } from './rank.ts';
@@ -93,6 +93,13 @@ export interface SearchChunk {
   files: FileResult[];
   repositoryInfo: RepositoryInfo[];
 }
+
+/**
+ * Shards a stream's workers may run ahead of the one being sent, per worker. A stream holds
+ * at most workers × STREAM_AHEAD_PER_WORKER shard replies beyond the batch being written
+ * (each at most `matches` match ranges), whatever its client's speed.
+ */
+const STREAM_AHEAD_PER_WORKER = 2;
 
 /** A streamed batch is sent once it holds this many files, or this long after the last one. */
 const CHUNK_MAX_FILES = 100;
@@ -258,23 +265,19 @@ export class Searcher {
     const pool = (this.pool ??= new SearchPool(this.options.workers));
     const limit = req.matches;
     const cancel = new SharedArrayBuffer(4);
-    const flag = new Int32Array(cancel);
-    // Stopping also takes the search's queued shard tasks out of the pool at once.
+    const task: SearchTask = { planId: nextPlanId++, plan: packr.pack(plan), limit, brute: options.brute === true, shards: shards.map(shardRef) };
+    // A stream lets the workers run only STREAM_AHEAD shards past the one its client is
+    // being sent: a slow client holds the search back instead of replies piling up.
+    const ahead = options.onChunk ? pool.size * STREAM_AHEAD_PER_WORKER : shards.length;
+    const run = pool.start(task, cancel, ahead);
+    // Stopping sets the flag the running shards check and skips the ones not started.
     const stop = () => {
-      Atomics.store(flag, 0, 1);
-      pool.drop(cancel);
+      Atomics.store(new Int32Array(cancel), 0, 1);
+      run.stop();
     };
     const timer = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
     options.signal?.addEventListener('abort', stop, { once: true });
     if (options.signal?.aborted) stop();
-    const planId = nextPlanId++;
-    const planBytes = packr.pack(plan);
-    const replies = shards.map((s) => {
-      const task: ShardTask = { shardPath: s.path, planId, plan: planBytes, limit, brute: options.brute === true };
-      if (s.membership) task.membership = s.membership;
-      if (s.repo) task.repo = { name: s.repo.name, archived: s.repo.archived, fork: s.repo.fork, visibility: s.repo.visibility };
-      return pool.run(task, cancel);
-    });
 
     const stats = emptyStats();
     stats.matchTreeConstruction = planNs;
@@ -286,8 +289,8 @@ export class Searcher {
     try {
       for (let i = 0; i < shards.length; i++) {
         // Results waiting in a streamed batch go out on time even while a slow shard runs.
-        if (stream && shaping.files.length > 0) await stream.flushWhileWaiting(replies[i]!, shaping);
-        const reply: ShardReply = await replies[i]!;
+        if (stream && shaping.files.length > 0) await stream.flushWhileWaiting(run.replies[i]!, shaping);
+        const reply: ShardReply = await run.replies[i]!;
         const before = stream ? { ...stats } : undefined;
         if (reply.status === 'skipped') {
           stats.shardsSkipped++;
@@ -311,7 +314,10 @@ export class Searcher {
             if (found > limit) stop();
           }
         }
-        if (stream) await stream.add(shaping, delta(before!, stats));
+        if (stream) {
+          await stream.add(shaping, delta(before!, stats));
+          run.grant(i + 1 + ahead);
+        }
       }
     } finally {
       clearTimeout(timer);
@@ -423,6 +429,13 @@ interface Shaping {
   repos: Map<number, RepositoryInfo>;
   /** Match ranges given. */
   actual: number;
+}
+
+function shardRef(s: ShardEntry): ShardRef {
+  const ref: ShardRef = { shardPath: s.path };
+  if (s.membership) ref.membership = s.membership;
+  if (s.repo) ref.repo = { name: s.repo.name, archived: s.repo.archived, fork: s.repo.fork, visibility: s.repo.visibility };
+  return ref;
 }
 
 function finish(shaping: Shaping, stats: SearchStats): SearchResponse {
