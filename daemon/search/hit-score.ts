@@ -10,13 +10,20 @@
 import type { Shard } from '../index/shard-reader.ts';
 import { score } from './rank.ts';
 import { locateRanges } from './shape.ts';
-import type { ShardHit } from './shard-search.ts';
+
+/** What the score reads of a hit (shard-search.ts ShardHit). */
+interface ScoredHit {
+  doc: number;
+  ranges: number[];
+  nameRanges: number[];
+  termFreqs: number[];
+}
 
 /**
  * The score of each hit of a shard. `termDocs`: per term id of the plan, the documents of
  * the shard that may hold it (-1: a term the text score does not count; term-stats.ts).
  */
-export function scoreHits(shard: Shard, hits: ShardHit[], termDocs: number[]): number[] {
+export function scoreHits(shard: Shard, hits: ScoredHit[], termDocs: number[]): number[] {
   return hits.map((hit) => {
     const content = shard.contentOf(hit.doc);
     const terms = termDocs.flatMap((df, id) => (df >= 0 ? [{ tf: hit.termFreqs[id] ?? 0, df }] : []));
