@@ -207,7 +207,10 @@ export class SearchPool {
     const slot: Slot = { worker: startTsWorker(WORKER, { workerId: id }, SEARCH_WORKER_LIMITS), id };
     slot.worker.unref();
     slot.worker.on('message', (msg: FromWorker) => {
-      this.runs.get(msg.run)?.resolve(msg.shard, packr.unpack(msg.body) as ShardReply);
+      const run = this.runs.get(msg.run);
+      if (!run) return;
+      const replies = packr.unpack(msg.body) as ShardReply[];
+      msg.shards.forEach((shard, k) => run.resolve(shard, replies[k]!));
     });
     slot.worker.on('error', (err) => this.replace(slot, err));
     slot.worker.on('exit', (code) => {

@@ -12,6 +12,10 @@
 //              i + 1 with a compare-and-swap, never past GRANTED
 //   [GRANTED]  shards [0, GRANTED) may be claimed: a blocking search grants all of them at
 //              once, a stream grants a few more as its client drains (backpressure)
+//   [FOUND]    match ranges found by the shards answered so far; once it passes the task's
+//              stopAfter no shard is claimed. Shards are claimed in order, so every shard
+//              not yet claimed then lies past the point where the searcher, adding the
+//              shards' counts in shard order, stops taking them: skipping it changes nothing
 //   [CLAIMS+i] the id of the worker that claimed shard i (0: none yet), so that the shards
 //              of a worker that dies are failed and the others go on
 // The cancel flag (its own SharedArrayBuffer, non-zero: stop) is read between documents.
@@ -25,7 +29,8 @@ import type { ShardSearchResult } from './shard-search.ts';
 
 export const CONTROL_NEXT = 0;
 export const CONTROL_GRANTED = 1;
-export const CONTROL_CLAIMS = 2;
+export const CONTROL_FOUND = 2;
+export const CONTROL_CLAIMS = 3;
 
 /** One shard of a search: its file, membership file and the repository's current flags. */
 export interface ShardRef {
@@ -48,6 +53,14 @@ export interface SearchTask {
   /** Brute force: bypass the index, verify every document with the reference matcher. */
   brute: boolean;
   shards: ShardRef[];
+  /** Match ranges in hand past which no more shards are claimed (the searcher's cut). */
+  stopAfter: number;
+  /**
+   * Post a worker's replies together when it has claimed all it can (a blocking search,
+   * which ranks nothing before every shard is in: one message per worker instead of one
+   * per shard), rather than each as soon as it is done (a stream).
+   */
+  batch: boolean;
 }
 
 export type ShardReply =
@@ -66,10 +79,10 @@ export type ToWorker =
   /** Drop the mapping of these shard files (a re-index retired them). */
   | { kind: 'forget'; keys: string[] };
 
-/** Worker → main thread: one shard's reply (`body` is a packed ShardReply). */
+/** Worker → main thread: replies of shards of a search (`body` is a packed ShardReply[], one per entry of `shards`). */
 export interface FromWorker {
   run: number;
-  shard: number;
+  shards: number[];
   body: Uint8Array;
 }
 

@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
-import { CONTROL_CLAIMS, CONTROL_GRANTED, CONTROL_NEXT, packr, shardKey, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
+import { CONTROL_CLAIMS, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_NEXT, packr, shardKey, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
 import { searchShard } from './shard-search.ts';
 
 const port = parentPort!;
@@ -41,6 +41,7 @@ function claim(s: Known): number {
   for (;;) {
     const next = Atomics.load(s.control, CONTROL_NEXT);
     if (next >= Atomics.load(s.control, CONTROL_GRANTED) || next >= s.task.shards.length) return -1;
+    if (Atomics.load(s.control, CONTROL_FOUND) > s.task.stopAfter) return -1;
     if (Atomics.compareExchange(s.control, CONTROL_NEXT, next, next + 1) === next) {
       Atomics.store(s.control, CONTROL_CLAIMS + next, workerId);
       return next;
@@ -48,7 +49,7 @@ function claim(s: Known): number {
   }
 }
 
-function runShard(run: number, s: Known, i: number): void {
+function runShard(s: Known, i: number): ShardReply {
   const task = s.task;
   const ref = task.shards[i]!;
   const queuedNs = Math.max(0, Math.round((performance.timeOrigin + performance.now() - s.sentAt) * 1e6));
@@ -68,20 +69,32 @@ function runShard(run: number, s: Known, i: number): void {
     shards.delete(shardKey(ref.shardPath, ref.membership));
     reply = { status: 'failed', error: (err as Error).message, queuedNs, corrupt: err instanceof ShardError };
   }
-  port.postMessage({ run, shard: i, body: packr.pack(reply) } satisfies FromWorker);
+  // (Capped: the count only has to pass stopAfter, and must not wrap around.)
+  if (reply.status === 'done') Atomics.add(s.control, CONTROL_FOUND, Math.min(reply.result.found, 1 << 24));
+  return reply;
 }
 
 /** Works on a search until nothing granted is left to claim; forgets it once it has ended. */
 function work(run: number, s: Known): void {
+  const shardsDone: number[] = [];
+  const replies: ShardReply[] = [];
   for (;;) {
     if (Atomics.load(s.flag, 0) !== 0) break;
     const i = claim(s);
     if (i < 0) break;
-    runShard(run, s, i);
+    const reply = runShard(s, i);
+    if (s.task.batch) {
+      shardsDone.push(i);
+      replies.push(reply);
+    } else {
+      port.postMessage({ run, shards: [i], body: packr.pack([reply]) } satisfies FromWorker);
+    }
   }
+  if (shardsDone.length > 0) port.postMessage({ run, shards: shardsDone, body: packr.pack(replies) } satisfies FromWorker);
   // Stopped, or every shard claimed: no resume will bring more. Otherwise the grant ran
   // out: a resume message comes when the searcher grants more (or stops the search).
-  if (Atomics.load(s.flag, 0) !== 0 || Atomics.load(s.control, CONTROL_NEXT) >= s.task.shards.length) known.delete(run);
+  const over = Atomics.load(s.control, CONTROL_NEXT) >= s.task.shards.length || Atomics.load(s.control, CONTROL_FOUND) > s.task.stopAfter;
+  if (Atomics.load(s.flag, 0) !== 0 || over) known.delete(run);
   else known.set(run, s);
 }
 

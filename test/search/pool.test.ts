@@ -32,11 +32,11 @@ function haystackIndex(): Promise<string> {
   return indexed;
 }
 
-async function task(query: string, regex: boolean, planId: number): Promise<SearchTask> {
+async function task(query: string, regex: boolean, planId: number, batch = false, stopAfter = 1_000_000_000): Promise<SearchTask> {
   const dataDir = await haystackIndex();
   const m = readAllManifests(dataDir)[0]!;
   const plan = packr.pack(planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: true }));
-  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => ({ shardPath: join(shardsDir(dataDir, m.repoId), s.file) })) };
+  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => ({ shardPath: join(shardsDir(dataDir, m.repoId), s.file) })), stopAfter, batch };
 }
 
 const workers = (pool: SearchPool) => (pool as unknown as { slots: Array<{ worker: Worker }> }).slots.map((s) => s.worker);
@@ -53,6 +53,9 @@ test('two workers answer every shard of a search once, with the same results as 
     assert.deepEqual(a.map((r) => r.status), t.shards.map(() => 'done'));
     assert.deepEqual(b.map(found), a.map(found));
     assert.ok(a.filter((r) => found(r) > 0).length >= 2, 'matches in several shards');
+    // Each worker's replies in one message (a blocking search): the same answers.
+    const batched = await Promise.all(two.start({ ...t, batch: true }, new SharedArrayBuffer(4)).replies);
+    assert.deepEqual(batched.map(found), a.map(found));
     // Several searches at once: each gets its own answers.
     const many = await Promise.all([1, 2, 3, 4].map(async () => (await Promise.all(two.start(t, new SharedArrayBuffer(4)).replies)).map(found)));
     for (const m of many) assert.deepEqual(m, a.map(found));
@@ -103,6 +106,22 @@ test('stopping a search skips the shards no worker has claimed, at once', async 
     // Shard 0 answered, shard 1 perhaps running (it stops at its next check): the rest never ran.
     assert.ok(skipped >= t.shards.length - 2, `${skipped} of ${t.shards.length} skipped`);
     assert.deepEqual(pool.load(), { busy: 0, queued: 0 });
+  } finally {
+    await pool.close();
+  }
+});
+
+test('no shard is claimed once the shards answered hold more than the task\'s stopAfter ranges', async () => {
+  const t = await task('x', true, 4, true, 0);
+  const pool = new SearchPool(1);
+  try {
+    const run = pool.start(t, new SharedArrayBuffer(4));
+    // One worker claims in order: shard 0 finds matches, which passes stopAfter 0.
+    assert.equal((await run.replies[0]).status, 'done');
+    await new Promise((r) => setTimeout(r, 200));
+    run.stop(); // what the searcher does once its cut is passed
+    const replies = await Promise.all(run.replies);
+    assert.deepEqual(replies.map((r) => r.status), ['done', ...t.shards.slice(1).map(() => 'skipped')]);
   } finally {
     await pool.close();
   }
