@@ -423,6 +423,34 @@ export class Shard {
     return this.symbolsWhere(doc, (line, endLine) => spans.some(([a, b]) => line <= b && a <= endLine));
   }
 
+  /**
+   * The kinds of the document's definitions whose name is exactly one of the flat byte
+   * ranges [start, end, ...] (the name at its definition, as a match of the ranking sees
+   * it). Found by the name's offset in the content, which version 4 records hold: no line
+   * is counted and no symbol decoded. Null for older shards (then lines and
+   * symbolsOverlapping tell).
+   */
+  definitionsAt(doc: number, ranges: number[]): string[] | null {
+    const index = this.symbolIndex;
+    if (!index) return null;
+    const out: string[] = [];
+    if (ranges.length === 0) return out;
+    const ends = new Map<number, number>();
+    for (let i = 0; i < ranges.length; i += 2) if (ranges[i + 1]! > ranges[i]!) ends.set(ranges[i]!, ranges[i + 1]!);
+    const first = this.symbols.readUInt32LE(8 + 4 * doc);
+    const end = this.symbols.readUInt32LE(8 + 4 * (doc + 1));
+    const base = 8 + 4 * (this.docCount + 1);
+    for (let i = first; i < end; i++) {
+      const o = base + i * SYMBOL_RECORD_SIZE;
+      const at = ends.get(this.symbols.readUInt32LE(o + 4));
+      if (at === undefined) continue;
+      const start = this.symbols.readUInt32LE(o + 4);
+      if (index.name(index.nameAt(this.symbols.readUInt32LE(o))).length !== at - start) continue;
+      out.push(this.meta.symbolKinds[this.symbols.readUInt8(o + 22)] ?? '');
+    }
+    return out;
+  }
+
   private symbolsWhere(doc: number, keep: (line: number, endLine: number) => boolean): SymbolDef[] {
     const first = this.symbols.readUInt32LE(8 + 4 * doc);
     const end = this.symbols.readUInt32LE(8 + 4 * (doc + 1));

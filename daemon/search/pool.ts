@@ -1,100 +1,216 @@
-// A fixed pool of search worker threads with a FIFO queue of shard tasks. Each worker
-// runs one task at a time; `wait` in the stats is the time a task spent queued. A search
-// queues all its shards up front, so when it stops (client gone, time budget, enough
-// matches) `drop` takes its tasks out of the queue at once: they never run, and nothing
-// of a search whose client left stays queued behind other searches' work.
+// A fixed pool of search worker threads. A search is started once on every worker
+// (protocol.ts): the workers claim its shards one at a time from a shared control block,
+// each shard's reply coming back as soon as it is done. Searches run in the order they
+// were started (a worker takes the next one from its message queue when it has claimed
+// what it was granted of the current one); `wait` in the stats is the time from a search's
+// start to a shard's.
+//
+// Stopping a search (it had enough, its time was up, its client left) claims every shard
+// not yet claimed at once: they resolve as skipped and never run, and a running shard sees
+// the cancel flag at its next check. A worker that dies fails the shards it had claimed
+// and not answered; a replacement joins the searches still running.
 
 import type { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { startTsWorker } from '../runtime/ts-worker.ts';
 import { SEARCH_WORKER_LIMITS } from './worker-limits.ts';
-import { packr, type Envelope, type ShardReply, type ShardTask } from './protocol.ts';
+import { CONTROL_CLAIMS, CONTROL_GRANTED, CONTROL_NEXT, packr, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
 
 const WORKER = new URL('./search-worker.ts', import.meta.url);
 
-interface Pending {
-  task: ShardTask;
-  cancel: SharedArrayBuffer;
-  resolve: (r: ShardReply) => void;
-  /** Wall-clock ms when queued: the worker reports the time to its start as `wait`. */
-  queuedAt: number;
-}
-
 interface Slot {
   worker: Worker;
-  busy: Pending | undefined;
-  seq: number;
+  /** This worker's id in the control blocks' claims (never reused, so a replacement's claims are its own). */
+  id: number;
+}
+
+/** A search started on the pool: one reply per shard, in the order of its task's shards. */
+export interface PoolRun {
+  readonly replies: Array<Promise<ShardReply>>;
+  /** Lets the workers claim shards [0, upTo) (a stream's backpressure; start() grants `grant`). */
+  grant(upTo: number): void;
+  /** Stops the search: the shards not yet claimed resolve as skipped now. Idempotent. */
+  stop(): void;
+}
+
+class Run implements PoolRun {
+  readonly replies: Array<Promise<ShardReply>>;
+  private readonly resolvers: Array<((r: ShardReply) => void) | undefined>;
+  private readonly control: Int32Array;
+  private readonly flag: Int32Array;
+  private open: number;
+
+  constructor(
+    readonly id: number,
+    readonly size: number,
+    readonly controlBuffer: SharedArrayBuffer,
+    readonly cancel: SharedArrayBuffer,
+    /** The packed SearchTask, kept for a worker that replaces one that died. */
+    readonly body: Uint8Array,
+    private readonly pool: SearchPool,
+  ) {
+    this.control = new Int32Array(controlBuffer);
+    this.flag = new Int32Array(cancel);
+    this.resolvers = new Array(size);
+    this.replies = Array.from({ length: size }, (_, i) => new Promise<ShardReply>((resolve) => (this.resolvers[i] = resolve)));
+    this.open = size;
+  }
+
+  get done(): boolean {
+    return this.open === 0;
+  }
+
+  get stopped(): boolean {
+    return Atomics.load(this.flag, 0) !== 0;
+  }
+
+  /** Shards granted and not yet claimed. */
+  get queued(): number {
+    if (this.stopped) return 0;
+    const granted = Math.min(this.size, Atomics.load(this.control, CONTROL_GRANTED));
+    return Math.max(0, granted - Atomics.load(this.control, CONTROL_NEXT));
+  }
+
+  claimant(shard: number): number {
+    return Atomics.load(this.control, CONTROL_CLAIMS + shard);
+  }
+
+  resolve(shard: number, reply: ShardReply): void {
+    const r = this.resolvers[shard];
+    if (!r) return;
+    this.resolvers[shard] = undefined;
+    this.open--;
+    r(reply);
+    if (this.open === 0) this.pool.finished(this);
+  }
+
+  /** Whether shard `i` has been answered (or given up). */
+  settled(shard: number): boolean {
+    return this.resolvers[shard] === undefined;
+  }
+
+  grant(upTo: number): void {
+    const to = Math.min(this.size, upTo);
+    if (this.stopped || to <= Atomics.load(this.control, CONTROL_GRANTED)) return;
+    Atomics.store(this.control, CONTROL_GRANTED, to);
+    this.pool.resume(this);
+  }
+
+  stop(): void {
+    Atomics.store(this.flag, 0, 1);
+    this.skipUnclaimed();
+    // Workers that left this search for lack of a grant hear of the stop and forget it.
+    if (!this.done) this.pool.resume(this);
+  }
+
+  /** Claims every shard no worker has claimed (moving NEXT to the end) and resolves them as skipped. */
+  skipUnclaimed(): void {
+    let next = Atomics.load(this.control, CONTROL_NEXT);
+    for (;;) {
+      if (next >= this.size) return;
+      const seen = Atomics.compareExchange(this.control, CONTROL_NEXT, next, this.size);
+      if (seen === next) break;
+      next = seen;
+    }
+    for (let i = next; i < this.size; i++) this.resolve(i, { status: 'skipped' });
+  }
 }
 
 export class SearchPool {
   readonly size: number;
   private readonly slots: Slot[] = [];
-  private readonly queue: Pending[] = [];
+  private readonly runs = new Map<number, Run>();
   private closed = false;
-  private seq = 0;
+  private nextRun = 1;
+  private nextWorker = 1;
 
   constructor(size = availableParallelism()) {
     this.size = Math.max(1, size);
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
   }
 
-  /** Runs a shard task; `cancel` is an Int32Array's buffer, non-zero meaning "stop". */
-  run(task: ShardTask, cancel: SharedArrayBuffer): Promise<ShardReply> {
-    if (this.closed) return Promise.reject(new Error('search pool is closed'));
-    if (cancelled(cancel)) return Promise.resolve({ status: 'skipped' });
-    return new Promise((resolve) => {
-      this.queue.push({ task, cancel, resolve, queuedAt: performance.timeOrigin + performance.now() });
-      this.pump();
-    });
-  }
-
   /**
-   * A search stopped (its `cancel` flag is set): its queued tasks resolve as skipped now
-   * instead of waiting for a free worker; its running ones stop at their next check.
+   * Starts a search over `task.shards`; `cancel` is an Int32Array's buffer, non-zero meaning
+   * "stop" (the searcher's flag: setting it stops the workers between two documents; call
+   * the run's stop() to also skip the shards not started). `grant`: shards the workers may
+   * claim before grant() is called again (default: all of them).
    */
-  drop(cancel: SharedArrayBuffer): void {
-    let kept = 0;
-    for (const pending of this.queue) {
-      if (pending.cancel === cancel) pending.resolve({ status: 'skipped' });
-      else this.queue[kept++] = pending;
+  start(task: SearchTask, cancel: SharedArrayBuffer, grant = task.shards.length): PoolRun {
+    const n = task.shards.length;
+    const control = new SharedArrayBuffer(4 * (CONTROL_CLAIMS + n));
+    const body = n > 0 && !this.closed ? packr.pack(task) : new Uint8Array(0);
+    const run = new Run(this.nextRun++, n, control, cancel, body, this);
+    if (this.closed) {
+      for (let i = 0; i < n; i++) run.resolve(i, { status: 'failed', error: 'search pool is closed', queuedNs: 0 });
+      return run;
     }
-    this.queue.length = kept;
+    if (n === 0) return run;
+    Atomics.store(new Int32Array(control), CONTROL_GRANTED, Math.min(n, grant));
+    if (run.stopped) {
+      run.skipUnclaimed();
+      return run;
+    }
+    this.runs.set(run.id, run);
+    const sentAt = performance.timeOrigin + performance.now();
+    for (const s of this.slots) this.post(s, { kind: 'search', run: run.id, body, control, cancel, sentAt });
+    return run;
   }
 
-  /** Work in hand now: workers running a task, and tasks waiting for one (the metrics). */
+  /** Work in hand now: workers running a shard, and shards granted that none has claimed yet (the metrics). */
   load(): { busy: number; queued: number } {
-    return { busy: this.slots.filter((s) => s.busy).length, queued: this.queue.length };
+    const busy = new Set<number>();
+    let queued = 0;
+    for (const run of this.runs.values()) {
+      queued += run.queued;
+      for (let i = 0; i < run.size; i++) {
+        const w = run.claimant(i);
+        if (w !== 0 && !run.settled(i)) busy.add(w);
+      }
+    }
+    return { busy: busy.size, queued };
   }
 
   /** Tells every worker to drop its mapping of these shard files (after a re-index). */
-  forget(paths: string[]): void {
-    for (const s of this.slots) s.worker.postMessage({ forget: paths });
+  forget(keys: string[]): void {
+    for (const s of this.slots) this.post(s, { kind: 'forget', keys });
   }
 
   /**
-   * Stops the workers. Tasks still queued or running fail, so that a search waiting for
+   * Stops the workers. Shards still queued or running fail, so that a search waiting for
    * them ends (and the process can exit) instead of hanging on a worker that is gone.
    */
   async close(): Promise<void> {
     this.closed = true;
     const closed: ShardReply = { status: 'failed', error: 'search pool is closed', queuedNs: 0 };
-    for (const p of this.queue.splice(0)) p.resolve(closed);
-    for (const s of this.slots) {
-      s.busy?.resolve(closed);
-      s.busy = undefined;
-    }
+    for (const run of [...this.runs.values()]) for (let i = 0; i < run.size; i++) run.resolve(i, closed);
+    this.runs.clear();
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 
+  /** @internal (Run) every shard of the run is answered. */
+  finished(run: Run): void {
+    this.runs.delete(run.id);
+  }
+
+  /** @internal (Run) wakes the workers for a run's new grant or its stop. */
+  resume(run: Run): void {
+    if (!this.runs.has(run.id)) return;
+    for (const s of this.slots) this.post(s, { kind: 'resume', run: run.id });
+  }
+
+  private post(slot: Slot, msg: ToWorker): void {
+    slot.worker.postMessage(msg);
+  }
+
   private spawn(): Slot {
-    const slot: Slot = { worker: startTsWorker(WORKER, {}, SEARCH_WORKER_LIMITS), busy: undefined, seq: -1 };
+    const id = this.nextWorker++;
+    const slot: Slot = { worker: startTsWorker(WORKER, { workerId: id }, SEARCH_WORKER_LIMITS), id };
     slot.worker.unref();
-    slot.worker.on('message', (msg: Envelope) => {
-      const pending = slot.busy;
-      if (!pending || msg.seq !== slot.seq) return;
-      slot.busy = undefined;
-      pending.resolve(packr.unpack(msg.body) as ShardReply);
-      this.pump();
+    slot.worker.on('message', (msg: FromWorker) => {
+      const run = this.runs.get(msg.run);
+      if (!run) return;
+      const replies = packr.unpack(msg.body) as ShardReply[];
+      msg.shards.forEach((shard, k) => run.resolve(shard, replies[k]!));
     });
     slot.worker.on('error', (err) => this.replace(slot, err));
     slot.worker.on('exit', (code) => {
@@ -103,45 +219,25 @@ export class SearchPool {
     return slot;
   }
 
-  /** A worker died (a crash in native code, out of memory): fail its task, start another. */
+  /**
+   * A worker died (a crash in native code, out of memory): the shards it had claimed and
+   * not answered fail; a new worker takes its place and joins the searches still running.
+   * (A worker records its claim right after winning it; dying between the two, a window of
+   * a few instructions with no allocation in it, would leave that shard unanswered.)
+   */
   private replace(slot: Slot, err: Error): void {
     const i = this.slots.indexOf(slot);
     if (i < 0 || this.closed) return;
-    slot.busy?.resolve({ status: 'failed', error: `search worker failed: ${err.message}`, queuedNs: 0 });
-    slot.busy = undefined;
     void slot.worker.terminate();
-    this.slots[i] = this.spawn();
-    this.pump();
-  }
-
-  private pump(): void {
-    for (const slot of this.slots) {
-      if (slot.busy) continue;
-      const pending = this.nextLive();
-      if (!pending) return;
-      slot.busy = pending;
-      slot.seq = this.seq++;
-      const env: Envelope = {
-        seq: slot.seq,
-        body: packr.pack(pending.task),
-        cancel: pending.cancel,
-        sentAt: pending.queuedAt,
-      };
-      slot.worker.postMessage(env);
+    const fresh = this.spawn();
+    this.slots[i] = fresh;
+    for (const run of [...this.runs.values()]) {
+      for (let s = 0; s < run.size; s++) {
+        if (run.claimant(s) === slot.id && !run.settled(s)) run.resolve(s, { status: 'failed', error: `search worker failed: ${err.message}`, queuedNs: 0 });
+      }
+    }
+    for (const run of this.runs.values()) {
+      if (run.queued > 0) this.post(fresh, { kind: 'search', run: run.id, body: run.body, control: run.controlBuffer, cancel: run.cancel, sentAt: performance.timeOrigin + performance.now() });
     }
   }
-
-  /** The next queued task whose search still wants it; cancelled ones resolve as skipped. */
-  private nextLive(): Pending | undefined {
-    for (;;) {
-      const pending = this.queue.shift();
-      if (!pending) return undefined;
-      if (!cancelled(pending.cancel)) return pending;
-      pending.resolve({ status: 'skipped' });
-    }
-  }
-}
-
-function cancelled(cancel: SharedArrayBuffer): boolean {
-  return Atomics.load(new Int32Array(cancel), 0) !== 0;
 }

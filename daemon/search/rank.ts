@@ -40,7 +40,6 @@
 // the file's hit is shaped.
 
 import { classifyPath, pathDepth } from '../index/file-class.ts';
-import type { SymbolDef } from '../symbols/ctags.ts';
 import { isWord } from '../symbols/name-range.ts';
 
 /** BM25's average document length, fixed (see the top of the file). */
@@ -82,16 +81,17 @@ export interface TermStat {
 }
 
 export interface RankInput {
-  repository: string;
   path: string;
   content: Buffer;
   /** Flat byte ranges in the content. */
   ranges: number[];
   /** Flat byte ranges in the path. */
   nameRanges: number[];
-  /** 1-based line of each content range's start, in order. */
-  lines: number[];
-  symbols: SymbolDef[];
+  /**
+   * The kinds of the definitions (ctags) whose name, at the definition, is one of the
+   * content ranges: the name matched where it is defined.
+   */
+  definitions: string[];
   /**
    * Every positive term of the query (content and sym: terms outside a negation), whether
    * it matched in this file or not. Default: one term with tf = the content ranges.
@@ -121,20 +121,13 @@ export function score(f: RankInput): number {
     s += exact ? WEIGHTS.baseNameExact : inBase ? WEIGHTS.baseNameMatch : WEIGHTS.pathMatch;
   }
   let wholeWord = false;
-  // 0: no definition matched, 1: another kind's, 2: a primary kind's.
-  let definition = 0;
-  for (let i = 0; i < f.ranges.length; i += 2) {
+  for (let i = 0; i < f.ranges.length && !wholeWord; i += 2) {
     const start = f.ranges[i]!;
     const end = f.ranges[i + 1]!;
     if (end > start && !isWord(f.content[start - 1]) && !isWord(f.content[end])) wholeWord = true;
-    if (definition < 2 && f.symbols.length > 0) {
-      const line = f.lines[i / 2]!;
-      const text = f.content.toString('utf8', start, end);
-      for (const sym of f.symbols) if (sym.line === line && sym.name === text) definition = Math.max(definition, PRIMARY_KINDS.has(sym.kind) ? 2 : 1);
-    }
   }
-  if (definition === 2) s += WEIGHTS.symbolDefinition;
-  else if (definition === 1) s += WEIGHTS.otherDefinition;
+  if (f.definitions.some((k) => PRIMARY_KINDS.has(k))) s += WEIGHTS.symbolDefinition;
+  else if (f.definitions.length > 0) s += WEIGHTS.otherDefinition;
   if (wholeWord) s += WEIGHTS.wholeWord;
   s += WEIGHTS.perDirectory * Math.min(WEIGHTS.maxCountedDirectories, pathDepth(f.path));
   const c = classifyPath(f.path);

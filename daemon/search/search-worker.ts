@@ -1,15 +1,27 @@
-// Search worker: evaluates shard tasks. Keeps the shards it has opened mapped, and the
-// matcher of the current query, across tasks.
+// Search worker: claims the shards of each search it is given (protocol.ts) and evaluates
+// them one at a time, posting each shard's reply as soon as it is done. Keeps the shards it
+// has opened mapped, and the matchers of the current plan, across shards and searches.
 
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
-import { packr, shardKey, type Envelope, type ShardReply, type ShardTask } from './protocol.ts';
+import { CONTROL_CLAIMS, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_NEXT, packr, shardKey, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
 import { searchShard } from './shard-search.ts';
 
 const port = parentPort!;
+const workerId = (workerData as { workerId: number }).workerId;
 const shards = new Map<string, Shard>();
+
+/** A search this worker knows of and may be asked to resume (it left it for lack of a grant). */
+interface Known {
+  task: SearchTask;
+  control: Int32Array;
+  flag: Int32Array;
+  sentAt: number;
+}
+const known = new Map<number, Known>();
+
 let lastPlanKey = '';
 let plan: Plan | undefined;
 let matchers: Matcher[] = [];
@@ -24,19 +36,24 @@ function shardAt(path: string, membership?: string): Shard {
   return shard;
 }
 
-port.on('message', (msg: Envelope | { forget: string[] }) => {
-  if ('forget' in msg) {
-    for (const p of msg.forget) shards.delete(p);
-    return;
+/** Claims the next granted shard: its index, or -1 when none is left to claim now. */
+function claim(s: Known): number {
+  for (;;) {
+    const next = Atomics.load(s.control, CONTROL_NEXT);
+    if (next >= Atomics.load(s.control, CONTROL_GRANTED) || next >= s.task.shards.length) return -1;
+    if (Atomics.load(s.control, CONTROL_FOUND) > s.task.stopAfter) return -1;
+    if (Atomics.compareExchange(s.control, CONTROL_NEXT, next, next + 1) === next) {
+      Atomics.store(s.control, CONTROL_CLAIMS + next, workerId);
+      return next;
+    }
   }
-  const queuedNs = Math.max(0, Math.round((performance.timeOrigin + performance.now() - msg.sentAt!) * 1e6));
-  const task = packr.unpack(msg.body) as ShardTask;
+}
+
+function runShard(s: Known, i: number): ShardReply {
+  const task = s.task;
+  const ref = task.shards[i]!;
+  const queuedNs = Math.max(0, Math.round((performance.timeOrigin + performance.now() - s.sentAt) * 1e6));
   let reply: ShardReply;
-  const flag = new Int32Array(msg.cancel!);
-  if (Atomics.load(flag, 0) !== 0) {
-    port.postMessage({ seq: msg.seq, body: packr.pack({ status: 'skipped' } satisfies ShardReply) } satisfies Envelope);
-    return;
-  }
   try {
     // The shards of one search share its plan: decode it and build its matchers (RE2
     // objects) once.
@@ -46,12 +63,55 @@ port.on('message', (msg: Envelope | { forget: string[] }) => {
       matchers = planTerms(plan).map((t) => new Matcher(t, task.brute ? 'reference' : 'indexed'));
       lastPlanKey = key;
     }
-    const result = searchShard(shardAt(task.shardPath, task.membership), plan, matchers, task.limit, () => Atomics.load(flag, 0) !== 0, !task.brute, task.repo);
+    const result = searchShard(shardAt(ref.shardPath, ref.membership), plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo);
     reply = { status: 'done', result, queuedNs };
   } catch (err) {
-    shards.delete(shardKey(task.shardPath, task.membership));
+    shards.delete(shardKey(ref.shardPath, ref.membership));
     reply = { status: 'failed', error: (err as Error).message, queuedNs, corrupt: err instanceof ShardError };
   }
-  const body = packr.pack(reply);
-  port.postMessage({ seq: msg.seq, body } satisfies Envelope);
+  // (Capped: the count only has to pass stopAfter, and must not wrap around.)
+  if (reply.status === 'done') Atomics.add(s.control, CONTROL_FOUND, Math.min(reply.result.found, 1 << 24));
+  return reply;
+}
+
+/** Works on a search until nothing granted is left to claim; forgets it once it has ended. */
+function work(run: number, s: Known): void {
+  const shardsDone: number[] = [];
+  const replies: ShardReply[] = [];
+  for (;;) {
+    if (Atomics.load(s.flag, 0) !== 0) break;
+    const i = claim(s);
+    if (i < 0) break;
+    const reply = runShard(s, i);
+    if (s.task.batch) {
+      shardsDone.push(i);
+      replies.push(reply);
+    } else {
+      port.postMessage({ run, shards: [i], body: packr.pack([reply]) } satisfies FromWorker);
+    }
+  }
+  if (shardsDone.length > 0) port.postMessage({ run, shards: shardsDone, body: packr.pack(replies) } satisfies FromWorker);
+  // Stopped, or every shard claimed: no resume will bring more. Otherwise the grant ran
+  // out: a resume message comes when the searcher grants more (or stops the search).
+  const over = Atomics.load(s.control, CONTROL_NEXT) >= s.task.shards.length || Atomics.load(s.control, CONTROL_FOUND) > s.task.stopAfter;
+  if (Atomics.load(s.flag, 0) !== 0 || over) known.delete(run);
+  else known.set(run, s);
+}
+
+port.on('message', (msg: ToWorker) => {
+  switch (msg.kind) {
+    case 'forget':
+      for (const k of msg.keys) shards.delete(k);
+      return;
+    case 'search': {
+      const s: Known = { task: packr.unpack(msg.body) as SearchTask, control: new Int32Array(msg.control), flag: new Int32Array(msg.cancel), sentAt: msg.sentAt };
+      work(msg.run, s);
+      return;
+    }
+    case 'resume': {
+      const s = known.get(msg.run);
+      if (s) work(msg.run, s);
+      return;
+    }
+  }
 });

@@ -1,7 +1,11 @@
-// The Searcher: runs a search over every shard of the data dir on the worker pool,
-// collects the shards' answers in shard order (repository name, then shard number, so
-// results are deterministic however the threads interleave), stops the remaining shards
-// once `matches` ranges are in hand, and shapes the response.
+// The Searcher: runs a search over every shard of the data dir on the worker pool and
+// takes the shards' answers in shard order (repository name, then shard number, so
+// results are deterministic however the threads interleave). Each shard returns its first
+// `matches` hits in static-rank order, scored (hit-score.ts). A blocking search ranks the
+// hits of all the shards it took together and shapes only the best `matches` ranges'
+// worth; it stops taking shards once RANK_DEPTH × `matches` ranges are in hand. A stream
+// shapes each shard's hits as they come, in batches ranked in themselves, and stops at
+// `matches`.
 //
 // Index swaps: before each search the searcher reads the data dir's index-version (one
 // small read) and, when it changed, reloads the manifests into a new snapshot. A search
@@ -25,10 +29,10 @@ import { planQuery, type Plan } from '../query/plan.ts';
 import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl } from '../repos/web-urls.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import { SearchPool } from './pool.ts';
-import { packr, shardKey, type ShardReply, type ShardTask } from './protocol.ts';
+import { packr, shardKey, type SearchTask, type ShardRef, type ShardReply } from './protocol.ts';
 import { buildChunks, locateRanges, nameRanges, wholeContent } from './shape.ts';
 import type { ShardHit } from './shard-search.ts';
-import { compareRanked, score } from './rank.ts';
+import { compareRanked } from './rank.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { emptyStats, type Chunk, type FileResult, type FlushReason, type RepositoryInfo, type SearchRequest, type SearchResponse, type SearchStats } from './types.ts';
 
@@ -94,6 +98,20 @@ export interface SearchChunk {
   repositoryInfo: RepositoryInfo[];
 }
 
+/**
+ * Shards a stream's workers may run ahead of the one being sent, per worker. A stream holds
+ * at most workers × STREAM_AHEAD_PER_WORKER shard replies beyond the batch being written
+ * (each at most `matches` match ranges), whatever its client's speed.
+ */
+const STREAM_AHEAD_PER_WORKER = 2;
+
+/**
+ * A blocking search stops taking shards once it holds this many times `matches` match
+ * ranges: the best `matches` are chosen among those (with many repositories, the first
+ * ones in shard order that hold them; each shard's own best files come first).
+ */
+const RANK_DEPTH = 10;
+
 /** A streamed batch is sent once it holds this many files, or this long after the last one. */
 const CHUNK_MAX_FILES = 100;
 const CHUNK_MAX_WAIT_MS = 100;
@@ -119,6 +137,25 @@ interface Snapshot {
 }
 
 let nextPlanId = 1;
+
+/**
+ * Plans recently sent to the workers, by the request fields a plan is made from (planQuery
+ * reads only these): a query asked again gets the same planId, so the workers keep its
+ * decoded plan and matchers instead of building them again (measured under 16 connections
+ * of one rare literal: ~0.05 ms per search and worker, and the encoding here).
+ */
+const PLAN_CACHE_SIZE = 256;
+const sentPlans = new Map<string, { planId: number; bytes: Uint8Array }>();
+
+function sentPlan(req: Required<SearchRequest>, plan: Plan): { planId: number; bytes: Uint8Array } {
+  const key = JSON.stringify([req.query, req.isRegexEnabled, req.isCaseSensitivityEnabled]);
+  let sent = sentPlans.get(key);
+  if (sent) sentPlans.delete(key);
+  else sent = { planId: nextPlanId++, bytes: packr.pack(plan) };
+  sentPlans.set(key, sent);
+  if (sentPlans.size > PLAN_CACHE_SIZE) sentPlans.delete(sentPlans.keys().next().value!);
+  return sent;
+}
 
 export class Searcher {
   private readonly options: SearcherOptions;
@@ -258,36 +295,38 @@ export class Searcher {
     const pool = (this.pool ??= new SearchPool(this.options.workers));
     const limit = req.matches;
     const cancel = new SharedArrayBuffer(4);
-    const flag = new Int32Array(cancel);
-    // Stopping also takes the search's queued shard tasks out of the pool at once.
+    const streaming = options.onChunk !== undefined;
+    /** Match ranges in hand past which the search stops taking shards. */
+    const cut = streaming ? limit : limit * RANK_DEPTH;
+    const sent = sentPlan(req, plan);
+    const task: SearchTask = { planId: sent.planId, plan: sent.bytes, limit, brute: options.brute === true, shards: shards.map(shardRef), stopAfter: cut, batch: !streaming };
+    // A stream lets the workers run only STREAM_AHEAD shards past the one its client is
+    // being sent: a slow client holds the search back instead of replies piling up.
+    const ahead = streaming ? pool.size * STREAM_AHEAD_PER_WORKER : shards.length;
+    const run = pool.start(task, cancel, ahead);
+    // Stopping sets the flag the running shards check and skips the ones not started.
     const stop = () => {
-      Atomics.store(flag, 0, 1);
-      pool.drop(cancel);
+      Atomics.store(new Int32Array(cancel), 0, 1);
+      run.stop();
     };
     const timer = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
     options.signal?.addEventListener('abort', stop, { once: true });
     if (options.signal?.aborted) stop();
-    const planId = nextPlanId++;
-    const planBytes = packr.pack(plan);
-    const replies = shards.map((s) => {
-      const task: ShardTask = { shardPath: s.path, planId, plan: planBytes, limit, brute: options.brute === true };
-      if (s.membership) task.membership = s.membership;
-      if (s.repo) task.repo = { name: s.repo.name, archived: s.repo.archived, fork: s.repo.fork, visibility: s.repo.visibility };
-      return pool.run(task, cancel);
-    });
 
     const stats = emptyStats();
     stats.matchTreeConstruction = planNs;
     stats.crashes = lostShards;
     const shaping: Shaping = { budget: limit, files: [], repos: new Map(), actual: 0 };
     const stream = options.onChunk ? new ChunkStream(options.onChunk, stop) : undefined;
-    let found = 0;
+    let ranges = 0;
     let more = false;
+    /** A blocking search's hits, by shard, until they are ranked together. */
+    const found: Array<{ entry: ShardEntry; hits: ShardHit[] }> = [];
     try {
       for (let i = 0; i < shards.length; i++) {
         // Results waiting in a streamed batch go out on time even while a slow shard runs.
-        if (stream && shaping.files.length > 0) await stream.flushWhileWaiting(replies[i]!, shaping);
-        const reply: ShardReply = await replies[i]!;
+        if (stream && shaping.files.length > 0) await stream.flushWhileWaiting(run.replies[i]!, shaping);
+        const reply: ShardReply = await run.replies[i]!;
         const before = stream ? { ...stats } : undefined;
         if (reply.status === 'skipped') {
           stats.shardsSkipped++;
@@ -303,21 +342,32 @@ export class Searcher {
             else stats.shardsScanned++;
             stats.totalMatchCount += r.found;
             if (r.more) more = true;
-            // Hits of a shard after the limit was reached are dropped (their work is counted):
-            // the answer is the first `matches` ranges in shard order. So are the hits of
-            // shards already in when the search was aborted: nobody is waiting for them.
-            if (found <= limit && r.hits.length > 0 && !options.signal?.aborted && !this.shape(req, shards[i]!, r.hits, r.termDocs, shaping)) stats.crashes++;
-            found += r.found;
-            if (found > limit) stop();
+            // The shards taken before the cut count, in shard order; the hits of a shard after
+            // it are dropped (their work is counted), whatever the threads' timing, as are
+            // those of shards already in when the search was aborted: nobody waits for them.
+            // A blocking search ranks the hits of every shard it took before it keeps
+            // `matches` of them (each shard stops at `matches` itself, its best files first by
+            // the static rank). A stream sends the first `matches` ranges in shard order, each
+            // batch ranked in itself.
+            if (r.hits.length > 0 && ranges <= cut && !options.signal?.aborted) {
+              if (!stream) found.push({ entry: shards[i]!, hits: r.hits });
+              else if (!this.shape(req, shards[i]!, r.hits, shaping)) stats.crashes++;
+            }
+            ranges += r.found;
+            if (ranges > cut) stop();
           }
         }
-        if (stream) await stream.add(shaping, delta(before!, stats));
+        if (stream) {
+          await stream.add(shaping, delta(before!, stats));
+          run.grant(i + 1 + ahead);
+        }
       }
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', stop);
     }
     await stream?.flush(shaping, 'FLUSH_REASON_FINAL_FLUSH');
+    if (!stream) stats.crashes += this.shapeRanked(req, found, shaping);
     stats.actualMatchCount = shaping.actual;
     stats.flushReason = 'FLUSH_REASON_FINAL_FLUSH';
     const response = stream ? { stats, files: [], repositoryInfo: [], isSearchExhaustive: false } : finish(shaping, stats);
@@ -344,15 +394,20 @@ export class Searcher {
   }
 
   /**
-   * Shapes one shard's hits into `out`, within the remaining budget of match ranges. A shard
-   * that fails its checks here (a document's content, read for the first time in this
-   * thread) gives nothing: `out` is left as it was, the damage is reported, and false
-   * returned.
+   * Shapes one shard's hits into `out`, in the shard's order, within the remaining budget of
+   * match ranges (a stream's batch). A shard that fails its checks here (a document's
+   * content, read for the first time in this thread) gives nothing: `out` is left as it
+   * was, the damage is reported, and false returned.
    */
-  private shape(req: Required<SearchRequest>, entry: ShardEntry, hits: ShardHit[], termDocs: number[], out: Shaping): boolean {
+  private shape(req: Required<SearchRequest>, entry: ShardEntry, hits: ShardHit[], out: Shaping): boolean {
     const before = { budget: out.budget, actual: out.actual, files: out.files.length, repos: out.repos.size };
     try {
-      this.shapeHits(req, entry, hits, termDocs, out);
+      const shard = this.shard(entry);
+      const repo = repoOf(entry, shard);
+      for (const hit of hits) {
+        if (out.budget <= 0) break;
+        this.shapeHit(req, entry, shard, repo, hit, out);
+      }
       return true;
     } catch (err) {
       if (!(err instanceof ShardError)) throw err;
@@ -360,58 +415,91 @@ export class Searcher {
       out.actual = before.actual;
       out.files.length = before.files;
       for (const id of [...out.repos.keys()].slice(before.repos)) out.repos.delete(id);
-      this.mapped.delete(entry.key);
-      this.view.report(entry.repoId, entry.generation, err.message);
+      this.damaged(entry, err);
       return false;
     }
   }
 
-  private shapeHits(req: Required<SearchRequest>, entry: ShardEntry, hits: ShardHit[], termDocs: number[], out: Shaping): void {
-    const baseUrl = this.options.baseUrl ?? DEFAULT_BASE_URL;
-    const shard = this.shard(entry);
-    const repo = repoOf(entry, shard);
-    const docCount = shard.docCount;
-    for (const hit of hits) {
-      if (out.budget <= 0) return;
-      const path = shard.name(hit.doc);
-      const names = hit.nameRanges.slice(0, 2 * Math.min(out.budget, hit.nameRanges.length / 2));
-      out.budget -= names.length / 2;
-      const ranges = hit.ranges.slice(0, 2 * Math.min(out.budget, hit.ranges.length / 2));
-      out.budget -= ranges.length / 2;
-      if (names.length === 0 && ranges.length === 0) out.budget--; // a match without ranges (e.g. lang:go) counts one
-      const content = shard.contentOf(hit.doc);
-      const located = locateRanges(content, ranges);
-      const symbols = shard.symbolsOverlapping(hit.doc, located.map((r) => [r.start.lineNumber, r.end.lineNumber] as [number, number]));
-      // Links point at the first branch the file matched on (the default branch when it did).
-      const branch = hit.branches[0] ?? repo.defaultBranch;
-      const file: FileResult = {
-        fileName: { text: path, matchRanges: nameRanges(path, names) },
-        webUrl: fileWebUrl(baseUrl, repo.name, branch, path),
-        repository: repo.name,
-        repositoryId: repo.id,
-        language: shard.language(hit.doc),
-        chunks: withSymbols(buildChunks(content, located, req.contextLines), symbols),
-        branches: hit.branches,
-      };
-      const external = externalFileUrl(repo.codeHostType, repo.externalWebUrl, branch, path);
-      if (external) file.externalWebUrl = external;
-      if (req.whole) {
-        const whole = wholeContent(content, this.options.maxWholeBytes ?? Infinity);
-        file.content = whole.content;
-        if (whole.truncated) file.contentTruncated = true;
-      }
-      // As the shard counted it (found): a match without ranges is one, so that a query of
-      // filters alone, fully answered, has actual = total and is exhaustive.
-      const count = Math.max(1, (names.length + ranges.length) / 2);
-      out.actual += count;
-      const lines = located.map((r) => r.start.lineNumber);
-      const terms = termDocs.flatMap((df, id) => (df >= 0 ? [{ tf: hit.termFreqs[id] ?? 0, df }] : []));
-      const rank = score({ repository: repo.name, path, content, ranges, nameRanges: names, lines, symbols, terms, docCount });
-      out.files.push({ file, count, repositoryId: repo.id, repository: repo.name, path, score: rank });
-      if (!out.repos.has(repo.id)) {
-        out.repos.set(repo.id, { id: repo.id, codeHostType: repo.codeHostType, name: repo.name, displayName: repo.displayName, webUrl: repoWebUrl(baseUrl, repo.name) });
+  /**
+   * Shapes the best hits of all the shards into `out`: every hit by its score (computed in
+   * the workers), best first, until the budget of match ranges is spent. A shard that
+   * fails its checks here gives nothing: its files already shaped are taken back (and
+   * their budget returned to the others), the damage is reported; returns how many
+   * shards failed.
+   */
+  private shapeRanked(req: Required<SearchRequest>, found: Array<{ entry: ShardEntry; hits: ShardHit[] }>, out: Shaping): number {
+    const ranked: Array<{ entry: ShardEntry; shard: Shard; repo: ResultRepo; hit: ShardHit; score: number; repository: string; path: string }> = [];
+    for (const { entry, hits } of found) {
+      const shard = this.shard(entry);
+      const repo = repoOf(entry, shard);
+      for (const hit of hits) ranked.push({ entry, shard, repo, hit, score: hit.score, repository: repo.name, path: shard.name(hit.doc) });
+    }
+    ranked.sort(compareRanked);
+    const failed = new Set<string>();
+    for (const r of ranked) {
+      if (out.budget <= 0) break;
+      if (failed.has(r.entry.key)) continue;
+      try {
+        this.shapeHit(req, r.entry, r.shard, r.repo, r.hit, out);
+      } catch (err) {
+        if (!(err instanceof ShardError)) throw err;
+        failed.add(r.entry.key);
+        const kept = out.files.filter((f) => f.shard !== r.entry.key);
+        for (const f of out.files) {
+          if (f.shard !== r.entry.key) continue;
+          out.budget += f.count;
+          out.actual -= f.count;
+        }
+        out.files = kept;
+        this.damaged(r.entry, err);
       }
     }
+    out.repos.clear();
+    for (const f of out.files) if (!out.repos.has(f.repositoryId)) out.repos.set(f.repositoryId, f.repo);
+    return failed.size;
+  }
+
+  /** A shard failed its checks while shaping: forget its mapping, mark its repository broken. */
+  private damaged(entry: ShardEntry, err: ShardError): void {
+    this.mapped.delete(entry.key);
+    this.view.report(entry.repoId, entry.generation, err.message);
+  }
+
+  /** Shapes one hit into `out`, taking its match ranges (at most the budget left) from the budget. */
+  private shapeHit(req: Required<SearchRequest>, entry: ShardEntry, shard: Shard, repo: ResultRepo, hit: ShardHit, out: Shaping): void {
+    const baseUrl = this.options.baseUrl ?? DEFAULT_BASE_URL;
+    const path = shard.name(hit.doc);
+    const names = hit.nameRanges.slice(0, 2 * Math.min(out.budget, hit.nameRanges.length / 2));
+    const ranges = hit.ranges.slice(0, 2 * Math.min(out.budget - names.length / 2, hit.ranges.length / 2));
+    const content = shard.contentOf(hit.doc);
+    const located = locateRanges(content, ranges);
+    const symbols = shard.symbolsOverlapping(hit.doc, located.map((r) => [r.start.lineNumber, r.end.lineNumber] as [number, number]));
+    // Links point at the first branch the file matched on (the default branch when it did).
+    const branch = hit.branches[0] ?? repo.defaultBranch;
+    const file: FileResult = {
+      fileName: { text: path, matchRanges: nameRanges(path, names) },
+      webUrl: fileWebUrl(baseUrl, repo.name, branch, path),
+      repository: repo.name,
+      repositoryId: repo.id,
+      language: shard.language(hit.doc),
+      chunks: withSymbols(buildChunks(content, located, req.contextLines), symbols),
+      branches: hit.branches,
+    };
+    const external = externalFileUrl(repo.codeHostType, repo.externalWebUrl, branch, path);
+    if (external) file.externalWebUrl = external;
+    if (req.whole) {
+      const whole = wholeContent(content, this.options.maxWholeBytes ?? Infinity);
+      file.content = whole.content;
+      if (whole.truncated) file.contentTruncated = true;
+    }
+    // As the shard counted it (found): a match without ranges is one, so that a query of
+    // filters alone, fully answered, has actual = total and is exhaustive.
+    const count = Math.max(1, (names.length + ranges.length) / 2);
+    out.budget -= count;
+    out.actual += count;
+    const info: RepositoryInfo = { id: repo.id, codeHostType: repo.codeHostType, name: repo.name, displayName: repo.displayName, webUrl: repoWebUrl(baseUrl, repo.name) };
+    out.files.push({ file, count, repositoryId: repo.id, repository: repo.name, path, score: hit.score, shard: entry.key, repo: info });
+    if (!out.repos.has(repo.id)) out.repos.set(repo.id, info);
   }
 }
 
@@ -419,10 +507,17 @@ export class Searcher {
 interface Shaping {
   /** Match ranges still to give. */
   budget: number;
-  files: Array<{ file: FileResult; count: number; repositoryId: number; score: number; repository: string; path: string }>;
+  files: Array<{ file: FileResult; count: number; repositoryId: number; score: number; repository: string; path: string; shard: string; repo: RepositoryInfo }>;
   repos: Map<number, RepositoryInfo>;
   /** Match ranges given. */
   actual: number;
+}
+
+function shardRef(s: ShardEntry): ShardRef {
+  const ref: ShardRef = { shardPath: s.path };
+  if (s.membership) ref.membership = s.membership;
+  if (s.repo) ref.repo = { name: s.repo.name, archived: s.repo.archived, fork: s.repo.fork, visibility: s.repo.visibility };
+  return ref;
 }
 
 function finish(shaping: Shaping, stats: SearchStats): SearchResponse {

@@ -10,6 +10,10 @@ import { dirname, join } from 'node:path';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { WEIGHTS, score, textScore, type RankInput } from '../../daemon/search/rank.ts';
+import { definitionsByLine } from '../../daemon/search/hit-score.ts';
+import { Shard } from '../../daemon/index/shard-reader.ts';
+import { readAllManifests } from '../../daemon/index/manifest.ts';
+import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { tempDir } from '../helpers/corpus.ts';
 
 const FILES: Record<string, string> = {
@@ -56,7 +60,7 @@ test('files are ordered by the documented signals, ties by path', async () => {
 
 function input(over: Partial<RankInput>): RankInput {
   const content = over.content ?? Buffer.from('x = make_widget();\n');
-  return { repository: 'r', path: 'src/a.c', content, ranges: [4, 15], nameRanges: [], lines: [1], symbols: [], ...over };
+  return { path: 'src/a.c', content, ranges: [4, 15], nameRanges: [], definitions: [], ...over };
 }
 
 test('text score: saturating in the matches, lower for a longer file, terms weighed by idf', () => {
@@ -85,14 +89,13 @@ test('text score: saturating in the matches, lower for a longer file, terms weig
 
 test('file signals: definitions by kind, the base name, path depth, test/vendored/generated', () => {
   const base = score(input({}));
-  const def = (kind: string) => score(input({ symbols: [{ name: 'make_widget', kind, line: 1, endLine: 1 }] })) - base;
+  const def = (kind: string) => score(input({ definitions: [kind] })) - base;
   assert.equal(def('function'), WEIGHTS.symbolDefinition);
   assert.equal(def('struct'), WEIGHTS.symbolDefinition);
   assert.equal(def('property'), WEIGHTS.otherDefinition);
   assert.equal(def('number'), WEIGHTS.otherDefinition); // a JSON key
-  // A definition on another line, or of another name, is no definition of the match.
-  assert.equal(score(input({ symbols: [{ name: 'make_widget', kind: 'function', line: 2, endLine: 2 }] })), base);
-  assert.equal(score(input({ symbols: [{ name: 'make', kind: 'function', line: 1, endLine: 1 }] })), base);
+  // A primary kind counts once, whatever else is defined there.
+  assert.equal(score(input({ definitions: ['variable', 'function'] })) - base, WEIGHTS.symbolDefinition);
   // Path matches: the whole base name before its extension, part of the base name, the directories.
   const named = (path: string, range: [number, number]) => score(input({ path, nameRanges: range })) - score(input({ path }));
   assert.equal(named('src/make_widget.c', [4, 15]), WEIGHTS.baseNameExact);
@@ -110,4 +113,52 @@ test('file signals: definitions by kind, the base name, path depth, test/vendore
   assert.equal(score(input({ path: 'src/a.pb.go' })) - score(input({ path: 'src/a.go' })), WEIGHTS.generated);
   // A whole-word match counts; a match inside a longer identifier does not.
   assert.equal(score(input({})) - score(input({ content: Buffer.from('x = make_widgetx()\n') })), WEIGHTS.wholeWord);
+});
+
+test("a match is a definition when it is the definition's name: found by the name's offset, as by its line", async () => {
+  const dir = tempDir('rank-defs');
+  try {
+    const tree = join(dir.path, 'src-tree');
+    mkdirSync(tree, { recursive: true });
+    // make_widget defined on line 3 and called on line 7; a struct; a prefix of a name; a
+    // name spelled twice on its definition's line (only the first is the definition).
+    writeFileSync(join(tree, 'a.c'), '#include <x.h>\n\nint make_widget(int make_widget_n) {\n  return 1;\n}\n\nint use(void) { return make_widget(2); }\nstruct gadget { int g; };\nint make; int gadget_count = sizeof(struct gadget);\n');
+    const dataDir = join(dir.path, 'data');
+    await indexLocal(tree, { dataDir, workers: 1 });
+    const m = readAllManifests(dataDir)[0]!;
+    const shard = Shard.open(join(shardsDir(dataDir, m.repoId), m.shards[0]!.file));
+    const content = shard.contentOf(0);
+    const text = content.toString();
+    const at = (needle: string, from = 0): [number, number] => {
+      const i = text.indexOf(needle, from);
+      assert.ok(i >= 0, needle);
+      return [i, i + Buffer.byteLength(needle)];
+    };
+    const def = at('make_widget');
+    const call = at('make_widget', text.indexOf('return make_widget') + 1);
+    const prefix = at('make_widget_n');
+    const struct = at('gadget');
+    const structUse = at('gadget', text.indexOf('sizeof'));
+    const cases: Array<[string, number[], string[]]> = [
+      ['the function at its definition', def, ['function']],
+      ['a call', call, []],
+      ['the start of a defined name', [def[0], def[0] + 4], []],
+      ['a longer name holding it', [prefix[0], prefix[0] + 4], []],
+      ['the struct at its definition', struct, ['struct']],
+      ['the struct used', structUse, []],
+    ];
+    // All at once (the parameter make_widget_n is a definition too when ctags reports it).
+    const all = [...def, ...prefix, ...call, ...struct].sort((a, b) => a - b);
+    for (const [what, ranges, kinds] of cases) {
+      const byOffset = shard.definitionsAt(0, ranges);
+      assert.ok(byOffset, "a format 4 shard knows the names' offsets");
+      assert.deepEqual(byOffset, kinds, what);
+      assert.deepEqual(definitionsByLine(shard, 0, content, ranges), kinds, `${what}: by its line`);
+    }
+    const both = shard.definitionsAt(0, all)!;
+    for (const k of ['function', 'struct']) assert.ok(both.includes(k), k);
+    assert.deepEqual([...both].sort(), definitionsByLine(shard, 0, content, all).sort(), 'the offset and the line agree');
+  } finally {
+    dir.cleanup();
+  }
 });

@@ -1,0 +1,128 @@
+// The search pool (pool.ts): the workers claim a search's shards from a shared control
+// block. Every shard is answered exactly once, in whatever order the workers finish; a
+// worker that dies fails only the shard it was running, and its replacement finishes the
+// search; the worker id recorded in a claim names the live worker that took the shard.
+
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { readAllManifests } from '../../daemon/index/manifest.ts';
+import { shardsDir } from '../../daemon/index/data-dir.ts';
+import { planQuery } from '../../daemon/query/plan.ts';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
+import { SearchPool } from '../../daemon/search/pool.ts';
+import { packr, type SearchTask, type ShardReply } from '../../daemon/search/protocol.ts';
+import { tempDir } from '../helpers/corpus.ts';
+import { writeHaystack } from '../helpers/haystack.ts';
+
+const dir = tempDir('search-pool');
+after(() => dir.cleanup());
+
+let indexed: Promise<string> | undefined;
+/** 600 files in shards of ~0.5 MB: a dozen shards. */
+function haystackIndex(): Promise<string> {
+  indexed ??= (async () => {
+    const corpus = join(dir.path, 'haystack');
+    const dataDir = join(dir.path, 'data');
+    writeHaystack(corpus, 600, 100);
+    await indexLocal(corpus, { dataDir, symbols: false, shardTargetBytes: 1 << 19 });
+    return dataDir;
+  })();
+  return indexed;
+}
+
+async function task(query: string, regex: boolean, planId: number, batch = false, stopAfter = 1_000_000_000): Promise<SearchTask> {
+  const dataDir = await haystackIndex();
+  const m = readAllManifests(dataDir)[0]!;
+  const plan = packr.pack(planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: true }));
+  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => ({ shardPath: join(shardsDir(dataDir, m.repoId), s.file) })), stopAfter, batch };
+}
+
+const workers = (pool: SearchPool) => (pool as unknown as { slots: Array<{ worker: Worker }> }).slots.map((s) => s.worker);
+const found = (r: ShardReply) => (r.status === 'done' ? r.result.found : 0);
+
+test('two workers answer every shard of a search once, with the same results as one worker', async () => {
+  const t = await task('needle_1[0-9]_7 ', true, 1);
+  assert.ok(t.shards.length >= 8, `a dozen shards (${t.shards.length})`);
+  const one = new SearchPool(1);
+  const two = new SearchPool(2);
+  try {
+    const a = await Promise.all(one.start(t, new SharedArrayBuffer(4)).replies);
+    const b = await Promise.all(two.start(t, new SharedArrayBuffer(4)).replies);
+    assert.deepEqual(a.map((r) => r.status), t.shards.map(() => 'done'));
+    assert.deepEqual(b.map(found), a.map(found));
+    assert.ok(a.filter((r) => found(r) > 0).length >= 2, 'matches in several shards');
+    // Each worker's replies in one message (a blocking search): the same answers.
+    const batched = await Promise.all(two.start({ ...t, batch: true }, new SharedArrayBuffer(4)).replies);
+    assert.deepEqual(batched.map(found), a.map(found));
+    // Several searches at once: each gets its own answers.
+    const many = await Promise.all([1, 2, 3, 4].map(async () => (await Promise.all(two.start(t, new SharedArrayBuffer(4)).replies)).map(found)));
+    for (const m of many) assert.deepEqual(m, a.map(found));
+    assert.deepEqual(two.load(), { busy: 0, queued: 0 });
+  } finally {
+    await Promise.all([one.close(), two.close()]);
+  }
+});
+
+test('a worker that dies fails the shard it was running; its replacement finishes the search', async () => {
+  // A regex that reads every line of every file: each shard takes a while.
+  const t = await task('x', true, 2);
+  const pool = new SearchPool(1);
+  try {
+    // Warm (the worker started, the shards mapped): then each shard takes tens of ms, and
+    // the worker is killed in the middle of the one after the first.
+    await Promise.all(pool.start(t, new SharedArrayBuffer(4)).replies);
+    const run = pool.start(t, new SharedArrayBuffer(4));
+    await run.replies[0];
+    const [first] = workers(pool);
+    await first!.terminate();
+    const replies = await Promise.all(run.replies);
+    const failed = replies.filter((r) => r.status === 'failed');
+    assert.equal(failed.length, 1, 'the shard it was running fails, and only that one');
+    for (const f of failed) assert.match((f as { error: string }).error, /search worker failed/);
+    assert.equal(replies.filter((r) => r.status === 'done').length, replies.length - failed.length);
+    assert.equal(replies.at(-1)!.status, 'done', 'the replacement took the shards left');
+    assert.ok(!workers(pool).includes(first!), 'the dead worker was replaced');
+    // The pool goes on: a new search is answered in full.
+    const again = await Promise.all(pool.start(t, new SharedArrayBuffer(4)).replies);
+    assert.deepEqual(again.map((r) => r.status), t.shards.map(() => 'done'));
+  } finally {
+    await pool.close();
+  }
+});
+
+test('stopping a search skips the shards no worker has claimed, at once', async () => {
+  const t = await task('needle_[0-9]+_[0-9]+ x+$', true, 3);
+  const pool = new SearchPool(1);
+  try {
+    const cancel = new SharedArrayBuffer(4);
+    const run = pool.start(t, cancel);
+    await run.replies[0];
+    Atomics.store(new Int32Array(cancel), 0, 1);
+    run.stop();
+    const replies = await Promise.all(run.replies);
+    const skipped = replies.filter((r) => r.status === 'skipped').length;
+    // Shard 0 answered, shard 1 perhaps running (it stops at its next check): the rest never ran.
+    assert.ok(skipped >= t.shards.length - 2, `${skipped} of ${t.shards.length} skipped`);
+    assert.deepEqual(pool.load(), { busy: 0, queued: 0 });
+  } finally {
+    await pool.close();
+  }
+});
+
+test('no shard is claimed once the shards answered hold more than the task\'s stopAfter ranges', async () => {
+  const t = await task('x', true, 4, true, 0);
+  const pool = new SearchPool(1);
+  try {
+    const run = pool.start(t, new SharedArrayBuffer(4));
+    // One worker claims in order: shard 0 finds matches, which passes stopAfter 0.
+    assert.equal((await run.replies[0]).status, 'done');
+    await new Promise((r) => setTimeout(r, 200));
+    run.stop(); // what the searcher does once its cut is passed
+    const replies = await Promise.all(run.replies);
+    assert.deepEqual(replies.map((r) => r.status), ['done', ...t.shards.slice(1).map(() => 'skipped')]);
+  } finally {
+    await pool.close();
+  }
+});
