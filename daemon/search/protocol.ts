@@ -12,10 +12,12 @@
 //              i + 1 with a compare-and-swap, never past GRANTED
 //   [GRANTED]  shards [0, GRANTED) may be claimed: a blocking search grants all of them at
 //              once, a stream grants a few more as its client drains (backpressure)
-//   [FOUND]    match ranges found by the shards answered so far; once it passes the task's
-//              stopAfter no shard is claimed. Shards are claimed in order, so every shard
-//              not yet claimed then lies past the point where the searcher, adding the
-//              shards' counts in shard order, stops taking them: skipping it changes nothing
+//   [FOUND]    match ranges found by the shards answered so far, and
+//   [LOADED]   KiB of content they loaded (each shard's rounded up); once the two are past
+//              the task's cut (pastCut) no shard is claimed. Shards are claimed in order
+//              and pastCut only turns true as the counts grow, so every shard not yet
+//              claimed then lies past the point where the searcher, adding the shards'
+//              counts in shard order, stops taking them: skipping it changes nothing
 //   [CLAIMS+i] the id of the worker that claimed shard i (0: none yet), so that the shards
 //              of a worker that dies are failed and the others go on
 // The cancel flag (its own SharedArrayBuffer, non-zero: stop) is read between documents.
@@ -30,7 +32,28 @@ import type { ShardSearchResult } from './shard-search.ts';
 export const CONTROL_NEXT = 0;
 export const CONTROL_GRANTED = 1;
 export const CONTROL_FOUND = 2;
-export const CONTROL_CLAIMS = 3;
+export const CONTROL_LOADED = 3;
+export const CONTROL_CLAIMS = 4;
+
+/**
+ * When a search stops taking shards: once it holds more than `ranges` match ranges and
+ * either more than `rankedRanges` or more than `loadedKiB` of content read. A blocking
+ * search ranks what it holds, so it reads on past `matches` (its cut is wider); a stream
+ * stops at `matches`.
+ */
+export interface Cut {
+  ranges: number;
+  rankedRanges: number;
+  loadedKiB: number;
+}
+
+/** Whether a search holding `ranges` match ranges, having read `loadedKiB` of content, takes no more shards. */
+export function pastCut(cut: Cut, ranges: number, loadedKiB: number): boolean {
+  return ranges > cut.ranges && (ranges > cut.rankedRanges || loadedKiB > cut.loadedKiB);
+}
+
+/** A shard's content bytes loaded as the cut counts them. */
+export const loadedKiB = (bytes: number): number => Math.ceil(bytes / 1024);
 
 /** One shard of a search: its file, membership file and the repository's current flags. */
 export interface ShardRef {
@@ -53,8 +76,8 @@ export interface SearchTask {
   /** Brute force: bypass the index, verify every document with the reference matcher. */
   brute: boolean;
   shards: ShardRef[];
-  /** Match ranges in hand past which no more shards are claimed (the searcher's cut). */
-  stopAfter: number;
+  /** When no more shards are claimed (the searcher's cut). */
+  cut: Cut;
   /**
    * Post a worker's replies together when it has claimed all it can (a blocking search,
    * which ranks nothing before every shard is in: one message per worker instead of one

@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
-import { CONTROL_CLAIMS, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_NEXT, packr, shardKey, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
+import { CONTROL_CLAIMS, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
 import { searchShard } from './shard-search.ts';
 
 const port = parentPort!;
@@ -36,12 +36,17 @@ function shardAt(path: string, membership?: string): Shard {
   return shard;
 }
 
+/** Whether the shards answered so far are past the search's cut (protocol.ts). */
+function cutPassed(s: Known): boolean {
+  return pastCut(s.task.cut, Atomics.load(s.control, CONTROL_FOUND), Atomics.load(s.control, CONTROL_LOADED));
+}
+
 /** Claims the next granted shard: its index, or -1 when none is left to claim now. */
 function claim(s: Known): number {
   for (;;) {
     const next = Atomics.load(s.control, CONTROL_NEXT);
     if (next >= Atomics.load(s.control, CONTROL_GRANTED) || next >= s.task.shards.length) return -1;
-    if (Atomics.load(s.control, CONTROL_FOUND) > s.task.stopAfter) return -1;
+    if (cutPassed(s)) return -1;
     if (Atomics.compareExchange(s.control, CONTROL_NEXT, next, next + 1) === next) {
       Atomics.store(s.control, CONTROL_CLAIMS + next, workerId);
       return next;
@@ -69,8 +74,11 @@ function runShard(s: Known, i: number): ShardReply {
     shards.delete(shardKey(ref.shardPath, ref.membership));
     reply = { status: 'failed', error: (err as Error).message, queuedNs, corrupt: err instanceof ShardError };
   }
-  // (Capped: the count only has to pass stopAfter, and must not wrap around.)
-  if (reply.status === 'done') Atomics.add(s.control, CONTROL_FOUND, Math.min(reply.result.found, 1 << 24));
+  // (Capped: the counts only have to pass the cut, and must not wrap around.)
+  if (reply.status === 'done') {
+    Atomics.add(s.control, CONTROL_FOUND, Math.min(reply.result.found, 1 << 24));
+    Atomics.add(s.control, CONTROL_LOADED, Math.min(loadedKiB(reply.result.counters.contentBytesLoaded), 1 << 24));
+  }
   return reply;
 }
 
@@ -93,7 +101,7 @@ function work(run: number, s: Known): void {
   if (shardsDone.length > 0) port.postMessage({ run, shards: shardsDone, body: packr.pack(replies) } satisfies FromWorker);
   // Stopped, or every shard claimed: no resume will bring more. Otherwise the grant ran
   // out: a resume message comes when the searcher grants more (or stops the search).
-  const over = Atomics.load(s.control, CONTROL_NEXT) >= s.task.shards.length || Atomics.load(s.control, CONTROL_FOUND) > s.task.stopAfter;
+  const over = Atomics.load(s.control, CONTROL_NEXT) >= s.task.shards.length || cutPassed(s);
   if (Atomics.load(s.flag, 0) !== 0 || over) known.delete(run);
   else known.set(run, s);
 }

@@ -36,7 +36,7 @@ async function task(query: string, regex: boolean, planId: number, batch = false
   const dataDir = await haystackIndex();
   const m = readAllManifests(dataDir)[0]!;
   const plan = packr.pack(planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: true }));
-  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => ({ shardPath: join(shardsDir(dataDir, m.repoId), s.file) })), stopAfter, batch };
+  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => ({ shardPath: join(shardsDir(dataDir, m.repoId), s.file) })), cut: { ranges: stopAfter, rankedRanges: stopAfter, loadedKiB: Infinity }, batch };
 }
 
 const workers = (pool: SearchPool) => (pool as unknown as { slots: Array<{ worker: Worker }> }).slots.map((s) => s.worker);
@@ -111,17 +111,36 @@ test('stopping a search skips the shards no worker has claimed, at once', async 
   }
 });
 
-test('no shard is claimed once the shards answered hold more than the task\'s stopAfter ranges', async () => {
+test('no shard is claimed once the shards answered are past the task\'s cut', async () => {
   const t = await task('x', true, 4, true, 0);
   const pool = new SearchPool(1);
   try {
     const run = pool.start(t, new SharedArrayBuffer(4));
-    // One worker claims in order: shard 0 finds matches, which passes stopAfter 0.
+    // One worker claims in order: shard 0 finds matches, which passes a cut at 0 ranges.
     assert.equal((await run.replies[0]).status, 'done');
     await new Promise((r) => setTimeout(r, 200));
     run.stop(); // what the searcher does once its cut is passed
     const replies = await Promise.all(run.replies);
     assert.deepEqual(replies.map((r) => r.status), ['done', ...t.shards.slice(1).map(() => 'skipped')]);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('the cut counts content read too: past its ranges, a search stops at its reading budget', async () => {
+  const base = await task('x', true, 5, true);
+  const pool = new SearchPool(1);
+  try {
+    // Every shard holds matches and reads a few hundred KiB: with 1 range and 1 KiB as the
+    // cut (and a ranked depth never reached) the first shard is the last one claimed.
+    const run = pool.start({ ...base, cut: { ranges: 1, rankedRanges: 1e9, loadedKiB: 1 } }, new SharedArrayBuffer(4));
+    assert.equal((await run.replies[0]).status, 'done');
+    await new Promise((r) => setTimeout(r, 200));
+    run.stop();
+    assert.deepEqual((await Promise.all(run.replies)).map((r) => r.status), ['done', ...base.shards.slice(1).map(() => 'skipped')]);
+    // Under its ranges the budget does not stop it.
+    const all = pool.start({ ...base, cut: { ranges: 1e9, rankedRanges: 1e9, loadedKiB: 1 } }, new SharedArrayBuffer(4));
+    assert.deepEqual((await Promise.all(all.replies)).map((r) => r.status), base.shards.map(() => 'done'));
   } finally {
     await pool.close();
   }
