@@ -15,6 +15,7 @@ import { symbolNameRange } from '../symbols/name-range.ts';
 import { symbolHits, type SymbolHits } from './symbol-search.ts';
 import { termDocFrequencies } from './term-stats.ts';
 import { scoreHits } from './hit-score.ts';
+import { definingDocs, definitionsFirst, positiveLiterals } from './definition-first.ts';
 import { emptyCounters, type ShardCounters } from './types.ts';
 
 export interface ShardHit {
@@ -110,6 +111,8 @@ export function searchShard(
   const byDoc = new Map<number, ShardHit>();
   let examined = 0;
   let search = 0;
+  /** Documents examined before the others (definition-first.ts), found once per shard. */
+  let first: Uint32Array | undefined;
   for (const cls of classes) {
     const tc = process.hrtime.bigint();
     // Documents on none of the class's branches are other branches' versions (or dead).
@@ -117,7 +120,9 @@ export function searchShard(
     const candidates = useIndex ? intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers)) : onBranches;
     const t1 = process.hrtime.bigint();
     construction += Number(t1 - tc);
-    const total = candidates === null ? shard.docCount : candidates.length;
+    first ??= definingDocs(shard, positiveLiterals(plan), useIndex);
+    const ordered = definitionsFirst(candidates, first, shard.docCount);
+    const total = ordered === null ? shard.docCount : ordered.length;
     if (useIndex) counters.ngramMatches += total;
     for (let i = 0; i < total; i++) {
       if (result.found > limit || (examined % CANCEL_CHECK_EVERY === 0 && examined > 0 && isCancelled())) {
@@ -126,7 +131,7 @@ export function searchShard(
         break;
       }
       examined++;
-      const doc = candidates === null ? i : candidates[i]!;
+      const doc = ordered === null ? i : ordered[i]!;
       counters.filesConsidered++;
       const ctx = new DocContext(shard, doc, counters, useIndex);
       const found: Found = { content: [], names: [], terms: [] };

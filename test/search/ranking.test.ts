@@ -162,3 +162,35 @@ test("a match is a definition when it is the definition's name: found by the nam
     dir.cleanup();
   }
 });
+
+test('a shard examines the files defining a searched name first: the definition survives a small matches', async () => {
+  const dir = tempDir('rank-defs-first');
+  const searcher = new Searcher({ dataDir: join(dir.path, 'data'), workers: 1 });
+  try {
+    const tree = join(dir.path, 'src-tree');
+    // Twenty shallow callers come first in the static order; the definition is deep.
+    for (let i = 0; i < 20; i++) {
+      mkdirSync(join(tree, 'a'), { recursive: true });
+      writeFileSync(join(tree, 'a', `use${String(i).padStart(2, '0')}.c`), 'void f(void) { frobnicate_widget(1); }\n');
+    }
+    mkdirSync(join(tree, 'lib/core/deep'), { recursive: true });
+    writeFileSync(join(tree, 'lib/core/deep/widget.c'), 'int frobnicate_widget(int x)\n{\n  return x;\n}\n');
+    await indexLocal(tree, { dataDir: join(dir.path, 'data'), workers: 1 });
+    searcher.refresh();
+    const req = { query: 'frobnicate_widget', matches: 3, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true };
+    const res = await searcher.search(req);
+    assert.equal(res.files[0]?.fileName.text, 'lib/core/deep/widget.c', 'the definition first');
+    assert.equal(res.files.length, 3);
+    // Case-insensitive alike; the brute-force oracle examines the same files in the same order.
+    const ci = await searcher.search({ ...req, query: 'FROBNICATE_WIDGET', isCaseSensitivityEnabled: false });
+    assert.equal(ci.files[0]?.fileName.text, 'lib/core/deep/widget.c');
+    for (const r of [req, { ...req, query: 'FROBNICATE_WIDGET', isCaseSensitivityEnabled: false }]) {
+      const brute = await searcher.search(r, { brute: true });
+      const indexed = await searcher.search(r);
+      assert.deepEqual(brute.files.map((f) => f.fileName.text), indexed.files.map((f) => f.fileName.text));
+    }
+  } finally {
+    await searcher.close();
+    dir.cleanup();
+  }
+});
