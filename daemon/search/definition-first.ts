@@ -3,8 +3,8 @@
 // their static-rank order). A shard stops at `matches` ranges, so without this the file a
 // user searching for a name most often wants (its definition, ranked first by rank.ts) was
 // found only if it came early in the static order: on Linux with `matches` 100 the
-// hand-judged definitions were in the top 3 for 13 of 30 queries (17 with this; 29 with
-// every match ranked: the rest are in shards past the search's cut, searcher.ts).
+// hand-judged definitions were in the top 3 for 13 of 30 queries (17 with this order; 29
+// with the shards past the search's cut searched for their definitions too, searcher.ts).
 //
 // Only the order changes: the same documents are candidates, each is decided as before.
 // The indexed search finds the names in the symbol index; the brute-force oracle decodes
@@ -69,12 +69,12 @@ export function definingDocs(shard: Shard, literals: Literal[], useIndex: boolea
 }
 
 /**
- * The candidates in the order they are examined: those in `first` (ascending), then the
- * others, ascending. `candidates` null means every document of the shard; returns null
- * (every document, ascending) when nothing moves.
+ * The candidates in the order they are examined: those in `first` (ascending; `front` of
+ * them), then the others, ascending. `candidates` null means every document of the shard;
+ * `order` is null (every document, ascending) when nothing moves.
  */
-export function definitionsFirst(candidates: Uint32Array | null, first: Uint32Array, docCount: number): Uint32Array | null {
-  if (first.length === 0) return candidates;
+export function definitionsFirst(candidates: Uint32Array | null, first: Uint32Array, docCount: number): { order: Uint32Array | null; front: number } {
+  if (first.length === 0) return { order: candidates, front: 0 };
   const all = candidates ?? Uint32Array.from({ length: docCount }, (_, i) => i);
   const front = new Set<number>();
   // Both ascending: a merge walk keeps the definitions that are candidates.
@@ -83,10 +83,10 @@ export function definitionsFirst(candidates: Uint32Array | null, first: Uint32Ar
     while (j < all.length && all[j]! < d) j++;
     if (j < all.length && all[j] === d) front.add(d);
   }
-  if (front.size === 0) return candidates;
+  if (front.size === 0) return { order: candidates, front: 0 };
   const out = new Uint32Array(all.length);
   let k = 0;
   for (const d of front) out[k++] = d;
   for (const d of all) if (!front.has(d)) out[k++] = d;
-  return out;
+  return { order: out, front: front.size };
 }

@@ -14,7 +14,7 @@ import type { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { startTsWorker } from '../runtime/ts-worker.ts';
 import { SEARCH_WORKER_LIMITS } from './worker-limits.ts';
-import { CONTROL_CLAIMS, CONTROL_GRANTED, CONTROL_NEXT, packr, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
+import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, packr, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
 
 const WORKER = new URL('./search-worker.ts', import.meta.url);
 
@@ -31,6 +31,8 @@ export interface PoolRun {
   grant(upTo: number): void;
   /** Stops the search: the shards not yet claimed resolve as skipped now. Idempotent. */
   stop(): void;
+  /** From now on the workers search each shard for its definitions only (protocol.ts, DEFS_ONLY). */
+  definitionsOnly(): void;
 }
 
 class Run implements PoolRun {
@@ -94,6 +96,10 @@ class Run implements PoolRun {
     if (this.stopped || to <= Atomics.load(this.control, CONTROL_GRANTED)) return;
     Atomics.store(this.control, CONTROL_GRANTED, to);
     this.pool.resume(this);
+  }
+
+  definitionsOnly(): void {
+    Atomics.store(this.control, CONTROL_DEFS_ONLY, 1);
   }
 
   stop(): void {

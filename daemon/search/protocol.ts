@@ -18,6 +18,10 @@
 //              and pastCut only turns true as the counts grow, so every shard not yet
 //              claimed then lies past the point where the searcher, adding the shards'
 //              counts in shard order, stops taking them: skipping it changes nothing
+//   [DEFS_ONLY] set by the searcher once it has every shard up to its cut in hand: the
+//              shards still running then look only at the documents defining a name of the
+//              query (definitionsPastCut below); a shard claimed past the cut does from its
+//              start
 //   [CLAIMS+i] the id of the worker that claimed shard i (0: none yet), so that the shards
 //              of a worker that dies are failed and the others go on
 // The cancel flag (its own SharedArrayBuffer, non-zero: stop) is read between documents.
@@ -33,7 +37,8 @@ export const CONTROL_NEXT = 0;
 export const CONTROL_GRANTED = 1;
 export const CONTROL_FOUND = 2;
 export const CONTROL_LOADED = 3;
-export const CONTROL_CLAIMS = 4;
+export const CONTROL_DEFS_ONLY = 4;
+export const CONTROL_CLAIMS = 5;
 
 /**
  * When a search stops taking shards: once it holds more than `ranges` match ranges and
@@ -78,6 +83,12 @@ export interface SearchTask {
   shards: ShardRef[];
   /** When no more shards are claimed (the searcher's cut). */
   cut: Cut;
+  /**
+   * Past the cut, go on claiming, each shard searched for the documents defining a name of
+   * the query only (search/definition-first.ts): a blocking search with literals ranks the
+   * definitions of the whole index, whichever shard holds them.
+   */
+  definitionsPastCut: boolean;
   /**
    * Post a worker's replies together when it has claimed all it can (a blocking search,
    * which ranks nothing before every shard is in: one message per worker instead of one

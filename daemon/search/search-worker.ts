@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
-import { CONTROL_CLAIMS, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
+import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
 import { searchShard } from './shard-search.ts';
 
 const port = parentPort!;
@@ -41,20 +41,28 @@ function cutPassed(s: Known): boolean {
   return pastCut(s.task.cut, Atomics.load(s.control, CONTROL_FOUND), Atomics.load(s.control, CONTROL_LOADED));
 }
 
-/** Claims the next granted shard: its index, or -1 when none is left to claim now. */
-function claim(s: Known): number {
+/**
+ * Claims the next granted shard: its index, or -1 when none is left to claim now, and
+ * whether it is past the cut (then, for a task with definitionsPastCut, searched for its
+ * definitions only). A shard claimed once the finished shards are past the cut lies past
+ * the searcher's cut (protocol.ts, FOUND): this worker may decide so for it alone. The
+ * shards already running are told only by the searcher (DEFS_ONLY), which sets it once it
+ * has every shard up to its cut in hand.
+ */
+function claim(s: Known): { shard: number; pastCut: boolean } | undefined {
   for (;;) {
     const next = Atomics.load(s.control, CONTROL_NEXT);
-    if (next >= Atomics.load(s.control, CONTROL_GRANTED) || next >= s.task.shards.length) return -1;
-    if (cutPassed(s)) return -1;
+    if (next >= Atomics.load(s.control, CONTROL_GRANTED) || next >= s.task.shards.length) return undefined;
+    const past = cutPassed(s);
+    if (past && !s.task.definitionsPastCut) return undefined;
     if (Atomics.compareExchange(s.control, CONTROL_NEXT, next, next + 1) === next) {
       Atomics.store(s.control, CONTROL_CLAIMS + next, workerId);
-      return next;
+      return { shard: next, pastCut: past };
     }
   }
 }
 
-function runShard(s: Known, i: number): ShardReply {
+function runShard(s: Known, i: number, claimedPastCut: boolean): ShardReply {
   const task = s.task;
   const ref = task.shards[i]!;
   const queuedNs = Math.max(0, Math.round((performance.timeOrigin + performance.now() - s.sentAt) * 1e6));
@@ -68,7 +76,7 @@ function runShard(s: Known, i: number): ShardReply {
       matchers = planTerms(plan).map((t) => new Matcher(t, task.brute ? 'reference' : 'indexed'));
       lastPlanKey = key;
     }
-    const result = searchShard(shardAt(ref.shardPath, ref.membership), plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo);
+    const result = searchShard(shardAt(ref.shardPath, ref.membership), plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0);
     reply = { status: 'done', result, queuedNs };
   } catch (err) {
     shards.delete(shardKey(ref.shardPath, ref.membership));
@@ -88,9 +96,10 @@ function work(run: number, s: Known): void {
   const replies: ShardReply[] = [];
   for (;;) {
     if (Atomics.load(s.flag, 0) !== 0) break;
-    const i = claim(s);
-    if (i < 0) break;
-    const reply = runShard(s, i);
+    const claimed = claim(s);
+    if (!claimed) break;
+    const i = claimed.shard;
+    const reply = runShard(s, i, claimed.pastCut);
     if (s.task.batch) {
       shardsDone.push(i);
       replies.push(reply);
@@ -101,7 +110,7 @@ function work(run: number, s: Known): void {
   if (shardsDone.length > 0) port.postMessage({ run, shards: shardsDone, body: packr.pack(replies) } satisfies FromWorker);
   // Stopped, or every shard claimed: no resume will bring more. Otherwise the grant ran
   // out: a resume message comes when the searcher grants more (or stops the search).
-  const over = Atomics.load(s.control, CONTROL_NEXT) >= s.task.shards.length || cutPassed(s);
+  const over = Atomics.load(s.control, CONTROL_NEXT) >= s.task.shards.length || (cutPassed(s) && !s.task.definitionsPastCut);
   if (Atomics.load(s.flag, 0) !== 0 || over) known.delete(run);
   else known.set(run, s);
 }

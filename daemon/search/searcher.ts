@@ -33,6 +33,7 @@ import { loadedKiB, packr, pastCut, shardKey, type Cut, type SearchTask, type Sh
 import { buildChunks, locateRanges, nameRanges, wholeContent } from './shape.ts';
 import type { ShardHit } from './shard-search.ts';
 import { compareRanked } from './rank.ts';
+import { positiveLiterals } from './definition-first.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { emptyStats, type Chunk, type FileResult, type FlushReason, type RepositoryInfo, type SearchRequest, type SearchResponse, type SearchStats } from './types.ts';
 
@@ -305,7 +306,7 @@ export class Searcher {
     const streaming = options.onChunk !== undefined;
     const cut: Cut = streaming ? { ranges: limit, rankedRanges: limit, loadedKiB: Infinity } : { ranges: limit, rankedRanges: limit * RANK_DEPTH, loadedKiB: RANK_READ_KIB };
     const sent = sentPlan(req, plan);
-    const task: SearchTask = { planId: sent.planId, plan: sent.bytes, limit, brute: options.brute === true, shards: shards.map(shardRef), cut, batch: !streaming };
+    const task: SearchTask = { planId: sent.planId, plan: sent.bytes, limit, brute: options.brute === true, shards: shards.map(shardRef), cut, batch: !streaming, definitionsPastCut: !streaming && positiveLiterals(plan).length > 0 };
     // A stream lets the workers run only STREAM_AHEAD shards past the one its client is
     // being sent: a slow client holds the search back instead of replies piling up.
     const ahead = streaming ? pool.size * STREAM_AHEAD_PER_WORKER : shards.length;
@@ -357,13 +358,21 @@ export class Searcher {
             // `matches` of them (each shard stops at `matches` itself, its best files first by
             // the static rank). A stream sends the first `matches` ranges in shard order, each
             // batch ranked in itself.
-            if (r.hits.length > 0 && !pastCut(cut, ranges, read) && !options.signal?.aborted) {
-              if (!stream) found.push({ entry: shards[i]!, hits: r.hits });
-              else if (!this.shape(req, shards[i]!, r.hits, shaping)) stats.crashes++;
+            // Past the cut a blocking search with literals keeps each shard's definitions
+            // (definition-first.ts: examined first and whole, so which ones does not depend on
+            // when the shard saw the cut either).
+            const past = pastCut(cut, ranges, read);
+            const hits = past && task.definitionsPastCut ? r.hits.filter((h) => h.definition) : r.hits;
+            if (hits.length > 0 && (!past || task.definitionsPastCut) && !options.signal?.aborted) {
+              if (!stream) found.push({ entry: shards[i]!, hits });
+              else if (!this.shape(req, shards[i]!, hits, shaping)) stats.crashes++;
             }
             ranges += r.found;
             read += loadedKiB(r.counters.contentBytesLoaded);
-            if (pastCut(cut, ranges, read)) stop();
+            if (pastCut(cut, ranges, read)) {
+              if (task.definitionsPastCut) run.definitionsOnly();
+              else stop();
+            }
           }
         }
         if (stream) {

@@ -30,6 +30,8 @@ export interface ShardHit {
   termFreqs: number[];
   /** The ranking's score (rank.ts), computed here where the document is at hand (hit-score.ts). */
   score: number;
+  /** The document defines a symbol named like one of the query's literals (definition-first.ts). */
+  definition: boolean;
 }
 
 export interface ShardSearchResult {
@@ -95,6 +97,13 @@ export function searchShard(
   isCancelled: () => boolean,
   useIndex = true,
   repo?: RepoFacts,
+  /**
+   * Becomes true when the search wants only the documents defining a name of the query
+   * from here on (it is past its cut, searcher.ts): the rest of the shard is skipped. The
+   * definitions, examined first, are always examined whole (no cancel check among them), so
+   * which of them a shard returns does not depend on when the flag was seen.
+   */
+  definitionsOnly?: () => boolean,
 ): ShardSearchResult {
   const counters = emptyCounters();
   const result: ShardSearchResult = { hits: [], counters, filtered: false, more: false, found: 0, termDocs: [] };
@@ -117,15 +126,20 @@ export function searchShard(
     const tc = process.hrtime.bigint();
     // Documents on none of the class's branches are other branches' versions (or dead).
     const onBranches = docsOnAny(shard, cls.branches);
-    const candidates = useIndex ? intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers)) : onBranches;
+    first ??= definingDocs(shard, positiveLiterals(plan), useIndex);
+    // Only the definitions wanted from the start: no posting list is read (a definition
+    // that is not a candidate fails its check as it would have).
+    const candidates = definitionsOnly?.() === true
+      ? onBranches === null ? first : intersectSorted(onBranches, first)
+      : useIndex ? intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers)) : onBranches;
     const t1 = process.hrtime.bigint();
     construction += Number(t1 - tc);
-    first ??= definingDocs(shard, positiveLiterals(plan), useIndex);
-    const ordered = definitionsFirst(candidates, first, shard.docCount);
+    const { order: ordered, front } = definitionsFirst(candidates, first, shard.docCount);
     const total = ordered === null ? shard.docCount : ordered.length;
     if (useIndex) counters.ngramMatches += total;
     for (let i = 0; i < total; i++) {
-      if (result.found > limit || (examined % CANCEL_CHECK_EVERY === 0 && examined > 0 && isCancelled())) {
+      const stop = result.found > limit || (i >= front && ((examined % CANCEL_CHECK_EVERY === 0 && examined > 0 && isCancelled()) || definitionsOnly?.() === true));
+      if (stop) {
         counters.filesSkipped += total - i;
         result.more = true;
         break;
@@ -145,7 +159,7 @@ export function searchShard(
       }
       const termFreqs: number[] = new Array(plan.terms).fill(0);
       for (const id of found.terms) termFreqs[id]!++;
-      const hit: ShardHit = { doc, ranges: normalize(found.content), nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!), termFreqs, score: 0 };
+      const hit: ShardHit = { doc, ranges: normalize(found.content), nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!), termFreqs, score: 0, definition: i < front };
       byDoc.set(doc, hit);
       result.found += Math.max(1, (hit.ranges.length + hit.nameRanges.length) / 2);
     }

@@ -136,7 +136,7 @@ test('a stopped search takes its queued shard tasks out of the pool at once', as
     const m = readAllManifests(dataDir)[0]!;
     const plan = packr.pack(planQuery({ ...QUERY }));
     const shard = (i: number): ShardRef => ({ shardPath: join(shardsDir(dataDir, m.repoId), m.shards[i % m.shards.length]!.file) });
-    const task = (planId: number, ...ids: number[]): SearchTask => ({ planId, plan, limit: 100000, brute: false, shards: ids.map(shard), cut: { ranges: 100000, rankedRanges: 100000, loadedKiB: Infinity }, batch: false });
+    const task = (planId: number, ...ids: number[]): SearchTask => ({ planId, plan, limit: 100000, brute: false, shards: ids.map(shard), cut: { ranges: 100000, rankedRanges: 100000, loadedKiB: Infinity }, batch: false, definitionsPastCut: false });
     const live = new SharedArrayBuffer(4);
     const gone = new SharedArrayBuffer(4);
     // Closing the pool after a failed assertion rejects what is still queued: not the failure to report.

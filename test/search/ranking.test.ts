@@ -194,3 +194,31 @@ test('a shard examines the files defining a searched name first: the definition 
     dir.cleanup();
   }
 });
+
+test('past its cut a search still takes every shard\'s definitions of the name: a definition in the last shard comes first', async () => {
+  const dir = tempDir('rank-defs-past-cut');
+  const searcher = new Searcher({ dataDir: join(dir.path, 'data'), workers: 2 });
+  try {
+    const tree = join(dir.path, 'src-tree');
+    // 120 callers (2 KB each) fill the first shards: with matches 3 the search is past its
+    // cut (ten times matches) long before the last shard, which holds the definition.
+    mkdirSync(join(tree, 'a'), { recursive: true });
+    for (let i = 0; i < 120; i++) writeFileSync(join(tree, 'a', `use${String(i).padStart(3, '0')}.c`), `void f${i}(void) { frobnicate_widget(${i}); }\n${'/* filler */\n'.repeat(150)}`);
+    mkdirSync(join(tree, 'z/deep'), { recursive: true });
+    writeFileSync(join(tree, 'z/deep/widget.c'), 'int frobnicate_widget(int x)\n{\n  return x;\n}\n');
+    await indexLocal(tree, { dataDir: join(dir.path, 'data'), workers: 1, shardTargetBytes: 16 * 1024 });
+    searcher.refresh();
+    assert.ok(searcher.shardCount >= 12, `more shards than the cut takes (${searcher.shardCount})`);
+    const req = { query: 'frobnicate_widget', matches: 3, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true };
+    for (let round = 0; round < 3; round++) {
+      const res = await searcher.search(req);
+      assert.equal(res.files[0]?.fileName.text, 'z/deep/widget.c', 'the definition, from the last shard, first');
+      assert.equal(res.isSearchExhaustive, false);
+      const brute = await searcher.search(req, { brute: true });
+      assert.deepEqual(brute.files.map((f) => f.fileName.text), res.files.map((f) => f.fileName.text), 'the oracle agrees');
+    }
+  } finally {
+    await searcher.close();
+    dir.cleanup();
+  }
+});
