@@ -129,9 +129,12 @@ export function searchShard(
     first ??= definingDocs(shard, positiveLiterals(plan), useIndex);
     // Only the definitions wanted from the start: no posting list is read (a definition
     // that is not a candidate fails its check as it would have).
-    const candidates = definitionsOnly?.() === true
+    const onlyDefinitions = definitionsOnly?.() === true;
+    const candidates = onlyDefinitions
       ? onBranches === null ? first : intersectSorted(onBranches, first)
       : useIndex ? intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers)) : onBranches;
+    // The rest of the shard is left unexamined: its answer is not exhaustive.
+    if (onlyDefinitions) result.more = true;
     const t1 = process.hrtime.bigint();
     construction += Number(t1 - tc);
     const { order: ordered, front } = definitionsFirst(candidates, first, shard.docCount);
