@@ -437,15 +437,13 @@ export class Shard {
     if (ranges.length === 0) return out;
     const ends = new Map<number, number>();
     for (let i = 0; i < ranges.length; i += 2) if (ranges[i + 1]! > ranges[i]!) ends.set(ranges[i]!, ranges[i + 1]!);
-    const first = this.symbols.readUInt32LE(8 + 4 * doc);
-    const end = this.symbols.readUInt32LE(8 + 4 * (doc + 1));
     const base = 8 + 4 * (this.docCount + 1);
-    for (let i = first; i < end; i++) {
+    for (let i = this.symbolFirst[doc]!; i < this.symbolFirst[doc + 1]!; i++) {
+      const start = index.start(i);
+      const end = ends.get(start);
+      if (end === undefined) continue;
       const o = base + i * SYMBOL_RECORD_SIZE;
-      const at = ends.get(this.symbols.readUInt32LE(o + 4));
-      if (at === undefined) continue;
-      const start = this.symbols.readUInt32LE(o + 4);
-      if (index.name(index.nameAt(this.symbols.readUInt32LE(o))).length !== at - start) continue;
+      if (index.name(index.nameAt(this.symbols.readUInt32LE(o))).length !== end - start) continue;
       out.push(this.meta.symbolKinds[this.symbols.readUInt8(o + 22)] ?? '');
     }
     return out;

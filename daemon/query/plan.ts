@@ -11,8 +11,9 @@ import RE2 from 're2';
 import { ServiceError } from '../errors.ts';
 import type { QueryNode } from './ast.ts';
 import { parseQuery } from './parser.ts';
-import { literalNgramQuery, regexNgramQuery } from './regex-ngrams.ts';
-import { requiredLiteral } from './regex-required.ts';
+import { literalNgramQuery, regexNgramQueryOf } from './regex-ngrams.ts';
+import { requiredLiteralOf } from './regex-required.ts';
+import { parseForAnalysis } from './re2-syntax.ts';
 import { re2Reason, regexFlags, type Plan, type PlanNode, type Term } from './terms.ts';
 
 export type { Plan, PlanNode, Term } from './terms.ts';
@@ -67,8 +68,9 @@ export function compileTerm(pattern: string, regex: boolean, caseSensitive: bool
   } catch (err) {
     throw new ServiceError('FAILED_TO_PARSE_QUERY', `invalid regular expression ${JSON.stringify(pattern)}: ${re2Reason(err as Error)}`);
   }
-  const options = { caseInsensitive: !caseSensitive };
-  return { kind: 'regex', pattern, caseSensitive, ngrams: regexNgramQuery(pattern, options), required: requiredLiteral(pattern, options) };
+  // Parsed once for both analyses.
+  const ast = parseForAnalysis(pattern, { caseInsensitive: !caseSensitive });
+  return { kind: 'regex', pattern, caseSensitive, ngrams: regexNgramQueryOf(ast), required: requiredLiteralOf(ast) };
 }
 
 /** False only when a node provably matches nothing (a regex that can never match). */

@@ -686,3 +686,18 @@ export function parseRe2(pattern: string, options: Re2ParseOptions = {}): Re2Nod
 export function parseNodeRe2Pattern(pattern: string, options: Re2ParseOptions = {}): Re2Node {
   return parseRe2(translateNodeRe2(pattern), options);
 }
+
+/**
+ * The pattern as the daemon's RE2 compiles it (terms.ts regexFlags: "gm", plus "i" when
+ * caseInsensitive), for the prefilter analyses (regex-ngrams.ts, regex-required.ts); null
+ * when this parser does not take it (RE2 decides; an analysis then claims nothing, which is
+ * always sound).
+ */
+export function parseForAnalysis(pattern: string, options: { caseInsensitive: boolean }): Re2Node | null {
+  try {
+    return parseNodeRe2Pattern(pattern, { foldCase: options.caseInsensitive, multiLine: true });
+  } catch (err) {
+    if (err instanceof Re2SyntaxError) return null;
+    throw err;
+  }
+}

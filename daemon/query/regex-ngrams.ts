@@ -39,7 +39,7 @@ import {
   type Info,
 } from './match-info.ts';
 import { ALL, NONE, prune, qAnd, stringQuery, stringsQuery, type NgramQuery } from './ngram-query.ts';
-import { parseNodeRe2Pattern, Re2SyntaxError, toWellFormed, type ClassItem, type CodeRange, type Re2Node } from './re2-syntax.ts';
+import { parseForAnalysis, toWellFormed, type ClassItem, type CodeRange, type Re2Node } from './re2-syntax.ts';
 
 // Limits of the class analysis; like those of match-info.ts they only weaken the query.
 
@@ -181,14 +181,12 @@ function infoQuery(info: Info): NgramQuery {
  * caseInsensitive). Sound: accepts every document the pattern matches in.
  */
 export function regexNgramQuery(pattern: string, options: { caseInsensitive: boolean }): NgramQuery {
-  let ast: Re2Node;
-  try {
-    ast = parseNodeRe2Pattern(pattern, { foldCase: options.caseInsensitive, multiLine: true });
-  } catch (err) {
-    if (err instanceof Re2SyntaxError) return ALL; // RE2 decides; no filtering is always sound
-    throw err;
-  }
-  return infoQuery(analyze(ast));
+  return regexNgramQueryOf(parseForAnalysis(pattern, options));
+}
+
+/** regexNgramQuery of a pattern parsed by parseForAnalysis (null: no filtering, always sound). */
+export function regexNgramQueryOf(ast: Re2Node | null): NgramQuery {
+  return ast ? infoQuery(analyze(ast)) : ALL;
 }
 
 /**

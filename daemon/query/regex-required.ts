@@ -21,7 +21,7 @@
 //   match anyway); classes, '.', \C and unmodelled constructs are "some character(s)".
 
 import { caseFoldOrbit, isSurrogate } from './case-fold.ts';
-import { parseNodeRe2Pattern, Re2SyntaxError, type Re2Node } from './re2-syntax.ts';
+import { parseForAnalysis, type Re2Node } from './re2-syntax.ts';
 
 interface Need {
   /** The one string the node matches, as code points; null when it may match several. */
@@ -188,13 +188,12 @@ const utf8Bytes = (cps: number[]): number => Buffer.byteLength(String.fromCodePo
  * caseInsensitive); null when no such string is known. Compare it to bytes as UTF-8.
  */
 export function requiredLiteral(pattern: string, options: { caseInsensitive: boolean }): string | null {
-  let ast: Re2Node;
-  try {
-    ast = parseNodeRe2Pattern(pattern, { foldCase: options.caseInsensitive, multiLine: true });
-  } catch (err) {
-    if (err instanceof Re2SyntaxError) return null; // RE2 decides; claiming nothing is always sound
-    throw err;
-  }
+  return requiredLiteralOf(parseForAnalysis(pattern, options));
+}
+
+/** requiredLiteral of a pattern parsed by parseForAnalysis (null: nothing claimed, always sound). */
+export function requiredLiteralOf(ast: Re2Node | null): string | null {
+  if (!ast) return null;
   let best: number[] | null = null;
   let bestBytes = 0;
   for (const whole of analyze(ast).required) {

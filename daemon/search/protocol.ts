@@ -4,8 +4,9 @@
 // workers claim from, one at a time, through a small shared control block, so a worker
 // goes from one shard to the next without a round trip through the main thread (measured
 // on the Linux tree: ten shard tasks each sent and answered cost ~1.5 ms of a rare
-// literal's 3 ms; the shards' own work was 0.8 ms). Each finished shard is posted back at
-// once, so results flow while the rest run.
+// literal's 3 ms; the shards' own work was 0.8 ms). A stream's shards are posted back as
+// each is done, so results flow while the rest run; a blocking search's come back in one
+// message per worker (SearchTask.batch).
 //
 // The control block (an Int32Array over a SharedArrayBuffer, CONTROL_* below):
 //   [NEXT]     the next shard to claim; a worker claims shard i by moving NEXT from i to

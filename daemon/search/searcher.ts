@@ -421,7 +421,7 @@ export class Searcher {
     const before = { budget: out.budget, actual: out.actual, files: out.files.length, repos: out.repos.size };
     try {
       const shard = this.shard(entry);
-      const repo = repoOf(entry, shard);
+      const repo = repoOf(entry, shard, this.options.baseUrl ?? DEFAULT_BASE_URL);
       for (const hit of hits) {
         if (out.budget <= 0) break;
         this.shapeHit(req, entry, shard, repo, hit, out);
@@ -449,7 +449,7 @@ export class Searcher {
     const ranked: Array<{ entry: ShardEntry; shard: Shard; repo: ResultRepo; hit: ShardHit; score: number; repository: string; path: string }> = [];
     for (const { entry, hits } of found) {
       const shard = this.shard(entry);
-      const repo = repoOf(entry, shard);
+      const repo = repoOf(entry, shard, this.options.baseUrl ?? DEFAULT_BASE_URL);
       for (const hit of hits) ranked.push({ entry, shard, repo, hit, score: hit.score, repository: repo.name, path: shard.name(hit.doc) });
     }
     ranked.sort(compareRanked);
@@ -515,9 +515,8 @@ export class Searcher {
     const count = Math.max(1, (names.length + ranges.length) / 2);
     out.budget -= count;
     out.actual += count;
-    const info: RepositoryInfo = { id: repo.id, codeHostType: repo.codeHostType, name: repo.name, displayName: repo.displayName, webUrl: repoWebUrl(baseUrl, repo.name) };
-    out.files.push({ file, count, repositoryId: repo.id, repository: repo.name, path, score: hit.score, shard: entry.key, repo: info });
-    if (!out.repos.has(repo.id)) out.repos.set(repo.id, info);
+    out.files.push({ file, count, repositoryId: repo.id, repository: repo.name, path, score: hit.score, shard: entry.key, repo: repo.info });
+    if (!out.repos.has(repo.id)) out.repos.set(repo.id, repo.info);
   }
 }
 
@@ -615,19 +614,20 @@ interface ResultRepo {
   codeHostType: CodeHostType;
   externalWebUrl?: string;
   defaultBranch: string;
+  /** The response's repositoryInfo entry for it. */
+  info: RepositoryInfo;
 }
 
 /** The repository as results show it: the manifest's record, else what the shard stored. */
-function repoOf(entry: ShardEntry, shard: Shard): ResultRepo {
+function repoOf(entry: ShardEntry, shard: Shard, baseUrl: string): ResultRepo {
   const m = shard.meta.repo;
   const r = entry.repo;
-  if (r) {
-    const out: ResultRepo = { id: entry.repoId, name: r.name, displayName: r.displayName, codeHostType: r.codeHostType, defaultBranch: shard.branches.names[0] ?? m.branch };
-    if (r.externalWebUrl) out.externalWebUrl = r.externalWebUrl;
-    return out;
-  }
-  const out: ResultRepo = { id: m.id, name: m.name, displayName: displayName(m.name), codeHostType: m.codeHostType as CodeHostType, defaultBranch: m.branch };
-  if (m.codeHostType !== 'genericGitHost' && m.name.includes('/')) out.externalWebUrl = `https://${m.name}`;
+  const base = r
+    ? { id: entry.repoId, name: r.name, displayName: r.displayName, codeHostType: r.codeHostType, defaultBranch: shard.branches.names[0] ?? m.branch }
+    : { id: m.id, name: m.name, displayName: displayName(m.name), codeHostType: m.codeHostType as CodeHostType, defaultBranch: m.branch };
+  const out: ResultRepo = { ...base, info: { id: base.id, codeHostType: base.codeHostType, name: base.name, displayName: base.displayName, webUrl: repoWebUrl(baseUrl, base.name) } };
+  if (r?.externalWebUrl) out.externalWebUrl = r.externalWebUrl;
+  else if (!r && m.codeHostType !== 'genericGitHost' && m.name.includes('/')) out.externalWebUrl = `https://${m.name}`;
   return out;
 }
 

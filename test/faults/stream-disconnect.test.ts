@@ -20,12 +20,11 @@ import { SearchGate } from '../../daemon/http/gate.ts';
 import { readAllManifests } from '../../daemon/index/manifest.ts';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
-import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { SearchPool, type PoolRun } from '../../daemon/search/pool.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { packr, type SearchTask, type ShardRef, type ShardReply } from '../../daemon/search/protocol.ts';
 import { tempDir } from '../helpers/corpus.ts';
-import { metrics, until, writeHaystack } from '../helpers/haystack.ts';
+import { haystackIndex as haystack, metrics, until } from '../helpers/haystack.ts';
 import { formatStats, procStats, type ProcStats } from '../helpers/proc.ts';
 import { rawRequest, type RawExchange } from '../helpers/raw-http.ts';
 import { serve, stop } from '../helpers/serve.ts';
@@ -39,19 +38,8 @@ const WORK = ['trawl_search_workers_busy', 'trawl_search_shard_tasks_queued', 't
 
 const dir = tempDir('stream-disconnect');
 after(() => dir.cleanup());
-let indexed: Promise<string> | undefined;
-
-/** The haystack (once for this file), indexed in small shards: every search queues a dozen shard tasks up front. */
-function haystackIndex(): Promise<string> {
-  indexed ??= (async () => {
-    const corpus = join(dir.path, 'haystack');
-    const dataDir = join(dir.path, 'data');
-    writeHaystack(corpus, 1200, 100);
-    await indexLocal(corpus, { dataDir, symbols: false, shardTargetBytes: 1 << 20 });
-    return dataDir;
-  })();
-  return indexed;
-}
+/** The haystack (once for this file), indexed in small shards: every search has a dozen shards. */
+const haystackIndex = haystack(dir.path, 1200, 100, 1 << 20);
 
 test(`${STREAMS} streaming searches whose clients disconnect mid-stream: the work stops at once, memory, fds and threads come back`, { timeout: 300_000 }, async (t) => {
   const dataDir = await haystackIndex();

@@ -1,10 +1,11 @@
 // A corpus for searches that take a while and stream a lot: `files` files of `lines` lines,
 // each line `needle_<file>_<line>` and 80 x's, so that `needle` matches every line and
-// `needle_[0-9]+_7 ` exactly one line of every file. Also the two small readers of the
+// `needle_[0-9]+_7 ` exactly one line of every file, and its index; also the two small readers of the
 // daemon's /metrics that tests poll.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
 
 export function writeHaystack(root: string, files: number, lines: number): void {
   for (let f = 0; f < files; f++) {
@@ -14,6 +15,23 @@ export function writeHaystack(root: string, files: number, lines: number): void 
     for (let l = 0; l < lines; l++) text += `needle_${f}_${l} ${'x'.repeat(80)}\n`;
     writeFileSync(join(sub, `f${f}.txt`), text);
   }
+}
+
+/**
+ * A haystack of `files` files of `lines` lines under `dir`, indexed without symbols in
+ * shards of about `shardTargetBytes`: built on the first call (once per test file), its
+ * data dir on every call.
+ */
+export function haystackIndex(dir: string, files: number, lines: number, shardTargetBytes: number): () => Promise<string> {
+  let indexed: Promise<string> | undefined;
+  return () =>
+    (indexed ??= (async () => {
+      const corpus = join(dir, 'haystack');
+      const dataDir = join(dir, 'data');
+      writeHaystack(corpus, files, lines);
+      await indexLocal(corpus, { dataDir, symbols: false, shardTargetBytes });
+      return dataDir;
+    })());
 }
 
 /** One sample of a metric without labels (0 when absent). */

@@ -10,27 +10,16 @@ import type { Worker } from 'node:worker_threads';
 import { readAllManifests } from '../../daemon/index/manifest.ts';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
-import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { SearchPool } from '../../daemon/search/pool.ts';
 import { packr, type SearchTask, type ShardReply } from '../../daemon/search/protocol.ts';
 import { tempDir } from '../helpers/corpus.ts';
-import { writeHaystack } from '../helpers/haystack.ts';
+import { haystackIndex as haystack } from '../helpers/haystack.ts';
 
 const dir = tempDir('search-pool');
 after(() => dir.cleanup());
 
-let indexed: Promise<string> | undefined;
 /** 600 files in shards of ~0.5 MB: a dozen shards. */
-function haystackIndex(): Promise<string> {
-  indexed ??= (async () => {
-    const corpus = join(dir.path, 'haystack');
-    const dataDir = join(dir.path, 'data');
-    writeHaystack(corpus, 600, 100);
-    await indexLocal(corpus, { dataDir, symbols: false, shardTargetBytes: 1 << 19 });
-    return dataDir;
-  })();
-  return indexed;
-}
+const haystackIndex = haystack(dir.path, 600, 100, 1 << 19);
 
 async function task(query: string, regex: boolean, planId: number, batch = false, stopAfter = 1_000_000_000): Promise<SearchTask> {
   const dataDir = await haystackIndex();

@@ -163,18 +163,21 @@ test("a match is a definition when it is the definition's name: found by the nam
   }
 });
 
+/** `callers` shallow files calling frobnicate_widget (a/useNNN.c, with `filler` comment lines each), and its definition at `definition`. */
+function writeCallersAndDefinition(tree: string, callers: number, filler: number, definition: string): void {
+  mkdirSync(join(tree, 'a'), { recursive: true });
+  for (let i = 0; i < callers; i++) writeFileSync(join(tree, 'a', `use${String(i).padStart(3, '0')}.c`), `void f${i}(void) { frobnicate_widget(${i}); }\n${'/* filler */\n'.repeat(filler)}`);
+  mkdirSync(dirname(join(tree, definition)), { recursive: true });
+  writeFileSync(join(tree, definition), 'int frobnicate_widget(int x)\n{\n  return x;\n}\n');
+}
+
 test('a shard examines the files defining a searched name first: the definition survives a small matches', async () => {
   const dir = tempDir('rank-defs-first');
   const searcher = new Searcher({ dataDir: join(dir.path, 'data'), workers: 1 });
   try {
     const tree = join(dir.path, 'src-tree');
     // Twenty shallow callers come first in the static order; the definition is deep.
-    for (let i = 0; i < 20; i++) {
-      mkdirSync(join(tree, 'a'), { recursive: true });
-      writeFileSync(join(tree, 'a', `use${String(i).padStart(2, '0')}.c`), 'void f(void) { frobnicate_widget(1); }\n');
-    }
-    mkdirSync(join(tree, 'lib/core/deep'), { recursive: true });
-    writeFileSync(join(tree, 'lib/core/deep/widget.c'), 'int frobnicate_widget(int x)\n{\n  return x;\n}\n');
+    writeCallersAndDefinition(tree, 20, 0, 'lib/core/deep/widget.c');
     await indexLocal(tree, { dataDir: join(dir.path, 'data'), workers: 1 });
     searcher.refresh();
     const req = { query: 'frobnicate_widget', matches: 3, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true };
@@ -202,10 +205,7 @@ test('past its cut a search still takes every shard\'s definitions of the name: 
     const tree = join(dir.path, 'src-tree');
     // 120 callers (2 KB each) fill the first shards: with matches 3 the search is past its
     // cut (ten times matches) long before the last shard, which holds the definition.
-    mkdirSync(join(tree, 'a'), { recursive: true });
-    for (let i = 0; i < 120; i++) writeFileSync(join(tree, 'a', `use${String(i).padStart(3, '0')}.c`), `void f${i}(void) { frobnicate_widget(${i}); }\n${'/* filler */\n'.repeat(150)}`);
-    mkdirSync(join(tree, 'z/deep'), { recursive: true });
-    writeFileSync(join(tree, 'z/deep/widget.c'), 'int frobnicate_widget(int x)\n{\n  return x;\n}\n');
+    writeCallersAndDefinition(tree, 120, 150, 'z/deep/widget.c');
     await indexLocal(tree, { dataDir: join(dir.path, 'data'), workers: 1, shardTargetBytes: 16 * 1024 });
     searcher.refresh();
     assert.ok(searcher.shardCount >= 12, `more shards than the cut takes (${searcher.shardCount})`);
