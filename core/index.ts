@@ -247,6 +247,29 @@ export function findLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive
   return c.u32.slice(at, at + k);
 }
 
+/**
+ * Line numbers and line starts of ascending byte offsets into `hay`: out[2i] is offset i's
+ * 1-based line (1 + the "\n" bytes before it), out[2i + 1] the offset its line starts at.
+ * Only the bytes up to the last offset are copied into the wasm arena.
+ */
+export function locateLines(hay: Uint8Array, offsets: ArrayLike<number>): Uint32Array {
+  const k = offsets.length;
+  if (k === 0) return new Uint32Array(0);
+  let n = 0;
+  for (let i = 0; i < k; i++) if (offsets[i]! > n) n = offsets[i]!;
+  n = Math.min(n, hay.length);
+  const c = core();
+  // io layout: hay[n] + 16 readable padding bytes | offsets u32[k] | out u32[2k]
+  const offsOff = align(n + 16);
+  const outOff = offsOff + align(k * 4);
+  const base = c.scratch(outOff + k * 8);
+  c.u8.set(n === hay.length ? hay : hay.subarray(0, n), base);
+  c.u32.set(offsets, (base + offsOff) / 4);
+  c.ex.locateLines(base, n, base + offsOff, k, base + outOff);
+  const at = (base + outOff) / 4;
+  return c.u32.slice(at, at + 2 * k);
+}
+
 /** xxHash32 of data with seed (default 0): standard xxHash32 so values match published test vectors. Large inputs are streamed through the io region in chunks. */
 export function hash32(data: Uint8Array, seed: number = 0): number {
   const c = core();
@@ -285,6 +308,7 @@ export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
   'intersect',
   'union',
   'findLiteral',
+  'locateLines',
   'xxh32',
   'xxh32Begin',
   'xxh32Update',
@@ -330,6 +354,7 @@ interface CoreExports {
   intersect(a: number, na: number, b: number, nb: number, out: number): number;
   union(a: number, na: number, b: number, nb: number, out: number): number;
   findLiteral(hay: number, n: number, needle: number, m: number, ci: number, out: number, max: number): number;
+  locateLines(hay: number, n: number, offs: number, k: number, out: number): void;
   xxh32(p: number, len: number, seed: number): number;
   xxh32Begin(seed: number): void;
   xxh32Update(p: number, len: number): void;

@@ -10,6 +10,7 @@ export { distinctTrigrams, seenBytes } from './ngrams';
 export { countTrigrams, countDistinct, collectTrigrams, scatterDocs, encodeLists, decodeList } from './postings';
 export { intersect, union } from './intersect';
 export { findLiteral } from './verify';
+export { locateLines } from './lines';
 export { xxh32, xxh32Begin, xxh32Update, xxh32End } from './hash';
 
 /** First byte the glue may use: everything below holds this module's static data. */

@@ -21,6 +21,18 @@ const JSON_HEADERS: Array<[string, string]> = [['Content-Type', JSON_TYPE]];
 /** Streamed bodies are written in pieces of this size (see Reply.write). */
 const WRITE_PIECE = 64 * 1024;
 
+/**
+ * A JSON body already serialised: a search's answer, whose files come from the workers as
+ * bytes (search/wire.ts). A caller in process (the tool server) reads it with value().
+ */
+export class RawJson {
+  constructor(readonly bytes: Uint8Array) {}
+
+  value(): unknown {
+    return JSON.parse(Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength).toString('utf8'));
+  }
+}
+
 export class Reply {
   /** Set when the client went away; nothing may be written after. */
   aborted = false;
@@ -41,7 +53,7 @@ export class Reply {
 
   /** A whole JSON response. */
   json(status: number, body: unknown, headers: Array<[string, string]> = [], closeConnection = false): void {
-    this.send(status, JSON.stringify(body), headers.length === 0 ? JSON_HEADERS : [['Content-Type', JSON_TYPE], ...headers], closeConnection);
+    this.send(status, body instanceof RawJson ? body.bytes : JSON.stringify(body), headers.length === 0 ? JSON_HEADERS : [['Content-Type', JSON_TYPE], ...headers], closeConnection);
   }
 
   /** The error object with the status it names. */
@@ -74,8 +86,8 @@ export class Reply {
    * piece keeps at most about one piece in uWS's buffer: a slow client holds the writer
    * (and the search behind it) instead of making the daemon buffer without bound.
    */
-  async write(data: string): Promise<void> {
-    const bytes = Buffer.from(data, 'utf8');
+  async write(data: string | Uint8Array): Promise<void> {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     for (let at = 0; at < bytes.length; at += WRITE_PIECE) {
       if (this.aborted || this.finished) return;
       const piece = bytes.subarray(at, at + WRITE_PIECE);

@@ -252,7 +252,7 @@ export class Shard {
   private readonly verified: Uint8Array;
   private readonly oids: Buffer | undefined;
 
-  private constructor(path: string, map: Buffer, membershipPath?: string) {
+  private constructor(path: string, map: Buffer, membershipPath?: string, verified?: SharedArrayBuffer) {
     this.path = path;
     this.map = map;
     this.fileSize = map.length;
@@ -302,7 +302,9 @@ export class Shard {
     } catch (err) {
       throw new ShardError(path, `metadata cannot be decoded: ${(err as Error).message}`);
     }
-    this.verified = new Uint8Array(this.docCount);
+    // Shared between the threads that open the same file (search/pool.ts), so that each
+    // document is checked once per process, not once per thread.
+    this.verified = verified !== undefined && verified.byteLength === this.docCount ? new Uint8Array(verified) : new Uint8Array(this.docCount);
     if (this.version >= 3) {
       this.oids = section(SectionKind.Oids);
       if (this.oids.length !== this.docCount * OID_SIZE) throw new ShardError(path, 'blob id table does not match the document table');
@@ -319,8 +321,11 @@ export class Shard {
   /**
    * Opens and checks a shard; throws ShardError with a readable reason. `membershipPath`
    * replaces the shard's own branch lists (an incremental run's membership file).
+   * `verified`: one byte per document, non-zero once its content passed its checksum,
+   * shared with the other threads that read the file (ignored when its size is not the
+   * shard's document count).
    */
-  static open(path: string, membershipPath?: string): Shard {
+  static open(path: string, membershipPath?: string, verified?: SharedArrayBuffer): Shard {
     let fd: number;
     try {
       fd = openSync(path, 'r');
@@ -331,7 +336,7 @@ export class Shard {
       const size = fstatSync(fd).size;
       if (size < HEADER_SIZE) throw new ShardError(path, `truncated: ${size} bytes is shorter than the header`);
       const map = mmap.map(size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0, mmap.MADV_RANDOM);
-      return new Shard(path, map, membershipPath);
+      return new Shard(path, map, membershipPath, verified);
     } finally {
       closeSync(fd); // the mapping stays valid after the descriptor is closed
     }

@@ -6,7 +6,7 @@
 
 import type { Identity } from '../auth/identity.ts';
 import type { HttpLogger } from '../http/logging.ts';
-import type { Reply } from '../http/respond.ts';
+import { RawJson, type Reply } from '../http/respond.ts';
 import type { Route } from '../http/route.ts';
 import type { Validators } from '../http/validate.ts';
 
@@ -71,7 +71,8 @@ export function routeInvoker(routes: Route[], validators: Validators): Invoke {
       log: caller.log,
     });
     if (result === undefined) throw new Error(`${key} wrote its own response; a tool cannot use it`);
-    return { body: result.body, headers: result.headers ?? [] };
+    // A search answers with its JSON already written (search/wire.ts): a tool reads the object.
+    return { body: result.body instanceof RawJson ? result.body.value() : result.body, headers: result.headers ?? [] };
   };
 }
 

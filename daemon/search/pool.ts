@@ -14,7 +14,7 @@ import type { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { startTsWorker } from '../runtime/ts-worker.ts';
 import { SEARCH_WORKER_LIMITS } from './worker-limits.ts';
-import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, packr, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
+import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack, packr, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
 
 const WORKER = new URL('./search-worker.ts', import.meta.url);
 
@@ -126,6 +126,8 @@ export class SearchPool {
   readonly size: number;
   private readonly slots: Slot[] = [];
   private readonly runs = new Map<number, Run>();
+  /** The bitmaps shared so far (shareVerified), for workers started later. */
+  private readonly verified = new Map<string, SharedArrayBuffer>();
   private closed = false;
   private nextRun = 1;
   private nextWorker = 1;
@@ -144,7 +146,7 @@ export class SearchPool {
   start(task: SearchTask, cancel: SharedArrayBuffer, grant = task.shards.length): PoolRun {
     const n = task.shards.length;
     const control = new SharedArrayBuffer(4 * (CONTROL_CLAIMS + n));
-    const body = n > 0 && !this.closed ? packr.pack(task) : new Uint8Array(0);
+    const body = n > 0 && !this.closed ? pack(task) : new Uint8Array(0);
     const run = new Run(this.nextRun++, n, control, cancel, body, this);
     if (this.closed) {
       for (let i = 0; i < n; i++) run.resolve(i, { status: 'failed', error: 'search pool is closed', queuedNs: 0 });
@@ -174,6 +176,16 @@ export class SearchPool {
       }
     }
     return { busy: busy.size, queued };
+  }
+
+  /**
+   * Shares documents-checked bitmaps of shard files with every worker, now and with any
+   * worker started later (protocol.ts, 'verified'); `gone` are dropped.
+   */
+  shareVerified(add: Array<[string, SharedArrayBuffer]>, gone: string[]): void {
+    for (const [path, bitmap] of add) this.verified.set(path, bitmap);
+    for (const path of gone) this.verified.delete(path);
+    for (const s of this.slots) this.post(s, { kind: 'verified', add, gone });
   }
 
   /** Tells every worker to drop its mapping of these shard files (after a re-index). */
@@ -237,6 +249,7 @@ export class SearchPool {
     void slot.worker.terminate();
     const fresh = this.spawn();
     this.slots[i] = fresh;
+    if (this.verified.size > 0) this.post(fresh, { kind: 'verified', add: [...this.verified], gone: [] });
     for (const run of [...this.runs.values()]) {
       for (let s = 0; s < run.size; s++) {
         if (run.claimant(s) === slot.id && !run.settled(s)) run.resolve(s, { status: 'failed', error: `search worker failed: ${err.message}`, queuedNs: 0 });

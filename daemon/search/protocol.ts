@@ -6,7 +6,8 @@
 // on the Linux tree: ten shard tasks each sent and answered cost ~1.5 ms of a rare
 // literal's 3 ms; the shards' own work was 0.8 ms). A stream's shards are posted back as
 // each is done, so results flow while the rest run; a blocking search's come back in one
-// message per worker (SearchTask.batch).
+// message per worker (SearchTask.batch). A reply holds the shard's files, scored and
+// shaped into their wire form by the worker (shape-file.ts).
 //
 // The control block (an Int32Array over a SharedArrayBuffer, CONTROL_* below):
 //   [NEXT]     the next shard to claim; a worker claims shard i by moving NEXT from i to
@@ -31,8 +32,9 @@
 // here).
 
 import { Packr } from 'msgpackr';
-import type { RepoFacts } from '../index/shard-reader.ts';
+import type { ListedRepo, ShapedFile, ShapeOptions } from './shape-file.ts';
 import type { ShardSearchResult } from './shard-search.ts';
+import type { RepositoryInfo } from './types.ts';
 
 export const CONTROL_NEXT = 0;
 export const CONTROL_GRANTED = 1;
@@ -61,13 +63,14 @@ export function pastCut(cut: Cut, ranges: number, loadedKiB: number): boolean {
 /** A shard's content bytes loaded as the cut counts them. */
 export const loadedKiB = (bytes: number): number => Math.ceil(bytes / 1024);
 
-/** One shard of a search: its file, membership file and the repository's current flags. */
+/** One shard of a search: its file, membership file and the repository as listed now. */
 export interface ShardRef {
   shardPath: string;
   /** The membership file that replaces the shard's branch lists (manifest.ts). */
   membership?: string;
-  /** The repository's current flags, from its manifest (they may have changed since the build). */
-  repo?: RepoFacts;
+  repoId: number;
+  /** The repository's current record, from its manifest (it may have changed since the build). */
+  repo?: ListedRepo;
 }
 
 /** A search as the workers get it: the plan once, and the shards to claim from. */
@@ -90,6 +93,8 @@ export interface SearchTask {
    * definitions of the whole index, whichever shard holds them.
    */
   definitionsPastCut: boolean;
+  /** How the hits are shaped into file results (shape-file.ts), in the worker that found them. */
+  shape: ShapeOptions;
   /**
    * Post a worker's replies together when it has claimed all it can (a blocking search,
    * which ranks nothing before every shard is in: one message per worker instead of one
@@ -99,7 +104,11 @@ export interface SearchTask {
 }
 
 export type ShardReply =
-  | { status: 'done'; result: ShardSearchResult; queuedNs: number }
+  /**
+   * `files`: the hits shaped, in the shard's order (`result.hits` is empty: each file holds
+   * its hit); `repository`: the repositoryInfo entry of the shard's repository.
+   */
+  | { status: 'done'; result: ShardSearchResult; files: ShapedFile[]; repository: RepositoryInfo; queuedNs: number }
   /** Not run: the search stopped (it had enough, its time was up, its client left). */
   | { status: 'skipped' }
   /** `corrupt`: the shard failed its checks (ShardError), as opposed to a crash of the worker. */
@@ -112,7 +121,13 @@ export type ToWorker =
   /** More shards of a known search were granted (or it stopped): claim again. */
   | { kind: 'resume'; run: number }
   /** Drop the mapping of these shard files (a re-index retired them). */
-  | { kind: 'forget'; keys: string[] };
+  | { kind: 'forget'; keys: string[] }
+  /**
+   * The documents-checked bitmaps of shard files (by path; Shard.open): every thread that
+   * reads a file shares one, so a document's checksum is computed once per process.
+   * `gone`: files no search will open again.
+   */
+  | { kind: 'verified'; add: Array<[string, SharedArrayBuffer]>; gone: string[] };
 
 /** Worker → main thread: replies of shards of a search (`body` is a packed ShardReply[], one per entry of `shards`). */
 export interface FromWorker {
@@ -127,3 +142,13 @@ export function shardKey(shardPath: string, membership?: string): string {
 }
 
 export const packr = new Packr({ useRecords: true });
+
+/**
+ * `value` packed into a buffer of its own. packr.pack returns a view into the packer's
+ * larger working buffer, and postMessage clones a typed array's whole underlying buffer:
+ * posting such a view copied ~190 µs worth of unrelated bytes per message (measured on a
+ * search's task). A buffer of its own is also transferable (the replies move, not copy).
+ */
+export function pack(value: unknown): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(packr.pack(value));
+}

@@ -173,6 +173,22 @@ export function compareRanked(a: { score: number; repository: string; path: stri
   return b.score - a.score || byteCompare(a.repository, b.repository) || byteCompare(a.path, b.path);
 }
 
-function byteCompare(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+/**
+ * UTF-8 byte order without encoding: it is code point order, which UTF-16 code unit order
+ * (JavaScript's <) matches except between a surrogate (a code point above U+FFFF) and a
+ * code unit from U+E000 up, where the code point is the larger. Ranking sorts compare many
+ * pairs: this allocates nothing.
+ */
+export function byteCompare(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    if (xs !== ys) return xs ? (y >= 0xe000 ? 1 : x - y) : x >= 0xe000 ? -1 : x - y;
+    return x - y;
+  }
+  return a.length - b.length;
 }

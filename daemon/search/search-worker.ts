@@ -1,17 +1,23 @@
-// Search worker: claims the shards of each search it is given (protocol.ts) and evaluates
-// them one at a time, posting each shard's reply as soon as it is done. Keeps the shards it
-// has opened mapped, and the matchers of the current plan, across shards and searches.
+// Search worker: claims the shards of each search it is given (protocol.ts), evaluates them
+// one at a time and shapes each shard's hits into finished file results (shape-file.ts)
+// while the documents are at hand, posting each shard's reply as soon as it is done (a
+// stream) or a batch of them (a blocking search). Keeps the shards it has opened mapped,
+// and the matchers of the current plan, across shards and searches.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
-import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
+import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, pack, packr, pastCut, shardKey, type FromWorker, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
 import { searchShard } from './shard-search.ts';
+import { resultRepo, shapeWhole, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
+import { compareRanked } from './rank.ts';
 
 const port = parentPort!;
 const workerId = (workerData as { workerId: number }).workerId;
 const shards = new Map<string, Shard>();
+/** The shared documents-checked bitmaps, by shard file (protocol.ts, 'verified'). */
+const verified = new Map<string, SharedArrayBuffer>();
 
 /** A search this worker knows of and may be asked to resume (it left it for lack of a grant). */
 interface Known {
@@ -30,7 +36,7 @@ function shardAt(path: string, membership?: string): Shard {
   const key = shardKey(path, membership);
   let shard = shards.get(key);
   if (!shard) {
-    shard = Shard.open(path, membership);
+    shard = Shard.open(path, membership, verified.get(path));
     shards.set(key, shard);
   }
   return shard;
@@ -62,11 +68,18 @@ function claim(s: Known): { shard: number; pastCut: boolean } | undefined {
   }
 }
 
-function runShard(s: Known, i: number, claimedPastCut: boolean): ShardReply {
+/** A shard's reply while its worker still holds it, with what shaping its files needs. */
+interface Answered {
+  reply: ShardReply;
+  shard?: Shard;
+  repo?: ResultRepo;
+}
+
+function runShard(s: Known, i: number, claimedPastCut: boolean): Answered {
   const task = s.task;
   const ref = task.shards[i]!;
   const queuedNs = Math.max(0, Math.round((performance.timeOrigin + performance.now() - s.sentAt) * 1e6));
-  let reply: ShardReply;
+  let answered: Answered;
   try {
     // The shards of one search share its plan: decode it and build its matchers (RE2
     // objects) once.
@@ -76,38 +89,84 @@ function runShard(s: Known, i: number, claimedPastCut: boolean): ShardReply {
       matchers = planTerms(plan).map((t) => new Matcher(t, task.brute ? 'reference' : 'indexed'));
       lastPlanKey = key;
     }
-    const result = searchShard(shardAt(ref.shardPath, ref.membership), plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0);
-    reply = { status: 'done', result, queuedNs };
+    const shard = shardAt(ref.shardPath, ref.membership);
+    const result = searchShard(shard, plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0);
+    const repo = resultRepo(ref.repoId, ref.repo, shard, task.shape.baseUrl);
+    // A shard claimed past the cut is past the searcher's cut too (protocol.ts): of its
+    // hits the searcher keeps the definitions only.
+    const files: ShapedFile[] = [];
+    for (const hit of result.hits) if (!claimedPastCut || hit.definition) files.push(unshapedFile(hit, repo, shard.name(hit.doc), i));
+    result.hits = [];
+    // A stream sends every file it takes: all are shaped now. A blocking search's are
+    // shaped once the worker's batch is complete (work()).
+    if (!task.batch) for (const f of files) shapeWhole(f, shard, repo, task.shape);
+    answered = { reply: { status: 'done', result, files, repository: repo.info, queuedNs }, shard, repo };
   } catch (err) {
-    shards.delete(shardKey(ref.shardPath, ref.membership));
-    reply = { status: 'failed', error: (err as Error).message, queuedNs, corrupt: err instanceof ShardError };
+    answered = { reply: failed(ref, err, queuedNs) };
   }
+  const reply = answered.reply;
   // (Capped: the counts only have to pass the cut, and must not wrap around.)
   if (reply.status === 'done') {
     Atomics.add(s.control, CONTROL_FOUND, Math.min(reply.result.found, 1 << 24));
     Atomics.add(s.control, CONTROL_LOADED, Math.min(loadedKiB(reply.result.counters.contentBytesLoaded), 1 << 24));
   }
-  return reply;
+  return answered;
+}
+
+/** A shard that failed: its mapping is dropped (a corrupt one is opened afresh next time). */
+function failed(ref: ShardRef, err: unknown, queuedNs: number): ShardReply {
+  shards.delete(shardKey(ref.shardPath, ref.membership));
+  return { status: 'failed', error: (err as Error).message, queuedNs, corrupt: err instanceof ShardError };
+}
+
+/**
+ * Shapes the files of a blocking search's batch that can make its answer: the best
+ * `limit` match ranges' worth of them by score (compareRanked, the searcher's order).
+ * Every file the searcher keeps ranks at least as high among this worker's files as it
+ * does among all, so only files of shards the searcher drops (past its cut) can push one
+ * out of this set; the searcher shapes such a file itself. A shard that fails its checks
+ * here fails whole.
+ */
+function shapeBest(task: SearchTask, answered: Answered[]): void {
+  const all: Array<{ f: ShapedFile; a: Answered }> = [];
+  for (const a of answered) if (a.reply.status === 'done') for (const f of a.reply.files) all.push({ f, a });
+  all.sort((x, y) => compareRanked(x.f, y.f));
+  let budget = task.limit;
+  for (const { f, a } of all) {
+    if (budget <= 0) break;
+    if (a.reply.status !== 'done') continue; // its shard failed below
+    try {
+      shapeWhole(f, a.shard!, a.repo!, task.shape);
+      budget -= f.count;
+    } catch (err) {
+      a.reply = failed(task.shards[f.shard]!, err, a.reply.queuedNs);
+    }
+  }
 }
 
 /** Works on a search until nothing granted is left to claim; forgets it once it has ended. */
 function work(run: number, s: Known): void {
   const shardsDone: number[] = [];
-  const replies: ShardReply[] = [];
+  const answered: Answered[] = [];
   for (;;) {
     if (Atomics.load(s.flag, 0) !== 0) break;
     const claimed = claim(s);
     if (!claimed) break;
     const i = claimed.shard;
-    const reply = runShard(s, i, claimed.pastCut);
+    const a = runShard(s, i, claimed.pastCut);
     if (s.task.batch) {
       shardsDone.push(i);
-      replies.push(reply);
+      answered.push(a);
     } else {
-      port.postMessage({ run, shards: [i], body: packr.pack([reply]) } satisfies FromWorker);
+      const body = pack([a.reply]);
+      port.postMessage({ run, shards: [i], body } satisfies FromWorker, [body.buffer]);
     }
   }
-  if (shardsDone.length > 0) port.postMessage({ run, shards: shardsDone, body: packr.pack(replies) } satisfies FromWorker);
+  if (shardsDone.length > 0) {
+    shapeBest(s.task, answered);
+    const body = pack(answered.map((a) => a.reply));
+    port.postMessage({ run, shards: shardsDone, body } satisfies FromWorker, [body.buffer]);
+  }
   // Stopped, or every shard claimed: no resume will bring more. Otherwise the grant ran
   // out: a resume message comes when the searcher grants more (or stops the search).
   const over = Atomics.load(s.control, CONTROL_NEXT) >= s.task.shards.length || (cutPassed(s) && !s.task.definitionsPastCut);
@@ -119,6 +178,10 @@ port.on('message', (msg: ToWorker) => {
   switch (msg.kind) {
     case 'forget':
       for (const k of msg.keys) shards.delete(k);
+      return;
+    case 'verified':
+      for (const [path, bitmap] of msg.add) verified.set(path, bitmap);
+      for (const path of msg.gone) verified.delete(path);
       return;
     case 'search': {
       const s: Known = { task: packr.unpack(msg.body) as SearchTask, control: new Int32Array(msg.control), flag: new Int32Array(msg.cancel), sentAt: msg.sentAt };

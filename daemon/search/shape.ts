@@ -7,6 +7,7 @@
 //   Lines are split on "\n" only. Context lines extend a match's lines on both sides;
 //   chunks whose lines overlap or touch are merged.
 
+import { locateLines } from '../../core/index.ts';
 import type { Chunk, Location, Range } from './types.ts';
 
 const NL = 0x0a;
@@ -16,28 +17,6 @@ function codepoints(buf: Uint8Array, start: number, end: number): number {
   let n = 0;
   for (let i = start; i < end; i++) if ((buf[i]! & 0xc0) !== 0x80) n++;
   return n;
-}
-
-/** Walks forward through a buffer's lines, mapping increasing byte offsets to locations. */
-class LineCursor {
-  line = 1;
-  lineStart = 0;
-  constructor(private readonly buf: Buffer) {}
-
-  /** Moves to the line containing `offset` (offsets must not decrease between calls). */
-  seek(offset: number): void {
-    for (;;) {
-      const nl = this.buf.indexOf(NL, this.lineStart);
-      if (nl === -1 || nl >= offset) return;
-      this.line++;
-      this.lineStart = nl + 1;
-    }
-  }
-
-  locate(offset: number): Location {
-    this.seek(offset);
-    return { byteOffset: offset, lineNumber: this.line, column: 1 + codepoints(this.buf, this.lineStart, offset) };
-  }
 }
 
 /** End of the line that starts at or contains `offset`: the index of its "\n", or the buffer's end. */
@@ -70,15 +49,20 @@ function linesAhead(buf: Buffer, end: number, ahead: number): { end: number; lin
   return { end: e, lines };
 }
 
-/** Locations of flat [start, end, ...] ranges (ascending, non-overlapping). */
+/**
+ * Locations of flat [start, end, ...] ranges (ascending, non-overlapping). Lines are
+ * counted by the core (locateLines: 16 bytes at a time), columns here (a line's prefix).
+ */
 export function locateRanges(buf: Buffer, flat: number[]): Range[] {
-  const cursor = new LineCursor(buf);
   const out: Range[] = [];
-  for (let i = 0; i < flat.length; i += 2) {
-    const start = cursor.locate(flat[i]!);
-    const end = cursor.locate(flat[i + 1]!);
-    out.push({ start, end });
-  }
+  if (flat.length === 0) return out;
+  const lines = locateLines(buf, flat);
+  const at = (i: number): Location => {
+    const offset = flat[i]!;
+    const lineStart = lines[2 * i + 1]!;
+    return { byteOffset: offset, lineNumber: lines[2 * i]!, column: 1 + codepoints(buf, lineStart, offset) };
+  };
+  for (let i = 0; i < flat.length; i += 2) out.push({ start: at(i), end: at(i + 1) });
   return out;
 }
 

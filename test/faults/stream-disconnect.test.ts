@@ -23,11 +23,15 @@ import { planQuery } from '../../daemon/query/plan.ts';
 import { SearchPool, type PoolRun } from '../../daemon/search/pool.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { packr, type SearchTask, type ShardRef, type ShardReply } from '../../daemon/search/protocol.ts';
+import type { ShapeOptions } from '../../daemon/search/shape-file.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { haystackIndex as haystack, metrics, until } from '../helpers/haystack.ts';
 import { formatStats, procStats, type ProcStats } from '../helpers/proc.ts';
 import { rawRequest, type RawExchange } from '../helpers/raw-http.ts';
 import { serve, stop } from '../helpers/serve.ts';
+
+/** How the workers shape the hits (the request's defaults). */
+const SHAPE: ShapeOptions = { contextLines: 0, whole: false, maxWholeBytes: Infinity, baseUrl: 'http://localhost:3000' };
 
 const STREAMS = process.env.TRAWL_FAULTS_FULL === '1' ? 200 : 50;
 const QUERY = { query: 'needle_[0-9]+_[0-9]?7 ', isRegexEnabled: true, matches: 100000 };
@@ -123,8 +127,8 @@ test('a stopped search takes its queued shard tasks out of the pool at once', as
   try {
     const m = readAllManifests(dataDir)[0]!;
     const plan = packr.pack(planQuery({ ...QUERY }));
-    const shard = (i: number): ShardRef => ({ shardPath: join(shardsDir(dataDir, m.repoId), m.shards[i % m.shards.length]!.file) });
-    const task = (planId: number, ...ids: number[]): SearchTask => ({ planId, plan, limit: 100000, brute: false, shards: ids.map(shard), cut: { ranges: 100000, rankedRanges: 100000, loadedKiB: Infinity }, batch: false, definitionsPastCut: false });
+    const shard = (i: number): ShardRef => ({ shardPath: join(shardsDir(dataDir, m.repoId), m.shards[i % m.shards.length]!.file), repoId: m.repoId });
+    const task = (planId: number, ...ids: number[]): SearchTask => ({ planId, plan, limit: 100000, brute: false, shards: ids.map(shard), cut: { ranges: 100000, rankedRanges: 100000, loadedKiB: Infinity }, batch: false, definitionsPastCut: false, shape: SHAPE });
     const live = new SharedArrayBuffer(4);
     const gone = new SharedArrayBuffer(4);
     // Closing the pool after a failed assertion rejects what is still queued: not the failure to report.

@@ -12,8 +12,12 @@ import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
 import { SearchPool } from '../../daemon/search/pool.ts';
 import { packr, type SearchTask, type ShardReply } from '../../daemon/search/protocol.ts';
+import type { ShapeOptions } from '../../daemon/search/shape-file.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { haystackIndex as haystack } from '../helpers/haystack.ts';
+
+/** How the workers shape the hits (the request's defaults). */
+const SHAPE: ShapeOptions = { contextLines: 0, whole: false, maxWholeBytes: Infinity, baseUrl: 'http://localhost:3000' };
 
 const dir = tempDir('search-pool');
 after(() => dir.cleanup());
@@ -25,7 +29,7 @@ async function task(query: string, regex: boolean, planId: number, batch = false
   const dataDir = await haystackIndex();
   const m = readAllManifests(dataDir)[0]!;
   const plan = packr.pack(planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: true }));
-  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => ({ shardPath: join(shardsDir(dataDir, m.repoId), s.file) })), cut: { ranges: stopAfter, rankedRanges: stopAfter, loadedKiB: Infinity }, batch, definitionsPastCut: false };
+  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => ({ shardPath: join(shardsDir(dataDir, m.repoId), s.file), repoId: m.repoId })), cut: { ranges: stopAfter, rankedRanges: stopAfter, loadedKiB: Infinity }, batch, definitionsPastCut: false, shape: SHAPE };
 }
 
 const workers = (pool: SearchPool) => (pool as unknown as { slots: Array<{ worker: Worker }> }).slots.map((s) => s.worker);

@@ -7,10 +7,16 @@ import { ServiceError } from '../../errors.ts';
 import { MAX_QUERY_BYTES } from '../../search/request.ts';
 import { planSearch, type SearchChunk } from '../../search/searcher.ts';
 import type { SearchRequest } from '../../search/types.ts';
+import { FILES, jsonWithFiles } from '../../search/wire.ts';
+import { RawJson } from '../respond.ts';
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
 
 const SEARCH_ERRORS = ['INVALID_REQUEST_BODY', 'FAILED_TO_PARSE_QUERY'] as const;
+
+/** An SSE message's frame: `data: <json>` and a blank line. */
+const DATA = Buffer.from('data: ');
+const END = Buffer.from('\n\n');
 
 export function searchRoutes(s: Services): Route[] {
   return [
@@ -32,9 +38,11 @@ export function searchRoutes(s: Services): Route[] {
         const planned = planSearch(req);
         const release = await s.gate.enter(ctx.signal);
         try {
-          const res = await s.searcher.search(req, { planned, timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
+          const res = await s.searcher.searchWire(req, { planned, timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
           s.metrics?.search('search', res.stats, res.isSearchExhaustive);
-          return { body: res };
+          // The files are written as the workers shaped them (search/wire.ts).
+          const body = jsonWithFiles([['stats', res.stats], ['files', FILES], ['repositoryInfo', res.repositoryInfo], ['isSearchExhaustive', res.isSearchExhaustive]], res.files);
+          return { body: new RawJson(body) };
         } finally {
           release();
         }
@@ -89,7 +97,7 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
   // Messages go out one at a time: each waits until the socket took the previous one, so
   // a slow client holds at most one message in memory (respond.ts).
   let sending: Promise<void> = Promise.resolve();
-  const send = (line: string): Promise<void> => (sending = sending.then(() => reply.write(line)));
+  const send = (line: string | Uint8Array): Promise<void> => (sending = sending.then(() => reply.write(line)));
   let lastWrite = Date.now();
   const message = (value: unknown): Promise<void> => {
     lastWrite = Date.now();
@@ -121,7 +129,10 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
         signal: ctx.signal,
         repoFilter: (r) => ctx.identity.canSee(r),
         onChunk: async (chunk: SearchChunk) => {
-          await message({ type: 'chunk', stats: chunk.stats, files: chunk.files, repositoryInfo: chunk.repositoryInfo });
+          // The files go out as the workers shaped them (search/wire.ts).
+          lastWrite = Date.now();
+          const json = jsonWithFiles([['type', 'chunk'], ['stats', chunk.stats], ['files', FILES], ['repositoryInfo', chunk.repositoryInfo]], chunk.files);
+          await send(Buffer.concat([DATA, json, END]));
           return !reply.aborted;
         },
       });

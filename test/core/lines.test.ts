@@ -1,0 +1,56 @@
+// locateLines (core/assembly/lines.ts) against a byte-by-byte reference: random documents
+// of every length around the 16-byte blocks, newline densities from none to all, and
+// offsets anywhere (on a newline, at 0, at the end, repeated).
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { locateLines } from '../../core/index.ts';
+
+function reference(hay: Uint8Array, offsets: number[]): number[] {
+  const out: number[] = [];
+  for (const t of offsets) {
+    let line = 1;
+    let start = 0;
+    for (let i = 0; i < t; i++) {
+      if (hay[i] === 0x0a) {
+        line++;
+        start = i + 1;
+      }
+    }
+    out.push(line, start);
+  }
+  return out;
+}
+
+/** A small deterministic generator (tests must repeat). */
+function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+
+test('locateLines agrees with counting byte by byte', () => {
+  const r = rng(20261124);
+  for (let round = 0; round < 2000; round++) {
+    const n = round < 100 ? round : Math.floor(r() * 3000);
+    const density = [0, 0.02, 0.2, 0.9, 1][round % 5]!;
+    const hay = new Uint8Array(n);
+    for (let i = 0; i < n; i++) hay[i] = r() < density ? 0x0a : 0x61 + Math.floor(r() * 26);
+    const k = Math.floor(r() * 12);
+    const offsets = Array.from({ length: k }, () => Math.floor(r() * (n + 1))).sort((a, b) => a - b);
+    if (round % 7 === 0) offsets.push(n);
+    assert.deepEqual([...locateLines(hay, offsets)], reference(hay, offsets), `round ${round}: n ${n}, offsets ${offsets.join(',')}`);
+  }
+});
+
+test('locateLines reads only up to the last offset of a view into a larger buffer', () => {
+  const big = Buffer.from('ab\ncd\n\nef\n'.repeat(40));
+  const view = big.subarray(5, 300);
+  const offsets = [0, 1, 2, 17, 150, 295];
+  assert.deepEqual([...locateLines(view, offsets)], reference(view, offsets));
+  assert.deepEqual([...locateLines(view, [])], []);
+});
