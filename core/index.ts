@@ -228,7 +228,7 @@ export function unionSorted(a: Uint32Array, b: Uint32Array): Uint32Array {
   return c.u32.slice(at, at + k);
 }
 
-/** Start byte offsets of the leftmost non-overlapping occurrences of `needle` in `hay`, at most `max` of them (after a match at i, search resumes at i + needle.length). caseInsensitive: ASCII only (A-Z == a-z), other bytes compared exactly. Empty needle: return empty array. The hay is copied into the wasm arena (reuse one region). */
+/** Start byte offsets of the leftmost non-overlapping occurrences of `needle` in `hay`, at most `max` of them (after a match at i, search resumes at i + needle.length). caseInsensitive: ASCII only (A-Z == a-z), other bytes compared exactly. Empty needle: return empty array. The hay is copied into the wasm arena (reuse one region) unless it is there from the previous call (the same object): a second needle in one document copies nothing. */
 export function findLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive: boolean, max: number): Uint32Array {
   const n = hay.length;
   const m = needle.length;
@@ -239,8 +239,7 @@ export function findLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive
   // io layout: hay[n] + 16 readable padding bytes | needle[m] | out u32[cap]
   const needleOff = align(n + 16);
   const outOff = needleOff + align(m);
-  const base = c.scratch(outOff + cap * 4);
-  c.u8.set(hay, base);
+  const base = c.scratchWith(hay, n, outOff + cap * 4);
   c.u8.set(needle, base + needleOff);
   const k = c.ex.findLiteral(base, n, base + needleOff, m, caseInsensitive ? 1 : 0, base + outOff, cap) >>> 0;
   const at = (base + outOff) / 4;
@@ -262,8 +261,7 @@ export function locateLines(hay: Uint8Array, offsets: ArrayLike<number>): Uint32
   // io layout: hay[n] + 16 readable padding bytes | offsets u32[k] | out u32[2k]
   const offsOff = align(n + 16);
   const outOff = offsOff + align(k * 4);
-  const base = c.scratch(outOff + k * 8);
-  c.u8.set(n === hay.length ? hay : hay.subarray(0, n), base);
+  const base = c.scratchWith(hay, n, outOff + k * 8);
   c.u32.set(offsets, (base + offsOff) / 4);
   c.ex.locateLines(base, n, base + offsOff, k, base + outOff);
   const at = (base + outOff) / 4;
@@ -474,10 +472,36 @@ class Core {
     this.u32 = new Uint32Array(this.memory.buffer);
   }
 
+  /**
+   * The document whose bytes sit at the start of the io region since the last findLiteral
+   * or locateLines call (the same object, so the same bytes: documents are read-only
+   * views): another needle in it, or its lines, copy nothing. Any other use of the io
+   * region forgets it.
+   */
+  resident: Uint8Array | null = null;
+  /** How many bytes of `resident` are there (locateLines copies a prefix). */
+  residentBytes = 0;
+
   /** The shared io region, grown to at least `size` bytes (contents not preserved). Returns its offset. */
   scratch(size: number): number {
+    this.resident = null;
     if (size > this.#io.size) this.arena.resize(this.#io, Math.max(size, this.#io.size * 1.25), 0);
     return this.#io.off;
+  }
+
+  /**
+   * The io region for a call whose first `n` bytes are `doc`'s first `n` bytes, copying
+   * them unless they are there already (the region did not move since and nothing else
+   * used it). Returns its offset.
+   */
+  scratchWith(doc: Uint8Array, n: number, size: number): number {
+    const there = this.resident === doc && this.residentBytes >= n && size <= this.#io.size;
+    const base = this.scratch(size);
+    if (!there) this.u8.set(n === doc.length ? doc : doc.subarray(0, n), base);
+    // The call lays out its other data from n + 16 on: only the first n bytes stay.
+    this.resident = doc;
+    this.residentBytes = n;
+    return base;
   }
 }
 

@@ -264,10 +264,16 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       if (ctx.useIndex && readsContent(t.child) && !mayMatch(t.child, ctx, matchers)) return true;
       return !evaluate(t.child, ctx, matchers, 1, null);
     case 'and': {
+      // Negations first: one match of the negated term rules the document out, where the
+      // positive terms would collect every match first (`mutex_lock -mutex_unlock` reads a
+      // few hundred bytes of most of its candidates, not all of them). A negation writes
+      // nothing to `out`, so the order changes no answer.
+      for (const child of t.children) if (child.op === 'not' && !evaluate(child, ctx, matchers, max, null)) return false;
       const c = out?.content.length ?? 0;
       const n = out?.names.length ?? 0;
       const k = out?.terms.length ?? 0;
       for (const child of t.children) {
+        if (child.op === 'not') continue;
         if (!evaluate(child, ctx, matchers, max, out)) {
           if (out) {
             out.content.length = c;

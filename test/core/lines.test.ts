@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { locateLines } from '../../core/index.ts';
+import { findLiteral, hash32, locateLines } from '../../core/index.ts';
 
 function reference(hay: Uint8Array, offsets: number[]): number[] {
   const out: number[] = [];
@@ -53,4 +53,28 @@ test('locateLines reads only up to the last offset of a view into a larger buffe
   const offsets = [0, 1, 2, 17, 150, 295];
   assert.deepEqual([...locateLines(view, offsets)], reference(view, offsets));
   assert.deepEqual([...locateLines(view, [])], []);
+});
+
+test('a document left in the core by one call serves the next without a copy, and stays intact', () => {
+  const r = rng(7);
+  for (let round = 0; round < 300; round++) {
+    const n = 1 + Math.floor(r() * 2000);
+    const doc = Buffer.alloc(n);
+    for (let i = 0; i < n; i++) doc[i] = r() < 0.1 ? 0x0a : 0x61 + Math.floor(r() * 4);
+    const needles = ['ab', 'abc', 'd', 'cab'].map((x) => Buffer.from(x));
+    // Interleave literal searches and line location (a prefix) on the same document, and
+    // now and then another document or a hash in between, which must not be mistaken for it.
+    for (let step = 0; step < 6; step++) {
+      const needle = needles[Math.floor(r() * needles.length)]!;
+      const ci = r() < 0.5;
+      const want: number[] = [];
+      const hay = ci ? Buffer.from(doc.toString('latin1').toLowerCase(), 'latin1') : doc;
+      for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + needle.length)) want.push(i);
+      assert.deepEqual([...findLiteral(doc, needle, ci, 1 << 20)], want, `round ${round} step ${step}: ${needle}`);
+      const offsets = [Math.floor(r() * n), n].sort((a, b) => a - b);
+      assert.deepEqual([...locateLines(doc, offsets)], reference(doc, offsets), `round ${round} step ${step}: lines`);
+      if (r() < 0.2) findLiteral(Buffer.from('zzzz'), Buffer.from('z'), false, 10);
+      if (r() < 0.2) hash32(doc);
+    }
+  }
 });
