@@ -63,7 +63,8 @@ export class CollectSink implements Sink {
     for (const f of ranked) {
       if (budget <= 0) break;
       if (failed.has(f.shard)) continue;
-      if (f.count <= budget && f.json.length > 0) {
+      // As the worker shaped it: whole and within the budget, or cut to exactly the budget.
+      if (f.json.length > 0 && (f.count === f.total ? f.count <= budget : f.count === budget)) {
         kept.push(f);
         budget -= f.count;
         continue;

@@ -10,7 +10,7 @@ import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
 import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, pack, packr, pastCut, shardKey, type FromWorker, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
 import { searchShard } from './shard-search.ts';
-import { resultRepo, shapeWhole, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
+import { resultRepo, shapeInto, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
 import { compareRanked } from './rank.ts';
 
 const port = parentPort!;
@@ -18,6 +18,7 @@ const workerId = (workerData as { workerId: number }).workerId;
 const shards = new Map<string, Shard>();
 /** The shared documents-checked bitmaps, by shard file (protocol.ts, 'verified'). */
 const verified = new Map<string, SharedArrayBuffer>();
+const NONE: number[] = [];
 
 /** A search this worker knows of and may be asked to resume (it left it for lack of a grant). */
 interface Known {
@@ -96,10 +97,13 @@ function runShard(s: Known, i: number, claimedPastCut: boolean): Answered {
     // hits the searcher keeps the definitions only.
     const files: ShapedFile[] = [];
     for (const hit of result.hits) if (!claimedPastCut || hit.definition) files.push(unshapedFile(hit, repo, shard.name(hit.doc), i));
+    // What only scoring (done) needed stays here: the reply is packed and copied.
+    for (const f of files) f.hit.termFreqs = NONE;
     result.hits = [];
+    result.termDocs = NONE;
     // A stream sends every file it takes: all are shaped now. A blocking search's are
     // shaped once the worker's batch is complete (work()).
-    if (!task.batch) for (const f of files) shapeWhole(f, shard, repo, task.shape);
+    if (!task.batch) for (const f of files) shapeInto(f, shard, repo, task.shape);
     answered = { reply: { status: 'done', result, files, repository: repo.info, queuedNs }, shard, repo };
   } catch (err) {
     answered = { reply: failed(ref, err, queuedNs) };
@@ -121,11 +125,13 @@ function failed(ref: ShardRef, err: unknown, queuedNs: number): ShardReply {
 
 /**
  * Shapes the files of a blocking search's batch that can make its answer: the best
- * `limit` match ranges' worth of them by score (compareRanked, the searcher's order).
- * Every file the searcher keeps ranks at least as high among this worker's files as it
- * does among all, so only files of shards the searcher drops (past its cut) can push one
- * out of this set; the searcher shapes such a file itself. A shard that fails its checks
- * here fails whole.
+ * `limit` match ranges' worth of them by score (compareRanked, the searcher's order), the
+ * last one cut to the ranges left (what the searcher keeps when this worker's files are
+ * the best of all). Every file the searcher keeps ranks at least as high among this
+ * worker's files as it does among all, so only files of shards the searcher drops (past
+ * its cut) can push one out of this set; the searcher shapes such a file itself, and the
+ * last one again when its own budget ends elsewhere. A shard that fails its checks here
+ * fails whole.
  */
 function shapeBest(task: SearchTask, answered: Answered[]): void {
   const all: Array<{ f: ShapedFile; a: Answered }> = [];
@@ -136,7 +142,7 @@ function shapeBest(task: SearchTask, answered: Answered[]): void {
     if (budget <= 0) break;
     if (a.reply.status !== 'done') continue; // its shard failed below
     try {
-      shapeWhole(f, a.shard!, a.repo!, task.shape);
+      shapeInto(f, a.shard!, a.repo!, task.shape, budget);
       budget -= f.count;
     } catch (err) {
       a.reply = failed(task.shards[f.shard]!, err, a.reply.queuedNs);

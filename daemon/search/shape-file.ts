@@ -70,8 +70,13 @@ export function resultRepo(repoId: number, listed: ListedRepo | undefined, shard
 export interface ShapedFile {
   /** The FileResult's JSON, UTF-8; empty while the file is not shaped. */
   json: Uint8Array;
-  /** Match ranges it holds, as the shard counted them (a match without ranges counts one). */
+  /**
+   * Match ranges it holds as shaped (a match without ranges counts one); `total` is the
+   * hit's. Fewer when a budget ended inside it: then it is shaped again for any other
+   * budget (`json` holds `count` ranges).
+   */
   count: number;
+  total: number;
   score: number;
   repositoryId: number;
   repository: string;
@@ -86,12 +91,15 @@ const UNSHAPED = new Uint8Array(0);
 
 /** A hit as a file of the answer, not shaped yet. */
 export function unshapedFile(hit: ShardHit, repo: ResultRepo, path: string, shard: number): ShapedFile {
-  return { json: UNSHAPED, count: hitRanges(hit), score: hit.score, repositoryId: repo.id, repository: repo.name, path, hit, shard };
+  const total = hitRanges(hit);
+  return { json: UNSHAPED, count: total, total, score: hit.score, repositoryId: repo.id, repository: repo.name, path, hit, shard };
 }
 
-/** Shapes `f` whole (its wire form). Reads the document: a ShardError when it is corrupt. */
-export function shapeWhole(f: ShapedFile, shard: Shard, repo: ResultRepo, o: ShapeOptions): void {
-  f.json = Buffer.from(JSON.stringify(shapeFile(shard, repo, f.hit, o).file));
+/** Shapes `f` (its wire form) with at most `budget` match ranges. Reads the document: a ShardError when it is corrupt. */
+export function shapeInto(f: ShapedFile, shard: Shard, repo: ResultRepo, o: ShapeOptions, budget = Infinity): void {
+  const { file, count } = shapeFile(shard, repo, f.hit, o, budget);
+  f.json = Buffer.from(JSON.stringify(file));
+  f.count = count;
 }
 
 /** Match ranges a hit holds: a matching document without ranges counts one. */

@@ -76,6 +76,7 @@ export class StreamSink implements Sink {
     try {
       for (const f of files) {
         if (this.budget <= 0) break;
+        // A stream's files are shaped whole (search-worker.ts).
         const g = f.count <= this.budget ? f : this.reshape(f, this.budget);
         this.pending.push(g);
         this.budget -= g.count;

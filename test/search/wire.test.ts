@@ -10,6 +10,7 @@ import { byteCompare } from '../../daemon/search/rank.ts';
 const file = (value: unknown): ShapedFile => ({
   json: Buffer.from(JSON.stringify(value)),
   count: 1,
+  total: 1,
   score: 0,
   repositoryId: 1,
   repository: 'r',
