@@ -78,3 +78,12 @@ test('a document left in the core by one call serves the next without a copy, an
     }
   }
 });
+
+test('locateLines counts long runs exactly (the wide counters never wrap) and finds starts past long lines', () => {
+  const allNewlines = Buffer.alloc(100_003, 0x0a);
+  const offsets = [0, 1, 63, 64, 4031, 4032, 4033, 16_128, 16_129, 65_535, 100_000, 100_003];
+  assert.deepEqual([...locateLines(allNewlines, offsets)], reference(allNewlines, offsets));
+  const longLine = Buffer.concat([Buffer.alloc(50_000, 0x61), Buffer.from('\n'), Buffer.alloc(70_000, 0x62)]);
+  const at = [10, 49_999, 50_000, 50_001, 90_000, 120_001];
+  assert.deepEqual([...locateLines(longLine, at)], reference(longLine, at));
+});
