@@ -89,8 +89,9 @@ export interface SearchOptions {
   /**
    * Streaming: receives the results in batches as shards finish, in shard order (each
    * batch ranked in itself); returning false stops the search. A promise holds the search
-   * until it settles (a slow client slows the search instead of piling up results). The
-   * returned response then has no files, and its stats cover the whole search.
+   * until it settles (a slow client slows the search instead of piling up results): the
+   * stream's sink (stream-sink.ts). The returned response then has no files, and its stats
+   * cover the whole search.
    */
   onChunk?: OnChunk;
 }

@@ -1,8 +1,8 @@
 // Evaluates a plan on one shard: specialise it to the shard (match-tree.ts), derive the
 // candidate documents from the posting lists (cheap, may over-approximate), then decide
 // each candidate exactly, cheapest test first, collecting the match ranges of the
-// positive terms, and score the hits. Runs in a search worker; the main thread merges the
-// shards' hits by score and shapes the ones it keeps.
+// positive terms, and score the hits. Runs in a search worker, which then shapes the hits
+// into file results (search-worker.ts, shape-file.ts); the main thread merges them.
 
 import { intersectSorted, unionSorted } from '../../core/index.ts';
 import type { NgramTable, RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
