@@ -7,12 +7,24 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import type { RateCounter } from '../../daemon/ratelimit/counter.ts';
+import { utcDay } from '../../daemon/ratelimit/daily-limiter.ts';
+
+/**
+ * The UTC day `offset` days from today. Counters that expire (Redis keys live until the end
+ * of the day after theirs) must be tested on days that are not over yet: fixed dates in
+ * these tests stopped counting two days after they were written.
+ */
+export function dayFromToday(offset = 0): string {
+  return utcDay(new Date(Date.now() + offset * 86_400_000)).day;
+}
 
 export function counterConformance(name: string, open: () => Promise<RateCounter>, skip?: string): void {
   const opts = skip ? { skip } : {};
   // Every test uses users of its own: backends that outlive a test (a Redis server) need no flushing.
   const user = () => `usr_${randomBytes(6).toString('hex')}`;
-  const day = '2026-11-22';
+  const day = dayFromToday();
+  const nextDay = dayFromToday(1);
+  const dayBefore = dayFromToday(-1);
 
   const withCounters = (fn: (a: RateCounter, b: RateCounter) => Promise<void>) => async () => {
     const a = await open();
@@ -45,11 +57,11 @@ export function counterConformance(name: string, open: () => Promise<RateCounter
     await c.take(u1, day, 10);
     await c.take(u1, day, 10);
     await c.take(u2, day, 10);
-    await c.take(u1, '2026-11-23', 10);
+    await c.take(u1, nextDay, 10);
     assert.equal(await c.count(u1, day), 2);
     assert.equal(await c.count(u2, day), 1);
-    assert.equal(await c.count(u1, '2026-11-23'), 1);
-    assert.equal(await c.count(u2, '2026-11-23'), 0);
+    assert.equal(await c.count(u1, nextDay), 1);
+    assert.equal(await c.count(u2, nextDay), 0);
   }));
 
   test(`${name}: a limit of 0 counts nothing; a raised limit gives the difference, a lowered one refuses`, opts, withCounters(async (c) => {
@@ -79,7 +91,7 @@ export function counterConformance(name: string, open: () => Promise<RateCounter
 
   test(`${name}: prune keeps the day it is given and those after`, opts, withCounters(async (c) => {
     const u = user();
-    await c.take(u, '2026-11-21', 5);
+    await c.take(u, dayBefore, 5);
     await c.take(u, day, 5);
     await c.prune(day);
     assert.equal(await c.count(u, day), 1);

@@ -14,7 +14,7 @@ import { openStore } from '../../daemon/store/open.ts';
 import type { Store } from '../../daemon/store/store.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
-import { counterConformance } from './counter-conformance.ts';
+import { counterConformance, dayFromToday } from './counter-conformance.ts';
 
 const dir = tempDir('ratelimit');
 const stores: Store[] = [];
@@ -51,9 +51,11 @@ test('redis: a counter key expires at the end of the following day', { skip: red
   const c = await RedisRateCounter.connect(redis!.url);
   const raw = new Redis(redis!.url);
   try {
-    await c.take('usr_ttl', '2026-11-22', 5);
-    const at = await raw.call('EXPIRETIME', 'trawl:requests:usr_ttl:2026-11-22');
-    assert.equal(at, Date.parse('2026-11-24T00:00:00Z') / 1000);
+    // Today: a key of a day already over would be gone at once.
+    const day = dayFromToday();
+    await c.take('usr_ttl', day, 5);
+    const at = await raw.call('EXPIRETIME', `trawl:requests:usr_ttl:${day}`);
+    assert.equal(at, Date.parse(`${dayFromToday(2)}T00:00:00Z`) / 1000);
   } finally {
     raw.disconnect();
     await c.close();
@@ -75,10 +77,10 @@ test('redis: an outage after start rejects at once, and counting resumes when it
   // A command timeout the test never reaches: only a refusal can end the call below.
   const c = await RedisRateCounter.connect(own.url, { onError: (e) => errors.push(e), commandTimeoutMs: 600_000 });
   try {
-    assert.deepEqual(await c.take('usr_outage', '2026-11-22', 5), { count: 1, counted: true });
+    assert.deepEqual(await c.take('usr_outage', dayFromToday(), 5), { count: 1, counted: true });
     await own.stop();
     const started = Date.now();
-    const refused = await c.take('usr_outage', '2026-11-22', 5).then(
+    const refused = await c.take('usr_outage', dayFromToday(), 5).then(
       () => assert.fail('counted without a server'),
       (e: Error) => e,
     );
@@ -91,7 +93,7 @@ test('redis: an outage after start rejects at once, and counting resumes when it
     const back = await startTestRedis(own.port);
     if ('skip' in back) throw new Error(back.skip);
     try {
-      await until(async () => (await c.take('usr_outage', '2026-11-22', 5).catch(() => undefined))?.counted === true, 'counting resumes');
+      await until(async () => (await c.take('usr_outage', dayFromToday(), 5).catch(() => undefined))?.counted === true, 'counting resumes');
     } finally {
       await back.stop();
     }
