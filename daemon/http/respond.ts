@@ -4,6 +4,7 @@
 
 import type { HttpResponse } from 'uWebSockets.js';
 import { ServiceError } from '../errors.ts';
+import { parseJson } from '../search/wire.ts';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 204: 'No Content', 302: 'Found', 303: 'See Other', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
@@ -29,7 +30,7 @@ export class RawJson {
   constructor(readonly bytes: Uint8Array) {}
 
   value(): unknown {
-    return JSON.parse(Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength).toString('utf8'));
+    return parseJson(this.bytes);
   }
 }
 

@@ -37,6 +37,10 @@ export class CollectSink implements Sink {
   files: ShapedFile[] = [];
   /** Their repositories, in the order the files first name them (after end()). */
   repositoryInfo: RepositoryInfo[] = [];
+
+  get fileCount(): number {
+    return this.files.length;
+  }
   private readonly repos = new Map<number, RepositoryInfo>();
 
   constructor(

@@ -7,7 +7,8 @@
 // the files of all the shards it took and keeps the best `matches` ranges' worth
 // (collect-sink.ts); a stream's sends them in batches as they come, each ranked in itself,
 // at its client's pace (stream-sink.ts). The main thread merges and writes; it shapes a
-// file itself only when a budget of match ranges ends inside it.
+// file itself only when a budget of match ranges ends inside it where its worker did not
+// cut it, or when its worker left it unshaped.
 //
 // Index swaps: before each search the searcher reads the data dir's index-version (one
 // small read) and, when it changed, reloads the manifests into a new snapshot. A search
@@ -33,9 +34,10 @@ import { CollectSink } from './collect-sink.ts';
 import { positiveLiterals } from './definition-first.ts';
 import { SearchPool, type PoolRun } from './pool.ts';
 import { loadedKiB, pack, pastCut, shardKey, type SearchTask, type ShardRef, type ShardReply } from './protocol.ts';
-import { resultRepo, shapeFile, type ListedRepo, type ShapedFile, type ShapeOptions } from './shape-file.ts';
+import { resultRepo, shapeInto, type ListedRepo, type ShapedFile, type ShapeOptions } from './shape-file.ts';
 import type { Reshape, Sink } from './sink.ts';
 import { StreamSink, type OnChunk } from './stream-sink.ts';
+import { parseJson } from './wire.ts';
 import { emptyStats, type FileResult, type RepositoryInfo, type SearchRequest, type SearchResponse, type SearchStats } from './types.ts';
 
 export type { SearchChunk } from './stream-sink.ts';
@@ -323,25 +325,23 @@ export class Searcher {
     const pool = this.startPool();
     const limit = req.matches;
     const cancel = new SharedArrayBuffer(4);
-    // Stopping sets the flag the running shards check and skips the ones not started.
+    // Stopping sets the flag the running shards check and skips the ones not started. (The
+    // sink stops the search only once results flow, after the run has started.)
     let run: PoolRun | undefined;
-    let stopped = false;
     const stop = () => {
-      stopped = true;
       Atomics.store(new Int32Array(cancel), 0, 1);
       run?.stop();
     };
-    const reshape: Reshape = (f, budget) => this.reshape(shards[f.shard]!, req, f, budget);
+    const shape: ShapeOptions = { contextLines: req.contextLines, whole: req.whole, maxWholeBytes: this.options.maxWholeBytes ?? Infinity, baseUrl: this.options.baseUrl ?? DEFAULT_BASE_URL };
+    const reshape: Reshape = (f, budget) => this.reshape(shards[f.shard]!, shape, f, budget);
     const sink: Sink = options.onChunk ? new StreamSink(limit, pool.size, reshape, options.onChunk, stop) : new CollectSink(limit, reshape);
     const cut = sink.cut;
     const sent = sentPlan(req, plan);
-    const shape: ShapeOptions = { contextLines: req.contextLines, whole: req.whole, maxWholeBytes: this.options.maxWholeBytes ?? Infinity, baseUrl: this.options.baseUrl ?? DEFAULT_BASE_URL };
     // Past its cut a blocking search with literals still takes every shard's definitions of
     // the query's names (definition-first.ts); a stream stops at its cut.
     const definitionsPastCut = sink.batch && positiveLiterals(plan).length > 0;
     const task: SearchTask = { planId: sent.planId, plan: sent.bytes, limit, brute: options.brute === true, shards: shards.map(shardRef), cut, batch: sink.batch, definitionsPastCut, shape };
     run = pool.start(task, cancel, sink.ahead);
-    if (stopped) run.stop();
     const timer = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
     options.signal?.addEventListener('abort', stop, { once: true });
     if (options.signal?.aborted) stop();
@@ -405,11 +405,8 @@ export class Searcher {
     stats.crashes += sink.crashes - crashes;
     stats.actualMatchCount = sink.actual;
     stats.flushReason = 'FLUSH_REASON_FINAL_FLUSH';
-    const response: WireResponse =
-      sink instanceof CollectSink
-        ? { stats, files: sink.files, repositoryInfo: sink.repositoryInfo, isSearchExhaustive: false }
-        : { stats, files: [], repositoryInfo: [], isSearchExhaustive: false };
-    stats.fileCount = sink instanceof StreamSink ? sink.sent : response.files.length;
+    const response: WireResponse = { stats, files: sink.files, repositoryInfo: sink.repositoryInfo, isSearchExhaustive: false };
+    stats.fileCount = sink.fileCount;
     stats.duration = Number(process.hrtime.bigint() - started) + aheadNs;
     response.isSearchExhaustive =
       !more && stats.filesSkipped === 0 && stats.shardsSkipped === 0 && stats.crashes === 0 && stats.totalMatchCount === stats.actualMatchCount;
@@ -433,17 +430,15 @@ export class Searcher {
 
   /**
    * Shapes a file here with at most `budget` match ranges: the last file a search's budget
-   * takes (the workers shaped it whole), or one its worker left unshaped. A shard that fails its checks here (the
-   * document, read for the first time in this thread) is reported and the ShardError
-   * thrown on to the sink.
+   * takes when its worker cut it elsewhere, or one its worker left unshaped. A shard that
+   * fails its checks here is reported and the ShardError thrown on to the sink.
    */
-  private reshape(entry: ShardEntry, req: Required<SearchRequest>, f: ShapedFile, budget: number): ShapedFile {
+  private reshape(entry: ShardEntry, shape: ShapeOptions, f: ShapedFile, budget: number): ShapedFile {
     try {
       const shard = this.shard(entry);
-      const baseUrl = this.options.baseUrl ?? DEFAULT_BASE_URL;
-      const repo = resultRepo(entry.repoId, listedRepo(entry), shard, baseUrl);
-      const { file, count } = shapeFile(shard, repo, f.hit, { contextLines: req.contextLines, whole: req.whole, maxWholeBytes: this.options.maxWholeBytes ?? Infinity, baseUrl }, budget);
-      return { ...f, json: Buffer.from(JSON.stringify(file)), count };
+      const g = { ...f };
+      shapeInto(g, shard, resultRepo(entry.repoId, listedRepo(entry), shard, shape.baseUrl), shape, budget);
+      return g;
     } catch (err) {
       if (err instanceof ShardError) this.damaged(entry, err);
       throw err;
@@ -467,7 +462,7 @@ export interface WireResponse {
 
 /** A file in its wire form as an object. */
 export function parseFile(f: ShapedFile): FileResult {
-  return JSON.parse(Buffer.from(f.json.buffer, f.json.byteOffset, f.json.byteLength).toString('utf8')) as FileResult;
+  return parseJson(f.json) as FileResult;
 }
 
 function listedRepo(s: ShardEntry): ListedRepo | undefined {

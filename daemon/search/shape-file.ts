@@ -12,7 +12,7 @@ import type { CodeHostType } from '../repos/hosts/types.ts';
 import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl } from '../repos/web-urls.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { buildChunks, locateRanges, nameRanges, wholeContent } from './shape.ts';
-import type { ShardHit } from './shard-search.ts';
+import { rangeCount, type ShardHit } from './shard-search.ts';
 import type { Chunk, FileResult, RepositoryInfo } from './types.ts';
 
 /** What shaping takes from the request and the daemon's settings. */
@@ -91,7 +91,7 @@ const UNSHAPED = new Uint8Array(0);
 
 /** A hit as a file of the answer, not shaped yet. */
 export function unshapedFile(hit: ShardHit, repo: ResultRepo, path: string, shard: number): ShapedFile {
-  const total = hitRanges(hit);
+  const total = rangeCount(hit.ranges, hit.nameRanges);
   return { json: UNSHAPED, count: total, total, score: hit.score, repositoryId: repo.id, repository: repo.name, path, hit, shard };
 }
 
@@ -100,11 +100,6 @@ export function shapeInto(f: ShapedFile, shard: Shard, repo: ResultRepo, o: Shap
   const { file, count } = shapeFile(shard, repo, f.hit, o, budget);
   f.json = Buffer.from(JSON.stringify(file));
   f.count = count;
-}
-
-/** Match ranges a hit holds: a matching document without ranges counts one. */
-export function hitRanges(hit: ShardHit): number {
-  return Math.max(1, (hit.nameRanges.length + hit.ranges.length) / 2);
 }
 
 /**
@@ -136,7 +131,7 @@ export function shapeFile(shard: Shard, repo: ResultRepo, hit: ShardHit, o: Shap
     file.content = whole.content;
     if (whole.truncated) file.contentTruncated = true;
   }
-  return { file, count: Math.max(1, (names.length + ranges.length) / 2) };
+  return { file, count: rangeCount(ranges, names) };
 }
 
 /** Each chunk's symbols: the definitions whose line span contains one of its matches. */

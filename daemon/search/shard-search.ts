@@ -34,6 +34,11 @@ export interface ShardHit {
   definition: boolean;
 }
 
+/** Match ranges counted for flat content and name ranges: a matching document without ranges counts one. */
+export function rangeCount(ranges: number[], nameRanges: number[]): number {
+  return Math.max(1, (ranges.length + nameRanges.length) / 2);
+}
+
 export interface ShardSearchResult {
   hits: ShardHit[];
   counters: ShardCounters;
@@ -164,7 +169,7 @@ export function searchShard(
       for (const id of found.terms) termFreqs[id]!++;
       const hit: ShardHit = { doc, ranges: normalize(found.content), nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!), termFreqs, score: 0, definition: i < front };
       byDoc.set(doc, hit);
-      result.found += Math.max(1, (hit.ranges.length + hit.nameRanges.length) / 2);
+      result.found += rangeCount(hit.ranges, hit.nameRanges);
     }
     search += Number(process.hrtime.bigint() - t1);
     if (result.more) break;

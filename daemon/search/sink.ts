@@ -33,6 +33,11 @@ export interface Sink {
   end(): Promise<void>;
   /** Match ranges given (stats.actualMatchCount). */
   readonly actual: number;
+  /** The answer's files, best first, and their repositories, after end(): a stream's went out in its batches, so it has none. */
+  readonly files: ShapedFile[];
+  readonly repositoryInfo: RepositoryInfo[];
+  /** Files given (stats.fileCount): the answer's, or those a stream sent. */
+  readonly fileCount: number;
   /** Shards that failed their checks while the sink shaped a file of theirs. */
   readonly crashes: number;
 }

@@ -37,8 +37,10 @@ export class StreamSink implements Sink {
   readonly ahead: number;
   actual = 0;
   crashes = 0;
-  /** Files sent. */
-  sent = 0;
+  /** Files sent (the stream's answer holds none: they went out in batches). */
+  fileCount = 0;
+  readonly files: ShapedFile[] = [];
+  readonly repositoryInfo: RepositoryInfo[] = [];
   private budget: number;
   private pending: ShapedFile[] = [];
   /** Every repository met so far, in the order first met: a batch names those of its files. */
@@ -124,7 +126,7 @@ export class StreamSink implements Sink {
       stats.duration = Math.round((now - this.last) * 1e6); // since the previous message
       this.stats = emptyStats();
       this.last = now;
-      this.sent += batch.length;
+      this.fileCount += batch.length;
       const go = await this.onChunk({ stats, files: batch, repositoryInfo: [...this.repos.values()].filter((r) => ids.has(r.id)) });
       if (go === false) {
         this.stopped = true;

@@ -10,6 +10,11 @@ export const FILES = Symbol('files');
 
 const COMMA = Buffer.from(',');
 
+/** JSON bytes (a file in its wire form, a response written here) as a value, for callers in process. */
+export function parseJson(bytes: Uint8Array): unknown {
+  return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+}
+
 /** `{"k":v,...}` with the files as a JSON array where a field's value is FILES; undefined fields are left out. */
 export function jsonWithFiles(fields: Array<[string, unknown]>, files: ShapedFile[]): Buffer {
   const parts: Uint8Array[] = [];

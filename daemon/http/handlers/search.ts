@@ -14,7 +14,7 @@ import type { Services } from '../services.ts';
 
 const SEARCH_ERRORS = ['INVALID_REQUEST_BODY', 'FAILED_TO_PARSE_QUERY'] as const;
 
-/** An SSE message's frame: `data: <json>` and a blank line. */
+/** An SSE message's frame. */
 const DATA = Buffer.from('data: ');
 const END = Buffer.from('\n\n');
 
@@ -99,10 +99,12 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
   let sending: Promise<void> = Promise.resolve();
   const send = (line: string | Uint8Array): Promise<void> => (sending = sending.then(() => reply.write(line)));
   let lastWrite = Date.now();
-  const message = (value: unknown): Promise<void> => {
+  /** One SSE message: `data: <json>` and a blank line. */
+  const event = (json: Uint8Array): Promise<void> => {
     lastWrite = Date.now();
-    return send(`data: ${JSON.stringify(value)}\n\n`);
+    return send(Buffer.concat([DATA, json, END]));
   };
+  const message = (value: unknown): Promise<void> => event(Buffer.from(JSON.stringify(value)));
   const keepAliveMs = s.config.settings.http.keepAliveMs;
   const timer = setInterval(() => {
     if (Date.now() - lastWrite >= keepAliveMs - 5) {
@@ -130,9 +132,7 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
         repoFilter: (r) => ctx.identity.canSee(r),
         onChunk: async (chunk: SearchChunk) => {
           // The files go out as the workers shaped them (search/wire.ts).
-          lastWrite = Date.now();
-          const json = jsonWithFiles([['type', 'chunk'], ['stats', chunk.stats], ['files', FILES], ['repositoryInfo', chunk.repositoryInfo]], chunk.files);
-          await send(Buffer.concat([DATA, json, END]));
+          await event(jsonWithFiles([['type', 'chunk'], ['stats', chunk.stats], ['files', FILES], ['repositoryInfo', chunk.repositoryInfo]], chunk.files));
           return !reply.aborted;
         },
       });
