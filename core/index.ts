@@ -79,6 +79,13 @@ export class PostingsBuilder {
     liveBuilder = this;
   }
 
+  /**
+   * Whether the content last given to addContent holds a code point whose case folding
+   * reaches ASCII (U+212A or U+017F; see foldBytes): folding shortens exactly such content.
+   * A reader that knows a document holds neither may compare ASCII case-insensitively.
+   */
+  lastFoldsToAscii = false;
+
   /** Adds the document `docId` (must be exactly the previous docId + 1, starting at 0) with the distinct folded trigrams of `content`. Returns the number of distinct trigrams, or -1 (document NOT added, docId not consumed) when there are more than `limit` distinct trigrams. */
   addContent(docId: number, content: Uint8Array, limit: number): number {
     if (!this.#live) throw new Error('PostingsBuilder: already finished or disposed');
@@ -94,6 +101,7 @@ export class PostingsBuilder {
     const base = c.scratch(foldOff + n + 16);
     c.u8.set(content, base);
     const f = c.ex.fold(base, n, base + foldOff) >>> 0;
+    this.lastFoldsToAscii = f !== n;
     let cnt = 0;
     if (f >= 3) {
       const need = Math.min(f - 2, lim + 1) + 1; // see distinctTrigrams: room it may write

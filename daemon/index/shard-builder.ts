@@ -13,6 +13,7 @@ import { ctagsAvailable, extractSymbols, type SymbolDef } from '../symbols/ctags
 import { nameStarts } from '../symbols/name-range.ts';
 import { REC_NAME_OFF, REC_START, encodeSymbolIndex } from './symbol-index.ts';
 import {
+  DOC_FLAG_ASCII_FOLDS_ONLY,
   DOC_FLAG_CRLF,
   DOC_RECORD_SIZE,
   NO_KIND,
@@ -175,7 +176,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
         contentLen: content.length,
         hash,
         lang,
-        flags: buf.indexOf('\r\n') !== -1 ? DOC_FLAG_CRLF : 0,
+        flags: (buf.indexOf('\r\n') !== -1 ? DOC_FLAG_CRLF : 0) | (contentBuilder.lastFoldsToAscii ? 0 : DOC_FLAG_ASCII_FOLDS_ONLY),
       });
       contentBytes += content.length;
       if (withSymbols) {

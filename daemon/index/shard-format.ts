@@ -97,6 +97,12 @@ export const NO_KIND = 0xff;
 
 /** Per-document flag bits (doc record, u16 at offset 26). */
 export const DOC_FLAG_CRLF = 1; // the file has at least one "\r\n"
+/**
+ * The builder checked that the file holds no code point whose case folding reaches ASCII
+ * (U+212A KELVIN SIGN, U+017F LONG S), so ASCII case folding equals Unicode folding on it.
+ * Unset means "holds one" or "not known" (shards built before the flag existed).
+ */
+export const DOC_FLAG_ASCII_FOLDS_ONLY = 2;
 
 /** Shard file extension; temporary files carry a `.tmp` suffix until renamed into place. */
 export const SHARD_EXT = '.trawl';

@@ -31,7 +31,9 @@
 //                         8 contentOff u32 (into content)  12 contentLen u32
 //                         16 contentHash u32 (xxHash32 of the document's bytes)
 //                         20 reserved u32   24 language u16 (index into meta.languages)
-//                         26 flags u16 (bit 0: contains "\r\n")   28 reserved u32
+//                         26 flags u16 (bit 0: contains "\r\n"; bit 1: holds neither
+//                            U+212A nor U+017F, so ASCII case folding is exact on it;
+//                            shard-format.ts DOC_FLAG_*)   28 reserved u32
 //     names             the documents' paths (UTF-8), concatenated
 //     content-ngrams    n u32, 0 u32, ids[n] u32, counts[n] u32, offsets[n] u32:
 //                       every trigram that occurs, ascending; counts = documents that
@@ -111,6 +113,7 @@ import type { SymbolDef } from '../symbols/ctags.ts';
 import { BranchSet, readMembershipFile } from './branch-set.ts';
 import { SymbolIndex } from './symbol-index.ts';
 import {
+  DOC_FLAG_ASCII_FOLDS_ONLY,
   DOC_RECORD_SIZE,
   HEADER_SIZE,
   NO_KIND,
@@ -372,6 +375,11 @@ export class Shard {
   /** Index of the document's language in meta.languages. */
   languageIndex(doc: number): number {
     return this.docs.readUInt16LE(doc * DOC_RECORD_SIZE + 24);
+  }
+
+  /** Whether the builder found that the document holds no code point whose case folding reaches ASCII (false also when not known). */
+  asciiFoldsOnly(doc: number): boolean {
+    return (this.docs.readUInt16LE(doc * DOC_RECORD_SIZE + 26) & DOC_FLAG_ASCII_FOLDS_ONLY) !== 0;
   }
 
   /** The documents in a language (an index into meta.languages), ascending; computed once. */

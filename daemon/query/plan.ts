@@ -12,6 +12,7 @@ import { ServiceError } from '../errors.ts';
 import type { QueryNode } from './ast.ts';
 import { parseQuery } from './parser.ts';
 import { literalNgramQuery, regexNgramQueryOf } from './regex-ngrams.ts';
+import { lineLocalOf } from './regex-line-local.ts';
 import { requiredLiteralOf } from './regex-required.ts';
 import { parseForAnalysis } from './re2-syntax.ts';
 import { re2Reason, regexFlags, type Plan, type PlanNode, type Term } from './terms.ts';
@@ -60,17 +61,17 @@ export function planQuery(req: QueryRequest): Plan {
   return { root, terms, branches };
 }
 
-/** Compiles one pattern: checks a regex with RE2 and derives its prefilters (n-grams, required literal). */
+/** Compiles one pattern: checks a regex with RE2 and derives its prefilters (n-grams, required literal, whether matches stay within a line). */
 export function compileTerm(pattern: string, regex: boolean, caseSensitive: boolean): Term {
-  if (!regex) return { kind: 'literal', pattern, caseSensitive, ngrams: literalNgramQuery(pattern, { caseInsensitive: !caseSensitive }), required: null };
+  if (!regex) return { kind: 'literal', pattern, caseSensitive, ngrams: literalNgramQuery(pattern, { caseInsensitive: !caseSensitive }), required: null, lineLocal: false };
   try {
     new RE2(pattern, regexFlags(caseSensitive));
   } catch (err) {
     throw new ServiceError('FAILED_TO_PARSE_QUERY', `invalid regular expression ${JSON.stringify(pattern)}: ${re2Reason(err as Error)}`);
   }
-  // Parsed once for both analyses.
+  // Parsed once for all analyses.
   const ast = parseForAnalysis(pattern, { caseInsensitive: !caseSensitive });
-  return { kind: 'regex', pattern, caseSensitive, ngrams: regexNgramQueryOf(ast), required: requiredLiteralOf(ast) };
+  return { kind: 'regex', pattern, caseSensitive, ngrams: regexNgramQueryOf(ast), required: requiredLiteralOf(ast), lineLocal: lineLocalOf(ast) };
 }
 
 /** False only when a node provably matches nothing (a regex that can never match). */

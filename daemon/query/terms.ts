@@ -18,6 +18,11 @@ export interface Term {
    * known, and always for literals.
    */
   required: string | null;
+  /**
+   * Regex terms: every match lies within one line (regex-line-local.ts), so the indexed
+   * matcher may run RE2 on the lines holding `required` alone. False for literals.
+   */
+  lineLocal: boolean;
 }
 
 export type PlanNode =

@@ -2,8 +2,10 @@
 //
 // Two implementations of the same semantics:
 // - "indexed": the production path. Literals are verified by the WebAssembly core (SIMD);
-//   case-insensitive literals fall back to RE2 only where ASCII folding is not enough; a
-//   regex with a required literal (Term.required) runs RE2 only on documents holding it.
+//   case-insensitive literals fall back to RE2 only where ASCII folding is not enough (the
+//   shard flags documents where it is); a regex with a required literal (Term.required)
+//   runs RE2 only on documents holding it, and only on the lines holding it when no match
+//   can cross a line (Term.lineLocal).
 // - "reference": the brute-force oracle. Plain Buffer.indexOf and RE2, never the core, so
 //   the differential test compares two independent matchers.
 //
@@ -22,6 +24,15 @@ import { escapeRegex, regexFlags, type Term } from '../query/terms.ts';
  */
 let foldedDoc: Buffer | undefined;
 let foldedAnswer = false;
+
+/**
+ * Occurrences of a line-local regex's required literal located per document; past them RE2
+ * reads the rest of it (a literal that common gains little from windows).
+ */
+const REQUIRED_SCAN_MAX = 64;
+/** Required literals shorter than this are checked with Buffer.indexOf (see Matcher.find). */
+const LINE_SCAN_MIN_BYTES = 3;
+const NL = 0x0a;
 
 const KELVIN = Buffer.from('\u212A');
 const LONG_S = Buffer.from('\u017F');
@@ -62,16 +73,27 @@ export class Matcher {
     }
   }
 
-  /** Flat [start, end, start, end, ...] of at most `max` matches. */
-  find(buf: Buffer, max: number): number[] {
+  /**
+   * Flat [start, end, start, end, ...] of at most `max` matches. `asciiFoldsOnly`: the
+   * caller knows the bytes hold no code point whose case folding reaches ASCII (the
+   * shard's document flag), which spares a case-insensitive literal the scan for them.
+   */
+  find(buf: Buffer, max: number, asciiFoldsOnly = false): number[] {
     const q = this.query;
     if (q.kind === 'regex') {
+      const required = this.required;
+      if (required === undefined) return this.findRegex(buf, max);
       // The trigram prefilter is case-folded, so a case-sensitive regex's candidates are
       // often documents without its literal part in the right case (`[A-Z]\w+Exception`
-      // keeps every "exception"). Buffer.indexOf scans several times faster than RE2, and a
-      // document without the required bytes cannot match (regex-required.ts: sound).
-      if (this.required !== undefined && buf.indexOf(this.required) === -1) return [];
-      return this.findRegex(buf, max);
+      // keeps every "exception"); a document without the required bytes cannot match
+      // (regex-required.ts: sound). A literal of a byte or two is everywhere: the native
+      // search stops at its first occurrence, and RE2 reads the whole document. A longer
+      // one is located by the core's scan (faster than Buffer.indexOf for several bytes),
+      // and a line-local regex then runs on its lines alone.
+      if (required.length < LINE_SCAN_MIN_BYTES) return buf.indexOf(required) === -1 ? [] : this.findRegex(buf, max);
+      const at = findLiteral(buf, required, false, q.lineLocal ? REQUIRED_SCAN_MAX : 1);
+      if (at.length === 0) return [];
+      return q.lineLocal ? this.findInLines(buf, at, at.length === REQUIRED_SCAN_MAX, max) : this.findRegex(buf, max);
     }
     if (q.caseSensitive) {
       return this.reference ? findBuffer(buf, this.needle, max) : this.fromStarts(findLiteral(buf, this.needle, false, max));
@@ -79,17 +101,17 @@ export class Matcher {
     if (this.reference || !this.asciiNeedle) return this.findRegex(buf, max);
     // ASCII folding equals Unicode folding for an ASCII needle unless the document holds
     // one of the two non-ASCII code points that fold to ASCII letters (K, s).
-    if (this.needleHasKS && foldsToAscii(buf)) return this.findRegex(buf, max);
+    if (this.needleHasKS && !asciiFoldsOnly && foldsToAscii(buf)) return this.findRegex(buf, max);
     return this.fromStarts(findLiteral(buf, this.needle, true, max));
   }
 
   /** Whether the term matches at all: stops at the first match. */
-  exists(buf: Buffer): boolean {
+  exists(buf: Buffer, asciiFoldsOnly = false): boolean {
     const q = this.query;
     // A case-sensitive literal: the native search stops at the first occurrence and
     // copies nothing (the core copies the whole document into wasm memory first).
     if (q.kind === 'literal' && q.caseSensitive && !this.reference) return this.needle.length === 0 ? false : buf.indexOf(this.needle) !== -1;
-    return this.find(buf, 1).length > 0;
+    return this.find(buf, 1, asciiFoldsOnly).length > 0;
   }
 
   private fromStarts(starts: Uint32Array): number[] {
@@ -105,6 +127,33 @@ export class Matcher {
   private findRegex(buf: Buffer, max: number): number[] {
     this.regexpsConsidered++;
     return findRegex(this.regex!, buf, max);
+  }
+
+  /**
+   * A line-local regex (Term.lineLocal): RE2 runs on the lines that hold the required
+   * literal (`at`: its occurrences, ascending), adjacent ones as one window, and when the
+   * scan stopped at its cap (`capped`) on everything after the last window. No match
+   * crosses a "\n", so these are the document's matches (regex-line-local.ts).
+   */
+  private findInLines(buf: Buffer, at: Uint32Array, capped: boolean, max: number): number[] {
+    this.regexpsConsidered++;
+    const out: number[] = [];
+    const step = this.required!.length;
+    let i = 0;
+    let to = -1; // end of the last window (a "\n" or the end)
+    while (i < at.length && out.length < 2 * max) {
+      const from = buf.lastIndexOf(NL, at[i]!) + 1;
+      to = lineEnd(buf, at[i]! + step);
+      // Later occurrences in this line or in the lines right after it join the window.
+      for (i++; i < at.length; i++) {
+        if (at[i]! < to) continue;
+        if (buf.lastIndexOf(NL, at[i]!) !== to) break;
+        to = lineEnd(buf, at[i]! + step);
+      }
+      findRegexIn(this.regex!, buf, from, to, max - out.length / 2, out);
+    }
+    if (capped && out.length < 2 * max && to + 1 < buf.length) findRegexIn(this.regex!, buf, to + 1, buf.length, max - out.length / 2, out);
+    return out;
   }
 }
 
@@ -126,6 +175,18 @@ export function findRegex(re: RE2, buf: Buffer, max: number): number[] {
     }
   }
   return out;
+}
+
+/** findRegex over buf[from, to), appending absolute offsets to out. */
+function findRegexIn(re: RE2, buf: Buffer, from: number, to: number, max: number, out: number[]): void {
+  const found = findRegex(re, buf.subarray(from, to), max);
+  for (const o of found) out.push(o + from);
+}
+
+/** Offset of the "\n" ending the line that holds offset i (the length when none). */
+function lineEnd(buf: Buffer, i: number): number {
+  const nl = buf.indexOf(NL, i);
+  return nl === -1 ? buf.length : nl;
 }
 
 function utf8Length(lead: number): number {

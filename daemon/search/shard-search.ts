@@ -79,6 +79,11 @@ class DocContext {
     }
     return this.content;
   }
+
+  /** The shard's word that the document holds no code point folding to ASCII (Matcher.find); never taken by the oracle. */
+  asciiFoldsOnly(): boolean {
+    return this.useIndex && this.shard.asciiFoldsOnly(this.doc);
+  }
 }
 
 interface Found {
@@ -235,8 +240,8 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       return ctx.shard.languageIndex(ctx.doc) === t.lang;
     case 'content': {
       const m = matchers[t.id]!;
-      if (!out) return m.exists(ctx.bytes()); // under a NOT: whether it matches at all
-      const ranges = m.find(ctx.bytes(), max);
+      if (!out) return m.exists(ctx.bytes(), ctx.asciiFoldsOnly()); // under a NOT: whether it matches at all
+      const ranges = m.find(ctx.bytes(), max, ctx.asciiFoldsOnly());
       if (ranges.length === 0) return false;
       if (out) {
         out.content.push(...ranges);

@@ -142,6 +142,39 @@ test('files that are binary, too large or have too many trigrams are recorded as
   }
 });
 
+test('a document is flagged when it holds no code point whose case folding reaches ASCII (U+212A, U+017F)', () => {
+  const dir = tempDir('shard');
+  try {
+    const finalPath = join(dir.path, 'g1-0.trawl');
+    // The multi-byte cases around the two: other non-ASCII text, a truncated sequence, each one alone and at a block's edge.
+    const files: Record<string, string> = {
+      'ascii.c': 'int kelvin_stream;\n',
+      'utf8.c': 'caf\u00e9 \u65e5\u672c \u00c5ngstr\u00f6m\n',
+      'kelvin.c': '3 \u212A\n',
+      'longs.c': 'x'.repeat(15) + '\u017Ftream\n',
+      'lone-lead.c': Buffer.from([0x61, 0xe2, 0x84, 0x62, 0xc5, 0x41]).toString('latin1'),
+    };
+    buildShard({
+      finalPath,
+      repo: { name: 'r', id: 1, codeHostType: 'genericGitHost', source: dir.path, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
+      shardIndex: 0,
+      files: Object.entries(files).map(([path, text]) => {
+        const data = path === 'lone-lead.c' ? Buffer.from(text, 'latin1') : Buffer.from(text, 'utf8');
+        return { path, size: data.length, data };
+      }),
+      maxFileSize: 1 << 20,
+      maxTrigrams: 20000,
+      indexedAt: '2026-11-22T00:00:00.000Z',
+      branches: ['HEAD'],
+    });
+    const shard = Shard.open(finalPath);
+    const flagged = Object.fromEntries(Array.from({ length: shard.docCount }, (_, d) => [shard.name(d), shard.asciiFoldsOnly(d)]));
+    assert.deepEqual(flagged, { 'ascii.c': true, 'utf8.c': true, 'kelvin.c': false, 'longs.c': false, 'lone-lead.c': true });
+  } finally {
+    dir.cleanup();
+  }
+});
+
 test('documents are in static-rank order: plain files, then documentation, tests, vendored, generated; shallower first; then path', () => {
   const dir = tempDir('shard');
   try {
