@@ -87,3 +87,37 @@ test('locateLines counts long runs exactly (the wide counters never wrap) and fi
   const at = [10, 49_999, 50_000, 50_001, 90_000, 120_001];
   assert.deepEqual([...locateLines(longLine, at)], reference(longLine, at));
 });
+
+test('one match in a large document: the windowed copy finds the first occurrence wherever it lies, and the prefix it leaves serves later calls', () => {
+  const r = rng(11);
+  // Window edges (16 KiB, doubling): a needle just before, across and after them.
+  const edges = [16384, 49152, 114688, 245760];
+  for (let round = 0; round < 120; round++) {
+    const n = 40_000 + Math.floor(r() * 260_000);
+    const doc = Buffer.alloc(n);
+    for (let i = 0; i < n; i++) doc[i] = r() < 0.05 ? 0x0a : 0x61 + Math.floor(r() * 3);
+    const needle = Buffer.from(r() < 0.5 ? 'XyZzY' : 'Q');
+    const at: number[] = [];
+    const copies = Math.floor(r() * 3);
+    for (let k = 0; k < copies; k++) {
+      const edge = edges[Math.floor(r() * edges.length)]!;
+      const p = r() < 0.6 ? Math.min(n - needle.length, Math.max(0, edge - needle.length + Math.floor(r() * (2 * needle.length + 1)) - needle.length)) : Math.floor(r() * (n - needle.length));
+      needle.copy(doc, p);
+      at.push(p);
+    }
+    const ci = r() < 0.5;
+    const hay = ci ? Buffer.from(doc.toString('latin1').toLowerCase(), 'latin1') : doc;
+    const lower = ci ? Buffer.from(needle.toString('latin1').toLowerCase(), 'latin1') : needle;
+    const all: number[] = [];
+    for (let i = hay.indexOf(lower); i !== -1; i = hay.indexOf(lower, i + lower.length)) all.push(i);
+    const query = ci ? Buffer.from(needle.toString('latin1').toUpperCase(), 'latin1') : needle;
+    assert.deepEqual([...findLiteral(doc, query, ci, 1)], all.slice(0, 1), `round ${round}: first of ${all.join(',')} in ${n} bytes`);
+    // The same document again: every match, then lines, then one match (prefix reuse both ways).
+    assert.deepEqual([...findLiteral(doc, query, ci, 1 << 20)], all, `round ${round}: all`);
+    // Lines up to an early offset: the core keeps only that prefix of the document.
+    const offsets = [Math.floor(r() * 1000), Math.floor(r() * 20_000)].sort((a, b) => a - b);
+    assert.deepEqual([...locateLines(doc, offsets)], reference(doc, offsets), `round ${round}: lines`);
+    assert.deepEqual([...findLiteral(doc, query, ci, 1)], all.slice(0, 1), `round ${round}: first again`);
+    assert.deepEqual([...findLiteral(doc, query, ci, 1 << 20)], all, `round ${round}: all again`);
+  }
+});
