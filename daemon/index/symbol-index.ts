@@ -130,21 +130,43 @@ function foldKeyOf(raw: string): string {
   return ASCII.test(raw) ? raw.toLowerCase() : foldKey(Buffer.from(raw, 'latin1'));
 }
 
+/**
+ * The folded byte that starts at name[i] and how many bytes it takes, as
+ * (length << 8) | byte: the folding rule of the layout above, spelled once.
+ */
+function foldAt(bytes: Uint8Array, i: number, end: number): number {
+  const b = bytes[i]!;
+  if (b >= 0x41 && b <= 0x5a) return 0x100 | (b + 0x20);
+  if (b === 0xe2 && i + 2 < end && bytes[i + 1] === 0x84 && bytes[i + 2] === 0xaa) return 0x300 | 0x6b; // K -> k
+  if (b === 0xc5 && i + 1 < end && bytes[i + 1] === 0xbf) return 0x200 | 0x73; // ſ -> s
+  return 0x100 | b;
+}
+
 /** foldKey of the layout above, as a binary string (one char per byte). */
 export function foldKey(name: Uint8Array): string {
   let out = '';
-  for (let i = 0; i < name.length; i++) {
-    const b = name[i]!;
-    if (b >= 0x41 && b <= 0x5a) out += String.fromCharCode(b + 0x20);
-    else if (b === 0xe2 && name[i + 1] === 0x84 && name[i + 2] === 0xaa) {
-      out += 'k';
-      i += 2;
-    } else if (b === 0xc5 && name[i + 1] === 0xbf) {
-      out += 's';
-      i += 1;
-    } else out += String.fromCharCode(b);
+  for (let i = 0; i < name.length; ) {
+    const f = foldAt(name, i, name.length);
+    out += String.fromCharCode(f & 0xff);
+    i += f >> 8;
   }
   return out;
+}
+
+/**
+ * The sign of foldKey(bytes[from, end)), cut to prefix.length, compared with `prefix` (a
+ * foldKey's bytes): what prefixRange's searches compare, without building the key.
+ */
+function compareFoldedPrefix(bytes: Uint8Array, from: number, end: number, prefix: Uint8Array): number {
+  let i = from;
+  for (let j = 0; j < prefix.length; j++) {
+    if (i >= end) return -1;
+    const f = foldAt(bytes, i, end);
+    const d = (f & 0xff) - prefix[j]!;
+    if (d !== 0) return d;
+    i += f >> 8;
+  }
+  return 0;
 }
 
 /** Reads the symbol-index section (a view into the shard's mapping). */
@@ -197,8 +219,12 @@ export class SymbolIndex {
 
   /** The names whose foldKey starts with `prefix` (already folded): [from, to). */
   prefixRange(prefix: string): [number, number] {
-    const key = (n: number) => foldKey(this.name(n)).slice(0, prefix.length);
-    return [this.firstWhere(this.nameCount, (n) => key(n) >= prefix), this.firstWhere(this.nameCount, (n) => key(n) > prefix)];
+    const p = Buffer.from(prefix, 'latin1');
+    const strings = this.strings;
+    const off = this.nameOff;
+    // Name n is strings[off[n], off[n + 1] - 1) (no view made per step).
+    const cmp = (n: number) => compareFoldedPrefix(strings, off[n]!, off[n + 1]! - 1, p);
+    return [this.firstWhere(this.nameCount, (n) => cmp(n) >= 0), this.firstWhere(this.nameCount, (n) => cmp(n) > 0)];
   }
 
   /** The names of trigram block b: [from, to). */

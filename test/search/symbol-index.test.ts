@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import RE2 from 're2';
-import { encodeSymbolIndex, NAMES_PER_BLOCK, REC_NAME_OFF, REC_START, SymbolIndex } from '../../daemon/index/symbol-index.ts';
+import { encodeSymbolIndex, foldKey, NAMES_PER_BLOCK, REC_NAME_OFF, REC_START, SymbolIndex } from '../../daemon/index/symbol-index.ts';
 import { SYMBOL_RECORD_SIZE } from '../../daemon/index/shard-format.ts';
 import { compileTerm } from '../../daemon/query/plan.ts';
 import { regexFlags } from '../../daemon/query/terms.ts';
@@ -44,6 +44,19 @@ function indexOf(names: string[]): SymbolIndex {
   const aligned = Buffer.from(new Uint8Array(section));
   return new SymbolIndex(aligned, records, SYMBOL_RECORD_SIZE);
 }
+
+test('prefixRange is every name whose folded key starts with the prefix (against a scan)', () => {
+  const index = indexOf([...NAMES, 'mak', 'ma', 'MAKE_', '\u212A', 'k', 'kA', 'K\u212A', 's\u017F', '\u017Fs', 'é', 'e\u0301']);
+  const keys = Array.from({ length: index.nameCount }, (_, n) => foldKey(index.name(n)));
+  const prefixes = ['', 'm', 'ma', 'mak', 'make', 'make_', 'make_widget', 'make_widget_fast_and_more', 'k', 'ke', 'kelvin', 's', 'ss', 'cla', 'class', 'caf', 'café', 'z', '\x00', '\xff', 'tcp_v4_', 'fill_1', 'fill_1z'];
+  for (const text of prefixes) {
+    const prefix = foldKey(Buffer.from(text, 'utf8'));
+    const inside = keys.flatMap((k, n) => (k.startsWith(prefix) ? [n] : []));
+    const [from, to] = index.prefixRange(prefix);
+    assert.deepEqual(Array.from({ length: to - from }, (_, i) => from + i), inside, JSON.stringify(text));
+    if (inside.length === 0) assert.equal(from, keys.filter((k) => k.slice(0, prefix.length) < prefix).length, `${JSON.stringify(text)}: where it would be`);
+  }
+});
 
 test('the name table is sorted by folded name, and each name lists its definitions', () => {
   const index = indexOf(NAMES);
