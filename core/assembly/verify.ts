@@ -3,8 +3,9 @@
 // Candidate filter ("SIMD-friendly substring search"): for 16 start positions p..p+15 at
 // once, compare hay[p + k] with the needle's first byte and hay[p + k + m - 1] with its
 // last byte; only lanes where both match are verified byte by byte. Two rarely-equal
-// bytes a needle length apart make false candidates rare, so most blocks cost two loads,
-// a few compares and one bitmask.
+// bytes a needle length apart make false candidates rare, so most blocks have none: they
+// are passed over 64 starts a round with a single test (measured on Linux's mutex_lock
+// files, copy and scan: 5 -> 7-8 GB/s), and a block with a candidate is taken 16 at a time.
 //
 // Case-insensitive mode (ASCII only): the needle is lower-cased in place first. For a
 // letter, `(h | 0x20) == lower` holds exactly for its two cases, so the filter ORs 0x20
@@ -43,32 +44,46 @@ export function findLiteral(hay: usize, n: u32, needle: usize, m: u32, ci: i32, 
   let count: u32 = 0;
   let p: u32 = 0;
   while (p <= lastStart) {
-    const a = v128.load(hay + p);
-    const b = v128.load(hay + p + m - 1);
-    const hit = v128.and(i8x16.eq(v128.or(a, fMask), fVec), i8x16.eq(v128.or(b, lMask), lVec));
-    let mask = i8x16.bitmask(hit);
-    const left = lastStart - p;
-    if (left < 15) mask &= (2 << left) - 1; // lanes past lastStart read padding
-    let next = p + 16;
-    while (mask != 0) {
-      const k = <u32>ctz<i32>(mask);
-      mask &= mask - 1;
-      const s = p + k;
-      if (midLen == 0 || equalBytes(hay + s + 1, needle + 1, midLen, ci)) {
-        store<u32>(out + (<usize>count << 2), s);
-        count++;
-        if (count >= max) return count;
-        // Non-overlapping: the next match may start at s + m at the earliest.
-        const resume = s + m;
-        const skip = resume - p;
-        if (skip >= 16) {
-          next = resume;
-          break;
-        }
-        mask &= -1 << skip;
-      }
+    // Most of a haystack has no candidate at all: skip it 64 starts at a time (four
+    // independent blocks per round keep the loads in flight; one test per round).
+    while (p + 63 <= lastStart) {
+      const c0 = v128.and(i8x16.eq(v128.or(v128.load(hay + p), fMask), fVec), i8x16.eq(v128.or(v128.load(hay + p + m - 1), lMask), lVec));
+      const c1 = v128.and(i8x16.eq(v128.or(v128.load(hay + p + 16), fMask), fVec), i8x16.eq(v128.or(v128.load(hay + p + m + 15), lMask), lVec));
+      const c2 = v128.and(i8x16.eq(v128.or(v128.load(hay + p + 32), fMask), fVec), i8x16.eq(v128.or(v128.load(hay + p + m + 31), lMask), lVec));
+      const c3 = v128.and(i8x16.eq(v128.or(v128.load(hay + p + 48), fMask), fVec), i8x16.eq(v128.or(v128.load(hay + p + m + 47), lMask), lVec));
+      if (v128.any_true(v128.or(v128.or(c0, c1), v128.or(c2, c3)))) break;
+      p += 64;
     }
-    p = next;
+    // The block of 64 with a candidate (or the last few starts), 16 starts at a time.
+    const blockEnd = p + 64;
+    while (p < blockEnd && p <= lastStart) {
+      const a = v128.load(hay + p);
+      const b = v128.load(hay + p + m - 1);
+      const hit = v128.and(i8x16.eq(v128.or(a, fMask), fVec), i8x16.eq(v128.or(b, lMask), lVec));
+      let mask = i8x16.bitmask(hit);
+      const left = lastStart - p;
+      if (left < 15) mask &= (2 << left) - 1; // lanes past lastStart read padding
+      let next = p + 16;
+      while (mask != 0) {
+        const k = <u32>ctz<i32>(mask);
+        mask &= mask - 1;
+        const s = p + k;
+        if (midLen == 0 || equalBytes(hay + s + 1, needle + 1, midLen, ci)) {
+          store<u32>(out + (<usize>count << 2), s);
+          count++;
+          if (count >= max) return count;
+          // Non-overlapping: the next match may start at s + m at the earliest.
+          const resume = s + m;
+          const skip = resume - p;
+          if (skip >= 16) {
+            next = resume;
+            break;
+          }
+          mask &= -1 << skip;
+        }
+      }
+      p = next;
+    }
   }
   return count;
 }
