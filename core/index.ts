@@ -207,6 +207,51 @@ export function decodePostings(bytes: Uint8Array, count: number): Uint32Array {
   return c.u32.slice(at, at + count);
 }
 
+/** One encoded posting list: its bytes (as decodePostings reads them) and its length in doc ids. */
+export interface EncodedList {
+  bytes: Uint8Array;
+  count: number;
+}
+
+/**
+ * The intersection of `n` encoded posting lists (`list(i)`, i ascending: give the rarest
+ * first), computed in the core: the first list is decoded there, each next one is merged
+ * with the running set while it is decoded (up to the set's last id), and only the result
+ * comes out, so no list is copied out and back. After each merge `goOn(before, after)`
+ * (the set's sizes) says whether the next list is worth reading; an empty set ends it.
+ * Returns null for n = 0 (no constraint). Throws on a malformed list (as decodePostings).
+ * `list` and `goOn` must not call into the core.
+ */
+export function intersectPostings(n: number, list: (i: number) => EncodedList, goOn: (before: number, after: number) => boolean): Uint32Array | null {
+  if (n === 0) return null;
+  const first = list(0);
+  if (first.count === 0) return new Uint32Array(0);
+  const c = core();
+  // io layout: the set u32[first.count] | the list being merged (its bytes)
+  const setBytes = align(first.count * 4);
+  const load = (l: EncodedList): { base: number; len: number } => {
+    // A value takes at most 5 bytes, so only that much of `bytes` can belong to the list.
+    const len = Math.min(l.bytes.length, l.count * 5);
+    const base = c.scratch(setBytes + len, setBytes);
+    c.u8.set(len === l.bytes.length ? l.bytes : l.bytes.subarray(0, len), base + setBytes);
+    return { base, len };
+  };
+  let { base, len } = load(first);
+  if (c.ex.decodeList(base + setBytes, len, first.count, base) < 0) throw new Error('intersectPostings: truncated or malformed posting list');
+  let size = first.count;
+  for (let i = 1; i < n && size > 0; i++) {
+    const l = list(i);
+    if (l.count === 0) return new Uint32Array(0);
+    ({ base, len } = load(l));
+    const k = c.ex.intersectEncoded(base, size, base + setBytes, len, l.count, base);
+    if (k < 0) throw new Error('intersectPostings: truncated or malformed posting list');
+    const before = size;
+    size = k;
+    if (!goOn(before, size)) break;
+  }
+  return c.u32.slice(base / 4, base / 4 + size);
+}
+
 /** Sorted-set intersection of strictly ascending u32 arrays (galloping / exponential search when sizes are skewed). */
 export function intersectSorted(a: Uint32Array, b: Uint32Array): Uint32Array {
   if (a.length === 0 || b.length === 0) return new Uint32Array(0);
@@ -331,6 +376,7 @@ export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
   'scatterDocs',
   'encodeLists',
   'decodeList',
+  'intersectEncoded',
   'intersect',
   'union',
   'findLiteral',
@@ -379,6 +425,7 @@ interface CoreExports {
   scatterDocs(pairs: number, docCounts: number, numDocs: number, table: number, docs: number): void;
   encodeLists(docs: number, counts: number, k: number, blob: number, offsets: number): number;
   decodeList(src: number, len: number, count: number, out: number): number;
+  intersectEncoded(acc: number, na: number, src: number, len: number, count: number, out: number): number;
   intersect(a: number, na: number, b: number, nb: number, out: number): number;
   union(a: number, na: number, b: number, nb: number, out: number): number;
   findLiteral(hay: number, n: number, needle: number, m: number, ci: number, out: number, max: number): number;
@@ -512,10 +559,10 @@ class Core {
   /** How many bytes of `resident` are there (locateLines and a one-match findLiteral copy a prefix). */
   residentBytes = 0;
 
-  /** The shared io region, grown to at least `size` bytes (contents not preserved). Returns its offset. */
-  scratch(size: number): number {
+  /** The shared io region, grown to at least `size` bytes (contents not preserved past its first `keep` bytes). Returns its offset. */
+  scratch(size: number, keep = 0): number {
     this.resident = null;
-    if (size > this.#io.size) this.arena.resize(this.#io, Math.max(size, this.#io.size * 1.25), 0);
+    if (size > this.#io.size) this.arena.resize(this.#io, Math.max(size, this.#io.size * 1.25), keep);
     return this.#io.off;
   }
 

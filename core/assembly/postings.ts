@@ -126,25 +126,72 @@ export function encodeLists(docs: usize, counts: usize, k: u32, blob: usize, off
  * longer than 5 bytes / does not fit 32 bits.
  */
 export function decodeList(src: usize, len: u32, count: u32, out: usize): i32 {
-  let pos: u32 = 0;
+  vPos = 0;
   let prev: u32 = 0;
   for (let j: u32 = 0; j < count; j++) {
-    if (pos >= len) return -1;
-    let b = <u32>load<u8>(src + pos++);
-    let v = b & 0x7F;
-    if (b >= 0x80) {
-      // Multi-byte value (deltas of dense lists are mostly single bytes).
-      let shift: u32 = 7;
-      do {
-        if (pos >= len) return -1;
-        b = <u32>load<u8>(src + pos++);
-        if (shift == 28 && b > 0x0F) return -1;
-        v |= (b & 0x7F) << shift;
-        shift += 7;
-      } while (b >= 0x80);
-    }
-    prev += v;
+    const v = readVarint(src, len);
+    if (v < 0) return -1;
+    prev += <u32>v;
     store<u32>(out + (<usize>j << 2), prev);
   }
-  return <i32>pos;
+  return <i32>vPos;
+}
+
+/** Read cursor of readVarint. */
+let vPos: u32 = 0;
+
+/**
+ * The LEB128 value at src[vPos] (vPos moves past it), or -1 when src[0, len) ends inside
+ * it or it is longer than 5 bytes / does not fit 32 bits. The one reader of the encoding.
+ */
+// @ts-ignore: decorator
+@inline
+function readVarint(src: usize, len: u32): i64 {
+  if (vPos >= len) return -1;
+  let b = <u32>load<u8>(src + vPos++);
+  let v = b & 0x7F;
+  if (b >= 0x80) {
+    // Multi-byte value (deltas of dense lists are mostly single bytes).
+    let shift: u32 = 7;
+    do {
+      if (vPos >= len) return -1;
+      b = <u32>load<u8>(src + vPos++);
+      if (shift == 28 && b > 0x0F) return -1;
+      v |= (b & 0x7F) << shift;
+      shift += 7;
+    } while (b >= 0x80);
+  }
+  return <i64>v;
+}
+
+/**
+ * out = acc[0, na) ∩ the list of `count` doc ids encoded in src[0, len) (as decodeList
+ * reads it), merged while it is decoded: the list is never written out, and decoding stops
+ * once it passes acc's last id. Returns the intersection's length, or -1 when the part of
+ * the list read is malformed (as decodeList). `out` may be `acc`: an id is written at or
+ * behind the position it was read from.
+ */
+export function intersectEncoded(acc: usize, na: u32, src: usize, len: u32, count: u32, out: usize): i32 {
+  if (na == 0) return 0;
+  let i: u32 = 0;
+  let k: u32 = 0;
+  let x = load<u32>(acc);
+  vPos = 0;
+  let prev: u32 = 0;
+  for (let j: u32 = 0; j < count; j++) {
+    const v = readVarint(src, len);
+    if (v < 0) return -1;
+    prev += <u32>v;
+    while (x < prev) {
+      if (++i >= na) return <i32>k;
+      x = load<u32>(acc + (<usize>i << 2));
+    }
+    if (x == prev) {
+      store<u32>(out + (<usize>k << 2), x);
+      k++;
+      if (++i >= na) return <i32>k;
+      x = load<u32>(acc + (<usize>i << 2));
+    }
+  }
+  return <i32>k;
 }

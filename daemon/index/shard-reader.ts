@@ -108,7 +108,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
 import mmapModule from '@riaskov/mmap-io';
-import { decodePostings, hash32 } from '../../core/index.ts';
+import { decodePostings, hash32, type EncodedList } from '../../core/index.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { BranchSet, readMembershipFile } from './branch-set.ts';
 import { SymbolIndex } from './symbol-index.ts';
@@ -170,6 +170,8 @@ interface Section {
   hash: number;
 }
 
+const EMPTY = new Uint8Array(0);
+
 /** The trigram table of one kind (content or names) with its posting lists. */
 export class NgramTable {
   readonly ids: Uint32Array;
@@ -209,11 +211,17 @@ export class NgramTable {
 
   /** The documents containing the trigram, ascending, and the bytes read to get them. */
   postingList(id: number): { docs: Uint32Array; bytes: number } {
+    const l = this.encoded(id);
+    return { docs: decodePostings(l.bytes, l.count), bytes: l.bytes.length };
+  }
+
+  /** The trigram's posting list as stored (empty when absent): for intersectPostings. */
+  encoded(id: number): EncodedList {
     const i = this.find(id);
-    if (i < 0) return { docs: new Uint32Array(0), bytes: 0 };
+    if (i < 0) return { bytes: EMPTY, count: 0 };
     const start = this.offsets[i]!;
     const end = i + 1 < this.offsets.length ? this.offsets[i + 1]! : this.postings.length;
-    return { docs: decodePostings(this.postings.subarray(start, end), this.counts[i]!), bytes: end - start };
+    return { bytes: this.postings.subarray(start, end), count: this.counts[i]! };
   }
 }
 

@@ -4,7 +4,7 @@
 // positive terms, and score the hits. Runs in a search worker, which then shapes the hits
 // into file results (search-worker.ts, shape-file.ts); the main thread merges them.
 
-import { intersectSorted, unionSorted } from '../../core/index.ts';
+import { intersectPostings, intersectSorted, unionSorted } from '../../core/index.ts';
 import type { NgramTable, RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
 import { compileRefGlob } from '../repos/glob.ts';
 import type { Plan, Term } from '../query/terms.ts';
@@ -430,20 +430,17 @@ function intersectAll<T>(start: Uint32Array | null, items: readonly T[], docsOf:
  */
 const MIN_SHRINK = 0.02;
 
-/** Intersection of the posting lists, rarest first (the caller sorts), stopping at an empty set or once a list stops paying (MIN_SHRINK). */
-function intersectRarest(ids: number[], docsOf: (id: number) => Uint32Array): Uint32Array | null {
-  let acc: Uint32Array | null = null;
-  for (const id of ids) {
-    const docs = docsOf(id);
-    if (acc === null) {
-      acc = docs;
-      continue;
-    }
-    const before = acc.length;
-    acc = intersectSorted(acc, docs);
-    if (acc.length === 0 || before - acc.length < before * MIN_SHRINK) break;
-  }
-  return acc;
+/** Intersection of the posting lists, rarest first (the caller sorts), stopping at an empty set or once a list stops paying (MIN_SHRINK); null for no list. */
+function intersectRarest(table: NgramTable, ids: number[], counters: ShardCounters): Uint32Array | null {
+  return intersectPostings(
+    ids.length,
+    (i) => {
+      const l = table.encoded(ids[i]!);
+      counters.indexBytesLoaded += l.bytes.length;
+      return l;
+    },
+    (before, after) => before - after >= before * MIN_SHRINK,
+  );
 }
 
 /** Union of every item's documents; null (every document) as soon as one item is null. */
@@ -477,7 +474,7 @@ export function evalNgrams(table: NgramTable, q: NgramQuery, counters: ShardCoun
       }
       tris.sort((a, b) => counts.get(a.id)! - counts.get(b.id)!);
       if (tris.some((t) => counts.get(t.id) === 0)) return new Uint32Array(0);
-      const acc = intersectRarest(tris.map((t) => t.id), (id) => postings(table, id, counters, false));
+      const acc = intersectRarest(table, tris.map((t) => t.id), counters);
       if (acc !== null && acc.length === 0) return acc;
       return intersectAll(acc, q.args.filter((a) => a.op !== 'tri'), (a) => evalNgrams(table, a, counters));
     }

@@ -13,6 +13,7 @@ import {
   findLiteral,
   foldBytes,
   hash32,
+  intersectPostings,
   intersectSorted,
   trigramId,
   unionSorted,
@@ -473,6 +474,38 @@ test('decodePostings matches the reference encoding', () => {
   same(decodePostings(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x0f]), 1), [0xffffffff], 'max u32');
   same(decodePostings(Uint8Array.from([0x80, 0x01, 0x7f]), 2), [128, 255], 'two bytes then one');
   assert.throws(() => decodePostings(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x1f]), 1), /malformed/);
+});
+
+test('intersectPostings merges encoded lists in the core like decoding and intersecting them one by one', () => {
+  const rng = new Rng(6);
+  for (let t = 0; t < 300; t++) {
+    const k = rng.pick([1, 2, 3, 5, 8]);
+    const range = rng.pick([64, 5000, 1 << 20, 2 ** 32]);
+    // Rarest first, as the search gives them; sometimes one list is a subset of the first.
+    const lists = Array.from({ length: k }, () => randomSet(rng, rng.int(rng.pick([10, 300, 20_000])), range)).sort((a, b) => a.length - b.length);
+    if (k > 1 && rng.chance(0.3)) lists[1] = lists[0]!.filter((_, i) => i % 2 === 0);
+    const encoded = lists.map((l) => ({ bytes: Uint8Array.from(encodeListRef(Array.from(l))), count: l.length }));
+    const minShrink = rng.pick([0, 0.02, 0.5]);
+    // The reference: the same rule, list by list.
+    let want = lists[0]!;
+    const read: number[] = [0];
+    for (let i = 1; i < k && want.length > 0; i++) {
+      read.push(i);
+      const before = want.length;
+      want = intersectRef(want, lists[i]!);
+      if (!(before - want.length >= before * minShrink)) break;
+    }
+    const asked: number[] = [];
+    const got = intersectPostings(k, (i) => (asked.push(i), encoded[i]!), (before, after) => before - after >= before * minShrink);
+    same(got!, want, `case ${t}: ${lists.map((l) => l.length).join(', ')}, minShrink ${minShrink}`);
+    assert.deepEqual(asked, read, `case ${t}: lists read`);
+  }
+  assert.equal(intersectPostings(0, () => assert.fail('no list'), () => true), null);
+  // A list's trailing bytes (the next lists) are ignored; a cut list throws.
+  const one = { bytes: Uint8Array.from([...encodeListRef([3, 9, 400]), 0xff, 0xff]), count: 3 };
+  same(intersectPostings(2, (i) => (i === 0 ? one : { bytes: Uint8Array.from(encodeListRef([9, 10, 400])), count: 3 }), () => true)!, [9, 400], 'padded');
+  assert.throws(() => intersectPostings(2, (i) => (i === 0 ? one : { bytes: Uint8Array.from([0x80]), count: 1 }), () => true), /malformed/);
+  same(intersectPostings(2, (i) => (i === 0 ? one : { bytes: new Uint8Array(0), count: 0 }), () => true)!, [], 'an absent list');
 });
 
 test('intersectSorted and unionSorted match the reference (balanced and skewed)', () => {
