@@ -474,12 +474,19 @@ export class Shard {
     if (!index) return null;
     const out: string[] = [];
     if (ranges.length === 0) return out;
-    const ends = new Map<number, number>();
-    for (let i = 0; i < ranges.length; i += 2) if (ranges[i + 1]! > ranges[i]!) ends.set(ranges[i]!, ranges[i + 1]!);
+    // The non-empty ranges by start, looked up by bisection: a file has far more symbols
+    // than a search has ranges in it (a Map lookup per symbol record cost more than the rest).
+    const pairs: Array<[number, number]> = [];
+    for (let i = 0; i < ranges.length; i += 2) if (ranges[i + 1]! > ranges[i]!) pairs.push([ranges[i]!, ranges[i + 1]!]);
+    if (pairs.length === 0) return out;
+    pairs.sort((a, b) => a[0] - b[0]);
+    const first = pairs[0]![0];
+    const last = pairs[pairs.length - 1]![0];
     const base = 8 + 4 * (this.docCount + 1);
     for (let i = this.symbolFirst[doc]!; i < this.symbolFirst[doc + 1]!; i++) {
       const start = index.start(i);
-      const end = ends.get(start);
+      if (start < first || start > last) continue;
+      const end = endAt(pairs, start);
       if (end === undefined) continue;
       const o = base + i * SYMBOL_RECORD_SIZE;
       if (index.name(index.nameAt(this.symbols.readUInt32LE(o))).length !== end - start) continue;
@@ -538,6 +545,20 @@ export class Shard {
     }
     return bytes;
   }
+}
+
+/** The end of the pair starting at `start` (pairs sorted by start), or undefined. */
+function endAt(pairs: Array<[number, number]>, start: number): number | undefined {
+  let lo = 0;
+  let hi = pairs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const s = pairs[mid]![0];
+    if (s < start) lo = mid + 1;
+    else if (s > start) hi = mid - 1;
+    else return pairs[mid]![1];
+  }
+  return undefined;
 }
 
 /** More sections than any version has: a bound on what checkShardHeader reads. */

@@ -492,7 +492,7 @@ test('intersectPostings merges encoded lists in the core like decoding and inter
     for (let i = 1; i < k && want.length > 0; i++) {
       read.push(i);
       const before = want.length;
-      want = intersectRef(want, lists[i]!);
+      want = Uint32Array.from(intersectRef(want, lists[i]!));
       if (!(before - want.length >= before * minShrink)) break;
     }
     const asked: number[] = [];
