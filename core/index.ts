@@ -282,10 +282,10 @@ export function unionSorted(a: Uint32Array, b: Uint32Array): Uint32Array {
 }
 
 /** Start byte offsets of the leftmost non-overlapping occurrences of `needle` in `hay`, at most `max` of them (after a match at i, search resumes at i + needle.length). caseInsensitive: ASCII only (A-Z == a-z), other bytes compared exactly. Empty needle: return empty array. The hay is copied into the wasm arena (reuse one region) unless it is there from the previous call (the same object): a second needle in one document copies nothing. With max 1 it is copied and scanned in growing windows up to the first match. */
-export function findLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive: boolean, max: number): Uint32Array {
+export function findLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive: boolean, max: number): number[] {
   const n = hay.length;
   const m = needle.length;
-  if (m === 0 || m > n || !(max >= 1)) return new Uint32Array(0);
+  if (m === 0 || m > n || !(max >= 1)) return [];
   const c = core();
   // Non-overlapping matches: at most n / m of them.
   const cap = Math.min(Math.floor(max), Math.floor(n / m));
@@ -306,17 +306,21 @@ export function findLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive
       const to = Math.min(n, from + window + m - 1);
       base = c.scratchWith(hay, n, size, to);
       if (c.ex.findLiteral(base + from, to - from, base + needleOff, m, ci, base + outOff, 1) === 1) {
-        return Uint32Array.of(c.u32[(base + outOff) / 4]! + from);
+        return [c.u32[(base + outOff) / 4]! + from];
       }
       from += window;
     }
-    return new Uint32Array(0);
+    return [];
   }
   const base = c.scratchWith(hay, n, size);
   c.u8.set(needle, base + needleOff);
   const k = c.ex.findLiteral(base, n, base + needleOff, m, ci, base + outOff, cap) >>> 0;
+  // A plain array: a typed array per call would be a backing store per document searched
+  // for the garbage collector to sweep.
   const at = (base + outOff) / 4;
-  return c.u32.slice(at, at + k);
+  const out: number[] = new Array(k);
+  for (let i = 0; i < k; i++) out[i] = c.u32[at + i]!;
+  return out;
 }
 
 /**

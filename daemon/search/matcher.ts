@@ -114,7 +114,7 @@ export class Matcher {
     return this.find(buf, 1, asciiFoldsOnly).length > 0;
   }
 
-  private fromStarts(starts: Uint32Array): number[] {
+  private fromStarts(starts: number[]): number[] {
     const out: number[] = new Array(starts.length * 2);
     const n = this.needle.length;
     for (let i = 0; i < starts.length; i++) {
@@ -135,7 +135,7 @@ export class Matcher {
    * scan stopped at its cap (`capped`) on everything after the last window. No match
    * crosses a "\n", so these are the document's matches (regex-line-local.ts).
    */
-  private findInLines(buf: Buffer, at: Uint32Array, capped: boolean, max: number): number[] {
+  private findInLines(buf: Buffer, at: number[], capped: boolean, max: number): number[] {
     this.regexpsConsidered++;
     const out: number[] = [];
     const step = this.required!.length;
