@@ -218,7 +218,16 @@ export class NgramTable {
   /** The trigram's posting list as stored (empty when absent): for intersectPostings. */
   encoded(id: number): EncodedList {
     const i = this.find(id);
-    if (i < 0) return { bytes: EMPTY, count: 0 };
+    return i < 0 ? { bytes: EMPTY, count: 0 } : this.rowList(i);
+  }
+
+  /** Documents in the posting list of table row `i` (find()). */
+  rowCount(i: number): number {
+    return this.counts[i]!;
+  }
+
+  /** The posting list of table row `i` (find()) as stored. */
+  rowList(i: number): EncodedList {
     const start = this.offsets[i]!;
     const end = i + 1 < this.offsets.length ? this.offsets[i + 1]! : this.postings.length;
     return { bytes: this.postings.subarray(start, end), count: this.counts[i]! };

@@ -430,12 +430,12 @@ function intersectAll<T>(start: Uint32Array | null, items: readonly T[], docsOf:
  */
 const MIN_SHRINK = 0.02;
 
-/** Intersection of the posting lists, rarest first (the caller sorts), stopping at an empty set or once a list stops paying (MIN_SHRINK); null for no list. */
-function intersectRarest(table: NgramTable, ids: number[], counters: ShardCounters): Uint32Array | null {
+/** Intersection of the posting lists of table rows, rarest first (the caller sorts), stopping at an empty set or once a list stops paying (MIN_SHRINK); null for no list. */
+function intersectRarest(table: NgramTable, rows: number[], counters: ShardCounters): Uint32Array | null {
   return intersectPostings(
-    ids.length,
+    rows.length,
     (i) => {
-      const l = table.encoded(ids[i]!);
+      const l = table.rowList(rows[i]!);
       counters.indexBytesLoaded += l.bytes.length;
       return l;
     },
@@ -466,15 +466,19 @@ export function evalNgrams(table: NgramTable, q: NgramQuery, counters: ShardCoun
     case 'and': {
       // Rarest first: the running intersection shrinks fastest, and an absent trigram
       // ends the evaluation before any long list is decoded.
-      const tris = q.args.filter((a): a is { op: 'tri'; id: number } => a.op === 'tri');
-      const counts = new Map<number, number>();
-      for (const t of tris) {
+      // Each trigram is looked up once (its row in the table, -1: absent); rows sort by count.
+      const rows: number[] = [];
+      let absent = false;
+      for (const a of q.args) {
+        if (a.op !== 'tri') continue;
         counters.ngramLookups++;
-        counts.set(t.id, table.count(t.id));
+        const row = table.find(a.id);
+        if (row < 0) absent = true;
+        else rows.push(row);
       }
-      tris.sort((a, b) => counts.get(a.id)! - counts.get(b.id)!);
-      if (tris.some((t) => counts.get(t.id) === 0)) return new Uint32Array(0);
-      const acc = intersectRarest(table, tris.map((t) => t.id), counters);
+      if (absent) return new Uint32Array(0);
+      rows.sort((a, b) => table.rowCount(a) - table.rowCount(b));
+      const acc = intersectRarest(table, rows, counters);
       if (acc !== null && acc.length === 0) return acc;
       return intersectAll(acc, q.args.filter((a) => a.op !== 'tri'), (a) => evalNgrams(table, a, counters));
     }
