@@ -217,12 +217,13 @@ export interface EncodedList {
  * The intersection of `n` encoded posting lists (`list(i)`, i ascending: give the rarest
  * first), computed in the core: the first list is decoded there, each next one is merged
  * with the running set while it is decoded (up to the set's last id), and only the result
- * comes out, so no list is copied out and back. After each merge `goOn(before, after)`
- * (the set's sizes) says whether the next list is worth reading; an empty set ends it.
+ * comes out, so no list is copied out and back. The second list is always merged; before
+ * each later list `next` is read, `goOn(next, before, after)` says whether it is worth it,
+ * given the set's sizes before and after the last merge. An empty set ends it.
  * Returns null for n = 0 (no constraint). Throws on a malformed list (as decodePostings).
  * `list` and `goOn` must not call into the core.
  */
-export function intersectPostings(n: number, list: (i: number) => EncodedList, goOn: (before: number, after: number) => boolean): Uint32Array | null {
+export function intersectPostings(n: number, list: (i: number) => EncodedList, goOn: (next: number, before: number, after: number) => boolean): Uint32Array | null {
   if (n === 0) return null;
   const first = list(0);
   if (first.count === 0) return new Uint32Array(0);
@@ -239,15 +240,15 @@ export function intersectPostings(n: number, list: (i: number) => EncodedList, g
   let { base, len } = load(first);
   if (c.ex.decodeList(base + setBytes, len, first.count, base) < 0) throw new Error('intersectPostings: truncated or malformed posting list');
   let size = first.count;
-  for (let i = 1; i < n && size > 0; i++) {
+  let before = size;
+  for (let i = 1; i < n && size > 0 && (i === 1 || goOn(i, before, size)); i++) {
     const l = list(i);
     if (l.count === 0) return new Uint32Array(0);
     ({ base, len } = load(l));
     const k = c.ex.intersectEncoded(base, size, base + setBytes, len, l.count, base);
     if (k < 0) throw new Error('intersectPostings: truncated or malformed posting list');
-    const before = size;
+    before = size;
     size = k;
-    if (!goOn(before, size)) break;
   }
   return c.u32.slice(base / 4, base / 4 + size);
 }

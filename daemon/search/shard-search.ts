@@ -424,13 +424,24 @@ function intersectAll<T>(start: Uint32Array | null, items: readonly T[], docsOf:
  * A share of the candidates that an intersection must rule out for the next, larger list
  * to be worth decoding: once a list took fewer than this, the rest (each at least as long
  * and, being commoner, less telling) are left to the verification, which checks every
- * candidate anyway. Measured on Linux 6.1: the eight trigrams of `mutex_lock` take a
+ * candidate anyway, unless the next list is cheap next to what it may save
+ * (DECODE_VS_SCAN). Measured on Linux 6.1: the eight trigrams of `mutex_lock` take a
  * shard's candidates 1,380 → 1,009 → 969 → 968 → 965 → …; the last five lists (the
  * longest) cost more to decode and intersect than the few candidates they remove.
  */
 const MIN_SHRINK = 0.02;
 
-/** Intersection of the posting lists of table rows, rarest first (the caller sorts), stopping at an empty set or once a list stops paying (MIN_SHRINK); null for no list. */
+/**
+ * Merging a posting byte costs about this many times scanning a document byte (the core's
+ * LEB128 decoding against its 64-byte-a-round literal scan). Past MIN_SHRINK a list is
+ * still read when it pays for itself by ruling out as many candidates as the last list did
+ * (at least one): with few candidates left a few KB of postings save a document read each
+ * (`amdgpu_vm_bo_update` on Linux: 141 -> 27 documents read); with many, a list that took
+ * almost none is not worth its bytes (`mutex_lock`).
+ */
+const DECODE_VS_SCAN = 10;
+
+/** Intersection of the posting lists of table rows, rarest first (the caller sorts), stopping at an empty set or once a list stops paying (MIN_SHRINK, DECODE_VS_SCAN); null for no list. */
 function intersectRarest(table: NgramTable, rows: number[], counters: ShardCounters): Uint32Array | null {
   return intersectPostings(
     rows.length,
@@ -439,7 +450,9 @@ function intersectRarest(table: NgramTable, rows: number[], counters: ShardCount
       counters.indexBytesLoaded += l.bytes.length;
       return l;
     },
-    (before, after) => before - after >= before * MIN_SHRINK,
+    (next, before, after) =>
+      before - after >= before * MIN_SHRINK ||
+      table.rowBytes(rows[next]!) * DECODE_VS_SCAN < Math.max(1, ((before - after) / before) * after) * table.bytesPerCandidate,
   );
 }
 

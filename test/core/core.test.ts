@@ -496,11 +496,15 @@ test('intersectPostings merges encoded lists in the core like decoding and inter
       if (!(before - want.length >= before * minShrink)) break;
     }
     const asked: number[] = [];
-    const got = intersectPostings(k, (i) => (asked.push(i), encoded[i]!), (before, after) => before - after >= before * minShrink);
+    const got = intersectPostings(k, (i) => (asked.push(i), encoded[i]!), (next, before, after) => (assert.ok(next >= 2 && next < k), before - after >= before * minShrink));
     same(got!, want, `case ${t}: ${lists.map((l) => l.length).join(', ')}, minShrink ${minShrink}`);
     assert.deepEqual(asked, read, `case ${t}: lists read`);
   }
   assert.equal(intersectPostings(0, () => assert.fail('no list'), () => true), null);
+  // The policy sees each list before it is read (by its index), and may stop at any.
+  const lists3 = [[1, 2, 3, 4], [1, 2, 3, 4, 5], [2, 3, 9]].map((l) => ({ bytes: Uint8Array.from(encodeListRef(l)), count: l.length }));
+  same(intersectPostings(3, (i) => lists3[i]!, () => false)!, [1, 2, 3, 4], 'stopped before the third');
+  same(intersectPostings(3, (i) => lists3[i]!, (next) => next === 2)!, [2, 3], 'all three');
   // A list's trailing bytes (the next lists) are ignored; a cut list throws.
   const one = { bytes: Uint8Array.from([...encodeListRef([3, 9, 400]), 0xff, 0xff]), count: 3 };
   same(intersectPostings(2, (i) => (i === 0 ? one : { bytes: Uint8Array.from(encodeListRef([9, 10, 400])), count: 3 }), () => true)!, [9, 400], 'padded');
