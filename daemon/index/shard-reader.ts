@@ -278,6 +278,8 @@ export class Shard {
   private readonly symbolStrings: Buffer;
   /** first[] of the symbols section: document d owns records symbolFirst[d] .. symbolFirst[d+1]-1. */
   private readonly symbolFirst: Uint32Array;
+  /** The symbols section as u32 words (it is 4-aligned, as symbolFirst's view needs): a record's lines without a Buffer call each. */
+  private readonly symbolWords: Uint32Array;
   private readonly languageDocs = new Map<number, Uint32Array>();
   private readonly docs: Buffer;
   private readonly nameBytes: Buffer;
@@ -322,6 +324,7 @@ export class Shard {
     this.symbolCount = this.symbols.readUInt32LE(4);
     this.symbolStrings = this.symbols.subarray(8 + 4 * (this.docCount + 1) + this.symbolCount * SYMBOL_RECORD_SIZE);
     this.symbolFirst = new Uint32Array(this.symbols.buffer, this.symbols.byteOffset + 8, this.docCount + 1);
+    this.symbolWords = new Uint32Array(this.symbols.buffer, this.symbols.byteOffset, this.symbols.length >>> 2);
     if (this.version >= 4) {
       try {
         const records = this.symbols.subarray(8 + 4 * (this.docCount + 1), 8 + 4 * (this.docCount + 1) + this.symbolCount * SYMBOL_RECORD_SIZE);
@@ -518,15 +521,16 @@ export class Shard {
   }
 
   private symbolsWhere(doc: number, keep: (line: number, endLine: number) => boolean): SymbolDef[] {
-    const first = this.symbols.readUInt32LE(8 + 4 * doc);
-    const end = this.symbols.readUInt32LE(8 + 4 * (doc + 1));
+    const first = this.symbolFirst[doc]!;
+    const end = this.symbolFirst[doc + 1]!;
     const base = 8 + 4 * (this.docCount + 1);
     const kinds = this.meta.symbolKinds;
+    const words = this.symbolWords;
     const out: SymbolDef[] = [];
     for (let i = first; i < end; i++) {
       const o = base + i * SYMBOL_RECORD_SIZE;
-      const line = this.symbols.readUInt32LE(o + 8);
-      const endLine = this.symbols.readUInt32LE(o + 12);
+      const line = words[(o + 8) >>> 2]!;
+      const endLine = words[(o + 12) >>> 2]!;
       if (!keep(line, endLine)) continue;
       const nameOff = this.symbols.readUInt32LE(o);
       const index = this.symbolIndex;
