@@ -126,27 +126,35 @@ export function encodeLists(docs: usize, counts: usize, k: u32, blob: usize, off
  * longer than 5 bytes / does not fit 32 bits.
  */
 export function decodeList(src: usize, len: u32, count: u32, out: usize): i32 {
-  vPos = 0;
-  let prev: u32 = 0;
+  startList();
   for (let j: u32 = 0; j < count; j++) {
-    const v = readVarint(src, len);
-    if (v < 0) return -1;
-    prev += <u32>v;
-    store<u32>(out + (<usize>j << 2), prev);
+    const id = nextId(src, len);
+    if (id < 0) return -1;
+    store<u32>(out + (<usize>j << 2), <u32>id);
   }
   return <i32>vPos;
 }
 
-/** Read cursor of readVarint. */
+/** Read cursor of nextId, and the last doc id it returned. */
 let vPos: u32 = 0;
+let vPrev: u32 = 0;
+
+/** Starts reading a list with nextId at its first byte. */
+// @ts-ignore: decorator
+@inline
+function startList(): void {
+  vPos = 0;
+  vPrev = 0;
+}
 
 /**
- * The LEB128 value at src[vPos] (vPos moves past it), or -1 when src[0, len) ends inside
- * it or it is longer than 5 bytes / does not fit 32 bits. The one reader of the encoding.
+ * The next doc id of the list in src[0, len): the LEB128 delta at src[vPos] (vPos moves past
+ * it) added to the previous id; -1 when src ends inside the value or it is longer than 5
+ * bytes / does not fit 32 bits. The one reader of the encoding.
  */
 // @ts-ignore: decorator
 @inline
-function readVarint(src: usize, len: u32): i64 {
+function nextId(src: usize, len: u32): i64 {
   if (vPos >= len) return -1;
   let b = <u32>load<u8>(src + vPos++);
   let v = b & 0x7F;
@@ -161,7 +169,8 @@ function readVarint(src: usize, len: u32): i64 {
       shift += 7;
     } while (b >= 0x80);
   }
-  return <i64>v;
+  vPrev += v;
+  return <i64>vPrev;
 }
 
 /**
@@ -176,17 +185,16 @@ export function intersectEncoded(acc: usize, na: u32, src: usize, len: u32, coun
   let i: u32 = 0;
   let k: u32 = 0;
   let x = load<u32>(acc);
-  vPos = 0;
-  let prev: u32 = 0;
+  startList();
   for (let j: u32 = 0; j < count; j++) {
-    const v = readVarint(src, len);
-    if (v < 0) return -1;
-    prev += <u32>v;
-    while (x < prev) {
+    const id = nextId(src, len);
+    if (id < 0) return -1;
+    const doc = <u32>id;
+    while (x < doc) {
       if (++i >= na) return <i32>k;
       x = load<u32>(acc + (<usize>i << 2));
     }
-    if (x == prev) {
+    if (x == doc) {
       store<u32>(out + (<usize>k << 2), x);
       k++;
       if (++i >= na) return <i32>k;

@@ -51,8 +51,6 @@ export const NAMES_PER_BLOCK = 32;
 export const REC_NAME_OFF = 0;
 export const REC_START = 4;
 
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
-
 /**
  * The section's bytes, its name blocks (for the trigram table), and where each record's
  * name is in the strings. `names` are the records' names, in record order.
@@ -184,12 +182,13 @@ export class SymbolIndex {
   private readonly defRecord: Uint32Array;
   private readonly records: Buffer;
   private readonly recordSize: number;
-  /** The records as u32 words, when they are 4-aligned (they are in a shard): start() without a Buffer call. */
-  private readonly words: Uint32Array | undefined;
+  /** The records as u32 words (little-endian, as every typed view over a shard reads them): start() without a Buffer call. */
+  private readonly words: Uint32Array;
 
   /**
-   * `section` must start at a multiple of 4 bytes (sections start at multiples of 8);
-   * `records` are the symbols section's records, of `recordSize` bytes.
+   * `section` and `records` must start at multiples of 4 bytes (sections start at multiples
+   * of 8, the records at a multiple of 4 in theirs); `records` are the symbols section's
+   * records, of `recordSize` bytes (a multiple of 4).
    */
   constructor(section: Buffer, records: Buffer, recordSize: number) {
     if (section.length < HEADER) throw new Error('symbol index is truncated');
@@ -208,7 +207,7 @@ export class SymbolIndex {
     this.strings = section.subarray(HEADER + arrays);
     this.records = records;
     this.recordSize = recordSize;
-    if (records.byteOffset % 4 === 0 && recordSize % 4 === 0) this.words = new Uint32Array(records.buffer, records.byteOffset, records.length >>> 2);
+    this.words = new Uint32Array(records.buffer, records.byteOffset, records.length >>> 2);
     if (this.nameOff[n] !== this.strings.length || this.namesPerBlock < 1) throw new Error('symbol index is inconsistent');
   }
 
@@ -248,9 +247,7 @@ export class SymbolIndex {
 
   /** Where record r's name is in its document, or NO_NAME_START (symbols/name-range.ts). */
   start(record: number): number {
-    const w = this.words;
-    // Little-endian words: what readUInt32LE reads on the little-endian hosts Node runs on here.
-    return w !== undefined && LITTLE_ENDIAN ? w[(record * this.recordSize + REC_START) >>> 2]! : this.records.readUInt32LE(record * this.recordSize + REC_START);
+    return this.words[(record * this.recordSize + REC_START) >>> 2]!;
   }
 
   /** First i in [0, count) for which `pred` holds (pred is false, then true), else count. */

@@ -500,8 +500,8 @@ export function evalNgrams(table: NgramTable, q: NgramQuery, counters: ShardCoun
   }
 }
 
-function postings(table: NgramTable, id: number, counters: ShardCounters, countLookup = true): Uint32Array {
-  if (countLookup) counters.ngramLookups++;
+function postings(table: NgramTable, id: number, counters: ShardCounters): Uint32Array {
+  counters.ngramLookups++;
   const { docs, bytes } = table.postingList(id);
   counters.indexBytesLoaded += bytes;
   return docs;
