@@ -329,9 +329,9 @@ export function findLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive
  * 1-based line (1 + the "\n" bytes before it), out[2i + 1] the offset its line starts at.
  * Only the bytes up to the last offset are copied into the wasm arena.
  */
-export function locateLines(hay: Uint8Array, offsets: ArrayLike<number>): Uint32Array {
+export function locateLines(hay: Uint8Array, offsets: ArrayLike<number>): number[] {
   const k = offsets.length;
-  if (k === 0) return new Uint32Array(0);
+  if (k === 0) return [];
   let n = 0;
   for (let i = 0; i < k; i++) if (offsets[i]! > n) n = offsets[i]!;
   n = Math.min(n, hay.length);
@@ -342,8 +342,11 @@ export function locateLines(hay: Uint8Array, offsets: ArrayLike<number>): Uint32
   const base = c.scratchWith(hay, n, outOff + k * 8);
   c.u32.set(offsets, (base + offsOff) / 4);
   c.ex.locateLines(base, n, base + offsOff, k, base + outOff);
+  // A plain array, as findLiteral's: a search locates the lines of every hit.
   const at = (base + outOff) / 4;
-  return c.u32.slice(at, at + 2 * k);
+  const out: number[] = new Array(2 * k);
+  for (let i = 0; i < 2 * k; i++) out[i] = c.u32[at + i]!;
+  return out;
 }
 
 /** xxHash32 of data with seed (default 0): standard xxHash32 so values match published test vectors. Large inputs are streamed through the io region in chunks. */
@@ -576,8 +579,22 @@ class Core {
    * other data at `n` + 16 and after), of which the first `upto` (default all) are copied
    * there unless they are there already: the region did not move since and nothing else
    * used it. A caller may copy a growing prefix call by call. Returns its offset.
+   *
+   * A small other input (up to SIDE_MAX bytes: a file's path, searched between calls on its
+   * content) is laid out past the resident document, which stays resident: a search that
+   * looks for a term in a file's content, then in its name, then locates the content's
+   * lines copies the content once.
    */
   scratchWith(doc: Uint8Array, n: number, size: number, upto: number = n): number {
+    const resident = this.resident;
+    if (resident !== null && resident !== doc && n <= SIDE_MAX) {
+      const kept = this.residentBytes;
+      const off = align(kept + 16);
+      const base = this.scratch(off + size, kept) + off;
+      this.resident = resident;
+      this.u8.set(doc.subarray(0, upto), base);
+      return base;
+    }
     const there = this.resident === doc && size <= this.#io.size ? this.residentBytes : 0;
     const base = this.scratch(size);
     if (there < upto) this.u8.set(doc.subarray(there, upto), base + there);
@@ -616,6 +633,9 @@ function load(): Core {
   if (missing.length > 0) throw new Error(`trawl core: ${WASM_URL.pathname} lacks exports ${missing.join(', ')}; rebuild it (npm run build:wasm)`);
   return new Core(ex as unknown as CoreExports);
 }
+
+/** Inputs this small go past the resident document instead of replacing it (Core.scratchWith). */
+const SIDE_MAX = 4096;
 
 function align(x: number): number {
   return Math.ceil(x / 64) * 64;

@@ -3,7 +3,11 @@
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 
+/** What encodeURIComponent leaves as it is, and "/": a path made of these is its own encoding. */
+const PLAIN_PATH = /^[A-Za-z0-9\-_.!~*'()/]*$/;
+
 function encodePath(path: string): string {
+  if (PLAIN_PATH.test(path)) return path;
   return path.split('/').map(encodeURIComponent).join('/');
 }
 

@@ -15,6 +15,7 @@ import { locateRanges } from './shape.ts';
 interface ScoredHit {
   doc: number;
   ranges: number[];
+  lines?: number[];
   nameRanges: number[];
   termFreqs: number[];
 }
@@ -27,14 +28,14 @@ export function scoreHits(shard: Shard, hits: ScoredHit[], termDocs: number[]): 
   return hits.map((hit) => {
     const content = shard.contentOf(hit.doc);
     const terms = termDocs.flatMap((df, id) => (df >= 0 ? [{ tf: hit.termFreqs[id] ?? 0, df }] : []));
-    const definitions = shard.definitionsAt(hit.doc, hit.ranges) ?? definitionsByLine(shard, hit.doc, content, hit.ranges);
+    const definitions = shard.definitionsAt(hit.doc, hit.ranges) ?? definitionsByLine(shard, hit.doc, content, hit.ranges, hit.lines);
     return score({ path: shard.name(hit.doc), content, ranges: hit.ranges, nameRanges: hit.nameRanges, definitions, terms, docCount: shard.docCount });
   });
 }
 
 /** Shards before format 4 (no name offsets): a definition on a match's line whose name is the match's text. */
-export function definitionsByLine(shard: Shard, doc: number, content: Buffer, ranges: number[]): string[] {
-  const located = locateRanges(content, ranges);
+export function definitionsByLine(shard: Shard, doc: number, content: Buffer, ranges: number[], lines?: number[]): string[] {
+  const located = locateRanges(content, ranges, lines);
   const symbols = shard.symbolsOverlapping(doc, located.map((r) => [r.start.lineNumber, r.start.lineNumber] as [number, number]));
   const out: string[] = [];
   if (symbols.length === 0) return out;

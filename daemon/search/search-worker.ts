@@ -91,7 +91,7 @@ function runShard(s: Known, i: number, claimedPastCut: boolean): Answered {
       lastPlanKey = key;
     }
     const shard = shardAt(ref.shardPath, ref.membership);
-    const result = searchShard(shard, plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0);
+    const result = searchShard(shard, plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0, !task.batch);
     const repo = resultRepo(ref.repoId, ref.repo, shard, task.shape.baseUrl);
     // A shard claimed past the cut is past the searcher's cut too (protocol.ts): of its
     // hits the searcher keeps the definitions only.
@@ -150,6 +150,14 @@ function shapeBest(task: SearchTask, answered: Answered[]): void {
   }
 }
 
+/**
+ * Line tables go no further than shaping here: the searcher shapes a file again only when
+ * a budget ends inside it, rarely enough to count its lines itself.
+ */
+function dropLines(reply: ShardReply): void {
+  if (reply.status === 'done') for (const f of reply.files) delete f.hit.lines;
+}
+
 /** Works on a search until nothing granted is left to claim; forgets it once it has ended. */
 function work(run: number, s: Known): void {
   const shardsDone: number[] = [];
@@ -164,12 +172,14 @@ function work(run: number, s: Known): void {
       shardsDone.push(i);
       answered.push(a);
     } else {
+      dropLines(a.reply);
       const body = pack([a.reply]);
       port.postMessage({ run, shards: [i], body } satisfies FromWorker, [body.buffer]);
     }
   }
   if (shardsDone.length > 0) {
     shapeBest(s.task, answered);
+    for (const a of answered) dropLines(a.reply);
     const body = pack(answered.map((a) => a.reply));
     port.postMessage({ run, shards: shardsDone, body } satisfies FromWorker, [body.buffer]);
   }

@@ -5,15 +5,19 @@
 // merges them by score and writes them as they are (wire.ts). It shapes a file itself
 // only when a search's budget of match ranges ends inside it (the file then gets fewer
 // ranges, and its chunks differ) or when its worker left it unshaped. Both places shape
-// through shapeFile(), so the two can never disagree.
+// through shapeInto(), so the two can never disagree. The JSON is written straight into
+// bytes (json-bytes.ts); a test holds it to JSON.stringify of the same FileResult built as
+// objects from the same pieces (shape.ts).
 
 import type { RepoFacts, Shard } from '../index/shard-reader.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl } from '../repos/web-urls.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
-import { buildChunks, locateRanges, nameRanges, wholeContent } from './shape.ts';
+import { locateLines } from '../../core/index.ts';
+import { JsonBytes } from './json-bytes.ts';
+import { chunkSpans, codepoints, nameRanges, wholeEnd, type LineTable, type Span } from './shape.ts';
 import { rangeCount, type ShardHit } from './shard-search.ts';
-import type { Chunk, FileResult, RepositoryInfo } from './types.ts';
+import type { Range, RepositoryInfo } from './types.ts';
 
 /** What shaping takes from the request and the daemon's settings. */
 export interface ShapeOptions {
@@ -95,51 +99,130 @@ export function unshapedFile(hit: ShardHit, repo: ResultRepo, path: string, shar
   return { json: UNSHAPED, count: total, total, score: hit.score, repositoryId: repo.id, repository: repo.name, path, hit, shard };
 }
 
+/** The thread's writer: shaping is synchronous, one file at a time. */
+const out = new JsonBytes();
+
 /** Shapes `f` (its wire form) with at most `budget` match ranges. Reads the document: a ShardError when it is corrupt. */
 export function shapeInto(f: ShapedFile, shard: Shard, repo: ResultRepo, o: ShapeOptions, budget = Infinity): void {
-  const { file, count } = shapeFile(shard, repo, f.hit, o, budget);
-  f.json = Buffer.from(JSON.stringify(file));
-  f.count = count;
+  out.reset();
+  f.count = writeFile(out, shard, repo, f.hit, o, budget);
+  f.json = out.take();
 }
 
 /**
- * Shapes one hit with at most `budget` of its match ranges (the name's first, then the
- * content's). Reads the document (Shard.contentOf: a ShardError when it is corrupt).
+ * Writes one hit as a FileResult's JSON (the fields in the order of the API's examples)
+ * with at most `budget` of its match ranges (the name's first, then the content's); the
+ * ranges written. Reads the document (Shard.contentOf: a ShardError when it is corrupt).
  */
-export function shapeFile(shard: Shard, repo: ResultRepo, hit: ShardHit, o: ShapeOptions, budget = Infinity): { file: FileResult; count: number } {
+function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, o: ShapeOptions, budget: number): number {
   const path = shard.name(hit.doc);
   const names = hit.nameRanges.slice(0, 2 * Math.min(budget, hit.nameRanges.length / 2));
   const ranges = hit.ranges.slice(0, 2 * Math.min(budget - names.length / 2, hit.ranges.length / 2));
   const content = shard.contentOf(hit.doc);
-  const located = locateRanges(content, ranges);
-  const symbols = shard.symbolsOverlapping(hit.doc, located.map((r) => [r.start.lineNumber, r.end.lineNumber] as [number, number]));
+  // A prefix of the hit's ranges: the first entries of its line table are theirs.
+  const lines = hit.lines ?? locateLines(content, ranges);
+  const spans = chunkSpans(content, ranges, lines, o.contextLines);
+  const symbols = ranges.length === 0 ? [] : shard.symbolsOverlapping(hit.doc, rangeLines(ranges, lines));
   // Links point at the first branch the file matched on (the default branch when it did).
   const branch = hit.branches[0] ?? repo.defaultBranch;
-  const file: FileResult = {
-    fileName: { text: path, matchRanges: nameRanges(path, names) },
-    webUrl: fileWebUrl(o.baseUrl, repo.name, branch, path),
-    repository: repo.name,
-    repositoryId: repo.id,
-    language: shard.language(hit.doc),
-    chunks: withSymbols(buildChunks(content, located, o.contextLines), symbols),
-    branches: hit.branches,
-  };
-  const external = externalFileUrl(repo.codeHostType, repo.externalWebUrl, branch, path);
-  if (external) file.externalWebUrl = external;
-  if (o.whole) {
-    const whole = wholeContent(content, o.maxWholeBytes);
-    file.content = whole.content;
-    if (whole.truncated) file.contentTruncated = true;
+  w.raw('{"fileName":{"text":');
+  w.string(path);
+  w.raw(',"matchRanges":[');
+  nameRanges(path, names).forEach((r, i) => writeRange(w, r, i));
+  w.raw(']},"webUrl":');
+  w.string(fileWebUrl(o.baseUrl, repo.name, branch, path));
+  w.raw(',"repository":');
+  w.string(repo.name);
+  w.raw(',"repositoryId":');
+  w.int(repo.id);
+  const language = shard.language(hit.doc);
+  if (language !== undefined) {
+    w.raw(',"language":');
+    w.string(language);
   }
-  return { file, count: rangeCount(ranges, names) };
+  w.raw(',"chunks":[');
+  spans.forEach((s, i) => {
+    w.raw(i === 0 ? '{"content":' : ',{"content":');
+    w.bytes(content, s.start, s.end);
+    w.raw(',"matchRanges":[');
+    for (let r = s.from; r < s.to; r++) {
+      w.raw(r === s.from ? '{"start":' : ',{"start":');
+      writeLocation(w, ranges[2 * r]!, lines[4 * r]!, 1 + codepoints(content, lines[4 * r + 1]!, ranges[2 * r]!));
+      w.raw(',"end":');
+      writeLocation(w, ranges[2 * r + 1]!, lines[4 * r + 2]!, 1 + codepoints(content, lines[4 * r + 3]!, ranges[2 * r + 1]!));
+      w.raw('}');
+    }
+    w.raw('],"contentStart":');
+    writeLocation(w, s.start, s.firstLine, 1);
+    w.raw(',"symbols":[');
+    writeSymbols(w, symbols, lines, s);
+    w.raw(']}');
+  });
+  w.raw('],"branches":[');
+  hit.branches.forEach((b, i) => {
+    if (i > 0) w.raw(',');
+    w.string(b);
+  });
+  w.raw(']');
+  const external = externalFileUrl(repo.codeHostType, repo.externalWebUrl, branch, path);
+  if (external) {
+    w.raw(',"externalWebUrl":');
+    w.string(external);
+  }
+  if (o.whole) {
+    const end = wholeEnd(content, o.maxWholeBytes);
+    w.raw(',"content":');
+    w.bytes(content, 0, end);
+    if (end < content.length) w.raw(',"contentTruncated":true');
+  }
+  w.raw('}');
+  return rangeCount(ranges, names);
 }
 
-/** Each chunk's symbols: the definitions whose line span contains one of its matches. */
-function withSymbols(chunks: Chunk[], symbols: SymbolDef[]): Chunk[] {
-  if (symbols.length === 0) return chunks;
-  for (const chunk of chunks) {
-    const hit = symbols.filter((s) => chunk.matchRanges.some((r) => s.line <= r.end.lineNumber && r.start.lineNumber <= s.endLine));
-    chunk.symbols = hit.map((s) => (s.parent ? { symbol: s.name, kind: s.kind, parent: { symbol: s.parent.name, kind: s.parent.kind } } : { symbol: s.name, kind: s.kind }));
+/** Each range's first and last line ([start line, end line] pairs) from its line table. */
+function rangeLines(ranges: number[], lines: LineTable): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let r = 0; 2 * r < ranges.length; r++) out.push([lines[4 * r]!, lines[4 * r + 2]!]);
+  return out;
+}
+
+function writeLocation(w: JsonBytes, byteOffset: number, lineNumber: number, column: number): void {
+  w.raw('{"byteOffset":');
+  w.int(byteOffset);
+  w.raw(',"lineNumber":');
+  w.int(lineNumber);
+  w.raw(',"column":');
+  w.int(column);
+  w.raw('}');
+}
+
+function writeRange(w: JsonBytes, r: Range, i: number): void {
+  w.raw(i === 0 ? '{"start":' : ',{"start":');
+  writeLocation(w, r.start.byteOffset, r.start.lineNumber, r.start.column);
+  w.raw(',"end":');
+  writeLocation(w, r.end.byteOffset, r.end.lineNumber, r.end.column);
+  w.raw('}');
+}
+
+/** A chunk's symbols: the definitions whose line span contains one of its matches. */
+function writeSymbols(w: JsonBytes, symbols: SymbolDef[], lines: LineTable, s: Span): void {
+  let first = true;
+  for (const sym of symbols) {
+    let hit = false;
+    for (let r = s.from; r < s.to && !hit; r++) hit = sym.line <= lines[4 * r + 2]! && lines[4 * r]! <= sym.endLine;
+    if (!hit) continue;
+    w.raw(first ? '{"symbol":' : ',{"symbol":');
+    first = false;
+    w.string(sym.name);
+    w.raw(',"kind":');
+    w.string(sym.kind);
+    if (sym.parent) {
+      w.raw(',"parent":{"symbol":');
+      w.string(sym.parent.name);
+      w.raw(',"kind":');
+      w.string(sym.parent.kind);
+      w.raw('}');
+    }
+    w.raw('}');
   }
-  return chunks;
 }

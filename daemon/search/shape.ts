@@ -13,7 +13,7 @@ import type { Chunk, Location, Range } from './types.ts';
 const NL = 0x0a;
 
 /** Code points in bytes [start, end): bytes that are not UTF-8 continuation bytes. */
-function codepoints(buf: Uint8Array, start: number, end: number): number {
+export function codepoints(buf: Uint8Array, start: number, end: number): number {
   let n = 0;
   for (let i = start; i < end; i++) if ((buf[i]! & 0xc0) !== 0x80) n++;
   return n;
@@ -50,19 +50,23 @@ function linesAhead(buf: Buffer, end: number, ahead: number): { end: number; lin
 }
 
 /**
- * Locations of flat [start, end, ...] ranges (ascending, non-overlapping). Lines are
- * counted by the core (locateLines: 16 bytes at a time), columns here (a line's prefix).
+ * Where each offset of ascending flat offsets lies: out[2i] is offset i's 1-based line,
+ * out[2i + 1] the offset its line starts at. Counted by the core (locateLines: 16 bytes at
+ * a time); a search worker does it while the document is in the core's memory anyway
+ * (shard-search.ts, ShardHit.lines), so shaping does not copy it there again.
  */
-export function locateRanges(buf: Buffer, flat: number[]): Range[] {
+export type LineTable = ArrayLike<number>;
+
+/** Offset `i` of flat ranges with its line table (LineTable) as a location; columns counted here (the line's prefix). */
+export function locationAt(buf: Uint8Array, flat: ArrayLike<number>, lines: LineTable, i: number): Location {
+  const offset = flat[i]!;
+  return { byteOffset: offset, lineNumber: lines[2 * i]!, column: 1 + codepoints(buf, lines[2 * i + 1]!, offset) };
+}
+
+/** Locations of flat [start, end, ...] ranges (ascending, non-overlapping). */
+export function locateRanges(buf: Uint8Array, flat: number[], lines: LineTable = locateLines(buf, flat)): Range[] {
   const out: Range[] = [];
-  if (flat.length === 0) return out;
-  const lines = locateLines(buf, flat);
-  const at = (i: number): Location => {
-    const offset = flat[i]!;
-    const lineStart = lines[2 * i + 1]!;
-    return { byteOffset: offset, lineNumber: lines[2 * i]!, column: 1 + codepoints(buf, lineStart, offset) };
-  };
-  for (let i = 0; i < flat.length; i += 2) out.push({ start: at(i), end: at(i + 1) });
+  for (let i = 0; i < flat.length; i += 2) out.push({ start: locationAt(buf, flat, lines, i), end: locationAt(buf, flat, lines, i + 1) });
   return out;
 }
 
@@ -71,62 +75,79 @@ export function nameRanges(path: string, flat: number[]): Range[] {
   return locateRanges(Buffer.from(path, 'utf8'), flat);
 }
 
-interface Span {
+/** Whether offset `at` is at column 1 of the line starting at `lineStart` (no code point before it on its line). */
+function atColumnOne(buf: Uint8Array, lineStart: number, at: number): boolean {
+  for (let i = lineStart; i < at; i++) if ((buf[i]! & 0xc0) !== 0x80) return false;
+  return true;
+}
+
+/** A chunk's lines and the match ranges it holds: ranges [from, to) of the flat list (pair indices). */
+export interface Span {
   start: number; // byte offset of the first line's start
   end: number; // byte offset of the last line's end (its "\n" or the file's end)
   firstLine: number;
   lastLine: number;
-  ranges: Range[];
+  from: number;
+  to: number;
 }
 
-/** Chunks of whole lines around the ranges, with `contextLines` lines of context, merged. */
-export function buildChunks(buf: Buffer, ranges: Range[], contextLines: number): Chunk[] {
+/**
+ * The chunks of whole lines around flat ranges (ascending, with their line table), with
+ * `contextLines` lines of context, merged: what every form of a result is built from.
+ */
+export function chunkSpans(buf: Buffer, flat: ArrayLike<number>, lines: LineTable, contextLines: number): Span[] {
   const spans: Span[] = [];
-  for (const r of ranges) {
-    const o = r.start.byteOffset;
-    // (lastIndexOf with a negative offset would count from the end: guard offset 0.)
-    const s = o === 0 ? 0 : buf.lastIndexOf(NL, o - 1) + 1;
+  for (let r = 0; 2 * r < flat.length; r++) {
+    const o = flat[2 * r]!;
+    const e = flat[2 * r + 1]!;
+    const s = lines[4 * r + 1]!;
+    const startLine = lines[4 * r]!;
+    const endLine = lines[4 * r + 2]!;
     // The last line a match touches: the line of its last byte (an empty match: its own line).
-    const lastByte = r.end.byteOffset > r.start.byteOffset ? r.end.byteOffset - 1 : r.start.byteOffset;
-    const lastLine = r.end.byteOffset > r.start.byteOffset && r.end.column === 1 && r.end.lineNumber > r.start.lineNumber
-      ? r.end.lineNumber - 1
-      : r.end.lineNumber;
+    const lastByte = e > o ? e - 1 : o;
+    const lastLine = e > o && endLine > startLine && atColumnOne(buf, lines[4 * r + 3]!, e) ? endLine - 1 : endLine;
     const back = linesBack(buf, s, contextLines);
     const ahead = linesAhead(buf, lineEnd(buf, Math.min(lastByte, buf.length)), contextLines);
-    const span: Span = {
-      start: back.start,
-      end: ahead.end,
-      firstLine: r.start.lineNumber - back.lines,
-      lastLine: lastLine + ahead.lines,
-      ranges: [r],
-    };
+    const firstLine = startLine - back.lines;
     const prev = spans[spans.length - 1];
-    if (prev && span.firstLine <= prev.lastLine + 1) {
-      prev.end = Math.max(prev.end, span.end);
-      prev.lastLine = Math.max(prev.lastLine, span.lastLine);
-      prev.ranges.push(r);
+    if (prev && firstLine <= prev.lastLine + 1) {
+      prev.end = Math.max(prev.end, ahead.end);
+      prev.lastLine = Math.max(prev.lastLine, lastLine + ahead.lines);
+      prev.to = r + 1;
     } else {
-      spans.push(span);
+      spans.push({ start: back.start, end: ahead.end, firstLine, lastLine: lastLine + ahead.lines, from: r, to: r + 1 });
     }
   }
-  return spans.map((s) => ({
+  return spans;
+}
+
+/** Chunks of whole lines around flat ranges (chunkSpans) as objects. */
+export function buildChunks(buf: Buffer, flat: number[], contextLines: number, lines: LineTable = locateLines(buf, flat)): Chunk[] {
+  const ranges = locateRanges(buf, flat, lines);
+  return chunkSpans(buf, flat, lines, contextLines).map((s) => ({
     content: buf.toString('utf8', s.start, s.end),
-    matchRanges: s.ranges,
+    matchRanges: ranges.slice(s.from, s.to),
     contentStart: { byteOffset: s.start, lineNumber: s.firstLine, column: 1 },
     symbols: [],
   }));
 }
 
 /**
- * A file's whole content for `whole: true`, at most `maxBytes` of it: a longer file is cut
- * before the character that would cross the limit (never inside a UTF-8 sequence), and
- * `truncated` says so.
+ * Where a file's content for `whole: true` ends when it holds at most `maxBytes` of it: a
+ * longer file is cut before the character that would cross the limit (never inside a
+ * UTF-8 sequence).
  */
-export function wholeContent(buf: Buffer, maxBytes: number): { content: string; truncated: boolean } {
-  if (buf.length <= maxBytes) return { content: buf.toString('utf8'), truncated: false };
+export function wholeEnd(buf: Uint8Array, maxBytes: number): number {
+  if (buf.length <= maxBytes) return buf.length;
   let end = maxBytes;
   // Back over continuation bytes to the start of the character at the cut: it is at most
   // three bytes back (a character has at most four); further back the bytes are not UTF-8.
   while (end > 0 && end > maxBytes - 3 && (buf[end]! & 0xc0) === 0x80) end--;
-  return { content: buf.toString('utf8', 0, end), truncated: true };
+  return end;
+}
+
+/** A file's whole content for `whole: true` (wholeEnd), and whether it was cut. */
+export function wholeContent(buf: Buffer, maxBytes: number): { content: string; truncated: boolean } {
+  const end = wholeEnd(buf, maxBytes);
+  return { content: buf.toString('utf8', 0, end), truncated: end < buf.length };
 }

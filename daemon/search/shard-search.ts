@@ -4,7 +4,7 @@
 // positive terms, and score the hits. Runs in a search worker, which then shapes the hits
 // into file results (search-worker.ts, shape-file.ts); the main thread merges them.
 
-import { intersectPostings, intersectSorted, unionSorted } from '../../core/index.ts';
+import { intersectPostings, intersectSorted, locateLines, unionSorted } from '../../core/index.ts';
 import type { NgramTable, RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
 import { compileRefGlob } from '../repos/glob.ts';
 import type { Plan, Term } from '../query/terms.ts';
@@ -22,6 +22,13 @@ export interface ShardHit {
   doc: number;
   /** Flat [start, end, ...] byte ranges in the content, ascending, not overlapping. */
   ranges: number[];
+  /**
+   * Where `ranges` lie (shape.ts LineTable), located as the document is decided, while it is
+   * in the core's memory: shaping then does not copy it there again to count its lines.
+   * Only when the caller asked (searchShard's `locate`), the document was read (not ranges
+   * from the symbol index) and ranges were found.
+   */
+  lines?: number[];
   /** Flat byte ranges in the path. */
   nameRanges: number[];
   /** The searched branches and tags on which this document matched, in the shard's order. */
@@ -114,6 +121,12 @@ export function searchShard(
    * which of them a shard returns does not depend on when the flag was seen.
    */
   definitionsOnly?: () => boolean,
+  /**
+   * Locate each hit's lines as it is found (ShardHit.lines): for a caller that shapes every
+   * hit (a stream). A blocking search shapes a few of its hits, long after they were found,
+   * and holding line tables for all of them cost more memory than the copies they save.
+   */
+  locate = false,
 ): ShardSearchResult {
   const counters = emptyCounters();
   const result: ShardSearchResult = { hits: [], counters, filtered: false, more: false, found: 0, termDocs: [] };
@@ -173,6 +186,7 @@ export function searchShard(
       const termFreqs: number[] = new Array(plan.terms).fill(0);
       for (const id of found.terms) termFreqs[id]!++;
       const hit: ShardHit = { doc, ranges: normalize(found.content), nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!), termFreqs, score: 0, definition: i < front };
+      if (locate && ctx.content && hit.ranges.length > 0) hit.lines = locateLines(ctx.content, hit.ranges);
       byDoc.set(doc, hit);
       result.found += rangeCount(hit.ranges, hit.nameRanges);
     }
@@ -365,6 +379,10 @@ function symbolRanges(ctx: DocContext, matcher: Matcher, max: number): number[] 
 /** Sorts flat ranges and merges the ones that overlap (terms of an AND may overlap). */
 export function normalize(flat: number[]): number[] {
   if (flat.length <= 2) return flat;
+  // One term's matches come ascending and apart: nothing to sort or merge.
+  let apart = true;
+  for (let i = 2; i < flat.length && apart; i += 2) apart = flat[i]! > flat[i - 2]! && flat[i]! >= flat[i - 1]!;
+  if (apart) return flat;
   const pairs: Array<[number, number]> = [];
   for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i]!, flat[i + 1]!]);
   pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);

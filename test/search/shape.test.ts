@@ -41,7 +41,7 @@ const TABLE: Array<{ name: string; text: string; ranges: number[]; context: numb
 for (const row of TABLE) {
   test(`chunks: ${row.name}`, () => {
     const buf = Buffer.from(row.text);
-    const chunks = buildChunks(buf, locateRanges(buf, row.ranges), row.context);
+    const chunks = buildChunks(buf, row.ranges, row.context);
     assert.deepEqual(
       chunks.map((c) => [c.content, c.contentStart.lineNumber, c.matchRanges.length]),
       row.chunks,

@@ -1,0 +1,151 @@
+// JSON written straight into bytes: what a search worker shapes its files with
+// (file-json.ts). A document's lines go from its (UTF-8) bytes to JSON string bytes without
+// becoming a JS string, and nothing else is allocated per value: shaping a stream's 40,000
+// matches through objects and JSON.stringify cost more than finding them (measured on
+// Linux 6.1, GFP_KERNEL: ~20 µs a file, most of it strings and objects for the collector).
+//
+// The bytes are exactly those of Buffer.from(JSON.stringify(value)) for the same value: a
+// JSON string escapes `"`, `\` and the control characters below U+0020 (\b \t \n \f \r by
+// their short forms, the others as \u00xx) and nothing else; bytes that are not valid
+// UTF-8 read as U+FFFD the way Buffer#toString reads them (such a span is decoded by it and
+// escaped by JSON.stringify: the rare case takes the slow path).
+
+import { isUtf8 } from 'node:buffer';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Per byte below 0x80: 0 copied as is, else the escape's second character ('u': \u00xx). */
+const ESCAPE = new Uint8Array(128);
+for (let b = 0; b < 0x20; b++) ESCAPE[b] = 0x75; // u
+ESCAPE[0x08] = 0x62; // b
+ESCAPE[0x09] = 0x74; // t
+ESCAPE[0x0a] = 0x6e; // n
+ESCAPE[0x0c] = 0x66; // f
+ESCAPE[0x0d] = 0x72; // r
+ESCAPE[QUOTE] = QUOTE;
+ESCAPE[BACKSLASH] = BACKSLASH;
+
+const HEX = Buffer.from('0123456789abcdef');
+
+export class JsonBytes {
+  private buf: Buffer;
+  pos = 0;
+
+  constructor(size = 1 << 16) {
+    this.buf = Buffer.allocUnsafeSlow(size);
+  }
+
+  /** Room for `n` more bytes. */
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafeSlow(Math.max(2 * this.buf.length, this.pos + n));
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  reset(): void {
+    this.pos = 0;
+  }
+
+  /** The bytes written since reset(), copied into a buffer of their own. */
+  take(): Buffer {
+    const out = Buffer.allocUnsafe(this.pos);
+    this.buf.copy(out, 0, 0, this.pos);
+    return out;
+  }
+
+  /**
+   * Text that is JSON as it stands and ASCII (punctuation, keys written as `"key":`). By
+   * hand: values are short, and Buffer#write's call cost more than the bytes.
+   */
+  raw(ascii: string): void {
+    const n = ascii.length;
+    this.room(n);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) buf[p++] = ascii.charCodeAt(i);
+    this.pos = p;
+  }
+
+  /** A non-negative integer (offsets, lines, columns, ids), as JSON.stringify writes it. */
+  int(n: number): void {
+    if (!Number.isSafeInteger(n) || n < 0) {
+      this.raw(JSON.stringify(n));
+      return;
+    }
+    let digits = 1;
+    for (let x = n; x >= 10; x = Math.floor(x / 10)) digits++;
+    this.room(digits);
+    const buf = this.buf;
+    let x = n;
+    for (let i = this.pos + digits - 1; i >= this.pos; i--) {
+      buf[i] = 0x30 + (x % 10);
+      x = Math.floor(x / 10);
+    }
+    this.pos += digits;
+  }
+
+  /** A JS string as a JSON string. */
+  string(s: string): void {
+    const n = s.length;
+    this.room(n + 2);
+    const buf = this.buf;
+    let p = this.pos;
+    buf[p++] = QUOTE;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80 || ESCAPE[c] !== 0) {
+        // Something to escape or encode (rare in paths, names and URLs): JSON.stringify and
+        // the encoder write it, over what was written here.
+        const json = JSON.stringify(s);
+        this.room(3 * json.length);
+        this.pos += this.buf.write(json, this.pos, 'utf8');
+        return;
+      }
+      buf[p++] = c;
+    }
+    buf[p++] = QUOTE;
+    this.pos = p;
+  }
+
+  /** Bytes [start, end) of a UTF-8 document as a JSON string (what string(src.toString('utf8', start, end)) writes). */
+  bytes(src: Buffer, start: number, end: number): void {
+    // Worst case: every byte a \u00xx escape.
+    this.room(6 * (end - start) + 2);
+    const buf = this.buf;
+    let p = this.pos;
+    buf[p++] = QUOTE;
+    let checked = false;
+    // Byte by byte: a chunk is a few lines, shorter than a copy call is worth.
+    for (let i = start; i < end; i++) {
+      const b = src[i]!;
+      if (b >= 0x80) {
+        // Not ASCII: valid UTF-8 is copied as it is; anything else is decoded the way
+        // Buffer#toString decodes it (U+FFFD for each bad sequence), the rare slow path.
+        if (!checked && !isUtf8(src.subarray(start, end))) {
+          this.string(src.toString('utf8', start, end));
+          return;
+        }
+        checked = true;
+        buf[p++] = b;
+        continue;
+      }
+      const e = ESCAPE[b]!;
+      if (e === 0) {
+        buf[p++] = b;
+        continue;
+      }
+      buf[p++] = BACKSLASH;
+      buf[p++] = e;
+      if (e === 0x75) {
+        buf[p++] = 0x30;
+        buf[p++] = 0x30;
+        buf[p++] = HEX[b >> 4]!;
+        buf[p++] = HEX[b & 15]!;
+      }
+    }
+    buf[p++] = QUOTE;
+    this.pos = p;
+  }
+}
