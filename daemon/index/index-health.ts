@@ -10,7 +10,7 @@
 import { join, sep } from 'node:path';
 import { readFileSync, statSync } from 'node:fs';
 import { shardsDir, writeFileAtomic } from './data-dir.ts';
-import { BROKEN_MARK, bumpIndexVersion, loadManifest, manifestRepoName, named, readIndexVersion, repoDirs, type LoadedManifest } from './manifest.ts';
+import { BROKEN_MARK, bumpIndexVersion, loadManifest, manifestRepoName, indexVersionStamp, named, readIndexVersion, repoDirs, type LoadedManifest } from './manifest.ts';
 import { checkShardHeader } from './shard-reader.ts';
 
 export interface BrokenRepo {
@@ -167,12 +167,21 @@ export class IndexView {
   /** The current state; read again when index-version changed (or nothing was indexed yet). */
   current(): IndexState {
     const s = this.state;
-    if (s && readIndexVersion(this.dataDir) === s.version && (s.manifests.length > 0 || s.broken.length > 0)) return s;
-    return this.reload();
+    if (!s || (s.manifests.length === 0 && s.broken.length === 0)) return this.reload();
+    // Stamped before the read: a bump between the two only makes the next call read again.
+    const stamp = indexVersionStamp(this.dataDir);
+    if (stamp !== '' && stamp === this.stamp) return s;
+    if (readIndexVersion(this.dataDir) !== s.version) return this.reload();
+    this.stamp = stamp;
+    return s;
   }
+
+  /** indexVersionStamp() when index-version last read as the state's version ('' : not known). */
+  private stamp = '';
 
   /** Reads the state now. */
   reload(): IndexState {
+    this.stamp = '';
     const read = readIndexState(this.dataDir);
     const state: IndexState = { version: read.version, manifests: [], broken: read.broken };
     for (const m of read.manifests) {

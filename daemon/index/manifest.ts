@@ -45,7 +45,7 @@
 // index run of a broken repository (`trawl index`, `trawl sync`, the scheduler) builds it
 // in full, never incrementally on the broken base; committing removes the mark.
 
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { SHARD_EXT } from './shard-format.ts';
@@ -362,6 +362,16 @@ function newIndexVersion(): string {
 /** Tells searchers (in this and other processes) that some manifest changed. */
 export function bumpIndexVersion(dataDir: string, version = newIndexVersion()): void {
   writeFileAtomic(join(dataDir, 'index-version'), `${version}\n`);
+}
+
+/**
+ * The index-version file's identity (inode, times, size) without reading it: one stat, where
+ * a read is four system calls. A bump replaces the file (writeFileAtomic), so a stamp seen
+ * again means the version read along with it still holds. '' when there is no file.
+ */
+export function indexVersionStamp(dataDir: string): string {
+  const st = statSync(join(dataDir, 'index-version'), { bigint: true, throwIfNoEntry: false });
+  return st ? `${st.ino}:${st.mtimeNs}:${st.ctimeNs}:${st.size}` : '';
 }
 
 export function readIndexVersion(dataDir: string): string {

@@ -30,6 +30,7 @@ const RANK_READ_KIB = 8 * 1024;
 export class CollectSink implements Sink {
   readonly cut: Cut;
   readonly batch = true;
+  readonly shardStats = false;
   readonly ahead = Infinity;
   actual = 0;
   crashes = 0;

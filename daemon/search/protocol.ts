@@ -29,12 +29,16 @@
 // The cancel flag (its own SharedArrayBuffer, non-zero: stop) is read between documents.
 //
 // Bodies are msgpackr-encoded with records enabled (measured 3x faster to decode than JSON
-// here).
+// here), the records of the objects every search sends (RECORDS) declared up front on both
+// sides: a message then names them instead of defining them again, and the reader of each
+// is built once per thread, not once per message (a blocking search's ten shard replies:
+// decoding 56 -> 9 µs, measured on Linux 6.1). An object of another shape still travels,
+// defined in its message.
 
 import { Packr } from 'msgpackr';
 import type { ListedRepo, ShapedFile, ShapeOptions } from './shape-file.ts';
 import type { ShardSearchResult } from './shard-search.ts';
-import type { RepositoryInfo } from './types.ts';
+import { emptyCounters, type RepositoryInfo } from './types.ts';
 
 export const CONTROL_NEXT = 0;
 export const CONTROL_GRANTED = 1;
@@ -141,7 +145,30 @@ export function shardKey(shardPath: string, membership?: string): string {
   return membership ? `${shardPath}\0${membership}` : shardPath;
 }
 
-export const packr = new Packr({ useRecords: true });
+/**
+ * The key lists, in creation order, of the objects every search exchanges (searcher.ts,
+ * search-worker.ts, shard-search.ts, shape-file.ts build them so): the same list on both
+ * sides of every message. A test checks a real reply's objects against it.
+ */
+export const RECORDS: readonly string[][] = [
+  ['status', 'result', 'files', 'repository', 'queuedNs'],
+  ['hits', 'counters', 'filtered', 'more', 'found', 'termDocs'],
+  Object.keys(emptyCounters()),
+  ['json', 'count', 'total', 'score', 'repositoryId', 'repository', 'path', 'hit', 'shard'],
+  ['doc', 'ranges', 'nameRanges', 'branches', 'termFreqs', 'score', 'definition'],
+  ['id', 'codeHostType', 'name', 'displayName', 'webUrl'],
+  ['status'],
+  ['planId', 'plan', 'limit', 'brute', 'shards', 'cut', 'batch', 'definitionsPastCut', 'shape'],
+  ['shardPath', 'repoId'],
+  ['shardPath', 'repoId', 'repo'],
+  ['name', 'archived', 'fork', 'visibility', 'displayName', 'codeHostType'],
+  ['ranges', 'rankedRanges', 'loadedKiB'],
+  ['contextLines', 'whole', 'maxWholeBytes', 'baseUrl'],
+];
+
+// No structure beyond RECORDS is shared (maxSharedStructures): one learnt from a message
+// on one side would be unknown on the other.
+export const packr = new Packr({ useRecords: true, structures: RECORDS.map((k) => [...k]), maxSharedStructures: RECORDS.length } as ConstructorParameters<typeof Packr>[0]);
 
 /**
  * `value` packed into a buffer of its own. packr.pack returns a view into the packer's

@@ -38,7 +38,7 @@ import { resultRepo, shapeInto, type ListedRepo, type ShapedFile, type ShapeOpti
 import type { Reshape, Sink } from './sink.ts';
 import { StreamSink, type OnChunk } from './stream-sink.ts';
 import { parseJson } from './wire.ts';
-import { emptyStats, type FileResult, type RepositoryInfo, type SearchRequest, type SearchResponse, type SearchStats } from './types.ts';
+import { emptyCounters, emptyStats, type FileResult, type ShardCounters, type RepositoryInfo, type SearchRequest, type SearchResponse, type SearchStats } from './types.ts';
 
 export type { SearchChunk } from './stream-sink.ts';
 
@@ -59,13 +59,37 @@ export interface PlannedSearch {
   plan: Plan;
   /** How long planning took (stats.matchTreeConstruction; counted in stats.duration). */
   planNs: number;
+  /** The plan as the workers get it (msgpack) and its id: they keep a plan they know, with its matchers, by id. */
+  planId: number;
+  bytes: Uint8Array;
 }
+
+let nextPlanId = 1;
+
+/**
+ * Plans made recently, by the request fields a plan is made from (planQuery reads only
+ * these): a query asked again is neither parsed nor encoded again, and gets the same planId,
+ * so the workers keep its decoded plan and matchers instead of building them again
+ * (measured under 16 connections of one rare literal: ~0.05 ms per search and worker, and
+ * the planning and encoding here). Plans are not changed once made.
+ */
+const PLAN_CACHE_SIZE = 256;
+const plans = new Map<string, { plan: Plan; planId: number; bytes: Uint8Array }>();
 
 /** Plans a search's query: a FAILED_TO_PARSE_QUERY ServiceError when it is not valid. */
 export function planSearch(req: Required<SearchRequest>): PlannedSearch {
   const t = process.hrtime.bigint();
-  const plan = planQuery(req);
-  return { plan, planNs: Number(process.hrtime.bigint() - t) };
+  const key = `${req.isRegexEnabled ? 'r' : 'l'}${req.isCaseSensitivityEnabled ? 'c' : 'i'}${req.query}`;
+  let known = plans.get(key);
+  if (known) {
+    plans.delete(key);
+  } else {
+    const plan = planQuery(req);
+    known = { plan, planId: nextPlanId++, bytes: pack(plan) };
+  }
+  plans.set(key, known);
+  if (plans.size > PLAN_CACHE_SIZE) plans.delete(plans.keys().next().value!);
+  return { ...known, planNs: Number(process.hrtime.bigint() - t) };
 }
 
 export interface SearchOptions {
@@ -118,27 +142,6 @@ interface Snapshot {
   broken: Array<{ repoId: number; visibility: 'public' | 'private'; shards: number }>;
   /** Searches running on this snapshot. */
   users: number;
-}
-
-let nextPlanId = 1;
-
-/**
- * Plans recently sent to the workers, by the request fields a plan is made from (planQuery
- * reads only these): a query asked again gets the same planId, so the workers keep its
- * decoded plan and matchers instead of building them again (measured under 16 connections
- * of one rare literal: ~0.05 ms per search and worker, and the encoding here).
- */
-const PLAN_CACHE_SIZE = 256;
-const sentPlans = new Map<string, { planId: number; bytes: Uint8Array }>();
-
-function sentPlan(req: Required<SearchRequest>, plan: Plan): { planId: number; bytes: Uint8Array } {
-  const key = JSON.stringify([req.query, req.isRegexEnabled, req.isCaseSensitivityEnabled]);
-  let sent = sentPlans.get(key);
-  if (sent) sentPlans.delete(key);
-  else sent = { planId: nextPlanId++, bytes: pack(plan) };
-  sentPlans.set(key, sent);
-  if (sentPlans.size > PLAN_CACHE_SIZE) sentPlans.delete(sentPlans.keys().next().value!);
-  return sent;
 }
 
 export class Searcher {
@@ -319,7 +322,8 @@ export class Searcher {
 
   private async searchSnapshot(shards: ShardEntry[], req: Required<SearchRequest>, options: SearchOptions, lostShards: number): Promise<WireResponse> {
     const started = process.hrtime.bigint();
-    const { plan, planNs } = options.planned ?? planSearch(req);
+    const planned = options.planned ?? planSearch(req);
+    const { plan, planNs } = planned;
     // A plan made before the search waited for its turn counts as the search's own work.
     const aheadNs = options.planned ? planNs : 0;
     const pool = this.startPool();
@@ -336,11 +340,10 @@ export class Searcher {
     const reshape: Reshape = (f, budget) => this.reshape(shards[f.shard]!, shape, f, budget);
     const sink: Sink = options.onChunk ? new StreamSink(limit, pool.size, reshape, options.onChunk, stop) : new CollectSink(limit, reshape);
     const cut = sink.cut;
-    const sent = sentPlan(req, plan);
     // Past its cut a blocking search with literals still takes every shard's definitions of
     // the query's names (definition-first.ts); a stream stops at its cut.
     const definitionsPastCut = sink.batch && positiveLiterals(plan).length > 0;
-    const task: SearchTask = { planId: sent.planId, plan: sent.bytes, limit, brute: options.brute === true, shards: shards.map(shardRef), cut, batch: sink.batch, definitionsPastCut, shape };
+    const task: SearchTask = { planId: planned.planId, plan: planned.bytes, limit, brute: options.brute === true, shards: shards.map(shardRef), cut, batch: sink.batch, definitionsPastCut, shape };
     run = pool.start(task, cancel, sink.ahead);
     const timer = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
     options.signal?.addEventListener('abort', stop, { once: true });
@@ -357,7 +360,7 @@ export class Searcher {
       for (let i = 0; i < shards.length; i++) {
         await sink.waiting(run.replies[i]!);
         const reply: ShardReply = await run.replies[i]!;
-        const before = { ...stats };
+        const before = sink.shardStats ? { ...stats } : undefined;
         if (reply.status === 'skipped') {
           stats.shardsSkipped++;
         } else {
@@ -367,7 +370,7 @@ export class Searcher {
             if (reply.corrupt) this.view.report(shards[i]!.repoId, shards[i]!.generation, reply.error);
           } else {
             const r = reply.result;
-            for (const [k, v] of Object.entries(r.counters)) (stats as unknown as Record<string, number>)[k]! += v;
+            for (const k of COUNTERS) stats[k] += r.counters[k];
             if (r.filtered) stats.shardsSkippedFilter++;
             else stats.shardsScanned++;
             stats.totalMatchCount += r.found;
@@ -393,7 +396,7 @@ export class Searcher {
             }
           }
         }
-        await sink.shardDone(delta(before, stats));
+        if (before) await sink.shardDone(delta(before, stats));
         if (sink.ahead !== Infinity) run.grant(i + 1 + sink.ahead);
       }
     } finally {
@@ -480,6 +483,9 @@ function shardRef(s: ShardEntry): ShardRef {
   if (repo) ref.repo = repo;
   return ref;
 }
+
+/** The counters a shard reports, summed into the search's stats. */
+const COUNTERS = Object.keys(emptyCounters()) as Array<keyof ShardCounters>;
 
 /** What changed in the numeric stats between two moments (a batch's share). */
 function delta(before: SearchStats, after: SearchStats): SearchStats {

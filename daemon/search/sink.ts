@@ -27,7 +27,9 @@ export interface Sink {
   waiting(reply: Promise<unknown>): Promise<void>;
   /** A shard's files, in shard order; `repository` is the shard's repositoryInfo entry. */
   take(files: ShapedFile[], repository: RepositoryInfo): void;
-  /** A shard is done with; `stats` is its share of the search's work. */
+  /** Whether it is told each shard's share of the work (shardDone); a blocking search's sink only needs the total. */
+  readonly shardStats: boolean;
+  /** A shard is done with; `stats` is its share of the search's work (only when shardStats). */
   shardDone(stats: SearchStats): Promise<void>;
   /** The search is over: what is still held goes out. */
   end(): Promise<void>;

@@ -34,6 +34,7 @@ export type OnChunk = (chunk: SearchChunk) => boolean | void | Promise<boolean |
 export class StreamSink implements Sink {
   readonly cut: Cut;
   readonly batch = false;
+  readonly shardStats = true;
   readonly ahead: number;
   actual = 0;
   crashes = 0;
