@@ -17,6 +17,14 @@ export function parseJson(bytes: Uint8Array): unknown {
 
 /** `{"k":v,...}` with the files as a JSON array where a field's value is FILES; undefined fields are left out. */
 export function jsonWithFiles(fields: Array<[string, unknown]>, files: ShapedFile[]): Buffer {
+  return Buffer.concat(jsonPartsWithFiles(fields, files));
+}
+
+/**
+ * The same bytes as jsonWithFiles, in parts (the files' own buffers among them): a stream
+ * copies a batch once, into its message.
+ */
+export function jsonPartsWithFiles(fields: Array<[string, unknown]>, files: ShapedFile[]): Uint8Array[] {
   const parts: Uint8Array[] = [];
   let text = '{';
   let first = true;
@@ -36,5 +44,5 @@ export function jsonWithFiles(fields: Array<[string, unknown]>, files: ShapedFil
     text = ']';
   }
   parts.push(Buffer.from(`${text}}`));
-  return Buffer.concat(parts);
+  return parts;
 }

@@ -7,7 +7,7 @@ import { ServiceError } from '../../errors.ts';
 import { MAX_QUERY_BYTES } from '../../search/request.ts';
 import { planSearch, type SearchChunk } from '../../search/searcher.ts';
 import type { SearchRequest } from '../../search/types.ts';
-import { FILES, jsonWithFiles } from '../../search/wire.ts';
+import { FILES, jsonPartsWithFiles, jsonWithFiles } from '../../search/wire.ts';
 import { RawJson } from '../respond.ts';
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
@@ -100,11 +100,12 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
   const send = (line: string | Uint8Array): Promise<void> => (sending = sending.then(() => reply.write(line)));
   let lastWrite = Date.now();
   /** One SSE message: `data: <json>` and a blank line. */
-  const event = (json: Uint8Array): Promise<void> => {
+  const event = (json: Uint8Array[]): Promise<void> => {
     lastWrite = Date.now();
-    return send(Buffer.concat([DATA, json, END]));
+    // One copy of a batch: its files' buffers straight into the message.
+    return send(Buffer.concat([DATA, ...json, END]));
   };
-  const message = (value: unknown): Promise<void> => event(Buffer.from(JSON.stringify(value)));
+  const message = (value: unknown): Promise<void> => event([Buffer.from(JSON.stringify(value))]);
   const keepAliveMs = s.config.settings.http.keepAliveMs;
   const timer = setInterval(() => {
     if (Date.now() - lastWrite >= keepAliveMs - 5) {
@@ -132,7 +133,7 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
         repoFilter: (r) => ctx.identity.canSee(r),
         onChunk: async (chunk: SearchChunk) => {
           // The files go out as the workers shaped them (search/wire.ts).
-          await event(jsonWithFiles([['type', 'chunk'], ['stats', chunk.stats], ['files', FILES], ['repositoryInfo', chunk.repositoryInfo]], chunk.files));
+          await event(jsonPartsWithFiles([['type', 'chunk'], ['stats', chunk.stats], ['files', FILES], ['repositoryInfo', chunk.repositoryInfo]], chunk.files));
           return !reply.aborted;
         },
       });
