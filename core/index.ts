@@ -561,7 +561,7 @@ class Core {
    * The document whose bytes sit at the start of the io region since the last findLiteral
    * or locateLines call (the same object, so the same bytes: documents are read-only
    * views): another needle in it, or its lines, copy nothing. Any other use of the io
-   * region forgets it.
+   * region forgets it, but a small input laid out past it (scratchWith).
    */
   resident: Uint8Array | null = null;
   /** How many bytes of `resident` are there (locateLines and a one-match findLiteral copy a prefix). */

@@ -242,8 +242,7 @@ export class NgramTable {
   /** The posting list of table row `i` (find()) as stored. */
   rowList(i: number): EncodedList {
     const start = this.offsets[i]!;
-    const end = i + 1 < this.offsets.length ? this.offsets[i + 1]! : this.postings.length;
-    return { bytes: this.postings.subarray(start, end), count: this.counts[i]! };
+    return { bytes: this.postings.subarray(start, start + this.rowBytes(i)), count: this.counts[i]! };
   }
 }
 

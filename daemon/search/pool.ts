@@ -291,6 +291,8 @@ export class SearchPool {
     }
     for (const run of this.runs.values()) {
       if (run.posted.delete(slot)) slot.runs--;
+      // With no worker left on it (a one-worker pool's stream waiting for its next grant),
+      // the fresh one takes it even with nothing to claim now: grants wake only its workers.
       if (run.queued > 0 || run.posted.size === 0) this.join(fresh, run);
     }
   }

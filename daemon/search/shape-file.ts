@@ -7,7 +7,7 @@
 // ranges, and its chunks differ) or when its worker left it unshaped. Both places shape
 // through shapeInto(), so the two can never disagree. The JSON is written straight into
 // bytes (json-bytes.ts); a test holds it to JSON.stringify of the same FileResult built as
-// objects from the same pieces (shape.ts).
+// objects from the same pieces (shape.ts chunkSpans, locateRanges, wholeEnd).
 
 import type { RepoFacts, Shard } from '../index/shard-reader.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
@@ -15,7 +15,7 @@ import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl 
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { locateLines } from '../../core/index.ts';
 import { JsonBytes } from './json-bytes.ts';
-import { chunkSpans, codepoints, nameRanges, wholeEnd, type LineTable, type Span } from './shape.ts';
+import { chunkSpans, columnAt, nameRanges, wholeEnd, type LineTable, type Span } from './shape.ts';
 import { rangeCount, type ShardHit } from './shard-search.ts';
 import type { Range, RepositoryInfo } from './types.ts';
 
@@ -147,9 +147,9 @@ function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, 
     w.raw(',"matchRanges":[');
     for (let r = s.from; r < s.to; r++) {
       w.raw(r === s.from ? '{"start":' : ',{"start":');
-      writeLocation(w, ranges[2 * r]!, lines[4 * r]!, 1 + codepoints(content, lines[4 * r + 1]!, ranges[2 * r]!));
+      writeLocation(w, ranges[2 * r]!, lines[4 * r]!, columnAt(content, ranges, lines, 2 * r));
       w.raw(',"end":');
-      writeLocation(w, ranges[2 * r + 1]!, lines[4 * r + 2]!, 1 + codepoints(content, lines[4 * r + 3]!, ranges[2 * r + 1]!));
+      writeLocation(w, ranges[2 * r + 1]!, lines[4 * r + 2]!, columnAt(content, ranges, lines, 2 * r + 1));
       w.raw('}');
     }
     w.raw('],"contentStart":');

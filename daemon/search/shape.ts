@@ -8,12 +8,12 @@
 //   chunks whose lines overlap or touch are merged.
 
 import { locateLines } from '../../core/index.ts';
-import type { Chunk, Location, Range } from './types.ts';
+import type { Location, Range } from './types.ts';
 
 const NL = 0x0a;
 
 /** Code points in bytes [start, end): bytes that are not UTF-8 continuation bytes. */
-export function codepoints(buf: Uint8Array, start: number, end: number): number {
+function codepoints(buf: Uint8Array, start: number, end: number): number {
   let n = 0;
   for (let i = start; i < end; i++) if ((buf[i]! & 0xc0) !== 0x80) n++;
   return n;
@@ -57,10 +57,14 @@ function linesAhead(buf: Buffer, end: number, ahead: number): { end: number; lin
  */
 export type LineTable = ArrayLike<number>;
 
-/** Offset `i` of flat ranges with its line table (LineTable) as a location; columns counted here (the line's prefix). */
-export function locationAt(buf: Uint8Array, flat: ArrayLike<number>, lines: LineTable, i: number): Location {
-  const offset = flat[i]!;
-  return { byteOffset: offset, lineNumber: lines[2 * i]!, column: 1 + codepoints(buf, lines[2 * i + 1]!, offset) };
+/** The 1-based column of offset `i` of flat offsets with their line table: code points from its line's start. */
+export function columnAt(buf: Uint8Array, flat: ArrayLike<number>, lines: LineTable, i: number): number {
+  return 1 + codepoints(buf, lines[2 * i + 1]!, flat[i]!);
+}
+
+/** Offset `i` of flat offsets with their line table as a location. */
+function locationAt(buf: Uint8Array, flat: ArrayLike<number>, lines: LineTable, i: number): Location {
+  return { byteOffset: flat[i]!, lineNumber: lines[2 * i]!, column: columnAt(buf, flat, lines, i) };
 }
 
 /** Locations of flat [start, end, ...] ranges (ascending, non-overlapping). */
@@ -73,12 +77,6 @@ export function locateRanges(buf: Uint8Array, flat: number[], lines: LineTable =
 /** Ranges inside a file's path: byte offsets into the path, line 1. */
 export function nameRanges(path: string, flat: number[]): Range[] {
   return locateRanges(Buffer.from(path, 'utf8'), flat);
-}
-
-/** Whether offset `at` is at column 1 of the line starting at `lineStart` (no code point before it on its line). */
-function atColumnOne(buf: Uint8Array, lineStart: number, at: number): boolean {
-  for (let i = lineStart; i < at; i++) if ((buf[i]! & 0xc0) !== 0x80) return false;
-  return true;
 }
 
 /** A chunk's lines and the match ranges it holds: ranges [from, to) of the flat list (pair indices). */
@@ -105,7 +103,7 @@ export function chunkSpans(buf: Buffer, flat: ArrayLike<number>, lines: LineTabl
     const endLine = lines[4 * r + 2]!;
     // The last line a match touches: the line of its last byte (an empty match: its own line).
     const lastByte = e > o ? e - 1 : o;
-    const lastLine = e > o && endLine > startLine && atColumnOne(buf, lines[4 * r + 3]!, e) ? endLine - 1 : endLine;
+    const lastLine = e > o && endLine > startLine && columnAt(buf, flat, lines, 2 * r + 1) === 1 ? endLine - 1 : endLine;
     const back = linesBack(buf, s, contextLines);
     const ahead = linesAhead(buf, lineEnd(buf, Math.min(lastByte, buf.length)), contextLines);
     const firstLine = startLine - back.lines;
@@ -121,17 +119,6 @@ export function chunkSpans(buf: Buffer, flat: ArrayLike<number>, lines: LineTabl
   return spans;
 }
 
-/** Chunks of whole lines around flat ranges (chunkSpans) as objects. */
-export function buildChunks(buf: Buffer, flat: number[], contextLines: number, lines: LineTable = locateLines(buf, flat)): Chunk[] {
-  const ranges = locateRanges(buf, flat, lines);
-  return chunkSpans(buf, flat, lines, contextLines).map((s) => ({
-    content: buf.toString('utf8', s.start, s.end),
-    matchRanges: ranges.slice(s.from, s.to),
-    contentStart: { byteOffset: s.start, lineNumber: s.firstLine, column: 1 },
-    symbols: [],
-  }));
-}
-
 /**
  * Where a file's content for `whole: true` ends when it holds at most `maxBytes` of it: a
  * longer file is cut before the character that would cross the limit (never inside a
@@ -144,10 +131,4 @@ export function wholeEnd(buf: Uint8Array, maxBytes: number): number {
   // three bytes back (a character has at most four); further back the bytes are not UTF-8.
   while (end > 0 && end > maxBytes - 3 && (buf[end]! & 0xc0) === 0x80) end--;
   return end;
-}
-
-/** A file's whole content for `whole: true` (wholeEnd), and whether it was cut. */
-export function wholeContent(buf: Buffer, maxBytes: number): { content: string; truncated: boolean } {
-  const end = wholeEnd(buf, maxBytes);
-  return { content: buf.toString('utf8', 0, end), truncated: end < buf.length };
 }

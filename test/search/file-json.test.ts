@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { JsonBytes } from '../../daemon/search/json-bytes.ts';
-import { buildChunks, locateRanges, nameRanges, wholeContent } from '../../daemon/search/shape.ts';
+import { locateLines } from '../../core/index.ts';
+import { chunkSpans, locateRanges, nameRanges, wholeEnd } from '../../daemon/search/shape.ts';
 import { resultRepo, shapeInto, unshapedFile, type ResultRepo, type ShapeOptions } from '../../daemon/search/shape-file.ts';
 import { searchShard, type ShardHit } from '../../daemon/search/shard-search.ts';
 import { Matcher } from '../../daemon/search/matcher.ts';
@@ -116,11 +117,23 @@ function referenceFile(shard: Shard, repo: ResultRepo, hit: ShardHit, o: ShapeOp
   const external = externalFileUrl(repo.codeHostType, repo.externalWebUrl, branch, path);
   if (external) file.externalWebUrl = external;
   if (o.whole) {
-    const whole = wholeContent(content, o.maxWholeBytes);
-    file.content = whole.content;
-    if (whole.truncated) file.contentTruncated = true;
+    const end = wholeEnd(content, o.maxWholeBytes);
+    file.content = content.toString('utf8', 0, end);
+    if (end < content.length) file.contentTruncated = true;
   }
   return file;
+}
+
+/** Chunks as objects from the spans every form of a result is built from. */
+function buildChunks(buf: Buffer, flat: number[], contextLines: number): Chunk[] {
+  const lines = locateLines(buf, flat);
+  const ranges = locateRanges(buf, flat, lines);
+  return chunkSpans(buf, flat, lines, contextLines).map((s) => ({
+    content: buf.toString('utf8', s.start, s.end),
+    matchRanges: ranges.slice(s.from, s.to),
+    contentStart: { byteOffset: s.start, lineNumber: s.firstLine, column: 1 },
+    symbols: [],
+  }));
 }
 
 function withSymbols(chunks: Chunk[], symbols: SymbolDef[]): Chunk[] {

@@ -3,7 +3,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildChunks, locateRanges, nameRanges, wholeContent } from '../../daemon/search/shape.ts';
+import { locateLines } from '../../core/index.ts';
+import { chunkSpans, locateRanges, nameRanges, wholeEnd } from '../../daemon/search/shape.ts';
 
 const loc = (byteOffset: number, lineNumber: number, column: number) => ({ byteOffset, lineNumber, column });
 
@@ -41,15 +42,15 @@ const TABLE: Array<{ name: string; text: string; ranges: number[]; context: numb
 for (const row of TABLE) {
   test(`chunks: ${row.name}`, () => {
     const buf = Buffer.from(row.text);
-    const chunks = buildChunks(buf, row.ranges, row.context);
+    const spans = chunkSpans(buf, row.ranges, locateLines(buf, row.ranges), row.context);
     assert.deepEqual(
-      chunks.map((c) => [c.content, c.contentStart.lineNumber, c.matchRanges.length]),
+      spans.map((s) => [buf.toString('utf8', s.start, s.end), s.firstLine, s.to - s.from]),
       row.chunks,
     );
-    for (const c of chunks) {
-      // contentStart is the start of a line, and content is the file's bytes from there.
-      assert.equal(buf.subarray(c.contentStart.byteOffset, c.contentStart.byteOffset + Buffer.byteLength(c.content)).toString(), c.content);
-      assert.equal(c.contentStart.column, 1);
+    for (const s of spans) {
+      // A chunk starts at the start of a line.
+      assert.ok(s.start === 0 || buf[s.start - 1] === 0x0a, `${s.start} starts a line`);
+      assert.equal(locateLines(buf, [s.start])[0], s.firstLine);
     }
   });
 }
@@ -57,12 +58,14 @@ for (const row of TABLE) {
 test('whole content over the cap is cut before the character that crosses it', () => {
   const text = 'ab😀cd'; // "😀" is bytes 2..5
   for (let max = 0; max <= 8; max++) {
-    const { content, truncated } = wholeContent(Buffer.from(text), max);
+    const end = wholeEnd(Buffer.from(text), max);
+    const content = Buffer.from(text).toString('utf8', 0, end);
+    const truncated = end < Buffer.byteLength(text);
     const want = max >= 8 ? text : max >= 6 ? text.slice(0, 4 + (max - 6)) : text.slice(0, Math.min(max, 2));
     assert.equal(content, want, `max ${max}`);
     assert.equal(truncated, max < 8, `max ${max}`);
   }
   // Not UTF-8 (a run of continuation bytes): the cut backs up three bytes at most.
   const junk = Buffer.from([0x61, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80]);
-  assert.deepEqual(wholeContent(junk, 6), { content: junk.toString('utf8', 0, 3), truncated: true });
+  assert.equal(wholeEnd(junk, 6), 3);
 });
