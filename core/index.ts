@@ -13,6 +13,9 @@
 // - Results are copied out (.slice()) so they stay valid after the next call.
 
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { INSTALL_ROOT } from '../daemon/install-root.ts';
 
 /** Index folding: ASCII 'A'-'Z' -> 'a'-'z'; the UTF-8 sequence E2 84 AA (U+212A KELVIN SIGN) -> 'k'; C5 BF (U+017F LATIN SMALL LETTER LONG S) -> 's'; every other byte unchanged. Reason: these are the only non-ASCII code points whose Unicode simple case folding reaches ASCII, so folding them makes a trigram index over folded text sound for both case-sensitive and Unicode case-insensitive queries. */
 export function foldBytes(src: Uint8Array): Uint8Array {
@@ -398,7 +401,7 @@ export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
 // ---------------------------------------------------------------------------------------
 // Instance, views and arena.
 
-const WASM_URL = new URL('./build/trawl-core.wasm', import.meta.url);
+const WASM_URL = pathToFileURL(join(INSTALL_ROOT, 'core/build/trawl-core.wasm'));
 const NOT_BUILT = 'trawl core not built: run ./scripts/setup.sh (or npm run build:wasm)';
 /** Streaming chunk for hashing (a multiple of 16, the xxHash32 stripe). */
 const CHUNK = 1 << 20;

@@ -9,6 +9,7 @@ import { PROJECT_ROOT, webUi } from './web/handler.ts';
 import { readFileSync, statSync } from 'node:fs';
 import { ServiceError } from './errors.ts';
 import { join } from 'node:path';
+import { INSTALL_ROOT } from './install-root.ts';
 import type { Config } from './config/types.ts';
 import { shardsDir } from './index/data-dir.ts';
 import { IndexView } from './index/index-health.ts';
@@ -105,7 +106,7 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const VERSION = (JSON.parse(readFileSync(join(INSTALL_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** Every schema of the API, with the configured bound of `matches`. */
 export function apiSchemas(config: Config): Record<string, JsonSchema> {

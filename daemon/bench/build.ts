@@ -9,6 +9,10 @@ import { shardsDir } from '../index/data-dir.ts';
 import { readAllManifests } from '../index/manifest.ts';
 import { SHARD_EXT } from '../index/shard-format.ts';
 import { msSince } from './machine.ts';
+import { nodeArgsFor } from '../runtime/ts-worker.ts';
+
+/** The fallback measured child when GNU time is missing (it reports its own peak RSS). */
+const INDEX_CHILD = new URL('./index-child.ts', import.meta.url);
 
 const GNU_TIME = '/usr/bin/time';
 
@@ -70,7 +74,7 @@ export function buildTrawl(root: string, corpus: string, totalBytes: number, dat
     timed = runTimed(process.execPath, [join(root, 'bin/trawl.js'), 'index', corpus, '--data-dir', dataDir, ...flag], process.env, join(tmp, 'trawl.rss'));
     counts = symbolsFromSummaryLine(timed.stdout);
   } else {
-    timed = runTimed(process.execPath, ['--import', 'tsx', join(root, 'daemon/bench/index-child.ts'), corpus, dataDir, ...flag], process.env, join(tmp, 'trawl.rss'));
+    timed = runTimed(process.execPath, [...nodeArgsFor(INDEX_CHILD), corpus, dataDir, ...flag], process.env, join(tmp, 'trawl.rss'));
     const child = JSON.parse(timed.stdout) as { maxRssKiB: number; summary: { symbols: number; symbolFailures: number } };
     timed.peakRssBytes = child.maxRssKiB * 1024;
     counts = { symbolCount: child.summary.symbols, symbolFailures: child.summary.symbolFailures };

@@ -3,10 +3,13 @@
 // field of which file is wrong.
 
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { INSTALL_ROOT } from '../install-root.ts';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { RESULT_FORMAT, type BenchResult } from './result.ts';
 
-export const RESULT_SCHEMA_URL = new URL('../../bench/result.schema.json', import.meta.url);
+export const RESULT_SCHEMA_URL = pathToFileURL(join(INSTALL_ROOT, 'bench/result.schema.json'));
 
 let validator: ValidateFunction | undefined;
 

@@ -26,8 +26,9 @@ import { searchPhase } from './phase-search.ts';
 import { webPhase } from './phase-web.ts';
 import { RESULT_FORMAT, type BenchEnvironment, type BenchOptions, type BenchResult } from './result.ts';
 import { median } from './percentiles.ts';
+import { INSTALL_ROOT } from '../install-root.ts';
 
-export const ROOT = resolve(import.meta.dirname, '..', '..');
+export const ROOT = INSTALL_ROOT;
 /** `--corpus linux`: the tree scripts/fetch-linux.sh extracts. */
 export const LINUX_CORPUS = join(ROOT, 'corpus', 'linux-6.1');
 

@@ -2,38 +2,47 @@
 // error as one line on stderr (a stack trace only with --verbose).
 
 import { diskFullError, ServiceError } from '../errors.ts';
-import { ConfigError } from '../config/load.ts';
-import { indexCommand } from './index-command.ts';
-import { reposCommand } from './repos-command.ts';
-import { syncCommand } from './sync-command.ts';
-import { searchCommand } from './search-command.ts';
-import { serveCommand } from './serve-command.ts';
-import { keysCommand, usersCommand } from './users-command.ts';
-import { LICENSE_HELP, licenseCli } from './license-command.ts';
-import { OAUTH_HELP, oauthCommand } from './oauth-command.ts';
-import { SESSIONS_HELP, sessionsCommand } from './sessions-command.ts';
-import { AUDIT_HELP, auditCommand } from './audit-command.ts';
 import { HELP, UsageError } from './usage.ts';
 
-HELP.license = LICENSE_HELP;
-HELP.oauth = OAUTH_HELP;
-HELP.sessions = SESSIONS_HELP;
-HELP.audit = AUDIT_HELP;
+type Command = (argv: string[]) => Promise<number>;
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
-  index: indexCommand,
-  search: searchCommand,
-  sync: syncCommand,
-  repos: reposCommand,
-  serve: serveCommand,
-  users: (argv) => usersCommand(argv),
-  keys: (argv) => keysCommand(argv),
-  sessions: (argv) => sessionsCommand(argv),
-  license: licenseCli,
-  oauth: (argv) => oauthCommand(argv),
-  audit: (argv) => auditCommand(argv),
-  // Loaded on demand: the benchmark's dependencies (tinybench, autocannon) stay out of the daemon.
-  bench: async (argv) => (await import('./bench-command.ts')).benchCommand(argv),
+/**
+ * Each command's module is loaded when that command runs, so a command pays only for what
+ * it uses (`--help` loads no native module, `search` no HTTP server, the benchmark's
+ * tinybench and autocannon stay out of the daemon). `help` is the command's own usage text
+ * where its module keeps it (else usage.ts's HELP).
+ */
+const COMMANDS: Record<string, () => Promise<{ run: Command; help?: string }>> = {
+  index: async () => ({ run: (await import('./index-command.ts')).indexCommand }),
+  search: async () => ({ run: (await import('./search-command.ts')).searchCommand }),
+  sync: async () => ({ run: (await import('./sync-command.ts')).syncCommand }),
+  repos: async () => ({ run: (await import('./repos-command.ts')).reposCommand }),
+  serve: async () => ({ run: (await import('./serve-command.ts')).serveCommand }),
+  users: async () => {
+    const { usersCommand } = await import('./users-command.ts');
+    return { run: (argv) => usersCommand(argv) };
+  },
+  keys: async () => {
+    const { keysCommand } = await import('./users-command.ts');
+    return { run: (argv) => keysCommand(argv) };
+  },
+  sessions: async () => {
+    const m = await import('./sessions-command.ts');
+    return { run: (argv) => m.sessionsCommand(argv), help: m.SESSIONS_HELP };
+  },
+  license: async () => {
+    const m = await import('./license-command.ts');
+    return { run: m.licenseCli, help: m.LICENSE_HELP };
+  },
+  oauth: async () => {
+    const m = await import('./oauth-command.ts');
+    return { run: (argv) => m.oauthCommand(argv), help: m.OAUTH_HELP };
+  },
+  audit: async () => {
+    const m = await import('./audit-command.ts');
+    return { run: m.auditCommand, help: m.AUDIT_HELP };
+  },
+  bench: async () => ({ run: (await import('./bench-command.ts')).benchCommand }),
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -42,10 +51,11 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP.main + '\n');
     return command === undefined ? 2 : 0;
   }
-  const run = COMMANDS[command];
-  if (!run) throw new UsageError(`unknown command "${command}" (see trawl --help)`);
+  const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!load) throw new UsageError(`unknown command "${command}" (see trawl --help)`);
+  const { run, help } = await load();
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write((HELP[command] ?? HELP.main) + '\n');
+    process.stdout.write((help ?? HELP[command] ?? HELP.main) + '\n');
     return 0;
   }
   return run(rest);
@@ -62,6 +72,7 @@ try {
   const full = err instanceof ServiceError ? undefined : diskFullError(err);
   const message = err instanceof ServiceError ? `${err.errorCode}: ${err.message}` : full ? full.message : e.message;
   // A configuration file's problems are all listed, one per line, so that one edit fixes them.
+  const { ConfigError } = await import('../config/load.ts');
   const lines = err instanceof ConfigError ? message.split('\n') : [message.split('\n')[0]!];
   for (const line of lines) process.stderr.write(`trawl: ${line}\n`);
   if (verbose && e.stack) process.stderr.write(e.stack + '\n');

@@ -3,6 +3,8 @@
 // validates against it, and the error explainer (explain.ts) takes its words from it.
 
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { INSTALL_ROOT } from '../install-root.ts';
 // The named export: under Node ESM the default import of this CommonJS module is
 // `module.exports`, which TypeScript types as the namespace, not the class.
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -12,7 +14,7 @@ export type JsonObject = { readonly [key: string]: unknown };
 
 /** The configuration file's JSON Schema, as shipped (deep-frozen: shared by the validator, the explainer and the tests). */
 export const configSchema: JsonObject = deepFreeze(
-  JSON.parse(readFileSync(new URL('./trawl.schema.json', import.meta.url), 'utf8')) as JsonObject,
+  JSON.parse(readFileSync(join(INSTALL_ROOT, 'daemon/config/trawl.schema.json'), 'utf8')) as JsonObject,
 );
 
 /** The schema's definitions ($defs), by name. */

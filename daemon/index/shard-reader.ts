@@ -107,11 +107,11 @@
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
-import mmapModule from '@riaskov/mmap-io';
 import { decodePostings, hash32, type EncodedList } from '../../core/index.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { BranchSet, readMembershipFile } from './branch-set.ts';
 import { SymbolIndex } from './symbol-index.ts';
+import { mmap } from './mmap.ts';
 import {
   DOC_FLAG_ASCII_FOLDS_ONLY,
   DOC_RECORD_SIZE,
@@ -131,9 +131,6 @@ import {
   type ShardMeta,
 } from './shard-format.ts';
 
-// The package is CommonJS whose typings declare an ES default export; under Node's ESM
-// interop the default import is module.exports itself, which is the mmap object.
-const mmap = mmapModule as unknown as (typeof mmapModule)['default'];
 
 /** Repository flags a search filters on. */
 export interface RepoFacts {

@@ -5,8 +5,8 @@
 // Anything else is a 404 (undefined). The shell forbids framing and allows scripts and
 // styles from this origin only, so even a markup bug cannot run injected script.
 
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { INSTALL_ROOT } from '../install-root.ts';
 import type { WebResponse } from '../http/server.ts';
 import { buildAssets, type WebAssets } from './assets.ts';
 import { shellHtml } from './shell.ts';
@@ -73,4 +73,4 @@ export function webUi(root: string, onError: (err: Error) => void): WebUi {
 }
 
 /** The project directory (web/ is read from it). */
-export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const PROJECT_ROOT = INSTALL_ROOT;

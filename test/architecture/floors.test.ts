@@ -23,8 +23,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Bottom up. A part is a folder (or a single file) relative to the repository root. */
 const FLOORS: ReadonlyArray<Readonly<Record<string, string>>> = [
-  // Alone at the bottom: every floor throws it.
-  { 'daemon/errors.ts': 'ServiceError, the one error type' },
+  // At the bottom: the error every floor throws, and where the program and its files are.
+  {
+    'daemon/errors.ts': 'ServiceError, the one error type',
+    'daemon/install-root.ts': 'where trawl is installed, and whether it runs compiled',
+  },
   {
     'daemon/config': 'the configuration file: types, loading, schema',
     core: 'the WebAssembly core and the TypeScript side that owns its memory',

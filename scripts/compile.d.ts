@@ -1,0 +1,5 @@
+// Types of compile.js (plain JavaScript: it runs before anything can load TypeScript).
+export declare const ROOT: string;
+export declare function sourceFiles(root?: string): string[];
+export declare function isFresh(root?: string): boolean;
+export declare function compile(root?: string): Promise<number>;

@@ -1,0 +1,125 @@
+// Compiles trawl's TypeScript (core/*.ts, daemon/**/*.ts) into JavaScript under dist/, so
+// that commands and worker threads start without compiling at run time (tsx stays the
+// development and test runner). scripts/setup.sh runs it; bin/trawl.js asks isFresh()
+// before it loads dist/ and runs the sources through tsx when the build is missing or stale.
+//
+//   node scripts/compile.js            build when stale (quick no-op otherwise)
+//   node scripts/compile.js --force    build anyway
+//
+// Plain JavaScript on purpose: it must run before anything can load TypeScript.
+//
+// The build is a transpile, file for file (esbuild; type checking is `npm run typecheck`):
+// every relative import is kept external and its `.ts` becomes `.js`, packages stay imports.
+// dist/ is the source tree one level down (dist/core/index.js, dist/daemon/...), so files
+// that live beside the sources (the wasm core, schemas, web/) are found from the install
+// root (core/install-root.ts), not relative to the compiled file.
+//
+// Stale means: a source file is newer than the stamp, or the set of source files is not the
+// one the stamp lists (a file added, renamed or removed). The stamp, dist/.compiled, is
+// written last, and a build is assembled in a temporary folder and renamed into place, so a
+// build killed half-way leaves either the previous dist/ or none, never a mix.
+
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The checkout this script belongs to (every function takes another root, for the tests). */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const STAMP = '.compiled';
+/** Bumped when the build's output changes for the same sources (options, layout). */
+const FORMAT = 1;
+
+/** The sources, relative to ROOT, sorted: core/*.ts (not the AssemblyScript) and daemon/**. */
+export function sourceFiles(root = ROOT) {
+  const out = [];
+  for (const f of readdirSync(join(root, 'core'))) if (f.endsWith('.ts')) out.push(`core/${f}`);
+  for (const f of readdirSync(join(root, 'daemon'), { recursive: true })) {
+    if (f.endsWith('.ts')) out.push(`daemon/${f}`);
+  }
+  return out.sort();
+}
+
+function stampText(files) {
+  return JSON.stringify({ format: FORMAT, files });
+}
+
+/**
+ * Whether dist/ holds the build of the current sources. One stat per source file (~250,
+ * about a millisecond), which is what a command pays at start for never running stale code.
+ */
+export function isFresh(root = ROOT) {
+  const dist = join(root, 'dist');
+  let stamp;
+  try {
+    stamp = statSync(join(dist, STAMP));
+  } catch {
+    return false;
+  }
+  const files = sourceFiles(root);
+  if (readFileSync(join(dist, STAMP), 'utf8') !== stampText(files)) return false;
+  const built = stamp.mtimeMs;
+  if (statSync(fileURLToPath(import.meta.url)).mtimeMs > built) return false;
+  for (const f of files) if (statSync(join(root, f)).mtimeMs > built) return false;
+  return true;
+}
+
+/** Builds dist/ from the sources; returns the number of files compiled. */
+export async function compile(root = ROOT) {
+  const esbuild = await import('esbuild');
+  // The stamp carries the time the build read the sources (or the newest source's time, if
+  // a clock put that in the future), so that a file saved during the build counts as newer.
+  const files = sourceFiles(root);
+  let newest = Date.now();
+  for (const f of files) newest = Math.max(newest, statSync(join(root, f)).mtimeMs);
+  const started = Math.ceil(newest) / 1000; // seconds, as utimesSync takes them
+  const dist = join(root, 'dist');
+  const tmp = join(root, `dist.tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    await esbuild.build({
+      absWorkingDir: root,
+      entryPoints: files,
+      outdir: tmp,
+      outbase: root,
+      bundle: true, // only so that the plugin below sees every import; each stays external
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      logLevel: 'error',
+      plugins: [{
+        name: 'relative-imports-to-js',
+        setup(build) {
+          build.onResolve({ filter: /^\.\.?\// }, (args) => {
+            if (args.kind === 'entry-point') return undefined;
+            return { path: args.path.replace(/\.ts$/, '.js'), external: true };
+          });
+        },
+      }],
+    });
+    writeFileSync(join(tmp, STAMP), stampText(files));
+    utimesSync(join(tmp, STAMP), started, started);
+    // Swap: the old build out of the way, the new one in, the old one removed. Between the
+    // two renames dist/ is missing and bin/trawl.js runs the sources: slower, never wrong.
+    const old = join(root, `dist.old-${process.pid}`);
+    if (existsSync(dist)) renameSync(dist, old);
+    renameSync(tmp, dist);
+    rmSync(old, { recursive: true, force: true });
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  } finally {
+    await esbuild.stop();
+  }
+  return files.length;
+}
+
+if (process.argv[1] && pathToFileURL(resolve(process.argv[1])).href === import.meta.url) {
+  const force = process.argv.includes('--force');
+  if (force || !isFresh()) {
+    const started = performance.now();
+    const n = await compile();
+    process.stderr.write(`compile: ${n} files into ${relative(process.cwd(), join(ROOT, 'dist'))}/ in ${Math.round(performance.now() - started)} ms\n`);
+  }
+}
