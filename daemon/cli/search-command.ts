@@ -40,10 +40,10 @@ export async function searchCommand(argv: string[]): Promise<number> {
   const view = new IndexView(dataDir, {
     onBroken: (b) => process.stderr.write(`trawl: repository ${b.name ?? b.repoId}: its index is damaged (${b.reason}); left out until it is re-indexed (trawl index, trawl sync)\n`),
   });
-  // No more worker threads than shards: a worker takes ~70 ms to start, which is most of
-  // a one-shard search, and a second one would have nothing to do.
+  // No more worker threads than shards, and none for one shard (the search runs in this
+  // thread): a worker takes ~70 ms to start, more than a one-shard search takes.
   const shards = view.current().manifests.reduce((n, m) => n + m.shards.length, 0);
-  const workers = Math.max(1, Math.min(availableParallelism(), shards));
+  const workers = shards <= 1 ? 0 : Math.min(availableParallelism(), shards);
   const searcher = new Searcher(publicUrl ? { dataDir, baseUrl: publicUrl, view, workers } : { dataDir, view, workers });
   if (searcher.shardCount === 0 && searcher.brokenCount === 0) throw new Error(`nothing is indexed in ${dataDir}: run trawl index PATH first`);
   try {

@@ -10,16 +10,16 @@
 // the cancel flag at its next check. A worker that dies fails the shards it had claimed
 // and not answered; a replacement joins the searches still running.
 
-import type { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
+import { InThreadWorker, type WorkerLike } from '../runtime/in-thread-worker.ts';
 import { startTsWorker } from '../runtime/ts-worker.ts';
 import { SEARCH_WORKER_LIMITS } from './worker-limits.ts';
 import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack, packr, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
 
-const WORKER = new URL('./search-worker.ts', import.meta.url);
+const WORKER = new URL('./search-thread.ts', import.meta.url);
 
 interface Slot {
-  worker: Worker;
+  worker: WorkerLike;
   /** This worker's id in the control blocks' claims (never reused, so a replacement's claims are its own). */
   id: number;
   /** Searches posted to it that have not ended: 0, it has nothing to do. */
@@ -138,7 +138,15 @@ export class SearchPool {
   private nextRun = 1;
   private nextWorker = 1;
 
+  /** True when the one worker is this thread (size 0: InThreadWorker). */
+  readonly inThread: boolean;
+
+  /**
+   * `size` worker threads; 0: one worker in this thread, for a command on a small index,
+   * where starting a thread costs more than the search (its searches block this thread).
+   */
   constructor(size = availableParallelism()) {
+    this.inThread = size === 0;
     this.size = Math.max(1, size);
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
   }
@@ -256,7 +264,10 @@ export class SearchPool {
 
   private spawn(): Slot {
     const id = this.nextWorker++;
-    const slot: Slot = { worker: startTsWorker(WORKER, { workerId: id }, SEARCH_WORKER_LIMITS), id, runs: 0 };
+    const worker = this.inThread
+      ? new InThreadWorker(async (port) => (await import('./search-worker.ts')).serveSearches(port, id))
+      : startTsWorker(WORKER, { workerId: id }, SEARCH_WORKER_LIMITS);
+    const slot: Slot = { worker, id, runs: 0 };
     slot.worker.unref();
     slot.worker.on('message', (msg: FromWorker) => {
       const run = this.runs.get(msg.run);

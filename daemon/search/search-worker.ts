@@ -1,10 +1,10 @@
-// Search worker: claims the shards of each search it is given (protocol.ts), evaluates them
+// Search worker (search-thread.ts starts it in a thread of its own): claims the shards of each search it is given (protocol.ts), evaluates them
 // one at a time and shapes each shard's hits into finished file results (shape-file.ts)
 // while the documents are at hand, posting each shard's reply as soon as it is done (a
 // stream) or a batch of them (a blocking search). Keeps the shards it has opened mapped,
 // and the matchers of the current plan, across shards and searches.
 
-import { parentPort, workerData } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
@@ -13,8 +13,10 @@ import { searchShard } from './shard-search.ts';
 import { resultRepo, shapeInto, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
 import { compareRanked } from './rank.ts';
 
-const port = parentPort!;
-const workerId = (workerData as { workerId: number }).workerId;
+// Set once by serveSearches: one worker per module instance (a thread, or the thread of an
+// in-thread pool).
+let port: MessagePort;
+let workerId = 0;
 const shards = new Map<string, Shard>();
 /** The shared documents-checked bitmaps, by shard file (protocol.ts, 'verified'). */
 const verified = new Map<string, SharedArrayBuffer>();
@@ -190,7 +192,14 @@ function work(run: number, s: Known): void {
   else known.set(run, s);
 }
 
-port.on('message', (msg: ToWorker) => {
+/** Answers the pool's messages on `p` (search-thread.ts in a worker thread; the pool itself in-thread). */
+export function serveSearches(p: MessagePort, id: number): void {
+  port = p;
+  workerId = id;
+  port.on('message', onMessage);
+}
+
+function onMessage(msg: ToWorker): void {
   switch (msg.kind) {
     case 'forget':
       for (const k of msg.keys) shards.delete(k);
@@ -210,4 +219,4 @@ port.on('message', (msg: ToWorker) => {
       return;
     }
   }
-});
+}

@@ -44,7 +44,7 @@ export type { SearchChunk } from './stream-sink.ts';
 
 export interface SearcherOptions {
   dataDir: string;
-  /** Worker threads; default: the machine's available parallelism. */
+  /** Worker threads; default: the machine's available parallelism; 0: searches run in this thread (SearchPool). */
   workers?: number;
   /** The daemon's public URL, for webUrl fields. */
   baseUrl?: string;
@@ -226,6 +226,11 @@ export class Searcher {
       this.shareBitmaps();
     }
     return this.pool;
+  }
+
+  /** Worker threads searching (0 when they run in this thread, or before the first search). */
+  get threads(): number {
+    return !this.pool || this.pool.inThread ? 0 : this.pool.size;
   }
 
   /** Shard tasks running on the workers and waiting for one (the metrics; zero when idle). */

@@ -16,6 +16,8 @@ const QUERIES = Number(process.env.TRAWL_DIFF_QUERIES ?? 400);
 
 const dir = tempDir('diff');
 let searcher: Searcher;
+/** The same index searched in this thread (workers: 0, as `trawl search` on one shard does). */
+let inThread: Searcher;
 
 before(async () => {
   generateCorpus(`${dir.path}/alpha`, SEED, 200);
@@ -24,11 +26,13 @@ before(async () => {
   await indexLocal(`${dir.path}/alpha`, { dataDir: `${dir.path}/data`, shardTargetBytes: 48 * 1024, workers: 2 });
   await indexLocal(`${dir.path}/beta`, { dataDir: `${dir.path}/data`, shardTargetBytes: 48 * 1024, workers: 2 });
   searcher = new Searcher({ dataDir: `${dir.path}/data`, workers: 2 });
+  inThread = new Searcher({ dataDir: `${dir.path}/data`, workers: 0 });
   assert.ok(searcher.shardCount > 3, `expected several shards, got ${searcher.shardCount}`);
 });
 
 after(async () => {
   await searcher?.close();
+  await inThread?.close();
   dir.cleanup();
 });
 
@@ -134,24 +138,29 @@ function comparable(res: SearchResponse): { files: unknown[] } & Record<string, 
   };
 }
 
+/** The request of random query i of a seeded sequence (the differential tests share it). */
+function randomRequest(r: ReturnType<typeof prng>): Required<SearchRequest> {
+  const regex = r.chance(0.45);
+  const structured = r.chance(0.6);
+  let query = structured ? randomQuery(r, regex, 2) : regex ? r.pick(REGEX_SHAPES)(r) : randomLiteral(r);
+  if (structured && r.chance(0.15)) query += ` case:${r.pick(['yes', 'no', 'auto'])}`;
+  return {
+    query,
+    matches: r.pick([1, 3, 10, 50, 1000, 100000]),
+    contextLines: r.pick([0, 0, 1, 3]),
+    whole: r.chance(0.05),
+    isRegexEnabled: regex,
+    isCaseSensitivityEnabled: r.chance(0.5),
+  };
+}
+
 test(`indexed search equals the brute-force oracle on ${QUERIES} random queries (seed ${SEED})`, async () => {
   const r = prng(SEED);
   const differences: string[] = [];
   let nonEmpty = 0;
   let rejected = 0;
   for (let i = 0; i < QUERIES; i++) {
-    const regex = r.chance(0.45);
-    const structured = r.chance(0.6);
-    let query = structured ? randomQuery(r, regex, 2) : regex ? r.pick(REGEX_SHAPES)(r) : randomLiteral(r);
-    if (structured && r.chance(0.15)) query += ` case:${r.pick(['yes', 'no', 'auto'])}`;
-    const req: Required<SearchRequest> = {
-      query,
-      matches: r.pick([1, 3, 10, 50, 1000, 100000]),
-      contextLines: r.pick([0, 0, 1, 3]),
-      whole: r.chance(0.05),
-      isRegexEnabled: regex,
-      isCaseSensitivityEnabled: r.chance(0.5),
-    };
+    const req = randomRequest(r);
     if (req.query === '') continue;
     const indexed = await outcome(searcher.search(req));
     const brute = await outcome(searcher.search(req, { brute: true }));
@@ -168,4 +177,23 @@ test(`indexed search equals the brute-force oracle on ${QUERIES} random queries 
   assert.ok(nonEmpty > QUERIES / 4, `only ${nonEmpty} of ${QUERIES} queries matched anything`);
   // Parse errors are compared too, but most generated queries must be valid.
   assert.ok(rejected < QUERIES / 10, `${rejected} of ${QUERIES} queries were rejected`);
+});
+
+test('searching in this thread (workers: 0) answers exactly as the worker threads do', async () => {
+  const r = prng(SEED + 7);
+  const differences: string[] = [];
+  for (let i = 0; i < QUERIES / 4; i++) {
+    const req = randomRequest(r);
+    if (req.query === '') continue;
+    const threaded = await outcome(searcher.search(req));
+    const here = await outcome(inThread.search(req));
+    try {
+      assert.deepStrictEqual(here, threaded);
+    } catch {
+      differences.push(JSON.stringify(req));
+    }
+  }
+  assert.deepStrictEqual(differences, [], `${differences.length} queries differ between the two`);
+  assert.equal(inThread.threads, 0, 'no worker thread was started');
+  assert.equal(searcher.threads, 2);
 });
