@@ -2,4 +2,5 @@
 export declare const ROOT: string;
 export declare function sourceFiles(root?: string): string[];
 export declare function isFresh(root?: string): boolean;
-export declare function compile(root?: string): Promise<number>;
+export declare const ENTRIES: string[];
+export declare function compile(root?: string, entries?: string[]): Promise<number>;

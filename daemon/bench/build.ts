@@ -12,7 +12,7 @@ import { msSince } from './machine.ts';
 import { nodeArgsFor } from '../runtime/ts-worker.ts';
 
 /** The fallback measured child when GNU time is missing (it reports its own peak RSS). */
-const INDEX_CHILD = new URL('./index-child.ts', import.meta.url);
+const INDEX_CHILD = 'daemon/bench/index-child.ts';
 
 const GNU_TIME = '/usr/bin/time';
 

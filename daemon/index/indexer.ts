@@ -117,7 +117,8 @@ export interface IndexSummary {
   symbolFailures: number;
 }
 
-const BUILD_WORKER = new URL('./build-worker.ts', import.meta.url);
+/** The build worker's module (started by path: an entry point of the compiled build). */
+const BUILD_WORKER = 'daemon/index/build-worker.ts';
 
 export async function indexPath(pathArg: string, options: IndexOptions): Promise<IndexSummary> {
   const started = performance.now();

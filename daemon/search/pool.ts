@@ -16,7 +16,8 @@ import { startTsWorker } from '../runtime/ts-worker.ts';
 import { SEARCH_WORKER_LIMITS } from './worker-limits.ts';
 import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack, packr, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
 
-const WORKER = new URL('./search-thread.ts', import.meta.url);
+/** The worker thread's module (started by path: an entry point of the compiled build). */
+const WORKER = 'daemon/search/search-thread.ts';
 
 interface Slot {
   worker: WorkerLike;

@@ -6,10 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { compile, isFresh, sourceFiles } from '../../scripts/compile.js';
+import { compile, ENTRIES, isFresh, sourceFiles } from '../../scripts/compile.js';
 import { COMPILED, INSTALL_ROOT, runnableModule } from '../../daemon/install-root.ts';
 
 function tree(files: Record<string, string>): string {
@@ -32,16 +32,22 @@ const SOURCES = {
   'daemon/config/schema.json': '{}\n',
 };
 
-test('compiles core/*.ts and daemon/**/*.ts (not the AssemblyScript, not other files) into a tree that runs', async (t) => {
+const ENTRY = ['daemon/cli/main.ts'];
+
+test('bundles each entry at its source path, with what it imports on demand in a chunk, into a tree that runs', async (t) => {
   const root = tree(SOURCES);
   t.after(() => rmSync(root, { recursive: true, force: true }));
+  // The sources the stamp watches: core/*.ts and daemon/**/*.ts, not the AssemblyScript.
   assert.deepEqual(sourceFiles(root), ['core/index.ts', 'daemon/cli/main.ts', 'daemon/search/lazy.ts', 'daemon/search/shape.ts']);
   assert.equal(isFresh(root), false, 'no build yet');
-  assert.equal(await compile(root), 4);
+  assert.equal(await compile(root, ENTRY), 4);
   assert.equal(isFresh(root), true);
-  assert.deepEqual(readdirSync(join(root, 'dist', 'daemon', 'search')).sort(), ['lazy.js', 'shape.js']);
-  assert.ok(!existsSync(join(root, 'dist', 'core', 'assembly')));
-  // Static, type-only and dynamic imports: the .ts specifiers became .js and the program runs.
+  assert.deepEqual(readdirSync(join(root, 'dist')).sort(), ['.compiled', 'daemon']);
+  assert.deepEqual(readdirSync(join(root, 'dist', 'daemon')).sort(), ['chunks', 'cli']);
+  const chunks = readdirSync(join(root, 'dist', 'daemon', 'chunks'));
+  assert.equal(chunks.length, 1, 'the module imported on demand');
+  assert.match(readFileSync(join(root, 'dist', 'daemon', 'chunks', chunks[0]!), 'utf8'), /loaded on demand/);
+  // Static, type-only and dynamic imports resolved, and the program runs.
   const out = execFileSync(process.execPath, [join(root, 'dist', 'daemon', 'cli', 'main.js')], { encoding: 'utf8' });
   assert.deepEqual(JSON.parse(out), { n: 42, lazy: 'loaded on demand', url: true });
   // No temporary or previous build left beside it.
@@ -51,27 +57,26 @@ test('compiles core/*.ts and daemon/**/*.ts (not the AssemblyScript, not other f
 test('a build is stale when a source is newer, or a source was added or removed', async (t) => {
   const root = tree(SOURCES);
   t.after(() => rmSync(root, { recursive: true, force: true }));
-  await compile(root);
+  await compile(root, ENTRY);
   assert.equal(isFresh(root), true);
 
   const later = new Date(Date.now() + 5_000);
   utimesSync(join(root, 'daemon/search/shape.ts'), later, later);
   assert.equal(isFresh(root), false, 'an edited source');
-  await compile(root);
+  await compile(root, ENTRY);
   assert.equal(isFresh(root), true, 'rebuilt');
 
   writeFileSync(join(root, 'daemon/search/new.ts'), 'export const NEW = 1;\n');
   const earlier = new Date(Date.now() - 3_600_000);
   utimesSync(join(root, 'daemon/search/new.ts'), earlier, earlier); // an old file copied in
   assert.equal(isFresh(root), false, 'an added source, even with an old time');
-  await compile(root);
+  await compile(root, ENTRY);
   assert.equal(isFresh(root), true);
 
   rmSync(join(root, 'daemon/search/new.ts'));
   assert.equal(isFresh(root), false, 'a removed source');
-  await compile(root);
+  await compile(root, ENTRY);
   assert.equal(isFresh(root), true);
-  assert.ok(!existsSync(join(root, 'dist/daemon/search/new.js')), 'a rebuild starts from nothing');
 
   rmSync(join(root, 'dist/.compiled'));
   assert.equal(isFresh(root), false, 'no stamp, no build');
@@ -80,20 +85,33 @@ test('a build is stale when a source is newer, or a source was added or removed'
 test('a source that does not compile fails the build and leaves the previous one in place', async (t) => {
   const root = tree(SOURCES);
   t.after(() => rmSync(root, { recursive: true, force: true }));
-  await compile(root);
+  await compile(root, ENTRY);
   writeFileSync(join(root, 'daemon/search/shape.ts'), 'export function plus(n: number {\n');
-  await assert.rejects(compile(root));
-  assert.ok(existsSync(join(root, 'dist/daemon/search/shape.js')), 'the previous build is still there');
+  await assert.rejects(compile(root, ENTRY));
+  assert.ok(existsSync(join(root, 'dist/daemon/cli/main.js')), 'the previous build is still there');
   assert.equal(isFresh(root), false, 'and it is known to be stale');
   assert.deepEqual(readdirSync(root).sort(), ['core', 'daemon', 'dist']);
 });
 
 test('under tsx the modules are the sources; install root is the checkout', () => {
   // The tests run the TypeScript through tsx, so COMPILED is false here; the compiled side
-  // (runnableModule giving the .js twin) runs in every test that starts bin/trawl.js after
-  // scripts/setup.sh has built dist/.
+  // (runnableModule giving the entry in dist/) runs in every test that starts bin/trawl.js
+  // after scripts/setup.sh has built dist/.
   assert.equal(COMPILED, false);
   assert.ok(existsSync(join(INSTALL_ROOT, 'package.json')) && existsSync(join(INSTALL_ROOT, 'daemon', 'install-root.ts')));
-  const worker = new URL('../../daemon/search/search-worker.ts', import.meta.url);
-  assert.equal(runnableModule(worker).href, worker.href);
+  const worker = new URL('../../daemon/search/search-thread.ts', import.meta.url);
+  assert.equal(runnableModule('daemon/search/search-thread.ts').href, worker.href);
+});
+
+test('every module daemon/ starts by path is an entry of the build, and every entry exists', () => {
+  // A module started by path is named by its source path from the root, in a string
+  // (install-root.ts); one missing from ENTRIES would exist under tsx only.
+  const named = new Set<string>();
+  for (const f of sourceFiles()) {
+    for (const m of readFileSync(join(INSTALL_ROOT, f), 'utf8').matchAll(/'(daemon\/[\w/.-]+\.ts)'/g)) named.add(m[1]!);
+  }
+  assert.ok(named.has('daemon/search/search-thread.ts') && named.has('daemon/index/build-worker.ts'), 'the scan finds the worker threads');
+  for (const m of named) assert.ok(ENTRIES.includes(m), `${m} is started by path but is not in scripts/compile.js ENTRIES`);
+  for (const e of ENTRIES) assert.ok(existsSync(join(INSTALL_ROOT, e)), `${e} does not exist`);
+  assert.ok(ENTRIES.includes('daemon/cli/main.ts'), 'bin/trawl.js loads it');
 });

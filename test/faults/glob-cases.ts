@@ -25,7 +25,7 @@ export interface CaseTiming {
  * not finish within `deadlineMs` (the worker is terminated) or that throws.
  */
 export function runCases(cases: GlobCase[], deadlineMs: number): Promise<CaseTiming[]> {
-  const worker: Worker = startTsWorker(new URL('./glob-cases-worker.ts', import.meta.url), { cases });
+  const worker: Worker = startTsWorker('test/faults/glob-cases-worker.ts', { cases });
   const timings: CaseTiming[] = [];
   return new Promise((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
