@@ -7,7 +7,7 @@
 
 export { fold } from './fold';
 export { distinctTrigrams, seenBytes } from './ngrams';
-export { countTrigrams, countDistinct, collectTrigrams, scatterDocs, encodeLists, decodeList, intersectEncoded } from './postings';
+export { countTrigrams, keysToIds, countDistinct, collectTrigrams, scatterDocs, encodeLists, decodeList, intersectEncoded } from './postings';
 export { intersect, union } from './intersect';
 export { findLiteral } from './verify';
 export { locateLines } from './lines';

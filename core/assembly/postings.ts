@@ -34,6 +34,17 @@ export function countTrigrams(pairs: usize, n: u32, table: usize): void {
   }
 }
 
+/**
+ * Rewrites each key of pairs[0, n) as its trigram id, as countTrigrams does, without a
+ * table: for the sorting path of a small builder (core/index.ts, PostingsBuilder.finish).
+ */
+export function keysToIds(pairs: usize, n: u32): void {
+  for (let i: u32 = 0; i < n; i++) {
+    const q = pairs + (<usize>i << 2);
+    store<u32>(q, trigramIdOfKey(load<u32>(q)));
+  }
+}
+
 /** Number of non-zero entries of table. Scans four entries per v128. */
 export function countDistinct(table: usize): u32 {
   let k: u32 = 0;

@@ -34,6 +34,9 @@ export function validator(): ValidateFunction {
     // `required` is used where the properties are declared elsewhere (the union's "type" in
     // its branches, the selection rules' lists beside the anyOf), which strictRequired rejects.
     strictRequired: false,
+    // Unoptimised code compiles in ~half the time (~50 ms, paid by every command that reads
+    // a configuration file) and checks one small document as fast as matters.
+    code: { optimize: false },
   }).compile(configSchema);
   return compiled;
 }

@@ -371,19 +371,22 @@ test('trigramId packs three bytes', () => {
   assert.equal(trigramId(0x16b, -1, 0x100), 0x6bff00);
 });
 
-test('PostingsBuilder round trip matches a JS map of trigram -> docs', () => {
+test('PostingsBuilder round trip matches a JS map of trigram -> docs, by the counting table and by sorting', () => {
   const rng = new Rng(3);
   const bigHay = randomBytes(rng, 3 * MB + 12_345, 'tiny');
-  for (let round = 0; round < 4; round++) {
+  // finish() picks the path by size (a small builder sorts); each is also forced, on both
+  // kinds of input.
+  const paths = [undefined, 'table', 'sort', 'table', 'sort'] as const;
+  for (let round = 0; round < paths.length; round++) {
     const builder = new PostingsBuilder({ expectedBytes: round === 0 ? 0 : 1 << 20 });
     const expected = new Map<number, number[]>();
     let docId = 0;
     let rejected = 0;
-    // Round 3: fewer, larger, source-like documents.
-    const docs = round === 3 ? 12 : 300;
+    // Rounds 3 and 4: fewer, larger, source-like documents.
+    const docs = round >= 3 ? 12 : 300;
     for (let t = 0; t < docs; t++) {
-      const size = round === 3 ? 20_000 + rng.int(150_000) : randomSize(rng);
-      const content = round === 3 ? randomBytes(rng, size, rng.pick(['code', 'special'])) : randomBytes(rng, size);
+      const size = round >= 3 ? 20_000 + rng.int(150_000) : randomSize(rng);
+      const content = round >= 3 ? randomBytes(rng, size, rng.pick(['code', 'special'])) : randomBytes(rng, size);
       const set = trigramSetRef(content);
       // Mostly unlimited; sometimes exactly at or just below the distinct count.
       const r = rng.int(6);
@@ -411,8 +414,9 @@ test('PostingsBuilder round trip matches a JS map of trigram -> docs', () => {
         same(foldBytes(hay.subarray(0, 4 * t)), foldRef(hay.subarray(0, 4 * t)), 'fold during build');
       }
     }
-    assert.ok(round === 3 || rejected > 0, 'some documents hit the limit');
-    const { ids, counts, offsets, blob } = builder.finish();
+    assert.ok(round >= 3 || rejected > 0, 'some documents hit the limit');
+    const path = paths[round];
+    const { ids, counts, offsets, blob } = builder.finish(path ? { path } : undefined);
     const wantIds = sortedRef(expected.keys());
     same(ids, wantIds, 'ids');
     same(counts, wantIds.map((id) => expected.get(id)!.length), 'counts');
