@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { explain } from './explain.ts';
 import { JsonSyntaxError, lineColumn, parseJson, type ParsedJson } from './json-positions.ts';
-import { validator } from './schema.ts';
+import { isValidConfig, validator } from './schema.ts';
 import type {
   Config,
   Connection,
@@ -118,8 +118,11 @@ export function parseConfig(text: string, path: string): Config {
 
   const problems: LocatedProblem[] = [];
   for (const d of parsed.duplicates) problems.push({ pointer: d.pointer, offset: d.offset, message: d.message });
-  const validate = validator();
-  if (!validate(parsed.value)) problems.push(...explain(validate.errors ?? [], parsed.offsets));
+  if (!isValidConfig(parsed.value)) {
+    const validate = validator();
+    validate(parsed.value);
+    problems.push(...explain(validate.errors ?? [], parsed.offsets));
+  }
   problems.push(...crossChecks(parsed.value, parsed.offsets));
 
   if (problems.length > 0) {
