@@ -321,6 +321,46 @@ export function unionSorted(a: Uint32Array, b: Uint32Array): Uint32Array {
   return c.u32.slice(at, at + k);
 }
 
+/**
+ * Whether `needle` occurs in `hay` at all (caseInsensitive: ASCII only, as findLiteral).
+ * A long document is scanned from its middle to its end first, then from its start, each
+ * part in growing windows copied in as they are scanned: where a term occurs at all, it
+ * tends to occur again in the second half (Linux: the files that say "mutex_lock" and
+ * "mutex_unlock" say the second ~30 % sooner from the middle than from the start, where
+ * headers and declarations come first), and the bytes copied are the cost. The document's
+ * resident prefix (Core.scratchWith) is left as it was: the second half's windows are laid
+ * at their own offsets, beyond it.
+ */
+export function containsLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive: boolean): boolean {
+  const n = hay.length;
+  const m = needle.length;
+  if (m === 0 || m > n) return false;
+  if (n <= 2 * FIRST_WINDOW) return findLiteral(hay, needle, caseInsensitive, 1).length > 0;
+  const c = core();
+  // io layout as findLiteral's: hay[n] + 16 readable padding bytes | needle[m] | out u32[1]
+  const needleOff = align(n + 16);
+  const outOff = needleOff + align(m);
+  const size = outOff + 4;
+  const ci = caseInsensitive ? 1 : 0;
+  let base = c.scratchWith(hay, n, size, 0);
+  c.u8.set(needle, base + needleOff);
+  const mid = n >>> 1;
+  // Starts in [mid, n - m]: windows of starts [from, from + window), bytes [from, to).
+  for (let from = mid, window = FIRST_WINDOW; from <= n - m; from += window, window *= 2) {
+    const to = Math.min(n, from + window + m - 1);
+    base = c.scratchWith(hay, n, size, 0);
+    c.u8.set(hay.subarray(from, to), base + from);
+    if (c.ex.findLiteral(base + from, to - from, base + needleOff, m, ci, base + outOff, 1) === 1) return true;
+  }
+  // Starts in [0, mid): the windows extend the resident prefix.
+  for (let from = 0, window = FIRST_WINDOW; from < mid; from += window, window *= 2) {
+    const to = Math.min(n, Math.min(from + window, mid) + m - 1);
+    base = c.scratchWith(hay, n, size, to);
+    if (c.ex.findLiteral(base + from, to - from, base + needleOff, m, ci, base + outOff, 1) === 1) return true;
+  }
+  return false;
+}
+
 /** Start byte offsets of the leftmost non-overlapping occurrences of `needle` in `hay`, at most `max` of them (after a match at i, search resumes at i + needle.length). caseInsensitive: ASCII only (A-Z == a-z), other bytes compared exactly. Empty needle: return empty array. The hay is copied into the wasm arena (reuse one region) unless it is there from the previous call (the same object): a second needle in one document copies nothing. With max 1 it is copied and scanned in growing windows up to the first match. */
 export function findLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive: boolean, max: number): number[] {
   const n = hay.length;

@@ -14,7 +14,7 @@
 // offsets, end exclusive.
 
 import RE2 from 're2';
-import { findLiteral } from '../../core/index.ts';
+import { containsLiteral, findLiteral } from '../../core/index.ts';
 import { escapeRegex, regexFlags, type Term } from '../query/terms.ts';
 
 /**
@@ -102,22 +102,30 @@ export class Matcher {
       if (at.length === 0) return [];
       return q.lineLocal ? this.findInLines(buf, at, at.length === REQUIRED_SCAN_MAX, max) : this.findRegex(buf, max);
     }
-    if (q.caseSensitive) {
-      return this.reference ? findBuffer(buf, this.needle, max) : this.fromStarts(findLiteral(buf, this.needle, false, max));
-    }
-    if (this.reference || !this.asciiNeedle) return this.findRegex(buf, max);
-    // ASCII folding equals Unicode folding for an ASCII needle unless the document holds
-    // one of the two non-ASCII code points that fold to ASCII letters (K, s).
-    if (this.needleHasKS && !asciiFoldsOnly && foldsToAscii(buf)) return this.findRegex(buf, max);
-    return this.fromStarts(findLiteral(buf, this.needle, true, max));
+    if (q.caseSensitive && this.reference) return findBuffer(buf, this.needle, max);
+    const scan = this.literalScan(buf, asciiFoldsOnly);
+    return scan === 'regex' ? this.findRegex(buf, max) : this.fromStarts(findLiteral(buf, this.needle, scan === 'ascii-folded', max));
   }
 
-  /** Whether the term matches at all: stops at the first match. */
+  /**
+   * How an indexed literal is matched in `buf`: byte for byte (case-sensitive), by the
+   * core's ASCII case folding, or by RE2 (Unicode folding).
+   */
+  private literalScan(buf: Buffer, asciiFoldsOnly: boolean): 'exact' | 'ascii-folded' | 'regex' {
+    if (this.query.caseSensitive) return 'exact';
+    if (this.reference || !this.asciiNeedle) return 'regex';
+    // ASCII folding equals Unicode folding for an ASCII needle unless the document holds
+    // one of the two non-ASCII code points that fold to ASCII letters (K, s).
+    if (this.needleHasKS && !asciiFoldsOnly && foldsToAscii(buf)) return 'regex';
+    return 'ascii-folded';
+  }
+
+  /** Whether the term matches at all (a negated term): a literal is looked for from the middle of a long document on (containsLiteral). */
   exists(buf: Buffer, asciiFoldsOnly = false): boolean {
-    const q = this.query;
-    // A case-sensitive literal: the native search stops at the first occurrence and
-    // copies nothing (the core copies the whole document into wasm memory first).
-    if (q.kind === 'literal' && q.caseSensitive && !this.reference) return this.needle.length === 0 ? false : buf.indexOf(this.needle) !== -1;
+    if (this.query.kind === 'literal' && !this.reference) {
+      const scan = this.literalScan(buf, asciiFoldsOnly);
+      if (scan !== 'regex') return containsLiteral(buf, this.needle, scan === 'ascii-folded');
+    }
     return this.find(buf, 1, asciiFoldsOnly).length > 0;
   }
 

@@ -10,6 +10,7 @@ import {
   PostingsBuilder,
   REQUIRED_EXPORTS,
   decodePostings,
+  containsLiteral,
   findLiteral,
   foldBytes,
   hash32,
@@ -539,6 +540,35 @@ test('intersectSorted and unionSorted match the reference (balanced and skewed)'
     same(unionSorted(a, big), unionRef(a, big), `union ${small}`);
     same(unionSorted(big, a), unionRef(a, big), `union swapped ${small}`);
   }
+});
+
+test('containsLiteral says whether findLiteral finds anything, wherever the needle lies; the same document searched again after it is found whole', () => {
+  const rng = new Rng(61);
+  for (let t = 0; t < 600; t++) {
+    // Past the whole-document size (two first windows, 16 KiB), up to a few window doublings.
+    const n = rng.pick([1, 2, 3, 40, 300]) * 1024 + rng.int(20_000);
+    const hay = randomBytes(rng, n, rng.pick(['code', 'tiny', 'ascii']));
+    const m = rng.pick([1, 2, 3, 8, 12, 17, 33]);
+    const mid = n >>> 1;
+    // Planted at the start, the end, just before, across and at the middle, at a window
+    // boundary on either side of it, anywhere; or not planted at all.
+    const spots = [0, n - m, mid - m, mid - (m >> 1), mid, mid + 8192 - 1, mid + 8192 + 16384 - (m >> 1), 8192 - (m >> 1), rng.int(n - m + 1)];
+    const needle = randomBytes(rng, m, 'ascii');
+    const r = rng.int(spots.length + 1);
+    if (r < spots.length) {
+      const at = Math.max(0, Math.min(n - m, spots[r]!));
+      hay.set(needle, at);
+    }
+    const ci = rng.chance(0.5);
+    const probe = ci && rng.chance(0.5) ? needle.map((b) => (b >= 0x61 && b <= 0x7a ? b - 32 : b)) : needle;
+    const want = findRef(hay, probe, ci, 1).length > 0;
+    assert.equal(containsLiteral(hay, probe, ci), want, `case ${t}: n=${n} m=${m} spot=${r} ci=${ci}`);
+    // The document is partly laid out now (its second half, a prefix): searching it again
+    // must copy what is missing, not trust what is there.
+    same(findLiteral(hay, probe, ci, Infinity), findRef(hay, probe, ci, Infinity), `then findLiteral, case ${t}`);
+  }
+  assert.equal(containsLiteral(enc.encode('abc'), new Uint8Array(0), false), false, 'empty needle');
+  assert.equal(containsLiteral(enc.encode('ab'), enc.encode('abc'), false), false, 'needle longer than hay');
 });
 
 test('findLiteral matches the reference', () => {
