@@ -8,6 +8,7 @@
 import { PROJECT_ROOT, webUi } from './web/handler.ts';
 import { readFileSync, statSync } from 'node:fs';
 import { ServiceError } from './errors.ts';
+import { readiness } from './http/readiness.ts';
 import { join } from 'node:path';
 import { INSTALL_ROOT } from './install-root.ts';
 import type { Config } from './config/types.ts';
@@ -232,11 +233,28 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     routes.push(...sessionRoutes(services, authenticator, sessions));
     routes.push(...credentialRoutes(services));
     const metricsAllowed = metricsGate(metricsAuth(settings), authenticator, options.env);
+    // Started once the server listens (below); /readyz reads how far its first pass got.
+    let scheduler: SyncScheduler | undefined;
     server = await startHttpServer({
       host: options.host,
       port: options.port,
       routes,
       extra: [
+        {
+          method: 'GET',
+          path: '/readyz',
+          async handle() {
+            const state = view.current();
+            const out = readiness({
+              unavailable: services.unavailable(),
+              firstPassRunning: scheduler !== undefined && scheduler.passes === 0,
+              repos: store.listRepos(),
+              loaded: new Set(state.manifests.map((m) => m.repoId)),
+              damaged: new Set(state.broken.map((b) => b.repoId)),
+            });
+            return { status: out.status, contentType: 'application/json', body: JSON.stringify(out.body) };
+          },
+        },
         {
           method: 'GET',
           path: '/metrics',
@@ -271,7 +289,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     services.searcher = searcher;
     searcher.warm();
 
-    let scheduler: SyncScheduler | undefined;
     const s = searcher;
     if (options.sync !== false && Object.keys(config.connections).length > 0) {
       scheduler = new SyncScheduler({ config, dataDir, store, log: logger, inUse: () => s.inUse() });

@@ -27,7 +27,7 @@ export interface HttpServerOptions {
   port: number;
   routes: Route[];
   /** Routes outside /api served as they are (GET /metrics); `handle` checks its own access (401/403 thrown as ServiceError). */
-  extra?: Array<{ method: 'GET'; path: string; handle(headers: Readonly<Record<string, string>>): Promise<{ contentType: string; body: string }> }>;
+  extra?: Array<{ method: 'GET'; path: string; handle(headers: Readonly<Record<string, string>>): Promise<{ status?: number; contentType: string; body: string }> }>;
   /**
    * The web UI (daemon/web/): GET and HEAD of a path outside /api/ that no route claims.
    * Answers with a page or asset, or undefined for a 404.
@@ -168,7 +168,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       if (extra) {
         routeLabel = url;
         const out = await extra.handle(headers);
-        reply.send(200, out.body, [['Content-Type', out.contentType]]);
+        reply.send(out.status ?? 200, out.body, [['Content-Type', out.contentType]]);
         return;
       }
       if (!found && options.web && lookup === 'GET' && !url.startsWith('/api/')) {

@@ -1,0 +1,41 @@
+// GET /readyz: whether this daemon should be sent search traffic (a load balancer's or an
+// orchestrator's readiness probe), apart from GET /api/health (alive and able to answer).
+// Not ready (503) until every repository the store knows has its content shards loaded in
+// the index, and, when connections are configured and nothing is known yet, until the first
+// sync pass has listed them. A repository whose last sync failed with nothing indexed, or
+// whose index is damaged, does not hold readiness back: it would never come, and both are
+// reported elsewhere (GET /api/repos, /metrics, the logs).
+
+import type { RepoState } from '../store/store.ts';
+
+export interface ReadinessFacts {
+  /** Why the daemon cannot serve at all (shutting down, the store unreadable): Services.unavailable(). */
+  unavailable: string | undefined;
+  /** Connections are configured and the first sync pass has not ended. */
+  firstPassRunning: boolean;
+  /** The repositories the store knows (not deleted). */
+  repos: ReadonlyArray<{ repoId: number; state: RepoState }>;
+  /** Repositories whose content shards the index holds, and those whose index is damaged. */
+  loaded: ReadonlySet<number>;
+  damaged: ReadonlySet<number>;
+}
+
+export interface ReadinessBody {
+  status: 'ready' | 'starting' | 'unavailable';
+  reason?: string;
+  repositories: { total: number; searchable: number; waiting: number };
+}
+
+export function readiness(f: ReadinessFacts): { status: 200 | 503; body: ReadinessBody } {
+  const searchable = f.repos.filter((r) => f.loaded.has(r.repoId)).length;
+  const waiting = f.repos.filter((r) => !f.loaded.has(r.repoId) && !f.damaged.has(r.repoId) && r.state !== 'failed').length;
+  const repositories = { total: f.repos.length, searchable, waiting };
+  if (f.unavailable !== undefined) return { status: 503, body: { status: 'unavailable', reason: f.unavailable, repositories } };
+  if (f.firstPassRunning && f.repos.length === 0) {
+    return { status: 503, body: { status: 'starting', reason: 'the first sync pass has not listed the configured repositories yet', repositories } };
+  }
+  if (waiting > 0) {
+    return { status: 503, body: { status: 'starting', reason: `${waiting} of ${f.repos.length} repositories are not indexed yet`, repositories } };
+  }
+  return { status: 200, body: { status: 'ready', repositories } };
+}
