@@ -18,6 +18,8 @@ import { collectGarbage, named } from './index/manifest.ts';
 import { closeAllRepositories } from './repos/git-repo-cache.ts';
 import { SyncScheduler } from './sync/scheduler.ts';
 import { Searcher } from './search/searcher.ts';
+import { collectHeap } from './runtime/collect-heap.ts';
+import { IdleCollector } from './runtime/idle-collector.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
 import { StoreAuthenticator } from './auth/authenticator.ts';
@@ -107,6 +109,9 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
+/** How long searches stay quiet before the threads collect their heaps (IdleCollector). */
+const QUIET_MS = 3000;
+
 export const VERSION = (JSON.parse(readFileSync(join(INSTALL_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** Every schema of the API, with the configured bound of `matches`. */
@@ -125,6 +130,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let server: HttpServer | undefined;
   let searcher: Searcher | undefined;
   let counter: RateCounter | undefined;
+  let idle: IdleCollector | undefined;
   try {
     // One view of the index for the catalog, the searcher and the metrics: a damaged
     // repository is logged once, counted, and left out of all three.
@@ -138,9 +144,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
     const catalog = new Catalog(dataDir, store, view);
     const metrics: Metrics = new Metrics({ store, indexSize: () => indexSize(view), brokenRepos: () => view.current().broken.length, searchLoad: () => searcher?.load() ?? { busy: 0, queued: 0 } });
+    // Once searches have gone quiet, every thread collects its heap: what a burst left
+    // (reply buffers, stream chunks) goes back instead of staying resident while idle.
+    idle = new IdleCollector(QUIET_MS, () => {
+      collectHeap();
+      searcher?.collectHeaps();
+    });
     const gate = new SearchGate(settings.search.maxConcurrent, settings.search.maxQueued, (running, waiting) => {
       metrics.running.set(running);
       metrics.queue.set(waiting);
+      if (running + waiting > 0) idle!.busy();
+      else idle!.quiet();
     }, () => metrics.rejected.inc());
     const schemas = apiSchemas(config);
     const validators = new Validators(schemas);
@@ -350,6 +364,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         closing ??= (async () => {
           stopping = true;
           clearInterval(gc);
+          idle?.close();
           await srv.close(settings.http.shutdownTimeoutMs);
           // No request is left to fail: the open counts of failed authentications are recorded.
           authFailures.flush(true);

@@ -225,6 +225,12 @@ export class SearchPool {
     for (const s of this.slots) this.post(s, { kind: 'verified', add, gone });
   }
 
+  /** Asks every worker thread to collect its heap (searches have gone quiet); an in-thread worker's heap is its starter's. */
+  collectHeaps(): void {
+    if (this.inThread) return;
+    for (const s of this.slots) this.post(s, { kind: 'collect' });
+  }
+
   /** Tells every worker to drop its mapping of these shard files (after a re-index). */
   forget(keys: string[]): void {
     for (const s of this.slots) this.post(s, { kind: 'forget', keys });

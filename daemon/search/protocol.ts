@@ -131,7 +131,9 @@ export type ToWorker =
    * reads a file shares one, so a document's checksum is computed once per process.
    * `gone`: files no search will open again.
    */
-  | { kind: 'verified'; add: Array<[string, SharedArrayBuffer]>; gone: string[] };
+  | { kind: 'verified'; add: Array<[string, SharedArrayBuffer]>; gone: string[] }
+  /** Searches have gone quiet: collect the heap now (runtime/collect-heap.ts). */
+  | { kind: 'collect' };
 
 /** Worker → main thread: replies of shards of a search (`body` is a packed ShardReply[], one per entry of `shards`). */
 export interface FromWorker {

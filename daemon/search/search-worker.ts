@@ -12,6 +12,7 @@ import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONT
 import { searchShard } from './shard-search.ts';
 import { resultRepo, shapeInto, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
 import { compareRanked } from './rank.ts';
+import { collectHeap } from '../runtime/collect-heap.ts';
 
 // Set once by serveSearches: one worker per module instance (a thread, or the thread of an
 // in-thread pool).
@@ -207,6 +208,9 @@ function onMessage(msg: ToWorker): void {
     case 'verified':
       for (const [path, bitmap] of msg.add) verified.set(path, bitmap);
       for (const path of msg.gone) verified.delete(path);
+      return;
+    case 'collect':
+      collectHeap();
       return;
     case 'search': {
       const s: Known = { task: packr.unpack(msg.body) as SearchTask, control: new Int32Array(msg.control), flag: new Int32Array(msg.cancel), sentAt: msg.sentAt };

@@ -238,6 +238,11 @@ export class Searcher {
     return this.pool?.load() ?? { busy: 0, queued: 0 };
   }
 
+  /** Asks the worker threads to collect their heaps (the daemon's searches have gone quiet). */
+  collectHeaps(): void {
+    this.pool?.collectHeaps();
+  }
+
   get shardCount(): number {
     return this.current.entries.length;
   }
