@@ -20,6 +20,7 @@ import { SyncScheduler } from './sync/scheduler.ts';
 import { Searcher } from './search/searcher.ts';
 import { collectHeap } from './runtime/collect-heap.ts';
 import { IdleCollector } from './runtime/idle-collector.ts';
+import { trimHeap } from './runtime/heap-trim.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
 import { StoreAuthenticator } from './auth/authenticator.ts';
@@ -111,6 +112,8 @@ export interface Daemon {
 
 /** How long searches stay quiet before the threads collect their heaps (IdleCollector). */
 const QUIET_MS = 3000;
+/** How long after the collections the C heap is trimmed (the workers' come a message later). */
+const TRIM_AFTER_MS = 1000;
 
 export const VERSION = (JSON.parse(readFileSync(join(INSTALL_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -146,9 +149,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const metrics: Metrics = new Metrics({ store, indexSize: () => indexSize(view), brokenRepos: () => view.current().broken.length, searchLoad: () => searcher?.load() ?? { busy: 0, queued: 0 } });
     // Once searches have gone quiet, every thread collects its heap: what a burst left
     // (reply buffers, stream chunks) goes back instead of staying resident while idle.
+    // The workers collect when their message arrives; what the collections free goes
+    // back to the C heap, whose free pages are then given back to the system.
     idle = new IdleCollector(QUIET_MS, () => {
       collectHeap();
       searcher?.collectHeaps();
+      setTimeout(trimHeap, TRIM_AFTER_MS).unref();
     });
     const gate = new SearchGate(settings.search.maxConcurrent, settings.search.maxQueued, (running, waiting) => {
       metrics.running.set(running);

@@ -2,7 +2,8 @@
 # Idempotent set-up for a fresh Debian/Ubuntu machine and for an existing checkout:
 #   1. apt-installs the system packages the build and the tests need, only when missing;
 #   2. runs `npm ci` when node_modules does not match package-lock.json;
-#   3. builds the WebAssembly core when its sources are newer than the build;
+#   3. builds the WebAssembly core when its sources are newer than the build, and the
+#      native heap-trim addon (native/heap-trim) likewise;
 #   4. compiles the TypeScript into dist/ when the sources changed since (scripts/compile.js).
 # Quick (a few seconds) when nothing is missing.
 set -euo pipefail
@@ -48,6 +49,14 @@ out=core/build/trawl-core.wasm
 if [ ! -f "$out" ] || [ -n "$(find core/assembly asconfig.json -newer "$out" -print -quit)" ]; then
   log "building the WebAssembly core"
   npm run --silent build:wasm
+fi
+
+# The heap-trim addon (a few seconds with node-gyp, which npm provides to its scripts): the
+# daemon gives freed C heap pages back once its searches have gone quiet.
+addon=native/heap-trim/build/Release/heap_trim.node
+if [ ! -f "$addon" ] || [ -n "$(find native/heap-trim -maxdepth 1 -newer "$addon" -type f -print -quit)" ]; then
+  log "building the native heap-trim addon"
+  npm run --silent build:native
 fi
 
 # --- 4. the compiled JavaScript ------------------------------------------------------

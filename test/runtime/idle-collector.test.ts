@@ -1,9 +1,11 @@
 // The idle collector: once per burst of work, after the work has been quiet for its time;
-// and the heap collection it runs.
+// the heap collection and the C heap trim it runs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { IdleCollector } from '../../daemon/runtime/idle-collector.ts';
 import { collectHeap } from '../../daemon/runtime/collect-heap.ts';
+import { HEAP_TRIM_ADDON, trimHeap } from '../../daemon/runtime/heap-trim.ts';
+import { existsSync } from 'node:fs';
 
 test('collects once, quietMs after the last work ends; new work puts it off', (t) => {
   t.mock.timers.enable({ apis: ['setTimeout'] });
@@ -39,4 +41,15 @@ test('collectHeap collects this thread and gives no gc to code that did not ask 
   collectHeap();
   assert.equal(held.deref(), undefined, 'an unreachable object is gone');
   assert.equal(typeof (globalThis as { gc?: unknown }).gc, 'undefined');
+});
+
+test('trimHeap gives free C heap pages back where glibc is (the addon setup builds)', () => {
+  const glibc = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header.glibcVersionRuntime;
+  const trimmed = trimHeap();
+  if (glibc) {
+    assert.ok(existsSync(HEAP_TRIM_ADDON), `setup built ${HEAP_TRIM_ADDON}`);
+    assert.equal(typeof trimmed, 'boolean');
+  } else {
+    assert.ok(trimmed === null || trimmed === false);
+  }
 });
