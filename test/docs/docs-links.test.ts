@@ -12,7 +12,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 const ROOT = join(import.meta.dirname, '../..');
 const PAGES = ['README.md', 'bench/README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 /** Top-level folders whose paths the pages name. */
-const SOURCE_DIRS = ['bench', 'bin', 'core', 'daemon', 'docs', 'scripts', 'test', 'web'];
+const SOURCE_DIRS = ['bench', 'bin', 'core', 'daemon', 'docs', 'native', 'scripts', 'test', 'web'];
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to dashes. */
 export function slug(heading: string): string {
