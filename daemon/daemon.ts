@@ -5,7 +5,7 @@
 // `trawl serve` and the tests start it here. Only bench/ and cli/ sit above it
 // (test/architecture/floors.test.ts).
 
-import { PROJECT_ROOT, webUi } from './web/handler.ts';
+import { webUi } from './web/handler.ts';
 import { readFileSync, statSync } from 'node:fs';
 import { ServiceError } from './errors.ts';
 import { readiness } from './http/readiness.ts';
@@ -133,7 +133,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let server: HttpServer | undefined;
   let searcher: Searcher | undefined;
   let counter: RateCounter | undefined;
-  let idle: IdleCollector | undefined;
   try {
     // One view of the index for the catalog, the searcher and the metrics: a damaged
     // repository is logged once, counted, and left out of all three.
@@ -151,7 +150,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // (reply buffers, stream chunks) goes back instead of staying resident while idle.
     // The workers collect when their message arrives; what the collections free goes
     // back to the C heap, whose free pages are then given back to the system.
-    idle = new IdleCollector(QUIET_MS, () => {
+    const idle = new IdleCollector(QUIET_MS, () => {
       collectHeap();
       searcher?.collectHeaps();
       setTimeout(trimHeap, TRIM_AFTER_MS).unref();
@@ -159,8 +158,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const gate = new SearchGate(settings.search.maxConcurrent, settings.search.maxQueued, (running, waiting) => {
       metrics.running.set(running);
       metrics.queue.set(waiting);
-      if (running + waiting > 0) idle!.busy();
-      else idle!.quiet();
+      if (running + waiting > 0) idle.busy();
+      else idle.quiet();
     }, () => metrics.rejected.inc());
     const schemas = apiSchemas(config);
     const validators = new Validators(schemas);
@@ -284,7 +283,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           },
         },
       ],
-      web: webUi(PROJECT_ROOT, (err) => logger.error({ err: err.message }, 'the web UI could not be built: its pages answer 500')).handle,
+      web: webUi(INSTALL_ROOT, (err) => logger.error({ err: err.message }, 'the web UI could not be built: its pages answer 500')).handle,
       validators,
       authenticator,
       rateLimiter: limiter,
@@ -370,7 +369,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         closing ??= (async () => {
           stopping = true;
           clearInterval(gc);
-          idle?.close();
+          idle.close();
           await srv.close(settings.http.shutdownTimeoutMs);
           // No request is left to fail: the open counts of failed authentications are recorded.
           authFailures.flush(true);

@@ -11,6 +11,7 @@ import { INSTALL_ROOT } from '../install-root.ts';
 /** Where setup's node-gyp build leaves the addon. */
 export const HEAP_TRIM_ADDON = join(INSTALL_ROOT, 'native/heap-trim/build/Release/heap_trim.node');
 
+/** The addon once looked for (null: not there); undefined until the first trim. */
 let addon: { trim(): boolean } | null | undefined;
 
 function load(): { trim(): boolean } | null {
@@ -20,6 +21,6 @@ function load(): { trim(): boolean } | null {
 
 /** Returns free heap pages to the system: whether any were; null without the addon. */
 export function trimHeap(): boolean | null {
-  addon ??= load();
+  if (addon === undefined) addon = load();
   return addon ? addon.trim() : null;
 }

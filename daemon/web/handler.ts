@@ -6,7 +6,6 @@
 // styles from this origin only, so even a markup bug cannot run injected script.
 
 import { gzipSync } from 'node:zlib';
-import { INSTALL_ROOT } from '../install-root.ts';
 import type { WebResponse } from '../http/server.ts';
 import { buildAssets, type WebAssets } from './assets.ts';
 import { shellHtml } from './shell.ts';
@@ -71,6 +70,3 @@ export function webUi(root: string, onError: (err: Error) => void): WebUi {
     },
   };
 }
-
-/** The project directory (web/ is read from it). */
-export const PROJECT_ROOT = INSTALL_ROOT;
