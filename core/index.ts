@@ -40,9 +40,9 @@ let liveBuilder: PostingsBuilder | null = null;
  * Builds the posting lists of one shard.
  *
  * Only one builder may be live per thread at a time: it owns large regions of this
- * thread's wasm memory (a 2 MiB dedup bitset and the growing pair list while adding;
- * a 64 MiB counting table during finish). Creating a second one before the first was
- * finished or disposed throws.
+ * thread's wasm memory (a 16 MiB dedup table and the growing pair and mask lists while
+ * adding; a 64 MiB counting table during finish). Creating a second one before the first
+ * was finished or disposed throws.
  *
  * Posting list encoding (the format decodePostings reads): a list of ascending doc ids
  * d0 < d1 < ... is stored as the deltas d0, d1 - d0, d2 - d1, ..., each as an unsigned
@@ -50,12 +50,19 @@ let liveBuilder: PostingsBuilder | null = null;
  * but the last of a value). Lists are concatenated in ascending trigram order with no
  * separators; `offsets[i]` is where list i starts in `blob` and `counts[i]` says how many
  * varints it holds.
+ *
+ * Follow masks (`follow`, one byte per posting, in the lists' order): bit (b & 7) is set
+ * when some occurrence of the trigram in that document is followed by the folded byte b
+ * (core/assembly/ngrams.ts distinctTrigrams). List i's masks start at the sum of the
+ * counts before it.
  */
 export class PostingsBuilder {
   #core: Core;
   #seen: Block | null;
-  #pairs: Block | null;
+  #pairs: Block | null = null;
   #pairsLen = 0;
+  /** Each pair's follow mask, u8 per pair. */
+  #masks: Block | null = null;
   #docCounts: Uint32Array;
   #numDocs = 0;
   #live = true;
@@ -73,8 +80,10 @@ export class PostingsBuilder {
       // about 5.2, /usr/include about 9.7). Reserving for the dense end costs little:
       // grown wasm pages only take physical memory once written.
       this.#pairs = c.arena.alloc(Math.min(Math.max(1 << 16, Math.ceil(expected / 5)), 1 << 26) * 4);
+      this.#masks = c.arena.alloc(this.#pairs.size / 4);
     } catch (err) {
       c.arena.free(this.#seen);
+      if (this.#pairs) c.arena.free(this.#pairs);
       throw err;
     }
     c.u8.fill(0, this.#seen.off, this.#seen.off + c.seenBytes);
@@ -110,8 +119,15 @@ export class PostingsBuilder {
       const need = Math.min(f - 2, lim + 1) + 1; // see distinctTrigrams: room it may write
       const pairs = this.#pairs!;
       const want = (this.#pairsLen + need) * 4;
-      if (want > pairs.size) c.arena.resize(pairs, Math.max(want, Math.ceil(pairs.size * 1.5)), this.#pairsLen * 4);
-      cnt = c.ex.distinctTrigrams(base + foldOff, f, this.#seen!.off, pairs.off + this.#pairsLen * 4, lim);
+      if (want > pairs.size) {
+        const size = Math.max(want, Math.ceil(pairs.size * 1.5));
+        c.arena.resize(pairs, size, this.#pairsLen * 4);
+        c.arena.resize(this.#masks!, Math.ceil(size / 4), this.#pairsLen);
+      }
+      // The last trigram's "next" byte (distinctTrigrams): a zero, so that a shard's bytes
+      // depend on its input only.
+      c.u8[base + foldOff + f] = 0;
+      cnt = c.ex.distinctTrigrams(base + foldOff, f, this.#seen!.off, pairs.off + this.#pairsLen * 4, this.#masks!.off + this.#pairsLen, lim);
       if (cnt < 0) return -1;
       this.#pairsLen += cnt;
     }
@@ -125,7 +141,7 @@ export class PostingsBuilder {
   }
 
   /** Finishes: for every trigram that occurs, in ascending id order: its id, how many docs contain it, and the byte offset of its list in `blob`. Each list is the ascending doc ids, LEB128-varint delta encoded (see the class comment for the exact encoding; decodePostings reads it). */
-  finish(options?: { path?: 'table' | 'sort' }): { ids: Uint32Array; counts: Uint32Array; offsets: Uint32Array; blob: Uint8Array } {
+  finish(options?: { path?: 'table' | 'sort' }): { ids: Uint32Array; counts: Uint32Array; offsets: Uint32Array; blob: Uint8Array; follow: Uint8Array } {
     if (!this.#live) throw new Error('PostingsBuilder: already finished or disposed');
     const c = this.#core;
     const a = c.arena;
@@ -145,31 +161,37 @@ export class PostingsBuilder {
       a.free(this.#seen!);
       this.#seen = null;
       const pairs = this.#pairs!;
+      const masks = this.#masks!;
       // Steps 1-3 give every trigram's id and doc count, ascending, and the docs of each
       // list one after the other. The counting table costs the same (~60 ms: 64 MiB
       // cleared and scanned twice) whatever the input; a small builder (a delta shard of a
       // few files) sorts its pairs instead. Both give the same lists (core.test.ts).
       const path = options?.path ?? (P <= SORT_MAX_PAIRS && D <= SORT_MAX_DOCS ? 'sort' : 'table');
-      let ids: Block, counts: Block, docs: Block, K: number;
+      let ids: Block, counts: Block, docs: Block, follow: Block, K: number;
       if (path === 'sort') {
         c.ex.keysToIds(pairs.off, P);
-        // One number per pair, trigram id above doc id: sorted, they are in list order.
+        // One number per pair, trigram id above doc id above follow mask: sorted, they are
+        // in list order (ids are distinct per document, so the mask never decides).
         const keys = new Float64Array(P);
         const at = pairs.off / 4;
+        const u8 = c.u8;
         for (let d = 0, i = 0; d < D; d++) {
-          for (const stop = i + this.#docCounts[d]!; i < stop; i++) keys[i] = c.u32[at + i]! * SORT_MAX_DOCS + d;
+          for (const stop = i + this.#docCounts[d]!; i < stop; i++) keys[i] = (c.u32[at + i]! * SORT_MAX_DOCS + d) * 256 + u8[masks.off + i]!;
         }
         keys.sort();
+        const unit = SORT_MAX_DOCS * 256;
         K = 0;
-        for (let i = 0; i < P; i++) if (i === 0 || Math.floor(keys[i]! / SORT_MAX_DOCS) !== Math.floor(keys[i - 1]! / SORT_MAX_DOCS)) K++;
+        for (let i = 0; i < P; i++) if (i === 0 || Math.floor(keys[i]! / unit) !== Math.floor(keys[i - 1]! / unit)) K++;
         ids = take(K * 4);
         counts = take(K * 4);
         docs = take(P * 4);
+        follow = take(P);
         const u32 = c.u32;
         let k = -1;
         let prev = -1;
         for (let i = 0; i < P; i++) {
-          const t = Math.floor(keys[i]! / SORT_MAX_DOCS);
+          const key = keys[i]!;
+          const t = Math.floor(key / unit);
           if (t !== prev) {
             k++;
             u32[ids.off / 4 + k] = t;
@@ -177,7 +199,9 @@ export class PostingsBuilder {
             prev = t;
           }
           u32[counts.off / 4 + k]!++;
-          u32[docs.off / 4 + i] = keys[i]! - t * SORT_MAX_DOCS;
+          const rest = key - t * unit;
+          u32[docs.off / 4 + i] = Math.floor(rest / 256);
+          u8[follow.off + i] = rest % 256;
         }
       } else {
         // 1. Count each trigram's docs in a table indexed by trigram id.
@@ -193,12 +217,15 @@ export class PostingsBuilder {
         const docCounts = take(D * 4);
         c.u32.set(this.#docCounts.subarray(0, D), docCounts.off / 4);
         docs = take(P * 4);
-        c.ex.scatterDocs(pairs.off, docCounts.off, D, table.off, docs.off);
+        follow = take(P);
+        c.ex.scatterDocs(pairs.off, masks.off, docCounts.off, D, table.off, docs.off, follow.off);
         drop(table);
         drop(docCounts);
       }
       a.free(pairs);
       this.#pairs = null;
+      a.free(masks);
+      this.#masks = null;
       // 4. Varint-encode every list (at most 5 bytes per entry).
       const blob = take(P * 5 + 16);
       const offsets = take(K * 4);
@@ -209,6 +236,7 @@ export class PostingsBuilder {
         counts: u32.slice(counts.off / 4, counts.off / 4 + K),
         offsets: u32.slice(offsets.off / 4, offsets.off / 4 + K),
         blob: c.u8.slice(blob.off, blob.off + blobLen),
+        follow: c.u8.slice(follow.off, follow.off + P),
       };
     } finally {
       for (const b of blocks) a.free(b);
@@ -223,8 +251,10 @@ export class PostingsBuilder {
     const a = this.#core.arena;
     if (this.#seen) a.free(this.#seen);
     if (this.#pairs) a.free(this.#pairs);
+    if (this.#masks) a.free(this.#masks);
     this.#seen = null;
     this.#pairs = null;
+    this.#masks = null;
     this.#docCounts = new Uint32Array(0);
     if (liveBuilder === this) liveBuilder = null;
   }
@@ -240,16 +270,22 @@ export function decodePostings(bytes: Uint8Array, count: number): Uint32Array {
   const outOff = align(srcLen);
   const base = c.scratch(outOff + count * 4);
   c.u8.set(srcLen === bytes.length ? bytes : bytes.subarray(0, srcLen), base);
-  const r = c.ex.decodeList(base, srcLen, count, base + outOff);
+  const r = c.ex.decodeList(base, srcLen, count, 0, 0, base + outOff);
   if (r < 0) throw new Error('decodePostings: truncated or malformed posting list');
   const at = (base + outOff) / 4;
   return c.u32.slice(at, at + count);
 }
 
-/** One encoded posting list: its bytes (as decodePostings reads them) and its length in doc ids. */
+/**
+ * One encoded posting list: its bytes (as decodePostings reads them) and its length in doc
+ * ids; optionally its follow masks (one byte per doc id, PostingsBuilder) with the bits a
+ * document's mask must hold to be kept (`want`, 0: none).
+ */
 export interface EncodedList {
   bytes: Uint8Array;
   count: number;
+  follow?: Uint8Array;
+  want?: number;
 }
 
 /**
@@ -258,7 +294,8 @@ export interface EncodedList {
  * with the running set while it is decoded (up to the set's last id), and only the result
  * comes out, so no list is copied out and back. The second list is always merged; before
  * each later list `next` is read, `goOn(next, before, after)` says whether it is worth it,
- * given the set's sizes before and after the last merge. An empty set ends it.
+ * given the set's sizes before and after the last merge. An empty set ends it. A list with
+ * follow masks and a `want` keeps only the documents whose mask holds every wanted bit.
  * Returns null for n = 0 (no constraint). Throws on a malformed list (as decodePostings).
  * `list` and `goOn` must not call into the core.
  */
@@ -267,24 +304,28 @@ export function intersectPostings(n: number, list: (i: number) => EncodedList, g
   const first = list(0);
   if (first.count === 0) return new Uint32Array(0);
   const c = core();
-  // io layout: the set u32[first.count] | the list being merged (its bytes)
+  // io layout: the set u32[first.count] | the list being merged (its bytes) | its follow
+  // masks when it has a `want`
   const setBytes = align(first.count * 4);
-  const load = (l: EncodedList): { base: number; len: number } => {
+  const load = (l: EncodedList): { base: number; len: number; follow: number; want: number } => {
     // A value takes at most 5 bytes, so only that much of `bytes` can belong to the list.
     const len = Math.min(l.bytes.length, l.count * 5);
-    const base = c.scratch(setBytes + len, setBytes);
+    const want = l.follow && l.want ? l.want & 0xff : 0;
+    const followOff = setBytes + align(len);
+    const base = c.scratch(followOff + (want ? l.count : 0), setBytes);
     c.u8.set(len === l.bytes.length ? l.bytes : l.bytes.subarray(0, len), base + setBytes);
-    return { base, len };
+    if (want) c.u8.set(l.follow!.subarray(0, l.count), base + followOff);
+    return { base, len, follow: base + followOff, want };
   };
-  let { base, len } = load(first);
-  if (c.ex.decodeList(base + setBytes, len, first.count, base) < 0) throw new Error('intersectPostings: truncated or malformed posting list');
-  let size = first.count;
+  let { base, len, follow, want } = load(first);
+  let size = c.ex.decodeList(base + setBytes, len, first.count, follow, want, base);
+  if (size < 0) throw new Error('intersectPostings: truncated or malformed posting list');
   let before = size;
   for (let i = 1; i < n && size > 0 && (i === 1 || goOn(i, before, size)); i++) {
     const l = list(i);
     if (l.count === 0) return new Uint32Array(0);
-    ({ base, len } = load(l));
-    const k = c.ex.intersectEncoded(base, size, base + setBytes, len, l.count, base);
+    ({ base, len, follow, want } = load(l));
+    const k = c.ex.intersectEncoded(base, size, base + setBytes, len, l.count, follow, want, base);
     if (k < 0) throw new Error('intersectPostings: truncated or malformed posting list');
     before = size;
     size = k;
@@ -491,8 +532,8 @@ const TABLE_BYTES = (1 << 24) * 4;
  * 2^18 numbers takes ~20 ms here, about a third of the table's fixed cost).
  */
 const SORT_MAX_PAIRS = 1 << 18;
-/** ... when doc ids fit below this (a sort key is trigram id × this + doc id, exact in a double up to 2^52). */
-const SORT_MAX_DOCS = 1 << 28;
+/** ... when doc ids fit below this (a sort key is (trigram id × this + doc id) × 256 + follow mask, exact in a double up to 2^53). */
+const SORT_MAX_DOCS = 1 << 20;
 const PAGE = 65536;
 const MAX_BYTES = 65536 * PAGE; // wasm32 limit: 4 GiB
 
@@ -513,15 +554,15 @@ interface CoreExports {
   heapBase(): number;
   fold(src: number, n: number, dst: number): number;
   seenBytes(): number;
-  distinctTrigrams(folded: number, n: number, seen: number, out: number, limit: number): number;
+  distinctTrigrams(folded: number, n: number, seen: number, out: number, masks: number, limit: number): number;
   countTrigrams(pairs: number, n: number, table: number): void;
   keysToIds(pairs: number, n: number): void;
   countDistinct(table: number): number;
   collectTrigrams(table: number, ids: number, counts: number): number;
-  scatterDocs(pairs: number, docCounts: number, numDocs: number, table: number, docs: number): void;
+  scatterDocs(pairs: number, masks: number, docCounts: number, numDocs: number, table: number, docs: number, follow: number): void;
   encodeLists(docs: number, counts: number, k: number, blob: number, offsets: number): number;
-  decodeList(src: number, len: number, count: number, out: number): number;
-  intersectEncoded(acc: number, na: number, src: number, len: number, count: number, out: number): number;
+  decodeList(src: number, len: number, count: number, follow: number, want: number, out: number): number;
+  intersectEncoded(acc: number, na: number, src: number, len: number, count: number, follow: number, want: number, out: number): number;
   intersect(a: number, na: number, b: number, nb: number, out: number): number;
   union(a: number, na: number, b: number, nb: number, out: number): number;
   findLiteral(hay: number, n: number, needle: number, m: number, ci: number, out: number, max: number): number;

@@ -2,8 +2,11 @@
 // 24-bit number; the indexing path works on byte-reversed keys (see below). The query
 // side takes its trigrams in TypeScript (daemon/query, through core/index.ts trigramId).
 
-/** Size in bytes of the `seen` bitset used by distinctTrigrams: one bit per trigram id. */
-export const SEEN_BYTES: u32 = (1 << 24) >> 3; // 2 MiB
+/**
+ * Size in bytes of the `seen` table used by distinctTrigrams: one byte per trigram key,
+ * which collects the trigram's follow mask while it is non-zero.
+ */
+export const SEEN_BYTES: u32 = 1 << 24; // 16 MiB
 
 export function seenBytes(): u32 {
   return SEEN_BYTES;
@@ -11,8 +14,8 @@ export function seenBytes(): u32 {
 
 /**
  * Indexing path: appends the distinct trigrams of folded[0, n) to `out` (u32 each, in
- * order of first occurrence) and returns how many, or -1 as soon as there are more than
- * `limit` of them.
+ * order of first occurrence) and each one's follow mask to `masks` (u8 each, same
+ * order), and returns how many, or -1 as soon as there are more than `limit` of them.
  *
  * Keys, not ids: each entry is the *byte-reversed* key r = b0 | b1 << 8 | b2 << 16, which
  * is simply the little-endian u32 at the trigram's position masked to 24 bits. One
@@ -21,18 +24,23 @@ export function seenBytes(): u32 {
  * into ids (trigramIdOfKey), once per distinct pair rather than once per byte.
  * Because of the u32 load, one readable byte must follow folded + n.
  *
- * Dedup uses `seen`, a 2^24-bit bitset (SEEN_BYTES = 2 MiB) indexed by key. It must be
- * all zero on entry and is all zero again on return (also on the -1 path): every set bit
- * belongs to a key that was appended to `out`, so zeroing the byte of each appended key
- * clears them all, at a cost proportional to the distinct count rather than to 2 MiB.
- * A 2 MiB bitset stays in L2/L3 where a 64 MiB per-trigram stamp table would miss cache
- * on most rare trigrams. (Measured: byte-granular bit access beat 32-bit words, and the
- * branch-free update beat a branch on "already seen".)
+ * Follow mask: bit (b & 7) for every byte b that follows an occurrence of the trigram (the
+ * load's fourth byte, so no second load). It lets a search rule out a document holding
+ * every trigram of a literal but never one of them followed by the literal's next byte
+ * (shard-reader.ts, content-follow). The last trigram's "next" byte is the one past the
+ * end (whatever it holds): an extra bit only makes the filter weaker, never wrong.
  *
- * `out` needs room for min(n - 2, limit + 1) + 1 entries: the loop stores every key
- * unconditionally and advances the count only for new ones.
+ * Dedup uses `seen`, a 2^24-byte table (SEEN_BYTES = 16 MiB) indexed by key that
+ * accumulates the mask; a key is new while its byte is zero (every occurrence sets a bit).
+ * It must be all zero on entry and is all zero again on return (also on the -1 path):
+ * each appended key's byte is read out and cleared, at a cost proportional to the
+ * distinct count rather than to 16 MiB. A document's distinct trigrams touch a few
+ * thousand of its cache lines, which stay in L2 whatever the table's size.
+ *
+ * `out` needs room for min(n - 2, limit + 1) + 1 entries (the loop stores every key
+ * unconditionally and advances the count only for new ones); `masks` as many bytes.
  */
-export function distinctTrigrams(folded: usize, n: u32, seen: usize, out: usize, limit: u32): i32 {
+export function distinctTrigrams(folded: usize, n: u32, seen: usize, out: usize, masks: usize, limit: u32): i32 {
   if (n < 3) return 0;
   let cnt: u32 = 0;
   let p = folded;
@@ -45,20 +53,20 @@ export function distinctTrigrams(folded: usize, n: u32, seen: usize, out: usize,
     if (room < run) run = room;
     const stop = p + run;
     for (; p < stop; p++) {
-      const r = load<u32>(p) & 0xFFFFFF;
-      const w = seen + (<usize>r >> 3);
-      const bit: u32 = 1 << (r & 7);
+      const v = load<u32>(p);
+      const r = v & 0xFFFFFF;
+      const w = seen + <usize>r;
       const x = <u32>load<u8>(w);
-      store<u8>(w, x | bit);
+      store<u8>(w, x | (1 << ((v >> 24) & 7)));
       store<u32>(out + (<usize>cnt << 2), r);
-      cnt += <u32>((x & bit) == 0);
+      cnt += <u32>(x == 0);
     }
     if (cnt > limit) {
-      clearSeen(seen, out, cnt);
+      takeMasks(seen, out, masks, cnt);
       return -1;
     }
   }
-  clearSeen(seen, out, cnt);
+  takeMasks(seen, out, masks, cnt);
   return <i32>cnt;
 }
 
@@ -69,10 +77,13 @@ export function trigramIdOfKey(r: u32): u32 {
   return ((r & 0xFF) << 16) | (r & 0xFF00) | (r >> 16);
 }
 
+/** Copies the masks of the keys list[0, cnt) out of `seen` and clears their bytes. */
 // @ts-ignore: decorator
 @inline
-function clearSeen(seen: usize, list: usize, cnt: u32): void {
+function takeMasks(seen: usize, list: usize, masks: usize, cnt: u32): void {
   for (let k: u32 = 0; k < cnt; k++) {
-    store<u8>(seen + (<usize>load<u32>(list + (<usize>k << 2)) >> 3), 0);
+    const w = seen + <usize>load<u32>(list + (<usize>k << 2));
+    store<u8>(masks + <usize>k, load<u8>(w));
+    store<u8>(w, 0);
   }
 }

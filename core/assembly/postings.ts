@@ -5,6 +5,7 @@
 //   pairs     u32[P]  the distinct trigrams of doc 0, then of doc 1, ... (no doc ids), as
 //                     byte-reversed keys (ngrams.distinctTrigrams) until countTrigrams
 //                     rewrites them in place as trigram ids
+//   masks     u8[P]   each pair's follow mask (ngrams.distinctTrigrams)
 //   docCounts u32[D]  how many of `pairs` belong to each doc, in doc order
 // Working table during finish():
 //   table     u32[2^24] indexed by trigram id: first a count, then a write cursor
@@ -15,6 +16,9 @@
 //   least significant group first, bit 0x80 set on every byte except the last of a value.
 //   Lists are concatenated without separators; the list's doc count (kept beside its id)
 //   says where it ends.
+// Follow masks (scatterDocs): one byte per posting, in the lists' order, list after list
+// (list k's start is the sum of the counts before it): bit (b & 7) is set when some
+// occurrence of the trigram in that document is followed by the folded byte b.
 
 import { trigramIdOfKey } from './ngrams';
 
@@ -87,10 +91,11 @@ export function collectTrigrams(table: usize, ids: usize, counts: usize): u32 {
 
 /**
  * Scatters doc ids: for doc d (in ascending order) and each of its trigrams t,
- * docs[table[t]++] = d. Because docs are visited in ascending order every list comes
- * out sorted without a comparison sort.
+ * docs[table[t]] = d and follow[table[t]] = masks[i] (the pair's follow mask,
+ * ngrams.distinctTrigrams), then table[t]++. Because docs are visited in ascending order
+ * every list comes out sorted without a comparison sort, its masks beside it.
  */
-export function scatterDocs(pairs: usize, docCounts: usize, numDocs: u32, table: usize, docs: usize): void {
+export function scatterDocs(pairs: usize, masks: usize, docCounts: usize, numDocs: u32, table: usize, docs: usize, follow: usize): void {
   let i: u32 = 0;
   for (let d: u32 = 0; d < numDocs; d++) {
     const stop = i + load<u32>(docCounts + (<usize>d << 2));
@@ -99,6 +104,7 @@ export function scatterDocs(pairs: usize, docCounts: usize, numDocs: u32, table:
       const at = load<u32>(p);
       store<u32>(p, at + 1);
       store<u32>(docs + (<usize>at << 2), d);
+      store<u8>(follow + <usize>at, load<u8>(masks + <usize>i));
     }
   }
 }
@@ -132,18 +138,21 @@ export function encodeLists(docs: usize, counts: usize, k: u32, blob: usize, off
 }
 
 /**
- * Decodes `count` doc ids from src[0, len) into out (u32[count]).
- * Returns the number of bytes consumed, or -1 if the input ends early or a varint is
- * longer than 5 bytes / does not fit 32 bits.
+ * Decodes `count` doc ids from src[0, len) into out (u32[count]), keeping only those whose
+ * follow mask (follow[j] for the j-th id) holds every bit of `want`; want 0 keeps all and
+ * never reads `follow`. Returns how many were kept, or -1 if the input ends early or a
+ * varint is longer than 5 bytes / does not fit 32 bits.
  */
-export function decodeList(src: usize, len: u32, count: u32, out: usize): i32 {
+export function decodeList(src: usize, len: u32, count: u32, follow: usize, want: u32, out: usize): i32 {
   startList();
+  let k: u32 = 0;
   for (let j: u32 = 0; j < count; j++) {
     const id = nextId(src, len);
     if (id < 0) return -1;
-    store<u32>(out + (<usize>j << 2), <u32>id);
+    store<u32>(out + (<usize>k << 2), <u32>id);
+    if (want == 0 || ((<u32>load<u8>(follow + <usize>j)) & want) == want) k++;
   }
-  return <i32>vPos;
+  return <i32>k;
 }
 
 /** Read cursor of nextId, and the last doc id it returned. */
@@ -187,11 +196,13 @@ function nextId(src: usize, len: u32): i64 {
 /**
  * out = acc[0, na) ∩ the list of `count` doc ids encoded in src[0, len) (as decodeList
  * reads it), merged while it is decoded: the list is never written out, and decoding stops
- * once it passes acc's last id. Returns the intersection's length, or -1 when the part of
- * the list read is malformed (as decodeList). `out` may be `acc`: an id is written at or
- * behind the position it was read from.
+ * once it passes acc's last id. A common id is kept only if its follow mask (follow[j] for
+ * the list's j-th id) holds every bit of `want` (0: always; `follow` is then not read).
+ * Returns the intersection's length, or -1 when the part of the list read is malformed
+ * (as decodeList). `out` may be `acc`: an id is written at or behind the position it was
+ * read from.
  */
-export function intersectEncoded(acc: usize, na: u32, src: usize, len: u32, count: u32, out: usize): i32 {
+export function intersectEncoded(acc: usize, na: u32, src: usize, len: u32, count: u32, follow: usize, want: u32, out: usize): i32 {
   if (na == 0) return 0;
   let i: u32 = 0;
   let k: u32 = 0;
@@ -206,8 +217,10 @@ export function intersectEncoded(acc: usize, na: u32, src: usize, len: u32, coun
       x = load<u32>(acc + (<usize>i << 2));
     }
     if (x == doc) {
-      store<u32>(out + (<usize>k << 2), x);
-      k++;
+      if (want == 0 || ((<u32>load<u8>(follow + <usize>j)) & want) == want) {
+        store<u32>(out + (<usize>k << 2), x);
+        k++;
+      }
       if (++i >= na) return <i32>k;
       x = load<u32>(acc + (<usize>i << 2));
     }

@@ -266,6 +266,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       [SectionKind.Names, Buffer.concat(names)],
       [SectionKind.ContentNgrams, ngramTable(contentPostings)],
       [SectionKind.ContentPostings, contentPostings.blob],
+      [SectionKind.ContentFollow, contentPostings.follow],
       [SectionKind.NameNgrams, ngramTable(namePostings)],
       [SectionKind.NamePostings, namePostings.blob],
       [SectionKind.Symbols, symbolSection],

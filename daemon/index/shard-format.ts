@@ -22,7 +22,11 @@ export const SHARD_MAGIC = 'TRAWLIDX';
 //      where each name is spelled in its file: symbol-index.ts); symbol-ngrams and
 //      symbol-postings index those names (a posting is a name, not a document).
 //      Version 2 and 3 shards are still read (sym: then scans each candidate's symbols).
-export const SHARD_VERSION = 4;
+//   5  the content-follow section: beside each content posting, a byte of the folded bytes
+//      that follow the trigram in that document (bit b & 7), so a literal's candidates
+//      must hold its trigrams each followed by the literal's next byte. Version 4 shards
+//      are still read (candidates are then the plain trigram intersection).
+export const SHARD_VERSION = 5;
 /** Oldest version this reader accepts. */
 export const SHARD_MIN_VERSION = 2;
 
@@ -47,6 +51,7 @@ export const enum SectionKind {
   Branches = 12,
   Oids = 13,
   SymbolIndex = 14,
+  ContentFollow = 15,
 }
 
 export const SECTION_NAMES: Record<number, string> = {
@@ -64,6 +69,7 @@ export const SECTION_NAMES: Record<number, string> = {
   12: 'branches',
   13: 'oids',
   14: 'symbol-index',
+  15: 'content-follow',
 };
 
 /** Sections of a version-2 shard, in file order. */
@@ -84,8 +90,11 @@ export const SECTION_ORDER_V2: readonly SectionKind[] = [
 /** Sections of a version-3 shard, in file order: version 2's, then branches and oids before meta. */
 export const SECTION_ORDER_V3: readonly SectionKind[] = [...SECTION_ORDER_V2.slice(0, -1), SectionKind.Branches, SectionKind.Oids, SectionKind.Meta];
 
-/** Sections every current (version 4) shard has, in file order: version 3's, then the symbol index before meta. */
-export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V3.slice(0, -1), SectionKind.SymbolIndex, SectionKind.Meta];
+/** Sections of a version-4 shard, in file order: version 3's, then the symbol index before meta. */
+export const SECTION_ORDER_V4: readonly SectionKind[] = [...SECTION_ORDER_V3.slice(0, -1), SectionKind.SymbolIndex, SectionKind.Meta];
+
+/** Sections every current (version 5) shard has, in file order: version 4's, then the content follow masks before meta. */
+export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V4.slice(0, -1), SectionKind.ContentFollow, SectionKind.Meta];
 
 /** Bytes of a git blob id in the oids section. */
 export const OID_SIZE = 20;

@@ -1,6 +1,6 @@
 // Reads a shard file, memory-mapped read-only.
 //
-// # The shard format, version 4 (history in shard-format.ts)
+// # The shard format, version 5 (history in shard-format.ts)
 //
 // A repository is indexed into one or more shard files (`<repoId>/g<generation>-<n>.trawl`
 // in the data dir, listed by the repository's manifest.json). All integers are
@@ -9,10 +9,11 @@
 //
 //   offset 0   header, 64 bytes
 //     0   magic          8 bytes  "TRAWLIDX"
-//     8   version        u32      3
+//     8   version        u32      5
 //     12  headerSize     u32      64
 //     16  fileSize       u64      the whole file; a shorter file is truncated
-//     24  sectionCount   u32      14 in version 4 (13 in version 3, 11 in version 2)
+//     24  sectionCount   u32      15 in version 5 (14 in version 4, 13 in version 3, 11 in
+//                                 version 2)
 //     28  tocHash        u32      xxHash32 (seed 0) of the table of contents
 //     32  reserved       28 bytes zero
 //     60  headerHash     u32      xxHash32 of bytes 0..59
@@ -66,6 +67,14 @@
 //     symbol-index      (version 4) the distinct symbol names, sorted, each with its
 //                       definitions (record, where the name is in the file); layout and a
 //                       worked example in symbol-index.ts, which reads it
+//     content-follow    (version 5) one byte per content posting, in content-postings'
+//                       order (list after list; row i's bytes start at the sum of the
+//                       counts before it): bit (b & 7) is set when some occurrence of the
+//                       trigram in that document is followed by the folded byte b (the
+//                       document's last trigram sets one arbitrary bit). A literal's
+//                       candidates must hold each of its trigrams followed by the literal's
+//                       next byte: a 4-gram test at one byte per posting (Linux 6.1:
+//                       `btrfs_extent_same_range` 26 -> 2 documents to read)
 //     meta              msgpack (records enabled, self-describing): ShardMeta in
 //                       shard-format.ts: repository and its flags, shard index,
 //                       languages, symbol kinds, skipped files with reasons, options
@@ -86,21 +95,24 @@
 // bytes are:
 //
 //   54 52 41 57 4c 49 44 58   "TRAWLIDX"
-//   04 00 00 00               version 4
+//   05 00 00 00               version 5
 //   40 00 00 00               header size 64
 //   .. .. .. .. 00 00 00 00   file size (low, high)
-//   0e 00 00 00               14 sections
+//   0f 00 00 00               15 sections
 //   ...                       tocHash, reserved, headerHash
 //   01 00 00 00 hh hh hh hh   toc[0]: kind 1 (content), hash
-//   90 01 00 00 00 00 00 00   offset 400 = 64 + 14*24 (already a multiple of 8)
+//   a8 01 00 00 00 00 00 00   offset 424 = 64 + 15*24 (already a multiple of 8)
 //   07 00 00 00 00 00 00 00   length 7
 //   ...
-//   offset 400: 69 6e 74 20 78 3b 0a   "int x;\n"
+//   offset 424: 69 6e 74 20 78 3b 0a   "int x;\n"
 //
 // The docs section holds one record {nameOff 0, nameLen 3, contentOff 0, contentLen 7, ...};
 // names holds "a.c"; content-ngrams lists the 5 trigrams "int" "nt " "t x" " x;" "x;\n"
 // (ids 0x696e74, 0x6e7420, ...), each with count 1; each of their lists in
-// content-postings is the single byte 00 (document 0). ctags finds the variable x: the
+// content-postings is the single byte 00 (document 0). content-follow holds one byte per
+// trigram in ascending id order: " x;" 04 ("\n" is 0x0a, bit 2), "int" 01 (" " 0x20, bit 0),
+// "nt " 01 ("x" 0x78), "t x" 08 (";" 0x3b, bit 3), "x;\n" 01 (the end: the builder reads a
+// zero there). ctags finds the variable x: the
 // symbols section holds one record {name "x", kind "variable", line 1, endLine 1}. The
 // branches section names one branch, HEAD, whose list is the byte 00; oids is 20 zeros. The
 // symbol index holds one name "x" with one definition (record 0, start 4).
@@ -123,6 +135,7 @@ import {
   SECTION_ORDER,
   SECTION_ORDER_V2,
   SECTION_ORDER_V3,
+  SECTION_ORDER_V4,
   SHARD_MIN_VERSION,
   SHARD_MAGIC,
   SHARD_VERSION,
@@ -183,8 +196,18 @@ export class NgramTable {
    */
   readonly bytesPerCandidate: number;
 
-  constructor(table: Buffer, postings: Buffer, bytesPerCandidate = 0) {
+  /** The follow mask of each posting (content-follow), in the postings' order; absent before version 5. */
+  private readonly follow: Buffer | undefined;
+  /** Where each row's masks start in `follow`: the sum of the counts before it (made at first use). */
+  private followStarts: Uint32Array | undefined;
+
+  /** The shard's path, for errors. */
+  private readonly path: string;
+
+  constructor(table: Buffer, postings: Buffer, bytesPerCandidate = 0, follow?: Buffer, path = '') {
     this.bytesPerCandidate = bytesPerCandidate;
+    this.follow = follow;
+    this.path = path;
     const n = table.readUInt32LE(0);
     const all = new Uint32Array(table.buffer, table.byteOffset, 2 + 3 * n);
     this.ids = all.subarray(2, 2 + n);
@@ -236,10 +259,39 @@ export class NgramTable {
     return (i + 1 < this.offsets.length ? this.offsets[i + 1]! : this.postings.length) - this.offsets[i]!;
   }
 
-  /** The posting list of table row `i` (find()) as stored. */
-  rowList(i: number): EncodedList {
+  /**
+   * The posting list of table row `i` (find()) as stored; with `want` (the follow bits a
+   * document must hold: ngram-query.ts) and a follow section, with the row's masks.
+   */
+  rowList(i: number, want = 0): EncodedList {
     const start = this.offsets[i]!;
-    return { bytes: this.postings.subarray(start, start + this.rowBytes(i)), count: this.counts[i]! };
+    const list: EncodedList = { bytes: this.postings.subarray(start, start + this.rowBytes(i)), count: this.counts[i]! };
+    if (want !== 0 && this.follow !== undefined) {
+      const at = this.rowFollowStart(i);
+      list.follow = this.follow.subarray(at, at + list.count);
+      list.want = want;
+    }
+    return list;
+  }
+
+  /** Whether the table has follow masks (version 5 content). */
+  get hasFollow(): boolean {
+    return this.follow !== undefined;
+  }
+
+  private rowFollowStart(i: number): number {
+    let starts = this.followStarts;
+    if (starts === undefined) {
+      starts = new Uint32Array(this.counts.length);
+      let sum = 0;
+      for (let r = 0; r < starts.length; r++) {
+        starts[r] = sum;
+        sum += this.counts[r]!;
+      }
+      if (sum !== this.follow!.length) throw new ShardError(this.path, `follow masks (${this.follow!.length} bytes) do not match the postings (${sum})`);
+      this.followStarts = starts;
+    }
+    return starts[i]!;
   }
 }
 
@@ -312,7 +364,13 @@ export class Shard {
     }
     this.nameBytes = section(SectionKind.Names);
     this.contentBytes = section(SectionKind.Content);
-    this.content = new NgramTable(section(SectionKind.ContentNgrams), section(SectionKind.ContentPostings), this.contentBytes.length / Math.max(1, this.docCount));
+    this.content = new NgramTable(
+      section(SectionKind.ContentNgrams),
+      section(SectionKind.ContentPostings),
+      this.contentBytes.length / Math.max(1, this.docCount),
+      this.version >= 5 ? section(SectionKind.ContentFollow) : undefined,
+      path,
+    );
     this.names = new NgramTable(section(SectionKind.NameNgrams), section(SectionKind.NamePostings));
     this.symbolNames = new NgramTable(section(SectionKind.SymbolNgrams), section(SectionKind.SymbolPostings));
     this.symbols = section(SectionKind.Symbols);
@@ -619,7 +677,7 @@ function readToc(path: string, map: Buffer, fileLength: number): Map<SectionKind
   if (version < SHARD_MIN_VERSION || version > SHARD_VERSION) {
     throw new ShardError(path, `unsupported shard format version ${version} (this trawl reads versions ${SHARD_MIN_VERSION} to ${SHARD_VERSION}); re-index the repository`);
   }
-  const order = version === 2 ? SECTION_ORDER_V2 : version === 3 ? SECTION_ORDER_V3 : SECTION_ORDER;
+  const order = version === 2 ? SECTION_ORDER_V2 : version === 3 ? SECTION_ORDER_V3 : version === 4 ? SECTION_ORDER_V4 : SECTION_ORDER;
   if (hash32(map.subarray(0, 60)) !== map.readUInt32LE(60)) throw new ShardError(path, 'header is corrupt (checksum mismatch)');
   const fileSize = readU64(map, 16);
   if (fileLength < fileSize) throw new ShardError(path, `truncated: ${fileLength} of ${fileSize} bytes`);

@@ -2,6 +2,12 @@
 // 'or' over "this folded trigram occurs in the document". qAnd and qOr keep it in a
 // canonical form (arguments flattened, deduplicated and sorted; absorbed and factored
 // branches) so that equal queries have equal keys and redundant branches are dropped.
+//
+// A trigram taken from a string may also say which bytes follow it there (`next`, the
+// bits b & 7 of those folded bytes): then the document must hold it followed by each of
+// them, which a shard with follow masks checks in its posting lists (shard-reader.ts,
+// content-follow). Every other part of the planning treats such a trigram as the trigram:
+// dropping `next` only weakens the filter.
 
 import { trigramId } from '../../core/index.ts';
 
@@ -10,7 +16,7 @@ export type NgramQuery =
   | { op: 'none' } // the regex can match nothing (e.g. [^\x00-\x{10FFFF}])
   | { op: 'and'; args: NgramQuery[] } // all must hold
   | { op: 'or'; args: NgramQuery[] } // at least one must hold
-  | { op: 'tri'; id: number }; // the document contains this folded trigram
+  | { op: 'tri'; id: number; next?: number }; // the document contains this folded trigram (followed by bytes of each `next` bit)
 
 /** Max branches of one 'or'; a wider 'or' is weakened to the trigrams all branches share. */
 const MAX_OR_BRANCHES = 64;
@@ -18,8 +24,8 @@ const MAX_OR_BRANCHES = 64;
 export const ALL: NgramQuery = Object.freeze({ op: 'all' });
 export const NONE: NgramQuery = Object.freeze({ op: 'none' });
 
-export function tri(id: number): NgramQuery {
-  return { op: 'tri', id };
+export function tri(id: number, next = 0): NgramQuery {
+  return next === 0 ? { op: 'tri', id } : { op: 'tri', id, next };
 }
 
 const keyCache = new WeakMap<NgramQuery, string>();
@@ -32,7 +38,7 @@ function qkey(q: NgramQuery): string {
     case 'none':
       return 'N';
     case 'tri':
-      return 't' + q.id;
+      return q.next ? 't' + q.id + '/' + q.next : 't' + q.id;
     default: {
       let k = keyCache.get(q);
       if (k === undefined) {
@@ -45,7 +51,7 @@ function qkey(q: NgramQuery): string {
 }
 
 function compareQueries(a: NgramQuery, b: NgramQuery): number {
-  if (a.op === 'tri' && b.op === 'tri') return a.id - b.id;
+  if (a.op === 'tri' && b.op === 'tri') return a.id - b.id || (a.next ?? 0) - (b.next ?? 0);
   if (a.op === 'tri') return -1;
   if (b.op === 'tri') return 1;
   const ka = qkey(a);
@@ -57,6 +63,27 @@ function dedupe(list: NgramQuery[]): NgramQuery[] {
   const seen = new Map<string, NgramQuery>();
   for (const q of list) seen.set(qkey(q), q);
   return [...seen.values()];
+}
+
+/** The conjuncts with one trigram's several `next` requirements merged into one (all must hold). */
+function mergeNext(list: NgramQuery[]): NgramQuery[] {
+  const at = new Map<number, number>();
+  const out: NgramQuery[] = [];
+  for (const q of list) {
+    if (q.op !== 'tri') {
+      out.push(q);
+      continue;
+    }
+    const i = at.get(q.id);
+    if (i === undefined) {
+      at.set(q.id, out.length);
+      out.push(q);
+    } else {
+      const had = out[i] as { id: number; next?: number };
+      out[i] = tri(q.id, (had.next ?? 0) | (q.next ?? 0));
+    }
+  }
+  return out;
 }
 
 /** Removes the trigrams in `known` from q, where q sits in an 'and' that already requires them. */
@@ -74,7 +101,7 @@ export function qAnd(args: readonly NgramQuery[]): NgramQuery {
     if (a.op === 'and') list.push(...a.args);
     else if (a.op !== 'all') list.push(a);
   }
-  list = dedupe(list);
+  list = mergeNext(dedupe(list));
   // Inside and(T..., or(B...)), the trigrams T are known to hold: drop them from the branches.
   for (let round = 0; round < 2; round++) {
     const known = new Set<number>();
@@ -87,7 +114,7 @@ export function qAnd(args: readonly NgramQuery[]): NgramQuery {
       if (r.op === 'and') next.push(...r.args);
       else if (r.op !== 'all') next.push(r);
     }
-    list = dedupe(next);
+    list = mergeNext(dedupe(next));
   }
   if (list.length === 0) return ALL;
   if (list.length === 1) return list[0];
@@ -95,12 +122,21 @@ export function qAnd(args: readonly NgramQuery[]): NgramQuery {
   return { op: 'and', args: list };
 }
 
-/** The conjuncts of q, by key. */
+/** The conjuncts of q, by key; a trigram by its id alone (its `next` is compared apart: implies()). */
 function conjuncts(q: NgramQuery): Map<string, NgramQuery> {
   const m = new Map<string, NgramQuery>();
-  if (q.op === 'and') for (const a of q.args) m.set(qkey(a), a);
-  else m.set(qkey(q), q);
+  for (const a of q.op === 'and' ? q.args : [q]) m.set(a.op === 'tri' ? 't' + a.id : qkey(a), a);
   return m;
+}
+
+/** The follow bits of a trigram query (0 for anything else). */
+function nextOf(q: NgramQuery): number {
+  return q.op === 'tri' ? (q.next ?? 0) : 0;
+}
+
+/** Whether conjunct `a` implies `b`, two conjuncts under one key (conjuncts()). */
+function implies(a: NgramQuery, b: NgramQuery): boolean {
+  return (nextOf(b) & ~nextOf(a)) === 0;
 }
 
 /** Trigrams q implies (every document satisfying q contains them). */
@@ -150,7 +186,7 @@ export function qOr(args: readonly NgramQuery[]): NgramQuery {
   for (const i of order) {
     const ci = conj[i];
     const absorbed = kept.some((j) => {
-      for (const k of conj[j].keys()) if (!ci.has(k)) return false;
+      for (const [k, q] of conj[j]) if (!ci.has(k) || !implies(ci.get(k)!, q)) return false;
       return true;
     });
     if (!absorbed) kept.push(i);
@@ -159,7 +195,11 @@ export function qOr(args: readonly NgramQuery[]): NgramQuery {
   const conjKept = kept.map((i) => conj[i]);
   if (list.length === 1) return list[0];
   // Factor out the conjuncts every branch shares: or(and(A,B), and(A,C)) = and(A, or(B,C)).
-  const common = [...conjKept[0].entries()].filter(([k]) => conjKept.every((c) => c.has(k)));
+  // A trigram every branch requires is factored out with the follow bits they all want (a
+  // branch wanting more of it gives that up: kept, it would be factored out again).
+  const common = [...conjKept[0].entries()]
+    .filter(([k]) => conjKept.every((c) => c.has(k)))
+    .map(([k, q]): [string, NgramQuery] => (q.op === 'tri' ? [k, tri(q.id, conjKept.reduce((bits, c) => bits & nextOf(c.get(k)!), 0xff))] : [k, q]));
   if (common.length > 0) {
     const commonKeys = new Set(common.map(([k]) => k));
     const rests = conjKept.map((c) => qAnd([...c.entries()].filter(([k]) => !commonKeys.has(k)).map(([, q]) => q)));
@@ -201,14 +241,18 @@ export function prune(q: NgramQuery, budget: number): NgramQuery {
   return budget > 0 ? q : ALL;
 }
 
-/** The 'and' of all trigrams of a folded byte string; 'all' when it is shorter than 3 bytes. */
+/**
+ * The 'and' of all trigrams of a folded byte string, each with the bytes that follow it in
+ * the string (`next`); 'all' when it is shorter than 3 bytes.
+ */
 export function stringQuery(s: string): NgramQuery {
   if (s.length < 3) return ALL;
-  const ids = new Set<number>();
+  const next = new Map<number, number>();
   for (let i = 0; i + 3 <= s.length; i++) {
-    ids.add(trigramId(s.charCodeAt(i), s.charCodeAt(i + 1), s.charCodeAt(i + 2)));
+    const id = trigramId(s.charCodeAt(i), s.charCodeAt(i + 1), s.charCodeAt(i + 2));
+    next.set(id, (next.get(id) ?? 0) | (i + 3 < s.length ? 1 << (s.charCodeAt(i + 3) & 7) : 0));
   }
-  return qAnd([...ids].map(tri));
+  return qAnd([...next].map(([id, bits]) => tri(id, bits)));
 }
 
 /** At least one of the strings occurs. */
@@ -221,15 +265,18 @@ export function stringsQuery(set: ReadonlySet<string>): NgramQuery {
   return qOr(branches);
 }
 
-/** Reference evaluator: does a document with trigram set `has` satisfy q? */
-export function evalNgramQuery(q: NgramQuery, has: (id: number) => boolean): boolean {
+/**
+ * Reference evaluator: does a document satisfy q, given `has(id, next)`: whether it holds
+ * the trigram followed by bytes of every bit of `next` (0: anywhere)?
+ */
+export function evalNgramQuery(q: NgramQuery, has: (id: number, next: number) => boolean): boolean {
   switch (q.op) {
     case 'all':
       return true;
     case 'none':
       return false;
     case 'tri':
-      return has(q.id);
+      return has(q.id, q.next ?? 0);
     case 'and':
       return q.args.every((a) => evalNgramQuery(a, has));
     case 'or':

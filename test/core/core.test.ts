@@ -165,6 +165,17 @@ function trigramSetRef(src: Uint8Array): Set<number> {
   return set;
 }
 
+/** Each trigram's follow mask in src: bit (b & 7) of every folded byte b after it (a zero after the last). */
+function followRef(src: Uint8Array): Map<number, number> {
+  const f = foldRef(src);
+  const m = new Map<number, number>();
+  for (let i = 0; i + 2 < f.length; i++) {
+    const id = f[i]! * 65536 + f[i + 1]! * 256 + f[i + 2]!;
+    m.set(id, (m.get(id) ?? 0) | (1 << ((f[i + 3] ?? 0) & 7)));
+  }
+  return m;
+}
+
 function sortedRef(xs: Iterable<number>): Uint32Array {
   return Uint32Array.from(xs).sort();
 }
@@ -381,6 +392,7 @@ test('PostingsBuilder round trip matches a JS map of trigram -> docs, by the cou
   for (let round = 0; round < paths.length; round++) {
     const builder = new PostingsBuilder({ expectedBytes: round === 0 ? 0 : 1 << 20 });
     const expected = new Map<number, number[]>();
+    const expectedFollow = new Map<number, number[]>();
     let docId = 0;
     let rejected = 0;
     // Rounds 3 and 4: fewer, larger, source-like documents.
@@ -401,10 +413,14 @@ test('PostingsBuilder round trip matches a JS map of trigram -> docs, by the cou
         continue;
       }
       assert.equal(got, set.size, `doc ${t}: distinct trigram count`);
+      const follows = followRef(content);
       for (const id of set) {
         let list = expected.get(id);
         if (!list) expected.set(id, (list = []));
         list.push(docId);
+        let masks = expectedFollow.get(id);
+        if (!masks) expectedFollow.set(id, (masks = []));
+        masks.push(follows.get(id)!);
       }
       docId++;
       // Large hays through the shared io region while the builder's blocks are live, so
@@ -417,7 +433,7 @@ test('PostingsBuilder round trip matches a JS map of trigram -> docs, by the cou
     }
     assert.ok(round >= 3 || rejected > 0, 'some documents hit the limit');
     const path = paths[round];
-    const { ids, counts, offsets, blob } = builder.finish(path ? { path } : undefined);
+    const { ids, counts, offsets, blob, follow } = builder.finish(path ? { path } : undefined);
     const wantIds = sortedRef(expected.keys());
     same(ids, wantIds, 'ids');
     same(counts, wantIds.map((id) => expected.get(id)!.length), 'counts');
@@ -430,6 +446,8 @@ test('PostingsBuilder round trip matches a JS map of trigram -> docs, by the cou
       at += want.length;
     }
     assert.equal(blob.length, at, 'blob length');
+    // The follow masks: list after list, one byte per posting.
+    same(follow, [...wantIds].flatMap((id) => expectedFollow.get(id)!), 'follow masks');
     for (let i = 0; i < ids.length; i++) {
       // The list's bytes followed by everything after it, as a reader would pass them.
       same(decodePostings(blob.subarray(offsets[i]!), counts[i]!), expected.get(ids[i]!)!, `list of ${ids[i]}`);
@@ -515,6 +533,22 @@ test('intersectPostings merges encoded lists in the core like decoding and inter
   same(intersectPostings(2, (i) => (i === 0 ? one : { bytes: Uint8Array.from(encodeListRef([9, 10, 400])), count: 3 }), () => true)!, [9, 400], 'padded');
   assert.throws(() => intersectPostings(2, (i) => (i === 0 ? one : { bytes: Uint8Array.from([0x80]), count: 1 }), () => true), /malformed/);
   same(intersectPostings(2, (i) => (i === 0 ? one : { bytes: new Uint8Array(0), count: 0 }), () => true)!, [], 'an absent list');
+});
+
+test('intersectPostings keeps only the documents whose follow masks hold the wanted bits', () => {
+  const rng = new Rng(8);
+  for (let t = 0; t < 200; t++) {
+    const k = rng.pick([1, 2, 3, 5]);
+    const lists = Array.from({ length: k }, () => randomSet(rng, 1 + rng.int(rng.pick([10, 300, 5000])), rng.pick([64, 5000, 1 << 20]))).sort((a, b) => a.length - b.length);
+    const masks = lists.map((l) => Uint8Array.from(l, () => rng.int(256)));
+    // Some lists without a want (or without masks): every document of theirs counts.
+    const wants = lists.map(() => (rng.chance(0.3) ? 0 : 1 << rng.int(8) | (rng.chance(0.3) ? 1 << rng.int(8) : 0)));
+    const encoded = lists.map((l, i) => ({ bytes: Uint8Array.from(encodeListRef(Array.from(l))), count: l.length, ...(rng.chance(0.9) ? { follow: masks[i]!, want: wants[i]! } : {}) }));
+    const kept = lists.map((l, i) => Uint32Array.from(Array.from(l).filter((_, j) => !encoded[i]!.follow || (masks[i]![j]! & wants[i]!) === wants[i]!)));
+    let want = kept[0]!;
+    for (let i = 1; i < k; i++) want = Uint32Array.from(intersectRef(want, kept[i]!));
+    same(intersectPostings(k, (i) => encoded[i]!, () => true)!, want, `case ${t}`);
+  }
 });
 
 test('intersectSorted and unionSorted match the reference (balanced and skewed)', () => {

@@ -11,11 +11,21 @@ import { parseNodeRe2Pattern } from '../../daemon/query/re2-syntax.ts';
 // The index side, as the index computes it: the core's folding (core/index.ts), then the
 // trigrams of the folded bytes.
 
-function docTrigrams(doc: string): Set<number> {
+interface DocTrigrams {
+  size: number;
+  /** Whether the document holds the trigram followed by bytes of every bit of `next` (as the follow masks record it). */
+  has(id: number, next?: number): boolean;
+}
+
+function docTrigrams(doc: string): DocTrigrams {
   const folded = foldBytes(Buffer.from(doc, 'utf8'));
-  const set = new Set<number>();
-  for (let i = 0; i + 2 < folded.length; i++) set.add(trigramId(folded[i]!, folded[i + 1]!, folded[i + 2]!));
-  return set;
+  const masks = new Map<number, number>();
+  for (let i = 0; i + 2 < folded.length; i++) {
+    const id = trigramId(folded[i]!, folded[i + 1]!, folded[i + 2]!);
+    // The builder reads a zero past the last trigram (core/index.ts addContent).
+    masks.set(id, (masks.get(id) ?? 0) | (1 << ((folded[i + 3] ?? 0) & 7)));
+  }
+  return { size: masks.size, has: (id, next = 0) => masks.has(id) && (masks.get(id)! & next) === next };
 }
 
 function re2Matches(pattern: string, ci: boolean, doc: string): boolean {
@@ -105,6 +115,12 @@ test('foldString and literal queries', () => {
     ngramQueryToString(literalNgramQuery('caf\u00e9', { caseInsensitive: true })),
     'and("af\\xc3","caf",or("f\\xc3\\x89","f\\xc3\\xa9"))',
   );
+  // Each trigram says which byte follows it: "help yellow" holds "hel", "ell" and "llo"
+  // but no "hel" followed by "l" (the index's follow masks), so it cannot hold "hello".
+  const hello = literalNgramQuery('Hello', { caseInsensitive: true });
+  assert.equal(evalNgramQuery(hello, (id) => docTrigrams('help yellow').has(id)), true);
+  assert.equal(evalNgramQuery(hello, (id, next) => docTrigrams('help yellow').has(id, next)), false);
+  assert.equal(evalNgramQuery(hello, (id, next) => docTrigrams('say HELLO').has(id, next)), true);
   // Equivalent to the regex path on an escaped literal.
   for (const lit of ['Hello world', 'caf\u00e9 cr\u00e8me', 'x.y(z)', '\u212Aelvin']) {
     for (const ci of [false, true]) {
@@ -127,7 +143,7 @@ test('limits keep queries small and sound', () => {
     const q = regexNgramQuery(long.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&'), { caseInsensitive: ci });
     assert.ok(countTrigrams(q) > 0 && countTrigrams(q) <= 128, `regex trigrams ${countTrigrams(q)}`);
     const tris = docTrigrams('>' + long.toUpperCase() + '<');
-    assert.ok(evalNgramQuery(q, (id) => tris.has(id)));
+    assert.ok(evalNgramQuery(q, (id, next) => tris.has(id, next)));
     const lq = literalNgramQuery(long, { caseInsensitive: ci });
     assert.equal(countTrigrams(lq), docTrigrams(long).size);
     // A wide alternation stays sound for every branch.
@@ -136,7 +152,7 @@ test('limits keep queries small and sound', () => {
     assert.ok(countTrigrams(aq) <= 128);
     for (const w of words.slice(0, 300)) {
       const t = docTrigrams('x ' + w + '7 y');
-      assert.ok(evalNgramQuery(aq, (id) => t.has(id)), w);
+      assert.ok(evalNgramQuery(aq, (id, next) => t.has(id, next)), w);
     }
   }
 });
@@ -425,7 +441,7 @@ test('randomized soundness against RE2', (t) => {
       if (query.op !== 'all') matchedFiltered++;
       const tris = docTrigrams(doc);
       assert.ok(
-        evalNgramQuery(query, (id) => tris.has(id)),
+        evalNgramQuery(query, (id, next) => tris.has(id, next)),
         `UNSOUND: pattern ${JSON.stringify(pattern)} ci=${ci} matches ${JSON.stringify(doc)} but query ${ngramQueryToString(query)} rejects it`,
       );
     }
@@ -453,7 +469,7 @@ test('randomized soundness of literal queries (RE2 (?i) semantics)', () => {
       if (!new RE2(esc, ci ? 'gi' : 'g').test(Buffer.from(doc))) continue;
       checked++;
       const tris = docTrigrams(doc);
-      assert.ok(evalNgramQuery(q, (id) => tris.has(id)), `UNSOUND literal ${JSON.stringify(lit)} ci=${ci} in ${JSON.stringify(doc)}: ${ngramQueryToString(q)}`);
+      assert.ok(evalNgramQuery(q, (id, next) => tris.has(id, next)), `UNSOUND literal ${JSON.stringify(lit)} ci=${ci} in ${JSON.stringify(doc)}: ${ngramQueryToString(q)}`);
     }
   }
   assert.ok(checked > 3000);
@@ -493,7 +509,7 @@ test('parser accepts every random token soup RE2 accepts, and stays sound on it'
       for (let i = 0; i < len; i++) doc += r.pick(TOKENS);
       if (!re2Matches(pattern, ci, doc)) continue;
       const tris = docTrigrams(doc);
-      assert.ok(evalNgramQuery(query, (id) => tris.has(id)), `UNSOUND: ${JSON.stringify(pattern)} ci=${ci} in ${JSON.stringify(doc)}: ${ngramQueryToString(query)}`);
+      assert.ok(evalNgramQuery(query, (id, next) => tris.has(id, next)), `UNSOUND: ${JSON.stringify(pattern)} ci=${ci} in ${JSON.stringify(doc)}: ${ngramQueryToString(query)}`);
     }
   }
   assert.ok(accepted > 2000, `only ${accepted} accepted`);
