@@ -1,15 +1,33 @@
 // trawl's query latency, in process: one Searcher over the built data dir, warmed up by
-// one untimed pass over the whole mix (worker pool start, shard mapping, JIT: a running
-// daemon has paid these), then each query warmed up once more and timed `iterations`
-// times with tinybench (matches=100 unless the query sets its own, no context).
+// one untimed pass over the whole mix (worker pool start, shard mapping), then each query
+// warmed up (warmUp) and timed `iterations` times with tinybench (matches=100 unless the
+// query sets its own, no context).
 
 import { Bench } from 'tinybench';
 import { Searcher } from '../search/searcher.ts';
 import type { SearchStats } from '../search/types.ts';
 import type { BenchQuery } from './queries.ts';
+import type { Warmup } from './result.ts';
 import { summarize, type Summary } from './percentiles.ts';
 
 export const MATCH_LIMIT = 100;
+
+/**
+ * Untimed runs of a query before its timed ones, in both the in-process and the HTTP
+ * phase (a full run's default; --quick's is short). A daemon in service has run its
+ * request path many thousand times and V8 has optimized it (in the main thread and in
+ * each worker, each its own isolate); one warm-up run left the first queries of the mix
+ * timing the JIT instead: a rare literal over HTTP took 2.5 ms over its first 200 requests
+ * and 1.2–1.4 ms from the 600th on (Linux 6.1, this 2-core machine, 2026-11-24).
+ */
+export const FULL_WARMUP: Warmup = { runs: 100, ms: 500 };
+
+/** Runs `once` untimed until both bounds of `w` are met; the time it took, in ms. */
+export async function warmUp(w: Warmup, once: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  for (let runs = 0; runs < w.runs || performance.now() - t0 < w.ms; runs++) await once();
+  return performance.now() - t0;
+}
 
 export interface TrawlLatency extends Partial<Summary> {
   name: string;
@@ -40,7 +58,7 @@ export const requestFor = (q: BenchQuery) => ({
   isCaseSensitivityEnabled: q.caseSensitive,
 });
 
-export async function measureTrawl(dataDir: string, queries: BenchQuery[], iterations: number, log: (s: string) => void): Promise<TrawlLatencies> {
+export async function measureTrawl(dataDir: string, queries: BenchQuery[], iterations: number, warmup: Warmup, log: (s: string) => void): Promise<TrawlLatencies> {
   const searcher = new Searcher({ dataDir });
   const results: TrawlLatency[] = [];
   let coldStartMs = NaN;
@@ -61,9 +79,7 @@ export async function measureTrawl(dataDir: string, queries: BenchQuery[], itera
       const result: TrawlLatency = { name: q.name, samplesMs: [], warmupMs: NaN, stats: null, isSearchExhaustive: null };
       results.push(result);
       try {
-        const t0 = performance.now();
-        await searcher.search(request);
-        result.warmupMs = performance.now() - t0;
+        result.warmupMs = await warmUp(warmup, () => searcher.search(request));
         let last: Awaited<ReturnType<Searcher['search']>> | undefined;
         const bench = new Bench({ time: 0, iterations, warmup: false, retainSamples: true, timestampProvider: 'hrtimeNow', throws: true });
         bench.add(q.name, async () => {

@@ -4,24 +4,26 @@
 //
 // A `trawl serve` child over the built data dir (anonymous access, no configuration file);
 // one keep-alive connection; an untimed pass over the mix (worker start, shard mapping),
-// then for each query one warm-up request and `iterations` timed ones in a row, each
-// timed from the request's first byte written to the response's last byte read. The
+// then for each query the warm-up of the in-process phase (latency.ts, warmUp) and
+// `iterations` timed requests in a row, each timed from the request's first byte written
+// to the response's last byte read. The
 // daemon's CPU over each query's timed requests gives its CPU per request.
 
 import http from 'node:http';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuMsBetween, mark, startServer, stopServer, waitHealthy, type Server } from './load.ts';
-import { requestFor } from './latency.ts';
+import { requestFor, warmUp } from './latency.ts';
 import { median, summarize } from './percentiles.ts';
 import type { BenchQuery } from './queries.ts';
-import type { HttpQueriesPhase, HttpQueryResult } from './result.ts';
+import type { HttpQueriesPhase, HttpQueryResult, Warmup } from './result.ts';
 
 export interface HttpQueriesOptions {
   root: string;
   dataDir: string;
   work: string;
   iterations: number;
+  warmup: Warmup;
 }
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
@@ -58,8 +60,10 @@ export async function httpQueriesPhase(o: HttpQueriesOptions, queries: BenchQuer
       const result: HttpQueryResult = { name: q.name, samplesMs: [], latencyMs: null, serverCpuMsPerRequest: null, error: null };
       results.push(result);
       try {
-        const warm = await post(agent, url, body);
-        if (warm.status !== 200) throw new Error(`POST /api/search answered ${warm.status}`);
+        await warmUp(o.warmup, async () => {
+          const warm = await post(agent, url, body);
+          if (warm.status !== 200) throw new Error(`POST /api/search answered ${warm.status}`);
+        });
         const from = mark([server]);
         for (let i = 0; i < o.iterations; i++) {
           const r = await post(agent, url, body);

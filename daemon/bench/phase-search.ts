@@ -5,10 +5,10 @@
 
 import { MATCH_LIMIT, measureTrawl } from './latency.ts';
 import type { BenchQuery } from './queries.ts';
-import type { QueryResult, SearchPhase } from './result.ts';
+import type { QueryResult, SearchPhase, Warmup } from './result.ts';
 
-export async function searchPhase(dataDir: string, queries: BenchQuery[], iterations: number, log: (s: string) => void): Promise<SearchPhase> {
-  const measured = await measureTrawl(dataDir, queries, iterations, log);
+export async function searchPhase(dataDir: string, queries: BenchQuery[], iterations: number, warmup: Warmup, log: (s: string) => void): Promise<SearchPhase> {
+  const measured = await measureTrawl(dataDir, queries, iterations, warmup, log);
   const results = queries.map((q, i): QueryResult => {
     const m = measured.queries[i]!;
     const ok = m.error === undefined && m.samplesMs.length > 0;

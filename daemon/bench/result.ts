@@ -51,9 +51,17 @@ export interface BenchOptions {
   streamRuns: number;
   /** Timed requests per query over HTTP, one client; absent in results before it was measured. */
   httpQueryIterations?: number;
+  /** Untimed runs of each query before its timed ones, in process and over HTTP alike (latency.ts, warmUp); absent in results from before it (one warm-up run). */
+  warmup?: Warmup;
   /** Runs per query of each peer; 0 when peers were skipped. */
   peerRuns: number;
   peerTimeoutSeconds: number;
+}
+
+/** At least `runs` runs and at least `ms` milliseconds. */
+export interface Warmup {
+  runs: number;
+  ms: number;
 }
 
 export interface CorpusInfo {

@@ -72,7 +72,7 @@ export function runText(r: BenchResult): string {
     `${count(r.corpus.files)} files, ${bytes(r.corpus.totalBytes)} (sha256 ${r.corpus.sha256.slice(0, 12)}…); ${e.machine.cpuModel}, ${e.machine.cores} cores, ` +
       `${bytes(e.machine.totalMemoryBytes)} RAM; Node ${e.node}; commit ${e.gitCommit.slice(0, 12)}${e.gitCommit.endsWith('+uncommitted') ? ' (uncommitted changes)' : ''}; ` +
       `${e.ripgrep ?? 'ripgrep not installed'}; codesearch ${e.codesearch ?? 'not installed'}. ` +
-      `${r.options.iterations} timed runs per query; peers: median of ${r.options.peerRuns} run(s), every match printed to /dev/null. ` +
+      `${r.options.iterations} timed runs per query${r.options.warmup ? ` after ≥ ${r.options.warmup.runs} and ≥ ${r.options.warmup.ms} ms untimed` : ''}; peers: median of ${r.options.peerRuns} run(s), every match printed to /dev/null. ` +
       `Cores used by other processes (corpus / indexing / search / HTTP / peers): ${Object.values(r.foreignCores).map((c) => (c === null ? '—' : c.toFixed(2))).join(' / ')}.`,
   );
   lines.push('');

@@ -23,6 +23,7 @@ import { peersPhase } from './phase-peers.ts';
 import { reindexPhase } from './phase-reindex.ts';
 import { rankingPhase } from './phase-ranking.ts';
 import { searchPhase } from './phase-search.ts';
+import { FULL_WARMUP } from './latency.ts';
 import { webPhase } from './phase-web.ts';
 import { RESULT_FORMAT, type BenchEnvironment, type BenchOptions, type BenchResult } from './result.ts';
 import { median } from './percentiles.ts';
@@ -55,8 +56,8 @@ export interface RunOptions {
 
 /** The defaults of a full run and of --quick (a smoke test: under a minute on a small tree). */
 const DEFAULTS = {
-  full: { iterations: 200, httpQueryIterations: 50, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 5, peerRuns: 3, idleMs: 3000, overheadRounds: 2, authRounds: 2, webRuns: 5 },
-  quick: { iterations: 20, httpQueryIterations: 5, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, peerRuns: 1, idleMs: 1000, overheadRounds: 1, authRounds: 1, webRuns: 2 },
+  full: { warmup: FULL_WARMUP, iterations: 200, httpQueryIterations: 50, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 5, peerRuns: 3, idleMs: 3000, overheadRounds: 2, authRounds: 2, webRuns: 5 },
+  quick: { warmup: { runs: 2, ms: 20 }, iterations: 20, httpQueryIterations: 5, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, peerRuns: 1, idleMs: 1000, overheadRounds: 1, authRounds: 1, webRuns: 2 },
 };
 
 export class BenchInputError extends Error {}
@@ -129,6 +130,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     httpConnections: o.connections ?? d.connections,
     streamRuns: o.streamRuns ?? d.streamRuns,
     httpQueryIterations: o.httpQueryIterations ?? d.httpQueryIterations,
+    warmup: d.warmup,
     peerRuns: o.peers ? (o.peerRuns ?? d.peerRuns) : 0,
     peerTimeoutSeconds: o.peerTimeoutSeconds ?? 300,
   };
@@ -160,7 +162,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     if (last.files === 0) throw new BenchInputError(`--corpus ${o.corpus}: trawl indexed no file (all binary, too large or ignored?)`);
     if (o.symbols && last.symbolCount === 0) notes.push('no symbol was extracted (universal-ctags missing, or no supported language): sym: queries find nothing');
 
-    const search = await searchPhase(indexing.dataDir, queries, options.iterations, log);
+    const search = await searchPhase(indexing.dataDir, queries, options.iterations, options.warmup!, log);
     const searchCores = phaseCores();
     for (const q of search.queries) if (q.error) notes.push(`query ${q.name} failed: ${q.error}`);
     const judged = judgedQueries(o.corpus);
@@ -183,7 +185,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
       log,
     );
     phaseCores(); // the daemon's CPU is not foreign: http.foreignCores subtracts it
-    const overHttp = await httpQueriesPhase({ root: ROOT, dataDir: indexing.dataDir, work, iterations: options.httpQueryIterations! }, queries, log);
+    const overHttp = await httpQueriesPhase({ root: ROOT, dataDir: indexing.dataDir, work, iterations: options.httpQueryIterations!, warmup: options.warmup! }, queries, log);
     phaseCores();
     for (const q of overHttp.queries) if (q.error) notes.push(`query ${q.name} failed over HTTP: ${q.error}`);
     if (http.memory.idleSamplesBytes.length === 0) notes.push('memory: /proc/<pid>/status is not readable here (not Linux?): no RSS samples');
