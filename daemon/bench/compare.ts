@@ -19,6 +19,7 @@
 //                 then the opt-in phases that either side ran (auth, web, reindex):
 //     id          stable key: search/<query name>/latency, http/search/latency,
 //                 http/search/throughput, http/stream/throughput, http/stream/firstByte,
+//                 http/stream/firstResult,
 //                 memory/idle, memory/load, (when either side has them: http/overhead/<kind>/cpu,
 //                 http/overhead/<kind>/throughput, memory/idleAnon, memory/loadAnon,
 //                 memory/loadFile), index/seconds, index/peakRss, index/bytes,
@@ -373,6 +374,10 @@ function otherMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<Compa
     { id: 'http/search/throughput', group: 'http', label: 'POST /api/search throughput', unit: 'req/s', better: 'higher', kind: 'sampled', ...both((r) => r.http.search.perSecondSamples) },
     { id: 'http/stream/throughput', group: 'http', label: 'stream throughput', unit: 'MB/s', better: 'higher', kind: 'sampled', ...both((r) => r.http.stream.mbPerSecondSamples) },
     { id: 'http/stream/firstByte', group: 'http', label: 'stream first byte', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http.stream.firstByteMsSamples) },
+    // Measured since the stream's opening comment stopped passing for its first results.
+    ...(oldR.http.stream.firstResultMsSamples || newR.http.stream.firstResultMsSamples
+      ? [{ id: 'http/stream/firstResult', group: 'http', label: 'stream first results', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http.stream.firstResultMsSamples ?? []) } satisfies MetricSpec]
+      : []),
     { id: 'memory/idle', group: 'memory', label: 'daemon RSS, idle', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => memory(r.memory.idleSamplesBytes, r.memory.idleMedianBytes)) },
     { id: 'memory/load', group: 'memory', label: 'daemon RSS, under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => memory(r.memory.loadSamplesBytes, r.memory.loadMedianBytes)) },
     ...splitSpecs(oldR, newR),

@@ -100,7 +100,7 @@ export async function httpPhase(o: HttpPhaseOptions, log: (s: string) => void): 
       if (r.status !== 200 || r.error || !r.final || !r.endsWithDone) {
         throw new Error(`POST /api/stream_search ${streamBody}: status ${r.status}${r.error ? `, error ${r.error}` : ''}${r.final ? '' : ', no final message'}${r.endsWithDone ? '' : ', no [DONE]'}`);
       }
-      if (i > 0) streamRuns.push({ bytes: r.bytes, messages: r.messages, matches: r.matches, firstByteMs: r.firstByteMs, totalMs: r.totalMs, mbPerSecond: r.mbPerSecond });
+      if (i > 0) streamRuns.push({ bytes: r.bytes, messages: r.messages, matches: r.matches, firstByteMs: r.firstByteMs, firstResultMs: r.firstResultMs, totalMs: r.totalMs, mbPerSecond: r.mbPerSecond });
     }
     const stream: HttpStream = {
       query: o.streamQuery,
@@ -108,6 +108,7 @@ export async function httpPhase(o: HttpPhaseOptions, log: (s: string) => void): 
       runs: streamRuns,
       mbPerSecondSamples: streamRuns.map((r) => r.mbPerSecond),
       firstByteMsSamples: streamRuns.flatMap((r) => (r.firstByteMs === null ? [] : [r.firstByteMs])),
+      firstResultMsSamples: streamRuns.flatMap((r) => (r.firstResultMs === null ? [] : [r.firstResultMs])),
     };
 
     const overhead = await overheadRuns(server, OVERHEAD_KINDS, Math.max(1, Math.round(o.seconds / 2)), o.connections, o.overheadRounds);

@@ -169,6 +169,8 @@ export interface StreamRun {
   messages: number;
   matches: number | null;
   firstByteMs: number | null;
+  /** Time to the first results (stream.ts); absent in results from before it. */
+  firstResultMs?: number | null;
   totalMs: number;
   mbPerSecond: number;
 }
@@ -181,6 +183,8 @@ export interface HttpStream {
   runs: StreamRun[];
   mbPerSecondSamples: number[];
   firstByteMsSamples: number[];
+  /** Absent in results from before it. */
+  firstResultMsSamples?: number[];
 }
 
 export interface MemoryPhase {

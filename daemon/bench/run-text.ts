@@ -119,10 +119,11 @@ export function runText(r: BenchResult): string {
       `daemon CPU ${h.serverCpuMsPerRequest === null ? '—' : `${h.serverCpuMsPerRequest.toFixed(2)} ms`}/request; non-2xx ${h.non2xx}, errors ${h.errors} |`,
   );
   if (st) {
-    const fb = s.firstByteMsSamples.slice().sort((a, b) => a - b);
+    const mid = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+    const fr = s.firstResultMsSamples ?? [];
     lines.push(
       `| \`POST /api/stream_search\` ${code(s.query)} (matches ${count(s.matches)}) | ${bytes(st.bytes)}, ${count(st.matches)} matches; median ${(r.summary.streamMbPerSecond ?? 0).toFixed(1)} MB/s ` +
-        `(runs: ${s.mbPerSecondSamples.map((x) => x.toFixed(1)).join(' / ')}); first byte ${formatMs(fb[Math.floor((fb.length - 1) / 2)])} |`,
+        `(runs: ${s.mbPerSecondSamples.map((x) => x.toFixed(1)).join(' / ')}); first byte ${formatMs(mid(s.firstByteMsSamples))} (the stream's opening comment)${fr.length ? `, first results ${formatMs(mid(fr))}` : ''} |`,
     );
   }
   for (const o of r.http.overhead ?? []) {

@@ -52,6 +52,11 @@ export class SseCounter {
     this.endedWithNewline = pos < b.length && b[b.length - 1] === NL;
   }
 
+  /** `chunk` messages complete so far. */
+  get chunks(): number {
+    return this.counts.chunks;
+  }
+
   /** The counts, once the body ended (a last event without its blank line counts too). */
   end(): SseCounts {
     if (this.pending.length > 0 && Buffer.concat(this.pending).toString('utf8').trim() !== '') this.event(this.pending);

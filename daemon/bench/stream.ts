@@ -14,6 +14,12 @@ export interface StreamRun extends SseCounts {
   bytes: number;
   headersMs: number;
   firstByteMs: number | null;
+  /**
+   * Time to the first `chunk` message complete: the first results. The first byte is the
+   * `: keep-alive` comment the daemon sends as the stream opens (search.ts), before any
+   * result; this is what a user waits for. Null: no chunk came.
+   */
+  firstResultMs: number | null;
   totalMs: number;
   mbPerSecond: number;
   /** Bytes over the time from the first body byte to the end: the transfer without the wait for the first result. */
@@ -52,9 +58,11 @@ export async function streamOnce(trawl: Server, body: string, run: number): Prom
   const headersMs = performance.now() - t0;
   let bytes = 0;
   const counter = new SseCounter();
+  let firstResultMs: number | null = null;
   const firstByteMs = await readBody(res, t0, (value) => {
     bytes += value.byteLength;
     counter.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+    if (firstResultMs === null && counter.chunks > 0) firstResultMs = performance.now() - t0;
   });
   const totalMs = performance.now() - t0;
   const counts = counter.end();
@@ -66,13 +74,14 @@ export async function streamOnce(trawl: Server, body: string, run: number): Prom
     ...counts,
     headersMs: round2(headersMs),
     firstByteMs: firstByteMs === null ? null : round2(firstByteMs),
+    firstResultMs: firstResultMs === null ? null : round2(firstResultMs),
     totalMs: round2(totalMs),
     mbPerSecond: round2(bytes / 1e6 / (totalMs / 1000)),
     afterFirstByteMbPerSecond: afterFirstByte(bytes, firstByteMs, totalMs),
     load: l,
   };
   log(
-    `  ${run === 0 ? 'warm-up' : `run ${run}`}: ${r.status} ${formatBytes(bytes)} in ${formatMs(totalMs)} (${r.mbPerSecond.toFixed(1)} MB/s), first byte ${formatMs(r.firstByteMs)}, ` +
+    `  ${run === 0 ? 'warm-up' : `run ${run}`}: ${r.status} ${formatBytes(bytes)} in ${formatMs(totalMs)} (${r.mbPerSecond.toFixed(1)} MB/s)", first byte ${formatMs(r.firstByteMs)}, first result ${formatMs(r.firstResultMs)}, ` +
       `${r.messages} messages (${r.chunks} chunks${r.keepAlives ? `, ${r.keepAlives} keep-alives` : ''}), final ${r.final ? 'yes' : 'NO'}, [DONE] last ${r.endsWithDone ? 'yes' : 'NO'}, ${r.matches ?? '?'} matches` +
       `${r.error ? `, error: ${r.error}` : ''}; trawl ${l.serverCores['trawl']?.toFixed(2) ?? '?'} cores, other ${l.foreignCores?.toFixed(2) ?? '?'}`,
   );
