@@ -60,6 +60,9 @@ export class CollectSink implements Sink {
 
   async shardDone(): Promise<void> {}
 
+  /** A blocking search's workers send nothing before their replies. */
+  async partDone(): Promise<void> {}
+
   async end(): Promise<void> {
     const ranked = this.files.sort(compareRanked);
     const kept: ShapedFile[] = [];

@@ -14,7 +14,7 @@ import { availableParallelism } from 'node:os';
 import { InThreadWorker, type WorkerLike } from '../runtime/in-thread-worker.ts';
 import { startTsWorker } from '../runtime/ts-worker.ts';
 import { SEARCH_WORKER_LIMITS } from './worker-limits.ts';
-import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack, packr, type FromWorker, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
+import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack, packr, type FromWorker, type PartialReply, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
 
 /** The worker thread's module (started by path: an entry point of the compiled build). */
 const WORKER = 'daemon/search/search-thread.ts';
@@ -36,10 +36,13 @@ export interface PoolRun {
   stop(): void;
   /** From now on the workers search each shard for its definitions only (protocol.ts, DEFS_ONLY). */
   definitionsOnly(): void;
+  /** Gets a stream's files of a shard sent before its reply (protocol.ts, PartialReply). */
+  onPartial?: (shard: number, reply: PartialReply) => void;
 }
 
 class Run implements PoolRun {
   readonly replies: Array<Promise<ShardReply>>;
+  onPartial?: (shard: number, reply: PartialReply) => void;
   private readonly resolvers: Array<((r: ShardReply) => void) | undefined>;
   private readonly control: Int32Array;
   private readonly flag: Int32Array;
@@ -279,6 +282,11 @@ export class SearchPool {
     slot.worker.on('message', (msg: FromWorker) => {
       const run = this.runs.get(msg.run);
       if (!run) return;
+      if (msg.partial) {
+        // Dropped once the shard is answered (a reply that overtook it: the search stopped).
+        if (!run.settled(msg.shards[0]!)) run.onPartial?.(msg.shards[0]!, packr.unpack(msg.body) as PartialReply);
+        return;
+      }
       const replies = packr.unpack(msg.body) as ShardReply[];
       msg.shards.forEach((shard, k) => run.resolve(shard, replies[k]!));
     });

@@ -135,11 +135,22 @@ export type ToWorker =
   /** Searches have gone quiet: collect the heap now (runtime/collect-heap.ts). */
   | { kind: 'collect' };
 
-/** Worker → main thread: replies of shards of a search (`body` is a packed ShardReply[], one per entry of `shards`). */
+/**
+ * Worker → main thread: replies of shards of a search (`body` is a packed ShardReply[], one
+ * per entry of `shards`), or with `partial`, files of the one shard in `shards` that a
+ * stream gets before the shard is done (`body` is a packed PartialReply; its reply follows).
+ */
 export interface FromWorker {
   run: number;
   shards: number[];
   body: Uint8Array;
+  partial?: true;
+}
+
+/** Files of a stream's shard shaped before the shard is done (search-worker.ts, PartialHits). */
+export interface PartialReply {
+  files: ShapedFile[];
+  repository: RepositoryInfo;
 }
 
 /** How workers and the searcher key an open shard: the file and its membership file. */

@@ -33,7 +33,7 @@ import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
 import { CollectSink } from './collect-sink.ts';
 import { positiveLiterals } from './definition-first.ts';
 import { SearchPool, type PoolRun } from './pool.ts';
-import { loadedKiB, pack, pastCut, shardKey, type SearchTask, type ShardRef, type ShardReply } from './protocol.ts';
+import { loadedKiB, pack, pastCut, shardKey, type PartialReply, type SearchTask, type ShardRef, type ShardReply } from './protocol.ts';
 import { resultRepo, shapeInto, type ListedRepo, type ShapedFile, type ShapeOptions } from './shape-file.ts';
 import type { Reshape, Sink } from './sink.ts';
 import { StreamSink, type OnChunk } from './stream-sink.ts';
@@ -366,9 +366,42 @@ export class Searcher {
     /** KiB of content the shards taken have read (as the cut counts it). */
     let read = 0;
     let more = false;
+    /** Whether the files of shard `i` can still be taken: before the cut, the client still there. */
+    const taking = (): boolean => (!pastCut(cut, ranges, read) || definitionsPastCut) && !options.signal?.aborted;
+    // A stream's files of shards not yet done (protocol.ts, PartialReply), by shard, taken
+    // in shard order like the rest; `arrived` wakes the loop waiting on their shard.
+    const early: PartialReply[][] = shards.map(() => []);
+    let current = -1;
+    let arrived: (() => void) | undefined;
+    run.onPartial = (shard, p) => {
+      early[shard]!.push(p);
+      if (shard === current) arrived?.();
+    };
+    const takeEarly = async (i: number): Promise<void> => {
+      const parts = early[i]!.splice(0);
+      if (parts.length === 0) return;
+      for (const p of parts) {
+        if (p.files.length === 0 || !taking()) continue;
+        const crashes = sink.crashes;
+        sink.take(p.files, p.repository);
+        stats.crashes += sink.crashes - crashes;
+      }
+      await sink.partDone();
+    };
     try {
       for (let i = 0; i < shards.length; i++) {
-        await sink.waiting(run.replies[i]!);
+        current = i;
+        let answered = false;
+        void run.replies[i]!.then(() => (answered = true));
+        for (;;) {
+          await takeEarly(i);
+          if (answered) break;
+          const next = Promise.race([run.replies[i]!, new Promise<void>((r) => (arrived = r))]);
+          await sink.waiting(next);
+          await next;
+          arrived = undefined;
+        }
+        await takeEarly(i);
         const reply: ShardReply = await run.replies[i]!;
         const before = sink.shardStats ? { ...stats } : undefined;
         if (reply.status === 'skipped') {
@@ -393,7 +426,7 @@ export class Searcher {
             // when the shard saw the cut either).
             const past = pastCut(cut, ranges, read);
             const files = past && definitionsPastCut ? reply.files.filter((f) => f.hit.definition) : reply.files;
-            if (files.length > 0 && (!past || definitionsPastCut) && !options.signal?.aborted) {
+            if (files.length > 0 && taking()) {
               const crashes = sink.crashes;
               sink.take(files, reply.repository);
               stats.crashes += sink.crashes - crashes;

@@ -127,6 +127,8 @@ export function searchShard(
    * and holding line tables for all of them cost more memory than the copies they save.
    */
   locate = false,
+  /** A stream's hits handed over while the shard runs (PartialHits); the result holds the rest. */
+  partial?: PartialHits,
 ): ShardSearchResult {
   const counters = emptyCounters();
   const result: ShardSearchResult = { hits: [], counters, filtered: false, more: false, found: 0, termDocs: [] };
@@ -141,6 +143,9 @@ export function searchShard(
   counters.shardFilesConsidered = shard.docCount;
   const regexBefore = matchers.reduce((n, m) => n + m.regexpsConsidered, 0);
   const byDoc = new Map<number, ShardHit>();
+  /** Hits not yet handed over to `partial`, and the shard's term statistics once needed. */
+  let fresh: ShardHit[] = [];
+  let termDocs: number[] | undefined;
   let examined = 0;
   let search = 0;
   /** Documents examined before the others (definition-first.ts), found once per shard. */
@@ -205,6 +210,21 @@ export function searchShard(
       if (locate && ctx.content && hit.ranges.length > 0) hit.lines = locateLines(ctx.content, hit.ranges);
       byDoc.set(doc, hit);
       result.found += rangeCount(hit.ranges, hit.nameRanges);
+      // One class only: a hit handed over can no longer gain another class's branches.
+      if (partial && classes.length === 1) {
+        fresh.push(hit);
+        if (partial.due(fresh.length)) {
+          fresh.sort((a, b) => a.doc - b.doc);
+          termDocs ??= termDocFrequencies(shard, plan);
+          const scores = scoreHits(shard, fresh, termDocs);
+          fresh.forEach((h, k) => {
+            h.score = scores[k]!;
+            byDoc.delete(h.doc);
+          });
+          partial.send(fresh);
+          fresh = [];
+        }
+      }
     }
     search += Number(process.hrtime.bigint() - t1);
     if (result.more) break;
@@ -218,13 +238,25 @@ export function searchShard(
   }
   if (result.found > limit) result.more = true;
   if (result.hits.length > 0) {
-    result.termDocs = termDocFrequencies(shard, plan);
+    result.termDocs = termDocs ?? termDocFrequencies(shard, plan);
     const scores = scoreHits(shard, result.hits, result.termDocs);
     result.hits.forEach((h, i) => (h.score = scores[i]!));
   }
   if (examined === 0) result.filtered = shard.docCount > 0;
   counters.regexpsConsidered = matchers.reduce((n, m) => n + m.regexpsConsidered, 0) - regexBefore;
   return result;
+}
+
+/**
+ * A stream's early delivery of a shard's hits (search-worker.ts): after each new hit
+ * `due(count)` says whether to hand over the `count` hits not yet handed over; `send` gets
+ * them ascending by document and scored, and they are left out of the shard's result
+ * (whose `found` and counters still cover the whole shard). A shard searched for several
+ * branch classes hands over nothing early: a hit may still gain another class's branches.
+ */
+export interface PartialHits {
+  due(count: number): boolean;
+  send(hits: ShardHit[]): void;
 }
 
 /**

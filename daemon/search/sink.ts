@@ -25,8 +25,13 @@ export interface Sink {
   readonly ahead: number;
   /** Waits for `reply` or until results in hand are due to go out, whichever comes first. */
   waiting(reply: Promise<unknown>): Promise<void>;
-  /** A shard's files, in shard order; `repository` is the shard's repositoryInfo entry. */
+  /**
+   * A shard's files, in shard order; `repository` is the shard's repositoryInfo entry. A
+   * stream's shard may give its files in several parts, the last with its reply.
+   */
   take(files: ShapedFile[], repository: RepositoryInfo): void;
+  /** Files of a shard not yet done were taken (a stream's early part, protocol.ts PartialReply). */
+  partDone(): Promise<void>;
   /** Whether it is told each shard's share of the work (shardDone); a blocking search's sink only needs the total. */
   readonly shardStats: boolean;
   /** A shard is done with; `stats` is its share of the search's work (only when shardStats). */

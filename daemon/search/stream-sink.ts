@@ -1,12 +1,15 @@
 // A stream's sink: takes each shard's files as they come, in shard order, until `matches`
 // match ranges are given, and sends them in batches (CHUNK_MAX_FILES files, or whatever is
-// in hand CHUNK_MAX_WAIT_MS after the last batch), each batch ranked in itself.
+// in hand CHUNK_MAX_WAIT_MS after the last batch), each batch ranked in itself. The first
+// batch goes as soon as it holds a file (its wait is zero: FLUSH_REASON_TIMER_EXPIRED),
+// however early in its shard that file was found (partDone).
 //
 // Backpressure: the workers may run at most `ahead` shards past the one being taken
 // (STREAM_AHEAD_PER_WORKER per worker), and a batch is taken from the searcher only once
 // its client has taken the previous one (onChunk's promise). So a stream holds at most
 // workers × STREAM_AHEAD_PER_WORKER shard replies (each at most `matches` match ranges,
-// shaped) beyond the batch being written, whatever its client's pace.
+// shaped; the parts a shard sends before its reply are parts of it) beyond the batch
+// being written, whatever its client's pace.
 
 import { ShardError } from '../index/shard-reader.ts';
 import type { Cut } from './protocol.ts';
@@ -96,6 +99,12 @@ export class StreamSink implements Sink {
       return;
     }
     if (took && !this.repos.has(repository.id)) this.repos.set(repository.id, repository);
+  }
+
+  async partDone(): Promise<void> {
+    if (this.pending.length === 0) return;
+    if (this.fileCount === 0 || performance.now() - this.last >= CHUNK_MAX_WAIT_MS) await this.flush('FLUSH_REASON_TIMER_EXPIRED');
+    else if (this.pending.length >= CHUNK_MAX_FILES) await this.flush('FLUSH_REASON_MAX_SIZE');
   }
 
   async shardDone(stats: SearchStats): Promise<void> {
