@@ -174,13 +174,8 @@ export function searchShard(
     for (let i = 0; i < total; i++) {
       if (examine.capped && tried >= REFINE_AFTER && matched < tried * REFINE_HIT_RATE && ordered !== null && total - i > REFINE_AFTER) {
         examine.capped = false;
-        const rest = refine(ordered.subarray(i), intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers)), shard.docCount);
-        counters.ngramMatches -= total - i - rest.length;
-        const next = new Uint32Array(i + rest.length);
-        next.set(ordered.subarray(0, i));
-        next.set(rest, i);
-        ordered = next;
-        total = next.length;
+        ordered = refine(ordered, i, intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers)), shard.docCount, counters);
+        total = ordered.length;
         if (i >= total) break;
       }
       const stop = result.found > limit || (i >= front && ((examined % CANCEL_CHECK_EVERY === 0 && examined > 0 && isCancelled()) || definitionsOnly?.() === true));
@@ -214,14 +209,8 @@ export function searchShard(
       if (partial && classes.length === 1) {
         fresh.push(hit);
         if (partial.due(fresh.length)) {
-          fresh.sort((a, b) => a.doc - b.doc);
           termDocs ??= termDocFrequencies(shard, plan);
-          const scores = scoreHits(shard, fresh, termDocs);
-          fresh.forEach((h, k) => {
-            h.score = scores[k]!;
-            byDoc.delete(h.doc);
-          });
-          partial.send(fresh);
+          handOver(shard, fresh, termDocs, byDoc, partial);
           fresh = [];
         }
       }
@@ -444,12 +433,32 @@ export function normalize(flat: number[]): number[] {
   return out;
 }
 
-/** The documents of `rest` (in its order) that are among `refined` (ascending; null: all of them). */
-function refine(rest: Uint32Array, refined: Uint32Array | null, docCount: number): Uint32Array {
-  if (refined === null) return rest;
+/**
+ * `ordered` with the documents from `from` on that are not among `refined` (ascending;
+ * null: all are) left out, the candidate count lowered to match. Out of searchShard's
+ * loop, as handOver: what its loop body holds decides what V8 inlines into it.
+ */
+function refine(ordered: Uint32Array, from: number, refined: Uint32Array | null, docCount: number, counters: ShardCounters): Uint32Array {
+  if (refined === null) return ordered;
   const keep = new Uint8Array(docCount);
   for (const d of refined) keep[d] = 1;
-  return rest.filter((d) => keep[d] === 1);
+  const rest = ordered.subarray(from).filter((d) => keep[d] === 1);
+  counters.ngramMatches -= ordered.length - from - rest.length;
+  const next = new Uint32Array(from + rest.length);
+  next.set(ordered.subarray(0, from));
+  next.set(rest, from);
+  return next;
+}
+
+/** Scores `hits` (found since the last hand-over), drops them from `byDoc` and hands them to `partial`, ascending. */
+function handOver(shard: Shard, hits: ShardHit[], termDocs: number[], byDoc: Map<number, ShardHit>, partial: PartialHits): void {
+  hits.sort((a, b) => a.doc - b.doc);
+  const scores = scoreHits(shard, hits, termDocs);
+  hits.forEach((h, k) => {
+    h.score = scores[k]!;
+    byDoc.delete(h.doc);
+  });
+  partial.send(hits);
 }
 
 /**
