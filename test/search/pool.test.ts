@@ -63,20 +63,29 @@ test('a worker that dies fails the shard it was running; its replacement finishe
   const t = await task('x', true, 2);
   const pool = new SearchPool(1);
   try {
-    // Warm (the worker started, the shards mapped): then each shard takes tens of ms, and
-    // the worker is killed in the middle of the one after the first.
+    // Warm (the worker started, the shards mapped): then the worker is killed once the
+    // first shard's reply is in, in the middle of a later one. On a loaded machine that
+    // reply can be read (unpacked on this thread) only after the worker has answered every
+    // shard; the kill then fails nothing, and the attempt is made again. Each attempt must
+    // keep the rules: at most the running shard fails, the rest are done, the dead worker
+    // is replaced.
     await Promise.all(pool.start(t, new SharedArrayBuffer(4)).replies);
-    const run = pool.start(t, new SharedArrayBuffer(4));
-    await run.replies[0];
-    const [first] = workers(pool);
-    await first!.terminate();
-    const replies = await Promise.all(run.replies);
-    const failed = replies.filter((r) => r.status === 'failed');
-    assert.equal(failed.length, 1, 'the shard it was running fails, and only that one');
-    for (const f of failed) assert.match((f as { error: string }).error, /search worker failed/);
-    assert.equal(replies.filter((r) => r.status === 'done').length, replies.length - failed.length);
-    assert.equal(replies.at(-1)!.status, 'done', 'the replacement took the shards left');
-    assert.ok(!workers(pool).includes(first!), 'the dead worker was replaced');
+    let caught = 0;
+    for (let attempt = 1; attempt <= 3 && caught === 0; attempt++) {
+      const run = pool.start(t, new SharedArrayBuffer(4));
+      await run.replies[0];
+      const [first] = workers(pool);
+      await first!.terminate();
+      const replies = await Promise.all(run.replies);
+      const failed = replies.filter((r) => r.status === 'failed');
+      assert.ok(failed.length <= 1, `attempt ${attempt}: only the shard it was running fails (${failed.length} failed)`);
+      for (const f of failed) assert.match((f as { error: string }).error, /search worker failed/);
+      assert.equal(replies.filter((r) => r.status === 'done').length, replies.length - failed.length);
+      assert.equal(replies.at(-1)!.status, 'done', 'the replacement took the shards left');
+      assert.ok(!workers(pool).includes(first!), 'the dead worker was replaced');
+      caught = failed.length;
+    }
+    assert.equal(caught, 1, 'in 3 attempts the worker was never killed while it ran a shard');
     // The pool goes on: a new search is answered in full.
     const again = await Promise.all(pool.start(t, new SharedArrayBuffer(4)).replies);
     assert.deepEqual(again.map((r) => r.status), t.shards.map(() => 'done'));
