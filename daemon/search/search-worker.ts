@@ -9,7 +9,7 @@ import { Shard, ShardError } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
 import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, pack, packr, pastCut, shardKey, type FromWorker, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
-import { searchShard, type PartialHits } from './shard-search.ts';
+import { searchShard, type PartialHits, type ShardHit } from './shard-search.ts';
 import { resultRepo, shapeInto, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
 import { compareRanked } from './rank.ts';
 import { collectHeap } from '../runtime/collect-heap.ts';
@@ -90,6 +90,15 @@ interface Answered {
 const PARTIAL_MS = 25;
 const PARTIAL_MAX_FILES = 400;
 
+/** Shard `i`'s hits as unshaped file results; what only scoring (done) needed stays here: the reply is packed and copied. */
+function filesOf(hits: ShardHit[], shard: Shard, repo: ResultRepo, i: number): ShapedFile[] {
+  return hits.map((hit) => {
+    const f = unshapedFile(hit, repo, shard.name(hit.doc), i);
+    f.hit.termFreqs = NONE;
+    return f;
+  });
+}
+
 /** Hands a stream's hits over as they are found: shaped and posted to the searcher (PartialReply). */
 function partialSender(run: number, i: number, shard: Shard, repo: ResultRepo, task: SearchTask): PartialHits {
   let last = -1;
@@ -99,9 +108,8 @@ function partialSender(run: number, i: number, shard: Shard, repo: ResultRepo, t
     },
     send(hits) {
       last = performance.now();
-      const files = hits.map((hit) => unshapedFile(hit, repo, shard.name(hit.doc), i));
+      const files = filesOf(hits, shard, repo, i);
       for (const f of files) {
-        f.hit.termFreqs = NONE;
         shapeInto(f, shard, repo, task.shape);
         delete f.hit.lines;
       }
@@ -131,10 +139,7 @@ function runShard(s: Known, run: number, i: number, claimedPastCut: boolean): An
     const result = searchShard(shard, plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0, !task.batch, partial);
     // A shard claimed past the cut is past the searcher's cut too (protocol.ts): of its
     // hits the searcher keeps the definitions only.
-    const files: ShapedFile[] = [];
-    for (const hit of result.hits) if (!claimedPastCut || hit.definition) files.push(unshapedFile(hit, repo, shard.name(hit.doc), i));
-    // What only scoring (done) needed stays here: the reply is packed and copied.
-    for (const f of files) f.hit.termFreqs = NONE;
+    const files = filesOf(claimedPastCut ? result.hits.filter((hit) => hit.definition) : result.hits, shard, repo, i);
     result.hits = [];
     result.termDocs = NONE;
     // A stream sends every file it takes: all are shaped now. A blocking search's are
