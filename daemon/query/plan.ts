@@ -14,6 +14,7 @@ import { parseQuery } from './parser.ts';
 import { literalNgramQuery, regexNgramQueryOf } from './regex-ngrams.ts';
 import { lineLocalOf } from './regex-line-local.ts';
 import { requiredLiteralOf } from './regex-required.ts';
+import { requiredSequenceOf } from './regex-sequence.ts';
 import { parseForAnalysis } from './re2-syntax.ts';
 import { re2Reason, regexFlags, type Plan, type PlanNode, type Term } from './terms.ts';
 
@@ -63,7 +64,7 @@ export function planQuery(req: QueryRequest): Plan {
 
 /** Compiles one pattern: checks a regex with RE2 and derives its prefilters (n-grams, required literal, whether matches stay within a line). */
 export function compileTerm(pattern: string, regex: boolean, caseSensitive: boolean): Term {
-  if (!regex) return { kind: 'literal', pattern, caseSensitive, ngrams: literalNgramQuery(pattern, { caseInsensitive: !caseSensitive }), required: null, lineLocal: false };
+  if (!regex) return { kind: 'literal', pattern, caseSensitive, ngrams: literalNgramQuery(pattern, { caseInsensitive: !caseSensitive }), required: null, lineLocal: false, sequence: null };
   try {
     new RE2(pattern, regexFlags(caseSensitive));
   } catch (err) {
@@ -71,7 +72,8 @@ export function compileTerm(pattern: string, regex: boolean, caseSensitive: bool
   }
   // Parsed once for all analyses.
   const ast = parseForAnalysis(pattern, { caseInsensitive: !caseSensitive });
-  return { kind: 'regex', pattern, caseSensitive, ngrams: regexNgramQueryOf(ast), required: requiredLiteralOf(ast), lineLocal: lineLocalOf(ast) };
+  const lineLocal = lineLocalOf(ast);
+  return { kind: 'regex', pattern, caseSensitive, ngrams: regexNgramQueryOf(ast), required: requiredLiteralOf(ast), lineLocal, sequence: requiredSequenceOf(ast, lineLocal) };
 }
 
 /** False only when a node provably matches nothing (a regex that can never match). */

@@ -3,6 +3,7 @@
 // not load the parser and its language tables (measured: ~0.6 s per thread under tsx).
 
 import type { NgramQuery } from './ngram-query.ts';
+import type { RequiredSequence } from './regex-sequence.ts';
 
 /** One pattern to find: in content, in file paths, or in symbol names. */
 export interface Term {
@@ -23,6 +24,13 @@ export interface Term {
    * matcher may run RE2 on the lines holding `required` alone. False for literals.
    */
   lineLocal: boolean;
+  /**
+   * Regex terms: classes of ASCII bytes that every match holds in a row
+   * (regex-sequence.ts), which the indexed matcher scans for when the pattern is that
+   * sequence or `required` is missing or too short to look for; null when none is worth
+   * it, and always for literals.
+   */
+  sequence: RequiredSequence | null;
 }
 
 export type PlanNode =

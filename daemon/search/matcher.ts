@@ -5,7 +5,9 @@
 //   case-insensitive literals fall back to RE2 only where ASCII folding is not enough (the
 //   shard flags documents where it is); a regex with a required literal (Term.required)
 //   runs RE2 only on documents holding it, and only on the lines holding it when no match
-//   can cross a line (Term.lineLocal).
+//   can cross a line (Term.lineLocal); one without (or with a byte or two) does the same
+//   with the classes every match holds in a row (Term.sequence: `\d{10}`), which the core
+//   scans for.
 // - "reference": the brute-force oracle. Plain Buffer.indexOf and RE2, never the core, so
 //   the differential test compares two independent matchers.
 //
@@ -14,7 +16,7 @@
 // offsets, end exclusive.
 
 import RE2 from 're2';
-import { containsLiteral, findLiteral } from '../../core/index.ts';
+import { compileClassSequence, containsLiteral, findClassSequence, findLiteral, type ClassSequence } from '../../core/index.ts';
 import { escapeRegex, regexFlags, type Term } from '../query/terms.ts';
 
 /**
@@ -62,6 +64,10 @@ export class Matcher {
   private readonly regex: RE2 | undefined;
   /** Bytes every match of the regex contains; indexed mode only. */
   private readonly required: Buffer | undefined;
+  /** Classes every match holds in a row (Term.sequence), compiled; indexed mode only. */
+  private readonly sequence: ClassSequence | undefined;
+  /** The pattern is the sequence (RequiredSequence.whole): its occurrences are the matches. */
+  private readonly wholeSequence: boolean = false;
   private readonly asciiNeedle: boolean;
   private readonly needleHasKS: boolean;
   private readonly reference: boolean;
@@ -75,6 +81,13 @@ export class Matcher {
     if (query.kind === 'regex') {
       this.regex = new RE2(query.pattern, regexFlags(query.caseSensitive));
       if (!this.reference && query.required) this.required = Buffer.from(query.required, 'utf8');
+      // The scan replaces RE2 when the pattern is the sequence; otherwise a literal of a few
+      // bytes is the better filter, found faster than classes.
+      const seq = this.reference ? null : query.sequence;
+      if (seq && (seq.whole || !(this.required && this.required.length >= LINE_SCAN_MIN_BYTES))) {
+        this.sequence = compileClassSequence(seq.classes);
+        this.wholeSequence = seq.whole;
+      }
     } else if (!query.caseSensitive && (this.reference || !this.asciiNeedle || this.needleHasKS)) {
       this.regex = new RE2(escapeRegex(query.pattern), 'gi');
     }
@@ -88,6 +101,19 @@ export class Matcher {
   find(buf: Buffer, max: number, asciiFoldsOnly = false): number[] {
     const q = this.query;
     if (q.kind === 'regex') {
+      const sequence = this.sequence;
+      if (sequence !== undefined) {
+        // Nothing to look for but classes (`\d{10}`): the core's scan finds where they
+        // are in a row (regex-sequence.ts: sound), as fast as a literal's.
+        if (this.wholeSequence) {
+          const at = findClassSequence(buf, sequence, max);
+          if (at.length > 0) this.regexpsConsidered++; // as RE2 would have run on it
+          return this.fromStarts(at, sequence.length);
+        }
+        const at = findClassSequence(buf, sequence, q.lineLocal ? REQUIRED_SCAN_MAX : 1);
+        if (at.length === 0) return [];
+        return q.lineLocal ? this.findInLines(buf, at, sequence.length, at.length === REQUIRED_SCAN_MAX, max) : this.findRegex(buf, max);
+      }
       const required = this.required;
       if (required === undefined) return this.findRegex(buf, max);
       // The trigram prefilter is case-folded, so a case-sensitive regex's candidates are
@@ -100,7 +126,7 @@ export class Matcher {
       if (required.length < LINE_SCAN_MIN_BYTES) return buf.indexOf(required) === -1 ? [] : this.findRegex(buf, max);
       const at = findLiteral(buf, required, false, q.lineLocal ? REQUIRED_SCAN_MAX : 1);
       if (at.length === 0) return [];
-      return q.lineLocal ? this.findInLines(buf, at, at.length === REQUIRED_SCAN_MAX, max) : this.findRegex(buf, max);
+      return q.lineLocal ? this.findInLines(buf, at, required.length, at.length === REQUIRED_SCAN_MAX, max) : this.findRegex(buf, max);
     }
     if (q.caseSensitive && this.reference) return findBuffer(buf, this.needle, max);
     const scan = this.literalScan(buf, asciiFoldsOnly);
@@ -129,9 +155,8 @@ export class Matcher {
     return this.find(buf, 1, asciiFoldsOnly).length > 0;
   }
 
-  private fromStarts(starts: number[]): number[] {
+  private fromStarts(starts: number[], n = this.needle.length): number[] {
     const out: number[] = new Array(starts.length * 2);
-    const n = this.needle.length;
     for (let i = 0; i < starts.length; i++) {
       out[2 * i] = starts[i]!;
       out[2 * i + 1] = starts[i]! + n;
@@ -146,14 +171,14 @@ export class Matcher {
 
   /**
    * A line-local regex (Term.lineLocal): RE2 runs on the lines that hold the required
-   * literal (`at`: its occurrences, ascending), near ones as one window, and when the
-   * scan stopped at its cap (`capped`) on everything after the last window. No match
-   * crosses a "\n", so these are the document's matches (regex-line-local.ts).
+   * literal or class sequence (`at`: its occurrences, ascending; `step` bytes each), near
+   * ones as one window, and when the scan stopped at its cap (`capped`) on everything
+   * after the last window. No match crosses a "\n", so these are the document's matches
+   * (regex-line-local.ts).
    */
-  private findInLines(buf: Buffer, at: number[], capped: boolean, max: number): number[] {
+  private findInLines(buf: Buffer, at: number[], step: number, capped: boolean, max: number): number[] {
     this.regexpsConsidered++;
     const out: number[] = [];
-    const step = this.required!.length;
     let i = 0;
     let to = -1; // end of the last window (a "\n" or the end)
     while (i < at.length && out.length < 2 * max) {

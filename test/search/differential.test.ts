@@ -79,6 +79,13 @@ const REGEX_SHAPES: Array<(r: ReturnType<typeof prng>) => string> = [
   (r) => `(${esc(r.pick(WORDS))}\\s?)+x?`,
   (r) => `(?i:${esc(r.pick(WORDS))})${esc(r.pick(WORDS))}`,
   (r) => `${esc(r.pick(WORDS))}(_${esc(r.pick(WORDS))})?\\(`,
+  // Class sequences (regex-sequence.ts): a whole pattern the core's scan matches alone, and
+  // sequences that only pick the lines RE2 reads.
+  () => '[0-9]{3}',
+  () => '(?i)[a-f0-9]{2}[_x][0-9]{2}',
+  () => '\\b[0-9]{6}\\b',
+  () => '[A-Z]_[0-9]{4}[a-z]*',
+  (r) => `${esc(r.pick(WORDS))}[0-9]{2}`,
 ];
 
 type R = ReturnType<typeof prng>;
