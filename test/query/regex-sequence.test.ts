@@ -147,7 +147,7 @@ test('random patterns and texts: every match holds the sequence; a whole one is 
       }
       for (let j = 0; j < matches.length; j += 2) assert.ok(holds(buf, matches[j]!, matches[j + 1]!, seq.classes), `${pattern}${ci ? ' (ci)' : ''}: match ${JSON.stringify(buf.subarray(matches[j]!, matches[j + 1]!).toString())} lacks ${describe(seq.classes).join(' ')}`);
       if (seq.whole) {
-        const expected = occurrences(buf, seq.classes).flatMap((s) => [s, s + seq.classes.length / 4]);
+        const expected: number[] = occurrences(buf, seq.classes).flatMap((s) => [s, s + seq.classes.length / 4]);
         assert.deepEqual(matches, expected, `${pattern}${ci ? ' (ci)' : ''} is its sequence, on ${JSON.stringify(buf.toString())}`);
       }
       checked++;
