@@ -14,6 +14,7 @@ import { availableParallelism } from 'node:os';
 import { InThreadWorker, type WorkerLike } from '../runtime/in-thread-worker.ts';
 import { startTsWorker } from '../runtime/ts-worker.ts';
 import { SEARCH_WORKER_LIMITS } from './worker-limits.ts';
+import { unpackFiles } from './file-codec.ts';
 import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack, packr, type FromWorker, type PartialReply, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
 
 /** The worker thread's module (started by path: an entry point of the compiled build). */
@@ -284,10 +285,17 @@ export class SearchPool {
       if (!run) return;
       if (msg.partial) {
         // Dropped once the shard is answered (a reply that overtook it: the search stopped).
-        if (!run.settled(msg.shards[0]!)) run.onPartial?.(msg.shards[0]!, packr.unpack(msg.body) as PartialReply);
+        if (run.settled(msg.shards[0]!) || !run.onPartial) return;
+        const part = packr.unpack(msg.body) as PartialReply;
+        part.files = unpackFiles(msg.files)[0]!;
+        run.onPartial(msg.shards[0]!, part);
         return;
       }
       const replies = packr.unpack(msg.body) as ShardReply[];
+      const files = unpackFiles(msg.files);
+      replies.forEach((r, k) => {
+        if (r.status === 'done') r.files = files[k]!;
+      });
       msg.shards.forEach((shard, k) => run.resolve(shard, replies[k]!));
     });
     slot.worker.on('error', (err) => this.replace(slot, err));

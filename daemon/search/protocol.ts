@@ -139,11 +139,14 @@ export type ToWorker =
  * Worker → main thread: replies of shards of a search (`body` is a packed ShardReply[], one
  * per entry of `shards`), or with `partial`, files of the one shard in `shards` that a
  * stream gets before the shard is done (`body` is a packed PartialReply; its reply follows).
+ * The files travel apart, in `files` (file-codec.ts: one group per reply, in order, or the
+ * partial's one group); in `body` each `files` is empty.
  */
 export interface FromWorker {
   run: number;
   shards: number[];
   body: Uint8Array;
+  files: Uint8Array;
   partial?: true;
 }
 
@@ -167,8 +170,6 @@ export const RECORDS: readonly string[][] = [
   ['status', 'result', 'files', 'repository', 'queuedNs'],
   ['hits', 'counters', 'filtered', 'more', 'found', 'termDocs'],
   Object.keys(emptyCounters()),
-  ['json', 'count', 'total', 'score', 'repositoryId', 'repository', 'path', 'hit', 'shard'],
-  ['doc', 'ranges', 'nameRanges', 'branches', 'termFreqs', 'score', 'definition'],
   ['id', 'codeHostType', 'name', 'displayName', 'webUrl'],
   ['status'],
   ['planId', 'plan', 'limit', 'brute', 'shards', 'cut', 'batch', 'definitionsPastCut', 'shape'],

@@ -12,6 +12,7 @@ import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONT
 import { searchShard, type PartialHits, type ShardHit } from './shard-search.ts';
 import { resultRepo, shapeInto, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
 import { compareRanked } from './rank.ts';
+import { packFiles } from './file-codec.ts';
 import { collectHeap } from '../runtime/collect-heap.ts';
 
 // Set once by serveSearches: one worker per module instance (a thread, or the thread of an
@@ -113,8 +114,9 @@ function partialSender(run: number, i: number, shard: Shard, repo: ResultRepo, t
         shapeInto(f, shard, repo, task.shape);
         delete f.hit.lines;
       }
-      const body = pack({ files, repository: repo.info } satisfies PartialReply);
-      port.postMessage({ run, shards: [i], body, partial: true } satisfies FromWorker, [body.buffer]);
+      const body = pack({ files: NO_FILES, repository: repo.info } satisfies PartialReply);
+      const packed = packFiles([files]);
+      port.postMessage({ run, shards: [i], body, files: packed, partial: true } satisfies FromWorker, [body.buffer, packed.buffer]);
     },
   };
 }
@@ -199,6 +201,17 @@ function dropLines(reply: ShardReply): void {
   if (reply.status === 'done') for (const f of reply.files) delete f.hit.lines;
 }
 
+const NO_FILES: ShapedFile[] = [];
+
+/** Posts replies of shards: their files in a buffer of their own (file-codec.ts), the rest packed. */
+function postReplies(run: number, shards: number[], replies: ShardReply[]): void {
+  const groups = replies.map((r) => (r.status === 'done' ? r.files : NO_FILES));
+  for (const r of replies) if (r.status === 'done') r.files = NO_FILES;
+  const body = pack(replies);
+  const files = packFiles(groups);
+  port.postMessage({ run, shards, body, files } satisfies FromWorker, [body.buffer, files.buffer]);
+}
+
 /** Works on a search until nothing granted is left to claim; forgets it once it has ended. */
 function work(run: number, s: Known): void {
   const shardsDone: number[] = [];
@@ -214,15 +227,13 @@ function work(run: number, s: Known): void {
       answered.push(a);
     } else {
       dropLines(a.reply);
-      const body = pack([a.reply]);
-      port.postMessage({ run, shards: [i], body } satisfies FromWorker, [body.buffer]);
+      postReplies(run, [i], [a.reply]);
     }
   }
   if (shardsDone.length > 0) {
     shapeBest(s.task, answered);
     for (const a of answered) dropLines(a.reply);
-    const body = pack(answered.map((a) => a.reply));
-    port.postMessage({ run, shards: shardsDone, body } satisfies FromWorker, [body.buffer]);
+    postReplies(run, shardsDone, answered.map((a) => a.reply));
   }
   // Stopped, or every shard claimed: no resume will bring more. Otherwise the grant ran
   // out: a resume message comes when the searcher grants more (or stops the search).

@@ -1,5 +1,5 @@
 // The records every search message declares up front (protocol.ts RECORDS): the objects a
-// real search exchanges have exactly those key lists (or they would be defined in every
+// real search packs (its files travel apart, file-codec.ts) have exactly those key lists (or they would be defined in every
 // message again, silently slower), and two threads' packers agree on any object, of a
 // declared shape or not, in both directions.
 
@@ -45,7 +45,8 @@ test("a shard's reply holds only objects of the declared records", async () => {
     assert.ok(files.length > 0);
     for (const f of files) shapeInto(f, shard, repo, { contextLines: 0, whole: false, maxWholeBytes: Infinity, baseUrl: 'http://h' });
     result.hits = [];
-    const reply = { status: 'done', result, files, repository: repo.info, queuedNs: 1 };
+    // The files travel apart (file-codec.ts): the packed reply holds none.
+    const reply = { status: 'done', result, files: [], repository: repo.info, queuedNs: 1 };
     const declared = new Set(RECORDS.map((k) => k.join(',')));
     for (const keys of keyLists(reply, new Set())) assert.ok(declared.has(keys), `undeclared record {${keys}}`);
   } finally {

@@ -1,0 +1,47 @@
+// The files of a worker's message in their flat buffer (file-codec.ts): what comes out is
+// what went in, field for field, for files shaped from a real shard and for edge values
+// (no ranges, line tables, several branches, non-ASCII paths, scores that are not
+// integers, empty groups), and the JSON comes back as a view of the buffer, not a copy.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { packFiles, unpackFiles } from '../../daemon/search/file-codec.ts';
+import type { ShapedFile } from '../../daemon/search/shape-file.ts';
+import { prng } from '../helpers/corpus.ts';
+
+function file(r: ReturnType<typeof prng>, i: number): ShapedFile {
+  const ranges = Array.from({ length: 2 * r.int(5) }, () => r.int(2 ** 32));
+  const hit: ShapedFile['hit'] = {
+    doc: r.int(2 ** 32),
+    ranges,
+    nameRanges: Array.from({ length: 2 * r.int(2) }, () => r.int(300)),
+    branches: r.chance(0.3) ? ['HEAD', 'v6.1', 'ünï/branch'] : r.chance(0.5) ? ['main'] : [],
+    termFreqs: Array.from({ length: r.int(3) }, () => r.int(1000)),
+    score: r.next() * 100 - 20,
+    definition: r.chance(0.2),
+  };
+  if (r.chance(0.3)) hit.lines = Array.from({ length: 2 * ranges.length }, () => r.int(1e6));
+  const json = Buffer.from(JSON.stringify({ fileName: `src/${i}/${r.chance(0.2) ? 'café' : 'x'}.c`, n: r.int(1e9) }));
+  return { json: r.chance(0.1) ? new Uint8Array(0) : json, count: r.int(100), total: r.int(200), score: hit.score, repositoryId: r.int(1e6), repository: r.pick(['linux', 'github.com/a/b', 'données']), path: `dir/${i}/${r.pick(['a.c', 'Straße.go', '日本語.md'])}`, hit, shard: r.int(5000) };
+}
+
+test('files go through the flat buffer unchanged, in their groups', () => {
+  const r = prng(20261125);
+  for (let round = 0; round < 200; round++) {
+    const groups = Array.from({ length: r.int(4) }, () => Array.from({ length: r.int(6) }, (_, i) => file(r, i)));
+    const bytes = packFiles(groups);
+    const back = unpackFiles(bytes);
+    assert.equal(back.length, groups.length);
+    groups.forEach((files, g) => {
+      assert.equal(back[g]!.length, files.length);
+      files.forEach((f, k) => {
+        const b = back[g]![k]!;
+        assert.deepEqual({ ...b, json: Buffer.from(b.json).toString() }, { ...f, json: Buffer.from(f.json).toString() });
+        // Same key order as created (one hidden class per kind of object).
+        assert.deepEqual(Object.keys(b), Object.keys(f));
+        assert.deepEqual(Object.keys(b.hit), Object.keys(f.hit));
+        if (b.json.length > 0) assert.equal(b.json.buffer, bytes.buffer, 'the JSON is a view of the message');
+      });
+    });
+  }
+});
