@@ -14,8 +14,8 @@ import { availableParallelism } from 'node:os';
 import { InThreadWorker, type WorkerLike } from '../runtime/in-thread-worker.ts';
 import { startTsWorker } from '../runtime/ts-worker.ts';
 import { SEARCH_WORKER_LIMITS } from './worker-limits.ts';
-import { unpackFiles } from './file-codec.ts';
-import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack, packr, type FromWorker, type PartialReply, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
+import { unpackMessage } from './file-codec.ts';
+import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack, type FromWorker, type PartialReply, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
 
 /** The worker thread's module (started by path: an entry point of the compiled build). */
 const WORKER = 'daemon/search/search-thread.ts';
@@ -286,13 +286,14 @@ export class SearchPool {
       if (msg.partial) {
         // Dropped once the shard is answered (a reply that overtook it: the search stopped).
         if (run.settled(msg.shards[0]!) || !run.onPartial) return;
-        const part = packr.unpack(msg.body) as PartialReply;
-        part.files = unpackFiles(msg.files)[0]!;
+        const { value, groups } = unpackMessage(msg.body);
+        const part = value as PartialReply;
+        part.files = groups[0]!;
         run.onPartial(msg.shards[0]!, part);
         return;
       }
-      const replies = packr.unpack(msg.body) as ShardReply[];
-      const files = unpackFiles(msg.files);
+      const { value, groups: files } = unpackMessage(msg.body);
+      const replies = value as ShardReply[];
       replies.forEach((r, k) => {
         if (r.status === 'done') r.files = files[k]!;
       });

@@ -136,17 +136,16 @@ export type ToWorker =
   | { kind: 'collect' };
 
 /**
- * Worker → main thread: replies of shards of a search (`body` is a packed ShardReply[], one
- * per entry of `shards`), or with `partial`, files of the one shard in `shards` that a
- * stream gets before the shard is done (`body` is a packed PartialReply; its reply follows).
- * The files travel apart, in `files` (file-codec.ts: one group per reply, in order, or the
- * partial's one group); in `body` each `files` is empty.
+ * Worker → main thread: replies of shards of a search (`body` holds a packed ShardReply[],
+ * one per entry of `shards`), or with `partial`, files of the one shard in `shards` that a
+ * stream gets before the shard is done (a packed PartialReply; its reply follows). `body`
+ * is file-codec.ts's packMessage: the files travel after the packed value (one group per
+ * reply, in order, or the partial's one group), whose own `files` are empty.
  */
 export interface FromWorker {
   run: number;
   shards: number[];
   body: Uint8Array;
-  files: Uint8Array;
   partial?: true;
 }
 

@@ -8,11 +8,11 @@ import type { MessagePort } from 'node:worker_threads';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
-import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, pack, packr, pastCut, shardKey, type FromWorker, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
+import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, type FromWorker, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
 import { searchShard, type PartialHits, type ShardHit } from './shard-search.ts';
 import { resultRepo, shapeInto, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
 import { compareRanked } from './rank.ts';
-import { packFiles } from './file-codec.ts';
+import { packMessage } from './file-codec.ts';
 import { collectHeap } from '../runtime/collect-heap.ts';
 
 // Set once by serveSearches: one worker per module instance (a thread, or the thread of an
@@ -114,9 +114,8 @@ function partialSender(run: number, i: number, shard: Shard, repo: ResultRepo, t
         shapeInto(f, shard, repo, task.shape);
         delete f.hit.lines;
       }
-      const body = pack({ files: NO_FILES, repository: repo.info } satisfies PartialReply);
-      const packed = packFiles([files]);
-      port.postMessage({ run, shards: [i], body, files: packed, partial: true } satisfies FromWorker, [body.buffer, packed.buffer]);
+      const body = packMessage({ files: NO_FILES, repository: repo.info } satisfies PartialReply, [files]);
+      port.postMessage({ run, shards: [i], body, partial: true } satisfies FromWorker, [body.buffer]);
     },
   };
 }
@@ -203,13 +202,12 @@ function dropLines(reply: ShardReply): void {
 
 const NO_FILES: ShapedFile[] = [];
 
-/** Posts replies of shards: their files in a buffer of their own (file-codec.ts), the rest packed. */
+/** Posts replies of shards: the replies packed, their files laid out after them (file-codec.ts). */
 function postReplies(run: number, shards: number[], replies: ShardReply[]): void {
   const groups = replies.map((r) => (r.status === 'done' ? r.files : NO_FILES));
   for (const r of replies) if (r.status === 'done') r.files = NO_FILES;
-  const body = pack(replies);
-  const files = packFiles(groups);
-  port.postMessage({ run, shards, body, files } satisfies FromWorker, [body.buffer, files.buffer]);
+  const body = packMessage(replies, groups);
+  port.postMessage({ run, shards, body } satisfies FromWorker, [body.buffer]);
 }
 
 /** Works on a search until nothing granted is left to claim; forgets it once it has ended. */

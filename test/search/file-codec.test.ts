@@ -5,7 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { packFiles, unpackFiles } from '../../daemon/search/file-codec.ts';
+import { packFiles, packMessage, unpackFiles, unpackMessage } from '../../daemon/search/file-codec.ts';
 import type { ShapedFile } from '../../daemon/search/shape-file.ts';
 import { prng } from '../helpers/corpus.ts';
 
@@ -44,4 +44,16 @@ test('files go through the flat buffer unchanged, in their groups', () => {
       });
     });
   }
+});
+
+test('a message: its packed value, then its files, in one buffer', () => {
+  const r = prng(11);
+  const groups = [[file(r, 1), file(r, 2)], []];
+  const value = [{ status: 'done', files: [], queuedNs: 5 }, { status: 'skipped' }];
+  const bytes = packMessage(value, groups);
+  assert.equal(bytes.byteOffset, 0);
+  const back = unpackMessage(bytes);
+  assert.deepEqual(back.value, value);
+  assert.deepEqual(back.groups.map((g) => g.map((f) => f.path)), groups.map((g) => g.map((f) => f.path)));
+  assert.deepEqual(back.groups[0]![1]!.hit, groups[0]![1]!.hit);
 });
