@@ -1,11 +1,14 @@
-// The files of a worker's message (protocol.ts FromWorker.files) in one flat buffer: a
-// search's files are most of what its workers send, and msgpack spent ~7 µs a file on
-// their numbers and strings (Linux 6.1, `EXPORT_SYMBOL_GPL` over HTTP: ~0.5 ms of each
-// worker's ~2 ms per request, and ~0.2 ms of the main thread's unpacking). Here a file is a
-// fixed record of numbers, its JSON bytes and its hit's arrays, copied in bulk; the main
-// thread reads them back as views of the transferred buffer (a file's JSON is not copied).
+// A worker's message (protocol.ts FromWorker.body) in one flat buffer: its value packed
+// with msgpack, then its files laid out by hand. A search's files are most of what its
+// workers send, and msgpack spent ~7 µs a file on their numbers and strings (Linux 6.1,
+// `EXPORT_SYMBOL_GPL` over HTTP: ~0.5 ms of each worker's ~2 ms per request, and ~0.2 ms of
+// the main thread's unpacking). Here a file is a fixed record of numbers, its JSON bytes and
+// its hit's arrays, copied in bulk; the main thread reads them back with each file's JSON a
+// view of the transferred buffer (not copied).
 //
 // Layout (little-endian; every part starts 8-aligned):
+//   u32 length of the packed value, 4 bytes of padding, the packed value, padding
+//   then, from the next 8-aligned offset (the files part):
 //   u32 groups, u32 strings, then u32 files[groups] (one group per shard reply)
 //   strings: u32 byteLength each, then the UTF-8 bytes of each (paths, repositories,
 //     branch names: each string once), each part padded to 8
@@ -26,9 +29,9 @@ const pad8 = (n: number): number => (n + 7) & ~7;
 
 /**
  * A message of a worker in one buffer of its own (transferable): `value` packed with
- * msgpack (protocol.ts packr), then the files of `groups` as packFiles lays them out. One
- * buffer, not two: a message's second transferred buffer cost ~10 % of the CPU of a rare
- * literal's request under 16 connections.
+ * msgpack (protocol.ts packr), then the files of `groups`. One buffer, not two: a second
+ * transferred buffer per message cost ~10 % of the CPU of a rare literal's request under
+ * 16 connections.
  */
 export function packMessage(value: unknown, groups: ShapedFile[][]): Uint8Array<ArrayBuffer> {
   return packFiles(groups, packr.pack(value));
@@ -41,13 +44,9 @@ export function unpackMessage(bytes: Uint8Array): { value: unknown; groups: Shap
   return { value: packr.unpack(bytes.subarray(8, 8 + headLength)), groups: unpackFiles(bytes.subarray(start)) };
 }
 
-/**
- * The files of each group (a shard reply's, in order) in one buffer of their own
- * (transferable); with `head`, that buffer starts with u32 head length, 4 bytes of
- * padding, the head's bytes and padding to 8, and the files follow.
- */
-export function packFiles(groups: ShapedFile[][], head?: Uint8Array): Uint8Array<ArrayBuffer> {
-  const base = head ? pad8(8 + head.length) : 0;
+/** The packed value `head`, then the files of each group (a shard reply's, in order). */
+function packFiles(groups: ShapedFile[][], head: Uint8Array): Uint8Array<ArrayBuffer> {
+  const base = pad8(8 + head.length);
   const strings = new Map<string, number>();
   const order: string[] = [];
   const str = (s: string): number => {
@@ -72,10 +71,8 @@ export function packFiles(groups: ShapedFile[][], head?: Uint8Array): Uint8Array
   size += pad8(4 * order.length);
   for (const e of encoded) size += pad8(e.length);
   const whole = new Uint8Array(base + size);
-  if (head) {
-    new Uint32Array(whole.buffer, 0, 1)[0] = head.length;
-    whole.set(head, 8);
-  }
+  new Uint32Array(whole.buffer, 0, 1)[0] = head.length;
+  whole.set(head, 8);
   const bytes = whole.subarray(base);
   const u32 = new Uint32Array(whole.buffer, base, size >> 2);
   const f64 = new Float64Array(whole.buffer, base, size >> 3);
@@ -126,8 +123,8 @@ export function packFiles(groups: ShapedFile[][], head?: Uint8Array): Uint8Array
   return whole;
 }
 
-/** What packFiles packed: the files of each group, their JSON views of `bytes`. */
-export function unpackFiles(bytes: Uint8Array): ShapedFile[][] {
+/** The files part of a message: the files of each group, their JSON views of `bytes`. */
+function unpackFiles(bytes: Uint8Array): ShapedFile[][] {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.byteOffset % 8 !== 0) throw new Error('unpackFiles: the buffer must start 8-aligned');
   const u32 = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);

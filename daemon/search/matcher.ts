@@ -107,7 +107,9 @@ export class Matcher {
         // are in a row (regex-sequence.ts: sound), as fast as a literal's.
         if (this.wholeSequence) {
           const at = findClassSequence(buf, sequence, max);
-          if (at.length > 0) this.regexpsConsidered++; // as RE2 would have run on it
+          // Counted as a document searched with the regex, as RE2's are; one the scan rules
+          // out is not, as with a required literal.
+          if (at.length > 0) this.regexpsConsidered++;
           return this.fromStarts(at, sequence.length);
         }
         const at = findClassSequence(buf, sequence, q.lineLocal ? REQUIRED_SCAN_MAX : 1);

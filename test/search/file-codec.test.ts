@@ -1,11 +1,11 @@
-// The files of a worker's message in their flat buffer (file-codec.ts): what comes out is
-// what went in, field for field, for files shaped from a real shard and for edge values
-// (no ranges, line tables, several branches, non-ASCII paths, scores that are not
-// integers, empty groups), and the JSON comes back as a view of the buffer, not a copy.
+// A worker's message in its flat buffer (file-codec.ts): what comes out is what went in,
+// field for field, for random files with edge values (no ranges, line tables, several
+// branches, non-ASCII paths and repositories, scores that are not integers, empty JSON,
+// empty groups), and the JSON comes back as a view of the buffer, not a copy.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { packFiles, packMessage, unpackFiles, unpackMessage } from '../../daemon/search/file-codec.ts';
+import { packMessage, unpackMessage } from '../../daemon/search/file-codec.ts';
 import type { ShapedFile } from '../../daemon/search/shape-file.ts';
 import { prng } from '../helpers/corpus.ts';
 
@@ -29,8 +29,8 @@ test('files go through the flat buffer unchanged, in their groups', () => {
   const r = prng(20261125);
   for (let round = 0; round < 200; round++) {
     const groups = Array.from({ length: r.int(4) }, () => Array.from({ length: r.int(6) }, (_, i) => file(r, i)));
-    const bytes = packFiles(groups);
-    const back = unpackFiles(bytes);
+    const bytes = packMessage(null, groups);
+    const back = unpackMessage(bytes).groups;
     assert.equal(back.length, groups.length);
     groups.forEach((files, g) => {
       assert.equal(back[g]!.length, files.length);
