@@ -280,6 +280,15 @@ function docsOnAny(shard: Shard, branches: number[]): Uint32Array | null {
 }
 
 /**
+ * Appends `src` to `dst` one by one: a document can hold hundreds of thousands of ranges
+ * (`x*` on a 250 KB file), too many to spread as arguments (the main thread's smaller
+ * stack overflows first: a search in this thread failed where a worker's did not).
+ */
+function append(dst: number[], src: ArrayLike<number>): void {
+  for (let i = 0; i < src.length; i++) dst.push(src[i]!);
+}
+
+/**
  * Decides one document. Positive terms append their ranges to `out`; an AND that fails
  * takes back what its children appended; nothing under a NOT is recorded.
  */
@@ -295,17 +304,17 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       const ranges = m.find(ctx.bytes(), max, ctx.asciiFoldsOnly());
       if (ranges.length === 0) return false;
       if (out) {
-        out.content.push(...ranges);
+        append(out.content, ranges);
         for (let i = 0; i < ranges.length; i += 2) out.terms.push(t.id);
         // The term is also highlighted where it occurs in the path (it matches on content).
-        out.names.push(...m.find(ctx.shard.nameBuffer(ctx.doc), max));
+        append(out.names, m.find(ctx.shard.nameBuffer(ctx.doc), max));
       }
       return true;
     }
     case 'file': {
       const ranges = matchers[t.id]!.find(ctx.shard.nameBuffer(ctx.doc), max);
       if (ranges.length === 0) return false;
-      out?.names.push(...ranges);
+      if (out) append(out.names, ranges);
       return true;
     }
     case 'sym': {
@@ -314,7 +323,7 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
         : symbolRanges(ctx, matchers[t.id]!, max);
       if (ranges.length === 0) return false;
       if (out) {
-        out.content.push(...ranges);
+        append(out.content, ranges);
         for (let i = 0; i < ranges.length; i += 2) out.terms.push(t.id);
       }
       return true;
