@@ -97,13 +97,13 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
   // Messages go out one at a time: each waits until the socket took the previous one, so
   // a slow client holds at most one message in memory (respond.ts).
   let sending: Promise<void> = Promise.resolve();
-  const send = (line: string | Uint8Array): Promise<void> => (sending = sending.then(() => reply.write(line)));
+  const send = (line: string | Uint8Array | Uint8Array[]): Promise<void> => (sending = sending.then(() => reply.write(line)));
   let lastWrite = Date.now();
   /** One SSE message: `data: <json>` and a blank line. */
   const event = (json: Uint8Array[]): Promise<void> => {
     lastWrite = Date.now();
-    // One copy of a batch: its files' buffers straight into the message.
-    return send(Buffer.concat([DATA, ...json, END]));
+    // A batch's files' buffers are joined in the reply's own buffer (Reply.write).
+    return send([DATA, ...json, END]);
   };
   const message = (value: unknown): Promise<void> => event([Buffer.from(JSON.stringify(value))]);
   const keepAliveMs = s.config.settings.http.keepAliveMs;
