@@ -5,8 +5,11 @@
 //      `connections` after a short warm-up run: requests per second (and per each second:
 //      the samples a comparison judges), every response's latency, the daemon's CPU per
 //      request, and its RSS every 100 ms meanwhile (memory under load);
-//   3. POST /api/stream_search with a large result (matches 100000): one untimed run, then
-//      `streamRuns` timed ones: MB/s and time to first byte;
+//   3. POST /api/stream_search with a large result (matches 100000): untimed runs (at
+//      least `streamWarmup.runs` and `streamWarmup.ms`: the workers' streaming path, which
+//      no blocking search runs, reaches its speed after a few streams: one warm-up left
+//      the timed runs rising, 42 -> 50 and 45 -> 60 MB/s in the runs of 2026-11-24/25),
+//      then `streamRuns` timed ones: MB/s, time to first byte and to first results;
 //   4. what the HTTP layer costs: the daemon's CPU per request on cheap requests
 //      (http-overhead.ts), `overheadRounds` alternations of half the load run's seconds.
 // Memory is read as VmRSS and split into RssAnon and RssFile (memory.ts).
@@ -18,7 +21,8 @@ import { median, summarize } from './percentiles.ts';
 import { streamOnce } from './stream.ts';
 import { overheadRuns, OVERHEAD_KINDS } from './http-overhead.ts';
 import { sampleRss, sampleRssFor, type RssSample } from './memory.ts';
-import type { HttpOverhead, HttpSearch, HttpStream, MemoryPhase } from './result.ts';
+import type { HttpOverhead, HttpSearch, HttpStream, MemoryPhase, Warmup } from './result.ts';
+import { warmUp } from './latency.ts';
 
 export interface HttpPhaseOptions {
   root: string;
@@ -29,6 +33,7 @@ export interface HttpPhaseOptions {
   seconds: number;
   connections: number;
   streamRuns: number;
+  streamWarmup: Warmup;
   idleMs: number;
   overheadRounds: number;
 }
@@ -94,13 +99,19 @@ export async function httpPhase(o: HttpPhaseOptions, log: (s: string) => void): 
       serverCpuMsPerRequest: cpuMs === null || ok === 0 ? null : round3(cpuMs / ok),
     };
 
-    const streamRuns = [];
-    for (let i = 0; i <= o.streamRuns; i++) {
-      const r = await streamOnce(server, streamBody, i);
+    /** One stream, which must be whole (a final message, then [DONE]). */
+    const streamChecked = async (run: number) => {
+      const r = await streamOnce(server, streamBody, run);
       if (r.status !== 200 || r.error || !r.final || !r.endsWithDone) {
         throw new Error(`POST /api/stream_search ${streamBody}: status ${r.status}${r.error ? `, error ${r.error}` : ''}${r.final ? '' : ', no final message'}${r.endsWithDone ? '' : ', no [DONE]'}`);
       }
-      if (i > 0) streamRuns.push({ bytes: r.bytes, messages: r.messages, matches: r.matches, firstByteMs: r.firstByteMs, firstResultMs: r.firstResultMs, totalMs: r.totalMs, mbPerSecond: r.mbPerSecond });
+      return r;
+    };
+    await warmUp(o.streamWarmup, () => streamChecked(0));
+    const streamRuns = [];
+    for (let i = 1; i <= o.streamRuns; i++) {
+      const r = await streamChecked(i);
+      streamRuns.push({ bytes: r.bytes, messages: r.messages, matches: r.matches, firstByteMs: r.firstByteMs, firstResultMs: r.firstResultMs, totalMs: r.totalMs, mbPerSecond: r.mbPerSecond });
     }
     const stream: HttpStream = {
       query: o.streamQuery,

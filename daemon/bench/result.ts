@@ -49,6 +49,8 @@ export interface BenchOptions {
   httpConnections: number;
   /** Timed streaming requests. */
   streamRuns: number;
+  /** Untimed streaming requests before them: at least `runs` and at least `ms`; absent in results from before it (one warm-up stream). */
+  streamWarmup?: Warmup;
   /** Timed requests per query over HTTP, one client; absent in results before it was measured. */
   httpQueryIterations?: number;
   /** Untimed runs of each query before its timed ones, in process and over HTTP alike (latency.ts, warmUp); absent in results from before it (one warm-up run). */
