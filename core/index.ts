@@ -260,6 +260,154 @@ export class PostingsBuilder {
   }
 }
 
+/**
+ * The words of a shard's documents (core/assembly/words.ts says what a word is) and, for
+ * each word found in at least `minDocs` documents, the ascending list of those documents,
+ * encoded as PostingsBuilder encodes its lists (decodePostings reads them). What the
+ * content-words section holds (daemon/index/content-words.ts). Its regions live beside a
+ * PostingsBuilder's; one per thread at a time is enough and is all this checks for.
+ */
+export class WordsBuilder {
+  #core: Core;
+  #slots: Block;
+  #mask: number;
+  #entries: Block;
+  #arena: Block;
+  #state: Block;
+  #pairs: Block;
+  #pairsLen = 0;
+  #docCounts = new Uint32Array(1024);
+  #numDocs = 0;
+  #live = true;
+
+  constructor() {
+    const c = core();
+    this.#core = c;
+    this.#mask = (1 << 16) - 1;
+    const blocks: Block[] = [];
+    try {
+      for (const size of [(this.#mask + 1) * 4, 1 << 18, 1 << 16, 64, 1 << 18]) blocks.push(c.arena.alloc(size));
+    } catch (err) {
+      for (const b of blocks) c.arena.free(b);
+      throw err;
+    }
+    [this.#slots, this.#entries, this.#arena, this.#state, this.#pairs] = blocks as [Block, Block, Block, Block, Block];
+    c.u8.fill(0, this.#slots.off, this.#slots.off + this.#slots.size);
+    c.u32[this.#state.off / 4] = 0;
+    c.u32[this.#state.off / 4 + 1] = 0;
+  }
+
+  /** Adds document `docId` (the previous docId + 1, from 0). Returns its distinct words. */
+  add(docId: number, content: Uint8Array): number {
+    if (!this.#live) throw new Error('WordsBuilder: already finished or disposed');
+    if (docId !== this.#numDocs) throw new RangeError(`WordsBuilder.add: expected docId ${this.#numDocs}, got ${docId}`);
+    const c = this.#core;
+    const n = content.length;
+    // Room for the most a document of n bytes can add (words.ts): words of 3+ bytes, apart.
+    const most = Math.floor(n / 4) + 2;
+    const used = c.u32[this.#state.off / 4]!;
+    const arenaUsed = c.u32[this.#state.off / 4 + 1]!;
+    // Grown by half at least, so that the blocks move (and leave holes) rarely.
+    const grow = (b: Block, need: number, keep: number) => {
+      if (need > b.size) c.arena.resize(b, Math.max(need, Math.ceil(b.size * 1.5)), keep);
+    };
+    grow(this.#entries, (used + most) * 16, used * 16);
+    grow(this.#arena, arenaUsed + n, arenaUsed);
+    grow(this.#pairs, (this.#pairsLen + most) * 4, this.#pairsLen * 4);
+    if (2 * (used + most) > this.#mask + 1) this.#rehash(used, used + most);
+    const base = c.scratch(n);
+    c.u8.set(content, base);
+    const k = c.ex.distinctWords(base, n, docId, this.#slots.off, this.#mask, this.#entries.off, this.#arena.off, this.#state.off, this.#pairs.off + this.#pairsLen * 4) >>> 0;
+    this.#pairsLen += k;
+    if (this.#numDocs === this.#docCounts.length) {
+      const grown = new Uint32Array(this.#docCounts.length * 2);
+      grown.set(this.#docCounts);
+      this.#docCounts = grown;
+    }
+    this.#docCounts[this.#numDocs++] = k;
+    return k;
+  }
+
+  /** Grows the table to hold `want` entries at most half full and re-inserts the `used` ones. */
+  #rehash(used: number, want: number): void {
+    const c = this.#core;
+    let slots = this.#mask + 1;
+    while (slots < 2 * want) slots *= 2;
+    this.#mask = slots - 1;
+    c.arena.resize(this.#slots, slots * 4, 0);
+    c.u8.fill(0, this.#slots.off, this.#slots.off + slots * 4);
+    c.ex.rehashWords(this.#slots.off, this.#mask, this.#entries.off, used);
+  }
+
+  /**
+   * Finishes: the words found in at least `minDocs` documents, in byte order, each with its
+   * document count and the offset of its list in `blob`.
+   */
+  finish(minDocs: number): { words: Buffer[]; counts: Uint32Array; offsets: Uint32Array; blob: Uint8Array } {
+    if (!this.#live) throw new Error('WordsBuilder: already finished or disposed');
+    try {
+      const c = this.#core;
+      const used = c.u32[this.#state.off / 4]!;
+      const pairs = c.u32.subarray(this.#pairs.off / 4, this.#pairs.off / 4 + this.#pairsLen);
+      const perWord = new Uint32Array(used);
+      for (let i = 0; i < pairs.length; i++) perWord[pairs[i]!]!++;
+      const kept: Array<{ entry: number; word: Buffer }> = [];
+      const e32 = this.#entries.off / 4;
+      for (let e = 0; e < used; e++) {
+        if (perWord[e]! < minDocs) continue;
+        const off = this.#arena.off + c.u32[e32 + 4 * e + 1]!;
+        kept.push({ entry: e, word: Buffer.from(c.u8.subarray(off, off + c.u32[e32 + 4 * e + 2]!)) });
+      }
+      kept.sort((a, b) => Buffer.compare(a.word, b.word));
+      // Each kept word's list: its documents, ascending, found by walking the pairs.
+      const rank = new Int32Array(used).fill(-1);
+      const counts = new Uint32Array(kept.length);
+      const start = new Uint32Array(kept.length + 1);
+      kept.forEach((k, i) => {
+        rank[k.entry] = i;
+        counts[i] = perWord[k.entry]!;
+        start[i + 1] = start[i]! + counts[i]!;
+      });
+      const docs = new Uint32Array(start[kept.length]!);
+      const fill = start.slice(0, kept.length);
+      for (let d = 0, i = 0; d < this.#numDocs; d++) {
+        for (const stop = i + this.#docCounts[d]!; i < stop; i++) {
+          const r = rank[pairs[i]!]!;
+          if (r >= 0) docs[fill[r]!++] = d;
+        }
+      }
+      // LEB128 deltas, as encodeLists writes them (core/assembly/postings.ts).
+      const blob = new Uint8Array(docs.length * 5);
+      const offsets = new Uint32Array(kept.length);
+      let q = 0;
+      for (let r = 0; r < kept.length; r++) {
+        offsets[r] = q;
+        let prev = 0;
+        for (let i = start[r]!; i < start[r + 1]!; i++) {
+          let v = docs[i]! - prev;
+          prev = docs[i]!;
+          while (v >= 0x80) {
+            blob[q++] = (v & 0x7f) | 0x80;
+            v >>>= 7;
+          }
+          blob[q++] = v;
+        }
+      }
+      return { words: kept.map((k) => k.word), counts, offsets, blob: blob.slice(0, q) };
+    } finally {
+      this.dispose();
+    }
+  }
+
+  /** Releases the builder's regions. finish() calls it; calling it again is a no-op. */
+  dispose(): void {
+    if (!this.#live) return;
+    this.#live = false;
+    const a = this.#core.arena;
+    for (const b of [this.#slots, this.#entries, this.#arena, this.#state, this.#pairs]) a.free(b);
+  }
+}
+
 /** Decodes a posting list written by PostingsBuilder. `bytes` starts at the list (may extend past it); `count` is its doc count. Throws if the bytes end before `count` values or a varint is malformed. */
 export function decodePostings(bytes: Uint8Array, count: number): Uint32Array {
   if (!Number.isInteger(count) || count < 0) throw new RangeError(`decodePostings: bad count ${count}`);
@@ -620,6 +768,8 @@ export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
   'intersect',
   'union',
   'findLiteral',
+  'distinctWords',
+  'rehashWords',
   'findClassSequence',
   'locateLines',
   'xxh32',
@@ -678,6 +828,8 @@ interface CoreExports {
   intersect(a: number, na: number, b: number, nb: number, out: number): number;
   union(a: number, na: number, b: number, nb: number, out: number): number;
   findLiteral(hay: number, n: number, needle: number, m: number, ci: number, out: number, max: number): number;
+  distinctWords(src: number, n: number, doc: number, slots: number, mask: number, entries: number, arena: number, state: number, out: number): number;
+  rehashWords(slots: number, mask: number, entries: number, used: number): void;
   findClassSequence(hay: number, n: number, prog: number, k: number, pa: number, pb: number, pc: number, out: number, max: number): number;
   locateLines(hay: number, n: number, offs: number, k: number, out: number): void;
   xxh32(p: number, len: number, seed: number): number;

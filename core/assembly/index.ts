@@ -10,6 +10,7 @@ export { distinctTrigrams, seenBytes } from './ngrams';
 export { countTrigrams, keysToIds, countDistinct, collectTrigrams, scatterDocs, encodeLists, decodeList, intersectEncoded } from './postings';
 export { intersect, union } from './intersect';
 export { findLiteral } from './verify';
+export { distinctWords, rehashWords } from './words';
 export { findClassSequence } from './classes';
 export { locateLines } from './lines';
 export { xxh32, xxh32Begin, xxh32Update, xxh32End } from './hash';

@@ -5,7 +5,8 @@
 
 import { closeSync, openSync, readSync } from 'node:fs';
 import { Packr } from 'msgpackr';
-import { PostingsBuilder, hash32 } from '../../core/index.ts';
+import { PostingsBuilder, WordsBuilder, hash32 } from '../../core/index.ts';
+import { encodeContentWords, WORD_MIN_DOCS } from './content-words.ts';
 import { encodeBranchLists } from './branch-set.ts';
 import { compareStaticRank, staticRankKey } from './file-class.ts';
 import { detectLanguage } from './language.ts';
@@ -82,8 +83,10 @@ const packr = new Packr({ useRecords: true });
 export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult {
   const writer = new ShardWriter(job.finalPath);
   let contentBuilder: PostingsBuilder | undefined;
+  let wordsBuilder: WordsBuilder | undefined;
   try {
     contentBuilder = new PostingsBuilder({ expectedBytes: job.files.reduce((n, f) => n + f.size, 0) });
+    wordsBuilder = new WordsBuilder();
     const names: Buffer[] = [];
     const docs: Array<{ nameLen: number; contentOff: number; contentLen: number; hash: number; lang: number; flags: number }> = [];
     const languages: string[] = [];
@@ -157,6 +160,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
         skip(content.length, 'too-many-trigrams');
         continue;
       }
+      wordsBuilder.add(docId, content);
       for (const b of file.branches ?? [0]) branchDocs[b]!.push(docId);
       docOids.push(file.oid);
       const language = detectLanguage(file.path, content.subarray(0, 256));
@@ -194,6 +198,9 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     const skippedAt = new Map(skippedFiles.map((f, i) => [skipped[i]!, given.get(f)!]));
     skipped.sort((a, b) => skippedAt.get(a)! - skippedAt.get(b)!);
 
+    // The words first: their regions are free again before the postings' large ones are taken.
+    const contentWords = encodeContentWords(wordsBuilder.finish(WORD_MIN_DOCS), WORD_MIN_DOCS);
+    wordsBuilder = undefined;
     const contentPostings = contentBuilder.finish();
     contentBuilder = undefined;
 
@@ -275,12 +282,14 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       [SectionKind.Branches, encodeBranchLists({ names: job.branches, lists: branchDocs.map((l) => Uint32Array.from(l)) })],
       [SectionKind.Oids, oidTable],
       [SectionKind.SymbolIndex, symbolIndex.section],
+      [SectionKind.ContentWords, contentWords],
       [SectionKind.Meta, packr.pack(meta)],
     ]));
     const symbolCount = symbols.reduce((n, l) => n + (l?.length ?? 0), 0);
     return { path: job.finalPath, docCount: docs.length, contentBytes, totalBytes: doneBytes, skipped, symbolCount, symbolFailures };
   } catch (err) {
     contentBuilder?.dispose();
+    wordsBuilder?.dispose();
     writer.abort();
     throw err;
   }

@@ -26,7 +26,11 @@ export const SHARD_MAGIC = 'TRAWLIDX';
 //      that follow the trigram in that document (bit b & 7), so a literal's candidates
 //      must hold its trigrams each followed by the literal's next byte. Version 4 shards
 //      are still read (candidates are then the plain trigram intersection).
-export const SHARD_VERSION = 5;
+//   6  the content-words section: the documents holding each word found in at least a few
+//      documents (content-words.ts), so that a negated literal that is such a word rules
+//      a document out without reading it. Version 5 shards are still read (a negated
+//      literal is then checked in each candidate's bytes).
+export const SHARD_VERSION = 6;
 /** Oldest version this reader accepts. */
 export const SHARD_MIN_VERSION = 2;
 
@@ -52,6 +56,7 @@ export const enum SectionKind {
   Oids = 13,
   SymbolIndex = 14,
   ContentFollow = 15,
+  ContentWords = 16,
 }
 
 export const SECTION_NAMES: Record<number, string> = {
@@ -70,6 +75,7 @@ export const SECTION_NAMES: Record<number, string> = {
   13: 'oids',
   14: 'symbol-index',
   15: 'content-follow',
+  16: 'content-words',
 };
 
 /** Sections of a version-2 shard, in file order. */
@@ -93,8 +99,11 @@ export const SECTION_ORDER_V3: readonly SectionKind[] = [...SECTION_ORDER_V2.sli
 /** Sections of a version-4 shard, in file order: version 3's, then the symbol index before meta. */
 export const SECTION_ORDER_V4: readonly SectionKind[] = [...SECTION_ORDER_V3.slice(0, -1), SectionKind.SymbolIndex, SectionKind.Meta];
 
-/** Sections every current (version 5) shard has, in file order: version 4's, then the content follow masks before meta. */
-export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V4.slice(0, -1), SectionKind.ContentFollow, SectionKind.Meta];
+/** Sections of a version-5 shard, in file order: version 4's, then the content follow masks before meta. */
+export const SECTION_ORDER_V5: readonly SectionKind[] = [...SECTION_ORDER_V4.slice(0, -1), SectionKind.ContentFollow, SectionKind.Meta];
+
+/** Sections every current (version 6) shard has, in file order: version 5's, then the content words before meta. */
+export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V5.slice(0, -1), SectionKind.ContentWords, SectionKind.Meta];
 
 /** Bytes of a git blob id in the oids section. */
 export const OID_SIZE = 20;

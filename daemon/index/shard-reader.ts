@@ -1,6 +1,6 @@
 // Reads a shard file, memory-mapped read-only.
 //
-// # The shard format, version 5 (history in shard-format.ts)
+// # The shard format, version 6 (history in shard-format.ts)
 //
 // A repository is indexed into one or more shard files (`<repoId>/g<generation>-<n>.trawl`
 // in the data dir, listed by the repository's manifest.json). All integers are
@@ -9,11 +9,11 @@
 //
 //   offset 0   header, 64 bytes
 //     0   magic          8 bytes  "TRAWLIDX"
-//     8   version        u32      5
+//     8   version        u32      6
 //     12  headerSize     u32      64
 //     16  fileSize       u64      the whole file; a shorter file is truncated
-//     24  sectionCount   u32      15 in version 5 (14 in version 4, 13 in version 3, 11 in
-//                                 version 2)
+//     24  sectionCount   u32      16 in version 6 (15 in version 5, 14 in version 4, 13 in
+//                                 version 3, 11 in version 2)
 //     28  tocHash        u32      xxHash32 (seed 0) of the table of contents
 //     32  reserved       28 bytes zero
 //     60  headerHash     u32      xxHash32 of bytes 0..59
@@ -75,6 +75,10 @@
 //                       candidates must hold each of its trigrams followed by the literal's
 //                       next byte: a 4-gram test at one byte per posting (Linux 6.1:
 //                       `btrfs_extent_same_range` 26 -> 2 documents to read)
+//     content-words     (version 6) the documents holding each word (a run of [A-Za-z0-9_],
+//                       3-64 bytes) found in at least 8 of the shard's documents: a
+//                       document listed under a literal's bytes holds that literal; layout
+//                       and a worked example in content-words.ts, which reads it
 //     meta              msgpack (records enabled, self-describing): ShardMeta in
 //                       shard-format.ts: repository and its flags, shard index,
 //                       languages, symbol kinds, skipped files with reasons, options
@@ -95,16 +99,16 @@
 // bytes are:
 //
 //   54 52 41 57 4c 49 44 58   "TRAWLIDX"
-//   05 00 00 00               version 5
+//   06 00 00 00               version 6
 //   40 00 00 00               header size 64
 //   .. .. .. .. 00 00 00 00   file size (low, high)
-//   0f 00 00 00               15 sections
+//   10 00 00 00               16 sections
 //   ...                       tocHash, reserved, headerHash
 //   01 00 00 00 hh hh hh hh   toc[0]: kind 1 (content), hash
-//   a8 01 00 00 00 00 00 00   offset 424 = 64 + 15*24 (already a multiple of 8)
+//   c0 01 00 00 00 00 00 00   offset 448 = 64 + 16*24 (already a multiple of 8)
 //   07 00 00 00 00 00 00 00   length 7
 //   ...
-//   offset 424: 69 6e 74 20 78 3b 0a   "int x;\n"
+//   offset 448: 69 6e 74 20 78 3b 0a   "int x;\n"
 //
 // The docs section holds one record {nameOff 0, nameLen 3, contentOff 0, contentLen 7, ...};
 // names holds "a.c"; content-ngrams lists the 5 trigrams "int" "nt " "t x" " x;" "x;\n"
@@ -115,7 +119,8 @@
 // zero there). ctags finds the variable x: the
 // symbols section holds one record {name "x", kind "variable", line 1, endLine 1}. The
 // branches section names one branch, HEAD, whose list is the byte 00; oids is 20 zeros. The
-// symbol index holds one name "x" with one definition (record 0, start 4).
+// symbol index holds one name "x" with one definition (record 0, start 4). content-words
+// lists no word: "int" is in one document, fewer than 8.
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
@@ -123,6 +128,7 @@ import { decodePostings, hash32, type EncodedList } from '../../core/index.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { BranchSet, readMembershipFile } from './branch-set.ts';
 import { SymbolIndex } from './symbol-index.ts';
+import { ContentWords } from './content-words.ts';
 import { mmap } from './mmap.ts';
 import {
   DOC_FLAG_ASCII_FOLDS_ONLY,
@@ -136,6 +142,7 @@ import {
   SECTION_ORDER_V2,
   SECTION_ORDER_V3,
   SECTION_ORDER_V4,
+  SECTION_ORDER_V5,
   SHARD_MIN_VERSION,
   SHARD_MAGIC,
   SHARD_VERSION,
@@ -311,6 +318,8 @@ export class Shard {
   readonly symbolNames: NgramTable;
   /** The sorted symbol names and their definitions (version 4 shards; symbol-index.ts). */
   readonly symbolIndex: SymbolIndex | undefined;
+  /** The documents holding each common word (version 6 shards; content-words.ts). */
+  readonly contentWords: ContentWords | undefined;
   readonly version: number;
   /**
    * The branches and tags holding each document: the shard's own section, or the
@@ -383,6 +392,13 @@ export class Shard {
       try {
         const records = this.symbols.subarray(8 + 4 * (this.docCount + 1), 8 + 4 * (this.docCount + 1) + this.symbolCount * SYMBOL_RECORD_SIZE);
         this.symbolIndex = new SymbolIndex(section(SectionKind.SymbolIndex), records, SYMBOL_RECORD_SIZE);
+      } catch (err) {
+        throw new ShardError(path, (err as Error).message);
+      }
+    }
+    if (this.version >= 6) {
+      try {
+        this.contentWords = new ContentWords(section(SectionKind.ContentWords));
       } catch (err) {
         throw new ShardError(path, (err as Error).message);
       }
@@ -677,7 +693,7 @@ function readToc(path: string, map: Buffer, fileLength: number): Map<SectionKind
   if (version < SHARD_MIN_VERSION || version > SHARD_VERSION) {
     throw new ShardError(path, `unsupported shard format version ${version} (this trawl reads versions ${SHARD_MIN_VERSION} to ${SHARD_VERSION}); re-index the repository`);
   }
-  const order = version === 2 ? SECTION_ORDER_V2 : version === 3 ? SECTION_ORDER_V3 : version === 4 ? SECTION_ORDER_V4 : SECTION_ORDER;
+  const order = version === 2 ? SECTION_ORDER_V2 : version === 3 ? SECTION_ORDER_V3 : version === 4 ? SECTION_ORDER_V4 : version === 5 ? SECTION_ORDER_V5 : SECTION_ORDER;
   if (hash32(map.subarray(0, 60)) !== map.readUInt32LE(60)) throw new ShardError(path, 'header is corrupt (checksum mismatch)');
   const fileSize = readU64(map, 16);
   if (fileLength < fileSize) throw new ShardError(path, `truncated: ${fileLength} of ${fileSize} bytes`);

@@ -18,6 +18,7 @@
 import RE2 from 're2';
 import { compileClassSequence, containsLiteral, findClassSequence, findLiteral, type ClassSequence } from '../../core/index.ts';
 import { escapeRegex, regexFlags, type Term } from '../query/terms.ts';
+import { isListableWord } from '../index/content-words.ts';
 
 /**
  * The last document asked about in foldsToAscii and the answer: the terms of a query ask
@@ -71,11 +72,17 @@ export class Matcher {
   private readonly asciiNeedle: boolean;
   private readonly needleHasKS: boolean;
   private readonly reference: boolean;
+  /**
+   * The literal's bytes when they are a word the content-words index lists (content-words.ts):
+   * a document listed under them holds a match. Indexed mode only.
+   */
+  readonly word: Buffer | undefined;
 
   constructor(query: Term, mode: 'indexed' | 'reference' = 'indexed') {
     this.query = query;
     this.reference = mode === 'reference';
     this.needle = Buffer.from(query.pattern, 'utf8');
+    if (!this.reference && query.kind === 'literal' && isListableWord(this.needle)) this.word = this.needle;
     this.asciiNeedle = this.needle.every((b) => b < 0x80);
     this.needleHasKS = /[ks]/i.test(query.pattern);
     if (query.kind === 'regex') {

@@ -329,9 +329,13 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       return true;
     }
     case 'not':
-      // Only whether the child matches counts (one match will do), and a document outside
-      // the child's candidates cannot match it: that is decided without reading it.
-      if (ctx.useIndex && readsContent(t.child) && !mayMatch(t.child, ctx, matchers)) return true;
+      // Only whether the child matches counts (one match will do). A document outside the
+      // child's candidates cannot match it, and one the content-words index lists under
+      // the child's word does: both are decided without reading it.
+      if (ctx.useIndex && readsContent(t.child)) {
+        if (!mayMatch(t.child, ctx, matchers)) return true;
+        if (surelyMatches(t.child, ctx, matchers)) return false;
+      }
       return !evaluate(t.child, ctx, matchers, 1, null);
     case 'and': {
       // Negations first: one match of the negated term rules the document out, where the
@@ -392,14 +396,79 @@ function mayMatch(t: Tree, ctx: DocContext, matchers: Matcher[]): boolean {
     docs = candidateDocs(t, ctx.shard, ctx.counters, matchers);
     negatedCandidates.set(t, docs);
   }
-  if (docs === null) return true;
+  return docs === null || holds(docs, ctx.doc);
+}
+
+/** What listedDocs found, per tree (a tree is specialised to one shard). */
+const listed = new WeakMap<Tree, Uint32Array | null>();
+
+/**
+ * The documents `t` matches for certain, known without reading them (ascending), or null
+ * when nothing is known: for a literal that is a word, the documents the shard's
+ * content-words index lists under it (content-words.ts); for an AND, the documents all its
+ * children surely match; for an OR, any. A negated `t` rules them out unread.
+ */
+function listedDocs(t: Tree, shard: Shard, matchers: Matcher[]): Uint32Array | null {
+  let docs = listed.get(t);
+  if (docs !== undefined) return docs;
+  switch (t.op) {
+    case 'content': {
+      const word = matchers[t.id]!.word;
+      docs = word !== undefined && shard.contentWords !== undefined ? shard.contentWords.docsWith(word) : null;
+      break;
+    }
+    case 'and':
+      docs = null;
+      for (const c of t.children) {
+        const d = listedDocs(c, shard, matchers);
+        if (d === null) {
+          docs = null;
+          break;
+        }
+        docs = docs === null ? d : intersectSorted(docs, d);
+      }
+      break;
+    case 'or': {
+      const known = t.children.map((c) => listedDocs(c, shard, matchers)).filter((d): d is Uint32Array => d !== null);
+      docs = known.length === 0 ? null : known.reduce((a, b) => unionSorted(a, b));
+      break;
+    }
+    default:
+      docs = null;
+  }
+  listed.set(t, docs);
+  return docs;
+}
+
+/** Whether `t` matches the document for certain without reading it (listedDocs). */
+function surelyMatches(t: Tree, ctx: DocContext, matchers: Matcher[]): boolean {
+  const docs = listedDocs(t, ctx.shard, matchers);
+  return docs !== null && holds(docs, ctx.doc);
+}
+
+/** Ascending `a` without the documents of ascending `b`. */
+function without(a: Uint32Array, b: Uint32Array): Uint32Array {
+  const out = new Uint32Array(a.length);
+  let k = 0;
+  let j = 0;
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i]!;
+    while (j < b.length && b[j]! < v) j++;
+    if (j < b.length && b[j] === v) continue;
+    out[k++] = v;
+  }
+  return k === a.length ? a : out.slice(0, k);
+}
+
+/** Whether ascending `docs` holds `doc` (bisection). */
+function holds(docs: Uint32Array, doc: number): boolean {
   let lo = 0;
   let hi = docs.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
     const v = docs[mid]!;
-    if (v < ctx.doc) lo = mid + 1;
-    else if (v > ctx.doc) hi = mid - 1;
+    if (v < doc) lo = mid + 1;
+    else if (v > doc) hi = mid - 1;
     else return true;
   }
   return false;
@@ -490,8 +559,17 @@ export function candidateDocs(t: Tree, shard: Shard, counters: ShardCounters, ma
       // With a symbol index the candidates are exact: the documents of the matching definitions.
       if (shard.symbolIndex) return indexedSymbols(t, shard, matchers[t.id]!, counters).docs;
       return evalNgrams(shard.symbolNames, t.term.ngrams, counters);
-    case 'and':
-      return intersectAll(null, t.children, (c) => candidateDocs(c, shard, counters, matchers, examine));
+    case 'and': {
+      // A negated child rules out the documents it surely matches (listedDocs) before any
+      // is read: `mutex_lock -mutex_unlock` keeps 135 of Linux's 5,512 candidates.
+      let docs = intersectAll(null, t.children, (c) => candidateDocs(c, shard, counters, matchers, examine));
+      for (const c of t.children) {
+        if (docs === null || docs.length === 0) break;
+        const out = c.op === 'not' && readsContent(c.child) ? listedDocs(c.child, shard, matchers) : null;
+        if (out !== null) docs = without(docs, out);
+      }
+      return docs;
+    }
     case 'or':
       return uniteAll(t.children, (c) => candidateDocs(c, shard, counters, matchers, examine));
   }

@@ -1,0 +1,77 @@
+// The content-words section (content-words.ts): its worked example byte for byte, what a
+// word is (a table), and every listed word's documents against a plain scan of random
+// documents, with the minDocs threshold.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ContentWords, contentWordsOf, isListableWord } from '../../daemon/index/content-words.ts';
+import { prng } from '../helpers/corpus.ts';
+
+test('the worked example of content-words.ts holds byte for byte', () => {
+  const section = Buffer.from(contentWordsOf([Buffer.from('int foo;'), Buffer.from('foo(bar);')], 1));
+  const u32 = (i: number) => section.readUInt32LE(4 * i);
+  assert.deepEqual([u32(0), u32(1), u32(2), u32(3)], [3, 1, 9, 0]);
+  assert.deepEqual([4, 5, 6, 7].map(u32), [0, 3, 6, 9]); // wordOff
+  assert.deepEqual([8, 9, 10].map(u32), [1, 2, 1]); // count
+  assert.deepEqual([11, 12, 13, 14].map(u32), [0, 1, 3, 4]); // listOff
+  assert.equal(section.toString('latin1', 60, 72), 'barfooint\0\0\0');
+  assert.deepEqual([...section.subarray(72)], [0x01, 0x00, 0x01, 0x00]);
+  const words = new ContentWords(section);
+  assert.deepEqual([...words.docsWith(Buffer.from('foo'))!], [0, 1]);
+  assert.deepEqual([...words.docsWith(Buffer.from('bar'))!], [1]);
+  assert.equal(words.docsWith(Buffer.from('fo')), null);
+});
+
+test('what a word is', () => {
+  const table: Array<[string, string[]]> = [
+    ['int x;', ['int']],
+    ['mutex_unlock(&lock->base);', ['mutex_unlock', 'lock', 'base']],
+    ['__init _a9 a_b 0x1F 1234 ab', ['__init', '_a9', 'a_b', '0x1F', '1234']],
+    ['Ünïcode naïve café', ['code', 'caf']],
+    ['x'.repeat(64) + ' ' + 'y'.repeat(65), ['x'.repeat(64)]],
+    ['foo-bar.baz/qux', ['foo', 'bar', 'baz', 'qux']],
+    ['FOO foo Foo', ['FOO', 'Foo', 'foo']],
+  ];
+  for (const [text, expected] of table) {
+    const words = new ContentWords(Buffer.from(contentWordsOf([Buffer.from(text)], 1)));
+    assert.equal(words.size, expected.length, text);
+    for (const w of expected) assert.deepEqual([...(words.docsWith(Buffer.from(w)) ?? [])], [0], `${text}: ${w}`);
+  }
+  for (const [w, ok] of [['abc', true], ['ab', false], ['a_1', true], ['a-b', false], ['ü12', false], ['x'.repeat(65), false], ['x'.repeat(64), true]] as const) {
+    assert.equal(isListableWord(Buffer.from(w)), ok, w);
+  }
+});
+
+test('every listed word lists exactly the documents holding it, and only words in minDocs documents are listed', () => {
+  const rnd = prng(77);
+  const alphabet = 'abAB_01 ;\n(é';
+  const docs: Buffer[] = [];
+  for (let d = 0; d < 3000; d++) {
+    let s = '';
+    for (let i = rnd.int(400); i > 0; i--) s += alphabet[rnd.int(alphabet.length)];
+    docs.push(Buffer.from(s));
+  }
+  const minDocs = 3;
+  const words = new ContentWords(Buffer.from(contentWordsOf(docs, minDocs)));
+  const expected = new Map<string, number[]>();
+  docs.forEach((d, i) => {
+    for (const m of d.toString('latin1').matchAll(/[A-Za-z0-9_]+/g)) {
+      if (m[0].length < 3 || m[0].length > 64) continue;
+      const list = expected.get(m[0]) ?? [];
+      if (list.at(-1) !== i) list.push(i);
+      expected.set(m[0], list);
+    }
+  });
+  let listed = 0;
+  for (const [w, list] of expected) {
+    const got = words.docsWith(Buffer.from(w, 'latin1'));
+    if (list.length < minDocs) {
+      assert.equal(got, null, w);
+      continue;
+    }
+    listed++;
+    assert.deepEqual([...got!], list, w);
+  }
+  assert.equal(words.size, listed);
+  assert.ok(listed > 1000 && expected.size > 10_000, `${listed} of ${expected.size} words listed`);
+});
