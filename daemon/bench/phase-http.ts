@@ -9,7 +9,8 @@
 //      least `streamWarmup.runs` and `streamWarmup.ms`: the workers' streaming path, which
 //      no blocking search runs, reaches its speed after a few streams: one warm-up left
 //      the timed runs rising, 42 -> 50 and 45 -> 60 MB/s in the runs of 2026-11-24/25),
-//      then `streamRuns` timed ones: MB/s, time to first byte and to first results;
+//      then `streamRuns` timed ones, each after a collection of this process's heap:
+//      MB/s, time to first byte and to first results;
 //   4. what the HTTP layer costs: the daemon's CPU per request on cheap requests
 //      (http-overhead.ts), `overheadRounds` alternations of half the load run's seconds.
 // Memory is read as VmRSS and split into RssAnon and RssFile (memory.ts).
@@ -19,6 +20,7 @@ import { join } from 'node:path';
 import { cpuMsBetween, loadRunDetail, startServer, stopServer, waitHealthy, type Server } from './load.ts';
 import { median, summarize } from './percentiles.ts';
 import { streamOnce } from './stream.ts';
+import { collectHeap } from '../runtime/collect-heap.ts';
 import { overheadRuns, OVERHEAD_KINDS } from './http-overhead.ts';
 import { sampleRss, sampleRssFor, type RssSample } from './memory.ts';
 import type { HttpOverhead, HttpSearch, HttpStream, MemoryPhase, Warmup } from './result.ts';
@@ -110,6 +112,11 @@ export async function httpPhase(o: HttpPhaseOptions, log: (s: string) => void): 
     await warmUp(o.streamWarmup, () => streamChecked(0));
     const streamRuns = [];
     for (let i = 1; i <= o.streamRuns; i++) {
+      // This process (the client) collects the last stream's 16 MB of garbage first,
+      // untimed: its collections inside the next run's first milliseconds were most of the
+      // first byte's time (fetch to the response's headers 1.4-16 ms, the daemon's part
+      // ~1 ms; with a collection first, 1.6-7.5 ms).
+      collectHeap();
       const r = await streamChecked(i);
       streamRuns.push({ bytes: r.bytes, messages: r.messages, matches: r.matches, firstByteMs: r.firstByteMs, firstResultMs: r.firstResultMs, totalMs: r.totalMs, mbPerSecond: r.mbPerSecond });
     }
