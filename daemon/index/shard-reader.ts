@@ -535,7 +535,17 @@ export class Shard {
    * and a result needs the few around its matches.
    */
   symbolsOverlapping(doc: number, spans: Array<[number, number]>): SymbolDef[] {
-    if (spans.length === 0) return [];
+    return this.symbolRecordsOverlapping(doc, spans).map((r) => this.symbolAt(r));
+  }
+
+  /**
+   * The records (ascending) of the document's definitions whose line span overlaps one of
+   * `spans` ([first, last] line pairs): symbolsOverlapping without decoding them, for a
+   * caller that writes them from their bytes (symbolName, symbolKind, symbolParent).
+   */
+  symbolRecordsOverlapping(doc: number, spans: Array<[number, number]>): number[] {
+    const out: number[] = [];
+    if (spans.length === 0) return out;
     // Spans in ascending order of first line (a file's matches give them so): the first
     // span that ends at or after a symbol's line is found by bisection over the spans'
     // running greatest last line, and only spans starting by the symbol's end can overlap
@@ -544,7 +554,13 @@ export class Shard {
     const sorted = spans.every((s, i) => i === 0 || spans[i - 1]![0] <= s[0]) ? spans : [...spans].sort((x, y) => x[0] - y[0]);
     const reach: number[] = [];
     for (const [, b] of sorted) reach.push(Math.max(b, reach.at(-1) ?? b));
-    return this.symbolsWhere(doc, (line, endLine) => {
+    const base = (8 + 4 * (this.docCount + 1)) >>> 2;
+    const words = this.symbolWords;
+    const last = reach[reach.length - 1]!;
+    for (let i = this.symbolFirst[doc]!, end = this.symbolFirst[doc + 1]!; i < end; i++) {
+      const line = words[base + i * (SYMBOL_RECORD_SIZE >>> 2) + 2]!;
+      if (line > last) continue;
+      const endLine = words[base + i * (SYMBOL_RECORD_SIZE >>> 2) + 3]!;
       let lo = 0;
       let hi = reach.length;
       while (lo < hi) {
@@ -552,9 +568,60 @@ export class Shard {
         if (reach[mid]! < line) lo = mid + 1;
         else hi = mid;
       }
-      for (let i = lo; i < sorted.length && sorted[i]![0] <= endLine; i++) if (sorted[i]![1] >= line) return true;
-      return false;
-    });
+      for (let k = lo; k < sorted.length && sorted[k]![0] <= endLine; k++) {
+        if (sorted[k]![1] >= line) {
+          out.push(i);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  /** A symbol record's first and last line. */
+  symbolLine(record: number): number {
+    return this.symbolWords[((8 + 4 * (this.docCount + 1)) >>> 2) + record * (SYMBOL_RECORD_SIZE >>> 2) + 2]!;
+  }
+
+  symbolEndLine(record: number): number {
+    return this.symbolWords[((8 + 4 * (this.docCount + 1)) >>> 2) + record * (SYMBOL_RECORD_SIZE >>> 2) + 3]!;
+  }
+
+  /** Where a symbol record's name is: bytes [start, end) of `buf` (UTF-8, as symbolAt decodes it). */
+  symbolName(record: number): { buf: Buffer; start: number; end: number } {
+    const o = 8 + 4 * (this.docCount + 1) + record * SYMBOL_RECORD_SIZE;
+    const nameOff = this.symbols.readUInt32LE(o);
+    const index = this.symbolIndex;
+    if (!index) return { buf: this.symbolStrings, start: nameOff, end: nameOff + this.symbols.readUInt16LE(o + 4) };
+    // A name ends at the next "\n" of the index's strings, unless a name holds one.
+    if (!index.newlineInName) return { buf: index.strings, start: nameOff, end: index.strings.indexOf(10, nameOff) };
+    const n = index.nameAt(nameOff);
+    const name = index.name(n);
+    return { buf: index.strings, start: name.byteOffset - index.strings.byteOffset, end: name.byteOffset - index.strings.byteOffset + name.length };
+  }
+
+  /** A symbol record's kind ('' when unknown). */
+  symbolKind(record: number): string {
+    const o = 8 + 4 * (this.docCount + 1) + record * SYMBOL_RECORD_SIZE;
+    return this.meta.symbolKinds[this.symbols.readUInt8(o + (this.symbolIndex ? 22 : 6))] ?? '';
+  }
+
+  /** A symbol record's parent: its name's bytes [start, end) of `buf` and its kind; undefined without one. */
+  symbolParent(record: number): { buf: Buffer; start: number; end: number; kind: string } | undefined {
+    const o = 8 + 4 * (this.docCount + 1) + record * SYMBOL_RECORD_SIZE;
+    const parentKind = this.symbols.readUInt8(o + (this.symbolIndex ? 23 : 7));
+    if (parentKind === NO_KIND) return undefined;
+    const po = this.symbols.readUInt32LE(o + 16);
+    return { buf: this.symbolStrings, start: po, end: po + this.symbols.readUInt16LE(o + 20), kind: this.meta.symbolKinds[parentKind] ?? '' };
+  }
+
+  /** A symbol record decoded. */
+  private symbolAt(record: number): SymbolDef {
+    const name = this.symbolName(record);
+    const def: SymbolDef = { name: name.buf.toString('utf8', name.start, name.end), kind: this.symbolKind(record), line: this.symbolLine(record), endLine: this.symbolEndLine(record) };
+    const parent = this.symbolParent(record);
+    if (parent) def.parent = { name: parent.buf.toString('utf8', parent.start, parent.end), kind: parent.kind };
+    return def;
   }
 
   /**
@@ -591,37 +658,12 @@ export class Shard {
   }
 
   private symbolsWhere(doc: number, keep: (line: number, endLine: number) => boolean): SymbolDef[] {
-    const first = this.symbolFirst[doc]!;
-    const end = this.symbolFirst[doc + 1]!;
-    const base = 8 + 4 * (this.docCount + 1);
-    const kinds = this.meta.symbolKinds;
-    const words = this.symbolWords;
     const out: SymbolDef[] = [];
-    for (let i = first; i < end; i++) {
-      const o = base + i * SYMBOL_RECORD_SIZE;
-      const line = words[(o + 8) >>> 2]!;
-      const endLine = words[(o + 12) >>> 2]!;
-      if (!keep(line, endLine)) continue;
-      const nameOff = this.symbols.readUInt32LE(o);
-      const index = this.symbolIndex;
-      const def: SymbolDef = {
-        name: index
-          ? index.name(index.nameAt(nameOff)).toString('utf8')
-          : this.symbolStrings.toString('utf8', nameOff, nameOff + this.symbols.readUInt16LE(o + 4)),
-        kind: kinds[this.symbols.readUInt8(o + (index ? 22 : 6))] ?? '',
-        line,
-        endLine,
-      };
-      const parentKind = this.symbols.readUInt8(o + (index ? 23 : 7));
-      if (parentKind !== NO_KIND) {
-        const po = this.symbols.readUInt32LE(o + 16);
-        def.parent = { name: this.symbolStrings.toString('utf8', po, po + this.symbols.readUInt16LE(o + 20)), kind: kinds[parentKind] ?? '' };
-      }
-      out.push(def);
+    for (let i = this.symbolFirst[doc]!, end = this.symbolFirst[doc + 1]!; i < end; i++) {
+      if (keep(this.symbolLine(i), this.symbolEndLine(i))) out.push(this.symbolAt(i));
     }
     return out;
   }
-
 
   /**
    * The document's bytes: a view into the mapping, checked against its checksum the first

@@ -12,7 +12,6 @@
 import type { RepoFacts, Shard } from '../index/shard-reader.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl } from '../repos/web-urls.ts';
-import type { SymbolDef } from '../symbols/ctags.ts';
 import { locateLines } from '../../core/index.ts';
 import { JsonBytes } from './json-bytes.ts';
 import { chunkSpans, columnAt, nameRanges, wholeEnd, type LineTable, type Span } from './shape.ts';
@@ -92,6 +91,7 @@ export interface ShapedFile {
 }
 
 const UNSHAPED = new Uint8Array(0);
+const NO_RECORDS: number[] = [];
 
 /** A hit as a file of the answer, not shaped yet. */
 export function unshapedFile(hit: ShardHit, repo: ResultRepo, path: string, shard: number): ShapedFile {
@@ -122,7 +122,7 @@ function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, 
   // A prefix of the hit's ranges: the first entries of its line table are theirs.
   const lines = hit.lines ?? locateLines(content, ranges);
   const spans = chunkSpans(content, ranges, lines, o.contextLines);
-  const symbols = ranges.length === 0 ? [] : shard.symbolsOverlapping(hit.doc, rangeLines(ranges, lines));
+  const symbols = ranges.length === 0 ? NO_RECORDS : shard.symbolRecordsOverlapping(hit.doc, rangeLines(ranges, lines));
   // Links point at the first branch the file matched on (the default branch when it did).
   const branch = hit.branches[0] ?? repo.defaultBranch;
   w.raw('{"fileName":{"text":');
@@ -155,7 +155,7 @@ function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, 
     w.raw('],"contentStart":');
     writeLocation(w, s.start, s.firstLine, 1);
     w.raw(',"symbols":[');
-    writeSymbols(w, symbols, lines, s);
+    writeSymbols(w, shard, symbols, lines, s);
     w.raw(']}');
   });
   w.raw('],"branches":[');
@@ -204,23 +204,28 @@ function writeRange(w: JsonBytes, r: Range, i: number): void {
   w.raw('}');
 }
 
-/** A chunk's symbols: the definitions whose line span contains one of its matches. */
-function writeSymbols(w: JsonBytes, symbols: SymbolDef[], lines: LineTable, s: Span): void {
+/** A chunk's symbols: the definitions (symbol records) whose line span contains one of its matches. */
+function writeSymbols(w: JsonBytes, shard: Shard, records: number[], lines: LineTable, s: Span): void {
   let first = true;
-  for (const sym of symbols) {
+  for (const rec of records) {
+    const line = shard.symbolLine(rec);
+    const endLine = shard.symbolEndLine(rec);
     let hit = false;
-    for (let r = s.from; r < s.to && !hit; r++) hit = sym.line <= lines[4 * r + 2]! && lines[4 * r]! <= sym.endLine;
+    for (let r = s.from; r < s.to && !hit; r++) hit = line <= lines[4 * r + 2]! && lines[4 * r]! <= endLine;
     if (!hit) continue;
     w.raw(first ? '{"symbol":' : ',{"symbol":');
     first = false;
-    w.string(sym.name);
+    // From the shard's bytes: what JSON.stringify writes of the decoded name (json-bytes.ts).
+    const name = shard.symbolName(rec);
+    w.bytes(name.buf, name.start, name.end);
     w.raw(',"kind":');
-    w.string(sym.kind);
-    if (sym.parent) {
+    w.string(shard.symbolKind(rec));
+    const parent = shard.symbolParent(rec);
+    if (parent) {
       w.raw(',"parent":{"symbol":');
-      w.string(sym.parent.name);
+      w.bytes(parent.buf, parent.start, parent.end);
       w.raw(',"kind":');
-      w.string(sym.parent.kind);
+      w.string(parent.kind);
       w.raw('}');
     }
     w.raw('}');
