@@ -28,6 +28,30 @@ ESCAPE[BACKSLASH] = BACKSLASH;
 
 const HEX = Buffer.from('0123456789abcdef');
 
+const BYTE_OFFSET = Buffer.from('{"byteOffset":');
+const LINE_NUMBER = Buffer.from(',"lineNumber":');
+const COLUMN = Buffer.from(',"column":');
+/** The longest location (three 10-digit numbers). */
+const LOCATION_MAX = BYTE_OFFSET.length + LINE_NUMBER.length + COLUMN.length + 31;
+
+/** Copies `src` into `buf` at `p`; returns the position after it. */
+function copy(buf: Buffer, p: number, src: Uint8Array): number {
+  for (let i = 0; i < src.length; i++) buf[p++] = src[i]!;
+  return p;
+}
+
+/** Writes n (0 <= n < 2^31, an integer) in decimal at `p` (room for 10 bytes); returns the position after it. */
+function writeSmallInt(buf: Buffer, p: number, n: number): number {
+  const digits = n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10000 ? 4 : n < 100000 ? 5 : n < 1000000 ? 6 : n < 10000000 ? 7 : n < 100000000 ? 8 : n < 1000000000 ? 9 : 10;
+  let x = n;
+  for (let i = p + digits - 1; i >= p; i--) {
+    const q = (x / 10) | 0;
+    buf[i] = 0x30 + x - q * 10;
+    x = q;
+  }
+  return p + digits;
+}
+
 export class JsonBytes {
   private buf: Buffer;
   pos = 0;
@@ -70,6 +94,11 @@ export class JsonBytes {
 
   /** A non-negative integer (offsets, lines, columns, ids), as JSON.stringify writes it. */
   int(n: number): void {
+    if (n >= 0 && n <= 0x7fffffff && (n | 0) === n) {
+      this.room(10);
+      this.pos = writeSmallInt(this.buf, this.pos, n);
+      return;
+    }
     if (!Number.isSafeInteger(n) || n < 0) {
       this.raw(JSON.stringify(n));
       return;
@@ -84,6 +113,34 @@ export class JsonBytes {
       x = Math.floor(x / 10);
     }
     this.pos += digits;
+  }
+
+  /**
+   * A location, `{"byteOffset":…,"lineNumber":…,"column":…}` (the API's Location, in its
+   * fields' order): written at once, the commonest object of a result (two per match).
+   */
+  location(byteOffset: number, lineNumber: number, column: number): void {
+    const small = (x: number) => x >= 0 && x <= 0x7fffffff && (x | 0) === x;
+    if (!small(byteOffset) || !small(lineNumber) || !small(column)) {
+      this.raw('{"byteOffset":');
+      this.int(byteOffset);
+      this.raw(',"lineNumber":');
+      this.int(lineNumber);
+      this.raw(',"column":');
+      this.int(column);
+      this.raw('}');
+      return;
+    }
+    this.room(LOCATION_MAX);
+    const buf = this.buf;
+    let p = copy(buf, this.pos, BYTE_OFFSET);
+    p = writeSmallInt(buf, p, byteOffset);
+    p = copy(buf, p, LINE_NUMBER);
+    p = writeSmallInt(buf, p, lineNumber);
+    p = copy(buf, p, COLUMN);
+    p = writeSmallInt(buf, p, column);
+    buf[p++] = 0x7d; // }
+    this.pos = p;
   }
 
   /** A JS string as a JSON string. */

@@ -187,13 +187,7 @@ function rangeLines(ranges: number[], lines: LineTable): Array<[number, number]>
 }
 
 function writeLocation(w: JsonBytes, byteOffset: number, lineNumber: number, column: number): void {
-  w.raw('{"byteOffset":');
-  w.int(byteOffset);
-  w.raw(',"lineNumber":');
-  w.int(lineNumber);
-  w.raw(',"column":');
-  w.int(column);
-  w.raw('}');
+  w.location(byteOffset, lineNumber, column);
 }
 
 function writeRange(w: JsonBytes, r: Range, i: number): void {

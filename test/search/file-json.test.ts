@@ -80,7 +80,8 @@ test('JSON bytes of random document bytes and spans of them equal JSON.stringify
 
 test('JSON bytes of strings and integers equal JSON.stringify', () => {
   const values = ['', 'plain', 'é"\\\n\u0001', '\uD800', 'a\uDC00b', '😀', '\u2028'];
-  const ints = [0, 7, 9, 10, 99, 100, 123456789, 2 ** 32 - 1];
+  // Every digit count, both sides of the small-integer path's bound (2^31), and beyond.
+  const ints = [0, 7, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99999, 100000, 999999, 1000000, 9999999, 10000000, 99999999, 100000000, 123456789, 999999999, 1000000000, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 53 - 1];
   const got = written((w) => {
     w.raw('[');
     values.forEach((v, i) => {
@@ -94,6 +95,13 @@ test('JSON bytes of strings and integers equal JSON.stringify', () => {
     w.raw(']');
   });
   assert.equal(got.toString('utf8'), JSON.stringify([...values, ...ints]));
+});
+
+test('locations equal JSON.stringify of the Location object', () => {
+  for (const [byteOffset, lineNumber, column] of [[0, 1, 1], [9, 10, 99], [2 ** 31 - 1, 1000000000, 2 ** 31], [2 ** 32, 5, 2 ** 53 - 1]]) {
+    const got = written((w) => w.location(byteOffset!, lineNumber!, column!));
+    assert.equal(got.toString('utf8'), JSON.stringify({ byteOffset, lineNumber, column }));
+  }
 });
 
 /** A FileResult as objects: the form the writer's output must serialise. */
