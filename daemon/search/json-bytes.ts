@@ -36,9 +36,12 @@ const LOCATION_MAX = BYTE_OFFSET.length + LINE_NUMBER.length + COLUMN.length + 3
 
 /** Copies `src` into `buf` at `p`; returns the position after it. */
 function copy(buf: Buffer, p: number, src: Uint8Array): number {
-  for (let i = 0; i < src.length; i++) buf[p++] = src[i]!;
-  return p;
+  buf.set(src, p);
+  return p + src.length;
 }
+
+/** An integer in [0, 2^31): what writeSmallInt writes. */
+const isSmall = (x: number): boolean => x >= 0 && x <= 0x7fffffff && (x | 0) === x;
 
 /** Writes n (0 <= n < 2^31, an integer) in decimal at `p` (room for 10 bytes); returns the position after it. */
 function writeSmallInt(buf: Buffer, p: number, n: number): number {
@@ -94,7 +97,7 @@ export class JsonBytes {
 
   /** A non-negative integer (offsets, lines, columns, ids), as JSON.stringify writes it. */
   int(n: number): void {
-    if (n >= 0 && n <= 0x7fffffff && (n | 0) === n) {
+    if (isSmall(n)) {
       this.room(10);
       this.pos = writeSmallInt(this.buf, this.pos, n);
       return;
@@ -120,8 +123,7 @@ export class JsonBytes {
    * fields' order): written at once, the commonest object of a result (two per match).
    */
   location(byteOffset: number, lineNumber: number, column: number): void {
-    const small = (x: number) => x >= 0 && x <= 0x7fffffff && (x | 0) === x;
-    if (!small(byteOffset) || !small(lineNumber) || !small(column)) {
+    if (!isSmall(byteOffset) || !isSmall(lineNumber) || !isSmall(column)) {
       this.raw('{"byteOffset":');
       this.int(byteOffset);
       this.raw(',"lineNumber":');
