@@ -13,6 +13,7 @@ export { findLiteral } from './verify';
 export { distinctWords, rehashWords } from './words';
 export { findClassSequence } from './classes';
 export { locateLines } from './lines';
+export { shapeChunks } from './chunks';
 export { xxh32, xxh32Begin, xxh32Update, xxh32End } from './hash';
 
 /** First byte the glue may use: everything below holds this module's static data. */

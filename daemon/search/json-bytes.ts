@@ -95,6 +95,13 @@ export class JsonBytes {
     this.pos = p;
   }
 
+  /** Bytes [start, end) of `src` as they are (JSON already). */
+  copy(src: Uint8Array, start: number, end: number): void {
+    this.room(end - start);
+    this.buf.set(src.subarray(start, end), this.pos);
+    this.pos += end - start;
+  }
+
   /** A non-negative integer (offsets, lines, columns, ids), as JSON.stringify writes it. */
   int(n: number): void {
     if (isSmall(n)) {

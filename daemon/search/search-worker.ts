@@ -113,6 +113,7 @@ function partialSender(run: number, i: number, shard: Shard, repo: ResultRepo, t
       for (const f of files) {
         shapeInto(f, shard, repo, task.shape);
         delete f.hit.lines;
+        delete f.hit.chunks;
       }
       const body = packMessage({ files: NO_FILES, repository: repo.info } satisfies PartialReply, [files]);
       port.postMessage({ run, shards: [i], body, partial: true } satisfies FromWorker, [body.buffer]);
@@ -137,7 +138,7 @@ function runShard(s: Known, run: number, i: number, claimedPastCut: boolean): An
     const shard = shardAt(ref.shardPath, ref.membership);
     const repo = resultRepo(ref.repoId, ref.repo, shard, task.shape.baseUrl);
     const partial = task.batch ? undefined : partialSender(run, i, shard, repo, task);
-    const result = searchShard(shard, plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0, !task.batch, partial);
+    const result = searchShard(shard, plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0, task.batch ? undefined : { contextLines: task.shape.contextLines }, partial);
     // A shard claimed past the cut is past the searcher's cut too (protocol.ts): of its
     // hits the searcher keeps the definitions only.
     const files = filesOf(claimedPastCut ? result.hits.filter((hit) => hit.definition) : result.hits, shard, repo, i);
@@ -197,7 +198,12 @@ function shapeBest(task: SearchTask, answered: Answered[]): void {
  * a budget ends inside it, rarely enough to count its lines itself.
  */
 function dropLines(reply: ShardReply): void {
-  if (reply.status === 'done') for (const f of reply.files) delete f.hit.lines;
+  if (reply.status === 'done') {
+    for (const f of reply.files) {
+      delete f.hit.lines;
+      delete f.hit.chunks;
+    }
+  }
 }
 
 const NO_FILES: ShapedFile[] = [];

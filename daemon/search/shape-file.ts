@@ -14,7 +14,7 @@ import type { CodeHostType } from '../repos/hosts/types.ts';
 import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl } from '../repos/web-urls.ts';
 import { locateLines } from '../../core/index.ts';
 import { JsonBytes } from './json-bytes.ts';
-import { chunkSpans, columnAt, nameRanges, wholeEnd, type LineTable, type Span } from './shape.ts';
+import { chunkSpans, columnAt, nameRanges, wholeEnd, type LineTable } from './shape.ts';
 import { rangeCount, type ShardHit } from './shard-search.ts';
 import type { Range, RepositoryInfo } from './types.ts';
 
@@ -119,9 +119,11 @@ function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, 
   const names = hit.nameRanges.slice(0, 2 * Math.min(budget, hit.nameRanges.length / 2));
   const ranges = hit.ranges.slice(0, 2 * Math.min(budget - names.length / 2, hit.ranges.length / 2));
   const content = shard.contentOf(hit.doc);
+  // The chunks the core wrote as the hit was found, when this writes all of its ranges
+  // with the same context (a stream's files: search-worker.ts).
+  const core = hit.chunks !== undefined && ranges.length === hit.ranges.length && hit.chunks.contextLines === o.contextLines ? hit.chunks : undefined;
   // A prefix of the hit's ranges: the first entries of its line table are theirs.
   const lines = hit.lines ?? locateLines(content, ranges);
-  const spans = chunkSpans(content, ranges, lines, o.contextLines);
   const symbols = ranges.length === 0 ? NO_RECORDS : shard.symbolRecordsOverlapping(hit.doc, rangeLines(ranges, lines));
   // Links point at the first branch the file matched on (the default branch when it did).
   const branch = hit.branches[0] ?? repo.defaultBranch;
@@ -141,23 +143,19 @@ function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, 
     w.string(language);
   }
   w.raw(',"chunks":[');
-  spans.forEach((s, i) => {
-    w.raw(i === 0 ? '{"content":' : ',{"content":');
-    w.bytes(content, s.start, s.end);
-    w.raw(',"matchRanges":[');
-    for (let r = s.from; r < s.to; r++) {
-      w.raw(r === s.from ? '{"start":' : ',{"start":');
-      writeLocation(w, ranges[2 * r]!, lines[4 * r]!, columnAt(content, ranges, lines, 2 * r));
-      w.raw(',"end":');
-      writeLocation(w, ranges[2 * r + 1]!, lines[4 * r + 2]!, columnAt(content, ranges, lines, 2 * r + 1));
-      w.raw('}');
+  if (core) {
+    // The core's chunks, each chunk's symbols written at its mark.
+    let at = 0;
+    for (let m = 0; m < core.marks.length; m += 3) {
+      const mark = core.marks[m]!;
+      w.copy(core.json, at, mark);
+      writeSymbols(w, shard, symbols, lines, core.marks[m + 1]!, core.marks[m + 2]!);
+      at = mark;
     }
-    w.raw('],"contentStart":');
-    writeLocation(w, s.start, s.firstLine, 1);
-    w.raw(',"symbols":[');
-    writeSymbols(w, shard, symbols, lines, s);
-    w.raw(']}');
-  });
+    w.copy(core.json, at, core.json.length);
+  } else {
+    writeChunks(w, content, ranges, lines, o.contextLines, (from, to) => writeSymbols(w, shard, symbols, lines, from, to));
+  }
   w.raw('],"branches":[');
   hit.branches.forEach((b, i) => {
     if (i > 0) w.raw(',');
@@ -179,6 +177,32 @@ function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, 
   return rangeCount(ranges, names);
 }
 
+/**
+ * The chunks of flat `ranges` (with their line table) as the objects of a FileResult's
+ * `chunks` array, each chunk's symbols written by `symbols(from, to)` (its ranges, pair
+ * indices). What the core writes (core shapeChunks) where it has the document; a test
+ * holds the two to the same bytes.
+ */
+export function writeChunks(w: JsonBytes, content: Buffer, ranges: number[], lines: LineTable, contextLines: number, symbols: (from: number, to: number) => void): void {
+  chunkSpans(content, ranges, lines, contextLines).forEach((s, i) => {
+    w.raw(i === 0 ? '{"content":' : ',{"content":');
+    w.bytes(content, s.start, s.end);
+    w.raw(',"matchRanges":[');
+    for (let r = s.from; r < s.to; r++) {
+      w.raw(r === s.from ? '{"start":' : ',{"start":');
+      writeLocation(w, ranges[2 * r]!, lines[4 * r]!, columnAt(content, ranges, lines, 2 * r));
+      w.raw(',"end":');
+      writeLocation(w, ranges[2 * r + 1]!, lines[4 * r + 2]!, columnAt(content, ranges, lines, 2 * r + 1));
+      w.raw('}');
+    }
+    w.raw('],"contentStart":');
+    writeLocation(w, s.start, s.firstLine, 1);
+    w.raw(',"symbols":[');
+    symbols(s.from, s.to);
+    w.raw(']}');
+  });
+}
+
 /** Each range's first and last line ([start line, end line] pairs) from its line table. */
 function rangeLines(ranges: number[], lines: LineTable): Array<[number, number]> {
   const out: Array<[number, number]> = [];
@@ -198,14 +222,14 @@ function writeRange(w: JsonBytes, r: Range, i: number): void {
   w.raw('}');
 }
 
-/** A chunk's symbols: the definitions (symbol records) whose line span contains one of its matches. */
-function writeSymbols(w: JsonBytes, shard: Shard, records: number[], lines: LineTable, s: Span): void {
+/** A chunk's symbols: the definitions (symbol records) whose line span contains one of its matches (ranges [from, to)). */
+function writeSymbols(w: JsonBytes, shard: Shard, records: number[], lines: LineTable, from: number, to: number): void {
   let first = true;
   for (const rec of records) {
     const line = shard.symbolLine(rec);
     const endLine = shard.symbolEndLine(rec);
     let hit = false;
-    for (let r = s.from; r < s.to && !hit; r++) hit = line <= lines[4 * r + 2]! && lines[4 * r]! <= endLine;
+    for (let r = from; r < to && !hit; r++) hit = line <= lines[4 * r + 2]! && lines[4 * r]! <= endLine;
     if (!hit) continue;
     w.raw(first ? '{"symbol":' : ',{"symbol":');
     first = false;

@@ -4,7 +4,7 @@
 // positive terms, and score the hits. Runs in a search worker, which then shapes the hits
 // into file results (search-worker.ts, shape-file.ts); the main thread merges them.
 
-import { intersectPostings, intersectSorted, locateLines, unionSorted } from '../../core/index.ts';
+import { intersectPostings, intersectSorted, locateLines, shapeChunks, unionSorted, type CoreChunks } from '../../core/index.ts';
 import type { NgramTable, RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
 import { compileRefGlob } from '../repos/glob.ts';
 import type { Plan, Term } from '../query/terms.ts';
@@ -29,6 +29,12 @@ export interface ShardHit {
    * from the symbol index) and ranges were found.
    */
   lines?: number[];
+  /**
+   * The file result's chunks as JSON (core shapeChunks), written with `lines` as the
+   * document is decided, while it is in the core's memory: for a caller that shapes every
+   * hit whole (a stream; searchShard's `locate`). shape-file.ts inserts the symbols.
+   */
+  chunks?: CoreChunks;
   /** Flat byte ranges in the path. */
   nameRanges: number[];
   /** The searched branches and tags on which this document matched, in the shard's order. */
@@ -122,11 +128,12 @@ export function searchShard(
    */
   definitionsOnly?: () => boolean,
   /**
-   * Locate each hit's lines as it is found (ShardHit.lines): for a caller that shapes every
-   * hit (a stream). A blocking search shapes a few of its hits, long after they were found,
-   * and holding line tables for all of them cost more memory than the copies they save.
+   * Locate each hit's lines and write its chunks as it is found (ShardHit.lines, chunks),
+   * with these context lines: for a caller that shapes every hit (a stream). A blocking
+   * search shapes a few of its hits, long after they were found, and holding line tables
+   * for all of them cost more memory than the copies they save.
    */
-  locate = false,
+  locate?: { contextLines: number },
   /** A stream's hits handed over while the shard runs (PartialHits); the result holds the rest. */
   partial?: PartialHits,
 ): ShardSearchResult {
@@ -202,7 +209,11 @@ export function searchShard(
       const termFreqs: number[] = new Array(plan.terms).fill(0);
       for (const id of found.terms) termFreqs[id]!++;
       const hit: ShardHit = { doc, ranges: normalize(found.content), nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!), termFreqs, score: 0, definition: i < front };
-      if (locate && ctx.content && hit.ranges.length > 0) hit.lines = locateLines(ctx.content, hit.ranges);
+      if (locate && ctx.content && hit.ranges.length > 0) {
+        const chunks = shapeChunks(ctx.content, hit.ranges, locate.contextLines);
+        if (chunks) hit.chunks = chunks;
+        hit.lines = chunks ? chunks.lines : locateLines(ctx.content, hit.ranges);
+      }
       byDoc.set(doc, hit);
       result.found += rangeCount(hit.ranges, hit.nameRanges);
       // One class only: a hit handed over can no longer gain another class's branches.

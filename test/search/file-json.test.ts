@@ -177,7 +177,7 @@ test('files shaped into JSON bytes equal JSON.stringify of the same files as obj
     for (const [query, regex, cs] of [['widget', false, false], ['Widget', false, true], ['w.dget|size', true, false], ['widget file:widget', false, false], ['make_widget', false, true], ['\\n\\n', true, false]] as const) {
       const plan = planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: cs });
       const matchers = planTerms(plan).map((t) => new Matcher(t, 'indexed'));
-      const { hits } = searchShard(shard, plan, matchers, 1000, () => false, true, undefined, undefined, true);
+      const { hits } = searchShard(shard, plan, matchers, 1000, () => false, true, undefined, undefined, { contextLines: 0 });
       assert.ok(hits.length > 0, `${query}: some hit`);
       for (const hit of hits) {
         for (const o of [

@@ -43,7 +43,7 @@ test('the parts a shard hands over and the rest of its result are exactly its wh
   const shard = Shard.open(join(shardsDir(dataDir, m.repoId), m.shards[0]!.file));
   for (const query of ['needle', 'needle again', 'needle_7']) {
     const plan = planQuery({ query, isRegexEnabled: false, isCaseSensitivityEnabled: false });
-    const run = (partial?: Parameters<typeof searchShard>[9]) => searchShard(shard, plan, planTerms(plan).map((t) => new Matcher(t, 'indexed')), 100000, () => false, true, undefined, undefined, true, partial);
+    const run = (partial?: Parameters<typeof searchShard>[9]) => searchShard(shard, plan, planTerms(plan).map((t) => new Matcher(t, 'indexed')), 100000, () => false, true, undefined, undefined, { contextLines: 0 }, partial);
     const whole = run();
     const parts: ShardHit[][] = [];
     let calls = 0;
