@@ -8,7 +8,8 @@
 //   3. POST /api/stream_search with a large result (matches 100000): untimed runs (at
 //      least `streamWarmup.runs` and `streamWarmup.ms`: the workers' streaming path, which
 //      no blocking search runs, reaches its speed after a few streams: one warm-up left
-//      the timed runs rising, 42 -> 50 and 45 -> 60 MB/s in the runs of 2026-11-24/25),
+//      the timed runs rising, 42 -> 50 and 45 -> 60 MB/s in the runs of 2026-11-24/25, and
+//      the first five streams of a daemon ran at 21, 47, 49, 62 and 107 MB/s),
 //      then `streamRuns` timed ones, each after a collection of this process's heap:
 //      MB/s, time to first byte and to first results;
 //   4. what the HTTP layer costs: the daemon's CPU per request on cheap requests

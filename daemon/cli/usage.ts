@@ -151,7 +151,7 @@ codesearch on the same queries when installed. Writes every raw sample to the re
   --index-runs N       index builds (default 1)
   --http-seconds S     length of the /api/search load run (default 10; --quick 3)
   --connections N      its connections (default 16; --quick 8)
-  --stream-runs N      timed streaming requests (default 5; --quick 2)
+  --stream-runs N      timed streaming requests (default 9; --quick 2)
   --peer-runs N        runs per query of each peer (default 3; --quick 1)
   --peer-timeout S     a peer run taking longer is stopped (default 300)
   --no-peers           skip ripgrep and codesearch
