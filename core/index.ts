@@ -63,7 +63,7 @@ export class PostingsBuilder {
   #pairsLen = 0;
   /** Each pair's follow mask, u8 per pair. */
   #masks: Block | null = null;
-  #docCounts: Uint32Array;
+  #docCounts: Uint32Array<ArrayBuffer>;
   #numDocs = 0;
   #live = true;
 
@@ -131,12 +131,7 @@ export class PostingsBuilder {
       if (cnt < 0) return -1;
       this.#pairsLen += cnt;
     }
-    if (this.#numDocs === this.#docCounts.length) {
-      const grown = new Uint32Array(this.#docCounts.length * 2);
-      grown.set(this.#docCounts);
-      this.#docCounts = grown;
-    }
-    this.#docCounts[this.#numDocs++] = cnt;
+    this.#docCounts = withCount(this.#docCounts, this.#numDocs++, cnt);
     return cnt;
   }
 
@@ -319,12 +314,7 @@ export class WordsBuilder {
     c.u8.set(content, base);
     const k = c.ex.distinctWords(base, n, docId, this.#slots.off, this.#mask, this.#entries.off, this.#arena.off, this.#state.off, this.#pairs.off + this.#pairsLen * 4) >>> 0;
     this.#pairsLen += k;
-    if (this.#numDocs === this.#docCounts.length) {
-      const grown = new Uint32Array(this.#docCounts.length * 2);
-      grown.set(this.#docCounts);
-      this.#docCounts = grown;
-    }
-    this.#docCounts[this.#numDocs++] = k;
+    this.#docCounts = withCount(this.#docCounts, this.#numDocs++, k);
     return k;
   }
 
@@ -376,24 +366,24 @@ export class WordsBuilder {
           if (r >= 0) docs[fill[r]!++] = d;
         }
       }
-      // LEB128 deltas, as encodeLists writes them (core/assembly/postings.ts).
-      const blob = new Uint8Array(docs.length * 5);
-      const offsets = new Uint32Array(kept.length);
-      let q = 0;
-      for (let r = 0; r < kept.length; r++) {
-        offsets[r] = q;
-        let prev = 0;
-        for (let i = start[r]!; i < start[r + 1]!; i++) {
-          let v = docs[i]! - prev;
-          prev = docs[i]!;
-          while (v >= 0x80) {
-            blob[q++] = (v & 0x7f) | 0x80;
-            v >>>= 7;
-          }
-          blob[q++] = v;
-        }
+      // Encoded by the core, as PostingsBuilder's lists are.
+      const a = c.arena;
+      const docsBlock = a.alloc(docs.length * 4);
+      const countsBlock = a.alloc(counts.length * 4);
+      const blobBlock = a.alloc(docs.length * 5 + 16);
+      const offsetsBlock = a.alloc(counts.length * 4);
+      let blob: Uint8Array;
+      let offsets: Uint32Array;
+      try {
+        c.u32.set(docs, docsBlock.off / 4);
+        c.u32.set(counts, countsBlock.off / 4);
+        const blobLen = c.ex.encodeLists(docsBlock.off, countsBlock.off, counts.length, blobBlock.off, offsetsBlock.off) >>> 0;
+        blob = c.u8.slice(blobBlock.off, blobBlock.off + blobLen);
+        offsets = c.u32.slice(offsetsBlock.off / 4, offsetsBlock.off / 4 + counts.length);
+      } finally {
+        for (const b of [docsBlock, countsBlock, blobBlock, offsetsBlock]) a.free(b);
       }
-      return { words: kept.map((k) => k.word), counts, offsets, blob: blob.slice(0, q) };
+      return { words: kept.map((k) => k.word), counts, offsets, blob };
     } finally {
       this.dispose();
     }
@@ -406,6 +396,17 @@ export class WordsBuilder {
     const a = this.#core.arena;
     for (const b of [this.#slots, this.#entries, this.#arena, this.#state, this.#pairs]) a.free(b);
   }
+}
+
+/** `counts` with `value` at `i` (the next one), grown by doubling when full: a builder's per-document counts. */
+function withCount(counts: Uint32Array<ArrayBuffer>, i: number, value: number): Uint32Array<ArrayBuffer> {
+  let out = counts;
+  if (i === counts.length) {
+    out = new Uint32Array(counts.length * 2);
+    out.set(counts);
+  }
+  out[i] = value;
+  return out;
 }
 
 /** Decodes a posting list written by PostingsBuilder. `bytes` starts at the list (may extend past it); `count` is its doc count. Throws if the bytes end before `count` values or a varint is malformed. */

@@ -335,6 +335,8 @@ export class Shard {
   private readonly symbolStrings: Buffer;
   /** first[] of the symbols section: document d owns records symbolFirst[d] .. symbolFirst[d+1]-1. */
   private readonly symbolFirst: Uint32Array;
+  /** Where the symbols section's records start (after its counts and first[]). */
+  private readonly symbolRecords: number;
   /** The symbols section as u32 words (it is 4-aligned, as symbolFirst's view needs): a record's lines without a Buffer call each. */
   private readonly symbolWords: Uint32Array;
   private readonly languageDocs = new Map<number, Uint32Array>();
@@ -385,12 +387,13 @@ export class Shard {
     this.symbols = section(SectionKind.Symbols);
     if (this.symbols.readUInt32LE(0) !== this.docCount) throw new ShardError(path, 'symbol table does not match the document table');
     this.symbolCount = this.symbols.readUInt32LE(4);
-    this.symbolStrings = this.symbols.subarray(8 + 4 * (this.docCount + 1) + this.symbolCount * SYMBOL_RECORD_SIZE);
+    this.symbolRecords = 8 + 4 * (this.docCount + 1);
+    this.symbolStrings = this.symbols.subarray(this.symbolRecords + this.symbolCount * SYMBOL_RECORD_SIZE);
     this.symbolFirst = new Uint32Array(this.symbols.buffer, this.symbols.byteOffset + 8, this.docCount + 1);
     this.symbolWords = new Uint32Array(this.symbols.buffer, this.symbols.byteOffset, this.symbols.length >>> 2);
     if (this.version >= 4) {
       try {
-        const records = this.symbols.subarray(8 + 4 * (this.docCount + 1), 8 + 4 * (this.docCount + 1) + this.symbolCount * SYMBOL_RECORD_SIZE);
+        const records = this.symbols.subarray(this.symbolRecords, this.symbolRecords + this.symbolCount * SYMBOL_RECORD_SIZE);
         this.symbolIndex = new SymbolIndex(section(SectionKind.SymbolIndex), records, SYMBOL_RECORD_SIZE);
       } catch (err) {
         throw new ShardError(path, (err as Error).message);
@@ -554,7 +557,7 @@ export class Shard {
     const sorted = spans.every((s, i) => i === 0 || spans[i - 1]![0] <= s[0]) ? spans : [...spans].sort((x, y) => x[0] - y[0]);
     const reach: number[] = [];
     for (const [, b] of sorted) reach.push(Math.max(b, reach.at(-1) ?? b));
-    const base = (8 + 4 * (this.docCount + 1)) >>> 2;
+    const base = this.symbolRecords >>> 2;
     const words = this.symbolWords;
     const last = reach[reach.length - 1]!;
     for (let i = this.symbolFirst[doc]!, end = this.symbolFirst[doc + 1]!; i < end; i++) {
@@ -580,16 +583,16 @@ export class Shard {
 
   /** A symbol record's first and last line. */
   symbolLine(record: number): number {
-    return this.symbolWords[((8 + 4 * (this.docCount + 1)) >>> 2) + record * (SYMBOL_RECORD_SIZE >>> 2) + 2]!;
+    return this.symbolWords[(this.symbolRecords >>> 2) + record * (SYMBOL_RECORD_SIZE >>> 2) + 2]!;
   }
 
   symbolEndLine(record: number): number {
-    return this.symbolWords[((8 + 4 * (this.docCount + 1)) >>> 2) + record * (SYMBOL_RECORD_SIZE >>> 2) + 3]!;
+    return this.symbolWords[(this.symbolRecords >>> 2) + record * (SYMBOL_RECORD_SIZE >>> 2) + 3]!;
   }
 
   /** Where a symbol record's name is: bytes [start, end) of `buf` (UTF-8, as symbolAt decodes it). */
   symbolName(record: number): { buf: Buffer; start: number; end: number } {
-    const o = 8 + 4 * (this.docCount + 1) + record * SYMBOL_RECORD_SIZE;
+    const o = this.symbolRecords + record * SYMBOL_RECORD_SIZE;
     const nameOff = this.symbols.readUInt32LE(o);
     const index = this.symbolIndex;
     if (!index) return { buf: this.symbolStrings, start: nameOff, end: nameOff + this.symbols.readUInt16LE(o + 4) };
@@ -602,13 +605,13 @@ export class Shard {
 
   /** A symbol record's kind ('' when unknown). */
   symbolKind(record: number): string {
-    const o = 8 + 4 * (this.docCount + 1) + record * SYMBOL_RECORD_SIZE;
+    const o = this.symbolRecords + record * SYMBOL_RECORD_SIZE;
     return this.meta.symbolKinds[this.symbols.readUInt8(o + (this.symbolIndex ? 22 : 6))] ?? '';
   }
 
   /** A symbol record's parent: its name's bytes [start, end) of `buf` and its kind; undefined without one. */
   symbolParent(record: number): { buf: Buffer; start: number; end: number; kind: string } | undefined {
-    const o = 8 + 4 * (this.docCount + 1) + record * SYMBOL_RECORD_SIZE;
+    const o = this.symbolRecords + record * SYMBOL_RECORD_SIZE;
     const parentKind = this.symbols.readUInt8(o + (this.symbolIndex ? 23 : 7));
     if (parentKind === NO_KIND) return undefined;
     const po = this.symbols.readUInt32LE(o + 16);
@@ -644,7 +647,7 @@ export class Shard {
     pairs.sort((a, b) => a[0] - b[0]);
     const first = pairs[0]![0];
     const last = pairs[pairs.length - 1]![0];
-    const base = 8 + 4 * (this.docCount + 1);
+    const base = this.symbolRecords;
     for (let i = this.symbolFirst[doc]!; i < this.symbolFirst[doc + 1]!; i++) {
       const start = index.start(i);
       if (start < first || start > last) continue;

@@ -190,13 +190,13 @@ export function writeChunks(w: JsonBytes, content: Buffer, ranges: number[], lin
     w.raw(',"matchRanges":[');
     for (let r = s.from; r < s.to; r++) {
       w.raw(r === s.from ? '{"start":' : ',{"start":');
-      writeLocation(w, ranges[2 * r]!, lines[4 * r]!, columnAt(content, ranges, lines, 2 * r));
+      w.location(ranges[2 * r]!, lines[4 * r]!, columnAt(content, ranges, lines, 2 * r));
       w.raw(',"end":');
-      writeLocation(w, ranges[2 * r + 1]!, lines[4 * r + 2]!, columnAt(content, ranges, lines, 2 * r + 1));
+      w.location(ranges[2 * r + 1]!, lines[4 * r + 2]!, columnAt(content, ranges, lines, 2 * r + 1));
       w.raw('}');
     }
     w.raw('],"contentStart":');
-    writeLocation(w, s.start, s.firstLine, 1);
+    w.location(s.start, s.firstLine, 1);
     w.raw(',"symbols":[');
     symbols(s.from, s.to);
     w.raw(']}');
@@ -210,15 +210,11 @@ function rangeLines(ranges: number[], lines: LineTable): Array<[number, number]>
   return out;
 }
 
-function writeLocation(w: JsonBytes, byteOffset: number, lineNumber: number, column: number): void {
-  w.location(byteOffset, lineNumber, column);
-}
-
 function writeRange(w: JsonBytes, r: Range, i: number): void {
   w.raw(i === 0 ? '{"start":' : ',{"start":');
-  writeLocation(w, r.start.byteOffset, r.start.lineNumber, r.start.column);
+  w.location(r.start.byteOffset, r.start.lineNumber, r.start.column);
   w.raw(',"end":');
-  writeLocation(w, r.end.byteOffset, r.end.lineNumber, r.end.column);
+  w.location(r.end.byteOffset, r.end.lineNumber, r.end.column);
   w.raw('}');
 }
 
