@@ -101,12 +101,14 @@ export interface RankInput {
   docCount?: number;
   /** The reference length of BM25's length normalisation, in bytes. Default: REFERENCE_LENGTH. */
   avgDocLength?: number;
+  /** pathSignals(path), when the caller has it at hand (hit-score.ts keeps it per document). */
+  pathScore?: number;
 }
 
 export function score(f: RankInput): number {
   let s = textScore(f);
-  const baseStart = Buffer.byteLength(f.path.slice(0, f.path.lastIndexOf('/') + 1));
   if (f.nameRanges.length > 0) {
+    const baseStart = Buffer.byteLength(f.path.slice(0, f.path.lastIndexOf('/') + 1));
     const pathBytes = Buffer.from(f.path, 'utf8');
     let inBase = false;
     let exact = false;
@@ -129,8 +131,13 @@ export function score(f: RankInput): number {
   if (f.definitions.some((k) => PRIMARY_KINDS.has(k))) s += WEIGHTS.symbolDefinition;
   else if (f.definitions.length > 0) s += WEIGHTS.otherDefinition;
   if (wholeWord) s += WEIGHTS.wholeWord;
-  s += WEIGHTS.perDirectory * Math.min(WEIGHTS.maxCountedDirectories, pathDepth(f.path));
-  const c = classifyPath(f.path);
+  return s + (f.pathScore ?? pathSignals(f.path));
+}
+
+/** The signals of the path alone, whatever the query: its depth and its test, vendored and generated classes. */
+export function pathSignals(path: string): number {
+  let s = WEIGHTS.perDirectory * Math.min(WEIGHTS.maxCountedDirectories, pathDepth(path));
+  const c = classifyPath(path);
   if (c.test) s += WEIGHTS.test;
   if (c.vendored) s += WEIGHTS.vendored;
   if (c.generated) s += WEIGHTS.generated;
@@ -143,15 +150,16 @@ export function textScore(f: Pick<RankInput, 'ranges' | 'content' | 'terms' | 'd
   const length = f.content.length;
   const avg = f.avgDocLength !== undefined && f.avgDocLength > 0 ? f.avgDocLength : REFERENCE_LENGTH;
   const norm = 1 - WEIGHTS.b + (WEIGHTS.b * length) / avg;
-  const idfs = terms.map((t) => idf(t.df, f.docCount));
-  const idfSum = idfs.reduce((a, b) => a + b, 0);
+  // Loops, not map and reduce: this runs for every file a search finds.
+  let idfSum = 0;
+  for (const t of terms) idfSum += idf(t.df, f.docCount);
   if (idfSum <= 0) return 0;
   let s = 0;
-  terms.forEach((t, i) => {
+  for (const t of terms) {
     // The weight first: a single term's is exactly 1 whatever its shard's idf, so equal
     // files of different shards tie exactly (and then break the tie by path).
-    if (t.tf > 0) s += (idfs[i]! / idfSum) * ((t.tf * (WEIGHTS.k1 + 1)) / (t.tf + WEIGHTS.k1 * norm));
-  });
+    if (t.tf > 0) s += (idf(t.df, f.docCount) / idfSum) * ((t.tf * (WEIGHTS.k1 + 1)) / (t.tf + WEIGHTS.k1 * norm));
+  }
   return WEIGHTS.text * s;
 }
 

@@ -10,7 +10,7 @@ import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
 import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, type FromWorker, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
 import { searchShard, type PartialHits, type ShardHit } from './shard-search.ts';
-import { resultRepo, shapeInto, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
+import { messageSent, resultRepo, shapeForMessage, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
 import { compareRanked } from './rank.ts';
 import { packMessage } from './file-codec.ts';
 import { collectHeap } from '../runtime/collect-heap.ts';
@@ -111,11 +111,12 @@ function partialSender(run: number, i: number, shard: Shard, repo: ResultRepo, t
       last = performance.now();
       const files = filesOf(hits, shard, repo, i);
       for (const f of files) {
-        shapeInto(f, shard, repo, task.shape);
+        shapeForMessage(f, shard, repo, task.shape);
         delete f.hit.lines;
         delete f.hit.chunks;
       }
       const body = packMessage({ files: NO_FILES, repository: repo.info } satisfies PartialReply, [files]);
+      messageSent();
       port.postMessage({ run, shards: [i], body, partial: true } satisfies FromWorker, [body.buffer]);
     },
   };
@@ -146,7 +147,7 @@ function runShard(s: Known, run: number, i: number, claimedPastCut: boolean): An
     result.termDocs = NONE;
     // A stream sends every file it takes: all are shaped now. A blocking search's are
     // shaped once the worker's batch is complete (work()).
-    if (!task.batch) for (const f of files) shapeInto(f, shard, repo, task.shape);
+    if (!task.batch) for (const f of files) shapeForMessage(f, shard, repo, task.shape);
     answered = { reply: { status: 'done', result, files, repository: repo.info, queuedNs }, shard, repo };
   } catch (err) {
     answered = { reply: failed(ref, err, queuedNs) };
@@ -185,7 +186,7 @@ function shapeBest(task: SearchTask, answered: Answered[]): void {
     if (budget <= 0) break;
     if (a.reply.status !== 'done') continue; // its shard failed below
     try {
-      shapeInto(f, a.shard!, a.repo!, task.shape, budget);
+      shapeForMessage(f, a.shard!, a.repo!, task.shape, budget);
       budget -= f.count;
     } catch (err) {
       a.reply = failed(task.shards[f.shard]!, err, a.reply.queuedNs);
@@ -213,6 +214,7 @@ function postReplies(run: number, shards: number[], replies: ShardReply[]): void
   const groups = replies.map((r) => (r.status === 'done' ? r.files : NO_FILES));
   for (const r of replies) if (r.status === 'done') r.files = NO_FILES;
   const body = packMessage(replies, groups);
+  messageSent();
   port.postMessage({ run, shards, body } satisfies FromWorker, [body.buffer]);
 }
 

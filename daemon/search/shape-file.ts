@@ -105,8 +105,27 @@ const out = new JsonBytes();
 /** Shapes `f` (its wire form) with at most `budget` match ranges. Reads the document: a ShardError when it is corrupt. */
 export function shapeInto(f: ShapedFile, shard: Shard, repo: ResultRepo, o: ShapeOptions, budget = Infinity): void {
   out.reset();
-  f.count = writeFile(out, shard, repo, f.hit, o, budget);
+  f.count = writeFile(out, shard, repo, f.hit, f.path, o, budget);
   f.json = out.take();
+}
+
+/**
+ * A search worker's files of one message, written one after the other: a file's JSON is a
+ * view of it, not a buffer of its own (an allocation and a copy less per file), valid
+ * until messageSent() is called, once the message holding them is packed.
+ */
+const message = new JsonBytes(1 << 20);
+
+/** shapeInto for a file of the message being made (its JSON a view, valid until messageSent()). */
+export function shapeForMessage(f: ShapedFile, shard: Shard, repo: ResultRepo, o: ShapeOptions, budget = Infinity): void {
+  const start = message.pos;
+  f.count = writeFile(message, shard, repo, f.hit, f.path, o, budget);
+  f.json = message.view(start);
+}
+
+/** The files shaped for a message are packed (copied): their bytes may be written over. */
+export function messageSent(): void {
+  message.reset();
 }
 
 /**
@@ -114,11 +133,10 @@ export function shapeInto(f: ShapedFile, shard: Shard, repo: ResultRepo, o: Shap
  * with at most `budget` of its match ranges (the name's first, then the content's); the
  * ranges written. Reads the document (Shard.contentOf: a ShardError when it is corrupt).
  */
-function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, o: ShapeOptions, budget: number): number {
-  const path = shard.name(hit.doc);
+function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, path: string, o: ShapeOptions, budget: number): number {
   const names = hit.nameRanges.slice(0, 2 * Math.min(budget, hit.nameRanges.length / 2));
   const ranges = hit.ranges.slice(0, 2 * Math.min(budget - names.length / 2, hit.ranges.length / 2));
-  const content = shard.contentOf(hit.doc);
+  const content = hit.content ?? shard.contentOf(hit.doc);
   // The chunks the core wrote as the hit was found, when this writes all of its ranges
   // with the same context (a stream's files: search-worker.ts).
   const core = hit.chunks !== undefined && ranges.length === hit.ranges.length && hit.chunks.contextLines === o.contextLines ? hit.chunks : undefined;

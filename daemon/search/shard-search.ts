@@ -35,6 +35,11 @@ export interface ShardHit {
    * hit whole (a stream; searchShard's `locate`). shape-file.ts inserts the symbols.
    */
   chunks?: CoreChunks;
+  /**
+   * The document's bytes when the search read them (a view of the shard's mapping, checked):
+   * scoring and shaping read them again without another view and check. Never sent.
+   */
+  content?: Buffer | undefined;
   /** Flat byte ranges in the path. */
   nameRanges: number[];
   /** The searched branches and tags on which this document matched, in the shard's order. */
@@ -208,7 +213,7 @@ export function searchShard(
       }
       const termFreqs: number[] = new Array(plan.terms).fill(0);
       for (const id of found.terms) termFreqs[id]!++;
-      const hit: ShardHit = { doc, ranges: normalize(found.content), nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!), termFreqs, score: 0, definition: i < front };
+      const hit: ShardHit = { doc, content: ctx.content, ranges: normalize(found.content), nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!), termFreqs, score: 0, definition: i < front };
       if (locate && ctx.content && hit.ranges.length > 0) {
         const chunks = shapeChunks(ctx.content, hit.ranges, locate.contextLines);
         if (chunks) hit.chunks = chunks;

@@ -13,7 +13,9 @@ import { writeChunks } from '../../daemon/search/shape-file.ts';
 import { chunkSpans } from '../../daemon/search/shape.ts';
 import { prng } from '../helpers/corpus.ts';
 
-const PIECES = ['a', 'bc', ' ', '\n', '\n', '\r\n', '"', '\\', '\t', '\u0001', '\u001f', '\u007f', 'é', '€', '😀', 'x\n\ny'].map((s) => Buffer.from(s));
+// Long plain runs too: the core copies 16 clean bytes at a time and stops at the first
+// byte to escape (or to check as UTF-8) inside a block.
+const PIECES = ['a', 'bc', ' ', '\n', '\n', '\r\n', '"', '\\', '\t', '\u0001', '\u001f', '\u007f', 'é', '€', '😀', 'x\n\ny', 'static int gfp_mask = GFP_KERNEL', 'abcdefghijklmnop', '0123456789abcdef0'].map((s) => Buffer.from(s));
 const BAD = [Buffer.from([0x80]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xff])];
 
 function reference(doc: Buffer, ranges: number[], context: number): Buffer | null {
