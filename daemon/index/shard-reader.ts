@@ -560,10 +560,13 @@ export class Shard {
     const base = this.symbolRecords >>> 2;
     const words = this.symbolWords;
     const last = reach[reach.length - 1]!;
+    const firstLine = sorted[0]![0];
     for (let i = this.symbolFirst[doc]!, end = this.symbolFirst[doc + 1]!; i < end; i++) {
       const line = words[base + i * (SYMBOL_RECORD_SIZE >>> 2) + 2]!;
-      if (line > last) continue;
+      // Records go by line (the section's order): none after this one starts in time.
+      if (line > last) break;
       const endLine = words[base + i * (SYMBOL_RECORD_SIZE >>> 2) + 3]!;
+      if (endLine < firstLine) continue;
       let lo = 0;
       let hi = reach.length;
       while (lo < hi) {
@@ -634,11 +637,25 @@ export class Shard {
    * is counted and no symbol decoded. Null for older shards (then lines and
    * symbolsOverlapping tell).
    */
-  definitionsAt(doc: number, ranges: number[]): string[] | null {
+  definitionsAt(doc: number, ranges: number[], lines?: number[]): string[] | null {
     const index = this.symbolIndex;
     if (!index) return null;
     const out: string[] = [];
     if (ranges.length === 0) return out;
+    // With the ranges' line table (shape.ts LineTable: a range's start line first), only
+    // the records on the lines the ranges start on are looked at: records go by line.
+    let from = this.symbolFirst[doc]!;
+    let to = this.symbolFirst[doc + 1]!;
+    if (lines !== undefined && lines.length >= 2 * ranges.length) {
+      let lo = Infinity;
+      let hi = 0;
+      for (let r = 0; r < lines.length; r += 4) {
+        lo = Math.min(lo, lines[r]!);
+        hi = Math.max(hi, lines[r]!);
+      }
+      from = this.firstRecordFrom(from, to, lo);
+      to = this.firstRecordFrom(from, to, hi + 1);
+    }
     // The non-empty ranges by start, looked up by bisection: a file has far more symbols
     // than a search has ranges in it (a Map lookup per symbol record cost more than the rest).
     const pairs: Array<[number, number]> = [];
@@ -648,7 +665,7 @@ export class Shard {
     const first = pairs[0]![0];
     const last = pairs[pairs.length - 1]![0];
     const base = this.symbolRecords;
-    for (let i = this.symbolFirst[doc]!; i < this.symbolFirst[doc + 1]!; i++) {
+    for (let i = from; i < to; i++) {
       const start = index.start(i);
       if (start < first || start > last) continue;
       const end = endAt(pairs, start);
@@ -658,6 +675,18 @@ export class Shard {
       out.push(this.meta.symbolKinds[this.symbols.readUInt8(o + 22)] ?? '');
     }
     return out;
+  }
+
+  /** The first of records [from, to) (one document's, by line) on `line` or after it; `to` if none. */
+  private firstRecordFrom(from: number, to: number, line: number): number {
+    let lo = from;
+    let hi = to;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.symbolLine(mid) < line) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   private symbolsWhere(doc: number, keep: (line: number, endLine: number) => boolean): SymbolDef[] {

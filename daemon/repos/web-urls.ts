@@ -6,7 +6,8 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 /** What encodeURIComponent leaves as it is, and "/": a path made of these is its own encoding. */
 const PLAIN_PATH = /^[A-Za-z0-9\-_.!~*'()/]*$/;
 
-function encodePath(path: string): string {
+/** A path (or a repository name) as URL path segments: ASCII, and JSON as it stands (no `"` or `\\`). */
+export function encodePath(path: string): string {
   if (PLAIN_PATH.test(path)) return path;
   return path.split('/').map(encodeURIComponent).join('/');
 }
@@ -22,7 +23,12 @@ export function repoWebUrl(baseUrl: string, repoName: string): string {
  * the branch ends and the path begins without asking git.
  */
 export function fileWebUrl(baseUrl: string, repoName: string, branch: string, path: string): string {
-  return `${repoWebUrl(baseUrl, repoName)}/-/blob/${encodeURIComponent(branch)}/${encodePath(path)}`;
+  return `${fileWebUrlPrefix(baseUrl, repoName, branch)}${encodePath(path)}`;
+}
+
+/** What fileWebUrl puts before the encoded path (encodePath): the same for every file of a repository's branch. */
+export function fileWebUrlPrefix(baseUrl: string, repoName: string, branch: string): string {
+  return `${repoWebUrl(baseUrl, repoName)}/-/blob/${encodeURIComponent(branch)}/`;
 }
 
 /**

@@ -10,13 +10,14 @@
 //   u32 length of the packed value, 4 bytes of padding, the packed value, padding
 //   then, from the next 8-aligned offset (the files part):
 //   u32 groups, u32 strings, then u32 files[groups] (one group per shard reply)
-//   strings: u32 byteLength each, then the UTF-8 bytes of each (paths, repositories,
-//     branch names: each string once), each part padded to 8
+//   strings: u32 byteLength each, then the UTF-8 bytes of each (repositories and branch
+//     names: each string once), each part padded to 8
 //   per file, a record of f64 score, f64 hit.score, then u32 count, total, repositoryId,
-//     shard, doc, definition (0/1), repository (string number), path (string number),
+//     shard, doc, definition (0/1), repository (string number), path's UTF-8 length,
 //     json length, ranges, name ranges, branches, term frequencies, lines + 1 (0: none);
-//     then the JSON bytes, then the u32 arrays ranges, nameRanges, branches (string
-//     numbers), termFreqs, lines: each padded to 8
+//     then the JSON bytes, the path's bytes, then the u32 arrays ranges, nameRanges,
+//     branches (string numbers), termFreqs, lines: each padded to 8. (Paths are not in
+//     the strings: each is a file's own, and looking them up cost more than writing them.)
 // Numbers in u32 fields are offsets, counts and ids (all below 2^32, as in the shard
 // format); scores keep their f64 bits.
 
@@ -61,10 +62,10 @@ function packFiles(groups: ShapedFile[][], head: Uint8Array): Uint8Array<ArrayBu
   for (const files of groups) {
     for (const f of files) {
       str(f.repository);
-      str(f.path);
       for (const b of f.hit.branches) str(b);
       const h = f.hit;
-      size += FIXED_BYTES + pad8(f.json.length) + pad8(4 * h.ranges.length) + pad8(4 * h.nameRanges.length) + pad8(4 * h.branches.length) + pad8(4 * h.termFreqs.length) + pad8(4 * (h.lines?.length ?? 0));
+      // (At most 3 UTF-8 bytes per UTF-16 code unit: room enough, the path's exact length is written.)
+      size += FIXED_BYTES + pad8(f.json.length) + pad8(3 * f.path.length) + pad8(4 * h.ranges.length) + pad8(4 * h.nameRanges.length) + pad8(4 * h.branches.length) + pad8(4 * h.termFreqs.length) + pad8(4 * (h.lines?.length ?? 0));
     }
   }
   const encoded = order.map((s) => Buffer.from(s, 'utf8'));
@@ -74,6 +75,7 @@ function packFiles(groups: ShapedFile[][], head: Uint8Array): Uint8Array<ArrayBu
   new Uint32Array(whole.buffer, 0, 1)[0] = head.length;
   whole.set(head, 8);
   const bytes = whole.subarray(base);
+  const text = Buffer.from(whole.buffer, base, size);
   const u32 = new Uint32Array(whole.buffer, base, size >> 2);
   const f64 = new Float64Array(whole.buffer, base, size >> 3);
   u32[0] = groups.length;
@@ -103,7 +105,6 @@ function packFiles(groups: ShapedFile[][], head: Uint8Array): Uint8Array<ArrayBu
       u32[w + 4] = h.doc;
       u32[w + 5] = h.definition ? 1 : 0;
       u32[w + 6] = strings.get(f.repository)!;
-      u32[w + 7] = strings.get(f.path)!;
       u32[w + 8] = f.json.length;
       u32[w + 9] = h.ranges.length;
       u32[w + 10] = h.nameRanges.length;
@@ -113,6 +114,9 @@ function packFiles(groups: ShapedFile[][], head: Uint8Array): Uint8Array<ArrayBu
       at += FIXED_BYTES;
       bytes.set(f.json, at);
       at += pad8(f.json.length);
+      const pathBytes = text.write(f.path, at, 'utf8');
+      u32[w + 7] = pathBytes;
+      at += pad8(pathBytes);
       array(h.ranges);
       array(h.nameRanges);
       array(h.branches.map((b) => strings.get(b)!));
@@ -155,14 +159,17 @@ function unpackFiles(bytes: Uint8Array): ShapedFile[][] {
       const w = (at >> 2) + 4;
       const jsonLength = u32[w + 8]!;
       const counts = { ranges: u32[w + 9]!, names: u32[w + 10]!, branches: u32[w + 11]!, termFreqs: u32[w + 12]!, lines: u32[w + 13]! };
-      const fixed = { count: u32[w]!, total: u32[w + 1]!, repositoryId: u32[w + 2]!, shard: u32[w + 3]!, doc: u32[w + 4]!, definition: u32[w + 5] === 1, repository: strings[u32[w + 6]!]!, path: strings[u32[w + 7]!]! };
+      const fixed = { count: u32[w]!, total: u32[w + 1]!, repositoryId: u32[w + 2]!, shard: u32[w + 3]!, doc: u32[w + 4]!, definition: u32[w + 5] === 1, repository: strings[u32[w + 6]!]! };
+      const pathLength = u32[w + 7]!;
       at += FIXED_BYTES;
       const json = bytes.subarray(at, at + jsonLength);
       at += pad8(jsonLength);
+      const path = buf.toString('utf8', at, at + pathLength);
+      at += pad8(pathLength);
       // The keys in the order shard-search.ts and shape-file.ts create them (one shape).
       const hit: ShardHit = { doc: fixed.doc, ranges: array(counts.ranges), nameRanges: array(counts.names), branches: array(counts.branches).map((i) => strings[i]!), termFreqs: array(counts.termFreqs), score: hitScore, definition: fixed.definition };
       if (counts.lines > 0) hit.lines = array(counts.lines - 1);
-      files[k] = { json, count: fixed.count, total: fixed.total, score, repositoryId: fixed.repositoryId, repository: fixed.repository, path: fixed.path, hit, shard: fixed.shard };
+      files[k] = { json, count: fixed.count, total: fixed.total, score, repositoryId: fixed.repositoryId, repository: fixed.repository, path, hit, shard: fixed.shard };
     }
     groups.push(files);
   }

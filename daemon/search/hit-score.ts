@@ -33,7 +33,7 @@ export function scoreHits(shard: Shard, hits: ScoredHit[], termDocs: number[]): 
     const content = hit.content ?? shard.contentOf(hit.doc);
     const terms: TermStat[] = [];
     for (let id = 0; id < termDocs.length; id++) if (termDocs[id]! >= 0) terms.push({ tf: hit.termFreqs[id] ?? 0, df: termDocs[id]! });
-    const definitions = shard.definitionsAt(hit.doc, hit.ranges) ?? definitionsByLine(shard, hit.doc, content, hit.ranges, hit.lines);
+    const definitions = shard.definitionsAt(hit.doc, hit.ranges, hit.lines) ?? definitionsByLine(shard, hit.doc, content, hit.ranges, hit.lines);
     const path = shard.name(hit.doc);
     let pathScore = paths[hit.doc]!;
     if (Number.isNaN(pathScore)) pathScore = paths[hit.doc] = pathSignals(path);

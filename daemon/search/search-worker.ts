@@ -112,8 +112,8 @@ function partialSender(run: number, i: number, shard: Shard, repo: ResultRepo, t
       const files = filesOf(hits, shard, repo, i);
       for (const f of files) {
         shapeForMessage(f, shard, repo, task.shape);
-        delete f.hit.lines;
-        delete f.hit.chunks;
+        f.hit.lines = undefined;
+        f.hit.chunks = undefined;
       }
       const body = packMessage({ files: NO_FILES, repository: repo.info } satisfies PartialReply, [files]);
       messageSent();
@@ -201,8 +201,8 @@ function shapeBest(task: SearchTask, answered: Answered[]): void {
 function dropLines(reply: ShardReply): void {
   if (reply.status === 'done') {
     for (const f of reply.files) {
-      delete f.hit.lines;
-      delete f.hit.chunks;
+      f.hit.lines = undefined;
+      f.hit.chunks = undefined;
     }
   }
 }

@@ -11,7 +11,7 @@
 
 import type { RepoFacts, Shard } from '../index/shard-reader.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
-import { DEFAULT_BASE_URL, displayName, externalFileUrl, fileWebUrl, repoWebUrl } from '../repos/web-urls.ts';
+import { DEFAULT_BASE_URL, displayName, encodePath, externalFileUrl, fileWebUrlPrefix, repoWebUrl } from '../repos/web-urls.ts';
 import { locateLines } from '../../core/index.ts';
 import { JsonBytes } from './json-bytes.ts';
 import { chunkSpans, columnAt, nameRanges, wholeEnd, type LineTable } from './shape.ts';
@@ -149,12 +149,12 @@ function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, 
   w.string(path);
   w.raw(',"matchRanges":[');
   nameRanges(path, names).forEach((r, i) => writeRange(w, r, i));
-  w.raw(']},"webUrl":');
-  w.string(fileWebUrl(o.baseUrl, repo.name, branch, path));
-  w.raw(',"repository":');
-  w.string(repo.name);
-  w.raw(',"repositoryId":');
-  w.int(repo.id);
+  // The webUrl (web-urls.ts fileWebUrl: its prefix, then the path's encoding, which is
+  // ASCII JSON as it stands), the repository and its id.
+  const head = fileHead(repo, o.baseUrl, branch);
+  w.copy(head.url, 0, head.url.length);
+  w.raw(encodePath(path));
+  w.copy(head.repository, 0, head.repository.length);
   const language = shard.language(hit.doc);
   if (language !== undefined) {
     w.raw(',"language":');
@@ -193,6 +193,32 @@ function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, 
   }
   w.raw('}');
   return rangeCount(ranges, names);
+}
+
+/** The bytes of a file result's fields that are the same for every file of a repository's branch. */
+interface FileHead {
+  baseUrl: string;
+  branch: string;
+  /** `]},"webUrl":"` and the URL up to the file's path. */
+  url: Uint8Array;
+  /** `","repository":…,"repositoryId":…`. */
+  repository: Uint8Array;
+}
+
+/** Per repository (a shard's: resultRepo), the head of its last branch: most files of a search are on one. */
+const heads = new WeakMap<ResultRepo, FileHead>();
+
+function fileHead(repo: ResultRepo, baseUrl: string, branch: string): FileHead {
+  let head = heads.get(repo);
+  if (head === undefined || head.branch !== branch || head.baseUrl !== baseUrl) {
+    // JSON.stringify writes each character as the writer does (json-bytes.ts): the
+    // string's closing quote is left for the path to come.
+    const url = `]},"webUrl":${JSON.stringify(fileWebUrlPrefix(baseUrl, repo.name, branch)).slice(0, -1)}`;
+    const repository = `","repository":${JSON.stringify(repo.name)},"repositoryId":${JSON.stringify(repo.id)}`;
+    head = { baseUrl, branch, url: Buffer.from(url, 'utf8'), repository: Buffer.from(repository, 'utf8') };
+    heads.set(repo, head);
+  }
+  return head;
 }
 
 /**
