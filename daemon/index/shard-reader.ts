@@ -600,7 +600,13 @@ export class Shard {
     const index = this.symbolIndex;
     if (!index) return { buf: this.symbolStrings, start: nameOff, end: nameOff + this.symbols.readUInt16LE(o + 4) };
     // A name ends at the next "\n" of the index's strings, unless a name holds one.
-    if (!index.newlineInName) return { buf: index.strings, start: nameOff, end: index.strings.indexOf(10, nameOff) };
+    if (!index.newlineInName) {
+      // By hand: names are short, and indexOf's call into the runtime cost more than them.
+      const strings = index.strings;
+      let end = nameOff;
+      while (end < strings.length && strings[end] !== 10) end++;
+      return { buf: strings, start: nameOff, end };
+    }
     const n = index.nameAt(nameOff);
     const name = index.name(n);
     return { buf: index.strings, start: name.byteOffset - index.strings.byteOffset, end: name.byteOffset - index.strings.byteOffset + name.length };

@@ -128,8 +128,11 @@ export function score(f: RankInput): number {
     const end = f.ranges[i + 1]!;
     if (end > start && !isWord(f.content[start - 1]) && !isWord(f.content[end])) wholeWord = true;
   }
-  if (f.definitions.some((k) => PRIMARY_KINDS.has(k))) s += WEIGHTS.symbolDefinition;
-  else if (f.definitions.length > 0) s += WEIGHTS.otherDefinition;
+  if (f.definitions.length > 0) {
+    let primary = false;
+    for (const k of f.definitions) primary ||= PRIMARY_KINDS.has(k);
+    s += primary ? WEIGHTS.symbolDefinition : WEIGHTS.otherDefinition;
+  }
   if (wholeWord) s += WEIGHTS.wholeWord;
   return s + (f.pathScore ?? pathSignals(f.path));
 }
