@@ -662,6 +662,7 @@ export class Shard {
       from = this.firstRecordFrom(from, to, lo);
       to = this.firstRecordFrom(from, to, hi + 1);
     }
+    if (from >= to) return out;
     // The non-empty ranges by start, looked up by bisection: a file has far more symbols
     // than a search has ranges in it (a Map lookup per symbol record cost more than the rest).
     const pairs: Array<[number, number]> = [];

@@ -42,6 +42,31 @@ export function positiveLiterals(plan: Plan): Literal[] {
   return out;
 }
 
+const confinedOf = new WeakMap<Plan, boolean>();
+
+/**
+ * Whether only the documents definingDocs lists can have a definition at a match (the
+ * ranking's definition signal, hit-score.ts, then looks no further): every content term
+ * of the plan is an ASCII literal and it has no sym: term. A match of such a literal
+ * spells it up to case, and foldKey folds exactly what the matcher folds to ASCII (ASCII
+ * letters, U+212A and U+017F), so a definition named as a match is named like the
+ * literal. (A stream of Linux's GFP_KERNEL looked up ~7,000 files' symbols for it.)
+ */
+export function definitionsConfined(plan: Plan): boolean {
+  const known = confinedOf.get(plan);
+  if (known !== undefined) return known;
+  let confined = true;
+  const walk = (n: PlanNode): void => {
+    if (n.op === 'and' || n.op === 'or') n.children.forEach(walk);
+    else if (n.op === 'not') walk(n.child);
+    else if (n.op === 'sym') confined = false;
+    else if (n.op === 'content' && (n.term.kind !== 'literal' || !/^[\x00-\x7f]*$/.test(n.term.pattern))) confined = false;
+  };
+  walk(plan.root);
+  confinedOf.set(plan, confined);
+  return confined;
+}
+
 /** Whether a symbol's name is the literal: its bytes, or (case-insensitive) its foldKey. */
 function sameName(name: Uint8Array, lit: Literal): boolean {
   return lit.caseSensitive ? Buffer.compare(name, lit.bytes) === 0 : foldKey(name) === lit.folded;

@@ -8,12 +8,14 @@
 // scan of the document's symbol records.
 
 import type { Shard } from '../index/shard-reader.ts';
-import { pathSignals, score, type TermStat } from './rank.ts';
+import { pathSignals, score, termWeights, type TermStat } from './rank.ts';
 import { locateRanges } from './shape.ts';
 
 /** What the score reads of a hit (shard-search.ts ShardHit). */
 interface ScoredHit {
   doc: number;
+  /** The document defines a symbol named like one of the query's literals (definition-first.ts). */
+  definition: boolean;
   content?: Buffer | undefined;
   ranges: number[];
   lines?: number[];
@@ -21,23 +23,30 @@ interface ScoredHit {
   termFreqs: number[];
 }
 
+const NO_DEFINITIONS: string[] = [];
+
 /**
  * The score of each hit of a shard. `termDocs`: per term id of the plan, the documents of
  * the shard that may hold it (-1: a term the text score does not count; term-stats.ts).
+ * `confined`: only hits with `definition` can have a definition at a match
+ * (definition-first.ts definitionsConfined).
  */
-export function scoreHits(shard: Shard, hits: ScoredHit[], termDocs: number[]): number[] {
+export function scoreHits(shard: Shard, hits: ScoredHit[], termDocs: number[], confined = false): number[] {
   const paths = pathScores(shard);
   const scores: number[] = new Array(hits.length);
+  const stats: TermStat[] = [];
+  for (const df of termDocs) if (df >= 0) stats.push({ tf: 0, df });
+  const weights = termWeights(stats, shard.docCount);
   for (let h = 0; h < hits.length; h++) {
     const hit = hits[h]!;
     const content = hit.content ?? shard.contentOf(hit.doc);
     const terms: TermStat[] = [];
     for (let id = 0; id < termDocs.length; id++) if (termDocs[id]! >= 0) terms.push({ tf: hit.termFreqs[id] ?? 0, df: termDocs[id]! });
-    const definitions = shard.definitionsAt(hit.doc, hit.ranges, hit.lines) ?? definitionsByLine(shard, hit.doc, content, hit.ranges, hit.lines);
+    const definitions = confined && !hit.definition ? NO_DEFINITIONS : (shard.definitionsAt(hit.doc, hit.ranges, hit.lines) ?? definitionsByLine(shard, hit.doc, content, hit.ranges, hit.lines));
     const path = shard.name(hit.doc);
     let pathScore = paths[hit.doc]!;
     if (Number.isNaN(pathScore)) pathScore = paths[hit.doc] = pathSignals(path);
-    scores[h] = score({ path, content, ranges: hit.ranges, nameRanges: hit.nameRanges, definitions, terms, docCount: shard.docCount, pathScore });
+    scores[h] = score({ path, content, ranges: hit.ranges, nameRanges: hit.nameRanges, definitions, terms, docCount: shard.docCount, pathScore, weights });
   }
   return scores;
 }

@@ -103,6 +103,8 @@ export interface RankInput {
   avgDocLength?: number;
   /** pathSignals(path), when the caller has it at hand (hit-score.ts keeps it per document). */
   pathScore?: number;
+  /** termWeights(terms, docCount), when the caller has them at hand (the same for a shard's files). */
+  weights?: number[] | null;
 }
 
 export function score(f: RankInput): number {
@@ -148,22 +150,35 @@ export function pathSignals(path: string): number {
 }
 
 /** The BM25 part (see the top of the file). */
-export function textScore(f: Pick<RankInput, 'ranges' | 'content' | 'terms' | 'docCount' | 'avgDocLength'>): number {
+export function textScore(f: Pick<RankInput, 'ranges' | 'content' | 'terms' | 'docCount' | 'avgDocLength' | 'weights'>): number {
   const terms = f.terms ?? [{ tf: f.ranges.length / 2, df: -1 }];
   const length = f.content.length;
   const avg = f.avgDocLength !== undefined && f.avgDocLength > 0 ? f.avgDocLength : REFERENCE_LENGTH;
   const norm = 1 - WEIGHTS.b + (WEIGHTS.b * length) / avg;
-  // Loops, not map and reduce: this runs for every file a search finds.
-  let idfSum = 0;
-  for (const t of terms) idfSum += idf(t.df, f.docCount);
-  if (idfSum <= 0) return 0;
+  const weights = f.weights !== undefined ? f.weights : termWeights(terms, f.docCount);
+  if (weights === null) return 0;
   let s = 0;
-  for (const t of terms) {
+  for (let i = 0; i < terms.length; i++) {
     // The weight first: a single term's is exactly 1 whatever its shard's idf, so equal
     // files of different shards tie exactly (and then break the tie by path).
-    if (t.tf > 0) s += (idf(t.df, f.docCount) / idfSum) * ((t.tf * (WEIGHTS.k1 + 1)) / (t.tf + WEIGHTS.k1 * norm));
+    const tf = terms[i]!.tf;
+    if (tf > 0) s += weights[i]! * ((tf * (WEIGHTS.k1 + 1)) / (tf + WEIGHTS.k1 * norm));
   }
   return WEIGHTS.text * s;
+}
+
+/**
+ * Each term's weight, idf(t) / Σ idf: a function of the document frequencies alone, the
+ * same for every file of a shard (hit-score.ts computes them once a shard). Null when the
+ * idfs sum to nothing (no text score).
+ */
+export function termWeights(terms: ReadonlyArray<Pick<TermStat, 'df'>>, docCount: number | undefined): number[] | null {
+  let idfSum = 0;
+  for (const t of terms) idfSum += idf(t.df, docCount);
+  if (idfSum <= 0) return null;
+  const out: number[] = new Array(terms.length);
+  for (let i = 0; i < terms.length; i++) out[i] = idf(terms[i]!.df, docCount) / idfSum;
+  return out;
 }
 
 /**

@@ -15,7 +15,7 @@ import { symbolNameRange } from '../symbols/name-range.ts';
 import { symbolHits, type SymbolHits } from './symbol-search.ts';
 import { termDocFrequencies } from './term-stats.ts';
 import { scoreHits } from './hit-score.ts';
-import { definingDocs, definitionsFirst, positiveLiterals } from './definition-first.ts';
+import { definingDocs, definitionsConfined, definitionsFirst, positiveLiterals } from './definition-first.ts';
 import { emptyCounters, type ShardCounters } from './types.ts';
 
 export interface ShardHit {
@@ -226,7 +226,7 @@ export function searchShard(
         fresh.push(hit);
         if (partial.due(fresh.length)) {
           termDocs ??= termDocFrequencies(shard, plan);
-          handOver(shard, fresh, termDocs, byDoc, partial);
+          handOver(shard, fresh, termDocs, definitionsConfined(plan), byDoc, partial);
           fresh = [];
         }
       }
@@ -244,7 +244,7 @@ export function searchShard(
   if (result.found > limit) result.more = true;
   if (result.hits.length > 0) {
     result.termDocs = termDocs ?? termDocFrequencies(shard, plan);
-    const scores = scoreHits(shard, result.hits, result.termDocs);
+    const scores = scoreHits(shard, result.hits, result.termDocs, definitionsConfined(plan));
     result.hits.forEach((h, i) => (h.score = scores[i]!));
   }
   if (examined === 0) result.filtered = shard.docCount > 0;
@@ -545,9 +545,9 @@ function refine(ordered: Uint32Array, from: number, refined: Uint32Array | null,
 }
 
 /** Scores `hits` (found since the last hand-over), drops them from `byDoc` and hands them to `partial`, ascending. */
-function handOver(shard: Shard, hits: ShardHit[], termDocs: number[], byDoc: Map<number, ShardHit>, partial: PartialHits): void {
+function handOver(shard: Shard, hits: ShardHit[], termDocs: number[], confined: boolean, byDoc: Map<number, ShardHit>, partial: PartialHits): void {
   hits.sort((a, b) => a.doc - b.doc);
-  const scores = scoreHits(shard, hits, termDocs);
+  const scores = scoreHits(shard, hits, termDocs, confined);
   hits.forEach((h, k) => {
     h.score = scores[k]!;
     byDoc.delete(h.doc);

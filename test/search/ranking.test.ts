@@ -10,7 +10,12 @@ import { dirname, join } from 'node:path';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { WEIGHTS, score, textScore, type RankInput } from '../../daemon/search/rank.ts';
-import { definitionsByLine } from '../../daemon/search/hit-score.ts';
+import { definitionsByLine, scoreHits } from '../../daemon/search/hit-score.ts';
+import { definitionsConfined } from '../../daemon/search/definition-first.ts';
+import { searchShard } from '../../daemon/search/shard-search.ts';
+import { Matcher } from '../../daemon/search/matcher.ts';
+import { planQuery } from '../../daemon/query/plan.ts';
+import { planTerms } from '../../daemon/query/terms.ts';
 import { Shard } from '../../daemon/index/shard-reader.ts';
 import { readAllManifests } from '../../daemon/index/manifest.ts';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
@@ -219,6 +224,57 @@ test('past its cut a search still takes every shard\'s definitions of the name: 
     }
   } finally {
     await searcher.close();
+    dir.cleanup();
+  }
+});
+
+test('the definition signal is looked up only in the documents defining a literal when the query allows, with the same scores', async () => {
+  const dir = tempDir('rank-confined');
+  try {
+    const files: Record<string, string> = {
+      ...FILES,
+      // Definitions named like the literal in another case, or only up to case folding
+      // (U+212A KELVIN SIGN folds to "k"), and one whose name is a longer word.
+      'src/upper.c': 'int MAKE_WIDGET(void) {\n  return 3;\n}\nint x = MAKE_WIDGET();\n',
+      'src/kelvin.c': 'int \u212Aelvin(void) {\n  return 4;\n}\nint y = kelvin + \u212Aelvin();\n',
+      'src/longer.c': 'int make_widget_twice(void) {\n  return make_widget() + make_widget();\n}\n',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir.path, 'src-tree', path)), { recursive: true });
+      writeFileSync(join(dir.path, 'src-tree', path), text);
+    }
+    const dataDir = join(dir.path, 'data');
+    await indexLocal(join(dir.path, 'src-tree'), { dataDir, workers: 1 });
+    const m = readAllManifests(dataDir)[0]!;
+    const shard = Shard.open(join(shardsDir(dataDir, m.repoId), m.shards[0]!.file));
+    const cases: Array<[string, boolean, boolean, boolean]> = [
+      // query, regex, case-sensitive, confined
+      ['make_widget', false, true, true],
+      ['make_widget', false, false, true],
+      ['kelvin', false, false, true],
+      ['make_widget or remake_widgets', false, false, true],
+      ['make_widget -remake', false, false, true],
+      ['make_w.dget', true, false, false],
+      ['sym:make_widget', false, false, false],
+      ['caf\u00e9', false, false, false],
+    ];
+    let scored = 0;
+    let definitions = 0;
+    for (const [query, regex, cs, confined] of cases) {
+      const plan = planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: cs });
+      assert.equal(definitionsConfined(plan), confined, query);
+      const matchers = planTerms(plan).map((t) => new Matcher(t, 'indexed'));
+      for (const locate of [undefined, { contextLines: 0 }]) {
+        const result = searchShard(shard, plan, matchers, 1000, () => false, true, undefined, undefined, locate);
+        if (result.hits.length === 0) continue;
+        const unconfined = scoreHits(shard, result.hits, result.termDocs, false);
+        assert.deepEqual(result.hits.map((h) => h.score), unconfined, `${query}: the same scores`);
+        scored += result.hits.length;
+        definitions += unconfined.filter((s) => s >= WEIGHTS.otherDefinition).length;
+      }
+    }
+    assert.ok(scored > 20 && definitions >= 6, `hits scored (${scored}), some at a definition (${definitions})`);
+  } finally {
     dir.cleanup();
   }
 });
