@@ -549,40 +549,57 @@ export class Shard {
   symbolRecordsOverlapping(doc: number, spans: Array<[number, number]>): number[] {
     const out: number[] = [];
     if (spans.length === 0) return out;
-    // Spans in ascending order of first line (a file's matches give them so): the first
-    // span that ends at or after a symbol's line is found by bisection over the spans'
-    // running greatest last line, and only spans starting by the symbol's end can overlap
-    // it. A symbol costs O(log spans), not a pass over every span: a large file with a
-    // hundred matches and thousands of definitions decoded a hundred times slower.
+    // Records go by line (the section's order). Per span, in ascending order of first
+    // line: the records before the first whose running greatest end line reaches the
+    // span end before it (reachOf, a bisection), and none after the span's last line
+    // starts in it. A file's records are not all read for every match: a large driver
+    // with a match near its end read its hundreds of definitions per file.
     const sorted = spans.every((s, i) => i === 0 || spans[i - 1]![0] <= s[0]) ? spans : [...spans].sort((x, y) => x[0] - y[0]);
-    const reach: number[] = [];
-    for (const [, b] of sorted) reach.push(Math.max(b, reach.at(-1) ?? b));
+    const first = this.symbolFirst[doc]!;
+    const end = this.symbolFirst[doc + 1]!;
+    if (first === end) return out;
+    const reach = this.reachOf(doc);
     const base = this.symbolRecords >>> 2;
     const words = this.symbolWords;
-    const last = reach[reach.length - 1]!;
-    const firstLine = sorted[0]![0];
-    for (let i = this.symbolFirst[doc]!, end = this.symbolFirst[doc + 1]!; i < end; i++) {
-      const line = words[base + i * (SYMBOL_RECORD_SIZE >>> 2) + 2]!;
-      // Records go by line (the section's order): none after this one starts in time.
-      if (line > last) break;
-      const endLine = words[base + i * (SYMBOL_RECORD_SIZE >>> 2) + 3]!;
-      if (endLine < firstLine) continue;
-      let lo = 0;
-      let hi = reach.length;
+    let i = first;
+    for (const [a, b] of sorted) {
+      let lo = i;
+      let hi = end;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        if (reach[mid]! < line) lo = mid + 1;
+        if (reach[mid]! < a) lo = mid + 1;
         else hi = mid;
       }
-      for (let k = lo; k < sorted.length && sorted[k]![0] <= endLine; k++) {
-        if (sorted[k]![1] >= line) {
-          out.push(i);
-          break;
-        }
+      for (i = lo; i < end; i++) {
+        const o = base + i * (SYMBOL_RECORD_SIZE >>> 2);
+        if (words[o + 2]! > b) break;
+        if (words[o + 3]! >= a) out.push(i);
       }
     }
     return out;
   }
+
+  /**
+   * Per record, the greatest end line of its document's records up to it (ascending within
+   * a document): filled for a document the first time it is asked for, then kept while
+   * the shard is open. 4 bytes a record; the pages of documents never asked for stay
+   * untouched (the array is allocated zeroed by the system).
+   */
+  private reachOf(doc: number): Uint32Array {
+    this.reach ??= { lines: new Uint32Array(this.symbolCount), done: new Uint8Array(this.docCount) };
+    const { lines, done } = this.reach;
+    if (done[doc] === 0) {
+      const base = this.symbolRecords >>> 2;
+      let max = 0;
+      for (let i = this.symbolFirst[doc]!, end = this.symbolFirst[doc + 1]!; i < end; i++) {
+        max = Math.max(max, this.symbolWords[base + i * (SYMBOL_RECORD_SIZE >>> 2) + 3]!);
+        lines[i] = max;
+      }
+      done[doc] = 1;
+    }
+    return lines;
+  }
+  private reach: { lines: Uint32Array; done: Uint8Array } | undefined;
 
   /** A symbol record's first and last line. */
   symbolLine(record: number): number {
