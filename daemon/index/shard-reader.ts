@@ -631,8 +631,12 @@ export class Shard {
 
   /** A symbol record's kind ('' when unknown). */
   symbolKind(record: number): string {
-    const o = this.symbolRecords + record * SYMBOL_RECORD_SIZE;
-    return this.meta.symbolKinds[this.symbols.readUInt8(o + (this.symbolIndex ? 22 : 6))] ?? '';
+    return this.meta.symbolKinds[this.symbolKindId(record)] ?? '';
+  }
+
+  /** A symbol record's kind as its number in meta.symbolKinds. */
+  symbolKindId(record: number): number {
+    return this.symbols[this.symbolRecords + record * SYMBOL_RECORD_SIZE + (this.symbolIndex ? 22 : 6)]!;
   }
 
   /** A symbol record's parent: its name's bytes [start, end) of `buf` and its kind; undefined without one. */

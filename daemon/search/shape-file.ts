@@ -262,6 +262,18 @@ function writeRange(w: JsonBytes, r: Range, i: number): void {
   w.raw('}');
 }
 
+/** Per shard, `,"kind":"…"` of each of its symbol kinds (meta.symbolKinds), as writeSymbols writes it: one copy a symbol. */
+const kindsJson = new WeakMap<Shard, Uint8Array[]>();
+
+function kindJson(shard: Shard, id: number): Uint8Array {
+  let kinds = kindsJson.get(shard);
+  if (kinds === undefined) {
+    kinds = [];
+    kindsJson.set(shard, kinds);
+  }
+  return (kinds[id] ??= Buffer.from(`,"kind":${JSON.stringify(shard.meta.symbolKinds[id] ?? '')}`, 'utf8'));
+}
+
 /** A chunk's symbols: the definitions (symbol records) whose line span contains one of its matches (ranges [from, to)). */
 function writeSymbols(w: JsonBytes, shard: Shard, records: number[], lines: LineTable, from: number, to: number): void {
   let first = true;
@@ -276,8 +288,8 @@ function writeSymbols(w: JsonBytes, shard: Shard, records: number[], lines: Line
     // From the shard's bytes: what JSON.stringify writes of the decoded name (json-bytes.ts).
     const name = shard.symbolName(rec);
     w.bytes(name.buf, name.start, name.end);
-    w.raw(',"kind":');
-    w.string(shard.symbolKind(rec));
+    const kind = kindJson(shard, shard.symbolKindId(rec));
+    w.copy(kind, 0, kind.length);
     const parent = shard.symbolParent(rec);
     if (parent) {
       w.raw(',"parent":{"symbol":');
