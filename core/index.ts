@@ -1047,7 +1047,9 @@ class Core {
     }
     const there = this.resident === doc && size <= this.#io.size ? this.residentBytes : 0;
     const base = this.scratch(size);
-    if (there < upto) this.u8.set(doc.subarray(there, upto), base + there);
+    // (The whole document without a view of it: a Buffer's subarray is a slow call.)
+    if (there === 0 && upto === doc.length) this.u8.set(doc, base);
+    else if (there < upto) this.u8.set(doc.subarray(there, upto), base + there);
     // The call lays out its other data from n + 16 on: only the first n bytes stay.
     this.resident = doc;
     this.residentBytes = Math.min(Math.max(there, upto), n);

@@ -89,7 +89,9 @@ function packFiles(groups: ShapedFile[][], head: Uint8Array): Uint8Array<ArrayBu
     at += pad8(e.length);
   }
   const array = (a: ArrayLike<number>): void => {
-    u32.set(a, at >> 2);
+    // By hand: most are a few numbers, for which set() is a call into the runtime.
+    const w = at >> 2;
+    for (let i = 0; i < a.length; i++) u32[w + i] = a[i]!;
     at += pad8(4 * a.length);
   };
   for (const files of groups) {
@@ -119,7 +121,8 @@ function packFiles(groups: ShapedFile[][], head: Uint8Array): Uint8Array<ArrayBu
       at += pad8(pathBytes);
       array(h.ranges);
       array(h.nameRanges);
-      array(h.branches.map((b) => strings.get(b)!));
+      for (let b = 0; b < h.branches.length; b++) u32[(at >> 2) + b] = strings.get(h.branches[b]!)!;
+      at += pad8(4 * h.branches.length);
       array(h.termFreqs);
       if (h.lines !== undefined) array(h.lines);
     }
