@@ -16,6 +16,7 @@ interface ScoredHit {
   doc: number;
   /** The document defines a symbol named like one of the query's literals (definition-first.ts). */
   definition: boolean;
+  wholeWord?: boolean | undefined;
   content?: Buffer | undefined;
   ranges: number[];
   lines?: number[];
@@ -46,7 +47,7 @@ export function scoreHits(shard: Shard, hits: ScoredHit[], termDocs: number[], c
     const path = shard.name(hit.doc);
     let pathScore = paths[hit.doc]!;
     if (Number.isNaN(pathScore)) pathScore = paths[hit.doc] = pathSignals(path);
-    scores[h] = score({ path, content, ranges: hit.ranges, nameRanges: hit.nameRanges, definitions, terms, docCount: shard.docCount, pathScore, weights });
+    scores[h] = score({ path, content, ranges: hit.ranges, nameRanges: hit.nameRanges, definitions, terms, docCount: shard.docCount, pathScore, weights, wholeWord: hit.wholeWord });
   }
   return scores;
 }

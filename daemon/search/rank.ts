@@ -103,6 +103,8 @@ export interface RankInput {
   avgDocLength?: number;
   /** pathSignals(path), when the caller has it at hand (hit-score.ts keeps it per document). */
   pathScore?: number;
+  /** hasWholeWord(content, ranges), when the caller decided it already (shard-search.ts, with the bytes in cache). */
+  wholeWord?: boolean | undefined;
   /** termWeights(terms, docCount), when the caller has them at hand (the same for a shard's files). */
   weights?: number[] | null;
 }
@@ -124,12 +126,7 @@ export function score(f: RankInput): number {
     }
     s += exact ? WEIGHTS.baseNameExact : inBase ? WEIGHTS.baseNameMatch : WEIGHTS.pathMatch;
   }
-  let wholeWord = false;
-  for (let i = 0; i < f.ranges.length && !wholeWord; i += 2) {
-    const start = f.ranges[i]!;
-    const end = f.ranges[i + 1]!;
-    if (end > start && !isWord(f.content[start - 1]) && !isWord(f.content[end])) wholeWord = true;
-  }
+  const wholeWord = f.wholeWord ?? hasWholeWord(f.content, f.ranges);
   if (f.definitions.length > 0) {
     let primary = false;
     for (const k of f.definitions) primary ||= PRIMARY_KINDS.has(k);
@@ -137,6 +134,16 @@ export function score(f: RankInput): number {
   }
   if (wholeWord) s += WEIGHTS.wholeWord;
   return s + (f.pathScore ?? pathSignals(f.path));
+}
+
+/** Whether one of the flat content ranges is a whole word: not empty, no word byte on either side. */
+export function hasWholeWord(content: Uint8Array, ranges: number[]): boolean {
+  for (let i = 0; i < ranges.length; i += 2) {
+    const start = ranges[i]!;
+    const end = ranges[i + 1]!;
+    if (end > start && !isWord(content[start - 1]) && !isWord(content[end])) return true;
+  }
+  return false;
 }
 
 /** The signals of the path alone, whatever the query: its depth and its test, vendored and generated classes. */

@@ -134,8 +134,10 @@ export function messageSent(): void {
  * ranges written. Reads the document (Shard.contentOf: a ShardError when it is corrupt).
  */
 function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, path: string, o: ShapeOptions, budget: number): number {
-  const names = hit.nameRanges.slice(0, 2 * Math.min(budget, hit.nameRanges.length / 2));
-  const ranges = hit.ranges.slice(0, 2 * Math.min(budget - names.length / 2, hit.ranges.length / 2));
+  // The hit's own lists when the budget takes them whole (a stream's files): no copy.
+  const whole = budget >= rangeCount(hit.ranges, hit.nameRanges);
+  const names = whole ? hit.nameRanges : hit.nameRanges.slice(0, 2 * Math.min(budget, hit.nameRanges.length / 2));
+  const ranges = whole ? hit.ranges : hit.ranges.slice(0, 2 * Math.min(budget - names.length / 2, hit.ranges.length / 2));
   const content = hit.content ?? shard.contentOf(hit.doc);
   // The chunks the core wrote as the hit was found, when this writes all of its ranges
   // with the same context (a stream's files: search-worker.ts).

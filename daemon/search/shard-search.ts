@@ -15,6 +15,7 @@ import { symbolNameRange } from '../symbols/name-range.ts';
 import { symbolHits, type SymbolHits } from './symbol-search.ts';
 import { termDocFrequencies } from './term-stats.ts';
 import { scoreHits } from './hit-score.ts';
+import { hasWholeWord } from './rank.ts';
 import { definingDocs, definitionsConfined, definitionsFirst, positiveLiterals } from './definition-first.ts';
 import { emptyCounters, type ShardCounters } from './types.ts';
 
@@ -50,6 +51,8 @@ export interface ShardHit {
   score: number;
   /** The document defines a symbol named like one of the query's literals (definition-first.ts). */
   definition: boolean;
+  /** A content match is a whole word (rank.ts hasWholeWord), when decided as the document was read. */
+  wholeWord?: boolean;
 }
 
 /** Match ranges counted for flat content and name ranges: a matching document without ranges counts one. */
@@ -154,9 +157,12 @@ export function searchShard(
   }
   counters.shardFilesConsidered = shard.docCount;
   const regexBefore = matchers.reduce((n, m) => n + m.regexpsConsidered, 0);
-  const byDoc = new Map<number, ShardHit>();
-  /** Hits not yet handed over to `partial`, and the shard's term statistics once needed. */
-  let fresh: ShardHit[] = [];
+  // Several branch classes: a document may match in more than one (then one hit gains the
+  // branches), so hits are kept by document. One class (the common case): in a list, and
+  // handed over to `partial` from it.
+  const byDoc = classes.length > 1 ? new Map<number, ShardHit>() : undefined;
+  /** With one class, the hits not yet handed over to `partial`; and the shard's term statistics once needed. */
+  let kept: ShardHit[] = [];
   let termDocs: number[] | undefined;
   let examined = 0;
   let search = 0;
@@ -205,30 +211,36 @@ export function searchShard(
       if (!evaluate(cls.tree, ctx, matchers, limit - result.found + 1, found)) continue;
       matched++;
       const branches = cls.branches.length === 1 ? cls.branches : cls.branches.filter((b) => shard.branches.has(b, doc));
-      const seen = byDoc.get(doc);
+      const seen = byDoc?.get(doc);
       if (seen) {
         // Matched on branches of an earlier class too: one result, every branch.
         seen.branches.push(...branches.map((b) => shard.branches.names[b]!));
         continue;
       }
-      const termFreqs: number[] = new Array(plan.terms).fill(0);
+      // (Pushed, not new Array(n).fill(0): fill on a fresh array is a slow builtin.)
+      const termFreqs: number[] = [];
+      for (let t = 0; t < plan.terms; t++) termFreqs.push(0);
       for (const id of found.terms) termFreqs[id]!++;
-      const hit: ShardHit = { doc, content: ctx.content, ranges: normalize(found.content), nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!), termFreqs, score: 0, definition: i < front };
+      const ranges = normalize(found.content);
+      // Whether a match is a whole word is decided now, while the document's bytes around
+      // it are in the CPU's caches: scoring comes a few hundred documents later.
+      const hit: ShardHit = { doc, content: ctx.content, ranges, nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!), termFreqs, score: 0, definition: i < front, wholeWord: ctx.content !== undefined && hasWholeWord(ctx.content, ranges) };
       if (locate && ctx.content && hit.ranges.length > 0) {
         const chunks = shapeChunks(ctx.content, hit.ranges, locate.contextLines);
         if (chunks) hit.chunks = chunks;
         hit.lines = chunks ? chunks.lines : locateLines(ctx.content, hit.ranges);
       }
-      byDoc.set(doc, hit);
       result.found += rangeCount(hit.ranges, hit.nameRanges);
+      if (byDoc) {
+        byDoc.set(doc, hit);
+        continue;
+      }
+      kept.push(hit);
       // One class only: a hit handed over can no longer gain another class's branches.
-      if (partial && classes.length === 1) {
-        fresh.push(hit);
-        if (partial.due(fresh.length)) {
-          termDocs ??= termDocFrequencies(shard, plan);
-          handOver(shard, fresh, termDocs, definitionsConfined(plan), byDoc, partial);
-          fresh = [];
-        }
+      if (partial && partial.due(kept.length)) {
+        termDocs ??= termDocFrequencies(shard, plan);
+        handOver(shard, kept, termDocs, definitionsConfined(plan), partial);
+        kept = [];
       }
     }
     search += Number(process.hrtime.bigint() - t1);
@@ -236,7 +248,7 @@ export function searchShard(
   }
   counters.matchTreeConstruction = construction;
   counters.matchTreeSearch = search;
-  result.hits = [...byDoc.values()].sort((a, b) => a.doc - b.doc);
+  result.hits = (byDoc ? [...byDoc.values()] : kept).sort((a, b) => a.doc - b.doc);
   if (classes.length > 1) {
     const order = new Map(shard.branches.names.map((n, i) => [n, i]));
     for (const h of result.hits) h.branches.sort((a, b) => order.get(a)! - order.get(b)!);
@@ -544,14 +556,11 @@ function refine(ordered: Uint32Array, from: number, refined: Uint32Array | null,
   return next;
 }
 
-/** Scores `hits` (found since the last hand-over), drops them from `byDoc` and hands them to `partial`, ascending. */
-function handOver(shard: Shard, hits: ShardHit[], termDocs: number[], confined: boolean, byDoc: Map<number, ShardHit>, partial: PartialHits): void {
+/** Scores `hits` (found since the last hand-over) and hands them to `partial`, ascending. */
+function handOver(shard: Shard, hits: ShardHit[], termDocs: number[], confined: boolean, partial: PartialHits): void {
   hits.sort((a, b) => a.doc - b.doc);
   const scores = scoreHits(shard, hits, termDocs, confined);
-  hits.forEach((h, k) => {
-    h.score = scores[k]!;
-    byDoc.delete(h.doc);
-  });
+  hits.forEach((h, k) => (h.score = scores[k]!));
   partial.send(hits);
 }
 
