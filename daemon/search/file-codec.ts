@@ -134,49 +134,122 @@ function packFiles(groups: ShapedFile[][], head: Uint8Array): Uint8Array<ArrayBu
 
 /** The files part of a message: the files of each group, their JSON views of `bytes`. */
 function unpackFiles(bytes: Uint8Array): ShapedFile[][] {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.byteOffset % 8 !== 0) throw new Error('unpackFiles: the buffer must start 8-aligned');
-  const u32 = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);
+  const m: Message = {
+    bytes,
+    buf: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    u32: new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2),
+    strings: [],
+  };
+  const { u32, buf } = m;
   const f64 = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 3);
   const groupCount = u32[0]!;
   const stringCount = u32[1]!;
   let at = pad8(8 + 4 * groupCount);
   const lengths = u32.subarray(at >> 2, (at >> 2) + stringCount);
   at += pad8(4 * stringCount);
-  const strings: string[] = new Array(stringCount);
   for (let i = 0; i < stringCount; i++) {
-    strings[i] = buf.toString('utf8', at, at + lengths[i]!);
+    m.strings.push(buf.toString('utf8', at, at + lengths[i]!));
     at += pad8(lengths[i]!);
   }
-  const array = (n: number): number[] => {
-    const out: number[] = new Array(n);
-    const w = at >> 2;
-    for (let i = 0; i < n; i++) out[i] = u32[w + i]!;
-    at += pad8(4 * n);
-    return out;
-  };
   const groups: ShapedFile[][] = [];
   for (let g = 0; g < groupCount; g++) {
     const files: ShapedFile[] = new Array(u32[2 + g]!);
     for (let k = 0; k < files.length; k++) {
-      const score = f64[at >> 3]!;
-      const hitScore = f64[(at >> 3) + 1]!;
-      const w = (at >> 2) + 4;
-      const jsonLength = u32[w + 8]!;
-      const counts = { ranges: u32[w + 9]!, names: u32[w + 10]!, branches: u32[w + 11]!, termFreqs: u32[w + 12]!, lines: u32[w + 13]! };
-      const fixed = { count: u32[w]!, total: u32[w + 1]!, repositoryId: u32[w + 2]!, shard: u32[w + 3]!, doc: u32[w + 4]!, definition: u32[w + 5] === 1, repository: strings[u32[w + 6]!]! };
-      const pathLength = u32[w + 7]!;
-      at += FIXED_BYTES;
-      const json = bytes.subarray(at, at + jsonLength);
-      at += pad8(jsonLength);
-      const path = buf.toString('utf8', at, at + pathLength);
-      at += pad8(pathLength);
-      // The keys in the order shard-search.ts and shape-file.ts create them (one shape).
-      const hit: ShardHit = { doc: fixed.doc, ranges: array(counts.ranges), nameRanges: array(counts.names), branches: array(counts.branches).map((i) => strings[i]!), termFreqs: array(counts.termFreqs), score: hitScore, definition: fixed.definition };
-      if (counts.lines > 0) hit.lines = array(counts.lines - 1);
-      files[k] = { json, count: fixed.count, total: fixed.total, score, repositoryId: fixed.repositoryId, repository: fixed.repository, path, hit, shard: fixed.shard };
+      files[k] = new PackedFile(m, at, f64[at >> 3]!);
+      at = recordEnd(u32, at);
     }
     groups.push(files);
   }
   return groups;
+}
+
+/** A message's buffer as unpackFiles reads it, and its strings. */
+interface Message {
+  bytes: Uint8Array;
+  buf: Buffer;
+  u32: Uint32Array;
+  strings: string[];
+}
+
+/** Where the file whose record starts at `at` ends: its JSON, path and lists (the layout above). */
+function recordEnd(u32: Uint32Array, at: number): number {
+  const w = (at >> 2) + 4;
+  let end = at + FIXED_BYTES + pad8(u32[w + 8]!) + pad8(u32[w + 7]!);
+  for (let k = 9; k <= 12; k++) end += pad8(4 * u32[w + k]!);
+  const lines = u32[w + 13]!;
+  return lines > 0 ? end + pad8(4 * (lines - 1)) : end;
+}
+
+/**
+ * A file of a message: its numbers and JSON read at once, its path and hit when first asked
+ * for. A stream's searcher writes most files without either (a path breaks ties of equal
+ * scores only; a hit's lists serve a file shaped again), and decoding every file's cost
+ * the main thread ~1.5 % of a stream's CPU.
+ */
+class PackedFile implements ShapedFile {
+  json: Uint8Array;
+  count: number;
+  total: number;
+  repositoryId: number;
+  repository: string;
+  shard: number;
+  #path: string | undefined;
+  #hit: ShardHit | undefined;
+
+  constructor(
+    private readonly m: Message,
+    /** Where its record starts in the files part. */
+    readonly at: number,
+    public score: number,
+  ) {
+    const w = (at >> 2) + 4;
+    const u32 = m.u32;
+    this.count = u32[w]!;
+    this.total = u32[w + 1]!;
+    this.repositoryId = u32[w + 2]!;
+    this.shard = u32[w + 3]!;
+    this.repository = m.strings[u32[w + 6]!]!;
+    const jsonAt = at + FIXED_BYTES;
+    this.json = m.bytes.subarray(jsonAt, jsonAt + u32[w + 8]!);
+  }
+
+  get path(): string {
+    if (this.#path === undefined) {
+      const start = this.at + FIXED_BYTES + pad8(this.json.length);
+      this.#path = this.m.buf.toString('utf8', start, start + this.m.u32[(this.at >> 2) + 4 + 7]!);
+    }
+    return this.#path;
+  }
+
+  set path(path: string) {
+    this.#path = path;
+  }
+
+  get hit(): ShardHit {
+    return (this.#hit ??= this.decodeHit());
+  }
+
+  set hit(hit: ShardHit) {
+    this.#hit = hit;
+  }
+
+  private decodeHit(): ShardHit {
+    const { u32, strings } = this.m;
+    const w = (this.at >> 2) + 4;
+    let at = this.at + FIXED_BYTES + pad8(this.json.length) + pad8(u32[w + 7]!);
+    const array = (n: number): number[] => {
+      const out: number[] = new Array(n);
+      const x = at >> 2;
+      for (let i = 0; i < n; i++) out[i] = u32[x + i]!;
+      at += pad8(4 * n);
+      return out;
+    };
+    const hitScore = new Float64Array(this.m.bytes.buffer, this.m.bytes.byteOffset + this.at, 2)[1]!;
+    // The keys in the order shard-search.ts and shape-file.ts create them (one shape).
+    const hit: ShardHit = { doc: u32[w + 4]!, ranges: array(u32[w + 9]!), nameRanges: array(u32[w + 10]!), branches: array(u32[w + 11]!).map((i) => strings[i]!), termFreqs: array(u32[w + 12]!), score: hitScore, definition: u32[w + 5] === 1 };
+    const lines = u32[w + 13]!;
+    if (lines > 0) hit.lines = array(lines - 1);
+    return hit;
+  }
 }

@@ -482,7 +482,8 @@ export class Searcher {
   private reshape(entry: ShardEntry, shape: ShapeOptions, f: ShapedFile, budget: number): ShapedFile {
     try {
       const shard = this.shard(entry);
-      const g = { ...f };
+      // (Field by field: a message's file reads its path and hit on demand, getters a spread would not copy.)
+      const g: ShapedFile = { json: f.json, count: f.count, total: f.total, score: f.score, repositoryId: f.repositoryId, repository: f.repository, path: f.path, hit: f.hit, shard: f.shard };
       shapeInto(g, shard, resultRepo(entry.repoId, listedRepo(entry), shard, shape.baseUrl), shape, budget);
       return g;
     } catch (err) {
