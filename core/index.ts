@@ -596,7 +596,7 @@ export function findLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive
 /** A file result's chunks as JSON, written by the core (shapeChunks). */
 export interface CoreChunks {
   /** The chunk objects, comma-separated, each missing its symbols. */
-  json: Buffer;
+  json: Uint8Array;
   /** Per chunk three numbers: where its symbols go in `json`, and its ranges [from, to) (pair indices). */
   marks: number[];
   /** The ranges' line table (locateLines: line and line start of each offset). */
@@ -611,9 +611,10 @@ export interface CoreChunks {
  * of the last call when they are still there): each chunk object up to `"symbols":[` and
  * from `]}` on, the caller writing its symbols at its mark. Byte for byte what
  * daemon/search/shape-file.ts writes itself. Null when a chunk is not valid UTF-8 (the
- * caller shapes the file itself: such bytes are decoded, core/assembly/chunks.ts).
+ * caller shapes the file itself: such bytes are decoded, core/assembly/chunks.ts). `keep`
+ * copies the JSON out of the core's memory (default: into a buffer of its own).
  */
-export function shapeChunks(doc: Uint8Array, ranges: ArrayLike<number>, contextLines: number): CoreChunks | null {
+export function shapeChunks(doc: Uint8Array, ranges: ArrayLike<number>, contextLines: number, keep?: (json: Uint8Array) => Uint8Array): CoreChunks | null {
   const n = doc.length;
   const k = ranges.length >>> 1;
   if (k === 0) throw new RangeError('shapeChunks: no range');
@@ -640,9 +641,16 @@ export function shapeChunks(doc: Uint8Array, ranges: ArrayLike<number>, contextL
   const m32 = (base + marksOff) / 4;
   const marks: number[] = new Array(3 * count);
   for (let i = 0; i < 3 * count; i++) marks[i] = c.u32[m32 + i]!;
-  // Buffer#allocUnsafe takes small buffers from a shared pool: no backing store per file.
-  const json = Buffer.allocUnsafe(written);
-  json.set(c.u8.subarray(base + outOff, base + outOff + written));
+  // The bytes are the io region's until the next call: `keep` copies them where the caller
+  // keeps them (a search worker: beside the message they will go in); else a buffer of
+  // their own (Buffer#allocUnsafe takes small ones from a shared pool).
+  const out = c.u8.subarray(base + outOff, base + outOff + written);
+  let json: Uint8Array;
+  if (keep) json = keep(out);
+  else {
+    json = Buffer.allocUnsafe(written);
+    json.set(out);
+  }
   return { json, marks, lines, contextLines };
 }
 

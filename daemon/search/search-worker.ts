@@ -10,7 +10,7 @@ import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
 import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, type FromWorker, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
 import { searchShard, type PartialHits, type ShardHit } from './shard-search.ts';
-import { messageSent, resultRepo, shapeForMessage, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
+import { keepChunks, messageSent, resultRepo, shapeForMessage, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
 import { compareRanked } from './rank.ts';
 import { packMessage } from './file-codec.ts';
 import { collectHeap } from '../runtime/collect-heap.ts';
@@ -139,7 +139,7 @@ function runShard(s: Known, run: number, i: number, claimedPastCut: boolean): An
     const shard = shardAt(ref.shardPath, ref.membership);
     const repo = resultRepo(ref.repoId, ref.repo, shard, task.shape.baseUrl);
     const partial = task.batch ? undefined : partialSender(run, i, shard, repo, task);
-    const result = searchShard(shard, plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0, task.batch ? undefined : { contextLines: task.shape.contextLines }, partial);
+    const result = searchShard(shard, plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0, task.batch ? undefined : { contextLines: task.shape.contextLines, keep: keepChunks }, partial);
     // A shard claimed past the cut is past the searcher's cut too (protocol.ts): of its
     // hits the searcher keeps the definitions only.
     const files = filesOf(claimedPastCut ? result.hits.filter((hit) => hit.definition) : result.hits, shard, repo, i);

@@ -123,9 +123,28 @@ export function shapeForMessage(f: ShapedFile, shard: Shard, repo: ResultRepo, o
   f.json = message.view(start);
 }
 
-/** The files shaped for a message are packed (copied): their bytes may be written over. */
+/**
+ * The core's chunks of the hits a stream's worker finds (core shapeChunks `keep`), kept
+ * here until the message they are shaped into is packed: a view each, where a buffer per
+ * file came from Buffer's pool, a new pool every few files.
+ */
+const chunks = new JsonBytes(1 << 20);
+
+/** Keeps a hit's chunks (core shapeChunks `keep`) until messageSent(). */
+export function keepChunks(json: Uint8Array): Uint8Array {
+  const start = chunks.pos;
+  chunks.copy(json, 0, json.length);
+  return chunks.view(start);
+}
+
+/**
+ * The files shaped for a message are packed (copied): their bytes may be written over,
+ * and so may the chunks kept for them (every hit kept before is shaped by then: a stream
+ * hands over all it holds).
+ */
 export function messageSent(): void {
   message.reset();
+  chunks.reset();
 }
 
 /**

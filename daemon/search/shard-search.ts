@@ -139,9 +139,10 @@ export function searchShard(
    * Locate each hit's lines and write its chunks as it is found (ShardHit.lines, chunks),
    * with these context lines: for a caller that shapes every hit (a stream). A blocking
    * search shapes a few of its hits, long after they were found, and holding line tables
-   * for all of them cost more memory than the copies they save.
+   * for all of them cost more memory than the copies they save. `keep`: where the chunks'
+   * JSON is copied out of the core (core shapeChunks).
    */
-  locate?: { contextLines: number },
+  locate?: { contextLines: number; keep?: (json: Uint8Array) => Uint8Array },
   /** A stream's hits handed over while the shard runs (PartialHits); the result holds the rest. */
   partial?: PartialHits,
 ): ShardSearchResult {
@@ -226,7 +227,7 @@ export function searchShard(
       // it are in the CPU's caches: scoring comes a few hundred documents later.
       const hit: ShardHit = { doc, content: ctx.content, ranges, nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!), termFreqs, score: 0, definition: i < front, wholeWord: ctx.content !== undefined && hasWholeWord(ctx.content, ranges) };
       if (locate && ctx.content && hit.ranges.length > 0) {
-        const chunks = shapeChunks(ctx.content, hit.ranges, locate.contextLines);
+        const chunks = shapeChunks(ctx.content, hit.ranges, locate.contextLines, locate.keep);
         if (chunks) hit.chunks = chunks;
         hit.lines = chunks ? chunks.lines : locateLines(ctx.content, hit.ranges);
       }
