@@ -538,31 +538,47 @@ export class Shard {
    * and a result needs the few around its matches.
    */
   symbolsOverlapping(doc: number, spans: Array<[number, number]>): SymbolDef[] {
-    return this.symbolRecordsOverlapping(doc, spans).map((r) => this.symbolAt(r));
+    return this.symbolRecordsOverlapping(doc, spans.flat(), 2).map((r) => this.symbolAt(r));
   }
 
   /**
    * The records (ascending) of the document's definitions whose line span overlaps one of
-   * `spans` ([first, last] line pairs): symbolsOverlapping without decoding them, for a
-   * caller that writes them from their bytes (symbolName, symbolKind, symbolParent).
+   * the spans: symbolsOverlapping without decoding them, for a caller that writes them from
+   * their bytes (symbolName, symbolKind, symbolParent). Span r is [first, last] =
+   * [spans[r * stride], spans[r * stride + stride / 2]]: stride 2 for flat pairs, 4 for a
+   * line table (shape.ts LineTable: a range's start line, then its end line two later).
    */
-  symbolRecordsOverlapping(doc: number, spans: Array<[number, number]>): number[] {
+  symbolRecordsOverlapping(doc: number, flat: ArrayLike<number>, stride: 2 | 4): number[] {
     const out: number[] = [];
-    if (spans.length === 0) return out;
+    const first = this.symbolFirst[doc]!;
+    const end = this.symbolFirst[doc + 1]!;
+    if (flat.length === 0 || first === end) return out;
     // Records go by line (the section's order). Per span, in ascending order of first
     // line: the records before the first whose running greatest end line reaches the
     // span end before it (reachOf, a bisection), and none after the span's last line
     // starts in it. A file's records are not all read for every match: a large driver
     // with a match near its end read its hundreds of definitions per file.
-    const sorted = spans.every((s, i) => i === 0 || spans[i - 1]![0] <= s[0]) ? spans : [...spans].sort((x, y) => x[0] - y[0]);
-    const first = this.symbolFirst[doc]!;
-    const end = this.symbolFirst[doc + 1]!;
-    if (first === end) return out;
+    const half = stride >> 1;
+    let sorted = true;
+    for (let r = stride; r < flat.length && sorted; r += stride) sorted = flat[r - stride]! <= flat[r]!;
+    let spans = flat;
+    let step: number = stride;
+    let last: number = half;
+    if (!sorted) {
+      // (Rare: a file's ranges give their lines in order.) As flat pairs, by first line.
+      const pairs: Array<[number, number]> = [];
+      for (let r = 0; r + half < flat.length; r += stride) pairs.push([flat[r]!, flat[r + half]!]);
+      spans = pairs.sort((x, y) => x[0] - y[0]).flat();
+      step = 2;
+      last = 1;
+    }
     const reach = this.reachOf(doc);
     const base = this.symbolRecords >>> 2;
     const words = this.symbolWords;
     let i = first;
-    for (const [a, b] of sorted) {
+    for (let r = 0; r + last < spans.length; r += step) {
+      const a = spans[r]!;
+      const b = spans[r + last]!;
       let lo = i;
       let hi = end;
       while (lo < hi) {

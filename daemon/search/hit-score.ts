@@ -41,8 +41,9 @@ export function scoreHits(shard: Shard, hits: ScoredHit[], termDocs: number[], c
   for (let h = 0; h < hits.length; h++) {
     const hit = hits[h]!;
     const content = hit.content ?? shard.contentOf(hit.doc);
-    const terms: TermStat[] = [];
-    for (let id = 0; id < termDocs.length; id++) if (termDocs[id]! >= 0) terms.push({ tf: hit.termFreqs[id] ?? 0, df: termDocs[id]! });
+    // The same term objects for every hit, their tf set per hit (score() keeps none).
+    for (let id = 0, t = 0; id < termDocs.length; id++) if (termDocs[id]! >= 0) stats[t++]!.tf = hit.termFreqs[id] ?? 0;
+    const terms = stats;
     const definitions = confined && !hit.definition ? NO_DEFINITIONS : (shard.definitionsAt(hit.doc, hit.ranges, hit.lines) ?? definitionsByLine(shard, hit.doc, content, hit.ranges, hit.lines));
     const path = shard.name(hit.doc);
     let pathScore = paths[hit.doc]!;

@@ -163,7 +163,8 @@ function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, 
   const core = hit.chunks !== undefined && ranges.length === hit.ranges.length && hit.chunks.contextLines === o.contextLines ? hit.chunks : undefined;
   // A prefix of the hit's ranges: the first entries of its line table are theirs.
   const lines = hit.lines ?? locateLines(content, ranges);
-  const symbols = ranges.length === 0 ? NO_RECORDS : shard.symbolRecordsOverlapping(hit.doc, rangeLines(ranges, lines));
+  // Each range's first and last line: its line table's entries 0 and 2 of 4.
+  const symbols = ranges.length === 0 ? NO_RECORDS : shard.symbolRecordsOverlapping(hit.doc, ranges.length === hit.ranges.length ? lines : lines.slice(0, 2 * ranges.length), 4);
   // Links point at the first branch the file matched on (the default branch when it did).
   const branch = hit.branches[0] ?? repo.defaultBranch;
   w.raw('{"fileName":{"text":');
@@ -266,13 +267,6 @@ export function writeChunks(w: JsonBytes, content: Buffer, ranges: number[], lin
     symbols(s.from, s.to);
     w.raw(']}');
   });
-}
-
-/** Each range's first and last line ([start line, end line] pairs) from its line table. */
-function rangeLines(ranges: number[], lines: LineTable): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  for (let r = 0; 2 * r < ranges.length; r++) out.push([lines[4 * r]!, lines[4 * r + 2]!]);
-  return out;
 }
 
 function writeRange(w: JsonBytes, r: Range, i: number): void {

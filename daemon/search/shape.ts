@@ -76,7 +76,8 @@ export function locateRanges(buf: Uint8Array, flat: number[], lines: LineTable =
 
 /** Ranges inside a file's path: byte offsets into the path, line 1. */
 export function nameRanges(path: string, flat: number[]): Range[] {
-  return locateRanges(Buffer.from(path, 'utf8'), flat);
+  // (Most files match in their content only: no path encoded for nothing.)
+  return flat.length === 0 ? [] : locateRanges(Buffer.from(path, 'utf8'), flat);
 }
 
 /** A chunk's lines and the match ranges it holds: ranges [from, to) of the flat list (pair indices). */

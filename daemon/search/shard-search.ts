@@ -170,6 +170,7 @@ export function searchShard(
   /** Documents examined before the others (definition-first.ts), found once per shard. */
   let first: Uint32Array | undefined;
   for (const cls of classes) {
+    let clsNames: string[] | undefined;
     const tc = process.hrtime.bigint();
     // Documents on none of the class's branches are other branches' versions (or dead).
     const onBranches = docsOnAny(shard, cls.branches);
@@ -212,6 +213,9 @@ export function searchShard(
       if (!evaluate(cls.tree, ctx, matchers, limit - result.found + 1, found)) continue;
       matched++;
       const branches = cls.branches.length === 1 ? cls.branches : cls.branches.filter((b) => shard.branches.has(b, doc));
+      // One class of one branch: every hit's branch list is the same, and nothing changes
+      // it (only several classes add to and sort a hit's): one list for all of them.
+      const branchNames = byDoc === undefined && cls.branches.length === 1 ? (clsNames ??= branches.map((b) => shard.branches.names[b]!)) : branches.map((b) => shard.branches.names[b]!);
       const seen = byDoc?.get(doc);
       if (seen) {
         // Matched on branches of an earlier class too: one result, every branch.
@@ -225,7 +229,7 @@ export function searchShard(
       const ranges = normalize(found.content);
       // Whether a match is a whole word is decided now, while the document's bytes around
       // it are in the CPU's caches: scoring comes a few hundred documents later.
-      const hit: ShardHit = { doc, content: ctx.content, ranges, nameRanges: normalize(found.names), branches: branches.map((b) => shard.branches.names[b]!), termFreqs, score: 0, definition: i < front, wholeWord: ctx.content !== undefined && hasWholeWord(ctx.content, ranges) };
+      const hit: ShardHit = { doc, content: ctx.content, ranges, nameRanges: normalize(found.names), branches: branchNames, termFreqs, score: 0, definition: i < front, wholeWord: ctx.content !== undefined && hasWholeWord(ctx.content, ranges) };
       if (locate && ctx.content && hit.ranges.length > 0) {
         const chunks = shapeChunks(ctx.content, hit.ranges, locate.contextLines, locate.keep);
         if (chunks) hit.chunks = chunks;
