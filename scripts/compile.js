@@ -52,6 +52,7 @@ export const ENTRIES = [
   'daemon/search/search-thread.ts',
   'daemon/index/build-worker.ts',
   'daemon/bench/index-child.ts',
+  'daemon/bench/stream-child.ts',
 ];
 
 /** The sources, relative to ROOT, sorted: core/*.ts (not the AssemblyScript) and daemon/**. */

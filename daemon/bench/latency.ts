@@ -7,8 +7,9 @@ import { Bench } from 'tinybench';
 import { Searcher } from '../search/searcher.ts';
 import type { SearchStats } from '../search/types.ts';
 import type { BenchQuery } from './queries.ts';
-import type { Warmup } from './result.ts';
 import { summarize, type Summary } from './percentiles.ts';
+import type { Warmup } from './result.ts';
+import { warmUp } from './warm-up.ts';
 
 export const MATCH_LIMIT = 100;
 
@@ -22,12 +23,6 @@ export const MATCH_LIMIT = 100;
  */
 export const FULL_WARMUP: Warmup = { runs: 100, ms: 500 };
 
-/** Runs `once` untimed until both bounds of `w` are met; the time it took, in ms. */
-export async function warmUp(w: Warmup, once: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  for (let runs = 0; runs < w.runs || performance.now() - t0 < w.ms; runs++) await once();
-  return performance.now() - t0;
-}
 
 export interface TrawlLatency extends Partial<Summary> {
   name: string;

@@ -3,7 +3,6 @@
 // time from /proc, and one autocannon load run with exact latency percentiles and the
 // target server's CPU time per request, so that every phase measures a request the same way.
 
-import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpuMark, foreignCores, processTicks, TICKS_PER_SECOND, type CpuMark } from './machine.ts';
 import { formatMs } from './format.ts';
@@ -133,7 +132,12 @@ export interface Mark {
 }
 
 export function mark(servers: Proc[]): Mark {
-  return { cpu: cpuMark(), servers: servers.map((s) => ({ name: s.name, ticks: processTicks(s.child.pid) })) };
+  return markPids(servers.map((s) => ({ name: s.name, pid: s.child.pid })));
+}
+
+/** mark() of processes known by their ids (a process that did not start them: stream-child.ts). */
+export function markPids(processes: Array<{ name: string; pid: number | undefined }>): Mark {
+  return { cpu: cpuMark(), servers: processes.map((p) => ({ name: p.name, ticks: processTicks(p.pid) })) };
 }
 
 export interface Load {
@@ -262,6 +266,9 @@ export async function loadRunDetail(
   const samples = new Samples();
   const perSecond: number[] = [];
   let errorMessage: string | undefined;
+  // Loaded when first needed: a process that only streams (stream-child.ts) goes without
+  // it (loaded, it doubled a fetch client's CPU per stream: stream-child.ts).
+  const { default: autocannon } = await import('autocannon');
   const from = mark(servers);
   const headers = { ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers };
   const instance = autocannon({

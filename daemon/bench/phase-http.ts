@@ -10,8 +10,9 @@
 //      no blocking search runs, reaches its speed after a few streams: one warm-up left
 //      the timed runs rising, 42 -> 50 and 45 -> 60 MB/s in the runs of 2026-11-24/25, and
 //      the first five streams of a daemon ran at 21, 47, 49, 62 and 107 MB/s),
-//      then `streamRuns` timed ones, each after a collection of this process's heap:
-//      MB/s, time to first byte and to first results;
+//      then `streamRuns` timed ones, each after a collection of the client's heap:
+//      MB/s, time to first byte and to first results. The client is a process of its own
+//      (stream-child.ts), not this one, which holds autocannon and the other phases;
 //   4. what the HTTP layer costs: the daemon's CPU per request on cheap requests
 //      (http-overhead.ts), `overheadRounds` alternations of half the load run's seconds.
 // Memory is read as VmRSS and split into RssAnon and RssFile (memory.ts).
@@ -20,12 +21,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuMsBetween, loadRunDetail, startServer, stopServer, waitHealthy, type Server } from './load.ts';
 import { median, summarize } from './percentiles.ts';
-import { streamOnce } from './stream.ts';
-import { collectHeap } from '../runtime/collect-heap.ts';
+import type { StreamRun } from './stream.ts';
+import { nodeArgsFor } from '../runtime/ts-worker.ts';
+import { INSTALL_ROOT } from '../install-root.ts';
+import { spawn } from 'node:child_process';
 import { overheadRuns, OVERHEAD_KINDS } from './http-overhead.ts';
 import { sampleRss, sampleRssFor, type RssSample } from './memory.ts';
 import type { HttpOverhead, HttpSearch, HttpStream, MemoryPhase, Warmup } from './result.ts';
-import { warmUp } from './latency.ts';
 
 export interface HttpPhaseOptions {
   root: string;
@@ -102,25 +104,15 @@ export async function httpPhase(o: HttpPhaseOptions, log: (s: string) => void): 
       serverCpuMsPerRequest: cpuMs === null || ok === 0 ? null : round3(cpuMs / ok),
     };
 
-    /** One stream, which must be whole (a final message, then [DONE]). */
-    const streamChecked = async (run: number) => {
-      const r = await streamOnce(server, streamBody, run);
-      if (r.status !== 200 || r.error || !r.final || !r.endsWithDone) {
-        throw new Error(`POST /api/stream_search ${streamBody}: status ${r.status}${r.error ? `, error ${r.error}` : ''}${r.final ? '' : ', no final message'}${r.endsWithDone ? '' : ', no [DONE]'}`);
-      }
-      return r;
-    };
-    await warmUp(o.streamWarmup, () => streamChecked(0));
-    const streamRuns = [];
-    for (let i = 1; i <= o.streamRuns; i++) {
-      // This process (the client) collects the last stream's 16 MB of garbage first,
-      // untimed: its collections inside the next run's first milliseconds were most of the
-      // first byte's time (fetch to the response's headers 1.4-16 ms, the daemon's part
-      // ~1 ms; with a collection first, 1.6-7.5 ms).
-      collectHeap();
-      const r = await streamChecked(i);
-      streamRuns.push({ bytes: r.bytes, messages: r.messages, matches: r.matches, firstByteMs: r.firstByteMs, firstResultMs: r.firstResultMs, totalMs: r.totalMs, mbPerSecond: r.mbPerSecond });
-    }
+    const streamRuns = (await streamClient(server, streamBody, o.streamWarmup, o.streamRuns)).map((r) => ({
+      bytes: r.bytes,
+      messages: r.messages,
+      matches: r.matches,
+      firstByteMs: r.firstByteMs,
+      firstResultMs: r.firstResultMs,
+      totalMs: r.totalMs,
+      mbPerSecond: r.mbPerSecond,
+    }));
     const stream: HttpStream = {
       query: o.streamQuery,
       matches: STREAM_MATCHES,
@@ -161,4 +153,29 @@ function memoryPhase(idle: RssSample[], load: RssSample[]): MemoryPhase {
     idleFileMedianBytes: med(idleFile),
     loadFileMedianBytes: med(loadFile),
   };
+}
+
+/**
+ * The stream runs, read by a client process of its own (stream-child.ts): its warm-up, then
+ * `runs` timed streams. Its run lines go to this process's stderr (the log); a stream that
+ * is not whole, or the client failing, fails the phase.
+ */
+function streamClient(server: Server, body: string, warmup: Warmup, runs: number): Promise<StreamRun[]> {
+  const args = ['--url', server.url, '--pid', String(server.child.pid ?? ''), '--body', body, '--warmup-runs', String(warmup.runs), '--warmup-ms', String(warmup.ms), '--runs', String(runs)];
+  // (From the install root: run through tsx, `--import tsx` resolves from the working directory.)
+  const child = spawn(process.execPath, [...nodeArgsFor('daemon/bench/stream-child.ts'), ...args], { cwd: INSTALL_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (s: string) => (out += s));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (code !== 0) return reject(new Error(`the stream client (stream-child.ts) exited with ${code ?? signal}`));
+      try {
+        resolve(JSON.parse(out) as StreamRun[]);
+      } catch (err) {
+        reject(new Error(`the stream client (stream-child.ts) printed no runs: ${(err as Error).message}`));
+      }
+    });
+  });
 }

@@ -2,7 +2,7 @@
 // Server-Sent Events counted as they arrive (sse.ts): bytes, messages, time to first byte,
 // total time, MB/s: the streaming figures of the HTTP phase.
 
-import { load, mark, round2, log, type Load, type Server } from './load.ts';
+import { load, markPids, round2, log, type Load } from './load.ts';
 import { formatBytes, formatMs } from './format.ts';
 import { SseCounter, type SseCounts } from './sse.ts';
 
@@ -50,9 +50,16 @@ async function readBody(res: Response, t0: number, chunk: (value: Uint8Array) =>
   }
 }
 
+/** The daemon a stream is read from: its URL, and its process for the CPU it used. */
+export interface StreamTarget {
+  url: string;
+  pid: number | undefined;
+}
+
 /** One stream, read with fetch; the messages counted as they arrive (sse.ts). */
-export async function streamOnce(trawl: Server, body: string, run: number): Promise<StreamRun> {
-  const from = mark([trawl]);
+export async function streamOnce(trawl: StreamTarget, body: string, run: number): Promise<StreamRun> {
+  const at = () => markPids([{ name: 'trawl', pid: trawl.pid }]);
+  const from = at();
   const t0 = performance.now();
   const res = await fetch(`${trawl.url}/api/stream_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   const headersMs = performance.now() - t0;
@@ -66,7 +73,7 @@ export async function streamOnce(trawl: Server, body: string, run: number): Prom
   });
   const totalMs = performance.now() - t0;
   const counts = counter.end();
-  const l = load(from, mark([trawl]));
+  const l = load(from, at());
   const r: StreamRun = {
     run,
     status: res.status,
