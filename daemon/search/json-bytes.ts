@@ -83,8 +83,13 @@ export class JsonBytes {
     return this.plain.subarray(start, this.pos);
   }
 
-  reset(): void {
+  /** Empty again; a buffer grown past `keep` bytes is let go for one of `keep` (a big answer's room is not held for good). */
+  reset(keep = Infinity): void {
     this.pos = 0;
+    if (this.buf.length > keep) {
+      this.buf = Buffer.allocUnsafeSlow(keep);
+      this.plain = new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+    }
   }
 
   /** The bytes written since reset(), copied into a buffer of their own. */

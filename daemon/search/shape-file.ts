@@ -109,12 +109,15 @@ export function shapeInto(f: ShapedFile, shard: Shard, repo: ResultRepo, o: Shap
   f.json = out.take();
 }
 
+/** What the message and chunk buffers (below) keep between messages. */
+const ARENA_KEEP = 1 << 20;
+
 /**
  * A search worker's files of one message, written one after the other: a file's JSON is a
  * view of it, not a buffer of its own (an allocation and a copy less per file), valid
  * until messageSent() is called, once the message holding them is packed.
  */
-const message = new JsonBytes(1 << 20);
+const message = new JsonBytes(ARENA_KEEP);
 
 /** shapeInto for a file of the message being made (its JSON a view, valid until messageSent()). */
 export function shapeForMessage(f: ShapedFile, shard: Shard, repo: ResultRepo, o: ShapeOptions, budget = Infinity): void {
@@ -128,7 +131,7 @@ export function shapeForMessage(f: ShapedFile, shard: Shard, repo: ResultRepo, o
  * here until the message they are shaped into is packed: a view each, where a buffer per
  * file came from Buffer's pool, a new pool every few files.
  */
-const chunks = new JsonBytes(1 << 20);
+const chunks = new JsonBytes(ARENA_KEEP);
 
 /** Keeps a hit's chunks (core shapeChunks `keep`) until messageSent(). */
 export function keepChunks(json: Uint8Array): Uint8Array {
@@ -143,8 +146,10 @@ export function keepChunks(json: Uint8Array): Uint8Array {
  * hands over all it holds).
  */
 export function messageSent(): void {
-  message.reset();
-  chunks.reset();
+  // A blocking search's batch of thousands of files grows them to tens of MB: kept, that
+  // room was a worker's resident memory for good (RssAnon +70 MB after one GFP_KERNEL).
+  message.reset(ARENA_KEEP);
+  chunks.reset(ARENA_KEEP);
 }
 
 /**
