@@ -1,7 +1,14 @@
-// One streaming search read as a client would (POST /api/stream_search with fetch), its
-// Server-Sent Events counted as they arrive (sse.ts): bytes, messages, time to first byte,
-// total time, MB/s: the streaming figures of the HTTP phase.
+// One streaming search read as a client would (POST /api/stream_search), its Server-Sent
+// Events counted as they arrive (sse.ts): bytes, messages, time to first byte, total time,
+// MB/s: the streaming figures of the HTTP phase.
+//
+// The client is node:http, not fetch: the client shares this machine's two cores with the
+// daemon it measures, and fetch (undici: its HTTP parser in WebAssembly, a web stream
+// and a promise per read) spent ~19 ms of CPU per GFP_KERNEL stream (16.6 MB) where
+// node:http spent ~12.5 ms, in the same daemon, alternating: 150 / 141 MB/s with fetch,
+// 162 / 159 with node:http (2026-11-25). A client of its own machine pays neither.
 
+import http from 'node:http';
 import { load, markPids, round2, log, type Load } from './load.ts';
 import { formatBytes, formatMs } from './format.ts';
 import { SseCounter, type SseCounts } from './sse.ts';
@@ -33,44 +40,28 @@ function afterFirstByte(bytes: number, firstByteMs: number | null, totalMs: numb
   return round2(bytes / 1e6 / ((totalMs - firstByteMs) / 1000));
 }
 
-/**
- * Reads a response body as it arrives, handing each non-empty chunk to `chunk`; the time
- * of the first byte in ms since `t0` (a performance.now() reading), null with no body.
- */
-async function readBody(res: Response, t0: number, chunk: (value: Uint8Array) => void): Promise<number | null> {
-  let firstByteMs: number | null = null;
-  if (!res.body) return null;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return firstByteMs;
-    if (!value || value.byteLength === 0) continue;
-    firstByteMs ??= performance.now() - t0;
-    chunk(value);
-  }
-}
-
 /** The daemon a stream is read from: its URL, and its process for the CPU it used. */
 export interface StreamTarget {
   url: string;
   pid: number | undefined;
 }
 
-/** One stream, read with fetch; the messages counted as they arrive (sse.ts). */
+/** One stream, read with node:http; the messages counted as they arrive (sse.ts). */
 export async function streamOnce(trawl: StreamTarget, body: string, run: number): Promise<StreamRun> {
   const at = () => markPids([{ name: 'trawl', pid: trawl.pid }]);
   const from = at();
   const t0 = performance.now();
-  const res = await fetch(`${trawl.url}/api/stream_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  const headersMs = performance.now() - t0;
   let bytes = 0;
   const counter = new SseCounter();
   let firstResultMs: number | null = null;
-  const firstByteMs = await readBody(res, t0, (value) => {
+  let firstByteMs: number | null = null;
+  const res = await post(`${trawl.url}/api/stream_search`, body, (value) => {
+    firstByteMs ??= performance.now() - t0;
     bytes += value.byteLength;
-    counter.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+    counter.push(value);
     if (firstResultMs === null && counter.chunks > 0) firstResultMs = performance.now() - t0;
   });
+  const headersMs = res.headersAt - t0;
   const totalMs = performance.now() - t0;
   const counts = counter.end();
   const l = load(from, at());
@@ -95,3 +86,26 @@ export async function streamOnce(trawl: StreamTarget, body: string, run: number)
   return r;
 }
 
+
+/** Connections kept between a client's streams, as fetch keeps them. */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+/**
+ * POSTs `body` as JSON and hands each non-empty piece of the response body to `chunk` as
+ * it arrives; resolves at the body's end with the status and when the headers came (a
+ * performance.now() reading).
+ */
+function post(url: string, body: string, chunk: (value: Buffer) => void): Promise<{ status: number; headersAt: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const headersAt = performance.now();
+      res.on('data', (value: Buffer) => {
+        if (value.length > 0) chunk(value);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headersAt }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
