@@ -20,6 +20,12 @@
 //     the strings: each is a file's own, and looking them up cost more than writing them.)
 // Numbers in u32 fields are offsets, counts and ids (all below 2^32, as in the shard
 // format); scores keep their f64 bits.
+//
+// Buffers go round: a stream's main thread gives a message's buffer back to the worker
+// that sent it once every file of it is written (releaseFile; protocol.ts `recycle`), and
+// the worker packs its next messages into it. A new buffer per message was external
+// memory the main thread's heap counted: GFP_KERNEL's 16.6 MB stream took it a full
+// collection every stream or two (~10-17 ms each, 2026-11-25).
 
 import { packr } from './protocol.ts';
 import type { ShapedFile } from './shape-file.ts';
@@ -38,11 +44,74 @@ export function packMessage(value: unknown, groups: ShapedFile[][]): Uint8Array<
   return packFiles(groups, packr.pack(value));
 }
 
-/** What packMessage packed. */
-export function unpackMessage(bytes: Uint8Array): { value: unknown; groups: ShapedFile[][] } {
+/**
+ * What packMessage packed. With `giveBack`, the buffer goes to it once releaseFile has
+ * been called on every file of the message (then nothing may read them again): a file
+ * never released leaves the buffer to the garbage collector, as without.
+ */
+export function unpackMessage(bytes: Uint8Array, giveBack?: (buffer: ArrayBuffer) => void): { value: unknown; groups: ShapedFile[][] } {
   const headLength = new Uint32Array(bytes.buffer, bytes.byteOffset, 1)[0]!;
   const start = pad8(8 + headLength);
-  return { value: packr.unpack(bytes.subarray(8, 8 + headLength)), groups: unpackFiles(bytes.subarray(start)) };
+  const value = packr.unpack(bytes.subarray(8, 8 + headLength));
+  const groups = unpackFiles(bytes.subarray(start));
+  if (giveBack) {
+    let files = 0;
+    for (const g of groups) files += g.length;
+    if (files === 0) giveBack(bytes.buffer as ArrayBuffer);
+    else {
+      const owner: Owner = { files, giveBack };
+      for (const g of groups) for (const f of g) (f as PackedFile).owner = owner;
+    }
+  }
+  return { value, groups };
+}
+
+/** Who gets a message's buffer back, and how many of its files are still unwritten (shared by its files). */
+interface Owner {
+  files: number;
+  giveBack: (buffer: ArrayBuffer) => void;
+}
+
+/**
+ * A file of a message is written and will not be read again: the last of its message
+ * gives the buffer back (unpackMessage). Other files (shaped again, made here) are left alone.
+ */
+export function releaseFile(f: ShapedFile): void {
+  if (!(f instanceof PackedFile) || f.owner === undefined) return;
+  const owner = f.owner;
+  f.owner = undefined;
+  if (--owner.files === 0) owner.giveBack(f.buffer);
+}
+
+/** Buffers given back (recycle): packFiles lays a message into one that fits before it allocates. */
+const spares: ArrayBuffer[] = [];
+/** At most this many kept, each at most SPARE_MAX_BYTES: a worker holds ≤ 4 MB of them. */
+const SPARES_MAX = 4;
+const SPARE_MAX_BYTES = 1 << 20;
+/** A new message buffer holds at least this much, so that the next messages fit in it (a stream's are ~110 KB). */
+const MESSAGE_MIN_BYTES = 256 << 10;
+
+/** A message's buffer, given back by the thread it went to: kept for the next messages (within the bounds above). */
+export function recycle(buffer: ArrayBuffer): void {
+  if (buffer.byteLength <= SPARE_MAX_BYTES && spares.length < SPARES_MAX) spares.push(buffer);
+}
+
+/** Drops the buffers kept (the searches have gone quiet). */
+export function dropSpares(): void {
+  spares.length = 0;
+}
+
+/** `size` bytes, not zeroed, in a buffer given back or a new one. */
+function messageBuffer(size: number): Buffer<ArrayBuffer> {
+  for (let i = 0; i < spares.length; i++) {
+    const b = spares[i]!;
+    if (b.byteLength < size) continue;
+    spares[i] = spares[spares.length - 1]!;
+    spares.pop();
+    return Buffer.from(b, 0, size);
+  }
+  const fresh = Buffer.allocUnsafeSlow(Math.max(size, MESSAGE_MIN_BYTES));
+  return Buffer.from(fresh.buffer, 0, size);
 }
 
 /** The packed value `head`, then the files of each group (a shard reply's, in order). */
@@ -73,7 +142,7 @@ function packFiles(groups: ShapedFile[][], head: Uint8Array): Uint8Array<ArrayBu
   for (const e of encoded) size += pad8(e.length);
   // Not zeroed (every byte read back is written; padding is never read): zeroing half a
   // megabyte per message was ~1 % of a stream's work.
-  const whole = Buffer.allocUnsafeSlow(base + size);
+  const whole = messageBuffer(base + size);
   new Uint32Array(whole.buffer, 0, 1)[0] = head.length;
   whole.set(head, 8);
   const bytes = whole.subarray(base);
@@ -196,6 +265,8 @@ class PackedFile implements ShapedFile {
   shard: number;
   #path: string | undefined;
   #hit: ShardHit | undefined;
+  /** Set by unpackMessage when the message's buffer goes back once its files are written. */
+  owner: Owner | undefined;
 
   constructor(
     private readonly m: Message,
@@ -212,6 +283,10 @@ class PackedFile implements ShapedFile {
     this.repository = m.strings[u32[w + 6]!]!;
     const jsonAt = at + FIXED_BYTES;
     this.json = m.bytes.subarray(jsonAt, jsonAt + u32[w + 8]!);
+  }
+
+  get buffer(): ArrayBuffer {
+    return this.m.bytes.buffer as ArrayBuffer;
   }
 
   get path(): string {

@@ -280,19 +280,24 @@ export class SearchPool {
       : startTsWorker(WORKER, { workerId: id }, SEARCH_WORKER_LIMITS);
     const slot: Slot = { worker, id, runs: 0 };
     slot.worker.unref();
+    // A message's buffer goes back to its worker once every file of it is written (a
+    // stream's sink releases them: file-codec.ts), or at once when nothing reads it.
+    const giveBack = (buffer: ArrayBuffer): void => {
+      if (this.slots.includes(slot)) slot.worker.postMessage({ kind: 'recycle', buffer } satisfies ToWorker, [buffer]);
+    };
     slot.worker.on('message', (msg: FromWorker) => {
       const run = this.runs.get(msg.run);
-      if (!run) return;
+      if (!run) return giveBack(msg.body.buffer as ArrayBuffer);
       if (msg.partial) {
         // Dropped once the shard is answered (a reply that overtook it: the search stopped).
-        if (run.settled(msg.shards[0]!) || !run.onPartial) return;
-        const { value, groups } = unpackMessage(msg.body);
+        if (run.settled(msg.shards[0]!) || !run.onPartial) return giveBack(msg.body.buffer as ArrayBuffer);
+        const { value, groups } = unpackMessage(msg.body, giveBack);
         const part = value as PartialReply;
         part.files = groups[0]!;
         run.onPartial(msg.shards[0]!, part);
         return;
       }
-      const { value, groups: files } = unpackMessage(msg.body);
+      const { value, groups: files } = unpackMessage(msg.body, giveBack);
       const replies = value as ShardReply[];
       replies.forEach((r, k) => {
         if (r.status === 'done') r.files = files[k]!;

@@ -132,8 +132,10 @@ export type ToWorker =
    * `gone`: files no search will open again.
    */
   | { kind: 'verified'; add: Array<[string, SharedArrayBuffer]>; gone: string[] }
-  /** Searches have gone quiet: collect the heap now (runtime/collect-heap.ts). */
-  | { kind: 'collect' };
+  /** Searches have gone quiet: collect the heap now (runtime/collect-heap.ts), and drop the message buffers kept. */
+  | { kind: 'collect' }
+  /** A message buffer of this worker's, every file of it written: for its next messages (file-codec.ts recycle). */
+  | { kind: 'recycle'; buffer: ArrayBuffer };
 
 /**
  * Worker → main thread: replies of shards of a search (`body` holds a packed ShardReply[],

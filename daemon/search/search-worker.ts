@@ -12,7 +12,7 @@ import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONT
 import { searchShard, type PartialHits, type ShardHit } from './shard-search.ts';
 import { keepChunks, messageSent, resultRepo, shapeForMessage, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
 import { compareRanked } from './rank.ts';
-import { packMessage } from './file-codec.ts';
+import { dropSpares, packMessage, recycle } from './file-codec.ts';
 import { collectHeap } from '../runtime/collect-heap.ts';
 
 // Set once by serveSearches: one worker per module instance (a thread, or the thread of an
@@ -265,7 +265,11 @@ function onMessage(msg: ToWorker): void {
       for (const path of msg.gone) verified.delete(path);
       return;
     case 'collect':
+      dropSpares();
       collectHeap();
+      return;
+    case 'recycle':
+      recycle(msg.buffer);
       return;
     case 'search': {
       const s: Known = { task: packr.unpack(msg.body) as SearchTask, control: new Int32Array(msg.control), flag: new Int32Array(msg.cancel), sentAt: msg.sentAt };

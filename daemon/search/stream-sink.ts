@@ -12,6 +12,7 @@
 // being written, whatever its client's pace.
 
 import { ShardError } from '../index/shard-reader.ts';
+import { releaseFile } from './file-codec.ts';
 import type { Cut } from './protocol.ts';
 import { compareRanked } from './rank.ts';
 import type { ShapedFile } from './shape-file.ts';
@@ -32,6 +33,11 @@ export interface SearchChunk {
   repositoryInfo: RepositoryInfo[];
 }
 
+/**
+ * Takes a batch; false (or a promise of it) stops the search. The batch's files may be read
+ * until it returns (or its promise resolves), not after: their bytes are then given back to
+ * the workers (file-codec.ts releaseFile). Keep a copy to keep them.
+ */
 export type OnChunk = (chunk: SearchChunk) => boolean | void | Promise<boolean | void>;
 
 export class StreamSink implements Sink {
@@ -81,7 +87,10 @@ export class StreamSink implements Sink {
     let took = false;
     try {
       for (const f of files) {
-        if (this.budget <= 0) break;
+        if (this.budget <= 0) {
+          releaseFile(f);
+          continue;
+        }
         // A stream's files are shaped whole (search-worker.ts).
         const g = f.count <= this.budget ? f : this.reshape(f, this.budget);
         this.pending.push(g);
@@ -138,6 +147,8 @@ export class StreamSink implements Sink {
       this.last = now;
       this.fileCount += batch.length;
       const go = await this.onChunk({ stats, files: batch, repositoryInfo: [...this.repos.values()].filter((r) => ids.has(r.id)) });
+      // Written (onChunk resolves once its bytes are taken): their messages' buffers may go back.
+      for (const f of batch) releaseFile(f);
       if (go === false) {
         this.stopped = true;
         this.stop();

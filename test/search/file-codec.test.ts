@@ -1,11 +1,13 @@
 // A worker's message in its flat buffer (file-codec.ts): what comes out is what went in,
 // field for field, for random files with edge values (no ranges, line tables, several
 // branches, non-ASCII paths and repositories, scores that are not integers, empty JSON,
-// empty groups), and the JSON comes back as a view of the buffer, not a copy.
+// empty groups), and the JSON comes back as a view of the buffer, not a copy. A message's
+// buffer is given back once every file of it is released, and the next message packed
+// after the recycle is laid into it.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { packMessage, unpackMessage } from '../../daemon/search/file-codec.ts';
+import { dropSpares, packMessage, recycle, releaseFile, unpackMessage } from '../../daemon/search/file-codec.ts';
 import type { ShapedFile } from '../../daemon/search/shape-file.ts';
 import { prng } from '../helpers/corpus.ts';
 
@@ -60,4 +62,38 @@ test('a message: its packed value, then its files, in one buffer', () => {
   assert.deepEqual(back.value, value);
   assert.deepEqual(back.groups.map((g) => g.map((f) => f.path)), groups.map((g) => g.map((f) => f.path)));
   assert.deepEqual(back.groups[0]![1]!.hit, groups[0]![1]!.hit);
+});
+
+test('a message buffer goes back once all its files are released, and the next message is packed into it', () => {
+  const r = prng(7);
+  dropSpares();
+  const groups = [[file(r, 1), file(r, 2)], [file(r, 3)]];
+  const bytes = packMessage(null, groups);
+  const given: ArrayBuffer[] = [];
+  const back = unpackMessage(bytes, (b) => given.push(b)).groups;
+  const all = back.flat();
+  releaseFile(all[0]!);
+  releaseFile(all[0]!); // a second release of one file counts once
+  releaseFile(all[2]!);
+  assert.equal(given.length, 0, 'a file is still unwritten');
+  // A file made elsewhere (shaped again) is not the message's: releasing it changes nothing.
+  releaseFile(groups[0]![1]!);
+  assert.equal(given.length, 0);
+  releaseFile(all[1]!);
+  assert.deepEqual(given, [bytes.buffer]);
+
+  // Recycled, the buffer takes the next message that fits; the files read right.
+  recycle(given[0]!);
+  const next = [[file(r, 4)]];
+  const again = packMessage(null, next);
+  assert.equal(again.buffer, bytes.buffer, 'packed into the buffer given back');
+  assert.deepEqual(fields(unpackMessage(again).groups[0]![0]!), fields(next[0]![0]!));
+  // Taken: a further message gets a buffer of its own.
+  assert.notEqual(packMessage(null, next).buffer, bytes.buffer);
+
+  // A message without files goes back at once.
+  const empty: ArrayBuffer[] = [];
+  unpackMessage(packMessage({ x: 1 }, [[]]), (b) => empty.push(b));
+  assert.equal(empty.length, 1);
+  dropSpares();
 });

@@ -71,9 +71,15 @@ test('a stream over a shard sent in several parts gives exactly the blocking sea
       for (const query of ['needle', 'needle again']) {
         const req = { query, matches: 100000, contextLines: 1, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: false };
         const blocking = await searcher.search(req);
+        // A batch's files are read while onChunk runs: their buffers go back to the workers after.
         const chunks: SearchChunk[] = [];
-        const streamed = await searcher.search(req, { onChunk: (c) => void chunks.push(c) });
-        const files = chunks.flatMap((c) => c.files.map(parseFile));
+        const files: FileResult[] = [];
+        const streamed = await searcher.search(req, {
+          onChunk: (c) => {
+            chunks.push(c);
+            files.push(...c.files.map(parseFile));
+          },
+        });
         const byName = (fs: FileResult[]) => fs.map((f) => JSON.stringify(f)).sort();
         assert.deepEqual(byName(files), byName(blocking.files), `workers ${workers}, ${query}`);
         assert.equal(streamed.stats.actualMatchCount, blocking.stats.actualMatchCount);
