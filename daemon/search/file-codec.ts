@@ -38,10 +38,10 @@ const pad8 = (n: number): number => (n + 7) & ~7;
  * A message of a worker in one buffer of its own (transferable): `value` packed with
  * msgpack (protocol.ts packr), then the files of `groups`. One buffer, not two: a second
  * transferred buffer per message cost ~10 % of the CPU of a rare literal's request under
- * 16 connections.
+ * 16 connections. `roomy`: a stream's message (its buffer comes back: messageBuffer).
  */
-export function packMessage(value: unknown, groups: ShapedFile[][]): Uint8Array<ArrayBuffer> {
-  return packFiles(groups, packr.pack(value));
+export function packMessage(value: unknown, groups: ShapedFile[][], roomy = false): Uint8Array<ArrayBuffer> {
+  return packFiles(groups, packr.pack(value), roomy);
 }
 
 /**
@@ -101,8 +101,12 @@ export function dropSpares(): void {
   spares.length = 0;
 }
 
-/** `size` bytes, not zeroed, in a buffer given back or a new one. */
-function messageBuffer(size: number): Buffer<ArrayBuffer> {
+/**
+ * `size` bytes, not zeroed, in a buffer given back or a new one: `roomy` (a stream's
+ * message, whose buffer comes back) of at least MESSAGE_MIN_BYTES, else of `size` (a
+ * blocking search's message is a few KB: 256 KB each under load was GC work).
+ */
+function messageBuffer(size: number, roomy: boolean): Buffer<ArrayBuffer> {
   for (let i = 0; i < spares.length; i++) {
     const b = spares[i]!;
     if (b.byteLength < size) continue;
@@ -110,12 +114,12 @@ function messageBuffer(size: number): Buffer<ArrayBuffer> {
     spares.pop();
     return Buffer.from(b, 0, size);
   }
-  const fresh = Buffer.allocUnsafeSlow(Math.max(size, MESSAGE_MIN_BYTES));
+  const fresh = Buffer.allocUnsafeSlow(roomy ? Math.max(size, MESSAGE_MIN_BYTES) : size);
   return Buffer.from(fresh.buffer, 0, size);
 }
 
 /** The packed value `head`, then the files of each group (a shard reply's, in order). */
-function packFiles(groups: ShapedFile[][], head: Uint8Array): Uint8Array<ArrayBuffer> {
+function packFiles(groups: ShapedFile[][], head: Uint8Array, roomy: boolean): Uint8Array<ArrayBuffer> {
   const base = pad8(8 + head.length);
   const strings = new Map<string, number>();
   const order: string[] = [];
@@ -142,7 +146,7 @@ function packFiles(groups: ShapedFile[][], head: Uint8Array): Uint8Array<ArrayBu
   for (const e of encoded) size += pad8(e.length);
   // Not zeroed (every byte read back is written; padding is never read): zeroing half a
   // megabyte per message was ~1 % of a stream's work.
-  const whole = messageBuffer(base + size);
+  const whole = messageBuffer(base + size, roomy);
   new Uint32Array(whole.buffer, 0, 1)[0] = head.length;
   whole.set(head, 8);
   const bytes = whole.subarray(base);

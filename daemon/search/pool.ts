@@ -59,8 +59,13 @@ class Run implements PoolRun {
     /** The packed SearchTask, kept for a worker that replaces one that died. */
     readonly body: Uint8Array,
     private readonly pool: SearchPool,
-    /** Posted to all workers, not only to those with the least to do (SearchPool.start). */
-    readonly everywhere: boolean,
+    /**
+     * A stream's (task.batch false): posted to all workers, not only to those with the
+     * least to do (SearchPool.start), and its messages' buffers go back to the workers once
+     * its sink has written their files (file-codec.ts). A blocking search keeps its files
+     * to the end, and its messages are small: their buffers are left to the collector.
+     */
+    readonly stream: boolean,
   ) {
     this.control = new Int32Array(controlBuffer);
     this.flag = new Int32Array(cancel);
@@ -192,7 +197,7 @@ export class SearchPool {
    * A stream goes to every worker: its throughput is the point, and it paces itself.
    */
   private targets(run: Run): Slot[] {
-    if (run.everywhere) return this.slots;
+    if (run.stream) return this.slots;
     const idle = this.slots.filter((s) => s.runs === 0);
     if (idle.length > 0) return idle;
     return [this.slots.reduce((a, b) => (b.runs < a.runs ? b : a))];
@@ -280,24 +285,24 @@ export class SearchPool {
       : startTsWorker(WORKER, { workerId: id }, SEARCH_WORKER_LIMITS);
     const slot: Slot = { worker, id, runs: 0 };
     slot.worker.unref();
-    // A message's buffer goes back to its worker once every file of it is written (a
-    // stream's sink releases them: file-codec.ts), or at once when nothing reads it.
+    // A stream's message buffer goes back to its worker once every file of it is written
+    // (the sink releases them: file-codec.ts), or at once when nothing reads it.
     const giveBack = (buffer: ArrayBuffer): void => {
       if (this.slots.includes(slot)) slot.worker.postMessage({ kind: 'recycle', buffer } satisfies ToWorker, [buffer]);
     };
     slot.worker.on('message', (msg: FromWorker) => {
       const run = this.runs.get(msg.run);
-      if (!run) return giveBack(msg.body.buffer as ArrayBuffer);
+      if (!run) return;
       if (msg.partial) {
         // Dropped once the shard is answered (a reply that overtook it: the search stopped).
-        if (run.settled(msg.shards[0]!) || !run.onPartial) return giveBack(msg.body.buffer as ArrayBuffer);
+        if (run.settled(msg.shards[0]!) || !run.onPartial) return;
         const { value, groups } = unpackMessage(msg.body, giveBack);
         const part = value as PartialReply;
         part.files = groups[0]!;
         run.onPartial(msg.shards[0]!, part);
         return;
       }
-      const { value, groups: files } = unpackMessage(msg.body, giveBack);
+      const { value, groups: files } = unpackMessage(msg.body, run.stream ? giveBack : undefined);
       const replies = value as ShardReply[];
       replies.forEach((r, k) => {
         if (r.status === 'done') r.files = files[k]!;

@@ -115,7 +115,7 @@ function partialSender(run: number, i: number, shard: Shard, repo: ResultRepo, t
         f.hit.lines = undefined;
         f.hit.chunks = undefined;
       }
-      const body = packMessage({ files: NO_FILES, repository: repo.info } satisfies PartialReply, [files]);
+      const body = packMessage({ files: NO_FILES, repository: repo.info } satisfies PartialReply, [files], true);
       messageSent();
       port.postMessage({ run, shards: [i], body, partial: true } satisfies FromWorker, [body.buffer]);
     },
@@ -210,10 +210,10 @@ function dropLines(reply: ShardReply): void {
 const NO_FILES: ShapedFile[] = [];
 
 /** Posts replies of shards: the replies packed, their files laid out after them (file-codec.ts). */
-function postReplies(run: number, shards: number[], replies: ShardReply[]): void {
+function postReplies(run: number, shards: number[], replies: ShardReply[], stream: boolean): void {
   const groups = replies.map((r) => (r.status === 'done' ? r.files : NO_FILES));
   for (const r of replies) if (r.status === 'done') r.files = NO_FILES;
-  const body = packMessage(replies, groups);
+  const body = packMessage(replies, groups, stream);
   messageSent();
   port.postMessage({ run, shards, body } satisfies FromWorker, [body.buffer]);
 }
@@ -233,13 +233,13 @@ function work(run: number, s: Known): void {
       answered.push(a);
     } else {
       dropLines(a.reply);
-      postReplies(run, [i], [a.reply]);
+      postReplies(run, [i], [a.reply], true);
     }
   }
   if (shardsDone.length > 0) {
     shapeBest(s.task, answered);
     for (const a of answered) dropLines(a.reply);
-    postReplies(run, shardsDone, answered.map((a) => a.reply));
+    postReplies(run, shardsDone, answered.map((a) => a.reply), false);
   }
   // Stopped, or every shard claimed: no resume will bring more. Otherwise the grant ran
   // out: a resume message comes when the searcher grants more (or stops the search).

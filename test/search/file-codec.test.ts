@@ -85,7 +85,7 @@ test('a message buffer goes back once all its files are released, and the next m
   // Recycled, the buffer takes the next message that fits; the files read right.
   recycle(given[0]!);
   const next = [[file(r, 4)]];
-  const again = packMessage(null, next);
+  const again = packMessage(null, next, true);
   assert.equal(again.buffer, bytes.buffer, 'packed into the buffer given back');
   assert.deepEqual(fields(unpackMessage(again).groups[0]![0]!), fields(next[0]![0]!));
   // Taken: a further message gets a buffer of its own.
