@@ -307,10 +307,12 @@ export class WordsBuilder {
       if (need > b.size) c.arena.resize(b, Math.max(need, Math.ceil(b.size * 1.5)), keep);
     };
     grow(this.#entries, (used + most) * 16, used * 16);
-    grow(this.#arena, arenaUsed + n, arenaUsed);
+    // (+ 8: words.ts reads a word's last 8 bytes whole.)
+    grow(this.#arena, arenaUsed + n + 8, arenaUsed);
     grow(this.#pairs, (this.#pairsLen + most) * 4, this.#pairsLen * 4);
     if (2 * (used + most) > this.#mask + 1) this.#rehash(used, used + most);
-    const base = c.scratch(n);
+    // (+ 64: words.ts reads the document 64 bytes at a time.)
+    const base = c.scratch(n + 64);
     c.u8.set(content, base);
     const k = c.ex.distinctWords(base, n, docId, this.#slots.off, this.#mask, this.#entries.off, this.#arena.off, this.#state.off, this.#pairs.off + this.#pairsLen * 4) >>> 0;
     this.#pairsLen += k;
@@ -330,10 +332,11 @@ export class WordsBuilder {
   }
 
   /**
-   * Finishes: the words found in at least `minDocs` documents, in byte order, each with its
-   * document count and the offset of its list in `blob`.
+   * Finishes: the words found in at least `minDocs` documents, in byte order: their bytes
+   * one after the other (word i is wordBytes[wordOff[i], wordOff[i + 1])), each word's
+   * document count, and the offset of its list in `blob`.
    */
-  finish(minDocs: number): { words: Buffer[]; counts: Uint32Array; offsets: Uint32Array; blob: Uint8Array } {
+  finish(minDocs: number): { wordBytes: Buffer; wordOff: Uint32Array; counts: Uint32Array; offsets: Uint32Array; blob: Uint8Array } {
     if (!this.#live) throw new Error('WordsBuilder: already finished or disposed');
     try {
       const c = this.#core;
@@ -341,25 +344,42 @@ export class WordsBuilder {
       const pairs = c.u32.subarray(this.#pairs.off / 4, this.#pairs.off / 4 + this.#pairsLen);
       const perWord = new Uint32Array(used);
       for (let i = 0; i < pairs.length; i++) perWord[pairs[i]!]!++;
-      const kept: Array<{ entry: number; word: Buffer }> = [];
+      // Sorted as latin1 strings (words are ASCII: their order is their bytes'), each
+      // followed by "\0" and its entry in three chars: no word holds "\0", so the tail never
+      // decides the order, and a sort without a comparator compares them natively. A Buffer
+      // per word and Buffer.compare took ~0.4 s of a 100 MB shard of Linux (235 k words);
+      // this ~0.1 s.
       const e32 = this.#entries.off / 4;
+      const memory = Buffer.from(c.u8.buffer, c.u8.byteOffset, c.u8.byteLength);
+      const keys: string[] = [];
       for (let e = 0; e < used; e++) {
         if (perWord[e]! < minDocs) continue;
         const off = this.#arena.off + c.u32[e32 + 4 * e + 1]!;
-        kept.push({ entry: e, word: Buffer.from(c.u8.subarray(off, off + c.u32[e32 + 4 * e + 2]!)) });
+        keys.push(memory.toString('latin1', off, off + c.u32[e32 + 4 * e + 2]!) + String.fromCharCode(0, (e >>> 16) & 0xff, (e >>> 8) & 0xff, e & 0xff));
       }
-      kept.sort((a, b) => Buffer.compare(a.word, b.word));
+      keys.sort();
+      const kept = keys.length;
+      const wordOff = new Uint32Array(kept + 1);
+      const entryOf = new Uint32Array(kept);
+      for (let i = 0; i < kept; i++) {
+        const k = keys[i]!;
+        const n = k.length;
+        entryOf[i] = (k.charCodeAt(n - 3) << 16) | (k.charCodeAt(n - 2) << 8) | k.charCodeAt(n - 1);
+        wordOff[i + 1] = wordOff[i]! + n - 4;
+      }
+      const wordBytes = Buffer.allocUnsafe(wordOff[kept]!);
+      for (let i = 0; i < kept; i++) wordBytes.write(keys[i]!, wordOff[i]!, wordOff[i + 1]! - wordOff[i]!, 'latin1');
       // Each kept word's list: its documents, ascending, found by walking the pairs.
       const rank = new Int32Array(used).fill(-1);
-      const counts = new Uint32Array(kept.length);
-      const start = new Uint32Array(kept.length + 1);
-      kept.forEach((k, i) => {
-        rank[k.entry] = i;
-        counts[i] = perWord[k.entry]!;
+      const counts = new Uint32Array(kept);
+      const start = new Uint32Array(kept + 1);
+      for (let i = 0; i < kept; i++) {
+        rank[entryOf[i]!] = i;
+        counts[i] = perWord[entryOf[i]!]!;
         start[i + 1] = start[i]! + counts[i]!;
-      });
-      const docs = new Uint32Array(start[kept.length]!);
-      const fill = start.slice(0, kept.length);
+      }
+      const docs = new Uint32Array(start[kept]!);
+      const fill = start.slice(0, kept);
       for (let d = 0, i = 0; d < this.#numDocs; d++) {
         for (const stop = i + this.#docCounts[d]!; i < stop; i++) {
           const r = rank[pairs[i]!]!;
@@ -383,7 +403,7 @@ export class WordsBuilder {
       } finally {
         for (const b of [docsBlock, countsBlock, blobBlock, offsetsBlock]) a.free(b);
       }
-      return { words: kept.map((k) => k.word), counts, offsets, blob };
+      return { wordBytes, wordOff, counts, offsets, blob };
     } finally {
       this.dispose();
     }

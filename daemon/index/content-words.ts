@@ -56,8 +56,8 @@ export function isListableWord(bytes: Uint8Array): boolean {
 
 /** The section of a builder's words (WordsBuilder.finish). */
 export function encodeContentWords(built: ReturnType<WordsBuilder['finish']>, minDocs: number): Uint8Array {
-  const n = built.words.length;
-  const wordBytes = built.words.reduce((s, w) => s + w.length, 0);
+  const n = built.counts.length;
+  const wordBytes = built.wordBytes.length;
   const arrays = 4 * ((n + 1) + n + (n + 1));
   const out = new Uint8Array(HEADER + arrays + pad4(wordBytes) + built.blob.length);
   const u32 = new Uint32Array(out.buffer, 0, (HEADER + arrays) / 4);
@@ -67,16 +67,11 @@ export function encodeContentWords(built: ReturnType<WordsBuilder['finish']>, mi
   const wordOff = 4;
   const count = wordOff + n + 1;
   const listOff = count + n;
-  let w = HEADER + arrays;
-  for (let i = 0; i < n; i++) {
-    u32[wordOff + i] = w - HEADER - arrays;
-    out.set(built.words[i]!, w);
-    w += built.words[i]!.length;
-    u32[count + i] = built.counts[i]!;
-    u32[listOff + i] = built.offsets[i]!;
-  }
-  u32[wordOff + n] = wordBytes;
+  u32.set(built.wordOff, wordOff);
+  u32.set(built.counts, count);
+  u32.set(built.offsets, listOff);
   u32[listOff + n] = built.blob.length;
+  out.set(built.wordBytes, HEADER + arrays);
   out.set(built.blob, HEADER + arrays + pad4(wordBytes));
   return out;
 }

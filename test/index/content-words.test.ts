@@ -42,6 +42,22 @@ test('what a word is', () => {
   }
 });
 
+test('words are found wherever they lie against the 64-byte windows the core reads', () => {
+  // A word starting, ending or crossing at every offset around a window's edge, documents
+  // ending inside a word and right after one, and words of 63-65 bytes across two windows.
+  for (let at = 56; at <= 72; at++) {
+    for (const word of ['abc', 'mutex_unlock', 'x'.repeat(63), 'y'.repeat(64), 'z'.repeat(65)]) {
+      for (const after of ['', ' ', ';'.repeat(70)]) {
+        const text = '.'.repeat(at) + word + after;
+        const words = new ContentWords(Buffer.from(contentWordsOf([Buffer.from(text), Buffer.from(`(${word})`)], 1)));
+        const listed = word.length <= 64;
+        assert.equal(words.size, listed ? 1 : 0, `${at} ${word.length} ${after.length}`);
+        if (listed) assert.deepEqual([...(words.docsWith(Buffer.from(word)) ?? [])], [0, 1], `${at} ${word.length} ${after.length}`);
+      }
+    }
+  }
+});
+
 test('every listed word lists exactly the documents holding it, and only words in minDocs documents are listed', () => {
   const rnd = prng(77);
   const alphabet = 'abAB_01 ;\n(é';
