@@ -49,6 +49,8 @@ export async function indexCommand(argv: string[]): Promise<number> {
             process.stderr.write(`${progressLine(path, p.files, p.totalFiles)} ${formatCount(p.files)}/${formatCount(p.totalFiles)} files, ${formatBytes(p.bytes)}`);
           }
         : undefined,
+      // The content is searchable by now; the symbols come shard by shard.
+      onSymbolsProgress: tty ? (p) => process.stderr.write(`${progressLine(path, p.shards, p.totalShards)} content searchable; symbols ${p.shards}/${p.totalShards} shards`) : undefined,
     });
     if (tty) process.stderr.write('\r\x1b[K');
     process.stdout.write(summaryLine(summary) + '\n');
@@ -67,7 +69,7 @@ export function summaryLine(s: IndexSummary): string {
     `${formatCount(s.skipped)} skipped${reasons ? ` (${reasons})` : ''}, ` +
     `${formatCount(s.symbols)} symbols${s.symbolFailures ? ` (ctags failed on ${formatCount(s.symbolFailures)} files)` : ''}, ` +
     `${s.shards} shard${s.shards === 1 ? '' : 's'} written (${s.totalShards} in the index), ` +
-    `${s.seconds.toFixed(1)} s, ${mbps.toFixed(1)} MB/s`
+    `${s.seconds.toFixed(1)} s${s.contentSeconds !== undefined ? ` (content searchable after ${s.contentSeconds.toFixed(1)} s)` : ''}, ${mbps.toFixed(1)} MB/s`
   );
 }
 

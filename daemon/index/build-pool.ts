@@ -3,6 +3,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { BuildReply, BuildRequest } from './build-worker.ts';
 import type { ShardFile, ShardJob, ShardResult } from './shard-builder.ts';
+import type { SymbolsJob, SymbolsResult } from './symbols-pass.ts';
 
 export type BuildResult = Omit<ShardResult, 'path'>;
 
@@ -125,6 +126,10 @@ export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worke
             fail(new Error(msg.message));
             return;
           }
+          if (msg.type !== 'done') {
+            fail(new Error(`build worker answered a shard job with ${msg.type}`));
+            return;
+          }
           const { id, type: _type, ...result } = msg;
           results[id] = result;
           if (exhausted && active === 0) resolvePool();
@@ -137,4 +142,44 @@ export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worke
     await iterator.return?.();
   }
   return results;
+}
+
+/**
+ * Adds the symbols to shards built without them (symbols-pass.ts) on the worker threads, a
+ * shard at a time per thread; `onShard` hears of each one done. The results in job order.
+ */
+export function runSymbolsPool(jobs: SymbolsJob[], workers: Worker[], onShard?: (done: number) => void): Promise<SymbolsResult[]> {
+  const results: SymbolsResult[] = [];
+  return new Promise((resolvePool, rejectPool) => {
+    let next = 0;
+    let done = 0;
+    let failed = false;
+    if (jobs.length === 0) return resolvePool(results);
+    const dispatch = (worker: Worker): void => {
+      if (failed || next >= jobs.length) return;
+      const id = next++;
+      worker.postMessage({ id, symbols: jobs[id]! } satisfies BuildRequest);
+    };
+    for (const worker of workers) {
+      worker.removeAllListeners('message').removeAllListeners('error');
+      worker.on('error', (err) => {
+        failed = true;
+        rejectPool(err);
+      });
+      worker.on('message', (msg: BuildReply) => {
+        if (failed) return;
+        if (msg.type !== 'symbols-done') {
+          failed = true;
+          rejectPool(new Error(msg.type === 'error' ? msg.message : `build worker answered a symbols job with ${msg.type}`));
+          return;
+        }
+        const { id, type: _type, ...result } = msg;
+        results[id] = result;
+        onShard?.(++done);
+        if (done === jobs.length) resolvePool(results);
+        else dispatch(worker);
+      });
+      dispatch(worker);
+    }
+  });
 }

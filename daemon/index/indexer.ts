@@ -19,7 +19,8 @@ import type { CodeHostType } from '../repos/hosts/types.ts';
 import { walkDirectory } from '../repos/walk.ts';
 import { displayName } from '../repos/web-urls.ts';
 import { writeMembershipFile } from './branch-set.ts';
-import { blobShards, cutShards, runBuildPool, type BuildResult } from './build-pool.ts';
+import { blobShards, cutShards, runBuildPool, runSymbolsPool, type BuildResult } from './build-pool.ts';
+import { ctagsAvailable } from '../symbols/ctags.ts';
 import { acquireLock } from '../runtime/lock-file.ts';
 import { removeLeftoverTemps } from '../runtime/owner.ts';
 import { shardsDir, syncFiles } from './data-dir.ts';
@@ -85,6 +86,8 @@ export interface IndexOptions {
   /** Build only what changed since the previous index, when possible (default true). */
   incremental?: boolean;
   onProgress?: (p: { files: number; totalFiles: number; bytes: number }) => void;
+  /** After the content of a full build is searchable, the symbols pass's shards done (symbolsLater). */
+  onSymbolsProgress?: (p: { shards: number; totalShards: number }) => void;
 }
 
 export type IndexMode = 'full' | 'delta' | 'unchanged';
@@ -111,6 +114,11 @@ export interface IndexSummary {
   shards: number;
   totalShards: number;
   seconds: number;
+  /**
+   * A full build whose symbols came after its content (symbolsLater): when the content was
+   * committed, and searchable, in seconds from the run's start.
+   */
+  contentSeconds?: number;
   /** Symbol definitions extracted by universal-ctags in this run. */
   symbols: number;
   /** Files ctags failed or timed out on: indexed, without symbols. */
@@ -220,8 +228,54 @@ class Run {
     const listed = await walkDirectory(root, (path, err) => listErrors.push(`${path}: ${err.message}`));
     const refs: GitRef[] = [{ name: 'HEAD', kind: 'branch', commit: '' }];
     const groups = cutShards(listed.map((f) => ({ path: f.path, size: f.size, absPath: f.absPath })), this.target, this.maxFileSize);
-    const built = await this.build(refs, fromArray(groups), listed.length);
-    return this.commitFull(refs, built, listErrors.length, this.damageReason());
+    const later = this.symbolsLater(listed.length);
+    const built = await this.build(refs, fromArray(groups), listed.length, false, later ? false : this.options.symbols);
+    return this.finishFull(refs, built, listErrors.length, this.damageReason(), later);
+  }
+
+  /**
+   * Whether a full build of `files` files builds its content first, commits it (searchable
+   * at once), and adds the symbols after (symbolsPass): when symbols are wanted, ctags is
+   * there, and the build is large enough for build threads (a small one takes the symbols
+   * inline: a second pass would cost more than it saves).
+   */
+  private symbolsLater(files: number): boolean {
+    return this.options.symbols !== false && files > INLINE_BUILD_FILES && ctagsAvailable();
+  }
+
+  /** Commits a full build; with `later`, its content first, then the symbols pass's shards. */
+  private async finishFull(refs: GitRef[], built: Built, listErrors: number, fullReason: string | undefined, later: boolean): Promise<IndexSummary> {
+    const { summary, manifest } = this.commitFull(refs, built, listErrors, fullReason, later);
+    if (!later) return summary;
+    summary.contentSeconds = summary.seconds;
+    const symbols = await this.symbolsPass(manifest);
+    summary.symbols = symbols.symbolCount;
+    summary.symbolFailures = symbols.symbolFailures;
+    summary.seconds = (performance.now() - this.started) / 1000;
+    return summary;
+  }
+
+  /**
+   * Adds the symbols to the shards of `manifest` (committed without them) on build threads
+   * (symbols-pass.ts), into generation + 1, and commits that: the content shards retire.
+   * Fails (its files removed by discard(), the content left serving) if a shard does.
+   */
+  private async symbolsPass(manifest: Manifest): Promise<{ symbolCount: number; symbolFailures: number }> {
+    const generation = this.generation + 1;
+    const jobs = manifest.shards.map((s, i) => ({ from: join(this.dir, s.file), finalPath: join(this.dir, `g${generation}-${i}${SHARD_EXT}`) }));
+    const workers = Array.from({ length: Math.max(1, Math.min(jobs.length, this.options.workers ?? availableParallelism())) }, () => startTsWorker(BUILD_WORKER));
+    let results;
+    this.options.onSymbolsProgress?.({ shards: 0, totalShards: jobs.length });
+    try {
+      results = await runSymbolsPool(jobs, workers, (done) => this.options.onSymbolsProgress?.({ shards: done, totalShards: jobs.length }));
+    } finally {
+      await Promise.all(workers.map((w: Worker) => w.terminate()));
+    }
+    const names = jobs.map((j) => basename(j.finalPath));
+    await syncFiles(this.dir, names);
+    const { retired: _retired, indexVersion: _indexVersion, symbolsPending: _pending, ...rest } = manifest;
+    commitManifest(this.options.dataDir, { ...rest, generation, shards: manifest.shards.map((s, i) => ({ ...s, file: names[i]! })) }, manifest);
+    return { symbolCount: results.reduce((n, r) => n + r.symbolCount, 0), symbolFailures: results.reduce((n, r) => n + r.symbolFailures, 0) };
   }
 
   /** The full build's reason when the previous index is damaged. */
@@ -236,9 +290,13 @@ class Run {
    */
   discard(): void {
     const m = loadManifest(this.options.dataDir, this.repoId);
-    if (m && !('unreadable' in m) && m.generation === this.generation) return;
-    const mine = `g${this.generation}-`;
-    for (const name of readdirSync(this.dir)) if (name.startsWith(mine)) rmSync(join(this.dir, name), { force: true });
+    const committed = m && !('unreadable' in m) ? m.generation : -1;
+    // This run's generations: its build's, and its symbols pass's (symbolsPass) after it.
+    for (const generation of [this.generation, this.generation + 1]) {
+      if (committed >= generation) continue;
+      const mine = `g${generation}-`;
+      for (const name of readdirSync(this.dir)) if (name.startsWith(mine)) rmSync(join(this.dir, name), { force: true });
+    }
   }
 
   async git(git: GitSource): Promise<IndexSummary> {
@@ -247,6 +305,9 @@ class Run {
     let fullReason: string | undefined;
     if (this.damage !== undefined) {
       fullReason = this.damageReason();
+    } else if (prev?.version === 2 && prev.symbolsPending && this.options.symbols !== false) {
+      // The run that built them was stopped before its symbols pass committed.
+      fullReason = 'the previous build did not finish adding its symbols';
     } else if (prev?.version === 2 && prev.shards.length > 0 && incremental) {
       if (sameRefs(prev.refs, git.refs)) {
         // Nothing moved: the shards stand; only the repository's metadata may have changed.
@@ -261,8 +322,9 @@ class Run {
       fullReason = 'incremental indexing is off';
     }
     const files = (await git.versions()).map((v) => ({ path: v.path, oid: v.oid, branches: v.refs }));
-    const built = await this.build(git.refs, blobShards(files, (oid) => git.readBlob(oid), this.target, this.maxFileSize), files.length);
-    return this.commitFull(git.refs, built, 0, fullReason);
+    const later = this.symbolsLater(files.length);
+    const built = await this.build(git.refs, blobShards(files, (oid) => git.readBlob(oid), this.target, this.maxFileSize), files.length, false, later ? false : this.options.symbols);
+    return this.finishFull(git.refs, built, 0, fullReason, later);
   }
 
   /** The reason to build in full instead, or undefined when a delta run is within bounds. */
@@ -310,7 +372,7 @@ class Run {
     return this.summary('delta', git.refs, built.results, manifest, undefined, plan.added.length);
   }
 
-  private commitFull(refs: GitRef[], built: Built, listErrors: number, fullReason?: string): IndexSummary {
+  private commitFull(refs: GitRef[], built: Built, listErrors: number, fullReason: string | undefined, symbolsPending: boolean): { summary: IndexSummary; manifest: Manifest } {
     const shards = this.entries(built, false);
     const skipped = built.results.reduce((n, r) => n + r.skipped.length, 0) + listErrors;
     const manifest = this.commit({
@@ -325,13 +387,14 @@ class Run {
       contentBytes: shards.reduce((n, s) => n + s.contentBytes, 0),
       skipped,
       baseGeneration: this.generation,
+      ...(symbolsPending ? { symbolsPending: true as const } : {}),
     });
     const summary = this.summary('full', refs, built.results, manifest, fullReason, built.results.reduce((n, r) => n + r.docCount + r.skipped.length, 0));
     if (listErrors > 0) {
       summary.skipped += listErrors;
       summary.skippedByReason.unreadable = (summary.skippedByReason.unreadable ?? 0) + listErrors;
     }
-    return summary;
+    return { summary, manifest };
   }
 
   private commit(next: Omit<Manifest, 'retired'>): Manifest {
@@ -346,7 +409,7 @@ class Run {
   }
 
   /** Builds the groups into shards `g<generation>-<n>`. */
-  private async build(refs: GitRef[], groups: AsyncIterable<ShardFile[]>, totalFiles: number, delta = false): Promise<Built> {
+  private async build(refs: GitRef[], groups: AsyncIterable<ShardFile[]>, totalFiles: number, delta = false, symbols = this.options.symbols): Promise<Built> {
     const names: string[] = [];
     const meta: ShardRepoMeta = {
       name: this.repo.name,
@@ -362,7 +425,6 @@ class Run {
       visibility: this.repo.visibility,
     };
     const { dir, generation, maxFileSize, maxTrigrams, indexedAt } = this;
-    const symbols = this.options.symbols;
     const branches = refs.map((r) => r.name);
     async function* jobs(): AsyncIterable<ShardJob> {
       for await (const group of groups) {

@@ -110,6 +110,12 @@ export interface Manifest {
   retired: Array<{ file: string; at: number }>;
   /** The index-version its commit wrote right after it (repairMissedBump); absent in older manifests. */
   indexVersion?: string;
+  /**
+   * The shards were built without their symbols, which the same run is adding
+   * (indexer.ts symbolsPass: it commits the next generation, without this). Left by a
+   * run stopped before that: the next run builds in full.
+   */
+  symbolsPending?: true;
 }
 
 /** Manifests of version 1 (before branches): shard names only; the shards carry the rest. */

@@ -10,17 +10,15 @@ import { encodeContentWords, WORD_MIN_DOCS } from './content-words.ts';
 import { encodeBranchLists } from './branch-set.ts';
 import { compareStaticRank, staticRankKey } from './file-class.ts';
 import { detectLanguage } from './language.ts';
-import { ctagsAvailable, extractSymbols, type SymbolDef } from '../symbols/ctags.ts';
-import { nameStarts } from '../symbols/name-range.ts';
-import { REC_NAME_OFF, REC_START, encodeSymbolIndex } from './symbol-index.ts';
+import { ctagsAvailable } from '../symbols/ctags.ts';
+import { SymbolSections } from './symbol-sections.ts';
 import {
   DOC_FLAG_ASCII_FOLDS_ONLY,
   DOC_FLAG_CRLF,
   DOC_RECORD_SIZE,
-  NO_KIND,
   OID_SIZE,
-  SYMBOL_RECORD_SIZE,
   SectionKind,
+  ngramTable,
   type ShardMeta,
   type ShardRepoMeta,
   type SkippedFile,
@@ -69,16 +67,17 @@ export interface ShardResult {
 export type ProgressFn = (files: number, bytes: number) => void;
 
 const PROGRESS_EVERY_FILES = 256;
-/** Content handed to one ctags process: large enough to amortise its start, small enough to bound memory. */
-const SYMBOL_BATCH_BYTES = 32 * 1024 * 1024;
 // 2: documents in static-rank order (file-class.ts) rather than path order.
 const BUILDER = 'trawl-shard-builder/2';
-/** Longest symbol or parent name stored (nameLen is a u16). */
-const MAX_NAME_BYTES = 0xffff;
 
 // Shared structures are not used: each META section is self-describing (records carry
 // their own structure definitions inline), so a reader needs nothing but the section.
 const packr = new Packr({ useRecords: true });
+
+/** A shard's meta section (the symbols pass writes it again with the symbols' kinds). */
+export function packMeta(meta: ShardMeta): Uint8Array {
+  return packr.pack(meta);
+}
 
 export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult {
   const writer = new ShardWriter(job.finalPath);
@@ -100,31 +99,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     let doneFiles = 0;
     let doneBytes = 0;
     const withSymbols = job.symbols !== false && ctagsAvailable();
-    const symbols: SymbolDef[][] = [];
-    let symbolFailures = 0;
-    // Every definition's name and where it is in its file, in record order (documents are
-    // flushed in order), for the symbol index.
-    const recordNames: string[] = [];
-    const recordStarts: number[] = [];
-    let batch: Array<{ doc: number; path: string; content: Uint8Array }> = [];
-    let batchBytes = 0;
-    const flushSymbols = () => {
-      if (batch.length === 0) return;
-      const r = extractSymbols(batch);
-      batch.forEach((b, i) => {
-        const defs = r.symbols[i]!;
-        symbols[b.doc] = defs;
-        const names = defs.map((x) => storedName(x.name));
-        const starts = nameStarts(Buffer.from(b.content.buffer, b.content.byteOffset, b.content.length), defs.map((x) => x.line), names);
-        for (let j = 0; j < names.length; j++) {
-          recordNames.push(names[j]!);
-          recordStarts.push(starts[j]!);
-        }
-      });
-      symbolFailures += r.failed + r.timedOut;
-      batch = [];
-      batchBytes = 0;
-    };
+    const symbols = new SymbolSections(withSymbols);
 
     for (const file of staticOrder(job.files)) {
       doneFiles++;
@@ -183,14 +158,8 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
         flags: (buf.indexOf('\r\n') !== -1 ? DOC_FLAG_CRLF : 0) | (contentBuilder.lastFoldsToAscii ? 0 : DOC_FLAG_ASCII_FOLDS_ONLY),
       });
       contentBytes += content.length;
-      if (withSymbols) {
-        // A copy: `content` may be the reused read buffer (and Buffer#slice would not copy).
-        batch.push({ doc: docId, path: file.path, content: new Uint8Array(content) });
-        batchBytes += content.length;
-        if (batchBytes >= SYMBOL_BATCH_BYTES) flushSymbols();
-      }
+      symbols.add(docId, file.path, content);
     }
-    flushSymbols();
     onProgress?.(doneFiles, doneBytes);
 
     // The skipped list keeps the order the files were given in (path order), not the documents'.
@@ -218,20 +187,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       throw err;
     }
 
-    // The distinct names, sorted, with their definitions (symbol-index.ts); the records
-    // point into them; their trigrams, by block of names, for the sym: prefilter.
-    const symbolIndex = encodeSymbolIndex(recordNames);
-    const symbolKinds: string[] = [];
-    const symbolSection = encodeSymbols(docs.length, symbols, symbolKinds, symbolIndex.nameOffOf, recordStarts);
-    const symbolBuilder = new PostingsBuilder({ expectedBytes: symbolIndex.section.length });
-    let symbolPostings;
-    try {
-      symbolIndex.blocks.forEach((block, b) => symbolBuilder.addContent(b, block, 0x7fffffff));
-      symbolPostings = symbolBuilder.finish();
-    } catch (err) {
-      symbolBuilder.dispose();
-      throw err;
-    }
+    const builtSymbols = symbols.finish(docs.length);
 
     const docTable = Buffer.alloc(docs.length * DOC_RECORD_SIZE);
     let nameOff = 0;
@@ -263,8 +219,8 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       maxFileSize: job.maxFileSize,
       maxTrigrams: job.maxTrigrams,
       builder: BUILDER,
-      symbolKinds,
-      symbolFailures,
+      symbolKinds: builtSymbols.kinds,
+      symbolFailures: builtSymbols.failures,
       symbolsIndexed: withSymbols,
     };
     const hashes = new Uint32Array(docHashes);
@@ -276,17 +232,13 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       [SectionKind.ContentFollow, contentPostings.follow],
       [SectionKind.NameNgrams, ngramTable(namePostings)],
       [SectionKind.NamePostings, namePostings.blob],
-      [SectionKind.Symbols, symbolSection],
-      [SectionKind.SymbolNgrams, ngramTable(symbolPostings)],
-      [SectionKind.SymbolPostings, symbolPostings.blob],
+      ...builtSymbols.sections,
       [SectionKind.Branches, encodeBranchLists({ names: job.branches, lists: branchDocs.map((l) => Uint32Array.from(l)) })],
       [SectionKind.Oids, oidTable],
-      [SectionKind.SymbolIndex, symbolIndex.section],
       [SectionKind.ContentWords, contentWords],
-      [SectionKind.Meta, packr.pack(meta)],
+      [SectionKind.Meta, packMeta(meta)],
     ]));
-    const symbolCount = symbols.reduce((n, l) => n + (l?.length ?? 0), 0);
-    return { path: job.finalPath, docCount: docs.length, contentBytes, totalBytes: doneBytes, skipped, symbolCount, symbolFailures };
+    return { path: job.finalPath, docCount: docs.length, contentBytes, totalBytes: doneBytes, skipped, symbolCount: builtSymbols.count, symbolFailures: builtSymbols.failures };
   } catch (err) {
     contentBuilder?.dispose();
     wordsBuilder?.dispose();
@@ -335,76 +287,4 @@ function readInto(path: string, maxFileSize: number): Uint8Array {
   } finally {
     closeSync(fd);
   }
-}
-
-/**
- * The symbols section (layout in shard-reader.ts, version 4 records in symbol-index.ts):
- * counts, each document's first symbol, 24-byte records, then the parents' names. A
- * record's name is at nameOffOf[record] in the symbol index.
- */
-function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[], nameOffOf: Uint32Array, starts: readonly number[]): Uint8Array {
-  const kindIndex = new Map<string, number>();
-  const kindOf = (k: string): number => {
-    let i = kindIndex.get(k);
-    if (i === undefined) {
-      i = kinds.length < NO_KIND ? kinds.length : NO_KIND - 1; // more than 254 kinds: the last one is shared
-      if (kinds.length < NO_KIND) kinds.push(k);
-      kindIndex.set(k, i);
-    }
-    return i;
-  };
-  const count = perDoc.reduce((n, l) => n + (l?.length ?? 0), 0);
-  const strings: Buffer[] = [];
-  let stringBytes = 0;
-  const head = Buffer.alloc(8 + 4 * (docCount + 1));
-  head.writeUInt32LE(docCount, 0);
-  head.writeUInt32LE(count, 4);
-  const records = Buffer.alloc(count * SYMBOL_RECORD_SIZE);
-  let r = 0;
-  const addString = (text: string): [number, number] => {
-    const b = Buffer.from(text, 'utf8').subarray(0, MAX_NAME_BYTES);
-    strings.push(b);
-    stringBytes += b.length;
-    return [stringBytes - b.length, b.length];
-  };
-  for (let d = 0; d < docCount; d++) {
-    head.writeUInt32LE(r, 8 + 4 * d);
-    for (const s of perDoc[d] ?? []) {
-      const o = r * SYMBOL_RECORD_SIZE;
-      records.writeUInt32LE(nameOffOf[r]!, o + REC_NAME_OFF);
-      records.writeUInt32LE(starts[r]!, o + REC_START);
-      records.writeUInt8(kindOf(s.kind), o + 22);
-      records.writeUInt8(s.parent ? kindOf(s.parent.kind) : NO_KIND, o + 23);
-      records.writeUInt32LE(s.line, o + 8);
-      records.writeUInt32LE(Math.max(s.line, s.endLine), o + 12);
-      const [parentOff, parentLen] = s.parent ? addString(s.parent.name) : [0, 0];
-      records.writeUInt32LE(parentOff, o + 16);
-      records.writeUInt16LE(parentLen, o + 20);
-      r++;
-    }
-  }
-  head.writeUInt32LE(r, 8 + 4 * docCount);
-  return Buffer.concat([head, records, ...strings]);
-}
-
-/**
- * A definition's name as stored: at most 0xffff bytes (cut, then decoded as UTF-8 as a
- * version 3 reader gave it back), which is what sym: matches.
- */
-function storedName(name: string): string {
-  // At most 3 bytes per UTF-16 unit: a short name is within the limit.
-  if (name.length * 3 <= MAX_NAME_BYTES) return name;
-  const b = Buffer.from(name, 'utf8');
-  return b.length <= MAX_NAME_BYTES ? name : b.subarray(0, MAX_NAME_BYTES).toString('utf8');
-}
-
-/** n, 0, ids[n], counts[n], offsets[n] as little-endian u32 (see shard-reader.ts). */
-function ngramTable(p: { ids: Uint32Array; counts: Uint32Array; offsets: Uint32Array }): Uint8Array {
-  const n = p.ids.length;
-  const out = new Uint32Array(2 + 3 * n);
-  out[0] = n;
-  out.set(p.ids, 2);
-  out.set(p.counts, 2 + n);
-  out.set(p.offsets, 2 + 2 * n);
-  return new Uint8Array(out.buffer);
 }

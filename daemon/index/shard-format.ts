@@ -176,3 +176,14 @@ export interface ShardMeta {
   /** False when ctags was not available: sym: cannot match in this shard. */
   symbolsIndexed: boolean;
 }
+
+/** An n-gram table section: n, 0, ids[n], counts[n], offsets[n] as little-endian u32 (see shard-reader.ts). */
+export function ngramTable(p: { ids: Uint32Array; counts: Uint32Array; offsets: Uint32Array }): Uint8Array {
+  const n = p.ids.length;
+  const out = new Uint32Array(2 + 3 * n);
+  out[0] = n;
+  out.set(p.ids, 2);
+  out.set(p.counts, 2 + n);
+  out.set(p.offsets, 2 + 2 * n);
+  return new Uint8Array(out.buffer);
+}

@@ -330,6 +330,8 @@ export class Shard {
   readonly sectionBytes: ReadonlyMap<string, number>;
   /** The whole mapping; the sections below are views into it. */
   private readonly map: Buffer;
+  /** The table of contents: each section's place and checksum. */
+  private readonly toc: Map<SectionKind, Section>;
   private readonly symbols: Buffer;
   private readonly symbolCount: number;
   private readonly symbolStrings: Buffer;
@@ -352,6 +354,7 @@ export class Shard {
     this.fileSize = map.length;
     this.version = map.length >= 12 ? map.readUInt32LE(8) : 0;
     const sections = readToc(path, map, map.length);
+    this.toc = sections;
     this.sectionBytes = new Map([...sections].map(([kind, s]) => [SECTION_NAMES[kind]!, s.length]));
     const section = (kind: SectionKind): Buffer => {
       const s = sections.get(kind)!;
@@ -745,6 +748,14 @@ export class Shard {
    * The document's bytes: a view into the mapping, checked against its checksum the first
    * time it is read. Throws ShardError when the bytes are corrupt.
    */
+  /**
+   * Every section's bytes (views of the mapping) and checksum, as the file holds them: what
+   * the symbols pass copies into the shard it writes with symbols added (symbols-pass.ts).
+   */
+  rawSections(): Map<SectionKind, { bytes: Buffer; hash: number }> {
+    return new Map([...this.toc].map(([kind, s]) => [kind, { bytes: this.map.subarray(s.offset, s.offset + s.length), hash: s.hash }]));
+  }
+
   contentOf(doc: number): Buffer {
     const o = doc * DOC_RECORD_SIZE;
     const off = this.docs.readUInt32LE(o + 8);

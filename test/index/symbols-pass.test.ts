@@ -1,0 +1,121 @@
+// Content first, symbols after (symbols-pass.ts, indexer.ts symbolsLater): a shard built
+// without symbols and given them by the pass is byte for byte the shard built with them;
+// a full build large enough for build threads commits its content (searchable, symbols
+// pending) before the pass commits the next generation with the symbols; a run stopped in
+// between leaves the content serving, and a git repository's next run builds in full.
+
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { shardsDir } from '../../daemon/index/data-dir.ts';
+import { loadManifest, type Manifest } from '../../daemon/index/manifest.ts';
+import { buildShard, type ShardJob } from '../../daemon/index/shard-builder.ts';
+import { Shard } from '../../daemon/index/shard-reader.ts';
+import { addSymbols } from '../../daemon/index/symbols-pass.ts';
+import { Searcher } from '../../daemon/search/searcher.ts';
+import { ctagsAvailable } from '../../daemon/symbols/ctags.ts';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
+import { tempDir } from '../helpers/corpus.ts';
+import { TestRepo } from '../helpers/git.ts';
+
+const dir = tempDir('symbols-pass');
+after(() => dir.cleanup());
+const skip = !ctagsAvailable() && 'universal-ctags is not installed';
+
+function cFile(i: number): string {
+  return `struct pass_s${i} {\n  int a;\n};\nstatic int pass_f${i}(int x)\n{\n  return x + ${i}; /* needle */\n}\n#define PASS_M${i} ${i}\n`;
+}
+
+test('a shard given its symbols by the pass is byte for byte the shard built with them', { skip }, () => {
+  const src = join(dir.path, 'bytes');
+  mkdirSync(src, { recursive: true });
+  const files = Array.from({ length: 40 }, (_, i) => {
+    const path = `src/${i % 3}/f${i}.${i % 5 === 0 ? 'py' : 'c'}`;
+    const text = i % 5 === 0 ? `def py_fn${i}(x):\n    return x\n\nclass PyC${i}:\n    pass\n` : cFile(i);
+    const absPath = join(src, `f${i}`);
+    writeFileSync(absPath, text);
+    return { path, size: Buffer.byteLength(text), absPath };
+  });
+  const job = (finalPath: string, symbols: boolean): ShardJob => ({
+    finalPath,
+    repo: { name: 'r', id: 1, codeHostType: 'genericGitHost', source: src, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
+    shardIndex: 0,
+    files,
+    maxFileSize: 1 << 20,
+    maxTrigrams: 20_000,
+    indexedAt: '2026-11-25T00:00:00.000Z',
+    branches: ['HEAD'],
+    symbols,
+  });
+  const inline = buildShard(job(join(dir.path, 'inline.trawl'), true));
+  const content = buildShard(job(join(dir.path, 'content.trawl'), false));
+  assert.equal(content.symbolCount, 0);
+  assert.equal(Shard.open(join(dir.path, 'content.trawl')).meta.symbolsIndexed, false);
+  const added = addSymbols({ from: join(dir.path, 'content.trawl'), finalPath: join(dir.path, 'added.trawl') });
+  assert.ok(inline.symbolCount >= 100, `${inline.symbolCount} symbols`);
+  assert.deepEqual(added, { symbolCount: inline.symbolCount, symbolFailures: inline.symbolFailures });
+  assert.ok(readFileSync(join(dir.path, 'added.trawl')).equals(readFileSync(join(dir.path, 'inline.trawl'))), 'the same bytes');
+});
+
+test('a large full build commits its content first, then its symbols as the next generation', { skip }, async () => {
+  const corpus = join(dir.path, 'corpus');
+  // More files than a build on the calling thread takes (indexer.ts INLINE_BUILD_FILES).
+  for (let i = 0; i < 300; i++) {
+    mkdirSync(join(corpus, `d${i % 10}`), { recursive: true });
+    writeFileSync(join(corpus, `d${i % 10}`, `f${i}.c`), cFile(i));
+  }
+  const dataDir = join(dir.path, 'data');
+  let mid: { manifest: Manifest; docs: number; symbolsIndexed: boolean[] } | undefined;
+  const summary = await indexLocal(corpus, {
+    dataDir,
+    symbols: true,
+    onSymbolsProgress: (p) => {
+      if (p.shards > 0) return;
+      // Between the two commits: what a search opens while the symbols are being added.
+      const manifest = loadManifest(dataDir, 1) as Manifest;
+      const shards = manifest.shards.map((s) => Shard.open(join(shardsDir(dataDir, 1), s.file)));
+      mid = { manifest, docs: shards.reduce((n, s) => n + s.docCount, 0), symbolsIndexed: shards.map((s) => s.meta.symbolsIndexed) };
+    },
+  });
+  assert.equal(summary.symbols, 300 * 4); // a struct, its member, a function, a macro
+  assert.ok(summary.contentSeconds !== undefined && summary.contentSeconds <= summary.seconds);
+  assert.ok(mid, 'the symbols pass ran');
+  assert.equal(mid.manifest.symbolsPending, true);
+  assert.equal(mid.docs, 300, 'the content was committed before the symbols came');
+  assert.deepEqual(mid.symbolsIndexed, mid.manifest.shards.map(() => false));
+  const end = loadManifest(dataDir, 1) as Manifest;
+  assert.equal(end.generation, mid.manifest.generation + 1);
+  assert.equal(end.symbolsPending, undefined);
+  // The content shards are retired (kept for a grace period), the new ones named.
+  assert.deepEqual(end.retired.map((r) => r.file).sort(), mid.manifest.shards.map((s) => s.file).sort());
+  assert.ok(end.shards.every((s) => s.file.startsWith(`g${end.generation}-`)));
+  assert.ok(readdirSync(shardsDir(dataDir, 1)).every((f) => !f.includes('.tmp-')));
+  const searcher = new Searcher({ dataDir, workers: 0 });
+  try {
+    const r = await searcher.search({ query: 'sym:^pass_f7$', matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: false });
+    assert.deepEqual(r.files.map((f) => f.fileName.text), ['d7/f7.c']);
+  } finally {
+    await searcher.close();
+  }
+});
+
+test('a git repository whose last run stopped before its symbols came is built in full', { skip }, async () => {
+  const repo = TestRepo.init(join(dir.path, 'git'));
+  repo.commit({ 'a.c': cFile(1), 'b.c': cFile(2) });
+  const dataDir = join(dir.path, 'git-data');
+  const first = await indexLocal(repo.path, { dataDir, symbols: true });
+  assert.equal(first.mode, 'full');
+  assert.equal((await indexLocal(repo.path, { dataDir, symbols: true })).mode, 'unchanged');
+  // As a run killed between its content commit and its symbols pass's leaves it.
+  const path = join(shardsDir(dataDir, first.repoId), 'manifest.json');
+  writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), symbolsPending: true }));
+  const again = await indexLocal(repo.path, { dataDir, symbols: true });
+  assert.equal(again.mode, 'full');
+  assert.equal(again.fullReason, 'the previous build did not finish adding its symbols');
+  assert.equal(again.symbols, 8);
+  assert.equal((loadManifest(dataDir, first.repoId) as Manifest).symbolsPending, undefined);
+  // Without symbols wanted, nothing is pending that a run would add.
+  writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), symbolsPending: true }));
+  assert.equal((await indexLocal(repo.path, { dataDir, symbols: false })).mode, 'unchanged');
+});
