@@ -270,6 +270,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
               repos: store.listRepos(),
               loaded: new Set(state.manifests.map((m) => m.repoId)),
               damaged: new Set(state.broken.map((b) => b.repoId)),
+              symbolsPending: new Set(state.manifests.filter((m) => m.version === 2 && m.symbolsPending).map((m) => m.repoId)),
             });
             return { status: out.status, contentType: 'application/json', body: JSON.stringify(out.body) };
           },

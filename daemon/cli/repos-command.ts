@@ -1,6 +1,7 @@
 // `trawl repos [--json] [--all]`: the repositories the store knows and their state, and
 // whether their index is damaged (index-health.ts: read from the data dir, so a damage
-// any process found shows here; --json adds `indexDamage`, the reason).
+// any process found shows here; --json adds `indexDamage`, the reason), and whether their
+// symbols are still being added to a searchable content (`symbolsPending` in --json).
 
 import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../index/data-dir.ts';
@@ -32,16 +33,19 @@ export async function reposCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-export type Listed = RepoRecord & { indexDamage?: string };
+export type Listed = RepoRecord & { indexDamage?: string; symbolsPending?: true };
 
 /** The store's repositories with the damage any process found in their index (what --json prints). */
 export function listRepos(dataDir: string, includeDeleted: boolean): Listed[] {
   const store = openStore(dataDir);
   try {
-    const damage = new Map(readIndexState(dataDir).broken.map((b) => [b.repoId, b.reason]));
+    const index = readIndexState(dataDir);
+    const damage = new Map(index.broken.map((b) => [b.repoId, b.reason]));
+    const pending = new Set(index.manifests.filter((m) => m.version === 2 && m.symbolsPending).map((m) => m.repoId));
     return store.listRepos({ includeDeleted }).map((r) => {
       const reason = r.state === 'deleted' ? undefined : damage.get(r.repoId);
-      return reason === undefined ? r : { ...r, indexDamage: reason };
+      const out: Listed = reason === undefined ? r : { ...r, indexDamage: reason };
+      return r.state !== 'deleted' && pending.has(r.repoId) ? { ...out, symbolsPending: true } : out;
     });
   } finally {
     store.close();
@@ -50,7 +54,7 @@ export function listRepos(dataDir: string, includeDeleted: boolean): Listed[] {
 
 function row(r: Listed): string[] {
   let error = r.lastError ? `${r.lastError}${r.nextAttemptAt ? ` (retry after ${r.nextAttemptAt})` : ''}` : '';
-  let state = r.state === 'failed' && r.indexedAt ? 'failed (serving last index)' : r.state;
+  let state = r.state === 'failed' && r.indexedAt ? 'failed (serving last index)' : r.symbolsPending ? `${r.state} (symbols pending)` : r.state;
   if (r.indexDamage !== undefined) {
     state = 'damaged (not served)';
     error = `index damaged: ${r.indexDamage}; rebuilt by the next sync or trawl index${error ? `; ${error}` : ''}`;

@@ -36,6 +36,8 @@ export interface CatalogRepo {
   pushedAt?: string;
   connectionId?: number;
   refs: GitRef[];
+  /** The content is searchable; its symbols are still being added (manifest.ts symbolsPending). */
+  symbolsPending: boolean;
   manifest: LoadedManifest;
 }
 
@@ -126,6 +128,7 @@ function toRepo(m: LoadedManifest, rec: RepoRecord | undefined): CatalogRepo {
     isArchived: m.version === 2 ? m.repo.archived : (rec?.isArchived ?? false),
     indexedAt: m.indexedAt,
     refs: m.version === 2 ? m.refs : [],
+    symbolsPending: m.version === 2 && m.symbolsPending === true,
     manifest: m,
   };
   if (m.version === 2) repo.source = m.repo.source;

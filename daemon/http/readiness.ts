@@ -4,7 +4,9 @@
 // the index, and, when connections are configured and nothing is known yet, until the first
 // sync pass has listed them. A repository whose last sync failed with nothing indexed, or
 // whose index is damaged, does not hold readiness back: it would never come, and both are
-// reported elsewhere (GET /api/repos, /metrics, the logs).
+// reported elsewhere (GET /api/repos, /metrics, the logs). A repository whose content is
+// searchable while its symbols are being added (manifest.ts symbolsPending) is ready, and
+// counted apart (`symbolsPending`).
 
 import type { RepoState } from '../store/store.ts';
 
@@ -18,18 +20,21 @@ export interface ReadinessFacts {
   /** Repositories whose content shards the index holds, and those whose index is damaged. */
   loaded: ReadonlySet<number>;
   damaged: ReadonlySet<number>;
+  /** Repositories loaded whose symbols are still being added. */
+  symbolsPending: ReadonlySet<number>;
 }
 
 export interface ReadinessBody {
   status: 'ready' | 'starting' | 'unavailable';
   reason?: string;
-  repositories: { total: number; searchable: number; waiting: number };
+  repositories: { total: number; searchable: number; waiting: number; symbolsPending: number };
 }
 
 export function readiness(f: ReadinessFacts): { status: 200 | 503; body: ReadinessBody } {
   const searchable = f.repos.filter((r) => f.loaded.has(r.repoId)).length;
   const waiting = f.repos.filter((r) => !f.loaded.has(r.repoId) && !f.damaged.has(r.repoId) && r.state !== 'failed').length;
-  const repositories = { total: f.repos.length, searchable, waiting };
+  const symbolsPending = f.repos.filter((r) => f.loaded.has(r.repoId) && f.symbolsPending.has(r.repoId)).length;
+  const repositories = { total: f.repos.length, searchable, waiting, symbolsPending };
   if (f.unavailable !== undefined) return { status: 503, body: { status: 'unavailable', reason: f.unavailable, repositories } };
   if (f.firstPassRunning && f.repos.length === 0) {
     return { status: 503, body: { status: 'starting', reason: 'the first sync pass has not listed the configured repositories yet', repositories } };

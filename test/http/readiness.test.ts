@@ -14,19 +14,20 @@ import { TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
 
 const none = new Set<number>();
-const base: ReadinessFacts = { unavailable: undefined, firstPassRunning: false, repos: [], loaded: none, damaged: none };
+const base: ReadinessFacts = { unavailable: undefined, firstPassRunning: false, repos: [], loaded: none, damaged: none, symbolsPending: none };
 
 test('readiness: the rule', () => {
-  const cases: Array<[string, Partial<ReadinessFacts>, number, string, { total: number; searchable: number; waiting: number }]> = [
-    ['nothing configured, nothing indexed', {}, 200, 'ready', { total: 0, searchable: 0, waiting: 0 }],
-    ['every repository loaded', { repos: [{ repoId: 1, state: 'indexed' }, { repoId: 2, state: 'indexed' }], loaded: new Set([1, 2]) }, 200, 'ready', { total: 2, searchable: 2, waiting: 0 }],
-    ['one discovered, not indexed yet', { repos: [{ repoId: 1, state: 'indexed' }, { repoId: 2, state: 'new' }], loaded: new Set([1]) }, 503, 'starting', { total: 2, searchable: 1, waiting: 1 }],
-    ['indexed in the store, its shards not loaded (a restore in progress)', { repos: [{ repoId: 1, state: 'indexed' }] }, 503, 'starting', { total: 1, searchable: 0, waiting: 1 }],
-    ['failed with nothing indexed: not waited for', { repos: [{ repoId: 1, state: 'failed' }, { repoId: 2, state: 'indexed' }], loaded: new Set([2]) }, 200, 'ready', { total: 2, searchable: 1, waiting: 0 }],
-    ['damaged index: not waited for', { repos: [{ repoId: 1, state: 'indexed' }], damaged: new Set([1]) }, 200, 'ready', { total: 1, searchable: 0, waiting: 0 }],
-    ['first sync pass running, nothing listed yet', { firstPassRunning: true }, 503, 'starting', { total: 0, searchable: 0, waiting: 0 }],
-    ['first pass running, the previous run\'s repositories loaded (a restart)', { firstPassRunning: true, repos: [{ repoId: 1, state: 'indexed' }], loaded: new Set([1]) }, 200, 'ready', { total: 1, searchable: 1, waiting: 0 }],
-    ['shutting down', { unavailable: 'the server is shutting down', repos: [{ repoId: 1, state: 'indexed' }], loaded: new Set([1]) }, 503, 'unavailable', { total: 1, searchable: 1, waiting: 0 }],
+  const cases: Array<[string, Partial<ReadinessFacts>, number, string, { total: number; searchable: number; waiting: number; symbolsPending: number }]> = [
+    ['nothing configured, nothing indexed', {}, 200, 'ready', { total: 0, searchable: 0, waiting: 0, symbolsPending: 0 }],
+    ['every repository loaded', { repos: [{ repoId: 1, state: 'indexed' }, { repoId: 2, state: 'indexed' }], loaded: new Set([1, 2]) }, 200, 'ready', { total: 2, searchable: 2, waiting: 0, symbolsPending: 0 }],
+    ['one discovered, not indexed yet', { repos: [{ repoId: 1, state: 'indexed' }, { repoId: 2, state: 'new' }], loaded: new Set([1]) }, 503, 'starting', { total: 2, searchable: 1, waiting: 1, symbolsPending: 0 }],
+    ['indexed in the store, its shards not loaded (a restore in progress)', { repos: [{ repoId: 1, state: 'indexed' }] }, 503, 'starting', { total: 1, searchable: 0, waiting: 1, symbolsPending: 0 }],
+    ['failed with nothing indexed: not waited for', { repos: [{ repoId: 1, state: 'failed' }, { repoId: 2, state: 'indexed' }], loaded: new Set([2]) }, 200, 'ready', { total: 2, searchable: 1, waiting: 0, symbolsPending: 0 }],
+    ['damaged index: not waited for', { repos: [{ repoId: 1, state: 'indexed' }], damaged: new Set([1]) }, 200, 'ready', { total: 1, searchable: 0, waiting: 0, symbolsPending: 0 }],
+    ['first sync pass running, nothing listed yet', { firstPassRunning: true }, 503, 'starting', { total: 0, searchable: 0, waiting: 0, symbolsPending: 0 }],
+    ['first pass running, the previous run\'s repositories loaded (a restart)', { firstPassRunning: true, repos: [{ repoId: 1, state: 'indexed' }], loaded: new Set([1]) }, 200, 'ready', { total: 1, searchable: 1, waiting: 0, symbolsPending: 0 }],
+    ['content searchable, symbols still being added: ready, counted', { repos: [{ repoId: 1, state: 'indexed' }, { repoId: 2, state: 'indexed' }], loaded: new Set([1, 2]), symbolsPending: new Set([2]) }, 200, 'ready', { total: 2, searchable: 2, waiting: 0, symbolsPending: 1 }],
+    ['shutting down', { unavailable: 'the server is shutting down', repos: [{ repoId: 1, state: 'indexed' }], loaded: new Set([1]) }, 503, 'unavailable', { total: 1, searchable: 1, waiting: 0, symbolsPending: 0 }],
   ];
   for (const [name, facts, status, word, repositories] of cases) {
     const out = readiness({ ...base, ...facts });
@@ -56,12 +57,12 @@ test('GET /readyz answers 503 until the configured repositories are indexed, the
     const r = await fetch(`${idle.url}/readyz`);
     assert.equal(r.status, 503);
     assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
-    assert.deepEqual(await r.json(), { status: 'starting', reason: '1 of 1 repositories are not indexed yet', repositories: { total: 1, searchable: 0, waiting: 1 } });
+    assert.deepEqual(await r.json(), { status: 'starting', reason: '1 of 1 repositories are not indexed yet', repositories: { total: 1, searchable: 0, waiting: 1, symbolsPending: 0 } });
     assert.equal((await fetch(`${idle.url}/api/health`)).status, 200, 'alive all the same');
     idle.services.store.updateRepo(pending.repoId, { state: 'failed', lastError: 'clone failed' });
     const after = await fetch(`${idle.url}/readyz`);
     assert.equal(after.status, 200, 'a repository given up on is not waited for');
-    assert.deepEqual(await after.json(), { status: 'ready', repositories: { total: 1, searchable: 0, waiting: 0 } });
+    assert.deepEqual(await after.json(), { status: 'ready', repositories: { total: 1, searchable: 0, waiting: 0, symbolsPending: 0 } });
   } finally {
     await idle.close();
   }
@@ -72,7 +73,7 @@ test('GET /readyz answers 503 until the configured repositories are indexed, the
   try {
     await until('ready', async () => (await fetch(`${d.url}/readyz`)).status === 200, 30_000);
     const body = await (await fetch(`${d.url}/readyz`)).json();
-    assert.deepEqual(body, { status: 'ready', repositories: { total: 1, searchable: 1, waiting: 0 } });
+    assert.deepEqual(body, { status: 'ready', repositories: { total: 1, searchable: 1, waiting: 0, symbolsPending: 0 } });
     const search = await fetch(`${d.url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'widget_ready', matches: 10 }) });
     assert.equal(((await search.json()) as { files: unknown[] }).files.length, 1, 'ready means searchable');
   } finally {

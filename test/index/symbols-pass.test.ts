@@ -13,6 +13,7 @@ import { loadManifest, type Manifest } from '../../daemon/index/manifest.ts';
 import { buildShard, type ShardJob } from '../../daemon/index/shard-builder.ts';
 import { Shard } from '../../daemon/index/shard-reader.ts';
 import { addSymbols } from '../../daemon/index/symbols-pass.ts';
+import { Catalog } from '../../daemon/http/catalog.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { ctagsAvailable } from '../../daemon/symbols/ctags.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
@@ -66,7 +67,7 @@ test('a large full build commits its content first, then its symbols as the next
     writeFileSync(join(corpus, `d${i % 10}`, `f${i}.c`), cFile(i));
   }
   const dataDir = join(dir.path, 'data');
-  let mid: { manifest: Manifest; docs: number; symbolsIndexed: boolean[] } | undefined;
+  let mid: { manifest: Manifest; docs: number; symbolsIndexed: boolean[]; listed: boolean[] } | undefined;
   const summary = await indexLocal(corpus, {
     dataDir,
     symbols: true,
@@ -75,7 +76,7 @@ test('a large full build commits its content first, then its symbols as the next
       // Between the two commits: what a search opens while the symbols are being added.
       const manifest = loadManifest(dataDir, 1) as Manifest;
       const shards = manifest.shards.map((s) => Shard.open(join(shardsDir(dataDir, 1), s.file)));
-      mid = { manifest, docs: shards.reduce((n, s) => n + s.docCount, 0), symbolsIndexed: shards.map((s) => s.meta.symbolsIndexed) };
+      mid = { manifest, docs: shards.reduce((n, s) => n + s.docCount, 0), symbolsIndexed: shards.map((s) => s.meta.symbolsIndexed), listed: new Catalog(dataDir).list().map((r) => r.symbolsPending) };
     },
   });
   assert.equal(summary.symbols, 300 * 4); // a struct, its member, a function, a macro
@@ -84,6 +85,8 @@ test('a large full build commits its content first, then its symbols as the next
   assert.equal(mid.manifest.symbolsPending, true);
   assert.equal(mid.docs, 300, 'the content was committed before the symbols came');
   assert.deepEqual(mid.symbolsIndexed, mid.manifest.shards.map(() => false));
+  assert.deepEqual(mid.listed, [true], 'GET /api/repos says symbolsPending');
+  assert.deepEqual(new Catalog(dataDir).list().map((r) => r.symbolsPending), [false]);
   const end = loadManifest(dataDir, 1) as Manifest;
   assert.equal(end.generation, mid.manifest.generation + 1);
   assert.equal(end.symbolsPending, undefined);

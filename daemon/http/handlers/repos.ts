@@ -85,5 +85,6 @@ function repoJson(baseUrl: string, r: CatalogRepo): Record<string, unknown> {
   out.defaultBranch = r.defaultBranch;
   out.isFork = r.isFork;
   out.isArchived = r.isArchived;
+  out.symbolsPending = r.symbolsPending;
   return out;
 }
