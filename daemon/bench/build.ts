@@ -45,6 +45,8 @@ export interface TrawlBuild extends Timed {
   symbolCount: number | null;
   /** Files ctags failed or timed out on (indexed without symbols), from the summary line. */
   symbolFailures: number | null;
+  /** Seconds from spawn until the content was searchable (IndexRun.contentSeconds). */
+  contentSeconds: number | null;
   files: number;
   skipped: number;
   contentBytes: number;
@@ -65,19 +67,32 @@ function symbolsFromSummaryLine(line: string): { symbolCount: number | null; sym
   return { symbolCount: n(m[1]), symbolFailures: n(m[2]) };
 }
 
+/**
+ * How long before the process ended its content was committed: `N s (content searchable
+ * after M s)` in the summary line says N - M (0 without it: the content came last).
+ */
+function contentLeadFromSummaryLine(line: string): number | null {
+  const m = /([\d.]+) s(?: \(content searchable after ([\d.]+) s\))?, [\d.]+ MB\/s/.exec(line);
+  if (!m) return null;
+  return m[2] === undefined ? 0 : Math.max(0, Number(m[1]) - Number(m[2]));
+}
+
 /** `extraArgs`: more `trawl index` options (e.g. `--branches *` for a git corpus). */
 export function buildTrawl(root: string, corpus: string, totalBytes: number, dataDir: string, tmp: string, symbols: boolean, extraArgs: string[] = []): TrawlBuild {
   let timed: Timed;
   let counts: { symbolCount: number | null; symbolFailures: number | null };
+  let lead: number | null;
   const flag = [...(symbols ? [] : ['--no-symbols']), ...extraArgs];
   if (existsSync(GNU_TIME)) {
     timed = runTimed(process.execPath, [join(root, 'bin/trawl.js'), 'index', corpus, '--data-dir', dataDir, ...flag], process.env, join(tmp, 'trawl.rss'));
     counts = symbolsFromSummaryLine(timed.stdout);
+    lead = contentLeadFromSummaryLine(timed.stdout);
   } else {
     timed = runTimed(process.execPath, [...nodeArgsFor(INDEX_CHILD), corpus, dataDir, ...flag], process.env, join(tmp, 'trawl.rss'));
-    const child = JSON.parse(timed.stdout) as { maxRssKiB: number; summary: { symbols: number; symbolFailures: number } };
+    const child = JSON.parse(timed.stdout) as { maxRssKiB: number; summary: { symbols: number; symbolFailures: number; seconds: number; contentSeconds?: number } };
     timed.peakRssBytes = child.maxRssKiB * 1024;
     counts = { symbolCount: child.summary.symbols, symbolFailures: child.summary.symbolFailures };
+    lead = child.summary.contentSeconds === undefined ? 0 : child.summary.seconds - child.summary.contentSeconds;
   }
   const manifests = readAllManifests(dataDir);
   let indexBytes = 0;
@@ -91,6 +106,7 @@ export function buildTrawl(root: string, corpus: string, totalBytes: number, dat
     stdout: timed.stdout.trim(),
     symbols,
     ...counts,
+    contentSeconds: lead === null ? null : Math.max(0, timed.seconds - lead),
     files: manifests.reduce((n, m) => n + m.files, 0),
     skipped: manifests.reduce((n, m) => n + m.skipped, 0),
     contentBytes,

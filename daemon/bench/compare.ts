@@ -382,6 +382,7 @@ function otherMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<Compa
     { id: 'memory/load', group: 'memory', label: 'daemon RSS, under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => memory(r.memory.loadSamplesBytes, r.memory.loadMedianBytes)) },
     ...splitSpecs(oldR, newR),
     { id: 'index/seconds', group: 'index', label: 'index build time', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => runs(r).map((x) => x.seconds)) },
+    { id: 'index/contentSeconds', group: 'index', label: 'index: content searchable after', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => runs(r).flatMap((x) => (x.contentSeconds == null ? [] : [x.contentSeconds]))) },
     { id: 'index/peakRss', group: 'index', label: 'index build peak RSS', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => runs(r).flatMap((x) => (x.peakRssBytes === null ? [] : [x.peakRssBytes]))) },
     // The same corpus indexes to the same bytes: any change is real, no test needed.
     { id: 'index/bytes', group: 'index', label: 'index size', unit: 'bytes', better: 'lower', kind: 'exact', ...both((r) => runs(r).map((x) => x.indexBytes)) },

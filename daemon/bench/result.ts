@@ -94,6 +94,12 @@ export interface IndexRun {
   skipped: number;
   shards: number;
   symbolCount: number | null;
+  /**
+   * Seconds from spawn until the content was committed, searchable (a build whose symbols
+   * came after: indexer.ts symbolsLater); = seconds when the build ended with its content
+   * (symbols inline or none). Null: not told. Absent in results written before it was measured.
+   */
+  contentSeconds?: number | null;
 }
 
 /** p50, p95, p99 (linear interpolation between closest ranks), mean, min, max. */

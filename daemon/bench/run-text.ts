@@ -79,7 +79,7 @@ export function runText(r: BenchResult): string {
   lines.push('| | trawl | csearch | rg |');
   lines.push('|---|---|---|---|');
   lines.push(
-    `| index build | ${idx.seconds.toFixed(1)} s, ${idx.mbPerSecond.toFixed(1)} MB/s, peak RSS ${bytes(idx.peakRssBytes)}${r.options.symbols ? ` (with symbols: ${count(idx.symbolCount)})` : ''} | ` +
+    `| index build | ${idx.seconds.toFixed(1)} s${idx.contentSeconds != null && idx.contentSeconds < idx.seconds ? ` (content searchable after ${idx.contentSeconds.toFixed(1)} s)` : ''}, ${idx.mbPerSecond.toFixed(1)} MB/s, peak RSS ${bytes(idx.peakRssBytes)}${r.options.symbols ? ` (with symbols: ${count(idx.symbolCount)})` : ''} | ` +
       `${cs?.index ? `${cs.index.seconds.toFixed(1)} s, ${cs.index.mbPerSecond.toFixed(1)} MB/s, peak RSS ${bytes(cs.index.peakRssBytes)} (no symbols)` : '—'} | no index |`,
   );
   lines.push(`| index size | ${bytes(idx.indexBytes)}, ${idx.sizeRatio.toFixed(2)}× the ${bytes(idx.contentBytes)} of content indexed (content included), ${count(idx.files)} files, ${idx.shards} shards | ${cs?.index ? `${bytes(cs.index.indexBytes)} (no content)` : '—'} | |`);
