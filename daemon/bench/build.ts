@@ -3,11 +3,10 @@
 // universal-ctags, the default) and cindex's on the same tree, wall time and peak RSS.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { shardsDir } from '../index/data-dir.ts';
 import { readAllManifests } from '../index/manifest.ts';
-import { SHARD_EXT } from '../index/shard-format.ts';
 import { msSince } from './machine.ts';
 import { nodeArgsFor } from '../runtime/ts-worker.ts';
 
@@ -96,9 +95,11 @@ export function buildTrawl(root: string, corpus: string, totalBytes: number, dat
   }
   const manifests = readAllManifests(dataDir);
   let indexBytes = 0;
+  // The files the manifests name: a build whose symbols came after its content leaves the
+  // content-only shards it retired on disk for a grace period (manifest.ts), not the index.
   for (const m of manifests) {
     const dir = shardsDir(dataDir, m.repoId);
-    for (const f of readdirSync(dir)) if (f.endsWith(SHARD_EXT)) indexBytes += statSync(join(dir, f)).size;
+    for (const sh of m.shards) indexBytes += statSync(join(dir, sh.file)).size;
   }
   const contentBytes = manifests.reduce((n, m) => n + m.contentBytes, 0);
   return {
