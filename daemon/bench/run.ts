@@ -144,6 +144,15 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
   const unhook = stopOnSignal(cleanup);
   try {
     log(`bench   ${displayPath(corpus)}, ${queries.length} queries from ${options.queries}${o.quick ? ' (quick)' : ''}; work dir ${work}`);
+    // bin/trawl.js runs the sources through tsx when dist/ is older than them (and says so
+    // in TRAWL_FROM_SOURCES, which the processes this one starts inherit): slower to
+    // start and ~80 MB more RssAnon in the daemon (2026-11-25: two runs measured that way
+    // after an edit without a compile), which is not what a release runs.
+    if (process.env.TRAWL_FROM_SOURCES === '1') {
+      const stale = 'the compiled build (dist/) is older than the sources: every trawl process of this run ran the TypeScript through tsx (slower start, more memory); run ./scripts/setup.sh or node scripts/compile.js first';
+      notes.push(stale);
+      log(`bench   WARNING: ${stale}`);
+    }
     let mark = cpuMark();
     const phaseCores = () => {
       const now = cpuMark();
