@@ -14,7 +14,7 @@ import { INSTALL_ROOT } from './install-root.ts';
 import type { Config } from './config/types.ts';
 import { shardsDir } from './index/data-dir.ts';
 import { IndexView } from './index/index-health.ts';
-import { collectGarbage, named } from './index/manifest.ts';
+import { collectGarbage, named, symbolsPending } from './index/manifest.ts';
 import { closeAllRepositories } from './repos/git-repo-cache.ts';
 import { SyncScheduler } from './sync/scheduler.ts';
 import { Searcher } from './search/searcher.ts';
@@ -270,7 +270,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
               repos: store.listRepos(),
               loaded: new Set(state.manifests.map((m) => m.repoId)),
               damaged: new Set(state.broken.map((b) => b.repoId)),
-              symbolsPending: new Set(state.manifests.filter((m) => m.version === 2 && m.symbolsPending).map((m) => m.repoId)),
+              symbolsPending: new Set(state.manifests.filter(symbolsPending).map((m) => m.repoId)),
             });
             return { status: out.status, contentType: 'application/json', body: JSON.stringify(out.body) };
           },

@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { readIndexState } from '../index/index-health.ts';
+import { symbolsPending } from '../index/manifest.ts';
 import { openStore } from '../store/open.ts';
 import type { RepoRecord } from '../store/store.ts';
 import { UsageError } from './usage.ts';
@@ -41,7 +42,7 @@ export function listRepos(dataDir: string, includeDeleted: boolean): Listed[] {
   try {
     const index = readIndexState(dataDir);
     const damage = new Map(index.broken.map((b) => [b.repoId, b.reason]));
-    const pending = new Set(index.manifests.filter((m) => m.version === 2 && m.symbolsPending).map((m) => m.repoId));
+    const pending = new Set(index.manifests.filter(symbolsPending).map((m) => m.repoId));
     return store.listRepos({ includeDeleted }).map((r) => {
       const reason = r.state === 'deleted' ? undefined : damage.get(r.repoId);
       const out: Listed = reason === undefined ? r : { ...r, indexDamage: reason };

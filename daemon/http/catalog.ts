@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { shardsDir } from '../index/data-dir.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
-import type { LoadedManifest } from '../index/manifest.ts';
+import { symbolsPending, type LoadedManifest } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { GitRef } from '../repos/git.ts';
@@ -128,7 +128,7 @@ function toRepo(m: LoadedManifest, rec: RepoRecord | undefined): CatalogRepo {
     isArchived: m.version === 2 ? m.repo.archived : (rec?.isArchived ?? false),
     indexedAt: m.indexedAt,
     refs: m.version === 2 ? m.refs : [],
-    symbolsPending: m.version === 2 && m.symbolsPending === true,
+    symbolsPending: symbolsPending(m),
     manifest: m,
   };
   if (m.version === 2) repo.source = m.repo.source;

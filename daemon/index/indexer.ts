@@ -26,7 +26,7 @@ import { removeLeftoverTemps } from '../runtime/owner.ts';
 import { shardsDir, syncFiles } from './data-dir.ts';
 import { planDelta, type DeltaPlan } from './delta.ts';
 import { indexProblem, readMark } from './index-health.ts';
-import { commitManifest, fileGeneration, loadManifest, MEMBERSHIP_EXT, removeUnlisted, repairMissedBump, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard } from './manifest.ts';
+import { commitManifest, fileGeneration, loadManifest, MEMBERSHIP_EXT, removeUnlisted, repairMissedBump, symbolsPending, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard } from './manifest.ts';
 import { buildShard, type ShardFile, type ShardJob } from './shard-builder.ts';
 import { SHARD_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
 
@@ -305,7 +305,7 @@ class Run {
     let fullReason: string | undefined;
     if (this.damage !== undefined) {
       fullReason = this.damageReason();
-    } else if (prev?.version === 2 && prev.symbolsPending && this.options.symbols !== false) {
+    } else if (prev && symbolsPending(prev) && this.options.symbols !== false) {
       // The run that built them was stopped before its symbols pass committed.
       fullReason = 'the previous build did not finish adding its symbols';
     } else if (prev?.version === 2 && prev.shards.length > 0 && incremental) {
@@ -372,7 +372,7 @@ class Run {
     return this.summary('delta', git.refs, built.results, manifest, undefined, plan.added.length);
   }
 
-  private commitFull(refs: GitRef[], built: Built, listErrors: number, fullReason: string | undefined, symbolsPending: boolean): { summary: IndexSummary; manifest: Manifest } {
+  private commitFull(refs: GitRef[], built: Built, listErrors: number, fullReason: string | undefined, pending: boolean): { summary: IndexSummary; manifest: Manifest } {
     const shards = this.entries(built, false);
     const skipped = built.results.reduce((n, r) => n + r.skipped.length, 0) + listErrors;
     const manifest = this.commit({
@@ -387,7 +387,7 @@ class Run {
       contentBytes: shards.reduce((n, s) => n + s.contentBytes, 0),
       skipped,
       baseGeneration: this.generation,
-      ...(symbolsPending ? { symbolsPending: true as const } : {}),
+      ...(pending ? { symbolsPending: true as const } : {}),
     });
     const summary = this.summary('full', refs, built.results, manifest, fullReason, built.results.reduce((n, r) => n + r.docCount + r.skipped.length, 0));
     if (listErrors > 0) {

@@ -118,6 +118,11 @@ export interface Manifest {
   symbolsPending?: true;
 }
 
+/** Whether the repository's content is searchable while its symbols are still being added (Manifest.symbolsPending). */
+export function symbolsPending(m: LoadedManifest): boolean {
+  return m.version === 2 && m.symbolsPending === true;
+}
+
 /** Manifests of version 1 (before branches): shard names only; the shards carry the rest. */
 interface ManifestV1 {
   version: 1;

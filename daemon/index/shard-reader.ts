@@ -745,10 +745,6 @@ export class Shard {
   }
 
   /**
-   * The document's bytes: a view into the mapping, checked against its checksum the first
-   * time it is read. Throws ShardError when the bytes are corrupt.
-   */
-  /**
    * Every section's bytes (views of the mapping) and checksum, as the file holds them: what
    * the symbols pass copies into the shard it writes with symbols added (symbols-pass.ts).
    */
@@ -756,6 +752,10 @@ export class Shard {
     return new Map([...this.toc].map(([kind, s]) => [kind, { bytes: this.map.subarray(s.offset, s.offset + s.length), hash: s.hash }]));
   }
 
+  /**
+   * The document's bytes: a view into the mapping, checked against its checksum the first
+   * time it is read. Throws ShardError when the bytes are corrupt.
+   */
   contentOf(doc: number): Buffer {
     const o = doc * DOC_RECORD_SIZE;
     const off = this.docs.readUInt32LE(o + 8);
