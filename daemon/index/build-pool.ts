@@ -38,44 +38,8 @@ export interface BlobFile {
 }
 
 /**
- * The blobs, read once each, in the given order, cut into shards of about `target` bytes
- * as their sizes become known (nodegit can only learn a blob's size by reading it). Blobs
- * over `maxFileSize` travel without their bytes, to be recorded as skipped. Reads run
- * ahead of the build by a bounded window.
- */
-export async function* blobShards(files: BlobFile[], readBlob: (oid: string) => Promise<Buffer>, target: number, maxFileSize: number): AsyncIterable<ShardFile[]> {
-  const READ_AHEAD = 64;
-  const reads: Array<Promise<Buffer>> = [];
-  let next = 0;
-  const fill = () => {
-    while (reads.length < READ_AHEAD && next < files.length) {
-      const read = readBlob(files[next++]!.oid);
-      read.catch(() => {}); // awaited below in order; this only keeps a later failure handled
-      reads.push(read);
-    }
-  };
-  let group: ShardFile[] = [];
-  let bytes = 0;
-  for (const f of files) {
-    fill();
-    const blob = await reads.shift()!;
-    const counted = blob.length <= maxFileSize ? blob.length : 0;
-    if (group.length > 0 && bytes + counted > target) {
-      yield group;
-      group = [];
-      bytes = 0;
-    }
-    // A copy the pool can transfer to a worker (nodegit's buffers are not detachable).
-    const data = counted > 0 || blob.length === 0 ? new Uint8Array(blob) : undefined;
-    group.push({ path: f.path, size: blob.length, oid: f.oid, branches: f.branches, ...(data ? { data } : {}) });
-    bytes += counted;
-  }
-  if (group.length > 0) yield group;
-}
-
-/**
  * Builds the jobs on the worker threads, taking the next job when a thread is free, so
- * that producing a job (reading git blobs) overlaps building the previous ones.
+ * that producing a job overlaps building the previous ones.
  */
 export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worker[], onProgress: (files: number, bytes: number) => void): Promise<BuildResult[]> {
   const results: BuildResult[] = [];
@@ -108,8 +72,7 @@ export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worke
           const job = next.value;
           progress[id] = { files: 0, bytes: 0 };
           active++;
-          const transfer = job.files.flatMap((f) => (f.data ? [f.data.buffer as ArrayBuffer] : []));
-          worker.postMessage({ id, job } satisfies BuildRequest, transfer);
+          worker.postMessage({ id, job } satisfies BuildRequest);
         }).catch(fail);
       };
       for (const worker of workers) {

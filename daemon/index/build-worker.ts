@@ -1,8 +1,9 @@
 // Index worker: builds the shards it is sent, one at a time, and reports progress; or adds
 // the symbols to a shard built without them (symbols-pass.ts). Jobs arrive by structured
-// clone (git blobs are transferred, not copied).
+// clone; a git shard's blobs are read here (job-blobs.ts), into a buffer kept for the next.
 
 import { parentPort } from 'node:worker_threads';
+import { readJobBlobs } from './job-blobs.ts';
 import { buildShard, type ShardJob, type ShardResult } from './shard-builder.ts';
 import { addSymbols, type SymbolsJob, type SymbolsResult } from './symbols-pass.ts';
 
@@ -14,12 +15,16 @@ export type BuildReply =
   | { id: number; type: 'error'; message: string };
 
 const port = parentPort!;
-port.on('message', (req: BuildRequest) => {
+// The pool sends a thread its next job only once it has answered the last one, so the
+// buffer is free again whenever a job arrives.
+let blobBuffer: Buffer | undefined;
+port.on('message', async (req: BuildRequest) => {
   try {
     if ('symbols' in req) {
       port.postMessage({ id: req.id, type: 'symbols-done', ...addSymbols(req.symbols) } satisfies BuildReply);
       return;
     }
+    blobBuffer = await readJobBlobs(req.job, blobBuffer);
     const result = buildShard(req.job, (files, bytes) => port.postMessage({ id: req.id, type: 'progress', files, bytes } satisfies BuildReply));
     const { path: _path, ...rest } = result;
     port.postMessage({ id: req.id, type: 'done', ...rest } satisfies BuildReply);

@@ -19,7 +19,8 @@ import type { CodeHostType } from '../repos/hosts/types.ts';
 import { walkDirectory } from '../repos/walk.ts';
 import { displayName } from '../repos/web-urls.ts';
 import { writeMembershipFile } from './branch-set.ts';
-import { blobShards, cutShards, runBuildPool, runSymbolsPool, type BuildResult } from './build-pool.ts';
+import { readJobBlobs } from './job-blobs.ts';
+import { type BlobFile, cutShards, runBuildPool, runSymbolsPool, type BuildResult } from './build-pool.ts';
 import { ctagsAvailable } from '../symbols/ctags.ts';
 import { acquireLock } from '../runtime/lock-file.ts';
 import { removeLeftoverTemps } from '../runtime/owner.ts';
@@ -321,10 +322,16 @@ class Run {
     } else if (!incremental) {
       fullReason = 'incremental indexing is off';
     }
-    const files = (await git.versions()).map((v) => ({ path: v.path, oid: v.oid, branches: v.refs }));
+    const files = await this.sized(git, (await git.versions()).map((v) => ({ path: v.path, oid: v.oid, branches: v.refs })));
     const later = this.symbolsLater(files.length);
-    const built = await this.build(git.refs, blobShards(files, (oid) => git.readBlob(oid), this.target, this.maxFileSize), files.length, false, later ? false : this.options.symbols);
+    const built = await this.build(git.refs, fromArray(cutShards(files, this.target, this.maxFileSize)), files.length, false, later ? false : this.options.symbols, git.gitDir);
     return this.finishFull(git.refs, built, 0, fullReason, later);
+  }
+
+  /** The files with their blobs' sizes (read from git's object headers: no blob is read here). */
+  private async sized(git: GitSource, files: BlobFile[]): Promise<ShardFile[]> {
+    const sizes = await git.blobSizes(files.map((f) => f.oid));
+    return files.map((f, i) => ({ path: f.path, size: sizes[i]!, oid: f.oid, branches: f.branches }));
   }
 
   /** The reason to build in full instead, or undefined when a delta run is within bounds. */
@@ -339,7 +346,7 @@ class Run {
 
   private async delta(git: GitSource, prev: Manifest, plan: DeltaPlan): Promise<IndexSummary> {
     const built = plan.added.length > 0
-      ? await this.build(git.refs, blobShards(plan.added, (oid) => git.readBlob(oid), this.target, this.maxFileSize), plan.added.length, true)
+      ? await this.build(git.refs, fromArray(cutShards(await this.sized(git, plan.added), this.target, this.maxFileSize)), plan.added.length, true, this.options.symbols, git.gitDir)
       : { names: [], results: [] };
     const shards: ManifestShard[] = [];
     const memberships: string[] = [];
@@ -409,7 +416,7 @@ class Run {
   }
 
   /** Builds the groups into shards `g<generation>-<n>`. */
-  private async build(refs: GitRef[], groups: AsyncIterable<ShardFile[]>, totalFiles: number, delta = false, symbols = this.options.symbols): Promise<Built> {
+  private async build(refs: GitRef[], groups: AsyncIterable<ShardFile[]>, totalFiles: number, delta = false, symbols = this.options.symbols, gitDir?: string): Promise<Built> {
     const names: string[] = [];
     const meta: ShardRepoMeta = {
       name: this.repo.name,
@@ -430,7 +437,7 @@ class Run {
       for await (const group of groups) {
         const name = `g${generation}-${names.length}${SHARD_EXT}`;
         names.push(name);
-        yield { finalPath: join(dir, name), repo: meta, shardIndex: names.length - 1, files: group, maxFileSize, maxTrigrams, indexedAt, symbols, branches };
+        yield { finalPath: join(dir, name), repo: meta, shardIndex: names.length - 1, files: group, maxFileSize, maxTrigrams, indexedAt, symbols, branches, ...(gitDir !== undefined ? { gitDir } : {}) };
       }
       // An empty repository still gets one (empty) shard, so that it is known to the searcher.
       if (names.length === 0 && !delta) {
@@ -490,6 +497,7 @@ const INLINE_BUILD_FILES = 256;
 async function buildInline(jobs: AsyncIterable<ShardJob>, onProgress: (files: number, bytes: number) => void): Promise<BuildResult[]> {
   const results: BuildResult[] = [];
   for await (const job of jobs) {
+    await readJobBlobs(job);
     const { path: _path, ...result } = buildShard(job, onProgress);
     results.push(result);
   }

@@ -31,7 +31,7 @@ export interface ShardFile {
   size: number;
   /** Where to read the bytes (plain directories) ... */
   absPath?: string;
-  /** ... or the bytes themselves (git blobs read by the main thread). */
+  /** ... or the bytes themselves (git blobs: job-blobs.ts reads them before the build). */
   data?: Uint8Array;
   /** Git blob id (40 hex digits). */
   oid?: string;
@@ -51,6 +51,8 @@ export interface ShardJob {
   branches: string[];
   /** Extract symbol definitions with universal-ctags (default: when it is installed). */
   symbols?: boolean;
+  /** The git repository the files' blobs are read from (readJobBlobs, before buildShard). */
+  gitDir?: string;
 }
 
 export interface ShardResult {

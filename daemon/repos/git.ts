@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import NodeGit from 'nodegit';
 import { errorText } from '../errors.ts';
+import { catFileAvailable, objectSizes } from './cat-file.ts';
 import { compileRefGlob } from './glob.ts';
 import type { CodeHostType } from './hosts/types.ts';
 import { listRefs } from './refs.ts';
@@ -57,6 +58,13 @@ export interface GitSource {
    */
   versions(): Promise<GitVersion[]>;
   readBlob(oid: string): Promise<Buffer>;
+  /** The directory git reads (a work tree's or a bare repository's): build workers read blobs from it (cat-file.ts). */
+  gitDir: string;
+  /**
+   * Sizes of the blobs, in order, from their headers (nothing is inflated), through `git
+   * cat-file`; an error when git is not on PATH or a blob is missing.
+   */
+  blobSizes(oids: readonly string[]): Promise<number[]>;
   close(): void;
 }
 
@@ -123,6 +131,20 @@ export async function openGitSource(dir: string, selection: RevisionSelection = 
       } catch (err) {
         throw new Error(`repository ${dir}: cannot read blob ${oid} (${errorText(err)})`, { cause: err });
       }
+    },
+    gitDir: absDir,
+    async blobSizes(oids: readonly string[]): Promise<number[]> {
+      if (closed) throw new Error(`git source ${dir} is closed`);
+      if (!catFileAvailable()) throw new Error(`repository ${dir}: indexing a git repository needs the git command on PATH`);
+      let sizes: number[];
+      try {
+        sizes = await objectSizes(absDir, oids);
+      } catch (err) {
+        throw new Error(`repository ${dir}: cannot read the sizes of its blobs (${errorText(err)})`, { cause: err });
+      }
+      const missing = sizes.indexOf(-1);
+      if (missing >= 0) throw new Error(`repository ${dir}: cannot read blob ${oids[missing]} (missing)`);
+      return sizes;
     },
     close(): void {
       if (closed) return;
@@ -213,8 +235,8 @@ class Handles {
  * Every file version of the refs' trees. A subtree is listed once per (path, tree id)
  * however many refs contain it, so refs that share most of their tree (branches of one
  * repository) cost little more to list than one. No sizes: tree entries carry none and
- * nodegit does not expose libgit2's header-only read (git_odb_read_header), so a size
- * would cost a full read of the blob; the indexer learns sizes as it reads the blobs, once.
+ * nodegit does not expose libgit2's header-only read (git_odb_read_header); blobSizes asks
+ * git for them.
  */
 async function listVersions(handles: Handles, refs: GitRef[]): Promise<GitVersion[]> {
   const versions: GitVersion[] = [];
