@@ -14,7 +14,9 @@ export interface MmapBinding {
   readonly PROT_READ: number;
   readonly MAP_SHARED: number;
   readonly MADV_RANDOM: number;
+  readonly MADV_DONTNEED: number;
   map(size: number, protection: number, flags: number, fd: number, offset: number, advise: number): Buffer;
+  advise(buffer: Buffer, offset: number, length: number, advice: number): void;
 }
 
 const require = createRequire(import.meta.url);

@@ -745,6 +745,17 @@ export class Shard {
   }
 
   /**
+   * Drops the pages of the file this process has read from its resident set (the page
+   * cache keeps them; a later read maps them back in). The mapping itself lives until the
+   * Shard is collected, which a worker that reads one shard after another (the symbols
+   * pass) may not do for a long time: without this, every shard it read stays counted in
+   * its RSS (Linux 6.1's pass: ~0.9 GB of its 1.9 GB peak).
+   */
+  releasePages(): void {
+    mmap.advise(this.map, 0, this.map.length, mmap.MADV_DONTNEED);
+  }
+
+  /**
    * Every section's bytes (views of the mapping) and checksum, as the file holds them: what
    * the symbols pass copies into the shard it writes with symbols added (symbols-pass.ts).
    */

@@ -6,13 +6,17 @@
 // committed and made searchable.
 
 import { PostingsBuilder } from '../../core/index.ts';
-import { extractSymbols, type SymbolDef } from '../symbols/ctags.ts';
+import { extractSymbols } from '../symbols/ctags.ts';
 import { nameStarts } from '../symbols/name-range.ts';
 import { REC_NAME_OFF, REC_START, encodeSymbolIndex } from './symbol-index.ts';
 import { NO_KIND, SYMBOL_RECORD_SIZE, SectionKind, ngramTable } from './shard-format.ts';
 
-/** Content handed to one ctags process: large enough to amortise its start, small enough to bound memory. */
-const SYMBOL_BATCH_BYTES = 32 * 1024 * 1024;
+/**
+ * Content handed to one ctags process: large enough to amortise its start (a few ms), small
+ * enough to bound memory: a batch's ctags output and its parsed tags cost ~3x the batch
+ * while they last (a 32 MB batch of Linux C: +100 MB).
+ */
+const SYMBOL_BATCH_BYTES = 8 * 1024 * 1024;
 /** Longest symbol or parent name stored (nameLen is a u16). */
 const MAX_NAME_BYTES = 0xffff;
 
@@ -25,12 +29,24 @@ export interface BuiltSymbols {
   failures: number;
 }
 
+/**
+ * Definitions are kept as the section's records from the moment their batch is parsed (24
+ * bytes each, the name's offset filled in by finish), not as objects: a shard of Linux has
+ * ~500k of them, ~170 MB as SymbolDef objects.
+ */
 export class SymbolSections {
-  private readonly perDoc: SymbolDef[][] = [];
   private failures = 0;
-  /** Every definition's name and where it is in its file, in record order (documents come in order). */
+  /** Definitions per document (documents come in order; one not added has none). */
+  private readonly perDocCount: number[] = [];
+  /** Every definition's name and where it is in its file, in record order. */
   private readonly recordNames: string[] = [];
-  private readonly recordStarts: number[] = [];
+  private records = Buffer.alloc(0);
+  private count = 0;
+  /** The parents' names, in record order; a record holds its parent's offset and length. */
+  private readonly strings: Buffer[] = [];
+  private stringBytes = 0;
+  private readonly kinds: string[] = [];
+  private readonly kindIndex = new Map<string, number>();
   private batch: Array<{ doc: number; path: string; content: Uint8Array }> = [];
   private batchBytes = 0;
 
@@ -51,8 +67,19 @@ export class SymbolSections {
     // The distinct names, sorted, with their definitions (symbol-index.ts); the records
     // point into them; their trigrams, by block of names, for the sym: prefilter.
     const symbolIndex = encodeSymbolIndex(this.recordNames);
-    const kinds: string[] = [];
-    const symbols = encodeSymbols(docCount, this.perDoc, kinds, symbolIndex.nameOffOf, this.recordStarts);
+    const records = this.records.subarray(0, this.count * SYMBOL_RECORD_SIZE);
+    for (let r = 0; r < this.count; r++) records.writeUInt32LE(symbolIndex.nameOffOf[r]!, r * SYMBOL_RECORD_SIZE + REC_NAME_OFF);
+    // The symbols section (layout in shard-reader.ts, version 4 records in symbol-index.ts):
+    // counts, each document's first symbol, the records, then the parents' names.
+    const head = Buffer.alloc(8 + 4 * (docCount + 1));
+    head.writeUInt32LE(docCount, 0);
+    head.writeUInt32LE(this.count, 4);
+    let first = 0;
+    for (let d = 0; d <= docCount; d++) {
+      head.writeUInt32LE(first, 8 + 4 * d);
+      first += this.perDocCount[d] ?? 0;
+    }
+    const symbols = Buffer.concat([head, records, ...this.strings]);
     const builder = new PostingsBuilder({ expectedBytes: symbolIndex.section.length });
     let postings;
     try {
@@ -69,8 +96,8 @@ export class SymbolSections {
         [SectionKind.SymbolPostings, postings.blob],
         [SectionKind.SymbolIndex, symbolIndex.section],
       ]),
-      kinds,
-      count: this.recordNames.length,
+      kinds: this.kinds,
+      count: this.count,
       failures: this.failures,
     };
   }
@@ -80,68 +107,57 @@ export class SymbolSections {
     const r = extractSymbols(this.batch);
     this.batch.forEach((b, i) => {
       const defs = r.symbols[i]!;
-      this.perDoc[b.doc] = defs;
+      this.perDocCount[b.doc] = defs.length;
       const names = defs.map((x) => storedName(x.name));
       const starts = nameStarts(Buffer.from(b.content.buffer, b.content.byteOffset, b.content.length), defs.map((x) => x.line), names);
-      for (let j = 0; j < names.length; j++) {
+      this.reserve(defs.length);
+      for (let j = 0; j < defs.length; j++) {
+        const def = defs[j]!;
+        const o = this.count * SYMBOL_RECORD_SIZE;
+        const records = this.records;
+        records.writeUInt32LE(starts[j]!, o + REC_START);
+        records.writeUInt8(this.kindOf(def.kind), o + 22);
+        records.writeUInt8(def.parent ? this.kindOf(def.parent.kind) : NO_KIND, o + 23);
+        records.writeUInt32LE(def.line, o + 8);
+        records.writeUInt32LE(Math.max(def.line, def.endLine), o + 12);
+        const [parentOff, parentLen] = def.parent ? this.addString(def.parent.name) : [0, 0];
+        records.writeUInt32LE(parentOff, o + 16);
+        records.writeUInt16LE(parentLen, o + 20);
         this.recordNames.push(names[j]!);
-        this.recordStarts.push(starts[j]!);
+        this.count++;
       }
     });
     this.failures += r.failed + r.timedOut;
     this.batch = [];
     this.batchBytes = 0;
   }
-}
 
-/**
- * The symbols section (layout in shard-reader.ts, version 4 records in symbol-index.ts):
- * counts, each document's first symbol, 24-byte records, then the parents' names. A
- * record's name is at nameOffOf[record] in the symbol index.
- */
-function encodeSymbols(docCount: number, perDoc: SymbolDef[][], kinds: string[], nameOffOf: Uint32Array, starts: readonly number[]): Uint8Array {
-  const kindIndex = new Map<string, number>();
-  const kindOf = (k: string): number => {
-    let i = kindIndex.get(k);
+  /** Room for `more` records. */
+  private reserve(more: number): void {
+    const need = (this.count + more) * SYMBOL_RECORD_SIZE;
+    if (need <= this.records.length) return;
+    const grown = Buffer.alloc(Math.max(need, this.records.length * 2, 4096 * SYMBOL_RECORD_SIZE));
+    this.records.copy(grown, 0, 0, this.count * SYMBOL_RECORD_SIZE);
+    this.records = grown;
+  }
+
+  /** A kind's number, in order of first use (more than 254 kinds: the last one is shared). */
+  private kindOf(k: string): number {
+    let i = this.kindIndex.get(k);
     if (i === undefined) {
-      i = kinds.length < NO_KIND ? kinds.length : NO_KIND - 1; // more than 254 kinds: the last one is shared
-      if (kinds.length < NO_KIND) kinds.push(k);
-      kindIndex.set(k, i);
+      i = this.kinds.length < NO_KIND ? this.kinds.length : NO_KIND - 1;
+      if (this.kinds.length < NO_KIND) this.kinds.push(k);
+      this.kindIndex.set(k, i);
     }
     return i;
-  };
-  const count = perDoc.reduce((n, l) => n + (l?.length ?? 0), 0);
-  const strings: Buffer[] = [];
-  let stringBytes = 0;
-  const head = Buffer.alloc(8 + 4 * (docCount + 1));
-  head.writeUInt32LE(docCount, 0);
-  head.writeUInt32LE(count, 4);
-  const records = Buffer.alloc(count * SYMBOL_RECORD_SIZE);
-  let r = 0;
-  const addString = (text: string): [number, number] => {
-    const b = Buffer.from(text, 'utf8').subarray(0, MAX_NAME_BYTES);
-    strings.push(b);
-    stringBytes += b.length;
-    return [stringBytes - b.length, b.length];
-  };
-  for (let d = 0; d < docCount; d++) {
-    head.writeUInt32LE(r, 8 + 4 * d);
-    for (const s of perDoc[d] ?? []) {
-      const o = r * SYMBOL_RECORD_SIZE;
-      records.writeUInt32LE(nameOffOf[r]!, o + REC_NAME_OFF);
-      records.writeUInt32LE(starts[r]!, o + REC_START);
-      records.writeUInt8(kindOf(s.kind), o + 22);
-      records.writeUInt8(s.parent ? kindOf(s.parent.kind) : NO_KIND, o + 23);
-      records.writeUInt32LE(s.line, o + 8);
-      records.writeUInt32LE(Math.max(s.line, s.endLine), o + 12);
-      const [parentOff, parentLen] = s.parent ? addString(s.parent.name) : [0, 0];
-      records.writeUInt32LE(parentOff, o + 16);
-      records.writeUInt16LE(parentLen, o + 20);
-      r++;
-    }
   }
-  head.writeUInt32LE(r, 8 + 4 * docCount);
-  return Buffer.concat([head, records, ...strings]);
+
+  private addString(text: string): [number, number] {
+    const b = Buffer.from(text, 'utf8').subarray(0, MAX_NAME_BYTES);
+    this.strings.push(b);
+    this.stringBytes += b.length;
+    return [this.stringBytes - b.length, b.length];
+  }
 }
 
 /**

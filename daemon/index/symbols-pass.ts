@@ -44,6 +44,8 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
   } catch (err) {
     writer.abort();
     throw err;
+  } finally {
+    shard.releasePages();
   }
   return { symbolCount: built.count, symbolFailures: built.failures };
 }
