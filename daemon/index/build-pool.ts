@@ -41,13 +41,14 @@ export interface BlobFile {
  * Builds the jobs on the worker threads, taking the next job when a thread is free, so
  * that producing a job overlaps building the previous ones.
  */
-export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worker[], onProgress: (files: number, bytes: number) => void): Promise<BuildResult[]> {
+export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worker[], onProgress: (files: number, bytes: number) => void, onBuilt?: (job: ShardJob) => void): Promise<BuildResult[]> {
   const results: BuildResult[] = [];
   const progress: Array<{ files: number; bytes: number }> = [];
   const report = () => onProgress(progress.reduce((n, p) => n + p.files, 0), progress.reduce((n, p) => n + p.bytes, 0));
   const iterator = jobs[Symbol.asyncIterator]();
   let nextId = 0;
   let producing: Promise<void> = Promise.resolve();
+  const sent: ShardJob[] = [];
   try {
     await new Promise<void>((resolvePool, rejectPool) => {
       let active = 0;
@@ -71,6 +72,7 @@ export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worke
           const id = nextId++;
           const job = next.value;
           progress[id] = { files: 0, bytes: 0 };
+          sent[id] = job;
           active++;
           worker.postMessage({ id, job } satisfies BuildRequest);
         }).catch(fail);
@@ -95,6 +97,7 @@ export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worke
           }
           const { id, type: _type, ...result } = msg;
           results[id] = result;
+          onBuilt?.(sent[id]!);
           if (exhausted && active === 0) resolvePool();
           else dispatch(worker);
         });

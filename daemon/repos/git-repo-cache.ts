@@ -5,7 +5,7 @@
 // and pack file descriptors are released (repo.cleanup()) once no call is using it.
 import { resolve } from 'node:path';
 import NodeGit from 'nodegit';
-import { isGitRepository } from './git.ts';
+import { isGitRepository } from './git-dir.ts';
 
 const MAX_OPEN = 16;
 

@@ -2,12 +2,12 @@
 // from the object database (not the working tree), so that what is indexed is exactly a
 // set of commits. A file whose blob is the same on several refs is one version, listed
 // once with every ref that holds it.
-import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import NodeGit from 'nodegit';
 import { errorText } from '../errors.ts';
 import { catFileAvailable, objectSizes } from './cat-file.ts';
+import { isGitRepository } from './git-dir.ts';
 import { compileRefGlob } from './glob.ts';
 import type { CodeHostType } from './hosts/types.ts';
 import { listRefs } from './refs.ts';
@@ -77,16 +77,6 @@ const HANDLES = Math.max(1, Math.min(4, availableParallelism()));
 const MODE_TYPE_MASK = 0o170000;
 const MODE_TREE = 0o040000;
 const MODE_BLOB = 0o100000; // 100644 and 100755 (and legacy 100664)
-
-/** True for a work tree (with a .git directory or gitfile) or a bare repository. */
-export function isGitRepository(dir: string): boolean {
-  if (statSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined) return true;
-  return (
-    statSync(join(dir, 'HEAD'), { throwIfNoEntry: false })?.isFile() === true &&
-    statSync(join(dir, 'objects'), { throwIfNoEntry: false })?.isDirectory() === true &&
-    statSync(join(dir, 'refs'), { throwIfNoEntry: false })?.isDirectory() === true
-  );
-}
 
 /**
  * Opens the repository at `dir` and resolves the selected refs; versions() lists every

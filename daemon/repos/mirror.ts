@@ -13,7 +13,7 @@ import NodeGit from 'nodegit';
 import { errorText } from '../errors.ts';
 import { acquireLock } from '../runtime/lock-file.ts';
 import { removeLeftoverTemps } from '../runtime/owner.ts';
-import { isGitRepository } from './git.ts';
+import { isGitRepository } from './git-dir.ts';
 import { startRelay, type Relay } from './relay.ts';
 
 export interface MirrorOptions {

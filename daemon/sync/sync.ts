@@ -18,7 +18,7 @@ import { silentLogger, type Logger } from '../runtime/logger.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
 import { createCodeHost, type CodeHostOptions } from '../repos/hosts/index.ts';
 import type { CodeHost, HostRepo } from '../repos/hosts/types.ts';
-import { isGitRepository } from '../repos/git.ts';
+import { isGitRepository } from '../repos/git-dir.ts';
 import { removeMirror, syncMirror } from '../repos/mirror.ts';
 
 export interface SyncOptions {

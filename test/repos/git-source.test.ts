@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, mkdir, writeFile, symlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isGitRepository, openGitSource, repoNameFromRemote } from '../../daemon/repos/git.ts';
+import { isGitRepository } from '../../daemon/repos/git-dir.ts';
+import { openGitSource, repoNameFromRemote } from '../../daemon/repos/git.ts';
 
 const temps: string[] = [];
 after(async () => {

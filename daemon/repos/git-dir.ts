@@ -1,0 +1,16 @@
+// Whether a directory is a git repository: a plain file-system check, in a module of its
+// own so that callers that only ask (the indexer, before it knows whether it will read git
+// at all) do not load nodegit (~90 ms of a command's start).
+
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** True for a work tree (with a .git directory or gitfile) or a bare repository. */
+export function isGitRepository(dir: string): boolean {
+  if (statSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined) return true;
+  return (
+    statSync(join(dir, 'HEAD'), { throwIfNoEntry: false })?.isFile() === true &&
+    statSync(join(dir, 'objects'), { throwIfNoEntry: false })?.isDirectory() === true &&
+    statSync(join(dir, 'refs'), { throwIfNoEntry: false })?.isDirectory() === true
+  );
+}
