@@ -146,6 +146,7 @@ const SECTIONS: Array<{ group: MetricGroup; title: string; valueHeader: string }
   { group: 'http', title: 'HTTP', valueHeader: '' },
   { group: 'memory', title: 'Memory', valueHeader: '' },
   { group: 'index', title: 'Index build', valueHeader: '' },
+  { group: 'commands', title: 'Whole trawl processes (spawn to exit)', valueHeader: '' },
   { group: 'auth', title: 'Authentication and rate limit (GET /api/repos)', valueHeader: '' },
   { group: 'web', title: 'Web UI (median over the queries of each one\'s median)', valueHeader: '' },
   { group: 'reindex', title: 'Re-indexing (the corpus as a git repository)', valueHeader: '' },

@@ -16,17 +16,21 @@
 //                 over the queries both ran of new peer median / old peer median. The peers
 //                 did not change between the runs, so a ratio away from 1 is the machine's.
 //   metrics       MetricComparison[], in the order search (per query), http, memory, index,
-//                 then the opt-in phases that either side ran (auth, web, reindex):
+//                 commands (when either side has them), then the opt-in phases that either
+//                 side ran (auth, web, reindex):
 //     id          stable key: search/<query name>/latency, http/search/latency,
 //                 http/search/throughput, http/stream/throughput, http/stream/firstByte,
 //                 http/stream/firstResult,
 //                 memory/idle, memory/load, (when either side has them: http/overhead/<kind>/cpu,
 //                 http/overhead/<kind>/throughput, memory/idleAnon, memory/loadAnon,
 //                 memory/loadFile), index/seconds, index/peakRss, index/bytes,
-//                 index/sizeRatio; auth/<variant>/latency, auth/<variant>/throughput,
+//                 index/sizeRatio; commands/help/seconds, commands/search/seconds,
+//                 commands/sync/first/seconds, commands/sync/oneFile/seconds;
+//                 auth/<variant>/latency, auth/<variant>/throughput,
 //                 auth/stepCpu; web/firstResult, web/done; reindex/<build>/seconds,
-//                 reindex/full/bytes, reindex/branches/bytes
-//     group       'search' | 'http' | 'memory' | 'index' | 'auth' | 'web' | 'reindex'
+//                 reindex/full/bytes, reindex/branches/bytes, (when either side has them)
+//                 reindex/syncFirst/seconds, reindex/syncOneLine/seconds
+//     group       'search' | 'http' | 'memory' | 'index' | 'commands' | 'auth' | 'web' | 'reindex'
 //     label       for people (a search metric's is the query text)
 //     queryName   the query's name for search metrics, else null
 //     unit        'ms' | 'req/s' | 'MB/s' | 'bytes' | 's' | 'ratio'
@@ -52,13 +56,13 @@
 //   exitStatus    1 when any metric regressed, else 0
 
 import type { SearchStats } from '../search/types.ts';
-import { RESULT_FORMAT, type AuthVariant, type BenchResult, type HttpQueryResult, type PeerResult, type QueryResult, type ReindexPhase, type WebQuery } from './result.ts';
+import { RESULT_FORMAT, type AuthVariant, type BenchResult, type CommandRuns, type CommandsPhase, type HttpQueryResult, type PeerResult, type QueryResult, type ReindexPhase, type WebQuery } from './result.ts';
 import { median, quantileSorted } from './percentiles.ts';
 import { compareSamples, type Verdict } from './stats.ts';
 
 export const COMPARE_FORMAT = 'trawl-bench-compare/1';
 
-export type MetricGroup = 'search' | 'http' | 'memory' | 'index' | 'auth' | 'web' | 'reindex';
+export type MetricGroup = 'search' | 'http' | 'memory' | 'index' | 'commands' | 'auth' | 'web' | 'reindex';
 export type MetricUnit = 'ms' | 'req/s' | 'MB/s' | 'bytes' | 's' | 'ratio';
 export type MetricVerdict = Verdict | 'not judged';
 export type Basis = 'test' | 'threshold' | 'exact' | 'none';
@@ -387,6 +391,7 @@ function otherMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<Compa
     // The same corpus indexes to the same bytes: any change is real, no test needed.
     { id: 'index/bytes', group: 'index', label: 'index size', unit: 'bytes', better: 'lower', kind: 'exact', ...both((r) => runs(r).map((x) => x.indexBytes)) },
     { id: 'index/sizeRatio', group: 'index', label: 'index size / content', unit: 'ratio', better: 'lower', kind: 'exact', ...both((r) => runs(r).map((x) => x.sizeRatio)) },
+    ...commandSpecs(oldR, newR),
     ...phaseSpecs(oldR, newR),
   ];
   return specs.map((s) => metric(s, opts));
@@ -417,6 +422,26 @@ function splitSpecs(oldR: BenchResult, newR: BenchResult): MetricSpec[] {
     );
   }
   return specs;
+}
+
+/**
+ * Whole `trawl` processes (issue 21), when either side has them: a file written before has
+ * none, so two old files compare as they always did, and an old side is not judged.
+ */
+function commandSpecs(oldR: BenchResult, newR: BenchResult): MetricSpec[] {
+  if (!oldR.commands && !newR.commands) return [];
+  const both = (pick: (c: CommandsPhase) => CommandRuns | null) => ({
+    old: (oldR.commands && pick(oldR.commands)?.secondsSamples) ?? [],
+    new: (newR.commands && pick(newR.commands)?.secondsSamples) ?? [],
+  });
+  const query = (newR.commands?.search ?? oldR.commands?.search)?.query ?? 'LITERAL';
+  const spec = (id: string, label: string, pick: (c: CommandsPhase) => CommandRuns | null): MetricSpec => ({ id, group: 'commands', label, unit: 's', better: 'lower', kind: 'sampled', ...both(pick) });
+  return [
+    spec('commands/help/seconds', 'trawl --help', (c) => c.help),
+    spec('commands/search/seconds', `trawl search ${query}, small index`, (c) => c.search),
+    spec('commands/sync/first/seconds', 'trawl sync, first (a full build)', (c) => c.sync.first),
+    spec('commands/sync/oneFile/seconds', 'trawl sync, one file changed', (c) => c.sync.oneFile),
+  ];
 }
 
 /** The opt-in phases' metrics, when either side ran the phase (a side without it is not judged). */
@@ -459,6 +484,13 @@ function phaseSpecs(oldR: BenchResult, newR: BenchResult): MetricSpec[] {
     }
     for (const name of ['full', 'branches'] as const) {
       specs.push({ id: `reindex/${name}/bytes`, group: 'reindex', label: `${labels[name]}: index size`, unit: 'bytes', better: 'lower', kind: 'exact', ...both((r) => { const b = build(r, name); return b ? [b.indexBytes] : []; }) });
+    }
+    // Measured since issue 21: a run from before has no syncs.
+    if (oldR.reindex?.sync || newR.reindex?.sync) {
+      specs.push(
+        { id: 'reindex/syncFirst/seconds', group: 'reindex', label: 'trawl sync, first', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => r.reindex?.sync?.first.secondsSamples ?? []) },
+        { id: 'reindex/syncOneLine/seconds', group: 'reindex', label: 'trawl sync, one line changed', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => r.reindex?.sync?.oneLine.secondsSamples ?? []) },
+      );
     }
   }
   return specs;

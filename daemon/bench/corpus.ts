@@ -17,7 +17,7 @@ export interface CorpusIdentity {
 }
 
 /** Relative paths of the regular files under `root`, sorted by their UTF-8 bytes. */
-function listFiles(root: string): string[] {
+export function listFiles(root: string): string[] {
   const out: string[] = [];
   const walk = (rel: string): void => {
     for (const e of readdirSync(join(root, rel), { withFileTypes: true })) {

@@ -8,41 +8,33 @@
 //   unchanged  the full build's index again, no ref moved (no tree is read);
 //   oneFile    after a commit on main that changes one file: the delta run (one new file
 //              version, membership files for the old shards).
+// Then the same repository through `trawl sync`, as a configured source (issue 21: a
+// one-line change searchable within 2 s of the sync's start on Linux): `first` into an
+// empty data dir (main only: a full build), then `runs` times `oneLine`, after a commit on
+// main that appends one line to one file, checked searchable when the sync returns.
 // Node's start-up is in every figure, as an operator sees it: `unchanged` is about that.
 
 import { execFileSync } from 'node:child_process';
-import { rmSync, statSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { shardsDir } from '../index/data-dir.ts';
-import { readAllManifests } from '../index/manifest.ts';
-import { Shard } from '../index/shard-reader.ts';
 import { runTimed } from './build.ts';
+import { GIT_ENV, TEXT_FILE } from './git-env.ts';
+import { liveIndex } from './live-index.ts';
 import { cpuMark, foreignCores, settleIo } from './machine.ts';
 import type { ReindexBuild, ReindexPhase } from './result.ts';
+import { assertSearchable, timeTrawl } from './trawl-process.ts';
 
 export interface ReindexPhaseOptions {
   root: string;
   corpus: string;
   work: string;
   runs: number;
+  /** Bytes of the corpus's files (corpus.ts), recorded for the full builds' MB/s. */
+  corpusBytes: number;
 }
 
 const BRANCHES = 9;
 const FILES_PER_BRANCH = 3;
-/** Fixed identity and dates: the same corpus gives the same commits, run after run. */
-const GIT_ENV = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'trawl bench',
-  GIT_AUTHOR_EMAIL: 'bench@trawl.invalid',
-  GIT_COMMITTER_NAME: 'trawl bench',
-  GIT_COMMITTER_EMAIL: 'bench@trawl.invalid',
-  GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
-  GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
-};
-/** Files worth changing: text that every corpus has some of. */
-const TEXT_FILE = /\.(c|h|cc|cpp|hpp|go|rs|java|kt|py|rb|ts|tsx|js|jsx|sh|md|rst|txt|json|ya?ml|toml)$/i;
 
 function git(gitDir: string, args: string[], input?: string, env: NodeJS.ProcessEnv = {}): string {
   return execFileSync('git', [`--git-dir=${gitDir}`, ...args], { env: { ...GIT_ENV, ...env }, encoding: 'utf8', input, maxBuffer: 1 << 30 }).trim();
@@ -85,27 +77,6 @@ function pickFiles(gitDir: string, commit: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => from[(i + 1) * step]!);
 }
 
-/** Bytes of the live index (the files the manifests name: replaced ones wait on disk) and of its branch lists. */
-function liveIndexBytes(dataDir: string): { indexBytes: number; branchListBytes: number } {
-  let indexBytes = 0;
-  let branchListBytes = 0;
-  for (const m of readAllManifests(dataDir)) {
-    const dir = shardsDir(dataDir, m.repoId);
-    for (const s of m.shards) {
-      indexBytes += statSync(join(dir, s.file)).size;
-      const membership = 'membership' in s ? s.membership : undefined;
-      if (membership) {
-        const bytes = statSync(join(dir, membership)).size;
-        indexBytes += bytes;
-        branchListBytes += bytes;
-      } else {
-        branchListBytes += Shard.open(join(dir, s.file)).sectionBytes.get('branches') ?? 0;
-      }
-    }
-  }
-  return { indexBytes, branchListBytes };
-}
-
 export async function reindexPhase(o: ReindexPhaseOptions, log: (s: string) => void): Promise<ReindexPhase> {
   const gitDir = join(o.work, 'reindex.git');
   const started = performance.now();
@@ -121,7 +92,8 @@ export async function reindexPhase(o: ReindexPhaseOptions, log: (s: string) => v
   const index = (name: keyof ReindexPhase['builds'], dataDir: string, extra: string[]) => {
     const t = runTimed(process.execPath, [join(o.root, 'bin', 'trawl.js'), 'index', gitDir, '--no-symbols', '--data-dir', dataDir, ...extra], process.env, join(o.work, 'reindex.rss'));
     samples[name].push(t.seconds);
-    last[name] = { peakRssBytes: t.peakRssBytes, ...liveIndexBytes(dataDir) };
+    const live = liveIndex(dataDir);
+    last[name] = { peakRssBytes: t.peakRssBytes, indexBytes: live.indexBytes, branchListBytes: live.branchListBytes, contentBytes: live.contentBytes };
     log(`reindex ${name}: ${t.seconds.toFixed(2)} s, live index ${(last[name].indexBytes / 1e6).toFixed(1)} MB (branch lists ${(last[name].branchListBytes / 1e3).toFixed(1)} KB)`);
   };
   const full = join(o.work, 'reindex-full');
@@ -142,12 +114,44 @@ export async function reindexPhase(o: ReindexPhaseOptions, log: (s: string) => v
     git(gitDir, ['update-ref', 'refs/heads/main', commitChange(gitDir, o.work, main, [path!], `one-file change ${i + 1}`)]);
     index('oneFile', full, []);
   }
+  rmSync(full, { recursive: true, force: true });
+  const sync = await syncRuns(o, gitDir, path!, log);
   const cores = foreignCores(mark, cpuMark());
   const build = (name: keyof ReindexPhase['builds']): ReindexBuild => ({ secondsSamples: samples[name].map((s) => Math.round(s * 1e4) / 1e4), ...last[name]! });
   return {
     branches: BRANCHES + 1,
     changedFilesPerBranch: FILES_PER_BRANCH,
     builds: { full: build('full'), branches: build('branches'), unchanged: build('unchanged'), oneFile: build('oneFile') },
+    corpusBytes: o.corpusBytes,
+    sync,
     foreignCores: cores === null ? null : Math.round(cores * 100) / 100,
   };
+}
+
+/**
+ * The repository as a configured source of `trawl sync` (a connection naming it directly:
+ * a local repository is read in place), first into an empty data dir, then after each of
+ * `runs` one-line commits on main to `path`.
+ */
+async function syncRuns(o: ReindexPhaseOptions, gitDir: string, path: string, log: (s: string) => void): Promise<NonNullable<ReindexPhase['sync']>> {
+  const config = join(o.work, 'reindex-sync.json');
+  const dataDir = join(o.work, 'reindex-sync');
+  writeFileSync(config, JSON.stringify({ settings: { symbols: false }, connections: { bench: { type: 'git', url: gitDir } } }, null, 2));
+  const args = ['sync', '--config', config, '--data-dir', dataDir];
+  await settleIo();
+  const first = timeTrawl(o.root, args);
+  log(`reindex trawl sync, first: ${first.toFixed(2)} s`);
+  // The first sync's index on disk before the timed ones, as for the builds.
+  await settleIo();
+  const oneLine: number[] = [];
+  for (let i = 1; i <= o.runs; i++) {
+    const mark = `trawl_bench_sync_one_line_${i}`;
+    git(gitDir, ['update-ref', 'refs/heads/main', commitChange(gitDir, o.work, git(gitDir, ['rev-parse', 'refs/heads/main']), [path], mark)]);
+    oneLine.push(timeTrawl(o.root, args));
+    assertSearchable(o.root, dataDir, mark);
+    log(`reindex trawl sync after a one-line change: ${oneLine.at(-1)!.toFixed(2)} s`);
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(config, { force: true });
+  return { first: { secondsSamples: [first] }, oneLine: { secondsSamples: oneLine } };
 }

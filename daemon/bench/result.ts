@@ -275,6 +275,13 @@ export interface ReindexBuild {
   indexBytes: number;
   /** Of which branch lists: the shards' branches sections, or the membership files that replace them. */
   branchListBytes: number;
+  /** Bytes of the files the live index holds (its manifests' content bytes); absent in results from before it. */
+  contentBytes?: number;
+}
+
+/** Wall seconds of each timed run of one `trawl` command, spawn to exit (Node's start-up included). */
+export interface CommandRuns {
+  secondsSamples: number[];
 }
 
 /** `--reindex`: the corpus as a git repository, with branches and an incremental run. */
@@ -284,6 +291,46 @@ export interface ReindexPhase {
   /** Files each branch changes. */
   changedFilesPerBranch: number;
   builds: { full: ReindexBuild; branches: ReindexBuild; unchanged: ReindexBuild; oneFile: ReindexBuild };
+  /** Bytes of the corpus's files, which the repository commits: full builds' MB/s are over them. Absent in results from before it. */
+  corpusBytes?: number;
+  /**
+   * `trawl sync` of a configuration naming the repository: `first` into an empty data dir
+   * (main only, a full build), then `oneLine` after each commit on main that appends one
+   * line to one file. Absent in results from before it.
+   */
+  sync?: { first: CommandRuns; oneLine: CommandRuns };
+  foreignCores: number | null;
+}
+
+/** The search timing's index: the corpus's first text files, about 45 MB of content (phase-commands.ts). */
+export interface SmallIndex {
+  files: number;
+  contentBytes: number;
+  /** The live index: the files its manifest names. */
+  indexBytes: number;
+  symbols: boolean;
+  /** Of its `trawl index`, spawn to exit. */
+  seconds: number;
+}
+
+/** `trawl search LITERAL` over the small index, the CLI searching the data dir in process. */
+export interface CommandSearch extends CommandRuns {
+  /** The mix's first plain-identifier literal. */
+  query: string;
+  /** Searched with --case (the query's own case sensitivity). */
+  caseSensitive: boolean;
+  index: SmallIndex;
+}
+
+/** Whole-process timings of `trawl` commands, issue 21's targets (phase-commands.ts). */
+export interface CommandsPhase {
+  /** Timed runs of each command (after one untimed run of help and search). */
+  runs: number;
+  help: CommandRuns;
+  /** null when the query mix has no literal that is a plain identifier. */
+  search: CommandSearch | null;
+  /** `trawl sync` of a git repository of `files` of the corpus's text files: its first sync, then after each one-file commit. */
+  sync: { files: number; first: CommandRuns; oneFile: CommandRuns };
   foreignCores: number | null;
 }
 
@@ -346,6 +393,8 @@ export interface BenchResult {
   environment: BenchEnvironment;
   corpus: CorpusInfo;
   indexing: { runs: IndexRun[] };
+  /** Whole-process timings; absent in results written before they were measured. */
+  commands?: CommandsPhase;
   search: SearchPhase;
   /** `overhead`: absent in files written before issue 20. */
   http: { search: HttpSearch; stream: HttpStream; overhead?: HttpOverhead[] };

@@ -4,7 +4,8 @@
 
 import { formatBytes, formatMs } from './format.ts';
 import { median } from './percentiles.ts';
-import type { BenchResult, PeerResult, ReindexBuild } from './result.ts';
+import type { BenchResult, CommandRuns, PeerResult, ReindexBuild } from './result.ts';
+import { LARGE_SOURCE_BYTES, TARGETS } from './targets.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/`/g, "'");
 const code = (s: string) => `\`${cell(s)}\``;
@@ -48,14 +49,75 @@ function phaseText(r: BenchResult): string[] {
   if (r.reindex) {
     const x = r.reindex;
     const b = x.builds;
-    const row = (label: string, y: ReindexBuild) => `| ${label} | ${seconds(y.secondsSamples)} | ${bytes(y.indexBytes)} | ${bytes(y.branchListBytes)} | ${bytes(y.peakRssBytes)} |`;
-    lines.push('', `| re-indexing the corpus as a git repository (other processes: ${cores(x.foreignCores)} cores) | time | live index | branch lists | peak RSS |`, '|---|--:|--:|--:|--:|');
+    const row = (label: string, y: ReindexBuild, rate = '') => `| ${label} | ${seconds(y.secondsSamples)} | ${rate} | ${bytes(y.indexBytes)} | ${bytes(y.branchListBytes)} | ${bytes(y.peakRssBytes)} |`;
+    lines.push('', `| re-indexing the corpus as a git repository (other processes: ${cores(x.foreignCores)} cores) | time | MB/s: corpus; indexed content | live index | branch lists | peak RSS |`, '|---|--:|--:|--:|--:|--:|');
     lines.push(
-      row('full build, one branch', b.full),
-      row(`full build, main + ${x.branches - 1} branches (${x.changedFilesPerBranch} files changed each)`, b.branches),
+      row('full build, one branch', b.full, buildRate(x.corpusBytes, b.full)),
+      row(`full build, main + ${x.branches - 1} branches (${x.changedFilesPerBranch} files changed each)`, b.branches, buildRate(x.corpusBytes, b.branches)),
       row('again, refs unmoved', b.unchanged),
       row('again after one file changed on main (delta)', b.oneFile),
     );
+    if (x.sync) {
+      lines.push(
+        `| \`trawl sync\` of the repository, first (main, a full build) | ${seconds(x.sync.first.secondsSamples)} | | | | |`,
+        `| \`trawl sync\` after one line changed in one file on main | ${seconds(x.sync.oneLine.secondsSamples)} | | | | |`,
+      );
+    }
+  }
+  return lines;
+}
+
+/** Corpus MB/s; indexed content MB/s of a full build (median seconds); empty when a side is unknown (older results). */
+function buildRate(corpusBytes: number | undefined, b: ReindexBuild): string {
+  if (b.secondsSamples.length === 0) return '';
+  const s = median(b.secondsSamples);
+  const rate = (n: number | undefined) => (n === undefined ? '—' : (n / 1e6 / s).toFixed(1));
+  return corpusBytes === undefined && b.contentBytes === undefined ? '' : `${rate(corpusBytes)}; ${rate(b.contentBytes)}`;
+}
+
+/** A figure against its target: met or missed, or no verdict when the target is about larger sources. */
+function againstTarget(x: number, target: number, applies: boolean, unit: (v: number) => string, higherIsBetter = false): string {
+  const goal = `${higherIsBetter ? '≥' : '≤'} ${unit(target)}`;
+  if (!applies) return `${goal} (for a source of ≥ ${formatBytes(LARGE_SOURCE_BYTES)}: not this one)`;
+  return `${goal}: ${(higherIsBetter ? x >= target : x <= target) ? 'met' : 'missed'}`;
+}
+
+/**
+ * Issue 21's targets (targets.ts): each figure of a whole `trawl` process next to its
+ * target; the last two only when --reindex ran (they are its figures).
+ */
+function wholeProcessText(r: BenchResult): string[] {
+  const c = r.commands;
+  if (!c) return [];
+  // Whole milliseconds under a second (start-up figures of ~70 ms), seconds above.
+  const time = (s: number) => (s < 1 ? `${Math.round(s * 1000)} ms` : `${s.toFixed(2)} s`);
+  const mid = (t: CommandRuns) => median(t.secondsSamples);
+  const range = (t: CommandRuns) => (t.secondsSamples.length < 2 ? '' : `${time(Math.min(...t.secondsSamples))} – ${time(Math.max(...t.secondsSamples))}`);
+  const row = (label: string, t: CommandRuns, target?: number, applies = true) =>
+    `| ${label} | ${time(mid(t))} | ${range(t)} | ${target === undefined ? '' : againstTarget(mid(t), target, applies, time)} |`;
+  const lines = ['', `| whole process: spawn to exit, Node's start-up included (median of ${c.runs}; other processes: ${cores(c.foreignCores)} cores) | median | min – max | target |`, '|---|--:|--:|---|'];
+  lines.push(row('`trawl --help`', c.help, TARGETS.helpSeconds));
+  if (c.search) {
+    const i = c.search.index;
+    lines.push(
+      row(
+        `${code(`trawl search ${c.search.query}${c.search.caseSensitive ? ' --case' : ''}`)} on ${bytes(i.indexBytes)} of index (${count(i.files)} files, ${bytes(i.contentBytes)} of content${i.symbols ? ', with symbols' : ''})`,
+        c.search,
+        TARGETS.searchSeconds,
+      ),
+    );
+  }
+  lines.push(
+    row(`\`trawl sync\`, one file changed in a ${count(c.sync.files)}-file git repository`, c.sync.oneFile, TARGETS.syncOneFileSeconds),
+    row('its first `trawl sync` (a full build)', c.sync.first),
+  );
+  const x = r.reindex;
+  if (x?.sync) {
+    const large = (x.corpusBytes ?? r.corpus.totalBytes) >= LARGE_SOURCE_BYTES;
+    lines.push(row('`trawl sync`, one line changed in one file of the corpus as a git repository', x.sync.oneLine, TARGETS.syncOneLineSeconds, large));
+    const full = x.builds.full;
+    const mbps = (x.corpusBytes ?? r.corpus.totalBytes) / 1e6 / median(full.secondsSamples);
+    lines.push(`| the corpus as a git repository, \`trawl index --no-symbols\` (full build), corpus MB/s | ${mbps.toFixed(1)} MB/s | | ${againstTarget(mbps, TARGETS.gitIndexMbPerSecond, large, (v) => `${v} MB/s`, true)} |`);
   }
   return lines;
 }
@@ -143,6 +205,7 @@ export function runText(r: BenchResult): string {
       `| of which RssFile (mapped shard pages) | idle ${bytes(m.idleFileMedianBytes)}; under load median ${bytes(m.loadFileMedianBytes)} |`,
     );
   }
+  lines.push(...wholeProcessText(r));
   lines.push(...phaseText(r));
   if (r.notes.length) {
     lines.push('');

@@ -1,9 +1,10 @@
 // `trawl bench run`: one benchmark of this checkout on one corpus, phase by phase —
-// corpus identity, indexing, search latency in process, the daemon over HTTP (memory,
-// load, streaming), then the peers — into one result file (result.ts). Three phases run
-// when asked for: authentication and rate limiting (--auth), the web UI's first result
-// (--web), branches and incremental re-indexing (--reindex). Everything runs in a
-// temporary work dir that is removed at the end, also on Ctrl-C.
+// corpus identity, indexing, whole `trawl` commands as processes (--help, search, sync),
+// search latency in process, the daemon over HTTP (memory, load, streaming), then the
+// peers — into one result file (result.ts). Three phases run when asked for:
+// authentication and rate limiting (--auth), the web UI's first result (--web), branches
+// and incremental re-indexing (--reindex). Everything runs in a temporary work dir that is
+// removed at the end, also on Ctrl-C.
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { browserMissing } from './browser.ts';
 import { authPhase } from './phase-auth.ts';
 import { httpPhase } from './phase-http.ts';
 import { httpQueriesPhase } from './phase-http-queries.ts';
+import { commandsPhase } from './phase-commands.ts';
 import { indexPhase } from './phase-index.ts';
 import { peersPhase } from './phase-peers.ts';
 import { reindexPhase } from './phase-reindex.ts';
@@ -56,8 +58,8 @@ export interface RunOptions {
 
 /** The defaults of a full run and of --quick (a smoke test: under a minute on a small tree). */
 const DEFAULTS = {
-  full: { warmup: FULL_WARMUP, iterations: 200, httpQueryIterations: 50, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 9, streamWarmup: { runs: 6, ms: 2000 }, peerRuns: 3, idleMs: 3000, overheadRounds: 2, authRounds: 2, webRuns: 5 },
-  quick: { warmup: { runs: 2, ms: 20 }, iterations: 20, httpQueryIterations: 5, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, streamWarmup: { runs: 1, ms: 0 }, peerRuns: 1, idleMs: 1000, overheadRounds: 1, authRounds: 1, webRuns: 2 },
+  full: { warmup: FULL_WARMUP, iterations: 200, httpQueryIterations: 50, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 9, streamWarmup: { runs: 6, ms: 2000 }, peerRuns: 3, idleMs: 3000, overheadRounds: 2, authRounds: 2, webRuns: 5, commandRuns: 10 },
+  quick: { warmup: { runs: 2, ms: 20 }, iterations: 20, httpQueryIterations: 5, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, streamWarmup: { runs: 1, ms: 0 }, peerRuns: 1, idleMs: 1000, overheadRounds: 1, authRounds: 1, webRuns: 2, commandRuns: 3 },
 };
 
 export class BenchInputError extends Error {}
@@ -172,6 +174,17 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     if (last.files === 0) throw new BenchInputError(`--corpus ${o.corpus}: trawl indexed no file (all binary, too large or ignored?)`);
     if (o.symbols && last.symbolCount === 0) notes.push('no symbol was extracted (universal-ctags missing, or no supported language): sym: queries find nothing');
 
+    // Its own foreign cores, like the opt-in phases: a new key in foreignCores would make
+    // every older result file invalid.
+    const { phase: commands, staleRuns } = await commandsPhase({ root: ROOT, corpus, work, runs: d.commandRuns, symbols: o.symbols }, queries, log);
+    phaseCores();
+    if (!commands.search) notes.push('the query mix has no literal that is a plain identifier: `trawl search` was not timed');
+    if (staleRuns > 0) {
+      const stale = `${staleRuns} process(es) of the whole-process timings started while the compiled build was older than the sources (edited during the run): they ran through tsx, so those figures are not a release's`;
+      notes.push(stale);
+      log(`bench   WARNING: ${stale}`);
+    }
+
     const search = await searchPhase(indexing.dataDir, queries, options.iterations, options.warmup!, log);
     const searchCores = phaseCores();
     for (const q of search.queries) if (q.error) notes.push(`query ${q.name} failed: ${q.error}`);
@@ -216,7 +229,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
         )
       : [];
     const peersCores = phaseCores();
-    const reindex = o.reindex ? await reindexPhase({ root: ROOT, corpus, work, runs: options.indexRuns }, log) : undefined;
+    const reindex = o.reindex ? await reindexPhase({ root: ROOT, corpus, work, runs: options.indexRuns, corpusBytes: id.totalBytes }, log) : undefined;
     for (const p of peers) if (!p.available) notes.push(`${p.peer}: ${p.note}`);
     if (!o.peers) notes.push('peers skipped (--no-peers)');
     if (git) notes.push('the corpus is a git repository: trawl indexed the committed trees of every branch, the peers searched the work tree');
@@ -231,6 +244,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
       environment: environmentInfo,
       corpus: { name: id.name, path: id.path, files: id.files, totalBytes: id.totalBytes, sha256: id.sha256, git },
       indexing: { runs: indexing.runs },
+      commands,
       search,
       http: { search: http.search, stream: http.stream, overhead: http.overhead },
       httpQueries: overHttp,

@@ -322,3 +322,80 @@ test('run-to-run noise: queries that wobble together raise the floor; a query fa
   // Under NOISE_MIN_QUERIES queries no floor is estimated.
   assert.equal(compareResults(syntheticResult({ seed: 1 }), syntheticResult({ seed: 2 })).searchNoiseFloor, null);
 });
+
+/** `r` with the whole-process timings (issue 21), every sample times `scale`. */
+function withCommands(r: BenchResult, scale = 1): BenchResult {
+  return edited(r, (x) => {
+    const runs = (...s: number[]) => ({ secondsSamples: s.map((v) => v * scale) });
+    x.commands = {
+      runs: 10,
+      help: runs(0.071, 0.07, 0.072, 0.069, 0.073, 0.07, 0.071, 0.074, 0.07, 0.072),
+      search: {
+        query: 'spin_lock_irqsave',
+        caseSensitive: true,
+        index: { files: 3100, contentBytes: 45e6, indexBytes: 66e6, symbols: true, seconds: 4.2 },
+        ...runs(0.145, 0.141, 0.15, 0.139, 0.144, 0.147, 0.143, 0.146, 0.142, 0.148),
+      },
+      sync: { files: 190, first: runs(1.1), oneFile: runs(0.34, 0.33, 0.35, 0.34, 0.36, 0.33, 0.34, 0.35, 0.34, 0.33) },
+      foreignCores: 0.01,
+    };
+  });
+}
+
+/** `r` with a re-indexing phase, with or without its syncs (results from before issue 21 have none). */
+function withReindex(r: BenchResult, sync: boolean, scale = 1): BenchResult {
+  return edited(r, (x) => {
+    const build = (s: number, bytes: number) => ({ secondsSamples: [s], peakRssBytes: 1e9, indexBytes: bytes, branchListBytes: 1000 });
+    x.reindex = {
+      branches: 10,
+      changedFilesPerBranch: 3,
+      builds: { full: build(10.7, 1.5e9), branches: build(11.2, 1.51e9), unchanged: build(0.4, 1.5e9), oneFile: build(1.2, 1.5e9) },
+      foreignCores: 0,
+    };
+    if (sync) Object.assign(x.reindex, { corpusBytes: 1.3e9, sync: { first: { secondsSamples: [17 * scale] }, oneLine: { secondsSamples: [1.3 * scale] } } });
+  });
+}
+
+test('whole-process timings: judged when both sides have them, not judged against an older result, absent when neither has them', () => {
+  const old = syntheticResult({ seed: 1, ...SMALL });
+  const ids = ['commands/help/seconds', 'commands/search/seconds', 'commands/sync/first/seconds', 'commands/sync/oneFile/seconds'];
+  for (const r of [withCommands(old), withReindex(old, true), withReindex(old, false)]) assert.deepEqual(resultErrors(r), []);
+
+  const slower = compareResults(withCommands(old), withCommands(old, 1.5));
+  for (const id of ids) {
+    const m = byId(slower, id);
+    assert.equal(m.group, 'commands');
+    assert.equal(m.unit, 's');
+    assert.equal(m.verdict, 'regression', describe(m));
+    close(m.ratio, 1.5, 1e-9, `${id} ratio`);
+  }
+  assert.equal(byId(slower, 'commands/help/seconds').basis, 'test');
+  assert.equal(byId(slower, 'commands/sync/first/seconds').basis, 'threshold');
+  assert.match(compareText(slower), /^Whole trawl processes \(spawn to exit\)\n(.*\n)*  trawl search spin_lock_irqsave, small index +0\.14\d s +0\.2\d\d s +\+50\.0%/m);
+
+  const same = compareResults(withCommands(old), withCommands(old));
+  for (const id of ids) assert.equal(byId(same, id).verdict, 'no change', id);
+
+  // An older result (no commands object) on either side: the metrics are listed, not judged.
+  for (const [a, b] of [[old, withCommands(old)], [withCommands(old), old]] as const) {
+    const report = compareResults(a, b);
+    for (const id of ids) assert.equal(byId(report, id).verdict, 'not judged', id);
+    assert.equal(report.exitStatus, 0);
+  }
+  // A side whose mix had no identifier to search for.
+  const noSearch = edited(withCommands(old), (x) => (x.commands!.search = null));
+  assert.deepEqual(resultErrors(noSearch), []);
+  assert.equal(byId(compareResults(withCommands(old), noSearch), 'commands/search/seconds').verdict, 'not judged');
+  assert.equal(compareResults(old, old).metrics.filter((m) => m.group === 'commands').length, 0);
+});
+
+test('re-indexing syncs: judged when both sides have them, not judged against a result from before them', () => {
+  const old = syntheticResult({ seed: 1, ...SMALL });
+  const ids = ['reindex/syncFirst/seconds', 'reindex/syncOneLine/seconds'];
+  const slower = compareResults(withReindex(old, true), withReindex(old, true, 1.5));
+  for (const id of ids) assert.equal(byId(slower, id).verdict, 'regression', id);
+  const before = compareResults(withReindex(old, false), withReindex(old, true));
+  for (const id of ids) assert.equal(byId(before, id).verdict, 'not judged', id);
+  assert.equal(byId(before, 'reindex/full/seconds').verdict, 'no change');
+  assert.equal(compareResults(withReindex(old, false), withReindex(old, false)).metrics.filter((m) => ids.includes(m.id)).length, 0);
+});

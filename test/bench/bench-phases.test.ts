@@ -73,6 +73,19 @@ describe('trawl bench run --quick --auth --web --reindex', () => {
     assert.ok(b.branches.branchListBytes > b.full.branchListBytes);
     assert.equal(b.unchanged.indexBytes, b.full.indexBytes);
     assert.ok(b.oneFile.indexBytes > b.full.indexBytes);
+    assert.equal(result.reindex!.corpusBytes, result.corpus.totalBytes);
+    assert.ok(b.full.contentBytes! > 0 && b.branches.contentBytes! > b.full.contentBytes!);
+  });
+
+  it('reindex: trawl sync of the repository, first and after each one-line commit (checked searchable by the phase)', () => {
+    const sync = result.reindex!.sync!;
+    assert.equal(sync.first.secondsSamples.length, 1);
+    assert.equal(sync.oneLine.secondsSamples.length, result.options.indexRuns);
+    assert.ok([...sync.first.secondsSamples, ...sync.oneLine.secondsSamples].every((x) => x > 0));
+    assert.match(run.stdout, /^\| `trawl sync` after one line changed in one file on main \| /m);
+    // In the whole-process table, without a verdict: the target is about Linux-sized sources.
+    assert.match(run.stdout, /^\| `trawl sync`, one line changed in one file of the corpus as a git repository \| .* \| ≤ 2\.00 s \(for a source of ≥ 500 MB: not this one\) \|$/m);
+    assert.match(run.stdout, /^\| the corpus as a git repository, `trawl index --no-symbols` \(full build\), corpus MB\/s \| [\d.]+ MB\/s \| \| ≥ 100 MB\/s \(for a source/m);
   });
 
   it('prints a table per phase', () => {
@@ -85,23 +98,27 @@ describe('trawl bench run --quick --auth --web --reindex', () => {
   it('compare judges the phases, and does not judge them against a run without them', () => {
     const slower = structuredClone(result);
     for (const build of Object.values(slower.reindex!.builds)) build.secondsSamples = build.secondsSamples.map((s) => s * 2);
+    const sync = slower.reindex!.sync!;
+    sync.oneLine.secondsSamples = sync.oneLine.secondsSamples.map((s) => s * 2);
     const without = structuredClone(result) as Partial<BenchResult>;
     delete without.auth;
     delete without.web;
     delete without.reindex;
+    delete without.commands;
     writeFileSync(join(tmp.path, 'slower.json'), JSON.stringify(slower));
     writeFileSync(join(tmp.path, 'without.json'), JSON.stringify(without));
     assert.deepEqual(resultErrors(without), []);
     const compare = (a: string, b: string, json: boolean) => spawnSync(process.execPath, [TRAWL, 'bench', 'compare', a, b, ...(json ? ['--json'] : [])], { cwd: tmp.path, encoding: 'utf8', maxBuffer: 64 << 20 });
     const same = compare(out, out, false);
-    for (const heading of ['Authentication and rate limit', 'Web UI', 'Re-indexing']) assert.match(same.stdout, new RegExp(`^${heading}`, 'm'));
+    for (const heading of ['Whole trawl processes', 'Authentication and rate limit', 'Web UI', 'Re-indexing']) assert.match(same.stdout, new RegExp(`^${heading}`, 'm'));
     const r = JSON.parse(compare(out, 'slower.json', true).stdout) as CompareReport;
-    for (const name of ['full', 'branches', 'unchanged', 'oneFile']) assert.equal(r.metrics.find((m) => m.id === `reindex/${name}/seconds`)!.verdict, 'regression', name);
+    for (const name of ['full', 'branches', 'unchanged', 'oneFile', 'syncOneLine']) assert.equal(r.metrics.find((m) => m.id === `reindex/${name}/seconds`)!.verdict, 'regression', name);
+    assert.equal(r.metrics.find((m) => m.id === 'reindex/syncFirst/seconds')!.verdict, 'no change');
     const w = JSON.parse(compare('without.json', out, true).stdout) as CompareReport;
-    const phases = w.metrics.filter((m) => ['auth', 'web', 'reindex'].includes(m.group));
-    assert.equal(phases.length, 13);
+    const phases = w.metrics.filter((m) => ['commands', 'auth', 'web', 'reindex'].includes(m.group));
+    assert.equal(phases.length, 19);
     assert.ok(phases.every((m) => m.verdict === 'not judged'));
     const plain = JSON.parse(compare('without.json', 'without.json', true).stdout) as CompareReport;
-    assert.equal(plain.metrics.filter((m) => ['auth', 'web', 'reindex'].includes(m.group)).length, 0);
+    assert.equal(plain.metrics.filter((m) => ['commands', 'auth', 'web', 'reindex'].includes(m.group)).length, 0);
   });
 });

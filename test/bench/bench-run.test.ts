@@ -5,7 +5,7 @@
 // benchmarks, not tests); the test's own timeout only stops a hung run.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadQueries } from '../../daemon/bench/queries.ts';
@@ -108,6 +108,34 @@ describe('trawl bench run --quick', () => {
     assert.equal(h.medianP50Ms, median(h.queries.map((q) => q.latencyMs!.p50)));
     assert.equal(h.allSamplesMs!.max, Math.max(...h.queries.flatMap((q) => q.samplesMs)));
     assert.match(run.stdout, /\| the same over HTTP, one client/);
+  });
+
+  it('times whole trawl processes: --help, search on a small index, sync of a one-file change', () => {
+    const c = result.commands!;
+    assert.equal(c.runs, 3);
+    assert.equal(c.help.secondsSamples.length, 3);
+    // The mix's first plain-identifier literal, over a copy of the whole (small) corpus.
+    const s = c.search!;
+    assert.equal(s.query, 'longjmp');
+    assert.equal(s.caseSensitive, true);
+    assert.equal(s.secondsSamples.length, 3);
+    assert.equal(s.index.symbols, true);
+    assert.ok(s.index.files > 0 && s.index.files <= result.indexing.runs[0]!.files, `${s.index.files} files`);
+    assert.ok(s.index.indexBytes > s.index.contentBytes && s.index.contentBytes > 0);
+    // The repository holds the corpus's text files (fewer than 190 here).
+    const text = readdirSync(corpus, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && /\.(c|h|go|ts|py|md|txt)$/.test(e.name));
+    assert.ok(c.sync.files > 0 && c.sync.files <= text.length, `${c.sync.files} of ${text.length}`);
+    assert.equal(c.sync.first.secondsSamples.length, 1);
+    assert.equal(c.sync.oneFile.secondsSamples.length, 3);
+    const all = [...c.help.secondsSamples, ...s.secondsSamples, ...c.sync.first.secondsSamples, ...c.sync.oneFile.secondsSamples];
+    assert.ok(all.every((x) => x > 0 && x < 120), all.join(', '));
+    assert.match(run.stdout, /^\| whole process: spawn to exit, Node's start-up included \(median of 3; .*\| target \|$/m);
+    assert.match(run.stdout, /^\| `trawl --help` \| .* \| ≤ 150 ms: (met|missed) \|$/m);
+    assert.match(run.stdout, /^\| `trawl search longjmp --case` on .* of index \(\d+ files, .* of content, with symbols\) \| .* \| ≤ 150 ms: (met|missed) \|$/m);
+    assert.match(run.stdout, /^\| `trawl sync`, one file changed in a \d+-file git repository \| .* \| ≤ 400 ms: (met|missed) \|$/m);
+    // The work dir is gone with everything the phase made.
+    assert.match(run.stderr, /work dir (\S+)/);
+    assert.equal(existsSync(/work dir (\S+)/.exec(run.stderr)![1]!), false);
   });
 
   it('runs the installed peers on the same queries, as ratios', () => {

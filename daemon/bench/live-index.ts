@@ -1,0 +1,43 @@
+// What a data dir's live index holds: the files its manifests name. A build leaves files it
+// replaced on disk for a grace period (manifest.ts: a search that started before still
+// reads them), so summing every file in the shard directories would count them twice.
+
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { shardsDir } from '../index/data-dir.ts';
+import { readAllManifests } from '../index/manifest.ts';
+import { Shard } from '../index/shard-reader.ts';
+
+export interface LiveIndex {
+  /** Bytes of the shard and membership files the manifests name. */
+  indexBytes: number;
+  /** Of which branch lists: the shards' branches sections, or the membership files that replace them. */
+  branchListBytes: number;
+  /** Files indexed, and their bytes (the manifests' live documents). */
+  files: number;
+  contentBytes: number;
+}
+
+export function liveIndex(dataDir: string): LiveIndex {
+  let indexBytes = 0;
+  let branchListBytes = 0;
+  let files = 0;
+  let contentBytes = 0;
+  for (const m of readAllManifests(dataDir)) {
+    files += m.files;
+    contentBytes += m.contentBytes;
+    const dir = shardsDir(dataDir, m.repoId);
+    for (const s of m.shards) {
+      indexBytes += statSync(join(dir, s.file)).size;
+      const membership = 'membership' in s ? s.membership : undefined;
+      if (membership) {
+        const bytes = statSync(join(dir, membership)).size;
+        indexBytes += bytes;
+        branchListBytes += bytes;
+      } else {
+        branchListBytes += Shard.open(join(dir, s.file)).sectionBytes.get('branches') ?? 0;
+      }
+    }
+  }
+  return { indexBytes, branchListBytes, files, contentBytes };
+}

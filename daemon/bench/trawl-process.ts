@@ -1,0 +1,44 @@
+// One `trawl` command in a child process, timed as an operator waits for it: from spawn to
+// exit, Node's start-up included (`node bin/trawl.js ARGS`, the compiled build when it is
+// current). No GNU time in between: its own fork and exec would be in a figure of ~70 ms.
+
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { msSince } from './machine.ts';
+
+/** Runs `trawl ARGS` to completion; its stdout; throws when it fails. */
+function run(root: string, args: string[]): { seconds: number; stdout: string } {
+  const start = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'trawl.js'), ...args], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+  const seconds = msSince(start) / 1000;
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`trawl ${args.join(' ')} exited with ${r.status}: ${r.stderr.trim().slice(-2000)}`);
+  return { seconds, stdout: r.stdout };
+}
+
+/** Wall seconds of `trawl ARGS`, spawn to exit, to 0.1 ms. */
+export function timeTrawl(root: string, args: string[]): number {
+  return Math.round(run(root, args).seconds * 1e4) / 1e4;
+}
+
+/**
+ * Throws unless `trawl search` finds `token` in the data dir: a sync timed after a change
+ * counts only if the change is searchable when it returns.
+ */
+export function assertSearchable(root: string, dataDir: string, token: string): void {
+  const res = JSON.parse(run(root, ['search', token, '--case', '--json', '--data-dir', dataDir]).stdout) as { stats: { actualMatchCount: number } };
+  if (res.stats.actualMatchCount === 0) throw new Error(`${token} is not searchable in ${dataDir} after the sync that indexed it`);
+}
+
+/**
+ * The check bin/trawl.js makes before running the compiled build (scripts/compile.js
+ * isFresh): false, and a command started now runs the sources through tsx, whose start-up
+ * alone is more than `trawl --help` takes. Sources edited during a run (a checkout someone
+ * works in) turn a whole-process figure into tsx's. Loaded from the checkout at run time,
+ * not bundled into dist/: it dates the build against its own file.
+ */
+export async function freshCheck(root: string): Promise<() => boolean> {
+  const compile = (await import(pathToFileURL(join(root, 'scripts', 'compile.js')).href)) as { isFresh(root: string): boolean };
+  return () => compile.isFresh(root);
+}
