@@ -2,9 +2,10 @@
 // `trawl` command runs, each from spawn to exit with Node's start-up included, `runs` times:
 //   help    `trawl --help`: start-up and argument parsing, the floor under every command;
 //   search  `trawl search LITERAL --data-dir D`, the CLI searching a data dir in process (no
-//           daemon) over a small index: the corpus's first text files in path order, about
-//           45 MB of content (the ~66 MB index of the target on Linux), or all of a smaller
-//           corpus; LITERAL is the query mix's first literal that is a plain identifier;
+//           daemon) over a small index: every k-th text file of the corpus in path order,
+//           about 45 MB of content (the ~66 MB index of the target on Linux), or all of a
+//           smaller corpus; LITERAL is the query mix's first plain-identifier literal with a
+//           match there (a search that finds nothing skips most of the work);
 //   sync    `trawl sync --config F` of a git repository of the corpus's first 190 text files
 //           after a commit that appends one line to one file (`first`: its first sync, a
 //           full build, once).
@@ -24,7 +25,7 @@ import { cpuMark, foreignCores, settleIo } from './machine.ts';
 import { median } from './percentiles.ts';
 import type { BenchQuery } from './queries.ts';
 import type { CommandSearch, CommandsPhase } from './result.ts';
-import { assertSearchable, freshCheck, timeTrawl } from './trawl-process.ts';
+import { assertSearchable, freshCheck, matchCount, timeTrawl } from './trawl-process.ts';
 
 export interface CommandsPhaseOptions {
   root: string;
@@ -44,9 +45,20 @@ const REPO_FILES = 190;
 const MAX_FILE_BYTES = 1 << 20;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** The query of the search timing: the mix's first literal that is a plain identifier. */
-export function searchLiteral(queries: readonly BenchQuery[]): BenchQuery | undefined {
-  return queries.find((q) => q.kind.endsWith('-literal') && !q.regex && IDENTIFIER.test(q.query));
+/** The candidates for the search timing: the mix's literals that are plain identifiers, in order. */
+export function searchLiterals(queries: readonly BenchQuery[]): BenchQuery[] {
+  return queries.filter((q) => q.kind.endsWith('-literal') && !q.regex && IDENTIFIER.test(q.query));
+}
+
+/** The first of `candidates` with a match in the data dir (a search that finds nothing skips the work a search does); else the first. */
+function literalWithMatches(root: string, dataDir: string, candidates: BenchQuery[]): { query: BenchQuery; matches: number } | undefined {
+  let first: { query: BenchQuery; matches: number } | undefined;
+  for (const q of candidates) {
+    const matches = matchCount(root, dataDir, q.query, q.caseSensitive);
+    if (matches > 0) return { query: q, matches };
+    first ??= { query: q, matches };
+  }
+  return first;
 }
 
 /** A NUL byte in the first 8 KB: what git and most tools call binary. */
@@ -61,15 +73,21 @@ function looksBinary(path: string): boolean {
 }
 
 /**
- * Copies the corpus's first text files in path order into `dest` until `maxBytes` of
- * content or `maxFiles` files (`only`: which names count); returns what it copied.
+ * Copies text files of the corpus in path order into `dest` until `maxBytes` of content or
+ * `maxFiles` files (`only`: which names count); `spread`: every k-th file, k chosen so that
+ * the copy samples the whole corpus instead of its first directories. Returns what it copied.
  */
-function copyFirstFiles(corpus: string, dest: string, limits: { maxBytes: number; maxFiles: number; only?: RegExp }): { files: string[]; bytes: number } {
+function copyFiles(corpus: string, dest: string, limits: { maxBytes: number; maxFiles: number; only?: RegExp; spread?: boolean }): { files: string[]; bytes: number } {
+  let candidates = listFiles(corpus).filter((rel) => !limits.only || limits.only.test(rel));
+  if (limits.spread) {
+    const total = candidates.reduce((n, rel) => n + statSync(join(corpus, rel)).size, 0);
+    const stride = Math.max(1, Math.floor(total / limits.maxBytes));
+    candidates = candidates.filter((_, i) => i % stride === 0);
+  }
   const files: string[] = [];
   let bytes = 0;
-  for (const rel of listFiles(corpus)) {
+  for (const rel of candidates) {
     if (bytes >= limits.maxBytes || files.length >= limits.maxFiles) break;
-    if (limits.only && !limits.only.test(rel)) continue;
     const from = join(corpus, rel);
     const size = statSync(from).size;
     if (size > MAX_FILE_BYTES || looksBinary(from)) continue;
@@ -87,7 +105,7 @@ function git(repo: string, args: string[]): void {
 
 /** The small index's data dir, built; what it holds. */
 function buildSmallIndex(o: CommandsPhaseOptions, tree: string, dataDir: string): CommandSearch['index'] {
-  copyFirstFiles(o.corpus, tree, { maxBytes: SMALL_INDEX_CONTENT_BYTES, maxFiles: Infinity });
+  copyFiles(o.corpus, tree, { maxBytes: SMALL_INDEX_CONTENT_BYTES, maxFiles: Infinity, spread: true });
   const seconds = timeTrawl(o.root, ['index', tree, '--data-dir', dataDir, ...(o.symbols ? [] : ['--no-symbols'])]);
   const live = liveIndex(dataDir);
   return { files: live.files, contentBytes: live.contentBytes, indexBytes: live.indexBytes, symbols: o.symbols, seconds };
@@ -95,8 +113,8 @@ function buildSmallIndex(o: CommandsPhaseOptions, tree: string, dataDir: string)
 
 /** A non-bare repository of the corpus's first text files (any files when it has none), one commit on main; its files. */
 function makeRepository(corpus: string, repo: string): string[] {
-  let { files } = copyFirstFiles(corpus, repo, { maxBytes: Infinity, maxFiles: REPO_FILES, only: TEXT_FILE });
-  if (files.length === 0) files = copyFirstFiles(corpus, repo, { maxBytes: Infinity, maxFiles: REPO_FILES }).files;
+  let { files } = copyFiles(corpus, repo, { maxBytes: Infinity, maxFiles: REPO_FILES, only: TEXT_FILE });
+  if (files.length === 0) files = copyFiles(corpus, repo, { maxBytes: Infinity, maxFiles: REPO_FILES }).files;
   git(repo, ['init', '-q', '-b', 'main']);
   // -f: the copy may hold a .gitignore that ignores some of it.
   git(repo, ['add', '-A', '-f', '.']);
@@ -124,9 +142,11 @@ export async function commandsPhase(o: CommandsPhaseOptions, queries: readonly B
   const ms = (xs: number[]) => `${(median(xs) * 1000).toFixed(0)} ms`;
   try {
     // The builds first, so that their writes are on disk before anything is timed.
-    const literal = searchLiteral(queries);
+    const candidates = searchLiterals(queries);
     const smallData = join(dir, 'small-data');
-    const index = literal ? buildSmallIndex(o, join(dir, 'small-tree'), smallData) : undefined;
+    const index = candidates.length > 0 ? buildSmallIndex(o, join(dir, 'small-tree'), smallData) : undefined;
+    const chosen = index ? literalWithMatches(o.root, smallData, candidates) : undefined;
+    const literal = chosen?.query;
     if (index) log(`commands small index: ${index.files} files, ${(index.contentBytes / 1e6).toFixed(1)} MB of content, index ${(index.indexBytes / 1e6).toFixed(1)} MB (${index.seconds.toFixed(1)} s)`);
     else log('commands the query mix has no plain-identifier literal: no search timing');
 
@@ -150,8 +170,8 @@ export async function commandsPhase(o: CommandsPhaseOptions, queries: readonly B
     if (literal && index) {
       const args = ['search', literal.query, ...(literal.caseSensitive ? ['--case'] : []), '--data-dir', smallData];
       trawl(args);
-      search = { query: literal.query, caseSensitive: literal.caseSensitive, index, secondsSamples: timed(args) };
-      log(`commands trawl search ${literal.query}: ${ms(search.secondsSamples)} on ${(index.indexBytes / 1e6).toFixed(1)} MB of index`);
+      search = { query: literal.query, caseSensitive: literal.caseSensitive, matches: chosen!.matches, index, secondsSamples: timed(args) };
+      log(`commands trawl search ${literal.query}: ${ms(search.secondsSamples)} on ${(index.indexBytes / 1e6).toFixed(1)} MB of index (${chosen!.matches} matches)`);
     }
 
     // Each run appends a line of its own to the same file: one changed file per sync.

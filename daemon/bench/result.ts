@@ -315,10 +315,12 @@ export interface SmallIndex {
 
 /** `trawl search LITERAL` over the small index, the CLI searching the data dir in process. */
 export interface CommandSearch extends CommandRuns {
-  /** The mix's first plain-identifier literal. */
+  /** The mix's first plain-identifier literal with a match in the small index (else its first). */
   query: string;
   /** Searched with --case (the query's own case sensitivity). */
   caseSensitive: boolean;
+  /** Its matches in the small index (absent in results before they were recorded). */
+  matches?: number;
   index: SmallIndex;
 }
 

@@ -101,7 +101,7 @@ function wholeProcessText(r: BenchResult): string[] {
     const i = c.search.index;
     lines.push(
       row(
-        `${code(`trawl search ${c.search.query}${c.search.caseSensitive ? ' --case' : ''}`)} on ${bytes(i.indexBytes)} of index (${count(i.files)} files, ${bytes(i.contentBytes)} of content${i.symbols ? ', with symbols' : ''})`,
+        `${code(`trawl search ${c.search.query}${c.search.caseSensitive ? ' --case' : ''}`)} on ${bytes(i.indexBytes)} of index (${count(i.files)} files, ${bytes(i.contentBytes)} of content${i.symbols ? ', with symbols' : ''}${c.search.matches !== undefined ? `; ${count(c.search.matches)} matches` : ''})`,
         c.search,
         TARGETS.searchSeconds,
       ),

@@ -27,8 +27,13 @@ export function timeTrawl(root: string, args: string[]): number {
  * counts only if the change is searchable when it returns.
  */
 export function assertSearchable(root: string, dataDir: string, token: string): void {
-  const res = JSON.parse(run(root, ['search', token, '--case', '--json', '--data-dir', dataDir]).stdout) as { stats: { actualMatchCount: number } };
-  if (res.stats.actualMatchCount === 0) throw new Error(`${token} is not searchable in ${dataDir} after the sync that indexed it`);
+  if (matchCount(root, dataDir, token, true) === 0) throw new Error(`${token} is not searchable in ${dataDir} after the sync that indexed it`);
+}
+
+/** Matches of a literal `trawl search` in the data dir. */
+export function matchCount(root: string, dataDir: string, literal: string, caseSensitive: boolean): number {
+  const res = JSON.parse(run(root, ['search', literal, ...(caseSensitive ? ['--case'] : []), '--json', '--data-dir', dataDir]).stdout) as { stats: { actualMatchCount: number } };
+  return res.stats.actualMatchCount;
 }
 
 /**

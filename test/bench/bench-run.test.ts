@@ -131,7 +131,7 @@ describe('trawl bench run --quick', () => {
     assert.ok(all.every((x) => x > 0 && x < 120), all.join(', '));
     assert.match(run.stdout, /^\| whole process: spawn to exit, Node's start-up included \(median of 3; .*\| target \|$/m);
     assert.match(run.stdout, /^\| `trawl --help` \| .* \| ≤ 150 ms: (met|missed) \|$/m);
-    assert.match(run.stdout, /^\| `trawl search longjmp --case` on .* of index \(\d+ files, .* of content, with symbols\) \| .* \| ≤ 150 ms: (met|missed) \|$/m);
+    assert.match(run.stdout, /^\| `trawl search longjmp --case` on .* of index \(\d+ files, .* of content, with symbols; 1 matches\) \| .* \| ≤ 150 ms: (met|missed) \|$/m);
     assert.match(run.stdout, /^\| `trawl sync`, one file changed in a \d+-file git repository \| .* \| ≤ 400 ms: (met|missed) \|$/m);
     // The work dir is gone with everything the phase made.
     assert.match(run.stderr, /work dir (\S+)/);
