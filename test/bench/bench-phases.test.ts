@@ -80,7 +80,7 @@ describe('trawl bench run --quick --auth --web --reindex', () => {
   it('reindex: trawl sync of the repository, first and after each one-line commit (checked searchable by the phase)', () => {
     const sync = result.reindex!.sync!;
     assert.equal(sync.first.secondsSamples.length, 1);
-    assert.equal(sync.oneLine.secondsSamples.length, result.options.indexRuns);
+    assert.equal(sync.oneLine.secondsSamples.length, Math.max(3, result.options.indexRuns), "at least three: the target is a median");
     assert.ok([...sync.first.secondsSamples, ...sync.oneLine.secondsSamples].every((x) => x > 0));
     assert.match(run.stdout, /^\| `trawl sync` after one line changed in one file on main \| /m);
     // In the whole-process table, without a verdict: the target is about Linux-sized sources.
