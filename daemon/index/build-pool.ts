@@ -9,25 +9,63 @@ export type BuildResult = Omit<ShardResult, 'path'>;
 
 /**
  * Consecutive runs of files (in path order, so results come back in path order) of about
- * `target` bytes of indexable content. An empty repository still gets one (empty) shard,
- * so that it is known to the searcher.
+ * `target` bytes of indexable content, cut as the files arrive: add() gives a finished
+ * group, end() the last one. An empty repository still gets one (empty) shard, so that it
+ * is known to the searcher.
  */
-export function cutShards(files: ShardFile[], target: number, maxFileSize: number): ShardFile[][] {
-  const groups: ShardFile[][] = [];
-  let current: ShardFile[] = [];
-  let bytes = 0;
-  for (const f of files) {
-    const counted = f.size <= maxFileSize ? f.size : 0;
-    if (current.length > 0 && bytes + counted > target) {
-      groups.push(current);
-      current = [];
-      bytes = 0;
+export class ShardCutter {
+  private current: ShardFile[] = [];
+  private bytes = 0;
+  private groups = 0;
+
+  constructor(
+    private readonly target: number,
+    private readonly maxFileSize: number,
+  ) {}
+
+  add(f: ShardFile): ShardFile[] | undefined {
+    const counted = f.size <= this.maxFileSize ? f.size : 0;
+    let done: ShardFile[] | undefined;
+    if (this.current.length > 0 && this.bytes + counted > this.target) {
+      done = this.current;
+      this.groups++;
+      this.current = [];
+      this.bytes = 0;
     }
-    current.push(f);
-    bytes += counted;
+    this.current.push(f);
+    this.bytes += counted;
+    return done;
   }
-  if (current.length > 0 || groups.length === 0) groups.push(current);
+
+  end(): ShardFile[] | undefined {
+    if (this.current.length === 0 && this.groups > 0) return undefined;
+    this.groups++;
+    return this.current;
+  }
+}
+
+/** ShardCutter over a list. */
+export function cutShards(files: ShardFile[], target: number, maxFileSize: number): ShardFile[][] {
+  const cutter = new ShardCutter(target, maxFileSize);
+  const groups: ShardFile[][] = [];
+  for (const f of files) {
+    const g = cutter.add(f);
+    if (g) groups.push(g);
+  }
+  const last = cutter.end();
+  if (last) groups.push(last);
   return groups;
+}
+
+/** ShardCutter over files as they come (a directory being walked). */
+export async function* cutShardsAsync(files: AsyncIterable<ShardFile>, target: number, maxFileSize: number): AsyncIterable<ShardFile[]> {
+  const cutter = new ShardCutter(target, maxFileSize);
+  for await (const f of files) {
+    const g = cutter.add(f);
+    if (g) yield g;
+  }
+  const last = cutter.end();
+  if (last) yield last;
 }
 
 /** A file version to read from git: its path, blob and the branch indexes holding it. */

@@ -17,11 +17,11 @@ import { startTsWorker } from '../runtime/ts-worker.ts';
 import { isGitRepository } from '../repos/git-dir.ts';
 import type { GitRef, GitSource, RevisionSelection } from '../repos/git.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
-import { walkDirectory } from '../repos/walk.ts';
+import { walkSorted, type WalkedFile } from '../repos/walk.ts';
 import { displayName } from '../repos/web-urls.ts';
 import { writeMembershipFile } from './branch-set.ts';
 import { readJobBlobs } from './job-blobs.ts';
-import { type BlobFile, cutShards, runBuildPool, runSymbolsPool, type BuildResult } from './build-pool.ts';
+import { type BlobFile, cutShards, cutShardsAsync, runBuildPool, runSymbolsPool, type BuildResult } from './build-pool.ts';
 import { ctagsAvailable } from '../symbols/ctags.ts';
 import { acquireLock } from '../runtime/lock-file.ts';
 import { removeLeftoverTemps } from '../runtime/owner.ts';
@@ -227,13 +227,37 @@ class Run {
     this.target = options.shardTargetBytes ?? SHARD_TARGET_BYTES;
   }
 
+  /**
+   * A plain directory, built as it is walked (walkSorted gives its files in path order): the
+   * first shard starts once its files are listed. Whether the build is small (on this
+   * thread, symbols inline) is known from its first INLINE_BUILD_FILES + 1 files.
+   */
   async directory(root: string): Promise<IndexSummary> {
     const listErrors: string[] = [];
-    const listed = await walkDirectory(root, (path, err) => listErrors.push(`${path}: ${err.message}`));
+    const walk = walkSorted(root, (path, err) => listErrors.push(`${path}: ${err.message}`))[Symbol.asyncIterator]();
+    const head: WalkedFile[] = [];
+    let walked = false;
+    while (head.length <= INLINE_BUILD_FILES) {
+      const n = await walk.next();
+      if (n.done) {
+        walked = true;
+        break;
+      }
+      head.push(n.value);
+    }
+    let listed = head.length;
+    async function* files(): AsyncIterable<ShardFile> {
+      for (const f of head) yield { path: f.path, size: f.size, absPath: f.absPath };
+      if (walked) return;
+      for (let n = await walk.next(); !n.done; n = await walk.next()) {
+        listed++;
+        yield { path: n.value.path, size: n.value.size, absPath: n.value.absPath };
+      }
+      walked = true;
+    }
     const refs: GitRef[] = [{ name: 'HEAD', kind: 'branch', commit: '' }];
-    const groups = cutShards(listed.map((f) => ({ path: f.path, size: f.size, absPath: f.absPath })), this.target, this.maxFileSize);
-    const later = this.symbolsLater(listed.length);
-    const built = await this.build(refs, fromArray(groups), listed.length, false, later ? false : this.options.symbols);
+    const later = this.symbolsLater(walked ? head.length : Infinity);
+    const built = await this.build(refs, cutShardsAsync(files(), this.target, this.maxFileSize), () => listed, walked, false, later ? false : this.options.symbols);
     return this.finishFull(refs, built, listErrors.length, this.damageReason(), later);
   }
 
@@ -327,7 +351,7 @@ class Run {
     }
     const files = await this.sized(git, (await git.versions()).map((v) => ({ path: v.path, oid: v.oid, branches: v.refs })));
     const later = this.symbolsLater(files.length);
-    const built = await this.build(git.refs, fromArray(cutShards(files, this.target, this.maxFileSize)), files.length, false, later ? false : this.options.symbols, git.gitDir);
+    const built = await this.build(git.refs, fromArray(cutShards(files, this.target, this.maxFileSize)), () => files.length, true, false, later ? false : this.options.symbols, git.gitDir);
     return this.finishFull(git.refs, built, 0, fullReason, later);
   }
 
@@ -349,7 +373,7 @@ class Run {
 
   private async delta(git: GitSource, prev: Manifest, plan: DeltaPlan): Promise<IndexSummary> {
     const built = plan.added.length > 0
-      ? await this.build(git.refs, fromArray(cutShards(await this.sized(git, plan.added), this.target, this.maxFileSize)), plan.added.length, true, this.options.symbols, git.gitDir)
+      ? await this.build(git.refs, fromArray(cutShards(await this.sized(git, plan.added), this.target, this.maxFileSize)), () => plan.added.length, true, true, this.options.symbols, git.gitDir)
       : { names: [], results: [] };
     const shards: ManifestShard[] = [];
     const memberships: string[] = [];
@@ -419,7 +443,11 @@ class Run {
   }
 
   /** Builds the groups into shards `g<generation>-<n>`. */
-  private async build(refs: GitRef[], groups: AsyncIterable<ShardFile[]>, totalFiles: number, delta = false, symbols = this.options.symbols, gitDir?: string): Promise<Built> {
+  /**
+   * Builds the groups. `totalFiles` counts the files listed so far; `counted`: whether that
+   * is all of them (a directory being walked is not, until its walk ends).
+   */
+  private async build(refs: GitRef[], groups: AsyncIterable<ShardFile[]>, totalFiles: () => number, counted: boolean, delta = false, symbols = this.options.symbols, gitDir?: string): Promise<Built> {
     const names: string[] = [];
     const meta: ShardRepoMeta = {
       name: this.repo.name,
@@ -448,10 +476,10 @@ class Run {
         yield { finalPath: join(dir, names[0]!), repo: meta, shardIndex: 0, files: [], maxFileSize, maxTrigrams, indexedAt, symbols, branches };
       }
     }
-    const onProgress = (files: number, bytes: number) => this.options.onProgress?.({ files, totalFiles, bytes });
+    const onProgress = (files: number, bytes: number) => this.options.onProgress?.({ files, totalFiles: totalFiles(), bytes });
     // Small builds (a delta of a few files) run on this thread: starting build threads
     // costs ~0.5 s, far more than building a few files.
-    const inline = totalFiles <= INLINE_BUILD_FILES;
+    const inline = counted && totalFiles() <= INLINE_BUILD_FILES;
     // Threads start now, so that loading their code overlaps with reading the first files.
     const workers = inline ? [] : Array.from({ length: Math.max(1, this.options.workers ?? availableParallelism()) }, () => startTsWorker(BUILD_WORKER));
     // The manifest may name only shards that are on disk (shard-writer.ts says why not in
@@ -466,7 +494,7 @@ class Run {
     };
     // On failure, discard() removes what was written (indexPath calls it).
     try {
-      const results = inline ? await buildInline(jobs(), onProgress) : await runBuildPool(jobs(), workers, onProgress, flush);
+      const results = inline ? await buildInline(jobs(), onProgress) : await runBuildPool(readAhead(jobs()), workers, onProgress, flush);
       await Promise.all(flushed.values());
       await syncFiles(dir, names.filter((n) => !flushed.has(join(dir, n))));
       return { names, results };
@@ -527,6 +555,27 @@ function sameRefs(a: GitRef[], b: GitRef[]): boolean {
 
 async function* fromArray<T>(xs: T[]): AsyncIterable<T> {
   yield* xs;
+}
+
+/**
+ * The items of `it`, the next one always being produced while the consumer holds the last:
+ * the pool asks for a job only when a thread is free, and a directory's next shard is
+ * listed meanwhile rather than then.
+ */
+async function* readAhead<T>(it: AsyncIterable<T>): AsyncIterable<T> {
+  const source = it[Symbol.asyncIterator]();
+  let next = source.next();
+  try {
+    for (;;) {
+      next.catch(() => {}); // awaited below; this only keeps a failure before then handled
+      const r = await next;
+      if (r.done) return;
+      next = source.next();
+      yield r.value;
+    }
+  } finally {
+    await source.return?.();
+  }
 }
 
 function checkDirectory(pathArg: string, root: string): void {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, writeFile, symlink, rm, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { walkDirectory, sortByPathBytes } from '../../daemon/repos/walk.ts';
+import { walkDirectory, walkSorted, sortByPathBytes } from '../../daemon/repos/walk.ts';
 
 const temps: string[] = [];
 after(async () => {
@@ -112,4 +112,14 @@ test('walkDirectory gives absolute absPath for a relative root', async () => {
 test('sortByPathBytes orders by UTF-8 bytes, not UTF-16 units', () => {
   const sorted = sortByPathBytes([{ path: '\u{1F600}' }, { path: '\uFFFD' }, { path: 'a/b' }, { path: 'a.b' }, { path: 'a' }]);
   assert.deepEqual(sorted.map((s) => s.path), ['a', 'a.b', 'a/b', '\uFFFD', '\u{1F600}']);
+});
+
+test('walkSorted gives a directory’s files where its name and "/" sort among its siblings', async () => {
+  const root = await tempDir();
+  await mkdir(join(root, 'a/b'), { recursive: true });
+  for (const f of ['a-', 'a.b', 'a/b/c', 'a/z', 'a0', 'a/b.c', 'a/b-']) await writeFile(join(root, f), f);
+  const paths: string[] = [];
+  for await (const f of walkSorted(root)) paths.push(f.path);
+  assert.deepEqual(paths, ['a-', 'a.b', 'a/b-', 'a/b.c', 'a/b/c', 'a/z', 'a0']);
+  assert.deepEqual(paths, sortByPathBytes(paths.map((path) => ({ path }))).map((p) => p.path));
 });
