@@ -9,6 +9,7 @@ import { PostingsBuilder } from '../../core/index.ts';
 import { extractSymbols } from '../symbols/ctags.ts';
 import { nameStarts } from '../symbols/name-range.ts';
 import { REC_NAME_OFF, REC_START, encodeSymbolIndex } from './symbol-index.ts';
+import { symbolsJunk } from './symbol-junk.ts';
 import { NO_KIND, SYMBOL_RECORD_SIZE, SectionKind, ngramTable } from './shard-format.ts';
 
 /**
@@ -53,9 +54,12 @@ export class SymbolSections {
   /** `enabled` false: the sections of a shard without symbols (empty; meta says symbolsIndexed false). */
   constructor(readonly enabled: boolean) {}
 
-  /** Document `doc` (the documents in order, each once). Its bytes are copied: the caller may reuse them. */
+  /**
+   * Document `doc` (the documents in order, each once). Its bytes are copied: the caller may
+   * reuse them. A file symbol-junk.ts rules out gets no symbols.
+   */
   add(doc: number, path: string, content: Uint8Array): void {
-    if (!this.enabled) return;
+    if (!this.enabled || symbolsJunk(path, content) !== undefined) return;
     this.batch.push({ doc, path, content: new Uint8Array(content) });
     this.batchBytes += content.length;
     if (this.batchBytes >= SYMBOL_BATCH_BYTES) this.flush();
