@@ -57,7 +57,7 @@
 // - Result shape: and/or flattened, single-child and/or unwrapped, `-(-x)` is x.
 
 import RE2 from 're2';
-import { isKnownLanguage } from '../index/language.ts';
+import { isKnownLanguage } from '../index/language-names.ts';
 import type { QueryNode } from './ast.ts';
 import { fail, tokenize, type Token } from './tokens.ts';
 

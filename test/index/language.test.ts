@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { detectLanguage, isKnownLanguage, shebangInterpreter } from '../../daemon/index/language.ts';
+import { detectLanguage, shebangInterpreter } from '../../daemon/index/language.ts';
+import { isKnownLanguage } from '../../daemon/index/language-names.ts';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 
