@@ -1,5 +1,8 @@
 // Human-readable numbers for the command line (bytes: bench/format.ts, the one rounding
-// of every figure trawl prints).
+// of every figure trawl prints), and the progress bars of trawl index and trawl sync.
+
+import { formatBytes } from '../bench/format.ts';
+import type { BuildProgress, SymbolsProgress } from '../index/indexer.ts';
 
 export function formatCount(n: number): string {
   // By hand for integers: the first toLocaleString of a process loads ICU's locale data,
@@ -19,4 +22,25 @@ export function progressLine(label: string, done: number, total: number, width =
   const ratio = total > 0 ? Math.min(1, done / total) : 1;
   const filled = Math.round(ratio * width);
   return `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(ratio * 100).toFixed(0).padStart(3)}%`;
+}
+
+/** The bar of a build, redrawn in place: `label [####....]  40% 31,415/78,536 files, 412 MB`. */
+export function buildProgressLine(label: string, p: BuildProgress): string {
+  return `${progressLine(label, p.files, p.totalFiles)} ${formatCount(p.files)}/${formatCount(p.totalFiles)} files, ${formatBytes(p.bytes)}`;
+}
+
+/** The bar of a symbols pass (the content is searchable already). */
+export function symbolsProgressLine(label: string, p: SymbolsProgress): string {
+  return `${progressLine(label, p.shards, p.totalShards)} content searchable; symbols ${p.shards}/${p.totalShards} shards`;
+}
+
+/** Calls `draw` at most every `ms` milliseconds, and always for the last step (done === total). */
+export function throttled<T>(draw: (p: T) => void, isLast: (p: T) => boolean, ms = 100): (p: T) => void {
+  let last = 0;
+  return (p) => {
+    const now = Date.now();
+    if (now - last < ms && !isLast(p)) return;
+    last = now;
+    draw(p);
+  };
 }

@@ -2,10 +2,10 @@
 
 import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../index/data-dir.ts';
-import type { IndexSummary } from '../index/indexer.ts';
+import type { BuildProgress, IndexSummary } from '../index/indexer.ts';
 import { indexLocal } from '../sync/local-repos.ts';
 import { formatBytes } from '../bench/format.ts';
-import { formatCount, progressLine } from './format.ts';
+import { buildProgressLine, formatCount, symbolsProgressLine, throttled } from './format.ts';
 import { UsageError } from './usage.ts';
 
 export async function indexCommand(argv: string[]): Promise<number> {
@@ -31,8 +31,9 @@ export async function indexCommand(argv: string[]): Promise<number> {
   const workers = positiveInt('--workers', values.workers);
   const tty = process.stderr.isTTY === true;
 
-  for (const path of positionals) {
-    let lastDraw = 0;
+  for (const [i, path] of positionals.entries()) {
+    // Several paths: which one of how many, before its bar.
+    const label = positionals.length > 1 ? `[${i + 1}/${positionals.length}] ${path}` : path;
     const summary = await indexLocal(path, {
       dataDir,
       name: values.name,
@@ -41,16 +42,9 @@ export async function indexCommand(argv: string[]): Promise<number> {
       maxFileSize,
       workers,
       symbols: values['no-symbols'] !== true,
-      onProgress: tty
-        ? (p) => {
-            const now = Date.now();
-            if (now - lastDraw < 100 && p.files < p.totalFiles) return;
-            lastDraw = now;
-            process.stderr.write(`${progressLine(path, p.files, p.totalFiles)} ${formatCount(p.files)}/${formatCount(p.totalFiles)} files, ${formatBytes(p.bytes)}`);
-          }
-        : undefined,
+      onProgress: tty ? throttled((p: BuildProgress) => process.stderr.write(buildProgressLine(label, p)), (p) => p.files >= p.totalFiles) : undefined,
       // The content is searchable by now; the symbols come shard by shard.
-      onSymbolsProgress: tty ? (p) => process.stderr.write(`${progressLine(path, p.shards, p.totalShards)} content searchable; symbols ${p.shards}/${p.totalShards} shards`) : undefined,
+      onSymbolsProgress: tty ? (p) => process.stderr.write(symbolsProgressLine(label, p)) : undefined,
     });
     if (tty) process.stderr.write('\r\x1b[K');
     process.stdout.write(summaryLine(summary) + '\n');

@@ -6,7 +6,8 @@ import { loadConfig } from '../config/load.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { syncOnce, type SyncEvent } from '../sync/sync.ts';
 import { openStore } from '../store/open.ts';
-import { formatCount } from './format.ts';
+import { buildProgressLine, formatCount, symbolsProgressLine, throttled } from './format.ts';
+import type { BuildProgress } from '../index/indexer.ts';
 import { findConfigFile } from './config-file.ts';
 import { UsageError } from './usage.ts';
 
@@ -32,12 +33,19 @@ export async function syncCommand(argv: string[]): Promise<number> {
   const status = (line: string) => {
     if (tty) process.stderr.write(`\r\x1b[K${line}`);
   };
+  // Redrawn at most every 100 ms: a build reports every 256 files.
+  const drawBuild = throttled((e: { label: string; p: BuildProgress }) => status(buildProgressLine(e.label, e.p).slice(1)), (e) => e.p.files >= e.p.totalFiles);
   const onEvent = (e: SyncEvent): void => {
     if (e.type === 'connection') {
       out(e.error ? `connection ${e.name}: FAILED: ${e.error}` : `connection ${e.name}: ${formatCount(e.repos ?? 0)} repositories`);
       return;
     }
     const at = `[${e.index + 1}/${e.total}]`;
+    if (e.type === 'repo-progress') {
+      if (e.build) drawBuild({ label: `${at} ${e.repoName}`, p: e.build });
+      if (e.symbols) status(symbolsProgressLine(`${at} ${e.repoName}`, e.symbols).slice(1));
+      return;
+    }
     if (e.type === 'repo-start') {
       status(`${at} ${e.repoName}: ${e.stage === 'fetch' ? 'fetching' : 'indexing'}`);
       return;

@@ -87,9 +87,22 @@ export interface IndexOptions {
   revisions?: RevisionSelection;
   /** Build only what changed since the previous index, when possible (default true). */
   incremental?: boolean;
-  onProgress?: (p: { files: number; totalFiles: number; bytes: number }) => void;
+  onProgress?: (p: BuildProgress) => void;
   /** After the content of a full build is searchable, the symbols pass's shards done (symbolsLater). */
-  onSymbolsProgress?: (p: { shards: number; totalShards: number }) => void;
+  onSymbolsProgress?: (p: SymbolsProgress) => void;
+}
+
+/** How far a build is: files and bytes built, of the files listed so far (a directory's walk may still be adding some). */
+export interface BuildProgress {
+  files: number;
+  totalFiles: number;
+  bytes: number;
+}
+
+/** How far a symbols pass is, in shards. */
+export interface SymbolsProgress {
+  shards: number;
+  totalShards: number;
 }
 
 export type IndexMode = 'full' | 'delta' | 'unchanged';

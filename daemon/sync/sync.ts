@@ -12,7 +12,7 @@ import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config, Connection } from '../config/types.ts';
 import { mirrorsDir } from '../index/data-dir.ts';
-import { indexPath, type IndexSummary } from '../index/indexer.ts';
+import { indexPath, type BuildProgress, type IndexSummary, type SymbolsProgress } from '../index/indexer.ts';
 import { retireRepository, type ManifestRepo } from '../index/manifest.ts';
 import { silentLogger, type Logger } from '../runtime/logger.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
@@ -39,6 +39,7 @@ export type RepoOutcome = 'indexed' | 'unchanged' | 'failed' | 'deleted' | 'back
 export type SyncEvent =
   | { type: 'connection'; name: string; repos?: number; error?: string }
   | { type: 'repo-start'; repoName: string; index: number; total: number; stage: 'fetch' | 'index' }
+  | { type: 'repo-progress'; repoName: string; index: number; total: number; build?: BuildProgress; symbols?: SymbolsProgress }
   | { type: 'repo-done'; repoName: string; index: number; total: number; outcome: RepoOutcome; summary?: IndexSummary; error?: string; seconds: number };
 
 export interface SyncReport {
@@ -163,6 +164,12 @@ async function syncRepo(options: SyncOptions, w: Work, index: number, total: num
       maxFileSize: config.settings.maxFileSize,
       symbols: config.settings.symbols,
       workers,
+      ...(options.onEvent
+        ? {
+            onProgress: (build: BuildProgress) => options.onEvent?.({ type: 'repo-progress', repoName: record.repoName, index, total, build }),
+            onSymbolsProgress: (symbols: SymbolsProgress) => options.onEvent?.({ type: 'repo-progress', repoName: record.repoName, index, total, symbols }),
+          }
+        : {}),
     });
     const at = new Date(now()).toISOString();
     store.updateRepo(record.repoId, {
