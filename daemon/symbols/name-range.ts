@@ -55,10 +55,14 @@ function nameOnLine(content: Buffer, start: number, name: string): [number, numb
   const nl = content.indexOf(10, start);
   const end = nl === -1 ? content.length : nl;
   const len = Buffer.byteLength(name, 'utf8');
+  // Searched within the line: a name the line does not spell (a macro-made definition)
+  // would otherwise be looked for through the rest of the file.
+  const line = content.subarray(start, end);
   let first = -1;
-  for (let i = content.indexOf(name, start, 'utf8'); i !== -1 && i + len <= end; i = content.indexOf(name, i + 1, 'utf8')) {
-    if (first === -1) first = i;
-    if (!isWord(content[i - 1]) && !isWord(content[i + len])) return [i, i + len];
+  for (let i = line.indexOf(name, 0, 'utf8'); i !== -1; i = line.indexOf(name, i + 1, 'utf8')) {
+    const at = start + i;
+    if (first === -1) first = at;
+    if (!isWord(content[at - 1]) && !isWord(content[at + len])) return [at, at + len];
   }
   return first === -1 ? null : [first, first + len];
 }
