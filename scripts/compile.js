@@ -53,6 +53,7 @@ export const ENTRIES = [
   'daemon/index/build-worker.ts',
   'daemon/bench/index-child.ts',
   'daemon/bench/stream-child.ts',
+  'daemon/bench/stopwatch-child.ts',
 ];
 
 /** The sources, relative to ROOT, sorted: core/*.ts (not the AssemblyScript) and daemon/**. */
