@@ -138,6 +138,8 @@ export interface IndexSummary {
   symbols: number;
   /** Files ctags failed or timed out on: indexed, without symbols. */
   symbolFailures: number;
+  /** Files whose definitions the symbols pass took from the previous index (same path and blob) instead of from ctags. */
+  symbolsReused?: number;
 }
 
 /** The build worker's module (started by path: an entry point of the compiled build). */
@@ -292,6 +294,7 @@ class Run {
     const symbols = await this.symbolsPass(manifest);
     summary.symbols = symbols.symbolCount;
     summary.symbolFailures = symbols.symbolFailures;
+    summary.symbolsReused = symbols.symbolsReused;
     summary.seconds = (performance.now() - this.started) / 1000;
     return summary;
   }
@@ -301,9 +304,13 @@ class Run {
    * (symbols-pass.ts), into generation + 1, and commits that: the content shards retire.
    * Fails (its files removed by discard(), the content left serving) if a shard does.
    */
-  private async symbolsPass(manifest: Manifest): Promise<{ symbolCount: number; symbolFailures: number }> {
+  private async symbolsPass(manifest: Manifest): Promise<{ symbolCount: number; symbolFailures: number; symbolsReused: number }> {
     const generation = this.generation + 1;
-    const jobs = manifest.shards.map((s, i) => ({ from: join(this.dir, s.file), finalPath: join(this.dir, `g${generation}-${i}${SHARD_EXT}`) }));
+    // A git repository's previous index, when sound and with its symbols: unchanged file
+    // versions take their definitions from it (symbols-pass.ts).
+    const prev = this.previous;
+    const previous = this.repo.kind === 'git' && prev && this.damage === undefined && !symbolsPending(prev) ? prev.shards.map((s) => join(this.dir, s.file)) : [];
+    const jobs = manifest.shards.map((s, i) => ({ from: join(this.dir, s.file), finalPath: join(this.dir, `g${generation}-${i}${SHARD_EXT}`), previous }));
     const workers = Array.from({ length: Math.max(1, Math.min(jobs.length, this.options.workers ?? availableParallelism())) }, () => startTsWorker(BUILD_WORKER));
     let results;
     this.options.onSymbolsProgress?.({ shards: 0, totalShards: jobs.length });
@@ -316,7 +323,11 @@ class Run {
     await syncFiles(this.dir, names);
     const { retired: _retired, indexVersion: _indexVersion, symbolsPending: _pending, ...rest } = manifest;
     commitManifest(this.options.dataDir, { ...rest, generation, shards: manifest.shards.map((s, i) => ({ ...s, file: names[i]! })) }, manifest);
-    return { symbolCount: results.reduce((n, r) => n + r.symbolCount, 0), symbolFailures: results.reduce((n, r) => n + r.symbolFailures, 0) };
+    return {
+      symbolCount: results.reduce((n, r) => n + r.symbolCount, 0),
+      symbolFailures: results.reduce((n, r) => n + r.symbolFailures, 0),
+      symbolsReused: results.reduce((n, r) => n + r.symbolsReused, 0),
+    };
   }
 
   /** The full build's reason when the previous index is damaged. */

@@ -6,7 +6,7 @@
 // committed and made searchable.
 
 import { PostingsBuilder } from '../../core/index.ts';
-import { extractSymbols } from '../symbols/ctags.ts';
+import { extractSymbols, type SymbolDef } from '../symbols/ctags.ts';
 import { nameStarts } from '../symbols/name-range.ts';
 import { REC_NAME_OFF, REC_START, encodeSymbolIndex } from './symbol-index.ts';
 import { symbolsJunk } from './symbol-junk.ts';
@@ -48,7 +48,10 @@ export class SymbolSections {
   private stringBytes = 0;
   private readonly kinds: string[] = [];
   private readonly kindIndex = new Map<string, number>();
-  private batch: Array<{ doc: number; path: string; content: Uint8Array }> = [];
+  /** Documents waiting for ctags (and, in their order among them, those whose definitions are known). */
+  private batch: Array<{ doc: number; path: string; content: Uint8Array; known?: SymbolDef[] }> = [];
+  /** Documents whose definitions were taken as known. */
+  reused = 0;
   private batchBytes = 0;
 
   /** `enabled` false: the sections of a shard without symbols (empty; meta says symbolsIndexed false). */
@@ -56,11 +59,14 @@ export class SymbolSections {
 
   /**
    * Document `doc` (the documents in order, each once). Its bytes are copied: the caller may
-   * reuse them. A file symbol-junk.ts rules out gets no symbols.
+   * reuse them. A file symbol-junk.ts rules out gets no symbols. `known`: its definitions as
+   * a previous build of the same path and blob found them (symbols-pass.ts), taken instead
+   * of asking ctags again.
    */
-  add(doc: number, path: string, content: Uint8Array): void {
+  add(doc: number, path: string, content: Uint8Array, known?: SymbolDef[]): void {
     if (!this.enabled || symbolsJunk(path, content) !== undefined) return;
-    this.batch.push({ doc, path, content: new Uint8Array(content) });
+    if (known) this.reused++;
+    this.batch.push(known ? { doc, path, content: new Uint8Array(content), known } : { doc, path, content: new Uint8Array(content) });
     this.batchBytes += content.length;
     if (this.batchBytes >= SYMBOL_BATCH_BYTES) this.flush();
   }
@@ -108,9 +114,11 @@ export class SymbolSections {
 
   private flush(): void {
     if (this.batch.length === 0) return;
-    const r = extractSymbols(this.batch);
-    this.batch.forEach((b, i) => {
-      const defs = r.symbols[i]!;
+    const asked = this.batch.filter((b) => !b.known);
+    const r = asked.length > 0 ? extractSymbols(asked) : { symbols: [], failed: 0, timedOut: 0 };
+    let next = 0;
+    this.batch.forEach((b) => {
+      const defs = b.known ?? r.symbols[next++]!;
       this.perDocCount[b.doc] = defs.length;
       const names = defs.map((x) => storedName(x.name));
       const starts = nameStarts(Buffer.from(b.content.buffer, b.content.byteOffset, b.content.length), defs.map((x) => x.line), names);

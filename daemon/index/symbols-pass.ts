@@ -5,7 +5,8 @@
 // meta section (the symbols' kinds, counts, symbolsIndexed) are new. A full build of a
 // large repository runs it after committing the content (indexer.ts), so that searching
 // does not wait for ctags, which costs more than the rest of the build (Linux 6.1: ~20 s
-// of ~34 s).
+// of ~34 s). A document whose path and blob the repository's previous index held takes its
+// definitions from there (SymbolsJob.previous).
 
 import { Shard } from './shard-reader.ts';
 import { packMeta } from './shard-builder.ts';
@@ -18,17 +19,61 @@ export interface SymbolsJob {
   from: string;
   /** Where the shard with symbols goes (written atomically, as every shard). */
   finalPath: string;
+  /**
+   * Shards of the repository's previous index, with their symbols: a document whose path
+   * and blob one of them holds takes its definitions from there instead of from ctags (a
+   * full rebuild of a git repository re-reads every file, but most are unchanged).
+   */
+  previous?: string[];
 }
 
 export interface SymbolsResult {
   symbolCount: number;
   symbolFailures: number;
+  /** Documents whose definitions came from a previous shard. */
+  symbolsReused: number;
 }
+
+/** Where each (path, blob) of the previous shards is: the shard and its document. Shards that cannot be opened (removed since, damaged) or hold no symbols give nothing. */
+function previousDocs(paths: readonly string[]): Map<string, { shard: Shard; doc: number }> {
+  const found = new Map<string, { shard: Shard; doc: number }>();
+  for (const path of paths) {
+    let shard: Shard;
+    try {
+      shard = Shard.open(path);
+    } catch {
+      continue;
+    }
+    if (!shard.meta.symbolsIndexed) continue;
+    // A document without definitions in a shard where ctags failed on some may be one of
+    // those failures (a time-out): asked again rather than taken as having none.
+    const failures = shard.meta.symbolFailures > 0;
+    for (let doc = 0; doc < shard.docCount; doc++) {
+      const oid = shard.oid(doc);
+      if (oid === undefined || (failures && shard.symbolsOf(doc).length === 0)) continue;
+      found.set(`${shard.name(doc)}\0${oid}`, { shard, doc });
+    }
+  }
+  return found;
+}
+
+// A build thread passes shard after shard of one run: the previous index is read once.
+let cache: { key: string; docs: Map<string, { shard: Shard; doc: number }> } | undefined;
 
 export function addSymbols(job: SymbolsJob): SymbolsResult {
   const shard = Shard.open(job.from);
   const symbols = new SymbolSections(true);
-  for (let doc = 0; doc < shard.docCount; doc++) symbols.add(doc, shard.name(doc), shard.contentOf(doc));
+  let previous: Map<string, { shard: Shard; doc: number }> | undefined;
+  if (job.previous && job.previous.length > 0) {
+    const key = job.previous.join('\0');
+    if (cache?.key !== key) cache = { key, docs: previousDocs(job.previous) };
+    previous = cache.docs;
+  }
+  for (let doc = 0; doc < shard.docCount; doc++) {
+    const oid = previous ? shard.oid(doc) : undefined;
+    const before = oid !== undefined ? previous?.get(`${shard.name(doc)}\0${oid}`) : undefined;
+    symbols.add(doc, shard.name(doc), shard.contentOf(doc), before?.shard.symbolsOf(before.doc));
+  }
   const built = symbols.finish(shard.docCount);
   const raw = shard.rawSections();
   const meta: ShardMeta = { ...shard.meta, symbolKinds: built.kinds, symbolFailures: built.failures, symbolsIndexed: true };
@@ -46,6 +91,7 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
     throw err;
   } finally {
     shard.releasePages();
+    if (previous) for (const s of new Set([...previous.values()].map((p) => p.shard))) s.releasePages();
   }
-  return { symbolCount: built.count, symbolFailures: built.failures };
+  return { symbolCount: built.count, symbolFailures: built.failures, symbolsReused: symbols.reused };
 }

@@ -7,6 +7,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { loadManifest, type Manifest } from '../../daemon/index/manifest.ts';
@@ -55,8 +56,36 @@ test('a shard given its symbols by the pass is byte for byte the shard built wit
   assert.equal(Shard.open(join(dir.path, 'content.trawl')).meta.symbolsIndexed, false);
   const added = addSymbols({ from: join(dir.path, 'content.trawl'), finalPath: join(dir.path, 'added.trawl') });
   assert.ok(inline.symbolCount >= 100, `${inline.symbolCount} symbols`);
-  assert.deepEqual(added, { symbolCount: inline.symbolCount, symbolFailures: inline.symbolFailures });
+  assert.deepEqual(added, { symbolCount: inline.symbolCount, symbolFailures: inline.symbolFailures, symbolsReused: 0 });
   assert.ok(readFileSync(join(dir.path, 'added.trawl')).equals(readFileSync(join(dir.path, 'inline.trawl'))), 'the same bytes');
+});
+
+test('the pass takes the definitions of an unchanged path and blob from the previous shards, and gives the same bytes', { skip }, () => {
+  const blob = (i: number, text: string) => ({ path: `src/f${i}.${i % 4 === 0 ? 'py' : 'c'}`, text, oid: createHash('sha1').update(text).digest('hex') });
+  const texts = (changed: number) =>
+    Array.from({ length: 30 }, (_, i) => blob(i, i % 4 === 0 ? `def py_fn${i}(x):\n    return x\n` : cFile(i === changed ? 1000 + i : i)));
+  const job = (finalPath: string, files: ReturnType<typeof texts>, symbols: boolean): ShardJob => ({
+    finalPath,
+    repo: { name: 'g', id: 2, codeHostType: 'genericGitHost', source: '/g', kind: 'git', branch: 'main', commit: 'c', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
+    shardIndex: 0,
+    files: files.map((f) => ({ path: f.path, size: Buffer.byteLength(f.text), oid: f.oid, data: Buffer.from(f.text) })),
+    maxFileSize: 1 << 20,
+    maxTrigrams: 20_000,
+    indexedAt: '2026-11-25T00:00:00.000Z',
+    branches: ['main'],
+    symbols,
+  });
+  const at = (name: string) => join(dir.path, `reuse-${name}.trawl`);
+  buildShard(job(at('previous'), texts(-1), true));
+  // One file changed (its blob, so it is asked of ctags), one moved to another path.
+  const now = texts(7);
+  now[9] = { ...now[9]!, path: 'src/moved/f9.c' };
+  now.sort((a, b) => (a.path < b.path ? -1 : 1));
+  const inline = buildShard(job(at('inline'), now, true));
+  buildShard(job(at('content'), now, false));
+  const added = addSymbols({ from: at('content'), finalPath: at('added'), previous: [at('previous'), join(dir.path, 'gone.trawl')] });
+  assert.deepEqual(added, { symbolCount: inline.symbolCount, symbolFailures: 0, symbolsReused: 28 });
+  assert.ok(readFileSync(at('added')).equals(readFileSync(at('inline'))), 'the same bytes as ctags gives');
 });
 
 test('a large full build commits its content first, then its symbols as the next generation', { skip }, async () => {
@@ -121,4 +150,27 @@ test('a git repository whose last run stopped before its symbols came is built i
   // Without symbols wanted, nothing is pending that a run would add.
   writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), symbolsPending: true }));
   assert.equal((await indexLocal(repo.path, { dataDir, symbols: false })).mode, 'unchanged');
+});
+
+test('a full rebuild of a git repository takes the symbols of its unchanged files from the previous index', { skip }, async () => {
+  const repo = TestRepo.init(join(dir.path, 'git-reuse'));
+  // More files than a build on the calling thread takes, so that the symbols come in a pass.
+  repo.commit(Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`d${i % 10}/f${i}.c`, cFile(i)])));
+  const dataDir = join(dir.path, 'git-reuse-data');
+  const first = await indexLocal(repo.path, { dataDir, symbols: true });
+  assert.equal(first.symbolsReused, 0);
+  repo.commit({ 'd3/f3.c': cFile(3000) });
+  const rebuilt = await indexLocal(repo.path, { dataDir, symbols: true, incremental: false });
+  assert.equal(rebuilt.mode, 'full');
+  assert.equal(rebuilt.symbolsReused, 299, 'every file but the changed one');
+  assert.equal(rebuilt.symbols, first.symbols);
+  const searcher = new Searcher({ dataDir });
+  try {
+    const res = await searcher.search({ query: 'sym:pass_f3000', matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+    assert.equal(res.stats.actualMatchCount, 1);
+    const old = await searcher.search({ query: 'sym:pass_f299', matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+    assert.equal(old.stats.actualMatchCount, 1, 'a reused definition is found');
+  } finally {
+    await searcher.close();
+  }
 });
