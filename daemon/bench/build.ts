@@ -5,8 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { shardsDir } from '../index/data-dir.ts';
 import { readAllManifests } from '../index/manifest.ts';
+import { liveIndex } from './live-index.ts';
 import { msSince } from './machine.ts';
 import { nodeArgsFor } from '../runtime/ts-worker.ts';
 
@@ -94,13 +94,9 @@ export function buildTrawl(root: string, corpus: string, totalBytes: number, dat
     lead = child.summary.contentSeconds === undefined ? 0 : child.summary.seconds - child.summary.contentSeconds;
   }
   const manifests = readAllManifests(dataDir);
-  let indexBytes = 0;
   // The files the manifests name: a build whose symbols came after its content leaves the
   // content-only shards it retired on disk for a grace period (manifest.ts), not the index.
-  for (const m of manifests) {
-    const dir = shardsDir(dataDir, m.repoId);
-    for (const sh of m.shards) indexBytes += statSync(join(dir, sh.file)).size;
-  }
+  const { indexBytes } = liveIndex(dataDir);
   const contentBytes = manifests.reduce((n, m) => n + m.contentBytes, 0);
   return {
     ...timed,

@@ -268,7 +268,6 @@ class Run {
         listed++;
         yield { path: n.value.path, size: n.value.size, absPath: n.value.absPath };
       }
-      walked = true;
     }
     const refs: GitRef[] = [{ name: 'HEAD', kind: 'branch', commit: '' }];
     const later = this.symbolsLater(walked ? head.length : Infinity);

@@ -58,7 +58,7 @@ function previousDocs(paths: readonly string[]): Map<string, { shard: Shard; doc
 }
 
 // A build thread passes shard after shard of one run: the previous index is read once.
-let cache: { key: string; docs: Map<string, { shard: Shard; doc: number }> } | undefined;
+let cache: { key: string; docs: Map<string, { shard: Shard; doc: number }>; shards: Shard[] } | undefined;
 
 export function addSymbols(job: SymbolsJob): SymbolsResult {
   const shard = Shard.open(job.from);
@@ -66,7 +66,10 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
   let previous: Map<string, { shard: Shard; doc: number }> | undefined;
   if (job.previous && job.previous.length > 0) {
     const key = job.previous.join('\0');
-    if (cache?.key !== key) cache = { key, docs: previousDocs(job.previous) };
+    if (cache?.key !== key) {
+      const docs = previousDocs(job.previous);
+      cache = { key, docs, shards: [...new Set([...docs.values()].map((p) => p.shard))] };
+    }
     previous = cache.docs;
   }
   for (let doc = 0; doc < shard.docCount; doc++) {
@@ -91,7 +94,7 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
     throw err;
   } finally {
     shard.releasePages();
-    if (previous) for (const s of new Set([...previous.values()].map((p) => p.shard))) s.releasePages();
+    if (previous) for (const s of cache!.shards) s.releasePages();
   }
   return { symbolCount: built.count, symbolFailures: built.failures, symbolsReused: symbols.reused };
 }

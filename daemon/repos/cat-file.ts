@@ -67,7 +67,7 @@ function feed(child: ChildProcessWithoutNullStreams, oids: readonly string[]): v
   child.stdin.end(oids.length > 0 ? `${oids.join('\n')}\n` : '');
 }
 
-export class CatFileError extends Error {}
+class CatFileError extends Error {}
 
 /** Sizes of the objects, in order, read from their headers; -1 for an object the repository does not have. */
 export async function objectSizes(gitDir: string, oids: readonly string[]): Promise<number[]> {

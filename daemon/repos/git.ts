@@ -57,7 +57,6 @@ export interface GitSource {
    * unmoved never reads a tree.
    */
   versions(): Promise<GitVersion[]>;
-  readBlob(oid: string): Promise<Buffer>;
   /** The directory git reads (a work tree's or a bare repository's): build workers read blobs from it (cat-file.ts). */
   gitDir: string;
   /**
@@ -69,9 +68,8 @@ export interface GitSource {
 }
 
 // nodegit locks a repository object for each call, so one handle reads one
-// object at a time; separate handles on the same directory let libgit2
-// inflate objects on several threads. Measured on 2 cores: two handles read
-// blobs about 1.5-2x faster than one.
+// object at a time; separate handles on the same directory let libgit2 read the
+// trees of a listing on several threads. (Blobs are read by git itself, cat-file.ts.)
 const HANDLES = Math.max(1, Math.min(4, availableParallelism()));
 
 const MODE_TYPE_MASK = 0o170000;
@@ -113,14 +111,6 @@ export async function openGitSource(dir: string, selection: RevisionSelection = 
         throw new Error(`repository ${dir}: cannot list the trees of ${refs.map((r) => r.name).join(', ')} (${errorText(err)})`, { cause: err });
       });
       return listed;
-    },
-    async readBlob(oid: string): Promise<Buffer> {
-      if (closed) throw new Error(`git source ${dir} is closed`);
-      try {
-        return await handles.use(async (h) => (await NodeGit.Blob.lookup(h.repo, oid)).content());
-      } catch (err) {
-        throw new Error(`repository ${dir}: cannot read blob ${oid} (${errorText(err)})`, { cause: err });
-      }
     },
     gitDir: absDir,
     async blobSizes(oids: readonly string[]): Promise<number[]> {

@@ -114,27 +114,8 @@ export async function* walkSorted(root: string, onError?: (path: string, err: Er
   }
 }
 
-/** walkSorted, collected. */
-export async function walkDirectory(root: string, onError?: (path: string, err: Error) => void): Promise<WalkedFile[]> {
-  const files: WalkedFile[] = [];
-  for await (const f of walkSorted(root, onError)) files.push(f);
-  return files;
-}
-
 function isUnknownType(e: Dirent): boolean {
   return !(e.isFile() || e.isDirectory() || e.isSymbolicLink() || e.isFIFO() || e.isSocket() || e.isBlockDevice() || e.isCharacterDevice());
-}
-
-/**
- * Byte order of the UTF-8 path, the order git trees and shards use, so that
- * the same tree always yields the same shard layout regardless of locale.
- * (JS string comparison orders UTF-16 units, which differs for characters
- * outside the BMP.)
- */
-export function sortByPathBytes<T extends { path: string }>(items: T[]): T[] {
-  const keyed = items.map((item) => ({ item, key: Buffer.from(item.path, 'utf8') }));
-  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
-  return keyed.map((k) => k.item);
 }
 
 function rootError(root: string, err: unknown): Error {

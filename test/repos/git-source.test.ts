@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isGitRepository } from '../../daemon/repos/git-dir.ts';
 import { openGitSource, repoNameFromRemote } from '../../daemon/repos/git.ts';
+import { readObjects } from '../../daemon/repos/cat-file.ts';
 
 const temps: string[] = [];
 after(async () => {
@@ -90,8 +91,9 @@ test('openGitSource reads HEAD of a real repository', async () => {
     assert.equal(src.remoteUrl, 'git@github.com:acme/widgets.git');
     assert.equal(src.branch, 'main');
     assert.equal(src.commit, sha);
-    const sized = [];
-    for (const f of await src.versions()) sized.push([f.path, (await src.readBlob(f.oid)).length]);
+    const versions = await src.versions();
+    const sizes = await src.blobSizes(versions.map((f) => f.oid));
+    const sized = versions.map((f, i) => [f.path, sizes[i]]);
     assert.deepEqual(
       sized,
       [
@@ -106,14 +108,15 @@ test('openGitSource reads HEAD of a real repository', async () => {
     for (const f of await src.versions()) assert.match(f.oid, /^[0-9a-f]{40}$/);
     const main = (await src.versions()).find((f) => f.path === 'src/main.c')!;
     assert.equal(main.oid, git(repo, 'rev-parse', 'HEAD:src/main.c').trim());
-    assert.equal((await src.readBlob(main.oid)).toString(), 'int main(void) { return 0; }\n');
     const empty = (await src.versions()).find((f) => f.path === 'empty.txt')!;
-    assert.equal((await src.readBlob(empty.oid)).length, 0);
-    await assert.rejects(src.readBlob('0123456789012345678901234567890123456789'), /cannot read blob/);
+    // What a build thread reads (job-blobs.ts): the blobs, from the directory the source names.
+    const read = await readObjects(src.gitDir, [main.oid, empty.oid], await src.blobSizes([main.oid, empty.oid]));
+    assert.deepEqual(read.views.map((v) => Buffer.from(v).toString()), ['int main(void) { return 0; }\n', '']);
+    await assert.rejects(src.blobSizes([main.oid, '0123456789012345678901234567890123456789']), /cannot read blob 0123456789012345678901234567890123456789 \(missing\)/);
   } finally {
     src.close();
   }
-  await assert.rejects(src.readBlob('0123456789012345678901234567890123456789'), /closed/);
+  await assert.rejects(src.blobSizes(['0123456789012345678901234567890123456789']), /closed/);
   await assert.rejects(src.versions(), /closed/);
 });
 

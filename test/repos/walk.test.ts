@@ -3,7 +3,21 @@ import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, writeFile, symlink, rm, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { walkDirectory, walkSorted, sortByPathBytes } from '../../daemon/repos/walk.ts';
+import { walkSorted, type WalkedFile } from '../../daemon/repos/walk.ts';
+
+/** Every file walkSorted gives, in its order. */
+async function walkDirectory(root: string, onError?: (path: string, err: Error) => void): Promise<WalkedFile[]> {
+  const files: WalkedFile[] = [];
+  for await (const f of walkSorted(root, onError)) files.push(f);
+  return files;
+}
+
+/** The order walkSorted must give: UTF-8 bytes of the whole path (not UTF-16 units). */
+function sortByPathBytes<T extends { path: string }>(items: T[]): T[] {
+  const keyed = items.map((item) => ({ item, key: Buffer.from(item.path, 'utf8') }));
+  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
+  return keyed.map((k) => k.item);
+}
 
 const temps: string[] = [];
 after(async () => {
