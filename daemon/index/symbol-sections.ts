@@ -6,7 +6,8 @@
 // committed and made searchable.
 
 import { PostingsBuilder } from '../../core/index.ts';
-import { extractSymbols, type SymbolDef } from '../symbols/ctags.ts';
+import type { SymbolDef } from '../symbols/ctags.ts';
+import { extractSymbols } from '../symbols/extract.ts';
 import { nameStarts } from '../symbols/name-range.ts';
 import { REC_NAME_OFF, REC_START, encodeSymbolIndex } from './symbol-index.ts';
 import { symbolsJunk } from './symbol-junk.ts';
@@ -121,7 +122,7 @@ export class SymbolSections {
       const defs = b.known ?? r.symbols[next++]!;
       this.perDocCount[b.doc] = defs.length;
       const names = defs.map((x) => storedName(x.name));
-      const starts = nameStarts(Buffer.from(b.content.buffer, b.content.byteOffset, b.content.length), defs.map((x) => x.line), names);
+      const starts = nameStarts(Buffer.from(b.content.buffer, b.content.byteOffset, b.content.length), defs.map((x) => x.line), names, b.known ? undefined : defs.map((x) => x.at));
       this.reserve(defs.length);
       for (let j = 0; j < defs.length; j++) {
         const def = defs[j]!;

@@ -32,6 +32,8 @@ export interface SymbolDef {
    * Objects are shared between the tags of one file: do not mutate.
    */
   parent?: { name: string; kind: string };
+  /** Byte offset of the name in the file where the C scanner read it (not from ctags): spares name-range.ts a search. */
+  at?: number;
 }
 
 export interface SymbolResult {

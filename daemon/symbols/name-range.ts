@@ -29,9 +29,22 @@ export function symbolNameRange(content: Buffer, line: number, name: string): [n
  * symbolNameRange's start for each definition (NO_NAME_START when null), `names[i]` being
  * definition i's name as stored. One pass over the lines, whatever the order of `lines`.
  */
-export function nameStarts(content: Buffer, lines: readonly number[], names: readonly string[]): Uint32Array {
+export function nameStarts(content: Buffer, lines: readonly number[], names: readonly string[], hints?: ReadonlyArray<number | undefined>): Uint32Array {
   const out = new Uint32Array(lines.length).fill(NO_NAME_START);
-  const order = lines.map((_, i) => i).sort((a, b) => lines[a]! - lines[b]!);
+  let order = lines.map((_, i) => i);
+  if (hints) {
+    // Where the parser read the name (c-definitions.ts): the rule's answer is the first
+    // whole-word occurrence between the line's start and there, found without counting lines.
+    order = order.filter((i) => {
+      const h = hints[i];
+      if (h === undefined) return true;
+      const at = firstWholeWordBefore(content, h, names[i]!);
+      if (at < 0) return true;
+      out[i] = at;
+      return false;
+    });
+  }
+  order.sort((a, b) => lines[a]! - lines[b]!);
   let line = 1;
   let start = 0; // byte offset of `line`, -1 past the end
   for (const i of order) {
@@ -65,4 +78,28 @@ function nameOnLine(content: Buffer, start: number, name: string): [number, numb
     if (!isWord(content[at - 1]) && !isWord(content[at + len])) return [at, at + len];
   }
   return first === -1 ? null : [first, first + len];
+}
+
+/**
+ * The first whole-word occurrence of the ASCII `name` on the line of `at`, where the bytes
+ * are `name` as a whole word; -1 when they are not (or the name is not ASCII): the caller
+ * then applies the rule line by line.
+ */
+function firstWholeWordBefore(content: Buffer, at: number, name: string): number {
+  const len = name.length;
+  if (at + len > content.length || isWord(content[at - 1]) || isWord(content[at + len])) return -1;
+  for (let k = 0; k < len; k++) {
+    const c = name.charCodeAt(k);
+    if (c >= 0x80 || content[at + k] !== c) return -1;
+  }
+  let lineStart = at;
+  while (lineStart > 0 && content[lineStart - 1] !== 10) lineStart--;
+  const c0 = name.charCodeAt(0);
+  for (let p = lineStart; p < at; p++) {
+    if (content[p] !== c0 || isWord(content[p - 1]) || isWord(content[p + len])) continue;
+    let k = 1;
+    while (k < len && content[p + k] === name.charCodeAt(k)) k++;
+    if (k === len) return p;
+  }
+  return at;
 }

@@ -1,5 +1,6 @@
-// The symbol outline of one file (GET /api/outline): its definitions from universal-ctags,
-// with the indexer's command line, size cap, time budget and sorting (ctags.ts), so
+// The symbol outline of one file (GET /api/outline): its definitions from the C scanner or
+// universal-ctags, with the indexer's rules (extract.ts: which files the scanner reads;
+// ctags.ts: command line, size cap, time budget and sorting), so
 // the outline of an indexed file lists what find_definitions knows about it, and a file at
 // any other ref gets the same treatment.
 //
@@ -15,6 +16,7 @@
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { ServiceError } from '../errors.ts';
+import { scannedSymbols } from './extract.ts';
 import { ctagsInteractiveArgs, generateTagsRequest, readTagStream, SYMBOL_MAX_FILE_BYTES, sortSymbolDefs, symbolTimeoutMs, type SymbolDef } from './ctags.ts';
 
 export type { SymbolDef } from './ctags.ts';
@@ -46,6 +48,9 @@ export async function outlineSymbols(path: string, content: Uint8Array, options:
   if (content.byteLength === 0) return { symbols: [] };
   if (content.byteLength > SYMBOL_MAX_FILE_BYTES) return { symbols: [], skipped: 'too-large' };
   if (Buffer.from(content.buffer, content.byteOffset, content.byteLength).indexOf(0) !== -1) return { symbols: [], skipped: 'binary' };
+  // C: the indexer's scanner, in process (a 1 MiB file takes a few ms).
+  const scanned = scannedSymbols(path, content);
+  if (scanned) return { symbols: scanned };
   const release = await slots.acquire(options.signal);
   try {
     return await runCtags(args, path, content, options.signal);

@@ -1,0 +1,32 @@
+// Symbol definitions for indexed files: C sources and headers by our own scanner
+// (c-definitions.ts, several times faster than ctags on C, which is most of a kernel or an
+// embedded tree), everything else, and any header that turns out to be C++, by
+// universal-ctags (ctags.ts). One rule for the indexer and the outline endpoint, so the
+// outline of an indexed file lists what find_definitions knows about it.
+
+import { cDefinitions, isCPath } from './c-definitions.ts';
+import { extractSymbols as ctagsSymbols, sortSymbolDefs, SYMBOL_MAX_FILE_BYTES, type SymbolDef, type SymbolOptions, type SymbolResult } from './ctags.ts';
+
+/** A file's definitions from the C scanner (sorted, without repeats), or undefined: ask ctags. */
+export function scannedSymbols(path: string, content: Uint8Array): SymbolDef[] | undefined {
+  if (!isCPath(path) || content.byteLength === 0 || content.byteLength > SYMBOL_MAX_FILE_BYTES) return undefined;
+  const defs = cDefinitions(path, content);
+  return defs && sortSymbolDefs(defs);
+}
+
+/** ctags.ts' extractSymbols, with C files read by the scanner; the same result shape and rules. */
+export function extractSymbols(files: Array<{ path: string; content: Uint8Array }>, options: SymbolOptions = {}): SymbolResult {
+  const maxFileBytes = options.maxFileBytes ?? SYMBOL_MAX_FILE_BYTES;
+  const symbols: SymbolDef[][] = new Array<SymbolDef[]>(files.length);
+  const rest: number[] = [];
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i]!;
+    const defs = f.content.byteLength <= maxFileBytes ? scannedSymbols(f.path, f.content) : undefined;
+    if (defs) symbols[i] = defs;
+    else rest.push(i);
+  }
+  if (rest.length === 0) return { symbols, failed: 0, timedOut: 0 };
+  const r = ctagsSymbols(rest.map((i) => files[i]!), options);
+  rest.forEach((i, k) => (symbols[i] = r.symbols[k]!));
+  return { symbols, failed: r.failed, timedOut: r.timedOut };
+}
