@@ -152,7 +152,7 @@ export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worke
  * Adds the symbols to shards built without them (symbols-pass.ts) on the worker threads, a
  * shard at a time per thread; `onShard` hears of each one done. The results in job order.
  */
-export function runSymbolsPool(jobs: SymbolsJob[], workers: Worker[], onShard?: (done: number) => void): Promise<SymbolsResult[]> {
+export function runSymbolsPool(jobs: SymbolsJob[], workers: Worker[], onShard?: (done: number) => void, onBuilt?: (job: SymbolsJob) => void): Promise<SymbolsResult[]> {
   const results: SymbolsResult[] = [];
   return new Promise((resolvePool, rejectPool) => {
     let next = 0;
@@ -179,6 +179,7 @@ export function runSymbolsPool(jobs: SymbolsJob[], workers: Worker[], onShard?: 
         }
         const { id, type: _type, ...result } = msg;
         results[id] = result;
+        onBuilt?.(jobs[id]!);
         onShard?.(++done);
         if (done === jobs.length) resolvePool(results);
         else dispatch(worker);

@@ -756,11 +756,11 @@ export class Shard {
   }
 
   /**
-   * Every section's bytes (views of the mapping) and checksum, as the file holds them: what
+   * Every section's bytes (views of the mapping), checksum and offset, as the file holds them: what
    * the symbols pass copies into the shard it writes with symbols added (symbols-pass.ts).
    */
-  rawSections(): Map<SectionKind, { bytes: Buffer; hash: number }> {
-    return new Map([...this.toc].map(([kind, s]) => [kind, { bytes: this.map.subarray(s.offset, s.offset + s.length), hash: s.hash }]));
+  rawSections(): Map<SectionKind, { bytes: Buffer; hash: number; offset: number }> {
+    return new Map([...this.toc].map(([kind, s]) => [kind, { bytes: this.map.subarray(s.offset, s.offset + s.length), hash: s.hash, offset: s.offset }]));
   }
 
   /**

@@ -10,7 +10,7 @@
 // two build threads: an fsync per shard, inside the build, took the build from 8.4 s to
 // 18.6 s, because the threads sat waiting on the disk instead of overlapping with it.
 
-import { closeSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, ftruncateSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hash32 } from '../../core/index.ts';
 import {
@@ -23,7 +23,7 @@ import {
   TOC_ENTRY_SIZE,
 } from './shard-format.ts';
 
-interface SectionEntry {
+export interface SectionEntry {
   kind: SectionKind;
   hash: number;
   offset: number;
@@ -44,14 +44,47 @@ export class ShardWriter {
   private contentLength = 0;
   private closed = false;
 
-  constructor(finalPath: string) {
+  /** Kept from the file this one started as a copy of (continuing): their bytes are there already. */
+  private readonly kept: ReadonlySet<SectionKind>;
+
+  constructor(finalPath: string, from?: { path: string; keep: readonly SectionEntry[] }) {
     this.finalPath = finalPath;
     this.tempPath = `${finalPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    this.fd = openSync(this.tempPath, 'wx', 0o644);
     // Header and table of contents are written last, at offset 0.
-    this.position = HEADER_SIZE + SECTION_ORDER.length * TOC_ENTRY_SIZE;
-    this.position = align(this.position);
+    this.position = align(HEADER_SIZE + SECTION_ORDER.length * TOC_ENTRY_SIZE);
     this.contentStart = this.position;
+    if (!from) {
+      this.fd = openSync(this.tempPath, 'wx', 0o644);
+      this.kept = new Set();
+      return;
+    }
+    // The kernel copies the file (a reflink where the file system can, else copy_file_range:
+    // no pass through this process's memory);
+    // what follows the kept sections is then written over and the rest cut off.
+    copyFileSync(from.path, this.tempPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+    try {
+      this.fd = openSync(this.tempPath, 'r+');
+    } catch (err) {
+      try { unlinkSync(this.tempPath); } catch { /* gone */ }
+      throw err;
+    }
+    for (const e of from.keep) this.sections.push({ ...e });
+    const last = from.keep[from.keep.length - 1];
+    if (last) this.position = last.offset + last.length;
+    this.kept = new Set(from.keep.map((e) => e.kind));
+  }
+
+  /**
+   * A writer whose file starts as a copy of the shard at `path`, keeping its first sections
+   * (`keep`: SECTION_ORDER's first ones, with the offsets, lengths and checksums the file's
+   * table gives, in a file of this version: the same header and table size); finish writes
+   * the others. The symbols pass (symbols-pass.ts) keeps the content and its postings so.
+   */
+  static continuing(finalPath: string, path: string, keep: readonly SectionEntry[]): ShardWriter {
+    keep.forEach((e, i) => {
+      if (e.kind !== SECTION_ORDER[i]) throw new Error(`shard writer: kept sections must be the first ones in order (${i}: ${e.kind})`);
+    });
+    return new ShardWriter(finalPath, { path, keep });
   }
 
   /** Appends one document's bytes to the content section; returns its offset in the section. */
@@ -66,19 +99,21 @@ export class ShardWriter {
    * Writes the remaining sections, the table of contents and the header, then renames the
    * file into place. `contentHash` is the content section's checksum (see the reader).
    */
-  finish(contentHash: number, rest: Map<SectionKind, Uint8Array>): void {
-    this.sections.push({ kind: SectionKind.Content, hash: contentHash >>> 0, offset: this.contentStart, length: this.contentLength });
+  finish(contentHash: number, rest: Map<SectionKind, Uint8Array>, knownHashes?: ReadonlyMap<SectionKind, number>): void {
+    if (!this.kept.has(SectionKind.Content)) this.sections.push({ kind: SectionKind.Content, hash: contentHash >>> 0, offset: this.contentStart, length: this.contentLength });
     for (const kind of SECTION_ORDER) {
-      if (kind === SectionKind.Content) continue;
+      if (kind === SectionKind.Content || this.kept.has(kind)) continue;
       const bytes = rest.get(kind);
       if (!bytes) throw new Error(`shard writer: section ${kind} missing`);
       this.padTo(align(this.position + this.pendingLength));
       const offset = this.position + this.pendingLength;
       this.write(bytes);
-      this.sections.push({ kind, hash: hash32(bytes), offset, length: bytes.length });
+      this.sections.push({ kind, hash: knownHashes?.get(kind) ?? hash32(bytes), offset, length: bytes.length });
     }
     this.flush();
     const fileSize = this.position;
+    // A writer that started as a copy of a larger file: its tail goes.
+    if (this.kept.size > 0) ftruncateSync(this.fd, fileSize);
 
     const toc = Buffer.alloc(this.sections.length * TOC_ENTRY_SIZE);
     this.sections.forEach((s, i) => {

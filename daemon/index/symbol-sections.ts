@@ -55,19 +55,27 @@ export class SymbolSections {
   reused = 0;
   private batchBytes = 0;
 
-  /** `enabled` false: the sections of a shard without symbols (empty; meta says symbolsIndexed false). */
-  constructor(readonly enabled: boolean) {}
+  /**
+   * `enabled` false: the sections of a shard without symbols (empty; meta says symbolsIndexed
+   * false). `stableContent`: the bytes given to add() stay as they are until finish() (views
+   * of a shard's mapping, symbols-pass.ts), so they are not copied.
+   */
+  constructor(
+    readonly enabled: boolean,
+    private readonly stableContent = false,
+  ) {}
 
   /**
-   * Document `doc` (the documents in order, each once). Its bytes are copied: the caller may
-   * reuse them. A file symbol-junk.ts rules out gets no symbols. `known`: its definitions as
+   * Document `doc` (the documents in order, each once). Its bytes are copied (the caller may
+   * reuse them) unless the content is stable. A file symbol-junk.ts rules out gets no symbols. `known`: its definitions as
    * a previous build of the same path and blob found them (symbols-pass.ts), taken instead
    * of asking ctags again.
    */
   add(doc: number, path: string, content: Uint8Array, known?: SymbolDef[]): void {
     if (!this.enabled || symbolsJunk(path, content) !== undefined) return;
     if (known) this.reused++;
-    this.batch.push(known ? { doc, path, content: new Uint8Array(content), known } : { doc, path, content: new Uint8Array(content) });
+    const bytes = this.stableContent ? content : new Uint8Array(content);
+    this.batch.push(known ? { doc, path, content: bytes, known } : { doc, path, content: bytes });
     this.batchBytes += content.length;
     if (this.batchBytes >= SYMBOL_BATCH_BYTES) this.flush();
   }

@@ -10,8 +10,8 @@
 
 import { Shard } from './shard-reader.ts';
 import { packMeta } from './shard-builder.ts';
-import { SectionKind, type ShardMeta } from './shard-format.ts';
-import { ShardWriter } from './shard-writer.ts';
+import { SECTION_ORDER, SHARD_VERSION, SectionKind, type ShardMeta } from './shard-format.ts';
+import { ShardWriter, type SectionEntry } from './shard-writer.ts';
 import { SymbolSections } from './symbol-sections.ts';
 
 export interface SymbolsJob {
@@ -62,7 +62,8 @@ let cache: { key: string; docs: Map<string, { shard: Shard; doc: number }>; shar
 
 export function addSymbols(job: SymbolsJob): SymbolsResult {
   const shard = Shard.open(job.from);
-  const symbols = new SymbolSections(true);
+  // The documents are views of the shard's mapping, which outlives the sections' build.
+  const symbols = new SymbolSections(true, true);
   let previous: Map<string, { shard: Shard; doc: number }> | undefined;
   if (job.previous && job.previous.length > 0) {
     const key = job.previous.join('\0');
@@ -84,13 +85,29 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
   for (const [kind, s] of raw) if (kind !== SectionKind.Content) rest.set(kind, s.bytes);
   for (const [kind, bytes] of built.sections) rest.set(kind, bytes);
   rest.set(SectionKind.Meta, packMeta(meta));
-  const writer = new ShardWriter(job.finalPath);
+  // The sections before the symbols ones are kept as the kernel copies them (most of the
+  // file: the content and its postings); the others are written after them. A file of
+  // another version (another table size) is written in full.
+  const keep: SectionEntry[] = [];
+  if (shard.version === SHARD_VERSION) {
+    for (const kind of SECTION_ORDER) {
+      if (kind === SectionKind.Symbols) break;
+      const s = raw.get(kind)!;
+      keep.push({ kind, hash: s.hash, offset: s.offset, length: s.bytes.length });
+    }
+  }
+  const knownHashes = new Map([...raw].filter(([kind]) => !built.sections.has(kind) && kind !== SectionKind.Meta).map(([kind, s]) => [kind, s.hash]));
+  let writer: ShardWriter | undefined;
   try {
     const content = raw.get(SectionKind.Content)!;
-    writer.appendContent(content.bytes);
-    writer.finish(content.hash, rest);
+    if (keep.length > 0) writer = ShardWriter.continuing(job.finalPath, job.from, keep);
+    else {
+      writer = new ShardWriter(job.finalPath);
+      writer.appendContent(content.bytes);
+    }
+    writer.finish(content.hash, rest, knownHashes);
   } catch (err) {
-    writer.abort();
+    writer?.abort();
     throw err;
   } finally {
     shard.releasePages();
