@@ -9,7 +9,7 @@ import { PostingsBuilder } from '../../core/index.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { extractSymbols } from '../symbols/extract.ts';
 import { nameStarts } from '../symbols/name-range.ts';
-import { REC_NAME_OFF, REC_START, encodeSymbolIndex } from './symbol-index.ts';
+import { REC_NAME_OFF, encodeSymbolIndex } from './symbol-index.ts';
 import { symbolsJunk } from './symbol-junk.ts';
 import { NO_KIND, SYMBOL_RECORD_SIZE, SectionKind, ngramTable } from './shard-format.ts';
 
@@ -43,10 +43,13 @@ export class SymbolSections {
   /** Every definition's name and where it is in its file, in record order. */
   private readonly recordNames: string[] = [];
   private records = Buffer.alloc(0);
+  /** `records` as u32 words (records are 24 bytes, `records` starts at offset 0 of its memory). */
+  private words = new Uint32Array(0);
   private count = 0;
   /** The parents' names, in record order; a record holds its parent's offset and length. */
   private readonly strings: Buffer[] = [];
   private stringBytes = 0;
+  private readonly parentNames = new Map<string, [number, number]>();
   private readonly kinds: string[] = [];
   private readonly kindIndex = new Map<string, number>();
   /** Documents waiting for ctags (and, in their order among them, those whose definitions are known). */
@@ -126,28 +129,55 @@ export class SymbolSections {
     const asked = this.batch.filter((b) => !b.known);
     const r = asked.length > 0 ? extractSymbols(asked) : { symbols: [], failed: 0, timedOut: 0 };
     let next = 0;
-    this.batch.forEach((b) => {
+    for (const b of this.batch) {
       const defs = b.known ?? r.symbols[next++]!;
-      this.perDocCount[b.doc] = defs.length;
-      const names = defs.map((x) => storedName(x.name));
-      const starts = nameStarts(Buffer.from(b.content.buffer, b.content.byteOffset, b.content.length), defs.map((x) => x.line), names, b.known ? undefined : defs.map((x) => x.at));
-      this.reserve(defs.length);
-      for (let j = 0; j < defs.length; j++) {
+      const n = defs.length;
+      this.perDocCount[b.doc] = n;
+      if (n === 0) continue;
+      const names = new Array<string>(n);
+      const lines = new Array<number>(n);
+      const hints = b.known ? undefined : new Array<number | undefined>(n);
+      for (let j = 0; j < n; j++) {
         const def = defs[j]!;
-        const o = this.count * SYMBOL_RECORD_SIZE;
-        const records = this.records;
-        records.writeUInt32LE(starts[j]!, o + REC_START);
-        records.writeUInt8(this.kindOf(def.kind), o + 22);
-        records.writeUInt8(def.parent ? this.kindOf(def.parent.kind) : NO_KIND, o + 23);
-        records.writeUInt32LE(def.line, o + 8);
-        records.writeUInt32LE(Math.max(def.line, def.endLine), o + 12);
-        const [parentOff, parentLen] = def.parent ? this.addString(def.parent.name) : [0, 0];
-        records.writeUInt32LE(parentOff, o + 16);
-        records.writeUInt16LE(parentLen, o + 20);
+        names[j] = storedName(def.name);
+        lines[j] = def.line;
+        if (hints) hints[j] = def.at;
+      }
+      const starts = nameStarts(Buffer.from(b.content.buffer, b.content.byteOffset, b.content.length), lines, names, hints);
+      this.reserve(n);
+      // The record's words (layout in symbol-index.ts; little-endian, as every typed view
+      // over a shard reads them): the name's offset (finish), start, line, endLine,
+      // parentOff, then parentLen u16 | kind u8 | parentKind u8.
+      const words = this.words;
+      let parent: { name: string; kind: string } | undefined;
+      let parentRef = 0;
+      let parentWord = 0;
+      for (let j = 0; j < n; j++) {
+        const def = defs[j]!;
+        const w = (this.count * SYMBOL_RECORD_SIZE) >>> 2;
+        words[w + 1] = starts[j]!;
+        words[w + 2] = def.line;
+        words[w + 3] = Math.max(def.line, def.endLine);
+        const kind = this.kindOf(def.kind);
+        const p = def.parent;
+        if (p === undefined) {
+          words[w + 4] = 0;
+          words[w + 5] = ((kind << 16) | (NO_KIND << 24)) >>> 0;
+        } else {
+          // The definitions of one parent come in a row and share its object.
+          if (p !== parent) {
+            parent = p;
+            const [off, len] = this.parentName(p.name);
+            parentRef = off;
+            parentWord = len | (this.kindOf(p.kind) << 24);
+          }
+          words[w + 4] = parentRef;
+          words[w + 5] = (parentWord | (kind << 16)) >>> 0;
+        }
         this.recordNames.push(names[j]!);
         this.count++;
       }
-    });
+    }
     this.failures += r.failed + r.timedOut;
     this.batch = [];
     this.batchBytes = 0;
@@ -160,6 +190,7 @@ export class SymbolSections {
     const grown = Buffer.alloc(Math.max(need, this.records.length * 2, 4096 * SYMBOL_RECORD_SIZE));
     this.records.copy(grown, 0, 0, this.count * SYMBOL_RECORD_SIZE);
     this.records = grown;
+    this.words = new Uint32Array(grown.buffer, grown.byteOffset, grown.length >>> 2);
   }
 
   /** A kind's number, in order of first use (more than 254 kinds: the last one is shared). */
@@ -173,11 +204,16 @@ export class SymbolSections {
     return i;
   }
 
-  private addString(text: string): [number, number] {
+  /** Where a parent's name is among the parents' names: stored once, shared by every record naming it. */
+  private parentName(text: string): [number, number] {
+    const seen = this.parentNames.get(text);
+    if (seen) return seen;
     const b = Buffer.from(text, 'utf8').subarray(0, MAX_NAME_BYTES);
     this.strings.push(b);
     this.stringBytes += b.length;
-    return [this.stringBytes - b.length, b.length];
+    const ref: [number, number] = [this.stringBytes - b.length, b.length];
+    this.parentNames.set(text, ref);
+    return ref;
   }
 }
 
