@@ -7,6 +7,13 @@
 import { cDefinitions, isCPath } from './c-definitions.ts';
 import { extractSymbols as ctagsSymbols, sortSymbolDefs, SYMBOL_MAX_FILE_BYTES, type SymbolDef, type SymbolOptions, type SymbolResult } from './ctags.ts';
 
+/**
+ * The version of these rules, kept in each shard's meta (symbolExtraction): definitions are
+ * reused from a previous index only when they came from the same rules (symbols-pass.ts).
+ * 1 (absent from the meta): ctags for every language; 2: C by the scanner.
+ */
+export const SYMBOL_EXTRACTION = 2;
+
 /** A file's definitions from the C scanner (sorted, without repeats), or undefined: ask ctags. */
 export function scannedSymbols(path: string, content: Uint8Array): SymbolDef[] | undefined {
   if (!isCPath(path) || content.byteLength === 0 || content.byteLength > SYMBOL_MAX_FILE_BYTES) return undefined;

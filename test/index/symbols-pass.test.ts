@@ -13,7 +13,9 @@ import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { loadManifest, type Manifest } from '../../daemon/index/manifest.ts';
 import { buildShard, type ShardJob } from '../../daemon/index/shard-builder.ts';
 import { Shard } from '../../daemon/index/shard-reader.ts';
-import { addSymbols } from '../../daemon/index/symbols-pass.ts';
+import { addSymbols, reusableSymbols } from '../../daemon/index/symbols-pass.ts';
+import type { ShardMeta } from '../../daemon/index/shard-format.ts';
+import { SYMBOL_EXTRACTION } from '../../daemon/symbols/extract.ts';
 import { Catalog } from '../../daemon/http/catalog.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { ctagsAvailable } from '../../daemon/symbols/ctags.ts';
@@ -86,6 +88,15 @@ test('the pass takes the definitions of an unchanged path and blob from the prev
   const added = addSymbols({ from: at('content'), finalPath: at('added'), previous: [at('previous'), join(dir.path, 'gone.trawl')] });
   assert.deepEqual(added, { symbolCount: inline.symbolCount, symbolFailures: 0, symbolsReused: 28 });
   assert.ok(readFileSync(at('added')).equals(readFileSync(at('inline'))), 'the same bytes as ctags gives');
+  assert.equal(reusableSymbols(Shard.open(at('previous')).meta), true);
+});
+
+test('definitions from other extraction rules (before the C scanner) are not reused', () => {
+  const meta = { symbolsIndexed: true, symbolExtraction: SYMBOL_EXTRACTION } as ShardMeta;
+  assert.equal(reusableSymbols(meta), true);
+  assert.equal(reusableSymbols({ ...meta, symbolExtraction: undefined }), false, 'a shard from before the rules had a version');
+  assert.equal(reusableSymbols({ ...meta, symbolExtraction: SYMBOL_EXTRACTION - 1 }), false);
+  assert.equal(reusableSymbols({ ...meta, symbolsIndexed: false }), false);
 });
 
 test('a large full build commits its content first, then its symbols as the next generation', { skip }, async () => {
