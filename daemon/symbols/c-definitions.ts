@@ -131,6 +131,8 @@ class Scanner {
     let h = 0x811c9dc5;
     for (let i = 0; i < path.length; i++) h = Math.imul(h ^ path.charCodeAt(i), 0x01000193) >>> 0;
     this.pathHash = h.toString(16).padStart(8, '0');
+    // A UTF-8 byte order mark is not a token: a directive on the first line stays one.
+    if (src.length >= 3 && src[0] === 0xef && src[1] === 0xbb && src[2] === 0xbf) this.pos = 3;
   }
 
   name(start: number, end: number): string {

@@ -169,6 +169,8 @@ test('C scanner: headers with C++ or Objective-C are not read; malformed C is re
     assert.ok(defs === undefined || Array.isArray(defs));
   }
   assert.deepEqual(scan('}}}} int x;\n'), ['variable x 1']);
+  // A byte order mark, CRLF line ends.
+  assert.deepEqual(scan('\ufeff#define FIRST 1\r\nint second;\r\n'), ['macro FIRST 1', 'variable second 2']);
 });
 
 test('C scanner: which paths it reads', () => {
