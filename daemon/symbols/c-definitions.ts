@@ -163,6 +163,23 @@ class Scanner {
     this.pos = n;
   }
 
+  /** At a `/`: skips the comment it starts (a line comment up to its newline, not past it); false if it starts none. */
+  skipComment(): boolean {
+    const s = this.src;
+    const n = this.n;
+    if (this.pos + 1 >= n) return false;
+    const d = s[this.pos + 1];
+    if (d === 0x2a) {
+      this.skipBlockComment();
+      return true;
+    }
+    if (d === 0x2f) {
+      while (this.pos < n && s[this.pos] !== CH_LF) this.pos++;
+      return true;
+    }
+    return false;
+  }
+
   /** Skips a string or character constant whose quote is at pos; stops at an unescaped newline. */
   skipQuoted(): void {
     const s = this.src;
@@ -198,17 +215,7 @@ class Scanner {
         this.line++;
         continue;
       }
-      if (c === 0x2f && this.pos + 1 < n) {
-        const d = s[this.pos + 1];
-        if (d === 0x2a) {
-          this.skipBlockComment();
-          continue;
-        }
-        if (d === 0x2f) {
-          while (this.pos < n && s[this.pos] !== CH_LF) this.pos++;
-          return;
-        }
-      }
+      if (c === 0x2f && this.skipComment()) continue; // a line comment stops at the newline, which ends the directive
       if (c === 0x22 || c === 0x27) {
         this.skipQuoted();
         continue;
@@ -315,14 +322,7 @@ class Scanner {
         this.pos++;
         continue;
       }
-      if (c === 0x2f && this.pos + 1 < n && s[this.pos + 1] === 0x2a) {
-        this.skipBlockComment();
-        continue;
-      }
-      if (c === 0x2f && this.pos + 1 < n && s[this.pos + 1] === 0x2f) {
-        while (this.pos < n && s[this.pos] !== CH_LF) this.pos++;
-        continue;
-      }
+      if (c === 0x2f && this.skipComment()) continue;
       if (c === 0x5c && this.pos + 1 < n && s[this.pos + 1] === CH_LF) {
         this.pos += 2;
         this.line++;
@@ -378,17 +378,7 @@ class Scanner {
         this.pos++;
         continue;
       }
-      if (c === 0x2f && this.pos + 1 < n) {
-        const d = s[this.pos + 1];
-        if (d === 0x2a) {
-          this.skipBlockComment();
-          continue;
-        }
-        if (d === 0x2f) {
-          while (this.pos < n && s[this.pos] !== CH_LF) this.pos++;
-          continue;
-        }
-      }
+      if (c === 0x2f && this.skipComment()) continue;
       if (c === 0x23 && this.bol) {
         this.directive();
         continue;
