@@ -11,7 +11,7 @@ import { encodeBranchLists } from './branch-set.ts';
 import { compareStaticRank, staticRankKey } from './file-class.ts';
 import { detectLanguage } from './language.ts';
 import { ctagsAvailable } from '../symbols/ctags.ts';
-import { SYMBOL_EXTRACTION } from '../symbols/extract.ts';
+import { symbolExtraction } from '../symbols/extract.ts';
 import { SymbolSections } from './symbol-sections.ts';
 import {
   DOC_FLAG_ASCII_FOLDS_ONLY,
@@ -225,7 +225,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       symbolKinds: builtSymbols.kinds,
       symbolFailures: builtSymbols.failures,
       symbolsIndexed: withSymbols,
-      ...(withSymbols ? { symbolExtraction: SYMBOL_EXTRACTION } : {}),
+      ...(withSymbols ? { symbolExtraction: symbolExtraction() } : {}),
     };
     const hashes = new Uint32Array(docHashes);
     writer.finish(hash32(new Uint8Array(hashes.buffer)), new Map<SectionKind, Uint8Array>([

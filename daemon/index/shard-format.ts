@@ -175,8 +175,8 @@ export interface ShardMeta {
   symbolFailures: number;
   /** False when ctags was not available: sym: cannot match in this shard. */
   symbolsIndexed: boolean;
-  /** The extraction rules its symbols came from (symbols/extract.ts SYMBOL_EXTRACTION); absent: before them (ctags for every language). */
-  symbolExtraction?: number;
+  /** What its symbols came from: the extraction rules' version and ctags' (symbols/extract.ts symbolExtraction); absent: before the C scanner (ctags for every language). */
+  symbolExtraction?: string;
 }
 
 /** An n-gram table section: n, 0, ids[n], counts[n], offsets[n] as little-endian u32 (see shard-reader.ts). */

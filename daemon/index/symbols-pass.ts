@@ -8,7 +8,7 @@
 // of ~34 s). A document whose path and blob the repository's previous index held takes its
 // definitions from there (SymbolsJob.previous).
 
-import { SYMBOL_EXTRACTION } from '../symbols/extract.ts';
+import { symbolExtraction } from '../symbols/extract.ts';
 import { Shard } from './shard-reader.ts';
 import { packMeta } from './shard-builder.ts';
 import { SECTION_ORDER, SHARD_VERSION, SectionKind, type ShardMeta } from './shard-format.ts';
@@ -37,11 +37,11 @@ export interface SymbolsResult {
 
 /**
  * Whether a previous shard's definitions may stand for this build's: it has symbols, from
- * the same extraction rules (a shard from before the C scanner holds ctags' C definitions,
- * which the scanner would not all give).
+ * the same extraction rules and the same ctags (a shard from before the C scanner holds
+ * ctags' C definitions, which the scanner would not all give; another ctags may find others).
  */
 export function reusableSymbols(meta: ShardMeta): boolean {
-  return meta.symbolsIndexed && meta.symbolExtraction === SYMBOL_EXTRACTION;
+  return meta.symbolsIndexed && meta.symbolExtraction === symbolExtraction();
 }
 
 /** Where each (path, blob) of the previous shards is: the shard and its document. Shards that cannot be opened (removed since, damaged) or hold no symbols give nothing. */
@@ -90,7 +90,7 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
   }
   const built = symbols.finish(shard.docCount);
   const raw = shard.rawSections();
-  const meta: ShardMeta = { ...shard.meta, symbolKinds: built.kinds, symbolFailures: built.failures, symbolsIndexed: true, symbolExtraction: SYMBOL_EXTRACTION };
+  const meta: ShardMeta = { ...shard.meta, symbolKinds: built.kinds, symbolFailures: built.failures, symbolsIndexed: true, symbolExtraction: symbolExtraction() };
   const rest = new Map<SectionKind, Uint8Array>();
   for (const [kind, s] of raw) if (kind !== SectionKind.Content) rest.set(kind, s.bytes);
   for (const [kind, bytes] of built.sections) rest.set(kind, bytes);

@@ -118,6 +118,17 @@ function probe(): Probe {
   return probed;
 }
 
+let version: string | undefined;
+
+/** The first line of `ctags --version` (e.g. "Universal Ctags 5.9.0, Copyright ..."), or '' without ctags; asked once, cached. */
+export function ctagsVersion(): string {
+  if (version === undefined) {
+    const r = spawnSync('ctags', ['--version'], { timeout: 30_000, stdio: ['ignore', 'pipe', 'ignore'], windowsHide: true });
+    version = r.status === 0 && r.stdout ? (r.stdout.toString('utf8').split('\n')[0] ?? '').trim() : '';
+  }
+  return version;
+}
+
 /** Whether a usable `ctags` (universal-ctags with the interactive and json features) is on PATH; checked once, cached. */
 export function ctagsAvailable(): boolean {
   return probe().ok;

@@ -5,14 +5,22 @@
 // outline of an indexed file lists what find_definitions knows about it.
 
 import { cDefinitions, isCPath } from './c-definitions.ts';
-import { extractSymbols as ctagsSymbols, sortSymbolDefs, SYMBOL_MAX_FILE_BYTES, type SymbolDef, type SymbolOptions, type SymbolResult } from './ctags.ts';
+import { ctagsVersion, extractSymbols as ctagsSymbols, sortSymbolDefs, SYMBOL_MAX_FILE_BYTES, type SymbolDef, type SymbolOptions, type SymbolResult } from './ctags.ts';
 
 /**
- * The version of these rules, kept in each shard's meta (symbolExtraction): definitions are
- * reused from a previous index only when they came from the same rules (symbols-pass.ts).
- * 1 (absent from the meta): ctags for every language; 2: C by the scanner.
+ * The version of these rules: 1 (absent from a shard's meta): ctags for every language;
+ * 2: C by the scanner.
  */
-export const SYMBOL_EXTRACTION = 2;
+export const SYMBOL_RULES = 2;
+
+/**
+ * What a shard's definitions came from, kept in its meta (symbolExtraction): these rules'
+ * version and ctags' own. A full rebuild reuses a previous index's definitions only when
+ * they came from the same (symbols-pass.ts): an upgraded ctags, or new rules, extract again.
+ */
+export function symbolExtraction(): string {
+  return `${SYMBOL_RULES}; ${ctagsVersion()}`;
+}
 
 /** A file's definitions from the C scanner (sorted, without repeats), or undefined: ask ctags. */
 export function scannedSymbols(path: string, content: Uint8Array): SymbolDef[] | undefined {

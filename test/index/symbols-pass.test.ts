@@ -15,10 +15,10 @@ import { buildShard, type ShardJob } from '../../daemon/index/shard-builder.ts';
 import { Shard } from '../../daemon/index/shard-reader.ts';
 import { addSymbols, reusableSymbols } from '../../daemon/index/symbols-pass.ts';
 import type { ShardMeta } from '../../daemon/index/shard-format.ts';
-import { SYMBOL_EXTRACTION } from '../../daemon/symbols/extract.ts';
+import { SYMBOL_RULES, symbolExtraction } from '../../daemon/symbols/extract.ts';
 import { Catalog } from '../../daemon/http/catalog.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
-import { ctagsAvailable } from '../../daemon/symbols/ctags.ts';
+import { ctagsAvailable, ctagsVersion } from '../../daemon/symbols/ctags.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { TestRepo } from '../helpers/git.ts';
@@ -91,11 +91,13 @@ test('the pass takes the definitions of an unchanged path and blob from the prev
   assert.equal(reusableSymbols(Shard.open(at('previous')).meta), true);
 });
 
-test('definitions from other extraction rules (before the C scanner) are not reused', () => {
-  const meta = { symbolsIndexed: true, symbolExtraction: SYMBOL_EXTRACTION } as ShardMeta;
+test('definitions from other extraction rules or another ctags are not reused', { skip }, () => {
+  const meta = { symbolsIndexed: true, symbolExtraction: symbolExtraction() } as ShardMeta;
+  assert.match(meta.symbolExtraction!, new RegExp(`^${SYMBOL_RULES}; Universal Ctags \\d`));
   assert.equal(reusableSymbols(meta), true);
   assert.equal(reusableSymbols({ ...meta, symbolExtraction: undefined }), false, 'a shard from before the rules had a version');
-  assert.equal(reusableSymbols({ ...meta, symbolExtraction: SYMBOL_EXTRACTION - 1 }), false);
+  assert.equal(reusableSymbols({ ...meta, symbolExtraction: `${SYMBOL_RULES - 1}; ${ctagsVersion()}` }), false, 'other rules');
+  assert.equal(reusableSymbols({ ...meta, symbolExtraction: `${SYMBOL_RULES}; Universal Ctags 0.1` }), false, 'another ctags');
   assert.equal(reusableSymbols({ ...meta, symbolsIndexed: false }), false);
 });
 
