@@ -58,12 +58,16 @@ export interface TrawlBuild extends Timed {
   mbPerSecond: number;
 }
 
-/** `… 4,619,582 symbols (ctags failed on 3 files), …` in `trawl index`'s summary line. */
-function symbolsFromSummaryLine(line: string): { symbolCount: number | null; symbolFailures: number | null } {
-  const m = /([\d,]+) symbols(?: \(ctags failed on ([\d,]+) files?\))?/.exec(line);
+/**
+ * `… 4,619,582 symbols (taken from the previous index for 70,000 files, ctags failed on 3
+ * files), …` in `trawl index`'s summary line (index-command.ts summaryLine; either note may
+ * be absent).
+ */
+export function symbolsFromSummaryLine(line: string): { symbolCount: number | null; symbolFailures: number | null } {
+  const m = /([\d,]+) symbols(?: \(([^)]*)\))?/.exec(line);
   if (!m) return { symbolCount: null, symbolFailures: null };
   const n = (s: string | undefined) => (s === undefined ? 0 : Number(s.replace(/,/g, '')));
-  return { symbolCount: n(m[1]), symbolFailures: n(m[2]) };
+  return { symbolCount: n(m[1]), symbolFailures: n(/ctags failed on ([\d,]+) files?/.exec(m[2] ?? '')?.[1]) };
 }
 
 /**

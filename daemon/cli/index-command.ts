@@ -61,10 +61,18 @@ export function summaryLine(s: IndexSummary): string {
   return (
     `indexed ${s.repoName} (${s.kind}${refs}): ${how}${formatCount(s.files)} files, ${formatBytes(s.contentBytes)}, ` +
     `${formatCount(s.skipped)} skipped${reasons ? ` (${reasons})` : ''}, ` +
-    `${formatCount(s.symbols)} symbols${s.symbolFailures ? ` (ctags failed on ${formatCount(s.symbolFailures)} files)` : ''}, ` +
+    `${formatCount(s.symbols)} symbols${symbolNotes(s)}, ` +
     `${s.shards} shard${s.shards === 1 ? '' : 's'} written (${s.totalShards} in the index), ` +
     `${s.seconds.toFixed(1)} s${s.contentSeconds !== undefined ? ` (content searchable after ${s.contentSeconds.toFixed(1)} s)` : ''}, ${mbps.toFixed(1)} MB/s`
   );
+}
+
+/** ` (taken from the previous index for N files, ctags failed on M files)`, or '' when neither happened. */
+function symbolNotes(s: IndexSummary): string {
+  const notes: string[] = [];
+  if (s.symbolsReused) notes.push(`taken from the previous index for ${formatCount(s.symbolsReused)} files`);
+  if (s.symbolFailures) notes.push(`ctags failed on ${formatCount(s.symbolFailures)} files`);
+  return notes.length > 0 ? ` (${notes.join(', ')})` : '';
 }
 
 /** "main,release/*" -> ["main", "release/*"]; empty items are dropped. */
