@@ -210,3 +210,33 @@ test('extractSymbols: C files by the scanner, other files and C++ headers by cta
   assert.deepEqual(r.symbols[3], [], 'over the size limit: none, as with ctags');
   assert.equal(r.failed + r.timedOut, 0);
 });
+
+test('C scanner: random bytes and random C-ish token soup end, and every definition is well formed', () => {
+  let seed = 7;
+  const rnd = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const frags = ['struct', 'union', 'enum', 'typedef', 'extern', '"C"', 'static', 'int', 'x', 'y', '__attribute__', '((', '))', '(', ')', '{', '}', '[', ']', ';', ',', '=', '*', ':', '#define A', '#if 0', '#ifdef X', '#else', '#elif', '#endif', '\n', ' ', '/*', '*/', '//', '"', "'", '\\\n', '\\', '::', 'class', '@', '\r\n', '0x1f', '1e+5', '->', '#', 'f(', '__read_mostly'];
+  for (let i = 0; i < 600; i++) {
+    let src: Buffer;
+    if (i % 2 === 0) {
+      src = Buffer.alloc(Math.floor(rnd() * 2000));
+      for (let k = 0; k < src.length; k++) src[k] = Math.floor(rnd() * 256);
+    } else {
+      const parts: string[] = [];
+      for (let k = Math.floor(rnd() * 300); k > 0; k--) parts.push(frags[Math.floor(rnd() * frags.length)]!);
+      src = Buffer.from(parts.join(rnd() < 0.5 ? ' ' : ''));
+    }
+    for (const path of ['a.c', 'a.h']) {
+      const defs = cDefinitions(path, src);
+      for (const d of defs ?? []) {
+        assert.ok(d.name !== '' && d.line >= 1 && d.endLine >= d.line && d.at! >= 0 && d.at! < src.length, `case ${i}: ${JSON.stringify(d)}`);
+        // The identifier there (letters, digits, _, $ and any byte >= 0x80), decoded as UTF-8.
+        let end = d.at!;
+        while (end < src.length && /[A-Za-z0-9_$]/.test(String.fromCharCode(src[end]!)) || src[end]! >= 0x80) end++;
+        assert.equal(src.toString('utf8', d.at!, end), d.name, `case ${i}: the name is where it says`);
+      }
+    }
+  }
+});
