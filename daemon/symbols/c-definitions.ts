@@ -11,9 +11,11 @@
 // the shape of declarations (`specifiers declarator, declarator;`, `head(params) {body}`,
 // `struct name {members} declarators;`, `enum name {A, B = 2}`), and nothing of types.
 // Like ctags it:
-// - skips `#if 0` blocks, and reads every branch of an #if/#else that starts and ends at
-//   the same brace and parenthesis depth, but only the first one otherwise (a function
-//   header written twice, once per branch, is read once);
+// - skips `#if 0` blocks, and reads the next branch of an #if/#else when the one before it
+//   ends at the brace and parenthesis depth where the #if began, but none of the later
+//   ones otherwise (a function header written twice, once per branch, is read once).
+//   Unlike ctags, which reads only the first branch inside braces, it does so inside a
+//   struct too: members of either layout are definitions;
 // - gives file-scoped definitions too (static functions and variables), no prototypes,
 //   no extern declarations, no locals;
 // - names an anonymous struct, union or enum `__anon` + a hash of the path + a counter,
@@ -143,7 +145,7 @@ class Scanner {
 
   anonName(kindCode: number): string {
     this.anonCount++;
-    return '__anon' + this.pathHash + (this.anonCount & 0xff).toString(16).padStart(2, '0') + kindCode.toString(16).padStart(2, '0');
+    return '__anon' + this.pathHash + this.anonCount.toString(16).padStart(2, '0') + kindCode.toString(16).padStart(2, '0');
   }
 
   /** Skips a block comment whose `/*` is at pos; counts its lines. */
