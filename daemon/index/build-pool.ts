@@ -76,17 +76,25 @@ export interface BlobFile {
 }
 
 /**
- * Builds the jobs on the worker threads, taking the next job when a thread is free, so
- * that producing a job overlaps building the previous ones.
+ * Runs `jobs` on the worker threads, taking the next job when a thread is free, so that
+ * producing a job overlaps running the previous ones; the results in job order. `request`
+ * makes a job's message, `reply` takes a thread's answer to it (undefined: a progress
+ * report, handled there), `onDone` hears of each job done. The first failure (a thread's
+ * error, an error answer, an answer of the wrong kind) rejects.
  */
-export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worker[], onProgress: (files: number, bytes: number) => void, onBuilt?: (job: ShardJob) => void): Promise<BuildResult[]> {
-  const results: BuildResult[] = [];
-  const progress: Array<{ files: number; bytes: number }> = [];
-  const report = () => onProgress(progress.reduce((n, p) => n + p.files, 0), progress.reduce((n, p) => n + p.bytes, 0));
+async function runPool<J, R>(
+  jobs: AsyncIterable<J>,
+  workers: Worker[],
+  request: (id: number, job: J) => BuildRequest,
+  reply: (msg: BuildReply) => R | undefined,
+  onDone?: (job: J, done: number) => void,
+): Promise<R[]> {
+  const results: R[] = [];
   const iterator = jobs[Symbol.asyncIterator]();
   let nextId = 0;
+  let done = 0;
   let producing: Promise<void> = Promise.resolve();
-  const sent: ShardJob[] = [];
+  const sent: J[] = [];
   try {
     await new Promise<void>((resolvePool, rejectPool) => {
       let active = 0;
@@ -108,34 +116,33 @@ export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worke
             return;
           }
           const id = nextId++;
-          const job = next.value;
-          progress[id] = { files: 0, bytes: 0 };
-          sent[id] = job;
+          sent[id] = next.value;
           active++;
-          worker.postMessage({ id, job } satisfies BuildRequest);
+          worker.postMessage(request(id, next.value));
         }).catch(fail);
       };
       for (const worker of workers) {
         worker.removeAllListeners('message').removeAllListeners('error');
         worker.on('error', (err) => fail(err));
         worker.on('message', (msg: BuildReply) => {
-          if (msg.type === 'progress') {
-            progress[msg.id] = { files: msg.files, bytes: msg.bytes };
-            report();
-            return;
-          }
-          active--;
+          if (failed) return;
           if (msg.type === 'error') {
+            active--;
             fail(new Error(msg.message));
             return;
           }
-          if (msg.type !== 'done') {
-            fail(new Error(`build worker answered a shard job with ${msg.type}`));
+          let result: R | undefined;
+          try {
+            result = reply(msg);
+          } catch (err) {
+            active--;
+            fail(err as Error);
             return;
           }
-          const { id, type: _type, ...result } = msg;
-          results[id] = result;
-          onBuilt?.(sent[id]!);
+          if (result === undefined) return;
+          active--;
+          results[msg.id] = result;
+          onDone?.(sent[msg.id]!, ++done);
           if (exhausted && active === 0) resolvePool();
           else dispatch(worker);
         });
@@ -148,43 +155,53 @@ export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worke
   return results;
 }
 
+/** Builds the shard jobs on the worker threads (runPool); `onBuilt` hears of each shard written. */
+export function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worker[], onProgress: (files: number, bytes: number) => void, onBuilt?: (job: ShardJob) => void): Promise<BuildResult[]> {
+  const progress: Array<{ files: number; bytes: number }> = [];
+  const report = () => onProgress(progress.reduce((n, p) => n + p.files, 0), progress.reduce((n, p) => n + p.bytes, 0));
+  return runPool<ShardJob, BuildResult>(
+    jobs,
+    workers,
+    (id, job) => {
+      progress[id] = { files: 0, bytes: 0 };
+      return { id, job };
+    },
+    (msg) => {
+      if (msg.type === 'progress') {
+        progress[msg.id] = { files: msg.files, bytes: msg.bytes };
+        report();
+        return undefined;
+      }
+      if (msg.type !== 'done') throw new Error(`build worker answered a shard job with ${msg.type}`);
+      const { id: _id, type: _type, ...result } = msg;
+      return result;
+    },
+    onBuilt && ((job) => onBuilt(job)),
+  );
+}
+
 /**
  * Adds the symbols to shards built without them (symbols-pass.ts) on the worker threads, a
- * shard at a time per thread; `onShard` hears of each one done. The results in job order.
+ * shard at a time per thread (runPool); `onShard` hears how many are done, `onBuilt` of
+ * each shard written.
  */
 export function runSymbolsPool(jobs: SymbolsJob[], workers: Worker[], onShard?: (done: number) => void, onBuilt?: (job: SymbolsJob) => void): Promise<SymbolsResult[]> {
-  const results: SymbolsResult[] = [];
-  return new Promise((resolvePool, rejectPool) => {
-    let next = 0;
-    let done = 0;
-    let failed = false;
-    if (jobs.length === 0) return resolvePool(results);
-    const dispatch = (worker: Worker): void => {
-      if (failed || next >= jobs.length) return;
-      const id = next++;
-      worker.postMessage({ id, symbols: jobs[id]! } satisfies BuildRequest);
-    };
-    for (const worker of workers) {
-      worker.removeAllListeners('message').removeAllListeners('error');
-      worker.on('error', (err) => {
-        failed = true;
-        rejectPool(err);
-      });
-      worker.on('message', (msg: BuildReply) => {
-        if (failed) return;
-        if (msg.type !== 'symbols-done') {
-          failed = true;
-          rejectPool(new Error(msg.type === 'error' ? msg.message : `build worker answered a symbols job with ${msg.type}`));
-          return;
-        }
-        const { id, type: _type, ...result } = msg;
-        results[id] = result;
-        onBuilt?.(jobs[id]!);
-        onShard?.(++done);
-        if (done === jobs.length) resolvePool(results);
-        else dispatch(worker);
-      });
-      dispatch(worker);
-    }
-  });
+  return runPool<SymbolsJob, SymbolsResult>(
+    listed(jobs),
+    workers,
+    (id, symbols) => ({ id, symbols }),
+    (msg) => {
+      if (msg.type !== 'symbols-done') throw new Error(`build worker answered a symbols job with ${msg.type}`);
+      const { id: _id, type: _type, ...result } = msg;
+      return result;
+    },
+    (job, done) => {
+      onBuilt?.(job);
+      onShard?.(done);
+    },
+  );
+}
+
+async function* listed<T>(items: readonly T[]): AsyncIterable<T> {
+  yield* items;
 }
