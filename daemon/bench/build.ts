@@ -1,6 +1,6 @@
 // Index builds, each in a child process with a fresh output location: trawl's
-// (`node bin/trawl.js index`, content only with --no-symbols, or with symbols from
-// universal-ctags, the default) and cindex's on the same tree, wall time and peak RSS.
+// (`node bin/trawl.js index`, content only with --no-symbols, or with symbols, the
+// default) and cindex's on the same tree, wall time and peak RSS.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';

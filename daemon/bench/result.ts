@@ -42,7 +42,7 @@ export interface BenchOptions {
   workers: number;
   /** Index builds (each into an empty data dir). */
   indexRuns: number;
-  /** Symbols extracted (universal-ctags): needed by sym: queries. */
+  /** Symbols extracted (C scanner and universal-ctags): needed by sym: queries. */
   symbols: boolean;
   /** Seconds of the HTTP load run, and its connections. */
   httpSeconds: number;

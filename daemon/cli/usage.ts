@@ -45,8 +45,8 @@ not move is left as it is.
   --name NAME            repository name
   --max-file-size BYTES  larger files are skipped (default 2097152)
   --workers N            build threads (default: number of cores)
-  --no-symbols           skip symbol extraction (universal-ctags): a much faster
-                         build, but sym: finds nothing in these shards
+  --no-symbols           skip symbol extraction (the C scanner, universal-ctags):
+                         a faster build, but sym: finds nothing in these shards
   --data-dir DIR         data directory`,
   serve: `usage: trawl serve [--config FILE] [--host H] [--port N] [--log-level LEVEL] [--workers N]
 
@@ -155,7 +155,7 @@ codesearch on the same queries when installed. Writes every raw sample to the re
   --peer-runs N        runs per query of each peer (default 3; --quick 1)
   --peer-timeout S     a peer run taking longer is stopped (default 300)
   --no-peers           skip ripgrep and codesearch
-  --no-symbols         index without universal-ctags (sym: finds nothing)
+  --no-symbols         index without symbols (sym: finds nothing)
   --auth               also: an API key's authentication and rate-limit step against
                        anonymous access, on GET /api/repos
   --web                also: the web UI's time to the first result, per query, in
