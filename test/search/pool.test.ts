@@ -63,17 +63,19 @@ test('a worker that dies fails the shard it was running; its replacement finishe
   const t = await task('x', true, 2);
   const pool = new SearchPool(1);
   try {
-    // Warm (the worker started, the shards mapped): then the worker is killed once the
-    // first shard's reply is in, in the middle of a later one. On a loaded machine that
-    // reply can be read (unpacked on this thread) only after the worker has answered every
-    // shard; the kill then fails nothing, and the attempt is made again. Each attempt must
-    // keep the rules: at most the running shard fails, the rest are done, the dead worker
-    // is replaced.
+    // Warm (the worker started, the shards mapped): then the worker is killed as soon as
+    // the shared control block shows it has claimed a shard past the first, which it runs
+    // from then on. (Waiting for the first reply instead missed under load: that reply can
+    // be read on this thread only after the worker has answered every shard.) Should the
+    // worker still finish before the kill lands, the kill fails nothing and the attempt is
+    // made again. Each attempt must keep the rules: at most the running shard fails, the
+    // rest are done, the dead worker is replaced.
     await Promise.all(pool.start(t, new SharedArrayBuffer(4)).replies);
     let caught = 0;
     for (let attempt = 1; attempt <= 3 && caught === 0; attempt++) {
       const run = pool.start(t, new SharedArrayBuffer(4));
-      await run.replies[0];
+      const state = run as unknown as { size: number; queued: number; done: boolean };
+      while (state.size - state.queued < 2 && !state.done) await new Promise((r) => setImmediate(r));
       const [first] = workers(pool);
       await first!.terminate();
       const replies = await Promise.all(run.replies);
