@@ -314,8 +314,8 @@ class Run {
     let results;
     this.options.onSymbolsProgress?.({ shards: 0, totalShards: jobs.length });
     // Each shard is flushed as soon as it is written, while the threads write the next ones:
-    // a shard is rewritten whole (~130 MB on Linux), and flushing them all at the end made
-    // the pass wait ~4 s on the disk.
+    // each is a new file of ~130 MB on Linux (most of it a kernel copy of the content
+    // shard), and flushing them all at the end made the pass wait ~4 s on the disk.
     const flushed: Array<Promise<void>> = [];
     try {
       results = await runSymbolsPool(

@@ -59,8 +59,8 @@ export class ShardWriter {
       return;
     }
     // The kernel copies the file (a reflink where the file system can, else copy_file_range:
-    // no pass through this process's memory);
-    // what follows the kept sections is then written over and the rest cut off.
+    // no pass through this process's memory); what follows the kept sections is then
+    // written over and the rest cut off.
     copyFileSync(from.path, this.tempPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
     try {
       this.fd = openSync(this.tempPath, 'r+');

@@ -1,6 +1,7 @@
 // A shard's symbol sections (symbols, symbol-ngrams, symbol-postings, symbol-index; their
 // layouts in shard-reader.ts and symbol-index.ts) from its documents in document order:
-// universal-ctags over batches of their content (symbols/ctags.ts), then the sections.
+// their definitions by batches of content (symbols/extract.ts: C by the scanner, the rest by
+// universal-ctags), then the sections.
 // The shard builder collects them inline (small builds); the symbols pass
 // (symbols-pass.ts) collects them for a shard built without, after its content was
 // committed and made searchable.
@@ -52,7 +53,7 @@ export class SymbolSections {
   private readonly parentNames = new Map<string, [number, number]>();
   private readonly kinds: string[] = [];
   private readonly kindIndex = new Map<string, number>();
-  /** Documents waiting for ctags (and, in their order among them, those whose definitions are known). */
+  /** Documents waiting for extraction (and, in their order among them, those whose definitions are known). */
   private batch: Array<{ doc: number; path: string; content: Uint8Array; known?: SymbolDef[] }> = [];
   /** Documents whose definitions were taken as known. */
   reused = 0;
@@ -70,9 +71,9 @@ export class SymbolSections {
 
   /**
    * Document `doc` (the documents in order, each once). Its bytes are copied (the caller may
-   * reuse them) unless the content is stable. A file symbol-junk.ts rules out gets no symbols. `known`: its definitions as
-   * a previous build of the same path and blob found them (symbols-pass.ts), taken instead
-   * of asking ctags again.
+   * reuse them) unless the content is stable. A file symbol-junk.ts rules out gets no
+   * symbols. `known`: its definitions as a previous build of the same path and blob found
+   * them (symbols-pass.ts), taken instead of extracting them again.
    */
   add(doc: number, path: string, content: Uint8Array, known?: SymbolDef[]): void {
     if (!this.enabled || symbolsJunk(path, content) !== undefined) return;

@@ -49,6 +49,7 @@ const K_ATTR = 6; // __attribute__ and friends: the parenthesised group after it
 const K_TYPE = 7; // a specifier or qualifier: never a declared name
 const K_CXX = 8; // C++ only: a header holding it goes to ctags
 const K_STATIC = 9;
+const K_BASE = 10; // a type by itself: int, char, long, ... (K_TYPE otherwise: const, inline, ...)
 
 const KEYWORDS: Array<[string, number]> = [
   ['typedef', K_TYPEDEF],
@@ -58,10 +59,10 @@ const KEYWORDS: Array<[string, number]> = [
   ['extern', K_EXTERN],
   ['static', K_STATIC],
   ...['__attribute__', '__attribute', '__declspec', 'asm', '__asm__', '__asm', '__typeof__', '__typeof', 'typeof', 'sizeof', '_Alignas', 'alignas', '_Static_assert', 'static_assert', '__extension__'].map((k): [string, number] => [k, K_ATTR]),
+  ...['unsigned', 'signed', '__signed__', 'int', 'char', 'short', 'long', 'float', 'double', 'void', '_Bool', '_Complex'].map((k): [string, number] => [k, K_BASE]),
   ...[
-    'const', 'volatile', 'inline', 'register', 'auto', 'restrict', 'unsigned', 'signed', 'int', 'char', 'short', 'long',
-    'float', 'double', 'void', '_Bool', '_Complex', '_Noreturn', '_Thread_local', '__thread', '__inline', '__inline__',
-    '__const', '__volatile__', '__volatile', '__restrict', '__restrict__', '__signed__', '_Atomic', 'return', 'if', 'else',
+    'const', 'volatile', 'inline', 'register', 'auto', 'restrict', '_Noreturn', '_Thread_local', '__thread', '__inline', '__inline__',
+    '__const', '__volatile__', '__volatile', '__restrict', '__restrict__', '_Atomic', 'return', 'if', 'else',
     'while', 'for', 'do', 'switch', 'case', 'default', 'goto', 'break', 'continue',
   ].map((k): [string, number] => [k, K_TYPE]),
   ...['class', 'namespace', 'template', 'operator'].map((k): [string, number] => [k, K_CXX]),
@@ -96,9 +97,6 @@ class NotC extends Error {}
 
 type Parent = { name: string; kind: string };
 
-/** #if bookkeeping: the depth at the #if, and whether a later branch must be skipped. */
-type Cond = { depth: number; skipRest: boolean };
-
 class Scanner {
   readonly src: Uint8Array;
   readonly text: Buffer;
@@ -111,7 +109,8 @@ class Scanner {
   bol = true;
   /** Braces plus parentheses open, for the #if/#else rule. */
   depth = 0;
-  conds: Cond[] = [];
+  /** The depth at each open #if: a later branch is read only when the one before ends there. */
+  conds: number[] = [];
   defs: SymbolDef[] = [];
   anonCount = 0;
   pathHash: string;
@@ -280,19 +279,15 @@ class Scanner {
         }
       }
       this.skipDirectiveRest();
-      const cond: Cond = { depth: this.depth, skipRest: false };
-      this.conds.push(cond);
+      this.conds.push(this.depth);
       if (zero) this.skipBranch(true);
       return;
     }
     if (this.wordIs(a, b, 'elif') || this.wordIs(a, b, 'else')) {
-      // The branch before was read: read this one too only when it starts where the #if did.
+      // The branch before was read: read this one too only when it starts where the #if
+      // did; otherwise skip it and every later one, up to the #endif.
       this.skipDirectiveRest();
-      const cond = this.conds[this.conds.length - 1];
-      if (!cond || cond.skipRest || cond.depth !== this.depth) {
-        if (cond) cond.skipRest = true;
-        this.skipBranch(false);
-      }
+      if (this.conds[this.conds.length - 1] !== this.depth) this.skipBranch(false);
       return;
     }
     if (this.wordIs(a, b, 'endif')) {
@@ -533,7 +528,6 @@ class Parser {
    * level): top level (`ctx.member` false) or the members of a struct or union.
    */
   body(ctx: Context): void {
-    const sc = this.sc;
     const st = this.acquire();
     try {
       this.bodyWith(st, ctx);
@@ -608,9 +602,7 @@ class Parser {
         continue;
       }
       if (c === 0x7d) {
-        if (paren > 0) {
-          paren = 0;
-        }
+        paren = 0;
         if (ctx.nested) {
           if (st.n > 0) this.declaration(st, ctx, sc.tokLine);
           return;
@@ -818,8 +810,7 @@ class Parser {
   localAggregate(k: number, at: number, fn: Parent): boolean {
     const sc = this.sc;
     const pos = sc.pos;
-    const line = sc.line;
-    const kwLine = sc.line;
+    const line = sc.line; // the keyword's
     let t = sc.next();
     let nameStart = -1, nameEnd = -1, nameLine = 0;
     if (t === IDENT && sc.kw === 0) {
@@ -838,7 +829,7 @@ class Parser {
       return false;
     }
     const st = this.acquire();
-    st.pushRaw(IDENT, k, 0, at, at, kwLine);
+    st.pushRaw(IDENT, k, 0, at, at, line);
     if (nameStart >= 0) st.pushRaw(IDENT, 0, 0, nameStart, nameEnd, nameLine);
     this.aggregate(st, 0, { member: false, nested: true, scope: fn });
     this.release(st);
@@ -988,36 +979,30 @@ class Parser {
       if (ch === 0x3d || ch === 0x3a || ch === 0x5b) break; // initializer, bit-field width, array bounds
       if (ch === 0x2a || ch === 0x26) continue;
       if (ch !== 0x28) return -1; // `a->b = c`, `a.b`, `x + y`: an expression, not a declaration
-      if (ch === 0x28) {
-        const close = this.closeParen(st, i, b);
-        if (last < 0 || last !== i - 1) {
-          // Not after a name: a declarator in parentheses, (*name)(...), (*name[4]),
-          // (* const name), (name)(...).
-          for (let j = i + 1; j < close; j++) {
-            const tj = st.type[j]!;
-            if (tj === IDENT) {
-              if (st.kw[j] === 0) return j;
-              continue;
-            }
-            if (tj === PUNCT && st.ch[j] !== 0x2a && st.ch[j] !== 0x5e && st.ch[j] !== 0x28) break;
-          }
-          i = close;
-          continue;
-        }
-        if (last >= 0) {
-          if (prev >= 0 && this.isAnnotation(st, last)) {
-            // `int x __aligned(8)`: an annotation with arguments after the name.
-            last = prev;
-            prev = -1;
-            i = close;
+      const close = this.closeParen(st, i, b);
+      if (last < 0 || last !== i - 1) {
+        // Not after a name: a declarator in parentheses, (*name)(...), (*name[4]),
+        // (* const name), (name)(...).
+        for (let j = i + 1; j < close; j++) {
+          const tj = st.type[j]!;
+          if (tj === IDENT) {
+            if (st.kw[j] === 0) return j;
             continue;
           }
-          // name(...): a prototype or a macro's use; a typedef names the function type.
-          return typedef ? last : -1;
+          if (tj === PUNCT && st.ch[j] !== 0x2a && st.ch[j] !== 0x5e && st.ch[j] !== 0x28) break;
         }
         i = close;
         continue;
       }
+      if (prev >= 0 && this.isAnnotation(st, last)) {
+        // `int x __aligned(8)`: an annotation with arguments after the name.
+        last = prev;
+        prev = -1;
+        i = close;
+        continue;
+      }
+      // name(...): a prototype or a macro's use; a typedef names the function type.
+      return typedef ? last : -1;
     }
     if (last < 0) return -1;
     // `int x __read_mostly;`: an annotation after the name.
@@ -1029,7 +1014,7 @@ class Parser {
   /** A type keyword or a `*` before st[at] in st[a, at): `unsigned x`, `*p`. */
   hasTypeBefore(st: Stmt, a: number, at: number): boolean {
     for (let i = a; i < at; i++) {
-      if (st.type[i] === IDENT && (st.kw[i] === K_TYPE || st.kw[i] === K_STATIC || st.kw[i] === K_TYPEDEF)) return true;
+      if (st.type[i] === IDENT && (st.kw[i] === K_BASE || st.kw[i] === K_TYPE || st.kw[i] === K_STATIC || st.kw[i] === K_TYPEDEF)) return true;
       if (st.type[i] === PUNCT && st.ch[i] === 0x2a) return true;
     }
     return false;
@@ -1048,26 +1033,10 @@ class Parser {
       if (ty === PUNCT) return st.ch[i] === 0x2a || st.ch[i] === 0x29; // `*x`, or after an attribute's group
       if (ty !== IDENT) return false;
       const kw = st.kw[i]!;
-      if (kw === 0) return true; // a typedef name, or a struct's tag
-      if (kw === K_TYPE && this.isBaseType(st, i)) return true;
+      if (kw === 0 || kw === K_BASE) return true; // a typedef name, a struct's tag, int, ...
       if (kw !== K_TYPE && kw !== K_STATIC) return false;
       // const, static, inline, ...: look further back.
     }
-    return false;
-  }
-
-  /** int, char, long, ...: a keyword that is a type by itself (not const, static, inline). */
-  isBaseType(st: Stmt, i: number): boolean {
-    const s = this.sc.src;
-    const a = st.start[i]!;
-    const len = st.end[i]! - a;
-    const c0 = s[a]!;
-    // int char long short void float double signed unsigned _Bool _Complex
-    if (len === 3) return c0 === 0x69; // int
-    if (len === 4) return c0 === 0x63 || c0 === 0x6c || c0 === 0x76; // char long void
-    if (len === 5) return (c0 === 0x73 && s[a + 1] === 0x68) || c0 === 0x66 || c0 === 0x5f; // short float _Bool
-    if (len === 6) return (c0 === 0x73 && s[a + 1] === 0x69) || c0 === 0x64; // signed double
-    if (len === 8) return c0 === 0x75 || (c0 === 0x5f && s[a + 1] === 0x43); // unsigned _Complex
     return false;
   }
 

@@ -22,9 +22,13 @@ export function symbolExtraction(): string {
   return `${SYMBOL_RULES}; ${ctagsVersion()}`;
 }
 
-/** A file's definitions from the C scanner (sorted, without repeats), or undefined: ask ctags. */
-export function scannedSymbols(path: string, content: Uint8Array): SymbolDef[] | undefined {
-  if (!isCPath(path) || content.byteLength === 0 || content.byteLength > SYMBOL_MAX_FILE_BYTES) return undefined;
+/**
+ * A file's definitions from the C scanner (sorted, without repeats), or undefined: not C,
+ * or a header that holds C++ (ask ctags), or empty or larger than `maxFileBytes` (ctags
+ * gives those none either).
+ */
+export function scannedSymbols(path: string, content: Uint8Array, maxFileBytes = SYMBOL_MAX_FILE_BYTES): SymbolDef[] | undefined {
+  if (!isCPath(path) || content.byteLength === 0 || content.byteLength > maxFileBytes) return undefined;
   const defs = cDefinitions(path, content);
   return defs && sortSymbolDefs(defs);
 }
@@ -36,7 +40,7 @@ export function extractSymbols(files: Array<{ path: string; content: Uint8Array 
   const rest: number[] = [];
   for (let i = 0; i < files.length; i++) {
     const f = files[i]!;
-    const defs = f.content.byteLength <= maxFileBytes ? scannedSymbols(f.path, f.content) : undefined;
+    const defs = scannedSymbols(f.path, f.content, maxFileBytes);
     if (defs) symbols[i] = defs;
     else rest.push(i);
   }
