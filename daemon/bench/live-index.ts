@@ -9,7 +9,7 @@ import { readAllManifests } from '../index/manifest.ts';
 import { Shard } from '../index/shard-reader.ts';
 
 export interface LiveIndex {
-  /** Bytes of the shard and membership files the manifests name. */
+  /** Bytes of the shard, membership and symbols files the manifests name. */
   indexBytes: number;
   /** Of which branch lists: the shards' branches sections, or the membership files that replace them. */
   branchListBytes: number;
@@ -29,6 +29,7 @@ export function liveIndex(dataDir: string): LiveIndex {
     const dir = shardsDir(dataDir, m.repoId);
     for (const s of m.shards) {
       indexBytes += statSync(join(dir, s.file)).size;
+      if ('symbols' in s && s.symbols) indexBytes += statSync(join(dir, s.symbols)).size;
       const membership = 'membership' in s ? s.membership : undefined;
       if (membership) {
         const bytes = statSync(join(dir, membership)).size;

@@ -271,7 +271,7 @@ export interface ReindexBuild {
   secondsSamples: number[];
   /** Peak RSS of the last run (GNU time %M); null without /usr/bin/time. */
   peakRssBytes: number | null;
-  /** The live index after the last run: the shard and membership files the manifests name. */
+  /** The live index after the last run: the shard, membership and symbols files the manifests name. */
   indexBytes: number;
   /** Of which branch lists: the shards' branches sections, or the membership files that replace them. */
   branchListBytes: number;

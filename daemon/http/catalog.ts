@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { shardsDir } from '../index/data-dir.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
-import { symbolsPending, type LoadedManifest } from '../index/manifest.ts';
+import { shardFiles, symbolsPending, type LoadedManifest } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { GitRef } from '../repos/git.ts';
@@ -87,7 +87,8 @@ export class Catalog {
     const out: Array<{ path: string; shard: Shard; doc: number }> = [];
     this.checked(repo, () => {
       for (const s of repo.manifest.shards) {
-        const shard = Shard.open(join(dir, s.file), 'membership' in s && s.membership ? join(dir, s.membership) : undefined);
+        const files = shardFiles(dir, s);
+        const shard = Shard.open(files.path, files);
         for (const doc of shard.branches.docs(0)) out.push({ path: shard.name(doc), shard, doc });
       }
     });

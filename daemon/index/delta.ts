@@ -40,7 +40,8 @@ export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], v
   for (const entry of previous.shards) {
     let shard: Shard;
     try {
-      shard = Shard.open(join(dir, entry.file), entry.membership ? join(dir, entry.membership) : undefined);
+      // Its branch lists and blob ids are what the plan reads: its symbols file is not opened.
+      shard = Shard.open(join(dir, entry.file), { membership: entry.membership ? join(dir, entry.membership) : undefined });
     } catch (err) {
       // A damaged base is rebuilt, not built upon (manifest.ts).
       if (err instanceof ShardError) return { impossible: `the previous index is damaged: ${err.message.split(dir + sep).join('')}` };

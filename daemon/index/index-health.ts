@@ -12,6 +12,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { shardsDir, writeFileAtomic } from './data-dir.ts';
 import { BROKEN_MARK, bumpIndexVersion, loadManifest, manifestRepoName, indexVersionStamp, named, readIndexVersion, repoDirs, type LoadedManifest } from './manifest.ts';
 import { checkShardHeader } from './shard-reader.ts';
+import { SYMBOLS_FORMAT } from './shard-format.ts';
 
 export interface BrokenRepo {
   repoId: number;
@@ -71,7 +72,7 @@ export function readIndexState(dataDir: string): IndexState {
 
 /**
  * Why a repository's index (its readable manifest) cannot be served, or undefined: a mark
- * for its generation, a file it names that is missing, a shard whose header or table of
+ * for its generation, a file it names that is missing, a shard (or symbols file) whose header or table of
  * contents fails its checks.
  */
 export function indexProblem(dataDir: string, m: LoadedManifest): string | undefined {
@@ -84,6 +85,7 @@ export function indexProblem(dataDir: string, m: LoadedManifest): string | undef
   for (const s of m.shards) {
     try {
       checkShardHeader(join(dir, s.file));
+      if (s.symbols) checkShardHeader(join(dir, s.symbols), SYMBOLS_FORMAT);
     } catch (err) {
       return relativeReason(dir, (err as Error).message);
     }

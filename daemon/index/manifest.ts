@@ -1,9 +1,11 @@
-// A repository's manifest: the list of shard files (and membership files) that make up its
-// current index, with the repository's metadata and the refs it holds.
+// A repository's manifest: the list of shard files (and membership and symbols files) that
+// make up its current index, with the repository's metadata and the refs it holds.
 //
 //   <dataDir>/shards/<id>/manifest.json     this file
 //   <dataDir>/shards/<id>/g<gen>-<n>.trawl  shards written by generation <gen>
 //   <dataDir>/shards/<id>/g<gen>-m<n>.branches  membership files (branch-set.ts)
+//   <dataDir>/shards/<id>/g<gen>-y<n>.symbols   symbols files (shard-format.ts: the symbols
+//                                           pass's, for shards built without symbols)
 //   <dataDir>/shards/<id>/lock              held by the process indexing the repository
 //                                           (format and take-over: runtime/lock-file.ts)
 //   <dataDir>/shards/<id>/broken            the "broken" mark (below)
@@ -48,7 +50,7 @@
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { SHARD_EXT } from './shard-format.ts';
+import { SHARD_EXT, SYMBOLS_EXT } from './shard-format.ts';
 import { shardsDir, writeFileAtomic } from './data-dir.ts';
 import { removeLeftoverTemps } from '../runtime/owner.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
@@ -66,6 +68,8 @@ export interface ManifestShard {
   file: string;
   /** A membership file that replaces the shard's own branch lists. */
   membership?: string;
+  /** A symbols file that replaces the shard's own (empty) symbol sections. */
+  symbols?: string;
   docs: number;
   /** Documents still on at least one indexed ref. */
   liveDocs: number;
@@ -185,10 +189,24 @@ export function readManifest(dataDir: string, repoId: number): LoadedManifest | 
 
 const SHARD_NAME = /^g\d+-\d+\.trawl$/;
 const MEMBERSHIP_NAME = /^g\d+-m\d+\.branches$/;
+const SYMBOLS_NAME = /^g\d+-y\d+\.symbols$/;
 
-/** The generation of a shard or membership file (by its final name), else undefined (temporary files, others). */
+/** Whether `name` is the final name of a file a manifest may name: a shard, a membership file, a symbols file. */
+function indexFileName(name: string): boolean {
+  return SHARD_NAME.test(name) || MEMBERSHIP_NAME.test(name) || SYMBOLS_NAME.test(name);
+}
+
+/** The generation of a shard, membership or symbols file (by its final name), else undefined (temporary files, others). */
 export function fileGeneration(name: string): number | undefined {
-  return SHARD_NAME.test(name) || MEMBERSHIP_NAME.test(name) ? Number(/^g(\d+)-/.exec(name)![1]) : undefined;
+  return indexFileName(name) ? Number(/^g(\d+)-/.exec(name)![1]) : undefined;
+}
+
+/** A shard entry's files as paths in `dir`: the shard, and those Shard.open reads with it. */
+export function shardFiles(dir: string, s: ManifestShard): { path: string; membership?: string; symbols?: string } {
+  const files: { path: string; membership?: string; symbols?: string } = { path: join(dir, s.file) };
+  if (s.membership) files.membership = join(dir, s.membership);
+  if (s.symbols) files.symbols = join(dir, s.symbols);
+  return files;
 }
 
 /**
@@ -216,11 +234,12 @@ function manifestProblem(raw: unknown, repoId: number): string | undefined {
     const e = s as Record<string, unknown>;
     if (typeof e !== 'object' || e === null || typeof e.file !== 'string' || !SHARD_NAME.test(e.file)) return `names a malformed shard ${JSON.stringify(e?.file ?? e)}`;
     if (e.membership !== undefined && (typeof e.membership !== 'string' || !MEMBERSHIP_NAME.test(e.membership))) return `names a malformed membership file ${JSON.stringify(e.membership)}`;
+    if (e.symbols !== undefined && (typeof e.symbols !== 'string' || !SYMBOLS_NAME.test(e.symbols))) return `names a malformed symbols file ${JSON.stringify(e.symbols)}`;
     if (!isCount(e.docs) || !isCount(e.liveDocs) || !isCount(e.contentBytes) || !isCount(e.liveContentBytes)) return `has malformed counts for ${e.file}`;
   }
   for (const r of m.retired as unknown[]) {
     const e = r as Record<string, unknown>;
-    if (typeof e !== 'object' || e === null || typeof e.file !== 'string' || !(SHARD_NAME.test(e.file) || MEMBERSHIP_NAME.test(e.file)) || typeof e.at !== 'number') return 'has a malformed retired entry';
+    if (typeof e !== 'object' || e === null || typeof e.file !== 'string' || !indexFileName(e.file) || typeof e.at !== 'number') return 'has a malformed retired entry';
   }
   return undefined;
 }
@@ -266,9 +285,9 @@ export function readAllManifests(dataDir: string): LoadedManifest[] {
   return manifests;
 }
 
-/** Files a manifest names (shards and membership files), relative to its shards dir. */
+/** Files a manifest names (shards, membership and symbols files), relative to its shards dir. */
 export function named(m: LoadedManifest): string[] {
-  return m.shards.flatMap((s) => (s.membership ? [s.file, s.membership] : [s.file]));
+  return m.shards.flatMap((s) => [s.file, ...(s.membership ? [s.membership] : []), ...(s.symbols ? [s.symbols] : [])]);
 }
 
 /**
@@ -296,7 +315,7 @@ export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired' |
 }
 
 /**
- * Removes what no manifest names from a repository's directory: shard and membership files
+ * Removes what no manifest names from a repository's directory: shard, membership and symbols files
  * (complete or temporary) of runs that never committed, and temporary manifests. Only the
  * holder of the repository's lock writes those, and it calls this. `current` is the
  * repository's manifest (undefined or unreadable: nothing is named, everything goes).
@@ -305,7 +324,7 @@ export function removeUnlisted(dir: string, current: LoadedManifest | undefined)
   const listed = new Set(current ? [...named(current), ...current.retired.map((r) => r.file)] : []);
   for (const entry of readdirSync(dir)) {
     if (listed.has(entry)) continue;
-    if (entry.includes(SHARD_EXT) || entry.includes(MEMBERSHIP_EXT) || entry.startsWith('manifest.json.tmp-')) rmSync(join(dir, entry), { force: true });
+    if (entry.includes(SHARD_EXT) || entry.includes(MEMBERSHIP_EXT) || entry.includes(SYMBOLS_EXT) || entry.startsWith('manifest.json.tmp-')) rmSync(join(dir, entry), { force: true });
   }
   // Temporary files of others (a mark being written, a lock record): only their writers' leftovers.
   removeLeftoverTemps(dir);

@@ -21,6 +21,7 @@ import {
   SectionKind,
   ngramTable,
   type ShardMeta,
+  type SymbolsFileMeta,
   type ShardRepoMeta,
   type SkippedFile,
 } from './shard-format.ts';
@@ -77,8 +78,8 @@ const BUILDER = 'trawl-shard-builder/2';
 // their own structure definitions inline), so a reader needs nothing but the section.
 const packr = new Packr({ useRecords: true });
 
-/** A shard's meta section (the symbols pass writes it again with the symbols' kinds). */
-export function packMeta(meta: ShardMeta): Uint8Array {
+/** The meta section of a shard, or of a symbols file (symbols-pass.ts). */
+export function packMeta(meta: ShardMeta | SymbolsFileMeta): Uint8Array {
   return packr.pack(meta);
 }
 
@@ -228,7 +229,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       ...(withSymbols ? { symbolExtraction: symbolExtraction() } : {}),
     };
     const hashes = new Uint32Array(docHashes);
-    writer.finish(hash32(new Uint8Array(hashes.buffer)), new Map<SectionKind, Uint8Array>([
+    writer.finish(new Map<SectionKind, Uint8Array>([
       [SectionKind.Docs, docTable],
       [SectionKind.Names, Buffer.concat(names)],
       [SectionKind.ContentNgrams, ngramTable(contentPostings)],
@@ -241,7 +242,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       [SectionKind.Oids, oidTable],
       [SectionKind.ContentWords, contentWords],
       [SectionKind.Meta, packMeta(meta)],
-    ]));
+    ]), hash32(new Uint8Array(hashes.buffer)));
     return { path: job.finalPath, docCount: docs.length, contentBytes, totalBytes: doneBytes, skipped, symbolCount: builtSymbols.count, symbolFailures: builtSymbols.failures };
   } catch (err) {
     contentBuilder?.dispose();

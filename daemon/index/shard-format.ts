@@ -105,6 +105,63 @@ export const SECTION_ORDER_V5: readonly SectionKind[] = [...SECTION_ORDER_V4.sli
 /** Sections every current (version 6) shard has, in file order: version 5's, then the content words before meta. */
 export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V5.slice(0, -1), SectionKind.ContentWords, SectionKind.Meta];
 
+/**
+ * A file of sections as shards are: a header, a table of contents, then the sections in
+ * its version's order (layout at the top of shard-reader.ts). Shards are one kind; symbols
+ * files (below) are another, with their own magic and version.
+ */
+export interface SectionFileFormat {
+  /** What the file is called in errors: "shard", "symbols file". */
+  what: string;
+  magic: string;
+  version: number;
+  minVersion: number;
+  /** The sections of a file of this version, in file order. */
+  order(version: number): readonly SectionKind[];
+}
+
+export const SHARD_FORMAT: SectionFileFormat = {
+  what: 'shard',
+  magic: SHARD_MAGIC,
+  version: SHARD_VERSION,
+  minVersion: SHARD_MIN_VERSION,
+  order: (v) => (v === 2 ? SECTION_ORDER_V2 : v === 3 ? SECTION_ORDER_V3 : v === 4 ? SECTION_ORDER_V4 : v === 5 ? SECTION_ORDER_V5 : SECTION_ORDER),
+};
+
+// A symbols file holds the symbol sections of one shard built without them: the symbols
+// pass (symbols-pass.ts) writes it after the shard's content is committed and searchable,
+// and the manifest names it beside the shard (ManifestShard.symbols). Opened with the shard
+// (Shard.open), its sections stand for the shard's own (empty) symbol sections, and its
+// meta (SymbolsFileMeta) for the shard's symbol fields. Writing ~15 MB beside a shard, not
+// the shard again with its symbols (Linux 6.1: 1.3 GB copied), is what makes the pass cheap.
+//
+// Version history:
+//   1  first format: symbols, symbol-ngrams, symbol-postings, symbol-index (as in a version
+//      6 shard), then meta.
+export const SYMBOLS_MAGIC = 'TRAWLSYM';
+export const SYMBOLS_EXT = '.symbols';
+
+/** Sections of a symbols file, in file order. */
+export const SYMBOLS_SECTION_ORDER: readonly SectionKind[] = [SectionKind.Symbols, SectionKind.SymbolNgrams, SectionKind.SymbolPostings, SectionKind.SymbolIndex, SectionKind.Meta];
+
+export const SYMBOLS_FORMAT: SectionFileFormat = {
+  what: 'symbols file',
+  magic: SYMBOLS_MAGIC,
+  version: 1,
+  minVersion: 1,
+  order: () => SYMBOLS_SECTION_ORDER,
+};
+
+/** The meta section of a symbols file: msgpack, as a shard's. */
+export interface SymbolsFileMeta {
+  /** The shard it belongs to: its content section's checksum and its document count. */
+  shardContentHash: number;
+  docCount: number;
+  symbolKinds: string[];
+  symbolFailures: number;
+  symbolExtraction: string;
+}
+
 /** Bytes of a git blob id in the oids section. */
 export const OID_SIZE = 20;
 

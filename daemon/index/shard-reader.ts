@@ -138,17 +138,13 @@ import {
   OID_SIZE,
   SYMBOL_RECORD_SIZE,
   SECTION_NAMES,
-  SECTION_ORDER,
-  SECTION_ORDER_V2,
-  SECTION_ORDER_V3,
-  SECTION_ORDER_V4,
-  SECTION_ORDER_V5,
-  SHARD_MIN_VERSION,
-  SHARD_MAGIC,
-  SHARD_VERSION,
+  SHARD_FORMAT,
+  SYMBOLS_FORMAT,
   SectionKind,
   TOC_ENTRY_SIZE,
+  type SectionFileFormat,
   type ShardMeta,
+  type SymbolsFileMeta,
 } from './shard-format.ts';
 
 
@@ -174,8 +170,9 @@ export interface ShardFacts {
 /** A shard that cannot be used: wrong version, truncated, corrupt. */
 export class ShardError extends Error {
   readonly path: string;
-  constructor(path: string, message: string) {
-    super(`shard ${path}: ${message}`);
+  /** `what`: the kind of file, "shard" or "symbols file" (shard-format.ts SectionFileFormat). */
+  constructor(path: string, message: string, what = 'shard') {
+    super(`${what} ${path}: ${message}`);
     this.name = 'ShardError';
     this.path = path;
   }
@@ -304,6 +301,19 @@ export class NgramTable {
 
 const unpackr = new Unpackr({ useRecords: true });
 
+/** The files a manifest names with a shard (manifest.ts ManifestShard), and what threads share of it. */
+export interface ShardOpenOptions {
+  /** A membership file that replaces the shard's own branch lists (an incremental run's: branch-set.ts). */
+  membership?: string;
+  /** A symbols file whose symbol sections replace the shard's (the symbols pass's: shard-format.ts). */
+  symbols?: string;
+  /**
+   * One byte per document, non-zero once its content passed its checksum, shared with the
+   * other threads that read the file (ignored when its size is not the shard's document count).
+   */
+  verified?: SharedArrayBuffer;
+}
+
 export class Shard {
   readonly path: string;
   readonly meta: ShardMeta;
@@ -330,6 +340,8 @@ export class Shard {
   readonly sectionBytes: ReadonlyMap<string, number>;
   /** The whole mapping; the sections below are views into it. */
   private readonly map: Buffer;
+  /** The symbols file's mapping, when the manifest names one: the symbol sections are views into it. */
+  private readonly symbolsMap: Buffer | undefined;
   /** The table of contents: each section's place and checksum. */
   private readonly toc: Map<SectionKind, Section>;
   private readonly symbols: Buffer;
@@ -348,24 +360,28 @@ export class Shard {
   private readonly verified: Uint8Array;
   private readonly oids: Buffer | undefined;
 
-  private constructor(path: string, map: Buffer, membershipPath?: string, verified?: SharedArrayBuffer) {
+  private constructor(path: string, map: Buffer, options: ShardOpenOptions, symbolsMap: Buffer | undefined) {
     this.path = path;
     this.map = map;
+    this.symbolsMap = symbolsMap;
     this.fileSize = map.length;
     this.version = map.length >= 12 ? map.readUInt32LE(8) : 0;
-    const sections = readToc(path, map, map.length);
+    const sections = readToc(path, map, map.length, SHARD_FORMAT);
+    verifySections(path, map, sections, SHARD_FORMAT.what);
+    // A symbols file's sections stand for the shard's own symbol sections (shard-format.ts).
+    const symbolSections = symbolsMap ? readToc(options.symbols!, symbolsMap, symbolsMap.length, SYMBOLS_FORMAT) : undefined;
+    if (symbolSections) verifySections(options.symbols!, symbolsMap!, symbolSections, SYMBOLS_FORMAT.what);
     this.toc = sections;
-    this.sectionBytes = new Map([...sections].map(([kind, s]) => [SECTION_NAMES[kind]!, s.length]));
+    const fromSymbolsFile = (kind: SectionKind): boolean => symbolSections !== undefined && kind !== SectionKind.Meta && symbolSections.has(kind);
+    this.sectionBytes = new Map([...sections].map(([kind, s]) => [SECTION_NAMES[kind]!, fromSymbolsFile(kind) ? symbolSections!.get(kind)!.length : s.length]));
     const section = (kind: SectionKind): Buffer => {
+      if (fromSymbolsFile(kind)) {
+        const s = symbolSections!.get(kind)!;
+        return symbolsMap!.subarray(s.offset, s.offset + s.length);
+      }
       const s = sections.get(kind)!;
       return map.subarray(s.offset, s.offset + s.length);
     };
-    for (const [kind, s] of sections) {
-      if (kind === SectionKind.Content) continue;
-      if (hash32(map.subarray(s.offset, s.offset + s.length)) !== s.hash) {
-        throw new ShardError(path, `section ${SECTION_NAMES[kind]} is corrupt (checksum mismatch); re-index the repository`);
-      }
-    }
     this.docs = section(SectionKind.Docs);
     this.docCount = this.docs.length / DOC_RECORD_SIZE;
     if (!Number.isInteger(this.docCount)) throw new ShardError(path, 'document table has a partial record');
@@ -375,6 +391,19 @@ export class Shard {
     }
     if (hash32(docHashes) !== sections.get(SectionKind.Content)!.hash) {
       throw new ShardError(path, 'document checksums do not match the content section; re-index the repository');
+    }
+    let added: SymbolsFileMeta | undefined;
+    if (symbolSections) {
+      const at = symbolSections.get(SectionKind.Meta)!;
+      try {
+        added = unpackr.unpack(symbolsMap!.subarray(at.offset, at.offset + at.length)) as SymbolsFileMeta;
+      } catch (err) {
+        throw new ShardError(options.symbols!, `metadata cannot be decoded: ${(err as Error).message}`, SYMBOLS_FORMAT.what);
+      }
+      // Another shard's symbols would name other documents' definitions.
+      if (added.shardContentHash !== sections.get(SectionKind.Content)!.hash || added.docCount !== this.docCount) {
+        throw new ShardError(options.symbols!, `belongs to another shard than ${path}; re-index the repository`, SYMBOLS_FORMAT.what);
+      }
     }
     this.nameBytes = section(SectionKind.Names);
     this.contentBytes = section(SectionKind.Content);
@@ -409,20 +438,24 @@ export class Shard {
         throw new ShardError(path, (err as Error).message);
       }
     }
+    let meta: ShardMeta;
     try {
-      this.meta = unpackr.unpack(section(SectionKind.Meta)) as ShardMeta;
+      meta = unpackr.unpack(section(SectionKind.Meta)) as ShardMeta;
     } catch (err) {
       throw new ShardError(path, `metadata cannot be decoded: ${(err as Error).message}`);
     }
+    if (added) meta = { ...meta, symbolKinds: added.symbolKinds, symbolFailures: added.symbolFailures, symbolsIndexed: true, symbolExtraction: added.symbolExtraction };
+    this.meta = meta;
     // Shared between the threads that open the same file (search/pool.ts), so that each
     // document is checked once per process, not once per thread.
+    const verified = options.verified;
     this.verified = verified !== undefined && verified.byteLength === this.docCount ? new Uint8Array(verified) : new Uint8Array(this.docCount);
     if (this.version >= 3) {
       this.oids = section(SectionKind.Oids);
       if (this.oids.length !== this.docCount * OID_SIZE) throw new ShardError(path, 'blob id table does not match the document table');
     }
     try {
-      if (membershipPath !== undefined) this.branches = readMembershipFile(membershipPath);
+      if (options.membership !== undefined) this.branches = readMembershipFile(options.membership);
       else if (this.version >= 3) this.branches = new BranchSet(section(SectionKind.Branches), path);
       else this.branches = BranchSet.everyDoc([this.meta.repo.branch], this.docCount);
     } catch (err) {
@@ -431,27 +464,18 @@ export class Shard {
   }
 
   /**
-   * Opens and checks a shard; throws ShardError with a readable reason. `membershipPath`
-   * replaces the shard's own branch lists (an incremental run's membership file).
-   * `verified`: one byte per document, non-zero once its content passed its checksum,
-   * shared with the other threads that read the file (ignored when its size is not the
-   * shard's document count).
+   * Opens and checks a shard (and the files the manifest names with it: ShardOpenOptions);
+   * throws ShardError with a readable reason.
    */
-  static open(path: string, membershipPath?: string, verified?: SharedArrayBuffer): Shard {
-    let fd: number;
-    try {
-      fd = openSync(path, 'r');
-    } catch (err) {
-      throw new ShardError(path, `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-    try {
-      const size = fstatSync(fd).size;
-      if (size < HEADER_SIZE) throw new ShardError(path, `truncated: ${size} bytes is shorter than the header`);
-      const map = mmap.map(size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0, mmap.MADV_RANDOM);
-      return new Shard(path, map, membershipPath, verified);
-    } finally {
-      closeSync(fd); // the mapping stays valid after the descriptor is closed
-    }
+  static open(path: string, options: ShardOpenOptions = {}): Shard {
+    const map = mapFile(path, SHARD_FORMAT);
+    const symbolsMap = options.symbols !== undefined ? mapFile(options.symbols, SYMBOLS_FORMAT) : undefined;
+    return new Shard(path, map, options, symbolsMap);
+  }
+
+  /** The content section's checksum (the xxHash32 of its documents' checksums): what a symbols file names its shard by. */
+  get contentChecksum(): number {
+    return this.toc.get(SectionKind.Content)!.hash;
   }
 
   name(doc: number): string {
@@ -753,14 +777,7 @@ export class Shard {
    */
   releasePages(): void {
     mmap.advise(this.map, 0, this.map.length, mmap.MADV_DONTNEED);
-  }
-
-  /**
-   * Every section's bytes (views of the mapping), checksum and offset, as the file holds them: what
-   * the symbols pass copies into the shard it writes with symbols added (symbols-pass.ts).
-   */
-  rawSections(): Map<SectionKind, { bytes: Buffer; hash: number; offset: number }> {
-    return new Map([...this.toc].map(([kind, s]) => [kind, { bytes: this.map.subarray(s.offset, s.offset + s.length), hash: s.hash, offset: s.offset }]));
+    if (this.symbolsMap) mmap.advise(this.symbolsMap, 0, this.symbolsMap.length, mmap.MADV_DONTNEED);
   }
 
   /**
@@ -797,60 +814,86 @@ function endAt(pairs: Array<[number, number]>, start: number): number | undefine
   return undefined;
 }
 
-/** More sections than any version has: a bound on what checkShardHeader reads. */
-const MAX_SECTIONS = 32;
+/** Every section but content (checked document by document as it is read): they are small next to it. */
+function verifySections(path: string, map: Buffer, sections: ReadonlyMap<SectionKind, Section>, what: string): void {
+  for (const [kind, s] of sections) {
+    if (kind === SectionKind.Content) continue;
+    if (hash32(map.subarray(s.offset, s.offset + s.length)) !== s.hash) {
+      throw new ShardError(path, `section ${SECTION_NAMES[kind]} is corrupt (checksum mismatch); re-index the repository`, what);
+    }
+  }
+}
 
 /**
- * Checks a shard without mapping it: its header and table of contents (their checksums,
- * the version, the file size against the real one, every section within the file). Reads
- * a few hundred bytes; throws ShardError. What a listing checks; the sections are verified
- * when the shard is opened.
+ * Opens a file of sections and hands `use` its descriptor and size (at least a header's),
+ * closing it after; a file that cannot be opened or is shorter than a header is a
+ * ShardError.
  */
-export function checkShardHeader(path: string): void {
+function withSectionFile<T>(path: string, format: SectionFileFormat, use: (fd: number, size: number) => T): T {
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch (err) {
-    throw new ShardError(path, `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ShardError(path, `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, format.what);
   }
   try {
     const size = fstatSync(fd).size;
-    if (size < HEADER_SIZE) throw new ShardError(path, `truncated: ${size} bytes is shorter than the header`);
+    if (size < HEADER_SIZE) throw new ShardError(path, `truncated: ${size} bytes is shorter than the header`, format.what);
+    return use(fd, size);
+  } finally {
+    closeSync(fd); // a mapping stays valid after the descriptor is closed
+  }
+}
+
+/** Maps a file of sections read-only (the header's checks come after). */
+function mapFile(path: string, format: SectionFileFormat): Buffer {
+  return withSectionFile(path, format, (fd, size) => mmap.map(size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0, mmap.MADV_RANDOM));
+}
+
+/** More sections than any version has: a bound on what checkShardHeader reads. */
+const MAX_SECTIONS = 32;
+
+/**
+ * Checks a shard (or a symbols file) without mapping it: its header and table of contents
+ * (their checksums, the version, the file size against the real one, every section within
+ * the file). Reads a few hundred bytes; throws ShardError. What a listing checks; the
+ * sections are verified when the shard is opened.
+ */
+export function checkShardHeader(path: string, format: SectionFileFormat = SHARD_FORMAT): void {
+  withSectionFile(path, format, (fd, size) => {
     // The table of contents follows the header; its length comes from the header (bounded
     // here: readToc rejects any count but the version's).
     const head = Buffer.alloc(HEADER_SIZE + MAX_SECTIONS * TOC_ENTRY_SIZE);
     const got = readSync(fd, head, 0, head.length, 0);
-    readToc(path, head.subarray(0, got), size);
-  } finally {
-    closeSync(fd);
-  }
+    readToc(path, head.subarray(0, got), size, format);
+  });
 }
 
 /** `head` holds at least the header and the table of contents; `fileLength` is the file's real size. */
-function readToc(path: string, map: Buffer, fileLength: number): Map<SectionKind, Section> {
-  if (map.toString('latin1', 0, 8) !== SHARD_MAGIC) throw new ShardError(path, 'not a trawl shard (bad magic)');
+function readToc(path: string, map: Buffer, fileLength: number, format: SectionFileFormat): Map<SectionKind, Section> {
+  if (map.toString('latin1', 0, 8) !== format.magic) throw new ShardError(path, `not a trawl ${format.what} (bad magic)`, format.what);
   const version = map.readUInt32LE(8);
-  if (version < SHARD_MIN_VERSION || version > SHARD_VERSION) {
-    throw new ShardError(path, `unsupported shard format version ${version} (this trawl reads versions ${SHARD_MIN_VERSION} to ${SHARD_VERSION}); re-index the repository`);
+  if (version < format.minVersion || version > format.version) {
+    throw new ShardError(path, `unsupported ${format.what} format version ${version} (this trawl reads versions ${format.minVersion} to ${format.version}); re-index the repository`, format.what);
   }
-  const order = version === 2 ? SECTION_ORDER_V2 : version === 3 ? SECTION_ORDER_V3 : version === 4 ? SECTION_ORDER_V4 : version === 5 ? SECTION_ORDER_V5 : SECTION_ORDER;
-  if (hash32(map.subarray(0, 60)) !== map.readUInt32LE(60)) throw new ShardError(path, 'header is corrupt (checksum mismatch)');
+  const order = format.order(version);
+  if (hash32(map.subarray(0, 60)) !== map.readUInt32LE(60)) throw new ShardError(path, 'header is corrupt (checksum mismatch)', format.what);
   const fileSize = readU64(map, 16);
-  if (fileLength < fileSize) throw new ShardError(path, `truncated: ${fileLength} of ${fileSize} bytes`);
-  if (fileLength > fileSize) throw new ShardError(path, `has ${fileLength - fileSize} trailing bytes`);
+  if (fileLength < fileSize) throw new ShardError(path, `truncated: ${fileLength} of ${fileSize} bytes`, format.what);
+  if (fileLength > fileSize) throw new ShardError(path, `has ${fileLength - fileSize} trailing bytes`, format.what);
   const count = map.readUInt32LE(24);
-  if (count !== order.length) throw new ShardError(path, `has ${count} sections, expected ${order.length}`);
-  if (map.length < HEADER_SIZE + count * TOC_ENTRY_SIZE) throw new ShardError(path, 'truncated: the table of contents is cut short');
+  if (count !== order.length) throw new ShardError(path, `has ${count} sections, expected ${order.length}`, format.what);
+  if (map.length < HEADER_SIZE + count * TOC_ENTRY_SIZE) throw new ShardError(path, 'truncated: the table of contents is cut short', format.what);
   const toc = map.subarray(HEADER_SIZE, HEADER_SIZE + count * TOC_ENTRY_SIZE);
-  if (hash32(toc) !== map.readUInt32LE(28)) throw new ShardError(path, 'table of contents is corrupt (checksum mismatch)');
+  if (hash32(toc) !== map.readUInt32LE(28)) throw new ShardError(path, 'table of contents is corrupt (checksum mismatch)', format.what);
   const sections = new Map<SectionKind, Section>();
   for (let i = 0; i < count; i++) {
     const o = i * TOC_ENTRY_SIZE;
     const kind = toc.readUInt32LE(o) as SectionKind;
     const offset = readU64(toc, o + 8);
     const length = readU64(toc, o + 16);
-    if (!SECTION_NAMES[kind] || sections.has(kind)) throw new ShardError(path, `unknown or repeated section kind ${kind}`);
-    if (offset % 8 !== 0 || offset + length > fileSize) throw new ShardError(path, `section ${SECTION_NAMES[kind]} lies outside the file`);
+    if (!SECTION_NAMES[kind] || sections.has(kind)) throw new ShardError(path, `unknown or repeated section kind ${kind}`, format.what);
+    if (offset % 8 !== 0 || offset + length > fileSize) throw new ShardError(path, `section ${SECTION_NAMES[kind]} lies outside the file`, format.what);
     sections.set(kind, { offset, length, hash: toc.readUInt32LE(o + 4) });
   }
   return sections;

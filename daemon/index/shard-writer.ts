@@ -1,4 +1,5 @@
-// Writes one shard file. The layout is documented at the top of shard-reader.ts.
+// Writes one shard file, or one symbols file (shard-format.ts): files of sections, whose
+// layout is documented at the top of shard-reader.ts.
 //
 // Atomicity: everything goes to `<final>.tmp-<pid>-<random>`; the header (which carries
 // the file size and the table of contents' checksum) is written last, then the file is
@@ -10,18 +11,10 @@
 // two build threads: an fsync per shard, inside the build, took the build from 8.4 s to
 // 18.6 s, because the threads sat waiting on the disk instead of overlapping with it.
 
-import { closeSync, constants, copyFileSync, ftruncateSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hash32 } from '../../core/index.ts';
-import {
-  HEADER_SIZE,
-  SECTION_ALIGN,
-  SECTION_ORDER,
-  SHARD_MAGIC,
-  SHARD_VERSION,
-  SectionKind,
-  TOC_ENTRY_SIZE,
-} from './shard-format.ts';
+import { HEADER_SIZE, SECTION_ALIGN, SHARD_FORMAT, SectionKind, TOC_ENTRY_SIZE, type SectionFileFormat } from './shard-format.ts';
 
 export interface SectionEntry {
   kind: SectionKind;
@@ -43,52 +36,26 @@ export class ShardWriter {
   private contentStart: number;
   private contentLength = 0;
   private closed = false;
+  /** The sections this file holds, in order: its format's current version's. */
+  private readonly order: readonly SectionKind[];
 
-  /** Kept from the file this one started as a copy of (continuing): their bytes are there already. */
-  private readonly kept: ReadonlySet<SectionKind>;
-
-  constructor(finalPath: string, from?: { path: string; keep: readonly SectionEntry[] }) {
+  /** A writer of a shard, or of another file of sections (`format`: a symbols file, shard-format.ts). */
+  constructor(
+    finalPath: string,
+    private readonly format: SectionFileFormat = SHARD_FORMAT,
+  ) {
     this.finalPath = finalPath;
     this.tempPath = `${finalPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    this.order = format.order(format.version);
     // Header and table of contents are written last, at offset 0.
-    this.position = align(HEADER_SIZE + SECTION_ORDER.length * TOC_ENTRY_SIZE);
+    this.position = align(HEADER_SIZE + this.order.length * TOC_ENTRY_SIZE);
     this.contentStart = this.position;
-    if (!from) {
-      this.fd = openSync(this.tempPath, 'wx', 0o644);
-      this.kept = new Set();
-      return;
-    }
-    // The kernel copies the file (a reflink where the file system can, else copy_file_range:
-    // no pass through this process's memory); what follows the kept sections is then
-    // written over and the rest cut off.
-    copyFileSync(from.path, this.tempPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-    try {
-      this.fd = openSync(this.tempPath, 'r+');
-    } catch (err) {
-      try { unlinkSync(this.tempPath); } catch { /* gone */ }
-      throw err;
-    }
-    for (const e of from.keep) this.sections.push({ ...e });
-    const last = from.keep[from.keep.length - 1];
-    if (last) this.position = last.offset + last.length;
-    this.kept = new Set(from.keep.map((e) => e.kind));
-  }
-
-  /**
-   * A writer whose file starts as a copy of the shard at `path`, keeping its first sections
-   * (`keep`: SECTION_ORDER's first ones, with the offsets, lengths and checksums the file's
-   * table gives, in a file of this version: the same header and table size); finish writes
-   * the others. The symbols pass (symbols-pass.ts) keeps the content and its postings so.
-   */
-  static continuing(finalPath: string, path: string, keep: readonly SectionEntry[]): ShardWriter {
-    keep.forEach((e, i) => {
-      if (e.kind !== SECTION_ORDER[i]) throw new Error(`shard writer: kept sections must be the first ones in order (${i}: ${e.kind})`);
-    });
-    return new ShardWriter(finalPath, { path, keep });
+    this.fd = openSync(this.tempPath, 'wx', 0o644);
   }
 
   /** Appends one document's bytes to the content section; returns its offset in the section. */
   appendContent(bytes: Uint8Array): number {
+    if (this.order[0] !== SectionKind.Content) throw new Error(`shard writer: a ${this.format.what} has no content section`);
     const offset = this.contentLength;
     this.write(bytes);
     this.contentLength += bytes.length;
@@ -97,23 +64,25 @@ export class ShardWriter {
 
   /**
    * Writes the remaining sections, the table of contents and the header, then renames the
-   * file into place. `contentHash` is the content section's checksum (see the reader).
+   * file into place. `contentHash` is the content section's checksum (see the reader), for
+   * a format that has one.
    */
-  finish(contentHash: number, rest: Map<SectionKind, Uint8Array>, knownHashes?: ReadonlyMap<SectionKind, number>): void {
-    if (!this.kept.has(SectionKind.Content)) this.sections.push({ kind: SectionKind.Content, hash: contentHash >>> 0, offset: this.contentStart, length: this.contentLength });
-    for (const kind of SECTION_ORDER) {
-      if (kind === SectionKind.Content || this.kept.has(kind)) continue;
+  finish(rest: Map<SectionKind, Uint8Array>, contentHash?: number): void {
+    for (const kind of this.order) {
+      if (kind === SectionKind.Content) {
+        if (contentHash === undefined) throw new Error('shard writer: the content checksum is missing');
+        this.sections.push({ kind, hash: contentHash >>> 0, offset: this.contentStart, length: this.contentLength });
+        continue;
+      }
       const bytes = rest.get(kind);
       if (!bytes) throw new Error(`shard writer: section ${kind} missing`);
       this.padTo(align(this.position + this.pendingLength));
       const offset = this.position + this.pendingLength;
       this.write(bytes);
-      this.sections.push({ kind, hash: knownHashes?.get(kind) ?? hash32(bytes), offset, length: bytes.length });
+      this.sections.push({ kind, hash: hash32(bytes), offset, length: bytes.length });
     }
     this.flush();
     const fileSize = this.position;
-    // A writer that started as a copy of a larger file: its tail goes.
-    if (this.kept.size > 0) ftruncateSync(this.fd, fileSize);
 
     const toc = Buffer.alloc(this.sections.length * TOC_ENTRY_SIZE);
     this.sections.forEach((s, i) => {
@@ -124,8 +93,8 @@ export class ShardWriter {
       writeU64(toc, o + 16, s.length);
     });
     const header = Buffer.alloc(HEADER_SIZE);
-    header.write(SHARD_MAGIC, 0, 'latin1');
-    header.writeUInt32LE(SHARD_VERSION, 8);
+    header.write(this.format.magic, 0, 'latin1');
+    header.writeUInt32LE(this.format.version, 8);
     header.writeUInt32LE(HEADER_SIZE, 12);
     writeU64(header, 16, fileSize);
     header.writeUInt32LE(this.sections.length, 24);

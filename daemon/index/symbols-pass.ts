@@ -1,33 +1,33 @@
-// The symbols pass: a shard built without symbols (its content committed and searchable
-// already) written again with its symbol sections, as a new file. Every other section is
-// copied as the first file holds it, checksums included, so that the documents, their
-// numbers and the content's postings are the same bytes; only the symbol sections and the
-// meta section (the symbols' kinds, counts, symbolsIndexed) are new. A full build of a
-// large repository runs it after committing the content (indexer.ts), so that searching
-// does not wait for the symbols, which cost more than the rest of the build (Linux 6.1:
-// ~11.5 s of ~18.8 s). The sections before the symbols ones are not rewritten: the new file
-// starts as a kernel copy of the old (ShardWriter.continuing). A document whose path and blob the repository's previous index held takes its
-// definitions from there (SymbolsJob.previous).
+// The symbols pass: the symbol sections of a shard built without them (its content committed
+// and searchable already), written as a symbols file beside it (shard-format.ts), which the
+// next manifest names with the shard. The shard itself is not written again. A full build
+// of a large repository runs it after committing the content (indexer.ts), so that
+// searching does not wait for the symbols, which cost more than the rest of the build
+// (Linux 6.1: ~11 s of ~19 s). A document whose path and blob the repository's previous
+// index held takes its definitions from there (SymbolsJob.previous).
 
 import { symbolExtraction } from '../symbols/extract.ts';
-import { Shard } from './shard-reader.ts';
-import { packMeta } from './shard-builder.ts';
-import { SECTION_ORDER, SHARD_VERSION, SectionKind, type ShardMeta } from './shard-format.ts';
-import { ShardWriter, type SectionEntry } from './shard-writer.ts';
+import { Shard, type ShardOpenOptions } from './shard-reader.ts';
+import { SYMBOLS_FORMAT, SectionKind, type ShardMeta, type SymbolsFileMeta } from './shard-format.ts';
+import { ShardWriter } from './shard-writer.ts';
 import { SymbolSections } from './symbol-sections.ts';
+import { packMeta } from './shard-builder.ts';
 
 export interface SymbolsJob {
   /** The shard built without symbols. */
   from: string;
-  /** Where the shard with symbols goes (written atomically, as every shard). */
+  /** Where its symbols file goes (written atomically, as every shard). */
   finalPath: string;
   /**
    * Shards of the repository's previous index, with their symbols: a document whose path
    * and blob one of them holds takes its definitions from there instead of from ctags (a
    * full rebuild of a git repository re-reads every file, but most are unchanged).
    */
-  previous?: string[];
+  previous?: PreviousShard[];
 }
+
+/** A shard of the previous index, with the files the manifest names with it. */
+export type PreviousShard = { path: string } & Pick<ShardOpenOptions, 'symbols'>;
 
 export interface SymbolsResult {
   symbolCount: number;
@@ -46,12 +46,12 @@ export function reusableSymbols(meta: ShardMeta): boolean {
 }
 
 /** Where each (path, blob) of the previous shards is: the shard and its document. Shards that cannot be opened (removed since, damaged) or hold no symbols give nothing. */
-function previousDocs(paths: readonly string[]): Map<string, { shard: Shard; doc: number }> {
+function previousDocs(shards: readonly PreviousShard[]): Map<string, { shard: Shard; doc: number }> {
   const found = new Map<string, { shard: Shard; doc: number }>();
-  for (const path of paths) {
+  for (const { path, symbols } of shards) {
     let shard: Shard;
     try {
-      shard = Shard.open(path);
+      shard = Shard.open(path, symbols !== undefined ? { symbols } : {});
     } catch {
       continue;
     }
@@ -77,7 +77,7 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
   const symbols = new SymbolSections(true, true);
   let previous: Map<string, { shard: Shard; doc: number }> | undefined;
   if (job.previous && job.previous.length > 0) {
-    const key = job.previous.join('\0');
+    const key = job.previous.map((p) => `${p.path}\0${p.symbols ?? ''}`).join('\0');
     if (cache?.key !== key) {
       const docs = previousDocs(job.previous);
       cache = { key, docs, shards: [...new Set([...docs.values()].map((p) => p.shard))] };
@@ -89,34 +89,19 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
     const before = oid !== undefined ? previous?.get(`${shard.name(doc)}\0${oid}`) : undefined;
     symbols.add(doc, shard.name(doc), shard.contentOf(doc), before?.shard.symbolsOf(before.doc));
   }
-  const built = symbols.finish(shard.docCount);
-  const raw = shard.rawSections();
-  const meta: ShardMeta = { ...shard.meta, symbolKinds: built.kinds, symbolFailures: built.failures, symbolsIndexed: true, symbolExtraction: symbolExtraction() };
-  const rest = new Map<SectionKind, Uint8Array>();
-  for (const [kind, s] of raw) if (kind !== SectionKind.Content) rest.set(kind, s.bytes);
-  for (const [kind, bytes] of built.sections) rest.set(kind, bytes);
-  rest.set(SectionKind.Meta, packMeta(meta));
-  // The sections before the symbols ones are kept as the kernel copies them (most of the
-  // file: the content and its postings); the others are written after them. A file of
-  // another version (another table size) is written in full.
-  const keep: SectionEntry[] = [];
-  if (shard.version === SHARD_VERSION) {
-    for (const kind of SECTION_ORDER) {
-      if (kind === SectionKind.Symbols) break;
-      const s = raw.get(kind)!;
-      keep.push({ kind, hash: s.hash, offset: s.offset, length: s.bytes.length });
-    }
-  }
-  const knownHashes = new Map([...raw].filter(([kind]) => !built.sections.has(kind) && kind !== SectionKind.Meta).map(([kind, s]) => [kind, s.hash]));
   let writer: ShardWriter | undefined;
   try {
-    const content = raw.get(SectionKind.Content)!;
-    if (keep.length > 0) writer = ShardWriter.continuing(job.finalPath, job.from, keep);
-    else {
-      writer = new ShardWriter(job.finalPath);
-      writer.appendContent(content.bytes);
-    }
-    writer.finish(content.hash, rest, knownHashes);
+    const built = symbols.finish(shard.docCount);
+    const meta: SymbolsFileMeta = {
+      shardContentHash: shard.contentChecksum,
+      docCount: shard.docCount,
+      symbolKinds: built.kinds,
+      symbolFailures: built.failures,
+      symbolExtraction: symbolExtraction(),
+    };
+    writer = new ShardWriter(job.finalPath, SYMBOLS_FORMAT);
+    writer.finish(new Map([...built.sections, [SectionKind.Meta, packMeta(meta)]]));
+    return { symbolCount: built.count, symbolFailures: built.failures, symbolsReused: symbols.reused };
   } catch (err) {
     writer?.abort();
     throw err;
@@ -124,5 +109,4 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
     shard.releasePages();
     if (previous) for (const s of cache!.shards) s.releasePages();
   }
-  return { symbolCount: built.count, symbolFailures: built.failures, symbolsReused: symbols.reused };
 }

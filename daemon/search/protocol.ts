@@ -67,11 +67,13 @@ export function pastCut(cut: Cut, ranges: number, loadedKiB: number): boolean {
 /** A shard's content bytes loaded as the cut counts them. */
 export const loadedKiB = (bytes: number): number => Math.ceil(bytes / 1024);
 
-/** One shard of a search: its file, membership file and the repository as listed now. */
+/** One shard of a search: its file, membership and symbols files, and the repository as listed now. */
 export interface ShardRef {
   shardPath: string;
   /** The membership file that replaces the shard's branch lists (manifest.ts). */
   membership?: string;
+  /** The symbols file that replaces the shard's symbol sections (manifest.ts). */
+  symbols?: string;
   repoId: number;
   /** The repository's current record, from its manifest (it may have changed since the build). */
   repo?: ListedRepo;
@@ -157,9 +159,9 @@ export interface PartialReply {
   repository: RepositoryInfo;
 }
 
-/** How workers and the searcher key an open shard: the file and its membership file. */
-export function shardKey(shardPath: string, membership?: string): string {
-  return membership ? `${shardPath}\0${membership}` : shardPath;
+/** How workers and the searcher key an open shard: the file and the files opened with it (a new membership or symbols file is another shard). */
+export function shardKey(shardPath: string, membership?: string, symbols?: string): string {
+  return membership || symbols ? `${shardPath}\0${membership ?? ''}\0${symbols ?? ''}` : shardPath;
 }
 
 /**

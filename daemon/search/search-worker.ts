@@ -37,11 +37,12 @@ let lastPlanKey = '';
 let plan: Plan | undefined;
 let matchers: Matcher[] = [];
 
-function shardAt(path: string, membership?: string): Shard {
-  const key = shardKey(path, membership);
+function shardAt(ref: ShardRef): Shard {
+  const path = ref.shardPath;
+  const key = shardKey(path, ref.membership, ref.symbols);
   let shard = shards.get(key);
   if (!shard) {
-    shard = Shard.open(path, membership, verified.get(path));
+    shard = Shard.open(path, { membership: ref.membership, symbols: ref.symbols, verified: verified.get(path) });
     shards.set(key, shard);
   }
   return shard;
@@ -136,7 +137,7 @@ function runShard(s: Known, run: number, i: number, claimedPastCut: boolean): An
       matchers = planTerms(plan).map((t) => new Matcher(t, task.brute ? 'reference' : 'indexed'));
       lastPlanKey = key;
     }
-    const shard = shardAt(ref.shardPath, ref.membership);
+    const shard = shardAt(ref);
     const repo = resultRepo(ref.repoId, ref.repo, shard, task.shape.baseUrl);
     const partial = task.batch ? undefined : partialSender(run, i, shard, repo, task);
     const result = searchShard(shard, plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0, task.batch ? undefined : { contextLines: task.shape.contextLines, keep: keepChunks }, partial);
@@ -163,7 +164,7 @@ function runShard(s: Known, run: number, i: number, claimedPastCut: boolean): An
 
 /** A shard that failed: its mapping is dropped (a corrupt one is opened afresh next time). */
 function failed(ref: ShardRef, err: unknown, queuedNs: number): ShardReply {
-  shards.delete(shardKey(ref.shardPath, ref.membership));
+  shards.delete(shardKey(ref.shardPath, ref.membership, ref.symbols));
   return { status: 'failed', error: (err as Error).message, queuedNs, corrupt: err instanceof ShardError };
 }
 

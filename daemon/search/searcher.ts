@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { ServiceError } from '../errors.ts';
 import { shardsDir } from '../index/data-dir.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
-import { manifestRepoName, type ManifestRepo } from '../index/manifest.ts';
+import { manifestRepoName, shardFiles, type ManifestRepo } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import { planQuery, type Plan } from '../query/plan.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
@@ -125,7 +125,8 @@ export interface SearchOptions {
 interface ShardEntry {
   path: string;
   membership?: string;
-  /** shardKey(path, membership): how the workers and the shaping cache name the open shard. */
+  symbols?: string;
+  /** shardKey(path, membership, symbols): how the workers and the shaping cache name the open shard. */
   key: string;
   repoId: number;
   /** The manifest's generation: what a shard error marks broken. */
@@ -182,15 +183,15 @@ export class Searcher {
     for (const m of manifests) {
       const dir = shardsDir(this.options.dataDir, m.repoId);
       for (const s of m.shards) {
-        const path = join(dir, s.file);
-        const membership = s.membership ? join(dir, s.membership) : undefined;
+        const { path, membership, symbols } = shardFiles(dir, s);
         let verified = this.bitmaps.get(path);
         if (!verified) {
           verified = new SharedArrayBuffer(s.docs);
           this.bitmaps.set(path, verified);
         }
-        const entry: ShardEntry = { path, key: shardKey(path, membership), repoId: m.repoId, generation: m.generation, verified };
+        const entry: ShardEntry = { path, key: shardKey(path, membership, symbols), repoId: m.repoId, generation: m.generation, verified };
         if (membership) entry.membership = membership;
+        if (symbols) entry.symbols = symbols;
         if (m.repo) entry.repo = m.repo;
         entries.push(entry);
       }
@@ -202,13 +203,14 @@ export class Searcher {
     this.release();
   }
 
-  /** Shard files (and membership files) that a running search may still open. */
+  /** Shard files (and membership and symbols files) that a running search may still open. */
   inUse(): Set<string> {
     const paths = new Set<string>();
     for (const snap of [this.current, ...this.held]) {
       for (const e of snap.entries) {
         paths.add(e.path);
         if (e.membership) paths.add(e.membership);
+        if (e.symbols) paths.add(e.symbols);
       }
     }
     return paths;
@@ -468,7 +470,7 @@ export class Searcher {
   private shard(entry: ShardEntry): Shard {
     let s = this.mapped.get(entry.key);
     if (!s) {
-      s = Shard.open(entry.path, entry.membership, entry.verified);
+      s = Shard.open(entry.path, entry);
       this.mapped.set(entry.key, s);
     }
     return s;
@@ -523,6 +525,7 @@ function listedRepo(s: ShardEntry): ListedRepo | undefined {
 function shardRef(s: ShardEntry): ShardRef {
   const ref: ShardRef = { shardPath: s.path, repoId: s.repoId };
   if (s.membership) ref.membership = s.membership;
+  if (s.symbols) ref.symbols = s.symbols;
   const repo = listedRepo(s);
   if (repo) ref.repo = repo;
   return ref;

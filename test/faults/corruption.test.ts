@@ -1,5 +1,5 @@
 // One damaged repository index takes out that repository only (issue 18, item 3): for each
-// kind of damage to a manifest, a shard or a membership file, a running daemon answers
+// kind of damage to a manifest, a shard, a membership or a symbols file, a running daemon answers
 // searches for the healthy repositories exactly as before, with status 200, never gives
 // a result from the damaged one, reports it (trawl repos, one log line, /metrics), and
 // after a re-index (trawl index, or a sync) serves it again.
@@ -14,6 +14,7 @@ import { startDaemon, type Daemon } from '../../daemon/daemon.ts';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { BROKEN_MARK, readManifest, type Manifest } from '../../daemon/index/manifest.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
+import { addSymbols } from '../../daemon/index/symbols-pass.ts';
 import { syncOnce } from '../../daemon/sync/sync.ts';
 import { openStore } from '../../daemon/store/open.ts';
 import { listRepos } from '../../daemon/cli/repos-command.ts';
@@ -28,8 +29,9 @@ const DAMAGED_MSG = 'repository index is damaged: left out of searches and listi
 
 // Three repositories: a healthy git repository; a plain directory (browsed from its
 // index); a git repository indexed twice, so that it has a base shard with a membership
-// file beside a delta shard. Every file of the first two and the live files of the third's
-// base shard hold "needle"; its delta shard does not.
+// file (and a symbols file, as a large build's symbols pass writes) beside a delta shard.
+// Every file of the first two and the live files of the third's base shard hold "needle";
+// its delta shard does not.
 type Victim = 'notes' | 'lib';
 
 let root: { path: string; cleanup(): void };
@@ -59,6 +61,12 @@ before(async () => {
   const delta = await indexLocal(lib.path, opts);
   assert.equal(delta.mode, 'delta');
   assert.ok(readManifest(template, ids.lib!)!.shards.some((s) => s.membership), 'the base shard has a membership file');
+  // Its base shard's symbols in a symbols file, as the symbols pass writes them (symbols-pass.ts).
+  const libDir = shardsDir(template, ids.lib!);
+  const m = readManifest(template, ids.lib!) as Manifest;
+  const symbols = `g${m.generation}-y0.symbols`;
+  addSymbols({ from: join(libDir, m.shards[0]!.file), finalPath: join(libDir, symbols) });
+  writeFileSync(join(libDir, 'manifest.json'), JSON.stringify({ ...m, shards: m.shards.map((s, i) => (i === 0 ? { ...s, symbols } : s)) }));
 });
 
 after(() => root.cleanup());
@@ -89,16 +97,17 @@ function contentOffset(buf: Buffer, path: string): number {
 interface Files {
   dir: string;
   manifest: Manifest;
-  /** The (base) shard holding "needle" documents, and its membership file if any. */
+  /** The (base) shard holding "needle" documents, and its membership and symbols files if any. */
   shard: string;
   membership?: string;
+  symbols?: string;
 }
 
 function filesOf(data: string, victim: Victim): Files {
   const dir = shardsDir(data, ids[victim]!);
   const manifest = readManifest(data, ids[victim]!) as Manifest;
   const base = manifest.shards[0]!;
-  return { dir, manifest, shard: join(dir, base.file), ...(base.membership ? { membership: join(dir, base.membership) } : {}) };
+  return { dir, manifest, shard: join(dir, base.file), ...(base.membership ? { membership: join(dir, base.membership) } : {}), ...(base.symbols ? { symbols: join(dir, base.symbols) } : {}) };
 }
 
 function edit(path: string, change: (b: Buffer) => Buffer): void {
@@ -122,6 +131,7 @@ const CASES: Case[] = [
   { name: 'manifest of an unknown version', victim: 'lib', found: 'at start', damage: (f) => writeFileSync(join(f.dir, 'manifest.json'), JSON.stringify({ ...f.manifest, version: 99 })) },
   { name: 'manifest naming a missing shard', victim: 'notes', found: 'at start', damage: (f) => rmSync(f.shard) },
   { name: 'manifest naming a missing membership file', victim: 'lib', found: 'at start', damage: (f) => rmSync(f.membership!) },
+  { name: 'manifest naming a missing symbols file', victim: 'lib', found: 'at start', damage: (f) => rmSync(f.symbols!) },
   {
     name: 'manifest naming a file outside its directory',
     victim: 'notes',
@@ -162,6 +172,13 @@ const CASES: Case[] = [
     victim: 'lib',
     found: 'by a search',
     damage: (f) => edit(f.membership!, (b) => ((b[b.length - 1] ^= 0x01), b)),
+  },
+  { name: 'symbols file with a flipped byte in its header', victim: 'lib', found: 'at start', damage: (f) => edit(f.symbols!, (b) => ((b[40] ^= 0x01), b)) },
+  {
+    name: 'symbols file with a flipped byte in a section',
+    victim: 'lib',
+    found: 'by a search',
+    damage: (f) => edit(f.symbols!, (b) => ((b[b.length - 1] ^= 0x01), b)),
   },
 ];
 

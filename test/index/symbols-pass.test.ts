@@ -1,20 +1,22 @@
 // Content first, symbols after (symbols-pass.ts, indexer.ts symbolsLater): a shard built
-// without symbols and given them by the pass is byte for byte the shard built with them;
-// a full build large enough for build threads commits its content (searchable, symbols
-// pending) before the pass commits the next generation with the symbols; a run stopped in
-// between leaves the content serving, and a git repository's next run builds in full.
+// without symbols, opened with the symbols file the pass wrote for it, holds byte for byte
+// the symbol sections of the shard built with them; a symbols file checks that it is its
+// shard's; a full build large enough for build threads commits its content (searchable,
+// symbols pending) before the pass commits the next generation, which names each shard with
+// its symbols file; a run stopped in between leaves the content serving, and a git
+// repository's next run builds in full.
 
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { loadManifest, type Manifest } from '../../daemon/index/manifest.ts';
 import { buildShard, type ShardJob } from '../../daemon/index/shard-builder.ts';
-import { Shard } from '../../daemon/index/shard-reader.ts';
+import { Shard, ShardError } from '../../daemon/index/shard-reader.ts';
 import { addSymbols, reusableSymbols } from '../../daemon/index/symbols-pass.ts';
-import type { ShardMeta } from '../../daemon/index/shard-format.ts';
+import { HEADER_SIZE, SECTION_NAMES, SYMBOLS_SECTION_ORDER, SectionKind, TOC_ENTRY_SIZE, type ShardMeta } from '../../daemon/index/shard-format.ts';
 import { SYMBOL_RULES, symbolExtraction } from '../../daemon/symbols/extract.ts';
 import { Catalog } from '../../daemon/http/catalog.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
@@ -27,11 +29,40 @@ const dir = tempDir('symbols-pass');
 after(() => dir.cleanup());
 const skip = !ctagsAvailable() && 'universal-ctags is not installed';
 
+/** The sections of a file of sections, by kind, read from its table of contents (layout in shard-reader.ts). */
+function sectionsOf(path: string): Map<SectionKind, Buffer> {
+  const bytes = readFileSync(path);
+  const out = new Map<SectionKind, Buffer>();
+  for (let i = 0; i < bytes.readUInt32LE(24); i++) {
+    const o = HEADER_SIZE + i * TOC_ENTRY_SIZE;
+    const offset = bytes.readUInt32LE(o + 8);
+    out.set(bytes.readUInt32LE(o) as SectionKind, bytes.subarray(offset, offset + bytes.readUInt32LE(o + 16)));
+  }
+  return out;
+}
+
+/** The symbols file at `symbols` holds the symbol sections of the shard at `inline` byte for byte, and the shard at `content` opened with it answers as `inline`. */
+function assertSameSymbols(content: string, symbols: string, inline: string): void {
+  const given = sectionsOf(symbols);
+  const built = sectionsOf(inline);
+  assert.deepEqual([...given.keys()], SYMBOLS_SECTION_ORDER);
+  for (const kind of SYMBOLS_SECTION_ORDER) {
+    if (kind !== SectionKind.Meta) assert.ok(given.get(kind)!.equals(built.get(kind)!), `section ${SECTION_NAMES[kind]}`);
+  }
+  const a = Shard.open(content, { symbols });
+  const b = Shard.open(inline);
+  assert.deepEqual(a.meta, b.meta);
+  // Every section of the same size but meta: the content shard's own, with the symbols' fields laid over it.
+  const sizes = (sh: Shard) => new Map([...sh.sectionBytes].filter(([name]) => name !== 'meta'));
+  assert.deepEqual(sizes(a), sizes(b));
+  for (let doc = 0; doc < b.docCount; doc++) assert.deepEqual(a.symbolsOf(doc), b.symbolsOf(doc));
+}
+
 function cFile(i: number): string {
   return `struct pass_s${i} {\n  int a;\n};\nstatic int pass_f${i}(int x)\n{\n  return x + ${i}; /* needle */\n}\n#define PASS_M${i} ${i}\n`;
 }
 
-test('a shard given its symbols by the pass is byte for byte the shard built with them', { skip }, () => {
+test('a shard opened with the symbols file the pass wrote holds the symbol sections of the shard built with them', { skip }, () => {
   const src = join(dir.path, 'bytes');
   mkdirSync(src, { recursive: true });
   const files = Array.from({ length: 40 }, (_, i) => {
@@ -56,10 +87,22 @@ test('a shard given its symbols by the pass is byte for byte the shard built wit
   const content = buildShard(job(join(dir.path, 'content.trawl'), false));
   assert.equal(content.symbolCount, 0);
   assert.equal(Shard.open(join(dir.path, 'content.trawl')).meta.symbolsIndexed, false);
-  const added = addSymbols({ from: join(dir.path, 'content.trawl'), finalPath: join(dir.path, 'added.trawl') });
+  const added = addSymbols({ from: join(dir.path, 'content.trawl'), finalPath: join(dir.path, 'added.symbols') });
   assert.ok(inline.symbolCount >= 100, `${inline.symbolCount} symbols`);
   assert.deepEqual(added, { symbolCount: inline.symbolCount, symbolFailures: inline.symbolFailures, symbolsReused: 0 });
-  assert.ok(readFileSync(join(dir.path, 'added.trawl')).equals(readFileSync(join(dir.path, 'inline.trawl'))), 'the same bytes');
+  assertSameSymbols(join(dir.path, 'content.trawl'), join(dir.path, 'added.symbols'), join(dir.path, 'inline.trawl'));
+  assert.deepEqual(readdirSync(dir.path).filter((f) => f.includes('.tmp-')), []);
+
+  // A symbols file is its shard's: another shard's, or a damaged one, is refused.
+  buildShard({ ...job(join(dir.path, 'other.trawl'), false), files: files.slice(1) });
+  assert.throws(() => Shard.open(join(dir.path, 'other.trawl'), { symbols: join(dir.path, 'added.symbols') }), (err) => err instanceof ShardError && /added\.symbols: belongs to another shard/.test(err.message));
+  const damaged = join(dir.path, 'damaged.symbols');
+  copyFileSync(join(dir.path, 'added.symbols'), damaged);
+  const bytes = readFileSync(damaged);
+  bytes[bytes.length - 40]! ^= 1; // in the meta section, the last
+  writeFileSync(damaged, bytes);
+  assert.throws(() => Shard.open(join(dir.path, 'content.trawl'), { symbols: damaged }), /damaged\.symbols: section meta is corrupt/);
+  assert.throws(() => Shard.open(join(dir.path, 'content.trawl'), { symbols: join(dir.path, 'inline.trawl') }), /not a trawl symbols file/);
 });
 
 test('the pass takes the definitions of an unchanged path and blob from the previous shards, and gives the same bytes', { skip }, () => {
@@ -78,6 +121,7 @@ test('the pass takes the definitions of an unchanged path and blob from the prev
     symbols,
   });
   const at = (name: string) => join(dir.path, `reuse-${name}.trawl`);
+  const sym = join(dir.path, 'reuse-added.symbols');
   buildShard(job(at('previous'), texts(-1), true));
   // One file changed (its blob, so it is asked of ctags), one moved to another path.
   const now = texts(7);
@@ -85,10 +129,17 @@ test('the pass takes the definitions of an unchanged path and blob from the prev
   now.sort((a, b) => (a.path < b.path ? -1 : 1));
   const inline = buildShard(job(at('inline'), now, true));
   buildShard(job(at('content'), now, false));
-  const added = addSymbols({ from: at('content'), finalPath: at('added'), previous: [at('previous'), join(dir.path, 'gone.trawl')] });
+  const added = addSymbols({ from: at('content'), finalPath: sym, previous: [{ path: at('previous') }, { path: join(dir.path, 'gone.trawl') }] });
   assert.deepEqual(added, { symbolCount: inline.symbolCount, symbolFailures: 0, symbolsReused: 28 });
-  assert.ok(readFileSync(at('added')).equals(readFileSync(at('inline'))), 'the same bytes as ctags gives');
+  assertSameSymbols(at('content'), sym, at('inline'));
   assert.equal(reusableSymbols(Shard.open(at('previous')).meta), true);
+  // A previous shard whose symbols are in a symbols file gives them as well.
+  buildShard(job(at('previous-content'), texts(-1), false));
+  const previousSymbols = join(dir.path, 'reuse-previous.symbols');
+  addSymbols({ from: at('previous-content'), finalPath: previousSymbols });
+  const again = addSymbols({ from: at('content'), finalPath: join(dir.path, 'reuse-again.symbols'), previous: [{ path: at('previous-content'), symbols: previousSymbols }] });
+  assert.deepEqual(again, added);
+  assertSameSymbols(at('content'), join(dir.path, 'reuse-again.symbols'), at('inline'));
 });
 
 test('definitions from other extraction rules or another ctags are not reused', { skip }, () => {
@@ -101,7 +152,7 @@ test('definitions from other extraction rules or another ctags are not reused', 
   assert.equal(reusableSymbols({ ...meta, symbolsIndexed: false }), false);
 });
 
-test('a large full build commits its content first, then its symbols as the next generation', { skip }, async () => {
+test('a large full build commits its content first, then its symbols files as the next generation', { skip }, async () => {
   const corpus = join(dir.path, 'corpus');
   // More files than a build on the calling thread takes (indexer.ts INLINE_BUILD_FILES).
   for (let i = 0; i < 300; i++) {
@@ -132,10 +183,11 @@ test('a large full build commits its content first, then its symbols as the next
   const end = loadManifest(dataDir, 1) as Manifest;
   assert.equal(end.generation, mid.manifest.generation + 1);
   assert.equal(end.symbolsPending, undefined);
-  // The content shards are retired (kept for a grace period), the new ones named.
-  assert.deepEqual(end.retired.map((r) => r.file).sort(), mid.manifest.shards.map((s) => s.file).sort());
-  assert.ok(end.shards.every((s) => s.file.startsWith(`g${end.generation}-`)));
-  assert.ok(readdirSync(shardsDir(dataDir, 1)).every((f) => !f.includes('.tmp-')));
+  // The same shards, each named with its symbols file; nothing retired, nothing left over.
+  assert.deepEqual(end.shards.map((s) => s.file), mid.manifest.shards.map((s) => s.file));
+  assert.deepEqual(end.shards.map((s) => s.symbols), end.shards.map((_, i) => `g${end.generation}-y${i}.symbols`));
+  assert.deepEqual(end.retired, []);
+  assert.deepEqual(readdirSync(shardsDir(dataDir, 1)).sort(), ['manifest.json', ...end.shards.flatMap((s) => [s.file, s.symbols!])].sort());
   const searcher = new Searcher({ dataDir, workers: 0 });
   try {
     const r = await searcher.search({ query: 'sym:^pass_f7$', matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: false });
