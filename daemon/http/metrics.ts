@@ -90,7 +90,7 @@ export class Metrics {
       const gauge = (name: string, help: string, pick: (s: IndexSize) => number) =>
         new client.Gauge({ name, help, registers, collect() { this.set(pick(size())); } });
       gauge('trawl_index_shards', 'Shards in the index.', (s) => s.shards);
-      gauge('trawl_index_bytes', 'Bytes of shard and membership files in the index.', (s) => s.bytes);
+      gauge('trawl_index_bytes', 'Bytes of shard, membership and symbols files in the index.', (s) => s.bytes);
       gauge('trawl_index_files', 'Files (documents) searchable in the index.', (s) => s.files);
       gauge('trawl_index_content_bytes', 'Bytes of file content in the index.', (s) => s.contentBytes);
     }

@@ -33,8 +33,8 @@ import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
 import { CollectSink } from './collect-sink.ts';
 import { positiveLiterals } from './definition-first.ts';
 import { SearchPool, type PoolRun } from './pool.ts';
-import { loadedKiB, pack, pastCut, shardKey, type PartialReply, type SearchTask, type ShardRef, type ShardReply } from './protocol.ts';
-import { resultRepo, shapeInto, type ListedRepo, type ShapedFile, type ShapeOptions } from './shape-file.ts';
+import { loadedKiB, pack, pastCut, shardKey, shardRef, type PartialReply, type SearchTask, type ShardRef, type ShardReply } from './protocol.ts';
+import { resultRepo, shapeInto, type ShapedFile, type ShapeOptions } from './shape-file.ts';
 import type { Reshape, Sink } from './sink.ts';
 import { StreamSink, type OnChunk } from './stream-sink.ts';
 import { parseJson } from './wire.ts';
@@ -355,7 +355,7 @@ export class Searcher {
     // Past its cut a blocking search with literals still takes every shard's definitions of
     // the query's names (definition-first.ts); a stream stops at its cut.
     const definitionsPastCut = sink.batch && positiveLiterals(plan).length > 0;
-    const task: SearchTask = { planId: planned.planId, plan: planned.bytes, limit, brute: options.brute === true, shards: shards.map(shardRef), cut, batch: sink.batch, definitionsPastCut, shape };
+    const task: SearchTask = { planId: planned.planId, plan: planned.bytes, limit, brute: options.brute === true, shards: shards.map(refOf), cut, batch: sink.batch, definitionsPastCut, shape };
     run = pool.start(task, cancel, sink.ahead);
     const timer = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
     options.signal?.addEventListener('abort', stop, { once: true });
@@ -486,7 +486,7 @@ export class Searcher {
       const shard = this.shard(entry);
       // (Field by field: a message's file reads its path and hit on demand, getters a spread would not copy.)
       const g: ShapedFile = { json: f.json, count: f.count, total: f.total, score: f.score, repositoryId: f.repositoryId, repository: f.repository, path: f.path, hit: f.hit, shard: f.shard };
-      shapeInto(g, shard, resultRepo(entry.repoId, listedRepo(entry), shard, shape.baseUrl), shape, budget);
+      shapeInto(g, shard, resultRepo(entry.repoId, refOf(entry).repo, shard, shape.baseUrl), shape, budget);
       return g;
     } catch (err) {
       if (err instanceof ShardError) this.damaged(entry, err);
@@ -514,21 +514,8 @@ export function parseFile(f: ShapedFile): FileResult {
   return parseJson(f.json) as FileResult;
 }
 
-function listedRepo(s: ShardEntry): ListedRepo | undefined {
-  const r = s.repo;
-  if (!r) return undefined;
-  const out: ListedRepo = { name: r.name, archived: r.archived, fork: r.fork, visibility: r.visibility, displayName: r.displayName, codeHostType: r.codeHostType };
-  if (r.externalWebUrl) out.externalWebUrl = r.externalWebUrl;
-  return out;
-}
-
-function shardRef(s: ShardEntry): ShardRef {
-  const ref: ShardRef = { shardPath: s.path, repoId: s.repoId };
-  if (s.membership) ref.membership = s.membership;
-  if (s.symbols) ref.symbols = s.symbols;
-  const repo = listedRepo(s);
-  if (repo) ref.repo = repo;
-  return ref;
+function refOf(s: ShardEntry): ShardRef {
+  return shardRef(s.path, s.repoId, s.membership, s.symbols, s.repo);
 }
 
 /** The counters a shard reports, summed into the search's stats. */

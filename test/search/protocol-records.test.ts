@@ -1,14 +1,15 @@
 // The records every search message declares up front (protocol.ts RECORDS): the objects a
-// real search packs (its files travel apart, file-codec.ts) have exactly those key lists (or they would be defined in every
-// message again, silently slower), and two threads' packers agree on any object, of a
-// declared shape or not, in both directions.
+// real search packs (a shard's reply, whose files travel apart, file-codec.ts; a task's
+// shards, with or without their membership and symbols files and repository) have exactly
+// those key lists (or they would be defined in every message again, silently slower), and
+// two threads' packers agree on any object, of a declared shape or not, in both directions.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Packr } from 'msgpackr';
-import { RECORDS, packr } from '../../daemon/search/protocol.ts';
+import { RECORDS, packr, shardRef } from '../../daemon/search/protocol.ts';
 import { resultRepo, shapeInto, unshapedFile } from '../../daemon/search/shape-file.ts';
 import { searchShard } from '../../daemon/search/shard-search.ts';
 import { Matcher } from '../../daemon/search/matcher.ts';
@@ -52,6 +53,19 @@ test("a shard's reply holds only objects of the declared records", async () => {
   } finally {
     dir.cleanup();
   }
+});
+
+test("a task's shards hold only objects of the declared records", () => {
+  const repo = { name: 'r', displayName: 'r', codeHostType: 'github' as const, archived: false, fork: false, visibility: 'public' as const, kind: 'git' as const, source: '/r' };
+  const refs = [
+    shardRef('/d/1/g1-0.trawl', 1),
+    shardRef('/d/1/g1-0.trawl', 1, '/d/1/g2-m0.branches'),
+    shardRef('/d/1/g1-0.trawl', 1, undefined, '/d/1/g2-y0.symbols', repo),
+    shardRef('/d/1/g1-0.trawl', 1, '/d/1/g3-m0.branches', '/d/1/g2-y0.symbols', { ...repo, externalWebUrl: 'https://github.com/o/r' }),
+  ];
+  const declared = new Set(RECORDS.map((k) => k.join(',')));
+  for (const keys of keyLists(refs, new Set())) assert.ok(declared.has(keys), `undeclared record {${keys}}`);
+  assert.deepEqual(packr.unpack(packr.pack(refs[3])), refs[3]);
 });
 
 test('two packers built like the threads agree on objects of declared and other shapes, both ways', () => {
