@@ -224,6 +224,21 @@ test('a full rebuild of a git repository takes the symbols of its unchanged file
   const dataDir = join(dir.path, 'git-reuse-data');
   const first = await indexLocal(repo.path, { dataDir, symbols: true });
   assert.equal(first.symbolsReused, 0);
+  // An incremental run keeps the shards with their symbols files, beside its delta shard.
+  repo.commit({ 'd5/f5.c': cFile(5000) });
+  const delta = await indexLocal(repo.path, { dataDir, symbols: true });
+  assert.equal(delta.mode, 'delta');
+  const kept = loadManifest(dataDir, first.repoId) as Manifest;
+  assert.ok(kept.shards.filter((s) => !s.delta).every((s) => s.symbols?.endsWith('.symbols')), 'the base shards keep their symbols files');
+  const seen = new Searcher({ dataDir, workers: 0 });
+  try {
+    for (const name of ['pass_f5000', 'pass_f7']) {
+      const res = await seen.search({ query: `sym:^${name}$`, matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+      assert.equal(res.stats.actualMatchCount, 1, name);
+    }
+  } finally {
+    await seen.close();
+  }
   repo.commit({ 'd3/f3.c': cFile(3000) });
   const rebuilt = await indexLocal(repo.path, { dataDir, symbols: true, incremental: false });
   assert.equal(rebuilt.mode, 'full');
