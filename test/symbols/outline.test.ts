@@ -1,8 +1,9 @@
 // GET /api/outline over HTTP: a file's symbol definitions from universal-ctags at any ref of
 // a real git repository (indexed or not), with /api/source's rules and errors, counted
 // against the daily limit, every response checked against the daemon's OpenAPI document;
-// a directory repository's outline from its index; and 503 from a daemon whose PATH has no
-// ctags (a child process, since the ctags probe is cached per process).
+// a directory repository's outline from its index; and from a daemon whose PATH has no ctags
+// (a child process, since the ctags probe is cached per process), 503 for a file ctags would
+// read and the outline of a C file all the same (trawl's scanner reads it).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -294,7 +295,7 @@ test('GET /api/outline of a directory repository: from its index, no other ref',
   }
 });
 
-test('GET /api/outline without universal-ctags: 503 SERVICE_UNAVAILABLE saying so', async () => {
+test('GET /api/outline without universal-ctags: 503 SERVICE_UNAVAILABLE saying so for a file ctags reads; C needs no ctags', async () => {
   // A daemon in a child process whose PATH holds git and node but no ctags.
   const dir = tempDir('outline-noctags');
   try {
@@ -309,10 +310,11 @@ test('GET /api/outline without universal-ctags: 503 SERVICE_UNAVAILABLE saying s
       `import { call, startTestDaemon } from ${JSON.stringify(helpers)};
 const d = await startTestDaemon();
 try {
-  const r = await call(d.url + '/api/outline?repo=widgets&path=src/main.c');
+  const r = await call(d.url + '/api/outline?repo=widgets&path=README.txt');
+  const c = await call(d.url + '/api/outline?repo=widgets&path=src/main.c');
   const missing = await call(d.url + '/api/outline?repo=widgets&path=nope.c');
   const source = await call(d.url + '/api/source?repo=widgets&path=src/main.c');
-  console.log(JSON.stringify({ status: r.status, json: r.json, retryAfter: r.headers.get('retry-after'), missing: missing.status, source: source.status }));
+  console.log(JSON.stringify({ status: r.status, json: r.json, retryAfter: r.headers.get('retry-after'), c: { status: c.status, json: c.json }, missing: missing.status, source: source.status }));
 } finally {
   await d.cleanup();
 }
@@ -329,6 +331,8 @@ try {
     assert.equal(r.json.errorCode, 'SERVICE_UNAVAILABLE');
     assert.match(r.json.message, /universal-ctags.*not installed/);
     assert.equal(r.retryAfter, '1');
+    assert.equal(r.c.status, 200, 'C is read by trawl\'s scanner');
+    assert.deepEqual(r.c.json.symbols.map((x: { symbol: string; kind: string; line: number }) => [x.symbol, x.kind, x.line]), [['main', 'function', 1]]);
     assert.equal(r.missing, 404, 'the request is checked first: a missing file is still 404');
     assert.equal(r.source, 200, '/api/source does not need ctags');
   } finally {
