@@ -1,8 +1,11 @@
 // Files whose definitions are noise, skipped by rule before ctags sees them: ctags tags
 // every key of a lock file or of a generated JSON document and every identifier of a
 // minified bundle, which floods `sym:` with names nobody defined by hand and costs ctags
-// time out of proportion (a 1 MB package-lock.json: ~40k "definitions"). The file itself
-// is indexed as any other: only its symbols are left out.
+// time out of proportion (a 1 MB package-lock.json: ~40k "definitions"). A JSON document
+// whose top level is an array is a table of records, generated or not: ctags tags each
+// record's keys again (Linux's 407 small perf event tables: 38,317 "definitions", most of
+// them BriefDescription, EventCode, ...). The file itself is indexed as any other: only its
+// symbols are left out.
 
 const LOCK_FILE = /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lock|Cargo\.lock|go\.sum|composer\.lock|Gemfile\.lock|poetry\.lock|Pipfile\.lock|uv\.lock|mix\.lock|pubspec\.lock|Podfile\.lock|flake\.lock|packages\.lock\.json|gradle\.lockfile)$/i;
 const MINIFIED_NAME = /[.-]min\.(js|mjs|cjs|css)$|\.(js|mjs|cjs|css)\.map$/i;
@@ -22,7 +25,7 @@ export type SymbolsJunk = 'lock file' | 'minified' | 'generated data';
 export function symbolsJunk(path: string, content: Uint8Array): SymbolsJunk | undefined {
   if (LOCK_FILE.test(path)) return 'lock file';
   if (MINIFIED_NAME.test(path)) return 'minified';
-  if (DATA.test(path)) return content.length > DATA_MAX_BYTES ? 'generated data' : undefined;
+  if (DATA.test(path)) return content.length > DATA_MAX_BYTES || topLevelArray(content) ? 'generated data' : undefined;
   if (SCRIPT.test(path) && content.length > 1024) {
     const n = Math.min(content.length, SAMPLE_BYTES);
     let lines = 1;
@@ -30,4 +33,11 @@ export function symbolsJunk(path: string, content: Uint8Array): SymbolsJunk | un
     if (n / lines > MINIFIED_AVERAGE_LINE) return 'minified';
   }
   return undefined;
+}
+
+/** Whether a JSON document's first byte that is not whitespace (nor a byte order mark) opens an array. */
+function topLevelArray(content: Uint8Array): boolean {
+  let i = content.length >= 3 && content[0] === 0xef && content[1] === 0xbb && content[2] === 0xbf ? 3 : 0;
+  while (i < content.length && (content[i] === 0x20 || content[i] === 0x09 || content[i] === 0x0a || content[i] === 0x0d)) i++;
+  return i < content.length && content[i] === 0x5b;
 }

@@ -25,6 +25,10 @@ const cases: Array<[string, Buffer, string | undefined]> = [
   ['src/kernel.c', minified, undefined], // only scripts and style sheets are judged by their lines
   ['data/big.json', bigJson, 'generated data'],
   ['tsconfig.json', text('{ "compilerOptions": { "strict": true } }'), undefined],
+  ['tools/perf/pmu-events/arch/x86/cache.json', text('\n  [\n    { "EventCode": "0x24", "BriefDescription": "L2 requests" }\n  ]\n'), 'generated data'],
+  ['fixtures/bom.json', text('\ufeff[1, 2]'), 'generated data'],
+  ['settings.json', text('  {"editor.tabSize": 2}'), undefined],
+  ['empty.json', text('  \n'), undefined],
 ];
 
 test('symbolsJunk table', () => {
