@@ -97,6 +97,16 @@ class NotC extends Error {}
 
 type Parent = { name: string; kind: string };
 
+/**
+ * The part of an anonymous scope's name that says which file it is in (8 hex digits, FNV-1a
+ * of the path): ctags puts a hash of the file there too, of its own.
+ */
+export function pathHash(path: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) h = Math.imul(h ^ path.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}
+
 class Scanner {
   readonly src: Uint8Array;
   readonly text: Buffer;
@@ -129,9 +139,7 @@ class Scanner {
     this.n = src.length;
     this.path = path;
     this.header = path.endsWith('.h');
-    let h = 0x811c9dc5;
-    for (let i = 0; i < path.length; i++) h = Math.imul(h ^ path.charCodeAt(i), 0x01000193) >>> 0;
-    this.pathHash = h.toString(16).padStart(8, '0');
+    this.pathHash = pathHash(path);
     // A UTF-8 byte order mark is not a token: a directive on the first line stays one.
     if (src.length >= 3 && src[0] === 0xef && src[1] === 0xbb && src[2] === 0xbf) this.pos = 3;
   }

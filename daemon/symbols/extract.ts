@@ -1,19 +1,21 @@
-// Symbol definitions for indexed files: C sources and headers, and device tree sources, by
-// scanners of our own (c-definitions.ts, dts-definitions.ts: several times faster than
-// ctags, on what is most of a kernel or an embedded tree), everything else, and any header
-// that turns out to be C++, by universal-ctags (ctags.ts). One rule for the indexer and the
+// Symbol definitions for indexed files: C sources and headers, device tree sources and
+// Kconfig files by scanners of our own (c-definitions.ts, dts-definitions.ts,
+// kconfig-definitions.ts: several times faster than ctags, on what is most of a kernel or an
+// embedded tree), everything else, and any header that turns out to be C++, by
+// universal-ctags (ctags.ts). One rule for the indexer and the
 // outline endpoint, so the outline of an indexed file lists what find_definitions knows
 // about it.
 
 import { cDefinitions, isCPath } from './c-definitions.ts';
 import { dtsDefinitions, isDtsPath } from './dts-definitions.ts';
+import { isKconfigPath, kconfigDefinitions } from './kconfig-definitions.ts';
 import { ctagsVersion, extractSymbols as ctagsSymbols, sortSymbolDefs, SYMBOL_MAX_FILE_BYTES, type SymbolDef, type SymbolOptions, type SymbolResult } from './ctags.ts';
 
 /**
  * The version of these rules: 1 (absent from a shard's meta): ctags for every language;
- * 2: C by the scanner; 3: device tree sources by theirs.
+ * 2: C by the scanner; 3: device tree sources by theirs; 4: Kconfig files by theirs.
  */
-export const SYMBOL_RULES = 3;
+export const SYMBOL_RULES = 4;
 
 /**
  * What a shard's definitions came from, kept in its meta (symbolExtraction): these rules'
@@ -26,12 +28,12 @@ export function symbolExtraction(): string {
 
 /**
  * A file's definitions from a scanner of ours (sorted, without repeats), or undefined: not
- * C nor a device tree source, or a header that holds C++ (ask ctags), or empty or larger
- * than `maxFileBytes` (ctags gives those none either).
+ * C, a device tree source or a Kconfig file, or a header that holds C++ (ask ctags), or
+ * empty or larger than `maxFileBytes` (ctags gives those none either).
  */
 export function scannedSymbols(path: string, content: Uint8Array, maxFileBytes = SYMBOL_MAX_FILE_BYTES): SymbolDef[] | undefined {
   if (content.byteLength === 0 || content.byteLength > maxFileBytes) return undefined;
-  const defs = isCPath(path) ? cDefinitions(path, content) : isDtsPath(path) ? dtsDefinitions(content) : undefined;
+  const defs = isCPath(path) ? cDefinitions(path, content) : isDtsPath(path) ? dtsDefinitions(content) : isKconfigPath(path) ? kconfigDefinitions(path, content) : undefined;
   return defs && sortSymbolDefs(defs);
 }
 

@@ -1,5 +1,5 @@
 // The symbol outline of one file (GET /api/outline): its definitions from trawl's scanners
-// (C, device trees) or universal-ctags, with the indexer's rules (extract.ts: which files the
+// (C, device trees, Kconfig) or universal-ctags, with the indexer's rules (extract.ts: which files the
 // scanners read;
 // ctags.ts: command line, size cap, time budget and sorting), so
 // the outline of an indexed file lists what find_definitions knows about it, and a file at
@@ -40,14 +40,14 @@ const MAX_OUTPUT_BYTES = 64 * (1 << 20);
 /**
  * The definitions in `content` (the file at `path`). An empty list (with `skipped`) for a
  * file too large, binary, or that ctags fails on. SERVICE_UNAVAILABLE when the file is one
- * for ctags (not C or a device tree source, which trawl's scanners read) and there is no
+ * for ctags (not C, a device tree source or a Kconfig file, which trawl's scanners read) and there is no
  * usable universal-ctags; SERVICE_UNAVAILABLE too when the signal aborts it.
  */
 export async function outlineSymbols(path: string, content: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<OutlineResult> {
   if (content.byteLength === 0) return { symbols: [] };
   if (content.byteLength > SYMBOL_MAX_FILE_BYTES) return { symbols: [], skipped: 'too-large' };
   if (Buffer.from(content.buffer, content.byteOffset, content.byteLength).indexOf(0) !== -1) return { symbols: [], skipped: 'binary' };
-  // C and device trees: the indexer's scanners, in process (a 1 MiB file takes a few ms).
+  // C, device trees and Kconfig: the indexer's scanners, in process (a 1 MiB file takes a few ms).
   const scanned = scannedSymbols(path, content);
   if (scanned) return { symbols: scanned };
   // Probed once per process (a short synchronous spawn), then cached.
