@@ -201,9 +201,16 @@ export function fileGeneration(name: string): number | undefined {
   return indexFileName(name) ? Number(/^g(\d+)-/.exec(name)![1]) : undefined;
 }
 
-/** A shard entry's files as paths in `dir`: the shard, and those Shard.open reads with it. */
-export function shardFiles(dir: string, s: ManifestShard): { path: string; membership?: string; symbols?: string } {
-  const files: { path: string; membership?: string; symbols?: string } = { path: join(dir, s.file) };
+/** A shard entry's files as paths: the shard, and those Shard.open reads with it. */
+export interface ShardFiles {
+  path: string;
+  membership?: string;
+  symbols?: string;
+}
+
+/** A shard entry's files as paths in `dir`. */
+export function shardFiles(dir: string, s: ManifestShard): ShardFiles {
+  const files: ShardFiles = { path: join(dir, s.file) };
   if (s.membership) files.membership = join(dir, s.membership);
   if (s.symbols) files.symbols = join(dir, s.symbols);
   return files;

@@ -7,7 +7,8 @@
 // index held takes its definitions from there (SymbolsJob.previous).
 
 import { symbolExtraction } from '../symbols/extract.ts';
-import { Shard, type ShardOpenOptions } from './shard-reader.ts';
+import { Shard } from './shard-reader.ts';
+import type { ShardFiles } from './manifest.ts';
 import { SYMBOLS_FORMAT, SectionKind, type ShardMeta, type SymbolsFileMeta } from './shard-format.ts';
 import { ShardWriter } from './shard-writer.ts';
 import { SymbolSections } from './symbol-sections.ts';
@@ -23,11 +24,8 @@ export interface SymbolsJob {
    * and blob one of them holds takes its definitions from there instead of from ctags (a
    * full rebuild of a git repository re-reads every file, but most are unchanged).
    */
-  previous?: PreviousShard[];
+  previous?: ShardFiles[];
 }
-
-/** A shard of the previous index, with the files the manifest names with it. */
-export type PreviousShard = { path: string } & Pick<ShardOpenOptions, 'symbols'>;
 
 export interface SymbolsResult {
   symbolCount: number;
@@ -46,12 +44,12 @@ export function reusableSymbols(meta: ShardMeta): boolean {
 }
 
 /** Where each (path, blob) of the previous shards is: the shard and its document. Shards that cannot be opened (removed since, damaged) or hold no symbols give nothing. */
-function previousDocs(shards: readonly PreviousShard[]): Map<string, { shard: Shard; doc: number }> {
+function previousDocs(shards: readonly ShardFiles[]): Map<string, { shard: Shard; doc: number }> {
   const found = new Map<string, { shard: Shard; doc: number }>();
   for (const { path, symbols } of shards) {
     let shard: Shard;
     try {
-      shard = Shard.open(path, symbols !== undefined ? { symbols } : {});
+      shard = Shard.open(path, { symbols });
     } catch {
       continue;
     }

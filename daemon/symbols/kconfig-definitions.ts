@@ -48,8 +48,27 @@ export function kconfigDefinitions(path: string, content: Uint8Array): SymbolDef
   const open: Array<{ def: SymbolDef | undefined; scope: { name: string; kind: string } }> = [];
   let anonymous = 0;
   let line = 0;
-  let lastLine = 0;
   const parent = () => open[open.length - 1]?.scope;
+  /** Adds `d`, in the open menu or choice. */
+  const define = (d: SymbolDef): SymbolDef => {
+    const scope = parent();
+    if (scope) d.parent = scope;
+    defs.push(d);
+    return d;
+  };
+  /**
+   * The name (maybe empty) that starts after the blanks at `from` and is followed by nothing
+   * but blanks up to `end`, or undefined when something else follows it.
+   */
+  const nameAlone = (from: number, end: number): [number, number] | undefined => {
+    let n = from;
+    while (n < end && isBlank(s[n])) n++;
+    let e = n;
+    while (e < end && isNameByte(s[e]!)) e++;
+    let rest = e;
+    while (rest < end && isBlank(s[rest])) rest++;
+    return rest === end ? [n, e] : undefined;
+  };
   const push = (def: SymbolDef | undefined, name: string, kind: string): void => {
     const outer = parent();
     open.push({ def, scope: { name: outer ? `${outer.name}""${name}` : name, kind } });
@@ -63,7 +82,6 @@ export function kconfigDefinitions(path: string, content: Uint8Array): SymbolDef
     let end = s.indexOf(0x0a, start);
     if (end < 0) end = s.length;
     line++;
-    lastLine = line;
     // The line without its indentation and without a \r before its newline.
     let a = start;
     while (a < end && isBlank(s[a])) a++;
@@ -76,21 +94,13 @@ export function kconfigDefinitions(path: string, content: Uint8Array): SymbolDef
     const word = text.toString('latin1', a, w);
     const blankAfter = w < b && isBlank(s[w]);
     if (word === 'config' || word === 'menuconfig') {
-      if (!blankAfter) continue;
-      let n = w;
-      while (n < b && isBlank(s[n])) n++;
-      let e = n;
-      while (e < b && isNameByte(s[e]!)) e++;
-      let rest = e;
-      while (rest < b && isBlank(s[rest])) rest++;
-      if (e === n || rest !== b) continue;
+      const found = blankAfter ? nameAlone(w, b) : undefined;
+      if (!found || found[0] === found[1]) continue;
+      const [n, e] = found;
       const name = text.toString('latin1', n, e);
-      const scope = parent();
+      define({ name, kind: 'config', line, endLine: line, at: n });
       // CONFIG_NAME is not spelled in the file: no offset for it (name-range.ts finds none either).
-      const plain: SymbolDef = { name, kind: 'config', line, endLine: line, at: n };
-      const prefixed: SymbolDef = { name: `CONFIG_${name}`, kind: 'config', line, endLine: line };
-      if (scope) plain.parent = prefixed.parent = scope;
-      defs.push(plain, prefixed);
+      define({ name: `CONFIG_${name}`, kind: 'config', line, endLine: line });
     } else if (word === 'menu' || word === 'mainmenu') {
       if (!blankAfter) continue;
       let q = w;
@@ -98,39 +108,26 @@ export function kconfigDefinitions(path: string, content: Uint8Array): SymbolDef
       if (s[q] !== 0x22 /* " */) continue;
       const close = s.indexOf(0x22, q + 1);
       if (close < 0 || close >= b || close === q + 1) continue;
-      const d: SymbolDef = { name: text.toString('utf8', q + 1, close), kind: word === 'menu' ? 'menu' : 'mainMenu', line, endLine: line, at: q + 1 };
-      if (word === 'mainmenu') {
-        defs.push(d);
-        continue;
-      }
-      const scope = parent();
-      if (scope) d.parent = scope;
-      defs.push(d);
-      push(d, d.name, 'menu');
+      const title = text.toString('utf8', q + 1, close);
+      // The main menu has no parent, as ctags gives it.
+      if (word === 'mainmenu') defs.push({ name: title, kind: 'mainMenu', line, endLine: line, at: q + 1 });
+      else push(define({ name: title, kind: 'menu', line, endLine: line, at: q + 1 }), title, 'menu');
     } else if (word === 'choice') {
-      let n = w;
-      while (n < b && isBlank(s[n])) n++;
-      let e = n;
-      while (e < b && isNameByte(s[e]!)) e++;
-      let rest = e;
-      while (rest < b && isBlank(s[rest])) rest++;
-      if (rest !== b || (e > n && !blankAfter)) continue;
+      const found = nameAlone(w, b);
+      if (!found || (found[1] > found[0] && !blankAfter)) continue;
+      const [n, e] = found;
       if (e === n) {
         anonymous++;
         push(undefined, `choice${pathHash(path)}${anonymous.toString(16).padStart(2, '0')}${CHOICE_KIND_CODE}`, 'choice');
         continue;
       }
-      const d: SymbolDef = { name: text.toString('latin1', n, e), kind: 'choice', line, endLine: line, at: n };
-      const scope = parent();
-      if (scope) d.parent = scope;
-      defs.push(d);
-      push(d, d.name, 'choice');
+      const name = text.toString('latin1', n, e);
+      push(define({ name, kind: 'choice', line, endLine: line, at: n }), name, 'choice');
     } else if (word === 'endmenu' || word === 'endchoice') {
       if (w === b || blankAfter) pop();
     }
   }
   // Left open: they end at the last line.
-  line = lastLine;
   while (open.length > 0) pop();
   return defs;
 }

@@ -22,6 +22,8 @@ import { call } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { TestRepo } from '../helpers/git.ts';
 import { logRecorder } from '../helpers/log-recorder.ts';
+import { sectionTable } from '../helpers/section-table.ts';
+import { SectionKind } from '../../daemon/index/shard-format.ts';
 
 const TRAWL = join(import.meta.dirname, '..', '..', 'bin', 'trawl.js');
 const FILES = 6;
@@ -71,25 +73,14 @@ before(async () => {
 
 after(() => root.cleanup());
 
-/** Sections of a shard file by kind (shard-reader.ts: the table of contents after the 64-byte header). */
-function sections(buf: Buffer): Map<number, { offset: number; length: number }> {
-  const out = new Map<number, { offset: number; length: number }>();
-  const count = buf.readUInt32LE(24);
-  for (let i = 0; i < count; i++) {
-    const o = 64 + i * 24;
-    out.set(buf.readUInt32LE(o), { offset: buf.readUInt32LE(o + 8), length: buf.readUInt32LE(o + 16) });
-  }
-  return out;
-}
-
 /** Where a document's bytes start in the shard file. */
 function contentOffset(buf: Buffer, path: string): number {
-  const s = sections(buf);
-  const docs = s.get(2)!;
-  const names = s.get(3)!;
+  const s = sectionTable(buf);
+  const docs = s.get(SectionKind.Docs)!;
+  const names = s.get(SectionKind.Names)!;
   for (let o = docs.offset; o < docs.offset + docs.length; o += 32) {
     const name = buf.toString('utf8', names.offset + buf.readUInt32LE(o), names.offset + buf.readUInt32LE(o) + buf.readUInt32LE(o + 4));
-    if (name === path) return s.get(1)!.offset + buf.readUInt32LE(o + 8);
+    if (name === path) return s.get(SectionKind.Content)!.offset + buf.readUInt32LE(o + 8);
   }
   throw new Error(`no document ${path}`);
 }
@@ -146,7 +137,7 @@ const CASES: Case[] = [
     name: 'shard with a flipped byte in a section (the file names)',
     victim: 'notes',
     found: 'by a search',
-    damage: (f) => edit(f.shard, (b) => ((b[sections(b).get(3)!.offset] ^= 0x20), b)),
+    damage: (f) => edit(f.shard, (b) => ((b[sectionTable(b).get(SectionKind.Names)!.offset] ^= 0x20), b)),
   },
   {
     name: 'shard with a flipped byte in a document',

@@ -16,7 +16,8 @@ import { loadManifest, type Manifest } from '../../daemon/index/manifest.ts';
 import { buildShard, type ShardJob } from '../../daemon/index/shard-builder.ts';
 import { Shard, ShardError } from '../../daemon/index/shard-reader.ts';
 import { addSymbols, reusableSymbols } from '../../daemon/index/symbols-pass.ts';
-import { HEADER_SIZE, SECTION_NAMES, SYMBOLS_SECTION_ORDER, SectionKind, TOC_ENTRY_SIZE, type ShardMeta } from '../../daemon/index/shard-format.ts';
+import { SECTION_NAMES, SYMBOLS_SECTION_ORDER, SectionKind, type ShardMeta } from '../../daemon/index/shard-format.ts';
+import { sectionTable } from '../helpers/section-table.ts';
 import { SYMBOL_RULES, symbolExtraction } from '../../daemon/symbols/extract.ts';
 import { Catalog } from '../../daemon/http/catalog.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
@@ -29,16 +30,10 @@ const dir = tempDir('symbols-pass');
 after(() => dir.cleanup());
 const skip = !ctagsAvailable() && 'universal-ctags is not installed';
 
-/** The sections of a file of sections, by kind, read from its table of contents (layout in shard-reader.ts). */
+/** The sections of a file of sections, by kind. */
 function sectionsOf(path: string): Map<SectionKind, Buffer> {
   const bytes = readFileSync(path);
-  const out = new Map<SectionKind, Buffer>();
-  for (let i = 0; i < bytes.readUInt32LE(24); i++) {
-    const o = HEADER_SIZE + i * TOC_ENTRY_SIZE;
-    const offset = bytes.readUInt32LE(o + 8);
-    out.set(bytes.readUInt32LE(o) as SectionKind, bytes.subarray(offset, offset + bytes.readUInt32LE(o + 16)));
-  }
-  return out;
+  return new Map([...sectionTable(bytes)].map(([kind, s]) => [kind, bytes.subarray(s.offset, s.offset + s.length)]));
 }
 
 /** The symbols file at `symbols` holds the symbol sections of the shard at `inline` byte for byte, and the shard at `content` opened with it answers as `inline`. */

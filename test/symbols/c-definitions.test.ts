@@ -4,18 +4,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cDefinitions, isCPath } from '../../daemon/symbols/c-definitions.ts';
-import { ctagsAvailable, extractSymbols as ctagsSymbols, sortSymbolDefs, type SymbolDef } from '../../daemon/symbols/ctags.ts';
+import { ctagsAvailable, sortSymbolDefs, type SymbolDef } from '../../daemon/symbols/ctags.ts';
+import { checkAgainstCtags, inScannerOrder, randomInputs, showDef, type ScannerCase } from '../helpers/symbols.ts';
 import { extractSymbols, scannedSymbols } from '../../daemon/symbols/extract.ts';
 import { nameStarts } from '../../daemon/symbols/name-range.ts';
 
 const bytes = (s: string): Buffer => Buffer.from(s, 'utf8');
 
 /** A definition as the table writes it: "kind name line[-end] [parentKind:parent]"; an anonymous parent is `__anon`. */
-function show(d: SymbolDef): string {
-  const range = d.endLine !== d.line ? `${d.line}-${d.endLine}` : `${d.line}`;
-  const parent = d.parent ? ` ${d.parent.kind}:${d.parent.name.replace(/__anon[0-9a-f]+/g, '__anon')}` : '';
-  return `${d.kind} ${d.name} ${range}${parent}`;
-}
+const show = (d: SymbolDef): string => showDef(d, /__anon[0-9a-f]+/g, '__anon');
 
 function scan(src: string, path = 'a.c'): string[] {
   const defs = cDefinitions(path, bytes(src));
@@ -23,7 +20,7 @@ function scan(src: string, path = 'a.c'): string[] {
   return sortSymbolDefs(defs).map(show);
 }
 
-type Case = { name: string; src: string; want: string[]; path?: string; /** Why ctags gives something else; absent: ctags gives exactly `want`. */ differs?: string };
+type Case = ScannerCase & { path?: string };
 
 const CASES: Case[] = [
   {
@@ -136,26 +133,12 @@ const CASES: Case[] = [
 
 for (const c of CASES) {
   test(`C scanner: ${c.name}`, () => {
-    assert.deepEqual(scan(c.src, c.path), [...c.want].sort((a, b) => order(a, b)).map(String), c.src);
+    assert.deepEqual(scan(c.src, c.path), inScannerOrder(c.want, show), c.src);
   });
 }
 
-/** The table's `want` in the scanner's order: (line, name, kind). */
-function order(a: string, b: string): number {
-  const [ka, na, la] = a.split(' ');
-  const [kb, nb, lb] = b.split(' ');
-  const d = parseInt(la!, 10) - parseInt(lb!, 10);
-  if (d !== 0) return d;
-  if (na !== nb) return na! < nb! ? -1 : 1;
-  return ka! < kb! ? -1 : ka! > kb! ? 1 : 0;
-}
-
-test('C scanner: ctags gives the same definitions wherever the table says it does', { skip: !ctagsAvailable() && 'universal-ctags is not installed' }, () => {
-  const agreed = CASES.filter((c) => !c.differs);
-  const r = ctagsSymbols(agreed.map((c) => ({ path: c.path ?? 'a.c', content: bytes(c.src) })));
-  agreed.forEach((c, i) => {
-    assert.deepEqual(r.symbols[i]!.map(show), scan(c.src, c.path), `${c.name}\n${c.src}`);
-  });
+test('C scanner: ctags gives the same definitions wherever the table says it does, and others where it says why', { skip: !ctagsAvailable() && 'universal-ctags is not installed' }, () => {
+  checkAgainstCtags(CASES, (c) => c.path ?? 'a.c', (c) => scan(c.src, c.path), show);
 });
 
 test('C scanner: headers with C++ or Objective-C are not read; malformed C is read as far as it goes', () => {
@@ -212,22 +195,9 @@ test('extractSymbols: C files by the scanner, other files and C++ headers by cta
 });
 
 test('C scanner: random bytes and random C-ish token soup end, and every definition is well formed', () => {
-  let seed = 7;
-  const rnd = (): number => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed / 2147483648;
-  };
   const frags = ['struct', 'union', 'enum', 'typedef', 'extern', '"C"', 'static', 'int', 'x', 'y', '__attribute__', '((', '))', '(', ')', '{', '}', '[', ']', ';', ',', '=', '*', ':', '#define A', '#if 0', '#ifdef X', '#else', '#elif', '#endif', '\n', ' ', '/*', '*/', '//', '"', "'", '\\\n', '\\', '::', 'class', '@', '\r\n', '0x1f', '1e+5', '->', '#', 'f(', '__read_mostly'];
-  for (let i = 0; i < 600; i++) {
-    let src: Buffer;
-    if (i % 2 === 0) {
-      src = Buffer.alloc(Math.floor(rnd() * 2000));
-      for (let k = 0; k < src.length; k++) src[k] = Math.floor(rnd() * 256);
-    } else {
-      const parts: string[] = [];
-      for (let k = Math.floor(rnd() * 300); k > 0; k--) parts.push(frags[Math.floor(rnd() * frags.length)]!);
-      src = Buffer.from(parts.join(rnd() < 0.5 ? ' ' : ''));
-    }
+  let i = 0;
+  for (const src of randomInputs(7, frags, 600, 2000)) {
     for (const path of ['a.c', 'a.h']) {
       const defs = cDefinitions(path, src);
       for (const d of defs ?? []) {
@@ -238,5 +208,6 @@ test('C scanner: random bytes and random C-ish token soup end, and every definit
         assert.equal(src.toString('utf8', d.at!, end), d.name, `case ${i}: the name is where it says`);
       }
     }
+    i++;
   }
 });

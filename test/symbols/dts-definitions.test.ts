@@ -5,23 +5,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dtsDefinitions, isDtsPath } from '../../daemon/symbols/dts-definitions.ts';
-import { ctagsAvailable, extractSymbols as ctagsSymbols, sortSymbolDefs, type SymbolDef } from '../../daemon/symbols/ctags.ts';
+import { ctagsAvailable, sortSymbolDefs, type SymbolDef } from '../../daemon/symbols/ctags.ts';
+import { checkAgainstCtags, inScannerOrder, randomInputs, showDef, type ScannerCase } from '../helpers/symbols.ts';
 import { extractSymbols, scannedSymbols } from '../../daemon/symbols/extract.ts';
 import { nameStarts } from '../../daemon/symbols/name-range.ts';
 
 const bytes = (s: string): Buffer => Buffer.from(s, 'utf8');
 
 /** A definition as the table writes it: "kind name line[-end] [parentKind:parent]". */
-function show(d: SymbolDef): string {
-  const range = d.endLine !== d.line ? `${d.line}-${d.endLine}` : `${d.line}`;
-  return `${d.kind} ${d.name} ${range}${d.parent ? ` ${d.parent.kind}:${d.parent.name}` : ''}`;
-}
-
+const show = (d: SymbolDef): string => showDef(d);
 const scan = (src: string): string[] => sortSymbolDefs(dtsDefinitions(bytes(src))).map(show);
 
-type Case = { name: string; src: string; want: string[]; /** Why ctags gives something else; absent: ctags gives exactly `want`. */ differs?: string };
-
-const CASES: Case[] = [
+const CASES: ScannerCase[] = [
   {
     name: 'labelled nodes, nested, with the innermost labelled node as parent',
     src: '/dts-v1/;\n/ {\n\tsoc: soc@0 {\n\t\tuart0: serial@1000 {\n\t\t\tcompatible = "ns16550a";\n\t\t\tdma: dma@1 {\n\t\t\t};\n\t\t};\n\t};\n};\n',
@@ -91,25 +86,12 @@ const CASES: Case[] = [
 
 for (const c of CASES) {
   test(`DTS scanner: ${c.name}`, () => {
-    assert.deepEqual(scan(c.src), sortShown(c.want));
+    assert.deepEqual(scan(c.src), inScannerOrder(c.want, show));
   });
 }
 
-/** The table's wants in the scanner's order (sortSymbolDefs: by line, then name). */
-function sortShown(want: string[]): string[] {
-  return [...want].sort((a, b) => order(a) - order(b) || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
-}
-const order = (shown: string): number => Number(shown.split(' ')[2]!.split('-')[0]);
-const name = (shown: string): string => shown.split(' ')[1]!;
-
-test('DTS scanner: ctags gives the same definitions wherever the table says it does', { skip: !ctagsAvailable() && 'universal-ctags is not installed' }, () => {
-  const agreeing = CASES.filter((c) => !c.differs);
-  const r = ctagsSymbols(agreeing.map((c, i) => ({ path: `t${i}.dts`, content: bytes(c.src) })));
-  agreeing.forEach((c, i) => assert.deepEqual(r.symbols[i]!.map(show), scan(c.src), c.name));
-  // And where it differs, it does give something else (or the case would say it agrees).
-  const differing = CASES.filter((c) => c.differs);
-  const d = ctagsSymbols(differing.map((c, i) => ({ path: `d${i}.dts`, content: bytes(c.src) })));
-  differing.forEach((c, i) => assert.notDeepEqual(d.symbols[i]!.map(show), scan(c.src), c.name));
+test('DTS scanner: ctags gives the same definitions wherever the table says it does, and others where it says why', { skip: !ctagsAvailable() && 'universal-ctags is not installed' }, () => {
+  checkAgainstCtags(CASES, (_, i) => `t${i}.dts`, (c) => scan(c.src), show);
 });
 
 test('DTS scanner: which paths it reads, through the one extraction rule', () => {
@@ -145,21 +127,14 @@ test('DTS scanner: malformed input is read as far as it goes', () => {
 });
 
 test('DTS scanner: random bytes and random device-tree token soup end, and every definition is well formed', () => {
-  let seed = 17;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
   const pieces = ['/ {', '};', '{', '}', ';', 'a:', 'b: ', 'node@1', ' = <1 &a>', '"s{"', "'c'", '/* x */', '// y\n', '\n', '#define Q 1\n', '#if 0\n', '/include/ "f"', '/omit-if-no-ref/ ', '\\\n', '\r\n', '=', '<', '>', '&', '/'];
-  for (let round = 0; round < 400; round++) {
-    let src: Uint8Array;
-    if (round % 2 === 0) {
-      src = new Uint8Array(Math.floor(rnd() * 3000));
-      for (let i = 0; i < src.length; i++) src[i] = Math.floor(rnd() * 256);
-    } else {
-      src = bytes(Array.from({ length: Math.floor(rnd() * 400) }, () => pieces[Math.floor(rnd() * pieces.length)]).join(''));
-    }
-    const lines = Buffer.from(src).toString('latin1').split('\n').length;
+  let round = 0;
+  for (const src of randomInputs(17, pieces, 400, 3000, 400)) {
+    const lines = src.toString('latin1').split('\n').length;
     for (const d of dtsDefinitions(src)) {
       assert.ok(d.name.length > 0 && d.line >= 1 && d.endLine >= d.line && d.endLine <= lines, `round ${round}: ${show(d)}`);
-      assert.equal(Buffer.from(src).toString('latin1', d.at!, d.at! + d.name.length), d.name);
+      assert.equal(src.toString('latin1', d.at!, d.at! + d.name.length), d.name);
     }
+    round++;
   }
 });

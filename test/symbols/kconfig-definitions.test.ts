@@ -4,24 +4,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isKconfigPath, kconfigDefinitions } from '../../daemon/symbols/kconfig-definitions.ts';
-import { ctagsAvailable, extractSymbols as ctagsSymbols, sortSymbolDefs, type SymbolDef } from '../../daemon/symbols/ctags.ts';
+import { ctagsAvailable, sortSymbolDefs, type SymbolDef } from '../../daemon/symbols/ctags.ts';
+import { checkAgainstCtags, inScannerOrder, randomInputs, showDef, type ScannerCase } from '../helpers/symbols.ts';
 import { extractSymbols, scannedSymbols } from '../../daemon/symbols/extract.ts';
 import { nameStarts } from '../../daemon/symbols/name-range.ts';
 
 const bytes = (s: string): Buffer => Buffer.from(s, 'utf8');
 
 /** A definition as the table writes it: "kind name line[-end] [parentKind:parent]"; an anonymous choice is `choice#`. */
-function show(d: SymbolDef): string {
-  const range = d.endLine !== d.line ? `${d.line}-${d.endLine}` : `${d.line}`;
-  const parent = d.parent ? ` ${d.parent.kind}:${d.parent.name.replace(/choice[0-9a-f]{12}/g, 'choice#')}` : '';
-  return `${d.kind} ${d.name} ${range}${parent}`;
-}
+const show = (d: SymbolDef): string => showDef(d, /choice[0-9a-f]{12}/g, 'choice#');
 
 const scan = (src: string): string[] => sortSymbolDefs(kconfigDefinitions('Kconfig', bytes(src))).map(show);
 
-type Case = { name: string; src: string; want: string[]; /** Why ctags gives something else; absent: ctags gives exactly `want`. */ differs?: string };
-
-const CASES: Case[] = [
+const CASES: ScannerCase[] = [
   {
     name: 'configs, each as NAME and CONFIG_NAME, in nested menus',
     src: 'mainmenu "Top"\nmenu "Outer"\nmenu "Inner"\nconfig X\n\tbool "x"\nendmenu\n  menuconfig MC\nendmenu\nconfig OUT\n',
@@ -67,27 +62,12 @@ const CASES: Case[] = [
 
 for (const c of CASES) {
   test(`Kconfig scanner: ${c.name}`, () => {
-    assert.deepEqual(scan(c.src), sortSymbolDefs(c.want.map(parse)).map(show));
+    assert.deepEqual(scan(c.src), inScannerOrder(c.want, show));
   });
 }
 
-/** A table row back as a definition, for sorting as the scanner's output is sorted. */
-function parse(shown: string): SymbolDef {
-  const [kind, name, range] = shown.split(' ');
-  const [line, end] = range!.split('-').map(Number);
-  const parentText = shown.split(' ').slice(3).join(' ');
-  const d: SymbolDef = { kind: kind!, name: name!, line: line!, endLine: end ?? line! };
-  if (parentText) d.parent = { kind: parentText.slice(0, parentText.indexOf(':')), name: parentText.slice(parentText.indexOf(':') + 1) };
-  return d;
-}
-
-test('Kconfig scanner: ctags gives the same definitions wherever the table says it does', { skip: !ctagsAvailable() && 'universal-ctags is not installed' }, () => {
-  const agreeing = CASES.filter((c) => !c.differs);
-  const r = ctagsSymbols(agreeing.map((c, i) => ({ path: `k${i}/Kconfig`, content: bytes(c.src) })));
-  agreeing.forEach((c, i) => assert.deepEqual(r.symbols[i]!.map(show), scan(c.src), c.name));
-  const differing = CASES.filter((c) => c.differs);
-  const d = ctagsSymbols(differing.map((c, i) => ({ path: `d${i}/Kconfig`, content: bytes(c.src) })));
-  differing.forEach((c, i) => assert.notDeepEqual(d.symbols[i]!.map(show), scan(c.src), c.name));
+test('Kconfig scanner: ctags gives the same definitions wherever the table says it does, and others where it says why', { skip: !ctagsAvailable() && 'universal-ctags is not installed' }, () => {
+  checkAgainstCtags(CASES, (_, i) => `k${i}/Kconfig`, (c) => scan(c.src), show);
 });
 
 test('Kconfig scanner: which paths it reads, through the one extraction rule; names are where they say', () => {
@@ -104,20 +84,13 @@ test('Kconfig scanner: which paths it reads, through the one extraction rule; na
 });
 
 test('Kconfig scanner: random bytes and random Kconfig token soup end, and every definition is well formed', () => {
-  let seed = 23;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
   const pieces = ['config ', 'menuconfig ', 'menu ', 'mainmenu ', 'choice', 'endchoice', 'endmenu', 'A', 'B_1', '"t"', '"', '#', ' ', '\t', '\n', '\r\n', 'help\n', 'if X\n', 'endif\n'];
-  for (let round = 0; round < 400; round++) {
-    let src: Uint8Array;
-    if (round % 2 === 0) {
-      src = new Uint8Array(Math.floor(rnd() * 3000));
-      for (let i = 0; i < src.length; i++) src[i] = Math.floor(rnd() * 256);
-    } else {
-      src = bytes(Array.from({ length: Math.floor(rnd() * 300) }, () => pieces[Math.floor(rnd() * pieces.length)]).join(''));
-    }
-    const lines = Math.max(1, Buffer.from(src).toString('latin1').split('\n').length);
+  let round = 0;
+  for (const src of randomInputs(23, pieces, 400)) {
+    const lines = Math.max(1, src.toString('latin1').split('\n').length);
     for (const d of kconfigDefinitions('Kconfig', src)) {
       assert.ok(d.name.length > 0 && d.line >= 1 && d.endLine >= d.line && d.endLine <= lines, `round ${round}: ${show(d)}`);
     }
+    round++;
   }
 });
