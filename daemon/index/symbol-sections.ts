@@ -1,23 +1,26 @@
 // A shard's symbol sections (symbols, symbol-ngrams, symbol-postings, symbol-index; their
 // layouts in shard-reader.ts and symbol-index.ts) from its documents in document order:
-// their definitions by batches of content (symbols/extract.ts: C by the scanner, the rest by
-// universal-ctags), then the sections.
+// their definitions (symbols/extract.ts: C, device tree and Kconfig files by our scanners as
+// they come, the rest by universal-ctags in batches of content), then the sections.
 // The shard builder collects them inline (small builds); the symbols pass
 // (symbols-pass.ts) collects them for a shard built without, after its content was
 // committed and made searchable.
 
 import { PostingsBuilder } from '../../core/index.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
-import { extractSymbols } from '../symbols/extract.ts';
+import { extractSymbols as ctagsSymbols } from '../symbols/ctags.ts';
+import { scannedSymbols } from '../symbols/extract.ts';
 import { nameStarts } from '../symbols/name-range.ts';
 import { REC_NAME_OFF, encodeSymbolIndex } from './symbol-index.ts';
 import { symbolsJunk } from './symbol-junk.ts';
 import { NO_KIND, SYMBOL_RECORD_SIZE, SectionKind, ngramTable } from './shard-format.ts';
 
 /**
- * Content handed to one ctags process: large enough to amortise its start (a few ms), small
- * enough to bound memory: a batch's ctags output and its parsed tags cost ~3x the batch
- * while they last (a 32 MB batch of Linux C: +100 MB).
+ * Content handed to one ctags process: large enough to amortise its start, small enough to
+ * bound memory: a batch's ctags output and its parsed tags cost ~3x the batch while they
+ * last (a 32 MB batch of Linux C: +100 MB). Only what ctags reads counts: starting a process
+ * costs its parent's page tables (~25 ms from a build thread of a 1 GB process), so a batch
+ * holding the scanners' files too started ~130 ctags for Linux instead of ~15.
  */
 const SYMBOL_BATCH_BYTES = 8 * 1024 * 1024;
 /** Longest symbol or parent name stored (nameLen is a u16). */
@@ -39,10 +42,18 @@ export interface BuiltSymbols {
  */
 export class SymbolSections {
   private failures = 0;
-  /** Definitions per document (documents come in order; one not added has none). */
+  /** Definitions per document (one not added has none). */
   private readonly perDocCount: number[] = [];
+  /**
+   * Each document's first record. A document's records are one run, but the runs come in
+   * the order the definitions do (a file for ctags waits for its batch, the scanners' files
+   * do not); finish() puts them in document order when they are not.
+   */
+  private readonly firstRecord: number[] = [];
+  private lastDoc = -1;
+  private inDocOrder = true;
   /** Every definition's name and where it is in its file, in record order. */
-  private readonly recordNames: string[] = [];
+  private recordNames: string[] = [];
   private records = Buffer.alloc(0);
   /** `records` as u32 words (records are 24 bytes, `records` starts at offset 0 of its memory). */
   private words = new Uint32Array(0);
@@ -53,8 +64,8 @@ export class SymbolSections {
   private readonly parentNames = new Map<string, [number, number]>();
   private readonly kinds: string[] = [];
   private readonly kindIndex = new Map<string, number>();
-  /** Documents waiting for extraction (and, in their order among them, those whose definitions are known). */
-  private batch: Array<{ doc: number; path: string; content: Uint8Array; known?: SymbolDef[] }> = [];
+  /** Documents waiting for ctags. */
+  private batch: Array<{ doc: number; path: string; content: Uint8Array }> = [];
   /** Documents whose definitions were taken as known. */
   reused = 0;
   private batchBytes = 0;
@@ -70,16 +81,24 @@ export class SymbolSections {
   ) {}
 
   /**
-   * Document `doc` (the documents in order, each once). Its bytes are copied (the caller may
-   * reuse them) unless the content is stable. A file symbol-junk.ts rules out gets no
-   * symbols. `known`: its definitions as a previous build of the same path and blob found
-   * them (symbols-pass.ts), taken instead of extracting them again.
+   * Document `doc` (each once). A file for ctags is copied (the caller may reuse its bytes)
+   * unless the content is stable. A file symbol-junk.ts rules out gets no symbols. `known`:
+   * its definitions as a previous build of the same path and blob found them
+   * (symbols-pass.ts), taken instead of extracting them again.
    */
   add(doc: number, path: string, content: Uint8Array, known?: SymbolDef[]): void {
     if (!this.enabled || symbolsJunk(path, content) !== undefined) return;
-    if (known) this.reused++;
-    const bytes = this.stableContent ? content : new Uint8Array(content);
-    this.batch.push(known ? { doc, path, content: bytes, known } : { doc, path, content: bytes });
+    if (known) {
+      this.reused++;
+      this.addDefs(doc, content, known, false);
+      return;
+    }
+    const scanned = scannedSymbols(path, content);
+    if (scanned) {
+      this.addDefs(doc, content, scanned, true);
+      return;
+    }
+    this.batch.push({ doc, path, content: this.stableContent ? content : new Uint8Array(content) });
     this.batchBytes += content.length;
     if (this.batchBytes >= SYMBOL_BATCH_BYTES) this.flush();
   }
@@ -87,6 +106,7 @@ export class SymbolSections {
   /** The sections of `docCount` documents. */
   finish(docCount: number): BuiltSymbols {
     this.flush();
+    if (!this.inDocOrder) this.putInDocOrder(docCount);
     // The distinct names, sorted, with their definitions (symbol-index.ts); the records
     // point into them; their trigrams, by block of names, for the sym: prefilter.
     const symbolIndex = encodeSymbolIndex(this.recordNames);
@@ -125,63 +145,136 @@ export class SymbolSections {
     };
   }
 
+  /** The batch's definitions, by one ctags process. */
   private flush(): void {
     if (this.batch.length === 0) return;
-    const asked = this.batch.filter((b) => !b.known);
-    const r = asked.length > 0 ? extractSymbols(asked) : { symbols: [], failed: 0, timedOut: 0 };
-    let next = 0;
-    for (const b of this.batch) {
-      const defs = b.known ?? r.symbols[next++]!;
-      const n = defs.length;
-      this.perDocCount[b.doc] = n;
-      if (n === 0) continue;
-      const names = new Array<string>(n);
-      const lines = new Array<number>(n);
-      const hints = b.known ? undefined : new Array<number | undefined>(n);
-      for (let j = 0; j < n; j++) {
-        const def = defs[j]!;
-        names[j] = storedName(def.name);
-        lines[j] = def.line;
-        if (hints) hints[j] = def.at;
-      }
-      const starts = nameStarts(Buffer.from(b.content.buffer, b.content.byteOffset, b.content.length), lines, names, hints);
-      this.reserve(n);
-      // The record's words (layout in symbol-index.ts; little-endian, as every typed view
-      // over a shard reads them): the name's offset (finish), start, line, endLine,
-      // parentOff, then parentLen u16 | kind u8 | parentKind u8.
-      const words = this.words;
-      let parent: { name: string; kind: string } | undefined;
-      let parentRef = 0;
-      let parentWord = 0;
-      for (let j = 0; j < n; j++) {
-        const def = defs[j]!;
-        const w = (this.count * SYMBOL_RECORD_SIZE) >>> 2;
-        words[w + 1] = starts[j]!;
-        words[w + 2] = def.line;
-        words[w + 3] = Math.max(def.line, def.endLine);
-        const kind = this.kindOf(def.kind);
-        const p = def.parent;
-        if (p === undefined) {
-          words[w + 4] = 0;
-          words[w + 5] = ((kind << 16) | (NO_KIND << 24)) >>> 0;
-        } else {
-          // The definitions of one parent come in a row and share its object.
-          if (p !== parent) {
-            parent = p;
-            const [off, len] = this.parentName(p.name);
-            parentRef = off;
-            parentWord = len | (this.kindOf(p.kind) << 24);
-          }
-          words[w + 4] = parentRef;
-          words[w + 5] = (parentWord | (kind << 16)) >>> 0;
-        }
-        this.recordNames.push(names[j]!);
-        this.count++;
-      }
-    }
+    const r = ctagsSymbols(this.batch);
+    this.batch.forEach((b, i) => this.addDefs(b.doc, b.content, r.symbols[i]!, true));
     this.failures += r.failed + r.timedOut;
     this.batch = [];
     this.batchBytes = 0;
+  }
+
+  /**
+   * Document `doc`'s definitions as records, after the last ones. `located`: they come
+   * from extraction, with where the parser read each name (SymbolDef.at) when it knows.
+   */
+  private addDefs(doc: number, content: Uint8Array, defs: readonly SymbolDef[], located: boolean): void {
+    const n = defs.length;
+    this.perDocCount[doc] = n;
+    if (n === 0) return;
+    this.firstRecord[doc] = this.count;
+    if (doc < this.lastDoc) this.inDocOrder = false;
+    this.lastDoc = doc;
+    const names = new Array<string>(n);
+    const lines = new Array<number>(n);
+    const hints = located ? new Array<number | undefined>(n) : undefined;
+    for (let j = 0; j < n; j++) {
+      const def = defs[j]!;
+      names[j] = storedName(def.name);
+      lines[j] = def.line;
+      if (hints) hints[j] = def.at;
+    }
+    const starts = nameStarts(Buffer.from(content.buffer, content.byteOffset, content.length), lines, names, hints);
+    this.reserve(n);
+    // The record's words (layout in symbol-index.ts; little-endian, as every typed view
+    // over a shard reads them): the name's offset (finish), start, line, endLine,
+    // parentOff, then parentLen u16 | kind u8 | parentKind u8.
+    const words = this.words;
+    let parent: { name: string; kind: string } | undefined;
+    let parentRef = 0;
+    let parentWord = 0;
+    for (let j = 0; j < n; j++) {
+      const def = defs[j]!;
+      const w = (this.count * SYMBOL_RECORD_SIZE) >>> 2;
+      words[w + 1] = starts[j]!;
+      words[w + 2] = def.line;
+      words[w + 3] = Math.max(def.line, def.endLine);
+      const kind = this.kindOf(def.kind);
+      const p = def.parent;
+      if (p === undefined) {
+        words[w + 4] = 0;
+        words[w + 5] = ((kind << 16) | (NO_KIND << 24)) >>> 0;
+      } else {
+        // The definitions of one parent come in a row and share its object.
+        if (p !== parent) {
+          parent = p;
+          const [off, len] = this.parentName(p.name);
+          parentRef = off;
+          parentWord = len | (this.kindOf(p.kind) << 24);
+        }
+        words[w + 4] = parentRef;
+        words[w + 5] = (parentWord | (kind << 16)) >>> 0;
+      }
+      this.recordNames.push(names[j]!);
+      this.count++;
+    }
+  }
+
+  /**
+   * The records (and their names) by document, as the symbols section's layout needs; then
+   * the kinds and the parents' names numbered in order of first use among them, as if the
+   * documents had come in order: a shard's bytes do not depend on which of its files waited
+   * for ctags or were reused (symbols-pass.ts).
+   */
+  private putInDocOrder(docCount: number): void {
+    const wordsPer = SYMBOL_RECORD_SIZE >>> 2;
+    const records = Buffer.alloc(this.records.length);
+    const words = new Uint32Array(records.buffer, records.byteOffset, records.length >>> 2);
+    const names = new Array<string>(this.count);
+    let k = 0;
+    for (let d = 0; d < docCount; d++) {
+      const n = this.perDocCount[d] ?? 0;
+      if (n === 0) continue;
+      const from = this.firstRecord[d]!;
+      words.set(this.words.subarray(from * wordsPer, (from + n) * wordsPer), k * wordsPer);
+      for (let j = 0; j < n; j++) names[k + j] = this.recordNames[from + j]!;
+      k += n;
+    }
+    const kindMap = new Int16Array(NO_KIND + 1).fill(-1);
+    kindMap[NO_KIND] = NO_KIND;
+    const kinds: string[] = [];
+    const kindOf = (old: number): number => {
+      if (kindMap[old]! < 0) {
+        kindMap[old] = kinds.length;
+        kinds.push(this.kinds[old]!);
+      }
+      return kindMap[old]!;
+    };
+    const parentAt = new Map<number, number>();
+    const strings: Buffer[] = [];
+    let stringBytes = 0;
+    const joined = Buffer.concat(this.strings);
+    for (let w = 0; w < this.count * wordsPer; w += wordsPer) {
+      const last = words[w + 5]!;
+      const kind = kindOf((last >>> 16) & 0xff);
+      const parentKind = last >>> 24;
+      if (parentKind === NO_KIND) {
+        words[w + 5] = ((kind << 16) | (NO_KIND << 24)) >>> 0;
+        continue;
+      }
+      const len = last & 0xffff;
+      const old = words[w + 4]!;
+      let off = parentAt.get(old);
+      if (off === undefined) {
+        off = stringBytes;
+        parentAt.set(old, off);
+        strings.push(joined.subarray(old, old + len));
+        stringBytes += len;
+      }
+      words[w + 4] = off;
+      words[w + 5] = (len | (kind << 16) | (kindOf(parentKind) << 24)) >>> 0;
+    }
+    this.records = records;
+    this.words = words;
+    this.recordNames = names;
+    this.kinds.splice(0, this.kinds.length, ...kinds);
+    this.kindIndex.clear();
+    kinds.forEach((name, i) => this.kindIndex.set(name, i));
+    this.strings.splice(0, this.strings.length, ...strings);
+    this.stringBytes = stringBytes;
+    this.parentNames.clear();
+    this.inDocOrder = true;
   }
 
   /** Room for `more` records. */
