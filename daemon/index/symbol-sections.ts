@@ -22,7 +22,7 @@ import { NO_KIND, SYMBOL_RECORD_SIZE, SectionKind, ngramTable } from './shard-fo
  * costs its parent's page tables (~25 ms from a build thread of a 1 GB process), so a batch
  * holding the scanners' files too started ~130 ctags for Linux instead of ~15.
  */
-const SYMBOL_BATCH_BYTES = 8 * 1024 * 1024;
+const SYMBOL_BATCH_BYTES = 32 * 1024 * 1024;
 /** Longest symbol or parent name stored (nameLen is a u16). */
 const MAX_NAME_BYTES = 0xffff;
 
