@@ -11,7 +11,7 @@ import type { SymbolDef } from '../symbols/ctags.ts';
 import { extractSymbols as ctagsSymbols } from '../symbols/ctags.ts';
 import { scannedSymbols } from '../symbols/extract.ts';
 import { nameStarts } from '../symbols/name-range.ts';
-import { REC_NAME_OFF, encodeSymbolIndex } from './symbol-index.ts';
+import { encodeSymbolIndexOf } from './symbol-index.ts';
 import { symbolsJunk } from './symbol-junk.ts';
 import { NO_KIND, SYMBOL_RECORD_SIZE, SectionKind, ngramTable } from './shard-format.ts';
 
@@ -52,8 +52,14 @@ export class SymbolSections {
   private readonly firstRecord: number[] = [];
   private lastDoc = -1;
   private inDocOrder = true;
-  /** Every definition's name and where it is in its file, in record order. */
-  private recordNames: string[] = [];
+  /**
+   * Every definition's name as UTF-8, in one buffer: until finish() a record's first word
+   * is where its name starts there, `nameLength` its length. Strings kept to the end would
+   * outlive every young-generation collection (~500k per shard of Linux).
+   */
+  private names = Buffer.alloc(0);
+  private namesUsed = 0;
+  private nameLength = new Uint32Array(0);
   private records = Buffer.alloc(0);
   /** `records` as u32 words (records are 24 bytes, `records` starts at offset 0 of its memory). */
   private words = new Uint32Array(0);
@@ -109,9 +115,12 @@ export class SymbolSections {
     if (!this.inDocOrder) this.putInDocOrder(docCount);
     // The distinct names, sorted, with their definitions (symbol-index.ts); the records
     // point into them; their trigrams, by block of names, for the sym: prefilter.
-    const symbolIndex = encodeSymbolIndex(this.recordNames);
+    const wordsPer = SYMBOL_RECORD_SIZE >>> 2;
+    const nameStart = new Uint32Array(this.count);
+    for (let r = 0; r < this.count; r++) nameStart[r] = this.words[r * wordsPer]!;
+    const symbolIndex = encodeSymbolIndexOf({ bytes: this.names, start: nameStart, length: this.nameLength.subarray(0, this.count) });
+    for (let r = 0; r < this.count; r++) this.words[r * wordsPer] = symbolIndex.nameOffOf[r]!;
     const records = this.records.subarray(0, this.count * SYMBOL_RECORD_SIZE);
-    for (let r = 0; r < this.count; r++) records.writeUInt32LE(symbolIndex.nameOffOf[r]!, r * SYMBOL_RECORD_SIZE + REC_NAME_OFF);
     // The symbols section (layout in shard-reader.ts, version 4 records in symbol-index.ts):
     // counts, each document's first symbol, the records, then the parents' names.
     const head = Buffer.alloc(8 + 4 * (docCount + 1));
@@ -206,7 +215,8 @@ export class SymbolSections {
         words[w + 4] = parentRef;
         words[w + 5] = (parentWord | (kind << 16)) >>> 0;
       }
-      this.recordNames.push(names[j]!);
+      words[w] = this.namesUsed;
+      this.nameLength[this.count] = this.addName(names[j]!);
       this.count++;
     }
   }
@@ -221,14 +231,14 @@ export class SymbolSections {
     const wordsPer = SYMBOL_RECORD_SIZE >>> 2;
     const records = Buffer.alloc(this.records.length);
     const words = new Uint32Array(records.buffer, records.byteOffset, records.length >>> 2);
-    const names = new Array<string>(this.count);
+    const nameLength = new Uint32Array(this.nameLength.length);
     let k = 0;
     for (let d = 0; d < docCount; d++) {
       const n = this.perDocCount[d] ?? 0;
       if (n === 0) continue;
       const from = this.firstRecord[d]!;
       words.set(this.words.subarray(from * wordsPer, (from + n) * wordsPer), k * wordsPer);
-      for (let j = 0; j < n; j++) names[k + j] = this.recordNames[from + j]!;
+      nameLength.set(this.nameLength.subarray(from, from + n), k);
       k += n;
     }
     const kindMap = new Int16Array(NO_KIND + 1).fill(-1);
@@ -267,7 +277,7 @@ export class SymbolSections {
     }
     this.records = records;
     this.words = words;
-    this.recordNames = names;
+    this.nameLength = nameLength;
     this.kinds.splice(0, this.kinds.length, ...kinds);
     this.kindIndex.clear();
     kinds.forEach((name, i) => this.kindIndex.set(name, i));
@@ -285,6 +295,33 @@ export class SymbolSections {
     this.records.copy(grown, 0, 0, this.count * SYMBOL_RECORD_SIZE);
     this.records = grown;
     this.words = new Uint32Array(grown.buffer, grown.byteOffset, grown.length >>> 2);
+    const lengths = new Uint32Array(grown.length / SYMBOL_RECORD_SIZE);
+    lengths.set(this.nameLength.subarray(0, this.count));
+    this.nameLength = lengths;
+  }
+
+  /** Appends a name's UTF-8 bytes to `names`; their length. */
+  private addName(name: string): number {
+    const most = name.length * 3;
+    if (this.namesUsed + most > this.names.length) {
+      const grown = Buffer.alloc(Math.max(this.namesUsed + most, this.names.length * 2, 1 << 20));
+      this.names.copy(grown, 0, 0, this.namesUsed);
+      this.names = grown;
+    }
+    const names = this.names;
+    const from = this.namesUsed;
+    // ASCII by a loop (names are short: a call per name would cost more), the rest by the encoder.
+    for (let k = 0; k < name.length; k++) {
+      const c = name.charCodeAt(k);
+      if (c >= 0x80) {
+        const length = names.write(name, from, 'utf8');
+        this.namesUsed += length;
+        return length;
+      }
+      names[from + k] = c;
+    }
+    this.namesUsed += name.length;
+    return name.length;
   }
 
   /** A kind's number, in order of first use (more than 254 kinds: the last one is shared). */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import RE2 from 're2';
-import { encodeSymbolIndex, foldKey, NAMES_PER_BLOCK, REC_NAME_OFF, REC_START, SymbolIndex } from '../../daemon/index/symbol-index.ts';
+import { encodeSymbolIndex, encodeSymbolIndexOf, foldKey, NAMES_PER_BLOCK, REC_NAME_OFF, REC_START, SymbolIndex } from '../../daemon/index/symbol-index.ts';
 import { SYMBOL_RECORD_SIZE } from '../../daemon/index/shard-format.ts';
 import { compileTerm } from '../../daemon/query/plan.ts';
 import { regexFlags } from '../../daemon/query/terms.ts';
@@ -17,6 +17,7 @@ import { analyzeSymbolPattern, matchingNames } from '../../daemon/search/symbol-
 import type { SearchRequest } from '../../daemon/search/types.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { tempDir } from '../helpers/corpus.ts';
+import { seededRandom } from '../../daemon/bench/stats.ts';
 
 // Case variants, shared prefixes, the two non-ASCII letters that fold to ASCII (U+212A
 // KELVIN SIGN, U+017F LONG S), other non-ASCII, one-letter names, repeated definitions.
@@ -44,6 +45,65 @@ function indexOf(names: string[]): SymbolIndex {
   const aligned = Buffer.from(new Uint8Array(section));
   return new SymbolIndex(aligned, records, SYMBOL_RECORD_SIZE);
 }
+
+/**
+ * The section as its layout (symbol-index.ts) describes it, spelled the plain way: distinct
+ * names by a Map, sorted by foldKey then bytes with a comparator, records by name then
+ * number. The encoder's typed-array version must give the same bytes.
+ */
+function oracleSection(names: readonly string[]): { section: Buffer; nameOffOf: number[] } {
+  const distinct = [...new Set(names)];
+  const bytesOf = (x: string) => Buffer.from(x, 'utf8');
+  const bin = (x: string) => bytesOf(x).toString('latin1');
+  const key = (x: string) => foldKey(bytesOf(x));
+  distinct.sort((a, b) => (key(a) !== key(b) ? (key(a) < key(b) ? -1 : 1) : bin(a) < bin(b) ? -1 : bin(a) > bin(b) ? 1 : 0));
+  const strings = Buffer.concat(distinct.map((x) => Buffer.concat([bytesOf(x), Buffer.from('\n')])));
+  const nameOff: number[] = [];
+  let at = 0;
+  for (const x of distinct) {
+    nameOff.push(at);
+    at += bytesOf(x).length + 1;
+  }
+  nameOff.push(at);
+  const rank = new Map(distinct.map((x, r) => [x, r]));
+  const defRecord = names.map((_, i) => i).sort((a, b) => rank.get(names[a]!)! - rank.get(names[b]!)! || a - b);
+  const head = [distinct.length, names.length, names.some((x) => x.includes('\n')) ? 1 : 0, NAMES_PER_BLOCK];
+  const words = Buffer.from(new Uint32Array([...head, ...nameOff, ...defRecord]).buffer);
+  return { section: Buffer.concat([words, strings]), nameOffOf: names.map((x) => nameOff[rank.get(x)!]!) };
+}
+
+test('the encoder gives the bytes of the layout, over random names (against a plain oracle)', () => {
+  const random = seededRandom(21);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const pieces = ['a', 'A', 'b', 'z', 'Z', '_', '0', 'CONFIG_', 'snd_soc_', '__', 'x\n', 'é', 'É', '\u212A', 'k', 'K', '\u017F', 's', 'S', '\u{1F600}', '\u00ff', '[', '`', '@', '\x7f'];
+  // Half the rounds without the two letters that fold from several bytes: the encoder then
+  // folds as it sorts instead of writing the keys out.
+  const plain = pieces.filter((p) => p !== '\u212A' && p !== '\u017F');
+  for (let round = 0; round < 60; round++) {
+    const from = round % 2 === 0 ? pieces : plain;
+    const count = 1 + Math.floor(random() * (round < 50 ? 60 : 3000));
+    const pool: string[] = [];
+    const names = Array.from({ length: count }, () => {
+      if (pool.length > 0 && random() < 0.3) return pick(pool);
+      let x = '';
+      const len = Math.floor(random() * (random() < 0.05 ? 80 : 9));
+      for (let k = 0; k < len; k++) x += pick(from);
+      if (random() < 0.2 && pool.length > 0) x = pick(pool) + x;
+      pool.push(x);
+      return x;
+    });
+    const want = oracleSection(names);
+    const got = encodeSymbolIndex(names);
+    assert.ok(Buffer.from(got.section).equals(want.section), `round ${round}: ${JSON.stringify(names.slice(0, 8))}`);
+    assert.deepEqual([...got.nameOffOf], want.nameOffOf, `round ${round}`);
+  }
+  // Names given as views into one buffer, in any place and order, as the symbols pass gives them.
+  const bytes = Buffer.from('xxFooyyfoozzFOO\u212Aelvin');
+  const got = encodeSymbolIndexOf({ bytes, start: Uint32Array.from([12, 2, 7, 2, 15]), length: Uint32Array.from([3, 3, 3, 3, 8]) });
+  const want = oracleSection(['FOO', 'Foo', 'foo', 'Foo', '\u212Aelvin']);
+  assert.ok(Buffer.from(got.section).equals(want.section));
+  assert.deepEqual([...got.nameOffOf], want.nameOffOf);
+});
 
 test('prefixRange is every name whose folded key starts with the prefix (against a scan)', () => {
   const index = indexOf([...NAMES, 'mak', 'ma', 'MAKE_', '\u212A', 'k', 'kA', 'K\u212A', 's\u017F', '\u017Fs', 'é', 'e\u0301']);
