@@ -15,7 +15,7 @@ import { SymbolSections } from './symbol-sections.ts';
 import { packMeta } from './shard-builder.ts';
 
 export interface SymbolsJob {
-  /** The shard built without symbols. */
+  /** The shard built without symbols, by this build (its content is not checked again). */
   from: string;
   /** Where its symbols file goes (written atomically, as every shard). */
   finalPath: string;
@@ -70,7 +70,8 @@ function previousDocs(shards: readonly ShardFiles[]): Map<string, { shard: Shard
 let cache: { key: string; docs: Map<string, { shard: Shard; doc: number }>; shards: Shard[] } | undefined;
 
 export function addSymbols(job: SymbolsJob): SymbolsResult {
-  const shard = Shard.open(job.from);
+  // Written by this build's content phase: its documents' checksums came from the same bytes.
+  const shard = Shard.open(job.from, { contentWrittenByCaller: true });
   // The documents are views of the shard's mapping, which outlives the sections' build.
   const symbols = new SymbolSections(true, true);
   let previous: Map<string, { shard: Shard; doc: number }> | undefined;
