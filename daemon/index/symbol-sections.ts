@@ -184,7 +184,8 @@ export class SymbolSections {
       lines[j] = def.line;
       if (hints) hints[j] = def.at;
     }
-    const starts = nameStarts(Buffer.from(content.buffer, content.byteOffset, content.length), lines, names, hints);
+    const bytes = Buffer.isBuffer(content) ? content : Buffer.from(content.buffer, content.byteOffset, content.length);
+    const starts = nameStarts(bytes, lines, names, hints);
     this.reserve(n);
     // The record's words (layout in symbol-index.ts; little-endian, as every typed view
     // over a shard reads them): the name's offset (finish), start, line, endLine,

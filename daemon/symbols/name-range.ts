@@ -31,23 +31,26 @@ export function symbolNameRange(content: Buffer, line: number, name: string): [n
  */
 export function nameStarts(content: Buffer, lines: readonly number[], names: readonly string[], hints?: ReadonlyArray<number | undefined>): Uint32Array {
   const out = new Uint32Array(lines.length).fill(NO_NAME_START);
-  let order = lines.map((_, i) => i);
-  if (hints) {
-    // Where the parser read the name (c-definitions.ts): the rule's answer is the first
-    // whole-word occurrence between the line's start and there, found without counting lines.
-    order = order.filter((i) => {
-      const h = hints[i];
-      if (h === undefined) return true;
+  // Where the parser read the name (c-definitions.ts): the rule's answer is the first
+  // whole-word occurrence between the line's start and there, found without counting lines.
+  // The others (no hint, or not the name there) by the rule, line by line.
+  let rest: number[] | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const h = hints?.[i];
+    if (h !== undefined) {
       const at = firstWholeWordBefore(content, h, names[i]!);
-      if (at < 0) return true;
-      out[i] = at;
-      return false;
-    });
+      if (at >= 0) {
+        out[i] = at;
+        continue;
+      }
+    }
+    (rest ??= []).push(i);
   }
-  order.sort((a, b) => lines[a]! - lines[b]!);
+  if (rest === undefined) return out;
+  rest.sort((a, b) => lines[a]! - lines[b]!);
   let line = 1;
   let start = 0; // byte offset of `line`, -1 past the end
-  for (const i of order) {
+  for (const i of rest) {
     const want = lines[i]!;
     // A plain loop: a call per line (indexOf) costs more than the bytes it skips.
     let p = start;
