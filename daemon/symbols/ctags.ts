@@ -155,6 +155,10 @@ function compareDefs(a: SymbolDef, b: SymbolDef): number {
 /** Sorted by (line, name, kind), without repeated (name, kind, line). */
 function finish(defs: SymbolDef[]): SymbolDef[] {
   if (defs.length < 2) return defs;
+  // The scanners give most files in order already: checked in one pass before sorting.
+  let sorted = true;
+  for (let i = 1; i < defs.length && sorted; i++) sorted = compareDefs(defs[i - 1]!, defs[i]!) < 0;
+  if (sorted) return defs;
   defs.sort(compareDefs);
   let w = 1;
   for (let r = 1; r < defs.length; r++) {
