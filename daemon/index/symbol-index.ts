@@ -98,11 +98,16 @@ export function encodeSymbolIndexOf(names: RecordNames): EncodedSymbolIndex {
   const mask = capacity - 1;
   const table = new Int32Array(capacity).fill(-1);
   let n = 0;
+  let nonAscii = 0; // bit 7 set when some name has a byte >= 0x80
   for (let i = 0; i < d; i++) {
     const s = start[i]!;
     const len = length[i]!;
     let h = 0x811c9dc5;
-    for (let k = s; k < s + len; k++) h = Math.imul(h ^ bytes[k]!, 0x01000193);
+    for (let k = s; k < s + len; k++) {
+      const b = bytes[k]!;
+      h = Math.imul(h ^ b, 0x01000193);
+      nonAscii |= b;
+    }
     h >>>= 0;
     let slot = h & mask;
     for (;;) {
@@ -134,7 +139,7 @@ export function encodeSymbolIndexOf(names: RecordNames): EncodedSymbolIndex {
   // unless some name holds one of the two letters that fold to ASCII from two or three
   // bytes: then every key is written out first.
   let key: ByteStrings = { bytes, start: rawStart, length: rawLength };
-  if (hasMultiByteFold(bytes, rawStart, rawLength)) {
+  if ((nonAscii & 0x80) !== 0 && hasMultiByteFold(bytes, rawStart, rawLength)) {
     const fold = new Uint8Array(rawBytes);
     const foldStart = new Uint32Array(n);
     const foldLength = new Uint32Array(n);
@@ -155,7 +160,8 @@ export function encodeSymbolIndexOf(names: RecordNames): EncodedSymbolIndex {
   const rank = new Uint32Array(n);
   for (let r = 0; r < n; r++) rank[order[r]!] = r;
   const stringBytes = rawBytes + n;
-  const out = Buffer.alloc(HEADER + 4 * (n + 1 + d) + stringBytes);
+  // Every byte is written below.
+  const out = Buffer.allocUnsafe(HEADER + 4 * (n + 1 + d) + stringBytes);
   const u32 = new Uint32Array(out.buffer, out.byteOffset, (out.length - stringBytes) / 4);
   const nameOff = u32.subarray(4, 4 + n + 1);
   const defRecord = u32.subarray(4 + n + 1);
