@@ -70,11 +70,21 @@ const KEYWORDS: Array<[string, number]> = [
 
 // Keywords by (length, first byte, last byte); the bytes are compared in full on a hit.
 const keywordTable = new Map<number, Array<{ bytes: Uint8Array; id: number }>>();
+/**
+ * Bit (last byte & 31) of KEYWORD_ENDS[(length << 7) | first byte]: some keyword may have
+ * that length, first byte and last byte (the low 5 bits of it; the Map decides): most
+ * identifiers are told apart by one read of this array, without the Map (a lookup per
+ * identifier was a tenth of the scanner's time).
+ */
+const KEYWORD_MAX = 15;
+const KEYWORD_ENDS = new Uint32Array((KEYWORD_MAX + 1) << 7);
 for (const [k, id] of KEYWORDS) {
   const key = (k.length << 16) | (k.charCodeAt(0) << 8) | k.charCodeAt(k.length - 1);
   let list = keywordTable.get(key);
   if (!list) keywordTable.set(key, (list = []));
   list.push({ bytes: Buffer.from(k, 'latin1'), id });
+  if (k.length > KEYWORD_MAX) throw new Error(`keyword ${k} is longer than KEYWORD_MAX`);
+  KEYWORD_ENDS[(k.length << 7) | k.charCodeAt(0)]! |= 1 << (k.charCodeAt(k.length - 1) & 31);
 }
 
 const CH_TAB = 9, CH_LF = 10, CH_VT = 11, CH_FF = 12, CH_CR = 13, CH_SP = 32;
@@ -441,7 +451,10 @@ class Scanner {
 
   keyword(a: number, b: number): number {
     const s = this.src;
-    const list = keywordTable.get(((b - a) << 16) | (s[a]! << 8) | s[b - 1]!);
+    const len = b - a;
+    const first = s[a]!;
+    if (len > KEYWORD_MAX || first >= 0x80 || (KEYWORD_ENDS[(len << 7) | first]! & (1 << (s[b - 1]! & 31))) === 0) return 0;
+    const list = keywordTable.get((len << 16) | (first << 8) | s[b - 1]!);
     if (!list) return 0;
     for (const k of list) {
       let same = true;
