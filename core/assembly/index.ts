@@ -15,6 +15,7 @@ export { findClassSequence } from './classes';
 export { locateLines } from './lines';
 export { shapeChunks } from './chunks';
 export { xxh32, xxh32Begin, xxh32Update, xxh32End } from './hash';
+export { skipCBody } from './cbody';
 
 /** First byte the glue may use: everything below holds this module's static data. */
 export function heapBase(): usize {

@@ -24,6 +24,7 @@
 // `template`, `operator`, `::`) or Objective-C (`@`) makes cDefinitions return undefined:
 // the caller asks ctags then.
 
+import { CBodyReader, C_BODY_DIRECTIVE, C_BODY_END, C_BODY_EOF } from '../../core/index.ts';
 import type { SymbolDef } from './ctags.ts';
 
 /** Whether cDefinitions reads files with this path: C sources and headers. */
@@ -134,6 +135,8 @@ class Scanner {
   defs: SymbolDef[] = [];
   anonCount = 0;
   pathHash: string;
+  /** Reads function bodies (Parser.functionBody), made at the first one. */
+  body: CBodyReader | undefined;
 
   // The current token.
   type = EOF;
@@ -741,86 +744,34 @@ class Parser {
    */
   functionBody(fn: Parent): number {
     const sc = this.sc;
-    const s = sc.src;
-    const n = sc.n;
-    let d = 1;
+    // The body's bytes by the core (core/assembly/cbody.ts, which spells the rules), up to
+    // its end or to what this parser reads itself: a local struct, union or enum, a directive.
+    const body = (sc.body ??= new CBodyReader(sc.src));
+    let braces = 1;
     let bol = false;
     let i = sc.pos;
-    while (i < n) {
-      const c = s[i]!;
-      if (c === CH_LF) {
-        sc.line++;
-        bol = true;
-        i++;
-        continue;
-      }
-      if (c === CH_SP || c === CH_TAB || c === CH_CR) {
-        i++;
-        continue;
-      }
-      if ((CLASS[c]! & 1) !== 0) {
-        const a = i;
-        i++;
-        while (i < n && (CLASS[s[i]!]! & 2) !== 0) i++;
-        bol = false;
-        const len = i - a;
-        if ((len === 6 && c === 0x73) || (len === 5 && c === 0x75) || (len === 4 && c === 0x65)) {
-          const k = sc.keyword(a, i);
-          if (k === K_STRUCT || k === K_UNION || k === K_ENUM) {
-            sc.pos = i;
-            if (this.localAggregate(k, a, fn)) {
-              i = sc.pos;
-              continue;
-            }
-          }
-        }
-        continue;
-      }
-      const atBol = bol;
-      bol = bol && (c === CH_FF || c === CH_VT);
-      if (c === 0x7b) {
-        d++;
-        sc.depth++;
-      } else if (c === 0x7d) {
-        sc.depth--;
-        if (--d === 0) {
-          sc.pos = i + 1;
-          sc.bol = false;
-          return sc.line;
-        }
-      } else if (c === 0x28) sc.depth++;
-      else if (c === 0x29) sc.depth--;
-      else if (c === 0x22 || c === 0x27) {
+    for (;;) {
+      const why = body.read(i, braces, bol);
+      sc.line += body.lines;
+      sc.depth += body.depth;
+      i = body.pos;
+      braces = body.braces;
+      bol = body.bol;
+      if (why === C_BODY_END) {
         sc.pos = i;
-        sc.skipQuoted();
-        i = sc.pos;
-        continue;
-      } else if (c === 0x2f && i + 1 < n && s[i + 1] === 0x2a) {
-        sc.pos = i;
-        sc.skipBlockComment();
-        i = sc.pos;
-        bol = atBol; // a comment keeps the line's start
-        continue;
-      } else if (c === 0x2f && i + 1 < n && s[i + 1] === 0x2f) {
-        while (i < n && s[i] !== CH_LF) i++;
-        continue;
-      } else if (c === 0x23) {
-        // `#` first on its line (bol: only whitespace and comments since the newline).
-        if (atBol) {
-          sc.pos = i;
-          sc.directive();
-          i = sc.pos;
-          continue;
-        }
-      } else if (c >= 0x30 && c <= 0x39) {
-        i++;
-        while (i < n && (isIdentPart(s[i]!) || s[i] === 0x2e)) i++;
-        continue;
+        sc.bol = false;
+        return sc.line;
       }
-      i++;
+      if (why === C_BODY_EOF) {
+        sc.pos = sc.n;
+        return sc.line;
+      }
+      sc.pos = i;
+      if (why === C_BODY_DIRECTIVE) sc.directive();
+      else this.localAggregate(sc.keyword(body.keywordAt, i), body.keywordAt, fn);
+      // After a local aggregate's body, or where the keyword ended when none follows.
+      i = sc.pos;
     }
-    sc.pos = n;
-    return sc.line;
   }
 
   /**

@@ -1,0 +1,165 @@
+// C function bodies for the symbol scanner (daemon/symbols/c-definitions.ts, Parser
+// functionBody): from just after a function's `{`, the bytes up to its matching `}`, which
+// is most of a C file and holds no definition but local struct, union and enum bodies.
+// They are read here rather than in JavaScript (Linux's 1 GB of C: the body loop was a
+// quarter of the scanner's time); the scanner's rules, which the JavaScript loop spelled,
+// are these:
+//
+// - a newline counts a line and starts one (`bol`: only whitespace since it, so that a `#`
+//   there starts a directive); space, tab and carriage return keep `bol`, form feed and
+//   vertical tab too, anything else clears it;
+// - an identifier ([A-Za-z_$] or a byte >= 0x80, then those and digits) is passed over;
+//   `struct`, `union` and `enum` stop the read (the scanner reads what follows);
+// - a number (a digit, then identifier bytes and dots) is passed over;
+// - `{` and `}` count the body's braces, and with `(` and `)` the scanner's nesting depth;
+// - a string or character constant ends at its quote or at an unescaped newline (a
+//   backslash escapes the next byte; an escaped newline counts its line);
+// - a block comment counts its lines and keeps `bol`; a line comment stops at its newline;
+// - a `#` at the start of a line stops the read (the scanner reads the directive).
+//
+// State (u32[8] at `state`), read and written:
+//   0 pos: where to read from; then where the read stopped (after the `}`, after the
+//     keyword, at the `#`, or the end)
+//   1 braces open in the body (1 after the function's `{`)
+//   2 bol (0 or 1)
+// written:
+//   3 lines counted   4 change of the nesting depth (i32)   5 the keyword's first byte
+// Returns why the read stopped: BODY_END, BODY_EOF, BODY_KEYWORD or BODY_DIRECTIVE.
+
+const BODY_END: u32 = 0;
+const BODY_EOF: u32 = 1;
+const BODY_KEYWORD: u32 = 2;
+const BODY_DIRECTIVE: u32 = 3;
+
+// @ts-ignore: decorator
+@inline
+function identStart(c: u32): bool {
+  return (c | 0x20) - 0x61 < 26 || c == 0x5f || c == 0x24 || c >= 0x80;
+}
+
+// @ts-ignore: decorator
+@inline
+function identPart(c: u32): bool {
+  return identStart(c) || c - 0x30 < 10;
+}
+
+/** Whether src[a, a + len) is `struct`, `union` or `enum`. */
+// @ts-ignore: decorator
+@inline
+function aggregateKeyword(p: usize, len: u32): bool {
+  if (len == 6) return load<u32>(p) == 0x75727473 /* "stru" */ && load<u16>(p, 4) == 0x7463 /* "ct" */;
+  if (len == 5) return load<u32>(p) == 0x6f696e75 /* "unio" */ && load<u8>(p, 4) == 0x6e /* "n" */;
+  if (len == 4) return load<u32>(p) == 0x6d756e65 /* "enum" */;
+  return false;
+}
+
+export function skipCBody(src: usize, n: u32, state: usize): u32 {
+  let i = load<u32>(state);
+  let d = load<u32>(state, 4);
+  let bol = load<u32>(state, 8) != 0;
+  let lines: u32 = 0;
+  let depth: i32 = 0;
+  let why = BODY_EOF;
+  let keyword: u32 = 0;
+  while (i < n) {
+    const c = <u32>load<u8>(src + i);
+    if (c == 0x0a) {
+      lines++;
+      bol = true;
+      i++;
+      continue;
+    }
+    if (c == 0x20 || c == 0x09 || c == 0x0d) {
+      i++;
+      continue;
+    }
+    if (identStart(c)) {
+      const a = i;
+      i++;
+      while (i < n && identPart(<u32>load<u8>(src + i))) i++;
+      bol = false;
+      if (aggregateKeyword(src + a, i - a)) {
+        why = BODY_KEYWORD;
+        keyword = a;
+        break;
+      }
+      continue;
+    }
+    const atBol = bol;
+    bol = bol && (c == 0x0c || c == 0x0b);
+    if (c == 0x7b) {
+      d++;
+      depth++;
+    } else if (c == 0x7d) {
+      depth--;
+      if (--d == 0) {
+        i++;
+        why = BODY_END;
+        break;
+      }
+    } else if (c == 0x28) depth++;
+    else if (c == 0x29) depth--;
+    else if (c == 0x22 || c == 0x27) {
+      // A string or character constant.
+      i++;
+      while (i < n) {
+        const q = <u32>load<u8>(src + i);
+        if (q == c) {
+          i++;
+          break;
+        }
+        if (q == 0x5c) {
+          if (i + 1 < n && load<u8>(src + i + 1) == 0x0a) lines++;
+          i += 2;
+          continue;
+        }
+        if (q == 0x0a) break;
+        i++;
+      }
+      if (i > n) i = n;
+      continue;
+    } else if (c == 0x2f && i + 1 < n && load<u8>(src + i + 1) == 0x2a) {
+      // A block comment: keeps the line's start.
+      i += 2;
+      let closed = false;
+      while (i < n) {
+        const b = load<u8>(src + i);
+        if (b == 0x0a) lines++;
+        else if (b == 0x2a && i + 1 < n && load<u8>(src + i + 1) == 0x2f) {
+          i += 2;
+          closed = true;
+          break;
+        }
+        i++;
+      }
+      if (!closed) i = n;
+      bol = atBol;
+      continue;
+    } else if (c == 0x2f && i + 1 < n && load<u8>(src + i + 1) == 0x2f) {
+      while (i < n && load<u8>(src + i) != 0x0a) i++;
+      continue;
+    } else if (c == 0x23) {
+      if (atBol) {
+        why = BODY_DIRECTIVE;
+        break;
+      }
+    } else if (c - 0x30 < 10) {
+      i++;
+      while (i < n) {
+        const b = <u32>load<u8>(src + i);
+        if (!identPart(b) && b != 0x2e) break;
+        i++;
+      }
+      continue;
+    }
+    i++;
+  }
+  if (why == BODY_EOF) i = n;
+  store<u32>(state, i);
+  store<u32>(state, d, 4);
+  store<u32>(state, bol ? 1 : 0, 8);
+  store<u32>(state, lines, 12);
+  store<i32>(state, depth, 16);
+  store<u32>(state, keyword, 20);
+  return why;
+}
