@@ -53,6 +53,93 @@ function aggregateKeyword(p: usize, len: u32): bool {
   return false;
 }
 
+/** Lanes of v that are identifier bytes (identPart). */
+// @ts-ignore: decorator
+@inline
+function identLanes(v: v128): v128 {
+  const letter = i8x16.lt_u(i8x16.sub(v128.or(v, i8x16.splat(0x20)), i8x16.splat(0x61)), i8x16.splat(26));
+  const digit = i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x30)), i8x16.splat(10));
+  const other = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x5f)), i8x16.eq(v, i8x16.splat(0x24))), i8x16.lt_s(v, i8x16.splat(0)));
+  return v128.or(v128.or(letter, digit), other);
+}
+
+// Set by nextStop: whether a byte other than whitespace was passed over.
+let passedNonSpace = false;
+
+/**
+ * From i (at the start of a token or between tokens, i >= 1), the first byte at or after i
+ * that the byte loop below must see, 16 bytes at a time: a brace, a parenthesis, a quote, a
+ * slash, a `#`, a newline, or an `s`, `u` or `e` that starts a token (after a byte that is
+ * not an identifier byte). Every other byte only ends or continues an identifier or a
+ * number, or is an operator, none of which the loop acts on. When none is found before the
+ * last 16 bytes (the loop reads those itself), the start of the token there.
+ */
+// @ts-ignore: decorator
+@inline
+function nextStop(src: usize, n: u32, from: u32): u32 {
+  let i = from;
+  passedNonSpace = false;
+  while (i + 16 <= n) {
+    const v = v128.load(src + i);
+    const before = v128.load(src + i - 1);
+    let stop = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x7b)), i8x16.eq(v, i8x16.splat(0x7d))), v128.or(i8x16.eq(v, i8x16.splat(0x28)), i8x16.eq(v, i8x16.splat(0x29))));
+    stop = v128.or(stop, v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x27))), v128.or(i8x16.eq(v, i8x16.splat(0x2f)), i8x16.eq(v, i8x16.splat(0x23)))));
+    stop = v128.or(stop, i8x16.eq(v, i8x16.splat(0x0a)));
+    const sue = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x73)), i8x16.eq(v, i8x16.splat(0x75))), i8x16.eq(v, i8x16.splat(0x65)));
+    stop = v128.or(stop, v128.andnot(sue, identLanes(before)));
+    // Whitespace: space, tab, carriage return, form feed, vertical tab (0x09..0x0d but \n, which stops).
+    const space = v128.or(i8x16.eq(v, i8x16.splat(0x20)), i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x09)), i8x16.splat(5)));
+    const m = <u32>i8x16.bitmask(stop);
+    const other = ~(<u32>i8x16.bitmask(space)) & 0xffff;
+    if (m == 0) {
+      if (other != 0) passedNonSpace = true;
+      i += 16;
+      continue;
+    }
+    const at = <u32>ctz<u32>(m);
+    if ((other & ((<u32>1 << at) - 1)) != 0) passedNonSpace = true;
+    return i + at;
+  }
+  // Into the last 16 bytes without a stop: back to the start of the token i may be in (the
+  // loop reads from a token's start), not before `from`.
+  while (i > from) {
+    const b = <u32>load<u8>(src + i - 1);
+    if (!identPart(b) && b != 0x2e) break;
+    i--;
+  }
+  return i;
+}
+
+/**
+ * Whether the byte at p (after a `.`) continues a number: the token that holds p-1 starts
+ * with a digit (a number takes identifier bytes and dots: `1.5e3`, `1.enum`).
+ */
+function inNumber(src: usize, p: u32, floor: u32): bool {
+  let q = p;
+  while (q > floor) {
+    const b = <u32>load<u8>(src + q - 1);
+    if (!identPart(b) && b != 0x2e) break;
+    q--;
+  }
+  // Tokens from q, as the loop reads them, up to p.
+  while (q < p) {
+    const c = <u32>load<u8>(src + q);
+    if (c - 0x30 < 10) {
+      q++;
+      while (q < p) {
+        const b = <u32>load<u8>(src + q);
+        if (!identPart(b) && b != 0x2e) break;
+        q++;
+      }
+      if (q == p) return true;
+    } else if (identStart(c)) {
+      q++;
+      while (q < p && identPart(<u32>load<u8>(src + q))) q++;
+    } else q++;
+  }
+  return false;
+}
+
 export function skipCBody(src: usize, n: u32, state: usize): u32 {
   let i = load<u32>(state);
   let d = load<u32>(state, 4);
@@ -61,7 +148,13 @@ export function skipCBody(src: usize, n: u32, state: usize): u32 {
   let depth: i32 = 0;
   let why = BODY_EOF;
   let keyword: u32 = 0;
+  const floor = i;
   while (i < n) {
+    if (i > floor && i + 16 <= n) {
+      i = nextStop(src, n, i);
+      if (passedNonSpace) bol = false;
+      if (i >= n) break;
+    }
     const c = <u32>load<u8>(src + i);
     if (c == 0x0a) {
       lines++;
@@ -71,6 +164,17 @@ export function skipCBody(src: usize, n: u32, state: usize): u32 {
     }
     if (c == 0x20 || c == 0x09 || c == 0x0d) {
       i++;
+      continue;
+    }
+    if (c - 0x30 < 10 || (i > floor && load<u8>(src + i - 1) == 0x2e && inNumber(src, i, floor))) {
+      // A number (from its first digit, or where a jump landed in it after a dot).
+      i++;
+      while (i < n) {
+        const b = <u32>load<u8>(src + i);
+        if (!identPart(b) && b != 0x2e) break;
+        i++;
+      }
+      bol = false;
       continue;
     }
     if (identStart(c)) {
@@ -143,14 +247,6 @@ export function skipCBody(src: usize, n: u32, state: usize): u32 {
         why = BODY_DIRECTIVE;
         break;
       }
-    } else if (c - 0x30 < 10) {
-      i++;
-      while (i < n) {
-        const b = <u32>load<u8>(src + i);
-        if (!identPart(b) && b != 0x2e) break;
-        i++;
-      }
-      continue;
     }
     i++;
   }
