@@ -129,7 +129,8 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
         skip(content.length, 'too-large');
         continue;
       }
-      const buf = Buffer.from(content.buffer, content.byteOffset, content.length);
+      // (Read files are Buffers already: another view per file is a slow call.)
+      const buf = Buffer.isBuffer(content) ? content : Buffer.from(content.buffer, content.byteOffset, content.length);
       if (buf.indexOf(0) !== -1) {
         skip(content.length, 'binary');
         continue;

@@ -148,7 +148,8 @@ class Scanner {
 
   constructor(path: string, src: Uint8Array) {
     this.src = src;
-    this.text = Buffer.from(src.buffer, src.byteOffset, src.byteLength);
+    // (A shard's documents are Buffers already: another view per file is a slow call.)
+    this.text = Buffer.isBuffer(src) ? src : Buffer.from(src.buffer, src.byteOffset, src.byteLength);
     this.n = src.length;
     this.path = path;
     this.header = path.endsWith('.h');

@@ -95,14 +95,16 @@ function firstWholeWordBefore(content: Buffer, at: number, name: string): number
     const c = name.charCodeAt(k);
     if (c >= 0x80 || content[at + k] !== c) return -1;
   }
-  let lineStart = at;
-  while (lineStart > 0 && content[lineStart - 1] !== 10) lineStart--;
+  // Back to the line's start in one pass, keeping the earliest whole-word occurrence.
   const c0 = name.charCodeAt(0);
-  for (let p = lineStart; p < at; p++) {
-    if (content[p] !== c0 || isWord(content[p - 1]) || isWord(content[p + len])) continue;
+  let first = at;
+  for (let p = at - 1; p >= 0; p--) {
+    const b = content[p]!;
+    if (b === 10) break;
+    if (b !== c0 || isWord(content[p - 1]) || isWord(content[p + len])) continue;
     let k = 1;
     while (k < len && content[p + k] === name.charCodeAt(k)) k++;
-    if (k === len) return p;
+    if (k === len) first = p;
   }
-  return at;
+  return first;
 }
