@@ -230,7 +230,7 @@ export class SymbolSections {
    */
   private putInDocOrder(docCount: number): void {
     const wordsPer = SYMBOL_RECORD_SIZE >>> 2;
-    const records = Buffer.alloc(this.records.length);
+    const records = Buffer.allocUnsafe(this.records.length); // records past `count` are never read
     const words = new Uint32Array(records.buffer, records.byteOffset, records.length >>> 2);
     const nameLength = new Uint32Array(this.nameLength.length);
     let k = 0;
@@ -292,7 +292,9 @@ export class SymbolSections {
   private reserve(more: number): void {
     const need = (this.count + more) * SYMBOL_RECORD_SIZE;
     if (need <= this.records.length) return;
-    const grown = Buffer.alloc(Math.max(need, this.records.length * 2, 4096 * SYMBOL_RECORD_SIZE));
+    // Not zeroed (a record's six words are all written when it is added); large enough not
+    // to come from Node's pool, so it starts at offset 0 of its memory.
+    const grown = Buffer.allocUnsafe(Math.max(need, this.records.length * 2, 4096 * SYMBOL_RECORD_SIZE));
     this.records.copy(grown, 0, 0, this.count * SYMBOL_RECORD_SIZE);
     this.records = grown;
     this.words = new Uint32Array(grown.buffer, grown.byteOffset, grown.length >>> 2);
@@ -305,7 +307,7 @@ export class SymbolSections {
   private addName(name: string): number {
     const most = name.length * 3;
     if (this.namesUsed + most > this.names.length) {
-      const grown = Buffer.alloc(Math.max(this.namesUsed + most, this.names.length * 2, 1 << 20));
+      const grown = Buffer.allocUnsafe(Math.max(this.namesUsed + most, this.names.length * 2, 1 << 20)); // read up to namesUsed only
       this.names.copy(grown, 0, 0, this.namesUsed);
       this.names = grown;
     }
