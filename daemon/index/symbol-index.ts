@@ -56,6 +56,15 @@ export interface RecordNames {
   bytes: Uint8Array;
   start: Uint32Array;
   length: Uint32Array;
+  /** Each name's nameHash, when the caller took it as it wrote the bytes. */
+  hash?: Uint32Array;
+}
+
+/** FNV-1a over a name's bytes: what tells distinct names apart in the encoder's table. */
+export function nameHash(bytes: Uint8Array, start: number, length: number): number {
+  let h = 0x811c9dc5;
+  for (let k = start; k < start + length; k++) h = Math.imul(h ^ bytes[k]!, 0x01000193);
+  return h >>> 0;
 }
 
 /** The section's bytes, its name blocks (for the trigram table), and where each record's name is in the strings. */
@@ -98,17 +107,11 @@ export function encodeSymbolIndexOf(names: RecordNames): EncodedSymbolIndex {
   const mask = capacity - 1;
   const table = new Int32Array(capacity).fill(-1);
   let n = 0;
-  let nonAscii = 0; // bit 7 set when some name has a byte >= 0x80
+  const given = names.hash;
   for (let i = 0; i < d; i++) {
     const s = start[i]!;
     const len = length[i]!;
-    let h = 0x811c9dc5;
-    for (let k = s; k < s + len; k++) {
-      const b = bytes[k]!;
-      h = Math.imul(h ^ b, 0x01000193);
-      nonAscii |= b;
-    }
-    h >>>= 0;
+    const h = given ? given[i]! : nameHash(bytes, s, len);
     let slot = h & mask;
     for (;;) {
       const id = table[slot]!;
@@ -139,7 +142,8 @@ export function encodeSymbolIndexOf(names: RecordNames): EncodedSymbolIndex {
   // unless some name holds one of the two letters that fold to ASCII from two or three
   // bytes: then every key is written out first.
   let key: ByteStrings = { bytes, start: rawStart, length: rawLength };
-  if ((nonAscii & 0x80) !== 0 && hasMultiByteFold(bytes, rawStart, rawLength)) {
+  // (Lead bytes of U+212A and U+017F: most shards have neither, found by a native search.)
+  if ((bytes.indexOf(0xe2) !== -1 || bytes.indexOf(0xc5) !== -1) && hasMultiByteFold(bytes, rawStart, rawLength)) {
     const fold = new Uint8Array(rawBytes);
     const foldStart = new Uint32Array(n);
     const foldLength = new Uint32Array(n);

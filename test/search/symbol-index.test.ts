@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import RE2 from 're2';
-import { encodeSymbolIndex, encodeSymbolIndexOf, foldKey, NAMES_PER_BLOCK, REC_NAME_OFF, REC_START, SymbolIndex } from '../../daemon/index/symbol-index.ts';
+import { encodeSymbolIndex, encodeSymbolIndexOf, foldKey, nameHash, NAMES_PER_BLOCK, REC_NAME_OFF, REC_START, SymbolIndex } from '../../daemon/index/symbol-index.ts';
 import { SYMBOL_RECORD_SIZE } from '../../daemon/index/shard-format.ts';
 import { compileTerm } from '../../daemon/query/plan.ts';
 import { regexFlags } from '../../daemon/query/terms.ts';
@@ -99,10 +99,15 @@ test('the encoder gives the bytes of the layout, over random names (against a pl
   }
   // Names given as views into one buffer, in any place and order, as the symbols pass gives them.
   const bytes = Buffer.from('xxFooyyfoozzFOO\u212Aelvin');
-  const got = encodeSymbolIndexOf({ bytes, start: Uint32Array.from([12, 2, 7, 2, 15]), length: Uint32Array.from([3, 3, 3, 3, 8]) });
+  const start = Uint32Array.from([12, 2, 7, 2, 15]);
+  const length = Uint32Array.from([3, 3, 3, 3, 8]);
   const want = oracleSection(['FOO', 'Foo', 'foo', 'Foo', '\u212Aelvin']);
-  assert.ok(Buffer.from(got.section).equals(want.section));
-  assert.deepEqual([...got.nameOffOf], want.nameOffOf);
+  // With the names' hashes given, as the symbols sections give them, and without.
+  const hash = Uint32Array.from(start, (s, i) => nameHash(bytes, s, length[i]!));
+  for (const got of [encodeSymbolIndexOf({ bytes, start, length }), encodeSymbolIndexOf({ bytes, start, length, hash })]) {
+    assert.ok(Buffer.from(got.section).equals(want.section));
+    assert.deepEqual([...got.nameOffOf], want.nameOffOf);
+  }
 });
 
 test('prefixRange is every name whose folded key starts with the prefix (against a scan)', () => {
