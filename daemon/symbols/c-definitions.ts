@@ -380,30 +380,39 @@ class Scanner {
   next(): number {
     const s = this.src;
     const n = this.n;
+    // Whitespace and newlines are passed over in a local; pos is written back before
+    // anything that reads it.
+    let p = this.pos;
     for (;;) {
-      if (this.pos >= n) {
+      if (p >= n) {
+        this.pos = p;
         this.type = EOF;
         this.tokLine = this.line;
         return EOF;
       }
-      const c = s[this.pos]!;
+      const c = s[p]!;
       if (c === CH_LF) {
         this.line++;
-        this.pos++;
+        p++;
         this.bol = true;
         continue;
       }
       if (c === CH_SP || c === CH_TAB || c === CH_CR || c === CH_FF || c === CH_VT) {
-        this.pos++;
+        p++;
         continue;
       }
-      if (c === 0x2f && this.skipComment()) continue;
+      this.pos = p;
+      if (c === 0x2f && this.skipComment()) {
+        p = this.pos;
+        continue;
+      }
       if (c === 0x23 && this.bol) {
         this.directive();
+        p = this.pos;
         continue;
       }
-      if (c === 0x5c && this.pos + 1 < n && (s[this.pos + 1] === CH_LF || s[this.pos + 1] === CH_CR)) {
-        this.pos++;
+      if (c === 0x5c && p + 1 < n && (s[p + 1] === CH_LF || s[p + 1] === CH_CR)) {
+        p++;
         continue;
       }
       this.bol = false;
