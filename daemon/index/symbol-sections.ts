@@ -8,8 +8,7 @@
 
 import { PostingsBuilder } from '../../core/index.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
-import { extractSymbols as ctagsSymbols } from '../symbols/ctags.ts';
-import { scannedSymbols } from '../symbols/extract.ts';
+import { extractSymbols, scannedSymbols } from '../symbols/extract.ts';
 import { nameStarts } from '../symbols/name-range.ts';
 import { encodeSymbolIndexOf, nameHash } from './symbol-index.ts';
 import { symbolsJunk } from './symbol-junk.ts';
@@ -101,6 +100,7 @@ export class SymbolSections {
       this.addDefs(doc, content, known, false);
       return;
     }
+    // A file for our scanners is read now; the rest waits for ctags, which starts once per batch.
     const scanned = scannedSymbols(path, content);
     if (scanned) {
       this.addDefs(doc, content, scanned, true);
@@ -156,10 +156,10 @@ export class SymbolSections {
     };
   }
 
-  /** The batch's definitions, by one ctags process. */
+  /** The batch's definitions, by the extraction rule (extract.ts: here, one ctags process). */
   private flush(): void {
     if (this.batch.length === 0) return;
-    const r = ctagsSymbols(this.batch);
+    const r = extractSymbols(this.batch);
     this.batch.forEach((b, i) => this.addDefs(b.doc, b.content, r.symbols[i]!, true));
     this.failures += r.failed + r.timedOut;
     this.batch = [];
