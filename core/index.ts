@@ -909,6 +909,7 @@ export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
   'xxh32Begin',
   'xxh32Update',
   'xxh32End',
+  'skipCBody',
 ]);
 
 // ---------------------------------------------------------------------------------------
