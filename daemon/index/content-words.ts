@@ -11,7 +11,9 @@
 // can also occur inside a longer word, or in another case), so a document not listed is
 // decided by its bytes as before. Only words found in at least `minDocs` documents of the
 // shard are kept: a rarer word's literal has few candidates holding its trigrams, and the
-// dictionary stays a small fraction of the shard.
+// dictionary stays a small fraction of the shard. A large build's shards get the section
+// empty (no word listed), and the symbols pass writes the real one into their symbols
+// files (shard-format.ts, symbols file version 2), which stands for it once committed.
 //
 // # Layout
 //

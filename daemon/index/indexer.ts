@@ -271,7 +271,7 @@ class Run {
     }
     const refs: GitRef[] = [{ name: 'HEAD', kind: 'branch', commit: '' }];
     const later = this.symbolsLater(walked ? head.length : Infinity);
-    const built = await this.build(refs, cutShardsAsync(files(), this.target, this.maxFileSize), () => listed, walked, false, later ? false : this.options.symbols);
+    const built = await this.build(refs, cutShardsAsync(files(), this.target, this.maxFileSize), () => listed, walked, false, later ? false : this.options.symbols, undefined, later);
     return this.finishFull(refs, built, listErrors.length, this.damageReason(), later);
   }
 
@@ -388,7 +388,7 @@ class Run {
     }
     const files = await this.sized(git, (await git.versions()).map((v) => ({ path: v.path, oid: v.oid, branches: v.refs })));
     const later = this.symbolsLater(files.length);
-    const built = await this.build(git.refs, fromArray(cutShards(files, this.target, this.maxFileSize)), () => files.length, true, false, later ? false : this.options.symbols, git.gitDir);
+    const built = await this.build(git.refs, fromArray(cutShards(files, this.target, this.maxFileSize)), () => files.length, true, false, later ? false : this.options.symbols, git.gitDir, later);
     return this.finishFull(git.refs, built, 0, fullReason, later);
   }
 
@@ -484,7 +484,7 @@ class Run {
    * Builds the groups. `totalFiles` counts the files listed so far; `counted`: whether that
    * is all of them (a directory being walked is not, until its walk ends).
    */
-  private async build(refs: GitRef[], groups: AsyncIterable<ShardFile[]>, totalFiles: () => number, counted: boolean, delta = false, symbols = this.options.symbols, gitDir?: string): Promise<Built> {
+  private async build(refs: GitRef[], groups: AsyncIterable<ShardFile[]>, totalFiles: () => number, counted: boolean, delta = false, symbols = this.options.symbols, gitDir?: string, later = false): Promise<Built> {
     const names: string[] = [];
     const meta: ShardRepoMeta = {
       name: this.repo.name,
@@ -505,12 +505,12 @@ class Run {
       for await (const group of groups) {
         const name = `g${generation}-${names.length}${SHARD_EXT}`;
         names.push(name);
-        yield { finalPath: join(dir, name), repo: meta, shardIndex: names.length - 1, files: group, maxFileSize, maxTrigrams, indexedAt, symbols, branches, ...(gitDir !== undefined ? { gitDir } : {}) };
+        yield { finalPath: join(dir, name), repo: meta, shardIndex: names.length - 1, files: group, maxFileSize, maxTrigrams, indexedAt, symbols, later, branches, ...(gitDir !== undefined ? { gitDir } : {}) };
       }
       // An empty repository still gets one (empty) shard, so that it is known to the searcher.
       if (names.length === 0 && !delta) {
         names.push(`g${generation}-0${SHARD_EXT}`);
-        yield { finalPath: join(dir, names[0]!), repo: meta, shardIndex: 0, files: [], maxFileSize, maxTrigrams, indexedAt, symbols, branches };
+        yield { finalPath: join(dir, names[0]!), repo: meta, shardIndex: 0, files: [], maxFileSize, maxTrigrams, indexedAt, symbols, later, branches };
       }
     }
     const onProgress = (files: number, bytes: number) => this.options.onProgress?.({ files, totalFiles: totalFiles(), bytes });

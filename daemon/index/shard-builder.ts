@@ -6,7 +6,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { Packr } from 'msgpackr';
 import { PostingsBuilder, WordsBuilder, hash32 } from '../../core/index.ts';
-import { encodeContentWords, WORD_MIN_DOCS } from './content-words.ts';
+import { contentWordsOf, encodeContentWords, WORD_MIN_DOCS } from './content-words.ts';
 import { encodeBranchLists } from './branch-set.ts';
 import { compareStaticRank, staticRankKey } from './file-class.ts';
 import { detectLanguage } from './language.ts';
@@ -53,6 +53,12 @@ export interface ShardJob {
   branches: string[];
   /** Extract symbol definitions with universal-ctags (default: when it is installed). */
   symbols?: boolean;
+  /**
+   * The symbols pass adds the symbols and the content words after the content is committed
+   * (symbols-pass.ts): the shard is built with an empty content-words section (a dictionary
+   * listing no word, which a search reads as "decide by the bytes"), and `symbols` is false.
+   */
+  later?: boolean;
   /** The git repository the files' blobs are read from (readJobBlobs, before buildShard). */
   gitDir?: string;
 }
@@ -89,7 +95,8 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
   let wordsBuilder: WordsBuilder | undefined;
   try {
     contentBuilder = new PostingsBuilder({ expectedBytes: job.files.reduce((n, f) => n + f.size, 0) });
-    wordsBuilder = new WordsBuilder();
+    // (~a third of a Linux shard's content build: later, it is the symbols pass's.)
+    wordsBuilder = job.later ? undefined : new WordsBuilder();
     const names: Buffer[] = [];
     const docs: Array<{ nameLen: number; contentOff: number; contentLen: number; hash: number; lang: number; flags: number }> = [];
     const languages: string[] = [];
@@ -140,7 +147,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
         skip(content.length, 'too-many-trigrams');
         continue;
       }
-      wordsBuilder.add(docId, content);
+      wordsBuilder?.add(docId, content);
       for (const b of file.branches ?? [0]) branchDocs[b]!.push(docId);
       docOids.push(file.oid);
       const language = detectLanguage(file.path, content.subarray(0, 256));
@@ -173,7 +180,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     skipped.sort((a, b) => skippedAt.get(a)! - skippedAt.get(b)!);
 
     // The words first: their regions are free again before the postings' large ones are taken.
-    const contentWords = encodeContentWords(wordsBuilder.finish(WORD_MIN_DOCS), WORD_MIN_DOCS);
+    const contentWords = wordsBuilder ? encodeContentWords(wordsBuilder.finish(WORD_MIN_DOCS), WORD_MIN_DOCS) : contentWordsOf([]);
     wordsBuilder = undefined;
     const contentPostings = contentBuilder.finish();
     contentBuilder = undefined;

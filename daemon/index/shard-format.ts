@@ -138,18 +138,24 @@ export const SHARD_FORMAT: SectionFileFormat = {
 // Version history:
 //   1  first format: symbols, symbol-ngrams, symbol-postings, symbol-index (as in a version
 //      6 shard), then meta.
+//   2  content-words before meta: the pass builds the shard's content words too (a third of
+//      a Linux shard's content build), so that the content is searchable that much sooner;
+//      the shard holds an empty content-words section until then (shard-builder.ts
+//      ShardJob.later).
 export const SYMBOLS_MAGIC = 'TRAWLSYM';
 export const SYMBOLS_EXT = '.symbols';
 
-/** Sections of a symbols file, in file order. */
-export const SYMBOLS_SECTION_ORDER: readonly SectionKind[] = [SectionKind.Symbols, SectionKind.SymbolNgrams, SectionKind.SymbolPostings, SectionKind.SymbolIndex, SectionKind.Meta];
+/** Sections of a version 1 symbols file, in file order. */
+export const SYMBOLS_SECTION_ORDER_V1: readonly SectionKind[] = [SectionKind.Symbols, SectionKind.SymbolNgrams, SectionKind.SymbolPostings, SectionKind.SymbolIndex, SectionKind.Meta];
+/** Sections of a current (version 2) symbols file, in file order. */
+export const SYMBOLS_SECTION_ORDER: readonly SectionKind[] = [...SYMBOLS_SECTION_ORDER_V1.slice(0, -1), SectionKind.ContentWords, SectionKind.Meta];
 
 export const SYMBOLS_FORMAT: SectionFileFormat = {
   what: 'symbols file',
   magic: SYMBOLS_MAGIC,
-  version: 1,
+  version: 2,
   minVersion: 1,
-  order: () => SYMBOLS_SECTION_ORDER,
+  order: (v) => (v === 1 ? SYMBOLS_SECTION_ORDER_V1 : SYMBOLS_SECTION_ORDER),
 };
 
 /** The meta section of a symbols file: msgpack, as a shard's. */

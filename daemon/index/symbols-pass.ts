@@ -7,6 +7,7 @@
 // index held takes its definitions from there (SymbolsJob.previous).
 
 import { symbolExtraction } from '../symbols/extract.ts';
+import { contentWordsOf } from './content-words.ts';
 import { Shard } from './shard-reader.ts';
 import type { ShardFiles } from './manifest.ts';
 import { SYMBOLS_FORMAT, SectionKind, type ShardMeta, type SymbolsFileMeta } from './shard-format.ts';
@@ -90,6 +91,9 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
       const before = oid !== undefined ? previous?.get(`${shard.name(doc)}\0${oid}`) : undefined;
       symbols.add(doc, shard.name(doc), shard.contentOf(doc), before?.shard.symbolsOf(before.doc));
     }
+    // The shard's content words (built without them: shard-builder.ts ShardJob.later), by the
+    // builder's rule, before the name postings take their large regions.
+    const contentWords = contentWordsOf(Array.from({ length: shard.docCount }, (_, doc) => shard.contentOf(doc)));
     const built = symbols.finish(shard.docCount);
     const meta: SymbolsFileMeta = {
       shardContentHash: shard.contentChecksum,
@@ -99,7 +103,7 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
       symbolExtraction: symbolExtraction(),
     };
     writer = new ShardWriter(job.finalPath, SYMBOLS_FORMAT);
-    writer.finish(new Map([...built.sections, [SectionKind.Meta, packMeta(meta)]]));
+    writer.finish(new Map([...built.sections, [SectionKind.ContentWords, contentWords], [SectionKind.Meta, packMeta(meta)]]));
     return { symbolCount: built.count, symbolFailures: built.failures, symbolsReused: symbols.reused };
   } catch (err) {
     writer?.abort();

@@ -16,7 +16,8 @@ import { loadManifest, type Manifest } from '../../daemon/index/manifest.ts';
 import { buildShard, type ShardJob } from '../../daemon/index/shard-builder.ts';
 import { Shard, ShardError } from '../../daemon/index/shard-reader.ts';
 import { addSymbols, reusableSymbols } from '../../daemon/index/symbols-pass.ts';
-import { SECTION_NAMES, SYMBOLS_SECTION_ORDER, SectionKind, type ShardMeta } from '../../daemon/index/shard-format.ts';
+import { SECTION_NAMES, SYMBOLS_FORMAT, SYMBOLS_SECTION_ORDER, SYMBOLS_SECTION_ORDER_V1, SectionKind, type ShardMeta } from '../../daemon/index/shard-format.ts';
+import { ShardWriter } from '../../daemon/index/shard-writer.ts';
 import { sectionTable } from '../helpers/section-table.ts';
 import { SYMBOL_RULES, symbolExtraction } from '../../daemon/symbols/extract.ts';
 import { Catalog } from '../../daemon/http/catalog.ts';
@@ -51,6 +52,8 @@ function assertSameSymbols(content: string, symbols: string, inline: string): vo
   const sizes = (sh: Shard) => new Map([...sh.sectionBytes].filter(([name]) => name !== 'meta'));
   assert.deepEqual(sizes(a), sizes(b));
   for (let doc = 0; doc < b.docCount; doc++) assert.deepEqual(a.symbolsOf(doc), b.symbolsOf(doc));
+  // The content words too (the pass builds them for a shard built without).
+  assert.deepEqual(a.contentWords!.docsWith(Buffer.from('return')), b.contentWords!.docsWith(Buffer.from('return')));
 }
 
 function cFile(i: number): string {
@@ -67,6 +70,7 @@ test('a shard opened with the symbols file the pass wrote holds the symbol secti
     writeFileSync(absPath, text);
     return { path, size: Buffer.byteLength(text), absPath };
   });
+  // As a large build builds them: without symbols, and with its content words left to the pass.
   const job = (finalPath: string, symbols: boolean): ShardJob => ({
     finalPath,
     repo: { name: 'r', id: 1, codeHostType: 'genericGitHost', source: src, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
@@ -77,11 +81,16 @@ test('a shard opened with the symbols file the pass wrote holds the symbol secti
     indexedAt: '2026-11-25T00:00:00.000Z',
     branches: ['HEAD'],
     symbols,
+    later: !symbols,
   });
   const inline = buildShard(job(join(dir.path, 'inline.trawl'), true));
   const content = buildShard(job(join(dir.path, 'content.trawl'), false));
   assert.equal(content.symbolCount, 0);
   assert.equal(Shard.open(join(dir.path, 'content.trawl')).meta.symbolsIndexed, false);
+  // No word listed until the pass: a search decides by the bytes meanwhile.
+  const word = Buffer.from('return');
+  assert.equal(Shard.open(join(dir.path, 'content.trawl')).contentWords!.docsWith(word), null);
+  assert.equal(Shard.open(join(dir.path, 'inline.trawl')).contentWords!.docsWith(word)!.length, 40); // every file says return
   const added = addSymbols({ from: join(dir.path, 'content.trawl'), finalPath: join(dir.path, 'added.symbols') });
   assert.ok(inline.symbolCount >= 100, `${inline.symbolCount} symbols`);
   assert.deepEqual(added, { symbolCount: inline.symbolCount, symbolFailures: inline.symbolFailures, symbolsReused: 0 });
@@ -98,6 +107,17 @@ test('a shard opened with the symbols file the pass wrote holds the symbol secti
   writeFileSync(damaged, bytes);
   assert.throws(() => Shard.open(join(dir.path, 'content.trawl'), { symbols: damaged }), /damaged\.symbols: section meta is corrupt/);
   assert.throws(() => Shard.open(join(dir.path, 'content.trawl'), { symbols: join(dir.path, 'inline.trawl') }), /not a trawl symbols file/);
+
+  // A version 1 symbols file (before the pass built the content words) still opens: the
+  // symbols from it, the content words the shard's own.
+  const v1 = join(dir.path, 'v1.symbols');
+  const given = sectionsOf(join(dir.path, 'added.symbols'));
+  const writer = new ShardWriter(v1, { ...SYMBOLS_FORMAT, version: 1 });
+  writer.finish(new Map(SYMBOLS_SECTION_ORDER_V1.map((kind) => [kind, given.get(kind)!])));
+  const old = Shard.open(join(dir.path, 'inline.trawl'), { symbols: v1 });
+  const inlineShard = Shard.open(join(dir.path, 'inline.trawl'));
+  for (let doc = 0; doc < inlineShard.docCount; doc++) assert.deepEqual(old.symbolsOf(doc), inlineShard.symbolsOf(doc));
+  assert.equal(old.contentWords!.docsWith(word)!.length, 40);
 });
 
 test('the pass takes the definitions of an unchanged path and blob from the previous shards, and gives the same bytes', { skip }, () => {
@@ -155,7 +175,7 @@ test('a large full build commits its content first, then its symbols files as th
     writeFileSync(join(corpus, `d${i % 10}`, `f${i}.c`), cFile(i));
   }
   const dataDir = join(dir.path, 'data');
-  let mid: { manifest: Manifest; docs: number; symbolsIndexed: boolean[]; listed: boolean[] } | undefined;
+  let mid: { manifest: Manifest; docs: number; symbolsIndexed: boolean[]; listed: boolean[]; words: number[] } | undefined;
   const summary = await indexLocal(corpus, {
     dataDir,
     symbols: true,
@@ -164,7 +184,13 @@ test('a large full build commits its content first, then its symbols files as th
       // Between the two commits: what a search opens while the symbols are being added.
       const manifest = loadManifest(dataDir, 1) as Manifest;
       const shards = manifest.shards.map((s) => Shard.open(join(shardsDir(dataDir, 1), s.file)));
-      mid = { manifest, docs: shards.reduce((n, s) => n + s.docCount, 0), symbolsIndexed: shards.map((s) => s.meta.symbolsIndexed), listed: new Catalog(dataDir).list().map((r) => r.symbolsPending) };
+      mid = {
+        manifest,
+        docs: shards.reduce((n, s) => n + s.docCount, 0),
+        symbolsIndexed: shards.map((s) => s.meta.symbolsIndexed),
+        listed: new Catalog(dataDir).list().map((r) => r.symbolsPending),
+        words: shards.map((s) => s.contentWords!.docsWith(Buffer.from('return'))?.length ?? 0),
+      };
     },
   });
   assert.equal(summary.symbols, 300 * 4); // a struct, its member, a function, a macro
@@ -174,6 +200,7 @@ test('a large full build commits its content first, then its symbols files as th
   assert.equal(mid.docs, 300, 'the content was committed before the symbols came');
   assert.deepEqual(mid.symbolsIndexed, mid.manifest.shards.map(() => false));
   assert.deepEqual(mid.listed, [true], 'GET /api/repos says symbolsPending');
+  assert.deepEqual(mid.words, mid.manifest.shards.map(() => 0), 'the content words come with the symbols');
   assert.deepEqual(new Catalog(dataDir).list().map((r) => r.symbolsPending), [false]);
   const end = loadManifest(dataDir, 1) as Manifest;
   assert.equal(end.generation, mid.manifest.generation + 1);
@@ -183,6 +210,8 @@ test('a large full build commits its content first, then its symbols files as th
   assert.deepEqual(end.shards.map((s) => s.symbols), end.shards.map((_, i) => `g${end.generation}-y${i}.symbols`));
   assert.deepEqual(end.retired, []);
   assert.deepEqual(readdirSync(shardsDir(dataDir, 1)).sort(), ['manifest.json', ...end.shards.flatMap((s) => [s.file, s.symbols!])].sort());
+  const withSymbols = end.shards.map((s) => Shard.open(join(shardsDir(dataDir, 1), s.file), { symbols: join(shardsDir(dataDir, 1), s.symbols!) }));
+  assert.equal(withSymbols.reduce((n, s) => n + (s.contentWords!.docsWith(Buffer.from('return'))?.length ?? 0), 0), 300, 'every file says return');
   const searcher = new Searcher({ dataDir, workers: 0 });
   try {
     const r = await searcher.search({ query: 'sym:^pass_f7$', matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: false });
