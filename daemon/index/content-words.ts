@@ -78,7 +78,7 @@ export function encodeContentWords(built: ReturnType<WordsBuilder['finish']>, mi
   return out;
 }
 
-/** Builds the section of the documents given in order (what the shard builder does, for tests and tools). */
+/** The section of the documents given in order: what the shard builder builds as it goes, and the symbols pass (symbols-pass.ts) at once. */
 export function contentWordsOf(docs: readonly Uint8Array[], minDocs = WORD_MIN_DOCS): Uint8Array {
   const b = new WordsBuilder();
   try {

@@ -26,6 +26,7 @@ import {
   type SkippedFile,
 } from './shard-format.ts';
 import { ShardWriter } from './shard-writer.ts';
+import { bufferView } from '../runtime/buffer-view.ts';
 
 export interface ShardFile {
   /** Path inside the repository, '/'-separated. */
@@ -136,8 +137,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
         skip(content.length, 'too-large');
         continue;
       }
-      // (Read files are Buffers already: another view per file is a slow call.)
-      const buf = Buffer.isBuffer(content) ? content : Buffer.from(content.buffer, content.byteOffset, content.length);
+      const buf = bufferView(content);
       if (buf.indexOf(0) !== -1) {
         skip(content.length, 'binary');
         continue;

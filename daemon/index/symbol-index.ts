@@ -74,27 +74,13 @@ export interface EncodedSymbolIndex {
   nameOffOf: Uint32Array;
 }
 
-/** encodeSymbolIndexOf for names given as strings, in record order. */
-export function encodeSymbolIndex(names: readonly string[]): EncodedSymbolIndex {
-  const encoded = names.map((x) => Buffer.from(x, 'utf8'));
-  const start = new Uint32Array(names.length);
-  const length = new Uint32Array(names.length);
-  let at = 0;
-  encoded.forEach((b, i) => {
-    start[i] = at;
-    length[i] = b.length;
-    at += b.length;
-  });
-  return encodeSymbolIndexOf({ bytes: Buffer.concat(encoded), start, length });
-}
-
 /**
  * The symbol-index section of records whose names are `names`. A shard of Linux has ~500k
  * definitions of ~400k distinct names: they are told apart by a hash table and sorted by a
  * multikey quicksort over their bytes, in typed arrays (as strings, with a Map and a
  * comparator, this took 3x the time, and their garbage as much again).
  */
-export function encodeSymbolIndexOf(names: RecordNames): EncodedSymbolIndex {
+export function encodeSymbolIndex(names: RecordNames): EncodedSymbolIndex {
   const { bytes, start, length } = names;
   const d = start.length;
   // Distinct names, numbered in order of first use (a name is its first record's bytes);

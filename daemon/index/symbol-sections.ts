@@ -10,9 +10,10 @@ import { PostingsBuilder } from '../../core/index.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { extractSymbols, scannedSymbols } from '../symbols/extract.ts';
 import { nameStarts } from '../symbols/name-range.ts';
-import { encodeSymbolIndexOf, nameHash } from './symbol-index.ts';
+import { encodeSymbolIndex, nameHash } from './symbol-index.ts';
 import { symbolsJunk } from './symbol-junk.ts';
 import { NO_KIND, SYMBOL_RECORD_SIZE, SectionKind, ngramTable } from './shard-format.ts';
+import { bufferView } from '../runtime/buffer-view.ts';
 
 /**
  * Content handed to one ctags process: large enough to amortise its start, small enough to
@@ -120,7 +121,7 @@ export class SymbolSections {
     const wordsPer = SYMBOL_RECORD_SIZE >>> 2;
     const nameStart = new Uint32Array(this.count);
     for (let r = 0; r < this.count; r++) nameStart[r] = this.words[r * wordsPer]!;
-    const symbolIndex = encodeSymbolIndexOf({ bytes: this.names.subarray(0, this.namesUsed), start: nameStart, length: this.nameLength.subarray(0, this.count), hash: this.nameHash.subarray(0, this.count) });
+    const symbolIndex = encodeSymbolIndex({ bytes: this.names.subarray(0, this.namesUsed), start: nameStart, length: this.nameLength.subarray(0, this.count), hash: this.nameHash.subarray(0, this.count) });
     for (let r = 0; r < this.count; r++) this.words[r * wordsPer] = symbolIndex.nameOffOf[r]!;
     const records = this.records.subarray(0, this.count * SYMBOL_RECORD_SIZE);
     // The symbols section (layout in shard-reader.ts, version 4 records in symbol-index.ts):
@@ -186,8 +187,7 @@ export class SymbolSections {
       lines[j] = def.line;
       if (hints) hints[j] = def.at;
     }
-    const bytes = Buffer.isBuffer(content) ? content : Buffer.from(content.buffer, content.byteOffset, content.length);
-    const starts = nameStarts(bytes, lines, names, hints);
+    const starts = nameStarts(bufferView(content), lines, names, hints);
     this.reserve(n);
     // The record's words (layout in symbol-index.ts; little-endian, as every typed view
     // over a shard reads them): the name's offset (finish), start, line, endLine,

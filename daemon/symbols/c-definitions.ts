@@ -26,6 +26,7 @@
 
 import { CBodyReader, C_BODY_DIRECTIVE, C_BODY_END, C_BODY_EOF } from '../../core/index.ts';
 import type { SymbolDef } from './ctags.ts';
+import { bufferView } from '../runtime/buffer-view.ts';
 
 /** Whether cDefinitions reads files with this path: C sources and headers. */
 export function isCPath(path: string): boolean {
@@ -148,8 +149,7 @@ class Scanner {
 
   constructor(path: string, src: Uint8Array) {
     this.src = src;
-    // (A shard's documents are Buffers already: another view per file is a slow call.)
-    this.text = Buffer.isBuffer(src) ? src : Buffer.from(src.buffer, src.byteOffset, src.byteLength);
+    this.text = bufferView(src);
     this.n = src.length;
     this.path = path;
     this.header = path.endsWith('.h');

@@ -20,6 +20,7 @@
 // late and take the following nodes as its children.
 
 import type { SymbolDef } from './ctags.ts';
+import { bufferView } from '../runtime/buffer-view.ts';
 
 /** Whether ctags would read `path` as DTS (its map: *.dts, *.dtsi). */
 export function isDtsPath(path: string): boolean {
@@ -55,7 +56,7 @@ interface OpenNode {
 export function dtsDefinitions(content: Uint8Array): SymbolDef[] {
   const s = content;
   const n = s.length;
-  const text = Buffer.from(s.buffer, s.byteOffset, s.byteLength);
+  const text = bufferView(s);
   const defs: SymbolDef[] = [];
   const open: OpenNode[] = [];
   /** Labels read at the start of the current statement, before its node or property name. */

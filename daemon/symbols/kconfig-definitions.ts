@@ -24,6 +24,7 @@
 
 import type { SymbolDef } from './ctags.ts';
 import { pathHash } from './c-definitions.ts';
+import { bufferView } from '../runtime/buffer-view.ts';
 
 /** Whether ctags would read `path` as Kconfig (its map: a base name matching Kconfig*). */
 export function isKconfigPath(path: string): boolean {
@@ -42,7 +43,7 @@ const isBlank = (c: number | undefined): boolean => c === 0x20 || c === 0x09;
 /** The definitions of a Kconfig file (unsorted). Never throws: every line is read on its own. */
 export function kconfigDefinitions(path: string, content: Uint8Array): SymbolDef[] {
   const s = content;
-  const text = Buffer.from(s.buffer, s.byteOffset, s.byteLength);
+  const text = bufferView(s);
   const defs: SymbolDef[] = [];
   /** Open menus and choices: the definition whose end line their end sets (none for an anonymous choice), and the parent they are. */
   const open: Array<{ def: SymbolDef | undefined; scope: { name: string; kind: string } }> = [];

@@ -19,6 +19,7 @@ import { availableParallelism } from 'node:os';
 import { ServiceError } from '../errors.ts';
 import { scannedSymbols } from './extract.ts';
 import { ctagsInteractiveArgs, generateTagsRequest, readTagStream, SYMBOL_MAX_FILE_BYTES, sortSymbolDefs, symbolTimeoutMs, type SymbolDef } from './ctags.ts';
+import { bufferView } from '../runtime/buffer-view.ts';
 
 export type { SymbolDef } from './ctags.ts';
 
@@ -46,7 +47,7 @@ const MAX_OUTPUT_BYTES = 64 * (1 << 20);
 export async function outlineSymbols(path: string, content: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<OutlineResult> {
   if (content.byteLength === 0) return { symbols: [] };
   if (content.byteLength > SYMBOL_MAX_FILE_BYTES) return { symbols: [], skipped: 'too-large' };
-  if (Buffer.from(content.buffer, content.byteOffset, content.byteLength).indexOf(0) !== -1) return { symbols: [], skipped: 'binary' };
+  if (bufferView(content).indexOf(0) !== -1) return { symbols: [], skipped: 'binary' };
   // C, device trees and Kconfig: the indexer's scanners, in process (a 1 MiB file takes a few ms).
   const scanned = scannedSymbols(path, content);
   if (scanned) return { symbols: scanned };

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CBodyReader, C_BODY_DIRECTIVE, C_BODY_END, C_BODY_EOF, C_BODY_KEYWORD } from '../../core/index.ts';
+import { seededRandom } from '../../daemon/bench/stats.ts';
 
 const identStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x24 || c >= 0x80;
 const identPart = (c: number) => identStart(c) || (c >= 0x30 && c <= 0x39);
@@ -103,16 +104,6 @@ function reference(s: Uint8Array, from: number, bracesIn: number, bolIn: boolean
   return out(C_BODY_EOF);
 }
 
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 0x100000000;
-  };
-}
-
 const PIECES = [
   '{', '}', '(', ')', ';', ' ', '\t', '\r', '\f', '\v', '\n', '\n', 'x', 'a_b$', 'café', 'é', '_9', '12', '1.5e+3', '0x1f', '.5',
   'struct', 'union', 'enum', 'structs', 'xstruct', 'enum_', 'unio', 'Struct', 'struct{', ' enum ', '"', "'", '"a\\"b"', "'\\''",
@@ -120,7 +111,7 @@ const PIECES = [
 ];
 
 test('the core reads a C body as the reference does, stretch after stretch, on random bodies', () => {
-  const random = rng(2026);
+  const random = seededRandom(2026);
   let stops = 0;
   for (let round = 0; round < 3000; round++) {
     let text = '';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import RE2 from 're2';
-import { encodeSymbolIndex, encodeSymbolIndexOf, foldKey, nameHash, NAMES_PER_BLOCK, REC_NAME_OFF, REC_START, SymbolIndex } from '../../daemon/index/symbol-index.ts';
+import { encodeSymbolIndex, foldKey, nameHash, type RecordNames, NAMES_PER_BLOCK, REC_NAME_OFF, REC_START, SymbolIndex } from '../../daemon/index/symbol-index.ts';
 import { SYMBOL_RECORD_SIZE } from '../../daemon/index/shard-format.ts';
 import { compileTerm } from '../../daemon/query/plan.ts';
 import { regexFlags } from '../../daemon/query/terms.ts';
@@ -35,7 +35,7 @@ const PATTERNS = [
 ];
 
 function indexOf(names: string[]): SymbolIndex {
-  const { section, nameOffOf } = encodeSymbolIndex(names);
+  const { section, nameOffOf } = encodeSymbolIndex(recordNames(names));
   const records = Buffer.alloc(names.length * SYMBOL_RECORD_SIZE);
   names.forEach((_, r) => {
     records.writeUInt32LE(nameOffOf[r]!, r * SYMBOL_RECORD_SIZE + REC_NAME_OFF);
@@ -44,6 +44,20 @@ function indexOf(names: string[]): SymbolIndex {
   // Aligned copy, as a section in a shard is.
   const aligned = Buffer.from(new Uint8Array(section));
   return new SymbolIndex(aligned, records, SYMBOL_RECORD_SIZE);
+}
+
+/** Names given as strings, in record order, as the encoder takes them: one buffer of their UTF-8. */
+function recordNames(names: readonly string[]): RecordNames {
+  const encoded = names.map((x) => Buffer.from(x, 'utf8'));
+  const start = new Uint32Array(names.length);
+  const length = new Uint32Array(names.length);
+  let at = 0;
+  encoded.forEach((b, i) => {
+    start[i] = at;
+    length[i] = b.length;
+    at += b.length;
+  });
+  return { bytes: Buffer.concat(encoded), start, length };
 }
 
 /**
@@ -93,7 +107,7 @@ test('the encoder gives the bytes of the layout, over random names (against a pl
       return x;
     });
     const want = oracleSection(names);
-    const got = encodeSymbolIndex(names);
+    const got = encodeSymbolIndex(recordNames(names));
     assert.ok(Buffer.from(got.section).equals(want.section), `round ${round}: ${JSON.stringify(names.slice(0, 8))}`);
     assert.deepEqual([...got.nameOffOf], want.nameOffOf, `round ${round}`);
   }
@@ -104,7 +118,7 @@ test('the encoder gives the bytes of the layout, over random names (against a pl
   const want = oracleSection(['FOO', 'Foo', 'foo', 'Foo', '\u212Aelvin']);
   // With the names' hashes given, as the symbols sections give them, and without.
   const hash = Uint32Array.from(start, (s, i) => nameHash(bytes, s, length[i]!));
-  for (const got of [encodeSymbolIndexOf({ bytes, start, length }), encodeSymbolIndexOf({ bytes, start, length, hash })]) {
+  for (const got of [encodeSymbolIndex({ bytes, start, length }), encodeSymbolIndex({ bytes, start, length, hash })]) {
     assert.ok(Buffer.from(got.section).equals(want.section));
     assert.deepEqual([...got.nameOffOf], want.nameOffOf);
   }
