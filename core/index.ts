@@ -256,38 +256,38 @@ export class PostingsBuilder {
 }
 
 /**
- * The words of a shard's documents (core/assembly/words.ts says what a word is) and, for
- * each word found in at least `minDocs` documents, the ascending list of those documents,
- * encoded as PostingsBuilder encodes its lists (decodePostings reads them). What the
- * content-words section holds (daemon/index/content-words.ts). Its regions live beside a
- * PostingsBuilder's; one per thread at a time is enough and is all this checks for.
+ * The words of a shard's documents (core/assembly/words.ts says what a word is and how they
+ * are found) and, for each word found in at least `minDocs` documents, the ascending list
+ * of those documents, encoded as PostingsBuilder encodes its lists (decodePostings reads
+ * them). What the content-words section holds (daemon/index/content-words.ts). Its regions
+ * live beside a PostingsBuilder's.
  */
 export class WordsBuilder {
   #core: Core;
-  #slots: Block;
-  #mask: number;
-  #entries: Block;
+  /** The per-document table (16-byte entries), its size in entries. */
+  #table: Block;
+  /** (key, document, ref) per distinct word of each document: 16 bytes (words.ts). */
+  #pairs: Block;
   #arena: Block;
   #state: Block;
-  #pairs: Block;
-  #pairsLen = 0;
-  #docCounts = new Uint32Array(1024);
   #numDocs = 0;
+  #hashBits: number;
   #live = true;
 
-  constructor() {
+  /** `hashBits`: of the long words' 57-bit hash (tests take fewer, to make words share keys). */
+  constructor(options?: { hashBits?: number }) {
     const c = core();
     this.#core = c;
-    this.#mask = (1 << 16) - 1;
+    this.#hashBits = Math.max(0, Math.min(57, Math.floor(options?.hashBits ?? 57)));
     const blocks: Block[] = [];
     try {
-      for (const size of [(this.#mask + 1) * 4, 1 << 18, 1 << 16, 64, 1 << 18]) blocks.push(c.arena.alloc(size));
+      for (const size of [TABLE_MIN * 16, 1 << 20, 1 << 16, 64]) blocks.push(c.arena.alloc(size));
     } catch (err) {
       for (const b of blocks) c.arena.free(b);
       throw err;
     }
-    [this.#slots, this.#entries, this.#arena, this.#state, this.#pairs] = blocks as [Block, Block, Block, Block, Block];
-    c.u8.fill(0, this.#slots.off, this.#slots.off + this.#slots.size);
+    [this.#table, this.#pairs, this.#arena, this.#state] = blocks as [Block, Block, Block, Block];
+    c.u8.fill(0, this.#table.off, this.#table.off + this.#table.size);
     c.u32[this.#state.off / 4] = 0;
     c.u32[this.#state.off / 4 + 1] = 0;
   }
@@ -300,35 +300,29 @@ export class WordsBuilder {
     const n = content.length;
     // Room for the most a document of n bytes can add (words.ts): words of 3+ bytes, apart.
     const most = Math.floor(n / 4) + 2;
-    const used = c.u32[this.#state.off / 4]!;
+    const pairs = c.u32[this.#state.off / 4]!;
     const arenaUsed = c.u32[this.#state.off / 4 + 1]!;
     // Grown by half at least, so that the blocks move (and leave holes) rarely.
     const grow = (b: Block, need: number, keep: number) => {
       if (need > b.size) c.arena.resize(b, Math.max(need, Math.ceil(b.size * 1.5)), keep);
     };
-    grow(this.#entries, (used + most) * 16, used * 16);
+    grow(this.#pairs, (pairs + most) * 16, pairs * 16);
     // (+ 8: words.ts reads a word's last 8 bytes whole.)
     grow(this.#arena, arenaUsed + n + 8, arenaUsed);
-    grow(this.#pairs, (this.#pairsLen + most) * 4, this.#pairsLen * 4);
-    if (2 * (used + most) > this.#mask + 1) this.#rehash(used, used + most);
+    // The table at most half full; its entries' generations start at 0 (a document's is
+    // its number + 1), so a grown one is cleared.
+    let slots = TABLE_MIN;
+    while (slots < 2 * most) slots *= 2;
+    if (slots * 16 > this.#table.size) {
+      c.arena.resize(this.#table, slots * 16, 0);
+      c.u8.fill(0, this.#table.off, this.#table.off + this.#table.size);
+    }
     // (+ 64: words.ts reads the document 64 bytes at a time.)
     const base = c.scratch(n + 64);
     c.u8.set(content, base);
-    const k = c.ex.distinctWords(base, n, docId, this.#slots.off, this.#mask, this.#entries.off, this.#arena.off, this.#state.off, this.#pairs.off + this.#pairsLen * 4) >>> 0;
-    this.#pairsLen += k;
-    this.#docCounts = withCount(this.#docCounts, this.#numDocs++, k);
+    const k = c.ex.docWords(base, n, docId, this.#table.off, slots - 1, 64 - Math.log2(slots), docId + 1, this.#pairs.off, this.#arena.off, this.#state.off, this.#hashBits) >>> 0;
+    this.#numDocs++;
     return k;
-  }
-
-  /** Grows the table to hold `want` entries at most half full and re-inserts the `used` ones. */
-  #rehash(used: number, want: number): void {
-    const c = this.#core;
-    let slots = this.#mask + 1;
-    while (slots < 2 * want) slots *= 2;
-    this.#mask = slots - 1;
-    c.arena.resize(this.#slots, slots * 4, 0);
-    c.u8.fill(0, this.#slots.off, this.#slots.off + slots * 4);
-    c.ex.rehashWords(this.#slots.off, this.#mask, this.#entries.off, used);
   }
 
   /**
@@ -338,73 +332,71 @@ export class WordsBuilder {
    */
   finish(minDocs: number): { wordBytes: Buffer; wordOff: Uint32Array; counts: Uint32Array; offsets: Uint32Array; blob: Uint8Array } {
     if (!this.#live) throw new Error('WordsBuilder: already finished or disposed');
+    const c = this.#core;
+    const a = c.arena;
+    const blocks: Block[] = [];
+    const take = (size: number): Block => {
+      const b = a.alloc(size);
+      blocks.push(b);
+      return b;
+    };
     try {
-      const c = this.#core;
-      const used = c.u32[this.#state.off / 4]!;
-      const pairs = c.u32.subarray(this.#pairs.off / 4, this.#pairs.off / 4 + this.#pairsLen);
-      const perWord = new Uint32Array(used);
-      for (let i = 0; i < pairs.length; i++) perWord[pairs[i]!]!++;
-      // Sorted as latin1 strings (words are ASCII: their order is their bytes'), each
-      // followed by "\0" and its entry in three chars: no word holds "\0", so the tail never
-      // decides the order, and a sort without a comparator compares them natively. A Buffer
-      // per word and Buffer.compare took ~0.4 s of a 100 MB shard of Linux (235 k words);
-      // this ~0.1 s.
-      const e32 = this.#entries.off / 4;
+      const min = Math.max(1, Math.floor(minDocs));
+      const P = c.u32[this.#state.off / 4]!;
+      a.free(this.#table); // (its room serves the blocks below)
+      const sortedPairs = take(P * 16);
+      const counts = take(c.ex.wordCountsBytes());
+      const most = Math.floor(P / min) + 1;
+      const outWord = take(most * 4);
+      const outCount = take(most * 4);
+      // Sorted by key and taken by runs (words.ts); each kept word's documents, list after
+      // list, in the pairs' own region.
+      const K = c.ex.groupWords(this.#pairs.off, P, sortedPairs.off, counts.off, min, this.#arena.off, outWord.off, outCount.off, this.#pairs.off) >>> 0;
+      const bytes = take(K * 64 + 8);
+      const offs = take((K + 1) * 4);
+      c.ex.keptWordBytes(sortedPairs.off, outWord.off, K, this.#arena.off, bytes.off, offs.off);
       const memory = Buffer.from(c.u8.buffer, c.u8.byteOffset, c.u8.byteLength);
-      const keys: string[] = [];
-      for (let e = 0; e < used; e++) {
-        if (perWord[e]! < minDocs) continue;
-        const off = this.#arena.off + c.u32[e32 + 4 * e + 1]!;
-        keys.push(memory.toString('latin1', off, off + c.u32[e32 + 4 * e + 2]!) + String.fromCharCode(0, (e >>> 16) & 0xff, (e >>> 8) & 0xff, e & 0xff));
+      const off = c.u32.subarray(offs.off / 4, offs.off / 4 + K + 1);
+      // In byte order: sorted as latin1 strings (words are ASCII: their order is their
+      // bytes'), each followed by "\0" and its number in three chars: no word holds "\0",
+      // so the tail never decides the order, and a sort without a comparator compares
+      // them natively (Buffer.compare per pair of words took 4x as long).
+      const sorted: string[] = new Array<string>(K);
+      for (let j = 0; j < K; j++) sorted[j] = memory.toString('latin1', bytes.off + off[j]!, bytes.off + off[j + 1]!) + String.fromCharCode(0, (j >>> 16) & 0xff, (j >>> 8) & 0xff, j & 0xff);
+      sorted.sort();
+      const listCount = c.u32.slice(outCount.off / 4, outCount.off / 4 + K);
+      const listStart = new Uint32Array(K + 1);
+      for (let j = 0; j < K; j++) listStart[j + 1] = listStart[j]! + listCount[j]!;
+      const wordOff = new Uint32Array(K + 1);
+      const wordCounts = new Uint32Array(K);
+      const docsSorted = take(listStart[K]! * 4);
+      const docsFrom = this.#pairs.off / 4;
+      let at = docsSorted.off / 4;
+      for (let i = 0; i < K; i++) {
+        const s = sorted[i]!;
+        const j = (s.charCodeAt(s.length - 3) << 16) | (s.charCodeAt(s.length - 2) << 8) | s.charCodeAt(s.length - 1);
+        wordOff[i + 1] = wordOff[i]! + s.length - 4;
+        wordCounts[i] = listCount[j]!;
+        c.u32.copyWithin(at, docsFrom + listStart[j]!, docsFrom + listStart[j + 1]!);
+        at += listCount[j]!;
       }
-      keys.sort();
-      const kept = keys.length;
-      const wordOff = new Uint32Array(kept + 1);
-      const entryOf = new Uint32Array(kept);
-      for (let i = 0; i < kept; i++) {
-        const k = keys[i]!;
-        const n = k.length;
-        entryOf[i] = (k.charCodeAt(n - 3) << 16) | (k.charCodeAt(n - 2) << 8) | k.charCodeAt(n - 1);
-        wordOff[i + 1] = wordOff[i]! + n - 4;
-      }
-      const wordBytes = Buffer.allocUnsafe(wordOff[kept]!);
-      for (let i = 0; i < kept; i++) wordBytes.write(keys[i]!, wordOff[i]!, wordOff[i + 1]! - wordOff[i]!, 'latin1');
-      // Each kept word's list: its documents, ascending, found by walking the pairs.
-      const rank = new Int32Array(used).fill(-1);
-      const counts = new Uint32Array(kept);
-      const start = new Uint32Array(kept + 1);
-      for (let i = 0; i < kept; i++) {
-        rank[entryOf[i]!] = i;
-        counts[i] = perWord[entryOf[i]!]!;
-        start[i + 1] = start[i]! + counts[i]!;
-      }
-      const docs = new Uint32Array(start[kept]!);
-      const fill = start.slice(0, kept);
-      for (let d = 0, i = 0; d < this.#numDocs; d++) {
-        for (const stop = i + this.#docCounts[d]!; i < stop; i++) {
-          const r = rank[pairs[i]!]!;
-          if (r >= 0) docs[fill[r]!++] = d;
-        }
-      }
+      const wordBytes = Buffer.allocUnsafe(wordOff[K]!);
+      for (let i = 0; i < K; i++) wordBytes.write(sorted[i]!, wordOff[i]!, wordOff[i + 1]! - wordOff[i]!, 'latin1');
       // Encoded by the core, as PostingsBuilder's lists are.
-      const a = c.arena;
-      const docsBlock = a.alloc(docs.length * 4);
-      const countsBlock = a.alloc(counts.length * 4);
-      const blobBlock = a.alloc(docs.length * 5 + 16);
-      const offsetsBlock = a.alloc(counts.length * 4);
-      let blob: Uint8Array;
-      let offsets: Uint32Array;
-      try {
-        c.u32.set(docs, docsBlock.off / 4);
-        c.u32.set(counts, countsBlock.off / 4);
-        const blobLen = c.ex.encodeLists(docsBlock.off, countsBlock.off, counts.length, blobBlock.off, offsetsBlock.off) >>> 0;
-        blob = c.u8.slice(blobBlock.off, blobBlock.off + blobLen);
-        offsets = c.u32.slice(offsetsBlock.off / 4, offsetsBlock.off / 4 + counts.length);
-      } finally {
-        for (const b of [docsBlock, countsBlock, blobBlock, offsetsBlock]) a.free(b);
-      }
-      return { wordBytes, wordOff, counts, offsets, blob };
+      const countsBlock = take(K * 4);
+      const blobBlock = take(listStart[K]! * 5 + 16);
+      const offsetsBlock = take(K * 4);
+      c.u32.set(wordCounts, countsBlock.off / 4);
+      const blobLen = c.ex.encodeLists(docsSorted.off, countsBlock.off, K, blobBlock.off, offsetsBlock.off) >>> 0;
+      return {
+        wordBytes,
+        wordOff,
+        counts: wordCounts,
+        offsets: c.u32.slice(offsetsBlock.off / 4, offsetsBlock.off / 4 + K),
+        blob: c.u8.slice(blobBlock.off, blobBlock.off + blobLen),
+      };
     } finally {
+      for (const b of blocks) a.free(b);
       this.dispose();
     }
   }
@@ -414,9 +406,12 @@ export class WordsBuilder {
     if (!this.#live) return;
     this.#live = false;
     const a = this.#core.arena;
-    for (const b of [this.#slots, this.#entries, this.#arena, this.#state, this.#pairs]) a.free(b);
+    for (const b of [this.#table, this.#pairs, this.#arena, this.#state]) a.free(b);
   }
 }
+
+/** The per-document words table's least size, in entries (a power of two). */
+const TABLE_MIN = 1024;
 
 /** `counts` with `value` at `i` (the next one), grown by doubling when full: a builder's per-document counts. */
 function withCount(counts: Uint32Array<ArrayBuffer>, i: number, value: number): Uint32Array<ArrayBuffer> {
@@ -900,8 +895,10 @@ export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
   'intersect',
   'union',
   'findLiteral',
-  'distinctWords',
-  'rehashWords',
+  'docWords',
+  'groupWords',
+  'keptWordBytes',
+  'wordCountsBytes',
   'findClassSequence',
   'locateLines',
   'shapeChunks',
@@ -962,8 +959,10 @@ interface CoreExports {
   intersect(a: number, na: number, b: number, nb: number, out: number): number;
   union(a: number, na: number, b: number, nb: number, out: number): number;
   findLiteral(hay: number, n: number, needle: number, m: number, ci: number, out: number, max: number): number;
-  distinctWords(src: number, n: number, doc: number, slots: number, mask: number, entries: number, arena: number, state: number, out: number): number;
-  rehashWords(slots: number, mask: number, entries: number, used: number): void;
+  docWords(src: number, n: number, doc: number, table: number, mask: number, shift: number, gen: number, pairs: number, arena: number, state: number, hashBits: number): number;
+  groupWords(pairs: number, n: number, sorted: number, counts: number, minDocs: number, arena: number, outWord: number, outCount: number, outDocs: number): number;
+  keptWordBytes(sorted: number, outWord: number, k: number, arena: number, out: number, offs: number): number;
+  wordCountsBytes(): number;
   findClassSequence(hay: number, n: number, prog: number, k: number, pa: number, pb: number, pc: number, out: number, max: number): number;
   locateLines(hay: number, n: number, offs: number, k: number, out: number): void;
   shapeChunks(hay: number, n: number, ranges: number, k: number, context: number, lines: number, spans: number, marks: number, out: number, state: number): number;

@@ -10,7 +10,7 @@ export { distinctTrigrams, seenBytes } from './ngrams';
 export { countTrigrams, keysToIds, countDistinct, collectTrigrams, scatterDocs, encodeLists, decodeList, intersectEncoded } from './postings';
 export { intersect, union } from './intersect';
 export { findLiteral } from './verify';
-export { distinctWords, rehashWords } from './words';
+export { docWords, groupWords, keptWordBytes, wordCountsBytes } from './words';
 export { findClassSequence } from './classes';
 export { locateLines } from './lines';
 export { shapeChunks } from './chunks';

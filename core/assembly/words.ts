@@ -1,28 +1,57 @@
-// Word extraction for the content-words section (shard-reader.ts): the distinct words of a
-// document, interned into a dictionary that lives across the documents of one shard.
+// Word extraction for the content-words section (daemon/index/content-words.ts): which
+// words each document of a shard holds, grouped by word at the end.
 //
 // A word is a maximal run of ASCII word bytes [A-Za-z0-9_], taken with its case, of
-// MIN_WORD..MAX_WORD bytes (shorter and longer runs are not words here). The dictionary is
-// an open-addressing hash table over entries whose bytes are kept in an arena; the glue
-// (core/index.ts WordsBuilder) owns every region and grows them before each call, so that a
-// call never runs out of room:
+// MIN_WORD..MAX_WORD bytes (shorter and longer runs are not words here).
 //
-//   slots    u32[mask + 1]   entry index + 1 per slot, 0 when empty (linear probing)
-//   entries  u32[4] each     hash, offset of its bytes in the arena, length, last doc + 1
-//   arena    the words' bytes, one after the other
-//   state    u32[2]          entries in use, arena bytes in use (read and updated here)
-//   out      u32 per word    the entry of each word new to this document, appended
+// # How (and why not a dictionary)
 //
-// Word bytes are classified 64 at a time (SIMD) and a word hashed 8 bytes at a time: on
-// 100 MB of Linux's C, add() went 530 -> ~295 ms (the byte-at-a-time loop and its FNV
-// hash were ~300 ms of it; the rest is the table's lookups, ~37 ns a word, which a
-// per-document table in front of it did not shorten).
+// A shard of Linux (105 MB) holds 7.4M word occurrences, 2.3M (document, word) pairs and
+// 620k distinct words, of which ~26k are in enough documents to be listed. A hash table of
+// every distinct word, looked up at each occurrence, cost ~290 ms a shard: its slots,
+// entries and bytes (~40 MB) miss the cache at every rare word, and a per-document table
+// in front of it did not help, since the pairs still went to the big table. Instead:
 //
-// A document of n bytes adds at most n / (MIN_WORD + 1) + 1 words, entries and arena
-// bytes up to n; the glue keeps the table at most half full after any call.
+// 1. docWords, per document: each word gets a 64-bit key, and a small table of this
+//    document's words (in cache) keeps its first occurrence; each new one appends a pair
+//    (key, document, ref). ~190 ms a shard.
+// 2. groupWords, at the end: the pairs are sorted by key, stably (so each key's documents
+//    stay ascending), by a radix sort 8 bits at a time from the top (256 places written at
+//    once stay in cache; 65,536 did not), and each run of one key is a word with its
+//    documents.
+//
+// The key is exact, not a hash that might collide:
+// - A word of up to 8 bytes: its bytes as a little-endian u64 (zero-padded; word bytes are
+//   never zero, nor above 0x7f, so bit 63 is 0 and the value gives the bytes back), times
+//   the odd constant SHORT_MIX modulo 2^63. Multiplying by an odd number is a bijection
+//   modulo a power of two, so equal keys are equal words, and the product's top bits, which
+//   the sort and the tables read, depend on every byte.
+// - A longer word: bit 63 set, a 57-bit hash of its bytes in bits 6..62, and its length
+//   - 9 in bits 0..5; a copy of its bytes goes to the arena and its pair's ref says where.
+//   Two long words may share a key; groupWords compares the bytes of every pair of a run
+//   with its first and splits a run whose words differ, so a list never holds a document
+//   for a word it does not contain. (Tests narrow the hash with `hashMask` to make such
+//   runs common.)
+//
+// # Regions (owned by the glue, core/index.ts WordsBuilder, grown before each call)
+//
+//   table  per-document table, (mask + 1) entries of 16 bytes: key u64, generation u32
+//          (the entry is in use for this document when it equals `gen`), position u32 (the
+//          word's offset in the document, to compare a long word's bytes)
+//   pairs  16 bytes each: key u64, document u32, ref u32 (a long word's arena offset)
+//   arena  long words' bytes, one after the other (+ 8 bytes of slack: 8 are read at a time)
+//   state  u32[2]: pairs so far, arena bytes so far (read and updated here)
+//
+// A document of n bytes adds at most n / (MIN_WORD + 1) + 1 pairs and n arena bytes; the
+// glue sizes the table to at least twice that many entries.
 
 export const MIN_WORD: u32 = 3;
 export const MAX_WORD: u32 = 64;
+
+/** Odd: multiplication by it modulo 2^63 is a bijection (SHORT_UNMIX is its inverse). */
+const SHORT_MIX: u64 = 0x9e3779b97f4a7c15;
+const LOW63: u64 = 0x7fffffffffffffff;
+const LONG: u64 = 0x8000000000000000;
 
 /**
  * Bit j set when src[p + j] is a word byte, for j < 64 (the bytes are read whether or not
@@ -42,26 +71,27 @@ function wordMask(p: usize): u64 {
   return m;
 }
 
-/** The bytes p[0, len) as little-endian words: the last one holds only the bytes below len (7 bytes past it are read). */
+/** The bytes p[0, len) as a little-endian word: only the bytes below len (8 bytes are read). */
 // @ts-ignore: decorator
 @inline
 function tail(p: usize, len: u32): u64 {
   return load<u64>(p) & (len >= 8 ? <u64>-1 : (<u64>1 << (<u64>len << 3)) - 1);
 }
 
-/** A word's hash (len 1..MAX_WORD): 8 bytes at a time. */
+/** The key of the word p[0, len), 3 <= len <= 64 (layout above). */
 // @ts-ignore: decorator
 @inline
-function wordHash(p: usize, len: u32): u32 {
+function wordKey(p: usize, len: u32, hashMask: u64): u64 {
+  if (len <= 8) return (tail(p, len) * SHORT_MIX) & LOW63;
   let h: u64 = <u64>len * 0x9e3779b97f4a7c15;
   let off: u32 = 0;
   for (; off + 8 <= len; off += 8) h = rotl<u64>((h ^ load<u64>(p + off)) * 0xbf58476d1ce4e5b9, 29);
   if (off < len) h = rotl<u64>((h ^ tail(p + off, len - off)) * 0xbf58476d1ce4e5b9, 29);
   h = (h ^ (h >> 32)) * 0x94d049bb133111eb;
-  return <u32>(h >> 32);
+  return LONG | ((h & hashMask) << 6) | <u64>(len - 9);
 }
 
-/** a[0, n) == b[0, n), 8 bytes at a time (7 bytes past both are read). */
+/** a[0, n) == b[0, n), 8 bytes at a time (up to 7 bytes past both are read). */
 // @ts-ignore: decorator
 @inline
 function sameBytes(a: usize, b: usize, n: u32): bool {
@@ -70,15 +100,23 @@ function sameBytes(a: usize, b: usize, n: u32): bool {
   return off >= n || tail(a + off, n - off) == tail(b + off, n - off);
 }
 
+// docWords' running totals (wasm globals: kept in registers by the engine, unlike memory).
+let pairsSoFar: u32 = 0;
+let arenaSoFar: u32 = 0;
+
 /**
- * Interns the words of src[0, n) for document `doc` and appends to `out` the entry of each
- * word that `doc` had not shown before, in the order of their first occurrence. Returns how
- * many were appended. src must be readable to n + 64 (a 64-byte window is read at a
- * time), the arena to its end + 8.
+ * Appends a pair for each distinct word of document `doc` (src[0, n), readable to n + 64:
+ * 64 bytes are read at a time), in the order of their first occurrence. `mask + 1` is the
+ * table's size (a power of two, at least twice the pairs the document can add), `shift` is
+ * 64 - log2(mask + 1), `gen` a number no earlier call on this table gave (0 never).
+ * `hashBits` of the long words' hash are kept (57 but in tests, which take fewer to make
+ * words share keys). Returns how many pairs were appended.
  */
-export function distinctWords(src: usize, n: u32, doc: u32, slots: usize, mask: u32, entries: usize, arena: usize, state: usize, out: usize): u32 {
-  const mark = doc + 1;
-  let k: u32 = 0;
+export function docWords(src: usize, n: u32, doc: u32, table: usize, mask: u32, shift: u32, gen: u32, pairs: usize, arena: usize, state: usize, hashBits: u32): u32 {
+  const hashMask: u64 = (<u64>1 << <u64>min<u32>(hashBits, 57)) - 1;
+  const k0 = load<u32>(state);
+  pairsSoFar = k0;
+  arenaSoFar = load<u32>(state, 4);
   // Word bytes are found 64 at a time: a word starts where a word byte follows another
   // byte, ends where a word byte is followed by another; the two alternate, so that each
   // bit of starts | ends, in order, opens or closes a word.
@@ -100,59 +138,234 @@ export function distinctWords(src: usize, n: u32, doc: u32, slots: usize, mask: 
         continue;
       }
       open = false;
-      const len = at - from;
-      if (len >= MIN_WORD && len <= MAX_WORD) k = word(state, mark, src + <usize>from, len, slots, mask, entries, arena, out, k);
+      word(src, from, at - from, doc, table, mask, shift, gen, pairs, arena, hashMask);
     }
   }
-  if (open) {
-    const len = n - from;
-    if (len >= MIN_WORD && len <= MAX_WORD) k = word(state, mark, src + <usize>from, len, slots, mask, entries, arena, out, k);
-  }
-  return k;
+  // A word running to the end.
+  if (open) word(src, from, n - from, doc, table, mask, shift, gen, pairs, arena, hashMask);
+  store<u32>(state, pairsSoFar);
+  store<u32>(state, arenaSoFar, 4);
+  return pairsSoFar - k0;
 }
 
-/** One occurrence of a word (w, len bytes): appended to out at k if new to the document. Returns the new k. */
+/** One occurrence of a run of word bytes, src[from, from + len): a pair if it is a word new to the document. */
 // @ts-ignore: decorator
 @inline
-function word(state: usize, mark: u32, w: usize, len: u32, slots: usize, mask: u32, entries: usize, arena: usize, out: usize, k: u32): u32 {
-  const h = wordHash(w, len);
-  let s = h & mask;
+function word(src: usize, from: u32, len: u32, doc: u32, table: usize, mask: u32, shift: u32, gen: u32, pairs: usize, arena: usize, hashMask: u64): void {
+  if (len < MIN_WORD || len > MAX_WORD) return;
+  const w = src + <usize>from;
+  const key = wordKey(w, len, hashMask);
+  let s = <u32>((key << 1) >> <u64>shift);
   for (;;) {
-    const slot = slots + (<usize>s << 2);
-    const v = load<u32>(slot);
-    if (v == 0) {
-      // A word new to the shard.
-      const used = load<u32>(state);
-      const arenaUsed = load<u32>(state, 4);
-      const e = entries + (<usize>used << 4);
-      memory.copy(arena + <usize>arenaUsed, w, len);
-      store<u32>(e, h);
-      store<u32>(e, arenaUsed, 4);
-      store<u32>(e, len, 8);
-      store<u32>(e, mark, 12);
-      store<u32>(slot, used + 1);
-      store<u32>(out + (<usize>k << 2), used);
-      store<u32>(state, used + 1);
-      store<u32>(state, arenaUsed + len, 4);
-      return k + 1;
+    const e = table + (<usize>s << 4);
+    if (load<u32>(e, 8) != gen) {
+      // New to the document.
+      store<u64>(e, key);
+      store<u32>(e, gen, 8);
+      store<u32>(e, from, 12);
+      const q = pairs + (<usize>pairsSoFar << 4);
+      store<u64>(q, key);
+      store<u32>(q, doc, 8);
+      let ref: u32 = 0;
+      if (len > 8) {
+        ref = arenaSoFar;
+        memory.copy(arena + <usize>ref, w, len);
+        arenaSoFar = ref + len;
+      }
+      store<u32>(q, ref, 12);
+      pairsSoFar++;
+      return;
     }
-    const e = entries + (<usize>(v - 1) << 4);
-    if (load<u32>(e) == h && load<u32>(e, 8) == len && sameBytes(arena + <usize>load<u32>(e, 4), w, len)) {
-      if (load<u32>(e, 12) == mark) return k;
-      store<u32>(e, mark, 12);
-      store<u32>(out + (<usize>k << 2), v - 1);
-      return k + 1;
-    }
+    if (load<u64>(e) == key && (len <= 8 || sameBytes(src + <usize>load<u32>(e, 12), w, len))) return;
     s = (s + 1) & mask;
   }
-  return k; // (never reached: the table always has an empty slot)
 }
 
-/** Re-inserts entries[0, used) into the empty table `slots` (mask + 1 slots), after the glue grew it. */
-export function rehashWords(slots: usize, mask: u32, entries: usize, used: u32): void {
-  for (let j: u32 = 0; j < used; j++) {
-    let s = load<u32>(entries + (<usize>j << 4)) & mask;
-    while (load<u32>(slots + (<usize>s << 2)) != 0) s = (s + 1) & mask;
-    store<u32>(slots + (<usize>s << 2), j + 1);
+/** Runs at most this long are sorted by insertion; longer ones by their next 8 bits. */
+const INSERTION_MAX: u32 = 32;
+/** Bits of the key each counting pass sorts by. */
+const DIGIT: u32 = 8;
+
+/** groupWords' `counts` region: 257 u32 per level of the radix sort. */
+export function wordCountsBytes(): u32 {
+  return (64 / DIGIT) * 257 * 4;
+}
+
+/**
+ * Sorts the n pairs by key, stably, into `sorted` (room for n pairs); `counts` is
+ * wordCountsBytes() of room. Then appends each word found in at least `minDocs` documents
+ * to the outputs and returns how many: outWord[j] = the index in the sorted pairs of a
+ * pair of word j (its key and ref say what the word is: keptWordBytes), outCount[j] = its
+ * documents, whose numbers follow those of the words before it in `outDocs`, ascending.
+ * outDocs may be `pairs` itself (free once sorted from: its u32s are written no faster
+ * than its pairs are read); outWord and outCount need room for n / minDocs + 1 u32.
+ */
+export function groupWords(pairs: usize, n: u32, sorted: usize, counts: usize, minDocs: u32, arena: usize, outWord: usize, outCount: usize, outDocs: usize): u32 {
+  // 1. The top 8 bits, from pairs into sorted.
+  radixPass(pairs, sorted, 0, n, 56, counts);
+  // 2. Each part sorted the rest of the way (pairs is its scratch), 3. its runs of one key
+  // taken as words.
+  let kept: u32 = 0;
+  let written: u32 = 0;
+  let start: u32 = 0;
+  for (let d: u32 = 0; d < 256; d++) {
+    const end = load<u32>(counts + (<usize>d << 2));
+    if (end - start > 1) sortRange(sorted, pairs, start, end, 56, counts + 257 * 4);
+    let i = start;
+    while (i < end) {
+      const key = load<u64>(sorted + (<usize>i << 4));
+      let j = i + 1;
+      while (j < end && load<u64>(sorted + (<usize>j << 4)) == key) j++;
+      if (j - i >= minDocs) {
+        if ((key & LONG) == 0 || sameWords(key, i, j, sorted, arena)) {
+          store<u32>(outWord + (<usize>kept << 2), i);
+          store<u32>(outCount + (<usize>kept << 2), j - i);
+          for (let r = i; r < j; r++) store<u32>(outDocs + (<usize>(written++) << 2), load<u32>(sorted + (<usize>r << 4), 8));
+          kept++;
+        } else {
+          const res = splitRun(key, i, j, sorted, arena, minDocs, outWord, outCount, outDocs, kept, written);
+          kept = <u32>(res >> 32);
+          written = <u32>res;
+        }
+      }
+      i = j;
+    }
+    start = end;
   }
+  return kept;
+}
+
+/**
+ * A stable counting sort of pairs [from, to) of `src` by the 8 bits of their keys at
+ * `shift`, into the same places of `dst`; counts[d] ends as where digit d's part ends.
+ */
+// @ts-ignore: decorator
+@inline
+function radixPass(src: usize, dst: usize, from: u32, to: u32, shift: u32, counts: usize): void {
+  memory.fill(counts, 0, 257 * 4);
+  const sh = <u64>shift;
+  for (let i = from; i < to; i++) {
+    const c = counts + ((<usize>((load<u64>(src + (<usize>i << 4)) >> sh) & 0xff) + 1) << 2);
+    store<u32>(c, load<u32>(c) + 1);
+  }
+  store<u32>(counts, from);
+  for (let d: usize = 1; d <= 256; d++) store<u32>(counts + (d << 2), load<u32>(counts + (d << 2)) + load<u32>(counts + ((d - 1) << 2)));
+  for (let i = from; i < to; i++) {
+    const p = src + (<usize>i << 4);
+    const c = counts + (<usize>((load<u64>(p) >> sh) & 0xff) << 2);
+    const at = load<u32>(c);
+    store<u32>(c, at + 1);
+    v128.store(dst + (<usize>at << 4), v128.load(p));
+  }
+}
+
+/**
+ * Sorts pairs [from, to) of `pairs`, whose keys agree above bit `bits`, by key, stably;
+ * `scratch` has the same places free; `counts` room for 257 u32 per level below.
+ */
+function sortRange(pairs: usize, scratch: usize, from: u32, to: u32, bits: u32, counts: usize): void {
+  if (to - from <= INSERTION_MAX || bits == 0) {
+    for (let i = from + 1; i < to; i++) {
+      const v = v128.load(pairs + (<usize>i << 4));
+      const kv = v128.extract_lane<u64>(v, 0);
+      let j = i;
+      while (j > from && load<u64>(pairs + (<usize>(j - 1) << 4)) > kv) {
+        v128.store(pairs + (<usize>j << 4), v128.load(pairs + (<usize>(j - 1) << 4)));
+        j--;
+      }
+      v128.store(pairs + (<usize>j << 4), v);
+    }
+    return;
+  }
+  // Keys all equal (a common word's run): nothing to do.
+  const first = load<u64>(pairs + (<usize>from << 4));
+  let i = from + 1;
+  while (i < to && load<u64>(pairs + (<usize>i << 4)) == first) i++;
+  if (i == to) return;
+  radixPass(pairs, scratch, from, to, bits - DIGIT, counts);
+  memory.copy(pairs + (<usize>from << 4), scratch + (<usize>from << 4), <usize>(to - from) << 4);
+  let s = from;
+  for (let d: usize = 0; d < 256; d++) {
+    const e = load<u32>(counts + (d << 2));
+    if (e - s > 1) sortRange(pairs, scratch, s, e, bits - DIGIT, counts + 257 * 4);
+    s = e;
+  }
+}
+
+/** Whether the long words of sorted pairs [i, j) (one key) are all the same. */
+function sameWords(key: u64, i: u32, j: u32, sorted: usize, arena: usize): bool {
+  const len = <u32>(key & 63) + 9;
+  const a = arena + <usize>load<u32>(sorted + (<usize>i << 4), 12);
+  for (let r = i + 1; r < j; r++) if (!sameBytes(a, arena + <usize>load<u32>(sorted + (<usize>r << 4), 12), len)) return false;
+  return true;
+}
+
+/** A pair's ref once splitRun has listed it. */
+const TAKEN: u32 = 0xffffffff;
+
+/**
+ * A run [i, j) of one long key whose words differ (a hash collision): its words one by
+ * one, in the order of their first pair, each with its documents (still ascending; a
+ * document holding two of them is listed under each). Returns (kept << 32) | written.
+ */
+function splitRun(key: u64, i: u32, j: u32, sorted: usize, arena: usize, minDocs: u32, outWord: usize, outCount: usize, outDocs: usize, kept: u32, written: u32): u64 {
+  const len = <u32>(key & 63) + 9;
+  for (let r = i; r < j; r++) {
+    const ref = load<u32>(sorted + (<usize>r << 4), 12);
+    if (ref == TAKEN) continue;
+    const w = arena + <usize>ref;
+    let c: u32 = 0;
+    for (let q = r; q < j; q++) {
+      const rq = load<u32>(sorted + (<usize>q << 4), 12);
+      if (rq != TAKEN && sameBytes(w, arena + <usize>rq, len)) c++;
+    }
+    const keep = c >= minDocs;
+    if (keep) {
+      store<u32>(outWord + (<usize>kept << 2), r);
+      store<u32>(outCount + (<usize>kept << 2), c);
+      store<u32>(outDocs + (<usize>(written++) << 2), load<u32>(sorted + (<usize>r << 4), 8));
+      kept++;
+    }
+    // Pair r is taken last: keptWordBytes reads the word of a kept run's first pair.
+    for (let q = r + 1; q < j; q++) {
+      const p = sorted + (<usize>q << 4);
+      const rq = load<u32>(p, 12);
+      if (rq != TAKEN && sameBytes(w, arena + <usize>rq, len)) {
+        if (keep) store<u32>(outDocs + (<usize>(written++) << 2), load<u32>(p, 8));
+        store<u32>(p, TAKEN, 12);
+      }
+    }
+  }
+  return (<u64>kept << 32) | <u64>written;
+}
+
+/**
+ * The bytes of the k words groupWords found (outWord: the index of one of each word's
+ * sorted pairs), one after the other at `out` (room for k x MAX_WORD bytes + 8), word j at
+ * out[offs[j], offs[j + 1]) (offs: k + 1 u32). Returns the bytes written.
+ */
+export function keptWordBytes(sorted: usize, outWord: usize, k: u32, arena: usize, out: usize, offs: usize): u32 {
+  // The inverse of SHORT_MIX modulo 2^64, by Newton's iteration (each step doubles the
+  // correct low bits: 3 -> 6 -> 12 -> 24 -> 48 -> 96), is its inverse modulo 2^63 too.
+  let inv: u64 = SHORT_MIX;
+  for (let s = 0; s < 5; s++) inv *= 2 - SHORT_MIX * inv;
+  let at: u32 = 0;
+  store<u32>(offs, 0);
+  for (let j: u32 = 0; j < k; j++) {
+    const i = load<u32>(outWord + (<usize>j << 2));
+    const p = sorted + (<usize>i << 4);
+    const key = load<u64>(p);
+    let len: u32;
+    if ((key & LONG) != 0) {
+      len = <u32>(key & 63) + 9;
+      memory.copy(out + <usize>at, arena + <usize>load<u32>(p, 12), len);
+    } else {
+      const raw = (key * inv) & LOW63;
+      store<u64>(out + <usize>at, raw);
+      len = 8 - <u32>(clz<u64>(raw) >> 3);
+    }
+    at += len;
+    store<u32>(offs + (<usize>(j + 1) << 2), at);
+  }
+  return at;
 }

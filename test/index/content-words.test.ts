@@ -4,7 +4,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ContentWords, contentWordsOf, isListableWord } from '../../daemon/index/content-words.ts';
+import { ContentWords, contentWordsOf, encodeContentWords, isListableWord } from '../../daemon/index/content-words.ts';
+import { WordsBuilder } from '../../core/index.ts';
 import { prng } from '../helpers/corpus.ts';
 
 test('the worked example of content-words.ts holds byte for byte', () => {
@@ -90,4 +91,69 @@ test('every listed word lists exactly the documents holding it, and only words i
   }
   assert.equal(words.size, listed);
   assert.ok(listed > 1000 && expected.size > 10_000, `${listed} of ${expected.size} words listed`);
+});
+
+test('long words that share a key are told apart by their bytes (the hash narrowed to force it)', () => {
+  // Words of 9..64 bytes get a hashed key (core/assembly/words.ts); with 0 or 1 bits of
+  // hash kept, every long word of one length shares a key with the others of that length,
+  // so the runs of a key hold several words, which must be split by their bytes.
+  const rnd = prng(2024);
+  const letters = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_';
+  const vocabulary: string[] = [];
+  for (let i = 0; i < 120; i++) {
+    const len = 9 + rnd.int(8); // few lengths: many words per length
+    let w = '';
+    for (let k = 0; k < len; k++) w += letters[rnd.int(letters.length)];
+    vocabulary.push(w);
+  }
+  vocabulary.push('abc', 'mutex_lock', 'x'.repeat(64));
+  const docs: Buffer[] = [];
+  for (let d = 0; d < 400; d++) {
+    const words: string[] = [];
+    for (let i = rnd.int(30); i > 0; i--) words.push(rnd.pick(vocabulary));
+    docs.push(Buffer.from(words.join(rnd.chance(0.5) ? ' ' : ';\n')));
+  }
+  const expected = new Map<string, number[]>();
+  docs.forEach((d, i) => {
+    for (const m of d.toString('latin1').matchAll(/[A-Za-z0-9_]+/g)) {
+      const list = expected.get(m[0]) ?? [];
+      if (list.at(-1) !== i) list.push(i);
+      expected.set(m[0], list);
+    }
+  });
+  for (const hashBits of [0, 1, 57]) {
+    for (const minDocs of [1, 5]) {
+      const b = new WordsBuilder({ hashBits });
+      docs.forEach((d, i) => b.add(i, d));
+      const words = new ContentWords(Buffer.from(encodeContentWords(b.finish(minDocs), minDocs)));
+      let listed = 0;
+      for (const [w, list] of expected) {
+        const got = words.docsWith(Buffer.from(w, 'latin1'));
+        if (list.length < minDocs) {
+          assert.equal(got, null, `${hashBits} ${w}`);
+          continue;
+        }
+        listed++;
+        assert.deepEqual([...got!], list, `${hashBits} ${w}`);
+      }
+      assert.equal(words.size, listed, `hashBits ${hashBits}, minDocs ${minDocs}`);
+    }
+  }
+});
+
+test('a narrowed hash gives the same section as the full one', () => {
+  const rnd = prng(5);
+  const docs = Array.from({ length: 300 }, () => {
+    let s = '';
+    for (let i = rnd.int(600); i > 0; i--) s += 'ab_Z9 ;\n'[rnd.int(8)];
+    return Buffer.from(s);
+  });
+  const section = (hashBits: number) => {
+    const b = new WordsBuilder({ hashBits });
+    docs.forEach((d, i) => b.add(i, d));
+    return Buffer.from(encodeContentWords(b.finish(2), 2));
+  };
+  const full = section(57);
+  assert.ok(new ContentWords(full).size > 500);
+  for (const bits of [0, 3]) assert.ok(section(bits).equals(full), `hashBits ${bits}`);
 });
