@@ -42,8 +42,7 @@
 //   arena  long words' bytes, one after the other (+ 8 bytes of slack: 8 are read at a time)
 //   state  u32[2]: pairs so far, arena bytes so far (read and updated here)
 //
-// A document of n bytes adds at most n / (MIN_WORD + 1) + 1 pairs and n arena bytes; the
-// glue sizes the table to at least twice that many entries.
+// A document of n bytes adds at most n / (MIN_WORD + 1) + 1 pairs and n arena bytes.
 
 export const MIN_WORD: u32 = 3;
 export const MAX_WORD: u32 = 64;
@@ -100,23 +99,31 @@ function sameBytes(a: usize, b: usize, n: u32): bool {
   return off >= n || tail(a + off, n - off) == tail(b + off, n - off);
 }
 
+/** docWords' answer when the table is too small for the document. */
+export const FULL: u32 = 0xffffffff;
+
 // docWords' running totals (wasm globals: kept in registers by the engine, unlike memory).
 let pairsSoFar: u32 = 0;
 let arenaSoFar: u32 = 0;
+/** docWords' entries left before its table is half full. */
+let room: u32 = 0;
 
 /**
  * Appends a pair for each distinct word of document `doc` (src[0, n), readable to n + 64:
- * 64 bytes are read at a time), in the order of their first occurrence. `mask + 1` is the
- * table's size (a power of two, at least twice the pairs the document can add), `shift` is
- * 64 - log2(mask + 1), `gen` a number no earlier call on this table gave (0 never).
- * `hashBits` of the long words' hash are kept (57 but in tests, which take fewer to make
- * words share keys). Returns how many pairs were appended.
+ * 64 bytes are read at a time), in the order of their first occurrence, and returns how
+ * many; or FULL, having changed nothing, when the document has more distinct words than
+ * half the table's size (`mask + 1`, a power of two; `shift` is 64 - log2(mask + 1)): the
+ * glue sizes the table for a typical document, which keeps it in cache, and calls again
+ * with a larger one for the rare one that needs it. `gen` is a number no earlier call on
+ * this table gave (0 never). `hashBits` of the long words' hash are kept (57 but in tests,
+ * which take fewer to make words share keys).
  */
 export function docWords(src: usize, n: u32, doc: u32, table: usize, mask: u32, shift: u32, gen: u32, pairs: usize, arena: usize, state: usize, hashBits: u32): u32 {
   const hashMask: u64 = (<u64>1 << <u64>min<u32>(hashBits, 57)) - 1;
   const k0 = load<u32>(state);
   pairsSoFar = k0;
   arenaSoFar = load<u32>(state, 4);
+  room = (mask + 1) >> 1;
   // Word bytes are found 64 at a time: a word starts where a word byte follows another
   // byte, ends where a word byte is followed by another; the two alternate, so that each
   // bit of starts | ends, in order, opens or closes a word.
@@ -139,10 +146,12 @@ export function docWords(src: usize, n: u32, doc: u32, table: usize, mask: u32, 
       }
       open = false;
       word(src, from, at - from, doc, table, mask, shift, gen, pairs, arena, hashMask);
+      if (room == 0) return FULL;
     }
   }
   // A word running to the end.
   if (open) word(src, from, n - from, doc, table, mask, shift, gen, pairs, arena, hashMask);
+  if (room == 0) return FULL;
   store<u32>(state, pairsSoFar);
   store<u32>(state, arenaSoFar, 4);
   return pairsSoFar - k0;
@@ -174,6 +183,7 @@ function word(src: usize, from: u32, len: u32, doc: u32, table: usize, mask: u32
       }
       store<u32>(q, ref, 12);
       pairsSoFar++;
+      room--;
       return;
     }
     if (load<u64>(e) == key && (len <= 8 || sameBytes(src + <usize>load<u32>(e, 12), w, len))) return;

@@ -157,3 +157,17 @@ test('a narrowed hash gives the same section as the full one', () => {
   assert.ok(new ContentWords(full).size > 500);
   for (const bits of [0, 3]) assert.ok(section(bits).equals(full), `hashBits ${bits}`);
 });
+
+test('a document with more distinct words than its first table holds is read again with a larger one', () => {
+  // ~5 bytes a word: 3,000 distinct words in 15 KB, where the table is sized for ~1 word
+  // in 45 bytes (core/index.ts WordsBuilder.add), so the first tries are too small.
+  const words = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36).padStart(3, '0')}`);
+  const dense = Buffer.from(words.join(' '));
+  const docs = [Buffer.from('w000 w001 other'), dense, Buffer.from(words.slice(1000, 1010).join('\n'))];
+  const section = new ContentWords(Buffer.from(contentWordsOf(docs, 1)));
+  assert.equal(section.size, 3001);
+  assert.deepEqual([...section.docsWith(Buffer.from('w000'))!], [0, 1]);
+  assert.deepEqual([...section.docsWith(Buffer.from(words[1005]!))!], [1, 2]);
+  assert.deepEqual([...section.docsWith(Buffer.from(words[2999]!))!], [1]);
+  assert.deepEqual([...section.docsWith(Buffer.from('other'))!], [0]);
+});
