@@ -435,6 +435,70 @@ function withCount(counts: Uint32Array<ArrayBuffer>, i: number, value: number): 
   return out;
 }
 
+/**
+ * The symbol name index of records whose names are `bytes[start[i], start[i] + length[i])`
+ * (core/assembly/names.ts; the section's layout and order in
+ * daemon/index/symbol-index.ts): the section, with its first `header` bytes left for the
+ * caller (zero), then nameOff, defRecord and the sorted names; how many names; whether a
+ * name holds "\n"; and each record's name offset in the names.
+ */
+export function encodeNameIndex(bytes: Uint8Array, start: Uint32Array, length: Uint32Array, header: number): { section: Uint8Array; nameCount: number; newline: boolean; nameOffOf: Uint32Array } {
+  const c = core();
+  const a = c.arena;
+  const d = start.length;
+  const blocks: Block[] = [];
+  const take = (size: number): Block => {
+    const b = a.alloc(size);
+    blocks.push(b);
+    return b;
+  };
+  try {
+    // (+ 8: names are compared 8 bytes at a time.)
+    const names = take(bytes.length + 8);
+    const starts = take(d * 4);
+    const lengths = take(d * 4);
+    let slots = 16;
+    while (slots < 2 * d) slots *= 2;
+    const table = take(slots * 4);
+    const nameOf = take(d * 4);
+    const rawStart = take(d * 4);
+    const rawLength = take(d * 4);
+    const state = take(16);
+    c.u8.set(bytes, names.off);
+    c.u32.set(start, starts.off / 4);
+    c.u32.set(length, lengths.off / 4);
+    c.u8.fill(0, table.off, table.off + slots * 4);
+    c.ex.namesDedup(names.off, starts.off, lengths.off, d, table.off, slots - 1, nameOf.off, rawStart.off, rawLength.off, state.off);
+    const n = c.u32[state.off / 4]!;
+    const total = c.u32[state.off / 4 + 1]!;
+    const multiByteFold = c.u32[state.off / 4 + 2]! !== 0;
+    // The folded keys are the names' own bytes (read through the ASCII fold) unless a name
+    // holds one of the two letters that fold to ASCII from several bytes.
+    let key = { bytes: names.off, start: rawStart.off, length: rawLength.off };
+    if (multiByteFold) {
+      const foldBytes = take(total + 8);
+      const foldStart = take(n * 4);
+      const foldLength = take(n * 4);
+      c.ex.namesFold(names.off, rawStart.off, rawLength.off, n, foldBytes.off, foldStart.off, foldLength.off);
+      key = { bytes: foldBytes.off, start: foldStart.off, length: foldLength.off };
+    }
+    const order = take(n * 4);
+    const stack = take((Math.floor(n / 2) + 2) * 12);
+    c.ex.namesSort(key.bytes, key.start, key.length, names.off, rawStart.off, rawLength.off, n, order.off, stack.off);
+    const rank = take(n * 4);
+    const next = take((n + 1) * 4);
+    c.u8.fill(0, next.off, next.off + (n + 1) * 4);
+    const size = header + 4 * (n + 1 + d) + total + n;
+    const out = take(size);
+    const nameOffOf = take(d * 4);
+    c.u8.fill(0, out.off, out.off + header);
+    const newline = c.ex.namesWrite(names.off, rawStart.off, rawLength.off, order.off, n, nameOf.off, d, rank.off, next.off, out.off + header, nameOffOf.off) !== 0;
+    return { section: c.u8.slice(out.off, out.off + size), nameCount: n, newline, nameOffOf: c.u32.slice(nameOffOf.off / 4, nameOffOf.off / 4 + d) };
+  } finally {
+    for (const b of blocks) a.free(b);
+  }
+}
+
 /** Why CBodyReader.read stopped (core/assembly/cbody.ts). */
 export const C_BODY_END = 0;
 export const C_BODY_EOF = 1;
@@ -910,6 +974,10 @@ export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
   'groupWords',
   'keptWordBytes',
   'wordCountsBytes',
+  'namesDedup',
+  'namesFold',
+  'namesSort',
+  'namesWrite',
   'findClassSequence',
   'locateLines',
   'shapeChunks',
@@ -974,6 +1042,10 @@ interface CoreExports {
   groupWords(pairs: number, n: number, sorted: number, counts: number, minDocs: number, arena: number, outWord: number, outCount: number, outDocs: number): number;
   keptWordBytes(sorted: number, outWord: number, k: number, arena: number, out: number, offs: number): number;
   wordCountsBytes(): number;
+  namesDedup(bytes: number, start: number, length: number, d: number, table: number, mask: number, nameOf: number, rawStart: number, rawLength: number, state: number): void;
+  namesFold(bytes: number, rawStart: number, rawLength: number, n: number, foldBytes: number, foldStart: number, foldLength: number): void;
+  namesSort(kb: number, ks: number, kl: number, rb: number, rs: number, rl: number, n: number, order: number, stack: number): void;
+  namesWrite(bytes: number, rawStart: number, rawLength: number, order: number, n: number, nameOf: number, d: number, rank: number, next: number, out: number, nameOffOf: number): number;
   findClassSequence(hay: number, n: number, prog: number, k: number, pa: number, pb: number, pc: number, out: number, max: number): number;
   locateLines(hay: number, n: number, offs: number, k: number, out: number): void;
   shapeChunks(hay: number, n: number, ranges: number, k: number, context: number, lines: number, spans: number, marks: number, out: number, state: number): number;

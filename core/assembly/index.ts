@@ -11,6 +11,7 @@ export { countTrigrams, keysToIds, countDistinct, collectTrigrams, scatterDocs, 
 export { intersect, union } from './intersect';
 export { findLiteral } from './verify';
 export { docWords, groupWords, keptWordBytes, wordCountsBytes } from './words';
+export { namesDedup, namesFold, namesSort, namesWrite } from './names';
 export { findClassSequence } from './classes';
 export { locateLines } from './lines';
 export { shapeChunks } from './chunks';

@@ -42,6 +42,8 @@
 // "Foo\nfoo\n" (both fold to "foo"; "Foo" < "foo" by bytes); nameOff = [0, 4, 8];
 // defRecord = [0, 1, 2]; the records' nameOff are 0, 4, 4.
 
+import { encodeNameIndex } from '../../core/index.ts';
+
 const HEADER = 16;
 const FLAG_NEWLINE_IN_NAME = 1;
 /** Names per trigram block: postings stay small; a candidate block costs B name checks. */
@@ -56,15 +58,6 @@ export interface RecordNames {
   bytes: Uint8Array;
   start: Uint32Array;
   length: Uint32Array;
-  /** Each name's nameHash, when the caller took it as it wrote the bytes. */
-  hash?: Uint32Array;
-}
-
-/** FNV-1a over a name's bytes: what tells distinct names apart in the encoder's table. */
-export function nameHash(bytes: Uint8Array, start: number, length: number): number {
-  let h = 0x811c9dc5;
-  for (let k = start; k < start + length; k++) h = Math.imul(h ^ bytes[k]!, 0x01000193);
-  return h >>> 0;
 }
 
 /** The section's bytes, its name blocks (for the trigram table), and where each record's name is in the strings. */
@@ -75,249 +68,30 @@ export interface EncodedSymbolIndex {
 }
 
 /**
- * The symbol-index section of records whose names are `names`. A shard of Linux has ~500k
- * definitions of ~400k distinct names: they are told apart by a hash table and sorted by a
- * multikey quicksort over their bytes, in typed arrays (as strings, with a Map and a
- * comparator, this took 3x the time, and their garbage as much again).
+ * The symbol-index section of records whose names are `names`. A shard of Linux has ~580k
+ * definitions of ~400k distinct names: the core tells them apart by a hash table and sorts
+ * them by a multikey quicksort over their folded bytes (core/assembly/names.ts; ~230 ms a
+ * Linux shard in typed arrays here, ~3x that as strings with a Map and a comparator).
  */
 export function encodeSymbolIndex(names: RecordNames): EncodedSymbolIndex {
-  const { bytes, start, length } = names;
-  const d = start.length;
-  // Distinct names, numbered in order of first use (a name is its first record's bytes);
-  // each record's name number.
-  const nameOf = new Uint32Array(d);
-  const firstRecord = new Uint32Array(d);
-  const hashOf = new Uint32Array(d);
-  let capacity = 16;
-  while (capacity < 2 * d) capacity *= 2;
-  const mask = capacity - 1;
-  const table = new Int32Array(capacity).fill(-1);
-  let n = 0;
-  const given = names.hash;
-  for (let i = 0; i < d; i++) {
-    const s = start[i]!;
-    const len = length[i]!;
-    const h = given ? given[i]! : nameHash(bytes, s, len);
-    let slot = h & mask;
-    for (;;) {
-      const id = table[slot]!;
-      if (id < 0) {
-        table[slot] = n;
-        firstRecord[n] = i;
-        hashOf[n] = h;
-        nameOf[i] = n++;
-        break;
-      }
-      if (hashOf[id] === h && sameBytes(bytes, start[firstRecord[id]!]!, length[firstRecord[id]!]!, s, len)) {
-        nameOf[i] = id;
-        break;
-      }
-      slot = (slot + 1) & mask;
-    }
-  }
-  // Each name's foldKey (layout above), in one buffer.
-  const rawStart = new Uint32Array(n);
-  const rawLength = new Uint32Array(n);
-  let rawBytes = 0;
-  for (let id = 0; id < n; id++) {
-    rawStart[id] = start[firstRecord[id]!]!;
-    rawLength[id] = length[firstRecord[id]!]!;
-    rawBytes += rawLength[id]!;
-  }
-  // The sort reads foldKey's bytes through FOLD (ASCII letters), straight from the names,
-  // unless some name holds one of the two letters that fold to ASCII from two or three
-  // bytes: then every key is written out first.
-  let key: ByteStrings = { bytes, start: rawStart, length: rawLength };
-  // (Lead bytes of U+212A and U+017F: most shards have neither, found by a native search.)
-  if ((bytes.indexOf(0xe2) !== -1 || bytes.indexOf(0xc5) !== -1) && hasMultiByteFold(bytes, rawStart, rawLength)) {
-    const fold = new Uint8Array(rawBytes);
-    const foldStart = new Uint32Array(n);
-    const foldLength = new Uint32Array(n);
-    let f = 0;
-    for (let id = 0; id < n; id++) {
-      foldStart[id] = f;
-      const end = rawStart[id]! + rawLength[id]!;
-      for (let k = rawStart[id]!; k < end; ) {
-        const folded = foldAt(bytes, k, end);
-        fold[f++] = folded & 0xff;
-        k += folded >> 8;
-      }
-      foldLength[id] = f - foldStart[id]!;
-    }
-    key = { bytes: fold, start: foldStart, length: foldLength };
-  }
-  const order = sortNames(n, { bytes, start: rawStart, length: rawLength }, key);
-  const rank = new Uint32Array(n);
-  for (let r = 0; r < n; r++) rank[order[r]!] = r;
-  const stringBytes = rawBytes + n;
-  // Every byte is written below.
-  const out = Buffer.allocUnsafe(HEADER + 4 * (n + 1 + d) + stringBytes);
-  const u32 = new Uint32Array(out.buffer, out.byteOffset, (out.length - stringBytes) / 4);
-  const nameOff = u32.subarray(4, 4 + n + 1);
-  const defRecord = u32.subarray(4 + n + 1);
-  const strings = out.subarray(out.length - stringBytes);
-  let flags = 0;
-  let at = 0;
-  for (let r = 0; r < n; r++) {
-    const id = order[r]!;
-    nameOff[r] = at;
-    const from = rawStart[id]!;
-    const end = from + rawLength[id]!;
-    for (let k = from; k < end; k++) {
-      const b = bytes[k]!;
-      if (b === 10) flags |= FLAG_NEWLINE_IN_NAME;
-      strings[at++] = b;
-    }
-    strings[at++] = 10;
-  }
-  nameOff[n] = at;
-  // Records by name, then record number: a counting sort (stable: records go in ascending).
-  const next = new Uint32Array(n + 1);
-  for (let i = 0; i < d; i++) next[rank[nameOf[i]!]! + 1]!++;
-  for (let r = 0; r < n; r++) next[r + 1]! += next[r]!;
-  const nameOffOf = new Uint32Array(d);
-  for (let i = 0; i < d; i++) {
-    const r = rank[nameOf[i]!]!;
-    defRecord[next[r]!++] = i;
-    nameOffOf[i] = nameOff[r]!;
-  }
+  const { section, nameCount: n, newline, nameOffOf } = encodeNameIndex(names.bytes, names.start, names.length, HEADER);
+  const u32 = new Uint32Array(section.buffer, section.byteOffset, HEADER / 4 + n + 1);
   u32[0] = n;
-  u32[1] = d;
-  u32[2] = flags;
+  u32[1] = names.start.length;
+  u32[2] = newline ? FLAG_NEWLINE_IN_NAME : 0;
   u32[3] = NAMES_PER_BLOCK;
+  const nameOff = u32.subarray(HEADER / 4);
+  const strings = Buffer.from(section.buffer, section.byteOffset + HEADER + 4 * (n + 1 + names.start.length));
   const blocks: Buffer[] = [];
   for (let b = 0; b * NAMES_PER_BLOCK < n; b++) blocks.push(strings.subarray(nameOff[b * NAMES_PER_BLOCK]!, nameOff[Math.min(n, (b + 1) * NAMES_PER_BLOCK)]!));
-  return { section: out, blocks, nameOffOf };
-}
-
-/** Whether a name holds U+212A or U+017F (foldAt reads them as one ASCII byte). */
-function hasMultiByteFold(bytes: Uint8Array, start: Uint32Array, length: Uint32Array): boolean {
-  for (let id = 0; id < start.length; id++) {
-    const end = start[id]! + length[id]!;
-    for (let k = start[id]!; k < end; k++) if (bytes[k]! >= 0x80 && foldAt(bytes, k, end) >> 8 > 1) return true;
-  }
-  return false;
-}
-
-/** foldAt's byte for each byte that stands alone: ASCII A-Z as a-z. */
-const FOLD = Uint8Array.from({ length: 256 }, (_, b) => (b >= 0x41 && b <= 0x5a ? b + 0x20 : b));
-
-function sameBytes(bytes: Uint8Array, a: number, aLength: number, b: number, bLength: number): boolean {
-  if (aLength !== bLength) return false;
-  for (let k = 0; k < aLength; k++) if (bytes[a + k] !== bytes[b + k]) return false;
-  return true;
-}
-
-/** Byte strings in one buffer: string i is bytes[start[i], start[i] + length[i]). */
-interface ByteStrings {
-  bytes: Uint8Array;
-  start: Uint32Array;
-  length: Uint32Array;
-}
-
-/** Partitions this small are sorted by insertion. */
-const INSERTION_SORT_BELOW = 16;
-
-/**
- * The names 0..n-1 in the index's order: by foldKey (`fold`'s bytes through FOLD), then by their bytes (a shorter string
- * before the longer one it starts). A multikey quicksort (Bentley and Sedgewick) on the
- * folded keys: names share long prefixes (CONFIG_, __, snd_soc_), which it compares once
- * per partition rather than once per comparison. Its partitions go on an explicit stack, as
- * the depth can reach a name's length.
- */
-function sortNames(n: number, raw: ByteStrings, fold: ByteStrings): Uint32Array {
-  const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  const key = fold.bytes;
-  const keyStart = fold.start;
-  const keyLength = fold.length;
-  // The folded byte of name `id` at `depth`, or -1 past its end.
-  const at = (id: number, depth: number): number => (depth < keyLength[id]! ? FOLD[key[keyStart[id]! + depth]!]! : -1);
-  // Whole comparison from `depth` on (the bytes before are equal).
-  const compare = (a: number, b: number, depth: number): number => {
-    const la = keyLength[a]!;
-    const lb = keyLength[b]!;
-    const sa = keyStart[a]!;
-    const sb = keyStart[b]!;
-    const m = la < lb ? la : lb;
-    for (let k = depth; k < m; k++) {
-      const x = FOLD[key[sa + k]!]!;
-      const y = FOLD[key[sb + k]!]!;
-      if (x !== y) return x - y;
-    }
-    if (la !== lb) return la - lb;
-    return compareRaw(raw, a, b);
-  };
-  // Partitions to sort, as (lo, hi, depth): [lo, hi) share their first `depth` folded bytes.
-  const stack: number[] = [0, n, 0];
-  while (stack.length > 0) {
-    const depth = stack.pop()!;
-    const hi = stack.pop()!;
-    const lo = stack.pop()!;
-    if (hi - lo < INSERTION_SORT_BELOW) {
-      for (let i = lo + 1; i < hi; i++) {
-        const v = order[i]!;
-        let j = i;
-        while (j > lo && compare(order[j - 1]!, v, depth) > 0) {
-          order[j] = order[j - 1]!;
-          j--;
-        }
-        order[j] = v;
-      }
-      continue;
-    }
-    // Median of three as the pivot byte.
-    const x = at(order[lo]!, depth);
-    const y = at(order[(lo + hi) >>> 1]!, depth);
-    const z = at(order[hi - 1]!, depth);
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
-    // Three-way partition: [lo, lt) below, [lt, gt) equal, [gt, hi) above.
-    let lt = lo;
-    let gt = hi;
-    let i = lo;
-    while (i < gt) {
-      const c = at(order[i]!, depth);
-      if (c < pivot) {
-        const t = order[lt]!;
-        order[lt++] = order[i]!;
-        order[i++] = t;
-      } else if (c > pivot) {
-        const t = order[--gt]!;
-        order[gt] = order[i]!;
-        order[i] = t;
-      } else i++;
-    }
-    if (lt - lo > 1) stack.push(lo, lt, depth);
-    if (hi - gt > 1) stack.push(gt, hi, depth);
-    if (gt - lt < 2) continue;
-    if (pivot >= 0) stack.push(lt, gt, depth + 1);
-    else {
-      // Equal folded keys (case variants): by their bytes.
-      const same = Array.from(order.subarray(lt, gt)).sort((a, b) => compareRaw(raw, a, b));
-      order.set(same, lt);
-    }
-  }
-  return order;
-}
-
-/** Byte order of strings a and b. */
-function compareRaw(raw: ByteStrings, a: number, b: number): number {
-  const la = raw.length[a]!;
-  const lb = raw.length[b]!;
-  const sa = raw.start[a]!;
-  const sb = raw.start[b]!;
-  const m = la < lb ? la : lb;
-  for (let k = 0; k < m; k++) {
-    const x = raw.bytes[sa + k]!;
-    const y = raw.bytes[sb + k]!;
-    if (x !== y) return x - y;
-  }
-  return la - lb;
+  return { section, blocks, nameOffOf };
 }
 
 /**
  * The folded byte that starts at name[i] and how many bytes it takes, as
- * (length << 8) | byte: the folding rule of the layout above, spelled once.
+ * (length << 8) | byte: the folding rule of the layout above, for the readers. The encoder
+ * folds in the core (core/assembly/names.ts foldAt); the encoder's test sorts by this one,
+ * so the two cannot drift apart unseen.
  */
 function foldAt(bytes: Uint8Array, i: number, end: number): number {
   const b = bytes[i]!;

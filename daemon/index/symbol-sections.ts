@@ -10,7 +10,7 @@ import { PostingsBuilder } from '../../core/index.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { extractSymbols, scannedSymbols } from '../symbols/extract.ts';
 import { nameStarts } from '../symbols/name-range.ts';
-import { encodeSymbolIndex, nameHash } from './symbol-index.ts';
+import { encodeSymbolIndex } from './symbol-index.ts';
 import { symbolsJunk } from './symbol-junk.ts';
 import { NO_KIND, SYMBOL_RECORD_SIZE, SectionKind, ngramTable } from './shard-format.ts';
 import { bufferView } from '../runtime/buffer-view.ts';
@@ -60,8 +60,6 @@ export class SymbolSections {
   private names = Buffer.alloc(0);
   private namesUsed = 0;
   private nameLength = new Uint32Array(0);
-  /** Each record's name's hash (symbol-index.ts nameHash), taken as its bytes are written. */
-  private nameHash = new Uint32Array(0);
   private records = Buffer.alloc(0);
   /** `records` as u32 words (records are 24 bytes, `records` starts at offset 0 of its memory). */
   private words = new Uint32Array(0);
@@ -121,7 +119,7 @@ export class SymbolSections {
     const wordsPer = SYMBOL_RECORD_SIZE >>> 2;
     const nameStart = new Uint32Array(this.count);
     for (let r = 0; r < this.count; r++) nameStart[r] = this.words[r * wordsPer]!;
-    const symbolIndex = encodeSymbolIndex({ bytes: this.names.subarray(0, this.namesUsed), start: nameStart, length: this.nameLength.subarray(0, this.count), hash: this.nameHash.subarray(0, this.count) });
+    const symbolIndex = encodeSymbolIndex({ bytes: this.names.subarray(0, this.namesUsed), start: nameStart, length: this.nameLength.subarray(0, this.count) });
     for (let r = 0; r < this.count; r++) this.words[r * wordsPer] = symbolIndex.nameOffOf[r]!;
     const records = this.records.subarray(0, this.count * SYMBOL_RECORD_SIZE);
     // The symbols section (layout in shard-reader.ts, version 4 records in symbol-index.ts):
@@ -220,7 +218,6 @@ export class SymbolSections {
       }
       words[w] = this.namesUsed;
       this.nameLength[this.count] = this.addName(names[j]!);
-      this.nameHash[this.count] = this.lastNameHash;
       this.count++;
     }
   }
@@ -236,7 +233,6 @@ export class SymbolSections {
     const records = Buffer.allocUnsafe(this.records.length); // records past `count` are never read
     const words = new Uint32Array(records.buffer, records.byteOffset, records.length >>> 2);
     const nameLength = new Uint32Array(this.nameLength.length);
-    const nameHash = new Uint32Array(this.nameHash.length);
     let k = 0;
     for (let d = 0; d < docCount; d++) {
       const n = this.perDocCount[d] ?? 0;
@@ -244,7 +240,6 @@ export class SymbolSections {
       const from = this.firstRecord[d]!;
       words.set(this.words.subarray(from * wordsPer, (from + n) * wordsPer), k * wordsPer);
       nameLength.set(this.nameLength.subarray(from, from + n), k);
-      nameHash.set(this.nameHash.subarray(from, from + n), k);
       k += n;
     }
     const kindMap = new Int16Array(NO_KIND + 1).fill(-1);
@@ -284,7 +279,6 @@ export class SymbolSections {
     this.records = records;
     this.words = words;
     this.nameLength = nameLength;
-    this.nameHash = nameHash;
     this.kinds.splice(0, this.kinds.length, ...kinds);
     this.kindIndex.clear();
     kinds.forEach((name, i) => this.kindIndex.set(name, i));
@@ -307,15 +301,9 @@ export class SymbolSections {
     const lengths = new Uint32Array(grown.length / SYMBOL_RECORD_SIZE);
     lengths.set(this.nameLength.subarray(0, this.count));
     this.nameLength = lengths;
-    const hashes = new Uint32Array(lengths.length);
-    hashes.set(this.nameHash.subarray(0, this.count));
-    this.nameHash = hashes;
   }
 
-  /** nameHash of the name addName wrote last. */
-  private lastNameHash = 0;
-
-  /** Appends a name's UTF-8 bytes to `names`; their length (their hash in lastNameHash). */
+  /** Appends a name's UTF-8 bytes to `names`; their length. */
   private addName(name: string): number {
     const most = name.length * 3;
     if (this.namesUsed + most > this.names.length) {
@@ -326,8 +314,7 @@ export class SymbolSections {
     const names = this.names;
     const from = this.namesUsed;
     // ASCII by a loop (names are short: a call per name would cost more), the rest by the
-    // encoder; hashed while the bytes are in cache, so the index's encoder need not read
-    // them all again for it.
+    // encoder.
     let length = name.length;
     for (let k = 0; k < name.length; k++) {
       const c = name.charCodeAt(k);
@@ -338,7 +325,6 @@ export class SymbolSections {
       names[from + k] = c;
     }
     this.namesUsed += length;
-    this.lastNameHash = nameHash(names, from, length);
     return length;
   }
 
