@@ -499,6 +499,87 @@ export function encodeNameIndex(bytes: Uint8Array, start: Uint32Array, length: U
   }
 }
 
+/** The kinds of the C scanner's definitions, by their number in its records (core/assembly/cscan.ts KIND_*). */
+export const C_KINDS: readonly string[] = Object.freeze(['macro', 'function', 'struct', 'union', 'enum', 'enumerator', 'member', 'typedef', 'variable']);
+
+/**
+ * The C scanner's definitions of one file, as core/assembly/cscan.ts writes them: `defs`
+ * holds 8 u32 per definition (kind | 0x100 when the name is in `names`, name offset, name
+ * length, line, end line, where the name is in the file, parent as i32 (-1: none), 0),
+ * `parents` 4 u32 per scope (kind | 0x100 when its name is in `names`, name offset, name
+ * length, 0), `names` the names that are not the file's bytes.
+ */
+export interface CScan {
+  count: number;
+  defs: Uint32Array;
+  parents: Uint32Array;
+  names: Uint8Array;
+}
+
+/** Why a C scan stopped (cscan.ts STOP_*). */
+const C_STOP_NOT_C = 1;
+const C_STOP_ROOM = 2;
+
+/**
+ * Scans a C file (`header`: a .h file, which may turn out to be C++ or Objective-C;
+ * `pathHash`: the path's FNV-1a, for anonymous scopes' names). Undefined when the file is
+ * not C, or nests too deep for the scanner's stack: ctags is asked then.
+ */
+export function scanC(content: Uint8Array, header: boolean, pathHash: number): CScan | undefined {
+  const c = core();
+  const a = c.arena;
+  const n = content.length;
+  // Room for a typical file (Linux: ~1 definition per 180 bytes); a scan that needs more
+  // stops (STOP_ROOM) and runs again with twice as much.
+  let room = Math.max(256, Math.ceil(n / 16));
+  for (;;) {
+    const blocks: Block[] = [];
+    const take = (size: number): Block => {
+      const b = a.alloc(size);
+      blocks.push(b);
+      return b;
+    };
+    try {
+      // (+ 16: keywords and directive names are read 16 and 8 bytes at a time.)
+      const src = take(n + 16);
+      const defs = take(room * 32);
+      const parents = take(room * 16);
+      const names = take(room);
+      const tokens = take(room * 16);
+      const conds = take(room * 4);
+      const state = take(64);
+      c.u8.set(content, src.off);
+      c.u8.fill(0, src.off + n, src.off + n + 16);
+      let count: number;
+      try {
+        count = c.ex.cScan(src.off, n, header ? 1 : 0, pathHash >>> 0, defs.off, room, parents.off, room, names.off, room, tokens.off, room, conds.off, room, state.off) >>> 0;
+      } catch (err) {
+        // RangeError: the wasm stack overflowed (aggregates nested thousands deep).
+        if (err instanceof RangeError) return undefined;
+        if (!(err instanceof Wasm.RuntimeError)) throw err;
+        const why = c.u32[state.off / 4 + 4];
+        if (why === C_STOP_NOT_C) return undefined;
+        if (why === C_STOP_ROOM) {
+          room *= 2;
+          continue;
+        }
+        throw err;
+      }
+      const u32 = c.u32;
+      const parentCount = u32[state.off / 4 + 1]!;
+      const nameBytes = u32[state.off / 4 + 2]!;
+      return {
+        count,
+        defs: u32.slice(defs.off / 4, defs.off / 4 + count * 8),
+        parents: u32.slice(parents.off / 4, parents.off / 4 + parentCount * 4),
+        names: c.u8.slice(names.off, names.off + nameBytes),
+      };
+    } finally {
+      for (const b of blocks) a.free(b);
+    }
+  }
+}
+
 /** Why CBodyReader.read stopped (core/assembly/cbody.ts). */
 export const C_BODY_END = 0;
 export const C_BODY_EOF = 1;
@@ -986,6 +1067,7 @@ export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
   'xxh32Update',
   'xxh32End',
   'skipCBody',
+  'cScan',
 ]);
 
 // ---------------------------------------------------------------------------------------
@@ -1017,6 +1099,8 @@ interface WasmMemory {
 }
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
+  /** A trap (core/assembly/cscan.ts stops a scan with one). */
+  RuntimeError: new (...args: never[]) => Error;
   Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
 }
 const Wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
@@ -1054,6 +1138,7 @@ interface CoreExports {
   xxh32Update(p: number, len: number): void;
   xxh32End(tail: number, tailLen: number, totalLow: number, large: number, seed: number): number;
   skipCBody(src: number, n: number, state: number): number;
+  cScan(src: number, n: number, header: number, pathHash: number, defs: number, defsCap: number, parents: number, parentsCap: number, names: number, namesCap: number, tokens: number, tokensCap: number, conds: number, condsCap: number, state: number): number;
 }
 
 /** A region of wasm memory: [off, off + size), off and size multiples of 64. */

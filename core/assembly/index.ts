@@ -17,6 +17,7 @@ export { locateLines } from './lines';
 export { shapeChunks } from './chunks';
 export { xxh32, xxh32Begin, xxh32Update, xxh32End } from './hash';
 export { skipCBody } from './cbody';
+export { cScan } from './cscan';
 
 /** First byte the glue may use: everything below holds this module's static data. */
 export function heapBase(): usize {

@@ -6,10 +6,12 @@
 // (symbols-pass.ts) collects them for a shard built without, after its content was
 // committed and made searchable.
 
-import { PostingsBuilder } from '../../core/index.ts';
+import { C_KINDS, PostingsBuilder, type CScan } from '../../core/index.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
-import { extractSymbols, scannedSymbols } from '../symbols/extract.ts';
-import { nameStarts } from '../symbols/name-range.ts';
+import { extractSymbols, scanned } from '../symbols/extract.ts';
+import { scanDefs } from '../symbols/c-definitions.ts';
+import { sortSymbolDefs } from '../symbols/ctags.ts';
+import { nameStarts, NO_NAME_START, wholeWordStart } from '../symbols/name-range.ts';
 import { encodeSymbolIndex } from './symbol-index.ts';
 import { symbolsJunk } from './symbol-junk.ts';
 import { NO_KIND, SYMBOL_RECORD_SIZE, SectionKind, ngramTable } from './shard-format.ts';
@@ -100,9 +102,10 @@ export class SymbolSections {
       return;
     }
     // A file for our scanners is read now; the rest waits for ctags, which starts once per batch.
-    const scanned = scannedSymbols(path, content);
-    if (scanned) {
-      this.addDefs(doc, content, scanned, true);
+    const found = scanned(path, content);
+    if (found) {
+      if ('defs' in found) this.addDefs(doc, content, found.defs, true);
+      else this.addScan(doc, content, found.scan);
       return;
     }
     this.batch.push({ doc, path, content: this.stableContent ? content : new Uint8Array(content) });
@@ -220,6 +223,107 @@ export class SymbolSections {
       this.nameLength[this.count] = this.addName(names[j]!);
       this.count++;
     }
+  }
+
+  /**
+   * Document `doc`'s definitions from the core's C scan, as records straight from the
+   * scan's (addDefs' rules without an object per definition: ~580k of them a Linux shard).
+   * A file with a name that is not ASCII, or longer than a record holds, goes through the
+   * objects (its names' order and stored form are the strings', symbols/ctags.ts
+   * sortSymbolDefs and storedName).
+   */
+  private addScan(doc: number, content: Uint8Array, scan: CScan): void {
+    const { defs: d, parents: p, names: scanNames, count } = scan;
+    // Each definition's name: where its bytes are, and whether all of them are ASCII.
+    const text = content;
+    for (let i = 0; i < count; i++) {
+      const w = i * 8;
+      if (d[w + 2]! > MAX_NAME_BYTES || !asciiBytes(d[w]! & 0x100 ? scanNames : text, d[w + 1]!, d[w + 2]!)) {
+        this.addDefs(doc, content, sortSymbolDefs(scanDefs(scan, content)), true);
+        return;
+      }
+    }
+    const order = sortedScan(scan, content);
+    const n = order.length;
+    this.perDocCount[doc] = n;
+    if (n === 0) return;
+    this.firstRecord[doc] = this.count;
+    if (doc < this.lastDoc) this.inDocOrder = false;
+    this.lastDoc = doc;
+    this.reserve(n);
+    const bytes = bufferView(content);
+    // The kinds' numbers in this shard, and each scope's parent reference, made once.
+    const kindOf = this.cKinds;
+    const parentRef = new Int32Array(p.length / 4).fill(-1);
+    const parentWord = new Uint32Array(p.length / 4);
+    const words = this.words;
+    let lines: number[] | undefined;
+    let rest: number[] | undefined;
+    for (let j = 0; j < n; j++) {
+      const w = order[j]! * 8;
+      const r = this.count;
+      const rw = (r * SYMBOL_RECORD_SIZE) >>> 2;
+      const inNames = (d[w]! & 0x100) !== 0;
+      const off = d[w + 1]!;
+      const len = d[w + 2]!;
+      const line = d[w + 3]!;
+      // Where the name is on its line (name-range.ts nameStarts, given where it was read).
+      let start = inNames ? -1 : wholeWordStart(bytes, d[w + 5]!, len);
+      if (start < 0) {
+        start = NO_NAME_START;
+        (rest ??= []).push(r);
+        (lines ??= []).push(line);
+      }
+      words[rw + 1] = start;
+      words[rw + 2] = line;
+      words[rw + 3] = Math.max(line, d[w + 4]!);
+      let kind = kindOf[d[w]! & 0xff]!;
+      if (kind < 0) kind = kindOf[d[w]! & 0xff] = this.kindOf(C_KINDS[d[w]! & 0xff]!);
+      const parent = d[w + 6]! | 0;
+      if (parent < 0) {
+        words[rw + 4] = 0;
+        words[rw + 5] = ((kind << 16) | (NO_KIND << 24)) >>> 0;
+      } else {
+        if (parentRef[parent]! < 0) {
+          const q = parent * 4;
+          const src = p[q]! & 0x100 ? scanNames : text;
+          const [ref, refLen] = this.parentName(bufferView(src).toString('latin1', p[q + 1]!, p[q + 1]! + p[q + 2]!));
+          let pk = kindOf[p[q]! & 0xff]!;
+          if (pk < 0) pk = kindOf[p[q]! & 0xff] = this.kindOf(C_KINDS[p[q]! & 0xff]!);
+          parentRef[parent] = ref;
+          parentWord[parent] = refLen | (pk << 24);
+        }
+        words[rw + 4] = parentRef[parent]!;
+        words[rw + 5] = (parentWord[parent]! | (kind << 16)) >>> 0;
+      }
+      words[rw] = this.namesUsed;
+      this.nameLength[r] = this.addNameBytes(inNames ? scanNames : text, off, len);
+      this.count++;
+    }
+    // Names not found where they were read (none from the scanner but for odd bytes around
+    // them): by the line rule, as nameStarts gives it.
+    if (rest) {
+      const names = rest.map((r) => this.names.toString('latin1', words[(r * SYMBOL_RECORD_SIZE) >>> 2]!, words[(r * SYMBOL_RECORD_SIZE) >>> 2]! + this.nameLength[r]!));
+      const starts = nameStarts(bytes, lines!, names);
+      rest.forEach((r, k) => (words[((r * SYMBOL_RECORD_SIZE) >>> 2) + 1] = starts[k]!));
+    }
+  }
+
+  /** Each C kind's number in this shard (-1 until used), by its number in the scan (core/index.ts C_KINDS). */
+  private readonly cKinds = new Int16Array(C_KINDS.length).fill(-1);
+
+  /** Appends the name bytes[off, off + len) (ASCII: what addName writes for its string); its length. */
+  private addNameBytes(bytes: Uint8Array, off: number, len: number): number {
+    if (this.namesUsed + len > this.names.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.namesUsed + len, this.names.length * 2, 1 << 20)); // read up to namesUsed only
+      this.names.copy(grown, 0, 0, this.namesUsed);
+      this.names = grown;
+    }
+    const names = this.names;
+    const at = this.namesUsed;
+    for (let k = 0; k < len; k++) names[at + k] = bytes[off + k]!;
+    this.namesUsed += len;
+    return len;
   }
 
   /**
@@ -361,4 +465,52 @@ function storedName(name: string): string {
   if (name.length * 3 <= MAX_NAME_BYTES) return name;
   const b = Buffer.from(name, 'utf8');
   return b.length <= MAX_NAME_BYTES ? name : b.subarray(0, MAX_NAME_BYTES).toString('utf8');
+}
+
+/** Whether bytes[off, off + len) are all ASCII. */
+function asciiBytes(bytes: Uint8Array, off: number, len: number): boolean {
+  for (let k = off; k < off + len; k++) if (bytes[k]! >= 0x80) return false;
+  return true;
+}
+
+/** The alphabetical rank of each C kind's name (ctags.ts compareDefs orders kinds by their names). */
+const C_KIND_RANK = Uint8Array.from(C_KINDS, (k) => [...C_KINDS].sort().indexOf(k));
+
+/**
+ * A scan's definitions in the order sortSymbolDefs gives their objects: by line, then name
+ * (ASCII here: by bytes), then kind's name, and without repeats of (line, name, kind), the
+ * first kept (a stable sort). The scanner gives most files in order.
+ */
+function sortedScan(scan: CScan, content: Uint8Array): Uint32Array {
+  const { defs: d, names: scanNames, count } = scan;
+  const compare = (i: number, j: number): number => {
+    const a = i * 8;
+    const b = j * 8;
+    if (d[a + 3] !== d[b + 3]) return d[a + 3]! - d[b + 3]!;
+    const pa = d[a]! & 0x100 ? scanNames : content;
+    const pb = d[b]! & 0x100 ? scanNames : content;
+    const la = d[a + 2]!;
+    const lb = d[b + 2]!;
+    const oa = d[a + 1]!;
+    const ob = d[b + 1]!;
+    const m = la < lb ? la : lb;
+    for (let k = 0; k < m; k++) {
+      const x = pa[oa + k]!;
+      const y = pb[ob + k]!;
+      if (x !== y) return x - y;
+    }
+    if (la !== lb) return la - lb;
+    return C_KIND_RANK[d[a]! & 0xff]! - C_KIND_RANK[d[b]! & 0xff]!;
+  };
+  const order = new Uint32Array(count);
+  let sorted = true;
+  for (let i = 0; i < count; i++) {
+    order[i] = i;
+    if (i > 0 && sorted && compare(i - 1, i) >= 0) sorted = false;
+  }
+  if (sorted) return order;
+  const list = Array.from(order).sort(compare);
+  let w = 0;
+  for (let r = 0; r < list.length; r++) if (r === 0 || compare(list[w - 1]!, list[r]!) !== 0) list[w++] = list[r]!;
+  return Uint32Array.from(list.slice(0, w));
 }

@@ -6,7 +6,8 @@
 // outline endpoint, so the outline of an indexed file lists what find_definitions knows
 // about it.
 
-import { cDefinitions, isCPath } from './c-definitions.ts';
+import { isCPath, scanCFile, scanDefs } from './c-definitions.ts';
+import type { CScan } from '../../core/index.ts';
 import { dtsDefinitions, isDtsPath } from './dts-definitions.ts';
 import { isKconfigPath, kconfigDefinitions } from './kconfig-definitions.ts';
 import { ctagsVersion, extractSymbols as ctagsSymbols, sortSymbolDefs, SYMBOL_MAX_FILE_BYTES, type SymbolDef, type SymbolOptions, type SymbolResult } from './ctags.ts';
@@ -27,14 +28,27 @@ export function symbolExtraction(): string {
 }
 
 /**
- * A file's definitions from a scanner of ours (sorted, without repeats), or undefined: not
- * C, a device tree source or a Kconfig file, or a header that holds C++ (ask ctags), or
- * empty or larger than `maxFileBytes` (ctags gives those none either).
+ * What a scanner of ours gives for a file: the core's scan of a C file (CScan, records
+ * rather than objects: symbol-sections.ts takes them as they are), the definitions of a
+ * device tree or Kconfig file (sorted, without repeats), or undefined: not one of those,
+ * a header that holds C++ (ask ctags), or empty or larger than `maxFileBytes` (ctags gives
+ * those none either).
  */
-export function scannedSymbols(path: string, content: Uint8Array, maxFileBytes = SYMBOL_MAX_FILE_BYTES): SymbolDef[] | undefined {
+export function scanned(path: string, content: Uint8Array, maxFileBytes = SYMBOL_MAX_FILE_BYTES): { scan: CScan } | { defs: SymbolDef[] } | undefined {
   if (content.byteLength === 0 || content.byteLength > maxFileBytes) return undefined;
-  const defs = isCPath(path) ? cDefinitions(path, content) : isDtsPath(path) ? dtsDefinitions(content) : isKconfigPath(path) ? kconfigDefinitions(path, content) : undefined;
-  return defs && sortSymbolDefs(defs);
+  if (isCPath(path)) {
+    const scan = scanCFile(path, content);
+    return scan && { scan };
+  }
+  const defs = isDtsPath(path) ? dtsDefinitions(content) : isKconfigPath(path) ? kconfigDefinitions(path, content) : undefined;
+  return defs && { defs: sortSymbolDefs(defs) };
+}
+
+/** scanned's definitions as objects (sorted, without repeats), or undefined (ctags). */
+export function scannedSymbols(path: string, content: Uint8Array, maxFileBytes = SYMBOL_MAX_FILE_BYTES): SymbolDef[] | undefined {
+  const s = scanned(path, content, maxFileBytes);
+  if (!s) return undefined;
+  return 'scan' in s ? sortSymbolDefs(scanDefs(s.scan, content)) : s.defs;
 }
 
 /** ctags.ts' extractSymbols, with C files read by the scanner; the same result shape and rules. */

@@ -90,20 +90,30 @@ function nameOnLine(content: Buffer, start: number, name: string): [number, numb
  */
 function firstWholeWordBefore(content: Buffer, at: number, name: string): number {
   const len = name.length;
-  if (at + len > content.length || isWord(content[at - 1]) || isWord(content[at + len])) return -1;
+  if (at + len > content.length) return -1;
   for (let k = 0; k < len; k++) {
     const c = name.charCodeAt(k);
     if (c >= 0x80 || content[at + k] !== c) return -1;
   }
-  // Back to the line's start in one pass, keeping the earliest whole-word occurrence.
-  const c0 = name.charCodeAt(0);
+  return wholeWordStart(content, at, len);
+}
+
+/**
+ * nameStarts' answer for a definition whose name is content[at, at + len) (ASCII, where a
+ * scanner read it), or -1 when those bytes are not a whole word there (then the line rule
+ * decides): the earliest whole-word occurrence of the name on the line, found in one pass
+ * back to the line's start.
+ */
+export function wholeWordStart(content: Uint8Array, at: number, len: number): number {
+  if (at + len > content.length || isWord(content[at - 1]) || isWord(content[at + len])) return -1;
+  const c0 = content[at]!;
   let first = at;
   for (let p = at - 1; p >= 0; p--) {
     const b = content[p]!;
     if (b === 10) break;
     if (b !== c0 || isWord(content[p - 1]) || isWord(content[p + len])) continue;
     let k = 1;
-    while (k < len && content[p + k] === name.charCodeAt(k)) k++;
+    while (k < len && content[p + k] === content[at + k]) k++;
     if (k === len) first = p;
   }
   return first;
