@@ -505,7 +505,8 @@ export const C_KINDS: readonly string[] = Object.freeze(['macro', 'function', 's
 /**
  * The C scanner's definitions of one file, as core/assembly/cscan.ts writes them: `defs`
  * holds 8 u32 per definition (kind | 0x100 when the name is in `names`, name offset, name
- * length, line, end line, where the name is in the file, parent as i32 (-1: none), 0),
+ * length, line, end line, where the name is in the file, parent as i32 (-1: none), where
+ * its line first spells it as a whole word (0xffffffff: the line rule decides)),
  * `parents` 4 u32 per scope (kind | 0x100 when its name is in `names`, name offset, name
  * length, 0), `names` the names that are not the file's bytes.
  */
@@ -521,62 +522,73 @@ const C_STOP_NOT_C = 1;
 const C_STOP_ROOM = 2;
 
 /**
+ * The scanner's regions (cscan.ts), kept from file to file on this thread (a shard has
+ * thousands of C files: allocating them per file cost more than the scanner's tokenizer),
+ * grown as files need; `room` is how many definitions, scopes, name bytes, tokens and
+ * conditions each holds.
+ */
+let cRegions: { room: number; defs: Block; parents: Block; names: Block; tokens: Block; conds: Block; state: Block } | undefined;
+
+function cRegionsFor(c: Core, room: number): NonNullable<typeof cRegions> {
+  if (cRegions && cRegions.room >= room) return cRegions;
+  const a = c.arena;
+  if (cRegions) for (const b of [cRegions.defs, cRegions.parents, cRegions.names, cRegions.tokens, cRegions.conds, cRegions.state]) a.free(b);
+  cRegions = undefined;
+  const blocks: Block[] = [];
+  try {
+    for (const size of [room * 32, room * 16, room, room * 16, room * 4, 64]) blocks.push(a.alloc(size));
+  } catch (err) {
+    for (const b of blocks) a.free(b);
+    throw err;
+  }
+  const [defs, parents, names, tokens, conds, state] = blocks as [Block, Block, Block, Block, Block, Block];
+  cRegions = { room, defs, parents, names, tokens, conds, state };
+  return cRegions;
+}
+
+/**
  * Scans a C file (`header`: a .h file, which may turn out to be C++ or Objective-C;
  * `pathHash`: the path's FNV-1a, for anonymous scopes' names). Undefined when the file is
- * not C, or nests too deep for the scanner's stack: ctags is asked then.
+ * not C, or nests too deep for the scanner's stack: ctags is asked then. The arrays are
+ * views of the core's memory, valid until the next scan or any other use of the core.
  */
 export function scanC(content: Uint8Array, header: boolean, pathHash: number): CScan | undefined {
   const c = core();
-  const a = c.arena;
   const n = content.length;
   // Room for a typical file (Linux: ~1 definition per 180 bytes); a scan that needs more
   // stops (STOP_ROOM) and runs again with twice as much.
-  let room = Math.max(256, Math.ceil(n / 16));
+  let room = Math.max(4096, Math.ceil(n / 16));
   for (;;) {
-    const blocks: Block[] = [];
-    const take = (size: number): Block => {
-      const b = a.alloc(size);
-      blocks.push(b);
-      return b;
-    };
+    const r = cRegionsFor(c, room);
+    room = r.room;
+    // (+ 16: keywords and directive names are read 16 and 8 bytes at a time.)
+    const src = c.scratch(n + 16);
+    c.u8.set(content, src);
+    c.u8.fill(0, src + n, src + n + 16);
+    let count: number;
     try {
-      // (+ 16: keywords and directive names are read 16 and 8 bytes at a time.)
-      const src = take(n + 16);
-      const defs = take(room * 32);
-      const parents = take(room * 16);
-      const names = take(room);
-      const tokens = take(room * 16);
-      const conds = take(room * 4);
-      const state = take(64);
-      c.u8.set(content, src.off);
-      c.u8.fill(0, src.off + n, src.off + n + 16);
-      let count: number;
-      try {
-        count = c.ex.cScan(src.off, n, header ? 1 : 0, pathHash >>> 0, defs.off, room, parents.off, room, names.off, room, tokens.off, room, conds.off, room, state.off) >>> 0;
-      } catch (err) {
-        // RangeError: the wasm stack overflowed (aggregates nested thousands deep).
-        if (err instanceof RangeError) return undefined;
-        if (!(err instanceof Wasm.RuntimeError)) throw err;
-        const why = c.u32[state.off / 4 + 4];
-        if (why === C_STOP_NOT_C) return undefined;
-        if (why === C_STOP_ROOM) {
-          room *= 2;
-          continue;
-        }
-        throw err;
+      count = c.ex.cScan(src, n, header ? 1 : 0, pathHash >>> 0, r.defs.off, room, r.parents.off, room, r.names.off, room, r.tokens.off, room, r.conds.off, room, r.state.off) >>> 0;
+    } catch (err) {
+      // RangeError: the wasm stack overflowed (aggregates nested thousands deep).
+      if (err instanceof RangeError) return undefined;
+      if (!(err instanceof Wasm.RuntimeError)) throw err;
+      const why = c.u32[r.state.off / 4 + 4];
+      if (why === C_STOP_NOT_C) return undefined;
+      if (why === C_STOP_ROOM) {
+        room *= 2;
+        continue;
       }
-      const u32 = c.u32;
-      const parentCount = u32[state.off / 4 + 1]!;
-      const nameBytes = u32[state.off / 4 + 2]!;
-      return {
-        count,
-        defs: u32.slice(defs.off / 4, defs.off / 4 + count * 8),
-        parents: u32.slice(parents.off / 4, parents.off / 4 + parentCount * 4),
-        names: c.u8.slice(names.off, names.off + nameBytes),
-      };
-    } finally {
-      for (const b of blocks) a.free(b);
+      throw err;
     }
+    const u32 = c.u32;
+    const parentCount = u32[r.state.off / 4 + 1]!;
+    const nameBytes = u32[r.state.off / 4 + 2]!;
+    return {
+      count,
+      defs: u32.subarray(r.defs.off / 4, r.defs.off / 4 + count * 8),
+      parents: u32.subarray(r.parents.off / 4, r.parents.off / 4 + parentCount * 4),
+      names: c.u8.subarray(r.names.off, r.names.off + nameBytes),
+    };
   }
 }
 

@@ -9,7 +9,10 @@
 //   defs     32 bytes a definition, in the order the scanner finds them (not sorted):
 //            0 kind u8 (KIND_*), 1 name in `names` (1) or in src (0) u8,
 //            4 name offset u32, 8 name length u32, 12 line u32, 16 end line u32,
-//            20 where the name is in src u32, 24 parent i32 (a `parents` entry, -1: none)
+//            20 where the name is in src u32, 24 parent i32 (a `parents` entry, -1: none),
+//            28 where its line first spells the name as a whole word (what
+//            daemon/symbols/name-range.ts wholeWordStart gives; 0xffffffff: the bytes
+//            read are not a whole word there, or not ASCII: the line rule decides)
 //   parents  16 bytes a scope that may be a parent (a function, a struct, union or enum):
 //            0 kind u8, 1 name in `names` (1) or in src (0) u8, 4 name offset u32,
 //            8 name length u32
@@ -170,8 +173,45 @@ function addDef(kind: u32, inNames: bool, off: u32, len: u32, line: u32, endLine
   store<u32>(d, endLine, 16);
   store<u32>(d, nameAt, 20);
   store<i32>(d, parent, 24);
-  store<u32>(d, 0, 28);
+  store<u32>(d, inNames ? NO_START : wholeWordStart(nameAt, len), 28);
   return DEF_N++;
+}
+
+const NO_START: u32 = 0xffffffff;
+
+/** A byte of a word for the name rule (name-range.ts isWord: ASCII letters, digits, _, and any byte >= 0x80). */
+// @ts-ignore: decorator
+@inline
+function isWordByte(c: u32): bool {
+  return (c | 0x20) - 0x61 < 26 || c - 0x30 < 10 || c == 0x5f || c >= 0x80;
+}
+
+/** Whether src[i] exists and is a word byte. */
+// @ts-ignore: decorator
+@inline
+function wordAt(i: i64): bool {
+  return i >= 0 && i < <i64>N && isWordByte(at(<u32>i));
+}
+
+/**
+ * name-range.ts wholeWordStart for the name src[a, a + len): the first whole-word
+ * occurrence of its bytes on its line, or NO_START when they are not a whole word there
+ * or not ASCII (JavaScript decides those by the line rule).
+ */
+function wholeWordStart(a: u32, len: u32): u32 {
+  if (<u64>a + <u64>len > <u64>N || wordAt(<i64>a - 1) || wordAt(<i64>a + <i64>len)) return NO_START;
+  for (let k: u32 = 0; k < len; k++) if (at(a + k) >= 0x80) return NO_START;
+  const c0 = at(a);
+  let first = a;
+  for (let p = <i64>a - 1; p >= 0; p--) {
+    const b = at(<u32>p);
+    if (b == LF) break;
+    if (b != c0 || wordAt(p - 1) || wordAt(p + <i64>len)) continue;
+    let k: u32 = 1;
+    while (k < len && at(<u32>p + k) == at(a + k)) k++;
+    if (k == len) first = <u32>p;
+  }
+  return first;
 }
 
 /** Appends a scope; returns its number. */

@@ -11,7 +11,7 @@ import type { SymbolDef } from '../symbols/ctags.ts';
 import { extractSymbols, scanned } from '../symbols/extract.ts';
 import { scanDefs } from '../symbols/c-definitions.ts';
 import { sortSymbolDefs } from '../symbols/ctags.ts';
-import { nameStarts, NO_NAME_START, wholeWordStart } from '../symbols/name-range.ts';
+import { nameStarts, NO_NAME_START } from '../symbols/name-range.ts';
 import { encodeSymbolIndex } from './symbol-index.ts';
 import { symbolsJunk } from './symbol-junk.ts';
 import { NO_KIND, SYMBOL_RECORD_SIZE, SectionKind, ngramTable } from './shard-format.ts';
@@ -267,10 +267,10 @@ export class SymbolSections {
       const off = d[w + 1]!;
       const len = d[w + 2]!;
       const line = d[w + 3]!;
-      // Where the name is on its line (name-range.ts nameStarts, given where it was read).
-      let start = inNames ? -1 : wholeWordStart(bytes, d[w + 5]!, len);
-      if (start < 0) {
-        start = NO_NAME_START;
+      // Where the name is on its line (name-range.ts nameStarts, given where it was read:
+      // the scanner found it, cscan.ts wholeWordStart), else by the line rule below.
+      const start = d[w + 7]!;
+      if (start === NO_NAME_START) {
         (rest ??= []).push(r);
         (lines ??= []).push(line);
       }

@@ -6,7 +6,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cDefinitions } from '../../daemon/symbols/c-definitions.ts';
+import { cDefinitions, scanCFile } from '../../daemon/symbols/c-definitions.ts';
+import { NO_NAME_START, wholeWordStart } from '../../daemon/symbols/name-range.ts';
 import type { SymbolDef } from '../../daemon/symbols/ctags.ts';
 import { oracleCDefinitions } from '../helpers/c-definitions-oracle.ts';
 import { randomInputs } from '../helpers/symbols.ts';
@@ -144,6 +145,24 @@ test('the core scanner gives the oracle\'s definitions on random C', () => {
     i++;
   }
   assert.ok(defs > 20_000, `${defs} definitions compared`);
+});
+
+test('each record says where its line first spells the name, as name-range.ts says it', () => {
+  let checked = 0;
+  for (const src of [...SHAPES.map((x) => Buffer.from(x)), ...randomC(5, 1500), Buffer.from('int \u00e9t\u00e9, x\u00e9;\nint a; int b, a2, a;\n\u00e9 int c;')]) {
+    const scan = scanCFile('a.c', src);
+    if (!scan) continue;
+    for (let i = 0; i < scan.count; i++) {
+      const w = i * 8;
+      if (scan.defs[w]! & 0x100) continue;
+      const [at, len] = [scan.defs[w + 5]!, scan.defs[w + 2]!];
+      const ascii = [...src.subarray(at, at + len)].every((b) => b < 0x80);
+      const want = ascii ? wholeWordStart(src, at, len) : -1;
+      assert.equal(scan.defs[w + 7], want < 0 ? NO_NAME_START : want, `${src.toString('latin1', at, at + len)} at ${at}`);
+      checked++;
+    }
+  }
+  assert.ok(checked > 5000, `${checked} records`);
 });
 
 test('a file with more definitions than the scanner first makes room for is scanned again with more', () => {
