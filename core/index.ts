@@ -592,6 +592,27 @@ export function scanC(content: Uint8Array, header: boolean, pathHash: number): C
   }
 }
 
+/**
+ * Lets this thread's wasm memory go where no block lies: `discard(memory, offset, length)`
+ * is called for each such run of whole 64 KiB pages (a caller's madvise(MADV_DONTNEED):
+ * memory cannot shrink, but its pages need not stay resident; they read as zeros after,
+ * and nothing here assumes what a free region holds). A build thread does it between a
+ * content build, whose posting lists took ~300 MB, and a symbols pass, which needs half.
+ * Returns the bytes let go.
+ */
+export function releaseFreeMemory(discard: (memory: Buffer, offset: number, length: number) => void): number {
+  if (instance === null) return 0;
+  const c = instance;
+  c.resident = null;
+  const memory = Buffer.from(c.u8.buffer, 0, c.u8.byteLength);
+  let released = 0;
+  for (const [off, len] of c.arena.freePages(c.u8.byteLength, PAGE)) {
+    discard(memory, off, len);
+    released += len;
+  }
+  return released;
+}
+
 /** Why CBodyReader.read stopped (core/assembly/cbody.ts). */
 export const C_BODY_END = 0;
 export const C_BODY_EOF = 1;
@@ -1215,6 +1236,23 @@ class Arena {
     b.off = off;
     b.size = size;
     this.#blocks.splice(idx, 0, b);
+  }
+
+  /** The gaps between live blocks, and the room after the last, as [offset, length] of whole `page`s (a power of two). */
+  freePages(end: number, page: number): Array<[number, number]> {
+    const out: Array<[number, number]> = [];
+    let from = this.#base;
+    const gap = (a: number, b: number) => {
+      const s = Math.ceil(a / page) * page;
+      const e = Math.floor(b / page) * page;
+      if (e > s) out.push([s, e - s]);
+    };
+    for (const b of this.#blocks) {
+      gap(from, b.off);
+      from = b.off + b.size;
+    }
+    gap(from, end);
+    return out;
   }
 
   /** Finds room for `size` bytes: the first gap that fits, else after the last block. */

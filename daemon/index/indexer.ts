@@ -178,6 +178,8 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
       } catch (err) {
         run.discard();
         throw err;
+      } finally {
+        await run.releaseThreads();
       }
     } finally {
       release();
@@ -225,6 +227,8 @@ class Run {
   readonly previous: LoadedManifest | undefined;
   /** Why the previous index is not built upon: a full build replaces it. */
   readonly damage: string | undefined;
+  /** The build threads of a content build, kept for its symbols pass (released by releaseThreads when it does not run). */
+  threads: Worker[] | undefined;
 
   constructor(
     readonly options: IndexOptions,
@@ -311,7 +315,8 @@ class Run {
     const prev = this.previous;
     const previous = this.repo.kind === 'git' && prev && this.damage === undefined && !symbolsPending(prev) ? prev.shards.map((s) => shardFiles(this.dir, s)) : [];
     const jobs = manifest.shards.map((s, i) => ({ from: join(this.dir, s.file), finalPath: join(this.dir, `g${generation}-y${i}${SYMBOLS_EXT}`), previous }));
-    const workers = Array.from({ length: Math.max(1, Math.min(jobs.length, this.options.workers ?? availableParallelism())) }, () => startTsWorker(BUILD_WORKER));
+    const workers = this.threads ?? Array.from({ length: Math.max(1, Math.min(jobs.length, this.options.workers ?? availableParallelism())) }, () => startTsWorker(BUILD_WORKER));
+    this.threads = undefined;
     let results;
     this.options.onSymbolsProgress?.({ shards: 0, totalShards: jobs.length });
     // Each symbols file is flushed as soon as it is written, while the threads write the
@@ -353,6 +358,13 @@ class Run {
    * temporary files of its build threads), unless its manifest was committed (then they
    * are the index). Nothing half-written is left behind.
    */
+  /** Ends the build threads kept for a symbols pass that did not take them (a failure between the two). */
+  async releaseThreads(): Promise<void> {
+    const threads = this.threads;
+    this.threads = undefined;
+    if (threads) await Promise.all(threads.map((w) => w.terminate()));
+  }
+
   discard(): void {
     const m = loadManifest(this.options.dataDir, this.repoId);
     const committed = m && !('unreadable' in m) ? m.generation : -1;
@@ -530,13 +542,18 @@ class Run {
       flushed.set(job.finalPath, p);
     };
     // On failure, discard() removes what was written (indexPath calls it).
+    let keep = false;
     try {
       const results = inline ? await buildInline(jobs(), onProgress) : await runBuildPool(readAhead(jobs()), workers, onProgress, flush);
       await Promise.all(flushed.values());
       await syncFiles(dir, names.filter((n) => !flushed.has(join(dir, n))));
+      // The symbols pass runs on the same threads: their code is loaded and compiled, their
+      // memory mapped (new threads took ~0.1 s to start, and zeroed their memory anew).
+      keep = later && workers.length > 0;
+      if (keep) this.threads = workers;
       return { names, results };
     } finally {
-      await Promise.all(workers.map((w: Worker) => w.terminate()));
+      if (!keep) await Promise.all(workers.map((w: Worker) => w.terminate()));
     }
   }
 

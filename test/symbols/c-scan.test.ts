@@ -155,8 +155,9 @@ test('each record says where its line first spells the name, as name-range.ts sa
     for (let i = 0; i < scan.count; i++) {
       const w = i * 8;
       if (scan.defs[w]! & 0x100) continue;
-      const [at, len] = [scan.defs[w + 5]!, scan.defs[w + 2]!];
-      const ascii = [...src.subarray(at, at + len)].every((b) => b < 0x80);
+      const at: number = scan.defs[w + 5]!;
+      const len: number = scan.defs[w + 2]!;
+      const ascii: boolean = [...src.subarray(at, at + len)].every((b) => b < 0x80);
       const want = ascii ? wholeWordStart(src, at, len) : -1;
       assert.equal(scan.defs[w + 7], want < 0 ? NO_NAME_START : want, `${src.toString('latin1', at, at + len)} at ${at}`);
       checked++;
