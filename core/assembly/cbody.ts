@@ -63,42 +63,55 @@ function identLanes(v: v128): v128 {
   return v128.or(v128.or(letter, digit), other);
 }
 
-// Set by nextStop: whether a byte other than whitespace was passed over.
-let passedNonSpace = false;
+// The body's running state, which nextStop updates for what it passes over (wasm globals).
+let lines: u32 = 0;
+let depth: i32 = 0;
+let bol = false;
 
 /**
  * From i (at the start of a token or between tokens, i >= 1), the first byte at or after i
- * that the byte loop below must see, 16 bytes at a time: a brace, a parenthesis, a quote, a
- * slash, a `#`, a newline, or an `s`, `u` or `e` that starts a token (after a byte that is
- * not an identifier byte). Every other byte only ends or continues an identifier or a
- * number, or is an operator, none of which the loop acts on. When none is found before the
- * last 16 bytes (the loop reads those itself), the start of the token there.
+ * that the byte loop below must see, 16 bytes at a time: a brace, a quote, a slash, a `#`,
+ * or an `st`, `un` or `en` that starts a token (after a byte that is not an identifier
+ * byte: the keywords' first two bytes). Newlines and parentheses on the way are counted
+ * here (lines, depth), and `bol` follows what is passed: true after a newline with only
+ * whitespace since. Every other byte only ends or continues an identifier or a number, or
+ * is an operator, none of which the loop acts on. When none is found before the last 16
+ * bytes (the loop reads those itself), the start of the token there.
  */
 // @ts-ignore: decorator
 @inline
 function nextStop(src: usize, n: u32, from: u32): u32 {
   let i = from;
-  passedNonSpace = false;
   while (i + 16 <= n) {
     const v = v128.load(src + i);
     const before = v128.load(src + i - 1);
-    let stop = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x7b)), i8x16.eq(v, i8x16.splat(0x7d))), v128.or(i8x16.eq(v, i8x16.splat(0x28)), i8x16.eq(v, i8x16.splat(0x29))));
-    stop = v128.or(stop, v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x27))), v128.or(i8x16.eq(v, i8x16.splat(0x2f)), i8x16.eq(v, i8x16.splat(0x23)))));
-    stop = v128.or(stop, i8x16.eq(v, i8x16.splat(0x0a)));
-    const sue = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x73)), i8x16.eq(v, i8x16.splat(0x75))), i8x16.eq(v, i8x16.splat(0x65)));
-    stop = v128.or(stop, v128.andnot(sue, identLanes(before)));
-    // Whitespace: space, tab, carriage return, form feed, vertical tab (0x09..0x0d but \n, which stops).
-    const space = v128.or(i8x16.eq(v, i8x16.splat(0x20)), i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x09)), i8x16.splat(5)));
+    const after = v128.load(src + i + 1);
+    let stop = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x7b)), i8x16.eq(v, i8x16.splat(0x7d))), v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x27))));
+    stop = v128.or(stop, v128.or(i8x16.eq(v, i8x16.splat(0x2f)), i8x16.eq(v, i8x16.splat(0x23))));
+    const st = v128.and(i8x16.eq(v, i8x16.splat(0x73)), i8x16.eq(after, i8x16.splat(0x74)));
+    const un = v128.and(v128.or(i8x16.eq(v, i8x16.splat(0x75)), i8x16.eq(v, i8x16.splat(0x65))), i8x16.eq(after, i8x16.splat(0x6e)));
+    stop = v128.or(stop, v128.andnot(v128.or(st, un), identLanes(before)));
     const m = <u32>i8x16.bitmask(stop);
-    const other = ~(<u32>i8x16.bitmask(space)) & 0xffff;
+    // What lies before the stop (all 16 bytes when there is none).
+    const below: u32 = m == 0 ? 0xffff : (<u32>1 << ctz<u32>(m)) - 1;
+    const nl = <u32>i8x16.bitmask(i8x16.eq(v, i8x16.splat(0x0a))) & below;
+    const open = <u32>i8x16.bitmask(i8x16.eq(v, i8x16.splat(0x28))) & below;
+    const close = <u32>i8x16.bitmask(i8x16.eq(v, i8x16.splat(0x29))) & below;
+    // Whitespace: space, tab, newline, vertical tab, form feed, carriage return.
+    const space = v128.or(i8x16.eq(v, i8x16.splat(0x20)), i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x09)), i8x16.splat(5)));
+    const other = ~(<u32>i8x16.bitmask(space)) & below;
+    lines += <u32>popcnt<u32>(nl);
+    depth += <i32>popcnt<u32>(open) - <i32>popcnt<u32>(close);
+    if (nl != 0) {
+      // After the last newline: a line's start while only whitespace follows it.
+      const last = 31 - clz<u32>(nl);
+      bol = (other >> last) == 0;
+    } else if (other != 0) bol = false;
     if (m == 0) {
-      if (other != 0) passedNonSpace = true;
       i += 16;
       continue;
     }
-    const at = <u32>ctz<u32>(m);
-    if ((other & ((<u32>1 << at) - 1)) != 0) passedNonSpace = true;
-    return i + at;
+    return i + <u32>ctz<u32>(m);
   }
   // Into the last 16 bytes without a stop: back to the start of the token i may be in (the
   // loop reads from a token's start), not before `from`.
@@ -143,16 +156,15 @@ function inNumber(src: usize, p: u32, floor: u32): bool {
 export function skipCBody(src: usize, n: u32, state: usize): u32 {
   let i = load<u32>(state);
   let d = load<u32>(state, 4);
-  let bol = load<u32>(state, 8) != 0;
-  let lines: u32 = 0;
-  let depth: i32 = 0;
+  bol = load<u32>(state, 8) != 0;
+  lines = 0;
+  depth = 0;
   let why = BODY_EOF;
   let keyword: u32 = 0;
   const floor = i;
   while (i < n) {
     if (i > floor && i + 16 <= n) {
       i = nextStop(src, n, i);
-      if (passedNonSpace) bol = false;
       if (i >= n) break;
     }
     const c = <u32>load<u8>(src + i);
