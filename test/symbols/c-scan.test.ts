@@ -147,6 +147,25 @@ test('the core scanner gives the oracle\'s definitions on random C', () => {
   assert.ok(defs > 20_000, `${defs} definitions compared`);
 });
 
+test('comments and identifiers of every length against the 16-byte windows the core reads', () => {
+  // A block comment ending at every offset of a window, with stars and newlines inside
+  // and a file ending in one; identifiers of 1..40 bytes ending at every offset.
+  let cases = 0;
+  for (let pad = 0; pad < 20; pad++) {
+    for (let len = 0; len < 40; len++) {
+      const body = Array.from({ length: len }, (_, k) => (k % 7 === 3 ? '*' : k % 5 === 4 ? '\n' : 'c')).join('');
+      for (const tail of ['*/ int after_' + len + ';\n', '*/', '*', '']) {
+        same('a.c', Buffer.from(' '.repeat(pad) + '/*' + body + tail), `comment ${pad} ${len} ${JSON.stringify(tail)}`);
+        cases++;
+      }
+      const ident = 'v' + 'x'.repeat(len);
+      same('a.c', Buffer.from(' '.repeat(pad) + `int ${ident};\nstruct ${ident} { int ${ident}; };`), `ident ${pad} ${len}`);
+      same('a.c', Buffer.from(' '.repeat(pad) + `int ${ident}`), `ident at the end ${pad} ${len}`);
+    }
+  }
+  assert.ok(cases > 3000);
+});
+
 test('each record says where its line first spells the name, as name-range.ts says it', () => {
   let checked = 0;
   for (const src of [...SHAPES.map((x) => Buffer.from(x)), ...randomC(5, 1500), Buffer.from('int \u00e9t\u00e9, x\u00e9;\nint a; int b, a2, a;\n\u00e9 int c;')]) {
