@@ -4,6 +4,7 @@ import type { Worker } from 'node:worker_threads';
 import type { BuildReply, BuildRequest } from './build-worker.ts';
 import type { ShardFile, ShardJob, ShardResult } from './shard-builder.ts';
 import type { SymbolsJob, SymbolsResult } from './symbols-pass.ts';
+import { scannerReads } from '../symbols/extract.ts';
 
 export type BuildResult = Omit<ShardResult, 'path'>;
 
@@ -44,6 +45,17 @@ export class ShardCutter {
   }
 }
 
+/**
+ * What a shard's symbols pass will cost, roughly, from its files: bytes, those of the
+ * files that ctags reads counted 3 times (Linux: a shard of C ~11 ns a byte, ctags' files
+ * ~35; JSON, mostly data that gets no symbols, once). BuildPool only compares these.
+ */
+export function symbolsCost(files: readonly ShardFile[], maxFileSize: number): number {
+  let cost = 0;
+  for (const f of files) if (f.size <= maxFileSize) cost += scannerReads(f.path) || f.path.endsWith('.json') ? f.size : 3 * f.size;
+  return cost;
+}
+
 /** ShardCutter over a list. */
 export function cutShards(files: ShardFile[], target: number, maxFileSize: number): ShardFile[][] {
   const cutter = new ShardCutter(target, maxFileSize);
@@ -76,132 +88,225 @@ export interface BlobFile {
 }
 
 /**
- * Runs `jobs` on the worker threads, taking the next job when a thread is free, so that
- * producing a job overlaps running the previous ones; the results in job order. `request`
- * makes a job's message, `reply` takes a thread's answer to it (undefined: a progress
- * report, handled there), `onDone` hears of each job done. The first failure (a thread's
- * error, an error answer, an answer of the wrong kind) rejects.
+ * The build threads of one run, with two queues: shard jobs (content, in the order they
+ * come) and, taken only by a thread that finds no shard job left, symbols jobs (the
+ * symbols pass of shards already built: symbols-pass.ts). A full build thus starts its
+ * symbols pass on a thread that would otherwise wait for the other threads' last shards
+ * (Linux 6.1: ~0.5 s of one thread), and its content is committed no later for it. Results
+ * come back in job order. A failing shard job fails `content`; a failing symbols job fails
+ * `symbols` only (the content stays to be committed).
  */
-async function runPool<J, R>(
-  jobs: AsyncIterable<J>,
-  workers: Worker[],
-  request: (id: number, job: J) => BuildRequest,
-  reply: (msg: BuildReply) => R | undefined,
-  onDone?: (job: J, done: number) => void,
-): Promise<R[]> {
-  const results: R[] = [];
-  const iterator = jobs[Symbol.asyncIterator]();
-  let nextId = 0;
-  let done = 0;
-  let producing: Promise<void> = Promise.resolve();
-  const sent: J[] = [];
-  try {
-    await new Promise<void>((resolvePool, rejectPool) => {
-      let active = 0;
-      let exhausted = false;
-      let failed = false;
-      const fail = (err: Error) => {
-        if (failed) return;
-        failed = true;
-        rejectPool(err);
-      };
-      // One producer at a time: an iterator must not be advanced concurrently.
-      const dispatch = (worker: Worker): void => {
-        producing = producing.then(async () => {
-          if (failed) return;
-          const next = exhausted ? { done: true as const, value: undefined } : await iterator.next();
-          if (next.done) {
-            exhausted = true;
-            if (active === 0) resolvePool();
-            return;
-          }
-          const id = nextId++;
-          sent[id] = next.value;
-          active++;
-          worker.postMessage(request(id, next.value));
-        }).catch(fail);
-      };
-      for (const worker of workers) {
-        worker.removeAllListeners('message').removeAllListeners('error');
-        worker.on('error', (err) => fail(err));
-        worker.on('message', (msg: BuildReply) => {
-          if (failed) return;
-          if (msg.type === 'error') {
-            active--;
-            fail(new Error(msg.message));
-            return;
-          }
-          let result: R | undefined;
-          try {
-            result = reply(msg);
-          } catch (err) {
-            active--;
-            fail(err as Error);
-            return;
-          }
-          if (result === undefined) return;
-          active--;
-          results[msg.id] = result;
-          onDone?.(sent[msg.id]!, ++done);
-          if (exhausted && active === 0) resolvePool();
-          else dispatch(worker);
-        });
-        dispatch(worker);
-      }
-    });
-  } finally {
-    await iterator.return?.();
+export class BuildPool {
+  private readonly idle: Worker[] = [];
+  /** What each busy thread is doing: its job kind and number. */
+  private readonly busy = new Map<Worker, { kind: 'content' | 'symbols'; id: number }>();
+  private contentJobs: AsyncIterator<ShardJob> | undefined;
+  private contentExhausted = false;
+  /** A pull from the content jobs in progress: one at a time (an iterator is not advanced concurrently). */
+  private pulling = false;
+  private readonly contentResults: BuildResult[] = [];
+  private contentSent = 0;
+  private contentDone = 0;
+  private readonly progress: Array<{ files: number; bytes: number }> = [];
+  private contentFinished?: { resolve: (r: BuildResult[]) => void; reject: (e: Error) => void };
+  private contentFailed: Error | undefined;
+  /** Symbols jobs waiting, the costliest taken first: the last to end are then the cheapest, and the threads end close together. */
+  private readonly symbolsQueue: Array<{ id: number; job: SymbolsJob; cost: number }> = [];
+  private readonly symbolsJobs: SymbolsJob[] = [];
+  private readonly symbolsResults: SymbolsResult[] = [];
+  private symbolsCount = 0;
+  private symbolsFailed: Error | undefined;
+  private symbolsWaiter?: { resolve: (r: SymbolsResult[]) => void; reject: (e: Error) => void };
+  private symbolsClosed = false;
+  private onProgress: (files: number, bytes: number) => void = () => {};
+  private onBuilt: ((job: ShardJob) => void) | undefined;
+  private onSymbolsBuilt: ((job: SymbolsJob, done: number) => void) | undefined;
+  private readonly sentContent: ShardJob[] = [];
+
+  constructor(private readonly workers: Worker[]) {
+    for (const worker of workers) {
+      worker.removeAllListeners('message').removeAllListeners('error');
+      worker.on('error', (err) => this.threadFailed(worker, err));
+      worker.on('message', (msg: BuildReply) => this.answer(worker, msg));
+      this.idle.push(worker);
+    }
   }
-  return results;
+
+  /** Builds the shard jobs; `onBuilt` hears of each shard written, in the order they are. */
+  content(jobs: AsyncIterable<ShardJob>, onProgress: (files: number, bytes: number) => void, onBuilt?: (job: ShardJob) => void): Promise<BuildResult[]> {
+    this.contentJobs = jobs[Symbol.asyncIterator]();
+    this.onProgress = onProgress;
+    this.onBuilt = onBuilt;
+    const finished = new Promise<BuildResult[]>((resolve, reject) => (this.contentFinished = { resolve, reject }));
+    this.schedule();
+    return finished;
+  }
+
+  /** Queues a symbols job (taken once no shard job is left, the costliest of those waiting first: `cost`, symbolsCost). */
+  addSymbols(job: SymbolsJob, cost = 0): void {
+    if (this.symbolsClosed) throw new Error('build pool: symbols jobs added after the last was awaited');
+    let at = this.symbolsQueue.length;
+    while (at > 0 && this.symbolsQueue[at - 1]!.cost < cost) at--;
+    this.symbolsQueue.splice(at, 0, { id: this.symbolsJobs.length, job, cost });
+    this.symbolsJobs.push(job);
+    this.schedule();
+  }
+
+  /** The queued symbols jobs' results, once all are done; `onShard` hears of each (also of those done already). */
+  symbols(onShard?: (job: SymbolsJob, done: number) => void): Promise<SymbolsResult[]> {
+    this.symbolsClosed = true;
+    this.onSymbolsBuilt = onShard;
+    let done = 0;
+    for (let i = 0; i < this.symbolsJobs.length; i++) if (this.symbolsResults[i]) onShard?.(this.symbolsJobs[i]!, ++done);
+    const finished = new Promise<SymbolsResult[]>((resolve, reject) => (this.symbolsWaiter = { resolve, reject }));
+    this.settleSymbols();
+    this.schedule();
+    return finished;
+  }
+
+  /** Gives idle threads work: a shard job while there is one, else a symbols job. */
+  private schedule(): void {
+    while (this.idle.length > 0) {
+      if (this.contentJobs && !this.contentExhausted && !this.contentFailed) {
+        if (this.pulling) return; // the next shard job is being produced
+        this.pull();
+        return;
+      }
+      const next = this.symbolsQueue.shift();
+      if (!next || this.symbolsFailed) return;
+      const worker = this.idle.pop()!;
+      this.busy.set(worker, { kind: 'symbols', id: next.id });
+      worker.postMessage({ id: next.id, symbols: next.job } satisfies BuildRequest);
+    }
+  }
+
+  /** Produces the next shard job for an idle thread. */
+  private pull(): void {
+    this.pulling = true;
+    this.contentJobs!.next().then(
+      (next) => {
+        this.pulling = false;
+        if (this.contentFailed) return;
+        if (next.done) {
+          this.contentExhausted = true;
+          this.settleContent();
+        } else {
+          const worker = this.idle.pop();
+          const id = this.contentSent++;
+          this.sentContent[id] = next.value;
+          this.progress[id] = { files: 0, bytes: 0 };
+          if (!worker) throw new Error('build pool: a shard job without a free thread');
+          this.busy.set(worker, { kind: 'content', id });
+          worker.postMessage({ id, job: next.value } satisfies BuildRequest);
+        }
+        this.schedule();
+      },
+      (err: Error) => {
+        this.pulling = false;
+        this.failContent(err);
+      },
+    );
+  }
+
+  private answer(worker: Worker, msg: BuildReply): void {
+    const doing = this.busy.get(worker);
+    if (!doing) return;
+    if (msg.type === 'progress') {
+      this.progress[msg.id] = { files: msg.files, bytes: msg.bytes };
+      this.reportProgress();
+      return;
+    }
+    this.busy.delete(worker);
+    this.idle.push(worker);
+    if (doing.kind === 'content') {
+      if (msg.type === 'error') this.failContent(new Error(msg.message));
+      else if (msg.type !== 'done') this.failContent(new Error(`build worker answered a shard job with ${msg.type}`));
+      else {
+        const { id: _id, type: _type, ...result } = msg;
+        this.contentResults[doing.id] = result;
+        this.contentDone++;
+        try {
+          this.onBuilt?.(this.sentContent[doing.id]!);
+        } catch (err) {
+          this.failContent(err as Error);
+        }
+        this.settleContent();
+      }
+    } else {
+      if (msg.type === 'error') this.failSymbols(new Error(msg.message));
+      else if (msg.type !== 'symbols-done') this.failSymbols(new Error(`build worker answered a symbols job with ${msg.type}`));
+      else {
+        const { id: _id, type: _type, ...result } = msg;
+        this.symbolsResults[doing.id] = result;
+        this.symbolsCount++;
+        this.onSymbolsBuilt?.(this.symbolsJobs[doing.id]!, this.symbolsCount);
+        this.settleSymbols();
+      }
+    }
+    this.schedule();
+  }
+
+  private reportProgress(): void {
+    this.onProgress(this.progress.reduce((n, p) => n + p.files, 0), this.progress.reduce((n, p) => n + p.bytes, 0));
+  }
+
+  private settleContent(): void {
+    if (this.contentExhausted && this.contentDone === this.contentSent && !this.contentFailed) this.contentFinished?.resolve(this.contentResults);
+  }
+
+  private settleSymbols(): void {
+    if (!this.symbolsWaiter) return;
+    if (this.symbolsFailed) this.symbolsWaiter.reject(this.symbolsFailed);
+    else if (this.symbolsClosed && this.symbolsCount === this.symbolsJobs.length) this.symbolsWaiter.resolve(this.symbolsResults);
+  }
+
+  private failContent(err: Error): void {
+    if (this.contentFailed) return;
+    this.contentFailed = err;
+    this.contentFinished?.reject(err);
+  }
+
+  private failSymbols(err: Error): void {
+    if (this.symbolsFailed) return;
+    this.symbolsFailed = err;
+    this.settleSymbols();
+  }
+
+  /** A thread's error (it ends): whatever it was doing fails. */
+  private threadFailed(worker: Worker, err: Error): void {
+    const doing = this.busy.get(worker);
+    this.busy.delete(worker);
+    if (doing?.kind === 'symbols') this.failSymbols(err);
+    else this.failContent(err);
+    if (!this.symbolsFailed) this.failSymbols(err);
+  }
+
+  /** Stops producing shard jobs (after a failure, or when the caller is done). */
+  async close(): Promise<void> {
+    await this.contentJobs?.return?.();
+  }
 }
 
-/** Builds the shard jobs on the worker threads (runPool); `onBuilt` hears of each shard written. */
-export function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worker[], onProgress: (files: number, bytes: number) => void, onBuilt?: (job: ShardJob) => void): Promise<BuildResult[]> {
-  const progress: Array<{ files: number; bytes: number }> = [];
-  const report = () => onProgress(progress.reduce((n, p) => n + p.files, 0), progress.reduce((n, p) => n + p.bytes, 0));
-  return runPool<ShardJob, BuildResult>(
-    jobs,
-    workers,
-    (id, job) => {
-      progress[id] = { files: 0, bytes: 0 };
-      return { id, job };
-    },
-    (msg) => {
-      if (msg.type === 'progress') {
-        progress[msg.id] = { files: msg.files, bytes: msg.bytes };
-        report();
-        return undefined;
-      }
-      if (msg.type !== 'done') throw new Error(`build worker answered a shard job with ${msg.type}`);
-      const { id: _id, type: _type, ...result } = msg;
-      return result;
-    },
-    onBuilt && ((job) => onBuilt(job)),
-  );
+/** Builds the shard jobs on the worker threads (BuildPool); `onBuilt` hears of each shard written. */
+export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worker[], onProgress: (files: number, bytes: number) => void, onBuilt?: (job: ShardJob) => void): Promise<BuildResult[]> {
+  const pool = new BuildPool(workers);
+  try {
+    return await pool.content(jobs, onProgress, onBuilt);
+  } finally {
+    await pool.close();
+  }
 }
 
 /**
  * Adds the symbols to shards built without them (symbols-pass.ts) on the worker threads, a
- * shard at a time per thread (runPool); `onShard` hears how many are done, `onBuilt` of
+ * shard at a time per thread (BuildPool); `onShard` hears how many are done, `onBuilt` of
  * each shard written.
  */
 export function runSymbolsPool(jobs: SymbolsJob[], workers: Worker[], onShard?: (done: number) => void, onBuilt?: (job: SymbolsJob) => void): Promise<SymbolsResult[]> {
-  return runPool<SymbolsJob, SymbolsResult>(
-    listed(jobs),
-    workers,
-    (id, symbols) => ({ id, symbols }),
-    (msg) => {
-      if (msg.type !== 'symbols-done') throw new Error(`build worker answered a symbols job with ${msg.type}`);
-      const { id: _id, type: _type, ...result } = msg;
-      return result;
-    },
-    (job, done) => {
-      onBuilt?.(job);
-      onShard?.(done);
-    },
-  );
-}
-
-async function* listed<T>(items: readonly T[]): AsyncIterable<T> {
-  yield* items;
+  const pool = new BuildPool(workers);
+  for (const job of jobs) pool.addSymbols(job);
+  return pool.symbols((job, done) => {
+    onBuilt?.(job);
+    onShard?.(done);
+  });
 }

@@ -21,15 +21,16 @@ import { walkSorted, type WalkedFile } from '../repos/walk.ts';
 import { displayName } from '../repos/web-urls.ts';
 import { writeMembershipFile } from './branch-set.ts';
 import { readJobBlobs } from './job-blobs.ts';
-import { type BlobFile, cutShards, cutShardsAsync, runBuildPool, runSymbolsPool, type BuildResult } from './build-pool.ts';
+import { type BlobFile, BuildPool, cutShards, cutShardsAsync, runSymbolsPool, symbolsCost, type BuildResult } from './build-pool.ts';
 import { ctagsAvailable } from '../symbols/ctags.ts';
 import { acquireLock } from '../runtime/lock-file.ts';
 import { removeLeftoverTemps } from '../runtime/owner.ts';
 import { shardsDir, syncFiles } from './data-dir.ts';
 import { planDelta, type DeltaPlan } from './delta.ts';
 import { indexProblem, readMark } from './index-health.ts';
-import { commitManifest, fileGeneration, loadManifest, MEMBERSHIP_EXT, removeUnlisted, repairMissedBump, shardFiles, symbolsPending, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard } from './manifest.ts';
+import { commitManifest, fileGeneration, loadManifest, MEMBERSHIP_EXT, removeUnlisted, repairMissedBump, shardFiles, symbolsPending, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard, type ShardFiles } from './manifest.ts';
 import { buildShard, type ShardFile, type ShardJob } from './shard-builder.ts';
+import type { SymbolsJob } from './symbols-pass.ts';
 import { SHARD_EXT, SYMBOLS_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
 
 /**
@@ -229,6 +230,8 @@ class Run {
   readonly damage: string | undefined;
   /** The build threads of a content build, kept for its symbols pass (released by releaseThreads when it does not run). */
   threads: Worker[] | undefined;
+  /** Their pool, holding the symbols pass's jobs (some perhaps done already). */
+  pool: BuildPool | undefined;
 
   constructor(
     readonly options: IndexOptions,
@@ -303,36 +306,53 @@ class Run {
   }
 
   /**
+   * The symbols pass's job for this build's shard number `index` (at `from`): its symbols
+   * file is of the next generation, which the pass commits. A git repository's previous
+   * index, when sound and with its symbols, lends the definitions of unchanged file
+   * versions (symbols-pass.ts).
+   */
+  private symbolsJob(from: string, index: number): SymbolsJob {
+    this.previousShards ??= (() => {
+      const prev = this.previous;
+      return this.repo.kind === 'git' && prev && this.damage === undefined && !symbolsPending(prev) ? prev.shards.map((s) => shardFiles(this.dir, s)) : [];
+    })();
+    return { from, finalPath: join(this.dir, `g${this.generation + 1}-y${index}${SYMBOLS_EXT}`), previous: this.previousShards };
+  }
+
+  private previousShards: ShardFiles[] | undefined;
+
+  /**
    * Adds the symbols to the shards of `manifest` (committed without them) on build threads
    * (symbols-pass.ts): a symbols file per shard, of generation + 1, and commits that
    * generation, which names each shard with its symbols file. Fails (its files removed by
    * discard(), the content left serving) if a shard does.
    */
   private async symbolsPass(manifest: Manifest): Promise<{ symbolCount: number; symbolFailures: number; symbolsReused: number }> {
-    const generation = this.generation + 1;
-    // A git repository's previous index, when sound and with its symbols: unchanged file
-    // versions take their definitions from it (symbols-pass.ts).
-    const prev = this.previous;
-    const previous = this.repo.kind === 'git' && prev && this.damage === undefined && !symbolsPending(prev) ? prev.shards.map((s) => shardFiles(this.dir, s)) : [];
-    const jobs = manifest.shards.map((s, i) => ({ from: join(this.dir, s.file), finalPath: join(this.dir, `g${generation}-y${i}${SYMBOLS_EXT}`), previous }));
+    const jobs = manifest.shards.map((s, i) => this.symbolsJob(join(this.dir, s.file), i));
+    // The content build's threads, which took the pass's jobs as each shard was built and
+    // may have done some already (BuildPool); else threads of its own.
+    const pool = this.pool;
     const workers = this.threads ?? Array.from({ length: Math.max(1, Math.min(jobs.length, this.options.workers ?? availableParallelism())) }, () => startTsWorker(BUILD_WORKER));
     this.threads = undefined;
+    this.pool = undefined;
     let results;
     this.options.onSymbolsProgress?.({ shards: 0, totalShards: jobs.length });
     // Each symbols file is flushed as soon as it is written, while the threads write the
     // next ones (~15 MB each on Linux), rather than all of them at the end.
     const flushed: Array<Promise<void>> = [];
+    const onShard = (done: number) => this.options.onSymbolsProgress?.({ shards: done, totalShards: jobs.length });
+    const onBuilt = (job: SymbolsJob) => {
+      const p = syncFiles(dirname(job.finalPath), [basename(job.finalPath)]);
+      p.catch(() => undefined); // awaited below; a failure is reported there
+      flushed.push(p);
+    };
     try {
-      results = await runSymbolsPool(
-        jobs,
-        workers,
-        (done) => this.options.onSymbolsProgress?.({ shards: done, totalShards: jobs.length }),
-        (job) => {
-          const p = syncFiles(dirname(job.finalPath), [basename(job.finalPath)]);
-          p.catch(() => undefined); // awaited below; a failure is reported there
-          flushed.push(p);
-        },
-      );
+      if (pool) {
+        results = await pool.symbols((job, done) => {
+          onBuilt(job);
+          onShard(done);
+        });
+      } else results = await runSymbolsPool(jobs, workers, onShard, onBuilt);
     } finally {
       await Promise.all(workers.map((w: Worker) => w.terminate()));
     }
@@ -340,7 +360,7 @@ class Run {
     await Promise.all(flushed);
     await syncFiles(this.dir, []);
     const { retired: _retired, indexVersion: _indexVersion, symbolsPending: _pending, ...rest } = manifest;
-    commitManifest(this.options.dataDir, { ...rest, generation, shards: manifest.shards.map((s, i) => ({ ...s, symbols: names[i]! })) }, manifest);
+    commitManifest(this.options.dataDir, { ...rest, generation: this.generation + 1, shards: manifest.shards.map((s, i) => ({ ...s, symbols: names[i]! })) }, manifest);
     return {
       symbolCount: results.reduce((n, r) => n + r.symbolCount, 0),
       symbolFailures: results.reduce((n, r) => n + r.symbolFailures, 0),
@@ -362,6 +382,7 @@ class Run {
   async releaseThreads(): Promise<void> {
     const threads = this.threads;
     this.threads = undefined;
+    this.pool = undefined;
     if (threads) await Promise.all(threads.map((w) => w.terminate()));
   }
 
@@ -543,16 +564,27 @@ class Run {
     };
     // On failure, discard() removes what was written (indexPath calls it).
     let keep = false;
+    const pool = inline ? undefined : new BuildPool(workers);
+    // A build whose symbols come after its content queues each shard's symbols job as the
+    // shard is written: a thread with no shard left to build starts on them (BuildPool).
+    const built = (job: ShardJob) => {
+      flush(job);
+      if (later) pool!.addSymbols(this.symbolsJob(job.finalPath, job.shardIndex), symbolsCost(job.files, job.maxFileSize));
+    };
     try {
-      const results = inline ? await buildInline(jobs(), onProgress) : await runBuildPool(readAhead(jobs()), workers, onProgress, flush);
+      const results = inline ? await buildInline(jobs(), onProgress) : await pool!.content(readAhead(jobs()), onProgress, built);
       await Promise.all(flushed.values());
       await syncFiles(dir, names.filter((n) => !flushed.has(join(dir, n))));
       // The symbols pass runs on the same threads: their code is loaded and compiled, their
       // memory mapped (new threads took ~0.1 s to start, and zeroed their memory anew).
       keep = later && workers.length > 0;
-      if (keep) this.threads = workers;
+      if (keep) {
+        this.threads = workers;
+        this.pool = pool;
+      }
       return { names, results };
     } finally {
+      await pool?.close();
       if (!keep) await Promise.all(workers.map((w: Worker) => w.terminate()));
     }
   }

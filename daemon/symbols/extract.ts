@@ -27,6 +27,11 @@ export function symbolExtraction(): string {
   return `${SYMBOL_RULES}; ${ctagsVersion()}`;
 }
 
+/** Whether a scanner of ours reads files with this path (C, device tree and Kconfig files); ctags reads the rest. */
+export function scannerReads(path: string): boolean {
+  return isCPath(path) || isDtsPath(path) || isKconfigPath(path);
+}
+
 /**
  * What a scanner of ours gives for a file: the core's scan of a C file (CScan, records
  * rather than objects: symbol-sections.ts takes them as they are), the definitions of a
