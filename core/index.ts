@@ -140,16 +140,9 @@ export class PostingsBuilder {
     if (!this.#live) throw new Error('PostingsBuilder: already finished or disposed');
     const c = this.#core;
     const a = c.arena;
-    const blocks: Block[] = [];
-    const take = (size: number): Block => {
-      const b = a.alloc(size);
-      blocks.push(b);
-      return b;
-    };
-    const drop = (b: Block): void => {
-      blocks.splice(blocks.indexOf(b), 1);
-      a.free(b);
-    };
+    const taken = new Taken(a);
+    const take = (size: number): Block => taken.take(size);
+    const drop = (b: Block): void => taken.drop(b);
     try {
       const P = this.#pairsLen;
       const D = this.#numDocs;
@@ -234,7 +227,7 @@ export class PostingsBuilder {
         follow: c.u8.slice(follow.off, follow.off + P),
       };
     } finally {
-      for (const b of blocks) a.free(b);
+      taken.free();
       this.dispose();
     }
   }
@@ -281,14 +274,7 @@ export class WordsBuilder {
     const c = core();
     this.#core = c;
     this.#hashBits = Math.max(0, Math.min(57, Math.floor(options?.hashBits ?? 57)));
-    const blocks: Block[] = [];
-    try {
-      for (const size of [TABLE_MIN * 16, 1 << 20, 1 << 16, 64]) blocks.push(c.arena.alloc(size));
-    } catch (err) {
-      for (const b of blocks) c.arena.free(b);
-      throw err;
-    }
-    [this.#table, this.#pairs, this.#arena, this.#state] = blocks as [Block, Block, Block, Block];
+    [this.#table, this.#pairs, this.#arena, this.#state] = new Taken(c.arena).all([TABLE_MIN * 16, 1 << 20, 1 << 16, 64]) as [Block, Block, Block, Block];
     c.u8.fill(0, this.#table.off, this.#table.off + this.#table.size);
     c.u32[this.#state.off / 4] = 0;
     c.u32[this.#state.off / 4 + 1] = 0;
@@ -343,12 +329,8 @@ export class WordsBuilder {
     if (!this.#live) throw new Error('WordsBuilder: already finished or disposed');
     const c = this.#core;
     const a = c.arena;
-    const blocks: Block[] = [];
-    const take = (size: number): Block => {
-      const b = a.alloc(size);
-      blocks.push(b);
-      return b;
-    };
+    const taken = new Taken(a);
+    const take = (size: number): Block => taken.take(size);
     try {
       const min = Math.max(1, Math.floor(minDocs));
       const P = c.u32[this.#state.off / 4]!;
@@ -405,7 +387,7 @@ export class WordsBuilder {
         blob: c.u8.slice(blobBlock.off, blobBlock.off + blobLen),
       };
     } finally {
-      for (const b of blocks) a.free(b);
+      taken.free();
       this.dispose();
     }
   }
@@ -446,12 +428,8 @@ export function encodeNameIndex(bytes: Uint8Array, start: Uint32Array, length: U
   const c = core();
   const a = c.arena;
   const d = start.length;
-  const blocks: Block[] = [];
-  const take = (size: number): Block => {
-    const b = a.alloc(size);
-    blocks.push(b);
-    return b;
-  };
+  const taken = new Taken(a);
+  const take = (size: number): Block => taken.take(size);
   try {
     // (+ 8: names are compared 8 bytes at a time.)
     const names = take(bytes.length + 8);
@@ -495,7 +473,7 @@ export function encodeNameIndex(bytes: Uint8Array, start: Uint32Array, length: U
     const newline = c.ex.namesWrite(names.off, rawStart.off, rawLength.off, order.off, n, nameOf.off, d, rank.off, next.off, out.off + header, nameOffOf.off) !== 0;
     return { section: c.u8.slice(out.off, out.off + size), nameCount: n, newline, nameOffOf: c.u32.slice(nameOffOf.off / 4, nameOffOf.off / 4 + d) };
   } finally {
-    for (const b of blocks) a.free(b);
+    taken.free();
   }
 }
 
@@ -534,14 +512,7 @@ function cRegionsFor(c: Core, room: number): NonNullable<typeof cRegions> {
   const a = c.arena;
   if (cRegions) for (const b of [cRegions.defs, cRegions.parents, cRegions.names, cRegions.tokens, cRegions.conds, cRegions.state]) a.free(b);
   cRegions = undefined;
-  const blocks: Block[] = [];
-  try {
-    for (const size of [room * 32, room * 16, room, room * 16, room * 4, 64]) blocks.push(a.alloc(size));
-  } catch (err) {
-    for (const b of blocks) a.free(b);
-    throw err;
-  }
-  const [defs, parents, names, tokens, conds, state] = blocks as [Block, Block, Block, Block, Block, Block];
+  const [defs, parents, names, tokens, conds, state] = new Taken(a).all([room * 32, room * 16, room, room * 16, room * 4, 64]) as [Block, Block, Block, Block, Block, Block];
   cRegions = { room, defs, parents, names, tokens, conds, state };
   return cRegions;
 }
@@ -1178,6 +1149,45 @@ interface CoreExports {
 interface Block {
   off: number;
   size: number;
+}
+
+/**
+ * The blocks one call takes, freed together when it is done (`free`, in a finally), or one
+ * early (`drop`): what a builder's finish and the name index lay out for a while.
+ */
+class Taken {
+  readonly #arena: Arena;
+  readonly #blocks: Block[] = [];
+
+  constructor(arena: Arena) {
+    this.#arena = arena;
+  }
+
+  take(size: number): Block {
+    const b = this.#arena.alloc(size);
+    this.#blocks.push(b);
+    return b;
+  }
+
+  /** Several blocks at once, all or none (a failure frees those taken). */
+  all(sizes: readonly number[]): Block[] {
+    const from = this.#blocks.length;
+    try {
+      return sizes.map((size) => this.take(size));
+    } catch (err) {
+      for (const b of this.#blocks.splice(from)) this.#arena.free(b);
+      throw err;
+    }
+  }
+
+  drop(b: Block): void {
+    this.#blocks.splice(this.#blocks.indexOf(b), 1);
+    this.#arena.free(b);
+  }
+
+  free(): void {
+    for (const b of this.#blocks.splice(0)) this.#arena.free(b);
+  }
 }
 
 /**

@@ -26,22 +26,12 @@
 //   3 lines counted   4 change of the nesting depth (i32)   5 the keyword's first byte
 // Returns why the read stopped: BODY_END, BODY_EOF, BODY_KEYWORD or BODY_DIRECTIVE.
 
+import { identLanes, identPart, identStart } from './cchars';
+
 const BODY_END: u32 = 0;
 const BODY_EOF: u32 = 1;
 const BODY_KEYWORD: u32 = 2;
 const BODY_DIRECTIVE: u32 = 3;
-
-// @ts-ignore: decorator
-@inline
-function identStart(c: u32): bool {
-  return (c | 0x20) - 0x61 < 26 || c == 0x5f || c == 0x24 || c >= 0x80;
-}
-
-// @ts-ignore: decorator
-@inline
-function identPart(c: u32): bool {
-  return identStart(c) || c - 0x30 < 10;
-}
 
 /** Whether src[a, a + len) is `struct`, `union` or `enum`. */
 // @ts-ignore: decorator
@@ -51,16 +41,6 @@ function aggregateKeyword(p: usize, len: u32): bool {
   if (len == 5) return load<u32>(p) == 0x6f696e75 /* "unio" */ && load<u8>(p, 4) == 0x6e /* "n" */;
   if (len == 4) return load<u32>(p) == 0x6d756e65 /* "enum" */;
   return false;
-}
-
-/** Lanes of v that are identifier bytes (identPart). */
-// @ts-ignore: decorator
-@inline
-function identLanes(v: v128): v128 {
-  const letter = i8x16.lt_u(i8x16.sub(v128.or(v, i8x16.splat(0x20)), i8x16.splat(0x61)), i8x16.splat(26));
-  const digit = i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x30)), i8x16.splat(10));
-  const other = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x5f)), i8x16.eq(v, i8x16.splat(0x24))), i8x16.lt_s(v, i8x16.splat(0)));
-  return v128.or(v128.or(letter, digit), other);
 }
 
 // The body's running state, which nextStop updates for what it passes over (wasm globals).

@@ -32,6 +32,7 @@
 // scans again, or asks ctags.
 
 import { skipCBody } from './cbody';
+import { identLanes, identPart, identStart } from './cchars';
 
 // Why a scan stopped before the end (state[4]).
 const STOP_NOT_C: u32 = 1;
@@ -73,7 +74,6 @@ const SP: u32 = 32;
 const TAB: u32 = 9;
 const FF: u32 = 12;
 const VT: u32 = 11;
-
 
 // ---------------------------------------------------------------------------------------
 // Regions and the scanner's state (one scan at a time per instance).
@@ -130,28 +130,6 @@ function stop(why: u32): void {
 @inline
 function at(i: u32): u32 {
   return <u32>load<u8>(S + <usize>i);
-}
-
-// @ts-ignore: decorator
-@inline
-function identStart(c: u32): bool {
-  return (c | 0x20) - 0x61 < 26 || c == 0x5f || c == 0x24 || c >= 0x80;
-}
-
-// @ts-ignore: decorator
-@inline
-function identPart(c: u32): bool {
-  return identStart(c) || c - 0x30 < 10;
-}
-
-/** Lanes of v that are identifier bytes (identPart). */
-// @ts-ignore: decorator
-@inline
-function identLanes(v: v128): v128 {
-  const letter = i8x16.lt_u(i8x16.sub(v128.or(v, i8x16.splat(0x20)), i8x16.splat(0x61)), i8x16.splat(26));
-  const digit = i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x30)), i8x16.splat(10));
-  const other = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x5f)), i8x16.eq(v, i8x16.splat(0x24))), i8x16.lt_s(v, i8x16.splat(0)));
-  return v128.or(v128.or(letter, digit), other);
 }
 
 /** Whether src[a, b) is the word whose bytes are `lit` (little-endian, len <= 8). */

@@ -12,6 +12,8 @@
 //   state        u32[3]: names n, their bytes, 1 when a name holds a letter that folds to
 //                ASCII from several bytes (then the glue has namesFold write the keys)
 
+import { hashBytes, sameBytes } from './bytes';
+
 /** A name's folded byte when it stands alone: ASCII A-Z as a-z. */
 // @ts-ignore: decorator
 @inline
@@ -19,31 +21,11 @@ function fold(b: u32): u32 {
   return b - 0x41 < 26 ? b | 0x20 : b;
 }
 
-/** The bytes p[0, len) as a little-endian word: only the bytes below len (8 are read). */
-// @ts-ignore: decorator
-@inline
-function tail(p: usize, len: u32): u64 {
-  return load<u64>(p) & (len >= 8 ? <u64>-1 : (<u64>1 << (<u64>len << 3)) - 1);
-}
-
-// @ts-ignore: decorator
-@inline
-function sameBytes(a: usize, b: usize, n: u32): bool {
-  let off: u32 = 0;
-  for (; off + 8 <= n; off += 8) if (load<u64>(a + off) != load<u64>(b + off)) return false;
-  return off >= n || tail(a + off, n - off) == tail(b + off, n - off);
-}
-
-/** A name's hash, to tell names apart in the table (8 bytes at a time). */
+/** A name's hash, to tell names apart in the table. */
 // @ts-ignore: decorator
 @inline
 function nameHash(p: usize, len: u32): u32 {
-  let h: u64 = <u64>len * 0x9e3779b97f4a7c15;
-  let off: u32 = 0;
-  for (; off + 8 <= len; off += 8) h = rotl<u64>((h ^ load<u64>(p + off)) * 0xbf58476d1ce4e5b9, 29);
-  if (off < len) h = rotl<u64>((h ^ tail(p + off, len - off)) * 0xbf58476d1ce4e5b9, 29);
-  h = (h ^ (h >> 32)) * 0x94d049bb133111eb;
-  return <u32>(h >> 32);
+  return <u32>(hashBytes(p, len) >> 32);
 }
 
 /**

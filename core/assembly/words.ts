@@ -44,6 +44,8 @@
 //
 // A document of n bytes adds at most n / (MIN_WORD + 1) + 1 pairs and n arena bytes.
 
+import { hashBytes, sameBytes, tail } from './bytes';
+
 export const MIN_WORD: u32 = 3;
 export const MAX_WORD: u32 = 64;
 
@@ -70,33 +72,12 @@ function wordMask(p: usize): u64 {
   return m;
 }
 
-/** The bytes p[0, len) as a little-endian word: only the bytes below len (8 bytes are read). */
-// @ts-ignore: decorator
-@inline
-function tail(p: usize, len: u32): u64 {
-  return load<u64>(p) & (len >= 8 ? <u64>-1 : (<u64>1 << (<u64>len << 3)) - 1);
-}
-
 /** The key of the word p[0, len), 3 <= len <= 64 (layout above). */
 // @ts-ignore: decorator
 @inline
 function wordKey(p: usize, len: u32, hashMask: u64): u64 {
   if (len <= 8) return (tail(p, len) * SHORT_MIX) & LOW63;
-  let h: u64 = <u64>len * 0x9e3779b97f4a7c15;
-  let off: u32 = 0;
-  for (; off + 8 <= len; off += 8) h = rotl<u64>((h ^ load<u64>(p + off)) * 0xbf58476d1ce4e5b9, 29);
-  if (off < len) h = rotl<u64>((h ^ tail(p + off, len - off)) * 0xbf58476d1ce4e5b9, 29);
-  h = (h ^ (h >> 32)) * 0x94d049bb133111eb;
-  return LONG | ((h & hashMask) << 6) | <u64>(len - 9);
-}
-
-/** a[0, n) == b[0, n), 8 bytes at a time (up to 7 bytes past both are read). */
-// @ts-ignore: decorator
-@inline
-function sameBytes(a: usize, b: usize, n: u32): bool {
-  let off: u32 = 0;
-  for (; off + 8 <= n; off += 8) if (load<u64>(a + off) != load<u64>(b + off)) return false;
-  return off >= n || tail(a + off, n - off) == tail(b + off, n - off);
+  return LONG | ((hashBytes(p, len) & hashMask) << 6) | <u64>(len - 9);
 }
 
 /** docWords' answer when the table is too small for the document. */
