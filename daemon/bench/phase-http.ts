@@ -162,7 +162,6 @@ function memoryPhase(idle: RssSample[], load: RssSample[]): MemoryPhase {
  */
 function streamClient(server: Server, body: string, warmup: Warmup, runs: number): Promise<StreamRun[]> {
   const args = ['--url', server.url, '--pid', String(server.child.pid ?? ''), '--body', body, '--warmup-runs', String(warmup.runs), '--warmup-ms', String(warmup.ms), '--runs', String(runs)];
-  // (From the install root: run through tsx, `--import tsx` resolves from the working directory.)
   const child = spawn(process.execPath, [...nodeArgsFor('daemon/bench/stream-child.ts'), ...args], { cwd: INSTALL_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.setEncoding('utf8');

@@ -19,8 +19,12 @@ export function startTsWorker(module: string, data: Record<string, unknown> = {}
   return new Worker(ENTRY, { workerData: { ...data, module: runnableModule(module).href }, ...limits });
 }
 
-/** The arguments that make a `node` child process run one of trawl's modules (see startTsWorker). */
+/**
+ * The arguments that make a `node` child process run one of trawl's modules (see
+ * startTsWorker). tsx's loader is named by its place in this install: a bare `--import tsx`
+ * is resolved from the child's working directory, which need not be inside it.
+ */
 export function nodeArgsFor(module: string): string[] {
   const file = fileURLToPath(runnableModule(module));
-  return COMPILED ? [file] : ['--import', 'tsx', file];
+  return COMPILED ? [file] : ['--import', import.meta.resolve('tsx'), file];
 }
