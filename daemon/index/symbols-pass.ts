@@ -71,8 +71,8 @@ function previousDocs(shards: readonly ShardFiles[]): Map<string, { shard: Shard
 let cache: { key: string; docs: Map<string, { shard: Shard; doc: number }>; shards: Shard[] } | undefined;
 
 export function addSymbols(job: SymbolsJob): SymbolsResult {
-  // Written by this build's content phase: its documents' checksums came from the same bytes.
-  const shard = Shard.open(job.from, { contentWrittenByCaller: true });
+  // Written by this build's content phase moments ago, from the bytes it hashed.
+  const shard = Shard.open(job.from, { writtenByCaller: true });
   // The documents are views of the shard's mapping, which outlives the sections' build.
   const symbols = new SymbolSections(true, true);
   let previous: Map<string, { shard: Shard; doc: number }> | undefined;
