@@ -297,9 +297,9 @@ export class WordsBuilder {
     grow(this.#pairs, (pairs + most) * 16, pairs * 16);
     // (+ 8: words.ts reads a word's last 8 bytes whole.)
     grow(this.#arena, arenaUsed + n + 8, arenaUsed);
-    // (+ 64: words.ts reads the document 64 bytes at a time.)
-    const base = c.scratch(n + 64);
-    c.u8.set(content, base);
+    // (+ 64: words.ts reads the document 64 bytes at a time.) Left there for a scan of the
+    // same document (scanC), which copies it no more.
+    const base = c.scratchWith(content, n, n + 64);
     // The table sized for a typical document (Linux: ~1 distinct word per 45 bytes), at most
     // half full: small enough to stay in cache. A document with more words is read again
     // with a table twice the size (words.ts FULL).
@@ -532,9 +532,9 @@ export function scanC(content: Uint8Array, header: boolean, pathHash: number): C
   for (;;) {
     const r = cRegionsFor(c, room);
     room = r.room;
-    // (+ 16: keywords and directive names are read 16 and 8 bytes at a time.)
-    const src = c.scratch(n + 16);
-    c.u8.set(content, src);
+    // (+ 16: keywords and directive names are read 16 and 8 bytes at a time, the file's
+    // end marked by zeros.) Not copied when it is there already (WordsBuilder.add).
+    const src = c.scratchWith(content, n, n + 32);
     c.u8.fill(0, src + n, src + n + 16);
     let count: number;
     try {

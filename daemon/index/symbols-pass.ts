@@ -7,7 +7,8 @@
 // index held takes its definitions from there (SymbolsJob.previous).
 
 import { symbolExtraction } from '../symbols/extract.ts';
-import { contentWordsOf } from './content-words.ts';
+import { encodeContentWords, WORD_MIN_DOCS } from './content-words.ts';
+import { WordsBuilder } from '../../core/index.ts';
 import { Shard } from './shard-reader.ts';
 import type { ShardFiles } from './manifest.ts';
 import { SYMBOLS_FORMAT, SectionKind, type ShardMeta, type SymbolsFileMeta } from './shard-format.ts';
@@ -85,15 +86,21 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
     previous = cache.docs;
   }
   let writer: ShardWriter | undefined;
+  // The shard's content words (built without them: shard-builder.ts ShardJob.later), by the
+  // builder's rule, document by document beside the symbols: a C file is copied into the
+  // core once for both.
+  let words: WordsBuilder | undefined = new WordsBuilder();
   try {
     for (let doc = 0; doc < shard.docCount; doc++) {
       const oid = previous ? shard.oid(doc) : undefined;
       const before = oid !== undefined ? previous?.get(`${shard.name(doc)}\0${oid}`) : undefined;
-      symbols.add(doc, shard.name(doc), shard.contentOf(doc), before?.shard.symbolsOf(before.doc));
+      const content = shard.contentOf(doc);
+      words.add(doc, content);
+      symbols.add(doc, shard.name(doc), content, before?.shard.symbolsOf(before.doc));
     }
-    // The shard's content words (built without them: shard-builder.ts ShardJob.later), by the
-    // builder's rule, before the name postings take their large regions.
-    const contentWords = contentWordsOf(Array.from({ length: shard.docCount }, (_, doc) => shard.contentOf(doc)));
+    // Finished before the name postings take their large regions.
+    const contentWords = encodeContentWords(words.finish(WORD_MIN_DOCS), WORD_MIN_DOCS);
+    words = undefined;
     const built = symbols.finish(shard.docCount);
     const meta: SymbolsFileMeta = {
       shardContentHash: shard.contentChecksum,
@@ -106,6 +113,7 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
     writer.finish(new Map([...built.sections, [SectionKind.ContentWords, contentWords], [SectionKind.Meta, packMeta(meta)]]));
     return { symbolCount: built.count, symbolFailures: built.failures, symbolsReused: symbols.reused };
   } catch (err) {
+    words?.dispose();
     writer?.abort();
     throw err;
   } finally {
