@@ -126,7 +126,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config, dataDir, logger } = options;
   const settings = config.settings;
   const store: Store = openStore(dataDir);
-  if (!settings.anonymousAccess && store.listUsers().length === 0) {
+  if (!settings.anonymousAccess && (await store.listUsers()).length === 0) {
     logger.warn({}, 'anonymous access is off and there are no users yet: every API request will be refused (401) until you run trawl users add and trawl keys create');
   }
   let stopping = false;
@@ -136,15 +136,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   try {
     // One view of the index for the catalog, the searcher and the metrics: a damaged
     // repository is logged once, counted, and left out of all three.
+    let records: Catalog | undefined;
     const view: IndexView = new IndexView(dataDir, {
       onBroken: (b) => logger.error({ repoId: b.repoId, ...(b.name ? { repo: b.name } : {}), reason: b.reason }, 'repository index is damaged: left out of searches and listings until it is re-indexed (the next sync, or trawl index)'),
       onShardError: () => metrics.shardErrors.inc(),
+      // The store's records as the catalog last read them (a sync hook: the view is read on every request).
       lookup: (id) => {
-        const r = store.getRepo(id);
+        const r = records?.recordOf(id);
         return r && { name: r.repoName, visibility: r.visibility };
       },
     });
     const catalog = new Catalog(dataDir, store, view);
+    records = catalog;
+    await catalog.refresh();
     const metrics: Metrics = new Metrics({ store, indexSize: () => indexSize(view), brokenRepos: () => view.current().broken.length, searchLoad: () => searcher?.load() ?? { busy: 0, queued: 0 } });
     // Once searches have gone quiet, every thread collects its heap: what a burst left
     // (reply buffers, stream chunks) goes back instead of staying resident while idle.
@@ -267,7 +271,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
             const out = readiness({
               unavailable: services.unavailable(),
               firstPassRunning: scheduler !== undefined && scheduler.passes === 0,
-              repos: store.listRepos(),
+              repos: await store.listRepos(),
               loaded: new Set(state.manifests.map((m) => m.repoId)),
               damaged: new Set(state.broken.map((b) => b.repoId)),
               symbolsPending: new Set(state.manifests.filter(symbolsPending).map((m) => m.repoId)),
@@ -288,10 +292,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       validators,
       authenticator,
       rateLimiter: limiter,
-      challenge: (path, credentialSent) => {
+      challenge: async (path, credentialSent) => {
         let available = false;
         try {
-          available = unavailable(oauth) === undefined;
+          available = (await unavailable(oauth)) === undefined;
         } catch {
           // The store is closing (shutdown): answer without the OAuth pointer.
         }
@@ -322,7 +326,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // registrations drains by itself (oauth/clients.ts). Failed authentications whose minute
     // has passed are recorded.
     let lastOAuthPrune = 0;
-    const gc = setInterval(() => {
+    const maintain = async (): Promise<void> => {
       try {
         collectGarbage(dataDir, s.inUse());
       } catch (err) {
@@ -330,7 +334,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }
       const t = now().getTime();
       try {
-        const gone = store.oauth.pruneUnusedClients(new Date(t - UNUSED_CLIENT_TTL_MS).toISOString());
+        const gone = await store.oauth.pruneUnusedClients(new Date(t - UNUSED_CLIENT_TTL_MS).toISOString());
         if (gone > 0) logger.info({ clients: gone }, 'removed OAuth clients registered but never used');
       } catch (err) {
         logger.warn({ err: (err as Error).message }, 'pruning unused OAuth clients failed');
@@ -338,24 +342,31 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (t - lastOAuthPrune >= 3_600_000) {
         lastOAuthPrune = t;
         try {
-          store.oauth.prune(new Date(t - 86_400_000).toISOString());
+          await store.oauth.prune(new Date(t - 86_400_000).toISOString());
         } catch (err) {
           logger.warn({ err: (err as Error).message }, 'pruning expired OAuth codes and tokens failed');
         }
         try {
-          store.pruneSessions(new Date(t - 86_400_000).toISOString());
+          await store.pruneSessions(new Date(t - 86_400_000).toISOString());
         } catch (err) {
           logger.warn({ err: (err as Error).message }, 'pruning ended browser sessions failed');
         }
         const retentionDays = settings.audit.retentionDays;
         try {
-          const gone = store.audit.prune(new Date(t - retentionDays * 86_400_000).toISOString());
+          const gone = await store.audit.prune(new Date(t - retentionDays * 86_400_000).toISOString());
           if (gone > 0) logger.info({ events: gone, retentionDays }, 'removed audit events older than the retention');
         } catch (err) {
           logger.warn({ err: (err as Error).message }, 'pruning old audit events failed');
         }
       }
       authFailures.flush();
+    };
+    // One round at a time: a slow store does not pile rounds up.
+    let maintaining = false;
+    const gc = setInterval(() => {
+      if (maintaining) return;
+      maintaining = true;
+      void maintain().finally(() => (maintaining = false));
     }, options.maintenanceIntervalMs ?? 60_000);
     gc.unref();
 
@@ -379,7 +390,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           await s.close();
           await closeAllRepositories();
           await counter?.close();
-          store.close();
+          await store.close();
         })();
         return closing;
       },
@@ -388,7 +399,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await server?.close(0);
     await searcher?.close();
     await counter?.close();
-    store.close();
+    await store.close();
     throw err;
   }
 }

@@ -39,25 +39,28 @@ export class AuditLog {
    * (strict). `describe` gets the change's result and returns its event(s), or undefined
    * when nothing happened (an unknown id). Throws what `change` or the write throws.
    */
-  change<T>(change: () => T, describe: (result: T) => AuditEntry | AuditEntry[] | undefined): T {
-    return this.store.atomically(() => {
-      const result = change();
+  change<T>(change: () => Promise<T>, describe: (result: T) => AuditEntry | AuditEntry[] | undefined): Promise<T> {
+    return this.store.atomically(async () => {
+      const result = await change();
       const entries = describe(result);
       const at = this.now();
-      for (const entry of entries === undefined ? [] : Array.isArray(entries) ? entries : [entries]) this.#append(entry, at);
+      for (const entry of entries === undefined ? [] : Array.isArray(entries) ? entries : [entries]) await this.#append(entry, at);
       return result;
     });
   }
 
   /** Records one event on its own; throws when it cannot be written (strict). */
-  record(entry: AuditEntry): AuditEventRecord {
+  record(entry: AuditEntry): Promise<AuditEventRecord> {
     return this.#append(entry, this.now());
   }
 
-  /** Records one event that must not fail what it records: a write that fails is reported and dropped. */
-  note(entry: AuditEntry, at: Date = this.now()): void {
+  /**
+   * Records one event that must not fail what it records: a write that fails is reported
+   * and dropped. Never rejects; the caller need not wait for it.
+   */
+  async note(entry: AuditEntry, at: Date = this.now()): Promise<void> {
     try {
-      this.#append(entry, at);
+      await this.#append(entry, at);
     } catch (err) {
       const now = this.now().getTime();
       if (now - this.#reportedAt < REPORT_EVERY_MS) return;
@@ -66,7 +69,7 @@ export class AuditLog {
     }
   }
 
-  #append(entry: AuditEntry, at: Date): AuditEventRecord {
+  async #append(entry: AuditEntry, at: Date): Promise<AuditEventRecord> {
     const { userId, credentialKind, credentialId } = entry.actor;
     return this.store.audit.append({
       at: at.toISOString(),

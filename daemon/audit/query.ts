@@ -24,12 +24,12 @@ export interface AuditFilters {
  * ms) is what relative dates count back from. Throws 400 INVALID_QUERY_PARAMS naming the
  * filter that is wrong: an action no event has, an email of no user, a date it cannot read.
  */
-export function auditQuery(store: Pick<IdentityStore, 'getUserByEmail'>, filters: AuditFilters, now: number, page: { offset: number; limit: number }): AuditQuery {
+export async function auditQuery(store: Pick<IdentityStore, 'getUserByEmail'>, filters: AuditFilters, now: number, page: { offset: number; limit: number }): Promise<AuditQuery> {
   const query: AuditQuery = { offset: page.offset, limit: page.limit };
   if (filters.actor !== undefined) {
     const actor = filters.actor.trim();
     if (actor.includes('@')) {
-      const user = store.getUserByEmail(actor);
+      const user = await store.getUserByEmail(actor);
       if (!user) throw new ServiceError('INVALID_QUERY_PARAMS', `actor: no user has the email ${actor.slice(0, 320)}`);
       query.actor = user.id;
     } else {

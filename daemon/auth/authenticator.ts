@@ -22,7 +22,7 @@ export interface StoreAuthenticatorOptions {
   /** Injectable clock (tests). */
   now?: () => Date;
   /** Checks an OAuth access token, its grant and the grant's API key (oauth/access.ts); without it such tokens are refused. */
-  oauth?: (token: string) => { userId: string; grantId: string };
+  oauth?: (token: string) => Promise<{ userId: string; grantId: string }>;
   /** Signs and checks browser session tokens; without it a session cookie is refused (401). */
   sessions?: BrowserSessions;
   /**
@@ -60,9 +60,9 @@ export class StoreAuthenticator implements Authenticator {
     const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the API key is not valid (unknown, malformed or revoked)');
     if (!isApiKeyShape(token)) throw invalid();
     const { store, secret } = this.options;
-    const key = store.findApiKey(credentialHash(secret, token));
+    const key = await store.findApiKey(credentialHash(secret, token));
     if (!key || key.revokedAt !== undefined) throw invalid();
-    const user = store.getUser(key.userId);
+    const user = await store.getUser(key.userId);
     if (!user) throw invalid();
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this API key belongs to is suspended');
     this.touchKey(key.id, user.id);
@@ -78,18 +78,18 @@ export class StoreAuthenticator implements Authenticator {
    * ended; the key is live and the user's; the user exists and is not
    * suspended. Any of those failing is one 401, whichever it was.
    */
-  private browserSession(session: string, csrf: string | undefined): Identity {
+  private async browserSession(session: string, csrf: string | undefined): Promise<Identity> {
     const { sessions, store } = this.options;
     if (sessions && !sessions.csrfMatches(session, csrf)) throw invalidCsrf(csrf);
     const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the browser session has expired or is no longer valid; sign in again');
     const claims = sessions?.verify(session);
     if (!claims) throw invalid();
     // The record's expiry is the token's, already checked with its signature.
-    const record = store.getSession(claims.sessionId);
+    const record = await store.getSession(claims.sessionId);
     if (!record || record.endedAt !== undefined) throw invalid();
     if (record.userId !== claims.userId || record.apiKeyId !== claims.apiKeyId) throw invalid();
-    if (!originLive(store, record.apiKeyId, record.userId)) throw invalid();
-    const user = store.getUser(record.userId);
+    if (!(await originLive(store, record.apiKeyId, record.userId))) throw invalid();
+    const user = await store.getUser(record.userId);
     if (!user || user.suspendedAt !== undefined) throw invalid();
     this.touchKey(record.apiKeyId, user.id);
     this.touch(`session:${record.id}`, (at) => store.touchSession(record.id, at));
@@ -103,16 +103,16 @@ export class StoreAuthenticator implements Authenticator {
    * creation), revoked, the API key it was created with revoked, or its creator
    * suspended: 401.
    */
-  private scopedToken(credentials: Credentials, token: string): Identity {
+  private async scopedToken(credentials: Credentials, token: string): Promise<Identity> {
     const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the scoped access token is not valid (unknown, malformed, expired or revoked)');
     if (credentials.via !== 'bearer') throw new ServiceError('NOT_AUTHENTICATED', 'a scoped access token is sent only as "Authorization: Bearer <token>"');
     if (!isScopedTokenShape(token)) throw invalid();
     const { store, secret } = this.options;
-    const t = store.findScopedToken(credentialHash(secret, token));
+    const t = await store.findScopedToken(credentialHash(secret, token));
     const now = this.options.now?.() ?? new Date();
     if (!t || t.revokedAt !== undefined || now.getTime() >= Date.parse(t.expiresAt)) throw invalid();
-    if (!originLive(store, t.apiKeyId, t.userId)) throw invalid();
-    const user = store.getUser(t.userId);
+    if (!(await originLive(store, t.apiKeyId, t.userId))) throw invalid();
+    const user = await store.getUser(t.userId);
     if (!user) throw invalid();
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this token belongs to is suspended');
     const repos = new Set(t.repoIds);
@@ -121,11 +121,11 @@ export class StoreAuthenticator implements Authenticator {
   }
 
   /** An OAuth access token acts as the user who consented; bearer only. */
-  private oauthToken(credentials: Credentials, token: string): Identity {
+  private async oauthToken(credentials: Credentials, token: string): Promise<Identity> {
     if (credentials.via !== 'bearer') throw new ServiceError('NOT_AUTHENTICATED', 'an OAuth access token is sent only as "Authorization: Bearer <token>"');
     if (!this.options.oauth) throw new ServiceError('NOT_AUTHENTICATED', 'OAuth access tokens are not accepted by this server');
-    const { userId, grantId } = this.options.oauth(token);
-    const user = this.options.store.getUser(userId);
+    const { userId, grantId } = await this.options.oauth(token);
+    const user = await this.options.store.getUser(userId);
     if (!user) throw new ServiceError('NOT_AUTHENTICATED', 'the OAuth access token is not valid (unknown, malformed, expired or revoked)');
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this token belongs to is suspended');
     const grants = this.options.store.oauth;
@@ -141,32 +141,32 @@ export class StoreAuthenticator implements Authenticator {
   /** A key's lastUsedAt and its user's lastActivityAt. */
   private touchKey(keyId: string, userId: string): void {
     const { store } = this.options;
-    this.touch(keyId, (at) => {
-      store.touchApiKey(keyId, at);
-      store.updateUser(userId, { lastActivityAt: at }, at);
+    this.touch(keyId, async (at) => {
+      await store.touchApiKey(keyId, at);
+      await store.updateUser(userId, { lastActivityAt: at }, at);
     });
   }
 
   /**
    * Activity is recorded cheaply: one write per key, session or grant (`what`) per minute
-   * at most. It is a record, not a check: when the write fails (a full disk, a locked
-   * database) the request still goes on, and `what` is not tried again before the minute
-   * is over.
+   * at most. It is a record, not a check: the request does not wait for it, and when the
+   * write fails (a full disk, a locked database) the request still goes on, and `what` is
+   * not tried again before the minute is over.
    */
-  private touch(what: string, write: (at: string) => void): void {
+  private touch(what: string, write: (at: string) => Promise<void>): void {
     const now = (this.options.now?.() ?? new Date()).getTime();
     if (now - (this.touched.get(what) ?? -Infinity) < TOUCH_EVERY_MS) return;
     if (this.touched.size >= TOUCHED_MAX) {
       for (const [k, t] of this.touched) if (now - t >= TOUCH_EVERY_MS) this.touched.delete(k);
     }
     this.touched.set(what, now);
-    try {
-      write(new Date(now).toISOString());
-    } catch (err) {
+    const at = new Date(now).toISOString();
+    // An async wrapper, so that a write which throws at once is caught like one that rejects.
+    void (async () => write(at))().catch((err: Error) => {
       if (now - this.touchErrorAt < TOUCH_EVERY_MS) return;
       this.touchErrorAt = now;
-      this.options.onTouchError?.(err as Error);
-    }
+      this.options.onTouchError?.(err);
+    });
   }
 }
 

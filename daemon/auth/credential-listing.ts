@@ -45,11 +45,11 @@ export interface ListedKey {
 }
 
 /** The user's keys, oldest first, each with its live scoped tokens, OAuth grants and browser sessions (newest first). */
-export function listKeyCredentials(store: Pick<Store, 'listApiKeys' | 'listLiveScopedTokens' | 'listLiveSessions' | 'oauth'>, userId: string, now: string): ListedKey[] {
-  const tokens = byKey(store.listLiveScopedTokens(userId, now));
-  const grants = byKey(store.oauth.listLiveGrants(now, userId));
-  const sessions = byKey(store.listLiveSessions(userId, now));
-  return store.listApiKeys(userId).map((k) => ({
+export async function listKeyCredentials(store: Pick<Store, 'listApiKeys' | 'listLiveScopedTokens' | 'listLiveSessions' | 'oauth'>, userId: string, now: string): Promise<ListedKey[]> {
+  const tokens = byKey(await store.listLiveScopedTokens(userId, now));
+  const grants = byKey(await store.oauth.listLiveGrants(now, userId));
+  const sessions = byKey(await store.listLiveSessions(userId, now));
+  return (await store.listApiKeys(userId)).map((k) => ({
     id: k.id,
     name: k.name,
     hint: k.hint,

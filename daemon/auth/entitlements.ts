@@ -21,8 +21,8 @@ export class Entitlements {
   ) {}
 
   /** Why `name` is not available now, or undefined when the license grants it. */
-  missing(name: string): string | undefined {
-    this.refresh();
+  async missing(name: string): Promise<string | undefined> {
+    await this.refresh();
     const now = this.now();
     if (!this.#license) return this.#reason;
     const state = licenseState(this.#license, now);
@@ -30,8 +30,8 @@ export class Entitlements {
     return hasEntitlement(this.#license, name, now) ? undefined : `the installed license does not include the "${name}" entitlement`;
   }
 
-  private refresh(): void {
-    const text = this.store.getLicense();
+  private async refresh(): Promise<void> {
+    const text = await this.store.getLicense();
     if (this.#checked && text === this.#text) return;
     this.#checked = true;
     this.#text = text;

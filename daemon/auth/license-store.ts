@@ -7,18 +7,18 @@ import { readLicense, LicenseError, type License } from './license.ts';
 
 export class MemoryLicenseStore implements LicenseStore {
   constructor(private text?: string) {}
-  getLicense(): string | undefined {
+  async getLicense(): Promise<string | undefined> {
     return this.text;
   }
-  putLicense(text: string): void {
+  async putLicense(text: string): Promise<void> {
     this.text = text;
   }
 }
 
 /** The installed license if its signature still verifies against `keys`; otherwise why not.
  * Expiry is not judged here (licenseState does, at the moment of each use). */
-export function installedLicense(store: LicenseStore, keys: string[]): { license?: License; reason?: string } {
-  return licenseFromText(store.getLicense(), keys);
+export async function installedLicense(store: LicenseStore, keys: string[]): Promise<{ license?: License; reason?: string }> {
+  return licenseFromText(await store.getLicense(), keys);
 }
 
 /** installedLicense of a license text already read (auth/entitlements.ts reads it once per request). */

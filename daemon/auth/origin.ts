@@ -12,8 +12,8 @@ import type { IdentityStore } from '../store/store.ts';
  * Whether the API key `apiKeyId` exists, is not revoked and belongs to `userId`. A
  * credential that names no key (created before keys were recorded) has no live origin.
  */
-export function originLive(store: Pick<IdentityStore, 'getApiKey'>, apiKeyId: string | undefined, userId: string): boolean {
+export async function originLive(store: Pick<IdentityStore, 'getApiKey'>, apiKeyId: string | undefined, userId: string): Promise<boolean> {
   if (apiKeyId === undefined) return false;
-  const key = store.getApiKey(apiKeyId);
+  const key = await store.getApiKey(apiKeyId);
   return key !== undefined && key.revokedAt === undefined && key.userId === userId;
 }

@@ -66,14 +66,14 @@ export async function auditCommand(argv: string[], io: Io = defaultIo): Promise<
   try {
     let query;
     try {
-      query = auditQuery(store, values, io.now().getTime(), { offset: 0, limit });
+      query = await auditQuery(store, values, io.now().getTime(), { offset: 0, limit });
     } catch (err) {
       // The API's 400 is a usage error here: "--since must be ...".
       if (err instanceof ServiceError) throw new UsageError(`--${err.message}`);
       throw err;
     }
-    const { events, total } = store.audit.list(query);
-    const emails = new Map(store.listUsers().map((u) => [u.id, u.email]));
+    const { events, total } = await store.audit.list(query);
+    const emails = new Map((await store.listUsers()).map((u) => [u.id, u.email]));
     if (values.json) {
       io.out(JSON.stringify(events.map((e) => auditEventJson(e, (id) => emails.get(id)))));
       return 0;
@@ -83,7 +83,7 @@ export async function auditCommand(argv: string[], io: Io = defaultIo): Promise<
     if (total > events.length) io.err(`trawl: the newest ${events.length} of ${total} events; --limit, --since and --until show others`);
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -85,21 +85,21 @@ export async function licenseCommand(argv: string[], deps: LicenseCommandDeps): 
       }
       const install = () => deps.store.putLicense(text);
       if (deps.audit) {
-        deps.audit.change(install, () => ({
+        await deps.audit.change(install, () => ({
           action: 'license.installed',
           actor: cliActor(),
           target: { type: 'license', id: license.id },
           details: { licensee: license.licensee, entitlements: license.entitlements, expiresAt: license.expiresAt },
         }));
       } else {
-        install();
+        await install();
       }
       out(`license ${license.id} for ${license.licensee} installed: entitlements ${list(license.entitlements)}; expires ${license.expiresAt}`);
       return 0;
     }
     case 'show': {
       if (args.length !== 0) throw new UsageError(`license show takes no arguments, got "${args[0]}"`);
-      const { license, reason } = installedLicense(deps.store, trustedKeys(deps.config));
+      const { license, reason } = await installedLicense(deps.store, trustedKeys(deps.config));
       if (!license) {
         out(reason!);
         return 1;
@@ -162,6 +162,6 @@ export async function licenseCli(argv: string[]): Promise<number> {
   try {
     return await licenseCommand(argv, { store, config, audit: new AuditLog(store) });
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -44,12 +44,12 @@ export async function oauthCommand(argv: string[], io: Io = defaultIo): Promise<
         if (positionals.length > 0) throw new UsageError(`oauth list takes no arguments, got "${positionals[0]}"`);
         let userId: string | undefined;
         if (values.user !== undefined) {
-          const u = store.getUserByEmail(values.user);
+          const u = await store.getUserByEmail(values.user);
           if (!u) throw new Error(`no user with the email ${values.user} (trawl users list shows them)`);
           userId = u.id;
         }
-        const grants = store.oauth.listLiveGrants(now, userId);
-        const emails = new Map(store.listUsers().map((u) => [u.id, u.email]));
+        const grants = await store.oauth.listLiveGrants(now, userId);
+        const emails = new Map((await store.listUsers()).map((u) => [u.id, u.email]));
         if (values.json) {
           io.out(JSON.stringify(grants.map((g) => ({ ...g, userEmail: emails.get(g.userId) }))));
           return 0;
@@ -62,8 +62,8 @@ export async function oauthCommand(argv: string[], io: Io = defaultIo): Promise<
         if (positionals.length !== 1) throw new UsageError('usage: trawl oauth revoke GRANT_ID');
         const id = positionals[0]!;
         // Recorded in the audit log with the revocation, when it takes effect.
-        const g = new AuditLog(store, io.now).change(
-          () => firstTime(store.oauth.getGrant(id)?.revokedAt, store.oauth.revokeGrant(id, now)),
+        const g = await new AuditLog(store, io.now).change(
+          async () => firstTime((await store.oauth.getGrant(id))?.revokedAt, await store.oauth.revokeGrant(id, now)),
           (g) => (g?.first ? { action: 'oauth_grant.revoked', actor: cliActor(), target: { type: 'oauth_grant', id: g.id }, details: { reason: 'operator', userId: g.userId, clientId: g.clientId } } : undefined),
         );
         if (!g) throw new Error(`no OAuth grant with id ${id} (trawl oauth list shows them)`);
@@ -74,6 +74,6 @@ export async function oauthCommand(argv: string[], io: Io = defaultIo): Promise<
         throw new UsageError(`oauth takes list or revoke${sub ? `, not "${sub}"` : ''}`);
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }

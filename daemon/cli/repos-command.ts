@@ -18,7 +18,7 @@ export async function reposCommand(argv: string[]): Promise<number> {
     options: { json: { type: 'boolean' }, all: { type: 'boolean' }, 'data-dir': { type: 'string' }, verbose: { type: 'boolean' } },
   });
   if (positionals.length > 0) throw new UsageError(`repos takes no arguments, got "${positionals[0]}"`);
-  const repos = listRepos(resolveDataDir(values['data-dir']), values.all === true);
+  const repos = await listRepos(resolveDataDir(values['data-dir']), values.all === true);
   if (values.json) {
     process.stdout.write(JSON.stringify(repos, null, 2) + '\n');
     return 0;
@@ -37,19 +37,19 @@ export async function reposCommand(argv: string[]): Promise<number> {
 export type Listed = RepoRecord & { indexDamage?: string; symbolsPending?: true };
 
 /** The store's repositories with the damage any process found in their index (what --json prints). */
-export function listRepos(dataDir: string, includeDeleted: boolean): Listed[] {
+export async function listRepos(dataDir: string, includeDeleted: boolean): Promise<Listed[]> {
   const store = openStore(dataDir);
   try {
     const index = readIndexState(dataDir);
     const damage = new Map(index.broken.map((b) => [b.repoId, b.reason]));
     const pending = new Set(index.manifests.filter(symbolsPending).map((m) => m.repoId));
-    return store.listRepos({ includeDeleted }).map((r) => {
+    return (await store.listRepos({ includeDeleted })).map((r) => {
       const reason = r.state === 'deleted' ? undefined : damage.get(r.repoId);
       const out: Listed = reason === undefined ? r : { ...r, indexDamage: reason };
       return r.state !== 'deleted' && pending.has(r.repoId) ? { ...out, symbolsPending: true } : out;
     });
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -28,13 +28,13 @@ export async function sessionsCommand(argv: string[], io: Io = defaultIo): Promi
     allowPositionals: true,
     options: { user: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' }, verbose: { type: 'boolean' } },
   });
-  return withStore(values['data-dir'], (store) => {
+  return withStore(values['data-dir'], async (store) => {
     const now = io.now().toISOString();
     switch (sub) {
       case 'list': {
         none(positionals, 'sessions list');
         if (!values.user) throw new UsageError('sessions list needs --user EMAIL');
-        const sessions = store.listLiveSessions(userByEmail(store, values.user).id, now);
+        const sessions = await store.listLiveSessions((await userByEmail(store, values.user)).id, now);
         if (values.json) {
           io.out(JSON.stringify(sessions));
           return 0;
@@ -47,11 +47,11 @@ export async function sessionsCommand(argv: string[], io: Io = defaultIo): Promi
       }
       case 'revoke': {
         const id = one(positionals, 'sessions revoke SESSION_ID');
-        const before = store.getSession(id);
+        const before = await store.getSession(id);
         if (!before) throw new Error(`no browser session with id ${id} (trawl sessions list --user EMAIL shows them)`);
         // Recorded with the change, when it takes effect (audit/log.ts).
-        const s = new AuditLog(store, io.now).change(
-          () => firstTime(store.getSession(id)?.endedAt, store.endSession(id, now))!,
+        const s = await new AuditLog(store, io.now).change(
+          async () => firstTime((await store.getSession(id))?.endedAt, await store.endSession(id, now))!,
           (x) => (x.first ? { action: 'session.ended', actor: cliActor(), target: { type: 'session', id }, details: { reason: 'operator', userId: x.userId } } : undefined),
         );
         io.out(before.endedAt === undefined ? `browser session ${s.id} ended at ${s.endedAt}: that browser is signed out` : `browser session ${s.id} had already ended at ${s.endedAt}`);

@@ -72,7 +72,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
     );
     return count('failed') > 0 || failedConnections > 0 ? 1 : 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

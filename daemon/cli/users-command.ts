@@ -33,7 +33,7 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
     allowPositionals: true,
     options: { email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' }, verbose: { type: 'boolean' } },
   });
-  return withStore(values['data-dir'], (store) => {
+  return withStore(values['data-dir'], async (store) => {
     const now = io.now().toISOString();
     const audit = new AuditLog(store, io.now);
     const actor = cliActor();
@@ -45,7 +45,7 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
         const role = (values.role ?? 'member') as Role;
         if (!ROLES.includes(role)) throw new UsageError(`--role must be owner or member, got "${values.role}"`);
         try {
-          const u = audit.change(
+          const u = await audit.change(
             () => store.createUser({ email, name: values.name ?? email.slice(0, email.indexOf('@')), role }, now),
             (u) => ({ action: 'user.added', actor, target: { type: 'user', id: u.id }, details: { email: u.email, role: u.role } }),
           );
@@ -58,7 +58,7 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
       }
       case 'list': {
         none(positionals, 'users list');
-        const users = store.listUsers();
+        const users = await store.listUsers();
         if (values.json) {
           io.out(JSON.stringify(users));
           return 0;
@@ -73,10 +73,10 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
       }
       case 'suspend':
       case 'unsuspend': {
-        const u = userByEmail(store, one(positionals, `users ${sub} EMAIL`));
+        const u = await userByEmail(store, one(positionals, `users ${sub} EMAIL`));
         // Recorded when the state changes (suspending a suspended user changes nothing).
         const changes = (u.suspendedAt === undefined) === (sub === 'suspend');
-        const updated = audit.change(
+        const updated = await audit.change(
           () => store.updateUser(u.id, { suspendedAt: sub === 'suspend' ? (u.suspendedAt ?? now) : null }, now),
           () => (changes ? { action: sub === 'suspend' ? 'user.suspended' : 'user.unsuspended', actor, target: { type: 'user', id: u.id }, details: { email: u.email } } : undefined),
         );
@@ -84,8 +84,8 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
         return 0;
       }
       case 'sign-out': {
-        const u = userByEmail(store, one(positionals, 'users sign-out EMAIL'));
-        const ended = audit.change(
+        const u = await userByEmail(store, one(positionals, 'users sign-out EMAIL'));
+        const ended = await audit.change(
           () => store.endUserCredentials(u.id, now),
           (e) => (endedAny(e) ? { action: 'user.signed_out', actor, target: { type: 'user', id: u.id }, details: { email: u.email, ended: e } } : undefined),
         );
@@ -94,12 +94,12 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
       }
       case 'limit': {
         if (positionals.length !== 2) throw new UsageError('usage: trawl users limit EMAIL N (N requests per day, or "default")');
-        const u = userByEmail(store, positionals[0]!);
+        const u = await userByEmail(store, positionals[0]!);
         const text = positionals[1]!;
         const n = text === 'default' ? null : Number(text);
         if (n !== null && (!Number.isInteger(n) || n < 0)) throw new UsageError(`the limit must be a whole number of requests per day or "default", got "${text}"`);
         const was = u.dailyLimit ?? null;
-        audit.change(
+        await audit.change(
           () => store.updateUser(u.id, { dailyLimit: n }, now),
           () => (was === n ? undefined : { action: 'user.limit_changed', actor, target: { type: 'user', id: u.id }, details: { email: u.email, from: was ?? 'default', to: n ?? 'default' } }),
         );
@@ -120,7 +120,7 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
     options: { user: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' }, verbose: { type: 'boolean' } },
   });
   const dataDir = resolveDataDir(values['data-dir']);
-  return withStore(values['data-dir'], (store) => {
+  return withStore(values['data-dir'], async (store) => {
     const now = io.now().toISOString();
     const audit = new AuditLog(store, io.now);
     const actor = cliActor();
@@ -128,10 +128,10 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
       case 'create': {
         none(positionals, 'keys create');
         if (!values.user) throw new UsageError('keys create needs --user EMAIL');
-        const u = userByEmail(store, values.user);
+        const u = await userByEmail(store, values.user);
         const key = newApiKey();
         const hash = credentialHash(serverSecret(dataDir), key);
-        const record = audit.change(
+        const record = await audit.change(
           () => store.createApiKey({ userId: u.id, name: values.name ?? 'default', hash, hint: keyHint(key) }, now),
           (k) => ({ action: 'api_key.created', actor, target: { type: 'api_key', id: k.id }, details: { userId: u.id, email: u.email, name: k.name } }),
         );
@@ -142,7 +142,7 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
       case 'list': {
         none(positionals, 'keys list');
         if (!values.user) throw new UsageError('keys list needs --user EMAIL');
-        const keys = listKeyCredentials(store, userByEmail(store, values.user).id, now);
+        const keys = await listKeyCredentials(store, (await userByEmail(store, values.user)).id, now);
         if (values.json) {
           io.out(JSON.stringify(keys));
           return 0;
@@ -155,8 +155,8 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
         const id = one(positionals, 'keys revoke ID');
         // Recorded when it takes effect: revoking a revoked key again changes nothing, unless
         // it ends something opened with the key since (a request that raced the revocation).
-        const r = audit.change(
-          () => firstTime(store.getApiKey(id)?.revokedAt, store.revokeApiKey(id, now)),
+        const r = await audit.change(
+          async () => firstTime((await store.getApiKey(id))?.revokedAt, await store.revokeApiKey(id, now)),
           (r) => (r && (r.first || endedAny(r.ended)) ? { action: 'api_key.revoked', actor, target: { type: 'api_key', id: r.key.id }, details: { userId: r.key.userId, name: r.key.name, ended: r.ended } } : undefined),
         );
         if (!r) throw new Error(`no API key with id ${id} (trawl keys list --user EMAIL shows them)`);
@@ -189,17 +189,17 @@ export function describeEnded(e: EndedCredentials): string {
   return `${n(e.scopedTokens, 'scoped token')}, ${n(e.oauthGrants, 'OAuth grant')} and ${n(e.sessions, 'browser session')}`;
 }
 
-export function withStore(dataDirFlag: string | undefined, fn: (store: Store) => number): number {
+export async function withStore(dataDirFlag: string | undefined, fn: (store: Store) => Promise<number>): Promise<number> {
   const store = openStore(resolveDataDir(dataDirFlag));
   try {
-    return fn(store);
+    return await fn(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-export function userByEmail(store: Store, email: string): UserRecord {
-  const u = store.getUserByEmail(email);
+export async function userByEmail(store: Store, email: string): Promise<UserRecord> {
+  const u = await store.getUserByEmail(email);
   if (!u) throw new Error(`no user with the email ${email} (trawl users list shows them)`);
   return u;
 }

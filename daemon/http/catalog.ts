@@ -1,6 +1,10 @@
 // The repositories the daemon serves: every repository with an index (its manifest), with
 // what the store knows besides (connection, push time, image). Manifests are re-read only
-// when the data dir's index-version changes, like the Searcher's snapshots. A repository
+// when the data dir's index-version changes, like the Searcher's snapshots. The store's
+// records are read ahead (refresh: at start, when the index changes, and every
+// RECORDS_TTL_MS in the background), so that listing, which every request does, never
+// waits for the store: what they add is display, and a version 2 manifest carries the
+// repository's visibility itself. A repository
 // whose index is broken (index-health.ts) is not listed, as if it were not indexed, until
 // it is re-indexed; a shard that fails its checks while a directory's files are read here
 // marks it broken.
@@ -41,9 +45,16 @@ export interface CatalogRepo {
   manifest: LoadedManifest;
 }
 
+/** The store's records are read again, in the background, when older than this. */
+const RECORDS_TTL_MS = 2_000;
+
 export class Catalog {
   private state: IndexState | undefined;
   private manifests: LoadedManifest[] = [];
+  /** The store's records by id (refresh), and when they were read (performance.now()). */
+  private records = new Map<number, RepoRecord>();
+  private recordsAt = -Infinity;
+  private refreshing: Promise<void> | undefined;
   /** indexedFiles() per repository, for the current index version (shards stay mapped once). */
   private readonly files = new Map<number, Array<{ path: string; shard: Shard; doc: number }>>();
   private readonly view: IndexView;
@@ -63,10 +74,36 @@ export class Catalog {
       this.manifests = state.manifests.filter((m) => m.shards.length > 0);
       this.state = state;
       this.files.clear();
-    }
-    const records = new Map<number, RepoRecord>();
-    for (const r of this.store?.listRepos() ?? []) records.set(r.repoId, r);
+      // A new index may name repositories the records read before do not know yet.
+      void this.refresh();
+    } else if (performance.now() - this.recordsAt > RECORDS_TTL_MS) void this.refresh();
+    const records = this.records;
     return this.manifests.map((m) => toRepo(m, records.get(m.repoId))).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.repoId - b.repoId));
+  }
+
+  /** The store's record of a repository, as last read (refresh), whether it is served or not. */
+  recordOf(repoId: number): RepoRecord | undefined {
+    return this.records.get(repoId);
+  }
+
+  /**
+   * Reads the store's records (at most one read at a time; a caller that needs them now,
+   * the daemon before it listens, awaits it). A failure keeps the records read before.
+   */
+  refresh(): Promise<void> {
+    if (!this.store) return Promise.resolve();
+    this.refreshing ??= this.store.listRepos().then(
+      (rows) => {
+        this.records = new Map(rows.map((r) => [r.repoId, r]));
+        this.recordsAt = performance.now();
+        this.refreshing = undefined;
+      },
+      () => {
+        this.recordsAt = performance.now();
+        this.refreshing = undefined;
+      },
+    );
+    return this.refreshing;
   }
 
   /** The repository named `name` that the caller may see, else 404 REPOSITORY_NOT_FOUND (an unseen one is not revealed). */

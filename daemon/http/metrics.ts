@@ -124,9 +124,9 @@ export class Metrics {
         help: 'Repositories by state.',
         labelNames: ['state'],
         registers,
-        collect() {
+        async collect() {
           const counts = new Map<RepoState, number>(STATES.map((s) => [s, 0]));
-          for (const r of store.listRepos({ includeDeleted: true })) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
+          for (const r of await store.listRepos({ includeDeleted: true })) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
           for (const [state, n] of counts) this.set({ state }, n);
         },
       });

@@ -42,7 +42,7 @@ export interface HttpServerOptions {
   /** Tells the client's address from the peer's (trusted proxies); default: the peer is the client. */
   clientAddresses?: ClientAddresses;
   /** The WWW-Authenticate value of a 401 at `path` (RFC 9110 section 11.6.1: every 401 carries one). */
-  challenge?: (path: string, credentialSent: boolean) => string;
+  challenge?: (path: string, credentialSent: boolean) => Promise<string>;
 }
 
 export interface WebResponse {
@@ -239,7 +239,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     };
 
     run()
-      .catch((err: unknown) => {
+      .catch(async (err: unknown) => {
         const known = err instanceof ServiceError;
         // A write that hit a full disk is the operator's to fix, not a bug: 503, logged as such.
         const full = known ? undefined : diskFullError(err);
@@ -249,7 +249,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         const out: Array<[string, string]> = [...e.headers];
         if (e.errorCode === 'SERVICE_UNAVAILABLE' && !out.some(([k]) => k.toLowerCase() === 'retry-after')) out.push(['Retry-After', '1']);
         if (e.statusCode === 401 && options.challenge) {
-          out.push(['WWW-Authenticate', options.challenge(url, credentialSent(headers))]);
+          out.push(['WWW-Authenticate', await options.challenge(url, credentialSent(headers))]);
         }
         // After a 413 the rest of the body is still on the wire: close the connection.
         if (reply.started && !reply.finished) reply.end();

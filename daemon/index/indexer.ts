@@ -72,7 +72,7 @@ export interface DetectedRepo {
 }
 
 /** Assigns the repository its id and metadata (the embedded store, or a connection's record). */
-export type RegisterRepo = (detected: DetectedRepo) => { repoId: number; repo: ManifestRepo };
+export type RegisterRepo = (detected: DetectedRepo) => Promise<{ repoId: number; repo: ManifestRepo }>;
 
 export interface IndexOptions {
   dataDir: string;
@@ -164,7 +164,7 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
     const detected: DetectedRepo = git
       ? { name: git.name, codeHostType: git.codeHostType, kind: 'git', source: root, defaultBranch: git.branch, ...(git.remoteUrl ? { remoteUrl: git.remoteUrl } : {}), ...(git.committedAt ? { committedAt: git.committedAt } : {}) }
       : { name: basename(root), codeHostType: 'genericGitHost', kind: 'directory', source: root, defaultBranch: 'HEAD' };
-    const { repoId, repo } = options.register(detected);
+    const { repoId, repo } = await options.register(detected);
     const dir = shardsDir(options.dataDir, repoId);
     mkdirSync(dir, { recursive: true });
     const release = await acquireLock(join(dir, 'lock'), `repository ${repo.name}`);

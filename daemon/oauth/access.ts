@@ -10,14 +10,14 @@ import { hashOf, unavailable, type OAuthContext } from './context.ts';
 import { ACCESS_TOKEN_PREFIX } from '../auth/credentials.ts';
 import { hasShape } from './tokens.ts';
 
-export function verifyAccessToken(ctx: OAuthContext, token: string): { userId: string; grantId: string } {
+export async function verifyAccessToken(ctx: OAuthContext, token: string): Promise<{ userId: string; grantId: string }> {
   const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the OAuth access token is not valid (unknown, malformed, expired or revoked)');
   if (!hasShape(token, ACCESS_TOKEN_PREFIX)) throw invalid();
-  const found = ctx.store.oauth.findToken(hashOf(ctx, token));
+  const found = await ctx.store.oauth.findToken(hashOf(ctx, token));
   if (!found || found.token.kind !== 'access' || found.token.revokedAt !== undefined || found.grant.revokedAt !== undefined) throw invalid();
   if (ctx.now().getTime() >= Date.parse(found.token.expiresAt)) throw invalid();
-  if (!originLive(ctx.store, found.grant.apiKeyId, found.grant.userId)) throw invalid();
-  const off = unavailable(ctx);
+  if (!(await originLive(ctx.store, found.grant.apiKeyId, found.grant.userId))) throw invalid();
+  const off = await unavailable(ctx);
   if (off) throw new ServiceError('NOT_AUTHENTICATED', `OAuth access tokens are not accepted: ${off}`);
   return { userId: found.grant.userId, grantId: found.grant.id };
 }

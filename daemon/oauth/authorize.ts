@@ -48,10 +48,10 @@ export class AuthorizeRedirect extends Error {
 }
 
 /** Checks an authorization request; throws AuthorizePageError or AuthorizeRedirect. */
-export function readAuthorizationRequest(ctx: OAuthContext, params: Params): AuthorizationRequest {
+export async function readAuthorizationRequest(ctx: OAuthContext, params: Params): Promise<AuthorizationRequest> {
   const clientId = params.get('client_id');
   if (clientId === undefined) throw new AuthorizePageError('The request names no client (client_id is missing).');
-  const client = ctx.store.oauth.getClient(clientId);
+  const client = await ctx.store.oauth.getClient(clientId);
   if (!client) throw new AuthorizePageError('The application asking for access is not registered here (unknown client_id). It should register again.');
   const given = params.get('redirect_uri');
   let redirectUri: string | undefined;
@@ -96,10 +96,10 @@ export function denyLocation(ctx: OAuthContext, request: AuthorizationRequest): 
  * recorded in the audit log with it, and where the browser takes it. The code carries the
  * key to the grant, whose tokens die with it (auth/origin.ts).
  */
-export function approveLocation(ctx: OAuthContext, request: AuthorizationRequest, user: { userId: string; keyId: string }, address: string): string {
+export async function approveLocation(ctx: OAuthContext, request: AuthorizationRequest, user: { userId: string; keyId: string }, address: string): Promise<string> {
   const code = newCredential(CODE_PREFIX);
   const now = ctx.now();
-  ctx.audit.change(
+  await ctx.audit.change(
     () =>
       ctx.store.oauth.createCode(
         {

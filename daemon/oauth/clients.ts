@@ -37,11 +37,11 @@ const URI_DETAIL_LENGTH = 200;
  * temporarily_unavailable with Retry-After (when its oldest registration in the window
  * leaves it); over the global cap of unused clients: 503 with Retry-After.
  */
-export function registerClient(ctx: OAuthContext, body: unknown, fromKey: string, address: string): Record<string, unknown> {
+export async function registerClient(ctx: OAuthContext, body: unknown, fromKey: string, address: string): Promise<Record<string, unknown>> {
   const reg = readRegistration(body);
   const secret = reg.authMethod === 'none' ? undefined : newCredential(CLIENT_SECRET_PREFIX);
   const now = ctx.now();
-  const outcome = ctx.audit.change(
+  const outcome = await ctx.audit.change(
     () =>
       ctx.store.oauth.registerClient(
         { name: reg.name, redirectUris: reg.redirectUris, metadata: reg.metadata, ...(secret ? { secretHash: hashOf(ctx, secret) } : {}) },
@@ -98,7 +98,7 @@ export function registerClient(ctx: OAuthContext, body: unknown, fromKey: string
 }
 
 /** The client making a token or revocation request; 401 invalid_client when it cannot be told apart from an impostor. */
-export function authenticateClient(ctx: OAuthContext, params: Params, authorization: string | undefined): OAuthClientRecord {
+export async function authenticateClient(ctx: OAuthContext, params: Params, authorization: string | undefined): Promise<OAuthClientRecord> {
   const basic = authorization === undefined ? undefined : readBasic(authorization);
   const postSecret = params.get('client_secret');
   const postId = params.get('client_id');
@@ -107,7 +107,7 @@ export function authenticateClient(ctx: OAuthContext, params: Params, authorizat
   const id = basic?.id ?? postId;
   if (id === undefined) throw new OAuthError('invalid_client', 'client authentication is required: client_id (public clients) or the client secret');
   const secret = basic?.secret ?? postSecret;
-  const client = ctx.store.oauth.getClient(id);
+  const client = await ctx.store.oauth.getClient(id);
   const fail = (why: string) => new OAuthError('invalid_client', why);
   if (!client) throw fail(`unknown client ${id.slice(0, 64)}; register at the registration endpoint`);
   if (client.secretHash === undefined) {

@@ -40,6 +40,6 @@ export function hashOf(ctx: OAuthContext, credential: string): string {
 }
 
 /** Why OAuth is off on this deployment (no license with the entitlement), or undefined. */
-export function unavailable(ctx: OAuthContext): string | undefined {
+export function unavailable(ctx: OAuthContext): Promise<string | undefined> {
   return ctx.entitlements.missing(ENTITLEMENT);
 }

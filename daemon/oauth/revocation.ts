@@ -13,23 +13,23 @@ import { ACCESS_TOKEN_PREFIX } from '../auth/credentials.ts';
 import { hasShape, REFRESH_TOKEN_PREFIX } from './tokens.ts';
 
 /** A revocation by the client from `address`, recorded in the audit log when it takes effect. */
-export function revokeRequest(ctx: OAuthContext, params: Params, authorization: string | undefined, address: string): void {
-  const client = authenticateClient(ctx, params, authorization);
+export async function revokeRequest(ctx: OAuthContext, params: Params, authorization: string | undefined, address: string): Promise<void> {
+  const client = await authenticateClient(ctx, params, authorization);
   const token = required(params, 'token');
   if (!hasShape(token, ACCESS_TOKEN_PREFIX) && !hasShape(token, REFRESH_TOKEN_PREFIX)) return;
-  const found = ctx.store.oauth.findToken(hashOf(ctx, token));
+  const found = await ctx.store.oauth.findToken(hashOf(ctx, token));
   if (!found || found.grant.clientId !== client.id) return;
   const now = ctx.now().toISOString();
   const { grant } = found;
   const actor = { userId: grant.userId, credentialKind: 'oauthClient', credentialId: client.id } as const;
   if (found.token.kind === 'refresh') {
-    ctx.audit.change(
-      () => firstTime(ctx.store.oauth.getGrant(grant.id)?.revokedAt, ctx.store.oauth.revokeGrant(grant.id, now)),
+    await ctx.audit.change(
+      async () => firstTime((await ctx.store.oauth.getGrant(grant.id))?.revokedAt, await ctx.store.oauth.revokeGrant(grant.id, now)),
       (g) => (g?.first ? { action: 'oauth_grant.revoked', actor, target: { type: 'oauth_grant', id: grant.id }, sourceAddress: address, details: { reason: 'client', clientId: client.id } } : undefined),
     );
   } else {
     const live = found.token.revokedAt === undefined;
-    ctx.audit.change(
+    await ctx.audit.change(
       () => ctx.store.oauth.revokeToken(found.token.hash, now),
       () => (live ? { action: 'oauth_token.revoked', actor, target: { type: 'oauth_grant', id: grant.id }, sourceAddress: address, details: { kind: 'access', clientId: client.id } } : undefined),
     );

@@ -43,37 +43,37 @@ interface Caller {
   address: string;
 }
 
-export function tokenRequest(ctx: OAuthContext, params: Params, authorization: string | undefined, address: string): TokenResponse {
+export async function tokenRequest(ctx: OAuthContext, params: Params, authorization: string | undefined, address: string): Promise<TokenResponse> {
   const grantType = required(params, 'grant_type');
-  const client = authenticateClient(ctx, params, authorization);
+  const client = await authenticateClient(ctx, params, authorization);
   const caller: Caller = { client, address };
   if (grantType === 'authorization_code') return exchangeCode(ctx, caller, params);
   if (grantType === 'refresh_token') return refresh(ctx, caller, params);
   throw new OAuthError('unsupported_grant_type', `grant_type must be authorization_code or refresh_token, not ${grantType.slice(0, 64)}`);
 }
 
-function exchangeCode(ctx: OAuthContext, caller: Caller, params: Params): TokenResponse {
+async function exchangeCode(ctx: OAuthContext, caller: Caller, params: Params): Promise<TokenResponse> {
   const { client } = caller;
   const code = required(params, 'code');
   const verifier = required(params, 'code_verifier');
   const invalid = (why: string) => new OAuthError('invalid_grant', why);
   if (!hasShape(code, CODE_PREFIX)) throw invalid('the authorization code is not valid');
   const hash = hashOf(ctx, code);
-  const record = ctx.store.oauth.peekCode(hash);
+  const record = await ctx.store.oauth.peekCode(hash);
   const now = ctx.now();
   if (!record) throw invalid('the authorization code is not valid');
-  if (record.usedAt !== undefined) throw codeReused(ctx, caller, record.grantId);
+  if (record.usedAt !== undefined) throw await codeReused(ctx, caller, record.grantId);
   if (record.clientId !== client.id) throw invalid('the authorization code was issued to another client');
   if (now.getTime() >= Date.parse(record.expiresAt)) throw invalid('the authorization code has expired (codes are good for 5 minutes); authorize again');
   const redirectUri = params.get('redirect_uri');
   if (redirectUri !== undefined && redirectUri !== record.redirectUri) throw invalid('redirect_uri differs from the one of the authorization request');
   if (!verifierMatches(verifier, record.codeChallenge)) throw invalid('code_verifier does not match the code_challenge of the authorization request');
   checkResource(ctx, params, record.resource);
-  activeUser(ctx, record.userId);
-  liveKey(ctx, record.apiKeyId, record.userId);
+  await activeUser(ctx, record.userId);
+  await liveKey(ctx, record.apiKeyId, record.userId);
   // The grant is created now: it ends grantLifetimeMs from now.
   const { tokens, response } = mint(ctx, client, record.scope, now, now.getTime() + ctx.grantLifetimeMs);
-  const result = ctx.audit.change(
+  const result = await ctx.audit.change(
     () => ctx.store.oauth.redeemCode(hash, tokens, now.toISOString()),
     (r) =>
       r !== undefined && 'grant' in r
@@ -82,21 +82,21 @@ function exchangeCode(ctx: OAuthContext, caller: Caller, params: Params): TokenR
   );
   if (!result) throw invalid('the authorization code is not valid');
   // Another request exchanged it between the look and the exchange.
-  if ('reused' in result) throw codeReused(ctx, caller, result.reused.grantId);
+  if ('reused' in result) throw await codeReused(ctx, caller, result.reused.grantId);
   return response;
 }
 
-function refresh(ctx: OAuthContext, caller: Caller, params: Params): TokenResponse {
+async function refresh(ctx: OAuthContext, caller: Caller, params: Params): Promise<TokenResponse> {
   const { client } = caller;
   if (!grantTypes(client).includes('refresh_token')) throw new OAuthError('unauthorized_client', 'this client did not register the refresh_token grant type');
   const token = required(params, 'refresh_token');
   const invalid = (why: string) => new OAuthError('invalid_grant', why);
   if (!hasShape(token, REFRESH_TOKEN_PREFIX)) throw invalid('the refresh token is not valid');
   const hash = hashOf(ctx, token);
-  const found = ctx.store.oauth.findToken(hash);
+  const found = await ctx.store.oauth.findToken(hash);
   const now = ctx.now();
   if (!found || found.token.kind !== 'refresh' || found.grant.clientId !== client.id) throw invalid('the refresh token is not valid');
-  if (found.token.rotatedAt !== undefined) throw refreshReused(ctx, caller, found.grant);
+  if (found.token.rotatedAt !== undefined) throw await refreshReused(ctx, caller, found.grant);
   if (found.token.revokedAt !== undefined || found.grant.revokedAt !== undefined) throw invalid('the refresh token has been revoked');
   const grantEnd = Date.parse(found.grant.createdAt) + ctx.grantLifetimeMs;
   if (now.getTime() >= grantEnd) {
@@ -110,33 +110,33 @@ function refresh(ctx: OAuthContext, caller: Caller, params: Params): TokenRespon
     if (extra.length > 0) throw new OAuthError('invalid_scope', `a refresh cannot add scopes to the grant (${extra.slice(0, 5).join(' ')})`);
   }
   checkResource(ctx, params, found.grant.resource);
-  activeUser(ctx, found.grant.userId);
-  liveKey(ctx, found.grant.apiKeyId, found.grant.userId);
+  await activeUser(ctx, found.grant.userId);
+  await liveKey(ctx, found.grant.apiKeyId, found.grant.userId);
   const { tokens, response } = mint(ctx, client, found.grant.scope, now, grantEnd);
-  if (!ctx.store.oauth.rotateRefreshToken(hash, tokens, now.toISOString())) {
+  if (!(await ctx.store.oauth.rotateRefreshToken(hash, tokens, now.toISOString()))) {
     // Lost a race with another exchange of the same token (or a revocation): read again.
-    const again = ctx.store.oauth.findToken(hash);
-    if (again?.token.rotatedAt !== undefined) throw refreshReused(ctx, caller, again.grant);
+    const again = await ctx.store.oauth.findToken(hash);
+    if (again?.token.rotatedAt !== undefined) throw await refreshReused(ctx, caller, again.grant);
     throw invalid('the refresh token has been revoked');
   }
   return response;
 }
 
-function codeReused(ctx: OAuthContext, caller: Caller, grantId: string | undefined): OAuthError {
-  if (grantId !== undefined) revokeForReuse(ctx, caller, grantId, 'authorization_code_reused');
+async function codeReused(ctx: OAuthContext, caller: Caller, grantId: string | undefined): Promise<OAuthError> {
+  if (grantId !== undefined) await revokeForReuse(ctx, caller, grantId, 'authorization_code_reused');
   return new OAuthError('invalid_grant', 'the authorization code was used before; the tokens issued for it are revoked');
 }
 
-function refreshReused(ctx: OAuthContext, caller: Caller, grant: OAuthGrantRecord): OAuthError {
-  revokeForReuse(ctx, caller, grant.id, 'refresh_token_reused');
+async function refreshReused(ctx: OAuthContext, caller: Caller, grant: OAuthGrantRecord): Promise<OAuthError> {
+  await revokeForReuse(ctx, caller, grant.id, 'refresh_token_reused');
   return new OAuthError('invalid_grant', 'the refresh token was used before; every token of this authorization is revoked, authorize again');
 }
 
 /** Revokes a grant whose code or refresh token came back, recorded when it takes effect (a later replay records nothing more). */
-function revokeForReuse(ctx: OAuthContext, caller: Caller, grantId: string, reason: 'authorization_code_reused' | 'refresh_token_reused'): void {
+async function revokeForReuse(ctx: OAuthContext, caller: Caller, grantId: string, reason: 'authorization_code_reused' | 'refresh_token_reused'): Promise<void> {
   const now = ctx.now().toISOString();
-  ctx.audit.change(
-    () => firstTime(ctx.store.oauth.getGrant(grantId)?.revokedAt, ctx.store.oauth.revokeGrant(grantId, now)),
+  await ctx.audit.change(
+    async () => firstTime((await ctx.store.oauth.getGrant(grantId))?.revokedAt, await ctx.store.oauth.revokeGrant(grantId, now)),
     (g) => (g?.first ? { action: 'oauth_grant.revoked', actor: actorFor(caller, g.userId), target: { type: 'oauth_grant', id: g.id }, sourceAddress: caller.address, details: { reason, clientId: g.clientId } } : undefined),
   );
 }
@@ -157,8 +157,8 @@ function checkResource(ctx: OAuthContext, params: Params, authorized: string | u
 }
 
 /** Tokens are not issued for a grant whose API key is revoked (or was never recorded). */
-function liveKey(ctx: OAuthContext, apiKeyId: string | undefined, userId: string): void {
-  if (!originLive(ctx.store, apiKeyId, userId)) throw new OAuthError('invalid_grant', 'the API key this authorization was approved with has been revoked; authorize again');
+async function liveKey(ctx: OAuthContext, apiKeyId: string | undefined, userId: string): Promise<void> {
+  if (!(await originLive(ctx.store, apiKeyId, userId))) throw new OAuthError('invalid_grant', 'the API key this authorization was approved with has been revoked; authorize again');
 }
 
 /** "90 days", "1 day", "2.5 hours": a lifetime as people read it. */
@@ -170,8 +170,8 @@ function formatDays(ms: number): string {
 }
 
 /** Tokens are not issued for a user who is gone or suspended. */
-function activeUser(ctx: OAuthContext, userId: string): void {
-  const user = ctx.store.getUser(userId);
+async function activeUser(ctx: OAuthContext, userId: string): Promise<void> {
+  const user = await ctx.store.getUser(userId);
   if (!user) throw new OAuthError('invalid_grant', 'the user of this authorization no longer exists');
   if (user.suspendedAt !== undefined) throw new OAuthError('invalid_grant', 'the user of this authorization is suspended');
 }

@@ -16,7 +16,7 @@ export class StoreRateCounter implements RateCounter {
   }
 
   async prune(beforeDay: string): Promise<void> {
-    this.store.pruneRequestCounts(beforeDay);
+    await this.store.pruneRequestCounts(beforeDay);
   }
 
   /** The store belongs to the daemon, which closes it. */

@@ -15,10 +15,10 @@
 // as never used), and the log is read as it was written.
 
 import type BetterSqlite3 from 'better-sqlite3';
-import type { AuditEventRecord, AuditQuery, AuditStore, NewAuditEvent } from './store.ts';
+import type { AuditEventRecord, AuditQuery, AuditStoreSync, NewAuditEvent } from './store.ts';
 import { writeReturning, type Row } from './sqlite-columns.ts';
 
-export class SqliteAudit implements AuditStore {
+export class SqliteAudit implements AuditStoreSync {
   readonly #insert: BetterSqlite3.Statement;
   readonly #page: BetterSqlite3.Statement;
   readonly #count: BetterSqlite3.Statement;

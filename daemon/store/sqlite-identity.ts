@@ -26,7 +26,7 @@
 
 import type BetterSqlite3 from 'better-sqlite3';
 import { fromRow, newId, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
-import { StoreConflictError, type ApiKeyRecord, type EndedCredentials, type IdentityStore, type Role, type ScopedTokenRecord, type UserRecord } from './store.ts';
+import { StoreConflictError, type ApiKeyRecord, type EndedCredentials, type IdentityStoreSync, type Role, type ScopedTokenRecord, type UserRecord } from './store.ts';
 
 /** The statements that end one owner's live credentials: by the key that opened them, or by user. */
 interface Enders {
@@ -56,7 +56,7 @@ function endAll(e: Enders, owner: string, now: string): EndedCredentials {
   };
 }
 
-export class SqliteIdentity implements IdentityStore {
+export class SqliteIdentity implements IdentityStoreSync {
   readonly #userById: BetterSqlite3.Statement;
   readonly #userByEmail: BetterSqlite3.Statement;
   readonly #listUsers: BetterSqlite3.Statement;
@@ -162,7 +162,7 @@ export class SqliteIdentity implements IdentityStore {
     return (this.#listUsers.all() as Row[]).map(userFromRow);
   }
 
-  updateUser(id: string, patch: Parameters<IdentityStore['updateUser']>[1], now: string): UserRecord {
+  updateUser(id: string, patch: Parameters<IdentityStoreSync['updateUser']>[1], now: string): UserRecord {
     return this.#updateUserTx.immediate(id, patch as Row, now);
   }
 

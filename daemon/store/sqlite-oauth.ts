@@ -38,14 +38,14 @@ import type {
   OAuthClientRecord,
   OAuthCodeRecord,
   OAuthGrantRecord,
-  OAuthStore,
+  OAuthStoreSync,
   OAuthTokenRecord,
   RegistrationLimits,
   RegistrationOutcome,
 } from './store.ts';
 import { fromRow, newId, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
 
-export class SqliteOAuth implements OAuthStore {
+export class SqliteOAuth implements OAuthStoreSync {
   readonly #insertClient: BetterSqlite3.Statement;
   readonly #clientById: BetterSqlite3.Statement;
   readonly #countClients: BetterSqlite3.Statement;

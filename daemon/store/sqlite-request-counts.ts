@@ -14,10 +14,10 @@
 // IMMEDIATE transaction is needed either.
 
 import type BetterSqlite3 from 'better-sqlite3';
-import type { RequestCountStore } from './store.ts';
+import type { RequestCountStoreSync } from './store.ts';
 import { writeReturning } from './sqlite-columns.ts';
 
-export class SqliteRequestCounts implements RequestCountStore {
+export class SqliteRequestCounts implements RequestCountStoreSync {
   readonly #increment: BetterSqlite3.Statement;
   readonly #read: BetterSqlite3.Statement;
   readonly #prune: BetterSqlite3.Statement;

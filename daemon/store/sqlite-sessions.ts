@@ -13,12 +13,12 @@
 
 import type BetterSqlite3 from 'better-sqlite3';
 import { fromRow, newId, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
-import type { BrowserSessionRecord, SessionStore } from './store.ts';
+import type { BrowserSessionRecord, SessionStoreSync } from './store.ts';
 
 /** What is kept of a User-Agent header: enough to tell browsers apart. */
 export const USER_AGENT_MAX = 256;
 
-export class SqliteSessions implements SessionStore {
+export class SqliteSessions implements SessionStoreSync {
   readonly #insert: BetterSqlite3.Statement;
   readonly #byId: BetterSqlite3.Statement;
   readonly #touch: BetterSqlite3.Statement;

@@ -41,7 +41,8 @@
 
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { ApiKeyRecord, BrowserSessionRecord, ConnectionRecord, EndedCredentials, IdentityStore, RepoListOptions, RepoRecord, Role, ScopedTokenRecord, SessionStore, Store, UserRecord } from './store.ts';
+import type { ApiKeyRecord, BrowserSessionRecord, ConnectionRecord, EndedCredentials, IdentityStoreSync, RepoListOptions, RepoRecord, Role, ScopedTokenRecord, SessionStoreSync, Store, StoreSync, UserRecord } from './store.ts';
+import { promisedStore } from './sync-store.ts';
 import { SqliteIdentity } from './sqlite-identity.ts';
 import { SqliteSessions } from './sqlite-sessions.ts';
 import { SqliteRequestCounts } from './sqlite-request-counts.ts';
@@ -141,11 +142,21 @@ function retryBusy<T>(fn: () => T): T {
   }
 }
 
+/** The store in the SQLite database at `path` (or ':memory:'), as trawl holds it (sync-store.ts). */
 export function openSqliteStore(path: string): Store {
-  return new SqliteStore(openSqliteDatabase(path));
+  const db = openSqliteDatabase(path);
+  return promisedStore(new SqliteStore(db), {
+    // IMMEDIATE, like every read-then-write here (see the top of this file); the store's own
+    // transactions inside it become savepoints of it (better-sqlite3 nests them).
+    begin: () => db.exec('BEGIN IMMEDIATE'),
+    commit: () => db.exec('COMMIT'),
+    rollback: () => {
+      if (db.inTransaction) db.exec('ROLLBACK');
+    },
+  });
 }
 
-class SqliteStore implements Store {
+class SqliteStore implements StoreSync {
   readonly #db: BetterSqlite3.Database;
   readonly #repoById: BetterSqlite3.Statement;
   readonly #liveRepoByName: BetterSqlite3.Statement;
@@ -249,7 +260,7 @@ class SqliteStore implements Store {
     return connectionFromRow(writeReturning(this.#updateConnection, params) as Row);
   }
 
-  upsertRepo(fields: Parameters<Store['upsertRepo']>[0]): RepoRecord {
+  upsertRepo(fields: Parameters<StoreSync['upsertRepo']>[0]): RepoRecord {
     return this.#upsertRepoTx.immediate(fields);
   }
 
@@ -271,7 +282,7 @@ class SqliteStore implements Store {
     return rows.map(repoFromRow);
   }
 
-  updateRepo(repoId: number, patch: Parameters<Store['updateRepo']>[1]): RepoRecord {
+  updateRepo(repoId: number, patch: Parameters<StoreSync['updateRepo']>[1]): RepoRecord {
     return this.#updateRepoTx.immediate(repoId, patch);
   }
 
@@ -283,7 +294,7 @@ class SqliteStore implements Store {
     return (this.#listConnections.all() as Row[]).map(connectionFromRow);
   }
 
-  updateConnection(id: number, patch: Parameters<Store['updateConnection']>[1]): ConnectionRecord {
+  updateConnection(id: number, patch: Parameters<StoreSync['updateConnection']>[1]): ConnectionRecord {
     return this.#updateConnectionTx.immediate(id, patch);
   }
 
@@ -315,7 +326,7 @@ class SqliteStore implements Store {
     return this.#identity.listUsers();
   }
 
-  updateUser(id: string, patch: Parameters<IdentityStore['updateUser']>[1], now: string): UserRecord {
+  updateUser(id: string, patch: Parameters<IdentityStoreSync['updateUser']>[1], now: string): UserRecord {
     return this.#identity.updateUser(id, patch, now);
   }
 
@@ -347,7 +358,7 @@ class SqliteStore implements Store {
     this.#identity.touchApiKey(id, now);
   }
 
-  createScopedToken(token: Parameters<IdentityStore['createScopedToken']>[0], now: string): ScopedTokenRecord {
+  createScopedToken(token: Parameters<IdentityStoreSync['createScopedToken']>[0], now: string): ScopedTokenRecord {
     return this.#identity.createScopedToken(token, now);
   }
 
@@ -368,7 +379,7 @@ class SqliteStore implements Store {
   }
 
   // Browser sessions: sqlite-sessions.ts.
-  createSession(session: Parameters<SessionStore['createSession']>[0], now: string): BrowserSessionRecord {
+  createSession(session: Parameters<SessionStoreSync['createSession']>[0], now: string): BrowserSessionRecord {
     return this.#sessions.createSession(session, now);
   }
 

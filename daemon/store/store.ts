@@ -1,7 +1,13 @@
 // The Store (ARCHITECTURE.md section 3): what trawl keeps besides the shards:
-// repositories and connections, users and API keys; tokens, licenses and rate counters
-// join it later. SQLite (sqlite-store.ts) is the embedded default; every backend
-// runs the same conformance suite (test/store/conformance.ts).
+// repositories and connections, users, API keys and the credentials opened with them,
+// OAuth, the audit log, the license and the rate counters. SQLite (sqlite-store.ts) is the
+// embedded default, PostgreSQL (pg-store.ts) the store of a cluster; every backend runs
+// the same conformance suite (test/store/conformance.ts).
+//
+// The interfaces are written once, as the synchronous face of a store (the `...Sync`
+// ones below, which the SQLite store implements as it is: better-sqlite3 is synchronous);
+// what the rest of trawl holds is the same with every method returning a promise
+// (`Promised`), which a network database answers. sync-store.ts adapts the one to the other.
 
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { ConnectionType } from '../config/types.ts';
@@ -160,7 +166,7 @@ export interface EndedCredentials {
  * revoked and has a token neither revoked, rotated nor expired; a session neither ended
  * nor expired; in each case also only while the API key it names is not revoked.
  */
-export interface IdentityStore {
+export interface IdentityStoreSync {
   /** Throws StoreConflictError when the email is taken. */
   createUser(user: { email: string; name: string; role: Role }, now: string): UserRecord;
   getUser(id: string): UserRecord | undefined;
@@ -204,7 +210,7 @@ export interface IdentityStore {
 }
 
 /** The web UI's browser sessions (BrowserSessionRecord). */
-export interface SessionStore {
+export interface SessionStoreSync {
   /** A new session; the user and the key must exist. */
   createSession(session: { userId: string; apiKeyId: string; expiresAt: string; userAgent?: string }, now: string): BrowserSessionRecord;
   /** The session with this id, ended or expired or not. */
@@ -222,7 +228,7 @@ export interface SessionStore {
  * The rate limiter's per-user daily request counters (ratelimit/), in the database every
  * daemon process of a deployment shares.
  */
-export interface RequestCountStore {
+export interface RequestCountStoreSync {
   /**
    * Counts one request of `userId` on `day` (YYYY-MM-DD, UTC) unless `limit` requests are
    * already counted there. Atomic across every process sharing the store: of any number of
@@ -348,7 +354,7 @@ export type RegistrationOutcome =
   /** `maxUnused` clients are waiting to be used or pruned. */
   | { refused: 'unused' };
 
-export interface OAuthStore {
+export interface OAuthStoreSync {
   createClient(client: NewOAuthClient, now: string): OAuthClientRecord;
   /**
    * Registers a client unless a limit refuses it: the limits are checked and the row
@@ -448,7 +454,7 @@ export interface AuditQuery {
  * The audit log: appended to, read newest first, pruned by age. Nothing else changes an
  * event (the SQLite table refuses UPDATE).
  */
-export interface AuditStore {
+export interface AuditStoreSync {
   append(event: NewAuditEvent): AuditEventRecord;
   /** The events matching `query`, newest first (by `at`, then id); `total` counts every match, ignoring offset and limit. */
   list(query: AuditQuery): { events: AuditEventRecord[]; total: number };
@@ -461,18 +467,18 @@ export interface AuditStore {
  * (auth/license-store.ts), so a key removed from the configuration or an expiry takes
  * effect without reinstalling.
  */
-export interface LicenseStore {
+export interface LicenseStoreSync {
   /** The installed license file's text, as installed; undefined when none. */
   getLicense(): string | undefined;
   /** Replaces the installed license. The caller has verified it. */
   putLicense(text: string): void;
 }
 
-export interface Store extends IdentityStore, SessionStore, LicenseStore, RequestCountStore {
+export interface StoreSync extends IdentityStoreSync, SessionStoreSync, LicenseStoreSync, RequestCountStoreSync {
   /** The OAuth authorization server's clients, codes, grants and tokens. */
-  readonly oauth: OAuthStore;
+  readonly oauth: OAuthStoreSync;
   /** The audit log of credential and administration events. */
-  readonly audit: AuditStore;
+  readonly audit: AuditStoreSync;
   /**
    * Runs `fn` as one transaction: every write of the store it makes is committed together,
    * or, when `fn` throws (or the commit fails: a full disk), none is. The audit log records
@@ -501,4 +507,33 @@ export interface Store extends IdentityStore, SessionStore, LicenseStore, Reques
   deleteConnection(id: number): void;
 
   close(): void;
+}
+
+/** `T` with every method returning a promise of what it returns (objects of methods likewise). */
+export type Promised<T> = {
+  readonly [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : T[K] extends object ? Promised<T[K]> : T[K];
+};
+
+export type IdentityStore = Promised<IdentityStoreSync>;
+export type SessionStore = Promised<SessionStoreSync>;
+export type RequestCountStore = Promised<RequestCountStoreSync>;
+export type OAuthStore = Promised<OAuthStoreSync>;
+export type AuditStore = Promised<AuditStoreSync>;
+export type LicenseStore = Promised<LicenseStoreSync>;
+
+/**
+ * The store as trawl holds it: StoreSync's methods, each answering with a promise, and
+ * `atomically` taking an asynchronous function. A call made inside `fn` joins its
+ * transaction; the store's other callers wait until it ends (their writes do not slip into
+ * it, nor read what it has not committed).
+ */
+export interface Store extends Promised<Omit<StoreSync, 'atomically' | 'oauth' | 'audit'>> {
+  readonly oauth: OAuthStore;
+  readonly audit: AuditStore;
+  /**
+   * Runs `fn` as one transaction: every write of the store it makes is committed together,
+   * or, when `fn` throws (or the commit fails: a full disk), none is. Calls may nest (the
+   * inner one joins the outer).
+   */
+  atomically<T>(fn: () => Promise<T>): Promise<T>;
 }

@@ -19,9 +19,9 @@ export async function indexLocal(path: string, options: LocalIndexOptions): Prom
   try {
     const summary = await indexPath(path, { ...options, register: registerLocal(store, options.name) });
     const now = new Date().toISOString();
-    store.updateRepo(summary.repoId, {
+    await store.updateRepo(summary.repoId, {
       state: 'indexed',
-      indexedAt: summary.mode === 'unchanged' ? (store.getRepo(summary.repoId)?.indexedAt ?? now) : now,
+      indexedAt: summary.mode === 'unchanged' ? ((await store.getRepo(summary.repoId))?.indexedAt ?? now) : now,
       lastSuccessAt: now,
       failures: 0,
       lastError: undefined,
@@ -31,16 +31,16 @@ export async function indexLocal(path: string, options: LocalIndexOptions): Prom
     });
     return summary;
   } finally {
-    if (!options.store) store.close();
+    if (!options.store) await store.close();
   }
 }
 
 /** Registers (or finds) the repository in the store; local repositories are public. */
 export function registerLocal(store: Store, name?: string): RegisterRepo {
-  return (d) => {
+  return async (d) => {
     const repoName = name ?? d.name;
     const external = d.codeHostType !== 'genericGitHost' && repoName.includes('/') ? `https://${repoName}` : undefined;
-    const rec = store.upsertRepo({
+    const rec = await store.upsertRepo({
       repoName,
       displayName: displayName(repoName),
       codeHostType: d.codeHostType,

@@ -64,7 +64,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const work: Work[] = [];
   const claimed = new Set<string>();
   for (const [name, connection] of Object.entries(config.connections)) {
-    const conn = store.upsertConnection(name, connection.type);
+    const conn = await store.upsertConnection(name, connection.type);
     let listed: HostRepo[];
     let host: CodeHost;
     try {
@@ -72,13 +72,13 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       listed = await host.listRepos();
     } catch (err) {
       const error = (err as Error).message;
-      store.updateConnection(conn.id, { lastError: error, lastErrorAt: new Date(now()).toISOString() });
+      await store.updateConnection(conn.id, { lastError: error, lastErrorAt: new Date(now()).toISOString() });
       log.error({ connection: name, err: error }, 'connection listing failed; its repositories keep their current index');
       report.connections.push({ name, ok: false, repos: 0, error });
       options.onEvent?.({ type: 'connection', name, error });
       continue;
     }
-    store.updateConnection(conn.id, { lastSyncedAt: new Date(now()).toISOString(), lastError: undefined, lastErrorAt: undefined });
+    await store.updateConnection(conn.id, { lastSyncedAt: new Date(now()).toISOString(), lastError: undefined, lastErrorAt: undefined });
     report.connections.push({ name, ok: true, repos: listed.length });
     options.onEvent?.({ type: 'connection', name, repos: listed.length });
     const seen = new Set<string>();
@@ -87,7 +87,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       // A repository two connections list belongs to the first (in configuration order).
       if (claimed.has(hostRepo.repoName)) continue;
       claimed.add(hostRepo.repoName);
-      const record = store.upsertRepo({
+      const record = await store.upsertRepo({
         repoName: hostRepo.repoName,
         displayName: hostRepo.displayName,
         codeHostType: hostRepo.codeHostType,
@@ -95,7 +95,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
         cloneUrl: hostRepo.cloneUrl,
         externalWebUrl: hostRepo.externalWebUrl,
         imageUrl: hostRepo.imageUrl,
-        defaultBranch: hostRepo.defaultBranch ?? store.getRepoByName(hostRepo.repoName)?.defaultBranch,
+        defaultBranch: hostRepo.defaultBranch ?? (await store.getRepoByName(hostRepo.repoName))?.defaultBranch,
         isFork: hostRepo.isFork,
         isArchived: hostRepo.isArchived,
         visibility: hostRepo.visibility,
@@ -104,15 +104,15 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       work.push({ record, host, hostRepo, connection });
     }
     // Gone from a complete listing: deleted upstream, or excluded now.
-    for (const r of store.listRepos({ connectionId: conn.id })) {
-      if (!seen.has(r.repoName)) report.repos.push(deleteRepo(options, r, log));
+    for (const r of await store.listRepos({ connectionId: conn.id })) {
+      if (!seen.has(r.repoName)) report.repos.push(await deleteRepo(options, r, log));
     }
   }
   // Connections no longer configured take their repositories with them.
-  for (const conn of store.listConnections()) {
+  for (const conn of await store.listConnections()) {
     if (config.connections[conn.name] !== undefined) continue;
-    for (const r of store.listRepos({ connectionId: conn.id })) report.repos.push(deleteRepo(options, r, log));
-    store.deleteConnection(conn.id);
+    for (const r of await store.listRepos({ connectionId: conn.id })) report.repos.push(await deleteRepo(options, r, log));
+    await store.deleteConnection(conn.id);
   }
 
   // 2. Fetch and index, a few repositories at a time.
@@ -159,7 +159,7 @@ async function syncRepo(options: SyncOptions, w: Work, index: number, total: num
     const summary = await indexPath(mirror.path, {
       dataDir: options.dataDir,
       // The tip's commit time rides along: the push time of a repository whose host reports none (type git).
-      register: (d) => ({ repoId: record.repoId, repo: d.committedAt ? { ...repo, committedAt: d.committedAt } : repo }),
+      register: async (d) => ({ repoId: record.repoId, repo: d.committedAt ? { ...repo, committedAt: d.committedAt } : repo }),
       revisions: { ...w.connection.revisions, ...(defaultBranch ? { defaultBranch } : {}) },
       maxFileSize: config.settings.maxFileSize,
       symbols: config.settings.symbols,
@@ -172,7 +172,7 @@ async function syncRepo(options: SyncOptions, w: Work, index: number, total: num
         : {}),
     });
     const at = new Date(now()).toISOString();
-    store.updateRepo(record.repoId, {
+    await store.updateRepo(record.repoId, {
       state: 'indexed',
       defaultBranch: summary.refs[0]!.name,
       indexedAt: summary.mode === 'unchanged' ? (record.indexedAt ?? at) : at,
@@ -193,7 +193,7 @@ async function syncRepo(options: SyncOptions, w: Work, index: number, total: num
     const failures = record.failures + 1;
     const delay = Math.min(config.settings.retryBaseMs * 2 ** (failures - 1), config.settings.retryMaxMs);
     const at = now();
-    store.updateRepo(record.repoId, {
+    await store.updateRepo(record.repoId, {
       state: 'failed',
       failures,
       lastError: error,
@@ -207,10 +207,10 @@ async function syncRepo(options: SyncOptions, w: Work, index: number, total: num
   }
 }
 
-function deleteRepo(options: SyncOptions, r: RepoRecord, log: Logger): SyncReport['repos'][number] {
+async function deleteRepo(options: SyncOptions, r: RepoRecord, log: Logger): Promise<SyncReport['repos'][number]> {
   retireRepository(options.dataDir, r.repoId);
   removeMirror(mirrorPath(options.dataDir, r.repoId));
-  options.store.updateRepo(r.repoId, { state: 'deleted', connectionId: undefined });
+  await options.store.updateRepo(r.repoId, { state: 'deleted', connectionId: undefined });
   log.info({ repo: r.repoName }, 'repository removed: no connection lists it any more');
   return { repoId: r.repoId, repoName: r.repoName, outcome: 'deleted', seconds: 0 };
 }

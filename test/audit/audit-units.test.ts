@@ -22,11 +22,11 @@ function setup(options: { windowMs?: number; maxTracked?: number } = {}) {
   const store = openSqliteStore(':memory:');
   const log = new AuditLog(store, () => new Date(now));
   const failures = new AuthFailures({ log, now: () => new Date(now), ...options });
-  const events = (): AuditEventRecord[] => store.audit.list({ offset: 0, limit: 10_000, action: 'auth.failed' }).events.reverse();
+  const events = async (): Promise<AuditEventRecord[]> => (await store.audit.list({ offset: 0, limit: 10_000, action: 'auth.failed' })).events.reverse();
   return { store, failures, events, at: (ms: number) => void (now = T0 + ms) };
 }
 
-test('failed authentications: one event per address and kind when the window has passed, with the count and times', () => {
+test('failed authentications: one event per address and kind when the window has passed, with the count and times', async () => {
   const { store, failures, events, at } = setup();
   try {
     for (let i = 0; i < 5; i++) {
@@ -38,42 +38,42 @@ test('failed authentications: one event per address and kind when the window has
     failures.add('198.51.100.8', 'apiKey');
     at(59_999);
     failures.flush();
-    assert.deepEqual(events(), [], 'no window has passed yet');
+    assert.deepEqual(await events(), [], 'no window has passed yet');
     at(60_000);
     failures.flush();
     assert.deepEqual(
-      events().map((e) => ({ ...e, id: 0 })),
+      (await events()).map((e) => ({ ...e, id: 0 })),
       [{ id: 0, at: new Date(T0).toISOString(), action: 'auth.failed', outcome: 'failure', actor: { credentialKind: 'apiKey' }, sourceAddress: '198.51.100.7', details: { count: 5, lastAt: new Date(T0 + 4000).toISOString(), windowSeconds: 60 } }],
       'the first window: five failures in one event, at the first one',
     );
     at(62_000);
     failures.flush();
-    assert.deepEqual(events().slice(1).map((e) => [e.sourceAddress, e.actor.credentialKind, e.details!.count]), [['198.51.100.7', 'scopedToken', 1], ['198.51.100.8', 'apiKey', 1]]);
+    assert.deepEqual((await events()).slice(1).map((e) => [e.sourceAddress, e.actor.credentialKind, e.details!.count]), [['198.51.100.7', 'scopedToken', 1], ['198.51.100.8', 'apiKey', 1]]);
     assert.equal(failures.openWindows, 0);
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
-test('a failure after the window closes the old window and opens a new one; flush(true) closes every window', () => {
+test('a failure after the window closes the old window and opens a new one; flush(true) closes every window', async () => {
   const { store, failures, events, at } = setup();
   try {
     failures.add('2001:db8::1', 'oauth');
     failures.add('2001:db8::1', 'oauth');
     at(61_000);
     failures.add('2001:db8::1', 'oauth');
-    assert.deepEqual(events().map((e) => e.details!.count), [2], 'the old window, recorded when the next failure came');
+    assert.deepEqual((await events()).map((e) => e.details!.count), [2], 'the old window, recorded when the next failure came');
     at(62_000);
     failures.add('', 'browserSession');
     failures.flush(true);
-    assert.deepEqual(events().map((e) => [e.sourceAddress, e.actor.credentialKind, e.details!.count]), [['2001:db8::1', 'oauth', 2], ['2001:db8::1', 'oauth', 1], [undefined, 'browserSession', 1]], 'an unknown address: no sourceAddress');
+    assert.deepEqual((await events()).map((e) => [e.sourceAddress, e.actor.credentialKind, e.details!.count]), [['2001:db8::1', 'oauth', 2], ['2001:db8::1', 'oauth', 1], [undefined, 'browserSession', 1]], 'an unknown address: no sourceAddress');
     assert.equal(failures.openWindows, 0);
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
-test('memory is bounded: past maxTracked addresses, failures are counted together per kind; no count is lost', () => {
+test('memory is bounded: past maxTracked addresses, failures are counted together per kind; no count is lost', async () => {
   const { store, failures, events, at } = setup({ maxTracked: 3 });
   try {
     let sent = 0;
@@ -86,7 +86,7 @@ test('memory is bounded: past maxTracked addresses, failures are counted togethe
     }
     at(60_000);
     failures.flush();
-    const all = events();
+    const all = await events();
     assert.equal(all.reduce((n, e) => n + (e.details!.count as number), 0), sent, 'every failure is counted');
     const apart = all.filter((e) => e.sourceAddress !== undefined);
     assert.deepEqual(apart.map((e) => [e.sourceAddress, e.details!.count]), [['10.0.0.0', 3], ['10.0.0.1', 3], ['10.0.0.2', 3]], 'the first three addresses, counted apart');
@@ -98,13 +98,13 @@ test('memory is bounded: past maxTracked addresses, failures are counted togethe
     failures.add('10.9.9.9', 'apiKey');
     at(121_000);
     failures.flush();
-    assert.equal(events().at(-1)!.sourceAddress, '10.9.9.9');
+    assert.equal((await events()).at(-1)!.sourceAddress, '10.9.9.9');
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
-test('a flush costs what it closes: windows still open after the first open one are left', () => {
+test('a flush costs what it closes: windows still open after the first open one are left', async () => {
   const { store, failures, events, at } = setup();
   try {
     failures.add('a', 'apiKey');
@@ -112,10 +112,10 @@ test('a flush costs what it closes: windows still open after the first open one 
     failures.add('b', 'apiKey');
     at(60_000);
     failures.flush();
-    assert.deepEqual(events().map((e) => e.sourceAddress), ['a']);
+    assert.deepEqual((await events()).map((e) => e.sourceAddress), ['a']);
     assert.equal(failures.openWindows, 1);
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
@@ -150,22 +150,22 @@ test('countingFailures: a 401 for a credential sent from an address is counted, 
   assert.deepEqual(counted, []);
 });
 
-test('AuditLog.change: the change and its events are stored together, or neither', () => {
+test('AuditLog.change: the change and its events are stored together, or neither', async () => {
   const store = openSqliteStore(':memory:');
   try {
     const log = new AuditLog(store, () => new Date(T0));
-    const u = log.change(
+    const u = await log.change(
       () => store.createUser({ email: 'a@example.com', name: 'a', role: 'member' }, new Date(T0).toISOString()),
       (u) => [
         { action: 'user.added', actor: { credentialKind: 'cli', credentialId: 'root' }, target: { type: 'user', id: u.id } },
         { action: 'user.limit_changed', actor: { credentialKind: 'cli', credentialId: 'root' }, target: { type: 'user', id: u.id }, details: { to: 5 } },
       ],
     );
-    assert.deepEqual(store.audit.list({ offset: 0, limit: 10 }).events.map((e) => [e.action, e.target?.id, e.at, e.outcome]).reverse(), [
+    assert.deepEqual((await store.audit.list({ offset: 0, limit: 10 })).events.map((e) => [e.action, e.target?.id, e.at, e.outcome]).reverse(), [
       ['user.added', u.id, new Date(T0).toISOString(), 'success'],
       ['user.limit_changed', u.id, new Date(T0).toISOString(), 'success'],
     ]);
-    assert.throws(() =>
+    await assert.rejects(() =>
       log.change(
         () => store.createUser({ email: 'b@example.com', name: 'b', role: 'member' }, new Date(T0).toISOString()),
         () => {
@@ -173,33 +173,33 @@ test('AuditLog.change: the change and its events are stored together, or neither
         },
       ),
     );
-    assert.equal(store.getUserByEmail('b@example.com'), undefined, 'the change went with its event');
-    const none = log.change(() => store.revokeApiKey('key_unknown', new Date(T0).toISOString()), (r) => (r ? { action: 'api_key.revoked', actor: { credentialKind: 'cli' }, target: { type: 'api_key', id: r.key.id } } : undefined));
+    assert.equal(await store.getUserByEmail('b@example.com'), undefined, 'the change went with its event');
+    const none = await log.change(() => store.revokeApiKey('key_unknown', new Date(T0).toISOString()), (r) => (r ? { action: 'api_key.revoked', actor: { credentialKind: 'cli' }, target: { type: 'api_key', id: r.key.id } } : undefined));
     assert.equal(none, undefined);
-    assert.equal(store.audit.list({ offset: 0, limit: 10 }).total, 2, 'nothing happened: nothing recorded');
+    assert.equal((await store.audit.list({ offset: 0, limit: 10 })).total, 2, 'nothing happened: nothing recorded');
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
-test('AuditLog.note: a write that fails is dropped and reported, at most once a minute; record() throws', () => {
+test('AuditLog.note: a write that fails is dropped and reported, at most once a minute; record() throws', async () => {
   let now = T0;
   const reports: string[] = [];
   const broken = {
-    audit: { append: () => { throw new Error('SQLITE_FULL: database or disk is full'); }, list: () => ({ events: [], total: 0 }), prune: () => 0 },
-    atomically: <T>(fn: () => T) => fn(),
+    audit: { append: async () => { throw new Error('SQLITE_FULL: database or disk is full'); }, list: async () => ({ events: [], total: 0 }), prune: async () => 0 },
+    atomically: <T>(fn: () => Promise<T>) => fn(),
   } as unknown as Pick<Store, 'audit' | 'atomically'>;
   const log = new AuditLog(broken, () => new Date(now), (err, action) => reports.push(`${action}: ${err.message}`));
   const entry = { action: 'session.ended', actor: { credentialKind: 'browserSession' } } as const;
-  log.note(entry);
-  log.note(entry);
+  await log.note(entry);
+  await log.note(entry);
   now += 59_999;
-  log.note(entry);
+  await log.note(entry);
   assert.deepEqual(reports, ['session.ended: SQLITE_FULL: database or disk is full']);
   now += 1;
-  log.note({ ...entry, action: 'auth.failed' });
+  await log.note({ ...entry, action: 'auth.failed' });
   assert.equal(reports.length, 2);
-  assert.throws(() => log.record(entry), /SQLITE_FULL/, 'strict: the caller fails');
+  await assert.rejects(() => log.record(entry), /SQLITE_FULL/, 'strict: the caller fails');
 });
 
 test('docs/audit-log.md describes every action, credential kind and target type; the README and docs/configuration.md point to it', () => {

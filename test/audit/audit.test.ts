@@ -138,12 +138,12 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
     const installed = trawl(d.dataDir, 'license', 'install', file, '--config', config);
     assert.equal(installed.status, 0, installed.stderr);
 
-    const ids = (() => {
+    const ids = await (async () => {
       const store = openStore(d.dataDir);
       try {
-        return Object.fromEntries(['olga', 'max', 'sue'].map((n) => [n, store.getUserByEmail(`${n}@example.com`)!.id]));
+        return Object.fromEntries(await Promise.all(['olga', 'max', 'sue'].map(async (n) => [n, (await store.getUserByEmail(`${n}@example.com`))!.id])));
       } finally {
-        store.close();
+        await store.close();
       }
     })();
 
@@ -237,12 +237,12 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
     const third = await signInOAuth(olga.key);
     tick();
     assert.equal((await oauthForm('/oauth/revoke', { token: third.access, client_id: client.client_id })).status, 200);
-    const grants = (() => {
+    const grants = await (async () => {
       const store = openStore(d.dataDir);
       try {
-        return store.oauth.listLiveGrants(clock.toISOString());
+        return await store.oauth.listLiveGrants(clock.toISOString());
       } finally {
-        store.close();
+        await store.close();
       }
     })();
     assert.equal(grants.length, 1, 'the third grant lives on (only its access token was revoked)');
@@ -437,11 +437,11 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
       // Without the entitlement: 403 naming it.
       const store = openStore(d.dataDir);
       try {
-        store.putLicense(license(['scoped-access-tokens', 'oauth']));
+        await store.putLicense(license(['scoped-access-tokens', 'oauth']));
         await refused(olga.key, 403, /"org-management" entitlement/);
-        store.putLicense(license(['org-management', 'scoped-access-tokens', 'oauth']));
+        await store.putLicense(license(['org-management', 'scoped-access-tokens', 'oauth']));
       } finally {
-        store.close();
+        await store.close();
       }
       assert.equal((await audit('?perPage=1')).status, 200);
     });
@@ -516,7 +516,7 @@ test('strict: a change whose event cannot be written does not happen; a sign-out
     const key = out.at(-1)!;
     const keyId = (db.prepare('SELECT id FROM api_keys').pluck().get() as string);
     const store = d.daemon.services.store;
-    store.putLicense(license(['org-management', 'scoped-access-tokens', 'oauth']));
+    await store.putLicense(license(['org-management', 'scoped-access-tokens', 'oauth']));
     const signIn = await call(`${d.url}/api/session`, { json: { apiKey: key } });
     const session = /^trawl_session=([^;]+)/.exec(signIn.headers.getSetCookie()[0]!)![1]!;
     const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
@@ -614,32 +614,32 @@ test('retention: the daemon prunes events older than settings.audit.retentionDay
   try {
     const store = d.daemon.services.store;
     const at = (ms: number) => new Date(ms).toISOString();
-    const put = (ms: number) => store.audit.append({ at: at(ms), action: 'user.added', outcome: 'success', actor: { credentialKind: 'cli', credentialId: 'root' } }).id;
-    const left = () => new Set(store.audit.list({ offset: 0, limit: 1000, action: 'user.added' }).events.map((e) => e.id));
-    const failures = () => store.audit.list({ offset: 0, limit: 1000, action: 'auth.failed' }).total;
+    const put = async (ms: number) => (await store.audit.append({ at: at(ms), action: 'user.added', outcome: 'success', actor: { credentialKind: 'cli', credentialId: 'root' } })).id;
+    const left = async () => new Set((await store.audit.list({ offset: 0, limit: 1000, action: 'user.added' })).events.map((e) => e.id));
+    const failures = async () => (await store.audit.list({ offset: 0, limit: 1000, action: 'auth.failed' })).total;
     // A failed authentication whose window closes at the next tick tells that a tick ran
     // (in one tick the prune check comes first).
     const badRequest = () => call(`${d.url}/api/repos`, { headers: { authorization: `Bearer svk_${'2'.repeat(64)}` } });
     const T1 = T0 + HOUR;
-    const old = put(T0 - 40 * DAY);
-    const edge = put(T1 - 30 * DAY);
-    const recent = put(T0 - 29 * DAY);
-    const today = put(T0);
+    const old = await put(T0 - 40 * DAY);
+    const edge = await put(T1 - 30 * DAY);
+    const recent = await put(T0 - 29 * DAY);
+    const today = await put(T0);
     await badRequest();
     clock = new Date(T1);
-    await until('a tick at T1', async () => (failures() === 1 ? true : undefined));
-    assert.deepEqual(left(), new Set([edge, recent, today]), '40 days old: gone; 30 days to the millisecond: kept');
+    await until('a tick at T1', async () => (await failures() === 1 ? true : undefined));
+    assert.deepEqual(await left(), new Set([edge, recent, today]), '40 days old: gone; 30 days to the millisecond: kept');
     assert.match(logger.text(), /"retentionDays":30,"msg":"removed audit events older than the retention"/);
 
-    const stale = put(T1 - 30 * DAY - 10 * 60_000);
+    const stale = await put(T1 - 30 * DAY - 10 * 60_000);
     await badRequest();
     clock = new Date(T1 + 30 * 60_000);
-    await until('a tick half an hour on', async () => (failures() === 2 ? true : undefined));
-    assert.ok(left().has(stale), 'within the hour: not pruned again');
+    await until('a tick half an hour on', async () => (await failures() === 2 ? true : undefined));
+    assert.ok((await left()).has(stale), 'within the hour: not pruned again');
     await badRequest();
     clock = new Date(T1 + 61 * 60_000);
-    await until('a tick an hour on', async () => (failures() === 3 ? true : undefined));
-    assert.deepEqual(left(), new Set([recent, today]), 'an hour on: pruned by the clock of then');
+    await until('a tick an hour on', async () => (await failures() === 3 ? true : undefined));
+    assert.deepEqual(await left(), new Set([recent, today]), 'an hour on: pruned by the clock of then');
   } finally {
     await d.cleanup();
   }

@@ -88,15 +88,15 @@ async function harness(clock: () => Date, settings: Record<string, unknown> = {}
   const secrets: string[] = [];
   /** Every answer of the credential endpoints, for the same search. */
   const answers: string[] = [];
-  const withStore = <T>(fn: (store: Store) => T): T => {
+  const withStore = async <T>(fn: (store: Store) => T): Promise<T> => {
     const store = openStore(d.dataDir);
     try {
-      return fn(store);
+      return await fn(store);
     } finally {
-      store.close();
+      await store.close();
     }
   };
-  withStore((s) => s.putLicense(LICENSE));
+  await withStore((s) => s.putLicense(LICENSE));
   const secret = serverSecret(d.dataDir);
 
   const h = {
@@ -314,25 +314,25 @@ test('revoking an API key ends, on the next request, everything it opened; the o
       // store's cascade cannot have marked them, so only the check at each use stops them.
       const late = { scoped: newScopedToken(), access: newCredential('svoa_'), refresh: newCredential('svor_'), code: newCredential('svoc_') };
       h.secrets.push(...Object.values(late));
-      const { session, mixed } = h.withStore((s) => {
-        const user = s.getUserByEmail('ann@example.com')!;
+      const { session, mixed } = await h.withStore(async (s) => {
+        const user = (await s.getUserByEmail('ann@example.com'))!;
         const now = clock.toISOString();
         const soon = new Date(clock.getTime() + 3_600_000).toISOString();
-        s.createScopedToken({ userId: user.id, apiKeyId: a.id, hash: credentialHash(h.secret, late.scoped), repoIds: [1], expiresAt: soon }, now);
-        const client = s.oauth.createClient({ name: 'late', redirectUris: [CB], metadata: {} }, now);
+        await s.createScopedToken({ userId: user.id, apiKeyId: a.id, hash: credentialHash(h.secret, late.scoped), repoIds: [1], expiresAt: soon }, now);
+        const client = await s.oauth.createClient({ name: 'late', redirectUris: [CB], metadata: {} }, now);
         const codeFields = { clientId: client.id, userId: user.id, apiKeyId: a.id, redirectUri: CB, codeChallenge: 'x'.repeat(43), scope: 'search', expiresAt: soon };
-        s.oauth.createCode({ ...codeFields, hash: credentialHash(h.secret, `grant-of-${late.access}`) }, now);
-        const redeemed = s.oauth.redeemCode(credentialHash(h.secret, `grant-of-${late.access}`), [
+        await s.oauth.createCode({ ...codeFields, hash: credentialHash(h.secret, `grant-of-${late.access}`) }, now);
+        const redeemed = await s.oauth.redeemCode(credentialHash(h.secret, `grant-of-${late.access}`), [
           { hash: credentialHash(h.secret, late.access), kind: 'access', expiresAt: soon },
           { hash: credentialHash(h.secret, late.refresh), kind: 'refresh', expiresAt: soon },
         ], now);
         assert.ok(redeemed && 'grant' in redeemed && redeemed.grant.revokedAt === undefined, 'a grant nobody marked revoked');
-        const sessionRecord = s.createSession({ userId: user.id, apiKeyId: a.id, expiresAt: soon }, now);
+        const sessionRecord = await s.createSession({ userId: user.id, apiKeyId: a.id, expiresAt: soon }, now);
         // And a session whose record pairs the user with another user's key.
-        s.createUser({ email: 'olga@example.com', name: 'Olga', role: 'owner' }, now);
-        const olga = s.getUserByEmail('olga@example.com')!;
-        const olgaKey = s.createApiKey({ userId: olga.id, name: 'o', hash: credentialHash(h.secret, 'svk_olga-not-a-real-key'), hint: 'svk_00000000' }, now);
-        const mixedRecord = s.createSession({ userId: user.id, apiKeyId: olgaKey.id, expiresAt: soon }, now);
+        await s.createUser({ email: 'olga@example.com', name: 'Olga', role: 'owner' }, now);
+        const olga = (await s.getUserByEmail('olga@example.com'))!;
+        const olgaKey = await s.createApiKey({ userId: olga.id, name: 'o', hash: credentialHash(h.secret, 'svk_olga-not-a-real-key'), hint: 'svk_00000000' }, now);
+        const mixedRecord = await s.createSession({ userId: user.id, apiKeyId: olgaKey.id, expiresAt: soon }, now);
         return { session: sessionRecord, mixed: mixedRecord, client: client.id };
       });
       const sessions = new BrowserSessions(h.secret, () => clock);
@@ -345,7 +345,7 @@ test('revoking an API key ends, on the next request, everything it opened; the o
       assert.equal(await h.rest(h.bearer(late.access)), 401, 'an access token of a grant of the revoked key');
       assert.equal(await h.rest(cookie(session)), 401, 'a session of the revoked key');
       assert.equal(await h.rest(cookie(mixed)), 401, 'a session whose key is another user\'s');
-      const clientId = h.withStore((s) => s.oauth.findToken(credentialHash(h.secret, late.refresh))!.grant.clientId);
+      const clientId = await h.withStore(async (s) => (await s.oauth.findToken(credentialHash(h.secret, late.refresh)))!.grant.clientId);
       const refresh = await h.refresh(clientId, late.refresh);
       assert.equal(refresh.status, 400);
       assert.equal(refresh.json.error, 'invalid_grant');
@@ -353,10 +353,10 @@ test('revoking an API key ends, on the next request, everything it opened; the o
       // The controls: the same writes with B's key work.
       const control = newScopedToken();
       h.secrets.push(control);
-      const controlSession = h.withStore((s) => {
-        const user = s.getUserByEmail('ann@example.com')!;
+      const controlSession = await h.withStore(async (s) => {
+        const user = (await s.getUserByEmail('ann@example.com'))!;
         const soon = new Date(clock.getTime() + 3_600_000).toISOString();
-        s.createScopedToken({ userId: user.id, apiKeyId: b.id, hash: credentialHash(h.secret, control), repoIds: [1], expiresAt: soon }, clock.toISOString());
+        await s.createScopedToken({ userId: user.id, apiKeyId: b.id, hash: credentialHash(h.secret, control), repoIds: [1], expiresAt: soon }, clock.toISOString());
         return s.createSession({ userId: user.id, apiKeyId: b.id, expiresAt: soon }, clock.toISOString());
       });
       assert.equal(await h.rest(h.bearer(control)), 200);
@@ -421,7 +421,7 @@ test('who may list and end credentials: API keys and sessions only; members thei
     await h.users('add', '--email', 'ann@example.com');
     const olga = await h.newKey('olga@example.com');
     const ann = await h.newKey('ann@example.com');
-    const [olgaId, annId] = h.withStore((s) => [s.getUserByEmail('olga@example.com')!.id, s.getUserByEmail('ann@example.com')!.id]);
+    const [olgaId, annId] = await h.withStore(async (s) => [(await s.getUserByEmail('olga@example.com'))!.id, (await s.getUserByEmail('ann@example.com'))!.id]);
     const annOpened = await h.open(ann.key);
     const olgaOpened = await h.open(olga.key);
     const olgaGrantId = (await h.api('GET', '/api/keys', h.bearer(olga.key))).json[0].oauthGrants[0].id as string;
@@ -641,11 +641,11 @@ test('the CLI: keys list shows what each key opened, keys revoke what it ended; 
     assert.equal(h.out.at(-1), `${a.id}  laptop  ${a.key.slice(0, 12)}...  created ${t}  last used ${t}  REVOKED ${t}`, 'nothing under a revoked key');
 
     // Each in the audit log, as the command line, once.
-    const logged = (action: string) => h.withStore((st) => st.audit.list({ action, offset: 0, limit: 100 }).events).map((e) => [e.actor.credentialKind, e.target?.id, e.details]);
-    const annId = h.withStore((st) => st.getUserByEmail('ann@example.com')!.id);
-    assert.deepEqual(logged('session.ended'), [['cli', opened.session.id, { reason: 'operator', userId: annId }]], 'ending an ended session again: not recorded');
-    assert.deepEqual(logged('user.signed_out'), [['cli', annId, { email: 'ann@example.com', ended: { scopedTokens: 1, oauthGrants: 1, sessions: 1 } }]]);
-    assert.deepEqual(logged('api_key.revoked'), [['cli', a.id, { userId: annId, name: 'laptop', ended: { scopedTokens: 1, oauthGrants: 1, sessions: 1 } }]]);
+    const logged = async (action: string) => (await h.withStore(async (st) => (await st.audit.list({ action, offset: 0, limit: 100 })).events)).map((e) => [e.actor.credentialKind, e.target?.id, e.details]);
+    const annId = await h.withStore(async (st) => (await st.getUserByEmail('ann@example.com'))!.id);
+    assert.deepEqual(await logged('session.ended'), [['cli', opened.session.id, { reason: 'operator', userId: annId }]], 'ending an ended session again: not recorded');
+    assert.deepEqual(await logged('user.signed_out'), [['cli', annId, { email: 'ann@example.com', ended: { scopedTokens: 1, oauthGrants: 1, sessions: 1 } }]]);
+    assert.deepEqual(await logged('api_key.revoked'), [['cli', a.id, { userId: annId, name: 'laptop', ended: { scopedTokens: 1, oauthGrants: 1, sessions: 1 } }]]);
 
     // What the commands printed holds no secret.
     const printed = lines().join('\n') + h.err.join('\n').replace(/^trawl: key .*shown once.*$/gm, '');
@@ -674,23 +674,23 @@ test('recording a grant\'s or a session\'s last use never fails the request (a f
   const store = openSqliteStore(':memory:');
   try {
     const secret = Buffer.alloc(32, 3);
-    const user = store.createUser({ email: 'a@b.c', name: 'A', role: 'member' }, clock.toISOString());
-    const key = store.createApiKey({ userId: user.id, name: 'k', hash: 'h', hint: 'svk_00000000' }, clock.toISOString());
+    const user = await store.createUser({ email: 'a@b.c', name: 'A', role: 'member' }, clock.toISOString());
+    const key = await store.createApiKey({ userId: user.id, name: 'k', hash: 'h', hint: 'svk_00000000' }, clock.toISOString());
     const sessions = new BrowserSessions(secret, () => clock);
-    const record = store.createSession({ userId: user.id, apiKeyId: key.id, expiresAt: sessions.expiry() }, clock.toISOString());
+    const record = await store.createSession({ userId: user.id, apiKeyId: key.id, expiresAt: sessions.expiry() }, clock.toISOString());
     const token = sessions.sign(record).token;
     const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
     // The store as a full disk leaves it: reads work, these writes fail.
     const failing = new Proxy(store, {
       get(target, prop, receiver) {
-        if (prop === 'touchSession' || prop === 'touchApiKey') return () => { throw full(); };
-        if (prop === 'oauth') return { touchGrant: () => { throw full(); } };
+        if (prop === 'touchSession' || prop === 'touchApiKey') return async () => { throw full(); };
+        if (prop === 'oauth') return { touchGrant: async () => { throw full(); } };
         const v = Reflect.get(target, prop, receiver);
         return typeof v === 'function' ? v.bind(target) : v;
       },
     });
     const errors: Error[] = [];
-    const auth = new StoreAuthenticator({ store: failing, secret, anonymousAccess: false, now: () => clock, sessions, oauth: () => ({ userId: user.id, grantId: 'ogr_1' }), onTouchError: (e) => errors.push(e) });
+    const auth = new StoreAuthenticator({ store: failing, secret, anonymousAccess: false, now: () => clock, sessions, oauth: async () => ({ userId: user.id, grantId: 'ogr_1' }), onTouchError: (e) => errors.push(e) });
     const viaSession = () => auth.authenticate({ session: token, csrf: sessions.csrfToken(token), via: 'session' });
     const viaOAuth = () => auth.authenticate({ token: `svoa_${'a'.repeat(64)}`, via: 'bearer' });
     assert.equal((await viaSession()).kind, 'browserSession');
@@ -702,6 +702,6 @@ test('recording a grant\'s or a session\'s last use never fails the request (a f
     assert.equal((await viaSession()).kind, 'browserSession');
     assert.equal(errors.length, 2, 'a minute later, reported again');
   } finally {
-    store.close();
+    await store.close();
   }
 });

@@ -38,12 +38,12 @@ test('enterprise endpoints and scoped access tokens', async (t) => {
     const owner = lines.at(-1)!;
     await keysCommand(['create', '--user', 'max@example.com', ...dd], io);
     const member = lines.at(-1)!;
-    const setLicense = (text: string) => {
+    const setLicense = async (text: string) => {
       const store = openStore(d.dataDir);
       try {
-        store.putLicense(text);
+        await store.putLicense(text);
       } finally {
-        store.close();
+        await store.close();
       }
     };
     const req = async (method: string, path: string, key?: string, json?: unknown): Promise<Answer> => {
@@ -55,9 +55,9 @@ test('enterprise endpoints and scoped access tokens', async (t) => {
     await t.test('users: license, entitlement, owner role, credentials, errors', async () => {
       assert.equal((await req('GET', '/api/ee/users', owner)).status, 403, 'no license');
       assert.match((await req('GET', '/api/ee/users', owner)).json.message, /org-management/);
-      setLicense(license(['scoped-access-tokens']));
+      await setLicense(license(['scoped-access-tokens']));
       assert.match((await req('GET', '/api/ee/users', owner)).json.message, /does not include the "org-management" entitlement/);
-      setLicense(license(['org-management', 'scoped-access-tokens']));
+      await setLicense(license(['org-management', 'scoped-access-tokens']));
       const users = await req('GET', '/api/ee/users', owner);
       assert.equal(users.status, 200);
       assert.deepEqual(users.json.map((u: { email: string }) => u.email), ['max@example.com', 'olga@example.com']);
@@ -121,7 +121,7 @@ test('enterprise endpoints and scoped access tokens', async (t) => {
 
       // Without the entitlement no token is created; revocation still works.
       clock = born;
-      setLicense(license(['org-management']));
+      await setLicense(license(['org-management']));
       assert.match((await req('POST', '/api/ee/scoped_access_token', owner, { repoIds: [widgets] })).json.message, /scoped-access-tokens/);
       assert.equal((await req('DELETE', `/api/ee/scoped_access_token/${other.json.id}`, owner)).status, 204);
     });

@@ -213,7 +213,7 @@ test('license install stores the text and reports it; show reports it until it e
   const c = cli();
   assert.equal(await c.run('install', join(dir, 'license.json'), '--config', 'ignored.json'), 0);
   assert.deepEqual(c.lines, ['license L-2026-001 for Example Corp installed: entitlements org-management, scoped-access-tokens; expires 2027-01-01T00:00:00Z']);
-  assert.equal(c.store.getLicense(), valid);
+  assert.equal(await c.store.getLicense(), valid);
 
   c.lines.length = 0;
   assert.equal(await c.run('show'), 0);
@@ -230,7 +230,7 @@ test('license install stores the text and reports it; show reports it until it e
   c.setNow(new Date(PAYLOAD.expiresAt));
   assert.equal(await c.run('show'), 1);
   assert.equal(c.lines.at(-1), 'status:       inactive (license L-2026-001 expired at 2027-01-01T00:00:00Z)');
-  assert.deepEqual(installedLicense(c.store, [vendor.pub]).license, PAYLOAD);
+  assert.deepEqual((await installedLicense(c.store, [vendor.pub])).license, PAYLOAD);
 });
 
 test('license show: none installed, or no longer trusted', async () => {
@@ -255,7 +255,7 @@ test('license install refuses with one line naming the file and the reason, and 
     await assert.rejects(c.run('install', join(dir, name)), (err: Error) => !(err instanceof UsageError) && reason.test(err.message));
   }
   await assert.rejects(c.run('install', join(dir, 'missing.json')), /^Error: cannot read license file .*missing\.json: no such file$/);
-  assert.equal(c.store.getLicense(), valid);
+  assert.equal(await c.store.getLicense(), valid);
   assert.deepEqual(c.lines, []);
 });
 

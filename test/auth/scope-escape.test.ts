@@ -243,12 +243,12 @@ test('a scoped access token never reveals another repository', async (t) => {
     daemon: { now: () => clock },
     extraRepos: [GADGETS, CLASSIFIED],
   });
-  const withStore = <T>(fn: (s: Store) => T): T => {
+  const withStore = async <T>(fn: (s: Store) => T): Promise<T> => {
     const s = openStore(d.dataDir);
     try {
-      return fn(s);
+      return await fn(s);
     } finally {
-      s.close();
+      await s.close();
     }
   };
   try {
@@ -261,7 +261,7 @@ test('a scoped access token never reveals another repository', async (t) => {
     const ownerKey = lines.at(-1)!;
     await keysCommand(['create', '--user', 'max@example.com', ...dd], io);
     const memberKey = lines.at(-1)!;
-    withStore((s) => s.putLicense(LICENSE));
+    await withStore((s) => s.putLicense(LICENSE));
 
     const ask = (cred: string, r: Req): Promise<Answer> => {
       const headers: Record<string, string> = { authorization: `Bearer ${cred}` };
@@ -274,10 +274,10 @@ test('a scoped access token never reveals another repository', async (t) => {
     for (const r of (await ask(memberKey, get('/api/repos', {}))).json) ids[r.repoName] = r.repoId;
     assert.deepEqual(Object.keys(ids).sort(), ['classified', 'gadgets', 'secret', 'widgets']);
     const connections: Record<string, number> = {};
-    withStore((s) => {
+    await withStore(async (s) => {
       for (const [name, id] of Object.entries(ids)) {
-        connections[name] = s.upsertConnection(`conn-${name}`, 'git').id;
-        s.updateRepo(id, { connectionId: connections[name]! });
+        connections[name] = (await s.upsertConnection(`conn-${name}`, 'git')).id;
+        await s.updateRepo(id, { connectionId: connections[name]! });
       }
     });
     const manifests = readAllManifests(d.dataDir);
@@ -663,19 +663,19 @@ test('a scoped access token never reveals another repository', async (t) => {
       await assertAlive(suspended.token, 'creator active again');
 
       // Its creator no longer an owner: the owner-only endpoints refuse the token at once.
-      const olga = withStore((s) => s.getUserByEmail('olga@example.com')!);
+      const olga = (await withStore((s) => s.getUserByEmail('olga@example.com')))!;
       const ownerToken = (await newToken(ownerKey, 'gadgets')).token;
       assert.equal((await ask(ownerToken, get('/api/ee/users', {}))).status, 200);
-      withStore((s) => s.updateUser(olga.id, { role: 'member' }, clock.toISOString()));
+      await withStore((s) => s.updateUser(olga.id, { role: 'member' }, clock.toISOString()));
       assert.equal((await ask(ownerToken, get('/api/ee/users', {}))).status, 403, 'demoted: no member list');
-      withStore((s) => s.updateUser(olga.id, { role: 'owner' }, clock.toISOString()));
+      await withStore((s) => s.updateUser(olga.id, { role: 'owner' }, clock.toISOString()));
 
       // The API key that created it revoked: the token belongs to the user, not the key
       // (API-DETAILS.md section 5 leaves this open), but it must never be wider for it.
       await keysCommand(['create', '--user', 'max@example.com', ...dd], io);
       const spareKey = lines.at(-1)!;
       const orphan = await newToken(spareKey, 'gadgets');
-      const spareId = withStore((s) => s.listApiKeys(s.getUserByEmail('max@example.com')!.id).find((k) => spareKey.startsWith(k.hint))!.id);
+      const spareId = await withStore(async (s) => (await s.listApiKeys((await s.getUserByEmail('max@example.com'))!.id)).find((k) => spareKey.startsWith(k.hint))!.id);
       await keysCommand(['revoke', spareId, ...dd], io);
       assert.equal((await ask(spareKey, get('/api/repos', {}))).status, 401, 'the key is revoked');
       const after = await ask(orphan.token, get('/api/repos', {}));
@@ -697,7 +697,7 @@ test('a scoped access token never reveals another repository', async (t) => {
         assert.equal((await ask(token, get('/api/source', { repo: 'ephemeral', path: 'old.c' }))).status, 200);
 
         retireRepository(d.dataDir, before.repoId);
-        store.updateRepo(before.repoId, { state: 'deleted' });
+        await store.updateRepo(before.repoId, { state: 'deleted' });
         const second = TestRepo.init(join(reposDir, 'ephemeral-reborn'));
         second.commit({ 'old.c': 'int ESCAPE_CANARY_REBORN;\n' });
         const after = await indexLocal(second.path, { dataDir: d.dataDir, store, name: 'ephemeral' });
@@ -714,7 +714,7 @@ test('a scoped access token never reveals another repository', async (t) => {
         assert.deepEqual([search.json.files, search.json.repositoryInfo, search.json.stats.shardFilesConsidered], [[], [], 0]);
         assert.doesNotMatch(search.text + mine.text + repos.text, /REBORN|ephemeral-reborn/);
       } finally {
-        store.close();
+        await store.close();
       }
     });
   } finally {

@@ -203,7 +203,7 @@ async function metric(url: string, name: string): Promise<number> {
  * store handle and a fresh read of the data dir, as another process makes), or with `cli`
  * the real command in another process, whose table must say "damaged (not served)".
  */
-function reposDamage(data: string, name: string, cli = false): string | undefined {
+async function reposDamage(data: string, name: string, cli = false): Promise<string | undefined> {
   if (cli) {
     const r = spawnSync(process.execPath, [TRAWL, 'repos', '--data-dir', data], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
@@ -211,7 +211,7 @@ function reposDamage(data: string, name: string, cli = false): string | undefine
     assert.ok(line, `trawl repos lists ${name}`);
     return /damaged \(not served\)/.test(line) ? line : undefined;
   }
-  const rec = listRepos(data, false).find((x) => x.repoName === name);
+  const rec = (await listRepos(data, false)).find((x) => x.repoName === name);
   assert.ok(rec, `trawl repos lists ${name}`);
   return rec.indexDamage;
 }
@@ -280,8 +280,8 @@ for (const c of CASES) {
       if (c.found === 'at start') assert.equal(shardErrors, 0);
       else assert.ok(shardErrors >= 1);
       if (c.found !== 'at start') assert.ok(existsSync(join(shardsDir(data, ids[c.victim]!), BROKEN_MARK)), 'marked for the other processes');
-      assert.ok(reposDamage(data, c.victim, c === CASES[0]), 'trawl repos says the index is damaged');
-      assert.equal(reposDamage(data, 'app'), undefined);
+      assert.ok(await reposDamage(data, c.victim, c === CASES[0]), 'trawl repos says the index is damaged');
+      assert.equal(await reposDamage(data, 'app'), undefined);
 
       // The next re-index builds it afresh (never on top of the damage) and clears the mark.
       if (c.victim === 'lib') {
@@ -291,7 +291,7 @@ for (const c of CASES) {
           const report = await syncOnce({ config: cfg, dataDir: data, store });
           assert.deepEqual(report.repos.map((r) => [r.repoName, r.outcome, r.mode]), [['lib', 'indexed', 'full']]);
         } finally {
-          store.close();
+          await store.close();
         }
       } else {
         const again = await indexLocal(paths[c.victim], { dataDir: data, symbols: false, workers: 1 });
@@ -304,7 +304,7 @@ for (const c of CASES) {
       assert.equal(healed.exhaustive, true);
       assert.equal(await metric(url, 'trawl_index_broken_repositories'), 0);
       assert.equal((await call(`${url}/api/repos`)).json.length, 3);
-      assert.equal(reposDamage(data, c.victim), undefined);
+      assert.equal(await reposDamage(data, c.victim), undefined);
       assert.deepEqual(readdirSync(shardsDir(data, ids[c.victim]!)).filter((f) => f.includes('.tmp-')), []);
     } finally {
       await daemon.close();

@@ -107,9 +107,9 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
     const bob = out.at(-1)!;
     const store = openStore(dataDir);
     try {
-      store.putLicense(LICENSE);
+      await store.putLicense(LICENSE);
     } finally {
-      store.close();
+      await store.close();
     }
     const as = (key: string) => ({ authorization: `Bearer ${key}` });
     const search = (key: string, query = 'widget_count') => call(`${url}/api/search`, { headers: as(key), json: { query, matches: 10 } });
@@ -157,7 +157,7 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
       const report = await scheduler.runNow();
       assert.deepEqual(report.repos.map((r) => [r.repoName, r.outcome]), [['widgets', 'failed']]);
       assert.match(report.repos[0]!.error!, /no space left on device/i);
-      const record = d!.daemon.services.store.getRepoByName('widgets')!;
+      const record = (await d!.daemon.services.store.getRepoByName('widgets'))!;
       assert.equal(record.state, 'failed');
       assert.equal(record.nextAttemptAt, new Date(clock.getTime() + 60_000).toISOString(), 'retried after settings.retryBaseMs');
       assert.deepEqual(files(dataDir), kept, 'nothing is left behind');
@@ -200,11 +200,11 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
     });
 
     // The audit log's events so far: a full disk adds none, and no change without its event.
-    const auditEvents = () => d!.daemon.services.store.audit.list({ offset: 0, limit: 1 }).total;
+    const auditEvents = async () => (await d!.daemon.services.store.audit.list({ offset: 0, limit: 1 })).total;
     let auditBefore = -1;
 
     await t.test('full: HTTP writes answer 503 saying the disk is full', async () => {
-      auditBefore = auditEvents();
+      auditBefore = await auditEvents();
       assertDiskFull(await scoped(), 'a scoped access token');
       assertDiskFull(await register(), 'an OAuth client registration');
       assert.doesNotMatch(logger.text(), /"request failed"/, 'not logged as an unexpected error');
@@ -245,7 +245,7 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
     });
 
     await t.test('space is back: the same writes succeed without a restart', async () => {
-      const lastBefore = Math.max(...d!.daemon.services.store.audit.list({ offset: 0, limit: 10_000 }).events.map((e) => e.id));
+      const lastBefore = Math.max(...(await d!.daemon.services.store.audit.list({ offset: 0, limit: 10_000 })).events.map((e) => e.id));
       fs.empty();
       const created = await scoped();
       assert.equal(created.status, 201, created.text);
@@ -257,7 +257,7 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
       const r = cli(dataDir, 'index', d!.repoPath, '--branches', 'dev', '--tags', 'v*');
       assert.equal(r.status, 0, r.stderr);
       // By id: the spawned commands record on the real clock, the daemon on the test's.
-      const recorded = d!.daemon.services.store.audit.list({ offset: 0, limit: 10_000 }).events.filter((e) => e.id > lastBefore).map((e) => e.action);
+      const recorded = (await d!.daemon.services.store.audit.list({ offset: 0, limit: 10_000 })).events.filter((e) => e.id > lastBefore).map((e) => e.action);
       for (const a of ['scoped_token.created', 'oauth_client.registered', 'api_key.created', 'user.added']) assert.ok(recorded.includes(a), `${a} recorded once space is back: ${recorded.join(', ')}`);
       const beta = await search(ann, 'needle_beta');
       assert.equal(beta.status, 200);
@@ -269,10 +269,10 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
       assert.equal((await search(ann)).status, 200);
       const s = openStore(dataDir);
       try {
-        const user = s.getUserByEmail('ann@example.com')!;
-        assert.equal(s.listApiKeys(user.id).find((k) => ann.startsWith(k.hint))!.lastUsedAt, clock.toISOString());
+        const user = (await s.getUserByEmail('ann@example.com'))!;
+        assert.equal((await s.listApiKeys(user.id)).find((k) => ann.startsWith(k.hint))!.lastUsedAt, clock.toISOString());
       } finally {
-        s.close();
+        await s.close();
       }
       assert.equal((await syncMirror(origin, mirror)).cloned, false);
       assert.equal((await listRefs(mirror)).branches.get('main'), (await listRefs(d!.repoPath)).branches.get('main'), 'the fetch caught up');

@@ -115,7 +115,7 @@ test(`kill -9 at ${3 * (PER_KIND + 1)} moments of trawl index and trawl sync; th
     try {
       await syncOnce({ config: parseConfig(JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: join(root.path, 'repos', '*') } } }), config), dataDir: templates.sync, store });
     } finally {
-      store.close();
+      await store.close();
     }
     const before = await answerOf(templates.index);
     assert.deepEqual(await answerOf(templates.sync), before);

@@ -57,16 +57,16 @@ async function withLicense(options: Parameters<typeof startTestDaemon>[0]): Prom
   const d = await startTestDaemon({ ...options, config: { license: { publicKeys: [PUBLIC_PEM] } } });
   const store = openStore(d.dataDir);
   try {
-    store.putLicense(LICENSE);
+    await store.putLicense(LICENSE);
   } finally {
-    store.close();
+    await store.close();
   }
   return d;
 }
 
-async function eventually(what: string, check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
-  assert.ok(check(), what);
+async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 25));
+  assert.ok(await check(), what);
 }
 
 test('one address is refused after its share; others still register; never-used clients are pruned on the daemon\'s timer', async (t) => {
@@ -89,7 +89,7 @@ test('one address is refused after its share; others still register; never-used 
         assert.equal(r.headers['retry-after'], String(REGISTRATION_WINDOW_MS / 1000), 'all registrations were at one instant of the clock');
         assert.equal(r.headers['cache-control'], 'no-store');
       }
-      assert.equal(store.oauth.countClients(), REGISTRATIONS_PER_ADDRESS, 'refused attempts leave no client behind');
+      assert.equal(await store.oauth.countClients(), REGISTRATIONS_PER_ADDRESS, 'refused attempts leave no client behind');
       t.diagnostic(`${FLOOD} registration attempts from one address: ${REGISTRATIONS_PER_ADDRESS} clients`);
     });
 
@@ -126,20 +126,20 @@ test('one address is refused after its share; others still register; never-used 
       assert.equal(consent.status, 303);
       assert.match(consent.headers.get('location') ?? '', /[?&]code=svoc_/);
 
-      const before = store.oauth.countClients();
+      const before = await store.oauth.countClients();
       assert.equal(before, REGISTRATIONS_PER_ADDRESS + 3);
       // Nothing is old enough yet: the first ones were registered 10 minutes ago.
       await new Promise((r) => setTimeout(r, 200));
-      assert.equal(store.oauth.countClients(), before, 'younger than the time to live: kept');
+      assert.equal(await store.oauth.countClients(), before, 'younger than the time to live: kept');
       clock = T0 + UNUSED_CLIENT_TTL_MS + 1;
       // Those of the flood and the other address's, registered at T0.
-      await eventually('the flood\'s clients are pruned', () => store.oauth.countClients() === before - REGISTRATIONS_PER_ADDRESS - 1);
+      await eventually('the flood\'s clients are pruned', async () => await store.oauth.countClients() === before - REGISTRATIONS_PER_ADDRESS - 1);
       clock += REGISTRATION_WINDOW_MS + 1;
-      await eventually('every never-used client is pruned', () => store.oauth.countClients() === 1);
-      assert.ok(store.oauth.getClient(used.json.client_id), 'the client a user consented to stays');
+      await eventually('every never-used client is pruned', async () => await store.oauth.countClients() === 1);
+      assert.ok(await store.oauth.getClient(used.json.client_id), 'the client a user consented to stays');
     });
   } finally {
-    store.close();
+    await store.close();
     await d.cleanup();
   }
 });
@@ -160,17 +160,17 @@ test('a full global cap refuses everyone with 503 and drains by itself; behind a
 
     // Many addresses together fill the cap of clients never used (filled here directly:
     // MAX_UNUSED_CLIENTS registrations over HTTP would only take longer).
-    const fill = MAX_UNUSED_CLIENTS - store.oauth.countClients();
-    for (let i = 0; i < fill; i++) store.oauth.createClient({ name: `filler ${i}`, redirectUris: [CB], metadata: {} }, new Date(clock).toISOString());
+    const fill = MAX_UNUSED_CLIENTS - await store.oauth.countClients();
+    for (let i = 0; i < fill; i++) await store.oauth.createClient({ name: `filler ${i}`, redirectUris: [CB], metadata: {} }, new Date(clock).toISOString());
     const full = await via('192.0.2.1');
     assert.equal(full.status, 503);
     assert.equal(full.json.error, 'temporarily_unavailable');
     assert.equal(full.headers['retry-after'], '60');
     clock += UNUSED_CLIENT_TTL_MS + 1;
-    await eventually('the cap drains once the unused clients are pruned', () => store.oauth.countClients() === 0);
+    await eventually('the cap drains once the unused clients are pruned', async () => await store.oauth.countClients() === 0);
     assert.equal((await via('192.0.2.1')).status, 201);
   } finally {
-    store.close();
+    await store.close();
     await d.cleanup();
   }
 });

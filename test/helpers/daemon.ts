@@ -106,9 +106,9 @@ export async function startTestDaemon(
         dataDir,
         symbols: true,
         ...(branches ? { revisions: { branches } } : {}),
-        register: (d) => {
-          const r = register(d);
-          store.updateRepo(r.repoId, { visibility: 'private', state: 'indexed' });
+        register: async (d) => {
+          const r = await register(d);
+          await store.updateRepo(r.repoId, { visibility: 'private', state: 'indexed' });
           return { repoId: r.repoId, repo: { ...r.repo, visibility: 'private' } };
         },
       });
@@ -118,7 +118,7 @@ export async function startTestDaemon(
       else await indexLocal(x.path, { dataDir, store, symbols: true, ...(x.branches ? { revisions: { branches: x.branches } } : {}) });
     }
   } finally {
-    store.close();
+    await store.close();
   }
 
   const config = parseConfig(JSON.stringify({ ...(options.config ?? {}), settings: { anonymousAccess: true, symbols: true, ...(options.settings ?? {}) } }), join(dir.path, 'trawl.json'));

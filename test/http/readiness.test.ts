@@ -50,8 +50,8 @@ test('GET /readyz answers 503 until the configured repositories are indexed, the
   // A repository the store knows and the index lacks (discovered by a sync that did not
   // get to index it): the daemon waits for it, until it is given up on.
   const store = openStore(join(dir.path, 'data-pending'));
-  const pending = store.upsertRepo({ repoName: 'example.com/pending', displayName: 'pending', codeHostType: 'genericGitHost', isFork: false, isArchived: false, visibility: 'private' });
-  store.close();
+  const pending = await store.upsertRepo({ repoName: 'example.com/pending', displayName: 'pending', codeHostType: 'genericGitHost', isFork: false, isArchived: false, visibility: 'private' });
+  await store.close();
   const idle = await startDaemon({ config, dataDir: join(dir.path, 'data-pending'), host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false });
   try {
     const r = await fetch(`${idle.url}/readyz`);
@@ -59,7 +59,7 @@ test('GET /readyz answers 503 until the configured repositories are indexed, the
     assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
     assert.deepEqual(await r.json(), { status: 'starting', reason: '1 of 1 repositories are not indexed yet', repositories: { total: 1, searchable: 0, waiting: 1, symbolsPending: 0 } });
     assert.equal((await fetch(`${idle.url}/api/health`)).status, 200, 'alive all the same');
-    idle.services.store.updateRepo(pending.repoId, { state: 'failed', lastError: 'clone failed' });
+    await idle.services.store.updateRepo(pending.repoId, { state: 'failed', lastError: 'clone failed' });
     const after = await fetch(`${idle.url}/readyz`);
     assert.equal(after.status, 200, 'a repository given up on is not waited for');
     assert.deepEqual(await after.json(), { status: 'ready', repositories: { total: 1, searchable: 0, waiting: 0, symbolsPending: 0 } });

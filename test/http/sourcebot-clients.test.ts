@@ -203,12 +203,14 @@ test('a type: git connection gets its pushedAt from the tip too; a host\'s own p
     const report = await syncOnce({ config, dataDir: data, store });
     assert.equal(report.repos[0]?.outcome, 'indexed');
     const catalog = new Catalog(data, store);
+    await catalog.refresh();
     assert.equal(catalog.list().find((r) => r.name === 'gamma')?.pushedAt, '2022-02-02T02:02:02.000Z');
     // A host that reports a push time (GitHub's pushed_at) is believed over the tip's time.
-    store.updateRepo(store.getRepoByName('gamma')!.repoId, { pushedAt: '2024-05-05T05:05:05.000Z' });
+    await store.updateRepo((await store.getRepoByName('gamma'))!.repoId, { pushedAt: '2024-05-05T05:05:05.000Z' });
+    await catalog.refresh(); // what the daemon does in the background (the records' time to live)
     assert.equal(catalog.list().find((r) => r.name === 'gamma')?.pushedAt, '2024-05-05T05:05:05.000Z');
   } finally {
-    store.close();
+    await store.close();
     dir.cleanup();
   }
 });

@@ -39,12 +39,12 @@ async function identities(d: TestDaemon, email: string, scopeRepo: string): Prom
   const token = newScopedToken();
   const store = openStore(d.dataDir);
   try {
-    const user = store.getUserByEmail(email)!;
-    const repoId = store.getRepoByName(scopeRepo)!.repoId;
+    const user = (await store.getUserByEmail(email))!;
+    const repoId = (await store.getRepoByName(scopeRepo))!.repoId;
     const now = new Date();
-    store.createScopedToken({ userId: user.id, apiKeyId: store.listApiKeys(user.id)[0]!.id, hash: credentialHash(serverSecret(d.dataDir), token), repoIds: [repoId], expiresAt: new Date(now.getTime() + 3_600_000).toISOString() }, now.toISOString());
+    await store.createScopedToken({ userId: user.id, apiKeyId: (await store.listApiKeys(user.id))[0]!.id, hash: credentialHash(serverSecret(d.dataDir), token), repoIds: [repoId], expiresAt: new Date(now.getTime() + 3_600_000).toISOString() }, now.toISOString());
   } finally {
-    store.close();
+    await store.close();
   }
   return { key, token };
 }

@@ -117,12 +117,12 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
     await usersCommand(['add', '--email', 'sus@example.com', ...dd], io);
     const apiKey = (await newKey('dev@example.com')).key;
     const suspendedKey = (await newKey('sus@example.com')).key;
-    const setLicense = (text: string) => {
+    const setLicense = async (text: string) => {
       const store = openStore(d.dataDir);
       try {
-        store.putLicense(text);
+        await store.putLicense(text);
       } finally {
-        store.close();
+        await store.close();
       }
     };
     const GOOD = license(['oauth', 'scoped-access-tokens']);
@@ -226,14 +226,14 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
 
     await t.test('without the "oauth" entitlement: documents 404, endpoints 403, no resource_metadata', async () => {
       await gateClosed('no license installed');
-      setLicense(license(['scoped-access-tokens']));
+      await setLicense(license(['scoped-access-tokens']));
       await gateClosed('does not include the "oauth" entitlement');
-      setLicense(license(['oauth'], '2026-05-01T00:00:00Z'));
+      await setLicense(license(['oauth'], '2026-05-01T00:00:00Z'));
       await gateClosed('expired');
     });
 
     await t.test('with the license: the metadata documents and the 401 challenges', async () => {
-      setLicense(GOOD);
+      await setLicense(GOOD);
       const as = await call(`${d.url}/.well-known/oauth-authorization-server`);
       assert.equal(as.status, 200);
       assert.equal(as.headers.get('access-control-allow-origin'), '*');
@@ -288,14 +288,14 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       const c = await newClient();
       const tokens = await signIn(c);
       assert.equal((await api(tokens.access_token)).status, 200);
-      setLicense(license(['scoped-access-tokens']));
+      await setLicense(license(['scoped-access-tokens']));
       const off = await api(tokens.access_token);
       expectApiError(off, 401, 'NOT_AUTHENTICATED');
       assert.match(off.json.message, /"oauth" entitlement/);
       assert.equal(off.headers.get('www-authenticate'), 'Bearer realm="trawl", error="invalid_token"');
       expectApiError(await refresh(c, tokens.refresh_token!), 403, 'INSUFFICIENT_PERMISSIONS');
       // Nothing was revoked: with the entitlement back, the same token works again.
-      setLicense(GOOD);
+      await setLicense(GOOD);
       assert.equal((await api(tokens.access_token)).status, 200);
     });
 

@@ -68,16 +68,37 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** Checks every row and fails once, naming every failing row. */
 function table<I, E>(rows: ReadonlyArray<Row<I, E>>, run: (input: I) => unknown): void {
-  assert.ok(rows.length > 0, 'an empty table tests nothing');
   const failures: string[] = [];
   for (const row of rows) {
     try {
       assert.deepEqual(conform(run(row.input), row.expected), row.expected, row.name);
     } catch (err) {
-      failures.push(err instanceof AssertionError ? `- ${row.name}\n${err.message}` : `- ${row.name}: threw ${String(err)}`);
+      failures.push(failure(row.name, err));
     }
   }
-  if (failures.length > 0) throw new AssertionError({ message: `${failures.length} of ${rows.length} rows failed:\n${failures.join('\n\n')}` });
+  failAll(rows.length, failures);
+}
+
+/** table() for a run that answers with a promise: the rows run one after another, in order. */
+async function tableInTurn<I, E>(rows: ReadonlyArray<Row<I, E>>, run: (input: I) => Promise<unknown>): Promise<void> {
+  const failures: string[] = [];
+  for (const row of rows) {
+    try {
+      assert.deepEqual(conform(await run(row.input), row.expected), row.expected, row.name);
+    } catch (err) {
+      failures.push(failure(row.name, err));
+    }
+  }
+  failAll(rows.length, failures);
+}
+
+function failure(name: string, err: unknown): string {
+  return err instanceof AssertionError ? `- ${name}\n${err.message}` : `- ${name}: threw ${String(err)}`;
+}
+
+function failAll(rows: number, failures: string[]): void {
+  assert.ok(rows > 0, 'an empty table tests nothing');
+  if (failures.length > 0) throw new AssertionError({ message: `${failures.length} of ${rows} rows failed:\n${failures.join('\n\n')}` });
 }
 
 test('the table runner reports every failing row by name', () => {
@@ -682,7 +703,7 @@ test('consentPage: nothing the client sent appears unescaped', () => {
 
 // ---- auth/entitlements.ts ----
 
-test('Entitlements.missing("oauth"): the installed license, read at every call', () => {
+test('Entitlements.missing("oauth"): the installed license, read at every call', async () => {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const PUBLIC_PEM = publicKey.export({ type: 'spki', format: 'pem' }).toString();
   const PRIVATE_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -712,11 +733,11 @@ test('Entitlements.missing("oauth"): the installed license, read at every call',
     { name: 'the clock reaches its issue time', input: { at: '2026-09-01T00:00:00Z' }, expected: undefined },
     { name: 'replaced by one without "oauth" again: refused at once', input: { install: license(['scoped-access-tokens'], { id: 'L-5' }) }, expected: /does not include the "oauth"/ },
   ];
-  table(rows, ({ install, at }) => {
-    if (install !== undefined) store.putLicense(install);
+  await tableInTurn(rows, async ({ install, at }) => {
+    if (install !== undefined) await store.putLicense(install);
     if (at !== undefined) clock = new Date(at);
     return entitlements.missing('oauth');
   });
-  assert.match(entitlements.missing('no-such-entitlement') ?? '', /does not include the "no-such-entitlement"/);
-  assert.equal(new Entitlements(store, [], () => clock).missing('oauth')?.startsWith('installed license is invalid'), true, 'no trusted keys');
+  assert.match(await entitlements.missing('no-such-entitlement') ?? '', /does not include the "no-such-entitlement"/);
+  assert.equal((await new Entitlements(store, [], () => clock).missing('oauth'))?.startsWith('installed license is invalid'), true, 'no trusted keys');
 });

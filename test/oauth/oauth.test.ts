@@ -103,9 +103,9 @@ test('OAuth: an MCP client signs in with the SDK, calls a tool, refreshes, and i
     const apiKey = lines.at(-1)!;
     const store = openStore(d.dataDir);
     try {
-      store.putLicense(signLicense({ id: 'L-oauth', licensee: 'Test Org', entitlements: ['oauth'], issuedAt: '2026-01-01T00:00:00Z', expiresAt: '2099-01-01T00:00:00Z' }, PRIVATE_PEM));
+      await store.putLicense(signLicense({ id: 'L-oauth', licensee: 'Test Org', entitlements: ['oauth'], issuedAt: '2026-01-01T00:00:00Z', expiresAt: '2099-01-01T00:00:00Z' }, PRIVATE_PEM));
     } finally {
-      store.close();
+      await store.close();
     }
     const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
     const searchWith = (token: string) => call(`${d.url}/api/search`, { headers: bearer(token), json: { query: 'widget_count', matches: 100 } });

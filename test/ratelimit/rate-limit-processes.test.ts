@@ -50,11 +50,11 @@ for (const backend of ['embedded', 'redis'] as const) {
       const token = newScopedToken();
       const s = openStore(dataDir);
       try {
-        const user = s.getUserByEmail('bot@example.com')!;
+        const user = (await s.getUserByEmail('bot@example.com'))!;
         const now = new Date();
-        s.createScopedToken({ userId: user.id, apiKeyId: s.listApiKeys(user.id)[0]!.id, hash: credentialHash(serverSecret(dataDir), token), repoIds: [s.listRepos()[0]!.repoId], expiresAt: new Date(now.getTime() + 3_600_000).toISOString() }, now.toISOString());
+        await s.createScopedToken({ userId: user.id, apiKeyId: (await s.listApiKeys(user.id))[0]!.id, hash: credentialHash(serverSecret(dataDir), token), repoIds: [(await s.listRepos())[0]!.repoId], expiresAt: new Date(now.getTime() + 3_600_000).toISOString() }, now.toISOString());
       } finally {
-        s.close();
+        await s.close();
       }
 
       const urls = await Promise.all([0, 1].map(async () => {

@@ -44,10 +44,10 @@ test('the daily limit over HTTP', async (t) => {
     const annToken = newScopedToken();
     const store = openStore(d.dataDir);
     try {
-      const annId = store.getUserByEmail('ann@example.com')!.id;
-      store.createScopedToken({ userId: annId, apiKeyId: store.listApiKeys(annId)[0]!.id, hash: credentialHash(serverSecret(d.dataDir), annToken), repoIds: [1], expiresAt: '2026-11-23T23:30:00Z' }, clock.toISOString());
+      const annId = (await store.getUserByEmail('ann@example.com'))!.id;
+      await store.createScopedToken({ userId: annId, apiKeyId: (await store.listApiKeys(annId))[0]!.id, hash: credentialHash(serverSecret(d.dataDir), annToken), repoIds: [1], expiresAt: '2026-11-23T23:30:00Z' }, clock.toISOString());
     } finally {
-      store.close();
+      await store.close();
     }
     const bearer = (k: string) => ({ authorization: `Bearer ${k}` });
     const midnight = String(Date.parse('2026-11-23T00:00:00Z') / 1000);

@@ -24,7 +24,7 @@ const redis: TestRedis | undefined = 'skip' in started ? undefined : started;
 const redisSkip = 'skip' in started ? started.skip : undefined;
 
 after(async () => {
-  for (const s of stores) s.close();
+  for (const s of stores) await s.close();
   await redis?.stop();
   dir.cleanup();
 });

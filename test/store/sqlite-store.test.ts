@@ -77,14 +77,14 @@ describe('migrations', () => {
     }
   });
 
-  test('reopening a current database applies nothing', () => {
+  test('reopening a current database applies nothing', async () => {
     const file = newFile();
     const first = openSqliteDatabase(file);
     const recorded = appliedMigrations(first);
     assert.deepEqual(migrate(first), [], 'migrate on a current database is a no-op');
     first.close();
 
-    openSqliteStore(file).close();
+    await openSqliteStore(file).close();
     const again = openSqliteDatabase(file);
     try {
       assert.deepEqual(migrate(again), []);
@@ -211,7 +211,7 @@ describe('migrations', () => {
     }
   });
 
-  test('credential origins: scoped tokens and OAuth grants made before keys were recorded are ended by the upgrade', () => {
+  test('credential origins: scoped tokens and OAuth grants made before keys were recorded are ended by the upgrade', async () => {
     // Found by name, so that renumbering at a merge does not break the test.
     const at = MIGRATIONS.findIndex((m) => m.name === 'credential_origins_and_browser_sessions');
     assert.ok(at > 0);
@@ -251,12 +251,12 @@ describe('migrations', () => {
       // Through the store: the old grant is no longer live, and its refresh token does not rotate.
       const store = openSqliteStore(file);
       try {
-        assert.deepEqual(store.oauth.listLiveGrants(new Date().toISOString()), []);
-        assert.equal(store.oauth.rotateRefreshToken('rt', [], new Date().toISOString()), false);
-        assert.deepEqual(store.listLiveScopedTokens('usr_1', new Date().toISOString()), []);
-        assert.ok(!('apiKeyId' in store.getScopedToken('sat_live')!), 'no key is made up for it');
+        assert.deepEqual(await store.oauth.listLiveGrants(new Date().toISOString()), []);
+        assert.equal(await store.oauth.rotateRefreshToken('rt', [], new Date().toISOString()), false);
+        assert.deepEqual(await store.listLiveScopedTokens('usr_1', new Date().toISOString()), []);
+        assert.ok(!('apiKeyId' in (await store.getScopedToken('sat_live'))!), 'no key is made up for it');
       } finally {
-        store.close();
+        await store.close();
       }
     } finally {
       if (db.open) db.close();
@@ -278,10 +278,10 @@ describe('SQLite specifics', () => {
     }
   });
 
-  test('AUTOINCREMENT: an id is not reused even when its row is physically deleted', () => {
+  test('AUTOINCREMENT: an id is not reused even when its row is physically deleted', async () => {
     const file = newFile();
     let store = openSqliteStore(file);
-    store.upsertRepo({
+    await store.upsertRepo({
       repoName: 'github.com/o/a',
       displayName: 'o/a',
       codeHostType: 'github',
@@ -289,7 +289,7 @@ describe('SQLite specifics', () => {
       isArchived: false,
       visibility: 'public',
     });
-    const b = store.upsertRepo({
+    const b = await store.upsertRepo({
       repoName: 'github.com/o/b',
       displayName: 'o/b',
       codeHostType: 'github',
@@ -297,8 +297,8 @@ describe('SQLite specifics', () => {
       isArchived: false,
       visibility: 'public',
     });
-    const conn = store.upsertConnection('c', 'github');
-    store.close();
+    const conn = await store.upsertConnection('c', 'github');
+    await store.close();
 
     // The Store never deletes a repository row, but a hand-edited database might.
     const raw = new Database(file);
@@ -308,7 +308,7 @@ describe('SQLite specifics', () => {
 
     store = openSqliteStore(file);
     try {
-      const c = store.upsertRepo({
+      const c = await store.upsertRepo({
         repoName: 'github.com/o/c',
         displayName: 'o/c',
         codeHostType: 'github',
@@ -317,17 +317,17 @@ describe('SQLite specifics', () => {
         visibility: 'public',
       });
       assert.ok(c.repoId > b.repoId, `${c.repoId} > ${b.repoId}`);
-      assert.ok(store.upsertConnection('d', 'github').id > conn.id);
+      assert.ok((await store.upsertConnection('d', 'github')).id > conn.id);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
-  test('audit events are append-only: an UPDATE is refused; a prune (DELETE) is not', () => {
+  test('audit events are append-only: an UPDATE is refused; a prune (DELETE) is not', async () => {
     const file = newFile();
     const store = openSqliteStore(file);
-    const event = store.audit.append({ at: '2026-01-01T00:00:00.000Z', action: 'user.added', outcome: 'success', actor: { credentialKind: 'cli', credentialId: 'root' } });
-    store.close();
+    const event = await store.audit.append({ at: '2026-01-01T00:00:00.000Z', action: 'user.added', outcome: 'success', actor: { credentialKind: 'cli', credentialId: 'root' } });
+    await store.close();
     const db = new Database(file);
     try {
       assert.throws(() => db.prepare("UPDATE audit_events SET action = 'user.suspended' WHERE id = ?").run(event.id), /audit events are append-only/);
@@ -341,20 +341,20 @@ describe('SQLite specifics', () => {
     }
   });
 
-  test('openStore creates the data directory and trawl.db', () => {
+  test('openStore creates the data directory and trawl.db', async () => {
     const dataDir = join(tmp, 'data', 'nested');
     const store = openStore(dataDir);
     try {
       assert.ok(existsSync(join(dataDir, STORE_FILE)));
-      store.upsertConnection('x', 'github');
+      await store.upsertConnection('x', 'github');
     } finally {
-      store.close();
+      await store.close();
     }
     const again = openStore(dataDir);
     try {
-      assert.equal(again.listConnections().length, 1);
+      assert.equal((await again.listConnections()).length, 1);
     } finally {
-      again.close();
+      await again.close();
     }
   });
 
@@ -417,17 +417,17 @@ describe('SQLite specifics', () => {
   });
 });
 
-test('an old data dir\'s repos.json is imported with its ids, and new ids start past them', () => {
+test('an old data dir\'s repos.json is imported with its ids, and new ids start past them', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-legacy-'));
   try {
     writeFileSync(join(dir, 'repos.json'), JSON.stringify({ nextId: 5, repos: [{ id: 1, name: 'github.com/a/one' }, { id: 3, name: 'two' }] }));
     const store = openStore(dir);
     try {
-      assert.equal(store.getRepoByName('github.com/a/one')?.repoId, 1);
-      assert.equal(store.getRepoByName('two')?.repoId, 3);
-      assert.equal(store.upsertRepo({ repoName: 'new', displayName: 'new', codeHostType: 'genericGitHost', isFork: false, isArchived: false, visibility: 'public' }).repoId, 5);
+      assert.equal((await store.getRepoByName('github.com/a/one'))?.repoId, 1);
+      assert.equal((await store.getRepoByName('two'))?.repoId, 3);
+      assert.equal((await store.upsertRepo({ repoName: 'new', displayName: 'new', codeHostType: 'genericGitHost', isFork: false, isArchived: false, visibility: 'public' })).repoId, 5);
     } finally {
-      store.close();
+      await store.close();
     }
     assert.equal(existsSync(join(dir, 'repos.json')), false);
     assert.equal(existsSync(join(dir, 'repos.json.imported')), true);

@@ -46,7 +46,7 @@ test('passes run on the interval and pick up new commits; runNow joins a running
   } finally {
     await scheduler.stop();
     await searcher.close();
-    store.close();
+    await store.close();
     dir.cleanup();
   }
 });

@@ -51,7 +51,7 @@ test('a glob connection: first sync, incremental re-sync, failures with back-off
     assert.deepEqual(first.connections, [{ name: 'local', ok: true, repos: 3 }]);
     assert.deepEqual(outcomes(first), { alpha: 'indexed', beta: 'indexed', gamma: 'indexed' });
     assert.deepEqual(await search(searcher, 'marker branch:*'), ['alpha:a.c@main,dev', 'alpha:dev.c@dev', 'beta:b.c@main', 'gamma:g.c@main']);
-    const alphaRec = store.getRepoByName('alpha')!;
+    const alphaRec = (await store.getRepoByName('alpha'))!;
     assert.equal(alphaRec.state, 'indexed');
     assert.deepEqual(alphaRec.indexedRefs.map((r) => r.name), ['main', 'dev']);
     assert.equal(alphaRec.lastSuccessAt, new Date(clock).toISOString());
@@ -75,7 +75,7 @@ test('a glob connection: first sync, incremental re-sync, failures with back-off
     clock += 1000;
     const third = await syncOnce({ config, dataDir: data, store, now });
     assert.deepEqual(outcomes(third), { alpha: 'unchanged', beta: 'failed', gamma: 'indexed' });
-    const betaRec = store.getRepoByName('beta')!;
+    const betaRec = (await store.getRepoByName('beta'))!;
     assert.equal(betaRec.state, 'failed');
     assert.equal(betaRec.failures, 1);
     assert.match(betaRec.lastError!, /beta/);
@@ -87,8 +87,8 @@ test('a glob connection: first sync, incremental re-sync, failures with back-off
     clock += 1000;
     assert.equal(outcomes(await syncOnce({ config, dataDir: data, store, now })).beta, 'backing-off');
     assert.equal(outcomes(await syncOnce({ config, dataDir: data, store, now, force: true })).beta, 'failed');
-    assert.equal(store.getRepoByName('beta')!.failures, 2);
-    assert.equal(store.getRepoByName('beta')!.nextAttemptAt, new Date(clock + 120000).toISOString(), 'the back-off doubles');
+    assert.equal((await store.getRepoByName('beta'))!.failures, 2);
+    assert.equal((await store.getRepoByName('beta'))!.nextAttemptAt, new Date(clock + 120000).toISOString(), 'the back-off doubles');
 
     // Repaired: it recovers and the failure count resets.
     renameSync(join(beta.path, '.git', 'objects-gone'), join(beta.path, '.git', 'objects'));
@@ -96,26 +96,26 @@ test('a glob connection: first sync, incremental re-sync, failures with back-off
     beta.commit({ 'b2.c': 'int beta_repaired;\n' });
     clock += 200_000;
     assert.equal(outcomes(await syncOnce({ config, dataDir: data, store, now })).beta, 'indexed');
-    assert.equal(store.getRepoByName('beta')!.failures, 0);
-    assert.equal(store.getRepoByName('beta')!.lastError, undefined);
+    assert.equal((await store.getRepoByName('beta'))!.failures, 0);
+    assert.equal((await store.getRepoByName('beta'))!.lastError, undefined);
 
     // Deleted upstream: gone from results at once, from disk after the grace, id not reused.
-    const gammaId = store.getRepoByName('gamma')!.repoId;
+    const gammaId = (await store.getRepoByName('gamma'))!.repoId;
     rmSync(gamma.path, { recursive: true });
     const fourth = await syncOnce({ config, dataDir: data, store, now });
     assert.equal(outcomes(fourth).gamma, 'deleted');
     assert.deepEqual(await search(searcher, 'gamma'), []);
-    assert.equal(store.getRepo(gammaId)!.state, 'deleted');
+    assert.equal((await store.getRepo(gammaId))!.state, 'deleted');
     assert.equal(existsSync(mirrorPath(data, gammaId)), false);
     collectGarbage(data, new Set(), Date.now() + RETIRE_GRACE_MS);
     assert.equal(existsSync(shardsDir(data, gammaId)), false);
     const again = TestRepo.init(join(repos, 'gamma'));
     again.commit({ 'g.c': 'int gamma_back;\n' });
     await syncOnce({ config, dataDir: data, store, now });
-    assert.ok(store.getRepoByName('gamma')!.repoId > gammaId, 'a returning name gets a new id');
+    assert.ok((await store.getRepoByName('gamma'))!.repoId > gammaId, 'a returning name gets a new id');
   } finally {
     await searcher.close();
-    store.close();
+    await store.close();
     dir.cleanup();
   }
 });
@@ -143,13 +143,13 @@ test('a code host connection: metadata from the host, host down keeps the index,
     const hostOptions = { env: { GH_TOKEN: TOKEN } };
     const first = await syncOnce({ config, dataDir: data, store, hostOptions });
     assert.deepEqual(first.repos.map((r) => r.outcome), ['indexed', 'indexed']);
-    const api = store.listRepos().find((r) => r.repoName.endsWith('/acme/api'))!;
+    const api = (await store.listRepos()).find((r) => r.repoName.endsWith('/acme/api'))!;
     assert.equal(api.codeHostType, 'github');
     assert.equal(api.displayName, 'acme/api');
     assert.equal(api.pushedAt, '2026-11-01T10:00:00Z');
     assert.equal(api.visibility, 'public');
     assert.equal(api.externalWebUrl, `${fake.url}/acme/api`);
-    const web = store.listRepos().find((r) => r.repoName.endsWith('/acme/web'))!;
+    const web = (await store.listRepos()).find((r) => r.repoName.endsWith('/acme/web'))!;
     assert.equal(web.isArchived, true);
     assert.equal(web.visibility, 'private');
 
@@ -165,25 +165,25 @@ test('a code host connection: metadata from the host, host down keeps the index,
     assert.equal(down.connections[0]!.ok, false);
     assert.match(down.connections[0]!.error!, /unreachable|connect|ECONNREFUSED/i);
     assert.deepEqual(down.repos, []);
-    assert.equal(store.listConnections()[0]!.lastError, down.connections[0]!.error);
-    assert.equal(store.listRepos().length, 2);
+    assert.equal((await store.listConnections())[0]!.lastError, down.connections[0]!.error);
+    assert.equal((await store.listRepos()).length, 2);
     assert.deepEqual(await search(searcher, 'api_marker'), [`${api.repoName}:server.go@main`]);
 
     // A missing token is a clear connection error, with the same guarantee.
     const bad = await syncOnce({ config, dataDir: data, store, hostOptions: { env: {} } });
     assert.match(bad.connections[0]!.error!, /GH_TOKEN is not set/);
-    assert.equal(store.listRepos().length, 2);
+    assert.equal((await store.listRepos()).length, 2);
 
     // The connection is removed from the configuration: its repositories go with it.
     const none = parseConfig(JSON.stringify({ connections: {} }), join(dir.path, 'trawl.json'));
     const removed = await syncOnce({ config: none, dataDir: data, store });
     assert.deepEqual(removed.repos.map((r) => r.outcome), ['deleted', 'deleted']);
-    assert.deepEqual(store.listRepos(), []);
+    assert.deepEqual(await store.listRepos(), []);
     assert.deepEqual(await search(searcher, 'marker'), []);
   } finally {
     await fake.close().catch(() => {});
     await searcher.close();
-    store.close();
+    await store.close();
     dir.cleanup();
   }
 });

@@ -193,9 +193,9 @@ test('browser sessions over HTTP', async (t) => {
     const ann = await c.key('ann@example.com');
     const ben = await c.key('ben@example.com');
     const store = openStore(d.dataDir);
-    const annUser = store.getUserByEmail('ann@example.com')!;
-    const benUser = store.getUserByEmail('ben@example.com')!;
-    store.close();
+    const annUser = (await store.getUserByEmail('ann@example.com'))!;
+    const benUser = (await store.getUserByEmail('ben@example.com'))!;
+    await store.close();
     const secret = serverSecret(d.dataDir);
     const sessions = new BrowserSessions(secret, () => clock);
 
@@ -357,9 +357,9 @@ test('browser sessions over HTTP', async (t) => {
       const token = newScopedToken();
       const st = openStore(d.dataDir);
       try {
-        st.createScopedToken({ userId: benUser.id, apiKeyId: ben.id, hash: credentialHash(secret, token), repoIds: [1], expiresAt: new Date(clock.getTime() + 3_600_000).toISOString() }, clock.toISOString());
+        await st.createScopedToken({ userId: benUser.id, apiKeyId: ben.id, hash: credentialHash(secret, token), repoIds: [1], expiresAt: new Date(clock.getTime() + 3_600_000).toISOString() }, clock.toISOString());
       } finally {
-        st.close();
+        await st.close();
       }
       // The scoped token (ben's: ann's daily requests are used up) is good, the control...
       assert.equal((await api('GET', '/api/repos', { headers: bearer(token) })).status, 200);

@@ -31,14 +31,14 @@ export function auditRoutes(s: Services): Route[] {
       rateLimited: false,
       authenticated: true,
       async handle(ctx) {
-        ownerWithEntitlement(s, ctx.identity, 'read the audit log');
+        await ownerWithEntitlement(s, ctx.identity, 'read the audit log');
         if (ctx.identity.kind !== 'apiKey' && ctx.identity.kind !== 'browserSession') {
           throw new ServiceError('INSUFFICIENT_PERMISSIONS', 'the audit log is read with an API key (or the web UI\'s session), not with a scoped access token or an OAuth token');
         }
         const q = ctx.query as AuditFilters & { page: number; perPage: number };
-        const query = auditQuery(s.store, q, s.now().getTime(), { offset: (q.page - 1) * q.perPage, limit: q.perPage });
-        const { events, total } = s.store.audit.list(query);
-        const emails = new Map(s.store.listUsers().map((u) => [u.id, u.email]));
+        const query = await auditQuery(s.store, q, s.now().getTime(), { offset: (q.page - 1) * q.perPage, limit: q.perPage });
+        const { events, total } = await s.store.audit.list(query);
+        const emails = new Map((await s.store.listUsers()).map((u) => [u.id, u.email]));
         return {
           body: events.map((e) => auditEventJson(e, (id) => emails.get(id))),
           headers: pageHeaders(s.baseUrl, '/api/ee/audit', q as unknown as Record<string, unknown>, q.page, q.perPage, total),

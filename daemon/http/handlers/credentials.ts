@@ -36,10 +36,10 @@ export function credentialRoutes(s: Services): Route[] {
   };
 
   /** The user the request is about: `userId` when given (owners: anyone; members: only themselves), else the caller. */
-  const subject = (identity: Identity, userId: string | undefined): string => {
+  const subject = async (identity: Identity, userId: string | undefined): Promise<string> => {
     const caller = manager(identity);
     if (userId === undefined || userId === caller) return caller;
-    if (identity.role !== 'owner' || !s.store.getUser(userId)) throw new ServiceError('USER_NOT_FOUND', `no user with id ${userId}${identity.role === 'owner' ? '' : ' whose credentials you may manage'}`);
+    if (identity.role !== 'owner' || !(await s.store.getUser(userId))) throw new ServiceError('USER_NOT_FOUND', `no user with id ${userId}${identity.role === 'owner' ? '' : ' whose credentials you may manage'}`);
     return userId;
   };
 
@@ -57,8 +57,8 @@ export function credentialRoutes(s: Services): Route[] {
       response: { status: 200, schema: 'KeysResponse', description: 'The keys, oldest first.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_QUERY_PARAMS', 'USER_NOT_FOUND'],
       async handle(ctx) {
-        const userId = subject(ctx.identity, (ctx.query as { userId?: string }).userId);
-        return { body: listKeyCredentials(s.store, userId, s.now().toISOString()), headers: [['Cache-Control', 'no-store']] };
+        const userId = await subject(ctx.identity, (ctx.query as { userId?: string }).userId);
+        return { body: await listKeyCredentials(s.store, userId, s.now().toISOString()), headers: [['Cache-Control', 'no-store']] };
       },
     },
     {
@@ -75,11 +75,11 @@ export function credentialRoutes(s: Services): Route[] {
       errors: ['INSUFFICIENT_PERMISSIONS', 'API_KEY_NOT_FOUND'],
       async handle(ctx) {
         const id = ctx.params.id!;
-        owned(ctx.identity, s.store.getApiKey(id)?.userId, 'API_KEY_NOT_FOUND', 'API key', id);
+        owned(ctx.identity, (await s.store.getApiKey(id))?.userId, 'API_KEY_NOT_FOUND', 'API key', id);
         const now = s.now().toISOString();
-        const revoked = s.audit.change(
+        const revoked = await s.audit.change(
           // Read before, in the same transaction: whether this revocation is the first.
-          () => firstTime(s.store.getApiKey(id)?.revokedAt, s.store.revokeApiKey(id, now)),
+          async () => firstTime((await s.store.getApiKey(id))?.revokedAt, await s.store.revokeApiKey(id, now)),
           (r) =>
             r && (r.first || endedAny(r.ended))
               ? { action: 'api_key.revoked', actor: actorOf(ctx.identity), target: { type: 'api_key', id: r.key.id }, sourceAddress: ctx.clientAddress, details: { userId: r.key.userId, name: r.key.name, ended: r.ended } }
@@ -100,10 +100,10 @@ export function credentialRoutes(s: Services): Route[] {
       errors: ['INSUFFICIENT_PERMISSIONS', 'OAUTH_GRANT_NOT_FOUND'],
       async handle(ctx) {
         const id = ctx.params.id!;
-        owned(ctx.identity, s.store.oauth.getGrant(id)?.userId, 'OAUTH_GRANT_NOT_FOUND', 'OAuth grant', id);
+        owned(ctx.identity, (await s.store.oauth.getGrant(id))?.userId, 'OAUTH_GRANT_NOT_FOUND', 'OAuth grant', id);
         const now = s.now().toISOString();
-        s.audit.change(
-          () => firstTime(s.store.oauth.getGrant(id)?.revokedAt, s.store.oauth.revokeGrant(id, now)),
+        await s.audit.change(
+          async () => firstTime((await s.store.oauth.getGrant(id))?.revokedAt, await s.store.oauth.revokeGrant(id, now)),
           (g) =>
             g?.first
               ? { action: 'oauth_grant.revoked', actor: actorOf(ctx.identity), target: { type: 'oauth_grant', id }, sourceAddress: ctx.clientAddress, details: { reason: reasonOf(ctx.identity, g.userId), clientId: g.clientId, userId: g.userId } }
@@ -123,10 +123,10 @@ export function credentialRoutes(s: Services): Route[] {
       errors: ['INSUFFICIENT_PERMISSIONS', 'SESSION_NOT_FOUND'],
       async handle(ctx) {
         const id = ctx.params.id!;
-        owned(ctx.identity, s.store.getSession(id)?.userId, 'SESSION_NOT_FOUND', 'browser session', id);
+        owned(ctx.identity, (await s.store.getSession(id))?.userId, 'SESSION_NOT_FOUND', 'browser session', id);
         const now = s.now().toISOString();
-        s.audit.change(
-          () => firstTime(s.store.getSession(id)?.endedAt, s.store.endSession(id, now)),
+        await s.audit.change(
+          async () => firstTime((await s.store.getSession(id))?.endedAt, await s.store.endSession(id, now)),
           (x) =>
             x?.first
               ? { action: 'session.ended', actor: actorOf(ctx.identity), target: { type: 'session', id }, sourceAddress: ctx.clientAddress, details: { reason: reasonOf(ctx.identity, x.userId), userId: x.userId } }
@@ -148,8 +148,8 @@ export function credentialRoutes(s: Services): Route[] {
       response: { status: 200, schema: 'SignedOut', description: 'How many credentials of each kind were ended.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'USER_NOT_FOUND'],
       async handle(ctx) {
-        const userId = subject(ctx.identity, (ctx.body as { userId?: string }).userId);
-        const ended = s.audit.change(
+        const userId = await subject(ctx.identity, (ctx.body as { userId?: string }).userId);
+        const ended = await s.audit.change(
           () => s.store.endUserCredentials(userId, s.now().toISOString()),
           (e) => (endedAny(e) ? { action: 'user.signed_out', actor: actorOf(ctx.identity), target: { type: 'user', id: userId }, sourceAddress: ctx.clientAddress, details: { ended: e } } : undefined),
         );

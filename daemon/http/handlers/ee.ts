@@ -26,9 +26,9 @@ export function eeRoutes(s: Services): Route[] {
       response: { status: 200, schema: 'User', description: 'The user.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'MISSING_REQUIRED_QUERY_PARAMETER', 'INVALID_QUERY_PARAMS', 'USER_NOT_FOUND'],
       async handle(ctx) {
-        ownerWithEntitlement(s, ctx.identity);
+        await ownerWithEntitlement(s, ctx.identity);
         const id = (ctx.query as { userId: string }).userId;
-        const user = s.store.getUser(id);
+        const user = await s.store.getUser(id);
         if (!user) throw new ServiceError('USER_NOT_FOUND', `no user with id ${id}`);
         return { body: userJson(user) };
       },
@@ -43,8 +43,8 @@ export function eeRoutes(s: Services): Route[] {
       response: { status: 200, schema: 'UsersResponse', description: 'The users, by email.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_QUERY_PARAMS'],
       async handle(ctx) {
-        ownerWithEntitlement(s, ctx.identity);
-        return { body: s.store.listUsers().map(userJson) };
+        await ownerWithEntitlement(s, ctx.identity);
+        return { body: (await s.store.listUsers()).map(userJson) };
       },
     },
     {
@@ -58,7 +58,7 @@ export function eeRoutes(s: Services): Route[] {
       errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_REQUEST_BODY', 'INVALID_REPOSITORY_SCOPE'],
       handle: (ctx) => refusalNoted(s, ctx, 'scoped_token.created', undefined, async () => {
         const caller = apiKeyCaller(ctx.identity, 'create');
-        entitled(s, 'scoped-access-tokens');
+        await entitled(s, 'scoped-access-tokens');
         const ids = [...new Set((ctx.body as { repoIds: number[] }).repoIds)];
         const visible = new Set(s.catalog.list().filter((r) => ctx.identity.canSee(r)).map((r) => r.repoId));
         const outside = ids.filter((id) => !visible.has(id));
@@ -68,7 +68,7 @@ export function eeRoutes(s: Services): Route[] {
         const now = s.now();
         const token = newScopedToken();
         const hash = credentialHash(serverSecret(s.dataDir), token);
-        const record = s.audit.change(
+        const record = await s.audit.change(
           // The key it is created with (identity.tokenId): revoking that key ends the token (auth/origin.ts).
           () => s.store.createScopedToken({ userId: caller, apiKeyId: ctx.identity.tokenId!, hash, repoIds: ids, expiresAt: new Date(now.getTime() + SCOPED_TOKEN_LIFETIME_MS).toISOString() }, now.toISOString()),
           (t) => ({
@@ -94,13 +94,13 @@ export function eeRoutes(s: Services): Route[] {
       handle: (ctx) => refusalNoted(s, ctx, 'scoped_token.revoked', { type: 'scoped_token', id: ctx.params.id!.slice(0, 64) }, async () => {
         const caller = apiKeyCaller(ctx.identity, 'revoke');
         const id = ctx.params.id!;
-        const token = s.store.getScopedToken(id);
+        const token = await s.store.getScopedToken(id);
         // Another user's token is not revealed to exist.
         if (!token || token.userId !== caller) throw new ServiceError('SCOPED_ACCESS_TOKEN_NOT_FOUND', `no scoped access token ${id} of yours`);
         const now = s.now().toISOString();
         // Recorded when it takes effect: revoking a revoked token again changes nothing.
-        s.audit.change(
-          () => firstTime(s.store.getScopedToken(id)?.revokedAt, s.store.revokeScopedToken(id, now)),
+        await s.audit.change(
+          async () => firstTime((await s.store.getScopedToken(id))?.revokedAt, await s.store.revokeScopedToken(id, now)),
           (t) => (t?.first ? { action: 'scoped_token.revoked', actor: actorOf(ctx.identity), target: { type: 'scoped_token', id }, sourceAddress: ctx.clientAddress } : undefined),
         );
         return { status: 204, body: undefined };
@@ -123,7 +123,7 @@ async function refusalNoted<T>(s: Services, ctx: RouteContext, action: AuditActi
     return await fn();
   } catch (err) {
     if (err instanceof ServiceError && err.statusCode >= 400 && err.statusCode < 500 && err.statusCode !== 401 && ctx.identity.userId !== undefined) {
-      s.audit.note({ action, outcome: 'failure', actor: actorOf(ctx.identity), ...(target ? { target } : {}), sourceAddress: ctx.clientAddress, details: { errorCode: err.errorCode } });
+      void s.audit.note({ action, outcome: 'failure', actor: actorOf(ctx.identity), ...(target ? { target } : {}), sourceAddress: ctx.clientAddress, details: { errorCode: err.errorCode } });
     }
     throw err;
   }
@@ -137,15 +137,15 @@ function apiKeyCaller(identity: Identity, what: 'create' | 'revoke'): string {
 }
 
 /** Owners with the org-management entitlement: 401 anonymous, 403 without the license or the role (`what`: what they may do). */
-export function ownerWithEntitlement(s: Services, identity: Identity, what = 'list or read users'): void {
+export async function ownerWithEntitlement(s: Services, identity: Identity, what = 'list or read users'): Promise<void> {
   if (identity.kind === 'anonymous' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'this endpoint needs the credential of an organization owner');
-  entitled(s, 'org-management');
+  await entitled(s, 'org-management');
   if (identity.role !== 'owner') throw new ServiceError('INSUFFICIENT_PERMISSIONS', `only organization owners may ${what}`);
 }
 
 /** 403 naming the entitlement and why it is missing, unless the installed, active license grants it. */
-function entitled(s: Services, entitlement: string): void {
-  const off = s.entitlements.missing(entitlement);
+async function entitled(s: Services, entitlement: string): Promise<void> {
+  const off = await s.entitlements.missing(entitlement);
   if (off) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `this endpoint needs an active license with the "${entitlement}" entitlement (${off})`);
 }
 

@@ -40,11 +40,11 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
   const base = { tag: 'OAuth', rateLimited: false, authenticated: false, cors: true } as const;
 
   /** A JSON endpoint: OAuth errors in OAuth's format; 403 (the API's error object) without the entitlement. */
-  const jsonEndpoint = (fn: (ctx: RouteContext) => RouteResult): ((ctx: RouteContext) => Promise<RouteResult>) => async (ctx) => {
-    const off = unavailable(oauth);
+  const jsonEndpoint = (fn: (ctx: RouteContext) => Promise<RouteResult>): ((ctx: RouteContext) => Promise<RouteResult>) => async (ctx) => {
+    const off = await unavailable(oauth);
     if (off) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `OAuth needs an active license with the "oauth" entitlement (${off})`);
     try {
-      return fn(ctx);
+      return await fn(ctx);
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
       // A client that cannot authenticate (token and revocation endpoints) is a failed authentication of its address.
@@ -64,7 +64,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
     summary,
     response: { status: 200, description: 'The metadata document (404 without the "oauth" entitlement).' },
     async handle() {
-      const off = unavailable(oauth);
+      const off = await unavailable(oauth);
       if (off) throw new ServiceError('NOT_FOUND', `OAuth is not available on this server: ${off}`);
       return { body: build(oauth.issuer()), headers: [['Cache-Control', 'max-age=300']] };
     },
@@ -87,7 +87,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
         `Clients never used (no consent reached them) are removed ${UNUSED_CLIENT_TTL_MS / 60_000} minutes after registration; with ${MAX_UNUSED_CLIENTS} of them waiting, 503 with Retry-After.`,
       rawBody: true,
       response: { status: 201, description: 'The registered client.' },
-      handle: jsonEndpoint((ctx) => {
+      handle: jsonEndpoint(async (ctx) => {
         let body: unknown;
         try {
           body = JSON.parse((ctx.rawBody ?? Buffer.alloc(0)).toString('utf8'));
@@ -95,7 +95,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
           throw new OAuthError('invalid_client_metadata', 'the body must be a JSON object of client metadata');
         }
         // Counted per client address (trusted proxies honoured), an IPv6 /64 as one.
-        return { status: 201, body: registerClient(oauth, body, addressKey(ctx.clientAddress), ctx.clientAddress), headers: [...NO_STORE] };
+        return { status: 201, body: await registerClient(oauth, body, addressKey(ctx.clientAddress), ctx.clientAddress), headers: [...NO_STORE] };
       }),
     },
     {
@@ -108,8 +108,8 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       description: 'application/x-www-form-urlencoded. Access tokens live 1 hour; refresh tokens 30 days and rotate on each use (reusing one revokes the whole grant).',
       rawBody: true,
       response: { status: 200, description: 'access_token, token_type Bearer, expires_in, scope, refresh_token.' },
-      handle: jsonEndpoint((ctx) => ({
-        body: tokenRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers['authorization'], ctx.clientAddress),
+      handle: jsonEndpoint(async (ctx) => ({
+        body: await tokenRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers['authorization'], ctx.clientAddress),
         headers: [...NO_STORE],
       })),
     },
@@ -122,8 +122,8 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       summary: 'Token revocation (RFC 7009); a refresh token revokes its whole grant',
       rawBody: true,
       response: { status: 200, description: 'Revoked, or there was nothing of this client to revoke.' },
-      handle: jsonEndpoint((ctx) => {
-        revokeRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers['authorization'], ctx.clientAddress);
+      handle: jsonEndpoint(async (ctx) => {
+        await revokeRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers['authorization'], ctx.clientAddress);
         return { body: {}, headers: [...NO_STORE] };
       }),
     },
@@ -138,7 +138,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       response: { status: 200, contentType: 'text/html', description: 'The consent page; or a redirect (302) to the client with an error.' },
       async handle(ctx) {
         await pageAsync(ctx, 302, async () => {
-          const request = readAuthorizationRequest(oauth, parseParams(ctx.rawQuery));
+          const request = await readAuthorizationRequest(oauth, parseParams(ctx.rawQuery));
           ctx.reply.send(200, consentPage(request, oauth.issuer(), oauth.grantLifetimeMs), PAGE_HEADERS);
         });
         return undefined;
@@ -157,7 +157,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       async handle(ctx) {
         await pageAsync(ctx, 303, async () => {
           const params = parseForm(ctx.rawBody, ctx.headers['content-type'] ?? '');
-          const request = readAuthorizationRequest(oauth, params);
+          const request = await readAuthorizationRequest(oauth, params);
           const decision = params.get('decision');
           if (decision === 'deny') return redirect(ctx, 303, denyLocation(oauth, request));
           if (decision !== 'allow') throw new AuthorizePageError('The form was not answered with Allow or Deny.');
@@ -172,7 +172,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
             if (err instanceof ServiceError && err.statusCode < 500) return again(401, `${err.message[0]!.toUpperCase()}${err.message.slice(1)}.`);
             throw err;
           }
-          redirect(ctx, 303, approveLocation(oauth, request, user, ctx.clientAddress));
+          redirect(ctx, 303, await approveLocation(oauth, request, user, ctx.clientAddress));
         });
         return undefined;
       },
@@ -186,7 +186,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
 
   /** Runs a page handler: the entitlement first, then AuthorizePageError as the error page and AuthorizeRedirect as a redirect. */
   async function pageAsync(ctx: RouteContext, redirectStatus: 302 | 303, fn: () => Promise<void>): Promise<void> {
-    const off = unavailable(oauth);
+    const off = await unavailable(oauth);
     if (off) {
       ctx.reply.send(403, errorPage(`Signing in with OAuth is not available on this server: ${off}.`), PAGE_HEADERS);
       return;

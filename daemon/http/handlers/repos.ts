@@ -53,7 +53,7 @@ export function repoRoutes(s: Services): Route[] {
       authenticated: true,
       async handle(ctx) {
         const visible = new Set(s.catalog.list().filter((r) => ctx.identity.canSee(r) && r.connectionId !== undefined).map((r) => r.connectionId!));
-        const list = (s.store?.listConnections() ?? []).filter((c) => visible.has(c.id)).map((c) => ({ id: c.id, name: c.name, connectionType: c.connectionType }));
+        const list = ((await s.store?.listConnections()) ?? []).filter((c) => visible.has(c.id)).map((c) => ({ id: c.id, name: c.name, connectionType: c.connectionType }));
         list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
         return { body: list };
       },

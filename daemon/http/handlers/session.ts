@@ -84,11 +84,11 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
         if ([SCOPED_TOKEN_PREFIX, ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX].some((p) => key.startsWith(p))) throw onlyApiKey();
         const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader', from: ctx.clientAddress });
         if (identity.kind !== 'apiKey' || identity.userId === undefined || identity.tokenId === undefined) throw onlyApiKey();
-        const user = s.store.getUser(identity.userId);
+        const user = await s.store.getUser(identity.userId);
         if (!user) throw new ServiceError('NOT_AUTHENTICATED', 'the API key is not valid (unknown, malformed or revoked)');
         const userAgent = ctx.headers['user-agent'];
         // The session and its event in one transaction: no session without its record.
-        const record = s.audit.change(
+        const record = await s.audit.change(
           () => s.store.createSession({ userId: user.id, apiKeyId: identity.tokenId!, expiresAt: sessions.expiry(), ...(userAgent !== undefined ? { userAgent } : {}) }, s.now().toISOString()),
           (r) => ({ action: 'session.opened', actor: actorOf(identity), target: { type: 'session', id: r.id }, sourceAddress: ctx.clientAddress, details: { expiresAt: r.expiresAt } }),
         );
@@ -146,8 +146,8 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
         if (claims && !sessions.csrfMatches(token!, csrf)) throw invalidCsrf(csrf);
         // A token signed by this server names its own session: ending it needs nothing more.
         if (claims) {
-          s.store.endSession(claims.sessionId, s.now().toISOString());
-          s.audit.note({ action: 'session.ended', actor: { userId: claims.userId, credentialKind: 'browserSession', credentialId: claims.apiKeyId }, target: { type: 'session', id: claims.sessionId }, sourceAddress: ctx.clientAddress, details: { reason: 'signed_out' } });
+          await s.store.endSession(claims.sessionId, s.now().toISOString());
+          void s.audit.note({ action: 'session.ended', actor: { userId: claims.userId, credentialKind: 'browserSession', credentialId: claims.apiKeyId }, target: { type: 'session', id: claims.sessionId }, sourceAddress: ctx.clientAddress, details: { reason: 'signed_out' } });
         }
         return { status: 204, body: undefined, headers: [...clear(), NO_STORE] };
       },
