@@ -288,6 +288,20 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE oauth_grants SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE revoked_at IS NULL;
     `,
   },
+  {
+    id: 10,
+    name: 'shared_secrets',
+    // Secrets every process of an installation shares, by name (store.ts SecretStoreSync;
+    // sqlite-identity.ts). One node keeps its server secret in a file of the data dir
+    // (auth/credentials.ts); a cluster's nodes take theirs from here.
+    up: `
+      CREATE TABLE secrets (
+        name        TEXT PRIMARY KEY,
+        value       TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

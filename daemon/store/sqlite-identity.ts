@@ -1,6 +1,7 @@
 // Users, API keys and scoped access tokens in the SQLite store (migrations 2 and 4), and
 // the installed license (migration 3: table `license`, one row, id 1, the file's text and
-// when it was installed).
+// when it was installed), and shared secrets (migration 10: table `secrets`, name PRIMARY
+// KEY, value, created_at; written once).
 //
 //   users     id TEXT PRIMARY KEY ("usr_" + 24 hex), email UNIQUE COLLATE NOCASE, name,
 //             role 'owner'|'member', suspended_at, created_at, updated_at,
@@ -77,6 +78,8 @@ export class SqliteIdentity implements IdentityStoreSync {
   readonly #endUserTx: BetterSqlite3.Transaction<(userId: string, now: string) => EndedCredentials>;
   readonly #getLicense: BetterSqlite3.Statement;
   readonly #putLicense: BetterSqlite3.Statement;
+  readonly #addSecret: BetterSqlite3.Statement;
+  readonly #getSecret: BetterSqlite3.Statement;
   readonly #updateUserTx: BetterSqlite3.Transaction<(id: string, patch: Row, now: string) => UserRecord>;
 
   constructor(db: BetterSqlite3.Database) {
@@ -120,6 +123,8 @@ export class SqliteIdentity implements IdentityStoreSync {
     this.#putLicense = db.prepare(
       'INSERT INTO license (id, text, installed_at) VALUES (1, @text, @now) ON CONFLICT (id) DO UPDATE SET text = excluded.text, installed_at = excluded.installed_at',
     );
+    this.#addSecret = db.prepare('INSERT INTO secrets (name, value, created_at) VALUES (@name, @value, @now) ON CONFLICT (name) DO NOTHING');
+    this.#getSecret = db.prepare('SELECT value FROM secrets WHERE name = ?').pluck();
     this.#updateUserTx = db.transaction((id: string, patch: Row, now: string): UserRecord => {
       const row = this.#userById.get(id) as Row | undefined;
       if (row === undefined) throw new Error(`updateUser: no user with id ${id}`);
@@ -223,6 +228,11 @@ export class SqliteIdentity implements IdentityStoreSync {
 
   getLicense(): string | undefined {
     return (this.#getLicense.get() as string | undefined) ?? undefined;
+  }
+
+  sharedSecret(name: string, candidate: string): string {
+    this.#addSecret.run({ name, value: candidate, now: new Date().toISOString() });
+    return this.#getSecret.get(name) as string;
   }
 
   putLicense(text: string): void {

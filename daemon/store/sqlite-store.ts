@@ -407,6 +407,10 @@ class SqliteStore implements StoreSync {
     return this.#identity.getLicense();
   }
 
+  sharedSecret(name: string, candidate: string): string {
+    return this.#identity.sharedSecret(name, candidate);
+  }
+
   putLicense(text: string): void {
     this.#identity.putLicense(text);
   }

@@ -474,7 +474,20 @@ export interface LicenseStoreSync {
   putLicense(text: string): void;
 }
 
-export interface StoreSync extends IdentityStoreSync, SessionStoreSync, LicenseStoreSync, RequestCountStoreSync {
+/**
+ * Secrets that every process of an installation must share (a cluster's nodes: the server
+ * secret that credentials are hashed and sessions signed under, the secret the nodes
+ * authenticate each other with). Written once, never changed.
+ */
+export interface SecretStoreSync {
+  /**
+   * The secret stored under `name`; when there is none yet, `candidate` is stored and
+   * returned. Concurrent callers with different candidates all get the one that landed.
+   */
+  sharedSecret(name: string, candidate: string): string;
+}
+
+export interface StoreSync extends IdentityStoreSync, SessionStoreSync, LicenseStoreSync, SecretStoreSync, RequestCountStoreSync {
   /** The OAuth authorization server's clients, codes, grants and tokens. */
   readonly oauth: OAuthStoreSync;
   /** The audit log of credential and administration events. */
@@ -520,12 +533,13 @@ export type RequestCountStore = Promised<RequestCountStoreSync>;
 export type OAuthStore = Promised<OAuthStoreSync>;
 export type AuditStore = Promised<AuditStoreSync>;
 export type LicenseStore = Promised<LicenseStoreSync>;
+export type SecretStore = Promised<SecretStoreSync>;
 
 /**
  * The store as trawl holds it: StoreSync's methods, each answering with a promise, and
  * `atomically` taking an asynchronous function. A call made inside `fn` joins its
- * transaction; the store's other callers wait until it ends (their writes do not slip into
- * it, nor read what it has not committed).
+ * transaction; the store's other callers neither join it nor read what it has not
+ * committed (a backend may make them wait until it ends: the SQLite one does).
  */
 export interface Store extends Promised<Omit<StoreSync, 'atomically' | 'oauth' | 'audit'>> {
   readonly oauth: OAuthStore;

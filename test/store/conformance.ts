@@ -37,6 +37,8 @@
 //   are inclusive ISO 8601 strings; `total` ignores offset and limit; prune(before) drops
 //   events with `at` before `before` (one at `before` stays). Absent optional fields are
 //   omitted. atomically(fn) commits every write of fn together, or none when fn throws.
+// - sharedSecret(name, candidate): the first candidate stored under a name is the secret
+//   for good, whoever asks.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -1286,6 +1288,26 @@ export function storeConformance(
       assert.deepEqual(await store.getUserByEmail('outside@example.com'), outside, 'the write from outside is kept');
       assert.equal(await store.getUserByEmail('inside@example.com'), undefined);
     });
+
+    storeTest('sharedSecret: the first candidate lands and stays; names are separate', async (store) => {
+      assert.equal(await store.sharedSecret('server', 'aa11'), 'aa11');
+      assert.equal(await store.sharedSecret('server', 'bb22'), 'aa11', 'a later candidate changes nothing');
+      assert.equal(await store.sharedSecret('cluster', 'cc33'), 'cc33');
+      assert.equal(await store.sharedSecret('server', 'dd44'), 'aa11');
+    });
+
+    storeTest(
+      'sharedSecret through two handles at once: both get the one that landed',
+      async (store, ctx) => {
+        const other = await ctx.open();
+        const [a, b] = await Promise.all([store.sharedSecret('server', 'from-a'), other.sharedSecret('server', 'from-b')]);
+        assert.equal(a, b);
+        assert.ok(a === 'from-a' || a === 'from-b', a);
+        await ctx.close(store);
+        assert.equal(await (await ctx.open()).sharedSecret('server', 'later'), a, 'kept across reopening');
+      },
+      { sharedStorage: true },
+    );
 
     storeTest(
       'audit events survive reopening',
