@@ -16,7 +16,8 @@
 
 import type BetterSqlite3 from 'better-sqlite3';
 import type { AuditEventRecord, AuditQuery, AuditStoreSync, NewAuditEvent } from './store.ts';
-import { writeReturning, type Row } from './sqlite-columns.ts';
+import { sqliteValue, writeReturning } from './sqlite-columns.ts';
+import { auditEventColumns, auditEventFromRow, auditFilters, type Row } from './records.ts';
 
 export class SqliteAudit implements AuditStoreSync {
   readonly #insert: BetterSqlite3.Statement;
@@ -49,34 +50,11 @@ export class SqliteAudit implements AuditStoreSync {
   }
 
   append(event: NewAuditEvent): AuditEventRecord {
-    return eventFromRow(
-      writeReturning(this.#insert, {
-        at: event.at,
-        action: event.action,
-        outcome: event.outcome,
-        actorUserId: event.actor.userId ?? null,
-        actorKind: event.actor.credentialKind,
-        actorCredentialId: event.actor.credentialId ?? null,
-        targetType: event.target?.type ?? null,
-        targetId: event.target?.id ?? null,
-        sourceAddress: event.sourceAddress ?? null,
-        details: event.details === undefined ? null : JSON.stringify(event.details),
-      }) as Row,
-    );
+    return eventFromRow(writeReturning(this.#insert, auditEventColumns(event)) as Row);
   }
 
   list(query: AuditQuery): { events: AuditEventRecord[]; total: number } {
-    const prefix = query.action?.endsWith('.') ? query.action : undefined;
-    return this.#listTx({
-      actor: query.actor ?? null,
-      action: prefix === undefined ? (query.action ?? null) : null,
-      prefix: prefix ?? null,
-      target: query.target ?? null,
-      since: query.since ?? null,
-      until: query.until ?? null,
-      offset: query.offset,
-      limit: query.limit,
-    });
+    return this.#listTx({ ...auditFilters(query), offset: query.offset, limit: query.limit });
   }
 
   prune(before: string): number {
@@ -84,14 +62,4 @@ export class SqliteAudit implements AuditStoreSync {
   }
 }
 
-/** A row as a record: NULL columns become absent keys (as everywhere in the store). */
-function eventFromRow(row: Row): AuditEventRecord {
-  const actor: AuditEventRecord['actor'] = { credentialKind: row.actor_kind as string };
-  if (row.actor_user_id !== null) actor.userId = row.actor_user_id as string;
-  if (row.actor_credential_id !== null) actor.credentialId = row.actor_credential_id as string;
-  const event: AuditEventRecord = { id: row.id as number, at: row.at as string, action: row.action as string, outcome: row.outcome as AuditEventRecord['outcome'], actor };
-  if (row.target_type !== null) event.target = { type: row.target_type as string, id: row.target_id as string };
-  if (row.source_address !== null) event.sourceAddress = row.source_address as string;
-  if (row.details !== null) event.details = JSON.parse(row.details as string) as Record<string, unknown>;
-  return event;
-}
+const eventFromRow = (row: Row): AuditEventRecord => auditEventFromRow(row, sqliteValue);

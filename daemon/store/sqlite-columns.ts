@@ -1,40 +1,18 @@
 // Records <-> SQLite rows for the store's tables (sqlite-store.ts, sqlite-identity.ts,
-// sqlite-oauth.ts), and their opaque ids: each
-// table lists its columns once, as [field, column, kind] triples, and these functions map
-// rows to records (NULL becomes an absent key, never null), records to statement
-// parameters, and patches onto records.
+// sqlite-oauth.ts, ...): what is particular to SQLite and better-sqlite3. The columns of
+// each table, ids and patch merging are the same for every backend: records.ts.
+//
+// SQLite has no boolean or JSON type: booleans are stored as 0/1 and JSON as its text, so
+// both are decoded on read and encoded on write here.
 
-import { randomBytes } from 'node:crypto';
+import { fromRow as recordFromRow, type Columns, type Decode, type Row } from './records.ts';
 
-export type Row = Record<string, unknown>;
-
-/** An opaque, unguessable id that is never reused: prefix ("usr", "key", "oac", ...) + "_" + 12 random bytes in hex. */
-export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(12).toString('hex')}`;
-}
-
-// How each field maps to its column. 'text'/'int' are required (NOT NULL); 'opt*' are
-// optional fields stored as NULL when undefined.
-export type Kind = 'text' | 'int' | 'bool' | 'json' | 'optText' | 'optInt';
-
-/** The fields of R that no column maps (compile-time check that a table lists every field). */
-export type Unmapped<R, Columns extends ReadonlyArray<readonly [unknown, ...unknown[]]>, Id> = Exclude<
-  keyof R,
-  Columns[number][0] | Id
->;
-
-export type Columns = ReadonlyArray<readonly [string, string, Kind]>;
-
-export const isOptional = (kind: Kind): boolean => kind === 'optText' || kind === 'optInt';
+/** A stored SQLite value as the record's value: 0/1 as a boolean, JSON text parsed. */
+export const sqliteValue: Decode = (kind, value) => (kind === 'bool' ? value === 1 : kind === 'json' ? JSON.parse(value as string) : value);
 
 /** Row -> record fields: NULL becomes an absent key, 0/1 a boolean, JSON text a value. */
 export function fromRow(columns: Columns, row: Row, out: Row): Row {
-  for (const [field, column, kind] of columns) {
-    const value = row[column];
-    if (value === null || value === undefined) continue;
-    out[field] = kind === 'bool' ? value === 1 : kind === 'json' ? JSON.parse(value as string) : value;
-  }
-  return out;
+  return recordFromRow(columns, row, out, sqliteValue);
 }
 
 /** Record fields -> named parameters for the column list (undefined binds as NULL). */
@@ -56,29 +34,6 @@ export function toParams(columns: Columns, record: Row): Row {
   return params;
 }
 
-/**
- * Merges `patch` into `base`. A key that is absent keeps the old value; an optional field
- * given as undefined (or null) is cleared, which is how callers drop a stale lastError or
- * nextAttemptAt. A required field given as undefined is left alone: it cannot be cleared,
- * and `Partial<...>` patches built by spreading often carry such keys. Keys that are not
- * fields (repoId, typos) are ignored.
- */
-export function merge(columns: Columns, base: Row, patch: object): Row {
-  const out: Row = { ...base };
-  const given = patch as Row;
-  for (const [field, , kind] of columns) {
-    if (!Object.hasOwn(given, field)) continue;
-    const value = given[field];
-    if (value === undefined || value === null) {
-      if (isOptional(kind)) delete out[field];
-      continue;
-    }
-    out[field] = value;
-  }
-  return out;
-}
-
-export const columnList = (columns: Columns): string => columns.map(([, column]) => column).join(', ');
 export const paramList = (columns: Columns): string => columns.map(([, column]) => `@${column}`).join(', ');
 export const assignments = (columns: Columns): string => columns.map(([, column]) => `${column} = @${column}`).join(', ');
 

@@ -26,7 +26,8 @@
 // credential as live. (Each use also checks the key itself: auth/origin.ts.)
 
 import type BetterSqlite3 from 'better-sqlite3';
-import { fromRow, newId, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
+import { fromRow, writeReturning } from './sqlite-columns.ts';
+import { API_KEY_COLUMNS, SCOPED_TOKEN_COLUMNS, USER_COLUMNS, newId, patchedUserColumns, type Row } from './records.ts';
 import { StoreConflictError, type ApiKeyRecord, type EndedCredentials, type IdentityStoreSync, type Role, type ScopedTokenRecord, type UserRecord } from './store.ts';
 
 /** The statements that end one owner's live credentials: by the key that opened them, or by user. */
@@ -128,19 +129,7 @@ export class SqliteIdentity implements IdentityStoreSync {
     this.#updateUserTx = db.transaction((id: string, patch: Row, now: string): UserRecord => {
       const row = this.#userById.get(id) as Row | undefined;
       if (row === undefined) throw new Error(`updateUser: no user with id ${id}`);
-      const pick = (key: string, column: string) => (key in patch ? (patch[key] ?? null) : row[column]);
-      return userFromRow(
-        writeReturning(this.#writeUser, {
-          id,
-          name: pick('name', 'name'),
-          role: pick('role', 'role'),
-          suspended_at: pick('suspendedAt', 'suspended_at'),
-          last_activity_at: pick('lastActivityAt', 'last_activity_at'),
-          daily_limit: pick('dailyLimit', 'daily_limit'),
-          // Activity alone is not an update of the user.
-          updated_at: Object.keys(patch).some((k) => k !== 'lastActivityAt') ? now : row.updated_at,
-        }) as Row,
-      );
+      return userFromRow(writeReturning(this.#writeUser, patchedUserColumns(row, patch, now)) as Row);
     });
   }
 
@@ -240,44 +229,6 @@ export class SqliteIdentity implements IdentityStoreSync {
   }
 }
 
-const USER_COLUMNS = [
-  ['id', 'id', 'text'],
-  ['email', 'email', 'text'],
-  ['name', 'name', 'text'],
-  ['role', 'role', 'text'],
-  ['suspendedAt', 'suspended_at', 'optText'],
-  ['createdAt', 'created_at', 'text'],
-  ['updatedAt', 'updated_at', 'text'],
-  ['lastActivityAt', 'last_activity_at', 'optText'],
-  ['dailyLimit', 'daily_limit', 'optInt'],
-] as const satisfies ReadonlyArray<readonly [keyof UserRecord, string, Kind]>;
-
-const KEY_COLUMNS = [
-  ['id', 'id', 'text'],
-  ['userId', 'user_id', 'text'],
-  ['name', 'name', 'text'],
-  ['hint', 'hint', 'text'],
-  ['createdAt', 'created_at', 'text'],
-  ['lastUsedAt', 'last_used_at', 'optText'],
-  ['revokedAt', 'revoked_at', 'optText'],
-] as const satisfies ReadonlyArray<readonly [keyof ApiKeyRecord, string, Kind]>;
-
-const TOKEN_COLUMNS = [
-  ['id', 'id', 'text'],
-  ['userId', 'user_id', 'text'],
-  ['apiKeyId', 'api_key_id', 'optText'],
-  ['repoIds', 'repo_ids', 'json'],
-  ['createdAt', 'created_at', 'text'],
-  ['expiresAt', 'expires_at', 'text'],
-  ['revokedAt', 'revoked_at', 'optText'],
-] as const satisfies ReadonlyArray<readonly [keyof ScopedTokenRecord, string, Kind]>;
-
-// A record field without a column fails to compile instead of being dropped on read.
-const allMapped: [
-  Unmapped<UserRecord, typeof USER_COLUMNS, never> | Unmapped<ApiKeyRecord, typeof KEY_COLUMNS, never> | Unmapped<ScopedTokenRecord, typeof TOKEN_COLUMNS, never>,
-] extends [never] ? true : never = true;
-void allMapped;
-
 const userFromRow = (row: Row) => fromRow(USER_COLUMNS, row, {}) as unknown as UserRecord;
-const keyFromRow = (row: Row) => fromRow(KEY_COLUMNS, row, {}) as unknown as ApiKeyRecord;
-const tokenFromRow = (row: Row) => fromRow(TOKEN_COLUMNS, row, {}) as unknown as ScopedTokenRecord;
+const keyFromRow = (row: Row) => fromRow(API_KEY_COLUMNS, row, {}) as unknown as ApiKeyRecord;
+const tokenFromRow = (row: Row) => fromRow(SCOPED_TOKEN_COLUMNS, row, {}) as unknown as ScopedTokenRecord;

@@ -43,7 +43,8 @@ import type {
   RegistrationLimits,
   RegistrationOutcome,
 } from './store.ts';
-import { fromRow, newId, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
+import { fromRow, writeReturning } from './sqlite-columns.ts';
+import { OAUTH_CLIENT_COLUMNS, OAUTH_CODE_COLUMNS, OAUTH_GRANT_COLUMNS, OAUTH_TOKEN_COLUMNS, newId, registrationRefusal, type Row } from './records.ts';
 
 export class SqliteOAuth implements OAuthStoreSync {
   readonly #insertClient: BetterSqlite3.Statement;
@@ -148,9 +149,7 @@ export class SqliteOAuth implements OAuthStoreSync {
     this.#pruneTx = db.transaction((before) => this.#prune.reduce((n, s) => n + s.run({ before }).changes, 0));
     this.#registerTx = db.transaction((client, now, limits) => {
       const mine = this.#registeredFrom.get({ from: limits.from, since: limits.since }) as { n: number; oldest: string | null };
-      if (mine.n >= limits.perAddress) return { refused: 'address', oldest: mine.oldest! };
-      if ((this.#countUnused.get() as number) >= limits.maxUnused) return { refused: 'unused' };
-      return { client: this.#insert(client, now, limits.from) };
+      return registrationRefusal(mine, this.#countUnused.get() as number, limits) ?? { client: this.#insert(client, now, limits.from) };
     });
   }
 
@@ -240,60 +239,7 @@ export class SqliteOAuth implements OAuthStoreSync {
   }
 }
 
-const CLIENT_COLUMNS = [
-  ['id', 'id', 'text'],
-  ['secretHash', 'secret_hash', 'optText'],
-  ['name', 'name', 'text'],
-  ['redirectUris', 'redirect_uris', 'json'],
-  ['metadata', 'metadata', 'json'],
-  ['createdAt', 'created_at', 'text'],
-] as const satisfies ReadonlyArray<readonly [keyof OAuthClientRecord, string, Kind]>;
-
-const CODE_COLUMNS = [
-  ['hash', 'hash', 'text'],
-  ['clientId', 'client_id', 'text'],
-  ['userId', 'user_id', 'text'],
-  ['apiKeyId', 'api_key_id', 'optText'],
-  ['redirectUri', 'redirect_uri', 'text'],
-  ['codeChallenge', 'code_challenge', 'text'],
-  ['scope', 'scope', 'text'],
-  ['resource', 'resource', 'optText'],
-  ['createdAt', 'created_at', 'text'],
-  ['expiresAt', 'expires_at', 'text'],
-  ['usedAt', 'used_at', 'optText'],
-  ['grantId', 'grant_id', 'optText'],
-] as const satisfies ReadonlyArray<readonly [keyof OAuthCodeRecord, string, Kind]>;
-
-const GRANT_COLUMNS = [
-  ['id', 'id', 'text'],
-  ['clientId', 'client_id', 'text'],
-  ['userId', 'user_id', 'text'],
-  ['apiKeyId', 'api_key_id', 'optText'],
-  ['scope', 'scope', 'text'],
-  ['resource', 'resource', 'optText'],
-  ['createdAt', 'created_at', 'text'],
-  ['lastUsedAt', 'last_used_at', 'optText'],
-  ['revokedAt', 'revoked_at', 'optText'],
-] as const satisfies ReadonlyArray<readonly [keyof OAuthGrantRecord, string, Kind]>;
-
-const TOKEN_COLUMNS = [
-  ['hash', 'hash', 'text'],
-  ['grantId', 'grant_id', 'text'],
-  ['kind', 'kind', 'text'],
-  ['createdAt', 'created_at', 'text'],
-  ['expiresAt', 'expires_at', 'text'],
-  ['rotatedAt', 'rotated_at', 'optText'],
-  ['revokedAt', 'revoked_at', 'optText'],
-] as const satisfies ReadonlyArray<readonly [keyof OAuthTokenRecord, string, Kind]>;
-
-// A record field without a column fails to compile instead of being dropped on read.
-const allMapped: [
-  Unmapped<OAuthClientRecord, typeof CLIENT_COLUMNS, never> | Unmapped<OAuthCodeRecord, typeof CODE_COLUMNS, never> |
-  Unmapped<OAuthGrantRecord, typeof GRANT_COLUMNS, never> | Unmapped<OAuthTokenRecord, typeof TOKEN_COLUMNS, never>,
-] extends [never] ? true : never = true;
-void allMapped;
-
-const clientFromRow = (row: Row) => fromRow(CLIENT_COLUMNS, row, {}) as unknown as OAuthClientRecord;
-const codeFromRow = (row: Row) => fromRow(CODE_COLUMNS, row, {}) as unknown as OAuthCodeRecord;
-const grantFromRow = (row: Row) => fromRow(GRANT_COLUMNS, row, {}) as unknown as OAuthGrantRecord;
-const tokenFromRow = (row: Row) => fromRow(TOKEN_COLUMNS, row, {}) as unknown as OAuthTokenRecord;
+const clientFromRow = (row: Row) => fromRow(OAUTH_CLIENT_COLUMNS, row, {}) as unknown as OAuthClientRecord;
+const codeFromRow = (row: Row) => fromRow(OAUTH_CODE_COLUMNS, row, {}) as unknown as OAuthCodeRecord;
+const grantFromRow = (row: Row) => fromRow(OAUTH_GRANT_COLUMNS, row, {}) as unknown as OAuthGrantRecord;
+const tokenFromRow = (row: Row) => fromRow(OAUTH_TOKEN_COLUMNS, row, {}) as unknown as OAuthTokenRecord;

@@ -12,11 +12,9 @@
 // now and its key is not revoked.
 
 import type BetterSqlite3 from 'better-sqlite3';
-import { fromRow, newId, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
+import { fromRow, writeReturning } from './sqlite-columns.ts';
+import { SESSION_COLUMNS, newId, storedUserAgent, type Row } from './records.ts';
 import type { BrowserSessionRecord, SessionStoreSync } from './store.ts';
-
-/** What is kept of a User-Agent header: enough to tell browsers apart. */
-export const USER_AGENT_MAX = 256;
 
 export class SqliteSessions implements SessionStoreSync {
   readonly #insert: BetterSqlite3.Statement;
@@ -43,7 +41,7 @@ export class SqliteSessions implements SessionStoreSync {
   }
 
   createSession(session: { userId: string; apiKeyId: string; expiresAt: string; userAgent?: string }, now: string): BrowserSessionRecord {
-    const userAgent = session.userAgent === undefined || session.userAgent === '' ? null : session.userAgent.slice(0, USER_AGENT_MAX);
+    const userAgent = storedUserAgent(session.userAgent);
     return sessionFromRow(writeReturning(this.#insert, { id: newId('ses'), userId: session.userId, apiKeyId: session.apiKeyId, userAgent, expiresAt: session.expiresAt, now }) as Row);
   }
 
@@ -69,20 +67,5 @@ export class SqliteSessions implements SessionStoreSync {
     return this.#prune.run({ before }).changes;
   }
 }
-
-const SESSION_COLUMNS = [
-  ['id', 'id', 'text'],
-  ['userId', 'user_id', 'text'],
-  ['apiKeyId', 'api_key_id', 'text'],
-  ['userAgent', 'user_agent', 'optText'],
-  ['createdAt', 'created_at', 'text'],
-  ['expiresAt', 'expires_at', 'text'],
-  ['lastUsedAt', 'last_used_at', 'optText'],
-  ['endedAt', 'ended_at', 'optText'],
-] as const satisfies ReadonlyArray<readonly [keyof BrowserSessionRecord, string, Kind]>;
-
-// A record field without a column fails to compile instead of being dropped on read.
-const allMapped: [Unmapped<BrowserSessionRecord, typeof SESSION_COLUMNS, never>] extends [never] ? true : never = true;
-void allMapped;
 
 const sessionFromRow = (row: Row) => fromRow(SESSION_COLUMNS, row, {}) as unknown as BrowserSessionRecord;

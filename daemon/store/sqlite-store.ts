@@ -41,7 +41,7 @@
 
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { ApiKeyRecord, BrowserSessionRecord, ConnectionRecord, EndedCredentials, IdentityStoreSync, RepoListOptions, RepoRecord, Role, ScopedTokenRecord, SessionStoreSync, Store, StoreSync, UserRecord } from './store.ts';
+import type { ApiKeyRecord, BrowserSessionRecord, ConnectionRecord, EndedCredentials, IdentityStoreSync, RepoFields, RepoListOptions, RepoRecord, Role, ScopedTokenRecord, SessionStoreSync, Store, StoreSync, UserRecord } from './store.ts';
 import { promisedStore } from './sync-store.ts';
 import { SqliteIdentity } from './sqlite-identity.ts';
 import { SqliteSessions } from './sqlite-sessions.ts';
@@ -49,54 +49,12 @@ import { SqliteRequestCounts } from './sqlite-request-counts.ts';
 import { SqliteOAuth } from './sqlite-oauth.ts';
 import { SqliteAudit } from './sqlite-audit.ts';
 import { migrate } from './migrations.ts';
-import { assignments, columnList, fromRow, merge, paramList, toParams, writeReturning, type Kind, type Row, type Unmapped } from './sqlite-columns.ts';
+import { assignments, fromRow, paramList, toParams, writeReturning } from './sqlite-columns.ts';
+import { CONNECTION_COLUMNS, REPO_COLUMNS, columnList, connectionPatch, merge, newRepoFields, type Row } from './records.ts';
 
 /** How long a process waits for another's write lock before SQLITE_BUSY. Writes are short
  * (one repository or connection each), so this only runs out when something is stuck. */
 export const BUSY_TIMEOUT_MS = 10_000;
-
-
-
-const REPO_COLUMNS = [
-  ['repoName', 'repo_name', 'text'],
-  ['displayName', 'display_name', 'text'],
-  ['codeHostType', 'code_host_type', 'text'],
-  ['connectionId', 'connection_id', 'optInt'],
-  ['cloneUrl', 'clone_url', 'optText'],
-  ['externalWebUrl', 'external_web_url', 'optText'],
-  ['imageUrl', 'image_url', 'optText'],
-  ['defaultBranch', 'default_branch', 'optText'],
-  ['isFork', 'is_fork', 'bool'],
-  ['isArchived', 'is_archived', 'bool'],
-  ['visibility', 'visibility', 'text'],
-  ['pushedAt', 'pushed_at', 'optText'],
-  ['indexedAt', 'indexed_at', 'optText'],
-  ['state', 'state', 'text'],
-  ['lastError', 'last_error', 'optText'],
-  ['lastErrorAt', 'last_error_at', 'optText'],
-  ['lastSuccessAt', 'last_success_at', 'optText'],
-  ['failures', 'failures', 'int'],
-  ['nextAttemptAt', 'next_attempt_at', 'optText'],
-  ['indexedRefs', 'indexed_refs', 'json'],
-] as const satisfies ReadonlyArray<readonly [keyof RepoRecord, string, Kind]>;
-
-const CONNECTION_COLUMNS = [
-  ['name', 'name', 'text'],
-  ['connectionType', 'connection_type', 'text'],
-  ['lastSyncedAt', 'last_synced_at', 'optText'],
-  ['lastError', 'last_error', 'optText'],
-  ['lastErrorAt', 'last_error_at', 'optText'],
-] as const satisfies ReadonlyArray<readonly [keyof ConnectionRecord, string, Kind]>;
-
-// A field added to RepoRecord or ConnectionRecord without a column here fails to compile,
-// instead of being dropped silently on write.
-const allRepoFieldsMapped: [Unmapped<RepoRecord, typeof REPO_COLUMNS, 'repoId'>] extends [never] ? true : never = true;
-const allConnectionFieldsMapped: [Unmapped<ConnectionRecord, typeof CONNECTION_COLUMNS, 'id'>] extends [never]
-  ? true
-  : never = true;
-void allRepoFieldsMapped;
-void allConnectionFieldsMapped;
-
 
 /**
  * Opens (creating if needed) a SQLite database at `path` (or ':memory:'), sets the pragmas
@@ -169,7 +127,7 @@ class SqliteStore implements StoreSync {
   readonly #insertConnection: BetterSqlite3.Statement;
   readonly #updateConnection: BetterSqlite3.Statement;
   readonly #deleteConnection: BetterSqlite3.Statement;
-  readonly #upsertRepoTx: BetterSqlite3.Transaction<(fields: object) => RepoRecord>;
+  readonly #upsertRepoTx: BetterSqlite3.Transaction<(fields: RepoFields) => RepoRecord>;
   readonly #updateRepoTx: BetterSqlite3.Transaction<(repoId: number, patch: object) => RepoRecord>;
   readonly #upsertConnectionTx: BetterSqlite3.Transaction<(name: string, connectionType: string) => ConnectionRecord>;
   readonly #updateConnectionTx: BetterSqlite3.Transaction<(id: number, patch: object) => ConnectionRecord>;
@@ -216,11 +174,10 @@ class SqliteStore implements StoreSync {
     );
     this.#deleteConnection = db.prepare('DELETE FROM connections WHERE id = ?');
 
-    this.#upsertRepoTx = db.transaction((fields: object): RepoRecord => {
-      const live = this.#liveRepoByName.get((fields as Row).repoName) as Row | undefined;
+    this.#upsertRepoTx = db.transaction((fields: RepoFields): RepoRecord => {
+      const live = this.#liveRepoByName.get(fields.repoName) as Row | undefined;
       if (live === undefined) {
-        const created = merge(REPO_COLUMNS, { state: 'new', failures: 0, indexedRefs: [] }, fields);
-        return repoFromRow(writeReturning(this.#insertRepo, toParams(REPO_COLUMNS, created)) as Row);
+        return repoFromRow(writeReturning(this.#insertRepo, toParams(REPO_COLUMNS, newRepoFields(fields))) as Row);
       }
       return this.#writeRepo(live, fields);
     });
@@ -240,9 +197,7 @@ class SqliteStore implements StoreSync {
     this.#updateConnectionTx = db.transaction((id: number, patch: object): ConnectionRecord => {
       const row = this.#connectionById.get(id) as Row | undefined;
       if (row === undefined) throw new Error(`updateConnection: no connection with id ${id}`);
-      // The name is the connection's identity (its key in the config); it is not patched.
-      const { name: _ignored, ...rest } = patch as Row;
-      return this.#writeConnection(row, rest);
+      return this.#writeConnection(row, connectionPatch(patch));
     });
   }
 
