@@ -12,6 +12,7 @@ import { explain } from './explain.ts';
 import { JsonSyntaxError, lineColumn, parseJson, type ParsedJson } from './json-positions.ts';
 import { isValidConfig, validator } from './schema.ts';
 import type {
+  ClusterSettings,
   Config,
   Connection,
   ConnectionType,
@@ -72,6 +73,9 @@ const DEFAULT_SETTINGS: Settings = {
   retryMaxMs: 21600000,
   symbols: true,
 };
+
+/** The cluster section's defaults (the schema's `default` annotations; a test compares them). */
+export const DEFAULT_CLUSTER: Omit<ClusterSettings, 'store' | 'redis'> = { replicationFactor: 2, name: 'trawl', heartbeatMs: 1000, nodeTimeoutMs: 5000 };
 
 /** Hosts with a public default; gerrit and Bitbucket Server have none and must be given a url. */
 const DEFAULT_HOST_URLS = {
@@ -165,6 +169,12 @@ function crossChecks(value: unknown, offsets: ReadonlyMap<string, number>): Loca
   const settings = isObject(value) && isObject(value['settings']) ? value['settings'] : {};
   const base = typeof settings['retryBaseMs'] === 'number' ? settings['retryBaseMs'] : DEFAULT_SETTINGS.retryBaseMs;
   const max = typeof settings['retryMaxMs'] === 'number' ? settings['retryMaxMs'] : DEFAULT_SETTINGS.retryMaxMs;
+  const cluster = isObject(value) && isObject(value['cluster']) ? value['cluster'] : undefined;
+  if (cluster) {
+    const beat = typeof cluster['heartbeatMs'] === 'number' ? cluster['heartbeatMs'] : DEFAULT_CLUSTER.heartbeatMs;
+    const timeout = typeof cluster['nodeTimeoutMs'] === 'number' ? cluster['nodeTimeoutMs'] : DEFAULT_CLUSTER.nodeTimeoutMs;
+    if (timeout < 3 * beat) add('nodeTimeoutMs' in cluster ? '/cluster/nodeTimeoutMs' : '/cluster/heartbeatMs', `nodeTimeoutMs (${timeout}) must be at least three heartbeats (3 × heartbeatMs = ${3 * beat}): one late heartbeat must not take a node for dead`);
+  }
   if (base > max) add('retryMaxMs' in settings ? '/settings/retryMaxMs' : '/settings/retryBaseMs', `retryMaxMs (${max}) must not be less than retryBaseMs (${base})`);
   const proxies = isObject(settings['http']) ? settings['http']['trustedProxies'] : undefined;
   if (Array.isArray(proxies)) {
@@ -215,6 +225,7 @@ interface FileConfig {
   };
   connections?: Record<string, FileConnection>;
   license?: { publicKeys?: string[] };
+  cluster?: Partial<ClusterSettings> & Pick<ClusterSettings, 'store' | 'redis'>;
 }
 
 function complete(file: FileConfig, absolutePath: string): Config {
@@ -253,7 +264,20 @@ function complete(file: FileConfig, absolutePath: string): Config {
   const dir = dirname(absolutePath);
   const connections: Record<string, Connection> = {};
   for (const [name, c] of Object.entries(file.connections ?? {})) connections[name] = completeConnection(c, dir);
-  return { path: absolutePath, settings, connections, license: { publicKeys: [...(file.license?.publicKeys ?? [])] } };
+  const config: Config = { path: absolutePath, settings, connections, license: { publicKeys: [...(file.license?.publicKeys ?? [])] } };
+  if (file.cluster) {
+    const c = file.cluster;
+    const dc = DEFAULT_CLUSTER;
+    config.cluster = {
+      store: c.store,
+      redis: c.redis,
+      replicationFactor: c.replicationFactor ?? dc.replicationFactor,
+      name: c.name ?? dc.name,
+      heartbeatMs: c.heartbeatMs ?? dc.heartbeatMs,
+      nodeTimeoutMs: c.nodeTimeoutMs ?? dc.nodeTimeoutMs,
+    };
+  }
+  return config;
 }
 
 function completeConnection(c: FileConnection, dir: string): Connection {

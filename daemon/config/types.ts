@@ -150,10 +150,24 @@ export interface LicenseSettings {
   publicKeys: string[];
 }
 
+/** A cluster of nodes (docs/deployment.md); absent: one node with the embedded store. */
+export interface ClusterSettings {
+  /** The shared store's PostgreSQL URL. */
+  store: string;
+  /** The Redis URL of membership and jobs. */
+  redis: string;
+  replicationFactor: number;
+  /** The prefix of the cluster's Redis keys. */
+  name: string;
+  heartbeatMs: number;
+  nodeTimeoutMs: number;
+}
+
 export interface Config {
   /** Absolute path of the file, or undefined for the built-in default. */
   path?: string;
   settings: Settings;
   connections: Record<string, Connection>;
   license: LicenseSettings;
+  cluster?: ClusterSettings;
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, configSchema, defaultConfig, loadConfig, parseConfig } from '../../daemon/config/load.ts';
+import { ConfigError, configSchema, DEFAULT_CLUSTER, defaultConfig, loadConfig, parseConfig } from '../../daemon/config/load.ts';
 import type { Config, Connection, Excludes, Revisions } from '../../daemon/config/types.ts';
 
 const FILE = '/etc/trawl/trawl.json';
@@ -42,6 +42,16 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
     name: 'the OAuth grant lifetime',
     doc: { settings: { oauth: { grantLifetimeDays: 30 } } },
     expected: { ...defaultConfig(), path: FILE, settings: { ...defaultConfig().settings, oauth: { grantLifetimeDays: 30 } } },
+  },
+  {
+    name: 'a cluster: the store and Redis given, the rest defaults',
+    doc: { cluster: { store: 'postgresql://trawl@db.internal:5432/trawl', redis: 'redis://cache:6379/2' } },
+    expected: { ...defaultConfig(), path: FILE, cluster: { store: 'postgresql://trawl@db.internal:5432/trawl', redis: 'redis://cache:6379/2', replicationFactor: 2, name: 'trawl', heartbeatMs: 1000, nodeTimeoutMs: 5000 } },
+  },
+  {
+    name: 'a cluster with every setting',
+    doc: { cluster: { store: 'postgres://db/search?sslmode=require', redis: 'rediss://cache:6380', replicationFactor: 3, name: 'eu-1', heartbeatMs: 200, nodeTimeoutMs: 600 } },
+    expected: { ...defaultConfig(), path: FILE, cluster: { store: 'postgres://db/search?sslmode=require', redis: 'rediss://cache:6380', replicationFactor: 3, name: 'eu-1', heartbeatMs: 200, nodeTimeoutMs: 600 } },
   },
   {
     name: 'license keys',
@@ -299,6 +309,18 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
     lines: 4,
   },
   {
+    name: 'cluster: a store that is not PostgreSQL, no redis, a heartbeat the timeout does not cover thrice',
+    doc: { cluster: { store: 'mysql://db/trawl', redis: 'redis://cache:6379', replicationFactor: 0 } },
+    fragments: ['trawl.json: /cluster/store', 'trawl.json: /cluster/replicationFactor'],
+    lines: 2,
+  },
+  {
+    name: 'cluster: the node timeout must cover three heartbeats',
+    doc: { cluster: { store: 'postgresql://db/trawl', redis: 'redis://cache:6379', heartbeatMs: 2000 } },
+    fragments: ['trawl.json: /cluster/heartbeatMs: nodeTimeoutMs (5000) must be at least three heartbeats (3 × heartbeatMs = 6000)'],
+    lines: 1,
+  },
+  {
     name: 'unknown top-level key',
     doc: { setting: {} },
     fragments: ['trawl.json: /setting: unknown property "setting" (did you mean "settings"?)'],
@@ -307,7 +329,7 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
   {
     name: 'unknown top-level key without a near match lists the allowed ones',
     doc: { repositories: [] },
-    fragments: ['trawl.json: /repositories: unknown property "repositories"; allowed here: "$schema", "settings", "connections", "license"'],
+    fragments: ['trawl.json: /repositories: unknown property "repositories"; allowed here: "$schema", "settings", "connections", "license", "cluster"'],
   },
   {
     name: 'unknown connection type names the allowed types',
@@ -647,6 +669,7 @@ test('the schema\'s default annotations are the loader\'s defaults', () => {
   };
   assert.deepEqual(fromSchema(defs['settings']!), defaultConfig().settings);
   assert.deepEqual(fromSchema(defs['license']!), defaultConfig().license);
+  assert.deepEqual(fromSchema(defs['cluster']!), DEFAULT_CLUSTER);
   const urls: Record<string, unknown> = {};
   for (const type of ['github', 'gitlab', 'gitea', 'bitbucket', 'azuredevops']) {
     const props = defs[`${type}Connection`]!['properties'] as Record<string, Schema>;
