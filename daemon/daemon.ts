@@ -35,7 +35,7 @@ import type { RateLimiter } from './ratelimit/limiter.ts';
 import type { RateCounter } from './ratelimit/counter.ts';
 import { DailyRateLimiter } from './ratelimit/daily-limiter.ts';
 import { openRateCounter } from './ratelimit/open-counter.ts';
-import { redactUrl } from './ratelimit/redis-counter.ts';
+import { redactUrl } from './runtime/redis-client.ts';
 import { Catalog } from './http/catalog.ts';
 import { SearchGate } from './http/gate.ts';
 import { browseRoutes } from './http/handlers/browse.ts';

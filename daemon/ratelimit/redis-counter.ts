@@ -9,12 +9,13 @@
 // script without interleaving any other command, so concurrent clients on any number of
 // hosts cannot both see 99 and both write 100.
 //
-// Failure: a command is never re-sent after a dropped connection (it may have run; a second
-// run would count the request twice), and nothing is queued while Redis is unreachable:
-// take() rejects at once and the limiter answers 503 instead of letting requests through
-// uncounted.
+// Failure (runtime/redis-client.ts): a command is never re-sent after a dropped connection
+// (it may have run; a second run would count the request twice), and nothing is queued
+// while Redis is unreachable: take() rejects at once and the limiter answers 503 instead of
+// letting requests through uncounted.
 
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { closeRedis, connectRedis } from '../runtime/redis-client.ts';
 import type { RateCounter, TakeResult } from './counter.ts';
 
 const KEY_PREFIX = 'trawl:requests:';
@@ -43,31 +44,8 @@ export class RedisRateCounter implements RateCounter {
 
   /** Connects (rejecting with a one-line reason when Redis cannot be reached) and checks that it answers. */
   static async connect(url: string, options: RedisCounterOptions = {}): Promise<RedisRateCounter> {
-    const redis = new Redis(url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      autoResendUnfulfilledCommands: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 5000,
-      commandTimeout: options.commandTimeoutMs ?? 2000,
-      // Keep reconnecting in the background (at most every 2 s) after an outage.
-      retryStrategy: (times) => Math.min(times * 100, 2000),
-    }) as WithTake;
-    let reported = false;
-    redis.on('error', (err: Error) => {
-      if (reported) return;
-      reported = true;
-      options.onError?.(err);
-    });
-    redis.on('ready', () => (reported = false));
+    const redis = (await connectRedis(url, { what: 'the rate-limit store', ...options })) as WithTake;
     redis.defineCommand('trawlTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
-    try {
-      await redis.connect();
-      await redis.ping();
-    } catch (err) {
-      redis.disconnect();
-      throw new Error(`cannot reach the rate-limit store ${redactUrl(url)}: ${(err as Error).message}`);
-    }
     return new RedisRateCounter(redis);
   }
 
@@ -82,12 +60,8 @@ export class RedisRateCounter implements RateCounter {
 
   async prune(): Promise<void> {}
 
-  async close(): Promise<void> {
-    try {
-      await this.redis.quit();
-    } catch {
-      this.redis.disconnect();
-    }
+  close(): Promise<void> {
+    return closeRedis(this.redis);
   }
 }
 
@@ -98,15 +72,4 @@ function key(userId: string, day: string): string {
 /** The end of the day after `day`, in Unix seconds. */
 function expiry(day: string): number {
   return Date.parse(`${day}T00:00:00Z`) / 1000 + 2 * 86400;
-}
-
-/** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(an unparsable URL)';
-  }
 }

@@ -81,7 +81,7 @@ export class CollectSink implements Sink {
         continue;
       }
       try {
-        const cut = this.reshape(f, budget);
+        const cut = await this.reshape(f, budget);
         kept.push(cut);
         budget -= cut.count;
       } catch (err) {

@@ -28,19 +28,18 @@ import { shardsDir } from '../index/data-dir.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
 import { manifestRepoName, shardFiles, type ManifestRepo } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
-import { planQuery, type Plan } from '../query/plan.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
-import { CollectSink } from './collect-sink.ts';
-import { positiveLiterals } from './definition-first.ts';
-import { SearchPool, type PoolRun } from './pool.ts';
-import { loadedKiB, pack, pastCut, shardKey, shardRef, type PartialReply, type SearchTask, type ShardRef, type ShardReply } from './protocol.ts';
+import { mergeSearch } from './merge.ts';
+import { SearchPool } from './pool.ts';
+import { shardKey, shardRef, type ShardRef } from './protocol.ts';
+import type { SearchOptions, WireResponse } from './search-options.ts';
 import { resultRepo, shapeInto, type ShapedFile, type ShapeOptions } from './shape-file.ts';
-import type { Reshape, Sink } from './sink.ts';
-import { StreamSink, type OnChunk } from './stream-sink.ts';
 import { parseJson } from './wire.ts';
-import { emptyCounters, emptyStats, type FileResult, type ShardCounters, type RepositoryInfo, type SearchRequest, type SearchResponse, type SearchStats } from './types.ts';
+import type { FileResult, SearchRequest, SearchResponse } from './types.ts';
 
 export type { SearchChunk } from './stream-sink.ts';
+export { planSearch, type PlannedSearch } from './plan-cache.ts';
+export type { SearchOptions, WireResponse } from './search-options.ts';
 
 export interface SearcherOptions {
   dataDir: string;
@@ -52,74 +51,6 @@ export interface SearcherOptions {
   view?: IndexView;
   /** `whole: true` gives at most this much of a file's content (settings.http.maxSourceBytes); default: all of it. */
   maxWholeBytes?: number;
-}
-
-/** A query planned ahead (planSearch): a caller checks the query before it waits for a turn, and the search does not plan it again. */
-export interface PlannedSearch {
-  plan: Plan;
-  /** How long planning took (stats.matchTreeConstruction; counted in stats.duration). */
-  planNs: number;
-  /** The plan as the workers get it (msgpack) and its id: they keep a plan they know, with its matchers, by id. */
-  planId: number;
-  bytes: Uint8Array;
-}
-
-let nextPlanId = 1;
-
-/**
- * Plans made recently, by the request fields a plan is made from (planQuery reads only
- * these): a query asked again is neither parsed nor encoded again, and gets the same planId,
- * so the workers keep its decoded plan and matchers instead of building them again
- * (measured under 16 connections of one rare literal: ~0.05 ms per search and worker, and
- * the planning and encoding here). Plans are not changed once made.
- */
-const PLAN_CACHE_SIZE = 256;
-const plans = new Map<string, { plan: Plan; planId: number; bytes: Uint8Array }>();
-
-/** Plans a search's query: a FAILED_TO_PARSE_QUERY ServiceError when it is not valid. */
-export function planSearch(req: Required<SearchRequest>): PlannedSearch {
-  const t = process.hrtime.bigint();
-  const key = `${req.isRegexEnabled ? 'r' : 'l'}${req.isCaseSensitivityEnabled ? 'c' : 'i'}${req.query}`;
-  let known = plans.get(key);
-  if (known) {
-    plans.delete(key);
-  } else {
-    const plan = planQuery(req);
-    known = { plan, planId: nextPlanId++, bytes: pack(plan) };
-  }
-  plans.set(key, known);
-  if (plans.size > PLAN_CACHE_SIZE) plans.delete(plans.keys().next().value!);
-  return { ...known, planNs: Number(process.hrtime.bigint() - t) };
-}
-
-export interface SearchOptions {
-  /** The query as planned by planSearch(req) for this very request; planned here when absent. */
-  planned?: PlannedSearch;
-  /** Bypass the index: verify every document with the reference matcher (the oracle). */
-  brute?: boolean;
-  /**
-   * The time budget in ms: then shards not yet started are skipped and running ones stop
-   * at their next check; the answer holds what was found and is not exhaustive.
-   */
-  timeoutMs?: number;
-  /**
-   * Aborting stops the search like the time budget (a client that went away); aborting
-   * with a ServiceError as the reason fails the search with it at once (see search()).
-   */
-  signal?: AbortSignal;
-  /**
-   * Only repositories this accepts are searched (the caller's visibility); the others'
-   * shards are left out before any work, as if they were not indexed.
-   */
-  repoFilter?: (repo: { repoId: number; visibility: 'public' | 'private' }) => boolean;
-  /**
-   * Streaming: receives the results in batches as shards finish, in shard order (each
-   * batch ranked in itself); returning false stops the search. A promise holds the search
-   * until it settles (a slow client slows the search instead of piling up results): the
-   * stream's sink (stream-sink.ts). The returned response then has no files, and its stats
-   * cover the whole search.
-   */
-  onChunk?: OnChunk;
 }
 
 interface ShardEntry {
@@ -332,133 +263,22 @@ export class Searcher {
     }
   }
 
-  private async searchSnapshot(shards: ShardEntry[], req: Required<SearchRequest>, options: SearchOptions, lostShards: number): Promise<WireResponse> {
-    const started = process.hrtime.bigint();
-    const planned = options.planned ?? planSearch(req);
-    const { plan, planNs } = planned;
-    // A plan made before the search waited for its turn counts as the search's own work.
-    const aheadNs = options.planned ? planNs : 0;
+  private searchSnapshot(shards: ShardEntry[], req: Required<SearchRequest>, options: SearchOptions, lostShards: number): Promise<WireResponse> {
     const pool = this.startPool();
-    const limit = req.matches;
-    const cancel = new SharedArrayBuffer(4);
-    // Stopping sets the flag the running shards check and skips the ones not started. (The
-    // sink stops the search only once results flow, after the run has started.)
-    let run: PoolRun | undefined;
-    const stop = () => {
-      Atomics.store(new Int32Array(cancel), 0, 1);
-      run?.stop();
-    };
-    const shape: ShapeOptions = { contextLines: req.contextLines, whole: req.whole, maxWholeBytes: this.options.maxWholeBytes ?? Infinity, baseUrl: this.options.baseUrl ?? DEFAULT_BASE_URL };
-    const reshape: Reshape = (f, budget) => this.reshape(shards[f.shard]!, shape, f, budget);
-    const sink: Sink = options.onChunk ? new StreamSink(limit, pool.size, reshape, options.onChunk, stop) : new CollectSink(limit, reshape);
-    const cut = sink.cut;
-    // Past its cut a blocking search with literals still takes every shard's definitions of
-    // the query's names (definition-first.ts); a stream stops at its cut.
-    const definitionsPastCut = sink.batch && positiveLiterals(plan).length > 0;
-    const task: SearchTask = { planId: planned.planId, plan: planned.bytes, limit, brute: options.brute === true, shards: shards.map(refOf), cut, batch: sink.batch, definitionsPastCut, shape };
-    run = pool.start(task, cancel, sink.ahead);
-    const timer = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
-    options.signal?.addEventListener('abort', stop, { once: true });
-    if (options.signal?.aborted) stop();
+    const refs = shards.map(refOf);
+    return mergeSearch(shards.length, req, options, {
+      workers: pool.size,
+      lostShards,
+      shape: this.shapeOptions(req),
+      start: (task, cancel, grant) => pool.start({ ...task, shards: refs }, cancel, grant),
+      reshape: (i, shape, f, budget) => this.reshape(shards[i]!, shape, f, budget),
+      corrupt: (i, error) => this.view.report(shards[i]!.repoId, shards[i]!.generation, error),
+    });
+  }
 
-    const stats = emptyStats();
-    stats.matchTreeConstruction = planNs;
-    stats.crashes = lostShards;
-    let ranges = 0;
-    /** KiB of content the shards taken have read (as the cut counts it). */
-    let read = 0;
-    let more = false;
-    /** Whether the files of shard `i` can still be taken: before the cut, the client still there. */
-    const taking = (): boolean => (!pastCut(cut, ranges, read) || definitionsPastCut) && !options.signal?.aborted;
-    // A stream's files of shards not yet done (protocol.ts, PartialReply), by shard, taken
-    // in shard order like the rest; `arrived` wakes the loop waiting on their shard.
-    const early: PartialReply[][] = shards.map(() => []);
-    let current = -1;
-    let arrived: (() => void) | undefined;
-    run.onPartial = (shard, p) => {
-      early[shard]!.push(p);
-      if (shard === current) arrived?.();
-    };
-    const takeEarly = async (i: number): Promise<void> => {
-      const parts = early[i]!.splice(0);
-      if (parts.length === 0) return;
-      for (const p of parts) {
-        if (p.files.length === 0 || !taking()) continue;
-        const crashes = sink.crashes;
-        sink.take(p.files, p.repository);
-        stats.crashes += sink.crashes - crashes;
-      }
-      await sink.partDone();
-    };
-    try {
-      for (let i = 0; i < shards.length; i++) {
-        current = i;
-        let answered = false;
-        void run.replies[i]!.then(() => (answered = true));
-        for (;;) {
-          await takeEarly(i);
-          if (answered) break;
-          const next = Promise.race([run.replies[i]!, new Promise<void>((r) => (arrived = r))]);
-          await sink.waiting(next);
-          await next;
-          arrived = undefined;
-        }
-        await takeEarly(i);
-        const reply: ShardReply = await run.replies[i]!;
-        const before = sink.shardStats ? { ...stats } : undefined;
-        if (reply.status === 'skipped') {
-          stats.shardsSkipped++;
-        } else {
-          stats.wait += reply.queuedNs;
-          if (reply.status === 'failed') {
-            stats.crashes++;
-            if (reply.corrupt) this.view.report(shards[i]!.repoId, shards[i]!.generation, reply.error);
-          } else {
-            const r = reply.result;
-            for (const k of COUNTERS) stats[k] += r.counters[k];
-            if (r.filtered) stats.shardsSkippedFilter++;
-            else stats.shardsScanned++;
-            stats.totalMatchCount += r.found;
-            if (r.more) more = true;
-            // The shards taken before the cut count, in shard order; the files of a shard after
-            // it are dropped (their work is counted), whatever the threads' timing, as are
-            // those of shards already in when the search was aborted: nobody waits for them.
-            // Past the cut a blocking search with literals keeps each shard's definitions
-            // (definition-first.ts: examined first and whole, so which ones does not depend on
-            // when the shard saw the cut either).
-            const past = pastCut(cut, ranges, read);
-            const files = past && definitionsPastCut ? reply.files.filter((f) => f.hit.definition) : reply.files;
-            if (files.length > 0 && taking()) {
-              const crashes = sink.crashes;
-              sink.take(files, reply.repository);
-              stats.crashes += sink.crashes - crashes;
-            }
-            ranges += r.found;
-            read += loadedKiB(r.counters.contentBytesLoaded);
-            if (pastCut(cut, ranges, read)) {
-              if (definitionsPastCut) run.definitionsOnly();
-              else stop();
-            }
-          }
-        }
-        if (before) await sink.shardDone(delta(before, stats));
-        if (sink.ahead !== Infinity) run.grant(i + 1 + sink.ahead);
-      }
-    } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', stop);
-    }
-    const crashes = sink.crashes;
-    await sink.end();
-    stats.crashes += sink.crashes - crashes;
-    stats.actualMatchCount = sink.actual;
-    stats.flushReason = 'FLUSH_REASON_FINAL_FLUSH';
-    const response: WireResponse = { stats, files: sink.files, repositoryInfo: sink.repositoryInfo, isSearchExhaustive: false };
-    stats.fileCount = sink.fileCount;
-    stats.duration = Number(process.hrtime.bigint() - started) + aheadNs;
-    response.isSearchExhaustive =
-      !more && stats.filesSkipped === 0 && stats.shardsSkipped === 0 && stats.crashes === 0 && stats.totalMatchCount === stats.actualMatchCount;
-    return response;
+  /** How this daemon shapes a request's files (its limits and its address in webUrl). */
+  shapeOptions(req: Required<SearchRequest>): ShapeOptions {
+    return { contextLines: req.contextLines, whole: req.whole, maxWholeBytes: this.options.maxWholeBytes ?? Infinity, baseUrl: this.options.baseUrl ?? DEFAULT_BASE_URL };
   }
 
   async close(): Promise<void> {
@@ -501,14 +321,6 @@ export class Searcher {
   }
 }
 
-/** A search's answer with its files in their wire form (shape-file.ts); `search()` parses them. */
-export interface WireResponse {
-  stats: SearchStats;
-  files: ShapedFile[];
-  repositoryInfo: RepositoryInfo[];
-  isSearchExhaustive: boolean;
-}
-
 /** A file in its wire form as an object. */
 export function parseFile(f: ShapedFile): FileResult {
   return parseJson(f.json) as FileResult;
@@ -516,16 +328,4 @@ export function parseFile(f: ShapedFile): FileResult {
 
 function refOf(s: ShardEntry): ShardRef {
   return shardRef(s.path, s.repoId, s.membership, s.symbols, s.repo);
-}
-
-/** The counters a shard reports, summed into the search's stats. */
-const COUNTERS = Object.keys(emptyCounters()) as Array<keyof ShardCounters>;
-
-/** What changed in the numeric stats between two moments (a batch's share). */
-function delta(before: SearchStats, after: SearchStats): SearchStats {
-  const d = emptyStats();
-  for (const k of Object.keys(d) as Array<keyof SearchStats>) {
-    if (k !== 'flushReason') (d as unknown as Record<string, number>)[k] = (after[k] as number) - (before[k] as number);
-  }
-  return d;
 }

@@ -11,10 +11,11 @@ import type { RepositoryInfo, SearchStats } from './types.ts';
 
 /**
  * Shapes a file (again) with at most `budget` match ranges, on the main thread: the last
- * file a budget takes, or one its worker left unshaped. Throws ShardError when its shard fails its checks (the damage is
- * then already reported); the sink drops that shard's files.
+ * file a budget takes, or one its worker left unshaped (in a cluster, the node that holds
+ * its shard does: a promise). Throws ShardError when its shard fails its checks (the damage
+ * is then already reported) or cannot be reached; the sink drops that shard's files.
  */
-export type Reshape = (file: ShapedFile, budget: number) => ShapedFile;
+export type Reshape = (file: ShapedFile, budget: number) => ShapedFile | Promise<ShapedFile>;
 
 export interface Sink {
   /** When the search stops taking shards. */
@@ -29,7 +30,7 @@ export interface Sink {
    * A shard's files, in shard order; `repository` is the shard's repositoryInfo entry. A
    * stream's shard may give its files in several parts, the last with its reply.
    */
-  take(files: ShapedFile[], repository: RepositoryInfo): void;
+  take(files: ShapedFile[], repository: RepositoryInfo): void | Promise<void>;
   /** Files of a shard not yet done were taken (a stream's early part, protocol.ts PartialReply). */
   partDone(): Promise<void>;
   /** Whether it is told each shard's share of the work (shardDone); a blocking search's sink only needs the total. */

@@ -82,7 +82,7 @@ export class StreamSink implements Sink {
     if (late) await this.flush('FLUSH_REASON_TIMER_EXPIRED');
   }
 
-  take(files: ShapedFile[], repository: RepositoryInfo): void {
+  async take(files: ShapedFile[], repository: RepositoryInfo): Promise<void> {
     const before = { budget: this.budget, actual: this.actual, pending: this.pending.length };
     let took = false;
     try {
@@ -92,7 +92,7 @@ export class StreamSink implements Sink {
           continue;
         }
         // A stream's files are shaped whole (search-worker.ts).
-        const g = f.count <= this.budget ? f : this.reshape(f, this.budget);
+        const g = f.count <= this.budget ? f : await this.reshape(f, this.budget);
         this.pending.push(g);
         this.budget -= g.count;
         this.actual += g.count;

@@ -1,0 +1,46 @@
+// What a search is asked with and what it answers, whoever runs it: the searcher over this
+// data dir (searcher.ts), or a cluster's fan-out over the nodes (cluster/fan-out.ts).
+
+import type { ShapedFile } from './shape-file.ts';
+import type { OnChunk } from './stream-sink.ts';
+import type { PlannedSearch } from './plan-cache.ts';
+import type { RepositoryInfo, SearchStats } from './types.ts';
+
+export interface SearchOptions {
+  /** The query as planned by planSearch(req) for this very request; planned here when absent. */
+  planned?: PlannedSearch;
+  /** Bypass the index: verify every document with the reference matcher (the oracle). */
+  brute?: boolean;
+  /**
+   * The time budget in ms: then shards not yet started are skipped and running ones stop
+   * at their next check; the answer holds what was found and is not exhaustive.
+   */
+  timeoutMs?: number;
+  /**
+   * Aborting stops the search like the time budget (a client that went away); aborting
+   * with a ServiceError as the reason fails the search with it at once (see search()).
+   */
+  signal?: AbortSignal;
+  /**
+   * Only repositories this accepts are searched (the caller's visibility); the others'
+   * shards are left out before any work, as if they were not indexed.
+   */
+  repoFilter?: (repo: { repoId: number; visibility: 'public' | 'private' }) => boolean;
+  /**
+   * Streaming: receives the results in batches as shards finish, in shard order (each
+   * batch ranked in itself); returning false stops the search. A promise holds the search
+   * until it settles (a slow client slows the search instead of piling up results): the
+   * stream's sink (stream-sink.ts). The returned response then has no files, and its stats
+   * cover the whole search.
+   */
+  onChunk?: OnChunk;
+}
+
+/** A search's answer with its files in their wire form (shape-file.ts); `search()` parses them. */
+export interface WireResponse {
+  stats: SearchStats;
+  files: ShapedFile[];
+  repositoryInfo: RepositoryInfo[];
+  isSearchExhaustive: boolean;
+}
+
