@@ -6,13 +6,18 @@
 // repository that fails to fetch or index keeps serving its previous index, records the
 // error, and is retried with exponential back-off (settings.retryBaseMs doubling up to
 // retryMaxMs); nothing one repository does stops the others.
+//
+// A pass has two halves, which a cluster runs on different nodes (cluster/cluster-sync.ts):
+// listConnections (the listing, the store's records, the deletions: one node, the leader)
+// and syncRepo (one repository's fetch and build: any node, from a queued RepoJob through
+// syncRepoJob). syncOnce runs both here, a few repositories at a time.
 
 import { availableParallelism } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config, Connection } from '../config/types.ts';
 import { mirrorsDir } from '../index/data-dir.ts';
-import { indexPath, type BuildProgress, type IndexSummary, type SymbolsProgress } from '../index/indexer.ts';
+import { indexPath, type BuildProgress, type IndexOptions, type IndexSummary, type SymbolsProgress } from '../index/indexer.ts';
 import { retireRepository, type ManifestRepo } from '../index/manifest.ts';
 import { silentLogger, type Logger } from '../runtime/logger.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
@@ -32,7 +37,16 @@ export interface SyncOptions {
   log?: Logger;
   onEvent?: (e: SyncEvent) => void;
   now?: () => number;
+  /**
+   * A cluster's additions to each build (absent on a single node): asked after the
+   * repository's fetch, just before its build, and passed through to indexPath. A failure
+   * here is the repository's failure (recorded, retried with back-off).
+   */
+  indexExtras?: (record: RepoRecord) => Promise<IndexExtras>;
 }
+
+/** What a cluster adds to a build: the least generation it may use, and the hook told of each manifest it commits (to publish it). */
+export type IndexExtras = Pick<IndexOptions, 'minGeneration' | 'onCommit'>;
 
 export type RepoOutcome = 'indexed' | 'unchanged' | 'failed' | 'deleted' | 'backing-off';
 
@@ -47,20 +61,72 @@ export interface SyncReport {
   repos: Array<{ repoId: number; repoName: string; outcome: RepoOutcome; mode?: IndexSummary['mode']; error?: string; seconds: number }>;
 }
 
-interface Work {
+/** One listed repository to fetch and index. */
+export interface Work {
   record: RepoRecord;
   host: CodeHost;
   hostRepo: HostRepo;
   connection: Connection;
+  /** The connection's name in config.connections. */
+  connectionName: string;
 }
 
+/**
+ * A repository's sync as queued data (a cluster's job, cluster/jobs.ts): serialisable, so
+ * that any node can run it with syncRepoJob. HostRepo is plain data.
+ */
+export interface RepoJob {
+  repoId: number;
+  /** The connection that listed it, by name. */
+  connection: string;
+  hostRepo: HostRepo;
+  /** Run even when the repository is backing off (a forced pass). */
+  force?: boolean;
+}
+
+/** A pass: the listing, then every listed repository fetched and indexed, a few at a time. */
 export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
+  const { config } = options;
+  const log = options.log ?? silentLogger;
+  const now = options.now ?? Date.now;
+  // 1. List the connections, update the records, remove what is gone.
+  const { report, work } = await listConnections(options);
+
+  // 2. Fetch and index, a few repositories at a time.
+  const concurrency = Math.max(1, config.settings.syncConcurrency);
+  const workers = buildWorkers(concurrency);
+  let next = 0;
+  const total = work.length;
+  const runner = async (): Promise<void> => {
+    while (next < work.length) {
+      const index = next++;
+      report.repos.push(await syncRepo(options, work[index]!, index, total, workers, log, now));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, work.length) }, runner));
+  report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
+  return report;
+}
+
+/** The build threads of one repository's build when `concurrency` repositories are built at once. */
+export function buildWorkers(concurrency: number): number {
+  return Math.max(1, Math.floor(availableParallelism() / Math.max(1, concurrency)));
+}
+
+/**
+ * Step 1 of a pass: lists every connection, brings the store's records in line (upserts;
+ * connections no longer configured deleted), and removes the repositories no complete
+ * listing names any more (their index retired, their mirror removed, the record marked
+ * deleted). Returns the report so far (connections, deleted repositories) and the listed
+ * repositories still to fetch and index.
+ */
+export async function listConnections(options: SyncOptions): Promise<{ report: SyncReport; work: Work[] }> {
   const { config, store } = options;
   const log = options.log ?? silentLogger;
   const now = options.now ?? Date.now;
   const report: SyncReport = { connections: [], repos: [] };
 
-  // 1. Connections: list each; a failure leaves that connection's repositories alone.
+  // Connections: list each; a failure leaves that connection's repositories alone.
   const work: Work[] = [];
   const claimed = new Set<string>();
   for (const [name, connection] of Object.entries(config.connections)) {
@@ -101,7 +167,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
         visibility: hostRepo.visibility,
         pushedAt: hostRepo.pushedAt,
       });
-      work.push({ record, host, hostRepo, connection });
+      work.push({ record, host, hostRepo, connection, connectionName: name });
     }
     // Gone from a complete listing: deleted upstream, or excluded now.
     for (const r of await store.listRepos({ connectionId: conn.id })) {
@@ -114,29 +180,47 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     for (const r of await store.listRepos({ connectionId: conn.id })) report.repos.push(await deleteRepo(options, r, log));
     await store.deleteConnection(conn.id);
   }
-
-  // 2. Fetch and index, a few repositories at a time.
-  const concurrency = Math.max(1, config.settings.syncConcurrency);
-  const workers = Math.max(1, Math.floor(availableParallelism() / concurrency));
-  let next = 0;
-  const total = work.length;
-  const runner = async (): Promise<void> => {
-    while (next < work.length) {
-      const index = next++;
-      report.repos.push(await syncRepo(options, work[index]!, index, total, workers, log, now));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, work.length) }, runner));
-  report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
-  return report;
+  return { report, work };
 }
 
-async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number): Promise<SyncReport['repos'][number]> {
+/** Whether a repository's last failure still holds it back (unless `force`): syncRepo skips it then. */
+export function backingOff(record: RepoRecord, now: number, force = false): boolean {
+  return !force && record.nextAttemptAt !== undefined && Date.parse(record.nextAttemptAt) > now;
+}
+
+/**
+ * Runs a queued repository's sync on this node: reloads its record (skipped, undefined,
+ * when the repository was deleted since it was queued), recreates the connection's code
+ * host from this node's configuration, and runs syncRepo. Throws when this node has no
+ * connection of that name (its configuration differs from the node that listed it).
+ */
+export async function syncRepoJob(options: SyncOptions, job: RepoJob, workers: number): Promise<SyncReport['repos'][number] | undefined> {
+  const log = options.log ?? silentLogger;
+  const record = await options.store.getRepo(job.repoId);
+  if (record === undefined || record.state === 'deleted') {
+    log.info({ repoId: job.repoId, repo: job.hostRepo.repoName }, 'queued repository skipped: removed since it was queued');
+    return undefined;
+  }
+  const connection = options.config.connections[job.connection];
+  if (connection === undefined) {
+    throw new Error(`cannot sync ${record.repoName}: connection "${job.connection}" is not configured on this node (its configuration differs from the node that listed it)`);
+  }
+  const host = createCodeHost(job.connection, connection, options.hostOptions);
+  const w: Work = { record, host, hostRepo: job.hostRepo, connection, connectionName: job.connection };
+  return syncRepo(job.force === true ? { ...options, force: true } : options, w, 0, 1, workers, log, options.now ?? Date.now);
+}
+
+/**
+ * Step 2 of a pass, for one repository: fetches it and indexes what moved (`index` of
+ * `total` in the events), recording the outcome in the store. Never throws for the
+ * repository's own failures: they are recorded, with the back-off, and reported.
+ */
+export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number): Promise<SyncReport['repos'][number]> {
   const { store, config } = options;
   const started = performance.now();
   const { record, hostRepo } = w;
   const base = { repoId: record.repoId, repoName: record.repoName };
-  if (!options.force && record.nextAttemptAt !== undefined && Date.parse(record.nextAttemptAt) > now()) {
+  if (backingOff(record, now(), options.force)) {
     options.onEvent?.({ type: 'repo-done', repoName: record.repoName, index, total, outcome: 'backing-off', seconds: 0 });
     return { ...base, outcome: 'backing-off', seconds: 0 };
   }
@@ -156,7 +240,9 @@ async function syncRepo(options: SyncOptions, w: Work, index: number, total: num
       kind: 'git',
       source: mirror.path,
     };
+    const extras = (await options.indexExtras?.(record)) ?? {};
     const summary = await indexPath(mirror.path, {
+      ...extras,
       dataDir: options.dataDir,
       // The tip's commit time rides along: the push time of a repository whose host reports none (type git).
       register: async (d) => ({ repoId: record.repoId, repo: d.committedAt ? { ...repo, committedAt: d.committedAt } : repo }),
