@@ -1,0 +1,225 @@
+// Sync passes of a cluster: the single-node SyncScheduler's (sync/scheduler.ts) pass cut in
+// two (sync.ts). The leader (leader.ts) lists the connections — when it becomes leader, then
+// every settings.reindexIntervalMs, and on runNow() — bringing the shared store's records
+// in line and removing what is gone, and queues one job per listed repository that is not
+// backing off after a failure (`force`: those too) (jobs.ts). Every node, the leader too,
+// takes jobs from the queue and builds them in its own data dir (syncRepoJob), a few at a
+// time (settings.syncConcurrency, or `concurrency`). Every interval each node collects the
+// index files its builds retired, once no search holds them.
+//
+// The leader also records when it finished its last listing (<name>:listed, ms since the
+// epoch): a node that is not the leader can tell that the cluster's first listing is done
+// (listedAt()), for readiness.
+//
+// A node that loses leadership during a pass finishes it: the jobs it queues are the ones
+// the new leader would queue (a repository's job is queued once, jobs.ts).
+
+import type { Redis } from 'ioredis';
+import { collectGarbage } from '../index/manifest.ts';
+import { silentLogger } from '../runtime/logger.ts';
+import { closeRedis, connectRedis } from '../runtime/redis-client.ts';
+import { backingOff, buildWorkers, listConnections, syncRepoJob, type RepoJob, type SyncOptions, type SyncReport } from '../sync/sync.ts';
+import { ClusterJobs, type ClusterJobsOptions, type JobCounts } from './jobs.ts';
+import type { ClusterKeys } from './keys.ts';
+import { Leader } from './leader.ts';
+
+export interface ClusterSyncOptions extends SyncOptions {
+  redisUrl: string;
+  keys: ClusterKeys;
+  /** This node's id. */
+  nodeId: string;
+  /** The leader key's renewal interval (cluster.heartbeatMs); the key lasts three. */
+  heartbeatMs: number;
+  /** Repositories this node builds at once (default settings.syncConcurrency). */
+  concurrency?: number;
+  /** Between the leader's listings (default settings.reindexIntervalMs). */
+  intervalMs?: number;
+  /** Files a running search may still open (Searcher.inUse), kept by the garbage collector. */
+  inUse?: () => ReadonlySet<string>;
+  /** After each listing this node ran as leader. */
+  onPass?: (report: ClusterPassReport) => void;
+  /** The queue's timings (tests shorten them). */
+  queue?: Pick<ClusterJobsOptions, 'lockDurationMs' | 'attempts' | 'backoffMs' | 'closeTimeoutMs'>;
+}
+
+/**
+ * A listing's report: the connections, the repositories it deleted and those it left
+ * backing off (in `repos`, sorted by name), and how many jobs it queued. The outcomes of
+ * the builds are each node's (SyncOptions.onEvent, and the store's records).
+ */
+export interface ClusterPassReport extends SyncReport {
+  queued: number;
+}
+
+export class ClusterSyncScheduler {
+  readonly #options: ClusterSyncOptions;
+  #jobs!: ClusterJobs;
+  #leader!: Leader;
+  #redis!: Redis;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<ClusterPassReport> | undefined;
+  #stopped = false;
+  /** Listings this node ran as leader. */
+  passes = 0;
+
+  private constructor(options: ClusterSyncOptions) {
+    this.#options = options;
+  }
+
+  /** Starts this node's worker, then its bid for leadership (a listing at once when it wins), then the interval. */
+  static async open(options: ClusterSyncOptions): Promise<ClusterSyncScheduler> {
+    const s = new ClusterSyncScheduler(options);
+    const log = options.log ?? silentLogger;
+    const concurrency = Math.max(1, options.concurrency ?? options.config.settings.syncConcurrency);
+    const workers = buildWorkers(concurrency);
+    s.#jobs = await ClusterJobs.open({
+      ...options.queue,
+      redisUrl: options.redisUrl,
+      prefix: options.keys.queuePrefix,
+      concurrency,
+      nodeId: options.nodeId,
+      log,
+      run: async (job) => {
+        await syncRepoJob(options, job, workers);
+      },
+    });
+    try {
+      s.#redis = await connectRedis(options.redisUrl, { what: 'the cluster leader key' });
+      s.#leader = await Leader.open({
+        redis: s.#redis,
+        key: options.keys.leader,
+        id: options.nodeId,
+        heartbeatMs: options.heartbeatMs,
+        log,
+        // Not before open() below has returned: the first bid's gain is handled there.
+        onGain: () => {
+          if (s.#leader !== undefined) void s.#tryPass();
+        },
+      });
+    } catch (err) {
+      await s.#jobs.close(0);
+      if (s.#redis !== undefined) await closeRedis(s.#redis);
+      throw err;
+    }
+    if (s.#leader.isLeader) void s.#tryPass();
+    s.#schedule();
+    return s;
+  }
+
+  get isLeader(): boolean {
+    return this.#leader.isLeader;
+  }
+
+  get leader(): Leader {
+    return this.#leader;
+  }
+
+  get jobs(): ClusterJobs {
+    return this.#jobs;
+  }
+
+  counts(): Promise<JobCounts> {
+    return this.#jobs.counts();
+  }
+
+  /**
+   * A listing now, on the leader: joins the running one when there is one, so two never
+   * overlap. Undefined on a node that is not the leader (it lists nothing).
+   */
+  runNow(): Promise<ClusterPassReport | undefined> {
+    if (!this.#leader.isLeader || this.#stopped) return Promise.resolve(undefined);
+    this.#running ??= this.#pass().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  /** When the cluster's last listing finished (ms since the epoch; any leader's), undefined before the first. */
+  async listedAt(): Promise<number | undefined> {
+    const at = await this.#leaderRedisGet(listedKey(this.#options.keys));
+    return at === undefined ? undefined : Number(at);
+  }
+
+  /**
+   * Stops: gives leadership up (the next node takes it at its next heartbeat), waits for a
+   * running listing, then closes the queue, waiting up to its bound for the builds running
+   * here (jobs.ts close).
+   */
+  async close(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#leader.close();
+    await this.#running?.catch(() => {});
+    await closeRedis(this.#redis);
+    await this.#jobs.close();
+  }
+
+  async #tryPass(): Promise<void> {
+    try {
+      await this.runNow();
+    } catch (err) {
+      (this.#options.log ?? silentLogger).error({ err: (err as Error).message }, 'cluster sync listing failed');
+    }
+  }
+
+  #schedule(): void {
+    const interval = this.#options.intervalMs ?? this.#options.config.settings.reindexIntervalMs;
+    this.#timer = setTimeout(() => void this.#tick(), interval);
+    this.#timer.unref();
+  }
+
+  // Every node: a listing when it leads, the garbage of its own builds in any case.
+  async #tick(): Promise<void> {
+    await this.#tryPass();
+    if (this.#stopped) return;
+    try {
+      collectGarbage(this.#options.dataDir, this.#options.inUse?.() ?? new Set());
+    } catch (err) {
+      (this.#options.log ?? silentLogger).error({ err: (err as Error).message }, 'collecting retired index files failed');
+    }
+    this.#schedule();
+  }
+
+  async #pass(): Promise<ClusterPassReport> {
+    const options = this.#options;
+    const now = options.now ?? Date.now;
+    const { report, work } = await listConnections(options);
+    const queued: RepoJob[] = [];
+    const at = now();
+    for (const w of work) {
+      if (backingOff(w.record, at, options.force)) {
+        report.repos.push({ repoId: w.record.repoId, repoName: w.record.repoName, outcome: 'backing-off', seconds: 0 });
+        continue;
+      }
+      queued.push({ repoId: w.record.repoId, connection: w.connectionName, hostRepo: w.hostRepo, ...(options.force ? { force: true } : {}) });
+    }
+    await this.#jobs.enqueue(queued);
+    this.passes++;
+    await this.#leaderRedisSet(listedKey(options.keys), String(Date.now()));
+    // Deleted repositories' indexes were retired here.
+    collectGarbage(options.dataDir, options.inUse?.() ?? new Set());
+    report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
+    const out: ClusterPassReport = { ...report, queued: queued.length };
+    (options.log ?? silentLogger).info({ connections: report.connections.length, queued: queued.length, deleted: report.repos.filter((r) => r.outcome === 'deleted').length }, 'cluster sync listing done');
+    options.onPass?.(out);
+    return out;
+  }
+
+  async #leaderRedisGet(key: string): Promise<string | undefined> {
+    return (await this.#redis.get(key)) ?? undefined;
+  }
+
+  async #leaderRedisSet(key: string, value: string): Promise<void> {
+    try {
+      await this.#redis.set(key, value);
+    } catch (err) {
+      (this.#options.log ?? silentLogger).warn({ err: (err as Error).message }, 'the time of the listing could not be recorded');
+    }
+  }
+}
+
+/** <name>:listed: when the last listing finished. */
+function listedKey(keys: ClusterKeys): string {
+  return `${keys.name}:listed`;
+}
