@@ -17,10 +17,12 @@ log() { printf 'setup: %s\n' "$*" >&2; }
 # g++/make/python3: node-gyp builds of nodegit, re2 and mmap-io.
 # redis-server: the rate-limit counters' Redis backend; its tests start private instances
 # (test/helpers/redis.ts), so the service itself need not run.
+# postgresql: the cluster's store (daemon/store/pg-store.ts); its tests likewise start private
+# servers from /usr/lib/postgresql/<version>/bin (test/helpers/postgres.ts).
 # curl: the README's quick tour calls the daemon with it (test/docs/readme-tour.test.ts).
 # chromium + fonts-dejavu-core: the web UI's end-to-end tests drive Debian's Chromium with
 # playwright-core (which never downloads a browser); the font makes text render the same.
-need=(libkrb5-dev universal-ctags ripgrep git g++ make python3 redis-server chromium fonts-dejavu-core curl)
+need=(libkrb5-dev universal-ctags ripgrep git g++ make python3 redis-server postgresql chromium fonts-dejavu-core curl)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
