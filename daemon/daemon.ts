@@ -21,14 +21,19 @@ import { Searcher } from './search/searcher.ts';
 import { collectHeap } from './runtime/collect-heap.ts';
 import { IdleCollector } from './runtime/idle-collector.ts';
 import { trimHeap } from './runtime/heap-trim.ts';
-import { openStore } from './store/open.ts';
+import { openConfiguredStore } from './store/open.ts';
+import { ClusterNode, clusterSecret } from './cluster/node.ts';
+import { nodeIdOf } from './cluster/node-id.ts';
+import type { InternalRoute } from './cluster/internal-route.ts';
+import { installationSecret } from './auth/credentials.ts';
+import { clusterRoutes } from './http/handlers/cluster.ts';
+import { clusterSchemas } from './http/schemas/cluster.ts';
 import type { Store } from './store/store.ts';
 import { StoreAuthenticator } from './auth/authenticator.ts';
 import { AuditLog } from './audit/log.ts';
 import { AuthFailures, countingFailures } from './audit/auth-failures.ts';
 import { auditRoutes } from './http/handlers/audit.ts';
 import { auditSchemas } from './http/schemas/audit.ts';
-import { serverSecret } from './auth/credentials.ts';
 import { BrowserSessions } from './auth/browser-session.ts';
 import type { Authenticator } from './auth/identity.ts';
 import type { RateLimiter } from './ratelimit/limiter.ts';
@@ -99,6 +104,12 @@ export interface DaemonOptions {
   maintenanceIntervalMs?: number;
   /** Where `{"env": NAME}` secrets of the settings are read (settings.metrics.auth); default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Replace the configured store (tests: nodes of a cluster in one process sharing one). */
+  store?: Store;
+  /** In a cluster (config.cluster): this node's id (default: the one kept in the data dir, cluster/node-id.ts). */
+  nodeId?: string;
+  /** In a cluster: the URL the other nodes reach this one at (default: its listen address). */
+  advertise?: string;
 }
 
 export interface Daemon {
@@ -106,6 +117,8 @@ export interface Daemon {
   port: number;
   services: Services;
   routes: Route[];
+  /** This daemon's node when it is part of a cluster (config.cluster). */
+  cluster?: ClusterNode;
   /** Graceful stop: refuses new requests, lets in-flight ones finish (settings.http.shutdownTimeoutMs), closes shards and the store. */
   close(): Promise<void>;
 }
@@ -119,13 +132,13 @@ export const VERSION = (JSON.parse(readFileSync(join(INSTALL_ROOT, 'package.json
 
 /** Every schema of the API, with the configured bound of `matches`. */
 export function apiSchemas(config: Config): Record<string, JsonSchema> {
-  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...eeSchemas, ...auditSchemas, ...sessionSchemas, ...credentialSchemas };
+  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...eeSchemas, ...auditSchemas, ...sessionSchemas, ...credentialSchemas, ...clusterSchemas };
 }
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config, dataDir, logger } = options;
   const settings = config.settings;
-  const store: Store = openStore(dataDir);
+  const store: Store = options.store ?? openConfiguredStore(config, dataDir);
   if (!settings.anonymousAccess && (await store.listUsers()).length === 0) {
     logger.warn({}, 'anonymous access is off and there are no users yet: every API request will be refused (401) until you run trawl users add and trawl keys create');
   }
@@ -133,6 +146,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let server: HttpServer | undefined;
   let searcher: Searcher | undefined;
   let counter: RateCounter | undefined;
+  let node: ClusterNode | undefined;
   try {
     // One view of the index for the catalog, the searcher and the metrics: a damaged
     // repository is logged once, counted, and left out of all three.
@@ -198,6 +212,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       audit,
       rateLimiter: limiter,
       openapi: () => (openapi ??= buildOpenApi(routes, schemas, VERSION, services.baseUrl)),
+      secret: Buffer.alloc(0),
+      cluster: () => node,
     };
     let openapi: unknown;
     const routes: Route[] = [
@@ -209,6 +225,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...eeRoutes(services),
       ...auditRoutes(services),
       ...systemRoutes(services),
+      ...clusterRoutes(services),
     ];
     // The tool server answers through the routes above (mcp/invoke.ts), so it is added last.
     const mcp = new McpSessions({
@@ -225,7 +242,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // The OAuth authorization server (enterprise: the "oauth" entitlement). Its consent
     // step signs the user in with an API key through the daemon's own authenticator, which
     // in turn accepts the access tokens it issues.
-    const secret = serverSecret(dataDir);
+    const secret = await installationSecret(store, config, dataDir);
+    services.secret = secret;
     const oauth: OAuthContext = {
       store,
       secret,
@@ -258,7 +276,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const metricsAllowed = metricsGate(metricsAuth(settings), authenticator, options.env);
     // Started once the server listens (below); /readyz reads how far its first pass got.
     let scheduler: SyncScheduler | undefined;
+    // A cluster's node-to-node endpoints: filled once the node has joined (below).
+    const internal: InternalRoute[] = [];
     server = await startHttpServer({
+      ...(config.cluster
+        ? {
+            internal: {
+              routes: internal,
+              authenticate: (method: string, target: string, headers: Readonly<Record<string, string>>) => {
+                if (!node) throw new ServiceError('SERVICE_UNAVAILABLE', 'this node is still joining the cluster');
+                node.auth.check(method, target, headers);
+              },
+            },
+          }
+        : {}),
       host: options.host,
       port: options.port,
       routes,
@@ -312,6 +343,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     searcher = new Searcher({ dataDir, workers: options.workers, baseUrl: services.baseUrl, maxWholeBytes: settings.http.maxSourceBytes, view });
     services.searcher = searcher;
     searcher.warm();
+    if (config.cluster) {
+      node = await ClusterNode.start(
+        {
+          settings: config.cluster,
+          dataDir,
+          self: { id: options.nodeId ?? nodeIdOf(dataDir), url: options.advertise ?? url, version: VERSION },
+          searcher,
+          store,
+          log: logger,
+          rebuild: (repoId) => void repoId, // TODO wired to the cluster job queue
+        },
+        await clusterSecret(store),
+      );
+      internal.push(...node.routes());
+      services.searcher = node.fanOut;
+    }
 
     const s = searcher;
     if (options.sync !== false && Object.keys(config.connections).length > 0) {
@@ -377,8 +424,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       port: srv.port,
       services,
       routes,
+      ...(node ? { cluster: node } : {}),
       close(): Promise<void> {
         closing ??= (async () => {
+          // A cluster's node leaves first: the others take its shards over while it still serves.
+          await node?.leave(settings.http.shutdownTimeoutMs);
           stopping = true;
           clearInterval(gc);
           idle.close();
@@ -396,6 +446,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
     };
   } catch (err) {
+    await node?.close();
     await server?.close(0);
     await searcher?.close();
     await counter?.close();

@@ -9,6 +9,7 @@
 // secret is 32 random bytes generated into `<dataDir>/server-secret` (hex, mode 0600) on
 // first use and never changes: losing or changing it invalidates every key.
 
+import type { SecretStore } from '../store/store.ts';
 import { createHmac, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -81,5 +82,18 @@ export function serverSecret(dataDir: string): Buffer {
   }
   const hex = readFileSync(path, 'utf8').trim();
   if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`${path} is not a trawl server secret (64 hex characters); restore it from a backup`);
+  return Buffer.from(hex, 'hex');
+}
+
+/**
+ * The secret an installation hashes and signs credentials under: in a cluster
+ * (config.cluster) the one every node and command shares, kept in the shared store (made
+ * by the first that asked); alone, the data dir's file (serverSecret). A key created on one
+ * node is then known to all of them at once.
+ */
+export async function installationSecret(store: SecretStore, config: { cluster?: unknown } | undefined, dataDir: string): Promise<Buffer> {
+  if (!config?.cluster) return serverSecret(dataDir);
+  const hex = await store.sharedSecret('server', randomBytes(32).toString('hex'));
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error("the cluster store's server secret is not 64 hex characters; restore the secrets table from a backup");
   return Buffer.from(hex, 'hex');
 }

@@ -1,4 +1,5 @@
-// `trawl serve [--config FILE] [--host H] [--port N]`: runs the daemon until SIGTERM or
+// `trawl serve [--config FILE] [--host H] [--port N] [--node-id ID] [--advertise URL]`:
+// runs the daemon until SIGTERM or
 // SIGINT, then stops gracefully (OPERATOR.md). Logs are JSON lines on stdout (pino); the
 // address it listens on is also printed, as one plain line on stderr.
 //
@@ -17,6 +18,7 @@ import { createLogger, type LogLevel } from '../http/logging.ts';
 import { indexLocal } from '../sync/local-repos.ts';
 import { findConfigFile } from './config-file.ts';
 import { UsageError } from './usage.ts';
+import { NODE_ID } from '../cluster/membership.ts';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -31,6 +33,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'log-level': { type: 'string' },
       workers: { type: 'string' },
       'data-dir': { type: 'string' },
+      'node-id': { type: 'string' },
+      advertise: { type: 'string' },
       verbose: { type: 'boolean' },
     },
   });
@@ -43,6 +47,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const workers = values.workers === undefined ? undefined : Number(values.workers);
   if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > 256)) throw new UsageError(`--workers must be an integer between 1 and 256, got "${values.workers}"`);
   const host = values.host ?? '127.0.0.1';
+  const nodeId = values['node-id'];
+  if (nodeId !== undefined && !NODE_ID.test(nodeId)) throw new UsageError(`--node-id must be a letter or digit followed by up to 63 letters, digits, ".", "_" or "-", got "${nodeId}"`);
+  const advertise = values.advertise;
+  if (advertise !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(advertise)) throw new UsageError(`--advertise must be a base URL like http://10.0.0.5:3000, got "${advertise}"`);
   const logger = createLogger(level);
   const dataDir = resolveDataDir(values['data-dir']);
 
@@ -55,14 +63,15 @@ export async function serveCommand(argv: string[]): Promise<number> {
     config.settings.anonymousAccess = true;
     logger.warn({}, 'no configuration file (--config, $TRAWL_CONFIG or ./trawl.json): built-in defaults, anonymous access ON');
   }
-  if (readAllManifests(dataDir).length === 0 && Object.keys(config.connections).length === 0) {
+  if ((nodeId !== undefined || advertise !== undefined) && !config.cluster) throw new UsageError('--node-id and --advertise are for a cluster: the configuration has no cluster section (docs/deployment.md)');
+  if (!config.cluster && readAllManifests(dataDir).length === 0 && Object.keys(config.connections).length === 0) {
     const here = process.cwd();
     logger.info({ path: here, dataDir }, 'the data dir is empty and no connection is configured: indexing the current directory');
     const summary = await indexLocal(here, { dataDir, symbols: config.settings.symbols, maxFileSize: config.settings.maxFileSize });
     logger.info({ repo: summary.repoName, files: summary.files }, 'indexed');
   }
 
-  const daemon = await startDaemon({ config, dataDir, host, port, logger, ...(workers ? { workers } : {}) });
+  const daemon = await startDaemon({ config, dataDir, host, port, logger, ...(workers ? { workers } : {}), ...(nodeId ? { nodeId } : {}), ...(advertise ? { advertise: advertise.replace(/\/$/, '') } : {}) });
   logger.info({ url: daemon.url, dataDir, config: config.path ?? null }, 'listening');
   process.stderr.write(`trawl: listening on ${daemon.url}\n`);
 

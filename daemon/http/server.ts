@@ -17,6 +17,9 @@ import { ClientAddresses } from './client-address.ts';
 import type { HttpLogger } from './logging.ts';
 import type { Metrics } from './metrics.ts';
 import { Reply } from './respond.ts';
+import { INTERNAL_PREFIX, type InternalRoute } from '../cluster/internal-route.ts';
+
+export { INTERNAL_PREFIX, type InternalRoute } from '../cluster/internal-route.ts';
 import type { Route, RouteContext } from './route.ts';
 import { loadUws } from './uws.ts';
 import type { Validate, Validators } from './validate.ts';
@@ -43,6 +46,12 @@ export interface HttpServerOptions {
   clientAddresses?: ClientAddresses;
   /** The WWW-Authenticate value of a 401 at `path` (RFC 9110 section 11.6.1: every 401 carries one). */
   challenge?: (path: string, credentialSent: boolean) => Promise<string>;
+  /**
+   * A cluster's node-to-node endpoints (cluster/), under INTERNAL_PREFIX: never in the API's
+   * document, never reachable with a user's credentials (`authenticate` checks the
+   * cluster's own), never rate limited.
+   */
+  internal?: { routes: InternalRoute[]; authenticate(method: string, target: string, headers: Readonly<Record<string, string>>): void };
 }
 
 export interface WebResponse {
@@ -157,12 +166,21 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     const lookup = method === 'HEAD' ? 'GET' : method;
     if (method === 'HEAD') reply.headOnly = true;
     // The body must be subscribed to in this tick too.
-    const found = match(table, url);
+    const internal = url.startsWith(INTERNAL_PREFIX) ? options.internal?.routes.find((r) => r.path === url && r.method === lookup) : undefined;
+    const found = internal ? undefined : match(table, url);
     const forMethod = found?.routes.byMethod.get(lookup);
-    const bodyPromise = (forMethod?.body || forMethod?.route.rawBody) && method === 'POST' ? readBody(res, headers['content-length'] ?? '', options.maxBodyBytes, (abort) => (abortBody = abort)) : undefined;
+    const bodyPromise = ((forMethod?.body || forMethod?.route.rawBody) && method === 'POST') || (internal && method === 'POST') ? readBody(res, headers['content-length'] ?? '', options.maxBodyBytes, (abort) => (abortBody = abort)) : undefined;
     bodyPromise?.catch(() => {}); // handled below; never an unhandled rejection
 
     const run = async (): Promise<void> => {
+      if (internal) {
+        routeLabel = url;
+        // Before the draining check: a node that is leaving still serves its shards to the
+        // others while they copy them.
+        options.internal!.authenticate(method, rawQuery ? `${url}?${rawQuery}` : url, headers);
+        await internal.handle({ query: rawQuery, headers, body: bodyPromise ? await bodyPromise : undefined, reply, signal: controller.signal });
+        return;
+      }
       if (draining && !forMethod?.route.answersWhileDraining) throw new ServiceError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry against another instance');
       const extra = lookup === 'GET' ? options.extra?.find((e) => e.path === url) : undefined;
       if (extra) {

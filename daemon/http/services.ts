@@ -4,7 +4,8 @@
 import type { AuditLog } from '../audit/log.ts';
 import type { Entitlements } from '../auth/entitlements.ts';
 import type { Config } from '../config/types.ts';
-import type { Searcher } from '../search/searcher.ts';
+import type { ClusterNode } from '../cluster/node.ts';
+import type { SearchService } from '../search/searcher.ts';
 import type { Store } from '../store/store.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Catalog } from './catalog.ts';
@@ -12,9 +13,17 @@ import type { SearchGate } from './gate.ts';
 import type { Metrics } from './metrics.ts';
 
 export interface Services {
+  /**
+   * The secret credentials are hashed and signed under (auth/credentials.ts
+   * installationSecret): the data dir's, or in a cluster the one all nodes share.
+   * Absent in tests that build services by hand: the data dir's then.
+   */
+  secret?: Buffer;
+  /** This daemon's cluster node; undefined when it runs alone (or has not joined yet). */
+  cluster?: () => ClusterNode | undefined;
   config: Config;
   dataDir: string;
-  searcher: Searcher;
+  searcher: SearchService;
   catalog: Catalog;
   store: Store;
   metrics?: Metrics;

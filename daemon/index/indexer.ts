@@ -91,6 +91,14 @@ export interface IndexOptions {
   onProgress?: (p: BuildProgress) => void;
   /** After the content of a full build is searchable, the symbols pass's shards done (symbolsLater). */
   onSymbolsProgress?: (p: SymbolsProgress) => void;
+  /**
+   * The least generation the run may use (and so the symbols pass one past it). A cluster
+   * hands each build of a repository generations no other node's build of it has, so that
+   * a file name never stands for two contents anywhere in the cluster (cluster/jobs.ts).
+   */
+  minGeneration?: number;
+  /** Told of each manifest the run commits (its content, then its symbols pass's): a cluster publishes it. */
+  onCommit?: (m: Manifest) => void;
 }
 
 /** How far a build is: files and bytes built, of the files listed so far (a directory's walk may still be adding some). */
@@ -169,7 +177,7 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
     mkdirSync(dir, { recursive: true });
     const release = await acquireLock(join(dir, 'lock'), `repository ${repo.name}`);
     try {
-      const found = inspect(options.dataDir, repoId);
+      const found = inspect(options.dataDir, repoId, options.minGeneration ?? 0);
       removeUnlisted(dir, found.previous);
       removeLeftoverTemps(options.dataDir); // index-version of a killed process
       repairMissedBump(options.dataDir, repoId);
@@ -199,10 +207,10 @@ interface Found {
   generation: number;
 }
 
-function inspect(dataDir: string, repoId: number): Found {
+function inspect(dataDir: string, repoId: number, minGeneration: number): Found {
   const loaded = loadManifest(dataDir, repoId);
-  if (loaded && 'unreadable' in loaded) return { previous: undefined, damage: loaded.unreadable, generation: nextGeneration(dataDir, repoId, undefined) };
-  return { previous: loaded, damage: loaded ? indexProblem(dataDir, loaded) : undefined, generation: nextGeneration(dataDir, repoId, loaded) };
+  if (loaded && 'unreadable' in loaded) return { previous: undefined, damage: loaded.unreadable, generation: Math.max(minGeneration, nextGeneration(dataDir, repoId, undefined)) };
+  return { previous: loaded, damage: loaded ? indexProblem(dataDir, loaded) : undefined, generation: Math.max(minGeneration, nextGeneration(dataDir, repoId, loaded)) };
 }
 
 /**
@@ -360,7 +368,8 @@ class Run {
     await Promise.all(flushed);
     await syncFiles(this.dir, []);
     const { retired: _retired, indexVersion: _indexVersion, symbolsPending: _pending, ...rest } = manifest;
-    commitManifest(this.options.dataDir, { ...rest, generation: this.generation + 1, shards: manifest.shards.map((s, i) => ({ ...s, symbols: names[i]! })) }, manifest);
+    const committed = commitManifest(this.options.dataDir, { ...rest, generation: this.generation + 1, shards: manifest.shards.map((s, i) => ({ ...s, symbols: names[i]! })) }, manifest);
+    this.options.onCommit?.(committed);
     return {
       symbolCount: results.reduce((n, r) => n + r.symbolCount, 0),
       symbolFailures: results.reduce((n, r) => n + r.symbolFailures, 0),
@@ -406,6 +415,9 @@ class Run {
     } else if (prev && symbolsPending(prev) && this.options.symbols !== false) {
       // The run that built them was stopped before its symbols pass committed.
       fullReason = 'the previous build did not finish adding its symbols';
+    } else if (prev?.version === 2 && prev.subset) {
+      // A cluster replica's: some of the shards of another node's build (manifest.ts).
+      fullReason = 'this node holds only some of the shards (a replica)';
     } else if (prev?.version === 2 && prev.shards.length > 0 && incremental) {
       if (sameRefs(prev.refs, git.refs)) {
         // Nothing moved: the shards stand; only the repository's metadata may have changed.
@@ -502,7 +514,10 @@ class Run {
   }
 
   private commit(next: Omit<Manifest, 'retired'>): Manifest {
-    return commitManifest(this.options.dataDir, next, this.previous);
+    const { subset: _subset, ...whole } = next;
+    const committed = commitManifest(this.options.dataDir, whole, this.previous);
+    this.options.onCommit?.(committed);
+    return committed;
   }
 
   private entries(built: Built, delta: boolean): ManifestShard[] {

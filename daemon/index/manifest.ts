@@ -120,6 +120,12 @@ export interface Manifest {
    * run stopped before that: the next run builds in full.
    */
   symbolsPending?: true;
+  /**
+   * In a cluster: this node holds only some of the shards of the build that made this
+   * generation (another node's, copied: cluster/replicator.ts). It is served, but nothing
+   * is built upon it: the next build here is a full one.
+   */
+  subset?: true;
 }
 
 /** Whether the repository's content is searchable while its symbols are still being added (Manifest.symbolsPending). */

@@ -1,10 +1,12 @@
 // What a search is asked with and what it answers, whoever runs it: the searcher over this
 // data dir (searcher.ts), or a cluster's fan-out over the nodes (cluster/fan-out.ts).
 
-import type { ShapedFile } from './shape-file.ts';
+import type { ShapedFile, ShapeOptions } from './shape-file.ts';
 import type { OnChunk } from './stream-sink.ts';
 import type { PlannedSearch } from './plan-cache.ts';
-import type { RepositoryInfo, SearchStats } from './types.ts';
+import type { RepositoryInfo, SearchRequest, SearchResponse, SearchStats, UnavailableShard } from './types.ts';
+
+export type { UnavailableShard } from './types.ts';
 
 export interface SearchOptions {
   /** The query as planned by planSearch(req) for this very request; planned here when absent. */
@@ -42,5 +44,14 @@ export interface WireResponse {
   files: ShapedFile[];
   repositoryInfo: RepositoryInfo[];
   isSearchExhaustive: boolean;
+  /** In a cluster: shards no live node could answer (types.ts SearchResponse). */
+  unavailableShards?: UnavailableShard[];
+}
+
+/** What runs searches for the API: the Searcher over this data dir, or a cluster's fan-out (cluster/fan-out.ts). */
+export interface SearchService {
+  search(req: Required<SearchRequest>, options?: SearchOptions): Promise<SearchResponse>;
+  searchWire(req: Required<SearchRequest>, options?: SearchOptions): Promise<WireResponse>;
+  shapeOptions(req: Required<SearchRequest>): ShapeOptions;
 }
 

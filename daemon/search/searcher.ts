@@ -22,24 +22,40 @@
 // reports it to the index view, which marks the repository broken: later searches leave
 // the whole repository out until it is re-indexed.
 
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { ServiceError } from '../errors.ts';
 import { shardsDir } from '../index/data-dir.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
 import { manifestRepoName, shardFiles, type ManifestRepo } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
-import { mergeSearch } from './merge.ts';
+import { mergeSearch, type TaskParams } from './merge.ts';
+import type { PoolRun } from './pool.ts';
 import { SearchPool } from './pool.ts';
 import { shardKey, shardRef, type ShardRef } from './protocol.ts';
-import type { SearchOptions, WireResponse } from './search-options.ts';
+import type { SearchOptions, SearchService, WireResponse } from './search-options.ts';
 import { resultRepo, shapeInto, type ShapedFile, type ShapeOptions } from './shape-file.ts';
 import { parseJson } from './wire.ts';
 import type { FileResult, SearchRequest, SearchResponse } from './types.ts';
 
 export type { SearchChunk } from './stream-sink.ts';
 export { planSearch, type PlannedSearch } from './plan-cache.ts';
-export type { SearchOptions, WireResponse } from './search-options.ts';
+export type { SearchOptions, SearchService, UnavailableShard, WireResponse } from './search-options.ts';
+
+/** A task started on shards named by unit (Searcher.startUnits). */
+export interface UnitRun {
+  run: PoolRun;
+  /** Per unit asked: its index in the run's shards, -1 when this node does not hold it. */
+  held: number[];
+  /** The pool's threads. */
+  workers: number;
+  /** Shapes again a file of the run's shard `i` (Searcher's reshape). */
+  reshape(i: number, shape: ShapeOptions, f: ShapedFile, budget: number): ShapedFile;
+  /** The run's shard `i` failed its checks. */
+  corrupt(i: number, error: string): void;
+  /** The run and every reshape are over: the snapshot may go. */
+  release(): void;
+}
 
 export interface SearcherOptions {
   dataDir: string;
@@ -76,7 +92,7 @@ interface Snapshot {
   users: number;
 }
 
-export class Searcher {
+export class Searcher implements SearchService {
   private readonly options: SearcherOptions;
   private readonly view: IndexView;
   private pool: SearchPool | undefined;
@@ -90,6 +106,7 @@ export class Searcher {
   private readonly bitmaps = new Map<string, SharedArrayBuffer>();
   /** The files whose bitmaps the workers have; null: the pool has not been told of changes. */
   private shared: Set<string> | null = null;
+  private closed = false;
 
   constructor(options: SearcherOptions) {
     this.options = options;
@@ -153,6 +170,8 @@ export class Searcher {
   }
 
   private startPool(): SearchPool {
+    // A request that arrives while the daemon stops (a peer's, which draining lets through) must not start threads nobody will stop.
+    if (this.closed) throw new ServiceError('SERVICE_UNAVAILABLE', 'the searcher is closed: the server is shutting down');
     if (!this.pool) {
       this.pool = new SearchPool(this.options.workers);
       this.shared = null;
@@ -223,21 +242,7 @@ export class Searcher {
    * shutdown deadline) fails with it at once.
    */
   searchWire(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<WireResponse> {
-    const running = this.searchHeld(req, options);
-    const signal = options.signal;
-    if (!signal) return running;
-    // Aborted with a ServiceError (the server's shutdown deadline), the search fails with it
-    // at once: the caller answers now while the shards stop behind it (a running shard sees
-    // the cancel at its next check, which on a loaded machine can come after the server
-    // has cut what did not end).
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        if (signal.reason instanceof ServiceError) reject(signal.reason);
-      };
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-      running.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    });
+    return failOnServiceAbort(this.searchHeld(req, options), options.signal);
   }
 
   private async searchHeld(req: Required<SearchRequest>, options: SearchOptions): Promise<WireResponse> {
@@ -276,12 +281,52 @@ export class Searcher {
     });
   }
 
+  /**
+   * Starts a search task on shards of this node's index named by repository and shard file
+   * (a cluster's fan-out, cluster/fan-out.ts: the coordinator's own part, or a peer's
+   * request): `held[k]` is the run's shard index of `units[k]`, or -1 when the current
+   * index does not hold it (another generation, or not copied here). The snapshot is held
+   * until release(), so that the files stay while the coordinator may still reshape them.
+   */
+  startUnits(units: ReadonlyArray<{ repoId: number; file: string }>, task: TaskParams, cancel: SharedArrayBuffer, grant: number): UnitRun {
+    const pool = this.startPool();
+    const state = this.view.current();
+    if (state !== this.state) this.snapshot(state);
+    const snapshot = this.current;
+    snapshot.users++;
+    const byUnit = new Map<string, ShardEntry>();
+    for (const e of snapshot.entries) byUnit.set(`${e.repoId}/${basename(e.path)}`, e);
+    const entries: ShardEntry[] = [];
+    const held = units.map((u) => {
+      const e = byUnit.get(`${u.repoId}/${u.file}`);
+      if (!e) return -1;
+      entries.push(e);
+      return entries.length - 1;
+    });
+    const run = pool.start({ ...task, shards: entries.map(refOf) }, cancel, grant);
+    let released = false;
+    return {
+      run,
+      held,
+      workers: pool.size,
+      reshape: (i, shape, f, budget) => this.reshape(entries[i]!, shape, f, budget),
+      corrupt: (i, error) => this.view.report(entries[i]!.repoId, entries[i]!.generation, error),
+      release: () => {
+        if (released) return;
+        released = true;
+        snapshot.users--;
+        if (snapshot.users === 0 && this.held.delete(snapshot)) this.release();
+      },
+    };
+  }
+
   /** How this daemon shapes a request's files (its limits and its address in webUrl). */
   shapeOptions(req: Required<SearchRequest>): ShapeOptions {
     return { contextLines: req.contextLines, whole: req.whole, maxWholeBytes: this.options.maxWholeBytes ?? Infinity, baseUrl: this.options.baseUrl ?? DEFAULT_BASE_URL };
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.pool?.close();
     this.pool = undefined;
     this.mapped.clear();
@@ -319,6 +364,24 @@ export class Searcher {
     this.mapped.delete(entry.key);
     this.view.report(entry.repoId, entry.generation, err.message);
   }
+}
+
+/**
+ * A search aborted with a ServiceError as the reason (the server's shutdown deadline) fails
+ * with it at once: the caller answers now while the shards stop behind it (a running shard
+ * sees the cancel at its next check, which on a loaded machine can come after the server
+ * has cut what did not end).
+ */
+export function failOnServiceAbort<T>(running: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return running;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      if (signal.reason instanceof ServiceError) reject(signal.reason);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    running.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** A file in its wire form as an object. */

@@ -101,6 +101,20 @@ export interface SearchResponse {
   files: FileResult[];
   repositoryInfo: RepositoryInfo[];
   isSearchExhaustive: boolean;
+  /**
+   * A cluster's shards that no live node could search (every node holding them was down or
+   * failed); absent when there is none. Their matches are missing, so isSearchExhaustive is
+   * false. (docs/deployment.md, "Failures")
+   */
+  unavailableShards?: UnavailableShard[];
+}
+
+export interface UnavailableShard {
+  repositoryId: number;
+  repository: string;
+  /** The shard's file name in the repository's index. */
+  shard: string;
+  reason: string;
 }
 
 /** The counters a shard search measures; summed into SearchStats. */

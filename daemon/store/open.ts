@@ -1,11 +1,13 @@
-// The store a data directory uses. Only SQLite exists today; a server backend would be
-// chosen here (by configuration) and would run the same conformance suite.
+// The store an installation uses: SQLite in the data directory (one node, the default), or
+// PostgreSQL when the configuration has a cluster section (its `store` URL), which every
+// node and every command of the cluster shares. Both run the same conformance suite.
 
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Store } from './store.ts';
 import { importLegacyRegistry } from './legacy-registry.ts';
 import { openSqliteDatabase, openSqliteStore } from './sqlite-store.ts';
+import { openPgStore } from './pg-store.ts';
 
 /** The store's file inside the data directory. */
 export const STORE_FILE = 'trawl.db';
@@ -23,4 +25,9 @@ export function openStore(dataDir: string): Store {
     }
   }
   return openSqliteStore(path);
+}
+
+/** The configured store: the cluster's PostgreSQL (config.cluster.store), else the data dir's SQLite. */
+export function openConfiguredStore(config: { cluster?: { store: string } } | undefined, dataDir: string): Store {
+  return config?.cluster ? openPgStore(config.cluster.store) : openStore(dataDir);
 }

@@ -67,7 +67,7 @@ export function eeRoutes(s: Services): Route[] {
         }
         const now = s.now();
         const token = newScopedToken();
-        const hash = credentialHash(serverSecret(s.dataDir), token);
+        const hash = credentialHash(s.secret ?? serverSecret(s.dataDir), token);
         const record = await s.audit.change(
           // The key it is created with (identity.tokenId): revoking that key ends the token (auth/origin.ts).
           () => s.store.createScopedToken({ userId: caller, apiKeyId: ctx.identity.tokenId!, hash, repoIds: ids, expiresAt: new Date(now.getTime() + SCOPED_TOKEN_LIFETIME_MS).toISOString() }, now.toISOString()),

@@ -41,7 +41,9 @@ export function searchRoutes(s: Services): Route[] {
           const res = await s.searcher.searchWire(req, { planned, timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
           s.metrics?.search('search', res.stats, res.isSearchExhaustive);
           // The files are written as the workers shaped them (search/wire.ts).
-          const body = jsonWithFiles([['stats', res.stats], ['files', FILES], ['repositoryInfo', res.repositoryInfo], ['isSearchExhaustive', res.isSearchExhaustive]], res.files);
+          const fields: Array<[string, unknown]> = [['stats', res.stats], ['files', FILES], ['repositoryInfo', res.repositoryInfo], ['isSearchExhaustive', res.isSearchExhaustive]];
+          if (res.unavailableShards) fields.push(['unavailableShards', res.unavailableShards]);
+          const body = jsonWithFiles(fields, res.files);
           return { body: new RawJson(body) };
         } finally {
           release();
@@ -143,7 +145,7 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
         },
       });
       s.metrics?.search('stream', res.stats, res.isSearchExhaustive);
-      await message({ type: 'final', accumulatedStats: res.stats, isSearchExhaustive: res.isSearchExhaustive });
+      await message({ type: 'final', accumulatedStats: res.stats, isSearchExhaustive: res.isSearchExhaustive, ...(res.unavailableShards ? { unavailableShards: res.unavailableShards } : {}) });
     } catch (err) {
       if (reply.aborted) return undefined; // the client left (maybe while queued): nobody to tell
       const e = err instanceof ServiceError ? err : new ServiceError('UNEXPECTED_ERROR', `the search failed (request id ${ctx.id}); the details are in the server log`);

@@ -113,6 +113,22 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
       required: [...STAT_NUMBERS, 'flushReason'],
       additionalProperties: false,
     },
+    UnavailableShards: {
+      type: 'array',
+      description:
+        'A cluster only, and only when some exist: shards of the index that no live node could search (every node holding a copy was down or failed). Their matches are missing from the answer, whose `isSearchExhaustive` is then false. docs/deployment.md says when this happens.',
+      items: {
+        type: 'object',
+        properties: {
+          repositoryId: count,
+          repository: { type: 'string', description: 'The repository name.' },
+          shard: { type: 'string', description: "The shard's file name in the repository's index." },
+          reason: { type: 'string' },
+        },
+        required: ['repositoryId', 'repository', 'shard', 'reason'],
+        additionalProperties: false,
+      },
+    },
     SearchResponse: {
       type: 'object',
       properties: {
@@ -120,6 +136,7 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
         files: { type: 'array', items: ref('FileResult') },
         repositoryInfo: { type: 'array', items: ref('RepositoryInfo') },
         isSearchExhaustive: { type: 'boolean' },
+        unavailableShards: ref('UnavailableShards'),
       },
       required: ['stats', 'files', 'repositoryInfo', 'isSearchExhaustive'],
       additionalProperties: false,
@@ -139,7 +156,7 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
     StreamFinal: {
       type: 'object',
       description: 'Once, at the end of a stream that did not fail.',
-      properties: { type: { const: 'final' }, accumulatedStats: ref('SearchStats'), isSearchExhaustive: { type: 'boolean' } },
+      properties: { type: { const: 'final' }, accumulatedStats: ref('SearchStats'), isSearchExhaustive: { type: 'boolean' }, unavailableShards: ref('UnavailableShards') },
       required: ['type', 'accumulatedStats', 'isSearchExhaustive'],
       additionalProperties: false,
     },

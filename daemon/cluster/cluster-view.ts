@@ -1,0 +1,92 @@
+// What a node knows of the cluster, read again every heartbeat (and at once when this node
+// changes something): who is live (membership.ts), the published index (published.ts), what
+// each node holds (holdings.ts), and from those the placement (placement.ts) and the units
+// a search asks (fan-out.ts), which are computed once per change, not per search.
+
+import { manifestRepoName } from '../index/manifest.ts';
+import type { PlacedUnit } from './fan-out.ts';
+import type { Holdings } from './holdings.ts';
+import type { Membership, NodeInfo } from './membership.ts';
+import { Placement } from './placement.ts';
+import type { PublishedIndex, PublishedIndexes } from './published.ts';
+
+export class ClusterView {
+  #placement: Placement;
+  #units: PlacedUnit[] | undefined;
+  #signature = '';
+
+  constructor(
+    readonly self: string,
+    readonly membership: Membership,
+    readonly published: PublishedIndexes,
+    readonly holdings: Holdings,
+    readonly replicas: number,
+  ) {
+    this.#placement = new Placement([], replicas);
+  }
+
+  /** Reads what changed (published indexes, holdings of nodes whose holdsVersion moved). */
+  async refresh(): Promise<void> {
+    const changed = await this.published.refresh();
+    const nodes = this.membership.nodes();
+    await this.holdings.refresh(nodes);
+    const signature = nodes.map((n) => `${n.id}:${n.live ? 1 : 0}:${n.state}:${n.holdsVersion}`).join(',');
+    if (changed || signature !== this.#signature) {
+      this.#signature = signature;
+      this.#placement = new Placement(this.serving().map((n) => n.id), this.replicas);
+      this.#units = undefined;
+    }
+  }
+
+  /** This node's holdings were rewritten: the units' holders are computed again. */
+  invalidate(): void {
+    this.#units = undefined;
+  }
+
+  get placement(): Placement {
+    return this.#placement;
+  }
+
+  live(): NodeInfo[] {
+    return this.membership.live();
+  }
+
+  /** Live nodes that take shards (not leaving). */
+  serving(): NodeInfo[] {
+    return this.membership.live().filter((n) => n.state === 'serving');
+  }
+
+  urlOf(node: string): string | undefined {
+    const n = this.membership.node(node);
+    return n?.live ? n.url : undefined;
+  }
+
+  /** The published indexes that serve (not tombstones, with shards), by repository name then id: the order of a search. */
+  indexes(): PublishedIndex[] {
+    const out = [...this.published.all()].filter((p) => !p.deleted && p.manifest && p.manifest.shards.length > 0);
+    const name = (p: PublishedIndex) => manifestRepoName({ ...p.manifest!, retired: [] });
+    return out.sort((a, b) => {
+      const x = name(a);
+      const y = name(b);
+      return x < y ? -1 : x > y ? 1 : a.repoId - b.repoId;
+    });
+  }
+
+  /** Every unit of the published index in search order, with the live nodes that hold it (this node first, then by rendezvous rank). */
+  units(): PlacedUnit[] {
+    if (this.#units) return this.#units;
+    const live = this.live().map((n) => n.id);
+    const out: PlacedUnit[] = [];
+    for (const p of this.indexes()) {
+      const m = p.manifest!;
+      for (const s of m.shards) {
+        const holders = this.holdings.holders(live, p.repoId, p.generation, s.file);
+        const rank = new Map(this.#placement.ranked(p.repoId, s.file).map((id, i) => [id, i]));
+        holders.sort((a, b) => (a === this.self ? -1 : b === this.self ? 1 : (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity) || (a < b ? -1 : 1)));
+        out.push({ repoId: p.repoId, file: s.file, repository: m.repo.name, visibility: m.repo.visibility, holders });
+      }
+    }
+    this.#units = out;
+    return out;
+  }
+}

@@ -1,0 +1,450 @@
+// A search over a cluster's shards (the coordinator's side: any node that got the API
+// request). The units of the search are the shards of every repository's published index
+// (published.ts), in the order one node would take them (repository name, id, shard
+// order); each is asked of one node that holds it at that generation (holdings.ts): this
+// node itself when it does (its own worker pool, no request), else the first holder in the
+// shard's rendezvous order (placement.ts), so that every coordinator sends a shard to the
+// same node and its pages stay warm there. The replies are merged by the same loop a
+// single node uses (search/merge.ts), which is why a cluster answers exactly what one node
+// with every shard would.
+//
+// The units of one node travel in one request (peer-search.ts serves it), whose response
+// streams each shard's reply as it is done. When a node fails (it cannot be reached, its
+// stream breaks, or it no longer holds a shard) its unanswered units are asked of their
+// next holder at once; a unit with no live holder left fails, which makes the answer not
+// exhaustive and names it in `unavailableShards` (and the log).
+//
+// What a remote part does not share with a local run: a stream's backpressure (a node runs
+// its part without waiting for the client; what it sends is at most its shards' files) and
+// the cut's skipping, which each node applies to its own shards' counts (smaller than the
+// search's, so it skips no shard the merge would take).
+
+import { Packr } from 'msgpackr';
+import type { TaskParams } from '../search/merge.ts';
+import { mergeSearch } from '../search/merge.ts';
+import type { PoolRun } from '../search/pool.ts';
+import type { PartialReply, ShardReply } from '../search/protocol.ts';
+import { failOnServiceAbort, parseFile, type Searcher, type UnitRun } from '../search/searcher.ts';
+import type { SearchOptions, SearchService, UnavailableShard, WireResponse } from '../search/search-options.ts';
+import type { ShapedFile, ShapeOptions } from '../search/shape-file.ts';
+import type { SearchRequest, SearchResponse } from '../search/types.ts';
+import { FRAME, FrameReader } from './frames.ts';
+import { unpackMessage, packMessage } from '../search/file-codec.ts';
+import type { PeerClient } from './peer-client.ts';
+
+/** A shard of the cluster's index: the published file of a repository. */
+export interface Unit {
+  repoId: number;
+  file: string;
+}
+
+/** A unit as a search takes it: where it may be asked, and what the caller may see of its repository. */
+export interface PlacedUnit extends Unit {
+  repository: string;
+  visibility: 'public' | 'private';
+  /** Live nodes that hold it at the published generation, in the order to ask them. */
+  holders: string[];
+}
+
+/** The request body of POST /_cluster/search (msgpack). */
+export interface PeerSearchBody {
+  /** The coordinator's name for this part, for control requests. */
+  part: string;
+  task: TaskParams;
+  units: Unit[];
+}
+
+/** The body of POST /_cluster/search/control. */
+export interface PeerControlBody {
+  part: string;
+  action: 'stop' | 'definitionsOnly';
+}
+
+/** The body of POST /_cluster/reshape; its answer is a worker message of one file (file-codec.ts). */
+export interface PeerReshapeBody {
+  unit: Unit;
+  shape: ShapeOptions;
+  budget: number;
+}
+
+export const SEARCH_PATH = '/_cluster/search';
+export const CONTROL_PATH = '/_cluster/search/control';
+export const RESHAPE_PATH = '/_cluster/reshape';
+
+/** Request bodies between nodes (plain msgpack: no records shared beyond the search's own). */
+export const bodies = new Packr({ useRecords: false });
+
+/** A reply of a unit that the asked node does not hold (its index moved on, or lost it). */
+export const NOT_HELD = 'the node does not hold this shard';
+
+/** How long a node may take to start answering before its units go to their next holder. */
+const FIRST_BYTE_MS = 2000;
+
+export interface FanOutOptions {
+  self: string;
+  searcher: Searcher;
+  peers: PeerClient;
+  /** A live node's base URL; undefined when it is not live (any more). */
+  urlOf(node: string): string | undefined;
+  /** Every unit of the published index, in search order, with its holders now. */
+  units(): PlacedUnit[];
+  /** A unit no live node could answer (logged by the caller). */
+  onUnavailable?(u: UnavailableShard): void;
+}
+
+let nextPart = 1;
+
+export class FanOut implements SearchService {
+  constructor(private readonly options: FanOutOptions) {}
+
+  async search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
+    const res = await this.searchWire(req, options);
+    const out: SearchResponse = { stats: res.stats, files: res.files.map(parseFile), repositoryInfo: res.repositoryInfo, isSearchExhaustive: res.isSearchExhaustive };
+    if (res.unavailableShards) out.unavailableShards = res.unavailableShards;
+    return out;
+  }
+
+  shapeOptions(req: Required<SearchRequest>): ShapeOptions {
+    return this.options.searcher.shapeOptions(req);
+  }
+
+  searchWire(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<WireResponse> {
+    return failOnServiceAbort(this.#search(req, options), options.signal);
+  }
+
+  async #search(req: Required<SearchRequest>, options: SearchOptions): Promise<WireResponse> {
+    const filter = options.repoFilter;
+    const all = this.options.units();
+    const units = filter ? all.filter((u) => filter({ repoId: u.repoId, visibility: u.visibility })) : all;
+    const unavailable: UnavailableShard[] = [];
+    let composite: Composite | undefined;
+    const shape = this.options.searcher.shapeOptions(req);
+    try {
+      const res = await mergeSearch(units.length, req, options, {
+        workers: Math.max(1, this.options.searcher.threads),
+        lostShards: 0,
+        shape,
+        start: (task, cancel, grant) => (composite = new Composite(this.options, units, task, cancel, grant, unavailable)),
+        reshape: (i, s, f, budget) => composite!.reshape(i, s, f, budget),
+        corrupt: (i, error) => composite!.corrupt(i, error),
+      });
+      if (unavailable.length > 0) {
+        res.unavailableShards = unavailable;
+        res.isSearchExhaustive = false;
+      }
+      return res;
+    } finally {
+      composite?.close();
+    }
+  }
+}
+
+/** One search's parts, local and remote, as one PoolRun over the units in search order. */
+class Composite implements PoolRun {
+  readonly replies: Array<Promise<ShardReply>>;
+  onPartial?: (shard: number, reply: PartialReply) => void;
+  readonly #resolvers: Array<((r: ShardReply) => void) | undefined>;
+  /** Nodes each unit was asked of so far. */
+  readonly #tried: Array<Set<string>>;
+  /** Which part answers each unit, and its index there. */
+  readonly #where: Array<{ part: Part; at: number } | undefined>;
+  readonly #parts: Part[] = [];
+  #stopped = false;
+  #defsOnly = false;
+
+  constructor(
+    private readonly o: FanOutOptions,
+    private readonly units: PlacedUnit[],
+    private readonly task: TaskParams,
+    private readonly cancel: SharedArrayBuffer,
+    private grantedTo: number,
+    private readonly unavailable: UnavailableShard[],
+  ) {
+    this.#resolvers = new Array(units.length);
+    this.replies = units.map((_, i) => new Promise<ShardReply>((r) => (this.#resolvers[i] = r)));
+    this.#tried = units.map(() => new Set());
+    this.#where = new Array(units.length);
+    this.#ask(units.map((_, i) => i));
+  }
+
+  /** Asks each of `indices` of its next untried live holder, grouped by node. */
+  #ask(indices: number[]): void {
+    const byNode = new Map<string, number[]>();
+    for (const i of indices) {
+      if (this.#resolvers[i] === undefined) continue;
+      if (this.#stopped) {
+        this.#resolve(i, { status: 'skipped' });
+        continue;
+      }
+      const u = this.units[i]!;
+      const node = u.holders.find((n) => !this.#tried[i]!.has(n) && (n === this.o.self || this.o.urlOf(n) !== undefined));
+      if (node === undefined) {
+        const reason = this.#tried[i]!.size === 0 ? 'no live node holds this shard' : `every live node holding it failed (asked ${[...this.#tried[i]!].join(', ')})`;
+        const lost: UnavailableShard = { repositoryId: u.repoId, repository: u.repository, shard: u.file, reason };
+        this.unavailable.push(lost);
+        this.o.onUnavailable?.(lost);
+        this.#resolve(i, { status: 'failed', error: reason, queuedNs: 0 });
+        continue;
+      }
+      this.#tried[i]!.add(node);
+      let list = byNode.get(node);
+      if (!list) byNode.set(node, (list = []));
+      list.push(i);
+    }
+    for (const [node, list] of byNode) {
+      const part = node === this.o.self ? this.#local(list) : this.#remote(node, list);
+      this.#parts.push(part);
+    }
+  }
+
+  #resolve(i: number, reply: ShardReply): void {
+    const r = this.#resolvers[i];
+    if (!r) return;
+    this.#resolvers[i] = undefined;
+    if (reply.status === 'done') for (const f of reply.files) f.shard = i;
+    r(reply);
+  }
+
+  #local(list: number[]): Part {
+    const unitRun = this.o.searcher.startUnits(
+      list.map((i) => this.units[i]!),
+      this.task,
+      this.cancel,
+      grantWithin(list, this.grantedTo),
+    );
+    const part = new LocalPart(list, unitRun);
+    const missing: number[] = [];
+    list.forEach((i, k) => {
+      const at = unitRun.held[k]!;
+      if (at < 0) {
+        missing.push(i);
+        return;
+      }
+      this.#where[i] = { part, at };
+      void unitRun.run.replies[at]!.then((reply) => this.#resolve(i, reply));
+    });
+    unitRun.run.onPartial = (at, p) => {
+      const i = part.globalOf(at);
+      for (const f of p.files) f.shard = i;
+      this.onPartial?.(i, p);
+    };
+    if (this.#defsOnly) unitRun.run.definitionsOnly();
+    if (missing.length > 0) queueMicrotask(() => this.#ask(missing));
+    return part;
+  }
+
+  #remote(node: string, list: number[]): Part {
+    const part = new RemotePart(node, list, this.o, `${this.o.self}-${nextPart++}`);
+    list.forEach((i, k) => (this.#where[i] = { part, at: k }));
+    part.start(
+      this.task,
+      list.map((i) => ({ repoId: this.units[i]!.repoId, file: this.units[i]!.file })),
+      (k, reply) => {
+        const i = list[k]!;
+        if (reply.status === 'failed' && reply.error === NOT_HELD) return this.#ask([i]);
+        this.#resolve(i, reply);
+      },
+      (k, p) => {
+        const i = list[k]!;
+        for (const f of p.files) f.shard = i;
+        this.onPartial?.(i, p);
+      },
+      (unanswered) => this.#ask(unanswered.map((k) => list[k]!)),
+    );
+    if (this.#defsOnly) part.definitionsOnly();
+    return part;
+  }
+
+  grant(upTo: number): void {
+    this.grantedTo = Math.max(this.grantedTo, upTo);
+    for (const p of this.#parts) p.grant(upTo);
+  }
+
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    Atomics.store(new Int32Array(this.cancel), 0, 1);
+    for (const p of this.#parts) p.stop();
+  }
+
+  definitionsOnly(): void {
+    this.#defsOnly = true;
+    for (const p of this.#parts) p.definitionsOnly();
+  }
+
+  async reshape(i: number, shape: ShapeOptions, f: ShapedFile, budget: number): Promise<ShapedFile> {
+    const w = this.#where[i];
+    if (!w) throw new Error(`shard ${i} of the search was answered by no node`);
+    const shaped = await w.part.reshape(w.at, shape, f, budget, this.units[i]!);
+    shaped.shard = i;
+    return shaped;
+  }
+
+  corrupt(i: number, error: string): void {
+    const w = this.#where[i];
+    if (w instanceof Object && w.part instanceof LocalPart) w.part.unitRun.corrupt(w.at, error);
+  }
+
+  close(): void {
+    for (const p of this.#parts) p.close();
+  }
+}
+
+/** How many of a part's units (global indices, ascending) lie below the search's grant. */
+function grantWithin(list: number[], upTo: number): number {
+  let n = 0;
+  while (n < list.length && list[n]! < upTo) n++;
+  return n;
+}
+
+interface Part {
+  grant(upTo: number): void;
+  stop(): void;
+  definitionsOnly(): void;
+  reshape(at: number, shape: ShapeOptions, f: ShapedFile, budget: number, unit: Unit): Promise<ShapedFile>;
+  close(): void;
+}
+
+class LocalPart implements Part {
+  /** Run shard index → global index. */
+  readonly #global: number[] = [];
+
+  constructor(
+    readonly list: number[],
+    readonly unitRun: UnitRun,
+  ) {
+    list.forEach((i, k) => {
+      const at = unitRun.held[k]!;
+      if (at >= 0) this.#global[at] = i;
+    });
+  }
+
+  globalOf(at: number): number {
+    return this.#global[at]!;
+  }
+
+  grant(upTo: number): void {
+    let n = 0;
+    while (n < this.#global.length && this.#global[n]! < upTo) n++;
+    this.unitRun.run.grant(n);
+  }
+
+  stop(): void {
+    this.unitRun.run.stop();
+  }
+
+  definitionsOnly(): void {
+    this.unitRun.run.definitionsOnly();
+  }
+
+  async reshape(at: number, shape: ShapeOptions, f: ShapedFile, budget: number): Promise<ShapedFile> {
+    return this.unitRun.reshape(at, shape, f, budget);
+  }
+
+  close(): void {
+    this.unitRun.release();
+  }
+}
+
+/** A node's part of a search: one request whose response streams its units' replies. */
+class RemotePart implements Part {
+  readonly #abort = new AbortController();
+  #answered: boolean[];
+  #ended = false;
+  #defsOnly = false;
+
+  constructor(
+    private readonly node: string,
+    list: number[],
+    private readonly o: FanOutOptions,
+    private readonly id: string,
+  ) {
+    this.#answered = list.map(() => false);
+  }
+
+  start(task: TaskParams, units: Unit[], onReply: (k: number, r: ShardReply) => void, onPartial: (k: number, p: PartialReply) => void, onLost: (unanswered: number[]) => void): void {
+    const url = this.o.urlOf(this.node);
+    const lost = (why: string) => {
+      if (this.#ended) return;
+      this.#ended = true;
+      const unanswered = this.#answered.flatMap((a, k) => (a ? [] : [k]));
+      for (const k of unanswered) this.#answered[k] = true;
+      void why;
+      if (unanswered.length > 0) onLost(unanswered);
+    };
+    if (url === undefined) return queueMicrotask(() => lost('not live'));
+    const body: PeerSearchBody = { part: this.id, task, units };
+    void (async () => {
+      try {
+        const res = await this.o.peers.send(url, { method: 'POST', target: SEARCH_PATH, body: bodies.pack(body), signal: this.#abort.signal, timeoutMs: FIRST_BYTE_MS });
+        const reader = new FrameReader();
+        for await (const chunk of res) {
+          for (const frame of reader.push(chunk as Buffer)) {
+            if (frame.kind === FRAME.REPLIES) {
+              const { value, groups } = unpackMessage(frame.message);
+              const replies = value as ShardReply[];
+              frame.shards.forEach((k, n) => {
+                const reply = replies[n]!;
+                if (reply.status === 'done') reply.files = groups[n]!;
+                if (this.#answered[k]) return;
+                this.#answered[k] = true;
+                onReply(k, reply);
+              });
+            } else if (frame.kind === FRAME.PARTIAL) {
+              if (this.#answered[frame.shard]) continue;
+              const { value, groups } = unpackMessage(frame.message);
+              const p = value as PartialReply;
+              p.files = groups[0]!;
+              onPartial(frame.shard, p);
+            } else if (frame.kind === FRAME.END) {
+              this.#ended = true;
+            } else {
+              return lost(frame.error);
+            }
+          }
+        }
+        lost('the stream ended early');
+      } catch (err) {
+        lost((err as Error).message);
+      }
+    })();
+  }
+
+  grant(): void {
+    // A remote part runs without waiting for grants (see the file's comment).
+  }
+
+  stop(): void {
+    if (this.#ended) return;
+    this.#control('stop');
+  }
+
+  definitionsOnly(): void {
+    if (this.#defsOnly || this.#ended) return;
+    this.#defsOnly = true;
+    this.#control('definitionsOnly');
+  }
+
+  #control(action: PeerControlBody['action']): void {
+    const url = this.o.urlOf(this.node);
+    if (url === undefined) return;
+    const body: PeerControlBody = { part: this.id, action };
+    // Best effort: a part that missed its stop ends with its shards anyway.
+    this.o.peers.fetch(url, { method: 'POST', target: CONTROL_PATH, body: bodies.pack(body), timeoutMs: FIRST_BYTE_MS }).catch(() => {});
+  }
+
+  async reshape(_at: number, shape: ShapeOptions, f: ShapedFile, budget: number, unit: Unit): Promise<ShapedFile> {
+    const url = this.o.urlOf(this.node);
+    if (url === undefined) throw new Error(`node ${this.node} left before a file of its shard could be shaped`);
+    const body = packMessage({ unit, shape, budget } satisfies PeerReshapeBody, [[f]]);
+    const bytes = await this.o.peers.fetch(url, { method: 'POST', target: RESHAPE_PATH, body, timeoutMs: FIRST_BYTE_MS });
+    const copy = new Uint8Array(new ArrayBuffer(bytes.length));
+    copy.set(bytes);
+    return unpackMessage(copy).groups[0]![0]!;
+  }
+
+  close(): void {
+    // The stream is done or no longer wanted: ends a part still running on the node.
+    if (!this.#ended) this.#abort.abort();
+  }
+}

@@ -1,0 +1,28 @@
+// A node-to-node endpoint as the HTTP server (http/server.ts, INTERNAL_PREFIX) serves it:
+// an exact path, the body (POST) read whole and unparsed, the response written through a
+// reply that can stream. Defined here, below the server, so that the cluster's endpoints
+// need nothing of the API's layer.
+
+/** What a node-to-node endpoint writes its response through (http/respond.ts Reply is one). */
+export interface PeerReply {
+  /** Set when the caller went away. */
+  readonly aborted: boolean;
+  json(status: number, body: unknown): void;
+  send(status: number, body: string | Uint8Array, headers: Array<[string, string]>): void;
+  /** Starts a streamed response. */
+  begin(status: number, headers: Array<[string, string]>): void;
+  /** Writes part of it; resolves once the socket took it. */
+  write(data: string | Uint8Array | readonly Uint8Array[]): Promise<void>;
+  end(): void;
+  /** Cuts the connection (a stream that cannot be finished). */
+  close(): void;
+}
+
+/** Where the node-to-node endpoints live. */
+export const INTERNAL_PREFIX = '/_cluster/';
+
+export interface InternalRoute {
+  method: 'GET' | 'POST';
+  path: string;
+  handle(req: { query: string; headers: Readonly<Record<string, string>>; body: Buffer | undefined; reply: PeerReply; signal: AbortSignal }): Promise<void>;
+}

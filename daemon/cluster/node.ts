@@ -1,0 +1,228 @@
+// A node of a cluster (docs/deployment.md): joins the membership, keeps its index in line
+// with the placement (replicator.ts), answers the other nodes (peer-routes.ts) and fans
+// searches out (fan-out.ts). The daemon (daemon.ts) starts one when the configuration has
+// a `cluster` section, once its HTTP server listens (the others reach it there).
+
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { ClusterSettings } from '../config/types.ts';
+import type { Manifest } from '../index/manifest.ts';
+import { readAllManifests } from '../index/manifest.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { closeRedis, connectRedis, redactUrl } from '../runtime/redis-client.ts';
+import type { Searcher } from '../search/searcher.ts';
+import type { Store } from '../store/store.ts';
+import { ClusterView } from './cluster-view.ts';
+import { FanOut } from './fan-out.ts';
+import { Holdings } from './holdings.ts';
+import type { InternalRoute } from './internal-route.ts';
+import { ClusterKeys } from './keys.ts';
+import { Membership, type NodeInfo } from './membership.ts';
+import { PeerAuth } from './peer-auth.ts';
+import { PeerClient } from './peer-client.ts';
+import { peerRoutes } from './peer-routes.ts';
+import { PublishedIndexes } from './published.ts';
+import { Replicator } from './replicator.ts';
+
+export interface ClusterNodeOptions {
+  settings: ClusterSettings;
+  dataDir: string;
+  self: { id: string; url: string; version: string };
+  searcher: Searcher;
+  store: Store;
+  log: Logger;
+  /** Queues a build of the repository (its published shards lost every copy). */
+  rebuild(repoId: number): void;
+}
+
+/** GET /api/cluster's answer (http/handlers/cluster.ts documents it). */
+export interface ClusterStatus {
+  name: string;
+  self: string;
+  replicationFactor: number;
+  nodes: Array<{ id: string; url: string; state: string; live: boolean; lastHeartbeat: string; startedAt: string; version: string; shards: number; repositories: number }>;
+  repositories: Array<{
+    repositoryId: number;
+    repository: string;
+    generation: number;
+    builtBy: string;
+    shards: Array<{ shard: string; owners: string[]; holders: string[]; replicas: number; health: 'ok' | 'under-replicated' | 'unavailable' }>;
+  }>;
+  summary: { shards: number; ok: number; underReplicated: number; unavailable: number };
+}
+
+/** The secret every node signs its requests to the others with (peer-auth.ts): made once, kept in the shared store. */
+export async function clusterSecret(store: Store): Promise<Buffer> {
+  return Buffer.from(await store.sharedSecret('cluster', randomBytes(32).toString('base64url')), 'base64url');
+}
+
+export class ClusterNode {
+  readonly keys: ClusterKeys;
+  readonly view: ClusterView;
+  readonly fanOut: FanOut;
+  readonly replicator: Replicator;
+  readonly auth: PeerAuth;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  private constructor(
+    private readonly o: ClusterNodeOptions,
+    private readonly redis: Redis,
+    readonly membership: Membership,
+    readonly peers: PeerClient,
+    auth: PeerAuth,
+    published: PublishedIndexes,
+    holdings: Holdings,
+  ) {
+    this.keys = new ClusterKeys(o.settings.name);
+    this.auth = auth;
+    this.view = new ClusterView(o.self.id, membership, published, holdings, o.settings.replicationFactor);
+    this.replicator = new Replicator({ dataDir: o.dataDir, view: this.view, peers, log: o.log, rebuild: o.rebuild });
+    this.fanOut = new FanOut({
+      self: o.self.id,
+      searcher: o.searcher,
+      peers,
+      urlOf: (n) => this.view.urlOf(n),
+      units: () => this.view.units(),
+      onUnavailable: (u) => o.log.error({ repoId: u.repositoryId, repo: u.repository, shard: u.shard, reason: u.reason }, 'a shard could not be searched: no live node holding it answered; the search is not exhaustive'),
+    });
+  }
+
+  /** Joins the cluster: membership, the published index, a first round of replication. */
+  static async start(o: ClusterNodeOptions, secret: Buffer): Promise<ClusterNode> {
+    const keys = new ClusterKeys(o.settings.name);
+    const where = redactUrl(o.settings.redis);
+    const redis = await connectRedis(o.settings.redis, { what: "the cluster's Redis", onError: (err) => o.log.error({ err: err.message, redis: where }, "the cluster's Redis cannot be reached: this node keeps serving what it holds with the membership it last read") });
+    const auth = new PeerAuth(secret, o.self.id);
+    const peers = new PeerClient(auth);
+    let node: ClusterNode | undefined;
+    try {
+      const membership = await Membership.join({
+        redis,
+        keys,
+        self: o.self,
+        heartbeatMs: o.settings.heartbeatMs,
+        nodeTimeoutMs: o.settings.nodeTimeoutMs,
+        onChange: () => void node?.replicator.schedule().catch(() => {}),
+        onError: (err) => o.log.error({ err: err.message }, 'cluster heartbeat failed'),
+      });
+      node = new ClusterNode(o, redis, membership, peers, auth, new PublishedIndexes(redis, keys), new Holdings(redis, keys, o.self.id));
+      await node.replicator.writeHoldings();
+      await node.replicator.schedule();
+      const n = node;
+      n.#timer = setInterval(() => void n.replicator.schedule().catch((err: Error) => o.log.warn({ err: err.message }, 'replication round failed')), o.settings.heartbeatMs);
+      n.#timer.unref();
+      o.log.info({ node: o.self.id, url: o.self.url, nodes: membership.live().length }, 'joined the cluster');
+      return node;
+    } catch (err) {
+      peers.close();
+      await closeRedis(redis);
+      throw err;
+    }
+  }
+
+  /** The node-to-node endpoints this node serves. */
+  routes(): InternalRoute[] {
+    return peerRoutes(this.o.searcher, this.o.dataDir);
+  }
+
+  /** A build here committed a manifest: publish it, then replicate (the promise: for whoever waits; failures are logged). */
+  onCommit(m: Manifest): Promise<void> {
+    return this.replicator
+      .publishLocal(m)
+      .then(async () => void (await this.replicator.schedule()))
+      .catch((err: Error) => this.o.log.warn({ repoId: m.repoId, err: err.message }, 'publishing a build failed; retried next round'));
+  }
+
+  /** What GET /api/cluster answers. */
+  async status(): Promise<ClusterStatus> {
+    await this.view.refresh();
+    const nodes = this.membership.nodes();
+    const live = nodes.filter((n) => n.live).map((n) => n.id);
+    const placement = this.view.placement;
+    const R = this.o.settings.replicationFactor;
+    const perNode = new Map<string, { shards: number; repos: Set<number> }>(nodes.map((n) => [n.id, { shards: 0, repos: new Set() }]));
+    const summary = { shards: 0, ok: 0, underReplicated: 0, unavailable: 0 };
+    const repositories: ClusterStatus['repositories'] = this.view.indexes().map((p) => ({
+      repositoryId: p.repoId,
+      repository: p.manifest!.repo.name,
+      generation: p.generation,
+      builtBy: p.builtBy,
+      shards: p.manifest!.shards.map((s) => {
+        const holders = this.view.holdings.holders(live, p.repoId, p.generation, s.file);
+        for (const h of holders) {
+          const c = perNode.get(h);
+          if (c) {
+            c.shards++;
+            c.repos.add(p.repoId);
+          }
+        }
+        const health = holders.length === 0 ? 'unavailable' : holders.length < Math.min(R, live.length) ? 'under-replicated' : 'ok';
+        summary.shards++;
+        if (health === 'ok') summary.ok++;
+        else if (health === 'unavailable') summary.unavailable++;
+        else summary.underReplicated++;
+        return { shard: s.file, owners: placement.owners(p.repoId, s.file), holders, replicas: holders.length, health };
+      }),
+    }));
+    return {
+      name: this.o.settings.name,
+      self: this.o.self.id,
+      replicationFactor: R,
+      nodes: nodes.map((n: NodeInfo) => ({
+        id: n.id,
+        url: n.url,
+        state: n.live ? n.state : 'dead',
+        live: n.live,
+        lastHeartbeat: new Date(n.heartbeatAt).toISOString(),
+        startedAt: n.startedAt,
+        version: n.version,
+        shards: perNode.get(n.id)?.shards ?? 0,
+        repositories: perNode.get(n.id)?.repos.size ?? 0,
+      })),
+      repositories,
+      summary,
+    };
+  }
+
+  /**
+   * Leaves without a gap: marks this node leaving (placement gives its shards to others),
+   * waits until every shard it holds has replicationFactor copies elsewhere (or `waitMs`
+   * passed), then leaves the membership.
+   */
+  async leave(waitMs: number): Promise<void> {
+    if (this.#closed) return;
+    await this.membership.setState('leaving').catch(() => {});
+    const until = Date.now() + waitMs;
+    while (Date.now() < until) {
+      await this.view.refresh().catch(() => {});
+      if (this.#coveredElsewhere()) break;
+      await new Promise((r) => setTimeout(r, this.o.settings.heartbeatMs));
+    }
+    await this.close(true);
+  }
+
+  /** Whether every shard this node holds at a published generation has enough copies on other live nodes. */
+  #coveredElsewhere(): boolean {
+    const live = this.view.live().map((n) => n.id).filter((n) => n !== this.o.self.id);
+    const need = Math.min(this.o.settings.replicationFactor, live.length);
+    for (const m of readAllManifests(this.o.dataDir)) {
+      const p = this.view.published.get(m.repoId);
+      if (!p || p.generation !== m.generation) continue;
+      for (const s of m.shards) if (this.view.holdings.holders(live, m.repoId, m.generation, s.file).length < need) return false;
+    }
+    return true;
+  }
+
+  /** Stops: `leave` removes this node from the membership now (a clean stop); otherwise the others wait for its heartbeat to time out. */
+  async close(leave = true): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    await this.replicator.stop();
+    if (leave) await this.membership.leave().catch(() => {});
+    else this.membership.stop();
+    this.peers.close();
+    await closeRedis(this.redis);
+  }
+}

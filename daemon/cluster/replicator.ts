@@ -1,0 +1,240 @@
+// Brings this node's index in line with the placement (placement.ts), every heartbeat and
+// whenever something changed here. For each repository's published index (published.ts):
+//
+// - The node that built it keeps the whole build (its manifest is the delta base of its
+//   next incremental build) and republishes it if its build is newer than the published one
+//   (a publication lost with Redis, or a race).
+// - A node that the placement names for some of its shards copies the files it lacks from
+//   a live node that holds them (GET /_cluster/file: file names are unique in the whole
+//   cluster, published.ts allocate, so a file of that name anywhere is that file), then
+//   commits a manifest of the published generation naming only the shards it holds, marked
+//   subset (manifest.ts): it serves them, and a build here later is a full one.
+// - Shards it holds that the placement no longer names are dropped only once at least
+//   replicationFactor other live nodes hold them at that generation: new owners copy
+//   before old owners drop, so a node joining or leaving never leaves a shard without its
+//   copies. A stale generation (superseded by a build elsewhere) is dropped at once: no
+//   search asks for it.
+// - A repository published as removed (a tombstone) is retired here.
+// - A published shard that no live node holds any more (every copy was on nodes that
+//   died) cannot be copied: `rebuild` queues the repository's build again.
+//
+// Afterwards the node writes what it holds (holdings.ts), which the others read to send it
+// searches and to judge whether they may drop their own copies.
+//
+// Every change to a repository's directory is made under the repository's lock, the one
+// builds take (indexer.ts), so a copy and a build on the same node never meet.
+
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { shardsDir, syncFiles } from '../index/data-dir.ts';
+import { commitManifest, loadManifest, readAllManifests, retireRepository, type LoadedManifest, type Manifest, type ManifestShard } from '../index/manifest.ts';
+import { acquireLock } from '../runtime/lock-file.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { ClusterView } from './cluster-view.ts';
+import { holdingsOf } from './holdings.ts';
+import type { PeerClient } from './peer-client.ts';
+import { FILE_PATH } from './peer-routes.ts';
+import type { PublishedIndex } from './published.ts';
+
+export interface ReplicatorOptions {
+  dataDir: string;
+  view: ClusterView;
+  peers: PeerClient;
+  log: Logger;
+  /** Queue a build of a repository whose published shards have no live holder. */
+  rebuild(repoId: number): void;
+  /** How long a copy of one file may take before it is tried from another holder. */
+  copyTimeoutMs?: number;
+}
+
+/** What one round did (tests, logs). */
+export interface RoundReport {
+  copied: number;
+  dropped: number;
+  published: number;
+}
+
+export class Replicator {
+  #running: Promise<RoundReport> | undefined;
+  #again = false;
+  #stopped = false;
+
+  constructor(private readonly o: ReplicatorOptions) {}
+
+  /** A round now, or right after the running one (rounds never overlap). */
+  schedule(): Promise<RoundReport> {
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = (async () => {
+      let total: RoundReport = { copied: 0, dropped: 0, published: 0 };
+      do {
+        this.#again = false;
+        const r = await this.#round();
+        total = { copied: total.copied + r.copied, dropped: total.dropped + r.dropped, published: total.published + r.published };
+      } while (this.#again && !this.#stopped);
+      return total;
+    })().finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  /** Stops scheduling; waits for a running round. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#running?.catch(() => {});
+  }
+
+  /** Publishes a manifest this node's build committed (indexer.ts onCommit). */
+  async publishLocal(m: Manifest | LoadedManifest): Promise<boolean> {
+    if (m.version !== 2 || m.subset) return false;
+    const { retired: _r, indexVersion: _v, subset: _s, ...manifest } = m as Manifest;
+    const index: PublishedIndex = { repoId: m.repoId, generation: m.generation, builtBy: this.o.view.self, publishedAt: new Date().toISOString() };
+    if (m.shards.length > 0) index.manifest = manifest;
+    else index.deleted = true;
+    return this.o.view.published.publish(index);
+  }
+
+  async #round(): Promise<RoundReport> {
+    const report: RoundReport = { copied: 0, dropped: 0, published: 0 };
+    const { view, dataDir, log } = this.o;
+    await view.refresh();
+    const self = view.self;
+    const live = view.live().map((n) => n.id);
+    const local = new Map(readAllManifests(dataDir).map((m) => [m.repoId, m]));
+    const placement = view.placement;
+    const replicas = placement.replicas;
+
+    for (const p of view.published.all()) {
+      if (this.#stopped) break;
+      const mine = local.get(p.repoId);
+      try {
+        if (p.deleted || !p.manifest) {
+          if (mine && mine.shards.length > 0 && mine.generation <= p.generation) {
+            await this.#locked(p.repoId, () => retireRepository(dataDir, p.repoId));
+            report.dropped += mine.shards.length;
+          }
+          continue;
+        }
+        const whole = mine?.version === 2 && mine.subset !== true && mine.shards.length > 0;
+        if (whole && mine.generation > p.generation) {
+          if (await this.publishLocal(mine)) report.published++;
+          continue;
+        }
+        if (whole && mine.generation === p.generation) continue; // the builder keeps its build
+        const shards = p.manifest.shards;
+        const atGeneration = mine?.generation === p.generation ? new Set(mine.shards.map((s) => s.file)) : new Set<string>();
+        const wanted = shards.filter((s) => placement.owners(p.repoId, s.file).includes(self));
+        // Held but no longer wanted: kept until enough others hold it.
+        const extra = shards.filter((s) => atGeneration.has(s.file) && !wanted.includes(s));
+        const keep = extra.filter((s) => view.holdings.holders(live, p.repoId, p.generation, s.file).filter((n) => n !== self).length < replicas);
+        const missing = wanted.filter((s) => !atGeneration.has(s.file));
+        for (const s of shards) {
+          if (view.holdings.holders(live, p.repoId, p.generation, s.file).length === 0 && placement.owners(p.repoId, s.file)[0] === self) {
+            log.warn({ repoId: p.repoId, shard: s.file }, 'no live node holds this shard any more: its repository is built again');
+            this.o.rebuild(p.repoId);
+            break;
+          }
+        }
+        if (missing.length === 0 && keep.length === extra.length && mine?.generation === p.generation) continue;
+        const copied = await this.#copy(p, missing, live);
+        report.copied += copied.length;
+        const held = shards.filter((s) => (atGeneration.has(s.file) && (wanted.includes(s) || keep.includes(s))) || copied.includes(s));
+        const dropped = (mine?.shards.length ?? 0) - held.filter((s) => atGeneration.has(s.file)).length;
+        await this.#locked(p.repoId, () => {
+          const now = loadManifest(dataDir, p.repoId);
+          const previous = now && !('unreadable' in now) ? now : undefined;
+          // A build here committed meanwhile: the next round sees it.
+          if (previous && previous.version === 2 && previous.subset !== true && previous.generation >= p.generation && previous.shards.length > 0) return;
+          if (held.length === 0) {
+            if (previous && previous.shards.length > 0) retireRepository(dataDir, p.repoId);
+            return;
+          }
+          commitManifest(dataDir, { ...p.manifest!, version: 2, shards: held, subset: true }, previous);
+        });
+        if (dropped > 0) report.dropped += dropped;
+        if (copied.length > 0) log.info({ repoId: p.repoId, generation: p.generation, shards: copied.map((s) => s.file) }, 'copied shards this node now serves');
+      } catch (err) {
+        log.warn({ repoId: p.repoId, err: (err as Error).message }, 'replicating a repository failed; retried next round');
+      }
+    }
+    // A build of this node's that was never published (Redis lost it, or this node built
+    // while Redis was away) is published now.
+    for (const m of local.values()) {
+      if (view.published.get(m.repoId) === undefined && m.version === 2 && m.subset !== true && m.shards.length > 0) {
+        if (await this.publishLocal(m)) report.published++;
+      }
+    }
+    await this.writeHoldings();
+    return report;
+  }
+
+  /** Writes what this node holds; tells the others when it changed. */
+  async writeHoldings(): Promise<void> {
+    const { view, dataDir } = this.o;
+    if (await view.holdings.write(holdingsOf(readAllManifests(dataDir)))) {
+      view.invalidate();
+      await view.membership.holdingsChanged();
+    }
+  }
+
+  /** Copies the files of `shards` that this node lacks, each from a live holder; the shards copied whole. */
+  async #copy(p: PublishedIndex, shards: ManifestShard[], live: string[]): Promise<ManifestShard[]> {
+    if (shards.length === 0) return [];
+    const { view, dataDir } = this.o;
+    const dir = shardsDir(dataDir, p.repoId);
+    mkdirSync(dir, { recursive: true });
+    const done: ManifestShard[] = [];
+    await this.#locked(p.repoId, async () => {
+      for (const s of shards) {
+        const holders = view.holdings.holders(live, p.repoId, p.generation, s.file).filter((n) => n !== view.self);
+        const names = [s.file, ...(s.membership ? [s.membership] : []), ...(s.symbols ? [s.symbols] : [])].filter((n) => !existsSync(join(dir, n)));
+        let ok = names.length === 0;
+        for (const node of holders) {
+          if (ok) break;
+          const url = view.urlOf(node);
+          if (url === undefined) continue;
+          try {
+            for (const name of names) await this.#fetch(url, p.repoId, name, join(dir, name));
+            ok = true;
+          } catch (err) {
+            this.o.log.warn({ repoId: p.repoId, shard: s.file, from: node, err: (err as Error).message }, 'copying a shard failed; trying another holder');
+          }
+        }
+        if (ok) done.push(s);
+      }
+      await syncFiles(dir, []);
+    });
+    return done;
+  }
+
+  async #fetch(url: string, repoId: number, name: string, path: string): Promise<void> {
+    const temp = `${path}.tmp-copy-${randomBytes(4).toString('hex')}`;
+    try {
+      const res = await this.o.peers.send(url, { method: 'GET', target: `${FILE_PATH}?repo=${repoId}&name=${encodeURIComponent(name)}`, timeoutMs: this.o.copyTimeoutMs ?? 10_000 });
+      const size = Number(res.headers['x-trawl-size']);
+      const out = createWriteStream(temp, { flags: 'wx' });
+      let got = 0;
+      res.on('data', (b: Buffer) => (got += b.length));
+      await pipeline(res, out);
+      if (!Number.isSafeInteger(size) || got !== size) throw new Error(`got ${got} bytes of ${name}, expected ${size}`);
+      renameSync(temp, path);
+    } catch (err) {
+      rmSync(temp, { force: true });
+      throw err;
+    }
+  }
+
+  async #locked<T>(repoId: number, fn: () => T | Promise<T>): Promise<T> {
+    const dir = shardsDir(this.o.dataDir, repoId);
+    mkdirSync(dir, { recursive: true });
+    const release = await acquireLock(join(dir, 'lock'), `repository ${repoId}`);
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}

@@ -1,0 +1,181 @@
+// A cluster of three nodes (replication 2) in this process, on a private Redis and one
+// shared store: every repository's shards end on two nodes or more, and a search through
+// any node answers exactly what one node with everything indexed answers (differential,
+// over random queries). Then a node stops without leaving (a crash as the others see it):
+// its shards are searched on their other copies at once, copied again to reach two
+// replicas, and nothing is reported unavailable.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { join } from 'node:path';
+import { parseConfig } from '../../daemon/config/load.ts';
+import { startDaemon, type Daemon } from '../../daemon/daemon.ts';
+import { silentHttpLogger } from '../../daemon/http/logging.ts';
+import { openSqliteStore } from '../../daemon/store/sqlite-store.ts';
+import type { Store } from '../../daemon/store/store.ts';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
+import { generateCorpus, prng, tempDir, WORDS } from '../helpers/corpus.ts';
+import { TestRepo } from '../helpers/git.ts';
+import { call } from '../helpers/daemon.ts';
+import { until } from '../helpers/haystack.ts';
+import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
+
+const dir = tempDir('cluster');
+let redis: TestRedis | undefined;
+let skip: string | undefined;
+const stores: Store[] = [];
+const daemons: Daemon[] = [];
+let reference: Daemon;
+let nodes: Daemon[] = [];
+const PUBLIC_URL = 'http://trawl.example';
+
+/** Three repositories of generated code, committed. */
+function makeRepos(): string[] {
+  return [11, 22, 33].map((seed, i) => {
+    const root = join(dir.path, 'repos', `r${i}`);
+    generateCorpus(root, seed, 120);
+    TestRepo.init(root).commit({}, 'import');
+    return root;
+  });
+}
+
+const settings = { anonymousAccess: true, publicUrl: PUBLIC_URL };
+
+before(async () => {
+  const r = await startTestRedis();
+  if ('skip' in r) {
+    skip = r.skip;
+    return;
+  }
+  redis = r;
+  const repos = makeRepos();
+  // The reference: one node with every repository.
+  const refStore = openSqliteStore(join(dir.path, 'ref.db'));
+  stores.push(refStore);
+  const refData = join(dir.path, 'ref');
+  for (const path of repos) await indexLocal(path, { dataDir: refData, store: refStore, symbols: true, shardTargetBytes: 8 * 1024 });
+  reference = await startDaemon({ config: parseConfig(JSON.stringify({ settings }), join(dir.path, 'ref.json')), dataDir: refData, host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, store: refStore });
+  daemons.push(reference);
+
+  // The cluster: three nodes sharing one store (the same ids as the reference's).
+  const shared = openSqliteStore(join(dir.path, 'cluster.db'));
+  stores.push(shared);
+  const config = parseConfig(
+    JSON.stringify({ settings, cluster: { store: 'postgresql://unused.invalid/trawl', redis: redis.url, replicationFactor: 2, name: `t${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 } }),
+    join(dir.path, 'cluster.json'),
+  );
+  for (const id of ['a', 'b', 'c']) {
+    const d = await startDaemon({ config, dataDir: join(dir.path, id), host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, store: shared, nodeId: id });
+    daemons.push(d);
+    nodes.push(d);
+  }
+  // Each repository is built on one node and published from there.
+  const publishing: Array<Promise<void>> = [];
+  for (const [i, path] of repos.entries()) {
+    const n = nodes[i]!;
+    await indexLocal(path, { dataDir: join(dir.path, ['a', 'b', 'c'][i]!), store: shared, symbols: true, shardTargetBytes: 8 * 1024, onCommit: (m) => void publishing.push(n.cluster!.onCommit(m)) });
+  }
+  await Promise.all(publishing);
+  // Each node reads the others' holdings a heartbeat or so after they change: all three agree.
+  await until('every shard on two nodes, as every node sees it', async () => {
+    for (const n of nodes) {
+      const s = await n.cluster!.status();
+      if (s.summary.shards <= 3 || s.summary.ok !== s.summary.shards) return false;
+    }
+    return true;
+  }, 20_000);
+});
+
+after(async () => {
+  for (const d of daemons.reverse()) await d.close().catch(() => {});
+  for (const s of stores) await s.close().catch(() => {});
+  await redis?.stop();
+  dir.cleanup();
+});
+
+/**
+ * What must agree between one node and the cluster: everything but the measurements of
+ * work done (timings, and totalMatchCount, which counts the matches of shards that ran
+ * before the search stopped: on one node too it depends on the threads' timing).
+ */
+function comparable(json: unknown): unknown {
+  const r = json as { files: unknown[]; repositoryInfo: unknown[]; isSearchExhaustive: boolean; stats: Record<string, number>; unavailableShards?: unknown };
+  return { files: r.files, repositoryInfo: r.repositoryInfo, isSearchExhaustive: r.isSearchExhaustive, actual: r.stats.actualMatchCount, unavailable: r.unavailableShards };
+}
+
+function queries(seed: number, n: number): Array<Record<string, unknown>> {
+  const r = prng(seed);
+  const out: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < n; i++) {
+    const w = r.pick(WORDS);
+    const kind = r.int(5);
+    if (kind === 0) out.push({ query: w, matches: 1 + r.int(200) });
+    else if (kind === 1) out.push({ query: `${w} ${r.pick(WORDS)}`, matches: 50 });
+    else if (kind === 2) out.push({ query: `${w.slice(0, 3)}.*${r.pick(WORDS).slice(0, 2)}`, isRegexEnabled: true, matches: 30 });
+    else if (kind === 3) out.push({ query: `file:\\.c$ ${w}`, matches: 100, contextLines: 1 });
+    else out.push({ query: `sym:${w}`, matches: 20 });
+  }
+  return out;
+}
+
+describe('a cluster of three nodes, replication 2', () => {
+  test('placement: every shard has two holders or more, spread over the nodes', async (t) => {
+    if (skip) return t.skip(skip);
+    const s = await nodes[1]!.cluster!.status();
+    assert.equal(s.nodes.length, 3);
+    for (const repo of s.repositories) for (const shard of repo.shards) assert.ok(shard.replicas >= 2, `${repo.repository} ${shard.shard}: ${shard.holders}`);
+    for (const n of s.nodes) assert.ok(n.shards > 0, `${n.id} holds shards`);
+  });
+
+  test('a search through any node answers exactly what one node answers (random queries)', async (t) => {
+    if (skip) return t.skip(skip);
+    let differences = 0;
+    for (const [k, q] of queries(7, 60).entries()) {
+      const want = await call(`${reference.url}/api/search`, { method: 'POST', json: q });
+      const node = nodes[k % 3]!;
+      const got = await call(`${node.url}/api/search`, { method: 'POST', json: q });
+      assert.equal(got.status, want.status, JSON.stringify(q));
+      if (want.status !== 200) continue;
+      try {
+        assert.deepEqual(comparable(got.json), comparable(want.json));
+      } catch (err) {
+        differences++;
+        if (differences <= 3) t.diagnostic(`${JSON.stringify(q)} via ${k % 3}: ${(err as Error).message.slice(0, 2000)}`);
+      }
+    }
+    assert.equal(differences, 0);
+  });
+
+  test('streams agree too', async (t) => {
+    if (skip) return t.skip(skip);
+    for (const q of queries(9, 10)) {
+      const want = await call(`${reference.url}/api/stream_search`, { method: 'POST', json: q });
+      const got = await call(`${nodes[2]!.url}/api/stream_search`, { method: 'POST', json: q });
+      const files = (text: string) =>
+        text
+          .split('\n')
+          .filter((l) => l.startsWith('data: {'))
+          .map((l) => JSON.parse(l.slice(6)) as { type: string; files?: Array<{ repository: string; fileName: { text: string } }> })
+          .flatMap((m) => m.files ?? [])
+          .map((f) => `${f.repository}/${f.fileName.text}`)
+          .sort();
+      assert.deepEqual(files(got.text), files(want.text), JSON.stringify(q));
+    }
+  });
+
+  test('a node that stops without leaving: searches stay complete, its shards regain two replicas', async (t) => {
+    if (skip) return t.skip(skip);
+    const victim = nodes[2]!;
+    // A crash as the others see it: no leave, no more heartbeats, no answers.
+    await victim.cluster!.close(false);
+    await victim.close();
+    const q = { query: WORDS[3]!, matches: 100 };
+    const want = comparable((await call(`${reference.url}/api/search`, { method: 'POST', json: q })).json);
+    for (const n of nodes.slice(0, 2)) assert.deepEqual(comparable((await call(`${n.url}/api/search`, { method: 'POST', json: q })).json), want);
+    await until('every shard on two live nodes again', async () => {
+      const s = await nodes[0]!.cluster!.status();
+      return s.nodes.filter((n) => n.live).length === 2 && s.summary.ok === s.summary.shards;
+    }, 20_000);
+    for (const n of nodes.slice(0, 2)) assert.deepEqual(comparable((await call(`${n.url}/api/search`, { method: 'POST', json: q })).json), want);
+  });
+});
