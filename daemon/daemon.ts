@@ -14,7 +14,8 @@ import { INSTALL_ROOT } from './install-root.ts';
 import type { Config } from './config/types.ts';
 import { shardsDir } from './index/data-dir.ts';
 import { IndexView } from './index/index-health.ts';
-import { collectGarbage, named, symbolsPending } from './index/manifest.ts';
+import { collectGarbage, loadManifest, named, symbolsPending } from './index/manifest.ts';
+import { ClusterSyncScheduler } from './cluster/cluster-sync.ts';
 import { closeAllRepositories } from './repos/git-repo-cache.ts';
 import { SyncScheduler } from './sync/scheduler.ts';
 import { Searcher } from './search/searcher.ts';
@@ -147,6 +148,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let searcher: Searcher | undefined;
   let counter: RateCounter | undefined;
   let node: ClusterNode | undefined;
+  let clusterSync: ClusterSyncScheduler | undefined;
   try {
     // One view of the index for the catalog, the searcher and the metrics: a damaged
     // repository is logged once, counted, and left out of all three.
@@ -352,12 +354,35 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           searcher,
           store,
           log: logger,
-          rebuild: (repoId) => void repoId, // TODO wired to the cluster job queue
+          // A published shard that lost every copy: the leader lists and queues the builds again
+          // (a node that does not lead leaves it to the leader's own replicator, which sees the same).
+          rebuild: () => void clusterSync?.runNow().catch(() => {}),
         },
         await clusterSecret(store),
       );
       internal.push(...node.routes());
       services.searcher = node.fanOut;
+      if (options.sync !== false && Object.keys(config.connections).length > 0) {
+        const n = node;
+        clusterSync = await ClusterSyncScheduler.open({
+          config,
+          dataDir,
+          store,
+          log: logger,
+          redisUrl: config.cluster.redis,
+          keys: n.keys,
+          nodeId: n.membership.id,
+          heartbeatMs: config.cluster.heartbeatMs,
+          inUse: () => searcher!.inUse(),
+          // Each build gets generations no other node's build of the repository got
+          // (published.ts allocate), and publishes what it commits.
+          indexExtras: async (record) => {
+            const local = loadManifest(dataDir, record.repoId);
+            const least = local && !('unreadable' in local) ? local.generation + 1 : 1;
+            return { minGeneration: await n.view.published.allocate(record.repoId, least), onCommit: (m) => void n.onCommit(m) };
+          },
+        });
+      }
     }
 
     const s = searcher;
@@ -427,7 +452,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...(node ? { cluster: node } : {}),
       close(): Promise<void> {
         closing ??= (async () => {
-          // A cluster's node leaves first: the others take its shards over while it still serves.
+          // A cluster's node stops taking builds, then leaves: the others take its shards over while it still serves.
+          await clusterSync?.close();
           await node?.leave(settings.http.shutdownTimeoutMs);
           stopping = true;
           clearInterval(gc);
@@ -446,6 +472,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
     };
   } catch (err) {
+    await clusterSync?.close().catch(() => {});
     await node?.close();
     await server?.close(0);
     await searcher?.close();

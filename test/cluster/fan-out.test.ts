@@ -1,5 +1,5 @@
-// A cluster of three nodes (replication 2) in this process, on a private Redis and one
-// shared store: every repository's shards end on two nodes or more, and a search through
+// A cluster of three nodes (replication 2) in this process, on a private Redis and a
+// private PostgreSQL (the store they share, each node with its own connections): every repository's shards end on two nodes or more, and a search through
 // any node answers exactly what one node with everything indexed answers (differential,
 // over random queries). Then a node stops without leaving (a crash as the others see it):
 // its shards are searched on their other copies at once, copied again to reach two
@@ -19,9 +19,12 @@ import { TestRepo } from '../helpers/git.ts';
 import { call } from '../helpers/daemon.ts';
 import { until } from '../helpers/haystack.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
+import { startTestPostgres, type TestPostgres } from '../helpers/postgres.ts';
+import { openPgStore } from '../../daemon/store/pg-store.ts';
 
 const dir = tempDir('cluster');
 let redis: TestRedis | undefined;
+let postgres: TestPostgres | undefined;
 let skip: string | undefined;
 const stores: Store[] = [];
 const daemons: Daemon[] = [];
@@ -48,6 +51,12 @@ before(async () => {
     return;
   }
   redis = r;
+  const p = await startTestPostgres();
+  if ('skip' in p) {
+    skip = p.skip;
+    return;
+  }
+  postgres = p;
   const repos = makeRepos();
   // The reference: one node with every repository.
   const refStore = openSqliteStore(join(dir.path, 'ref.db'));
@@ -58,14 +67,15 @@ before(async () => {
   daemons.push(reference);
 
   // The cluster: three nodes sharing one store (the same ids as the reference's).
-  const shared = openSqliteStore(join(dir.path, 'cluster.db'));
+  const storeUrl = await postgres.newDatabase();
+  const shared = openPgStore(storeUrl);
   stores.push(shared);
   const config = parseConfig(
-    JSON.stringify({ settings, cluster: { store: 'postgresql://unused.invalid/trawl', redis: redis.url, replicationFactor: 2, name: `t${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 } }),
+    JSON.stringify({ settings, cluster: { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `t${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 } }),
     join(dir.path, 'cluster.json'),
   );
   for (const id of ['a', 'b', 'c']) {
-    const d = await startDaemon({ config, dataDir: join(dir.path, id), host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, store: shared, nodeId: id });
+    const d = await startDaemon({ config, dataDir: join(dir.path, id), host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, nodeId: id });
     daemons.push(d);
     nodes.push(d);
   }
@@ -90,6 +100,7 @@ after(async () => {
   for (const d of daemons.reverse()) await d.close().catch(() => {});
   for (const s of stores) await s.close().catch(() => {});
   await redis?.stop();
+  await postgres?.stop();
   dir.cleanup();
 });
 
