@@ -9,9 +9,10 @@
 import { parseArgs } from 'node:util';
 import { AuditLog, cliActor, firstTime } from '../audit/log.ts';
 import { endedAny, listKeyCredentials, type ListedKey } from '../auth/credential-listing.ts';
-import { credentialHash, keyHint, newApiKey, serverSecret } from '../auth/credentials.ts';
+import { credentialHash, installationSecret, keyHint, newApiKey } from '../auth/credentials.ts';
+import { loadConfig } from '../config/load.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
-import { openStore } from '../store/open.ts';
+import { openConfiguredStore, openStore } from '../store/open.ts';
 import { StoreConflictError, type EndedCredentials, type Role, type Store, type UserRecord } from '../store/store.ts';
 import { UsageError } from './usage.ts';
 
@@ -31,7 +32,7 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' }, verbose: { type: 'boolean' } },
+    options: { email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' }, config: { type: 'string' }, verbose: { type: 'boolean' } },
   });
   return withStore(values['data-dir'], async (store) => {
     const now = io.now().toISOString();
@@ -109,7 +110,7 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
       default:
         throw new UsageError(`users takes add, list, suspend, unsuspend, limit or sign-out${sub ? `, not "${sub}"` : ''}`);
     }
-  });
+  }, values.config);
 }
 
 export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<number> {
@@ -117,9 +118,10 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { user: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' }, verbose: { type: 'boolean' } },
+    options: { user: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' }, config: { type: 'string' }, verbose: { type: 'boolean' } },
   });
   const dataDir = resolveDataDir(values['data-dir']);
+  const config = values.config === undefined ? undefined : loadConfig(values.config);
   return withStore(values['data-dir'], async (store) => {
     const now = io.now().toISOString();
     const audit = new AuditLog(store, io.now);
@@ -130,7 +132,7 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
         if (!values.user) throw new UsageError('keys create needs --user EMAIL');
         const u = await userByEmail(store, values.user);
         const key = newApiKey();
-        const hash = credentialHash(serverSecret(dataDir), key);
+        const hash = credentialHash(await installationSecret(store, config, dataDir), key);
         const record = await audit.change(
           () => store.createApiKey({ userId: u.id, name: values.name ?? 'default', hash, hint: keyHint(key) }, now),
           (k) => ({ action: 'api_key.created', actor, target: { type: 'api_key', id: k.id }, details: { userId: u.id, email: u.email, name: k.name } }),
@@ -166,7 +168,7 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
       default:
         throw new UsageError(`keys takes create, list or revoke${sub ? `, not "${sub}"` : ''}`);
     }
-  });
+  }, values.config);
 }
 
 /** A key, and under it what it opened that still works. */
@@ -189,8 +191,13 @@ export function describeEnded(e: EndedCredentials): string {
   return `${n(e.scopedTokens, 'scoped token')}, ${n(e.oauthGrants, 'OAuth grant')} and ${n(e.sessions, 'browser session')}`;
 }
 
-export async function withStore(dataDirFlag: string | undefined, fn: (store: Store) => Promise<number>): Promise<number> {
-  const store = openStore(resolveDataDir(dataDirFlag));
+/**
+ * Runs `fn` on the installation's store: the data dir's, or with `configPath` the one its
+ * configuration names (a cluster's PostgreSQL, which every node reads at once).
+ */
+export async function withStore(dataDirFlag: string | undefined, fn: (store: Store) => Promise<number>, configPath?: string): Promise<number> {
+  const dataDir = resolveDataDir(dataDirFlag);
+  const store = configPath === undefined ? openStore(dataDir) : openConfiguredStore(loadConfig(configPath), dataDir);
   try {
     return await fn(store);
   } finally {

@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { join } from 'node:path';
-import { parseConfig } from '../../daemon/config/load.ts';
+import { loadConfig, parseConfig } from '../../daemon/config/load.ts';
+import { writeFileSync } from 'node:fs';
+import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
 import { startDaemon, type Daemon } from '../../daemon/daemon.ts';
 import { silentHttpLogger } from '../../daemon/http/logging.ts';
 import { openSqliteStore } from '../../daemon/store/sqlite-store.ts';
@@ -29,6 +31,7 @@ let skip: string | undefined;
 const stores: Store[] = [];
 const daemons: Daemon[] = [];
 let reference: Daemon;
+let configPath = '';
 let nodes: Daemon[] = [];
 const PUBLIC_URL = 'http://trawl.example';
 
@@ -70,10 +73,9 @@ before(async () => {
   const storeUrl = await postgres.newDatabase();
   const shared = openPgStore(storeUrl);
   stores.push(shared);
-  const config = parseConfig(
-    JSON.stringify({ settings, cluster: { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `t${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 } }),
-    join(dir.path, 'cluster.json'),
-  );
+  configPath = join(dir.path, 'cluster.json');
+  writeFileSync(configPath, JSON.stringify({ settings, cluster: { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `t${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 } }));
+  const config = loadConfig(configPath);
   for (const id of ['a', 'b', 'c']) {
     const d = await startDaemon({ config, dataDir: join(dir.path, id), host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, nodeId: id });
     daemons.push(d);
@@ -172,6 +174,24 @@ describe('a cluster of three nodes, replication 2', () => {
           .sort();
       assert.deepEqual(files(got.text), files(want.text), JSON.stringify(q));
     }
+  });
+
+  test('a key created with --config works on every node at once; GET /api/cluster is for owners', async (t) => {
+    if (skip) return t.skip(skip);
+    const out: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: () => {}, now: () => new Date() };
+    assert.equal(await usersCommand(['add', '--email', 'boss@example.com', '--name', 'Boss', '--role', 'owner', '--config', configPath], io), 0);
+    assert.equal(await keysCommand(['create', '--user', 'boss@example.com', '--config', configPath], io), 0);
+    const key = out.at(-1)!;
+    for (const n of nodes) {
+      const res = await call(`${n.url}/api/cluster`, { headers: { 'X-Sourcebot-Api-Key': key } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal((res.json as { nodes: unknown[] }).nodes.length, 3);
+      assert.equal((await call(`${n.url}/api/cluster`)).status, 401, 'anonymous callers do not see it');
+    }
+    // The node-to-node endpoints refuse a user's key.
+    const peer = await call(`${nodes[0]!.url}/_cluster/search`, { method: 'POST', headers: { 'X-Sourcebot-Api-Key': key }, body: 'x' });
+    assert.equal(peer.status, 401);
   });
 
   test('a node that stops without leaving: searches stay complete, its shards regain two replicas', async (t) => {
