@@ -3,7 +3,6 @@
 // each node holds (holdings.ts), and from those the placement (placement.ts) and the units
 // a search asks (fan-out.ts), which are computed once per change, not per search.
 
-import { manifestRepoName } from '../index/manifest.ts';
 import type { PlacedUnit } from './fan-out.ts';
 import type { Holdings } from './holdings.ts';
 import type { Membership, NodeInfo } from './membership.ts';
@@ -64,10 +63,10 @@ export class ClusterView {
   /** The published indexes that serve (not tombstones, with shards), by repository name then id: the order of a search. */
   indexes(): PublishedIndex[] {
     const out = [...this.published.all()].filter((p) => !p.deleted && p.manifest && p.manifest.shards.length > 0);
-    const name = (p: PublishedIndex) => manifestRepoName({ ...p.manifest!, retired: [] });
+    // Published manifests are version 2: each names its repository (the order Searcher uses).
     return out.sort((a, b) => {
-      const x = name(a);
-      const y = name(b);
+      const x = a.manifest!.repo.name;
+      const y = b.manifest!.repo.name;
       return x < y ? -1 : x > y ? 1 : a.repoId - b.repoId;
     });
   }

@@ -146,6 +146,8 @@ class Composite implements PoolRun {
   readonly #resolvers: Array<((r: ShardReply) => void) | undefined>;
   /** Nodes each unit was asked of so far. */
   readonly #tried: Array<Set<string>>;
+  /** Why the last node asked for each unit failed it. */
+  readonly #failures: Array<string | undefined>;
   /** Which part answers each unit, and its index there. */
   readonly #where: Array<{ part: Part; at: number } | undefined>;
   readonly #parts: Part[] = [];
@@ -163,6 +165,7 @@ class Composite implements PoolRun {
     this.#resolvers = new Array(units.length);
     this.replies = units.map((_, i) => new Promise<ShardReply>((r) => (this.#resolvers[i] = r)));
     this.#tried = units.map(() => new Set());
+    this.#failures = new Array(units.length);
     this.#where = new Array(units.length);
     this.#ask(units.map((_, i) => i));
   }
@@ -179,7 +182,7 @@ class Composite implements PoolRun {
       const u = this.units[i]!;
       const node = u.holders.find((n) => !this.#tried[i]!.has(n) && (n === this.o.self || this.o.urlOf(n) !== undefined));
       if (node === undefined) {
-        const reason = this.#tried[i]!.size === 0 ? 'no live node holds this shard' : `every live node holding it failed (asked ${[...this.#tried[i]!].join(', ')})`;
+        const reason = this.#tried[i]!.size === 0 ? 'no live node holds this shard' : `every live node holding it failed (asked ${[...this.#tried[i]!].join(', ')}; last: ${this.#failures[i]})`;
         const lost: UnavailableShard = { repositoryId: u.repoId, repository: u.repository, shard: u.file, reason };
         this.unavailable.push(lost);
         this.o.onUnavailable?.(lost);
@@ -241,7 +244,10 @@ class Composite implements PoolRun {
       list.map((i) => ({ repoId: this.units[i]!.repoId, file: this.units[i]!.file })),
       (k, reply) => {
         const i = list[k]!;
-        if (reply.status === 'failed' && reply.error === NOT_HELD) return this.#ask([i]);
+        if (reply.status === 'failed' && reply.error === NOT_HELD) {
+          this.#failures[i] = `${node}: ${NOT_HELD}`;
+          return this.#ask([i]);
+        }
         this.#resolve(i, reply);
       },
       (k, p) => {
@@ -249,7 +255,10 @@ class Composite implements PoolRun {
         for (const f of p.files) f.shard = i;
         this.onPartial?.(i, p);
       },
-      (unanswered) => this.#ask(unanswered.map((k) => list[k]!)),
+      (unanswered, why) => {
+        for (const k of unanswered) this.#failures[list[k]!] = `${node}: ${why}`;
+        this.#ask(unanswered.map((k) => list[k]!));
+      },
     );
     if (this.#defsOnly) part.definitionsOnly();
     return part;
@@ -282,7 +291,7 @@ class Composite implements PoolRun {
 
   corrupt(i: number, error: string): void {
     const w = this.#where[i];
-    if (w instanceof Object && w.part instanceof LocalPart) w.part.unitRun.corrupt(w.at, error);
+    if (w?.part instanceof LocalPart) w.part.unitRun.corrupt(w.at, error);
   }
 
   close(): void {
@@ -362,15 +371,14 @@ class RemotePart implements Part {
     this.#answered = list.map(() => false);
   }
 
-  start(task: TaskParams, units: Unit[], onReply: (k: number, r: ShardReply) => void, onPartial: (k: number, p: PartialReply) => void, onLost: (unanswered: number[]) => void): void {
+  start(task: TaskParams, units: Unit[], onReply: (k: number, r: ShardReply) => void, onPartial: (k: number, p: PartialReply) => void, onLost: (unanswered: number[], why: string) => void): void {
     const url = this.o.urlOf(this.node);
     const lost = (why: string) => {
       if (this.#ended) return;
       this.#ended = true;
       const unanswered = this.#answered.flatMap((a, k) => (a ? [] : [k]));
       for (const k of unanswered) this.#answered[k] = true;
-      void why;
-      if (unanswered.length > 0) onLost(unanswered);
+      if (unanswered.length > 0) onLost(unanswered, why);
     };
     if (url === undefined) return queueMicrotask(() => lost('not live'));
     const body: PeerSearchBody = { part: this.id, task, units };

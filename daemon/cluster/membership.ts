@@ -145,6 +145,8 @@ export class Membership {
   /** Marks this node's holdings changed, so that the others re-read them (holdings.ts). */
   async holdingsChanged(): Promise<void> {
     this.#holdsVersion = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    // A beat already on its way carries the old version: the new one goes in a beat of its own.
+    await this.#beating;
     await this.beat();
     await this.options.redis.publish(this.options.keys.events, 'holds');
   }

@@ -99,16 +99,9 @@ export function peerRoutes(searcher: Searcher, dataDir: string): InternalRoute[]
         const req = value as PeerReshapeBody;
         const f = groups[0]?.[0];
         if (!f || !req?.unit) throw new ServiceError('INVALID_REQUEST_BODY', 'not a file to shape');
-        const unitRun = searcher.startUnits([req.unit], { planId: 0, plan: new Uint8Array(0), limit: 0, brute: false, cut: { ranges: 0, rankedRanges: 0, loadedKiB: 0 }, batch: true, definitionsPastCut: false, shape: req.shape }, new SharedArrayBuffer(4), 0);
-        try {
-          unitRun.run.stop();
-          const at = unitRun.held[0]!;
-          if (at < 0) throw new ServiceError('NOT_FOUND', NOT_HELD);
-          const shaped = unitRun.reshape(at, req.shape, f, req.budget);
-          reply.send(200, packMessage({}, [[shaped]]), [['Content-Type', 'application/octet-stream']]);
-        } finally {
-          unitRun.release();
-        }
+        const shaped = searcher.reshapeUnit(req.unit, req.shape, f, req.budget);
+        if (!shaped) throw new ServiceError('NOT_FOUND', NOT_HELD);
+        reply.send(200, packMessage({}, [[shaped]]), [['Content-Type', 'application/octet-stream']]);
       },
     },
     {

@@ -100,6 +100,8 @@ export class Replicator {
   async #round(): Promise<RoundReport> {
     const report: RoundReport = { copied: 0, dropped: 0, published: 0 };
     const { view, dataDir, log } = this.o;
+    /** Whether this round committed or retired a manifest here. */
+    let changed = false;
     await view.refresh();
     const self = view.self;
     const live = view.live().map((n) => n.id);
@@ -115,6 +117,7 @@ export class Replicator {
           if (mine && mine.shards.length > 0 && mine.generation <= p.generation) {
             await this.#locked(p.repoId, () => retireRepository(dataDir, p.repoId));
             report.dropped += mine.shards.length;
+            changed = true;
           }
           continue;
         }
@@ -148,6 +151,7 @@ export class Replicator {
           const previous = now && !('unreadable' in now) ? now : undefined;
           // A build here committed meanwhile: the next round sees it.
           if (previous && previous.version === 2 && previous.subset !== true && previous.generation >= p.generation && previous.shards.length > 0) return;
+          changed = true;
           if (held.length === 0) {
             if (previous && previous.shards.length > 0) retireRepository(dataDir, p.repoId);
             return;
@@ -167,14 +171,15 @@ export class Replicator {
         if (await this.publishLocal(m)) report.published++;
       }
     }
-    await this.writeHoldings();
+    // The manifests read at the start still hold unless this round changed some.
+    await this.writeHoldings(changed ? undefined : local.values());
     return report;
   }
 
-  /** Writes what this node holds; tells the others when it changed. */
-  async writeHoldings(): Promise<void> {
-    const { view, dataDir } = this.o;
-    if (await view.holdings.write(holdingsOf(readAllManifests(dataDir)))) {
+  /** Writes what this node holds (its manifests, read now when not given); tells the others when it changed. */
+  async writeHoldings(manifests: Iterable<LoadedManifest> = readAllManifests(this.o.dataDir)): Promise<void> {
+    const { view } = this.o;
+    if (await view.holdings.write(holdingsOf(manifests))) {
       view.invalidate();
       await view.membership.holdingsChanged();
     }

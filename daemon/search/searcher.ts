@@ -90,6 +90,8 @@ interface Snapshot {
   broken: Array<{ repoId: number; visibility: 'public' | 'private'; shards: number }>;
   /** Searches running on this snapshot. */
   users: number;
+  /** Its entries by "<repoId>/<shard file>" (a cluster's units), made when first asked for. */
+  byUnit?: Map<string, ShardEntry>;
 }
 
 export class Searcher implements SearchService {
@@ -294,8 +296,7 @@ export class Searcher implements SearchService {
     if (state !== this.state) this.snapshot(state);
     const snapshot = this.current;
     snapshot.users++;
-    const byUnit = new Map<string, ShardEntry>();
-    for (const e of snapshot.entries) byUnit.set(`${e.repoId}/${basename(e.path)}`, e);
+    const byUnit = unitsOf(snapshot);
     const entries: ShardEntry[] = [];
     const held = units.map((u) => {
       const e = byUnit.get(`${u.repoId}/${u.file}`);
@@ -318,6 +319,17 @@ export class Searcher implements SearchService {
         if (snapshot.users === 0 && this.held.delete(snapshot)) this.release();
       },
     };
+  }
+
+  /**
+   * Shapes again a file of the shard named by unit in the current index (a peer's
+   * coordinator asks: cluster/peer-routes.ts); undefined when this node does not hold it.
+   */
+  reshapeUnit(unit: { repoId: number; file: string }, shape: ShapeOptions, f: ShapedFile, budget: number): ShapedFile | undefined {
+    const state = this.view.current();
+    if (state !== this.state) this.snapshot(state);
+    const entry = unitsOf(this.current).get(`${unit.repoId}/${unit.file}`);
+    return entry && this.reshape(entry, shape, f, budget);
   }
 
   /** How this daemon shapes a request's files (its limits and its address in webUrl). */
@@ -387,6 +399,14 @@ export function failOnServiceAbort<T>(running: Promise<T>, signal: AbortSignal |
 /** A file in its wire form as an object. */
 export function parseFile(f: ShapedFile): FileResult {
   return parseJson(f.json) as FileResult;
+}
+
+function unitsOf(snapshot: Snapshot): Map<string, ShardEntry> {
+  if (!snapshot.byUnit) {
+    snapshot.byUnit = new Map();
+    for (const e of snapshot.entries) snapshot.byUnit.set(`${e.repoId}/${basename(e.path)}`, e);
+  }
+  return snapshot.byUnit;
 }
 
 function refOf(s: ShardEntry): ShardRef {

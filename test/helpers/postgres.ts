@@ -16,11 +16,11 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, chownSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { freePort } from './free-port.ts';
 
 export interface TestPostgres {
   /** Where the server is, without a database: postgres://user@host:port */
@@ -130,17 +130,6 @@ function postgresAccount(): { uid: number; gid: number } | undefined {
     if (name === 'postgres') return { uid: Number(uid), gid: Number(gid) };
   }
   return undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** An error after which trying another port is pointless. */

@@ -6,7 +6,8 @@
 // $TRAWL_REQUIRE_REDIS=1 (set by .ci/run), where that is a failure: CI must run them.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from './free-port.ts';
 
 export interface TestRedis {
   url: string;
@@ -44,17 +45,6 @@ export async function startTestRedis(port?: number): Promise<TestRedis | { skip:
   if (process.env.TRAWL_REQUIRE_REDIS === '1') throw new Error(`TRAWL_REQUIRE_REDIS=1: ${skip}`);
   process.stderr.write(`SKIPPED (Redis): ${skip}\n`);
   return { skip };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function launch(port: number): Promise<ChildProcess> {
