@@ -186,9 +186,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const now = options.now ?? (() => new Date());
     let rateLimiter: RateLimiter | undefined = options.rateLimiter;
     if (!rateLimiter) {
-      const where = settings.rateLimit.store === 'embedded' ? 'embedded' : redactUrl(settings.rateLimit.store);
+      // In a cluster "embedded" means the cluster's Redis: every node counts in one place,
+      // and one Lua take there costs less than a PostgreSQL transaction per request.
+      const counterAt = settings.rateLimit.store === 'embedded' && config.cluster ? config.cluster.redis : settings.rateLimit.store;
+      const where = counterAt === 'embedded' ? 'embedded' : redactUrl(counterAt);
       const onCounterError = (err: Error) => logger.error({ err: err.message, store: where }, 'rate-limit counter failed: counted requests get 503 until it is back');
-      counter = await openRateCounter(settings.rateLimit.store, store, onCounterError);
+      counter = await openRateCounter(counterAt, store, onCounterError);
       const onCounterFull = (err: Error) => logger.error({ err: err.message, store: where }, 'the disk under the rate-limit counter is full: requests below their limit go on uncounted until space returns (logged at most once a minute)');
       rateLimiter = new DailyRateLimiter({ counter, defaultLimit: settings.rateLimit.requestsPerDay, now, onCounterError, onCounterFull });
     }

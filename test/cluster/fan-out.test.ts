@@ -194,6 +194,32 @@ describe('a cluster of three nodes, replication 2', () => {
     assert.equal(peer.status, 401);
   });
 
+  test('the daily limit is exact across nodes; a revoked key fails on every node at the next request', async (t) => {
+    if (skip) return t.skip(skip);
+    const out: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: () => {}, now: () => new Date() };
+    assert.equal(await usersCommand(['add', '--email', 'busy@example.com', '--name', 'Busy', '--config', configPath], io), 0);
+    assert.equal(await usersCommand(['limit', 'busy@example.com', '10', '--config', configPath], io), 0);
+    assert.equal(await keysCommand(['create', '--user', 'busy@example.com', '--config', configPath], io), 0);
+    const key = out.at(-1)!;
+    // 16 at once, spread over the three nodes.
+    const replies = await Promise.all(
+      Array.from({ length: 16 }, (_, k) => call(`${nodes[k % 3]!.url}/api/search`, { method: 'POST', headers: { 'X-Sourcebot-Api-Key': key }, json: { query: WORDS[k]!, matches: 5 } })),
+    );
+    const statuses = replies.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 10, statuses.join(' '));
+    assert.equal(statuses.filter((s) => s === 429).length, 6, statuses.join(' '));
+    // Revoked through the shared store: the next request on each node is refused.
+    const listed: string[] = [];
+    assert.equal(await keysCommand(['list', '--user', 'busy@example.com', '--json', '--config', configPath], { ...io, out: (l) => listed.push(l) }), 0);
+    const [{ id }] = JSON.parse(listed[0]!) as Array<{ id: string }>;
+    assert.equal(await usersCommand(['limit', 'busy@example.com', 'default', '--config', configPath], io), 0);
+    const again = await call(`${nodes[1]!.url}/api/search`, { method: 'POST', headers: { 'X-Sourcebot-Api-Key': key }, json: { query: WORDS[1]!, matches: 5 } });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(await keysCommand(['revoke', id!, '--config', configPath], io), 0);
+    for (const n of nodes) assert.equal((await call(`${n.url}/api/search`, { method: 'POST', headers: { 'X-Sourcebot-Api-Key': key }, json: { query: WORDS[1]!, matches: 5 } })).status, 401);
+  });
+
   test('a node that stops without leaving: searches stay complete, its shards regain two replicas', async (t) => {
     if (skip) return t.skip(skip);
     const victim = nodes[2]!;
