@@ -360,6 +360,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           // A published shard that lost every copy: the leader lists and queues the builds again
           // (a node that does not lead leaves it to the leader's own replicator, which sees the same).
           rebuild: () => void clusterSync?.runNow().catch(() => {}),
+          // Its figures in /metrics: its view of the cluster, its fan-out and replication.
+          counters: metrics.cluster(() => node?.lastStatus()),
         },
         await clusterSecret(store),
       );

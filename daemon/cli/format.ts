@@ -17,6 +17,16 @@ export function formatCount(n: number): string {
   return n < 0 || Object.is(n, -0) ? `-${out}` : out;
 }
 
+/** How long ago, to a glance's precision: "0.4s", "41s", "12m", "5h", "3d" (negative counts as 0). */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, ms) / 1000;
+  if (s < 10) return `${(Math.floor(s * 10) / 10).toFixed(1)}s`;
+  if (s < 120) return `${Math.floor(s)}s`;
+  if (s < 7200) return `${Math.floor(s / 60)}m`;
+  if (s < 172_800) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86_400)}d`;
+}
+
 /** A one-line progress bar for a terminal, redrawn in place. */
 export function progressLine(label: string, done: number, total: number, width = 30): string {
   const ratio = total > 0 ? Math.min(1, done / total) : 1;

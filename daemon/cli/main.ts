@@ -48,6 +48,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; help?: string }>> =
     return { run: m.auditCommand, help: m.AUDIT_HELP };
   },
   bench: async () => ({ run: (await import('./bench-command.ts')).benchCommand }),
+  cluster: async () => {
+    const m = await import('./cluster-command.ts');
+    return { run: (argv) => m.clusterCommand(argv), help: m.CLUSTER_HELP };
+  },
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -19,6 +19,7 @@ commands:
   sync              one sync pass over the configured connections
   repos             list repositories and their state
   serve             run the daemon (HTTP API, streaming search, sync schedule)
+  cluster status    how a cluster stands: nodes, shards, replica health (exit 1 if degraded)
   users             organization members: add, list, suspend, unsuspend, limit, sign-out
   keys              API keys: create, list, revoke (with what each opened)
   sessions          the web UI's browser sessions: list, revoke

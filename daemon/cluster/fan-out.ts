@@ -28,6 +28,7 @@ import { failOnServiceAbort, parseFile, type Searcher, type UnitRun } from '../s
 import type { SearchOptions, SearchService, UnavailableShard, WireResponse } from '../search/search-options.ts';
 import type { ShapedFile, ShapeOptions } from '../search/shape-file.ts';
 import type { SearchRequest, SearchResponse } from '../search/types.ts';
+import type { ClusterCounters } from './counters.ts';
 import { FRAME, FrameReader } from './frames.ts';
 import { unpackMessage, packMessage } from '../search/file-codec.ts';
 import type { PeerClient } from './peer-client.ts';
@@ -90,6 +91,8 @@ export interface FanOutOptions {
   units(): PlacedUnit[];
   /** A unit no live node could answer (logged by the caller). */
   onUnavailable?(u: UnavailableShard): void;
+  /** Requests to other nodes, failed and retried units, unavailable ones (/metrics). */
+  counters: ClusterCounters;
 }
 
 let nextPart = 1;
@@ -180,15 +183,20 @@ class Composite implements PoolRun {
         continue;
       }
       const u = this.units[i]!;
+      // A unit asked before comes back here only because the node asked failed it.
+      const failed = this.#tried[i]!.size > 0;
+      if (failed) this.o.counters.shardFailures.inc();
       const node = u.holders.find((n) => !this.#tried[i]!.has(n) && (n === this.o.self || this.o.urlOf(n) !== undefined));
       if (node === undefined) {
-        const reason = this.#tried[i]!.size === 0 ? 'no live node holds this shard' : `every live node holding it failed (asked ${[...this.#tried[i]!].join(', ')}; last: ${this.#failures[i]})`;
+        const reason = failed ? `every live node holding it failed (asked ${[...this.#tried[i]!].join(', ')}; last: ${this.#failures[i]})` : 'no live node holds this shard';
         const lost: UnavailableShard = { repositoryId: u.repoId, repository: u.repository, shard: u.file, reason };
         this.unavailable.push(lost);
+        this.o.counters.unavailableShards.inc();
         this.o.onUnavailable?.(lost);
         this.#resolve(i, { status: 'failed', error: reason, queuedNs: 0 });
         continue;
       }
+      if (failed) this.o.counters.shardRetries.inc();
       this.#tried[i]!.add(node);
       let list = byNode.get(node);
       if (!list) byNode.set(node, (list = []));
@@ -237,6 +245,8 @@ class Composite implements PoolRun {
   }
 
   #remote(node: string, list: number[]): Part {
+    this.o.counters.remoteRequests.inc();
+    this.o.counters.remoteShards.inc(list.length);
     const part = new RemotePart(node, list, this.o, `${this.o.self}-${nextPart++}`);
     list.forEach((i, k) => (this.#where[i] = { part, at: k }));
     part.start(

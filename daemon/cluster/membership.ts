@@ -17,6 +17,9 @@
 //
 // When Redis cannot be reached, a node keeps the last membership it read (and keeps
 // serving); the others will take it for dead once its heartbeats stop arriving.
+//
+// `trawl cluster status` reads the membership without joining it (observe): no record, no
+// heartbeat, every node judged by its last heartbeat alone.
 
 import type { Redis } from 'ioredis';
 import type { ClusterKeys } from './keys.ts';
@@ -39,6 +42,9 @@ export interface NodeInfo {
 
 /** Node ids: what --node-id accepts. */
 export const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** The id of a reader that is no node (observe): NODE_ID matches no empty id. */
+export const OBSERVER = '';
 
 /** A node dead for this long is dropped from the membership. */
 const FORGET_MS = 3_600_000;
@@ -89,9 +95,14 @@ export class Membership {
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> | undefined;
   #failing = false;
+  #readAt = 0;
   readonly #redis: Scripted;
 
-  private constructor(private readonly options: MembershipOptions) {
+  private constructor(
+    private readonly options: MembershipOptions,
+    /** Reads only (observe): beats no heart, writes no record. */
+    private readonly observing = false,
+  ) {
     this.#redis = options.redis as Scripted;
     this.#redis.defineCommand('trawlBeat', { numberOfKeys: 2, lua: BEAT });
     this.#redis.defineCommand('trawlRead', { numberOfKeys: 1, lua: READ });
@@ -104,6 +115,16 @@ export class Membership {
     await m.#beat(true);
     m.#timer = setInterval(() => void m.beat(), options.heartbeatMs);
     m.#timer.unref();
+    return m;
+  }
+
+  /**
+   * Reads the membership without joining it (trawl cluster status). beat() reads it again;
+   * nothing else of a Membership is for an observer.
+   */
+  static async observe(options: Pick<MembershipOptions, 'redis' | 'keys' | 'nodeTimeoutMs'>): Promise<Membership> {
+    const m = new Membership({ ...options, self: { id: OBSERVER, url: '', version: '' }, heartbeatMs: 0 }, true);
+    await m.#beat(false);
     return m;
   }
 
@@ -123,6 +144,11 @@ export class Membership {
 
   node(id: string): NodeInfo | undefined {
     return this.#nodes.find((n) => n.id === id);
+  }
+
+  /** Redis's clock at the last read (ms since the epoch): how old a heartbeat is, whatever this machine's clock says. */
+  get readAt(): number {
+    return this.#readAt;
   }
 
   /** A heartbeat and a read now (one at a time: a call during one joins it). */
@@ -167,9 +193,11 @@ export class Membership {
 
   async #beat(first: boolean): Promise<void> {
     const { keys, self, nodeTimeoutMs } = this.options;
-    const record = ['url', self.url, 'state', this.#state, 'startedAt', this.#startedAt, 'version', self.version, 'holdsVersion', this.#holdsVersion];
-    await this.#redis.trawlBeat(keys.nodes, keys.node(self.id), self.id, ...record);
-    if (first) await this.options.redis.publish(keys.events, 'nodes');
+    if (!this.observing) {
+      const record = ['url', self.url, 'state', this.#state, 'startedAt', this.#startedAt, 'version', self.version, 'holdsVersion', this.#holdsVersion];
+      await this.#redis.trawlBeat(keys.nodes, keys.node(self.id), self.id, ...record);
+      if (first) await this.options.redis.publish(keys.events, 'nodes');
+    }
     const read = await this.#redis.trawlRead(keys.nodes, FORGET_MS);
     const now = Number(read[0]);
     const beats = new Map<string, number>();
@@ -200,6 +228,7 @@ export class Membership {
     this.#failing = false;
     const before = signature(this.#nodes);
     this.#nodes = nodes;
+    this.#readAt = now;
     if (signature(nodes) !== before) this.options.onChange?.(nodes);
   }
 }

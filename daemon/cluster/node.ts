@@ -17,12 +17,14 @@ import { FanOut } from './fan-out.ts';
 import { Holdings } from './holdings.ts';
 import type { InternalRoute } from './internal-route.ts';
 import { ClusterKeys } from './keys.ts';
-import { Membership, type NodeInfo } from './membership.ts';
+import type { ClusterCounters } from './counters.ts';
+import { Membership } from './membership.ts';
 import { PeerAuth } from './peer-auth.ts';
 import { PeerClient } from './peer-client.ts';
 import { peerRoutes } from './peer-routes.ts';
 import { PublishedIndexes } from './published.ts';
 import { Replicator } from './replicator.ts';
+import { clusterStatus, type ClusterStatus } from './status.ts';
 
 export interface ClusterNodeOptions {
   settings: ClusterSettings;
@@ -33,23 +35,12 @@ export interface ClusterNodeOptions {
   log: Logger;
   /** Queues a build of the repository (its published shards lost every copy). */
   rebuild(repoId: number): void;
+  /** Where its fan-out and replication are counted (the daemon's /metrics). */
+  counters: ClusterCounters;
 }
 
-/** GET /api/cluster's answer (http/handlers/cluster.ts documents it). */
-export interface ClusterStatus {
-  name: string;
-  self: string;
-  replicationFactor: number;
-  nodes: Array<{ id: string; url: string; state: string; live: boolean; lastHeartbeat: string; startedAt: string; version: string; shards: number; repositories: number }>;
-  repositories: Array<{
-    repositoryId: number;
-    repository: string;
-    generation: number;
-    builtBy: string;
-    shards: Array<{ shard: string; owners: string[]; holders: string[]; replicas: number; health: 'ok' | 'under-replicated' | 'unavailable' }>;
-  }>;
-  summary: { shards: number; ok: number; underReplicated: number; unavailable: number };
-}
+/** GET /api/cluster's answer (status.ts computes it). */
+export type { ClusterStatus } from './status.ts';
 
 /** The secret every node signs its requests to the others with (peer-auth.ts): made once, kept in the shared store. */
 export async function clusterSecret(store: Store): Promise<Buffer> {
@@ -77,13 +68,14 @@ export class ClusterNode {
     this.keys = new ClusterKeys(o.settings.name);
     this.auth = auth;
     this.view = new ClusterView(o.self.id, membership, published, holdings, o.settings.replicationFactor);
-    this.replicator = new Replicator({ dataDir: o.dataDir, view: this.view, peers, log: o.log, rebuild: o.rebuild });
+    this.replicator = new Replicator({ dataDir: o.dataDir, view: this.view, peers, log: o.log, rebuild: o.rebuild, counters: o.counters });
     this.fanOut = new FanOut({
       self: o.self.id,
       searcher: o.searcher,
       peers,
       urlOf: (n) => this.view.urlOf(n),
       units: () => this.view.units(),
+      counters: o.counters,
       onUnavailable: (u) => o.log.error({ repoId: u.repositoryId, repo: u.repository, shard: u.shard, reason: u.reason }, 'a shard could not be searched: no live node holding it answered; the search is not exhaustive'),
     });
   }
@@ -134,55 +126,16 @@ export class ClusterNode {
       .catch((err: Error) => this.o.log.warn({ repoId: m.repoId, err: err.message }, 'publishing a build failed; retried next round'));
   }
 
-  /** What GET /api/cluster answers. */
+  /** What GET /api/cluster answers: the cluster as Redis holds it now. */
   async status(): Promise<ClusterStatus> {
     await this.view.refresh();
-    const nodes = this.membership.nodes();
-    const live = nodes.filter((n) => n.live).map((n) => n.id);
-    const placement = this.view.placement;
-    const R = this.o.settings.replicationFactor;
-    const perNode = new Map<string, { shards: number; repos: Set<number> }>(nodes.map((n) => [n.id, { shards: 0, repos: new Set() }]));
-    const summary = { shards: 0, ok: 0, underReplicated: 0, unavailable: 0 };
-    const repositories: ClusterStatus['repositories'] = this.view.indexes().map((p) => ({
-      repositoryId: p.repoId,
-      repository: p.manifest!.repo.name,
-      generation: p.generation,
-      builtBy: p.builtBy,
-      shards: p.manifest!.shards.map((s) => {
-        const holders = this.view.holdings.holders(live, p.repoId, p.generation, s.file);
-        for (const h of holders) {
-          const c = perNode.get(h);
-          if (c) {
-            c.shards++;
-            c.repos.add(p.repoId);
-          }
-        }
-        const health = holders.length === 0 ? 'unavailable' : holders.length < Math.min(R, live.length) ? 'under-replicated' : 'ok';
-        summary.shards++;
-        if (health === 'ok') summary.ok++;
-        else if (health === 'unavailable') summary.unavailable++;
-        else summary.underReplicated++;
-        return { shard: s.file, owners: placement.owners(p.repoId, s.file), holders, replicas: holders.length, health };
-      }),
-    }));
-    return {
-      name: this.o.settings.name,
-      self: this.o.self.id,
-      replicationFactor: R,
-      nodes: nodes.map((n: NodeInfo) => ({
-        id: n.id,
-        url: n.url,
-        state: n.live ? n.state : 'dead',
-        live: n.live,
-        lastHeartbeat: new Date(n.heartbeatAt).toISOString(),
-        startedAt: n.startedAt,
-        version: n.version,
-        shards: perNode.get(n.id)?.shards ?? 0,
-        repositories: perNode.get(n.id)?.repos.size ?? 0,
-      })),
-      repositories,
-      summary,
-    };
+    return this.lastStatus();
+  }
+
+  /** The cluster as this node last read it (every heartbeat), without asking Redis: what /metrics shows at each scrape. */
+  lastStatus(): ClusterStatus {
+    const { name, ...rest } = clusterStatus(this.view, this.o.settings.name);
+    return { name, self: this.o.self.id, ...rest };
   }
 
   /**

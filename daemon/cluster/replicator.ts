@@ -33,6 +33,7 @@ import { commitManifest, loadManifest, readAllManifests, retireRepository, type 
 import { acquireLock } from '../runtime/lock-file.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { ClusterView } from './cluster-view.ts';
+import type { ClusterCounters } from './counters.ts';
 import { holdingsOf } from './holdings.ts';
 import type { PeerClient } from './peer-client.ts';
 import { FILE_PATH } from './peer-routes.ts';
@@ -47,6 +48,8 @@ export interface ReplicatorOptions {
   rebuild(repoId: number): void;
   /** How long a copy of one file may take before it is tried from another holder. */
   copyTimeoutMs?: number;
+  /** Shards and bytes copied, copies that failed (/metrics). */
+  counters: ClusterCounters;
 }
 
 /** What one round did (tests, logs). */
@@ -204,7 +207,9 @@ export class Replicator {
           try {
             for (const name of names) await this.#fetch(url, p.repoId, name, join(dir, name));
             ok = true;
+            this.o.counters.copiedShards.inc();
           } catch (err) {
+            this.o.counters.copyFailures.inc();
             this.o.log.warn({ repoId: p.repoId, shard: s.file, from: node, err: (err as Error).message }, 'copying a shard failed; trying another holder');
           }
         }
@@ -226,6 +231,7 @@ export class Replicator {
       await pipeline(res, out);
       if (!Number.isSafeInteger(size) || got !== size) throw new Error(`got ${got} bytes of ${name}, expected ${size}`);
       renameSync(temp, path);
+      this.o.counters.copiedBytes.inc(got);
     } catch (err) {
       rmSync(temp, { force: true });
       throw err;

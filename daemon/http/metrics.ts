@@ -1,13 +1,16 @@
 // Prometheus metrics (GET /metrics): requests by route and status, their latency, the
 // search statistics the API reports, the search queue, the index's size and the
-// repositories by state, broken repositories and shard errors (index-health.ts). Gauges of
-// the index and store are read at scrape time. No label names a repository (names of
-// private repositories must not leak through /metrics).
+// repositories by state, broken repositories and shard errors (index-health.ts), and on a
+// node of a cluster its view of the cluster and its fan-out and replication (cluster()).
+// Gauges of the index, the store and the cluster are read at scrape time. No label names a
+// repository (names of private repositories must not leak through /metrics).
 
 import client from 'prom-client';
 import type { RepoState, Store } from '../store/store.ts';
 import type { SearchStats } from '../search/types.ts';
 import { rssOf, type RssSample } from '../runtime/resident-memory.ts';
+import type { ClusterCounters } from '../cluster/counters.ts';
+import type { ClusterStatus, ShardHealth } from '../cluster/status.ts';
 
 /** The stats fields summed into counters (durations and counts alike). */
 const SEARCH_COUNTERS: Array<[keyof SearchStats, string, string]> = [
@@ -28,6 +31,9 @@ const SEARCH_COUNTERS: Array<[keyof SearchStats, string, string]> = [
 ];
 
 const STATES: RepoState[] = ['new', 'indexed', 'failed', 'deleted'];
+/** A node's states in GET /api/cluster, and a shard's health: every one is exported, 0 included. */
+const NODE_STATES = ['serving', 'leaving', 'dead'];
+const HEALTH: ShardHealth[] = ['ok', 'under-replicated', 'unavailable'];
 
 export interface IndexSize {
   shards: number;
@@ -131,6 +137,68 @@ export class Metrics {
         },
       });
     }
+  }
+
+  /**
+   * Registers a cluster node's figures: gauges of the cluster as `status` gives it (the
+   * node's view as of its last heartbeat; undefined while it joins) and the counters its
+   * fan-out and replication count into, which it returns. Called once, by a node.
+   */
+  cluster(status: () => ClusterStatus | undefined): ClusterCounters {
+    const registers = [this.registry];
+    const read = { at: 0, value: undefined as ClusterStatus | undefined };
+    // One scrape computes the status once for the three gauges.
+    const current = (): ClusterStatus | undefined => {
+      if (Date.now() - read.at > 1000) {
+        read.value = status();
+        read.at = Date.now();
+      }
+      return read.value;
+    };
+    new client.Gauge({
+      name: 'trawl_cluster_nodes',
+      help: "The cluster's nodes by state (serving, leaving, dead: silent longer than cluster.nodeTimeoutMs), as this node sees them.",
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const s = current();
+        if (!s) return;
+        for (const state of NODE_STATES) this.set({ state }, s.nodes.filter((n) => n.state === state).length);
+      },
+    });
+    new client.Gauge({
+      name: 'trawl_cluster_shards',
+      help: "Shards of the cluster's published index by replica health (ok, under-replicated, unavailable: no live node holds it), as this node sees them.",
+      labelNames: ['health'],
+      registers,
+      collect() {
+        const s = current();
+        if (!s) return;
+        const by: Record<ShardHealth, number> = { ok: s.summary.ok, 'under-replicated': s.summary.underReplicated, unavailable: s.summary.unavailable };
+        for (const health of HEALTH) this.set({ health }, by[health]);
+      },
+    });
+    new client.Gauge({
+      name: 'trawl_cluster_shards_held',
+      help: "Shards of the cluster's published index this node holds and serves.",
+      registers,
+      collect() {
+        const s = current();
+        const self = s?.nodes.find((n) => n.id === s.self);
+        if (self) this.set(self.shards);
+      },
+    });
+    const counter = (name: string, help: string) => new client.Counter({ name, help, registers });
+    return {
+      remoteRequests: counter('trawl_cluster_remote_requests_total', 'Search requests this node sent to other nodes (one per node asked for shards of a search, retries included).'),
+      remoteShards: counter('trawl_cluster_remote_shards_total', 'Shards of searches this node asked of other nodes (retries included).'),
+      shardFailures: counter('trawl_cluster_shard_failures_total', 'Shards of searches a node failed (unreachable, its stream broke, or it did not hold the shard), this node included.'),
+      shardRetries: counter('trawl_cluster_shard_retries_total', 'Shards of searches asked again of another holder after one failed.'),
+      unavailableShards: counter('trawl_cluster_unavailable_shards_total', 'Shards a search left out because no live node holding them answered (named in its unavailableShards; the search is not exhaustive).'),
+      copiedShards: counter('trawl_cluster_copied_shards_total', 'Shards copied to this node from another (replication).'),
+      copiedBytes: counter('trawl_cluster_copied_bytes_total', 'Bytes of shard, membership and symbols files copied to this node from another.'),
+      copyFailures: counter('trawl_cluster_copy_failures_total', 'Copies of a shard from one node that failed (the next holder is tried).'),
+    };
   }
 
   request(method: string, route: string, status: number, seconds: number): void {

@@ -1,4 +1,4 @@
-// The schema of GET /api/cluster (handlers/cluster.ts; cluster/node.ts ClusterStatus).
+// The schema of GET /api/cluster (handlers/cluster.ts; cluster/status.ts ClusterStatus).
 
 import type { JsonSchema } from './common.ts';
 
