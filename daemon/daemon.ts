@@ -304,13 +304,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           path: '/readyz',
           async handle() {
             const state = view.current();
+            // In a cluster a node holds some shards: it is ready when the cluster can search
+            // every repository through it (each shard on a live node).
+            const held = node?.view.searchable();
             const out = readiness({
               unavailable: services.unavailable(),
-              firstPassRunning: scheduler !== undefined && scheduler.passes === 0,
+              firstPassRunning: clusterSync ? (await clusterSync.listedAt()) === undefined : scheduler !== undefined && scheduler.passes === 0,
               repos: await store.listRepos(),
-              loaded: new Set(state.manifests.map((m) => m.repoId)),
-              damaged: new Set(state.broken.map((b) => b.repoId)),
-              symbolsPending: new Set(state.manifests.filter(symbolsPending).map((m) => m.repoId)),
+              loaded: held?.repos ?? new Set(state.manifests.map((m) => m.repoId)),
+              damaged: held ? new Set() : new Set(state.broken.map((b) => b.repoId)),
+              symbolsPending: held?.symbolsPending ?? new Set(state.manifests.filter(symbolsPending).map((m) => m.repoId)),
             });
             return { status: out.status, contentType: 'application/json', body: JSON.stringify(out.body) };
           },
@@ -384,14 +387,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           indexExtras: async (record) => {
             const local = loadManifest(dataDir, record.repoId);
             const least = local && !('unreadable' in local) ? local.generation + 1 : 1;
-            return { minGeneration: await n.view.published.allocate(record.repoId, least), onCommit: (m) => void n.onCommit(m) };
+            const published = n.view.published.get(record.repoId);
+            return {
+              minGeneration: await n.view.published.allocate(record.repoId, least),
+              onCommit: (m) => void n.onCommit(m),
+              // What the cluster serves now: a repository whose refs did not move is not built again.
+              ...(published?.manifest && !published.deleted ? { current: published.manifest } : {}),
+            };
           },
         });
       }
     }
 
     const s = searcher;
-    if (options.sync !== false && Object.keys(config.connections).length > 0) {
+    // In a cluster the cluster's sync (above) builds; a node's own scheduler would build everything here.
+    if (!config.cluster && options.sync !== false && Object.keys(config.connections).length > 0) {
       scheduler = new SyncScheduler({ config, dataDir, store, log: logger, inUse: () => s.inUse() });
       scheduler.start();
     }

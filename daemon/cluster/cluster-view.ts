@@ -71,6 +71,23 @@ export class ClusterView {
     });
   }
 
+  /**
+   * For readiness (http/readiness.ts): the published repositories every shard of which a
+   * live node holds, so that a search through any node covers them, and those of them whose
+   * symbols are still being added.
+   */
+  searchable(): { repos: Set<number>; symbolsPending: Set<number> } {
+    const missing = new Set(this.units().filter((u) => u.holders.length === 0).map((u) => u.repoId));
+    const repos = new Set<number>();
+    const symbolsPending = new Set<number>();
+    for (const p of this.indexes()) {
+      if (missing.has(p.repoId)) continue;
+      repos.add(p.repoId);
+      if (p.manifest!.symbolsPending) symbolsPending.add(p.repoId);
+    }
+    return { repos, symbolsPending };
+  }
+
   /** Every unit of the published index in search order, with the live nodes that hold it (this node first, then by rendezvous rank). */
   units(): PlacedUnit[] {
     if (this.#units) return this.#units;

@@ -22,6 +22,7 @@ import { fileGeneration, loadManifest, named } from '../index/manifest.ts';
 import { packMessage, releaseFile, unpackMessage } from '../search/file-codec.ts';
 import type { PoolRun } from '../search/pool.ts';
 import type { ShardReply } from '../search/protocol.ts';
+import { foreignPlanId } from '../search/plan-cache.ts';
 import type { Searcher } from '../search/searcher.ts';
 import { bodies, CONTROL_PATH, NOT_HELD, RESHAPE_PATH, SEARCH_PATH, type PeerControlBody, type PeerReshapeBody, type PeerSearchBody } from './fan-out.ts';
 import { encodeFrame, FRAME, type Frame } from './frames.ts';
@@ -39,7 +40,8 @@ export function peerRoutes(searcher: Searcher, dataDir: string): InternalRoute[]
         const req = bodies.unpack(body ?? Buffer.alloc(0)) as PeerSearchBody;
         if (!req || !Array.isArray(req.units) || typeof req.part !== 'string') throw new ServiceError('INVALID_REQUEST_BODY', 'not a search part');
         const cancel = new SharedArrayBuffer(4);
-        const unitRun = searcher.startUnits(req.units, { ...req.task, plan: new Uint8Array(req.task.plan) }, cancel, Infinity);
+        const plan = new Uint8Array(req.task.plan);
+        const unitRun = searcher.startUnits(req.units, { ...req.task, plan, planId: foreignPlanId(plan) }, cancel, Infinity);
         const run = unitRun.run;
         parts.set(req.part, run);
         const stop = () => {

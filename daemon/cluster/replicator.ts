@@ -1,9 +1,13 @@
 // Brings this node's index in line with the placement (placement.ts), every heartbeat and
 // whenever something changed here. For each repository's published index (published.ts):
 //
-// - The node that built it keeps the whole build (its manifest is the delta base of its
-//   next incremental build) and republishes it if its build is newer than the published one
-//   (a publication lost with Redis, or a race).
+// - The node that built it republishes its build if it is newer than the published one (a
+//   publication lost with Redis, or a race). Once published, the build is one holder's
+//   copy like any other: the shards the placement does not give the builder are dropped
+//   when enough others hold them (below), so a repository larger than one machine ends
+//   spread over the nodes. (A build in a cluster is therefore a full one: no node keeps a
+//   whole previous build to build upon. A repository whose refs did not move is not built
+//   at all: indexer.ts IndexOptions.current.)
 // - A node that the placement names for some of its shards copies the files it lacks from
 //   a live node that holds them (GET /_cluster/file: file names are unique in the whole
 //   cluster, published.ts allocate, so a file of that name anywhere is that file), then
@@ -129,7 +133,6 @@ export class Replicator {
           if (await this.publishLocal(mine)) report.published++;
           continue;
         }
-        if (whole && mine.generation === p.generation) continue; // the builder keeps its build
         const shards = p.manifest.shards;
         const atGeneration = mine?.generation === p.generation ? new Set(mine.shards.map((s) => s.file)) : new Set<string>();
         const wanted = shards.filter((s) => placement.owners(p.repoId, s.file).includes(self));
@@ -152,8 +155,8 @@ export class Replicator {
         await this.#locked(p.repoId, () => {
           const now = loadManifest(dataDir, p.repoId);
           const previous = now && !('unreadable' in now) ? now : undefined;
-          // A build here committed meanwhile: the next round sees it.
-          if (previous && previous.version === 2 && previous.subset !== true && previous.generation >= p.generation && previous.shards.length > 0) return;
+          // A build here committed meanwhile (a manifest other than the one this round read): the next round sees it.
+          if (previous?.generation !== mine?.generation) return;
           changed = true;
           if (held.length === 0) {
             if (previous && previous.shards.length > 0) retireRepository(dataDir, p.repoId);

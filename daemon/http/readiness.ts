@@ -17,7 +17,7 @@ export interface ReadinessFacts {
   firstPassRunning: boolean;
   /** The repositories the store knows (not deleted). */
   repos: ReadonlyArray<{ repoId: number; state: RepoState }>;
-  /** Repositories whose content shards the index holds, and those whose index is damaged. */
+  /** Repositories whose content shards the index holds (in a cluster: that live nodes hold, cluster/cluster-view.ts searchable), and those whose index is damaged. */
   loaded: ReadonlySet<number>;
   damaged: ReadonlySet<number>;
   /** Repositories loaded whose symbols are still being added. */

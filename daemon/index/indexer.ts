@@ -99,6 +99,13 @@ export interface IndexOptions {
   minGeneration?: number;
   /** Told of each manifest the run commits (its content, then its symbols pass's): a cluster publishes it. */
   onCommit?: (m: Manifest) => void;
+  /**
+   * In a cluster: the repository's index as published (cluster/published.ts), built on any
+   * node. A node holds some of its shards or none, so its own manifest cannot tell that
+   * nothing moved; this can. When the source's refs and the repository's metadata are the
+   * ones it was built from (and its symbols are in), the run builds nothing: 'unchanged'.
+   */
+  current?: Pick<Manifest, 'refs' | 'repo' | 'files' | 'contentBytes' | 'shards' | 'symbolsPending'>;
 }
 
 /** How far a build is: files and bytes built, of the files listed so far (a directory's walk may still be adding some). */
@@ -407,6 +414,10 @@ class Run {
   }
 
   async git(git: GitSource): Promise<IndexSummary> {
+    const current = this.options.current;
+    if (current && sameRefs(current.refs, git.refs) && sameRepo(current.repo, this.repo) && !(current.symbolsPending && this.options.symbols !== false)) {
+      return this.summary('unchanged', git.refs, [], current, undefined, 0);
+    }
     const prev = this.previous;
     const incremental = this.options.incremental !== false;
     let fullReason: string | undefined;
@@ -604,7 +615,7 @@ class Run {
     }
   }
 
-  private summary(mode: IndexMode, refs: GitRef[], results: BuildResult[], manifest: Manifest, fullReason: string | undefined, builtFiles: number): IndexSummary {
+  private summary(mode: IndexMode, refs: GitRef[], results: BuildResult[], manifest: Pick<Manifest, 'files' | 'contentBytes' | 'shards'>, fullReason: string | undefined, builtFiles: number): IndexSummary {
     const skipped: SkippedFile[] = results.flatMap((r) => r.skipped);
     const skippedByReason: Record<string, number> = {};
     for (const s of skipped) skippedByReason[s.reason] = (skippedByReason[s.reason] ?? 0) + 1;
@@ -652,6 +663,13 @@ interface Built {
 
 function sameRefs(a: GitRef[], b: GitRef[]): boolean {
   return a.length === b.length && a.every((r, i) => r.name === b[i]!.name && r.kind === b[i]!.kind && r.commit === b[i]!.commit);
+}
+
+/** The same repository metadata, wherever its source sits (a node's own mirror path differs from the builder's). */
+function sameRepo(a: ManifestRepo, b: ManifestRepo): boolean {
+  const { source: _a, ...x } = a;
+  const { source: _b, ...y } = b;
+  return JSON.stringify(x) === JSON.stringify(y);
 }
 
 async function* fromArray<T>(xs: T[]): AsyncIterable<T> {

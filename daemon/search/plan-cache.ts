@@ -44,3 +44,23 @@ export function planSearch(req: Required<SearchRequest>): PlannedSearch {
   return { ...known, planNs: Number(process.hrtime.bigint() - t) };
 }
 
+
+/**
+ * Plans that came from another node (a cluster's coordinator, cluster/peer-routes.ts), by
+ * their bytes: each gets an id from this node's own sequence. A coordinator numbers its
+ * plans in its own process, so its ids mean nothing here: taken as they are, two nodes'
+ * different queries would share an id and a worker would search one with the other's
+ * matchers.
+ */
+const foreign = new Map<string, number>();
+
+/** This node's planId for a plan encoded elsewhere: the same bytes get the same id. */
+export function foreignPlanId(bytes: Uint8Array): number {
+  const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  let id = foreign.get(key);
+  if (id === undefined) id = nextPlanId++;
+  else foreign.delete(key);
+  foreign.set(key, id);
+  if (foreign.size > PLAN_CACHE_SIZE) foreign.delete(foreign.keys().next().value!);
+  return id;
+}

@@ -46,7 +46,7 @@ export interface SyncOptions {
 }
 
 /** What a cluster adds to a build: the least generation it may use, and the hook told of each manifest it commits (to publish it). */
-export type IndexExtras = Pick<IndexOptions, 'minGeneration' | 'onCommit'>;
+export type IndexExtras = Pick<IndexOptions, 'minGeneration' | 'onCommit' | 'current'>;
 
 export type RepoOutcome = 'indexed' | 'unchanged' | 'failed' | 'deleted' | 'backing-off';
 

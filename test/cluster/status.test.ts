@@ -93,10 +93,13 @@ before(async () => {
     await indexLocal(root, { dataDir: join(dir.path, id), store: shared, symbols: false, shardTargetBytes: 8 * 1024, onCommit: (m) => void publishing.push(n.cluster!.onCommit(m)) });
   }
   await Promise.all(publishing);
-  await until('every shard on two nodes, as every node sees it', async () => {
+  // Settled: every shard held by exactly its placement's owners (a builder drops what is not
+  // placed on it once the owners hold it), as every node sees it.
+  await until('every shard on its two owners, as every node sees it', async () => {
     for (const n of nodes) {
       const s = await n.cluster!.status();
       if (s.summary.shards < 6 || s.summary.ok !== s.summary.shards) return false;
+      if (!s.repositories.every((r) => r.shards.every((sh) => [...sh.holders].sort().join() === [...sh.owners].sort().join()))) return false;
     }
     return true;
   }, 20_000);

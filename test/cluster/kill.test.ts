@@ -1,0 +1,179 @@
+// Three `trawl serve` processes in a cluster (replication 2) on a private PostgreSQL and
+// Redis, indexing six git repositories through the cluster's own sync. Under a steady
+// search load spread over two of them, the third is killed with SIGKILL: after 10 s no
+// request fails and every answer is what the whole cluster answered before; the killed
+// node's shards regain two live holders; restarted with its data dir and id, the node
+// takes its shards back and the cluster returns to its placement (each shard held by
+// exactly its two rendezvous owners).
+
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
+import type { ClusterStatus } from '../../daemon/cluster/node.ts';
+import { generateCorpus, prng, tempDir, WORDS } from '../helpers/corpus.ts';
+import { call } from '../helpers/daemon.ts';
+import { TestRepo } from '../helpers/git.ts';
+import { until } from '../helpers/haystack.ts';
+import { startTestPostgres, type TestPostgres } from '../helpers/postgres.ts';
+import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
+import { serve, stop, type ServeProcess } from '../helpers/serve.ts';
+
+const dir = tempDir('cluster-kill');
+let redis: TestRedis | undefined;
+let postgres: TestPostgres | undefined;
+let skip: string | undefined;
+let configPath = '';
+let ownerKey = '';
+const procs = new Map<string, ServeProcess>();
+
+function start(id: string): Promise<ServeProcess> {
+  return serve(['--config', configPath, '--data-dir', join(dir.path, id), '--node-id', id]).then((p) => {
+    procs.set(id, p);
+    return p;
+  });
+}
+
+async function status(url: string): Promise<ClusterStatus | undefined> {
+  const res = await call(`${url}/api/cluster`, { headers: { 'X-Sourcebot-Api-Key': ownerKey } }).catch(() => undefined);
+  return res?.status === 200 ? (res.json as ClusterStatus) : undefined;
+}
+
+/** Every shard of the six repositories held by exactly its placement owners, all of them live. */
+function placed(s: ClusterStatus | undefined, live: number): boolean {
+  if (!s || s.nodes.filter((n) => n.live).length !== live || s.repositories.length !== 6) return false;
+  return s.repositories.every((r) => r.shards.every((sh) => sh.health === 'ok' && [...sh.holders].sort().join() === [...sh.owners].sort().join()));
+}
+
+before(async () => {
+  const r = await startTestRedis();
+  if ('skip' in r) return void (skip = r.skip);
+  redis = r;
+  const p = await startTestPostgres();
+  if ('skip' in p) return void (skip = p.skip);
+  postgres = p;
+  for (let i = 0; i < 6; i++) {
+    const root = join(dir.path, 'repos', `k${i}`);
+    generateCorpus(root, 100 + i, 40);
+    TestRepo.init(root).commit({}, 'import');
+  }
+  configPath = join(dir.path, 'cluster.json');
+  const cluster = { store: await postgres.newDatabase(), redis: redis.url, replicationFactor: 2, name: `k${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 1500 };
+  const settings = { anonymousAccess: true, symbols: false };
+  writeFileSync(configPath, JSON.stringify({ settings, cluster, connections: { local: { type: 'git', url: join(dir.path, 'repos', '*') } } }));
+  const out: string[] = [];
+  const io = { out: (l: string) => out.push(l), err: () => {}, now: () => new Date() };
+  assert.equal(await usersCommand(['add', '--email', 'ops@example.com', '--name', 'Ops', '--role', 'owner', '--config', configPath], io), 0);
+  assert.equal(await keysCommand(['create', '--user', 'ops@example.com', '--config', configPath], io), 0);
+  ownerKey = out.at(-1)!;
+  await Promise.all(['a', 'b', 'c'].map(start));
+});
+
+after(async () => {
+  await Promise.all([...procs.values()].map((p) => stop(p.child)));
+  await redis?.stop();
+  await postgres?.stop();
+  dir.cleanup();
+});
+
+interface Sample {
+  at: number;
+  ok: boolean;
+  why?: string;
+}
+
+/** Searches in a loop over `urls` with `clients` at once until stopped; each answer checked against `want`. */
+function load(urls: () => string[], queries: Array<Record<string, unknown>>, want: string[], clients: number): { stop(): Promise<Sample[]> } {
+  const samples: Sample[] = [];
+  let running = true;
+  const r = prng(5);
+  const client = async (c: number): Promise<void> => {
+    for (let i = c; running; i++) {
+      const k = r.int(queries.length);
+      const list = urls();
+      const at = Date.now();
+      try {
+        const res = await call(`${list[i % list.length]}/api/search`, { method: 'POST', json: queries[k] });
+        const got = res.status === 200 ? answer(res.json) : `status ${res.status}: ${res.text.slice(0, 200)}`;
+        samples.push(got === want[k] ? { at, ok: true } : { at, ok: false, why: `${JSON.stringify(queries[k])}\n${got}\n${want[k]}` });
+      } catch (err) {
+        samples.push({ at, ok: false, why: (err as Error).message });
+      }
+    }
+  };
+  const all = Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
+  return {
+    async stop() {
+      running = false;
+      await all;
+      return samples;
+    },
+  };
+}
+
+/** What must not change when a node dies: the files and lines found, and that nothing is missing. */
+function answer(json: unknown): string {
+  const r = json as { files: Array<{ repository: string; fileName: { text: string }; chunks: Array<{ contentStart: { lineNumber: number } }> }>; isSearchExhaustive: boolean; unavailableShards?: unknown; stats: { actualMatchCount: number } };
+  return JSON.stringify({
+    files: r.files.map((f) => [f.repository, f.fileName.text, f.chunks.map((c) => c.contentStart.lineNumber)]),
+    exhaustive: r.isSearchExhaustive,
+    unavailable: r.unavailableShards ?? null,
+    actual: r.stats.actualMatchCount,
+  });
+}
+
+test('kill -9 of a node under load: complete answers after 10 s, two replicas again, and the node rebalances back', async (t) => {
+  if (skip) return t.skip(skip);
+  const url = (id: string) => procs.get(id)!.url;
+  let last: ClusterStatus | undefined;
+  await until('the cluster synced six repositories, every shard on its two owners', async () => placed((last = await status(url('a'))), 3), 120_000).catch((err: Error) => {
+    t.diagnostic(JSON.stringify(last));
+    for (const [id, p] of procs) t.diagnostic(`${id}: ${p.stdout().slice(-3000)}`);
+    throw err;
+  });
+
+  const queries = WORDS.slice(0, 8).map((w, i) => (i % 2 === 0 ? { query: w, matches: 200 } : { query: `${w.slice(0, 3)}\\w+`, isRegexEnabled: true, matches: 100 }));
+  const want: string[] = [];
+  for (const q of queries) {
+    const res = await call(`${url('c')}/api/search`, { method: 'POST', json: q });
+    assert.equal(res.status, 200, res.text);
+    want.push(answer(res.json));
+    assert.equal((res.json as { unavailableShards?: unknown }).unavailableShards, undefined);
+  }
+
+  // Steady load on the two nodes that live (a load balancer's pool), then the third dies.
+  const run = load(() => [url('a'), url('b')], queries, want, 4);
+  await new Promise((r) => setTimeout(r, 1500));
+  const victim = procs.get('c')!;
+  const killedAt = Date.now();
+  victim.child.kill('SIGKILL');
+  await new Promise<void>((r) => victim.child.once('exit', () => r()));
+  await new Promise((r) => setTimeout(r, 13_000));
+  const samples = await run.stop();
+  const before = samples.filter((s) => s.at < killedAt);
+  const early = samples.filter((s) => s.at >= killedAt && s.at < killedAt + 10_000);
+  const late = samples.filter((s) => s.at >= killedAt + 10_000);
+  t.diagnostic(`requests: ${before.length} before the kill, ${early.length} in the 10 s after (${early.filter((s) => !s.ok).length} failed), ${late.length} after (${late.filter((s) => !s.ok).length} failed)`);
+  assert.ok(before.length > 0 && late.length > 0, 'the load ran');
+  assert.deepEqual(before.filter((s) => !s.ok), []);
+  assert.deepEqual(late.filter((s) => !s.ok), [], 'no request fails 10 s after the kill');
+
+  await until('every shard on two live holders again', async () => {
+    const s = await status(url('a'));
+    return !!s && s.nodes.filter((n) => n.live).length === 2 && s.summary.ok === s.summary.shards && s.summary.shards > 0;
+  }, 30_000);
+
+  // Restarted with its data dir and id: it joins, takes its shards back, and the copies made meanwhile are dropped.
+  await start('c');
+  await until('the cluster back to its placement over three nodes', async () => placed(await status(url('b')), 3) && placed(await status(url('c')), 3), 60_000);
+  const s = (await status(url('c')))!;
+  assert.ok(s.nodes.find((n) => n.id === 'c')!.shards > 0, 'the restarted node holds shards');
+  for (const [k, q] of queries.entries()) {
+    const res = await call(`${url('c')}/api/search`, { method: 'POST', json: q });
+    assert.equal(answer(res.json), want[k], JSON.stringify(q));
+  }
+  const ready = await call(`${url('c')}/readyz`);
+  assert.equal(ready.status, 200, ready.text);
+});
