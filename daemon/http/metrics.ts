@@ -86,13 +86,8 @@ export class Metrics {
       new client.Gauge({ name: 'trawl_search_shard_tasks_queued', help: 'Shard tasks waiting for a search worker.', registers, collect() { this.set(searchLoad().queued); } });
     }
     if (indexSize) {
-      const read = { at: 0, value: { shards: 0, bytes: 0, files: 0, contentBytes: 0 } as IndexSize };
       // One scrape reads the manifests once for the four gauges.
-      const size = (): IndexSize => {
-        if (Date.now() - read.at > 1000) read.value = indexSize();
-        read.at = Date.now();
-        return read.value;
-      };
+      const size = readAtMostEverySecond(indexSize);
       const gauge = (name: string, help: string, pick: (s: IndexSize) => number) =>
         new client.Gauge({ name, help, registers, collect() { this.set(pick(size())); } });
       gauge('trawl_index_shards', 'Shards in the index.', (s) => s.shards);
@@ -103,12 +98,7 @@ export class Metrics {
     // Resident memory split (runtime/resident-memory.ts): the default metrics'
     // trawl_process_resident_memory_bytes is mostly mapped shard pages the kernel can drop;
     // RssAnon is what the daemon itself holds. Off Linux the gauges are not set.
-    const resident = { at: 0, value: null as RssSample | null };
-    const rss = (): RssSample | null => {
-      if (Date.now() - resident.at > 1000) resident.value = rssOf('self');
-      resident.at = Date.now();
-      return resident.value;
-    };
+    const rss = readAtMostEverySecond((): RssSample | null => rssOf('self'));
     for (const [name, help, pick] of [
       ['trawl_process_resident_anon_bytes', 'Resident anonymous memory (RssAnon): heaps, buffers, wasm memory of every thread.', (r: RssSample) => r.anon],
       ['trawl_process_resident_file_bytes', 'Resident file-backed memory (RssFile): mostly mapped shard pages, which the kernel drops when it needs the memory.', (r: RssSample) => r.file],
@@ -146,15 +136,8 @@ export class Metrics {
    */
   cluster(status: () => ClusterStatus | undefined): ClusterCounters {
     const registers = [this.registry];
-    const read = { at: 0, value: undefined as ClusterStatus | undefined };
     // One scrape computes the status once for the three gauges.
-    const current = (): ClusterStatus | undefined => {
-      if (Date.now() - read.at > 1000) {
-        read.value = status();
-        read.at = Date.now();
-      }
-      return read.value;
-    };
+    const current = readAtMostEverySecond(status);
     new client.Gauge({
       name: 'trawl_cluster_nodes',
       help: "The cluster's nodes by state (serving, leaving, dead: silent longer than cluster.nodeTimeoutMs), as this node sees them.",
@@ -215,4 +198,22 @@ export class Metrics {
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+/**
+ * `read`, called again only when its last value is more than a second old: the gauges of
+ * one scrape share one reading. (Dated from the reading, not from the last use: scrapes
+ * closer than a second apart would otherwise never read again.)
+ */
+export function readAtMostEverySecond<T>(read: () => T): () => T {
+  let at = -Infinity;
+  let value: T;
+  return () => {
+    const now = Date.now();
+    if (now - at > 1000) {
+      value = read();
+      at = now;
+    }
+    return value;
+  };
 }
