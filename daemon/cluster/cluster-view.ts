@@ -37,6 +37,11 @@ export class ClusterView {
     }
   }
 
+  /** Changes whenever what refresh() read changes: the published index, the nodes, their states and holdings. */
+  get version(): string {
+    return `${this.published.seq}|${this.#signature}`;
+  }
+
   /** This node's holdings were rewritten: the units' holders are computed again. */
   invalidate(): void {
     this.#units = undefined;

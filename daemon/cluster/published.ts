@@ -80,6 +80,11 @@ export class PublishedIndexes {
     this.#redis.defineCommand('trawlAllocate', { numberOfKeys: 1, lua: ALLOCATE });
   }
 
+  /** The publication counter as last read: it moves with every publication. */
+  get seq(): number {
+    return this.#seq;
+  }
+
   /** Every repository's published index, tombstones included, as last read (refresh). */
   all(): IterableIterator<PublishedIndex> {
     return this.#byRepo.values();

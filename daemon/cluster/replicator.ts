@@ -27,13 +27,19 @@
 //
 // Every change to a repository's directory is made under the repository's lock, the one
 // builds take (indexer.ts), so a copy and a build on the same node never meet.
+//
+// A round that found nothing left to do is not run again until something it reads moves:
+// the cluster view (publications, nodes, holdings) or this node's index (index-version).
+// With thousands of repositories a round is a walk over all of them; a quiet cluster pays
+// it once, not every heartbeat. A round that left work (a copy failed, a build was asked
+// for, an error) is run again at the next heartbeat.
 
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { shardsDir, syncFiles } from '../index/data-dir.ts';
-import { commitManifest, loadManifest, readAllManifests, retireRepository, type LoadedManifest, type Manifest, type ManifestShard } from '../index/manifest.ts';
+import { commitManifest, loadManifest, readAllManifests, readIndexVersion, retireRepository, type LoadedManifest, type Manifest, type ManifestShard } from '../index/manifest.ts';
 import { acquireLock } from '../runtime/lock-file.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { ClusterView } from './cluster-view.ts';
@@ -61,12 +67,18 @@ export interface RoundReport {
   copied: number;
   dropped: number;
   published: number;
+  /** Nothing the round reads moved since a round that left nothing to do: it did not walk the index. */
+  idle: boolean;
 }
 
 export class Replicator {
   #running: Promise<RoundReport> | undefined;
   #again = false;
   #stopped = false;
+  /** What the last round that left nothing to do read (the view's and the index's versions); '' after one that did. */
+  #settled = '';
+  /** This node's manifests, by the index-version they were read at. */
+  #local: { version: string; manifests: LoadedManifest[] } | undefined;
 
   constructor(private readonly o: ReplicatorOptions) {}
 
@@ -77,11 +89,11 @@ export class Replicator {
       return this.#running;
     }
     this.#running = (async () => {
-      let total: RoundReport = { copied: 0, dropped: 0, published: 0 };
+      let total: RoundReport = { copied: 0, dropped: 0, published: 0, idle: true };
       do {
         this.#again = false;
         const r = await this.#round();
-        total = { copied: total.copied + r.copied, dropped: total.dropped + r.dropped, published: total.published + r.published };
+        total = { copied: total.copied + r.copied, dropped: total.dropped + r.dropped, published: total.published + r.published, idle: total.idle && r.idle };
       } while (this.#again && !this.#stopped);
       return total;
     })().finally(() => (this.#running = undefined));
@@ -105,14 +117,20 @@ export class Replicator {
   }
 
   async #round(): Promise<RoundReport> {
-    const report: RoundReport = { copied: 0, dropped: 0, published: 0 };
+    const report: RoundReport = { copied: 0, dropped: 0, published: 0, idle: true };
     const { view, dataDir, log } = this.o;
     /** Whether this round committed or retired a manifest here. */
     let changed = false;
     await view.refresh();
+    const read = this.#manifests();
+    const reading = `${view.version}|${read.version}`;
+    if (reading === this.#settled) return report;
+    report.idle = false;
+    /** Whether this round leaves work for the next (then it runs however quiet the cluster). */
+    let unsettled = false;
     const self = view.self;
     const live = view.live().map((n) => n.id);
-    const local = new Map(readAllManifests(dataDir).map((m) => [m.repoId, m]));
+    const local = new Map(read.manifests.map((m) => [m.repoId, m]));
     const placement = view.placement;
     const replicas = placement.replicas;
 
@@ -144,12 +162,14 @@ export class Replicator {
           if (view.holdings.holders(live, p.repoId, p.generation, s.file).length === 0 && placement.owners(p.repoId, s.file)[0] === self) {
             log.warn({ repoId: p.repoId, shard: s.file }, 'no live node holds this shard any more: its repository is built again');
             this.o.rebuild(p.repoId);
+            unsettled = true;
             break;
           }
         }
         if (missing.length === 0 && keep.length === extra.length && mine?.generation === p.generation) continue;
         const copied = await this.#copy(p, missing, live);
         report.copied += copied.length;
+        if (copied.length < missing.length) unsettled = true;
         const held = shards.filter((s) => (atGeneration.has(s.file) && (wanted.includes(s) || keep.includes(s))) || copied.includes(s));
         const dropped = (mine?.shards.length ?? 0) - held.filter((s) => atGeneration.has(s.file)).length;
         await this.#locked(p.repoId, () => {
@@ -167,6 +187,7 @@ export class Replicator {
         if (dropped > 0) report.dropped += dropped;
         if (copied.length > 0) log.info({ repoId: p.repoId, generation: p.generation, shards: copied.map((s) => s.file) }, 'copied shards this node now serves');
       } catch (err) {
+        unsettled = true;
         log.warn({ repoId: p.repoId, err: (err as Error).message }, 'replicating a repository failed; retried next round');
       }
     }
@@ -175,15 +196,25 @@ export class Replicator {
     for (const m of local.values()) {
       if (view.published.get(m.repoId) === undefined && m.version === 2 && m.subset !== true && m.shards.length > 0) {
         if (await this.publishLocal(m)) report.published++;
+        else unsettled = true;
       }
     }
     // The manifests read at the start still hold unless this round changed some.
     await this.writeHoldings(changed ? undefined : local.values());
+    // A round that changed something reads again (its own commits moved index-version).
+    this.#settled = unsettled || this.#stopped ? '' : reading;
     return report;
   }
 
+  /** This node's manifests, read again only when index-version moved (read before them: a commit between only makes the next call read again). */
+  #manifests(): { version: string; manifests: LoadedManifest[] } {
+    const version = readIndexVersion(this.o.dataDir);
+    if (this.#local?.version !== version) this.#local = { version, manifests: readAllManifests(this.o.dataDir) };
+    return this.#local;
+  }
+
   /** Writes what this node holds (its manifests, read now when not given); tells the others when it changed. */
-  async writeHoldings(manifests: Iterable<LoadedManifest> = readAllManifests(this.o.dataDir)): Promise<void> {
+  async writeHoldings(manifests: Iterable<LoadedManifest> = this.#manifests().manifests): Promise<void> {
     const { view } = this.o;
     if (await view.holdings.write(holdingsOf(manifests))) {
       view.invalidate();
