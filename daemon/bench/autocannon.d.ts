@@ -19,6 +19,8 @@ declare module 'autocannon' {
       title?: string;
       /** Leave non-2xx responses out of the latency and throughput figures. */
       excludeErrorStats?: boolean;
+      /** A sequence each connection loops over, in order (each may change the path, method, body and headers). */
+      requests?: Array<{ path?: string; method?: Options['method']; headers?: Record<string, string>; body?: string | Buffer }>;
     }
 
     /** An hdr-histogram-percentiles-obj summary. */

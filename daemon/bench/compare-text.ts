@@ -150,6 +150,7 @@ const SECTIONS: Array<{ group: MetricGroup; title: string; valueHeader: string }
   { group: 'auth', title: 'Authentication and rate limit (GET /api/repos)', valueHeader: '' },
   { group: 'web', title: 'Web UI (median over the queries of each one\'s median)', valueHeader: '' },
   { group: 'reindex', title: 'Re-indexing (the corpus as a git repository)', valueHeader: '' },
+  { group: 'cluster', title: 'Cluster phase (one daemon, then clusters of N nodes)', valueHeader: '' },
 ];
 
 export function compareText(report: CompareReport): string {

@@ -16,8 +16,9 @@
 //                 over the queries both ran of new peer median / old peer median. The peers
 //                 did not change between the runs, so a ratio away from 1 is the machine's.
 //   metrics       MetricComparison[], in the order search (per query), http, memory, index,
-//                 commands (when either side has them), then the opt-in phases that either
-//                 side ran (auth, web, reindex):
+//                 commands (when either side has them; a run of the cluster phase alone has
+//                 none of these), then the opt-in phases that either side ran (auth, web,
+//                 reindex, cluster):
 //     id          stable key: search/<query name>/latency, http/search/latency,
 //                 http/search/throughput, http/stream/throughput, http/stream/firstByte,
 //                 http/stream/firstResult,
@@ -29,8 +30,10 @@
 //                 auth/<variant>/latency, auth/<variant>/throughput,
 //                 auth/stepCpu; web/firstResult, web/done; reindex/<build>/seconds,
 //                 reindex/full/bytes, reindex/branches/bytes, (when either side has them)
-//                 reindex/syncFirst/seconds, reindex/syncOneLine/seconds
-//     group       'search' | 'http' | 'memory' | 'index' | 'commands' | 'auth' | 'web' | 'reindex'
+//                 reindex/syncFirst/seconds, reindex/syncOneLine/seconds;
+//                 cluster/<configuration>/throughput, cluster/<configuration>/cpu,
+//                 cluster/<configuration>/p50 (configuration: plain, or n<nodes>)
+//     group       'search' | 'http' | 'memory' | 'index' | 'commands' | 'auth' | 'web' | 'reindex' | 'cluster'
 //     label       for people (a search metric's is the query text)
 //     queryName   the query's name for search metrics, else null
 //     unit        'ms' | 'req/s' | 'MB/s' | 'bytes' | 's' | 'ratio'
@@ -56,13 +59,13 @@
 //   exitStatus    1 when any metric regressed, else 0
 
 import type { SearchStats } from '../search/types.ts';
-import { RESULT_FORMAT, type AuthVariant, type BenchResult, type CommandRuns, type CommandsPhase, type HttpQueryResult, type PeerResult, type QueryResult, type ReindexPhase, type WebQuery } from './result.ts';
+import { hasCorePhases, RESULT_FORMAT, type AnyBenchResult, type AuthVariant, type ClusterConfiguration, type CommandRuns, type CommandsPhase, type HttpQueryResult, type PeerResult, type QueryResult, type ReindexPhase, type WebQuery } from './result.ts';
 import { median, quantileSorted } from './percentiles.ts';
 import { compareSamples, type Verdict } from './stats.ts';
 
 export const COMPARE_FORMAT = 'trawl-bench-compare/1';
 
-export type MetricGroup = 'search' | 'http' | 'memory' | 'index' | 'commands' | 'auth' | 'web' | 'reindex';
+export type MetricGroup = 'search' | 'http' | 'memory' | 'index' | 'commands' | 'auth' | 'web' | 'reindex' | 'cluster';
 export type MetricUnit = 'ms' | 'req/s' | 'MB/s' | 'bytes' | 's' | 'ratio';
 export type MetricVerdict = Verdict | 'not judged';
 export type Basis = 'test' | 'threshold' | 'exact' | 'none';
@@ -169,7 +172,7 @@ const BUSY_FOREIGN_CORES = 0.2;
 /** Wall-clock timings of the engine; they are the latency samples' business, not a stats change. */
 const TIMING_STATS: ReadonlySet<keyof SearchStats> = new Set<keyof SearchStats>(['duration', 'wait', 'matchTreeConstruction', 'matchTreeSearch']);
 
-export function compareResults(oldR: BenchResult, newR: BenchResult, options: CompareResultsOptions = {}): CompareReport {
+export function compareResults(oldR: AnyBenchResult, newR: AnyBenchResult, options: CompareResultsOptions = {}): CompareReport {
   for (const [side, r] of [['old', oldR], ['new', newR]] as const) {
     if (r.format !== RESULT_FORMAT) throw new Error(`${side} result has format ${JSON.stringify(r.format)}, expected ${RESULT_FORMAT}`);
   }
@@ -180,7 +183,7 @@ export function compareResults(oldR: BenchResult, newR: BenchResult, options: Co
   };
   const search = searchMetrics(oldR, newR, opts);
   const metrics = [...search.metrics, ...otherMetrics(oldR, newR, opts)];
-  const drift = machineDrift(oldR.peers, newR.peers);
+  const drift = machineDrift(oldR.peers ?? [], newR.peers ?? []);
   const count = (v: MetricVerdict) => metrics.filter((m) => m.verdict === v).length;
   const regressions = count('regression');
   return {
@@ -200,7 +203,7 @@ export function compareResults(oldR: BenchResult, newR: BenchResult, options: Co
   };
 }
 
-function identity(r: BenchResult): RunIdentity {
+function identity(r: AnyBenchResult): RunIdentity {
   return {
     gitCommit: r.environment.gitCommit,
     trawlVersion: r.environment.trawlVersion,
@@ -291,9 +294,9 @@ function metric(spec: MetricSpec, opts: Required<CompareResultsOptions>): Metric
 // ---- the metrics ----
 
 /** Queries by name, old's order first, then those only new has. */
-function pairQueries(oldR: BenchResult, newR: BenchResult): Array<{ name: string; old: QueryResult | null; new: QueryResult | null }> {
-  const oldByName = new Map(oldR.search.queries.map((q) => [q.name, q]));
-  const newByName = new Map(newR.search.queries.map((q) => [q.name, q]));
+function pairQueries(oldR: AnyBenchResult, newR: AnyBenchResult): Array<{ name: string; old: QueryResult | null; new: QueryResult | null }> {
+  const oldByName = new Map((oldR.search?.queries ?? []).map((q) => [q.name, q]));
+  const newByName = new Map((newR.search?.queries ?? []).map((q) => [q.name, q]));
   const names = [...oldByName.keys(), ...[...newByName.keys()].filter((n) => !oldByName.has(n))];
   return names.map((name) => ({ name, old: oldByName.get(name) ?? null, new: newByName.get(name) ?? null }));
 }
@@ -329,7 +332,7 @@ export function searchNoiseFloor(pairs: Array<{ old: readonly number[]; new: rea
   return Math.exp(NOISE_SIGMAS * 1.4826 * mad) - 1;
 }
 
-function searchMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<CompareResultsOptions>): { metrics: MetricComparison[]; noiseFloor: number | null } {
+function searchMetrics(oldR: AnyBenchResult, newR: AnyBenchResult, opts: Required<CompareResultsOptions>): { metrics: MetricComparison[]; noiseFloor: number | null } {
   const pairs = pairQueries(oldR, newR);
   const noiseFloor = searchNoiseFloor(pairs.map((p) => ({ old: latencySamples(p.old), new: latencySamples(p.new) })));
   const queryOpts = { ...opts, threshold: Math.max(opts.threshold, noiseFloor ?? 0) };
@@ -368,22 +371,32 @@ function statDeltas(oldStats: SearchStats | null, newStats: SearchStats | null):
   return { stats, changed };
 }
 
-function otherMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<CompareResultsOptions>): MetricComparison[] {
-  const both = <T>(pick: (r: BenchResult) => T) => ({ old: pick(oldR), new: pick(newR) });
+function otherMetrics(oldR: AnyBenchResult, newR: AnyBenchResult, opts: Required<CompareResultsOptions>): MetricComparison[] {
+  return [...coreSpecs(oldR, newR), ...phaseSpecs(oldR, newR), ...clusterSpecs(oldR, newR)].map((s) => metric(s, opts));
+}
+
+/**
+ * The core phases' figures, when either side has them (a run of the cluster phase alone
+ * has none: two such runs compare on the cluster's figures only, and against a full run
+ * these are not judged).
+ */
+function coreSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
+  if (!hasCorePhases(oldR) && !hasCorePhases(newR)) return [];
+  const both = <T>(pick: (r: AnyBenchResult) => T) => ({ old: pick(oldR), new: pick(newR) });
   // A memory figure without its samples (an older writer, say) still counts as one sample.
-  const memory = (samples: number[], medianBytes: number | null) => (samples.length > 0 ? samples : medianBytes === null ? [] : [medianBytes]);
-  const runs = (r: BenchResult) => r.indexing.runs;
-  const specs: MetricSpec[] = [
-    { id: 'http/search/latency', group: 'http', label: 'POST /api/search latency', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http.search.samplesMs) },
-    { id: 'http/search/throughput', group: 'http', label: 'POST /api/search throughput', unit: 'req/s', better: 'higher', kind: 'sampled', ...both((r) => r.http.search.perSecondSamples) },
-    { id: 'http/stream/throughput', group: 'http', label: 'stream throughput', unit: 'MB/s', better: 'higher', kind: 'sampled', ...both((r) => r.http.stream.mbPerSecondSamples) },
-    { id: 'http/stream/firstByte', group: 'http', label: 'stream first byte', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http.stream.firstByteMsSamples) },
+  const memory = (samples: number[] | undefined, medianBytes: number | null | undefined) => (samples && samples.length > 0 ? samples : medianBytes == null ? [] : [medianBytes]);
+  const runs = (r: AnyBenchResult) => r.indexing?.runs ?? [];
+  return [
+    { id: 'http/search/latency', group: 'http', label: 'POST /api/search latency', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http?.search.samplesMs ?? []) },
+    { id: 'http/search/throughput', group: 'http', label: 'POST /api/search throughput', unit: 'req/s', better: 'higher', kind: 'sampled', ...both((r) => r.http?.search.perSecondSamples ?? []) },
+    { id: 'http/stream/throughput', group: 'http', label: 'stream throughput', unit: 'MB/s', better: 'higher', kind: 'sampled', ...both((r) => r.http?.stream.mbPerSecondSamples ?? []) },
+    { id: 'http/stream/firstByte', group: 'http', label: 'stream first byte', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http?.stream.firstByteMsSamples ?? []) },
     // Measured since the stream's opening comment stopped passing for its first results.
-    ...(oldR.http.stream.firstResultMsSamples || newR.http.stream.firstResultMsSamples
-      ? [{ id: 'http/stream/firstResult', group: 'http', label: 'stream first results', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http.stream.firstResultMsSamples ?? []) } satisfies MetricSpec]
+    ...(oldR.http?.stream.firstResultMsSamples || newR.http?.stream.firstResultMsSamples
+      ? [{ id: 'http/stream/firstResult', group: 'http', label: 'stream first results', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http?.stream.firstResultMsSamples ?? []) } satisfies MetricSpec]
       : []),
-    { id: 'memory/idle', group: 'memory', label: 'daemon RSS, idle', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => memory(r.memory.idleSamplesBytes, r.memory.idleMedianBytes)) },
-    { id: 'memory/load', group: 'memory', label: 'daemon RSS, under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => memory(r.memory.loadSamplesBytes, r.memory.loadMedianBytes)) },
+    { id: 'memory/idle', group: 'memory', label: 'daemon RSS, idle', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => memory(r.memory?.idleSamplesBytes, r.memory?.idleMedianBytes)) },
+    { id: 'memory/load', group: 'memory', label: 'daemon RSS, under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => memory(r.memory?.loadSamplesBytes, r.memory?.loadMedianBytes)) },
     ...splitSpecs(oldR, newR),
     { id: 'index/seconds', group: 'index', label: 'index build time', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => runs(r).map((x) => x.seconds)) },
     { id: 'index/contentSeconds', group: 'index', label: 'index: content searchable after', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => runs(r).flatMap((x) => (x.contentSeconds == null ? [] : [x.contentSeconds]))) },
@@ -392,9 +405,7 @@ function otherMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<Compa
     { id: 'index/bytes', group: 'index', label: 'index size', unit: 'bytes', better: 'lower', kind: 'exact', ...both((r) => runs(r).map((x) => x.indexBytes)) },
     { id: 'index/sizeRatio', group: 'index', label: 'index size / content', unit: 'ratio', better: 'lower', kind: 'exact', ...both((r) => runs(r).map((x) => x.sizeRatio)) },
     ...commandSpecs(oldR, newR),
-    ...phaseSpecs(oldR, newR),
   ];
-  return specs.map((s) => metric(s, opts));
 }
 
 /**
@@ -402,23 +413,23 @@ function otherMetrics(oldR: BenchResult, newR: BenchResult, opts: Required<Compa
  * neither, so two old files compare as they always did): the HTTP layer's CPU per cheap
  * request, and RssAnon and RssFile apart.
  */
-function splitSpecs(oldR: BenchResult, newR: BenchResult): MetricSpec[] {
-  const both = <T>(pick: (r: BenchResult) => T) => ({ old: pick(oldR), new: pick(newR) });
+function splitSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
+  const both = <T>(pick: (r: AnyBenchResult) => T) => ({ old: pick(oldR), new: pick(newR) });
   const specs: MetricSpec[] = [];
-  const names = new Set([...(oldR.http.overhead ?? []), ...(newR.http.overhead ?? [])].map((o) => o.name));
+  const names = new Set([...(oldR.http?.overhead ?? []), ...(newR.http?.overhead ?? [])].map((o) => o.name));
   for (const name of names) {
-    const kind = (r: BenchResult) => r.http.overhead?.find((o) => o.name === name);
+    const kind = (r: AnyBenchResult) => r.http?.overhead?.find((o) => o.name === name);
     const request = (kind(newR) ?? kind(oldR))!.request;
     specs.push(
       { id: `http/overhead/${name}/cpu`, group: 'http', label: `${request} daemon CPU per request`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => kind(r)?.serverCpuMsPerRequestSamples ?? []) },
       { id: `http/overhead/${name}/throughput`, group: 'http', label: `${request} throughput`, unit: 'req/s', better: 'higher', kind: 'sampled', ...both((r) => kind(r)?.perSecondSamples ?? []) },
     );
   }
-  if (oldR.memory.idleAnonSamplesBytes || newR.memory.idleAnonSamplesBytes) {
+  if (oldR.memory?.idleAnonSamplesBytes || newR.memory?.idleAnonSamplesBytes) {
     specs.push(
-      { id: 'memory/idleAnon', group: 'memory', label: 'daemon RssAnon, idle', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => r.memory.idleAnonSamplesBytes ?? []) },
-      { id: 'memory/loadAnon', group: 'memory', label: 'daemon RssAnon, under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => r.memory.loadAnonSamplesBytes ?? []) },
-      { id: 'memory/loadFile', group: 'memory', label: 'daemon RssFile (mapped shards), under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => r.memory.loadFileSamplesBytes ?? []) },
+      { id: 'memory/idleAnon', group: 'memory', label: 'daemon RssAnon, idle', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => r.memory?.idleAnonSamplesBytes ?? []) },
+      { id: 'memory/loadAnon', group: 'memory', label: 'daemon RssAnon, under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => r.memory?.loadAnonSamplesBytes ?? []) },
+      { id: 'memory/loadFile', group: 'memory', label: 'daemon RssFile (mapped shards), under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => r.memory?.loadFileSamplesBytes ?? []) },
     );
   }
   return specs;
@@ -428,7 +439,7 @@ function splitSpecs(oldR: BenchResult, newR: BenchResult): MetricSpec[] {
  * Whole `trawl` processes (issue 21), when either side has them: a file written before has
  * none, so two old files compare as they always did, and an old side is not judged.
  */
-function commandSpecs(oldR: BenchResult, newR: BenchResult): MetricSpec[] {
+function commandSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
   if (!oldR.commands && !newR.commands) return [];
   const both = (pick: (c: CommandsPhase) => CommandRuns | null) => ({
     old: (oldR.commands && pick(oldR.commands)?.secondsSamples) ?? [],
@@ -445,12 +456,12 @@ function commandSpecs(oldR: BenchResult, newR: BenchResult): MetricSpec[] {
 }
 
 /** The opt-in phases' metrics, when either side ran the phase (a side without it is not judged). */
-function phaseSpecs(oldR: BenchResult, newR: BenchResult): MetricSpec[] {
-  const both = <T>(pick: (r: BenchResult) => T) => ({ old: pick(oldR), new: pick(newR) });
+function phaseSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
+  const both = <T>(pick: (r: AnyBenchResult) => T) => ({ old: pick(oldR), new: pick(newR) });
   const specs: MetricSpec[] = [];
   if (oldR.httpQueries || newR.httpQueries) {
     // One figure per query (its p50, or its daemon CPU per request): the mix's spread, tested.
-    const perQuery = (r: BenchResult, pick: (q: HttpQueryResult) => number | null | undefined) =>
+    const perQuery = (r: AnyBenchResult, pick: (q: HttpQueryResult) => number | null | undefined) =>
       (r.httpQueries?.queries ?? []).flatMap((q) => { const x = pick(q); return x === null || x === undefined ? [] : [x]; });
     specs.push(
       { id: 'http/queries/p50', group: 'http', label: 'each query over HTTP, one client (p50 per query)', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => perQuery(r, (q) => q.latencyMs?.p50)) },
@@ -458,26 +469,26 @@ function phaseSpecs(oldR: BenchResult, newR: BenchResult): MetricSpec[] {
     );
   }
   if (oldR.auth || newR.auth) {
-    const variant = (r: BenchResult, name: AuthVariant['name']) => r.auth?.variants.find((v) => v.name === name);
+    const variant = (r: AnyBenchResult, name: AuthVariant['name']) => r.auth?.variants.find((v) => v.name === name);
     for (const [name, label] of [['anonymous', 'anonymous'], ['apiKey', 'API key']] as const) {
       specs.push(
         { id: `auth/${name}/latency`, group: 'auth', label: `${label} latency`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => variant(r, name)?.samplesMs ?? []) },
         { id: `auth/${name}/throughput`, group: 'auth', label: `${label} throughput`, unit: 'req/s', better: 'higher', kind: 'sampled', ...both((r) => variant(r, name)?.perSecondSamples ?? []) },
       );
     }
-    const step = (r: BenchResult) => (r.auth?.stepCpuUsPerRequest === null || r.auth?.stepCpuUsPerRequest === undefined ? [] : [r.auth.stepCpuUsPerRequest / 1000]);
+    const step = (r: AnyBenchResult) => (r.auth?.stepCpuUsPerRequest === null || r.auth?.stepCpuUsPerRequest === undefined ? [] : [r.auth.stepCpuUsPerRequest / 1000]);
     specs.push({ id: 'auth/stepCpu', group: 'auth', label: 'CPU the step adds per request', unit: 'ms', better: 'lower', kind: 'sampled', ...both(step) });
   }
   if (oldR.web || newR.web) {
     // One figure per query (its median over the page loads): the mix's spread, tested.
-    const perQuery = (r: BenchResult, pick: (q: WebQuery) => number[]) => (r.web?.queries ?? []).flatMap((q) => (pick(q).length > 0 ? [median(pick(q))] : []));
+    const perQuery = (r: AnyBenchResult, pick: (q: WebQuery) => number[]) => (r.web?.queries ?? []).flatMap((q) => (pick(q).length > 0 ? [median(pick(q))] : []));
     specs.push(
       { id: 'web/firstResult', group: 'web', label: 'first result on screen (per query)', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => perQuery(r, (q) => q.firstResultMsSamples)) },
       { id: 'web/done', group: 'web', label: 'search done on screen (per query)', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => perQuery(r, (q) => q.doneMsSamples)) },
     );
   }
   if (oldR.reindex || newR.reindex) {
-    const build = (r: BenchResult, name: keyof ReindexPhase['builds']) => r.reindex?.builds[name];
+    const build = (r: AnyBenchResult, name: keyof ReindexPhase['builds']) => r.reindex?.builds[name];
     const labels: Record<keyof ReindexPhase['builds'], string> = { full: 'full build, one branch', branches: 'full build, ten branches', unchanged: 'refs unmoved', oneFile: 'one file changed (delta)' };
     for (const name of ['full', 'branches', 'unchanged', 'oneFile'] as const) {
       specs.push({ id: `reindex/${name}/seconds`, group: 'reindex', label: labels[name], unit: 's', better: 'lower', kind: 'sampled', ...both((r) => build(r, name)?.secondsSamples ?? []) });
@@ -492,6 +503,32 @@ function phaseSpecs(oldR: BenchResult, newR: BenchResult): MetricSpec[] {
         { id: 'reindex/syncOneLine/seconds', group: 'reindex', label: 'trawl sync, one line changed', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => r.reindex?.sync?.oneLine.secondsSamples ?? []) },
       );
     }
+  }
+  return specs;
+}
+
+/**
+ * The cluster phase's figures per configuration (the one daemon, and each node count),
+ * when either side ran it: throughput per second of the load run, the nodes' CPU per
+ * request per second of it, and each query's p50 from one client (the mix's spread, tested).
+ * A configuration only one side measured is not judged.
+ */
+function clusterSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
+  if (!oldR.cluster && !newR.cluster) return [];
+  const key = (c: ClusterConfiguration) => (c.kind === 'plain' ? 'plain' : `n${c.nodes}`);
+  const label = (c: ClusterConfiguration) => (c.kind === 'plain' ? 'one daemon' : `${c.nodes} node${c.nodes > 1 ? 's' : ''}`);
+  const all = [...(oldR.cluster?.configurations ?? []), ...(newR.cluster?.configurations ?? [])];
+  const keys = [...new Set(all.map(key))];
+  const specs: MetricSpec[] = [];
+  for (const k of keys) {
+    const config = (r: AnyBenchResult) => r.cluster?.configurations.find((c) => key(c) === k);
+    const both = (pick: (c: ClusterConfiguration) => number[]) => ({ old: (config(oldR) && pick(config(oldR)!)) ?? [], new: (config(newR) && pick(config(newR)!)) ?? [] });
+    const name = label(all.find((c) => key(c) === k)!);
+    specs.push(
+      { id: `cluster/${k}/throughput`, group: 'cluster', label: `${name}: the mix's load throughput`, unit: 'req/s', better: 'higher', kind: 'sampled', ...both((c) => c.load.perSecondSamples) },
+      { id: `cluster/${k}/cpu`, group: 'cluster', label: `${name}: nodes' CPU per request`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => c.load.cpuMsPerRequestSamples) },
+      { id: `cluster/${k}/p50`, group: 'cluster', label: `${name}: one client, p50 per query`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => c.queries.flatMap((q) => (q.latencyMs ? [q.latencyMs.p50] : []))) },
+    );
   }
   return specs;
 }
@@ -519,7 +556,7 @@ function machineDrift(oldPeers: PeerResult[], newPeers: PeerResult[]): MachineDr
 const short = (sha: string) => sha.slice(0, 12);
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(0)}%`;
 
-function runWarnings(o: BenchResult, n: BenchResult): string[] {
+function runWarnings(o: AnyBenchResult, n: AnyBenchResult): string[] {
   const w: string[] = [];
   if (o.corpus.sha256 !== n.corpus.sha256) {
     w.push(`corpus differs (old ${o.corpus.name}, ${o.corpus.files} files, sha256 ${short(o.corpus.sha256)}; new ${n.corpus.name}, ${n.corpus.files} files, sha256 ${short(n.corpus.sha256)}): not like for like`);
@@ -537,24 +574,35 @@ function runWarnings(o: BenchResult, n: BenchResult): string[] {
     w.push(`quick and full runs mixed (old ${o.options.quick ? 'quick' : 'full'}, new ${n.options.quick ? 'quick' : 'full'}): the quick side has fewer samples`);
   }
   for (const [side, r] of [['old', o], ['new', n]] as const) {
-    const busy = Object.entries(r.foreignCores).filter(([, v]) => v !== null && v > BUSY_FOREIGN_CORES);
+    const cores: Array<[string, number | null]> = [...Object.entries(r.foreignCores ?? {}), ...(r.cluster ? [['cluster', r.cluster.foreignCores] as [string, number | null]] : [])];
+    const busy = cores.filter(([, v]) => v !== null && v > BUSY_FOREIGN_CORES);
     if (busy.length > 0) {
       w.push(`${side} run: the machine was busy (foreign cores ${busy.map(([phase, v]) => `${phase} ${v!.toFixed(2)}`).join(', ')}; above ${BUSY_FOREIGN_CORES} the figures are not clean)`);
     }
-    const h = r.http.search;
-    if (h.non2xx > 0 || h.errors > 0 || h.timeouts > 0) {
+    const h = r.http?.search;
+    if (h && (h.non2xx > 0 || h.errors > 0 || h.timeouts > 0)) {
       w.push(`${side} run: the HTTP load had ${h.non2xx} non-2xx responses, ${h.errors} errors, ${h.timeouts} timeouts (throughput counts 2xx only)`);
     }
+    for (const c of r.cluster?.configurations ?? []) {
+      const l = c.load;
+      if (l.non2xx > 0 || l.errors > 0 || l.timeouts > 0) w.push(`${side} run: the cluster phase's load on ${c.kind === 'plain' ? 'one daemon' : `${c.nodes} nodes`} had ${l.non2xx} non-2xx responses, ${l.errors} errors, ${l.timeouts} timeouts`);
+      if (c.mismatches.length > 0) w.push(`${side} run: ${c.nodes} nodes answered ${c.mismatches.length} request(s) differently from one daemon`);
+    }
   }
-  if (o.http.search.query !== n.http.search.query) w.push('HTTP load query differs: http/search figures are not like for like');
-  if (o.http.stream.query !== n.http.stream.query || o.http.stream.matches !== n.http.stream.matches) {
-    w.push('HTTP stream request differs: http/stream figures are not like for like');
-  } else {
-    const received = (r: BenchResult) => r.http.stream.runs.find((x) => x.matches !== null)?.matches ?? null;
-    const [rOld, rNew] = [received(o), received(n)];
-    if (rOld !== null && rNew !== null && rOld !== rNew) w.push(`HTTP stream results changed: ${rOld}→${rNew} matches streamed`);
+  if (o.cluster && n.cluster && (o.cluster.connections !== n.cluster.connections || o.cluster.seconds !== n.cluster.seconds || o.cluster.workersPerNode !== n.cluster.workersPerNode)) {
+    w.push(`cluster load differs (old ${o.cluster.connections} connections, ${o.cluster.seconds} s, ${o.cluster.workersPerNode} worker(s) per node; new ${n.cluster.connections}, ${n.cluster.seconds} s, ${n.cluster.workersPerNode}): cluster figures are not like for like`);
   }
-  const [io, ino] = [o.indexing.runs[0], n.indexing.runs[0]];
+  if (o.http && n.http) {
+    if (o.http.search.query !== n.http.search.query) w.push('HTTP load query differs: http/search figures are not like for like');
+    if (o.http.stream.query !== n.http.stream.query || o.http.stream.matches !== n.http.stream.matches) {
+      w.push('HTTP stream request differs: http/stream figures are not like for like');
+    } else {
+      const received = (r: AnyBenchResult) => r.http?.stream.runs.find((x) => x.matches !== null)?.matches ?? null;
+      const [rOld, rNew] = [received(o), received(n)];
+      if (rOld !== null && rNew !== null && rOld !== rNew) w.push(`HTTP stream results changed: ${rOld}→${rNew} matches streamed`);
+    }
+  }
+  const [io, ino] = [o.indexing?.runs[0], n.indexing?.runs[0]];
   if (io && ino && o.corpus.sha256 === n.corpus.sha256) {
     const diffs = (['files', 'skipped', 'contentBytes'] as const).filter((k) => io[k] !== ino[k]).map((k) => `${k} ${io[k]}→${ino[k]}`);
     if (diffs.length > 0) w.push(`index content changed on the same corpus (${diffs.join(', ')}): index figures cover different work`);
@@ -562,7 +610,7 @@ function runWarnings(o: BenchResult, n: BenchResult): string[] {
   return w;
 }
 
-function queryWarnings(o: BenchResult, n: BenchResult): string[] {
+function queryWarnings(o: AnyBenchResult, n: AnyBenchResult): string[] {
   const w: string[] = [];
   for (const { name, old, new: cur } of pairQueries(o, n)) {
     if (!old || !cur) {

@@ -40,8 +40,8 @@ function git(gitDir: string, args: string[], input?: string, env: NodeJS.Process
   return execFileSync('git', [`--git-dir=${gitDir}`, ...args], { env: { ...GIT_ENV, ...env }, encoding: 'utf8', input, maxBuffer: 1 << 30 }).trim();
 }
 
-/** The corpus as a bare repository with one commit on main; returns that commit. */
-function makeRepository(corpus: string, gitDir: string, work: string): string {
+/** The corpus as a bare repository with one commit on main; returns that commit. Also the cluster phase's repository (phase-cluster.ts). */
+export function makeRepository(corpus: string, gitDir: string, work: string): string {
   git(gitDir, ['init', '-q', '--bare', '-b', 'main']);
   // -f: a tree may ship a .gitignore that ignores much of itself (Debian's Linux source does).
   const index = { GIT_INDEX_FILE: join(work, 'reindex.index') };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { INSTALL_ROOT } from '../install-root.ts';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { RESULT_FORMAT, type BenchResult } from './result.ts';
+import { hasCorePhases, RESULT_FORMAT, type AnyBenchResult, type BenchResult } from './result.ts';
 
 export const RESULT_SCHEMA_URL = pathToFileURL(join(INSTALL_ROOT, 'bench/result.schema.json'));
 
@@ -30,7 +30,8 @@ export function resultErrors(data: unknown): string[] {
   return validate(data) ? [] : (validate.errors ?? []).map(describe);
 }
 
-export function readResult(file: string): BenchResult {
+/** A result file of any run: every core phase, or the cluster phase alone (`--only cluster`). */
+export function readResultFile(file: string): AnyBenchResult {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -49,5 +50,12 @@ export function readResult(file: string): BenchResult {
   }
   const errors = resultErrors(data);
   if (errors.length > 0) throw new Error(`${file}: does not match bench/result.schema.json: ${errors.slice(0, 3).join('; ')}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`);
-  return data as BenchResult;
+  return data as AnyBenchResult;
+}
+
+/** A result file with every core phase; throws for one of the cluster phase alone. */
+export function readResult(file: string): BenchResult {
+  const r = readResultFile(file);
+  if (!hasCorePhases(r)) throw new Error(`${file}: a run of the cluster phase alone (--only cluster): it has none of the core phases`);
+  return r;
 }

@@ -58,6 +58,10 @@ export interface BenchOptions {
   /** Runs per query of each peer; 0 when peers were skipped. */
   peerRuns: number;
   peerTimeoutSeconds: number;
+  /** `--only cluster`: the cluster phase alone (the core phases' fields are then absent). Absent in a run of every phase. */
+  only?: 'cluster';
+  /** The cluster phase's node counts (`--cluster-nodes`); absent without the phase. */
+  clusterNodes?: number[];
 }
 
 /** At least `runs` runs and at least `ms` milliseconds. */
@@ -387,13 +391,24 @@ export interface WebPhase {
   foreignCores: number | null;
 }
 
-export interface BenchResult {
+/** What every result has, whichever phases ran. */
+export interface ResultBase {
   format: typeof RESULT_FORMAT;
   startedAt: string;
   finishedAt: string;
   options: BenchOptions;
   environment: BenchEnvironment;
   corpus: CorpusInfo;
+  notes: string[];
+  /** The opt-in phases, present when asked for (--reindex, --auth, --web, --cluster). */
+  reindex?: ReindexPhase;
+  auth?: AuthPhase;
+  web?: WebPhase;
+  cluster?: ClusterPhase;
+}
+
+/** The phases every run has, unless it ran the cluster phase alone (`--only cluster`). */
+export interface CorePhases {
   indexing: { runs: IndexRun[] };
   /** Whole-process timings; absent in results written before they were measured. */
   commands?: CommandsPhase;
@@ -414,9 +429,120 @@ export interface BenchResult {
     httpRequestsPerSecond: number;
     streamMbPerSecond: number | null;
   };
-  notes: string[];
-  /** The opt-in phases, present when asked for (--reindex, --auth, --web). */
-  reindex?: ReindexPhase;
-  auth?: AuthPhase;
-  web?: WebPhase;
+}
+
+/** A run of every core phase (and the opt-in ones asked for): what `trawl bench run` writes by default. */
+export interface BenchResult extends ResultBase, CorePhases {}
+
+/** Any result file: a run of every core phase, or of the cluster phase alone (`--only cluster`). */
+export type AnyBenchResult = ResultBase & Partial<CorePhases>;
+
+/** Whether a result has the core phases (it was not a `--only cluster` run). */
+export function hasCorePhases(r: AnyBenchResult): r is BenchResult {
+  return r.search !== undefined && r.indexing !== undefined && r.http !== undefined && r.memory !== undefined && r.peers !== undefined && r.foreignCores !== undefined && r.summary !== undefined;
+}
+
+/**
+ * `--cluster` (issue 22): the same query mix against one daemon without a cluster section
+ * (the baseline) and against clusters of N nodes on a private PostgreSQL and Redis, every
+ * configuration syncing the corpus as one git repository (phase-cluster.ts).
+ */
+export interface ClusterPhase {
+  /** The node counts measured, in order. */
+  nodeCounts: number[];
+  /** Seconds to make the corpus a git repository (one commit on main), which every configuration syncs. */
+  repositorySeconds: number;
+  /** Search threads of each node and of the baseline (`trawl serve --workers`). */
+  workersPerNode: number;
+  /** One client: timed requests per query, after `warmup`. */
+  iterations: number;
+  warmup: Warmup;
+  /** The load run: connections spread over the nodes, for `seconds` after a warm-up run. */
+  connections: number;
+  seconds: number;
+  /** The baseline first (kind "plain"), then one cluster per node count. */
+  configurations: ClusterConfiguration[];
+  /** The most other processes kept busy during a timed run (this process, the nodes, PostgreSQL and Redis not counted). */
+  foreignCores: number | null;
+}
+
+export interface ClusterConfiguration {
+  /** "plain": one `trawl serve` without a cluster section; "cluster": `nodes` nodes. */
+  kind: 'plain' | 'cluster';
+  nodes: number;
+  /** cluster.replicationFactor; null for the plain daemon. */
+  replicationFactor: number | null;
+  /**
+   * Seconds until the index was searchable everywhere: the plain daemon's `trawl sync`; a
+   * cluster's nodes from their start until every node saw every shard on each node placed
+   * for it, symbols included (the leader's listing, the build, publication, the copies).
+   */
+  readySeconds: number;
+  /** The (published) index: shards and bytes (shard, membership and symbols files). */
+  shards: number;
+  indexBytes: number;
+  perNode: ClusterNodeFigures[];
+  queries: ClusterQuery[];
+  /** Median over the queries of each query's p50. */
+  medianP50Ms: number | null;
+  /** Median over the queries of (this configuration's p50 − the plain daemon's p50); null for the plain daemon. */
+  overheadMs: number | null;
+  load: ClusterLoad;
+  /** Answers through a node that differ from the plain daemon's (should be none): query, node, both answers. */
+  mismatches: string[];
+}
+
+/** One node of a configuration (the plain daemon is one). */
+export interface ClusterNodeFigures {
+  id: string;
+  /** Shards it held at the published generation (the node that built the index keeps all of them). */
+  shards: number;
+  /** Bytes of the index files its manifest names. */
+  indexBytes: number;
+  /** Its whole data dir: the builder's git mirror and retired files included. */
+  dataDirBytes: number;
+  /** VmRSS, RssAnon, RssFile: medians while idle after the one-client pass. */
+  idleRssBytes: number | null;
+  idleAnonBytes: number | null;
+  idleFileBytes: number | null;
+  /** Peaks during the load run. */
+  loadRssPeakBytes: number | null;
+  loadAnonPeakBytes: number | null;
+  /** CPU ms it spent during the load run. */
+  loadCpuMs: number | null;
+  /** 2xx responses of the load run it answered as the node the client reached. */
+  loadRequests: number;
+}
+
+export interface ClusterQuery {
+  name: string;
+  /** Every timed request (ms, ascending), the nodes taking turns. */
+  samplesMs: number[];
+  latencyMs: Percentiles | null;
+  error: string | null;
+  /** This p50 − the plain daemon's p50; null for the plain daemon or when either failed. */
+  overheadMs: number | null;
+}
+
+export interface ClusterLoad {
+  seconds: number;
+  /** Responses completed (any status). */
+  requests: number;
+  /** 2xx responses per second. */
+  requestsPerSecond: number;
+  perSecondSamples: number[];
+  /** Over every 2xx response. */
+  latencyMs: Percentiles | null;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** The nodes' CPU time (user + system, every thread) over the run / requests completed. */
+  cpuMsPerRequest: number | null;
+  /** The same per whole second of the run. */
+  cpuMsPerRequestSamples: number[];
+  /** PostgreSQL's and Redis's CPU time (every process of each) / requests completed; null for the plain daemon. */
+  supportCpuMsPerRequest: number | null;
+  /** Cores the load generator (this process) used. */
+  loadGeneratorCores: number | null;
+  foreignCores: number | null;
 }

@@ -4,7 +4,8 @@
 
 import { formatBytes, formatMs } from './format.ts';
 import { median } from './percentiles.ts';
-import type { BenchResult, CommandRuns, PeerResult, ReindexBuild } from './result.ts';
+import { clusterText } from './cluster-text.ts';
+import { hasCorePhases, type AnyBenchResult, type BenchResult, type CommandRuns, type PeerResult, type ReindexBuild } from './result.ts';
 import { LARGE_SOURCE_BYTES, TARGETS } from './targets.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/`/g, "'");
@@ -24,8 +25,8 @@ function peerCell(p: PeerResult | undefined, name: string): { ms: string; ratio:
 const seconds = (xs: number[]) => (xs.length === 0 ? '—' : `${median(xs).toFixed(2)} s${xs.length > 1 ? ` (runs: ${xs.map((x) => x.toFixed(2)).join(' / ')})` : ''}`);
 const cores = (c: number | null) => (c === null ? '—' : c.toFixed(2));
 
-/** The tables of the opt-in phases that ran (--auth, --web, --reindex). */
-function phaseText(r: BenchResult): string[] {
+/** The tables of the opt-in phases that ran (--auth, --web, --reindex, --cluster). */
+function phaseText(r: AnyBenchResult): string[] {
   const lines: string[] = [];
   if (r.auth) {
     const a = r.auth;
@@ -64,6 +65,7 @@ function phaseText(r: BenchResult): string[] {
       );
     }
   }
+  if (r.cluster) lines.push(...clusterText(r.cluster));
   return lines;
 }
 
@@ -122,7 +124,23 @@ function wholeProcessText(r: BenchResult): string[] {
   return lines;
 }
 
-export function runText(r: BenchResult): string {
+/** What was measured on what, for a run of the cluster phase alone (`--only cluster`). */
+function onlyText(r: AnyBenchResult): string {
+  const e = r.environment;
+  const lines = [
+    `### trawl ${e.trawlVersion} on ${r.corpus.name}: ${r.startedAt.slice(0, 10)}${r.options.quick ? ' (quick)' : ''}, the cluster phase alone`,
+    '',
+    `${count(r.corpus.files)} files, ${bytes(r.corpus.totalBytes)} (sha256 ${r.corpus.sha256.slice(0, 12)}…); ${e.machine.cpuModel}, ${e.machine.cores} cores, ` +
+      `${bytes(e.machine.totalMemoryBytes)} RAM; Node ${e.node}; commit ${e.gitCommit.slice(0, 12)}${e.gitCommit.endsWith('+uncommitted') ? ' (uncommitted changes)' : ''}.`,
+    ...phaseText(r),
+  ];
+  if (r.notes.length) lines.push('', ...r.notes.map((n) => `- ${n}`));
+  return lines.join('\n') + '\n';
+}
+
+export function runText(any: AnyBenchResult): string {
+  if (!hasCorePhases(any)) return onlyText(any);
+  const r: BenchResult = any;
   const e = r.environment;
   const rg = r.peers.find((p) => p.peer === 'rg');
   const cs = r.peers.find((p) => p.peer === 'csearch');

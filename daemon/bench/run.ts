@@ -1,10 +1,12 @@
 // `trawl bench run`: one benchmark of this checkout on one corpus, phase by phase —
 // corpus identity, indexing, whole `trawl` commands as processes (--help, search, sync),
 // search latency in process, the daemon over HTTP (memory, load, streaming), then the
-// peers — into one result file (result.ts). Three phases run when asked for:
+// peers — into one result file (result.ts). Four phases run when asked for:
 // authentication and rate limiting (--auth), the web UI's first result (--web), branches
-// and incremental re-indexing (--reindex). Everything runs in a temporary work dir that is
-// removed at the end, also on Ctrl-C.
+// and incremental re-indexing (--reindex), one daemon against clusters of 1, 2 and 4 nodes
+// (--cluster); `--only cluster` runs the last alone (it syncs an index of its own, so it
+// needs none of the others), for a result without the core phases. Everything runs in a
+// temporary work dir that is removed at the end, also on Ctrl-C.
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -27,7 +29,9 @@ import { rankingPhase } from './phase-ranking.ts';
 import { searchPhase } from './phase-search.ts';
 import { FULL_WARMUP } from './latency.ts';
 import { webPhase } from './phase-web.ts';
-import { RESULT_FORMAT, type BenchEnvironment, type BenchOptions, type BenchResult } from './result.ts';
+import { clusterPhase } from './phase-cluster.ts';
+import { DEFAULT_NODE_COUNTS } from './cluster-figures.ts';
+import { RESULT_FORMAT, type AnyBenchResult, type BenchEnvironment, type BenchOptions, type ClusterPhase, type CorePhases, type ResultBase } from './result.ts';
 import { median } from './percentiles.ts';
 import { INSTALL_ROOT } from '../install-root.ts';
 
@@ -54,6 +58,11 @@ export interface RunOptions {
   auth?: boolean;
   web?: boolean;
   reindex?: boolean;
+  cluster?: boolean;
+  /** The cluster phase's node counts (default 1, 2, 4). */
+  clusterNodes?: number[];
+  /** Only this phase, none of the core ones (`--only cluster`). */
+  only?: 'cluster';
 }
 
 /** The defaults of a full run and of --quick (a smoke test: under a minute on a small tree). */
@@ -102,7 +111,7 @@ function packageVersion(name: string): string {
 
 const displayPath = (p: string) => (p.startsWith(ROOT + '/') ? relative(ROOT, p) : p);
 
-export async function benchRun(o: RunOptions, log: (s: string) => void): Promise<BenchResult> {
+export async function benchRun(o: RunOptions, log: (s: string) => void): Promise<AnyBenchResult> {
   const startedAt = new Date().toISOString();
   const d = o.quick ? DEFAULTS.quick : DEFAULTS.full;
   const corpus = resolveCorpus(o.corpus);
@@ -137,6 +146,9 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     peerRuns: o.peers ? (o.peerRuns ?? d.peerRuns) : 0,
     peerTimeoutSeconds: o.peerTimeoutSeconds ?? 300,
   };
+  const cluster = o.cluster === true || o.only === 'cluster';
+  if (o.only) options.only = o.only;
+  if (cluster) options.clusterNodes = o.clusterNodes ?? DEFAULT_NODE_COUNTS;
   const env = environment(ROOT);
   const environmentInfo: BenchEnvironment = { ...env, kernel: release(), tinybench: packageVersion('tinybench'), autocannon: packageVersion('autocannon') };
   const notes: string[] = [];
@@ -167,6 +179,31 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     const corpusCores = phaseCores();
     log(`corpus  ${id.files} files, ${(id.totalBytes / 1e6).toFixed(1)} MB, sha256 ${id.sha256.slice(0, 12)} (${id.seconds.toFixed(1)} s)${git ? '; a git repository: every branch is indexed' : ''}`);
     if (id.files === 0) throw new BenchInputError(`--corpus ${o.corpus}: the directory holds no files`);
+
+    // After every other phase: its servers would disturb none of them, and none of theirs it.
+    const runCluster = async (): Promise<ClusterPhase | undefined> => {
+      if (!cluster) return undefined;
+      const c = await clusterPhase(
+        { root: ROOT, corpus, work, nodeCounts: options.clusterNodes!, iterations: options.httpQueryIterations!, warmup: options.warmup!, seconds: options.httpSeconds, connections: options.httpConnections, symbols: o.symbols, idleMs: d.idleMs },
+        queries,
+        log,
+      );
+      notes.push(...c.notes);
+      return c.phase;
+    };
+    const base = (): ResultBase => ({
+      format: RESULT_FORMAT,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      options,
+      environment: environmentInfo,
+      corpus: { name: id.name, path: id.path, files: id.files, totalBytes: id.totalBytes, sha256: id.sha256, git },
+      notes,
+    });
+    if (o.only === 'cluster') {
+      const clusterResult = await runCluster();
+      return { ...base(), ...(clusterResult ? { cluster: clusterResult } : {}) };
+    }
 
     const indexing = await indexPhase({ root: ROOT, corpus, corpusBytes: id.totalBytes, git, symbols: o.symbols, runs: options.indexRuns, work }, log);
     const indexCores = phaseCores();
@@ -230,19 +267,14 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
       : [];
     const peersCores = phaseCores();
     const reindex = o.reindex ? await reindexPhase({ root: ROOT, corpus, work, runs: options.indexRuns, corpusBytes: id.totalBytes }, log) : undefined;
+    const clusterResult = await runCluster();
     for (const p of peers) if (!p.available) notes.push(`${p.peer}: ${p.note}`);
     if (!o.peers) notes.push('peers skipped (--no-peers)');
     if (git) notes.push('the corpus is a git repository: trawl indexed the committed trees of every branch, the peers searched the work tree');
 
     const p50s = search.queries.flatMap((q) => (q.latencyMs ? [q.latencyMs.p50] : []));
     const indexSeconds = indexing.runs.map((r) => r.seconds);
-    return {
-      format: RESULT_FORMAT,
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      options,
-      environment: environmentInfo,
-      corpus: { name: id.name, path: id.path, files: id.files, totalBytes: id.totalBytes, sha256: id.sha256, git },
+    const core: CorePhases = {
       indexing: { runs: indexing.runs },
       commands,
       search,
@@ -258,10 +290,14 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
         httpRequestsPerSecond: http.search.requestsPerSecond,
         streamMbPerSecond: http.stream.mbPerSecondSamples.length ? median(http.stream.mbPerSecondSamples) : null,
       },
-      notes,
+    };
+    return {
+      ...base(),
+      ...core,
       ...(reindex ? { reindex } : {}),
       ...(auth ? { auth } : {}),
       ...(web ? { web } : {}),
+      ...(clusterResult ? { cluster: clusterResult } : {}),
     };
   } finally {
     unhook();
@@ -270,7 +306,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
 }
 
 /** Writes the result atomically (a crash leaves no half-written file). */
-export function writeResult(path: string, result: BenchResult): void {
+export function writeResult(path: string, result: AnyBenchResult): void {
   mkdirSync(dirname(resolve(path)), { recursive: true });
   writeFileAtomic(resolve(path), formatResultJson(result));
 }
@@ -279,7 +315,7 @@ export function writeResult(path: string, result: BenchResult): void {
  * Indented JSON with every array of numbers on one line: a committed result stays
  * readable and diffable without one line per sample.
  */
-export function formatResultJson(result: BenchResult): string {
+export function formatResultJson(result: AnyBenchResult): string {
   return (
     JSON.stringify(result, null, 2).replace(/\[\s*(-?\d[\d.e+-]*(?:,\s*-?\d[\d.e+-]*)*)\s*\]/g, (_, nums: string) => `[${nums.split(/,\s*/).join(', ')}]`) + '\n'
   );

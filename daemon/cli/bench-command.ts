@@ -6,8 +6,9 @@ import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compareChartSvg } from '../bench/chart.ts';
 import { compareText } from '../bench/compare-text.ts';
+import { parseNodeCounts } from '../bench/cluster-figures.ts';
 import { compareResults } from '../bench/compare.ts';
-import { readResult } from '../bench/result-file.ts';
+import { readResultFile } from '../bench/result-file.ts';
 import { BenchInputError, benchRun, writeResult } from '../bench/run.ts';
 import { runText } from '../bench/run-text.ts';
 import { UsageError } from './usage.ts';
@@ -50,11 +51,27 @@ async function run(argv: string[]): Promise<number> {
       auth: { type: 'boolean' },
       web: { type: 'boolean' },
       reindex: { type: 'boolean' },
+      cluster: { type: 'boolean' },
+      'cluster-nodes': { type: 'string' },
+      only: { type: 'string' },
       verbose: { type: 'boolean' },
     },
   });
   if (positionals.length > 0) throw new UsageError(`bench run takes no arguments, got "${positionals[0]}" (the corpus is --corpus DIR)`);
   if (values.corpus === undefined) throw new UsageError('bench run needs --corpus DIR (or --corpus linux)');
+  // The cluster phase alone: it syncs an index of its own; the others need the core phases' index.
+  if (values.only !== undefined && values.only !== 'cluster') throw new UsageError(`--only takes "cluster" (the one phase that runs without the core phases), got "${values.only}"`);
+  const only = values.only === 'cluster' ? ('cluster' as const) : undefined;
+  if (only && (values.auth || values.web || values.reindex)) throw new UsageError('--only cluster runs the cluster phase alone: --auth, --web and --reindex need the core phases');
+  let clusterNodes: number[] | undefined;
+  if (values['cluster-nodes'] !== undefined) {
+    if (!values.cluster && !only) throw new UsageError('--cluster-nodes is for the cluster phase: add --cluster (or --only cluster)');
+    try {
+      clusterNodes = parseNodeCounts(values['cluster-nodes']);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
   const options = {
     corpus: values.corpus,
     queries: values.queries,
@@ -72,6 +89,9 @@ async function run(argv: string[]): Promise<number> {
     auth: values.auth === true,
     web: values.web === true,
     reindex: values.reindex === true,
+    cluster: values.cluster === true || only === 'cluster',
+    ...(clusterNodes ? { clusterNodes } : {}),
+    ...(only ? { only } : {}),
   };
   const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
   const out = values.out ?? `trawl-bench-${options.corpus === 'linux' ? 'linux' : basename(resolve(options.corpus)) || 'corpus'}-${stamp}.json`;
@@ -109,7 +129,7 @@ function compare(argv: string[]): number {
     alpha: fraction('--alpha', values.alpha, false),
     singleThreshold: fraction('--single-threshold', values['single-threshold'], true),
   };
-  const report = compareResults(readResult(oldFile), readResult(newFile), options);
+  const report = compareResults(readResultFile(oldFile), readResultFile(newFile), options);
   if (values.chart !== undefined) writeFileSync(values.chart, compareChartSvg(report));
   process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : compareText(report));
   return report.exitStatus;

@@ -133,7 +133,7 @@ Case-insensitive unless --case (or case:yes). Example: 'spin_lock -file:^drivers
   bench: `usage: trawl bench run --corpus DIR|linux [--queries FILE] [--out FILE] [--quick]
                        [--iterations N] [--http-iterations N] [--index-runs N] [--http-seconds S]
                        [--connections N] [--stream-runs N] [--peer-runs N] [--peer-timeout S] [--no-peers] [--no-symbols]
-                       [--auth] [--web] [--reindex]
+                       [--auth] [--web] [--reindex] [--cluster] [--cluster-nodes LIST] [--only cluster]
        trawl bench compare OLD.json NEW.json [--json] [--chart FILE.svg] [--threshold PCT]
                        [--alpha P] [--single-threshold PCT]
 
@@ -163,6 +163,11 @@ codesearch on the same queries when installed. Writes every raw sample to the re
                        headless Chromium (needs chromium and playwright-core)
   --reindex            also: the corpus as a git repository: a full build, ten
                        branches, an unchanged re-run and a one-file incremental run
+  --cluster            also: one daemon against clusters of 1, 2 and 4 nodes (private
+                       PostgreSQL and Redis): the mix through the nodes, one client and
+                       under load, requests per second and CPU per request
+  --cluster-nodes LIST the cluster phase's node counts (default 1,2,4)
+  --only cluster       the cluster phase alone, without the core phases
 
 compare: per query and per metric, NEW against OLD with a verdict from the raw samples
 (Mann-Whitney U and a bootstrap interval of the ratio of medians), the search stats

@@ -1,15 +1,4 @@
-// A loopback port no one listens on now, for a server a test starts (Redis, PostgreSQL).
-// Another process may take it before the server binds it: callers retry on a new one.
+// A loopback port no one listens on now: daemon/runtime/free-port.ts, which the benchmark's
+// private servers use too (one copy).
 
-import { createServer } from 'node:net';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../daemon/runtime/free-port.ts';

@@ -1,0 +1,62 @@
+// The cluster phase's tables in the Markdown report (run-text.ts): one row per
+// configuration (throughput, CPU per request, median latency, the fan-out's overhead), one
+// per node (what it held and what it used: the figures the sizing rules of
+// docs/deployment.md come from), and each query's p50 per configuration.
+
+import { formatBytes, formatMs } from './format.ts';
+import type { ClusterConfiguration, ClusterPhase } from './result.ts';
+
+const name = (c: ClusterConfiguration) => (c.kind === 'plain' ? 'one daemon, no cluster section' : `cluster of ${c.nodes}`);
+const ms3 = (x: number | null) => (x === null ? '—' : `${x.toFixed(3)} ms`);
+const signedMs = (x: number | null) => (x === null ? '—' : `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)} ms`);
+const bytes = (n: number | null) => (n === null ? '—' : formatBytes(n));
+const cell = (s: string) => s.replace(/\|/g, '\\|');
+
+export function clusterText(p: ClusterPhase): string[] {
+  const lines: string[] = [];
+  const queries = p.configurations[0]?.queries.length ?? 0;
+  lines.push(
+    '',
+    `Cluster phase: each configuration synced the corpus as one git repository from nothing, every server \`--workers ${p.workersPerNode}\`; ` +
+      `one client ran the mix (${queries} queries, ${p.iterations} timed requests each after ≥ ${p.warmup.runs} and ≥ ${p.warmup.ms} ms untimed, the nodes taking turns); ` +
+      `the load: ${p.connections} connections dealt round-robin over the nodes, each looping over the mix, ${p.seconds} s. ` +
+      `CPU per request: the nodes' user + system time over the requests completed. Other processes kept up to ${p.foreignCores === null ? '—' : p.foreignCores.toFixed(2)} cores busy.`,
+    '',
+    '| configuration | nodes | replication | req/s | CPU ms/request (nodes) | PostgreSQL + Redis ms/request | median p50, one client | fan-out overhead (median over queries of p50 − one daemon\'s) | non-2xx, errors | ready after |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+  );
+  for (const c of p.configurations) {
+    const l = c.load;
+    lines.push(
+      `| ${name(c)} | ${c.nodes} | ${c.replicationFactor ?? '—'} | ${Math.round(l.requestsPerSecond)} | ${ms3(l.cpuMsPerRequest)} | ${ms3(l.supportCpuMsPerRequest)} | ` +
+        `${formatMs(c.medianP50Ms)} | ${c.kind === 'plain' ? '(baseline)' : signedMs(c.overheadMs)} | ${l.non2xx + l.errors + l.timeouts} | ${c.readySeconds.toFixed(1)} s |`,
+    );
+  }
+  lines.push('', '| node | shards held | its index | its data dir | RSS idle (anon; file) | RSS peak under load (anon) | CPU under load | requests it took |', '|---|--:|--:|--:|--:|--:|--:|--:|');
+  for (const c of p.configurations) {
+    for (const n of c.perNode) {
+      lines.push(
+        `| ${name(c)}: ${n.id} | ${n.shards} of ${c.shards} | ${bytes(n.indexBytes)} | ${bytes(n.dataDirBytes)} | ${bytes(n.idleRssBytes)} (${bytes(n.idleAnonBytes)}; ${bytes(n.idleFileBytes)}) | ` +
+          `${bytes(n.loadRssPeakBytes)} (${bytes(n.loadAnonPeakBytes)}) | ${n.loadCpuMs === null ? '—' : `${(n.loadCpuMs / 1000).toFixed(2)} s`} | ${n.loadRequests.toLocaleString('en-US')} |`,
+      );
+    }
+  }
+  const clusters = p.configurations.filter((c) => c.kind === 'cluster');
+  const plain = p.configurations.find((c) => c.kind === 'plain');
+  if (plain) {
+    lines.push('', `| query (p50, one client) | one daemon | ${clusters.map((c) => `${c.nodes} node${c.nodes > 1 ? 's' : ''}`).join(' | ')} |`, `|---|--:|${clusters.map(() => '--:|').join('')}`);
+    for (const q of plain.queries) {
+      const at = (c: ClusterConfiguration) => {
+        const x = c.queries.find((y) => y.name === q.name);
+        return !x ? '' : x.latencyMs ? `${formatMs(x.latencyMs.p50)} (${signedMs(x.overheadMs)})` : 'error';
+      };
+      lines.push(`| ${cell(q.name)} | ${q.latencyMs ? formatMs(q.latencyMs.p50) : 'error'} | ${clusters.map(at).join(' | ')} |`);
+    }
+  }
+  const wrong = p.configurations.flatMap((c) => c.mismatches.map((m) => `${name(c)}: ${m}`));
+  if (wrong.length > 0) {
+    lines.push('', `Answers that differ from one daemon's (${wrong.length}):`);
+    for (const w of wrong.slice(0, 10)) lines.push(`- ${cell(w)}`);
+  }
+  return lines;
+}
