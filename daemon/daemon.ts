@@ -360,9 +360,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           searcher,
           store,
           log: logger,
-          // A published shard that lost every copy: the leader lists and queues the builds again
-          // (a node that does not lead leaves it to the leader's own replicator, which sees the same).
-          rebuild: () => void clusterSync?.runNow().catch(() => {}),
+          // A published shard that lost every copy: its repository's build is queued again.
+          rebuild: (repoId) => void clusterSync?.requeue(repoId).catch((err: Error) => logger.warn({ repoId, err: err.message }, "a lost repository's build could not be queued; tried again next round")),
           // Its figures in /metrics: its view of the cluster, its fan-out and replication.
           counters: metrics.cluster(() => node?.lastStatus()),
         },
@@ -391,8 +390,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
             return {
               minGeneration: await n.view.published.allocate(record.repoId, least),
               onCommit: (m) => void n.onCommit(m),
-              // What the cluster serves now: a repository whose refs did not move is not built again.
-              ...(published?.manifest && !published.deleted ? { current: published.manifest } : {}),
+              // What the cluster serves now: a repository whose refs did not move is not built
+              // again, unless some shard of it lost every copy.
+              ...(published?.manifest && !published.deleted && n.view.servable(record.repoId) ? { current: published.manifest } : {}),
             };
           },
         });

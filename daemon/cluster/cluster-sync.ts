@@ -9,7 +9,9 @@
 //
 // The leader also records when it finished its last listing (<name>:listed, ms since the
 // epoch): a node that is not the leader can tell that the cluster's first listing is done
-// (listedAt()), for readiness.
+// (listedAt()), for readiness. It keeps each listed repository's job too (<name>:listing),
+// so that any node can queue one repository's build again (requeue(): a shard of it lost
+// every copy) without a listing of every connection.
 //
 // A node that loses leadership during a pass finishes it: the jobs it queues are the ones
 // the new leader would queue (a repository's job is queued once, jobs.ts).
@@ -136,7 +138,7 @@ export class ClusterSyncScheduler {
 
   /** When the cluster's last listing finished (ms since the epoch; any leader's), undefined before the first. */
   async listedAt(): Promise<number | undefined> {
-    const at = await this.#leaderRedisGet(listedKey(this.#options.keys));
+    const at = await this.#leaderRedisGet(this.#options.keys.listed);
     return at === undefined ? undefined : Number(at);
   }
 
@@ -195,8 +197,9 @@ export class ClusterSyncScheduler {
       queued.push({ repoId: w.record.repoId, connection: w.connectionName, hostRepo: w.hostRepo, ...(options.force ? { force: true } : {}) });
     }
     await this.#jobs.enqueue(queued);
+    await this.#remember(work.map((w) => ({ repoId: w.record.repoId, connection: w.connectionName, hostRepo: w.hostRepo })));
     this.passes++;
-    await this.#leaderRedisSet(listedKey(options.keys), String(Date.now()));
+    await this.#leaderRedisSet(options.keys.listed, String(Date.now()));
     // Deleted repositories' indexes were retired here.
     collectGarbage(options.dataDir, options.inUse?.() ?? new Set());
     report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
@@ -204,6 +207,32 @@ export class ClusterSyncScheduler {
     (options.log ?? silentLogger).info({ connections: report.connections.length, queued: queued.length, deleted: report.repos.filter((r) => r.outcome === 'deleted').length }, 'cluster sync listing done');
     options.onPass?.(out);
     return out;
+  }
+
+  /**
+   * Queues one repository's build again, from any node (a shard of it lost every copy,
+   * replicator.ts): its job as the last listing made it, unless it is backing off from
+   * failures. False when no listing has queued it yet (the next one will). A job of the
+   * repository already waiting or running is not queued twice (jobs.ts).
+   */
+  async requeue(repoId: number): Promise<boolean> {
+    if (this.#stopped) return false;
+    const json = await this.#redis.hget(this.#options.keys.listing, String(repoId));
+    const record = json === null ? undefined : await this.#options.store.getRepo(repoId);
+    if (json === null || !record || backingOff(record, (this.#options.now ?? Date.now)())) return false;
+    await this.#jobs.enqueue([JSON.parse(json) as RepoJob]);
+    return true;
+  }
+
+  /**
+   * Keeps the listing's jobs for requeue(). Nothing is removed: a connection whose listing
+   * failed keeps its repositories' last jobs, and the job of a repository deleted since is
+   * skipped when it runs (syncRepoJob reloads its record).
+   */
+  async #remember(jobs: RepoJob[]): Promise<void> {
+    for (let i = 0; i < jobs.length; i += 1000) {
+      await this.#redis.hset(this.#options.keys.listing, Object.fromEntries(jobs.slice(i, i + 1000).map((j) => [String(j.repoId), JSON.stringify(j)])));
+    }
   }
 
   async #leaderRedisGet(key: string): Promise<string | undefined> {
@@ -219,7 +248,3 @@ export class ClusterSyncScheduler {
   }
 }
 
-/** <name>:listed: when the last listing finished. */
-function listedKey(keys: ClusterKeys): string {
-  return `${keys.name}:listed`;
-}

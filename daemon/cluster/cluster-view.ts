@@ -93,6 +93,12 @@ export class ClusterView {
     return { repos, symbolsPending };
   }
 
+  /** Whether every shard of the repository's published index has a live holder (false when nothing is published). */
+  servable(repoId: number): boolean {
+    const units = this.units().filter((u) => u.repoId === repoId);
+    return units.length > 0 && units.every((u) => u.holders.length > 0);
+  }
+
   /** Every unit of the published index in search order, with the live nodes that hold it (this node first, then by rendezvous rank). */
   units(): PlacedUnit[] {
     if (this.#units) return this.#units;

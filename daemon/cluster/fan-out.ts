@@ -294,9 +294,36 @@ class Composite implements PoolRun {
   async reshape(i: number, shape: ShapeOptions, f: ShapedFile, budget: number): Promise<ShapedFile> {
     const w = this.#where[i];
     if (!w) throw new Error(`shard ${i} of the search was answered by no node`);
-    const shaped = await w.part.reshape(w.at, shape, f, budget, this.units[i]!);
+    const unit = this.units[i]!;
+    let shaped: ShapedFile;
+    try {
+      shaped = await w.part.reshape(w.at, shape, f, budget, unit);
+    } catch (err) {
+      // The node that answered the shard left, or dropped its copy since (a builder's copy
+      // once the shard's owners hold it): the file is the same on every holder.
+      shaped = await this.#reshapeElsewhere(unit, w.part, shape, f, budget, err as Error);
+    }
     shaped.shard = i;
     return shaped;
+  }
+
+  async #reshapeElsewhere(unit: PlacedUnit, failed: Part, shape: ShapeOptions, f: ShapedFile, budget: number, first: Error): Promise<ShapedFile> {
+    for (const node of unit.holders) {
+      if (failed instanceof RemotePart ? failed.node === node : node === this.o.self) continue;
+      if (node === this.o.self) {
+        const shaped = this.o.searcher.reshapeUnit(unit, shape, f, budget);
+        if (shaped) return shaped;
+        continue;
+      }
+      const url = this.o.urlOf(node);
+      if (url === undefined) continue;
+      try {
+        return await peerReshape(this.o, url, unit, shape, f, budget);
+      } catch {
+        // The next holder.
+      }
+    }
+    throw first;
   }
 
   corrupt(i: number, error: string): void {
@@ -307,6 +334,15 @@ class Composite implements PoolRun {
   close(): void {
     for (const p of this.#parts) p.close();
   }
+}
+
+/** A file of `unit` shaped again by the node at `url` (POST /_cluster/reshape). */
+async function peerReshape(o: FanOutOptions, url: string, unit: Unit, shape: ShapeOptions, f: ShapedFile, budget: number): Promise<ShapedFile> {
+  const body = packMessage({ unit: { repoId: unit.repoId, file: unit.file }, shape, budget } satisfies PeerReshapeBody, [[f]]);
+  const bytes = await o.peers.fetch(url, { method: 'POST', target: RESHAPE_PATH, body, timeoutMs: FIRST_BYTE_MS });
+  const copy = new Uint8Array(new ArrayBuffer(bytes.length));
+  copy.set(bytes);
+  return unpackMessage(copy).groups[0]![0]!;
 }
 
 /** How many of a part's units (global indices, ascending) lie below the search's grant. */
@@ -373,7 +409,7 @@ class RemotePart implements Part {
   #defsOnly = false;
 
   constructor(
-    private readonly node: string,
+    readonly node: string,
     list: number[],
     private readonly o: FanOutOptions,
     private readonly id: string,
@@ -454,11 +490,7 @@ class RemotePart implements Part {
   async reshape(_at: number, shape: ShapeOptions, f: ShapedFile, budget: number, unit: Unit): Promise<ShapedFile> {
     const url = this.o.urlOf(this.node);
     if (url === undefined) throw new Error(`node ${this.node} left before a file of its shard could be shaped`);
-    const body = packMessage({ unit, shape, budget } satisfies PeerReshapeBody, [[f]]);
-    const bytes = await this.o.peers.fetch(url, { method: 'POST', target: RESHAPE_PATH, body, timeoutMs: FIRST_BYTE_MS });
-    const copy = new Uint8Array(new ArrayBuffer(bytes.length));
-    copy.set(bytes);
-    return unpackMessage(copy).groups[0]![0]!;
+    return peerReshape(this.o, url, unit, shape, f, budget);
   }
 
   close(): void {

@@ -7,6 +7,10 @@
 //   <name>:indexes            hash: repository id → its published index (published.ts)
 //   <name>:events             pub/sub channel: "nodes", "holds", "index:<id>" wake the readers
 //   <name>:leader             string with an expiry: the node that lists the connections (leader.ts)
+//   <name>:listed             string: when the last listing finished, ms (cluster-sync.ts)
+//   <name>:listing            hash: repository id → its job as the last listing queued it, so
+//                             that any node can queue it again (cluster-sync.ts requeue)
+//   <name>:generation:<id>    string: the last generation handed to a build of the repository (published.ts)
 //   <name>:sync:* (BullMQ)    the index job queue, BullMQ's own keys under that prefix (jobs.ts)
 
 export class ClusterKeys {
@@ -14,6 +18,8 @@ export class ClusterKeys {
   readonly indexes: string;
   readonly events: string;
   readonly leader: string;
+  readonly listed: string;
+  readonly listing: string;
   /** BullMQ's key prefix (its queue name is added after it). */
   readonly queuePrefix: string;
 
@@ -22,6 +28,8 @@ export class ClusterKeys {
     this.indexes = `${name}:indexes`;
     this.events = `${name}:events`;
     this.leader = `${name}:leader`;
+    this.listed = `${name}:listed`;
+    this.listing = `${name}:listing`;
     this.queuePrefix = `${name}:sync`;
   }
 

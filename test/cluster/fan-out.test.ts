@@ -232,6 +232,42 @@ describe('a cluster of three nodes, replication 2', () => {
     for (const n of nodes) assert.equal((await call(`${n.url}/api/search`, { method: 'POST', headers: { 'X-Sourcebot-Api-Key': key }, json: { query: WORDS[1]!, matches: 5 } })).status, 401);
   });
 
+  test('a file shaped again on another holder when the node that answered its shard cannot (it dropped or lost it since)', async (t) => {
+    if (skip) return t.skip(skip);
+    // Every other request of node a's to shape a file again fails, as when the node that
+    // answered the shard dropped its copy between its reply and the request: the file is
+    // then shaped by another holder (a second request, or node a itself).
+    const peers = nodes[0]!.cluster!.peers;
+    const original = peers.fetch.bind(peers);
+    let refused = 0;
+    let asked = 0;
+    peers.fetch = async (url, r) => {
+      if (r.target === '/_cluster/reshape' && asked++ % 2 === 0) {
+        refused++;
+        throw new Error('the node does not hold this shard');
+      }
+      return original(url, r);
+    };
+    let n = 0;
+    try {
+      // Until a few were refused: a file is shaped again only when a search's last file is
+      // cut where its node did not cut it.
+      for (const [k, q] of queries(13, 400).entries()) {
+        if (refused >= 3) break;
+        const req = { ...q, matches: 5 + ((k * 7) % 60) };
+        const want = await call(`${reference.url}/api/search`, { method: 'POST', json: req });
+        const got = await call(`${nodes[0]!.url}/api/search`, { method: 'POST', json: req });
+        n++;
+        assert.equal(got.status, want.status, `${JSON.stringify(req)}: ${got.text.slice(0, 300)}`);
+        if (want.status === 200) assert.deepEqual(comparable(got.json), comparable(want.json), JSON.stringify(req));
+      }
+    } finally {
+      peers.fetch = original;
+    }
+    t.diagnostic(`${n} searches: ${asked} requests to shape a file again, ${refused} of them refused and shaped elsewhere`);
+    assert.ok(refused >= 3, 'files of remote shards were shaped again elsewhere');
+  });
+
   test('a node that stops without leaving: searches stay complete, its shards regain two replicas', async (t) => {
     if (skip) return t.skip(skip);
     const victim = nodes[2]!;
