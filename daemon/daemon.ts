@@ -43,6 +43,7 @@ import { DailyRateLimiter } from './ratelimit/daily-limiter.ts';
 import { openRateCounter } from './ratelimit/open-counter.ts';
 import { redactUrl } from './runtime/redis-client.ts';
 import { Catalog } from './http/catalog.ts';
+import { forwardEndpoint } from './http/forward-endpoint.ts';
 import { SearchGate } from './http/gate.ts';
 import { browseRoutes } from './http/handlers/browse.ts';
 import { historyRoutes } from './http/handlers/history.ts';
@@ -162,7 +163,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         return r && { name: r.repoName, visibility: r.visibility };
       },
     });
-    const catalog = new Catalog(dataDir, store, view);
+    // In a cluster the catalog lists the cluster's published repositories, whichever nodes
+    // hold them (this data dir's own until the node has joined).
+    const catalog = new Catalog(dataDir, store, view, config.cluster ? { current: () => node?.view.catalogManifests() ?? view.current() } : undefined);
     records = catalog;
     await catalog.refresh();
     const metrics: Metrics = new Metrics({ store, indexSize: () => indexSize(view), brokenRepos: () => view.current().broken.length, searchLoad: () => searcher?.load() ?? { busy: 0, queued: 0 } });
@@ -367,7 +370,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         },
         await clusterSecret(store),
       );
-      internal.push(...node.routes());
+      // Requests for repositories this node cannot read come from the others through POST /_cluster/forward.
+      internal.push(...node.routes(), forwardEndpoint({ routes, validators, authenticator, logger }));
       services.searcher = node.fanOut;
       if (options.sync !== false && Object.keys(config.connections).length > 0) {
         const n = node;

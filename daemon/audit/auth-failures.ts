@@ -112,6 +112,8 @@ export class AuthFailures {
  */
 export function countingFailures(inner: Authenticator, failures: AuthFailures): Authenticator {
   return {
+    // A forwarded caller (another node authenticated it, and counted any refusal there) passes through.
+    ...(inner.resume ? { resume: inner.resume.bind(inner) } : {}),
     async authenticate(credentials: Credentials) {
       try {
         return await inner.authenticate(credentials);

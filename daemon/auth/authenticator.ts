@@ -8,7 +8,7 @@
 // credentials: the anonymous user when settings.anonymousAccess is on.
 
 import { ServiceError } from '../errors.ts';
-import type { Authenticator, CredentialKind, Credentials, Identity } from './identity.ts';
+import type { Authenticator, CredentialKind, Credentials, Identity, IdentityRef } from './identity.ts';
 import type { IdentityStore, OAuthStore, SessionStore, UserRecord } from '../store/store.ts';
 import { invalidCsrf, type BrowserSessions } from './browser-session.ts';
 import { ACCESS_TOKEN_PREFIX, credentialHash, isApiKeyShape, isScopedTokenShape, SCOPED_TOKEN_PREFIX } from './credentials.ts';
@@ -16,7 +16,7 @@ import { originLive } from './origin.ts';
 
 export interface StoreAuthenticatorOptions {
   /** Users, keys, scoped tokens, sessions; of the OAuth store only the grants' lastUsedAt. */
-  store: IdentityStore & SessionStore & { readonly oauth: Pick<OAuthStore, 'touchGrant'> };
+  store: IdentityStore & SessionStore & { readonly oauth: Pick<OAuthStore, 'touchGrant' | 'getGrant'> };
   secret: Buffer;
   anonymousAccess: boolean;
   /** Injectable clock (tests). */
@@ -131,6 +131,46 @@ export class StoreAuthenticator implements Authenticator {
     const grants = this.options.store.oauth;
     this.touch(`grant:${grantId}`, (at) => grants.touchGrant(grantId, at));
     return { kind: 'oauth', userId: user.id, role: user.role, tokenId: grantId, ...limitOf(user), canSee: this.userSees() };
+  }
+
+  /**
+   * A caller another node authenticated (Authenticator.resume), checked again here against
+   * the shared store the way authenticate() checks the credential behind it, without its
+   * secret: the key (a browser session's too), scoped token or grant still live and the
+   * user's, the token not expired, the user not suspended. The scoped token's repositories
+   * limit what it sees, as they do on the node that authenticated it. Nothing is touched
+   * (lastUsedAt): that node did.
+   */
+  async resume(ref: IdentityRef): Promise<Identity> {
+    if (ref.kind === 'anonymous') {
+      if (this.options.anonymousAccess) return anonymous;
+      throw new ServiceError('NOT_AUTHENTICATED', 'credentials are required: anonymous access is off');
+    }
+    const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the credential of this request is no longer valid (revoked or expired)');
+    const { userId, tokenId } = ref;
+    if (userId === undefined || tokenId === undefined) throw invalid();
+    const { store } = this.options;
+    let canSee = this.userSees();
+    if (ref.kind === 'scopedToken') {
+      const t = await store.getScopedToken(tokenId);
+      const now = this.options.now?.() ?? new Date();
+      if (!t || t.userId !== userId || t.revokedAt !== undefined || now.getTime() >= Date.parse(t.expiresAt)) throw invalid();
+      if (!(await originLive(store, t.apiKeyId, userId))) throw invalid();
+      const repos = new Set(t.repoIds);
+      const creator = canSee;
+      canSee = (repo) => repos.has(repo.repoId) && creator(repo);
+    } else if (ref.kind === 'oauth') {
+      const g = await store.oauth.getGrant(tokenId);
+      if (!g || g.userId !== userId || g.revokedAt !== undefined || !(await originLive(store, g.apiKeyId, userId))) throw invalid();
+    } else if (!(await originLive(store, tokenId, userId))) {
+      // An API key, or the key a browser session was signed in with.
+      throw invalid();
+    }
+    const user = await store.getUser(userId);
+    if (!user) throw invalid();
+    if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this credential belongs to is suspended');
+    // A browser session has no limit of its own: its requests are never counted.
+    return { kind: ref.kind, userId, role: user.role, tokenId, ...(ref.kind === 'browserSession' ? {} : limitOf(user)), canSee };
   }
 
   /** What a user may see: every repository (per-repository permissions would narrow this, and scoped tokens with it). */

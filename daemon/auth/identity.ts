@@ -49,4 +49,30 @@ export interface Credentials {
 export interface Authenticator {
   /** The caller, or a 401/403 ServiceError. */
   authenticate(credentials: Credentials): Promise<Identity>;
+  /**
+   * The caller another node of the cluster authenticated (a request it forwarded:
+   * cluster/forward.ts), read again from the store this node shares with it: refused
+   * (401) when the credential would be refused now (revoked, expired, its user suspended).
+   * Absent: this authenticator cannot act for a forwarded caller, and refuses it.
+   */
+  resume?(ref: IdentityRef): Promise<Identity>;
+}
+
+/**
+ * Who a caller is, without their credential: what a node that authenticated a request sends
+ * along when another node runs it, so that one acts as the same caller (Authenticator.resume).
+ * Nothing secret: an id names a stored credential, it does not prove one.
+ */
+export interface IdentityRef {
+  kind: CredentialKind;
+  userId?: string;
+  /** Identity.tokenId: the key, scoped token or grant the caller used (the key of a browser session). */
+  tokenId?: string;
+}
+
+export function identityRef(identity: Identity): IdentityRef {
+  const ref: IdentityRef = { kind: identity.kind };
+  if (identity.userId !== undefined) ref.userId = identity.userId;
+  if (identity.tokenId !== undefined) ref.tokenId = identity.tokenId;
+  return ref;
 }

@@ -5,6 +5,7 @@
 
 import type { PlacedUnit } from './fan-out.ts';
 import type { Holdings } from './holdings.ts';
+import type { Manifest } from '../index/manifest.ts';
 import type { Membership, NodeInfo } from './membership.ts';
 import { Placement } from './placement.ts';
 import type { PublishedIndex, PublishedIndexes } from './published.ts';
@@ -13,6 +14,8 @@ export class ClusterView {
   #placement: Placement;
   #units: PlacedUnit[] | undefined;
   #signature = '';
+  /** catalogManifests() and the publication seq it was made at. */
+  #manifests: { seq: number; state: { manifests: Manifest[] } } | undefined;
 
   constructor(
     readonly self: string,
@@ -74,6 +77,38 @@ export class ClusterView {
       const y = b.manifest!.repo.name;
       return x < y ? -1 : x > y ? 1 : a.repoId - b.repoId;
     });
+  }
+
+  /**
+   * The published indexes as the manifests a node's repository catalog lists
+   * (http/catalog.ts), whichever nodes hold their shards: the same object until a
+   * publication changes them, so that the catalog derives its list once per change.
+   */
+  catalogManifests(): { manifests: Manifest[] } {
+    const seq = this.published.seq;
+    if (this.#manifests?.seq !== seq) {
+      // A published manifest lacks only the builder's bookkeeping: no retired files to list.
+      this.#manifests = { seq, state: { manifests: this.indexes().map((p) => ({ ...p.manifest!, retired: [] })) } };
+    }
+    return this.#manifests.state;
+  }
+
+  /**
+   * The live nodes besides this one that can read a repository's source for a request this
+   * node cannot serve (http/forward.ts). `wholeIndex`: it is read from the index (a
+   * directory), so the nodes that hold every shard of the published index, its builder
+   * first; else from git, which only the builder is known to have (its mirror, or the path
+   * it indexed).
+   */
+  sourceNodes(repoId: number, wholeIndex: boolean): string[] {
+    const p = this.published.get(repoId);
+    if (!p?.manifest || p.deleted) return [];
+    const live = this.live()
+      .map((n) => n.id)
+      .filter((n) => n !== this.self);
+    if (!wholeIndex) return live.includes(p.builtBy) ? [p.builtBy] : [];
+    const whole = live.filter((n) => p.manifest!.shards.every((s) => this.holdings.holds(n, repoId, p.generation, s.file)));
+    return whole.sort((a, b) => (a === p.builtBy ? -1 : b === p.builtBy ? 1 : a < b ? -1 : 1));
   }
 
   /**

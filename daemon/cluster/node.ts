@@ -14,6 +14,8 @@ import type { Searcher } from '../search/searcher.ts';
 import type { Store } from '../store/store.ts';
 import { ClusterView } from './cluster-view.ts';
 import { FanOut } from './fan-out.ts';
+import { forward, type ForwardedReply, type ForwardRequest } from './forward.ts';
+import { ServiceError } from '../errors.ts';
 import { Holdings } from './holdings.ts';
 import type { InternalRoute } from './internal-route.ts';
 import { ClusterKeys } from './keys.ts';
@@ -116,6 +118,36 @@ export class ClusterNode {
   /** The node-to-node endpoints this node serves. */
   routes(): InternalRoute[] {
     return peerRoutes(this.o.searcher, this.o.dataDir);
+  }
+
+  /**
+   * Has another node run an API request that reads a repository's source this node cannot
+   * read (forward.ts): the first of the nodes able to (ClusterView.sourceNodes) that
+   * answers. 503 SERVICE_UNAVAILABLE when none is live, or none answered.
+   */
+  async forward(repo: { repoId: number; name: string }, wholeIndex: boolean, r: ForwardRequest, signal?: AbortSignal): Promise<ForwardedReply> {
+    const nodes = this.view.sourceNodes(repo.repoId, wholeIndex);
+    let failed = '';
+    for (const id of nodes) {
+      const url = this.view.urlOf(id);
+      if (url === undefined) continue;
+      try {
+        return await forward(this.peers, url, r, signal);
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        failed = (err as Error).message;
+        this.o.log.warn({ repo: repo.name, node: id, err: failed }, 'a forwarded request failed on the node that can read the repository');
+      }
+    }
+    const builder = this.view.published.get(repo.repoId)?.builtBy;
+    const why = failed
+      ? `the node that can read it did not answer (${failed})`
+      : wholeIndex
+        ? 'no live node holds every shard of its index'
+        : builder === this.o.self.id
+          ? 'this node indexed it, but its git source here is gone or lacks the indexed commit'
+          : `its git source is on the node that indexed it${builder ? ` (${builder})` : ''}, which is not live`;
+    throw new ServiceError('SERVICE_UNAVAILABLE', `${repo.name} cannot be read through this node: ${why}; retry later (or once the repository is indexed again)`);
   }
 
   /** A build here committed a manifest: publish it, then replicate (the promise: for whoever waits; failures are logged). */

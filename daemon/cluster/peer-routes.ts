@@ -12,6 +12,13 @@
 //                                  answers a worker message of the file shaped again
 //   GET  /_cluster/file?repo=&name=  a file the node's current index names (or retired
 //                                  lately), as it is on disk
+//   POST /_cluster/forward?m=&t=&k=...  an API request of a browsing route that the sending
+//                                  node cannot serve (it cannot read the repository's git
+//                                  source, or lacks shards of a directory's index), run here
+//                                  as the caller it authenticated, not counted again against
+//                                  their limit; answers 200 with the route's answer inside.
+//                                  Wire: forward.ts; served by http/forward-endpoint.ts (it
+//                                  runs the API's routes, a floor above this one)
 
 import { createReadStream, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -8,10 +8,16 @@
 // whose index is broken (index-health.ts) is not listed, as if it were not indexed, until
 // it is re-indexed; a shard that fails its checks while a directory's files are read here
 // marks it broken.
+//
+// What is listed comes from a ManifestSource: this data dir's index (the IndexView) on one
+// node; in a cluster, the cluster's published index (cluster/cluster-view.ts
+// catalogManifests), so that every node lists every repository whichever nodes hold its
+// shards. Reading a directory's files needs every shard of it here (holdsIndex); a node
+// without them has the request run elsewhere (forward.ts).
 
 import { join } from 'node:path';
 import { shardsDir } from '../index/data-dir.ts';
-import { IndexView, type IndexState } from '../index/index-health.ts';
+import { IndexView } from '../index/index-health.ts';
 import { shardFiles, symbolsPending, type LoadedManifest } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
@@ -45,11 +51,19 @@ export interface CatalogRepo {
   manifest: LoadedManifest;
 }
 
+/**
+ * The manifests of the repositories to list: the same object while they do not change (a
+ * new one makes the catalog derive its list again). IndexView is one.
+ */
+export interface ManifestSource {
+  current(): { readonly manifests: readonly LoadedManifest[] };
+}
+
 /** The store's records are read again, in the background, when older than this. */
 const RECORDS_TTL_MS = 2_000;
 
 export class Catalog {
-  private state: IndexState | undefined;
+  private state: ReturnType<ManifestSource['current']> | undefined;
   private manifests: LoadedManifest[] = [];
   /** The store's records by id (refresh), and when they were read (performance.now()). */
   private records = new Map<number, RepoRecord>();
@@ -57,19 +71,24 @@ export class Catalog {
   private refreshing: Promise<void> | undefined;
   /** indexedFiles() per repository, for the current index version (shards stay mapped once). */
   private readonly files = new Map<number, Array<{ path: string; shard: Shard; doc: number }>>();
+  /** This data dir's index: what can be read here, and where damage found in it is reported. */
   private readonly view: IndexView;
+  private readonly listing: ManifestSource;
 
   constructor(
     private readonly dataDir: string,
     private readonly store?: Store,
     view?: IndexView,
+    /** What to list; default: `view`. */
+    listing?: ManifestSource,
   ) {
     this.view = view ?? new IndexView(dataDir);
+    this.listing = listing ?? this.view;
   }
 
   /** Every served repository, sorted by name. */
   list(): CatalogRepo[] {
-    const state = this.view.current();
+    const state = this.listing.current();
     if (state !== this.state) {
       this.manifests = state.manifests.filter((m) => m.shards.length > 0);
       this.state = state;
@@ -114,10 +133,26 @@ export class Catalog {
   }
 
   /**
+   * Whether this data dir holds every shard of the repository's listed index (always, when
+   * the listing is this data dir's own): indexedFiles can read it here.
+   */
+  holdsIndex(repo: CatalogRepo): boolean {
+    // Listed from this data dir: here by definition (even when a re-index committed since the listing).
+    if (this.listing === this.view) return true;
+    const local = this.view.current().manifests.find((m) => m.repoId === repo.repoId);
+    if (local === repo.manifest) return true;
+    if (local === undefined || local.generation !== repo.manifest.generation) return false;
+    const files = new Set(local.shards.map((s) => s.file));
+    return repo.manifest.shards.every((s) => files.has(s.file));
+  }
+
+  /**
    * The files of a repository's default branch as the index holds them: path and where
-   * to read the content. Used for directories, which have no git to read.
+   * to read the content. Used for directories, which have no git to read. Only when this
+   * data dir holds the whole index (holdsIndex; else 503).
    */
   indexedFiles(repo: CatalogRepo): Array<{ path: string; shard: Shard; doc: number }> {
+    if (!this.holdsIndex(repo)) throw new ServiceError('SERVICE_UNAVAILABLE', `this node does not hold every shard of ${repo.name}'s index; ask another node`);
     const known = this.files.get(repo.repoId);
     if (known && this.manifests.includes(repo.manifest)) return known;
     const dir = shardsDir(this.dataDir, repo.repoId);

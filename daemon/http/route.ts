@@ -32,6 +32,8 @@ export interface RouteContext {
    */
   signal: AbortSignal;
   log: HttpLogger;
+  /** The node of the cluster that forwarded this request (forward-endpoint.ts): it is not forwarded again. */
+  forwardedFrom?: string;
 }
 
 /** A JSON answer; `undefined` when the handler wrote the response itself (streaming). */
@@ -80,6 +82,11 @@ export interface Route {
    * request then gets 503 SERVICE_UNAVAILABLE.
    */
   answersWhileDraining?: boolean;
+  /**
+   * Reads a repository's source (forward.ts readingRepository): in a cluster, a node that
+   * cannot read it has another run the request, and runs it for another.
+   */
+  forwardable?: boolean;
   /** Goes through authentication; false only for the system endpoints. */
   authenticated: boolean;
   handle(ctx: RouteContext): Promise<RouteResult>;

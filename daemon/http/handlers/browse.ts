@@ -2,7 +2,8 @@
 // POST /api/tree, GET /api/folder_contents. A git repository is read through nodegit at any
 // ref, indexed or not (repos/browse.ts); a directory, which has no git, from the files its
 // index holds. An outline is the file's definitions from trawl's scanners (C, device trees, Kconfig) or
-// universal-ctags (symbols/outline.ts).
+// universal-ctags (symbols/outline.ts). In a cluster each runs on a node that can read the
+// repository (forward.ts).
 
 import { detectLanguage } from '../../index/language.ts';
 import { folderContents, listFiles, readSource, tree, type FolderEntry, type TreeNode } from '../../repos/browse.ts';
@@ -13,7 +14,8 @@ import { checkRepoPath } from '../../repos/repo-path.ts';
 import { externalFileUrl, fileWebUrl } from '../../repos/web-urls.ts';
 import { ServiceError } from '../../errors.ts';
 import type { CatalogRepo } from '../catalog.ts';
-import type { Route } from '../route.ts';
+import { readingRepository } from '../forward.ts';
+import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
 
 interface SourceQuery {
@@ -24,8 +26,14 @@ interface SourceQuery {
 
 const BROWSE_ERRORS = ['INVALID_GIT_REF', 'REPOSITORY_NOT_FOUND', 'FILE_NOT_FOUND'] as const;
 
+/** The repository a browsing request names: `repo` (source, outline) or `repoName`, in the query or the body. */
+function repoName(ctx: RouteContext): string {
+  const input = (ctx.body ?? ctx.query) as { repo?: string; repoName?: string };
+  return input.repo ?? input.repoName ?? '';
+}
+
 export function browseRoutes(s: Services): Route[] {
-  return [
+  const routes: Route[] = [
     {
       method: 'GET',
       path: '/api/source',
@@ -168,6 +176,7 @@ export function browseRoutes(s: Services): Route[] {
       },
     },
   ];
+  return routes.map((route) => readingRepository(s, 'source', repoName, route));
 }
 
 /** Runs `fn`, turning its INVALID_QUERY_PARAMS (a path check) into INVALID_REQUEST_BODY. */

@@ -1,7 +1,8 @@
 // Git history (API-DETAILS.md section 4): GET /api/blame, /api/diff, /api/commit,
 // /api/commits and /api/commits/authors, read through nodegit (repos/history.ts, blame.ts, diff.ts) for any
 // repository the caller may see and any ref, indexed or not. Lists are paged with
-// X-Total-Count and Link headers.
+// X-Total-Count and Link headers. In a cluster each runs on a node that can read the
+// repository's git (forward.ts).
 
 import { ServiceError } from '../../errors.ts';
 import { blame } from '../../repos/blame.ts';
@@ -9,6 +10,7 @@ import { diff } from '../../repos/diff.ts';
 import { authors, commitInfo, commits } from '../../repos/history.ts';
 import type { CatalogRepo } from '../catalog.ts';
 import { pageHeaders, PAGE_HEADERS } from '../paging.ts';
+import { readingRepository } from '../forward.ts';
 import type { Route } from '../route.ts';
 import type { Services } from '../services.ts';
 import { gitDir } from './browse.ts';
@@ -25,7 +27,7 @@ export function historyRoutes(s: Services): Route[] {
     return { repo, dir };
   };
   const base = { method: 'GET' as const, tag: 'History', rateLimited: true, authenticated: true };
-  return [
+  const routes: Route[] = [
     {
       ...base,
       path: '/api/blame',
@@ -109,4 +111,5 @@ export function historyRoutes(s: Services): Route[] {
       },
     },
   ];
+  return routes.map((route) => readingRepository(s, 'git', (ctx) => String((ctx.query as Q).repo), route));
 }
