@@ -1,10 +1,11 @@
 // When a cluster the benchmark started is ready to be measured (phase-cluster.ts): what
 // each node's GET /api/cluster and GET /readyz say, judged together. Ready means that
 // every node sees every node live and the same published index, every shard is held by
-// every node the placement names for it (not merely by enough nodes: the node that built
-// the index holds every shard, so "ok" comes before the owners have copied theirs, and a
-// copy landing during a timed run would be measured), and every node is ready with no
-// repository's symbols pending (a symbols pass publishes again, and the copies follow).
+// exactly the nodes the placement names for it (not merely by enough nodes: the node that
+// built the index holds every shard until their owners have copied them, so "ok" comes
+// before the owners' copies, and then drops those not placed on it; a copy or a drop during
+// a timed run would be measured), and every node is ready with no repository's symbols
+// pending (a symbols pass publishes again, and the copies follow).
 
 /** The parts of GET /api/cluster's answer this reads (cluster/status.ts). */
 export interface ClusterStatusView {
@@ -33,6 +34,8 @@ export function clusterGap(states: ReadonlyArray<{ cluster: ClusterStatusView; r
     const shards = c.repositories.flatMap((p) => p.shards);
     const unplaced = shards.filter((s) => s.health !== 'ok' || !s.owners.every((o) => s.holders.includes(o))).length;
     if (unplaced > 0) return `${c.self}: ${unplaced} of ${shards.length} shards not yet on every node placed for them`;
+    const extra = shards.filter((s) => s.holders.some((h) => !s.owners.includes(h))).length;
+    if (extra > 0) return `${c.self}: ${extra} of ${shards.length} shards still held by a node not placed for them`;
     const repos = r.body.repositories;
     if (r.status !== 200 || repos === undefined) return `${c.self} is not ready (${r.body.reason ?? r.body.status ?? r.status})`;
     if (repos.total === 0 || repos.searchable !== repos.total) return `${c.self}: ${repos.searchable} of ${repos.total} repositories searchable`;

@@ -17,6 +17,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { shardsDir } from '../index/data-dir.ts';
 import { readAllManifests } from '../index/manifest.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../runtime/private-postgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../runtime/private-redis.ts';
@@ -79,6 +80,26 @@ function treeBytes(dir: string): number {
       total += statSync(join(e.parentPath, e.name)).size;
     } catch {
       // removed meanwhile (a retired file collected)
+    }
+  }
+  return total;
+}
+
+/**
+ * Bytes of the published index: each shard's files (shard, symbols, membership) as some
+ * node holds them. No node need hold all of it (the builder drops what is not placed on
+ * it), and a file name means one content in the whole cluster (cluster/published.ts).
+ */
+function publishedBytes(dataDirs: string[], shards: Array<{ repoId: number; file: string }>): number {
+  const held = dataDirs.map((d) => ({ dir: d, manifests: readAllManifests(d) }));
+  let total = 0;
+  for (const want of shards) {
+    for (const { dir, manifests } of held) {
+      const s = manifests.find((m) => m.repoId === want.repoId)?.shards.find((x) => x.file === want.file);
+      if (!s) continue;
+      const files = [s.file, ...('symbols' in s && s.symbols ? [s.symbols] : []), ...('membership' in s && s.membership ? [s.membership] : [])];
+      for (const f of files) total += statSync(join(shardsDir(dir, want.repoId), f)).size;
+      break;
     }
   }
   return total;
@@ -215,9 +236,7 @@ export async function startCluster(o: SetupOptions & { nodes: number; replicatio
     const shardsPerNode = ids.map((id) => status.nodes.find((n) => n.id === id)?.shards ?? 0);
     const builders = new Set(status.repositories.map((p) => p.builtBy));
     const shards = status.repositories.reduce((n, p) => n + p.shards.length, 0);
-    // The node that built the index holds all of it: its live index is the published one.
-    const builder = ids.findIndex((id) => builders.has(id));
-    const indexBytes = builder >= 0 ? liveIndex(dataDirs[builder]!).indexBytes : 0;
+    const indexBytes = publishedBytes(dataDirs, status.repositories.flatMap((p) => p.shards.map((x) => ({ repoId: p.repositoryId, file: x.shard }))));
     log(`cluster ${o.nodes} node(s), replication ${o.replicationFactor}: ready after ${readySeconds.toFixed(1)} s; ${shards} shards built by ${[...builders].join(', ')}; held per node ${shardsPerNode.join(' / ')}`);
     const pg = postgres;
     const rd = redis;

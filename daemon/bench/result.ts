@@ -495,11 +495,11 @@ export interface ClusterConfiguration {
 /** One node of a configuration (the plain daemon is one). */
 export interface ClusterNodeFigures {
   id: string;
-  /** Shards it held at the published generation (the node that built the index keeps all of them). */
+  /** Shards it held at the published generation, as the cluster counts them (GET /api/cluster). */
   shards: number;
   /** Bytes of the index files its manifest names. */
   indexBytes: number;
-  /** Its whole data dir: the builder's git mirror and retired files included. */
+  /** Its whole data dir (retired files not yet collected included). */
   dataDirBytes: number;
   /** VmRSS, RssAnon, RssFile: medians while idle after the one-client pass. */
   idleRssBytes: number | null;

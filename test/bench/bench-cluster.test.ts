@@ -139,7 +139,7 @@ describe('when a cluster is ready', () => {
   const status = (self: string, o: { live?: number; generation?: number; shards?: ReturnType<typeof shard>[] } = {}): ClusterStatusView => ({
     self,
     nodes: ['n1', 'n2', 'n3'].map((id, i) => ({ id, live: i < (o.live ?? 3), shards: 1 })),
-    repositories: o.shards === undefined || o.shards.length > 0 ? [{ repositoryId: 1, generation: o.generation ?? 4, builtBy: 'n1', shards: o.shards ?? [shard('a', ['n2', 'n3'], ['n1', 'n2', 'n3']), shard('b', ['n1', 'n3'], ['n1', 'n3'])] }] : [],
+    repositories: o.shards === undefined || o.shards.length > 0 ? [{ repositoryId: 1, generation: o.generation ?? 4, builtBy: 'n1', shards: o.shards ?? [shard('a', ['n2', 'n3'], ['n3', 'n2']), shard('b', ['n1', 'n3'], ['n1', 'n3'])] }] : [],
     summary: { shards: 2, ok: 2 },
   });
   const ready = (o: Partial<{ status: number; total: number; searchable: number; symbolsPending: number }> = {}): ReadyView => ({
@@ -156,6 +156,11 @@ describe('when a cluster is ready', () => {
       name: '"ok" but an owner has not copied its shard yet (the builder and one owner hold it)',
       states: all((s) => ({ cluster: status(s, { shards: [shard('a', ['n2', 'n3'], ['n1', 'n2'])] }), ready: ready() })),
       want: /1 of 1 shards not yet on every node placed for them/,
+    },
+    {
+      name: 'every owner holds its shards, but the builder has not dropped one placed elsewhere yet',
+      states: all((s) => ({ cluster: status(s, { shards: [shard('a', ['n2', 'n3'], ['n1', 'n2', 'n3']), shard('b', ['n1', 'n3'], ['n1', 'n3'])] }), ready: ready() })),
+      want: /1 of 2 shards still held by a node not placed for them/,
     },
     { name: 'under-replicated', states: all((s) => ({ cluster: status(s, { shards: [shard('a', ['n2', 'n3'], ['n2', 'n3'], 'under-replicated')] }), ready: ready() })), want: /not yet on every node/ },
     { name: 'a node not ready', states: all((s) => ({ cluster: status(s), ready: ready({ status: s === 'n1' ? 503 : 200 }) })), want: /n1 is not ready/ },
