@@ -96,16 +96,25 @@ export function sendForwarded(reply: PeerReply, status: number, contentType: str
 }
 
 /**
+ * How long a node may take to answer a forwarded request (its route answers whole, so this
+ * bounds all of it): a node that hangs without dying fails it then, and the next node able
+ * to read the repository is asked, or the caller gets 503.
+ */
+export const FORWARD_TIMEOUT_MS = 30_000;
+
+/**
  * Has the node at `url` run `r`; its route's answer. Rejects with PeerError when the node
  * cannot be reached or the forwarding fails there (any status but 200). A connection that
  * breaks before the node answered (a kept-alive one it had closed, or the node restarting)
- * is tried once more: every route forwarded only reads.
+ * is tried once more: every route forwarded only reads. A node that does not answer within
+ * `timeoutMs` is not asked again.
  */
-export async function forward(peers: PeerClient, url: string, r: ForwardRequest, signal?: AbortSignal): Promise<ForwardedReply> {
+export async function forward(peers: PeerClient, url: string, r: ForwardRequest, signal?: AbortSignal, timeoutMs = FORWARD_TIMEOUT_MS): Promise<ForwardedReply> {
   const target = forwardTarget(r);
-  const send = () => peers.send(url, { method: 'POST', target, ...(r.body ? { body: r.body } : {}), ...(signal ? { signal } : {}) });
-  const res = await send().catch((err: Error & { status?: number }) => {
-    if (err.status !== undefined || signal?.aborted) throw err;
+  const send = () => peers.send(url, { method: 'POST', target, timeoutMs, ...(r.body ? { body: r.body } : {}), ...(signal ? { signal } : {}) });
+  const res = await send().catch((err: Error & { status?: number; timedOut?: boolean }) => {
+    // A node that answered, or ran out of time (it may be running the request still), is not asked twice.
+    if (err.status !== undefined || err.timedOut === true || signal?.aborted) throw err;
     return send();
   });
   const parts: Buffer[] = [];

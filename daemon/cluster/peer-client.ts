@@ -11,6 +11,8 @@ export class PeerError extends Error {
     message: string,
     /** The HTTP status, when the node answered. */
     readonly status?: number,
+    /** The node did not start answering within the request's time limit (it may be running it still). */
+    readonly timedOut = false,
   ) {
     super(message);
     this.name = 'PeerError';
@@ -69,7 +71,7 @@ export class PeerClient {
           });
         },
       );
-      const timer = r.timeoutMs === undefined ? undefined : setTimeout(() => req.destroy(new PeerError(`${node} did not answer within ${r.timeoutMs} ms`)), r.timeoutMs);
+      const timer = r.timeoutMs === undefined ? undefined : setTimeout(() => req.destroy(new PeerError(`${node} did not answer within ${r.timeoutMs} ms`, undefined, true)), r.timeoutMs);
       req.on('error', (err) => {
         clearTimeout(timer);
         reject(err instanceof PeerError ? err : new PeerError(`${node} cannot be reached: ${(err as Error).message}`));
