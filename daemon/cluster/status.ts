@@ -77,3 +77,11 @@ export function clusterStatus(view: ClusterView, name: string): Omit<ClusterStat
     summary,
   };
 }
+
+/**
+ * A settled cluster: every shard is held by exactly the nodes placed for it (nothing left to
+ * copy, and builders have dropped what is not placed on them), all of them live.
+ */
+export function settled(s: Pick<ClusterStatus, 'repositories'>): boolean {
+  return s.repositories.every((r) => r.shards.every((sh) => sh.health === 'ok' && sh.holders.length === sh.owners.length && sh.owners.every((o) => sh.holders.includes(o))));
+}

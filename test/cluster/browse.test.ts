@@ -27,8 +27,9 @@ import { tempDir } from '../helpers/corpus.ts';
 import { call, type Answer } from '../helpers/daemon.ts';
 import { git, TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.ts';
-import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
+import type { TestPostgres } from '../helpers/postgres.ts';
+import type { TestRedis } from '../helpers/redis.ts';
+import { startClusterBackends } from '../helpers/cluster.ts';
 
 const dir = tempDir('cluster-browse');
 let redis: TestRedis | undefined;
@@ -111,18 +112,9 @@ async function indexRepos(store: Store, sources: Record<string, string>, dataDir
 }
 
 before(async () => {
-  const r = await startTestRedis();
-  if ('skip' in r) {
-    skip = r.skip;
-    return;
-  }
-  redis = r;
-  const p = await startTestPostgres();
-  if ('skip' in p) {
-    skip = p.skip;
-    return;
-  }
-  postgres = p;
+  const backends = await startClusterBackends();
+  if ('skip' in backends) return void (skip = backends.skip);
+  ({ redis, postgres } = backends);
   const sources = makeSources();
 
   // The reference: one node with everything.

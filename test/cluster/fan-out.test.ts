@@ -20,8 +20,10 @@ import { generateCorpus, prng, tempDir, WORDS } from '../helpers/corpus.ts';
 import { TestRepo } from '../helpers/git.ts';
 import { call } from '../helpers/daemon.ts';
 import { until } from '../helpers/haystack.ts';
-import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.ts';
+import type { TestRedis } from '../helpers/redis.ts';
+import { startClusterBackends } from '../helpers/cluster.ts';
+import { settled } from '../../daemon/cluster/status.ts';
+import type { TestPostgres } from '../helpers/postgres.ts';
 import { openPgStore } from '../../daemon/store/pg-store.ts';
 
 const dir = tempDir('cluster');
@@ -48,18 +50,9 @@ function makeRepos(): string[] {
 const settings = { anonymousAccess: true, publicUrl: PUBLIC_URL };
 
 before(async () => {
-  const r = await startTestRedis();
-  if ('skip' in r) {
-    skip = r.skip;
-    return;
-  }
-  redis = r;
-  const p = await startTestPostgres();
-  if ('skip' in p) {
-    skip = p.skip;
-    return;
-  }
-  postgres = p;
+  const backends = await startClusterBackends();
+  if ('skip' in backends) return void (skip = backends.skip);
+  ({ redis, postgres } = backends);
   const repos = makeRepos();
   // The reference: one node with every repository.
   const refStore = openSqliteStore(join(dir.path, 'ref.db'));
@@ -142,7 +135,7 @@ describe('a cluster of three nodes, replication 2', () => {
     await until('every shard on exactly its owners', async () => {
       for (const n of nodes) {
         const st = await n.cluster!.status();
-        if (!st.repositories.every((r) => r.shards.every((sh) => [...sh.holders].sort().join() === [...sh.owners].sort().join()))) return false;
+        if (!settled(st)) return false;
       }
       return true;
     }, 20_000);

@@ -18,8 +18,10 @@ import { generateCorpus, prng, tempDir, WORDS } from '../helpers/corpus.ts';
 import { call } from '../helpers/daemon.ts';
 import { TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.ts';
-import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
+import type { TestPostgres } from '../helpers/postgres.ts';
+import type { TestRedis } from '../helpers/redis.ts';
+import { startClusterBackends } from '../helpers/cluster.ts';
+import { settled } from '../../daemon/cluster/status.ts';
 import { serve, stop, type ServeProcess } from '../helpers/serve.ts';
 
 const dir = tempDir('cluster-kill');
@@ -45,16 +47,13 @@ async function status(url: string): Promise<ClusterStatus | undefined> {
 /** Every shard of the six repositories held by exactly its placement owners, all of them live. */
 function placed(s: ClusterStatus | undefined, live: number): boolean {
   if (!s || s.nodes.filter((n) => n.live).length !== live || s.repositories.length !== 6) return false;
-  return s.repositories.every((r) => r.shards.every((sh) => sh.health === 'ok' && [...sh.holders].sort().join() === [...sh.owners].sort().join()));
+  return settled(s);
 }
 
 before(async () => {
-  const r = await startTestRedis();
-  if ('skip' in r) return void (skip = r.skip);
-  redis = r;
-  const p = await startTestPostgres();
-  if ('skip' in p) return void (skip = p.skip);
-  postgres = p;
+  const backends = await startClusterBackends();
+  if ('skip' in backends) return void (skip = backends.skip);
+  ({ redis, postgres } = backends);
   for (let i = 0; i < 6; i++) {
     const root = join(dir.path, 'repos', `k${i}`);
     generateCorpus(root, 100 + i, 40);

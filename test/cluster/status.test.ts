@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { clusterCommand } from '../../daemon/cli/cluster-command.ts';
 import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
-import type { ClusterStatus } from '../../daemon/cluster/status.ts';
+import { type ClusterStatus, settled } from '../../daemon/cluster/status.ts';
 import { loadConfig } from '../../daemon/config/load.ts';
 import { startDaemon, type Daemon } from '../../daemon/daemon.ts';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
@@ -26,8 +26,9 @@ import { generateCorpus, tempDir, WORDS } from '../helpers/corpus.ts';
 import { call } from '../helpers/daemon.ts';
 import { TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
-import { startTestPostgres, type TestPostgres } from '../helpers/postgres.ts';
-import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
+import type { TestPostgres } from '../helpers/postgres.ts';
+import type { TestRedis } from '../helpers/redis.ts';
+import { startClusterBackends } from '../helpers/cluster.ts';
 import { runTrawl } from '../helpers/trawl-cli.ts';
 
 const dir = tempDir('cluster-status');
@@ -64,18 +65,9 @@ function copiedTo(s: ClusterStatus, id: string): Array<{ repositoryId: number; s
 }
 
 before(async () => {
-  const r = await startTestRedis();
-  if ('skip' in r) {
-    skip = r.skip;
-    return;
-  }
-  redis = r;
-  const p = await startTestPostgres();
-  if ('skip' in p) {
-    skip = p.skip;
-    return;
-  }
-  postgres = p;
+  const backends = await startClusterBackends();
+  if ('skip' in backends) return void (skip = backends.skip);
+  ({ redis, postgres } = backends);
   const storeUrl = await postgres.newDatabase();
   shared = openPgStore(storeUrl);
   configPath = join(dir.path, 'cluster.json');
@@ -99,7 +91,7 @@ before(async () => {
     for (const n of nodes) {
       const s = await n.cluster!.status();
       if (s.summary.shards < 6 || s.summary.ok !== s.summary.shards) return false;
-      if (!s.repositories.every((r) => r.shards.every((sh) => [...sh.holders].sort().join() === [...sh.owners].sort().join()))) return false;
+      if (!settled(s)) return false;
     }
     return true;
   }, 20_000);

@@ -1,0 +1,17 @@
+// What a cluster test starts first: a private Redis and a private PostgreSQL (redis.ts,
+// postgres.ts), or why the test is skipped when this machine has neither (CI requires
+// them: TRAWL_REQUIRE_POSTGRES). The caller stops both in its `after`.
+
+import { startTestPostgres, type TestPostgres } from './postgres.ts';
+import { startTestRedis, type TestRedis } from './redis.ts';
+
+export async function startClusterBackends(): Promise<{ redis: TestRedis; postgres: TestPostgres } | { skip: string }> {
+  const redis = await startTestRedis();
+  if ('skip' in redis) return redis;
+  const postgres = await startTestPostgres();
+  if ('skip' in postgres) {
+    await redis.stop();
+    return postgres;
+  }
+  return { redis, postgres };
+}
