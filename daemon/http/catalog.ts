@@ -15,7 +15,6 @@
 // shards. Reading a directory's files needs every shard of it here (holdsIndex); a node
 // without them has the request run elsewhere (forward.ts).
 
-import { join } from 'node:path';
 import { shardsDir } from '../index/data-dir.ts';
 import { IndexView } from '../index/index-health.ts';
 import { shardFiles, symbolsPending, type LoadedManifest } from '../index/manifest.ts';

@@ -32,7 +32,11 @@ export async function connectRedis(url: string, options: RedisClientOptions): Pr
     ...options.extra,
   });
   let reported = false;
+  // What the socket said: connect() itself rejects with only "Connection is closed." when
+  // nothing listens, and the operator wants the reason (ECONNREFUSED, a DNS failure).
+  let lastError: Error | undefined;
   redis.on('error', (err: Error) => {
+    lastError = err;
     if (reported) return;
     reported = true;
     options.onError?.(err);
@@ -43,7 +47,7 @@ export async function connectRedis(url: string, options: RedisClientOptions): Pr
     await redis.ping();
   } catch (err) {
     redis.disconnect();
-    throw new Error(`cannot reach ${options.what} ${redactUrl(url)}: ${(err as Error).message}`);
+    throw new Error(`cannot reach ${options.what} ${redactUrl(url)}: ${(lastError ?? (err as Error)).message}`);
   }
   return redis;
 }
