@@ -41,8 +41,6 @@ export interface ClusterNodeOptions {
   counters: ClusterCounters;
 }
 
-/** GET /api/cluster's answer (status.ts computes it). */
-export type { ClusterStatus } from './status.ts';
 
 /** The secret every node signs its requests to the others with (peer-auth.ts): made once, kept in the shared store. */
 export async function clusterSecret(store: Store): Promise<Buffer> {

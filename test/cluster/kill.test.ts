@@ -13,7 +13,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
-import type { ClusterStatus } from '../../daemon/cluster/node.ts';
 import { generateCorpus, prng, tempDir, WORDS } from '../helpers/corpus.ts';
 import { call } from '../helpers/daemon.ts';
 import { TestRepo } from '../helpers/git.ts';
@@ -21,7 +20,7 @@ import { until } from '../helpers/haystack.ts';
 import type { TestPostgres } from '../helpers/postgres.ts';
 import type { TestRedis } from '../helpers/redis.ts';
 import { startClusterBackends } from '../helpers/cluster.ts';
-import { settled } from '../../daemon/cluster/status.ts';
+import { settled, type ClusterStatus } from '../../daemon/cluster/status.ts';
 import { serve, stop, type ServeProcess } from '../helpers/serve.ts';
 
 const dir = tempDir('cluster-kill');
