@@ -75,6 +75,18 @@ export function diskFullError(err: unknown): ServiceError | undefined {
   return new ServiceError('SERVICE_UNAVAILABLE', 'the disk of the data directory is full: free some space and retry');
 }
 
+/**
+ * What a client is answered for anything a request's handling threw: a ServiceError as it
+ * is, a full disk as 503, anything else as 500 naming the request id (the details go to the
+ * log only). `unexpected` tells the caller to log it as a bug; `diskFull`, as the operator's.
+ */
+export function answerFor(err: unknown, requestId: string): { error: ServiceError; unexpected: boolean; diskFull: boolean } {
+  if (err instanceof ServiceError) return { error: err, unexpected: false, diskFull: false };
+  const full = diskFullError(err);
+  if (full) return { error: full, unexpected: false, diskFull: true };
+  return { error: new ServiceError('UNEXPECTED_ERROR', `unexpected error (request id ${requestId}); the details are in the server log`), unexpected: true, diskFull: false };
+}
+
 /** The message of anything thrown, for a one-line reason ("cannot read X (reason)"). */
 export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

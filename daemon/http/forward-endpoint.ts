@@ -13,7 +13,7 @@ import type { Authenticator, Identity } from '../auth/identity.ts';
 import { FORWARD_PATH, parseForward, sendForwarded } from '../cluster/forward.ts';
 import type { InternalRoute } from '../cluster/internal-route.ts';
 import { NODE_HEADER } from '../cluster/peer-auth.ts';
-import { diskFullError, ServiceError } from '../errors.ts';
+import { answerFor, ServiceError } from '../errors.ts';
 import { parseJsonBody, parseQuery } from './body.ts';
 import type { HttpLogger } from './logging.ts';
 import { JSON_TYPE, RawJson, type Reply } from './respond.ts';
@@ -78,10 +78,8 @@ export function forwardEndpoint(o: ForwardEndpointOptions): InternalRoute {
         const out = result.body instanceof RawJson ? result.body.bytes : JSON.stringify(result.body);
         sendForwarded(reply, result.status ?? entry.route.response.status, JSON_TYPE, out, result.headers ?? []);
       } catch (err) {
-        const known = err instanceof ServiceError;
-        const full = known ? undefined : diskFullError(err);
-        const e = known ? err : (full ?? new ServiceError('UNEXPECTED_ERROR', `unexpected error (request id ${id}); the details are in the server log`));
-        if (!known) log.error({ err: (err as Error).message, method: r.method, url: path }, 'forwarded request failed');
+        const { error: e, unexpected, diskFull } = answerFor(err, id);
+        if (unexpected || diskFull) log.error({ err: (err as Error).message, method: r.method, url: path }, diskFull ? 'a write failed: the disk of the data directory is full' : 'forwarded request failed');
         sendForwarded(reply, e.statusCode, JSON_TYPE, JSON.stringify(e.toJSON()), e.headers);
       }
     },

@@ -8,7 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { diskFullError, ServiceError } from '../errors.ts';
+import { answerFor, ServiceError } from '../errors.ts';
 import { API_KEY_HEADERS, credentialSent, readCredentials } from './auth.ts';
 import type { Authenticator } from '../auth/identity.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
@@ -258,12 +258,10 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
 
     run()
       .catch(async (err: unknown) => {
-        const known = err instanceof ServiceError;
         // A write that hit a full disk is the operator's to fix, not a bug: 503, logged as such.
-        const full = known ? undefined : diskFullError(err);
-        const e = known ? err : (full ?? new ServiceError('UNEXPECTED_ERROR', `unexpected error (request id ${id}); the details are in the server log`));
-        if (full) requestLog().error({ err: (err as Error).message, method, url }, 'a write failed: the disk of the data directory is full');
-        else if (!known && !reply.aborted) requestLog().error({ err: errorFields(err), method, url }, 'request failed');
+        const { error: e, unexpected, diskFull } = answerFor(err, id);
+        if (diskFull) requestLog().error({ err: (err as Error).message, method, url }, 'a write failed: the disk of the data directory is full');
+        else if (unexpected && !reply.aborted) requestLog().error({ err: errorFields(err), method, url }, 'request failed');
         const out: Array<[string, string]> = [...e.headers];
         if (e.errorCode === 'SERVICE_UNAVAILABLE' && !out.some(([k]) => k.toLowerCase() === 'retry-after')) out.push(['Retry-After', '1']);
         if (e.statusCode === 401 && options.challenge) {
