@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { observeCluster, type ObservedStatus } from '../cluster/observe.ts';
 import { findConfigFile } from './config-file.ts';
-import { formatAge, formatCount } from './format.ts';
+import { formatAge, formatCount, formatTable } from './format.ts';
 import { UsageError } from './usage.ts';
 import { defaultIo, none, type Io } from './users-command.ts';
 
@@ -56,8 +56,7 @@ export function report({ status, readAt }: ObservedStatus): string[] {
   if (status.nodes.length > 0) {
     const head = ['NODE', 'URL', 'STATE', 'LIVE', 'HEARTBEAT', 'SHARDS', 'REPOSITORIES'];
     const rows = status.nodes.map((n) => [n.id, n.url, n.state, n.live ? 'yes' : 'no', `${formatAge(readAt - Date.parse(n.lastHeartbeat))} ago`, formatCount(n.shards), formatCount(n.repositories)]);
-    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    for (const r of [head, ...rows]) lines.push(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
+    lines.push(...formatTable(head, rows));
   } else {
     lines.push('no node is in the cluster (none has joined, or every one left)');
   }

@@ -10,6 +10,7 @@ import { symbolsPending } from '../index/manifest.ts';
 import { openStore } from '../store/open.ts';
 import type { RepoRecord } from '../store/store.ts';
 import { UsageError } from './usage.ts';
+import { formatTable } from './format.ts';
 
 export async function reposCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -29,8 +30,7 @@ export async function reposCommand(argv: string[]): Promise<number> {
   }
   const rows = repos.map(row);
   const head = ['ID', 'REPOSITORY', 'STATE', 'REFS', 'INDEXED', 'LAST ERROR'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  for (const r of [head, ...rows]) process.stdout.write(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd() + '\n');
+  for (const line of formatTable(head, rows)) process.stdout.write(line + '\n');
   return 0;
 }
 

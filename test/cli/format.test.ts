@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatCount } from '../../daemon/cli/format.ts';
+import { formatCount, formatTable } from '../../daemon/cli/format.ts';
 
 test('formatCount prints what toLocaleString("en-US") prints', () => {
   const table = [0, 1, -1, 12, 999, 1000, -1000, 12_345, 100_000, 999_999, 1_000_000, 4_619_582, 78_580, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1.5, 1e21, -0];
@@ -14,4 +14,8 @@ test('formatCount prints what toLocaleString("en-US") prints', () => {
     const n = Math.floor(x / 2 ** (i % 31)) * (i % 7 === 0 ? -1 : 1);
     assert.equal(formatCount(n), n.toLocaleString('en-US'), String(n));
   }
+});
+
+test('formatTable pads every column but the last to its widest cell', () => {
+  assert.deepEqual(formatTable(['ID', 'NAME', 'NOTE'], [['1', 'alpha', ''], ['22', 'b', 'last column as it is']]), ['ID  NAME   NOTE', '1   alpha', '22  b      last column as it is']);
 });
