@@ -2,9 +2,9 @@
 // request). The units of the search are the shards of every repository's published index
 // (published.ts), in the order one node would take them (repository name, id, shard
 // order); each is asked of one node that holds it at that generation (holdings.ts): this
-// node itself when it does (its own worker pool, no request), else the first holder in the
-// shard's rendezvous order (placement.ts), so that every coordinator sends a shard to the
-// same node and its pages stay warm there. The replies are merged by the same loop a
+// node itself when it does (its own worker pool, no request), else one of its holders
+// chosen so that as few nodes as possible are asked (cover.ts: each node asked costs a
+// request on both sides). The replies are merged by the same loop a
 // single node uses (search/merge.ts), which is why a cluster answers exactly what one node
 // with every shard would.
 //
@@ -32,6 +32,7 @@ import type { ClusterCounters } from './counters.ts';
 import { FRAME, FrameReader } from './frames.ts';
 import { unpackMessage, packMessage } from '../search/file-codec.ts';
 import type { PeerClient } from './peer-client.ts';
+import { cover } from './cover.ts';
 
 /** A shard of the cluster's index: the published file of a repository. */
 export interface Unit {
@@ -173,9 +174,10 @@ class Composite implements PoolRun {
     this.#ask(units.map((_, i) => i));
   }
 
-  /** Asks each of `indices` of its next untried live holder, grouped by node. */
+  /** Asks each of `indices` of an untried live holder, as few nodes as may answer them all (cover.ts). */
   #ask(indices: number[]): void {
-    const byNode = new Map<string, number[]>();
+    const asked: number[] = [];
+    const candidates: string[][] = [];
     for (const i of indices) {
       if (this.#resolvers[i] === undefined) continue;
       if (this.#stopped) {
@@ -186,8 +188,8 @@ class Composite implements PoolRun {
       // A unit asked before comes back here only because the node asked failed it.
       const failed = this.#tried[i]!.size > 0;
       if (failed) this.o.counters.shardFailures.inc();
-      const node = u.holders.find((n) => !this.#tried[i]!.has(n) && (n === this.o.self || this.o.urlOf(n) !== undefined));
-      if (node === undefined) {
+      const nodes = u.holders.filter((n) => !this.#tried[i]!.has(n) && (n === this.o.self || this.o.urlOf(n) !== undefined));
+      if (nodes.length === 0) {
         const reason = failed ? `every live node holding it failed (asked ${[...this.#tried[i]!].join(', ')}; last: ${this.#failures[i]})` : 'no live node holds this shard';
         const lost: UnavailableShard = { repositoryId: u.repoId, repository: u.repository, shard: u.file, reason };
         this.unavailable.push(lost);
@@ -197,12 +199,12 @@ class Composite implements PoolRun {
         continue;
       }
       if (failed) this.o.counters.shardRetries.inc();
-      this.#tried[i]!.add(node);
-      let list = byNode.get(node);
-      if (!list) byNode.set(node, (list = []));
-      list.push(i);
+      asked.push(i);
+      candidates.push(nodes);
     }
-    for (const [node, list] of byNode) {
+    for (const [node, at] of cover(candidates, this.o.self)) {
+      const list = at.map((k) => asked[k]!);
+      for (const i of list) this.#tried[i]!.add(node);
       const part = node === this.o.self ? this.#local(list) : this.#remote(node, list);
       this.#parts.push(part);
     }
