@@ -295,6 +295,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
                 if (!node) throw new ServiceError('SERVICE_UNAVAILABLE', 'this node is still joining the cluster');
                 node.auth.check(method, target, headers);
               },
+              link: () => node?.link,
             },
           }
         : {}),

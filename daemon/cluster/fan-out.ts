@@ -3,15 +3,15 @@
 // (published.ts), in the order one node would take them (repository name, id, shard
 // order); each is asked of one node that holds it at that generation (holdings.ts): this
 // node itself when it does (its own worker pool, no request), else one of its holders
-// chosen so that as few nodes as possible are asked (cover.ts: each node asked costs a
-// request on both sides). The replies are merged by the same loop a
-// single node uses (search/merge.ts), which is why a cluster answers exactly what one node
-// with every shard would.
+// chosen so that as few nodes as possible are asked (cover.ts: each node asked costs
+// messages on both sides). The replies are merged by the same loop a single node uses
+// (search/merge.ts), which is why a cluster answers exactly what one node with every shard
+// would.
 //
-// The units of one node travel in one request (peer-search.ts serves it), whose response
-// streams each shard's reply as it is done. When a node fails (it cannot be reached, its
-// stream breaks, or it no longer holds a shard) its unanswered units are asked of their
-// next holder at once; a unit with no live holder left fails, which makes the answer not
+// The units of one node travel as one part over the link to it (peer-link.ts; served by
+// link-server.ts), which answers the shards' replies as they are done. When a node fails
+// (it cannot be reached, its link breaks, it does not start answering in time, or it no
+// longer holds a shard) its unanswered units are asked of their next holder at once; a unit with no live holder left fails, which makes the answer not
 // exhaustive and names it in `unavailableShards` (and the log).
 //
 // What a remote part does not share with a local run: a stream's backpressure (a node runs
@@ -19,7 +19,6 @@
 // the cut's skipping, which each node applies to its own shards' counts (smaller than the
 // search's, so it skips no shard the merge would take).
 
-import { Packr } from 'msgpackr';
 import type { TaskParams } from '../search/merge.ts';
 import { mergeSearch } from '../search/merge.ts';
 import type { PoolRun } from '../search/pool.ts';
@@ -29,16 +28,9 @@ import type { SearchOptions, SearchService, UnavailableShard, WireResponse } fro
 import type { ShapedFile, ShapeOptions } from '../search/shape-file.ts';
 import type { SearchRequest, SearchResponse } from '../search/types.ts';
 import type { ClusterCounters } from './counters.ts';
-import { FRAME, FrameReader } from './frames.ts';
-import { unpackMessage, packMessage } from '../search/file-codec.ts';
-import type { PeerClient } from './peer-client.ts';
+import { NOT_HELD, type Unit } from './link-frames.ts';
+import type { LinkPart, PeerLinks } from './peer-link.ts';
 import { cover } from './cover.ts';
-
-/** A shard of the cluster's index: the published file of a repository. */
-export interface Unit {
-  repoId: number;
-  file: string;
-}
 
 /** A unit as a search takes it: where it may be asked, and what the caller may see of its repository. */
 export interface PlacedUnit extends Unit {
@@ -48,44 +40,10 @@ export interface PlacedUnit extends Unit {
   holders: string[];
 }
 
-/** The request body of POST /_cluster/search (msgpack). */
-export interface PeerSearchBody {
-  /** The coordinator's name for this part, for control requests. */
-  part: string;
-  task: TaskParams;
-  units: Unit[];
-}
-
-/** The body of POST /_cluster/search/control. */
-export interface PeerControlBody {
-  part: string;
-  action: 'stop' | 'definitionsOnly';
-}
-
-/** The body of POST /_cluster/reshape; its answer is a worker message of one file (file-codec.ts). */
-export interface PeerReshapeBody {
-  unit: Unit;
-  shape: ShapeOptions;
-  budget: number;
-}
-
-export const SEARCH_PATH = '/_cluster/search';
-export const CONTROL_PATH = '/_cluster/search/control';
-export const RESHAPE_PATH = '/_cluster/reshape';
-
-/** Request bodies between nodes (plain msgpack: no records shared beyond the search's own). */
-export const bodies = new Packr({ useRecords: false });
-
-/** A reply of a unit that the asked node does not hold (its index moved on, or lost it). */
-export const NOT_HELD = 'the node does not hold this shard';
-
-/** How long a node may take to start answering before its units go to their next holder. */
-const FIRST_BYTE_MS = 2000;
-
 export interface FanOutOptions {
   self: string;
   searcher: Searcher;
-  peers: PeerClient;
+  links: PeerLinks;
   /** A live node's base URL; undefined when it is not live (any more). */
   urlOf(node: string): string | undefined;
   /** Every unit of the published index, in search order, with its holders now. */
@@ -95,8 +53,6 @@ export interface FanOutOptions {
   /** Requests to other nodes, failed and retried units, unavailable ones (/metrics). */
   counters: ClusterCounters;
 }
-
-let nextPart = 1;
 
 export class FanOut implements SearchService {
   constructor(private readonly options: FanOutOptions) {}
@@ -249,7 +205,7 @@ class Composite implements PoolRun {
   #remote(node: string, list: number[]): Part {
     this.o.counters.remoteRequests.inc();
     this.o.counters.remoteShards.inc(list.length);
-    const part = new RemotePart(node, list, this.o, `${this.o.self}-${nextPart++}`);
+    const part = new RemotePart(node, this.o);
     list.forEach((i, k) => (this.#where[i] = { part, at: k }));
     part.start(
       this.task,
@@ -338,13 +294,9 @@ class Composite implements PoolRun {
   }
 }
 
-/** A file of `unit` shaped again by the node at `url` (POST /_cluster/reshape). */
-async function peerReshape(o: FanOutOptions, url: string, unit: Unit, shape: ShapeOptions, f: ShapedFile, budget: number): Promise<ShapedFile> {
-  const body = packMessage({ unit: { repoId: unit.repoId, file: unit.file }, shape, budget } satisfies PeerReshapeBody, [[f]]);
-  const bytes = await o.peers.fetch(url, { method: 'POST', target: RESHAPE_PATH, body, timeoutMs: FIRST_BYTE_MS });
-  const copy = new Uint8Array(new ArrayBuffer(bytes.length));
-  copy.set(bytes);
-  return unpackMessage(copy).groups[0]![0]!;
+/** A file of `unit` shaped again by the node at `url`. */
+function peerReshape(o: FanOutOptions, url: string, unit: Unit, shape: ShapeOptions, f: ShapedFile, budget: number): Promise<ShapedFile> {
+  return o.links.to(url).reshape(unit, shape, f, budget);
 }
 
 /** How many of a part's units (global indices, ascending) lie below the search's grant. */
@@ -403,67 +355,39 @@ class LocalPart implements Part {
   }
 }
 
-/** A node's part of a search: one request whose response streams its units' replies. */
+/** A node's part of a search, over the link to it (peer-link.ts). */
 class RemotePart implements Part {
-  readonly #abort = new AbortController();
-  #answered: boolean[];
-  #ended = false;
+  #link: LinkPart | undefined;
+  #stopped = false;
   #defsOnly = false;
 
   constructor(
     readonly node: string,
-    list: number[],
     private readonly o: FanOutOptions,
-    private readonly id: string,
-  ) {
-    this.#answered = list.map(() => false);
-  }
+  ) {}
 
   start(task: TaskParams, units: Unit[], onReply: (k: number, r: ShardReply) => void, onPartial: (k: number, p: PartialReply) => void, onLost: (unanswered: number[], why: string) => void): void {
     const url = this.o.urlOf(this.node);
-    const lost = (why: string) => {
-      if (this.#ended) return;
-      this.#ended = true;
-      const unanswered = this.#answered.flatMap((a, k) => (a ? [] : [k]));
-      for (const k of unanswered) this.#answered[k] = true;
-      if (unanswered.length > 0) onLost(unanswered, why);
+    const answered = units.map(() => false);
+    let ended = false;
+    const end = (why?: string) => {
+      if (ended) return;
+      ended = true;
+      const unanswered = answered.flatMap((a, k) => (a ? [] : [k]));
+      if (unanswered.length > 0) onLost(unanswered, why ?? 'the node ended its part without answering every shard');
     };
-    if (url === undefined) return queueMicrotask(() => lost('not live'));
-    const body: PeerSearchBody = { part: this.id, task, units };
-    void (async () => {
-      try {
-        const res = await this.o.peers.send(url, { method: 'POST', target: SEARCH_PATH, body: bodies.pack(body), signal: this.#abort.signal, timeoutMs: FIRST_BYTE_MS });
-        const reader = new FrameReader();
-        for await (const chunk of res) {
-          for (const frame of reader.push(chunk as Buffer)) {
-            if (frame.kind === FRAME.REPLIES) {
-              const { value, groups } = unpackMessage(frame.message);
-              const replies = value as ShardReply[];
-              frame.shards.forEach((k, n) => {
-                const reply = replies[n]!;
-                if (reply.status === 'done') reply.files = groups[n]!;
-                if (this.#answered[k]) return;
-                this.#answered[k] = true;
-                onReply(k, reply);
-              });
-            } else if (frame.kind === FRAME.PARTIAL) {
-              if (this.#answered[frame.shard]) continue;
-              const { value, groups } = unpackMessage(frame.message);
-              const p = value as PartialReply;
-              p.files = groups[0]!;
-              onPartial(frame.shard, p);
-            } else if (frame.kind === FRAME.END) {
-              this.#ended = true;
-            } else {
-              return lost(frame.error);
-            }
-          }
-        }
-        lost('the stream ended early');
-      } catch (err) {
-        lost((err as Error).message);
-      }
-    })();
+    if (url === undefined) return queueMicrotask(() => end('not live'));
+    this.#link = this.o.links.to(url).search(task, units, {
+      reply: (k, reply) => {
+        if (ended || answered[k]) return;
+        answered[k] = true;
+        onReply(k, reply);
+      },
+      partial: (k, p) => {
+        if (!ended && !answered[k]) onPartial(k, p);
+      },
+      ended: end,
+    });
   }
 
   grant(): void {
@@ -471,32 +395,25 @@ class RemotePart implements Part {
   }
 
   stop(): void {
-    if (this.#ended) return;
-    this.#control('stop');
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#link?.control('stop');
   }
 
   definitionsOnly(): void {
-    if (this.#defsOnly || this.#ended) return;
+    if (this.#defsOnly || this.#stopped) return;
     this.#defsOnly = true;
-    this.#control('definitionsOnly');
+    this.#link?.control('definitionsOnly');
   }
 
-  #control(action: PeerControlBody['action']): void {
+  reshape(_at: number, shape: ShapeOptions, f: ShapedFile, budget: number, unit: Unit): Promise<ShapedFile> {
     const url = this.o.urlOf(this.node);
-    if (url === undefined) return;
-    const body: PeerControlBody = { part: this.id, action };
-    // Best effort: a part that missed its stop ends with its shards anyway.
-    this.o.peers.fetch(url, { method: 'POST', target: CONTROL_PATH, body: bodies.pack(body), timeoutMs: FIRST_BYTE_MS }).catch(() => {});
-  }
-
-  async reshape(_at: number, shape: ShapeOptions, f: ShapedFile, budget: number, unit: Unit): Promise<ShapedFile> {
-    const url = this.o.urlOf(this.node);
-    if (url === undefined) throw new Error(`node ${this.node} left before a file of its shard could be shaped`);
+    if (url === undefined) return Promise.reject(new Error(`node ${this.node} left before a file of its shard could be shaped`));
     return peerReshape(this.o, url, unit, shape, f, budget);
   }
 
   close(): void {
-    // The stream is done or no longer wanted: ends a part still running on the node.
-    if (!this.#ended) this.#abort.abort();
+    // The search is over: a part still running on the node is stopped there.
+    this.#link?.close();
   }
 }

@@ -26,3 +26,27 @@ export interface InternalRoute {
   path: string;
   handle(req: { query: string; headers: Readonly<Record<string, string>>; body: Buffer | undefined; reply: PeerReply; signal: AbortSignal }): Promise<void>;
 }
+
+/** The other end of a link (http/server.ts: a WebSocket of another node, cluster/link-frames.ts). */
+export interface LinkPeer {
+  /** Sends frames, each a binary message, in one write; nothing once the link closed. */
+  send(frames: readonly Uint8Array[]): void;
+  /** Closes the link, saying why (a peer that breaks the protocol). */
+  close(why: string): void;
+}
+
+/** What serves a link's messages (cluster/link-server.ts). */
+export interface LinkSession {
+  /** A binary message of the peer (a copy of its own: it may be kept). */
+  message(bytes: Uint8Array): void;
+  /** The link closed (either end): its work may stop. */
+  closed(): void;
+}
+
+/** Where the links between nodes are dialled (GET, upgraded to a WebSocket once authenticated). */
+export const LINK_PATH = `${INTERNAL_PREFIX}link`;
+
+/** A cluster's link endpoint (LINK_PATH). */
+export interface InternalLink {
+  open(peer: LinkPeer): LinkSession;
+}

@@ -1,6 +1,6 @@
 // A node of a cluster (docs/deployment.md): joins the membership, keeps its index in line
-// with the placement (replicator.ts), answers the other nodes (peer-routes.ts) and fans
-// searches out (fan-out.ts). The daemon (daemon.ts) starts one when the configuration has
+// with the placement (replicator.ts), answers the other nodes (link-server.ts, peer-routes.ts)
+// and fans searches out (fan-out.ts). The daemon (daemon.ts) starts one when the configuration has
 // a `cluster` section, once its HTTP server listens (the others reach it there).
 
 import { randomBytes } from 'node:crypto';
@@ -17,7 +17,9 @@ import { FanOut } from './fan-out.ts';
 import { forward, type ForwardedReply, type ForwardRequest } from './forward.ts';
 import { ServiceError } from '../errors.ts';
 import { Holdings } from './holdings.ts';
-import type { InternalRoute } from './internal-route.ts';
+import type { InternalLink, InternalRoute } from './internal-route.ts';
+import { serveLink } from './link-server.ts';
+import { PeerLinks } from './peer-link.ts';
 import { ClusterKeys } from './keys.ts';
 import type { ClusterCounters } from './counters.ts';
 import { Membership } from './membership.ts';
@@ -61,6 +63,7 @@ export class ClusterNode {
     private readonly redis: Redis,
     readonly membership: Membership,
     readonly peers: PeerClient,
+    private readonly links: PeerLinks,
     auth: PeerAuth,
     published: PublishedIndexes,
     holdings: Holdings,
@@ -72,7 +75,7 @@ export class ClusterNode {
     this.fanOut = new FanOut({
       self: o.self.id,
       searcher: o.searcher,
-      peers,
+      links,
       urlOf: (n) => this.view.urlOf(n),
       units: () => this.view.units(),
       counters: o.counters,
@@ -98,7 +101,7 @@ export class ClusterNode {
         onChange: () => void node?.replicator.schedule().catch(() => {}),
         onError: (err) => o.log.error({ err: err.message }, 'cluster heartbeat failed'),
       });
-      node = new ClusterNode(o, redis, membership, peers, auth, new PublishedIndexes(redis, keys), new Holdings(redis, keys, o.self.id));
+      node = new ClusterNode(o, redis, membership, peers, new PeerLinks(auth), auth, new PublishedIndexes(redis, keys), new Holdings(redis, keys, o.self.id));
       await node.replicator.writeHoldings();
       await node.replicator.schedule();
       const n = node;
@@ -115,8 +118,11 @@ export class ClusterNode {
 
   /** The node-to-node endpoints this node serves. */
   routes(): InternalRoute[] {
-    return peerRoutes(this.o.searcher, this.o.dataDir);
+    return peerRoutes(this.o.dataDir);
   }
+
+  /** The link endpoint the other nodes dial to search this node's shards (link-server.ts). */
+  readonly link: InternalLink = { open: (peer) => serveLink(this.o.searcher, peer) };
 
   /**
    * Has another node run an API request that reads a repository's source this node cannot
@@ -206,6 +212,7 @@ export class ClusterNode {
     if (leave) await this.membership.leave().catch(() => {});
     else this.membership.stop();
     this.peers.close();
+    this.links.close();
     await closeRedis(this.redis);
   }
 }

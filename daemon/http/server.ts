@@ -17,7 +17,7 @@ import { ClientAddresses } from './client-address.ts';
 import type { HttpLogger } from './logging.ts';
 import type { Metrics } from './metrics.ts';
 import { Reply } from './respond.ts';
-import { INTERNAL_PREFIX, type InternalRoute } from '../cluster/internal-route.ts';
+import { INTERNAL_PREFIX, LINK_PATH, type InternalLink, type InternalRoute, type LinkSession } from '../cluster/internal-route.ts';
 
 export { INTERNAL_PREFIX, type InternalRoute } from '../cluster/internal-route.ts';
 import type { Route, RouteContext } from './route.ts';
@@ -51,7 +51,12 @@ export interface HttpServerOptions {
    * document, never reachable with a user's credentials (`authenticate` checks the
    * cluster's own), never rate limited.
    */
-  internal?: { routes: InternalRoute[]; authenticate(method: string, target: string, headers: Readonly<Record<string, string>>): void };
+  internal?: {
+    routes: InternalRoute[];
+    authenticate(method: string, target: string, headers: Readonly<Record<string, string>>): void;
+    /** The link endpoint (WebSocket), once the node serves it; undefined: upgrades answer 503. */
+    link(): InternalLink | undefined;
+  };
 }
 
 export interface WebResponse {
@@ -132,6 +137,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
   const inFlight = new Set<InFlight>();
   let draining = false;
   const addresses = options.clientAddresses ?? new ClientAddresses([]);
+
+  if (options.internal) serveLinks(uws, app, options.internal);
 
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     // HttpRequest is only valid in this tick: copy what is needed now.
@@ -318,6 +325,73 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     });
   });
 }
+
+/** What a link's WebSocket carries besides uWS's own (uWS keeps it with the socket). */
+interface LinkData {
+  session?: LinkSession;
+  closed: boolean;
+}
+
+/**
+ * A cluster's links (cluster/link-frames.ts): GET of the link's path with the cluster's
+ * credential upgrades to a WebSocket whose binary messages go to the node's link session;
+ * anything else gets the API's error object (401 without the credential, 503 before the
+ * node has joined). Links stay up while the server drains: the others still search this
+ * node's shards while it leaves. uWS pings an idle link and closes one that stops answering.
+ */
+function serveLinks(uws: ReturnType<typeof loadUws>, app: TemplatedApp, internal: NonNullable<HttpServerOptions['internal']>): void {
+  app.ws<LinkData>(LINK_PATH, {
+    compression: uws.DISABLED,
+    maxPayloadLength: LINK_MAX_MESSAGE_BYTES,
+    idleTimeout: 60,
+    sendPingsAutomatically: true,
+    // A link's replies are its shards' files: bounded by what the searches ask, never dropped.
+    maxBackpressure: LINK_MAX_MESSAGE_BYTES,
+    closeOnBackpressureLimit: 0,
+    upgrade: (res, req, context) => {
+      const headers: Record<string, string> = {};
+      req.forEach((k, v) => (headers[k] = v));
+      const key = req.getHeader('sec-websocket-key');
+      const protocol = req.getHeader('sec-websocket-protocol');
+      const extensions = req.getHeader('sec-websocket-extensions');
+      try {
+        internal.authenticate('GET', LINK_PATH, headers);
+        if (!internal.link()) throw new ServiceError('SERVICE_UNAVAILABLE', 'this node is still joining the cluster');
+      } catch (err) {
+        new Reply(res).error(answerFor(err, 'link').error, [], true);
+        return;
+      }
+      res.upgrade<LinkData>({ closed: false }, key, protocol, extensions, context);
+    },
+    open: (ws) => {
+      const data = ws.getUserData();
+      data.session = internal.link()!.open({
+        send(frames) {
+          if (data.closed) return;
+          ws.cork(() => {
+            for (const f of frames) ws.send(f, true);
+          });
+        },
+        close(why) {
+          if (data.closed) return;
+          ws.end(1008, why.slice(0, 120));
+        },
+      });
+    },
+    message: (ws, message) => {
+      // uWS lends the message for this call only.
+      ws.getUserData().session?.message(new Uint8Array(message.slice(0)));
+    },
+    close: (ws) => {
+      const data = ws.getUserData();
+      data.closed = true;
+      data.session?.closed();
+    },
+  });
+}
+
+/** The largest message of a link either way (a stream's shard of files, a file to shape again). */
+const LINK_MAX_MESSAGE_BYTES = 256 << 20;
 
 /**
  * The routes by path: a path without parameters is found with one map lookup; those with

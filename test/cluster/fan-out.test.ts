@@ -25,6 +25,9 @@ import { startClusterBackends } from '../helpers/cluster.ts';
 import { settled } from '../../daemon/cluster/status.ts';
 import type { TestPostgres } from '../helpers/postgres.ts';
 import { openPgStore } from '../../daemon/store/pg-store.ts';
+import WebSocket from 'ws';
+import { PeerLink } from '../../daemon/cluster/peer-link.ts';
+import { NOT_HELD } from '../../daemon/cluster/link-frames.ts';
 
 const dir = tempDir('cluster');
 let redis: TestRedis | undefined;
@@ -194,9 +197,17 @@ describe('a cluster of three nodes, replication 2', () => {
       assert.equal((res.json as { nodes: unknown[] }).nodes.length, 3);
       assert.equal((await call(`${n.url}/api/cluster`)).status, 401, 'anonymous callers do not see it');
     }
-    // The node-to-node endpoints refuse a user's key.
-    const peer = await call(`${nodes[0]!.url}/_cluster/search`, { method: 'POST', headers: { 'X-Sourcebot-Api-Key': key }, body: 'x' });
-    assert.equal(peer.status, 401);
+    // The node-to-node endpoints refuse a user's key: the link that carries searches, and a shard file.
+    const link = new WebSocket(`${nodes[0]!.url.replace('http:', 'ws:')}/_cluster/link`, { headers: { 'X-Sourcebot-Api-Key': key } });
+    const refused = await new Promise<number>((resolve, reject) => {
+      link.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      link.on('open', () => reject(new Error('a user key opened a link between nodes')));
+      link.on('error', () => {});
+    });
+    link.terminate();
+    assert.equal(refused, 401);
+    const file = await call(`${nodes[0]!.url}/_cluster/file?repo=1&name=x`, { headers: { 'X-Sourcebot-Api-Key': key } });
+    assert.equal(file.status, 401);
   });
 
   test('the daily limit is exact across nodes; a revoked key fails on every node at the next request', async (t) => {
@@ -230,16 +241,16 @@ describe('a cluster of three nodes, replication 2', () => {
     // Every other request of node a's to shape a file again fails, as when the node that
     // answered the shard dropped its copy between its reply and the request: the file is
     // then shaped by another holder (a second request, or node a itself).
-    const peers = nodes[0]!.cluster!.peers;
-    const original = peers.fetch.bind(peers);
+    // (Only node a coordinates here: the other nodes' links are not asked to shape files.)
+    const original = PeerLink.prototype.reshape;
     let refused = 0;
     let asked = 0;
-    peers.fetch = async (url, r) => {
-      if (r.target === '/_cluster/reshape' && asked++ % 2 === 0) {
+    PeerLink.prototype.reshape = function (this: PeerLink, ...args: Parameters<PeerLink['reshape']>) {
+      if (asked++ % 2 === 0) {
         refused++;
-        throw new Error('the node does not hold this shard');
+        return Promise.reject(new Error(NOT_HELD));
       }
-      return original(url, r);
+      return original.apply(this, args);
     };
     let n = 0;
     try {
@@ -255,7 +266,7 @@ describe('a cluster of three nodes, replication 2', () => {
         if (want.status === 200) assert.deepEqual(comparable(got.json), comparable(want.json), JSON.stringify(req));
       }
     } finally {
-      peers.fetch = original;
+      PeerLink.prototype.reshape = original;
     }
     t.diagnostic(`${n} searches: ${asked} requests to shape a file again, ${refused} of them refused and shaped elsewhere`);
     assert.ok(refused >= 3, 'files of remote shards were shaped again elsewhere');

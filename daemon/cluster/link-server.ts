@@ -1,0 +1,198 @@
+// A node's side of the links other nodes dial to it (link-frames.ts; http/server.ts upgrades
+// GET /_cluster/link once the caller proved it is of the cluster): runs the parts of their
+// searches on this node's shards and shapes files again.
+//
+// A part's replies are sent as its shards answer, several to a frame: a blocking search's
+// (task.batch) when all have answered or FLUSH_MS after the first unsent one, so that a
+// part of quick shards costs one frame; a stream's at the next turn of the event loop, so
+// that its results flow. A stream's early files (PARTIAL) go in order with the replies.
+// Frames of one flush leave in one write (LinkPeer.send).
+
+import { packMessage, releaseFile, unpackMessage } from '../search/file-codec.ts';
+import type { PoolRun } from '../search/pool.ts';
+import type { ShardReply } from '../search/protocol.ts';
+import { foreignPlanId } from '../search/plan-cache.ts';
+import type { Searcher } from '../search/searcher.ts';
+import type { LinkPeer, LinkSession } from './internal-route.ts';
+import { ACTION, aligned, ALIVE_MS, bodies, frame, KIND, NOT_HELD, readFrame, repliesFrame, textFrame, type PartRequest, type ReshapeRequest } from './link-frames.ts';
+
+/** How long a blocking search's replies may wait for others to share their frame. */
+const FLUSH_MS = 5;
+
+/** Serves one link: the messages of the node at its other end. */
+export function serveLink(searcher: Searcher, peer: LinkPeer): LinkSession {
+  const parts = new Map<number, ServedPart>();
+  let closed = false;
+  const fail = (id: number, why: string) => peer.send([textFrame(KIND.ERROR, id, why)]);
+  return {
+    message(bytes: Uint8Array): void {
+      let f: ReturnType<typeof readFrame>;
+      try {
+        f = readFrame(bytes);
+      } catch (err) {
+        return peer.close(`a malformed frame (${(err as Error).message})`);
+      }
+      switch (f.kind) {
+        case KIND.SEARCH: {
+          let req: PartRequest;
+          try {
+            req = bodies.unpack(f.payload) as PartRequest;
+            if (!req || !Array.isArray(req.units) || typeof req.task !== 'object') throw new Error('not a search part');
+          } catch (err) {
+            return fail(f.id, `not a search part: ${(err as Error).message}`);
+          }
+          if (parts.has(f.id)) return fail(f.id, `part ${f.id} is already running`);
+          let part: ServedPart;
+          try {
+            part = new ServedPart(f.id, searcher, req, peer, () => parts.delete(f.id));
+          } catch (err) {
+            return fail(f.id, `the part could not start: ${(err as Error).message}`);
+          }
+          parts.set(f.id, part);
+          return part.start();
+        }
+        case KIND.CONTROL: {
+          const part = parts.get(f.id);
+          if (!part || f.payload.length < 1) return;
+          if (f.payload[0] === ACTION.stop) part.stop();
+          else if (f.payload[0] === ACTION.definitionsOnly) part.run.definitionsOnly();
+          return;
+        }
+        case KIND.RESHAPE:
+          return reshape(searcher, peer, f.id, f.payload);
+        default:
+          return peer.close(`unknown frame kind ${f.kind}`);
+      }
+    },
+    closed(): void {
+      if (closed) return;
+      closed = true;
+      // Nobody waits for these parts any more.
+      for (const p of parts.values()) p.stop();
+    },
+  };
+}
+
+function reshape(searcher: Searcher, peer: LinkPeer, id: number, payload: Buffer): void {
+  try {
+    const { value, groups } = unpackMessage(aligned(payload));
+    const req = value as ReshapeRequest;
+    const f = groups[0]?.[0];
+    if (!f || !req?.unit) throw new Error('not a file to shape');
+    const shaped = searcher.reshapeUnit(req.unit, req.shape, f, req.budget);
+    if (!shaped) throw new Error(NOT_HELD);
+    peer.send([frame(KIND.RESHAPED, id, packMessage({}, [[shaped]]))]);
+  } catch (err) {
+    peer.send([textFrame(KIND.UNSHAPED, id, (err as Error).message)]);
+  }
+}
+
+/** A part of a search running here for the node at the link's other end. */
+class ServedPart {
+  readonly run: PoolRun;
+  readonly #cancel = new SharedArrayBuffer(4);
+  readonly #release: () => void;
+  /** Run shard index → the part's unit index. */
+  readonly #unitOf: number[] = [];
+  /** Replies done and not sent, and frames made and not sent (in order). */
+  #replies: Array<{ unit: number; reply: ShardReply }> = [];
+  #frames: Uint8Array[] = [];
+  #open: number;
+  #sentAny = false;
+  #flushTimer: NodeJS.Timeout | undefined;
+  #flushSoon: NodeJS.Immediate | undefined;
+  #alive: NodeJS.Timeout | undefined;
+  readonly #batch: boolean;
+
+  constructor(
+    readonly id: number,
+    searcher: Searcher,
+    req: PartRequest,
+    private readonly peer: LinkPeer,
+    private readonly done: () => void,
+  ) {
+    const plan = new Uint8Array(req.task.plan);
+    const unitRun = searcher.startUnits(req.units, { ...req.task, plan, planId: foreignPlanId(plan) }, this.#cancel, Infinity);
+    this.run = unitRun.run;
+    this.#release = unitRun.release;
+    this.#batch = req.task.batch;
+    this.#open = req.units.length;
+    unitRun.held.forEach((at, k) => {
+      if (at < 0) this.#replies.push({ unit: k, reply: { status: 'failed', error: NOT_HELD, queuedNs: 0 } });
+      else this.#unitOf[at] = k;
+    });
+    this.#open -= this.#replies.length;
+  }
+
+  start(): void {
+    this.run.onPartial = (at, p) => {
+      this.#pack();
+      this.#frames.push(frame(KIND.PARTIAL, this.id, u32(this.#unitOf[at]!), packMessage({ ...p, files: [] }, [p.files], true)));
+      for (const f of p.files) releaseFile(f);
+      this.#schedule();
+    };
+    this.run.replies.forEach((r, at) =>
+      void r.then((reply) => {
+        this.#replies.push({ unit: this.#unitOf[at]!, reply });
+        this.#open--;
+        this.#schedule();
+      }),
+    );
+    if (this.#open === 0) return this.#flush();
+    this.#alive = setTimeout(() => {
+      if (!this.#sentAny) this.peer.send([frame(KIND.ALIVE, this.id)]);
+      this.#sentAny = true;
+    }, ALIVE_MS);
+  }
+
+  stop(): void {
+    Atomics.store(new Int32Array(this.#cancel), 0, 1);
+    this.run.stop();
+  }
+
+  #schedule(): void {
+    if (this.#open === 0) return this.#flush();
+    if (!this.#batch) {
+      this.#flushSoon ??= setImmediate(() => this.#flush());
+      return;
+    }
+    this.#flushTimer ??= setTimeout(() => this.#flush(), FLUSH_MS);
+  }
+
+  /** The replies done so far into a frame. */
+  #pack(): void {
+    if (this.#replies.length === 0) return;
+    const list = this.#replies;
+    this.#replies = [];
+    const groups = list.map(({ reply }) => (reply.status === 'done' ? reply.files : []));
+    const values = list.map(({ reply }) => (reply.status === 'done' ? { ...reply, files: [] } : reply));
+    this.#frames.push(repliesFrame(this.id, list.map((r) => r.unit), packMessage(values, groups)));
+    for (const g of groups) for (const f of g) releaseFile(f);
+  }
+
+  #flush(): void {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    if (this.#flushSoon) clearImmediate(this.#flushSoon);
+    this.#flushSoon = undefined;
+    this.#pack();
+    const last = this.#open === 0;
+    if (last) this.#frames.push(frame(KIND.END, this.id));
+    if (this.#frames.length > 0) {
+      this.peer.send(this.#frames);
+      this.#frames = [];
+      this.#sentAny = true;
+    }
+    if (last) {
+      clearTimeout(this.#alive);
+      this.#release();
+      this.done();
+    }
+  }
+}
+
+function u32(v: number): Uint8Array {
+  const b = Buffer.allocUnsafe(4);
+  b.writeUInt32LE(v, 0);
+  return b;
+}

@@ -1,0 +1,253 @@
+// The links this node dials to the others (link-frames.ts): one WebSocket per node, made
+// when first needed, signed once with the cluster's credential (peer-auth.ts), carrying
+// every part of this node's searches there and every reshape. A link that closes or errs
+// fails what it carried (their units go to their next holders: fan-out.ts) and is dialled
+// again on next use.
+//
+// A part must get its first frame within FIRST_ANSWER_MS (the node sends ALIVE for a part
+// that runs longer than ALIVE_MS): if not, its units go elsewhere; and if nothing at all
+// came over the link since the part was sent, the node is taken for gone (a dead peer's
+// TCP connection may say nothing for minutes) and the link is closed.
+
+import WebSocket from 'ws';
+import { unpackMessage, packMessage } from '../search/file-codec.ts';
+import type { PartialReply, ShardReply } from '../search/protocol.ts';
+import type { ShapedFile, ShapeOptions } from '../search/shape-file.ts';
+import { LINK_PATH } from './internal-route.ts';
+import { ACTION, aligned, bodies, FIRST_ANSWER_MS, frame, KIND, readFrame, readReplies, type Action, type PartRequest, type ReshapeRequest, type Unit } from './link-frames.ts';
+import { NODE_HEADER, type PeerAuth } from './peer-auth.ts';
+
+/** What a part's caller hears: each unit's reply, a stream's early files, and the end or loss of the rest. */
+export interface PartHandlers {
+  reply(unit: number, reply: ShardReply): void;
+  partial(unit: number, p: PartialReply): void;
+  /** The part will say nothing more: `why` undefined when it answered everything. */
+  ended(why?: string): void;
+}
+
+/** A part sent over a link. */
+export interface LinkPart {
+  control(action: Action): void;
+  /** Nobody wants its frames any more: the node stops it (when still running). */
+  close(): void;
+}
+
+/** The largest message a link takes (link-server.ts sends a stream's shard of files in one). */
+const MAX_MESSAGE_BYTES = 256 << 20;
+
+export class PeerLinks {
+  readonly #links = new Map<string, PeerLink>();
+
+  constructor(private readonly auth: PeerAuth) {}
+
+  /** The link to the node at `url` (its base URL), dialled if there is none. */
+  to(url: string): PeerLink {
+    let link = this.#links.get(url);
+    if (!link || link.closed) {
+      link = new PeerLink(url, this.auth, (l) => {
+        if (this.#links.get(url) === l) this.#links.delete(url);
+      });
+      this.#links.set(url, link);
+    }
+    return link;
+  }
+
+  close(): void {
+    for (const l of this.#links.values()) l.close('this node stops');
+    this.#links.clear();
+  }
+}
+
+interface SentPart {
+  handlers: PartHandlers;
+  sentAt: number;
+  answered: boolean;
+  timer: NodeJS.Timeout;
+}
+
+interface SentReshape {
+  resolve(f: ShapedFile): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+export class PeerLink {
+  readonly #ws: WebSocket;
+  readonly #parts = new Map<number, SentPart>();
+  readonly #reshapes = new Map<number, SentReshape>();
+  /** Frames sent before the link opened. */
+  #queued: Uint8Array[] | undefined = [];
+  #next = 1;
+  /** When a frame (or pong) last came. */
+  #heard = 0;
+  closed = false;
+
+  constructor(
+    readonly url: string,
+    auth: PeerAuth,
+    private readonly onClose: (l: PeerLink) => void,
+  ) {
+    const target = new URL(LINK_PATH, url);
+    target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
+    this.#ws = new WebSocket(target, {
+      headers: { [NODE_HEADER]: auth.header('GET', LINK_PATH) },
+      perMessageDeflate: false,
+      maxPayload: MAX_MESSAGE_BYTES,
+      handshakeTimeout: FIRST_ANSWER_MS,
+    });
+    this.#ws.binaryType = 'nodebuffer';
+    this.#ws.on('open', () => {
+      const queued = this.#queued ?? [];
+      this.#queued = undefined;
+      for (const f of queued) this.#ws.send(f);
+    });
+    this.#ws.on('message', (data: Buffer) => this.#receive(data));
+    this.#ws.on('pong', () => (this.#heard = performance.now()));
+    this.#ws.on('unexpected-response', (_req, res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (b: Buffer) => parts.push(b));
+      res.on('end', () => {
+        let why = Buffer.concat(parts).toString('utf8').slice(0, 300);
+        try {
+          why = (JSON.parse(why) as { message?: string }).message ?? why;
+        } catch {
+          // not the API's error object: the text as it is
+        }
+        this.close(`${url} refused the link (${res.statusCode}: ${why})`);
+      });
+      res.on('error', () => this.close(`${url} refused the link (${res.statusCode})`));
+    });
+    this.#ws.on('error', (err) => this.close(`${url} cannot be reached: ${err.message}`));
+    this.#ws.on('close', (code, reason) => this.close(`the link to ${url} closed (${code}${reason.length > 0 ? `: ${reason.toString('utf8')}` : ''})`));
+  }
+
+  /** Starts a part of a search on the node. */
+  search(task: PartRequest['task'], units: Unit[], handlers: PartHandlers): LinkPart {
+    const id = this.#next++;
+    if (this.closed) {
+      queueMicrotask(() => handlers.ended('the link is closed'));
+      return { control() {}, close() {} };
+    }
+    const sentAt = performance.now();
+    const timer = setTimeout(() => {
+      const p = this.#parts.get(id);
+      if (!p || p.answered) return;
+      if (this.#heard < sentAt) return this.close(`${this.url} sent nothing within ${FIRST_ANSWER_MS} ms`);
+      this.#forget(id)?.handlers.ended(`${this.url} did not start answering within ${FIRST_ANSWER_MS} ms`);
+      this.#send(controlFrame(id, 'stop'));
+    }, FIRST_ANSWER_MS);
+    this.#parts.set(id, { handlers, sentAt, answered: false, timer });
+    this.#send(frame(KIND.SEARCH, id, bodies.pack({ task, units } satisfies PartRequest)));
+    return {
+      control: (action) => {
+        if (this.#parts.has(id)) this.#send(controlFrame(id, action));
+      },
+      close: () => {
+        if (this.#forget(id)) this.#send(controlFrame(id, 'stop'));
+      },
+    };
+  }
+
+  /** A file of `unit` shaped again by the node. */
+  reshape(unit: Unit, shape: ShapeOptions, f: ShapedFile, budget: number): Promise<ShapedFile> {
+    if (this.closed) return Promise.reject(new Error(`the link to ${this.url} is closed`));
+    const id = this.#next++;
+    return new Promise<ShapedFile>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#reshapes.delete(id);
+        reject(new Error(`${this.url} did not shape a file again within ${FIRST_ANSWER_MS} ms`));
+      }, FIRST_ANSWER_MS);
+      this.#reshapes.set(id, { resolve, reject, timer });
+      this.#send(frame(KIND.RESHAPE, id, packMessage({ unit: { repoId: unit.repoId, file: unit.file }, shape, budget } satisfies ReshapeRequest, [[f]])));
+    });
+  }
+
+  /** Closes the link: what it carried fails with `why`. */
+  close(why: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onClose(this);
+    this.#ws.terminate();
+    for (const id of [...this.#parts.keys()]) this.#forget(id)?.handlers.ended(why);
+    for (const [id, r] of this.#reshapes) {
+      clearTimeout(r.timer);
+      this.#reshapes.delete(id);
+      r.reject(new Error(why));
+    }
+  }
+
+  #send(f: Uint8Array): void {
+    if (this.closed) return;
+    if (this.#queued) this.#queued.push(f);
+    else this.#ws.send(f);
+  }
+
+  #forget(id: number): SentPart | undefined {
+    const p = this.#parts.get(id);
+    if (!p) return undefined;
+    clearTimeout(p.timer);
+    this.#parts.delete(id);
+    return p;
+  }
+
+  #receive(data: Buffer): void {
+    this.#heard = performance.now();
+    let f: ReturnType<typeof readFrame>;
+    try {
+      f = readFrame(data);
+      if (f.kind === KIND.RESHAPED || f.kind === KIND.UNSHAPED) return this.#reshaped(f.kind, f.id, f.payload);
+      const p = this.#parts.get(f.id);
+      // A part given up on (or closed) may still send: nobody listens.
+      if (!p) return;
+      if (!p.answered) {
+        p.answered = true;
+        clearTimeout(p.timer);
+      }
+      switch (f.kind) {
+        case KIND.REPLIES: {
+          const { units, message } = readReplies(f.payload);
+          const { value, groups } = unpackMessage(message);
+          const replies = value as ShardReply[];
+          units.forEach((k, n) => {
+            const reply = replies[n]!;
+            if (reply.status === 'done') reply.files = groups[n]!;
+            p.handlers.reply(k, reply);
+          });
+          return;
+        }
+        case KIND.PARTIAL: {
+          const { value, groups } = unpackMessage(aligned(f.payload.subarray(4)));
+          const partial = value as PartialReply;
+          partial.files = groups[0]!;
+          p.handlers.partial(f.payload.readUInt32LE(0), partial);
+          return;
+        }
+        case KIND.END:
+          this.#forget(f.id);
+          return p.handlers.ended();
+        case KIND.ERROR:
+          this.#forget(f.id);
+          return p.handlers.ended(`${this.url}: ${f.payload.toString('utf8')}`);
+        case KIND.ALIVE:
+          return;
+        default:
+          throw new Error(`unknown frame kind ${f.kind}`);
+      }
+    } catch (err) {
+      this.close(`${this.url} sent a malformed frame (${(err as Error).message})`);
+    }
+  }
+
+  #reshaped(kind: number, id: number, payload: Buffer): void {
+    const r = this.#reshapes.get(id);
+    if (!r) return;
+    clearTimeout(r.timer);
+    this.#reshapes.delete(id);
+    if (kind === KIND.UNSHAPED) return r.reject(new Error(`${this.url}: ${payload.toString('utf8')}`));
+    r.resolve(unpackMessage(aligned(payload)).groups[0]![0]!);
+  }
+}
+
+function controlFrame(id: number, action: Action): Uint8Array {
+  return frame(KIND.CONTROL, id, Uint8Array.of(ACTION[action]));
+}
