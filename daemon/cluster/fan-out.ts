@@ -158,7 +158,9 @@ class Composite implements PoolRun {
       asked.push(i);
       candidates.push(nodes);
     }
-    for (const [node, at] of cover(candidates, this.o.self)) {
+    // The other nodes' parts first: theirs have a way to travel, this node's starts at once.
+    const chosen = [...cover(candidates, this.o.self)].sort(([a], [b]) => Number(a === this.o.self) - Number(b === this.o.self));
+    for (const [node, at] of chosen) {
       const list = at.map((k) => asked[k]!);
       for (const i of list) this.#tried[i]!.add(node);
       const part = node === this.o.self ? this.#local(list) : this.#remote(node, list);

@@ -2,10 +2,12 @@
 // GET /_cluster/link once the caller proved it is of the cluster): runs the parts of their
 // searches on this node's shards and shapes files again.
 //
-// A part's replies are sent as its shards answer, several to a frame: a blocking search's
-// (task.batch) when all have answered or FLUSH_MS after the first unsent one, so that a
-// part of quick shards costs one frame; a stream's at the next turn of the event loop, so
-// that its results flow. A stream's early files (PARTIAL) go in order with the replies.
+// A part's replies are sent as its shards answer, several to a frame. One that found
+// something (or failed) goes at the next turn of the event loop: the coordinator's merge
+// may be waiting for it to decide its cut, and stop the other parts' work. One that found
+// nothing waits for others, up to FLUSH_MS or the part's end, so that a part of quick
+// shards without matches (most shards of most searches) costs one frame, not one per
+// shard. A stream's early files (PARTIAL) go at the next turn, in order with the replies.
 // Frames of one flush leave in one write (LinkPeer.send).
 
 import { packMessage, releaseFile, unpackMessage } from '../search/file-codec.ts';
@@ -16,8 +18,8 @@ import type { Searcher } from '../search/searcher.ts';
 import type { LinkPeer, LinkSession } from './internal-route.ts';
 import { ACTION, aligned, ALIVE_MS, bodies, frame, KIND, NOT_HELD, readFrame, repliesFrame, textFrame, type PartRequest, type ReshapeRequest } from './link-frames.ts';
 
-/** How long a blocking search's replies may wait for others to share their frame. */
-const FLUSH_MS = 5;
+/** How long a reply without matches may wait for others to share its frame. */
+const FLUSH_MS = 2;
 
 /** Serves one link: the messages of the node at its other end. */
 export function serveLink(searcher: Searcher, peer: LinkPeer): LinkSession {
@@ -102,7 +104,6 @@ class ServedPart {
   #flushTimer: NodeJS.Timeout | undefined;
   #flushSoon: NodeJS.Immediate | undefined;
   #alive: NodeJS.Timeout | undefined;
-  readonly #batch: boolean;
 
   constructor(
     readonly id: number,
@@ -115,7 +116,6 @@ class ServedPart {
     const unitRun = searcher.startUnits(req.units, { ...req.task, plan, planId: foreignPlanId(plan) }, this.#cancel, Infinity);
     this.run = unitRun.run;
     this.#release = unitRun.release;
-    this.#batch = req.task.batch;
     this.#open = req.units.length;
     unitRun.held.forEach((at, k) => {
       if (at < 0) this.#replies.push({ unit: k, reply: { status: 'failed', error: NOT_HELD, queuedNs: 0 } });
@@ -129,13 +129,13 @@ class ServedPart {
       this.#pack();
       this.#frames.push(frame(KIND.PARTIAL, this.id, u32(this.#unitOf[at]!), packMessage({ ...p, files: [] }, [p.files], true)));
       for (const f of p.files) releaseFile(f);
-      this.#schedule();
+      this.#schedule(true);
     };
     this.run.replies.forEach((r, at) =>
       void r.then((reply) => {
         this.#replies.push({ unit: this.#unitOf[at]!, reply });
         this.#open--;
-        this.#schedule();
+        this.#schedule(reply.status !== 'done' || reply.result.found > 0);
       }),
     );
     if (this.#open === 0) return this.#flush();
@@ -150,13 +150,11 @@ class ServedPart {
     this.run.stop();
   }
 
-  #schedule(): void {
+  /** Sends what is ready: now when the part is done, at the next turn when `soon`, else within FLUSH_MS. */
+  #schedule(soon: boolean): void {
     if (this.#open === 0) return this.#flush();
-    if (!this.#batch) {
-      this.#flushSoon ??= setImmediate(() => this.#flush());
-      return;
-    }
-    this.#flushTimer ??= setTimeout(() => this.#flush(), FLUSH_MS);
+    if (soon) this.#flushSoon ??= setImmediate(() => this.#flush());
+    else this.#flushTimer ??= setTimeout(() => this.#flush(), FLUSH_MS);
   }
 
   /** The replies done so far into a frame. */
