@@ -1,6 +1,6 @@
-// Requests to other nodes' node-to-node endpoints: HTTP/1.1 with keep-alive connections
-// (one pool per node, reused by every search: a new connection per search would cost a
-// handshake each), signed with the cluster's credential (peer-auth.ts).
+// Requests to other nodes' node-to-node HTTP endpoints (peer-routes.ts: shard files being
+// copied, forwarded browsing requests; searches go over links, peer-link.ts): HTTP/1.1 with
+// keep-alive connections, signed with the cluster's credential (peer-auth.ts).
 
 import { Agent, request, type IncomingMessage } from 'node:http';
 import type { PeerAuth } from './peer-auth.ts';
@@ -78,14 +78,6 @@ export class PeerClient {
       });
       req.end(r.body);
     });
-  }
-
-  /** The whole body of a request that answers with a small one. */
-  async fetch(node: string, r: PeerRequest): Promise<Buffer> {
-    const res = await this.send(node, r);
-    const parts: Buffer[] = [];
-    for await (const b of res) parts.push(b as Buffer);
-    return Buffer.concat(parts);
   }
 
   close(): void {

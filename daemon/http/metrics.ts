@@ -173,7 +173,7 @@ export class Metrics {
     });
     const counter = (name: string, help: string) => new client.Counter({ name, help, registers });
     return {
-      remoteRequests: counter('trawl_cluster_remote_requests_total', 'Search requests this node sent to other nodes (one per node asked for shards of a search, retries included).'),
+      remoteRequests: counter('trawl_cluster_remote_requests_total', 'Parts of searches this node sent to other nodes (one per node asked for shards of a search, retries included).'),
       remoteShards: counter('trawl_cluster_remote_shards_total', 'Shards of searches this node asked of other nodes (retries included).'),
       shardFailures: counter('trawl_cluster_shard_failures_total', 'Shards of searches a node failed (unreachable, its stream broke, or it did not hold the shard), this node included.'),
       shardRetries: counter('trawl_cluster_shard_retries_total', 'Shards of searches asked again of another holder after one failed.'),
