@@ -368,9 +368,16 @@ function serveLinks(uws: ReturnType<typeof loadUws>, app: TemplatedApp, internal
       data.session = internal.link()!.open({
         send(frames) {
           if (data.closed) return;
+          let dropped = false;
           ws.cork(() => {
-            for (const f of frames) ws.send(f, true);
+            for (const f of frames) if (!dropped) dropped = ws.send(f, true) === LINK_DROPPED;
           });
+          // uWS drops what would pass maxBackpressure: the peer would wait for it forever,
+          // so the link goes (its parts are asked of other nodes).
+          if (dropped) {
+            data.closed = true;
+            ws.end(1011, 'link backpressure limit reached');
+          }
         },
         close(why) {
           if (data.closed) return;
@@ -389,6 +396,9 @@ function serveLinks(uws: ReturnType<typeof loadUws>, app: TemplatedApp, internal
     },
   });
 }
+
+/** What uWS's WebSocket.send answers for a message it dropped (0: buffered, 1: sent). */
+const LINK_DROPPED = 2;
 
 /** The largest message of a link either way (a stream's shard of files, a file to shape again). */
 const LINK_MAX_MESSAGE_BYTES = 256 << 20;
