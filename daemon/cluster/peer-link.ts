@@ -7,7 +7,8 @@
 // A part must get its first frame within FIRST_ANSWER_MS (the node sends ALIVE for a part
 // that runs longer than ALIVE_MS): if not, its units go elsewhere; and if nothing at all
 // came over the link since the part was sent, the node is taken for gone (a dead peer's
-// TCP connection may say nothing for minutes) and the link is closed.
+// TCP connection may say nothing for minutes) and the link is closed. A part told to stop
+// must end within FIRST_ANSWER_MS too.
 
 import WebSocket from 'ws';
 import { unpackMessage, packMessage } from '../search/file-codec.ts';
@@ -62,6 +63,9 @@ interface SentPart {
   handlers: PartHandlers;
   sentAt: number;
   answered: boolean;
+  /** Told to stop: its timer is the deadline for its end. */
+  stopping: boolean;
+  /** Its first frame's deadline, then (once stopping) its end's. */
   timer: NodeJS.Timeout;
 }
 
@@ -136,11 +140,21 @@ export class PeerLink {
       this.#forget(id)?.handlers.ended(`${this.url} did not start answering within ${FIRST_ANSWER_MS} ms`);
       this.#send(controlFrame(id, 'stop'));
     }, FIRST_ANSWER_MS);
-    this.#parts.set(id, { handlers, sentAt, answered: false, timer });
+    this.#parts.set(id, { handlers, sentAt, answered: false, stopping: false, timer });
     this.#send(frame(KIND.SEARCH, id, bodies.pack({ task, units } satisfies PartRequest)));
     return {
       control: (action) => {
-        if (this.#parts.has(id)) this.#send(controlFrame(id, action));
+        const p = this.#parts.get(id);
+        if (!p) return;
+        this.#send(controlFrame(id, action));
+        // A stopped part ends within moments (its shards not started are skipped, the running
+        // one sees the flag): one that does not is given up on, or the search would wait on
+        // it (and hold its turn) for as long as the node stays wedged.
+        if (action === 'stop' && !p.stopping) {
+          p.stopping = true;
+          clearTimeout(p.timer);
+          p.timer = setTimeout(() => this.#forget(id)?.handlers.ended(`${this.url} did not end its part within ${FIRST_ANSWER_MS} ms of being told to stop`), FIRST_ANSWER_MS);
+        }
       },
       close: () => {
         if (this.#forget(id)) this.#send(controlFrame(id, 'stop'));
@@ -201,7 +215,7 @@ export class PeerLink {
       if (!p) return;
       if (!p.answered) {
         p.answered = true;
-        clearTimeout(p.timer);
+        if (!p.stopping) clearTimeout(p.timer);
       }
       switch (f.kind) {
         case KIND.REPLIES: {

@@ -11,7 +11,7 @@ import { PeerAuth } from '../../daemon/cluster/peer-auth.ts';
 import { PeerLinks, type PartHandlers } from '../../daemon/cluster/peer-link.ts';
 import type { TaskParams } from '../../daemon/search/merge.ts';
 
-type Behaviour = 'end' | 'silent' | 'alive-then-end' | 'answer-others' | 'drop';
+type Behaviour = 'end' | 'silent' | 'alive-then-end' | 'answer-others' | 'drop' | 'alive-ends-on-stop' | 'alive-ignores-stop';
 
 /** A fake node: each connection behaves as its first part's first unit says. */
 let server: WebSocketServer;
@@ -39,6 +39,7 @@ before(async () => {
     let behaviour: Behaviour | undefined;
     ws.on('message', (data: Buffer) => {
       const f = readFrame(data);
+      if (f.kind === KIND.CONTROL && behaviour === 'alive-ends-on-stop') ws.send(frame(KIND.END, f.id));
       if (f.kind !== KIND.SEARCH) return;
       behaviour ??= (bodies.unpack(f.payload) as PartRequest).units[0]!.file as Behaviour;
       if (behaviour === 'end') ws.send(frame(KIND.END, f.id));
@@ -49,6 +50,7 @@ before(async () => {
       // Answers something on the link, but never for this part.
       if (behaviour === 'answer-others') ws.send(frame(KIND.END, f.id + 1000));
       if (behaviour === 'drop') setTimeout(() => ws.terminate(), 200);
+      if (behaviour === 'alive-ends-on-stop' || behaviour === 'alive-ignores-stop') ws.send(frame(KIND.ALIVE, f.id));
     });
   });
 });
@@ -57,8 +59,8 @@ after(() => new Promise<void>((r) => server.close(() => r())));
 
 const TASK = {} as TaskParams;
 
-/** Sends a part whose first unit names the fake's behaviour; resolves with how it ended and when. */
-function part(links: PeerLinks, behaviour: Behaviour, url = base): Promise<{ why: string | undefined; ms: number }> {
+/** Sends a part whose first unit names the fake's behaviour (told to stop after `stopAfterMs`); resolves with how it ended and when. */
+function part(links: PeerLinks, behaviour: Behaviour, url = base, stopAfterMs?: number): Promise<{ why: string | undefined; ms: number }> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     const handlers: PartHandlers = {
@@ -66,7 +68,8 @@ function part(links: PeerLinks, behaviour: Behaviour, url = base): Promise<{ why
       partial: () => {},
       ended: (why) => resolve({ why, ms: performance.now() - t0 }),
     };
-    links.to(url).search(TASK, [{ repoId: 1, file: behaviour }], handlers);
+    const sent = links.to(url).search(TASK, [{ repoId: 1, file: behaviour }], handlers);
+    if (stopAfterMs !== undefined) setTimeout(() => sent.control('stop'), stopAfterMs);
   });
 }
 
@@ -103,6 +106,22 @@ describe('peer links', { concurrency: true }, () => {
     const { why } = await part(links, 'answer-others');
     assert.match(why!, /did not start answering within 2000 ms/);
     assert.equal(link.closed, false);
+    links.close();
+  });
+
+  test('a part told to stop ends when the node ends it', async () => {
+    const links = new PeerLinks(auth);
+    const { why, ms } = await part(links, 'alive-ends-on-stop', base, 100);
+    assert.equal(why, undefined);
+    assert.ok(ms < FIRST_ANSWER_MS, `${ms} ms`);
+    links.close();
+  });
+
+  test('a part told to stop that the node never ends is given up FIRST_ANSWER_MS later', async () => {
+    const links = new PeerLinks(auth);
+    const { why, ms } = await part(links, 'alive-ignores-stop', base, 100);
+    assert.match(why!, /did not end its part within 2000 ms of being told to stop/);
+    assert.ok(ms >= FIRST_ANSWER_MS + 50 && ms < FIRST_ANSWER_MS + 1100, `${ms} ms`);
     links.close();
   });
 
