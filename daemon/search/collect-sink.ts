@@ -1,8 +1,8 @@
 // A blocking search's sink: collects the files of every shard the search takes, then keeps
 // the best `matches` match ranges' worth by score (rank.ts). A file the budget ends inside
-// is shaped again with the ranges left, and one its worker did not shape is shaped (both
-// on the main thread: the first is one file per search, the second rare; see shapeBest in
-// search-worker.ts). A shard
+// is shaped again with the ranges left, and one its worker did not shape is shaped (on the
+// main thread, or in a cluster by the node holding its shard: all of them asked at once;
+// see shapeBest in search-worker.ts). A shard
 // that fails its checks then gives nothing: its files already kept are taken back and
 // their budget returned to the others.
 
@@ -68,6 +68,7 @@ export class CollectSink implements Sink {
 
   async end(): Promise<void> {
     const ranked = this.files.sort(compareRanked);
+    const shaped = await this.shapeAhead(ranked);
     const kept: ShapedFile[] = [];
     const failed = new Set<number>();
     let budget = this.limit;
@@ -75,13 +76,13 @@ export class CollectSink implements Sink {
       if (budget <= 0) break;
       if (failed.has(f.shard)) continue;
       // As the worker shaped it: whole and within the budget, or cut to exactly the budget.
-      if (f.json.length > 0 && (f.count === f.total ? f.count <= budget : f.count === budget)) {
+      if (keptAsIs(f, budget)) {
         kept.push(f);
         budget -= f.count;
         continue;
       }
       try {
-        const cut = await this.reshape(f, budget);
+        const cut = await (shaped.get(f)?.get(budget) ?? this.reshape(f, budget));
         kept.push(cut);
         budget -= cut.count;
       } catch (err) {
@@ -100,4 +101,35 @@ export class CollectSink implements Sink {
     const ids = new Set(kept.map((f) => f.repositoryId));
     this.repositoryInfo = [...ids].map((id) => this.repos.get(id)!);
   }
+
+  /**
+   * Asks at once for every file end() will have shaped again if none of them fails: with
+   * the ranges each gets (a file shaped with a budget gets min(total, budget) of them), the
+   * budget of every later file is known before any answers. In a cluster each is a round
+   * trip to the node that holds the file's shard (cluster/fan-out.ts), and a common word's
+   * answer needed up to five in a row. Settled before end() reads them (a failure is then
+   * end()'s to handle, in order, as if asked then).
+   */
+  private async shapeAhead(ranked: ShapedFile[]): Promise<Map<ShapedFile, Map<number, Promise<ShapedFile>>>> {
+    const asked = new Map<ShapedFile, Map<number, Promise<ShapedFile>>>();
+    let budget = this.limit;
+    for (const f of ranked) {
+      if (budget <= 0) break;
+      if (keptAsIs(f, budget)) {
+        budget -= f.count;
+        continue;
+      }
+      const left = budget;
+      const p = Promise.resolve().then(() => this.reshape(f, left));
+      asked.set(f, new Map([[left, p]]));
+      budget -= Math.min(f.total, left);
+    }
+    await Promise.allSettled([...asked.values()].flatMap((m) => [...m.values()]));
+    return asked;
+  }
+}
+
+/** Whether a file is kept as its worker shaped it with `budget` ranges left: whole and within it, or cut to exactly it. */
+function keptAsIs(f: ShapedFile, budget: number): boolean {
+  return f.json.length > 0 && (f.count === f.total ? f.count <= budget : f.count === budget);
 }

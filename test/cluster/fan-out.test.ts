@@ -238,15 +238,21 @@ describe('a cluster of three nodes, replication 2', () => {
 
   test('a file shaped again on another holder when the node that answered its shard cannot (it dropped or lost it since)', async (t) => {
     if (skip) return t.skip(skip);
-    // Every other request of node a's to shape a file again fails, as when the node that
-    // answered the shard dropped its copy between its reply and the request: the file is
-    // then shaped by another holder (a second request, or node a itself).
+    // Node a's first request to shape a file again fails for every other file, as when the
+    // node that answered the shard dropped its copy between its reply and the request: the
+    // file is then shaped by another holder (a second request, or node a itself).
     // (Only node a coordinates here: the other nodes' links are not asked to shape files.)
     const original = PeerLink.prototype.reshape;
     let refused = 0;
     let asked = 0;
+    // (By file: the files of one search are asked for at once.)
+    const seen = new Set<string>();
     PeerLink.prototype.reshape = function (this: PeerLink, ...args: Parameters<PeerLink['reshape']>) {
-      if (asked++ % 2 === 0) {
+      const [unit, , f, budget] = args;
+      const key = `${unit.repoId}/${unit.file}/${f.path}/${budget}`;
+      const first = !seen.has(key);
+      seen.add(key);
+      if (first && asked++ % 2 === 0) {
         refused++;
         return Promise.reject(new Error(NOT_HELD));
       }

@@ -117,3 +117,24 @@ for (const c of CASES) {
     if (c.repos) assert.deepEqual(sink.repositoryInfo.map((r) => r.id), c.repos);
   });
 }
+
+test('collect sink: the files to shape again are asked at once, each with the ranges it will have left', async () => {
+  // As a cluster's are (each a round trip to another node): all in flight together.
+  let inFlight = 0;
+  let most = 0;
+  const calls: Array<[string, number]> = [];
+  const reshape = async (f: ShapedFile, budget: number): Promise<ShapedFile> => {
+    calls.push([f.path, budget]);
+    most = Math.max(most, ++inFlight);
+    await new Promise((r) => setTimeout(r, 5));
+    inFlight--;
+    const count = Math.min(budget, f.total);
+    return { ...f, count, json: Buffer.from(JSON.stringify({ path: f.path, count })) };
+  };
+  const sink = new CollectSink(10, reshape);
+  sink.take([file('a', 5, 3, 0, false), file('b', 4, 2, 0), file('c', 3, 4, 1, false), file('d', 2, 9, 1, false), file('e', 1, 1, 1, false)], REPO);
+  await sink.end();
+  assert.deepEqual(kept(sink), ['a:3', 'b:2', 'c:4', 'd:1']);
+  assert.deepEqual(calls, [['a', 10], ['c', 5], ['d', 1]]);
+  assert.equal(most, 3);
+});
