@@ -209,7 +209,10 @@ test('two nodes: the leader lists, both build, each repository once per pass; th
       redisUrl: redis!.url,
       keys,
       nodeId: id,
-      heartbeatMs: 100,
+      // Long enough that a loaded machine (a build on each node, other tests) does not
+      // stall a node's event loop past the leader key's renewal: a leader that lost and
+      // regained the key would list again, a pass this test does not expect.
+      heartbeatMs: 400,
       log: silentLogger,
       onEvent: (e: SyncEvent) => {
         if (e.type === 'repo-done') {
