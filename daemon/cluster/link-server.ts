@@ -139,6 +139,8 @@ class ServedPart {
       }),
     );
     if (this.#open === 0) return this.#flush();
+    // Units this node does not hold go back at once: the coordinator asks their other holders.
+    if (this.#replies.length > 0) this.#schedule(true);
     this.#alive = setTimeout(() => {
       if (!this.#sentAny) this.peer.send([frame(KIND.ALIVE, this.id)]);
       this.#sentAny = true;
