@@ -11,8 +11,9 @@
 // The units of one node travel as one part over the link to it (peer-link.ts; served by
 // link-server.ts), which answers the shards' replies as they are done. When a node fails
 // (it cannot be reached, its link breaks, it does not start answering in time, or it no
-// longer holds a shard) its unanswered units are asked of their next holder at once; a unit with no live holder left fails, which makes the answer not
-// exhaustive and names it in `unavailableShards` (and the log).
+// longer holds a shard) its unanswered units are asked of their next holder at once; a
+// unit with no live holder left fails, which makes the answer not exhaustive and names it
+// in `unavailableShards` (and the log).
 //
 // What a remote part does not share with a local run: a stream's backpressure (a node runs
 // its part without waiting for the client; what it sends is at most its shards' files) and

@@ -82,7 +82,8 @@ export class CollectSink implements Sink {
         continue;
       }
       try {
-        const cut = await (shaped.get(f)?.get(budget) ?? this.reshape(f, budget));
+        const ahead = shaped.get(f);
+        const cut = await (ahead?.budget === budget ? ahead.shaped : this.reshape(f, budget));
         kept.push(cut);
         budget -= cut.count;
       } catch (err) {
@@ -110,8 +111,8 @@ export class CollectSink implements Sink {
    * answer needed up to five in a row. Settled before end() reads them (a failure is then
    * end()'s to handle, in order, as if asked then).
    */
-  private async shapeAhead(ranked: ShapedFile[]): Promise<Map<ShapedFile, Map<number, Promise<ShapedFile>>>> {
-    const asked = new Map<ShapedFile, Map<number, Promise<ShapedFile>>>();
+  private async shapeAhead(ranked: ShapedFile[]): Promise<Map<ShapedFile, { budget: number; shaped: Promise<ShapedFile> }>> {
+    const asked = new Map<ShapedFile, { budget: number; shaped: Promise<ShapedFile> }>();
     let budget = this.limit;
     for (const f of ranked) {
       if (budget <= 0) break;
@@ -120,11 +121,10 @@ export class CollectSink implements Sink {
         continue;
       }
       const left = budget;
-      const p = Promise.resolve().then(() => this.reshape(f, left));
-      asked.set(f, new Map([[left, p]]));
+      asked.set(f, { budget: left, shaped: Promise.resolve().then(() => this.reshape(f, left)) });
       budget -= Math.min(f.total, left);
     }
-    await Promise.allSettled([...asked.values()].flatMap((m) => [...m.values()]));
+    await Promise.allSettled([...asked.values()].map((a) => a.shaped));
     return asked;
   }
 }

@@ -29,7 +29,7 @@ import { git, TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
 import type { TestPostgres } from '../helpers/postgres.ts';
 import type { TestRedis } from '../helpers/redis.ts';
-import { startClusterBackends } from '../helpers/cluster.ts';
+import { startClusterBackends, stopCluster } from '../helpers/cluster.ts';
 
 const dir = tempDir('cluster-browse');
 let redis: TestRedis | undefined;
@@ -165,13 +165,7 @@ async function newUser(email: string, where: string[]): Promise<string> {
   return out.at(-1)!;
 }
 
-after(async () => {
-  for (const d of daemons.reverse()) await d.close().catch(() => {});
-  for (const s of stores) await s.close().catch(() => {});
-  await redis?.stop();
-  await postgres?.stop();
-  dir.cleanup();
-});
+after(() => stopCluster({ daemons, stores, redis, postgres, dir }));
 
 /** What must agree between the reference and a node: status, body, and the headers the route sets. */
 function answer(a: Answer): unknown {

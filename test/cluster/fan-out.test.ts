@@ -21,7 +21,7 @@ import { TestRepo } from '../helpers/git.ts';
 import { call } from '../helpers/daemon.ts';
 import { until } from '../helpers/haystack.ts';
 import type { TestRedis } from '../helpers/redis.ts';
-import { startClusterBackends } from '../helpers/cluster.ts';
+import { startClusterBackends, stopCluster } from '../helpers/cluster.ts';
 import { settled } from '../../daemon/cluster/status.ts';
 import type { TestPostgres } from '../helpers/postgres.ts';
 import { openPgStore } from '../../daemon/store/pg-store.ts';
@@ -94,13 +94,7 @@ before(async () => {
   }, 20_000);
 });
 
-after(async () => {
-  for (const d of daemons.reverse()) await d.close().catch(() => {});
-  for (const s of stores) await s.close().catch(() => {});
-  await redis?.stop();
-  await postgres?.stop();
-  dir.cleanup();
-});
+after(() => stopCluster({ daemons, stores, redis, postgres, dir }));
 
 /**
  * What must agree between one node and the cluster: everything but the measurements of
