@@ -46,6 +46,9 @@ export interface LinkSession {
 /** Where the links between nodes are dialled (GET, upgraded to a WebSocket once authenticated). */
 export const LINK_PATH = `${INTERNAL_PREFIX}link`;
 
+/** The largest message of a link either way (a stream's shard of files, a file to shape again). */
+export const LINK_MAX_MESSAGE_BYTES = 256 << 20;
+
 /** A cluster's link endpoint (LINK_PATH). */
 export interface InternalLink {
   open(peer: LinkPeer): LinkSession;

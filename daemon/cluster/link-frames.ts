@@ -98,12 +98,6 @@ export function repliesFrame(id: number, units: number[], message: Uint8Array): 
   return frame(KIND.REPLIES, id, head, message);
 }
 
-export function u32Frame(kind: number, id: number, value: number): Uint8Array {
-  const v = Buffer.allocUnsafe(4);
-  v.writeUInt32LE(value, 0);
-  return frame(kind, id, v);
-}
-
 export const textFrame = (kind: number, id: number, text: string): Uint8Array => frame(kind, id, Buffer.from(text, 'utf8'));
 
 /** A received frame's kind, id and payload (a view of `bytes`). Throws on a frame too short. */

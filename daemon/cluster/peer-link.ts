@@ -14,7 +14,7 @@ import WebSocket from 'ws';
 import { unpackMessage, packMessage } from '../search/file-codec.ts';
 import type { PartialReply, ShardReply } from '../search/protocol.ts';
 import type { ShapedFile, ShapeOptions } from '../search/shape-file.ts';
-import { LINK_PATH } from './internal-route.ts';
+import { LINK_MAX_MESSAGE_BYTES, LINK_PATH } from './internal-route.ts';
 import { ACTION, aligned, bodies, FIRST_ANSWER_MS, frame, KIND, readFrame, readReplies, type Action, type PartRequest, type ReshapeRequest, type Unit } from './link-frames.ts';
 import { NODE_HEADER, type PeerAuth } from './peer-auth.ts';
 
@@ -32,9 +32,6 @@ export interface LinkPart {
   /** Nobody wants its frames any more: the node stops it (when still running). */
   close(): void;
 }
-
-/** The largest message a link takes (link-server.ts sends a stream's shard of files in one). */
-const MAX_MESSAGE_BYTES = 256 << 20;
 
 export class PeerLinks {
   readonly #links = new Map<string, PeerLink>();
@@ -96,7 +93,7 @@ export class PeerLink {
     this.#ws = new WebSocket(target, {
       headers: { [NODE_HEADER]: auth.header('GET', LINK_PATH) },
       perMessageDeflate: false,
-      maxPayload: MAX_MESSAGE_BYTES,
+      maxPayload: LINK_MAX_MESSAGE_BYTES,
       handshakeTimeout: FIRST_ANSWER_MS,
     });
     this.#ws.binaryType = 'nodebuffer';

@@ -17,7 +17,7 @@ import { ClientAddresses } from './client-address.ts';
 import type { HttpLogger } from './logging.ts';
 import type { Metrics } from './metrics.ts';
 import { Reply } from './respond.ts';
-import { INTERNAL_PREFIX, LINK_PATH, type InternalLink, type InternalRoute, type LinkSession } from '../cluster/internal-route.ts';
+import { INTERNAL_PREFIX, LINK_MAX_MESSAGE_BYTES, LINK_PATH, type InternalLink, type InternalRoute, type LinkSession } from '../cluster/internal-route.ts';
 
 export { INTERNAL_PREFIX, type InternalRoute } from '../cluster/internal-route.ts';
 import type { Route, RouteContext } from './route.ts';
@@ -399,9 +399,6 @@ function serveLinks(uws: ReturnType<typeof loadUws>, app: TemplatedApp, internal
 
 /** What uWS's WebSocket.send answers for a message it dropped (0: buffered, 1: sent). */
 const LINK_DROPPED = 2;
-
-/** The largest message of a link either way (a stream's shard of files, a file to shape again). */
-const LINK_MAX_MESSAGE_BYTES = 256 << 20;
 
 /**
  * The routes by path: a path without parameters is found with one map lookup; those with
