@@ -16,6 +16,10 @@ export interface ClusterCounters {
   shardFailures: Count;
   /** Of those, the shards asked again of their next holder. */
   shardRetries: Count;
+  /** Shards of searches this node coordinated that were searched speculatively (fan-out.ts: for their definitions only, betting on the cut). */
+  speculativeShards: Count;
+  /** Of those, shards asked again whole because the search needed them before its cut. */
+  shardsAskedAgain: Count;
   /** Shards a search could not search (no live holder, or every one failed): named in its unavailableShards. */
   unavailableShards: Count;
   /** Shards copied to this node from another (their shard, membership and symbols files). */

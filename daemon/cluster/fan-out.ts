@@ -19,11 +19,28 @@
 // its part without waiting for the client; what it sends is at most its shards' files) and
 // the cut's skipping, which each node applies to its own shards' counts (smaller than the
 // search's, so it skips no shard the merge would take).
+//
+// Speculation. One node taking its shards in order stops searching them whole once the
+// shards before have enough matches (its cut; merge.ts): for most searches, after a few of
+// them. Parts running side by side cannot know when the merge will get there, so each
+// searched its own first shards whole, work the merge then dropped (on Linux, a cluster of
+// four on two cores spent ~3x one daemon's CPU per request, most of it on such shards).
+// So a blocking search bets: the first shards, as many as the cut needs at the least (each
+// shard gives at most `limit` + 1 ranges), are searched whole; every later one is searched
+// speculatively (shard-search.ts `speculate`): for its definitions only, as past the cut,
+// unless so few of its documents can match that searching it whole costs as little. Such
+// a reply is held back until the merge's cut passes (it is then exactly what the shard
+// gives past the cut), or until the matches of the shards the merge has taken say the cut
+// will come after it (PoolRun.need): then it is asked again, whole, of the node that
+// searched it, with every other the cut needs at that rate, at once. The answer is the
+// same either way; a lost bet costs a round trip. A stream takes no bet (it shows files as
+// they come).
 
 import type { TaskParams } from '../search/merge.ts';
+import type { Cut } from '../search/protocol.ts';
 import { mergeSearch } from '../search/merge.ts';
 import type { PoolRun } from '../search/pool.ts';
-import type { PartialReply, ShardReply } from '../search/protocol.ts';
+import { NO_SPECULATION, type PartialReply, type ShardReply } from '../search/protocol.ts';
 import { failOnServiceAbort, parseFile, type Searcher, type UnitRun } from '../search/searcher.ts';
 import type { SearchOptions, SearchService, UnavailableShard, WireResponse } from '../search/search-options.ts';
 import type { ShapedFile, ShapeOptions } from '../search/shape-file.ts';
@@ -109,11 +126,19 @@ class Composite implements PoolRun {
   readonly #tried: Array<Set<string>>;
   /** Why the last node asked for each unit failed it. */
   readonly #failures: Array<string | undefined>;
-  /** Which part answers each unit, and its index there. */
+  /** Which part answers each unit, and its index there (for reshapes: the last asked until one answers, as a stream reshapes files before their shard's reply). */
   readonly #where: Array<{ part: Part; at: number } | undefined>;
+  /** The part whose answer each unit waits for (the last asked: a failure of another is old news). */
+  readonly #current: Array<Part | undefined>;
+  /** Speculative replies held back until the cut passes (see the file's comment). */
+  readonly #held: Array<{ reply: ShardReply; part: Part; at: number } | undefined>;
+  /** Units before this one are searched whole; the others speculatively (started so). */
+  #wholeBelow: number;
   readonly #parts: Part[] = [];
   #stopped = false;
   #defsOnly = false;
+  /** The merge is past its cut (it said definitionsOnly, or stop). */
+  #cutPassed = false;
 
   constructor(
     private readonly o: FanOutOptions,
@@ -128,6 +153,9 @@ class Composite implements PoolRun {
     this.#tried = units.map(() => new Set());
     this.#failures = new Array(units.length);
     this.#where = new Array(units.length);
+    this.#current = new Array(units.length);
+    this.#held = new Array(units.length);
+    this.#wholeBelow = wholeAtFirst(task, units.length);
     this.#ask(units.map((_, i) => i));
   }
 
@@ -169,18 +197,40 @@ class Composite implements PoolRun {
     }
   }
 
-  #resolve(i: number, reply: ShardReply): void {
+  #resolve(i: number, reply: ShardReply, part?: Part, at?: number): void {
     const r = this.#resolvers[i];
     if (!r) return;
     this.#resolvers[i] = undefined;
+    this.#held[i] = undefined;
+    if (part && at !== undefined) this.#where[i] = { part, at };
     if (reply.status === 'done') for (const f of reply.files) f.shard = i;
     r(reply);
+  }
+
+  /** A part's reply for unit `i`: taken, or held back when it is speculative and the cut has not passed. */
+  #answer(i: number, reply: ShardReply, part: Part, at: number): void {
+    if (this.#resolvers[i] === undefined) return;
+    if (reply.status === 'done' && reply.result.speculative && !this.#cutPassed) {
+      this.#held[i] ??= { reply, part, at };
+      return;
+    }
+    // A failure of a part no longer asked for the unit: the part asked since answers it.
+    if (reply.status !== 'done' && this.#current[i] !== part) return;
+    this.#resolve(i, reply, part, at);
+  }
+
+  /** The task of a part asking `list` (ascending): from which of its units on it speculates. */
+  #taskFor(list: number[]): TaskParams {
+    const from = list.findIndex((i) => i >= this.#wholeBelow);
+    if (from < 0) return this.task.speculateFrom === NO_SPECULATION ? this.task : { ...this.task, speculateFrom: NO_SPECULATION };
+    this.o.counters.speculativeShards.inc(list.length - from);
+    return { ...this.task, speculateFrom: from };
   }
 
   #local(list: number[]): Part {
     const unitRun = this.o.searcher.startUnits(
       list.map((i) => this.units[i]!),
-      this.task,
+      this.#taskFor(list),
       this.cancel,
       grantWithin(list, this.grantedTo),
     );
@@ -192,8 +242,9 @@ class Composite implements PoolRun {
         missing.push(i);
         return;
       }
+      this.#current[i] = part;
       this.#where[i] = { part, at };
-      void unitRun.run.replies[at]!.then((reply) => this.#resolve(i, reply));
+      void unitRun.run.replies[at]!.then((reply) => this.#answer(i, reply, part, at));
     });
     unitRun.run.onPartial = (at, p) => {
       const i = part.globalOf(at);
@@ -209,17 +260,21 @@ class Composite implements PoolRun {
     this.o.counters.remoteRequests.inc();
     this.o.counters.remoteShards.inc(list.length);
     const part = new RemotePart(node, this.o);
-    list.forEach((i, k) => (this.#where[i] = { part, at: k }));
+    list.forEach((i, k) => {
+      this.#current[i] = part;
+      this.#where[i] = { part, at: k };
+    });
     part.start(
-      this.task,
+      this.#taskFor(list),
       list.map((i) => ({ repoId: this.units[i]!.repoId, file: this.units[i]!.file })),
       (k, reply) => {
         const i = list[k]!;
         if (reply.status === 'failed' && reply.error === NOT_HELD) {
+          if (this.#current[i] !== part) return;
           this.#failures[i] = `${node}: ${NOT_HELD}`;
           return this.#ask([i]);
         }
-        this.#resolve(i, reply);
+        this.#answer(i, reply, part, k);
       },
       (k, p) => {
         const i = list[k]!;
@@ -227,8 +282,9 @@ class Composite implements PoolRun {
         this.onPartial?.(i, p);
       },
       (unanswered, why) => {
-        for (const k of unanswered) this.#failures[list[k]!] = `${node}: ${why}`;
-        this.#ask(unanswered.map((k) => list[k]!));
+        const lost = unanswered.map((k) => list[k]!).filter((i) => this.#current[i] === part);
+        for (const i of lost) this.#failures[i] = `${node}: ${why}`;
+        this.#ask(lost);
       },
     );
     if (this.#defsOnly) part.definitionsOnly();
@@ -240,16 +296,52 @@ class Composite implements PoolRun {
     for (const p of this.#parts) p.grant(upTo);
   }
 
+  /**
+   * The merge is at unit `i`, before its cut, having taken `ranges` ranges and read
+   * `readKiB` from the units before: the units the cut still needs at that rate must be
+   * whole. Those searched speculatively among them (lost bets) are asked again whole of the
+   * nodes that searched them (their pages are warm there), all at once, while the merge
+   * still waits for the units before them.
+   */
+  need(i: number, ranges: number, readKiB: number): void {
+    // Before any unit is taken nothing says how far the cut is.
+    if (i === 0 || this.#stopped) return;
+    const to = Math.min(this.units.length, i + unitsToCut(this.task.cut, i, ranges, readKiB));
+    if (to <= this.#wholeBelow) return;
+    const from = this.#wholeBelow;
+    this.#wholeBelow = to;
+    const byPart = new Map<Part, number[]>();
+    for (let j = from; j < to; j++) {
+      const part = this.#current[j];
+      if (this.#resolvers[j] === undefined || !part) continue;
+      const list = byPart.get(part) ?? [];
+      list.push(j);
+      byPart.set(part, list);
+    }
+    for (const [part, list] of byPart) {
+      this.o.counters.shardsAskedAgain.inc(list.length);
+      this.#parts.push(part instanceof RemotePart ? this.#remote(part.node, list) : this.#local(list));
+    }
+  }
+
+  /** The cut passed (or the search stopped): the speculative replies held back are what the merge takes. */
+  #release(): void {
+    this.#cutPassed = true;
+    this.#held.forEach((h, i) => h && this.#resolve(i, h.reply, h.part, h.at));
+  }
+
   stop(): void {
     if (this.#stopped) return;
     this.#stopped = true;
     Atomics.store(new Int32Array(this.cancel), 0, 1);
     for (const p of this.#parts) p.stop();
+    this.#release();
   }
 
   definitionsOnly(): void {
     this.#defsOnly = true;
     for (const p of this.#parts) p.definitionsOnly();
+    this.#release();
   }
 
   async reshape(i: number, shape: ShapeOptions, f: ShapedFile, budget: number): Promise<ShapedFile> {
@@ -295,6 +387,29 @@ class Composite implements PoolRun {
   close(): void {
     for (const p of this.#parts) p.close();
   }
+}
+
+/**
+ * The units a blocking search searches whole from the start: as many as its cut needs at
+ * the least (a shard gives at most `limit` + 1 match ranges before it stops, and the cut
+ * wants more than `rankedRanges` of them unless `loadedKiB` was read first). A stream, or
+ * a search of no more units, searches every unit whole.
+ */
+function wholeAtFirst(task: TaskParams, count: number): number {
+  if (!task.batch) return NO_SPECULATION;
+  const n = Math.ceil((task.cut.rankedRanges + 1) / (task.limit + 1));
+  return n >= count ? NO_SPECULATION : n;
+}
+
+/**
+ * How many more units the cut needs at least, if each gives what the `taken` before gave
+ * on average (ranges and content read): pastCut wants more than cut.ranges ranges, and
+ * more than cut.rankedRanges or more than cut.loadedKiB read. Units that gave nothing say
+ * nothing of when the cut comes: then every unit left.
+ */
+export function unitsToCut(cut: Cut, taken: number, ranges: number, readKiB: number): number {
+  const units = (want: number, have: number): number => (have >= want ? 0 : taken > 0 && have > 0 ? Math.ceil((want - have) / (have / taken)) : Infinity);
+  return Math.max(1, units(cut.ranges + 1, ranges), Math.min(units(cut.rankedRanges + 1, ranges), units(cut.loadedKiB + 1, readKiB)));
 }
 
 /** A file of `unit` shaped again by the node at `url`. */

@@ -177,6 +177,8 @@ export class Metrics {
       remoteShards: counter('trawl_cluster_remote_shards_total', 'Shards of searches this node asked of other nodes (retries included).'),
       shardFailures: counter('trawl_cluster_shard_failures_total', 'Shards of searches a node failed (unreachable, its stream broke, or it did not hold the shard), this node included.'),
       shardRetries: counter('trawl_cluster_shard_retries_total', 'Shards of searches asked again of another holder after one failed.'),
+      speculativeShards: counter('trawl_cluster_speculative_shards_total', 'Shards of searches this node (coordinating) had searched speculatively, for their definitions only, betting the search would be past its cut before them.'),
+      shardsAskedAgain: counter('trawl_cluster_shards_asked_again_total', 'Of those, shards asked again whole because the search needed them before its cut (a lost bet: a round trip).'),
       unavailableShards: counter('trawl_cluster_unavailable_shards_total', 'Shards a search left out because no live node holding them answered (named in its unavailableShards; the search is not exhaustive).'),
       copiedShards: counter('trawl_cluster_copied_shards_total', 'Shards copied to this node from another (replication).'),
       copiedBytes: counter('trawl_cluster_copied_bytes_total', 'Bytes of shard, membership and symbols files copied to this node from another.'),

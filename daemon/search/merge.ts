@@ -13,7 +13,7 @@
 import { CollectSink } from './collect-sink.ts';
 import { positiveLiterals } from './definition-first.ts';
 import type { PoolRun } from './pool.ts';
-import { loadedKiB, pastCut, type PartialReply, type SearchTask, type ShardReply } from './protocol.ts';
+import { loadedKiB, NO_SPECULATION, pastCut, type PartialReply, type SearchTask, type ShardReply } from './protocol.ts';
 import type { ShapedFile, ShapeOptions } from './shape-file.ts';
 import type { Reshape, Sink } from './sink.ts';
 import { StreamSink } from './stream-sink.ts';
@@ -61,7 +61,7 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   // Past its cut a blocking search with literals still takes every shard's definitions of
   // the query's names (definition-first.ts); a stream stops at its cut.
   const definitionsPastCut = sink.batch && positiveLiterals(plan).length > 0;
-  const task: TaskParams = { planId: planned.planId, plan: planned.bytes, limit, brute: options.brute === true, cut, batch: sink.batch, definitionsPastCut, shape };
+  const task: TaskParams = { planId: planned.planId, plan: planned.bytes, limit, brute: options.brute === true, cut, batch: sink.batch, definitionsPastCut, shape, speculateFrom: NO_SPECULATION };
   run = deps.start(task, cancel, sink.ahead);
   const timer = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
   options.signal?.addEventListener('abort', stop, { once: true });
@@ -99,6 +99,7 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   try {
     for (let i = 0; i < count; i++) {
       current = i;
+      if (!pastCut(cut, ranges, read)) run.need?.(i, ranges, read);
       let answered = false;
       void run.replies[i]!.then(() => (answered = true));
       for (;;) {

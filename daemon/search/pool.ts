@@ -39,6 +39,14 @@ export interface PoolRun {
   definitionsOnly(): void;
   /** Gets a stream's files of a shard sent before its reply (protocol.ts, PartialReply). */
   onPartial?: (shard: number, reply: PartialReply) => void;
+  /**
+   * The merge is at shard `shard`, before its cut, having taken `ranges` match ranges and
+   * read `readKiB` of content from the shards before it: it needs this shard's whole
+   * answer, and those of as many after it as the cut needs at that rate (a cluster's
+   * coordinator asks again, whole, those it had searched speculatively: cluster/fan-out.ts).
+   * A run of this pool searches no shard speculatively.
+   */
+  need?(shard: number, ranges: number, readKiB: number): void;
 }
 
 class Run implements PoolRun {

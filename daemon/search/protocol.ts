@@ -108,7 +108,24 @@ export interface SearchTask {
    * per shard), rather than each as soon as it is done (a stream).
    */
   batch: boolean;
+  /**
+   * The shards from this index on are searched speculatively (shard-search.ts `speculate`):
+   * a cluster's coordinator bets that its search will be past the cut before them
+   * (cluster/fan-out.ts) and asks again, whole, any it needs after all. NO_SPECULATION
+   * (every shard whole) unless a coordinator says otherwise.
+   */
+  speculateFrom: number;
 }
+
+/** SearchTask.speculateFrom of a task that searches every shard whole. */
+export const NO_SPECULATION = 0x7fffffff;
+
+/**
+ * A shard searched speculatively is searched whole after all when at most this many of its
+ * documents can match (term-stats.ts planMaxDocs): examining them costs about what the
+ * round trip to ask for it again would, and the answer is then final.
+ */
+export const SPECULATE_WHOLE_DOCS = 64;
 
 export type ShardReply =
   /**
@@ -183,11 +200,12 @@ export function shardKey(shardPath: string, membership?: string, symbols?: strin
  */
 export const RECORDS: readonly string[][] = [
   ['status', 'result', 'files', 'repository', 'queuedNs'],
-  ['hits', 'counters', 'filtered', 'more', 'found', 'termDocs'],
+  ['hits', 'counters', 'filtered', 'more', 'found', 'termDocs', 'speculative'],
   Object.keys(emptyCounters()),
   ['id', 'codeHostType', 'name', 'displayName', 'webUrl'],
   ['status'],
-  ['planId', 'plan', 'limit', 'brute', 'shards', 'cut', 'batch', 'definitionsPastCut', 'shape'],
+  // (TaskParams as mergeSearch makes it, then its shards: pool.start({ ...task, shards }).)
+  ['planId', 'plan', 'limit', 'brute', 'cut', 'batch', 'definitionsPastCut', 'shape', 'speculateFrom', 'shards'],
   ['shardPath', 'repoId', 'membership', 'symbols', 'repo'],
   ['name', 'archived', 'fork', 'visibility', 'displayName', 'codeHostType', 'externalWebUrl'],
   ['ranges', 'rankedRanges', 'loadedKiB'],

@@ -8,7 +8,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
-import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, type FromWorker, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
+import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, SPECULATE_WHOLE_DOCS, type FromWorker, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
 import { searchShard, type PartialHits, type ShardHit } from './shard-search.ts';
 import { keepChunks, messageSent, resultRepo, shapeForMessage, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
 import { compareRanked } from './rank.ts';
@@ -140,7 +140,8 @@ function runShard(s: Known, run: number, i: number, claimedPastCut: boolean): An
     const shard = shardAt(ref);
     const repo = resultRepo(ref.repoId, ref.repo, shard, task.shape.baseUrl);
     const partial = task.batch ? undefined : partialSender(run, i, shard, repo, task);
-    const result = searchShard(shard, plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0, task.batch ? undefined : { contextLines: task.shape.contextLines, keep: keepChunks }, partial);
+    const speculate = i >= task.speculateFrom ? SPECULATE_WHOLE_DOCS : undefined;
+    const result = searchShard(shard, plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0, task.batch ? undefined : { contextLines: task.shape.contextLines, keep: keepChunks }, partial, speculate);
     // A shard claimed past the cut is past the searcher's cut too (protocol.ts): of its
     // hits the searcher keeps the definitions only.
     const files = filesOf(claimedPastCut ? result.hits.filter((hit) => hit.definition) : result.hits, shard, repo, i);

@@ -287,7 +287,8 @@ export class Searcher implements SearchService {
    * Starts a search task on shards of this node's index named by repository and shard file
    * (a cluster's fan-out, cluster/fan-out.ts: the coordinator's own part, or a peer's
    * request): `held[k]` is the run's shard index of `units[k]`, or -1 when the current
-   * index does not hold it (another generation, or not copied here). The snapshot is held
+   * index does not hold it (another generation, or not copied here); the task's
+   * speculateFrom is an index into `units`. The snapshot is held
    * until release(), so that the files stay while the coordinator may still reshape them.
    */
   startUnits(units: ReadonlyArray<{ repoId: number; file: string }>, task: TaskParams, cancel: SharedArrayBuffer, grant: number): UnitRun {
@@ -304,7 +305,9 @@ export class Searcher implements SearchService {
       entries.push(e);
       return entries.length - 1;
     });
-    const run = pool.start({ ...task, shards: entries.map(refOf) }, cancel, grant);
+    // The task's speculateFrom counts units; the run's shards are the units held.
+    const speculateFrom = task.speculateFrom >= units.length ? task.speculateFrom : held.slice(0, task.speculateFrom).filter((at) => at >= 0).length;
+    const run = pool.start({ ...task, speculateFrom, shards: entries.map(refOf) }, cancel, grant);
     let released = false;
     return {
       run,

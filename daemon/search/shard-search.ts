@@ -13,7 +13,7 @@ import { specialize, type Tree } from './match-tree.ts';
 import type { Matcher } from './matcher.ts';
 import { symbolNameRange } from '../symbols/name-range.ts';
 import { symbolHits, type SymbolHits } from './symbol-search.ts';
-import { termDocFrequencies } from './term-stats.ts';
+import { planMaxDocs, termDocFrequencies } from './term-stats.ts';
 import { scoreHits } from './hit-score.ts';
 import { hasWholeWord } from './rank.ts';
 import { definingDocs, definitionsConfined, definitionsFirst, positiveLiterals } from './definition-first.ts';
@@ -71,6 +71,12 @@ export interface ShardSearchResult {
   found: number;
   /** Per term id of the plan: documents of the shard that may hold it (the ranking's df; term-stats.ts). Empty when there is no hit. */
   termDocs: number[];
+  /**
+   * Searched speculatively for its definitions only (`speculate`): the hits are what the
+   * shard gives a search past its cut, and a search before its cut must ask the shard
+   * again, whole. False when the shard was searched whole (or past the cut as told).
+   */
+  speculative: boolean;
 }
 
 /** Branches whose versions the same tree decides (see branchClasses). */
@@ -145,9 +151,16 @@ export function searchShard(
   locate?: { contextLines: number; keep?: (json: Uint8Array) => Uint8Array },
   /** A stream's hits handed over while the shard runs (PartialHits); the result holds the rest. */
   partial?: PartialHits,
+  /**
+   * A bet that the search will be past its cut before this shard (cluster/fan-out.ts): the
+   * shard is searched for its definitions only, as past the cut, unless at most this many
+   * of its documents can match (planMaxDocs), which costs little enough to search whole.
+   * The result says which it did (`speculative`).
+   */
+  speculate?: number,
 ): ShardSearchResult {
   const counters = emptyCounters();
-  const result: ShardSearchResult = { hits: [], counters, filtered: false, more: false, found: 0, termDocs: [] };
+  const result: ShardSearchResult = { hits: [], counters, filtered: false, more: false, found: 0, termDocs: [], speculative: false };
   const t0 = process.hrtime.bigint();
   const classes = branchClasses(plan, shard.facts(repo));
   let construction = Number(process.hrtime.bigint() - t0);
@@ -175,9 +188,11 @@ export function searchShard(
     // Documents on none of the class's branches are other branches' versions (or dead).
     const onBranches = docsOnAny(shard, cls.branches);
     first ??= definingDocs(shard, positiveLiterals(plan), useIndex);
+    // Decided once per shard, before its first class: every class is searched alike.
+    if (speculate !== undefined && useIndex && cls === classes[0] && definitionsOnly?.() !== true) result.speculative = planMaxDocs(shard, plan) > speculate;
     // Only the definitions wanted from the start: no posting list is read (a definition
     // that is not a candidate fails its check as it would have).
-    const onlyDefinitions = definitionsOnly?.() === true;
+    const onlyDefinitions = result.speculative || definitionsOnly?.() === true;
     const examine: Examine = { cap: Math.min(EXAMINE_PER_LIMIT * (limit + 1), PRIOR_MAX_CANDIDATES), capped: false };
     const candidates = onlyDefinitions
       ? onBranches === null ? first : intersectSorted(onBranches, first)

@@ -42,3 +42,29 @@ export function maxDocs(table: NgramTable, q: NgramQuery, docCount: number): num
       return Math.min(docCount, q.args.reduce((n, a) => n + maxDocs(table, a, docCount), 0));
   }
 }
+
+/**
+ * An upper bound of the documents of the shard that can match the plan, from the trigram
+ * tables alone (no posting list read): what a speculative search (shard-search.ts,
+ * `speculate`) weighs to decide whether searching a shard whole costs little enough. Terms
+ * it cannot bound from a table (file names, negations, repository and branch filters)
+ * bound nothing: every document.
+ */
+export function planMaxDocs(shard: Shard, plan: Plan): number {
+  const all = shard.docCount;
+  const walk = (n: PlanNode): number => {
+    switch (n.op) {
+      case 'and':
+        return n.children.reduce((m, c) => Math.min(m, walk(c)), all);
+      case 'or':
+        return Math.min(all, n.children.reduce((s, c) => s + walk(c), 0));
+      case 'content':
+        return maxDocs(shard.content, n.term.ngrams, all);
+      case 'const':
+        return n.value ? all : 0;
+      default:
+        return all;
+    }
+  };
+  return walk(plan.root);
+}

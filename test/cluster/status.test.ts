@@ -173,8 +173,14 @@ describe('trawl cluster status and the cluster in /metrics (three nodes, replica
     const now = await scrape(nodes[0]!);
     const delta = (name: string) => now.get(name)! - was.get(name)!;
     t.diagnostic(`${s.summary.shards} shards; node a holds ${s.nodes[0]!.shards} and asked ${notHere.length} of others`);
-    assert.equal(delta('trawl_cluster_remote_shards_total'), notHere.length);
-    assert.equal(delta('trawl_cluster_remote_requests_total'), asked.length);
+    // This search never reaches its cut: the shards node a searched speculatively (fan-out.ts)
+    // it asked again, whole, and only those.
+    const again = delta('trawl_cluster_shards_asked_again_total');
+    assert.ok(again <= delta('trawl_cluster_speculative_shards_total'));
+    assert.ok(delta('trawl_cluster_remote_shards_total') >= notHere.length);
+    assert.ok(delta('trawl_cluster_remote_shards_total') <= notHere.length + again);
+    if (again === 0) assert.equal(delta('trawl_cluster_remote_requests_total'), asked.length);
+    else assert.ok(delta('trawl_cluster_remote_requests_total') >= asked.length);
     assert.equal(delta('trawl_cluster_shard_failures_total'), 0);
     assert.equal(delta('trawl_cluster_shard_retries_total'), 0);
     assert.equal(delta('trawl_cluster_unavailable_shards_total'), 0);

@@ -22,7 +22,7 @@ import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
 import { SearchPool, type PoolRun } from '../../daemon/search/pool.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
-import { packr, shardRef, type SearchTask, type ShardRef, type ShardReply } from '../../daemon/search/protocol.ts';
+import { NO_SPECULATION, packr, shardRef, type SearchTask, type ShardRef, type ShardReply } from '../../daemon/search/protocol.ts';
 import type { ShapeOptions } from '../../daemon/search/shape-file.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { haystackIndex as haystack, metrics, until } from '../helpers/haystack.ts';
@@ -129,7 +129,7 @@ test('a stopped search takes its queued shard tasks out of the pool at once', as
     const m = readAllManifests(dataDir)[0]!;
     const plan = packr.pack(planQuery({ ...QUERY }));
     const shard = (i: number): ShardRef => shardRef(join(shardsDir(dataDir, m.repoId), m.shards[i % m.shards.length]!.file), m.repoId);
-    const task = (planId: number, ...ids: number[]): SearchTask => ({ planId, plan, limit: 100000, brute: false, shards: ids.map(shard), cut: { ranges: 100000, rankedRanges: 100000, loadedKiB: Infinity }, batch: false, definitionsPastCut: false, shape: SHAPE });
+    const task = (planId: number, ...ids: number[]): SearchTask => ({ planId, plan, limit: 100000, brute: false, shards: ids.map(shard), cut: { ranges: 100000, rankedRanges: 100000, loadedKiB: Infinity }, batch: false, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION });
     const live = new SharedArrayBuffer(4);
     const gone = new SharedArrayBuffer(4);
     // Closing the pool after a failed assertion rejects what is still queued: not the failure to report.

@@ -11,7 +11,7 @@ import { readAllManifests } from '../../daemon/index/manifest.ts';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
 import { SearchPool } from '../../daemon/search/pool.ts';
-import { packr, shardRef, type SearchTask, type ShardReply } from '../../daemon/search/protocol.ts';
+import { NO_SPECULATION, packr, shardRef, type SearchTask, type ShardReply } from '../../daemon/search/protocol.ts';
 import type { ShapeOptions } from '../../daemon/search/shape-file.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { haystackIndex as haystack } from '../helpers/haystack.ts';
@@ -29,7 +29,7 @@ async function task(query: string, regex: boolean, planId: number, batch = false
   const dataDir = await haystackIndex();
   const m = readAllManifests(dataDir)[0]!;
   const plan = packr.pack(planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: true }));
-  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => shardRef(join(shardsDir(dataDir, m.repoId), s.file), m.repoId)), cut: { ranges: stopAfter, rankedRanges: stopAfter, loadedKiB: Infinity }, batch, definitionsPastCut: false, shape: SHAPE };
+  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => shardRef(join(shardsDir(dataDir, m.repoId), s.file), m.repoId)), cut: { ranges: stopAfter, rankedRanges: stopAfter, loadedKiB: Infinity }, batch, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION };
 }
 
 const workers = (pool: SearchPool) => (pool as unknown as { slots: Array<{ worker: Worker }> }).slots.map((s) => s.worker);
