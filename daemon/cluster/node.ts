@@ -71,7 +71,7 @@ export class ClusterNode {
     this.keys = new ClusterKeys(o.settings.name);
     this.auth = auth;
     this.view = new ClusterView(o.self.id, membership, published, holdings, o.settings.replicationFactor);
-    this.replicator = new Replicator({ dataDir: o.dataDir, view: this.view, peers, log: o.log, rebuild: o.rebuild, counters: o.counters });
+    this.replicator = new Replicator({ dataDir: o.dataDir, view: this.view, peers, log: o.log, rebuild: o.rebuild, counters: o.counters, orphanGraceMs: o.settings.nodeTimeoutMs });
     this.fanOut = new FanOut({
       self: o.self.id,
       searcher: o.searcher,
@@ -157,7 +157,7 @@ export class ClusterNode {
   /** A build here committed a manifest: publish it, then replicate (the promise: for whoever waits; failures are logged). */
   onCommit(m: Manifest): Promise<void> {
     return this.replicator
-      .publishLocal(m)
+      .publishBuild(m)
       .then(async () => void (await this.replicator.schedule()))
       .catch((err: Error) => this.o.log.warn({ repoId: m.repoId, err: err.message }, 'publishing a build failed; retried next round'));
   }

@@ -20,7 +20,11 @@
 //   search asks for it.
 // - A repository published as removed (a tombstone) is retired here.
 // - A published shard that no live node holds any more (every copy was on nodes that
-//   died) cannot be copied: `rebuild` queues the repository's build again.
+//   died) cannot be copied: `rebuild` queues the repository's build again, once it has
+//   been so for `orphanGraceMs` of this node's rounds (a node's view of the others'
+//   holdings trails their publications by up to a heartbeat, and nodes restarting together
+//   rejoin one by one: a build of Linux takes half a minute of a core, and each published
+//   build, seen before its builder's holdings, once queued the next one, without end).
 //
 // Afterwards the node writes what it holds (holdings.ts), which the others read to send it
 // searches and to judge whether they may drop their own copies.
@@ -58,6 +62,8 @@ export interface ReplicatorOptions {
   rebuild(repoId: number): void;
   /** How long a copy of one file may take before it is tried from another holder. */
   copyTimeoutMs?: number;
+  /** How long a published shard must have had no live holder, as this node saw it, before its repository is built again (the cluster's nodeTimeoutMs). */
+  orphanGraceMs: number;
   /** Shards and bytes copied, copies that failed (/metrics). */
   counters: ClusterCounters;
 }
@@ -71,6 +77,9 @@ export interface RoundReport {
   idle: boolean;
 }
 
+/** A node rebuilds nothing in its first this many orphan graces: the nodes of a cluster restarted together are then back. */
+const STARTUP_GRACES = 3;
+
 export class Replicator {
   #running: Promise<RoundReport> | undefined;
   #again = false;
@@ -79,6 +88,10 @@ export class Replicator {
   #settled = '';
   /** This node's manifests, by the index-version they were read at. */
   #local: { version: string; manifests: LoadedManifest[] } | undefined;
+  /** Since when each published shard ("<repo>/<generation>/<file>") this node would rebuild has been seen without a live holder. */
+  #orphans = new Map<string, number>();
+  /** When this replicator started: nodes restarting together rejoin one by one (STARTUP_GRACES). */
+  readonly #startedAt = Date.now();
 
   constructor(private readonly o: ReplicatorOptions) {}
 
@@ -106,7 +119,16 @@ export class Replicator {
     await this.#running?.catch(() => {});
   }
 
-  /** Publishes a manifest this node's build committed (indexer.ts onCommit). */
+  /**
+   * Publishes a manifest this node's build committed (indexer.ts onCommit). Its holdings
+   * go first, so that a node reading the publication finds its builder holding it.
+   */
+  async publishBuild(m: Manifest | LoadedManifest): Promise<boolean> {
+    await this.writeHoldings();
+    return this.publishLocal(m);
+  }
+
+  /** Publishes a whole build this node holds. */
   async publishLocal(m: Manifest | LoadedManifest): Promise<boolean> {
     if (m.version !== 2 || m.subset) return false;
     const { retired: _r, indexVersion: _v, subset: _s, ...manifest } = m as Manifest;
@@ -159,12 +181,21 @@ export class Replicator {
         const keep = extra.filter((s) => view.holdings.holders(live, p.repoId, p.generation, s.file).filter((n) => n !== self).length < replicas);
         const missing = wanted.filter((s) => !atGeneration.has(s.file));
         for (const s of shards) {
-          if (view.holdings.holders(live, p.repoId, p.generation, s.file).length === 0 && placement.owners(p.repoId, s.file)[0] === self) {
-            log.warn({ repoId: p.repoId, shard: s.file }, 'no live node holds this shard any more: its repository is built again');
-            this.o.rebuild(p.repoId);
-            unsettled = true;
-            break;
+          const key = `${p.repoId}/${p.generation}/${s.file}`;
+          if (view.holdings.holders(live, p.repoId, p.generation, s.file).length > 0 || placement.owners(p.repoId, s.file)[0] !== self) {
+            this.#orphans.delete(key);
+            continue;
           }
+          // Still orphaned at the next rounds (one a heartbeat while unsettled) until the grace has passed.
+          unsettled = true;
+          const now = Date.now();
+          const since = this.#orphans.get(key) ?? now;
+          this.#orphans.set(key, since);
+          if (now - since < this.o.orphanGraceMs || now - this.#startedAt < STARTUP_GRACES * this.o.orphanGraceMs) continue;
+          this.#orphans.delete(key);
+          log.warn({ repoId: p.repoId, shard: s.file }, 'no live node holds this shard any more: its repository is built again');
+          this.o.rebuild(p.repoId);
+          break;
         }
         if (missing.length === 0 && keep.length === extra.length && mine?.generation === p.generation) continue;
         const copied = await this.#copy(p, missing, live);
