@@ -30,11 +30,10 @@
 // speculatively (shard-search.ts `speculate`): for its definitions only, as past the cut,
 // unless so few of its documents can match that searching it whole costs as little. Such
 // a reply is held back until the merge's cut passes (it is then exactly what the shard
-// gives past the cut), or until the matches of the shards the merge has taken say the cut
-// will come after it (PoolRun.need): then it is asked again, whole, of the node that
-// searched it, with every other the cut needs at that rate, at once. The answer is the
-// same either way; a lost bet costs a round trip. A stream takes no bet (it shows files as
-// they come).
+// gives past the cut), or until the merge reaches it before its cut (PoolRun.need): then
+// it is asked again, whole, of the node that searched it, with as many after it as the cut
+// needs at the rate of the shards taken, at once. The answer is the same either way; a
+// lost bet costs a round trip. A stream takes no bet (it shows files as they come).
 
 import type { TaskParams } from '../search/merge.ts';
 import type { Cut } from '../search/protocol.ts';
@@ -298,14 +297,15 @@ class Composite implements PoolRun {
 
   /**
    * The merge is at unit `i`, before its cut, having taken `ranges` ranges and read
-   * `readKiB` from the units before: the units the cut still needs at that rate must be
-   * whole. Those searched speculatively among them (lost bets) are asked again whole of the
-   * nodes that searched them (their pages are warm there), all at once, while the merge
-   * still waits for the units before them.
+   * `readKiB` from the units before. When `i` was searched speculatively (a lost bet), it
+   * and the units after it that the cut still needs at the rate of those before are asked
+   * again whole of the nodes that searched them (their pages are warm there), at once.
+   * Only then: the units of a repository differ too much for the rate of the first one or
+   * two to say how far the cut is (asked at the first unit, a regex over Linux whose cut
+   * came at its fourth unit had all ten searched whole).
    */
   need(i: number, ranges: number, readKiB: number): void {
-    // Before any unit is taken nothing says how far the cut is.
-    if (i === 0 || this.#stopped) return;
+    if (i < this.#wholeBelow || this.#stopped) return;
     const to = Math.min(this.units.length, i + unitsToCut(this.task.cut, i, ranges, readKiB));
     if (to <= this.#wholeBelow) return;
     const from = this.#wholeBelow;
