@@ -26,8 +26,9 @@
 // searched its own first shards whole, work the merge then dropped (on Linux, a cluster of
 // four on two cores spent ~3x one daemon's CPU per request, most of it on such shards).
 // So a blocking search bets: the first shards, as many as the cut needs at the least (each
-// shard gives at most `limit` + 1 ranges), are searched whole; every later one is searched
-// speculatively (shard-search.ts `speculate`): for its definitions only, as past the cut,
+// shard gives at most `limit` + 1 ranges), are searched whole; every later one that another
+// node searches is searched speculatively (this node's own part takes its shards in order
+// and hears of the cut at once, as one node does) (shard-search.ts `speculate`): for its definitions only, as past the cut,
 // unless so few of its documents can match that searching it whole costs as little. Such
 // a reply is held back until the merge's cut passes (it is then exactly what the shard
 // gives past the cut), or until the merge reaches it before its cut (PoolRun.need): then
@@ -131,8 +132,10 @@ class Composite implements PoolRun {
   readonly #current: Array<Part | undefined>;
   /** Speculative replies held back until the cut passes (see the file's comment). */
   readonly #held: Array<{ reply: ShardReply; part: Part; at: number } | undefined>;
-  /** Units before this one are searched whole; the others speculatively (started so). */
+  /** Units from this one on are searched speculatively by the other nodes' parts. */
   #wholeBelow: number;
+  /** Whether the part each unit waits for searches it speculatively. */
+  readonly #speculative: boolean[];
   readonly #parts: Part[] = [];
   #stopped = false;
   #defsOnly = false;
@@ -155,6 +158,7 @@ class Composite implements PoolRun {
     this.#current = new Array(units.length);
     this.#held = new Array(units.length);
     this.#wholeBelow = wholeAtFirst(task, units.length);
+    this.#speculative = units.map(() => false);
     this.#ask(units.map((_, i) => i));
   }
 
@@ -218,9 +222,14 @@ class Composite implements PoolRun {
     this.#resolve(i, reply, part, at);
   }
 
-  /** The task of a part asking `list` (ascending): from which of its units on it speculates. */
-  #taskFor(list: number[]): TaskParams {
-    const from = list.findIndex((i) => i >= this.#wholeBelow);
+  /**
+   * The task of a part asking `list` (ascending): from which of its units on it speculates.
+   * This node's own part never does: its worker takes its units in order and the merge
+   * tells it the cut at once (one node, or nodes holding every shard, bet nothing).
+   */
+  #taskFor(list: number[], local: boolean): TaskParams {
+    const from = local ? -1 : list.findIndex((i) => i >= this.#wholeBelow);
+    list.forEach((i, k) => (this.#speculative[i] = from >= 0 && k >= from));
     if (from < 0) return this.task.speculateFrom === NO_SPECULATION ? this.task : { ...this.task, speculateFrom: NO_SPECULATION };
     this.o.counters.speculativeShards.inc(list.length - from);
     return { ...this.task, speculateFrom: from };
@@ -229,7 +238,7 @@ class Composite implements PoolRun {
   #local(list: number[]): Part {
     const unitRun = this.o.searcher.startUnits(
       list.map((i) => this.units[i]!),
-      this.#taskFor(list),
+      this.#taskFor(list, true),
       this.cancel,
       grantWithin(list, this.grantedTo),
     );
@@ -264,7 +273,7 @@ class Composite implements PoolRun {
       this.#where[i] = { part, at: k };
     });
     part.start(
-      this.#taskFor(list),
+      this.#taskFor(list, false),
       list.map((i) => ({ repoId: this.units[i]!.repoId, file: this.units[i]!.file })),
       (k, reply) => {
         const i = list[k]!;
@@ -310,17 +319,17 @@ class Composite implements PoolRun {
     if (to <= this.#wholeBelow) return;
     const from = this.#wholeBelow;
     this.#wholeBelow = to;
-    const byPart = new Map<Part, number[]>();
+    const byPart = new Map<RemotePart, number[]>();
     for (let j = from; j < to; j++) {
       const part = this.#current[j];
-      if (this.#resolvers[j] === undefined || !part) continue;
+      if (this.#resolvers[j] === undefined || !(part instanceof RemotePart) || !this.#speculative[j]) continue;
       const list = byPart.get(part) ?? [];
       list.push(j);
       byPart.set(part, list);
     }
     for (const [part, list] of byPart) {
       this.o.counters.shardsAskedAgain.inc(list.length);
-      this.#parts.push(part instanceof RemotePart ? this.#remote(part.node, list) : this.#local(list));
+      this.#parts.push(this.#remote(part.node, list));
     }
   }
 
