@@ -27,9 +27,10 @@
 // four on two cores spent ~3x one daemon's CPU per request, most of it on such shards).
 // So a blocking search bets: the first shards, as many as the cut needs at the least (each
 // shard gives at most `limit` + 1 ranges), are searched whole; every later one that another
-// node searches is searched speculatively (this node's own part takes its shards in order
-// and hears of the cut at once, as one node does) (shard-search.ts `speculate`): for its definitions only, as past the cut,
-// unless so few of its documents can match that searching it whole costs as little. Such
+// node searches is searched speculatively (shard-search.ts `speculate`): for its
+// definitions only, as past the cut, unless so few of its documents can match that
+// searching it whole costs as little. (This node's own part takes its shards in order and
+// hears of the cut at once, as one node does: it bets nothing.) Such
 // a reply is held back until the merge's cut passes (it is then exactly what the shard
 // gives past the cut), or until the merge reaches it before its cut (PoolRun.need): then
 // it is asked again, whole, of the node that searched it, with as many after it as the cut
@@ -37,10 +38,9 @@
 // lost bet costs a round trip. A stream takes no bet (it shows files as they come).
 
 import type { TaskParams } from '../search/merge.ts';
-import type { Cut } from '../search/protocol.ts';
 import { mergeSearch } from '../search/merge.ts';
 import type { PoolRun } from '../search/pool.ts';
-import { NO_SPECULATION, type PartialReply, type ShardReply } from '../search/protocol.ts';
+import { NO_SPECULATION, type Cut, type PartialReply, type ShardReply } from '../search/protocol.ts';
 import { failOnServiceAbort, parseFile, type Searcher, type UnitRun } from '../search/searcher.ts';
 import type { SearchOptions, SearchService, UnavailableShard, WireResponse } from '../search/search-options.ts';
 import type { ShapedFile, ShapeOptions } from '../search/shape-file.ts';

@@ -156,6 +156,8 @@ export class Replicator {
     const placement = view.placement;
     const replicas = placement.replicas;
 
+    /** Orphans seen this round: the others (their shard regained a holder, or a newer build replaced it) are forgotten. */
+    const orphaned = new Set<string>();
     for (const p of view.published.all()) {
       if (this.#stopped) break;
       const mine = local.get(p.repoId);
@@ -181,13 +183,11 @@ export class Replicator {
         const keep = extra.filter((s) => view.holdings.holders(live, p.repoId, p.generation, s.file).filter((n) => n !== self).length < replicas);
         const missing = wanted.filter((s) => !atGeneration.has(s.file));
         for (const s of shards) {
+          if (view.holdings.holders(live, p.repoId, p.generation, s.file).length > 0 || placement.owners(p.repoId, s.file)[0] !== self) continue;
           const key = `${p.repoId}/${p.generation}/${s.file}`;
-          if (view.holdings.holders(live, p.repoId, p.generation, s.file).length > 0 || placement.owners(p.repoId, s.file)[0] !== self) {
-            this.#orphans.delete(key);
-            continue;
-          }
           // Still orphaned at the next rounds (one a heartbeat while unsettled) until the grace has passed.
           unsettled = true;
+          orphaned.add(key);
           const now = Date.now();
           const since = this.#orphans.get(key) ?? now;
           this.#orphans.set(key, since);
@@ -222,6 +222,7 @@ export class Replicator {
         log.warn({ repoId: p.repoId, err: (err as Error).message }, 'replicating a repository failed; retried next round');
       }
     }
+    for (const key of this.#orphans.keys()) if (!orphaned.has(key)) this.#orphans.delete(key);
     // A build of this node's that was never published (Redis lost it, or this node built
     // while Redis was away) is published now.
     for (const m of local.values()) {
