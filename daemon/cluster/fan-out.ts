@@ -30,7 +30,8 @@
 // node searches is searched speculatively (shard-search.ts `speculate`): for its
 // definitions only, as past the cut, unless so few of its documents can match that
 // searching it whole costs as little. (This node's own part takes its shards in order and
-// hears of the cut at once, as one node does: it bets nothing.) Such
+// hears of the cut at once, as one node does: it bets only on shards that follow one of
+// another node's, where it would run ahead of the merge.) Such
 // a reply is held back until the merge's cut passes (it is then exactly what the shard
 // gives past the cut), or until the merge reaches it before its cut (PoolRun.need): then
 // it is asked again, whole, of the node that searched it, with as many after it as the cut
@@ -224,21 +225,26 @@ class Composite implements PoolRun {
 
   /**
    * The task of a part asking `list` (ascending): from which of its units on it speculates.
-   * This node's own part never does: its worker takes its units in order and the merge
-   * tells it the cut at once (one node, or nodes holding every shard, bet nothing).
+   * This node's own part bets only on units that follow one of another node: up to there
+   * its worker takes the units in order, as one node does, and the merge tells it the cut
+   * at once (one node, or nodes holding every shard, bet nothing); past such a unit it would
+   * run ahead of the merge, which waits for the other node's reply, searching whole what
+   * the cut may drop (common words on four nodes: most of the coordinator's CPU).
    */
-  #taskFor(list: number[], local: boolean): TaskParams {
-    const from = local ? -1 : list.findIndex((i) => i >= this.#wholeBelow);
+  #taskFor(list: number[], local: boolean, taken?: Taken): TaskParams {
+    // list[k] === k: every unit before is this part's (the list is ascending).
+    const from = list.findIndex((i, k) => i >= this.#wholeBelow && !(local && i === k));
     list.forEach((i, k) => (this.#speculative[i] = from >= 0 && k >= from));
-    if (from < 0) return this.task.speculateFrom === NO_SPECULATION ? this.task : { ...this.task, speculateFrom: NO_SPECULATION };
+    const task = taken ? { ...this.task, cut: cutAfter(this.task.cut, taken) } : this.task;
+    if (from < 0) return task.speculateFrom === NO_SPECULATION ? task : { ...task, speculateFrom: NO_SPECULATION };
     this.o.counters.speculativeShards.inc(list.length - from);
-    return { ...this.task, speculateFrom: from };
+    return { ...task, speculateFrom: from };
   }
 
-  #local(list: number[]): Part {
+  #local(list: number[], taken?: Taken): Part {
     const unitRun = this.o.searcher.startUnits(
       list.map((i) => this.units[i]!),
-      this.#taskFor(list, true),
+      this.#taskFor(list, true, taken),
       this.cancel,
       grantWithin(list, this.grantedTo),
     );
@@ -264,7 +270,7 @@ class Composite implements PoolRun {
     return part;
   }
 
-  #remote(node: string, list: number[]): Part {
+  #remote(node: string, list: number[], taken?: Taken): Part {
     this.o.counters.remoteRequests.inc();
     this.o.counters.remoteShards.inc(list.length);
     const part = new RemotePart(node, this.o);
@@ -273,7 +279,7 @@ class Composite implements PoolRun {
       this.#where[i] = { part, at: k };
     });
     part.start(
-      this.#taskFor(list, false),
+      this.#taskFor(list, false, taken),
       list.map((i) => ({ repoId: this.units[i]!.repoId, file: this.units[i]!.file })),
       (k, reply) => {
         const i = list[k]!;
@@ -319,17 +325,18 @@ class Composite implements PoolRun {
     if (to <= this.#wholeBelow) return;
     const from = this.#wholeBelow;
     this.#wholeBelow = to;
-    const byPart = new Map<RemotePart, number[]>();
+    const taken = { ranges, readKiB };
+    const byPart = new Map<Part, number[]>();
     for (let j = from; j < to; j++) {
       const part = this.#current[j];
-      if (this.#resolvers[j] === undefined || !(part instanceof RemotePart) || !this.#speculative[j]) continue;
+      if (this.#resolvers[j] === undefined || part === undefined || !this.#speculative[j]) continue;
       const list = byPart.get(part) ?? [];
       list.push(j);
       byPart.set(part, list);
     }
     for (const [part, list] of byPart) {
       this.o.counters.shardsAskedAgain.inc(list.length);
-      this.#parts.push(this.#remote(part.node, list));
+      this.#parts.push(part instanceof RemotePart ? this.#remote(part.node, list, taken) : this.#local(list, taken));
     }
   }
 
@@ -396,6 +403,24 @@ class Composite implements PoolRun {
   close(): void {
     for (const p of this.#parts) p.close();
   }
+}
+
+/** What the merge took from the units before a part's first: their ranges and KiB read. */
+interface Taken {
+  ranges: number;
+  readKiB: number;
+}
+
+/**
+ * A part's cut once the merge has taken `taken` from the units before its first: its
+ * workers count only their own units' ranges and reads (protocol.ts, FOUND and LOADED), so
+ * the cut they apply is the search's less what the merge holds already. With every unit
+ * before the part's first taken, and its units in a row, they stop exactly where the merge
+ * would; with units of other parts among them they count less and stop later, never
+ * before the merge's cut.
+ */
+export function cutAfter(cut: Cut, taken: Taken): Cut {
+  return { ranges: cut.ranges - taken.ranges, rankedRanges: cut.rankedRanges - taken.ranges, loadedKiB: cut.loadedKiB - taken.readKiB };
 }
 
 /**
