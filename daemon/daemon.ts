@@ -388,7 +388,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           inUse: () => searcher!.inUse(),
           // Each build gets generations no other node's build of the repository got
           // (published.ts allocate), and publishes what it commits.
-          indexExtras: async (record) => {
+          indexExtras: async (record, job) => {
             const local = loadManifest(dataDir, record.repoId);
             const least = local && !('unreadable' in local) ? local.generation + 1 : 1;
             const published = n.view.published.get(record.repoId);
@@ -396,8 +396,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
               minGeneration: await n.view.published.allocate(record.repoId, least),
               onCommit: (m) => void n.onCommit(m),
               // What the cluster serves now: a repository whose refs did not move is not built
-              // again, unless some shard of it lost every copy.
-              ...(published?.manifest && !published.deleted && n.view.servable(record.repoId) ? { current: published.manifest } : {}),
+              // again, unless some shard of it lost every copy (the replicator decides so,
+              // after its grace, and queues a rebuild). A listing's job does not ask: nodes
+              // restarted together rejoin one by one, and a listing run meanwhile saw shards
+              // without a live holder and built every repository again.
+              ...(published?.manifest && !published.deleted && (job.rebuild !== true || n.view.servable(record.repoId)) ? { current: published.manifest } : {}),
             };
           },
         });

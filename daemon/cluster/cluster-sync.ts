@@ -211,7 +211,8 @@ export class ClusterSyncScheduler {
 
   /**
    * Queues one repository's build again, from any node (a shard of it lost every copy,
-   * replicator.ts): its job as the last listing made it, unless it is backing off from
+   * replicator.ts): its job as the last listing made it, marked `rebuild` (a listing's job
+   * leaves an index whose refs did not move as it is), unless it is backing off from
    * failures. False when no listing has queued it yet (the next one will). A job of the
    * repository already waiting or running is not queued twice (jobs.ts).
    */
@@ -220,7 +221,7 @@ export class ClusterSyncScheduler {
     const json = await this.#redis.hget(this.#options.keys.listing, String(repoId));
     const record = json === null ? undefined : await this.#options.store.getRepo(repoId);
     if (json === null || !record || backingOff(record, (this.#options.now ?? Date.now)())) return false;
-    await this.#jobs.enqueue([JSON.parse(json) as RepoJob]);
+    await this.#jobs.enqueue([{ ...(JSON.parse(json) as RepoJob), rebuild: true }]);
     return true;
   }
 

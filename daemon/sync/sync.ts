@@ -42,7 +42,7 @@ export interface SyncOptions {
    * repository's fetch, just before its build, and passed through to indexPath. A failure
    * here is the repository's failure (recorded, retried with back-off).
    */
-  indexExtras?: (record: RepoRecord) => Promise<IndexExtras>;
+  indexExtras?: (record: RepoRecord, w: Pick<Work, 'rebuild'>) => Promise<IndexExtras>;
 }
 
 /** What a cluster adds to a build: the least generation it may use, and the hook told of each manifest it commits (to publish it). */
@@ -69,6 +69,8 @@ export interface Work {
   connection: Connection;
   /** The connection's name in config.connections. */
   connectionName: string;
+  /** RepoJob.rebuild. */
+  rebuild?: boolean;
 }
 
 /**
@@ -82,6 +84,12 @@ export interface RepoJob {
   hostRepo: HostRepo;
   /** Run even when the repository is backing off (a forced pass). */
   force?: boolean;
+  /**
+   * Queued because a shard of the repository's published index lost every copy (a
+   * cluster's replicator.ts, ClusterSyncScheduler.requeue): built even if its refs did not
+   * move, when no copy came back meanwhile.
+   */
+  rebuild?: boolean;
 }
 
 /** A pass: the listing, then every listed repository fetched and indexed, a few at a time. */
@@ -206,7 +214,7 @@ export async function syncRepoJob(options: SyncOptions, job: RepoJob, workers: n
     throw new Error(`cannot sync ${record.repoName}: connection "${job.connection}" is not configured on this node (its configuration differs from the node that listed it)`);
   }
   const host = createCodeHost(job.connection, connection, options.hostOptions);
-  const w: Work = { record, host, hostRepo: job.hostRepo, connection, connectionName: job.connection };
+  const w: Work = { record, host, hostRepo: job.hostRepo, connection, connectionName: job.connection, ...(job.rebuild === true ? { rebuild: true } : {}) };
   return syncRepo(job.force === true ? { ...options, force: true } : options, w, 0, 1, workers, log, options.now ?? Date.now);
 }
 
@@ -240,7 +248,7 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
       kind: 'git',
       source: mirror.path,
     };
-    const extras = (await options.indexExtras?.(record)) ?? {};
+    const extras = (await options.indexExtras?.(record, w)) ?? {};
     const summary = await indexPath(mirror.path, {
       ...extras,
       dataDir: options.dataDir,

@@ -1,0 +1,117 @@
+// A cluster whose nodes all stop and come back one by one builds nothing again: the first
+// listing after the restart runs while only some nodes are back, so some shards have no
+// live holder yet, and that is not a lost shard (the replicator decides that, after its
+// grace, and asks for a rebuild: ClusterSyncScheduler.requeue). Before, the listing's job
+// saw the shards without a holder and built every repository again, a new generation at
+// every restart (a four-node Linux cluster: one full build per restart).
+//
+// Three `trawl serve` processes (replication 2) on a private PostgreSQL and Redis, four git
+// repositories; all three stopped; one restarted and left alone until its listing's jobs
+// have run (each repository's last success recorded after the restart), then the others:
+// every repository keeps its generation, and every shard regains its two holders.
+
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
+import { settled, type ClusterStatus } from '../../daemon/cluster/status.ts';
+import { openPgStore } from '../../daemon/store/pg-store.ts';
+import type { Store } from '../../daemon/store/store.ts';
+import { generateCorpus, tempDir } from '../helpers/corpus.ts';
+import { call } from '../helpers/daemon.ts';
+import { TestRepo } from '../helpers/git.ts';
+import { until } from '../helpers/haystack.ts';
+import type { TestPostgres } from '../helpers/postgres.ts';
+import type { TestRedis } from '../helpers/redis.ts';
+import { startClusterBackends } from '../helpers/cluster.ts';
+import { serve, stop, type ServeProcess } from '../helpers/serve.ts';
+
+const REPOS = 4;
+const dir = tempDir('cluster-restart');
+let redis: TestRedis | undefined;
+let postgres: TestPostgres | undefined;
+let store: Store | undefined;
+let skip: string | undefined;
+let configPath = '';
+let ownerKey = '';
+const procs = new Map<string, ServeProcess>();
+
+function start(id: string): Promise<ServeProcess> {
+  return serve(['--config', configPath, '--data-dir', join(dir.path, id), '--node-id', id]).then((p) => {
+    procs.set(id, p);
+    return p;
+  });
+}
+
+async function status(url: string): Promise<ClusterStatus | undefined> {
+  const res = await call(`${url}/api/cluster`, { headers: { 'X-Sourcebot-Api-Key': ownerKey } }).catch(() => undefined);
+  return res?.status === 200 ? (res.json as ClusterStatus) : undefined;
+}
+
+function placed(s: ClusterStatus | undefined, live: number): boolean {
+  return s !== undefined && s.nodes.filter((n) => n.live).length === live && s.repositories.length === REPOS && settled(s);
+}
+
+const generations = (s: ClusterStatus): Record<string, number> => Object.fromEntries(s.repositories.map((r) => [r.repository, r.generation]));
+
+before(async () => {
+  const backends = await startClusterBackends();
+  if ('skip' in backends) return void (skip = backends.skip);
+  ({ redis, postgres } = backends);
+  for (let i = 0; i < REPOS; i++) {
+    const root = join(dir.path, 'repos', `r${i}`);
+    generateCorpus(root, 300 + i, 30);
+    TestRepo.init(root).commit({}, 'import');
+  }
+  configPath = join(dir.path, 'cluster.json');
+  const storeUrl = await postgres.newDatabase();
+  const cluster = { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `rt${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 1500 };
+  writeFileSync(configPath, JSON.stringify({ settings: { anonymousAccess: true, symbols: false }, cluster, connections: { local: { type: 'git', url: join(dir.path, 'repos', '*') } } }));
+  const out: string[] = [];
+  const io = { out: (l: string) => out.push(l), err: () => {}, now: () => new Date() };
+  assert.equal(await usersCommand(['add', '--email', 'ops@example.com', '--name', 'Ops', '--role', 'owner', '--config', configPath], io), 0);
+  assert.equal(await keysCommand(['create', '--user', 'ops@example.com', '--config', configPath], io), 0);
+  ownerKey = out.at(-1)!;
+  store = openPgStore(storeUrl);
+  await Promise.all(['a', 'b', 'c'].map(start));
+});
+
+after(async () => {
+  await Promise.all([...procs.values()].map((p) => stop(p.child)));
+  await store?.close();
+  await redis?.stop();
+  await postgres?.stop();
+  dir.cleanup();
+});
+
+test('nodes restarted one by one build nothing again', async (t) => {
+  if (skip) return t.skip(skip);
+  let before: ClusterStatus | undefined;
+  await until('three nodes, every shard on its two owners', async () => placed((before = await status(procs.get('a')!.url)), 3), 120_000);
+  const was = generations(before!);
+
+  // Stopped as an operator stops them (SIGTERM): each leaves the cluster at once.
+  await Promise.all([...procs.values()].map((p) => stop(p.child)));
+  procs.clear();
+  const restartedAt = new Date().toISOString();
+
+  // One node alone: it leads, lists, and runs every repository's job while the shards
+  // the other two held have no live holder.
+  await start('a');
+  await until(
+    'every repository synced again by the node restarted first',
+    async () => {
+      const repos = await store!.listRepos({});
+      return repos.length === REPOS && repos.every((r) => r.lastSuccessAt !== undefined && r.lastSuccessAt > restartedAt);
+    },
+    120_000,
+  );
+  const alone = await status(procs.get('a')!.url);
+  assert.deepEqual(generations(alone!), was, 'the lone node built no new generation');
+
+  await Promise.all(['b', 'c'].map(start));
+  let s: ClusterStatus | undefined;
+  await until('three nodes again, every shard on its two owners', async () => placed((s = await status(procs.get('c')!.url)), 3), 120_000);
+  assert.deepEqual(generations(s!), was, 'no repository was built again');
+});
