@@ -122,8 +122,9 @@ export const NO_SPECULATION = 0x7fffffff;
 
 /**
  * A shard searched speculatively is searched whole after all when at most this many of its
- * documents can match (term-stats.ts planMaxDocs): examining them costs about what the
- * round trip to ask for it again would, and the answer is then final.
+ * documents can match (term-stats.ts planMaxDocs, or its candidates: shard-search.ts
+ * SPECULATE_PROBE_DOCS): examining them costs about what the round trip to ask for it again
+ * would, and the answer is then final.
  */
 export const SPECULATE_WHOLE_DOCS = 64;
 

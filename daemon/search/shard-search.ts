@@ -13,7 +13,7 @@ import { specialize, type Tree } from './match-tree.ts';
 import type { Matcher } from './matcher.ts';
 import { symbolNameRange } from '../symbols/name-range.ts';
 import { symbolHits, type SymbolHits } from './symbol-search.ts';
-import { planMaxDocs, termDocFrequencies } from './term-stats.ts';
+import { planMaxDocs, planReadsContent, termDocFrequencies } from './term-stats.ts';
 import { scoreHits } from './hit-score.ts';
 import { hasWholeWord } from './rank.ts';
 import { definingDocs, definitionsConfined, definitionsFirst, positiveLiterals } from './definition-first.ts';
@@ -126,6 +126,17 @@ interface Found {
  *                  so that `more` tells whether the answer is exhaustive.
  * @param useIndex  false: every document is a candidate (the brute-force oracle).
  */
+/**
+ * A shard searched speculatively whose trigram tables bound its matching documents to at
+ * most this many (or whose plan reads no content: term-stats.ts planReadsContent) has its
+ * candidates found first (posting lists read and intersected): when they are few, it is
+ * searched whole after all. The tables bound each trigram alone: over Linux a rare
+ * identifier's bound was 83 to 698 documents a shard for 0 or 1 candidate, and a
+ * `file:` filter's content bound ignores the filter. Above it the lists cost more to read
+ * than the bet saves (common words: thousands).
+ */
+const SPECULATE_PROBE_DOCS = 2048;
+
 export function searchShard(
   shard: Shard,
   plan: Plan,
@@ -154,7 +165,8 @@ export function searchShard(
   /**
    * A bet that the search will be past its cut before this shard (cluster/fan-out.ts): the
    * shard is searched for its definitions only, as past the cut, unless at most this many
-   * of its documents can match (planMaxDocs), which costs little enough to search whole.
+   * of its documents can match (planMaxDocs; or its candidates, when the tables' bound is
+   * loose: SPECULATE_PROBE_DOCS), which costs little enough to search whole.
    * The result says which it did (`speculative`).
    */
   speculate?: number,
@@ -188,15 +200,23 @@ export function searchShard(
     // Documents on none of the class's branches are other branches' versions (or dead).
     const onBranches = docsOnAny(shard, cls.branches);
     first ??= definingDocs(shard, positiveLiterals(plan), useIndex);
+    const examine: Examine = { cap: Math.min(EXAMINE_PER_LIMIT * (limit + 1), PRIOR_MAX_CANDIDATES), capped: false };
+    const candidatesOf = (): Uint32Array | null => intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers, examine));
+    let known: Uint32Array | null | undefined;
     // Decided once per shard, before its first class: every class is searched alike.
-    if (speculate !== undefined && useIndex && cls === classes[0] && definitionsOnly?.() !== true) result.speculative = planMaxDocs(shard, plan) > speculate;
+    if (speculate !== undefined && useIndex && cls === classes[0] && definitionsOnly?.() !== true) {
+      const bound = planMaxDocs(shard, plan);
+      if (bound > speculate && (bound <= SPECULATE_PROBE_DOCS || !planReadsContent(plan))) {
+        // The tables bound loosely (each trigram alone): the candidates themselves, which a
+        // whole search needs first anyway, say whether it is cheap.
+        known = candidatesOf();
+        result.speculative = known === null || known.length > speculate || examine.capped;
+      } else result.speculative = bound > speculate;
+    }
     // Only the definitions wanted from the start: no posting list is read (a definition
     // that is not a candidate fails its check as it would have).
     const onlyDefinitions = result.speculative || definitionsOnly?.() === true;
-    const examine: Examine = { cap: Math.min(EXAMINE_PER_LIMIT * (limit + 1), PRIOR_MAX_CANDIDATES), capped: false };
-    const candidates = onlyDefinitions
-      ? onBranches === null ? first : intersectSorted(onBranches, first)
-      : useIndex ? intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers, examine)) : onBranches;
+    const candidates = onlyDefinitions ? (onBranches === null ? first : intersectSorted(onBranches, first)) : useIndex ? (known !== undefined ? known : candidatesOf()) : onBranches;
     // The rest of the shard is left unexamined: its answer is not exhaustive.
     if (onlyDefinitions) result.more = true;
     const t1 = process.hrtime.bigint();

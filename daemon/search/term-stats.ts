@@ -47,8 +47,8 @@ export function maxDocs(table: NgramTable, q: NgramQuery, docCount: number): num
  * An upper bound of the documents of the shard that can match the plan, from the trigram
  * tables alone (no posting list read): what a speculative search (shard-search.ts,
  * `speculate`) weighs to decide whether searching a shard whole costs little enough. Terms
- * it cannot bound from a table (file names, negations, repository and branch filters)
- * bound nothing: every document.
+ * it cannot bound from a table (symbols, whose name postings list blocks of names;
+ * negations, languages, repository and branch filters) bound nothing: every document.
  */
 export function planMaxDocs(shard: Shard, plan: Plan): number {
   const all = shard.docCount;
@@ -60,11 +60,24 @@ export function planMaxDocs(shard: Shard, plan: Plan): number {
         return Math.min(all, n.children.reduce((s, c) => s + walk(c), 0));
       case 'content':
         return maxDocs(shard.content, n.term.ngrams, all);
+      case 'file':
+        return maxDocs(shard.names, n.term.ngrams, all);
       case 'const':
         return n.value ? all : 0;
       default:
         return all;
     }
   };
+  return walk(plan.root);
+}
+
+/**
+ * Whether some term of the plan outside a negation is matched against file contents: its
+ * candidates are read from posting lists as long as the shard is large. The others' come
+ * from the file name and symbol tables (a symbol index gives them exactly), which cost
+ * little to read whatever their trigrams' counts.
+ */
+export function planReadsContent(plan: Plan): boolean {
+  const walk = (n: PlanNode): boolean => (n.op === 'and' || n.op === 'or' ? n.children.some(walk) : n.op === 'content');
   return walk(plan.root);
 }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { searchShard, type ShardSearchResult } from '../../daemon/search/shard-search.ts';
-import { planMaxDocs } from '../../daemon/search/term-stats.ts';
+import { planMaxDocs, planReadsContent } from '../../daemon/search/term-stats.ts';
 import { Matcher } from '../../daemon/search/matcher.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
 import { planTerms } from '../../daemon/query/terms.ts';
@@ -30,6 +30,8 @@ test('a speculative shard gives its definitions only, as past the cut, unless fe
     writeFileSync(join(tree, 'widget.c'), 'int frobnicate_widget(int x)\n{\n  return x;\n}\n');
     writeFileSync(join(tree, 'rare1.c'), 'int zanzibar_quux;\n');
     writeFileSync(join(tree, 'rare2.c'), 'extern int zanzibar_quux;\n');
+    // Every trigram of zanzibar_quux in 22 documents, all of them together in 2.
+    for (let i = 0; i < 20; i++) writeFileSync(join(tree, 'a', `half${String(i).padStart(2, '0')}.c`), i % 2 === 0 ? 'int zanzibar_x;\n' : 'int r_quux;\n');
     const dataDir = join(dir.path, 'data');
     await indexLocal(tree, { dataDir, workers: 1, symbols: true });
     const m = readAllManifests(dataDir)[0]!;
@@ -60,6 +62,10 @@ test('a speculative shard gives its definitions only, as past the cut, unless fe
     const cheap = search('frobnicate_widget', { speculate: 1000 });
     assert.equal(cheap.speculative, false);
     assert.deepEqual(docs(cheap), docs(whole));
+    // The tables bound each trigram alone (here 11 or 22 documents, more than 8): the
+    // candidates, read from the postings, are 2; searched whole.
+    const rarePlan = planQuery({ query: 'zanzibar_quux', isRegexEnabled: false, isCaseSensitivityEnabled: true });
+    assert.ok(planMaxDocs(shard, rarePlan) > 8, `bound ${planMaxDocs(shard, rarePlan)}`);
     const rare = search('zanzibar_quux', { speculate: 8 });
     assert.equal(rare.speculative, false);
     assert.deepEqual(docs(rare), docs(search('zanzibar_quux')));
@@ -89,6 +95,7 @@ test('planMaxDocs bounds the documents a plan can match, from the trigram tables
       ['-alpha_one', false],
       ['alpha_one -beta_two', false],
       ['file:f1 beta_two', false],
+      ['file:f1', false],
       ['nothing_like_it', false],
       ['(alpha|delta)_[a-z]+', true],
     ];
@@ -103,4 +110,17 @@ test('planMaxDocs bounds the documents a plan can match, from the trigram tables
   } finally {
     dir.cleanup();
   }
+});
+
+test('planReadsContent: whether some term outside a negation reads file contents', () => {
+  const cases: Array<[string, boolean]> = [
+    ['alpha_one', true],
+    ['file:f1', false],
+    ['sym:alpha', false],
+    ['sym:alpha file:f1', false],
+    ['-alpha_one file:f1', false],
+    ['alpha_one or file:f1', true],
+    ['sym:alpha beta', true],
+  ];
+  for (const [query, want] of cases) assert.equal(planReadsContent(planQuery({ query, isRegexEnabled: false, isCaseSensitivityEnabled: true })), want, query);
 });
