@@ -19,9 +19,9 @@ import { TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
 import type { TestPostgres } from '../helpers/postgres.ts';
 import type { TestRedis } from '../helpers/redis.ts';
-import { startClusterBackends } from '../helpers/cluster.ts';
+import { clusterStatus, startClusterBackends, startNode } from '../helpers/cluster.ts';
 import { settled, type ClusterStatus } from '../../daemon/cluster/status.ts';
-import { serve, stop, type ServeProcess } from '../helpers/serve.ts';
+import { stop, type ServeProcess } from '../helpers/serve.ts';
 
 const dir = tempDir('cluster-kill');
 let redis: TestRedis | undefined;
@@ -31,17 +31,8 @@ let configPath = '';
 let ownerKey = '';
 const procs = new Map<string, ServeProcess>();
 
-function start(id: string): Promise<ServeProcess> {
-  return serve(['--config', configPath, '--data-dir', join(dir.path, id), '--node-id', id]).then((p) => {
-    procs.set(id, p);
-    return p;
-  });
-}
-
-async function status(url: string): Promise<ClusterStatus | undefined> {
-  const res = await call(`${url}/api/cluster`, { headers: { 'X-Sourcebot-Api-Key': ownerKey } }).catch(() => undefined);
-  return res?.status === 200 ? (res.json as ClusterStatus) : undefined;
-}
+const start = (id: string): Promise<ServeProcess> => startNode(procs, configPath, dir.path, id);
+const status = (url: string): Promise<ClusterStatus | undefined> => clusterStatus(url, ownerKey);
 
 /** Every shard of the six repositories held by exactly its placement owners, all of them live. */
 function placed(s: ClusterStatus | undefined, live: number): boolean {

@@ -19,13 +19,12 @@ import { settled, type ClusterStatus } from '../../daemon/cluster/status.ts';
 import { openPgStore } from '../../daemon/store/pg-store.ts';
 import type { Store } from '../../daemon/store/store.ts';
 import { generateCorpus, tempDir } from '../helpers/corpus.ts';
-import { call } from '../helpers/daemon.ts';
 import { TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
 import type { TestPostgres } from '../helpers/postgres.ts';
 import type { TestRedis } from '../helpers/redis.ts';
-import { startClusterBackends } from '../helpers/cluster.ts';
-import { serve, stop, type ServeProcess } from '../helpers/serve.ts';
+import { clusterStatus, startClusterBackends, startNode } from '../helpers/cluster.ts';
+import { stop, type ServeProcess } from '../helpers/serve.ts';
 
 const REPOS = 4;
 const dir = tempDir('cluster-restart');
@@ -37,17 +36,8 @@ let configPath = '';
 let ownerKey = '';
 const procs = new Map<string, ServeProcess>();
 
-function start(id: string): Promise<ServeProcess> {
-  return serve(['--config', configPath, '--data-dir', join(dir.path, id), '--node-id', id]).then((p) => {
-    procs.set(id, p);
-    return p;
-  });
-}
-
-async function status(url: string): Promise<ClusterStatus | undefined> {
-  const res = await call(`${url}/api/cluster`, { headers: { 'X-Sourcebot-Api-Key': ownerKey } }).catch(() => undefined);
-  return res?.status === 200 ? (res.json as ClusterStatus) : undefined;
-}
+const start = (id: string): Promise<ServeProcess> => startNode(procs, configPath, dir.path, id);
+const status = (url: string): Promise<ClusterStatus | undefined> => clusterStatus(url, ownerKey);
 
 function placed(s: ClusterStatus | undefined, live: number): boolean {
   return s !== undefined && s.nodes.filter((n) => n.live).length === live && s.repositories.length === REPOS && settled(s);

@@ -1,9 +1,14 @@
 // What a cluster test starts first: a private Redis and a private PostgreSQL (redis.ts,
 // postgres.ts), or why the test is skipped when this machine has neither (CI requires
 // them: TRAWL_REQUIRE_POSTGRES). The caller stops both in its `after` (stopCluster).
+// And for tests of `trawl serve` processes in a cluster: a node started, and its status.
 
+import { join } from 'node:path';
+import type { ClusterStatus } from '../../daemon/cluster/status.ts';
+import { call } from './daemon.ts';
 import { startTestPostgres, type TestPostgres } from './postgres.ts';
 import { startTestRedis, type TestRedis } from './redis.ts';
+import { serve, type ServeProcess } from './serve.ts';
 
 export async function startClusterBackends(): Promise<{ redis: TestRedis; postgres: TestPostgres } | { skip: string }> {
   const redis = await startTestRedis();
@@ -23,4 +28,17 @@ export async function stopCluster(o: { daemons: Array<{ close(): Promise<void> }
   await o.redis?.stop();
   await o.postgres?.stop();
   o.dir.cleanup();
+}
+
+/** Starts `trawl serve` as node `id` of the cluster `configPath` names, its data dir `<root>/<id>`; kept in `procs` under its id. */
+export async function startNode(procs: Map<string, ServeProcess>, configPath: string, root: string, id: string): Promise<ServeProcess> {
+  const p = await serve(['--config', configPath, '--data-dir', join(root, id), '--node-id', id]);
+  procs.set(id, p);
+  return p;
+}
+
+/** GET /api/cluster as an owner; undefined while the node cannot answer it. */
+export async function clusterStatus(url: string, ownerKey: string): Promise<ClusterStatus | undefined> {
+  const res = await call(`${url}/api/cluster`, { headers: { 'X-Sourcebot-Api-Key': ownerKey } }).catch(() => undefined);
+  return res?.status === 200 ? (res.json as ClusterStatus) : undefined;
 }
