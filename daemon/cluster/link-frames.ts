@@ -16,7 +16,7 @@
 //   PARTIAL    u32 unit, then a worker message of one PartialReply (a stream's early files)
 //   END        the part has answered every unit
 //   ERROR      UTF-8 text: the part could not run (its unanswered units count as failed)
-//   ALIVE      the part runs and has nothing to send yet (ALIVE_MS after it started)
+//   ALIVE      the part runs and has sent nothing for ALIVE_MS (again every ALIVE_MS)
 //   RESHAPED   a worker message of the file shaped again
 //   UNSHAPED   UTF-8 text: why the file could not be shaped again
 //
@@ -65,9 +65,9 @@ export interface ReshapeRequest {
 /** A reply of a unit that the asked node does not hold (its index moved on, or lost it). */
 export const NOT_HELD = 'the node does not hold this shard';
 
-/** How long a part may run before the node says it is alive (the coordinator waits FIRST_ANSWER_MS for a first frame). */
+/** How long a running part may go without a frame before the node says it is alive (the coordinator waits FIRST_ANSWER_MS between frames). */
 export const ALIVE_MS = 500;
-/** How long a node may take to send a part's first frame (or a reshape's answer) before its units go to their next holder. */
+/** How long a node may take to send a part's first frame, or its next one (or a reshape's answer), before the part's unanswered units go to their next holders. */
 export const FIRST_ANSWER_MS = 2000;
 
 /** Request bodies between nodes (plain msgpack: no records shared beyond the search's own). */

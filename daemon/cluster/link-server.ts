@@ -100,7 +100,8 @@ class ServedPart {
   #replies: Array<{ unit: number; reply: ShardReply }> = [];
   #frames: Uint8Array[] = [];
   #open: number;
-  #sentAny = false;
+  /** Whether a frame went since the last ALIVE tick. */
+  #sentSinceTick = false;
   #flushTimer: NodeJS.Timeout | undefined;
   #flushSoon: NodeJS.Immediate | undefined;
   #alive: NodeJS.Timeout | undefined;
@@ -141,9 +142,11 @@ class ServedPart {
     if (this.#open === 0) return this.#flush();
     // Units this node does not hold go back at once: the coordinator asks their other holders.
     if (this.#replies.length > 0) this.#schedule(true);
-    this.#alive = setTimeout(() => {
-      if (!this.#sentAny) this.peer.send([frame(KIND.ALIVE, this.id)]);
-      this.#sentAny = true;
+    // Every ALIVE_MS without another frame, for as long as the part runs: the coordinator
+    // takes a part silent for FIRST_ANSWER_MS for wedged (peer-link.ts).
+    this.#alive = setInterval(() => {
+      if (!this.#sentSinceTick) this.peer.send([frame(KIND.ALIVE, this.id)]);
+      this.#sentSinceTick = false;
     }, ALIVE_MS);
   }
 
@@ -181,10 +184,10 @@ class ServedPart {
     if (this.#frames.length > 0) {
       this.peer.send(this.#frames);
       this.#frames = [];
-      this.#sentAny = true;
+      this.#sentSinceTick = true;
     }
     if (last) {
-      clearTimeout(this.#alive);
+      clearInterval(this.#alive);
       this.#release();
       this.done();
     }

@@ -4,11 +4,13 @@
 // fails what it carried (their units go to their next holders: fan-out.ts) and is dialled
 // again on next use.
 //
-// A part must get its first frame within FIRST_ANSWER_MS (the node sends ALIVE for a part
-// that runs longer than ALIVE_MS): if not, its units go elsewhere; and if nothing at all
-// came over the link since the part was sent, the node is taken for gone (a dead peer's
-// TCP connection may say nothing for minutes) and the link is closed. A part told to stop
-// must end within FIRST_ANSWER_MS too.
+// A part must get its first frame within FIRST_ANSWER_MS, and each next one within
+// FIRST_ANSWER_MS of the last (the node sends ALIVE every ALIVE_MS a running part has sent
+// nothing: link-server.ts): if not, its unanswered units go elsewhere, so a node that
+// wedges after answering some units holds a search no longer than one that never answers;
+// and if nothing at all came over the link meanwhile, the node is taken for gone (a dead
+// peer's TCP connection may say nothing for minutes) and the link is closed. A part told
+// to stop must end within FIRST_ANSWER_MS too.
 
 import WebSocket from 'ws';
 import { unpackMessage, packMessage } from '../search/file-codec.ts';
@@ -58,12 +60,14 @@ export class PeerLinks {
 
 interface SentPart {
   handlers: PartHandlers;
-  sentAt: number;
+  /** Whether a frame of it came. */
   answered: boolean;
+  /** When it was sent, then when its last frame came. */
+  lastAt: number;
   /** Told to stop: its timer is the deadline for its end. */
   stopping: boolean;
-  /** Its first frame's deadline, then (once stopping) its end's. */
-  timer: NodeJS.Timeout;
+  /** Its next frame's deadline (re-armed lazily from lastAt), then (once stopping) its end's. */
+  timer: NodeJS.Timeout | undefined;
 }
 
 interface SentReshape {
@@ -129,15 +133,9 @@ export class PeerLink {
       queueMicrotask(() => handlers.ended('the link is closed'));
       return { control() {}, close() {} };
     }
-    const sentAt = performance.now();
-    const timer = setTimeout(() => {
-      const p = this.#parts.get(id);
-      if (!p || p.answered) return;
-      if (this.#heard < sentAt) return this.close(`${this.url} sent nothing within ${FIRST_ANSWER_MS} ms`);
-      this.#forget(id)?.handlers.ended(`${this.url} did not start answering within ${FIRST_ANSWER_MS} ms`);
-      this.#send(controlFrame(id, 'stop'));
-    }, FIRST_ANSWER_MS);
-    this.#parts.set(id, { handlers, sentAt, answered: false, stopping: false, timer });
+    const sent: SentPart = { handlers, answered: false, lastAt: performance.now(), stopping: false, timer: undefined };
+    sent.timer = setTimeout(() => this.#silent(id, sent), FIRST_ANSWER_MS);
+    this.#parts.set(id, sent);
     this.#send(frame(KIND.SEARCH, id, bodies.pack({ task, units } satisfies PartRequest)));
     return {
       control: (action) => {
@@ -193,6 +191,20 @@ export class PeerLink {
     else this.#ws.send(f);
   }
 
+  /** A part's deadline for its next frame came: later when a frame came since, else the part (or the link) is given up. */
+  #silent(id: number, p: SentPart): void {
+    if (this.#parts.get(id) !== p || p.stopping) return;
+    const due = p.lastAt + FIRST_ANSWER_MS - performance.now();
+    if (due > 0) {
+      p.timer = setTimeout(() => this.#silent(id, p), due);
+      return;
+    }
+    if (this.#heard < p.lastAt) return this.close(`${this.url} sent nothing within ${FIRST_ANSWER_MS} ms`);
+    const why = p.answered ? `${this.url} sent nothing more of its part within ${FIRST_ANSWER_MS} ms` : `${this.url} did not start answering within ${FIRST_ANSWER_MS} ms`;
+    this.#forget(id)?.handlers.ended(why);
+    this.#send(controlFrame(id, 'stop'));
+  }
+
   #forget(id: number): SentPart | undefined {
     const p = this.#parts.get(id);
     if (!p) return undefined;
@@ -210,10 +222,8 @@ export class PeerLink {
       const p = this.#parts.get(f.id);
       // A part given up on (or closed) may still send: nobody listens.
       if (!p) return;
-      if (!p.answered) {
-        p.answered = true;
-        if (!p.stopping) clearTimeout(p.timer);
-      }
+      p.answered = true;
+      p.lastAt = this.#heard;
       switch (f.kind) {
         case KIND.REPLIES: {
           const { units, message } = readReplies(f.payload);

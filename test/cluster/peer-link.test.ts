@@ -1,17 +1,18 @@
 // The coordinator's side of a link between nodes (cluster/peer-link.ts) against a fake
 // node (a WebSocket server on loopback that answers as each case needs): what a part hears
-// when the node answers, stays silent, is merely slow, refuses the link or drops it.
+// when the node answers, stays silent, is merely slow, wedges after answering, refuses the
+// link or drops it.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { bodies, FIRST_ANSWER_MS, frame, KIND, readFrame, type PartRequest } from '../../daemon/cluster/link-frames.ts';
+import { ALIVE_MS, bodies, FIRST_ANSWER_MS, frame, KIND, readFrame, type PartRequest } from '../../daemon/cluster/link-frames.ts';
 import { PeerAuth } from '../../daemon/cluster/peer-auth.ts';
 import { PeerLinks, type PartHandlers } from '../../daemon/cluster/peer-link.ts';
 import type { TaskParams } from '../../daemon/search/merge.ts';
 
-type Behaviour = 'end' | 'silent' | 'alive-then-end' | 'answer-others' | 'drop' | 'alive-ends-on-stop' | 'alive-ignores-stop';
+type Behaviour = 'end' | 'silent' | 'alive-then-end' | 'alive-then-wedge' | 'answer-others' | 'drop' | 'alive-ends-on-stop' | 'alive-ignores-stop';
 
 /** A fake node: each connection behaves as its first part's first unit says. */
 let server: WebSocketServer;
@@ -44,8 +45,19 @@ before(async () => {
       behaviour ??= (bodies.unpack(f.payload) as PartRequest).units[0]!.file as Behaviour;
       if (behaviour === 'end') ws.send(frame(KIND.END, f.id));
       if (behaviour === 'alive-then-end') {
+        // As a node does (link-server.ts): ALIVE every ALIVE_MS while the part runs.
         ws.send(frame(KIND.ALIVE, f.id));
-        setTimeout(() => ws.send(frame(KIND.END, f.id)), FIRST_ANSWER_MS + 500);
+        const alive = setInterval(() => ws.send(frame(KIND.ALIVE, f.id)), ALIVE_MS);
+        setTimeout(() => {
+          clearInterval(alive);
+          ws.send(frame(KIND.END, f.id));
+        }, FIRST_ANSWER_MS + 500);
+      }
+      // Alive once, then nothing more of the part, while the link goes on carrying others'.
+      if (behaviour === 'alive-then-wedge') {
+        ws.send(frame(KIND.ALIVE, f.id));
+        const others = setInterval(() => ws.send(frame(KIND.ALIVE, f.id + 1000)), ALIVE_MS);
+        ws.on('close', () => clearInterval(others));
       }
       // Answers something on the link, but never for this part.
       if (behaviour === 'answer-others') ws.send(frame(KIND.END, f.id + 1000));
@@ -97,6 +109,16 @@ describe('peer links', { concurrency: true }, () => {
     const { why, ms } = await part(links, 'alive-then-end');
     assert.equal(why, undefined);
     assert.ok(ms >= FIRST_ANSWER_MS + 400, `${ms} ms`);
+    links.close();
+  });
+
+  test('a part that goes silent after its first frame fails FIRST_ANSWER_MS after it; the link stays', async () => {
+    const links = new PeerLinks(auth);
+    const link = links.to(base);
+    const { why, ms } = await part(links, 'alive-then-wedge');
+    assert.match(why!, /sent nothing more of its part within 2000 ms/);
+    assert.ok(ms >= FIRST_ANSWER_MS - 50 && ms < FIRST_ANSWER_MS + 1000, `${ms} ms`);
+    assert.equal(link.closed, false);
     links.close();
   });
 
