@@ -121,22 +121,22 @@ interface Found {
 }
 
 /**
+ * A shard searched speculatively whose trigram tables bound its matching documents to at
+ * most this many (or whose plan reads no content: term-stats.ts planReadsContent) has its
+ * candidates found first (posting lists read and intersected): when they are few, it is
+ * searched whole after all. The tables bound each trigram alone: over Linux a rare
+ * identifier's bound was 83 to 698 documents a shard for 0 or 1 candidate, and a `file:`
+ * filter's name trigrams bound just as loosely. Above it the lists cost more to read than
+ * the bet saves (common words: thousands).
+ */
+const SPECULATE_PROBE_DOCS = 2048;
+
+/**
  * @param matchers  one per term id of the plan (matcher.ts).
  * @param limit     match ranges wanted; the search stops once it has more than this many,
  *                  so that `more` tells whether the answer is exhaustive.
  * @param useIndex  false: every document is a candidate (the brute-force oracle).
  */
-/**
- * A shard searched speculatively whose trigram tables bound its matching documents to at
- * most this many (or whose plan reads no content: term-stats.ts planReadsContent) has its
- * candidates found first (posting lists read and intersected): when they are few, it is
- * searched whole after all. The tables bound each trigram alone: over Linux a rare
- * identifier's bound was 83 to 698 documents a shard for 0 or 1 candidate, and a
- * `file:` filter's content bound ignores the filter. Above it the lists cost more to read
- * than the bet saves (common words: thousands).
- */
-const SPECULATE_PROBE_DOCS = 2048;
-
 export function searchShard(
   shard: Shard,
   plan: Plan,

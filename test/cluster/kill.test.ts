@@ -19,8 +19,8 @@ import { TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
 import type { TestPostgres } from '../helpers/postgres.ts';
 import type { TestRedis } from '../helpers/redis.ts';
-import { clusterStatus, startClusterBackends, startNode } from '../helpers/cluster.ts';
-import { settled, type ClusterStatus } from '../../daemon/cluster/status.ts';
+import { clusterStatus, placed, startClusterBackends, startNode } from '../helpers/cluster.ts';
+import type { ClusterStatus } from '../../daemon/cluster/status.ts';
 import { stop, type ServeProcess } from '../helpers/serve.ts';
 
 const dir = tempDir('cluster-kill');
@@ -33,12 +33,6 @@ const procs = new Map<string, ServeProcess>();
 
 const start = (id: string): Promise<ServeProcess> => startNode(procs, configPath, dir.path, id);
 const status = (url: string): Promise<ClusterStatus | undefined> => clusterStatus(url, ownerKey);
-
-/** Every shard of the six repositories held by exactly its placement owners, all of them live. */
-function placed(s: ClusterStatus | undefined, live: number): boolean {
-  if (!s || s.nodes.filter((n) => n.live).length !== live || s.repositories.length !== 6) return false;
-  return settled(s);
-}
 
 before(async () => {
   const backends = await startClusterBackends();
@@ -118,7 +112,7 @@ test('kill -9 of a node under load: complete answers after 10 s, two replicas ag
   if (skip) return t.skip(skip);
   const url = (id: string) => procs.get(id)!.url;
   let last: ClusterStatus | undefined;
-  await until('the cluster synced six repositories, every shard on its two owners', async () => placed((last = await status(url('a'))), 3), 120_000).catch((err: Error) => {
+  await until('the cluster synced six repositories, every shard on its two owners', async () => placed((last = await status(url('a'))), 3, 6), 120_000).catch((err: Error) => {
     t.diagnostic(JSON.stringify(last));
     for (const [id, p] of procs) t.diagnostic(`${id}: ${p.stdout().slice(-3000)}`);
     throw err;
@@ -161,7 +155,7 @@ test('kill -9 of a node under load: complete answers after 10 s, two replicas ag
 
   // Restarted with its data dir and id: it joins, takes its shards back, and the copies made meanwhile are dropped.
   await start('c');
-  await until('the cluster back to its placement over three nodes', async () => placed(await status(url('b')), 3) && placed(await status(url('c')), 3), 60_000);
+  await until('the cluster back to its placement over three nodes', async () => placed(await status(url('b')), 3, 6) && placed(await status(url('c')), 3, 6), 60_000);
   const s = (await status(url('c')))!;
   assert.ok(s.nodes.find((n) => n.id === 'c')!.shards > 0, 'the restarted node holds shards');
   for (const [k, q] of queries.entries()) {

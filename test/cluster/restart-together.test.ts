@@ -15,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
-import { settled, type ClusterStatus } from '../../daemon/cluster/status.ts';
+import type { ClusterStatus } from '../../daemon/cluster/status.ts';
 import { openPgStore } from '../../daemon/store/pg-store.ts';
 import type { Store } from '../../daemon/store/store.ts';
 import { generateCorpus, tempDir } from '../helpers/corpus.ts';
@@ -23,7 +23,7 @@ import { TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
 import type { TestPostgres } from '../helpers/postgres.ts';
 import type { TestRedis } from '../helpers/redis.ts';
-import { clusterStatus, startClusterBackends, startNode } from '../helpers/cluster.ts';
+import { clusterStatus, placed, startClusterBackends, startNode } from '../helpers/cluster.ts';
 import { stop, type ServeProcess } from '../helpers/serve.ts';
 
 const REPOS = 4;
@@ -38,10 +38,6 @@ const procs = new Map<string, ServeProcess>();
 
 const start = (id: string): Promise<ServeProcess> => startNode(procs, configPath, dir.path, id);
 const status = (url: string): Promise<ClusterStatus | undefined> => clusterStatus(url, ownerKey);
-
-function placed(s: ClusterStatus | undefined, live: number): boolean {
-  return s !== undefined && s.nodes.filter((n) => n.live).length === live && s.repositories.length === REPOS && settled(s);
-}
 
 const generations = (s: ClusterStatus): Record<string, number> => Object.fromEntries(s.repositories.map((r) => [r.repository, r.generation]));
 
@@ -78,7 +74,7 @@ after(async () => {
 test('nodes restarted one by one build nothing again', async (t) => {
   if (skip) return t.skip(skip);
   let before: ClusterStatus | undefined;
-  await until('three nodes, every shard on its two owners', async () => placed((before = await status(procs.get('a')!.url)), 3), 120_000);
+  await until('three nodes, every shard on its two owners', async () => placed((before = await status(procs.get('a')!.url)), 3, REPOS), 120_000);
   const was = generations(before!);
 
   // Stopped as an operator stops them (SIGTERM): each leaves the cluster at once.
@@ -102,6 +98,6 @@ test('nodes restarted one by one build nothing again', async (t) => {
 
   await Promise.all(['b', 'c'].map(start));
   let s: ClusterStatus | undefined;
-  await until('three nodes again, every shard on its two owners', async () => placed((s = await status(procs.get('c')!.url)), 3), 120_000);
+  await until('three nodes again, every shard on its two owners', async () => placed((s = await status(procs.get('c')!.url)), 3, REPOS), 120_000);
   assert.deepEqual(generations(s!), was, 'no repository was built again');
 });

@@ -4,7 +4,7 @@
 // And for tests of `trawl serve` processes in a cluster: a node started, and its status.
 
 import { join } from 'node:path';
-import type { ClusterStatus } from '../../daemon/cluster/status.ts';
+import { settled, type ClusterStatus } from '../../daemon/cluster/status.ts';
 import { call } from './daemon.ts';
 import { startTestPostgres, type TestPostgres } from './postgres.ts';
 import { startTestRedis, type TestRedis } from './redis.ts';
@@ -41,4 +41,9 @@ export async function startNode(procs: Map<string, ServeProcess>, configPath: st
 export async function clusterStatus(url: string, ownerKey: string): Promise<ClusterStatus | undefined> {
   const res = await call(`${url}/api/cluster`, { headers: { 'X-Sourcebot-Api-Key': ownerKey } }).catch(() => undefined);
   return res?.status === 200 ? (res.json as ClusterStatus) : undefined;
+}
+
+/** `live` nodes live, `repositories` repositories, every shard held by exactly its placement owners. */
+export function placed(s: ClusterStatus | undefined, live: number, repositories: number): boolean {
+  return s !== undefined && s.nodes.filter((n) => n.live).length === live && s.repositories.length === repositories && settled(s);
 }
