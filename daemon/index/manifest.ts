@@ -323,7 +323,10 @@ export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired' |
   // Committed. A mark names an older generation now (stale, header): it goes.
   rmSync(join(dir, BROKEN_MARK), { force: true });
   bumpIndexVersion(dataDir, manifest.indexVersion);
-  removeUnlisted(dir, manifest);
+  // Content committed before its symbols: the same run is writing the next generation's
+  // symbols files (indexer.ts symbolsPass; the first ones may be done already, written by
+  // threads that ran out of shards to build), which its next commit names.
+  removeUnlisted(dir, manifest, manifest.symbolsPending ? manifest.generation + 1 : undefined);
   return manifest;
 }
 
@@ -332,11 +335,13 @@ export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired' |
  * (complete or temporary) of runs that never committed, and temporary manifests. Only the
  * holder of the repository's lock writes those, and it calls this. `current` is the
  * repository's manifest (undefined or unreadable: nothing is named, everything goes).
+ * `writing`: a generation whose symbols files the caller is writing (kept).
  */
-export function removeUnlisted(dir: string, current: LoadedManifest | undefined): void {
+export function removeUnlisted(dir: string, current: LoadedManifest | undefined, writing?: number): void {
   const listed = new Set(current ? [...named(current), ...current.retired.map((r) => r.file)] : []);
   for (const entry of readdirSync(dir)) {
     if (listed.has(entry)) continue;
+    if (writing !== undefined && entry.includes(SYMBOLS_EXT) && fileGeneration(entry.slice(0, entry.indexOf(SYMBOLS_EXT) + SYMBOLS_EXT.length)) === writing) continue;
     if (entry.includes(SHARD_EXT) || entry.includes(MEMBERSHIP_EXT) || entry.includes(SYMBOLS_EXT) || entry.startsWith('manifest.json.tmp-')) rmSync(join(dir, entry), { force: true });
   }
   // Temporary files of others (a mark being written, a lock record): only their writers' leftovers.

@@ -12,7 +12,7 @@ import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } fro
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
-import { loadManifest, type Manifest } from '../../daemon/index/manifest.ts';
+import { commitManifest, loadManifest, type Manifest } from '../../daemon/index/manifest.ts';
 import { buildShard, type ShardJob } from '../../daemon/index/shard-builder.ts';
 import { Shard, ShardError } from '../../daemon/index/shard-reader.ts';
 import { addSymbols, reusableSymbols } from '../../daemon/index/symbols-pass.ts';
@@ -219,6 +219,27 @@ test('a large full build commits its content first, then its symbols files as th
   } finally {
     await searcher.close();
   }
+});
+
+test('committing the content before its symbols leaves the symbols files the pass has written already', async () => {
+  // Threads with no shard left to build start the pass before the content is committed
+  // (build-pool.ts): the commit's cleanup took their files, and the pass failed.
+  const corpus = join(dir.path, 'early');
+  mkdirSync(corpus, { recursive: true });
+  writeFileSync(join(corpus, 'a.c'), cFile(1));
+  const dataDir = join(dir.path, 'early-data');
+  await indexLocal(corpus, { dataDir, symbols: false });
+  const shards = shardsDir(dataDir, 1);
+  const built = loadManifest(dataDir, 1) as Manifest;
+  const g = built.generation;
+  const pass = [`g${g + 1}-y0.symbols`, `g${g + 1}-y1.symbols.tmp-1-abcd`];
+  const strays = [`g${g + 1}-0.trawl`, `g${g}-y0.symbols`, `g${g + 2}-y0.symbols`];
+  for (const f of [...pass, ...strays]) writeFileSync(join(shards, f), 'x');
+  const pending = commitManifest(dataDir, { ...built, symbolsPending: true }, built);
+  assert.deepEqual(readdirSync(shards).sort(), ['manifest.json', ...pending.shards.map((s) => s.file), ...pass].sort());
+  // Committed without them (the pass failed, or a run that is not the pass's): they go too.
+  commitManifest(dataDir, { ...built }, loadManifest(dataDir, 1) as Manifest);
+  assert.deepEqual(readdirSync(shards).sort(), ['manifest.json', ...pending.shards.map((s) => s.file)].sort());
 });
 
 test('a git repository whose last run stopped before its symbols came is built in full', { skip }, async () => {
