@@ -34,9 +34,10 @@
 // another node's, where it would run ahead of the merge.) Such
 // a reply is held back until the merge's cut passes (it is then exactly what the shard
 // gives past the cut), or until the merge reaches it before its cut (PoolRun.need): then
-// it is asked again, whole, of the node that searched it, with as many after it as the cut
-// needs at the rate of the shards taken, at once. The answer is the same either way; a
-// lost bet costs a round trip. A stream takes no bet (it shows files as they come).
+// it is asked again, whole, of the node that searched it, and so is every unit after it
+// that the cut needs at the rate of the shards taken, as soon as its reply says it was
+// searched speculatively. The answer is the same either way; a lost bet costs a round
+// trip. A stream takes no bet (it shows files as they come).
 
 import type { TaskParams } from '../search/merge.ts';
 import { mergeSearch } from '../search/merge.ts';
@@ -135,8 +136,10 @@ class Composite implements PoolRun {
   readonly #held: Array<{ reply: ShardReply; part: Part; at: number } | undefined>;
   /** Units from this one on are searched speculatively by the other nodes' parts. */
   #wholeBelow: number;
-  /** Whether the part each unit waits for searches it speculatively. */
-  readonly #speculative: boolean[];
+  /** What the merge had taken when it last moved #wholeBelow (the cut of parts asked again: cutAfter). */
+  #taken: Taken | undefined;
+  /** Units to ask again whole at the end of this turn, by the part that answered them speculatively. */
+  readonly #againAsked = new Map<Part, number[]>();
   readonly #parts: Part[] = [];
   #stopped = false;
   #defsOnly = false;
@@ -159,7 +162,6 @@ class Composite implements PoolRun {
     this.#current = new Array(units.length);
     this.#held = new Array(units.length);
     this.#wholeBelow = wholeAtFirst(task, units.length);
-    this.#speculative = units.map(() => false);
     this.#ask(units.map((_, i) => i));
   }
 
@@ -211,11 +213,15 @@ class Composite implements PoolRun {
     r(reply);
   }
 
-  /** A part's reply for unit `i`: taken, or held back when it is speculative and the cut has not passed. */
+  /**
+   * A part's reply for unit `i`: taken, or held back when it is speculative and the cut has
+   * not passed; then asked again whole if the merge needs it so already (a lost bet).
+   */
   #answer(i: number, reply: ShardReply, part: Part, at: number): void {
     if (this.#resolvers[i] === undefined) return;
     if (reply.status === 'done' && reply.result.speculative && !this.#cutPassed) {
       this.#held[i] ??= { reply, part, at };
+      if (i < this.#wholeBelow && this.#current[i] === part) this.#askAgain(i, part);
       return;
     }
     // A failure of a part no longer asked for the unit: the part asked since answers it.
@@ -234,7 +240,6 @@ class Composite implements PoolRun {
   #taskFor(list: number[], local: boolean, taken?: Taken): TaskParams {
     // list[k] === k: every unit before is this part's (the list is ascending).
     const from = list.findIndex((i, k) => i >= this.#wholeBelow && !(local && i === k));
-    list.forEach((i, k) => (this.#speculative[i] = from >= 0 && k >= from));
     const task = taken ? { ...this.task, cut: cutAfter(this.task.cut, taken) } : this.task;
     if (from < 0) return task.speculateFrom === NO_SPECULATION ? task : { ...task, speculateFrom: NO_SPECULATION };
     this.o.counters.speculativeShards.inc(list.length - from);
@@ -314,10 +319,14 @@ class Composite implements PoolRun {
    * The merge is at unit `i`, before its cut, having taken `ranges` ranges and read
    * `readKiB` from the units before. When `i` was searched speculatively (a lost bet), it
    * and the units after it that the cut still needs at the rate of those before are asked
-   * again whole of the nodes that searched them (their pages are warm there), at once.
-   * Only then: the units of a repository differ too much for the rate of the first one or
-   * two to say how far the cut is (asked at the first unit, a regex over Linux whose cut
-   * came at its fourth unit had all ten searched whole).
+   * again whole of the nodes that searched them (their pages are warm there): those whose
+   * speculative reply is in at once, the others as it comes (#answer). Only then: the
+   * units of a repository differ too much for the rate of the first one or two to say how
+   * far the cut is (asked at the first unit, a regex over Linux whose cut came at its
+   * fourth unit had all ten searched whole). And only what came back speculative: a unit
+   * asked so may still be searched whole (few candidates, or none: rare words, no-hit
+   * searches), and asked again while its reply was on its way it was searched twice (a
+   * no-hit search on four nodes asked ~2 units again for every request).
    */
   need(i: number, ranges: number, readKiB: number): void {
     if (i < this.#wholeBelow || this.#stopped) return;
@@ -325,18 +334,30 @@ class Composite implements PoolRun {
     if (to <= this.#wholeBelow) return;
     const from = this.#wholeBelow;
     this.#wholeBelow = to;
-    const taken = { ranges, readKiB };
-    const byPart = new Map<Part, number[]>();
+    this.#taken = { ranges, readKiB };
     for (let j = from; j < to; j++) {
-      const part = this.#current[j];
-      if (this.#resolvers[j] === undefined || part === undefined || !this.#speculative[j]) continue;
-      const list = byPart.get(part) ?? [];
-      list.push(j);
-      byPart.set(part, list);
+      const held = this.#held[j];
+      if (held && this.#current[j] === held.part) this.#askAgain(j, held.part);
     }
-    for (const [part, list] of byPart) {
+  }
+
+  /** Asks unit `i` again whole of the node of `part` (with the others asked again in this turn: one part a node). */
+  #askAgain(i: number, part: Part): void {
+    if (this.#againAsked.size === 0) queueMicrotask(() => this.#sendAgain());
+    const list = this.#againAsked.get(part) ?? [];
+    list.push(i);
+    this.#againAsked.set(part, list);
+  }
+
+  #sendAgain(): void {
+    const asked = [...this.#againAsked];
+    this.#againAsked.clear();
+    if (this.#stopped) return;
+    for (const [part, all] of asked) {
+      const list = all.filter((j) => this.#resolvers[j] !== undefined && this.#current[j] === part).sort((a, b) => a - b);
+      if (list.length === 0) continue;
       this.o.counters.shardsAskedAgain.inc(list.length);
-      this.#parts.push(part instanceof RemotePart ? this.#remote(part.node, list, taken) : this.#local(list, taken));
+      this.#parts.push(part instanceof RemotePart ? this.#remote(part.node, list, this.#taken) : this.#local(list, this.#taken));
     }
   }
 

@@ -44,7 +44,7 @@ const PUBLIC_URL = 'http://trawl.example';
 function makeRepos(): string[] {
   return [11, 22, 33].map((seed, i) => {
     const root = join(dir.path, 'repos', `r${i}`);
-    generateCorpus(root, seed, 120);
+    generateCorpus(root, seed, 400);
     TestRepo.init(root).commit({}, 'import');
     return root;
   });
@@ -61,7 +61,7 @@ before(async () => {
   const refStore = openSqliteStore(join(dir.path, 'ref.db'));
   stores.push(refStore);
   const refData = join(dir.path, 'ref');
-  for (const path of repos) await indexLocal(path, { dataDir: refData, store: refStore, symbols: true, shardTargetBytes: 8 * 1024 });
+  for (const path of repos) await indexLocal(path, { dataDir: refData, store: refStore, symbols: true, shardTargetBytes: 96 * 1024 });
   reference = await startDaemon({ config: parseConfig(JSON.stringify({ settings }), join(dir.path, 'ref.json')), dataDir: refData, host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, store: refStore });
   daemons.push(reference);
 
@@ -81,7 +81,7 @@ before(async () => {
   const publishing: Array<Promise<void>> = [];
   for (const [i, path] of repos.entries()) {
     const n = nodes[i]!;
-    await indexLocal(path, { dataDir: join(dir.path, ['a', 'b', 'c'][i]!), store: shared, symbols: true, shardTargetBytes: 8 * 1024, onCommit: (m) => void publishing.push(n.cluster!.onCommit(m)) });
+    await indexLocal(path, { dataDir: join(dir.path, ['a', 'b', 'c'][i]!), store: shared, symbols: true, shardTargetBytes: 96 * 1024, onCommit: (m) => void publishing.push(n.cluster!.onCommit(m)) });
   }
   await Promise.all(publishing);
   // Each node reads the others' holdings a heartbeat or so after they change: all three agree.

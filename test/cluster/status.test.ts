@@ -184,6 +184,18 @@ describe('trawl cluster status and the cluster in /metrics (three nodes, replica
     assert.equal(delta('trawl_cluster_shard_failures_total'), 0);
     assert.equal(delta('trawl_cluster_shard_retries_total'), 0);
     assert.equal(delta('trawl_cluster_unavailable_shards_total'), 0);
+
+    // A search nothing matches: every shard it bet on comes back searched whole (no
+    // candidate), so none is asked again, however early the merge waits for its reply.
+    for (let k = 0; k < 5; k++) {
+      const before = await scrape(nodes[0]!);
+      const none = await call(`${nodes[0]!.url}/api/search`, { method: 'POST', json: { query: `${WORDS[2]!}_nowhere_${k}`, matches: 10 } });
+      assert.equal(none.status, 200, none.text);
+      assert.equal((none.json as { files: unknown[] }).files.length, 0);
+      const after = await scrape(nodes[0]!);
+      assert.equal(after.get('trawl_cluster_shards_asked_again_total')! - before.get('trawl_cluster_shards_asked_again_total')!, 0);
+      assert.equal(after.get('trawl_cluster_remote_requests_total')! - before.get('trawl_cluster_remote_requests_total')!, asked.length);
+    }
   });
 
   test('a node stops without leaving: failed shard requests go to the other holder; once it is dead, exit 1 and the under-replicated shards', async (t) => {
