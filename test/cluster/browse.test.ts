@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
+import { newUserKey } from '../helpers/cli-users.ts';
 import { clusterSecret } from '../../daemon/cluster/node.ts';
 import { forward, type ForwardRequest } from '../../daemon/cluster/forward.ts';
 import { PeerAuth } from '../../daemon/cluster/peer-auth.ts';
@@ -152,18 +153,10 @@ before(async () => {
   }, 20_000);
 
   // The same user on both, with a key each.
-  keys.reference = await newUser('reader@example.com', ['--data-dir', refData]);
-  keys.cluster = await newUser('reader@example.com', ['--config', configPath]);
+  keys.reference = await newUserKey('reader@example.com', ['--data-dir', refData]);
+  keys.cluster = await newUserKey('reader@example.com', ['--config', configPath]);
 });
 
-/** Adds a user with a key (`where`: the store's options); the key. */
-async function newUser(email: string, where: string[]): Promise<string> {
-  const out: string[] = [];
-  const io = { out: (l: string) => void out.push(l), err: () => {}, now: () => new Date() };
-  assert.equal(await usersCommand(['add', '--email', email, ...where], io), 0);
-  assert.equal(await keysCommand(['create', '--user', email, ...where], io), 0);
-  return out.at(-1)!;
-}
 
 after(() => stopCluster({ daemons, stores, redis, postgres, dir }));
 

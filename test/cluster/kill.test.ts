@@ -12,7 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
+import { newUserKey } from '../helpers/cli-users.ts';
 import { generateCorpus, prng, tempDir, WORDS } from '../helpers/corpus.ts';
 import { call } from '../helpers/daemon.ts';
 import { TestRepo } from '../helpers/git.ts';
@@ -47,11 +47,7 @@ before(async () => {
   const cluster = { store: await postgres.newDatabase(), redis: redis.url, replicationFactor: 2, name: `k${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 1500 };
   const settings = { anonymousAccess: true, symbols: false };
   writeFileSync(configPath, JSON.stringify({ settings, cluster, connections: { local: { type: 'git', url: join(dir.path, 'repos', '*') } } }));
-  const out: string[] = [];
-  const io = { out: (l: string) => out.push(l), err: () => {}, now: () => new Date() };
-  assert.equal(await usersCommand(['add', '--email', 'ops@example.com', '--name', 'Ops', '--role', 'owner', '--config', configPath], io), 0);
-  assert.equal(await keysCommand(['create', '--user', 'ops@example.com', '--config', configPath], io), 0);
-  ownerKey = out.at(-1)!;
+  ownerKey = await newUserKey('ops@example.com', ['--config', configPath], 'owner');
   await Promise.all(['a', 'b', 'c'].map(start));
 });
 

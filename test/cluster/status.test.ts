@@ -14,7 +14,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { clusterCommand } from '../../daemon/cli/cluster-command.ts';
-import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
+import { newUserKey } from '../helpers/cli-users.ts';
 import { type ClusterStatus, settled } from '../../daemon/cluster/status.ts';
 import { loadConfig } from '../../daemon/config/load.ts';
 import { startDaemon, type Daemon } from '../../daemon/daemon.ts';
@@ -96,11 +96,7 @@ before(async () => {
     }
     return true;
   }, 20_000);
-  const out: string[] = [];
-  const io = { out: (l: string) => out.push(l), err: () => {}, now: () => new Date() };
-  assert.equal(await usersCommand(['add', '--email', 'ops@example.com', '--role', 'owner', '--config', configPath], io), 0);
-  assert.equal(await keysCommand(['create', '--user', 'ops@example.com', '--config', configPath], io), 0);
-  ownerKey = out.at(-1)!;
+  ownerKey = await newUserKey('ops@example.com', ['--config', configPath], 'owner');
 });
 
 after(async () => {

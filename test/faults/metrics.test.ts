@@ -7,7 +7,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
+import { newUserKey } from '../helpers/cli-users.ts';
 import { metricsGate } from '../../daemon/http/metrics-access.ts';
 import { call, startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 
@@ -16,15 +16,8 @@ const TOKEN = 'scrape-token-0123456789abcdef';
 
 /** An owner's and a member's API key, made with the CLI. */
 async function keys(dataDir: string): Promise<{ owner: string; member: string }> {
-  const lines: string[] = [];
-  const io = { out: (l: string) => void lines.push(l), err: () => {}, now: () => new Date() };
   const dd = ['--data-dir', dataDir];
-  await usersCommand(['add', '--email', 'olga@example.com', '--role', 'owner', ...dd], io);
-  await usersCommand(['add', '--email', 'mel@example.com', ...dd], io);
-  await keysCommand(['create', '--user', 'olga@example.com', ...dd], io);
-  const owner = lines.at(-1)!;
-  await keysCommand(['create', '--user', 'mel@example.com', ...dd], io);
-  return { owner, member: lines.at(-1)! };
+  return { owner: await newUserKey('olga@example.com', dd, 'owner'), member: await newUserKey('mel@example.com', dd) };
 }
 
 const privateRepo = { name: PRIVATE, visibility: 'private' as const, build: (r: { commit(files: Record<string, string>): string }) => void r.commit({ 'hidden.c': 'int zq_hidden_symbol;\n' }) };

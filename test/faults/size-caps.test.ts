@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
+import { newUserKey } from '../helpers/cli-users.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { call, startTestDaemon, type Answer } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/corpus.ts';
@@ -142,11 +142,8 @@ test('files over settings.http.maxSourceBytes: each endpoint answers the documen
     });
 
     await t.test('the tool server\'s read_file says why', async () => {
-      const out: string[] = [];
-      const io = { out: (l: string) => out.push(l), err: () => {}, now: () => new Date() };
-      await usersCommand(['add', '--email', 'mcp@example.com', '--data-dir', d.dataDir], io);
-      await keysCommand(['create', '--user', 'mcp@example.com', '--data-dir', d.dataDir], io);
-      const transport = new StreamableHTTPClientTransport(new URL(`${d.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${out.at(-1)!}` } } });
+      const key = await newUserKey('mcp@example.com', ['--data-dir', d.dataDir]);
+      const transport = new StreamableHTTPClientTransport(new URL(`${d.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
       const client = new Client({ name: 'size-caps', version: '1.0.0' });
       await client.connect(transport);
       try {

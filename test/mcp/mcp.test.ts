@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { credentialHash, newScopedToken, serverSecret } from '../../daemon/auth/credentials.ts';
-import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
+import { newUserKey } from '../helpers/cli-users.ts';
 import { MCP_RATE_LIMIT_EXCEEDED } from '../../daemon/mcp/call.ts';
 import { TOOL_NAMES } from '../../daemon/mcp/tools.ts';
 import { clipBlame } from '../../daemon/mcp/render-history.ts';
@@ -31,11 +31,7 @@ async function connect(url: string, token: string): Promise<{ client: Client; tr
 
 /** A user with an API key and a scoped token for one repository. */
 async function identities(d: TestDaemon, email: string, scopeRepo: string): Promise<{ key: string; token: string }> {
-  const lines: string[] = [];
-  const io = { out: (l: string) => lines.push(l), err: () => {}, now: () => new Date() };
-  await usersCommand(['add', '--email', email, '--data-dir', d.dataDir], io);
-  await keysCommand(['create', '--user', email, '--data-dir', d.dataDir], io);
-  const key = lines.at(-1)!;
+  const key = await newUserKey(email, ['--data-dir', d.dataDir]);
   const token = newScopedToken();
   const store = openStore(d.dataDir);
   try {

@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { signLicense } from '../../daemon/auth/license.ts';
-import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
+import { newUserKey } from '../helpers/cli-users.ts';
 import { oauthCommand } from '../../daemon/cli/oauth-command.ts';
 import { openStore } from '../../daemon/store/open.ts';
 import { call, startTestDaemon } from '../helpers/daemon.ts';
@@ -96,11 +96,7 @@ async function connect(url: string, provider: OAuthClientProvider): Promise<{ cl
 test('OAuth: an MCP client signs in with the SDK, calls a tool, refreshes, and its tokens are revoked', async (t) => {
   const d = await startTestDaemon({ settings: { anonymousAccess: false }, config: { license: { publicKeys: [PUBLIC_PEM] } } });
   try {
-    const lines: string[] = [];
-    const io = { out: (l: string) => lines.push(l), err: () => {}, now: () => new Date() };
-    await usersCommand(['add', '--email', 'dev@example.com', '--data-dir', d.dataDir], io);
-    await keysCommand(['create', '--user', 'dev@example.com', '--data-dir', d.dataDir], io);
-    const apiKey = lines.at(-1)!;
+    const apiKey = await newUserKey('dev@example.com', ['--data-dir', d.dataDir]);
     const store = openStore(d.dataDir);
     try {
       await store.putLicense(signLicense({ id: 'L-oauth', licensee: 'Test Org', entitlements: ['oauth'], issuedAt: '2026-01-01T00:00:00Z', expiresAt: '2099-01-01T00:00:00Z' }, PRIVATE_PEM));

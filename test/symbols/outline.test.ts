@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
+import { newUserKey } from '../helpers/cli-users.ts';
 import { parseConfig } from '../../daemon/config/load.ts';
 import { startDaemon } from '../../daemon/daemon.ts';
 import { silentHttpLogger } from '../../daemon/http/logging.ts';
@@ -219,11 +219,7 @@ test('GET /api/outline', async (t) => {
     });
 
     await t.test('counted against the daily limit like /api/source, failed requests too', async () => {
-      const lines: string[] = [];
-      const io = { out: (l: string) => lines.push(l), err: () => {}, now: () => new Date() };
-      await usersCommand(['add', '--email', 'olga@example.com', '--data-dir', d.dataDir], io);
-      await keysCommand(['create', '--user', 'olga@example.com', '--data-dir', d.dataDir], io);
-      const auth = { authorization: `Bearer ${lines.at(-1)!}` };
+      const auth = { authorization: `Bearer ${await newUserKey('olga@example.com', ['--data-dir', d.dataDir])}` };
       const remaining = (a: Answer) => Number(a.headers.get('x-ratelimit-remaining'));
       const first = await outline({ repo: 'shapes', path: 'src/geo.c' }, auth);
       assert.equal(first.status, 200);
