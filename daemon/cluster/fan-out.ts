@@ -50,7 +50,7 @@ import type { SearchRequest, SearchResponse } from '../search/types.ts';
 import type { ClusterCounters } from './counters.ts';
 import { NOT_HELD, type Unit } from './link-frames.ts';
 import type { LinkPart, PeerLinks } from './peer-link.ts';
-import { cover } from './cover.ts';
+import { cover, spreadFirst } from './cover.ts';
 
 /** A unit as a search takes it: where it may be asked, and what the caller may see of its repository. */
 export interface PlacedUnit extends Unit {
@@ -193,8 +193,11 @@ class Composite implements PoolRun {
       asked.push(i);
       candidates.push(nodes);
     }
+    const nodes = cover(candidates, this.o.self);
+    // A blocking search's first units (searched whole wherever they are): beside each other.
+    if (this.task.batch) spreadFirst(nodes, candidates, this.o.self, (k) => asked[k]! < this.#wholeBelow);
     // The other nodes' parts first: theirs have a way to travel, this node's starts at once.
-    const chosen = [...cover(candidates, this.o.self)].sort(([a], [b]) => Number(a === this.o.self) - Number(b === this.o.self));
+    const chosen = [...nodes].sort(([a], [b]) => Number(a === this.o.self) - Number(b === this.o.self));
     for (const [node, at] of chosen) {
       const list = at.map((k) => asked[k]!);
       for (const i of list) this.#tried[i]!.add(node);

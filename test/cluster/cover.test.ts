@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cover } from '../../daemon/cluster/cover.ts';
+import { cover, spreadFirst } from '../../daemon/cluster/cover.ts';
 
 const cases: Array<{ name: string; holders: string[][]; self: string; want: Record<string, number[]> }> = [
   { name: 'nothing to ask', holders: [], self: 'a', want: {} },
@@ -47,3 +47,20 @@ test('cover: every unit with a holder is answered once, by one of its holders', 
     holders.forEach((h, i) => assert.equal(seen.has(i), h.length > 0));
   }
 });
+
+const spreads: Array<{ name: string; holders: string[][]; first: number; out: Record<string, number[]>; want: Record<string, number[]> }> = [
+  { name: 'the first units of one node go to another node asked that holds them', holders: [['c', 'd'], ['c', 'd'], ['c', 'b'], ['d', 'c']], first: 3, out: { c: [0, 1, 2], d: [3] }, want: { c: [0, 2], d: [1, 3] } },
+  { name: 'no node is added', holders: [['c', 'b'], ['c', 'b'], ['c', 'e']], first: 3, out: { c: [0, 1, 2] }, want: { c: [0, 1, 2] } },
+  { name: 'later units stay', holders: [['c', 'd'], ['c', 'd'], ['c', 'd'], ['c', 'd']], first: 1, out: { c: [0, 1, 2, 3], d: [] }, want: { c: [0, 1, 2, 3], d: [] } },
+  { name: 'as even as the holders allow', holders: [['c', 'd'], ['c', 'd'], ['c', 'd'], ['c', 'd'], ['d', 'c']], first: 4, out: { c: [0, 1, 2, 3], d: [4] }, want: { c: [0, 1], d: [2, 3, 4] } },
+  { name: 'spread already', holders: [['c', 'd'], ['d', 'c']], first: 2, out: { c: [0], d: [1] }, want: { c: [0], d: [1] } },
+  { name: 'this node keeps what it holds', holders: [['a', 'c'], ['a', 'c'], ['d', 'c']], first: 3, out: { a: [0, 1], c: [2] }, want: { a: [0, 1], c: [2] } },
+];
+
+for (const c of spreads) {
+  test(`spreadFirst: ${c.name}`, () => {
+    const out = new Map(Object.entries(c.out).map(([n, l]) => [n, [...l]]));
+    spreadFirst(out, c.holders, 'a', (i) => i < c.first);
+    assert.deepEqual(Object.fromEntries(out), c.want);
+  });
+}
