@@ -40,7 +40,14 @@ let configPath = '';
 let nodes: Daemon[] = [];
 const PUBLIC_URL = 'http://trawl.example';
 
-/** Three repositories of generated code, committed. */
+/**
+ * Shards of ~90 files: more than the 64 candidates below which a shard bet on is searched
+ * whole anyway (shard-search.ts), so that replies come back speculative and the bet's both
+ * sides are compared (with 8 KiB shards none ever did).
+ */
+const SHARD_BYTES = 96 * 1024;
+
+/** Three repositories of generated code (400 files each: several shards), committed. */
 function makeRepos(): string[] {
   return [11, 22, 33].map((seed, i) => {
     const root = join(dir.path, 'repos', `r${i}`);
@@ -61,7 +68,7 @@ before(async () => {
   const refStore = openSqliteStore(join(dir.path, 'ref.db'));
   stores.push(refStore);
   const refData = join(dir.path, 'ref');
-  for (const path of repos) await indexLocal(path, { dataDir: refData, store: refStore, symbols: true, shardTargetBytes: 96 * 1024 });
+  for (const path of repos) await indexLocal(path, { dataDir: refData, store: refStore, symbols: true, shardTargetBytes: SHARD_BYTES });
   reference = await startDaemon({ config: parseConfig(JSON.stringify({ settings }), join(dir.path, 'ref.json')), dataDir: refData, host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, store: refStore });
   daemons.push(reference);
 
@@ -81,7 +88,7 @@ before(async () => {
   const publishing: Array<Promise<void>> = [];
   for (const [i, path] of repos.entries()) {
     const n = nodes[i]!;
-    await indexLocal(path, { dataDir: join(dir.path, ['a', 'b', 'c'][i]!), store: shared, symbols: true, shardTargetBytes: 96 * 1024, onCommit: (m) => void publishing.push(n.cluster!.onCommit(m)) });
+    await indexLocal(path, { dataDir: join(dir.path, ['a', 'b', 'c'][i]!), store: shared, symbols: true, shardTargetBytes: SHARD_BYTES, onCommit: (m) => void publishing.push(n.cluster!.onCommit(m)) });
   }
   await Promise.all(publishing);
   // Each node reads the others' holdings a heartbeat or so after they change: all three agree.
