@@ -10,18 +10,24 @@
 // From the coordinator:
 //   SEARCH     msgpack of PartRequest: start a part (its units, in the order the replies name them)
 //   CONTROL    u8 action: 1 stop the part, 2 search the rest of its shards for definitions only
-//   RESHAPE    a worker message (search/file-codec.ts) of one file with ReshapeRequest: shape it again
+//   RESHAPE    [message] of one file with ReshapeRequest: shape it again
 // From the node asked:
-//   REPLIES    u32 n, u32 unit[n] (indices into the part's units), then a worker message of n ShardReplies
-//   PARTIAL    u32 unit, then a worker message of one PartialReply (a stream's early files)
+//   REPLIES    u32 n, u32 unit[n] (indices into the part's units), then [message] of n ShardReplies
+//   PARTIAL    u32 unit, then [message] of one PartialReply (a stream's early files)
 //   END        the part has answered every unit
 //   ERROR      UTF-8 text: the part could not run (its unanswered units count as failed)
 //   ALIVE      the part runs and has sent nothing for ALIVE_MS (again every ALIVE_MS)
-//   RESHAPED   a worker message of the file shaped again
+//   RESHAPED   [message] of the file shaped again
 //   UNSHAPED   UTF-8 text: why the file could not be shaped again
 //
-// A worker message's files are read through typed arrays over its buffer, which must start
-// 8-aligned: the reader copies each into a buffer of its own.
+// [message]: zero bytes up to the next multiple of 8 from the frame's first byte, then a
+// worker message (search/file-codec.ts). Its files are read through typed arrays over its
+// buffer, which must be 8-aligned: the sender packs the message in place behind the frame's
+// head (no copy), and the reader reads it where it lies when the WebSocket message is
+// 8-aligned in its buffer (a message that came in several reads is a buffer of its own),
+// else from a copy. Each copy of a search's files was memory V8 counts against its heap:
+// on Linux at four nodes, three per file on each side made the coordinating node collect
+// its whole heap every ~40 common-word searches (2026-11-26).
 
 import { Packr } from 'msgpackr';
 import type { TaskParams } from '../search/merge.ts';
@@ -74,6 +80,7 @@ export const FIRST_ANSWER_MS = 2000;
 export const bodies = new Packr({ useRecords: false });
 
 const HEAD = 5;
+const pad8 = (n: number): number => (n + 7) & ~7;
 
 /** A frame of `kind` and `id` with `payload` (several pieces, copied into one message). */
 export function frame(kind: number, id: number, ...payload: Uint8Array[]): Uint8Array {
@@ -90,12 +97,27 @@ export function frame(kind: number, id: number, ...payload: Uint8Array[]): Uint8
   return out;
 }
 
-/** REPLIES: the units' indices and a worker message of their replies. */
-export function repliesFrame(id: number, units: number[], message: Uint8Array): Uint8Array {
+/**
+ * A frame of `kind` and `id` with `head`, then a worker message that `pack` lays out after
+ * `room` bytes of its buffer (file-codec.ts packMessage's `room`): [message] above.
+ */
+export function messageFrame(kind: number, id: number, head: Uint8Array, pack: (room: number) => Uint8Array<ArrayBuffer>): Uint8Array {
+  const room = pad8(HEAD + head.length);
+  const packed = pack(room);
+  const out = Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
+  out[0] = kind;
+  out.writeUInt32LE(id, 1);
+  out.set(head, HEAD);
+  out.fill(0, HEAD + head.length, room);
+  return out;
+}
+
+/** REPLIES' head: the units' indices. */
+export function repliesHead(units: number[]): Uint8Array {
   const head = Buffer.allocUnsafe(4 + 4 * units.length);
   head.writeUInt32LE(units.length, 0);
   units.forEach((u, i) => head.writeUInt32LE(u, 4 + 4 * i));
-  return frame(KIND.REPLIES, id, head, message);
+  return head;
 }
 
 export const textFrame = (kind: number, id: number, text: string): Uint8Array => frame(kind, id, Buffer.from(text, 'utf8'));
@@ -107,17 +129,27 @@ export function readFrame(bytes: Uint8Array): { kind: number; id: number; payloa
   return { kind: b[0]!, id: b.readUInt32LE(1), payload: b.subarray(HEAD) };
 }
 
-/** REPLIES' payload: the units and their worker message (copied, aligned). */
+/** REPLIES' payload: the units and their worker message. */
 export function readReplies(payload: Buffer): { units: number[]; message: Uint8Array } {
+  if (payload.length < 4) throw new Error('a REPLIES frame without its count');
   const n = payload.readUInt32LE(0);
+  if (payload.length < 4 + 4 * n) throw new Error(`a REPLIES frame of ${n} units in ${payload.length} bytes`);
   const units: number[] = [];
   for (let i = 0; i < n; i++) units.push(payload.readUInt32LE(4 + 4 * i));
-  return { units, message: aligned(payload.subarray(4 + 4 * n)) };
+  return { units, message: readMessage(payload, 4 + 4 * n) };
 }
 
-/** A copy at offset 0 of a buffer of its own (file-codec.ts reads it through typed arrays). */
-export function aligned(bytes: Uint8Array): Uint8Array {
-  const copy = new Uint8Array(new ArrayBuffer(bytes.length));
-  copy.set(bytes);
+/**
+ * The worker message of a frame's payload after its kind's head of `headLength` bytes
+ * ([message] above): a view of the payload when it is 8-aligned, else a copy. Throws on a
+ * payload too short.
+ */
+export function readMessage(payload: Buffer, headLength: number): Uint8Array {
+  const start = pad8(HEAD + headLength) - HEAD;
+  if (payload.length < start + 8) throw new Error(`a frame of ${payload.length + HEAD} bytes has no message after its head`);
+  const message = payload.subarray(start);
+  if (message.byteOffset % 8 === 0) return message;
+  const copy = new Uint8Array(new ArrayBuffer(message.length));
+  copy.set(message);
   return copy;
 }

@@ -16,7 +16,9 @@ import type { ShardReply } from '../search/protocol.ts';
 import { foreignPlanId } from '../search/plan-cache.ts';
 import type { Searcher } from '../search/searcher.ts';
 import type { LinkPeer, LinkSession } from './internal-route.ts';
-import { ACTION, aligned, ALIVE_MS, bodies, frame, KIND, NOT_HELD, readFrame, repliesFrame, textFrame, type PartRequest, type ReshapeRequest } from './link-frames.ts';
+import { ACTION, ALIVE_MS, bodies, frame, KIND, messageFrame, NOT_HELD, readFrame, readMessage, repliesHead, textFrame, type PartRequest, type ReshapeRequest } from './link-frames.ts';
+
+const NO_HEAD = new Uint8Array(0);
 
 /** How long a reply without matches may wait for others to share its frame. */
 const FLUSH_MS = 2;
@@ -77,13 +79,13 @@ export function serveLink(searcher: Searcher, peer: LinkPeer): LinkSession {
 
 function reshape(searcher: Searcher, peer: LinkPeer, id: number, payload: Buffer): void {
   try {
-    const { value, groups } = unpackMessage(aligned(payload));
+    const { value, groups } = unpackMessage(readMessage(payload, 0));
     const req = value as ReshapeRequest;
     const f = groups[0]?.[0];
     if (!f || !req?.unit) throw new Error('not a file to shape');
     const shaped = searcher.reshapeUnit(req.unit, req.shape, f, req.budget);
     if (!shaped) throw new Error(NOT_HELD);
-    peer.send([frame(KIND.RESHAPED, id, packMessage({}, [[shaped]]))]);
+    peer.send([messageFrame(KIND.RESHAPED, id, NO_HEAD, (room) => packMessage({}, [[shaped]], false, room))]);
   } catch (err) {
     peer.send([textFrame(KIND.UNSHAPED, id, (err as Error).message)]);
   }
@@ -114,7 +116,8 @@ class ServedPart {
     private readonly done: () => void,
   ) {
     const plan = new Uint8Array(req.task.plan);
-    const unitRun = searcher.startUnits(req.units, { ...req.task, plan, planId: foreignPlanId(plan) }, this.#cancel, Infinity);
+    // Its replies' files are released once copied into frames (#pack): their buffers go back to the workers.
+    const unitRun = searcher.startUnits(req.units, { ...req.task, plan, planId: foreignPlanId(plan) }, this.#cancel, Infinity, true);
     this.run = unitRun.run;
     this.#release = unitRun.release;
     this.#open = req.units.length;
@@ -128,7 +131,7 @@ class ServedPart {
   start(): void {
     this.run.onPartial = (at, p) => {
       this.#pack();
-      this.#frames.push(frame(KIND.PARTIAL, this.id, u32(this.#unitOf[at]!), packMessage({ ...p, files: [] }, [p.files], true)));
+      this.#frames.push(messageFrame(KIND.PARTIAL, this.id, u32(this.#unitOf[at]!), (room) => packMessage({ ...p, files: [] }, [p.files], false, room)));
       for (const f of p.files) releaseFile(f);
       this.#schedule(true);
     };
@@ -169,7 +172,7 @@ class ServedPart {
     this.#replies = [];
     const groups = list.map(({ reply }) => (reply.status === 'done' ? reply.files : []));
     const values = list.map(({ reply }) => (reply.status === 'done' ? { ...reply, files: [] } : reply));
-    this.#frames.push(repliesFrame(this.id, list.map((r) => r.unit), packMessage(values, groups)));
+    this.#frames.push(messageFrame(KIND.REPLIES, this.id, repliesHead(list.map((r) => r.unit)), (room) => packMessage(values, groups, false, room)));
     for (const g of groups) for (const f of g) releaseFile(f);
   }
 

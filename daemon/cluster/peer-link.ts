@@ -17,7 +17,7 @@ import { unpackMessage, packMessage } from '../search/file-codec.ts';
 import type { PartialReply, ShardReply } from '../search/protocol.ts';
 import type { ShapedFile, ShapeOptions } from '../search/shape-file.ts';
 import { LINK_MAX_MESSAGE_BYTES, LINK_PATH } from './internal-route.ts';
-import { ACTION, aligned, bodies, FIRST_ANSWER_MS, frame, KIND, readFrame, readReplies, type Action, type PartRequest, type ReshapeRequest, type Unit } from './link-frames.ts';
+import { ACTION, bodies, FIRST_ANSWER_MS, frame, KIND, messageFrame, readFrame, readMessage, readReplies, type Action, type PartRequest, type ReshapeRequest, type Unit } from './link-frames.ts';
 import { NODE_HEADER, type PeerAuth } from './peer-auth.ts';
 
 /** What a part's caller hears: each unit's reply, a stream's early files, and the end or loss of the rest. */
@@ -167,7 +167,8 @@ export class PeerLink {
         reject(new Error(`${this.url} did not shape a file again within ${FIRST_ANSWER_MS} ms`));
       }, FIRST_ANSWER_MS);
       this.#reshapes.set(id, { resolve, reject, timer });
-      this.#send(frame(KIND.RESHAPE, id, packMessage({ unit: { repoId: unit.repoId, file: unit.file }, shape, budget } satisfies ReshapeRequest, [[f]])));
+      const value: ReshapeRequest = { unit: { repoId: unit.repoId, file: unit.file }, shape, budget };
+      this.#send(messageFrame(KIND.RESHAPE, id, NO_HEAD, (room) => packMessage(value, [[f]], false, room)));
     });
   }
 
@@ -237,7 +238,7 @@ export class PeerLink {
           return;
         }
         case KIND.PARTIAL: {
-          const { value, groups } = unpackMessage(aligned(f.payload.subarray(4)));
+          const { value, groups } = unpackMessage(readMessage(f.payload, 4));
           const partial = value as PartialReply;
           partial.files = groups[0]!;
           p.handlers.partial(f.payload.readUInt32LE(0), partial);
@@ -265,9 +266,15 @@ export class PeerLink {
     clearTimeout(r.timer);
     this.#reshapes.delete(id);
     if (kind === KIND.UNSHAPED) return r.reject(new Error(`${this.url}: ${payload.toString('utf8')}`));
-    r.resolve(unpackMessage(aligned(payload)).groups[0]![0]!);
+    try {
+      r.resolve(unpackMessage(readMessage(payload, 0)).groups[0]![0]!);
+    } catch (err) {
+      r.reject(new Error(`${this.url} sent a malformed file (${(err as Error).message})`));
+    }
   }
 }
+
+const NO_HEAD = new Uint8Array(0);
 
 function controlFrame(id: number, action: Action): Uint8Array {
   return frame(KIND.CONTROL, id, Uint8Array.of(ACTION[action]));

@@ -39,9 +39,12 @@ const pad8 = (n: number): number => (n + 7) & ~7;
  * msgpack (protocol.ts packr), then the files of `groups`. One buffer, not two: a second
  * transferred buffer per message cost ~10 % of the CPU of a rare literal's request under
  * 16 connections. `roomy`: a stream's message (its buffer comes back: messageBuffer).
+ * `room` (a multiple of 8): bytes left before the message for the caller's head (a link
+ * frame's: cluster/link-frames.ts), so that the message is not copied once more behind it.
  */
-export function packMessage(value: unknown, groups: ShapedFile[][], roomy = false): Uint8Array<ArrayBuffer> {
-  return packFiles(groups, packr.pack(value), roomy);
+export function packMessage(value: unknown, groups: ShapedFile[][], roomy = false, room = 0): Uint8Array<ArrayBuffer> {
+  if (room % 8 !== 0) throw new Error(`packMessage: room for a head must keep the message 8-aligned (${room} bytes)`);
+  return packFiles(groups, packr.pack(value), roomy, room);
 }
 
 /**
@@ -118,9 +121,9 @@ function messageBuffer(size: number, roomy: boolean): Buffer<ArrayBuffer> {
   return Buffer.from(fresh.buffer, 0, size);
 }
 
-/** The packed value `head`, then the files of each group (a shard reply's, in order). */
-function packFiles(groups: ShapedFile[][], head: Uint8Array, roomy: boolean): Uint8Array<ArrayBuffer> {
-  const base = pad8(8 + head.length);
+/** `room` bytes for the caller, the packed value `head`, then the files of each group (a shard reply's, in order). */
+function packFiles(groups: ShapedFile[][], head: Uint8Array, roomy: boolean, room: number): Uint8Array<ArrayBuffer> {
+  const base = room + pad8(8 + head.length);
   const strings = new Map<string, number>();
   const order: string[] = [];
   const str = (s: string): number => {
@@ -147,8 +150,8 @@ function packFiles(groups: ShapedFile[][], head: Uint8Array, roomy: boolean): Ui
   // Not zeroed (every byte read back is written; padding is never read): zeroing half a
   // megabyte per message was ~1 % of a stream's work.
   const whole = messageBuffer(base + size, roomy);
-  new Uint32Array(whole.buffer, 0, 1)[0] = head.length;
-  whole.set(head, 8);
+  new Uint32Array(whole.buffer, room, 1)[0] = head.length;
+  whole.set(head, room + 8);
   const bytes = whole.subarray(base);
   const text = Buffer.from(whole.buffer, base, size);
   const u32 = new Uint32Array(whole.buffer, base, size >> 2);

@@ -69,11 +69,16 @@ class Run implements PoolRun {
     private readonly pool: SearchPool,
     /**
      * A stream's (task.batch false): posted to all workers, not only to those with the
-     * least to do (SearchPool.start), and its messages' buffers go back to the workers once
-     * its sink has written their files (file-codec.ts). A blocking search keeps its files
-     * to the end, and its messages are small: their buffers are left to the collector.
+     * least to do (SearchPool.start).
      */
     readonly stream: boolean,
+    /**
+     * Its messages' buffers go back to the workers once every file of them is released
+     * (file-codec.ts): a stream's, whose sink releases each file it has written, and a
+     * cluster node's part, which releases them once copied into its link's frames. A
+     * blocking search here keeps its files to the end: their buffers are left to the collector.
+     */
+    readonly recycles: boolean,
   ) {
     this.control = new Int32Array(controlBuffer);
     this.flag = new Int32Array(cancel);
@@ -173,13 +178,15 @@ export class SearchPool {
    * Starts a search over `task.shards`; `cancel` is an Int32Array's buffer, non-zero meaning
    * "stop" (the searcher's flag: setting it stops the workers between two documents; call
    * the run's stop() to also skip the shards not started). `grant`: shards the workers may
-   * claim before grant() is called again (default: all of them).
+   * claim before grant() is called again (default: all of them). `releasesFiles`: the
+   * caller releases every file of the replies once it has copied it (file-codec.ts
+   * releaseFile), so their messages' buffers go back to the workers (Run.recycles).
    */
-  start(task: SearchTask, cancel: SharedArrayBuffer, grant = task.shards.length): PoolRun {
+  start(task: SearchTask, cancel: SharedArrayBuffer, grant = task.shards.length, releasesFiles = false): PoolRun {
     const n = task.shards.length;
     const control = new SharedArrayBuffer(4 * (CONTROL_CLAIMS + n));
     const body = n > 0 && !this.closed ? pack(task) : new Uint8Array(0);
-    const run = new Run(this.nextRun++, n, control, cancel, body, this, !task.batch);
+    const run = new Run(this.nextRun++, n, control, cancel, body, this, !task.batch, !task.batch || releasesFiles);
     if (this.closed) {
       for (let i = 0; i < n; i++) run.resolve(i, { status: 'failed', error: 'search pool is closed', queuedNs: 0 });
       return run;
@@ -293,8 +300,8 @@ export class SearchPool {
       : startTsWorker(WORKER, { workerId: id }, SEARCH_WORKER_LIMITS);
     const slot: Slot = { worker, id, runs: 0 };
     slot.worker.unref();
-    // A stream's message buffer goes back to its worker once every file of it is written
-    // (the sink releases them: file-codec.ts), or at once when nothing reads it.
+    // A message's buffer goes back to its worker once every file of it is released (a
+    // stream's sink, a cluster part's frames: Run.recycles), or at once when it has none.
     const giveBack = (buffer: ArrayBuffer): void => {
       if (this.slots.includes(slot)) slot.worker.postMessage({ kind: 'recycle', buffer } satisfies ToWorker, [buffer]);
     };
@@ -310,7 +317,7 @@ export class SearchPool {
         run.onPartial(msg.shards[0]!, part);
         return;
       }
-      const { value, groups: files } = unpackMessage(msg.body, run.stream ? giveBack : undefined);
+      const { value, groups: files } = unpackMessage(msg.body, run.recycles ? giveBack : undefined);
       const replies = value as ShardReply[];
       replies.forEach((r, k) => {
         if (r.status === 'done') r.files = files[k]!;

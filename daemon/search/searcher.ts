@@ -290,8 +290,9 @@ export class Searcher implements SearchService {
    * index does not hold it (another generation, or not copied here); the task's
    * speculateFrom is an index into `units`. The snapshot is held
    * until release(), so that the files stay while the coordinator may still reshape them.
+   * `releasesFiles`: the caller releases the replies' files once copied (SearchPool.start).
    */
-  startUnits(units: ReadonlyArray<{ repoId: number; file: string }>, task: TaskParams, cancel: SharedArrayBuffer, grant: number): UnitRun {
+  startUnits(units: ReadonlyArray<{ repoId: number; file: string }>, task: TaskParams, cancel: SharedArrayBuffer, grant: number, releasesFiles = false): UnitRun {
     const pool = this.startPool();
     const state = this.view.current();
     if (state !== this.state) this.snapshot(state);
@@ -307,7 +308,7 @@ export class Searcher implements SearchService {
     });
     // The task's speculateFrom counts units; the run's shards are the units held.
     const speculateFrom = task.speculateFrom >= units.length ? task.speculateFrom : held.slice(0, task.speculateFrom).filter((at) => at >= 0).length;
-    const run = pool.start({ ...task, speculateFrom, shards: entries.map(refOf) }, cancel, grant);
+    const run = pool.start({ ...task, speculateFrom, shards: entries.map(refOf) }, cancel, grant, releasesFiles);
     let released = false;
     return {
       run,

@@ -64,6 +64,20 @@ test('a message: its packed value, then its files, in one buffer', () => {
   assert.deepEqual(back.groups[0]![1]!.hit, groups[0]![1]!.hit);
 });
 
+test('room before a message: the caller writes its head there, and the message after it reads back the same', () => {
+  const r = prng(12);
+  const groups = [[file(r, 1)], [file(r, 2), file(r, 3)]];
+  for (const room of [0, 8, 16, 64]) {
+    const bytes = packMessage({ n: room }, groups, false, room);
+    assert.equal(bytes.byteOffset, 0);
+    bytes.fill(0xff, 0, room);
+    const back = unpackMessage(bytes.subarray(room));
+    assert.deepEqual(back.value, { n: room });
+    assert.deepEqual(back.groups.map((g) => g.map(fields)), groups.map((g) => g.map(fields)));
+  }
+  assert.throws(() => packMessage(null, groups, false, 12), /8-aligned/);
+});
+
 test('a message buffer goes back once all its files are released, and the next message is packed into it', () => {
   const r = prng(7);
   dropSpares();
