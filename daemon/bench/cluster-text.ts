@@ -18,6 +18,7 @@ export function clusterText(p: ClusterPhase): string[] {
   lines.push(
     '',
     `Cluster phase: each configuration synced the corpus as one git repository from nothing, every server \`--workers ${p.workersPerNode}\`; ` +
+      (p.warmSeconds === undefined ? '' : `then took the load below for ${p.warmSeconds} s, untimed; `) +
       `one client ran the mix (${queries} queries, ${p.iterations} timed requests each after ≥ ${p.warmup.runs} and ≥ ${p.warmup.ms} ms untimed, the nodes taking turns); ` +
       `the load: ${p.connections} connections dealt round-robin over the nodes, each looping over the mix, ${p.seconds} s. ` +
       `CPU per request: the nodes' user + system time over the requests completed. Other processes kept up to ${p.foreignCores === null ? '—' : p.foreignCores.toFixed(2)} cores busy.`,

@@ -3,6 +3,7 @@
 // makeRepository), and each configuration syncs it from nothing (cluster-setup.ts): first a
 // single daemon without a cluster section (the baseline), then a cluster per node count
 // (replication 1 on one node, else 2). On each, with nothing else running:
+//   0. the load below for WARM_SECONDS, untimed: every process past its start-up;
 //   1. the query mix, one client, the nodes taking turns (mix-latency.ts): each query's p50
 //      and the same minus the baseline's: the fan-out's overhead; every node's answer is
 //      checked against the baseline's (a cluster must answer what one daemon answers);
@@ -53,6 +54,15 @@ export const WORKERS_PER_NODE = 1;
 /** A cluster's build, publication and copies (Linux: about a minute here) must end within this. */
 const READY_TIMEOUT_MS = 30 * 60_000;
 const WARMUP_LOAD_SECONDS = 1;
+/**
+ * The load, untimed, on every configuration before its one-client mix. V8 compiles a path
+ * once it has run often, and sizes its heap from what it has seen: a node of four takes a
+ * quarter of the requests a single daemon takes, so the mix's warm-up alone left a
+ * cluster's nodes colder than the daemon for most of the mix (Linux, four nodes: a no-hit
+ * search 2.3 ms through a node just started, 1.5 ms after ~2,000 requests). The same load
+ * for the same time on every configuration, as a server runs once it has been up a while.
+ */
+export const WARM_SECONDS = 15;
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -93,6 +103,7 @@ export async function clusterPhase(o: ClusterPhaseOptions, queries: BenchQuery[]
       workersPerNode: WORKERS_PER_NODE,
       iterations: o.iterations,
       warmup: o.warmup,
+      warmSeconds: WARM_SECONDS,
       connections: o.connections,
       seconds: o.seconds,
       configurations,
@@ -117,6 +128,7 @@ async function measure(
   log: (s: string) => void,
 ): Promise<{ figures: ClusterConfiguration; latency: QueryLatency[]; notes: string[] }> {
   const notes: string[] = [];
+  await mixLoad({ targets: cfg.servers, mix, connections: o.connections, seconds: WARM_SECONDS, accounted: cfg.accounted, label: `${label} warming` });
   const before = markOf(cfg);
   const latency = await mixLatency({ targets: cfg.servers.map((s) => s.url), queries, iterations: o.iterations, warmup: o.warmup }, log, label);
   seeForeign(load(before, markOf(cfg)).foreignCores);

@@ -457,6 +457,8 @@ export interface ClusterPhase {
   /** One client: timed requests per query, after `warmup`. */
   iterations: number;
   warmup: Warmup;
+  /** Seconds of the load, untimed, on each configuration before its one client (absent in runs before it was done: their nodes were measured cold). */
+  warmSeconds?: number;
   /** The load run: connections spread over the nodes, for `seconds` after a warm-up run. */
   connections: number;
   seconds: number;

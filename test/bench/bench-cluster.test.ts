@@ -218,6 +218,7 @@ function clusterPhase(k = 1): ClusterPhase {
     workersPerNode: 1,
     iterations: 20,
     warmup: { runs: 2, ms: 20 },
+    warmSeconds: 15,
     connections: 16,
     seconds: 10,
     configurations: [config('plain', 1), config('cluster', 1), config('cluster', 2), config('cluster', 4)],
@@ -267,6 +268,11 @@ describe('a result of the cluster phase alone', () => {
   test('the report: one row per configuration, one per node, one per query', () => {
     const text = runText(clusterOnly());
     assert.match(text, /^### trawl .* the cluster phase alone$/m);
+    assert.match(text, /from nothing, every server `--workers 1`; then took the load below for 15 s, untimed; one client ran the mix/);
+    // A run from before the warming says nothing of it.
+    const { warmSeconds: _w, ...cold } = clusterOnly().cluster!;
+    assert.deepEqual(resultErrors({ ...clusterOnly(), cluster: cold }), []);
+    assert.match(runText({ ...clusterOnly(), cluster: cold }), /from nothing, every server `--workers 1`; one client ran the mix/);
     assert.match(text, /^\| one daemon, no cluster section \| 1 \| — \| 2000 \| 0\.900 ms \| — \| .* \| \(baseline\) \| 0 \| 12\.5 s \|$/m);
     assert.match(text, /^\| cluster of 4 \| 4 \| 2 \| 1429 \| 1\.260 ms \| 0\.004 ms \| .* \| \+0\.800 ms \| 0 \| 12\.5 s \|$/m);
     assert.match(text, /^\| cluster of 4: n4 \| 10 of 10 \| 1\.50 GB \| 1\.80 GB \|/m);
