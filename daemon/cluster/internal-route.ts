@@ -29,7 +29,7 @@ export interface InternalRoute {
 
 /** The other end of a link (http/server.ts: a WebSocket of another node, cluster/link-frames.ts). */
 export interface LinkPeer {
-  /** Sends frames, each a binary message, in one write; nothing once the link closed. */
+  /** Sends frames, each a binary message, in one write; nothing once the link closed. The frames are copied before it returns: their buffers may serve again. */
   send(frames: readonly Uint8Array[]): void;
   /** Closes the link, saying why (a peer that breaks the protocol). */
   close(why: string): void;

@@ -10,7 +10,7 @@
 // shard. A stream's early files (PARTIAL) go at the next turn, in order with the replies.
 // Frames of one flush leave in one write (LinkPeer.send).
 
-import { packMessage, releaseFile, unpackMessage } from '../search/file-codec.ts';
+import { packMessage, recycle, releaseFile, unpackMessage } from '../search/file-codec.ts';
 import type { PoolRun } from '../search/pool.ts';
 import type { ShardReply } from '../search/protocol.ts';
 import { foreignPlanId } from '../search/plan-cache.ts';
@@ -85,7 +85,9 @@ function reshape(searcher: Searcher, peer: LinkPeer, id: number, payload: Buffer
     if (!f || !req?.unit) throw new Error('not a file to shape');
     const shaped = searcher.reshapeUnit(req.unit, req.shape, f, req.budget);
     if (!shaped) throw new Error(NOT_HELD);
-    peer.send([messageFrame(KIND.RESHAPED, id, NO_HEAD, (room) => packMessage({}, [[shaped]], false, room))]);
+    const out = messageFrame(KIND.RESHAPED, id, NO_HEAD, (room) => packMessage({}, [[shaped]], false, room));
+    peer.send([out]);
+    recycle(out.buffer as ArrayBuffer);
   } catch (err) {
     peer.send([textFrame(KIND.UNSHAPED, id, (err as Error).message)]);
   }
@@ -101,6 +103,8 @@ class ServedPart {
   /** Replies done and not sent, and frames made and not sent (in order). */
   #replies: Array<{ unit: number; reply: ShardReply }> = [];
   #frames: Uint8Array[] = [];
+  /** The buffers of the frames packed here (messageFrame): the next frames' once these are sent (LinkPeer.send copies). */
+  #packed: ArrayBuffer[] = [];
   #open: number;
   /** Whether a frame went since the last ALIVE tick. */
   #sentSinceTick = false;
@@ -131,7 +135,7 @@ class ServedPart {
   start(): void {
     this.run.onPartial = (at, p) => {
       this.#pack();
-      this.#frames.push(messageFrame(KIND.PARTIAL, this.id, u32(this.#unitOf[at]!), (room) => packMessage({ ...p, files: [] }, [p.files], false, room)));
+      this.#push(messageFrame(KIND.PARTIAL, this.id, u32(this.#unitOf[at]!), (room) => packMessage({ ...p, files: [] }, [p.files], false, room)));
       for (const f of p.files) releaseFile(f);
       this.#schedule(true);
     };
@@ -165,6 +169,11 @@ class ServedPart {
     else this.#flushTimer ??= setTimeout(() => this.#flush(), FLUSH_MS);
   }
 
+  #push(packed: Uint8Array): void {
+    this.#frames.push(packed);
+    this.#packed.push(packed.buffer as ArrayBuffer);
+  }
+
   /** The replies done so far into a frame. */
   #pack(): void {
     if (this.#replies.length === 0) return;
@@ -172,7 +181,7 @@ class ServedPart {
     this.#replies = [];
     const groups = list.map(({ reply }) => (reply.status === 'done' ? reply.files : []));
     const values = list.map(({ reply }) => (reply.status === 'done' ? { ...reply, files: [] } : reply));
-    this.#frames.push(messageFrame(KIND.REPLIES, this.id, repliesHead(list.map((r) => r.unit)), (room) => packMessage(values, groups, false, room)));
+    this.#push(messageFrame(KIND.REPLIES, this.id, repliesHead(list.map((r) => r.unit)), (room) => packMessage(values, groups, false, room)));
     for (const g of groups) for (const f of g) releaseFile(f);
   }
 
@@ -187,6 +196,9 @@ class ServedPart {
     if (this.#frames.length > 0) {
       this.peer.send(this.#frames);
       this.#frames = [];
+      // A new buffer per frame was memory V8 counts against its heap (link-frames.ts).
+      for (const b of this.#packed) recycle(b);
+      this.#packed = [];
       this.#sentSinceTick = true;
     }
     if (last) {

@@ -369,6 +369,7 @@ function serveLinks(uws: ReturnType<typeof loadUws>, app: TemplatedApp, internal
         send(frames) {
           if (data.closed) return;
           let dropped = false;
+          // uWS copies each message into its socket's buffers (LinkPeer.send's promise).
           ws.cork(() => {
             for (const f of frames) if (!dropped) dropped = ws.send(f, true) === LINK_DROPPED;
           });

@@ -94,7 +94,11 @@ const SPARE_MAX_BYTES = 1 << 20;
 /** A new message buffer holds at least this much, so that the next messages fit in it (a stream's are ~110 KB). */
 const MESSAGE_MIN_BYTES = 256 << 10;
 
-/** A message's buffer, given back by the thread it went to: kept for the next messages (within the bounds above). */
+/**
+ * A message's buffer that nothing reads any more: given back by the thread it went to, or
+ * a link frame's once sent (cluster/link-server.ts). Kept for the next messages packed in
+ * this thread (within the bounds above).
+ */
 export function recycle(buffer: ArrayBuffer): void {
   if (buffer.byteLength <= SPARE_MAX_BYTES && spares.length < SPARES_MAX) spares.push(buffer);
 }

@@ -20,6 +20,9 @@ import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack,
 /** The worker thread's module (started by path: an entry point of the compiled build). */
 const WORKER = 'daemon/search/search-thread.ts';
 
+/** The smallest message buffer given back to its worker (below it, a new one costs less than the message). */
+const RECYCLE_MIN_BYTES = 64 << 10;
+
 interface Slot {
   worker: WorkerLike;
   /** This worker's id in the control blocks' claims (never reused, so a replacement's claims are its own). */
@@ -303,6 +306,9 @@ export class SearchPool {
     // A message's buffer goes back to its worker once every file of it is released (a
     // stream's sink, a cluster part's frames: Run.recycles), or at once when it has none.
     const giveBack = (buffer: ArrayBuffer): void => {
+      // Handing a buffer back is a message to the worker: worth it for a big one (a
+      // stream's are ≥ 256 KB), not for the few KB of most blocking replies.
+      if (buffer.byteLength < RECYCLE_MIN_BYTES) return;
       if (this.slots.includes(slot)) slot.worker.postMessage({ kind: 'recycle', buffer } satisfies ToWorker, [buffer]);
     };
     slot.worker.on('message', (msg: FromWorker) => {
