@@ -1,7 +1,8 @@
 // The search pool (pool.ts): the workers claim a search's shards from a shared control
 // block. Every shard is answered exactly once, in whatever order the workers finish; a
 // worker that dies fails only the shard it was running, and its replacement finishes the
-// search; the worker id recorded in a claim names the live worker that took the shard.
+// search; the worker id recorded in a claim names the live worker that took the shard. A
+// run whose caller releases its files gives its big message buffers back to the workers.
 
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import type { Worker } from 'node:worker_threads';
 import { readAllManifests } from '../../daemon/index/manifest.ts';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
+import { releaseFile } from '../../daemon/search/file-codec.ts';
 import { SearchPool } from '../../daemon/search/pool.ts';
 import { NO_SPECULATION, packr, shardRef, type SearchTask, type ShardReply } from '../../daemon/search/protocol.ts';
 import type { ShapeOptions } from '../../daemon/search/shape-file.ts';
@@ -145,6 +147,33 @@ test('the cut counts content read too: past its ranges, a search stops at its re
     // Under its ranges the budget does not stop it.
     const all = pool.start({ ...base, cut: { ranges: 1e9, rankedRanges: 1e9, loadedKiB: 1 } }, new SharedArrayBuffer(4));
     assert.deepEqual((await Promise.all(all.replies)).map((r) => r.status), base.shards.map(() => 'done'));
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a run whose caller releases its files gives message buffers of 64 KB or more back to the workers, and only such a run', async () => {
+  const big = await task('needle_1', false, 41, true); // every line of 111 files: big messages
+  const small = await task('needle_1[0-9]_7 ', true, 42, true); // a line of 10 files
+  const pool = new SearchPool(1);
+  try {
+    // Each message buffer's size, and its size once every file of the run is released (0: transferred back).
+    const run = async (t: SearchTask, releasesFiles: boolean) => {
+      const replies = await Promise.all(pool.start(t, new SharedArrayBuffer(4), t.shards.length, releasesFiles).replies);
+      const files = replies.flatMap((r) => (r.status === 'done' ? r.files : []));
+      assert.ok(files.length > 0, 'files found');
+      const buffers = [...new Set(files.map((f) => (f as unknown as { buffer: ArrayBuffer }).buffer))];
+      const sizes = buffers.map((b) => b.byteLength);
+      for (const f of files) releaseFile(f);
+      await new Promise((r) => setImmediate(r));
+      return { sizes, after: buffers.map((b) => b.byteLength) };
+    };
+    const kept = await run(big, false);
+    assert.deepEqual(kept.after, kept.sizes, 'a blocking run whose caller keeps its files gives nothing back');
+    const given = [await run(big, true), await run(small, true)];
+    const sizes = given.flatMap((g) => g.sizes);
+    assert.ok(sizes.some((b) => b >= 64 << 10) && sizes.some((b) => b < 64 << 10), `big and small messages (${sizes.join(', ')} bytes)`);
+    for (const g of given) g.sizes.forEach((size, i) => assert.equal(g.after[i], size >= 64 << 10 ? 0 : size, `a buffer of ${size} bytes`));
   } finally {
     await pool.close();
   }
