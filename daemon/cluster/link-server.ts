@@ -8,9 +8,11 @@
 // nothing waits for others, up to FLUSH_MS or the part's end, so that a part of quick
 // shards without matches (most shards of most searches) costs one frame, not one per
 // shard. A stream's early files (PARTIAL) go at the next turn, in order with the replies.
-// Frames of one flush leave in one write (LinkPeer.send).
+// Frames of one flush leave in one write (LinkPeer.send). A worker's message of replies
+// becomes a REPLIES frame as it is, its files never unpacked here (PoolRun.onMessage);
+// replies made here (units not held) are packed.
 
-import { packMessage, recycle, releaseFile, unpackMessage } from '../search/file-codec.ts';
+import { copyMessage, packMessage, recycle, releaseFile, unpackMessage } from '../search/file-codec.ts';
 import type { PoolRun } from '../search/pool.ts';
 import type { ShardReply } from '../search/protocol.ts';
 import { foreignPlanId } from '../search/plan-cache.ts';
@@ -100,6 +102,8 @@ class ServedPart {
   readonly #release: () => void;
   /** Run shard index → the part's unit index. */
   readonly #unitOf: number[] = [];
+  /** Run shard indices whose replies went in their worker's message (onMessage). */
+  readonly #forwarded: boolean[] = [];
   /** Replies done and not sent, and frames made and not sent (in order). */
   #replies: Array<{ unit: number; reply: ShardReply }> = [];
   #frames: Uint8Array[] = [];
@@ -120,7 +124,8 @@ class ServedPart {
     private readonly done: () => void,
   ) {
     const plan = new Uint8Array(req.task.plan);
-    // Its replies' files are released once copied into frames (#pack): their buffers go back to the workers.
+    // The files of its replies unpacked here (a stream's partials, a message whose shard was
+    // settled before it came) are released once copied into frames: their buffers go back to the workers.
     const unitRun = searcher.startUnits(req.units, { ...req.task, plan, planId: foreignPlanId(plan) }, this.#cancel, Infinity, true);
     this.run = unitRun.run;
     this.#release = unitRun.release;
@@ -139,9 +144,16 @@ class ServedPart {
       for (const f of p.files) releaseFile(f);
       this.#schedule(true);
     };
+    // A worker's message of replies goes on as it came (file-codec.ts copyMessage), behind
+    // the replies made here before it.
+    this.run.onMessage = (shards, _replies, message) => {
+      this.#pack();
+      this.#push(messageFrame(KIND.REPLIES, this.id, repliesHead(shards.map((at) => this.#unitOf[at]!)), (room) => copyMessage(message, room)));
+      for (const at of shards) this.#forwarded[at] = true;
+    };
     this.run.replies.forEach((r, at) =>
       void r.then((reply) => {
-        this.#replies.push({ unit: this.#unitOf[at]!, reply });
+        if (!this.#forwarded[at]) this.#replies.push({ unit: this.#unitOf[at]!, reply });
         this.#open--;
         this.#schedule(reply.status !== 'done' || reply.result.found > 0);
       }),

@@ -14,7 +14,7 @@ import { availableParallelism } from 'node:os';
 import { InThreadWorker, type WorkerLike } from '../runtime/in-thread-worker.ts';
 import { startTsWorker } from '../runtime/ts-worker.ts';
 import { SEARCH_WORKER_LIMITS } from './worker-limits.ts';
-import { unpackMessage } from './file-codec.ts';
+import { unpackMessage, unpackValue } from './file-codec.ts';
 import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack, type FromWorker, type PartialReply, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
 
 /** The worker thread's module (started by path: an entry point of the compiled build). */
@@ -43,6 +43,13 @@ export interface PoolRun {
   /** Gets a stream's files of a shard sent before its reply (protocol.ts, PartialReply). */
   onPartial?: (shard: number, reply: PartialReply) => void;
   /**
+   * Gets each worker message of replies as the worker packed it (file-codec.ts), before
+   * its shards resolve: those replies then resolve without their files (`files` empty),
+   * which are in `message` only, to be copied before this returns (its buffer goes back to
+   * the worker). A cluster node forwards them so to the coordinator (cluster/link-server.ts).
+   */
+  onMessage?: (shards: readonly number[], replies: readonly ShardReply[], message: Uint8Array) => void;
+  /**
    * The merge is at shard `shard`, before its cut, having taken `ranges` match ranges and
    * read `readKiB` of content from the shards before it: it needs this shard's whole
    * answer, and those of as many after it as the cut needs at that rate (a cluster's
@@ -55,6 +62,7 @@ export interface PoolRun {
 class Run implements PoolRun {
   readonly replies: Array<Promise<ShardReply>>;
   onPartial?: (shard: number, reply: PartialReply) => void;
+  onMessage?: (shards: readonly number[], replies: readonly ShardReply[], message: Uint8Array) => void;
   private readonly resolvers: Array<((r: ShardReply) => void) | undefined>;
   private readonly control: Int32Array;
   private readonly flag: Int32Array;
@@ -321,6 +329,14 @@ export class SearchPool {
         const part = value as PartialReply;
         part.files = groups[0]!;
         run.onPartial(msg.shards[0]!, part);
+        return;
+      }
+      if (run.onMessage && msg.shards.every((shard) => !run.settled(shard))) {
+        // Its files stay packed: the hook copies the message whole.
+        const replies = unpackValue(msg.body) as ShardReply[];
+        run.onMessage(msg.shards, replies, msg.body);
+        giveBack(msg.body.buffer as ArrayBuffer);
+        msg.shards.forEach((shard, k) => run.resolve(shard, replies[k]!));
         return;
       }
       const { value, groups: files } = unpackMessage(msg.body, run.recycles ? giveBack : undefined);

@@ -11,7 +11,7 @@ import type { Worker } from 'node:worker_threads';
 import { readAllManifests } from '../../daemon/index/manifest.ts';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
-import { releaseFile } from '../../daemon/search/file-codec.ts';
+import { releaseFile, unpackMessage } from '../../daemon/search/file-codec.ts';
 import { SearchPool } from '../../daemon/search/pool.ts';
 import { NO_SPECULATION, packr, shardRef, type SearchTask, type ShardReply } from '../../daemon/search/protocol.ts';
 import type { ShapeOptions } from '../../daemon/search/shape-file.ts';
@@ -174,6 +174,42 @@ test('a run whose caller releases its files gives message buffers of 64 KB or mo
     const sizes = given.flatMap((g) => g.sizes);
     assert.ok(sizes.some((b) => b >= 64 << 10) && sizes.some((b) => b < 64 << 10), `big and small messages (${sizes.join(', ')} bytes)`);
     for (const g of given) g.sizes.forEach((size, i) => assert.equal(g.after[i], size >= 64 << 10 ? 0 : size, `a buffer of ${size} bytes`));
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a run with onMessage gets each message of replies packed, before its shards resolve without their files', async () => {
+  const t = await task('needle_1', false, 43, true);
+  const pool = new SearchPool(2);
+  try {
+    const whole = await Promise.all(pool.start(t, new SharedArrayBuffer(4)).replies);
+    const run = pool.start(t, new SharedArrayBuffer(4), t.shards.length, true);
+    const messages: Array<{ shards: number[]; files: string[][]; found: number[] }> = [];
+    const settledBefore: boolean[] = [];
+    const resolved = new Set<number>();
+    run.replies.forEach((r, i) => void r.then(() => resolved.add(i)));
+    run.onMessage = (shards, replies, message) => {
+      for (const s of shards) settledBefore.push(resolved.has(s));
+      // Copied now, as the hook promises: the buffer goes back to the worker after it.
+      const { value, groups } = unpackMessage(Uint8Array.from(message));
+      assert.deepEqual(value, replies);
+      messages.push({ shards: [...shards], files: groups.map((g) => g.map((f) => f.path)), found: replies.map(found) });
+    };
+    const replies = await Promise.all(run.replies);
+    assert.ok(messages.length > 0);
+    assert.ok(settledBefore.every((s) => !s), 'the hook hears of a reply before it resolves');
+    const byShard = new Map<number, { files: string[]; found: number }>();
+    for (const m of messages) m.shards.forEach((s, k) => byShard.set(s, { files: m.files[k]!, found: m.found[k]! }));
+    assert.deepEqual([...byShard.keys()].sort((a, b) => a - b), t.shards.map((_, i) => i), 'every shard in one message');
+    replies.forEach((r, i) => {
+      assert.equal(r.status, 'done');
+      if (r.status === 'done') assert.equal(r.files.length, 0, 'a reply resolves without its files');
+      const w = whole[i]!;
+      assert.equal(byShard.get(i)!.found, found(w));
+      assert.deepEqual(byShard.get(i)!.files, w.status === 'done' ? w.files.map((f) => f.path) : []);
+    });
+    assert.ok(whole.some((w) => found(w) > 0), 'files found');
   } finally {
     await pool.close();
   }
