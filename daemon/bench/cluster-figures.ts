@@ -3,36 +3,62 @@
 // per query against the single daemon, answers that differ from it, CPU per request.
 
 import { median } from './percentiles.ts';
-import type { ClusterQuery } from './result.ts';
+import type { ClusterQuery, ClusterShape } from './result.ts';
 import type { QueryLatency } from './mix-latency.ts';
 
-/** `--cluster-nodes` without a value. */
-export const DEFAULT_NODE_COUNTS = [1, 2, 4];
+/**
+ * `--cluster-nodes` without a value: one node; two and four at the default replication
+ * (on two nodes every node then holds every shard: no search asks another node); and two
+ * nodes holding one copy each, where every search asks the other node while no more
+ * processes run than this machine has cores: the fan-out's own cost (four nodes on two
+ * cores add the cores' sharing to it).
+ */
+export const DEFAULT_CLUSTERS: ClusterShape[] = [
+  { nodes: 1, replicationFactor: 1 },
+  { nodes: 2, replicationFactor: 2 },
+  { nodes: 2, replicationFactor: 1 },
+  { nodes: 4, replicationFactor: 2 },
+];
 /** More nodes than this on one machine measure the machine's scheduler, not the cluster. */
 export const MAX_NODES = 16;
 
 /**
- * `--cluster-nodes 1,2,4`: distinct node counts, 1 to MAX_NODES, in the order given.
- * Throws a one-line reason otherwise.
+ * `--cluster-nodes 1,2,2/1,4`: clusters of N nodes at the default replication
+ * (replicationFor), or N/R: N nodes at replication R (1 to N); distinct, 1 to MAX_NODES
+ * nodes, in the order given. Throws a one-line reason otherwise.
  */
-export function parseNodeCounts(text: string): number[] {
-  const parts = text.split(',').map((p) => p.trim());
-  const out: number[] = [];
-  for (const p of parts) {
-    const n = Number(p);
-    if (p === '' || !Number.isInteger(n) || n < 1 || n > MAX_NODES) throw new Error(`--cluster-nodes takes node counts from 1 to ${MAX_NODES} separated by commas, like 1,2,4; got "${text}"`);
-    if (out.includes(n)) throw new Error(`--cluster-nodes names ${n} twice`);
-    out.push(n);
+export function parseClusters(text: string): ClusterShape[] {
+  const out: ClusterShape[] = [];
+  for (const p of text.split(',').map((x) => x.trim())) {
+    const m = /^(\d+)(?:\/(\d+))?$/.exec(p);
+    const nodes = m ? Number(m[1]) : NaN;
+    const replicationFactor = m?.[2] !== undefined ? Number(m[2]) : replicationFor(nodes);
+    if (!m || nodes < 1 || nodes > MAX_NODES || replicationFactor < 1 || replicationFactor > nodes) {
+      throw new Error(`--cluster-nodes takes node counts from 1 to ${MAX_NODES}, each with an optional /replication (1 to the count), separated by commas, like 1,2,2/1,4; got "${text}"`);
+    }
+    if (out.some((c) => c.nodes === nodes && c.replicationFactor === replicationFactor)) throw new Error(`--cluster-nodes names ${p} twice`);
+    out.push({ nodes, replicationFactor });
   }
   return out;
 }
 
 /**
- * The replication factor of a cluster of `nodes`: 2, the default and what a deployment
- * runs (a node may fail), except on one node, which can hold one copy only.
+ * The replication factor of a cluster of `nodes` unless said otherwise: 2, the default and
+ * what a deployment runs (a node may fail), except on one node, which can hold one copy only.
  */
 export function replicationFor(nodes: number): number {
   return nodes === 1 ? 1 : 2;
+}
+
+/** A cluster's name in reports: its node count, and its replication when not replicationFor's. */
+export function clusterName(c: ClusterShape): string {
+  const n = `${c.nodes} node${c.nodes > 1 ? 's' : ''}`;
+  return c.replicationFactor === replicationFor(c.nodes) ? n : `${n}, replication ${c.replicationFactor}`;
+}
+
+/** A cluster's key in compared results: n4, or n2r1 away from the default replication. */
+export function clusterKey(c: ClusterShape): string {
+  return c.replicationFactor === replicationFor(c.nodes) ? `n${c.nodes}` : `n${c.nodes}r${c.replicationFactor}`;
 }
 
 /**

@@ -4,9 +4,10 @@
 // docs/deployment.md come from), and each query's p50 per configuration.
 
 import { formatBytes, formatMs } from './format.ts';
+import { clusterName } from './cluster-figures.ts';
 import type { ClusterConfiguration, ClusterPhase } from './result.ts';
 
-const name = (c: ClusterConfiguration) => (c.kind === 'plain' ? 'one daemon, no cluster section' : `cluster of ${c.nodes}`);
+const name = (c: ClusterConfiguration) => (c.kind === 'plain' ? 'one daemon, no cluster section' : `cluster of ${clusterName({ nodes: c.nodes, replicationFactor: c.replicationFactor! })}`);
 const ms3 = (x: number | null) => (x === null ? '—' : `${x.toFixed(3)} ms`);
 const signedMs = (x: number | null) => (x === null ? '—' : `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)} ms`);
 const bytes = (n: number | null) => (n === null ? '—' : formatBytes(n));
@@ -45,7 +46,7 @@ export function clusterText(p: ClusterPhase): string[] {
   const clusters = p.configurations.filter((c) => c.kind === 'cluster');
   const plain = p.configurations.find((c) => c.kind === 'plain');
   if (plain) {
-    lines.push('', `| query (p50, one client) | one daemon | ${clusters.map((c) => `${c.nodes} node${c.nodes > 1 ? 's' : ''}`).join(' | ')} |`, `|---|--:|${clusters.map(() => '--:|').join('')}`);
+    lines.push('', `| query (p50, one client) | one daemon | ${clusters.map((c) => clusterName({ nodes: c.nodes, replicationFactor: c.replicationFactor! })).join(' | ')} |`, `|---|--:|${clusters.map(() => '--:|').join('')}`);
     for (const q of plain.queries) {
       const at = (c: ClusterConfiguration) => {
         const x = c.queries.find((y) => y.name === q.name);

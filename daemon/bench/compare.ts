@@ -61,6 +61,7 @@
 import type { SearchStats } from '../search/types.ts';
 import { hasCorePhases, RESULT_FORMAT, type AnyBenchResult, type AuthVariant, type ClusterConfiguration, type CommandRuns, type CommandsPhase, type HttpQueryResult, type PeerResult, type QueryResult, type ReindexPhase, type WebQuery } from './result.ts';
 import { median, quantileSorted } from './percentiles.ts';
+import { clusterKey, clusterName, replicationFor } from './cluster-figures.ts';
 import { compareSamples, type Verdict } from './stats.ts';
 
 export const COMPARE_FORMAT = 'trawl-bench-compare/1';
@@ -515,8 +516,10 @@ function phaseSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
  */
 function clusterSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
   if (!oldR.cluster && !newR.cluster) return [];
-  const key = (c: ClusterConfiguration) => (c.kind === 'plain' ? 'plain' : `n${c.nodes}`);
-  const label = (c: ClusterConfiguration) => (c.kind === 'plain' ? 'one daemon' : `${c.nodes} node${c.nodes > 1 ? 's' : ''}`);
+  // (A cluster of a result from before replication was named has replicationFor's.)
+  const shape = (c: ClusterConfiguration) => ({ nodes: c.nodes, replicationFactor: c.replicationFactor ?? replicationFor(c.nodes) });
+  const key = (c: ClusterConfiguration) => (c.kind === 'plain' ? 'plain' : clusterKey(shape(c)));
+  const label = (c: ClusterConfiguration) => (c.kind === 'plain' ? 'one daemon' : clusterName(shape(c)));
   const all = [...(oldR.cluster?.configurations ?? []), ...(newR.cluster?.configurations ?? [])];
   const keys = [...new Set(all.map(key))];
   const specs: MetricSpec[] = [];

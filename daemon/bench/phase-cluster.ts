@@ -1,8 +1,9 @@
 // The cluster phase (`--cluster`, issue 22's question): does a cluster scale, and what does
 // its fan-out cost a request? The corpus becomes one git repository (phase-reindex.ts
 // makeRepository), and each configuration syncs it from nothing (cluster-setup.ts): first a
-// single daemon without a cluster section (the baseline), then a cluster per node count
-// (replication 1 on one node, else 2). On each, with nothing else running:
+// single daemon without a cluster section (the baseline), then each cluster of
+// `--cluster-nodes` (cluster-figures.ts DEFAULT_CLUSTERS: 1 node; 2 and 4 at replication 2;
+// 2 at replication 1, where every search asks the other node). On each, with nothing else running:
 //   0. the load below for WARM_SECONDS, untimed: every process past its start-up;
 //   1. the query mix, one client, the nodes taking turns (mix-latency.ts): each query's p50
 //      and the same minus the baseline's: the fan-out's overhead; every node's answer is
@@ -20,7 +21,7 @@
 
 import { join } from 'node:path';
 import { startCluster, startPlain, nodeFigures, type Configuration } from './cluster-setup.ts';
-import { clusterQueries, cpuPerRequest, medianP50, mismatches, overheads, replicationFor } from './cluster-figures.ts';
+import { clusterName, clusterQueries, cpuPerRequest, medianP50, mismatches, overheads } from './cluster-figures.ts';
 import { requestFor } from './latency.ts';
 import { load, type LoadRequest, type Mark } from './load.ts';
 import { cpuMark } from './machine.ts';
@@ -30,14 +31,14 @@ import { mixLoad } from './mix-load.ts';
 import { median, summarize } from './percentiles.ts';
 import { makeRepository } from './phase-reindex.ts';
 import type { BenchQuery } from './queries.ts';
-import type { ClusterConfiguration, ClusterNodeFigures, ClusterPhase, Warmup } from './result.ts';
+import type { ClusterConfiguration, ClusterNodeFigures, ClusterPhase, ClusterShape, Warmup } from './result.ts';
 import { freshCheck } from './trawl-process.ts';
 
 export interface ClusterPhaseOptions {
   root: string;
   corpus: string;
   work: string;
-  nodeCounts: number[];
+  clusters: ClusterShape[];
   /** One client: timed requests per query and the warm-up before them. */
   iterations: number;
   warmup: Warmup;
@@ -83,11 +84,11 @@ export async function clusterPhase(o: ClusterPhaseOptions, queries: BenchQuery[]
   const setup = { root: o.root, work: o.work, gitDir, symbols: o.symbols, workers: WORKERS_PER_NODE, readyTimeoutMs: READY_TIMEOUT_MS };
   const configurations: ClusterConfiguration[] = [];
   let baseline: QueryLatency[] | undefined;
-  for (const nodes of [0, ...o.nodeCounts]) {
-    if (!fresh()) notes.push(`cluster: the compiled build was older than the sources when the ${nodes === 0 ? 'plain daemon' : `${nodes}-node cluster`} started (edited during the run): its processes ran through tsx, so its figures are not a release's`);
-    const cfg = nodes === 0 ? await startPlain(setup, log) : await startCluster({ ...setup, nodes, replicationFactor: replicationFor(nodes) }, log);
+  for (const shape of [undefined, ...o.clusters]) {
+    const label = shape === undefined ? 'plain' : clusterName(shape);
+    if (!fresh()) notes.push(`cluster: the compiled build was older than the sources when the ${shape === undefined ? 'plain daemon' : `cluster of ${label}`} started (edited during the run): its processes ran through tsx, so its figures are not a release's`);
+    const cfg = shape === undefined ? await startPlain(setup, log) : await startCluster({ ...setup, ...shape }, log);
     try {
-      const label = nodes === 0 ? 'plain' : `${nodes} node${nodes > 1 ? 's' : ''}`;
       const measured = await measure(cfg, o, queries, mix, label, baseline, seeForeign, log);
       configurations.push(measured.figures);
       notes.push(...measured.notes);
@@ -98,7 +99,7 @@ export async function clusterPhase(o: ClusterPhaseOptions, queries: BenchQuery[]
   }
   return {
     phase: {
-      nodeCounts: o.nodeCounts,
+      nodeCounts: o.clusters.map((c) => c.nodes),
       repositorySeconds,
       workersPerNode: WORKERS_PER_NODE,
       iterations: o.iterations,

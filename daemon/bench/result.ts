@@ -60,7 +60,9 @@ export interface BenchOptions {
   peerTimeoutSeconds: number;
   /** `--only cluster`: the cluster phase alone (the core phases' fields are then absent). Absent in a run of every phase. */
   only?: 'cluster';
-  /** The cluster phase's node counts (`--cluster-nodes`); absent without the phase. */
+  /** The cluster phase's clusters (`--cluster-nodes`); absent without the phase. */
+  clusters?: ClusterShape[];
+  /** Runs before the clusters named their replication: the node counts alone (`--cluster-nodes`). */
   clusterNodes?: number[];
 }
 
@@ -448,7 +450,7 @@ export function hasCorePhases(r: AnyBenchResult): r is BenchResult {
  * configuration syncing the corpus as one git repository (phase-cluster.ts).
  */
 export interface ClusterPhase {
-  /** The node counts measured, in order. */
+  /** The node count of each cluster measured, in order (a count may come twice, at another replication: configurations). */
   nodeCounts: number[];
   /** Seconds to make the corpus a git repository (one commit on main), which every configuration syncs. */
   repositorySeconds: number;
@@ -462,10 +464,16 @@ export interface ClusterPhase {
   /** The load run: connections spread over the nodes, for `seconds` after a warm-up run. */
   connections: number;
   seconds: number;
-  /** The baseline first (kind "plain"), then one cluster per node count. */
+  /** The baseline first (kind "plain"), then one per cluster measured. */
   configurations: ClusterConfiguration[];
   /** The most other processes kept busy during a timed run (this process, the nodes, PostgreSQL and Redis not counted). */
   foreignCores: number | null;
+}
+
+/** A cluster the phase measures (`--cluster-nodes`): its nodes and its replication factor. */
+export interface ClusterShape {
+  nodes: number;
+  replicationFactor: number;
 }
 
 export interface ClusterConfiguration {

@@ -30,8 +30,8 @@ import { searchPhase } from './phase-search.ts';
 import { FULL_WARMUP } from './latency.ts';
 import { webPhase } from './phase-web.ts';
 import { clusterPhase } from './phase-cluster.ts';
-import { DEFAULT_NODE_COUNTS } from './cluster-figures.ts';
-import { RESULT_FORMAT, type AnyBenchResult, type BenchEnvironment, type BenchOptions, type ClusterPhase, type CorePhases, type ResultBase } from './result.ts';
+import { DEFAULT_CLUSTERS } from './cluster-figures.ts';
+import { RESULT_FORMAT, type AnyBenchResult, type BenchEnvironment, type BenchOptions, type ClusterPhase, type ClusterShape, type CorePhases, type ResultBase } from './result.ts';
 import { median } from './percentiles.ts';
 import { INSTALL_ROOT } from '../install-root.ts';
 
@@ -59,8 +59,8 @@ export interface RunOptions {
   web?: boolean;
   reindex?: boolean;
   cluster?: boolean;
-  /** The cluster phase's node counts (default 1, 2, 4). */
-  clusterNodes?: number[];
+  /** The cluster phase's clusters (default DEFAULT_CLUSTERS). */
+  clusters?: ClusterShape[];
   /** Only this phase, none of the core ones (`--only cluster`). */
   only?: 'cluster';
 }
@@ -148,7 +148,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
   };
   const cluster = o.cluster === true || o.only === 'cluster';
   if (o.only) options.only = o.only;
-  if (cluster) options.clusterNodes = o.clusterNodes ?? DEFAULT_NODE_COUNTS;
+  if (cluster) options.clusters = o.clusters ?? DEFAULT_CLUSTERS;
   const env = environment(ROOT);
   const environmentInfo: BenchEnvironment = { ...env, kernel: release(), tinybench: packageVersion('tinybench'), autocannon: packageVersion('autocannon') };
   const notes: string[] = [];
@@ -184,7 +184,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     const runCluster = async (): Promise<ClusterPhase | undefined> => {
       if (!cluster) return undefined;
       const c = await clusterPhase(
-        { root: ROOT, corpus, work, nodeCounts: options.clusterNodes!, iterations: options.httpQueryIterations!, warmup: options.warmup!, seconds: options.httpSeconds, connections: options.httpConnections, symbols: o.symbols, idleMs: d.idleMs },
+        { root: ROOT, corpus, work, clusters: options.clusters!, iterations: options.httpQueryIterations!, warmup: options.warmup!, seconds: options.httpSeconds, connections: options.httpConnections, symbols: o.symbols, idleMs: d.idleMs },
         queries,
         log,
       );

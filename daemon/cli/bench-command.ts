@@ -6,7 +6,8 @@ import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compareChartSvg } from '../bench/chart.ts';
 import { compareText } from '../bench/compare-text.ts';
-import { parseNodeCounts } from '../bench/cluster-figures.ts';
+import { parseClusters } from '../bench/cluster-figures.ts';
+import type { ClusterShape } from '../bench/result.ts';
 import { compareResults } from '../bench/compare.ts';
 import { readResultFile } from '../bench/result-file.ts';
 import { BenchInputError, benchRun, writeResult } from '../bench/run.ts';
@@ -63,11 +64,11 @@ async function run(argv: string[]): Promise<number> {
   if (values.only !== undefined && values.only !== 'cluster') throw new UsageError(`--only takes "cluster" (the one phase that runs without the core phases), got "${values.only}"`);
   const only = values.only === 'cluster' ? ('cluster' as const) : undefined;
   if (only && (values.auth || values.web || values.reindex)) throw new UsageError('--only cluster runs the cluster phase alone: --auth, --web and --reindex need the core phases');
-  let clusterNodes: number[] | undefined;
+  let clusters: ClusterShape[] | undefined;
   if (values['cluster-nodes'] !== undefined) {
     if (!values.cluster && !only) throw new UsageError('--cluster-nodes is for the cluster phase: add --cluster (or --only cluster)');
     try {
-      clusterNodes = parseNodeCounts(values['cluster-nodes']);
+      clusters = parseClusters(values['cluster-nodes']);
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
@@ -90,7 +91,7 @@ async function run(argv: string[]): Promise<number> {
     web: values.web === true,
     reindex: values.reindex === true,
     cluster: values.cluster === true || only === 'cluster',
-    ...(clusterNodes ? { clusterNodes } : {}),
+    ...(clusters ? { clusters } : {}),
     ...(only ? { only } : {}),
   };
   const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');

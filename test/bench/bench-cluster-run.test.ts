@@ -50,9 +50,9 @@ describe('trawl bench run --only cluster --quick', () => {
     result = JSON.parse(readFileSync(out, 'utf8')) as AnyBenchResult;
     assert.deepEqual(resultErrors(result), []);
     assert.equal(result.options.only, 'cluster');
-    assert.deepEqual(result.options.clusterNodes, [1, 2]);
+    assert.deepEqual(result.options.clusters, [{ nodes: 1, replicationFactor: 1 }, { nodes: 2, replicationFactor: 2 }]);
     assert.equal(result.search, undefined);
-    assert.match(run.stdout, /^\| cluster of 2 \| 2 \| 2 \|/m);
+    assert.match(run.stdout, /^\| cluster of 2 nodes \| 2 \| 2 \|/m);
   });
 
   it('measured one daemon, then 1 and 2 nodes: no failed request, the same answers everywhere', (t) => {

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { clusterGap, type ClusterStatusView, type ReadyView } from '../../daemon/bench/cluster-ready.ts';
-import { clusterQueries, cpuPerRequest, DEFAULT_NODE_COUNTS, medianP50, mismatches, overheads, parseNodeCounts, replicationFor } from '../../daemon/bench/cluster-figures.ts';
+import { clusterKey, clusterName, clusterQueries, cpuPerRequest, DEFAULT_CLUSTERS, medianP50, mismatches, overheads, parseClusters, replicationFor } from '../../daemon/bench/cluster-figures.ts';
 import { compareResults } from '../../daemon/bench/compare.ts';
 import { answerSignature, type QueryLatency } from '../../daemon/bench/mix-latency.ts';
 import { dealConnections, rotate } from '../../daemon/bench/mix-load.ts';
@@ -50,14 +50,18 @@ describe('/proc stat', () => {
 });
 
 describe('--cluster-nodes', () => {
-  const good: Array<[string, number[]]> = [
-    ['1,2,4', [1, 2, 4]],
-    ['4', [4]],
-    [' 1, 2 ', [1, 2]],
-    ['4,1', [4, 1]],
-    ['16', [16]],
+  const shapes = (...list: Array<[number, number]>) => list.map(([nodes, replicationFactor]) => ({ nodes, replicationFactor }));
+  const good: Array<[string, ReturnType<typeof shapes>]> = [
+    ['1,2,4', shapes([1, 1], [2, 2], [4, 2])],
+    ['4', shapes([4, 2])],
+    [' 1, 2 ', shapes([1, 1], [2, 2])],
+    ['4,1', shapes([4, 2], [1, 1])],
+    ['16', shapes([16, 2])],
+    ['1,2,2/1,4', shapes([1, 1], [2, 2], [2, 1], [4, 2])],
+    ['3/3,4/1', shapes([3, 3], [4, 1])],
+    ['2/2,2/1', shapes([2, 2], [2, 1])],
   ];
-  for (const [text, want] of good) test(`"${text}"`, () => assert.deepEqual(parseNodeCounts(text), want));
+  for (const [text, want] of good) test(`"${text}"`, () => assert.deepEqual(parseClusters(text), want));
   const bad: Array<[string, RegExp]> = [
     ['', /node counts from 1 to 16/],
     ['0', /node counts from 1 to 16/],
@@ -65,12 +69,18 @@ describe('--cluster-nodes', () => {
     ['1,,2', /node counts from 1 to 16/],
     ['1.5', /node counts from 1 to 16/],
     ['two', /node counts from 1 to 16/],
+    ['2/3', /replication \(1 to the count\)/],
+    ['2/0', /replication \(1 to the count\)/],
+    ['2/', /node counts from 1 to 16/],
     ['1,2,1', /names 1 twice/],
+    ['2,2/2', /names 2\/2 twice/],
   ];
-  for (const [text, want] of bad) test(`"${text}" is refused`, () => assert.throws(() => parseNodeCounts(text), want));
-  test('the defaults and the replication factor', () => {
-    assert.deepEqual(DEFAULT_NODE_COUNTS, [1, 2, 4]);
+  for (const [text, want] of bad) test(`"${text}" is refused`, () => assert.throws(() => parseClusters(text), want));
+  test('the defaults, the replication factor, names and keys', () => {
+    assert.deepEqual(DEFAULT_CLUSTERS, shapes([1, 1], [2, 2], [2, 1], [4, 2]));
     assert.deepEqual([1, 2, 3, 4, 8].map(replicationFor), [1, 2, 2, 2, 2]);
+    assert.deepEqual(DEFAULT_CLUSTERS.map(clusterName), ['1 node', '2 nodes', '2 nodes, replication 1', '4 nodes']);
+    assert.deepEqual(DEFAULT_CLUSTERS.map(clusterKey), ['n1', 'n2', 'n2r1', 'n4']);
   });
 });
 
@@ -180,13 +190,13 @@ describe('when a cluster is ready', () => {
 /** A cluster phase as a run of it would write, figures scaled by `k` (throughput divided). */
 function clusterPhase(k = 1): ClusterPhase {
   const queries = ['q1', 'q2', 'q3'];
-  const config = (kind: 'plain' | 'cluster', nodes: number): ClusterConfiguration => {
+  const config = (kind: 'plain' | 'cluster', nodes: number, replication = replicationFor(nodes)): ClusterConfiguration => {
     const cost = kind === 'plain' ? 1 : 1 + nodes / 10;
     const q = queries.map((name, i) => latency(name, Array.from({ length: 20 }, (_, j) => (i + 1) * cost * k * (1 + j / 100))));
     return {
       kind,
       nodes,
-      replicationFactor: kind === 'plain' ? null : replicationFor(nodes),
+      replicationFactor: kind === 'plain' ? null : replication,
       readySeconds: 12.5,
       shards: 10,
       indexBytes: 1.5e9,
@@ -213,7 +223,7 @@ function clusterPhase(k = 1): ClusterPhase {
     };
   };
   return {
-    nodeCounts: [1, 2, 4],
+    nodeCounts: [1, 2, 2, 4],
     repositorySeconds: 3.2,
     workersPerNode: 1,
     iterations: 20,
@@ -221,7 +231,7 @@ function clusterPhase(k = 1): ClusterPhase {
     warmSeconds: 15,
     connections: 16,
     seconds: 10,
-    configurations: [config('plain', 1), config('cluster', 1), config('cluster', 2), config('cluster', 4)],
+    configurations: [config('plain', 1), config('cluster', 1), config('cluster', 2), config('cluster', 2, 1), config('cluster', 4)],
     foreignCores: 0.01,
   };
 }
@@ -261,7 +271,7 @@ describe('a result of the cluster phase alone', () => {
   test('reads back as a result file; readResult, which wants the core phases, says why not', () => {
     const file = join(tmp.path, 'cluster-only.json');
     writeFileSync(file, JSON.stringify(clusterOnly()));
-    assert.equal(readResultFile(file).cluster?.configurations.length, 4);
+    assert.equal(readResultFile(file).cluster?.configurations.length, 5);
     assert.throws(() => readResult(file), /the cluster phase alone \(--only cluster\)/);
   });
 
@@ -274,12 +284,14 @@ describe('a result of the cluster phase alone', () => {
     assert.deepEqual(resultErrors({ ...clusterOnly(), cluster: cold }), []);
     assert.match(runText({ ...clusterOnly(), cluster: cold }), /from nothing, every server `--workers 1`; one client ran the mix/);
     assert.match(text, /^\| one daemon, no cluster section \| 1 \| — \| 2000 \| 0\.900 ms \| — \| .* \| \(baseline\) \| 0 \| 12\.5 s \|$/m);
-    assert.match(text, /^\| cluster of 4 \| 4 \| 2 \| 1429 \| 1\.260 ms \| 0\.004 ms \| .* \| \+0\.800 ms \| 0 \| 12\.5 s \|$/m);
-    assert.match(text, /^\| cluster of 4: n4 \| 10 of 10 \| 1\.50 GB \| 1\.80 GB \|/m);
+    assert.match(text, /^\| cluster of 4 nodes \| 4 \| 2 \| 1429 \| 1\.260 ms \| 0\.004 ms \| .* \| \+0\.800 ms \| 0 \| 12\.5 s \|$/m);
+    assert.match(text, /^\| cluster of 4 nodes: n4 \| 10 of 10 \| 1\.50 GB \| 1\.80 GB \|/m);
     assert.match(text, /^\| q2 \| 2\.\d+ ms \| .* \| .* \| .* \|$/m);
     // A full run's report carries the same tables after its own.
     const full = { ...syntheticResult({ seed: 1, iterations: 20, responses: 50 }), cluster: clusterPhase() };
-    assert.match(runText(full), /^\| cluster of 2 \| 2 \| 2 \|/m);
+    assert.match(runText(full), /^\| cluster of 2 nodes \| 2 \| 2 \|/m);
+    assert.match(runText(full), /^\| cluster of 2 nodes, replication 1 \| 2 \| 1 \|/m);
+    assert.match(text, /^\| query \(p50, one client\) \| one daemon \| 1 node \| 2 nodes \| 2 nodes, replication 1 \| 4 nodes \|$/m);
   });
 
   test('compare: two runs of the phase alone are judged on the cluster figures only', () => {
@@ -287,7 +299,7 @@ describe('a result of the cluster phase alone', () => {
     assert.deepEqual([...new Set(same.metrics.map((m) => m.group))], ['cluster']);
     assert.deepEqual(
       same.metrics.map((m) => m.id),
-      ['plain', 'n1', 'n2', 'n4'].flatMap((k) => [`cluster/${k}/throughput`, `cluster/${k}/cpu`, `cluster/${k}/p50`]),
+      ['plain', 'n1', 'n2', 'n2r1', 'n4'].flatMap((k) => [`cluster/${k}/throughput`, `cluster/${k}/cpu`, `cluster/${k}/p50`]),
     );
     assert.equal(same.regressions, 0);
     const slower = compareResults(clusterOnly(), clusterOnly(1.5));
