@@ -172,7 +172,8 @@ export async function startPlain(o: SetupOptions, log: (s: string) => void): Pro
 }
 
 export async function startCluster(o: SetupOptions & { nodes: number; replicationFactor: number }, log: (s: string) => void): Promise<Configuration> {
-  const dir = join(o.work, `cluster-${o.nodes}`);
+  // A directory of its own per shape: two clusters of as many nodes must not share data dirs (each syncs from nothing).
+  const dir = join(o.work, `cluster-${o.nodes}-r${o.replicationFactor}`);
   mkdirSync(dir, { recursive: true });
   let postgres: PrivatePostgres | undefined;
   let redis: PrivateRedis | undefined;
