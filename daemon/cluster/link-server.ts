@@ -146,7 +146,7 @@ class ServedPart {
     };
     // A worker's message of replies goes on as it came (file-codec.ts copyMessage), behind
     // the replies made here before it.
-    this.run.onMessage = (shards, _replies, message) => {
+    this.run.onMessage = (shards, message) => {
       this.#pack();
       this.#push(messageFrame(KIND.REPLIES, this.id, repliesHead(shards.map((at) => this.#unitOf[at]!)), (room) => copyMessage(message, room)));
       for (const at of shards) this.#forwarded[at] = true;

@@ -78,8 +78,8 @@ const valueLength = (bytes: Uint8Array): number => new Uint32Array(bytes.buffer,
 /**
  * A packed message copied whole behind `room` bytes (a multiple of 8; packMessage's room)
  * of a buffer of this thread's spares or a new one: a served part's replies go to the
- * coordinator as their worker packed them (cluster/link-server.ts), where unpacking and
- * packing their files again cost the serving node's main thread ~0.4 ms a part.
+ * coordinator as their worker packed them (cluster/link-server.ts), not unpacked into file
+ * objects and packed again on the serving node's main thread.
  */
 export function copyMessage(message: Uint8Array, room: number): Uint8Array<ArrayBuffer> {
   if (room % 8 !== 0) throw new Error(`copyMessage: room for a head must keep the message 8-aligned (${room} bytes)`);

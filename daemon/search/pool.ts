@@ -48,7 +48,7 @@ export interface PoolRun {
    * which are in `message` only, to be copied before this returns (its buffer goes back to
    * the worker). A cluster node forwards them so to the coordinator (cluster/link-server.ts).
    */
-  onMessage?: (shards: readonly number[], replies: readonly ShardReply[], message: Uint8Array) => void;
+  onMessage?: (shards: readonly number[], message: Uint8Array) => void;
   /**
    * The merge is at shard `shard`, before its cut, having taken `ranges` match ranges and
    * read `readKiB` of content from the shards before it: it needs this shard's whole
@@ -62,7 +62,7 @@ export interface PoolRun {
 class Run implements PoolRun {
   readonly replies: Array<Promise<ShardReply>>;
   onPartial?: (shard: number, reply: PartialReply) => void;
-  onMessage?: (shards: readonly number[], replies: readonly ShardReply[], message: Uint8Array) => void;
+  onMessage?: (shards: readonly number[], message: Uint8Array) => void;
   private readonly resolvers: Array<((r: ShardReply) => void) | undefined>;
   private readonly control: Int32Array;
   private readonly flag: Int32Array;
@@ -334,7 +334,7 @@ export class SearchPool {
       if (run.onMessage && msg.shards.every((shard) => !run.settled(shard))) {
         // Its files stay packed: the hook copies the message whole.
         const replies = unpackValue(msg.body) as ShardReply[];
-        run.onMessage(msg.shards, replies, msg.body);
+        run.onMessage(msg.shards, msg.body);
         giveBack(msg.body.buffer as ArrayBuffer);
         msg.shards.forEach((shard, k) => run.resolve(shard, replies[k]!));
         return;

@@ -50,7 +50,7 @@ test('a worker\'s message of replies is forwarded byte for byte, units renamed; 
   const values = [done(1), done(0)];
   const message = packMessage(values, [[file('a.c', 0)], []]);
   const sent = Buffer.from(message);
-  run.onMessage!([1, 0], values, message);
+  run.onMessage!([1, 0], message);
   // The pool reuses the buffer once the hook returns: what was sent must not change with it.
   message.fill(0xee);
   answers[1]!(values[0]!);
