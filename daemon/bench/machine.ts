@@ -31,9 +31,17 @@ function cpuModel(): string {
   return cpus()[0]?.model ?? 'unknown';
 }
 
-function gitCommit(root: string): string {
+/**
+ * Where a run's reports are written: not what runs. `trawl bench run > bench/results/X.md`
+ * creates its report before the run starts, which made every such run "uncommitted".
+ */
+const RESULTS_DIR = 'bench/results';
+
+/** HEAD, "+uncommitted" when a file that can change what runs differs from it (anything but RESULTS_DIR). */
+export function gitCommit(root: string): string {
   const head = commandOutput('git', ['rev-parse', 'HEAD'], root);
-  const dirty = (commandOutput('git', ['status', '--porcelain', '--untracked-files=normal'], root) ?? '') !== '';
+  const status = commandOutput('git', ['status', '--porcelain', '--untracked-files=normal', '--', '.', `:(exclude)${RESULTS_DIR}`], root);
+  const dirty = (status ?? '') !== '';
   if (!head) return 'uncommitted';
   return dirty ? `${head}+uncommitted` : head;
 }
