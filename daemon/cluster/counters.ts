@@ -20,6 +20,10 @@ export interface ClusterCounters {
   speculativeShards: Count;
   /** Of those, shards asked again whole because the search needed them before its cut. */
   shardsAskedAgain: Count;
+  /** Files of other nodes a search's budget ended inside, cut here from their JSON (search/cut-file.ts). */
+  filesCut: Count;
+  /** Such files shaped again by the node that holds their shard (a round trip: the budget ended inside a chunk that names definitions). */
+  filesShapedRemotely: Count;
   /** Shards a search could not search (no live holder, or every one failed): named in its unavailableShards. */
   unavailableShards: Count;
   /** Shards copied to this node from another (their shard, membership and symbols files). */

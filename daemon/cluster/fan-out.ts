@@ -45,6 +45,7 @@ import type { PoolRun } from '../search/pool.ts';
 import { NO_SPECULATION, type Cut, type PartialReply, type ShardReply } from '../search/protocol.ts';
 import { failOnServiceAbort, parseFile, type Searcher, type UnitRun } from '../search/searcher.ts';
 import type { SearchOptions, SearchService, UnavailableShard, WireResponse } from '../search/search-options.ts';
+import { cutFile } from '../search/cut-file.ts';
 import type { ShapedFile, ShapeOptions } from '../search/shape-file.ts';
 import type { SearchRequest, SearchResponse } from '../search/types.ts';
 import type { ClusterCounters } from './counters.ts';
@@ -583,6 +584,13 @@ class RemotePart implements Part {
   }
 
   reshape(_at: number, shape: ShapeOptions, f: ShapedFile, budget: number, unit: Unit): Promise<ShapedFile> {
+    // Cut here from its JSON when that gives what the node would (search/cut-file.ts): no round trip.
+    const cut = cutFile(f, budget, shape.contextLines);
+    if (cut) {
+      this.o.counters.filesCut.inc();
+      return Promise.resolve(cut);
+    }
+    this.o.counters.filesShapedRemotely.inc();
     const url = this.o.urlOf(this.node);
     if (url === undefined) return Promise.reject(new Error(`node ${this.node} left before a file of its shard could be shaped`));
     return peerReshape(this.o, url, unit, shape, f, budget);

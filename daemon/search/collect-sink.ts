@@ -106,8 +106,9 @@ export class CollectSink implements Sink {
   /**
    * Asks at once for every file end() will have shaped again if none of them fails: with
    * the ranges each gets (a file shaped with a budget gets min(total, budget) of them), the
-   * budget of every later file is known before any answers. In a cluster each is a round
-   * trip to the node that holds the file's shard (cluster/fan-out.ts), and a common word's
+   * budget of every later file is known before any answers. In a cluster each was a round
+   * trip to the node that holds the file's shard (cluster/fan-out.ts; now only where its JSON
+   * cannot be cut where it is: cut-file.ts), and a common word's
    * answer needed up to five in a row. Settled before end() reads them (a failure is then
    * end()'s to handle, in order, as if asked then).
    */

@@ -80,6 +80,15 @@ export function nameRanges(path: string, flat: number[]): Range[] {
   return flat.length === 0 ? [] : locateRanges(Buffer.from(path, 'utf8'), flat);
 }
 
+/**
+ * The line of a match's last byte, from its end: a match that ends at a line's start
+ * (column 1) ends on the line before, unless it is empty (then its line is its own).
+ * The lines a chunk shows end there (chunkSpans; search/cut-file.ts cuts chunks by it).
+ */
+export function lastLineOf(start: number, end: number, endLine: number, endColumn: number): number {
+  return end > start && endColumn === 1 ? endLine - 1 : endLine;
+}
+
 /** A chunk's lines and the match ranges it holds: ranges [from, to) of the flat list (pair indices). */
 export interface Span {
   start: number; // byte offset of the first line's start
@@ -104,7 +113,8 @@ export function chunkSpans(buf: Buffer, flat: ArrayLike<number>, lines: LineTabl
     const endLine = lines[4 * r + 2]!;
     // The last line a match touches: the line of its last byte (an empty match: its own line).
     const lastByte = e > o ? e - 1 : o;
-    const lastLine = e > o && endLine > startLine && columnAt(buf, flat, lines, 2 * r + 1) === 1 ? endLine - 1 : endLine;
+    // (A match on one line ends on it: its end's column is not looked up.)
+    const lastLine = endLine > startLine ? lastLineOf(o, e, endLine, columnAt(buf, flat, lines, 2 * r + 1)) : endLine;
     const back = linesBack(buf, s, contextLines);
     const ahead = linesAhead(buf, lineEnd(buf, Math.min(lastByte, buf.length)), contextLines);
     const firstLine = startLine - back.lines;

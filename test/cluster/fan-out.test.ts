@@ -153,11 +153,13 @@ describe('a cluster of three nodes, replication 2', () => {
     if (skip) return t.skip(skip);
     let differences = 0;
     const counted = async () => {
-      const sum = { speculative: 0, again: 0 };
+      const sum = { speculative: 0, again: 0, cut: 0, shaped: 0 };
       for (const n of nodes) {
-        const m = await metrics(n.url, ['trawl_cluster_speculative_shards_total', 'trawl_cluster_shards_asked_again_total']);
+        const m = await metrics(n.url, ['trawl_cluster_speculative_shards_total', 'trawl_cluster_shards_asked_again_total', 'trawl_cluster_files_cut_total', 'trawl_cluster_files_shaped_remotely_total']);
         sum.speculative += m.trawl_cluster_speculative_shards_total!;
         sum.again += m.trawl_cluster_shards_asked_again_total!;
+        sum.cut += m.trawl_cluster_files_cut_total!;
+        sum.shaped += m.trawl_cluster_files_shaped_remotely_total!;
       }
       return sum;
     };
@@ -182,6 +184,10 @@ describe('a cluster of three nodes, replication 2', () => {
     t.diagnostic(`shards searched speculatively: ${after.speculative - before.speculative}, asked again whole: ${after.again - before.again}`);
     assert.ok(after.again - before.again > 0, 'some bets were lost');
     assert.ok(after.speculative - before.speculative > after.again - before.again, 'some bets were won');
+    // Files of other nodes cut where the budget ended, here from their JSON (their node
+    // shapes them again where that cannot be: the next test).
+    t.diagnostic(`files cut here: ${after.cut - before.cut}, shaped again by their node: ${after.shaped - before.shaped}`);
+    assert.ok(after.cut - before.cut > 0, 'some files were cut from their JSON');
   });
 
   test('streams agree too', async (t) => {
@@ -277,11 +283,12 @@ describe('a cluster of three nodes, replication 2', () => {
     };
     let n = 0;
     try {
-      // Until a few were refused: a file is shaped again only when a search's last file is
-      // cut where its node did not cut it.
+      // Until a few were refused: a file is asked of a node only when a search's last file
+      // is cut where its node did not cut it, inside a chunk that names definitions (else
+      // it is cut here: search/cut-file.ts), which context lines make likelier.
       for (const [k, q] of queries(13, 400).entries()) {
         if (refused >= 3) break;
-        const req = { ...q, matches: 5 + ((k * 7) % 60) };
+        const req = { ...q, matches: 5 + ((k * 7) % 60), contextLines: 3 + (k % 8) };
         const want = await call(`${reference.url}/api/search`, { method: 'POST', json: req });
         const got = await call(`${nodes[0]!.url}/api/search`, { method: 'POST', json: req });
         n++;

@@ -21,7 +21,7 @@ import type { Manifest } from '../../daemon/index/manifest.ts';
 import { tempDir } from '../helpers/corpus.ts';
 
 const count = () => ({ inc() {} });
-const counters = { remoteRequests: count(), remoteShards: count(), shardFailures: count(), shardRetries: count(), speculativeShards: count(), shardsAskedAgain: count(), unavailableShards: count(), copiedShards: count(), copiedBytes: count(), copyFailures: count() };
+const counters = { remoteRequests: count(), remoteShards: count(), shardFailures: count(), shardRetries: count(), speculativeShards: count(), shardsAskedAgain: count(), filesCut: count(), filesShapedRemotely: count(), unavailableShards: count(), copiedShards: count(), copiedBytes: count(), copyFailures: count() };
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 
 function manifest(generation: number): Manifest {

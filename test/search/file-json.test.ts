@@ -7,24 +7,16 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { JsonBytes } from '../../daemon/search/json-bytes.ts';
 import { locateLines } from '../../core/index.ts';
 import { chunkSpans, locateRanges, nameRanges, wholeEnd } from '../../daemon/search/shape.ts';
 import { resultRepo, shapeInto, unshapedFile, type ResultRepo, type ShapeOptions } from '../../daemon/search/shape-file.ts';
-import { searchShard, type ShardHit } from '../../daemon/search/shard-search.ts';
-import { Matcher } from '../../daemon/search/matcher.ts';
-import { planQuery } from '../../daemon/query/plan.ts';
-import { planTerms } from '../../daemon/query/terms.ts';
-import { Shard } from '../../daemon/index/shard-reader.ts';
-import { readAllManifests } from '../../daemon/index/manifest.ts';
-import { shardsDir } from '../../daemon/index/data-dir.ts';
-import { indexLocal } from '../../daemon/sync/local-repos.ts';
+import type { ShardHit } from '../../daemon/search/shard-search.ts';
+import type { Shard } from '../../daemon/index/shard-reader.ts';
 import { externalFileUrl, fileWebUrl } from '../../daemon/repos/web-urls.ts';
 import type { Chunk, FileResult } from '../../daemon/search/types.ts';
 import type { SymbolDef } from '../../daemon/symbols/ctags.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { hitsOf, indexedShard } from '../helpers/one-shard.ts';
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -162,22 +154,12 @@ const TREE: Record<string, string | Buffer> = {
 };
 
 test('files shaped into JSON bytes equal JSON.stringify of the same files as objects', async () => {
-  const dir = tempDir('file-json');
+  const { shard, repoId, cleanup } = await indexedShard('file-json', TREE);
   try {
-    for (const [path, text] of Object.entries(TREE)) {
-      mkdirSync(dirname(join(dir.path, 'tree', path)), { recursive: true });
-      writeFileSync(join(dir.path, 'tree', path), text);
-    }
-    const dataDir = join(dir.path, 'data');
-    await indexLocal(join(dir.path, 'tree'), { dataDir, workers: 1 });
-    const m = readAllManifests(dataDir)[0]!;
-    const shard = Shard.open(join(shardsDir(dataDir, m.repoId), m.shards[0]!.file));
-    const repo = resultRepo(m.repoId, undefined, shard, 'http://127.0.0.1:3000');
+    const repo = resultRepo(repoId, undefined, shard, 'http://127.0.0.1:3000');
     let compared = 0;
     for (const [query, regex, cs] of [['widget', false, false], ['Widget', false, true], ['w.dget|size', true, false], ['widget file:widget', false, false], ['make_widget', false, true], ['\\n\\n', true, false]] as const) {
-      const plan = planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: cs });
-      const matchers = planTerms(plan).map((t) => new Matcher(t, 'indexed'));
-      const { hits } = searchShard(shard, plan, matchers, 1000, () => false, true, undefined, undefined, { contextLines: 0 });
+      const hits = hitsOf(shard, query, regex, cs);
       assert.ok(hits.length > 0, `${query}: some hit`);
       for (const hit of hits) {
         for (const o of [
@@ -203,7 +185,7 @@ test('files shaped into JSON bytes equal JSON.stringify of the same files as obj
     }
     assert.ok(compared > 100, `compared ${compared}`);
   } finally {
-    dir.cleanup();
+    cleanup();
   }
 });
 
