@@ -37,6 +37,8 @@ const TREE: Record<string, string | Buffer> = {
     'EXPORT_SYMBOL_GPL(last_lock);',
   ].join('\n'),
   'lock/lock-notes.txt': 'lock\r\nlock lock\r\n\r\nno\r\nlock é lock 😀 lock\r\n',
+  // Quotes and backslashes in content and path: escaped in the JSON, which the cut walks.
+  'src/quo"tes\\lock.c': 'char *s = "lock \\"lock\\" \\\\lock\\\\";\nchar *t = "\\\\" lock "\\\\";\n"lock"\n\\\\\n"lock\\\\"lock\n',
   'docs/locks.md': '# lock\n\nA lock.\nAnother lock\nand a lock\n\n\n\nlock\n',
   'src/bad-utf8-lock.txt': Buffer.concat([Buffer.from('lock '), Buffer.from([0xff, 0xc3, 0x0a]), Buffer.from('x lock\n'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(' lock\nlock')]),
 };
