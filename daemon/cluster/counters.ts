@@ -22,7 +22,7 @@ export interface ClusterCounters {
   shardsAskedAgain: Count;
   /** Files of other nodes a search's budget ended inside, cut here from their JSON (search/cut-file.ts). */
   filesCut: Count;
-  /** Such files shaped again by the node that holds their shard (a round trip: the budget ended inside a chunk that names definitions). */
+  /** Such files shaped again by the node that holds their shard, a round trip: the budget ended inside a chunk that names definitions, or the file came unshaped or with fewer ranges than the budget. */
   filesShapedRemotely: Count;
   /** Shards a search could not search (no live holder, or every one failed): named in its unavailableShards. */
   unavailableShards: Count;

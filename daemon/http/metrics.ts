@@ -180,7 +180,7 @@ export class Metrics {
       speculativeShards: counter('trawl_cluster_speculative_shards_total', 'Shards of searches this node (coordinating) had searched speculatively, for their definitions only, betting the search would be past its cut before them.'),
       shardsAskedAgain: counter('trawl_cluster_shards_asked_again_total', 'Of those, shards asked again whole because the search needed them before its cut (a lost bet: a round trip).'),
       filesCut: counter('trawl_cluster_files_cut_total', "Files of other nodes a search's budget ended inside, cut on this node from their JSON."),
-      filesShapedRemotely: counter('trawl_cluster_files_shaped_remotely_total', 'Such files shaped again by the node holding their shard (a round trip: the budget ended inside a chunk naming definitions).'),
+      filesShapedRemotely: counter('trawl_cluster_files_shaped_remotely_total', 'Such files shaped again by the node holding their shard (a round trip): the budget ended inside a chunk naming definitions, or the file came unshaped.'),
       unavailableShards: counter('trawl_cluster_unavailable_shards_total', 'Shards a search left out because no live node holding them answered (named in its unavailableShards; the search is not exhaustive).'),
       copiedShards: counter('trawl_cluster_copied_shards_total', 'Shards copied to this node from another (replication).'),
       copiedBytes: counter('trawl_cluster_copied_bytes_total', 'Bytes of shard, membership and symbols files copied to this node from another.'),

@@ -102,7 +102,7 @@ interface Layout {
 // writeFile, writeChunks): read as such, not walked key by key (a file of 150 ranges took
 // longer to walk than to parse). JSON in any other shape is not cut here.
 const NAME = Buffer.from('{"text":');
-const NAME_RANGES = Buffer.from(',"matchRanges":[');
+const MATCH_RANGES = Buffer.from(',"matchRanges":[');
 const CONTENT = Buffer.from('{"content":');
 const CONTENT_START = Buffer.from('],"contentStart":{');
 const SYMBOLS = Buffer.from('},"symbols":[');
@@ -115,7 +115,7 @@ function layout(b: Buffer): Layout | undefined {
   try {
     members(b, 0, (key, at) => {
       if (key === 'fileName') {
-        const r = ranges(b, expect(b, stringEnd(b, expect(b, at, NAME)), NAME_RANGES));
+        const r = ranges(b, expect(b, stringEnd(b, expect(b, at, NAME)), MATCH_RANGES));
         out.names = r.count;
         if (b[r.end] !== CLOSE_OBJECT) throw new Error('a name not spelled as the writer spells it');
         return r.end + 1;
@@ -126,7 +126,7 @@ function layout(b: Buffer): Layout | undefined {
       if (b[p] !== CLOSE_ARRAY) {
         for (;;) {
           const start = p;
-          const r = ranges(b, expect(b, stringEnd(b, expect(b, p, CONTENT)), NAME_RANGES));
+          const r = ranges(b, expect(b, stringEnd(b, expect(b, p, CONTENT)), MATCH_RANGES));
           p = b.indexOf(CLOSE_OBJECT, expect(b, r.end - 1, CONTENT_START));
           let symbols = 0;
           p = elements(b, expect(b, p, SYMBOLS) - 1, () => symbols++);
@@ -137,13 +137,15 @@ function layout(b: Buffer): Layout | undefined {
           else break;
         }
       }
+      if (b[p] !== CLOSE_ARRAY) throw new Error('chunks not spelled as the writer spells them');
       out.chunksClose = p;
       return p + 1;
     });
   } catch {
     return undefined;
   }
-  return out;
+  // (A file's JSON always has its chunks; without them there is nothing to cut by.)
+  return out.chunksClose > 0 ? out : undefined;
 }
 
 /** Just past `lit`, which must be at `p`. */
