@@ -3,21 +3,25 @@
 // per query against the single daemon, answers that differ from it, CPU per request.
 
 import { median } from './percentiles.ts';
-import type { ClusterQuery, ClusterShape } from './result.ts';
+import type { ClusterConfiguration, ClusterQuery, ClusterShape } from './result.ts';
 import type { QueryLatency } from './mix-latency.ts';
 
 /**
  * `--cluster-nodes` without a value: one node; two and four at the default replication
- * (on two nodes every node then holds every shard: no search asks another node); and two
+ * (on two nodes every node then holds every shard: no search asks another node); two
  * nodes holding one copy each, where every search asks the other node while no more
- * processes run than this machine has cores: the fan-out's own cost (four nodes on two
- * cores add the cores' sharing to it).
+ * processes run than this machine has cores: the fan-out's own cost; and four nodes that
+ * each hold every shard, the control of the four at replication 2 (sameNodesOverheads):
+ * the same processes sharing the same cores and taking the same turns, no search asking
+ * another node, so that what four nodes on two cores cost apart from the fan-out is measured
+ * rather than guessed.
  */
 export const DEFAULT_CLUSTERS: ClusterShape[] = [
   { nodes: 1, replicationFactor: 1 },
   { nodes: 2, replicationFactor: 2 },
   { nodes: 2, replicationFactor: 1 },
   { nodes: 4, replicationFactor: 2 },
+  { nodes: 4, replicationFactor: 4 },
 ];
 /** More nodes than this on one machine measure the machine's scheduler, not the cluster. */
 export const MAX_NODES = 16;
@@ -67,7 +71,7 @@ export function clusterKey(c: ClusterShape): string {
  * the median, rather than a difference of medians: the mix's queries differ by 10× in
  * latency, and the median query of one configuration need not be the other's.
  */
-export function overheads(measured: readonly QueryLatency[], baseline: readonly QueryLatency[]): { perQuery: Map<string, number>; medianMs: number | null } {
+export function overheads(measured: readonly P50Of[], baseline: readonly P50Of[]): { perQuery: Map<string, number>; medianMs: number | null } {
   const base = new Map(baseline.flatMap((q) => (q.latencyMs ? [[q.name, q.latencyMs.p50] as const] : [])));
   const perQuery = new Map<string, number>();
   for (const q of measured) {
@@ -75,6 +79,27 @@ export function overheads(measured: readonly QueryLatency[], baseline: readonly 
     if (q.latencyMs && b !== undefined) perQuery.set(q.name, round4(q.latencyMs.p50 - b));
   }
   return { perQuery, medianMs: perQuery.size > 0 ? round4(median([...perQuery.values()])) : null };
+}
+
+/** What overheads() reads of a query's figures (a QueryLatency, or a result's ClusterQuery). */
+type P50Of = Pick<QueryLatency, 'name' | 'latencyMs'>;
+
+/**
+ * The fan-out's overhead apart from the processes around it: for each cluster whose nodes
+ * do not each hold every shard, the median over queries of its p50 minus the p50 of the
+ * cluster of as many nodes that each hold every shard (replication = nodes: no search asks
+ * another node), when the phase measured one. Both run the same processes on the same
+ * cores, taking the same turns with one client, so the difference is what asking other
+ * nodes costs; against the single daemon (overheads) it also holds what N processes
+ * sharing this machine's cores cost. Indexed like `configurations`; null where there is
+ * no such control, for the controls themselves and for the plain daemon.
+ */
+export function sameNodesOverheads(configurations: readonly Pick<ClusterConfiguration, 'kind' | 'nodes' | 'replicationFactor' | 'queries'>[]): Array<number | null> {
+  return configurations.map((c) => {
+    if (c.kind !== 'cluster' || c.replicationFactor === c.nodes) return null;
+    const control = configurations.find((o) => o.kind === 'cluster' && o.nodes === c.nodes && o.replicationFactor === o.nodes);
+    return control ? overheads(c.queries, control.queries).medianMs : null;
+  });
 }
 
 /** The result's per-query figures of one configuration. */

@@ -1,5 +1,6 @@
 // The cluster phase's tables in the Markdown report (run-text.ts): one row per
-// configuration (throughput, CPU per request, median latency, the fan-out's overhead), one
+// configuration (throughput, CPU per request, median latency, the fan-out's overhead against
+// one daemon and against as many nodes that each hold every shard), one
 // per node (what it held and what it used: the figures the sizing rules of
 // docs/deployment.md come from), and each query's p50 per configuration.
 
@@ -24,14 +25,17 @@ export function clusterText(p: ClusterPhase): string[] {
       `the load: ${p.connections} connections dealt round-robin over the nodes, each looping over the mix, ${p.seconds} s. ` +
       `CPU per request: the nodes' user + system time over the requests completed. Other processes kept up to ${p.foreignCores === null ? '—' : p.foreignCores.toFixed(2)} cores busy.`,
     '',
-    '| configuration | nodes | replication | req/s | CPU ms/request (nodes) | PostgreSQL + Redis ms/request | median p50, one client | fan-out overhead (median over queries of p50 − one daemon\'s) | non-2xx, errors | ready after |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| configuration | nodes | replication | req/s | CPU ms/request (nodes) | PostgreSQL + Redis ms/request | median p50, one client | fan-out overhead (median over queries of p50 − one daemon\'s) | against as many nodes each holding every shard | non-2xx, errors | ready after |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   );
+  // A cluster whose nodes each hold every shard is the control of the spread ones of its size.
+  const isControl = (c: ClusterConfiguration) => c.kind === 'cluster' && c.replicationFactor === c.nodes && p.configurations.some((o) => o.nodes === c.nodes && o.kind === 'cluster' && o.replicationFactor !== o.nodes);
   for (const c of p.configurations) {
     const l = c.load;
+    const same = isControl(c) ? '(control)' : c.sameNodesOverheadMs == null ? '—' : signedMs(c.sameNodesOverheadMs);
     lines.push(
       `| ${name(c)} | ${c.nodes} | ${c.replicationFactor ?? '—'} | ${Math.round(l.requestsPerSecond)} | ${ms3(l.cpuMsPerRequest)} | ${ms3(l.supportCpuMsPerRequest)} | ` +
-        `${formatMs(c.medianP50Ms)} | ${c.kind === 'plain' ? '(baseline)' : signedMs(c.overheadMs)} | ${l.non2xx + l.errors + l.timeouts} | ${c.readySeconds.toFixed(1)} s |`,
+        `${formatMs(c.medianP50Ms)} | ${c.kind === 'plain' ? '(baseline)' : signedMs(c.overheadMs)} | ${same} | ${l.non2xx + l.errors + l.timeouts} | ${c.readySeconds.toFixed(1)} s |`,
     );
   }
   lines.push('', '| node | shards held | its index | its data dir | RSS idle (anon; file) | RSS peak under load (anon) | CPU under load | requests it took |', '|---|--:|--:|--:|--:|--:|--:|--:|');

@@ -3,7 +3,9 @@
 // makeRepository), and each configuration syncs it from nothing (cluster-setup.ts): first a
 // single daemon without a cluster section (the baseline), then each cluster of
 // `--cluster-nodes` (cluster-figures.ts DEFAULT_CLUSTERS: 1 node; 2 and 4 at replication 2;
-// 2 at replication 1, where every search asks the other node). On each, with nothing else running:
+// 2 at replication 1, where every search asks the other node; 4 at replication 4, the
+// control of the four at 2: same processes, no search asking another node). On each, with
+// nothing else running:
 //   0. the load below for WARM_SECONDS, untimed: every process past its start-up;
 //   1. the query mix, one client, the nodes taking turns (mix-latency.ts): each query's p50
 //      and the same minus the baseline's: the fan-out's overhead; every node's answer is
@@ -21,7 +23,7 @@
 
 import { join } from 'node:path';
 import { startCluster, startPlain, nodeFigures, type Configuration } from './cluster-setup.ts';
-import { clusterName, clusterQueries, cpuPerRequest, medianP50, mismatches, overheads } from './cluster-figures.ts';
+import { clusterName, clusterQueries, cpuPerRequest, medianP50, mismatches, overheads, sameNodesOverheads } from './cluster-figures.ts';
 import { requestFor } from './latency.ts';
 import { load, type LoadRequest, type Mark } from './load.ts';
 import { cpuMark } from './machine.ts';
@@ -97,6 +99,11 @@ export async function clusterPhase(o: ClusterPhaseOptions, queries: BenchQuery[]
       await cfg.stop();
     }
   }
+  sameNodesOverheads(configurations).forEach((x, i) => {
+    const c = configurations[i]!;
+    c.sameNodesOverheadMs = x;
+    if (x !== null) log(`cluster ${clusterName({ nodes: c.nodes, replicationFactor: c.replicationFactor! })}: overhead ${x.toFixed(3)} ms against ${c.nodes} nodes that each hold every shard`);
+  });
   return {
     phase: {
       nodeCounts: o.clusters.map((c) => c.nodes),

@@ -497,6 +497,14 @@ export interface ClusterConfiguration {
   medianP50Ms: number | null;
   /** Median over the queries of (this configuration's p50 − the plain daemon's p50); null for the plain daemon. */
   overheadMs: number | null;
+  /**
+   * Median over the queries of (this p50 − the p50 of as many nodes that each hold every
+   * shard, where no search asks another node): the fan-out's cost apart from the nodes'
+   * sharing of the machine (cluster-figures.ts sameNodesOverheads). Null where the phase did
+   * not measure that control, for the control itself and for the plain daemon; absent in
+   * runs before it was measured.
+   */
+  sameNodesOverheadMs?: number | null;
   load: ClusterLoad;
   /** Answers through a node that differ from the plain daemon's (should be none): query, node, both answers. */
   mismatches: string[];

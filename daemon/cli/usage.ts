@@ -166,7 +166,7 @@ codesearch on the same queries when installed. Writes every raw sample to the re
   --cluster            also: one daemon against clusters of 1, 2 and 4 nodes (private
                        PostgreSQL and Redis): the mix through the nodes, one client and
                        under load, requests per second and CPU per request
-  --cluster-nodes LIST the cluster phase's clusters: N nodes, or N/R at replication R (default 1,2,2/1,4)
+  --cluster-nodes LIST the cluster phase's clusters: N nodes, or N/R at replication R (default 1,2,2/1,4,4/4)
   --only cluster       the cluster phase alone, without the core phases
 
 compare: per query and per metric, NEW against OLD with a verdict from the raw samples

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { clusterGap, type ClusterStatusView, type ReadyView } from '../../daemon/bench/cluster-ready.ts';
-import { clusterKey, clusterName, clusterQueries, cpuPerRequest, DEFAULT_CLUSTERS, medianP50, mismatches, overheads, parseClusters, replicationFor } from '../../daemon/bench/cluster-figures.ts';
+import { clusterKey, clusterName, clusterQueries, cpuPerRequest, DEFAULT_CLUSTERS, medianP50, mismatches, overheads, parseClusters, replicationFor, sameNodesOverheads } from '../../daemon/bench/cluster-figures.ts';
 import { compareResults } from '../../daemon/bench/compare.ts';
 import { answerSignature, type QueryLatency } from '../../daemon/bench/mix-latency.ts';
 import { dealConnections, rotate } from '../../daemon/bench/mix-load.ts';
@@ -77,10 +77,10 @@ describe('--cluster-nodes', () => {
   ];
   for (const [text, want] of bad) test(`"${text}" is refused`, () => assert.throws(() => parseClusters(text), want));
   test('the defaults, the replication factor, names and keys', () => {
-    assert.deepEqual(DEFAULT_CLUSTERS, shapes([1, 1], [2, 2], [2, 1], [4, 2]));
+    assert.deepEqual(DEFAULT_CLUSTERS, shapes([1, 1], [2, 2], [2, 1], [4, 2], [4, 4]));
     assert.deepEqual([1, 2, 3, 4, 8].map(replicationFor), [1, 2, 2, 2, 2]);
-    assert.deepEqual(DEFAULT_CLUSTERS.map(clusterName), ['1 node', '2 nodes', '2 nodes, replication 1', '4 nodes']);
-    assert.deepEqual(DEFAULT_CLUSTERS.map(clusterKey), ['n1', 'n2', 'n2r1', 'n4']);
+    assert.deepEqual(DEFAULT_CLUSTERS.map(clusterName), ['1 node', '2 nodes', '2 nodes, replication 1', '4 nodes', '4 nodes, replication 4']);
+    assert.deepEqual(DEFAULT_CLUSTERS.map(clusterKey), ['n1', 'n2', 'n2r1', 'n4', 'n4r4']);
   });
 });
 
@@ -101,6 +101,24 @@ describe('the fan-out overhead and the answers', () => {
     assert.equal(medianP50(cluster), 2.3);
     assert.equal(overheads([failed('q1')], plain).medianMs, null);
     assert.equal(medianP50([failed('q1')]), null);
+  });
+
+  test('against as many nodes that each hold every shard: for the spread clusters of a size the phase has a control of', () => {
+    const at = (kind: 'plain' | 'cluster', nodes: number, replicationFactor: number | null, qs: QueryLatency[]) => ({ kind, nodes, replicationFactor, queries: clusterQueries(qs, null) });
+    const control4 = [latency('q1', [2, 2, 2]), latency('q2', [3, 3, 3]), latency('q3', [11, 11, 11]), latency('q4', [5, 5, 5])];
+    const spread4 = [latency('q1', [2.5, 2.5, 2.5]), latency('q2', [3.1, 3.1, 3.1]), latency('q3', [14, 14, 14]), failed('q4')];
+    const got = sameNodesOverheads([
+      at('plain', 1, null, plain),
+      at('cluster', 2, 1, spread4), // against the 2-node control below
+      at('cluster', 4, 2, spread4),
+      at('cluster', 4, 3, control4),
+      at('cluster', 4, 4, control4),
+      at('cluster', 2, 2, plain),
+    ]);
+    // 4/2: q1 +0.5, q2 +0.1, q3 +3 (q4 failed on one side): median +0.5. 2/1 against 2/2: +1.5, +1.1, +4.
+    // Replication 3 of 4 is spread too; the controls and the plain daemon have none.
+    assert.deepEqual(got, [null, 1.5, 0.5, 0, null, null]);
+    assert.deepEqual(sameNodesOverheads([at('cluster', 4, 2, spread4)]), [null], 'no control, no figure');
   });
 
   test('answers through every node are checked against the baseline', () => {
@@ -223,7 +241,7 @@ function clusterPhase(k = 1): ClusterPhase {
     };
   };
   return {
-    nodeCounts: [1, 2, 2, 4],
+    nodeCounts: [1, 2, 2, 4, 4],
     repositorySeconds: 3.2,
     workersPerNode: 1,
     iterations: 20,
@@ -231,9 +249,15 @@ function clusterPhase(k = 1): ClusterPhase {
     warmSeconds: 15,
     connections: 16,
     seconds: 10,
-    configurations: [config('plain', 1), config('cluster', 1), config('cluster', 2), config('cluster', 2, 1), config('cluster', 4)],
+    configurations: withSameNodes([config('plain', 1), config('cluster', 1), config('cluster', 2), config('cluster', 2, 1), config('cluster', 4), config('cluster', 4, 4)]),
     foreignCores: 0.01,
   };
+}
+
+/** The configurations with their overhead against as many nodes holding every shard, as the phase sets it. */
+function withSameNodes(cs: ClusterConfiguration[]): ClusterConfiguration[] {
+  const x = sameNodesOverheads(cs);
+  return cs.map((c, i) => ({ ...c, sameNodesOverheadMs: x[i]! }));
 }
 
 /** A run of the cluster phase alone, from a full synthetic run's identity. */
@@ -271,7 +295,7 @@ describe('a result of the cluster phase alone', () => {
   test('reads back as a result file; readResult, which wants the core phases, says why not', () => {
     const file = join(tmp.path, 'cluster-only.json');
     writeFileSync(file, JSON.stringify(clusterOnly()));
-    assert.equal(readResultFile(file).cluster?.configurations.length, 5);
+    assert.equal(readResultFile(file).cluster?.configurations.length, 6);
     assert.throws(() => readResult(file), /the cluster phase alone \(--only cluster\)/);
   });
 
@@ -283,15 +307,21 @@ describe('a result of the cluster phase alone', () => {
     const { warmSeconds: _w, ...cold } = clusterOnly().cluster!;
     assert.deepEqual(resultErrors({ ...clusterOnly(), cluster: cold }), []);
     assert.match(runText({ ...clusterOnly(), cluster: cold }), /from nothing, every server `--workers 1`; one client ran the mix/);
-    assert.match(text, /^\| one daemon, no cluster section \| 1 \| — \| 2000 \| 0\.900 ms \| — \| .* \| \(baseline\) \| 0 \| 12\.5 s \|$/m);
-    assert.match(text, /^\| cluster of 4 nodes \| 4 \| 2 \| 1429 \| 1\.260 ms \| 0\.004 ms \| .* \| \+0\.800 ms \| 0 \| 12\.5 s \|$/m);
+    assert.match(text, /^\| one daemon, no cluster section \| 1 \| — \| 2000 \| 0\.900 ms \| — \| .* \| \(baseline\) \| — \| 0 \| 12\.5 s \|$/m);
+    // The synthetic 4/2 and 4/4 clusters cost the same: +0.000 ms against the control.
+    assert.match(text, /^\| cluster of 4 nodes \| 4 \| 2 \| 1429 \| 1\.260 ms \| 0\.004 ms \| .* \| \+0\.800 ms \| \+0\.000 ms \| 0 \| 12\.5 s \|$/m);
+    assert.match(text, /^\| cluster of 4 nodes, replication 4 \| 4 \| 4 \| 1429 \| .* \| \+0\.800 ms \| \(control\) \| 0 \| 12\.5 s \|$/m);
+    // Two nodes at replication 2 are the control of two at replication 1; one node has none.
+    assert.match(text, /^\| cluster of 2 nodes \| 2 \| 2 \| .* \| \(control\) \| 0 \| 12\.5 s \|$/m);
+    assert.match(text, /^\| cluster of 2 nodes, replication 1 \| 2 \| 1 \| .* \| \+0\.000 ms \| 0 \| 12\.5 s \|$/m);
+    assert.match(text, /^\| cluster of 1 node \| 1 \| 1 \| .* \| — \| 0 \| 12\.5 s \|$/m);
     assert.match(text, /^\| cluster of 4 nodes: n4 \| 10 of 10 \| 1\.50 GB \| 1\.80 GB \|/m);
     assert.match(text, /^\| q2 \| 2\.\d+ ms \| .* \| .* \| .* \|$/m);
     // A full run's report carries the same tables after its own.
     const full = { ...syntheticResult({ seed: 1, iterations: 20, responses: 50 }), cluster: clusterPhase() };
     assert.match(runText(full), /^\| cluster of 2 nodes \| 2 \| 2 \|/m);
     assert.match(runText(full), /^\| cluster of 2 nodes, replication 1 \| 2 \| 1 \|/m);
-    assert.match(text, /^\| query \(p50, one client\) \| one daemon \| 1 node \| 2 nodes \| 2 nodes, replication 1 \| 4 nodes \|$/m);
+    assert.match(text, /^\| query \(p50, one client\) \| one daemon \| 1 node \| 2 nodes \| 2 nodes, replication 1 \| 4 nodes \| 4 nodes, replication 4 \|$/m);
   });
 
   test('compare: two runs of the phase alone are judged on the cluster figures only', () => {
@@ -299,7 +329,7 @@ describe('a result of the cluster phase alone', () => {
     assert.deepEqual([...new Set(same.metrics.map((m) => m.group))], ['cluster']);
     assert.deepEqual(
       same.metrics.map((m) => m.id),
-      ['plain', 'n1', 'n2', 'n2r1', 'n4'].flatMap((k) => [`cluster/${k}/throughput`, `cluster/${k}/cpu`, `cluster/${k}/p50`]),
+      ['plain', 'n1', 'n2', 'n2r1', 'n4', 'n4r4'].flatMap((k) => [`cluster/${k}/throughput`, `cluster/${k}/cpu`, `cluster/${k}/p50`]),
     );
     assert.equal(same.regressions, 0);
     const slower = compareResults(clusterOnly(), clusterOnly(1.5));
