@@ -38,6 +38,14 @@ export function clusterText(p: ClusterPhase): string[] {
         `${formatMs(c.medianP50Ms)} | ${c.kind === 'plain' ? '(baseline)' : signedMs(c.overheadMs)} | ${same} | ${l.non2xx + l.errors + l.timeouts} | ${c.readySeconds.toFixed(1)} s |`,
     );
   }
+  if (p.configurations.some((c) => c.oneClient)) {
+    lines.push(
+      '',
+      '| configuration (one client, the mix) | cores the nodes kept busy | the nodes\' threads waiting for a core |',
+      '|---|--:|--:|',
+      ...p.configurations.map((c) => `| ${name(c)} | ${c.oneClient ? c.oneClient.coresBusy.toFixed(2) : '—'} | ${c.oneClient ? c.oneClient.threadsWaiting.toFixed(2) : '—'} |`),
+    );
+  }
   lines.push('', '| node | shards held | its index | its data dir | RSS idle (anon; file) | RSS peak under load (anon) | CPU under load | requests it took |', '|---|--:|--:|--:|--:|--:|--:|--:|');
   for (const c of p.configurations) {
     for (const n of c.perNode) {

@@ -9,7 +9,9 @@
 //   0. the load below for WARM_SECONDS, untimed: every process past its start-up;
 //   1. the query mix, one client, the nodes taking turns (mix-latency.ts): each query's p50
 //      and the same minus the baseline's: the fan-out's overhead; every node's answer is
-//      checked against the baseline's (a cluster must answer what one daemon answers);
+//      checked against the baseline's (a cluster must answer what one daemon answers); and
+//      meanwhile the cores the nodes' threads kept busy and how many of them waited for a
+//      core (sched-stat.ts): with more busy threads than cores, latency is partly queueing;
 //   2. RSS of each node, idle;
 //   3. the same load on every configuration (mix-load.ts): `connections` connections dealt
 //      round-robin over the nodes, each looping over the mix, for `seconds` after a short
@@ -28,6 +30,7 @@ import { requestFor } from './latency.ts';
 import { load, type LoadRequest, type Mark } from './load.ts';
 import { cpuMark } from './machine.ts';
 import { sampleRss, sampleRssFor, type RssSample } from './memory.ts';
+import { processSchedTimes, schedShares } from './sched-stat.ts';
 import { mixLatency, type QueryLatency } from './mix-latency.ts';
 import { mixLoad } from './mix-load.ts';
 import { median, summarize } from './percentiles.ts';
@@ -138,7 +141,11 @@ async function measure(
   const notes: string[] = [];
   await mixLoad({ targets: cfg.servers, mix, connections: o.connections, seconds: WARM_SECONDS, accounted: cfg.accounted, label: `${label} warming` });
   const before = markOf(cfg);
+  const schedOf = () => cfg.servers.map((s) => (s.child.pid === undefined ? null : processSchedTimes(s.child.pid)));
+  const sched0 = schedOf();
+  const t0 = process.hrtime.bigint();
   const latency = await mixLatency({ targets: cfg.servers.map((s) => s.url), queries, iterations: o.iterations, warmup: o.warmup }, log, label);
+  const oneClient = schedShares(sched0, schedOf(), Number(process.hrtime.bigint() - t0));
   seeForeign(load(before, markOf(cfg)).foreignCores);
   for (const q of latency) if (q.error) notes.push(`cluster ${label}: query ${q.name} failed: ${q.error}`);
   const over = baseline ? overheads(latency, baseline) : null;
@@ -186,6 +193,7 @@ async function measure(
     queries: clusterQueries(latency, over?.perQuery ?? null),
     medianP50Ms: medianP50(latency),
     overheadMs: over?.medianMs ?? null,
+    oneClient,
     load: {
       seconds: run.seconds,
       requests: run.requests,
@@ -205,7 +213,8 @@ async function measure(
   };
   log(
     `cluster ${label}: median p50 ${figures.medianP50Ms?.toFixed(2) ?? '—'} ms${figures.overheadMs === null ? '' : ` (overhead ${figures.overheadMs.toFixed(3)} ms)`}; ` +
-      `${figures.load.requestsPerSecond} req/s, CPU ${figures.load.cpuMsPerRequest?.toFixed(3) ?? '—'} ms/request`,
+      `${figures.load.requestsPerSecond} req/s, CPU ${figures.load.cpuMsPerRequest?.toFixed(3) ?? '—'} ms/request` +
+      (oneClient ? `; one client: ${oneClient.coresBusy.toFixed(2)} cores busy, ${oneClient.threadsWaiting.toFixed(2)} threads waiting for a core` : ''),
   );
   return { figures, latency, notes };
 }

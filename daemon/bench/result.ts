@@ -505,6 +505,13 @@ export interface ClusterConfiguration {
    * runs before it was measured.
    */
   sameNodesOverheadMs?: number | null;
+  /**
+   * During the one-client mix (warm-ups and answer checks included), averaged over its wall
+   * time: the cores the nodes' threads kept busy, and how many of them were runnable but
+   * waiting for a core (/proc/PID/task/TID/schedstat: sched-stat.ts). Null where the
+   * statistics could not be read; absent in runs before it was measured.
+   */
+  oneClient?: { coresBusy: number; threadsWaiting: number } | null;
   load: ClusterLoad;
   /** Answers through a node that differ from the plain daemon's (should be none): query, node, both answers. */
   mismatches: string[];

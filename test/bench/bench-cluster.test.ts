@@ -222,6 +222,7 @@ function clusterPhase(k = 1): ClusterPhase {
       queries: clusterQueries(q, null),
       medianP50Ms: medianP50(q),
       overheadMs: kind === 'plain' ? null : 0.2 * nodes,
+      oneClient: { coresBusy: 0.5 + nodes / 10, threadsWaiting: nodes / 20 },
       load: {
         seconds: 10,
         requests: 20_000,
@@ -316,6 +317,18 @@ describe('a result of the cluster phase alone', () => {
     assert.match(text, /^\| cluster of 2 nodes, replication 1 \| 2 \| 1 \| .* \| \+0\.000 ms \| 0 \| 12\.5 s \|$/m);
     assert.match(text, /^\| cluster of 1 node \| 1 \| 1 \| .* \| — \| 0 \| 12\.5 s \|$/m);
     assert.match(text, /^\| cluster of 4 nodes: n4 \| 10 of 10 \| 1\.50 GB \| 1\.80 GB \|/m);
+    assert.match(text, /^\| cluster of 4 nodes \| 0\.90 \| 0\.20 \|$/m);
+    // A run from before the scheduler's figures has no such table; a configuration without them a dash.
+    const some = clusterOnly();
+    some.cluster!.configurations[0]!.oneClient = null;
+    delete some.cluster!.configurations[1]!.oneClient;
+    assert.deepEqual(resultErrors(some), []);
+    assert.match(runText(some), /^\| one daemon, no cluster section \| — \| — \|$/m);
+    assert.match(runText(some), /^\| cluster of 1 node \| — \| — \|$/m);
+    const none = clusterOnly();
+    for (const c of none.cluster!.configurations) delete c.oneClient;
+    assert.deepEqual(resultErrors(none), []);
+    assert.doesNotMatch(runText(none), /cores the nodes kept busy/);
     assert.match(text, /^\| q2 \| 2\.\d+ ms \| .* \| .* \| .* \|$/m);
     // A full run's report carries the same tables after its own.
     const full = { ...syntheticResult({ seed: 1, iterations: 20, responses: 50 }), cluster: clusterPhase() };
