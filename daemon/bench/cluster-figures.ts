@@ -86,25 +86,48 @@ type P50Of = Pick<QueryLatency, 'name' | 'latencyMs'>;
 
 /**
  * The fan-out's overhead apart from the processes around it: for each cluster whose nodes
- * do not each hold every shard, the median over queries of its p50 minus the p50 of the
+ * do not each hold every shard, the median over queries of its overhead minus that of the
  * cluster of as many nodes that each hold every shard (replication = nodes: no search asks
  * another node), when the phase measured one. Both run the same processes on the same
  * cores, taking the same turns with one client, so the difference is what asking other
  * nodes costs; against the single daemon (overheads) it also holds what N processes
- * sharing this machine's cores cost. Indexed like `configurations`; null where there is
- * no such control, for the controls themselves and for the plain daemon.
+ * sharing this machine's cores cost. Per query the two overheads' difference: where each
+ * was measured against the daemon interleaved with it (mix-latency.ts reference), the
+ * machine's drift between the two configurations' windows cancels; otherwise it is the
+ * difference of their p50s. Indexed like `configurations`; null where there is no such
+ * control, for the controls themselves and for the plain daemon.
  */
 export function sameNodesOverheads(configurations: readonly Pick<ClusterConfiguration, 'kind' | 'nodes' | 'replicationFactor' | 'queries'>[]): Array<number | null> {
   return configurations.map((c) => {
     if (c.kind !== 'cluster' || c.replicationFactor === c.nodes) return null;
     const control = configurations.find((o) => o.kind === 'cluster' && o.nodes === c.nodes && o.replicationFactor === o.nodes);
-    return control ? overheads(c.queries, control.queries).medianMs : null;
+    if (!control) return null;
+    const theirs = new Map(control.queries.flatMap((q) => (q.overheadMs === null ? [] : [[q.name, q.overheadMs] as const])));
+    const diffs = c.queries.flatMap((q) => {
+      const t = theirs.get(q.name);
+      return q.overheadMs === null || t === undefined ? [] : [q.overheadMs - t];
+    });
+    return diffs.length > 0 ? round4(median(diffs)) : null;
   });
 }
 
 /** The result's per-query figures of one configuration. */
 export function clusterQueries(measured: readonly QueryLatency[], perQuery: ReadonlyMap<string, number> | null): ClusterQuery[] {
-  return measured.map((q) => ({ name: q.name, samplesMs: q.samplesMs, latencyMs: q.latencyMs, error: q.error, overheadMs: perQuery?.get(q.name) ?? null }));
+  return measured.map((q) => {
+    const row: ClusterQuery = { name: q.name, samplesMs: q.samplesMs, latencyMs: q.latencyMs, error: q.error, overheadMs: perQuery?.get(q.name) ?? null };
+    if (q.reference) row.referenceP50Ms = q.reference.latencyMs?.p50 ?? null;
+    return row;
+  });
+}
+
+/**
+ * What a cluster's overheads are taken against: the single daemon interleaved with it in
+ * the same window where the mix had it as its reference (every query that has one), else
+ * the daemon's own earlier measurement (`baseline`); null without either.
+ */
+export function overheadBaseline(measured: readonly QueryLatency[], baseline: readonly QueryLatency[] | undefined): readonly P50Of[] | null {
+  if (measured.some((q) => q.reference)) return measured.map((q) => ({ name: q.name, latencyMs: q.reference?.latencyMs ?? null }));
+  return baseline ?? null;
 }
 
 /** Median over the queries of each one's p50; null when every query failed. */

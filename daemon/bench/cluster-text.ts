@@ -17,6 +17,7 @@ const cell = (s: string) => s.replace(/\|/g, '\\|');
 export function clusterText(p: ClusterPhase): string[] {
   const lines: string[] = [];
   const queries = p.configurations[0]?.queries.length ?? 0;
+  const interleaved = p.configurations.some((c) => c.queries.some((q) => q.referenceP50Ms !== undefined));
   lines.push(
     '',
     `Cluster phase: each configuration synced the corpus as one git repository from nothing, every server \`--workers ${p.workersPerNode}\`; ` +
@@ -25,7 +26,7 @@ export function clusterText(p: ClusterPhase): string[] {
       `the load: ${p.connections} connections dealt round-robin over the nodes, each looping over the mix, ${p.seconds} s. ` +
       `CPU per request: the nodes' user + system time over the requests completed. Other processes kept up to ${p.foreignCores === null ? '—' : p.foreignCores.toFixed(2)} cores busy.`,
     '',
-    '| configuration | nodes | replication | req/s | CPU ms/request (nodes) | PostgreSQL + Redis ms/request | median p50, one client | fan-out overhead (median over queries of p50 − one daemon\'s) | against as many nodes each holding every shard | non-2xx, errors | ready after |',
+    `| configuration | nodes | replication | req/s | CPU ms/request (nodes) | PostgreSQL + Redis ms/request | median p50, one client | fan-out overhead (median over queries of p50 − one daemon's${interleaved ? ' over the requests interleaved with them' : ''}) | against as many nodes each holding every shard | non-2xx, errors | ready after |`,
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   );
   // A cluster whose nodes each hold every shard is the control of the spread ones of its size.
@@ -41,9 +42,9 @@ export function clusterText(p: ClusterPhase): string[] {
   if (p.configurations.some((c) => c.oneClient)) {
     lines.push(
       '',
-      '| configuration (one client, the mix) | cores the nodes kept busy | the nodes\' threads waiting for a core |',
+      '| configuration (one client, the mix) | the nodes\' CPU per request | their threads\' wait for a core per request |',
       '|---|--:|--:|',
-      ...p.configurations.map((c) => `| ${name(c)} | ${c.oneClient ? c.oneClient.coresBusy.toFixed(2) : '—'} | ${c.oneClient ? c.oneClient.threadsWaiting.toFixed(2) : '—'} |`),
+      ...p.configurations.map((c) => `| ${name(c)} | ${ms3(c.oneClient?.cpuMsPerRequest ?? null)} | ${ms3(c.oneClient?.waitMsPerRequest ?? null)} |`),
     );
   }
   lines.push('', '| node | shards held | its index | its data dir | RSS idle (anon; file) | RSS peak under load (anon) | CPU under load | requests it took |', '|---|--:|--:|--:|--:|--:|--:|--:|');

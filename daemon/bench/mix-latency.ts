@@ -8,6 +8,12 @@
 // (warm-up.ts) and `iterations` timed requests, request i going to server i mod N (the
 // servers take turns, as behind a load balancer), each from the first byte written to the
 // last byte read.
+//
+// With a `reference` (the single daemon, kept running beside a cluster), every request to
+// the servers is paired with one to the reference, the order alternating, so that both are
+// measured in the same seconds: a shared machine's speed drifts over minutes (the same
+// single daemon measured a quarter of an hour apart: medians 2.66 and 2.86 ms), and a
+// difference between configurations measured in turn held that drift.
 
 import { createHash } from 'node:crypto';
 import http from 'node:http';
@@ -21,6 +27,8 @@ import type { SearchResponse } from '../search/types.ts';
 export interface MixLatencyOptions {
   /** The servers' base URLs. */
   targets: string[];
+  /** A server measured interleaved with them (the baseline), its answers not checked here. */
+  reference?: string;
   queries: BenchQuery[];
   iterations: number;
   warmup: Warmup;
@@ -34,6 +42,14 @@ export interface QueryLatency {
   error: string | null;
   /** Per server, what it answered (answerSignature); empty when the query failed. */
   answers: string[];
+  /** The reference's timed requests, each paired with one of `samplesMs` (sorted); absent without a reference. */
+  reference?: { samplesMs: number[]; latencyMs: Summary | null };
+}
+
+export interface MixLatency {
+  queries: QueryLatency[];
+  /** Requests the servers answered, untimed ones included (not the reference's). */
+  requests: number;
 }
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
@@ -67,15 +83,21 @@ function post(agent: http.Agent, url: URL, body: string, keep: boolean): Promise
   });
 }
 
-export async function mixLatency(o: MixLatencyOptions, log: (s: string) => void, label: string): Promise<QueryLatency[]> {
-  const agents = o.targets.map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
-  const urls = o.targets.map((t) => new URL('/api/search', t));
-  const send = async (i: number, body: string, keep = false) => {
-    const k = i % urls.length;
+export async function mixLatency(o: MixLatencyOptions, log: (s: string) => void, label: string): Promise<MixLatency> {
+  const all = o.reference === undefined ? o.targets : [...o.targets, o.reference];
+  const agents = all.map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
+  const urls = all.map((t) => new URL('/api/search', t));
+  const at = async (k: number, body: string, keep: boolean) => {
     const r = await post(agents[k]!, urls[k]!, body, keep);
-    if (r.status !== 200) throw new Error(`POST /api/search answered ${r.status} from ${o.targets[k]}: ${r.text.slice(0, 300)}`);
+    if (r.status !== 200) throw new Error(`POST /api/search answered ${r.status} from ${all[k]}: ${r.text.slice(0, 300)}`);
     return r;
   };
+  let requests = 0;
+  const send = (i: number, body: string, keep = false) => {
+    requests++;
+    return at(i % o.targets.length, body, keep);
+  };
+  const ref = o.reference === undefined ? null : (body: string) => at(o.targets.length, body, false);
   const out: QueryLatency[] = [];
   try {
     for (const q of o.queries) {
@@ -83,20 +105,34 @@ export async function mixLatency(o: MixLatencyOptions, log: (s: string) => void,
       const result: QueryLatency = { name: q.name, samplesMs: [], latencyMs: null, error: null, answers: [] };
       out.push(result);
       try {
-        for (let k = 0; k < urls.length; k++) result.answers.push(answerSignature(JSON.parse((await send(k, body, true)).text) as SearchResponse));
+        for (let k = 0; k < o.targets.length; k++) result.answers.push(answerSignature(JSON.parse((await send(k, body, true)).text) as SearchResponse));
         let turn = 0;
-        await warmUp(o.warmup, () => send(turn++, body));
-        for (let i = 0; i < o.iterations; i++) result.samplesMs.push(round4((await send(i, body)).ms));
+        await warmUp(o.warmup, async () => {
+          await send(turn++, body);
+          if (ref) await ref(body);
+        });
+        const paired: number[] = [];
+        for (let i = 0; i < o.iterations; i++) {
+          // The reference goes first every other time: neither side always follows the other.
+          if (ref && i % 2 === 1) paired.push(round4((await ref(body)).ms));
+          result.samplesMs.push(round4((await send(i, body)).ms));
+          if (ref && i % 2 === 0) paired.push(round4((await ref(body)).ms));
+        }
         result.samplesMs.sort((a, b) => a - b);
         result.latencyMs = summarize(result.samplesMs);
+        if (ref) {
+          paired.sort((a, b) => a - b);
+          result.reference = { samplesMs: paired, latencyMs: summarize(paired) };
+        }
       } catch (err) {
         result.error = (err as Error).message;
         result.answers = [];
+        delete result.reference;
         log(`cluster ${label} ${q.name}: ERROR ${result.error}`);
       }
     }
   } finally {
     for (const a of agents) a.destroy();
   }
-  return out;
+  return { queries: out, requests };
 }

@@ -7,11 +7,14 @@
 // control of the four at 2: same processes, no search asking another node). On each, with
 // nothing else running:
 //   0. the load below for WARM_SECONDS, untimed: every process past its start-up;
-//   1. the query mix, one client, the nodes taking turns (mix-latency.ts): each query's p50
-//      and the same minus the baseline's: the fan-out's overhead; every node's answer is
-//      checked against the baseline's (a cluster must answer what one daemon answers); and
-//      meanwhile the cores the nodes' threads kept busy and how many of them waited for a
-//      core (sched-stat.ts): with more busy threads than cores, latency is partly queueing;
+//   1. the query mix, one client, the nodes taking turns (mix-latency.ts), each request
+//      paired with one to the plain daemon, which stays up for that (the order alternating):
+//      each query's p50 and the same minus the daemon's over the paired requests: the
+//      fan-out's overhead, measured in one window (the machine's speed drifts between
+//      configurations measured minutes apart); every node's answer is checked against the
+//      baseline's (a cluster must answer what one daemon answers); and meanwhile the nodes'
+//      threads' CPU and their time waiting for a core per request (sched-stat.ts): with more
+//      busy threads than cores, latency is partly queueing;
 //   2. RSS of each node, idle;
 //   3. the same load on every configuration (mix-load.ts): `connections` connections dealt
 //      round-robin over the nodes, each looping over the mix, for `seconds` after a short
@@ -25,12 +28,12 @@
 
 import { join } from 'node:path';
 import { startCluster, startPlain, nodeFigures, type Configuration } from './cluster-setup.ts';
-import { clusterName, clusterQueries, cpuPerRequest, medianP50, mismatches, overheads, sameNodesOverheads } from './cluster-figures.ts';
+import { clusterName, clusterQueries, cpuPerRequest, medianP50, mismatches, overheadBaseline, overheads, sameNodesOverheads } from './cluster-figures.ts';
 import { requestFor } from './latency.ts';
 import { load, type LoadRequest, type Mark } from './load.ts';
 import { cpuMark } from './machine.ts';
 import { sampleRss, sampleRssFor, type RssSample } from './memory.ts';
-import { processSchedTimes, schedShares } from './sched-stat.ts';
+import { processSchedTimes, schedPerRequest } from './sched-stat.ts';
 import { mixLatency, type QueryLatency } from './mix-latency.ts';
 import { mixLoad } from './mix-load.ts';
 import { median, summarize } from './percentiles.ts';
@@ -89,18 +92,26 @@ export async function clusterPhase(o: ClusterPhaseOptions, queries: BenchQuery[]
   const setup = { root: o.root, work: o.work, gitDir, symbols: o.symbols, workers: WORKERS_PER_NODE, readyTimeoutMs: READY_TIMEOUT_MS };
   const configurations: ClusterConfiguration[] = [];
   let baseline: QueryLatency[] | undefined;
-  for (const shape of [undefined, ...o.clusters]) {
-    const label = shape === undefined ? 'plain' : clusterName(shape);
-    if (!fresh()) notes.push(`cluster: the compiled build was older than the sources when the ${shape === undefined ? 'plain daemon' : `cluster of ${label}`} started (edited during the run): its processes ran through tsx, so its figures are not a release's`);
-    const cfg = shape === undefined ? await startPlain(setup, log) : await startCluster({ ...setup, ...shape }, log);
-    try {
-      const measured = await measure(cfg, o, queries, mix, label, baseline, seeForeign, log);
-      configurations.push(measured.figures);
-      notes.push(...measured.notes);
-      baseline ??= measured.latency;
-    } finally {
-      await cfg.stop();
+  // The plain daemon stays up beside each cluster, idle but for the one client's requests
+  // interleaved with the cluster's: the overheads are taken within one window.
+  let plain: Configuration | undefined;
+  try {
+    for (const shape of [undefined, ...o.clusters]) {
+      const label = shape === undefined ? 'plain' : clusterName(shape);
+      if (!fresh()) notes.push(`cluster: the compiled build was older than the sources when the ${shape === undefined ? 'plain daemon' : `cluster of ${label}`} started (edited during the run): its processes ran through tsx, so its figures are not a release's`);
+      const cfg = shape === undefined ? await startPlain(setup, log) : await startCluster({ ...setup, ...shape }, log);
+      if (shape === undefined) plain = cfg;
+      try {
+        const measured = await measure(cfg, o, queries, mix, label, baseline, shape === undefined ? undefined : plain, seeForeign, log);
+        configurations.push(measured.figures);
+        notes.push(...measured.notes);
+        baseline ??= measured.latency;
+      } finally {
+        if (cfg !== plain) await cfg.stop();
+      }
     }
+  } finally {
+    await plain?.stop();
   }
   sameNodesOverheads(configurations).forEach((x, i) => {
     const c = configurations[i]!;
@@ -124,8 +135,8 @@ export async function clusterPhase(o: ClusterPhaseOptions, queries: BenchQuery[]
   };
 }
 
-function markOf(cfg: Configuration): Mark {
-  return { cpu: cpuMark(), servers: cfg.accounted.map((a) => ({ name: a.name, ticks: a.ticks() })) };
+function markOf(cfg: Configuration, also?: Configuration): Mark {
+  return { cpu: cpuMark(), servers: [...cfg.accounted, ...(also?.accounted ?? [])].map((a) => ({ name: a.name, ticks: a.ticks() })) };
 }
 
 async function measure(
@@ -135,20 +146,23 @@ async function measure(
   mix: LoadRequest[],
   label: string,
   baseline: QueryLatency[] | undefined,
+  /** The plain daemon, running: the one client's reference, its requests interleaved with this configuration's. */
+  reference: Configuration | undefined,
   seeForeign: (cores: number | null) => void,
   log: (s: string) => void,
 ): Promise<{ figures: ClusterConfiguration; latency: QueryLatency[]; notes: string[] }> {
   const notes: string[] = [];
   await mixLoad({ targets: cfg.servers, mix, connections: o.connections, seconds: WARM_SECONDS, accounted: cfg.accounted, label: `${label} warming` });
-  const before = markOf(cfg);
+  const before = markOf(cfg, reference);
   const schedOf = () => cfg.servers.map((s) => (s.child.pid === undefined ? null : processSchedTimes(s.child.pid)));
   const sched0 = schedOf();
-  const t0 = process.hrtime.bigint();
-  const latency = await mixLatency({ targets: cfg.servers.map((s) => s.url), queries, iterations: o.iterations, warmup: o.warmup }, log, label);
-  const oneClient = schedShares(sched0, schedOf(), Number(process.hrtime.bigint() - t0));
-  seeForeign(load(before, markOf(cfg)).foreignCores);
+  const mixed = await mixLatency({ targets: cfg.servers.map((s) => s.url), reference: reference?.servers[0]!.url, queries, iterations: o.iterations, warmup: o.warmup }, log, label);
+  const latency = mixed.queries;
+  const oneClient = schedPerRequest(sched0, schedOf(), mixed.requests);
+  seeForeign(load(before, markOf(cfg, reference)).foreignCores);
   for (const q of latency) if (q.error) notes.push(`cluster ${label}: query ${q.name} failed: ${q.error}`);
-  const over = baseline ? overheads(latency, baseline) : null;
+  const against = overheadBaseline(latency, baseline);
+  const over = against ? overheads(latency, against) : null;
   const wrong = baseline ? mismatches(latency, baseline, cfg.ids) : [];
   if (wrong.length > 0) notes.push(`cluster ${label}: ${wrong.length} answer(s) differ from the plain daemon's, e.g. ${wrong[0]}`);
 
@@ -214,7 +228,7 @@ async function measure(
   log(
     `cluster ${label}: median p50 ${figures.medianP50Ms?.toFixed(2) ?? '—'} ms${figures.overheadMs === null ? '' : ` (overhead ${figures.overheadMs.toFixed(3)} ms)`}; ` +
       `${figures.load.requestsPerSecond} req/s, CPU ${figures.load.cpuMsPerRequest?.toFixed(3) ?? '—'} ms/request` +
-      (oneClient ? `; one client: ${oneClient.coresBusy.toFixed(2)} cores busy, ${oneClient.threadsWaiting.toFixed(2)} threads waiting for a core` : ''),
+      (oneClient ? `; one client: ${oneClient.cpuMsPerRequest.toFixed(2)} ms of CPU and ${oneClient.waitMsPerRequest.toFixed(2)} ms waiting for a core per request, over the threads` : ''),
   );
   return { figures, latency, notes };
 }

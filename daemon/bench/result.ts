@@ -495,7 +495,7 @@ export interface ClusterConfiguration {
   queries: ClusterQuery[];
   /** Median over the queries of each query's p50. */
   medianP50Ms: number | null;
-  /** Median over the queries of (this configuration's p50 − the plain daemon's p50); null for the plain daemon. */
+  /** Median over the queries of (this configuration's p50 − the plain daemon's p50, as ClusterQuery.overheadMs takes it); null for the plain daemon. */
   overheadMs: number | null;
   /**
    * Median over the queries of (this p50 − the p50 of as many nodes that each hold every
@@ -506,12 +506,13 @@ export interface ClusterConfiguration {
    */
   sameNodesOverheadMs?: number | null;
   /**
-   * During the one-client mix (warm-ups and answer checks included), averaged over its wall
-   * time: the cores the nodes' threads kept busy, and how many of them were runnable but
-   * waiting for a core (/proc/PID/task/TID/schedstat: sched-stat.ts). Null where the
-   * statistics could not be read; absent in runs before it was measured.
+   * During the one-client mix (warm-ups and answer checks included; the interleaved
+   * daemon's requests not), per request the nodes answered: their threads' time on a core
+   * and their time runnable but waiting for one, summed over the threads
+   * (/proc/PID/task/TID/schedstat: sched-stat.ts). Null where the statistics could not be
+   * read; absent in runs before it was measured.
    */
-  oneClient?: { coresBusy: number; threadsWaiting: number } | null;
+  oneClient?: { cpuMsPerRequest: number; waitMsPerRequest: number } | null;
   load: ClusterLoad;
   /** Answers through a node that differ from the plain daemon's (should be none): query, node, both answers. */
   mismatches: string[];
@@ -545,8 +546,14 @@ export interface ClusterQuery {
   samplesMs: number[];
   latencyMs: Percentiles | null;
   error: string | null;
-  /** This p50 − the plain daemon's p50; null for the plain daemon or when either failed. */
+  /**
+   * This p50 − the plain daemon's p50: the daemon's requests interleaved with these where
+   * `referenceP50Ms` is present, else its own earlier measurement; null for the plain daemon
+   * or when either failed.
+   */
   overheadMs: number | null;
+  /** The plain daemon's p50 over the requests paired with these, in the same window (mix-latency.ts reference); absent where it was measured alone first (runs before this was done, the plain daemon itself). */
+  referenceP50Ms?: number | null;
 }
 
 export interface ClusterLoad {

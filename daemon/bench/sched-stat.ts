@@ -50,12 +50,12 @@ export function processSchedTimes(pid: number): SchedTimes | null {
 }
 
 /**
- * Over a window of `wallNs` between two readings of the same processes: the cores their
- * threads kept busy on average, and how many of their threads waited for a core on average
- * (runnable, not running). Null when a reading is missing or the window is empty.
+ * Between two readings of the same processes, per request they answered meanwhile: their
+ * threads' milliseconds on a core and milliseconds runnable but waiting for one, summed over
+ * the threads. Null when a reading is missing or no request was answered.
  */
-export function schedShares(before: ReadonlyArray<SchedTimes | null>, after: ReadonlyArray<SchedTimes | null>, wallNs: number): { coresBusy: number; threadsWaiting: number } | null {
-  if (wallNs <= 0 || before.length === 0 || before.length !== after.length) return null;
+export function schedPerRequest(before: ReadonlyArray<SchedTimes | null>, after: ReadonlyArray<SchedTimes | null>, requests: number): { cpuMsPerRequest: number; waitMsPerRequest: number } | null {
+  if (requests <= 0 || before.length === 0 || before.length !== after.length) return null;
   let run = 0;
   let wait = 0;
   for (let i = 0; i < before.length; i++) {
@@ -65,6 +65,6 @@ export function schedShares(before: ReadonlyArray<SchedTimes | null>, after: Rea
     run += b.runNs - a.runNs;
     wait += b.waitNs - a.waitNs;
   }
-  const r3 = (x: number) => Math.round(x * 1000) / 1000;
-  return { coresBusy: r3(run / wallNs), threadsWaiting: r3(wait / wallNs) };
+  const ms4 = (ns: number) => Math.round((ns / 1e6 / requests) * 1e4) / 1e4;
+  return { cpuMsPerRequest: ms4(run), waitMsPerRequest: ms4(wait) };
 }

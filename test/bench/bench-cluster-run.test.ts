@@ -73,5 +73,16 @@ describe('trawl bench run --only cluster --quick', () => {
     }
     assert.equal(c.configurations[0]!.overheadMs, null);
     assert.equal(typeof c.configurations[2]!.overheadMs, 'number');
+    // The clusters' requests were paired with the daemon's, kept running beside them; the daemon has no reference.
+    assert.ok(c.configurations[0]!.queries.every((q) => q.referenceP50Ms === undefined));
+    for (const x of c.configurations.slice(1)) {
+      for (const q of x.queries) {
+        assert.ok(typeof q.referenceP50Ms === 'number' && q.referenceP50Ms > 0, `${x.nodes} ${q.name}`);
+        assert.equal(q.overheadMs, Math.round((q.latencyMs!.p50 - q.referenceP50Ms) * 1e4) / 1e4, `${x.nodes} ${q.name}`);
+      }
+    }
+    // One node each holding every shard is no control of anything here.
+    assert.ok(c.configurations.every((x) => x.sameNodesOverheadMs === null));
+    if (process.platform === 'linux') for (const x of c.configurations) assert.ok(x.oneClient && x.oneClient.cpuMsPerRequest > 0 && x.oneClient.waitMsPerRequest >= 0, `${x.kind} ${x.nodes}`);
   });
 });

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { clusterGap, type ClusterStatusView, type ReadyView } from '../../daemon/bench/cluster-ready.ts';
-import { clusterKey, clusterName, clusterQueries, cpuPerRequest, DEFAULT_CLUSTERS, medianP50, mismatches, overheads, parseClusters, replicationFor, sameNodesOverheads } from '../../daemon/bench/cluster-figures.ts';
+import { clusterKey, clusterName, clusterQueries, cpuPerRequest, DEFAULT_CLUSTERS, medianP50, mismatches, overheadBaseline, overheads, parseClusters, replicationFor, sameNodesOverheads } from '../../daemon/bench/cluster-figures.ts';
 import { compareResults } from '../../daemon/bench/compare.ts';
 import { answerSignature, type QueryLatency } from '../../daemon/bench/mix-latency.ts';
 import { dealConnections, rotate } from '../../daemon/bench/mix-load.ts';
@@ -104,7 +104,7 @@ describe('the fan-out overhead and the answers', () => {
   });
 
   test('against as many nodes that each hold every shard: for the spread clusters of a size the phase has a control of', () => {
-    const at = (kind: 'plain' | 'cluster', nodes: number, replicationFactor: number | null, qs: QueryLatency[]) => ({ kind, nodes, replicationFactor, queries: clusterQueries(qs, null) });
+    const at = (kind: 'plain' | 'cluster', nodes: number, replicationFactor: number | null, qs: QueryLatency[]) => ({ kind, nodes, replicationFactor, queries: clusterQueries(qs, kind === 'plain' ? null : overheads(qs, plain).perQuery) });
     const control4 = [latency('q1', [2, 2, 2]), latency('q2', [3, 3, 3]), latency('q3', [11, 11, 11]), latency('q4', [5, 5, 5])];
     const spread4 = [latency('q1', [2.5, 2.5, 2.5]), latency('q2', [3.1, 3.1, 3.1]), latency('q3', [14, 14, 14]), failed('q4')];
     const got = sameNodesOverheads([
@@ -119,6 +119,22 @@ describe('the fan-out overhead and the answers', () => {
     // Replication 3 of 4 is spread too; the controls and the plain daemon have none.
     assert.deepEqual(got, [null, 1.5, 0.5, 0, null, null]);
     assert.deepEqual(sameNodesOverheads([at('cluster', 4, 2, spread4)]), [null], 'no control, no figure');
+  });
+
+  test('interleaved with the daemon: overheads against the paired requests, and the control\'s drift cancels', () => {
+    const paired = (name: string, mine: number, theirs: number): QueryLatency => ({ ...latency(name, [mine, mine, mine]), reference: { samplesMs: [theirs, theirs, theirs], latencyMs: summarize([theirs, theirs, theirs]) } });
+    // The control ran in a slow window (its daemon too), the spread cluster in a fast one.
+    const spread = [paired('q1', 2, 1), paired('q2', 3, 2.5), paired('q3', 12, 10)];
+    const control = [paired('q1', 4, 3.5), paired('q2', 5, 4.8), paired('q3', 15, 14)];
+    const against = overheadBaseline(spread, plain)!;
+    assert.deepEqual(against.map((q) => q.latencyMs?.p50), [1, 2.5, 10], 'the paired requests, not the earlier baseline');
+    assert.equal(overheadBaseline(plain, plain), plain, 'no reference: the baseline');
+    assert.equal(overheadBaseline(plain, undefined), null);
+    const row = (qs: QueryLatency[], replicationFactor: number) => ({ kind: 'cluster' as const, nodes: 4, replicationFactor, queries: clusterQueries(qs, overheads(qs, overheadBaseline(qs, plain)!).perQuery) });
+    const rows = [row(spread, 2), row(control, 4)];
+    assert.deepEqual(rows[0]!.queries.map((q) => [q.overheadMs, q.referenceP50Ms]), [[1, 1], [0.5, 2.5], [2, 10]]);
+    // Per query (1 − 0.5), (0.5 − 0.2), (2 − 1): median 0.5; the p50s' difference would say −2.
+    assert.deepEqual(sameNodesOverheads(rows), [0.5, null]);
   });
 
   test('answers through every node are checked against the baseline', () => {
@@ -219,10 +235,10 @@ function clusterPhase(k = 1): ClusterPhase {
       shards: 10,
       indexBytes: 1.5e9,
       perNode: Array.from({ length: nodes }, (_, i) => ({ id: kind === 'plain' ? 'plain' : `n${i + 1}`, shards: 10, indexBytes: 1.5e9, dataDirBytes: 1.8e9, idleRssBytes: 5e8, idleAnonBytes: 2e8, idleFileBytes: 3e8, loadRssPeakBytes: 9e8, loadAnonPeakBytes: 3e8, loadCpuMs: 9000, loadRequests: 1000 })),
-      queries: clusterQueries(q, null),
+      queries: clusterQueries(q, kind === 'plain' ? null : new Map(queries.map((n) => [n, 0.2 * nodes]))),
       medianP50Ms: medianP50(q),
       overheadMs: kind === 'plain' ? null : 0.2 * nodes,
-      oneClient: { coresBusy: 0.5 + nodes / 10, threadsWaiting: nodes / 20 },
+      oneClient: { cpuMsPerRequest: 0.5 + nodes / 10, waitMsPerRequest: nodes / 20 },
       load: {
         seconds: 10,
         requests: 20_000,
@@ -317,7 +333,7 @@ describe('a result of the cluster phase alone', () => {
     assert.match(text, /^\| cluster of 2 nodes, replication 1 \| 2 \| 1 \| .* \| \+0\.000 ms \| 0 \| 12\.5 s \|$/m);
     assert.match(text, /^\| cluster of 1 node \| 1 \| 1 \| .* \| — \| 0 \| 12\.5 s \|$/m);
     assert.match(text, /^\| cluster of 4 nodes: n4 \| 10 of 10 \| 1\.50 GB \| 1\.80 GB \|/m);
-    assert.match(text, /^\| cluster of 4 nodes \| 0\.90 \| 0\.20 \|$/m);
+    assert.match(text, /^\| cluster of 4 nodes \| 0\.900 ms \| 0\.200 ms \|$/m);
     // A run from before the scheduler's figures has no such table; a configuration without them a dash.
     const some = clusterOnly();
     some.cluster!.configurations[0]!.oneClient = null;
@@ -328,7 +344,7 @@ describe('a result of the cluster phase alone', () => {
     const none = clusterOnly();
     for (const c of none.cluster!.configurations) delete c.oneClient;
     assert.deepEqual(resultErrors(none), []);
-    assert.doesNotMatch(runText(none), /cores the nodes kept busy/);
+    assert.doesNotMatch(runText(none), /wait for a core per request/);
     assert.match(text, /^\| q2 \| 2\.\d+ ms \| .* \| .* \| .* \|$/m);
     // A full run's report carries the same tables after its own.
     const full = { ...syntheticResult({ seed: 1, iterations: 20, responses: 50 }), cluster: clusterPhase() };

@@ -1,9 +1,9 @@
 // The scheduler's statistics the cluster phase reads around its one client (sched-stat.ts):
-// the line's parsing, a live process's threads, and the shares of a window.
+// the line's parsing, a live process's threads, and the figures per request.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseSchedStat, processSchedTimes, schedShares } from '../../daemon/bench/sched-stat.ts';
+import { parseSchedStat, processSchedTimes, schedPerRequest } from '../../daemon/bench/sched-stat.ts';
 
 describe('schedstat', () => {
   const table: Array<{ text: string; want: ReturnType<typeof parseSchedStat> }> = [
@@ -27,13 +27,13 @@ describe('schedstat', () => {
     assert.equal(processSchedTimes(2 ** 22 + 7), null, 'no such process');
   });
 
-  test('the shares of a window: summed over processes, per wall nanosecond', () => {
-    const before = [{ runNs: 100, waitNs: 10 }, { runNs: 0, waitNs: 0 }];
-    const after = [{ runNs: 1100, waitNs: 210 }, { runNs: 500, waitNs: 300 }];
-    assert.deepEqual(schedShares(before, after, 1000), { coresBusy: 1.5, threadsWaiting: 0.5 });
-    assert.equal(schedShares([null], after.slice(0, 1), 1000), null);
-    assert.equal(schedShares(before, after.slice(0, 1), 1000), null);
-    assert.equal(schedShares(before, after, 0), null);
-    assert.equal(schedShares([], [], 1000), null);
+  test('per request: summed over processes, in ms', () => {
+    const before = [{ runNs: 1e6, waitNs: 0 }, { runNs: 0, waitNs: 0 }];
+    const after = [{ runNs: 11e6, waitNs: 2e6 }, { runNs: 5e6, waitNs: 3e6 }];
+    assert.deepEqual(schedPerRequest(before, after, 10), { cpuMsPerRequest: 1.5, waitMsPerRequest: 0.5 });
+    assert.equal(schedPerRequest([null], after.slice(0, 1), 10), null);
+    assert.equal(schedPerRequest(before, after.slice(0, 1), 10), null);
+    assert.equal(schedPerRequest(before, after, 0), null);
+    assert.equal(schedPerRequest([], [], 10), null);
   });
 });
