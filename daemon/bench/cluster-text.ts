@@ -17,12 +17,15 @@ const cell = (s: string) => s.replace(/\|/g, '\\|');
 export function clusterText(p: ClusterPhase): string[] {
   const lines: string[] = [];
   const queries = p.configurations[0]?.queries.length ?? 0;
+  // Runs since the plain daemon stayed up beside each cluster pair their requests with its.
   const interleaved = p.configurations.some((c) => c.queries.some((q) => q.referenceP50Ms !== undefined));
   lines.push(
     '',
     `Cluster phase: each configuration synced the corpus as one git repository from nothing, every server \`--workers ${p.workersPerNode}\`; ` +
       (p.warmSeconds === undefined ? '' : `then took the load below for ${p.warmSeconds} s, untimed; `) +
-      `one client ran the mix (${queries} queries, ${p.iterations} timed requests each after ≥ ${p.warmup.runs} and ≥ ${p.warmup.ms} ms untimed, the nodes taking turns); ` +
+      `one client ran the mix (${queries} queries, ${p.iterations} timed requests each after ≥ ${p.warmup.runs} and ≥ ${p.warmup.ms} ms untimed, the nodes taking turns` +
+      (interleaved ? `; on each cluster every request paired with one to the single daemon, kept running beside it, the order alternating` : '') +
+      '); ' +
       `the load: ${p.connections} connections dealt round-robin over the nodes, each looping over the mix, ${p.seconds} s. ` +
       `CPU per request: the nodes' user + system time over the requests completed. Other processes kept up to ${p.foreignCores === null ? '—' : p.foreignCores.toFixed(2)} cores busy.`,
     '',

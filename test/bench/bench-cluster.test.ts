@@ -320,6 +320,11 @@ describe('a result of the cluster phase alone', () => {
     const text = runText(clusterOnly());
     assert.match(text, /^### trawl .* the cluster phase alone$/m);
     assert.match(text, /from nothing, every server `--workers 1`; then took the load below for 15 s, untimed; one client ran the mix/);
+    assert.doesNotMatch(text, /paired with one to the single daemon/, 'the synthetic run has no reference');
+    const paired = clusterOnly();
+    paired.cluster!.configurations[1]!.queries[0]!.referenceP50Ms = 1;
+    assert.match(runText(paired), /the nodes taking turns; on each cluster every request paired with one to the single daemon, kept running beside it, the order alternating\); the load/);
+    assert.match(runText(paired), /p50 − one daemon's over the requests interleaved with them\)/);
     // A run from before the warming says nothing of it.
     const { warmSeconds: _w, ...cold } = clusterOnly().cluster!;
     assert.deepEqual(resultErrors({ ...clusterOnly(), cluster: cold }), []);
