@@ -74,6 +74,9 @@ test('HTTP API conformance', async (t) => {
       assert.match(text, /trawl_http_requests_total\{method="GET",route="\/api\/health",status="200"\} 1/);
       assert.match(text, /trawl_repositories\{state="indexed"\} 2/);
       assert.match(text, /trawl_index_files \d+/);
+      // The process's own figures, the event loop's lag among them (sampled every 100 ms: metrics.ts).
+      assert.match(text, /^trawl_nodejs_eventloop_lag_p99_seconds [\d.e+-]+$/m);
+      assert.match(text, /^trawl_process_cpu_seconds_total [\d.e+-]+$/m);
     });
 
     await t.test('search: shapes, ranking fields, visibility, branches', async () => {
