@@ -6,7 +6,7 @@
 // Adding an action: one line here, and one call of AuditLog where it happens.
 
 export const AUDIT_ACTIONS = {
-  'api_key.created': 'an API key was created (trawl keys create)',
+  'api_key.created': 'an API key was created (trawl keys create, POST /api/keys)',
   'api_key.revoked': 'an API key was revoked, and with it every scoped token, OAuth grant and browser session opened with it (trawl keys revoke, DELETE /api/keys/{id})',
   'scoped_token.created': 'a scoped access token was created (POST /api/ee/scoped_access_token); failure: refused',
   'scoped_token.revoked': 'a scoped access token was revoked (DELETE /api/ee/scoped_access_token/{id}); failure: refused',
@@ -18,9 +18,9 @@ export const AUDIT_ACTIONS = {
   'session.opened': 'a browser signed in to the web UI with an API key (POST /api/session)',
   'session.ended': 'a browser session ended: signed out (DELETE /api/session with a valid session), or ended by its user or an owner (DELETE /api/sessions/{id}, trawl sessions revoke)',
   'user.added': 'a user was added (trawl users add)',
-  'user.suspended': 'a user was suspended (trawl users suspend)',
-  'user.unsuspended': 'a suspended user was made active again (trawl users unsuspend)',
-  'user.limit_changed': "a user's daily request limit was set or reset (trawl users limit)",
+  'user.suspended': 'a user was suspended (trawl users suspend, PATCH /api/ee/users/{id})',
+  'user.unsuspended': 'a suspended user was made active again (trawl users unsuspend, PATCH /api/ee/users/{id})',
+  'user.limit_changed': "a user's daily request limit was set or reset (trawl users limit, PATCH /api/ee/users/{id})",
   'user.signed_out': "every scoped token, OAuth grant and browser session of a user was ended; the API keys stay (POST /api/sign_out_everywhere, trawl users sign-out)",
   'license.installed': 'a license was installed (trawl license install)',
   'auth.failed': 'credentials were refused (401): one event per client address and credential kind per minute, with the count',

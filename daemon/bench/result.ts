@@ -58,8 +58,8 @@ export interface BenchOptions {
   /** Runs per query of each peer; 0 when peers were skipped. */
   peerRuns: number;
   peerTimeoutSeconds: number;
-  /** `--only cluster`: the cluster phase alone (the core phases' fields are then absent). Absent in a run of every phase. */
-  only?: 'cluster';
+  /** `--only cluster` / `--only viewer`: that phase alone (the core phases' fields are then absent). Absent in a run of every phase. */
+  only?: OnlyPhase;
   /** The cluster phase's clusters (`--cluster-nodes`); absent without the phase. */
   clusters?: ClusterShape[];
   /** Runs before the clusters named their replication: the node counts alone (`--cluster-nodes`). */
@@ -393,6 +393,31 @@ export interface WebPhase {
   foreignCores: number | null;
 }
 
+/**
+ * `--web` (and `--only viewer`): the file view on a 200,000-line file in headless Chromium
+ * (phase-viewer.ts). Times are ms: opening is from navigation to line `targetLine` drawn in
+ * view; a jump is from setting the address's #L to that line drawn.
+ */
+export interface ViewerPhase {
+  chromium: string;
+  lines: number;
+  bytes: number;
+  targetLine: number;
+  /** Page loads. */
+  runs: number;
+  openMsSamples: number[];
+  /** Two per page load: to line 1, then back to targetLine. */
+  jumpMsSamples: number[];
+  medianOpenMs: number;
+  medianJumpMs: number;
+  /** Lines in the page's DOM after opening (the viewer draws what is in view). */
+  drawnLines: number;
+}
+
+/** The phases that run without the core phases' index (`--only`). */
+export type OnlyPhase = 'cluster' | 'viewer';
+export const ONLY_PHASES: readonly OnlyPhase[] = ['cluster', 'viewer'];
+
 /** What every result has, whichever phases ran. */
 export interface ResultBase {
   format: typeof RESULT_FORMAT;
@@ -406,6 +431,8 @@ export interface ResultBase {
   reindex?: ReindexPhase;
   auth?: AuthPhase;
   web?: WebPhase;
+  /** With --web, or alone with --only viewer; absent in results written before issue 23. */
+  viewer?: ViewerPhase;
   cluster?: ClusterPhase;
 }
 

@@ -47,6 +47,13 @@ function phaseText(r: AnyBenchResult): string[] {
     }
     lines.push(`| median over the queries | ${formatMs(w.medianFirstResultMs)} | ${formatMs(w.medianDoneMs)} |`);
   }
+  if (r.viewer) {
+    const v = r.viewer;
+    lines.push('', `| code viewer, Chromium ${v.chromium}, ${v.lines.toLocaleString('en-US')} lines (${(v.bytes / 1e6).toFixed(1)} MB), ${v.runs} page loads | median | max |`, '|---|--:|--:|');
+    lines.push(`| open at line ${v.targetLine.toLocaleString('en-US')} (navigation to the line drawn) | ${formatMs(v.medianOpenMs)} | ${formatMs(Math.max(...v.openMsSamples))} |`);
+    lines.push(`| jump by #L, to line 1 and back | ${formatMs(v.medianJumpMs)} | ${formatMs(Math.max(...v.jumpMsSamples))} |`);
+    lines.push(`| lines in the page after opening | ${v.drawnLines} | |`);
+  }
   if (r.reindex) {
     const x = r.reindex;
     const b = x.builds;
@@ -128,7 +135,7 @@ function wholeProcessText(r: BenchResult): string[] {
 function onlyText(r: AnyBenchResult): string {
   const e = r.environment;
   const lines = [
-    `### trawl ${e.trawlVersion} on ${r.corpus.name}: ${r.startedAt.slice(0, 10)}${r.options.quick ? ' (quick)' : ''}, the cluster phase alone`,
+    `### trawl ${e.trawlVersion} on ${r.corpus.name}: ${r.startedAt.slice(0, 10)}${r.options.quick ? ' (quick)' : ''}, the ${r.options.only ?? 'cluster'} phase alone`,
     '',
     `${count(r.corpus.files)} files, ${bytes(r.corpus.totalBytes)} (sha256 ${r.corpus.sha256.slice(0, 12)}…); ${e.machine.cpuModel}, ${e.machine.cores} cores, ` +
       `${bytes(e.machine.totalMemoryBytes)} RAM; Node ${e.node}; commit ${e.gitCommit.slice(0, 12)}${e.gitCommit.endsWith('+uncommitted') ? ' (uncommitted changes)' : ''}.`,

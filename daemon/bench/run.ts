@@ -29,9 +29,10 @@ import { rankingPhase } from './phase-ranking.ts';
 import { searchPhase } from './phase-search.ts';
 import { FULL_WARMUP } from './latency.ts';
 import { webPhase } from './phase-web.ts';
+import { viewerPhase } from './phase-viewer.ts';
 import { clusterPhase } from './phase-cluster.ts';
 import { DEFAULT_CLUSTERS } from './cluster-figures.ts';
-import { RESULT_FORMAT, type AnyBenchResult, type BenchEnvironment, type BenchOptions, type ClusterPhase, type ClusterShape, type CorePhases, type ResultBase } from './result.ts';
+import { RESULT_FORMAT, type AnyBenchResult, type BenchEnvironment, type BenchOptions, type ClusterPhase, type ClusterShape, type CorePhases, type OnlyPhase, type ResultBase } from './result.ts';
 import { median } from './percentiles.ts';
 import { INSTALL_ROOT } from '../install-root.ts';
 
@@ -61,8 +62,8 @@ export interface RunOptions {
   cluster?: boolean;
   /** The cluster phase's clusters (default DEFAULT_CLUSTERS). */
   clusters?: ClusterShape[];
-  /** Only this phase, none of the core ones (`--only cluster`). */
-  only?: 'cluster';
+  /** Only this phase, none of the core ones (`--only cluster`, `--only viewer`). */
+  only?: OnlyPhase;
 }
 
 /** The defaults of a full run and of --quick (a smoke test: under a minute on a small tree). */
@@ -204,6 +205,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
       const clusterResult = await runCluster();
       return { ...base(), ...(clusterResult ? { cluster: clusterResult } : {}) };
     }
+    if (o.only === 'viewer') return { ...base(), viewer: await viewerPhase({ root: ROOT, work, runs: d.webRuns }, log) };
 
     const indexing = await indexPhase({ root: ROOT, corpus, corpusBytes: id.totalBytes, git, symbols: o.symbols, runs: options.indexRuns, work }, log);
     const indexCores = phaseCores();
@@ -255,6 +257,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
       ? await authPhase({ root: ROOT, dataDir: indexing.dataDir, work, seconds: options.httpSeconds, connections: options.httpConnections, rounds: d.authRounds }, log)
       : undefined;
     const web = o.web ? await webPhase({ root: ROOT, dataDir: indexing.dataDir, work, runs: d.webRuns }, queries, log) : undefined;
+    const viewer = o.web ? await viewerPhase({ root: ROOT, work, runs: d.webRuns }, log) : undefined;
     phaseCores(); // each opt-in phase records its own foreign cores
 
     const peers = o.peers
@@ -297,6 +300,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
       ...(reindex ? { reindex } : {}),
       ...(auth ? { auth } : {}),
       ...(web ? { web } : {}),
+      ...(viewer ? { viewer } : {}),
       ...(clusterResult ? { cluster: clusterResult } : {}),
     };
   } finally {

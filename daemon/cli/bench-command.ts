@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { compareChartSvg } from '../bench/chart.ts';
 import { compareText } from '../bench/compare-text.ts';
 import { parseClusters } from '../bench/cluster-figures.ts';
-import type { ClusterShape } from '../bench/result.ts';
+import { ONLY_PHASES, type ClusterShape, type OnlyPhase } from '../bench/result.ts';
 import { compareResults } from '../bench/compare.ts';
 import { readResultFile } from '../bench/result-file.ts';
 import { BenchInputError, benchRun, writeResult } from '../bench/run.ts';
@@ -60,10 +60,11 @@ async function run(argv: string[]): Promise<number> {
   });
   if (positionals.length > 0) throw new UsageError(`bench run takes no arguments, got "${positionals[0]}" (the corpus is --corpus DIR)`);
   if (values.corpus === undefined) throw new UsageError('bench run needs --corpus DIR (or --corpus linux)');
-  // The cluster phase alone: it syncs an index of its own; the others need the core phases' index.
-  if (values.only !== undefined && values.only !== 'cluster') throw new UsageError(`--only takes "cluster" (the one phase that runs without the core phases), got "${values.only}"`);
-  const only = values.only === 'cluster' ? ('cluster' as const) : undefined;
-  if (only && (values.auth || values.web || values.reindex)) throw new UsageError('--only cluster runs the cluster phase alone: --auth, --web and --reindex need the core phases');
+  // The cluster and viewer phases alone: each makes an index of its own; the others need the core phases' index.
+  if (values.only !== undefined && !(ONLY_PHASES as readonly string[]).includes(values.only)) throw new UsageError(`--only takes ${ONLY_PHASES.map((p) => `"${p}"`).join(' or ')} (the phases that run without the core phases), got "${values.only}"`);
+  const only = values.only as OnlyPhase | undefined;
+  if (only && (values.auth || values.web || values.reindex)) throw new UsageError(`--only ${only} runs that phase alone: --auth, --web and --reindex need the core phases`);
+  if (only === 'viewer' && values.cluster) throw new UsageError('--only viewer runs the code viewer phase alone: drop --cluster');
   let clusters: ClusterShape[] | undefined;
   if (values['cluster-nodes'] !== undefined) {
     if (!values.cluster && !only) throw new UsageError('--cluster-nodes is for the cluster phase: add --cluster (or --only cluster)');

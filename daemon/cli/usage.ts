@@ -133,7 +133,7 @@ Case-insensitive unless --case (or case:yes). Example: 'spin_lock -file:^drivers
   bench: `usage: trawl bench run --corpus DIR|linux [--queries FILE] [--out FILE] [--quick]
                        [--iterations N] [--http-iterations N] [--index-runs N] [--http-seconds S]
                        [--connections N] [--stream-runs N] [--peer-runs N] [--peer-timeout S] [--no-peers] [--no-symbols]
-                       [--auth] [--web] [--reindex] [--cluster] [--cluster-nodes LIST] [--only cluster]
+                       [--auth] [--web] [--reindex] [--cluster] [--cluster-nodes LIST] [--only cluster|viewer]
        trawl bench compare OLD.json NEW.json [--json] [--chart FILE.svg] [--threshold PCT]
                        [--alpha P] [--single-threshold PCT]
 
@@ -168,6 +168,7 @@ codesearch on the same queries when installed. Writes every raw sample to the re
                        under load, requests per second and CPU per request
   --cluster-nodes LIST the cluster phase's clusters: N nodes, or N/R at replication R (default 1,2,2/1,4,4/4)
   --only cluster       the cluster phase alone, without the core phases
+  --only viewer        the code viewer on a 200,000-line file alone (also part of --web)
 
 compare: per query and per metric, NEW against OLD with a verdict from the raw samples
 (Mann-Whitney U and a bootstrap interval of the ratio of medians), the search stats

@@ -9,7 +9,9 @@
 import { parseArgs } from 'node:util';
 import { AuditLog, cliActor, firstTime } from '../audit/log.ts';
 import { endedAny, listKeyCredentials, type ListedKey } from '../auth/credential-listing.ts';
-import { credentialHash, installationSecret, keyHint, newApiKey } from '../auth/credentials.ts';
+import { installationSecret } from '../auth/credentials.ts';
+import { issueApiKey } from '../auth/key-issue.ts';
+import { changeMember } from '../auth/member-change.ts';
 import { loadConfig } from '../config/load.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { openConfiguredStore, openStore } from '../store/open.ts';
@@ -76,12 +78,8 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
       case 'unsuspend': {
         const u = await userByEmail(store, one(positionals, `users ${sub} EMAIL`));
         // Recorded when the state changes (suspending a suspended user changes nothing).
-        const changes = (u.suspendedAt === undefined) === (sub === 'suspend');
-        const updated = await audit.change(
-          () => store.updateUser(u.id, { suspendedAt: sub === 'suspend' ? (u.suspendedAt ?? now) : null }, now),
-          () => (changes ? { action: sub === 'suspend' ? 'user.suspended' : 'user.unsuspended', actor, target: { type: 'user', id: u.id }, details: { email: u.email } } : undefined),
-        );
-        io.out(sub === 'suspend' ? `${updated.email} suspended: their API keys stop working now` : `${updated.email} is active again`);
+        await changeMember(store, audit, u.id, { suspended: sub === 'suspend' }, { actor, now });
+        io.out(sub === 'suspend' ? `${u.email} suspended: their API keys stop working now` : `${u.email} is active again`);
         return 0;
       }
       case 'sign-out': {
@@ -99,11 +97,7 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
         const text = positionals[1]!;
         const n = text === 'default' ? null : Number(text);
         if (n !== null && (!Number.isInteger(n) || n < 0)) throw new UsageError(`the limit must be a whole number of requests per day or "default", got "${text}"`);
-        const was = u.dailyLimit ?? null;
-        await audit.change(
-          () => store.updateUser(u.id, { dailyLimit: n }, now),
-          () => (was === n ? undefined : { action: 'user.limit_changed', actor, target: { type: 'user', id: u.id }, details: { email: u.email, from: was ?? 'default', to: n ?? 'default' } }),
-        );
+        await changeMember(store, audit, u.id, { dailyLimit: n }, { actor, now });
         io.out(n === null ? `${u.email}: the default daily limit applies` : `${u.email}: ${n} requests per day`);
         return 0;
       }
@@ -131,12 +125,7 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
         none(positionals, 'keys create');
         if (!values.user) throw new UsageError('keys create needs --user EMAIL');
         const u = await userByEmail(store, values.user);
-        const key = newApiKey();
-        const hash = credentialHash(await installationSecret(store, config, dataDir), key);
-        const record = await audit.change(
-          () => store.createApiKey({ userId: u.id, name: values.name ?? 'default', hash, hint: keyHint(key) }, now),
-          (k) => ({ action: 'api_key.created', actor, target: { type: 'api_key', id: k.id }, details: { userId: u.id, email: u.email, name: k.name } }),
-        );
+        const { key, record } = await issueApiKey(store, audit, await installationSecret(store, config, dataDir), u, values.name ?? 'default', { actor, now });
         io.out(key);
         io.err(`trawl: key ${record.id} (${record.name}) for ${u.email}: shown once, store it now`);
         return 0;

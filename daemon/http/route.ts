@@ -51,7 +51,8 @@ export interface RouteResponse {
 }
 
 export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
+  /** PATCH: a partial change of one record (its body names only what changes). */
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** `/api/...`; `{name}` marks a path parameter. */
   path: string;
   operationId: string;

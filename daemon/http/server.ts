@@ -176,7 +176,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     const internal = url.startsWith(INTERNAL_PREFIX) ? options.internal?.routes.find((r) => r.path === url && r.method === lookup) : undefined;
     const found = internal ? undefined : match(table, url);
     const forMethod = found?.routes.byMethod.get(lookup);
-    const bodyPromise = ((forMethod?.body || forMethod?.route.rawBody) && method === 'POST') || (internal && method === 'POST') ? readBody(res, headers['content-length'] ?? '', options.maxBodyBytes, (abort) => (abortBody = abort)) : undefined;
+    const bodyPromise = ((forMethod?.body || forMethod?.route.rawBody) && (method === 'POST' || method === 'PATCH')) || (internal && method === 'POST') ? readBody(res, headers['content-length'] ?? '', options.maxBodyBytes, (abort) => (abortBody = abort)) : undefined;
     bodyPromise?.catch(() => {}); // handled below; never an unhandled rejection
 
     const run = async (): Promise<void> => {

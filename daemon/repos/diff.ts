@@ -33,11 +33,18 @@ export interface DiffFile {
  */
 export const MAX_DIFF_FILES = 1000;
 export const MAX_DIFF_TEXT = 10 * 1024 * 1024;
+/**
+ * git's empty tree. As `base` (or `head`) it names no files at all, as it does for
+ * `git diff 4b825dc… <commit>`: the diff of a root commit, which has no parent to diff
+ * against, is its whole tree as added files. libgit2 keeps no such object, so it is
+ * recognised here by its id and diffed as a missing tree.
+ */
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 // Patches per native call: each call copies every line of its patches out of libgit2.
 const PATCH_BATCH = 50;
 
 /**
- * The changes from `base` to `head` (their trees, three lines of context, renames
+ * The changes from `base` to `head` (their trees, or none for EMPTY_TREE; three lines of context, renames
  * detected as git does by default: 50% similarity), restricted to `path` (a file or a
  * directory prefix) when given. Files in libgit2's order (by path). A file larger than
  * `maxBytes` on either side gets no hunks and `tooLarge`: libgit2 reads its size from the
@@ -49,9 +56,11 @@ export async function diff(
 ): Promise<{ files: DiffFile[]; truncated?: true }> {
   const path = options.path === undefined ? '' : checkRepoPath(options.path, { allowEmpty: true });
   return withRepository(dir, async (repo) => {
-    const base = await resolveCommit(repo, options.base, options.defaultRef, options.label);
-    const head = await resolveCommit(repo, options.head, options.defaultRef, options.label);
-    const [baseTree, headTree] = await Promise.all([NodeGit.Tree.lookup(repo, base.treeId()), NodeGit.Tree.lookup(repo, head.treeId())]);
+    const treeOf = async (ref: string): Promise<NodeGit.Tree | null> =>
+      ref === EMPTY_TREE ? null : NodeGit.Tree.lookup(repo, (await resolveCommit(repo, ref, options.defaultRef, options.label)).treeId());
+    // One after the other: when both are bad, the error names the base.
+    const baseTree = await treeOf(options.base);
+    const headTree = await treeOf(options.head);
     const opts: NodeGit.DiffOptions = { contextLines: 3 };
     if (options.maxBytes !== undefined) opts.maxSize = options.maxBytes;
     // DISABLE_PATHSPEC_MATCH: the path is literal (no globs); it still matches as a

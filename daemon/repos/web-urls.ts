@@ -12,9 +12,16 @@ export function encodePath(path: string): string {
   return path.split('/').map(encodeURIComponent).join('/');
 }
 
-/** The daemon's page for a repository: `<base>/<repoName>`. */
+/**
+ * Top-level paths that are pages of the web UI (web/app/route.ts PAGES, the same list):
+ * the page wins the path, so a repository of that name is at `<base>/<name>/` (the trailing
+ * slash keeps it a repository for the UI's router; its files are under `<name>/-/` as usual).
+ */
+export const UI_PAGES: ReadonlySet<string> = new Set(['settings']);
+
+/** The daemon's page for a repository: `<base>/<repoName>` (and "/" after a UI page's name). */
 export function repoWebUrl(baseUrl: string, repoName: string): string {
-  return `${baseUrl}/${encodePath(repoName)}`;
+  return `${baseUrl}/${encodePath(repoName)}${UI_PAGES.has(repoName) ? '/' : ''}`;
 }
 
 /**
@@ -28,7 +35,7 @@ export function fileWebUrl(baseUrl: string, repoName: string, branch: string, pa
 
 /** What fileWebUrl puts before the encoded path (encodePath): the same for every file of a repository's branch. */
 export function fileWebUrlPrefix(baseUrl: string, repoName: string, branch: string): string {
-  return `${repoWebUrl(baseUrl, repoName)}/-/blob/${encodeURIComponent(branch)}/`;
+  return `${baseUrl}/${encodePath(repoName)}/-/blob/${encodeURIComponent(branch)}/`;
 }
 
 /**

@@ -3,21 +3,29 @@
 //   /robots.txt                     keeps crawlers out of private code
 //   any other path, asked for as HTML: the shell page (the script routes on the path)
 // Anything else is a 404 (undefined). The shell forbids framing and allows scripts and
-// styles from this origin only, so even a markup bug cannot run injected script.
+// styles from this origin only, so even a markup bug cannot run injected script. The one
+// exception is a nonce, new for every shell served: the code viewer (CodeMirror) writes its
+// own <style> elements, and carries the nonce the page was served with (web/app/csp.ts)
+// instead of the policy allowing every inline style.
 
+import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { WebResponse } from '../http/server.ts';
 import { buildAssets, type WebAssets } from './assets.ts';
 import { shellHtml } from './shell.ts';
 
-const SHELL_HEADERS: Array<[string, string]> = [
-  ['Content-Type', 'text/html; charset=utf-8'],
-  ['Cache-Control', 'no-cache'],
-  ['Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"],
-  ['X-Frame-Options', 'DENY'],
-  ['X-Content-Type-Options', 'nosniff'],
-  ['Referrer-Policy', 'same-origin'],
-];
+function shellHeaders(nonce: string): Array<[string, string]> {
+  return [
+    ['Content-Type', 'text/html; charset=utf-8'],
+    // The nonce makes every copy different: none may be stored.
+    ['Cache-Control', 'no-store'],
+    ['Content-Security-Policy', `default-src 'none'; script-src 'self'; style-src 'self' 'nonce-${nonce}'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`],
+    ['X-Frame-Options', 'DENY'],
+    ['X-Content-Type-Options', 'nosniff'],
+    ['Referrer-Policy', 'same-origin'],
+    ['Vary', 'Accept-Encoding'],
+  ];
+}
 
 export interface WebUi {
   handle(url: string, headers: Record<string, string>): Promise<WebResponse | undefined>;
@@ -42,7 +50,6 @@ export function webUi(root: string, onError: (err: Error) => void): WebUi {
     }
     return b;
   };
-  let shell: { html: Buffer; gzip: Buffer; for: WebAssets } | undefined;
   return {
     async handle(url, headers) {
       if (url === '/robots.txt') return { status: 200, body: 'User-agent: *\nDisallow: /\n', headers: [['Content-Type', 'text/plain; charset=utf-8']] };
@@ -60,13 +67,12 @@ export function webUi(root: string, onError: (err: Error) => void): WebUi {
         if (headers['if-none-match'] === a.etag) return { status: 304, body: '', headers: common };
         return gzip ? { status: 200, body: a.gzip, headers: [...common, ['Content-Encoding', 'gzip']] } : { status: 200, body: a.body, headers: common };
       }
-      if (shell?.for !== built) {
-        const html = Buffer.from(shellHtml(built));
-        shell = { html, gzip: gzipSync(html), for: built };
-      }
+      const nonce = randomBytes(16).toString('base64');
+      const html = Buffer.from(shellHtml(built, nonce));
+      // About a kilobyte: compressing it per request costs microseconds.
       return gzip
-        ? { status: 200, body: shell.gzip, headers: [...SHELL_HEADERS, ['Vary', 'Accept-Encoding'], ['Content-Encoding', 'gzip']] }
-        : { status: 200, body: shell.html, headers: [...SHELL_HEADERS, ['Vary', 'Accept-Encoding']] };
+        ? { status: 200, body: gzipSync(html), headers: [...shellHeaders(nonce), ['Content-Encoding', 'gzip']] }
+        : { status: 200, body: html, headers: shellHeaders(nonce) };
     },
   };
 }

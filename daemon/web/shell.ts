@@ -1,10 +1,11 @@
 // The one HTML document of the web UI: the header, an empty main region and the script,
 // which reads the address and draws the page (web/app/main.ts). It holds no data, so it is
-// the same for everyone and needs no credentials.
+// the same for everyone and needs no credentials, except for the style nonce of this copy
+// (handler.ts), on the script element where web/app/csp.ts reads it.
 
 import type { WebAssets } from './assets.ts';
 
-export function shellHtml(assets: WebAssets): string {
+export function shellHtml(assets: WebAssets, nonce: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -14,7 +15,7 @@ export function shellHtml(assets: WebAssets): string {
 <title>trawl</title>
 <link rel="icon" type="image/svg+xml" href="${assets.icon.path}">
 <link rel="stylesheet" href="${assets.style.path}">
-<script type="module" src="${assets.script.path}"></script>
+<script type="module" src="${assets.script.path}" nonce="${nonce}"></script>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>

@@ -11,7 +11,7 @@ import { ServiceError } from '../../daemon/errors.ts';
 import { folderContents, listFiles, readSource, tree } from '../../daemon/repos/browse.ts';
 import { closeAllRepositories, withRepository } from '../../daemon/repos/git-repo-cache.ts';
 import { blame } from '../../daemon/repos/blame.ts';
-import { diff } from '../../daemon/repos/diff.ts';
+import { diff, EMPTY_TREE } from '../../daemon/repos/diff.ts';
 import { authors, commitInfo, commits } from '../../daemon/repos/history.ts';
 import { checkRepoPath } from '../../daemon/repos/repo-path.ts';
 import { git, TestRepo } from '../helpers/git.ts';
@@ -417,6 +417,12 @@ test('diff agrees with git diff: hunks, headings, renames, adds, deletes, binari
     assert.deepEqual(await diff(work, { base: c1, head: 'v1.0', path, defaultRef: 'main' }), { files: gitDiff(c1, 'v1.0', '--', path) }, path);
   }
   assert.deepEqual(await diff(work, { base: 'main', head: 'main', defaultRef: 'main' }), { files: [] });
+  // A root commit against git's empty tree: every file added, as git diff shows it.
+  const root = await diff(bare, { base: EMPTY_TREE, head: c1, defaultRef: 'main' });
+  assert.deepEqual(root, { files: gitDiff(EMPTY_TREE, c1) });
+  assert.ok(root.files.length > 3 && root.files.every((f) => f.oldPath === null));
+  assert.ok(root.files.find((f) => f.newPath === 'src/a.ts')!.hunks[0]!.body.startsWith('+function main() {'));
+  assert.ok((await diff(work, { base: c1, head: EMPTY_TREE, defaultRef: 'main' })).files.every((f) => f.newPath === null));
   await rejects(diff(work, { base: 'a..b', head: 'main', defaultRef: 'main' }), 'INVALID_GIT_REF');
   await rejects(diff(work, { base: 'main', head: '-p', defaultRef: 'main' }), 'INVALID_GIT_REF');
   await rejects(diff(work, { base: 'main', head: c1, path: '../etc', defaultRef: 'main' }), 'INVALID_QUERY_PARAMS');

@@ -1,6 +1,7 @@
 // Accessibility of the web UI's pages, checked by axe-core (the engine behind most
 // accessibility audits) inside headless Chromium: the search page with results and with a
-// parse error, the file view, blame, history, a folder, and the sign-in dialog. Any
+// parse error, the file view, blame, history, a folder, a commit, a compare view and its
+// form, the sign-in dialog, and the settings page. Any
 // violation of serious or critical impact fails, with its rule and the offending markup.
 
 import { after, before, test } from 'node:test';
@@ -10,6 +11,10 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../../daemon/bench/browser.ts';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { generateKeyPairSync } from 'node:crypto';
+import { signLicense } from '../../daemon/auth/license.ts';
+import { openStore } from '../../daemon/store/open.ts';
+import { newUserKey } from '../helpers/cli-users.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -77,6 +82,25 @@ test('search, error, file, blame, history and folder pages have no serious acces
   }
 });
 
+test('the commit page and the compare view (form and diff) have no serious accessibility violations', async () => {
+  const p = await page();
+  try {
+    // Waiting for a keyword: the diff is audited highlighted (token colours on diff rows).
+    const pages: Array<[string, string, string]> = [
+      ['commit', `${d.url}/widgets/-/commit/main~1`, '.diff-table .tok-keyword'],
+      ['compare', `${d.url}/widgets/-/compare/v1.0...dev`, '.diff-table .tok-keyword'],
+      ['compare form', `${d.url}/widgets/-/compare`, '#compare-refs option'],
+    ];
+    for (const [what, url, ready] of pages) {
+      await p.goto(url);
+      await p.locator(ready).first().waitFor({ state: 'attached' });
+      assert.deepEqual(await audit(p), [], what);
+    }
+  } finally {
+    await p.context().close();
+  }
+});
+
 test('the sign-in dialog has no serious accessibility violations', async () => {
   const p = await page();
   try {
@@ -88,5 +112,41 @@ test('the sign-in dialog has no serious accessibility violations', async () => {
     assert.deepEqual(await audit(p), []);
   } finally {
     await p.context().close();
+  }
+});
+
+test('the settings page (keys, a new key, the confirmation, members) has no serious accessibility violations', async () => {
+  // Its own daemon: an owner, a member and a license with org-management, so that the
+  // members table is drawn too.
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const s = await startTestDaemon({ settings: { anonymousAccess: false }, config: { license: { publicKeys: [publicKey.export({ type: 'spki', format: 'pem' }).toString()] } } });
+  const p = await page();
+  try {
+    const where = ['--data-dir', s.dataDir];
+    const owner = await newUserKey('olga@example.com', where, 'owner');
+    await newUserKey('max@example.com', where);
+    const store = openStore(s.dataDir);
+    try {
+      await store.putLicense(signLicense({ id: 'L-a11y', licensee: 'Test Org', entitlements: ['org-management'], issuedAt: '2026-01-01T00:00:00Z', expiresAt: '2099-01-01T00:00:00Z' }, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()));
+    } finally {
+      await store.close();
+    }
+    await p.goto(`${s.url}/settings`);
+    await p.waitForSelector('dialog#signin[open]');
+    await p.fill('#signin-key', owner);
+    await p.press('#signin-key', 'Enter');
+    await p.waitForSelector('#members-table tbody tr');
+    await p.waitForSelector('#keys-table tbody tr');
+    assert.deepEqual(await audit(p), [], 'keys and members');
+    await p.fill('#key-name', 'a11y');
+    await p.press('#key-name', 'Enter');
+    await p.waitForSelector('#new-key-value');
+    assert.deepEqual(await audit(p), [], 'with the new key shown');
+    await p.locator('#keys-table button.revoke').first().click();
+    await p.waitForSelector('dialog#confirm[open]');
+    assert.deepEqual(await audit(p), [], 'the confirmation');
+  } finally {
+    await p.context().close();
+    await s.cleanup();
   }
 });

@@ -6,11 +6,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileWebUrl, repoWebUrl } from '../../daemon/repos/web-urls.ts';
 import { formatLineList, parseLineList, pieces, spansByLine, utf16Index } from '../../web/app/ranges.ts';
-import { parseRoute, repoUrl, viewUrl } from '../../web/app/route.ts';
+import { commitUrl, compareUrl, parseRoute, repoUrl, viewUrl } from '../../web/app/route.ts';
 
 test('parseRoute: every kind of address', () => {
   const table: Array<[string, ReturnType<typeof parseRoute>]> = [
     ['/', { page: 'search' }],
+    ['/settings', { page: 'settings' }],
+    // A repository named like a page: its page has the trailing slash, its views are as usual.
+    ['/settings/', { page: 'repo', repo: 'settings' }],
+    ['/settings/-/tree/main', { page: 'tree', repo: 'settings', branch: 'main', path: '' }],
+    ['/settings/-/blob/main/a.c', { page: 'blob', repo: 'settings', branch: 'main', path: 'a.c' }],
+    ['/org/settings', { page: 'repo', repo: 'org/settings' }],
+    ['/Settings', { page: 'repo', repo: 'Settings' }],
     ['/widgets', { page: 'repo', repo: 'widgets' }],
     ['/widgets/', { page: 'repo', repo: 'widgets' }],
     ['/github.com/org/repo', { page: 'repo', repo: 'github.com/org/repo' }],
@@ -28,6 +35,22 @@ test('parseRoute: every kind of address', () => {
     ['/r/-/blob/%E0%A4%A/x', { page: 'not-found' }],
     ['/%zz', { page: 'not-found' }],
     ['/r%C3%A9po/-/blob/m%C3%A4in/%C3%BC.c', { page: 'blob', repo: 'répo', branch: 'mäin', path: 'ü.c' }],
+    ['/github.com/org/repo/-/commit/0123abc', { page: 'commit', repo: 'github.com/org/repo', sha: '0123abc' }],
+    ['/r/-/commit/main~2/', { page: 'commit', repo: 'r', sha: 'main~2' }],
+    ['/r/-/commit', { page: 'not-found' }],
+    ['/r/-/commit/', { page: 'not-found' }],
+    ['/r/-/commit/abc/x', { page: 'not-found' }],
+    ['/r/-/commit/%zz', { page: 'not-found' }],
+    ['/r/-/compare', { page: 'compare', repo: 'r', refs: null }],
+    ['/r/-/compare/', { page: 'compare', repo: 'r', refs: null }],
+    ['/r/-/compare/v1.0...main', { page: 'compare', repo: 'r', refs: { base: 'v1.0', head: 'main' } }],
+    ['/r/-/compare/release%2F2.0...feature%2Fx/', { page: 'compare', repo: 'r', refs: { base: 'release/2.0', head: 'feature/x' } }],
+    ['/r/-/compare/main~3...main^2', { page: 'compare', repo: 'r', refs: { base: 'main~3', head: 'main^2' } }],
+    ['/r/-/compare/main..dev', { page: 'not-found' }],
+    ['/r/-/compare/main', { page: 'not-found' }],
+    ['/r/-/compare/...dev', { page: 'not-found' }],
+    ['/r/-/compare/main...', { page: 'not-found' }],
+    ['/r/-/compare/a...b/c', { page: 'not-found' }],
   ];
   for (const [path, want] of table) assert.deepEqual(parseRoute(path), want, path);
 });
@@ -37,12 +60,17 @@ test('the API\'s webUrls and the UI\'s own links parse back to what they were ma
     ['github.com/org/repo', 'main', 'src/a.c'],
     ['widgets', 'feature/x', 'dir with space/f#1?.c'],
     ['r', 'release/2.0/rc', 'deep/ly/nested/ü.ts'],
+    // Named like the settings page: both sides add the slash that keeps it a repository.
+    ['settings', 'main', 'src/a.c'],
   ];
   for (const [repo, branch, path] of cases) {
     assert.deepEqual(parseRoute(new URL(fileWebUrl('http://h:1', repo, branch, path)).pathname), { page: 'blob', repo, branch, path });
     assert.deepEqual(parseRoute(new URL(repoWebUrl('http://h:1', repo)).pathname), { page: 'repo', repo });
     for (const view of ['blob', 'blame', 'commits', 'tree'] as const) assert.deepEqual(parseRoute(viewUrl(view, repo, branch, path)), { page: view, repo, branch, path });
     assert.deepEqual(parseRoute(repoUrl(repo)), { page: 'repo', repo });
+    assert.deepEqual(parseRoute(commitUrl(repo, branch)), { page: 'commit', repo, sha: branch });
+    assert.deepEqual(parseRoute(compareUrl(repo, { base: branch, head: `${branch}~1` })), { page: 'compare', repo, refs: { base: branch, head: `${branch}~1` } });
+    assert.deepEqual(parseRoute(compareUrl(repo)), { page: 'compare', repo, refs: null });
   }
 });
 

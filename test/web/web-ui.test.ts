@@ -108,27 +108,32 @@ describe('web UI with anonymous access', () => {
 
       // Open the result: the file view at its webUrl, the matched line marked and in view.
       await first.locator('.path').click();
-      await page.waitForSelector('tr.target');
+      await page.waitForSelector('.cm-line.cm-target');
       const url = new URL(page.url());
       assert.equal(url.pathname, '/shop/-/blob/main/lib/cart.ts');
       assert.equal(url.hash, `#L${CART_MATCH_LINE}`);
-      assert.equal(await page.locator('tr.target').getAttribute('id'), `L${CART_MATCH_LINE}`);
-      assert.deepEqual(await page.locator('tr.hit').evaluateAll((rows) => rows.map((r) => r.id)), [`L${CART_MATCH_LINE}`]);
-      assert.ok(await page.locator('tr.target').isVisible());
-      const box = await page.locator('tr.target').boundingBox();
+      assert.equal(await page.locator('.cm-line.cm-target').getAttribute('data-line'), String(CART_MATCH_LINE));
+      assert.deepEqual(await page.locator('.cm-line.cm-hit').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-line'))), [String(CART_MATCH_LINE)]);
+      assert.deepEqual(await page.locator('.cm-match').allInnerTexts(), ['checkoutTotal'], 'the exact match range is marked');
+      assert.ok(await page.locator('.cm-line.cm-target').isVisible());
+      const box = await page.locator('.cm-line.cm-target').boundingBox();
       assert.ok(box && box.y > 0 && box.y < 800, `the target line is on screen (y=${box?.y})`);
-      // Syntax highlighting and line numbers.
-      assert.equal(await page.locator('tr#L2 .hl-kw').first().innerText(), 'export');
-      assert.equal(await page.locator('tr#L1 .hl-com').innerText(), '// A shopping cart.');
-      assert.equal(await page.locator('tr#L1 .ln').innerText(), '1');
-      // The outline lists the symbols and jumps to them.
+      // Syntax highlighting (once the grammar's chunk has loaded) and line numbers as links.
+      await page.waitForSelector('main[data-language="typescript"]');
+      await page.locator('.cm-line.cm-target .tok-definition', { hasText: 'checkoutTotal' }).waitFor();
+      assert.equal(await page.locator(`.cm-line-links a[href="#L${CART_MATCH_LINE}"]`).innerText(), String(CART_MATCH_LINE));
+      // The outline lists the symbols and jumps to them (the whole symbol marked).
       await page.waitForSelector('.outline li a');
       const outline = await page.locator('.outline li').allInnerTexts();
       assert.ok(outline.some((s) => s.includes('Cart')) && outline.some((s) => s.includes('checkoutTotal')), outline.join(' | '));
       await page.locator('.outline a', { hasText: 'Item' }).first().click();
-      await page.locator('tr#L2.target').waitFor();
-      assert.equal(await page.evaluate('location.hash'), '#L2');
-      assert.equal(await page.locator('tr.target').count(), 1);
+      await page.locator('.cm-line.cm-target[data-line="2"]').waitFor();
+      assert.match(String(await page.evaluate('location.hash')), /^#L2(-L5)?$/);
+      assert.ok((await page.locator('.cm-line.cm-target').count()) >= 1);
+      // Back at the top, the first lines are drawn (only lines in view are).
+      assert.equal(await page.locator('.cm-line[data-line="2"] .tok-keyword').first().innerText(), 'export');
+      assert.equal(await page.locator('.cm-line').first().locator('.tok-comment').innerText(), '// A shopping cart.');
+      assert.equal(await page.locator('.cm-line-links a[href="#L1"]').innerText(), '1');
 
       // Blame and history of the file.
       await page.locator('.tabs a', { hasText: 'Blame' }).click();
@@ -205,7 +210,7 @@ describe('web UI with anonymous access', () => {
       assert.equal(await activeId(page), 'q', 'up from the first result is the box');
       await page.keyboard.press('ArrowDown');
       await page.keyboard.press('Enter');
-      await page.waitForSelector('tr.target');
+      await page.waitForSelector('.cm-line.cm-target');
       assert.ok(page.url().includes(`/-/blob/main/${paths[0]}`), page.url());
       await page.goBack();
       await page.waitForSelector('.result');
@@ -224,12 +229,12 @@ describe('web UI with anonymous access', () => {
       await Promise.all([page.waitForURL(/\/-\/tree\/main\/src$/), page.locator('.tree a', { hasText: 'src' }).click()]);
       await page.waitForSelector('.tree li');
       await page.locator('.tree a', { hasText: 'widget.c' }).click();
-      await page.waitForSelector('tr#L1');
-      assert.match(await page.locator('tr#L1 .code').innerText(), /int widget_count\(void\) \{/);
+      await page.waitForSelector('.cm-line');
+      assert.match(await page.locator('.cm-line').first().innerText(), /int widget_count\(void\) \{/);
       await page.goto(`${d.url}/widgets/-/blob/main/logo.bin`);
       await page.waitForSelector('.notice');
       assert.match(await page.locator('.notice').innerText(), /^Binary file/);
-      assert.equal(await page.locator('table.source').count(), 0);
+      assert.equal(await page.locator('.cm-editor').count(), 0);
       // With anonymous access on, signing in is optional: the dialog can be cancelled.
       await page.locator('#account button', { hasText: 'Sign in' }).click();
       await page.waitForSelector('dialog#signin[open]');

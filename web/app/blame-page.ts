@@ -1,11 +1,12 @@
 // Blame: for each run of lines, the commit that last changed them (GET /api/blame), shown
-// beside the highlighted file; each commit links to the file as it was at that commit.
+// beside the highlighted file; each commit links to its commit page (message and diff).
 
 import { apiJson, qs } from './api.ts';
 import { codeView, hashLine } from './code-view.ts';
 import { escapeHtml } from './dom.ts';
 import { breadcrumbs, errorBox, fileTabs, loading } from './file-header.ts';
-import { viewUrl } from './route.ts';
+import { commitUrl } from './route.ts';
+import { loadLanguage } from './syntax.ts';
 
 interface Blame {
   ranges: Array<{ hash: string; path: string; startLine: number; lineCount: number }>;
@@ -34,10 +35,10 @@ export async function blamePage(main: HTMLElement, repo: string, branch: string,
     const when = c ? c.date.slice(0, 10) : '';
     const who = c ? c.authorName : '';
     const msg = c ? c.message : '';
-    const href = viewUrl('blob', repo, r.hash, r.path);
+    const href = commitUrl(repo, r.hash);
     return `<td class="blame start"><a href="${escapeHtml(href)}" title="${escapeHtml(`${r.hash}\n${who} <${c?.authorEmail ?? ''}>\n${msg}`)}">${escapeHtml(r.hash.slice(0, 8))}</a> <span class="when">${escapeHtml(when)}</span> <span class="who">${escapeHtml(who)}</span> <span class="msg">${escapeHtml(msg)}</span></td>`;
   };
-  const view = codeView(file.source, file.language, new Set(), cell);
+  const view = codeView(file.source, await loadLanguage(file.language, path), cell);
   main.replaceChildren(breadcrumbs(repo, branch, path), fileTabs('blame', repo, branch, path, file.externalWebUrl), view.element);
   const land = () => view.target(hashLine(location.hash), true);
   land();

@@ -1,10 +1,13 @@
-// A file's lines as a table: line-number links (#L<n>) and syntax-highlighted code. The
-// rows are built as one HTML string: the highlighter escapes every character of the
-// source itself (web/highlight), line numbers are integers, and the DOM then parses
-// 20,000 lines in one go instead of creating 60,000 nodes by hand.
+// A file's lines as a table: line-number links (#L<n>), syntax-highlighted code and, for
+// blame, extra cells before each line. The rows are built as one HTML string
+// (syntax.ts escapes every character of the source, line numbers are integers) and the
+// DOM parses them in one go instead of creating nodes by hand. The file view itself uses
+// the virtualised viewer (code-viewer.ts); this table is for pages that need a column
+// beside every line.
 
-import { highlightLines } from '../highlight/highlight.ts';
+import type { Language } from '@codemirror/language';
 import { h } from './dom.ts';
+import { highlightedLines } from './syntax.ts';
 
 export interface CodeView {
   element: HTMLElement;
@@ -19,13 +22,13 @@ export function hashLine(hash: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-export function codeView(source: string, language: string, hits: Set<number>, extraCells?: (line: number) => string): CodeView {
+export function codeView(source: string, language: Language | undefined, extraCells?: (line: number) => string): CodeView {
   const text = source.endsWith('\n') ? source.slice(0, -1) : source;
-  const lines = highlightLines(language, text);
+  const lines = highlightedLines(text, language);
   const parts: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1;
-    parts.push(`<tr id="L${n}"${hits.has(n) ? ' class="hit"' : ''}>${extraCells ? extraCells(n) : ''}<td class="ln"><a href="#L${n}" aria-label="line ${n}">${n}</a></td><td class="code">${lines[i]}</td></tr>`);
+    parts.push(`<tr id="L${n}">${extraCells ? extraCells(n) : ''}<td class="ln"><a href="#L${n}" aria-label="line ${n}">${n}</a></td><td class="code">${lines[i]}</td></tr>`);
   }
   const tbody = h('tbody');
   tbody.innerHTML = parts.join('');

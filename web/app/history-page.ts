@@ -1,10 +1,10 @@
 // History: the commits that touched a file, newest first (GET /api/commits with path),
-// fifty per page; each links to the file as it was after that commit.
+// fifty per page; each links to its commit page (message and diff).
 
 import { apiFetch, qs } from './api.ts';
 import { h } from './dom.ts';
 import { breadcrumbs, errorBox, fileTabs, loading } from './file-header.ts';
-import { viewUrl } from './route.ts';
+import { commitUrl } from './route.ts';
 
 interface Commit {
   hash: string;
@@ -39,7 +39,7 @@ export async function historyPage(main: HTMLElement, repo: string, branch: strin
     commits.length === 0 ? h('p', { class: 'status' }, 'No commits.') : h('ol', { class: 'commits' }, commits.map((c) =>
       h('li', {},
         h('div', { class: 'commit-line' },
-          h('a', { class: 'sha', href: viewUrl('blob', repo, c.hash, path), title: 'the file at this commit' }, c.hash.slice(0, 10)),
+          h('a', { class: 'sha', href: commitUrl(repo, c.hash), title: 'the commit and its changes' }, c.hash.slice(0, 10)),
           h('span', { class: 'msg' }, c.message),
         ),
         h('div', { class: 'commit-by' }, h('span', { class: 'who', title: c.authorEmail }, c.authorName), ' · ', h('time', { datetime: c.date }, c.date.replace('T', ' ').slice(0, 16))),

@@ -6,14 +6,14 @@
 // button, new tabs and bookmarks work as anywhere else.
 
 import { byId, h } from './dom.ts';
-import { blamePage } from './blame-page.ts';
-import { filePage } from './file-page.ts';
+import { fetchFile } from './file-fetch.ts';
 import { historyPage } from './history-page.ts';
 import { installKeys } from './keys.ts';
 import { parseRoute } from './route.ts';
 import { paramsFromUrl, searchForm, searchUrl } from './search-form.ts';
 import { SearchPage } from './search-page.ts';
 import { canBrowse, requireSignIn, startSession } from './session.ts';
+import { settingsPage } from './settings-page.ts';
 import { repoPage, treePage } from './tree-page.ts';
 
 async function start(): Promise<void> {
@@ -29,7 +29,8 @@ async function start(): Promise<void> {
   installKeys({ input: form.input, links: () => (page ? page.links() : []) });
 
   // Not cancellable: without anonymous access the page waits for a key (its requests too).
-  void startSession().then(() => canBrowse() || requireSignIn());
+  const sessionChecked = startSession();
+  void sessionChecked.then(() => canBrowse() || requireSignIn());
 
   switch (route.page) {
     case 'search': {
@@ -44,16 +45,26 @@ async function start(): Promise<void> {
       else form.input.focus();
       return;
     }
+    case 'settings':
+      return settingsPage(main, sessionChecked);
     case 'repo':
       return repoPage(main, route.repo);
     case 'tree':
       return treePage(main, route.repo, route.branch, route.path);
-    case 'blob':
-      return filePage(main, route.repo, route.branch, route.path);
+    // The pages that show code load on demand: CodeMirror and the grammars are chunks
+    // the search page never downloads.
+    case 'blob': {
+      const requests = fetchFile(route.repo, route.branch, route.path);
+      return (await import('./file-page.ts')).filePage(main, route.repo, route.branch, route.path, requests);
+    }
     case 'blame':
-      return blamePage(main, route.repo, route.branch, route.path);
+      return (await import('./blame-page.ts')).blamePage(main, route.repo, route.branch, route.path);
     case 'commits':
       return historyPage(main, route.repo, route.branch, route.path);
+    case 'commit':
+      return (await import('./commit-page.ts')).commitPage(main, route.repo, route.sha);
+    case 'compare':
+      return (await import('./compare-page.ts')).comparePage(main, route.repo, route.refs);
     default:
       document.title = 'Not found · trawl';
       main.replaceChildren(h('h1', {}, 'Not found'), h('p', {}, 'This address is not a page of trawl. ', h('a', { href: '/' }, 'Search')));

@@ -82,3 +82,47 @@ export function parseLineList(text: string | null): Set<number> {
   }
   return out;
 }
+
+/**
+ * What a file link asks the file view to mark (?hl=): comma-separated parts, each a line
+ * ("7"), a run of lines ("7-9") or an exact range "L:C-L:C" (1-based line and code-point
+ * column, end exclusive, as the API's match ranges). The lines of a range are marked too.
+ */
+export interface Highlights {
+  lines: Set<number>;
+  ranges: Range[];
+}
+
+/** Exact ranges kept in a link at most; beyond this a link names the lines only (URL length). */
+export const MAX_LINK_RANGES = 100;
+
+const AT = (lineNumber: number, column: number) => ({ byteOffset: 0, lineNumber, column });
+
+/** Parses ?hl= (bad parts ignored; at most 10,000 lines and MAX_LINK_RANGES ranges). */
+export function parseHighlights(text: string | null): Highlights {
+  const ranges: Range[] = [];
+  const lineParts: string[] = [];
+  for (const part of (text ?? '').split(',')) {
+    const m = /^(\d+):(\d+)-(\d+):(\d+)$/.exec(part.trim());
+    if (!m) {
+      lineParts.push(part);
+      continue;
+    }
+    const [a, b, c, d] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
+    if (a < 1 || b < 1 || c < a || (c === a && d < b) || ranges.length >= MAX_LINK_RANGES) continue;
+    ranges.push({ start: AT(a, b), end: AT(c, d) });
+  }
+  const lines = parseLineList(lineParts.join(','));
+  for (const r of ranges) for (let n = r.start.lineNumber; n <= r.end.lineNumber && lines.size < 10_000; n++) lines.add(n);
+  return { lines, ranges };
+}
+
+/** ?hl= for a file's match ranges: exact while there are few enough, else their lines. */
+export function formatHighlights(ranges: Range[]): string {
+  if (ranges.length <= MAX_LINK_RANGES) {
+    return ranges.map((r) => `${r.start.lineNumber}:${r.start.column}-${r.end.lineNumber}:${r.end.column}`).join(',');
+  }
+  const lines: number[] = [];
+  for (const r of ranges) for (let n = r.start.lineNumber; n <= r.end.lineNumber; n++) lines.push(n);
+  return formatLineList(lines);
+}

@@ -144,6 +144,8 @@ function renderAccount(): void {
   if (state.authenticated && state.user) {
     el.append(
       h('span', { class: 'who', title: state.user.email ?? '' }, state.user.name || state.user.email || state.user.id),
+      // API keys (and, for owners, the members) are managed there (settings-page.ts).
+      h('a', { href: '/settings', class: 'settings-link', 'aria-current': location.pathname === '/settings' ? 'page' : undefined }, 'Settings'),
       h('button', { type: 'button', class: 'link', onclick: () => void signOut() }, 'Sign out'),
     );
   } else if (state.anonymousAccess) {

@@ -1,23 +1,27 @@
-// Seeing and ending credentials (issue 24): a user's API keys with what each opened that
-// still works (scoped tokens, OAuth grants, browser sessions), revoking a key (which ends
+// Seeing, creating and ending credentials (issue 24): a user's API keys with what each
+// opened that still works (scoped tokens, OAuth grants, browser sessions), a new key of
+// one's own (the web UI's settings page makes keys with it), revoking a key (which ends
 // all of those with it, in one store transaction), one OAuth grant or one browser
 // session, and "sign out everywhere" (every scoped token, grant and session of the user;
 // the keys stay).
 //
 // Who may call: an API key or the web UI's browser session. A delegated credential (a
 // scoped access token, an OAuth token) is 403: what was handed to a program must not
-// manage the credentials it came from. Members manage their own; owners anyone's. An id
-// that is not the caller's is answered like an unknown one (404), so a member learns
-// nothing of other users' keys, grants or sessions. No license is needed (ending a
-// credential is never an enterprise feature), and none of these is rate limited: API.md
-// 8.9 does not list them, and revoking a leaked key must work when the budget is spent.
+// manage the credentials it came from, nor mint a longer-lived one. Members manage their
+// own; owners anyone's (a new key, though, is always the caller's own). An id that is not
+// the caller's is answered like an unknown one (404), so a member learns nothing of other
+// users' keys, grants or sessions. No license is needed (ending a credential is never an
+// enterprise feature), and none of these is rate limited: API.md 8.9 does not list them,
+// and revoking a leaked key must work when the budget is spent.
 //
-// Each ending is recorded in the audit log in one transaction with it (audit/log.ts), when
-// it takes effect: api_key.revoked (with how many of each kind it ended), oauth_grant.revoked,
-// session.ended, user.signed_out.
+// A new key and each ending are recorded in the audit log in one transaction with it
+// (audit/log.ts), an ending when it takes effect: api_key.created, api_key.revoked (with
+// how many of each kind it ended), oauth_grant.revoked, session.ended, user.signed_out.
 
 import { actorOf, firstTime } from '../../audit/log.ts';
 import { endedAny, listKeyCredentials } from '../../auth/credential-listing.ts';
+import { serverSecret } from '../../auth/credentials.ts';
+import { issueApiKey } from '../../auth/key-issue.ts';
 import { ServiceError, type ErrorCode } from '../../errors.ts';
 import type { Identity } from '../../auth/identity.ts';
 import type { Route } from '../route.ts';
@@ -59,6 +63,29 @@ export function credentialRoutes(s: Services): Route[] {
       async handle(ctx) {
         const userId = await subject(ctx.identity, (ctx.query as { userId?: string }).userId);
         return { body: await listKeyCredentials(s.store, userId, s.now().toISOString()), headers: [['Cache-Control', 'no-store']] };
+      },
+    },
+    {
+      ...base,
+      method: 'POST',
+      path: '/api/keys',
+      operationId: 'createKey',
+      summary: 'Creates an API key for yourself; the key is in this answer only',
+      description:
+        'API key or browser session only (a scoped or OAuth token: 403): the web UI\'s settings page creates keys with this. ' +
+        'The key is shown once: only its keyed hash is stored. Recorded in the audit log (api_key.created). Not rate limited.',
+      body: 'KeyCreateRequest',
+      response: { status: 201, schema: 'KeyCreated', description: 'The new key, shown once, and its id.' },
+      errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_REQUEST_BODY'],
+      async handle(ctx) {
+        const userId = manager(ctx.identity);
+        const name = (ctx.body as { name: string }).name.trim();
+        if (name === '') throw new ServiceError('INVALID_REQUEST_BODY', 'name must not be blank: say what the key is for');
+        // The caller's own record, for the event's email (and in case they were removed just now).
+        const user = await s.store.getUser(userId);
+        if (!user) throw new ServiceError('NOT_AUTHENTICATED', 'your user no longer exists');
+        const { key, record } = await issueApiKey(s.store, s.audit, s.secret ?? serverSecret(s.dataDir), user, name, { actor: actorOf(ctx.identity), sourceAddress: ctx.clientAddress, now: s.now().toISOString() });
+        return { status: 201, body: { id: record.id, name: record.name, key, hint: record.hint, createdAt: record.createdAt }, headers: [['Cache-Control', 'no-store']] };
       },
     },
     {

@@ -1,12 +1,17 @@
 // Enterprise endpoints (API-DETAILS.md section 5): organization members for owners
-// (`org-management` entitlement) and scoped access tokens (`scoped-access-tokens`).
+// (`org-management` entitlement: list, read, suspend or limit them) and scoped access
+// tokens (`scoped-access-tokens`).
 // Neither is rate limited (API.md 8.9 does not list them); both need a user's credential.
 // Creating and revoking a scoped token is recorded in the audit log with the change, and a
-// refusal of an authenticated caller as a failure (audit/).
+// refusal of an authenticated caller as a failure (audit/). A change of a member is
+// recorded with it too (auth/member-change.ts: the same rule as `trawl users suspend|
+// unsuspend|limit`); only an API key or the web UI's session may make one, not a token
+// handed to a program.
 
 import type { AuditAction, AuditEntry } from '../../audit/events.ts';
 import { actorOf, firstTime } from '../../audit/log.ts';
 import { credentialHash, newScopedToken, SCOPED_TOKEN_LIFETIME_MS, serverSecret } from '../../auth/credentials.ts';
+import { changeMember, type MemberChange } from '../../auth/member-change.ts';
 import { ServiceError } from '../../errors.ts';
 import type { UserRecord } from '../../store/store.ts';
 import type { Identity } from '../../auth/identity.ts';
@@ -45,6 +50,36 @@ export function eeRoutes(s: Services): Route[] {
       async handle(ctx) {
         await ownerWithEntitlement(s, ctx.identity);
         return { body: (await s.store.listUsers()).map(userJson) };
+      },
+    },
+    {
+      ...base,
+      method: 'PATCH',
+      path: '/api/ee/users/{id}',
+      operationId: 'changeUser',
+      summary: 'Suspends a member, makes them active again, or sets their daily request limit (owners only; org-management entitlement)',
+      description:
+        'API key or browser session only (a scoped or OAuth token: 403). Fields left out stay as they are; at least one is needed. A suspended user\'s credentials stop working at once (401), browser sessions included; ' +
+        'making them active again lets their keys work again. You cannot suspend yourself (403 CANNOT_SUSPEND_SELF). ' +
+        'Each change is recorded in the audit log (user.suspended, user.unsuspended, user.limit_changed); asking for what already holds changes nothing and records nothing.',
+      body: 'UserChange',
+      response: { status: 200, schema: 'User', description: 'The user as it is now.' },
+      errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_REQUEST_BODY', 'USER_NOT_FOUND', 'CANNOT_SUSPEND_SELF'],
+      async handle(ctx) {
+        await ownerWithEntitlement(s, ctx.identity, 'change users');
+        if (ctx.identity.kind !== 'apiKey' && ctx.identity.kind !== 'browserSession') {
+          throw new ServiceError('INSUFFICIENT_PERMISSIONS', `a ${ctx.identity.kind === 'scopedToken' ? 'scoped access token' : 'OAuth token'} cannot change users: use an API key or the web UI`);
+        }
+        const id = ctx.params.id!;
+        const change = ctx.body as MemberChange;
+        if (change.suspended === undefined && change.dailyLimit === undefined) throw new ServiceError('INVALID_REQUEST_BODY', 'say what changes: suspended (true or false), dailyLimit (an integer of at least 0, or null for the default), or both');
+        // Before the user is looked up: the rule does not depend on the record.
+        if (change.suspended === true && id === ctx.identity.userId) {
+          throw new ServiceError('CANNOT_SUSPEND_SELF', 'you cannot suspend yourself: your own credentials would stop working, and with them the way to undo it; another owner can suspend you');
+        }
+        const user = await changeMember(s.store, s.audit, id, change, { actor: actorOf(ctx.identity), sourceAddress: ctx.clientAddress, now: s.now().toISOString() });
+        if (!user) throw new ServiceError('USER_NOT_FOUND', `no user with id ${id.slice(0, 64)}`);
+        return { body: userJson(user) };
       },
     },
     {
@@ -149,7 +184,7 @@ async function entitled(s: Services, entitlement: string): Promise<void> {
   if (off) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `this endpoint needs an active license with the "${entitlement}" entitlement (${off})`);
 }
 
-/** API.md 2.9 plus role; suspendedAt and lastActivityAt are null when unset. */
+/** API.md 2.9 plus role and dailyLimit; suspendedAt, lastActivityAt and dailyLimit (the default applies) are null when unset. */
 function userJson(u: UserRecord): Record<string, unknown> {
-  return { id: u.id, name: u.name, email: u.email, role: u.role, suspendedAt: u.suspendedAt ?? null, createdAt: u.createdAt, updatedAt: u.updatedAt, lastActivityAt: u.lastActivityAt ?? null };
+  return { id: u.id, name: u.name, email: u.email, role: u.role, suspendedAt: u.suspendedAt ?? null, createdAt: u.createdAt, updatedAt: u.updatedAt, lastActivityAt: u.lastActivityAt ?? null, dailyLimit: u.dailyLimit ?? null };
 }

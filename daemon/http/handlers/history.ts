@@ -49,7 +49,7 @@ export function historyRoutes(s: Services): Route[] {
       path: '/api/diff',
       operationId: 'getDiff',
       summary: 'The changes between two refs',
-      description: 'Files by path with unified-diff hunks (3 lines of context); renames detected. Cut at 1000 files or 10 MB of hunks (then `truncated: true`). A file larger than settings.http.maxSourceBytes on either side has no hunks and `tooLarge: true` (it is not read).',
+      description: 'Files by path with unified-diff hunks (3 lines of context); renames detected. `base` (or `head`) may be git\'s empty tree, 4b825dc642cb6eb9a060e54bf8d69288fbee4904, which names no files: a root commit\'s changes are the diff from it. Cut at 1000 files or 10 MB of hunks (then `truncated: true`). A file larger than settings.http.maxSourceBytes on either side has no hunks and `tooLarge: true` (it is not read).',
       query: 'DiffQuery',
       response: { status: 200, schema: 'DiffResponse', description: 'The changed files.' },
       errors: [...HISTORY_ERRORS],

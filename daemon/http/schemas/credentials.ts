@@ -1,6 +1,6 @@
 // JSON Schemas of the credential endpoints (handlers/credentials.ts): a user's API keys
-// with what each opened, revoking a key (and everything it opened), a grant or a session,
-// and "sign out everywhere". The listing's shape is auth/credential-listing.ts.
+// with what each opened, creating a key, revoking a key (and everything it opened), a grant
+// or a session, and "sign out everywhere". The listing's shape is auth/credential-listing.ts.
 
 import { ref, type JsonSchema } from './common.ts';
 
@@ -66,6 +66,24 @@ export const credentialSchemas: Record<string, JsonSchema> = {
     additionalProperties: false,
   },
   KeysResponse: { type: 'array', items: ref('KeyCredentials'), description: 'The user\'s API keys, oldest first.' },
+  KeyCreateRequest: {
+    type: 'object',
+    properties: { name: { type: 'string', minLength: 1, maxLength: 100, description: 'What the key is for (shown in listings); not blank, trimmed.' } },
+    required: ['name'],
+    additionalProperties: false,
+  },
+  KeyCreated: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', description: 'Revoke with DELETE /api/keys/{id}.' },
+      name: { type: 'string' },
+      key: { type: 'string', pattern: '^svk_[0-9a-f]{64}$', description: 'The key itself: shown this once, never again (only its keyed hash is stored).' },
+      hint: { type: 'string', description: 'The key\'s first 12 characters, as listings show it.' },
+      createdAt: iso,
+    },
+    required: ['id', 'name', 'key', 'hint', 'createdAt'],
+    additionalProperties: false,
+  },
   EndedCredentials: {
     type: 'object',
     description: 'How many live credentials of each kind were ended.',

@@ -23,11 +23,21 @@ export const eeSchemas: Record<string, JsonSchema> = {
       createdAt: iso,
       updatedAt: iso,
       lastActivityAt: { ...iso, type: ['string', 'null'] },
+      dailyLimit: { type: ['integer', 'null'], minimum: 0, description: 'Requests per UTC day for this user; null: the default limit (settings.rateLimit.requestsPerDay).' },
     },
-    required: ['id', 'name', 'email', 'role', 'suspendedAt', 'createdAt', 'updatedAt', 'lastActivityAt'],
+    required: ['id', 'name', 'email', 'role', 'suspendedAt', 'createdAt', 'updatedAt', 'lastActivityAt', 'dailyLimit'],
     additionalProperties: false,
   },
   UsersResponse: { type: 'array', items: ref('User') },
+  UserChange: {
+    type: 'object',
+    description: 'What changes; a field left out stays as it is. At least one field.',
+    properties: {
+      suspended: { type: 'boolean', description: 'true: suspend (every credential of the user stops working at once: 401); false: active again. You cannot suspend yourself.' },
+      dailyLimit: { type: ['integer', 'null'], minimum: 0, maximum: 2147483647, description: 'Requests per UTC day; null: the default limit.' },
+    },
+    additionalProperties: false,
+  },
   ScopedTokenRequest: {
     type: 'object',
     properties: {

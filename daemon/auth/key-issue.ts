@@ -1,0 +1,38 @@
+// Creating an API key: one way for `trawl keys create` (cli/users-command.ts) and for
+// POST /api/keys (http/handlers/credentials.ts). The key is made here and returned once;
+// the store keeps only its keyed hash under the installation's secret (credentials.ts)
+// and its first characters as a hint; the api_key.created event is written in the same
+// transaction as the key (audit/log.ts), naming the key by its id, never by its value.
+
+import type { AuditLog } from '../audit/log.ts';
+import type { AuditActorOf } from '../audit/events.ts';
+import type { ApiKeyRecord, Store, UserRecord } from '../store/store.ts';
+import { credentialHash, keyHint, newApiKey } from './credentials.ts';
+
+export interface IssuedKey {
+  /** The key itself (`svk_` + 64 hex): shown once, stored nowhere. */
+  key: string;
+  record: ApiKeyRecord;
+}
+
+export async function issueApiKey(
+  store: Pick<Store, 'createApiKey'>,
+  audit: AuditLog,
+  secret: Buffer,
+  user: Pick<UserRecord, 'id' | 'email'>,
+  name: string,
+  by: { actor: AuditActorOf; sourceAddress?: string; now: string },
+): Promise<IssuedKey> {
+  const key = newApiKey();
+  const record = await audit.change(
+    () => store.createApiKey({ userId: user.id, name, hash: credentialHash(secret, key), hint: keyHint(key) }, by.now),
+    (k) => ({
+      action: 'api_key.created',
+      actor: by.actor,
+      target: { type: 'api_key', id: k.id },
+      ...(by.sourceAddress ? { sourceAddress: by.sourceAddress } : {}),
+      details: { userId: user.id, email: user.email, name: k.name },
+    }),
+  );
+  return { key, record };
+}

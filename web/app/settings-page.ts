@@ -1,0 +1,38 @@
+// The settings page (/settings): the signed-in user's API keys (settings-keys.ts) and, for
+// owners, the organization's members (settings-members.ts). Settings belong to a user, so
+// the page waits for the session check: someone not signed in (the anonymous user has no
+// keys) is asked to sign in, and the page draws itself once they have.
+
+import { h } from './dom.ts';
+import { requireSignIn, session, type SessionState } from './session.ts';
+import { keysSection } from './settings-keys.ts';
+import { membersSection } from './settings-members.ts';
+
+export async function settingsPage(main: HTMLElement, sessionChecked: Promise<SessionState>): Promise<void> {
+  document.title = 'Settings · trawl';
+  main.replaceChildren(h('h1', {}, 'Settings'), h('p', { class: 'status', role: 'status' }, 'Loading your settings…'));
+  const state = await sessionChecked;
+  if (state.authenticated && state.user) return draw(main);
+  const signIn = async (): Promise<void> => {
+    if (await requireSignIn('Settings belong to a user: sign in with one of your API keys to see them.')) draw(main);
+  };
+  main.replaceChildren(
+    h('h1', {}, 'Settings'),
+    h('p', { class: 'notice', id: 'settings-signin' },
+      'Your settings (your API keys, and for owners the members) are shown once you are signed in. ',
+      h('button', { type: 'button', class: 'link', onclick: () => void signIn() }, 'Sign in')),
+  );
+  // Asked at once: there is nothing else to do here. Without anonymous access the session
+  // check has opened the dialog already (main.ts), and this waits for the same one.
+  await signIn();
+}
+
+function draw(main: HTMLElement): void {
+  const user = session().user!;
+  main.replaceChildren(
+    h('h1', {}, 'Settings'),
+    h('p', { class: 'settings-who' }, 'Signed in as ', h('strong', {}, user.name || user.email || user.id), user.email && user.name ? ` (${user.email})` : '', `, ${user.role}.`),
+    keysSection(),
+    ...(user.role === 'owner' ? [membersSection(user.id)] : []),
+  );
+}
