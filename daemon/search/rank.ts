@@ -201,27 +201,5 @@ export function idf(df: number, docCount: number | undefined): number {
 /** A byte of an identifier (the rule lives with the symbol name ranges, which use it too). */
 export { isWord };
 
-/** Best first; ties by repository, then path, in byte order. */
-export function compareRanked(a: { score: number; repository: string; path: string }, b: { score: number; repository: string; path: string }): number {
-  return b.score - a.score || byteCompare(a.repository, b.repository) || byteCompare(a.path, b.path);
-}
-
-/**
- * UTF-8 byte order without encoding: it is code point order, which UTF-16 code unit order
- * (JavaScript's <) matches except between a surrogate (a code point above U+FFFF) and a
- * code unit from U+E000 up, where the code point is the larger. Ranking sorts compare many
- * pairs: this allocates nothing.
- */
-export function byteCompare(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    const xs = x >= 0xd800 && x <= 0xdfff;
-    const ys = y >= 0xd800 && y <= 0xdfff;
-    if (xs !== ys) return xs ? (y >= 0xe000 ? 1 : x - y) : x >= 0xe000 ? -1 : x - y;
-    return x - y;
-  }
-  return a.length - b.length;
-}
+/** The order of ranked files (its own module, so that the web page compares as the searcher does). */
+export { byteCompare, compareRanked, type RankKey } from './rank-order.ts';

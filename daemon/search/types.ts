@@ -54,6 +54,16 @@ export interface FileResult {
   contentTruncated?: true;
 }
 
+/**
+ * A file of a stream's `chunk` message (POST /api/stream_search): a FileResult and its
+ * ranking score (rank.ts). A stream sends its files in shard order, batch by batch, each
+ * batch ranked in itself; ordering all of them by rank-order.ts compareRanked (score, then
+ * repository, then `fileName.text`) gives the order /api/search gives the same files.
+ */
+export interface StreamedFile extends FileResult {
+  score: number;
+}
+
 export interface RepositoryInfo {
   id: number;
   codeHostType: string;

@@ -22,9 +22,11 @@ export function jsonWithFiles(fields: Array<[string, unknown]>, files: ShapedFil
 
 /**
  * The same bytes as jsonWithFiles, in parts (the files' own buffers among them): a stream
- * copies a batch once, into its message.
+ * copies a batch once, into its message. `withScore`: each file gets its ranking score as
+ * a last field, `"score":…` (a stream's files: types.ts StreamedFile), its bytes still
+ * not copied here.
  */
-export function jsonPartsWithFiles(fields: Array<[string, unknown]>, files: ShapedFile[]): Uint8Array[] {
+export function jsonPartsWithFiles(fields: Array<[string, unknown]>, files: ShapedFile[], withScore = false): Uint8Array[] {
   const parts: Uint8Array[] = [];
   let text = '{';
   let first = true;
@@ -39,10 +41,27 @@ export function jsonPartsWithFiles(fields: Array<[string, unknown]>, files: Shap
     parts.push(Buffer.from(`${text}[`));
     files.forEach((f, i) => {
       if (i > 0) parts.push(COMMA);
-      parts.push(f.json);
+      if (withScore) pushScored(parts, f);
+      else parts.push(f.json);
     });
     text = ']';
   }
   parts.push(Buffer.from(`${text}}`));
   return parts;
+}
+
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * A file's JSON object with `"score":<its score>` added before its closing brace. JSON
+ * writes a double so that parsing gives the same double back: a client that compares the
+ * parsed scores compares exactly what the searcher compared.
+ */
+function pushScored(parts: Uint8Array[], f: ShapedFile): void {
+  const json = f.json;
+  // The writers (shape-file.ts, cut-file.ts) write one compact object: a file whose JSON
+  // is anything else is a bug upstream, not something to send half-edited.
+  if (json.length < 2 || json[json.length - 1] !== CLOSE_BRACE) throw new Error(`a file's JSON is not an object (${f.repository}/${f.path})`);
+  parts.push(json.subarray(0, json.length - 1));
+  parts.push(Buffer.from(`${json.length > 2 ? ',' : ''}"score":${JSON.stringify(f.score)}}`));
 }

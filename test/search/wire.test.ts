@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ShapedFile } from '../../daemon/search/shape-file.ts';
-import { FILES, jsonWithFiles } from '../../daemon/search/wire.ts';
+import { FILES, jsonPartsWithFiles, jsonWithFiles } from '../../daemon/search/wire.ts';
 import { byteCompare } from '../../daemon/search/rank.ts';
 
 const file = (value: unknown): ShapedFile => ({
@@ -34,6 +34,23 @@ for (const c of CASES) {
     assert.equal(got, want);
   });
 }
+
+test('jsonPartsWithFiles with scores: each file gets its exact score as a last field (a stream\'s files)', () => {
+  // Doubles whose shortest decimal form is long or exponential: parsing gives the same bits back.
+  const scores = [0, 1806.2341079271226, 0.1 + 0.2, -1520, 1e-7, 5300.000000000001, Number.MAX_SAFE_INTEGER + 2];
+  const values = [{ fileName: { text: 'a.c' }, chunks: [] }, {}, { x: '}' }, { a: 'é' }, { b: [1] }, { c: null }, { d: true }];
+  const files = values.map((v, i) => ({ ...file(v), score: scores[i]! }));
+  const got = JSON.parse(Buffer.concat(jsonPartsWithFiles([['type', 'chunk'], ['files', FILES]], files, true)).toString('utf8'));
+  assert.deepEqual(got, { type: 'chunk', files: values.map((v, i) => ({ ...v, score: scores[i] })) });
+  for (let i = 0; i < scores.length; i++) assert.ok(Object.is(got.files[i].score, scores[i]), `score ${scores[i]} comes back exactly`);
+  // Without scores the files are as they were shaped.
+  assert.equal(Buffer.concat(jsonPartsWithFiles([['files', FILES]], files)).toString('utf8'), JSON.stringify({ files: values }));
+});
+
+test('jsonPartsWithFiles with scores refuses a file whose JSON is not an object', () => {
+  const bad = { ...file({}), json: Buffer.from('[1]') };
+  assert.throws(() => jsonPartsWithFiles([['files', FILES]], [bad], true), /not an object/);
+});
 
 test('byteCompare orders strings as their UTF-8 bytes do', () => {
   const words = ['', 'a', 'ab', 'b', 'Z', 'é', '\uE000', '\uFFFF', '😀', 'a😀', 'a\uE000', '\u07FF', '\u0800', 'zz', 'a\u0000'];

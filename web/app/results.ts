@@ -5,7 +5,7 @@
 
 import type { FileResult } from '../../daemon/search/types.ts';
 import { h } from './dom.ts';
-import { formatLineList, pieces, spansByLine } from './ranges.ts';
+import { formatHighlights, pieces, spansByLine } from './ranges.ts';
 
 /** Chunks shown per file before "show more"; a file with thousands of matches stays short. */
 const CHUNKS_SHOWN = 3;
@@ -24,7 +24,8 @@ function matchedLines(f: FileResult): number[] {
 export function fileLink(f: FileResult, line?: number): string {
   const lines = matchedLines(f);
   const target = line ?? lines[0];
-  const hl = lines.length > 0 ? `?hl=${formatLineList(lines)}` : '';
+  // The exact ranges while a link can hold them (ranges.ts formatHighlights), else the lines.
+  const hl = lines.length > 0 ? `?hl=${formatHighlights(f.chunks.flatMap((c) => c.matchRanges))}` : '';
   return `${f.webUrl}${hl}${target !== undefined ? `#L${target}` : ''}`;
 }
 

@@ -1,16 +1,23 @@
 // The search page: results stream in from POST /api/stream_search as the shards find them
-// (one list item per file, appended as each message arrives), then the final statistics
-// and, when the search stopped at the match limit, a notice with a way to ask for more.
+// (one list item per file, each put where the API ranks it: ranked-list.ts), then the final
+// statistics and, when the search stopped at the match limit, a notice with a way to ask
+// for more.
+//
+// The first results wait up to SETTLE_MS for more before they are drawn: most searches are
+// complete by then and appear once, in their final order; a slower one shows what it has
+// then, and later files are inserted at their ranks without moving what the reader is
+// looking at (ranked-list.ts).
 
-import type { FileResult, SearchStats } from '../../daemon/search/types.ts';
+import type { SearchStats, StreamedFile } from '../../daemon/search/types.ts';
 import { ApiError, apiFetch, postJson } from './api.ts';
 import { clear, formatBytes, formatCount, formatNs, h } from './dom.ts';
+import { RankedList } from './ranked-list.ts';
 import { matchCount, renderResult } from './results.ts';
 import { MAX_MATCHES, searchUrl, type SearchForm, type SearchParams } from './search-form.ts';
 import { sseMessages } from './sse.ts';
 
 type Message =
-  | { type: 'chunk'; stats: SearchStats; files: FileResult[] }
+  | { type: 'chunk'; stats: SearchStats; files: StreamedFile[] }
   | { type: 'final'; accumulatedStats: SearchStats; isSearchExhaustive: boolean }
   | { type: 'error'; error: { statusCode: number; errorCode: string; message: string } };
 
@@ -38,12 +45,25 @@ const STAT_ROWS: Array<[keyof SearchStats, string, (v: number) => string]> = [
   ['crashes', 'shards that failed', formatCount],
 ];
 
+/**
+ * How long the first results of a search wait for more before they are drawn. The stream
+ * sends its first file as soon as one is found and the rest of a batch within 100 ms
+ * (daemon/search/stream-sink.ts); on the Linux source the median search completed 39 ms after
+ * its first result was on screen (docs/web-ui.md, "Speed"). So most searches are drawn
+ * once, complete and in order, for at most this much later a first result.
+ */
+const SETTLE_MS = 50;
+
+/** How long the end of a search waits for the frame that shows its first results (it never comes in a hidden tab). */
+const FIRST_FRAME_WAIT_MS = 100;
+
 export class SearchPage {
   private controller: AbortController | undefined;
   private readonly status = h('div', { id: 'search-status', class: 'status', role: 'status', 'aria-live': 'polite' });
   private readonly notice = h('div', { id: 'search-notice' });
   private readonly list = h('ol', { id: 'results', class: 'results', 'aria-label': 'Search results' });
   private readonly stats = h('div', { id: 'search-stats' });
+  private readonly ranked = new RankedList(this.list);
   readonly element = h('section', { class: 'search-page', 'aria-label': 'Search' }, this.status, this.notice, this.list, this.stats);
 
   constructor(private readonly form: SearchForm) {}
@@ -56,7 +76,7 @@ export class SearchPage {
     if (push && location.pathname + location.search !== url) history.pushState(null, '', url);
     document.title = `${p.query} · trawl`;
     this.form.showError(undefined);
-    clear(this.list);
+    this.ranked.clear();
     delete this.list.dataset.firstResultAt;
     delete this.list.dataset.doneAt;
     clear(this.notice);
@@ -65,8 +85,28 @@ export class SearchPage {
     this.list.setAttribute('aria-busy', 'true');
     const started = performance.now();
     let firstAt: number | undefined;
+    /** Resolves once the frame that shows the first results has started. */
+    let firstFrame: Promise<void> | undefined;
     let files = 0;
     let matches = 0;
+    /** Files received and not drawn yet (the first ones, while they settle). */
+    const held: StreamedFile[] = [];
+    let settle: ReturnType<typeof setTimeout> | undefined;
+    const draw = (): void => {
+      clearTimeout(settle);
+      settle = undefined;
+      // A newer search has the list now.
+      if (controller.signal.aborted || held.length === 0) return;
+      this.ranked.insert(held.splice(0), renderResult);
+      if (firstAt !== undefined) return;
+      firstAt = performance.now() - started;
+      // For the bench (daemon/bench/phase-web.ts): when the frame that shows the first
+      // result starts, in ms since the page's navigation began.
+      firstFrame = new Promise((resolve) => requestAnimationFrame((t) => {
+        this.list.dataset.firstResultAt = t.toFixed(1);
+        resolve();
+      }));
+    };
     try {
       const res = await apiFetch('/api/stream_search', postJson({
         query: p.query, matches: p.matches, contextLines: 1, isRegexEnabled: p.regex, isCaseSensitivityEnabled: p.caseSensitive,
@@ -75,29 +115,32 @@ export class SearchPage {
         const msg = raw as Message;
         if (msg.type === 'chunk') {
           if (msg.files.length === 0) continue;
-          if (firstAt === undefined) {
-            firstAt = performance.now() - started;
-            // For bench/web-first-result.ts: when the frame that shows the first result
-            // starts, in ms since the page's navigation began.
-            requestAnimationFrame((t) => (this.list.dataset.firstResultAt = t.toFixed(1)));
-          }
-          const frag = document.createDocumentFragment();
           for (const f of msg.files) {
-            frag.append(renderResult(f, files++));
+            held.push(f);
+            files++;
             matches += matchCount(f);
           }
-          this.list.append(frag);
+          if (firstAt !== undefined) draw();
+          else settle ??= setTimeout(draw, SETTLE_MS);
           this.status.textContent = `${formatCount(matches)} ${matches === 1 ? 'match' : 'matches'} in ${formatCount(files)} ${files === 1 ? 'file' : 'files'} so far…`;
         } else if (msg.type === 'final') {
+          draw();
+          // The end is marked once the first results are on screen (drawn just now when the
+          // search ended while they settled), so that it never comes before them.
+          if (firstFrame) await Promise.race([firstFrame, new Promise((resolve) => setTimeout(resolve, FIRST_FRAME_WAIT_MS))]);
+          if (controller.signal.aborted) return;
           this.list.dataset.doneAt = performance.now().toFixed(1);
           this.finish(p, msg.accumulatedStats, msg.isSearchExhaustive, files, matches, firstAt, performance.now() - started);
         } else if (msg.type === 'error') {
+          draw();
           this.status.textContent = '';
           this.notice.append(h('p', { class: 'notice error', role: 'alert' }, `The search failed: ${msg.error.message}`));
         }
       }
     } catch (err) {
       if (controller.signal.aborted) return;
+      // What arrived before the failure is shown with it.
+      draw();
       this.status.textContent = '';
       if (err instanceof ApiError && (err.errorCode === 'FAILED_TO_PARSE_QUERY' || err.errorCode === 'INVALID_REQUEST_BODY')) {
         this.form.showError(err.message, p.query);

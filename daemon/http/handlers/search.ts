@@ -57,6 +57,7 @@ export function searchRoutes(s: Services): Route[] {
       summary: 'Code search, streaming results as they are found (Server-Sent Events)',
       description:
         'Each message is one `data: <json>` line and a blank line: `chunk` messages with results, one `final` message, or an `error` message; then `data: [DONE]`. ' +
+        'Files come in shard order, each message ranked in itself; each carries its ranking `score`, by which (then repository, then path) they sort into the order `/api/search` gives. ' +
         'A `: keep-alive` comment is sent while no result is ready. Errors found before the stream starts (body, query, credentials, limits) are ordinary JSON error responses.',
       tag: 'Search',
       body: 'SearchRequest',
@@ -139,8 +140,10 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
         signal: ctx.signal,
         repoFilter: (r) => ctx.identity.canSee(r),
         onChunk: async (chunk: SearchChunk) => {
-          // The files go out as the workers shaped them (search/wire.ts).
-          await event(jsonPartsWithFiles([['type', 'chunk'], ['stats', chunk.stats], ['files', FILES], ['repositoryInfo', chunk.repositoryInfo]], chunk.files));
+          // The files go out as the workers shaped them (search/wire.ts), each with its
+          // score: a batch is ranked only in itself, and a client orders the batches' files
+          // as /api/search would by the score (search/rank-order.ts).
+          await event(jsonPartsWithFiles([['type', 'chunk'], ['stats', chunk.stats], ['files', FILES], ['repositoryInfo', chunk.repositoryInfo]], chunk.files, true));
           return !reply.aborted;
         },
       });

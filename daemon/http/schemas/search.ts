@@ -15,6 +15,30 @@ const STAT_NUMBERS = [
 
 const count = { type: 'integer', minimum: 0 } as const;
 
+/** A file of a search's answer (API.md 2.4). */
+const FILE_RESULT = {
+  type: 'object',
+  properties: {
+    fileName: {
+      type: 'object',
+      properties: { text: { type: 'string' }, matchRanges: { type: 'array', items: ref('Range') } },
+      required: ['text', 'matchRanges'],
+      additionalProperties: false,
+    },
+    webUrl: { type: 'string' },
+    repository: { type: 'string' },
+    repositoryId: { type: 'integer' },
+    language: { type: 'string' },
+    chunks: { type: 'array', items: ref('Chunk') },
+    externalWebUrl: { type: 'string' },
+    branches: { type: 'array', items: { type: 'string' } },
+    content: { type: 'string', description: 'The whole file (`whole: true`), or its first settings.http.maxSourceBytes when `contentTruncated`.' },
+    contentTruncated: { const: true, description: 'Present when the file is larger than settings.http.maxSourceBytes: `content` is cut there, at a character boundary.' },
+  },
+  required: ['fileName', 'webUrl', 'repository', 'repositoryId', 'language', 'chunks', 'branches'],
+  additionalProperties: false,
+} as const;
+
 export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
   return {
     SearchRequest: {
@@ -69,27 +93,14 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
       required: ['content', 'matchRanges', 'contentStart', 'symbols'],
       additionalProperties: false,
     },
-    FileResult: {
-      type: 'object',
-      properties: {
-        fileName: {
-          type: 'object',
-          properties: { text: { type: 'string' }, matchRanges: { type: 'array', items: ref('Range') } },
-          required: ['text', 'matchRanges'],
-          additionalProperties: false,
-        },
-        webUrl: { type: 'string' },
-        repository: { type: 'string' },
-        repositoryId: { type: 'integer' },
-        language: { type: 'string' },
-        chunks: { type: 'array', items: ref('Chunk') },
-        externalWebUrl: { type: 'string' },
-        branches: { type: 'array', items: { type: 'string' } },
-        content: { type: 'string', description: 'The whole file (`whole: true`), or its first settings.http.maxSourceBytes when `contentTruncated`.' },
-        contentTruncated: { const: true, description: 'Present when the file is larger than settings.http.maxSourceBytes: `content` is cut there, at a character boundary.' },
-      },
-      required: ['fileName', 'webUrl', 'repository', 'repositoryId', 'language', 'chunks', 'branches'],
-      additionalProperties: false,
+    FileResult: FILE_RESULT,
+    StreamedFile: {
+      ...FILE_RESULT,
+      description:
+        "A file of a stream's `chunk` message: a FileResult and its ranking `score`. A stream sends files in shard order, each message ranked in itself; " +
+        'ordered by score (highest first), then repository, then path (`fileName.text`), both in UTF-8 byte order, they are in the order `POST /api/search` gives the same files.',
+      properties: { ...FILE_RESULT.properties, score: { type: 'number', description: 'The ranking score (docs/query-language.md, "Ranking"); higher ranks first. Exactly the number the server ranks by.' } },
+      required: [...FILE_RESULT.required, 'score'],
     },
     RepositoryInfo: {
       type: 'object',
@@ -147,7 +158,7 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
       properties: {
         type: { const: 'chunk' },
         stats: ref('SearchStats'),
-        files: { type: 'array', items: ref('FileResult') },
+        files: { type: 'array', items: ref('StreamedFile') },
         repositoryInfo: { type: 'array', items: ref('RepositoryInfo') },
       },
       required: ['type', 'stats', 'files', 'repositoryInfo'],
