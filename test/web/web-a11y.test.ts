@@ -82,6 +82,33 @@ test('search, error, file, blame, history and folder pages have no serious acces
   }
 });
 
+test('the file view with its grammar, the navigation menu and panel, the repository page and a missing page have no serious accessibility violations', async () => {
+  const p = await page();
+  try {
+    await p.goto(`${d.url}/widgets/-/blob/main/src/widget.c?hl=1:5-1:17#L1`);
+    await p.waitForSelector('main[data-language][data-landed-at]');
+    await p.waitForSelector('.outline li');
+    assert.deepEqual(await audit(p), [], 'file view, highlighted');
+    await p.locator('.cm-line', { hasText: 'widget_count' }).first().locator('span', { hasText: /^widget_count$/ }).first().click();
+    await p.waitForSelector('#nav-menu');
+    assert.deepEqual(await audit(p), [], 'the navigation menu');
+    await p.locator('#nav-menu button', { hasText: 'Find references' }).click();
+    await p.waitForSelector('#nav-panel .nav-files');
+    assert.deepEqual(await audit(p), [], 'the references panel');
+    await p.locator('.cm-content').focus();
+    await p.keyboard.press('Control+f');
+    await p.waitForSelector('.cm-search');
+    assert.deepEqual(await audit(p), [], 'the viewer\'s search panel');
+    for (const [what, url, ready] of [['repository', `${d.url}/widgets`, '.tree li'], ['not found', `${d.url}/widgets/-/nowhere/x`, 'main h1']]) {
+      await p.goto(url!);
+      await p.waitForSelector(ready!);
+      assert.deepEqual(await audit(p), [], what);
+    }
+  } finally {
+    await p.context().close();
+  }
+});
+
 test('the commit page and the compare view (form and diff) have no serious accessibility violations', async () => {
   const p = await page();
   try {

@@ -33,12 +33,14 @@ const cart = [
 
 let browser: Browser;
 let d: TestDaemon;
+/** The commit of shop's one version: the file view at a commit id rather than a branch. */
+let shopCommit = '';
 before(async () => {
   browser = await launchBrowser();
   d = await startTestDaemon({
     settings: { maxFileSize: 32 * 1024 * 1024 },
     extraRepos: [
-      { name: 'shop', build: (r) => void r.commit({ 'lib/cart.ts': cart }, 'Cart') },
+      { name: 'shop', build: (r) => void (shopCommit = r.commit({ 'lib/cart.ts': cart }, 'Cart')) },
       { name: 'billing', build: (r) => void r.commit({ 'src/fee.ts': 'export function computeFee(amount: number): number {\n  return Math.round(amount * 0.03);\n}\n', 'src/use.ts': "import { computeFee } from './fee';\nexport const sample = computeFee(100);\n" }, 'Fees') },
       { name: 'big', build: (r) => void r.commit({ 'gen/big.ts': bigSource(BIG_LINES) }, 'Generated') },
     ],
@@ -96,7 +98,7 @@ describe('the code viewer', () => {
       await page.locator('.cm-line.cm-target[data-line="2"]').waitFor();
       assert.equal(await page.locator('.cm-line.cm-target').count(), 1);
       // CodeMirror's search: the browser's cannot see lines that are not drawn.
-      await page.locator('.cm-content').click({ position: { x: 5, y: 5 } });
+      await page.locator('.cm-content').focus();
       await page.keyboard.press('Control+f');
       await page.locator('.cm-search input[name="search"]').waitFor();
     } finally {
@@ -137,6 +139,23 @@ describe('code navigation', () => {
       await page.waitForSelector('main[data-landed-at]');
       assert.equal(new URL(page.url()).hash, '#L1');
       assert.deepEqual(await page.locator('.cm-match').allInnerTexts(), ['computeFee']);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  test('navigation works on the file view at any ref (a commit id)', async () => {
+    const page = await newPage();
+    try {
+      await page.goto(`${d.url}/shop/-/blob/${shopCommit}/lib/cart.ts`);
+      await page.waitForSelector('main[data-language="typescript"]');
+      await page.locator('.cm-line', { hasText: 'return sum + computeFee(sum);' }).locator('span', { hasText: /^computeFee$/ }).click();
+      await page.locator('#nav-menu button', { hasText: 'Find references' }).click();
+      await page.locator('#nav-panel .nav-files').waitFor();
+      assert.match(await page.locator('#nav-panel [role="status"]').innerText(), /^5 references in 3 files, from the indexed branches/);
+      // A keyword is not a name: clicking it offers nothing.
+      await page.locator('.cm-line', { hasText: 'return sum + computeFee(sum);' }).locator('.tok-keyword', { hasText: 'return' }).click();
+      assert.equal(await page.locator('#nav-menu').count(), 0);
     } finally {
       await page.context().close();
     }

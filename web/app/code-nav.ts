@@ -45,13 +45,18 @@ const TITLE: Record<NavKind, string> = { definitions: 'Definitions', references:
 /** The menu offered at a clicked word; removes any earlier one. Escape or a click elsewhere closes it. */
 export function showWordMenu(word: string, at: { x: number; y: number }, ctx: NavContext): HTMLElement {
   document.getElementById('nav-menu')?.remove();
+  // Escape gives the focus back to where the click left it (the code), as a menu should.
+  const returnTo = document.activeElement instanceof HTMLElement ? document.activeElement : undefined;
   const close = () => {
     menu.remove();
     document.removeEventListener('keydown', onKey, true);
     document.removeEventListener('mousedown', onOutside, true);
   };
   const onKey = (e: KeyboardEvent) => {
-    if (e.key === 'Escape') close();
+    if (e.key !== 'Escape') return;
+    e.preventDefault();
+    close();
+    returnTo?.focus();
   };
   const onOutside = (e: MouseEvent) => {
     if (!menu.contains(e.target as Node)) close();

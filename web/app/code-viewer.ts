@@ -125,6 +125,9 @@ function searchMarks(state: EditorState, hitLines: Set<number>, matches: Range[]
   return Decoration.set(marks.map((m) => m.deco.range(m.from, m.to)), true);
 }
 
+/** Token classes (syntax.ts, classHighlighter) of text that is not a name. */
+const NOT_A_NAME = /\btok-(keyword|comment|string|string2|number|bool|atom|meta|operator|punctuation|url|regexp|escape)\b/;
+
 /** The word (identifier characters) around document position `pos`, or undefined. */
 function wordAt(state: EditorState, pos: number): string | undefined {
   const range = state.wordAt(pos);
@@ -176,6 +179,9 @@ export function codeViewer(o: ViewerOptions): CodeViewer {
       click(event, view) {
         // A click that ends a selection is not a request to navigate.
         if (event.button !== 0 || !view.state.selection.main.empty) return false;
+        // Names only: a keyword, a comment, a string or a number has nothing to navigate to.
+        const token = (event.target as Element).closest?.('[class*="tok-"]');
+        if (token && NOT_A_NAME.test(token.className)) return false;
         const pos = view.posAtCoords({ x: event.clientX, y: event.clientY });
         if (pos === null) return false;
         const word = wordAt(view.state, pos);
