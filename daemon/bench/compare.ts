@@ -28,7 +28,7 @@
 //                 index/sizeRatio; commands/help/seconds, commands/search/seconds,
 //                 commands/sync/first/seconds, commands/sync/oneFile/seconds;
 //                 auth/<variant>/latency, auth/<variant>/throughput,
-//                 auth/stepCpu; web/firstResult, web/done; reindex/<build>/seconds,
+//                 auth/stepCpu; web/firstResult, web/done; viewer/open, viewer/jump; reindex/<build>/seconds,
 //                 reindex/full/bytes, reindex/branches/bytes, (when either side has them)
 //                 reindex/syncFirst/seconds, reindex/syncOneLine/seconds;
 //                 cluster/<configuration>/throughput, cluster/<configuration>/cpu,
@@ -486,6 +486,12 @@ function phaseSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
     specs.push(
       { id: 'web/firstResult', group: 'web', label: 'first result on screen (per query)', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => perQuery(r, (q) => q.firstResultMsSamples)) },
       { id: 'web/done', group: 'web', label: 'search done on screen (per query)', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => perQuery(r, (q) => q.doneMsSamples)) },
+    );
+  }
+  if (oldR.viewer || newR.viewer) {
+    specs.push(
+      { id: 'viewer/open', group: 'web', label: 'code viewer: open a 200,000-line file at a line', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.viewer?.openMsSamples ?? []) },
+      { id: 'viewer/jump', group: 'web', label: 'code viewer: jump by #L', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.viewer?.jumpMsSamples ?? []) },
     );
   }
   if (oldR.reindex || newR.reindex) {

@@ -56,6 +56,6 @@ export function readResultFile(file: string): AnyBenchResult {
 /** A result file with every core phase; throws for one of the cluster phase alone. */
 export function readResult(file: string): BenchResult {
   const r = readResultFile(file);
-  if (!hasCorePhases(r)) throw new Error(`${file}: a run of one phase alone (--only ${r.options.only ?? 'cluster'}): it has none of the core phases`);
+  if (!hasCorePhases(r)) throw new Error(`${file}: a run of the ${r.options.only ?? 'cluster'} phase alone (--only ${r.options.only ?? 'cluster'}): it has none of the core phases`);
   return r;
 }

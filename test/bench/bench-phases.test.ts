@@ -1,4 +1,4 @@
-// The opt-in phases of `trawl bench run` (--auth, --web, --reindex) end to end on a small
+// The opt-in phases of `trawl bench run` (--auth, --web with the code viewer, --reindex) end to end on a small
 // generated tree: the command as an operator runs it, the result file valid against
 // bench/result.schema.json with each phase's figures, the report's tables, and
 // `trawl bench compare` judging the phases (and not judging them against a run without
@@ -65,6 +65,18 @@ describe('trawl bench run --quick --auth --web --reindex', () => {
     assert.ok(w.medianDoneMs! > 0 && w.medianFirstResultMs! > 0);
   });
 
+  it('viewer: the 200,000-line file opened at line 150,000 in every load, drawn virtualised', () => {
+    const v = result.viewer!;
+    assert.ok(v, 'with --web, the code viewer is measured too');
+    assert.equal(v.lines, 200_000);
+    assert.equal(v.targetLine, 150_000);
+    assert.equal(v.openMsSamples.length, v.runs);
+    assert.equal(v.jumpMsSamples.length, 2 * v.runs);
+    assert.ok(v.medianOpenMs > 0 && v.medianJumpMs >= 0);
+    assert.ok(v.drawnLines > 0 && v.drawnLines < 2_000, `${v.drawnLines} lines in the page`);
+    assert.match(run.stdout, /^\| open at line 150,000 \(navigation to the line drawn\) \| /m);
+  });
+
   it('reindex: ten branches hold more than one, an unmoved re-run changes nothing, a changed file adds a version', () => {
     const b = result.reindex!.builds;
     for (const [name, build] of Object.entries(b)) assert.equal(build.secondsSamples.length, result.options.indexRuns, name);
@@ -103,6 +115,7 @@ describe('trawl bench run --quick --auth --web --reindex', () => {
     const without = structuredClone(result) as Partial<BenchResult>;
     delete without.auth;
     delete without.web;
+    delete without.viewer;
     delete without.reindex;
     delete without.commands;
     writeFileSync(join(tmp.path, 'slower.json'), JSON.stringify(slower));
@@ -116,9 +129,33 @@ describe('trawl bench run --quick --auth --web --reindex', () => {
     assert.equal(r.metrics.find((m) => m.id === 'reindex/syncFirst/seconds')!.verdict, 'no change');
     const w = JSON.parse(compare('without.json', out, true).stdout) as CompareReport;
     const phases = w.metrics.filter((m) => ['commands', 'auth', 'web', 'reindex'].includes(m.group));
-    assert.equal(phases.length, 19);
+    assert.equal(phases.length, 21);
     assert.ok(phases.every((m) => m.verdict === 'not judged'));
     const plain = JSON.parse(compare('without.json', 'without.json', true).stdout) as CompareReport;
     assert.equal(plain.metrics.filter((m) => ['commands', 'auth', 'web', 'reindex'].includes(m.group)).length, 0);
+  });
+});
+
+describe('a result of the code viewer alone (--only viewer)', () => {
+  // The committed run of issue 23: the schema's "one phase alone" branch takes it, with
+  // none of the core phases, and compare reads it (judging nothing against itself).
+  const file = join(import.meta.dirname, '..', '..', 'bench', 'results', '2026-11-27-issue23-viewer-linux-6.1.json');
+
+  it('matches the schema, and a core phase added to it does not', () => {
+    const r = JSON.parse(readFileSync(file, 'utf8')) as Partial<BenchResult>;
+    assert.equal(r.options!.only, 'viewer');
+    assert.deepEqual(resultErrors(r), []);
+    assert.notDeepEqual(resultErrors({ ...r, summary: {} }), [], 'a viewer-only run has no summary');
+    const noViewer = structuredClone(r);
+    delete noViewer.viewer;
+    assert.notDeepEqual(resultErrors(noViewer), [], '--only viewer needs the viewer object');
+  });
+
+  it('compare takes it: the viewer figures, not judged for want of a difference', () => {
+    const res = spawnSync(process.execPath, [TRAWL, 'bench', 'compare', file, file, '--json'], { encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stderr);
+    const r = JSON.parse(res.stdout) as CompareReport;
+    assert.deepEqual(r.metrics.map((m) => m.id).sort(), ['viewer/jump', 'viewer/open']);
+    assert.ok(r.metrics.every((m) => m.verdict === 'no change'));
   });
 });
