@@ -3,7 +3,7 @@
 
 import { apiJson, qs } from './api.ts';
 import { codeView, hashLine } from './code-view.ts';
-import { escapeHtml } from './dom.ts';
+import { escapeHtml } from './html.ts';
 import { breadcrumbs, errorBox, fileTabs, loading } from './file-header.ts';
 import { commitUrl } from './route.ts';
 import { loadLanguage } from './syntax.ts';

@@ -7,7 +7,7 @@
 // reads its first lines as code, which is all three lines of context can tell.
 
 import type { Language } from '@codemirror/language';
-import { escapeHtml } from './dom.ts';
+import { escapeHtml } from './html.ts';
 import { highlightedLines } from './syntax.ts';
 
 export interface DiffHunk {

@@ -11,7 +11,8 @@
 
 import type { Language } from '@codemirror/language';
 import { hunkLines, lineCounts, type DiffHunk } from './diff-lines.ts';
-import { escapeHtml, formatCount, h } from './dom.ts';
+import { formatCount, h } from './dom.ts';
+import { escapeHtml } from './html.ts';
 import { viewUrl } from './route.ts';
 import { loadLanguage } from './syntax.ts';
 

@@ -12,7 +12,7 @@
 import { LanguageDescription, type Language } from '@codemirror/language';
 import { languages } from '@codemirror/language-data';
 import { classHighlighter, highlightTree } from '@lezer/highlight';
-import { escapeHtml } from './dom.ts';
+import { escapeHtml } from './html.ts';
 
 /** linguist name → CodeMirror name, where they differ and a grammar fits. */
 const LINGUIST_NAMES: Record<string, string> = {
@@ -30,12 +30,9 @@ const LINGUIST_NAMES: Record<string, string> = {
   'Roff Manpage': 'Troff',
   Diff: 'diff',
   'Emacs Lisp': 'Common Lisp',
-  'Objective-C++': 'Objective-C++',
-  'Vue': 'Vue',
   'HTML+ERB': 'HTML',
   SVG: 'XML',
   'XML Property List': 'XML',
-  'Cython': 'Cython',
 };
 
 /** The language package for a file, or null when none fits (shown as plain text). */
