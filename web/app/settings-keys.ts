@@ -5,19 +5,13 @@
 // "Done" removes it from the page. Copying uses the clipboard where the browser allows it,
 // and otherwise selects the key for the person to copy themselves.
 
+import type { ListedKey } from '../../daemon/auth/credential-listing.ts';
+import { KEY_NAME_MAX_LENGTH } from '../../daemon/auth/key-name.ts';
 import { apiFetch, apiJson } from './api.ts';
 import { confirmAction } from './confirm.ts';
 import { h } from './dom.ts';
 import { jsonInit, timeEl } from './settings-common.ts';
 
-interface ListedKey {
-  id: string;
-  name: string;
-  hint: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
 
 interface CreatedKey {
   id: string;
@@ -26,8 +20,6 @@ interface CreatedKey {
   createdAt: string;
 }
 
-/** The same bound as the server's (KeyCreateRequest): the field stops there. */
-const MAX_NAME = 100;
 
 export function keysSection(): HTMLElement {
   const heading = h('h2', { id: 'keys-title', tabindex: -1 }, 'API keys');
@@ -36,7 +28,7 @@ export function keysSection(): HTMLElement {
   const list = h('div', { class: 'keys-list' }, h('p', { class: 'status' }, 'Loading your keys…'));
   const fresh = h('div', { class: 'new-key-slot' });
 
-  const name = h('input', { id: 'key-name', name: 'name', type: 'text', required: true, maxlength: MAX_NAME, autocomplete: 'off', 'aria-describedby': 'key-name-help key-create-error' });
+  const name = h('input', { id: 'key-name', name: 'name', type: 'text', required: true, maxlength: KEY_NAME_MAX_LENGTH, autocomplete: 'off', 'aria-describedby': 'key-name-help key-create-error' });
   const createError = h('p', { class: 'form-error', id: 'key-create-error', role: 'alert' });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create key');
   const form = h('form', { class: 'key-create', 'aria-labelledby': 'key-create-title' },
