@@ -49,7 +49,7 @@ const FLOORS: ReadonlyArray<Readonly<Record<string, string>>> = [
   // Above auth/: the audit log records identities and counts refused credentials; the
   // limit counts an identity's requests.
   {
-    'daemon/audit': 'the audit log (records what auth, oauth and the API do)',
+    'daemon/audit': 'the audit log (records what auth, oauth and the API do), and the identity changes it records (key issue, member change)',
     'daemon/ratelimit': 'the daily request limit and its counters',
   },
   // Above audit/: it signs users in through auth/ and records its grants.

@@ -21,7 +21,7 @@
 import { actorOf, firstTime } from '../../audit/log.ts';
 import { endedAny, listKeyCredentials } from '../../auth/credential-listing.ts';
 import { serverSecret } from '../../auth/credentials.ts';
-import { issueApiKey } from '../../auth/key-issue.ts';
+import { issueApiKey } from '../../audit/key-issue.ts';
 import { ServiceError, type ErrorCode } from '../../errors.ts';
 import type { Identity } from '../../auth/identity.ts';
 import type { Route } from '../route.ts';

@@ -4,14 +4,14 @@
 // Neither is rate limited (API.md 8.9 does not list them); both need a user's credential.
 // Creating and revoking a scoped token is recorded in the audit log with the change, and a
 // refusal of an authenticated caller as a failure (audit/). A change of a member is
-// recorded with it too (auth/member-change.ts: the same rule as `trawl users suspend|
+// recorded with it too (audit/member-change.ts: the same rule as `trawl users suspend|
 // unsuspend|limit`); only an API key or the web UI's session may make one, not a token
 // handed to a program.
 
 import type { AuditAction, AuditEntry } from '../../audit/events.ts';
 import { actorOf, firstTime } from '../../audit/log.ts';
 import { credentialHash, newScopedToken, SCOPED_TOKEN_LIFETIME_MS, serverSecret } from '../../auth/credentials.ts';
-import { changeMember, type MemberChange } from '../../auth/member-change.ts';
+import { changeMember, type MemberChange } from '../../audit/member-change.ts';
 import { ServiceError } from '../../errors.ts';
 import type { UserRecord } from '../../store/store.ts';
 import type { Identity } from '../../auth/identity.ts';

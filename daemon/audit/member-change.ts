@@ -8,8 +8,8 @@
 // event is recorded only for what changed: suspending a suspended user again keeps the
 // first suspendedAt and records nothing, and so does setting the limit it has.
 
-import type { AuditLog } from '../audit/log.ts';
-import type { AuditActorOf, AuditEntry } from '../audit/events.ts';
+import type { AuditLog } from './log.ts';
+import type { AuditActorOf, AuditEntry } from './events.ts';
 import type { Store, UserRecord } from '../store/store.ts';
 
 export interface MemberChange {

@@ -1,13 +1,14 @@
 // Creating an API key: one way for `trawl keys create` (cli/users-command.ts) and for
 // POST /api/keys (http/handlers/credentials.ts). The key is made here and returned once;
-// the store keeps only its keyed hash under the installation's secret (credentials.ts)
+// the store keeps only its keyed hash under the installation's secret (auth/credentials.ts)
 // and its first characters as a hint; the api_key.created event is written in the same
-// transaction as the key (audit/log.ts), naming the key by its id, never by its value.
+// transaction as the key (log.ts), naming the key by its id, never by its value. It sits
+// with the audit log, above auth, because it drives both (imports run down the floors).
 
-import type { AuditLog } from '../audit/log.ts';
-import type { AuditActorOf } from '../audit/events.ts';
+import type { AuditLog } from './log.ts';
+import type { AuditActorOf } from './events.ts';
 import type { ApiKeyRecord, Store, UserRecord } from '../store/store.ts';
-import { credentialHash, keyHint, newApiKey } from './credentials.ts';
+import { credentialHash, keyHint, newApiKey } from '../auth/credentials.ts';
 
 export interface IssuedKey {
   /** The key itself (`svk_` + 64 hex): shown once, stored nowhere. */
