@@ -11,9 +11,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { indexLocal } from '../sync/local-repos.ts';
 import { bigSource } from './big-file.ts';
-import { launchBrowser } from './browser.ts';
-import { startServer, stopServer, waitHealthy } from './load.ts';
 import { median } from './percentiles.ts';
+import { withServeAndBrowser } from './serve-browser.ts';
 import type { ViewerPhase } from './result.ts';
 
 export interface ViewerPhaseOptions {
@@ -38,13 +37,7 @@ export async function viewerPhase(o: ViewerPhaseOptions, log: (s: string) => voi
   await indexLocal(repo, { dataDir, name: 'big', maxFileSize: MAX_FILE_SIZE, symbols: true });
   const config = join(dir, 'trawl.json');
   writeFileSync(config, JSON.stringify({ settings: { anonymousAccess: true, maxFileSize: MAX_FILE_SIZE, symbols: true } }));
-  const server = await startServer('trawl', [join(o.root, 'bin', 'trawl.js'), 'serve', '--port', '0', '--log-level', 'silent', '--data-dir', dataDir, '--config', config], dir);
-  const browser = await launchBrowser().catch(async (err: unknown) => {
-    await stopServer(server);
-    throw err;
-  });
-  try {
-    await waitHealthy(server.url);
+  return withServeAndBrowser(o.root, ['--data-dir', dataDir, '--config', config], dir, async (server, browser) => {
     const chromium = browser.version();
     const url = `${server.url}/big/-/blob/HEAD/gen/big.ts`;
     log(`viewer  Chromium ${chromium}: ${VIEWER_LINES.toLocaleString('en-US')} lines (${(source.length / 1e6).toFixed(1)} MB) at ${url}`);
@@ -81,8 +74,5 @@ export async function viewerPhase(o: ViewerPhaseOptions, log: (s: string) => voi
     };
     log(`viewer  open at line ${VIEWER_TARGET_LINE.toLocaleString('en-US')}: median ${result.medianOpenMs.toFixed(0)} ms (max ${Math.max(...openMsSamples).toFixed(0)}); jump: median ${result.medianJumpMs.toFixed(0)} ms; ${drawnLines} lines in the page`);
     return result;
-  } finally {
-    await browser.close();
-    await stopServer(server);
-  }
+  });
 }

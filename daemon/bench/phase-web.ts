@@ -9,8 +9,8 @@
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchBrowser } from './browser.ts';
-import { load, mark, startServer, stopServer, waitHealthy } from './load.ts';
+import { load, mark } from './load.ts';
+import { withServeAndBrowser } from './serve-browser.ts';
 import { median } from './percentiles.ts';
 import type { BenchQuery } from './queries.ts';
 import type { WebPhase, WebQuery } from './result.ts';
@@ -27,13 +27,7 @@ const PAGE_TIMEOUT_MS = 60_000;
 export async function webPhase(o: WebPhaseOptions, queries: BenchQuery[], log: (s: string) => void): Promise<WebPhase> {
   const cwd = join(o.work, 'web');
   mkdirSync(cwd, { recursive: true });
-  const server = await startServer('trawl', [join(o.root, 'bin', 'trawl.js'), 'serve', '--port', '0', '--log-level', 'silent', '--data-dir', o.dataDir], cwd);
-  const browser = await launchBrowser().catch(async (err: unknown) => {
-    await stopServer(server);
-    throw err;
-  });
-  try {
-    await waitHealthy(server.url);
+  return withServeAndBrowser(o.root, ['--data-dir', o.dataDir], cwd, async (server, browser) => {
     const chromium = browser.version();
     log(`web     Chromium ${chromium} against trawl serve at ${server.url}`);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -82,8 +76,5 @@ export async function webPhase(o: WebPhaseOptions, queries: BenchQuery[], log: (
       medianDoneMs: median(results.map((r) => median(r.doneMsSamples))),
       foreignCores: cores,
     };
-  } finally {
-    await browser.close();
-    await stopServer(server);
-  }
+  });
 }

@@ -6,20 +6,17 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
-import { signLicense } from '../../daemon/auth/license.ts';
 import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
-import { openStore } from '../../daemon/store/open.ts';
 import { call, startTestDaemon, type Answer } from '../helpers/daemon.ts';
 import { databaseText, logRecorder } from '../helpers/log-recorder.ts';
+import { installLicense, testLicensor } from '../helpers/license.ts';
 import { ResponseChecker } from '../helpers/openapi.ts';
 
-const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-const PUBLIC_PEM = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-const PRIVATE_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const licensor = testLicensor('L-test');
+const PUBLIC_PEM = licensor.publicPem;
 
 function license(entitlements: string[]): string {
-  return signLicense({ id: 'L-test', licensee: 'Test Org', entitlements, issuedAt: '2026-01-01T00:00:00Z', expiresAt: '2027-01-01T00:00:00Z' }, PRIVATE_PEM);
+  return licensor.sign(entitlements, '2027-01-01T00:00:00Z');
 }
 
 test('enterprise endpoints and scoped access tokens', async (t) => {
@@ -38,14 +35,7 @@ test('enterprise endpoints and scoped access tokens', async (t) => {
     const owner = lines.at(-1)!;
     await keysCommand(['create', '--user', 'max@example.com', ...dd], io);
     const member = lines.at(-1)!;
-    const setLicense = async (text: string) => {
-      const store = openStore(d.dataDir);
-      try {
-        await store.putLicense(text);
-      } finally {
-        await store.close();
-      }
-    };
+    const setLicense = (text: string) => installLicense(d.dataDir, text);
     const req = async (method: string, path: string, key?: string, json?: unknown): Promise<Answer> => {
       const a = await call(`${d.url}${path}`, { method, ...(json !== undefined ? { json } : {}), headers: key ? { authorization: `Bearer ${key}` } : {} });
       checker.check(method, path.split('?')[0]!.replace(/^(\/api\/ee\/scoped_access_token)\/.+$/, '$1/{id}'), a.status, a.json);

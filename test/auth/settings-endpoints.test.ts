@@ -9,20 +9,16 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
-import { signLicense } from '../../daemon/auth/license.ts';
 import { usersCommand } from '../../daemon/cli/users-command.ts';
-import { openStore } from '../../daemon/store/open.ts';
 import { newUserKey } from '../helpers/cli-users.ts';
 import { call, startTestDaemon, type Answer } from '../helpers/daemon.ts';
 import { ResponseChecker } from '../helpers/openapi.ts';
+import { installLicense, testLicensor } from '../helpers/license.ts';
 
-const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-const PUBLIC_PEM = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+const licensor = testLicensor('L-settings');
+const PUBLIC_PEM = licensor.publicPem;
+const license = (entitlements: string[]) => licensor.sign(entitlements);
 
-function license(entitlements: string[]): string {
-  return signLicense({ id: 'L-settings', licensee: 'Test Org', entitlements, issuedAt: '2026-01-01T00:00:00Z', expiresAt: '2099-01-01T00:00:00Z' }, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
-}
 
 /** Path templates of the document, for the checker: the concrete id back to `{id}`. */
 function template(path: string): string {
@@ -36,14 +32,7 @@ test('settings endpoints: creating keys, changing members', async (t) => {
     const dd = ['--data-dir', d.dataDir];
     const owner = await newUserKey('olga@example.com', dd, 'owner');
     const member = await newUserKey('max@example.com', dd);
-    const setLicense = async (text: string) => {
-      const store = openStore(d.dataDir);
-      try {
-        await store.putLicense(text);
-      } finally {
-        await store.close();
-      }
-    };
+    const setLicense = (text: string) => installLicense(d.dataDir, text);
     const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
     const req = async (method: string, path: string, headers: Record<string, string> = {}, json?: unknown): Promise<Answer> => {
       const a = await call(`${d.url}${path}`, { method, headers, ...(json !== undefined ? { json } : {}) });

@@ -11,17 +11,15 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { signLicense } from '../../daemon/auth/license.ts';
+import { createHash, randomBytes } from 'node:crypto';
 import { auditCommand } from '../../daemon/cli/audit-command.ts';
 import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
-import { openStore } from '../../daemon/store/open.ts';
 import { call, startTestDaemon, type Answer } from '../helpers/daemon.ts';
 import { databaseText } from '../helpers/log-recorder.ts';
+import { installLicense, testLicensor } from '../helpers/license.ts';
 
-const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-const PUBLIC_PEM = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-const PRIVATE_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const licensor = testLicensor('L-oauth');
+const PUBLIC_PEM = licensor.publicPem;
 
 const T0 = Date.parse('2026-06-01T10:00:00Z');
 const MINUTE = 60_000;
@@ -30,8 +28,8 @@ const DAY = 24 * HOUR;
 const CB = 'http://127.0.0.1:5000/cb';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-function license(entitlements: string[], expiresAt = '2099-01-01T00:00:00Z'): string {
-  return signLicense({ id: 'L-oauth', licensee: 'Test Org', entitlements, issuedAt: '2026-01-01T00:00:00Z', expiresAt }, PRIVATE_PEM);
+function license(entitlements: string[], expiresAt?: string): string {
+  return licensor.sign(entitlements, expiresAt);
 }
 
 /** A PKCE pair (RFC 7636): 32 random bytes as the verifier, its S256 challenge. */
@@ -117,14 +115,7 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
     await usersCommand(['add', '--email', 'sus@example.com', ...dd], io);
     const apiKey = (await newKey('dev@example.com')).key;
     const suspendedKey = (await newKey('sus@example.com')).key;
-    const setLicense = async (text: string) => {
-      const store = openStore(d.dataDir);
-      try {
-        await store.putLicense(text);
-      } finally {
-        await store.close();
-      }
-    };
+    const setLicense = (text: string) => installLicense(d.dataDir, text);
     const GOOD = license(['oauth', 'scoped-access-tokens']);
 
     // ---- HTTP helpers -------------------------------------------------------------------

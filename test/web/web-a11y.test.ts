@@ -11,10 +11,9 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../../daemon/bench/browser.ts';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { generateKeyPairSync } from 'node:crypto';
-import { signLicense } from '../../daemon/auth/license.ts';
-import { openStore } from '../../daemon/store/open.ts';
 import { newUserKey } from '../helpers/cli-users.ts';
+import { installLicense, testLicensor } from '../helpers/license.ts';
+import { signInWith } from '../helpers/web.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -145,23 +144,16 @@ test('the sign-in dialog has no serious accessibility violations', async () => {
 test('the settings page (keys, a new key, the confirmation, members) has no serious accessibility violations', async () => {
   // Its own daemon: an owner, a member and a license with org-management, so that the
   // members table is drawn too.
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const s = await startTestDaemon({ settings: { anonymousAccess: false }, config: { license: { publicKeys: [publicKey.export({ type: 'spki', format: 'pem' }).toString()] } } });
+  const licensor = testLicensor('L-a11y');
+  const s = await startTestDaemon({ settings: { anonymousAccess: false }, config: { license: { publicKeys: [licensor.publicPem] } } });
   const p = await page();
   try {
     const where = ['--data-dir', s.dataDir];
     const owner = await newUserKey('olga@example.com', where, 'owner');
     await newUserKey('max@example.com', where);
-    const store = openStore(s.dataDir);
-    try {
-      await store.putLicense(signLicense({ id: 'L-a11y', licensee: 'Test Org', entitlements: ['org-management'], issuedAt: '2026-01-01T00:00:00Z', expiresAt: '2099-01-01T00:00:00Z' }, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()));
-    } finally {
-      await store.close();
-    }
+    await installLicense(s.dataDir, licensor.sign(['org-management']));
     await p.goto(`${s.url}/settings`);
-    await p.waitForSelector('dialog#signin[open]');
-    await p.fill('#signin-key', owner);
-    await p.press('#signin-key', 'Enter');
+    await signInWith(p, owner);
     await p.waitForSelector('#members-table tbody tr');
     await p.waitForSelector('#keys-table tbody tr');
     assert.deepEqual(await audit(p), [], 'keys and members');

@@ -6,10 +6,11 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../../daemon/bench/browser.ts';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { git, type TestRepo } from '../helpers/git.ts';
+import { newTab } from '../helpers/web.ts';
 
 // Line 3 sits inside a block comment that opens on line 1: only a hunk highlighted as a
 // whole (not line by line) colours it as a comment.
@@ -46,12 +47,7 @@ after(async () => {
   await d?.cleanup();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  return page;
-}
+const newPage = () => newTab(browser);
 
 describe('commit and compare pages', () => {
   test('history → commit (message, author, parents, highlighted diff) → its root parent', async () => {

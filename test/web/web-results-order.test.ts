@@ -17,6 +17,7 @@ import { launchBrowser } from '../../daemon/bench/browser.ts';
 import type { StreamedFile } from '../../daemon/search/types.ts';
 import { call, startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { ALPHA_FILES, fileId, OMEGA_FILES, pageRequest, RANK_QUERY, rankRepos } from '../helpers/rank-corpus.ts';
+import { newTab } from '../helpers/web.ts';
 
 const MATCHES = 1000;
 const TOTAL = ALPHA_FILES + OMEGA_FILES;
@@ -128,12 +129,7 @@ after(async () => {
   await browser?.close();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  return page;
-}
+const newPage = () => newTab(browser);
 
 /** The results on the page, in display order, as `repository/path`. */
 function shown(page: Page): Promise<string[]> {

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileWebUrl, repoWebUrl } from '../../daemon/repos/web-urls.ts';
-import { formatLineList, parseLineList, pieces, spansByLine, utf16Index } from '../../web/app/ranges.ts';
+import { formatHighlights, formatLineList, hashSpan, MAX_LINK_RANGES, parseHighlights, parseLineList, pieces, spanHash, spansByLine, utf16Index } from '../../web/app/ranges.ts';
 import { commitUrl, compareUrl, parseRoute, repoUrl, viewUrl } from '../../web/app/route.ts';
 
 test('parseRoute: every kind of address', () => {
@@ -103,4 +103,36 @@ test('line lists for ?hl=: format and parse', () => {
   assert.deepEqual([...parseLineList('x,4,,5-a, 6 ,-1')], [4, 6], 'bad parts are ignored');
   assert.deepEqual([...parseLineList(null)], []);
   assert.equal(parseLineList('1-99999999').size, 10_000, 'a huge range is capped');
+});
+
+test('?hl= with exact ranges: format, parse, and lines for too many ranges', () => {
+  const at = (lineNumber: number, column: number) => ({ byteOffset: 0, lineNumber, column });
+  const ranges = [{ start: at(3, 5), end: at(3, 18) }, { start: at(7, 1), end: at(9, 2) }];
+  assert.equal(formatHighlights(ranges), '3:5-3:18,7:1-9:2');
+  const parsed = parseHighlights('3:5-3:18,7:1-9:2,12');
+  assert.deepEqual(parsed.ranges.map((r) => [r.start.lineNumber, r.start.column, r.end.lineNumber, r.end.column]), [[3, 5, 3, 18], [7, 1, 9, 2]]);
+  assert.deepEqual([...parsed.lines].sort((a, b) => a - b), [3, 7, 8, 9, 12], 'a range marks its lines too');
+  // Backwards, zero or malformed ranges are ignored; plain line lists parse as before.
+  assert.deepEqual(parseHighlights('5:3-4:1,0:1-1:1,3:x-3:4').ranges, []);
+  assert.deepEqual([...parseHighlights('3,7-9').lines], [3, 7, 8, 9]);
+  assert.deepEqual(parseHighlights(null), { lines: new Set(), ranges: [] });
+  const many = Array.from({ length: MAX_LINK_RANGES + 1 }, (_, i) => ({ start: at(i + 1, 1), end: at(i + 1, 2) }));
+  assert.equal(formatHighlights(many), `1-${MAX_LINK_RANGES + 1}`, 'beyond the cap a link names lines');
+});
+
+test('#L fragments: one line, a range either way round, and back', () => {
+  const rows: Array<[string, { from: number; to: number } | undefined, string | undefined]> = [
+    ['#L12', { from: 12, to: 12 }, '#L12'],
+    ['#L12-L20', { from: 12, to: 20 }, '#L12-L20'],
+    ['#L12-20', { from: 12, to: 20 }, '#L12-L20'],
+    ['#L20-L12', { from: 12, to: 20 }, '#L12-L20'],
+    ['#L', undefined, undefined],
+    ['#l12', undefined, undefined],
+    ['#L12-', undefined, undefined],
+    ['', undefined, undefined],
+  ];
+  for (const [hash, span, back] of rows) {
+    assert.deepEqual(hashSpan(hash), span, hash);
+    if (span) assert.equal(spanHash(span), back, hash);
+  }
 });

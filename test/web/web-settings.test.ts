@@ -9,20 +9,17 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { signLicense } from '../../daemon/auth/license.ts';
+import type { Browser, BrowserContextOptions } from 'playwright-core';
 import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
 import { launchBrowser } from '../../daemon/bench/browser.ts';
-import { openStore } from '../../daemon/store/open.ts';
 import { call, startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { installLicense, testLicensor } from '../helpers/license.ts';
+import { activeId, activeText, newTab, signInWith } from '../helpers/web.ts';
 
-const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-const PUBLIC_PEM = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+const licensor = testLicensor('L-web-settings');
+const PUBLIC_PEM = licensor.publicPem;
+const license = (entitlements: string[]) => licensor.sign(entitlements);
 
-function license(entitlements: string[]): string {
-  return signLicense({ id: 'L-web-settings', licensee: 'Test Org', entitlements, issuedAt: '2026-01-01T00:00:00Z', expiresAt: '2099-01-01T00:00:00Z' }, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
-}
 
 let browser: Browser;
 before(async () => {
@@ -32,19 +29,7 @@ after(async () => {
   await browser?.close();
 });
 
-// The root tsconfig has no DOM types: expressions evaluated in the page are strings.
-const activeId = (page: Page) => page.evaluate('document.activeElement?.id');
-const activeText = (page: Page) => page.evaluate('document.activeElement?.textContent');
-
 const quietIo = { out: () => {}, err: () => {}, now: () => new Date() };
-
-/** Signs in through the sign-in dialog (open, or about to open) with an API key. */
-async function signInWith(page: Page, key: string): Promise<void> {
-  await page.waitForSelector('dialog#signin[open]');
-  await page.fill('#signin-key', key);
-  await page.press('#signin-key', 'Enter');
-  await page.waitForSelector('dialog#signin', { state: 'detached' });
-}
 
 /** A new API key of the user, made with the CLI. */
 async function createKey(dataDir: string, email: string, name: string): Promise<string> {
@@ -53,25 +38,13 @@ async function createKey(dataDir: string, email: string, name: string): Promise<
   return out.at(-1)!;
 }
 
-async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, ...options });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  return page;
-}
+const newPage = (options: BrowserContextOptions = {}) => newTab(browser, options);
 
 const repos = (d: TestDaemon, key: string) => call(`${d.url}/api/repos`, { headers: { authorization: `Bearer ${key}` } });
 
 describe('the settings page without anonymous access', () => {
   let d: TestDaemon;
-  const setLicense = async (text: string) => {
-    const store = openStore(d.dataDir);
-    try {
-      await store.putLicense(text);
-    } finally {
-      await store.close();
-    }
-  };
+  const setLicense = (text: string) => installLicense(d.dataDir, text);
   before(async () => {
     d = await startTestDaemon({ settings: { anonymousAccess: false }, config: { license: { publicKeys: [PUBLIC_PEM] } } });
     assert.equal(await usersCommand(['add', '--email', 'olga@example.com', '--name', 'Olga', '--role', 'owner', '--data-dir', d.dataDir], quietIo), 0);

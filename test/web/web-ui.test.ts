@@ -7,10 +7,11 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
 import { launchBrowser } from '../../daemon/bench/browser.ts';
 import { call, startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { activeId, activeText, newTab, signInWith } from '../helpers/web.ts';
 
 /** A TypeScript file whose match is far down, so landing on it needs a scroll. */
 function cartSource(): string {
@@ -36,18 +37,6 @@ after(async () => {
   await browser?.close();
 });
 
-// The root tsconfig has no DOM types: expressions evaluated in the page are strings.
-const activeId = (page: Page) => page.evaluate('document.activeElement?.id');
-const activeText = (page: Page) => page.evaluate('document.activeElement?.textContent');
-
-/** Signs in through the sign-in dialog (open, or about to open) with an API key. */
-async function signInWith(page: Page, key: string): Promise<void> {
-  await page.waitForSelector('dialog#signin[open]');
-  await page.fill('#signin-key', key);
-  await page.press('#signin-key', 'Enter');
-  await page.waitForSelector('dialog#signin', { state: 'detached' });
-}
-
 /** A new API key of the user, made with the CLI: the key and its id (for revoking it). */
 async function createKey(dataDir: string, email: string): Promise<{ key: string; id: string }> {
   const out: string[] = [];
@@ -59,12 +48,7 @@ async function createKey(dataDir: string, email: string): Promise<{ key: string;
 
 const quietIo = { out: () => {}, err: () => {}, now: () => new Date() };
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  return page;
-}
+const newPage = () => newTab(browser);
 
 describe('web UI with anonymous access', () => {
   let d: TestDaemon;

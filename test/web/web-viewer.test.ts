@@ -9,10 +9,11 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../../daemon/bench/browser.ts';
 import { bigSource } from '../../daemon/bench/big-file.ts';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { newTab } from '../helpers/web.ts';
 
 const BIG_LINES = 200_000;
 
@@ -51,11 +52,7 @@ after(async () => {
   await d?.cleanup();
 });
 
-async function newPage(): Promise<Page> {
-  const page = await (await browser.newContext({ viewport: { width: 1200, height: 800 } })).newPage();
-  page.setDefaultTimeout(20_000);
-  return page;
-}
+const newPage = () => newTab(browser, {}, 20_000);
 
 describe('the code viewer', () => {
   test('a 200,000-line file opens at line 150,000 and draws only what is in view', async () => {

@@ -68,8 +68,9 @@ export async function apiJson<T>(path: string, init: RequestInit = {}): Promise<
   return (await res.json()) as T;
 }
 
-export function postJson(body: unknown, init: RequestInit = {}): RequestInit {
-  return { ...init, method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } };
+/** A request init carrying `body` as JSON, by POST unless `method` says otherwise. */
+export function postJson(body: unknown, init: RequestInit = {}, method: 'POST' | 'PATCH' = 'POST'): RequestInit {
+  return { ...init, method, body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } };
 }
 
 async function errorOf(res: Response): Promise<ApiError> {

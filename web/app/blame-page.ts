@@ -2,7 +2,8 @@
 // beside the highlighted file; each commit links to its commit page (message and diff).
 
 import { apiJson, qs } from './api.ts';
-import { codeView, hashLine } from './code-view.ts';
+import { codeView } from './code-view.ts';
+import { hashSpan } from './ranges.ts';
 import { escapeHtml } from './html.ts';
 import { breadcrumbs, errorBox, fileTabs, loading } from './file-header.ts';
 import { commitUrl } from './route.ts';
@@ -40,7 +41,7 @@ export async function blamePage(main: HTMLElement, repo: string, branch: string,
   };
   const view = codeView(file.source, await loadLanguage(file.language, path), cell);
   main.replaceChildren(breadcrumbs(repo, branch, path), fileTabs('blame', repo, branch, path, file.externalWebUrl), view.element);
-  const land = () => view.target(hashLine(location.hash), true);
+  const land = () => view.target(hashSpan(location.hash)?.from, true);
   land();
   window.addEventListener('hashchange', land);
 }

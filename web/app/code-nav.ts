@@ -31,10 +31,10 @@ export type NavKind = 'definitions' | 'references';
 export interface NavContext {
   repo: string;
   path: string;
-  /** The file's language (linguist name): definitions are looked for in it first. */
-  language: string;
   /** Where the results go; replaced by each lookup. */
   panel: HTMLElement;
+  /** A lookup starts: show the panel (it takes the outline's place). */
+  onOpen: () => void;
   /** Closes the panel (the outline comes back). */
   onClose: () => void;
 }
@@ -89,6 +89,7 @@ export async function lookUp(kind: NavKind, word: string, ctx: NavContext): Prom
   const closeButton = h('button', { type: 'button', class: 'link nav-close', onclick: ctx.onClose, 'aria-label': 'Close the panel' }, '×');
   const status = h('p', { class: 'status', role: 'status' }, 'Looking…');
   ctx.panel.replaceChildren(h('div', { class: 'nav-head' }, heading, closeButton), status);
+  ctx.onOpen();
   ctx.panel.setAttribute('aria-labelledby', 'nav-title');
   let res: FindResponse;
   try {

@@ -16,12 +16,6 @@ export interface CodeView {
   lineCount: number;
 }
 
-/** The line a fragment names: "#L12" or "#L12-L20" (the first). */
-export function hashLine(hash: string): number | undefined {
-  const m = /^#L(\d+)(?:-L?\d+)?$/.exec(hash);
-  return m ? Number(m[1]) : undefined;
-}
-
 export function codeView(source: string, language: Language | undefined, extraCells?: (line: number) => string): CodeView {
   const text = source.endsWith('\n') ? source.slice(0, -1) : source;
   const lines = highlightedLines(text, language);

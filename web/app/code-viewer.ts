@@ -17,12 +17,8 @@ import { highlightSelectionMatches, search, searchKeymap } from '@codemirror/sea
 import { classHighlighter } from '@lezer/highlight';
 import type { Range } from '../../daemon/search/types.ts';
 import { styleNonce } from './csp.ts';
-import { utf16Index } from './ranges.ts';
+import { utf16Index, type LineSpan } from './ranges.ts';
 
-export interface LineSpan {
-  from: number;
-  to: number;
-}
 
 export interface ViewerOptions {
   source: string;
@@ -49,19 +45,6 @@ export interface CodeViewer {
    * draws in its own animation frames after a jump).
    */
   whenDrawn(n: number): Promise<number>;
-}
-
-/** The range a fragment names: "#L12" or "#L12-L20" (also "#L12-20"). */
-export function hashSpan(hash: string): LineSpan | undefined {
-  const m = /^#L(\d+)(?:-L?(\d+))?$/.exec(hash);
-  if (!m) return undefined;
-  const a = Number(m[1]);
-  const b = m[2] === undefined ? a : Number(m[2]);
-  return { from: Math.min(a, b), to: Math.max(a, b) };
-}
-
-export function spanHash(span: LineSpan): string {
-  return span.from === span.to ? `#L${span.from}` : `#L${span.from}-L${span.to}`;
 }
 
 class LineLink extends GutterMarker {

@@ -5,10 +5,11 @@
 // every file of the commit shows as added.
 
 import { apiJson, qs } from './api.ts';
+import { copyText } from './clipboard.ts';
 import { h } from './dom.ts';
 import { diffView, type Diff } from './diff-view.ts';
-import { errorBox, loading } from './file-header.ts';
-import { commitUrl, repoUrl, viewUrl } from './route.ts';
+import { errorBox, loading, repoCrumbs } from './file-header.ts';
+import { commitUrl, viewUrl } from './route.ts';
 
 interface Commit {
   hash: string;
@@ -24,29 +25,12 @@ interface Commit {
 /** git's empty tree (daemon/repos/diff.ts EMPTY_TREE): the base of a root commit's diff. */
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
-function crumbs(repo: string, label: string): HTMLElement {
-  return h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumbs' }, h('ol', {},
-    h('li', {}, h('a', { href: repoUrl(repo), class: 'repo-link' }, repo)),
-    h('li', {}, h('span', { 'aria-current': 'page' }, label)),
-  ));
-}
-
-/**
- * A copy button for the hash. The Clipboard API exists only in secure contexts (https or
- * loopback); elsewhere the hash is selected and copied the old way, or left selected for
- * the person to copy.
- */
+/** A copy button for the hash (clipboard.ts: selected for Ctrl+C where the page may not copy). */
 function copyButton(target: HTMLElement): HTMLElement[] {
   const said = h('span', { class: 'copied', role: 'status' });
   const copy = async () => {
-    const text = target.textContent ?? '';
-    try {
-      await navigator.clipboard.writeText(text);
-      said.textContent = 'Copied';
-    } catch {
-      getSelection()?.selectAllChildren(target);
-      said.textContent = document.execCommand('copy') ? 'Copied' : 'Selected: copy it with Ctrl+C';
-    }
+    const copied = await copyText(target.textContent ?? '', () => getSelection()?.selectAllChildren(target));
+    said.textContent = copied ? 'Copied' : 'Selected: copy it with Ctrl+C';
   };
   return [h('button', { type: 'button', class: 'copy', onclick: () => void copy() }, 'Copy'), said];
 }
@@ -77,16 +61,16 @@ function header(repo: string, c: Commit): HTMLElement {
 
 export async function commitPage(main: HTMLElement, repo: string, sha: string): Promise<void> {
   document.title = `Commit ${sha.slice(0, 10)} · ${repo} · trawl`;
-  main.replaceChildren(crumbs(repo, `commit ${sha.slice(0, 10)}`), loading('the commit'));
+  main.replaceChildren(repoCrumbs(repo, `commit ${sha.slice(0, 10)}`), loading('the commit'));
   let commit: Commit;
   try {
     commit = await apiJson<Commit>(`/api/commit?${qs({ repo, ref: sha })}`);
   } catch (err) {
-    main.replaceChildren(crumbs(repo, `commit ${sha.slice(0, 10)}`), errorBox((err as Error).message));
+    main.replaceChildren(repoCrumbs(repo, `commit ${sha.slice(0, 10)}`), errorBox((err as Error).message));
     return;
   }
   document.title = `${commit.message} · ${commit.hash.slice(0, 10)} · ${repo} · trawl`;
-  const top = [crumbs(repo, `commit ${commit.hash.slice(0, 10)}`), header(repo, commit)];
+  const top = [repoCrumbs(repo, `commit ${commit.hash.slice(0, 10)}`), header(repo, commit)];
   const base = commit.parents[0] ?? EMPTY_TREE;
   const note = commit.parents.length === 0
     ? h('p', { class: 'file-meta' }, 'The first commit of its history: every file is new.')

@@ -12,8 +12,8 @@
 import { apiJson, qs } from './api.ts';
 import { h } from './dom.ts';
 import { diffView, type Diff } from './diff-view.ts';
-import { errorBox, loading } from './file-header.ts';
-import { compareUrl, repoUrl } from './route.ts';
+import { errorBox, loading, repoCrumbs } from './file-header.ts';
+import { compareUrl } from './route.ts';
 
 type Refs = { base: string; head: string };
 
@@ -61,10 +61,7 @@ function compareForm(repo: string, refs: Refs | null): HTMLFormElement {
 }
 
 export async function comparePage(main: HTMLElement, repo: string, refs: Refs | null): Promise<void> {
-  const crumbs = h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumbs' }, h('ol', {},
-    h('li', {}, h('a', { href: repoUrl(repo), class: 'repo-link' }, repo)),
-    h('li', {}, h('span', { 'aria-current': 'page' }, 'compare')),
-  ));
+  const crumbs = repoCrumbs(repo, 'compare');
   const title = refs ? h('h1', { class: 'compare-title' }, 'Comparing ', h('code', {}, refs.base), ' … ', h('code', {}, refs.head))
     : h('h1', { class: 'compare-title' }, 'Compare two refs');
   document.title = refs ? `${refs.base}...${refs.head} · ${repo} · trawl` : `Compare · ${repo} · trawl`;

@@ -15,6 +15,14 @@ export function breadcrumbs(repo: string, branch: string, path: string): HTMLEle
   return h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumbs' }, h('ol', {}, items), h('span', { class: 'branch', title: 'branch or ref' }, branch));
 }
 
+/** The breadcrumbs of a repository's page that is not a path (a commit, a comparison): the repository, then `label`. */
+export function repoCrumbs(repo: string, label: string): HTMLElement {
+  return h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumbs' }, h('ol', {},
+    h('li', {}, h('a', { href: repoUrl(repo), class: 'repo-link' }, repo)),
+    h('li', {}, h('span', { 'aria-current': 'page' }, label)),
+  ));
+}
+
 export function fileTabs(active: View, repo: string, branch: string, path: string, external?: string): HTMLElement {
   const tab = (view: View, label: string) =>
     h('a', { href: viewUrl(view, repo, branch, path), class: view === active ? 'tab active' : 'tab', 'aria-current': view === active ? 'page' : undefined }, label);

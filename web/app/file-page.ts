@@ -6,12 +6,12 @@
 // CodeMirror is downloaded by the pages that show code only.
 
 import { ApiError } from './api.ts';
-import { codeViewer, hashSpan, spanHash, type CodeViewer } from './code-viewer.ts';
+import { codeViewer, type CodeViewer } from './code-viewer.ts';
 import { showWordMenu, type NavContext } from './code-nav.ts';
 import { h } from './dom.ts';
 import { fetchFile, type FileRequests, type OutlineSymbol, type Source } from './file-fetch.ts';
 import { breadcrumbs, errorBox, fileTabs, loading } from './file-header.ts';
-import { parseHighlights } from './ranges.ts';
+import { hashSpan, parseHighlights, spanHash } from './ranges.ts';
 import { loadLanguage } from './syntax.ts';
 
 /** `requests`: fetchFile's, started before this module loaded (main.ts). */
@@ -38,7 +38,11 @@ export async function filePage(main: HTMLElement, repo: string, branch: string, 
   const aside = h('aside', { class: 'outline', 'aria-label': 'Symbol outline' }, h('h2', {}, 'Outline'), h('p', { class: 'status' }, 'Loading…'));
   const panel = h('aside', { class: 'nav-panel', id: 'nav-panel', 'aria-label': 'Code navigation', hidden: true });
   const nav: NavContext = {
-    repo, path, language: file.language, panel,
+    repo, path, panel,
+    onOpen: () => {
+      aside.hidden = true;
+      panel.hidden = false;
+    },
     onClose: () => {
       panel.hidden = true;
       aside.hidden = false;
@@ -49,14 +53,7 @@ export async function filePage(main: HTMLElement, repo: string, branch: string, 
     source: file.source,
     hitLines: marks.lines,
     matches: marks.ranges,
-    onWord: (word, at) => {
-      const menu = showWordMenu(word, at, nav);
-      // Results go to the panel, which takes the outline's place until closed.
-      for (const b of menu.querySelectorAll('button')) b.addEventListener('click', () => {
-        aside.hidden = true;
-        panel.hidden = false;
-      });
-    },
+    onWord: (word, at) => void showWordMenu(word, at, nav),
     onRange: (span) => {
       history.replaceState(null, '', spanHash(span));
       land(false);

@@ -126,3 +126,22 @@ export function formatHighlights(ranges: Range[]): string {
   for (const r of ranges) for (let n = r.start.lineNumber; n <= r.end.lineNumber; n++) lines.push(n);
   return formatLineList(lines);
 }
+
+/** Lines `from` to `to` (1-based, inclusive): what a fragment "#L12-L20" names. */
+export interface LineSpan {
+  from: number;
+  to: number;
+}
+
+/** The range a fragment names: "#L12" or "#L12-L20" (also "#L12-20"). */
+export function hashSpan(hash: string): LineSpan | undefined {
+  const m = /^#L(\d+)(?:-L?(\d+))?$/.exec(hash);
+  if (!m) return undefined;
+  const a = Number(m[1]);
+  const b = m[2] === undefined ? a : Number(m[2]);
+  return { from: Math.min(a, b), to: Math.max(a, b) };
+}
+
+export function spanHash(span: LineSpan): string {
+  return span.from === span.to ? `#L${span.from}` : `#L${span.from}-L${span.to}`;
+}

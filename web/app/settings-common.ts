@@ -1,5 +1,4 @@
-// What the settings page's sections share: how a time is shown, and a JSON request of
-// any method (api.ts postJson is for POST only; the members section PATCHes).
+// What the settings page's sections share: how a time is shown.
 
 import { h } from './dom.ts';
 
@@ -8,9 +7,4 @@ export function timeEl(iso: string | null, never = 'never'): HTMLElement | strin
   if (iso === null) return never;
   const at = new Date(iso);
   return h('time', { datetime: iso, title: at.toISOString() }, at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }));
-}
-
-/** A request init carrying `body` as JSON. */
-export function jsonInit(method: 'POST' | 'PATCH', body: unknown): RequestInit {
-  return { method, body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } };
 }

@@ -7,10 +7,11 @@
 
 import type { ListedKey } from '../../daemon/auth/credential-listing.ts';
 import { KEY_NAME_MAX_LENGTH } from '../../daemon/auth/key-name.ts';
-import { apiFetch, apiJson } from './api.ts';
+import { apiFetch, apiJson, postJson } from './api.ts';
+import { copyText } from './clipboard.ts';
 import { confirmAction } from './confirm.ts';
 import { h } from './dom.ts';
-import { jsonInit, timeEl } from './settings-common.ts';
+import { timeEl } from './settings-common.ts';
 
 
 interface CreatedKey {
@@ -80,7 +81,7 @@ export function keysSection(): HTMLElement {
     }
     submit.disabled = true;
     try {
-      const created = await apiJson<CreatedKey>('/api/keys', jsonInit('POST', { name: value }));
+      const created = await apiJson<CreatedKey>('/api/keys', postJson({ name: value }));
       name.value = '';
       status.textContent = '';
       const panel = newKeyPanel(created, () => {
@@ -144,19 +145,10 @@ function newKeyPanel(created: CreatedKey, done: () => void): { element: HTMLElem
   return { element, field };
 }
 
-/**
- * Puts the key on the clipboard; where the browser has no clipboard for the page (an
- * address that is not a secure context, or permission refused), selects it instead so
- * that Ctrl+C (⌘C) copies it.
- */
 async function copyKey(field: HTMLInputElement, status: HTMLElement): Promise<void> {
-  try {
-    if (!window.isSecureContext || !navigator.clipboard) throw new Error('no clipboard');
-    await navigator.clipboard.writeText(field.value);
-    status.textContent = 'Copied to the clipboard.';
-  } catch {
+  const copied = await copyText(field.value, () => {
     field.focus();
     field.select();
-    status.textContent = 'This browser does not let the page copy: the key is selected, copy it with Ctrl+C (⌘C on a Mac).';
-  }
+  });
+  status.textContent = copied ? 'Copied to the clipboard.' : 'This browser does not let the page copy: the key is selected, copy it with Ctrl+C (⌘C on a Mac).';
 }

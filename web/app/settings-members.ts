@@ -5,9 +5,9 @@
 // section shows that message instead of the table. The owner's own row has no suspend
 // button (the server refuses it too: an owner cannot lock themselves out).
 
-import { ApiError, apiJson } from './api.ts';
+import { ApiError, apiJson, postJson } from './api.ts';
 import { h } from './dom.ts';
-import { jsonInit, timeEl } from './settings-common.ts';
+import { timeEl } from './settings-common.ts';
 
 interface Member {
   id: string;
@@ -33,7 +33,7 @@ export function membersSection(selfId: string): HTMLElement {
     error.textContent = '';
     let updated: Member;
     try {
-      updated = await apiJson<Member>(`/api/ee/users/${encodeURIComponent(m.id)}`, jsonInit('PATCH', patch));
+      updated = await apiJson<Member>(`/api/ee/users/${encodeURIComponent(m.id)}`, postJson(patch, {}, 'PATCH'));
     } catch (err) {
       error.textContent = `${who(m)} could not be changed: ${(err as Error).message}`;
       return;

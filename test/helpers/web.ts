@@ -1,0 +1,25 @@
+// What the web UI's end-to-end tests share: a new tab in its own context (its own cookies),
+// the focused element, and signing in through the page's dialog. The root tsconfig has no
+// DOM types, so what runs in the page is passed as strings; read daemon/bench/browser.ts
+// for why the tests wait with locators and never with page.waitForFunction.
+
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+
+/** A tab in a new context, 1200×800, each wait timing out after `timeoutMs`. */
+export async function newTab(browser: Browser, options: BrowserContextOptions = {}, timeoutMs = 15_000): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, ...options });
+  const page = await context.newPage();
+  page.setDefaultTimeout(timeoutMs);
+  return page;
+}
+
+export const activeId = (page: Page) => page.evaluate('document.activeElement?.id');
+export const activeText = (page: Page) => page.evaluate('document.activeElement?.textContent');
+
+/** Signs in through the sign-in dialog (open, or about to open) with an API key. */
+export async function signInWith(page: Page, key: string): Promise<void> {
+  await page.waitForSelector('dialog#signin[open]');
+  await page.fill('#signin-key', key);
+  await page.press('#signin-key', 'Enter');
+  await page.waitForSelector('dialog#signin', { state: 'detached' });
+}
