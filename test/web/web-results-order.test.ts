@@ -177,15 +177,21 @@ describe('search results in rank order', () => {
     }
   });
 
+  /** Opens the search and lets through the messages before the best files; resolves once the page shows them. */
+  async function openWithEarlyFiles(page: Page) {
+    const streamed = proxy.nextStream();
+    await page.goto(`${base}/?q=${RANK_QUERY}&matches=${MATCHES}`);
+    const s = await streamed;
+    const { early, earlyFiles } = splitAtBest(s);
+    s.release(early);
+    await showing(page, earlyFiles.length);
+    return { s, earlyFiles };
+  }
+
   test('the page shows the files in /api/search order, better ones arriving later put first', async () => {
     const page = await newPage();
     try {
-      const streamed = proxy.nextStream();
-      await page.goto(`${base}/?q=${RANK_QUERY}&matches=${MATCHES}`);
-      const s = await streamed;
-      const { early, earlyFiles } = splitAtBest(s);
-      s.release(early);
-      await showing(page, earlyFiles.length);
+      const { s, earlyFiles } = await openWithEarlyFiles(page);
       assert.deepEqual(await shown(page), ranked.filter((id) => earlyFiles.includes(id)), 'what has come so far, ranked');
       // The page is at its top: the better results that come now go first, in view.
       s.release();
@@ -213,12 +219,7 @@ describe('search results in rank order', () => {
   test('a result the reader scrolled to stays where it is on screen while better ones are inserted above it', async () => {
     const page = await newPage();
     try {
-      const streamed = proxy.nextStream();
-      await page.goto(`${base}/?q=${RANK_QUERY}&matches=${MATCHES}`);
-      const s = await streamed;
-      const { early, earlyFiles } = splitAtBest(s);
-      s.release(early);
-      await showing(page, earlyFiles.length);
+      const { s, earlyFiles } = await openWithEarlyFiles(page);
       // The reader scrolls down to a result in the middle of those shown and reads it.
       const anchor = (await shown(page))[60]!;
       await page.evaluate(`document.querySelectorAll('#results > li')[60].scrollIntoView({ block: 'center' })`);
