@@ -19,6 +19,7 @@ import { ClusterSyncScheduler } from './cluster/cluster-sync.ts';
 import { closeAllRepositories } from './repos/git-repo-cache.ts';
 import { SyncScheduler } from './sync/scheduler.ts';
 import { Searcher } from './search/searcher.ts';
+import { Planner } from './search/planner.ts';
 import { collectHeap } from './runtime/collect-heap.ts';
 import { IdleCollector } from './runtime/idle-collector.ts';
 import { trimHeap } from './runtime/heap-trim.ts';
@@ -147,6 +148,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let stopping = false;
   let server: HttpServer | undefined;
   let searcher: Searcher | undefined;
+  // Queries are planned on threads of their own unless searches run in this thread (tests).
+  const planner = new Planner({ threads: options.workers === 0 ? 0 : undefined });
   let counter: RateCounter | undefined;
   let node: ClusterNode | undefined;
   let clusterSync: ClusterSyncScheduler | undefined;
@@ -178,7 +181,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       searcher?.collectHeaps();
       setTimeout(trimHeap, TRIM_AFTER_MS).unref();
     });
-    const gate = new SearchGate(settings.search.maxConcurrent, settings.search.maxQueued, (running, waiting) => {
+    const gate = new SearchGate({ concurrent: settings.search.maxConcurrent, queued: settings.search.maxQueued, perCaller: settings.search.maxConcurrentPerCaller, perCallerQueued: settings.search.maxQueuedPerCaller }, (running, waiting) => {
       metrics.running.set(running);
       metrics.queue.set(waiting);
       if (running + waiting > 0) idle.busy();
@@ -212,6 +215,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       store,
       metrics,
       gate,
+      planner,
       baseUrl: '',
       version: VERSION,
       unavailable: () => (stopping ? 'shutting down' : undefined),
@@ -355,6 +359,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     searcher = new Searcher({ dataDir, workers: options.workers, baseUrl: services.baseUrl, maxWholeBytes: settings.http.maxSourceBytes, view });
     services.searcher = searcher;
     searcher.warm();
+    planner.warm();
     if (config.cluster) {
       node = await ClusterNode.start(
         {
@@ -487,6 +492,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           await mcp.closeAll();
           await scheduler?.stop();
           await s.close();
+          await planner.close();
           await closeAllRepositories();
           await counter?.close();
           await store.close();
@@ -499,6 +505,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await node?.close();
     await server?.close(0);
     await searcher?.close();
+    await planner.close();
     await counter?.close();
     await store.close();
     throw err;

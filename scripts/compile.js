@@ -50,6 +50,7 @@ const VALIDATOR_OUT = 'config-validator.cjs';
 export const ENTRIES = [
   'daemon/cli/main.ts',
   'daemon/search/search-thread.ts',
+  'daemon/search/plan-thread.ts',
   'daemon/index/build-worker.ts',
   'daemon/bench/index-child.ts',
   'daemon/bench/stream-child.ts',

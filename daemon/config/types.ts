@@ -131,7 +131,7 @@ export interface Settings {
   };
   /** The audit log (audit/, docs/audit-log.md): events older than retentionDays are pruned by the daemon, hourly. */
   audit: { retentionDays: number };
-  search: { maxMatches: number; timeoutMs: number; maxConcurrent: number; maxQueued: number };
+  search: { maxMatches: number; timeoutMs: number; maxConcurrent: number; maxConcurrentPerCaller: number; maxQueued: number; maxQueuedPerCaller: number };
   maxFileSize: number;
   reindexIntervalMs: number;
   /** Repositories synced at once. */

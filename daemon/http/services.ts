@@ -5,6 +5,7 @@ import type { AuditLog } from '../audit/log.ts';
 import type { Entitlements } from '../auth/entitlements.ts';
 import type { Config } from '../config/types.ts';
 import type { ClusterNode } from '../cluster/node.ts';
+import type { Planner } from '../search/planner.ts';
 import type { SearchService } from '../search/searcher.ts';
 import type { Store } from '../store/store.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
@@ -28,6 +29,8 @@ export interface Services {
   store: Store;
   metrics?: Metrics;
   gate: SearchGate;
+  /** Plans search queries off the main thread (search/planner.ts). */
+  planner: Planner;
   /** The daily limit: the HTTP server counts rate-limited routes, the tool server each tool call. */
   rateLimiter: RateLimiter;
   /** The daemon's public address, for webUrl fields. */

@@ -20,10 +20,10 @@ export const MCP_RATE_LIMIT_EXCEEDED = -32029;
 
 export function preparer(log: HttpLogger): PrepareCall {
   return async (extra) => {
-    const identity = (extra.authInfo?.extra as { identity?: Identity } | undefined)?.identity;
+    const { identity, clientAddress } = (extra.authInfo?.extra ?? {}) as { identity?: Identity; clientAddress?: string };
     // Unreachable through /api/mcp, which authenticates every request first.
     if (!identity) throw new McpError(ErrorCode.InvalidRequest, 'not authenticated');
-    return { identity, signal: extra.signal, log };
+    return { identity, clientAddress: clientAddress ?? '', signal: extra.signal, log };
   };
 }
 

@@ -5,7 +5,6 @@
 
 import { sendWebResponse, toWebRequest } from './bridge.ts';
 import type { McpSessions } from './sessions.ts';
-import { addressKey } from '../http/client-address.ts';
 import type { Route, RouteContext } from '../http/route.ts';
 import type { Services } from '../http/services.ts';
 
@@ -32,7 +31,7 @@ export function mcpRoutes(s: Services, sessions: McpSessions): Route[] {
     async handle(ctx: RouteContext) {
       const request = toWebRequest(ctx, method, `${s.baseUrl}/api/mcp`);
       // Anonymous callers' sessions are capped per address (mcp/sessions.ts).
-      await sendWebResponse(ctx, await sessions.handle(request, ctx.identity, addressKey(ctx.clientAddress)));
+      await sendWebResponse(ctx, await sessions.handle(request, ctx.identity, ctx.clientAddress));
       return undefined;
     },
   });

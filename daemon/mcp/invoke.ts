@@ -15,6 +15,8 @@ export type RouteKey = `${'GET' | 'POST'} /api/${string}`;
 
 export interface ToolCaller {
   identity: Identity;
+  /** The address of the client whose tool server request this is (http/client-address.ts). */
+  clientAddress: string;
   /** Aborted when the MCP request is cancelled or its HTTP client goes away. */
   signal: AbortSignal;
   log: HttpLogger;
@@ -63,7 +65,8 @@ export function routeInvoker(routes: Route[], validators: Validators): Invoke {
       rawQuery: '',
       params: {},
       headers: {},
-      clientAddress: '', // in-process: the tool server's own request was the network one
+      // The tool server's own request was the network one: its client is the caller.
+      clientAddress: caller.clientAddress,
       // JSON routes answer by returning; only the streaming search writes to the reply,
       // and no tool calls it.
       reply: NO_REPLY,

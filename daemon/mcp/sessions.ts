@@ -28,6 +28,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Identity } from '../auth/identity.ts';
+import { addressKey } from '../http/client-address.ts';
 import type { HttpLogger } from '../http/logging.ts';
 import { ServiceError } from '../errors.ts';
 import { refuseToolCalls, toolCallIds } from './call.ts';
@@ -55,10 +56,10 @@ interface Session {
   lastUsed: number;
 }
 
-/** The identity of the request reaches the tools through the SDK's authInfo. */
-export function authInfoFor(identity: Identity): AuthInfo {
+/** The identity of the request, and the client's address, reach the tools through the SDK's authInfo. */
+export function authInfoFor(identity: Identity, clientAddress = ''): AuthInfo {
   // `token` is required by the type; the credential itself is never handed on.
-  return { token: '', clientId: identity.userId ?? 'anonymous', scopes: [], extra: { identity } };
+  return { token: '', clientId: identity.userId ?? 'anonymous', scopes: [], extra: { identity, clientAddress } };
 }
 
 export class McpSessions {
@@ -74,11 +75,11 @@ export class McpSessions {
     return this.sessions.size;
   }
 
-  /** `clientKey`: the client address's key (http/client-address.ts addressKey), which groups anonymous callers. */
-  async handle(request: Request, identity: Identity, clientKey?: string): Promise<Response> {
+  /** `clientAddress`: the client's address (http/client-address.ts), whose key groups anonymous callers. */
+  async handle(request: Request, identity: Identity, clientAddress?: string): Promise<Response> {
     const owner = identity.userId ?? 'anonymous';
-    const group = identity.userId ?? (clientKey === undefined ? 'anonymous' : `anonymous@${clientKey}`);
-    const authInfo = authInfoFor(identity);
+    const group = identity.userId ?? (clientAddress === undefined ? 'anonymous' : `anonymous@${addressKey(clientAddress)}`);
+    const authInfo = authInfoFor(identity, clientAddress);
     const id = request.headers.get('mcp-session-id');
     if (id === null) {
       if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required (open a session with an initialize request)');

@@ -19,6 +19,7 @@
 // the query small enough to evaluate cheaply against posting lists.
 
 import { ALL, NONE, prune, qAnd, qOr, stringsQuery, type NgramQuery } from './ngram-query.ts';
+import { spend } from './analysis-budget.ts';
 
 /** Max strings in an exact set: beyond, cross products explode (e.g. [0-9a-f]{8}). */
 const MAX_EXACT = 32;
@@ -167,6 +168,7 @@ export function exactInfo(set: ReadonlySet<string>, match: NgramQuery = ALL): In
 }
 
 export function concat(x: Info, y: Info): Info {
+  spend();
   if (isNone(x) || isNone(y)) return NONE_INFO;
   if (isOnlyEmpty(x)) return y;
   if (isOnlyEmpty(y)) return x;
@@ -206,6 +208,7 @@ export function concat(x: Info, y: Info): Info {
 }
 
 export function alternate(infos: readonly Info[]): Info {
+  spend();
   const live = infos.filter((x) => !isNone(x));
   if (live.length === 0) return NONE_INFO;
   if (live.length === 1) return live[0];

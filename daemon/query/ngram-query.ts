@@ -10,6 +10,7 @@
 // dropping `next` only weakens the filter.
 
 import { trigramId } from '../../core/index.ts';
+import { spend } from './analysis-budget.ts';
 
 export type NgramQuery =
   | { op: 'all' } // no filtering possible: every document is a candidate
@@ -32,6 +33,7 @@ const keyCache = new WeakMap<NgramQuery, string>();
 
 /** Canonical key (args are kept sorted, so equal queries have equal keys). */
 function qkey(q: NgramQuery): string {
+  spend();
   switch (q.op) {
     case 'all':
       return 'A';
@@ -95,6 +97,7 @@ function withoutKnown(q: NgramQuery, known: ReadonlySet<number>): NgramQuery {
 }
 
 export function qAnd(args: readonly NgramQuery[]): NgramQuery {
+  spend();
   let list: NgramQuery[] = [];
   for (const a of args) {
     if (a.op === 'none') return NONE;
@@ -168,6 +171,7 @@ function sharedTrigrams(list: readonly NgramQuery[]): Set<number> {
 }
 
 export function qOr(args: readonly NgramQuery[]): NgramQuery {
+  spend();
   let list: NgramQuery[] = [];
   for (const a of args) {
     if (a.op === 'all') return ALL;
@@ -184,6 +188,7 @@ export function qOr(args: readonly NgramQuery[]): NgramQuery {
   const order = list.map((_, i) => i).sort((i, j) => conj[i].size - conj[j].size);
   const kept: number[] = [];
   for (const i of order) {
+    spend();
     const ci = conj[i];
     const absorbed = kept.some((j) => {
       for (const [k, q] of conj[j]) if (!ci.has(k) || !implies(ci.get(k)!, q)) return false;

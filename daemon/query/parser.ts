@@ -54,11 +54,15 @@
 // - `-archived:`, `-fork:`, `-visibility:` are errors (use the other values instead);
 //   they may appear inside a negated group, where they are ordinary predicates.
 // - Groups nest at most MAX_NESTING (100) deep; deeper is an error, not a stack overflow.
-// - Result shape: and/or flattened, single-child and/or unwrapped, `-(-x)` is x.
+// - Result shape: and/or flattened, repeated children dropped, single-child and/or
+//   unwrapped, `-(-x)` is x.
+// - Bounds checked before anything runs: each regex's and all regexes' estimated compile
+//   cost (regex-cost.ts), MAX_QUERY_TERMS search terms, MAX_QUERY_LEAVES terms and filters.
 
 import RE2 from 're2';
 import { isKnownLanguage } from '../index/language-names.ts';
 import type { QueryNode } from './ast.ts';
+import { MAX_QUERY_REGEX_COST, MAX_REGEX_COST, patternCost } from './regex-cost.ts';
 import { fail, tokenize, type Token } from './tokens.ts';
 
 export interface ParseOptions {
@@ -80,7 +84,32 @@ export function parseQuery(input: string, options: ParseOptions): QueryNode {
   const end = parser.peek();
   if (end.kind !== 'eof') fail(`unexpected ")" at column ${end.col}`); // not produced by the tokenizer
   if (node === null) fail('the query is empty: case: only sets case sensitivity, add something to search for');
+  checkSize(node);
   return node;
+}
+
+/**
+ * At most this many distinct search terms (content, file: and sym:), each of which every
+ * candidate document is matched against, and at most MAX_QUERY_LEAVES terms and filters
+ * in all: the bound on a query's work per document and per shard, checked before it runs.
+ */
+export const MAX_QUERY_TERMS = 64;
+export const MAX_QUERY_LEAVES = 256;
+
+function checkSize(node: QueryNode): void {
+  let terms = 0;
+  let leaves = 0;
+  const walk = (n: QueryNode): void => {
+    if (n.type === 'and' || n.type === 'or') n.children.forEach(walk);
+    else if (n.type === 'not') walk(n.child);
+    else {
+      leaves++;
+      if (n.type === 'content' || n.type === 'file' || n.type === 'sym') terms++;
+    }
+  };
+  walk(node);
+  if (terms > MAX_QUERY_TERMS) fail(`the query has ${terms} different search terms; at most ${MAX_QUERY_TERMS} are allowed`);
+  if (leaves > MAX_QUERY_LEAVES) fail(`the query has ${leaves} different terms and filters; at most ${MAX_QUERY_LEAVES} are allowed`);
 }
 
 /** The one case: value of the query (checked, negation refused), or the request's default. */
@@ -114,6 +143,8 @@ export const MAX_NESTING = 100;
 class Parser {
   private pos = 0;
   private depth = 0;
+  /** The estimated compile cost of the query's regular expressions so far (regex-cost.ts). */
+  private regexCost = 0;
 
   constructor(
     private readonly tokens: Token[],
@@ -196,10 +227,10 @@ class Parser {
         return this.content(v, true, `${t.typed}:`, t.col);
       case 'file':
       case 'sym':
-        checkRegex(v, `${t.typed}:`, t.col);
+        this.checkRegex(v, `${t.typed}:`, t.col);
         return { type: t.name, pattern: v, caseSensitive: this.sensitive(v, true) };
       case 'repo':
-        checkRegex(v, `${t.typed}:`, t.col);
+        this.checkRegex(v, `${t.typed}:`, t.col);
         return { type: 'repo', pattern: v };
       case 'lang': {
         const language = isKnownLanguage(v);
@@ -219,8 +250,26 @@ class Parser {
   }
 
   private content(pattern: string, regex: boolean, what: string, col: number): QueryNode {
-    if (regex) checkRegex(pattern, what, col);
+    if (regex) this.checkRegex(pattern, what, col);
     return { type: 'content', pattern, regex, caseSensitive: this.sensitive(pattern, regex) };
+  }
+
+  /**
+   * A regular expression of the query: refused when compiling it, or all of the query's
+   * together, would cost more than the bounds (regex-cost.ts), before RE2 compiles it;
+   * then compiled once to check its syntax.
+   */
+  private checkRegex(pattern: string, what: string, col: number): void {
+    const where = what === '' ? '' : `in ${what} `;
+    const cost = patternCost(pattern);
+    if (cost > MAX_REGEX_COST) {
+      fail(`regular expression ${where}at column ${col} is too large to compile: its repetitions and classes expand to about ${cost.toLocaleString('en-US')} steps, at most ${MAX_REGEX_COST.toLocaleString('en-US')} are allowed`);
+    }
+    this.regexCost += cost;
+    if (this.regexCost > MAX_QUERY_REGEX_COST) {
+      fail(`the query's regular expressions are too large to compile together (column ${col}): they expand to more than ${MAX_QUERY_REGEX_COST.toLocaleString('en-US')} steps`);
+    }
+    compileToCheck(pattern, where, col);
   }
 
   private sensitive(pattern: string, regex: boolean): boolean {
@@ -233,26 +282,35 @@ function orError(t: Token): never {
   return fail(`"or" needs an expression on both sides (column ${t.col})`);
 }
 
-/** and/or of the non-null children: flattened, unwrapped when single, null when none. */
+/**
+ * and/or of the non-null children: flattened, a child equal to an earlier one dropped
+ * (`a or a` is `a`: it matches and highlights the same), unwrapped when single, null when none.
+ */
 function combine(type: 'and' | 'or', items: Array<QueryNode | null>): QueryNode | null {
   const children: QueryNode[] = [];
+  const seen = new Set<string>();
+  const add = (c: QueryNode): void => {
+    const key = JSON.stringify(c);
+    if (seen.has(key)) return;
+    seen.add(key);
+    children.push(c);
+  };
   for (const c of items) {
     if (c === null) continue;
-    if (c.type === type) children.push(...c.children);
-    else children.push(c);
+    if (c.type === type) c.children.forEach(add);
+    else add(c);
   }
   if (children.length === 0) return null;
   return children.length === 1 ? children[0]! : { type, children };
 }
 
-function checkRegex(pattern: string, what: string, col: number): void {
+function compileToCheck(pattern: string, where: string, col: number): void {
   try {
     new RE2(pattern, 'u');
   } catch (err) {
     let reason = err instanceof Error ? err.message : String(err);
     // re2 ends its message with the offending fragment; drop it when it is the whole pattern.
     if (reason.endsWith(`: ${pattern}`)) reason = reason.slice(0, -pattern.length - 2);
-    const where = what === '' ? '' : `in ${what} `;
     fail(`invalid regular expression ${where}${JSON.stringify(pattern)} at column ${col}: ${reason}`);
   }
 }

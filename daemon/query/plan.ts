@@ -9,6 +9,8 @@
 
 import RE2 from 're2';
 import { ServiceError } from '../errors.ts';
+import { withinBudget } from './analysis-budget.ts';
+import { ALL } from './ngram-query.ts';
 import type { QueryNode } from './ast.ts';
 import { parseQuery } from './parser.ts';
 import { literalNgramQuery, regexNgramQueryOf } from './regex-ngrams.ts';
@@ -26,8 +28,15 @@ export interface QueryRequest {
   isCaseSensitivityEnabled?: boolean;
 }
 
+/**
+ * The time the prefilter analyses of one query may take together (analysis-budget.ts):
+ * past it the remaining terms get the filters that claim nothing (sound, slower to search).
+ */
+export const ANALYSIS_BUDGET_MS = 50;
+
 export function planQuery(req: QueryRequest): Plan {
   const ast = parseQuery(req.query, { regex: req.isRegexEnabled === true, caseSensitive: req.isCaseSensitivityEnabled === true });
+  const until = performance.now() + ANALYSIS_BUDGET_MS;
   let terms = 0;
   const branches: string[] = [];
   const build = (n: QueryNode): PlanNode => {
@@ -38,11 +47,11 @@ export function planQuery(req: QueryRequest): Plan {
       case 'not':
         return { op: 'not', child: build(n.child) };
       case 'content':
-        return { op: 'content', term: compileTerm(n.pattern, n.regex, n.caseSensitive), id: terms++ };
+        return { op: 'content', term: compileTerm(n.pattern, n.regex, n.caseSensitive, until), id: terms++ };
       case 'file':
-        return { op: 'file', term: compileTerm(n.pattern, true, n.caseSensitive), id: terms++ };
+        return { op: 'file', term: compileTerm(n.pattern, true, n.caseSensitive, until), id: terms++ };
       case 'sym':
-        return { op: 'sym', term: compileTerm(n.pattern, true, n.caseSensitive), id: terms++ };
+        return { op: 'sym', term: compileTerm(n.pattern, true, n.caseSensitive, until), id: terms++ };
       case 'repo':
         return { op: 'repo', pattern: n.pattern };
       case 'lang':
@@ -62,9 +71,14 @@ export function planQuery(req: QueryRequest): Plan {
   return { root, terms, branches };
 }
 
-/** Compiles one pattern: checks a regex with RE2 and derives its prefilters (n-grams, required literal, whether matches stay within a line). */
-export function compileTerm(pattern: string, regex: boolean, caseSensitive: boolean): Term {
-  if (!regex) return { kind: 'literal', pattern, caseSensitive, ngrams: literalNgramQuery(pattern, { caseInsensitive: !caseSensitive }), required: null, lineLocal: false, sequence: null };
+/**
+ * Compiles one pattern the parser has checked (its compile cost bounded: regex-cost.ts):
+ * checks a regex with RE2 as the searchers will compile it and derives its prefilters
+ * (n-grams, required literal, whether matches stay within a line), each within what is left
+ * of the query's analysis time (`until`, performance.now() milliseconds), or claiming nothing.
+ */
+export function compileTerm(pattern: string, regex: boolean, caseSensitive: boolean, until = Infinity): Term {
+  if (!regex) return { kind: 'literal', pattern, caseSensitive, ngrams: withinBudget(until, () => literalNgramQuery(pattern, { caseInsensitive: !caseSensitive }), ALL), required: null, lineLocal: false, sequence: null };
   try {
     new RE2(pattern, regexFlags(caseSensitive));
   } catch (err) {
@@ -72,8 +86,16 @@ export function compileTerm(pattern: string, regex: boolean, caseSensitive: bool
   }
   // Parsed once for all analyses.
   const ast = parseForAnalysis(pattern, { caseInsensitive: !caseSensitive });
-  const lineLocal = lineLocalOf(ast);
-  return { kind: 'regex', pattern, caseSensitive, ngrams: regexNgramQueryOf(ast), required: requiredLiteralOf(ast), lineLocal, sequence: requiredSequenceOf(ast, lineLocal) };
+  const lineLocal = withinBudget(until, () => lineLocalOf(ast), false);
+  return {
+    kind: 'regex',
+    pattern,
+    caseSensitive,
+    ngrams: withinBudget(until, () => regexNgramQueryOf(ast), ALL),
+    required: withinBudget(until, () => requiredLiteralOf(ast), null),
+    lineLocal,
+    sequence: withinBudget(until, () => requiredSequenceOf(ast, lineLocal), null),
+  };
 }
 
 /** False only when a node provably matches nothing (a regex that can never match). */

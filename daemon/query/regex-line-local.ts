@@ -12,6 +12,7 @@
 // unmodelled constructs may match "\n" as far as this analysis knows.
 
 import type { ClassItem, Re2Node } from './re2-syntax.ts';
+import { spend } from './analysis-budget.ts';
 
 const NL = 0x0a;
 
@@ -29,6 +30,7 @@ function itemHolds(item: ClassItem, cp: number): boolean | null {
 
 /** Whether the node may match a string holding "\n", or holds a text anchor. */
 function crossesLines(node: Re2Node): boolean {
+  spend();
   switch (node.type) {
     case 'empty':
       return false;

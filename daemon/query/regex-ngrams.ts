@@ -40,6 +40,7 @@ import {
 } from './match-info.ts';
 import { ALL, NONE, prune, qAnd, stringQuery, stringsQuery, type NgramQuery } from './ngram-query.ts';
 import { parseForAnalysis, toWellFormed, type ClassItem, type CodeRange, type Re2Node } from './re2-syntax.ts';
+import { spend } from './analysis-budget.ts';
 
 // Limits of the class analysis; like those of match-info.ts they only weaken the query.
 
@@ -121,6 +122,7 @@ function classInfo(node: Extract<Re2Node, { type: 'class' }>): Info {
 }
 
 function analyze(node: Re2Node): Info {
+  spend();
   switch (node.type) {
     case 'empty':
     case 'assert':

@@ -22,6 +22,7 @@
 
 import { caseFoldOrbit, isSurrogate } from './case-fold.ts';
 import { parseForAnalysis, type Re2Node } from './re2-syntax.ts';
+import { spend } from './analysis-budget.ts';
 
 interface Need {
   /** The one string the node matches, as code points; null when it may match several. */
@@ -155,6 +156,7 @@ function alternateNeed(branches: Need[]): Need {
 }
 
 function analyze(node: Re2Node): Need {
+  spend();
   switch (node.type) {
     case 'empty':
       return exactNeed([]);

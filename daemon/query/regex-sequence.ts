@@ -23,6 +23,7 @@
 
 import { caseFoldOrbit } from './case-fold.ts';
 import type { ClassItem, Re2Node } from './re2-syntax.ts';
+import { spend } from './analysis-budget.ts';
 
 /** A set of ASCII bytes: bit b set when byte b is in it. */
 type ByteClass = bigint;
@@ -180,6 +181,7 @@ function alternateNeed(branches: Need[]): Need {
 }
 
 function analyze(node: Re2Node): Need {
+  spend();
   switch (node.type) {
     case 'empty':
       return exactNeed([]);

@@ -61,9 +61,12 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   // Past its cut a blocking search with literals still takes every shard's definitions of
   // the query's names (definition-first.ts); a stream stops at its cut.
   const definitionsPastCut = sink.batch && positiveLiterals(plan).length > 0;
-  const task: TaskParams = { planId: planned.planId, plan: planned.bytes, limit, brute: options.brute === true, cut, batch: sink.batch, definitionsPastCut, shape, speculateFrom: NO_SPECULATION };
+  const task: TaskParams = { planId: planned.planId, plan: planned.bytes, limit, brute: options.brute === true, cut, batch: sink.batch, definitionsPastCut, shape, speculateFrom: NO_SPECULATION, caller: options.caller ?? '' };
   run = deps.start(task, cancel, sink.ahead);
-  const timer = options.timeoutMs !== undefined ? setTimeout(stop, options.timeoutMs) : undefined;
+  // The time budget: past it the search stops as when its client leaves (the workers see
+  // the flag before their next document) and answers with what it has, saying so.
+  let timedOut = false;
+  const timer = options.timeoutMs !== undefined ? setTimeout(() => ((timedOut = true), stop()), options.timeoutMs) : undefined;
   options.signal?.addEventListener('abort', stop, { once: true });
   if (options.signal?.aborted) stop();
 
@@ -159,12 +162,12 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   await sink.end();
   stats.crashes += sink.crashes - crashes;
   stats.actualMatchCount = sink.actual;
-  stats.flushReason = 'FLUSH_REASON_FINAL_FLUSH';
+  stats.flushReason = timedOut ? 'FLUSH_REASON_TIMER_EXPIRED' : 'FLUSH_REASON_FINAL_FLUSH';
   const response: WireResponse = { stats, files: sink.files, repositoryInfo: sink.repositoryInfo, isSearchExhaustive: false };
   stats.fileCount = sink.fileCount;
   stats.duration = Number(process.hrtime.bigint() - started) + aheadNs;
   response.isSearchExhaustive =
-    !more && stats.filesSkipped === 0 && stats.shardsSkipped === 0 && stats.crashes === 0 && stats.totalMatchCount === stats.actualMatchCount;
+    !timedOut && !more && stats.filesSkipped === 0 && stats.shardsSkipped === 0 && stats.crashes === 0 && stats.totalMatchCount === stats.actualMatchCount;
   return response;
 }
 

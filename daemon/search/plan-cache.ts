@@ -1,7 +1,11 @@
-// Planning a search's query, with the plans made recently kept: a query asked again is
+// Plans of search queries, with the ones made recently kept: a query asked again is
 // neither parsed nor encoded again, and keeps its planId, by which the workers keep its
-// decoded plan and matchers.
+// decoded plan and matchers. A query refused is remembered too, so that the same bad
+// query sent again costs a lookup. The plans themselves are made on the planner's threads
+// (planner.ts); planSearch makes one in this thread, for a command on a small index and
+// for tests.
 
+import { ServiceError } from '../errors.ts';
 import { planQuery, type Plan } from '../query/plan.ts';
 import { pack } from './protocol.ts';
 import type { SearchRequest } from './types.ts';
@@ -16,34 +20,71 @@ export interface PlannedSearch {
   bytes: Uint8Array;
 }
 
+/** The request fields a plan is made from (planQuery reads only these). */
+export type PlanRequest = Pick<SearchRequest, 'query' | 'isRegexEnabled' | 'isCaseSensitivityEnabled'>;
+
+/** What the cache keeps of a query: its plan, or why it was refused. */
+export type PlanOutcome = { plan: Plan; planId: number; bytes: Uint8Array } | { refused: ServiceError };
+
 let nextPlanId = 1;
 
 /**
- * Plans made recently, by the request fields a plan is made from (planQuery reads only
- * these): a query asked again is neither parsed nor encoded again, and gets the same planId,
- * so the workers keep its decoded plan and matchers instead of building them again
- * (measured under 16 connections of one rare literal: ~0.05 ms per search and worker, and
- * the planning and encoding here). Plans are not changed once made.
+ * Plans made recently, by their key (planKey): a query asked again gets the same planId, so
+ * the workers keep its decoded plan and matchers instead of building them again. Plans are
+ * not changed once made.
  */
 const PLAN_CACHE_SIZE = 256;
-const plans = new Map<string, { plan: Plan; planId: number; bytes: Uint8Array }>();
+const plans = new Map<string, PlanOutcome>();
 
-/** Plans a search's query: a FAILED_TO_PARSE_QUERY ServiceError when it is not valid. */
-export function planSearch(req: Required<SearchRequest>): PlannedSearch {
-  const t = process.hrtime.bigint();
-  const key = `${req.isRegexEnabled ? 'r' : 'l'}${req.isCaseSensitivityEnabled ? 'c' : 'i'}${req.query}`;
-  let known = plans.get(key);
-  if (known) {
-    plans.delete(key);
-  } else {
-    const plan = planQuery(req);
-    known = { plan, planId: nextPlanId++, bytes: pack(plan) };
-  }
-  plans.set(key, known);
-  if (plans.size > PLAN_CACHE_SIZE) plans.delete(plans.keys().next().value!);
-  return { ...known, planNs: Number(process.hrtime.bigint() - t) };
+/** The cache's key of a request: its mode flags and its query. */
+export function planKey(req: PlanRequest): string {
+  return `${req.isRegexEnabled ? 'r' : 'l'}${req.isCaseSensitivityEnabled ? 'c' : 'i'}${req.query}`;
 }
 
+/** The outcome kept for `key`, made the most recently used; undefined when none is kept. */
+export function cachedPlan(key: string): PlanOutcome | undefined {
+  const known = plans.get(key);
+  if (known) {
+    plans.delete(key);
+    plans.set(key, known);
+  }
+  return known;
+}
+
+/** Keeps the outcome of planning `key`: a plan (encoded as the workers get it) gets its planId here. */
+export function keepPlan(key: string, made: { plan: Plan; bytes: Uint8Array } | { refused: ServiceError }): PlanOutcome {
+  const outcome: PlanOutcome = 'refused' in made ? made : { plan: made.plan, bytes: made.bytes, planId: nextPlanId++ };
+  plans.delete(key);
+  plans.set(key, outcome);
+  if (plans.size > PLAN_CACHE_SIZE) plans.delete(plans.keys().next().value!);
+  return outcome;
+}
+
+/** The planned search of an outcome, or its refusal thrown. */
+export function plannedFrom(outcome: PlanOutcome, planNs: number): PlannedSearch {
+  if ('refused' in outcome) throw outcome.refused;
+  return { plan: outcome.plan, planId: outcome.planId, bytes: outcome.bytes, planNs };
+}
+
+/**
+ * Plans a query in this thread (its work is bounded, but not small: the daemon plans on the
+ * planner's threads); a FAILED_TO_PARSE_QUERY ServiceError when it is not valid.
+ */
+export function planSearch(req: PlanRequest): PlannedSearch {
+  const t = process.hrtime.bigint();
+  const key = planKey(req);
+  let outcome = cachedPlan(key);
+  if (!outcome) {
+    try {
+      const plan = planQuery(req);
+      outcome = keepPlan(key, { plan, bytes: pack(plan) });
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      outcome = keepPlan(key, { refused: err });
+    }
+  }
+  return plannedFrom(outcome, Number(process.hrtime.bigint() - t));
+}
 
 /**
  * Plans that came from another node (a cluster's coordinator, cluster/peer-routes.ts), by

@@ -1,8 +1,9 @@
 // A fixed pool of search worker threads. A search is started once on every worker
 // (protocol.ts): the workers claim its shards one at a time from a shared control block,
-// each shard's reply coming back as soon as it is done. Searches run in the order they
-// were started (a worker takes the next one from its message queue when it has claimed
-// what it was granted of the current one); `wait` in the stats is the time from a search's
+// each shard's reply coming back as soon as it is done. A worker works on one caller's
+// searches in the order they were started, and shares its time between callers
+// (search-worker.ts): posting a search to a worker also tells it, through its attention
+// counter, that somebody may be waiting. `wait` in the stats is the time from a search's
 // start to a shard's.
 //
 // Stopping a search (it had enough, its time was up, its client left) claims every shard
@@ -29,6 +30,8 @@ interface Slot {
   id: number;
   /** Searches posted to it that have not ended: 0, it has nothing to do. */
   runs: number;
+  /** Its attention counter (protocol.ts): one more with every search or resume posted to it. */
+  attention: Int32Array;
 }
 
 /** A search started on the pool: one reply per shard, in the order of its task's shards. */
@@ -90,6 +93,8 @@ class Run implements PoolRun {
      * blocking search here keeps its files to the end: their buffers are left to the collector.
      */
     readonly recycles: boolean,
+    /** Who asked (SearchTask.caller). */
+    readonly caller: string,
   ) {
     this.control = new Int32Array(controlBuffer);
     this.flag = new Int32Array(cancel);
@@ -197,7 +202,7 @@ export class SearchPool {
     const n = task.shards.length;
     const control = new SharedArrayBuffer(4 * (CONTROL_CLAIMS + n));
     const body = n > 0 && !this.closed ? pack(task) : new Uint8Array(0);
-    const run = new Run(this.nextRun++, n, control, cancel, body, this, !task.batch, !task.batch || releasesFiles);
+    const run = new Run(this.nextRun++, n, control, cancel, body, this, !task.batch, !task.batch || releasesFiles, task.caller);
     if (this.closed) {
       for (let i = 0; i < n; i++) run.resolve(i, { status: 'failed', error: 'search pool is closed', queuedNs: 0 });
       return run;
@@ -221,11 +226,18 @@ export class SearchPool {
    * flight keep every worker busy anyway (measured on Linux 6.1, 16 connections of a rare
    * literal). A worker that runs out of searches joins those with shards left (finished()).
    * A stream goes to every worker: its throughput is the point, and it paces itself.
+   * Workers busy with other callers' searches only get it too: each shares its time
+   * between callers (search-worker.ts), so the search gets a share of every worker rather
+   * than waiting for one.
    */
   private targets(run: Run): Slot[] {
     if (run.stream) return this.slots;
     const idle = this.slots.filter((s) => s.runs === 0);
     if (idle.length > 0) return idle;
+    const mine = new Set<Slot>();
+    for (const other of this.runs.values()) if (other !== run && other.caller === run.caller) for (const s of other.posted) mine.add(s);
+    const others = this.slots.filter((s) => !mine.has(s));
+    if (others.length > 0) return others;
     return [this.slots.reduce((a, b) => (b.runs < a.runs ? b : a))];
   }
 
@@ -233,6 +245,7 @@ export class SearchPool {
   private join(slot: Slot, run: Run): void {
     run.posted.add(slot);
     slot.runs++;
+    Atomics.add(slot.attention, 0, 1);
     this.post(slot, { kind: 'search', run: run.id, body: run.body, control: run.controlBuffer, cancel: run.cancel, sentAt: performance.timeOrigin + performance.now() });
   }
 
@@ -297,7 +310,10 @@ export class SearchPool {
   /** @internal (Run) wakes the workers of a run for its new grant or its stop. */
   resume(run: Run): void {
     if (!this.runs.has(run.id)) return;
-    for (const s of run.posted) this.post(s, { kind: 'resume', run: run.id });
+    for (const s of run.posted) {
+      Atomics.add(s.attention, 0, 1);
+      this.post(s, { kind: 'resume', run: run.id });
+    }
   }
 
   private post(slot: Slot, msg: ToWorker): void {
@@ -306,10 +322,11 @@ export class SearchPool {
 
   private spawn(): Slot {
     const id = this.nextWorker++;
+    const attention = new SharedArrayBuffer(4);
     const worker = this.inThread
-      ? new InThreadWorker(async (port) => (await import('./search-worker.ts')).serveSearches(port, id))
-      : startTsWorker(WORKER, { workerId: id }, SEARCH_WORKER_LIMITS);
-    const slot: Slot = { worker, id, runs: 0 };
+      ? new InThreadWorker(async (port) => (await import('./search-worker.ts')).serveSearches(port, id, attention))
+      : startTsWorker(WORKER, { workerId: id, attention }, SEARCH_WORKER_LIMITS);
+    const slot: Slot = { worker, id, runs: 0, attention: new Int32Array(attention) };
     slot.worker.unref();
     // A message's buffer goes back to its worker once every file of it is released (a
     // stream's sink, a cluster part's frames: Run.recycles), or at once when it has none.

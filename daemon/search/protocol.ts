@@ -26,7 +26,12 @@
 //              start
 //   [CLAIMS+i] the id of the worker that claimed shard i (0: none yet), so that the shards
 //              of a worker that dies are failed and the others go on
-// The cancel flag (its own SharedArrayBuffer, non-zero: stop) is read between documents.
+// The cancel flag (its own SharedArrayBuffer, non-zero: stop) is read before every document.
+//
+// Each worker also shares an attention counter with the pool (an Int32Array of one, given
+// when the worker starts): the pool adds one whenever it posts a worker a search or a
+// resume, so that a worker busy with one search learns, between two documents, that
+// another may be waiting for it (search-worker.ts shares its time between callers).
 //
 // Bodies are msgpackr-encoded with records enabled (measured 3x faster to decode than JSON
 // here), the records of the objects every search sends (RECORDS) declared up front on both
@@ -115,6 +120,12 @@ export interface SearchTask {
    * (every shard whole) unless a coordinator says otherwise.
    */
   speculateFrom: number;
+  /**
+   * Who asked (http/caller.ts; '' when nobody in particular): a worker shares its time
+   * between the searches of different callers (search-worker.ts), so that one caller's
+   * costly searches do not hold back everybody else's.
+   */
+  caller: string;
 }
 
 /** SearchTask.speculateFrom of a task that searches every shard whole. */
@@ -206,7 +217,7 @@ export const RECORDS: readonly string[][] = [
   ['id', 'codeHostType', 'name', 'displayName', 'webUrl'],
   ['status'],
   // (TaskParams as mergeSearch makes it, then its shards: pool.start({ ...task, shards }).)
-  ['planId', 'plan', 'limit', 'brute', 'cut', 'batch', 'definitionsPastCut', 'shape', 'speculateFrom', 'shards'],
+  ['planId', 'plan', 'limit', 'brute', 'cut', 'batch', 'definitionsPastCut', 'shape', 'speculateFrom', 'caller', 'shards'],
   ['shardPath', 'repoId', 'membership', 'symbols', 'repo'],
   ['name', 'archived', 'fork', 'visibility', 'displayName', 'codeHostType', 'externalWebUrl'],
   ['ranges', 'rankedRanges', 'loadedKiB'],

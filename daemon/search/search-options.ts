@@ -11,6 +11,11 @@ export type { UnavailableShard } from './types.ts';
 export interface SearchOptions {
   /** The query as planned by planSearch(req) for this very request; planned here when absent. */
   planned?: PlannedSearch;
+  /**
+   * Who asks (http/caller.ts): the search workers share their time between callers, so
+   * one caller's costly searches do not hold back another's. Default '' (nobody in particular).
+   */
+  caller?: string;
   /** Bypass the index: verify every document with the reference matcher (the oracle). */
   brute?: boolean;
   /**

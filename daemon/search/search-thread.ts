@@ -2,4 +2,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { serveSearches } from './search-worker.ts';
 
-serveSearches(parentPort!, (workerData as { workerId: number }).workerId);
+const data = workerData as { workerId: number; attention: SharedArrayBuffer };
+serveSearches(parentPort!, data.workerId, data.attention);

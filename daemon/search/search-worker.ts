@@ -1,15 +1,25 @@
-// Search worker (search-thread.ts starts it in a thread of its own): claims the shards of each search it is given (protocol.ts), evaluates them
-// one at a time and shapes each shard's hits into finished file results (shape-file.ts)
-// while the documents are at hand, posting each shard's reply as soon as it is done (a
-// stream) or a batch of them (a blocking search). Keeps the shards it has opened mapped,
-// and the matchers of the current plan, across shards and searches.
+// Search worker (search-thread.ts starts it in a thread of its own): claims the shards of
+// each search it is given (protocol.ts), evaluates them one at a time and shapes each
+// shard's hits into finished file results (shape-file.ts) while the documents are at hand,
+// posting each shard's reply as soon as it is done (a stream) or a batch of them (a
+// blocking search). Keeps the shards it has opened mapped, and the matchers of the plans it
+// searched last, across shards and searches.
+//
+// Sharing the worker between callers: a search runs until it has nothing left to claim,
+// unless another search reaches this worker meanwhile (the pool's attention counter,
+// protocol.ts). Then, after at least MIN_SLICE_MS of work, the running shard is suspended
+// before its next document (shard-search.ts searchShardSteps), the worker takes its
+// messages, and it goes on with the search whose caller has had the least of its time
+// while it had searches here (first come, first served within one caller). A caller whose
+// searches are costly thus shares each worker with everybody else's, instead of holding it
+// until they end; a suspended shard resumes where it stopped, so the answers are the same.
 
 import type { MessagePort } from 'node:worker_threads';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
 import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, SPECULATE_WHOLE_DOCS, type FromWorker, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
-import { searchShard, type PartialHits, type ShardHit } from './shard-search.ts';
+import { searchShardSteps, type PartialHits, type ShardHit, type ShardSearchResult } from './shard-search.ts';
 import { keepChunks, messageSent, resultRepo, shapeForMessage, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
 import { compareRanked } from './rank.ts';
 import { dropSpares, packMessage, recycle } from './file-codec.ts';
@@ -24,18 +34,59 @@ const shards = new Map<string, Shard>();
 const verified = new Map<string, SharedArrayBuffer>();
 const NONE: number[] = [];
 
-/** A search this worker knows of and may be asked to resume (it left it for lack of a grant). */
+/** A shard being searched, suspended or about to resume (searchShardSteps). */
+interface Running {
+  i: number;
+  claimedPastCut: boolean;
+  steps: Generator<undefined, ShardSearchResult, undefined>;
+  shard: Shard;
+  repo: ResultRepo;
+  queuedNs: number;
+}
+
+/** A search this worker works on, or may be asked to resume (it left it for lack of a grant). */
 interface Known {
+  run: number;
   task: SearchTask;
   control: Int32Array;
   flag: Int32Array;
   sentAt: number;
+  /** Arrival order on this worker: first come, first served within a caller. */
+  seq: number;
+  /** Its shard under way, when another search took the worker before it was done. */
+  running?: Running;
+  /** A blocking search's shards done here, posted together once it can claim no more. */
+  shardsDone: number[];
+  answered: Answered[];
 }
 const known = new Map<number, Known>();
+let nextSeq = 0;
 
-let lastPlanKey = '';
-let plan: Plan | undefined;
-let matchers: Matcher[] = [];
+/** Milliseconds of this worker's time each caller with searches here has had (while it has them). */
+const served = new Map<string, number>();
+
+/** The pool's attention counter (protocol.ts); a private one for an in-thread worker's pool that shares none. */
+let attention = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * The least time a search keeps the worker once another is waiting: switching costs a turn
+ * of the event loop and the caches' contents, and a search that arrives waits at most this
+ * long (plus one document) before it runs.
+ */
+const MIN_SLICE_MS = 2;
+
+/** The attention count and the time when the search now running took the worker. */
+let sliceSeen = 0;
+let sliceStarted = 0;
+
+/** Whether another search may be waiting for the worker and the one running has had its slice. */
+function shouldYield(): boolean {
+  return Atomics.load(attention, 0) !== sliceSeen && performance.now() - sliceStarted >= MIN_SLICE_MS;
+}
+
+/** Plans decoded and their matchers (RE2 objects) built, by plan key, the most recently used last. */
+const PLANS_KEPT = 8;
+const plans = new Map<string, { plan: Plan; matchers: Matcher[] }>();
 
 function shardAt(ref: ShardRef): Shard {
   const path = ref.shardPath;
@@ -123,36 +174,64 @@ function partialSender(run: number, i: number, shard: Shard, repo: ResultRepo, t
   };
 }
 
-function runShard(s: Known, run: number, i: number, claimedPastCut: boolean): Answered {
+/** The plan of a task with its matchers, decoded and built once per plan while it is searched. */
+function planOf(task: SearchTask): { plan: Plan; matchers: Matcher[] } {
+  const key = `${task.brute ? 'b' : 'i'}:${task.planId}`;
+  let kept = plans.get(key);
+  if (kept) plans.delete(key);
+  else {
+    const plan = packr.unpack(task.plan) as Plan;
+    kept = { plan, matchers: planTerms(plan).map((t) => new Matcher(t, task.brute ? 'reference' : 'indexed')) };
+  }
+  plans.set(key, kept);
+  if (plans.size > PLANS_KEPT) plans.delete(plans.keys().next().value!);
+  return kept;
+}
+
+/** Starts searching shard `i` of a search: its steps, or its failure's answer. */
+function startShard(s: Known, i: number, claimedPastCut: boolean): Running | Answered {
   const task = s.task;
   const ref = task.shards[i]!;
   const queuedNs = Math.max(0, Math.round((performance.timeOrigin + performance.now() - s.sentAt) * 1e6));
-  let answered: Answered;
   try {
-    // The shards of one search share its plan: decode it and build its matchers (RE2
-    // objects) once.
-    const key = `${task.brute ? 'b' : 'i'}:${task.planId}`;
-    if (key !== lastPlanKey || !plan) {
-      plan = packr.unpack(task.plan) as Plan;
-      matchers = planTerms(plan).map((t) => new Matcher(t, task.brute ? 'reference' : 'indexed'));
-      lastPlanKey = key;
-    }
+    const { plan, matchers } = planOf(task);
     const shard = shardAt(ref);
     const repo = resultRepo(ref.repoId, ref.repo, shard, task.shape.baseUrl);
-    const partial = task.batch ? undefined : partialSender(run, i, shard, repo, task);
-    const speculate = i >= task.speculateFrom ? SPECULATE_WHOLE_DOCS : undefined;
-    const result = searchShard(shard, plan, matchers, task.limit, () => Atomics.load(s.flag, 0) !== 0, !task.brute, ref.repo, () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0, task.batch ? undefined : { contextLines: task.shape.contextLines, keep: keepChunks }, partial, speculate);
+    const steps = searchShardSteps(shard, plan, matchers, {
+      limit: task.limit,
+      isCancelled: () => Atomics.load(s.flag, 0) !== 0,
+      useIndex: !task.brute,
+      ...(ref.repo ? { repo: ref.repo } : {}),
+      definitionsOnly: () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0,
+      ...(task.batch ? {} : { locate: { contextLines: task.shape.contextLines, keep: keepChunks }, partial: partialSender(s.run, i, shard, repo, task) }),
+      ...(i >= task.speculateFrom ? { speculate: SPECULATE_WHOLE_DOCS } : {}),
+      shouldYield,
+    });
+    return { i, claimedPastCut, steps, shard, repo, queuedNs };
+  } catch (err) {
+    return { reply: failed(ref, err, queuedNs) };
+  }
+}
+
+/** Runs a shard on until it is done (its answer) or suspended (undefined: `shouldYield` said so). */
+function stepShard(s: Known, r: Running): Answered | undefined {
+  const task = s.task;
+  let answered: Answered;
+  try {
+    const step = r.steps.next();
+    if (!step.done) return undefined;
+    const result = step.value;
     // A shard claimed past the cut is past the searcher's cut too (protocol.ts): of its
     // hits the searcher keeps the definitions only.
-    const files = filesOf(claimedPastCut ? result.hits.filter((hit) => hit.definition) : result.hits, shard, repo, i);
+    const files = filesOf(r.claimedPastCut ? result.hits.filter((hit) => hit.definition) : result.hits, r.shard, r.repo, r.i);
     result.hits = [];
     result.termDocs = NONE;
     // A stream sends every file it takes: all are shaped now. A blocking search's are
-    // shaped once the worker's batch is complete (work()).
-    if (!task.batch) for (const f of files) shapeForMessage(f, shard, repo, task.shape);
-    answered = { reply: { status: 'done', result, files, repository: repo.info, queuedNs }, shard, repo };
+    // shaped once the worker's batch is complete (finish()).
+    if (!task.batch) for (const f of files) shapeForMessage(f, r.shard, r.repo, task.shape);
+    answered = { reply: { status: 'done', result, files, repository: r.repo.info, queuedNs: r.queuedNs }, shard: r.shard, repo: r.repo };
   } catch (err) {
-    answered = { reply: failed(ref, err, queuedNs) };
+    answered = { reply: failed(task.shards[r.i]!, err, r.queuedNs) };
   }
   const reply = answered.reply;
   // (Capped: the counts only have to pass the cut, and must not wrap around.)
@@ -220,40 +299,124 @@ function postReplies(run: number, shards: number[], replies: ShardReply[], strea
   port.postMessage({ run, shards, body } satisfies FromWorker, [body.buffer]);
 }
 
-/** Works on a search until nothing granted is left to claim; forgets it once it has ended. */
-function work(run: number, s: Known): void {
-  const shardsDone: number[] = [];
-  const answered: Answered[] = [];
-  for (;;) {
-    if (Atomics.load(s.flag, 0) !== 0) break;
-    const claimed = claim(s);
-    if (!claimed) break;
-    const i = claimed.shard;
-    const a = runShard(s, run, i, claimed.pastCut);
-    if (s.task.batch) {
-      shardsDone.push(i);
-      answered.push(a);
-    } else {
-      dropLines(a.reply);
-      postReplies(run, [i], [a.reply], true);
-    }
+/** Takes a shard's answer: a stream's is posted now, a blocking search's kept for its batch. */
+function take(s: Known, i: number, a: Answered): void {
+  if (s.task.batch) {
+    s.shardsDone.push(i);
+    s.answered.push(a);
+  } else {
+    dropLines(a.reply);
+    postReplies(s.run, [i], [a.reply], true);
   }
-  if (shardsDone.length > 0) {
-    shapeBest(s.task, answered);
-    for (const a of answered) dropLines(a.reply);
-    postReplies(run, shardsDone, answered.map((a) => a.reply), false);
+}
+
+/**
+ * Works on a search until nothing granted is left to claim, or until shouldYield() asks
+ * for the worker (then its shard under way is kept, suspended). True when it stopped to
+ * yield.
+ */
+function slice(s: Known): boolean {
+  for (;;) {
+    if (!s.running) {
+      if (Atomics.load(s.flag, 0) !== 0) return false;
+      if (shouldYield()) return true;
+      const claimed = claim(s);
+      if (!claimed) return false;
+      const started = startShard(s, claimed.shard, claimed.pastCut);
+      if ('reply' in started) {
+        take(s, claimed.shard, started);
+        continue;
+      }
+      s.running = started;
+    }
+    const r = s.running;
+    const a = stepShard(s, r);
+    if (!a) return true;
+    s.running = undefined;
+    take(s, r.i, a);
+  }
+}
+
+/** Posts a blocking search's batch once it can claim no more here; forgets a search that has ended. */
+function finish(s: Known): void {
+  if (s.running) return;
+  const stopped = Atomics.load(s.flag, 0) !== 0;
+  const more = !stopped && claimable(s);
+  if (more) return;
+  if (s.shardsDone.length > 0) {
+    shapeBest(s.task, s.answered);
+    for (const a of s.answered) dropLines(a.reply);
+    postReplies(s.run, s.shardsDone, s.answered.map((a) => a.reply), false);
+    s.shardsDone = [];
+    s.answered = [];
   }
   // Stopped, or every shard claimed: no resume will bring more. Otherwise the grant ran
   // out: a resume message comes when the searcher grants more (or stops the search).
   const over = Atomics.load(s.control, CONTROL_NEXT) >= s.task.shards.length || (cutPassed(s) && !s.task.definitionsPastCut);
-  if (Atomics.load(s.flag, 0) !== 0 || over) known.delete(run);
-  else known.set(run, s);
+  if (stopped || over) forget(s);
+}
+
+function forget(s: Known): void {
+  known.delete(s.run);
+  const caller = s.task.caller;
+  for (const other of known.values()) if (other.task.caller === caller) return;
+  served.delete(caller);
+}
+
+/** Whether the search has a granted shard left to claim now. */
+function claimable(s: Known): boolean {
+  const next = Atomics.load(s.control, CONTROL_NEXT);
+  if (next >= Atomics.load(s.control, CONTROL_GRANTED) || next >= s.task.shards.length) return false;
+  return !cutPassed(s) || s.task.definitionsPastCut;
+}
+
+/** The search to work on next: of those with work to do, the one whose caller has had the least time here, then the oldest. */
+function pick(): Known | undefined {
+  let best: Known | undefined;
+  let bestServed = Infinity;
+  for (const s of known.values()) {
+    if (!s.running && (Atomics.load(s.flag, 0) !== 0 || !claimable(s))) continue;
+    const had = served.get(s.task.caller) ?? 0;
+    if (had < bestServed || (had === bestServed && s.seq < best!.seq)) {
+      best = s;
+      bestServed = had;
+    }
+  }
+  return best;
+}
+
+let turnsQueued = false;
+
+/**
+ * Works on the searches with work to do, by turns (pick), until none has any. When a
+ * search yields to one that may be waiting, the worker first takes its messages (the next
+ * turns run from a new event-loop task).
+ */
+function turns(): void {
+  turnsQueued = false;
+  for (;;) {
+    for (const s of [...known.values()]) finish(s);
+    const s = pick();
+    if (!s) return;
+    sliceSeen = Atomics.load(attention, 0);
+    sliceStarted = performance.now();
+    const yielded = slice(s);
+    served.set(s.task.caller, (served.get(s.task.caller) ?? 0) + (performance.now() - sliceStarted));
+    if (yielded) {
+      if (!turnsQueued) {
+        turnsQueued = true;
+        setImmediate(turns);
+      }
+      return;
+    }
+  }
 }
 
 /** Answers the pool's messages on `p` (search-thread.ts in a worker thread; the pool itself in-thread). */
-export function serveSearches(p: MessagePort, id: number): void {
+export function serveSearches(p: MessagePort, id: number, sharedAttention?: SharedArrayBuffer): void {
   port = p;
   workerId = id;
+  if (sharedAttention) attention = new Int32Array(sharedAttention);
   port.on('message', onMessage);
 }
 
@@ -274,14 +437,13 @@ function onMessage(msg: ToWorker): void {
       recycle(msg.buffer);
       return;
     case 'search': {
-      const s: Known = { task: packr.unpack(msg.body) as SearchTask, control: new Int32Array(msg.control), flag: new Int32Array(msg.cancel), sentAt: msg.sentAt };
-      work(msg.run, s);
+      const s: Known = { run: msg.run, task: packr.unpack(msg.body) as SearchTask, control: new Int32Array(msg.control), flag: new Int32Array(msg.cancel), sentAt: msg.sentAt, seq: nextSeq++, shardsDone: [], answered: [] };
+      known.set(msg.run, s);
+      if (!turnsQueued) turns();
       return;
     }
-    case 'resume': {
-      const s = known.get(msg.run);
-      if (s) work(msg.run, s);
+    case 'resume':
+      if (known.has(msg.run) && !turnsQueued) turns();
       return;
-    }
   }
 }

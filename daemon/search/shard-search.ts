@@ -85,7 +85,7 @@ interface BranchClass {
   tree: Tree;
 }
 
-const CANCEL_CHECK_EVERY = 32;
+const NEVER = (): boolean => false;
 
 /** Per-document evaluation state: the content is read at most once. */
 class DocContext {
@@ -131,27 +131,28 @@ interface Found {
  */
 const SPECULATE_PROBE_DOCS = 2048;
 
-/**
- * @param matchers  one per term id of the plan (matcher.ts).
- * @param limit     match ranges wanted; the search stops once it has more than this many,
- *                  so that `more` tells whether the answer is exhaustive.
- * @param useIndex  false: every document is a candidate (the brute-force oracle).
- */
-export function searchShard(
-  shard: Shard,
-  plan: Plan,
-  matchers: Matcher[],
-  limit: number,
-  isCancelled: () => boolean,
-  useIndex = true,
-  repo?: RepoFacts,
+/** How a shard is searched (searchShard). */
+export interface ShardSearchOptions {
+  /**
+   * Match ranges wanted; the search stops once it has more than this many, so that `more`
+   * tells whether the answer is exhaustive.
+   */
+  limit: number;
+  /**
+   * Whether the search was stopped (it had enough, its time was up, its client left):
+   * asked before each document past the definitions; default never.
+   */
+  isCancelled?: () => boolean;
+  /** False: every document is a candidate (the brute-force oracle). Default true. */
+  useIndex?: boolean;
+  repo?: RepoFacts;
   /**
    * Becomes true when the search wants only the documents defining a name of the query
    * from here on (it is past its cut, searcher.ts): the rest of the shard is skipped. The
    * definitions, examined first, are always examined whole (no cancel check among them), so
    * which of them a shard returns does not depend on when the flag was seen.
    */
-  definitionsOnly?: () => boolean,
+  definitionsOnly?: () => boolean;
   /**
    * Locate each hit's lines and write its chunks as it is found (ShardHit.lines, chunks),
    * with these context lines: for a caller that shapes every hit (a stream). A blocking
@@ -159,9 +160,9 @@ export function searchShard(
    * for all of them cost more memory than the copies they save. `keep`: where the chunks'
    * JSON is copied out of the core (core shapeChunks).
    */
-  locate?: { contextLines: number; keep?: (json: Uint8Array) => Uint8Array },
+  locate?: { contextLines: number; keep?: (json: Uint8Array) => Uint8Array };
   /** A stream's hits handed over while the shard runs (PartialHits); the result holds the rest. */
-  partial?: PartialHits,
+  partial?: PartialHits;
   /**
    * A bet that the search will be past its cut before this shard (cluster/fan-out.ts): the
    * shard is searched for its definitions only, as past the cut, unless at most this many
@@ -169,8 +170,33 @@ export function searchShard(
    * loose: SPECULATE_PROBE_DOCS), which costs little enough to search whole.
    * The result says which it did (`speculative`).
    */
-  speculate?: number,
-): ShardSearchResult {
+  speculate?: number;
+  /**
+   * Asked before each document: true suspends the search there (searchShardSteps yields),
+   * to be resumed where it stopped; the worker's scheduler uses it to let another caller's
+   * search run (search-worker.ts). Its answers change no result.
+   */
+  shouldYield?: () => boolean;
+}
+
+/** Searches a shard to its end (searchShardSteps, never suspended). `matchers`: one per term id of the plan (matcher.ts). */
+export function searchShard(shard: Shard, plan: Plan, matchers: Matcher[], options: ShardSearchOptions): ShardSearchResult {
+  const steps = searchShardSteps(shard, plan, matchers, { ...options, shouldYield: undefined });
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * Searches a shard, suspending (yielding) before a document whenever `shouldYield` says
+ * so: its result is the generator's return value. `matchers`: one per term id of the plan
+ * (matcher.ts).
+ */
+export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[], options: ShardSearchOptions): Generator<undefined, ShardSearchResult, undefined> {
+  const { limit, repo, definitionsOnly, locate, partial, speculate, shouldYield } = options;
+  const isCancelled = options.isCancelled ?? NEVER;
+  const useIndex = options.useIndex ?? true;
   const counters = emptyCounters();
   const result: ShardSearchResult = { hits: [], counters, filtered: false, more: false, found: 0, termDocs: [], speculative: false };
   const t0 = process.hrtime.bigint();
@@ -219,7 +245,7 @@ export function searchShard(
     const candidates = onlyDefinitions ? (onBranches === null ? first : intersectSorted(onBranches, first)) : useIndex ? (known !== undefined ? known : candidatesOf()) : onBranches;
     // The rest of the shard is left unexamined: its answer is not exhaustive.
     if (onlyDefinitions) result.more = true;
-    const t1 = process.hrtime.bigint();
+    let t1 = process.hrtime.bigint();
     construction += Number(t1 - tc);
     let { order: ordered, front } = definitionsFirst(candidates, first, shard.docCount);
     let total = ordered === null ? shard.docCount : ordered.length;
@@ -233,7 +259,12 @@ export function searchShard(
         total = ordered.length;
         if (i >= total) break;
       }
-      const stop = result.found > limit || (i >= front && ((examined % CANCEL_CHECK_EVERY === 0 && examined > 0 && isCancelled()) || definitionsOnly?.() === true));
+      if (shouldYield?.() === true) {
+        search += Number(process.hrtime.bigint() - t1);
+        yield;
+        t1 = process.hrtime.bigint();
+      }
+      const stop = result.found > limit || (i >= front && (isCancelled() || definitionsOnly?.() === true));
       if (stop) {
         counters.filesSkipped += total - i;
         result.more = true;

@@ -48,7 +48,7 @@ const haystackIndex = haystack(dir.path, 1200, 100, 1 << 20);
 test(`${STREAMS} streaming searches whose clients disconnect mid-stream: the work stops at once, memory, fds and threads come back`, { timeout: 300_000 }, async (t) => {
   const dataDir = await haystackIndex();
   const configPath = join(dir.path, 'trawl.json');
-  const search = { maxConcurrent: STREAMS / 2, maxQueued: STREAMS };
+  const search = { maxConcurrent: STREAMS / 2, maxConcurrentPerCaller: STREAMS / 2, maxQueued: STREAMS, maxQueuedPerCaller: STREAMS };
   writeFileSync(configPath, JSON.stringify({ settings: { anonymousAccess: true, symbols: false, search } }));
   const daemon = await serve(['--data-dir', dataDir, '--config', configPath], dir.path);
   const pid = daemon.child.pid!;
@@ -129,7 +129,7 @@ test('a stopped search takes its queued shard tasks out of the pool at once', as
     const m = readAllManifests(dataDir)[0]!;
     const plan = packr.pack(planQuery({ ...QUERY }));
     const shard = (i: number): ShardRef => shardRef(join(shardsDir(dataDir, m.repoId), m.shards[i % m.shards.length]!.file), m.repoId);
-    const task = (planId: number, ...ids: number[]): SearchTask => ({ planId, plan, limit: 100000, brute: false, shards: ids.map(shard), cut: { ranges: 100000, rankedRanges: 100000, loadedKiB: Infinity }, batch: false, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION });
+    const task = (planId: number, ...ids: number[]): SearchTask => ({ planId, plan, limit: 100000, brute: false, shards: ids.map(shard), cut: { ranges: 100000, rankedRanges: 100000, loadedKiB: Infinity }, batch: false, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION, caller: '' });
     const live = new SharedArrayBuffer(4);
     const gone = new SharedArrayBuffer(4);
     // Closing the pool after a failed assertion rejects what is still queued: not the failure to report.
@@ -224,13 +224,13 @@ test('a search whose client left shapes none of the shard results already in han
 
 test('a turn at the search gate is not handed to a client that left in the same batch of disconnects', async () => {
   const changes: Array<[number, number]> = [];
-  const gate = new SearchGate(1, 10, (running, waiting) => changes.push([running, waiting]));
+  const gate = new SearchGate({ concurrent: 1, queued: 10 }, (running, waiting) => changes.push([running, waiting]));
   const outcome = (p: Promise<() => void>) => p.then((release) => ({ release, got: 'turn' as const }), () => ({ release: undefined, got: 'left' as const }));
-  const releaseA = await gate.enter();
+  const releaseA = await gate.enter('client');
   const b = new AbortController();
   const c = new AbortController();
-  const turnB = outcome(gate.enter(b.signal));
-  const turnC = outcome(gate.enter(c.signal));
+  const turnB = outcome(gate.enter('client', b.signal));
+  const turnC = outcome(gate.enter('client', c.signal));
   // One batch of I/O events: the running search's client leaves (its search ends and gives
   // the turn back), then the two queued ones' clients.
   releaseA();
@@ -240,8 +240,8 @@ test('a turn at the search gate is not handed to a client that left in the same 
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(changes.at(-1), [0, 0], 'the gate is free');
   // A client still there gets the turn passed on (once the batch is handled).
-  const releaseD = await gate.enter();
-  const turnE = outcome(gate.enter());
+  const releaseD = await gate.enter('client');
+  const turnE = outcome(gate.enter('client'));
   releaseD();
   const e = await turnE;
   assert.equal(e.got, 'turn');

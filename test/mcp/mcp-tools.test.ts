@@ -57,7 +57,7 @@ async function harness(answers: Answers, prepare?: PrepareCall): Promise<Harness
   const fakePrepare: PrepareCall = async (extra) => {
     h.prepared++;
     assert.ok(extra.signal instanceof AbortSignal, 'prepare gets the request signal');
-    const caller: ToolCaller = { identity, signal: extra.signal, log: silentHttpLogger };
+    const caller: ToolCaller = { identity, clientAddress: '127.0.0.1', signal: extra.signal, log: silentHttpLogger };
     h.callers.push(caller);
     return caller;
   };

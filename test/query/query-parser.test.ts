@@ -87,7 +87,11 @@ const rows: Row[] = [
   { input: '(file:(a|b) or foo)', want: '(or (file "(a|b)") (content "foo"))' },
   { input: 'file::x', want: '(file ":x")' },
   { input: 'lang:go', want: '(lang "Go")' },
-  { input: 'lang:GO lang:cpp lang:"c++"', want: '(and (lang "Go") (lang "C++") (lang "C++"))' },
+  { input: 'lang:GO lang:cpp lang:"c++"', want: '(and (lang "Go") (lang "C++"))' },
+  // Repeated children are dropped, after flattening: they match and highlight the same.
+  { input: 'a or a or a or b', want: '(or (content "a") (content "b"))' },
+  { input: '(a b) (b a) a', want: '(and (content "a") (content "b"))' },
+  { input: 'a -a', want: '(and (content "a") (not (content "a")))' },
   { input: 'lang:Python', want: '(lang "Python")' },
   { input: 'sym:main', want: '(sym "main")' },
   { input: 'sym:^New[A-Z]', want: '(sym "^New[A-Z]")' },
@@ -277,7 +281,8 @@ function normalize(n: QueryNode): QueryNode {
     return c.type === 'not' ? c.child : { type: 'not', child: c };
   }
   if (n.type !== 'and' && n.type !== 'or') return n;
-  const children = n.children.map(normalize).flatMap((c) => (c.type === n.type ? c.children : [c]));
+  const flat = n.children.map(normalize).flatMap((c) => (c.type === n.type ? c.children : [c]));
+  const children = flat.filter((c, i) => flat.findIndex((d) => JSON.stringify(d) === JSON.stringify(c)) === i);
   return children.length === 1 ? children[0]! : { type: n.type, children };
 }
 

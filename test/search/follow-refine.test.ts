@@ -41,7 +41,7 @@ async function build(root: string, falses: number): Promise<Shard> {
 }
 
 const plan = planQuery({ query: 'abcdxyz', isRegexEnabled: false, isCaseSensitivityEnabled: true });
-const run = (shard: Shard, limit: number, useIndex: boolean) => searchShard(shard, plan, planTerms(plan).map((t) => new Matcher(t, 'indexed')), limit, () => false, useIndex);
+const run = (shard: Shard, limit: number, useIndex: boolean) => searchShard(shard, plan, planTerms(plan).map((t) => new Matcher(t, 'indexed')), { limit, useIndex });
 
 test('capped candidates that turn out false are refined by the follow masks, with the oracle’s answer', async () => {
   const dir = tempDir('follow-refine');

@@ -31,7 +31,7 @@ async function task(query: string, regex: boolean, planId: number, batch = false
   const dataDir = await haystackIndex();
   const m = readAllManifests(dataDir)[0]!;
   const plan = packr.pack(planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: true }));
-  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => shardRef(join(shardsDir(dataDir, m.repoId), s.file), m.repoId)), cut: { ranges: stopAfter, rankedRanges: stopAfter, loadedKiB: Infinity }, batch, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION };
+  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => shardRef(join(shardsDir(dataDir, m.repoId), s.file), m.repoId)), cut: { ranges: stopAfter, rankedRanges: stopAfter, loadedKiB: Infinity }, batch, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION, caller: '' };
 }
 
 const workers = (pool: SearchPool) => (pool as unknown as { slots: Array<{ worker: Worker }> }).slots.map((s) => s.worker);

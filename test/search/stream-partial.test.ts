@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { searchShard, type ShardHit } from '../../daemon/search/shard-search.ts';
+import { searchShard, type PartialHits, type ShardHit } from '../../daemon/search/shard-search.ts';
 import { Matcher } from '../../daemon/search/matcher.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
 import { planTerms } from '../../daemon/query/terms.ts';
@@ -43,7 +43,7 @@ test('the parts a shard hands over and the rest of its result are exactly its wh
   const shard = Shard.open(join(shardsDir(dataDir, m.repoId), m.shards[0]!.file));
   for (const query of ['needle', 'needle again', 'needle_7']) {
     const plan = planQuery({ query, isRegexEnabled: false, isCaseSensitivityEnabled: false });
-    const run = (partial?: Parameters<typeof searchShard>[9]) => searchShard(shard, plan, planTerms(plan).map((t) => new Matcher(t, 'indexed')), 100000, () => false, true, undefined, undefined, { contextLines: 0 }, partial);
+    const run = (partial?: PartialHits) => searchShard(shard, plan, planTerms(plan).map((t) => new Matcher(t, 'indexed')), { limit: 100000, locate: { contextLines: 0 }, ...(partial ? { partial } : {}) });
     const whole = run();
     const parts: ShardHit[][] = [];
     let calls = 0;

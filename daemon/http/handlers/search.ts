@@ -5,9 +5,10 @@
 
 import { ServiceError } from '../../errors.ts';
 import { MAX_QUERY_BYTES } from '../../search/request.ts';
-import { planSearch, type SearchChunk } from '../../search/searcher.ts';
+import type { SearchChunk } from '../../search/searcher.ts';
 import type { SearchRequest } from '../../search/types.ts';
 import { FILES, jsonPartsWithFiles, jsonWithFiles } from '../../search/wire.ts';
+import { callerKey } from '../caller.ts';
 import { RawJson } from '../respond.ts';
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
@@ -34,11 +35,12 @@ export function searchRoutes(s: Services): Route[] {
       authenticated: true,
       async handle(ctx) {
         const req = searchRequest(ctx);
+        const caller = callerKey(ctx.identity, ctx.clientAddress);
         // A bad query is a 400 before the search waits for a turn; the plan is not made twice.
-        const planned = planSearch(req);
-        const release = await s.gate.enter(ctx.signal);
+        const planned = await s.planner.plan(req, caller, ctx.signal);
+        const release = await s.gate.enter(caller, ctx.signal);
         try {
-          const res = await s.searcher.searchWire(req, { planned, timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
+          const res = await s.searcher.searchWire(req, { planned, caller, timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
           s.metrics?.search('search', res.stats, res.isSearchExhaustive);
           // The files are written as the workers shaped them (search/wire.ts).
           const fields: Array<[string, unknown]> = [['stats', res.stats], ['files', FILES], ['repositoryInfo', res.repositoryInfo], ['isSearchExhaustive', res.isSearchExhaustive]];
@@ -89,12 +91,13 @@ function searchRequest(ctx: RouteContext): Required<SearchRequest> {
 
 async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> {
   const req = searchRequest(ctx);
+  const caller = callerKey(ctx.identity, ctx.clientAddress);
   // Errors found before the stream starts are JSON responses: plan the query now, once (a
   // queued stream that gets its turn starts searching at once).
-  const planned = planSearch(req);
+  const planned = await s.planner.plan(req, caller, ctx.signal);
   // A full queue is refused now, as JSON; a queued stream starts at once and sends
   // keep-alive comments while it waits for its turn.
-  const turn = s.gate.enter(ctx.signal);
+  const turn = s.gate.enter(caller, ctx.signal);
   turn.catch(() => {}); // the client left while queued: handled where awaited
   const reply = ctx.reply;
   // Messages go out one at a time: each waits until the socket took the previous one, so
@@ -136,6 +139,7 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
       release = await turn;
       const res = await s.searcher.search(req, {
         planned,
+        caller,
         timeoutMs: s.config.settings.search.timeoutMs,
         signal: ctx.signal,
         repoFilter: (r) => ctx.identity.canSee(r),

@@ -4,8 +4,9 @@
 // language, repository and revision become `lang:`, `repo:` and `branch:` filters.
 
 import { ServiceError } from '../../errors.ts';
-import { planSearch, type PlannedSearch } from '../../search/searcher.ts';
+import type { PlannedSearch } from '../../search/searcher.ts';
 import type { FileResult, SearchRequest, SearchResponse } from '../../search/types.ts';
+import { callerKey } from '../caller.ts';
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
 
@@ -61,19 +62,20 @@ function request(term: string, r: FindRequest, regex: boolean): Required<SearchR
 }
 
 async function find(s: Services, ctx: RouteContext, req: Required<SearchRequest>) {
+  const caller = callerKey(ctx.identity, ctx.clientAddress);
   let planned: PlannedSearch;
   try {
-    planned = planSearch(req);
+    planned = await s.planner.plan(req, caller, ctx.signal);
   } catch (err) {
     // The query is built from the body's fields: what it cannot parse (an unknown
     // language, a branch glob the parser refuses) is a bad body.
-    if (err instanceof ServiceError) throw new ServiceError('INVALID_REQUEST_BODY', err.message);
+    if (err instanceof ServiceError && err.errorCode === 'FAILED_TO_PARSE_QUERY') throw new ServiceError('INVALID_REQUEST_BODY', err.message);
     throw err;
   }
-  const release = await s.gate.enter(ctx.signal);
+  const release = await s.gate.enter(caller, ctx.signal);
   let res: SearchResponse;
   try {
-    res = await s.searcher.search(req, { planned, timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
+    res = await s.searcher.search(req, { planned, caller, timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
   } finally {
     release();
   }
