@@ -9,7 +9,7 @@
 
 import RE2 from 're2';
 import { ServiceError } from '../errors.ts';
-import { withinBudget } from './analysis-budget.ts';
+import { analysisBudget, withinBudget, type AnalysisBudget } from './analysis-budget.ts';
 import { ALL } from './ngram-query.ts';
 import type { QueryNode } from './ast.ts';
 import { parseQuery } from './parser.ts';
@@ -29,14 +29,17 @@ export interface QueryRequest {
 }
 
 /**
- * The time the prefilter analyses of one query may take together (analysis-budget.ts):
- * past it the remaining terms get the filters that claim nothing (sound, slower to search).
+ * What the prefilter analyses of one query may spend together (analysis-budget.ts): past
+ * it the remaining terms get the filters that claim nothing (sound, slower to search).
+ * Ordinary queries take a few hundred steps, 64 case-insensitive identifiers about 5,000;
+ * thousands of alternatives take a hundred thousand.
  */
-export const ANALYSIS_BUDGET_MS = 50;
+export const ANALYSIS_STEPS = 16_000;
+export const ANALYSIS_MS = 250;
 
 export function planQuery(req: QueryRequest): Plan {
   const ast = parseQuery(req.query, { regex: req.isRegexEnabled === true, caseSensitive: req.isCaseSensitivityEnabled === true });
-  const until = performance.now() + ANALYSIS_BUDGET_MS;
+  const budget = analysisBudget(ANALYSIS_STEPS, ANALYSIS_MS);
   let terms = 0;
   const branches: string[] = [];
   const build = (n: QueryNode): PlanNode => {
@@ -47,11 +50,11 @@ export function planQuery(req: QueryRequest): Plan {
       case 'not':
         return { op: 'not', child: build(n.child) };
       case 'content':
-        return { op: 'content', term: compileTerm(n.pattern, n.regex, n.caseSensitive, until), id: terms++ };
+        return { op: 'content', term: compileTerm(n.pattern, n.regex, n.caseSensitive, budget), id: terms++ };
       case 'file':
-        return { op: 'file', term: compileTerm(n.pattern, true, n.caseSensitive, until), id: terms++ };
+        return { op: 'file', term: compileTerm(n.pattern, true, n.caseSensitive, budget), id: terms++ };
       case 'sym':
-        return { op: 'sym', term: compileTerm(n.pattern, true, n.caseSensitive, until), id: terms++ };
+        return { op: 'sym', term: compileTerm(n.pattern, true, n.caseSensitive, budget), id: terms++ };
       case 'repo':
         return { op: 'repo', pattern: n.pattern };
       case 'lang':
@@ -75,10 +78,10 @@ export function planQuery(req: QueryRequest): Plan {
  * Compiles one pattern the parser has checked (its compile cost bounded: regex-cost.ts):
  * checks a regex with RE2 as the searchers will compile it and derives its prefilters
  * (n-grams, required literal, whether matches stay within a line), each within what is left
- * of the query's analysis time (`until`, performance.now() milliseconds), or claiming nothing.
+ * of the query's analysis budget, or claiming nothing.
  */
-export function compileTerm(pattern: string, regex: boolean, caseSensitive: boolean, until = Infinity): Term {
-  if (!regex) return { kind: 'literal', pattern, caseSensitive, ngrams: withinBudget(until, () => literalNgramQuery(pattern, { caseInsensitive: !caseSensitive }), ALL), required: null, lineLocal: false, sequence: null };
+export function compileTerm(pattern: string, regex: boolean, caseSensitive: boolean, budget: AnalysisBudget = analysisBudget(ANALYSIS_STEPS, ANALYSIS_MS)): Term {
+  if (!regex) return { kind: 'literal', pattern, caseSensitive, ngrams: withinBudget(budget, () => literalNgramQuery(pattern, { caseInsensitive: !caseSensitive }), ALL), required: null, lineLocal: false, sequence: null };
   try {
     new RE2(pattern, regexFlags(caseSensitive));
   } catch (err) {
@@ -86,15 +89,15 @@ export function compileTerm(pattern: string, regex: boolean, caseSensitive: bool
   }
   // Parsed once for all analyses.
   const ast = parseForAnalysis(pattern, { caseInsensitive: !caseSensitive });
-  const lineLocal = withinBudget(until, () => lineLocalOf(ast), false);
+  const lineLocal = withinBudget(budget, () => lineLocalOf(ast), false);
   return {
     kind: 'regex',
     pattern,
     caseSensitive,
-    ngrams: withinBudget(until, () => regexNgramQueryOf(ast), ALL),
-    required: withinBudget(until, () => requiredLiteralOf(ast), null),
+    ngrams: withinBudget(budget, () => regexNgramQueryOf(ast), ALL),
+    required: withinBudget(budget, () => requiredLiteralOf(ast), null),
     lineLocal,
-    sequence: withinBudget(until, () => requiredSequenceOf(ast, lineLocal), null),
+    sequence: withinBudget(budget, () => requiredSequenceOf(ast, lineLocal), null),
   };
 }
 

@@ -39,9 +39,10 @@ export function regexCost(node: Re2Node): number {
     case 'dot':
       return DOT;
     case 'class': {
+      // Case folding adds the other case of explicit ranges; groups are closed under it.
       let cost = 1 + (node.negated ? NEGATED : 0);
-      for (const item of node.items) cost += itemCost(item);
-      return node.foldCase ? 2 * cost : cost;
+      for (const item of node.items) cost += itemCost(item) * (node.foldCase && item.kind === 'range' ? 2 : 1);
+      return cost;
     }
     case 'group':
       return regexCost(node.sub) + 1;

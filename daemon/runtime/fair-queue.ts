@@ -1,10 +1,20 @@
 // Entries waiting for a shared resource, kept per owner (a caller) and taken by turns across
-// owners: one owner's hundred entries wait behind their own, and the next owner's first
+// owners: one owner's hundred entries wait behind their own, and another owner's first
 // entry is taken after at most one of theirs. Within an owner, first come, first served.
+//
+// The turn goes to the owner who had one longest ago (never, first), so an owner whose
+// entry was just taken waits behind the others even when it had emptied its list and
+// queued again. When were turns last had is remembered for owners with entries waiting,
+// and for the REMEMBERED owners served last without.
+
+const REMEMBERED = 1024;
 
 export class FairQueue<T> {
-  /** Each owner's entries, in arrival order; the map's order is the owners' turn order. */
+  /** Each owner's entries, in arrival order; the map's order breaks ties between owners never served. */
   private readonly byOwner = new Map<string, T[]>();
+  /** The turn each owner last had (a counter), the oldest first. */
+  private readonly lastTurn = new Map<string, number>();
+  private turn = 0;
   private count = 0;
 
   /** Entries waiting in all. */
@@ -42,19 +52,39 @@ export class FairQueue<T> {
   }
 
   /**
-   * The oldest entry of the first owner in turn that `eligible` accepts (every owner when
-   * it is absent), taken out; that owner's turn moves to the back. Undefined when no owner
-   * with entries is eligible.
+   * The oldest entry of the owner whose turn it is among those `eligible` accepts (every
+   * owner when it is absent), taken out. Undefined when no owner with entries is eligible.
    */
   shift(eligible: (owner: string) => boolean = () => true): { owner: string; entry: T } | undefined {
-    for (const [owner, list] of this.byOwner) {
-      if (!eligible(owner)) continue;
-      const entry = list.shift()!;
-      this.byOwner.delete(owner);
-      if (list.length > 0) this.byOwner.set(owner, list);
-      this.count--;
-      return { owner, entry };
+    let best: string | undefined;
+    let bestTurn = Infinity;
+    for (const owner of this.byOwner.keys()) {
+      const had = this.lastTurn.get(owner) ?? -1;
+      if (had < bestTurn && eligible(owner)) {
+        best = owner;
+        bestTurn = had;
+      }
     }
-    return undefined;
+    if (best === undefined) return undefined;
+    const list = this.byOwner.get(best)!;
+    const entry = list.shift()!;
+    if (list.length === 0) this.byOwner.delete(best);
+    this.count--;
+    this.lastTurn.delete(best);
+    this.lastTurn.set(best, this.turn++);
+    this.forgetOld();
+    return { owner: best, entry };
+  }
+
+  /** Forgets the turns of owners with nothing waiting beyond the REMEMBERED served last. */
+  private forgetOld(): void {
+    let excess = this.lastTurn.size - REMEMBERED - this.byOwner.size;
+    if (excess <= 0) return;
+    for (const owner of this.lastTurn.keys()) {
+      if (excess <= 0) return;
+      if (this.byOwner.has(owner)) continue;
+      this.lastTurn.delete(owner);
+      excess--;
+    }
   }
 }

@@ -6,9 +6,19 @@ import { parentPort } from 'node:worker_threads';
 import { ServiceError } from '../errors.ts';
 import { planQuery } from '../query/plan.ts';
 import { pack } from './protocol.ts';
-import type { PlanJob, PlanAnswer } from './planner.ts';
+import type { PlanAnswer, PlanJob } from './planner.ts';
+
+// Queries of each kind, planned once before the thread says it is ready: the first plan
+// loads the parser's tables and the case-folding data, which the first caller's query
+// should not wait for.
+const WARM_UP = [
+  { query: 'Warm_up_ÉTÉ file:\\.c$ sym:^main$ lang:go repo:x -branch:y', isRegexEnabled: false },
+  { query: '(?i)[a-z]+_\\d{2}\\s*\\(|(foo|bar)baz[0-9]+\\b', isRegexEnabled: true },
+];
+for (const request of WARM_UP) planQuery(request);
 
 const port = parentPort!;
+port.postMessage({ ready: true } satisfies PlanAnswer);
 port.on('message', (job: PlanJob) => {
   const t = process.hrtime.bigint();
   let answer: PlanAnswer;

@@ -31,8 +31,9 @@ export interface PlanJob {
   request: PlanRequest;
 }
 
-/** A planner thread's answer: the plan encoded, the query refused, or the thread's failure. */
+/** A planner thread's answer: the plan encoded, the query refused, or the thread's failure; first, that it is ready. */
 export type PlanAnswer =
+  | { ready: true }
   | { id: number; bytes: Uint8Array; planNs: number }
   | { id: number; refused: { errorCode: ErrorCode; message: string } }
   | { id: number; failed: string };
@@ -40,7 +41,7 @@ export type PlanAnswer =
 export interface PlannerOptions {
   /** Planner threads; 0: plans are made in this thread (a command on a small index, tests). Default 2. */
   threads?: number;
-  /** A plan taking longer than this (ms) has its thread replaced and its query refused. Default 2,000. */
+  /** A plan taking longer than this (ms) has its thread replaced and its query refused. Default 5,000. */
   timeoutMs?: number;
 }
 
@@ -59,6 +60,8 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** The thread has loaded its modules (its first message): only then is a query's time counted. */
+  ready: boolean;
   job: Job | undefined;
   timer: NodeJS.Timeout | undefined;
 }
@@ -76,7 +79,7 @@ export class Planner {
 
   constructor(options: PlannerOptions = {}) {
     this.threads = options.threads ?? 2;
-    this.timeoutMs = options.timeoutMs ?? 2000;
+    this.timeoutMs = options.timeoutMs ?? 5000;
     this.perCaller = Math.max(1, this.threads - 1);
   }
 
@@ -147,7 +150,7 @@ export class Planner {
   private dispatch(): void {
     this.warm();
     for (const slot of this.slots) {
-      if (slot.job) continue;
+      if (slot.job || !slot.ready) continue;
       const next = this.queue.shift((caller) => (this.planning.get(caller) ?? 0) < this.perCaller);
       if (!next) return;
       const job = next.entry;
@@ -174,6 +177,11 @@ export class Planner {
   }
 
   private answered(slot: Slot, answer: PlanAnswer): void {
+    if ('ready' in answer) {
+      slot.ready = true;
+      this.dispatch();
+      return;
+    }
     if (slot.job?.id !== answer.id) return;
     const job = this.release(slot)!;
     if ('failed' in answer) {
@@ -225,7 +233,7 @@ export class Planner {
 
   private spawn(): Slot {
     const worker = startTsWorker(THREAD, {}, { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 });
-    const slot: Slot = { worker, job: undefined, timer: undefined };
+    const slot: Slot = { worker, ready: false, job: undefined, timer: undefined };
     worker.unref();
     worker.on('message', (answer: PlanAnswer) => this.answered(slot, answer));
     worker.on('error', (err) => this.died(slot, err));

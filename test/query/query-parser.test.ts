@@ -132,6 +132,16 @@ const rows: Row[] = [
   { input: 'file:(', error: /^invalid regular expression in file: "\(" at column 1: missing \)$/ },
   { input: 'repo:a**', error: /^invalid regular expression in repo: "a\*\*" at column 1: bad repetition operator/ },
   { input: 'x sym:(?P<', error: /^invalid regular expression in sym: .* at column 3/ },
+  // --- bounds checked before anything is compiled (regex-cost.ts, MAX_QUERY_TERMS, MAX_QUERY_LEAVES)
+  { input: '.{0,1000}', regex: true, want: '(content re ".{0,1000}")' },
+  { input: '.{0,1000}'.repeat(3), regex: true, error: /^regular expression at column 1 is too large to compile: its repetitions and classes expand to about 60,006 steps, at most 50,000 are allowed$/ },
+  { input: 'x file:\\pL{1000}', error: /^regular expression in file: at column 3 is too large to compile/ },
+  { input: '.{0,1000}'.repeat(1800), regex: true, error: /^regular expression at column 1 is too large to compile/ },
+  { input: ['a.{0,1000}', 'b.{0,1000}', 'c.{0,1000}', 'd.{0,1000}', 'e.{0,1000}'].join(' '), regex: true, error: /^the query's regular expressions are too large to compile together \(column 45\)/ },
+  { input: Array.from({ length: 3277 }, () => 'a').join(' or ') + ' or b', want: '(or (content "a") (content "b"))' },
+  { input: Array.from({ length: 64 }, (_, i) => `t${i}`).join(' or '), want: `(or ${Array.from({ length: 64 }, (_, i) => `(content "t${i}")`).join(' ')})` },
+  { input: Array.from({ length: 65 }, (_, i) => `t${i}`).join(' or '), error: /^the query has 65 different search terms; at most 64 are allowed$/ },
+  { input: Array.from({ length: 257 }, (_, i) => `repo:r${i}`).join(' or '), error: /^the query has 257 different terms and filters; at most 256 are allowed$/ },
   // --- case
   { input: 'Foo', want: '(content "Foo")' },
   { input: 'Foo', caseSensitive: true, want: '(content case "Foo")' },
