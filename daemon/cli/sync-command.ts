@@ -1,5 +1,6 @@
 // `trawl sync [--config FILE] [--force]`: one sync pass (discover, fetch, index what moved,
-// remove what is gone) with a progress display; exit status 1 when anything failed.
+// remove what is gone) with a progress display; exit status 1 when anything failed or was
+// refused (a clone URL the connection may not fetch: repos/hosts/clone-url.ts).
 
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
@@ -40,6 +41,10 @@ export async function syncCommand(argv: string[]): Promise<number> {
       out(e.error ? `connection ${e.name}: FAILED: ${e.error}` : `connection ${e.name}: ${formatCount(e.repos ?? 0)} repositories`);
       return;
     }
+    if (e.type === 'repo-refused') {
+      out(`connection ${e.connection}: ${e.repoName}: REFUSED, skipped: ${e.error}`);
+      return;
+    }
     const at = `[${e.index + 1}/${e.total}]`;
     if (e.type === 'repo-progress') {
       if (e.build) drawBuild({ label: `${at} ${e.repoName}`, p: e.build });
@@ -67,10 +72,10 @@ export async function syncCommand(argv: string[]): Promise<number> {
     const failedConnections = report.connections.filter((c) => !c.ok).length;
     out(
       `sync done: ${count('indexed')} indexed, ${count('unchanged')} up to date, ${count('failed')} failed, ` +
-        `${count('backing-off')} waiting to retry, ${count('deleted')} removed` +
+        `${count('refused')} refused, ${count('backing-off')} waiting to retry, ${count('deleted')} removed` +
         (failedConnections > 0 ? `; ${failedConnections} connection${failedConnections === 1 ? '' : 's'} could not be listed` : ''),
     );
-    return count('failed') > 0 || failedConnections > 0 ? 1 : 0;
+    return count('failed') > 0 || count('refused') > 0 || failedConnections > 0 ? 1 : 0;
   } finally {
     await store.close();
   }
