@@ -7,6 +7,7 @@ import { loadConfig } from '../config/load.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { syncOnce, type SyncEvent } from '../sync/sync.ts';
 import { openStore } from '../store/open.ts';
+import type { Logger } from '../runtime/logger.ts';
 import { buildProgressLine, formatCount, symbolsProgressLine, throttled } from './format.ts';
 import type { BuildProgress } from '../index/indexer.ts';
 import { findConfigFile } from './config-file.ts';
@@ -65,8 +66,18 @@ export async function syncCommand(argv: string[]): Promise<number> {
       `indexed in full: ${formatCount(s?.files ?? 0)} files, ${s?.refs.length ?? 0} refs${s?.fullReason ? ` (${s.fullReason})` : ''}`;
     out(`${at} ${e.repoName}: ${detail} (${e.seconds.toFixed(1)} s)`);
   };
+  // The pass's warnings (a host reached over plain http, a page URL left out of a host's
+  // answer); its errors are told by the events above.
+  const log: Logger = {
+    info() {},
+    error() {},
+    warn: (fields, message) => {
+      if (tty) process.stderr.write('\r\x1b[K');
+      process.stderr.write(`trawl: warning: ${message} ${JSON.stringify(fields)}\n`);
+    },
+  };
   try {
-    const report = await syncOnce({ config, dataDir, store, force: values.force === true, onEvent });
+    const report = await syncOnce({ config, dataDir, store, force: values.force === true, onEvent, log });
     if (tty) process.stderr.write('\r\x1b[K');
     const count = (o: string) => report.repos.filter((r) => r.outcome === o).length;
     const failedConnections = report.connections.filter((c) => !c.ok).length;

@@ -146,8 +146,9 @@ export async function listConnections(options: SyncOptions): Promise<{ report: S
   const claimed = new Set<string>();
   for (const [name, connection] of Object.entries(config.connections)) {
     const conn = await store.upsertConnection(name, connection.type);
-    for (const origin of plainHttpOrigins(connection)) {
-      log.warn({ connection: name, origin }, 'the connection reaches its host over plain http: whoever is on the path can answer for the host (its repositories, clone URLs and pages) and read its token; use https');
+    const plain = plainHttpOrigins(connection);
+    if (plain.length > 0) {
+      log.warn({ connection: name, origins: plain }, 'the connection reaches its host over plain http: whoever is on the path can answer for the host (its repositories, clone URLs and pages) and read its token; use https');
     }
     let listed: HostRepo[];
     let host: CodeHost;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseConfig } from '../../daemon/config/load.ts';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { collectGarbage, RETIRE_GRACE_MS } from '../../daemon/index/manifest.ts';
-import { mirrorPath, syncOnce, type SyncReport } from '../../daemon/sync/sync.ts';
+import { mirrorPath, syncOnce, syncRepoJob, type SyncReport } from '../../daemon/sync/sync.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { openStore } from '../../daemon/store/open.ts';
 import { tempDir } from '../helpers/corpus.ts';
@@ -186,6 +186,32 @@ test('a code host connection: metadata from the host, host down keeps the index,
   } finally {
     await fake.close().catch(() => {});
     await gitServer.close();
+    await searcher.close();
+    await store.close();
+    dir.cleanup();
+  }
+});
+
+test('a queued job whose clone URL its connection refuses fails without reading it (listed under another configuration)', async () => {
+  const dir = tempDir('sync-job');
+  const data = join(dir.path, 'data');
+  const store = openStore(data);
+  const searcher = new Searcher({ dataDir: data, workers: 1 });
+  try {
+    const secret = TestRepo.init(join(dir.path, 'disk', 'secret'));
+    secret.commit({ 'prod.env': 'DB_PASSWORD=queued_job_secret\n' });
+    const config = parseConfig(JSON.stringify({
+      settings: { symbols: false },
+      connections: { gt: { type: 'gitea', url: 'https://gitea.example.com', orgs: ['acme'] } },
+    }), join(dir.path, 'trawl.json'));
+    const hostRepo = { repoName: 'gitea.example.com/acme/api', displayName: 'acme/api', codeHostType: 'gitea' as const, cloneUrl: secret.path, isFork: false, isArchived: false, visibility: 'public' as const };
+    const record = await store.upsertRepo({ ...hostRepo, cloneUrl: undefined });
+    const done = await syncRepoJob({ config, dataDir: data, store }, { repoId: record.repoId, connection: 'gt', hostRepo }, 1);
+    assert.equal(done?.outcome, 'failed');
+    assert.match(done?.error ?? '', /^clone URL ".*secret" refused: not an http\(s\) URL \(a gitea connection fetches from https:\/\/gitea\.example\.com only\)$/);
+    assert.match((await store.getRepo(record.repoId))!.lastError!, /refused/);
+    assert.deepEqual(await search(searcher, 'queued_job_secret'), []);
+  } finally {
     await searcher.close();
     await store.close();
     dir.cleanup();
