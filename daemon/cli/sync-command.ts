@@ -1,11 +1,13 @@
 // `trawl sync [--config FILE] [--force]`: one sync pass (discover, fetch, index what moved,
-// remove what is gone) with a progress display; exit status 1 when anything failed.
+// remove what is gone) with a progress display; exit status 1 when anything failed or was
+// refused (a clone URL the connection may not fetch: repos/hosts/clone-url.ts).
 
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { syncOnce, type SyncEvent } from '../sync/sync.ts';
 import { openStore } from '../store/open.ts';
+import type { Logger } from '../runtime/logger.ts';
 import { buildProgressLine, formatCount, symbolsProgressLine, throttled } from './format.ts';
 import type { BuildProgress } from '../index/indexer.ts';
 import { findConfigFile } from './config-file.ts';
@@ -40,6 +42,10 @@ export async function syncCommand(argv: string[]): Promise<number> {
       out(e.error ? `connection ${e.name}: FAILED: ${e.error}` : `connection ${e.name}: ${formatCount(e.repos ?? 0)} repositories`);
       return;
     }
+    if (e.type === 'repo-refused') {
+      out(`connection ${e.connection}: ${e.repoName}: REFUSED, skipped: ${e.error}`);
+      return;
+    }
     const at = `[${e.index + 1}/${e.total}]`;
     if (e.type === 'repo-progress') {
       if (e.build) drawBuild({ label: `${at} ${e.repoName}`, p: e.build });
@@ -60,17 +66,27 @@ export async function syncCommand(argv: string[]): Promise<number> {
       `indexed in full: ${formatCount(s?.files ?? 0)} files, ${s?.refs.length ?? 0} refs${s?.fullReason ? ` (${s.fullReason})` : ''}`;
     out(`${at} ${e.repoName}: ${detail} (${e.seconds.toFixed(1)} s)`);
   };
+  // The pass's warnings (a host reached over plain http, a page URL left out of a host's
+  // answer); its errors are told by the events above.
+  const log: Logger = {
+    info() {},
+    error() {},
+    warn: (fields, message) => {
+      if (tty) process.stderr.write('\r\x1b[K');
+      process.stderr.write(`trawl: warning: ${message} ${JSON.stringify(fields)}\n`);
+    },
+  };
   try {
-    const report = await syncOnce({ config, dataDir, store, force: values.force === true, onEvent });
+    const report = await syncOnce({ config, dataDir, store, force: values.force === true, onEvent, log });
     if (tty) process.stderr.write('\r\x1b[K');
     const count = (o: string) => report.repos.filter((r) => r.outcome === o).length;
     const failedConnections = report.connections.filter((c) => !c.ok).length;
     out(
       `sync done: ${count('indexed')} indexed, ${count('unchanged')} up to date, ${count('failed')} failed, ` +
-        `${count('backing-off')} waiting to retry, ${count('deleted')} removed` +
+        `${count('refused')} refused, ${count('backing-off')} waiting to retry, ${count('deleted')} removed` +
         (failedConnections > 0 ? `; ${failedConnections} connection${failedConnections === 1 ? '' : 's'} could not be listed` : ''),
     );
-    return count('failed') > 0 || failedConnections > 0 ? 1 : 0;
+    return count('failed') > 0 || count('refused') > 0 || failedConnections > 0 ? 1 : 0;
   } finally {
     await store.close();
   }

@@ -101,7 +101,10 @@ $TRAWL_CONFIG, else ./trawl.json): lists each connection's repositories, clones 
 them into the data dir, indexes the ones whose branches or tags moved (only the files that
 changed, when it can), and removes repositories no connection lists any more. A connection
 that cannot be listed, or a repository that fails, keeps its previous index; the failure is
-recorded (trawl repos) and retried with back-off. Exit status 1 when anything failed.
+recorded (trawl repos) and retried with back-off. A repository whose clone URL is not on
+its code host (a local path, another host or scheme; see cloneOrigins) is refused: never
+fetched nor indexed, its index removed, the reason recorded. Exit status 1 when anything
+failed or was refused.
 
   --config FILE   the configuration file
   --force         retry failed repositories now, ignoring their back-off

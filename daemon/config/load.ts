@@ -176,6 +176,15 @@ function crossChecks(value: unknown, offsets: ReadonlyMap<string, number>): Loca
     if (timeout < 3 * beat) add('nodeTimeoutMs' in cluster ? '/cluster/nodeTimeoutMs' : '/cluster/heartbeatMs', `nodeTimeoutMs (${timeout}) must be at least three heartbeats (3 × heartbeatMs = ${3 * beat}): one late heartbeat must not take a node for dead`);
   }
   if (base > max) add('retryMaxMs' in settings ? '/settings/retryMaxMs' : '/settings/retryBaseMs', `retryMaxMs (${max}) must not be less than retryBaseMs (${base})`);
+  const connections = isObject(value) && isObject(value['connections']) ? value['connections'] : {};
+  for (const [name, c] of Object.entries(connections)) {
+    const origins = isObject(c) ? c['cloneOrigins'] : undefined;
+    if (!Array.isArray(origins)) continue;
+    origins.forEach((o, i) => {
+      // The schema's pattern admits what URL cannot parse ("https://host:99999"); other schemes are the pattern's to report.
+      if (typeof o === 'string' && /^https?:\/\//.test(o) && originOf(o) === undefined) add(`/connections/${name}/cloneOrigins/${i}`, `${JSON.stringify(o)} is not a valid origin (scheme, host and optional port: "https://git.example.com:8443")`);
+    });
+  }
   const proxies = isObject(settings['http']) ? settings['http']['trustedProxies'] : undefined;
   if (Array.isArray(proxies)) {
     proxies.forEach((p, i) => {
@@ -183,6 +192,16 @@ function crossChecks(value: unknown, offsets: ReadonlyMap<string, number>): Loca
     });
   }
   return out;
+}
+
+/** The origin of an http(s) URL ("https://host:8443"), undefined when it does not parse as one. */
+function originOf(text: string): string | undefined {
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** "10.0.0.5", "::1", "10.0.0.0/8", "fd00::/8": an address, and a prefix length within its family's. */
@@ -202,6 +221,7 @@ interface FileConnection {
   type: ConnectionType;
   url?: string;
   token?: SecretRef;
+  cloneOrigins?: string[];
   revisions?: Partial<Revisions>;
   exclude?: Partial<Excludes>;
   deploymentType?: 'cloud' | 'server';
@@ -296,6 +316,8 @@ function completeConnection(c: FileConnection, dir: string): Connection {
     url: url.replace(/\/+$/, ''),
     ...(c.token ? { token: { env: c.token.env } } : {}),
     exclude: { forks: c.exclude?.forks ?? false, archived: c.exclude?.archived ?? false, repos: [...(c.exclude?.repos ?? [])] },
+    // As origins, so that "https://HOST:443/" compares equal to a clone URL's "https://host".
+    ...(c.cloneOrigins?.length ? { cloneOrigins: c.cloneOrigins.map((o) => originOf(o)!) } : {}),
     revisions,
   };
   const list = (l: string[] | undefined): string[] => [...(l ?? [])];

@@ -37,6 +37,12 @@ interface HostConnectionBase extends ConnectionBase {
   url: string;
   token?: SecretRef;
   exclude: Excludes;
+  /**
+   * Origins ("https://git.example.com:8443") the host's clone URLs may name besides the
+   * origin of `url` (repos/hosts/clone-url.ts), as URL's `origin` writes them; absent: none.
+   * Never for Gerrit, whose clone URLs trawl builds from `url` itself.
+   */
+  cloneOrigins?: string[];
 }
 
 export interface GitHubConnection extends HostConnectionBase {

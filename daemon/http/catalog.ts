@@ -21,7 +21,7 @@ import { shardFiles, symbolsPending, type LoadedManifest } from '../index/manife
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { GitRef } from '../repos/git.ts';
-import { displayName } from '../repos/web-urls.ts';
+import { displayName, isWebUrl } from '../repos/web-urls.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
 import { ServiceError } from '../errors.ts';
 import type { Identity } from '../auth/identity.ts';
@@ -205,7 +205,9 @@ function toRepo(m: LoadedManifest, rec: RepoRecord | undefined): CatalogRepo {
   };
   if (m.version === 2) repo.source = m.repo.source;
   const external = m.version === 2 ? m.repo.externalWebUrl : rec?.externalWebUrl;
-  if (external) repo.externalWebUrl = external;
+  // Checked here too, not only where host answers are read: an index or record written
+  // before that check may hold a `javascript:` URL, which must not reach an answer.
+  if (external && isWebUrl(external)) repo.externalWebUrl = external;
   if (rec?.imageUrl) repo.imageUrl = rec.imageUrl;
   // The host's push time; for plain git (no host to ask), when the default branch's tip was committed.
   const pushedAt = rec?.pushedAt ?? (m.version === 2 ? m.repo.committedAt : undefined);

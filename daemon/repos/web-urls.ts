@@ -39,12 +39,28 @@ export function fileWebUrlPrefix(baseUrl: string, repoName: string, branch: stri
 }
 
 /**
+ * Whether `url` may be served as a link to a code host's page: an absolute http: or https:
+ * URL with a host. What a host reports is not trusted: a `javascript:` or `data:` URL in a
+ * link runs in the page of whoever clicks it, and a `file:` one points into their own disk.
+ */
+export function isWebUrl(url: string): boolean {
+  // The text as written must start so, not only its parse: browsers and the URL parser drop
+  // leading blanks and control characters, and the string is what is served.
+  if (!/^https?:\/\//i.test(url)) return false;
+  try {
+    return new URL(url).hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The code host's page for a file at a branch, built from the host's page of the
  * repository (`repoUrl`, as the host reports it) with the host type's template; undefined
- * when the host is unknown or has no file pages.
+ * when the host is unknown or has no file pages, or `repoUrl` is no web URL (isWebUrl).
  */
 export function externalFileUrl(codeHostType: string, repoUrl: string | undefined, branch: string, path: string): string | undefined {
-  if (repoUrl === undefined || !/^https?:\/\//.test(repoUrl)) return undefined;
+  if (repoUrl === undefined || !isWebUrl(repoUrl)) return undefined;
   const base = repoUrl.replace(/\/+$/, '');
   const b = encodePath(branch);
   const p = encodePath(path);

@@ -7,6 +7,11 @@
 // error, and is retried with exponential back-off (settings.retryBaseMs doubling up to
 // retryMaxMs); nothing one repository does stops the others.
 //
+// A code host is not trusted: a repository whose clone URL the connection may not fetch
+// (repos/hosts/clone-url.ts: a local path, another host or scheme) is refused, never fetched
+// nor indexed; its record says why, and an index it had is removed with its mirror, since
+// nothing says that index came from the host.
+//
 // A pass has two halves, which a cluster runs on different nodes (cluster/cluster-sync.ts):
 // listConnections (the listing, the store's records, the deletions: one node, the leader)
 // and syncRepo (one repository's fetch and build: any node, from a queued RepoJob through
@@ -18,11 +23,12 @@ import { fileURLToPath } from 'node:url';
 import type { Config, Connection } from '../config/types.ts';
 import { mirrorsDir } from '../index/data-dir.ts';
 import { indexPath, type BuildProgress, type IndexOptions, type IndexSummary, type SymbolsProgress } from '../index/indexer.ts';
-import { retireRepository, type ManifestRepo } from '../index/manifest.ts';
+import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
 import { silentLogger, type Logger } from '../runtime/logger.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
 import { createCodeHost, type CodeHostOptions } from '../repos/hosts/index.ts';
 import type { CodeHost, HostRepo } from '../repos/hosts/types.ts';
+import { cloneUrlRefusal, plainHttpOrigins } from '../repos/hosts/clone-url.ts';
 import { isGitRepository } from '../repos/git-dir.ts';
 import { removeMirror, syncMirror } from '../repos/mirror.ts';
 
@@ -48,10 +54,11 @@ export interface SyncOptions {
 /** What a cluster adds to a build: the least generation it may use, and the hook told of each manifest it commits (to publish it). */
 export type IndexExtras = Pick<IndexOptions, 'minGeneration' | 'onCommit' | 'current'>;
 
-export type RepoOutcome = 'indexed' | 'unchanged' | 'failed' | 'deleted' | 'backing-off';
+export type RepoOutcome = 'indexed' | 'unchanged' | 'failed' | 'deleted' | 'backing-off' | 'refused';
 
 export type SyncEvent =
   | { type: 'connection'; name: string; repos?: number; error?: string }
+  | { type: 'repo-refused'; connection: string; repoName: string; error: string }
   | { type: 'repo-start'; repoName: string; index: number; total: number; stage: 'fetch' | 'index' }
   | { type: 'repo-progress'; repoName: string; index: number; total: number; build?: BuildProgress; symbols?: SymbolsProgress }
   | { type: 'repo-done'; repoName: string; index: number; total: number; outcome: RepoOutcome; summary?: IndexSummary; error?: string; seconds: number };
@@ -139,10 +146,14 @@ export async function listConnections(options: SyncOptions): Promise<{ report: S
   const claimed = new Set<string>();
   for (const [name, connection] of Object.entries(config.connections)) {
     const conn = await store.upsertConnection(name, connection.type);
+    const plain = plainHttpOrigins(connection);
+    if (plain.length > 0) {
+      log.warn({ connection: name, origins: plain }, 'the connection reaches its host over plain http: whoever is on the path can answer for the host (its repositories, clone URLs and pages) and read its token; use https');
+    }
     let listed: HostRepo[];
     let host: CodeHost;
     try {
-      host = createCodeHost(name, connection, options.hostOptions);
+      host = createCodeHost(name, connection, { log, ...options.hostOptions });
       listed = await host.listRepos();
     } catch (err) {
       const error = (err as Error).message;
@@ -161,12 +172,14 @@ export async function listConnections(options: SyncOptions): Promise<{ report: S
       // A repository two connections list belongs to the first (in configuration order).
       if (claimed.has(hostRepo.repoName)) continue;
       claimed.add(hostRepo.repoName);
+      const refusal = cloneUrlRefusal(connection, hostRepo.cloneUrl);
       const record = await store.upsertRepo({
         repoName: hostRepo.repoName,
         displayName: hostRepo.displayName,
         codeHostType: hostRepo.codeHostType,
         connectionId: conn.id,
-        cloneUrl: hostRepo.cloneUrl,
+        // A refused location is not kept as the repository's source (http/read-here.ts reads a local clone URL in place).
+        cloneUrl: refusal === undefined ? hostRepo.cloneUrl : undefined,
         externalWebUrl: hostRepo.externalWebUrl,
         imageUrl: hostRepo.imageUrl,
         defaultBranch: hostRepo.defaultBranch ?? (await store.getRepoByName(hostRepo.repoName))?.defaultBranch,
@@ -175,6 +188,10 @@ export async function listConnections(options: SyncOptions): Promise<{ report: S
         visibility: hostRepo.visibility,
         pushedAt: hostRepo.pushedAt,
       });
+      if (refusal !== undefined) {
+        report.repos.push(await refuseRepo(options, record, name, refusal, log, now));
+        continue;
+      }
       work.push({ record, host, hostRepo, connection, connectionName: name });
     }
     // Gone from a complete listing: deleted upstream, or excluded now.
@@ -213,7 +230,7 @@ export async function syncRepoJob(options: SyncOptions, job: RepoJob, workers: n
   if (connection === undefined) {
     throw new Error(`cannot sync ${record.repoName}: connection "${job.connection}" is not configured on this node (its configuration differs from the node that listed it)`);
   }
-  const host = createCodeHost(job.connection, connection, options.hostOptions);
+  const host = createCodeHost(job.connection, connection, { log, ...options.hostOptions });
   const w: Work = { record, host, hostRepo: job.hostRepo, connection, connectionName: job.connection, ...(job.rebuild === true ? { rebuild: true } : {}) };
   return syncRepo(job.force === true ? { ...options, force: true } : options, w, 0, 1, workers, log, options.now ?? Date.now);
 }
@@ -234,7 +251,7 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
   }
   try {
     options.onEvent?.({ type: 'repo-start', repoName: record.repoName, index, total, stage: 'fetch' });
-    const mirror = await fetchSource(options.dataDir, record.repoId, hostRepo.cloneUrl, w.host);
+    const mirror = await fetchSource(options.dataDir, record.repoId, hostRepo.cloneUrl, w.connection, w.host);
     const defaultBranch = hostRepo.defaultBranch ?? mirror.defaultBranch;
     options.onEvent?.({ type: 'repo-start', repoName: record.repoName, index, total, stage: 'index' });
     const repo: ManifestRepo = {
@@ -301,6 +318,29 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
   }
 }
 
+/**
+ * A listed repository whose clone URL its connection refuses: not fetched, not indexed.
+ * Recorded as failed with the reason, without back-off (the next listing decides again, at
+ * no cost). An index it has is retired and its mirror removed: built before trawl checked,
+ * or from where the host pointed before, nothing says it holds the host's repository.
+ */
+async function refuseRepo(options: SyncOptions, r: RepoRecord, connection: string, reason: string, log: Logger, now: () => number): Promise<SyncReport['repos'][number]> {
+  const manifest = loadManifest(options.dataDir, r.repoId);
+  if (manifest !== undefined && ('unreadable' in manifest || manifest.shards.length > 0)) retireRepository(options.dataDir, r.repoId);
+  removeMirror(mirrorPath(options.dataDir, r.repoId));
+  await options.store.updateRepo(r.repoId, {
+    state: 'failed',
+    lastError: reason,
+    lastErrorAt: new Date(now()).toISOString(),
+    nextAttemptAt: undefined,
+    indexedAt: undefined,
+    indexedRefs: [],
+  });
+  log.error({ connection, repo: r.repoName, err: reason }, 'repository skipped: its clone URL is refused, it is not fetched nor indexed');
+  options.onEvent?.({ type: 'repo-refused', connection, repoName: r.repoName, error: reason });
+  return { repoId: r.repoId, repoName: r.repoName, outcome: 'refused', error: reason, seconds: 0 };
+}
+
 async function deleteRepo(options: SyncOptions, r: RepoRecord, log: Logger): Promise<SyncReport['repos'][number]> {
   retireRepository(options.dataDir, r.repoId);
   removeMirror(mirrorPath(options.dataDir, r.repoId));
@@ -315,7 +355,11 @@ async function deleteRepo(options: SyncOptions, r: RepoRecord, log: Logger): Pro
  * is read in place: it is as durable as a copy would be, a copy would double its disk use,
  * and reading it directly sees a new commit without a fetch.
  */
-async function fetchSource(dataDir: string, repoId: number, cloneUrl: string, host: CodeHost): Promise<{ path: string; defaultBranch?: string }> {
+async function fetchSource(dataDir: string, repoId: number, cloneUrl: string, connection: Connection, host: CodeHost): Promise<{ path: string; defaultBranch?: string }> {
+  // The listing refused it already, unless it was listed elsewhere: a cluster's queued job,
+  // from a leader whose configuration differs or which predates the check.
+  const refusal = cloneUrlRefusal(connection, cloneUrl);
+  if (refusal !== undefined) throw new Error(refusal);
   const local = localPath(cloneUrl);
   if (local !== undefined) {
     if (!isGitRepository(local)) throw new Error(`${local} is not a git repository (or no longer exists)`);

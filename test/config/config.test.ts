@@ -125,6 +125,22 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
     }),
   },
   {
+    name: 'cloneOrigins are kept as origins: the host lower-cased, a default port and a trailing "/" dropped',
+    doc: { connections: { gl: { type: 'gitlab', url: 'http://gitlab.internal', cloneOrigins: ['https://GitLab.Example.com:443/', 'https://git.example.com:8443'], groups: ['g'] } } },
+    expected: withConnections({
+      gl: {
+        type: 'gitlab',
+        url: 'http://gitlab.internal',
+        exclude: noExcludes(),
+        cloneOrigins: ['https://gitlab.example.com', 'https://git.example.com:8443'],
+        revisions: noRevisions(),
+        groups: ['g'],
+        users: [],
+        projects: [],
+      },
+    }),
+  },
+  {
     name: 'gitlab, minimal: gitlab.com',
     doc: { connections: { gl: { type: 'gitlab', groups: ['backend/api'] } } },
     expected: withConnections({
@@ -466,7 +482,27 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
   {
     name: 'property of another connection type',
     doc: { connections: { gh: { type: 'github', groups: ['g'] } } },
-    fragments: ['/connections/gh/groups: unknown property "groups"; allowed here: "type", "url", "token", "orgs", "users", "repos", "exclude", "revisions"'],
+    fragments: ['/connections/gh/groups: unknown property "groups"; allowed here: "type", "url", "token", "cloneOrigins", "orgs", "users", "repos", "exclude", "revisions"'],
+  },
+  {
+    name: 'cloneOrigins that are not origins',
+    doc: {
+      connections: {
+        gt: { type: 'gitea', orgs: ['o'], cloneOrigins: ['https://git.example.com/repos', 'git.example.com', 'ssh://git.example.com', 'file:///srv', 'https://user:pw@git.example.com', 'https://git.example.com:99999', 'https://[zz]'] },
+        review: { type: 'gerrit', url: 'https://review.example.com', cloneOrigins: ['https://other.example.com'] },
+      },
+    },
+    fragments: [
+      '/connections/gt/cloneOrigins/0: must be an http:// or https:// origin: scheme, host and optional port, nothing after them',
+      '/connections/gt/cloneOrigins/1: must be an http:// or https:// origin',
+      '/connections/gt/cloneOrigins/2: must be an http:// or https:// origin',
+      '/connections/gt/cloneOrigins/3: must be an http:// or https:// origin',
+      '/connections/gt/cloneOrigins/4: must be an http:// or https:// origin',
+      '/connections/gt/cloneOrigins/5: "https://git.example.com:99999" is not a valid origin',
+      '/connections/gt/cloneOrigins/6: "https://[zz]" is not a valid origin',
+      '/connections/review/cloneOrigins: unknown property "cloneOrigins"',
+    ],
+    lines: 8,
   },
   {
     name: 'bad connection name',

@@ -64,8 +64,14 @@ export interface FakeOptions {
   pageSize?: number;
   /** Bitbucket Server before 7.x: no /default-branch, only /branches/default. */
   legacyBitbucket?: boolean;
-  /** Where the repository's clone URL points (sync tests serve real repositories from disk). */
-  cloneUrl?: (r: FakeRepo) => string;
+  /**
+   * The clone URL the answer gives instead of the host's own (undefined: its own): sync
+   * tests point it at a git server, the hostile-answer tests at local paths, other hosts,
+   * other schemes. Gerrit's answers carry none: trawl builds its clone URLs from the url.
+   */
+  cloneUrl?: (r: FakeRepo) => string | undefined;
+  /** The repository's web page the answer gives instead of the host's own (undefined: its own). */
+  webUrl?: (r: FakeRepo) => string | undefined;
 }
 
 export interface FakeHost {
@@ -97,7 +103,8 @@ interface Env {
   repos: readonly FakeRepo[];
   pageSize: number;
   legacyBitbucket: boolean;
-  cloneUrl?: (r: FakeRepo) => string;
+  cloneUrl?: (r: FakeRepo) => string | undefined;
+  webUrl?: (r: FakeRepo) => string | undefined;
 }
 
 export async function startFake(kind: FakeKind, options: FakeOptions = {}): Promise<FakeHost> {
@@ -119,7 +126,7 @@ export async function startFake(kind: FakeKind, options: FakeOptions = {}): Prom
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const env: Env = { url, repos: options.repos ?? DATASET, pageSize: options.pageSize ?? 3, legacyBitbucket: options.legacyBitbucket === true, ...(options.cloneUrl ? { cloneUrl: options.cloneUrl } : {}) };
+  const env: Env = { url, repos: options.repos ?? DATASET, pageSize: options.pageSize ?? 3, legacyBitbucket: options.legacyBitbucket === true, ...(options.cloneUrl ? { cloneUrl: options.cloneUrl } : {}), ...(options.webUrl ? { webUrl: options.webUrl } : {}) };
   api = FAKES[kind](env);
   return {
     url,
@@ -223,7 +230,7 @@ function github(env: Env): HostApi {
     owner: { login: r.owner, type: r.user ? 'User' : 'Organization', avatar_url: `${url}/avatars/${r.owner}.png` },
     private: r.private === true,
     visibility: r.private ? 'private' : 'public',
-    html_url: `${url}/${r.owner}/${r.name}`,
+    html_url: env.webUrl?.(r) ?? `${url}/${r.owner}/${r.name}`,
     clone_url: env.cloneUrl?.(r) ?? `${url}/${r.owner}/${r.name}.git`,
     ssh_url: `git@127.0.0.1:${r.owner}/${r.name}.git`,
     default_branch: branchOf(r) ?? 'main',
@@ -286,8 +293,8 @@ function gitlab(env: Env): HostApi {
       path: r.name,
       path_with_namespace: path,
       namespace: { full_path: r.owner, kind: r.user ? 'user' : 'group', avatar_url: `/uploads/-/system/group/avatar/${r.owner}.png` },
-      web_url: `${url}/${path}`,
-      http_url_to_repo: `${url}/${path}.git`,
+      web_url: env.webUrl?.(r) ?? `${url}/${path}`,
+      http_url_to_repo: env.cloneUrl?.(r) ?? `${url}/${path}.git`,
       ssh_url_to_repo: `git@127.0.0.1:${path}.git`,
       default_branch: branchOf(r),
       visibility: r.private ? 'private' : 'public',
@@ -364,8 +371,8 @@ function gitea(env: Env): HostApi {
     fork: r.fork === true,
     archived: r.archived === true,
     empty: branchOf(r) === null,
-    html_url: `${url}/${r.owner}/${r.name}`,
-    clone_url: `${url}/${r.owner}/${r.name}.git`,
+    html_url: env.webUrl?.(r) ?? `${url}/${r.owner}/${r.name}`,
+    clone_url: env.cloneUrl?.(r) ?? `${url}/${r.owner}/${r.name}.git`,
     ssh_url: `git@127.0.0.1:${r.owner}/${r.name}.git`,
     default_branch: branchOf(r) ?? '',
     updated_at: r.pushedAt ?? '2024-01-01T00:00:00Z',
@@ -430,11 +437,11 @@ function gerrit(env: Env): HostApi {
       };
     }),
   ].sort((a, b) => (a.name < b.name ? -1 : 1));
-  const info = (p: Project): Record<string, unknown> => ({
-    id: encodeURIComponent(p.name),
-    state: p.state,
-    web_links: [{ name: 'browse', url: `/plugins/gitiles/${p.name}`, target: '_blank' }],
-  });
+  const info = (p: Project): Record<string, unknown> => {
+    const r = env.repos.find((x) => `${x.owner}/${x.name}` === p.name);
+    const web = r === undefined ? undefined : env.webUrl?.(r);
+    return { id: encodeURIComponent(p.name), state: p.state, web_links: [{ name: 'browse', url: web ?? `/plugins/gitiles/${p.name}`, target: '_blank' }] };
+  };
   const json = (body: unknown): Reply => ({ status: 200, headers: { 'content-type': 'application/json' }, raw: XSSI + JSON.stringify(body) });
   const notFound = (name: string): Reply => ({ status: 404, headers: { 'content-type': 'text/plain' }, raw: `Not found: ${name}` });
   return {
@@ -486,10 +493,10 @@ function bitbucketCloud(env: Env): HostApi {
       project: { type: 'project', key: r.group },
       workspace: { type: 'workspace', slug: r.owner },
       links: {
-        html: { href: `${url}/${full}` },
+        html: { href: env.webUrl?.(r) ?? `${url}/${full}` },
         avatar: { href: `${url}/${full}/avatar/32` },
         clone: [
-          { name: 'https', href: withUser(`${url}/${full}.git`, USER) },
+          { name: 'https', href: env.cloneUrl?.(r) ?? withUser(`${url}/${full}.git`, USER) },
           { name: 'ssh', href: `git@127.0.0.1:${full}.git` },
         ],
       },
@@ -556,10 +563,10 @@ function bitbucketServer(env: Env): HostApi {
       project: { key: k, id: 1, name: r.owner, public: false, type: 'NORMAL' },
       links: {
         clone: [
-          { href: withUser(`${url}/scm/${k.toLowerCase()}/${r.name}.git`, 'admin'), name: 'http' },
+          { href: env.cloneUrl?.(r) ?? withUser(`${url}/scm/${k.toLowerCase()}/${r.name}.git`, 'admin'), name: 'http' },
           { href: `ssh://git@127.0.0.1:7999/${k.toLowerCase()}/${r.name}.git`, name: 'ssh' },
         ],
-        self: [{ href: `${url}/projects/${k}/repos/${r.name}/browse` }],
+        self: [{ href: env.webUrl?.(r) ?? `${url}/projects/${k}/repos/${r.name}/browse` }],
       },
     };
     if (r.fork) repo['origin'] = { slug: 'lib', project: { key: 'UPSTREAM' } };
@@ -635,9 +642,9 @@ function azuredevops(env: Env): HostApi {
       url: `${url}/${r.owner}/${r.group}/_apis/git/repositories/${r.name}`,
       project: projectJson(r.owner, project),
       size: 1024,
-      remoteUrl: withUser(web, r.owner),
+      remoteUrl: env.cloneUrl?.(r) ?? withUser(web, r.owner),
       sshUrl: `git@ssh.127.0.0.1:v3/${r.owner}/${r.group}/${r.name}`,
-      webUrl: web,
+      webUrl: env.webUrl?.(r) ?? web,
       isDisabled: r.archived === true,
       isInMaintenance: false,
       isFork: r.fork === true,

@@ -13,7 +13,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Connection, Excludes } from '../../daemon/config/types.ts';
 import { HostError, createCodeHost, filterRepos } from '../../daemon/repos/hosts/index.ts';
+import { cloneUrlRefusal } from '../../daemon/repos/hosts/clone-url.ts';
+import type { Logger } from '../../daemon/runtime/logger.ts';
 import { compilePathGlob } from '../../daemon/repos/glob.ts';
+import { externalFileUrl, isWebUrl } from '../../daemon/repos/web-urls.ts';
 import type { CodeHostOptions, GitCredentials, HostRepo } from '../../daemon/repos/hosts/index.ts';
 import { DATASET, NOW_MS, TOKEN, USER, startFake } from './fake-hosts.ts';
 import type { FakeHost, FakeKind, FakeRepo } from './fake-hosts.ts';
@@ -40,6 +43,10 @@ interface HostCase {
   /** Whether the host has the notion at all (Gerrit has no forks, Bitbucket Cloud no archiving). */
   forks: boolean;
   archived: boolean;
+  /** The field of the answer trawl takes the clone URL from; undefined: none (Gerrit's are built from the url). */
+  cloneField?: string;
+  /** The field of the answer trawl takes the repository's web page from. */
+  webField: string;
 }
 
 const token = { env: TOKEN_ENV };
@@ -69,6 +76,8 @@ const CASES: HostCase[] = [
     credentials: { username: 'x-access-token', password: TOKEN },
     forks: true,
     archived: true,
+    cloneField: 'clone_url',
+    webField: 'html_url',
   },
   {
     kind: 'gitlab',
@@ -93,6 +102,8 @@ const CASES: HostCase[] = [
     credentials: { username: 'oauth2', password: TOKEN },
     forks: true,
     archived: true,
+    cloneField: 'http_url_to_repo',
+    webField: 'web_url',
   },
   {
     kind: 'gitea',
@@ -116,6 +127,8 @@ const CASES: HostCase[] = [
     credentials: { username: 'oauth2', password: TOKEN },
     forks: true,
     archived: true,
+    cloneField: 'clone_url',
+    webField: 'html_url',
   },
   {
     kind: 'gerrit',
@@ -147,6 +160,7 @@ const CASES: HostCase[] = [
     credentials: { username: USER, password: TOKEN },
     forks: false,
     archived: true,
+    webField: 'web_links[].url (gitiles)',
   },
   {
     kind: 'bitbucketCloud',
@@ -192,6 +206,8 @@ const CASES: HostCase[] = [
     credentials: { username: USER, password: TOKEN },
     forks: true,
     archived: false,
+    cloneField: 'links.clone[https].href',
+    webField: 'links.html.href',
   },
   {
     kind: 'bitbucketServer',
@@ -233,6 +249,8 @@ const CASES: HostCase[] = [
     credentials: { username: 'x-token-auth', password: TOKEN },
     forks: true,
     archived: true,
+    cloneField: 'links.clone[http].href',
+    webField: 'links.self[0].href',
   },
   {
     kind: 'azuredevops',
@@ -264,6 +282,8 @@ const CASES: HostCase[] = [
     credentials: { username: 'pat', password: TOKEN },
     forks: true,
     archived: true,
+    cloneField: 'remoteUrl',
+    webField: 'webUrl',
   },
 ];
 
@@ -445,6 +465,76 @@ for (const c of CASES) {
       assert.equal(err.kind, 'not-found');
       assert.match(err.message, /"nope/i);
     });
+
+    test('the clone URLs the host gives of itself may be fetched; another origin only when cloneOrigins lists it', async () => {
+      const h = await harness(c);
+      const conn = c.connection(h.fake.url);
+      const repos = await createCodeHost('conn', conn, h.options).listRepos();
+      assert.equal(repos.length, selected(c).length);
+      for (const r of repos) assert.equal(cloneUrlRefusal(conn, r.cloneUrl), undefined, r.cloneUrl);
+      const elsewhere = 'https://git.example.com:8443';
+      const moved = `${elsewhere}/acme/api.git`;
+      assert.match(cloneUrlRefusal(conn, moved) ?? '', /refused: not on http:\/\/127\.0\.0\.1:\d+ \(list https:\/\/git\.example\.com:8443 in the connection's cloneOrigins/);
+      assert.equal(cloneUrlRefusal({ ...conn, cloneOrigins: [elsewhere] } as Connection, moved), undefined);
+    });
+
+    test('a hostile clone URL in the answer is refused, whatever its form; the other repositories are not', { skip: c.cloneField === undefined && 'Gerrit answers carry no clone URL: trawl builds them from the connection url' }, async () => {
+      let hostile = '';
+      const fake = await startFake(c.kind, { repos: [...DATASET, ...(c.extra ?? [])], cloneUrl: (r) => (slash(r) === 'acme/api' ? hostile : undefined) });
+      fakes.push(fake);
+      const conn = c.connection(fake.url);
+      const port = Number(new URL(fake.url).port);
+      // What a host that is compromised, or a man in the middle of a plain-http one, can answer.
+      const forms: Array<[string, RegExp]> = [
+        ['file:///srv/secrets', /not an http\(s\) URL/],
+        ['FILE:///srv/secrets', /not an http\(s\) URL/],
+        ['/srv/git/secrets.git', /not an http\(s\) URL/],
+        ['../../srv/secrets', /not an http\(s\) URL/],
+        [`ssh://git@127.0.0.1:${port}/acme/api.git`, /not an http\(s\) URL/],
+        ['git@127.0.0.1:acme/api.git', /not an http\(s\) URL/],
+        [`git://127.0.0.1:${port}/acme/api.git`, /not an http\(s\) URL/],
+        [`http://localhost:${port}/acme/api.git`, /not on http:\/\/127\.0\.0\.1/],
+        [`http://127.0.0.1:${port + 1}/acme/api.git`, /not on http:\/\/127\.0\.0\.1/],
+        [`https://127.0.0.1:${port}/acme/api.git`, /not on http:\/\/127\.0\.0\.1/],
+        [`http://127.0.0.1:${port}@evil.example/acme/api.git`, /not on http:\/\/127\.0\.0\.1/],
+      ];
+      for (const [form, reason] of forms) {
+        hostile = form;
+        const repos = await createCodeHost('conn', conn, { env: { [TOKEN_ENV]: TOKEN } }).listRepos();
+        const api = repos.find((r) => r.displayName === c.display(DATASET[0]!));
+        assert.ok(api !== undefined, `${form}: acme/api is listed`);
+        assert.match(cloneUrlRefusal(conn, api.cloneUrl) ?? 'accepted', reason, `${c.cloneField} ${form}`);
+        for (const r of repos) if (r !== api) assert.equal(cloneUrlRefusal(conn, r.cloneUrl), undefined, `${form}: ${r.displayName}`);
+      }
+    });
+
+    test('a web page URL that is not http(s) is left out of the listing, and logged', async () => {
+      let hostile = '';
+      const fake = await startFake(c.kind, { repos: [...DATASET, ...(c.extra ?? [])], webUrl: (r) => (slash(r) === 'acme/api' ? hostile : undefined) });
+      fakes.push(fake);
+      const warnings: Array<Record<string, unknown>> = [];
+      const log: Logger = { info() {}, error() {}, warn: (fields, message) => void warnings.push({ ...fields, message }) };
+      const forms = [
+        'javascript:alert(document.domain)',
+        'JavaScript:alert(1)',
+        ' javascript:alert(1)',
+        'java\tscript:alert(1)',
+        'data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==',
+        'vbscript:msgbox(1)',
+        'file:///etc/passwd',
+      ];
+      for (const form of forms) {
+        hostile = form;
+        warnings.length = 0;
+        const repos = await createCodeHost('conn', c.connection(fake.url), { env: { [TOKEN_ENV]: TOKEN }, log }).listRepos();
+        const api = repos.find((r) => r.displayName === c.display(DATASET[0]!));
+        assert.ok(api !== undefined, `${form}: acme/api is listed`);
+        assert.equal('externalWebUrl' in api, false, `${c.webField} ${JSON.stringify(form)} is left out`);
+        for (const r of repos) if (r !== api) assert.match(r.externalWebUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+\//, r.displayName);
+        assert.deepEqual(warnings.map((w) => [w['connection'], w['repo']]), [['conn', api.repoName]], JSON.stringify(form));
+        assert.match(String(warnings[0]!['message']), /web page URL that is not http\(s\)/);
+      }
+    });
   });
 }
 
@@ -598,11 +688,12 @@ describe('CodeHost git', () => {
     await mkdir(join(tmp, 'srv/not-a-repo'), { recursive: true });
     await makeRepo(tmp, join(tmp, 'srv/.hidden'));
     const repos = await createCodeHost('local', gitConnection(join(tmp, 'srv/*'))).listRepos();
+    // A local repository has no web page: a file:// link is none a browser opens from the web UI.
     assert.deepEqual(
       repos.map((r) => [r.repoName, r.displayName, r.codeHostType, r.cloneUrl, r.externalWebUrl, r.defaultBranch]),
       [
-        ['one', 'one', 'genericGitHost', join(tmp, 'srv/one'), pathToFileURL(join(tmp, 'srv/one')).href, 'main'],
-        ['two', 'two', 'genericGitHost', join(tmp, 'srv/two.git'), pathToFileURL(join(tmp, 'srv/two.git')).href, undefined],
+        ['one', 'one', 'genericGitHost', join(tmp, 'srv/one'), undefined, 'main'],
+        ['two', 'two', 'genericGitHost', join(tmp, 'srv/two.git'), undefined, undefined],
       ],
     );
     assert.equal(repos[0]!.visibility, 'public');
@@ -647,7 +738,6 @@ describe('CodeHost git', () => {
       displayName: 'acme/widgets',
       codeHostType: 'github',
       cloneUrl: dir,
-      externalWebUrl: pathToFileURL(dir).href,
       defaultBranch: 'develop',
       isFork: false,
       isArchived: false,
@@ -727,6 +817,72 @@ describe('excludes', () => {
       filterRepos(repos, { forks: true, archived: true, repos: ['a/legacy-*'] }).map((r) => r.displayName),
       ['a/keep'],
     );
+  });
+});
+
+describe('URL rules for what hosts answer', () => {
+  const host = (type: 'github' | 'gitea', url: string, cloneOrigins?: string[]): Connection =>
+    ({ type, url, revisions: REVISIONS, exclude: NO_EXCLUDES, orgs: ['o'], users: [], repos: [], ...(cloneOrigins ? { cloneOrigins } : {}) }) as Connection;
+
+  test('clone URL table', () => {
+    const gh = host('github', 'https://github.com');
+    const gt = host('gitea', 'http://gitea.internal:3000', ['https://git.example.com']);
+    const rows: Array<[Connection, string, RegExp | undefined]> = [
+      [gh, 'https://github.com/acme/api.git', undefined],
+      [gh, 'HTTPS://GitHub.com:443/acme/api.git', undefined],
+      [gh, 'https://x-access-token@github.com/acme/api.git', undefined],
+      [gh, 'http://github.com/acme/api.git', /not on https:\/\/github\.com \(list http:\/\/github\.com in/],
+      [gh, 'https://github.com:8443/acme/api.git', /not on https:\/\/github\.com/],
+      [gh, 'https://api.github.com/acme/api.git', /not on/],
+      [gh, 'https://github.com.evil.example/acme/api.git', /not on/],
+      [gh, 'https://github.com@evil.example/acme/api.git', /not on/],
+      [gh, 'https:///acme/api.git', /not on|not an http/],
+      [gh, 'file:///srv/api', /not an http\(s\) URL \(a github connection fetches from https:\/\/github\.com only\)/],
+      [gh, '/srv/api', /not an http\(s\) URL/],
+      [gh, 'C:\\repos\\api', /not an http\(s\) URL/],
+      [gh, 'git@github.com:acme/api.git', /not an http\(s\) URL/],
+      [gh, 'ssh://git@github.com/acme/api.git', /not an http\(s\) URL/],
+      [gh, '', /not an http\(s\) URL/],
+      [gt, 'http://gitea.internal:3000/o/r.git', undefined],
+      [gt, 'https://git.example.com/o/r.git', undefined],
+      [gt, 'http://git.example.com/o/r.git', /not on http:\/\/gitea\.internal:3000 or https:\/\/git\.example\.com/],
+      [gt, 'http://gitea.internal/o/r.git', /not on/],
+    ];
+    for (const [conn, url, expected] of rows) {
+      const refusal = cloneUrlRefusal(conn, url);
+      if (expected === undefined) assert.equal(refusal, undefined, url);
+      else assert.match(refusal ?? 'accepted', expected, url);
+    }
+    // The operator's own `git` connections name local paths.
+    assert.equal(cloneUrlRefusal({ type: 'git', url: '/srv/*', revisions: REVISIONS }, '/srv/api'), undefined);
+    // A refused URL is quoted short, without its password.
+    const long = cloneUrlRefusal(gh, `https://user:hunter2@evil.example/${'x'.repeat(10_000)}`)!;
+    assert.ok(long.length < 500, `${long.length} characters`);
+    assert.doesNotMatch(long, /hunter2/);
+  });
+
+  test('web page URL table', () => {
+    const rows: Array<[string, boolean]> = [
+      ['https://github.com/acme/api', true],
+      ['http://gitea.internal:3000/o/r', true],
+      ['HTTPS://GitHub.com/acme/api', true],
+      ['https://', false],
+      ['https:github.com/acme/api', false],
+      ['//github.com/acme/api', false],
+      ['/acme/api', false],
+      ['javascript:alert(1)', false],
+      [' javascript:alert(1)', false],
+      ['\u0000javascript:alert(1)', false],
+      ['java\tscript:alert(1)', false],
+      ['JAVASCRIPT:alert(1)', false],
+      ['data:text/html,<script>alert(1)</script>', false],
+      ['vbscript:msgbox(1)', false],
+      ['file:///etc/passwd', false],
+      ['ftp://example.com/x', false],
+      ['', false],
+    ];
+    for (const [url, ok] of rows) assert.equal(isWebUrl(url), ok, JSON.stringify(url));
+    assert.equal(externalFileUrl('github', 'javascript:alert(1)//', 'main', 'a.c'), undefined);
   });
 });
 

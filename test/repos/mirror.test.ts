@@ -1,14 +1,13 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import https from 'node:https';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { startGitServer as startServer, type GitServer } from '../helpers/git-server.ts';
 
 interface Pki {
   /** Key and certificate for "localhost", signed by the CA in SSL_CERT_FILE. */
@@ -341,89 +340,16 @@ test('listRefs on a work tree and on a non-repository', async () => {
 });
 
 // ---------------------------------------------------------------------------------------
-// Smart HTTP: git http-backend behind a tiny CGI server on loopback.
-
-interface GitServer {
-  url: string;
-  requests: number;
-  close(): Promise<void>;
-}
+// Smart HTTP: git http-backend behind a tiny CGI server on loopback (helpers/git-server.ts).
 
 const USER = 'x-access-token';
 const TOKEN = 'tok-3f9a0c1d2e';
 
-/** Serves the repositories under `root` over smart HTTP, with basic auth. */
+/** Serves the repositories under `root` over smart HTTP, with basic auth as USER and TOKEN; closed after the tests. */
 async function startGitServer(root: string, tls?: { key: string; cert: string }): Promise<GitServer> {
-  const expected = `Basic ${Buffer.from(`${USER}:${TOKEN}`).toString('base64')}`;
-  const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    state.requests++;
-    if (req.headers.authorization !== expected) {
-      req.resume();
-      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"', 'Content-Type': 'text/plain' }).end('no\n');
-      return;
-    }
-    const u = new URL(req.url ?? '/', 'http://localhost');
-    const env: NodeJS.ProcessEnv = {
-      ...cleanEnv(root),
-      GIT_PROJECT_ROOT: root,
-      GIT_HTTP_EXPORT_ALL: '1',
-      PATH_INFO: decodeURIComponent(u.pathname),
-      QUERY_STRING: u.search.slice(1),
-      REQUEST_METHOD: req.method ?? 'GET',
-      CONTENT_TYPE: req.headers['content-type'] ?? '',
-      REMOTE_USER: USER,
-      REMOTE_ADDR: '127.0.0.1',
-    };
-    if (req.headers['content-length'] !== undefined) env['CONTENT_LENGTH'] = req.headers['content-length'];
-    if (req.headers['content-encoding'] !== undefined) env['HTTP_CONTENT_ENCODING'] = req.headers['content-encoding'];
-    if (req.headers['git-protocol'] !== undefined) env['GIT_PROTOCOL'] = String(req.headers['git-protocol']);
-    const cgi = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
-    req.pipe(cgi.stdin);
-    cgi.stdin.on('error', () => {});
-    // CGI output: header lines, a blank line, then the body.
-    let head = Buffer.alloc(0);
-    let headerDone = false;
-    cgi.stdout.on('data', (chunk: Buffer) => {
-      if (headerDone) {
-        res.write(chunk);
-        return;
-      }
-      head = Buffer.concat([head, chunk]);
-      const text = head.toString('latin1');
-      const m = /\r?\n\r?\n/.exec(text);
-      if (m === null) return;
-      headerDone = true;
-      let status = 200;
-      const headers: Record<string, string> = {};
-      for (const line of text.slice(0, m.index).split(/\r?\n/)) {
-        const colon = line.indexOf(':');
-        const key = line.slice(0, colon).trim();
-        const value = line.slice(colon + 1).trim();
-        if (key.toLowerCase() === 'status') status = Number.parseInt(value, 10);
-        else headers[key] = value;
-      }
-      res.writeHead(status, headers);
-      res.write(head.subarray(m.index + m[0].length));
-    });
-    cgi.stdout.on('end', () => {
-      if (!headerDone) res.writeHead(502);
-      res.end();
-    });
-  };
-  const server = tls === undefined ? http.createServer(handler) : https.createServer(tls, handler);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  const state: GitServer = {
-    url: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
-    requests: 0,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-  closers.push(state.close);
-  return state;
+  const server = await startServer(root, { credentials: { username: USER, password: TOKEN }, ...(tls === undefined ? {} : { tls }) });
+  closers.push(server.close);
+  return server;
 }
 
 async function unusedPort(): Promise<number> {

@@ -1,7 +1,7 @@
 // Sync passes end to end: connections (a glob over local repositories, a fake GitHub whose
-// clone URLs point at real repositories made here), mirrors, incremental indexing, deletion,
-// failures recorded and retried with back-off without touching the other repositories or
-// the previous index.
+// clone URLs point at real repositories made here and served over http), mirrors,
+// incremental indexing, deletion, failures recorded and retried with back-off without
+// touching the other repositories or the previous index.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,11 +10,12 @@ import { join } from 'node:path';
 import { parseConfig } from '../../daemon/config/load.ts';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { collectGarbage, RETIRE_GRACE_MS } from '../../daemon/index/manifest.ts';
-import { mirrorPath, syncOnce, type SyncReport } from '../../daemon/sync/sync.ts';
+import { mirrorPath, syncOnce, syncRepoJob, type SyncReport } from '../../daemon/sync/sync.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { openStore } from '../../daemon/store/open.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { TestRepo } from '../helpers/git.ts';
+import { startGitServer } from '../helpers/git-server.ts';
 import { startFake, TOKEN } from '../hosts/fake-hosts.ts';
 
 const search = async (s: Searcher, query: string): Promise<string[]> => {
@@ -128,17 +129,19 @@ test('a code host connection: metadata from the host, host down keeps the index,
   const sources = join(dir.path, 'src');
   TestRepo.init(join(sources, 'api')).commit({ 'server.go': 'package api // api_marker\n' });
   TestRepo.init(join(sources, 'web')).commit({ 'index.ts': 'export const web_marker = 1;\n' });
+  // The repositories are served by a git server of their own: an origin the connection lists in cloneOrigins.
+  const gitServer = await startGitServer(sources, { credentials: { username: 'x-access-token', password: TOKEN } });
   const fake = await startFake('github', {
     repos: [
       { owner: 'acme', name: 'api', group: 'core', defaultBranch: 'main', pushedAt: '2026-11-01T10:00:00Z' },
       { owner: 'acme', name: 'web', group: 'web', defaultBranch: 'main', private: true, archived: true },
     ],
-    cloneUrl: (r) => join(sources, r.name),
+    cloneUrl: (r) => `${gitServer.url}/${r.name}`,
   });
   try {
     const config = parseConfig(JSON.stringify({
       settings: { symbols: false },
-      connections: { gh: { type: 'github', url: fake.url, token: { env: 'GH_TOKEN' }, orgs: ['acme'] } },
+      connections: { gh: { type: 'github', url: fake.url, token: { env: 'GH_TOKEN' }, cloneOrigins: [gitServer.url], orgs: ['acme'] } },
     }), join(dir.path, 'trawl.json'));
     const hostOptions = { env: { GH_TOKEN: TOKEN } };
     const first = await syncOnce({ config, dataDir: data, store, hostOptions });
@@ -182,6 +185,33 @@ test('a code host connection: metadata from the host, host down keeps the index,
     assert.deepEqual(await search(searcher, 'marker'), []);
   } finally {
     await fake.close().catch(() => {});
+    await gitServer.close();
+    await searcher.close();
+    await store.close();
+    dir.cleanup();
+  }
+});
+
+test('a queued job whose clone URL its connection refuses fails without reading it (listed under another configuration)', async () => {
+  const dir = tempDir('sync-job');
+  const data = join(dir.path, 'data');
+  const store = openStore(data);
+  const searcher = new Searcher({ dataDir: data, workers: 1 });
+  try {
+    const secret = TestRepo.init(join(dir.path, 'disk', 'secret'));
+    secret.commit({ 'prod.env': 'DB_PASSWORD=queued_job_secret\n' });
+    const config = parseConfig(JSON.stringify({
+      settings: { symbols: false },
+      connections: { gt: { type: 'gitea', url: 'https://gitea.example.com', orgs: ['acme'] } },
+    }), join(dir.path, 'trawl.json'));
+    const hostRepo = { repoName: 'gitea.example.com/acme/api', displayName: 'acme/api', codeHostType: 'gitea' as const, cloneUrl: secret.path, isFork: false, isArchived: false, visibility: 'public' as const };
+    const record = await store.upsertRepo({ ...hostRepo, cloneUrl: undefined });
+    const done = await syncRepoJob({ config, dataDir: data, store }, { repoId: record.repoId, connection: 'gt', hostRepo }, 1);
+    assert.equal(done?.outcome, 'failed');
+    assert.match(done?.error ?? '', /^clone URL ".*secret" refused: not an http\(s\) URL \(a gitea connection fetches from https:\/\/gitea\.example\.com only\)$/);
+    assert.match((await store.getRepo(record.repoId))!.lastError!, /refused/);
+    assert.deepEqual(await search(searcher, 'queued_job_secret'), []);
+  } finally {
     await searcher.close();
     await store.close();
     dir.cleanup();

@@ -3,7 +3,7 @@
 // of strings (integers are coerced); openapi.ts turns their properties into parameters.
 
 import { CODE_HOST_TYPES } from '../../repos/hosts/types.ts';
-import { ref, type JsonSchema } from './common.ts';
+import { EXTERNAL_WEB_URL, ref, type JsonSchema } from './common.ts';
 
 const text = (description: string, maxLength = 4096): JsonSchema => ({ type: 'string', minLength: 1, maxLength, description });
 const path = (description: string): JsonSchema => ({ type: 'string', maxLength: 4096, description });
@@ -29,8 +29,8 @@ export const browseSchemas: Record<string, JsonSchema> = {
       repoCodeHostType: { enum: [...CODE_HOST_TYPES] },
       webUrl: { type: 'string' },
       repoDisplayName: { type: 'string' },
-      repoExternalWebUrl: { type: 'string' },
-      externalWebUrl: { type: 'string' },
+      repoExternalWebUrl: EXTERNAL_WEB_URL,
+      externalWebUrl: EXTERNAL_WEB_URL,
       blobSha: { type: 'string', description: 'The git blob id (absent for a directory repository).' },
     },
     required: ['source', 'language', 'path', 'repo', 'repoCodeHostType', 'webUrl'],

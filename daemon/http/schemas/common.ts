@@ -13,6 +13,13 @@ export function ref(name: string): JsonSchema {
   return { $ref: `${COMPONENTS}${name}` };
 }
 
+/** A code host's page (repository or file) in an answer: http(s) only, whatever the host reported (repos/web-urls.ts isWebUrl). */
+export const EXTERNAL_WEB_URL: JsonSchema = {
+  type: 'string',
+  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+  description: 'The code host\'s page, an http(s) URL; absent when the host gave none, or gave another kind of URL.',
+};
+
 export const CONNECTION_TYPES = ['github', 'gitlab', 'gitea', 'gerrit', 'bitbucket', 'azuredevops', 'git'] as const;
 
 export const commonSchemas: Record<string, JsonSchema> = {

@@ -2,7 +2,7 @@
 // (API-DETAILS.md section 4).
 
 import { CODE_HOST_TYPES } from '../../repos/hosts/types.ts';
-import { CONNECTION_TYPES, type JsonSchema } from './common.ts';
+import { CONNECTION_TYPES, EXTERNAL_WEB_URL, type JsonSchema } from './common.ts';
 
 export const repoSchemas: Record<string, JsonSchema> = {
   ReposQuery: {
@@ -25,7 +25,7 @@ export const repoSchemas: Record<string, JsonSchema> = {
       repoName: { type: 'string' },
       webUrl: { type: 'string' },
       repoDisplayName: { type: 'string' },
-      externalWebUrl: { type: 'string' },
+      externalWebUrl: EXTERNAL_WEB_URL,
       imageUrl: { type: 'string' },
       indexedAt: { type: 'string', format: 'date-time' },
       pushedAt: { type: 'string', format: 'date-time' },

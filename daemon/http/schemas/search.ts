@@ -5,7 +5,7 @@
 
 import { MAX_CONTEXT_LINES, MAX_QUERY_BYTES } from '../../search/request.ts';
 import { CODE_HOST_TYPES } from '../../repos/hosts/types.ts';
-import { ref, type JsonSchema } from './common.ts';
+import { EXTERNAL_WEB_URL, ref, type JsonSchema } from './common.ts';
 
 const STAT_NUMBERS = [
   'actualMatchCount', 'totalMatchCount', 'duration', 'fileCount', 'filesSkipped', 'contentBytesLoaded', 'indexBytesLoaded',
@@ -30,7 +30,7 @@ const FILE_RESULT = {
     repositoryId: { type: 'integer' },
     language: { type: 'string' },
     chunks: { type: 'array', items: ref('Chunk') },
-    externalWebUrl: { type: 'string' },
+    externalWebUrl: EXTERNAL_WEB_URL,
     branches: { type: 'array', items: { type: 'string' } },
     content: { type: 'string', description: 'The whole file (`whole: true`), or its first settings.http.maxSourceBytes when `contentTruncated`.' },
     contentTruncated: { const: true, description: 'Present when the file is larger than settings.http.maxSourceBytes: `content` is cut there, at a character boundary.' },

@@ -10,13 +10,15 @@
 // Local candidates are kept when they are git repositories (work trees or bare). Each is
 // named from its `origin` remote when it has one (repoNameFromRemote: "github.com/org/app"),
 // else by its directory name without ".git"; a remote URL is named by repoNameFromRemote.
-// The clone URL is the absolute path or the URL itself; the web URL is file://<path> for
-// local repositories and the URL without ".git" for remote ones. Nothing says who may see
-// these repositories, so they are public: the operator chose to index them.
+// The clone URL is the absolute path or the URL itself; the web URL is the URL without
+// ".git" for remote ones, and none for local repositories (a file:// link is no page a
+// browser opens from the web UI, and only http(s) pages are served: web-urls.ts isWebUrl).
+// Nothing says who may see these repositories, so they are public: the operator chose to
+// index them.
 
 import { readdir, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, resolve, sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import NodeGit from 'nodegit';
 import type { GitConnection } from '../../config/types.ts';
 import { isGitRepository } from '../git-dir.ts';
@@ -91,7 +93,6 @@ async function localRepo(dir: string): Promise<HostRepo> {
     displayName: displayName(repoName),
     codeHostType: named?.codeHostType ?? 'genericGitHost',
     cloneUrl: dir,
-    externalWebUrl: pathToFileURL(dir).href,
     defaultBranch: branch,
     isFork: false,
     isArchived: false,

@@ -1,7 +1,9 @@
 // One CodeHost per configured connection: resolves the token from the environment, picks
 // the implementation by type, and applies what every host shares after listing: the
-// connection's excludes (forks, archived, name globs), then one entry per repoName,
-// sorted.
+// connection's excludes (forks, archived, name globs), one entry per repoName, sorted, and
+// the rule for web page URLs (web-urls.ts isWebUrl): what a host answers is not trusted, so
+// a page URL that is not http(s) is left out, logged. Clone URLs are checked by the sync,
+// before fetching (clone-url.ts).
 
 import type { Connection, Excludes } from '../../config/types.ts';
 import { createAzureDevOpsHost } from './azuredevops.ts';
@@ -15,6 +17,8 @@ import type { HostContext, TransportOptions } from './http.ts';
 import type { CodeHost, HostRepo } from './types.ts';
 import { HostError } from './types.ts';
 import { compilePathGlob } from '../glob.ts';
+import { isWebUrl } from '../web-urls.ts';
+import { silentLogger, type Logger } from '../../runtime/logger.ts';
 
 export { HostError } from './types.ts';
 export type { CodeHost, GitCredentials, HostErrorKind, HostRepo } from './types.ts';
@@ -23,6 +27,8 @@ export type { FetchLike, Sleep } from './http.ts';
 export interface CodeHostOptions extends TransportOptions {
   /** Where `{ "env": NAME }` tokens are read; process.env by default. */
   env?: NodeJS.ProcessEnv;
+  /** Where a URL left out of a host's answer is reported. */
+  log?: Logger;
 }
 
 /**
@@ -31,8 +37,8 @@ export interface CodeHostOptions extends TransportOptions {
  * every private repository.
  */
 export function createCodeHost(name: string, connection: Connection, options: CodeHostOptions = {}): CodeHost {
-  const { env = process.env, ...transport } = options;
-  if (connection.type === 'git') return sortedUnique(createGitHost(name, connection));
+  const { env = process.env, log = silentLogger, ...transport } = options;
+  if (connection.type === 'git') return sortedUnique(name, createGitHost(name, connection), log);
 
   const ctx: HostContext = { name, transport };
   if (connection.token !== undefined) {
@@ -66,19 +72,30 @@ export function createCodeHost(name: string, connection: Connection, options: Co
       host = createAzureDevOpsHost(connection, ctx);
       break;
   }
-  return sortedUnique(host, connection.exclude);
+  return sortedUnique(name, host, log, connection.exclude);
 }
 
-/** `host` with its list filtered by `exclude`, deduplicated and sorted. */
-function sortedUnique(host: CodeHost, exclude?: Excludes): CodeHost {
+/** `host` with its list filtered by `exclude`, deduplicated and sorted, and its web page URLs checked. */
+function sortedUnique(connection: string, host: CodeHost, log: Logger, exclude?: Excludes): CodeHost {
   return {
     type: host.type,
     async listRepos(signal) {
       const repos = await host.listRepos(signal);
-      return dedupeAndSort(exclude === undefined ? repos : filterRepos(repos, exclude));
+      return dedupeAndSort(exclude === undefined ? repos : filterRepos(repos, exclude)).map((r) => withWebUrlChecked(connection, r, log));
     },
     gitCredentials: () => host.gitCredentials(),
   };
+}
+
+/** `repo` without its externalWebUrl when that is not an http(s) URL (a `javascript:` link would run in the web UI). */
+function withWebUrlChecked(connection: string, repo: HostRepo, log: Logger): HostRepo {
+  if (repo.externalWebUrl === undefined || isWebUrl(repo.externalWebUrl)) return repo;
+  log.warn(
+    { connection, repo: repo.repoName, url: repo.externalWebUrl.slice(0, 200) },
+    'the host gave the repository a web page URL that is not http(s); it is left out',
+  );
+  const { externalWebUrl: _left, ...rest } = repo;
+  return rest;
 }
 
 /** The repositories `exclude` keeps: no forks / archived ones when asked, none whose displayName matches a glob. */

@@ -17,10 +17,16 @@ export interface HostRepo {
   /** The host's own name for it: "platform/api", "group/sub/proj", "PROJ/repo". */
   displayName: string;
   codeHostType: CodeHostType;
-  /** What git fetches from: the host's http(s) clone URL (or whatever the host returns). */
+  /**
+   * What git fetches from: the host's http(s) clone URL as the host returns it, which the
+   * sync checks before fetching (clone-url.ts); a `git` connection's path or URL.
+   */
   cloneUrl: string;
-  /** The host's page of the repository. File URLs are built from it (web-urls.ts). */
-  externalWebUrl: string;
+  /**
+   * The host's page of the repository, an http(s) URL (web-urls.ts isWebUrl; createCodeHost
+   * drops any other). File URLs are built from it. Absent: no page to link to.
+   */
+  externalWebUrl?: string;
   /** Undefined when the host does not say (e.g. an empty repository). */
   defaultBranch?: string;
   isFork: boolean;
