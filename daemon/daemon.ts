@@ -8,6 +8,7 @@
 import { webUi } from './web/handler.ts';
 import { readFileSync, statSync } from 'node:fs';
 import { ServiceError } from './errors.ts';
+import { ownerKeySent } from './http/owner-key.ts';
 import { readiness } from './http/readiness.ts';
 import { join } from 'node:path';
 import { INSTALL_ROOT } from './install-root.ts';
@@ -310,7 +311,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         {
           method: 'GET',
           path: '/readyz',
-          async handle() {
+          async handle(headers) {
+            const owner = await ownerKeySent(headers, authenticator);
             const state = view.current();
             // In a cluster a node holds some shards: it is ready when the cluster can search
             // every repository through it (each shard on a live node).
@@ -322,7 +324,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
               loaded: held?.repos ?? new Set(state.manifests.map((m) => m.repoId)),
               damaged: held ? new Set() : new Set(state.broken.map((b) => b.repoId)),
               symbolsPending: held?.symbolsPending ?? new Set(state.manifests.filter(symbolsPending).map((m) => m.repoId)),
-            });
+            }, owner);
             return { status: out.status, contentType: 'application/json', body: JSON.stringify(out.body) };
           },
         },

@@ -2,11 +2,12 @@
 // nothing and stopped afterwards, each indexing the same git repository through trawl's own
 // sync:
 //   plain     `trawl sync` of a configuration naming the repository into an empty data dir,
-//             then one `trawl serve` over it with the same settings and no connections (no
-//             sync pass runs while it is measured): the baseline, a daemon without a
-//             cluster section;
+//             an owner's API key made in it (for GET /readyz's counts), then one `trawl
+//             serve` over it with the same settings and no connections (no sync pass runs
+//             while it is measured): the baseline, a daemon without a cluster section;
 //   cluster   a private PostgreSQL and Redis (runtime/private-*.ts), an owner's API key made
-//             with `trawl users add` / `trawl keys create --config` (for GET /api/cluster),
+//             with `trawl users add` / `trawl keys create --config` (for GET /api/cluster
+//             and GET /readyz's counts),
 //             and N `trawl serve --node-id` processes on the configuration with a cluster
 //             section: the leader lists the connection and queues the build, a node builds
 //             and publishes, the others copy the shards placed on them. Ready when every
@@ -71,6 +72,12 @@ function trawl(root: string, args: string[], cwd: string): string {
   return r.stdout.trim();
 }
 
+/** An owner added to the store `where` names (`--config` or `--data-dir`), and the header carrying a new key of theirs. */
+function ownerKey(root: string, where: string[], cwd: string): Record<string, string> {
+  trawl(root, ['users', 'add', '--email', OWNER, '--role', 'owner', ...where], cwd);
+  return { 'X-Sourcebot-Api-Key': trawl(root, ['keys', 'create', '--user', OWNER, '--name', 'bench', ...where], cwd).split('\n').at(-1)! };
+}
+
 /** Bytes of every file under `dir`. */
 function treeBytes(dir: string): number {
   let total = 0;
@@ -122,8 +129,9 @@ async function getJson(url: string, headers: Record<string, string> = {}): Promi
   }
 }
 
-async function readyOf(server: Server): Promise<ReadyView> {
-  const r = await getJson(`${server.url}/readyz`);
+/** GET /readyz with an owner's key: its repository counts are for owners only (http/readiness.ts). */
+async function readyOf(server: Server, headers: Record<string, string>): Promise<ReadyView> {
+  const r = await getJson(`${server.url}/readyz`, headers);
   return { status: r.status, body: r.body as ReadyView['body'] };
 }
 
@@ -138,11 +146,12 @@ export async function startPlain(o: SetupOptions, log: (s: string) => void): Pro
   const started = performance.now();
   trawl(o.root, ['sync', '--config', syncConfig, '--data-dir', dataDir], dir);
   const readySeconds = (performance.now() - started) / 1000;
+  const headers = ownerKey(o.root, ['--data-dir', dataDir], dir);
   const server = await startServer('plain', [join(o.root, 'bin', 'trawl.js'), 'serve', '--config', serveConfig, '--data-dir', dataDir, '--port', '0', '--workers', String(o.workers), '--log-level', 'silent'], dir);
   try {
     await waitHealthy(server.url);
     const gap = async () => {
-      const r = await readyOf(server);
+      const r = await readyOf(server, headers);
       const repos = r.body.repositories;
       if (r.status !== 200 || !repos || repos.total === 0 || repos.searchable !== repos.total || repos.symbolsPending > 0) return `not ready: ${JSON.stringify(r.body)}`;
       return null;
@@ -191,8 +200,7 @@ export async function startCluster(o: SetupOptions & { nodes: number; replicatio
     const config = join(dir, 'trawl.json');
     const cluster = { store: postgres.url, redis: redis.url, replicationFactor: o.replicationFactor, name: 'bench' };
     writeFileSync(config, JSON.stringify({ settings: settings(o.symbols), connections: connections(o.gitDir), cluster }, null, 2) + '\n');
-    trawl(o.root, ['users', 'add', '--email', OWNER, '--role', 'owner', '--config', config], dir);
-    const key = trawl(o.root, ['keys', 'create', '--user', OWNER, '--name', 'bench', '--config', config], dir).split('\n').at(-1)!;
+    const headers = ownerKey(o.root, ['--config', config], dir);
     const ids = Array.from({ length: o.nodes }, (_, i) => `n${i + 1}`);
     const dataDirs = ids.map((id) => join(dir, id));
     const started = performance.now();
@@ -200,14 +208,13 @@ export async function startCluster(o: SetupOptions & { nodes: number; replicatio
       servers.push(await startServer(id, [join(o.root, 'bin', 'trawl.js'), 'serve', '--config', config, '--data-dir', dataDirs[i]!, '--port', '0', '--node-id', id, '--workers', String(o.workers), '--log-level', 'silent'], dir));
     }
     for (const s of servers) await waitHealthy(s.url);
-    const headers = { 'X-Sourcebot-Api-Key': key };
     const states = async () => {
       for (const s of servers) if (s.child.exitCode !== null || s.child.signalCode !== null) throw new Error(`node ${s.name} exited (${s.child.exitCode ?? s.child.signalCode}); stderr:\n${s.stderr()}`);
       return Promise.all(
         servers.map(async (s) => {
           const c = await getJson(`${s.url}/api/cluster`, headers);
           if (c.status !== 200) throw new Error(`GET ${s.url}/api/cluster answered ${c.status}: ${JSON.stringify(c.body).slice(0, 300)}`);
-          return { cluster: c.body as ClusterStatusView, ready: await readyOf(s) };
+          return { cluster: c.body as ClusterStatusView, ready: await readyOf(s, headers) };
         }),
       );
     };

@@ -17,7 +17,7 @@
 
 import { shardsDir } from '../index/data-dir.ts';
 import { IndexView } from '../index/index-health.ts';
-import { shardFiles, symbolsPending, type LoadedManifest } from '../index/manifest.ts';
+import { manifestVisibility, shardFiles, symbolsPending, type LoadedManifest } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { GitRef } from '../repos/git.ts';
@@ -195,7 +195,7 @@ function toRepo(m: LoadedManifest, rec: RepoRecord | undefined): CatalogRepo {
     codeHostType: m.version === 2 ? m.repo.codeHostType : (rec?.codeHostType ?? 'genericGitHost'),
     defaultBranch: m.version === 2 ? (m.refs[0]?.name ?? 'HEAD') : (rec?.defaultBranch ?? 'HEAD'),
     kind: m.version === 2 ? m.repo.kind : 'directory',
-    visibility: m.version === 2 ? m.repo.visibility : (rec?.visibility ?? 'public'),
+    visibility: manifestVisibility(m, rec),
     isFork: m.version === 2 ? m.repo.fork : (rec?.isFork ?? false),
     isArchived: m.version === 2 ? m.repo.archived : (rec?.isArchived ?? false),
     indexedAt: m.indexedAt,

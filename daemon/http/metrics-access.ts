@@ -12,6 +12,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MetricsAuth, Settings } from '../config/types.ts';
 import { ServiceError } from '../errors.ts';
 import { readCredentials } from './auth.ts';
+import { isOwnerKey } from './owner-key.ts';
 import type { Authenticator } from '../auth/identity.ts';
 
 /** A scrape token shorter than this is refused at start: it would be guessable. */
@@ -46,7 +47,7 @@ export function metricsGate(auth: MetricsAuth, authenticator: Authenticator, env
     if (sent.token === undefined) throw new ServiceError('NOT_AUTHENTICATED', `GET /metrics needs ${what} (Authorization: Bearer ...)`);
     if (token !== undefined && sent.via === 'bearer' && timingSafeEqual(digest(sent.token), token)) return;
     const identity = await authenticator.authenticate(sent);
-    if (identity.kind !== 'apiKey' || identity.role !== 'owner') {
+    if (!isOwnerKey(identity)) {
       throw new ServiceError('INSUFFICIENT_PERMISSIONS', `GET /metrics needs ${what}; this credential is not an owner's API key`);
     }
   };

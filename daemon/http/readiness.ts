@@ -7,6 +7,12 @@
 // reported elsewhere (GET /api/repos, /metrics, the logs). A repository whose content is
 // searchable while its symbols are being added (manifest.ts symbolsPending) is ready, and
 // counted apart (`symbolsPending`).
+//
+// The counts cover every repository, private ones included, so only an owner's API key
+// gets them (owner-key.ts); anyone else (a probe, anonymous or any other credential) gets
+// the status and a reason without numbers: all a load balancer acts on, and nothing that
+// grows with the private repositories it may not see. Whether the daemon is ready still
+// waits for every repository, private ones too: that is the probe's answer.
 
 import type { RepoState } from '../store/store.ts';
 
@@ -27,20 +33,18 @@ export interface ReadinessFacts {
 export interface ReadinessBody {
   status: 'ready' | 'starting' | 'unavailable';
   reason?: string;
-  repositories: { total: number; searchable: number; waiting: number; symbolsPending: number };
+  /** For an owner's API key only. */
+  repositories?: { total: number; searchable: number; waiting: number; symbolsPending: number };
 }
 
-export function readiness(f: ReadinessFacts): { status: 200 | 503; body: ReadinessBody } {
+/** The answer; `counts`: the caller is an owner (with the repository counts, and a reason that counts too). */
+export function readiness(f: ReadinessFacts, counts: boolean): { status: 200 | 503; body: ReadinessBody } {
   const searchable = f.repos.filter((r) => f.loaded.has(r.repoId)).length;
   const waiting = f.repos.filter((r) => !f.loaded.has(r.repoId) && !f.damaged.has(r.repoId) && r.state !== 'failed').length;
   const symbolsPending = f.repos.filter((r) => f.loaded.has(r.repoId) && f.symbolsPending.has(r.repoId)).length;
-  const repositories = { total: f.repos.length, searchable, waiting, symbolsPending };
-  if (f.unavailable !== undefined) return { status: 503, body: { status: 'unavailable', reason: f.unavailable, repositories } };
-  if (f.firstPassRunning && f.repos.length === 0) {
-    return { status: 503, body: { status: 'starting', reason: 'the first sync pass has not listed the configured repositories yet', repositories } };
-  }
-  if (waiting > 0) {
-    return { status: 503, body: { status: 'starting', reason: `${waiting} of ${f.repos.length} repositories are not indexed yet`, repositories } };
-  }
-  return { status: 200, body: { status: 'ready', repositories } };
+  const answer = (status: 200 | 503, body: ReadinessBody) => ({ status, body: counts ? { ...body, repositories: { total: f.repos.length, searchable, waiting, symbolsPending } } : body });
+  if (f.unavailable !== undefined) return answer(503, { status: 'unavailable', reason: f.unavailable });
+  if (f.firstPassRunning && f.repos.length === 0) return answer(503, { status: 'starting', reason: 'the first sync pass has not listed the configured repositories yet' });
+  if (waiting > 0) return answer(503, { status: 'starting', reason: counts ? `${waiting} of ${f.repos.length} repositories are not indexed yet` : 'repositories are not indexed yet' });
+  return answer(200, { status: 'ready' });
 }

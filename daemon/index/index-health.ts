@@ -10,7 +10,7 @@
 import { join, sep } from 'node:path';
 import { readFileSync, statSync } from 'node:fs';
 import { shardsDir, writeFileAtomic } from './data-dir.ts';
-import { BROKEN_MARK, bumpIndexVersion, loadManifest, manifestRepoName, indexVersionStamp, named, readIndexVersion, repoDirs, type LoadedManifest } from './manifest.ts';
+import { BROKEN_MARK, bumpIndexVersion, loadManifest, manifestRepoName, manifestVisibility, indexVersionStamp, named, readIndexVersion, repoDirs, type LoadedManifest } from './manifest.ts';
 import { checkShardHeader } from './shard-reader.ts';
 import { SYMBOLS_FORMAT } from './shard-format.ts';
 
@@ -139,8 +139,9 @@ export interface IndexViewHooks {
   /** Every shard error seen while searching or browsing (a metric counts them). */
   onShardError?: () => void;
   /**
-   * What else knows a repository whose manifest is lost (the store): its name for the
-   * report, its visibility for searches (an unknown one counts as private).
+   * What else knows a repository whose manifest is lost or names no visibility (the
+   * store): its name for the report, its visibility for searches (an unknown one counts
+   * as private).
    */
   lookup?: (repoId: number) => { name: string; visibility: 'public' | 'private' } | undefined;
 }
@@ -226,6 +227,11 @@ export class IndexView {
       // repository out (found); other processes meet the damage themselves.
     }
     this.state = undefined;
+  }
+
+  /** Who may see a healthy repository of the state (manifestVisibility, with what the store knows of it). */
+  visibility(m: LoadedManifest): 'public' | 'private' {
+    return manifestVisibility(m, this.hooks.lookup?.(m.repoId));
   }
 
   private announce(b: BrokenRepo): void {

@@ -154,6 +154,16 @@ export function manifestRepoName(m: LoadedManifest): string {
   return m.version === 2 ? m.repo.name : m.repoName;
 }
 
+/**
+ * Who may see the repository of a manifest: its own record says. A version 1 manifest names
+ * no visibility: what else knows the repository (the store's record, `known`) says, and
+ * without it the repository counts as private, so that one nobody can vouch for is never
+ * shown to everyone.
+ */
+export function manifestVisibility(m: LoadedManifest, known?: { visibility: 'public' | 'private' }): 'public' | 'private' {
+  return m.version === 2 ? m.repo.visibility : (known?.visibility ?? 'private');
+}
+
 /** The name of the mark file of a broken repository (header). */
 export const BROKEN_MARK = 'broken';
 

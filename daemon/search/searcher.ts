@@ -76,6 +76,8 @@ interface ShardEntry {
   /** shardKey(path, membership, symbols): how the workers and the shaping cache name the open shard. */
   key: string;
   repoId: number;
+  /** Who may see its repository (IndexView.visibility): what a search's repoFilter is asked. */
+  visibility: 'public' | 'private';
   /** The manifest's generation: what a shard error marks broken. */
   generation: number;
   /** From the manifest; undefined for manifests written before it was recorded. */
@@ -132,6 +134,7 @@ export class Searcher implements SearchService {
     });
     for (const m of manifests) {
       const dir = shardsDir(this.options.dataDir, m.repoId);
+      const visibility = this.view.visibility(m);
       for (const s of m.shards) {
         const { path, membership, symbols } = shardFiles(dir, s);
         let verified = this.bitmaps.get(path);
@@ -139,7 +142,7 @@ export class Searcher implements SearchService {
           verified = new SharedArrayBuffer(s.docs);
           this.bitmaps.set(path, verified);
         }
-        const entry: ShardEntry = { path, key: shardKey(path, membership, symbols), repoId: m.repoId, generation: m.generation, verified };
+        const entry: ShardEntry = { path, key: shardKey(path, membership, symbols), repoId: m.repoId, visibility, generation: m.generation, verified };
         if (membership) entry.membership = membership;
         if (symbols) entry.symbols = symbols;
         if (m.repo) entry.repo = m.repo;
@@ -254,7 +257,7 @@ export class Searcher implements SearchService {
     snapshot.users++;
     try {
       const filter = options.repoFilter;
-      const entries = filter ? snapshot.entries.filter((e) => filter({ repoId: e.repoId, visibility: e.repo?.visibility ?? 'public' })) : snapshot.entries;
+      const entries = filter ? snapshot.entries.filter((e) => filter(e)) : snapshot.entries;
       // The shards of broken repositories the caller may see count as failed: the answer
       // says it is not exhaustive, as it did when such a shard failed in the search.
       const lost = (filter ? snapshot.broken.filter((b) => filter(b)) : snapshot.broken).reduce((n, b) => n + b.shards, 0);

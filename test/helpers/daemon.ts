@@ -2,7 +2,8 @@
 // `startTestDaemon()` builds two repositories (one public with branches, tags, a rename,
 // a binary file and several authors; one private), indexes them, and starts the daemon.
 // Requests go through `call()` (fetch), which returns status, headers and parsed body.
-// `extraRepos` adds more repositories, built by the caller and indexed the same way.
+// `extraRepos` adds more repositories, built by the caller and indexed the same way;
+// `secret: false` leaves the private one out (a daemon with no private repository).
 
 import { join } from 'node:path';
 import { parseConfig } from '../../daemon/config/load.ts';
@@ -71,6 +72,8 @@ export async function startTestDaemon(
     config?: Record<string, unknown>;
     daemon?: Partial<DaemonOptions>;
     extraRepos?: ExtraRepo[];
+    /** Index the private repository "secret" (default true). */
+    secret?: boolean;
     /** The data directory (a filesystem of the test's own); default: one in the temporary directory. */
     dataDir?: string;
   } = {},
@@ -87,8 +90,8 @@ export async function startTestDaemon(
   repo.commit({}, 'Rename the readme', { author: 'Bea Author <bea@example.com>', date: new Date().toISOString() });
   repo.checkout('dev', true).commit({ 'src/dev.c': 'int widget_dev_only(void) { return widget_count(); }\n' }, 'Dev work');
   repo.checkout('main');
-  const secret = TestRepo.init(join(dir.path, 'repos', 'secret'));
-  secret.commit({ 'vault.c': 'int widget_secret_sauce;\n' });
+  const secret = options.secret === false ? undefined : TestRepo.init(join(dir.path, 'repos', 'secret'));
+  secret?.commit({ 'vault.c': 'int widget_secret_sauce;\n' });
 
   const extras = (options.extraRepos ?? []).map((x) => {
     const r = TestRepo.init(join(dir.path, 'repos', x.name));
@@ -112,7 +115,7 @@ export async function startTestDaemon(
           return { repoId: r.repoId, repo: { ...r.repo, visibility: 'private' } };
         },
       });
-    await indexPrivate(secret.path);
+    if (secret) await indexPrivate(secret.path);
     for (const x of extras) {
       if (x.visibility === 'private') await indexPrivate(x.path, x.branches);
       else await indexLocal(x.path, { dataDir, store, symbols: true, ...(x.branches ? { revisions: { branches: x.branches } } : {}) });

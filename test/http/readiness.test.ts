@@ -1,5 +1,6 @@
 // GET /readyz: the table of its rule (http/readiness.ts), and a real daemon on loopback
-// moving from not ready to ready as its repositories get indexed.
+// moving from not ready to ready as its repositories get indexed: its counts for an
+// owner's API key, the status alone for anyone else.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +10,7 @@ import { startDaemon } from '../../daemon/daemon.ts';
 import { silentHttpLogger } from '../../daemon/http/logging.ts';
 import { readiness, type ReadinessFacts } from '../../daemon/http/readiness.ts';
 import { openStore } from '../../daemon/store/open.ts';
+import { newUserKey } from '../helpers/cli-users.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
@@ -30,11 +32,17 @@ test('readiness: the rule', () => {
     ['shutting down', { unavailable: 'the server is shutting down', repos: [{ repoId: 1, state: 'indexed' }], loaded: new Set([1]) }, 503, 'unavailable', { total: 1, searchable: 1, waiting: 0, symbolsPending: 0 }],
   ];
   for (const [name, facts, status, word, repositories] of cases) {
-    const out = readiness({ ...base, ...facts });
+    const out = readiness({ ...base, ...facts }, true);
     assert.equal(out.status, status, name);
     assert.equal(out.body.status, word, name);
     assert.deepEqual(out.body.repositories, repositories, name);
     assert.equal(out.body.reason === undefined, status === 200, `${name}: a reason exactly when not ready`);
+    // Anyone but an owner: the same status and word, no counts, in the reason neither.
+    const plain = readiness({ ...base, ...facts }, false);
+    assert.equal(plain.status, status, `${name} (no counts)`);
+    assert.deepEqual(Object.keys(plain.body), Object.keys(out.body).filter((k) => k !== 'repositories'), `${name} (no counts)`);
+    assert.equal(plain.body.status, word, `${name} (no counts)`);
+    assert.doesNotMatch(plain.body.reason ?? '', /\d/, `${name}: no number in the reason`);
   }
 });
 
@@ -52,17 +60,30 @@ test('GET /readyz answers 503 until the configured repositories are indexed, the
   const store = openStore(join(dir.path, 'data-pending'));
   const pending = await store.upsertRepo({ repoName: 'example.com/pending', displayName: 'pending', codeHostType: 'genericGitHost', isFork: false, isArchived: false, visibility: 'private' });
   await store.close();
+  const where = ['--data-dir', join(dir.path, 'data-pending')];
+  const owner = { authorization: `Bearer ${await newUserKey('olga@example.com', where, 'owner')}` };
+  const member = { authorization: `Bearer ${await newUserKey('mel@example.com', where, 'member')}` };
   const idle = await startDaemon({ config, dataDir: join(dir.path, 'data-pending'), host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false });
   try {
-    const r = await fetch(`${idle.url}/readyz`);
+    const r = await fetch(`${idle.url}/readyz`, { headers: owner });
     assert.equal(r.status, 503);
     assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
     assert.deepEqual(await r.json(), { status: 'starting', reason: '1 of 1 repositories are not indexed yet', repositories: { total: 1, searchable: 0, waiting: 1, symbolsPending: 0 } });
+    // The repository is private: a probe, and a member, learn that the daemon is not ready, not how many it waits for.
+    for (const headers of [{}, member]) {
+      const plain = await fetch(`${idle.url}/readyz`, { headers });
+      assert.equal(plain.status, 503);
+      assert.deepEqual(await plain.json(), { status: 'starting', reason: 'repositories are not indexed yet' });
+    }
+    const bad = await fetch(`${idle.url}/readyz`, { headers: { authorization: 'Bearer not-a-key' } });
+    assert.equal(bad.status, 401, 'a credential refused is refused here too');
+    assert.equal(((await bad.json()) as { errorCode: string }).errorCode, 'NOT_AUTHENTICATED');
     assert.equal((await fetch(`${idle.url}/api/health`)).status, 200, 'alive all the same');
     await idle.services.store.updateRepo(pending.repoId, { state: 'failed', lastError: 'clone failed' });
-    const after = await fetch(`${idle.url}/readyz`);
+    const after = await fetch(`${idle.url}/readyz`, { headers: owner });
     assert.equal(after.status, 200, 'a repository given up on is not waited for');
     assert.deepEqual(await after.json(), { status: 'ready', repositories: { total: 1, searchable: 0, waiting: 0, symbolsPending: 0 } });
+    assert.deepEqual(await (await fetch(`${idle.url}/readyz`)).json(), { status: 'ready' });
   } finally {
     await idle.close();
   }
@@ -72,8 +93,7 @@ test('GET /readyz answers 503 until the configured repositories are indexed, the
   const d = await startDaemon({ config, dataDir, host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1 });
   try {
     await until('ready', async () => (await fetch(`${d.url}/readyz`)).status === 200, 30_000);
-    const body = await (await fetch(`${d.url}/readyz`)).json();
-    assert.deepEqual(body, { status: 'ready', repositories: { total: 1, searchable: 1, waiting: 0, symbolsPending: 0 } });
+    assert.deepEqual(await (await fetch(`${d.url}/readyz`)).json(), { status: 'ready' });
     const search = await fetch(`${d.url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'widget_ready', matches: 10 }) });
     assert.equal(((await search.json()) as { files: unknown[] }).files.length, 1, 'ready means searchable');
   } finally {
