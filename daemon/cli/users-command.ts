@@ -4,7 +4,9 @@
 // it opened that still works (the listing of GET /api/keys); `keys revoke` ends all of it
 // with the key; `users sign-out` ends everything of a user but the keys. Every change is
 // recorded in the audit log with it (audit/log.ts), as the operating-system account that
-// ran the command.
+// ran the command. A name or email with control characters is refused
+// (auth/control-characters.ts); what the store holds is printed escaped (format.ts), as an
+// older version may have stored such names.
 
 import { parseArgs } from 'node:util';
 import { AuditLog, cliActor, firstTime } from '../audit/log.ts';
