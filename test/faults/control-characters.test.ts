@@ -1,7 +1,8 @@
 // Control characters never reach a terminal or the audit log as they are. A name given
 // with a newline, an escape sequence (ESC [2J clears the screen), an 8-bit CSI or a
 // right-to-left override is refused: POST /api/keys with 400 INVALID_REQUEST_BODY, `trawl
-// keys create` and `trawl users add` with one line on stderr and exit 1, nothing stored.
+// keys create` and `trawl users add` with one line on stderr and exit 1, nothing stored;
+// an error message that quotes such input is one line with it escaped.
 // Names that an older version stored anyway (put in through the store directly) are
 // printed escaped by `trawl keys list`, `keys revoke` and `users list`. A DELETE whose
 // path id carries a forged audit line is refused as no such token and leaves nothing of
@@ -62,7 +63,7 @@ test('names with control characters are refused, stored ones print escaped, and 
       assert.equal(await keyCount(), before + 1, 'only the clean name made a key');
     });
 
-    await t.test('trawl keys create and users add: one line on stderr, exit 1, nothing stored', async () => {
+    await t.test('trawl keys create and users add: one line on stderr, exit 1, nothing stored; an error quoting input is escaped', async () => {
       const before = await keyCount();
       // An argument cannot hold NUL; the others go through as given.
       for (const name of HOSTILE.filter((n) => !n.includes('\u0000'))) {
@@ -74,6 +75,11 @@ test('names with control characters are refused, stored ones print escaped, and 
       refusedInOneLine(await trawl('users', 'add', '--email', 'eve@example.com', '--name', 'eve\u202etoor'), 'users add --name with an override');
       const users = JSON.parse((await trawl('users', 'list', '--json')).stdout) as Array<{ email: string }>;
       assert.deepEqual(users.map((u) => u.email), ['op@example.com'], 'no user was added');
+      // An error that quotes what it was given: still one line, the input escaped.
+      const unknownKey = await trawl('keys', 'revoke', 'x\n\u001b[2J');
+      refusedInOneLine(unknownKey, 'keys revoke of a hostile id');
+      assert.equal(unknownKey.stderr, 'trawl: no API key with id x\\n\\x1b[2J (trawl keys list --user EMAIL shows them)\n');
+      refusedInOneLine(await trawl('users', 'suspend', 'eve\n\u001b[2J@example.com'), 'users suspend of a hostile email');
     });
 
     await t.test('names an older version stored print escaped: keys list, keys revoke, users list', async () => {
