@@ -13,7 +13,7 @@ import { checkPayload, LicenseError, licenseState, signLicense, trustedKeys, ver
 import { installedLicense } from '../auth/license-store.ts';
 import type { LicenseStore } from '../store/store.ts';
 import { findConfigFile } from './config-file.ts';
-import { escaped } from './format.ts';
+import { escaped, escapeControl } from './format.ts';
 import { UsageError } from './usage.ts';
 
 export const LICENSE_HELP = `usage: trawl license install FILE
@@ -102,7 +102,7 @@ export async function licenseCommand(argv: string[], deps: LicenseCommandDeps): 
       if (args.length !== 0) throw new UsageError(`license show takes no arguments, got "${args[0]}"`);
       const { license, reason } = await installedLicense(deps.store, trustedKeys(deps.config));
       if (!license) {
-        out(escaped`${reason!}`);
+        out(escapeControl(reason!));
         return 1;
       }
       const state = licenseState(license, now());
