@@ -29,6 +29,7 @@
 
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import type { Config } from '../config/types.ts';
+import { controlCharacterProblem } from './control-characters.ts';
 
 /** Entitlements this version acts on; a license may name others. */
 export const ENTITLEMENTS = ['org-management', 'scoped-access-tokens', 'oauth'] as const;
@@ -117,6 +118,9 @@ export function checkPayload(body: unknown): License {
     const v = body[name];
     if (v === undefined) throw new LicenseError(`license payload has no "${name}"`);
     if (typeof v !== 'string' || v.trim() === '') throw new LicenseError(`license payload "${name}" is not a non-empty string`);
+    // Shown by trawl license show and recorded in the audit log.
+    const problem = controlCharacterProblem(`license payload "${name}"`, v);
+    if (problem !== undefined) throw new LicenseError(problem);
     return v;
   };
   const time = (name: string): string => {
@@ -130,6 +134,10 @@ export function checkPayload(body: unknown): License {
   if (entitlements === undefined) throw new LicenseError('license payload has no "entitlements"');
   if (!Array.isArray(entitlements) || !entitlements.every((e) => typeof e === 'string' && e !== '')) {
     throw new LicenseError('license payload "entitlements" is not an array of non-empty strings');
+  }
+  for (const e of entitlements as string[]) {
+    const problem = controlCharacterProblem('license payload "entitlements"', e);
+    if (problem !== undefined) throw new LicenseError(problem);
   }
   const issuedAt = time('issuedAt');
   const expiresAt = time('expiresAt');

@@ -9,6 +9,7 @@ import { ServiceError } from '../errors.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { openStore } from '../store/open.ts';
 import type { AuditEventRecord } from '../store/store.ts';
+import { escapeControl, jsonText } from './format.ts';
 import { UsageError } from './usage.ts';
 
 interface Io {
@@ -75,7 +76,7 @@ export async function auditCommand(argv: string[], io: Io = defaultIo): Promise<
     const { events, total } = await store.audit.list(query);
     const emails = new Map((await store.listUsers()).map((u) => [u.id, u.email]));
     if (values.json) {
-      io.out(JSON.stringify(events.map((e) => auditEventJson(e, (id) => emails.get(id)))));
+      io.out(jsonText(events.map((e) => auditEventJson(e, (id) => emails.get(id)))));
       return 0;
     }
     if (events.length === 0) io.out('no audit events');
@@ -87,7 +88,11 @@ export async function auditCommand(argv: string[], io: Io = defaultIo): Promise<
   }
 }
 
-/** One event on one line: time, action, actor, target, address, details. */
+/**
+ * One event on one line: time, action, actor, target, address, details. Every field is
+ * shown escaped: an id, a name or an email that came with a request is data, and a newline
+ * in it must not print as a line of its own that reads like another event.
+ */
 function line(e: AuditEventRecord, emails: Map<string, string>): string {
   const who = e.actor.userId !== undefined ? (emails.get(e.actor.userId) ?? e.actor.userId) : undefined;
   const actor = [who, e.actor.credentialKind, e.actor.credentialId].filter((p) => p !== undefined).join(' ');
@@ -95,5 +100,5 @@ function line(e: AuditEventRecord, emails: Map<string, string>): string {
   if (e.target) parts.push(`on ${e.target.type} ${e.target.id}`);
   if (e.sourceAddress) parts.push(`from ${e.sourceAddress}`);
   if (e.details) parts.push(JSON.stringify(e.details));
-  return parts.join('  ');
+  return parts.map(escapeControl).join('  ');
 }

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { observeCluster, type ObservedStatus } from '../cluster/observe.ts';
 import { findConfigFile } from './config-file.ts';
-import { formatAge, formatCount, formatTable } from './format.ts';
+import { escaped, escapeControl, formatAge, formatCount, formatTable, jsonText } from './format.ts';
 import { UsageError } from './usage.ts';
 import { defaultIo, none, type Io } from './users-command.ts';
 
@@ -44,7 +44,7 @@ export async function clusterCommand(argv: string[], io: Io = defaultIo): Promis
   if (!settings) throw new UsageError(`${path} has no cluster section: this installation runs alone`);
   const observed = await observeCluster(settings);
   const { summary } = observed.status;
-  if (values.json) io.out(JSON.stringify(observed.status, null, 2));
+  if (values.json) io.out(jsonText(observed.status, 2));
   else for (const line of report(observed)) io.out(line);
   return summary.ok === summary.shards ? 0 : 1;
 }
@@ -52,10 +52,11 @@ export async function clusterCommand(argv: string[], io: Io = defaultIo): Promis
 /** The human report: a heading, the nodes' table, the health summary, the shards that are not ok. */
 export function report({ status, readAt }: ObservedStatus): string[] {
   const live = status.nodes.filter((n) => n.live).length;
-  const lines = [`cluster "${status.name}": ${status.nodes.length} node${status.nodes.length === 1 ? '' : 's'}, ${live} live; replication factor ${status.replicationFactor}`];
+  const lines = [escaped`cluster "${status.name}": ${status.nodes.length} node${status.nodes.length === 1 ? '' : 's'}, ${live} live; replication factor ${status.replicationFactor}`];
   if (status.nodes.length > 0) {
     const head = ['NODE', 'URL', 'STATE', 'LIVE', 'HEARTBEAT', 'SHARDS', 'REPOSITORIES'];
-    const rows = status.nodes.map((n) => [n.id, n.url, n.state, n.live ? 'yes' : 'no', `${formatAge(readAt - Date.parse(n.lastHeartbeat))} ago`, formatCount(n.shards), formatCount(n.repositories)]);
+    // What nodes say of themselves, and repository names: escaped.
+    const rows = status.nodes.map((n) => [escapeControl(n.id), escapeControl(n.url), n.state, n.live ? 'yes' : 'no', `${formatAge(readAt - Date.parse(n.lastHeartbeat))} ago`, formatCount(n.shards), formatCount(n.repositories)]);
     lines.push(...formatTable(head, rows));
   } else {
     lines.push('no node is in the cluster (none has joined, or every one left)');
@@ -65,8 +66,8 @@ export function report({ status, readAt }: ObservedStatus): string[] {
   for (const health of ['under-replicated', 'unavailable'] as const) {
     const bad = status.repositories.flatMap((r) => r.shards.filter((s) => s.health === health).map((s) => ({ repo: r.repository, ...s })));
     for (const s of bad.slice(0, LISTED)) {
-      const where = s.holders.length > 0 ? `held by ${s.holders.join(', ')}` : 'held by no live node';
-      lines.push(`${health}: ${s.repo} ${s.shard}: ${where}; placed on ${s.owners.join(', ') || 'no node'}`);
+      const where = s.holders.length > 0 ? escaped`held by ${s.holders.join(', ')}` : 'held by no live node';
+      lines.push(escaped`${health}: ${s.repo} ${s.shard}: ${where}; placed on ${s.owners.join(', ') || 'no node'}`);
     }
     if (bad.length > LISTED) lines.push(`${health}: ${formatCount(bad.length - LISTED)} more (--json lists them all)`);
   }

@@ -1,7 +1,13 @@
 // Human-readable numbers for the command line (bytes: bench/format.ts, the one rounding
-// of every figure trawl prints), and the progress bars of trawl index and trawl sync.
+// of every figure trawl prints), the progress bars of trawl index and trawl sync, and text
+// from elsewhere made safe to print: names, ids, emails, repository names, audit events and
+// error messages can hold control characters (a database written before names refused them,
+// a code host's repository names, an id taken from a request), which a terminal would act
+// on. Every printer shows such text through escapeControl (or the `escaped` template tag):
+// a newline as \n, ESC as \x1b, a right-to-left override as \u202e.
 
 import { formatBytes } from '../bench/format.ts';
+import { replaceControlCharacters } from '../auth/control-characters.ts';
 import type { BuildProgress, SymbolsProgress } from '../index/indexer.ts';
 
 export function formatCount(n: number): string {
@@ -59,4 +65,35 @@ export function throttled<T>(draw: (p: T) => void, isLast: (p: T) => boolean, ms
 export function formatTable(head: string[], rows: string[][]): string[] {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [head, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** `text` with every control character (auth/control-characters.ts) shown as an escape: \n, \x1b, \u202e. */
+export function escapeControl(text: string): string {
+  return replaceControlCharacters(text, (c) => {
+    const code = c.charCodeAt(0);
+    return NAMED[c] ?? (code <= 0xff ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`);
+  });
+}
+
+/** A template literal whose every interpolated value is shown through escapeControl: the literal text is the program's, the values are not. */
+export function escaped(strings: TemplateStringsArray, ...values: unknown[]): string {
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i++) out += escapeControl(String(values[i])) + strings[i + 1]!;
+  return out;
+}
+
+/**
+ * `value` as JSON (indented by `space`) that prints safely and parses to the same value:
+ * JSON.stringify escapes C0 in strings already; the rest of the class (DEL, C1, the
+ * bidirectional marks) becomes \uXXXX too. Raw C0 is left alone: outside strings it is
+ * the indentation's line breaks.
+ */
+export function jsonText(value: unknown, space?: number): string {
+  return replaceControlCharacters(JSON.stringify(value, null, space), (c) => (c.charCodeAt(0) < 0x20 ? c : `\\u${hex(c.charCodeAt(0), 4)}`));
+}
+
+function hex(n: number, digits: number): string {
+  return n.toString(16).padStart(digits, '0');
 }

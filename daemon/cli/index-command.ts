@@ -5,7 +5,7 @@ import { resolveDataDir } from '../index/data-dir.ts';
 import type { BuildProgress, IndexSummary } from '../index/indexer.ts';
 import { indexLocal } from '../sync/local-repos.ts';
 import { formatBytes } from '../bench/format.ts';
-import { buildProgressLine, formatCount, symbolsProgressLine, throttled } from './format.ts';
+import { buildProgressLine, escaped, escapeControl, formatCount, symbolsProgressLine, throttled } from './format.ts';
 import { UsageError } from './usage.ts';
 
 export async function indexCommand(argv: string[]): Promise<number> {
@@ -56,10 +56,12 @@ export function summaryLine(s: IndexSummary): string {
   const reasons = Object.entries(s.skippedByReason).map(([r, n]) => `${r} ${n}`).join(', ');
   const mbps = s.seconds > 0 ? s.totalBytes / 1e6 / s.seconds : 0;
   const refs = s.refs.length > 1 ? ` at ${s.refs.length} refs` : '';
-  if (s.mode === 'unchanged') return `${s.repoName}: up to date${refs} (${formatCount(s.files)} files), ${s.seconds.toFixed(1)} s`;
-  const how = s.mode === 'delta' ? `delta: ${formatCount(s.builtFiles)} changed file versions, ` : s.fullReason ? `full build (${s.fullReason}), ` : '';
+  // The repository's name comes from its origin remote or its directory: escaped.
+  const name = escapeControl(s.repoName);
+  if (s.mode === 'unchanged') return `${name}: up to date${refs} (${formatCount(s.files)} files), ${s.seconds.toFixed(1)} s`;
+  const how = s.mode === 'delta' ? `delta: ${formatCount(s.builtFiles)} changed file versions, ` : s.fullReason ? escaped`full build (${s.fullReason}), ` : '';
   return (
-    `indexed ${s.repoName} (${s.kind}${refs}): ${how}${formatCount(s.files)} files, ${formatBytes(s.contentBytes)}, ` +
+    `indexed ${name} (${s.kind}${refs}): ${how}${formatCount(s.files)} files, ${formatBytes(s.contentBytes)}, ` +
     `${formatCount(s.skipped)} skipped${reasons ? ` (${reasons})` : ''}, ` +
     `${formatCount(s.symbols)} symbols${symbolNotes(s)}, ` +
     `${s.shards} shard${s.shards === 1 ? '' : 's'} written (${s.totalShards} in the index), ` +

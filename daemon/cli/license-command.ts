@@ -13,6 +13,7 @@ import { checkPayload, LicenseError, licenseState, signLicense, trustedKeys, ver
 import { installedLicense } from '../auth/license-store.ts';
 import type { LicenseStore } from '../store/store.ts';
 import { findConfigFile } from './config-file.ts';
+import { escaped, escapeControl } from './format.ts';
 import { UsageError } from './usage.ts';
 
 export const LICENSE_HELP = `usage: trawl license install FILE
@@ -94,23 +95,23 @@ export async function licenseCommand(argv: string[], deps: LicenseCommandDeps): 
       } else {
         await install();
       }
-      out(`license ${license.id} for ${license.licensee} installed: entitlements ${list(license.entitlements)}; expires ${license.expiresAt}`);
+      out(escaped`license ${license.id} for ${license.licensee} installed: entitlements ${list(license.entitlements)}; expires ${license.expiresAt}`);
       return 0;
     }
     case 'show': {
       if (args.length !== 0) throw new UsageError(`license show takes no arguments, got "${args[0]}"`);
       const { license, reason } = await installedLicense(deps.store, trustedKeys(deps.config));
       if (!license) {
-        out(reason!);
+        out(escapeControl(reason!));
         return 1;
       }
       const state = licenseState(license, now());
-      out(`id:           ${license.id}`);
-      out(`licensee:     ${license.licensee}`);
-      out(`entitlements: ${list(license.entitlements)}`);
-      out(`issued:       ${license.issuedAt}`);
-      out(`expires:      ${license.expiresAt}`);
-      out(`status:       ${state.active ? 'active' : `inactive (${state.reason})`}`);
+      out(escaped`id:           ${license.id}`);
+      out(escaped`licensee:     ${license.licensee}`);
+      out(escaped`entitlements: ${list(license.entitlements)}`);
+      out(escaped`issued:       ${license.issuedAt}`);
+      out(escaped`expires:      ${license.expiresAt}`);
+      out(escaped`status:       ${state.active ? 'active' : `inactive (${state.reason})`}`);
       return state.active ? 0 : 1;
     }
     case 'sign': {

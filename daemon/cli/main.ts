@@ -80,10 +80,13 @@ try {
   // A full disk, whichever writer hit it (the store, an index run, a mirror), says so plainly.
   const full = err instanceof ServiceError ? undefined : diskFullError(err);
   const message = err instanceof ServiceError ? `${err.errorCode}: ${err.message}` : full ? full.message : e.message;
-  // A configuration file's problems are all listed, one per line, so that one edit fixes them.
+  // A configuration file's problems are all listed, one per line, so that one edit fixes
+  // them. Any other message is one line: what it quotes (an id, a name, a library's text)
+  // is shown escaped, a newline in it as \n.
   const { ConfigError } = await import('../config/load.ts');
-  const lines = err instanceof ConfigError ? message.split('\n') : [message.split('\n')[0]!];
-  for (const line of lines) process.stderr.write(`trawl: ${line}\n`);
+  const { escapeControl } = await import('./format.ts');
+  const lines = err instanceof ConfigError ? message.split('\n') : [message.trimEnd()];
+  for (const line of lines) process.stderr.write(`trawl: ${escapeControl(line)}\n`);
   if (verbose && e.stack) process.stderr.write(e.stack + '\n');
   process.exitCode = usage ? 2 : 1;
 }

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { AuditLog, cliActor, firstTime } from '../audit/log.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { openStore } from '../store/open.ts';
+import { escaped, jsonText } from './format.ts';
 import { UsageError } from './usage.ts';
 
 interface Io {
@@ -51,11 +52,11 @@ export async function oauthCommand(argv: string[], io: Io = defaultIo): Promise<
         const grants = await store.oauth.listLiveGrants(now, userId);
         const emails = new Map((await store.listUsers()).map((u) => [u.id, u.email]));
         if (values.json) {
-          io.out(JSON.stringify(grants.map((g) => ({ ...g, userEmail: emails.get(g.userId) }))));
+          io.out(jsonText(grants.map((g) => ({ ...g, userEmail: emails.get(g.userId) }))));
           return 0;
         }
         if (grants.length === 0) io.out('no OAuth grants in use');
-        for (const g of grants) io.out(`${g.id}  ${emails.get(g.userId) ?? g.userId}  "${g.clientName}" (${g.clientId})  scope ${g.scope}  since ${g.createdAt}`);
+        for (const g of grants) io.out(escaped`${g.id}  ${emails.get(g.userId) ?? g.userId}  "${g.clientName}" (${g.clientId})  scope ${g.scope}  since ${g.createdAt}`);
         return 0;
       }
       case 'revoke': {
@@ -67,7 +68,7 @@ export async function oauthCommand(argv: string[], io: Io = defaultIo): Promise<
           (g) => (g?.first ? { action: 'oauth_grant.revoked', actor: cliActor(), target: { type: 'oauth_grant', id: g.id }, details: { reason: 'operator', userId: g.userId, clientId: g.clientId } } : undefined),
         );
         if (!g) throw new Error(`no OAuth grant with id ${id} (trawl oauth list shows them)`);
-        io.out(`grant ${g.id} revoked at ${g.revokedAt}: its tokens no longer work`);
+        io.out(escaped`grant ${g.id} revoked at ${g.revokedAt}: its tokens no longer work`);
         return 0;
       }
       default:

@@ -10,7 +10,7 @@ import { symbolsPending } from '../index/manifest.ts';
 import { openStore } from '../store/open.ts';
 import type { RepoRecord } from '../store/store.ts';
 import { UsageError } from './usage.ts';
-import { formatTable } from './format.ts';
+import { escapeControl, formatTable, jsonText } from './format.ts';
 
 export async function reposCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -21,14 +21,15 @@ export async function reposCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`repos takes no arguments, got "${positionals[0]}"`);
   const repos = await listRepos(resolveDataDir(values['data-dir']), values.all === true);
   if (values.json) {
-    process.stdout.write(JSON.stringify(repos, null, 2) + '\n');
+    process.stdout.write(jsonText(repos, 2) + '\n');
     return 0;
   }
   if (repos.length === 0) {
     process.stdout.write('no repositories (trawl index PATH, or trawl sync --config FILE)\n');
     return 0;
   }
-  const rows = repos.map(row);
+  // A repository's name comes from its code host or its directory, its error from git: escaped.
+  const rows = repos.map((r) => row(r).map(escapeControl));
   const head = ['ID', 'REPOSITORY', 'STATE', 'REFS', 'INDEXED', 'LAST ERROR'];
   for (const line of formatTable(head, rows)) process.stdout.write(line + '\n');
   return 0;

@@ -8,6 +8,7 @@ import { IndexView } from '../index/index-health.ts';
 import { validateSearchRequest } from '../search/request.ts';
 import { Searcher } from '../search/searcher.ts';
 import type { SearchResponse } from '../search/types.ts';
+import { escaped } from './format.ts';
 import { UsageError } from './usage.ts';
 
 export async function searchCommand(argv: string[]): Promise<number> {
@@ -39,7 +40,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
   // webUrl fields name the daemon: $TRAWL_PUBLIC_URL, else its default address.
   const publicUrl = process.env.TRAWL_PUBLIC_URL?.replace(/\/+$/, '');
   const view = new IndexView(dataDir, {
-    onBroken: (b) => process.stderr.write(`trawl: repository ${b.name ?? b.repoId}: its index is damaged (${b.reason}); left out until it is re-indexed (trawl index, trawl sync)\n`),
+    onBroken: (b) => process.stderr.write(escaped`trawl: repository ${b.name ?? b.repoId}: its index is damaged (${b.reason}); left out until it is re-indexed (trawl index, trawl sync)` + '\n'),
   });
   // No more worker threads than shards, and none for one shard (the search runs in this
   // thread): a worker takes ~70 ms to start, more than a one-shard search takes.
@@ -84,16 +85,21 @@ function cliInt(flag: string, v: string): number {
   return n;
 }
 
-/** grep-like: repo/path:line:text for matched lines, repo/path-line-text for context. */
+/**
+ * grep-like: repo/path:line:text for matched lines, repo/path-line-text for context. The
+ * repository's and the file's names are shown escaped (a file name may hold a newline);
+ * the lines are the file's own, as grep prints them.
+ */
 function formatText(res: SearchResponse): string {
   const out: string[] = [];
   for (const f of res.files) {
+    const where = escaped`${f.repository}/${f.fileName.text}`;
     for (const c of f.chunks) {
       const matched = new Set<number>();
       for (const r of c.matchRanges) for (let l = r.start.lineNumber; l <= r.end.lineNumber; l++) matched.add(l);
       c.content.split('\n').forEach((text, i) => {
         const line = c.contentStart.lineNumber + i;
-        out.push(`${f.repository}/${f.fileName.text}${matched.has(line) ? ':' : '-'}${line}${matched.has(line) ? ':' : '-'}${text}`);
+        out.push(`${where}${matched.has(line) ? ':' : '-'}${line}${matched.has(line) ? ':' : '-'}${text}`);
       });
     }
   }

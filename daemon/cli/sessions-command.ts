@@ -5,6 +5,7 @@
 
 import { parseArgs } from 'node:util';
 import { AuditLog, cliActor, firstTime } from '../audit/log.ts';
+import { escaped, jsonText } from './format.ts';
 import { UsageError } from './usage.ts';
 import { defaultIo, none, one, sessionLine, userByEmail, withStore, type Io } from './users-command.ts';
 
@@ -36,12 +37,12 @@ export async function sessionsCommand(argv: string[], io: Io = defaultIo): Promi
         if (!values.user) throw new UsageError('sessions list needs --user EMAIL');
         const sessions = await store.listLiveSessions((await userByEmail(store, values.user)).id, now);
         if (values.json) {
-          io.out(JSON.stringify(sessions));
+          io.out(jsonText(sessions));
           return 0;
         }
         if (sessions.length === 0) io.out('no browser sessions');
         for (const s of sessions) {
-          io.out(`${sessionLine({ ...s, lastUsedAt: s.lastUsedAt ?? null, userAgent: s.userAgent ?? null })}  key ${s.apiKeyId}`);
+          io.out(sessionLine({ ...s, lastUsedAt: s.lastUsedAt ?? null, userAgent: s.userAgent ?? null }) + escaped`  key ${s.apiKeyId}`);
         }
         return 0;
       }
@@ -54,7 +55,7 @@ export async function sessionsCommand(argv: string[], io: Io = defaultIo): Promi
           async () => firstTime((await store.getSession(id))?.endedAt, await store.endSession(id, now))!,
           (x) => (x.first ? { action: 'session.ended', actor: cliActor(), target: { type: 'session', id }, details: { reason: 'operator', userId: x.userId } } : undefined),
         );
-        io.out(before.endedAt === undefined ? `browser session ${s.id} ended at ${s.endedAt}: that browser is signed out` : `browser session ${s.id} had already ended at ${s.endedAt}`);
+        io.out(before.endedAt === undefined ? escaped`browser session ${s.id} ended at ${s.endedAt}: that browser is signed out` : escaped`browser session ${s.id} had already ended at ${s.endedAt}`);
         return 0;
       }
       default:

@@ -8,7 +8,7 @@ import { resolveDataDir } from '../index/data-dir.ts';
 import { syncOnce, type SyncEvent } from '../sync/sync.ts';
 import { openStore } from '../store/open.ts';
 import type { Logger } from '../runtime/logger.ts';
-import { buildProgressLine, formatCount, symbolsProgressLine, throttled } from './format.ts';
+import { buildProgressLine, escaped, escapeControl, formatCount, symbolsProgressLine, throttled } from './format.ts';
 import type { BuildProgress } from '../index/indexer.ts';
 import { findConfigFile } from './config-file.ts';
 import { UsageError } from './usage.ts';
@@ -39,32 +39,34 @@ export async function syncCommand(argv: string[]): Promise<number> {
   const drawBuild = throttled((e: { label: string; p: BuildProgress }) => status(buildProgressLine(e.label, e.p).slice(1)), (e) => e.p.files >= e.p.totalFiles);
   const onEvent = (e: SyncEvent): void => {
     if (e.type === 'connection') {
-      out(e.error ? `connection ${e.name}: FAILED: ${e.error}` : `connection ${e.name}: ${formatCount(e.repos ?? 0)} repositories`);
+      out(e.error ? escaped`connection ${e.name}: FAILED: ${e.error}` : escaped`connection ${e.name}: ${formatCount(e.repos ?? 0)} repositories`);
       return;
     }
+    // A repository's name comes from its code host, an error from git or the host: escaped.
     if (e.type === 'repo-refused') {
-      out(`connection ${e.connection}: ${e.repoName}: REFUSED, skipped: ${e.error}`);
+      out(escaped`connection ${e.connection}: ${e.repoName}: REFUSED, skipped: ${e.error}`);
       return;
     }
     const at = `[${e.index + 1}/${e.total}]`;
+    const repoName = escapeControl(e.repoName);
     if (e.type === 'repo-progress') {
-      if (e.build) drawBuild({ label: `${at} ${e.repoName}`, p: e.build });
-      if (e.symbols) status(symbolsProgressLine(`${at} ${e.repoName}`, e.symbols).slice(1));
+      if (e.build) drawBuild({ label: `${at} ${repoName}`, p: e.build });
+      if (e.symbols) status(symbolsProgressLine(`${at} ${repoName}`, e.symbols).slice(1));
       return;
     }
     if (e.type === 'repo-start') {
-      status(`${at} ${e.repoName}: ${e.stage === 'fetch' ? 'fetching' : 'indexing'}`);
+      status(`${at} ${repoName}: ${e.stage === 'fetch' ? 'fetching' : 'indexing'}`);
       return;
     }
     if (tty) process.stderr.write('\r\x1b[K');
     const s = e.summary;
     const detail =
-      e.outcome === 'failed' ? `FAILED: ${e.error}` :
+      e.outcome === 'failed' ? escaped`FAILED: ${e.error}` :
       e.outcome === 'backing-off' ? 'failed before; waiting to retry (--force retries now)' :
       e.outcome === 'unchanged' ? 'up to date' :
       s?.mode === 'delta' ? `indexed incrementally: ${formatCount(s.builtFiles)} changed file versions, ${s.refs.length} refs` :
-      `indexed in full: ${formatCount(s?.files ?? 0)} files, ${s?.refs.length ?? 0} refs${s?.fullReason ? ` (${s.fullReason})` : ''}`;
-    out(`${at} ${e.repoName}: ${detail} (${e.seconds.toFixed(1)} s)`);
+      `indexed in full: ${formatCount(s?.files ?? 0)} files, ${s?.refs.length ?? 0} refs${s?.fullReason ? escaped` (${s.fullReason})` : ''}`;
+    out(`${at} ${repoName}: ${detail} (${e.seconds.toFixed(1)} s)`);
   };
   // The pass's warnings (a host reached over plain http, a page URL left out of a host's
   // answer); its errors are told by the events above.

@@ -4,18 +4,23 @@
 // it opened that still works (the listing of GET /api/keys); `keys revoke` ends all of it
 // with the key; `users sign-out` ends everything of a user but the keys. Every change is
 // recorded in the audit log with it (audit/log.ts), as the operating-system account that
-// ran the command.
+// ran the command. A name or email with control characters is refused
+// (auth/control-characters.ts); what the store holds is printed escaped (format.ts), as an
+// older version may have stored such names.
 
 import { parseArgs } from 'node:util';
 import { AuditLog, cliActor, firstTime } from '../audit/log.ts';
 import { endedAny, listKeyCredentials, type ListedKey } from '../auth/credential-listing.ts';
+import { controlCharacterProblem } from '../auth/control-characters.ts';
 import { installationSecret } from '../auth/credentials.ts';
+import { keyNameProblem } from '../auth/key-name.ts';
 import { issueApiKey } from '../audit/key-issue.ts';
 import { changeMember } from '../audit/member-change.ts';
 import { loadConfig } from '../config/load.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { openConfiguredStore, openStore } from '../store/open.ts';
 import { StoreConflictError, type EndedCredentials, type Role, type Store, type UserRecord } from '../store/store.ts';
+import { escaped, jsonText } from './format.ts';
 import { UsageError } from './usage.ts';
 
 const ROLES: Role[] = ['owner', 'member'];
@@ -44,15 +49,18 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
       case 'add': {
         none(positionals, 'users add');
         const email = values.email;
+        refuseControlCharacters('--email', email);
         if (!email || !EMAIL.test(email)) throw new UsageError(`users add needs --email ADDRESS${email ? `, got "${email}"` : ''}`);
+        const name = values.name ?? email.slice(0, email.indexOf('@'));
+        refuseControlCharacters('--name', name);
         const role = (values.role ?? 'member') as Role;
         if (!ROLES.includes(role)) throw new UsageError(`--role must be owner or member, got "${values.role}"`);
         try {
           const u = await audit.change(
-            () => store.createUser({ email, name: values.name ?? email.slice(0, email.indexOf('@')), role }, now),
+            () => store.createUser({ email, name, role }, now),
             (u) => ({ action: 'user.added', actor, target: { type: 'user', id: u.id }, details: { email: u.email, role: u.role } }),
           );
-          io.out(`user ${u.id} ${u.email} (${u.role}) added`);
+          io.out(escaped`user ${u.id} ${u.email} (${u.role}) added`);
         } catch (err) {
           if (err instanceof StoreConflictError) throw new Error(`a user with the email ${email} exists already`);
           throw err;
@@ -63,14 +71,14 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
         none(positionals, 'users list');
         const users = await store.listUsers();
         if (values.json) {
-          io.out(JSON.stringify(users));
+          io.out(jsonText(users));
           return 0;
         }
         if (users.length === 0) io.out('no users (add one with trawl users add --email ADDRESS --role owner)');
         for (const u of users) {
           const state = u.suspendedAt ? `suspended since ${u.suspendedAt}` : 'active';
           const limit = u.dailyLimit === undefined ? 'default limit' : `${u.dailyLimit} requests/day`;
-          io.out(`${u.id}  ${u.email}  ${u.name}  ${u.role}  ${state}  ${limit}  last active ${u.lastActivityAt ?? 'never'}`);
+          io.out(escaped`${u.id}  ${u.email}  ${u.name}  ${u.role}  ${state}  ${limit}  last active ${u.lastActivityAt ?? 'never'}`);
         }
         return 0;
       }
@@ -79,7 +87,7 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
         const u = await userByEmail(store, one(positionals, `users ${sub} EMAIL`));
         // Recorded when the state changes (suspending a suspended user changes nothing).
         await changeMember(store, audit, u.id, { suspended: sub === 'suspend' }, { actor, now });
-        io.out(sub === 'suspend' ? `${u.email} suspended: their API keys stop working now` : `${u.email} is active again`);
+        io.out(sub === 'suspend' ? escaped`${u.email} suspended: their API keys stop working now` : escaped`${u.email} is active again`);
         return 0;
       }
       case 'sign-out': {
@@ -88,7 +96,7 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
           () => store.endUserCredentials(u.id, now),
           (e) => (endedAny(e) ? { action: 'user.signed_out', actor, target: { type: 'user', id: u.id }, details: { email: u.email, ended: e } } : undefined),
         );
-        io.out(`${u.email} signed out everywhere: ended ${describeEnded(ended)}; their API keys still work (trawl keys revoke ID ends one)`);
+        io.out(escaped`${u.email} signed out everywhere: ended ${describeEnded(ended)}; their API keys still work (trawl keys revoke ID ends one)`);
         return 0;
       }
       case 'limit': {
@@ -98,7 +106,7 @@ export async function usersCommand(argv: string[], io: Io = defaultIo): Promise<
         const n = text === 'default' ? null : Number(text);
         if (n !== null && (!Number.isInteger(n) || n < 0)) throw new UsageError(`the limit must be a whole number of requests per day or "default", got "${text}"`);
         await changeMember(store, audit, u.id, { dailyLimit: n }, { actor, now });
-        io.out(n === null ? `${u.email}: the default daily limit applies` : `${u.email}: ${n} requests per day`);
+        io.out(n === null ? escaped`${u.email}: the default daily limit applies` : escaped`${u.email}: ${n} requests per day`);
         return 0;
       }
       default:
@@ -124,10 +132,13 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
       case 'create': {
         none(positionals, 'keys create');
         if (!values.user) throw new UsageError('keys create needs --user EMAIL');
+        const name = (values.name ?? 'default').trim();
+        const problem = keyNameProblem(name);
+        if (problem !== undefined) throw new Error(`--${problem}`);
         const u = await userByEmail(store, values.user);
-        const { key, record } = await issueApiKey(store, audit, await installationSecret(store, config, dataDir), u, values.name ?? 'default', { actor, now });
+        const { key, record } = await issueApiKey(store, audit, await installationSecret(store, config, dataDir), u, name, { actor, now });
         io.out(key);
-        io.err(`trawl: key ${record.id} (${record.name}) for ${u.email}: shown once, store it now`);
+        io.err(escaped`trawl: key ${record.id} (${record.name}) for ${u.email}: shown once, store it now`);
         return 0;
       }
       case 'list': {
@@ -135,7 +146,7 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
         if (!values.user) throw new UsageError('keys list needs --user EMAIL');
         const keys = await listKeyCredentials(store, (await userByEmail(store, values.user)).id, now);
         if (values.json) {
-          io.out(JSON.stringify(keys));
+          io.out(jsonText(keys));
           return 0;
         }
         if (keys.length === 0) io.out('no keys');
@@ -151,7 +162,7 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
           (r) => (r && (r.first || endedAny(r.ended)) ? { action: 'api_key.revoked', actor, target: { type: 'api_key', id: r.key.id }, details: { userId: r.key.userId, name: r.key.name, ended: r.ended } } : undefined),
         );
         if (!r) throw new Error(`no API key with id ${id} (trawl keys list --user EMAIL shows them)`);
-        io.out(`key ${r.key.id} (${r.key.name}) revoked at ${r.key.revokedAt}; ended ${describeEnded(r.ended)} opened with it`);
+        io.out(escaped`key ${r.key.id} (${r.key.name}) revoked at ${r.key.revokedAt}; ended ${describeEnded(r.ended)} opened with it`);
         return 0;
       }
       default:
@@ -162,16 +173,16 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
 
 /** A key, and under it what it opened that still works. */
 function keyLines(k: ListedKey): string[] {
-  const lines = [`${k.id}  ${k.name}  ${k.hint}...  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`];
-  for (const t of k.scopedTokens) lines.push(`  scoped token ${t.id}  created ${t.createdAt}  expires ${t.expiresAt}  repositories ${t.repoIds.join(',')}`);
-  for (const g of k.oauthGrants) lines.push(`  OAuth grant ${g.id}  ${JSON.stringify(g.clientName)} (${g.clientId})  since ${g.createdAt}  last used ${g.lastUsedAt ?? 'never'}`);
+  const lines = [escaped`${k.id}  ${k.name}  ${k.hint}...  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}` + (k.revokedAt ? escaped`  REVOKED ${k.revokedAt}` : '')];
+  for (const t of k.scopedTokens) lines.push(escaped`  scoped token ${t.id}  created ${t.createdAt}  expires ${t.expiresAt}  repositories ${t.repoIds.join(',')}`);
+  for (const g of k.oauthGrants) lines.push(escaped`  OAuth grant ${g.id}  ${JSON.stringify(g.clientName)} (${g.clientId})  since ${g.createdAt}  last used ${g.lastUsedAt ?? 'never'}`);
   for (const s of k.sessions) lines.push(`  ${sessionLine(s)}`);
   return lines;
 }
 
 /** One browser session, as `keys list` and `sessions list` show it. */
 export function sessionLine(s: ListedKey['sessions'][number]): string {
-  return `browser session ${s.id}  signed in ${s.createdAt}  expires ${s.expiresAt}  last used ${s.lastUsedAt ?? 'never'}${s.userAgent ? `  ${JSON.stringify(s.userAgent)}` : ''}`;
+  return escaped`browser session ${s.id}  signed in ${s.createdAt}  expires ${s.expiresAt}  last used ${s.lastUsedAt ?? 'never'}` + (s.userAgent ? escaped`  ${JSON.stringify(s.userAgent)}` : '');
 }
 
 /** "1 scoped token, 2 OAuth grants and 0 browser sessions". */
@@ -198,6 +209,12 @@ export async function userByEmail(store: Store, email: string): Promise<UserReco
   const u = await store.getUserByEmail(email);
   if (!u) throw new Error(`no user with the email ${email} (trawl users list shows them)`);
   return u;
+}
+
+/** Refuses a name or email given on the command line that holds a control character: one line, exit 1. */
+function refuseControlCharacters(flag: string, text: string | undefined): void {
+  const problem = text === undefined ? undefined : controlCharacterProblem(flag, text);
+  if (problem !== undefined) throw new Error(problem);
 }
 
 export function none(positionals: string[], what: string): void {

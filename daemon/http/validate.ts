@@ -6,6 +6,7 @@
 // INVALID_QUERY_PARAMS; their values arrive as strings and integers are coerced.
 
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { NO_CONTROL_CHARACTERS } from '../auth/control-characters.ts';
 import { ServiceError } from '../errors.ts';
 import { COMPONENTS, type JsonSchema } from './schemas/common.ts';
 
@@ -114,7 +115,8 @@ export function expected(s: JsonSchema): string {
       if (typeof s.minLength === 'number' && s.minLength > 0) parts.push('non-empty');
       let out = `a ${parts.join(' ')}${parts.length ? ' ' : ''}string`;
       if (typeof s.maxLength === 'number') out += ` of at most ${s.maxLength} characters`;
-      if (typeof s.pattern === 'string') out += ` matching ${s.pattern}`;
+      if (s.pattern === NO_CONTROL_CHARACTERS) out += ' without control or bidirectional-override characters';
+      else if (typeof s.pattern === 'string') out += ` matching ${s.pattern}`;
       return out;
     }
     case 'boolean':

@@ -10,6 +10,7 @@
 // authorization_code and refresh_token, response_types within code, and scope (only
 // "search" exists). Everything else is dropped from the stored metadata.
 
+import { controlCharacterProblem } from '../auth/control-characters.ts';
 import { OAuthError } from './errors.ts';
 import { checkRedirectUris } from './redirect.ts';
 import { SCOPE } from './tokens.ts';
@@ -18,7 +19,6 @@ export const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 const MAX_NAME = 200;
-const DECEPTIVE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 export interface Registration {
   redirectUris: string[];
@@ -38,9 +38,9 @@ export function readRegistration(body: unknown): Registration {
     if (typeof m.client_name !== 'string' || m.client_name.trim() === '') throw new OAuthError('invalid_client_metadata', 'client_name must be a non-empty string');
     name = m.client_name.trim();
     if (name.length > MAX_NAME) throw new OAuthError('invalid_client_metadata', `client_name is longer than ${MAX_NAME} characters`);
-    // The consent page shows it: no control characters, and no bidirectional overrides
-    // that would make it read differently from what it is.
-    if (DECEPTIVE.test(name)) throw new OAuthError('invalid_client_metadata', 'client_name may not contain control or bidirectional-override characters');
+    // The consent page, the key listings and the audit log show it.
+    const problem = controlCharacterProblem('client_name', name);
+    if (problem !== undefined) throw new OAuthError('invalid_client_metadata', problem);
   }
 
   const authMethod = (m.token_endpoint_auth_method === undefined ? 'client_secret_basic' : m.token_endpoint_auth_method) as AuthMethod;

@@ -39,6 +39,13 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;
 }
 
+const ID_RANDOM = /^[0-9a-f]{24}$/;
+
+/** Whether `text` has the form newId gives the ids of `prefix` (text of any other form names no record). */
+export function isIdOf(prefix: string, text: string): boolean {
+  return text.length === prefix.length + 25 && text.startsWith(`${prefix}_`) && ID_RANDOM.test(text.slice(prefix.length + 1));
+}
+
 // How each field maps to its column. 'text'/'int' are required (NOT NULL); 'opt*' are
 // optional fields stored as NULL when undefined.
 export type Kind = 'text' | 'int' | 'bool' | 'json' | 'optText' | 'optInt';

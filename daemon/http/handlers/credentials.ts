@@ -22,9 +22,11 @@ import { actorOf, firstTime } from '../../audit/log.ts';
 import { endedAny, listKeyCredentials } from '../../auth/credential-listing.ts';
 import { serverSecret } from '../../auth/credentials.ts';
 import { issueApiKey } from '../../audit/key-issue.ts';
-import { ServiceError, type ErrorCode } from '../../errors.ts';
+import { keyNameProblem } from '../../auth/key-name.ts';
+import { ServiceError } from '../../errors.ts';
 import type { Identity } from '../../auth/identity.ts';
-import type { Route } from '../route.ts';
+import { API_KEY_ID, OAUTH_GRANT_ID, pathId, SESSION_ID, type IdKind } from '../path-id.ts';
+import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
 
 export function credentialRoutes(s: Services): Route[] {
@@ -34,9 +36,15 @@ export function credentialRoutes(s: Services): Route[] {
    * The user whose credentials `id` (a record's userId) names, when the caller may act on
    * them; otherwise `notFound` (never "forbidden": that would confirm the id exists).
    */
-  const owned = (identity: Identity, ownerId: string | undefined, code: ErrorCode, what: string, id: string): void => {
+  const owned = (identity: Identity, ownerId: string | undefined, kind: IdKind, id: string): void => {
     const caller = manager(identity);
-    if (ownerId === undefined || (ownerId !== caller && identity.role !== 'owner')) throw new ServiceError(code, `no ${what} ${id.slice(0, 64)}${identity.role === 'owner' ? '' : ' of yours'}`);
+    if (ownerId === undefined || (ownerId !== caller && identity.role !== 'owner')) throw new ServiceError(kind.code, `no ${kind.what} ${id}${identity.role === 'owner' ? '' : ' of yours'}`);
+  };
+
+  /** The route's {id}, once the caller may manage credentials at all and it has the form of `kind`'s ids. */
+  const idOf = (ctx: RouteContext, kind: IdKind): string => {
+    manager(ctx.identity);
+    return pathId(ctx.params.id!, kind);
   };
 
   /** The user the request is about: `userId` when given (owners: anyone; members: only themselves), else the caller. */
@@ -80,7 +88,8 @@ export function credentialRoutes(s: Services): Route[] {
       async handle(ctx) {
         const userId = manager(ctx.identity);
         const name = (ctx.body as { name: string }).name.trim();
-        if (name === '') throw new ServiceError('INVALID_REQUEST_BODY', 'name must not be blank: say what the key is for');
+        const problem = keyNameProblem(name);
+        if (problem !== undefined) throw new ServiceError('INVALID_REQUEST_BODY', problem);
         // The caller's own record, for the event's email (and in case they were removed just now).
         const user = await s.store.getUser(userId);
         if (!user) throw new ServiceError('NOT_AUTHENTICATED', 'your user no longer exists');
@@ -101,8 +110,8 @@ export function credentialRoutes(s: Services): Route[] {
       response: { status: 200, schema: 'KeyRevoked', description: 'Revoked; how many credentials of each kind were ended.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'API_KEY_NOT_FOUND'],
       async handle(ctx) {
-        const id = ctx.params.id!;
-        owned(ctx.identity, (await s.store.getApiKey(id))?.userId, 'API_KEY_NOT_FOUND', 'API key', id);
+        const id = idOf(ctx, API_KEY_ID);
+        owned(ctx.identity, (await s.store.getApiKey(id))?.userId, API_KEY_ID, id);
         const now = s.now().toISOString();
         const revoked = await s.audit.change(
           // Read before, in the same transaction: whether this revocation is the first.
@@ -112,7 +121,7 @@ export function credentialRoutes(s: Services): Route[] {
               ? { action: 'api_key.revoked', actor: actorOf(ctx.identity), target: { type: 'api_key', id: r.key.id }, sourceAddress: ctx.clientAddress, details: { userId: r.key.userId, name: r.key.name, ended: r.ended } }
               : undefined,
         );
-        if (!revoked) throw new ServiceError('API_KEY_NOT_FOUND', `no API key ${id.slice(0, 64)}`);
+        if (!revoked) throw new ServiceError('API_KEY_NOT_FOUND', `no API key ${id}`);
         return { body: { id: revoked.key.id, revokedAt: revoked.key.revokedAt, ended: revoked.ended } };
       },
     },
@@ -126,8 +135,8 @@ export function credentialRoutes(s: Services): Route[] {
       response: { status: 204, description: 'Revoked.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'OAUTH_GRANT_NOT_FOUND'],
       async handle(ctx) {
-        const id = ctx.params.id!;
-        owned(ctx.identity, (await s.store.oauth.getGrant(id))?.userId, 'OAUTH_GRANT_NOT_FOUND', 'OAuth grant', id);
+        const id = idOf(ctx, OAUTH_GRANT_ID);
+        owned(ctx.identity, (await s.store.oauth.getGrant(id))?.userId, OAUTH_GRANT_ID, id);
         const now = s.now().toISOString();
         await s.audit.change(
           async () => firstTime((await s.store.oauth.getGrant(id))?.revokedAt, await s.store.oauth.revokeGrant(id, now)),
@@ -149,8 +158,8 @@ export function credentialRoutes(s: Services): Route[] {
       response: { status: 204, description: 'Ended.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'SESSION_NOT_FOUND'],
       async handle(ctx) {
-        const id = ctx.params.id!;
-        owned(ctx.identity, (await s.store.getSession(id))?.userId, 'SESSION_NOT_FOUND', 'browser session', id);
+        const id = idOf(ctx, SESSION_ID);
+        owned(ctx.identity, (await s.store.getSession(id))?.userId, SESSION_ID, id);
         const now = s.now().toISOString();
         await s.audit.change(
           async () => firstTime((await s.store.getSession(id))?.endedAt, await s.store.endSession(id, now)),

@@ -15,6 +15,7 @@ import { changeMember, type MemberChange } from '../../audit/member-change.ts';
 import { ServiceError } from '../../errors.ts';
 import type { UserRecord } from '../../store/store.ts';
 import type { Identity } from '../../auth/identity.ts';
+import { isPathId, pathId, SCOPED_TOKEN_ID, USER_ID } from '../path-id.ts';
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
 
@@ -70,7 +71,7 @@ export function eeRoutes(s: Services): Route[] {
         if (ctx.identity.kind !== 'apiKey' && ctx.identity.kind !== 'browserSession') {
           throw new ServiceError('INSUFFICIENT_PERMISSIONS', `a ${ctx.identity.kind === 'scopedToken' ? 'scoped access token' : 'OAuth token'} cannot change users: use an API key or the web UI`);
         }
-        const id = ctx.params.id!;
+        const id = pathId(ctx.params.id!, USER_ID);
         const change = ctx.body as MemberChange;
         if (change.suspended === undefined && change.dailyLimit === undefined) throw new ServiceError('INVALID_REQUEST_BODY', 'say what changes: suspended (true or false), dailyLimit (an integer of at least 0, or null for the default), or both');
         // Before the user is looked up: the rule does not depend on the record.
@@ -78,7 +79,7 @@ export function eeRoutes(s: Services): Route[] {
           throw new ServiceError('CANNOT_SUSPEND_SELF', 'you cannot suspend yourself: your own credentials would stop working, and with them the way to undo it; another owner can suspend you');
         }
         const user = await changeMember(s.store, s.audit, id, change, { actor: actorOf(ctx.identity), sourceAddress: ctx.clientAddress, now: s.now().toISOString() });
-        if (!user) throw new ServiceError('USER_NOT_FOUND', `no user with id ${id.slice(0, 64)}`);
+        if (!user) throw new ServiceError('USER_NOT_FOUND', `no user with id ${id}`);
         return { body: userJson(user) };
       },
     },
@@ -126,9 +127,11 @@ export function eeRoutes(s: Services): Route[] {
       summary: 'Revokes one of your scoped access tokens at once (API key only)',
       response: { status: 204, description: 'Revoked (also when it had expired or was revoked before).' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'SCOPED_ACCESS_TOKEN_NOT_FOUND'],
-      handle: (ctx) => refusalNoted(s, ctx, 'scoped_token.revoked', { type: 'scoped_token', id: ctx.params.id!.slice(0, 64) }, async () => {
+      // A refusal names the token only when the path holds a token's id: nothing else of the
+      // request goes into the log.
+      handle: (ctx) => refusalNoted(s, ctx, 'scoped_token.revoked', isPathId(ctx.params.id!, SCOPED_TOKEN_ID) ? { type: 'scoped_token', id: ctx.params.id! } : undefined, async () => {
         const caller = apiKeyCaller(ctx.identity, 'revoke');
-        const id = ctx.params.id!;
+        const id = pathId(ctx.params.id!, SCOPED_TOKEN_ID);
         const token = await s.store.getScopedToken(id);
         // Another user's token is not revealed to exist.
         if (!token || token.userId !== caller) throw new ServiceError('SCOPED_ACCESS_TOKEN_NOT_FOUND', `no scoped access token ${id} of yours`);

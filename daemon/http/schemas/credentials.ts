@@ -3,6 +3,7 @@
 // or a session, and "sign out everywhere". The listing's shape is auth/credential-listing.ts.
 
 import { ref, type JsonSchema } from './common.ts';
+import { NO_CONTROL_CHARACTERS } from '../../auth/control-characters.ts';
 import { KEY_NAME_MAX_LENGTH } from '../../auth/key-name.ts';
 
 const iso = { type: 'string', format: 'date-time' };
@@ -69,7 +70,15 @@ export const credentialSchemas: Record<string, JsonSchema> = {
   KeysResponse: { type: 'array', items: ref('KeyCredentials'), description: 'The user\'s API keys, oldest first.' },
   KeyCreateRequest: {
     type: 'object',
-    properties: { name: { type: 'string', minLength: 1, maxLength: KEY_NAME_MAX_LENGTH, description: 'What the key is for (shown in listings); not blank, trimmed.' } },
+    properties: {
+      name: {
+        type: 'string',
+        minLength: 1,
+        maxLength: KEY_NAME_MAX_LENGTH,
+        pattern: NO_CONTROL_CHARACTERS,
+        description: 'What the key is for (shown in listings); not blank, trimmed; no control characters (C0, DEL, C1) or bidirectional marks, overrides and isolates.',
+      },
+    },
     required: ['name'],
     additionalProperties: false,
   },
