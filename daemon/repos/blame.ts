@@ -4,11 +4,11 @@
 import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';
 import { blobSize, fileTooLarge } from './blob-size.ts';
-import { entryAt, isFileMode, isSubmoduleMode, where, type RevisionOptions } from './browse.ts';
+import { entryAt, isFileMode, isSubmoduleMode, where } from './browse.ts';
 import { withOwnRepository } from './git-repo-cache.ts';
 import { isoDate, splitMessage } from './history.ts';
 import { checkRepoPath } from './repo-path.ts';
-import { resolveCommit } from './revision.ts';
+import { resolveCommit, type RevisionOptions } from './revision.ts';
 
 export interface BlameRange {
   hash: string;
@@ -45,7 +45,7 @@ export async function blame(
 ): Promise<{ ranges: BlameRange[]; commits: Record<string, BlameCommit> }> {
   const path = checkRepoPath(options.path, { allowEmpty: false });
   return withOwnRepository(dir, async (repo) => {
-    const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const commit = await resolveCommit(repo, options.ref, options);
     const tree = await NodeGit.Tree.lookup(repo, commit.treeId());
     const entry = await entryAt(tree, path);
     if (entry === undefined || !isFileMode(entry.filemode())) {

@@ -7,11 +7,11 @@
 // author dates in UTC ISO 8601 (the author's time zone is not kept).
 import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';
-import { entryAt, isFileMode, isSubmoduleMode, isTreeMode, where, type RevisionOptions } from './browse.ts';
+import { entryAt, isFileMode, isSubmoduleMode, isTreeMode, where } from './browse.ts';
 import { withOwnRepository, withRepository } from './git-repo-cache.ts';
 import { checkRepoPath } from './repo-path.ts';
 import { parseHistoryDate } from './history-dates.ts';
-import { compareBytes, decorationsByCommit, resolveCommit } from './revision.ts';
+import { compareBytes, decorationsByCommit, resolveCommit, type RevisionOptions } from './revision.ts';
 
 export interface CommitSummary {
   hash: string;
@@ -72,7 +72,7 @@ const WALK_BATCH = 1000;
 
 export async function commitInfo(dir: string, options: RevisionOptions): Promise<CommitDetails> {
   return withRepository(dir, async (repo) => {
-    const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const commit = await resolveCommit(repo, options.ref, options);
     const refs = await decorationsByCommit(repo);
     const parents: string[] = [];
     for (let i = 0; i < commit.parentcount(); i++) parents.push(commit.parentId(i).tostrS());
@@ -90,7 +90,7 @@ export async function commits(dir: string, options: CommitFilter): Promise<Page<
   const query = options.query?.toLowerCase();
   const author = options.author?.toLowerCase();
   return withRepository(dir, async (repo) => {
-    const start = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const start = await resolveCommit(repo, options.ref, options);
     const matches = (c: NodeGit.Commit): boolean => {
       if (since !== undefined || until !== undefined) {
         const t = c.author().when().time() * 1000;
@@ -119,7 +119,7 @@ export async function authors(dir: string, options: HistoryFilter): Promise<Page
   checkPaging(options);
   const path = options.path === undefined ? undefined : checkRepoPath(options.path, { allowEmpty: true });
   return withRepository(dir, async (repo) => {
-    const start = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const start = await resolveCommit(repo, options.ref, options);
     const byEmail = new Map<string, AuthorSummary>();
     const signatures = await walk(repo, start, path || undefined, (c) => {
       const a = c.author();
