@@ -6,7 +6,7 @@ import { ServiceError } from '../errors.ts';
 import { blobSize, fileTooLarge } from './blob-size.ts';
 import { entryAt, isFileMode, isSubmoduleMode, where } from './browse.ts';
 import { withOwnRepository } from './git-repo-cache.ts';
-import { isoDate, splitMessage } from './history.ts';
+import { authorFields, isoDate, splitMessage } from './history.ts';
 import { checkRepoPath } from './repo-path.ts';
 import { resolveCommit, type RevisionOptions } from './revision.ts';
 
@@ -25,6 +25,9 @@ export interface BlameCommit {
   message: string;
   authorName: string;
   authorEmail: string;
+  /** authorName and authorEmail again, as `@sourcebot/mcp` 1.0.x reads commits. */
+  author_name: string;
+  author_email: string;
   /** The first parent and the file's path there, when the parent has that path. */
   previous?: { hash: string; path: string };
 }
@@ -77,8 +80,7 @@ export async function blame(
           hash,
           date: isoDate(a.when().time()),
           message: splitMessage(c.message()).subject,
-          authorName: a.name(),
-          authorEmail: a.email(),
+          ...authorFields(a),
         };
         if (c.parentcount() > 0) {
           const parent = await NodeGit.Commit.lookup(repo, c.parentId(0));

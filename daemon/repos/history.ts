@@ -22,6 +22,9 @@ export interface CommitSummary {
   body: string;
   authorName: string;
   authorEmail: string;
+  /** authorName and authorEmail again, under the names the published `@sourcebot/mcp` 1.0.x server reads commits by. */
+  author_name: string;
+  author_email: string;
 }
 
 export interface CommitDetails extends CommitSummary {
@@ -229,9 +232,15 @@ function summarize(c: NodeGit.Commit, refs: Map<string, string>): CommitSummary 
     message: subject,
     refs: refs.get(c.sha()) ?? '',
     body,
-    authorName: a.name(),
-    authorEmail: a.email(),
+    ...authorFields(a),
   };
+}
+
+/** A commit's author under both spellings clients read: authorName/authorEmail, and author_name/author_email (`@sourcebot/mcp` 1.0.x). */
+export function authorFields(a: NodeGit.Signature): { authorName: string; authorEmail: string; author_name: string; author_email: string } {
+  const name = a.name();
+  const email = a.email();
+  return { authorName: name, authorEmail: email, author_name: name, author_email: email };
 }
 
 /** Seconds since the epoch in ISO 8601; a time beyond what Date holds (a damaged commit) reads as the epoch. */

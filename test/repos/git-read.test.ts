@@ -198,7 +198,7 @@ test('commitInfo: message split, author, parents, refs (annotated tags peeled)',
   const first = await commitInfo(work, { ...opts, ref: c1 });
   assert.deepEqual(first, {
     hash: c1, date: '2024-01-01T10:00:00.000Z', message: 'Initial commit', refs: '',
-    body: 'Sets up the project.\nSecond body line.', authorName: 'Alice', authorEmail: 'alice@example.com', parents: [],
+    body: 'Sets up the project.\nSecond body line.', authorName: 'Alice', authorEmail: 'alice@example.com', author_name: 'Alice', author_email: 'alice@example.com', parents: [],
   });
   assert.equal((await commitInfo(bare, { ...opts, ref: 'v1.0' })).refs, 'tag: v1.0');
   assert.equal((await commitInfo(work, { ...opts, ref: 'light' })).refs, 'tag: light');
