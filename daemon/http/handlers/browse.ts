@@ -1,9 +1,10 @@
 // Browsing (API-DETAILS.md section 4): GET /api/source, GET /api/outline, POST /api/files,
-// POST /api/tree, GET /api/folder_contents. A git repository is read through nodegit at any
-// ref, indexed or not (repos/browse.ts); a directory, which has no git, from the files its
-// index holds. An outline is the file's definitions from trawl's scanners (C, device trees, Kconfig) or
-// universal-ctags (symbols/outline.ts). In a cluster each runs on a node that can read the
-// repository (forward.ts).
+// POST /api/tree, GET /api/folder_contents. A git repository is read through nodegit at its
+// indexed branches, its tags and the commits they reach (repos/browse.ts, revision.ts); a
+// directory, which has no git, from the files its index holds. An outline is the file's
+// definitions from trawl's scanners (C, device trees, Kconfig) or universal-ctags
+// (symbols/outline.ts). In a cluster each runs on a node that can read the repository
+// (forward.ts).
 
 import { detectLanguage } from '../../index/language.ts';
 import { folderContents, listFiles, readSource, tree, type FolderEntry, type TreeNode } from '../../repos/browse.ts';
@@ -74,7 +75,7 @@ export function browseRoutes(s: Services): Route[] {
       operationId: 'getOutline',
       summary: 'The symbol definitions of a file at a ref (its outline)',
       description:
-        'The file is read as GET /api/source reads it and parsed as the indexer parses it (C, device tree sources and Kconfig files by trawl\'s own scanners, other languages by universal-ctags), so any ref works, indexed or not. ' +
+        'The file is read as GET /api/source reads it and parsed as the indexer parses it (C, device tree sources and Kconfig files by trawl\'s own scanners, other languages by universal-ctags), at any ref GET /api/source takes. ' +
         'A file larger than 1 MiB (not read at all: its size comes from the git object\'s header), a binary file (a NUL byte) or one ctags fails on has no symbols. 503 when the file is one for universal-ctags and it is not installed.',
       tag: 'Browse',
       query: 'OutlineQuery',

@@ -1,8 +1,8 @@
 // Git history (API-DETAILS.md section 4): GET /api/blame, /api/diff, /api/commit,
 // /api/commits and /api/commits/authors, read through nodegit (repos/history.ts, blame.ts, diff.ts) for any
-// repository the caller may see and any ref, indexed or not. Lists are paged with
-// X-Total-Count and Link headers. In a cluster each runs on a node that can read the
-// repository's git (forward.ts).
+// repository the caller may see, at its indexed branches, its tags and the commits they
+// reach (repos/revision.ts). Lists are paged with X-Total-Count and Link headers. In a
+// cluster each runs on a node that can read the repository's git (forward.ts).
 
 import { ServiceError } from '../../errors.ts';
 import { blame } from '../../repos/blame.ts';
