@@ -84,7 +84,7 @@ const REPOS_PER_PAGE = bound(prop(repoSchemas, 'ReposQuery', 'perPage'), 'defaul
 const REPOS_QUERY_MAX = bound(prop(repoSchemas, 'ReposQuery', 'query'), 'maxLength');
 
 const repo = () => z.string().min(1).max(REPO_MAX).describe('Repository name exactly as list_repos or search results show it, e.g. github.com/org/repo.');
-const ref = () => z.string().min(1).max(REF_MAX).optional().describe('Branch, tag or commit (also relative, like main~1). Default: the repository\'s default branch.');
+const ref = () => z.string().min(1).max(REF_MAX).optional().describe('An indexed branch, a tag, or a commit id (at least 7 hex digits) of their history; also relative, like main~1. Default: the repository\'s default branch.');
 const filePath = (what: string) => z.string().min(1).max(PATH_MAX).describe(what);
 const page = () => z.number().int().min(1).max(PAGE_MAX).default(1).describe('1-based page number; the result says how many pages there are.');
 

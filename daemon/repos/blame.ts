@@ -4,11 +4,11 @@
 import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';
 import { blobSize, fileTooLarge } from './blob-size.ts';
-import { entryAt, isFileMode, isSubmoduleMode, where, type RevisionOptions } from './browse.ts';
+import { entryAt, isFileMode, isSubmoduleMode, where } from './browse.ts';
 import { withOwnRepository } from './git-repo-cache.ts';
-import { isoDate, splitMessage } from './history.ts';
+import { authorFields, isoDate, splitMessage } from './history.ts';
 import { checkRepoPath } from './repo-path.ts';
-import { resolveCommit } from './revision.ts';
+import { resolveCommit, type RevisionOptions } from './revision.ts';
 
 export interface BlameRange {
   hash: string;
@@ -25,6 +25,9 @@ export interface BlameCommit {
   message: string;
   authorName: string;
   authorEmail: string;
+  /** authorName and authorEmail again, as `@sourcebot/mcp` 1.0.x reads commits. */
+  author_name: string;
+  author_email: string;
   /** The first parent and the file's path there, when the parent has that path. */
   previous?: { hash: string; path: string };
 }
@@ -45,7 +48,7 @@ export async function blame(
 ): Promise<{ ranges: BlameRange[]; commits: Record<string, BlameCommit> }> {
   const path = checkRepoPath(options.path, { allowEmpty: false });
   return withOwnRepository(dir, async (repo) => {
-    const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const commit = await resolveCommit(repo, options.ref, options);
     const tree = await NodeGit.Tree.lookup(repo, commit.treeId());
     const entry = await entryAt(tree, path);
     if (entry === undefined || !isFileMode(entry.filemode())) {
@@ -77,8 +80,7 @@ export async function blame(
           hash,
           date: isoDate(a.when().time()),
           message: splitMessage(c.message()).subject,
-          authorName: a.name(),
-          authorEmail: a.email(),
+          ...authorFields(a),
         };
         if (c.parentcount() > 0) {
           const parent = await NodeGit.Commit.lookup(repo, c.parentId(0));

@@ -12,16 +12,7 @@ import { ServiceError } from '../errors.ts';
 import { blobSize, fileTooLarge } from './blob-size.ts';
 import { withRepository } from './git-repo-cache.ts';
 import { checkRepoPath } from './repo-path.ts';
-import { resolveCommit } from './revision.ts';
-
-export interface RevisionOptions {
-  /** Branch, tag, commit id or revparse expression; undefined: the default branch. */
-  ref?: string;
-  /** The repository's default branch name. */
-  defaultRef: string;
-  /** Names the repository in error messages ("github.com/acme/app"). */
-  label?: string;
-}
+import { resolveCommit, type RevisionOptions } from './revision.ts';
 
 export interface SourceFile {
   source: Buffer;
@@ -60,7 +51,7 @@ const MODE_GITLINK = 0o160000;
 export async function readSource(dir: string, options: RevisionOptions & { path: string; maxBytes?: number }): Promise<SourceFile> {
   const path = checkRepoPath(options.path, { allowEmpty: false });
   return withRepository(dir, async (repo) => {
-    const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const commit = await resolveCommit(repo, options.ref, options);
     const tree = await NodeGit.Tree.lookup(repo, commit.treeId());
     const entry = await entryAt(tree, path);
     const kind = entry === undefined ? undefined : entry.filemode() & MODE_TYPE_MASK;
@@ -80,7 +71,7 @@ export async function readSource(dir: string, options: RevisionOptions & { path:
 /** Every file (and symlink) of the commit's tree, sorted by path. */
 export async function listFiles(dir: string, options: RevisionOptions): Promise<FileEntry[]> {
   return withRepository(dir, async (repo) => {
-    const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const commit = await resolveCommit(repo, options.ref, options);
     const files: FileEntry[] = [];
     const walk = async (treeId: NodeGit.Oid, prefix: string): Promise<void> => {
       const tree = await NodeGit.Tree.lookup(repo, treeId);
@@ -108,7 +99,7 @@ export async function listFiles(dir: string, options: RevisionOptions): Promise<
 export async function tree(dir: string, options: RevisionOptions & { paths: string[] }): Promise<{ tree: TreeNode }> {
   const paths = options.paths.map((p) => checkRepoPath(p, { allowEmpty: true }));
   return withRepository(dir, async (repo) => {
-    const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const commit = await resolveCommit(repo, options.ref, options);
     const root = await NodeGit.Tree.lookup(repo, commit.treeId());
     const expanded = new Set<string>(['']);
     for (const path of paths) {
@@ -137,7 +128,7 @@ export async function tree(dir: string, options: RevisionOptions & { paths: stri
 export async function folderContents(dir: string, options: RevisionOptions & { path: string }): Promise<FolderEntry[]> {
   const path = checkRepoPath(options.path, { allowEmpty: true });
   return withRepository(dir, async (repo) => {
-    const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const commit = await resolveCommit(repo, options.ref, options);
     let folder = await NodeGit.Tree.lookup(repo, commit.treeId());
     if (path !== '') {
       const entry = await entryAt(folder, path);

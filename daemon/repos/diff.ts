@@ -4,7 +4,7 @@
 import NodeGit from 'nodegit';
 import { checkRepoPath } from './repo-path.ts';
 import { withRepository } from './git-repo-cache.ts';
-import { resolveCommit } from './revision.ts';
+import { resolveCommit, type RevisionScope } from './revision.ts';
 
 export interface DiffHunk {
   oldRange: { start: number; lines: number };
@@ -52,12 +52,12 @@ const PATCH_BATCH = 50;
  */
 export async function diff(
   dir: string,
-  options: { base: string; head: string; path?: string; defaultRef: string; label?: string; maxBytes?: number },
+  options: RevisionScope & { base: string; head: string; path?: string; maxBytes?: number },
 ): Promise<{ files: DiffFile[]; truncated?: true }> {
   const path = options.path === undefined ? '' : checkRepoPath(options.path, { allowEmpty: true });
   return withRepository(dir, async (repo) => {
     const treeOf = async (ref: string): Promise<NodeGit.Tree | null> =>
-      ref === EMPTY_TREE ? null : NodeGit.Tree.lookup(repo, (await resolveCommit(repo, ref, options.defaultRef, options.label)).treeId());
+      ref === EMPTY_TREE ? null : NodeGit.Tree.lookup(repo, (await resolveCommit(repo, ref, options)).treeId());
     // One after the other: when both are bad, the error names the base.
     const baseTree = await treeOf(options.base);
     const headTree = await treeOf(options.head);

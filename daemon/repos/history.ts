@@ -7,11 +7,11 @@
 // author dates in UTC ISO 8601 (the author's time zone is not kept).
 import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';
-import { entryAt, isFileMode, isSubmoduleMode, isTreeMode, where, type RevisionOptions } from './browse.ts';
+import { entryAt, isFileMode, isSubmoduleMode, isTreeMode, where } from './browse.ts';
 import { withOwnRepository, withRepository } from './git-repo-cache.ts';
 import { checkRepoPath } from './repo-path.ts';
 import { parseHistoryDate } from './history-dates.ts';
-import { compareBytes, decorationsByCommit, resolveCommit } from './revision.ts';
+import { compareBytes, decorationsByCommit, resolveCommit, type RevisionOptions } from './revision.ts';
 
 export interface CommitSummary {
   hash: string;
@@ -22,6 +22,9 @@ export interface CommitSummary {
   body: string;
   authorName: string;
   authorEmail: string;
+  /** authorName and authorEmail again, under the names the published `@sourcebot/mcp` 1.0.x server reads commits by. */
+  author_name: string;
+  author_email: string;
 }
 
 export interface CommitDetails extends CommitSummary {
@@ -72,7 +75,7 @@ const WALK_BATCH = 1000;
 
 export async function commitInfo(dir: string, options: RevisionOptions): Promise<CommitDetails> {
   return withRepository(dir, async (repo) => {
-    const commit = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const commit = await resolveCommit(repo, options.ref, options);
     const refs = await decorationsByCommit(repo);
     const parents: string[] = [];
     for (let i = 0; i < commit.parentcount(); i++) parents.push(commit.parentId(i).tostrS());
@@ -90,7 +93,7 @@ export async function commits(dir: string, options: CommitFilter): Promise<Page<
   const query = options.query?.toLowerCase();
   const author = options.author?.toLowerCase();
   return withRepository(dir, async (repo) => {
-    const start = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const start = await resolveCommit(repo, options.ref, options);
     const matches = (c: NodeGit.Commit): boolean => {
       if (since !== undefined || until !== undefined) {
         const t = c.author().when().time() * 1000;
@@ -119,7 +122,7 @@ export async function authors(dir: string, options: HistoryFilter): Promise<Page
   checkPaging(options);
   const path = options.path === undefined ? undefined : checkRepoPath(options.path, { allowEmpty: true });
   return withRepository(dir, async (repo) => {
-    const start = await resolveCommit(repo, options.ref, options.defaultRef, options.label);
+    const start = await resolveCommit(repo, options.ref, options);
     const byEmail = new Map<string, AuthorSummary>();
     const signatures = await walk(repo, start, path || undefined, (c) => {
       const a = c.author();
@@ -229,9 +232,15 @@ function summarize(c: NodeGit.Commit, refs: Map<string, string>): CommitSummary 
     message: subject,
     refs: refs.get(c.sha()) ?? '',
     body,
-    authorName: a.name(),
-    authorEmail: a.email(),
+    ...authorFields(a),
   };
+}
+
+/** A commit's author under both spellings clients read: authorName/authorEmail, and author_name/author_email (`@sourcebot/mcp` 1.0.x). */
+export function authorFields(a: NodeGit.Signature): { authorName: string; authorEmail: string; author_name: string; author_email: string } {
+  const name = a.name();
+  const email = a.email();
+  return { authorName: name, authorEmail: email, author_name: name, author_email: email };
 }
 
 /** Seconds since the epoch in ISO 8601; a time beyond what Date holds (a damaged commit) reads as the epoch. */

@@ -1,5 +1,5 @@
 // nodegit ships no typings; this declares only the parts the project uses (git.ts, refs.ts, mirror.ts,
-// and the browsing/history readers: revision.ts, browse.ts, history.ts).
+// and the browsing/history readers: revision.ts, reachable.ts, browse.ts, history.ts).
 declare module 'nodegit' {
   namespace NodeGit {
     class Oid {
@@ -27,6 +27,8 @@ declare module 'nodegit' {
       /** Drops libgit2's caches and open pack files (git_repository__cleanup). */
       cleanup(): Promise<void>;
       createRevWalk(): Revwalk;
+      /** The git directory's path (".git/" of a work tree, the repository itself when bare), with a trailing "/". */
+      path(): string;
     }
 
     class Reference {
@@ -51,10 +53,19 @@ declare module 'nodegit' {
     /** A git object of any type (libgit2's git_object). */
     class Object {
       static TYPE: { ANY: -2; INVALID: -1; COMMIT: 1; TREE: 2; BLOB: 3; TAG: 4 };
+      /** The object with this id, of this Object.TYPE (ANY: any); rejects when there is none. */
+      static lookup(repo: Repository, id: Oid, type: number): Promise<Object>;
+      /** The one object whose id starts with the first `len` hex digits of `id`; rejects with errno -5 (EAMBIGUOUS) when several do, -3 when none. */
+      static lookupPrefix(repo: Repository, id: Oid, len: number, type: number): Promise<Object>;
       id(): Oid;
       type(): number;
       /** Follows tag objects (and commit to tree) to an object of this Object.TYPE; rejects when there is none. */
       peel(type: number): Promise<Object>;
+    }
+
+    class Graph {
+      /** 1 when `commit` is one of `descendants` or an ancestor of one (git_graph_reachable_from_any: a merge-base walk), else 0. */
+      static reachableFromAny(repo: Repository, commit: Oid, descendants: Oid[]): Promise<number>;
     }
 
     class Revparse {

@@ -24,26 +24,10 @@ export async function listRefs(
       if (name.startsWith('refs/heads/')) branches.set(name.slice('refs/heads/'.length), ref.target().tostrS());
       else if (name.startsWith('refs/tags/')) tagRefs.push(ref);
     }
-    // A tag names a commit directly (lightweight) or through a tag object (annotated):
-    // peeling follows tag objects down to the commit. Tags of trees or blobs name no
-    // commit and are left out. A chunk of peels at a time keeps libgit2's threads busy.
+    // A tag names a commit directly (lightweight) or through a tag object (annotated).
     const tags = new Map<string, string>();
-    const peeled: Array<[string, string | undefined]> = [];
-    for (let i = 0; i < tagRefs.length; i += 64) {
-      const chunk = tagRefs.slice(i, i + 64);
-      peeled.push(
-        ...(await Promise.all(
-          chunk.map(async (ref): Promise<[string, string | undefined]> => {
-            const name = ref.name().slice('refs/tags/'.length);
-            try {
-              return [name, (await ref.peel(NodeGit.Object.TYPE.COMMIT)).id().tostrS()];
-            } catch {
-              return [name, undefined];
-            }
-          }),
-        )),
-      );
-    }
+    const commits = await peelToCommits(tagRefs);
+    const peeled = tagRefs.map((ref, i): [string, string | undefined] => [ref.name().slice('refs/tags/'.length), commits[i]]);
     for (const [name, id] of peeled.sort(byName)) if (id !== undefined) tags.set(name, id);
     const sortedBranches = new Map([...branches].sort(byName));
 
@@ -59,6 +43,20 @@ export async function listRefs(
   } finally {
     repo.cleanup().catch(() => {});
   }
+}
+
+/**
+ * The commit each reference names, following tag objects down to it (annotated tags);
+ * undefined for a reference to a tree or blob, or one that cannot be read. A chunk of
+ * peels at a time: each is a native call, and many at once keep libgit2's threads busy.
+ */
+export async function peelToCommits(refs: readonly NodeGit.Reference[]): Promise<Array<string | undefined>> {
+  const out: Array<string | undefined> = [];
+  for (let i = 0; i < refs.length; i += 64) {
+    const chunk = refs.slice(i, i + 64);
+    out.push(...(await Promise.all(chunk.map((ref) => ref.peel(NodeGit.Object.TYPE.COMMIT).then((o) => o.id().tostrS(), () => undefined)))));
+  }
+  return out;
 }
 
 function byName(a: [string, unknown], b: [string, unknown]): number {

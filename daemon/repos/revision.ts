@@ -1,75 +1,120 @@
-// Revisions named in requests (`ref=` parameters), resolved to commits through libgit2's
-// revparse after a syntax check that keeps git's option and range syntax out, and the
-// refs of a repository by the commit they point at (git's %D decoration).
+// Revisions named in requests (`ref=` parameters), resolved to commits: only what the
+// repository serves, its indexed branches, its tags and the commits they reach (ids
+// checked by reachable.ts), never what the reflog or an unreachable object still holds;
+// and the refs of a repository by the commit they point at (git's %D decoration).
 import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';
+import { reachableCommit, type IndexedRefs } from './reachable.ts';
+import { peelToCommits } from './refs.ts';
+import { commitIdForm, MIN_ID_DIGITS, parseRevision, quoteRef as quote } from './revision-syntax.ts';
+
+/** Which repository a revision is read in, as the readers are told it. */
+export interface RevisionScope {
+  /** The repository's default branch name (its index's first ref). */
+  defaultRef: string;
+  /** Names the repository in error messages ("github.com/acme/app"). */
+  label?: string;
+  /** The refs the repository's index holds: the names a request may use, and where the ids it names must be reachable from. */
+  indexed: IndexedRefs;
+}
+
+export interface RevisionOptions extends RevisionScope {
+  /** An indexed branch, a tag, HEAD or a commit id, optionally with `~N`/`^N` steps; undefined: the default branch. */
+  ref?: string;
+}
 
 /**
- * The commit `ref` names, or the default branch's when `ref` is undefined. Accepted: branch
- * and tag names (annotated tags peeled), full ref names, full or abbreviated (4+ hex
- * digits) commit ids, HEAD, and revparse suffixes (`main~1`, `main^2`, `v1.0^{commit}`).
- * Anything else, or a name that does not resolve to a commit, is INVALID_GIT_REF.
- * `label` names the repository in messages.
+ * The commit `ref` names, or the default branch's when `ref` is undefined. Accepted: HEAD
+ * (the default branch), the name of an indexed branch or of a tag (short or full:
+ * `refs/heads/dev`, `refs/tags/v1`; annotated tags peeled), a commit id of 40 or at least
+ * MIN_ID_DIGITS hex digits whose commit the indexed branches or the tags reach, each
+ * optionally followed by ancestor steps (`main~1`, `main^2`, `v1.0^{commit}`). Anything
+ * else is INVALID_GIT_REF; an unreachable commit gets the message of a missing one, so
+ * that the answer does not tell which ids the object database still holds.
  */
-export async function resolveCommit(
-  repo: NodeGit.Repository,
-  ref: string | undefined,
-  defaultRef: string,
-  label?: string,
-): Promise<NodeGit.Commit> {
-  const where = label === undefined ? 'in this repository' : `in ${label}`;
-  if (ref === undefined) {
-    checkRefSyntax(defaultRef);
-    // The default branch by its full name first: a tag called like the branch must not win
-    // (git's own lookup order tries refs/tags before refs/heads).
-    const commit =
-      (await peelToCommit(repo, `refs/heads/${defaultRef}`).catch(() => undefined)) ??
-      (await peelToCommit(repo, defaultRef).catch(() => undefined));
-    if (commit === undefined) {
-      throw new ServiceError('INVALID_GIT_REF', `the default branch ${quote(defaultRef)} does not resolve to a commit ${where}`);
-    }
-    return commit;
-  }
-  checkRefSyntax(ref);
+export async function resolveCommit(repo: NodeGit.Repository, ref: string | undefined, scope: RevisionScope): Promise<NodeGit.Commit> {
+  const where = scope.label === undefined ? 'in this repository' : `in ${scope.label}`;
+  if (ref === undefined) return defaultCommit(repo, scope, where);
+  const { base, suffix } = parseRevision(ref);
+  const form = commitIdForm(base);
+  const commit = (form === 'full' ? undefined : await namedCommit(repo, base, scope, ref, where)) ?? (form === undefined ? undefined : await commitById(repo, base, form, scope, ref, where));
+  if (commit === undefined) throw unknownName(ref, base, scope, where);
+  if (suffix === '') return commit;
+  // Ancestor steps from a commit the refs reach reach only commits they reach too.
   let obj: NodeGit.Object;
   try {
-    obj = await NodeGit.Revparse.single(repo, ref);
-  } catch (err) {
-    // libgit2 says ENOTFOUND, EAMBIGUOUS (an abbreviation of several objects) or
-    // EINVALIDSPEC; each means the request named no single commit.
-    const ambiguous = (err as { errno?: number } | undefined)?.errno === -5;
-    throw new ServiceError(
-      'INVALID_GIT_REF',
-      ambiguous ? `ref ${quote(ref)} is ambiguous ${where} (use more digits of the commit id)` : `ref ${quote(ref)} does not resolve to a commit ${where}`,
-    );
+    obj = await NodeGit.Revparse.single(repo, commit.sha() + suffix);
+  } catch {
+    throw new ServiceError('INVALID_GIT_REF', `ref ${quote(ref)} does not resolve to a commit ${where}`);
   }
-  const commit = await toCommit(repo, obj);
-  if (commit === undefined) {
-    throw new ServiceError('INVALID_GIT_REF', `ref ${quote(ref)} names a ${typeName(obj.type())}, not a commit, ${where}`);
-  }
+  const stepped = await toCommit(repo, obj);
+  if (stepped === undefined) throw new ServiceError('INVALID_GIT_REF', `ref ${quote(ref)} names a ${typeName(obj.type())}, not a commit, ${where}`);
+  return stepped;
+}
+
+/** The default branch's commit: the branch by its full name (a tag called like it must not win), or HEAD when the index read a detached HEAD. */
+async function defaultCommit(repo: NodeGit.Repository, scope: RevisionScope, where: string): Promise<NodeGit.Commit> {
+  const commit = await refCommit(repo, scope.defaultRef === 'HEAD' ? 'HEAD' : `refs/heads/${scope.defaultRef}`);
+  if (commit === undefined || commit === 'no commit') throw new ServiceError('INVALID_GIT_REF', `the default branch ${quote(scope.defaultRef)} does not resolve to a commit ${where}`);
   return commit;
 }
 
-/**
- * Rejects what is not one revision, or could be read as something else by code that
- * hands refs on: an empty string, a leading "-" (an option to git), NUL, whitespace and
- * other control characters (never valid in ref names), ".." (a range; "..." too), ":"
- * and "{/" (`:/text` and `rev^{/text}` search commit messages through the whole history,
- * a cost a request should not be able to ask for; `rev:path` names a file, not a commit).
- */
-function checkRefSyntax(ref: string): void {
-  let problem: string | undefined;
-  if (ref === '') problem = 'it is empty';
-  else if (ref.startsWith('-')) problem = 'it must not start with "-"';
-  else if (ref.includes('\0')) problem = 'it contains a NUL byte';
-  else if (/[\s\x00-\x1f\x7f]/.test(ref)) problem = 'it contains whitespace or control characters';
-  else if (ref.includes('..')) problem = 'ranges ("a..b") are not accepted, name one revision';
-  else if (ref.includes(':') || ref.includes('{/')) problem = 'it contains ":" or a message search ("^{/text}")';
-  if (problem !== undefined) throw new ServiceError('INVALID_GIT_REF', `ref ${quote(ref)} is not valid: ${problem}`);
+/** The commit of HEAD, an indexed branch or a tag named `base`; undefined when it names none of them. */
+async function namedCommit(repo: NodeGit.Repository, base: string, scope: RevisionScope, ref: string, where: string): Promise<NodeGit.Commit | undefined> {
+  if (base === 'HEAD') return defaultCommit(repo, scope, where);
+  const branch = base.startsWith('refs/heads/') ? base.slice('refs/heads/'.length) : base;
+  // An indexed branch before a tag of the same name, as the index names them (git.ts leaves such a tag out).
+  const indexedBranch = scope.indexed.refs.some((r) => r.kind === 'branch' && r.name === branch && r.name !== 'HEAD');
+  const full = indexedBranch ? `refs/heads/${branch}` : base.startsWith('refs/tags/') ? base : base.startsWith('refs/') ? undefined : `refs/tags/${base}`;
+  const commit = full === undefined ? undefined : await refCommit(repo, full);
+  if (commit === 'no commit') throw new ServiceError('INVALID_GIT_REF', `ref ${quote(ref)} names a tag of a tree or file, not a commit, ${where}`);
+  return commit;
 }
 
-async function peelToCommit(repo: NodeGit.Repository, spec: string): Promise<NodeGit.Commit | undefined> {
-  return toCommit(repo, await NodeGit.Revparse.single(repo, spec));
+/** The commit the full ref name `name` points at (through symbolic refs and tag objects); 'no commit' for a tag of a tree or file; undefined when there is no such ref. */
+async function refCommit(repo: NodeGit.Repository, name: string): Promise<NodeGit.Commit | 'no commit' | undefined> {
+  const ref = await NodeGit.Reference.lookup(repo, name).catch(() => undefined);
+  if (ref === undefined) return undefined;
+  const [id] = await peelToCommits([ref]);
+  return id === undefined ? 'no commit' : NodeGit.Commit.lookup(repo, id);
+}
+
+/** The commit of a commit id (or a tag object's), when the indexed refs reach it; undefined when the id names no such commit. */
+async function commitById(
+  repo: NodeGit.Repository,
+  base: string,
+  form: 'full' | 'abbreviated',
+  scope: RevisionScope,
+  ref: string,
+  where: string,
+): Promise<NodeGit.Commit | undefined> {
+  const hex = base.toLowerCase();
+  let obj: NodeGit.Object;
+  try {
+    const oid = NodeGit.Oid.fromString(hex.padEnd(40, '0'));
+    obj = form === 'full' ? await NodeGit.Object.lookup(repo, oid, NodeGit.Object.TYPE.ANY) : await NodeGit.Object.lookupPrefix(repo, oid, hex.length, NodeGit.Object.TYPE.ANY);
+  } catch (err) {
+    // libgit2 says EAMBIGUOUS (-5) for a prefix of several objects, ENOTFOUND for none.
+    if ((err as { errno?: number } | undefined)?.errno === -5) {
+      throw new ServiceError('INVALID_GIT_REF', `ref ${quote(ref)} is ambiguous ${where} (use more digits of the commit id)`);
+    }
+    return undefined;
+  }
+  const commit = await toCommit(repo, obj);
+  if (commit === undefined) return undefined;
+  const reached = await reachableCommit(repo, scope.indexed, commit.sha()).catch(() => false);
+  return reached ? commit : undefined;
+}
+
+/** INVALID_GIT_REF for a base that names no indexed branch, tag or reachable commit, saying what would. */
+function unknownName(ref: string, base: string, scope: RevisionScope, where: string): ServiceError {
+  const branches = scope.indexed.refs.filter((r) => r.kind === 'branch').map((r) => r.name);
+  const shown = branches.length > 10 ? `${branches.slice(0, 10).join(', ')}, …` : branches.join(', ');
+  const hint = /^[0-9a-fA-F]+$/.test(base) && base.length < MIN_ID_DIGITS ? ` (a commit id needs at least ${MIN_ID_DIGITS} hex digits)` : '';
+  return new ServiceError(
+    'INVALID_GIT_REF',
+    `ref ${quote(ref)} does not resolve to a commit ${where}${hint}: name an indexed branch (${shown}), a tag, or the id of a commit they reach`,
+  );
 }
 
 /** The commit an object is or (through tag objects) points at; undefined for trees and blobs. */
@@ -98,11 +143,6 @@ function typeName(type: number): string {
     default:
       return 'non-commit object';
   }
-}
-
-/** A ref as shown in messages: JSON-quoted (so control characters are visible), at most 100 characters. */
-function quote(ref: string): string {
-  return JSON.stringify(ref.length > 100 ? `${ref.slice(0, 100)}…` : ref);
 }
 
 /** How git's log shows a ref it decorates by default (git 2.39: branches, remote-tracking branches, tags and the stash; no notes, no other namespaces); undefined for the others. */
@@ -136,12 +176,8 @@ export async function decorationsByCommit(repo: NodeGit.Repository): Promise<Map
     else if (name.startsWith('refs/tags/')) tagsToPeel.push({ name, ref });
     else found.push({ name, commit: Promise.resolve(ref.target().tostrS()) });
   }
-  // A chunk of peels at a time: each is a native call; many at once keep libgit2's threads busy.
-  for (let i = 0; i < tagsToPeel.length; i += 64) {
-    const chunk = tagsToPeel.slice(i, i + 64);
-    const peeled = await Promise.all(chunk.map(({ ref }) => ref.peel(NodeGit.Object.TYPE.COMMIT).then((o) => o.id().tostrS(), () => undefined)));
-    chunk.forEach(({ name }, j) => found.push({ name, commit: Promise.resolve(peeled[j]) }));
-  }
+  const peeled = await peelToCommits(tagsToPeel.map((t) => t.ref));
+  tagsToPeel.forEach(({ name }, j) => found.push({ name, commit: Promise.resolve(peeled[j]) }));
   const byCommit = new Map<string, string[]>();
   const commits = await Promise.all(found.map((f) => f.commit));
   found.forEach(({ name }, i) => {

@@ -64,6 +64,20 @@ test('history endpoints', async (t) => {
       assert.equal((await get('/api/commits', {})).json.errorCode, 'MISSING_REQUIRED_QUERY_PARAMETER');
     });
 
+    await t.test('every commit object also carries author_name and author_email (the names @sourcebot/mcp 1.0.x reads), equal to authorName and authorEmail', async () => {
+      const listed = (await get('/api/commits', { repo: 'widgets' })).json as Array<Record<string, string>>;
+      const one = (await get('/api/commit', { repo: 'widgets', ref: log.at(-1)! })).json as Record<string, string>;
+      const blamed = Object.values((await get('/api/blame', { repo: 'widgets', path: 'README.txt' })).json.commits) as Array<Record<string, string>>;
+      const all = [...listed, one, ...blamed];
+      assert.equal(all.length, log.length + 2);
+      for (const c of all) {
+        assert.equal(c.author_name, c.authorName, c.hash);
+        assert.equal(c.author_email, c.authorEmail, c.hash);
+      }
+      // Both authors of the repository, so the pair is not one constant.
+      assert.deepEqual(new Set(listed.map((c) => `${c.author_name} <${c.author_email}>`)), new Set(['Test <test@example.com>', 'Bea Author <bea@example.com>']));
+    });
+
     await t.test('authors', async () => {
       const a = await get('/api/commits/authors', { repo: 'widgets' });
       assert.deepEqual(a.json, [

@@ -72,7 +72,9 @@ const merge = r.head();
 const bare = join(root, 'bare.git');
 git(root, 'clone', '-q', '--bare', work, bare);
 
-const opts = { defaultRef: 'main', label: 'example/app' };
+// Indexed: main and feature (tags are accepted whether indexed or not).
+const indexed = { refs: [{ name: 'main', kind: 'branch' as const, commit: merge }, { name: 'feature', kind: 'branch' as const, commit: c6 }], generation: 1 };
+const opts = { defaultRef: 'main', label: 'example/app', indexed };
 const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 async function rejects(p: Promise<unknown>, code: string, match?: RegExp): Promise<void> {
@@ -96,7 +98,7 @@ test('readSource: files, symlinks, refs of every kind, in a work tree and a bare
     const refs: Array<[string, string]> = [
       ['v1.0', c4], ['light', c2], ['refs/heads/feature', c6], ['feature', c6], ['HEAD', merge],
       ['main~1', c5], ['main^', c5], ['main^2', c6], [c3, c3], [c3.slice(0, 12), c3],
-      [git(work, 'rev-parse', '--short=4', c2).trim(), c2],
+      [git(work, 'rev-parse', '--short=7', c2).trim(), c2], [c2.toUpperCase(), c2],
     ];
     for (const [ref, want] of refs) assert.equal((await readSource(dir, { ...opts, ref, path: 'README.md' })).commit, want, ref);
     await rejects(readSource(dir, { ...opts, ref: 'light', path: 'docs/manual.md' }), 'FILE_NOT_FOUND', /does not exist at "light" in example\/app/);
@@ -108,7 +110,7 @@ test('bad refs are INVALID_GIT_REF', async () => {
     await rejects(readSource(work, { ...opts, ref, path: 'README.md' }), 'INVALID_GIT_REF', /ref ".*"/);
   }
   await rejects(commitInfo(work, { ...opts, ref: 'nope' }), 'INVALID_GIT_REF', /does not resolve to a commit in example\/app/);
-  await rejects(commitInfo(work, { defaultRef: 'gone' }), 'INVALID_GIT_REF', /default branch "gone"/);
+  await rejects(commitInfo(work, { defaultRef: 'gone', indexed }), 'INVALID_GIT_REF', /default branch "gone"/);
 });
 
 test('paths: normalized, and rejected with INVALID_QUERY_PARAMS', async () => {
@@ -196,7 +198,7 @@ test('commitInfo: message split, author, parents, refs (annotated tags peeled)',
   const first = await commitInfo(work, { ...opts, ref: c1 });
   assert.deepEqual(first, {
     hash: c1, date: '2024-01-01T10:00:00.000Z', message: 'Initial commit', refs: '',
-    body: 'Sets up the project.\nSecond body line.', authorName: 'Alice', authorEmail: 'alice@example.com', parents: [],
+    body: 'Sets up the project.\nSecond body line.', authorName: 'Alice', authorEmail: 'alice@example.com', author_name: 'Alice', author_email: 'alice@example.com', parents: [],
   });
   assert.equal((await commitInfo(bare, { ...opts, ref: 'v1.0' })).refs, 'tag: v1.0');
   assert.equal((await commitInfo(work, { ...opts, ref: 'light' })).refs, 'tag: light');
@@ -405,34 +407,34 @@ function gitDiff(...args: string[]): Array<{ oldPath: string | null; newPath: st
 
 test('diff agrees with git diff: hunks, headings, renames, adds, deletes, binaries', async () => {
   for (const [base, head] of [[c1, 'main'], [c1, c3], [c3, 'v1.0'], ['light', 'feature'], ['main', c1], ['v1.0', 'main']]) {
-    const got = await diff(bare, { base, head, defaultRef: 'main' });
+    const got = await diff(bare, { base, head, defaultRef: 'main', indexed });
     assert.deepEqual(got, { files: gitDiff(base, head) }, `${base}..${head}`);
   }
-  const full = await diff(work, { base: c1, head: 'main', defaultRef: 'main' });
+  const full = await diff(work, { base: c1, head: 'main', defaultRef: 'main', indexed });
   assert.ok(full.files.some((f) => f.oldPath === 'docs/guide.md' && f.newPath === 'docs/manual.md'));
   assert.ok(full.files.some((f) => f.oldPath === 'src/lib/deep/x.txt' && f.newPath === null));
   assert.deepEqual(full.files.find((f) => f.oldPath === 'image.bin')!.hunks, []);
   assert.ok(full.files.find((f) => f.newPath === 'src/a.ts')!.hunks.some((h) => h.heading === 'function main() {'));
   for (const path of ['src', 'docs/manual.md', 'no-eol.txt', 'nope']) {
-    assert.deepEqual(await diff(work, { base: c1, head: 'v1.0', path, defaultRef: 'main' }), { files: gitDiff(c1, 'v1.0', '--', path) }, path);
+    assert.deepEqual(await diff(work, { base: c1, head: 'v1.0', path, defaultRef: 'main', indexed }), { files: gitDiff(c1, 'v1.0', '--', path) }, path);
   }
-  assert.deepEqual(await diff(work, { base: 'main', head: 'main', defaultRef: 'main' }), { files: [] });
+  assert.deepEqual(await diff(work, { base: 'main', head: 'main', defaultRef: 'main', indexed }), { files: [] });
   // A root commit against git's empty tree: every file added, as git diff shows it.
-  const root = await diff(bare, { base: EMPTY_TREE, head: c1, defaultRef: 'main' });
+  const root = await diff(bare, { base: EMPTY_TREE, head: c1, defaultRef: 'main', indexed });
   assert.deepEqual(root, { files: gitDiff(EMPTY_TREE, c1) });
   assert.ok(root.files.length > 3 && root.files.every((f) => f.oldPath === null));
   assert.ok(root.files.find((f) => f.newPath === 'src/a.ts')!.hunks[0]!.body.startsWith('+function main() {'));
-  assert.ok((await diff(work, { base: c1, head: EMPTY_TREE, defaultRef: 'main' })).files.every((f) => f.newPath === null));
-  await rejects(diff(work, { base: 'a..b', head: 'main', defaultRef: 'main' }), 'INVALID_GIT_REF');
-  await rejects(diff(work, { base: 'main', head: '-p', defaultRef: 'main' }), 'INVALID_GIT_REF');
-  await rejects(diff(work, { base: 'main', head: c1, path: '../etc', defaultRef: 'main' }), 'INVALID_QUERY_PARAMS');
+  assert.ok((await diff(work, { base: c1, head: EMPTY_TREE, defaultRef: 'main', indexed })).files.every((f) => f.newPath === null));
+  await rejects(diff(work, { base: 'a..b', head: 'main', defaultRef: 'main', indexed }), 'INVALID_GIT_REF');
+  await rejects(diff(work, { base: 'main', head: '-p', defaultRef: 'main', indexed }), 'INVALID_GIT_REF');
+  await rejects(diff(work, { base: 'main', head: c1, path: '../etc', defaultRef: 'main', indexed }), 'INVALID_QUERY_PARAMS');
 });
 
 test('diff stops after 1000 files and says so', async () => {
   const many = TestRepo.init(join(root, 'many'));
   const base = many.commit({ 'keep.txt': 'x\n' }, 'base');
   many.commit(Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`f/${String(i).padStart(4, '0')}.txt`, `${i}\n`])), 'many');
-  const got = await diff(many.path, { base, head: 'main', defaultRef: 'main' });
+  const got = await diff(many.path, { base, head: 'main', defaultRef: 'main', indexed });
   assert.equal(got.truncated, true);
   assert.equal(got.files.length, 1000);
   assert.deepEqual(got.files[999], { oldPath: null, newPath: 'f/0999.txt', hunks: [{ oldRange: { start: 0, lines: 0 }, newRange: { start: 1, lines: 1 }, body: '+999' }] });

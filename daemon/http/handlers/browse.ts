@@ -1,9 +1,10 @@
 // Browsing (API-DETAILS.md section 4): GET /api/source, GET /api/outline, POST /api/files,
-// POST /api/tree, GET /api/folder_contents. A git repository is read through nodegit at any
-// ref, indexed or not (repos/browse.ts); a directory, which has no git, from the files its
-// index holds. An outline is the file's definitions from trawl's scanners (C, device trees, Kconfig) or
-// universal-ctags (symbols/outline.ts). In a cluster each runs on a node that can read the
-// repository (forward.ts).
+// POST /api/tree, GET /api/folder_contents. A git repository is read through nodegit at its
+// indexed branches, its tags and the commits they reach (repos/browse.ts, revision.ts); a
+// directory, which has no git, from the files its index holds. An outline is the file's
+// definitions from trawl's scanners (C, device trees, Kconfig) or universal-ctags
+// (symbols/outline.ts). In a cluster each runs on a node that can read the repository
+// (forward.ts).
 
 import { detectLanguage } from '../../index/language.ts';
 import { folderContents, listFiles, readSource, tree, type FolderEntry, type TreeNode } from '../../repos/browse.ts';
@@ -11,6 +12,7 @@ import { outlineSymbols } from '../../symbols/outline.ts';
 import { SYMBOL_MAX_FILE_BYTES } from '../../symbols/ctags.ts';
 import { fileTooLarge } from '../../repos/blob-size.ts';
 import { checkRepoPath } from '../../repos/repo-path.ts';
+import type { RevisionScope } from '../../repos/revision.ts';
 import { externalFileUrl, fileWebUrl } from '../../repos/web-urls.ts';
 import { ServiceError } from '../../errors.ts';
 import type { CatalogRepo } from '../catalog.ts';
@@ -73,7 +75,7 @@ export function browseRoutes(s: Services): Route[] {
       operationId: 'getOutline',
       summary: 'The symbol definitions of a file at a ref (its outline)',
       description:
-        'The file is read as GET /api/source reads it and parsed as the indexer parses it (C, device tree sources and Kconfig files by trawl\'s own scanners, other languages by universal-ctags), so any ref works, indexed or not. ' +
+        'The file is read as GET /api/source reads it and parsed as the indexer parses it (C, device tree sources and Kconfig files by trawl\'s own scanners, other languages by universal-ctags), at any ref GET /api/source takes. ' +
         'A file larger than 1 MiB (not read at all: its size comes from the git object\'s header), a binary file (a NUL byte) or one ctags fails on has no symbols. 503 when the file is one for universal-ctags and it is not installed.',
       tag: 'Browse',
       query: 'OutlineQuery',
@@ -125,7 +127,7 @@ export function browseRoutes(s: Services): Route[] {
         const b = ctx.body as { repoName: string; revisionName?: string };
         const repo = s.catalog.find(b.repoName, ctx.identity);
         const dir = gitDir(repo);
-        if (dir) return { body: await listFiles(dir, { ref: b.revisionName, defaultRef: repo.defaultBranch, label: repo.name }) };
+        if (dir) return { body: await listFiles(dir, { ref: b.revisionName, ...revisionScope(repo) }) };
         noRefs(repo, b.revisionName);
         return { body: indexedPaths(s, repo).map((path) => ({ type: 'blob', path, name: baseName(path) })) };
       },
@@ -147,7 +149,7 @@ export function browseRoutes(s: Services): Route[] {
         // The paths come in the body: a bad one is a bad body.
         const paths = asBodyError(() => b.paths.map((p) => checkRepoPath(p, { allowEmpty: true })));
         const dir = gitDir(repo);
-        if (dir) return { body: await tree(dir, { ref: b.revisionName, defaultRef: repo.defaultBranch, label: repo.name, paths }) };
+        if (dir) return { body: await tree(dir, { ref: b.revisionName, ...revisionScope(repo), paths }) };
         noRefs(repo, b.revisionName);
         return { body: { tree: pathTree(indexedPaths(s, repo), paths) } };
       },
@@ -167,7 +169,7 @@ export function browseRoutes(s: Services): Route[] {
         const q = ctx.query as { repoName: string; revisionName?: string; path?: string };
         const repo = s.catalog.find(q.repoName, ctx.identity);
         const dir = gitDir(repo);
-        if (dir) return { body: await folderContents(dir, { ref: q.revisionName, defaultRef: repo.defaultBranch, label: repo.name, path: q.path ?? '' }) };
+        if (dir) return { body: await folderContents(dir, { ref: q.revisionName, ...revisionScope(repo), path: q.path ?? '' }) };
         noRefs(repo, q.revisionName);
         const path = checkRepoPath(q.path ?? '', { allowEmpty: true });
         const node = find(pathTree(indexedPaths(s, repo), [path]), path);
@@ -189,6 +191,11 @@ function asBodyError<T>(fn: () => T): T {
   }
 }
 
+/** What the git readers need to resolve the refs a request names in `repo`: only its indexed refs, its tags and what they reach are read (repos/revision.ts). */
+export function revisionScope(repo: CatalogRepo): RevisionScope {
+  return { defaultRef: repo.defaultBranch, label: repo.name, indexed: { refs: repo.refs, generation: repo.manifest.generation } };
+}
+
 /** The git directory to read, or undefined for a directory repository. */
 export function gitDir(repo: CatalogRepo): string | undefined {
   return repo.kind === 'git' && repo.source ? repo.source : undefined;
@@ -207,7 +214,7 @@ export function noRefs(repo: CatalogRepo, ref: string | undefined): void {
  */
 async function sourceOf(s: Services, repo: CatalogRepo, q: SourceQuery, maxBytes: number): Promise<{ source: Buffer; path: string; blobSha?: string }> {
   const dir = gitDir(repo);
-  return dir ? readSource(dir, { path: q.path, ref: q.ref, defaultRef: repo.defaultBranch, label: repo.name, maxBytes }) : indexedSource(s, repo, q, maxBytes);
+  return dir ? readSource(dir, { path: q.path, ref: q.ref, ...revisionScope(repo), maxBytes }) : indexedSource(s, repo, q, maxBytes);
 }
 
 function indexedSource(s: Services, repo: CatalogRepo, q: SourceQuery, maxBytes: number): { source: Buffer; path: string; blobSha?: string } {

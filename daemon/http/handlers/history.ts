@@ -1,8 +1,8 @@
 // Git history (API-DETAILS.md section 4): GET /api/blame, /api/diff, /api/commit,
 // /api/commits and /api/commits/authors, read through nodegit (repos/history.ts, blame.ts, diff.ts) for any
-// repository the caller may see and any ref, indexed or not. Lists are paged with
-// X-Total-Count and Link headers. In a cluster each runs on a node that can read the
-// repository's git (forward.ts).
+// repository the caller may see, at its indexed branches, its tags and the commits they
+// reach (repos/revision.ts). Lists are paged with X-Total-Count and Link headers. In a
+// cluster each runs on a node that can read the repository's git (forward.ts).
 
 import { ServiceError } from '../../errors.ts';
 import { blame } from '../../repos/blame.ts';
@@ -13,7 +13,7 @@ import { pageHeaders, PAGE_HEADERS } from '../paging.ts';
 import { readingRepository } from '../forward.ts';
 import type { Route } from '../route.ts';
 import type { Services } from '../services.ts';
-import { gitDir } from './browse.ts';
+import { gitDir, revisionScope } from './browse.ts';
 
 const HISTORY_ERRORS = ['INVALID_QUERY_PARAMS', 'MISSING_REQUIRED_QUERY_PARAMETER', 'INVALID_GIT_REF', 'REPOSITORY_NOT_FOUND'] as const;
 
@@ -41,7 +41,7 @@ export function historyRoutes(s: Services): Route[] {
         const q = ctx.query as Q;
         const { repo, dir } = repoOf(String(q.repo), ctx);
         const maxBytes = s.config.settings.http.maxSourceBytes;
-        return { body: await blame(dir, { path: String(q.path), ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name, maxBytes }) };
+        return { body: await blame(dir, { path: String(q.path), ref: q.ref as string | undefined, ...revisionScope(repo), maxBytes }) };
       },
     },
     {
@@ -56,7 +56,7 @@ export function historyRoutes(s: Services): Route[] {
       async handle(ctx) {
         const q = ctx.query as Q;
         const { repo, dir } = repoOf(String(q.repo), ctx);
-        const opts: Parameters<typeof diff>[1] = { base: String(q.base), head: String(q.head), defaultRef: repo.defaultBranch, label: repo.name, maxBytes: s.config.settings.http.maxSourceBytes };
+        const opts: Parameters<typeof diff>[1] = { base: String(q.base), head: String(q.head), ...revisionScope(repo), maxBytes: s.config.settings.http.maxSourceBytes };
         if (q.path !== undefined) opts.path = String(q.path);
         return { body: await diff(dir, opts) };
       },
@@ -72,7 +72,7 @@ export function historyRoutes(s: Services): Route[] {
       async handle(ctx) {
         const q = ctx.query as Q;
         const { repo, dir } = repoOf(String(q.repo), ctx);
-        return { body: await commitInfo(dir, { ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name }) };
+        return { body: await commitInfo(dir, { ref: q.ref as string | undefined, ...revisionScope(repo) }) };
       },
     },
     {
@@ -87,7 +87,7 @@ export function historyRoutes(s: Services): Route[] {
       async handle(ctx) {
         const q = ctx.query as Q & { page: number; perPage: number };
         const { repo, dir } = repoOf(String(q.repo), ctx);
-        const opts: Parameters<typeof commits>[1] = { ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name, page: q.page, perPage: q.perPage, now: s.now().getTime() };
+        const opts: Parameters<typeof commits>[1] = { ref: q.ref as string | undefined, ...revisionScope(repo), page: q.page, perPage: q.perPage, now: s.now().getTime() };
         for (const k of ['query', 'author', 'since', 'until', 'path'] as const) if (q[k] !== undefined) opts[k] = String(q[k]);
         const page = await commits(dir, opts);
         return { body: page.items, headers: pageHeaders(s.baseUrl, '/api/commits', q, q.page, q.perPage, page.total) };
@@ -104,7 +104,7 @@ export function historyRoutes(s: Services): Route[] {
       async handle(ctx) {
         const q = ctx.query as Q & { page: number; perPage: number };
         const { repo, dir } = repoOf(String(q.repo), ctx);
-        const opts: Parameters<typeof authors>[1] = { ref: q.ref as string | undefined, defaultRef: repo.defaultBranch, label: repo.name, page: q.page, perPage: q.perPage };
+        const opts: Parameters<typeof authors>[1] = { ref: q.ref as string | undefined, ...revisionScope(repo), page: q.page, perPage: q.perPage };
         if (q.path !== undefined) opts.path = String(q.path);
         const page = await authors(dir, opts);
         return { body: page.items, headers: pageHeaders(s.baseUrl, '/api/commits/authors', q, q.page, q.perPage, page.total) };

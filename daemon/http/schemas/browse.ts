@@ -10,7 +10,7 @@ const path = (description: string): JsonSchema => ({ type: 'string', maxLength: 
 const entryType = { enum: ['tree', 'blob'] };
 
 export const REPO_PARAM = text('Repository name, host/path form (`github.com/org/repo`), as /api/repos reports it.', 1024);
-export const REF_PARAM = text('A branch, tag or commit id (also `main~1`); default: the repository\'s default branch.', 1024);
+export const REF_PARAM = text('An indexed branch, a tag, HEAD, or the id (7 to 40 hex digits) of a commit they reach, each optionally followed by `~N`, `^N` or `^{commit}` (`main~1`); reflog forms (`@{…}`), other refs and unreachable commits are 400 INVALID_GIT_REF. Default: the repository\'s default branch.', 1024);
 
 export const browseSchemas: Record<string, JsonSchema> = {
   SourceQuery: {

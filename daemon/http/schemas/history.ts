@@ -15,6 +15,13 @@ const dateParam = (what: string) => ({
   description: `${what}, inclusive: an ISO 8601 date or date-time (a date alone is the start of that day; no zone is UTC), or "N <unit>s ago" (second, minute, hour, day, week, month, year), "yesterday", "last week", "last month", "last year".`,
 });
 
+/** The author again, under the names the published `@sourcebot/mcp` 1.0.x server reads commits by. */
+const legacyAuthorFields = {
+  author_name: { type: 'string', description: 'The same as authorName, for clients that read this name (`@sourcebot/mcp` 1.0.x).' },
+  author_email: { type: 'string', description: 'The same as authorEmail, for clients that read this name (`@sourcebot/mcp` 1.0.x).' },
+};
+const AUTHOR_REQUIRED = ['authorName', 'authorEmail', 'author_name', 'author_email'];
+
 const commitFields = {
   hash: sha,
   date,
@@ -23,6 +30,7 @@ const commitFields = {
   body: { type: 'string', description: 'The message after the subject.' },
   authorName: { type: 'string' },
   authorEmail: { type: 'string' },
+  ...legacyAuthorFields,
 };
 
 export const historySchemas: Record<string, JsonSchema> = {
@@ -54,9 +62,10 @@ export const historySchemas: Record<string, JsonSchema> = {
             message: { type: 'string' },
             authorName: { type: 'string' },
             authorEmail: { type: 'string' },
+            ...legacyAuthorFields,
             previous: { type: 'object', properties: { hash: sha, path: { type: 'string' } }, required: ['hash', 'path'], additionalProperties: false },
           },
-          required: ['hash', 'date', 'message', 'authorName', 'authorEmail'],
+          required: ['hash', 'date', 'message', ...AUTHOR_REQUIRED],
           additionalProperties: false,
         },
       },
@@ -115,7 +124,7 @@ export const historySchemas: Record<string, JsonSchema> = {
   CommitResponse: {
     type: 'object',
     properties: { ...commitFields, parents: { type: 'array', items: sha } },
-    required: ['hash', 'date', 'message', 'refs', 'body', 'authorName', 'authorEmail', 'parents'],
+    required: ['hash', 'date', 'message', 'refs', 'body', ...AUTHOR_REQUIRED, 'parents'],
     additionalProperties: false,
   },
   CommitsQuery: {
@@ -139,7 +148,7 @@ export const historySchemas: Record<string, JsonSchema> = {
     items: {
       type: 'object',
       properties: commitFields,
-      required: ['hash', 'date', 'message', 'refs', 'body', 'authorName', 'authorEmail'],
+      required: ['hash', 'date', 'message', 'refs', 'body', ...AUTHOR_REQUIRED],
       additionalProperties: false,
     },
   },
