@@ -87,9 +87,17 @@ interface BranchClass {
 
 const NEVER = (): boolean => false;
 
+/** Thrown out of a document's evaluation that is interrupted (DocContext.between). */
+const INTERRUPTED = new Error('interrupted');
+
 /** Per-document evaluation state: the content is read at most once. */
 class DocContext {
   content: Buffer | undefined;
+  /**
+   * Asked between two terms of the document: true interrupts its evaluation (the search
+   * yields or was cancelled); it is then evaluated again from its start, uninterrupted.
+   */
+  interrupt: (() => boolean) | undefined;
   constructor(
     readonly shard: Shard,
     readonly doc: number,
@@ -105,6 +113,11 @@ class DocContext {
       this.counters.contentBytesLoaded += this.content.length;
     }
     return this.content;
+  }
+
+  /** Between two terms: ends the evaluation when it is to be interrupted. */
+  between(): void {
+    if (this.interrupt?.() === true) throw INTERRUPTED;
   }
 
   /** The shard's word that the document holds no code point folding to ASCII (Matcher.find); never taken by the oracle. */
@@ -252,6 +265,9 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
     if (useIndex) counters.ngramMatches += total;
     let tried = 0;
     let matched = 0;
+    // A document whose evaluation was interrupted (a costly one: many terms, a large file)
+    // and its context, kept for the second evaluation, which is not interrupted.
+    let interrupted: DocContext | undefined;
     for (let i = 0; i < total; i++) {
       if (examine.capped && tried >= REFINE_AFTER && matched < tried * REFINE_HIT_RATE && ordered !== null && total - i > REFINE_AFTER) {
         examine.capped = false;
@@ -270,13 +286,27 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
         result.more = true;
         break;
       }
-      examined++;
       const doc = ordered === null ? i : ordered[i]!;
-      counters.filesConsidered++;
-      const ctx = new DocContext(shard, doc, counters, useIndex);
+      const again = interrupted?.doc === doc ? interrupted : undefined;
+      interrupted = undefined;
+      const ctx = again ?? new DocContext(shard, doc, counters, useIndex);
+      const definition = i < front;
+      ctx.interrupt = again ? undefined : () => shouldYield?.() === true || (!definition && isCancelled());
       const found: Found = { content: [], names: [], terms: [] };
+      let matches: boolean;
+      try {
+        matches = evaluate(cls.tree, ctx, matchers, limit - result.found + 1, found);
+      } catch (err) {
+        if (err !== INTERRUPTED) throw err;
+        // Yield or stop (above) before this document, then evaluate it again.
+        interrupted = ctx;
+        i--;
+        continue;
+      }
+      examined++;
+      counters.filesConsidered++;
       tried++;
-      if (!evaluate(cls.tree, ctx, matchers, limit - result.found + 1, found)) continue;
+      if (!matches) continue;
       matched++;
       const branches = cls.branches.length === 1 ? cls.branches : cls.branches.filter((b) => shard.branches.has(b, doc));
       // One class of one branch: every hit's branch list is the same, and nothing changes
@@ -428,6 +458,7 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       return true;
     }
     case 'not':
+      ctx.between();
       // Only whether the child matches counts (one match will do). A document outside the
       // child's candidates cannot match it, and one the content-words index lists under
       // the child's word does: both are decided without reading it.
@@ -442,11 +473,13 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       // few hundred bytes of most of its candidates, not all of them). A negation writes
       // nothing to `out`, so the order changes no answer.
       for (const child of t.children) if (child.op === 'not' && !evaluate(child, ctx, matchers, max, null)) return false;
+      ctx.between();
       const c = out?.content.length ?? 0;
       const n = out?.names.length ?? 0;
       const k = out?.terms.length ?? 0;
       for (const child of t.children) {
         if (child.op === 'not') continue;
+        ctx.between();
         if (!evaluate(child, ctx, matchers, max, out)) {
           if (out) {
             out.content.length = c;
@@ -461,7 +494,10 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
     case 'or': {
       // Every alternative is evaluated, so that all of them are highlighted.
       let any = false;
-      for (const child of t.children) if (evaluate(child, ctx, matchers, max, out)) any = true;
+      for (const child of t.children) {
+        ctx.between();
+        if (evaluate(child, ctx, matchers, max, out)) any = true;
+      }
       return any;
     }
   }

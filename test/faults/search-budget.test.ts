@@ -1,0 +1,176 @@
+// Costly requests against a real daemon (`trawl serve` as a process, two search workers):
+// nothing a caller sends holds the event loop, and one caller's costly searches hold
+// back neither the daemon nor another caller's searches.
+//
+//   - 16 KB regular expressions of counted repetitions are refused (400) before RE2 sees
+//     them, and planned off the main thread;
+//   - a search past its time budget stops between two documents, even inside a shard of
+//     1 MB files each scanned for 64 terms, and says so (TIMER_EXPIRED, not exhaustive);
+//   - 30 of the worst requests at once (those regexes, the costliest searches the limits
+//     let through, whole-repository file listings) leave /api/health under 100 ms;
+//   - while another caller runs four of the costliest searches, a normal search's median
+//     latency stays under 3x what it is on an idle daemon.
+//
+// Callers are told apart by address: the daemon trusts X-Forwarded-For from loopback here.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
+import { tempDir } from '../helpers/corpus.ts';
+import { serve, stop } from '../helpers/serve.ts';
+
+const FULL = process.env.TRAWL_FAULTS_FULL === '1';
+
+/** Small files of distinct identifiers, for the normal searches. */
+const SMALL_FILES = 3000;
+/** 1 MB files of text, where a costly search spends a long time per document. */
+const BIG_FILES = FULL ? 48 : 24;
+const TIMEOUT_MS = 1000;
+
+/**
+ * 64 one-letter terms found nowhere, each a two-byte UTF-8 letter: no trigram rules a
+ * document out, and each case-insensitive one is looked for by RE2 in every document (the
+ * costliest search the term limit lets through: about 3 ms per term and MB here).
+ */
+const costlyQuery = (k: number) => Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0x100 + ((i + k) % 128))).join(' or ');
+const COSTLY = (k: number) => ({ query: costlyQuery(k), matches: 10 });
+/** A 16 KB regular expression of counted repetitions (0.3-0.55 s of RE2 before its 400, planned on the main thread). */
+const HUGE_REGEX = (k: number) => ({ query: `x${k}` + '.{0,1000}'.repeat(1800), matches: 10, isRegexEnabled: true });
+/** A rare identifier: one file. */
+const NORMAL = (k: number) => ({ query: `ident_${(k * 7919) % SMALL_FILES}_${k % 50} `, matches: 10 });
+
+function writeCorpus(root: string): void {
+  for (let f = 0; f < SMALL_FILES; f++) {
+    const sub = join(root, 'small', `d${f % 30}`);
+    mkdirSync(sub, { recursive: true });
+    let text = '';
+    for (let k = 0; k < 50; k++) text += `int ident_${f}_${k} = compute(${k}, ${f});\n`;
+    writeFileSync(join(sub, `f${f}.c`), text);
+  }
+  mkdirSync(join(root, 'big'), { recursive: true });
+  const line = 'the quick brown fox jumps over the lazy dog and keeps running along\n';
+  for (let f = 0; f < BIG_FILES; f++) writeFileSync(join(root, 'big', `big${f}.txt`), line.repeat(Math.floor((1 << 20) / line.length)));
+}
+
+interface Answer {
+  status: number;
+  ms: number;
+  body: any;
+}
+
+async function post(url: string, path: string, body: unknown, from: string, signal?: AbortSignal): Promise<Answer> {
+  const t = performance.now();
+  const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': from }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+  const text = await res.text();
+  return { status: res.status, ms: performance.now() - t, body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : text };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Polls /api/health until `until` settles: the latencies seen. */
+async function pollHealth(url: string, until: Promise<unknown>): Promise<number[]> {
+  let done = false;
+  void until.finally(() => (done = true));
+  const seen: number[] = [];
+  while (!done) {
+    const t = performance.now();
+    const res = await fetch(`${url}/api/health`);
+    await res.text();
+    seen.push(performance.now() - t);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return seen;
+}
+
+test('costly requests hold neither the event loop nor another caller', { timeout: 600_000 }, async (t) => {
+  const dir = tempDir('search-budget');
+  let child: Awaited<ReturnType<typeof serve>>['child'] | undefined;
+  try {
+    const corpus = join(dir.path, 'corpus');
+    const dataDir = join(dir.path, 'data');
+    writeCorpus(corpus);
+    // One shard: the big files are searched one after the other, by one worker.
+    await indexLocal(corpus, { dataDir, symbols: false, shardTargetBytes: 256 << 20, name: 'corpus' });
+    const config = join(dir.path, 'trawl.json');
+    writeFileSync(config, JSON.stringify({ settings: { anonymousAccess: true, http: { trustedProxies: ['127.0.0.1', '::1'] }, search: { timeoutMs: TIMEOUT_MS }, rateLimit: { requestsPerDay: 1_000_000 } } }));
+    const served = await serve(['--data-dir', dataDir, '--config', config, '--workers', '2', '--log-level', 'silent'], dir.path);
+    child = served.child;
+    const url = served.url;
+    // Warm: the shards mapped and checked, the planner threads ready.
+    for (let k = 0; k < 5; k++) assert.equal((await post(url, '/api/search', NORMAL(1000 + k), '10.9.9.9')).status, 200);
+
+    await t.test('a 16 KB regular expression of counted repetitions is refused before it is compiled', async () => {
+      const a = await post(url, '/api/search', HUGE_REGEX(0), '10.1.0.1');
+      assert.equal(a.status, 400);
+      assert.equal(a.body.errorCode, 'FAILED_TO_PARSE_QUERY');
+      assert.match(a.body.message, /too large to compile/);
+      t.diagnostic(`16 KB regex refused in ${a.ms.toFixed(0)} ms`);
+    });
+
+    await t.test('a query of thousands of terms is refused or folded, never run for them all', async () => {
+      const many = await post(url, '/api/search', { query: Array.from({ length: 3276 }, () => 'a').join(' or ') + ' or b', matches: 10 }, '10.1.0.2');
+      assert.equal(many.status, 200, 'repeated terms fold into one');
+      const distinct = await post(url, '/api/search', { query: Array.from({ length: 1500 }, (_, i) => `t${i}`).join(' or '), matches: 10 }, '10.1.0.2');
+      assert.equal(distinct.status, 400);
+      assert.match(distinct.body.message, /1500 different search terms; at most 64/);
+    });
+
+    await t.test('the time budget stops a search between documents, and the answer says it was cut', async () => {
+      // Alone, the costliest search the limits let through takes longer than its budget here.
+      const a = await post(url, '/api/search', COSTLY(0), '10.2.0.1');
+      assert.equal(a.status, 200);
+      t.diagnostic(`the costly search: ${a.ms.toFixed(0)} ms, exhaustive ${a.body.isSearchExhaustive}, ${a.body.stats.flushReason}, ${a.body.stats.filesConsidered} files considered`);
+      assert.equal(a.body.stats.flushReason, 'FLUSH_REASON_TIMER_EXPIRED');
+      assert.equal(a.body.isSearchExhaustive, false);
+      assert.ok(a.ms < TIMEOUT_MS + 500, `stopped within its budget (${a.ms.toFixed(0)} ms for ${TIMEOUT_MS} ms)`);
+      // A stream's final message says the same.
+      const res = await fetch(`${url}/api/stream_search`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.2.0.1' }, body: JSON.stringify(COSTLY(1)) });
+      const text = await res.text();
+      const final = text.split('\n').filter((l) => l.startsWith('data: {"type":"final"')).map((l) => JSON.parse(l.slice(6)))[0];
+      assert.ok(final, 'a final message');
+      assert.equal(final.accumulatedStats.flushReason, 'FLUSH_REASON_TIMER_EXPIRED');
+      assert.equal(final.isSearchExhaustive, false);
+    });
+
+    await t.test("another caller's four costliest searches leave a normal search under 3x its idle latency", async () => {
+      const ROUNDS = FULL ? 60 : 30;
+      const idle: number[] = [];
+      for (let k = 0; k < ROUNDS; k++) idle.push((await post(url, '/api/search', NORMAL(k), '10.3.0.2')).ms);
+      const costly = Array.from({ length: 4 }, (_, k) => post(url, '/api/search', COSTLY(10 + k), '10.3.0.1'));
+      // Once they run.
+      await new Promise((r) => setTimeout(r, 300));
+      const loaded: number[] = [];
+      for (let k = 0; k < ROUNDS; k++) {
+        const a = await post(url, '/api/search', NORMAL(100 + k), '10.3.0.2');
+        assert.equal(a.status, 200);
+        assert.equal(a.body.files.length, 1);
+        loaded.push(a.ms);
+      }
+      const answers = await Promise.all(costly);
+      for (const a of answers) assert.equal(a.status, 200);
+      t.diagnostic(`normal search: idle median ${median(idle).toFixed(1)} ms, beside four costly searches ${median(loaded).toFixed(1)} ms (worst ${Math.max(...loaded).toFixed(1)} ms)`);
+      assert.ok(median(loaded) < 3 * median(idle), `median ${median(loaded).toFixed(1)} ms beside the costly searches, ${median(idle).toFixed(1)} ms idle`);
+    });
+
+    await t.test('/api/health answers within 100 ms while 30 of the worst requests run', async () => {
+      const worst: Array<Promise<Answer>> = [];
+      for (let k = 0; k < 10; k++) {
+        worst.push(post(url, '/api/search', HUGE_REGEX(100 + k), `10.4.0.${k}`));
+        worst.push(post(url, '/api/search', COSTLY(20 + k), `10.4.1.${k}`));
+        worst.push(post(url, '/api/files', { repoName: 'corpus' }, `10.4.2.${k}`));
+      }
+      const all = Promise.all(worst);
+      const health = await pollHealth(url, all);
+      const answers = await all;
+      const statuses = answers.map((a) => a.status);
+      t.diagnostic(`/api/health: ${health.length} answers, median ${median(health).toFixed(1)} ms, worst ${Math.max(...health).toFixed(1)} ms; the 30 requests answered ${[...new Set(statuses)].join(', ')} in at most ${Math.max(...answers.map((a) => a.ms)).toFixed(0)} ms`);
+      for (const a of answers) assert.ok([200, 400, 503].includes(a.status), `answered ${a.status}`);
+      assert.ok(Math.max(...health) < 100, `worst /api/health ${Math.max(...health).toFixed(1)} ms`);
+    });
+  } finally {
+    if (child) await stop(child);
+    dir.cleanup();
+  }
+});
