@@ -34,6 +34,17 @@ export function specialize(node: PlanNode, facts: ShardFacts, branch: string): T
   return simplify(bind(node, facts, branch));
 }
 
+/**
+ * A `branch:` filter's test of a branch or tag name. `HEAD` names each repository's
+ * default branch, whatever it is called (as zoekt reads it, and as clients that search the
+ * default branch send it); any other value is a glob (repos/glob.ts).
+ */
+export function refFilter(glob: string): (name: string, isDefault: boolean) => boolean {
+  if (glob === 'HEAD') return (_name, isDefault) => isDefault;
+  const g = compileRefGlob(glob);
+  return (name) => g.test(name);
+}
+
 function bind(n: PlanNode, f: ShardFacts, branch: string): Tree {
   switch (n.op) {
     case 'and':
@@ -51,7 +62,8 @@ function bind(n: PlanNode, f: ShardFacts, branch: string): Tree {
       // Repository names are matched case-insensitively: code hosts treat them so.
       return new RE2(n.pattern, 'i').test(f.repoName) ? TRUE : FALSE;
     case 'branch':
-      return compileRefGlob(n.glob).test(branch) ? TRUE : FALSE;
+      // The shard's first branch is its repository's default one (ShardFacts.branches).
+      return refFilter(n.glob)(branch, branch === f.branches[0]) ? TRUE : FALSE;
     case 'lang': {
       const i = f.languages.indexOf(n.language);
       return i < 0 ? FALSE : { op: 'lang', lang: i };

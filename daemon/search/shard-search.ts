@@ -6,10 +6,9 @@
 
 import { intersectPostings, intersectSorted, locateLines, shapeChunks, unionSorted, type CoreChunks } from '../../core/index.ts';
 import type { NgramTable, RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
-import { compileRefGlob } from '../repos/glob.ts';
 import type { Plan, Term } from '../query/terms.ts';
 import type { NgramQuery } from '../query/ngram-query.ts';
-import { specialize, type Tree } from './match-tree.ts';
+import { refFilter, specialize, type Tree } from './match-tree.ts';
 import type { Matcher } from './matcher.ts';
 import { symbolNameRange } from '../symbols/name-range.ts';
 import { symbolHits, type SymbolHits } from './symbol-search.ts';
@@ -391,10 +390,10 @@ function branchClasses(plan: Plan, facts: ShardFacts): BranchClass[] {
     const tree = specialize(plan.root, facts, names[0]!);
     return tree.op === 'const' && !tree.value ? [] : [{ branches: [0], tree }];
   }
-  const globs = [...new Set(plan.branches)].map(compileRefGlob);
+  const filters = [...new Set(plan.branches)].map(refFilter);
   const classes = new Map<string, BranchClass>();
   names.forEach((name, b) => {
-    const key = globs.map((g) => (g.test(name) ? '1' : '0')).join('');
+    const key = filters.map((matches) => (matches(name, b === 0) ? '1' : '0')).join('');
     const known = classes.get(key);
     if (known) known.branches.push(b);
     else classes.set(key, { branches: [b], tree: specialize(plan.root, facts, name) });

@@ -79,6 +79,14 @@ test('branch: selects refs by glob; rev: and b: are aliases', async () => {
   assert.equal(dev.files[0]!.webUrl, 'http://127.0.0.1:3000/app/-/blob/dev/only-dev.c');
 });
 
+test('branch:HEAD and rev:HEAD name the default branch, whatever it is called', async () => {
+  assert.deepEqual(found(await search('shared_marker branch:HEAD')), ['shared.c@main']);
+  assert.deepEqual(found(await search('_version rev:HEAD')), ['changed.c@main']);
+  assert.deepEqual(found(await search('only_dev_marker rev:HEAD')), []);
+  assert.deepEqual(found(await search('_version (rev:HEAD or branch:dev)')), ['changed.c@dev', 'changed.c@main']);
+  assert.deepEqual(found(await search('shared_marker -branch:HEAD branch:*')), ['shared.c@dev,feature/x,release/1.0,v1.0']);
+});
+
 test('different versions of one path are separate results with their own branches', async () => {
   assert.deepEqual(found(await search('_version branch:*')), ['changed.c@dev', 'changed.c@main,feature/x,release/1.0,v1.0']);
   assert.deepEqual(found(await search('alpha_version branch:*')), ['changed.c@main,feature/x,release/1.0,v1.0']);
