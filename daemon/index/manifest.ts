@@ -35,11 +35,14 @@
 // comes back with other content while a searcher may still have the old one open.
 //
 // Broken repositories. A repository's index is broken when its manifest cannot be read
-// (unparsable, truncated, an unknown version, a malformed entry: loadManifest), names a file
-// that is missing, or a shard fails its checks (shard-reader.ts: a header or table of
-// contents at open, a section at open, a document's content when it is read). A broken
-// repository is left out of searches and of the repository list, and never served; every
-// other repository is unaffected (index-health.ts finds and reports them). Damage found
+// (not a regular file, over MANIFEST_MAX_BYTES, unparsable, truncated, an unknown version, a
+// malformed entry: loadManifest), names a file that is missing, not a regular file or of
+// another size than its commit recorded (fileBytes), or a shard fails its checks
+// (shard-reader.ts: a header or table of contents at open, a section at open, a document's
+// content when it is read). Every file here is read back through ../bounded-read.ts: a
+// regular file within its kind's bound, or refused. A broken repository is left out of
+// searches and of the repository list, and never served; every other repository is
+// unaffected (index-health.ts finds and reports them). Damage found
 // only when a shard is opened or read (by a search) is recorded in the mark file `broken`,
 // JSON {"generation": G, "reason": "...", "at": ISO 8601}, written atomically, so that
 // every process sharing the data dir sees it (the writer bumps index-version). A mark
