@@ -16,6 +16,7 @@
 //     creating and writing it, where hard links are not supported; or an older trawl).
 //     Unreadable includes what trawl never writes: a record over LOCK_MAX_BYTES, or
 //     something other than a regular file (a FIFO, a link to a device), never read whole.
+//     A directory in its place cannot be taken over: an error says so at once.
 // Taking over goes through a guard file (`<lock>.break`, O_EXCL): the breaker re-checks
 // the lock under the guard before deleting it, so two processes that both found it stale
 // cannot delete each other's fresh lock. A guard older than EMPTY_GRACE_MS is from a
@@ -24,7 +25,7 @@
 // Processes sharing a data dir must share a pid namespace (one machine, one container):
 // a pid seen from another namespace means nothing here.
 
-import { closeSync, linkSync, openSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, linkSync, lstatSync, openSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { readBoundedText } from '../bounded-read.ts';
 import { leftBehind, processAlive, processStartTicks } from './owner.ts';
@@ -145,6 +146,9 @@ function breakIfStale(lockPath: string): boolean {
   closeSync(fd);
   try {
     if (!isStale(lockPath)) return false;
+    // A directory cannot be unlinked, and would be found stale at every poll until the
+    // timeout: said at once instead (trawl never makes one there).
+    if (lstatSync(lockPath, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${lockPath} is a directory, not a lock file; remove it`);
     try { unlinkSync(lockPath); } catch { /* gone already */ }
     return true;
   } finally {

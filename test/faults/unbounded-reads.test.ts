@@ -37,6 +37,8 @@ interface Kind {
   make(path: string): void;
   /** What `trawl repos` says of the refused manifest. */
   reason: RegExp;
+  /** A lock of this kind cannot be taken over (a directory cannot be unlinked): `trawl index` says so at once. */
+  lockRefused?: true;
 }
 
 const KINDS: Kind[] = [
@@ -47,7 +49,7 @@ const KINDS: Kind[] = [
     make: (p) => assert.equal(spawnSync('truncate', ['-s', String(2 ** 31), p]).status, 0, 'truncate'),
     reason: /manifest\.json is 2,147,483,648 bytes, over the 67,108,864 bytes a file of its kind may hold/,
   },
-  ...(FULL ? [{ name: 'a directory', make: (p: string) => mkdirSync(p), reason: /manifest\.json is not a regular file \(a directory\)/ }] : []),
+  ...(FULL ? [{ name: 'a directory', make: (p: string) => mkdirSync(p), reason: /manifest\.json is not a regular file \(a directory\)/, lockRefused: true as const }] : []),
 ];
 
 let root: { path: string; cleanup(): void };
@@ -132,12 +134,12 @@ function watched(args: string[], limitMs: number): Watched {
   return { listening, exit, stop: () => child.kill('SIGTERM'), kill: () => child.kill('SIGKILL'), peakKb: () => peak };
 }
 
-/** A command to its end: exit 0, within COMMAND_MS, under the memory cap. */
-async function command(args: string[]): Promise<{ stdout: string; peakKb: number; ms: number }> {
+/** A command to its end: exit `code` (0), within COMMAND_MS, under the memory cap. */
+async function command(args: string[], code = 0): Promise<{ stdout: string; stderr: string; peakKb: number; ms: number }> {
   const r = await watched(args, COMMAND_MS).exit;
   assert.equal(r.killed, undefined, `trawl ${args.join(' ')}: ${r.killed} (peak ${Math.round(r.peakKb / MiB)} MiB)`);
-  assert.equal(r.code, 0, `trawl ${args.join(' ')}: ${r.stderr}`);
-  return { stdout: r.stdout, peakKb: r.peakKb, ms: r.ms };
+  assert.equal(r.code, code, `trawl ${args.join(' ')}: ${r.stderr}`);
+  return { stdout: r.stdout, stderr: r.stderr, peakKb: r.peakKb, ms: r.ms };
 }
 
 interface Hit {
@@ -211,7 +213,16 @@ async function exercise(data: string, kind: Kind | undefined): Promise<Exercise>
     for (const name of served) assert.match(line(name), /\bindexed\b/, repos.stdout);
 
     // The refused lock is a leftover: taken over, the run completes and releases it.
-    const index = await command(['index', sources.beta, '--data-dir', data, '--no-symbols', '--workers', '1']);
+    const indexArgs = ['index', sources.beta, '--data-dir', data, '--no-symbols', '--workers', '1'];
+    if (kind?.lockRefused) {
+      const refused = await command(indexArgs, 1);
+      assert.equal(refused.stderr, `trawl: ${lock} is a directory, not a lock file; remove it\n`);
+      // What an operator then removes; a directory at index-version would stop the run's
+      // bump next (a write, refused by the system with the path named).
+      rmSync(lock, { recursive: true });
+      rmSync(join(data, 'index-version'), { recursive: true });
+    }
+    const index = await command(indexArgs);
     assert.match(index.stdout, /indexed beta/);
     assert.equal(existsSync(lock), false, 'the lock is released');
     // Its commit replaced index-version: the daemon, reading it again, still serves the same.
