@@ -11,8 +11,9 @@
 
 import type { SecretStore } from '../store/store.ts';
 import { createHmac, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readBoundedText } from '../bounded-read.ts';
 
 export const API_KEY_PREFIX = 'svk_';
 const API_KEY = /^svk_[0-9a-f]{64}$/;
@@ -26,6 +27,8 @@ export const SCOPED_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
  */
 export const ACCESS_TOKEN_PREFIX = 'svoa_';
 export const SECRET_FILE = 'server-secret';
+/** The largest server-secret file read: it holds 64 hex characters and a newline. */
+const SECRET_MAX_BYTES = 4096;
 
 /** A new API key: the prefix and 32 random bytes in hex. */
 export function newApiKey(): string {
@@ -80,7 +83,7 @@ export function serverSecret(dataDir: string): Buffer {
       rmSync(tmp, { force: true });
     }
   }
-  const hex = readFileSync(path, 'utf8').trim();
+  const hex = readBoundedText(path, SECRET_MAX_BYTES).trim();
   if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`${path} is not a trawl server secret (64 hex characters); restore it from a backup`);
   return Buffer.from(hex, 'hex');
 }

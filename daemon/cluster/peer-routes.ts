@@ -11,8 +11,9 @@
 //                                  Wire: forward.ts; served by http/forward-endpoint.ts (it
 //                                  runs the API's routes, a floor above this one)
 
-import { createReadStream, statSync } from 'node:fs';
+import { closeSync, createReadStream } from 'node:fs';
 import { join } from 'node:path';
+import { openRegularFile, type RegularFile } from '../bounded-read.ts';
 import { ServiceError } from '../errors.ts';
 import type { InternalRoute } from './internal-route.ts';
 import { shardsDir } from '../index/data-dir.ts';
@@ -32,15 +33,27 @@ export function peerRoutes(dataDir: string): InternalRoute[] {
         if (!Number.isSafeInteger(repoId) || repoId <= 0 || fileGeneration(name) === undefined) throw new ServiceError('INVALID_REQUEST_BODY', 'repo must be a repository id and name an index file name');
         const m = loadManifest(dataDir, repoId);
         const listed = m && !('unreadable' in m) && (named(m).includes(name) || m.retired.some((r) => r.file === name));
-        const path = join(shardsDir(dataDir, repoId), name);
-        const size = listed ? statSync(path, { throwIfNoEntry: false })?.size : undefined;
-        if (size === undefined) throw new ServiceError('NOT_FOUND', `this node holds no file ${name} of repository ${repoId}`);
+        let file: RegularFile | undefined;
+        try {
+          // A regular file only, and no more of it than its size at the open: what stands at
+          // the path may be anything (a FIFO would hold a thread, a device send without end).
+          if (listed) file = openRegularFile(join(shardsDir(dataDir, repoId), name));
+        } catch {
+          // missing or not a regular file: another node serves it
+        }
+        if (file === undefined) throw new ServiceError('NOT_FOUND', `this node holds no file ${name} of repository ${repoId}`);
+        const { fd, size } = file;
         reply.begin(200, [
           ['Content-Type', 'application/octet-stream'],
           // The copier checks it got the whole file (the body is sent in chunks).
           ['X-Trawl-Size', String(size)],
         ]);
-        const stream = createReadStream(path, { highWaterMark: 1 << 20, signal });
+        if (size === 0) {
+          closeSync(fd);
+          reply.end();
+          return;
+        }
+        const stream = createReadStream('', { fd, start: 0, end: size - 1, highWaterMark: 1 << 20, signal });
         try {
           for await (const chunk of stream) await reply.write(chunk as Buffer);
           reply.end();

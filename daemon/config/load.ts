@@ -4,10 +4,10 @@
 // and part of the OpenAPI document). Every problem of an invalid file is reported at once,
 // as `<file>: <JSON pointer>: <reason>`, so an operator fixes the file in one round.
 
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { explain } from './explain.ts';
 import { JsonSyntaxError, lineColumn, parseJson, type ParsedJson } from './json-positions.ts';
 import { isValidConfig, validator } from './schema.ts';
@@ -94,15 +94,21 @@ export function defaultConfig(): Config {
 // ---------------------------------------------------------------------------------------
 // Entry points
 
+/**
+ * The largest configuration file read: connections, repository lists and settings, some
+ * hundred thousand repositories named one by one.
+ */
+export const CONFIG_MAX_BYTES = 16 * 1024 * 1024;
+
 /** Reads, validates and completes the configuration file at `path`; throws ConfigError. */
 export function loadConfig(path: string): Config {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readBoundedText(path, CONFIG_MAX_BYTES);
   } catch (err) {
+    if (err instanceof RefusedFile) throw new ConfigError(path, [{ message: `the configuration file ${err.reason}` }]);
     const code = (err as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a file' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw new ConfigError(path, [{ message: `cannot read the configuration file: ${reason}` }]);
   }
   return parseConfig(text, path);

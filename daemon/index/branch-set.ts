@@ -19,9 +19,9 @@
 // writeMembershipFile below) and the manifest points the shard at that file instead of
 // rewriting the shard.
 
-import { readFileSync } from 'node:fs';
 import { Packr } from 'msgpackr';
 import { decodePostings, hash32 } from '../../core/index.ts';
+import { readBoundedFile } from '../bounded-read.ts';
 import { writeFileAtomic } from './data-dir.ts';
 
 const packr = new Packr({ useRecords: false });
@@ -173,8 +173,16 @@ export function writeMembershipFile(path: string, b: BranchLists): void {
   writeFileAtomic(path, Buffer.concat([head, body]));
 }
 
+/**
+ * The largest membership file read. It holds a posting list per branch over one shard's
+ * documents, about a byte per document on the branch: this is some five thousand
+ * branches over a shard of 100,000 documents. Its exact size is checked against the
+ * manifest before the shard is served (index-health.ts); this bounds a file swapped since.
+ */
+export const MEMBERSHIP_MAX_BYTES = 512 * 1024 * 1024;
+
 export function readMembershipFile(path: string): BranchSet {
-  const bytes = readFileSync(path);
+  const bytes = readBoundedFile(path, MEMBERSHIP_MAX_BYTES);
   if (bytes.length < MEMBERSHIP_HEADER || bytes.toString('latin1', 0, 8) !== MEMBERSHIP_MAGIC) throw new Error(`${path}: not a trawl membership file`);
   if (bytes.readUInt32LE(8) !== 1) throw new Error(`${path}: unsupported membership file version ${bytes.readUInt32LE(8)}`);
   const body = bytes.subarray(MEMBERSHIP_HEADER);

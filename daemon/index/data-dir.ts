@@ -5,7 +5,9 @@
 //   <dataDir>/git/<id>.git       bare mirrors of repositories from connections (repos/mirror.ts)
 //   <dataDir>/index-version      changes whenever a manifest does
 //
-// Locks between processes sharing the data dir: runtime/lock-file.ts.
+// Locks between processes sharing the data dir: runtime/lock-file.ts. What is read back
+// from it is read through ../bounded-read.ts (a regular file within a bound of its kind):
+// anything may have been put in a file's place.
 
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';

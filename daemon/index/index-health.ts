@@ -8,7 +8,8 @@
 // reads the state again only when index-version changes.
 
 import { join, sep } from 'node:path';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { shardsDir, writeFileAtomic } from './data-dir.ts';
 import { BROKEN_MARK, bumpIndexVersion, loadManifest, manifestRepoName, manifestVisibility, indexVersionStamp, named, readIndexVersion, repoDirs, type LoadedManifest } from './manifest.ts';
 import { checkShardHeader } from './shard-reader.ts';
@@ -50,6 +51,9 @@ export interface BrokenMark {
   at?: string;
 }
 
+/** The largest mark file read: a generation, a reason of a line or two, a time. */
+export const MARK_MAX_BYTES = 64 * 1024;
+
 /** Reads every repository's manifest and sorts the healthy from the broken. */
 export function readIndexState(dataDir: string): IndexState {
   // Read first: a change that lands while the state is read is seen at the next look.
@@ -72,15 +76,21 @@ export function readIndexState(dataDir: string): IndexState {
 
 /**
  * Why a repository's index (its readable manifest) cannot be served, or undefined: a mark
- * for its generation, a file it names that is missing, a shard (or symbols file) whose header or table of
+ * for its generation, a file it names that is missing, not a regular file or of another
+ * size than the manifest recorded, a shard (or symbols file) whose header or table of
  * contents fails its checks.
  */
 export function indexProblem(dataDir: string, m: LoadedManifest): string | undefined {
   const mark = readMark(dataDir, m.repoId);
   if (mark && (mark.generation === undefined || mark.generation === m.generation)) return mark.reason;
   const dir = shardsDir(dataDir, m.repoId);
+  const recorded = m.version === 2 ? m.fileBytes : undefined;
   for (const file of named(m)) {
-    if (!statSync(join(dir, file), { throwIfNoEntry: false })?.isFile()) return `manifest.json names ${file}, which is missing`;
+    const st = statSync(join(dir, file), { throwIfNoEntry: false });
+    if (!st) return `manifest.json names ${file}, which is missing`;
+    if (!st.isFile()) return `manifest.json names ${file}, which is not a regular file`;
+    const bytes = recorded?.[file];
+    if (bytes !== undefined && st.size !== bytes) return `manifest.json names ${file} of ${bytes} bytes, which has ${st.size}`;
   }
   for (const s of m.shards) {
     try {
@@ -97,8 +107,9 @@ export function indexProblem(dataDir: string, m: LoadedManifest): string | undef
 export function readMark(dataDir: string, repoId: number): BrokenMark | undefined {
   let text: string;
   try {
-    text = readFileSync(join(shardsDir(dataDir, repoId), BROKEN_MARK), 'utf8');
-  } catch {
+    text = readBoundedText(join(shardsDir(dataDir, repoId), BROKEN_MARK), MARK_MAX_BYTES);
+  } catch (err) {
+    if (err instanceof RefusedFile) return { reason: `marked broken (the mark ${err.reason})` };
     return undefined;
   }
   try {

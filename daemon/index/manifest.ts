@@ -35,11 +35,14 @@
 // comes back with other content while a searcher may still have the old one open.
 //
 // Broken repositories. A repository's index is broken when its manifest cannot be read
-// (unparsable, truncated, an unknown version, a malformed entry: loadManifest), names a file
-// that is missing, or a shard fails its checks (shard-reader.ts: a header or table of
-// contents at open, a section at open, a document's content when it is read). A broken
-// repository is left out of searches and of the repository list, and never served; every
-// other repository is unaffected (index-health.ts finds and reports them). Damage found
+// (not a regular file, over MANIFEST_MAX_BYTES, unparsable, truncated, an unknown version, a
+// malformed entry: loadManifest), names a file that is missing, not a regular file or of
+// another size than its commit recorded (fileBytes), or a shard fails its checks
+// (shard-reader.ts: a header or table of contents at open, a section at open, a document's
+// content when it is read). Every file here is read back through ../bounded-read.ts: a
+// regular file within its kind's bound, or refused. A broken repository is left out of
+// searches and of the repository list, and never served; every other repository is
+// unaffected (index-health.ts finds and reports them). Damage found
 // only when a shard is opened or read (by a search) is recorded in the mark file `broken`,
 // JSON {"generation": G, "reason": "...", "at": ISO 8601}, written atomically, so that
 // every process sharing the data dir sees it (the writer bumps index-version). A mark
@@ -47,9 +50,10 @@
 // index run of a broken repository (`trawl index`, `trawl sync`, the scheduler) builds it
 // in full, never incrementally on the broken base; committing removes the mark.
 
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { SHARD_EXT, SYMBOLS_EXT } from './shard-format.ts';
 import { shardsDir, writeFileAtomic } from './data-dir.ts';
 import { removeLeftoverTemps } from '../runtime/owner.ts';
@@ -63,6 +67,15 @@ import type { GitRef } from '../repos/git.ts';
 export const RETIRE_GRACE_MS = 60_000;
 
 export const MEMBERSHIP_EXT = '.branches';
+
+/**
+ * The largest manifest read. Its size grows with the refs indexed (about 110 bytes each)
+ * and the shards: this is over half a million refs. A larger one is damage, not an index.
+ */
+export const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
+
+/** The largest index-version file read: it holds one line of some 30 bytes. */
+export const INDEX_VERSION_MAX_BYTES = 4096;
 
 export interface ManifestShard {
   file: string;
@@ -114,6 +127,12 @@ export interface Manifest {
   retired: Array<{ file: string; at: number }>;
   /** The index-version its commit wrote right after it (repairMissedBump); absent in older manifests. */
   indexVersion?: string;
+  /**
+   * The size in bytes of every file it names, as committed: a file of another size is
+   * damage (index-health.ts), found before anything maps or reads it. Absent in older
+   * manifests.
+   */
+  fileBytes?: Record<string, number>;
   /**
    * The shards were built without their symbols, which the same run is adding
    * (indexer.ts symbolsPass: it commits the next generation, without this). Left by a
@@ -180,9 +199,10 @@ export function loadManifest(dataDir: string, repoId: number): LoadedManifest | 
   const path = join(shardsDir(dataDir, repoId), 'manifest.json');
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readBoundedText(path, MANIFEST_MAX_BYTES);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (err instanceof RefusedFile) return { unreadable: `manifest.json ${err.reason}` };
     return { unreadable: `manifest.json cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
   }
   let raw: unknown;
@@ -264,6 +284,10 @@ function manifestProblem(raw: unknown, repoId: number): string | undefined {
     const e = r as Record<string, unknown>;
     if (typeof e !== 'object' || e === null || typeof e.file !== 'string' || !indexFileName(e.file) || typeof e.at !== 'number') return 'has a malformed retired entry';
   }
+  if (m.fileBytes !== undefined) {
+    const sizes = m.fileBytes as Record<string, unknown>;
+    if (typeof sizes !== 'object' || sizes === null || Array.isArray(sizes) || !Object.values(sizes).every(isCount)) return 'has malformed file sizes';
+  }
   return undefined;
 }
 
@@ -318,13 +342,19 @@ export function named(m: LoadedManifest): string[] {
  * name are retired; retired files past their grace, and stray files no manifest names
  * (temporary files of crashed runs), are deleted. The caller holds the repository's lock.
  */
-export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired' | 'indexVersion'>, previous: LoadedManifest | undefined, now = Date.now()): Manifest {
+export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired' | 'indexVersion' | 'fileBytes'>, previous: LoadedManifest | undefined, now = Date.now()): Manifest {
   const dir = shardsDir(dataDir, next.repoId);
   const keep = new Set(named(next as Manifest));
   const retired = new Map<string, number>();
   for (const r of previous?.retired ?? []) if (!keep.has(r.file)) retired.set(r.file, r.at);
   for (const f of previous ? named(previous) : []) if (!keep.has(f) && !retired.has(f)) retired.set(f, now);
-  const manifest: Manifest = { ...next, retired: [], indexVersion: newIndexVersion() };
+  // The files are complete and flushed by now: their sizes are final.
+  const fileBytes: Record<string, number> = {};
+  for (const f of keep) {
+    const st = statSync(join(dir, f), { throwIfNoEntry: false });
+    if (st) fileBytes[f] = st.size;
+  }
+  const manifest: Manifest = { ...next, retired: [], indexVersion: newIndexVersion(), fileBytes };
   for (const [file, at] of retired) {
     if (now - at >= RETIRE_GRACE_MS) rmSync(join(dir, file), { force: true });
     else manifest.retired.push({ file, at });
@@ -432,9 +462,10 @@ export function indexVersionStamp(dataDir: string): string {
   return st ? `${st.ino}:${st.mtimeNs}:${st.ctimeNs}:${st.size}` : '';
 }
 
+/** index-version's content; '' when there is none or it cannot be read (then the next bump, which replaces it, is seen). */
 export function readIndexVersion(dataDir: string): string {
   try {
-    return readFileSync(join(dataDir, 'index-version'), 'utf8');
+    return readBoundedText(join(dataDir, 'index-version'), INDEX_VERSION_MAX_BYTES);
   } catch {
     return '';
   }

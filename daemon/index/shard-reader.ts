@@ -122,7 +122,7 @@
 // symbol index holds one name "x" with one definition (record 0, start 4). content-words
 // lists no word: "int" is in one document, fewer than 8.
 
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
 import { decodePostings, hash32, type EncodedList } from '../../core/index.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
@@ -130,6 +130,7 @@ import { BranchSet, readMembershipFile } from './branch-set.ts';
 import { SymbolIndex } from './symbol-index.ts';
 import { ContentWords } from './content-words.ts';
 import { mmap } from './mmap.ts';
+import { openRegularFile, RefusedFile, type RegularFile } from '../bounded-read.ts';
 import {
   DOC_FLAG_ASCII_FOLDS_ONLY,
   DOC_RECORD_SIZE,
@@ -834,18 +835,18 @@ function verifySections(path: string, map: Buffer, sections: ReadonlyMap<Section
 
 /**
  * Opens a file of sections and hands `use` its descriptor and size (at least a header's),
- * closing it after; a file that cannot be opened or is shorter than a header is a
- * ShardError.
+ * closing it after; a file that cannot be opened, is not a regular file (a device or a
+ * FIFO would be mapped or read without end) or is shorter than a header is a ShardError.
  */
 function withSectionFile<T>(path: string, format: SectionFileFormat, use: (fd: number, size: number) => T): T {
-  let fd: number;
+  let opened: RegularFile;
   try {
-    fd = openSync(path, 'r');
+    opened = openRegularFile(path);
   } catch (err) {
-    throw new ShardError(path, `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, format.what);
+    throw new ShardError(path, err instanceof RefusedFile ? err.reason : `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, format.what);
   }
+  const { fd, size } = opened;
   try {
-    const size = fstatSync(fd).size;
     if (size < HEADER_SIZE) throw new ShardError(path, `truncated: ${size} bytes is shorter than the header`, format.what);
     return use(fd, size);
   } finally {

@@ -14,6 +14,9 @@
 //     runs a process that started after the file was written;
 //   - it is empty or unreadable and older than EMPTY_GRACE_MS (a writer killed between
 //     creating and writing it, where hard links are not supported; or an older trawl).
+//     Unreadable includes what trawl never writes: a record over LOCK_MAX_BYTES, or
+//     something other than a regular file (a FIFO, a link to a device), never read whole.
+//     A directory in its place cannot be taken over: an error says so at once.
 // Taking over goes through a guard file (`<lock>.break`, O_EXCL): the breaker re-checks
 // the lock under the guard before deleting it, so two processes that both found it stale
 // cannot delete each other's fresh lock. A guard older than EMPTY_GRACE_MS is from a
@@ -22,14 +25,17 @@
 // Processes sharing a data dir must share a pid namespace (one machine, one container):
 // a pid seen from another namespace means nothing here.
 
-import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, linkSync, lstatSync, openSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { readBoundedText } from '../bounded-read.ts';
 import { leftBehind, processAlive, processStartTicks } from './owner.ts';
 
 export const LOCK_TIMEOUT_MS = 30_000;
 /** How long an empty lock file (or a guard) may stand before it is taken for a leftover. */
 export const EMPTY_GRACE_MS = 2_000;
 const POLL_MS = 50;
+/** The largest lock record read: it is one line of two numbers. */
+export const LOCK_MAX_BYTES = 1024;
 
 export interface LockOwner {
   pid: number;
@@ -72,7 +78,7 @@ export function tryLock(lockPath: string): boolean {
 export function readLockOwner(lockPath: string): LockOwner | undefined {
   let text: string;
   try {
-    text = readFileSync(lockPath, 'latin1');
+    text = readBoundedText(lockPath, LOCK_MAX_BYTES, 'latin1');
   } catch {
     return undefined;
   }
@@ -140,6 +146,9 @@ function breakIfStale(lockPath: string): boolean {
   closeSync(fd);
   try {
     if (!isStale(lockPath)) return false;
+    // A directory cannot be unlinked, and would be found stale at every poll until the
+    // timeout: said at once instead (trawl never makes one there).
+    if (lstatSync(lockPath, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${lockPath} is a directory, not a lock file; remove it`);
     try { unlinkSync(lockPath); } catch { /* gone already */ }
     return true;
   } finally {

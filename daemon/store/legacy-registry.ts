@@ -4,10 +4,14 @@
 // id sequence past nextId, so no new repository can take an id an old index already uses;
 // the file is then renamed to repos.json.imported.
 
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { readBoundedText } from '../bounded-read.ts';
 import type BetterSqlite3 from 'better-sqlite3';
 import { displayName } from '../repos/web-urls.ts';
+
+/** The largest registry read: some 60 bytes a repository, so a million of them. */
+const REGISTRY_MAX_BYTES = 64 * 1024 * 1024;
 
 interface Registry {
   nextId: number;
@@ -19,7 +23,7 @@ export function importLegacyRegistry(db: BetterSqlite3.Database, dataDir: string
   if (!existsSync(path)) return;
   let registry: Registry;
   try {
-    registry = JSON.parse(readFileSync(path, 'utf8')) as Registry;
+    registry = JSON.parse(readBoundedText(path, REGISTRY_MAX_BYTES)) as Registry;
   } catch (err) {
     throw new Error(`${path}: cannot read the old repository registry (${(err as Error).message}); fix or remove it`);
   }

@@ -23,10 +23,12 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Bottom up. A part is a folder (or a single file) relative to the repository root. */
 const FLOORS: ReadonlyArray<Readonly<Record<string, string>>> = [
-  // At the bottom: the error every floor throws, and where the program and its files are.
+  // At the bottom: the error every floor throws, where the program and its files are, and
+  // how every floor reads a file it wrote (the configuration's floor and the index's alike).
   {
     'daemon/errors.ts': 'ServiceError, the one error type',
     'daemon/install-root.ts': 'where trawl is installed, and whether it runs compiled',
+    'daemon/bounded-read.ts': 'reading a file with a size bound, refusing what is not a regular file',
   },
   {
     'daemon/config': 'the configuration file: types, loading, schema',

@@ -5,10 +5,10 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, configSchema, DEFAULT_CLUSTER, defaultConfig, loadConfig, parseConfig } from '../../daemon/config/load.ts';
+import { CONFIG_MAX_BYTES, ConfigError, configSchema, DEFAULT_CLUSTER, defaultConfig, loadConfig, parseConfig } from '../../daemon/config/load.ts';
 import type { Config, Connection, Excludes, Revisions } from '../../daemon/config/types.ts';
 
 const FILE = '/etc/trawl/trawl.json';
@@ -605,7 +605,25 @@ test('loadConfig reads a file, resolves git paths against its directory and reco
     assert.equal(config.path, file);
     assert.deepEqual(config.connections['here'], { type: 'git', url: join(dir, 'repos/app'), revisions: noRevisions() });
     assert.throws(() => loadConfig(join(dir, 'absent.json')), (err: unknown) => err instanceof ConfigError && /absent\.json: cannot read the configuration file: no such file/.test(err.message));
-    assert.throws(() => loadConfig(dir), (err: unknown) => err instanceof ConfigError && /is a directory/.test(err.message));
+    assert.throws(() => loadConfig(dir), (err: unknown) => err instanceof ConfigError && err.message === `${dir}: the configuration file is not a regular file (a directory)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('loadConfig refuses a file over its bound without reading it, and one that is not a regular file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-config-'));
+  try {
+    const cases: Array<[string, (path: string) => void, string]> = [
+      ['over the bound (sparse)', (p) => (writeFileSync(p, ''), truncateSync(p, CONFIG_MAX_BYTES + 1)), `is ${(CONFIG_MAX_BYTES + 1).toLocaleString('en-US')} bytes, over the ${CONFIG_MAX_BYTES.toLocaleString('en-US')} bytes a file of its kind may hold`],
+      // What else stands at a path (devices, FIFOs): test/runtime/bounded-read.test.ts.
+      ['a link to a directory', (p) => symlinkSync(dir, p), 'is not a regular file (a symbolic link to a directory)'],
+    ];
+    for (const [i, [name, make, reason]] of cases.entries()) {
+      const file = join(dir, `case-${i}.json`);
+      make(file);
+      assert.throws(() => loadConfig(file), (err: unknown) => err instanceof ConfigError && err.message === `${file}: the configuration file ${reason}`, name);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

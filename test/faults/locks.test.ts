@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acquireLock, EMPTY_GRACE_MS, readLockOwner } from '../../daemon/runtime/lock-file.ts';
@@ -40,7 +40,7 @@ interface Case {
   name: string;
   /** Writes the lock (and what else); returns what to clean up. */
   setup(lock: string): Promise<(() => void) | void> | (() => void) | void;
-  expect: 'taken' | 'refused';
+  expect: 'taken' | 'refused' | 'an error';
 }
 
 const CASES: Case[] = [
@@ -118,6 +118,16 @@ const CASES: Case[] = [
     },
     expect: 'taken',
   },
+  // A FIFO, a link to a device, a huge file: unreadable, so taken over after the grace
+  // (unbounded-reads.test.ts, through the real command). A directory cannot be unlinked.
+  {
+    name: 'a directory older than the grace',
+    setup(lock) {
+      mkdirSync(lock);
+      age(lock, EMPTY_GRACE_MS + 5000);
+    },
+    expect: 'an error',
+  },
 ];
 
 for (const c of CASES) {
@@ -130,6 +140,11 @@ for (const c of CASES) {
       const attempt = acquireLock(lock, 'the test lock', 500);
       if (c.expect === 'refused') {
         await assert.rejects(attempt, /the test lock is locked by another trawl process \((pid \d+|no owner recorded yet), /);
+        return;
+      }
+      if (c.expect === 'an error') {
+        await assert.rejects(attempt, new Error(`${lock} is a directory, not a lock file; remove it`));
+        assert.deepEqual(readdirSync(dir.path), ['lock'], 'no guard is left');
         return;
       }
       const release = await attempt;

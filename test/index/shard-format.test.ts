@@ -3,10 +3,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildShard } from '../../daemon/index/shard-builder.ts';
-import { Shard, ShardError } from '../../daemon/index/shard-reader.ts';
+import { checkShardHeader, Shard, ShardError } from '../../daemon/index/shard-reader.ts';
 import { HEADER_SIZE } from '../../daemon/index/shard-format.ts';
 import { ShardWriter } from '../../daemon/index/shard-writer.ts';
 import { prng, tempDir } from '../helpers/corpus.ts';
@@ -105,6 +106,37 @@ test('a reader refuses an unknown version, a truncated file and corrupt sections
     assert.equal(shard.contentOf(0).toString(), 'int x;\n');
     assert.throws(() => shard.contentOf(1), /content of b\.c is corrupt/);
   } finally {
+    dir.cleanup();
+  }
+});
+
+test('a shard that is not a regular file is refused before it is mapped or read, without waiting on a FIFO', () => {
+  const dir = tempDir('shard');
+  const fifo = join(dir.path, 'g1-1.trawl');
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+  // Should the reader open the FIFO after all (it must not), this writer unblocks it after a
+  // while, so that the test fails instead of hanging.
+  const writer = spawn('sh', ['-c', `sleep 3; printf x > "${fifo}"`], { stdio: 'ignore' });
+  try {
+    const zero = join(dir.path, 'g1-0.trawl');
+    symlinkSync('/dev/zero', zero);
+    const cases: Array<[string, string]> = [
+      [zero, 'a symbolic link to a character device'],
+      [fifo, 'a FIFO'],
+      [dir.path, 'a directory'],
+    ];
+    for (const [path, kind] of cases) {
+      for (const open of [() => Shard.open(path), () => checkShardHeader(path)]) {
+        const started = performance.now();
+        assert.throws(open, (err: unknown) => err instanceof ShardError && err.message === `shard ${path}: is not a regular file (${kind})`);
+        assert.ok(performance.now() - started < 1000, `${kind}: refused at once`);
+      }
+    }
+    // A symbols file is mapped the same way.
+    const shard = exampleShard(mkdirSync(join(dir.path, 'good'), { recursive: true })!);
+    assert.throws(() => Shard.open(shard, { symbols: fifo }), (err: unknown) => err instanceof ShardError && /^symbols file .*: is not a regular file \(a FIFO\)$/.test(err.message));
+  } finally {
+    writer.kill();
     dir.cleanup();
   }
 });
