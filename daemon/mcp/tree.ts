@@ -1,7 +1,10 @@
 // The list_tree tool's view of a repository: from the list of every file path (POST
 // /api/files), the directories and files under one directory down to a depth. REST has
 // no such listing (/api/tree expands named paths only, /api/folder_contents one level),
-// and one file list answers any depth in one call.
+// and one file list answers any depth in one call. The list may hold 10^5 paths: it is
+// gone through in time slices (runtime/time-slices.ts), as the listing was made.
+
+import { nextSlice, sliceUsed } from '../runtime/time-slices.ts';
 
 export type Include = 'files' | 'directories' | 'both';
 
@@ -44,13 +47,14 @@ export function normalizeDir(path: string): string {
  * subdirectories before the files, each by name in byte order (as /api/tree sorts).
  * `include` leaves out files or directories; a directory left out is still descended into.
  */
-export function listTree(paths: readonly string[], path: string, depth: number, include: Include): TreeListing {
+export async function listTree(paths: readonly string[], path: string, depth: number, include: Include): Promise<TreeListing> {
   const base = normalizeDir(path);
   const prefix = base === '' ? '' : `${base}/`;
   const root: Dir = { dirs: new Map(), files: [], fileCount: 0 };
   let isFile = false;
   let shallowFileCount = 0;
   for (const p of paths) {
+    if (sliceUsed()) await nextSlice();
     if (p === base) isFile = true;
     if (!p.startsWith(prefix)) continue;
     const parts = p.slice(prefix.length).split('/');
@@ -67,22 +71,29 @@ export function listTree(paths: readonly string[], path: string, depth: number, 
   }
   if (root.fileCount === 0) return isFile ? { kind: 'file', base } : { kind: 'missing', base };
   const entries: TreeEntry[] = [];
-  const walk = (dir: Dir, at: string, level: number): void => {
-    for (const name of [...dir.dirs.keys()].sort(byteOrder)) {
+  const walk = async (dir: Dir, at: string, level: number): Promise<void> => {
+    if (sliceUsed()) await nextSlice();
+    for (const name of byteOrder(dir.dirs.keys())) {
       const sub = dir.dirs.get(name)!;
       const p = `${at}${name}`;
       if (include !== 'files') entries.push({ type: 'tree', path: p, name, fileCount: sub.fileCount });
-      if (level < depth) walk(sub, `${p}/`, level + 1);
+      if (level < depth) await walk(sub, `${p}/`, level + 1);
     }
     if (include === 'directories') return;
-    for (const name of [...dir.files].sort(byteOrder)) entries.push({ type: 'blob', path: `${at}${name}`, name });
+    for (const name of byteOrder(dir.files)) {
+      if (sliceUsed()) await nextSlice();
+      entries.push({ type: 'blob', path: `${at}${name}`, name });
+    }
   };
-  walk(root, prefix, 1);
+  await walk(root, prefix, 1);
   return { kind: 'directory', base, entries, fileCount: root.fileCount, shallowFileCount };
 }
 
-function byteOrder(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+/** Names in the order of their UTF-8 bytes (each encoded once, not once per comparison). */
+function byteOrder(names: Iterable<string>): string[] {
+  const keyed = Array.from(names, (name) => ({ name, key: Buffer.from(name, 'utf8') }));
+  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
+  return keyed.map((k) => k.name);
 }
 
 /** How deep an entry is below `base` (1: a child of it). */
