@@ -23,6 +23,7 @@ import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { GitRef } from '../repos/git.ts';
 import { displayName } from '../repos/web-urls.ts';
 import { nextSlice, sliceUsed } from '../runtime/time-slices.ts';
+import { byteCompare } from '../search/rank-order.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
 import { ServiceError } from '../errors.ts';
 import type { Identity } from '../auth/identity.ts';
@@ -173,21 +174,21 @@ export class Catalog {
 
   private async readIndexedFiles(repo: CatalogRepo): Promise<IndexedFile[]> {
     const dir = shardsDir(this.dataDir, repo.repoId);
-    const out: Array<IndexedFile & { key: Buffer }> = [];
+    const out: IndexedFile[] = [];
     try {
       for (const s of repo.manifest.shards) {
         const files = shardFiles(dir, s);
         const shard = Shard.open(files.path, files);
         for (const doc of shard.branches.docs(0)) {
           if (sliceUsed()) await nextSlice();
-          out.push({ path: shard.name(doc), shard, doc, key: shard.nameBuffer(doc) });
+          out.push({ path: shard.name(doc), shard, doc });
         }
       }
     } catch (err) {
       this.damaged(repo, err);
     }
     // A directory is indexed as it is walked, in path order: the sort checks it, one comparison per file.
-    out.sort((a, b) => Buffer.compare(a.key, b.key));
+    out.sort((a, b) => byteCompare(a.path, b.path));
     return out;
   }
 

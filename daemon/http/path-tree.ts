@@ -9,6 +9,7 @@
 import { ServiceError } from '../errors.ts';
 import type { TreeNode } from '../repos/browse.ts';
 import { nextSlice, sliceUsed } from '../runtime/time-slices.ts';
+import { byteCompare } from '../search/rank-order.ts';
 
 /** The tree of `paths` (each a file) with `expand` expanded; FILE_NOT_FOUND for the first of `expand` that is neither a file nor a directory. */
 export async function pathTree(paths: readonly string[], expand: readonly string[]): Promise<TreeNode> {
@@ -45,9 +46,7 @@ export async function pathTree(paths: readonly string[], expand: readonly string
   const pending: TreeNode[] = [root];
   for (let n = pending.pop(); n !== undefined; n = pending.pop()) {
     if (sliceUsed()) await nextSlice();
-    const keyed = n.children.map((node) => ({ node, key: Buffer.from(node.name, 'utf8') }));
-    keyed.sort((a, b) => (a.node.type !== b.node.type ? (a.node.type === 'tree' ? -1 : 1) : Buffer.compare(a.key, b.key)));
-    n.children = keyed.map((k) => k.node);
+    n.children.sort((a, b) => (a.type !== b.type ? (a.type === 'tree' ? -1 : 1) : byteCompare(a.name, b.name)));
     for (const c of n.children) if (c.children.length > 0) pending.push(c);
   }
   return root;

@@ -5,6 +5,7 @@
 // gone through in time slices (runtime/time-slices.ts), as the listing was made.
 
 import { nextSlice, sliceUsed } from '../runtime/time-slices.ts';
+import { byteCompare } from '../search/rank-order.ts';
 
 export type Include = 'files' | 'directories' | 'both';
 
@@ -89,11 +90,9 @@ export async function listTree(paths: readonly string[], path: string, depth: nu
   return { kind: 'directory', base, entries, fileCount: root.fileCount, shallowFileCount };
 }
 
-/** Names in the order of their UTF-8 bytes (each encoded once, not once per comparison). */
+/** Names in the order of their UTF-8 bytes. */
 function byteOrder(names: Iterable<string>): string[] {
-  const keyed = Array.from(names, (name) => ({ name, key: Buffer.from(name, 'utf8') }));
-  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
-  return keyed.map((k) => k.name);
+  return Array.from(names).sort(byteCompare);
 }
 
 /** How deep an entry is below `base` (1: a child of it). */

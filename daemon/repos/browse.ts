@@ -137,13 +137,21 @@ export async function tree(dir: string, options: RevisionOptions & { paths: stri
       if ((entry.filemode() & MODE_TYPE_MASK) === MODE_TREE) expanded.add(path);
     }
     const list = async (t: NodeGit.Tree, dirPath: string): Promise<TreeNode[]> => {
-      const nodes = await Promise.all(
-        (await sortedChildren(t, dirPath)).map(async (c): Promise<TreeNode> => {
-          const node: TreeNode = { type: c.type, path: c.path, name: c.name, children: [] };
-          if (c.type === 'tree' && expanded.has(c.path)) node.children = await list(await NodeGit.Tree.lookup(repo, c.id!), c.path);
-          return node;
-        }),
-      );
+      const nodes: TreeNode[] = [];
+      // The expanded subdirectories are read at once (libgit2 looks them up on its threads).
+      const below: Array<Promise<void>> = [];
+      for (const c of await sortedChildren(t, dirPath)) {
+        const node: TreeNode = { type: c.type, path: c.path, name: c.name, children: [] };
+        nodes.push(node);
+        if (c.type === 'tree' && expanded.has(c.path)) {
+          below.push(
+            (async () => {
+              node.children = await list(await NodeGit.Tree.lookup(repo, c.id!), c.path);
+            })(),
+          );
+        }
+      }
+      await Promise.all(below);
       return nodes;
     };
     return { tree: { type: 'tree', path: '', name: 'root', children: await list(root, '') } };
