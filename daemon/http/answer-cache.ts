@@ -29,10 +29,7 @@ export const ANSWER_CACHE_BYTES = 128 * 1024 * 1024;
 /** Builds running at once; the others wait their turn. */
 const MAX_BUILDS = 2;
 
-/**
- * A value kept beside its JSON (a list of file entries) costs about 1.6 times the JSON's
- * bytes in V8's heap: counted as twice.
- */
+/** A value kept beside its JSON (a list of file entries) takes more of V8's heap than the JSON's bytes: counted as twice them. */
 const VALUE_COST = 2;
 
 interface Entry {

@@ -2,9 +2,8 @@
 // from the list of its file paths with repos/browse.ts's rules for git trees: the root's
 // children, every directory on the way to each asked-for path and each one that is a
 // directory expanded; directories first, then files, each by name bytes. One pass over the
-// paths, in time slices (runtime/time-slices.ts): a directory may hold 10^5 files, and
-// checking each asked-for path against every file (up to a thousand paths) held the
-// thread that serves every request for seconds.
+// paths, in time slices (runtime/time-slices.ts): a directory may hold 10^5 files, and up
+// to a thousand paths may be asked for, so no asked-for path is checked against every file.
 
 import { ServiceError } from '../errors.ts';
 import type { TreeNode } from '../repos/browse.ts';

@@ -1,9 +1,9 @@
-// The JSON of a large answer (a whole repository's file list or tree) made in time slices
-// (runtime/time-slices.ts) rather than by one JSON.stringify: that call cannot be
-// interrupted, and on a repository of 10^5 files it holds the thread that serves every
-// request for tens of milliseconds. The bytes are JSON.stringify's exactly: objects without
-// nested content (a file entry, a tree node without children) go through JSON.stringify
-// whole, the arrays and objects around them are written here by its rules.
+// The JSON of a large answer (a whole repository's file list or tree: megabytes) made in
+// time slices (runtime/time-slices.ts) rather than by one JSON.stringify, a call that
+// cannot be interrupted and holds the thread that serves every request until it is done.
+// The bytes are JSON.stringify's exactly: runs of objects without nested content (file
+// entries, tree nodes without children) go through JSON.stringify, the arrays and objects
+// around them are written here by its rules.
 
 import { nextSlice, sliceUsed } from '../runtime/time-slices.ts';
 
