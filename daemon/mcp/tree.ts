@@ -58,17 +58,27 @@ export async function listTree(paths: readonly string[], path: string, depth: nu
     if (sliceUsed()) await nextSlice();
     if (p === base) isFile = true;
     if (!p.startsWith(prefix)) continue;
-    const parts = p.slice(prefix.length).split('/');
-    if (parts.length <= depth) shallowFileCount++;
     let dir = root;
     dir.fileCount++;
-    for (const part of parts.slice(0, -1)) {
+    // Directories are followed down to `depth` only: deeper ones are never listed, their
+    // files only counted in the deepest listed one. (A whole repository has 10^5 paths.)
+    let from = prefix.length;
+    let level = 1;
+    let slash = p.indexOf('/', from);
+    while (slash >= 0 && level <= depth) {
+      const part = p.slice(from, slash);
       let next = dir.dirs.get(part);
       if (!next) dir.dirs.set(part, (next = { dirs: new Map(), files: [], fileCount: 0 }));
       next.fileCount++;
       dir = next;
+      from = slash + 1;
+      level++;
+      slash = p.indexOf('/', from);
     }
-    dir.files.push(parts.at(-1)!);
+    if (slash < 0 && level <= depth) {
+      shallowFileCount++;
+      dir.files.push(p.slice(from));
+    }
   }
   if (root.fileCount === 0) return isFile ? { kind: 'file', base } : { kind: 'missing', base };
   const entries: TreeEntry[] = [];
