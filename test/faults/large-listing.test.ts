@@ -28,9 +28,9 @@ import { serve, stop } from '../helpers/serve.ts';
 const TRAWL = join(import.meta.dirname, '..', '..', 'bin', 'trawl.js');
 const FULL = process.env.TRAWL_FAULTS_FULL === '1';
 
-/** 20 top directories × MIDDLE × FILES_PER_DIR files: the leaf directories (at most 1000, /api/tree's limit) are every directory there is to expand. */
-const MIDDLE = FULL ? 50 : 25;
-const FILES_PER_DIR = FULL ? 80 : 40;
+/** 20 top directories × MIDDLE × FILES_PER_DIR files: the leaf directories and `sub` (at most 1000 paths, /api/tree's limit) are every directory there is to expand. */
+const MIDDLE = FULL ? 40 : 25;
+const FILES_PER_DIR = FULL ? 100 : 40;
 /** Path parts this long make a file list of about 500 bytes a file. */
 const LONG = 'x'.repeat(60);
 const LONGER = 'y'.repeat(150);
@@ -107,11 +107,13 @@ test(`whole-repository listings of ${20 * MIDDLE * FILES_PER_DIR} files: /api/he
       const want = expected[what];
       let at = 0;
       let same = true;
+      let head = '';
       for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+        if (at === 0) head = Buffer.from(chunk).toString('utf8', 0, 300);
         same &&= at + chunk.length <= want.length && want.subarray(at, at + chunk.length).equals(chunk);
         at += chunk.length;
       }
-      assert.equal(res.status, 200, `${what} of ${repoName}`);
+      assert.equal(res.status, 200, `${what} of ${repoName}: ${head}`);
       assert.ok(same && at === want.length, `the ${what} answer of ${repoName} differs from the reference (${at} vs ${want.length} bytes)`);
     };
 
