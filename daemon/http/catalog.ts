@@ -22,9 +22,18 @@ import { Shard, ShardError } from '../index/shard-reader.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { GitRef } from '../repos/git.ts';
 import { displayName, isWebUrl } from '../repos/web-urls.ts';
+import { nextSlice, sliceUsed } from '../runtime/time-slices.ts';
+import { byteCompare } from '../search/rank-order.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
 import { ServiceError } from '../errors.ts';
 import type { Identity } from '../auth/identity.ts';
+
+/** A file of a directory's index: its path, and where to read its content. */
+export interface IndexedFile {
+  path: string;
+  shard: Shard;
+  doc: number;
+}
 
 export interface CatalogRepo {
   repoId: number;
@@ -69,7 +78,7 @@ export class Catalog {
   private recordsAt = -Infinity;
   private refreshing: Promise<void> | undefined;
   /** indexedFiles() per repository, for the current index version (shards stay mapped once). */
-  private readonly files = new Map<number, Array<{ path: string; shard: Shard; doc: number }>>();
+  private readonly files = new Map<number, Promise<IndexedFile[]>>();
   /** This data dir's index: what can be read here, and where damage found in it is reported. */
   private readonly view: IndexView;
   private readonly listing: ManifestSource;
@@ -146,30 +155,45 @@ export class Catalog {
   }
 
   /**
-   * The files of a repository's default branch as the index holds them: path and where
-   * to read the content. Used for directories, which have no git to read. Only when this
-   * data dir holds the whole index (holdsIndex; else 503).
+   * The files of a repository's default branch as the index holds them, by path: path and
+   * where to read the content. Used for directories, which have no git to read. Only when
+   * this data dir holds the whole index (holdsIndex; else 503). Read once per index
+   * version, in time slices (runtime/time-slices.ts): a directory may hold 10^5 files.
    */
-  indexedFiles(repo: CatalogRepo): Array<{ path: string; shard: Shard; doc: number }> {
-    if (!this.holdsIndex(repo)) throw new ServiceError('SERVICE_UNAVAILABLE', `this node does not hold every shard of ${repo.name}'s index; ask another node`);
+  indexedFiles(repo: CatalogRepo): Promise<IndexedFile[]> {
+    if (!this.holdsIndex(repo)) return Promise.reject(new ServiceError('SERVICE_UNAVAILABLE', `this node does not hold every shard of ${repo.name}'s index; ask another node`));
     const known = this.files.get(repo.repoId);
     if (known && this.manifests.includes(repo.manifest)) return known;
+    const reading = this.readIndexedFiles(repo);
+    this.files.set(repo.repoId, reading);
+    reading.catch(() => {
+      if (this.files.get(repo.repoId) === reading) this.files.delete(repo.repoId);
+    });
+    return reading;
+  }
+
+  private async readIndexedFiles(repo: CatalogRepo): Promise<IndexedFile[]> {
     const dir = shardsDir(this.dataDir, repo.repoId);
-    const out: Array<{ path: string; shard: Shard; doc: number }> = [];
-    this.checked(repo, () => {
+    const out: IndexedFile[] = [];
+    try {
       for (const s of repo.manifest.shards) {
         const files = shardFiles(dir, s);
         const shard = Shard.open(files.path, files);
-        for (const doc of shard.branches.docs(0)) out.push({ path: shard.name(doc), shard, doc });
+        for (const doc of shard.branches.docs(0)) {
+          if (sliceUsed()) await nextSlice();
+          out.push({ path: shard.name(doc), shard, doc });
+        }
       }
-    });
-    out.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
-    this.files.set(repo.repoId, out);
+    } catch (err) {
+      this.damaged(repo, err);
+    }
+    // A directory is indexed as it is walked, in path order: the sort checks it, one comparison per file.
+    out.sort((a, b) => byteCompare(a.path, b.path));
     return out;
   }
 
   /** A document's bytes as the index holds them (checked against its checksum). */
-  indexedContent(repo: CatalogRepo, file: { shard: Shard; doc: number }): Buffer {
+  indexedContent(repo: CatalogRepo, file: IndexedFile): Buffer {
     return this.checked(repo, () => file.shard.contentOf(file.doc));
   }
 
@@ -178,11 +202,15 @@ export class Catalog {
     try {
       return read();
     } catch (err) {
-      if (!(err instanceof ShardError)) throw err;
-      this.view.report(repo.repoId, repo.manifest.generation, err.message);
-      this.files.delete(repo.repoId);
-      throw new ServiceError('REPOSITORY_NOT_FOUND', `the index of ${repo.name} is damaged; it is left out until it is re-indexed (the next sync, or trawl index)`);
+      this.damaged(repo, err);
     }
+  }
+
+  private damaged(repo: CatalogRepo, err: unknown): never {
+    if (!(err instanceof ShardError)) throw err;
+    this.view.report(repo.repoId, repo.manifest.generation, err.message);
+    this.files.delete(repo.repoId);
+    throw new ServiceError('REPOSITORY_NOT_FOUND', `the index of ${repo.name} is damaged; it is left out until it is re-indexed (the next sync, or trawl index)`);
   }
 }
 

@@ -4,6 +4,7 @@
 
 import type { HttpResponse } from 'uWebSockets.js';
 import { ServiceError } from '../errors.ts';
+import { nextSlice, sliceUsed } from '../runtime/time-slices.ts';
 import { parseJson } from '../search/wire.ts';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -24,13 +25,18 @@ const WRITE_PIECE = 64 * 1024;
 
 /**
  * A JSON body already serialised: a search's answer, whose files come from the workers as
- * bytes (search/wire.ts). A caller in process (the tool server) reads it with value().
+ * bytes (search/wire.ts), or a kept listing (answer-cache.ts). A caller in process (the
+ * tool server) reads it with value(): the value it was made from when there is one (shared
+ * with every other reader: never to be changed), else the bytes parsed.
  */
 export class RawJson {
-  constructor(readonly bytes: Uint8Array) {}
+  constructor(
+    readonly bytes: Uint8Array,
+    private readonly made?: unknown,
+  ) {}
 
   value(): unknown {
-    return parseJson(this.bytes);
+    return this.made !== undefined ? this.made : parseJson(this.bytes);
   }
 }
 
@@ -54,14 +60,20 @@ export class Reply {
 
   constructor(readonly res: HttpResponse) {}
 
-  /** A whole JSON response. */
-  json(status: number, body: unknown, headers: Array<[string, string]> = [], closeConnection = false): void {
-    this.send(status, body instanceof RawJson ? body.bytes : JSON.stringify(body), headers.length === 0 ? JSON_HEADERS : [['Content-Type', JSON_TYPE], ...headers], closeConnection);
+  /**
+   * A whole JSON response. A serialised body over WRITE_PIECE bytes is written as the
+   * socket takes it (sendLarge); the promise resolves once it is out.
+   */
+  json(status: number, body: unknown, headers: Array<[string, string]> = [], closeConnection = false): Promise<void> {
+    const all = headers.length === 0 ? JSON_HEADERS : [['Content-Type', JSON_TYPE] as [string, string], ...headers];
+    if (body instanceof RawJson && body.bytes.byteLength > WRITE_PIECE && !this.headOnly && !closeConnection && !this.closeAfter) return this.sendLarge(status, body.bytes, all);
+    this.send(status, body instanceof RawJson ? body.bytes : JSON.stringify(body), all, closeConnection);
+    return Promise.resolve();
   }
 
   /** The error object with the status it names. */
   error(err: ServiceError, headers: Array<[string, string]> = [], closeConnection = false): void {
-    this.json(err.statusCode, err.toJSON(), headers, closeConnection);
+    void this.json(err.statusCode, err.toJSON(), headers, closeConnection);
   }
 
   send(status: number, body: string | Uint8Array, headers: Array<[string, string]>, closeConnection = false): void {
@@ -73,6 +85,43 @@ export class Reply {
       this.res.end(this.headOnly ? '' : body, closeConnection || this.closeAfter);
     });
     this.bytes += typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    this.finished = true;
+  }
+
+  /**
+   * A whole body of known length, written as the socket takes it: uWS's tryEnd writes what
+   * the socket accepts without buffering the rest, and the remainder goes when it is
+   * writable again. So a slow client holds its own answer rather than having uWS copy it
+   * (many requests for one kept listing would each get a copy of it), and each write takes
+   * a time slice (runtime/time-slices.ts): many answers starting at once are not copied
+   * into their sockets in one turn of the event loop. (tryEnd cannot close the connection
+   * after the body: json() sends a response that must close with send().)
+   */
+  async sendLarge(status: number, body: Uint8Array, headers: Array<[string, string]>): Promise<void> {
+    if (this.aborted || this.finished) return;
+    let ok = false;
+    let done = false;
+    let base = 0;
+    if (sliceUsed()) await nextSlice();
+    if (this.aborted || this.finished) return;
+    const before = this.bytes;
+    this.res.cork(() => {
+      this.writeHead(status, headers);
+      base = this.res.getWriteOffset();
+      [ok, done] = this.res.tryEnd(body, body.byteLength);
+    });
+    while (!done) {
+      if (!ok) await this.writable();
+      if (sliceUsed()) await nextSlice();
+      if (this.aborted || this.finished) return;
+      // The response may not be touched once tryEnd has sent it all: read the offset first.
+      this.res.cork(() => {
+        const at = this.res.getWriteOffset() - base;
+        this.bytes = before + at;
+        [ok, done] = this.res.tryEnd(body.subarray(at), body.byteLength);
+      });
+    }
+    this.bytes = before + body.byteLength;
     this.finished = true;
   }
 

@@ -260,7 +260,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       const result = await route.handle(ctx);
       if (result === undefined) return; // the handler wrote the response
       if (result.status === 204) reply.send(204, '', result.headers ?? []);
-      else reply.json(result.status ?? route.response.status, result.body, result.headers ?? []);
+      else await reply.json(result.status ?? route.response.status, result.body, result.headers ?? []);
     };
 
     run()

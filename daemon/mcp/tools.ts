@@ -201,7 +201,7 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
       const caller = await prepare(extra);
       return respond(async () => {
         const files = await fileList(caller, args.repo, args.ref);
-        const listing = listTree(files.map((f) => f.path), args.path, args.depth, args.include);
+        const listing = await listTree(files.map((f) => f.path), args.path, args.depth, args.include);
         if (listing.kind === 'file') return argumentError('path', `${listing.base} is a file, not a directory: read it with read_file`);
         if (listing.kind === 'missing') return argumentError('path', `no directory "${listing.base}" in ${args.repo}${args.ref === undefined ? '' : ` at ${args.ref}`}`);
         return renderTree(listing, args);

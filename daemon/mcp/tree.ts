@@ -1,7 +1,11 @@
 // The list_tree tool's view of a repository: from the list of every file path (POST
 // /api/files), the directories and files under one directory down to a depth. REST has
 // no such listing (/api/tree expands named paths only, /api/folder_contents one level),
-// and one file list answers any depth in one call.
+// and one file list answers any depth in one call. The list may hold 10^5 paths: it is
+// gone through in time slices (runtime/time-slices.ts), as the listing was made.
+
+import { nextSlice, sliceUsed } from '../runtime/time-slices.ts';
+import { byteCompare } from '../search/rank-order.ts';
 
 export type Include = 'files' | 'directories' | 'both';
 
@@ -44,45 +48,61 @@ export function normalizeDir(path: string): string {
  * subdirectories before the files, each by name in byte order (as /api/tree sorts).
  * `include` leaves out files or directories; a directory left out is still descended into.
  */
-export function listTree(paths: readonly string[], path: string, depth: number, include: Include): TreeListing {
+export async function listTree(paths: readonly string[], path: string, depth: number, include: Include): Promise<TreeListing> {
   const base = normalizeDir(path);
   const prefix = base === '' ? '' : `${base}/`;
   const root: Dir = { dirs: new Map(), files: [], fileCount: 0 };
   let isFile = false;
   let shallowFileCount = 0;
   for (const p of paths) {
+    if (sliceUsed()) await nextSlice();
     if (p === base) isFile = true;
     if (!p.startsWith(prefix)) continue;
-    const parts = p.slice(prefix.length).split('/');
-    if (parts.length <= depth) shallowFileCount++;
     let dir = root;
     dir.fileCount++;
-    for (const part of parts.slice(0, -1)) {
+    // Directories are followed down to `depth` only: deeper ones are never listed, their
+    // files only counted in the deepest listed one. (A whole repository has 10^5 paths.)
+    let from = prefix.length;
+    let level = 1;
+    let slash = p.indexOf('/', from);
+    while (slash >= 0 && level <= depth) {
+      const part = p.slice(from, slash);
       let next = dir.dirs.get(part);
       if (!next) dir.dirs.set(part, (next = { dirs: new Map(), files: [], fileCount: 0 }));
       next.fileCount++;
       dir = next;
+      from = slash + 1;
+      level++;
+      slash = p.indexOf('/', from);
     }
-    dir.files.push(parts.at(-1)!);
+    if (slash < 0 && level <= depth) {
+      shallowFileCount++;
+      dir.files.push(p.slice(from));
+    }
   }
   if (root.fileCount === 0) return isFile ? { kind: 'file', base } : { kind: 'missing', base };
   const entries: TreeEntry[] = [];
-  const walk = (dir: Dir, at: string, level: number): void => {
-    for (const name of [...dir.dirs.keys()].sort(byteOrder)) {
+  const walk = async (dir: Dir, at: string, level: number): Promise<void> => {
+    if (sliceUsed()) await nextSlice();
+    for (const name of byteOrder(dir.dirs.keys())) {
       const sub = dir.dirs.get(name)!;
       const p = `${at}${name}`;
       if (include !== 'files') entries.push({ type: 'tree', path: p, name, fileCount: sub.fileCount });
-      if (level < depth) walk(sub, `${p}/`, level + 1);
+      if (level < depth) await walk(sub, `${p}/`, level + 1);
     }
     if (include === 'directories') return;
-    for (const name of [...dir.files].sort(byteOrder)) entries.push({ type: 'blob', path: `${at}${name}`, name });
+    for (const name of byteOrder(dir.files)) {
+      if (sliceUsed()) await nextSlice();
+      entries.push({ type: 'blob', path: `${at}${name}`, name });
+    }
   };
-  walk(root, prefix, 1);
+  await walk(root, prefix, 1);
   return { kind: 'directory', base, entries, fileCount: root.fileCount, shallowFileCount };
 }
 
-function byteOrder(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+/** Names in the order of their UTF-8 bytes. */
+function byteOrder(names: Iterable<string>): string[] {
+  return Array.from(names).sort(byteCompare);
 }
 
 /** How deep an entry is below `base` (1: a child of it). */

@@ -3,12 +3,18 @@
 // bare mirrors and work trees read the same. Paths are '/'-separated and relative to the
 // repository root; listings order names by their UTF-8 bytes, as git does.
 //
+// A listing reads every entry of the trees it walks on the thread that serves every
+// request (nodegit's entry accessors are synchronous): it does so in time slices
+// (runtime/time-slices.ts), so that a repository of 10^5 files holds that thread for a
+// slice at a time, not for the whole walk.
+//
 // Tree entry kinds by git file mode: 040000 directory, 100644/100755 file, 120000 symlink
 // (its blob holds the link target), 160000 submodule (a commit id of another repository,
 // with no content here). Submodules are left out of listings: they have no content to
 // open and no type in the result shapes; opening one is FILE_NOT_FOUND saying so.
 import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';
+import { nextSlice, sliceUsed } from '../runtime/time-slices.ts';
 import { blobSize, fileTooLarge } from './blob-size.ts';
 import { withRepository } from './git-repo-cache.ts';
 import { checkRepoPath } from './repo-path.ts';
@@ -51,7 +57,7 @@ const MODE_GITLINK = 0o160000;
 export async function readSource(dir: string, options: RevisionOptions & { path: string; maxBytes?: number }): Promise<SourceFile> {
   const path = checkRepoPath(options.path, { allowEmpty: false });
   return withRepository(dir, async (repo) => {
-    const commit = await resolveCommit(repo, options.ref, options);
+    const commit = await commitOf(repo, options);
     const tree = await NodeGit.Tree.lookup(repo, commit.treeId());
     const entry = await entryAt(tree, path);
     const kind = entry === undefined ? undefined : entry.filemode() & MODE_TYPE_MASK;
@@ -68,26 +74,35 @@ export async function readSource(dir: string, options: RevisionOptions & { path:
   });
 }
 
+/** The commit id `options` names (INVALID_GIT_REF when none): what a listing of it is the same for. */
+export async function resolveRevision(dir: string, options: RevisionOptions): Promise<string> {
+  return withRepository(dir, async (repo) => (await resolveCommit(repo, options.ref, options)).sha());
+}
+
 /** Every file (and symlink) of the commit's tree, sorted by path. */
 export async function listFiles(dir: string, options: RevisionOptions): Promise<FileEntry[]> {
   return withRepository(dir, async (repo) => {
-    const commit = await resolveCommit(repo, options.ref, options);
+    const commit = await commitOf(repo, options);
     const files: FileEntry[] = [];
-    const walk = async (treeId: NodeGit.Oid, prefix: string): Promise<void> => {
-      const tree = await NodeGit.Tree.lookup(repo, treeId);
-      const below: Array<Promise<void>> = [];
-      for (const e of entries(tree)) {
+    // Depth first, each directory's entries in the byte order of their names (a
+    // directory's as "name/": everything under it starts so): the paths come out in the
+    // byte order of the whole path, with no sort of the whole list. The subdirectories of
+    // a directory are looked up together, on libgit2's threads, while it is read.
+    const walk = async (tree: NodeGit.Tree, prefix: string): Promise<void> => {
+      const list = await sortedEntries(tree);
+      const below = list.filter((e) => e.kind === MODE_TREE).map((e) => NodeGit.Tree.lookup(repo, e.id!));
+      // Each is awaited in its turn; one that fails first must not be an unhandled rejection meanwhile.
+      for (const p of below) p.catch(() => undefined);
+      let next = 0;
+      for (const e of list) {
         const path = prefix + e.name;
-        if (e.kind === MODE_TREE) below.push(walk(e.id, `${path}/`));
+        if (e.kind === MODE_TREE) await walk(await below[next++]!, `${path}/`);
         else if (e.kind === MODE_BLOB || e.kind === MODE_LINK) files.push({ type: 'blob', path, name: e.name });
+        if (sliceUsed()) await nextSlice();
       }
-      await Promise.all(below);
     };
-    await walk(commit.treeId(), '');
-    // Subtrees finish in any order; one sort on precomputed byte keys puts paths in order.
-    const keyed = files.map((f) => ({ f, key: Buffer.from(f.path, 'utf8') }));
-    keyed.sort((a, b) => Buffer.compare(a.key, b.key));
-    return keyed.map((k) => k.f);
+    await walk(await NodeGit.Tree.lookup(repo, commit.treeId()), '');
+    return files;
   });
 }
 
@@ -99,7 +114,7 @@ export async function listFiles(dir: string, options: RevisionOptions): Promise<
 export async function tree(dir: string, options: RevisionOptions & { paths: string[] }): Promise<{ tree: TreeNode }> {
   const paths = options.paths.map((p) => checkRepoPath(p, { allowEmpty: true }));
   return withRepository(dir, async (repo) => {
-    const commit = await resolveCommit(repo, options.ref, options);
+    const commit = await commitOf(repo, options);
     const root = await NodeGit.Tree.lookup(repo, commit.treeId());
     const expanded = new Set<string>(['']);
     for (const path of paths) {
@@ -111,13 +126,21 @@ export async function tree(dir: string, options: RevisionOptions & { paths: stri
       if ((entry.filemode() & MODE_TYPE_MASK) === MODE_TREE) expanded.add(path);
     }
     const list = async (t: NodeGit.Tree, dirPath: string): Promise<TreeNode[]> => {
-      const nodes = await Promise.all(
-        sortedChildren(t, dirPath).map(async (c): Promise<TreeNode> => {
-          const node: TreeNode = { type: c.type, path: c.path, name: c.name, children: [] };
-          if (c.type === 'tree' && expanded.has(c.path)) node.children = await list(await NodeGit.Tree.lookup(repo, c.id), c.path);
-          return node;
-        }),
-      );
+      const nodes: TreeNode[] = [];
+      // The expanded subdirectories are read at once (libgit2 looks them up on its threads).
+      const below: Array<Promise<void>> = [];
+      for (const c of await sortedChildren(t, dirPath)) {
+        const node: TreeNode = { type: c.type, path: c.path, name: c.name, children: [] };
+        nodes.push(node);
+        if (c.type === 'tree' && expanded.has(c.path)) {
+          below.push(
+            (async () => {
+              node.children = await list(await NodeGit.Tree.lookup(repo, c.id!), c.path);
+            })(),
+          );
+        }
+      }
+      await Promise.all(below);
       return nodes;
     };
     return { tree: { type: 'tree', path: '', name: 'root', children: await list(root, '') } };
@@ -128,7 +151,7 @@ export async function tree(dir: string, options: RevisionOptions & { paths: stri
 export async function folderContents(dir: string, options: RevisionOptions & { path: string }): Promise<FolderEntry[]> {
   const path = checkRepoPath(options.path, { allowEmpty: true });
   return withRepository(dir, async (repo) => {
-    const commit = await resolveCommit(repo, options.ref, options);
+    const commit = await commitOf(repo, options);
     let folder = await NodeGit.Tree.lookup(repo, commit.treeId());
     if (path !== '') {
       const entry = await entryAt(folder, path);
@@ -138,8 +161,13 @@ export async function folderContents(dir: string, options: RevisionOptions & { p
       }
       folder = await NodeGit.Tree.lookup(repo, entry.id());
     }
-    return sortedChildren(folder, path).map(({ type, path: p, name }) => ({ type, path: p, name }));
+    return (await sortedChildren(folder, path)).map(({ type, path: p, name }) => ({ type, path: p, name }));
   });
+}
+
+/** The commit of `options`: the one given, or the ref resolved. */
+async function commitOf(repo: NodeGit.Repository, options: RevisionOptions): Promise<NodeGit.Commit> {
+  return options.commit !== undefined ? NodeGit.Commit.lookup(repo, options.commit) : resolveCommit(repo, options.ref, options);
 }
 
 /** The tree entry at `path` below `tree`, or undefined when there is none. */
@@ -166,26 +194,59 @@ export function isSubmoduleMode(mode: number): boolean {
   return (mode & MODE_TYPE_MASK) === MODE_GITLINK;
 }
 
-function entries(tree: NodeGit.Tree): Array<{ name: string; kind: number; id: NodeGit.Oid }> {
-  const out: Array<{ name: string; kind: number; id: NodeGit.Oid }> = [];
+interface Entry {
+  name: string;
+  kind: number;
+  /** A directory's tree id (read for directories only: an id is another native object per entry). */
+  id?: NodeGit.Oid;
+}
+
+/**
+ * A tree's entries, read in time slices, in the byte order of their names with a
+ * directory's as "name/": git's own order, which trees are stored in (the sort only
+ * checks it, one comparison per entry).
+ */
+async function sortedEntries(tree: NodeGit.Tree): Promise<Entry[]> {
+  const out: Array<Entry & { key: Buffer }> = [];
   const count = tree.entryCount();
   for (let i = 0; i < count; i++) {
+    if (sliceUsed()) await nextSlice();
     const e = tree.entryByIndex(i);
-    out.push({ name: e.name(), kind: e.filemode() & MODE_TYPE_MASK, id: e.id() });
+    const name = e.name();
+    const kind = e.filemode() & MODE_TYPE_MASK;
+    const entry: Entry & { key: Buffer } = { name, kind, key: Buffer.from(kind === MODE_TREE ? `${name}/` : name, 'utf8') };
+    if (kind === MODE_TREE) entry.id = e.id();
+    out.push(entry);
   }
+  out.sort((a, b) => Buffer.compare(a.key, b.key));
   return out;
 }
 
-/** A directory's files and subdirectories (not submodules): directories first, then by name bytes. */
-function sortedChildren(tree: NodeGit.Tree, dirPath: string): Array<FolderEntry & { id: NodeGit.Oid; key: Buffer }> {
-  const children: Array<FolderEntry & { id: NodeGit.Oid; key: Buffer }> = [];
-  for (const e of entries(tree)) {
-    const type = e.kind === MODE_TREE ? 'tree' : e.kind === MODE_BLOB || e.kind === MODE_LINK ? 'blob' : undefined;
-    if (type === undefined) continue;
-    children.push({ type, path: dirPath === '' ? e.name : `${dirPath}/${e.name}`, name: e.name, id: e.id, key: Buffer.from(e.name, 'utf8') });
+type Child = FolderEntry & { id?: NodeGit.Oid; key: Buffer };
+
+/** A directory's files and subdirectories (not submodules), read in time slices: directories first, then by name bytes. */
+async function sortedChildren(tree: NodeGit.Tree, dirPath: string): Promise<Child[]> {
+  const dirs: Child[] = [];
+  const files: Child[] = [];
+  const count = tree.entryCount();
+  for (let i = 0; i < count; i++) {
+    if (sliceUsed()) await nextSlice();
+    const e = tree.entryByIndex(i);
+    const kind = e.filemode() & MODE_TYPE_MASK;
+    if (kind !== MODE_TREE && kind !== MODE_BLOB && kind !== MODE_LINK) continue;
+    const name = e.name();
+    const child: Child = { type: kind === MODE_TREE ? 'tree' : 'blob', path: dirPath === '' ? name : `${dirPath}/${name}`, name, key: Buffer.from(name, 'utf8') };
+    if (kind === MODE_TREE) {
+      child.id = e.id();
+      dirs.push(child);
+    } else files.push(child);
   }
-  children.sort((a, b) => (a.type === b.type ? Buffer.compare(a.key, b.key) : a.type === 'tree' ? -1 : 1));
-  return children;
+  // Each in git's order already, or nearly (it compares a directory as "name/"): about
+  // one comparison per entry, where sorting both kinds together would take n log n.
+  const byName = (a: Child, b: Child) => Buffer.compare(a.key, b.key);
+  dirs.sort(byName);
+  files.sort(byName);
+  return dirs.concat(files);
 }
 
 function quotePath(path: string): string {

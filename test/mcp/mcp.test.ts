@@ -106,7 +106,7 @@ test('the tool server over HTTP: every tool agrees with the REST API; scoped tok
         const filesRest = (await rest('POST', '/api/files', { repoName: repo })).json as Array<{ path: string }>;
         const paths = filesRest.map((f) => f.path);
         const tree = await callTool('list_tree', { repo, depth: 1 });
-        const expectedTree = listTree(paths, '', 1, 'both');
+        const expectedTree = await listTree(paths, '', 1, 'both');
         assert.equal(expectedTree.kind, 'directory');
         if (expectedTree.kind === 'directory') assert.deepEqual(tree.structuredContent.entries, expectedTree.entries);
         const glob = await callTool('glob', { repo, pattern: 'src/**/*.c' });

@@ -5,18 +5,27 @@
 // definitions from trawl's scanners (C, device trees, Kconfig) or universal-ctags
 // (symbols/outline.ts). In a cluster each runs on a node that can read the repository
 // (forward.ts).
+//
+// Listings (files, tree, folder contents) can be a whole repository's: each is built once
+// per commit and index generation, in time slices, and kept as the JSON sent
+// (answer-cache.ts).
 
+import { createHash } from 'node:crypto';
 import { detectLanguage } from '../../index/language.ts';
-import { folderContents, listFiles, readSource, tree, type FolderEntry, type TreeNode } from '../../repos/browse.ts';
+import { folderContents, listFiles, readSource, resolveRevision, tree, type FileEntry, type FolderEntry } from '../../repos/browse.ts';
 import { outlineSymbols } from '../../symbols/outline.ts';
 import { SYMBOL_MAX_FILE_BYTES } from '../../symbols/ctags.ts';
 import { fileTooLarge } from '../../repos/blob-size.ts';
 import { checkRepoPath } from '../../repos/repo-path.ts';
-import type { RevisionScope } from '../../repos/revision.ts';
+import type { RevisionOptions, RevisionScope } from '../../repos/revision.ts';
 import { externalFileUrl, fileWebUrl } from '../../repos/web-urls.ts';
 import { ServiceError } from '../../errors.ts';
+import { AnswerCache, ANSWER_CACHE_BYTES, type AnswerScope, type BuiltAnswer } from '../answer-cache.ts';
 import type { CatalogRepo } from '../catalog.ts';
 import { readingRepository } from '../forward.ts';
+import { baseName, nodeAt, pathTree } from '../path-tree.ts';
+import { slicedJson } from '../sliced-json.ts';
+import { nextSlice, sliceUsed } from '../../runtime/time-slices.ts';
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
 
@@ -35,6 +44,13 @@ function repoName(ctx: RouteContext): string {
 }
 
 export function browseRoutes(s: Services): Route[] {
+  const answers = new AnswerCache(ANSWER_CACHE_BYTES);
+  /** A listing of a git repository: the ref resolved first, since the answer is the same for every name of its commit. */
+  const gitListing = async (ctx: RouteContext, repo: CatalogRepo, dir: string, ref: string | undefined, question: string, build: (options: RevisionOptions) => Promise<BuiltAnswer>) => {
+    const options: RevisionOptions = { ref, ...revisionScope(repo) };
+    const commit = await resolveRevision(dir, options);
+    return answers.answer(scopeOf(repo), `${question} ${commit}`, () => build({ ...options, commit }), ctx.signal);
+  };
   const routes: Route[] = [
     {
       method: 'GET',
@@ -127,9 +143,9 @@ export function browseRoutes(s: Services): Route[] {
         const b = ctx.body as { repoName: string; revisionName?: string };
         const repo = s.catalog.find(b.repoName, ctx.identity);
         const dir = gitDir(repo);
-        if (dir) return { body: await listFiles(dir, { ref: b.revisionName, ...revisionScope(repo) }) };
+        if (dir) return { body: await gitListing(ctx, repo, dir, b.revisionName, 'files', async (options) => fileListAnswer(await listFiles(dir, options))) };
         noRefs(repo, b.revisionName);
-        return { body: indexedPaths(s, repo).map((path) => ({ type: 'blob', path, name: baseName(path) })) };
+        return { body: await answers.answer(scopeOf(repo), 'files', async () => fileListAnswer(await indexedEntries(s, repo)), ctx.signal) };
       },
     },
     {
@@ -148,10 +164,12 @@ export function browseRoutes(s: Services): Route[] {
         const repo = s.catalog.find(b.repoName, ctx.identity);
         // The paths come in the body: a bad one is a bad body.
         const paths = asBodyError(() => b.paths.map((p) => checkRepoPath(p, { allowEmpty: true })));
+        // Up to a thousand paths: the question is named by their digest.
+        const question = `tree ${createHash('sha256').update(JSON.stringify(paths)).digest('base64url')}`;
         const dir = gitDir(repo);
-        if (dir) return { body: await tree(dir, { ref: b.revisionName, ...revisionScope(repo), paths }) };
+        if (dir) return { body: await gitListing(ctx, repo, dir, b.revisionName, question, async (options) => ({ bytes: await slicedJson(await tree(dir, { ...options, paths })) })) };
         noRefs(repo, b.revisionName);
-        return { body: { tree: pathTree(indexedPaths(s, repo), paths) } };
+        return { body: await answers.answer(scopeOf(repo), question, async () => ({ bytes: await slicedJson({ tree: await pathTree(await indexedPaths(s, repo), paths) }) }), ctx.signal) };
       },
     },
     {
@@ -169,12 +187,24 @@ export function browseRoutes(s: Services): Route[] {
         const q = ctx.query as { repoName: string; revisionName?: string; path?: string };
         const repo = s.catalog.find(q.repoName, ctx.identity);
         const dir = gitDir(repo);
-        if (dir) return { body: await folderContents(dir, { ref: q.revisionName, ...revisionScope(repo), path: q.path ?? '' }) };
+        if (dir) {
+          const path = checkRepoPath(q.path ?? '', { allowEmpty: true });
+          return { body: await gitListing(ctx, repo, dir, q.revisionName, `folder ${path}`, async (options) => ({ bytes: await slicedJson(await folderContents(dir, { ...options, path })) })) };
+        }
         noRefs(repo, q.revisionName);
         const path = checkRepoPath(q.path ?? '', { allowEmpty: true });
-        const node = find(pathTree(indexedPaths(s, repo), [path]), path);
-        if (!node || node.type !== 'tree') throw new ServiceError('FILE_NOT_FOUND', `no folder "${path}" in ${repo.name}`);
-        return { body: node.children.map(({ type, path: p, name }): FolderEntry => ({ type, path: p, name })) };
+        return {
+          body: await answers.answer(
+            scopeOf(repo),
+            `folder ${path}`,
+            async () => {
+              const node = nodeAt(await pathTree(await indexedPaths(s, repo), [path]), path);
+              if (!node || node.type !== 'tree') throw new ServiceError('FILE_NOT_FOUND', `no folder "${path}" in ${repo.name}`);
+              return { bytes: await slicedJson(node.children.map(({ type, path: p, name }): FolderEntry => ({ type, path: p, name }))) };
+            },
+            ctx.signal,
+          ),
+        };
       },
     },
   ];
@@ -217,10 +247,10 @@ async function sourceOf(s: Services, repo: CatalogRepo, q: SourceQuery, maxBytes
   return dir ? readSource(dir, { path: q.path, ref: q.ref, ...revisionScope(repo), maxBytes }) : indexedSource(s, repo, q, maxBytes);
 }
 
-function indexedSource(s: Services, repo: CatalogRepo, q: SourceQuery, maxBytes: number): { source: Buffer; path: string; blobSha?: string } {
+async function indexedSource(s: Services, repo: CatalogRepo, q: SourceQuery, maxBytes: number): Promise<{ source: Buffer; path: string; blobSha?: string }> {
   noRefs(repo, q.ref);
   const path = checkRepoPath(q.path, { allowEmpty: false });
-  const hit = s.catalog.indexedFiles(repo).find((f) => f.path === path);
+  const hit = (await s.catalog.indexedFiles(repo)).find((f) => f.path === path);
   if (!hit) throw new ServiceError('FILE_NOT_FOUND', `no file "${path}" in ${repo.name}`);
   // A view of the memory-mapped shard: its length costs nothing to check.
   const source = s.catalog.indexedContent(repo, hit);
@@ -228,54 +258,26 @@ function indexedSource(s: Services, repo: CatalogRepo, q: SourceQuery, maxBytes:
   return { source, path };
 }
 
-function indexedPaths(s: Services, repo: CatalogRepo): string[] {
-  return s.catalog.indexedFiles(repo).map((f) => f.path);
+/** Where a repository's kept answers belong: a new index generation of it drops those of the old one. */
+function scopeOf(repo: CatalogRepo): AnswerScope {
+  return { repoId: repo.repoId, generation: repo.manifest.generation };
 }
 
-function baseName(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1);
+/** A file list's answer: its JSON, and the list itself for the tool server (list_tree, glob), which would otherwise parse it back. */
+async function fileListAnswer(files: FileEntry[]): Promise<BuiltAnswer> {
+  return { bytes: await slicedJson(files), value: files };
 }
 
-/** The tree of a list of file paths: the root's children and the given paths expanded (browse.ts's rules). */
-function pathTree(paths: string[], expand: string[]): TreeNode {
-  const root: TreeNode = { type: 'tree', path: '', name: 'root', children: [] };
-  const dirs = new Map<string, TreeNode>([['', root]]);
-  const open = new Set<string>(['']);
-  for (const p of expand) {
-    const parts = p.split('/');
-    for (let i = 1; i <= parts.length; i++) open.add(parts.slice(0, i).join('/'));
-  }
-  for (const p of expand) {
-    if (p !== '' && !paths.includes(p) && !paths.some((f) => f.startsWith(`${p}/`))) throw new ServiceError('FILE_NOT_FOUND', `no file or folder "${p}"`);
-  }
-  const dirNode = (path: string): TreeNode => {
-    let node = dirs.get(path);
-    if (node) return node;
-    const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
-    node = { type: 'tree', path, name: baseName(path), children: [] };
-    dirs.set(path, node);
-    const up = dirNode(parent);
-    if (open.has(parent)) up.children.push(node);
-    return node;
-  };
-  for (const f of paths) {
-    const parent = f.includes('/') ? f.slice(0, f.lastIndexOf('/')) : '';
-    const node = dirNode(parent);
-    if (open.has(parent)) node.children.push({ type: 'blob', path: f, name: baseName(f), children: [] });
-  }
-  const sort = (n: TreeNode): void => {
-    n.children.sort((a, b) => (a.type !== b.type ? (a.type === 'tree' ? -1 : 1) : Buffer.compare(Buffer.from(a.name), Buffer.from(b.name))));
-    n.children.forEach(sort);
-  };
-  sort(root);
-  return root;
+async function indexedPaths(s: Services, repo: CatalogRepo): Promise<string[]> {
+  return (await s.catalog.indexedFiles(repo)).map((f) => f.path);
 }
 
-function find(root: TreeNode, path: string): TreeNode | undefined {
-  if (path === '') return root;
-  let node: TreeNode | undefined = root;
-  for (const part of path.split('/')) {
-    node = node?.children.find((c) => c.name === part);
+async function indexedEntries(s: Services, repo: CatalogRepo): Promise<FileEntry[]> {
+  const files = await s.catalog.indexedFiles(repo);
+  const out: FileEntry[] = [];
+  for (const f of files) {
+    if (sliceUsed()) await nextSlice();
+    out.push({ type: 'blob', path: f.path, name: baseName(f.path) });
   }
-  return node;
+  return out;
 }
