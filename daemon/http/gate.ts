@@ -3,11 +3,13 @@
 // degrades into quick refusals instead of a growing backlog that times out for everyone.
 //
 // Admission is fair between callers (http/caller.ts: a user, or an anonymous client's
-// address). One caller runs at most `perCaller` searches at once and has at most
-// `perCallerQueued` waiting, so that however expensive their searches are, a slot is left
-// for somebody else and the queue is never theirs alone; a freed slot goes to the next
-// caller in turn (runtime/fair-queue.ts), so one caller's searches wait behind their own,
-// not in front of everybody's.
+// address). A caller with no search running is let in at once, even when the slots are
+// full (up to twice `concurrent` in all): one caller's searches, however many and however
+// expensive, never make another's first one wait (the search workers then share their time
+// between the two: search-worker.ts). Beyond that, one caller runs at most `perCaller`
+// searches at once and has at most `perCallerQueued` waiting, so the queue is never theirs
+// alone, and a freed slot goes to the next caller in turn (runtime/fair-queue.ts): a
+// caller's searches wait behind their own, not in front of everybody's.
 
 import { ServiceError } from '../errors.ts';
 import { FairQueue } from '../runtime/fair-queue.ts';
@@ -17,7 +19,7 @@ export interface GateLimits {
   concurrent: number;
   /** Searches waiting, in all. */
   queued: number;
-  /** Searches one caller runs at once; default: all but one of `concurrent` (at least one). */
+  /** Searches one caller runs at once; default: `concurrent`. */
   perCaller?: number;
   /** Searches one caller has waiting; default: half of `queued`. */
   perCallerQueued?: number;
@@ -44,7 +46,7 @@ export class SearchGate {
   ) {
     this.concurrent = limits.concurrent;
     this.queued = limits.queued;
-    this.perCaller = Math.min(limits.concurrent, limits.perCaller ?? Math.max(1, limits.concurrent - 1));
+    this.perCaller = Math.min(limits.concurrent, limits.perCaller ?? limits.concurrent);
     this.perCallerQueued = Math.min(limits.queued, limits.perCallerQueued ?? Math.ceil(limits.queued / 2));
   }
 
@@ -54,9 +56,11 @@ export class SearchGate {
    * or the caller's share) is full, so a caller can refuse before it starts answering.
    */
   enter(caller: string, signal?: AbortSignal): Promise<() => void> {
-    // A free slot is taken at once unless a search that may have it is waiting for it (a
+    // A caller's first search runs at once while the slots are not twice over full; else a
+    // free slot is taken at once unless a search that may have it is waiting for it (a
     // turn being passed on, or the caller's own earlier ones).
-    if (this.running < this.concurrent && this.runningOf(caller) < this.perCaller && !this.waiting.any(this.eligible)) {
+    const first = this.runningOf(caller) === 0 && this.waiting.countOf(caller) === 0;
+    if (this.mayStart(caller) && (first || !this.waiting.any(this.mayStart))) {
       this.start(caller);
       return Promise.resolve(this.leave(caller));
     }
@@ -87,7 +91,11 @@ export class SearchGate {
     });
   }
 
-  private readonly eligible = (caller: string): boolean => this.runningOf(caller) < this.perCaller;
+  /** Whether a search of `caller` may start now: its first while fewer than twice the slots run, else one within the slots and its share. */
+  private readonly mayStart = (caller: string): boolean => {
+    const mine = this.runningOf(caller);
+    return mine === 0 ? this.running < 2 * this.concurrent : this.running < this.concurrent && mine < this.perCaller;
+  };
 
   private runningOf(caller: string): number {
     return this.runningBy.get(caller) ?? 0;
@@ -117,10 +125,10 @@ export class SearchGate {
     };
   }
 
-  /** Starts waiting searches while there are free slots, taking callers by turns. */
+  /** Starts waiting searches while any may start, taking callers by turns. */
   private passOn(): void {
-    while (this.running < this.concurrent) {
-      const next = this.waiting.shift(this.eligible);
+    for (;;) {
+      const next = this.waiting.shift(this.mayStart);
       if (!next) return;
       this.start(next.owner);
       next.entry.resolve();

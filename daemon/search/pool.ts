@@ -2,8 +2,8 @@
 // (protocol.ts): the workers claim its shards one at a time from a shared control block,
 // each shard's reply coming back as soon as it is done. A worker works on one caller's
 // searches in the order they were started, and shares its time between callers
-// (search-worker.ts): posting a search to a worker also tells it, through its attention
-// counter, that somebody may be waiting. `wait` in the stats is the time from a search's
+// (search-worker.ts): posting a search to a worker that holds another caller's also tells
+// it, through its attention counter, that somebody may be waiting. `wait` in the stats is the time from a search's
 // start to a shard's.
 //
 // Stopping a search (it had enough, its time was up, its client left) claims every shard
@@ -243,9 +243,9 @@ export class SearchPool {
 
   /** Posts a search to a worker (it claims shards from it until none is left to claim). */
   private join(slot: Slot, run: Run): void {
+    this.alert(slot, run);
     run.posted.add(slot);
     slot.runs++;
-    Atomics.add(slot.attention, 0, 1);
     this.post(slot, { kind: 'search', run: run.id, body: run.body, control: run.controlBuffer, cancel: run.cancel, sentAt: performance.timeOrigin + performance.now() });
   }
 
@@ -311,8 +311,22 @@ export class SearchPool {
   resume(run: Run): void {
     if (!this.runs.has(run.id)) return;
     for (const s of run.posted) {
-      Atomics.add(s.attention, 0, 1);
+      this.alert(s, run);
       this.post(s, { kind: 'resume', run: run.id });
+    }
+  }
+
+  /**
+   * Tells a worker that `run` may be waiting for it (its attention counter), when it holds
+   * a search of another caller: a worker takes one caller's searches in order anyway, and
+   * a worker asked to yield reads the clock before every document.
+   */
+  private alert(slot: Slot, run: Run): void {
+    for (const other of this.runs.values()) {
+      if (other.caller !== run.caller && other.posted.has(slot)) {
+        Atomics.add(slot.attention, 0, 1);
+        return;
+      }
     }
   }
 

@@ -197,14 +197,16 @@ function startShard(s: Known, i: number, claimedPastCut: boolean): Running | Ans
     const { plan, matchers } = planOf(task);
     const shard = shardAt(ref);
     const repo = resultRepo(ref.repoId, ref.repo, shard, task.shape.baseUrl);
+    // (Every key given, undefined where it does not apply: one object shape for every shard.)
     const steps = searchShardSteps(shard, plan, matchers, {
       limit: task.limit,
       isCancelled: () => Atomics.load(s.flag, 0) !== 0,
       useIndex: !task.brute,
-      ...(ref.repo ? { repo: ref.repo } : {}),
+      repo: ref.repo,
       definitionsOnly: () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0,
-      ...(task.batch ? {} : { locate: { contextLines: task.shape.contextLines, keep: keepChunks }, partial: partialSender(s.run, i, shard, repo, task) }),
-      ...(i >= task.speculateFrom ? { speculate: SPECULATE_WHOLE_DOCS } : {}),
+      locate: task.batch ? undefined : { contextLines: task.shape.contextLines, keep: keepChunks },
+      partial: task.batch ? undefined : partialSender(s.run, i, shard, repo, task),
+      speculate: i >= task.speculateFrom ? SPECULATE_WHOLE_DOCS : undefined,
       shouldYield,
     });
     return { i, claimedPastCut, steps, shard, repo, queuedNs };
@@ -370,12 +372,19 @@ function claimable(s: Known): boolean {
   return !cutPassed(s) || s.task.definitionsPastCut;
 }
 
-/** The search to work on next: of those with work to do, the one whose caller has had the least time here, then the oldest. */
+/**
+ * The search to work on next: of those with work to do, the one whose caller has had the
+ * least time here, then the oldest. Those with nothing to do now are finished on the way
+ * (their batch posted, forgotten when they have ended).
+ */
 function pick(): Known | undefined {
   let best: Known | undefined;
   let bestServed = Infinity;
   for (const s of known.values()) {
-    if (!s.running && (Atomics.load(s.flag, 0) !== 0 || !claimable(s))) continue;
+    if (!s.running && (Atomics.load(s.flag, 0) !== 0 || !claimable(s))) {
+      finish(s);
+      continue;
+    }
     const had = served.get(s.task.caller) ?? 0;
     if (had < bestServed || (had === bestServed && s.seq < best!.seq)) {
       best = s;
@@ -395,7 +404,6 @@ let turnsQueued = false;
 function turns(): void {
   turnsQueued = false;
   for (;;) {
-    for (const s of [...known.values()]) finish(s);
     const s = pick();
     if (!s) return;
     sliceSeen = Atomics.load(attention, 0);

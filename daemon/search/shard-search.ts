@@ -157,7 +157,7 @@ export interface ShardSearchOptions {
   isCancelled?: () => boolean;
   /** False: every document is a candidate (the brute-force oracle). Default true. */
   useIndex?: boolean;
-  repo?: RepoFacts;
+  repo?: RepoFacts | undefined;
   /**
    * Becomes true when the search wants only the documents defining a name of the query
    * from here on (it is past its cut, searcher.ts): the rest of the shard is skipped. The
@@ -172,9 +172,9 @@ export interface ShardSearchOptions {
    * for all of them cost more memory than the copies they save. `keep`: where the chunks'
    * JSON is copied out of the core (core shapeChunks).
    */
-  locate?: { contextLines: number; keep?: (json: Uint8Array) => Uint8Array };
+  locate?: { contextLines: number; keep?: (json: Uint8Array) => Uint8Array } | undefined;
   /** A stream's hits handed over while the shard runs (PartialHits); the result holds the rest. */
-  partial?: PartialHits;
+  partial?: PartialHits | undefined;
   /**
    * A bet that the search will be past its cut before this shard (cluster/fan-out.ts): the
    * shard is searched for its definitions only, as past the cut, unless at most this many
@@ -182,7 +182,7 @@ export interface ShardSearchOptions {
    * loose: SPECULATE_PROBE_DOCS), which costs little enough to search whole.
    * The result says which it did (`speculative`).
    */
-  speculate?: number;
+  speculate?: number | undefined;
   /**
    * Asked before each document: true suspends the search there (searchShardSteps yields),
    * to be resumed where it stopped; the worker's scheduler uses it to let another caller's
@@ -265,8 +265,11 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
     let tried = 0;
     let matched = 0;
     // A document whose evaluation was interrupted (a costly one: many terms, a large file)
-    // and its context, kept for the second evaluation, which is not interrupted.
+    // and its context, kept for the second evaluation, which is not interrupted. A
+    // definition (examined first, whole) is interrupted only to yield, never stopped.
     let interrupted: DocContext | undefined;
+    let definition = false;
+    const interruptNow = (): boolean => shouldYield?.() === true || (!definition && isCancelled());
     for (let i = 0; i < total; i++) {
       if (examine.capped && tried >= REFINE_AFTER && matched < tried * REFINE_HIT_RATE && ordered !== null && total - i > REFINE_AFTER) {
         examine.capped = false;
@@ -289,8 +292,8 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
       const again = interrupted?.doc === doc ? interrupted : undefined;
       interrupted = undefined;
       const ctx = again ?? new DocContext(shard, doc, counters, useIndex);
-      const definition = i < front;
-      ctx.interrupt = again ? undefined : () => shouldYield?.() === true || (!definition && isCancelled());
+      definition = i < front;
+      ctx.interrupt = again ? undefined : interruptNow;
       const found: Found = { content: [], names: [], terms: [] };
       let matches: boolean;
       try {

@@ -35,7 +35,7 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
     expected: {
       ...defaultConfig(),
       path: FILE,
-      settings: { ...defaultConfig().settings, anonymousAccess: true, search: { maxMatches: 100000, timeoutMs: 5000, maxConcurrent: 4, maxConcurrentPerCaller: 3, maxQueued: 100, maxQueuedPerCaller: 50 }, rateLimit: { requestsPerDay: 10000, store: 'redis://cache:6379' }, symbols: false },
+      settings: { ...defaultConfig().settings, anonymousAccess: true, search: { maxMatches: 100000, timeoutMs: 5000, maxConcurrent: 4, maxConcurrentPerCaller: 4, maxQueued: 100, maxQueuedPerCaller: 50 }, rateLimit: { requestsPerDay: 10000, store: 'redis://cache:6379' }, symbols: false },
     },
   },
   {
@@ -647,7 +647,7 @@ test('defaultConfig has the OPERATOR.md defaults and is a fresh object each time
     rateLimit: { requestsPerDay: 10000, store: 'embedded' },
     oauth: { grantLifetimeDays: 90 },
     audit: { retentionDays: 180 },
-    search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxConcurrentPerCaller: 3, maxQueued: 100, maxQueuedPerCaller: 50 },
+    search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxConcurrentPerCaller: 4, maxQueued: 100, maxQueuedPerCaller: 50 },
     maxFileSize: 2097152,
     reindexIntervalMs: 3600000,
     syncConcurrency: 2,

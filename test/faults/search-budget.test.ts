@@ -19,6 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { tempDir } from '../helpers/corpus.ts';
+import { healthPoller, ownDelay, showHealth, type HealthSample } from '../helpers/health-poller.ts';
 import { serve, stop } from '../helpers/serve.ts';
 
 const FULL = process.env.TRAWL_FAULTS_FULL === '1';
@@ -68,21 +69,6 @@ async function post(url: string, path: string, body: unknown, from: string, sign
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-/** Polls /api/health until `until` settles: the latencies seen. */
-async function pollHealth(url: string, until: Promise<unknown>): Promise<number[]> {
-  let done = false;
-  void until.finally(() => (done = true));
-  const seen: number[] = [];
-  while (!done) {
-    const t = performance.now();
-    const res = await fetch(`${url}/api/health`);
-    await res.text();
-    seen.push(performance.now() - t);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return seen;
-}
 
 test('costly requests hold neither the event loop nor another caller', { timeout: 600_000 }, async (t) => {
   const dir = tempDir('search-budget');
@@ -138,18 +124,26 @@ test('costly requests hold neither the event loop nor another caller', { timeout
       const ROUNDS = FULL ? 60 : 30;
       const idle: number[] = [];
       for (let k = 0; k < ROUNDS; k++) idle.push((await post(url, '/api/search', NORMAL(k), '10.3.0.2')).ms);
-      const costly = Array.from({ length: 4 }, (_, k) => post(url, '/api/search', COSTLY(10 + k), '10.3.0.1'));
-      // Once they run.
+      // Four of them running all the while: each client sends its next as soon as one ends.
+      let running = true;
+      const costly: Answer[] = [];
+      const clients = Array.from({ length: 4 }, async (_, c) => {
+        for (let k = 0; running; k++) costly.push(await post(url, '/api/search', COSTLY(10 + 4 * k + c), '10.3.0.1'));
+      });
       await new Promise((r) => setTimeout(r, 300));
       const loaded: number[] = [];
-      for (let k = 0; k < ROUNDS; k++) {
-        const a = await post(url, '/api/search', NORMAL(100 + k), '10.3.0.2');
-        assert.equal(a.status, 200);
-        assert.equal(a.body.files.length, 1);
-        loaded.push(a.ms);
+      try {
+        for (let k = 0; k < ROUNDS; k++) {
+          const a = await post(url, '/api/search', NORMAL(100 + k), '10.3.0.2');
+          assert.equal(a.status, 200);
+          assert.equal(a.body.files.length, 1);
+          loaded.push(a.ms);
+        }
+      } finally {
+        running = false;
+        await Promise.all(clients);
       }
-      const answers = await Promise.all(costly);
-      for (const a of answers) assert.equal(a.status, 200);
+      for (const a of costly) assert.equal(a.status, 200);
       t.diagnostic(`normal search: idle median ${median(idle).toFixed(1)} ms, beside four costly searches ${median(loaded).toFixed(1)} ms (worst ${Math.max(...loaded).toFixed(1)} ms)`);
       assert.ok(median(loaded) < 3 * median(idle), `median ${median(loaded).toFixed(1)} ms beside the costly searches, ${median(idle).toFixed(1)} ms idle`);
     });
@@ -161,13 +155,24 @@ test('costly requests hold neither the event loop nor another caller', { timeout
         worst.push(post(url, '/api/search', COSTLY(20 + k), `10.4.1.${k}`));
         worst.push(post(url, '/api/files', { repoName: 'corpus' }, `10.4.2.${k}`));
       }
-      const all = Promise.all(worst);
-      const health = await pollHealth(url, all);
-      const answers = await all;
+      const poller = healthPoller(url, child!.pid!);
+      await poller.started;
+      let answers: Answer[];
+      let health: HealthSample[];
+      try {
+        answers = await Promise.all(worst);
+      } finally {
+        health = await poller.stop();
+      }
       const statuses = answers.map((a) => a.status);
-      t.diagnostic(`/api/health: ${health.length} answers, median ${median(health).toFixed(1)} ms, worst ${Math.max(...health).toFixed(1)} ms; the 30 requests answered ${[...new Set(statuses)].join(', ')} in at most ${Math.max(...answers.map((a) => a.ms)).toFixed(0)} ms`);
+      const worstRaw = health.reduce((w, s) => (s.ms > w.ms ? s : w));
+      const worstOwn = health.reduce((w, s) => (ownDelay(s) > ownDelay(w) ? s : w));
+      t.diagnostic(`/api/health: ${health.length} answers, median ${median(health.map((s) => s.ms)).toFixed(1)} ms, worst ${showHealth(worstRaw)}; worst less the wait for a CPU ${showHealth(worstOwn)}; the 30 requests answered ${[...new Set(statuses)].join(', ')} in at most ${Math.max(...answers.map((a) => a.ms)).toFixed(0)} ms`);
       for (const a of answers) assert.ok([200, 400, 503].includes(a.status), `answered ${a.status}`);
-      assert.ok(Math.max(...health) < 100, `worst /api/health ${Math.max(...health).toFixed(1)} ms`);
+      assert.ok(health.length >= 5, `health polled ${health.length} times`);
+      // The time the machine's load kept the daemon's thread from running is not the
+      // daemon's (other test files share these cores): what is left must be under the bound.
+      assert.ok(ownDelay(worstOwn) < 100, `worst /api/health, less the daemon's wait for a CPU: ${showHealth(worstOwn)}`);
     });
   } finally {
     if (child) await stop(child);

@@ -1,0 +1,83 @@
+// /api/health polled back to back from a worker thread while a fault test loads a daemon,
+// with the scheduler's account of the daemon's main thread around each request: how long
+// it waited for a CPU is the machine's load (other test files, other processes), not the
+// daemon's own delay.
+
+import { Worker } from 'node:worker_threads';
+
+/** One /api/health request: its latency, and what the daemon's main thread did meanwhile. */
+export interface HealthSample {
+  ms: number;
+  /** Milliseconds the daemon's main thread ran (at other work, but for this request's own handling). */
+  cpuMs: number;
+  /** Milliseconds it was ready to run but waited for a CPU (the machine's load, not the daemon). */
+  waitMs: number;
+}
+
+/**
+ * /api/health polled back to back from a worker thread (this thread reads the listings'
+ * megabytes, which must not count as the daemon's latency), with the scheduler's account
+ * of the daemon's main thread around each request (/proc/PID/task/PID/schedstat: time on
+ * a CPU, time waiting for one).
+ */
+export function healthPoller(url: string, pid: number): { started: Promise<void>; stop(): Promise<HealthSample[]> } {
+  const worker = new Worker(
+    `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { readFileSync } = require('node:fs');
+    const sched = () => readFileSync('/proc/' + workerData.pid + '/task/' + workerData.pid + '/schedstat', 'utf8').split(' ').map(Number);
+    let polling = true;
+    const samples = [];
+    parentPort.on('message', () => { polling = false; });
+    (async () => {
+      while (polling) {
+        const [run0, wait0] = sched();
+        const t0 = performance.now();
+        const res = await fetch(workerData.url + '/api/health', { signal: AbortSignal.timeout(60000) });
+        await res.arrayBuffer();
+        const ms = performance.now() - t0;
+        const [run1, wait1] = sched();
+        samples.push({ ms, cpuMs: (run1 - run0) / 1e6, waitMs: (wait1 - wait0) / 1e6 });
+        if (samples.length === 1) parentPort.postMessage('started');
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      parentPort.postMessage(samples);
+    })();
+    `,
+    { eval: true, workerData: { url, pid } },
+  );
+  const messages: unknown[] = [];
+  const waiting: Array<(m: unknown) => void> = [];
+  worker.on('message', (m: unknown) => {
+    const w = waiting.shift();
+    if (w) w(m);
+    else messages.push(m);
+  });
+  worker.on('error', (err) => {
+    const w = waiting.shift();
+    if (w) w(err);
+    else messages.push(err);
+  });
+  const next = async (): Promise<unknown> => {
+    const m = messages.length > 0 ? messages.shift() : await new Promise((r) => waiting.push(r));
+    if (m instanceof Error) throw m;
+    return m;
+  };
+  const started = next().then(() => undefined);
+  return {
+    started,
+    async stop() {
+      await started;
+      worker.postMessage('stop');
+      const samples = (await next()) as HealthSample[];
+      await worker.terminate();
+      return samples;
+    },
+  };
+}
+
+/** A sample's latency less the time the daemon's main thread waited for a CPU meanwhile. */
+export const ownDelay = (s: HealthSample): number => Math.max(0, s.ms - s.waitMs);
+
+/** A sample as a line of a test's diagnostics. */
+export const showHealth = (s: HealthSample): string => `${s.ms.toFixed(1)} ms (the daemon's thread ran ${s.cpuMs.toFixed(1)} ms, waited for a CPU ${s.waitMs.toFixed(1)} ms)`;
