@@ -8,6 +8,7 @@ import { buildShard, type ShardJob, type ShardResult } from './shard-builder.ts'
 import { addSymbols, type SymbolsJob, type SymbolsResult } from './symbols-pass.ts';
 import { releaseFreeMemory } from '../../core/index.ts';
 import { mmap } from './mmap.ts';
+import { lowerThisThreadsPriority } from '../runtime/thread-priority.ts';
 
 export type BuildRequest = { id: number; job: ShardJob } | { id: number; symbols: SymbolsJob };
 export type BuildReply =
@@ -15,6 +16,8 @@ export type BuildReply =
   | ({ id: number; type: 'done' } & Omit<ShardResult, 'path'>)
   | ({ id: number; type: 'symbols-done' } & SymbolsResult)
   | { id: number; type: 'error'; message: string };
+
+lowerThisThreadsPriority();
 
 const port = parentPort!;
 // The pool sends a thread its next job only once it has answered the last one, so the

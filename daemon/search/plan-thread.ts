@@ -5,8 +5,11 @@
 import { parentPort } from 'node:worker_threads';
 import { ServiceError } from '../errors.ts';
 import { planQuery } from '../query/plan.ts';
+import { lowerThisThreadsPriority } from '../runtime/thread-priority.ts';
 import { pack } from './protocol.ts';
 import type { PlanAnswer, PlanJob } from './planner.ts';
+
+lowerThisThreadsPriority();
 
 // Queries of each kind, planned once before the thread says it is ready: the first plan
 // loads the parser's tables and the case-folding data, which the first caller's query
