@@ -20,7 +20,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { tempDir } from '../helpers/corpus.ts';
-import { git } from '../helpers/git.ts';
+import { fastImportRepo } from '../helpers/git.ts';
 import { healthPoller, ownDelay, showHealth as show, type HealthSample } from '../helpers/health-poller.ts';
 import { formatStats, procStats } from '../helpers/proc.ts';
 import { serve, stop } from '../helpers/serve.ts';
@@ -74,10 +74,7 @@ test(`whole-repository listings of ${20 * MIDDLE * FILES_PER_DIR} files: /api/he
       writeFileSync(join(plainPath, path), content);
     }
     const repoPath = join(dir.path, 'big.git');
-    git(dir.path, 'init', '-q', '--bare', '-b', 'main', repoPath);
-    const stream = [`commit refs/heads/main\ncommitter Test <test@example.com> 1700000000 +0000\ndata 10\nmany files\n`];
-    for (const [path, content] of files) stream.push(`M 100644 inline ${path}\ndata ${Buffer.byteLength(content)}\n${content}\n`);
-    execFileSync('git', ['--git-dir', repoPath, 'fast-import', '--quiet'], { input: stream.join(''), env: GIT_ENV });
+    fastImportRepo(repoPath, files);
 
     const data = join(dir.path, 'data');
     const indexed = spawnSync(process.execPath, [TRAWL, 'index', repoPath, plainPath, '--data-dir', data, '--no-symbols'], { encoding: 'utf8', timeout: 300_000 });
