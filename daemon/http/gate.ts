@@ -1,5 +1,5 @@
-// Admission of searches: at most `concurrent` run at once and at most `queued` wait; one
-// more is refused at once with 503 SERVICE_UNAVAILABLE and Retry-After, so that a burst
+// Admission of searches: at most `concurrent` run at once (callers' first searches aside,
+// below) and at most `queued` wait; one more is refused at once with 503 SERVICE_UNAVAILABLE and Retry-After, so that a burst
 // degrades into quick refusals instead of a growing backlog that times out for everyone.
 //
 // Admission is fair between callers (http/caller.ts: a user, or an anonymous client's

@@ -64,7 +64,7 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   const task: TaskParams = { planId: planned.planId, plan: planned.bytes, limit, brute: options.brute === true, cut, batch: sink.batch, definitionsPastCut, shape, speculateFrom: NO_SPECULATION, caller: options.caller ?? '' };
   run = deps.start(task, cancel, sink.ahead);
   // The time budget: past it the search stops as when its client leaves (the workers see
-  // the flag before their next document) and answers with what it has, saying so.
+  // the flag before their next document or term) and answers with what it has, saying so.
   let timedOut = false;
   const timer = options.timeoutMs !== undefined ? setTimeout(() => ((timedOut = true), stop()), options.timeoutMs) : undefined;
   options.signal?.addEventListener('abort', stop, { once: true });

@@ -93,25 +93,13 @@ export class Planner {
    * FAILED_TO_PARSE_QUERY ServiceError that refuses it. `signal`: the caller went away (a
    * query nobody waits for any more leaves the queue).
    */
-  plan(req: PlanRequest, caller = '', signal?: AbortSignal): Promise<PlannedSearch> {
-    if (this.threads === 0) {
-      try {
-        return Promise.resolve(planSearch(req));
-      } catch (err) {
-        return Promise.reject(err as Error);
-      }
-    }
+  async plan(req: PlanRequest, caller = '', signal?: AbortSignal): Promise<PlannedSearch> {
+    if (this.threads === 0) return planSearch(req);
     const t = process.hrtime.bigint();
     const key = planKey(req);
     const known = cachedPlan(key);
-    if (known) {
-      try {
-        return Promise.resolve(plannedFrom(known, Number(process.hrtime.bigint() - t)));
-      } catch (err) {
-        return Promise.reject(err as Error);
-      }
-    }
-    if (this.closed) return Promise.reject(new ServiceError('SERVICE_UNAVAILABLE', 'the planner is closed: the server is shutting down'));
+    if (known) return plannedFrom(known, Number(process.hrtime.bigint() - t));
+    if (this.closed) throw new ServiceError('SERVICE_UNAVAILABLE', 'the planner is closed: the server is shutting down');
     return new Promise<PlannedSearch>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject };
       let job = this.jobs.get(key);

@@ -3,8 +3,8 @@
 // each shard's reply coming back as soon as it is done. A worker works on one caller's
 // searches in the order they were started, and shares its time between callers
 // (search-worker.ts): posting a search to a worker that holds another caller's also tells
-// it, through its attention counter, that somebody may be waiting. `wait` in the stats is the time from a search's
-// start to a shard's.
+// it, through its attention counter, that somebody may be waiting. `wait` in the stats is
+// the time from a search's start to a shard's.
 //
 // Stopping a search (it had enough, its time was up, its client left) claims every shard
 // not yet claimed at once: they resolve as skipped and never run, and a running shard sees
@@ -30,7 +30,7 @@ interface Slot {
   id: number;
   /** Searches posted to it that have not ended: 0, it has nothing to do. */
   runs: number;
-  /** Its attention counter (protocol.ts): one more with every search or resume posted to it. */
+  /** Its attention counter (protocol.ts): one more when a search or resume reaches it while it holds another caller's. */
   attention: Int32Array;
 }
 
@@ -221,14 +221,13 @@ export class SearchPool {
   /**
    * The workers a search is posted to. A blocking search goes to the idle workers, all of
    * them when every one is idle (one client: its shards are searched in parallel); when
-   * none is idle, to the one with the fewest searches. Under load each search then costs
+   * none is idle, to those that hold no search of its caller (each shares its time between
+   * callers, search-worker.ts, so the search gets a share of every such worker rather than
+   * waiting for one), else to the one with the fewest searches. Under load each search costs
    * one message each way and one worker's start-up, not one per worker: the searches in
    * flight keep every worker busy anyway (measured on Linux 6.1, 16 connections of a rare
    * literal). A worker that runs out of searches joins those with shards left (finished()).
    * A stream goes to every worker: its throughput is the point, and it paces itself.
-   * Workers busy with other callers' searches only get it too: each shares its time
-   * between callers (search-worker.ts), so the search gets a share of every worker rather
-   * than waiting for one.
    */
   private targets(run: Run): Slot[] {
     if (run.stream) return this.slots;

@@ -31,8 +31,8 @@
 // Each worker also shares an attention counter with the pool (an Int32Array of one, given
 // when the worker starts): the pool adds one when it posts a worker a search or a resume
 // while the worker holds a search of another caller, so that a worker busy with one
-// caller's search learns, between two documents, that another caller's may be waiting
-// for it (search-worker.ts shares its time between callers).
+// caller's search learns, before its next document or term, that another caller's may be
+// waiting for it (search-worker.ts shares its time between callers).
 //
 // Bodies are msgpackr-encoded with records enabled (measured 3x faster to decode than JSON
 // here), the records of the objects every search sends (RECORDS) declared up front on both

@@ -65,13 +65,13 @@ let nextSeq = 0;
 /** Milliseconds of this worker's time each caller with searches here has had (while it has them). */
 const served = new Map<string, number>();
 
-/** The pool's attention counter (protocol.ts); a private one for an in-thread worker's pool that shares none. */
-let attention = new Int32Array(new SharedArrayBuffer(4));
+/** The pool's attention counter for this worker (protocol.ts). */
+let attention: Int32Array;
 
 /**
  * The least time a search keeps the worker once another is waiting: switching costs a turn
  * of the event loop and the caches' contents, and a search that arrives waits at most this
- * long (plus one document) before it runs.
+ * long (plus one term of one document) before it runs.
  */
 const MIN_SLICE_MS = 2;
 
@@ -421,10 +421,10 @@ function turns(): void {
 }
 
 /** Answers the pool's messages on `p` (search-thread.ts in a worker thread; the pool itself in-thread). */
-export function serveSearches(p: MessagePort, id: number, sharedAttention?: SharedArrayBuffer): void {
+export function serveSearches(p: MessagePort, id: number, sharedAttention: SharedArrayBuffer): void {
   port = p;
   workerId = id;
-  if (sharedAttention) attention = new Int32Array(sharedAttention);
+  attention = new Int32Array(sharedAttention);
   port.on('message', onMessage);
 }
 

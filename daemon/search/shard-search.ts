@@ -475,7 +475,6 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       // few hundred bytes of most of its candidates, not all of them). A negation writes
       // nothing to `out`, so the order changes no answer.
       for (const child of t.children) if (child.op === 'not' && !evaluate(child, ctx, matchers, max, null)) return false;
-      ctx.between();
       const c = out?.content.length ?? 0;
       const n = out?.names.length ?? 0;
       const k = out?.terms.length ?? 0;
