@@ -8,7 +8,7 @@ import { resolveDataDir } from '../index/data-dir.ts';
 import { syncOnce, type SyncEvent } from '../sync/sync.ts';
 import { openStore } from '../store/open.ts';
 import type { Logger } from '../runtime/logger.ts';
-import { buildProgressLine, escaped, escapeControl, formatCount, symbolsProgressLine, throttled } from './format.ts';
+import { buildProgressLine, escaped, escapeControl, formatCount, jsonText, symbolsProgressLine, throttled } from './format.ts';
 import type { BuildProgress } from '../index/indexer.ts';
 import { findConfigFile } from './config-file.ts';
 import { UsageError } from './usage.ts';
@@ -75,7 +75,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
     error() {},
     warn: (fields, message) => {
       if (tty) process.stderr.write('\r\x1b[K');
-      process.stderr.write(`trawl: warning: ${message} ${JSON.stringify(fields)}\n`);
+      process.stderr.write(`trawl: warning: ${escapeControl(message)} ${jsonText(fields)}\n`);
     },
   };
   try {

@@ -209,7 +209,6 @@ export class Catalog {
   private damaged(repo: CatalogRepo, err: unknown): never {
     if (!(err instanceof ShardError)) throw err;
     this.view.report(repo.repoId, repo.manifest.generation, err.message);
-    this.files.delete(repo.repoId);
     throw new ServiceError('REPOSITORY_NOT_FOUND', `the index of ${repo.name} is damaged; it is left out until it is re-indexed (the next sync, or trawl index)`);
   }
 }

@@ -179,7 +179,7 @@ export function writeMembershipFile(path: string, b: BranchLists): void {
  * branches over a shard of 100,000 documents. Its exact size is checked against the
  * manifest before the shard is served (index-health.ts); this bounds a file swapped since.
  */
-export const MEMBERSHIP_MAX_BYTES = 512 * 1024 * 1024;
+const MEMBERSHIP_MAX_BYTES = 512 * 1024 * 1024;
 
 export function readMembershipFile(path: string): BranchSet {
   const bytes = readBoundedFile(path, MEMBERSHIP_MAX_BYTES);

@@ -52,7 +52,7 @@ export interface BrokenMark {
 }
 
 /** The largest mark file read: a generation, a reason of a line or two, a time. */
-export const MARK_MAX_BYTES = 64 * 1024;
+const MARK_MAX_BYTES = 64 * 1024;
 
 /** Reads every repository's manifest and sorts the healthy from the broken. */
 export function readIndexState(dataDir: string): IndexState {
@@ -242,7 +242,7 @@ export class IndexView {
 
   /** Who may see a healthy repository of the state (manifestVisibility, with what the store knows of it). */
   visibility(m: LoadedManifest): 'public' | 'private' {
-    return manifestVisibility(m, this.hooks.lookup?.(m.repoId));
+    return manifestVisibility(m, m.version === 2 ? undefined : this.hooks.lookup?.(m.repoId));
   }
 
   private announce(b: BrokenRepo): void {

@@ -72,10 +72,10 @@ export const MEMBERSHIP_EXT = '.branches';
  * The largest manifest read. Its size grows with the refs indexed (about 110 bytes each)
  * and the shards: this is over half a million refs. A larger one is damage, not an index.
  */
-export const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
+const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
 
 /** The largest index-version file read: it holds one line of some 30 bytes. */
-export const INDEX_VERSION_MAX_BYTES = 4096;
+const INDEX_VERSION_MAX_BYTES = 4096;
 
 export interface ManifestShard {
   file: string;

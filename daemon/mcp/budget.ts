@@ -46,7 +46,7 @@ export class TextBudget {
   }
 
   /** Adds the leading lines that fit; how many. */
-  addSome(lines: readonly string[]): number {
+  addSome(lines: Iterable<string>): number {
     let n = 0;
     for (const line of lines) {
       if (!this.add(line)) break;

@@ -63,13 +63,14 @@ export function renderTree(listing: Extract<TreeListing, { kind: 'directory' }>,
   const out = new TextBudget();
   const where = `repo=${args.repo}${args.ref === undefined ? '' : ` ref=${args.ref}`} path=${base === '' ? '/' : base}`;
   out.add(`${where}: ${plural(listing.fileCount, 'file', 'files')} below; ${args.include === 'both' ? 'entries' : args.include} to depth ${args.depth}:`);
-  // Lines made while they fit (addSome's rule): a whole repository to a depth is 10^5 entries, of which the text holds a few hundred.
-  let shown = 0;
-  for (const e of entries) {
-    const indent = '  '.repeat(levelOf(e.path, base) - 1);
-    if (!out.add(e.type === 'tree' ? `${indent}${e.path}/  (${plural(e.fileCount ?? 0, 'file', 'files')})` : `${indent}${e.path}`)) break;
-    shown++;
-  }
+  // Lines made only while they fit: a whole repository to a depth is 10^5 entries, of which the text holds a few hundred.
+  const lines = function* (): Generator<string> {
+    for (const e of entries) {
+      const indent = '  '.repeat(levelOf(e.path, base) - 1);
+      yield e.type === 'tree' ? `${indent}${e.path}/  (${plural(e.fileCount ?? 0, 'file', 'files')})` : `${indent}${e.path}`;
+    }
+  };
+  const shown = out.addSome(lines());
   const hints: string[] = [];
   if (shown < entries.length) {
     hints.push(`${entries.length - shown} more entries were not shown (output limit): call list_tree with path=<one of the directories above>${args.depth > 1 ? ` or depth=${args.depth - 1}` : ''}`);

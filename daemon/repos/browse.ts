@@ -20,6 +20,14 @@ import { withRepository } from './git-repo-cache.ts';
 import { checkRepoPath } from './repo-path.ts';
 import { resolveCommit, type RevisionOptions } from './revision.ts';
 
+/**
+ * A revision to read, and optionally the commit it resolved to: what resolveRevision
+ * returned for these very options (checked there), not resolved again.
+ */
+export interface ResolvedRevision extends RevisionOptions {
+  commit?: string;
+}
+
 export interface SourceFile {
   source: Buffer;
   blobSha: string;
@@ -54,7 +62,7 @@ const MODE_GITLINK = 0o160000;
  * The content of the file (or symlink: its target text) at `path`. With `maxBytes`, a
  * larger file is FILE_TOO_LARGE, found from its size alone (blob-size.ts): never loaded.
  */
-export async function readSource(dir: string, options: RevisionOptions & { path: string; maxBytes?: number }): Promise<SourceFile> {
+export async function readSource(dir: string, options: ResolvedRevision & { path: string; maxBytes?: number }): Promise<SourceFile> {
   const path = checkRepoPath(options.path, { allowEmpty: false });
   return withRepository(dir, async (repo) => {
     const commit = await commitOf(repo, options);
@@ -80,7 +88,7 @@ export async function resolveRevision(dir: string, options: RevisionOptions): Pr
 }
 
 /** Every file (and symlink) of the commit's tree, sorted by path. */
-export async function listFiles(dir: string, options: RevisionOptions): Promise<FileEntry[]> {
+export async function listFiles(dir: string, options: ResolvedRevision): Promise<FileEntry[]> {
   return withRepository(dir, async (repo) => {
     const commit = await commitOf(repo, options);
     const files: FileEntry[] = [];
@@ -111,7 +119,7 @@ export async function listFiles(dir: string, options: RevisionOptions): Promise<
  * `paths` that is a directory, expanded (its children listed); other directories have
  * `children: []`. A path that does not exist is FILE_NOT_FOUND.
  */
-export async function tree(dir: string, options: RevisionOptions & { paths: string[] }): Promise<{ tree: TreeNode }> {
+export async function tree(dir: string, options: ResolvedRevision & { paths: string[] }): Promise<{ tree: TreeNode }> {
   const paths = options.paths.map((p) => checkRepoPath(p, { allowEmpty: true }));
   return withRepository(dir, async (repo) => {
     const commit = await commitOf(repo, options);
@@ -148,7 +156,7 @@ export async function tree(dir: string, options: RevisionOptions & { paths: stri
 }
 
 /** The immediate children of the directory `path` ('' for the root): directories first, then by name. */
-export async function folderContents(dir: string, options: RevisionOptions & { path: string }): Promise<FolderEntry[]> {
+export async function folderContents(dir: string, options: ResolvedRevision & { path: string }): Promise<FolderEntry[]> {
   const path = checkRepoPath(options.path, { allowEmpty: true });
   return withRepository(dir, async (repo) => {
     const commit = await commitOf(repo, options);
@@ -166,7 +174,7 @@ export async function folderContents(dir: string, options: RevisionOptions & { p
 }
 
 /** The commit of `options`: the one given, or the ref resolved. */
-async function commitOf(repo: NodeGit.Repository, options: RevisionOptions): Promise<NodeGit.Commit> {
+async function commitOf(repo: NodeGit.Repository, options: ResolvedRevision): Promise<NodeGit.Commit> {
   return options.commit !== undefined ? NodeGit.Commit.lookup(repo, options.commit) : resolveCommit(repo, options.ref, options);
 }
 

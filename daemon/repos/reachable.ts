@@ -85,16 +85,21 @@ async function tipsOf(repo: NodeGit.Repository, indexed: IndexedRefs): Promise<s
     const head = await NodeGit.Reference.nameToId(repo, 'HEAD').then((o) => o.tostrS(), () => undefined);
     if (head !== undefined) tips.add(head);
   }
-  const unpeeled = tagTargets.filter((t) => !peeled.has(t.target));
-  const commits = await peelToCommits(unpeeled.map((t) => t.ref));
-  if (peeled.size + unpeeled.length > MAX_PEELED) peeled.clear();
-  unpeeled.forEach((t, i) => {
-    // Not remembered: a tag of a tree or blob (no commit to reach from), or one unreadable now.
-    if (commits[i] !== undefined) peeled.set(t.target, commits[i]);
-  });
+  const unpeeled: typeof tagTargets = [];
   for (const t of tagTargets) {
     const commit = peeled.get(t.target);
     if (commit !== undefined) tips.add(commit);
+    else unpeeled.push(t);
   }
+  const commits = await peelToCommits(unpeeled.map((t) => t.ref));
+  // The tips come from this call's peeling: the cache is only what the next call may skip.
+  if (peeled.size + unpeeled.length > MAX_PEELED) peeled.clear();
+  unpeeled.forEach((t, i) => {
+    const commit = commits[i];
+    // Not remembered: a tag of a tree or blob (no commit to reach from), or one unreadable now.
+    if (commit === undefined) return;
+    tips.add(commit);
+    peeled.set(t.target, commit);
+  });
   return [...tips].sort();
 }

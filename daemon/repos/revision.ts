@@ -21,8 +21,6 @@ export interface RevisionScope {
 export interface RevisionOptions extends RevisionScope {
   /** An indexed branch, a tag, HEAD or a commit id, optionally with `~N`/`^N` steps; undefined: the default branch. */
   ref?: string;
-  /** The commit `ref` resolved to (browse.ts resolveRevision), when the caller knows it: not resolved again. */
-  commit?: string;
 }
 
 /**

@@ -44,13 +44,22 @@ export function fileWebUrlPrefix(baseUrl: string, repoName: string, branch: stri
  * link runs in the page of whoever clicks it, and a `file:` one points into their own disk.
  */
 export function isWebUrl(url: string): boolean {
-  // The text as written must start so, not only its parse: browsers and the URL parser drop
-  // leading blanks and control characters, and the string is what is served.
-  if (!/^https?:\/\//i.test(url)) return false;
+  return httpOrigin(url) !== undefined;
+}
+
+/**
+ * The origin ("https://host:8443") of an absolute http: or https: URL with a host;
+ * undefined for anything else. The text as written must start so, not only its parse:
+ * browsers and the URL parser drop leading blanks and control characters, and the string
+ * is what is served or fetched.
+ */
+export function httpOrigin(url: string): string | undefined {
+  if (!/^https?:\/\//i.test(url)) return undefined;
   try {
-    return new URL(url).hostname !== '';
+    const u = new URL(url);
+    return u.hostname === '' ? undefined : u.origin;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

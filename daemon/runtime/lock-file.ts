@@ -35,7 +35,7 @@ export const LOCK_TIMEOUT_MS = 30_000;
 export const EMPTY_GRACE_MS = 2_000;
 const POLL_MS = 50;
 /** The largest lock record read: it is one line of two numbers. */
-export const LOCK_MAX_BYTES = 1024;
+const LOCK_MAX_BYTES = 1024;
 
 export interface LockOwner {
   pid: number;

@@ -1,6 +1,6 @@
 // Files of the data dir that are not what trawl wrote: manifest.json, index-version and a
 // lock file each replaced by a link to /dev/zero, a FIFO or a 2 GiB sparse file. A plain
-// read of any of them runs until memory is gone (the daemon grew to 16 GB and aborted) or
+// read of any of them runs until memory is gone (the daemon grows until it aborts) or
 // blocks forever (the daemon never listened, `trawl repos` never returned). Read through
 // the bounded reader (daemon/bounded-read.ts), the real `trawl serve` starts, keeps its
 // memory, leaves out only the repository whose manifest is refused and reports it; the

@@ -29,8 +29,9 @@ test('tasks waiting for a slice get one each, a turn of the event loop apart, fi
   for (let i = 1; i < granted.length; i++) assert.ok(granted[i]!.turn > granted[i - 1]!.turn, `slices ${i - 1} and ${i} came in the same turn: ${JSON.stringify(granted)}`);
 });
 
-test('a slice is spent once SLICE_MS of it has passed', async () => {
+test('a slice is spent once SLICE_MS of it has passed, not before', async () => {
   await nextSlice();
+  assert.equal(sliceUsed(), false, 'a slice just granted');
   const start = performance.now();
   while (performance.now() - start < SLICE_MS) {
     // busy: the slice runs out

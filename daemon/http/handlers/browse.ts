@@ -12,12 +12,12 @@
 
 import { createHash } from 'node:crypto';
 import { detectLanguage } from '../../index/language.ts';
-import { folderContents, listFiles, readSource, resolveRevision, tree, type FileEntry, type FolderEntry } from '../../repos/browse.ts';
+import { folderContents, listFiles, readSource, resolveRevision, tree, type FileEntry, type FolderEntry, type ResolvedRevision } from '../../repos/browse.ts';
 import { outlineSymbols } from '../../symbols/outline.ts';
 import { SYMBOL_MAX_FILE_BYTES } from '../../symbols/ctags.ts';
 import { fileTooLarge } from '../../repos/blob-size.ts';
 import { checkRepoPath } from '../../repos/repo-path.ts';
-import type { RevisionOptions, RevisionScope } from '../../repos/revision.ts';
+import type { RevisionScope } from '../../repos/revision.ts';
 import { externalFileUrl, fileWebUrl } from '../../repos/web-urls.ts';
 import { ServiceError } from '../../errors.ts';
 import { AnswerCache, ANSWER_CACHE_BYTES, type AnswerScope, type BuiltAnswer } from '../answer-cache.ts';
@@ -46,8 +46,8 @@ function repoName(ctx: RouteContext): string {
 export function browseRoutes(s: Services): Route[] {
   const answers = new AnswerCache(ANSWER_CACHE_BYTES);
   /** A listing of a git repository: the ref resolved first, since the answer is the same for every name of its commit. */
-  const gitListing = async (ctx: RouteContext, repo: CatalogRepo, dir: string, ref: string | undefined, question: string, build: (options: RevisionOptions) => Promise<BuiltAnswer>) => {
-    const options: RevisionOptions = { ref, ...revisionScope(repo) };
+  const gitListing = async (ctx: RouteContext, repo: CatalogRepo, dir: string, ref: string | undefined, question: string, build: (options: ResolvedRevision) => Promise<BuiltAnswer>) => {
+    const options: ResolvedRevision = { ref, ...revisionScope(repo) };
     const commit = await resolveRevision(dir, options);
     return answers.answer(scopeOf(repo), `${question} ${commit}`, () => build({ ...options, commit }), ctx.signal);
   };

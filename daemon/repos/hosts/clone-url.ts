@@ -15,6 +15,7 @@
 
 import type { Connection, HostConnection } from '../../config/types.ts';
 import { redact } from './http.ts';
+import { httpOrigin } from '../web-urls.ts';
 
 // A refused URL is quoted in the log and the repository's lastError: a host must not be
 // able to fill either with an answer of any size.
@@ -34,23 +35,13 @@ export function cloneUrlRefusal(connection: Connection, cloneUrl: string): strin
 }
 
 /** The origins a host connection fetches from: its url's, then those of its cloneOrigins. */
-export function cloneOrigins(connection: HostConnection): string[] {
+function cloneOrigins(connection: HostConnection): string[] {
   return [new URL(connection.url).origin, ...(connection.cloneOrigins ?? [])];
 }
 
 /** The origins `connection` reaches over plain http, where anyone on the path can answer for the host. */
 export function plainHttpOrigins(connection: Connection): string[] {
   return connection.type === 'git' ? [] : cloneOrigins(connection).filter((o) => o.startsWith('http:'));
-}
-
-function httpOrigin(url: string): string | undefined {
-  if (!/^https?:\/\//i.test(url)) return undefined;
-  try {
-    const u = new URL(url);
-    return u.hostname === '' ? undefined : u.origin;
-  } catch {
-    return undefined;
-  }
 }
 
 function shown(url: string): string {
