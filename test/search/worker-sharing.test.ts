@@ -50,10 +50,12 @@ test("another caller's search runs while a costly one is suspended, and the cost
     const cheapAlone = summary(await settled(pool.start(cheap, new SharedArrayBuffer(4))));
     assert.ok(cheapAlone.some((s) => s.startsWith('1/')), `the cheap query finds its line: ${cheapAlone.join(' ')}`);
 
+    // The costly search streams (a reply per shard), so that its first reply says it is
+    // under way with most of its shards still to scan, whatever this machine's speed.
     const order: string[] = [];
-    const a = settled(pool.start({ ...costly, planId: 3 }, new SharedArrayBuffer(4))).then((r) => (order.push('a'), r));
-    // Once the costly search is under way.
-    await new Promise((r) => setTimeout(r, Math.min(50, aloneMs / 4)));
+    const costlyRun = pool.start({ ...costly, planId: 3, batch: false }, new SharedArrayBuffer(4));
+    const a = settled(costlyRun).then((r) => (order.push('a'), r));
+    await Promise.race(costlyRun.replies);
     const b = settled(pool.start({ ...cheap, planId: 4 }, new SharedArrayBuffer(4))).then((r) => (order.push('b'), r));
     const [shared, cheapShared] = await Promise.all([a, b]);
     assert.deepEqual(order, ['b', 'a'], `the cheap search waited for the costly one (alone it took ${aloneMs.toFixed(0)} ms)`);
@@ -62,8 +64,9 @@ test("another caller's search runs while a costly one is suspended, and the cost
 
     // The same caller's searches are taken in turn: the second waits for the first.
     const same: string[] = [];
-    const first = settled(pool.start({ ...costly, planId: 5 }, new SharedArrayBuffer(4))).then(() => same.push('first'));
-    await new Promise((r) => setTimeout(r, Math.min(50, aloneMs / 4)));
+    const firstRun = pool.start({ ...costly, planId: 5, batch: false }, new SharedArrayBuffer(4));
+    const first = settled(firstRun).then(() => same.push('first'));
+    await Promise.race(firstRun.replies);
     const second = settled(pool.start({ ...cheap, planId: 6, caller: 'a' }, new SharedArrayBuffer(4))).then(() => same.push('second'));
     await Promise.all([first, second]);
     assert.deepEqual(same, ['first', 'second']);
