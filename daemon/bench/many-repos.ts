@@ -69,7 +69,7 @@ function run(cmd: string, args: string[], cwd: string, input?: Buffer): Promise<
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env: GIT_ENV, stdio: [input ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
     let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args[0]} in ${cwd}: ${err.trim() || `exit ${code}`}`))));
     if (input) child.stdin!.end(input);
