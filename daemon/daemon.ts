@@ -13,9 +13,10 @@ import { readiness } from './http/readiness.ts';
 import { join } from 'node:path';
 import { INSTALL_ROOT } from './install-root.ts';
 import type { Config } from './config/types.ts';
-import { shardsDir } from './index/data-dir.ts';
 import { IndexView } from './index/index-health.ts';
-import { collectGarbage, loadManifest, named, symbolsPending } from './index/manifest.ts';
+import { loadManifest, namedPaths, symbolsPending } from './index/manifest.ts';
+import { SHARD_EXT } from './index/shard-format.ts';
+import { collectIndexGarbage } from './index/garbage.ts';
 import { ClusterSyncScheduler } from './cluster/cluster-sync.ts';
 import { closeAllRepositories } from './repos/git-repo-cache.ts';
 import { SyncScheduler } from './sync/scheduler.ts';
@@ -430,7 +431,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     let lastOAuthPrune = 0;
     const maintain = async (): Promise<void> => {
       try {
-        collectGarbage(dataDir, s.inUse());
+        collectIndexGarbage(dataDir, s.inUse());
       } catch (err) {
         logger.warn({ err: (err as Error).message }, 'collecting retired index files failed');
       }
@@ -518,12 +519,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 function indexSize(view: IndexView): IndexSize {
   const out: IndexSize = { shards: 0, bytes: 0, files: 0, contentBytes: 0 };
   const dataDir = view.dataDir;
+  // A compound shard is named by each of its repositories' manifests: counted once.
+  const seen = new Set<string>();
   for (const m of view.current().manifests) {
-    out.shards += m.shards.length;
     out.files += m.files;
     out.contentBytes += m.contentBytes;
-    const dir = shardsDir(dataDir, m.repoId);
-    for (const file of named(m)) out.bytes += fileSize(join(dir, file));
+    for (const { file, path } of namedPaths(dataDir, m)) {
+      if (seen.has(path)) continue;
+      seen.add(path);
+      out.bytes += fileSize(path);
+      if (file.endsWith(SHARD_EXT)) out.shards++;
+    }
   }
   return out;
 }

@@ -17,7 +17,7 @@
 // the new leader would queue (a repository's job is queued once, jobs.ts).
 
 import type { Redis } from 'ioredis';
-import { collectGarbage } from '../index/manifest.ts';
+import { collectIndexGarbage } from '../index/garbage.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { closeRedis, connectRedis } from '../runtime/redis-client.ts';
 import { backingOff, buildWorkers, listConnections, syncRepoJob, type RepoJob, type SyncOptions, type SyncReport } from '../sync/sync.ts';
@@ -176,7 +176,7 @@ export class ClusterSyncScheduler {
     await this.#tryPass();
     if (this.#stopped) return;
     try {
-      collectGarbage(this.#options.dataDir, this.#options.inUse?.() ?? new Set());
+      collectIndexGarbage(this.#options.dataDir, this.#options.inUse?.() ?? new Set());
     } catch (err) {
       (this.#options.log ?? silentLogger).error({ err: (err as Error).message }, 'collecting retired index files failed');
     }
@@ -201,7 +201,7 @@ export class ClusterSyncScheduler {
     this.passes++;
     await this.#leaderRedisSet(options.keys.listed, String(Date.now()));
     // Deleted repositories' indexes were retired here.
-    collectGarbage(options.dataDir, options.inUse?.() ?? new Set());
+    collectIndexGarbage(options.dataDir, options.inUse?.() ?? new Set());
     report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
     const out: ClusterPassReport = { ...report, queued: queued.length };
     (options.log ?? silentLogger).info({ connections: report.connections.length, queued: queued.length, deleted: report.repos.filter((r) => r.outcome === 'deleted').length }, 'cluster sync listing done');

@@ -15,7 +15,6 @@
 // shards. Reading a directory's files needs every shard of it here (holdsIndex); a node
 // without them has the request run elsewhere (forward.ts).
 
-import { shardsDir } from '../index/data-dir.ts';
 import { IndexView } from '../index/index-health.ts';
 import { manifestVisibility, shardFiles, symbolsPending, type LoadedManifest } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
@@ -173,13 +172,15 @@ export class Catalog {
   }
 
   private async readIndexedFiles(repo: CatalogRepo): Promise<IndexedFile[]> {
-    const dir = shardsDir(this.dataDir, repo.repoId);
     const out: IndexedFile[] = [];
     try {
       for (const s of repo.manifest.shards) {
-        const files = shardFiles(dir, s);
+        const files = shardFiles(this.dataDir, repo.repoId, s);
         const shard = Shard.open(files.path, files);
-        for (const doc of shard.branches.docs(0)) {
+        // Its default branch: the first of its member's lists (a compound shard holds several repositories).
+        const member = shard.members[s.member ?? 0];
+        if (!member) throw new ShardError(files.path, `has no repository ${s.member ?? 0}`);
+        for (const doc of shard.branches.docs(member.branchFirst)) {
           if (sliceUsed()) await nextSlice();
           out.push({ path: shard.name(doc), shard, doc });
         }

@@ -23,6 +23,11 @@ export function shardsDir(dataDir: string, repoId: number): string {
   return join(dataDir, 'shards', String(repoId));
 }
 
+/** Where compound shards live: files of several repositories, named by each one's manifest (manifest.ts). */
+export function packsDir(dataDir: string): string {
+  return join(dataDir, 'packs');
+}
+
 /**
  * Writes a file atomically: temporary name (`<path>.tmp-<pid>`), fsync, rename. On failure
  * (a full disk) the temporary file is removed before the error is rethrown; one a killed

@@ -37,6 +37,9 @@ export interface DeltaPlan {
 export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], versions: GitVersion[]): DeltaPlan | { impossible: string } {
   const dir = shardsDir(dataDir, previous.repoId);
   const shards: Shard[] = [];
+  // A compound shard is shared with other repositories: a repository of one is built anew
+  // (and its range there is then named by no manifest), never given a membership file.
+  if (previous.shards.some((s) => s.member !== undefined)) return { impossible: 'the repository is part of a compound shard (small repositories are rebuilt whole)' };
   for (const entry of previous.shards) {
     let shard: Shard;
     try {

@@ -7,13 +7,13 @@
 // checked when a searcher first opens a shard, documents when they are first read. A view
 // reads the state again only when index-version changes.
 
-import { join, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { shardsDir, writeFileAtomic } from './data-dir.ts';
-import { BROKEN_MARK, bumpIndexVersion, loadManifest, manifestRepoName, manifestVisibility, indexVersionStamp, named, readIndexVersion, repoDirs, type LoadedManifest } from './manifest.ts';
+import { BROKEN_MARK, bumpIndexVersion, loadManifest, manifestRepoName, manifestVisibility, indexVersionStamp, namedPaths, readIndexVersion, repoDirs, shardFiles, type LoadedManifest } from './manifest.ts';
 import { checkShardHeader } from './shard-reader.ts';
-import { SYMBOLS_FORMAT } from './shard-format.ts';
+import { SHARD_FORMAT, SYMBOLS_FORMAT } from './shard-format.ts';
 
 export interface BrokenRepo {
   repoId: number;
@@ -60,6 +60,7 @@ export function readIndexState(dataDir: string): IndexState {
   const version = readIndexVersion(dataDir);
   const manifests: LoadedManifest[] = [];
   const broken: BrokenRepo[] = [];
+  const headers: HeaderChecks = new Map();
   for (const repoId of repoDirs(dataDir)) {
     const m = loadManifest(dataDir, repoId);
     if (m === undefined) continue;
@@ -67,7 +68,7 @@ export function readIndexState(dataDir: string): IndexState {
       broken.push({ repoId, reason: m.unreadable });
       continue;
     }
-    const reason = indexProblem(dataDir, m);
+    const reason = indexProblem(dataDir, m, headers);
     if (reason === undefined) manifests.push(m);
     else broken.push(brokenFrom(m, reason));
   }
@@ -80,27 +81,41 @@ export function readIndexState(dataDir: string): IndexState {
  * size than the manifest recorded, a shard (or symbols file) whose header or table of
  * contents fails its checks.
  */
-export function indexProblem(dataDir: string, m: LoadedManifest): string | undefined {
+export function indexProblem(dataDir: string, m: LoadedManifest, headers: HeaderChecks = new Map()): string | undefined {
   const mark = readMark(dataDir, m.repoId);
   if (mark && (mark.generation === undefined || mark.generation === m.generation)) return mark.reason;
-  const dir = shardsDir(dataDir, m.repoId);
   const recorded = m.version === 2 ? m.fileBytes : undefined;
-  for (const file of named(m)) {
-    const st = statSync(join(dir, file), { throwIfNoEntry: false });
+  for (const { file, path } of namedPaths(dataDir, m)) {
+    const st = statSync(path, { throwIfNoEntry: false });
     if (!st) return `manifest.json names ${file}, which is missing`;
     if (!st.isFile()) return `manifest.json names ${file}, which is not a regular file`;
     const bytes = recorded?.[file];
     if (bytes !== undefined && st.size !== bytes) return `manifest.json names ${file} of ${bytes} bytes, which has ${st.size}`;
   }
   for (const s of m.shards) {
-    try {
-      checkShardHeader(join(dir, s.file));
-      if (s.symbols) checkShardHeader(join(dir, s.symbols), SYMBOLS_FORMAT);
-    } catch (err) {
-      return relativeReason(dir, (err as Error).message);
-    }
+    const files = shardFiles(dataDir, m.repoId, s);
+    const problem = checkedHeader(headers, files.path) ?? (files.symbols !== undefined ? checkedHeader(headers, files.symbols, SYMBOLS_FORMAT) : undefined);
+    if (problem !== undefined) return relativeReason(dirname(files.path), problem);
   }
   return undefined;
+}
+
+/**
+ * Header checks made while reading one index state, by path: a compound shard is named by
+ * each of its repositories' manifests and checked once. Undefined: it passed.
+ */
+export type HeaderChecks = Map<string, string | undefined>;
+
+function checkedHeader(headers: HeaderChecks, path: string, format = SHARD_FORMAT): string | undefined {
+  if (headers.has(path)) return headers.get(path);
+  let problem: string | undefined;
+  try {
+    checkShardHeader(path, format);
+  } catch (err) {
+    problem = (err as Error).message;
+  }
+  headers.set(path, problem);
+  return problem;
 }
 
 /** The repository's mark, or undefined. A mark that cannot be read still marks (no generation). */

@@ -28,8 +28,8 @@ import { removeLeftoverTemps } from '../runtime/owner.ts';
 import { shardsDir, syncFiles } from './data-dir.ts';
 import { planDelta, type DeltaPlan } from './delta.ts';
 import { indexProblem, readMark } from './index-health.ts';
-import { commitManifest, fileGeneration, loadManifest, MEMBERSHIP_EXT, removeUnlisted, repairMissedBump, shardFiles, symbolsPending, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard, type ShardFiles } from './manifest.ts';
-import { buildShard, type ShardFile, type ShardJob } from './shard-builder.ts';
+import { commitManifest, type CommitBatch, fileGeneration, loadManifest, MEMBERSHIP_EXT, removeUnlisted, repairMissedBump, shardFiles, symbolsPending, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard, type ShardFiles } from './manifest.ts';
+import { buildShard, type MemberResult, type ShardFile, type ShardJob } from './shard-builder.ts';
 import type { SymbolsJob } from './symbols-pass.ts';
 import { SHARD_EXT, SYMBOLS_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
 
@@ -88,6 +88,11 @@ export interface IndexOptions {
   revisions?: RevisionSelection;
   /** Build only what changed since the previous index, when possible (default true). */
   incremental?: boolean;
+  /**
+   * A git repository whose full build would hold at most this many bytes is handed back
+   * for a compound shard instead of built (indexOrPack); default: every one is built.
+   */
+  packBelow?: number;
   onProgress?: (p: BuildProgress) => void;
   /** After the content of a full build is searchable, the symbols pass's shards done (symbolsLater). */
   onSymbolsProgress?: (p: SymbolsProgress) => void;
@@ -161,7 +166,43 @@ export interface IndexSummary {
 /** The build worker's module (started by path: an entry point of the compiled build). */
 const BUILD_WORKER = 'daemon/index/build-worker.ts';
 
+/**
+ * A small repository's full build handed back to the caller instead of run (indexOrPack):
+ * built with others into a compound shard (pack-build.ts). It holds the repository's lock
+ * until release().
+ */
+export interface PackCandidate {
+  readonly repoId: number;
+  readonly repo: ManifestRepo;
+  readonly refs: GitRef[];
+  /** The git repository its blobs are read from. */
+  readonly gitDir: string;
+  /** Its file versions, sized, each with the indexes of the refs holding it. */
+  readonly files: ShardFile[];
+  /** Bytes of the files that would be indexed (within the size limit). */
+  readonly bytes: number;
+  /**
+   * Commits the repository as member `member` of the compound shard `file` (packs
+   * directory), as `built` says it holds it; with `batch`, index-version is bumped by the
+   * batch's end (manifest.ts startBatch). Its summary.
+   */
+  commit(file: string, member: number, built: MemberResult, batch: CommitBatch): IndexSummary;
+  /** Lets go of the repository (its lock): after its commit, or instead of it. */
+  release(): void;
+}
+
+/** Indexes the repository at `pathArg`. */
 export async function indexPath(pathArg: string, options: IndexOptions): Promise<IndexSummary> {
+  const { packBelow: _packBelow, ...whole } = options;
+  return (await indexOrPack(pathArg, whole)) as IndexSummary;
+}
+
+/**
+ * Indexes the repository at `pathArg`, or, when its full build would hold at most
+ * `options.packBelow` bytes, hands it back for a compound shard (PackCandidate, holding
+ * its lock) without building anything.
+ */
+export async function indexOrPack(pathArg: string, options: IndexOptions): Promise<IndexSummary | PackCandidate> {
   const started = performance.now();
   const root = resolve(pathArg);
   checkDirectory(pathArg, root);
@@ -183,6 +224,7 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
     const dir = shardsDir(options.dataDir, repoId);
     mkdirSync(dir, { recursive: true });
     const release = await acquireLock(join(dir, 'lock'), `repository ${repo.name}`);
+    let handedOver = false;
     try {
       const found = inspect(options.dataDir, repoId, options.minGeneration ?? 0);
       removeUnlisted(dir, found.previous);
@@ -190,7 +232,12 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
       repairMissedBump(options.dataDir, repoId);
       const run = new Run(options, repoId, repo, found, started);
       try {
-        return git ? await run.git(git) : await run.directory(root);
+        const out = git ? await run.git(git) : await run.directory(root);
+        if ('commit' in out) {
+          handedOver = true;
+          return { ...out, release };
+        }
+        return out;
       } catch (err) {
         run.discard();
         throw err;
@@ -198,7 +245,7 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
         await run.releaseThreads();
       }
     } finally {
-      release();
+      if (!handedOver) release();
     }
   } finally {
     git?.close();
@@ -329,7 +376,7 @@ class Run {
   private symbolsJob(from: string, index: number): SymbolsJob {
     this.previousShards ??= (() => {
       const prev = this.previous;
-      return this.repo.kind === 'git' && prev && this.damage === undefined && !symbolsPending(prev) ? prev.shards.map((s) => shardFiles(this.dir, s)) : [];
+      return this.repo.kind === 'git' && prev && this.damage === undefined && !symbolsPending(prev) ? prev.shards.map((s) => shardFiles(this.options.dataDir, this.repoId, s)) : [];
     })();
     return { from, finalPath: join(this.dir, `g${this.generation + 1}-y${index}${SYMBOLS_EXT}`), previous: this.previousShards };
   }
@@ -413,7 +460,7 @@ class Run {
     }
   }
 
-  async git(git: GitSource): Promise<IndexSummary> {
+  async git(git: GitSource): Promise<IndexSummary | Omit<PackCandidate, 'release'>> {
     const current = this.options.current;
     if (current && sameRefs(current.refs, git.refs) && sameRepo(current.repo, this.repo) && !(current.symbolsPending && this.options.symbols !== false)) {
       return this.summary('unchanged', git.refs, [], current, undefined, 0);
@@ -443,9 +490,33 @@ class Run {
       fullReason = 'incremental indexing is off';
     }
     const files = await this.sized(git, (await git.versions()).map((v) => ({ path: v.path, oid: v.oid, branches: v.refs })));
+    const packBelow = this.options.packBelow;
+    if (packBelow !== undefined) {
+      const bytes = files.reduce((n, f) => n + (f.size <= this.maxFileSize ? f.size : 0), 0);
+      if (bytes <= packBelow) return this.packCandidate(git, files, bytes, fullReason);
+    }
     const later = this.symbolsLater(files.length);
     const built = await this.build(git.refs, fromArray(cutShards(files, this.target, this.maxFileSize)), () => files.length, true, false, later ? false : this.options.symbols, git.gitDir, later);
     return this.finishFull(git.refs, built, 0, fullReason, later);
+  }
+
+  /** The full build handed back for a compound shard (PackCandidate; indexOrPack adds its release). */
+  private packCandidate(git: GitSource, files: ShardFile[], bytes: number, fullReason: string | undefined): Omit<PackCandidate, 'release'> {
+    const refs = git.refs;
+    return {
+      repoId: this.repoId,
+      repo: this.repo,
+      refs,
+      gitDir: git.gitDir,
+      files,
+      bytes,
+      commit: (file, member, built, batch) => {
+        const shards: ManifestShard[] = [{ file, member, docs: built.docs, liveDocs: built.docs, contentBytes: built.contentBytes, liveContentBytes: built.contentBytes, delta: false }];
+        const manifest = this.commit({ version: 2, repoId: this.repoId, repo: this.repo, generation: this.generation, refs, shards, indexedAt: this.indexedAt, files: built.docs, contentBytes: built.contentBytes, skipped: built.skipped.length, baseGeneration: this.generation }, batch);
+        const result: BuildResult = { docCount: built.docs, contentBytes: built.contentBytes, totalBytes: bytes, skipped: built.skipped, symbolCount: 0, symbolFailures: 0, members: [built] };
+        return this.summary('full', refs, [result], manifest, fullReason, built.docs + built.skipped.length);
+      },
+    };
   }
 
   /** The files with their blobs' sizes (read from git's object headers: no blob is read here). */
@@ -524,9 +595,9 @@ class Run {
     return { summary, manifest };
   }
 
-  private commit(next: Omit<Manifest, 'retired'>): Manifest {
+  private commit(next: Omit<Manifest, 'retired'>, batch?: CommitBatch): Manifest {
     const { subset: _subset, ...whole } = next;
-    const committed = commitManifest(this.options.dataDir, whole, this.previous);
+    const committed = commitManifest(this.options.dataDir, whole, this.previous, Date.now(), batch);
     this.options.onCommit?.(committed);
     return committed;
   }
@@ -545,19 +616,7 @@ class Run {
    */
   private async build(refs: GitRef[], groups: AsyncIterable<ShardFile[]>, totalFiles: () => number, counted: boolean, delta = false, symbols = this.options.symbols, gitDir?: string, later = false): Promise<Built> {
     const names: string[] = [];
-    const meta: ShardRepoMeta = {
-      name: this.repo.name,
-      id: this.repoId,
-      codeHostType: this.repo.codeHostType,
-      source: this.repo.source,
-      kind: this.repo.kind,
-      branch: refs[0]!.name,
-      commit: refs[0]!.commit,
-      remoteUrl: '',
-      archived: this.repo.archived,
-      fork: this.repo.fork,
-      visibility: this.repo.visibility,
-    };
+    const meta = shardRepoMeta(this.repoId, this.repo, refs);
     const { dir, generation, maxFileSize, maxTrigrams, indexedAt } = this;
     const branches = refs.map((r) => r.name);
     async function* jobs(): AsyncIterable<ShardJob> {
@@ -711,6 +770,23 @@ function checkDirectory(pathArg: string, root: string): void {
   } catch {
     throw new Error(`cannot index ${pathArg}: permission denied`);
   }
+}
+
+/** The repository as a shard records it (ShardRepoMeta), from its manifest record and refs. */
+export function shardRepoMeta(repoId: number, repo: ManifestRepo, refs: GitRef[]): ShardRepoMeta {
+  return {
+    name: repo.name,
+    id: repoId,
+    codeHostType: repo.codeHostType,
+    source: repo.source,
+    kind: repo.kind,
+    branch: refs[0]!.name,
+    commit: refs[0]!.commit,
+    remoteUrl: '',
+    archived: repo.archived,
+    fork: repo.fork,
+    visibility: repo.visibility,
+  };
 }
 
 /** Metadata of a repository indexed from a local path (`trawl index`): public, not archived, not a fork. */

@@ -55,7 +55,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { SHARD_EXT, SYMBOLS_EXT } from './shard-format.ts';
-import { shardsDir, writeFileAtomic } from './data-dir.ts';
+import { packsDir, shardsDir, writeFileAtomic } from './data-dir.ts';
 import { removeLeftoverTemps } from '../runtime/owner.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { GitRef } from '../repos/git.ts';
@@ -78,7 +78,15 @@ const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
 const INDEX_VERSION_MAX_BYTES = 4096;
 
 export interface ManifestShard {
+  /** The shard file: in the repository's directory, or with `member`, in the data dir's packs directory. */
   file: string;
+  /**
+   * The repository is member `member` of a compound shard (shard-reader.ts members), a file
+   * of the packs directory that holds several repositories. Its counts below are the
+   * member's. Such an entry has no membership file: a change to the repository builds it
+   * anew, and the compound shard's range of it is then named by no manifest (tombstoned).
+   */
+  member?: number;
   /** A membership file that replaces the shard's own branch lists. */
   membership?: string;
   /** A symbols file that replaces the shard's own (empty) symbol sections. */
@@ -226,6 +234,9 @@ export function readManifest(dataDir: string, repoId: number): LoadedManifest | 
 const SHARD_NAME = /^g\d+-\d+\.trawl$/;
 const MEMBERSHIP_NAME = /^g\d+-m\d+\.branches$/;
 const SYMBOLS_NAME = /^g\d+-y\d+\.symbols$/;
+/** Compound shards and their symbols files, in the packs directory (pack-files.ts names them). */
+export const PACK_NAME = /^p\d+-\d+\.trawl$/;
+export const PACK_SYMBOLS_NAME = /^p\d+-y\d+\.symbols$/;
 
 /** Whether `name` is the final name of a file a manifest may name: a shard, a membership file, a symbols file. */
 function indexFileName(name: string): boolean {
@@ -244,8 +255,9 @@ export interface ShardFiles {
   symbols?: string;
 }
 
-/** A shard entry's files as paths in `dir`. */
-export function shardFiles(dir: string, s: ManifestShard): ShardFiles {
+/** A shard entry's files as paths: in the repository's directory, or a compound shard's in the packs directory. */
+export function shardFiles(dataDir: string, repoId: number, s: ManifestShard): ShardFiles {
+  const dir = s.member !== undefined ? packsDir(dataDir) : shardsDir(dataDir, repoId);
   const files: ShardFiles = { path: join(dir, s.file) };
   if (s.membership) files.membership = join(dir, s.membership);
   if (s.symbols) files.symbols = join(dir, s.symbols);
@@ -275,6 +287,12 @@ function manifestProblem(raw: unknown, repoId: number): string | undefined {
   if (!isCount(m.baseGeneration) || !Array.isArray(m.retired)) return 'has a missing or malformed field';
   for (const s of m.shards as unknown[]) {
     const e = s as Record<string, unknown>;
+    if (typeof e === 'object' && e !== null && e.member !== undefined) {
+      if (!isCount(e.member) || typeof e.file !== 'string' || !PACK_NAME.test(e.file) || e.membership !== undefined) return `names a malformed compound shard ${JSON.stringify(e.file)}`;
+      if (e.symbols !== undefined && (typeof e.symbols !== 'string' || !PACK_SYMBOLS_NAME.test(e.symbols))) return `names a malformed symbols file ${JSON.stringify(e.symbols)}`;
+      if (!isCount(e.docs) || !isCount(e.liveDocs) || !isCount(e.contentBytes) || !isCount(e.liveContentBytes)) return `has malformed counts for ${e.file}`;
+      continue;
+    }
     if (typeof e !== 'object' || e === null || typeof e.file !== 'string' || !SHARD_NAME.test(e.file)) return `names a malformed shard ${JSON.stringify(e?.file ?? e)}`;
     if (e.membership !== undefined && (typeof e.membership !== 'string' || !MEMBERSHIP_NAME.test(e.membership))) return `names a malformed membership file ${JSON.stringify(e.membership)}`;
     if (e.symbols !== undefined && (typeof e.symbols !== 'string' || !SYMBOLS_NAME.test(e.symbols))) return `names a malformed symbols file ${JSON.stringify(e.symbols)}`;
@@ -332,9 +350,21 @@ export function readAllManifests(dataDir: string): LoadedManifest[] {
   return manifests;
 }
 
-/** Files a manifest names (shards, membership and symbols files), relative to its shards dir. */
+/** Files a manifest names in its repository's directory (shards, membership and symbols files). */
 export function named(m: LoadedManifest): string[] {
-  return m.shards.flatMap((s) => [s.file, ...(s.membership ? [s.membership] : []), ...(s.symbols ? [s.symbols] : [])]);
+  return m.shards.flatMap((s) => (s.member !== undefined ? [] : [s.file, ...(s.membership ? [s.membership] : []), ...(s.symbols ? [s.symbols] : [])]));
+}
+
+/** Files a manifest names in the packs directory (compound shards and their symbols files). */
+export function namedPacks(m: LoadedManifest): string[] {
+  return m.shards.flatMap((s) => (s.member === undefined ? [] : [s.file, ...(s.symbols ? [s.symbols] : [])]));
+}
+
+/** Every file a manifest names, with its path. */
+export function namedPaths(dataDir: string, m: LoadedManifest): Array<{ file: string; path: string }> {
+  const dir = shardsDir(dataDir, m.repoId);
+  const packs = packsDir(dataDir);
+  return [...named(m).map((file) => ({ file, path: join(dir, file) })), ...namedPacks(m).map((file) => ({ file, path: join(packs, file) }))];
 }
 
 /**
@@ -342,7 +372,7 @@ export function named(m: LoadedManifest): string[] {
  * name are retired; retired files past their grace, and stray files no manifest names
  * (temporary files of crashed runs), are deleted. The caller holds the repository's lock.
  */
-export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired' | 'indexVersion' | 'fileBytes'>, previous: LoadedManifest | undefined, now = Date.now()): Manifest {
+export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired' | 'indexVersion' | 'fileBytes'>, previous: LoadedManifest | undefined, now = Date.now(), batch?: CommitBatch): Manifest {
   const dir = shardsDir(dataDir, next.repoId);
   const keep = new Set(named(next as Manifest));
   const retired = new Map<string, number>();
@@ -350,11 +380,11 @@ export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired' |
   for (const f of previous ? named(previous) : []) if (!keep.has(f) && !retired.has(f)) retired.set(f, now);
   // The files are complete and flushed by now: their sizes are final.
   const fileBytes: Record<string, number> = {};
-  for (const f of keep) {
-    const st = statSync(join(dir, f), { throwIfNoEntry: false });
-    if (st) fileBytes[f] = st.size;
+  for (const { file, path } of namedPaths(dataDir, next as Manifest)) {
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (st) fileBytes[file] = st.size;
   }
-  const manifest: Manifest = { ...next, retired: [], indexVersion: newIndexVersion(), fileBytes };
+  const manifest: Manifest = { ...next, retired: [], indexVersion: batch?.version ?? newIndexVersion(), fileBytes };
   for (const [file, at] of retired) {
     if (now - at >= RETIRE_GRACE_MS) rmSync(join(dir, file), { force: true });
     else manifest.retired.push({ file, at });
@@ -362,12 +392,29 @@ export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired' |
   writeFileAtomic(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   // Committed. A mark names an older generation now (stale, header): it goes.
   rmSync(join(dir, BROKEN_MARK), { force: true });
-  bumpIndexVersion(dataDir, manifest.indexVersion);
+  if (!batch) bumpIndexVersion(dataDir, manifest.indexVersion);
   // Content committed before its symbols: the same run is writing the next generation's
   // symbols files (indexer.ts symbolsPass; the first ones may be done already, written by
   // threads that ran out of shards to build), which its next commit names.
   removeUnlisted(dir, manifest, manifest.symbolsPending ? manifest.generation + 1 : undefined);
   return manifest;
+}
+
+/**
+ * Commits of many repositories (a compound shard's) that bump index-version once, at the
+ * end (endBatch): searchers reload once, not once per repository. Each manifest records
+ * the version the end writes, so that a run killed before it is caught up (repairMissedBump).
+ */
+export interface CommitBatch {
+  version: string;
+}
+
+export function startBatch(): CommitBatch {
+  return { version: newIndexVersion() };
+}
+
+export function endBatch(dataDir: string, batch: CommitBatch): void {
+  bumpIndexVersion(dataDir, batch.version);
 }
 
 /**

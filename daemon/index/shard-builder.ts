@@ -38,8 +38,19 @@ export interface ShardFile {
   data?: Uint8Array;
   /** Git blob id (40 hex digits). */
   oid?: string;
-  /** Indexes into the job's `branches` of the branches holding this version; default [0]. */
+  /** Indexes into its repository's branches (ShardJob.branches, or its member's) of the branches holding this version; default [0]. */
   branches?: number[];
+  /** Its repository in a compound job: an index into ShardJob.members; default 0. */
+  member?: number;
+}
+
+/** A repository of a compound job (shard-format.ts ShardMember). */
+export interface JobMember {
+  repo: ShardRepoMeta;
+  /** Branch and tag names its files' `branches` refer to; [0] is its default branch. */
+  branches: string[];
+  /** The git repository its files' blobs are read from (readJobBlobs). */
+  gitDir?: string;
 }
 
 export interface ShardJob {
@@ -62,6 +73,16 @@ export interface ShardJob {
   later?: boolean;
   /** The git repository the files' blobs are read from (readJobBlobs, before buildShard). */
   gitDir?: string;
+  /**
+   * A compound shard's repositories (several small ones in one shard: each file names its
+   * `member`); absent: the shard's one repository is `repo`, with `branches` and `gitDir`.
+   */
+  members?: JobMember[];
+}
+
+/** The repositories of a job: its members, or its one repository. */
+export function jobMembers(job: ShardJob): JobMember[] {
+  return job.members ?? [{ repo: job.repo, branches: job.branches, ...(job.gitDir !== undefined ? { gitDir: job.gitDir } : {}) }];
 }
 
 export interface ShardResult {
@@ -73,13 +94,23 @@ export interface ShardResult {
   skipped: SkippedFile[];
   symbolCount: number;
   symbolFailures: number;
+  /** Per member of the job (jobMembers): its documents, their bytes and its files skipped. */
+  members: MemberResult[];
+}
+
+/** What a compound shard holds of one of its repositories. */
+export interface MemberResult {
+  docs: number;
+  contentBytes: number;
+  skipped: SkippedFile[];
 }
 
 export type ProgressFn = (files: number, bytes: number) => void;
 
 const PROGRESS_EVERY_FILES = 256;
 // 2: documents in static-rank order (file-class.ts) rather than path order.
-const BUILDER = 'trawl-shard-builder/2';
+// 3: members (format version 7): documents grouped by repository, each group in static-rank order.
+const BUILDER = 'trawl-shard-builder/3';
 
 // Shared structures are not used: each META section is self-describing (records carry
 // their own structure definitions inline), so a reader needs nothing but the section.
@@ -106,7 +137,19 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     const skippedFiles: ShardFile[] = [];
     const docHashes: number[] = [];
     const docOids: Array<string | undefined> = [];
-    const branchDocs: number[][] = job.branches.map(() => []);
+    const members = jobMembers(job);
+    // Each member's branch lists follow the previous member's in the branches section.
+    const branchBase: number[] = [];
+    const branchNames: string[] = [];
+    for (const m of members) {
+      branchBase.push(branchNames.length);
+      branchNames.push(...m.branches);
+    }
+    const branchDocs: number[][] = branchNames.map(() => []);
+    const memberFirst: number[] = members.map(() => 0);
+    const memberEnd: number[] = members.map(() => 0);
+    const memberSkipped: SkippedFile[][] = members.map(() => []);
+    let member = -1;
     let contentBytes = 0;
     let doneFiles = 0;
     let doneBytes = 0;
@@ -117,6 +160,12 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       doneFiles++;
       doneBytes += file.size;
       if (onProgress && doneFiles % PROGRESS_EVERY_FILES === 0) onProgress(doneFiles, doneBytes);
+      const m = file.member ?? 0;
+      if (m !== member) {
+        // (staticOrder groups the files by member, in member order.)
+        for (let k = member + 1; k <= m; k++) memberFirst[k] = docs.length;
+        member = m;
+      }
       const skip = (size: number, reason: SkippedFile['reason']): void => {
         skipped.push(file.oid ? { path: file.path, size, reason, oid: file.oid } : { path: file.path, size, reason });
         skippedFiles.push(file);
@@ -148,7 +197,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
         continue;
       }
       wordsBuilder?.add(docId, content);
-      for (const b of file.branches ?? [0]) branchDocs[b]!.push(docId);
+      for (const b of file.branches ?? [0]) branchDocs[branchBase[m]! + b]!.push(docId);
       docOids.push(file.oid);
       const language = detectLanguage(file.path, content.subarray(0, 256));
       let lang = languageIndex.get(language);
@@ -173,11 +222,16 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       symbols.add(docId, file.path, content);
     }
     onProgress?.(doneFiles, doneBytes);
+    for (let k = member + 1; k < members.length; k++) memberFirst[k] = docs.length;
+    members.forEach((_, k) => (memberEnd[k] = k + 1 < members.length ? memberFirst[k + 1]! : docs.length));
 
     // The skipped list keeps the order the files were given in (path order), not the documents'.
     const given = new Map(job.files.map((f, i) => [f, i]));
     const skippedAt = new Map(skippedFiles.map((f, i) => [skipped[i]!, given.get(f)!]));
     skipped.sort((a, b) => skippedAt.get(a)! - skippedAt.get(b)!);
+    skippedFiles.forEach((f, i) => memberSkipped[f.member ?? 0]!.push(skipped[i]!));
+    const skippedOrder = new Map(skipped.map((k, i) => [k, i]));
+    for (const list of memberSkipped) list.sort((a, b) => skippedOrder.get(a)! - skippedOrder.get(b)!);
 
     // The words first: their regions are free again before the postings' large ones are taken.
     const contentWords = wordsBuilder ? encodeContentWords(wordsBuilder.finish(WORD_MIN_DOCS), WORD_MIN_DOCS) : contentWordsOf([]);
@@ -221,7 +275,8 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     });
 
     const meta: ShardMeta = {
-      repo: job.repo,
+      repo: members[0]!.repo,
+      members: members.map((m, k) => ({ repo: m.repo, first: memberFirst[k]!, end: memberEnd[k]!, branchFirst: branchBase[k]!, branchEnd: branchBase[k]! + m.branches.length, skipped: memberSkipped[k]! })),
       shardIndex: job.shardIndex,
       docCount: docs.length,
       contentBytes,
@@ -246,12 +301,17 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       [SectionKind.NameNgrams, ngramTable(namePostings)],
       [SectionKind.NamePostings, namePostings.blob],
       ...builtSymbols.sections,
-      [SectionKind.Branches, encodeBranchLists({ names: job.branches, lists: branchDocs.map((l) => Uint32Array.from(l)) })],
+      [SectionKind.Branches, encodeBranchLists({ names: branchNames, lists: branchDocs.map((l) => Uint32Array.from(l)) })],
       [SectionKind.Oids, oidTable],
       [SectionKind.ContentWords, contentWords],
       [SectionKind.Meta, packMeta(meta)],
     ]), hash32(new Uint8Array(hashes.buffer)));
-    return { path: job.finalPath, docCount: docs.length, contentBytes, totalBytes: doneBytes, skipped, symbolCount: builtSymbols.count, symbolFailures: builtSymbols.failures };
+    const memberResults = members.map((_, k) => {
+      let bytes = 0;
+      for (let d = memberFirst[k]!; d < memberEnd[k]!; d++) bytes += docs[d]!.contentLen;
+      return { docs: memberEnd[k]! - memberFirst[k]!, contentBytes: bytes, skipped: memberSkipped[k]! };
+    });
+    return { path: job.finalPath, docCount: docs.length, contentBytes, totalBytes: doneBytes, skipped, symbolCount: builtSymbols.count, symbolFailures: builtSymbols.failures, members: memberResults };
   } catch (err) {
     contentBuilder?.dispose();
     wordsBuilder?.dispose();
@@ -261,14 +321,15 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
 }
 
 /**
- * The files in the order their documents take in the shard: by static rank (file-class.ts),
- * so that a search stopping at its `matches` has examined the likelier files first. A
+ * The files in the order their documents take in the shard: by member (a compound shard's
+ * repositories each hold a range of documents), then by static rank (file-class.ts), so
+ * that a search stopping at its `matches` has examined the likelier files first. A
  * document's number is its place in this order; nothing reads a shard assuming path order
  * (names are found through the name trigrams, listings sort by path themselves).
  */
 function staticOrder(files: ShardFile[]): ShardFile[] {
-  const keyed = files.map((file) => ({ file, key: staticRankKey(file.path) }));
-  keyed.sort((a, b) => compareStaticRank(a.key, b.key));
+  const keyed = files.map((file) => ({ file, member: file.member ?? 0, key: staticRankKey(file.path) }));
+  keyed.sort((a, b) => a.member - b.member || compareStaticRank(a.key, b.key));
   return keyed.map((k) => k.file);
 }
 

@@ -30,7 +30,12 @@ export const SHARD_MAGIC = 'TRAWLIDX';
 //      documents (content-words.ts), so that a negated literal that is such a word rules
 //      a document out without reading it. Version 5 shards are still read (a negated
 //      literal is then checked in each candidate's bytes).
-export const SHARD_VERSION = 6;
+//   7  several repositories per shard (a compound shard): meta.members lists each
+//      repository with its documents (a contiguous range) and its branches (a contiguous
+//      range of the branches section's lists, its default branch first). A shard of one
+//      repository has one member. Version 6 and older shards are read as one member
+//      holding every document and every branch.
+export const SHARD_VERSION = 7;
 /** Oldest version this reader accepts. */
 export const SHARD_MIN_VERSION = 2;
 
@@ -102,7 +107,7 @@ export const SECTION_ORDER_V4: readonly SectionKind[] = [...SECTION_ORDER_V3.sli
 /** Sections of a version-5 shard, in file order: version 4's, then the content follow masks before meta. */
 export const SECTION_ORDER_V5: readonly SectionKind[] = [...SECTION_ORDER_V4.slice(0, -1), SectionKind.ContentFollow, SectionKind.Meta];
 
-/** Sections every current (version 6) shard has, in file order: version 5's, then the content words before meta. */
+/** Sections of a version 6 or 7 shard, in file order: version 5's, then the content words before meta. */
 export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V5.slice(0, -1), SectionKind.ContentWords, SectionKind.Meta];
 
 /**
@@ -219,14 +224,34 @@ export interface ShardRepoMeta {
   visibility: 'public' | 'private';
 }
 
+/**
+ * A repository of a shard (version 7: ShardMeta.members). Its documents are
+ * [first, end), in static-rank order among themselves; its branches and tags are lists
+ * [branchFirst, branchEnd) of the branches section, the first its default branch; its
+ * lists hold only its own documents.
+ */
+export interface ShardMember {
+  repo: ShardRepoMeta;
+  first: number;
+  end: number;
+  branchFirst: number;
+  branchEnd: number;
+  /** Its files recorded as skipped, in the order they were given (path order). */
+  skipped: SkippedFile[];
+}
+
 /** The META section: a msgpack record. */
 export interface ShardMeta {
+  /** The shard's repository; of a compound shard, its first member's (version 7 readers use `members`). */
   repo: ShardRepoMeta;
+  /** Version 7: the repositories of the shard, by document range; absent before (one repository, `repo`). */
+  members?: ShardMember[];
   shardIndex: number;
   docCount: number;
   contentBytes: number;
   /** Language names; a document's language is an index into this list. */
   languages: string[];
+  /** Files recorded as skipped; of a compound shard, every member's (each member lists its own). */
   skipped: SkippedFile[];
   indexedAt: string;
   maxFileSize: number;

@@ -1,18 +1,22 @@
 // Reads a shard file, memory-mapped read-only.
 //
-// # The shard format, version 6 (history in shard-format.ts)
+// # The shard format, version 7 (history in shard-format.ts)
 //
 // A repository is indexed into one or more shard files (`<repoId>/g<generation>-<n>.trawl`
-// in the data dir, listed by the repository's manifest.json). All integers are
+// in the data dir, listed by the repository's manifest.json), or, when it is small, into a
+// compound shard with other small repositories (`packs/p<generation>-<n>.trawl`, named by
+// each of their manifests: pack-build.ts). A compound shard has the same layout; its meta
+// lists the repositories, each holding a contiguous range of the documents and of the
+// branch lists (below: members). All integers are
 // little-endian; "u64" values are stored as two u32 (low, high). Every section starts at a
 // multiple of 8 bytes so that typed-array views over the mapping are aligned.
 //
 //   offset 0   header, 64 bytes
 //     0   magic          8 bytes  "TRAWLIDX"
-//     8   version        u32      6
+//     8   version        u32      7
 //     12  headerSize     u32      64
 //     16  fileSize       u64      the whole file; a shorter file is truncated
-//     24  sectionCount   u32      16 in version 6 (15 in version 5, 14 in version 4, 13 in
+//     24  sectionCount   u32      16 in versions 6 and 7 (15 in version 5, 14 in version 4, 13 in
 //                                 version 3, 11 in version 2)
 //     28  tocHash        u32      xxHash32 (seed 0) of the table of contents
 //     32  reserved       28 bytes zero
@@ -59,10 +63,12 @@
 //                       symbol names joined by "\n")
 //     symbol-postings   as content-postings
 //     branches          which documents each branch or tag holds: one posting list per
-//                       branch (encoding documented in branch-set.ts); names[0] is the
-//                       default branch. A document on no branch is dead (replaced by a
-//                       later version); an incremental run may override this section with
-//                       a membership file named by the manifest.
+//                       branch (encoding documented in branch-set.ts); each repository's
+//                       lists are a range of them, its default branch first (names[0] in a
+//                       shard of one repository). A document on no branch is dead (replaced
+//                       by a later version); an incremental run may override this section
+//                       with a membership file named by the manifest (never for a compound
+//                       shard: its repositories are rebuilt whole).
 //     oids              20 bytes per document: its git blob id (zeros for a directory's files)
 //     symbol-index      (version 4) the distinct symbol names, sorted, each with its
 //                       definitions (record, where the name is in the file); layout and a
@@ -81,7 +87,11 @@
 //                       and a worked example in content-words.ts, which reads it
 //     meta              msgpack (records enabled, self-describing): ShardMeta in
 //                       shard-format.ts: repository and its flags, shard index,
-//                       languages, symbol kinds, skipped files with reasons, options
+//                       languages, symbol kinds, skipped files with reasons, options;
+//                       (version 7) members: per repository its record, its documents
+//                       [first, end) and its branch lists [branchFirst, branchEnd), the
+//                       ranges following one another from 0 (a shard of one repository has
+//                       one member; older shards are read as one holding everything)
 //
 // Trigrams are taken over "folded" bytes (core/index.ts foldBytes: ASCII upper case to
 // lower case, and the two non-ASCII code points that fold to ASCII), so one index serves
@@ -99,7 +109,7 @@
 // bytes are:
 //
 //   54 52 41 57 4c 49 44 58   "TRAWLIDX"
-//   06 00 00 00               version 6
+//   07 00 00 00               version 7
 //   40 00 00 00               header size 64
 //   .. .. .. .. 00 00 00 00   file size (low, high)
 //   10 00 00 00               16 sections
@@ -120,7 +130,8 @@
 // symbols section holds one record {name "x", kind "variable", line 1, endLine 1}. The
 // branches section names one branch, HEAD, whose list is the byte 00; oids is 20 zeros. The
 // symbol index holds one name "x" with one definition (record 0, start 4). content-words
-// lists no word: "int" is in one document, fewer than 8.
+// lists no word: "int" is in one document, fewer than 8. meta.members holds one member:
+// the repository, documents [0, 1), branch lists [0, 1).
 
 import { closeSync, readSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
@@ -144,6 +155,7 @@ import {
   SectionKind,
   TOC_ENTRY_SIZE,
   type SectionFileFormat,
+  type ShardMember,
   type ShardMeta,
   type SymbolsFileMeta,
 } from './shard-format.ts';
@@ -157,10 +169,10 @@ export interface RepoFacts {
   visibility: 'public' | 'private';
 }
 
-/** What a shard knows about itself, for the match tree to decide filters before reading a document (search/match-tree.ts). */
+/** What a shard knows about a repository of it, for the match tree to decide filters before reading a document (search/match-tree.ts). */
 export interface ShardFacts {
   repoName: string;
-  /** The shard's branches and tags; [0] is the default branch. */
+  /** The repository's branches and tags in the shard; [0] is the default branch. */
   branches: readonly string[];
   archived: boolean;
   fork: boolean;
@@ -344,6 +356,11 @@ export class Shard {
    * membership file an incremental run wrote for it (branch-set.ts).
    */
   readonly branches: BranchSet;
+  /**
+   * The repositories of the shard, by document range (shard-format.ts ShardMember): a
+   * compound shard's several, else one holding every document and branch.
+   */
+  readonly members: readonly ShardMember[];
   /** Bytes of each section by name (SECTION_NAMES), for size reports. */
   readonly sectionBytes: ReadonlyMap<string, number>;
   /** The whole mapping; the sections below are views into it. */
@@ -470,6 +487,7 @@ export class Shard {
     } catch (err) {
       throw new ShardError(path, (err as Error).message);
     }
+    this.members = readMembers(path, meta, this.docCount, this.branches.names.length, options.membership !== undefined);
   }
 
   /**
@@ -537,12 +555,29 @@ export class Shard {
   }
 
   /**
-   * What the match tree may decide about this shard without reading a document. The
-   * repository's current flags (from its manifest) override the ones stored at build time.
+   * What the match tree may decide about member `member` of this shard without reading a
+   * document. The repository's current flags (from its manifest) override the ones stored
+   * at build time.
    */
-  facts(repo?: RepoFacts): ShardFacts {
-    const r = repo ?? this.meta.repo;
-    return { repoName: r.name, branches: this.branches.names, archived: r.archived, fork: r.fork, visibility: r.visibility, languages: this.meta.languages };
+  facts(member: number, repo?: RepoFacts): ShardFacts {
+    const m = this.members[member]!;
+    const r = repo ?? m.repo;
+    const names = this.branches.names;
+    const branches = m.branchFirst === 0 && m.branchEnd === names.length ? names : names.slice(m.branchFirst, m.branchEnd);
+    return { repoName: r.name, branches, archived: r.archived, fork: r.fork, visibility: r.visibility, languages: this.meta.languages };
+  }
+
+  /** The member holding document `doc` (members hold ascending ranges). */
+  memberOf(doc: number): number {
+    const members = this.members;
+    let lo = 0;
+    let hi = members.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (members[mid]!.first <= doc) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   }
 
   /** The document owning symbol record `record` (symbols section). */
@@ -807,6 +842,34 @@ export class Shard {
     }
     return bytes;
   }
+}
+
+/**
+ * The shard's members (version 7), checked: ranges of documents and of branch lists that
+ * follow one another from 0 to the end, each member with a default branch. Older shards
+ * hold one repository: one member with every document and branch. A membership file
+ * (an incremental run's) replaces the lists of a one-member shard only.
+ */
+function readMembers(path: string, meta: ShardMeta, docCount: number, branchCount: number, membership: boolean): ShardMember[] {
+  const listed = meta.members;
+  if (listed === undefined) return [{ repo: meta.repo, first: 0, end: docCount, branchFirst: 0, branchEnd: branchCount, skipped: meta.skipped }];
+  if (!Array.isArray(listed) || listed.length === 0) throw new ShardError(path, 'lists no repository');
+  if (membership) {
+    if (listed.length !== 1) throw new ShardError(path, 'a compound shard cannot take a membership file');
+    return [{ ...listed[0]!, branchEnd: branchCount }];
+  }
+  let doc = 0;
+  let branch = 0;
+  for (const m of listed) {
+    const ok = typeof m === 'object' && m !== null && typeof m.repo === 'object' && m.repo !== null && typeof m.repo.name === 'string' && Array.isArray(m.skipped);
+    if (!ok || m.first !== doc || !(Number.isInteger(m.end) && m.end >= m.first) || m.branchFirst !== branch || !(Number.isInteger(m.branchEnd) && m.branchEnd > m.branchFirst)) {
+      throw new ShardError(path, 'repository table is malformed');
+    }
+    doc = m.end;
+    branch = m.branchEnd;
+  }
+  if (doc !== docCount || branch !== branchCount) throw new ShardError(path, 'repository table does not match the documents and branches');
+  return listed;
 }
 
 /** The end of the pair starting at `start` (pairs sorted by start), or undefined. */

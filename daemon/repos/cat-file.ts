@@ -91,6 +91,13 @@ export async function objectSizes(gitDir: string, oids: readonly string[]): Prom
   return sizes;
 }
 
+/** The bytes of `git cat-file --batch`'s answer for these blobs: the buffer readObjects needs. */
+export function answerBytes(oids: readonly string[], sizes: readonly number[]): number {
+  let total = 0;
+  for (let i = 0; i < oids.length; i++) total += `${oids[i]} blob ${sizes[i]}\n`.length + sizes[i]! + 1;
+  return total;
+}
+
 /**
  * The contents of the objects, whose sizes the caller knows (objectSizes), as views into one
  * buffer: `reuse` when it is large enough, else a new one (returned, to be reused next
@@ -100,13 +107,8 @@ export async function objectSizes(gitDir: string, oids: readonly string[]): Prom
  * object.
  */
 export async function readObjects(gitDir: string, oids: readonly string[], sizes: readonly number[], reuse?: Buffer): Promise<{ buffer: Buffer; views: Uint8Array[] }> {
-  let total = 0;
-  const heads: string[] = [];
-  for (let i = 0; i < oids.length; i++) {
-    const head = `${oids[i]} blob ${sizes[i]}\n`;
-    heads.push(head);
-    total += head.length + sizes[i]! + 1;
-  }
+  const heads = oids.map((oid, i) => `${oid} blob ${sizes[i]}\n`);
+  const total = answerBytes(oids, sizes);
   const buffer = reuse && reuse.length >= total ? reuse : Buffer.allocUnsafeSlow(total);
   if (oids.length === 0) return { buffer, views: [] };
   const child = start(gitDir, ['--batch']);

@@ -56,9 +56,9 @@ export class CollectSink implements Sink {
 
   async waiting(): Promise<void> {}
 
-  take(files: ShapedFile[], repository: RepositoryInfo): void {
+  take(files: ShapedFile[], repositories: RepositoryInfo[]): void {
     for (const f of files) this.files.push(f);
-    if (!this.repos.has(repository.id)) this.repos.set(repository.id, repository);
+    for (const r of repositories) if (!this.repos.has(r.id)) this.repos.set(r.id, r);
   }
 
   async shardDone(): Promise<void> {}

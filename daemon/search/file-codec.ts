@@ -14,7 +14,8 @@
 //     names: each string once), each part padded to 8
 //   per file, a record of f64 score, f64 hit.score, then u32 count, total, repositoryId,
 //     shard, doc, definition (0/1), repository (string number), path's UTF-8 length,
-//     json length, ranges, name ranges, branches, term frequencies, lines + 1 (0: none);
+//     json length, ranges, name ranges, branches, term frequencies, lines + 1 (0: none),
+//     member (the hit's repository in a compound shard), 0 (padding to 8);
 //     then the JSON bytes, the path's bytes, then the u32 arrays ranges, nameRanges,
 //     branches (string numbers), termFreqs, lines: each padded to 8. (Paths are not in
 //     the strings: each is a file's own, and looking them up cost more than writing them.)
@@ -31,7 +32,7 @@ import { packr } from './protocol.ts';
 import type { ShapedFile } from './shape-file.ts';
 import type { ShardHit } from './shard-search.ts';
 
-const FIXED_BYTES = 2 * 8 + 14 * 4;
+const FIXED_BYTES = 2 * 8 + 16 * 4;
 const pad8 = (n: number): number => (n + 7) & ~7;
 
 /**
@@ -214,6 +215,8 @@ function packFiles(groups: ShapedFile[][], head: Uint8Array, roomy: boolean, roo
       u32[w + 11] = h.branches.length;
       u32[w + 12] = h.termFreqs.length;
       u32[w + 13] = h.lines === undefined ? 0 : h.lines.length + 1;
+      u32[w + 14] = h.member;
+      u32[w + 15] = 0;
       at += FIXED_BYTES;
       bytes.set(f.json, at);
       at += pad8(f.json.length);
@@ -352,7 +355,7 @@ class PackedFile implements ShapedFile {
     };
     const hitScore = new Float64Array(this.m.bytes.buffer, this.m.bytes.byteOffset + this.at, 2)[1]!;
     // The keys in the order shard-search.ts and shape-file.ts create them (one shape).
-    const hit: ShardHit = { doc: u32[w + 4]!, ranges: array(u32[w + 9]!), nameRanges: array(u32[w + 10]!), branches: array(u32[w + 11]!).map((i) => strings[i]!), termFreqs: array(u32[w + 12]!), score: hitScore, definition: u32[w + 5] === 1 };
+    const hit: ShardHit = { doc: u32[w + 4]!, member: u32[w + 14]!, ranges: array(u32[w + 9]!), nameRanges: array(u32[w + 10]!), branches: array(u32[w + 11]!).map((i) => strings[i]!), termFreqs: array(u32[w + 12]!), score: hitScore, definition: u32[w + 5] === 1 };
     const lines = u32[w + 13]!;
     if (lines > 0) hit.lines = array(lines - 1);
     return hit;

@@ -40,10 +40,20 @@ export function specialize(node: PlanNode, facts: ShardFacts, branch: string): T
  * default branch send it); any other value is a glob (repos/glob.ts).
  */
 export function refFilter(glob: string): (name: string, isDefault: boolean) => boolean {
-  if (glob === 'HEAD') return (_name, isDefault) => isDefault;
-  const g = compileRefGlob(glob);
-  return (name) => g.test(name);
+  let test = refFilters.get(glob);
+  if (test) refFilters.delete(glob);
+  else if (glob === 'HEAD') test = (_name, isDefault) => isDefault;
+  else {
+    const g = compileRefGlob(glob);
+    test = (name) => g.test(name);
+  }
+  refFilters.set(glob, test);
+  if (refFilters.size > REPO_PATTERNS_KEPT) refFilters.delete(refFilters.keys().next().value!);
+  return test;
 }
+
+/** `branch:` globs compiled, the most recently used kept (as `repo:` patterns, below). */
+const refFilters = new Map<string, (name: string, isDefault: boolean) => boolean>();
 
 function bind(n: PlanNode, f: ShardFacts, branch: string): Tree {
   switch (n.op) {
@@ -59,28 +69,96 @@ function bind(n: PlanNode, f: ShardFacts, branch: string): Tree {
     case 'sym':
       return { op: n.op, term: n.term, id: n.id };
     case 'repo':
-      // Repository names are matched case-insensitively: code hosts treat them so.
-      return new RE2(n.pattern, 'i').test(f.repoName) ? TRUE : FALSE;
     case 'branch':
-      // The shard's first branch is its repository's default one (ShardFacts.branches).
-      return refFilter(n.glob)(branch, branch === f.branches[0]) ? TRUE : FALSE;
+    case 'archived':
+    case 'fork':
+    case 'visibility':
+      return repoAtom(n, f, branch) ? TRUE : FALSE;
     case 'lang': {
       const i = f.languages.indexOf(n.language);
       return i < 0 ? FALSE : { op: 'lang', lang: i };
     }
+  }
+}
+
+/** A filter on the repository or the ref: decided per repository and branch, before any document. */
+export type RepoAtom = Extract<PlanNode, { op: 'repo' | 'branch' | 'archived' | 'fork' | 'visibility' }>;
+
+/**
+ * The repository and ref filters of a plan, each once, in the order first met: what
+ * decides which of a shard's repositories and branches share a tree (shard-search.ts).
+ */
+export function repoAtoms(root: PlanNode): RepoAtom[] {
+  const out: RepoAtom[] = [];
+  const seen = new Set<string>();
+  const walk = (n: PlanNode): void => {
+    switch (n.op) {
+      case 'and':
+      case 'or':
+        n.children.forEach(walk);
+        return;
+      case 'not':
+        walk(n.child);
+        return;
+      case 'repo':
+      case 'branch':
+      case 'archived':
+      case 'fork':
+      case 'visibility': {
+        const key = JSON.stringify(n);
+        if (!seen.has(key)) {
+          seen.add(key);
+          out.push(n);
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** Whether a repository or ref filter holds for a repository (its facts) on `branch`. */
+export function repoAtom(n: RepoAtom, f: ShardFacts, branch: string): boolean {
+  switch (n.op) {
+    case 'repo':
+      // Repository names are matched case-insensitively: code hosts treat them so.
+      return repoPattern(n.pattern).test(f.repoName);
+    case 'branch':
+      // A repository's first branch is its default one (ShardFacts.branches).
+      return refFilter(n.glob)(branch, branch === f.branches[0]);
     case 'archived':
       return flag(n.value, f.archived);
     case 'fork':
       return flag(n.value, f.fork);
     case 'visibility':
-      return n.value === 'any' || n.value === f.visibility ? TRUE : FALSE;
+      return n.value === 'any' || n.value === f.visibility;
   }
 }
 
 /** archived:/fork: yes includes (default), no excludes, only keeps only. */
-function flag(value: 'yes' | 'no' | 'only', has: boolean): Tree {
-  if (value === 'yes') return TRUE;
-  return (value === 'only') === has ? TRUE : FALSE;
+function flag(value: 'yes' | 'no' | 'only', has: boolean): boolean {
+  if (value === 'yes') return true;
+  return (value === 'only') === has;
+}
+
+/**
+ * `repo:` patterns compiled, the most recently used kept: a search decides the filter for
+ * every repository it holds, and a compound shard holds hundreds. (The planner checked
+ * each pattern's compiled size before the search was accepted.)
+ */
+const REPO_PATTERNS_KEPT = 64;
+const repoPatterns = new Map<string, RE2>();
+
+function repoPattern(pattern: string): RE2 {
+  let re = repoPatterns.get(pattern);
+  if (re) repoPatterns.delete(pattern);
+  else re = new RE2(pattern, 'i');
+  repoPatterns.set(pattern, re);
+  if (repoPatterns.size > REPO_PATTERNS_KEPT) repoPatterns.delete(repoPatterns.keys().next().value!);
+  return re;
 }
 
 function simplify(t: Tree): Tree {

@@ -22,7 +22,7 @@ import type { SearchOptions, WireResponse } from './search-options.ts';
 import { emptyCounters, emptyStats, type SearchRequest, type SearchStats, type ShardCounters } from './types.ts';
 
 /** A search task without its shards: whoever starts it knows which shards it runs on. */
-export type TaskParams = Omit<SearchTask, 'shards'>;
+export type TaskParams = Omit<SearchTask, 'catalog' | 'shards' | 'only'>;
 
 export interface MergeDeps {
   /** Starts the task on the shards (0 to count - 1); `grant` as SearchPool.start. */
@@ -94,7 +94,7 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
     for (const p of parts) {
       if (p.files.length === 0 || !taking()) continue;
       const crashes = sink.crashes;
-      await sink.take(p.files, p.repository);
+      await sink.take(p.files, p.repositories);
       stats.crashes += sink.crashes - crashes;
     }
     await sink.partDone();
@@ -140,7 +140,7 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
           const files = past && definitionsPastCut ? reply.files.filter((f) => f.hit.definition) : reply.files;
           if (files.length > 0 && taking()) {
             const crashes = sink.crashes;
-            await sink.take(files, reply.repository);
+            await sink.take(files, reply.repositories);
             stats.crashes += sink.crashes - crashes;
           }
           ranges += r.found;

@@ -16,7 +16,7 @@ import { InThreadWorker, type WorkerLike } from '../runtime/in-thread-worker.ts'
 import { startTsWorker } from '../runtime/ts-worker.ts';
 import { SEARCH_WORKER_LIMITS } from './worker-limits.ts';
 import { unpackMessage, unpackValue } from './file-codec.ts';
-import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack, type FromWorker, type PartialReply, type SearchTask, type ShardReply, type ToWorker } from './protocol.ts';
+import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack, type FromWorker, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
 
 /** The worker thread's module (started by path: an entry point of the compiled build). */
 const WORKER = 'daemon/search/search-thread.ts';
@@ -173,6 +173,9 @@ export class SearchPool {
   private readonly runs = new Map<number, Run>();
   /** The bitmaps shared so far (shareVerified), for workers started later. */
   private readonly verified = new Map<string, SharedArrayBuffer>();
+  /** The catalogs the workers hold (catalog()), packed, for workers started later. */
+  private readonly catalogs = new Map<number, Uint8Array>();
+  private nextCatalog = 1;
   private closed = false;
   private nextRun = 1;
   private nextWorker = 1;
@@ -260,6 +263,25 @@ export class SearchPool {
       }
     }
     return { busy: busy.size, queued };
+  }
+
+  /**
+   * Gives every worker (and any started later) the shards of an index version: searches
+   * name them by their place in it (SearchTask.catalog, shards), so a search's message does
+   * not carry thousands of them. Its id; dropCatalog() once no search will name it.
+   */
+  catalog(refs: ShardRef[]): number {
+    const id = this.nextCatalog++;
+    const body = pack(refs);
+    this.catalogs.set(id, body);
+    for (const s of this.slots) this.post(s, { kind: 'catalog', id, body });
+    return id;
+  }
+
+  /** No search will name the catalog again: the workers forget it. */
+  dropCatalog(id: number): void {
+    if (!this.catalogs.delete(id)) return;
+    for (const s of this.slots) this.post(s, { kind: 'drop-catalog', id });
   }
 
   /**
@@ -396,6 +418,7 @@ export class SearchPool {
     const fresh = this.spawn();
     this.slots[i] = fresh;
     if (this.verified.size > 0) this.post(fresh, { kind: 'verified', add: [...this.verified], gone: [] });
+    for (const [id, body] of this.catalogs) this.post(fresh, { kind: 'catalog', id, body });
     for (const run of [...this.runs.values()]) {
       for (let s = 0; s < run.size; s++) {
         if (run.claimant(s) === slot.id && !run.settled(s)) run.resolve(s, { status: 'failed', error: `search worker failed: ${err.message}`, queuedNs: 0 });

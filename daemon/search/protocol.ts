@@ -74,13 +74,26 @@ export function pastCut(cut: Cut, ranges: number, loadedKiB: number): boolean {
 /** A shard's content bytes loaded as the cut counts them. */
 export const loadedKiB = (bytes: number): number => Math.ceil(bytes / 1024);
 
-/** One shard of a search: its file, membership and symbols files, and the repository as listed now. Made by shardRef(). */
+/**
+ * One shard of the index: its file, membership and symbols files, and the repositories of
+ * it that serve (a compound shard's members whose manifests name it; the others are
+ * tombstoned there), each with its current record. Made by shardRef(). The workers get
+ * the index's shards once per index version (a catalog: ToWorker 'catalog'), and a search
+ * names them by their place in it.
+ */
 export interface ShardRef {
   shardPath: string;
   /** The membership file that replaces the shard's branch lists (manifest.ts). */
   membership?: string;
   /** The symbols file that replaces the shard's symbol sections (manifest.ts). */
   symbols?: string;
+  /** Its serving repositories, by ascending member. */
+  members: MemberRef[];
+}
+
+/** A repository of a shard (shard-reader.ts members): its member number, id and current record. */
+export interface MemberRef {
+  member: number;
   repoId: number;
   /** The repository's current record, from its manifest (it may have changed since the build). */
   repo?: ListedRepo;
@@ -97,7 +110,15 @@ export interface SearchTask {
   limit: number;
   /** Brute force: bypass the index, verify every document with the reference matcher. */
   brute: boolean;
-  shards: ShardRef[];
+  /** The catalog (SearchPool.catalog) its shards are named in. */
+  catalog: number;
+  /** Its shards, in the order they are claimed and answered: places in the catalog. */
+  shards: number[];
+  /**
+   * Per shard of `shards`, the members searched when the caller may see only some of its
+   * repositories (indexes into the ShardRef's `members`); null or absent: all of them.
+   */
+  only?: Array<number[] | null> | undefined;
   /** When no more shards are claimed (the searcher's cut). */
   cut: Cut;
   /**
@@ -143,9 +164,9 @@ export const SPECULATE_WHOLE_DOCS = 64;
 export type ShardReply =
   /**
    * `files`: the hits shaped, in the shard's order (`result.hits` is empty: each file holds
-   * its hit); `repository`: the repositoryInfo entry of the shard's repository.
+   * its hit); `repositories`: the repositoryInfo entries of its files' repositories.
    */
-  | { status: 'done'; result: ShardSearchResult; files: ShapedFile[]; repository: RepositoryInfo; queuedNs: number }
+  | { status: 'done'; result: ShardSearchResult; files: ShapedFile[]; repositories: RepositoryInfo[]; queuedNs: number }
   /** Not run: the search stopped (it had enough, its time was up, its client left). */
   | { status: 'skipped' }
   /** `corrupt`: the shard failed its checks (ShardError), as opposed to a crash of the worker. */
@@ -155,6 +176,14 @@ export type ShardReply =
 export type ToWorker =
   /** A new search: `body` is a packed SearchTask; `sentAt` (ms since the epoch) gives each shard's `wait`. */
   | { kind: 'search'; run: number; body: Uint8Array; control: SharedArrayBuffer; cancel: SharedArrayBuffer; sentAt: number }
+  /**
+   * The shards of an index version, named by searches by their place (SearchTask.catalog):
+   * sent once per version rather than with every search (thousands of repositories made
+   * every search's message hundreds of KB). `body` is a packed ShardRef[].
+   */
+  | { kind: 'catalog'; id: number; body: Uint8Array }
+  /** No search will name this catalog again. */
+  | { kind: 'drop-catalog'; id: number }
   /** More shards of a known search were granted (or it stopped): claim again. */
   | { kind: 'resume'; run: number }
   /** Drop the mapping of these shard files (a re-index retired them). */
@@ -187,18 +216,23 @@ export interface FromWorker {
 /** Files of a stream's shard shaped before the shard is done (search-worker.ts, PartialHits). */
 export interface PartialReply {
   files: ShapedFile[];
-  repository: RepositoryInfo;
+  /** The repositoryInfo entries of the files' repositories. */
+  repositories: RepositoryInfo[];
 }
 
 /**
  * A ShardRef with its keys always present, in the order RECORDS declares (an absent file or
  * repository is undefined, not a missing key): an object of another key list is defined
- * again in every task that carries it, which cost a search over Linux's ten shards ~0.05 ms
- * when each shard gained its symbols file.
+ * again in every message that carries it.
  */
-export function shardRef(shardPath: string, repoId: number, membership?: string, symbols?: string, repo?: ManifestRepo): ShardRef {
+export function shardRef(shardPath: string, members: MemberRef[], membership?: string, symbols?: string): ShardRef {
+  return { shardPath, membership, symbols, members };
+}
+
+/** A MemberRef with its keys always present (as shardRef). */
+export function memberRef(member: number, repoId: number, repo?: ManifestRepo): MemberRef {
   const listed: ListedRepo | undefined = repo && { name: repo.name, archived: repo.archived, fork: repo.fork, visibility: repo.visibility, displayName: repo.displayName, codeHostType: repo.codeHostType, externalWebUrl: repo.externalWebUrl || undefined };
-  return { shardPath, repoId, membership, symbols, repo: listed };
+  return { member, repoId, repo: listed };
 }
 
 /** How workers and the searcher key an open shard: the file and the files opened with it (a new membership or symbols file is another shard). */
@@ -212,14 +246,15 @@ export function shardKey(shardPath: string, membership?: string, symbols?: strin
  * sides of every message. A test checks a real reply's objects against it.
  */
 export const RECORDS: readonly string[][] = [
-  ['status', 'result', 'files', 'repository', 'queuedNs'],
+  ['status', 'result', 'files', 'repositories', 'queuedNs'],
   ['hits', 'counters', 'filtered', 'more', 'found', 'termDocs', 'speculative'],
   Object.keys(emptyCounters()),
   ['id', 'codeHostType', 'name', 'displayName', 'webUrl'],
   ['status'],
-  // (TaskParams as mergeSearch makes it, then its shards: pool.start({ ...task, shards }).)
-  ['planId', 'plan', 'limit', 'brute', 'cut', 'batch', 'definitionsPastCut', 'shape', 'speculateFrom', 'caller', 'shards'],
-  ['shardPath', 'repoId', 'membership', 'symbols', 'repo'],
+  // (TaskParams as mergeSearch makes it, then its shards: pool.start({ ...task, catalog, shards, only }).)
+  ['planId', 'plan', 'limit', 'brute', 'cut', 'batch', 'definitionsPastCut', 'shape', 'speculateFrom', 'caller', 'catalog', 'shards', 'only'],
+  ['shardPath', 'membership', 'symbols', 'members'],
+  ['member', 'repoId', 'repo'],
   ['name', 'archived', 'fork', 'visibility', 'displayName', 'codeHostType', 'externalWebUrl'],
   ['ranges', 'rankedRanges', 'loadedKiB'],
   ['contextLines', 'whole', 'maxWholeBytes', 'baseUrl'],

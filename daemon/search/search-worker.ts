@@ -18,8 +18,9 @@ import type { MessagePort } from 'node:worker_threads';
 import { Shard, ShardError } from '../index/shard-reader.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
-import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, SPECULATE_WHOLE_DOCS, type FromWorker, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
-import { searchShardSteps, type PartialHits, type ShardHit, type ShardSearchResult } from './shard-search.ts';
+import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, SPECULATE_WHOLE_DOCS, type FromWorker, type MemberRef, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
+import { searchShardSteps, type PartialHits, type SearchMember, type ShardHit, type ShardSearchResult } from './shard-search.ts';
+import type { RepositoryInfo } from './types.ts';
 import { keepChunks, messageSent, resultRepo, shapeForMessage, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
 import { compareRanked } from './rank.ts';
 import { dropSpares, packMessage, recycle } from './file-codec.ts';
@@ -30,6 +31,8 @@ import { collectHeap } from '../runtime/collect-heap.ts';
 let port: MessagePort;
 let workerId = 0;
 const shards = new Map<string, Shard>();
+/** The shards of each index version the pool told of (protocol.ts, 'catalog'), by id. */
+const catalogs = new Map<number, ShardRef[]>();
 /** The shared documents-checked bitmaps, by shard file (protocol.ts, 'verified'). */
 const verified = new Map<string, SharedArrayBuffer>();
 const NONE: number[] = [];
@@ -40,8 +43,40 @@ interface Running {
   claimedPastCut: boolean;
   steps: Generator<undefined, ShardSearchResult, undefined>;
   shard: Shard;
-  repo: ResultRepo;
+  repos: RepoOf;
   queuedNs: number;
+}
+
+/** The repository of a hit of a shard, as results show it (made once per member asked for). */
+interface RepoOf {
+  (member: number): ResultRepo;
+}
+
+/** The results' repositories of a shard's members searched (MemberRef by member). */
+function reposOf(refs: readonly MemberRef[], shard: Shard, baseUrl: string): RepoOf {
+  const made = new Map<number, ResultRepo>();
+  const single = refs.length === 1 ? refs[0]! : undefined;
+  return (member) => {
+    let r = made.get(member);
+    if (!r) {
+      const ref = single?.member === member ? single : refs.find((m) => m.member === member)!;
+      made.set(member, (r = resultRepo(ref.repoId, ref.repo, shard, baseUrl, member)));
+    }
+    return r;
+  };
+}
+
+/** The repositoryInfo entries of files' repositories, each once. */
+function infosOf(files: readonly ShapedFile[], repos: RepoOf): RepositoryInfo[] {
+  const out: RepositoryInfo[] = [];
+  let last = -1;
+  for (const f of files) {
+    if (f.hit.member === last) continue;
+    last = f.hit.member;
+    const info = repos(last).info;
+    if (!out.includes(info)) out.push(info);
+  }
+  return out;
 }
 
 /** A search this worker works on, or may be asked to resume (it left it for lack of a grant). */
@@ -129,7 +164,7 @@ function claim(s: Known): { shard: number; pastCut: boolean } | undefined {
 interface Answered {
   reply: ShardReply;
   shard?: Shard;
-  repo?: ResultRepo;
+  repos?: RepoOf;
 }
 
 /**
@@ -144,16 +179,16 @@ const PARTIAL_MS = 25;
 const PARTIAL_MAX_FILES = 400;
 
 /** Shard `i`'s hits as unshaped file results; what only scoring (done) needed stays here: the reply is packed and copied. */
-function filesOf(hits: ShardHit[], shard: Shard, repo: ResultRepo, i: number): ShapedFile[] {
+function filesOf(hits: ShardHit[], shard: Shard, repos: RepoOf, i: number): ShapedFile[] {
   return hits.map((hit) => {
-    const f = unshapedFile(hit, repo, shard.name(hit.doc), i);
+    const f = unshapedFile(hit, repos(hit.member), shard.name(hit.doc), i);
     f.hit.termFreqs = NONE;
     return f;
   });
 }
 
 /** Hands a stream's hits over as they are found: shaped and posted to the searcher (PartialReply). */
-function partialSender(run: number, i: number, shard: Shard, repo: ResultRepo, task: SearchTask): PartialHits {
+function partialSender(run: number, i: number, shard: Shard, repos: RepoOf, task: SearchTask): PartialHits {
   let last = -1;
   return {
     due(count) {
@@ -161,13 +196,13 @@ function partialSender(run: number, i: number, shard: Shard, repo: ResultRepo, t
     },
     send(hits) {
       last = performance.now();
-      const files = filesOf(hits, shard, repo, i);
+      const files = filesOf(hits, shard, repos, i);
       for (const f of files) {
-        shapeForMessage(f, shard, repo, task.shape);
+        shapeForMessage(f, shard, repos(f.hit.member), task.shape);
         f.hit.lines = undefined;
         f.hit.chunks = undefined;
       }
-      const body = packMessage({ files: NO_FILES, repository: repo.info } satisfies PartialReply, [files], true);
+      const body = packMessage({ files: NO_FILES, repositories: infosOf(files, repos) } satisfies PartialReply, [files], true);
       messageSent();
       port.postMessage({ run, shards: [i], body, partial: true } satisfies FromWorker, [body.buffer]);
     },
@@ -188,28 +223,43 @@ function planOf(task: SearchTask): { plan: Plan; matchers: Matcher[] } {
   return kept;
 }
 
+/** The catalog entry of shard `i` of a search. */
+function refOf(task: SearchTask, i: number): ShardRef {
+  const catalog = catalogs.get(task.catalog);
+  if (!catalog) throw new Error(`search names catalog ${task.catalog}, which this worker was not given`);
+  return catalog[task.shards[i]!]!;
+}
+
+/** The members of a shard a search searches: the catalog's (those that serve), or the caller's share of them. */
+function membersOf(ref: ShardRef, only: number[] | null | undefined): { refs: MemberRef[]; search: SearchMember[] } {
+  const refs = only ? only.map((k) => ref.members[k]!) : ref.members;
+  return { refs, search: refs.map((m) => ({ member: m.member, repo: m.repo })) };
+}
+
 /** Starts searching shard `i` of a search: its steps, or its failure's answer. */
 function startShard(s: Known, i: number, claimedPastCut: boolean): Running | Answered {
   const task = s.task;
-  const ref = task.shards[i]!;
   const queuedNs = Math.max(0, Math.round((performance.timeOrigin + performance.now() - s.sentAt) * 1e6));
+  let ref: ShardRef | undefined;
   try {
+    ref = refOf(task, i);
     const { plan, matchers } = planOf(task);
     const shard = shardAt(ref);
-    const repo = resultRepo(ref.repoId, ref.repo, shard, task.shape.baseUrl);
+    const members = membersOf(ref, task.only?.[i]);
+    const repos = reposOf(members.refs, shard, task.shape.baseUrl);
     // (Every key given, undefined where it does not apply: one object shape for every shard.)
     const steps = searchShardSteps(shard, plan, matchers, {
       limit: task.limit,
       isCancelled: () => Atomics.load(s.flag, 0) !== 0,
       useIndex: !task.brute,
-      repo: ref.repo,
+      members: members.search,
       definitionsOnly: () => claimedPastCut || Atomics.load(s.control, CONTROL_DEFS_ONLY) !== 0,
       locate: task.batch ? undefined : { contextLines: task.shape.contextLines, keep: keepChunks },
-      partial: task.batch ? undefined : partialSender(s.run, i, shard, repo, task),
+      partial: task.batch ? undefined : partialSender(s.run, i, shard, repos, task),
       speculate: i >= task.speculateFrom ? SPECULATE_WHOLE_DOCS : undefined,
       shouldYield,
     });
-    return { i, claimedPastCut, steps, shard, repo, queuedNs };
+    return { i, claimedPastCut, steps, shard, repos, queuedNs };
   } catch (err) {
     return { reply: failed(ref, err, queuedNs) };
   }
@@ -225,15 +275,15 @@ function stepShard(s: Known, r: Running): Answered | undefined {
     const result = step.value;
     // A shard claimed past the cut is past the searcher's cut too (protocol.ts): of its
     // hits the searcher keeps the definitions only.
-    const files = filesOf(r.claimedPastCut ? result.hits.filter((hit) => hit.definition) : result.hits, r.shard, r.repo, r.i);
+    const files = filesOf(r.claimedPastCut ? result.hits.filter((hit) => hit.definition) : result.hits, r.shard, r.repos, r.i);
     result.hits = [];
     result.termDocs = NONE;
     // A stream sends every file it takes: all are shaped now. A blocking search's are
     // shaped once the worker's batch is complete (finish()).
-    if (!task.batch) for (const f of files) shapeForMessage(f, r.shard, r.repo, task.shape);
-    answered = { reply: { status: 'done', result, files, repository: r.repo.info, queuedNs: r.queuedNs }, shard: r.shard, repo: r.repo };
+    if (!task.batch) for (const f of files) shapeForMessage(f, r.shard, r.repos(f.hit.member), task.shape);
+    answered = { reply: { status: 'done', result, files, repositories: infosOf(files, r.repos), queuedNs: r.queuedNs }, shard: r.shard, repos: r.repos };
   } catch (err) {
-    answered = { reply: failed(task.shards[r.i]!, err, r.queuedNs) };
+    answered = { reply: failed(refOf(task, r.i), err, r.queuedNs) };
   }
   const reply = answered.reply;
   // (Capped: the counts only have to pass the cut, and must not wrap around.)
@@ -245,8 +295,8 @@ function stepShard(s: Known, r: Running): Answered | undefined {
 }
 
 /** A shard that failed: its mapping is dropped (a corrupt one is opened afresh next time). */
-function failed(ref: ShardRef, err: unknown, queuedNs: number): ShardReply {
-  shards.delete(shardKey(ref.shardPath, ref.membership, ref.symbols));
+function failed(ref: ShardRef | undefined, err: unknown, queuedNs: number): ShardReply {
+  if (ref) shards.delete(shardKey(ref.shardPath, ref.membership, ref.symbols));
   return { status: 'failed', error: (err as Error).message, queuedNs, corrupt: err instanceof ShardError };
 }
 
@@ -269,10 +319,10 @@ function shapeBest(task: SearchTask, answered: Answered[]): void {
     if (budget <= 0) break;
     if (a.reply.status !== 'done') continue; // its shard failed below
     try {
-      shapeForMessage(f, a.shard!, a.repo!, task.shape, budget);
+      shapeForMessage(f, a.shard!, a.repos!(f.hit.member), task.shape, budget);
       budget -= f.count;
     } catch (err) {
-      a.reply = failed(task.shards[f.shard]!, err, a.reply.queuedNs);
+      a.reply = failed(refOf(task, f.shard), err, a.reply.queuedNs);
     }
   }
 }
@@ -432,6 +482,12 @@ function onMessage(msg: ToWorker): void {
   switch (msg.kind) {
     case 'forget':
       for (const k of msg.keys) shards.delete(k);
+      return;
+    case 'catalog':
+      catalogs.set(msg.id, packr.unpack(msg.body) as ShardRef[]);
+      return;
+    case 'drop-catalog':
+      catalogs.delete(msg.id);
       return;
     case 'verified':
       for (const [path, bitmap] of msg.add) verified.set(path, bitmap);

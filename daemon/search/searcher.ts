@@ -22,9 +22,8 @@
 // reports it to the index view, which marks the repository broken: later searches leave
 // the whole repository out until it is re-indexed.
 
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { ServiceError } from '../errors.ts';
-import { shardsDir } from '../index/data-dir.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
 import { manifestRepoName, shardFiles, type ManifestRepo } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
@@ -32,7 +31,7 @@ import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
 import { mergeSearch, type TaskParams } from './merge.ts';
 import type { PoolRun } from './pool.ts';
 import { SearchPool } from './pool.ts';
-import { shardKey, shardRef, type ShardRef } from './protocol.ts';
+import { memberRef, shardKey, shardRef, type ShardRef } from './protocol.ts';
 import type { SearchOptions, SearchService, WireResponse } from './search-options.ts';
 import { resultRepo, shapeInto, type ShapedFile, type ShapeOptions } from './shape-file.ts';
 import { parseJson } from './wire.ts';
@@ -75,25 +74,40 @@ interface ShardEntry {
   symbols?: string;
   /** shardKey(path, membership, symbols): how the workers and the shaping cache name the open shard. */
   key: string;
+  /**
+   * The repositories it serves, by ascending member: a shard of one repository's, or the
+   * members of a compound shard whose manifests name it (the others are tombstoned there).
+   */
+  members: EntryMember[];
+  /** Which documents have passed their checksum, shared by every thread that reads the file (Shard.open). */
+  verified: SharedArrayBuffer;
+  /** Its place in the snapshot's catalog (what a search names it by). */
+  index: number;
+}
+
+/** A repository a shard serves (ShardEntry.members). */
+interface EntryMember {
+  /** Its member number in the shard file (shard-reader.ts members). */
+  member: number;
   repoId: number;
-  /** Who may see its repository (IndexView.visibility): what a search's repoFilter is asked. */
+  /** Who may see the repository (IndexView.visibility): what a search's repoFilter is asked. */
   visibility: 'public' | 'private';
   /** The manifest's generation: what a shard error marks broken. */
   generation: number;
   /** From the manifest; undefined for manifests written before it was recorded. */
   repo?: ManifestRepo;
-  /** Which documents have passed their checksum, shared by every thread that reads the file (Shard.open). */
-  verified: SharedArrayBuffer;
 }
 
 interface Snapshot {
   entries: ShardEntry[];
+  /** The pool's catalog of its entries (SearchPool.catalog), made at its first search. */
+  catalog?: number;
   /** Repositories left out because their index is broken, and how many shards each had. */
   broken: Array<{ repoId: number; visibility: 'public' | 'private'; shards: number }>;
   /** Searches running on this snapshot. */
   users: number;
   /** Its entries by "<repoId>/<shard file>" (a cluster's units), made when first asked for. */
-  byUnit?: Map<string, ShardEntry>;
+  byUnit?: Map<string, { entry: ShardEntry; member: number }>;
 }
 
 export class Searcher implements SearchService {
@@ -127,33 +141,55 @@ export class Searcher implements SearchService {
   private snapshot(state: IndexState): void {
     this.state = state;
     const entries: ShardEntry[] = [];
+    /** Compound shards' entries by file: each repository naming one joins it. */
+    const byPath = new Map<string, ShardEntry>();
     const manifests = [...state.manifests].sort((a, b) => {
       const x = manifestRepoName(a);
       const y = manifestRepoName(b);
       return x < y ? -1 : x > y ? 1 : a.repoId - b.repoId;
     });
     for (const m of manifests) {
-      const dir = shardsDir(this.options.dataDir, m.repoId);
       const visibility = this.view.visibility(m);
       for (const s of m.shards) {
-        const { path, membership, symbols } = shardFiles(dir, s);
+        const { path, membership, symbols } = shardFiles(this.options.dataDir, m.repoId, s);
+        const member: EntryMember = { member: s.member ?? 0, repoId: m.repoId, visibility, generation: m.generation };
+        if (m.repo) member.repo = m.repo;
+        const known = byPath.get(path);
+        if (known) {
+          known.members.push(member);
+          continue;
+        }
         let verified = this.bitmaps.get(path);
         if (!verified) {
           verified = new SharedArrayBuffer(s.docs);
           this.bitmaps.set(path, verified);
         }
-        const entry: ShardEntry = { path, key: shardKey(path, membership, symbols), repoId: m.repoId, visibility, generation: m.generation, verified };
+        const entry: ShardEntry = { path, key: shardKey(path, membership, symbols), members: [member], verified, index: entries.length };
         if (membership) entry.membership = membership;
         if (symbols) entry.symbols = symbols;
-        if (m.repo) entry.repo = m.repo;
+        if (s.member !== undefined) byPath.set(path, entry);
         entries.push(entry);
       }
     }
+    for (const e of byPath.values()) e.members.sort((a, b) => a.member - b.member);
     // A broken repository whose visibility is unknown (its manifest is lost) counts as private.
     const broken = state.broken.map((b) => ({ repoId: b.repoId, visibility: b.visibility ?? ('private' as const), shards: Math.max(1, b.shards ?? 1) }));
     if (this.current.users > 0) this.held.add(this.current);
+    else this.dropCatalog(this.current);
     this.current = { entries, broken, users: 0 };
     this.release();
+  }
+
+  /** The snapshot's catalog in the pool, made now if it has none. */
+  private catalogOf(pool: SearchPool, snapshot: Snapshot): number {
+    snapshot.catalog ??= pool.catalog(snapshot.entries.map(refOf));
+    return snapshot.catalog;
+  }
+
+  /** A snapshot no search will use again: the workers forget its catalog. */
+  private dropCatalog(snapshot: Snapshot): void {
+    if (snapshot.catalog !== undefined) this.pool?.dropCatalog(snapshot.catalog);
+    snapshot.catalog = undefined;
   }
 
   /** Shard files (and membership and symbols files) that a running search may still open. */
@@ -180,6 +216,8 @@ export class Searcher implements SearchService {
     if (!this.pool) {
       this.pool = new SearchPool(this.options.workers);
       this.shared = null;
+      // Catalogs made for a pool that was closed name nothing in this one.
+      for (const snap of [this.current, ...this.held]) snap.catalog = undefined;
       this.shareBitmaps();
     }
     return this.pool;
@@ -257,33 +295,47 @@ export class Searcher implements SearchService {
     snapshot.users++;
     try {
       const filter = options.repoFilter;
-      const entries = filter ? snapshot.entries.filter((e) => filter(e)) : snapshot.entries;
+      const { entries, only } = visibleShards(snapshot.entries, filter);
       // The shards of broken repositories the caller may see count as failed: the answer
       // says it is not exhaustive, as it did when such a shard failed in the search.
       const lost = (filter ? snapshot.broken.filter((b) => filter(b)) : snapshot.broken).reduce((n, b) => n + b.shards, 0);
-      const res = await this.searchSnapshot(entries, req, options, lost);
+      const res = await this.searchSnapshot(snapshot, entries, only, req, options, lost);
       // Stopped with a reason the caller must hear (the server's shutdown deadline), not
       // because its client left: partial results would pass for a (non-exhaustive) answer.
       const reason: unknown = options.signal?.reason;
       if (reason instanceof ServiceError) throw reason;
       return res;
     } finally {
-      snapshot.users--;
-      if (snapshot.users === 0 && this.held.delete(snapshot)) this.release();
+      this.done(snapshot);
     }
   }
 
-  private searchSnapshot(shards: ShardEntry[], req: Required<SearchRequest>, options: SearchOptions, lostShards: number): Promise<WireResponse> {
+  /** A search on `snapshot` ended. */
+  private done(snapshot: Snapshot): void {
+    snapshot.users--;
+    if (snapshot.users === 0 && this.held.delete(snapshot)) {
+      this.dropCatalog(snapshot);
+      this.release();
+    }
+  }
+
+  private searchSnapshot(snapshot: Snapshot, shards: ShardEntry[], only: Array<number[] | null> | undefined, req: Required<SearchRequest>, options: SearchOptions, lostShards: number): Promise<WireResponse> {
     const pool = this.startPool();
-    const refs = shards.map(refOf);
+    const catalog = this.catalogOf(pool, snapshot);
+    const indexes = shards.map((e) => e.index);
     return mergeSearch(shards.length, req, options, {
       workers: pool.size,
       lostShards,
       shape: this.shapeOptions(req),
-      start: (task, cancel, grant) => pool.start({ ...task, shards: refs }, cancel, grant),
+      start: (task, cancel, grant) => pool.start({ ...task, catalog, shards: indexes, only }, cancel, grant),
       reshape: (i, shape, f, budget) => this.reshape(shards[i]!, shape, f, budget),
-      corrupt: (i, error) => this.view.report(shards[i]!.repoId, shards[i]!.generation, error),
+      corrupt: (i, error) => this.corrupt(shards[i]!, error),
     });
+  }
+
+  /** A shard failed its checks: every repository it serves is marked broken. */
+  private corrupt(entry: ShardEntry, error: string): void {
+    for (const m of entry.members) this.view.report(m.repoId, m.generation, error);
   }
 
   /**
@@ -303,27 +355,29 @@ export class Searcher implements SearchService {
     snapshot.users++;
     const byUnit = unitsOf(snapshot);
     const entries: ShardEntry[] = [];
+    const only: Array<number[] | null> = [];
     const held = units.map((u) => {
-      const e = byUnit.get(`${u.repoId}/${u.file}`);
-      if (!e) return -1;
-      entries.push(e);
+      const found = byUnit.get(`${u.repoId}/${u.file}`);
+      if (!found) return -1;
+      entries.push(found.entry);
+      only.push(found.entry.members.length === 1 ? null : [found.member]);
       return entries.length - 1;
     });
     // The task's speculateFrom counts units; the run's shards are the units held.
     const speculateFrom = task.speculateFrom >= units.length ? task.speculateFrom : held.slice(0, task.speculateFrom).filter((at) => at >= 0).length;
-    const run = pool.start({ ...task, speculateFrom, shards: entries.map(refOf) }, cancel, grant, releasesFiles);
+    const catalog = this.catalogOf(pool, snapshot);
+    const run = pool.start({ ...task, speculateFrom, catalog, shards: entries.map((e) => e.index), only: only.some((o) => o !== null) ? only : undefined }, cancel, grant, releasesFiles);
     let released = false;
     return {
       run,
       held,
       workers: pool.size,
       reshape: (i, shape, f, budget) => this.reshape(entries[i]!, shape, f, budget),
-      corrupt: (i, error) => this.view.report(entries[i]!.repoId, entries[i]!.generation, error),
+      corrupt: (i, error) => this.corrupt(entries[i]!, error),
       release: () => {
         if (released) return;
         released = true;
-        snapshot.users--;
-        if (snapshot.users === 0 && this.held.delete(snapshot)) this.release();
+        this.done(snapshot);
       },
     };
   }
@@ -335,8 +389,8 @@ export class Searcher implements SearchService {
   reshapeUnit(unit: { repoId: number; file: string }, shape: ShapeOptions, f: ShapedFile, budget: number): ShapedFile | undefined {
     const state = this.view.current();
     if (state !== this.state) this.snapshot(state);
-    const entry = unitsOf(this.current).get(`${unit.repoId}/${unit.file}`);
-    return entry && this.reshape(entry, shape, f, budget);
+    const found = unitsOf(this.current).get(`${unit.repoId}/${unit.file}`);
+    return found && this.reshape(found.entry, shape, f, budget);
   }
 
   /** How this daemon shapes a request's files (its limits and its address in webUrl). */
@@ -370,7 +424,9 @@ export class Searcher implements SearchService {
       const shard = this.shard(entry);
       // (Field by field: a message's file reads its path and hit on demand, getters a spread would not copy.)
       const g: ShapedFile = { json: f.json, count: f.count, total: f.total, score: f.score, repositoryId: f.repositoryId, repository: f.repository, path: f.path, hit: f.hit, shard: f.shard };
-      shapeInto(g, shard, resultRepo(entry.repoId, refOf(entry).repo, shard, shape.baseUrl), shape, budget);
+      const member = refOf(entry).members.find((m) => m.member === f.hit.member);
+      if (!member) throw new Error(`a file of ${entry.path} names member ${f.hit.member}, which the search did not search`);
+      shapeInto(g, shard, resultRepo(member.repoId, member.repo, shard, shape.baseUrl, member.member), shape, budget);
       return g;
     } catch (err) {
       if (err instanceof ShardError) this.damaged(entry, err);
@@ -378,10 +434,10 @@ export class Searcher implements SearchService {
     }
   }
 
-  /** A shard failed its checks while shaping: forget its mapping, mark its repository broken. */
+  /** A shard failed its checks while shaping: forget its mapping, mark its repositories broken. */
   private damaged(entry: ShardEntry, err: ShardError): void {
     this.mapped.delete(entry.key);
-    this.view.report(entry.repoId, entry.generation, err.message);
+    this.corrupt(entry, err.message);
   }
 }
 
@@ -408,14 +464,49 @@ export function parseFile(f: ShapedFile): FileResult {
   return parseJson(f.json) as FileResult;
 }
 
-function unitsOf(snapshot: Snapshot): Map<string, ShardEntry> {
+function unitsOf(snapshot: Snapshot): Map<string, { entry: ShardEntry; member: number }> {
   if (!snapshot.byUnit) {
     snapshot.byUnit = new Map();
-    for (const e of snapshot.entries) snapshot.byUnit.set(`${e.repoId}/${basename(e.path)}`, e);
+    for (const entry of snapshot.entries) entry.members.forEach((m, member) => snapshot.byUnit!.set(`${m.repoId}/${basename(entry.path)}`, { entry, member }));
   }
   return snapshot.byUnit;
 }
 
-function refOf(s: ShardEntry): ShardRef {
-  return shardRef(s.path, s.repoId, s.membership, s.symbols, s.repo);
+/**
+ * The shards a caller may see (`filter`, asked of each repository), and per shard the
+ * members it may see when that is only some of them (indexes into its members; null: all).
+ */
+function visibleShards(all: ShardEntry[], filter: SearchOptions['repoFilter']): { entries: ShardEntry[]; only: Array<number[] | null> | undefined } {
+  if (!filter) return { entries: all, only: undefined };
+  const entries: ShardEntry[] = [];
+  let only: Array<number[] | null> | undefined;
+  for (const e of all) {
+    if (e.members.length === 1) {
+      if (!filter(e.members[0]!)) continue;
+      entries.push(e);
+      only?.push(null);
+      continue;
+    }
+    const seen: number[] = [];
+    e.members.forEach((m, k) => {
+      if (filter(m)) seen.push(k);
+    });
+    if (seen.length === 0) continue;
+    if (seen.length < e.members.length) only ??= entries.map(() => null);
+    entries.push(e);
+    only?.push(seen.length === e.members.length ? null : seen);
+  }
+  return { entries, only };
+}
+
+/** What the workers know of a shard (its catalog entry). */
+const refs = new WeakMap<ShardEntry, ShardRef>();
+
+function refOf(e: ShardEntry): ShardRef {
+  let ref = refs.get(e);
+  if (!ref) {
+    ref = shardRef(e.path, e.members.map((m) => memberRef(m.member, m.repoId, m.repo)), e.membership, e.symbols);
+    refs.set(e, ref);
+  }
+  return ref;
 }

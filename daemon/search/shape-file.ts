@@ -46,11 +46,12 @@ export interface ResultRepo {
   info: RepositoryInfo;
 }
 
-/** The repository as results show it: the manifest's record, else what the shard stored. */
-export function resultRepo(repoId: number, listed: ListedRepo | undefined, shard: Shard, baseUrl: string = DEFAULT_BASE_URL): ResultRepo {
-  const m = shard.meta.repo;
+/** The repository (member `member` of the shard) as results show it: the manifest's record, else what the shard stored. */
+export function resultRepo(repoId: number, listed: ListedRepo | undefined, shard: Shard, baseUrl: string = DEFAULT_BASE_URL, member = 0): ResultRepo {
+  const stored = shard.members[member]!;
+  const m = stored.repo;
   const base = listed
-    ? { id: repoId, name: listed.name, displayName: listed.displayName, codeHostType: listed.codeHostType, defaultBranch: shard.branches.names[0] ?? m.branch }
+    ? { id: repoId, name: listed.name, displayName: listed.displayName, codeHostType: listed.codeHostType, defaultBranch: shard.branches.names[stored.branchFirst] ?? m.branch }
     : { id: m.id, name: m.name, displayName: displayName(m.name), codeHostType: m.codeHostType as CodeHostType, defaultBranch: m.branch };
   const out: ResultRepo = {
     id: base.id,

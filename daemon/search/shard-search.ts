@@ -8,7 +8,7 @@ import { intersectPostings, intersectSorted, locateLines, shapeChunks, unionSort
 import type { NgramTable, RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
 import type { Plan, Term } from '../query/terms.ts';
 import type { NgramQuery } from '../query/ngram-query.ts';
-import { refFilter, specialize, type Tree } from './match-tree.ts';
+import { repoAtom, repoAtoms, specialize, type RepoAtom, type Tree } from './match-tree.ts';
 import type { Matcher } from './matcher.ts';
 import { symbolNameRange } from '../symbols/name-range.ts';
 import { symbolHits, type SymbolHits } from './symbol-search.ts';
@@ -20,6 +20,8 @@ import { emptyCounters, type ShardCounters } from './types.ts';
 
 export interface ShardHit {
   doc: number;
+  /** The shard's repository holding it (shard-reader.ts members): 0 but in a compound shard. */
+  member: number;
   /** Flat [start, end, ...] byte ranges in the content, ascending, not overlapping. */
   ranges: number[];
   /**
@@ -78,9 +80,17 @@ export interface ShardSearchResult {
   speculative: boolean;
 }
 
-/** Branches whose versions the same tree decides (see branchClasses). */
+/** A repository of a shard to search (shard-reader.ts members), with its current record. */
+export interface SearchMember {
+  member: number;
+  /** Its flags as listed now (the manifest's): they override those the shard stored. */
+  repo?: RepoFacts | undefined;
+}
+
+/** Branches of the shard's repositories whose versions the same tree decides (see branchClasses). */
 interface BranchClass {
-  branches: number[];
+  /** Its branches (indexes into the shard's branch lists) by member, members ascending. */
+  byMember: Map<number, number[]>;
   tree: Tree;
 }
 
@@ -157,7 +167,12 @@ export interface ShardSearchOptions {
   isCancelled?: () => boolean;
   /** False: every document is a candidate (the brute-force oracle). Default true. */
   useIndex?: boolean;
-  repo?: RepoFacts | undefined;
+  /**
+   * The shard's repositories to search, ascending, with their current records; default:
+   * every one, as the shard stored it. A compound shard's members left out (replaced since,
+   * or hidden from the caller) are never examined.
+   */
+  members?: readonly SearchMember[] | undefined;
   /**
    * Becomes true when the search wants only the documents defining a name of the query
    * from here on (it is past its cut, searcher.ts): the rest of the shard is skipped. The
@@ -206,13 +221,13 @@ export function searchShard(shard: Shard, plan: Plan, matchers: Matcher[], optio
  * (matcher.ts).
  */
 export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[], options: ShardSearchOptions): Generator<undefined, ShardSearchResult, undefined> {
-  const { limit, repo, definitionsOnly, locate, partial, speculate, shouldYield } = options;
+  const { limit, definitionsOnly, locate, partial, speculate, shouldYield } = options;
   const isCancelled = options.isCancelled ?? NEVER;
   const useIndex = options.useIndex ?? true;
   const counters = emptyCounters();
   const result: ShardSearchResult = { hits: [], counters, filtered: false, more: false, found: 0, termDocs: [], speculative: false };
   const t0 = process.hrtime.bigint();
-  const classes = branchClasses(plan, shard.facts(repo));
+  const classes = branchClasses(plan, shard, options.members ?? everyMember(shard));
   let construction = Number(process.hrtime.bigint() - t0);
   if (classes.length === 0) {
     result.filtered = true;
@@ -233,10 +248,13 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
   /** Documents examined before the others (definition-first.ts), found once per shard. */
   let first: Uint32Array | undefined;
   for (const cls of classes) {
-    let clsNames: string[] | undefined;
+    /** Per member, the names of its one branch in the class (one list for all its hits). */
+    const clsNames = new Map<number, string[]>();
+    const single = cls.byMember.size === 1 ? cls.byMember.keys().next().value! : -1;
     const tc = process.hrtime.bigint();
-    // Documents on none of the class's branches are other branches' versions (or dead).
-    const onBranches = docsOnAny(shard, cls.branches);
+    // Documents on none of the class's branches are other branches' versions (or dead),
+    // or another repository's.
+    const onBranches = classDocs(shard, cls);
     first ??= definingDocs(shard, positiveLiterals(plan), useIndex);
     const examine: Examine = { cap: Math.min(EXAMINE_PER_LIMIT * (limit + 1), PRIOR_MAX_CANDIDATES), capped: false };
     const candidatesOf = (): Uint32Array | null => intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers, examine));
@@ -310,10 +328,17 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
       tried++;
       if (!matches) continue;
       matched++;
-      const branches = cls.branches.length === 1 ? cls.branches : cls.branches.filter((b) => shard.branches.has(b, doc));
-      // One class of one branch: every hit's branch list is the same, and nothing changes
-      // it (only several classes add to and sort a hit's): one list for all of them.
-      const branchNames = byDoc === undefined && cls.branches.length === 1 ? (clsNames ??= branches.map((b) => shard.branches.names[b]!)) : branches.map((b) => shard.branches.names[b]!);
+      const member = single >= 0 ? single : shard.memberOf(doc);
+      const memberBranches = cls.byMember.get(member)!;
+      const branches = memberBranches.length === 1 ? memberBranches : memberBranches.filter((b) => shard.branches.has(b, doc));
+      // One class, a member's one branch: every hit's branch list is the same, and nothing
+      // changes it (only several classes add to and sort a hit's): one list for all of them.
+      let branchNames: string[];
+      if (byDoc === undefined && memberBranches.length === 1) {
+        let names = clsNames.get(member);
+        if (!names) clsNames.set(member, (names = [shard.branches.names[memberBranches[0]!]!]));
+        branchNames = names;
+      } else branchNames = branches.map((b) => shard.branches.names[b]!);
       const seen = byDoc?.get(doc);
       if (seen) {
         // Matched on branches of an earlier class too: one result, every branch.
@@ -327,7 +352,7 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
       const ranges = normalize(found.content);
       // Whether a match is a whole word is decided now, while the document's bytes around
       // it are in the CPU's caches: scoring comes a few hundred documents later.
-      const hit: ShardHit = { doc, content: ctx.content, ranges, nameRanges: normalize(found.names), branches: branchNames, termFreqs, score: 0, definition: i < front, wholeWord: ctx.content !== undefined && hasWholeWord(ctx.content, ranges) };
+      const hit: ShardHit = { doc, member, content: ctx.content, ranges, nameRanges: normalize(found.names), branches: branchNames, termFreqs, score: 0, definition: i < front, wholeWord: ctx.content !== undefined && hasWholeWord(ctx.content, ranges) };
       if (locate && ctx.content && hit.ranges.length > 0) {
         const chunks = shapeChunks(ctx.content, hit.ranges, locate.contextLines, locate.keep);
         if (chunks) hit.chunks = chunks;
@@ -353,8 +378,16 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
   counters.matchTreeSearch = search;
   result.hits = (byDoc ? [...byDoc.values()] : kept).sort((a, b) => a.doc - b.doc);
   if (classes.length > 1) {
-    const order = new Map(shard.branches.names.map((n, i) => [n, i]));
-    for (const h of result.hits) h.branches.sort((a, b) => order.get(a)! - order.get(b)!);
+    // In the shard's order of the member's branches (names are unique within a member).
+    const orders = new Map<number, Map<string, number>>();
+    for (const h of result.hits) {
+      let order = orders.get(h.member);
+      if (!order) {
+        const m = shard.members[h.member]!;
+        orders.set(h.member, (order = new Map(shard.branches.names.slice(m.branchFirst, m.branchEnd).map((n, i) => [n, i]))));
+      }
+      h.branches.sort((a, b) => order.get(a)! - order.get(b)!);
+    }
   }
   if (result.found > limit) result.more = true;
   if (result.hits.length > 0) {
@@ -379,35 +412,75 @@ export interface PartialHits {
   send(hits: ShardHit[]): void;
 }
 
+/** Every repository of the shard, as it stored them. */
+function everyMember(shard: Shard): SearchMember[] {
+  return shard.members.map((_, member) => ({ member }));
+}
+
+/** The repository and ref filters of each plan (kept while the plan is). */
+const atomsOfPlan = new WeakMap<Plan, RepoAtom[]>();
+
 /**
- * Groups the shard's branches by the tree the plan becomes on them. Without a `branch:`
- * filter only the default branch (names[0]) is searched. With one, each branch gets the
- * tree its `branch:` filters decide for it; branches whose filters come out the same share
- * a tree (usually there are one or two classes however many branches there are), and
- * classes whose tree is false are dropped.
+ * Groups the branches of the repositories searched by the tree the plan becomes on them.
+ * Without a `branch:` filter only each repository's default branch is searched. The
+ * repository and ref filters (repoAtoms) are decided per repository and branch; those
+ * that come out the same share a tree (usually one or two classes however many
+ * repositories and branches there are: a compound shard's hundreds of repositories cost
+ * one specialisation, not one each), and classes whose tree is false are dropped.
  */
-function branchClasses(plan: Plan, facts: ShardFacts): BranchClass[] {
-  const names = facts.branches;
-  if (names.length === 0) return [];
-  if (plan.branches.length === 0) {
-    const tree = specialize(plan.root, facts, names[0]!);
-    return tree.op === 'const' && !tree.value ? [] : [{ branches: [0], tree }];
-  }
-  const filters = [...new Set(plan.branches)].map(refFilter);
+function branchClasses(plan: Plan, shard: Shard, members: readonly SearchMember[]): BranchClass[] {
+  let atoms = atomsOfPlan.get(plan);
+  if (!atoms) atomsOfPlan.set(plan, (atoms = repoAtoms(plan.root)));
   const classes = new Map<string, BranchClass>();
-  names.forEach((name, b) => {
-    const key = filters.map((matches) => (matches(name, b === 0) ? '1' : '0')).join('');
-    const known = classes.get(key);
-    if (known) known.branches.push(b);
-    else classes.set(key, { branches: [b], tree: specialize(plan.root, facts, name) });
-  });
+  const names = shard.branches.names;
+  for (const { member, repo } of members) {
+    const m = shard.members[member]!;
+    if (m.end === m.first) continue;
+    // (Facts only when a filter or the tree needs them: one object less per repository.)
+    let facts: ShardFacts | undefined;
+    const last = plan.branches.length === 0 ? m.branchFirst + 1 : m.branchEnd;
+    for (let b = m.branchFirst; b < last; b++) {
+      let key = '';
+      if (atoms.length > 0) {
+        facts ??= shard.facts(member, repo);
+        for (const a of atoms) key += repoAtom(a, facts, names[b]!) ? '1' : '0';
+      }
+      let cls = classes.get(key);
+      if (!cls) {
+        facts ??= shard.facts(member, repo);
+        cls = { byMember: new Map(), tree: specialize(plan.root, facts, names[b]!) };
+        classes.set(key, cls);
+      }
+      const list = cls.byMember.get(member);
+      if (list) list.push(b);
+      else cls.byMember.set(member, [b]);
+    }
+  }
   return [...classes.values()].filter((c) => !(c.tree.op === 'const' && !c.tree.value));
 }
 
-/** Documents on at least one of the branches, ascending; null when that is every document. */
-function docsOnAny(shard: Shard, branches: number[]): Uint32Array | null {
-  const docs = shard.branches.docsOnAny(branches, shard.docCount);
-  return docs.length === shard.docCount ? null : docs;
+/**
+ * The documents on at least one of a class's branches, ascending; null when that is every
+ * document of the shard. Members hold ascending ranges of documents, so their lists follow
+ * one another.
+ */
+function classDocs(shard: Shard, cls: BranchClass): Uint32Array | null {
+  const lists: Uint32Array[] = [];
+  let total = 0;
+  for (const branches of cls.byMember.values()) {
+    const docs = branches.length === 1 ? shard.branches.docs(branches[0]!) : shard.branches.docsOnAny(branches, shard.docCount);
+    lists.push(docs);
+    total += docs.length;
+  }
+  if (total === shard.docCount) return null;
+  if (lists.length === 1) return lists[0]!;
+  const out = new Uint32Array(total);
+  let at = 0;
+  for (const l of lists) {
+    out.set(l, at);
+    at += l.length;
+  }
+  return out;
 }
 
 /**

@@ -27,10 +27,10 @@ export interface Sink {
   /** Waits for `reply` or until results in hand are due to go out, whichever comes first. */
   waiting(reply: Promise<unknown>): Promise<void>;
   /**
-   * A shard's files, in shard order; `repository` is the shard's repositoryInfo entry. A
+   * A shard's files, in shard order; `repositories` are their repositoryInfo entries. A
    * stream's shard may give its files in several parts, the last with its reply.
    */
-  take(files: ShapedFile[], repository: RepositoryInfo): void | Promise<void>;
+  take(files: ShapedFile[], repositories: RepositoryInfo[]): void | Promise<void>;
   /** Files of a shard not yet done were taken (a stream's early part, protocol.ts PartialReply). */
   partDone(): Promise<void>;
   /** Whether it is told each shard's share of the work (shardDone); a blocking search's sink only needs the total. */

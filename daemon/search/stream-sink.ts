@@ -82,7 +82,7 @@ export class StreamSink implements Sink {
     if (late) await this.flush('FLUSH_REASON_TIMER_EXPIRED');
   }
 
-  async take(files: ShapedFile[], repository: RepositoryInfo): Promise<void> {
+  async take(files: ShapedFile[], repositories: RepositoryInfo[]): Promise<void> {
     const before = { budget: this.budget, actual: this.actual, pending: this.pending.length };
     let took = false;
     try {
@@ -107,7 +107,12 @@ export class StreamSink implements Sink {
       this.crashes++;
       return;
     }
-    if (took && !this.repos.has(repository.id)) this.repos.set(repository.id, repository);
+    if (!took) return;
+    for (const g of this.pending.slice(before.pending)) {
+      if (this.repos.has(g.repositoryId)) continue;
+      const info = repositories.find((r) => r.id === g.repositoryId);
+      if (info) this.repos.set(info.id, info);
+    }
   }
 
   async partDone(): Promise<void> {

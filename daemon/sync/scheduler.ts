@@ -2,7 +2,7 @@
 // demand, one at a time, and collects the index files retired by each pass once no search
 // holds them. The daemon owns one; `trawl sync` runs a single pass without it.
 
-import { collectGarbage } from '../index/manifest.ts';
+import { collectIndexGarbage } from '../index/garbage.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { syncOnce, type SyncOptions, type SyncReport } from './sync.ts';
 
@@ -63,7 +63,7 @@ export class SyncScheduler {
   private async pass(): Promise<SyncReport> {
     const report = await syncOnce(this.options);
     this.passes++;
-    collectGarbage(this.options.dataDir, this.options.inUse?.() ?? new Set());
+    collectIndexGarbage(this.options.dataDir, this.options.inUse?.() ?? new Set());
     this.options.onPass?.(report);
     return report;
   }

@@ -22,7 +22,8 @@ import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config, Connection } from '../config/types.ts';
 import { mirrorsDir } from '../index/data-dir.ts';
-import { indexPath, type BuildProgress, type IndexOptions, type IndexSummary, type SymbolsProgress } from '../index/indexer.ts';
+import { DEFAULT_MAX_TRIGRAMS, indexOrPack, SHARD_TARGET_BYTES, type BuildProgress, type IndexOptions, type IndexSummary, type PackCandidate, type SymbolsProgress } from '../index/indexer.ts';
+import { buildPacks } from '../index/pack-build.ts';
 import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
 import { silentLogger, type Logger } from '../runtime/logger.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
@@ -107,20 +108,59 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   // 1. List the connections, update the records, remove what is gone.
   const { report, work } = await listConnections(options);
 
-  // 2. Fetch and index, a few repositories at a time.
+  // 2. Fetch and index, a few repositories at a time; the small ones that changed are
+  // handed back and built together into compound shards once all are fetched (pack-build.ts).
   const concurrency = Math.max(1, config.settings.syncConcurrency);
   const workers = buildWorkers(concurrency);
   let next = 0;
   const total = work.length;
-  const runner = async (): Promise<void> => {
-    while (next < work.length) {
-      const index = next++;
-      report.repos.push(await syncRepo(options, work[index]!, index, total, workers, log, now));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, work.length) }, runner));
+  const packs: Deferred[] = [];
+  try {
+    const runner = async (): Promise<void> => {
+      while (next < work.length) {
+        const index = next++;
+        const done = await syncRepo(options, work[index]!, index, total, workers, log, now, packs);
+        if (done) report.repos.push(done);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, work.length) }, runner));
+    report.repos.push(...(await buildDeferred(options, packs, log, now)));
+  } finally {
+    for (const d of packs) d.candidate.release();
+  }
   report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
   return report;
+}
+
+/** A repository whose build was handed back for a compound shard (syncRepo with `packs`). */
+interface Deferred {
+  candidate: PackCandidate;
+  record: RepoRecord;
+  index: number;
+  total: number;
+  started: number;
+}
+
+/**
+ * A git repository whose full build holds at most this many bytes of content is built
+ * with others into compound shards (pack-build.ts) rather than into shards of its own.
+ */
+export const PACK_BELOW_BYTES = SHARD_TARGET_BYTES / 4;
+
+/** Builds the repositories handed back into compound shards and records each one's outcome. */
+async function buildDeferred(options: SyncOptions, deferred: Deferred[], log: Logger, now: () => number): Promise<SyncReport['repos']> {
+  if (deferred.length === 0) return [];
+  const { config } = options;
+  const outcomes = await buildPacks(
+    deferred.map((d) => d.candidate),
+    { dataDir: options.dataDir, target: SHARD_TARGET_BYTES, maxFileSize: config.settings.maxFileSize, maxTrigrams: DEFAULT_MAX_TRIGRAMS, symbols: config.settings.symbols },
+  );
+  const out: SyncReport['repos'] = [];
+  for (const o of outcomes) {
+    const d = deferred.find((x) => x.candidate === o.candidate)!;
+    out.push('summary' in o ? await recordIndexed(options, d.record, o.summary, d.index, d.total, d.started, log, now) : await recordFailed(options, d.record, o.error, d.index, d.total, d.started, log, now));
+  }
+  return out;
 }
 
 /** The build threads of one repository's build when `concurrency` repositories are built at once. */
@@ -240,8 +280,11 @@ export async function syncRepoJob(options: SyncOptions, job: RepoJob, workers: n
  * `total` in the events), recording the outcome in the store. Never throws for the
  * repository's own failures: they are recorded, with the back-off, and reported.
  */
-export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number): Promise<SyncReport['repos'][number]> {
-  const { store, config } = options;
+export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number): Promise<SyncReport['repos'][number]>;
+/** With `packs`: a small repository that changed is handed back there (undefined), to be built into a compound shard. */
+export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs: Deferred[]): Promise<SyncReport['repos'][number] | undefined>;
+export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs?: Deferred[]): Promise<SyncReport['repos'][number] | undefined> {
+  const { config } = options;
   const started = performance.now();
   const { record, hostRepo } = w;
   const base = { repoId: record.repoId, repoName: record.repoName };
@@ -266,7 +309,7 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
       source: mirror.path,
     };
     const extras = (await options.indexExtras?.(record, w)) ?? {};
-    const summary = await indexPath(mirror.path, {
+    const indexed = await indexOrPack(mirror.path, {
       ...extras,
       dataDir: options.dataDir,
       // The tip's commit time rides along: the push time of a repository whose host reports none (type git).
@@ -275,6 +318,7 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
       maxFileSize: config.settings.maxFileSize,
       symbols: config.settings.symbols,
       workers,
+      ...(packs ? { packBelow: PACK_BELOW_BYTES } : {}),
       ...(options.onEvent
         ? {
             onProgress: (build: BuildProgress) => options.onEvent?.({ type: 'repo-progress', repoName: record.repoName, index, total, build }),
@@ -282,40 +326,55 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
           }
         : {}),
     });
-    const at = new Date(now()).toISOString();
-    await store.updateRepo(record.repoId, {
-      state: 'indexed',
-      defaultBranch: summary.refs[0]!.name,
-      indexedAt: summary.mode === 'unchanged' ? (record.indexedAt ?? at) : at,
-      lastSuccessAt: at,
-      failures: 0,
-      lastError: undefined,
-      lastErrorAt: undefined,
-      nextAttemptAt: undefined,
-      indexedRefs: summary.refs,
-    });
-    const seconds = (performance.now() - started) / 1000;
-    if (summary.mode !== 'unchanged') log.info({ repo: record.repoName, mode: summary.mode, files: summary.builtFiles, seconds }, 'repository indexed');
-    const outcome = summary.mode === 'unchanged' ? 'unchanged' : 'indexed';
-    options.onEvent?.({ type: 'repo-done', repoName: record.repoName, index, total, outcome, summary, seconds });
-    return { ...base, outcome, mode: summary.mode, seconds };
+    if ('commit' in indexed) {
+      packs!.push({ candidate: indexed, record, index, total, started });
+      return undefined;
+    }
+    return await recordIndexed(options, record, indexed, index, total, started, log, now);
   } catch (err) {
-    const error = (err as Error).message.split('\n')[0]!;
-    const failures = record.failures + 1;
-    const delay = Math.min(config.settings.retryBaseMs * 2 ** (failures - 1), config.settings.retryMaxMs);
-    const at = now();
-    await store.updateRepo(record.repoId, {
-      state: 'failed',
-      failures,
-      lastError: error,
-      lastErrorAt: new Date(at).toISOString(),
-      nextAttemptAt: new Date(at + delay).toISOString(),
-    });
-    log.error({ repo: record.repoName, err: error, failures, retryInMs: delay }, 'repository sync failed; its previous index keeps serving');
-    const seconds = (performance.now() - started) / 1000;
-    options.onEvent?.({ type: 'repo-done', repoName: record.repoName, index, total, outcome: 'failed', error, seconds });
-    return { ...base, outcome: 'failed', error, seconds };
+    return recordFailed(options, record, (err as Error).message, index, total, started, log, now);
   }
+}
+
+/** A repository's build is committed: its record says so, and the pass's report. */
+async function recordIndexed(options: SyncOptions, record: RepoRecord, summary: IndexSummary, index: number, total: number, started: number, log: Logger, now: () => number): Promise<SyncReport['repos'][number]> {
+  const at = new Date(now()).toISOString();
+  await options.store.updateRepo(record.repoId, {
+    state: 'indexed',
+    defaultBranch: summary.refs[0]!.name,
+    indexedAt: summary.mode === 'unchanged' ? (record.indexedAt ?? at) : at,
+    lastSuccessAt: at,
+    failures: 0,
+    lastError: undefined,
+    lastErrorAt: undefined,
+    nextAttemptAt: undefined,
+    indexedRefs: summary.refs,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (summary.mode !== 'unchanged') log.info({ repo: record.repoName, mode: summary.mode, files: summary.builtFiles, seconds }, 'repository indexed');
+  const outcome = summary.mode === 'unchanged' ? 'unchanged' : 'indexed';
+  options.onEvent?.({ type: 'repo-done', repoName: record.repoName, index, total, outcome, summary, seconds });
+  return { repoId: record.repoId, repoName: record.repoName, outcome, mode: summary.mode, seconds };
+}
+
+/** A repository's fetch or build failed: recorded with its back-off; its previous index keeps serving. */
+async function recordFailed(options: SyncOptions, record: RepoRecord, message: string, index: number, total: number, started: number, log: Logger, now: () => number): Promise<SyncReport['repos'][number]> {
+  const { config } = options;
+  const error = message.split('\n')[0]!;
+  const failures = record.failures + 1;
+  const delay = Math.min(config.settings.retryBaseMs * 2 ** (failures - 1), config.settings.retryMaxMs);
+  const at = now();
+  await options.store.updateRepo(record.repoId, {
+    state: 'failed',
+    failures,
+    lastError: error,
+    lastErrorAt: new Date(at).toISOString(),
+    nextAttemptAt: new Date(at + delay).toISOString(),
+  });
+  log.error({ repo: record.repoName, err: error, failures, retryInMs: delay }, 'repository sync failed; its previous index keeps serving');
+  const seconds = (performance.now() - started) / 1000;
+  options.onEvent?.({ type: 'repo-done', repoName: record.repoName, index, total, outcome: 'failed', error, seconds });
+  return { repoId: record.repoId, repoName: record.repoName, outcome: 'failed', error, seconds };
 }
 
 /**

@@ -17,7 +17,7 @@ const file = (path: string): ShapedFile => ({
   repositoryId: 7,
   repository: 'linux',
   path,
-  hit: { doc: 9, ranges: [1, 4], nameRanges: [], branches: ['HEAD'], termFreqs: [2], score: 3.5, definition: false },
+  hit: { doc: 9, member: 0, ranges: [1, 4], nameRanges: [], branches: ['HEAD'], termFreqs: [2], score: 3.5, definition: false },
   shard: 0,
 });
 

@@ -21,7 +21,7 @@ const file = (path: string): ShapedFile => ({
   repositoryId: 1,
   repository: 'linux',
   path,
-  hit: { doc: 3, ranges: [0, 4], nameRanges: [], branches: ['HEAD'], termFreqs: [1], score: 2, definition: false },
+  hit: { doc: 3, member: 0, ranges: [0, 4], nameRanges: [], branches: ['HEAD'], termFreqs: [1], score: 2, definition: false },
   shard: 0,
 });
 
@@ -47,7 +47,7 @@ test('a REPLIES frame is packed into the buffer of the one sent before it, and b
   const paths = ['d/e/f.rs', 'b/c.h', 'a.c'];
   for (let i = 0; i < 3; i++) {
     // A reply that found something goes at the next turn, in a frame of its own.
-    answers[i]!({ status: 'done', result: { found: 1 } as never, files: [file(paths[i]!)], repository: { id: 1, name: 'linux' } as never, queuedNs: 0 });
+    answers[i]!({ status: 'done', result: { found: 1 } as never, files: [file(paths[i]!)], repositories: [{ id: 1, name: 'linux' } as never], queuedNs: 0 });
     await new Promise((r) => setTimeout(r, 10));
   }
   const replies = got.filter((g) => readFrame(g.bytes).kind === KIND.REPLIES);

@@ -21,7 +21,7 @@ const file = (path: string, shard: number): ShapedFile => ({
   repositoryId: 1,
   repository: 'linux',
   path,
-  hit: { doc: 7, ranges: [0, 4, 9, 12], nameRanges: [], branches: ['HEAD'], termFreqs: [2], score: 3, definition: true },
+  hit: { doc: 7, member: 0, ranges: [0, 4, 9, 12], nameRanges: [], branches: ['HEAD'], termFreqs: [2], score: 3, definition: true },
   shard,
 });
 
@@ -46,7 +46,7 @@ test('a worker\'s message of replies is forwarded byte for byte, units renamed; 
   assert.equal(typeof run.onMessage, 'function', 'the served part takes its worker messages whole');
 
   // One worker message answering both run shards, as the pool hands it over.
-  const done = (found: number): ShardReply => ({ status: 'done', result: { found } as never, files: [], repository: { id: 1, name: 'linux' } as never, queuedNs: 5 });
+  const done = (found: number): ShardReply => ({ status: 'done', result: { found } as never, files: [], repositories: [{ id: 1, name: 'linux' } as never], queuedNs: 5 });
   const values = [done(1), done(0)];
   const message = packMessage(values, [[file('a.c', 0)], []]);
   const sent = Buffer.from(message);

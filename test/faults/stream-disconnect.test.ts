@@ -22,7 +22,8 @@ import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
 import { SearchPool, type PoolRun } from '../../daemon/search/pool.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
-import { NO_SPECULATION, packr, shardRef, type SearchTask, type ShardRef, type ShardReply } from '../../daemon/search/protocol.ts';
+import { memberRef, NO_SPECULATION, packr, shardRef, type ShardRef, type ShardReply } from '../../daemon/search/protocol.ts';
+import { startOn, type TestTask } from '../helpers/pool-task.ts';
 import type { ShapeOptions } from '../../daemon/search/shape-file.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { haystackIndex as haystack, metrics, until } from '../helpers/haystack.ts';
@@ -128,13 +129,13 @@ test('a stopped search takes its queued shard tasks out of the pool at once', as
   try {
     const m = readAllManifests(dataDir)[0]!;
     const plan = packr.pack(planQuery({ ...QUERY }));
-    const shard = (i: number): ShardRef => shardRef(join(shardsDir(dataDir, m.repoId), m.shards[i % m.shards.length]!.file), m.repoId);
-    const task = (planId: number, ...ids: number[]): SearchTask => ({ planId, plan, limit: 100000, brute: false, shards: ids.map(shard), cut: { ranges: 100000, rankedRanges: 100000, loadedKiB: Infinity }, batch: false, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION, caller: '' });
+    const shard = (i: number): ShardRef => shardRef(join(shardsDir(dataDir, m.repoId), m.shards[i % m.shards.length]!.file), [memberRef(0, m.repoId)]);
+    const task = (planId: number, ...ids: number[]): TestTask => ({ planId, plan, limit: 100000, brute: false, shards: ids.map(shard), cut: { ranges: 100000, rankedRanges: 100000, loadedKiB: Infinity }, batch: false, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION, caller: '' });
     const live = new SharedArrayBuffer(4);
     const gone = new SharedArrayBuffer(4);
     // Closing the pool after a failed assertion rejects what is still queued: not the failure to report.
-    const start = (t: SearchTask, cancel: SharedArrayBuffer, grant?: number): PoolRun => {
-      const run = pool.start(t, cancel, grant);
+    const start = (t: TestTask, cancel: SharedArrayBuffer, grant?: number): PoolRun => {
+      const run = startOn(pool, t, cancel, grant);
       for (const r of run.replies) r.catch(() => {});
       return run;
     };
@@ -167,7 +168,7 @@ test('a stopped search takes its queued shard tasks out of the pool at once', as
     // Closing the pool (shutdown) ends what is still running or queued: a search waiting
     // for it finishes instead of hanging on a worker that is gone.
     const closing = new SearchPool(1);
-    const open = closing.start(task(5, 0, 1), live).replies;
+    const open = startOn(closing, task(5, 0, 1), live).replies;
     await closing.close();
     const hung = new Promise((r) => setTimeout(() => r('still waiting'), 5000).unref());
     for (const reply of open) assert.deepEqual(await Promise.race([reply, hung]), { status: 'failed', error: 'search pool is closed', queuedNs: 0 });

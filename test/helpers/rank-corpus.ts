@@ -11,8 +11,12 @@ import type { ExtraRepo } from './daemon.ts';
 
 export const RANK_QUERY = 'zebra_tally';
 
-/** Weak matches in the first shard, and how many. */
-export const ALPHA_FILES = 130;
+/**
+ * Weak matches in the first shard, and how many: enough that whatever batches the timing
+ * of a stream makes (a message holds at most 100 files), at least 100 come before the
+ * message that holds the first of omega's.
+ */
+export const ALPHA_FILES = 260;
 /** Strong matches in the last shard, and how many. */
 export const OMEGA_FILES = 6;
 

@@ -33,7 +33,7 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     const path = exampleShard(dir.path);
     const bytes = readFileSync(path);
     assert.equal(bytes.toString('latin1', 0, 8), 'TRAWLIDX');
-    assert.equal(bytes.readUInt32LE(8), 6);
+    assert.equal(bytes.readUInt32LE(8), 7);
     assert.equal(bytes.readUInt32LE(12), 64);
     assert.equal(bytes.readUInt32LE(16), bytes.length);
     assert.equal(bytes.readUInt32LE(24), 16);
@@ -95,7 +95,7 @@ test('a reader refuses an unknown version, a truncated file and corrupt sections
       writeFileSync(p, mutate(Buffer.from(good)));
       return p;
     };
-    assert.throws(() => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(7, 8), b))), /unsupported shard format version 7 \(this trawl reads versions 2 to 6\)/);
+    assert.throws(() => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(8, 8), b))), /unsupported shard format version 8 \(this trawl reads versions 2 to 7\)/);
     assert.throws(() => Shard.open(variant('t.trawl', (b) => b.subarray(0, b.length - 10))), /truncated/);
     assert.throws(() => Shard.open(variant('short.trawl', (b) => b.subarray(0, 20))), /truncated/);
     assert.throws(() => Shard.open(variant('m.trawl', (b) => (b.write('NOTTRAWL', 0, 'latin1'), b))), /not a trawl shard/);
@@ -248,7 +248,7 @@ test('documents are in static-rank order: plain files, then documentation, tests
     const onBranch = (b: number) => Array.from(shard.branches.docs(b), (d) => names[d]);
     assert.deepEqual(onBranch(0), ['m.c', 'a/z.c', 'src/x.c', 'a/b/deep.c', 'README.md', 'docs/x.c', 'vendor/v.c', 'gen/x.pb.go']);
     assert.deepEqual(onBranch(1), names);
-    assert.equal(shard.meta.builder, 'trawl-shard-builder/2');
+    assert.equal(shard.meta.builder, 'trawl-shard-builder/3');
   } finally {
     dir.cleanup();
   }

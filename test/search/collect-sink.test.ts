@@ -23,7 +23,7 @@ function file(path: string, score: number, count: number, shard: number, shaped 
     repositoryId: repo.id,
     repository: repo.name,
     path,
-    hit: { doc: 0, ranges: [], nameRanges: [], branches: [], termFreqs: [], score, definition: false },
+    hit: { doc: 0, member: 0, ranges: [], nameRanges: [], branches: [], termFreqs: [], score, definition: false },
     shard,
   };
 }
@@ -108,7 +108,7 @@ for (const c of CASES) {
   test(`collect sink: ${c.name}`, async () => {
     const { calls, reshape } = recorder(new Set(c.bad ?? []));
     const sink = new CollectSink(c.limit, reshape);
-    for (const files of c.shards) sink.take(files, files[0]!.repositoryId === OTHER.id ? OTHER : REPO);
+    for (const files of c.shards) sink.take(files, [files[0]!.repositoryId === OTHER.id ? OTHER : REPO]);
     await sink.end();
     assert.deepEqual(kept(sink), c.kept);
     assert.deepEqual(calls, c.reshaped);
@@ -132,7 +132,7 @@ test('collect sink: the files to shape again are asked at once, each with the ra
     return { ...f, count, json: Buffer.from(JSON.stringify({ path: f.path, count })) };
   };
   const sink = new CollectSink(10, reshape);
-  sink.take([file('a', 5, 3, 0, false), file('b', 4, 2, 0), file('c', 3, 4, 1, false), file('d', 2, 9, 1, false), file('e', 1, 1, 1, false)], REPO);
+  sink.take([file('a', 5, 3, 0, false), file('b', 4, 2, 0), file('c', 3, 4, 1, false), file('d', 2, 9, 1, false), file('e', 1, 1, 1, false)], [REPO]);
   await sink.end();
   assert.deepEqual(kept(sink), ['a:3', 'b:2', 'c:4', 'd:1']);
   assert.deepEqual(calls, [['a', 10], ['c', 5], ['d', 1]]);

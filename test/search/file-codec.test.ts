@@ -15,6 +15,7 @@ function file(r: ReturnType<typeof prng>, i: number): ShapedFile {
   const ranges = Array.from({ length: 2 * r.int(5) }, () => r.int(2 ** 32));
   const hit: ShapedFile['hit'] = {
     doc: r.int(2 ** 32),
+    member: r.int(1000),
     ranges,
     nameRanges: Array.from({ length: 2 * r.int(2) }, () => r.int(300)),
     branches: r.chance(0.3) ? ['HEAD', 'v6.1', 'ünï/branch'] : r.chance(0.5) ? ['main'] : [],

@@ -51,7 +51,7 @@ test('a negated word listed by the content-words index rules documents out unrea
   const dir = tempDir('negated-words');
   try {
     const shard = await build(dir.path);
-    assert.equal(shard.version, 6);
+    assert.ok(shard.version >= 6, `a shard with content words (version ${shard.version})`);
     const listed = shard.contentWords!.docsWith(Buffer.from('mutex_unlock'));
     assert.deepEqual([...(listed ?? [])].map((d) => shard.name(d)).sort(), Array.from({ length: 20 }, (_, i) => `listed-${i}.c`).sort());
     assert.equal(shard.contentWords!.docsWith(Buffer.from('rare_unlock_word')), null);
@@ -94,7 +94,7 @@ test('a negated word listed by the content-words index rules documents out unrea
 });
 
 /**
- * A copy of a version 6 shard that a version 5 reader would take for its own: the
+ * A copy of a current shard that a version 5 reader would take for its own: the
  * content-words entry dropped from the table of contents (its bytes stay, unreferenced),
  * the version and the section count lowered, the checksums redone.
  */

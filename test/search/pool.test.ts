@@ -13,7 +13,8 @@ import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
 import { releaseFile, unpackMessage } from '../../daemon/search/file-codec.ts';
 import { SearchPool } from '../../daemon/search/pool.ts';
-import { NO_SPECULATION, packr, shardRef, type SearchTask, type ShardReply } from '../../daemon/search/protocol.ts';
+import { memberRef, NO_SPECULATION, packr, shardRef, type ShardReply } from '../../daemon/search/protocol.ts';
+import { startOn, type TestTask } from '../helpers/pool-task.ts';
 import type { ShapeOptions } from '../../daemon/search/shape-file.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { haystackIndex as haystack } from '../helpers/haystack.ts';
@@ -27,11 +28,11 @@ after(() => dir.cleanup());
 /** 600 files in shards of ~0.5 MB: a dozen shards. */
 const haystackIndex = haystack(dir.path, 600, 100, 1 << 19);
 
-async function task(query: string, regex: boolean, planId: number, batch = false, stopAfter = 1_000_000_000): Promise<SearchTask> {
+async function task(query: string, regex: boolean, planId: number, batch = false, stopAfter = 1_000_000_000): Promise<TestTask> {
   const dataDir = await haystackIndex();
   const m = readAllManifests(dataDir)[0]!;
   const plan = packr.pack(planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: true }));
-  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => shardRef(join(shardsDir(dataDir, m.repoId), s.file), m.repoId)), cut: { ranges: stopAfter, rankedRanges: stopAfter, loadedKiB: Infinity }, batch, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION, caller: '' };
+  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => shardRef(join(shardsDir(dataDir, m.repoId), s.file), [memberRef(0, m.repoId)])), cut: { ranges: stopAfter, rankedRanges: stopAfter, loadedKiB: Infinity }, batch, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION, caller: '' };
 }
 
 const workers = (pool: SearchPool) => (pool as unknown as { slots: Array<{ worker: Worker }> }).slots.map((s) => s.worker);
@@ -43,16 +44,16 @@ test('two workers answer every shard of a search once, with the same results as 
   const one = new SearchPool(1);
   const two = new SearchPool(2);
   try {
-    const a = await Promise.all(one.start(t, new SharedArrayBuffer(4)).replies);
-    const b = await Promise.all(two.start(t, new SharedArrayBuffer(4)).replies);
+    const a = await Promise.all(startOn(one, t, new SharedArrayBuffer(4)).replies);
+    const b = await Promise.all(startOn(two, t, new SharedArrayBuffer(4)).replies);
     assert.deepEqual(a.map((r) => r.status), t.shards.map(() => 'done'));
     assert.deepEqual(b.map(found), a.map(found));
     assert.ok(a.filter((r) => found(r) > 0).length >= 2, 'matches in several shards');
     // Each worker's replies in one message (a blocking search): the same answers.
-    const batched = await Promise.all(two.start({ ...t, batch: true }, new SharedArrayBuffer(4)).replies);
+    const batched = await Promise.all(startOn(two, { ...t, batch: true }, new SharedArrayBuffer(4)).replies);
     assert.deepEqual(batched.map(found), a.map(found));
     // Several searches at once: each gets its own answers.
-    const many = await Promise.all([1, 2, 3, 4].map(async () => (await Promise.all(two.start(t, new SharedArrayBuffer(4)).replies)).map(found)));
+    const many = await Promise.all([1, 2, 3, 4].map(async () => (await Promise.all(startOn(two, t, new SharedArrayBuffer(4)).replies)).map(found)));
     for (const m of many) assert.deepEqual(m, a.map(found));
     assert.deepEqual(two.load(), { busy: 0, queued: 0 });
   } finally {
@@ -72,10 +73,10 @@ test('a worker that dies fails the shard it was running; its replacement finishe
     // worker still finish before the kill lands, the kill fails nothing and the attempt is
     // made again. Each attempt must keep the rules: at most the running shard fails, the
     // rest are done, the dead worker is replaced.
-    await Promise.all(pool.start(t, new SharedArrayBuffer(4)).replies);
+    await Promise.all(startOn(pool, t, new SharedArrayBuffer(4)).replies);
     let caught = 0;
     for (let attempt = 1; attempt <= 3 && caught === 0; attempt++) {
-      const run = pool.start(t, new SharedArrayBuffer(4));
+      const run = startOn(pool, t, new SharedArrayBuffer(4));
       const state = run as unknown as { size: number; queued: number; done: boolean };
       while (state.size - state.queued < 2 && !state.done) await new Promise((r) => setImmediate(r));
       const [first] = workers(pool);
@@ -91,7 +92,7 @@ test('a worker that dies fails the shard it was running; its replacement finishe
     }
     assert.equal(caught, 1, 'in 3 attempts the worker was never killed while it ran a shard');
     // The pool goes on: a new search is answered in full.
-    const again = await Promise.all(pool.start(t, new SharedArrayBuffer(4)).replies);
+    const again = await Promise.all(startOn(pool, t, new SharedArrayBuffer(4)).replies);
     assert.deepEqual(again.map((r) => r.status), t.shards.map(() => 'done'));
   } finally {
     await pool.close();
@@ -103,7 +104,7 @@ test('stopping a search skips the shards no worker has claimed, at once', async 
   const pool = new SearchPool(1);
   try {
     const cancel = new SharedArrayBuffer(4);
-    const run = pool.start(t, cancel);
+    const run = startOn(pool, t, cancel);
     await run.replies[0];
     Atomics.store(new Int32Array(cancel), 0, 1);
     run.stop();
@@ -121,7 +122,7 @@ test('no shard is claimed once the shards answered are past the task\'s cut', as
   const t = await task('x', true, 4, true, 0);
   const pool = new SearchPool(1);
   try {
-    const run = pool.start(t, new SharedArrayBuffer(4));
+    const run = startOn(pool, t, new SharedArrayBuffer(4));
     // One worker claims in order: shard 0 finds matches, which passes a cut at 0 ranges.
     assert.equal((await run.replies[0]).status, 'done');
     await new Promise((r) => setTimeout(r, 200));
@@ -139,13 +140,13 @@ test('the cut counts content read too: past its ranges, a search stops at its re
   try {
     // Every shard holds matches and reads a few hundred KiB: with 1 range and 1 KiB as the
     // cut (and a ranked depth never reached) the first shard is the last one claimed.
-    const run = pool.start({ ...base, cut: { ranges: 1, rankedRanges: 1e9, loadedKiB: 1 } }, new SharedArrayBuffer(4));
+    const run = startOn(pool, { ...base, cut: { ranges: 1, rankedRanges: 1e9, loadedKiB: 1 } }, new SharedArrayBuffer(4));
     assert.equal((await run.replies[0]).status, 'done');
     await new Promise((r) => setTimeout(r, 200));
     run.stop();
     assert.deepEqual((await Promise.all(run.replies)).map((r) => r.status), ['done', ...base.shards.slice(1).map(() => 'skipped')]);
     // Under its ranges the budget does not stop it.
-    const all = pool.start({ ...base, cut: { ranges: 1e9, rankedRanges: 1e9, loadedKiB: 1 } }, new SharedArrayBuffer(4));
+    const all = startOn(pool, { ...base, cut: { ranges: 1e9, rankedRanges: 1e9, loadedKiB: 1 } }, new SharedArrayBuffer(4));
     assert.deepEqual((await Promise.all(all.replies)).map((r) => r.status), base.shards.map(() => 'done'));
   } finally {
     await pool.close();
@@ -158,8 +159,8 @@ test('a run whose caller releases its files gives message buffers of 64 KB or mo
   const pool = new SearchPool(1);
   try {
     // Each message buffer's size, and its size once every file of the run is released (0: transferred back).
-    const run = async (t: SearchTask, releasesFiles: boolean) => {
-      const replies = await Promise.all(pool.start(t, new SharedArrayBuffer(4), t.shards.length, releasesFiles).replies);
+    const run = async (t: TestTask, releasesFiles: boolean) => {
+      const replies = await Promise.all(startOn(pool, t, new SharedArrayBuffer(4), t.shards.length, releasesFiles).replies);
       const files = replies.flatMap((r) => (r.status === 'done' ? r.files : []));
       assert.ok(files.length > 0, 'files found');
       const buffers = [...new Set(files.map((f) => (f as unknown as { buffer: ArrayBuffer }).buffer))];
@@ -183,8 +184,8 @@ test('a run with onMessage gets each message of replies packed, before its shard
   const t = await task('needle_1', false, 43, true);
   const pool = new SearchPool(2);
   try {
-    const whole = await Promise.all(pool.start(t, new SharedArrayBuffer(4)).replies);
-    const run = pool.start(t, new SharedArrayBuffer(4), t.shards.length, true);
+    const whole = await Promise.all(startOn(pool, t, new SharedArrayBuffer(4)).replies);
+    const run = startOn(pool, t, new SharedArrayBuffer(4), t.shards.length, true);
     const messages: Array<{ shards: number[]; files: string[][]; found: number[] }> = [];
     const settledBefore: boolean[] = [];
     const resolved = new Set<number>();

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Packr } from 'msgpackr';
-import { RECORDS, packr, shardRef } from '../../daemon/search/protocol.ts';
+import { memberRef, RECORDS, packr, shardRef } from '../../daemon/search/protocol.ts';
 import { resultRepo, shapeInto, unshapedFile } from '../../daemon/search/shape-file.ts';
 import { searchShard } from '../../daemon/search/shard-search.ts';
 import { Matcher } from '../../daemon/search/matcher.ts';
@@ -47,7 +47,7 @@ test("a shard's reply holds only objects of the declared records", async () => {
     for (const f of files) shapeInto(f, shard, repo, { contextLines: 0, whole: false, maxWholeBytes: Infinity, baseUrl: 'http://h' });
     result.hits = [];
     // The files travel apart (file-codec.ts): the packed reply holds none.
-    const reply = { status: 'done', result, files: [], repository: repo.info, queuedNs: 1 };
+    const reply = { status: 'done', result, files: [], repositories: [repo.info], queuedNs: 1 };
     const declared = new Set(RECORDS.map((k) => k.join(',')));
     for (const keys of keyLists(reply, new Set())) assert.ok(declared.has(keys), `undeclared record {${keys}}`);
   } finally {
@@ -58,10 +58,11 @@ test("a shard's reply holds only objects of the declared records", async () => {
 test("a task's shards hold only objects of the declared records", () => {
   const repo = { name: 'r', displayName: 'r', codeHostType: 'github' as const, archived: false, fork: false, visibility: 'public' as const, kind: 'git' as const, source: '/r' };
   const refs = [
-    shardRef('/d/1/g1-0.trawl', 1),
-    shardRef('/d/1/g1-0.trawl', 1, '/d/1/g2-m0.branches'),
-    shardRef('/d/1/g1-0.trawl', 1, undefined, '/d/1/g2-y0.symbols', repo),
-    shardRef('/d/1/g1-0.trawl', 1, '/d/1/g3-m0.branches', '/d/1/g2-y0.symbols', { ...repo, externalWebUrl: 'https://github.com/o/r' }),
+    shardRef('/d/1/g1-0.trawl', [memberRef(0, 1)]),
+    shardRef('/d/1/g1-0.trawl', [memberRef(0, 1)], '/d/1/g2-m0.branches'),
+    shardRef('/d/1/g1-0.trawl', [memberRef(0, 1, repo)], undefined, '/d/1/g2-y0.symbols'),
+    shardRef('/d/1/g1-0.trawl', [memberRef(0, 1, { ...repo, externalWebUrl: 'https://github.com/o/r' })], '/d/1/g3-m0.branches', '/d/1/g2-y0.symbols'),
+    shardRef('/d/packs/p1-0.trawl', [memberRef(0, 1, repo), memberRef(3, 7)], undefined, '/d/packs/p2-y0.symbols'),
   ];
   const declared = new Set(RECORDS.map((k) => k.join(',')));
   for (const keys of keyLists(refs, new Set())) assert.ok(declared.has(keys), `undeclared record {${keys}}`);

@@ -15,7 +15,7 @@ const file = (value: unknown): ShapedFile => ({
   repositoryId: 1,
   repository: 'r',
   path: 'p',
-  hit: { doc: 0, ranges: [], nameRanges: [], branches: [], termFreqs: [], score: 0, definition: false },
+  hit: { doc: 0, member: 0, ranges: [], nameRanges: [], branches: [], termFreqs: [], score: 0, definition: false },
   shard: 0,
 });
 

@@ -10,7 +10,8 @@ import { readAllManifests } from '../../daemon/index/manifest.ts';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
 import { SearchPool, type PoolRun } from '../../daemon/search/pool.ts';
-import { NO_SPECULATION, packr, shardRef, type SearchTask, type ShardReply } from '../../daemon/search/protocol.ts';
+import { memberRef, NO_SPECULATION, packr, shardRef, type ShardReply } from '../../daemon/search/protocol.ts';
+import { startOn, type TestTask } from '../helpers/pool-task.ts';
 import type { ShapeOptions } from '../../daemon/search/shape-file.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { haystackIndex as haystack } from '../helpers/haystack.ts';
@@ -27,11 +28,11 @@ const haystackIndex = haystack(dir.path, 1500, 100, 1 << 20);
 const COSTLY = Array.from({ length: 64 }, (_, i) => `${'qrstuvw'[Math.floor(i / 10)]}${i % 10}`).join(' or ');
 const CHEAP = '"needle_1234_7 "';
 
-async function task(query: string, planId: number, caller: string): Promise<SearchTask> {
+async function task(query: string, planId: number, caller: string): Promise<TestTask> {
   const dataDir = await haystackIndex();
   const m = readAllManifests(dataDir)[0]!;
   const plan = packr.pack(planQuery({ query, isCaseSensitivityEnabled: true }));
-  const shards = m.shards.map((s) => shardRef(join(shardsDir(dataDir, m.repoId), s.file), m.repoId));
+  const shards = m.shards.map((s) => shardRef(join(shardsDir(dataDir, m.repoId), s.file), [memberRef(0, m.repoId)]));
   return { planId, plan, limit: 1_000_000, brute: false, shards, cut: { ranges: 1e9, rankedRanges: 1e9, loadedKiB: Infinity }, batch: true, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION, caller };
 }
 
@@ -45,18 +46,18 @@ test("another caller's search runs while a costly one is suspended, and the cost
     const cheap = await task(CHEAP, 2, 'b');
     // Alone, for reference (and so both plans' matchers exist in the worker).
     const t0 = performance.now();
-    const alone = summary(await settled(pool.start(costly, new SharedArrayBuffer(4))));
+    const alone = summary(await settled(startOn(pool, costly, new SharedArrayBuffer(4))));
     const aloneMs = performance.now() - t0;
-    const cheapAlone = summary(await settled(pool.start(cheap, new SharedArrayBuffer(4))));
+    const cheapAlone = summary(await settled(startOn(pool, cheap, new SharedArrayBuffer(4))));
     assert.ok(cheapAlone.some((s) => s.startsWith('1/')), `the cheap query finds its line: ${cheapAlone.join(' ')}`);
 
     // The costly search streams (a reply per shard), so that its first reply says it is
     // under way with most of its shards still to scan, whatever this machine's speed.
     const order: string[] = [];
-    const costlyRun = pool.start({ ...costly, planId: 3, batch: false }, new SharedArrayBuffer(4));
+    const costlyRun = startOn(pool, { ...costly, planId: 3, batch: false }, new SharedArrayBuffer(4));
     const a = settled(costlyRun).then((r) => (order.push('a'), r));
     await Promise.race(costlyRun.replies);
-    const b = settled(pool.start({ ...cheap, planId: 4 }, new SharedArrayBuffer(4))).then((r) => (order.push('b'), r));
+    const b = settled(startOn(pool, { ...cheap, planId: 4 }, new SharedArrayBuffer(4))).then((r) => (order.push('b'), r));
     const [shared, cheapShared] = await Promise.all([a, b]);
     assert.deepEqual(order, ['b', 'a'], `the cheap search waited for the costly one (alone it took ${aloneMs.toFixed(0)} ms)`);
     assert.deepEqual(summary(shared), alone, 'the suspended search answers as it does alone');
@@ -64,10 +65,10 @@ test("another caller's search runs while a costly one is suspended, and the cost
 
     // The same caller's searches are taken in turn: the second waits for the first.
     const same: string[] = [];
-    const firstRun = pool.start({ ...costly, planId: 5, batch: false }, new SharedArrayBuffer(4));
+    const firstRun = startOn(pool, { ...costly, planId: 5, batch: false }, new SharedArrayBuffer(4));
     const first = settled(firstRun).then(() => same.push('first'));
     await Promise.race(firstRun.replies);
-    const second = settled(pool.start({ ...cheap, planId: 6, caller: 'a' }, new SharedArrayBuffer(4))).then(() => same.push('second'));
+    const second = settled(startOn(pool, { ...cheap, planId: 6, caller: 'a' }, new SharedArrayBuffer(4))).then(() => same.push('second'));
     await Promise.all([first, second]);
     assert.deepEqual(same, ['first', 'second']);
   } finally {

@@ -9,7 +9,7 @@ import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig } from '../../daemon/config/load.ts';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
-import { collectGarbage, RETIRE_GRACE_MS } from '../../daemon/index/manifest.ts';
+import { collectGarbage, readAllManifests, RETIRE_GRACE_MS } from '../../daemon/index/manifest.ts';
 import { mirrorPath, syncOnce, syncRepoJob, type SyncReport } from '../../daemon/sync/sync.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { openStore } from '../../daemon/store/open.ts';
@@ -57,13 +57,21 @@ test('a glob connection: first sync, incremental re-sync, failures with back-off
     assert.deepEqual(alphaRec.indexedRefs.map((r) => r.name), ['main', 'dev']);
     assert.equal(alphaRec.lastSuccessAt, new Date(clock).toISOString());
 
-    // One commit to one branch of one repository: only it is re-indexed, incrementally.
+    // Small repositories share a compound shard (pack-build.ts).
+    const packed = readAllManifests(data).map((m) => m.shards.map((s) => s.file).join());
+    assert.equal(new Set(packed).size, 1, `one compound shard: ${packed.join(' ')}`);
+    assert.deepEqual(readAllManifests(data).map((m) => m.shards[0]!.member).sort(), [0, 1, 2]);
+
+    // One commit to one branch of one repository: only it is re-indexed, whole (a small
+    // repository moves to a new compound shard; the others stay where they are).
     alpha.checkout('dev').commit({ 'dev.c': 'int alpha_dev_marker_two;\n' });
     alpha.checkout('main');
     clock += 1000;
     const second = await syncOnce({ config, dataDir: data, store, now });
     assert.deepEqual(outcomes(second), { alpha: 'indexed', beta: 'unchanged', gamma: 'unchanged' });
-    assert.equal(second.repos.find((r) => r.repoName === 'alpha')!.mode, 'delta');
+    assert.equal(second.repos.find((r) => r.repoName === 'alpha')!.mode, 'full');
+    const moved = readAllManifests(data).map((m) => m.shards[0]!.file);
+    assert.equal(new Set(moved).size, 2, `alpha in a pack of its own now: ${moved.join(' ')}`);
     assert.deepEqual(await search(searcher, 'alpha_dev_marker branch:*'), ['alpha:dev.c@dev']);
     assert.deepEqual(await search(searcher, 'alpha_dev_marker_two branch:dev'), ['alpha:dev.c@dev']);
 
