@@ -182,7 +182,7 @@ describe('trawl bench: bad input', () => {
     { args: ['bench', 'run', '--corpus', '.', '--iterations', '0'], code: 2, stderr: /--iterations must be a positive integer/ },
     { args: ['bench', 'run', '--corpus', '.', '--queries', 'missing.json'], code: 2, stderr: /--queries missing.json: no such file/ },
     { args: ['bench', 'run', '--corpus', '.', '--queries', 'bad.json'], code: 2, stderr: /bad.json\[0\]: kind must be one of/ },
-    { args: ['bench', 'run', '--corpus', '.', '--only', 'web'], code: 2, stderr: /--only takes "cluster" or "viewer"/ },
+    { args: ['bench', 'run', '--corpus', '.', '--only', 'web'], code: 2, stderr: /--only takes "cluster", "viewer", "many-repos"/ },
     { args: ['bench', 'run', '--corpus', '.', '--only', 'viewer', '--web'], code: 2, stderr: /--only viewer runs that phase alone/ },
     { args: ['bench', 'run', '--corpus', '.', '--only', 'viewer', '--cluster'], code: 2, stderr: /--only viewer runs the code viewer phase alone: drop --cluster/ },
     { args: ['bench', 'run', '--corpus', '.', '--only', 'cluster', '--auth'], code: 2, stderr: /--auth, --web and --reindex need the core phases/ },
