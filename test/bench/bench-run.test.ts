@@ -107,7 +107,30 @@ describe('trawl bench run --quick', () => {
     }
     assert.equal(h.medianP50Ms, median(h.queries.map((q) => q.latencyMs!.p50)));
     assert.equal(h.allSamplesMs!.max, Math.max(...h.queries.flatMap((q) => q.samplesMs)));
-    assert.match(run.stdout, /\| the same over HTTP, one client/);
+    assert.match(run.stdout, /\| repeated: the same over HTTP, one client/);
+  });
+
+  it('takes the headline latency on held-out identifiers of the corpus, each sent once after a warm-up on others', () => {
+    const d = result.distinct!;
+    assert.equal(result.options.distinct, 30);
+    const ids = d.identifiers;
+    assert.equal(ids.queries.length, 30);
+    assert.equal(new Set(ids.queries).size, 30, 'each once');
+    assert.equal(ids.errors, 0, ids.firstError ?? '');
+    assert.equal(ids.samplesMs.length, 30);
+    assert.equal(ids.found, 30, 'every identifier drawn from the corpus is found');
+    assert.ok(d.candidates >= 31 + 10);
+    assert.ok(!ids.queries.includes(d.start.firstSearch));
+    // None of them is a name of the tuning mix.
+    const mix = loadQueries(join(ROOT, 'bench', 'queries', 'default.json')).map((q) => q.query).join(' ');
+    for (const q of ids.queries) assert.ok(!new RegExp(`\\b${q}\\b`).test(mix), q);
+    assert.ok(d.start.readyMs >= d.start.listeningMs && d.start.firstSearchMs! > 0);
+    assert.ok(d.warmup.requests >= 2);
+    assert.equal(d.cold, undefined);
+    assert.equal(result.summary.distinctP50Ms, ids.latencyMs!.p50);
+    assert.equal(result.summary.distinctP99Ms, ids.latencyMs!.p99);
+    assert.match(run.stdout, /^\| \*\*search latency: 30 held-out identifiers of the corpus, each sent once\*\* over HTTP/m);
+    assert.match(run.stdout, /^\| repeated: median latency over all \d+ queries of the mix, in process/m);
   });
 
   it('times whole trawl processes: --help, search on a small index, sync of a one-file change', () => {
