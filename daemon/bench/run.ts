@@ -1,12 +1,15 @@
 // `trawl bench run`: one benchmark of this checkout on one corpus, phase by phase —
 // corpus identity, indexing, whole `trawl` commands as processes (--help, search, sync),
-// search latency in process, the daemon over HTTP (memory, load, streaming), then the
-// peers — into one result file (result.ts). Four phases run when asked for:
-// authentication and rate limiting (--auth), the web UI's first result (--web), branches
-// and incremental re-indexing (--reindex), one daemon against clusters of 1, 2 and 4 nodes
-// (--cluster); `--only cluster` runs the last alone (it syncs an index of its own, so it
-// needs none of the others), for a result without the core phases. Everything runs in a
-// temporary work dir that is removed at the end, also on Ctrl-C.
+// search latency in process, the daemon over HTTP (memory, load, streaming, each query of
+// the mix repeated), held-out identifiers each sent once (the headline), then the peers —
+// into one result file (result.ts). Five phases run when asked for: authentication and
+// rate limiting (--auth), the web UI's first result (--web), branches and incremental
+// re-indexing (--reindex), many repositories (--corpus-repos, --tiny-repos), one daemon
+// against clusters of 1, 2 and 4 nodes (--cluster); `--only cluster`, `--only viewer` and
+// `--only many-repos` run one alone (each makes an index of its own, so it needs none of
+// the others), for a result without the core phases. Everything runs in a temporary work
+// dir that is removed at the end, also on Ctrl-C; the many-repositories corpora are kept
+// under --many-dir for the next run.
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
