@@ -165,7 +165,7 @@ export async function identifiersAfterReady(ready: ReadyServer, c: Client, sets:
   log(`${label} ready after ${start.readyMs} ms (listening after ${start.listeningMs} ms); first search ${fmt(start.firstSearchMs)}`);
   const warmup = await warmUpOn(c, sets.warmup.map(search), w);
   const { latency: identifiers, msByRequest } = await eachOnceDetail(c, sets.measured.map(search));
-  log(`${label} ${describe(identifiers)} (after a warm-up of ${warmup.requests} other identifiers, ${warmup.ms} ms)`);
+  log(`${label} ${describeLatency(identifiers)} (after a warm-up of ${warmup.requests} other identifiers, ${warmup.ms} ms)`);
   return { start, warmup, identifiers, msByRequest };
 }
 
@@ -187,7 +187,7 @@ export async function coldIdentifiers(serve: () => Promise<ReadyServer>, identif
       firstSearchMs: first.samplesMs[0] ?? null,
       identifiers: measured,
     };
-    log(`${label} cold: page cache dropped once ready; first search ${fmt(cold.firstSearchMs)}, then ${describe(measured)}`);
+    log(`${label} cold: page cache dropped once ready; first search ${fmt(cold.firstSearchMs)}, then ${describeLatency(measured)}`);
     return cold;
   } finally {
     c.agent.destroy();
@@ -198,7 +198,7 @@ export async function coldIdentifiers(serve: () => Promise<ReadyServer>, identif
 const fmt = (ms: number | null | undefined) => (ms === null || ms === undefined ? '—' : `${ms.toFixed(1)} ms`);
 
 /** One line for the log: what was timed and its percentiles. */
-export function describe(d: DistinctLatency): string {
+export function describeLatency(d: DistinctLatency): string {
   const l = d.latencyMs;
   const found = d.found === null ? '' : `, ${d.found} found something`;
   return `${d.samplesMs.length} distinct: p50 ${fmt(l?.p50)}, p90 ${fmt(l?.p90)}, p99 ${fmt(l?.p99)}${d.serverDurationP50Ms === null ? '' : `, daemon p50 ${fmt(d.serverDurationP50Ms)}`}${found}${d.errors ? `, ${d.errors} errors (${d.firstError})` : ''}`;

@@ -13,7 +13,8 @@
 
 import { identifierSpecs, search, type IdentifierSets, type TimedRequest } from './distinct-latency.ts';
 import { drawSets, type Identifier } from './identifiers.ts';
-import type { BenchQuery, PeerPattern } from './queries.ts';
+import { literalQuery } from './peer-kinds.ts';
+import type { BenchQuery } from './queries.ts';
 import type { ManyReposKind, Warmup } from './result.ts';
 import { seededRandom } from './stats.ts';
 
@@ -36,10 +37,6 @@ export const repoOf = (c: Identifier) => c.file.slice(0, c.file.indexOf('/'));
 
 const escapeRegex = (s: string) => s.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
 
-function peerQuery(kind: ManyReposKind, i: number, query: string, pattern: PeerPattern): BenchQuery {
-  return { name: `${kind}-${i}`, query, regex: false, caseSensitive: true, kind: 'rare-literal', set: 'many-repos', peer: pattern };
-}
-
 export function manyReposQueries(candidates: readonly Identifier[], repos: number, count: number, warmup: Warmup, cold: boolean, seed: number): { sets: IdentifierSets; kinds: KindQueries[] } {
   const n = kindCount(count);
   const drawn = drawSets(
@@ -56,21 +53,20 @@ export function manyReposQueries(candidates: readonly Identifier[], repos: numbe
   const names = (xs: Identifier[]) => xs.map((x) => x.name);
   const sets: IdentifierSets = { first: drawn.first[0]!.name, warmup: names(drawn.warmup), measured: names(drawn.measured), cold: names(drawn.cold) };
 
-  const literal = (s: string): PeerPattern => ({ pattern: s, regex: false, caseSensitive: true });
   const random = seededRandom(seed + 1);
   const noHits = Array.from({ length: noHitCount(count) }, () => `trawl_nohit_${Math.floor(random() * 2 ** 32).toString(16).padStart(8, '0')}`);
   const pages = Math.max(1, Math.ceil(repos / PER_PAGE));
   const pageNumbers = [...new Set(Array.from({ length: Math.min(n, pages) }, (_, i) => 1 + Math.floor((i * pages) / Math.min(n, pages))))];
 
   const kinds: KindQueries[] = [
-    { kind: 'identifier', requests: sets.measured.map(search), peer: sets.measured.map((s, i) => peerQuery('identifier', i, s, literal(s))) },
-    { kind: 'noHit', requests: noHits.map(search), peer: noHits.map((s, i) => peerQuery('noHit', i, s, literal(s))) },
+    { kind: 'identifier', requests: sets.measured.map(search), peer: sets.measured.map((s, i) => literalQuery(`identifier-${i}`, s)) },
+    { kind: 'noHit', requests: noHits.map(search), peer: noHits.map((s, i) => literalQuery(`noHit-${i}`, s)) },
     {
       kind: 'repo',
       requests: drawn.repo.map((c) => search(`repo:^${escapeRegex(repoOf(c))}$ ${c.name}`)),
-      peer: drawn.repo.map((c, i) => peerQuery('repo', i, c.name, { ...literal(c.name), path: repoOf(c) })),
+      peer: drawn.repo.map((c, i) => literalQuery(`repo-${i}`, c.name, { path: repoOf(c) })),
     },
-    { kind: 'lang', requests: drawn.lang.map((c) => search(`lang:c ${c.name}`)), peer: drawn.lang.map((c, i) => peerQuery('lang', i, c.name, { ...literal(c.name), extensions: ['c', 'h'] })) },
+    { kind: 'lang', requests: drawn.lang.map((c) => search(`lang:c ${c.name}`)), peer: drawn.lang.map((c, i) => literalQuery(`lang-${i}`, c.name, { extensions: ['c', 'h'] })) },
     { kind: 'sym', requests: drawn.sym.map((c) => search(`sym:${c.name}`)), peer: null },
     { kind: 'reposPage', requests: pageNumbers.map((p) => ({ get: `/api/repos?page=${p}&perPage=${PER_PAGE}` })), peer: null },
   ];

@@ -14,6 +14,7 @@ import { cpuMark, foreignCores } from './machine.ts';
 import type { BenchQuery } from './queries.ts';
 import type { DistinctPhase, Warmup } from './result.ts';
 import { serveUntilReady } from './serve-ready.ts';
+import { literalQuery, peerKind, peerLine } from './peer-kinds.ts';
 
 export interface DistinctPhaseOptions {
   root: string;
@@ -32,8 +33,12 @@ export function mixNames(queries: readonly BenchQuery[]): Set<string> {
   return new Set(queries.flatMap((q) => q.query.match(/[A-Za-z0-9_]+/g) ?? []));
 }
 
-/** The measurement; undefined (and why, in `notes`) when the corpus holds too few identifiers for one. */
-export async function distinctPhase(o: DistinctPhaseOptions, queries: readonly BenchQuery[], log: (s: string) => void, notes: string[]): Promise<DistinctPhase | undefined> {
+/**
+ * The measurement, and each timed identifier's time by its position (for the peers'
+ * ratios, distinctPeers); undefined (and why, in `notes`) when the corpus holds too few
+ * identifiers for one.
+ */
+export async function distinctPhase(o: DistinctPhaseOptions, queries: readonly BenchQuery[], log: (s: string) => void, notes: string[]): Promise<{ phase: DistinctPhase; msByRequest: Array<number | null> } | undefined> {
   const candidates = corpusIdentifiers(o.corpus, { exclude: mixNames(queries) });
   const drawn = drawSets(candidates, identifierSpecs(o.count, o.warmup, o.cold, candidates.length), o.seed);
   if (drawn.first.length === 0 || drawn.measured.length === 0) {
@@ -57,5 +62,20 @@ export async function distinctPhase(o: DistinctPhaseOptions, queries: readonly B
   });
   const cold = o.cold && sets.cold.length > 1 ? await coldIdentifiers(serve, sets.cold, log, 'distinct') : undefined;
   const cores = foreignCores(from, cpuMark());
-  return { seed: o.seed, candidates: candidates.length, start: warm.start, warmup: warm.warmup, identifiers: warm.identifiers, ...(cold ? { cold } : {}), foreignCores: cores === null ? null : round2(cores) };
+  return {
+    phase: { seed: o.seed, candidates: candidates.length, start: warm.start, warmup: warm.warmup, identifiers: warm.identifiers, ...(cold ? { cold } : {}), foreignCores: cores === null ? null : round2(cores) },
+    msByRequest: warm.msByRequest,
+  };
+}
+
+/**
+ * The peers on the timed identifiers, once the peers phase has built csearch's index
+ * (`csearchIndex`; undefined: none): csearch on every one, rg on the first `rgSample`,
+ * each once as a whole process. Fills `phase.csearch` and `phase.rg`.
+ */
+export function distinctPeers(phase: DistinctPhase, msByRequest: ReadonlyArray<number | null>, o: { corpus: string; csearchIndex: string | undefined; rgSample: number; timeoutSeconds: number }, log: (s: string) => void): void {
+  const queries = phase.identifiers.queries.map((q, i) => literalQuery(`distinct-${i}`, q));
+  phase.csearch = o.csearchIndex === undefined ? null : peerKind('csearch', queries, msByRequest, queries.length, o.corpus, o.csearchIndex, o.timeoutSeconds);
+  phase.rg = peerKind('rg', queries, msByRequest, o.rgSample, o.corpus, undefined, o.timeoutSeconds);
+  log(`distinct csearch ${peerLine(phase.csearch)}; rg ${peerLine(phase.rg)}`);
 }

@@ -24,16 +24,16 @@ import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildCindex, runTimed } from './build.ts';
 import { corpusIdentity } from './corpus.ts';
-import { client, coldIdentifiers, describe, eachOnceDetail, identifiersAfterReady, searchBody, type Client } from './distinct-latency.ts';
+import { client, coldIdentifiers, describeLatency, eachOnceDetail, identifiersAfterReady, searchBody, type Client } from './distinct-latency.ts';
 import { corpusIdentifiers } from './identifiers.ts';
 import { childEnv, loadRunDetail, round2, stopServer, track } from './load.ts';
 import { cpuMark, foreignCores, settleIo } from './machine.ts';
 import { commitOneLine, ensureManyCorpus, makeView, manyCorpusName, type ManySpec } from './many-repos-setup.ts';
 import { manyReposQueries, type KindQueries } from './many-repos-queries.ts';
 import { sampleRss, sampleRssFor } from './memory.ts';
-import { measurePeer, type PeerName } from './peers.ts';
 import { median } from './percentiles.ts';
-import type { ManyReposCorpus, ManyReposPhase, ManyReposQueries, PeerKind, Warmup } from './result.ts';
+import type { ManyReposCorpus, ManyReposPhase, ManyReposQueries, Warmup } from './result.ts';
+import { peerKind, peerLine } from './peer-kinds.ts';
 import { serveUntilReady, type ReadyServer } from './serve-ready.ts';
 import { seededRandom } from './stats.ts';
 import { post } from './http-client.ts';
@@ -145,7 +145,7 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
       let ms = warm.msByRequest;
       if (k.kind !== 'identifier') {
         ({ latency, msByRequest: ms } = await eachOnceDetail(c, k.requests));
-        log(`${label}: ${k.kind.padEnd(10)} ${describe(latency)}`);
+        log(`${label}: ${k.kind.padEnd(10)} ${describeLatency(latency)}`);
       }
       byRequest.set(k, ms);
       queries.push({ kind: k.kind, ...latency, csearch: null, rg: null });
@@ -193,8 +193,8 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
       const k = kinds.find((x) => x.kind === q.kind)!;
       if (!k.peer) continue;
       const ms = byRequest.get(k)!;
-      q.csearch = peerKind('csearch', k, ms, k.peer.length, made.dir, csearchIndex, o.peerTimeoutSeconds);
-      q.rg = peerKind('rg', k, ms, k.kind === 'identifier' ? o.rgSample : Math.max(1, Math.round(o.rgSample / 3)), made.dir, undefined, o.peerTimeoutSeconds);
+      q.csearch = peerKind('csearch', k.peer, ms, k.peer.length, made.dir, csearchIndex, o.peerTimeoutSeconds);
+      q.rg = peerKind('rg', k.peer, ms, k.kind === 'identifier' ? o.rgSample : Math.max(1, Math.round(o.rgSample / 3)), made.dir, undefined, o.peerTimeoutSeconds);
       log(`${label}: ${q.kind.padEnd(10)} csearch ${peerLine(q.csearch)}; rg ${peerLine(q.rg)}`);
     }
   }
@@ -219,33 +219,6 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
 }
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
-
-/**
- * A peer on the first `take` queries of a kind, each once as a whole process; trawl's
- * median over the same queries. null: the peer is not installed (or has no index).
- */
-function peerKind(peer: PeerName, k: KindQueries, trawlMs: Array<number | null>, take: number, corpus: string, csearchIndex: string | undefined, timeoutSeconds: number): PeerKind | null {
-  const queries = k.peer!.slice(0, take);
-  const m = measurePeer(peer, queries, { corpus, csearchIndex, runs: 1, timeoutMs: timeoutSeconds * 1000 }, () => {});
-  if (!m.available) return null;
-  const samplesMs: number[] = [];
-  const trawl: number[] = [];
-  let errors = 0;
-  let firstError: string | null = null;
-  for (const [i, r] of m.queries.entries()) {
-    if (r.error || r.timedOut || r.samplesMs.length === 0) {
-      errors++;
-      firstError ??= r.error ?? 'timed out';
-      continue;
-    }
-    samplesMs.push(round4(r.samplesMs[0]!));
-    const t = trawlMs[i];
-    if (t !== null && t !== undefined) trawl.push(t);
-  }
-  const medianMs = samplesMs.length ? round4(median(samplesMs)) : null;
-  const trawlMedianMs = trawl.length ? round4(median(trawl)) : null;
-  return { queries: queries.length, samplesMs, medianMs, trawlMedianMs, ratio: medianMs === null || !trawlMedianMs ? null : round4(medianMs / trawlMedianMs), errors, firstError };
-}
 
 /**
  * Step 5: a line with a new token committed to the repository at `path`, then `trawl sync`
@@ -286,9 +259,4 @@ async function changeSearchable(o: ManyReposOptions, path: string, repo: string,
   const syncSeconds = round4((exitedAt! - started) / 1000);
   log(`${label}: one line changed in ${repo}/${file}: searchable ${searchableMs === null ? 'NOT after the sync ended' : `${searchableMs} ms`} after \`trawl sync\` started (the sync took ${syncSeconds.toFixed(2)} s, ${polls} searches)`);
   return { repo, file, token, searchableMs, syncSeconds, polls };
-}
-
-function peerLine(p: PeerKind | null): string {
-  if (!p) return 'not run';
-  return `median ${p.medianMs === null ? '—' : `${p.medianMs.toFixed(1)} ms`} over ${p.samplesMs.length} (trawl ${p.trawlMedianMs === null ? '—' : `${p.trawlMedianMs.toFixed(2)} ms`}, ratio ${p.ratio === null ? '—' : p.ratio.toFixed(1)})${p.errors ? `, ${p.errors} errors (${p.firstError})` : ''}`;
 }

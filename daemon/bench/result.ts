@@ -680,6 +680,9 @@ export interface DistinctPhase {
   start: DaemonStart;
   warmup: DistinctWarmup;
   identifiers: DistinctLatency;
+  /** The peers on the same identifiers (csearch every one, rg the first few), after the peers phase; absent with --no-peers, null when not installed. */
+  csearch?: PeerKind | null;
+  rg?: PeerKind | null;
   cold?: ColdPass;
   foreignCores: number | null;
 }

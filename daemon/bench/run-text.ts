@@ -78,12 +78,18 @@ function phaseText(r: AnyBenchResult): string[] {
   return lines;
 }
 
+/** A peer on the held-out identifiers: its median (ratio to trawl's median over the same identifiers), n. */
+function distinctPeer(p: DistinctPhase['csearch']): string {
+  if (!p) return '';
+  return p.medianMs === null ? `— (${p.errors} errors)` : `${formatMs(p.medianMs)} (${times(p.ratio)}), n=${p.samplesMs.length}`;
+}
+
 /** The headline rows: held-out identifiers each sent once (phase-distinct.ts), and with --cold the same after the page cache was dropped. */
 function distinctRows(d: DistinctPhase): string[] {
   const l = d.identifiers.latencyMs;
   const rows = [
-    `| **search latency: ${d.identifiers.samplesMs.length} held-out identifiers of the corpus, each sent once** over HTTP, one client, after a warm-up on ${d.warmup.requests} others (p50 / p90 / p99; the daemon's own p50) | ` +
-      `**${formatMs(l?.p50)}** / ${formatMs(l?.p90)} / ${formatMs(l?.p99)}; daemon ${formatMs(d.identifiers.serverDurationP50Ms)}${d.identifiers.errors ? `; ${d.identifiers.errors} errors` : ''} | | |`,
+    `| **search latency: ${d.identifiers.samplesMs.length} held-out identifiers of the corpus, each sent once** over HTTP, one client, after a warm-up on ${d.warmup.requests} others (p50 / p90 / p99; the daemon's own p50); the peers: median, one process per identifier (× trawl's median over the same) | ` +
+      `**${formatMs(l?.p50)}** / ${formatMs(l?.p90)} / ${formatMs(l?.p99)}; daemon ${formatMs(d.identifiers.serverDurationP50Ms)}${d.identifiers.errors ? `; ${d.identifiers.errors} errors` : ''} | ${distinctPeer(d.csearch)} | ${distinctPeer(d.rg)} |`,
     `| \`trawl serve\` to ready; its first search | ${formatMs(d.start.readyMs)}; ${formatMs(d.start.firstSearchMs)} | | |`,
   ];
   if (d.cold) {

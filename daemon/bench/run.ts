@@ -26,7 +26,7 @@ import { httpPhase } from './phase-http.ts';
 import { httpQueriesPhase } from './phase-http-queries.ts';
 import { commandsPhase } from './phase-commands.ts';
 import { indexPhase } from './phase-index.ts';
-import { peersPhase } from './phase-peers.ts';
+import { csearchIndexIn, peersPhase } from './phase-peers.ts';
 import { reindexPhase } from './phase-reindex.ts';
 import { rankingPhase } from './phase-ranking.ts';
 import { searchPhase } from './phase-search.ts';
@@ -34,7 +34,7 @@ import { FULL_WARMUP } from './latency.ts';
 import { webPhase } from './phase-web.ts';
 import { viewerPhase } from './phase-viewer.ts';
 import { clusterPhase } from './phase-cluster.ts';
-import { distinctPhase } from './phase-distinct.ts';
+import { distinctPeers, distinctPhase } from './phase-distinct.ts';
 import { DISTINCT_SEED } from './distinct-latency.ts';
 import { manyReposPhase } from './phase-many-repos.ts';
 import type { ManySpec } from './many-repos-setup.ts';
@@ -317,13 +317,14 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     const overHttp = await httpQueriesPhase({ root: ROOT, dataDir: indexing.dataDir, work, iterations: options.httpQueryIterations!, warmup: options.warmup! }, queries, log);
     phaseCores();
     for (const q of overHttp.queries) if (q.error) notes.push(`query ${q.name} failed over HTTP: ${q.error}`);
-    const distinct = await distinctPhase(
+    const distinctRun = await distinctPhase(
       { root: ROOT, corpus, dataDir: indexing.dataDir, work, count: options.distinct!, warmup: options.warmup!, cold: o.cold === true, seed: DISTINCT_SEED },
       queries,
       log,
       notes,
     );
     phaseCores(); // the phase records its own foreign cores
+    const distinct = distinctRun?.phase;
     if (distinct && distinct.identifiers.errors > 0) notes.push(`distinct identifiers: ${distinct.identifiers.errors} requests failed (${distinct.identifiers.firstError})`);
     if (http.memory.idleSamplesBytes.length === 0) notes.push('memory: /proc/<pid>/status is not readable here (not Linux?): no RSS samples');
 
@@ -342,6 +343,10 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
           log,
         )
       : [];
+    if (distinctRun && o.peers) {
+      const csearchIndex = peers.find((p) => p.peer === 'csearch')?.index ? csearchIndexIn(work) : undefined;
+      distinctPeers(distinctRun.phase, distinctRun.msByRequest, { corpus, csearchIndex, rgSample: d.rgSample, timeoutSeconds: options.peerTimeoutSeconds }, log);
+    }
     const peersCores = phaseCores();
     const reindex = o.reindex ? await reindexPhase({ root: ROOT, corpus, work, runs: options.indexRuns, corpusBytes: id.totalBytes }, log) : undefined;
     const manyRepos = await runManyRepos();

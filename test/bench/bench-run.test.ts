@@ -5,6 +5,7 @@
 // benchmarks, not tests); the test's own timeout only stops a hung run.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -130,6 +131,15 @@ describe('trawl bench run --quick', () => {
     assert.equal(result.summary.distinctP50Ms, ids.latencyMs!.p50);
     assert.equal(result.summary.distinctP99Ms, ids.latencyMs!.p99);
     assert.match(run.stdout, /^\| \*\*search latency: 30 held-out identifiers of the corpus, each sent once\*\* over HTTP/m);
+    // The peers on the same identifiers, where installed: csearch on each, rg on the first three (--quick).
+    const installed = (cmd: string) => !spawnSync(cmd, ['--version'], { stdio: 'ignore' }).error;
+    if (installed('cindex') && installed('csearch')) {
+      assert.equal(d.csearch!.samplesMs.length, 30);
+      assert.equal(d.csearch!.errors, 0, d.csearch!.firstError ?? '');
+      assert.ok(Math.abs(d.csearch!.ratio! - d.csearch!.medianMs! / d.csearch!.trawlMedianMs!) < 1e-3);
+    } else assert.equal(d.csearch, null);
+    if (installed('rg')) assert.equal(d.rg!.samplesMs.length, 3);
+    else assert.equal(d.rg, null);
     assert.match(run.stdout, /^\| repeated: median latency over all \d+ queries of the mix, in process/m);
   });
 
