@@ -142,7 +142,8 @@ function summaryLine(r: CompareReport): string {
 }
 
 const SECTIONS: Array<{ group: MetricGroup; title: string; valueHeader: string }> = [
-  { group: 'search', title: 'Search latency per query (p50 over the timed runs)', valueHeader: 'p50' },
+  { group: 'distinct', title: 'Search latency on held-out identifiers, each sent once', valueHeader: '' },
+  { group: 'search', title: 'Repeated search latency per query (p50 over the timed runs, each after many runs of itself)', valueHeader: 'p50' },
   { group: 'http', title: 'HTTP', valueHeader: '' },
   { group: 'memory', title: 'Memory', valueHeader: '' },
   { group: 'index', title: 'Index build', valueHeader: '' },
@@ -150,6 +151,7 @@ const SECTIONS: Array<{ group: MetricGroup; title: string; valueHeader: string }
   { group: 'auth', title: 'Authentication and rate limit (GET /api/repos)', valueHeader: '' },
   { group: 'web', title: 'Web UI (median over the queries of each one\'s median)', valueHeader: '' },
   { group: 'reindex', title: 'Re-indexing (the corpus as a git repository)', valueHeader: '' },
+  { group: 'many', title: 'Many repositories (each query sent once)', valueHeader: '' },
   { group: 'cluster', title: 'Cluster phase (one daemon, then clusters of N nodes)', valueHeader: '' },
 ];
 

@@ -32,8 +32,12 @@
 //                 reindex/full/bytes, reindex/branches/bytes, (when either side has them)
 //                 reindex/syncFirst/seconds, reindex/syncOneLine/seconds;
 //                 cluster/<configuration>/throughput, cluster/<configuration>/cpu,
-//                 cluster/<configuration>/p50 (configuration: plain, or n<nodes>)
-//     group       'search' | 'http' | 'memory' | 'index' | 'commands' | 'auth' | 'web' | 'reindex' | 'cluster'
+//                 cluster/<configuration>/p50 (configuration: plain, or n<nodes>);
+//                 (when either side has them) distinct/latency, distinct/cold, distinct/ready,
+//                 distinct/firstSearch; many/<corpus>/<kind>/latency, many/<corpus>/cold,
+//                 many/<corpus>/sync, many/<corpus>/ready, many/<corpus>/change,
+//                 many/<corpus>/load, many/<corpus>/idleAnon, many/<corpus>/indexBytes
+//     group       'distinct' | 'search' | 'http' | 'memory' | 'index' | 'commands' | 'auth' | 'web' | 'reindex' | 'many' | 'cluster'
 //     label       for people (a search metric's is the query text)
 //     queryName   the query's name for search metrics, else null
 //     unit        'ms' | 'req/s' | 'MB/s' | 'bytes' | 's' | 'ratio'
@@ -59,14 +63,14 @@
 //   exitStatus    1 when any metric regressed, else 0
 
 import type { SearchStats } from '../search/types.ts';
-import { hasCorePhases, RESULT_FORMAT, type AnyBenchResult, type AuthVariant, type ClusterConfiguration, type CommandRuns, type CommandsPhase, type HttpQueryResult, type PeerResult, type QueryResult, type ReindexPhase, type WebQuery } from './result.ts';
+import { hasCorePhases, RESULT_FORMAT, type AnyBenchResult, type AuthVariant, type ClusterConfiguration, type CommandRuns, type CommandsPhase, type DistinctPhase, type HttpQueryResult, type ManyReposCorpus, type PeerResult, type QueryResult, type ReindexPhase, type WebQuery } from './result.ts';
 import { median, quantileSorted } from './percentiles.ts';
 import { clusterKey, clusterName, replicationFor } from './cluster-figures.ts';
 import { compareSamples, type Verdict } from './stats.ts';
 
 export const COMPARE_FORMAT = 'trawl-bench-compare/1';
 
-export type MetricGroup = 'search' | 'http' | 'memory' | 'index' | 'commands' | 'auth' | 'web' | 'reindex' | 'cluster';
+export type MetricGroup = 'distinct' | 'search' | 'http' | 'memory' | 'index' | 'commands' | 'auth' | 'web' | 'reindex' | 'many' | 'cluster';
 export type MetricUnit = 'ms' | 'req/s' | 'MB/s' | 'bytes' | 's' | 'ratio';
 export type MetricVerdict = Verdict | 'not judged';
 export type Basis = 'test' | 'threshold' | 'exact' | 'none';
@@ -373,7 +377,7 @@ function statDeltas(oldStats: SearchStats | null, newStats: SearchStats | null):
 }
 
 function otherMetrics(oldR: AnyBenchResult, newR: AnyBenchResult, opts: Required<CompareResultsOptions>): MetricComparison[] {
-  return [...coreSpecs(oldR, newR), ...phaseSpecs(oldR, newR), ...clusterSpecs(oldR, newR)].map((s) => metric(s, opts));
+  return [...distinctSpecs(oldR, newR), ...coreSpecs(oldR, newR), ...phaseSpecs(oldR, newR), ...manySpecs(oldR, newR), ...clusterSpecs(oldR, newR)].map((s) => metric(s, opts));
 }
 
 /**
@@ -541,6 +545,61 @@ function clusterSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] 
   }
   return specs;
 }
+
+/**
+ * The held-out identifiers, each sent once (the headline), when either side has them: the
+ * same corpus and seed draw the same identifiers, so the two sets of samples are of the
+ * same queries. A side without them (a result from before) is not judged.
+ */
+function distinctSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
+  if (!oldR.distinct && !newR.distinct) return [];
+  const both = (pick: (d: DistinctPhase) => Array<number | null | undefined> | undefined) => ({ old: numbers(oldR.distinct && pick(oldR.distinct)), new: numbers(newR.distinct && pick(newR.distinct)) });
+  const specs: MetricSpec[] = [
+    { id: 'distinct/latency', group: 'distinct', label: 'held-out identifiers, each sent once', unit: 'ms', better: 'lower', kind: 'sampled', ...both((d) => d.identifiers.samplesMs) },
+  ];
+  if (oldR.distinct?.cold || newR.distinct?.cold) {
+    specs.push({ id: 'distinct/cold', group: 'distinct', label: 'the same after the page cache was dropped', unit: 'ms', better: 'lower', kind: 'sampled', ...both((d) => d.cold?.identifiers.samplesMs) });
+  }
+  specs.push(
+    { id: 'distinct/ready', group: 'distinct', label: 'trawl serve to ready', unit: 'ms', better: 'lower', kind: 'sampled', ...both((d) => [d.start.readyMs]) },
+    { id: 'distinct/firstSearch', group: 'distinct', label: 'its first search', unit: 'ms', better: 'lower', kind: 'sampled', ...both((d) => [d.start.firstSearchMs]) },
+  );
+  return specs;
+}
+
+/** The many-repositories phase, per corpus (by name) and query kind, when either side ran it. */
+function manySpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
+  if (!oldR.manyRepos && !newR.manyRepos) return [];
+  const names = [...new Set([...(oldR.manyRepos?.corpora ?? []), ...(newR.manyRepos?.corpora ?? [])].map((c) => c.name))];
+  const specs: MetricSpec[] = [];
+  for (const name of names) {
+    const corpus = (r: AnyBenchResult) => r.manyRepos?.corpora.find((c) => c.name === name);
+    const both = (pick: (c: ManyReposCorpus) => Array<number | null | undefined> | undefined) => {
+      const o = corpus(oldR);
+      const n = corpus(newR);
+      return { old: numbers(o && pick(o)), new: numbers(n && pick(n)) };
+    };
+    const kinds = [...new Set([...(corpus(oldR)?.queries ?? []), ...(corpus(newR)?.queries ?? [])].map((q) => q.kind))];
+    for (const kind of kinds) {
+      specs.push({ id: `many/${name}/${kind}/latency`, group: 'many', label: `${name}: ${kind}, each sent once`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => c.queries.find((q) => q.kind === kind)?.samplesMs) });
+    }
+    if (corpus(oldR)?.cold || corpus(newR)?.cold) {
+      specs.push({ id: `many/${name}/cold`, group: 'many', label: `${name}: identifiers after the page cache was dropped`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => c.cold?.identifiers.samplesMs) });
+    }
+    specs.push(
+      { id: `many/${name}/sync`, group: 'many', label: `${name}: trawl sync from nothing`, unit: 's', better: 'lower', kind: 'sampled', ...both((c) => [c.sync.seconds]) },
+      { id: `many/${name}/ready`, group: 'many', label: `${name}: trawl serve to ready`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => [c.start.readyMs]) },
+      { id: `many/${name}/change`, group: 'many', label: `${name}: one-line change searchable after trawl sync starts`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => [c.change.searchableMs]) },
+      { id: `many/${name}/load`, group: 'many', label: `${name}: one literal, ${(corpus(newR) ?? corpus(oldR))!.load.connections} connections`, unit: 'req/s', better: 'higher', kind: 'sampled', ...both((c) => [c.load.requestsPerSecond]) },
+      { id: `many/${name}/idleAnon`, group: 'many', label: `${name}: daemon RssAnon, idle`, unit: 'bytes', better: 'lower', kind: 'sampled', ...both((c) => [c.memory.idleAnonBytes]) },
+      { id: `many/${name}/indexBytes`, group: 'many', label: `${name}: index size`, unit: 'bytes', better: 'lower', kind: 'exact', ...both((c) => [c.sync.indexBytes]) },
+    );
+  }
+  return specs;
+}
+
+/** The numbers of a list that may hold unknowns (null: not measured). */
+const numbers = (xs: ReadonlyArray<number | null | undefined> | undefined): number[] => (xs ?? []).filter((x): x is number => typeof x === 'number');
 
 // ---- machine drift ----
 

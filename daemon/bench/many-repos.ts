@@ -33,7 +33,9 @@ export function directoriesWithFiles(root: string): CutDir[] {
     const dirs: string[] = [];
     for (const e of readdirSync(join(root, rel), { withFileTypes: true })) {
       if (e.isDirectory()) {
-        if (e.name !== '.git') dirs.push(e.name);
+        // Not .git, nor any hidden directory: a repository named with a leading dot is one
+        // that a connection's `*` glob, like a shell's, does not match.
+        if (!e.name.startsWith('.')) dirs.push(e.name);
       } else if (e.isFile()) files.push(e.name);
     }
     if (files.length >= MIN_FILES) out.push({ dir: rel, files: files.sort() });

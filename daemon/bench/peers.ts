@@ -41,11 +41,13 @@ export function peerCommand(peer: PeerName, q: BenchQuery, corpus: string): stri
   const p = q.peer;
   if (!p) return null;
   const root = p.path === undefined ? corpus : join(corpus, p.path);
+  const globs = (p.extensions ?? []).flatMap((e) => ['-g', `*.${e}`]);
   if (peer === 'rg') {
-    return ['rg', '-n', '--no-ignore', '--hidden', '-g', '!.git', p.caseSensitive ? '-s' : '-i', ...(p.regex ? [] : ['-F']), '-e', p.pattern, root];
+    return ['rg', '-n', '--no-ignore', '--hidden', '-g', '!.git', ...globs, p.caseSensitive ? '-s' : '-i', ...(p.regex ? [] : ['-F']), '-e', p.pattern, root];
   }
   // cindex records absolute paths; -f keeps the files whose path matches.
-  const files = p.path === undefined ? [] : ['-f', `^${escapeRe2(`${root}/`)}`];
+  const ext = p.extensions?.length ? `.*\\.(${p.extensions.map(escapeRe2).join('|')})$` : '';
+  const files = p.path === undefined && !ext ? [] : ['-f', `${p.path === undefined ? '' : `^${escapeRe2(`${root}/`)}`}${ext}`];
   return ['csearch', '-n', ...(p.caseSensitive ? [] : ['-i']), ...files, p.regex ? p.pattern : escapeRe2(p.pattern)];
 }
 

@@ -9,10 +9,10 @@
 // to the response's last byte read. The
 // daemon's CPU over each query's timed requests gives its CPU per request.
 
-import http from 'node:http';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuMsBetween, mark, startServer, stopServer, waitHealthy, type Server } from './load.ts';
+import { oneConnection, post } from './http-client.ts';
 import { requestFor } from './latency.ts';
 import { warmUp } from './warm-up.ts';
 import { median, summarize } from './percentiles.ts';
@@ -29,27 +29,13 @@ export interface HttpQueriesOptions {
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
-/** POST `body` to `path` on one keep-alive connection; the status and the time to the last byte in ms. */
-function post(agent: http.Agent, url: URL, body: string): Promise<{ status: number; ms: number }> {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.on('data', () => {});
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: Number(process.hrtime.bigint() - started) / 1e6 }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 const requestBody = (q: BenchQuery): string => JSON.stringify(requestFor(q));
 
 export async function httpQueriesPhase(o: HttpQueriesOptions, queries: BenchQuery[], log: (s: string) => void): Promise<HttpQueriesPhase> {
   const cwd = join(o.work, 'serve-queries');
   mkdirSync(cwd, { recursive: true });
   let server: Server | undefined;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const agent = oneConnection();
   try {
     server = await startServer('trawl', [join(o.root, 'bin', 'trawl.js'), 'serve', '--port', '0', '--log-level', 'silent', '--data-dir', o.dataDir], cwd);
     await waitHealthy(server.url);

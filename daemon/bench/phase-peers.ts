@@ -21,6 +21,9 @@ export interface PeersPhaseOptions {
   versions: Record<PeerName, string | null>;
 }
 
+/** Where the phase builds csearch's index in the work dir (the distinct identifiers' peers read it too). */
+export const csearchIndexIn = (work: string) => join(work, 'csindex');
+
 const ratio = (a: number | null, b: number | null) => (a === null || b === null || b <= 0 ? null : a / b);
 
 export async function peersPhase(o: PeersPhaseOptions, queries: BenchQuery[], trawl: QueryResult[], log: (s: string) => void): Promise<PeerResult[]> {
@@ -31,7 +34,7 @@ export async function peersPhase(o: PeersPhaseOptions, queries: BenchQuery[], tr
     let csearchIndex: string | undefined;
     if (peer === 'csearch') {
       await settleIo();
-      const built = buildCindex(o.corpus, o.corpusBytes, join(o.work, 'csindex'), o.work);
+      const built = buildCindex(o.corpus, o.corpusBytes, csearchIndexIn(o.work), o.work);
       if (built) {
         csearchIndex = built.indexPath;
         index = { seconds: built.seconds, mbPerSecond: built.mbPerSecond, indexBytes: built.indexBytes, peakRssBytes: built.peakRssBytes };

@@ -39,6 +39,8 @@ export interface PeerPattern {
   caseSensitive: boolean;
   /** A directory relative to the corpus: rg searches only it, csearch gets `-f ^<corpus>/<path>/`. */
   path?: string;
+  /** Only files with these extensions (`["c", "h"]` for `lang:c`): rg gets `-g '*.c'` per extension, csearch a `-f` ending in `\.(c|h)$`. */
+  extensions?: string[];
 }
 
 export interface BenchQuery {

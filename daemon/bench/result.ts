@@ -64,6 +64,16 @@ export interface BenchOptions {
   clusters?: ClusterShape[];
   /** Runs before the clusters named their replication: the node counts alone (`--cluster-nodes`). */
   clusterNodes?: number[];
+  /** Held-out identifiers timed once each (`--distinct`); absent in results before it was measured. */
+  distinct?: number;
+  /** `--cold`: the distinct identifiers also timed after the page cache was dropped. */
+  cold?: boolean;
+  /** `--corpus-repos N`: repositories cut from the corpus for the many-repositories phase. */
+  corpusRepos?: number;
+  /** `--tiny-repos N`: synthetic tiny repositories for the many-repositories phase. */
+  tinyRepos?: number;
+  /** `--many-dir`: where the many-repositories corpora are kept between runs. */
+  manyDir?: string;
 }
 
 /** At least `runs` runs and at least `ms` milliseconds. */
@@ -415,8 +425,8 @@ export interface ViewerPhase {
 }
 
 /** The phases that run without the core phases' index (`--only`). */
-export type OnlyPhase = 'cluster' | 'viewer';
-export const ONLY_PHASES: readonly OnlyPhase[] = ['cluster', 'viewer'];
+export type OnlyPhase = 'cluster' | 'viewer' | 'many-repos';
+export const ONLY_PHASES: readonly OnlyPhase[] = ['cluster', 'viewer', 'many-repos'];
 
 /** What every result has, whichever phases ran. */
 export interface ResultBase {
@@ -434,6 +444,8 @@ export interface ResultBase {
   /** With --web, or alone with --only viewer; absent in results written before issue 23. */
   viewer?: ViewerPhase;
   cluster?: ClusterPhase;
+  /** `--corpus-repos`, `--tiny-repos` (or alone with --only many-repos). */
+  manyRepos?: ManyReposPhase;
 }
 
 /** The phases every run has, unless it ran the cluster phase alone (`--only cluster`). */
@@ -446,12 +458,18 @@ export interface CorePhases {
   http: { search: HttpSearch; stream: HttpStream; overhead?: HttpOverhead[] };
   /** Absent in results written before it was measured. */
   httpQueries?: HttpQueriesPhase;
+  /** The headline latency: held-out identifiers, each sent once. Absent in results written before it was measured. */
+  distinct?: DistinctPhase;
   memory: MemoryPhase;
   peers: PeerResult[];
   /** Cores other processes kept busy during each phase (0: clean figures); null off Linux. */
   foreignCores: Record<'corpus' | 'indexing' | 'search' | 'http' | 'peers', number | null>;
   summary: {
-    /** Median over the queries of each query's p50. */
+    /** Held-out identifiers over HTTP, each sent once after a warm-up on others: p50, p90, p99 (distinct.identifiers). Absent in results before it was measured. */
+    distinctP50Ms?: number | null;
+    distinctP90Ms?: number | null;
+    distinctP99Ms?: number | null;
+    /** Repeated queries: median over the mix's queries of each query's p50, each timed after many runs of itself. */
     searchMedianP50Ms: number | null;
     indexSeconds: number | null;
     indexMbPerSecond: number | null;
@@ -604,4 +622,130 @@ export interface ClusterLoad {
   /** Cores the load generator (this process) used. */
   loadGeneratorCores: number | null;
   foreignCores: number | null;
+}
+
+/** Order statistics of requests each sent once (percentiles.ts quantile). */
+export interface DistinctSummary {
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  min: number;
+  max: number;
+}
+
+/** Requests each sent once by one client, one after the other (distinct-latency.ts). */
+export interface DistinctLatency {
+  /** What was sent, in order: a search's query, or a GET's path. */
+  queries: string[];
+  /** Each answered request's time, first byte written to last byte read (ms), in the order sent. */
+  samplesMs: number[];
+  latencyMs: DistinctSummary | null;
+  /** Median of the answers' stats.duration (the daemon's search, without HTTP), in ms; null for requests that are not searches. */
+  serverDurationP50Ms: number | null;
+  /** Searches that found at least one match; null for requests that are not searches. */
+  found: number | null;
+  /** Requests not answered 200, and the first one's status and text. */
+  errors: number;
+  firstError: string | null;
+}
+
+/** A daemon started for a measurement (serve-ready.ts), and its first search once ready. */
+export interface DaemonStart {
+  /** Spawn of `trawl serve` to its "listening on" line, and to GET /readyz answering 200. */
+  listeningMs: number;
+  readyMs: number;
+  /** The first search after ready: a held-out identifier sent nowhere else. */
+  firstSearch: string;
+  firstSearchMs: number | null;
+}
+
+/** `--cold`: a daemon started anew, the page cache dropped once it was ready, then held-out identifiers it had not been sent. */
+export interface ColdPass extends DaemonStart {
+  identifiers: DistinctLatency;
+}
+
+/** The untimed searches of other identifiers before the timed ones. */
+export interface DistinctWarmup {
+  requests: number;
+  ms: number;
+}
+
+/** The headline latency of a run on one corpus (phase-distinct.ts). */
+export interface DistinctPhase {
+  /** Seed of the draw (identifiers.ts). */
+  seed: number;
+  /** Identifiers found in the corpus: the pool the sets were drawn from. */
+  candidates: number;
+  start: DaemonStart;
+  warmup: DistinctWarmup;
+  identifiers: DistinctLatency;
+  /** The peers on the same identifiers (csearch every one, rg the first few), after the peers phase; absent with --no-peers, null when not installed. */
+  csearch?: PeerKind | null;
+  rg?: PeerKind | null;
+  cold?: ColdPass;
+  foreignCores: number | null;
+}
+
+/** The query kinds of the many-repositories phase. */
+export type ManyReposKind = 'identifier' | 'noHit' | 'repo' | 'lang' | 'sym' | 'reposPage';
+
+/** A peer on the queries of one kind, each query once as a whole process. */
+export interface PeerKind {
+  /** The queries it ran (all of the kind for csearch, the first few for rg). */
+  queries: number;
+  /** Spawn to exit, in the order run (a failed run has none). */
+  samplesMs: number[];
+  medianMs: number | null;
+  /** trawl's median over the same queries. */
+  trawlMedianMs: number | null;
+  /** medianMs / trawlMedianMs: how many times faster trawl is. */
+  ratio: number | null;
+  errors: number;
+  firstError: string | null;
+}
+
+export interface ManyReposQueries extends DistinctLatency {
+  kind: ManyReposKind;
+  /** null: the kind has no peer equivalent, or the peer is not installed. */
+  csearch: PeerKind | null;
+  rg: PeerKind | null;
+}
+
+/** One corpus of many repositories (phase-many-repos.ts). */
+export interface ManyReposCorpus {
+  /** e.g. "linux-2000", "tiny-20000": its directory under options.manyDir. */
+  name: string;
+  /** cut: one repository per directory of the corpus (many-repos.ts cutTree); tiny: synthetic. */
+  kind: 'cut' | 'tiny';
+  repos: number;
+  files: number;
+  /** Bytes of the repositories' files. */
+  bytes: number;
+  /** corpus.ts's hash over the repositories' files (their .git directories excluded). */
+  sha256: string;
+  /** Seconds it took to make; null when it was found made by an earlier run. */
+  madeSeconds: number | null;
+  /** `trawl sync` into an empty data dir: spawn to exit, its peak RSS, what it said, and the index it left (files under shards/). */
+  sync: { seconds: number; peakRssBytes: number | null; indexed: number; failed: number; indexBytes: number; indexFiles: number };
+  /** cindex over the same repositories; null when not installed. */
+  cindex: { seconds: number; peakRssBytes: number | null; indexBytes: number } | null;
+  start: DaemonStart;
+  warmup: DistinctWarmup;
+  /** Each kind's queries, each sent once. */
+  queries: ManyReposQueries[];
+  /** One selective literal at `connections` connections for `seconds` (autocannon). */
+  load: { query: string; connections: number; seconds: number; requestsPerSecond: number; latencyMs: { p50: number | null; p99: number | null }; non2xx: number; errors: number; serverCpuMsPerRequest: number | null };
+  /** The daemon's RssAnon and VmRSS idle after the searches (medians), RssAnon's peak under the load; anonPerByte: idle RssAnon / bytes. Null off Linux. */
+  memory: { idleAnonBytes: number | null; idleRssBytes: number | null; loadAnonPeakBytes: number | null; anonPerByte: number | null };
+  /** One line with a new token committed to one repository, then `trawl sync` beside the daemon: spawn of the sync to the token's first search hit. */
+  change: { repo: string; file: string; token: string; searchableMs: number | null; syncSeconds: number; polls: number };
+  cold?: ColdPass;
+  /** Cores other processes kept busy over the corpus's measurements. */
+  foreignCores: number | null;
+}
+
+export interface ManyReposPhase {
+  seed: number;
+  corpora: ManyReposCorpus[];
 }

@@ -5,7 +5,8 @@
 import { formatBytes, formatMs } from './format.ts';
 import { median } from './percentiles.ts';
 import { clusterText } from './cluster-text.ts';
-import { hasCorePhases, type AnyBenchResult, type BenchResult, type CommandRuns, type PeerResult, type ReindexBuild } from './result.ts';
+import { manyReposText } from './many-repos-text.ts';
+import { hasCorePhases, type AnyBenchResult, type BenchResult, type CommandRuns, type DistinctPhase, type PeerResult, type ReindexBuild } from './result.ts';
 import { LARGE_SOURCE_BYTES, TARGETS } from './targets.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/`/g, "'");
@@ -72,8 +73,30 @@ function phaseText(r: AnyBenchResult): string[] {
       );
     }
   }
+  if (r.manyRepos) lines.push(...manyReposText(r.manyRepos));
   if (r.cluster) lines.push(...clusterText(r.cluster));
   return lines;
+}
+
+/** A peer on the held-out identifiers: its median (ratio to trawl's median over the same identifiers), n. */
+function distinctPeer(p: DistinctPhase['csearch']): string {
+  if (!p) return '';
+  return p.medianMs === null ? `— (${p.errors} errors)` : `${formatMs(p.medianMs)} (${times(p.ratio)}), n=${p.samplesMs.length}`;
+}
+
+/** The headline rows: held-out identifiers each sent once (phase-distinct.ts), and with --cold the same after the page cache was dropped. */
+function distinctRows(d: DistinctPhase): string[] {
+  const l = d.identifiers.latencyMs;
+  const rows = [
+    `| **search latency: ${d.identifiers.samplesMs.length} held-out identifiers of the corpus, each sent once** over HTTP, one client, after a warm-up on ${d.warmup.requests} others (p50 / p90 / p99; the daemon's own p50); the peers: median, one process per identifier (× trawl's median over the same) | ` +
+      `**${formatMs(l?.p50)}** / ${formatMs(l?.p90)} / ${formatMs(l?.p99)}; daemon ${formatMs(d.identifiers.serverDurationP50Ms)}${d.identifiers.errors ? `; ${d.identifiers.errors} errors` : ''} | ${distinctPeer(d.csearch)} | ${distinctPeer(d.rg)} |`,
+    `| \`trawl serve\` to ready; its first search | ${formatMs(d.start.readyMs)}; ${formatMs(d.start.firstSearchMs)} | | |`,
+  ];
+  if (d.cold) {
+    const c = d.cold.identifiers.latencyMs;
+    rows.push(`| cold page cache (dropped once a new daemon was ready): first search; then ${d.cold.identifiers.samplesMs.length} identifiers (p50 / p90 / p99) | ${formatMs(d.cold.firstSearchMs)}; ${formatMs(c?.p50)} / ${formatMs(c?.p90)} / ${formatMs(c?.p99)} | | |`);
+  }
+  return rows;
 }
 
 /** Corpus MB/s; indexed content MB/s of a full build (median seconds); empty when a side is unknown (older results). */
@@ -170,18 +193,20 @@ export function runText(any: AnyBenchResult): string {
       `${cs?.index ? `${cs.index.seconds.toFixed(1)} s, ${cs.index.mbPerSecond.toFixed(1)} MB/s, peak RSS ${bytes(cs.index.peakRssBytes)} (no symbols)` : '—'} | no index |`,
   );
   lines.push(`| index size | ${bytes(idx.indexBytes)}, ${idx.sizeRatio.toFixed(2)}× the ${bytes(idx.contentBytes)} of content indexed (content included), ${count(idx.files)} files, ${idx.shards} shards | ${cs?.index ? `${bytes(cs.index.indexBytes)} (no content)` : '—'} | |`);
+  if (r.distinct) lines.push(...distinctRows(r.distinct));
+  const warm = r.options.warmup ? `≥ ${r.options.warmup.runs} runs of itself` : 'a run of itself';
   for (const p of [cs, rg]) {
     if (p?.available && p.medianMs !== null) {
-      lines.push(`| median latency over the ${p.queries.filter((q) => q.medianMs !== null).length} queries ${p.peer} ran (trawl p50) | ${formatMs(p.trawlMedianP50Ms)} | ${p === cs ? `${formatMs(p.medianMs)} (${times(p.ratio)})` : ''} | ${p === rg ? `${formatMs(p.medianMs)} (${times(p.ratio)})` : ''} |`);
+      lines.push(`| repeated: median latency over the ${p.queries.filter((q) => q.medianMs !== null).length} queries of the mix ${p.peer} ran (trawl p50, each after ${warm}) | ${formatMs(p.trawlMedianP50Ms)} | ${p === cs ? `${formatMs(p.medianMs)} (${times(p.ratio)})` : ''} | ${p === rg ? `${formatMs(p.medianMs)} (${times(p.ratio)})` : ''} |`);
     }
   }
-  lines.push(`| median latency over all ${r.search.queries.length} queries (p50) | ${formatMs(r.summary.searchMedianP50Ms)} | | |`);
+  lines.push(`| repeated: median latency over all ${r.search.queries.length} queries of the mix, in process (p50, each after ${warm}) | ${formatMs(r.summary.searchMedianP50Ms)} | | |`);
   const overHttp = r.httpQueries;
   if (overHttp) {
-    lines.push(`| the same over HTTP, one client (median p50; p99 of every request) | ${formatMs(overHttp.medianP50Ms)}; p99 ${formatMs(overHttp.allSamplesMs?.p99)} | | |`);
+    lines.push(`| repeated: the same over HTTP, one client (median p50; p99 of every request) | ${formatMs(overHttp.medianP50Ms)}; p99 ${formatMs(overHttp.allSamplesMs?.p99)} | | |`);
   }
   lines.push('');
-  lines.push('| query | kind | p50 | p95 | p99 | HTTP p50 | HTTP p99 | shown / total | files loaded | content loaded | csearch | rg |');
+  lines.push('| query (repeated: each timed after many runs of itself) | kind | p50 | p95 | p99 | HTTP p50 | HTTP p99 | shown / total | files loaded | content loaded | csearch | rg |');
   lines.push('|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
   for (const q of r.search.queries) {
     const c = peerCell(cs, q.name);

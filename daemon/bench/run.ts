@@ -1,12 +1,15 @@
 // `trawl bench run`: one benchmark of this checkout on one corpus, phase by phase —
 // corpus identity, indexing, whole `trawl` commands as processes (--help, search, sync),
-// search latency in process, the daemon over HTTP (memory, load, streaming), then the
-// peers — into one result file (result.ts). Four phases run when asked for:
-// authentication and rate limiting (--auth), the web UI's first result (--web), branches
-// and incremental re-indexing (--reindex), one daemon against clusters of 1, 2 and 4 nodes
-// (--cluster); `--only cluster` runs the last alone (it syncs an index of its own, so it
-// needs none of the others), for a result without the core phases. Everything runs in a
-// temporary work dir that is removed at the end, also on Ctrl-C.
+// search latency in process, the daemon over HTTP (memory, load, streaming, each query of
+// the mix repeated), held-out identifiers each sent once (the headline), then the peers —
+// into one result file (result.ts). Five phases run when asked for: authentication and
+// rate limiting (--auth), the web UI's first result (--web), branches and incremental
+// re-indexing (--reindex), many repositories (--corpus-repos, --tiny-repos), one daemon
+// against clusters of 1, 2 and 4 nodes (--cluster); `--only cluster`, `--only viewer` and
+// `--only many-repos` run one alone (each makes an index of its own, so it needs none of
+// the others), for a result without the core phases. Everything runs in a temporary work
+// dir that is removed at the end, also on Ctrl-C; the many-repositories corpora are kept
+// under --many-dir for the next run.
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -23,7 +26,7 @@ import { httpPhase } from './phase-http.ts';
 import { httpQueriesPhase } from './phase-http-queries.ts';
 import { commandsPhase } from './phase-commands.ts';
 import { indexPhase } from './phase-index.ts';
-import { peersPhase } from './phase-peers.ts';
+import { csearchIndexIn, peersPhase } from './phase-peers.ts';
 import { reindexPhase } from './phase-reindex.ts';
 import { rankingPhase } from './phase-ranking.ts';
 import { searchPhase } from './phase-search.ts';
@@ -31,8 +34,13 @@ import { FULL_WARMUP } from './latency.ts';
 import { webPhase } from './phase-web.ts';
 import { viewerPhase } from './phase-viewer.ts';
 import { clusterPhase } from './phase-cluster.ts';
+import { distinctPeers, distinctPhase } from './phase-distinct.ts';
+import { DISTINCT_SEED } from './distinct-latency.ts';
+import { manyReposPhase } from './phase-many-repos.ts';
+import type { ManySpec } from './many-repos-setup.ts';
+import { dropCachesRefused } from './page-cache.ts';
 import { DEFAULT_CLUSTERS } from './cluster-figures.ts';
-import { RESULT_FORMAT, type AnyBenchResult, type BenchEnvironment, type BenchOptions, type ClusterPhase, type ClusterShape, type CorePhases, type OnlyPhase, type ResultBase } from './result.ts';
+import { RESULT_FORMAT, type AnyBenchResult, type BenchEnvironment, type BenchOptions, type ClusterPhase, type ClusterShape, type CorePhases, type ManyReposPhase, type OnlyPhase, type ResultBase } from './result.ts';
 import { median } from './percentiles.ts';
 import { INSTALL_ROOT } from '../install-root.ts';
 
@@ -62,14 +70,26 @@ export interface RunOptions {
   cluster?: boolean;
   /** The cluster phase's clusters (default DEFAULT_CLUSTERS). */
   clusters?: ClusterShape[];
-  /** Only this phase, none of the core ones (`--only cluster`, `--only viewer`). */
+  /** Only this phase, none of the core ones (`--only cluster`, `--only viewer`, `--only many-repos`). */
   only?: OnlyPhase;
+  /** Held-out identifiers timed once each (default 200; --quick 30). */
+  distinct?: number;
+  /** Also time them after dropping the page cache. */
+  cold?: boolean;
+  /** The many-repositories phase: repositories cut from the corpus, and tiny ones. */
+  corpusRepos?: number;
+  tinyRepos?: number;
+  /** Where its corpora are kept between runs (default MANY_DIR). */
+  manyDir?: string;
 }
+
+/** `--many-dir`'s default: beside the Linux corpus. */
+export const MANY_DIR = join(ROOT, 'corpus', 'many');
 
 /** The defaults of a full run and of --quick (a smoke test: under a minute on a small tree). */
 const DEFAULTS = {
-  full: { warmup: FULL_WARMUP, iterations: 200, httpQueryIterations: 50, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 9, streamWarmup: { runs: 6, ms: 2000 }, peerRuns: 3, idleMs: 3000, overheadRounds: 2, authRounds: 2, webRuns: 5, commandRuns: 10 },
-  quick: { warmup: { runs: 2, ms: 20 }, iterations: 20, httpQueryIterations: 5, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, streamWarmup: { runs: 1, ms: 0 }, peerRuns: 1, idleMs: 1000, overheadRounds: 1, authRounds: 1, webRuns: 2, commandRuns: 3 },
+  full: { warmup: FULL_WARMUP, iterations: 200, httpQueryIterations: 50, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 9, streamWarmup: { runs: 6, ms: 2000 }, peerRuns: 3, idleMs: 3000, overheadRounds: 2, authRounds: 2, webRuns: 5, commandRuns: 10, distinct: 200, manyLoadSeconds: 5, rgSample: 10 },
+  quick: { warmup: { runs: 2, ms: 20 }, iterations: 20, httpQueryIterations: 5, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, streamWarmup: { runs: 1, ms: 0 }, peerRuns: 1, idleMs: 1000, overheadRounds: 1, authRounds: 1, webRuns: 2, commandRuns: 3, distinct: 30, manyLoadSeconds: 2, rgSample: 3 },
 };
 
 export class BenchInputError extends Error {}
@@ -129,6 +149,15 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     const missing = await browserMissing();
     if (missing) throw new BenchInputError(`--web: ${missing}`);
   }
+  if (o.cold) {
+    const refused = dropCachesRefused();
+    if (refused) throw new BenchInputError(refused);
+  }
+  const manySpecs: ManySpec[] = [
+    ...(o.corpusRepos !== undefined ? [{ kind: 'cut' as const, count: o.corpusRepos }] : []),
+    ...(o.tinyRepos !== undefined ? [{ kind: 'tiny' as const, count: o.tinyRepos }] : []),
+  ];
+  const manyDir = resolve(o.manyDir ?? MANY_DIR);
   const options: BenchOptions = {
     corpus: o.corpus,
     queries: displayPath(queriesFile),
@@ -146,6 +175,11 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     warmup: d.warmup,
     peerRuns: o.peers ? (o.peerRuns ?? d.peerRuns) : 0,
     peerTimeoutSeconds: o.peerTimeoutSeconds ?? 300,
+    ...(o.only === 'cluster' || o.only === 'viewer' ? {} : { distinct: o.distinct ?? d.distinct }),
+    ...(o.cold ? { cold: true } : {}),
+    ...(o.corpusRepos !== undefined ? { corpusRepos: o.corpusRepos } : {}),
+    ...(o.tinyRepos !== undefined ? { tinyRepos: o.tinyRepos } : {}),
+    ...(manySpecs.length > 0 ? { manyDir: displayPath(manyDir) } : {}),
   };
   const cluster = o.cluster === true || o.only === 'cluster';
   if (o.only) options.only = o.only;
@@ -206,6 +240,38 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
       return { ...base(), ...(clusterResult ? { cluster: clusterResult } : {}) };
     }
     if (o.only === 'viewer') return { ...base(), viewer: await viewerPhase({ root: ROOT, work, runs: d.webRuns }, log) };
+    // After the core and opt-in phases, before the cluster's.
+    const runManyRepos = async (): Promise<ManyReposPhase | undefined> => {
+      if (manySpecs.length === 0) return undefined;
+      const m = await manyReposPhase(
+        {
+          root: ROOT,
+          corpusArg: o.corpus,
+          corpus,
+          cacheDir: manyDir,
+          work,
+          specs: manySpecs,
+          distinct: options.distinct!,
+          warmup: options.warmup!,
+          loadSeconds: d.manyLoadSeconds,
+          idleMs: d.idleMs,
+          rgSample: d.rgSample,
+          cold: o.cold === true,
+          symbols: o.symbols,
+          peers: o.peers,
+          peerTimeoutSeconds: options.peerTimeoutSeconds,
+          seed: DISTINCT_SEED,
+        },
+        log,
+      );
+      notes.push(...m.notes);
+      return m.phase;
+    };
+    if (o.only === 'many-repos') {
+      const manyRepos = await runManyRepos();
+      if (!o.peers) notes.push('peers skipped (--no-peers)');
+      return { ...base(), ...(manyRepos ? { manyRepos } : {}) };
+    }
 
     const indexing = await indexPhase({ root: ROOT, corpus, corpusBytes: id.totalBytes, git, symbols: o.symbols, runs: options.indexRuns, work }, log);
     const indexCores = phaseCores();
@@ -251,6 +317,15 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     const overHttp = await httpQueriesPhase({ root: ROOT, dataDir: indexing.dataDir, work, iterations: options.httpQueryIterations!, warmup: options.warmup! }, queries, log);
     phaseCores();
     for (const q of overHttp.queries) if (q.error) notes.push(`query ${q.name} failed over HTTP: ${q.error}`);
+    const distinctRun = await distinctPhase(
+      { root: ROOT, corpus, dataDir: indexing.dataDir, work, count: options.distinct!, warmup: options.warmup!, cold: o.cold === true, seed: DISTINCT_SEED },
+      queries,
+      log,
+      notes,
+    );
+    phaseCores(); // the phase records its own foreign cores
+    const distinct = distinctRun?.phase;
+    if (distinct && distinct.identifiers.errors > 0) notes.push(`distinct identifiers: ${distinct.identifiers.errors} requests failed (${distinct.identifiers.firstError})`);
     if (http.memory.idleSamplesBytes.length === 0) notes.push('memory: /proc/<pid>/status is not readable here (not Linux?): no RSS samples');
 
     const auth = o.auth
@@ -268,8 +343,13 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
           log,
         )
       : [];
+    if (distinctRun && o.peers) {
+      const csearchIndex = peers.find((p) => p.peer === 'csearch')?.index ? csearchIndexIn(work) : undefined;
+      distinctPeers(distinctRun.phase, distinctRun.msByRequest, { corpus, csearchIndex, rgSample: d.rgSample, timeoutSeconds: options.peerTimeoutSeconds }, log);
+    }
     const peersCores = phaseCores();
     const reindex = o.reindex ? await reindexPhase({ root: ROOT, corpus, work, runs: options.indexRuns, corpusBytes: id.totalBytes }, log) : undefined;
+    const manyRepos = await runManyRepos();
     const clusterResult = await runCluster();
     for (const p of peers) if (!p.available) notes.push(`${p.peer}: ${p.note}`);
     if (!o.peers) notes.push('peers skipped (--no-peers)');
@@ -283,10 +363,14 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
       search,
       http: { search: http.search, stream: http.stream, overhead: http.overhead },
       httpQueries: overHttp,
+      ...(distinct ? { distinct } : {}),
       memory: http.memory,
       peers,
       foreignCores: { corpus: corpusCores, indexing: indexCores, search: searchCores, http: http.foreignCores, peers: o.peers ? peersCores : null },
       summary: {
+        distinctP50Ms: distinct?.identifiers.latencyMs?.p50 ?? null,
+        distinctP90Ms: distinct?.identifiers.latencyMs?.p90 ?? null,
+        distinctP99Ms: distinct?.identifiers.latencyMs?.p99 ?? null,
         searchMedianP50Ms: p50s.length ? median(p50s) : null,
         indexSeconds: median(indexSeconds),
         indexMbPerSecond: median(indexing.runs.map((r) => r.mbPerSecond)),
@@ -301,6 +385,7 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
       ...(auth ? { auth } : {}),
       ...(web ? { web } : {}),
       ...(viewer ? { viewer } : {}),
+      ...(manyRepos ? { manyRepos } : {}),
       ...(clusterResult ? { cluster: clusterResult } : {}),
     };
   } finally {

@@ -10,7 +10,7 @@ import { parseClusters } from '../bench/cluster-figures.ts';
 import { ONLY_PHASES, type ClusterShape, type OnlyPhase } from '../bench/result.ts';
 import { compareResults } from '../bench/compare.ts';
 import { readResultFile } from '../bench/result-file.ts';
-import { BenchInputError, benchRun, writeResult } from '../bench/run.ts';
+import { BenchInputError, benchRun, writeResult, type RunOptions } from '../bench/run.ts';
 import { runText } from '../bench/run-text.ts';
 import { UsageError } from './usage.ts';
 
@@ -30,9 +30,24 @@ function fraction(flag: string, v: string | undefined, percent: boolean): number
   return percent ? n / 100 : n;
 }
 
-async function run(argv: string[]): Promise<number> {
+/** The options that may be given without a value, and the value they then take. */
+const OPTIONAL_VALUES: Record<string, string> = { '--corpus-repos': '2000', '--tiny-repos': '20000' };
+
+/** `--corpus-repos` and `--tiny-repos` given without a number (last, or before another option) get their default. */
+export function withDefaultValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const [i, a] of argv.entries()) {
+    out.push(a);
+    const next = argv[i + 1];
+    if (a in OPTIONAL_VALUES && (next === undefined || next.startsWith('--'))) out.push(OPTIONAL_VALUES[a]!);
+  }
+  return out;
+}
+
+/** `trawl bench run`'s arguments: the run's options and the result file asked for. Throws UsageError. */
+export function parseRunArgs(argv: string[]): { options: RunOptions; out: string | undefined } {
   const { values, positionals } = parseArgs({
-    args: argv,
+    args: withDefaultValues(argv),
     allowPositionals: true,
     options: {
       corpus: { type: 'string' },
@@ -55,26 +70,37 @@ async function run(argv: string[]): Promise<number> {
       cluster: { type: 'boolean' },
       'cluster-nodes': { type: 'string' },
       only: { type: 'string' },
+      distinct: { type: 'string' },
+      cold: { type: 'boolean' },
+      'corpus-repos': { type: 'string' },
+      'tiny-repos': { type: 'string' },
+      'many-dir': { type: 'string' },
       verbose: { type: 'boolean' },
     },
   });
   if (positionals.length > 0) throw new UsageError(`bench run takes no arguments, got "${positionals[0]}" (the corpus is --corpus DIR)`);
   if (values.corpus === undefined) throw new UsageError('bench run needs --corpus DIR (or --corpus linux)');
-  // The cluster and viewer phases alone: each makes an index of its own; the others need the core phases' index.
-  if (values.only !== undefined && !(ONLY_PHASES as readonly string[]).includes(values.only)) throw new UsageError(`--only takes ${ONLY_PHASES.map((p) => `"${p}"`).join(' or ')} (the phases that run without the core phases), got "${values.only}"`);
+  // The cluster, viewer and many-repositories phases alone: each makes an index of its own; the others need the core phases' index.
+  if (values.only !== undefined && !(ONLY_PHASES as readonly string[]).includes(values.only)) throw new UsageError(`--only takes ${ONLY_PHASES.map((p) => `"${p}"`).join(', ')} (the phases that run without the core phases), got "${values.only}"`);
   const only = values.only as OnlyPhase | undefined;
   if (only && (values.auth || values.web || values.reindex)) throw new UsageError(`--only ${only} runs that phase alone: --auth, --web and --reindex need the core phases`);
   if (only === 'viewer' && values.cluster) throw new UsageError('--only viewer runs the code viewer phase alone: drop --cluster');
+  if (only === 'many-repos' && values.cluster) throw new UsageError('--only many-repos runs the many-repositories phase alone: drop --cluster');
+  const many = values['corpus-repos'] !== undefined || values['tiny-repos'] !== undefined;
+  if (only === 'many-repos' && !many) throw new UsageError('--only many-repos needs --corpus-repos N or --tiny-repos N (or both)');
+  if ((only === 'cluster' || only === 'viewer') && many) throw new UsageError(`--only ${only} runs that phase alone: drop --corpus-repos and --tiny-repos`);
+  if ((only === 'cluster' || only === 'viewer') && (values.cold || values.distinct !== undefined)) throw new UsageError(`--only ${only} times no held-out identifiers: drop --cold and --distinct`);
+  if (values['many-dir'] !== undefined && !many) throw new UsageError('--many-dir is for the many-repositories phase: add --corpus-repos N or --tiny-repos N');
   let clusters: ClusterShape[] | undefined;
   if (values['cluster-nodes'] !== undefined) {
-    if (!values.cluster && !only) throw new UsageError('--cluster-nodes is for the cluster phase: add --cluster (or --only cluster)');
+    if (!values.cluster && only !== 'cluster') throw new UsageError('--cluster-nodes is for the cluster phase: add --cluster (or --only cluster)');
     try {
       clusters = parseClusters(values['cluster-nodes']);
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
   }
-  const options = {
+  const options: RunOptions = {
     corpus: values.corpus,
     queries: values.queries,
     quick: values.quick === true,
@@ -94,9 +120,22 @@ async function run(argv: string[]): Promise<number> {
     cluster: values.cluster === true || only === 'cluster',
     ...(clusters ? { clusters } : {}),
     ...(only ? { only } : {}),
+    ...optional('distinct', positiveInt('--distinct', values.distinct)),
+    ...(values.cold ? { cold: true } : {}),
+    ...optional('corpusRepos', positiveInt('--corpus-repos', values['corpus-repos'])),
+    ...optional('tinyRepos', positiveInt('--tiny-repos', values['tiny-repos'])),
+    ...optional('manyDir', values['many-dir']),
   };
+  return { options, out: values.out };
+}
+
+/** `{key: value}`, or nothing when the value is undefined. */
+const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> => (value === undefined ? {} : ({ [key]: value } as Record<K, V>));
+
+async function run(argv: string[]): Promise<number> {
+  const { options, out: outArg } = parseRunArgs(argv);
   const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
-  const out = values.out ?? `trawl-bench-${options.corpus === 'linux' ? 'linux' : basename(resolve(options.corpus)) || 'corpus'}-${stamp}.json`;
+  const out = outArg ?? `trawl-bench-${options.corpus === 'linux' ? 'linux' : basename(resolve(options.corpus)) || 'corpus'}-${stamp}.json`;
   const log = (s: string) => process.stderr.write(`${s}\n`);
   let result;
   try {

@@ -136,7 +136,8 @@ Case-insensitive unless --case (or case:yes). Example: 'spin_lock -file:^drivers
   bench: `usage: trawl bench run --corpus DIR|linux [--queries FILE] [--out FILE] [--quick]
                        [--iterations N] [--http-iterations N] [--index-runs N] [--http-seconds S]
                        [--connections N] [--stream-runs N] [--peer-runs N] [--peer-timeout S] [--no-peers] [--no-symbols]
-                       [--auth] [--web] [--reindex] [--cluster] [--cluster-nodes LIST] [--only cluster|viewer]
+                       [--auth] [--web] [--reindex] [--cluster] [--cluster-nodes LIST] [--only cluster|viewer|many-repos]
+                       [--distinct N] [--cold] [--corpus-repos [N]] [--tiny-repos [N]] [--many-dir DIR]
        trawl bench compare OLD.json NEW.json [--json] [--chart FILE.svg] [--threshold PCT]
                        [--alpha P] [--single-threshold PCT]
 
@@ -172,6 +173,15 @@ codesearch on the same queries when installed. Writes every raw sample to the re
   --cluster-nodes LIST the cluster phase's clusters: N nodes, or N/R at replication R (default 1,2,2/1,4,4/4)
   --only cluster       the cluster phase alone, without the core phases
   --only viewer        the code viewer on a 200,000-line file alone (also part of --web)
+  --distinct N         held-out identifiers of the corpus, each sent once over HTTP after
+                       a warm-up on others: the headline latency (default 200; --quick 30)
+  --cold               also time them after dropping the page cache (root only)
+  --corpus-repos [N]   also: N repositories cut from the corpus (default 2000): sync,
+                       ready, each query kind once beside csearch and rg, load, memory,
+                       a one-line change searchable after sync starts
+  --tiny-repos [N]     the same on N synthetic tiny repositories (default 20000)
+  --many-dir DIR       where those corpora are kept between runs (default corpus/many)
+  --only many-repos    that phase alone, without the core phases
 
 compare: per query and per metric, NEW against OLD with a verdict from the raw samples
 (Mann-Whitney U and a bootstrap interval of the ratio of medians), the search stats

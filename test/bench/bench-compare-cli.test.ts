@@ -41,7 +41,7 @@ test('bench compare prints the table; --json and the exit status agree', () => {
   const old = readResult(OLD);
   assert.equal(report.metrics.filter((m) => m.group === 'search').length, old.search.queries.length);
   for (const q of old.search.queries.slice(0, 10)) assert.ok(text.stdout.includes(q.query.slice(0, 20)), q.query);
-  for (const heading of ['Search latency per query', 'HTTP', 'Memory', 'Index']) assert.match(text.stdout, new RegExp(`^${heading}`, 'm'));
+  for (const heading of ['Repeated search latency per query', 'HTTP', 'Memory', 'Index']) assert.match(text.stdout, new RegExp(`^${heading}`, 'm'));
   assert.match(text.stdout, /Machine drift/);
   const svg = readFileSync(chart, 'utf8');
   assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);

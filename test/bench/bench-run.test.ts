@@ -5,6 +5,7 @@
 // benchmarks, not tests); the test's own timeout only stops a hung run.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -107,7 +108,39 @@ describe('trawl bench run --quick', () => {
     }
     assert.equal(h.medianP50Ms, median(h.queries.map((q) => q.latencyMs!.p50)));
     assert.equal(h.allSamplesMs!.max, Math.max(...h.queries.flatMap((q) => q.samplesMs)));
-    assert.match(run.stdout, /\| the same over HTTP, one client/);
+    assert.match(run.stdout, /\| repeated: the same over HTTP, one client/);
+  });
+
+  it('takes the headline latency on held-out identifiers of the corpus, each sent once after a warm-up on others', () => {
+    const d = result.distinct!;
+    assert.equal(result.options.distinct, 30);
+    const ids = d.identifiers;
+    assert.equal(ids.queries.length, 30);
+    assert.equal(new Set(ids.queries).size, 30, 'each once');
+    assert.equal(ids.errors, 0, ids.firstError ?? '');
+    assert.equal(ids.samplesMs.length, 30);
+    assert.equal(ids.found, 30, 'every identifier drawn from the corpus is found');
+    assert.ok(d.candidates >= 31 + 10);
+    assert.ok(!ids.queries.includes(d.start.firstSearch));
+    // None of them is a name of the tuning mix.
+    const mix = loadQueries(join(ROOT, 'bench', 'queries', 'default.json')).map((q) => q.query).join(' ');
+    for (const q of ids.queries) assert.ok(!new RegExp(`\\b${q}\\b`).test(mix), q);
+    assert.ok(d.start.readyMs >= d.start.listeningMs && d.start.firstSearchMs! > 0);
+    assert.ok(d.warmup.requests >= 2);
+    assert.equal(d.cold, undefined);
+    assert.equal(result.summary.distinctP50Ms, ids.latencyMs!.p50);
+    assert.equal(result.summary.distinctP99Ms, ids.latencyMs!.p99);
+    assert.match(run.stdout, /^\| \*\*search latency: 30 held-out identifiers of the corpus, each sent once\*\* over HTTP/m);
+    // The peers on the same identifiers, where installed: csearch on each, rg on the first three (--quick).
+    const installed = (cmd: string) => !spawnSync(cmd, ['--version'], { stdio: 'ignore' }).error;
+    if (installed('cindex') && installed('csearch')) {
+      assert.equal(d.csearch!.samplesMs.length, 30);
+      assert.equal(d.csearch!.errors, 0, d.csearch!.firstError ?? '');
+      assert.ok(Math.abs(d.csearch!.ratio! - d.csearch!.medianMs! / d.csearch!.trawlMedianMs!) < 1e-3);
+    } else assert.equal(d.csearch, null);
+    if (installed('rg')) assert.equal(d.rg!.samplesMs.length, 3);
+    else assert.equal(d.rg, null);
+    assert.match(run.stdout, /^\| repeated: median latency over all \d+ queries of the mix, in process/m);
   });
 
   it('times whole trawl processes: --help, search on a small index, sync of a one-file change', () => {
@@ -182,7 +215,7 @@ describe('trawl bench: bad input', () => {
     { args: ['bench', 'run', '--corpus', '.', '--iterations', '0'], code: 2, stderr: /--iterations must be a positive integer/ },
     { args: ['bench', 'run', '--corpus', '.', '--queries', 'missing.json'], code: 2, stderr: /--queries missing.json: no such file/ },
     { args: ['bench', 'run', '--corpus', '.', '--queries', 'bad.json'], code: 2, stderr: /bad.json\[0\]: kind must be one of/ },
-    { args: ['bench', 'run', '--corpus', '.', '--only', 'web'], code: 2, stderr: /--only takes "cluster" or "viewer"/ },
+    { args: ['bench', 'run', '--corpus', '.', '--only', 'web'], code: 2, stderr: /--only takes "cluster", "viewer", "many-repos"/ },
     { args: ['bench', 'run', '--corpus', '.', '--only', 'viewer', '--web'], code: 2, stderr: /--only viewer runs that phase alone/ },
     { args: ['bench', 'run', '--corpus', '.', '--only', 'viewer', '--cluster'], code: 2, stderr: /--only viewer runs the code viewer phase alone: drop --cluster/ },
     { args: ['bench', 'run', '--corpus', '.', '--only', 'cluster', '--auth'], code: 2, stderr: /--auth, --web and --reindex need the core phases/ },

@@ -1,0 +1,43 @@
+// One client's requests to the daemon, each timed from its first byte written to the last
+// byte of its answer read, on a keep-alive connection (node:http: no fetch machinery in
+// the figure). The phases that time requests one at a time use it (phase-http-queries.ts,
+// distinct-latency.ts).
+
+import http from 'node:http';
+
+export interface Answer {
+  status: number;
+  /** First byte sent to last byte read. */
+  ms: number;
+  /** The body, when asked for (`keepBody`). */
+  text?: string;
+}
+
+/** One keep-alive connection: requests sent through it go one after the other. */
+export function oneConnection(): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: 1 });
+}
+
+/** Sends one request and reads its answer to the end. */
+export function send(agent: http.Agent, url: URL, method: 'GET' | 'POST', body?: string, keepBody = false): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const headers = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const started = process.hrtime.bigint();
+    const req = http.request(url, { method, agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', keepBody ? (c: Buffer) => chunks.push(c) : () => {});
+      res.on('end', () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        resolve({ status: res.statusCode ?? 0, ms, ...(keepBody ? { text: Buffer.concat(chunks).toString('utf8') } : {}) });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** POST a JSON body. */
+export function post(agent: http.Agent, url: URL, body: string, keepBody = false): Promise<Answer> {
+  return send(agent, url, 'POST', body, keepBody);
+}
