@@ -20,7 +20,7 @@
 //      first search and further identifiers (distinct-latency.ts coldIdentifiers).
 
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildCindex, runTimed } from './build.ts';
 import { corpusIdentity } from './corpus.ts';
@@ -72,6 +72,7 @@ const CHANGE_POLL_MS = 20;
 function filesUnder(dir: string): { bytes: number; files: number } {
   let bytes = 0;
   let files = 0;
+  if (!existsSync(dir)) return { bytes, files };
   for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (!e.isFile()) continue;
     bytes += statSync(join(e.parentPath, e.name)).size;
@@ -114,7 +115,10 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
   const counts = syncCounts(synced.stdout);
   if (!counts) throw new Error(`${label}: trawl sync said no "sync done" line:\n${synced.stdout.slice(-2000)}`);
   if (counts.failed > 0 || counts.indexed !== view.repos.length) notes.push(`${name}: trawl sync indexed ${counts.indexed} of the ${view.repos.length} repositories (${counts.failed} failed)`);
-  const index = filesUnder(join(dataDir, 'shards'));
+  // The index: every repository's own files and the compound shards (packs).
+  const own = filesUnder(join(dataDir, 'shards'));
+  const packs = filesUnder(join(dataDir, 'packs'));
+  const index = { files: own.files + packs.files, bytes: own.bytes + packs.bytes };
   const sync = { seconds: round4(synced.seconds), peakRssBytes: synced.peakRssBytes, ...counts, indexBytes: index.bytes, indexFiles: index.files };
   log(`${label}: trawl sync ${sync.seconds.toFixed(1)} s, ${sync.indexed} indexed, ${sync.failed} failed; ${index.files} index files, ${formatBytes(index.bytes)}`);
   let cindex: ManyReposCorpus['cindex'] = null;

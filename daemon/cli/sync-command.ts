@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
-import { syncOnce, type SyncEvent } from '../sync/sync.ts';
+import { mergeCompoundShards, syncOnce, type SyncEvent } from '../sync/sync.ts';
 import { openStore } from '../store/open.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { buildProgressLine, escaped, escapeControl, formatCount, jsonText, symbolsProgressLine, throttled } from './format.ts';
@@ -88,6 +88,8 @@ export async function syncCommand(argv: string[]): Promise<number> {
         `${count('refused')} refused, ${count('backing-off')} waiting to retry, ${count('deleted')} removed` +
         (failedConnections > 0 ? `; ${failedConnections} connection${failedConnections === 1 ? '' : 's'} could not be listed` : ''),
     );
+    // The repositories are searchable now; the compound shards are tidied after.
+    await mergeCompoundShards({ config, dataDir, store, log });
     return count('failed') > 0 || count('refused') > 0 || failedConnections > 0 ? 1 : 0;
   } finally {
     await store.close();

@@ -511,7 +511,7 @@ class Run {
       files,
       bytes,
       commit: (file, member, built, batch) => {
-        const shards: ManifestShard[] = [{ file, member, docs: built.docs, liveDocs: built.docs, contentBytes: built.contentBytes, liveContentBytes: built.contentBytes, delta: false }];
+        const shards: ManifestShard[] = [{ file, member, packBytes: built.shardContentBytes, docs: built.docs, liveDocs: built.docs, contentBytes: built.contentBytes, liveContentBytes: built.contentBytes, delta: false }];
         const manifest = this.commit({ version: 2, repoId: this.repoId, repo: this.repo, generation: this.generation, refs, shards, indexedAt: this.indexedAt, files: built.docs, contentBytes: built.contentBytes, skipped: built.skipped.length, baseGeneration: this.generation }, batch);
         const result: BuildResult = { docCount: built.docs, contentBytes: built.contentBytes, totalBytes: bytes, skipped: built.skipped, symbolCount: 0, symbolFailures: 0, members: [built] };
         return this.summary('full', refs, [result], manifest, fullReason, built.docs + built.skipped.length);

@@ -6,6 +6,7 @@
 
 import { answerBytes, readObjects } from '../repos/cat-file.ts';
 import { jobMembers, type ShardJob } from './shard-builder.ts';
+import { Shard } from './shard-reader.ts';
 
 /**
  * Fills in `data` of the job's unread blobs; returns the buffer they are views of (pass it
@@ -13,6 +14,7 @@ import { jobMembers, type ShardJob } from './shard-builder.ts';
  * repository: one `git cat-file --batch` per member, into one buffer.
  */
 export async function readJobBlobs(job: ShardJob, reuse?: Buffer): Promise<Buffer | undefined> {
+  copyDocuments(job);
   const members = jobMembers(job);
   const unread = job.files.filter((f) => f.data === undefined && f.absPath === undefined && f.oid !== undefined && f.size <= job.maxFileSize && members[f.member ?? 0]?.gitDir !== undefined);
   if (unread.length === 0) return reuse;
@@ -45,6 +47,23 @@ export async function readJobBlobs(job: ShardJob, reuse?: Buffer): Promise<Buffe
     }),
   );
   return buffer;
+}
+
+/**
+ * Fills in the files a job copies from existing shards (ShardFile.from): their bytes (a
+ * view of the shard's mapping, checked against the document's checksum) and their
+ * definitions there. Each shard is opened once per job.
+ */
+function copyDocuments(job: ShardJob): void {
+  const open = new Map<string, Shard>();
+  for (const f of job.files) {
+    if (f.from === undefined || f.data !== undefined) continue;
+    const key = `${f.from.shard}\0${f.from.symbols ?? ''}`;
+    let shard = open.get(key);
+    if (!shard) open.set(key, (shard = Shard.open(f.from.shard, f.from.symbols !== undefined ? { symbols: f.from.symbols } : {})));
+    f.data = shard.contentOf(f.from.doc);
+    if (shard.meta.symbolsIndexed) f.known = shard.symbolsOf(f.from.doc);
+  }
 }
 
 /** Members of a compound job whose blobs are read at once. */

@@ -87,6 +87,8 @@ export interface ManifestShard {
    * anew, and the compound shard's range of it is then named by no manifest (tombstoned).
    */
   member?: number;
+  /** With `member`: the compound shard's content bytes, every member's (what a merge weighs its live share against: pack-merge.ts). */
+  packBytes?: number;
   /** A membership file that replaces the shard's own branch lists. */
   membership?: string;
   /** A symbols file that replaces the shard's own (empty) symbol sections. */
@@ -288,7 +290,7 @@ function manifestProblem(raw: unknown, repoId: number): string | undefined {
   for (const s of m.shards as unknown[]) {
     const e = s as Record<string, unknown>;
     if (typeof e === 'object' && e !== null && e.member !== undefined) {
-      if (!isCount(e.member) || typeof e.file !== 'string' || !PACK_NAME.test(e.file) || e.membership !== undefined) return `names a malformed compound shard ${JSON.stringify(e.file)}`;
+      if (!isCount(e.member) || typeof e.file !== 'string' || !PACK_NAME.test(e.file) || e.membership !== undefined || (e.packBytes !== undefined && !isCount(e.packBytes))) return `names a malformed compound shard ${JSON.stringify(e.file)}`;
       if (e.symbols !== undefined && (typeof e.symbols !== 'string' || !PACK_SYMBOLS_NAME.test(e.symbols))) return `names a malformed symbols file ${JSON.stringify(e.symbols)}`;
       if (!isCount(e.docs) || !isCount(e.liveDocs) || !isCount(e.contentBytes) || !isCount(e.liveContentBytes)) return `has malformed counts for ${e.file}`;
       continue;

@@ -31,11 +31,12 @@ import { removeLeftoverTemps } from '../runtime/owner.ts';
 import { startTsWorker } from '../runtime/ts-worker.ts';
 import { BuildPool, type BuildResult } from './build-pool.ts';
 import { packsDir, syncFiles, writeFileAtomic } from './data-dir.ts';
-import { endBatch, namedPacks, PACK_NAME, PACK_SYMBOLS_NAME, readAllManifests, RETIRE_GRACE_MS, startBatch } from './manifest.ts';
+import { endBatch, namedPacks, PACK_NAME, PACK_SYMBOLS_NAME, readAllManifests, RETIRE_GRACE_MS, startBatch, type CommitBatch, type ManifestRepo } from './manifest.ts';
 import { shardRepoMeta, type IndexSummary, type PackCandidate } from './indexer.ts';
 import { readJobBlobs } from './job-blobs.ts';
-import { buildShard, type JobMember, type ShardFile, type ShardJob } from './shard-builder.ts';
-import { SHARD_EXT } from './shard-format.ts';
+import { buildShard, type JobMember, type MemberResult, type ShardFile, type ShardJob } from './shard-builder.ts';
+import { SHARD_EXT, type SkippedFile } from './shard-format.ts';
+import type { GitRef } from '../repos/git.ts';
 
 /** The build worker's module (indexer.ts starts the same). */
 const BUILD_WORKER = 'daemon/index/build-worker.ts';
@@ -57,15 +58,34 @@ export interface PackOptions {
   onProgress?: (files: number, totalFiles: number, bytes: number) => void;
 }
 
-/** What became of a candidate: its summary once committed, or the error that kept it out (its previous index serves). */
-export type PackOutcome = { candidate: PackCandidate; summary: IndexSummary } | { candidate: PackCandidate; error: string };
+/**
+ * A repository to build into a compound shard: one whose sync handed it back
+ * (PackCandidate, indexer.ts), or one a merge moves (pack-merge.ts).
+ */
+export interface PackItem {
+  readonly repoId: number;
+  readonly repo: ManifestRepo;
+  readonly refs: GitRef[];
+  /** The git repository its files' blobs are read from; absent when every file brings its bytes (ShardFile.data or .from). */
+  readonly gitDir?: string;
+  readonly files: ShardFile[];
+  /** Bytes of its files that are indexed (what fills a pack). */
+  readonly bytes: number;
+  /** Files its earlier build skipped, kept on its record (a merge). */
+  readonly skipped?: SkippedFile[];
+  /** Commits it as member `member` of pack `file`, as `built` holds it; throws when it cannot (its previous index serves). */
+  commit(file: string, member: number, built: MemberResult, batch: CommitBatch): IndexSummary | undefined;
+}
+
+/** What became of an item: its summary once committed, or the error that kept it out (its previous index serves). */
+export type PackOutcome<T extends PackItem = PackCandidate> = { candidate: T; summary: ReturnType<T['commit']> } | { candidate: T; error: string };
 
 /**
- * Builds the candidates into compound shards and commits each repository as a member of
- * one. The candidates' locks stay theirs to release. A pack that fails to build (a blob
- * that cannot be read, a full disk) fails its members only; what it wrote is removed.
+ * Builds the items into compound shards and commits each repository as a member of one.
+ * A sync's candidates hold their locks, theirs to release. A pack that fails to build (a
+ * blob that cannot be read, a full disk) fails its members only; what it wrote is removed.
  */
-export async function buildPacks(candidates: readonly PackCandidate[], options: PackOptions): Promise<PackOutcome[]> {
+export async function buildPacks<T extends PackItem>(candidates: readonly T[], options: PackOptions): Promise<Array<PackOutcome<T>>> {
   if (candidates.length === 0) return [];
   const dir = packsDir(options.dataDir);
   mkdirSync(dir, { recursive: true });
@@ -78,7 +98,7 @@ export async function buildPacks(candidates: readonly PackCandidate[], options: 
     const groups = groupsOf(candidates, options.target);
     const indexedAt = new Date().toISOString();
     const jobs: ShardJob[] = groups.map((group, n) => {
-      const members: JobMember[] = group.map((c) => ({ repo: shardRepoMeta(c.repoId, c.repo, c.refs), branches: c.refs.map((r) => r.name), gitDir: c.gitDir }));
+      const members: JobMember[] = group.map((c) => ({ repo: shardRepoMeta(c.repoId, c.repo, c.refs), branches: c.refs.map((r) => r.name), ...(c.gitDir !== undefined ? { gitDir: c.gitDir } : {}), ...(c.skipped ? { skipped: c.skipped } : {}) }));
       const files: ShardFile[] = group.flatMap((c, member) => c.files.map((f) => ({ ...f, member })));
       return { finalPath: join(dir, `p${generation}-${n}${SHARD_EXT}`), repo: members[0]!.repo, branches: members[0]!.branches, shardIndex: n, files, maxFileSize: options.maxFileSize, maxTrigrams: options.maxTrigrams, indexedAt, members, ...(options.symbols !== undefined ? { symbols: options.symbols } : {}) };
     });
@@ -93,7 +113,7 @@ export async function buildPacks(candidates: readonly PackCandidate[], options: 
       const error = (err as Error).message;
       return candidates.map((candidate) => ({ candidate, error }));
     }
-    const outcomes: PackOutcome[] = [];
+    const outcomes: Array<PackOutcome<T>> = [];
     const batch = startBatch();
     try {
       groups.forEach((group, n) => {
@@ -101,7 +121,7 @@ export async function buildPacks(candidates: readonly PackCandidate[], options: 
         const file = jobs[n]!.finalPath.slice(dir.length + 1);
         group.forEach((candidate, member) => {
           try {
-            outcomes.push({ candidate, summary: candidate.commit(file, member, built.members[member]!, batch) });
+            outcomes.push({ candidate, summary: candidate.commit(file, member, built.members[member]!, batch) as ReturnType<T['commit']> });
           } catch (err) {
             outcomes.push({ candidate, error: (err as Error).message });
           }
@@ -122,10 +142,10 @@ export async function buildPacks(candidates: readonly PackCandidate[], options: 
  * The candidates in groups of about `target` bytes each, by repository name (so that a
  * pack's members are neighbours in the searcher's order too).
  */
-export function groupsOf(candidates: readonly PackCandidate[], target: number): PackCandidate[][] {
+export function groupsOf<T extends PackItem>(candidates: readonly T[], target: number): T[][] {
   const sorted = [...candidates].sort((a, b) => (a.repo.name < b.repo.name ? -1 : a.repo.name > b.repo.name ? 1 : a.repoId - b.repoId));
-  const groups: PackCandidate[][] = [];
-  let current: PackCandidate[] = [];
+  const groups: T[][] = [];
+  let current: T[] = [];
   let bytes = 0;
   for (const c of sorted) {
     if (current.length > 0 && bytes + c.bytes > target) {

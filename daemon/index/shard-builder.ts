@@ -26,6 +26,7 @@ import {
   type SkippedFile,
 } from './shard-format.ts';
 import { ShardWriter } from './shard-writer.ts';
+import type { SymbolDef } from '../symbols/ctags.ts';
 import { bufferView } from '../runtime/buffer-view.ts';
 
 export interface ShardFile {
@@ -42,6 +43,13 @@ export interface ShardFile {
   branches?: number[];
   /** Its repository in a compound job: an index into ShardJob.members; default 0. */
   member?: number;
+  /**
+   * A document of an existing shard to copy (a merge of compound shards, pack-merge.ts):
+   * job-blobs.ts fills `data` with its bytes and `known` with its definitions there.
+   */
+  from?: { shard: string; symbols?: string; doc: number };
+  /** The file's definitions, known already (copied from the shard it comes from): ctags does not run on it again. */
+  known?: SymbolDef[];
 }
 
 /** A repository of a compound job (shard-format.ts ShardMember). */
@@ -51,6 +59,8 @@ export interface JobMember {
   branches: string[];
   /** The git repository its files' blobs are read from (readJobBlobs). */
   gitDir?: string;
+  /** Files recorded as skipped before (a merge copies a repository's documents, not its skipped files). */
+  skipped?: SkippedFile[];
 }
 
 export interface ShardJob {
@@ -103,6 +113,8 @@ export interface MemberResult {
   docs: number;
   contentBytes: number;
   skipped: SkippedFile[];
+  /** The whole shard's content bytes (all members'). */
+  shardContentBytes: number;
 }
 
 export type ProgressFn = (files: number, bytes: number) => void;
@@ -219,7 +231,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
         flags: (buf.indexOf('\r\n') !== -1 ? DOC_FLAG_CRLF : 0) | (contentBuilder.lastFoldsToAscii ? 0 : DOC_FLAG_ASCII_FOLDS_ONLY),
       });
       contentBytes += content.length;
-      symbols.add(docId, file.path, content);
+      symbols.add(docId, file.path, content, file.known);
     }
     onProgress?.(doneFiles, doneBytes);
     for (let k = member + 1; k < members.length; k++) memberFirst[k] = docs.length;
@@ -232,6 +244,13 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     skippedFiles.forEach((f, i) => memberSkipped[f.member ?? 0]!.push(skipped[i]!));
     const skippedOrder = new Map(skipped.map((k, i) => [k, i]));
     for (const list of memberSkipped) list.sort((a, b) => skippedOrder.get(a)! - skippedOrder.get(b)!);
+    // What a member's earlier build skipped (a merge copies its documents only) stays on its record.
+    members.forEach((m, k) => {
+      if (m.skipped && m.skipped.length > 0) {
+        memberSkipped[k]!.unshift(...m.skipped);
+        skipped.push(...m.skipped);
+      }
+    });
 
     // The words first: their regions are free again before the postings' large ones are taken.
     const contentWords = wordsBuilder ? encodeContentWords(wordsBuilder.finish(WORD_MIN_DOCS), WORD_MIN_DOCS) : contentWordsOf([]);
@@ -309,7 +328,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     const memberResults = members.map((_, k) => {
       let bytes = 0;
       for (let d = memberFirst[k]!; d < memberEnd[k]!; d++) bytes += docs[d]!.contentLen;
-      return { docs: memberEnd[k]! - memberFirst[k]!, contentBytes: bytes, skipped: memberSkipped[k]! };
+      return { docs: memberEnd[k]! - memberFirst[k]!, contentBytes: bytes, skipped: memberSkipped[k]!, shardContentBytes: contentBytes };
     });
     return { path: job.finalPath, docCount: docs.length, contentBytes, totalBytes: doneBytes, skipped, symbolCount: builtSymbols.count, symbolFailures: builtSymbols.failures, members: memberResults };
   } catch (err) {

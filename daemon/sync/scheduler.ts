@@ -4,7 +4,7 @@
 
 import { collectIndexGarbage } from '../index/garbage.ts';
 import { silentLogger } from '../runtime/logger.ts';
-import { syncOnce, type SyncOptions, type SyncReport } from './sync.ts';
+import { mergeCompoundShards, syncOnce, type SyncOptions, type SyncReport } from './sync.ts';
 
 export interface SchedulerOptions extends SyncOptions {
   /** Default: config.settings.reindexIntervalMs. */
@@ -63,6 +63,7 @@ export class SyncScheduler {
   private async pass(): Promise<SyncReport> {
     const report = await syncOnce(this.options);
     this.passes++;
+    await mergeCompoundShards(this.options);
     collectIndexGarbage(this.options.dataDir, this.options.inUse?.() ?? new Set());
     this.options.onPass?.(report);
     return report;

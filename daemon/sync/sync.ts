@@ -23,7 +23,8 @@ import { fileURLToPath } from 'node:url';
 import type { Config, Connection } from '../config/types.ts';
 import { mirrorsDir } from '../index/data-dir.ts';
 import { DEFAULT_MAX_TRIGRAMS, indexOrPack, SHARD_TARGET_BYTES, type BuildProgress, type IndexOptions, type IndexSummary, type PackCandidate, type SymbolsProgress } from '../index/indexer.ts';
-import { buildPacks } from '../index/pack-build.ts';
+import { buildPacks, type PackOptions } from '../index/pack-build.ts';
+import { mergePacks } from '../index/pack-merge.ts';
 import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
 import { silentLogger, type Logger } from '../runtime/logger.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
@@ -50,6 +51,11 @@ export interface SyncOptions {
    * here is the repository's failure (recorded, retried with back-off).
    */
   indexExtras?: (record: RepoRecord, w: Pick<Work, 'rebuild'>) => Promise<IndexExtras>;
+  /**
+   * Build small repositories into compound shards (pack-build.ts) and merge packs after the
+   * pass (pack-merge.ts); default true. False: every repository gets shards of its own.
+   */
+  packs?: boolean;
 }
 
 /** What a cluster adds to a build: the least generation it may use, and the hook told of each manifest it commits (to publish it). */
@@ -119,7 +125,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     const runner = async (): Promise<void> => {
       while (next < work.length) {
         const index = next++;
-        const done = await syncRepo(options, work[index]!, index, total, workers, log, now, packs);
+        const done = options.packs === false ? await syncRepo(options, work[index]!, index, total, workers, log, now) : await syncRepo(options, work[index]!, index, total, workers, log, now, packs);
         if (done) report.repos.push(done);
       }
     };
@@ -147,13 +153,34 @@ interface Deferred {
  */
 export const PACK_BELOW_BYTES = SHARD_TARGET_BYTES / 4;
 
+/** How compound shards are built: the pass's settings. */
+function packOptions(options: SyncOptions): PackOptions {
+  const { config } = options;
+  return { dataDir: options.dataDir, target: SHARD_TARGET_BYTES, maxFileSize: config.settings.maxFileSize, maxTrigrams: DEFAULT_MAX_TRIGRAMS, symbols: config.settings.symbols };
+}
+
+/**
+ * Merges small and mostly tombstoned compound shards (pack-merge.ts): after a pass, by its
+ * runner (the scheduler, `trawl sync`), so that a pass's repositories are searchable
+ * without waiting for it. A failure is logged; the packs serve as they are.
+ */
+export async function mergeCompoundShards(options: SyncOptions): Promise<void> {
+  if (options.packs === false) return;
+  const log = options.log ?? silentLogger;
+  try {
+    const merged = await mergePacks(packOptions(options));
+    if (merged.packs > 0) log.info({ ...merged }, 'compound shards merged');
+  } catch (err) {
+    log.error({ err: (err as Error).message }, 'merging compound shards failed; they serve as they are');
+  }
+}
+
 /** Builds the repositories handed back into compound shards and records each one's outcome. */
 async function buildDeferred(options: SyncOptions, deferred: Deferred[], log: Logger, now: () => number): Promise<SyncReport['repos']> {
   if (deferred.length === 0) return [];
-  const { config } = options;
   const outcomes = await buildPacks(
     deferred.map((d) => d.candidate),
-    { dataDir: options.dataDir, target: SHARD_TARGET_BYTES, maxFileSize: config.settings.maxFileSize, maxTrigrams: DEFAULT_MAX_TRIGRAMS, symbols: config.settings.symbols },
+    packOptions(options),
   );
   const out: SyncReport['repos'] = [];
   for (const o of outcomes) {

@@ -1,0 +1,139 @@
+// Merging compound shards: the repositories still served from small packs, or from packs
+// mostly tombstoned (their other members moved on), are copied into new packs of about
+// the target size, and each is committed there (pack-build.ts has the layout and why a
+// manifest commit is the tombstone). A merge copies documents from the old packs (their
+// bytes, branch lists and definitions), so it needs no git repository and runs no ctags.
+//
+// It blocks neither searches (they read the old packs until the commits, then the new) nor
+// syncs: a repository is committed to its new pack only if its lock is free and its
+// manifest still names what the merge copied; one re-indexed meanwhile keeps its newer
+// index, and its copy in the new pack is dead from the start. Killed at any moment, every
+// repository is served from exactly one pack: the old one until its commit, the new one
+// after (the new pack is written and flushed before any commit names it).
+
+import { join } from 'node:path';
+import { shardsDir } from './data-dir.ts';
+import { commitManifest, loadManifest, readAllManifests, shardFiles, type Manifest, type ManifestShard } from './manifest.ts';
+import { buildPacks, type PackItem, type PackOptions } from './pack-build.ts';
+import { Shard } from './shard-reader.ts';
+import type { ShardFile } from './shard-builder.ts';
+import { tryLock } from '../runtime/lock-file.ts';
+import { rmSync } from 'node:fs';
+
+/** A pack whose live content is under this share of the target is small: merged with others. */
+export const SMALL_PACK_SHARE = 0.5;
+/** A pack whose tombstoned content is at least this share of it is rewritten. */
+export const DEAD_SHARE = 0.5;
+
+/** A pack as the manifests and its own table say. */
+interface PackState {
+  file: string;
+  path: string;
+  symbols?: string;
+  contentBytes: number;
+  liveBytes: number;
+  /** The repositories it serves: their manifests and entries. */
+  live: Array<{ manifest: Manifest; entry: ManifestShard }>;
+}
+
+export interface MergeReport {
+  /** Packs merged away (their live repositories moved). */
+  packs: number;
+  /** Repositories moved, and those left where they were (locked or re-indexed meanwhile). */
+  moved: number;
+  skipped: number;
+}
+
+/**
+ * Which packs to merge: the small ones (when there are two or more, or one beside a pack
+ * being rewritten) and those mostly tombstoned. Nothing when a merge would rewrite one
+ * small pack into itself.
+ */
+export function packsToMerge(packs: readonly Pick<PackState, 'contentBytes' | 'liveBytes'>[], target: number): number[] {
+  const dead: number[] = [];
+  const small: number[] = [];
+  packs.forEach((p, i) => {
+    if (p.liveBytes === 0) return; // nothing to move: the collector deletes it
+    if (p.contentBytes > 0 && 1 - p.liveBytes / p.contentBytes >= DEAD_SHARE) dead.push(i);
+    else if (p.liveBytes < SMALL_PACK_SHARE * target) small.push(i);
+  });
+  if (dead.length === 0 && small.length < 2) return [];
+  return [...dead, ...small].sort((a, b) => a - b);
+}
+
+/**
+ * Merges the packs packsToMerge picks. Uses the build options of pack-build.ts; the packs
+ * lock is taken by buildPacks, so merges and pack builds never overlap.
+ */
+export async function mergePacks(options: PackOptions): Promise<MergeReport> {
+  const packs = packStates(options.dataDir);
+  const picked = packsToMerge(packs, options.target).map((i) => packs[i]!);
+  if (picked.length === 0) return { packs: 0, moved: 0, skipped: 0 };
+  const items: PackItem[] = [];
+  for (const p of picked) {
+    const shard = Shard.open(p.path, p.symbols !== undefined ? { symbols: p.symbols } : {});
+    for (const { manifest, entry } of p.live) items.push(movedRepo(options.dataDir, p, shard, manifest, entry));
+  }
+  const outcomes = await buildPacks(items, options);
+  const moved = outcomes.filter((o) => 'summary' in o).length;
+  return { packs: picked.length, moved, skipped: outcomes.length - moved };
+}
+
+/** Every pack some manifest names, with its live members. */
+function packStates(dataDir: string): PackState[] {
+  const byFile = new Map<string, PackState>();
+  for (const m of readAllManifests(dataDir)) {
+    if (m.version !== 2) continue;
+    for (const entry of m.shards) {
+      if (entry.member === undefined) continue;
+      const files = shardFiles(dataDir, m.repoId, entry);
+      let p = byFile.get(entry.file);
+      if (!p) {
+        // (Older entries lack the pack's size: then only its live bytes are known, as if nothing in it were dead.)
+        p = { file: entry.file, path: files.path, contentBytes: 0, liveBytes: 0, live: [], ...(files.symbols !== undefined ? { symbols: files.symbols } : {}) };
+        byFile.set(entry.file, p);
+      }
+      p.contentBytes = Math.max(p.contentBytes, entry.packBytes ?? 0);
+      p.liveBytes += entry.liveContentBytes;
+      p.live.push({ manifest: m, entry });
+    }
+  }
+  for (const p of byFile.values()) p.contentBytes = Math.max(p.contentBytes, p.liveBytes);
+  return [...byFile.values()].sort((a, b) => (a.file < b.file ? -1 : 1));
+}
+
+/** A live member of a pack as an item of the merge: its documents copied, its commit guarded. */
+function movedRepo(dataDir: string, pack: PackState, shard: Shard, manifest: Manifest, entry: ManifestShard): PackItem {
+  const m = shard.members[entry.member!]!;
+  const files: ShardFile[] = [];
+  for (let doc = m.first; doc < m.end; doc++) {
+    const branches: number[] = [];
+    for (let b = m.branchFirst; b < m.branchEnd; b++) if (shard.branches.has(b, doc)) branches.push(b - m.branchFirst);
+    // A document on none of its branches is dead (none in a pack: they are built whole).
+    if (branches.length === 0) continue;
+    const size = shard.contentLength(doc);
+    files.push({ path: shard.name(doc), size, branches, oid: shard.oid(doc), from: { shard: pack.path, doc, ...(pack.symbols !== undefined ? { symbols: pack.symbols } : {}) } });
+  }
+  return {
+    repoId: manifest.repoId,
+    repo: manifest.repo,
+    refs: manifest.refs,
+    files,
+    bytes: entry.liveContentBytes,
+    skipped: m.skipped,
+    commit: (file, member, built, batch) => {
+      const lock = join(shardsDir(dataDir, manifest.repoId), 'lock');
+      if (!tryLock(lock)) throw new Error(`${manifest.repo.name} is being indexed: it stays where it is`);
+      try {
+        const now = loadManifest(dataDir, manifest.repoId);
+        if (!now || 'unreadable' in now || now.version !== 2 || now.generation !== manifest.generation) throw new Error(`${manifest.repo.name} was indexed again meanwhile`);
+        const shards: ManifestShard[] = [{ file, member, packBytes: built.shardContentBytes, docs: built.docs, liveDocs: built.docs, contentBytes: built.contentBytes, liveContentBytes: built.contentBytes, delta: false }];
+        const { retired: _r, indexVersion: _v, fileBytes: _f, ...rest } = now;
+        commitManifest(dataDir, { ...rest, generation: now.generation + 1, shards }, now, Date.now(), batch);
+        return undefined;
+      } finally {
+        rmSync(lock, { force: true });
+      }
+    },
+  };
+}
