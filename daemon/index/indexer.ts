@@ -89,6 +89,11 @@ export interface IndexOptions {
   /** Build only what changed since the previous index, when possible (default true). */
   incremental?: boolean;
   /**
+   * The source's refs stamp, taken before its refs were read (repos/ref-stamp.ts): every
+   * manifest the run commits records it, so that the next sync can tell nothing moved.
+   */
+  sourceStamp?: string;
+  /**
    * A git repository whose full build would hold at most this many bytes is handed back
    * for a compound shard instead of built (indexOrPack); default: every one is built.
    */
@@ -479,7 +484,9 @@ class Run {
     } else if (prev?.version === 2 && prev.shards.length > 0 && incremental) {
       if (sameRefs(prev.refs, git.refs)) {
         // Nothing moved: the shards stand; only the repository's metadata may have changed.
-        if (JSON.stringify(prev.repo) !== JSON.stringify(this.repo)) this.commit({ ...prev, repo: this.repo, generation: this.generation });
+        // (A new stamp of the same refs, e.g. after `git pack-refs`, is recorded, so that the next sync need not open the repository.)
+        const restamped = this.options.sourceStamp !== undefined && prev.sourceStamp !== this.options.sourceStamp;
+        if (JSON.stringify(prev.repo) !== JSON.stringify(this.repo) || restamped) this.commit({ ...prev, repo: this.repo, generation: this.generation });
         return this.summary('unchanged', git.refs, [], prev, undefined, 0);
       }
       const versions = await git.versions();
@@ -596,7 +603,8 @@ class Run {
   }
 
   private commit(next: Omit<Manifest, 'retired'>, batch?: CommitBatch): Manifest {
-    const { subset: _subset, ...whole } = next;
+    const { subset: _subset, sourceStamp: _stamp, ...rest } = next;
+    const whole = this.options.sourceStamp !== undefined ? { ...rest, sourceStamp: this.options.sourceStamp } : rest;
     const committed = commitManifest(this.options.dataDir, whole, this.previous, Date.now(), batch);
     this.options.onCommit?.(committed);
     return committed;
@@ -725,7 +733,7 @@ function sameRefs(a: GitRef[], b: GitRef[]): boolean {
 }
 
 /** The same repository metadata, wherever its source sits (a node's own mirror path differs from the builder's). */
-function sameRepo(a: ManifestRepo, b: ManifestRepo): boolean {
+export function sameRepo(a: ManifestRepo, b: ManifestRepo): boolean {
   const { source: _a, ...x } = a;
   const { source: _b, ...y } = b;
   return JSON.stringify(x) === JSON.stringify(y);
@@ -770,6 +778,29 @@ function checkDirectory(pathArg: string, root: string): void {
   } catch {
     throw new Error(`cannot index ${pathArg}: permission denied`);
   }
+}
+
+/** The summary of a repository found unchanged from its manifest alone (a sync's ref stamp matched). */
+export function unchangedSummary(m: Manifest, started: number): IndexSummary {
+  return {
+    repoId: m.repoId,
+    repoName: m.repo.name,
+    source: m.repo.source,
+    kind: m.repo.kind,
+    mode: 'unchanged',
+    refs: m.refs,
+    files: m.files,
+    builtFiles: 0,
+    skipped: m.skipped,
+    skippedByReason: {},
+    contentBytes: m.contentBytes,
+    totalBytes: 0,
+    shards: 0,
+    totalShards: m.shards.length,
+    seconds: (performance.now() - started) / 1000,
+    symbols: 0,
+    symbolFailures: 0,
+  };
 }
 
 /** The repository as a shard records it (ShardRepoMeta), from its manifest record and refs. */

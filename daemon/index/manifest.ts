@@ -155,6 +155,11 @@ export interface Manifest {
    * is built upon it: the next build here is a full one.
    */
   subset?: true;
+  /**
+   * The source's refs as they were on disk when this index was built (repos/ref-stamp.ts):
+   * a sync that finds the same stamp knows nothing moved without opening the repository.
+   */
+  sourceStamp?: string;
 }
 
 /** Whether the repository's content is searchable while its symbols are still being added (Manifest.symbolsPending). */
@@ -304,6 +309,7 @@ function manifestProblem(raw: unknown, repoId: number): string | undefined {
     const e = r as Record<string, unknown>;
     if (typeof e !== 'object' || e === null || typeof e.file !== 'string' || !indexFileName(e.file) || typeof e.at !== 'number') return 'has a malformed retired entry';
   }
+  if (m.sourceStamp !== undefined && typeof m.sourceStamp !== 'string') return 'has a malformed source stamp';
   if (m.fileBytes !== undefined) {
     const sizes = m.fileBytes as Record<string, unknown>;
     if (typeof sizes !== 'object' || sizes === null || Array.isArray(sizes) || !Object.values(sizes).every(isCount)) return 'has malformed file sizes';

@@ -22,10 +22,12 @@ import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config, Connection } from '../config/types.ts';
 import { mirrorsDir } from '../index/data-dir.ts';
-import { DEFAULT_MAX_TRIGRAMS, indexOrPack, SHARD_TARGET_BYTES, type BuildProgress, type IndexOptions, type IndexSummary, type PackCandidate, type SymbolsProgress } from '../index/indexer.ts';
+import { DEFAULT_MAX_TRIGRAMS, indexOrPack, sameRepo, SHARD_TARGET_BYTES, unchangedSummary, type BuildProgress, type IndexOptions, type IndexSummary, type PackCandidate, type SymbolsProgress } from '../index/indexer.ts';
 import { buildPacks, type PackOptions } from '../index/pack-build.ts';
 import { mergePacks } from '../index/pack-merge.ts';
-import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
+import { loadManifest, retireRepository, symbolsPending, type Manifest, type ManifestRepo } from '../index/manifest.ts';
+import { indexProblem } from '../index/index-health.ts';
+import { refStamp } from '../repos/ref-stamp.ts';
 import { silentLogger, type Logger } from '../runtime/logger.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
 import { createCodeHost, type CodeHostOptions } from '../repos/hosts/index.ts';
@@ -336,15 +338,23 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
       source: mirror.path,
     };
     const extras = (await options.indexExtras?.(record, w)) ?? {};
+    const revisions = { ...w.connection.revisions, ...(defaultBranch ? { defaultBranch } : {}) };
+    // Taken before the refs are read: a ref that moves meanwhile changes it for the next pass.
+    const sourceStamp = refStamp(mirror.path, JSON.stringify(revisions));
+    if (sourceStamp !== undefined && options.indexExtras === undefined && w.rebuild !== true) {
+      const known = stampedIndex(options.dataDir, record.repoId, sourceStamp, repo, config.settings.symbols !== false);
+      if (known) return await recordIndexed(options, record, unchangedSummary(known, started), index, total, started, log, now);
+    }
     const indexed = await indexOrPack(mirror.path, {
       ...extras,
       dataDir: options.dataDir,
       // The tip's commit time rides along: the push time of a repository whose host reports none (type git).
       register: async (d) => ({ repoId: record.repoId, repo: d.committedAt ? { ...repo, committedAt: d.committedAt } : repo }),
-      revisions: { ...w.connection.revisions, ...(defaultBranch ? { defaultBranch } : {}) },
+      revisions,
       maxFileSize: config.settings.maxFileSize,
       symbols: config.settings.symbols,
       workers,
+      ...(sourceStamp !== undefined ? { sourceStamp } : {}),
       ...(packs ? { packBelow: PACK_BELOW_BYTES } : {}),
       ...(options.onEvent
         ? {
@@ -361,6 +371,21 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
   } catch (err) {
     return recordFailed(options, record, (err as Error).message, index, total, started, log, now);
   }
+}
+
+/**
+ * The repository's index when its source's refs stamp is the one it was built from, it is
+ * sound, holds the same metadata and lacks nothing (its symbols, when wanted): then nothing
+ * is to be done, and the repository is not even opened. Undefined otherwise.
+ */
+function stampedIndex(dataDir: string, repoId: number, stamp: string, repo: ManifestRepo, symbols: boolean): Manifest | undefined {
+  const m = loadManifest(dataDir, repoId);
+  if (m === undefined || 'unreadable' in m || m.version !== 2 || m.sourceStamp !== stamp) return undefined;
+  if (m.subset || (symbols && symbolsPending(m))) return undefined;
+  // The tip's commit time comes with the refs, which the stamp says did not move.
+  const { committedAt: _c, ...indexed } = m.repo;
+  if (!sameRepo(indexed, repo)) return undefined;
+  return indexProblem(dataDir, m) === undefined ? m : undefined;
 }
 
 /** A repository's build is committed: its record says so, and the pass's report. */

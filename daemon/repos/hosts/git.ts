@@ -70,14 +70,23 @@ function remoteRepo(connection: string, url: string): HostRepo {
   };
 }
 
+/** Local repositories read at once while listing (libuv's thread pool runs four). */
+const LOCAL_READS = 8;
+
 async function listLocal(connection: string, path: string): Promise<HostRepo[]> {
   const abs = resolve(path);
-  const dirs = await expandGlob(connection, abs);
-  const repos: HostRepo[] = [];
-  for (const dir of dirs) {
-    if (!isGitRepository(dir)) continue;
-    repos.push(await localRepo(dir));
-  }
+  const dirs = (await expandGlob(connection, abs)).filter((dir) => isGitRepository(dir));
+  // Read a few at a time: each is a wait on libgit2's threads, and a glob may name thousands.
+  const repos: HostRepo[] = new Array(dirs.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(LOCAL_READS, dirs.length) }, async () => {
+      while (next < dirs.length) {
+        const k = next++;
+        repos[k] = await localRepo(dirs[k]!);
+      }
+    }),
+  );
   if (!hasNameGlob(abs) && repos.length === 0) {
     throw new HostError('not-found', `connection "${connection}": ${abs} is not a git repository`);
   }

@@ -1,0 +1,46 @@
+// A repository's refs as a stamp: what its ref files are on disk (identity, size, times),
+// not what they say. A sync compares it with the stamp recorded when the repository was
+// last indexed; the same stamp means the same refs, so an unchanged repository costs a few
+// stat calls instead of opening it (git writes every ref change through a new file renamed
+// into place: `refs/heads/<name>`, `packed-refs`, `HEAD`, and adding or removing a loose
+// ref changes its directory). A different stamp only means "look": the refs themselves
+// then decide whether anything is built.
+//
+// No stamp (undefined) for what this cannot see: a work tree whose `.git` is a file (a
+// linked work tree or a submodule), or a repository storing its refs in a reftable.
+
+import { readdirSync, statSync, type BigIntStats } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+
+/** Loose refs read past this many: a repository with that many is stamped no faster than read; no stamp. */
+const MAX_LOOSE = 10_000;
+
+/**
+ * The stamp of the refs of the repository at `dir` (bare, or a work tree with a `.git`
+ * directory), with `salt` (what else decides the refs indexed: the revision selection);
+ * undefined when it cannot be stamped.
+ */
+export function refStamp(dir: string, salt: string): string | undefined {
+  const dotGit = statSync(join(dir, '.git'), { bigint: true, throwIfNoEntry: false });
+  if (dotGit !== undefined && !dotGit.isDirectory()) return undefined;
+  const gitDir = dotGit !== undefined ? join(dir, '.git') : dir;
+  if (statSync(join(gitDir, 'reftable'), { throwIfNoEntry: false }) !== undefined) return undefined;
+  const hash = createHash('sha256').update(salt).update('\0');
+  const add = (name: string, st: BigIntStats | undefined) => hash.update(st === undefined ? `${name}:-\n` : `${name}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}\n`);
+  for (const name of ['HEAD', 'packed-refs']) add(name, statSync(join(gitDir, name), { bigint: true, throwIfNoEntry: false }));
+  let loose = 0;
+  const walk = (rel: string): boolean => {
+    const abs = join(gitDir, rel);
+    const st = statSync(abs, { bigint: true, throwIfNoEntry: false });
+    add(rel, st);
+    if (st === undefined || !st.isDirectory()) return true;
+    for (const e of readdirSync(abs).sort()) {
+      if (++loose > MAX_LOOSE) return false;
+      if (!walk(`${rel}/${e}`)) return false;
+    }
+    return true;
+  };
+  if (!walk('refs/heads') || !walk('refs/tags')) return undefined;
+  return hash.digest('hex').slice(0, 32);
+}

@@ -1,0 +1,48 @@
+// A repository's refs stamp (repos/ref-stamp.ts) changes with every change of its refs and
+// with the revision selection, and only then: the same refs read again give the same stamp.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { refStamp } from '../../daemon/repos/ref-stamp.ts';
+import { tempDir } from '../helpers/corpus.ts';
+import { git, TestRepo } from '../helpers/git.ts';
+
+test('the refs stamp moves with every ref change and the selection, and only then', () => {
+  const dir = tempDir('ref-stamp');
+  try {
+    const repo = TestRepo.init(join(dir.path, 'r'));
+    repo.commit({ 'a.c': 'int a;\n' });
+    const salt = JSON.stringify({ branches: ['dev'] });
+    const first = refStamp(repo.path, salt)!;
+    assert.match(first, /^[0-9a-f]{32}$/);
+    assert.equal(refStamp(repo.path, salt), first, 'read again: the same');
+    assert.notEqual(refStamp(repo.path, JSON.stringify({ branches: ['*'] })), first, 'another selection');
+    const seen = new Set([first]);
+    const changes: Array<[string, () => void]> = [
+      ['a commit', () => repo.commit({ 'a.c': 'int b;\n' })],
+      ['a new branch', () => git(repo.path, 'branch', 'dev')],
+      ['a tag', () => repo.tag('v1')],
+      ['refs packed', () => git(repo.path, 'pack-refs', '--all')],
+      ['a commit on a packed branch', () => repo.commit({ 'a.c': 'int c;\n' })],
+      ['HEAD moved to another branch', () => repo.checkout('dev')],
+      ['a branch deleted', () => (repo.checkout('main'), git(repo.path, 'branch', '-D', 'dev'))],
+    ];
+    for (const [what, change] of changes) {
+      change();
+      const now = refStamp(repo.path, salt)!;
+      assert.ok(!seen.has(now), `${what}: a new stamp`);
+      seen.add(now);
+      assert.equal(refStamp(repo.path, salt), now, `${what}: stable once done`);
+    }
+    // A bare repository stamps the same way; a linked work tree (a .git file) is not stamped.
+    git(dir.path, 'clone', '-q', '--bare', repo.path, 'bare.git');
+    assert.match(refStamp(join(dir.path, 'bare.git'), salt)!, /^[0-9a-f]{32}$/);
+    mkdirSync(join(dir.path, 'linked'));
+    writeFileSync(join(dir.path, 'linked', '.git'), 'gitdir: elsewhere\n');
+    assert.equal(refStamp(join(dir.path, 'linked'), salt), undefined);
+  } finally {
+    dir.cleanup();
+  }
+});
