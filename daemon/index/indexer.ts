@@ -30,6 +30,7 @@ import { planDelta, type DeltaPlan } from './delta.ts';
 import { indexProblem, readMark } from './index-health.ts';
 import { commitManifest, fileGeneration, loadManifest, MEMBERSHIP_EXT, removeUnlisted, repairMissedBump, shardFiles, symbolsPending, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard, type ShardFiles } from './manifest.ts';
 import { buildShard, type ShardFile, type ShardJob } from './shard-builder.ts';
+import { noteWritten } from './section-checks.ts';
 import type { SymbolsJob } from './symbols-pass.ts';
 import { SHARD_EXT, SYMBOLS_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
 
@@ -376,6 +377,7 @@ class Run {
     await syncFiles(this.dir, []);
     const { retired: _retired, indexVersion: _indexVersion, symbolsPending: _pending, ...rest } = manifest;
     const committed = commitManifest(this.options.dataDir, { ...rest, generation: this.generation + 1, shards: manifest.shards.map((s, i) => ({ ...s, symbols: names[i]! })) }, manifest);
+    this.noteWritten(committed, manifest);
     this.options.onCommit?.(committed);
     return {
       symbolCount: results.reduce((n, r) => n + r.symbolCount, 0),
@@ -527,8 +529,21 @@ class Run {
   private commit(next: Omit<Manifest, 'retired'>): Manifest {
     const { subset: _subset, ...whole } = next;
     const committed = commitManifest(this.options.dataDir, whole, this.previous);
+    this.noteWritten(committed, this.previous);
     this.options.onCommit?.(committed);
     return committed;
+  }
+
+  /**
+   * Tells this process's searches that the shard and symbols files `committed` names and
+   * `before` did not were written by this run, their sections hashed as they were written
+   * (section-checks.ts noteWritten: they count as checked).
+   */
+  private noteWritten(committed: Manifest, before: Pick<Manifest, 'shards'> | undefined): void {
+    const had = new Set(before?.shards.flatMap((s) => [s.file, s.symbols ?? '']));
+    for (const s of committed.shards) {
+      for (const f of [s.file, s.symbols]) if (f !== undefined && !had.has(f)) noteWritten(join(this.dir, f));
+    }
   }
 
   private entries(built: Built, delta: boolean): ManifestShard[] {

@@ -20,7 +20,9 @@
 // shard that fails its checks during a search (ShardError, in a worker or while shaping
 // here) gives no results; the search counts it in `crashes` (so it is not exhaustive) and
 // reports it to the index view, which marks the repository broken: later searches leave
-// the whole repository out until it is re-indexed.
+// the whole repository out until it is re-indexed. The sections a search does not check
+// when it opens a file are verified by the scrub (index/section-scrub.ts, started with the
+// worker threads), whose findings are reported the same way.
 
 import { basename, join } from 'node:path';
 import { ServiceError } from '../errors.ts';
@@ -28,6 +30,8 @@ import { shardsDir } from '../index/data-dir.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
 import { manifestRepoName, shardFiles, type ManifestRepo } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
+import { markAllPassed, newChecks, takeWritten } from '../index/section-checks.ts';
+import { SectionScrub, type ScrubFile } from '../index/section-scrub.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
 import { mergeSearch, type TaskParams } from './merge.ts';
 import type { PoolRun } from './pool.ts';
@@ -67,6 +71,8 @@ export interface SearcherOptions {
   view?: IndexView;
   /** `whole: true` gives at most this much of a file's content (settings.http.maxSourceBytes); default: all of it. */
   maxWholeBytes?: number;
+  /** Verify the sections searches do not check at open in the background (index/section-scrub.ts; default true; never with `workers: 0`). */
+  scrub?: boolean;
 }
 
 interface ShardEntry {
@@ -82,8 +88,10 @@ interface ShardEntry {
   generation: number;
   /** From the manifest; undefined for manifests written before it was recorded. */
   repo?: ManifestRepo;
-  /** Which documents have passed their checksum, shared by every thread that reads the file (Shard.open). */
+  /** Which of its sections and documents have passed their checksums, shared by every thread that reads the file (index/section-checks.ts). */
   verified: SharedArrayBuffer;
+  /** The same for its symbols file. */
+  symbolsVerified?: SharedArrayBuffer;
 }
 
 interface Snapshot {
@@ -106,8 +114,9 @@ export class Searcher implements SearchService {
   /** The index state the current snapshot was made from. */
   private state: IndexState | undefined;
   private readonly mapped = new Map<string, Shard>();
-  /** The documents-checked bitmap of each shard file a snapshot names (ShardEntry.verified). */
+  /** The checks of each shard and symbols file a snapshot names (ShardEntry.verified). */
   private readonly bitmaps = new Map<string, SharedArrayBuffer>();
+  private scrub: SectionScrub | undefined;
   /** The files whose bitmaps the workers have; null: the pool has not been told of changes. */
   private shared: Set<string> | null = null;
   private closed = false;
@@ -137,14 +146,12 @@ export class Searcher implements SearchService {
       const visibility = this.view.visibility(m);
       for (const s of m.shards) {
         const { path, membership, symbols } = shardFiles(dir, s);
-        let verified = this.bitmaps.get(path);
-        if (!verified) {
-          verified = new SharedArrayBuffer(s.docs);
-          this.bitmaps.set(path, verified);
-        }
-        const entry: ShardEntry = { path, key: shardKey(path, membership, symbols), repoId: m.repoId, visibility, generation: m.generation, verified };
+        const entry: ShardEntry = { path, key: shardKey(path, membership, symbols), repoId: m.repoId, visibility, generation: m.generation, verified: this.checksOf(path, s.docs) };
         if (membership) entry.membership = membership;
-        if (symbols) entry.symbols = symbols;
+        if (symbols) {
+          entry.symbols = symbols;
+          entry.symbolsVerified = this.checksOf(symbols, 0);
+        }
         if (m.repo) entry.repo = m.repo;
         entries.push(entry);
       }
@@ -154,6 +161,34 @@ export class Searcher implements SearchService {
     if (this.current.users > 0) this.held.add(this.current);
     this.current = { entries, broken, users: 0 };
     this.release();
+    this.scrubCurrent();
+  }
+
+  /** A file's checks (ShardEntry.verified), made the first time a snapshot names it: all passed when this process wrote it. */
+  private checksOf(path: string, docs: number): SharedArrayBuffer {
+    let checks = this.bitmaps.get(path);
+    if (!checks) {
+      checks = newChecks(docs);
+      if (takeWritten(path)) markAllPassed(checks);
+      this.bitmaps.set(path, checks);
+    }
+    return checks;
+  }
+
+  /** Gives the scrub the current snapshot's files. */
+  private scrubCurrent(): void {
+    if (!this.scrub) return;
+    const files: ScrubFile[] = [];
+    for (const e of this.current.entries) {
+      files.push({ path: e.path, kind: 'shard', checks: e.verified, repoId: e.repoId, generation: e.generation });
+      if (e.symbols) files.push({ path: e.symbols, kind: 'symbols', checks: e.symbolsVerified!, repoId: e.repoId, generation: e.generation });
+    }
+    this.scrub.set(files);
+  }
+
+  /** Resolves once the scrub has verified every file of the current snapshot (at once without a scrub). */
+  scrubbed(): Promise<void> {
+    return this.scrub?.idle() ?? Promise.resolve();
   }
 
   /** Shard files (and membership and symbols files) that a running search may still open. */
@@ -181,6 +216,11 @@ export class Searcher implements SearchService {
       this.pool = new SearchPool(this.options.workers);
       this.shared = null;
       this.shareBitmaps();
+      // A command's in-thread search ends long before a scrub would (and it runs no thread).
+      if (!this.pool.inThread && this.options.scrub !== false) {
+        this.scrub = new SectionScrub({ activity: this.pool.activity, onDamage: (f, message) => this.view.report(f.repoId, f.generation, message) });
+        this.scrubCurrent();
+      }
     }
     return this.pool;
   }
@@ -217,7 +257,12 @@ export class Searcher implements SearchService {
     for (const k of gone) this.mapped.delete(k);
     if (gone.length > 0) this.pool?.forget(gone);
     const files = new Set<string>();
-    for (const snap of [this.current, ...this.held]) for (const e of snap.entries) files.add(e.path);
+    for (const snap of [this.current, ...this.held]) {
+      for (const e of snap.entries) {
+        files.add(e.path);
+        if (e.symbols) files.add(e.symbols);
+      }
+    }
     for (const path of this.bitmaps.keys()) if (!files.has(path)) this.bitmaps.delete(path);
     this.shareBitmaps();
   }
@@ -346,6 +391,8 @@ export class Searcher implements SearchService {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.scrub?.close();
+    this.scrub = undefined;
     await this.pool?.close();
     this.pool = undefined;
     this.mapped.clear();
