@@ -702,7 +702,7 @@ export class Shard {
     const o = this.symbolRecords + record * SYMBOL_RECORD_SIZE;
     const nameOff = this.symbols.readUInt32LE(o);
     const index = this.symbolIndex;
-    if (!index) return { buf: this.symbolStrings, start: nameOff, end: nameOff + this.symbols.readUInt16LE(o + 4) };
+    if (!index) return within(this.symbolStrings, nameOff, this.symbols.readUInt16LE(o + 4));
     // A name ends at the next "\n" of the index's strings, unless a name holds one.
     if (!index.newlineInName) {
       // By hand: names are short, and indexOf's call into the runtime cost more than them.
@@ -731,8 +731,8 @@ export class Shard {
     const o = this.symbolRecords + record * SYMBOL_RECORD_SIZE;
     const parentKind = this.symbols.readUInt8(o + (this.symbolIndex ? 23 : 7));
     if (parentKind === NO_KIND) return undefined;
-    const po = this.symbols.readUInt32LE(o + 16);
-    return { buf: this.symbolStrings, start: po, end: po + this.symbols.readUInt16LE(o + 20), kind: this.meta.symbolKinds[parentKind] ?? '' };
+    const { buf, start, end } = within(this.symbolStrings, this.symbols.readUInt32LE(o + 16), this.symbols.readUInt16LE(o + 20));
+    return { buf, start, end, kind: this.meta.symbolKinds[parentKind] ?? '' };
   }
 
   /** A symbol record decoded. */
@@ -841,6 +841,15 @@ export class Shard {
     }
     return bytes;
   }
+}
+
+/**
+ * Bytes [start, start + length) of `buf`, cut to its end: a symbol record's name may be
+ * read before the symbols section is verified (section-checks.ts).
+ */
+function within(buf: Buffer, start: number, length: number): { buf: Buffer; start: number; end: number } {
+  const end = Math.min(buf.length, start + length);
+  return { buf, start: Math.min(start, end), end };
 }
 
 /** The end of the pair starting at `start` (pairs sorted by start), or undefined. */
