@@ -10,8 +10,9 @@
 // dir is read once. Then:
 //   first    one identifier's search: what the first caller after a start waits
 //   next     200 further distinct identifiers, each sent once by one client (latency)
-// The two runs take different identifiers, so that no query repeats a plan or a document
-// the other read. Every figure is wall-clock: run it on an otherwise idle machine.
+// The identifiers are scripts/hostile-load.ts's (the same 400, in its order): the cold run's
+// next 200 are its `idle` ones, the warm run takes the other 198; each run's first is one
+// of neither. Every figure is wall-clock: run it on an otherwise idle machine.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readSync, openSync, closeSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -29,7 +30,7 @@ mkdirSync(cwd, { recursive: true });
 const config = join(cwd, 'trawl.json');
 writeFileSync(config, JSON.stringify({ settings: { anonymousAccess: true, rateLimit: { requestsPerDay: 1_000_000_000, store: 'embedded' } } }));
 
-/** Distinct identifiers of the corpus's C files, in a fixed pseudo-random order (as scripts/hostile-load.ts picks them). */
+/** Distinct identifiers of the corpus's C files, in a fixed pseudo-random order: scripts/hostile-load.ts's, the same rule and seed. */
 function identifiers(n: number): string[] {
   const found = new Set<string>();
   const walk = (dir: string, depth: number): void => {
@@ -44,7 +45,7 @@ function identifiers(n: number): string[] {
   };
   walk(corpus!, 0);
   const all = [...found].sort();
-  let seed = 91;
+  let seed = 56;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
   const picked: string[] = [];
   while (picked.length < n && all.length > 0) picked.push(all.splice(next() % all.length, 1)[0]!);
@@ -52,19 +53,24 @@ function identifiers(n: number): string[] {
 }
 
 interface Answer {
+  query: string;
   status: number;
   ms: number;
   crashes: number;
+  /** What the search read: documents and KB of content and of index. */
+  read: string;
 }
 
 async function search(url: string, query: string): Promise<Answer> {
   const t = performance.now();
   try {
     const res = await fetch(`${url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, matches: 100 }) });
-    const body = (await res.json()) as { stats?: { crashes?: number } };
-    return { status: res.status, ms: performance.now() - t, crashes: body.stats?.crashes ?? 0 };
+    const body = (await res.json()) as { stats?: { crashes?: number; filesLoaded?: number; contentBytesLoaded?: number; indexBytesLoaded?: number } };
+    const st = body.stats ?? {};
+    const read = `${st.filesLoaded} docs, ${Math.round((st.contentBytesLoaded ?? 0) / 1024)} KB content, ${Math.round((st.indexBytesLoaded ?? 0) / 1024)} KB index`;
+    return { query, status: res.status, ms: performance.now() - t, crashes: st.crashes ?? 0, read };
   } catch {
-    return { status: 0, ms: performance.now() - t, crashes: 0 };
+    return { query, status: 0, ms: performance.now() - t, crashes: 0, read: '' };
   }
 }
 
@@ -85,7 +91,7 @@ function readAll(dir: string): void {
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const stats = (xs: number[]) => ({ n: xs.length, p50: r1(quantile(xs, 0.5)), p90: r1(quantile(xs, 0.9)), p99: r1(quantile(xs, 0.99)), max: r1(Math.max(...xs)) });
 
-const ids = identifiers(402);
+const ids = identifiers(400);
 const result: Record<string, unknown> = { root, dataDir, corpus, cpu: cpus()[0]?.model, cores: cpus().length, node: process.version, when: new Date().toISOString() };
 const print = (name: string, value: unknown) => {
   result[name] = value;
@@ -94,7 +100,7 @@ const print = (name: string, value: unknown) => {
 
 try {
   for (const [k, mode] of (['cold', 'warm'] as const).entries()) {
-    const mine = ids.slice(k * 201, (k + 1) * 201);
+    const mine = k === 0 ? [ids[399]!, ...ids.slice(0, 200)] : [ids[398]!, ...ids.slice(200, 398)];
     if (mode === 'warm') readAll(dataDir!);
     const server = await startServer('trawl', [join(root!, 'bin', 'trawl.js'), 'serve', '--config', config, '--data-dir', dataDir!, '--port', '0', '--log-level', 'warn'], cwd);
     try {
@@ -108,7 +114,8 @@ try {
       for (const id of mine.slice(1)) next.push(await search(server.url, id));
       const statuses = [...new Set([first, ...next].map((a) => a.status))];
       const crashes = [first, ...next].reduce((n, a) => n + a.crashes, 0);
-      print(mode, { firstMs: r1(first.ms), next: stats(next.map((a) => a.ms)), statuses, crashes });
+      const slowest = [...next].sort((a, b) => b.ms - a.ms).slice(0, 3).map((a) => `${a.query} ${r1(a.ms)} ms (${a.read})`);
+      print(mode, { firstMs: r1(first.ms), next: stats(next.map((a) => a.ms)), statuses, crashes, slowest });
       if (crashes > 0) console.log(server.stderr());
     } finally {
       await stopServer(server);

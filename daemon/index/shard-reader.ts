@@ -140,7 +140,7 @@ import type { SymbolDef } from '../symbols/ctags.ts';
 import { BranchSet, readMembershipFile } from './branch-set.ts';
 import { SymbolIndex } from './symbol-index.ts';
 import { ContentWords } from './content-words.ts';
-import { mmap } from './mmap.ts';
+import { mmap, PAGE, willNeed } from './mmap.ts';
 import { openRegularFile, RefusedFile, type RegularFile } from '../bounded-read.ts';
 import { checkAtOpen, documentChecks, type Section } from './section-checks.ts';
 import {
@@ -286,10 +286,13 @@ export class NgramTable {
     // A list lies within the postings and takes a byte per document at least.
     if (bytes < 0 || start + bytes > this.postings.length || count > bytes) throw new ShardError(this.path, `n-gram table row ${i} does not match its posting list`);
     const list: EncodedList = { bytes: this.postings.subarray(start, start + bytes), count, limit: this.limit };
+    // A long list's pages in one request (mmap.ts): it is read whole, or up to the running set's end.
+    if (bytes > PAGE) willNeed(this.postings, start, start + bytes);
     if (want !== 0 && this.follow !== undefined) {
       const at = this.rowFollowStart(i);
       list.follow = this.follow.subarray(at, at + list.count);
       list.want = want;
+      if (list.count > PAGE) willNeed(this.follow, at, at + list.count);
     }
     return list;
   }
@@ -824,6 +827,21 @@ export class Shard {
   }
 
   /**
+   * Asks for the document's bytes to be read ahead of its reading (mmap.ts willNeed), unless
+   * a thread has read them already (then they are most likely in memory). Returns the bytes
+   * asked for.
+   */
+  readAhead(doc: number): number {
+    if (this.verified[doc] !== 0) return 0;
+    const o = doc * DOC_RECORD_SIZE;
+    const off = this.docs.readUInt32LE(o + 8);
+    const len = this.docs.readUInt32LE(o + 12);
+    if (off + len > this.contentBytes.length) return 0;
+    willNeed(this.contentBytes, off, off + len);
+    return len;
+  }
+
+  /**
    * The document's bytes: a view into the mapping, checked against its checksum the first
    * time it is read. Throws ShardError when the bytes are corrupt.
    */
@@ -834,6 +852,8 @@ export class Shard {
     if (off + len > this.contentBytes.length) throw new ShardError(this.path, `document ${doc} lies outside the content section`);
     const bytes = this.contentBytes.subarray(off, off + len);
     if (this.verified[doc] === 0) {
+      // Its pages in one request, not one at a time as hashing touches them (mmap.ts).
+      if (len > PAGE) willNeed(this.contentBytes, off, off + len);
       if (hash32(bytes) !== this.docs.readUInt32LE(o + 16)) {
         throw new ShardError(this.path, `content of ${this.name(doc)} is corrupt (checksum mismatch); re-index the repository`);
       }

@@ -17,6 +17,7 @@ import { scoreHits } from './hit-score.ts';
 import { hasWholeWord } from './rank.ts';
 import { definingDocs, definitionsConfined, definitionsFirst, positiveLiterals } from './definition-first.ts';
 import { emptyCounters, type ShardCounters } from './types.ts';
+import { ReadAhead } from './read-ahead.ts';
 
 export interface ShardHit {
   doc: number;
@@ -261,6 +262,7 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
     construction += Number(t1 - tc);
     let { order: ordered, front } = definitionsFirst(candidates, first, shard.docCount);
     let total = ordered === null ? shard.docCount : ordered.length;
+    let readAhead = new ReadAhead(shard, ordered, total);
     if (useIndex) counters.ngramMatches += total;
     let tried = 0;
     let matched = 0;
@@ -275,6 +277,7 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
         examine.capped = false;
         ordered = refine(ordered, i, intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers)), shard.docCount, counters);
         total = ordered.length;
+        readAhead = new ReadAhead(shard, ordered, total);
         if (i >= total) break;
       }
       if (shouldYield?.() === true) {
@@ -289,6 +292,7 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
         break;
       }
       const doc = ordered === null ? i : ordered[i]!;
+      readAhead.at(i);
       const again = interrupted?.doc === doc ? interrupted : undefined;
       interrupted = undefined;
       const ctx = again ?? new DocContext(shard, doc, counters, useIndex);
