@@ -36,6 +36,7 @@
 // run, a listing), Shard.open checks every section but the content at once, as it always did.
 
 import { hash32, MalformedPostings } from '../../core/index.ts';
+import { willNeed } from './mmap.ts';
 import { SECTION_NAMES, SectionKind } from './shard-format.ts';
 
 /**
@@ -108,6 +109,11 @@ export function checkAtOpen(map: Buffer, sections: ReadonlyMap<SectionKind, Sect
     return undefined;
   }
   const states = checks ? sectionStates(checks) : undefined;
+  // The sections about to be hashed, asked for at once (mmap.ts): from a cold page cache
+  // they are read in a few concurrent requests, not page after page.
+  for (const [kind, s] of sections) {
+    if (kind !== SectionKind.Content && (!states || (AT_OPEN.has(kind) && Atomics.load(states, kind) === UNCHECKED))) willNeed(map, s.offset, s.offset + s.length);
+  }
   for (const [kind, s] of sections) {
     if (kind === SectionKind.Content) continue;
     const state = states ? Atomics.load(states, kind) : UNCHECKED;
