@@ -226,6 +226,9 @@ export class NgramTable {
     const n = table.length >= 8 ? table.readUInt32LE(0) : -1;
     if (n < 0 || table.length < 8 + 12 * n) throw new ShardError(path, 'an n-gram table is cut short');
     const all = new Uint32Array(table.buffer, table.byteOffset, 2 + 3 * n);
+    // Every lookup bisects the ids (a page read in turn per step from a cold page cache): the
+    // table, a small part of the shard, is asked for whole at once (mmap.ts).
+    willNeed(table, 0, 8 + 12 * n);
     this.ids = all.subarray(2, 2 + n);
     this.counts = all.subarray(2 + n, 2 + 2 * n);
     this.offsets = all.subarray(2 + 2 * n, 2 + 3 * n);
