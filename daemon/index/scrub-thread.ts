@@ -12,15 +12,16 @@ import { SECTION_NAMES, SHARD_FORMAT, SYMBOLS_FORMAT, SectionKind } from './shar
 import { checkShardHeader, ShardError } from './shard-reader.ts';
 
 /**
- * One read: what a search may wait for behind the scrub when it starts mid-slice (the
- * slice's reads from the disk are not stopped).
+ * What the scrub reads between two looks at the searches (in one read, or several for
+ * small sections and files): what a search may wait for behind it when it starts
+ * meanwhile (reads under way are not stopped).
  */
 const SLICE = 256 << 10;
 /** The scrub reads on only once no search has run for this long: a client's next search tends to follow its last one closely. */
 const QUIET_MS = 50;
 /** How often a waiting scrub looks again. */
 const POLL_MS = 10;
-/** Under searches that never pause, one slice after this long all the same: the scrub ends, slowly. */
+/** Under searches that never pause, a slice after this long all the same: the scrub ends, slowly. */
 const MAX_WAIT_MS = 1000;
 
 lowerThisThreadsPriority(LOWEST_NICE);
@@ -31,6 +32,20 @@ let lastStarted = Atomics.load(activity, STARTED_SEARCHES);
 let lastBusy = performance.now();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Bytes the scrub may still read before it looks at the searches again (a slice's worth after each wait, whatever the files' and sections' sizes). */
+let credit = 0;
+/** What a file's header and table of contents count for against `credit`. */
+const HEADER_COST = 4096;
+
+/** Waits for the searches (yieldToSearches) once the credit is spent, then takes `bytes` of it. */
+async function allow(bytes: number): Promise<void> {
+  if (credit <= 0) {
+    await yieldToSearches();
+    credit = SLICE;
+  }
+  credit -= bytes;
+}
 
 /** Waits until searches have left the disk and the cores alone for QUIET_MS (at most MAX_WAIT_MS). */
 async function yieldToSearches(): Promise<void> {
@@ -51,8 +66,8 @@ async function yieldToSearches(): Promise<void> {
 async function hashRange(fd: number, offset: number, length: number): Promise<number> {
   const h = new Hash32Stream();
   for (let done = 0; done < length; ) {
-    await yieldToSearches();
     const want = Math.min(SLICE, length - done);
+    await allow(want);
     const got = readSync(fd, buffer, 0, want, offset + done);
     if (got <= 0) throw new Error(`read ended at byte ${offset + done} of ${offset + length}`);
     h.update(buffer.subarray(0, got));
@@ -65,6 +80,7 @@ async function hashRange(fd: number, offset: number, length: number): Promise<nu
 async function scrub(req: ScrubRequest): Promise<string | undefined> {
   const format = req.kind === 'shard' ? SHARD_FORMAT : SYMBOLS_FORMAT;
   let sections: Map<SectionKind, Section>;
+  await allow(HEADER_COST);
   try {
     sections = checkShardHeader(req.path, format);
   } catch (err) {
