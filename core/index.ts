@@ -634,18 +634,51 @@ export class CBodyReader {
   }
 }
 
-/** Decodes a posting list written by PostingsBuilder. `bytes` starts at the list (may extend past it); `count` is its doc count. Throws if the bytes end before `count` values or a varint is malformed. */
-export function decodePostings(bytes: Uint8Array, count: number): Uint32Array {
+/**
+ * A posting list that is not what PostingsBuilder writes: cut short, a varint too long,
+ * ids not strictly ascending, an id past the list's bound, or more ids than bytes. Only a
+ * damaged index holds one (the caller names the file).
+ */
+export class MalformedPostings extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MalformedPostings';
+  }
+}
+
+/** The bound of a list whose ids may be any u32 (EncodedList.limit's default). */
+export const ANY_ID = 0x1_0000_0000;
+
+/** maxId of the core's decoders (core/assembly/postings.ts nextId): the largest id below `limit`. */
+function maxIdBelow(limit: number, count: number, what: string): number {
+  if (!(limit >= 1 && limit <= ANY_ID)) {
+    if (limit === 0 && count === 0) return 0;
+    throw new MalformedPostings(`${what}: ${count} ids cannot lie below ${limit}`);
+  }
+  return (limit - 1) >>> 0;
+}
+
+/**
+ * Decodes a posting list written by PostingsBuilder. `bytes` starts at the list (may extend
+ * past it); `count` is its doc count; every id must be below `limit` (the shard's document
+ * count, say: default any u32). Throws MalformedPostings if the bytes end before `count`
+ * values, a varint is malformed, the ids are not strictly ascending or one reaches
+ * `limit`, or `count` exceeds the bytes (a value takes at least one): a damaged list is
+ * refused, never read past its end nor turned into documents that do not exist.
+ */
+export function decodePostings(bytes: Uint8Array, count: number, limit: number = ANY_ID): Uint32Array {
   if (!Number.isInteger(count) || count < 0) throw new RangeError(`decodePostings: bad count ${count}`);
   if (count === 0) return new Uint32Array(0);
+  if (count > bytes.length) throw new MalformedPostings(`decodePostings: ${count} ids cannot fit in ${bytes.length} bytes`);
+  const maxId = maxIdBelow(limit, count, 'decodePostings');
   const c = core();
   // A value takes at most 5 bytes, so only that much of `bytes` can belong to the list.
   const srcLen = Math.min(bytes.length, count * 5);
   const outOff = align(srcLen);
   const base = c.scratch(outOff + count * 4);
   c.u8.set(srcLen === bytes.length ? bytes : bytes.subarray(0, srcLen), base);
-  const r = c.ex.decodeList(base, srcLen, count, 0, 0, base + outOff);
-  if (r < 0) throw new Error('decodePostings: truncated or malformed posting list');
+  const r = c.ex.decodeList(base, srcLen, count, 0, 0, base + outOff, maxId);
+  if (r < 0) throw new MalformedPostings('decodePostings: truncated or malformed posting list');
   const at = (base + outOff) / 4;
   return c.u32.slice(at, at + count);
 }
@@ -653,13 +686,15 @@ export function decodePostings(bytes: Uint8Array, count: number): Uint32Array {
 /**
  * One encoded posting list: its bytes (as decodePostings reads them) and its length in doc
  * ids; optionally its follow masks (one byte per doc id, PostingsBuilder) with the bits a
- * document's mask must hold to be kept (`want`, 0: none).
+ * document's mask must hold to be kept (`want`, 0: none), and the bound its ids lie below
+ * (`limit`, as decodePostings's; default any u32).
  */
 export interface EncodedList {
   bytes: Uint8Array;
   count: number;
   follow?: Uint8Array;
   want?: number;
+  limit?: number;
 }
 
 /**
@@ -670,8 +705,9 @@ export interface EncodedList {
  * each later list `next` is read, `goOn(next, before, after)` says whether it is worth it,
  * given the set's sizes before and after the last merge. An empty set ends it. A list with
  * follow masks and a `want` keeps only the documents whose mask holds every wanted bit.
- * Returns null for n = 0 (no constraint). Throws on a malformed list (as decodePostings).
- * `list` and `goOn` must not call into the core.
+ * Returns null for n = 0 (no constraint). Throws MalformedPostings on a malformed list (as
+ * decodePostings; of a list merged, only the part read is checked), or one whose follow
+ * masks are fewer than its ids. `list` and `goOn` must not call into the core.
  */
 export function intersectPostings(n: number, list: (i: number) => EncodedList, goOn: (next: number, before: number, after: number) => boolean): Uint32Array | null {
   if (n === 0) return null;
@@ -681,26 +717,29 @@ export function intersectPostings(n: number, list: (i: number) => EncodedList, g
   // io layout: the set u32[first.count] | the list being merged (its bytes) | its follow
   // masks when it has a `want`
   const setBytes = align(first.count * 4);
-  const load = (l: EncodedList): { base: number; len: number; follow: number; want: number } => {
+  const load = (l: EncodedList): { base: number; len: number; follow: number; want: number; maxId: number } => {
+    if (!Number.isInteger(l.count) || l.count < 0 || l.count > l.bytes.length) throw new MalformedPostings(`intersectPostings: ${l.count} ids cannot fit in ${l.bytes.length} bytes`);
+    const maxId = maxIdBelow(l.limit ?? ANY_ID, l.count, 'intersectPostings');
     // A value takes at most 5 bytes, so only that much of `bytes` can belong to the list.
     const len = Math.min(l.bytes.length, l.count * 5);
     const want = l.follow && l.want ? l.want & 0xff : 0;
+    if (want && l.follow!.length < l.count) throw new MalformedPostings(`intersectPostings: ${l.follow!.length} follow masks for ${l.count} ids`);
     const followOff = setBytes + align(len);
     const base = c.scratch(followOff + (want ? l.count : 0), setBytes);
     c.u8.set(len === l.bytes.length ? l.bytes : l.bytes.subarray(0, len), base + setBytes);
     if (want) c.u8.set(l.follow!.subarray(0, l.count), base + followOff);
-    return { base, len, follow: base + followOff, want };
+    return { base, len, follow: base + followOff, want, maxId };
   };
-  let { base, len, follow, want } = load(first);
-  let size = c.ex.decodeList(base + setBytes, len, first.count, follow, want, base);
-  if (size < 0) throw new Error('intersectPostings: truncated or malformed posting list');
+  let { base, len, follow, want, maxId } = load(first);
+  let size = c.ex.decodeList(base + setBytes, len, first.count, follow, want, base, maxId);
+  if (size < 0) throw new MalformedPostings('intersectPostings: truncated or malformed posting list');
   let before = size;
   for (let i = 1; i < n && size > 0 && (i === 1 || goOn(i, before, size)); i++) {
     const l = list(i);
     if (l.count === 0) return new Uint32Array(0);
-    ({ base, len, follow, want } = load(l));
-    const k = c.ex.intersectEncoded(base, size, base + setBytes, len, l.count, follow, want, base);
-    if (k < 0) throw new Error('intersectPostings: truncated or malformed posting list');
+    ({ base, len, follow, want, maxId } = load(l));
+    const k = c.ex.intersectEncoded(base, size, base + setBytes, len, l.count, follow, want, base, maxId);
+    if (k < 0) throw new MalformedPostings('intersectPostings: truncated or malformed posting list');
     before = size;
     size = k;
   }
@@ -1017,24 +1056,82 @@ export function locateLines(hay: Uint8Array, offsets: ArrayLike<number>): number
 
 /** xxHash32 of data with seed (default 0): standard xxHash32 so values match published test vectors. Large inputs are streamed through the io region in chunks. */
 export function hash32(data: Uint8Array, seed: number = 0): number {
-  const c = core();
   const n = data.length;
-  const s = seed >>> 0;
-  if (n <= CHUNK) {
-    const base = c.scratch(n);
-    c.u8.set(data, base);
-    return c.ex.xxh32(base, n, s) >>> 0;
+  if (n > CHUNK) return new Hash32Stream(seed).update(data).digest();
+  const c = core();
+  const base = c.scratch(n);
+  c.u8.set(data, base);
+  return c.ex.xxh32(base, n, seed >>> 0) >>> 0;
+}
+
+/**
+ * xxHash32 (as hash32) of bytes given piece by piece, the pieces of any length: what a
+ * reader that hashes a file in slices between other work needs (daemon/index/scrub-thread.ts).
+ * Its state is kept here between pieces, so other hashes may run in between.
+ */
+export class Hash32Stream {
+  readonly #seed: number;
+  /** The four accumulators (xxh32Save), the stripe not yet whole, and bytes taken. */
+  readonly #state = new Uint32Array(4);
+  readonly #tail = new Uint8Array(16);
+  #tailLen = 0;
+  #total = 0;
+
+  constructor(seed = 0) {
+    this.#seed = seed >>> 0;
+    const c = core();
+    c.ex.xxh32Begin(this.#seed);
+    const base = c.scratch(16);
+    c.ex.xxh32Save(base);
+    this.#state.set(c.u32.subarray(base / 4, base / 4 + 4));
   }
-  const base = c.scratch(CHUNK);
-  const body = n - (n % 16);
-  c.ex.xxh32Begin(s);
-  for (let i = 0; i < body; i += CHUNK) {
-    const len = Math.min(CHUNK, body - i); // CHUNK is a multiple of 16
-    c.u8.set(data.subarray(i, i + len), base);
-    c.ex.xxh32Update(base, len);
+
+  /** Takes the next bytes. */
+  update(data: Uint8Array): this {
+    this.#total += data.length;
+    let from = 0;
+    if (this.#tailLen > 0) {
+      from = Math.min(data.length, 16 - this.#tailLen);
+      this.#tail.set(data.subarray(0, from), this.#tailLen);
+      this.#tailLen += from;
+      if (this.#tailLen < 16) return this;
+    }
+    const whole = (data.length - from) & ~15;
+    if (this.#tailLen === 16 || whole > 0) {
+      const c = core();
+      const size = Math.min(CHUNK, 16 + whole);
+      const base = c.scratch(size + 16);
+      const at = base + size; // the state, after the bytes
+      c.u32.set(this.#state, at / 4);
+      c.ex.xxh32Restore(at);
+      if (this.#tailLen === 16) {
+        c.u8.set(this.#tail, base);
+        c.ex.xxh32Update(base, 16);
+        this.#tailLen = 0;
+      }
+      for (let i = 0; i < whole; i += size) {
+        const len = Math.min(size, whole - i); // size is a multiple of 16 (CHUNK is)
+        c.u8.set(data.subarray(from + i, from + i + len), base);
+        c.ex.xxh32Update(base, len);
+      }
+      c.ex.xxh32Save(at);
+      this.#state.set(c.u32.subarray(at / 4, at / 4 + 4));
+      from += whole;
+    }
+    this.#tail.set(data.subarray(from), this.#tailLen);
+    this.#tailLen += data.length - from;
+    return this;
   }
-  c.u8.set(data.subarray(body), base);
-  return c.ex.xxh32End(base, n - body, n >>> 0, 1, s) >>> 0;
+
+  /** The hash of every byte taken. */
+  digest(): number {
+    const c = core();
+    const base = c.scratch(32);
+    c.u8.set(this.#tail.subarray(0, this.#tailLen), base);
+    c.u32.set(this.#state, (base + 16) / 4);
+    c.ex.xxh32Restore(base + 16);
+    return c.ex.xxh32End(base, this.#tailLen, this.#total >>> 0, this.#total >= 16 ? 1 : 0, this.#seed) >>> 0;
+  }
 }
 
 /** Names of the wasm exports the glue requires (for a test that asserts the module has them). */
@@ -1070,6 +1167,8 @@ export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
   'xxh32Begin',
   'xxh32Update',
   'xxh32End',
+  'xxh32Save',
+  'xxh32Restore',
   'skipCBody',
   'cScan',
 ]);
@@ -1121,8 +1220,8 @@ interface CoreExports {
   collectTrigrams(table: number, ids: number, counts: number): number;
   scatterDocs(pairs: number, masks: number, docCounts: number, numDocs: number, table: number, docs: number, follow: number): void;
   encodeLists(docs: number, counts: number, k: number, blob: number, offsets: number): number;
-  decodeList(src: number, len: number, count: number, follow: number, want: number, out: number): number;
-  intersectEncoded(acc: number, na: number, src: number, len: number, count: number, follow: number, want: number, out: number): number;
+  decodeList(src: number, len: number, count: number, follow: number, want: number, out: number, maxId: number): number;
+  intersectEncoded(acc: number, na: number, src: number, len: number, count: number, follow: number, want: number, out: number, maxId: number): number;
   intersect(a: number, na: number, b: number, nb: number, out: number): number;
   union(a: number, na: number, b: number, nb: number, out: number): number;
   findLiteral(hay: number, n: number, needle: number, m: number, ci: number, out: number, max: number): number;
@@ -1141,6 +1240,8 @@ interface CoreExports {
   xxh32Begin(seed: number): void;
   xxh32Update(p: number, len: number): void;
   xxh32End(tail: number, tailLen: number, totalLow: number, large: number, seed: number): number;
+  xxh32Save(p: number): void;
+  xxh32Restore(p: number): void;
   skipCBody(src: number, n: number, state: number): number;
   cScan(src: number, n: number, header: number, pathHash: number, defs: number, defsCap: number, parents: number, parentsCap: number, names: number, namesCap: number, tokens: number, tokensCap: number, conds: number, condsCap: number, state: number): number;
 }

@@ -52,6 +52,7 @@ export const ENTRIES = [
   'daemon/search/search-thread.ts',
   'daemon/search/plan-thread.ts',
   'daemon/index/build-worker.ts',
+  'daemon/index/scrub-thread.ts',
   'daemon/bench/index-child.ts',
   'daemon/bench/stream-child.ts',
   'daemon/bench/stopwatch-child.ts',

@@ -27,6 +27,22 @@ export function xxh32Begin(seed: u32): void {
   v4 = seed - P1;
 }
 
+/** Writes the streaming state (four u32 accumulators) to p: a stream of another hash may run meanwhile. */
+export function xxh32Save(p: usize): void {
+  store<u32>(p, v1);
+  store<u32>(p, v2, 4);
+  store<u32>(p, v3, 8);
+  store<u32>(p, v4, 12);
+}
+
+/** Takes up a stream whose state xxh32Save wrote at p. */
+export function xxh32Restore(p: usize): void {
+  v1 = load<u32>(p);
+  v2 = load<u32>(p, 4);
+  v3 = load<u32>(p, 8);
+  v4 = load<u32>(p, 12);
+}
+
 /** Consumes len bytes at p; len must be a multiple of 16 (whole stripes). */
 export function xxh32Update(p: usize, len: u32): void {
   let a = v1, b = v2, c = v3, d = v4;

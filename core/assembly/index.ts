@@ -15,7 +15,7 @@ export { namesDedup, namesFold, namesSort, namesWrite } from './names';
 export { findClassSequence } from './classes';
 export { locateLines } from './lines';
 export { shapeChunks } from './chunks';
-export { xxh32, xxh32Begin, xxh32Update, xxh32End } from './hash';
+export { xxh32, xxh32Begin, xxh32Update, xxh32End, xxh32Save, xxh32Restore } from './hash';
 export { skipCBody } from './cbody';
 export { cScan } from './cscan';
 

@@ -140,14 +140,16 @@ export function encodeLists(docs: usize, counts: usize, k: u32, blob: usize, off
 /**
  * Decodes `count` doc ids from src[0, len) into out (u32[count]), keeping only those whose
  * follow mask (follow[j] for the j-th id) holds every bit of `want`; want 0 keeps all and
- * never reads `follow`. Returns how many were kept, or -1 if the input ends early or a
- * varint is longer than 5 bytes / does not fit 32 bits.
+ * never reads `follow`. Returns how many were kept, or -1 if the input ends early, a
+ * varint is longer than 5 bytes / does not fit 32 bits, or the ids are not strictly
+ * ascending and at most `maxId` (nextId): a damaged list is refused, never read past its
+ * end nor turned into documents the shard does not have.
  */
-export function decodeList(src: usize, len: u32, count: u32, follow: usize, want: u32, out: usize): i32 {
+export function decodeList(src: usize, len: u32, count: u32, follow: usize, want: u32, out: usize, maxId: u32): i32 {
   startList();
   let k: u32 = 0;
   for (let j: u32 = 0; j < count; j++) {
-    const id = nextId(src, len);
+    const id = nextId(src, len, j, maxId);
     if (id < 0) return -1;
     store<u32>(out + (<usize>k << 2), <u32>id);
     if (want == 0 || ((<u32>load<u8>(follow + <usize>j)) & want) == want) k++;
@@ -169,12 +171,14 @@ function startList(): void {
 
 /**
  * The next doc id of the list in src[0, len): the LEB128 delta at src[vPos] (vPos moves past
- * it) added to the previous id; -1 when src ends inside the value or it is longer than 5
- * bytes / does not fit 32 bits. The one reader of the encoding.
+ * it) added to the previous id; -1 when src ends inside the value, it is longer than 5
+ * bytes / does not fit 32 bits, it is a zero delta after the first id (`j`: the id's index
+ * in the list; the ids of a list are distinct), or the id passes `maxId`. The one reader
+ * of the encoding.
  */
 // @ts-ignore: decorator
 @inline
-function nextId(src: usize, len: u32): i64 {
+function nextId(src: usize, len: u32, j: u32, maxId: u32): i64 {
   if (vPos >= len) return -1;
   let b = <u32>load<u8>(src + vPos++);
   let v = b & 0x7F;
@@ -189,8 +193,11 @@ function nextId(src: usize, len: u32): i64 {
       shift += 7;
     } while (b >= 0x80);
   }
-  vPrev += v;
-  return <i64>vPrev;
+  if (v == 0 && j != 0) return -1;
+  const id = <u64>vPrev + <u64>v;
+  if (id > <u64>maxId) return -1;
+  vPrev = <u32>id;
+  return <i64>id;
 }
 
 /**
@@ -199,17 +206,17 @@ function nextId(src: usize, len: u32): i64 {
  * once it passes acc's last id. A common id is kept only if its follow mask (follow[j] for
  * the list's j-th id) holds every bit of `want` (0: always; `follow` is then not read).
  * Returns the intersection's length, or -1 when the part of the list read is malformed
- * (as decodeList). `out` may be `acc`: an id is written at or behind the position it was
- * read from.
+ * (as decodeList, with the same `maxId`). `out` may be `acc`: an id is written at or
+ * behind the position it was read from.
  */
-export function intersectEncoded(acc: usize, na: u32, src: usize, len: u32, count: u32, follow: usize, want: u32, out: usize): i32 {
+export function intersectEncoded(acc: usize, na: u32, src: usize, len: u32, count: u32, follow: usize, want: u32, out: usize, maxId: u32): i32 {
   if (na == 0) return 0;
   let i: u32 = 0;
   let k: u32 = 0;
   let x = load<u32>(acc);
   startList();
   for (let j: u32 = 0; j < count; j++) {
-    const id = nextId(src, len);
+    const id = nextId(src, len, j, maxId);
     if (id < 0) return -1;
     const doc = <u32>id;
     while (x < doc) {

@@ -35,7 +35,7 @@
 // count = [1, 2, 1], listOff = [0, 1, 3, 4], words "barfooint" + 3 zeros, postings
 // 01 | 00 01 | 00.
 
-import { decodePostings, WordsBuilder } from '../../core/index.ts';
+import { ANY_ID, decodePostings, WordsBuilder } from '../../core/index.ts';
 
 const HEADER = 16;
 /** Words in fewer documents of a shard are not listed (see above). */
@@ -99,11 +99,18 @@ export class ContentWords {
   private readonly listOff: Uint32Array;
   private readonly words: Buffer;
   private readonly postings: Buffer;
+  /** The shard's documents: what every listed document lies below. */
+  private readonly docCount: number;
 
-  /** Throws a plain Error when the section is inconsistent (the caller names the shard). */
-  constructor(section: Buffer) {
+  /**
+   * Throws a plain Error when the section is inconsistent (the caller names the shard).
+   * The section may be read before its checksum is verified (section-checks.ts): its shape
+   * is checked here, each list where it is decoded (`docCount` bounds its documents).
+   */
+  constructor(section: Buffer, docCount = ANY_ID) {
     if (section.length < HEADER || section.byteOffset % 4 !== 0) throw new Error('content-words section is truncated or misaligned');
     const n = section.readUInt32LE(0);
+    this.docCount = docCount;
     this.minDocs = section.readUInt32LE(4);
     const wordBytes = section.readUInt32LE(8);
     const arrays = 4 * (3 * n + 2);
@@ -136,7 +143,7 @@ export class ContentWords {
       const c = Buffer.compare(this.words.subarray(this.wordOff[mid]!, this.wordOff[mid + 1]!), word);
       if (c < 0) lo = mid + 1;
       else if (c > 0) hi = mid - 1;
-      else return decodePostings(this.postings.subarray(this.listOff[mid]!, this.listOff[mid + 1]!), this.counts[mid]!);
+      else return decodePostings(this.postings.subarray(this.listOff[mid]!, this.listOff[mid + 1]!), this.counts[mid]!, this.docCount);
     }
     return null;
   }

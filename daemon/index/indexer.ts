@@ -30,6 +30,7 @@ import { planDelta, type DeltaPlan } from './delta.ts';
 import { indexProblem, readMark } from './index-health.ts';
 import { commitManifest, type CommitBatch, fileGeneration, loadManifest, MEMBERSHIP_EXT, removeUnlisted, repairMissedBump, shardFiles, symbolsPending, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard, type ShardFiles } from './manifest.ts';
 import { buildShard, type MemberResult, type ShardFile, type ShardJob } from './shard-builder.ts';
+import { noteWritten } from './section-checks.ts';
 import type { SymbolsJob } from './symbols-pass.ts';
 import { SHARD_EXT, SYMBOLS_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
 
@@ -428,6 +429,7 @@ class Run {
     await syncFiles(this.dir, []);
     const { retired: _retired, indexVersion: _indexVersion, symbolsPending: _pending, ...rest } = manifest;
     const committed = commitManifest(this.options.dataDir, { ...rest, generation: this.generation + 1, shards: manifest.shards.map((s, i) => ({ ...s, symbols: names[i]! })) }, manifest);
+    this.noteWritten(committed, manifest);
     this.options.onCommit?.(committed);
     return {
       symbolCount: results.reduce((n, r) => n + r.symbolCount, 0),
@@ -518,7 +520,7 @@ class Run {
       files,
       bytes,
       commit: (file, member, built, batch) => {
-        const shards: ManifestShard[] = [{ file, member, packBytes: built.shardContentBytes, docs: built.docs, liveDocs: built.docs, contentBytes: built.contentBytes, liveContentBytes: built.contentBytes, delta: false }];
+        const shards: ManifestShard[] = [{ file, member, packBytes: built.shardContentBytes, packDocs: built.shardDocs, docs: built.docs, liveDocs: built.docs, contentBytes: built.contentBytes, liveContentBytes: built.contentBytes, delta: false }];
         const manifest = this.commit({ version: 2, repoId: this.repoId, repo: this.repo, generation: this.generation, refs, shards, indexedAt: this.indexedAt, files: built.docs, contentBytes: built.contentBytes, skipped: built.skipped.length, baseGeneration: this.generation }, batch);
         const result: BuildResult = { docCount: built.docs, contentBytes: built.contentBytes, totalBytes: bytes, skipped: built.skipped, symbolCount: 0, symbolFailures: 0, members: [built] };
         return this.summary('full', refs, [result], manifest, fullReason, built.docs + built.skipped.length);
@@ -606,8 +608,21 @@ class Run {
     const { subset: _subset, sourceStamp: _stamp, ...rest } = next;
     const whole = this.options.sourceStamp !== undefined ? { ...rest, sourceStamp: this.options.sourceStamp } : rest;
     const committed = commitManifest(this.options.dataDir, whole, this.previous, Date.now(), batch);
+    this.noteWritten(committed, this.previous);
     this.options.onCommit?.(committed);
     return committed;
+  }
+
+  /**
+   * Tells this process's searches that the shard and symbols files `committed` names and
+   * `before` did not were written by this run, their sections hashed as they were written
+   * (section-checks.ts noteWritten: they count as checked).
+   */
+  private noteWritten(committed: Manifest, before: Pick<Manifest, 'shards'> | undefined): void {
+    const had = new Set(before?.shards.flatMap((s) => [s.file, s.symbols ?? '']));
+    for (const s of committed.shards) {
+      for (const f of [s.file, s.symbols]) if (f !== undefined && !had.has(f)) noteWritten(join(this.dir, f));
+    }
   }
 
   private entries(built: Built, delta: boolean): ManifestShard[] {

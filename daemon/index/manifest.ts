@@ -89,6 +89,8 @@ export interface ManifestShard {
   member?: number;
   /** With `member`: the compound shard's content bytes, every member's (what a merge weighs its live share against: pack-merge.ts). */
   packBytes?: number;
+  /** With `member`: the compound shard's document count, every member's (the size of what its readers share: index/section-checks.ts). */
+  packDocs?: number;
   /** A membership file that replaces the shard's own branch lists. */
   membership?: string;
   /** A symbols file that replaces the shard's own (empty) symbol sections. */
@@ -295,7 +297,7 @@ function manifestProblem(raw: unknown, repoId: number): string | undefined {
   for (const s of m.shards as unknown[]) {
     const e = s as Record<string, unknown>;
     if (typeof e === 'object' && e !== null && e.member !== undefined) {
-      if (!isCount(e.member) || typeof e.file !== 'string' || !PACK_NAME.test(e.file) || e.membership !== undefined || (e.packBytes !== undefined && !isCount(e.packBytes))) return `names a malformed compound shard ${JSON.stringify(e.file)}`;
+      if (!isCount(e.member) || typeof e.file !== 'string' || !PACK_NAME.test(e.file) || e.membership !== undefined || (e.packBytes !== undefined && !isCount(e.packBytes)) || (e.packDocs !== undefined && !isCount(e.packDocs))) return `names a malformed compound shard ${JSON.stringify(e.file)}`;
       if (e.symbols !== undefined && (typeof e.symbols !== 'string' || !PACK_SYMBOLS_NAME.test(e.symbols))) return `names a malformed symbols file ${JSON.stringify(e.symbols)}`;
       if (!isCount(e.docs) || !isCount(e.liveDocs) || !isCount(e.contentBytes) || !isCount(e.liveContentBytes)) return `has malformed counts for ${e.file}`;
       continue;

@@ -14,6 +14,7 @@ export interface MmapBinding {
   readonly PROT_READ: number;
   readonly MAP_SHARED: number;
   readonly MADV_RANDOM: number;
+  readonly MADV_WILLNEED: number;
   readonly MADV_DONTNEED: number;
   map(size: number, protection: number, flags: number, fd: number, offset: number, advise: number): Buffer;
   advise(buffer: Buffer, offset: number, length: number, advice: number): void;
@@ -42,3 +43,27 @@ function load(): MmapBinding {
 }
 
 export const mmap: MmapBinding = load();
+
+/** The pages' size (a hint's range starts on one). */
+export const PAGE = 4096;
+
+/**
+ * Asks the kernel to read bytes [start, end) of `view` ahead, in as few requests as it
+ * likes, without waiting for them. `view` lies in a mapping made by mmap.map (whose memory
+ * starts on a page: a view's place in it is its byteOffset). A shard is mapped MADV_RANDOM
+ * (no read-ahead: most reads are a few bytes of a table or a list), so a document or a long
+ * posting list read from a cold page cache would otherwise cost one disk request per page,
+ * in turn; and bytes asked for ahead of their use are read while other work goes on. A
+ * hint: a refusal changes nothing.
+ */
+export function willNeed(view: Uint8Array, start: number, end: number): void {
+  const abs = view.byteOffset + start;
+  const from = abs - (abs % PAGE);
+  const to = Math.min(view.buffer.byteLength, view.byteOffset + end);
+  if (to <= from) return;
+  try {
+    mmap.advise(Buffer.from(view.buffer as ArrayBuffer), from, to - from, mmap.MADV_WILLNEED);
+  } catch {
+    // Not advised: the pages are read as they are touched.
+  }
+}

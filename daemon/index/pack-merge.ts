@@ -127,7 +127,7 @@ function movedRepo(dataDir: string, pack: PackState, shard: Shard, manifest: Man
       try {
         const now = loadManifest(dataDir, manifest.repoId);
         if (!now || 'unreadable' in now || now.version !== 2 || now.generation !== manifest.generation) throw new Error(`${manifest.repo.name} was indexed again meanwhile`);
-        const shards: ManifestShard[] = [{ file, member, packBytes: built.shardContentBytes, docs: built.docs, liveDocs: built.docs, contentBytes: built.contentBytes, liveContentBytes: built.contentBytes, delta: false }];
+        const shards: ManifestShard[] = [{ file, member, packBytes: built.shardContentBytes, packDocs: built.shardDocs, docs: built.docs, liveDocs: built.docs, contentBytes: built.contentBytes, liveContentBytes: built.contentBytes, delta: false }];
         const { retired: _r, indexVersion: _v, fileBytes: _f, ...rest } = now;
         commitManifest(dataDir, { ...rest, generation: now.generation + 1, shards }, now, Date.now(), batch);
         return undefined;

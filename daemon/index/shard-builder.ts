@@ -113,8 +113,9 @@ export interface MemberResult {
   docs: number;
   contentBytes: number;
   skipped: SkippedFile[];
-  /** The whole shard's content bytes (all members'). */
+  /** The whole shard's content bytes and documents (all members'). */
   shardContentBytes: number;
+  shardDocs: number;
 }
 
 export type ProgressFn = (files: number, bytes: number) => void;
@@ -328,7 +329,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     const memberResults = members.map((_, k) => {
       let bytes = 0;
       for (let d = memberFirst[k]!; d < memberEnd[k]!; d++) bytes += docs[d]!.contentLen;
-      return { docs: memberEnd[k]! - memberFirst[k]!, contentBytes: bytes, skipped: memberSkipped[k]!, shardContentBytes: contentBytes };
+      return { docs: memberEnd[k]! - memberFirst[k]!, contentBytes: bytes, skipped: memberSkipped[k]!, shardContentBytes: contentBytes, shardDocs: docs.length };
     });
     return { path: job.finalPath, docCount: docs.length, contentBytes, totalBytes: doneBytes, skipped, symbolCount: builtSymbols.count, symbolFailures: builtSymbols.failures, members: memberResults };
   } catch (err) {

@@ -97,11 +97,22 @@
 // lower case, and the two non-ASCII code points that fold to ASCII), so one index serves
 // case-sensitive and case-insensitive queries; a trigram id is b0<<16 | b1<<8 | b2.
 //
-// Checksums: every section has an xxHash32 in the table of contents. At open, the header,
-// the table and every section except content are verified (they are small next to the
-// content). The content section's hash is the xxHash32 of the documents' contentHash
-// values (u32 little-endian, in document order); each document is verified against its
-// own contentHash the first time it is read, so a search reads no byte it has not checked.
+// Checksums: every section has an xxHash32 in the table of contents. The header and the
+// table are verified at every open. The content section's hash is the xxHash32 of the
+// documents' contentHash values (u32 little-endian, in document order); each document is
+// verified against its own contentHash the first time it is read, so a search reads no
+// content byte it has not checked. The other sections are verified once per process
+// (section-checks.ts says when): the docs, names, meta and branches sections when the file
+// is first opened; the rest (n-gram tables, postings, follow masks, symbols, content
+// words, oids) by a background scrub that yields to searches. A search may read those
+// before the scrub reaches them: their readers bound every read by the section (a posting
+// list's ids must be strictly ascending and below the document count, a table row's list
+// must lie within the postings, a document's symbol records within the records), so a
+// damaged section gives at worst a wrong candidate set (every candidate is still checked
+// against its verified content: a wrong set can miss matches, never add a false one) or
+// fails the shard cleanly, never a crash or a hang; once the scrub finds the damage, the
+// repository is reported broken and left out. An opener without shared checks (a
+// command reading one shard) verifies every section at open.
 //
 // ## Worked example
 //
@@ -135,13 +146,14 @@
 
 import { closeSync, readSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
-import { decodePostings, hash32, type EncodedList } from '../../core/index.ts';
+import { ANY_ID, decodePostings, hash32, type EncodedList } from '../../core/index.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { BranchSet, readMembershipFile } from './branch-set.ts';
 import { SymbolIndex } from './symbol-index.ts';
 import { ContentWords } from './content-words.ts';
-import { mmap } from './mmap.ts';
+import { mmap, PAGE, willNeed } from './mmap.ts';
 import { openRegularFile, RefusedFile, type RegularFile } from '../bounded-read.ts';
+import { checkAtOpen, documentChecks, PASSED, sectionStates, type Section } from './section-checks.ts';
 import {
   DOC_FLAG_ASCII_FOLDS_ONLY,
   DOC_RECORD_SIZE,
@@ -191,12 +203,6 @@ export class ShardError extends Error {
   }
 }
 
-interface Section {
-  offset: number;
-  length: number;
-  hash: number;
-}
-
 const EMPTY = new Uint8Array(0);
 
 /** The trigram table of one kind (content or names) with its posting lists. */
@@ -220,13 +226,21 @@ export class NgramTable {
 
   /** The shard's path, for errors. */
   private readonly path: string;
+  /** What every posting lies below: the documents (or, for a symbol index's names, its blocks). */
+  private readonly limit: number;
 
-  constructor(table: Buffer, postings: Buffer, bytesPerCandidate = 0, follow?: Buffer, path = '') {
+  constructor(table: Buffer, postings: Buffer, bytesPerCandidate = 0, follow?: Buffer, path = '', limit = ANY_ID) {
     this.bytesPerCandidate = bytesPerCandidate;
     this.follow = follow;
     this.path = path;
-    const n = table.readUInt32LE(0);
+    this.limit = limit;
+    // (The section may not be verified yet: its shape is checked here, each row's list where it is read.)
+    const n = table.length >= 8 ? table.readUInt32LE(0) : -1;
+    if (n < 0 || table.length < 8 + 12 * n) throw new ShardError(path, 'an n-gram table is cut short');
     const all = new Uint32Array(table.buffer, table.byteOffset, 2 + 3 * n);
+    // Every lookup bisects the ids (a page read in turn per step from a cold page cache): the
+    // table, a small part of the shard, is asked for whole at once (mmap.ts).
+    willNeed(table, 0, 8 + 12 * n);
     this.ids = all.subarray(2, 2 + n);
     this.counts = all.subarray(2 + n, 2 + 2 * n);
     this.offsets = all.subarray(2 + 2 * n, 2 + 3 * n);
@@ -257,7 +271,7 @@ export class NgramTable {
   /** The documents containing the trigram, ascending, and the bytes read to get them. */
   postingList(id: number): { docs: Uint32Array; bytes: number } {
     const l = this.encoded(id);
-    return { docs: decodePostings(l.bytes, l.count), bytes: l.bytes.length };
+    return { docs: decodePostings(l.bytes, l.count, this.limit), bytes: l.bytes.length };
   }
 
   /** The trigram's posting list as stored (empty when absent): for intersectPostings. */
@@ -282,11 +296,18 @@ export class NgramTable {
    */
   rowList(i: number, want = 0): EncodedList {
     const start = this.offsets[i]!;
-    const list: EncodedList = { bytes: this.postings.subarray(start, start + this.rowBytes(i)), count: this.counts[i]! };
+    const bytes = this.rowBytes(i);
+    const count = this.counts[i]!;
+    // A list lies within the postings and takes a byte per document at least.
+    if (bytes < 0 || start + bytes > this.postings.length || count > bytes) throw new ShardError(this.path, `n-gram table row ${i} does not match its posting list`);
+    const list: EncodedList = { bytes: this.postings.subarray(start, start + bytes), count, limit: this.limit };
+    // A long list's pages in one request (mmap.ts): it is read whole, or up to the running set's end.
+    if (bytes > PAGE) willNeed(this.postings, start, start + bytes);
     if (want !== 0 && this.follow !== undefined) {
       const at = this.rowFollowStart(i);
       list.follow = this.follow.subarray(at, at + list.count);
       list.want = want;
+      if (list.count > PAGE) willNeed(this.follow, at, at + list.count);
     }
     return list;
   }
@@ -321,10 +342,14 @@ export interface ShardOpenOptions {
   /** A symbols file whose symbol sections replace the shard's (the symbols pass's: shard-format.ts). */
   symbols?: string;
   /**
-   * One byte per document, non-zero once its content passed its checksum, shared with the
-   * other threads that read the file (ignored when its size is not the shard's document count).
+   * The file's checks shared with the other threads that read it (section-checks.ts: its
+   * sections' states, then a byte per document; ignored when not made for the shard's
+   * document count): its sections are then checked once per process, and the large ones
+   * by the scrub, not here. Without, every section is checked at open.
    */
   verified?: SharedArrayBuffer;
+  /** The symbols file's checks, as `verified` (section-checks.ts). */
+  symbolsVerified?: SharedArrayBuffer;
   /**
    * The shard is taken as checked, its sections and its documents: the build that wrote it
    * moments ago, from the bytes it hashed, reads it back (symbols-pass.ts; per Linux shard
@@ -392,10 +417,12 @@ export class Shard {
     this.fileSize = map.length;
     this.version = map.length >= 12 ? map.readUInt32LE(8) : 0;
     const sections = readToc(path, map, map.length, SHARD_FORMAT);
-    if (!options.writtenByCaller) verifySections(path, map, sections, SHARD_FORMAT.what);
+    const unusable = checkAtOpen(map, sections, options.verified, options.writtenByCaller === true);
+    if (unusable) throw new ShardError(path, unusable);
     // A symbols file's sections stand for the shard's own symbol sections (shard-format.ts).
     const symbolSections = symbolsMap ? readToc(options.symbols!, symbolsMap, symbolsMap.length, SYMBOLS_FORMAT) : undefined;
-    if (symbolSections) verifySections(options.symbols!, symbolsMap!, symbolSections, SYMBOLS_FORMAT.what);
+    const unusableSymbols = symbolSections && checkAtOpen(symbolsMap!, symbolSections, options.symbolsVerified, false);
+    if (unusableSymbols) throw new ShardError(options.symbols!, unusableSymbols, SYMBOLS_FORMAT.what);
     this.toc = sections;
     const fromSymbolsFile = (kind: SectionKind): boolean => symbolSections !== undefined && kind !== SectionKind.Meta && symbolSections.has(kind);
     this.sectionBytes = new Map([...sections].map(([kind, s]) => [SECTION_NAMES[kind]!, fromSymbolsFile(kind) ? symbolSections!.get(kind)!.length : s.length]));
@@ -438,13 +465,14 @@ export class Shard {
       this.contentBytes.length / Math.max(1, this.docCount),
       this.version >= 5 ? section(SectionKind.ContentFollow) : undefined,
       path,
+      this.docCount,
     );
-    this.names = new NgramTable(section(SectionKind.NameNgrams), section(SectionKind.NamePostings));
-    this.symbolNames = new NgramTable(section(SectionKind.SymbolNgrams), section(SectionKind.SymbolPostings));
+    this.names = new NgramTable(section(SectionKind.NameNgrams), section(SectionKind.NamePostings), 0, undefined, path, this.docCount);
     this.symbols = section(SectionKind.Symbols);
-    if (this.symbols.readUInt32LE(0) !== this.docCount) throw new ShardError(path, 'symbol table does not match the document table');
-    this.symbolCount = this.symbols.readUInt32LE(4);
     this.symbolRecords = 8 + 4 * (this.docCount + 1);
+    if (this.symbols.length < this.symbolRecords || this.symbols.readUInt32LE(0) !== this.docCount) throw new ShardError(path, 'symbol table does not match the document table');
+    this.symbolCount = this.symbols.readUInt32LE(4);
+    if (this.symbolRecords + this.symbolCount * SYMBOL_RECORD_SIZE > this.symbols.length) throw new ShardError(path, 'symbol table is cut short');
     this.symbolStrings = this.symbols.subarray(this.symbolRecords + this.symbolCount * SYMBOL_RECORD_SIZE);
     this.symbolFirst = new Uint32Array(this.symbols.buffer, this.symbols.byteOffset + 8, this.docCount + 1);
     this.symbolWords = new Uint32Array(this.symbols.buffer, this.symbols.byteOffset, this.symbols.length >>> 2);
@@ -456,9 +484,13 @@ export class Shard {
         throw new ShardError(path, (err as Error).message);
       }
     }
+    // A posting of the symbol names' trigrams is a block of the symbol index's names (version 4) or a document.
+    const index = this.symbolIndex;
+    const symbolPostingLimit = index ? Math.ceil(index.nameCount / index.namesPerBlock) : this.docCount;
+    this.symbolNames = new NgramTable(section(SectionKind.SymbolNgrams), section(SectionKind.SymbolPostings), 0, undefined, path, symbolPostingLimit);
     if (this.version >= 6) {
       try {
-        this.contentWords = new ContentWords(section(SectionKind.ContentWords));
+        this.contentWords = new ContentWords(section(SectionKind.ContentWords), this.docCount);
       } catch (err) {
         throw new ShardError(path, (err as Error).message);
       }
@@ -473,8 +505,8 @@ export class Shard {
     this.meta = meta;
     // Shared between the threads that open the same file (search/pool.ts), so that each
     // document is checked once per process, not once per thread.
-    const verified = options.verified;
-    this.verified = verified !== undefined && verified.byteLength === this.docCount ? new Uint8Array(verified) : new Uint8Array(this.docCount);
+    this.verified = documentChecks(options.verified, this.docCount) ?? new Uint8Array(this.docCount);
+    this.sharedChecks = options.writtenByCaller ? [] : [[sections, options.verified], [symbolSections, options.symbolsVerified]].flatMap(([toc, checks]) => (toc && checks ? [{ toc: toc as ReadonlyMap<SectionKind, Section>, states: sectionStates(checks as SharedArrayBuffer) }] : []));
     if (options.writtenByCaller) this.verified.fill(1);
     if (this.version >= 3) {
       this.oids = section(SectionKind.Oids);
@@ -488,6 +520,25 @@ export class Shard {
       throw new ShardError(path, (err as Error).message);
     }
     this.members = readMembers(path, meta, this.docCount, this.branches.names.length, options.membership !== undefined);
+  }
+
+  /** The sections left to the scrub, with the states other threads see (none: every section was checked at open). */
+  private readonly sharedChecks: Array<{ toc: ReadonlyMap<SectionKind, Section>; states: Uint8Array }>;
+  private allChecked = false;
+
+  /**
+   * Whether every section of the shard (and its symbols file) but the content has passed its
+   * checksum: at open, or since, by the scrub (section-checks.ts). Until then a reader may
+   * meet damage it cannot tell from data: what an answer must not trust (a negation decided
+   * from the index alone) is decided from the checked content instead.
+   */
+  sectionsChecked(): boolean {
+    if (this.allChecked) return true;
+    for (const { toc, states } of this.sharedChecks) {
+      for (const kind of toc.keys()) if (kind !== SectionKind.Content && states[kind] !== PASSED) return false;
+    }
+    this.allChecked = true;
+    return true;
   }
 
   /**
@@ -595,7 +646,18 @@ export class Shard {
 
   /** The first symbol record past document `doc`'s. */
   symbolsEnd(doc: number): number {
-    return this.symbolFirst[doc + 1]!;
+    return this.recordsOf(doc)[1];
+  }
+
+  /**
+   * Document `doc`'s symbol records [first, end): checked to lie within the records, since
+   * the symbols section may be read before the scrub has verified it (section-checks.ts).
+   */
+  private recordsOf(doc: number): [number, number] {
+    const first = this.symbolFirst[doc]!;
+    const end = this.symbolFirst[doc + 1]!;
+    if (!(first <= end && end <= this.symbolCount)) throw new ShardError(this.path, `symbol records of document ${doc} lie outside the symbol table`);
+    return [first, end];
   }
 
   /** The symbol definitions of a document, by line. */
@@ -621,8 +683,7 @@ export class Shard {
    */
   symbolRecordsOverlapping(doc: number, flat: ArrayLike<number>, stride: 2 | 4): number[] {
     const out: number[] = [];
-    const first = this.symbolFirst[doc]!;
-    const end = this.symbolFirst[doc + 1]!;
+    const [first, end] = this.recordsOf(doc);
     if (flat.length === 0 || first === end) return out;
     // Records go by line (the section's order). Per span, in ascending order of first
     // line: the records before the first whose running greatest end line reaches the
@@ -678,7 +739,7 @@ export class Shard {
     if (done[doc] === 0) {
       const base = this.symbolRecords >>> 2;
       let max = 0;
-      for (let i = this.symbolFirst[doc]!, end = this.symbolFirst[doc + 1]!; i < end; i++) {
+      for (let [i, end] = this.recordsOf(doc); i < end; i++) {
         max = Math.max(max, this.symbolWords[base + i * (SYMBOL_RECORD_SIZE >>> 2) + 3]!);
         lines[i] = max;
       }
@@ -702,7 +763,7 @@ export class Shard {
     const o = this.symbolRecords + record * SYMBOL_RECORD_SIZE;
     const nameOff = this.symbols.readUInt32LE(o);
     const index = this.symbolIndex;
-    if (!index) return { buf: this.symbolStrings, start: nameOff, end: nameOff + this.symbols.readUInt16LE(o + 4) };
+    if (!index) return within(this.symbolStrings, nameOff, this.symbols.readUInt16LE(o + 4));
     // A name ends at the next "\n" of the index's strings, unless a name holds one.
     if (!index.newlineInName) {
       // By hand: names are short, and indexOf's call into the runtime cost more than them.
@@ -731,8 +792,8 @@ export class Shard {
     const o = this.symbolRecords + record * SYMBOL_RECORD_SIZE;
     const parentKind = this.symbols.readUInt8(o + (this.symbolIndex ? 23 : 7));
     if (parentKind === NO_KIND) return undefined;
-    const po = this.symbols.readUInt32LE(o + 16);
-    return { buf: this.symbolStrings, start: po, end: po + this.symbols.readUInt16LE(o + 20), kind: this.meta.symbolKinds[parentKind] ?? '' };
+    const { buf, start, end } = within(this.symbolStrings, this.symbols.readUInt32LE(o + 16), this.symbols.readUInt16LE(o + 20));
+    return { buf, start, end, kind: this.meta.symbolKinds[parentKind] ?? '' };
   }
 
   /** A symbol record decoded. */
@@ -758,8 +819,7 @@ export class Shard {
     if (ranges.length === 0) return out;
     // With the ranges' line table (shape.ts LineTable: a range's start line first), only
     // the records on the lines the ranges start on are looked at: records go by line.
-    let from = this.symbolFirst[doc]!;
-    let to = this.symbolFirst[doc + 1]!;
+    let [from, to] = this.recordsOf(doc);
     if (lines !== undefined && lines.length >= 2 * ranges.length) {
       let lo = Infinity;
       let hi = 0;
@@ -806,7 +866,7 @@ export class Shard {
 
   private symbolsWhere(doc: number, keep: (line: number, endLine: number) => boolean): SymbolDef[] {
     const out: SymbolDef[] = [];
-    for (let i = this.symbolFirst[doc]!, end = this.symbolFirst[doc + 1]!; i < end; i++) {
+    for (let [i, end] = this.recordsOf(doc); i < end; i++) {
       if (keep(this.symbolLine(i), this.symbolEndLine(i))) out.push(this.symbolAt(i));
     }
     return out;
@@ -825,6 +885,21 @@ export class Shard {
   }
 
   /**
+   * Asks for the document's bytes to be read ahead of its reading (mmap.ts willNeed), unless
+   * a thread has read them already (then they are most likely in memory). Returns the bytes
+   * asked for.
+   */
+  readAhead(doc: number): number {
+    if (this.verified[doc] !== 0) return 0;
+    const o = doc * DOC_RECORD_SIZE;
+    const off = this.docs.readUInt32LE(o + 8);
+    const len = this.docs.readUInt32LE(o + 12);
+    if (off + len > this.contentBytes.length) return 0;
+    willNeed(this.contentBytes, off, off + len);
+    return len;
+  }
+
+  /**
    * The document's bytes: a view into the mapping, checked against its checksum the first
    * time it is read. Throws ShardError when the bytes are corrupt.
    */
@@ -835,6 +910,8 @@ export class Shard {
     if (off + len > this.contentBytes.length) throw new ShardError(this.path, `document ${doc} lies outside the content section`);
     const bytes = this.contentBytes.subarray(off, off + len);
     if (this.verified[doc] === 0) {
+      // Its pages in one request, not one at a time as hashing touches them (mmap.ts).
+      if (len > PAGE) willNeed(this.contentBytes, off, off + len);
       if (hash32(bytes) !== this.docs.readUInt32LE(o + 16)) {
         throw new ShardError(this.path, `content of ${this.name(doc)} is corrupt (checksum mismatch); re-index the repository`);
       }
@@ -872,6 +949,15 @@ function readMembers(path: string, meta: ShardMeta, docCount: number, branchCoun
   return listed;
 }
 
+/**
+ * Bytes [start, start + length) of `buf`, cut to its end: a symbol record's name may be
+ * read before the symbols section is verified (section-checks.ts).
+ */
+function within(buf: Buffer, start: number, length: number): { buf: Buffer; start: number; end: number } {
+  const end = Math.min(buf.length, start + length);
+  return { buf, start: Math.min(start, end), end };
+}
+
 /** The end of the pair starting at `start` (pairs sorted by start), or undefined. */
 function endAt(pairs: Array<[number, number]>, start: number): number | undefined {
   let lo = 0;
@@ -884,16 +970,6 @@ function endAt(pairs: Array<[number, number]>, start: number): number | undefine
     else return pairs[mid]![1];
   }
   return undefined;
-}
-
-/** Every section but content (checked document by document as it is read): they are small next to it. */
-function verifySections(path: string, map: Buffer, sections: ReadonlyMap<SectionKind, Section>, what: string): void {
-  for (const [kind, s] of sections) {
-    if (kind === SectionKind.Content) continue;
-    if (hash32(map.subarray(s.offset, s.offset + s.length)) !== s.hash) {
-      throw new ShardError(path, `section ${SECTION_NAMES[kind]} is corrupt (checksum mismatch); re-index the repository`, what);
-    }
-  }
 }
 
 /**
@@ -928,16 +1004,17 @@ const MAX_SECTIONS = 32;
 /**
  * Checks a shard (or a symbols file) without mapping it: its header and table of contents
  * (their checksums, the version, the file size against the real one, every section within
- * the file). Reads a few hundred bytes; throws ShardError. What a listing checks; the
- * sections are verified when the shard is opened.
+ * the file). Reads a few hundred bytes; throws ShardError. What a listing checks, and
+ * where the scrub finds the sections (section-scrub.ts); the sections are verified when
+ * the shard is opened or by the scrub (section-checks.ts).
  */
-export function checkShardHeader(path: string, format: SectionFileFormat = SHARD_FORMAT): void {
-  withSectionFile(path, format, (fd, size) => {
+export function checkShardHeader(path: string, format: SectionFileFormat = SHARD_FORMAT): Map<SectionKind, Section> {
+  return withSectionFile(path, format, (fd, size) => {
     // The table of contents follows the header; its length comes from the header (bounded
     // here: readToc rejects any count but the version's).
     const head = Buffer.alloc(HEADER_SIZE + MAX_SECTIONS * TOC_ENTRY_SIZE);
     const got = readSync(fd, head, 0, head.length, 0);
-    readToc(path, head.subarray(0, got), size, format);
+    return readToc(path, head.subarray(0, got), size, format);
   });
 }
 

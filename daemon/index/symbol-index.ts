@@ -43,6 +43,7 @@
 // defRecord = [0, 1, 2]; the records' nameOff are 0, 4, 4.
 
 import { encodeNameIndex } from '../../core/index.ts';
+import { SectionDamage } from './section-checks.ts';
 
 const HEADER = 16;
 const FLAG_NEWLINE_IN_NAME = 1;
@@ -195,12 +196,23 @@ export class SymbolIndex {
     return [b * this.namesPerBlock, Math.min(this.nameCount, (b + 1) * this.namesPerBlock)];
   }
 
-  /** The records defining name n, ascending. */
+  /**
+   * The records defining name n, ascending. Throws SectionDamage when one of them is not a
+   * record of the symbol table (the section may be read before its checksum is verified:
+   * section-checks.ts).
+   */
   defsOf(n: number): Uint32Array {
     const off = this.nameOff[n]!;
-    const nameOfDef = (k: number) => this.records.readUInt32LE(this.defRecord[k]! * this.recordSize + REC_NAME_OFF);
+    const defCount = this.defCount;
+    const record = (k: number): number => {
+      const r = this.defRecord[k]!;
+      if (!(r < defCount)) throw new SectionDamage(`symbol index: definition ${k} names record ${r} of ${defCount}`);
+      return r;
+    };
+    const nameOfDef = (k: number) => this.records.readUInt32LE(record(k) * this.recordSize + REC_NAME_OFF);
     const from = this.firstWhere(this.defCount, (k) => nameOfDef(k) >= off);
     const to = this.firstWhere(this.defCount, (k) => nameOfDef(k) > off);
+    for (let k = from; k < to; k++) record(k);
     return this.defRecord.subarray(from, to);
   }
 

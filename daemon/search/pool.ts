@@ -14,6 +14,7 @@
 import { availableParallelism } from 'node:os';
 import { InThreadWorker, type WorkerLike } from '../runtime/in-thread-worker.ts';
 import { startTsWorker } from '../runtime/ts-worker.ts';
+import { ACTIVE_SEARCHES, STARTED_SEARCHES } from '../index/section-scrub.ts';
 import { SEARCH_WORKER_LIMITS } from './worker-limits.ts';
 import { unpackMessage, unpackValue } from './file-codec.ts';
 import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack, type FromWorker, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
@@ -176,6 +177,13 @@ export class SearchPool {
   /** The catalogs the workers hold (catalog()), packed, for workers started later. */
   private readonly catalogs = new Map<number, Uint8Array>();
   private nextCatalog = 1;
+  /**
+   * Two Int32 counters another thread may read to leave the disk and the cores to searches
+   * (the scrub, index/section-scrub.ts): [ACTIVE_SEARCHES] searches running, and
+   * [STARTED_SEARCHES] searches started so far (it wraps).
+   */
+  readonly activity = new SharedArrayBuffer(8);
+  private readonly active = new Int32Array(this.activity);
   private closed = false;
   private nextRun = 1;
   private nextWorker = 1;
@@ -217,6 +225,8 @@ export class SearchPool {
       return run;
     }
     this.runs.set(run.id, run);
+    Atomics.add(this.active, ACTIVE_SEARCHES, 1);
+    Atomics.add(this.active, STARTED_SEARCHES, 1);
     for (const s of this.targets(run)) this.join(s, run);
     return run;
   }
@@ -314,12 +324,13 @@ export class SearchPool {
     const closed: ShardReply = { status: 'failed', error: 'search pool is closed', queuedNs: 0 };
     for (const run of [...this.runs.values()]) for (let i = 0; i < run.size; i++) run.resolve(i, closed);
     this.runs.clear();
+    Atomics.store(this.active, ACTIVE_SEARCHES, 0);
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 
   /** @internal (Run) every shard of the run is answered: a worker left with nothing to do joins the searches with shards to claim. */
   finished(run: Run): void {
-    this.runs.delete(run.id);
+    if (this.runs.delete(run.id)) Atomics.sub(this.active, ACTIVE_SEARCHES, 1);
     for (const s of run.posted) s.runs--;
     run.posted.clear();
     for (const s of this.slots) {

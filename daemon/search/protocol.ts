@@ -189,9 +189,9 @@ export type ToWorker =
   /** Drop the mapping of these shard files (a re-index retired them). */
   | { kind: 'forget'; keys: string[] }
   /**
-   * The documents-checked bitmaps of shard files (by path; Shard.open): every thread that
-   * reads a file shares one, so a document's checksum is computed once per process.
-   * `gone`: files no search will open again.
+   * The checks of shard and symbols files (by path; index/section-checks.ts): every thread
+   * that reads a file shares them, so a section's or a document's checksum is computed once
+   * per process. `gone`: files no search will open again.
    */
   | { kind: 'verified'; add: Array<[string, SharedArrayBuffer]>; gone: string[] }
   /** Searches have gone quiet: collect the heap now (runtime/collect-heap.ts), and drop the message buffers kept. */

@@ -16,6 +16,7 @@
 
 import type { MessagePort } from 'node:worker_threads';
 import { Shard, ShardError } from '../index/shard-reader.ts';
+import { isDamage } from '../index/section-checks.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
 import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, SPECULATE_WHOLE_DOCS, type FromWorker, type MemberRef, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
@@ -33,7 +34,7 @@ let workerId = 0;
 const shards = new Map<string, Shard>();
 /** The shards of each index version the pool told of (protocol.ts, 'catalog'), by id. */
 const catalogs = new Map<number, ShardRef[]>();
-/** The shared documents-checked bitmaps, by shard file (protocol.ts, 'verified'). */
+/** The shared checks of shard and symbols files, by file (protocol.ts, 'verified'). */
 const verified = new Map<string, SharedArrayBuffer>();
 const NONE: number[] = [];
 
@@ -128,7 +129,7 @@ function shardAt(ref: ShardRef): Shard {
   const key = shardKey(path, ref.membership, ref.symbols);
   let shard = shards.get(key);
   if (!shard) {
-    shard = Shard.open(path, { membership: ref.membership, symbols: ref.symbols, verified: verified.get(path) });
+    shard = Shard.open(path, { membership: ref.membership, symbols: ref.symbols, verified: verified.get(path), symbolsVerified: ref.symbols === undefined ? undefined : verified.get(ref.symbols) });
     shards.set(key, shard);
   }
   return shard;
@@ -294,10 +295,15 @@ function stepShard(s: Known, r: Running): Answered | undefined {
   return answered;
 }
 
-/** A shard that failed: its mapping is dropped (a corrupt one is opened afresh next time). */
+/**
+ * A shard that failed: its mapping is dropped (a corrupt one is opened afresh next time). A
+ * reader's finding of damage in a section not yet verified (section-checks.ts) fails it as
+ * corrupt, as a checksum would.
+ */
 function failed(ref: ShardRef | undefined, err: unknown, queuedNs: number): ShardReply {
   if (ref) shards.delete(shardKey(ref.shardPath, ref.membership, ref.symbols));
-  return { status: 'failed', error: (err as Error).message, queuedNs, corrupt: err instanceof ShardError };
+  const error = isDamage(err) ? new ShardError(ref?.shardPath ?? '', err.message) : err;
+  return { status: 'failed', error: (error as Error).message, queuedNs, corrupt: error instanceof ShardError };
 }
 
 /**

@@ -20,13 +20,17 @@
 // shard that fails its checks during a search (ShardError, in a worker or while shaping
 // here) gives no results; the search counts it in `crashes` (so it is not exhaustive) and
 // reports it to the index view, which marks the repository broken: later searches leave
-// the whole repository out until it is re-indexed.
+// the whole repository out until it is re-indexed. The sections a search does not check
+// when it opens a file are verified by the scrub (index/section-scrub.ts, started with the
+// worker threads), whose findings are reported the same way.
 
 import { basename } from 'node:path';
 import { ServiceError } from '../errors.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
 import { manifestRepoName, shardFiles, type ManifestRepo } from '../index/manifest.ts';
 import { Shard, ShardError } from '../index/shard-reader.ts';
+import { markAllPassed, newChecks, takeWritten } from '../index/section-checks.ts';
+import { SectionScrub, type ScrubFile } from '../index/section-scrub.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
 import { mergeSearch, type TaskParams } from './merge.ts';
 import type { PoolRun } from './pool.ts';
@@ -66,6 +70,8 @@ export interface SearcherOptions {
   view?: IndexView;
   /** `whole: true` gives at most this much of a file's content (settings.http.maxSourceBytes); default: all of it. */
   maxWholeBytes?: number;
+  /** Verify the sections searches do not check at open in the background (index/section-scrub.ts; default true; never with `workers: 0`). */
+  scrub?: boolean;
 }
 
 interface ShardEntry {
@@ -79,8 +85,10 @@ interface ShardEntry {
    * members of a compound shard whose manifests name it (the others are tombstoned there).
    */
   members: EntryMember[];
-  /** Which documents have passed their checksum, shared by every thread that reads the file (Shard.open). */
+  /** Which of its sections and documents have passed their checksums, shared by every thread that reads the file (index/section-checks.ts). */
   verified: SharedArrayBuffer;
+  /** The same for its symbols file. */
+  symbolsVerified?: SharedArrayBuffer;
   /** Its place in the snapshot's catalog (what a search names it by). */
   index: number;
 }
@@ -120,8 +128,9 @@ export class Searcher implements SearchService {
   /** The index state the current snapshot was made from. */
   private state: IndexState | undefined;
   private readonly mapped = new Map<string, Shard>();
-  /** The documents-checked bitmap of each shard file a snapshot names (ShardEntry.verified). */
+  /** The checks of each shard and symbols file a snapshot names (ShardEntry.verified). */
   private readonly bitmaps = new Map<string, SharedArrayBuffer>();
+  private scrub: SectionScrub | undefined;
   /** The files whose bitmaps the workers have; null: the pool has not been told of changes. */
   private shared: Set<string> | null = null;
   private closed = false;
@@ -159,14 +168,13 @@ export class Searcher implements SearchService {
           known.members.push(member);
           continue;
         }
-        let verified = this.bitmaps.get(path);
-        if (!verified) {
-          verified = new SharedArrayBuffer(s.docs);
-          this.bitmaps.set(path, verified);
-        }
-        const entry: ShardEntry = { path, key: shardKey(path, membership, symbols), members: [member], verified, index: entries.length };
+        // (A compound shard's documents are all its members': the pack's count.)
+        const entry: ShardEntry = { path, key: shardKey(path, membership, symbols), members: [member], verified: this.checksOf(path, s.member !== undefined ? (s.packDocs ?? 0) : s.docs), index: entries.length };
         if (membership) entry.membership = membership;
-        if (symbols) entry.symbols = symbols;
+        if (symbols) {
+          entry.symbols = symbols;
+          entry.symbolsVerified = this.checksOf(symbols, 0);
+        }
         if (s.member !== undefined) byPath.set(path, entry);
         entries.push(entry);
       }
@@ -178,6 +186,34 @@ export class Searcher implements SearchService {
     else this.dropCatalog(this.current);
     this.current = { entries, broken, users: 0 };
     this.release();
+    this.scrubCurrent();
+  }
+
+  /** A file's checks (ShardEntry.verified), made the first time a snapshot names it: all passed when this process wrote it. */
+  private checksOf(path: string, docs: number): SharedArrayBuffer {
+    let checks = this.bitmaps.get(path);
+    if (!checks) {
+      checks = newChecks(docs);
+      if (takeWritten(path)) markAllPassed(checks);
+      this.bitmaps.set(path, checks);
+    }
+    return checks;
+  }
+
+  /** Gives the scrub the current snapshot's files. */
+  private scrubCurrent(): void {
+    if (!this.scrub) return;
+    const files: ScrubFile[] = [];
+    for (const e of this.current.entries) {
+      files.push({ path: e.path, kind: 'shard', checks: e.verified });
+      if (e.symbols) files.push({ path: e.symbols, kind: 'symbols', checks: e.symbolsVerified! });
+    }
+    this.scrub.set(files);
+  }
+
+  /** Resolves once the scrub has verified every file of the current snapshot (at once without a scrub). */
+  scrubbed(): Promise<void> {
+    return this.scrub?.idle() ?? Promise.resolve();
   }
 
   /** The snapshot's catalog in the pool, made now if it has none. */
@@ -219,6 +255,11 @@ export class Searcher implements SearchService {
       // Catalogs made for a pool that was closed name nothing in this one.
       for (const snap of [this.current, ...this.held]) snap.catalog = undefined;
       this.shareBitmaps();
+      // A command's in-thread search ends long before a scrub would (and it runs no thread).
+      if (!this.pool.inThread && this.options.scrub !== false) {
+        this.scrub = new SectionScrub({ activity: this.pool.activity, onDamage: (f, message) => this.damagedFile(f.path, message) });
+        this.scrubCurrent();
+      }
     }
     return this.pool;
   }
@@ -255,7 +296,12 @@ export class Searcher implements SearchService {
     for (const k of gone) this.mapped.delete(k);
     if (gone.length > 0) this.pool?.forget(gone);
     const files = new Set<string>();
-    for (const snap of [this.current, ...this.held]) for (const e of snap.entries) files.add(e.path);
+    for (const snap of [this.current, ...this.held]) {
+      for (const e of snap.entries) {
+        files.add(e.path);
+        if (e.symbols) files.add(e.symbols);
+      }
+    }
     for (const path of this.bitmaps.keys()) if (!files.has(path)) this.bitmaps.delete(path);
     this.shareBitmaps();
   }
@@ -333,6 +379,14 @@ export class Searcher implements SearchService {
     });
   }
 
+  /** The scrub found damage in a file (a shard or its symbols file): every repository it serves is marked broken. */
+  private damagedFile(path: string, message: string): void {
+    for (const snap of [this.current, ...this.held]) {
+      const entry = snap.entries.find((e) => e.path === path || e.symbols === path);
+      if (entry) return this.corrupt(entry, message);
+    }
+  }
+
   /** A shard failed its checks: every repository it serves is marked broken. */
   private corrupt(entry: ShardEntry, error: string): void {
     for (const m of entry.members) this.view.report(m.repoId, m.generation, error);
@@ -400,6 +454,8 @@ export class Searcher implements SearchService {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.scrub?.close();
+    this.scrub = undefined;
     await this.pool?.close();
     this.pool = undefined;
     this.mapped.clear();

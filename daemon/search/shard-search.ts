@@ -17,6 +17,7 @@ import { scoreHits } from './hit-score.ts';
 import { hasWholeWord } from './rank.ts';
 import { definingDocs, definitionsConfined, definitionsFirst, positiveLiterals } from './definition-first.ts';
 import { emptyCounters, type ShardCounters } from './types.ts';
+import { ReadAhead } from './read-ahead.ts';
 
 export interface ShardHit {
   doc: number;
@@ -279,6 +280,7 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
     construction += Number(t1 - tc);
     let { order: ordered, front } = definitionsFirst(candidates, first, shard.docCount);
     let total = ordered === null ? shard.docCount : ordered.length;
+    let readAhead = new ReadAhead(shard, ordered, total);
     if (useIndex) counters.ngramMatches += total;
     let tried = 0;
     let matched = 0;
@@ -293,6 +295,7 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
         examine.capped = false;
         ordered = refine(ordered, i, intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers)), shard.docCount, counters);
         total = ordered.length;
+        readAhead = new ReadAhead(shard, ordered, total);
         if (i >= total) break;
       }
       if (shouldYield?.() === true) {
@@ -307,6 +310,7 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
         break;
       }
       const doc = ordered === null ? i : ordered[i]!;
+      readAhead.at(i);
       const again = interrupted?.doc === doc ? interrupted : undefined;
       interrupted = undefined;
       const ctx = again ?? new DocContext(shard, doc, counters, useIndex);
@@ -537,7 +541,9 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       // Only whether the child matches counts (one match will do). A document outside the
       // child's candidates cannot match it, and one the content-words index lists under
       // the child's word does: both are decided without reading it.
-      if (ctx.useIndex && readsContent(t.child)) {
+      // (Only from checked sections: damage in a posting list or the word lists must not
+      // let a document that holds the negated term through.)
+      if (ctx.useIndex && readsContent(t.child) && ctx.shard.sectionsChecked()) {
         if (!mayMatch(t.child, ctx, matchers)) return true;
         if (surelyMatches(t.child, ctx, matchers)) return false;
       }

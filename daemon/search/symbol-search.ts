@@ -14,6 +14,7 @@
 
 import type { Shard } from '../index/shard-reader.ts';
 import { foldKey, type SymbolIndex } from '../index/symbol-index.ts';
+import { SectionDamage } from '../index/section-checks.ts';
 import type { NgramQuery } from '../query/ngram-query.ts';
 import { parseNodeRe2Pattern, type Re2Node } from '../query/re2-syntax.ts';
 import type { Term } from '../query/terms.ts';
@@ -121,16 +122,21 @@ function definitions(shard: Shard, index: SymbolIndex, names: number[]): SymbolH
   const ranges = new Map<number, number[]>();
   let docEnd = -1; // the first record past the current document's
   let list: number[] = [];
+  let docLength = 0;
   for (const record of records) {
     const start = index.start(record);
     if (start === NO_NAME_START) continue; // the line does not spell the name: no range, as in a scan
     if (record >= docEnd) {
       const doc = shard.symbolDoc(record);
       docEnd = shard.symbolsEnd(doc);
+      docLength = shard.contentLength(doc);
       list = [];
       ranges.set(doc, list);
     }
-    list.push(start, start + lengths.get(record)!);
+    const end = start + lengths.get(record)!;
+    // (The symbol index may be read before its checksum is verified: index/section-checks.ts.)
+    if (end > docLength) throw new SectionDamage(`symbol index: definition ${record} lies past the end of its document`);
+    list.push(start, end);
   }
   return { docs: Uint32Array.from(ranges.keys()), ranges };
 }

@@ -14,8 +14,10 @@ import {
   findLiteral,
   foldBytes,
   hash32,
+  Hash32Stream,
   intersectPostings,
   intersectSorted,
+  MalformedPostings,
   trigramId,
   unionSorted,
 } from '../../core/index.ts';
@@ -492,11 +494,57 @@ test('decodePostings matches the reference encoding', () => {
     const padded = new Uint8Array(bytes.length + 20).fill(0xff);
     padded.set(bytes);
     same(decodePostings(padded, list.length), list, `decode padded case ${t}`);
-    if (bytes.length > 0) assert.throws(() => decodePostings(bytes.subarray(0, bytes.length - 1), list.length), /truncated/);
+    if (bytes.length > 0) assert.throws(() => decodePostings(bytes.subarray(0, bytes.length - 1), list.length), /truncated|cannot fit/);
+    // Bounded by one past its largest id, the list decodes; by its largest id, it is refused.
+    if (list.length > 0) {
+      const top = list[list.length - 1]!;
+      same(decodePostings(bytes, list.length, top + 1), list, `decode bounded case ${t}`);
+      assert.throws(() => decodePostings(bytes, list.length, top), MalformedPostings);
+    }
   }
   same(decodePostings(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x0f]), 1), [0xffffffff], 'max u32');
   same(decodePostings(Uint8Array.from([0x80, 0x01, 0x7f]), 2), [128, 255], 'two bytes then one');
   assert.throws(() => decodePostings(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x1f]), 1), /malformed/);
+});
+
+test('decodePostings and intersectPostings refuse what a damaged list holds', () => {
+  const bytes = (...b: number[]) => Uint8Array.from(b);
+  const cases: Array<{ name: string; bytes: Uint8Array; count: number; limit?: number; ok?: number[] }> = [
+    { name: 'a list of three', bytes: bytes(1, 2, 3), count: 3, limit: 7, ok: [1, 3, 6] },
+    { name: 'a first id of zero', bytes: bytes(0, 1), count: 2, limit: 2, ok: [0, 1] },
+    { name: 'a zero delta after the first id (a repeated id)', bytes: bytes(1, 0), count: 2 },
+    { name: 'an id at the bound', bytes: bytes(1, 2, 3), count: 3, limit: 6 },
+    { name: 'a first id past the bound', bytes: bytes(0x40), count: 1, limit: 6 },
+    { name: 'ids that wrap past 2^32', bytes: bytes(0xff, 0xff, 0xff, 0xff, 0x0f, 0x02), count: 2 },
+    { name: 'more ids than bytes', bytes: bytes(1, 1), count: 1_000_000_000 },
+    { name: 'a count of ids and a bound of zero', bytes: bytes(0), count: 1, limit: 0 },
+    { name: 'a varint cut short', bytes: bytes(0x81), count: 1 },
+    { name: 'a varint of six bytes', bytes: bytes(0x80, 0x80, 0x80, 0x80, 0x80, 0x01), count: 1 },
+  ];
+  for (const c of cases) {
+    const decode = () => decodePostings(c.bytes, c.count, c.limit);
+    const alone = () => intersectPostings(1, () => ({ bytes: c.bytes, count: c.count, limit: c.limit }), () => true);
+    const merged = () => intersectPostings(2, (i) => (i === 0 ? { bytes: bytes(1, 1, 1, 1, 1, 1), count: 6 } : { bytes: c.bytes, count: c.count, limit: c.limit }), () => true);
+    if (c.ok) {
+      same(decode(), c.ok, c.name);
+      same(alone()!, c.ok, c.name);
+      same(merged()!, c.ok.filter((d) => d >= 1 && d <= 6), c.name);
+    } else {
+      assert.throws(decode, MalformedPostings, c.name);
+      assert.throws(alone, MalformedPostings, c.name);
+      // Merged, a list is read only as far as the running set reaches: refused when the
+      // damage lies within that part, else what it gave is among the set's documents.
+      let got: Uint32Array | null = null;
+      try {
+        got = merged();
+      } catch (err) {
+        assert.ok(err instanceof MalformedPostings, c.name);
+      }
+      if (got) assert.ok([...got].every((d) => d >= 1 && d <= 6 && (c.limit === undefined || d < c.limit)), c.name);
+    }
+  }
+  // Follow masks fewer than the ids, when some are wanted.
+  assert.throws(() => intersectPostings(1, () => ({ bytes: bytes(1, 1), count: 2, follow: bytes(0xff), want: 1 }), () => true), MalformedPostings);
 });
 
 test('intersectPostings merges encoded lists in the core like decoding and intersecting them one by one', () => {
@@ -686,5 +734,23 @@ test('hash32 matches xxHash32 test vectors and the reference', () => {
     const data = randomBytes(rng, n, 'binary');
     const seed = rng.u32();
     assert.equal(hash32(data, seed), xxh32Ref(data, seed), `hash of ${n} bytes`);
+  }
+});
+
+test('Hash32Stream gives hash32 of its pieces, whatever their lengths, with other hashes in between', () => {
+  const rng = new Rng(11);
+  for (let t = 0; t < 300; t++) {
+    const data = randomBytes(rng, rng.pick([0, 1, 15, 16, 17, 31, 33, rng.int(200), rng.int(5000), MB + rng.int(40)]), 'binary');
+    const seed = rng.pick([0, 1, 0xffffffff, rng.u32()]);
+    const stream = new Hash32Stream(seed);
+    for (let at = 0; at < data.length; ) {
+      const len = Math.min(data.length - at, rng.pick([0, 1, 3, 15, 16, 17, rng.int(100), rng.int(70000)]));
+      stream.update(data.subarray(at, at + len));
+      // Another hash meanwhile, one-shot and streamed (the core's streaming state is shared).
+      hash32(data.subarray(0, rng.int(40)), 5);
+      if (rng.int(4) === 0) hash32(randomBytes(rng, MB + 1, 'binary'));
+      at += len;
+    }
+    assert.equal(stream.digest(), xxh32Ref(data, seed), `stream case ${t} (len ${data.length}, seed ${seed})`);
   }
 });

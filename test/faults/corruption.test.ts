@@ -109,8 +109,12 @@ interface Case {
   name: string;
   victim: Victim;
   damage(f: Files): void;
-  /** Found when the daemon reads the index (manifest, header), or only when a search (or a browse) reads the shard. */
-  found: 'at start' | 'by a search' | 'by a browse';
+  /**
+   * Found when the daemon reads the index (manifest, header), only when a search (or a
+   * browse) reads the shard, or by the scrub that verifies the large sections in the
+   * background (index/section-scrub.ts): a search before it may read the damage unchecked.
+   */
+  found: 'at start' | 'by a search' | 'by a browse' | 'by the scrub';
   /** The first search (default "needle"); a file-name query reads the content only while shaping results. */
   query?: string;
 }
@@ -163,6 +167,25 @@ const CASES: Case[] = [
     victim: 'lib',
     found: 'by a search',
     damage: (f) => edit(f.membership!, (b) => ((b[b.length - 1] ^= 0x01), b)),
+  },
+  {
+    // The first byte of the first list: a first document of 64 or more, which a shard of six does not have.
+    name: 'shard with a flipped byte in a posting list',
+    victim: 'notes',
+    found: 'by the scrub',
+    damage: (f) => edit(f.shard, (b) => ((b[sectionTable(b).get(SectionKind.ContentPostings)!.offset] ^= 0x40), b)),
+  },
+  {
+    name: 'shard with a flipped byte in its follow masks',
+    victim: 'notes',
+    found: 'by the scrub',
+    damage: (f) => edit(f.shard, (b) => ((b[sectionTable(b).get(SectionKind.ContentFollow)!.offset] ^= 0x01), b)),
+  },
+  {
+    name: 'symbols file with a flipped byte in its symbol index',
+    victim: 'lib',
+    found: 'by the scrub',
+    damage: (f) => edit(f.symbols!, (b) => ((b[sectionTable(b).get(SectionKind.SymbolIndex)!.offset + 20] ^= 0x01), b)),
   },
   { name: 'symbols file with a flipped byte in its header', victim: 'lib', found: 'at start', damage: (f) => edit(f.symbols!, (b) => ((b[40] ^= 0x01), b)) },
   {
@@ -221,6 +244,12 @@ async function start(data: string, logger: ReturnType<typeof logRecorder>): Prom
   return startDaemon({ config, dataDir: data, host: '127.0.0.1', port: 0, logger, workers: 1, sync: false });
 }
 
+/** Polls `done` until it holds (the test's own timeout bounds the wait). */
+async function until(done: () => boolean, what: string): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(done(), what);
+}
+
 const damagedLines = (logger: ReturnType<typeof logRecorder>) => logger.text().split('\n').filter((l) => l.includes(DAMAGED_MSG));
 
 for (const c of CASES) {
@@ -246,6 +275,16 @@ for (const c of CASES) {
       if (c.found === 'at start') {
         assert.equal(damagedLines(logger).length, 1, 'reported when the daemon reads the index');
         assert.equal(await metric(url, 'trawl_index_broken_repositories'), 1);
+      }
+      if (c.found === 'by the scrub') {
+        // Before the scrub has reported it, a search answers as if intact or without the
+        // repository (its shard failed cleanly, or the scrub was first): never otherwise.
+        const early = await search(url, query);
+        assert.equal(early.status, 200);
+        const asIntact = JSON.stringify(early.hits) === JSON.stringify(intact.hits) && early.crashes === 0;
+        const without = JSON.stringify(early.hits) === JSON.stringify(others) && early.crashes >= 1;
+        assert.ok(asIntact || without, `a search before the scrub: ${JSON.stringify(early)}`);
+        await until(() => existsSync(join(shardsDir(data, ids[c.victim]!), BROKEN_MARK)), 'the scrub marks the repository broken');
       }
       if (c.found === 'by a browse') {
         const r = await call(`${url}/api/source?repo=${c.victim}&path=note3.txt`);
