@@ -18,8 +18,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { shardsDir } from '../index/data-dir.ts';
-import { readAllManifests } from '../index/manifest.ts';
+import { readAllManifests, shardFiles } from '../index/manifest.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../runtime/private-postgres.ts';
 import { startPrivateRedis, type PrivateRedis } from '../runtime/private-redis.ts';
 import { clusterGap, type ClusterStatusView, type ReadyView } from './cluster-ready.ts';
@@ -104,8 +103,8 @@ function publishedBytes(dataDirs: string[], shards: Array<{ repoId: number; file
     for (const { dir, manifests } of held) {
       const s = manifests.find((m) => m.repoId === want.repoId)?.shards.find((x) => x.file === want.file);
       if (!s) continue;
-      const files = [s.file, ...('symbols' in s && s.symbols ? [s.symbols] : []), ...('membership' in s && s.membership ? [s.membership] : [])];
-      for (const f of files) total += statSync(join(shardsDir(dir, want.repoId), f)).size;
+      const f = shardFiles(dir, want.repoId, s);
+      for (const path of [f.path, ...(f.symbols ? [f.symbols] : []), ...(f.membership ? [f.membership] : [])]) total += statSync(path).size;
       break;
     }
   }

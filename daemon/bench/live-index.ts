@@ -3,9 +3,7 @@
 // reads them), so summing every file in the shard directories would count them twice.
 
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
-import { shardsDir } from '../index/data-dir.ts';
-import { readAllManifests } from '../index/manifest.ts';
+import { readAllManifests, shardFiles } from '../index/manifest.ts';
 import { Shard } from '../index/shard-reader.ts';
 
 export interface LiveIndex {
@@ -23,20 +21,23 @@ export function liveIndex(dataDir: string): LiveIndex {
   let branchListBytes = 0;
   let files = 0;
   let contentBytes = 0;
+  // A compound shard is named by each of its repositories' manifests: counted once.
+  const seen = new Set<string>();
   for (const m of readAllManifests(dataDir)) {
     files += m.files;
     contentBytes += m.contentBytes;
-    const dir = shardsDir(dataDir, m.repoId);
     for (const s of m.shards) {
-      indexBytes += statSync(join(dir, s.file)).size;
-      if ('symbols' in s && s.symbols) indexBytes += statSync(join(dir, s.symbols)).size;
-      const membership = 'membership' in s ? s.membership : undefined;
+      const { path, symbols, membership } = shardFiles(dataDir, m.repoId, s);
+      if (seen.has(path)) continue;
+      seen.add(path);
+      indexBytes += statSync(path).size;
+      if (symbols) indexBytes += statSync(symbols).size;
       if (membership) {
-        const bytes = statSync(join(dir, membership)).size;
+        const bytes = statSync(membership).size;
         indexBytes += bytes;
         branchListBytes += bytes;
       } else {
-        branchListBytes += Shard.open(join(dir, s.file)).sectionBytes.get('branches') ?? 0;
+        branchListBytes += Shard.open(path).sectionBytes.get('branches') ?? 0;
       }
     }
   }

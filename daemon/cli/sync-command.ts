@@ -47,6 +47,10 @@ export async function syncCommand(argv: string[]): Promise<number> {
       out(escaped`connection ${e.connection}: ${e.repoName}: REFUSED, skipped: ${e.error}`);
       return;
     }
+    if (e.type === 'packs-progress') {
+      drawBuild({ label: `compound shards of ${formatCount(e.repos)} repositor${e.repos === 1 ? 'y' : 'ies'}`, p: e.build });
+      return;
+    }
     const at = `[${e.index + 1}/${e.total}]`;
     const repoName = escapeControl(e.repoName);
     if (e.type === 'repo-progress') {

@@ -70,7 +70,9 @@ export type SyncEvent =
   | { type: 'repo-refused'; connection: string; repoName: string; error: string }
   | { type: 'repo-start'; repoName: string; index: number; total: number; stage: 'fetch' | 'index' }
   | { type: 'repo-progress'; repoName: string; index: number; total: number; build?: BuildProgress; symbols?: SymbolsProgress }
-  | { type: 'repo-done'; repoName: string; index: number; total: number; outcome: RepoOutcome; summary?: IndexSummary; error?: string; seconds: number };
+  | { type: 'repo-done'; repoName: string; index: number; total: number; outcome: RepoOutcome; summary?: IndexSummary; error?: string; seconds: number }
+  /** The small repositories that changed, built together into compound shards (pack-build.ts): how far. */
+  | { type: 'packs-progress'; repos: number; build: BuildProgress };
 
 export interface SyncReport {
   connections: Array<{ name: string; ok: boolean; repos: number; error?: string }>;
@@ -180,9 +182,10 @@ export async function mergeCompoundShards(options: SyncOptions): Promise<void> {
 /** Builds the repositories handed back into compound shards and records each one's outcome. */
 async function buildDeferred(options: SyncOptions, deferred: Deferred[], log: Logger, now: () => number): Promise<SyncReport['repos']> {
   if (deferred.length === 0) return [];
+  const onProgress = (files: number, totalFiles: number, bytes: number) => options.onEvent?.({ type: 'packs-progress', repos: deferred.length, build: { files, totalFiles, bytes } });
   const outcomes = await buildPacks(
     deferred.map((d) => d.candidate),
-    packOptions(options),
+    { ...packOptions(options), onProgress },
   );
   const out: SyncReport['repos'] = [];
   for (const o of outcomes) {
