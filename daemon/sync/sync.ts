@@ -17,11 +17,12 @@
 // and syncRepo (one repository's fetch and build: any node, from a queued RepoJob through
 // syncRepoJob). syncOnce runs both here, a few repositories at a time.
 
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config, Connection } from '../config/types.ts';
-import { mirrorsDir } from '../index/data-dir.ts';
+import { mirrorsDir, shardsDir } from '../index/data-dir.ts';
 import { DEFAULT_MAX_TRIGRAMS, indexOrPack, sameRepo, SHARD_TARGET_BYTES, unchangedSummary, type BuildProgress, type IndexOptions, type IndexSummary, type PackCandidate, type SymbolsProgress } from '../index/indexer.ts';
 import { buildPacks, type PackOptions } from '../index/pack-build.ts';
 import { mergePacks } from '../index/pack-merge.ts';
@@ -378,10 +379,14 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
 
 /**
  * The repository's index when its source's refs stamp is the one it was built from, it is
- * sound, holds the same metadata and lacks nothing (its symbols, when wanted): then nothing
- * is to be done, and the repository is not even opened. Undefined otherwise.
+ * sound, holds the same metadata, lacks nothing (its symbols, when wanted) and no run left
+ * its lock: then nothing is to be done, and the repository is not even opened. Undefined
+ * otherwise.
  */
 function stampedIndex(dataDir: string, repoId: number, stamp: string, repo: ManifestRepo, symbols: boolean): Manifest | undefined {
+  // A lock left by a run that was killed (or one running now): the whole way, which takes it
+  // over and removes what that run left.
+  if (existsSync(join(shardsDir(dataDir, repoId), 'lock'))) return undefined;
   const m = loadManifest(dataDir, repoId);
   if (m === undefined || 'unreadable' in m || m.version !== 2 || m.sourceStamp !== stamp) return undefined;
   if (m.subset || (symbols && symbolsPending(m))) return undefined;
