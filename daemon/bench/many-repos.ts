@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GIT_ENV } from './git-env.ts';
+import { seededRandom } from './stats.ts';
 
 /** Directories holding fewer regular files than this are not cut into repositories. */
 const MIN_FILES = 3;
@@ -128,18 +129,6 @@ export async function cutTree(tree: string, outDir: string, count: number, paral
   return made;
 }
 
-/** A small deterministic generator (mulberry32): the same corpus on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'qu', 'ba', 'do', 'fi', 'gu', 'ho', 'ja'];
 
 /** An identifier made of syllables: about 16 bits of entropy per three syllables, so names repeat across repositories as real ones do. */
@@ -174,7 +163,7 @@ export async function tinyRepos(outDir: string, count: number, parallel = 4): Pr
   const width = String(count - 1).length;
   await inParallel(
     Array.from({ length: count }, (_, r) => async () => {
-      const next = random(r + 1);
+      const next = seededRandom(r + 1);
       const name = `tiny-${String(r).padStart(width, '0')}`;
       const contents: Array<[string, Buffer]> = [
         ['README.md', Buffer.from(`# ${name}\n\nThe ${word(next, 3)} service.\n`)],
