@@ -121,14 +121,14 @@ export function repoAtoms(root: PlanNode): RepoAtom[] {
 }
 
 /** Whether a repository or ref filter holds for a repository (its facts) on `branch`. */
-export function repoAtom(n: RepoAtom, f: ShardFacts, branch: string): boolean {
+export function repoAtom(n: RepoAtom, f: RepoFlags & Partial<Pick<ShardFacts, 'branches'>>, branch: string): boolean {
   switch (n.op) {
     case 'repo':
       // Repository names are matched case-insensitively: code hosts treat them so.
       return repoPattern(n.pattern).test(f.repoName);
     case 'branch':
       // A repository's first branch is its default one (ShardFacts.branches).
-      return refFilter(n.glob)(branch, branch === f.branches[0]);
+      return refFilter(n.glob)(branch, branch === f.branches?.[0]);
     case 'archived':
       return flag(n.value, f.archived);
     case 'fork':
@@ -150,15 +150,144 @@ function flag(value: 'yes' | 'no' | 'only', has: boolean): boolean {
  * each pattern's compiled size before the search was accepted.)
  */
 const REPO_PATTERNS_KEPT = 64;
-const repoPatterns = new Map<string, RE2>();
+const repoPatterns = new Map<string, NameTest>();
 
-function repoPattern(pattern: string): RE2 {
+interface NameTest {
+  test(name: string): boolean;
+}
+
+function repoPattern(pattern: string): NameTest {
   let re = repoPatterns.get(pattern);
   if (re) repoPatterns.delete(pattern);
-  else re = new RE2(pattern, 'i');
+  else {
+    const literal = literalPattern(pattern);
+    const compiled = new RE2(pattern, 'i');
+    // A plain name is compared as a string: a regex test costs about a microsecond, and a
+    // search asks it of every repository.
+    re = literal ? { test: (name) => literal(name) ?? compiled.test(name) } : compiled;
+  }
   repoPatterns.set(pattern, re);
   if (repoPatterns.size > REPO_PATTERNS_KEPT) repoPatterns.delete(repoPatterns.keys().next().value!);
   return re;
+}
+
+/** Literal `repo:` patterns made into string tests (none for the others), the most recently used kept. */
+const literalPatterns = new Map<string, LiteralTest | null>();
+
+/** A literal pattern's answer for a name; undefined when only the regex can say (a name outside ASCII). */
+type LiteralTest = (name: string) => boolean | undefined;
+
+const ASCII = /^[\x00-\x7f]*$/;
+const META = '.[]{}()*+?|^$';
+
+/**
+ * The string test of a `repo:` pattern that is plain text, optionally anchored at either
+ * end (`^name$`, `^prefix`, `part`), its punctuation possibly escaped; null for any other
+ * pattern. It is case-insensitive as the regex is, for ASCII names: RE2 folds a few
+ * non-ASCII letters onto ASCII ones (the Kelvin sign onto k), so those names are left to it.
+ */
+export function literalPattern(pattern: string): LiteralTest | null {
+  if (literalPatterns.has(pattern)) return literalPatterns.get(pattern)!;
+  const test = parseLiteral(pattern);
+  literalPatterns.set(pattern, test);
+  if (literalPatterns.size > REPO_PATTERNS_KEPT) literalPatterns.delete(literalPatterns.keys().next().value!);
+  return test;
+}
+
+function parseLiteral(pattern: string): LiteralTest | null {
+  let from = 0;
+  let to = pattern.length;
+  const start = pattern.startsWith('^');
+  if (start) from = 1;
+  // A `$` ends the pattern only when not escaped (`\$` is the dollar itself).
+  let end = false;
+  if (to > from && pattern[to - 1] === '$') {
+    let slashes = 0;
+    for (let i = to - 2; i >= from && pattern[i] === '\\'; i--) slashes++;
+    if (slashes % 2 === 0) {
+      end = true;
+      to--;
+    }
+  }
+  let text = '';
+  for (let i = from; i < to; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      const next = pattern[i + 1];
+      // `\d`, `\b`, `\x41`: classes and escapes by letter or digit are regex, not text.
+      if (next === undefined || /[0-9A-Za-z]/.test(next)) return null;
+      text += next;
+      i++;
+    } else if (META.includes(c)) return null;
+    else text += c;
+  }
+  if (!ASCII.test(text)) return null;
+  const want = text.toLowerCase();
+  return (name) => {
+    if (!ASCII.test(name)) return undefined;
+    const n = name.toLowerCase();
+    if (start && end) return n === want;
+    if (start) return n.startsWith(want);
+    if (end) return n.endsWith(want);
+    return n.includes(want);
+  };
+}
+
+/** A repository's name and flags: what decides its `repo:`, `archived:`, `fork:` and `visibility:` filters. */
+export type RepoFlags = Pick<ShardFacts, 'repoName' | 'archived' | 'fork' | 'visibility'>;
+
+/** Per plan root, whether it filters by repository name or flags (kept while the plan is). */
+const scopedRoots = new WeakMap<PlanNode, boolean>();
+
+/** Whether the plan has a filter repoVerdict can decide: one on the repository's name, archived, fork or visibility. */
+export function repoScoped(root: PlanNode): boolean {
+  let scoped = scopedRoots.get(root);
+  if (scoped === undefined) scopedRoots.set(root, (scoped = repoAtoms(root).some((a) => a.op !== 'branch')));
+  return scoped;
+}
+
+/**
+ * What the plan comes to for a repository from its name and flags alone, before its
+ * branches or documents are looked at: false when none of its documents can match, true
+ * when the filters alone let all of them through, undefined when it depends on more. A
+ * `repo:` pattern that is not plain text is left undecided: it is compiled and tested
+ * where the shards are searched, never on the thread that serves requests.
+ */
+export function repoVerdict(n: PlanNode, f: RepoFlags): boolean | undefined {
+  switch (n.op) {
+    case 'and': {
+      let all = true;
+      for (const c of n.children) {
+        const v = repoVerdict(c, f);
+        if (v === false) return false;
+        if (v === undefined) all = false;
+      }
+      return all ? true : undefined;
+    }
+    case 'or': {
+      let none = true;
+      for (const c of n.children) {
+        const v = repoVerdict(c, f);
+        if (v === true) return true;
+        if (v === undefined) none = false;
+      }
+      return none ? false : undefined;
+    }
+    case 'not': {
+      const v = repoVerdict(n.child, f);
+      return v === undefined ? undefined : !v;
+    }
+    case 'const':
+      return n.value;
+    case 'repo':
+      return literalPattern(n.pattern)?.(f.repoName);
+    case 'archived':
+    case 'fork':
+    case 'visibility':
+      return repoAtom(n, f, '');
+    default:
+      return undefined;
+  }
 }
 
 function simplify(t: Tree): Tree {

@@ -31,6 +31,8 @@ export interface MergeDeps {
   workers: number;
   /** Shards counted as failed before the search starts (broken repositories the caller may see). */
   lostShards: number;
+  /** Shards the query's filters ruled out before the search (counted as skipped by filter). */
+  skippedShards?: number;
   shape: ShapeOptions;
   /** Shapes a file of shard `shard` again (sink.ts Reshape). */
   reshape(shard: number, shape: ShapeOptions, f: ShapedFile, budget: number): ShapedFile | Promise<ShapedFile>;
@@ -73,6 +75,7 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   const stats = emptyStats();
   stats.matchTreeConstruction = planNs;
   stats.crashes = deps.lostShards;
+  stats.shardsSkippedFilter = deps.skippedShards ?? 0;
   let ranges = 0;
   /** KiB of content the shards taken have read (as the cut counts it). */
   let read = 0;

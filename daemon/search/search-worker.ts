@@ -233,9 +233,18 @@ function refOf(task: SearchTask, i: number): ShardRef {
 
 /** The members of a shard a search searches: the catalog's (those that serve), or the caller's share of them. */
 function membersOf(ref: ShardRef, only: number[] | null | undefined): { refs: MemberRef[]; search: SearchMember[] } {
-  const refs = only ? only.map((k) => ref.members[k]!) : ref.members;
-  return { refs, search: refs.map((m) => ({ member: m.member, repo: m.repo })) };
+  if (only) {
+    const refs = only.map((k) => ref.members[k]!);
+    return { refs, search: refs.map((m) => ({ member: m.member, repo: m.repo })) };
+  }
+  // The same lists for every search of the catalog: shard-search.ts keeps what it works
+  // out from them (a compound shard's grouping of its members) while they stay the same.
+  let all = allMembers.get(ref);
+  if (!all) allMembers.set(ref, (all = { refs: ref.members, search: ref.members.map((m) => ({ member: m.member, repo: m.repo })) }));
+  return all;
 }
+
+const allMembers = new WeakMap<ShardRef, { refs: MemberRef[]; search: SearchMember[] }>();
 
 /** Starts searching shard `i` of a search: its steps, or its failure's answer. */
 function startShard(s: Known, i: number, claimedPastCut: boolean): Running | Answered {

@@ -32,7 +32,9 @@ import { Shard, ShardError } from '../index/shard-reader.ts';
 import { markAllPassed, newChecks, takeWritten } from '../index/section-checks.ts';
 import { SectionScrub, type ScrubFile } from '../index/section-scrub.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
+import { repoScoped, repoVerdict } from './match-tree.ts';
 import { mergeSearch, type TaskParams } from './merge.ts';
+import { planSearch } from './plan-cache.ts';
 import type { PoolRun } from './pool.ts';
 import { SearchPool } from './pool.ts';
 import { memberRef, shardKey, shardRef, type ShardRef } from './protocol.ts';
@@ -40,6 +42,7 @@ import type { SearchOptions, SearchService, WireResponse } from './search-option
 import { resultRepo, shapeInto, type ShapedFile, type ShapeOptions } from './shape-file.ts';
 import { parseJson } from './wire.ts';
 import type { FileResult, SearchRequest, SearchResponse } from './types.ts';
+import type { PlanNode } from '../query/terms.ts';
 
 export type { SearchChunk } from './stream-sink.ts';
 export { planSearch, type PlannedSearch } from './plan-cache.ts';
@@ -341,11 +344,12 @@ export class Searcher implements SearchService {
     snapshot.users++;
     try {
       const filter = options.repoFilter;
-      const { entries, only } = visibleShards(snapshot.entries, filter);
+      const planned = options.planned ?? planSearch(req);
+      const { entries, only, ruledOut } = visibleShards(snapshot.entries, filter, planned.plan.root);
       // The shards of broken repositories the caller may see count as failed: the answer
       // says it is not exhaustive, as it did when such a shard failed in the search.
       const lost = (filter ? snapshot.broken.filter((b) => filter(b)) : snapshot.broken).reduce((n, b) => n + b.shards, 0);
-      const res = await this.searchSnapshot(snapshot, entries, only, req, options, lost);
+      const res = await this.searchSnapshot(snapshot, entries, only, req, { ...options, planned }, lost, ruledOut);
       // Stopped with a reason the caller must hear (the server's shutdown deadline), not
       // because its client left: partial results would pass for a (non-exhaustive) answer.
       const reason: unknown = options.signal?.reason;
@@ -365,13 +369,14 @@ export class Searcher implements SearchService {
     }
   }
 
-  private searchSnapshot(snapshot: Snapshot, shards: ShardEntry[], only: Array<number[] | null> | undefined, req: Required<SearchRequest>, options: SearchOptions, lostShards: number): Promise<WireResponse> {
+  private searchSnapshot(snapshot: Snapshot, shards: ShardEntry[], only: Array<number[] | null> | undefined, req: Required<SearchRequest>, options: SearchOptions, lostShards: number, ruledOut: number): Promise<WireResponse> {
     const pool = this.startPool();
     const catalog = this.catalogOf(pool, snapshot);
     const indexes = shards.map((e) => e.index);
     return mergeSearch(shards.length, req, options, {
       workers: pool.size,
       lostShards,
+      skippedShards: ruledOut,
       shape: this.shapeOptions(req),
       start: (task, cancel, grant) => pool.start({ ...task, catalog, shards: indexes, only }, cancel, grant),
       reshape: (i, shape, f, budget) => this.reshape(shards[i]!, shape, f, budget),
@@ -529,30 +534,36 @@ function unitsOf(snapshot: Snapshot): Map<string, { entry: ShardEntry; member: n
 }
 
 /**
- * The shards a caller may see (`filter`, asked of each repository), and per shard the
- * members it may see when that is only some of them (indexes into its members; null: all).
+ * The shards a search reads: those holding a repository the caller may see (`filter`,
+ * asked of each repository) that the query's repository filters do not rule out (decided
+ * from the names and flags the manifests list, match-tree.ts repoVerdict), and per shard
+ * the members it reads when that is only some of them (indexes into its members; null:
+ * all). `ruledOut`: the shards the caller may see that the query's filters left out.
  */
-function visibleShards(all: ShardEntry[], filter: SearchOptions['repoFilter']): { entries: ShardEntry[]; only: Array<number[] | null> | undefined } {
-  if (!filter) return { entries: all, only: undefined };
+function visibleShards(all: ShardEntry[], filter: SearchOptions['repoFilter'], root: PlanNode): { entries: ShardEntry[]; only: Array<number[] | null> | undefined; ruledOut: number } {
+  const scoped = repoScoped(root);
+  if (!filter && !scoped) return { entries: all, only: undefined, ruledOut: 0 };
+  const reads = (m: EntryMember): boolean => !scoped || m.repo === undefined || repoVerdict(root, { repoName: m.repo.name, archived: m.repo.archived, fork: m.repo.fork, visibility: m.repo.visibility }) !== false;
   const entries: ShardEntry[] = [];
   let only: Array<number[] | null> | undefined;
+  let ruledOut = 0;
   for (const e of all) {
-    if (e.members.length === 1) {
-      if (!filter(e.members[0]!)) continue;
-      entries.push(e);
-      only?.push(null);
+    const seen: number[] = [];
+    let visible = false;
+    e.members.forEach((m, k) => {
+      if (filter && !filter(m)) return;
+      visible = true;
+      if (reads(m)) seen.push(k);
+    });
+    if (seen.length === 0) {
+      if (visible) ruledOut++;
       continue;
     }
-    const seen: number[] = [];
-    e.members.forEach((m, k) => {
-      if (filter(m)) seen.push(k);
-    });
-    if (seen.length === 0) continue;
     if (seen.length < e.members.length) only ??= entries.map(() => null);
     entries.push(e);
     only?.push(seen.length === e.members.length ? null : seen);
   }
-  return { entries, only };
+  return { entries, only, ruledOut };
 }
 
 /** What the workers know of a shard (its catalog entry). */

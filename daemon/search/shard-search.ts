@@ -93,9 +93,14 @@ interface BranchClass {
   /** Its branches (indexes into the shard's branch lists) by member, members ascending. */
   byMember: Map<number, number[]>;
   tree: Tree;
+  /** Its documents (classDocs), when known before the search. */
+  docs?: Uint32Array | null;
 }
 
 const NEVER = (): boolean => false;
+
+/** A tree that matches nothing (a class's placeholder before its tree is made). */
+const FALSE_TREE: Tree = { op: 'const', value: false };
 
 /** Thrown out of a document's evaluation that is interrupted (DocContext.between). */
 const INTERRUPTED = new Error('interrupted');
@@ -255,7 +260,7 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
     const tc = process.hrtime.bigint();
     // Documents on none of the class's branches are other branches' versions (or dead),
     // or another repository's.
-    const onBranches = classDocs(shard, cls);
+    const onBranches = cls.docs !== undefined ? cls.docs : classDocs(shard, cls);
     first ??= definingDocs(shard, positiveLiterals(plan), useIndex);
     const examine: Examine = { cap: Math.min(EXAMINE_PER_LIMIT * (limit + 1), PRIOR_MAX_CANDIDATES), capped: false };
     const candidatesOf = (): Uint32Array | null => intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers, examine));
@@ -416,10 +421,22 @@ export interface PartialHits {
   send(hits: ShardHit[]): void;
 }
 
-/** Every repository of the shard, as it stored them. */
+/** Every repository of the shard, as it stored them (one list per shard). */
 function everyMember(shard: Shard): SearchMember[] {
-  return shard.members.map((_, member) => ({ member }));
+  let all = allMembers.get(shard);
+  if (!all) allMembers.set(shard, (all = shard.members.map((_, member) => ({ member }))));
+  return all;
 }
+
+const allMembers = new WeakMap<Shard, SearchMember[]>();
+
+/**
+ * Per shard, the class of its members' default branches for the last members list a
+ * search gave (a worker gives the same list while the index does not change): a query
+ * without a repository or branch filter puts every member there, and a compound shard's
+ * hundreds of members are then grouped once, not once per query.
+ */
+const plainClasses = new WeakMap<Shard, { members: readonly SearchMember[]; byMember: Map<number, number[]>; docs: Uint32Array | null; first: number }>();
 
 /** The repository and ref filters of each plan (kept while the plan is). */
 const atomsOfPlan = new WeakMap<Plan, RepoAtom[]>();
@@ -435,8 +452,26 @@ const atomsOfPlan = new WeakMap<Plan, RepoAtom[]>();
 function branchClasses(plan: Plan, shard: Shard, members: readonly SearchMember[]): BranchClass[] {
   let atoms = atomsOfPlan.get(plan);
   if (!atoms) atomsOfPlan.set(plan, (atoms = repoAtoms(plan.root)));
-  const classes = new Map<string, BranchClass>();
   const names = shard.branches.names;
+  if (atoms.length === 0 && plan.branches.length === 0) {
+    let plain = plainClasses.get(shard);
+    if (plain?.members !== members) {
+      const byMember = new Map<number, number[]>();
+      for (const { member } of members) {
+        const m = shard.members[member]!;
+        if (m.end !== m.first) byMember.set(member, [m.branchFirst]);
+      }
+      const cls: BranchClass = { byMember, tree: FALSE_TREE };
+      plain = { members, byMember, docs: byMember.size === 0 ? null : classDocs(shard, cls), first: byMember.size === 0 ? -1 : byMember.keys().next().value! };
+      plainClasses.set(shard, plain);
+    }
+    if (plain.first < 0) return [];
+    const first = plain.first;
+    const repo = members.find((m) => m.member === first)?.repo;
+    const tree = specialize(plan.root, shard.facts(first, repo), names[shard.members[first]!.branchFirst]!);
+    return tree.op === 'const' && !tree.value ? [] : [{ byMember: plain.byMember, tree, docs: plain.docs }];
+  }
+  const classes = new Map<string, BranchClass>();
   for (const { member, repo } of members) {
     const m = shard.members[member]!;
     if (m.end === m.first) continue;

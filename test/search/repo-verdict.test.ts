@@ -1,0 +1,76 @@
+// The repository filters decided from a repository's name and flags alone (match-tree.ts):
+// the string test of a plain `repo:` pattern must agree with the regex it stands for, and
+// the three-valued verdict must never rule out a repository a search would match in.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import RE2 from 're2';
+import { literalPattern, repoVerdict, type RepoFlags } from '../../daemon/search/match-tree.ts';
+import { planSearch } from '../../daemon/search/plan-cache.ts';
+
+const NAMES = ['linux', 'Linux-Drivers', 'drivers-net', 'net', 'a.b', 'a-b', 'axb', 'github.com/acme/web', 'x$y', 'Kelvin-\u212a', 'stra\u00dfe', ''];
+
+test('literalPattern: plain patterns only, each agreeing with its regex on every name', () => {
+  const table: Array<[string, boolean]> = [
+    ['^linux$', true],
+    ['linux', true],
+    ['^drivers', true],
+    ['net$', true],
+    ['^a\\.b$', true],
+    ['a\\-b', true],
+    ['x\\$y', true],
+    ['x\\$', true],
+    ['github.com', false],
+    ['^a.b$', false],
+    ['net|linux', false],
+    ['(?i)linux', false],
+    ['\\bnet', false],
+    ['\\x41', false],
+    ['li[n]ux', false],
+    ['k$', true],
+    ['^stra\u00dfe$', false],
+    ['', true],
+    ['^$', true],
+  ];
+  for (const [pattern, plain] of table) {
+    const lit = literalPattern(pattern);
+    assert.equal(lit !== null, plain, `plain: ${pattern}`);
+    if (!lit) continue;
+    const re = new RE2(pattern, 'i');
+    for (const name of NAMES) {
+      const said = lit(name);
+      if (said === undefined) continue;
+      assert.equal(said, re.test(name), `${pattern} on ${JSON.stringify(name)}`);
+    }
+  }
+  // A name outside ASCII is left to the regex (RE2 folds the Kelvin sign onto k).
+  assert.equal(literalPattern('k$')!('Kelvin-\u212a'), undefined);
+});
+
+const flags = (repoName: string, more: Partial<RepoFlags> = {}): RepoFlags => ({ repoName, archived: false, fork: false, visibility: 'public', ...more });
+const verdict = (query: string, f: RepoFlags): boolean | undefined => repoVerdict(planSearch({ query, isRegexEnabled: false, isCaseSensitivityEnabled: false }).plan.root, f);
+
+test('repoVerdict: false only where the filters rule the repository out', () => {
+  const table: Array<[string, RepoFlags, boolean | undefined]> = [
+    ['repo:^linux$ foo', flags('linux'), undefined],
+    ['repo:^linux$ foo', flags('LINUX'), undefined],
+    ['repo:^linux$ foo', flags('linux-next'), false],
+    ['repo:^linux$', flags('linux'), true],
+    ['repo:^linux$', flags('net'), false],
+    ['repo:linux or foo', flags('net'), undefined],
+    ['repo:linux or foo', flags('linux'), true],
+    ['-repo:^linux$ foo', flags('linux'), false],
+    ['-repo:^linux$ foo', flags('net'), undefined],
+    // Not plain text: decided where the shards are searched.
+    ['repo:^li.ux$ foo', flags('net'), undefined],
+    ['repo:^linux$ branch:main foo', flags('net'), false],
+    ['repo:^linux$ branch:main foo', flags('linux'), undefined],
+    ['archived:only foo', flags('linux'), false],
+    ['archived:only foo', flags('linux', { archived: true }), undefined],
+    ['fork:no foo', flags('linux', { fork: true }), false],
+    ['visibility:private foo', flags('linux'), false],
+    ['visibility:private foo', flags('linux', { visibility: 'private' }), undefined],
+    ['foo', flags('linux'), undefined],
+  ];
+  for (const [query, f, want] of table) assert.equal(verdict(query, f), want, `${query} on ${f.repoName}`);
+});
