@@ -99,6 +99,11 @@ export interface IndexOptions {
    * for a compound shard instead of built (indexOrPack); default: every one is built.
    */
   packBelow?: number;
+  /**
+   * Waited for before the run builds anything (its release when the run ends): a sync
+   * lists and sizes many repositories at once but builds only a few (sync.ts).
+   */
+  buildSlot?: () => Promise<() => void>;
   onProgress?: (p: BuildProgress) => void;
   /** After the content of a full build is searchable, the symbols pass's shards done (symbolsLater). */
   onSymbolsProgress?: (p: SymbolsProgress) => void;
@@ -300,6 +305,8 @@ class Run {
   threads: Worker[] | undefined;
   /** Their pool, holding the symbols pass's jobs (some perhaps done already). */
   pool: BuildPool | undefined;
+  /** The build slot held (IndexOptions.buildSlot), given back by releaseThreads. */
+  private slot: (() => void) | undefined;
 
   constructor(
     readonly options: IndexOptions,
@@ -396,6 +403,7 @@ class Run {
    * discard(), the content left serving) if a shard does.
    */
   private async symbolsPass(manifest: Manifest): Promise<{ symbolCount: number; symbolFailures: number; symbolsReused: number }> {
+    await this.holdSlot();
     const jobs = manifest.shards.map((s, i) => this.symbolsJob(join(this.dir, s.file), i));
     // The content build's threads, which took the pass's jobs as each shard was built and
     // may have done some already (BuildPool); else threads of its own.
@@ -448,12 +456,22 @@ class Run {
    * temporary files of its build threads), unless its manifest was committed (then they
    * are the index). Nothing half-written is left behind.
    */
-  /** Ends the build threads kept for a symbols pass that did not take them (a failure between the two). */
+  /** Ends the build threads kept for a symbols pass that did not take them (a failure between the two), and gives back the build slot. */
   async releaseThreads(): Promise<void> {
     const threads = this.threads;
     this.threads = undefined;
     this.pool = undefined;
-    if (threads) await Promise.all(threads.map((w) => w.terminate()));
+    try {
+      if (threads) await Promise.all(threads.map((w) => w.terminate()));
+    } finally {
+      this.slot?.();
+      this.slot = undefined;
+    }
+  }
+
+  /** Waits for the sync's leave to build (IndexOptions.buildSlot), once per run. */
+  private async holdSlot(): Promise<void> {
+    if (this.slot === undefined && this.options.buildSlot) this.slot = await this.options.buildSlot();
   }
 
   discard(): void {
@@ -654,6 +672,7 @@ class Run {
         yield { finalPath: join(dir, names[0]!), repo: meta, shardIndex: 0, files: [], maxFileSize, maxTrigrams, indexedAt, symbols, later, branches };
       }
     }
+    await this.holdSlot();
     const onProgress = (files: number, bytes: number) => this.options.onProgress?.({ files, totalFiles: totalFiles(), bytes });
     // Small builds (a delta of a few files) run on this thread: starting build threads
     // costs ~0.5 s, far more than building a few files.

@@ -1,17 +1,18 @@
 // A git shard job's blobs, read on the thread that builds it: the files of the job that
-// carry a blob id and neither bytes nor a path are read from `job.gitDir` with one
-// `git cat-file --batch` (repos/cat-file.ts) into one buffer, which the thread keeps for
-// its next job. Files over the size limit are not read (the builder records them as
+// carry a blob id and neither bytes nor a path are read from their repository with `git
+// cat-file --batch` (repos/cat-file.ts), one process for a repository or for a few
+// small ones, into one buffer, which the thread keeps for its next job. Files over the size limit are not read (the builder records them as
 // skipped by their size).
 
-import { answerBytes, readObjects } from '../repos/cat-file.ts';
+import { alternateSafe, answerBytes, readObjects } from '../repos/cat-file.ts';
+import { objectsDir } from '../repos/git-dir.ts';
 import { jobMembers, type ShardJob } from './shard-builder.ts';
 import { Shard } from './shard-reader.ts';
 
 /**
  * Fills in `data` of the job's unread blobs; returns the buffer they are views of (pass it
  * back as `reuse` once the job is built). A compound job's members each have their git
- * repository: one `git cat-file --batch` per member, into one buffer.
+ * repository: read a few at a time, into one buffer.
  */
 export async function readJobBlobs(job: ShardJob, reuse?: Buffer): Promise<Buffer | undefined> {
   copyDocuments(job);
@@ -19,8 +20,11 @@ export async function readJobBlobs(job: ShardJob, reuse?: Buffer): Promise<Buffe
   const unread = job.files.filter((f) => f.data === undefined && f.absPath === undefined && f.oid !== undefined && f.size <= job.maxFileSize && members[f.member ?? 0]?.gitDir !== undefined);
   if (unread.length === 0) return reuse;
   if (members.length === 1) return readFrom(job, members[0]!.gitDir!, unread, reuse);
-  // One buffer for all, each member's answer in a slice of it, read a few members at a
-  // time (one `git cat-file --batch` each): small repositories cost a process each.
+  // One buffer for all, each group's answer in a slice of it, a few groups read at once.
+  // Small repositories cost a process each when read one by one (its start, in a process
+  // as large as this one, costs more than reading a small repository's blobs): neighbours
+  // are read together by one `git cat-file --batch` that has the others' object
+  // directories as alternates (cat-file.ts).
   const byMember = new Map<number, typeof unread>();
   for (const f of unread) {
     const m = f.member ?? 0;
@@ -28,7 +32,26 @@ export async function readJobBlobs(job: ShardJob, reuse?: Buffer): Promise<Buffe
     if (!list) byMember.set(m, (list = []));
     list.push(f);
   }
-  const parts = [...byMember].map(([m, files]) => ({ gitDir: members[m]!.gitDir!, files, bytes: answerBytes(files.map((f) => f.oid!), files.map((f) => f.size)) }));
+  const parts: Part[] = [];
+  let open: Part | undefined;
+  for (const [m, files] of byMember) {
+    const gitDir = members[m]!.gitDir!;
+    const objects = objectsDir(gitDir);
+    const bytes = answerBytes(files.map((f) => f.oid!), files.map((f) => f.size));
+    if (objects === undefined || !alternateSafe(objects)) {
+      parts.push({ gitDir, alternates: [], files, bytes, repos: 1 });
+      continue;
+    }
+    if (open && open.repos < READ_TOGETHER) {
+      open.alternates.push(objects);
+      open.files.push(...files);
+      open.bytes += bytes;
+      open.repos++;
+      continue;
+    }
+    open = { gitDir, alternates: [], files: [...files], bytes, repos: 1 };
+    parts.push(open);
+  }
   const total = parts.reduce((n, p) => n + p.bytes, 0);
   const buffer = reuse && reuse.length >= total ? reuse : Buffer.allocUnsafeSlow(total);
   let at = 0;
@@ -42,11 +65,25 @@ export async function readJobBlobs(job: ShardJob, reuse?: Buffer): Promise<Buffe
     Array.from({ length: Math.min(PARALLEL_READS, parts.length) }, async () => {
       while (next < parts.length) {
         const k = next++;
-        await readFrom(job, parts[k]!.gitDir, parts[k]!.files, slices[k]);
+        const p = parts[k]!;
+        await readFrom(job, p.gitDir, p.files, slices[k], p.alternates);
       }
     }),
   );
   return buffer;
+}
+
+/** Repositories whose blobs one process reads: each object it is asked for is looked up in up to this many object directories. */
+const READ_TOGETHER = 16;
+
+/** Blobs read by one `git cat-file --batch`: from `gitDir` and the object directories of the repositories read with it. */
+interface Part {
+  gitDir: string;
+  alternates: string[];
+  files: ShardJob['files'];
+  /** The answer's length. */
+  bytes: number;
+  repos: number;
 }
 
 /**
@@ -66,15 +103,16 @@ function copyDocuments(job: ShardJob): void {
   }
 }
 
-/** Members of a compound job whose blobs are read at once. */
+/** Processes reading a compound job's blobs at once. */
 const PARALLEL_READS = 4;
 
-async function readFrom(job: ShardJob, gitDir: string, files: ShardJob['files'], reuse: Buffer | undefined): Promise<Buffer | undefined> {
+async function readFrom(job: ShardJob, gitDir: string, files: ShardJob['files'], reuse: Buffer | undefined, alternates: readonly string[] = []): Promise<Buffer | undefined> {
   let read: { buffer: Buffer; views: Uint8Array[] };
   try {
-    read = await readObjects(gitDir, files.map((f) => f.oid!), files.map((f) => f.size), reuse);
+    read = await readObjects(gitDir, files.map((f) => f.oid!), files.map((f) => f.size), reuse, alternates);
   } catch (err) {
-    throw new Error(`cannot read the blobs of shard ${job.shardIndex} from ${gitDir}: ${(err as Error).message}`, { cause: err });
+    const others = alternates.length > 0 ? ` (with the objects of ${alternates.length} other repositories: ${alternates.join(', ')})` : '';
+    throw new Error(`cannot read the blobs of shard ${job.shardIndex} from ${gitDir}${others}: ${(err as Error).message}`, { cause: err });
   }
   files.forEach((f, i) => (f.data = read.views[i]!));
   return read.buffer;

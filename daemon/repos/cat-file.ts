@@ -18,6 +18,8 @@
 // blob's, as nodegit's would be.
 
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { objectsDir } from './git-dir.ts';
+import { holdsObjects } from './object-presence.ts';
 
 /** git with the repository's own configuration, but no environment that would redirect it (GIT_DIR, GIT_INDEX_FILE, ...). */
 function gitEnv(): NodeJS.ProcessEnv {
@@ -44,8 +46,21 @@ export function catFileAvailable(): boolean {
   return available;
 }
 
-function start(gitDir: string, args: string[]): ChildProcessWithoutNullStreams {
-  return spawn('git', [...BASE_ARGS, '-C', gitDir, 'cat-file', ...args], { env: gitEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * `alternates`: other repositories' object directories git also reads (git's
+ * GIT_ALTERNATE_OBJECT_DIRECTORIES), so that one process answers for several small
+ * repositories: objects are named by their content, so a blob is the same bytes in
+ * whichever of them git finds it.
+ */
+function start(gitDir: string, args: string[], alternates: readonly string[] = []): ChildProcessWithoutNullStreams {
+  const env = gitEnv();
+  if (alternates.length > 0) env['GIT_ALTERNATE_OBJECT_DIRECTORIES'] = alternates.join(':');
+  return spawn('git', [...BASE_ARGS, '-C', gitDir, 'cat-file', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/** Whether git can be given the directory in its list of alternates: a ':' would split it, a leading '"' start a quoted entry. */
+export function alternateSafe(dir: string): boolean {
+  return !dir.includes(':') && !dir.startsWith('"') && !dir.includes('\n');
 }
 
 /** Collects a child's stderr (the first 4 KB) for an error message, and its exit. */
@@ -69,10 +84,86 @@ function feed(child: ChildProcessWithoutNullStreams, oids: readonly string[]): v
 
 class CatFileError extends Error {}
 
-/** Sizes of the objects, in order, read from their headers; -1 for an object the repository does not have. */
-export async function objectSizes(gitDir: string, oids: readonly string[]): Promise<number[]> {
-  if (oids.length === 0) return [];
-  const child = start(gitDir, ["--batch-check=%(objectsize)"]);
+/**
+ * Sizes of the objects, in order, read from their headers; -1 for an object the repository
+ * does not have. Asked for several small repositories at once (a sync lists many), one
+ * process answers a few of them together (sizesTogether); a repository whose answer rests
+ * on objects it does not hold itself is asked again alone, so that the answer is its own.
+ */
+export function objectSizes(gitDir: string, oids: readonly string[]): Promise<number[]> {
+  if (oids.length === 0) return Promise.resolve([]);
+  const objects = oids.length <= SMALL_REQUEST ? objectsDir(gitDir) : undefined;
+  if (objects === undefined || !alternateSafe(objects)) return sizesOf(gitDir, oids);
+  return new Promise((resolve, reject) => {
+    sizeQueue.push({ gitDir, objects, oids, resolve, reject });
+    pumpSizes();
+  });
+}
+
+/** A request answered together with others: at most this many oids. */
+const SMALL_REQUEST = 4096;
+/** Repositories one process answers for (each object is looked up in up to this many object directories). */
+const SIZES_TOGETHER = 16;
+/**
+ * Processes answering queued requests at once: one, so that the requests that come while
+ * it runs wait for the next, together (starting a process costs this thread more than
+ * waiting for one does).
+ */
+const SIZE_PROCESSES = 1;
+
+interface SizeRequest {
+  gitDir: string;
+  objects: string;
+  oids: readonly string[];
+  resolve(sizes: number[]): void;
+  reject(err: unknown): void;
+}
+
+const sizeQueue: SizeRequest[] = [];
+let sizeProcesses = 0;
+
+/** Starts a process for the requests waiting while fewer than SIZE_PROCESSES run: those that came meanwhile go together. */
+function pumpSizes(): void {
+  while (sizeProcesses < SIZE_PROCESSES && sizeQueue.length > 0) {
+    const group = sizeQueue.splice(0, SIZES_TOGETHER);
+    sizeProcesses++;
+    void sizesTogether(group).finally(() => {
+      sizeProcesses--;
+      pumpSizes();
+    });
+  }
+}
+
+async function sizesTogether(group: SizeRequest[]): Promise<void> {
+  const alone = async (r: SizeRequest) => {
+    try {
+      r.resolve(await sizesOf(r.gitDir, r.oids));
+    } catch (err) {
+      r.reject(err);
+    }
+  };
+  if (group.length === 1) return alone(group[0]!);
+  let sizes: number[];
+  try {
+    sizes = await sizesOf(group[0]!.gitDir, group.flatMap((r) => r.oids), group.slice(1).map((r) => r.objects));
+  } catch {
+    // One repository's trouble is its own: each is asked alone, and fails alone.
+    for (const r of group) await alone(r);
+    return;
+  }
+  let at = 0;
+  for (const r of group) {
+    const mine = sizes.slice(at, at + r.oids.length);
+    at += r.oids.length;
+    // git found each object in whichever repository of the group holds it: an answer
+    // counts for this one only when its own objects hold them all (else it is asked alone).
+    if (mine.includes(-1) || !holdsObjects(r.objects, r.oids)) await alone(r);
+    else r.resolve(mine);
+  }
+}
+
+async function sizesOf(gitDir: string, oids: readonly string[], alternates: readonly string[] = []): Promise<number[]> {
+  const child = start(gitDir, ["--batch-check=%(objectsize)"], alternates);
   const w = watch(child);
   feed(child, oids);
   const chunks: Buffer[] = [];
@@ -106,12 +197,12 @@ export function answerBytes(oids: readonly string[], sizes: readonly number[]): 
  * object, an object of another size or type, or an answer cut short is an error naming the
  * object.
  */
-export async function readObjects(gitDir: string, oids: readonly string[], sizes: readonly number[], reuse?: Buffer): Promise<{ buffer: Buffer; views: Uint8Array[] }> {
+export async function readObjects(gitDir: string, oids: readonly string[], sizes: readonly number[], reuse?: Buffer, alternates: readonly string[] = []): Promise<{ buffer: Buffer; views: Uint8Array[] }> {
   const heads = oids.map((oid, i) => `${oid} blob ${sizes[i]}\n`);
   const total = answerBytes(oids, sizes);
   const buffer = reuse && reuse.length >= total ? reuse : Buffer.allocUnsafeSlow(total);
   if (oids.length === 0) return { buffer, views: [] };
-  const child = start(gitDir, ['--batch']);
+  const child = start(gitDir, ['--batch'], alternates);
   const w = watch(child);
   feed(child, oids);
   let filled = 0;

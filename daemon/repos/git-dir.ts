@@ -14,3 +14,17 @@ export function isGitRepository(dir: string): boolean {
     statSync(join(dir, 'refs'), { throwIfNoEntry: false })?.isDirectory() === true
   );
 }
+
+/**
+ * The object directory of a repository as git would find it without being told more: a
+ * bare repository's `objects`, a work tree's `.git/objects`. Undefined for anything else
+ * (a gitfile pointing elsewhere, GIT_OBJECT_DIRECTORY set in its configuration is not
+ * read): then the repository is read on its own, by git, which knows.
+ */
+export function objectsDir(dir: string): string | undefined {
+  const dotGit = join(dir, '.git');
+  const s = statSync(dotGit, { throwIfNoEntry: false });
+  const candidate = s?.isDirectory() === true ? join(dotGit, 'objects') : s === undefined ? join(dir, 'objects') : undefined;
+  if (candidate === undefined) return undefined;
+  return statSync(candidate, { throwIfNoEntry: false })?.isDirectory() === true ? candidate : undefined;
+}

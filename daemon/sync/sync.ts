@@ -126,21 +126,57 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   let next = 0;
   const total = work.length;
   const packs: Deferred[] = [];
+  // Reading a repository's refs and listing its files mostly waits (on git, on libgit2's
+  // threads), and most repositories of a large installation are small ones handed back
+  // for compound shards: many are read at once, while builds of their own take
+  // `concurrency` slots (the setting's meaning: repositories built at once).
+  const readers = options.packs === false ? concurrency : Math.max(concurrency, READERS);
+  const turns: Turns = { builds: new Slots(concurrency), fetches: new Slots(concurrency) };
   try {
     const runner = async (): Promise<void> => {
       while (next < work.length) {
         const index = next++;
-        const done = options.packs === false ? await syncRepo(options, work[index]!, index, total, workers, log, now) : await syncRepo(options, work[index]!, index, total, workers, log, now, packs);
+        const done = options.packs === false ? await syncRepo(options, work[index]!, index, total, workers, log, now, undefined, turns) : await syncRepo(options, work[index]!, index, total, workers, log, now, packs, turns);
         if (done) report.repos.push(done);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(concurrency, work.length) }, runner));
+    await Promise.all(Array.from({ length: Math.min(readers, work.length) }, runner));
     report.repos.push(...(await buildDeferred(options, packs, log, now)));
   } finally {
     for (const d of packs) d.candidate.release();
   }
   report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
   return report;
+}
+
+/** Repositories a pass reads at once (their builds still take turns: syncConcurrency). */
+const READERS = 16;
+
+/** A pass's turns: to build (IndexOptions.buildSlot), and to fetch from a code host. */
+interface Turns {
+  builds: Slots;
+  fetches: Slots;
+}
+
+/** Turns: `count` at once, the others wait in order. */
+class Slots {
+  #free: number;
+  readonly #waiting: Array<() => void> = [];
+  constructor(count: number) {
+    this.#free = count;
+  }
+  readonly take = async (): Promise<() => void> => {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    };
+  };
 }
 
 /** A repository whose build was handed back for a compound shard (syncRepo with `packs`). */
@@ -313,10 +349,10 @@ export async function syncRepoJob(options: SyncOptions, job: RepoJob, workers: n
  * `total` in the events), recording the outcome in the store. Never throws for the
  * repository's own failures: they are recorded, with the back-off, and reported.
  */
-export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number): Promise<SyncReport['repos'][number]>;
+export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs?: undefined, turns?: Turns): Promise<SyncReport['repos'][number]>;
 /** With `packs`: a small repository that changed is handed back there (undefined), to be built into a compound shard. */
-export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs: Deferred[]): Promise<SyncReport['repos'][number] | undefined>;
-export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs?: Deferred[]): Promise<SyncReport['repos'][number] | undefined> {
+export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs: Deferred[], turns?: Turns): Promise<SyncReport['repos'][number] | undefined>;
+export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs?: Deferred[], turns?: Turns): Promise<SyncReport['repos'][number] | undefined> {
   const { config } = options;
   const started = performance.now();
   const { record, hostRepo } = w;
@@ -327,7 +363,7 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
   }
   try {
     options.onEvent?.({ type: 'repo-start', repoName: record.repoName, index, total, stage: 'fetch' });
-    const mirror = await fetchSource(options.dataDir, record.repoId, hostRepo.cloneUrl, w.connection, w.host);
+    const mirror = await fetchSource(options.dataDir, record.repoId, hostRepo.cloneUrl, w.connection, w.host, turns?.fetches);
     const defaultBranch = hostRepo.defaultBranch ?? mirror.defaultBranch;
     options.onEvent?.({ type: 'repo-start', repoName: record.repoName, index, total, stage: 'index' });
     const repo: ManifestRepo = {
@@ -360,6 +396,7 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
       workers,
       ...(sourceStamp !== undefined ? { sourceStamp } : {}),
       ...(packs ? { packBelow: PACK_BELOW_BYTES } : {}),
+      ...(turns ? { buildSlot: turns.builds.take } : {}),
       ...(options.onEvent
         ? {
             onProgress: (build: BuildProgress) => options.onEvent?.({ type: 'repo-progress', repoName: record.repoName, index, total, build }),
@@ -474,7 +511,7 @@ async function deleteRepo(options: SyncOptions, r: RepoRecord, log: Logger): Pro
  * is read in place: it is as durable as a copy would be, a copy would double its disk use,
  * and reading it directly sees a new commit without a fetch.
  */
-async function fetchSource(dataDir: string, repoId: number, cloneUrl: string, connection: Connection, host: CodeHost): Promise<{ path: string; defaultBranch?: string }> {
+async function fetchSource(dataDir: string, repoId: number, cloneUrl: string, connection: Connection, host: CodeHost, fetches?: Slots): Promise<{ path: string; defaultBranch?: string }> {
   // The listing refused it already, unless it was listed elsewhere: a cluster's queued job,
   // from a leader whose configuration differs or which predates the check.
   const refusal = cloneUrlRefusal(connection, cloneUrl);
@@ -485,7 +522,13 @@ async function fetchSource(dataDir: string, repoId: number, cloneUrl: string, co
     return { path: local };
   }
   const credentials = host.gitCredentials();
-  return syncMirror(cloneUrl, mirrorPath(dataDir, repoId), credentials ? { credentials } : {});
+  // A code host is fetched from `syncConcurrency` repositories at a time, however many are read at once.
+  const release = await fetches?.take();
+  try {
+    return await syncMirror(cloneUrl, mirrorPath(dataDir, repoId), credentials ? { credentials } : {});
+  } finally {
+    release?.();
+  }
 }
 
 /** The directory of a local clone URL (absolute path or file://), else undefined. */

@@ -60,3 +60,62 @@ test('a directory that is not a repository is an error', async () => {
     rmSync(empty, { recursive: true, force: true });
   }
 });
+
+/** `n` repositories under one directory, each holding its own blobs and one blob they all share. */
+function repos(n: number): { dirs: string[]; own: string[][]; shared: string; root: string } {
+  const root = mkdtempSync(join(tmpdir(), 'trawl-catfile-many-'));
+  const dirs: string[] = [];
+  const own: string[][] = [];
+  let shared = '';
+  for (let i = 0; i < n; i++) {
+    const d = join(root, `r${i}`);
+    git(root, 'init', '-q', '-b', 'main', d);
+    const write = (name: string, text: string) => {
+      writeFileSync(join(d, name), text);
+      return git(d, 'hash-object', '-w', name).trim();
+    };
+    own.push([write('a.txt', `repository ${i}\n`), write('b.txt', 'x'.repeat(i * 100))]);
+    shared = write('shared.txt', 'the same bytes everywhere\n');
+    dirs.push(d);
+  }
+  return { dirs, own, shared, root };
+}
+
+test('objectSizes asked for many repositories at once: each answer is its own, -1 only for what it lacks', async () => {
+  const { dirs, own, shared, root } = repos(40);
+  try {
+    // Another repository's blob is missing from this one, though the process answering both holds it.
+    const answers = await Promise.all(dirs.map((d, i) => objectSizes(d, [...own[i]!, shared, ...(i % 5 === 0 ? [own[(i + 1) % dirs.length]![0]!] : []), ...(i % 7 === 0 ? [missing] : [])])));
+    answers.forEach((sizes, i) => {
+      const want = [`repository ${i}\n`.length, i * 100, 'the same bytes everywhere\n'.length];
+      if (i % 5 === 0) want.push(-1);
+      if (i % 7 === 0) want.push(-1);
+      assert.deepEqual(sizes, want, `repository ${i}`);
+    });
+    // One repository that cannot be read fails alone.
+    const gone = join(root, 'gone');
+    const mixed = await Promise.allSettled([objectSizes(dirs[0]!, own[0]!), objectSizes(gone, [shared]), objectSizes(dirs[1]!, own[1]!)]);
+    assert.equal(mixed[0]!.status, 'fulfilled');
+    assert.equal(mixed[1]!.status, 'rejected');
+    assert.equal(mixed[2]!.status, 'fulfilled');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('readObjects with alternates: blobs of several repositories read by one process', async () => {
+  const { dirs, own, root } = repos(5);
+  try {
+    const oids = own.flat();
+    const sizes = await Promise.all(dirs.map((d, i) => objectSizes(d, own[i]!)));
+    const read = await readObjects(dirs[0]!, oids, sizes.flat(), undefined, dirs.slice(1).map((d) => join(d, '.git', 'objects')));
+    assert.deepEqual(
+      read.views.map((v) => Buffer.from(v).toString()),
+      dirs.flatMap((_, i) => [`repository ${i}\n`, 'x'.repeat(i * 100)]),
+    );
+    // Without them, another repository's blob is missing.
+    await assert.rejects(readObjects(dirs[0]!, [own[1]![0]!], [sizes[1]![0]!]), /is missing/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
