@@ -53,6 +53,7 @@ export const ENTRIES = [
   'daemon/search/plan-thread.ts',
   'daemon/index/build-worker.ts',
   'daemon/index/scrub-thread.ts',
+  'daemon/runtime/spawner-child.ts',
   'daemon/bench/index-child.ts',
   'daemon/bench/stream-child.ts',
   'daemon/bench/stopwatch-child.ts',

@@ -74,7 +74,7 @@ export async function readJobBlobs(job: ShardJob, reuse?: Buffer): Promise<Buffe
 }
 
 /** Repositories whose blobs one process reads: each object it is asked for is looked up in up to this many object directories. */
-const READ_TOGETHER = 16;
+const READ_TOGETHER = 32;
 
 /** Blobs read by one `git cat-file --batch`: from `gitDir` and the object directories of the repositories read with it. */
 interface Part {

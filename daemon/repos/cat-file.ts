@@ -17,7 +17,8 @@
 // configuration can say about paths (filters, attributes) touches the bytes: they are the
 // blob's, as nodegit's would be.
 
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { spawnSmall, type SpawnedChild } from '../runtime/spawner.ts';
 import { objectsDir } from './git-dir.ts';
 import { holdsObjects } from './object-presence.ts';
 
@@ -52,10 +53,12 @@ export function catFileAvailable(): boolean {
  * repositories: objects are named by their content, so a blob is the same bytes in
  * whichever of them git finds it.
  */
-function start(gitDir: string, args: string[], alternates: readonly string[] = []): ChildProcessWithoutNullStreams {
+function start(gitDir: string, args: string[], alternates: readonly string[] = []): SpawnedChild {
   const env = gitEnv();
   if (alternates.length > 0) env['GIT_ALTERNATE_OBJECT_DIRECTORIES'] = alternates.join(':');
-  return spawn('git', [...BASE_ARGS, '-C', gitDir, 'cat-file', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // Through the spawner: a build starts git for every few small repositories, from a
+  // process whose size would make each start cost tens of milliseconds (runtime/spawner.ts).
+  return spawnSmall('git', [...BASE_ARGS, '-C', gitDir, 'cat-file', ...args], env);
 }
 
 /** Whether git can be given the directory in its list of alternates: a ':' would split it, a leading '"' start a quoted entry. */
@@ -64,7 +67,7 @@ export function alternateSafe(dir: string): boolean {
 }
 
 /** Collects a child's stderr (the first 4 KB) for an error message, and its exit. */
-function watch(child: ChildProcessWithoutNullStreams): { stderr: () => string; exited: Promise<number | string> } {
+function watch(child: SpawnedChild): { stderr: () => string; exited: Promise<number | string> } {
   let err = '';
   child.stderr.on('data', (d: Buffer) => {
     if (err.length < 4096) err += d.toString('utf8');
@@ -77,7 +80,7 @@ function watch(child: ChildProcessWithoutNullStreams): { stderr: () => string; e
 }
 
 /** Writes the oids, one per line, and closes stdin; a child that dies early makes the write fail: that error is reported by the reader. */
-function feed(child: ChildProcessWithoutNullStreams, oids: readonly string[]): void {
+function feed(child: SpawnedChild, oids: readonly string[]): void {
   child.stdin.on('error', () => {});
   child.stdin.end(oids.length > 0 ? `${oids.join('\n')}\n` : '');
 }
@@ -122,8 +125,32 @@ interface SizeRequest {
 const sizeQueue: SizeRequest[] = [];
 let sizeProcesses = 0;
 
-/** Starts a process for the requests waiting while fewer than SIZE_PROCESSES run: those that came meanwhile go together. */
+/**
+ * How long a request waits for others to come before a process starts for it: requests
+ * come as fast as this thread lists repositories (a few milliseconds each), and a process
+ * started for one costs this thread about as much as listing one.
+ */
+const GATHER_MS = 10;
+let gathering: NodeJS.Timeout | undefined;
+
+/** Starts a process for the requests waiting, once SIZES_TOGETHER wait or the first has waited GATHER_MS, while fewer than SIZE_PROCESSES run. */
 function pumpSizes(): void {
+  if (sizeQueue.length === 0 || sizeProcesses >= SIZE_PROCESSES) return;
+  if (sizeQueue.length < SIZES_TOGETHER) {
+    gathering ??= setTimeout(() => {
+      gathering = undefined;
+      startSizes();
+    }, GATHER_MS);
+    return;
+  }
+  startSizes();
+}
+
+function startSizes(): void {
+  if (gathering !== undefined) {
+    clearTimeout(gathering);
+    gathering = undefined;
+  }
   while (sizeProcesses < SIZE_PROCESSES && sizeQueue.length > 0) {
     const group = sizeQueue.splice(0, SIZES_TOGETHER);
     sizeProcesses++;

@@ -120,12 +120,13 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const { report, work } = await listConnections(options);
 
   // 2. Fetch and index, a few repositories at a time; the small ones that changed are
-  // handed back and built together into compound shards once all are fetched (pack-build.ts).
+  // handed back and built together into compound shards (pack-build.ts), a compound
+  // shard's worth at a time while the others are read (PackQueue).
   const concurrency = Math.max(1, config.settings.syncConcurrency);
   const workers = buildWorkers(concurrency);
   let next = 0;
   const total = work.length;
-  const packs: Deferred[] = [];
+  const packs = new PackQueue(options, log, now);
   // Reading a repository's refs and listing its files mostly waits (on git, on libgit2's
   // threads), and most repositories of a large installation are small ones handed back
   // for compound shards: many are read at once, while builds of their own take
@@ -141,9 +142,9 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       }
     };
     await Promise.all(Array.from({ length: Math.min(readers, work.length) }, runner));
-    report.repos.push(...(await buildDeferred(options, packs, log, now)));
+    report.repos.push(...(await packs.finish()));
   } finally {
-    for (const d of packs) d.candidate.release();
+    packs.releaseAll();
   }
   report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
   return report;
@@ -177,6 +178,59 @@ class Slots {
       else this.#free++;
     };
   };
+}
+
+/**
+ * The small repositories of a pass handed back for compound shards (syncRepo with
+ * `packs`), built while the pass reads the others: as soon as a compound shard's worth
+ * waits, it is built (one build at a time); finish() builds the rest. Each repository's
+ * lock is given back once its build is over.
+ */
+class PackQueue {
+  readonly #all: Deferred[] = [];
+  #waiting: Deferred[] = [];
+  #bytes = 0;
+  #chain: Promise<unknown> = Promise.resolve();
+  readonly #outcomes: Array<Promise<SyncReport['repos']>> = [];
+
+  constructor(
+    private readonly options: SyncOptions,
+    private readonly log: Logger,
+    private readonly now: () => number,
+  ) {}
+
+  push(d: Deferred): void {
+    this.#all.push(d);
+    // A compound shard's worth: built as one (it would not fit in the one being filled).
+    if (this.#waiting.length > 0 && this.#bytes + d.candidate.bytes > SHARD_TARGET_BYTES) this.#build();
+    this.#waiting.push(d);
+    this.#bytes += d.candidate.bytes;
+  }
+
+  /** Builds what waits; the outcomes of every build of the pass. */
+  async finish(): Promise<SyncReport['repos']> {
+    if (this.#waiting.length > 0) this.#build();
+    return (await Promise.all(this.#outcomes)).flat();
+  }
+
+  releaseAll(): void {
+    for (const d of this.#all) d.candidate.release();
+  }
+
+  #build(): void {
+    const batch = this.#waiting;
+    this.#waiting = [];
+    this.#bytes = 0;
+    const built = this.#chain.then(async () => {
+      try {
+        return await buildDeferred(this.options, batch, this.log, this.now);
+      } finally {
+        for (const d of batch) d.candidate.release();
+      }
+    });
+    this.#chain = built.catch(() => {});
+    this.#outcomes.push(built);
+  }
 }
 
 /** A repository whose build was handed back for a compound shard (syncRepo with `packs`). */
@@ -351,8 +405,8 @@ export async function syncRepoJob(options: SyncOptions, job: RepoJob, workers: n
  */
 export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs?: undefined, turns?: Turns): Promise<SyncReport['repos'][number]>;
 /** With `packs`: a small repository that changed is handed back there (undefined), to be built into a compound shard. */
-export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs: Deferred[], turns?: Turns): Promise<SyncReport['repos'][number] | undefined>;
-export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs?: Deferred[], turns?: Turns): Promise<SyncReport['repos'][number] | undefined> {
+export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs: PackQueue, turns?: Turns): Promise<SyncReport['repos'][number] | undefined>;
+export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs?: PackQueue, turns?: Turns): Promise<SyncReport['repos'][number] | undefined> {
   const { config } = options;
   const started = performance.now();
   const { record, hostRepo } = w;
