@@ -9,7 +9,8 @@
 // generation before rethrowing, unless its manifest was committed; a repository whose
 // index is damaged (index-health.ts) is rebuilt in full, never incrementally on top of it.
 
-import { accessSync, constants, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -233,7 +234,8 @@ export async function indexOrPack(pathArg: string, options: IndexOptions): Promi
       : { name: basename(root), codeHostType: 'genericGitHost', kind: 'directory', source: root, defaultBranch: 'HEAD' };
     const { repoId, repo } = await options.register(detected);
     const dir = shardsDir(options.dataDir, repoId);
-    mkdirSync(dir, { recursive: true });
+    // (Off this thread: a sync makes many repositories' directories at once.)
+    await mkdir(dir, { recursive: true });
     const release = await acquireLock(join(dir, 'lock'), `repository ${repo.name}`);
     let handedOver = false;
     try {

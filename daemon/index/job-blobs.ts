@@ -6,6 +6,7 @@
 
 import { alternateSafe, answerBytes, readObjects } from '../repos/cat-file.ts';
 import { objectsDir } from '../repos/git-dir.ts';
+import { readLooseBlob } from '../repos/loose-objects.ts';
 import { jobMembers, type ShardJob } from './shard-builder.ts';
 import { Shard } from './shard-reader.ts';
 
@@ -34,9 +35,12 @@ export async function readJobBlobs(job: ShardJob, reuse?: Buffer): Promise<Buffe
   }
   const parts: Part[] = [];
   let open: Part | undefined;
-  for (const [m, files] of byMember) {
+  for (const [m, listed] of byMember) {
     const gitDir = members[m]!.gitDir!;
     const objects = objectsDir(gitDir);
+    // Loose objects are read here; git reads the rest.
+    const files = objects === undefined ? listed : listed.filter((f) => (f.data = readLooseBlob(objects, f.oid!, f.size)) === undefined);
+    if (files.length === 0) continue;
     const bytes = answerBytes(files.map((f) => f.oid!), files.map((f) => f.size));
     if (objects === undefined || !alternateSafe(objects)) {
       parts.push({ gitDir, alternates: [], files, bytes, repos: 1 });

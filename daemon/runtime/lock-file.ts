@@ -27,6 +27,7 @@
 
 import { closeSync, linkSync, lstatSync, openSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { link, unlink, writeFile } from 'node:fs/promises';
 import { readBoundedText } from '../bounded-read.ts';
 import { leftBehind, processAlive, processStartTicks } from './owner.ts';
 
@@ -50,7 +51,13 @@ export interface LockOwner {
 export async function acquireLock(lockPath: string, what: string, timeoutMs = LOCK_TIMEOUT_MS): Promise<() => void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (tryLock(lockPath)) break;
+    // The first try off this thread: creating files waits on the file system's journal,
+    // and a sync takes the locks of many repositories at once.
+    if (await createAsync(lockPath)) {
+      removeOldGuard(lockPath);
+      break;
+    }
+    if (breakIfStale(lockPath) && create(lockPath)) break;
     if (Date.now() > deadline) {
       const owner = readLockOwner(lockPath);
       throw new Error(`${what} is locked by another trawl process (${owner ? `pid ${owner.pid}` : 'no owner recorded yet'}, ${lockPath})`);
@@ -96,20 +103,41 @@ function record(): string {
 
 /** Creates the lock holding our record; false when it exists. */
 function create(lockPath: string): boolean {
-  const tmp = `${lockPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tmp = tmpName(lockPath);
   try {
     // Inside the try: a write that fails (a full disk) leaves no record behind either.
     writeFileSync(tmp, record(), { flag: 'wx' });
     linkSync(tmp, lockPath);
     return true;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err;
-    return createWithoutLink(lockPath);
+    return notCreated(err, lockPath);
   } finally {
     try { unlinkSync(tmp); } catch { /* already gone */ }
   }
+}
+
+/** create(), its file system calls made on libuv's threads. */
+async function createAsync(lockPath: string): Promise<boolean> {
+  const tmp = tmpName(lockPath);
+  try {
+    await writeFile(tmp, record(), { flag: 'wx' });
+    await link(tmp, lockPath);
+    return true;
+  } catch (err) {
+    return notCreated(err, lockPath);
+  } finally {
+    await unlink(tmp).catch(() => {});
+  }
+}
+
+const tmpName = (lockPath: string): string => `${lockPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+
+/** After a failed create: false when the lock exists; on a file system without hard links, the create without one; else the error. */
+function notCreated(err: unknown, lockPath: string): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EEXIST') return false;
+  if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err;
+  return createWithoutLink(lockPath);
 }
 
 /** Filesystems without hard links: O_EXCL create, then write (empty for a moment; see EMPTY_GRACE_MS). */

@@ -1,8 +1,8 @@
 // Child processes started by a small helper process (spawner-child.ts) instead of this one.
 //
 // Starting a process copies the starting process's page tables (fork), so its cost grows
-// with the resident memory of the process that starts it: measured on a 2-core VM, about
-// 1 ms at 50 MB, 11 ms at 320 MB, 44 ms at 1.1 GB. A sync starts git for every small
+// with the resident memory of the process that starts it (docs/design.md, "Reading git",
+// has the figures). A sync starts git for every small
 // repository it reads while its build threads hold hundreds of megabytes; through the
 // spawner, which stays small, each costs what it would from a fresh process, and this
 // process pays one fork for the spawner. The children's bytes pass through the spawner's

@@ -150,6 +150,9 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   return report;
 }
 
+/** Build threads of a pass's compound shards (pack-build.ts builds each shard on one). */
+const PACK_THREADS = Math.max(1, availableParallelism());
+
 /** Repositories a pass reads at once (their builds still take turns: syncConcurrency). */
 const READERS = 16;
 
@@ -183,7 +186,7 @@ class Slots {
 /**
  * The small repositories of a pass handed back for compound shards (syncRepo with
  * `packs`), built while the pass reads the others: as soon as a compound shard's worth
- * waits, it is built (one build at a time); finish() builds the rest. Each repository's
+ * for each build thread waits, they are built (one build at a time); finish() builds the rest. Each repository's
  * lock is given back once its build is over.
  */
 class PackQueue {
@@ -201,8 +204,8 @@ class PackQueue {
 
   push(d: Deferred): void {
     this.#all.push(d);
-    // A compound shard's worth: built as one (it would not fit in the one being filled).
-    if (this.#waiting.length > 0 && this.#bytes + d.candidate.bytes > SHARD_TARGET_BYTES) this.#build();
+    // A compound shard's worth for each build thread: built together, one shard per thread.
+    if (this.#waiting.length > 0 && this.#bytes + d.candidate.bytes > SHARD_TARGET_BYTES * PACK_THREADS) this.#build();
     this.#waiting.push(d);
     this.#bytes += d.candidate.bytes;
   }
