@@ -95,6 +95,11 @@ export class SectionScrub {
     if (this.closed || this.running !== undefined) return;
     const first = this.pending.values().next();
     if (first.done) {
+      // Nothing left: the thread goes (its heap and what it read with it); a file written
+      // later starts another.
+      const idle = this.thread;
+      this.thread = undefined;
+      void idle?.terminate();
       this.wake();
       return;
     }

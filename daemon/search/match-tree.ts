@@ -174,8 +174,16 @@ function repoPattern(pattern: string): NameTest {
 /** Literal `repo:` patterns made into string tests (none for the others), the most recently used kept. */
 const literalPatterns = new Map<string, LiteralTest | null>();
 
-/** A literal pattern's answer for a name; undefined when only the regex can say (a name outside ASCII). */
-type LiteralTest = (name: string) => boolean | undefined;
+/**
+ * A literal pattern's answer for a name; undefined when only the regex can say (a name
+ * outside ASCII). `lower`: the name as asciiLower gives it, when the caller keeps it.
+ */
+type LiteralTest = (name: string, lower?: string | null) => boolean | undefined;
+
+/** The name in lower case when it is all ASCII (what a literal `repo:` pattern is compared with); null otherwise. */
+export function asciiLower(name: string): string | null {
+  return ASCII.test(name) ? name.toLowerCase() : null;
+}
 
 const ASCII = /^[\x00-\x7f]*$/;
 const META = '.[]{}()*+?|^$';
@@ -223,9 +231,9 @@ function parseLiteral(pattern: string): LiteralTest | null {
   }
   if (!ASCII.test(text)) return null;
   const want = text.toLowerCase();
-  return (name) => {
-    if (!ASCII.test(name)) return undefined;
-    const n = name.toLowerCase();
+  return (name, lower) => {
+    const n = lower === undefined ? asciiLower(name) : lower;
+    if (n === null) return undefined;
     if (start && end) return n === want;
     if (start) return n.startsWith(want);
     if (end) return n.endsWith(want);
@@ -233,8 +241,11 @@ function parseLiteral(pattern: string): LiteralTest | null {
   };
 }
 
-/** A repository's name and flags: what decides its `repo:`, `archived:`, `fork:` and `visibility:` filters. */
-export type RepoFlags = Pick<ShardFacts, 'repoName' | 'archived' | 'fork' | 'visibility'>;
+/**
+ * A repository's name and flags: what decides its `repo:`, `archived:`, `fork:` and
+ * `visibility:` filters; `lowerName`, asciiLower of the name, when kept with them.
+ */
+export type RepoFlags = Pick<ShardFacts, 'repoName' | 'archived' | 'fork' | 'visibility'> & { lowerName?: string | null };
 
 /** Per plan root, whether it filters by repository name or flags (kept while the plan is). */
 const scopedRoots = new WeakMap<PlanNode, boolean>();
@@ -280,7 +291,7 @@ export function repoVerdict(n: PlanNode, f: RepoFlags): boolean | undefined {
     case 'const':
       return n.value;
     case 'repo':
-      return literalPattern(n.pattern)?.(f.repoName);
+      return literalPattern(n.pattern)?.(f.repoName, f.lowerName);
     case 'archived':
     case 'fork':
     case 'visibility':

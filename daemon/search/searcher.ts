@@ -32,7 +32,7 @@ import { Shard, ShardError } from '../index/shard-reader.ts';
 import { markAllPassed, newChecks, takeWritten } from '../index/section-checks.ts';
 import { SectionScrub, type ScrubFile } from '../index/section-scrub.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
-import { repoScoped, repoVerdict } from './match-tree.ts';
+import { asciiLower, repoScoped, repoVerdict, type RepoFlags } from './match-tree.ts';
 import { mergeSearch, type TaskParams } from './merge.ts';
 import { planSearch } from './plan-cache.ts';
 import type { PoolRun } from './pool.ts';
@@ -107,6 +107,8 @@ interface EntryMember {
   generation: number;
   /** From the manifest; undefined for manifests written before it was recorded. */
   repo?: ManifestRepo;
+  /** Its name and flags as a query's repository filters read them (visibleShards), made once per snapshot. */
+  flags?: RepoFlags;
 }
 
 interface Snapshot {
@@ -165,7 +167,10 @@ export class Searcher implements SearchService {
       for (const s of m.shards) {
         const { path, membership, symbols } = shardFiles(this.options.dataDir, m.repoId, s);
         const member: EntryMember = { member: s.member ?? 0, repoId: m.repoId, visibility, generation: m.generation };
-        if (m.repo) member.repo = m.repo;
+        if (m.repo) {
+          member.repo = m.repo;
+          member.flags = { repoName: m.repo.name, lowerName: asciiLower(m.repo.name), archived: m.repo.archived, fork: m.repo.fork, visibility: m.repo.visibility };
+        }
         const known = byPath.get(path);
         if (known) {
           known.members.push(member);
@@ -543,7 +548,7 @@ function unitsOf(snapshot: Snapshot): Map<string, { entry: ShardEntry; member: n
 function visibleShards(all: ShardEntry[], filter: SearchOptions['repoFilter'], root: PlanNode): { entries: ShardEntry[]; only: Array<number[] | null> | undefined; ruledOut: number } {
   const scoped = repoScoped(root);
   if (!filter && !scoped) return { entries: all, only: undefined, ruledOut: 0 };
-  const reads = (m: EntryMember): boolean => !scoped || m.repo === undefined || repoVerdict(root, { repoName: m.repo.name, archived: m.repo.archived, fork: m.repo.fork, visibility: m.repo.visibility }) !== false;
+  const reads = (m: EntryMember): boolean => !scoped || m.flags === undefined || repoVerdict(root, m.flags) !== false;
   const entries: ShardEntry[] = [];
   let only: Array<number[] | null> | undefined;
   let ruledOut = 0;

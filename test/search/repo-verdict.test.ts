@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import RE2 from 're2';
-import { literalPattern, repoVerdict, type RepoFlags } from '../../daemon/search/match-tree.ts';
+import { asciiLower, literalPattern, repoVerdict, type RepoFlags } from '../../daemon/search/match-tree.ts';
 import { planSearch } from '../../daemon/search/plan-cache.ts';
 
 const NAMES = ['linux', 'Linux-Drivers', 'drivers-net', 'net', 'a.b', 'a-b', 'axb', 'github.com/acme/web', 'x$y', 'Kelvin-\u212a', 'stra\u00dfe', ''];
@@ -72,5 +72,9 @@ test('repoVerdict: false only where the filters rule the repository out', () => 
     ['visibility:private foo', flags('linux', { visibility: 'private' }), undefined],
     ['foo', flags('linux'), undefined],
   ];
-  for (const [query, f, want] of table) assert.equal(verdict(query, f), want, `${query} on ${f.repoName}`);
+  for (const [query, f, want] of table) {
+    assert.equal(verdict(query, f), want, `${query} on ${f.repoName}`);
+    // The same with the lower-case name kept beside the flags (the searcher's snapshot).
+    assert.equal(verdict(query, { ...f, lowerName: asciiLower(f.repoName) }), want, `${query} on ${f.repoName}, lower-case name kept`);
+  }
 });
