@@ -18,11 +18,12 @@
 // Callers are told apart by address: the daemon is configured to trust X-Forwarded-For from
 // loopback. Every figure is wall-clock: run it on an otherwise idle machine.
 
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startServer, stopServer, waitHealthy, type Server } from '../daemon/bench/load.ts';
 import { quantile } from '../daemon/bench/percentiles.ts';
+import { corpusIdentifiers, drawSets } from '../daemon/bench/identifiers.ts';
 
 const args = process.argv.slice(2);
 if (args.length < 3) throw new Error('usage: hostile-load.ts ROOT DATA_DIR CORPUS [OUT.json]');
@@ -34,26 +35,9 @@ mkdirSync(cwd, { recursive: true });
 const config = join(cwd, 'trawl.json');
 writeFileSync(config, JSON.stringify({ settings: { anonymousAccess: true, http: { trustedProxies: ['127.0.0.1', '::1'] }, rateLimit: { requestsPerDay: 1_000_000_000, store: 'embedded' } } }));
 
-/** Distinct identifiers of the corpus's C files, in a fixed pseudo-random order. */
+/** Distinct identifiers of the corpus, drawn as the bench draws its held-out ones (daemon/bench/identifiers.ts), in a fixed pseudo-random order. */
 function identifiers(n: number): string[] {
-  const found = new Set<string>();
-  const walk = (dir: string, depth: number): void => {
-    if (found.size > 20 * n) return;
-    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const p = join(dir, e.name);
-      if (e.isDirectory() && depth < 3 && !e.name.startsWith('.')) walk(p, depth + 1);
-      else if (e.isFile() && e.name.endsWith('.c') && statSync(p).size < 200_000) {
-        for (const m of readFileSync(p, 'latin1').matchAll(/\b[a-z][a-z0-9]*_[a-z0-9_]{4,30}\b/g)) found.add(m[0]);
-      }
-    }
-  };
-  walk(corpus!, 0);
-  const all = [...found].sort();
-  let seed = 56;
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
-  const picked: string[] = [];
-  while (picked.length < n && all.length > 0) picked.push(all.splice(next() % all.length, 1)[0]!);
-  return picked;
+  return drawSets(corpusIdentifiers(corpus!), { picked: { count: n } }, 56).picked.map((i) => i.name);
 }
 
 interface Answer {

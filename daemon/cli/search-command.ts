@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../index/data-dir.ts';
 import { IndexView } from '../index/index-health.ts';
+import { shardFiles } from '../index/manifest.ts';
 import { validateSearchRequest } from '../search/request.ts';
 import { Searcher } from '../search/searcher.ts';
 import type { SearchResponse } from '../search/types.ts';
@@ -44,7 +45,8 @@ export async function searchCommand(argv: string[]): Promise<number> {
   });
   // No more worker threads than shards, and none for one shard (the search runs in this
   // thread): a worker takes ~70 ms to start, more than a one-shard search takes.
-  const shards = view.current().manifests.reduce((n, m) => n + m.shards.length, 0);
+  // (A compound shard is named by each of its repositories' manifests: counted once.)
+  const shards = new Set(view.current().manifests.flatMap((m) => m.shards.map((s) => shardFiles(dataDir, m.repoId, s).path))).size;
   const workers = shards <= 1 ? 0 : Math.min(availableParallelism(), shards);
   const searcher = new Searcher(publicUrl ? { dataDir, baseUrl: publicUrl, view, workers } : { dataDir, view, workers });
   if (searcher.shardCount === 0 && searcher.brokenCount === 0) throw new Error(`nothing is indexed in ${dataDir}: run trawl index PATH first`);

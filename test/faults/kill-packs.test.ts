@@ -10,7 +10,6 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig } from '../../daemon/config/load.ts';
@@ -21,8 +20,8 @@ import { Searcher } from '../../daemon/search/searcher.ts';
 import { openStore } from '../../daemon/store/open.ts';
 import { prng, tempDir } from '../helpers/corpus.ts';
 import { TestRepo } from '../helpers/git.ts';
+import { runTrawlKilled as trawl } from '../helpers/trawl-cli.ts';
 
-const TRAWL = join(import.meta.dirname, '..', '..', 'bin', 'trawl.js');
 const FULL = process.env.TRAWL_FAULTS_FULL === '1';
 const SPREAD = FULL ? 12 : 3;
 const MERGE_SPREAD = FULL ? 12 : 2;
@@ -39,31 +38,6 @@ function sources(k: number, v: number): Record<string, string> {
     files[`src/f${i}.c`] = `int f_${i} = r${k}_v${v}_value_${i};\n${body}\n`;
   }
   return files;
-}
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  ms: number;
-  stderr: string;
-}
-
-function trawl(args: string[], kill?: number | (() => boolean)): Promise<Run> {
-  const env = { ...process.env };
-  delete env.TRAWL_CONFIG;
-  delete env.TRAWL_DATA_DIR;
-  const started = performance.now();
-  const child = spawn(process.execPath, [TRAWL, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const timer = kill === undefined ? undefined : typeof kill === 'number' ? setTimeout(() => child.kill('SIGKILL'), kill) : setInterval(() => kill() && child.kill('SIGKILL'), 2);
-  return new Promise((resolve) =>
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      clearInterval(timer);
-      resolve({ code, signal, ms: performance.now() - started, stderr });
-    }),
-  );
 }
 
 /** Per repository, the versions its answered files come from, and how many files; a failed shard fails it. */

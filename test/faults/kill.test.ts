@@ -10,7 +10,6 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig } from '../../daemon/config/load.ts';
@@ -22,8 +21,8 @@ import { Searcher } from '../../daemon/search/searcher.ts';
 import { openStore } from '../../daemon/store/open.ts';
 import { prng, tempDir } from '../helpers/corpus.ts';
 import { TestRepo } from '../helpers/git.ts';
+import { runTrawlKilled as trawl } from '../helpers/trawl-cli.ts';
 
-const TRAWL = join(import.meta.dirname, '..', '..', 'bin', 'trawl.js');
 const FULL = process.env.TRAWL_FAULTS_FULL === '1';
 const PER_KIND = FULL ? 17 : 2;
 const FILES = 600;
@@ -40,38 +39,6 @@ function sources(v: number, changed: (i: number) => boolean): Record<string, str
 }
 
 type Kind = 'index' | 'index --full' | 'sync';
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  ms: number;
-  stderr: string;
-}
-
-/**
- * Runs the CLI; `kill` sends SIGKILL that many ms after the start (if it still runs), or as
- * soon as the condition holds (polled every 2 ms).
- */
-function trawl(args: string[], kill?: number | (() => boolean)): Promise<Run> {
-  const env = { ...process.env };
-  delete env.TRAWL_CONFIG;
-  delete env.TRAWL_DATA_DIR;
-  const started = performance.now();
-  const child = spawn(process.execPath, [TRAWL, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const timer =
-    kill === undefined ? undefined :
-    typeof kill === 'number' ? setTimeout(() => child.kill('SIGKILL'), kill) :
-    setInterval(() => kill() && child.kill('SIGKILL'), 2);
-  return new Promise((resolve) =>
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      clearInterval(timer);
-      resolve({ code, signal, ms: performance.now() - started, stderr });
-    }),
-  );
-}
 
 async function answer(s: Searcher): Promise<{ files: string[]; crashes: number }> {
   const r = await s.search({ query: QUERY, matches: 100_000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
