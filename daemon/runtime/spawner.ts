@@ -172,3 +172,8 @@ export function spawnSmall(command: string, args: string[], env: NodeJS.ProcessE
   helper ??= new Helper();
   return helper.start({ command, args, env });
 }
+
+/** The pid of this thread's spawner, when one runs (what an operator sees in `ps`; the tests kill it). */
+export function spawnerPid(): number | undefined {
+  return helper?.proc.pid;
+}

@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSmall, type SpawnedChild } from '../../daemon/runtime/spawner.ts';
+import { spawnerPid, spawnSmall, type SpawnedChild } from '../../daemon/runtime/spawner.ts';
 
 function run(child: SpawnedChild, input?: string): Promise<{ out: string; err: string; code: number | null; signal: string | null }> {
   let out = '';
@@ -53,4 +53,21 @@ test('a reader that stops early leaves the rest dropped, and the child still end
   for await (const _ of child.stdout) break;
   child.kill('SIGKILL');
   await closed;
+});
+
+test('a spawner that dies fails the children it carried; the next spawn starts another', async () => {
+  // `cat` with its input left open: it ends when the spawner's death closes its stdin.
+  const child = spawnSmall('cat', [], process.env);
+  const done = new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  child.stdout.resume();
+  child.stdin.write('waiting\n');
+  const pid = spawnerPid()!;
+  process.kill(pid, 'SIGKILL');
+  await assert.rejects(done, /spawner process ended/);
+  const r = await run(spawnSmall('sh', ['-c', 'echo again'], process.env));
+  assert.equal(r.out, 'again\n');
+  assert.notEqual(spawnerPid(), pid);
 });
