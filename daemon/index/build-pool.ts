@@ -1,10 +1,19 @@
 // Cutting files into shards and building the shards on a pool of worker threads.
 
 import type { Worker } from 'node:worker_threads';
+import { startTsWorker } from '../runtime/ts-worker.ts';
 import type { BuildReply, BuildRequest } from './build-worker.ts';
 import type { ShardFile, ShardJob, ShardResult } from './shard-builder.ts';
 import type { SymbolsJob, SymbolsResult } from './symbols-pass.ts';
 import { scannerReads } from '../symbols/extract.ts';
+
+/** The module a build thread runs. */
+const BUILD_WORKER = 'daemon/index/build-worker.ts';
+
+/** Starts `count` build threads (at least one). */
+export function startBuildThreads(count: number): Worker[] {
+  return Array.from({ length: Math.max(1, count) }, () => startTsWorker(BUILD_WORKER));
+}
 
 export type BuildResult = Omit<ShardResult, 'path'>;
 

@@ -14,7 +14,6 @@ import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { startTsWorker } from '../runtime/ts-worker.ts';
 import { isGitRepository } from '../repos/git-dir.ts';
 import type { GitRef, GitSource, RevisionSelection } from '../repos/git.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
@@ -22,7 +21,7 @@ import { walkSorted, type WalkedFile } from '../repos/walk.ts';
 import { displayName } from '../repos/web-urls.ts';
 import { writeMembershipFile } from './branch-set.ts';
 import { readJobBlobs } from './job-blobs.ts';
-import { type BlobFile, BuildPool, cutShards, cutShardsAsync, runSymbolsPool, symbolsCost, type BuildResult } from './build-pool.ts';
+import { type BlobFile, BuildPool, cutShards, cutShardsAsync, runSymbolsPool, startBuildThreads, symbolsCost, type BuildResult } from './build-pool.ts';
 import { ctagsAvailable } from '../symbols/ctags.ts';
 import { acquireLock } from '../runtime/lock-file.ts';
 import { removeLeftoverTemps } from '../runtime/owner.ts';
@@ -176,7 +175,6 @@ export interface IndexSummary {
 }
 
 /** The build worker's module (started by path: an entry point of the compiled build). */
-const BUILD_WORKER = 'daemon/index/build-worker.ts';
 
 /**
  * A small repository's full build handed back to the caller instead of run (indexOrPack):
@@ -410,7 +408,7 @@ class Run {
     // The content build's threads, which took the pass's jobs as each shard was built and
     // may have done some already (BuildPool); else threads of its own.
     const pool = this.pool;
-    const workers = this.threads ?? Array.from({ length: Math.max(1, Math.min(jobs.length, this.options.workers ?? availableParallelism())) }, () => startTsWorker(BUILD_WORKER));
+    const workers = this.threads ?? startBuildThreads(Math.min(jobs.length, this.options.workers ?? availableParallelism()));
     this.threads = undefined;
     this.pool = undefined;
     let results;
@@ -680,7 +678,7 @@ class Run {
     // costs ~0.5 s, far more than building a few files.
     const inline = counted && totalFiles() <= INLINE_BUILD_FILES;
     // Threads start now, so that loading their code overlaps with reading the first files.
-    const workers = inline ? [] : Array.from({ length: Math.max(1, this.options.workers ?? availableParallelism()) }, () => startTsWorker(BUILD_WORKER));
+    const workers = inline ? [] : startBuildThreads(this.options.workers ?? availableParallelism());
     // The manifest may name only shards that are on disk (shard-writer.ts says why not in
     // the build): each shard is flushed from this thread (libuv's pool) as soon as it is
     // built, so that its writing overlaps the others' building instead of all of it

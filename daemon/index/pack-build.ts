@@ -28,8 +28,7 @@ import type { Worker } from 'node:worker_threads';
 import { readBoundedText } from '../bounded-read.ts';
 import { acquireLock, tryLock } from '../runtime/lock-file.ts';
 import { removeLeftoverTemps } from '../runtime/owner.ts';
-import { startTsWorker } from '../runtime/ts-worker.ts';
-import { BuildPool, type BuildResult } from './build-pool.ts';
+import { BuildPool, startBuildThreads, type BuildResult } from './build-pool.ts';
 import { packsDir, syncFiles, writeFileAtomic } from './data-dir.ts';
 import { endBatch, namedPacks, PACK_NAME, PACK_SYMBOLS_NAME, readAllManifests, RETIRE_GRACE_MS, startBatch, type CommitBatch, type ManifestRepo } from './manifest.ts';
 import { shardRepoMeta, type IndexSummary, type PackCandidate } from './indexer.ts';
@@ -39,7 +38,6 @@ import { SHARD_EXT, type SkippedFile } from './shard-format.ts';
 import type { GitRef } from '../repos/git.ts';
 
 /** The build worker's module (indexer.ts starts the same). */
-const BUILD_WORKER = 'daemon/index/build-worker.ts';
 
 /** The largest generation file read: one number. */
 const GENERATION_MAX_BYTES = 64;
@@ -55,6 +53,12 @@ export interface PackOptions {
   maxTrigrams: number;
   symbols?: boolean;
   workers?: number;
+  /**
+   * The caller's build threads, kept from one build to the next (a sync builds a few packs
+   * at a time while it reads repositories): used instead of threads of the build's own,
+   * and left running.
+   */
+  threads?: () => Worker[];
   onProgress?: (files: number, totalFiles: number, bytes: number) => void;
 }
 
@@ -106,7 +110,7 @@ export async function buildPacks<T extends PackItem>(candidates: readonly T[], o
     const onProgress = (files: number, bytes: number) => options.onProgress?.(files, totalFiles, bytes);
     let results: BuildResult[];
     try {
-      results = totalFiles <= INLINE_FILES ? await buildInline(jobs, onProgress) : await buildOnThreads(jobs, options.workers ?? availableParallelism(), onProgress);
+      results = totalFiles <= INLINE_FILES ? await buildInline(jobs, onProgress) : await buildOnThreads(jobs, options.workers ?? availableParallelism(), onProgress, options.threads?.());
       await syncFiles(dir, jobs.map((j) => j.finalPath.slice(dir.length + 1)));
     } catch (err) {
       removeGeneration(dir, generation);
@@ -174,8 +178,8 @@ async function buildInline(jobs: ShardJob[], onProgress: (files: number, bytes: 
   return results;
 }
 
-async function buildOnThreads(jobs: ShardJob[], threads: number, onProgress: (files: number, bytes: number) => void): Promise<BuildResult[]> {
-  const workers: Worker[] = Array.from({ length: Math.max(1, Math.min(threads, jobs.length)) }, () => startTsWorker(BUILD_WORKER));
+async function buildOnThreads(jobs: ShardJob[], threads: number, onProgress: (files: number, bytes: number) => void, given?: Worker[]): Promise<BuildResult[]> {
+  const workers: Worker[] = given ?? startBuildThreads(Math.min(threads, jobs.length));
   const pool = new BuildPool(workers);
   try {
     return await pool.content(
@@ -186,7 +190,7 @@ async function buildOnThreads(jobs: ShardJob[], threads: number, onProgress: (fi
     );
   } finally {
     await pool.close();
-    await Promise.all(workers.map((w) => w.terminate()));
+    if (!given) await Promise.all(workers.map((w) => w.terminate()));
   }
 }
 

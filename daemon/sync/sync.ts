@@ -19,6 +19,7 @@
 
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import type { Worker } from 'node:worker_threads';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config, Connection } from '../config/types.ts';
@@ -36,6 +37,7 @@ import type { CodeHost, HostRepo } from '../repos/hosts/types.ts';
 import { cloneUrlRefusal, plainHttpOrigins } from '../repos/hosts/clone-url.ts';
 import { isGitRepository } from '../repos/git-dir.ts';
 import { removeMirror, syncMirror } from '../repos/mirror.ts';
+import { startBuildThreads } from '../index/build-pool.ts';
 
 export interface SyncOptions {
   config: Config;
@@ -213,11 +215,27 @@ class PackQueue {
   /** Builds what waits; the outcomes of every build of the pass. */
   async finish(): Promise<SyncReport['repos']> {
     if (this.#waiting.length > 0) this.#build();
-    return (await Promise.all(this.#outcomes)).flat();
+    try {
+      return (await Promise.all(this.#outcomes)).flat();
+    } finally {
+      await this.#endThreads();
+    }
   }
 
+  /** Gives back every lock (the pass is over, or failed); ends the build threads. */
   releaseAll(): void {
     for (const d of this.#all) d.candidate.release();
+    void this.#endThreads();
+  }
+
+  /** The pass's build threads, started by its first build on threads and kept for the next (pack-build.ts PackOptions.threads). */
+  #threads: Worker[] | undefined;
+  readonly #threadsOf = (): Worker[] => (this.#threads ??= startBuildThreads(PACK_THREADS));
+
+  async #endThreads(): Promise<void> {
+    const threads = this.#threads;
+    this.#threads = undefined;
+    if (threads) await Promise.all(threads.map((w) => w.terminate()));
   }
 
   #build(): void {
@@ -226,7 +244,10 @@ class PackQueue {
     this.#bytes = 0;
     const built = this.#chain.then(async () => {
       try {
-        return await buildDeferred(this.options, batch, this.log, this.now);
+        const outcomes = await buildDeferred(this.options, batch, this.log, this.now, this.#threadsOf);
+        // A build that failed may have lost a thread: the next starts fresh ones.
+        if (outcomes.some((o) => o.outcome === 'failed')) await this.#endThreads();
+        return outcomes;
       } finally {
         for (const d of batch) d.candidate.release();
       }
@@ -274,12 +295,12 @@ export async function mergeCompoundShards(options: SyncOptions): Promise<void> {
 }
 
 /** Builds the repositories handed back into compound shards and records each one's outcome. */
-async function buildDeferred(options: SyncOptions, deferred: Deferred[], log: Logger, now: () => number): Promise<SyncReport['repos']> {
+async function buildDeferred(options: SyncOptions, deferred: Deferred[], log: Logger, now: () => number, threads?: () => Worker[]): Promise<SyncReport['repos']> {
   if (deferred.length === 0) return [];
   const onProgress = (files: number, totalFiles: number, bytes: number) => options.onEvent?.({ type: 'packs-progress', repos: deferred.length, build: { files, totalFiles, bytes } });
   const outcomes = await buildPacks(
     deferred.map((d) => d.candidate),
-    { ...packOptions(options), onProgress },
+    { ...packOptions(options), onProgress, ...(threads ? { threads } : {}) },
   );
   const out: SyncReport['repos'] = [];
   for (const o of outcomes) {
