@@ -21,11 +21,11 @@ export async function readJobBlobs(job: ShardJob, reuse?: Buffer): Promise<Buffe
   const unread = job.files.filter((f) => f.data === undefined && f.absPath === undefined && f.oid !== undefined && f.size <= job.maxFileSize && members[f.member ?? 0]?.gitDir !== undefined);
   if (unread.length === 0) return reuse;
   if (members.length === 1) return readFrom(job, members[0]!.gitDir!, unread, reuse);
-  // One buffer for all, each group's answer in a slice of it, a few groups read at once.
-  // Small repositories cost a process each when read one by one (its start, in a process
-  // as large as this one, costs more than reading a small repository's blobs): neighbours
-  // are read together by one `git cat-file --batch` that has the others' object
-  // directories as alternates (cat-file.ts).
+  // Loose objects are read here (loose-objects.ts). The rest: one buffer for all, each
+  // group's answer in a slice of it, a few groups read at once. Small repositories cost a
+  // process each when read one by one (more than reading their blobs): neighbours are read
+  // together by one `git cat-file --batch` that has the others' object directories as
+  // alternates (cat-file.ts).
   const byMember = new Map<number, typeof unread>();
   for (const f of unread) {
     const m = f.member ?? 0;
@@ -38,22 +38,20 @@ export async function readJobBlobs(job: ShardJob, reuse?: Buffer): Promise<Buffe
   for (const [m, listed] of byMember) {
     const gitDir = members[m]!.gitDir!;
     const objects = objectsDir(gitDir);
-    // Loose objects are read here; git reads the rest.
     const files = objects === undefined ? listed : listed.filter((f) => (f.data = readLooseBlob(objects, f.oid!, f.size)) === undefined);
     if (files.length === 0) continue;
     const bytes = answerBytes(files.map((f) => f.oid!), files.map((f) => f.size));
     if (objects === undefined || !alternateSafe(objects)) {
-      parts.push({ gitDir, alternates: [], files, bytes, repos: 1 });
+      parts.push({ gitDir, alternates: [], files, bytes });
       continue;
     }
-    if (open && open.repos < READ_TOGETHER) {
+    if (open && open.alternates.length + 1 < READ_TOGETHER) {
       open.alternates.push(objects);
       open.files.push(...files);
       open.bytes += bytes;
-      open.repos++;
       continue;
     }
-    open = { gitDir, alternates: [], files: [...files], bytes, repos: 1 };
+    open = { gitDir, alternates: [], files: [...files], bytes };
     parts.push(open);
   }
   const total = parts.reduce((n, p) => n + p.bytes, 0);
@@ -87,7 +85,6 @@ interface Part {
   files: ShardJob['files'];
   /** The answer's length. */
   bytes: number;
-  repos: number;
 }
 
 /**

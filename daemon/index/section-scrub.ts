@@ -95,11 +95,6 @@ export class SectionScrub {
     if (this.closed || this.running !== undefined) return;
     const first = this.pending.values().next();
     if (first.done) {
-      // Nothing left: the thread goes (its heap and what it read with it); a file written
-      // later starts another.
-      const idle = this.thread;
-      this.thread = undefined;
-      void idle?.terminate();
       this.wake();
       return;
     }

@@ -107,13 +107,6 @@ export function objectSizes(gitDir: string, oids: readonly string[]): Promise<nu
 const SMALL_REQUEST = 4096;
 /** Repositories one process answers for (each object is looked up in up to this many object directories). */
 const SIZES_TOGETHER = 16;
-/**
- * Processes answering queued requests at once: one, so that the requests that come while
- * it runs wait for the next, together (starting a process costs this thread more than
- * waiting for one does).
- */
-const SIZE_PROCESSES = 1;
-
 interface SizeRequest {
   gitDir: string;
   objects: string;
@@ -123,42 +116,21 @@ interface SizeRequest {
 }
 
 const sizeQueue: SizeRequest[] = [];
-let sizeProcesses = 0;
-
 /**
- * How long a request waits for others to come before a process starts for it: requests
- * come as fast as this thread lists repositories (a few milliseconds each), and a process
- * started for one costs this thread about as much as listing one.
+ * Whether a process is answering: one at a time, so that the requests that come while it
+ * runs wait for the next, together (starting a process costs this thread more than
+ * waiting for one does).
  */
-const GATHER_MS = 10;
-let gathering: NodeJS.Timeout | undefined;
+let sizing = false;
 
-/** Starts a process for the requests waiting, once SIZES_TOGETHER wait or the first has waited GATHER_MS, while fewer than SIZE_PROCESSES run. */
+/** Starts a process for the requests waiting (up to SIZES_TOGETHER of them), unless one runs. */
 function pumpSizes(): void {
-  if (sizeQueue.length === 0 || sizeProcesses >= SIZE_PROCESSES) return;
-  if (sizeQueue.length < SIZES_TOGETHER) {
-    gathering ??= setTimeout(() => {
-      gathering = undefined;
-      startSizes();
-    }, GATHER_MS);
-    return;
-  }
-  startSizes();
-}
-
-function startSizes(): void {
-  if (gathering !== undefined) {
-    clearTimeout(gathering);
-    gathering = undefined;
-  }
-  while (sizeProcesses < SIZE_PROCESSES && sizeQueue.length > 0) {
-    const group = sizeQueue.splice(0, SIZES_TOGETHER);
-    sizeProcesses++;
-    void sizesTogether(group).finally(() => {
-      sizeProcesses--;
-      pumpSizes();
-    });
-  }
+  if (sizing || sizeQueue.length === 0) return;
+  sizing = true;
+  void sizesTogether(sizeQueue.splice(0, SIZES_TOGETHER)).finally(() => {
+    sizing = false;
+    pumpSizes();
+  });
 }
 
 async function sizesTogether(group: SizeRequest[]): Promise<void> {

@@ -37,7 +37,13 @@ export function holdsObjects(objects: string, oids: readonly string[]): boolean 
   return true;
 }
 
-/** The pack indexes of the directory; undefined when one is not of version 2. */
+/**
+ * Pack indexes read for one answer at most: a small repository's are a few kilobytes; one
+ * with a long history is asked alone rather than have its indexes read on this thread.
+ */
+const MAX_INDEX_BYTES = 4 << 20;
+
+/** The pack indexes of the directory; undefined when one is not of version 2, or they are too large to read here. */
 function packIndexes(objects: string): Buffer[] | undefined {
   const dir = join(objects, 'pack');
   let names: string[];
@@ -47,9 +53,12 @@ function packIndexes(objects: string): Buffer[] | undefined {
     return [];
   }
   const out: Buffer[] = [];
+  let bytes = 0;
   for (const n of names) {
     let idx: Buffer;
     try {
+      bytes += statSync(join(dir, n)).size;
+      if (bytes > MAX_INDEX_BYTES) return undefined;
       idx = readFileSync(join(dir, n));
     } catch {
       return undefined;

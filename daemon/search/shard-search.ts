@@ -99,9 +99,6 @@ interface BranchClass {
 
 const NEVER = (): boolean => false;
 
-/** A tree that matches nothing (a class's placeholder before its tree is made). */
-const FALSE_TREE: Tree = { op: 'const', value: false };
-
 /** Thrown out of a document's evaluation that is interrupted (DocContext.between). */
 const INTERRUPTED = new Error('interrupted');
 
@@ -260,7 +257,7 @@ export function* searchShardSteps(shard: Shard, plan: Plan, matchers: Matcher[],
     const tc = process.hrtime.bigint();
     // Documents on none of the class's branches are other branches' versions (or dead),
     // or another repository's.
-    const onBranches = cls.docs !== undefined ? cls.docs : classDocs(shard, cls);
+    const onBranches = cls.docs !== undefined ? cls.docs : classDocs(shard, cls.byMember);
     first ??= definingDocs(shard, positiveLiterals(plan), useIndex);
     const examine: Examine = { cap: Math.min(EXAMINE_PER_LIMIT * (limit + 1), PRIOR_MAX_CANDIDATES), capped: false };
     const candidatesOf = (): Uint32Array | null => intersectAll(onBranches, [cls.tree], (t) => candidateDocs(t, shard, counters, matchers, examine));
@@ -461,8 +458,7 @@ function branchClasses(plan: Plan, shard: Shard, members: readonly SearchMember[
         const m = shard.members[member]!;
         if (m.end !== m.first) byMember.set(member, [m.branchFirst]);
       }
-      const cls: BranchClass = { byMember, tree: FALSE_TREE };
-      plain = { members, byMember, docs: byMember.size === 0 ? null : classDocs(shard, cls), first: byMember.size === 0 ? -1 : byMember.keys().next().value! };
+      plain = { members, byMember, docs: byMember.size === 0 ? null : classDocs(shard, byMember), first: byMember.size === 0 ? -1 : byMember.keys().next().value! };
       plainClasses.set(shard, plain);
     }
     if (plain.first < 0) return [];
@@ -503,10 +499,10 @@ function branchClasses(plan: Plan, shard: Shard, members: readonly SearchMember[
  * document of the shard. Members hold ascending ranges of documents, so their lists follow
  * one another.
  */
-function classDocs(shard: Shard, cls: BranchClass): Uint32Array | null {
+function classDocs(shard: Shard, byMember: BranchClass['byMember']): Uint32Array | null {
   const lists: Uint32Array[] = [];
   let total = 0;
-  for (const branches of cls.byMember.values()) {
+  for (const branches of byMember.values()) {
     const docs = branches.length === 1 ? shard.branches.docs(branches[0]!) : shard.branches.docsOnAny(branches, shard.docCount);
     lists.push(docs);
     total += docs.length;

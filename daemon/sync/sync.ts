@@ -23,6 +23,7 @@ import type { Worker } from 'node:worker_threads';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config, Connection } from '../config/types.ts';
+import { startBuildThreads } from '../index/build-pool.ts';
 import { mirrorsDir, shardsDir } from '../index/data-dir.ts';
 import { DEFAULT_MAX_TRIGRAMS, indexOrPack, sameRepo, SHARD_TARGET_BYTES, unchangedSummary, type BuildProgress, type IndexOptions, type IndexSummary, type PackCandidate, type SymbolsProgress } from '../index/indexer.ts';
 import { buildPacks, type PackOptions } from '../index/pack-build.ts';
@@ -37,7 +38,6 @@ import type { CodeHost, HostRepo } from '../repos/hosts/types.ts';
 import { cloneUrlRefusal, plainHttpOrigins } from '../repos/hosts/clone-url.ts';
 import { isGitRepository } from '../repos/git-dir.ts';
 import { removeMirror, syncMirror } from '../repos/mirror.ts';
-import { startBuildThreads } from '../index/build-pool.ts';
 
 export interface SyncOptions {
   config: Config;
@@ -128,7 +128,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const workers = buildWorkers(concurrency);
   let next = 0;
   const total = work.length;
-  const packs = new PackQueue(options, log, now);
+  const packs = options.packs === false ? undefined : new PackQueue(options, log, now);
   // Reading a repository's refs and listing its files mostly waits (on git, on libgit2's
   // threads), and most repositories of a large installation are small ones handed back
   // for compound shards: many are read at once, while builds of their own take
@@ -139,14 +139,14 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     const runner = async (): Promise<void> => {
       while (next < work.length) {
         const index = next++;
-        const done = options.packs === false ? await syncRepo(options, work[index]!, index, total, workers, log, now, undefined, turns) : await syncRepo(options, work[index]!, index, total, workers, log, now, packs, turns);
+        const done = await syncRepo(options, work[index]!, index, total, workers, log, now, packs, turns);
         if (done) report.repos.push(done);
       }
     };
     await Promise.all(Array.from({ length: Math.min(readers, work.length) }, runner));
-    report.repos.push(...(await packs.finish()));
+    if (packs) report.repos.push(...(await packs.finish()));
   } finally {
-    packs.releaseAll();
+    packs?.releaseAll();
   }
   report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
   return report;
@@ -188,8 +188,8 @@ class Slots {
 /**
  * The small repositories of a pass handed back for compound shards (syncRepo with
  * `packs`), built while the pass reads the others: as soon as a compound shard's worth
- * for each build thread waits, they are built (one build at a time); finish() builds the rest. Each repository's
- * lock is given back once its build is over.
+ * for each build thread waits, they are built (one build at a time); finish() builds the
+ * rest. Each repository's lock is given back once its build is over.
  */
 class PackQueue {
   readonly #all: Deferred[] = [];
@@ -302,9 +302,10 @@ async function buildDeferred(options: SyncOptions, deferred: Deferred[], log: Lo
     deferred.map((d) => d.candidate),
     { ...packOptions(options), onProgress, ...(threads ? { threads } : {}) },
   );
+  const byCandidate = new Map(deferred.map((d) => [d.candidate, d]));
   const out: SyncReport['repos'] = [];
   for (const o of outcomes) {
-    const d = deferred.find((x) => x.candidate === o.candidate)!;
+    const d = byCandidate.get(o.candidate)!;
     out.push('summary' in o ? await recordIndexed(options, d.record, o.summary, d.index, d.total, d.started, log, now) : await recordFailed(options, d.record, o.error, d.index, d.total, d.started, log, now));
   }
   return out;
@@ -427,9 +428,7 @@ export async function syncRepoJob(options: SyncOptions, job: RepoJob, workers: n
  * `total` in the events), recording the outcome in the store. Never throws for the
  * repository's own failures: they are recorded, with the back-off, and reported.
  */
-export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs?: undefined, turns?: Turns): Promise<SyncReport['repos'][number]>;
 /** With `packs`: a small repository that changed is handed back there (undefined), to be built into a compound shard. */
-export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs: PackQueue, turns?: Turns): Promise<SyncReport['repos'][number] | undefined>;
 export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs?: PackQueue, turns?: Turns): Promise<SyncReport['repos'][number] | undefined> {
   const { config } = options;
   const started = performance.now();
