@@ -20,6 +20,7 @@ import { collectIndexGarbage } from './index/garbage.ts';
 import { ClusterSyncScheduler } from './cluster/cluster-sync.ts';
 import { closeAllRepositories } from './repos/git-repo-cache.ts';
 import { SyncScheduler } from './sync/scheduler.ts';
+import { compoundShardSettings } from './sync/sync.ts';
 import { Searcher } from './search/searcher.ts';
 import { Planner } from './search/planner.ts';
 import { collectHeap } from './runtime/collect-heap.ts';
@@ -384,6 +385,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       services.searcher = node.fanOut;
       if (options.sync !== false && Object.keys(config.connections).length > 0) {
         const n = node;
+        const packing = compoundShardSettings(config);
         clusterSync = await ClusterSyncScheduler.open({
           config,
           dataDir,
@@ -394,6 +396,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           nodeId: n.membership.id,
           heartbeatMs: config.cluster.heartbeatMs,
           inUse: () => searcher!.inUse(),
+          // Small repositories, built on their own, are copied into compound shards afterwards.
+          compoundShards: {
+            version: () => n.view.published.seq,
+            plan: () => n.planPacks(packing.build.target, packing.below),
+            run: async (job) => void (await n.runPackJob(job, packing.build)),
+          },
           // Each build gets generations no other node's build of the repository got
           // (published.ts allocate), and publishes what it commits.
           indexExtras: async (record, job) => {

@@ -15,15 +15,22 @@
 //
 // A node that loses leadership during a pass finishes it: the jobs it queues are the ones
 // the new leader would queue (a repository's job is queued once, jobs.ts).
+//
+// Compound shards: a build in a cluster is a repository's own, so the leader, every
+// heartbeat, once the queue has run dry and the published index moved since it last
+// looked, plans copies of the small repositories (and of packs mostly tombstoned or small)
+// into compound shards (pack-plan.ts) and queues them as pack jobs, which any node runs
+// (pack-job.ts).
 
 import type { Redis } from 'ioredis';
 import { collectIndexGarbage } from '../index/garbage.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { closeRedis, connectRedis } from '../runtime/redis-client.ts';
 import { backingOff, buildWorkers, listConnections, syncRepoJob, type RepoJob, type SyncOptions, type SyncReport } from '../sync/sync.ts';
-import { ClusterJobs, type ClusterJobsOptions, type JobCounts } from './jobs.ts';
+import { ClusterJobs, isPackJob, type ClusterJobsOptions, type JobCounts } from './jobs.ts';
 import type { ClusterKeys } from './keys.ts';
 import { Leader } from './leader.ts';
+import type { PackJob } from './pack-plan.ts';
 
 export interface ClusterSyncOptions extends SyncOptions {
   redisUrl: string;
@@ -42,6 +49,12 @@ export interface ClusterSyncOptions extends SyncOptions {
   onPass?: (report: ClusterPassReport) => void;
   /** The queue's timings (tests shorten them). */
   queue?: Pick<ClusterJobsOptions, 'lockDurationMs' | 'attempts' | 'backoffMs' | 'closeTimeoutMs'>;
+  /** Compound shards: the published index's version, the copies to make now, and how a node makes them (absent: none). */
+  compoundShards?: {
+    version(): number;
+    plan(): PackJob[];
+    run(job: PackJob): Promise<void>;
+  };
 }
 
 /**
@@ -53,12 +66,22 @@ export interface ClusterPassReport extends SyncReport {
   queued: number;
 }
 
+/** A pack plan that queued jobs is made again after this long even when nothing was published since. */
+const REPLAN_MS = 60_000;
+
 export class ClusterSyncScheduler {
   readonly #options: ClusterSyncOptions;
   #jobs!: ClusterJobs;
   #leader!: Leader;
   #redis!: Redis;
   #timer: NodeJS.Timeout | undefined;
+  #packTimer: NodeJS.Timeout | undefined;
+  /** The published index's version the last pack plan read (-1: none yet). */
+  #plannedAt = -1;
+  /** When the last plan was made, and whether it queued anything. */
+  #plannedWhen = 0;
+  #plannedSome = false;
+  #planning = false;
   #running: Promise<ClusterPassReport> | undefined;
   #stopped = false;
   /** Listings this node ran as leader. */
@@ -82,7 +105,9 @@ export class ClusterSyncScheduler {
       nodeId: options.nodeId,
       log,
       run: async (job) => {
-        await syncRepoJob(options, job, workers);
+        if (!isPackJob(job)) await syncRepoJob(options, job, workers);
+        else if (options.compoundShards) await options.compoundShards.run(job);
+        else throw new Error('a pack job reached a node that does not make compound shards');
       },
     });
     try {
@@ -105,6 +130,10 @@ export class ClusterSyncScheduler {
     }
     if (s.#leader.isLeader) void s.#tryPass();
     s.#schedule();
+    if (options.compoundShards) {
+      s.#packTimer = setInterval(() => void s.#planPacks(), options.heartbeatMs);
+      s.#packTimer.unref();
+    }
     return s;
   }
 
@@ -151,6 +180,7 @@ export class ClusterSyncScheduler {
     if (this.#stopped) return;
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#packTimer);
     await this.#leader.close();
     await this.#running?.catch(() => {});
     await closeRedis(this.#redis);
@@ -162,6 +192,30 @@ export class ClusterSyncScheduler {
       await this.runNow();
     } catch (err) {
       (this.#options.log ?? silentLogger).error({ err: (err as Error).message }, 'cluster sync listing failed');
+    }
+  }
+
+  /** On the leader, once the queue is dry and the published index moved: queues the pack plan's jobs. */
+  async #planPacks(): Promise<void> {
+    const packs = this.#options.compoundShards;
+    if (!packs || this.#planning || this.#stopped || !this.#leader.isLeader) return;
+    const version = packs.version();
+    // (A plan whose jobs left repositories where they were, their index busy on its node, is made again a while later.)
+    if (version === this.#plannedAt && !(this.#plannedSome && Date.now() - this.#plannedWhen > REPLAN_MS)) return;
+    this.#planning = true;
+    try {
+      const c = await this.#jobs.counts();
+      if (c.waiting + c.active + c.delayed > 0) return;
+      const jobs = packs.plan();
+      await this.#jobs.enqueuePacks(jobs);
+      this.#plannedAt = version;
+      this.#plannedWhen = Date.now();
+      this.#plannedSome = jobs.length > 0;
+      if (jobs.length > 0) (this.#options.log ?? silentLogger).info({ jobs: jobs.length, repos: jobs.reduce((n, j) => n + j.pack.length, 0) }, 'compound shard copies queued');
+    } catch (err) {
+      (this.#options.log ?? silentLogger).warn({ err: (err as Error).message }, 'planning compound shards failed; tried again at the next heartbeat');
+    } finally {
+      this.#planning = false;
     }
   }
 

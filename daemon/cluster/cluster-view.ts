@@ -27,11 +27,14 @@ export class ClusterView {
     this.#placement = new Placement([], replicas);
   }
 
-  /** Reads what changed (published indexes, holdings of nodes whose holdsVersion moved). */
-  async refresh(): Promise<void> {
+  /**
+   * Reads what changed (published indexes, holdings of nodes whose holdsVersion moved;
+   * `allHoldings`: every node's, as a search does whose shards moved under it).
+   */
+  async refresh(allHoldings = false): Promise<void> {
     const changed = await this.published.refresh();
     const nodes = this.membership.nodes();
-    await this.holdings.refresh(nodes);
+    if (await this.holdings.refresh(nodes, allHoldings)) this.#units = undefined;
     const signature = nodes.map((n) => `${n.id}:${n.live ? 1 : 0}:${n.state}:${n.holdsVersion}`).join(',');
     if (changed || signature !== this.#signature) {
       this.#signature = signature;
@@ -143,6 +146,11 @@ export class ClusterView {
       const m = p.manifest!;
       for (const s of m.shards) {
         const holders = this.holdings.holders(live, p.repoId, p.generation, s.file);
+        // Its maker holds it from its commit, before the others read the holdings it wrote
+        // then (a heartbeat later, at most): a repository copied into a pack would be
+        // missing from searches meanwhile.
+        const maker = p.packedBy ?? p.builtBy;
+        if (holders.length === 0 && live.includes(maker)) holders.push(maker);
         const rank = new Map(this.#placement.ranked(p.repoId, s.file).map((id, i) => [id, i]));
         holders.sort((a, b) => (a === this.self ? -1 : b === this.self ? 1 : (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity) || (a < b ? -1 : 1)));
         out.push({ repoId: p.repoId, file: s.file, repository: m.repo.name, visibility: m.repo.visibility, holders });

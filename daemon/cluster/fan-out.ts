@@ -13,7 +13,10 @@
 // (it cannot be reached, its link breaks, it does not start answering in time, or it no
 // longer holds a shard) its unanswered units are asked of their next holder at once; a
 // unit with no live holder left fails, which makes the answer not exhaustive and names it
-// in `unavailableShards` (and the log).
+// in `unavailableShards` (and the log). Unless its repository moved meanwhile (built again,
+// or copied into a compound shard or out of one: a node drops a generation once it sees a
+// newer one published, which may be before this node does): then the cluster view is read
+// again, and the repository's current shard, when it is one, is asked in its place, once.
 //
 // What a remote part does not share with a local run: a stream's backpressure (a node runs
 // its part without waiting for the client; what it sends is at most its shards' files) and
@@ -71,6 +74,11 @@ export interface FanOutOptions {
   units(): PlacedUnit[];
   /** A unit no live node could answer (logged by the caller). */
   onUnavailable?(u: UnavailableShard): void;
+  /**
+   * The repository's unit now, after reading the cluster view again, when it has one unit
+   * with a live holder; undefined otherwise (the unit is then unavailable).
+   */
+  relocate?(u: PlacedUnit): Promise<PlacedUnit | undefined>;
   /** Requests to other nodes, failed and retried units, unavailable ones (/metrics). */
   counters: ClusterCounters;
 }
@@ -142,6 +150,10 @@ class Composite implements PoolRun {
   /** Units to ask again whole at the end of this turn, by the part that answered them speculatively. */
   readonly #againAsked = new Map<Part, number[]>();
   readonly #parts: Part[] = [];
+  /** The search's units (this search's copy: a unit that moved is replaced in it). */
+  private readonly units: PlacedUnit[];
+  /** Units whose repository was looked up again (once per unit). */
+  readonly #relocated = new Set<number>();
   #stopped = false;
   #defsOnly = false;
   /** The merge is past its cut (it said definitionsOnly, or stop). */
@@ -149,12 +161,13 @@ class Composite implements PoolRun {
 
   constructor(
     private readonly o: FanOutOptions,
-    private readonly units: PlacedUnit[],
+    units: readonly PlacedUnit[],
     private readonly task: TaskParams,
     private readonly cancel: SharedArrayBuffer,
     private grantedTo: number,
     private readonly unavailable: UnavailableShard[],
   ) {
+    this.units = [...units];
     this.#resolvers = new Array(units.length);
     this.replies = units.map((_, i) => new Promise<ShardReply>((r) => (this.#resolvers[i] = r)));
     this.#tried = units.map(() => new Set());
@@ -183,11 +196,10 @@ class Composite implements PoolRun {
       const nodes = u.holders.filter((n) => !this.#tried[i]!.has(n) && (n === this.o.self || this.o.urlOf(n) !== undefined));
       if (nodes.length === 0) {
         const reason = failed ? `every live node holding it failed (asked ${[...this.#tried[i]!].join(', ')}; last: ${this.#failures[i]})` : 'no live node holds this shard';
-        const lost: UnavailableShard = { repositoryId: u.repoId, repository: u.repository, shard: u.file, reason };
-        this.unavailable.push(lost);
-        this.o.counters.unavailableShards.inc();
-        this.o.onUnavailable?.(lost);
-        this.#resolve(i, { status: 'failed', error: reason, queuedNs: 0 });
+        if (this.o.relocate && !this.#relocated.has(i)) {
+          this.#relocated.add(i);
+          void this.#relocate(i, reason);
+        } else this.#lose(i, reason);
         continue;
       }
       if (failed) this.o.counters.shardRetries.inc();
@@ -205,6 +217,27 @@ class Composite implements PoolRun {
       const part = node === this.o.self ? this.#local(list) : this.#remote(node, list);
       this.#parts.push(part);
     }
+  }
+
+  /** Asks unit `i` again where its repository is now, when it moved; else it is lost. */
+  async #relocate(i: number, reason: string): Promise<void> {
+    const u = this.units[i]!;
+    const now = await this.o.relocate!(u).catch(() => undefined);
+    if (this.#resolvers[i] === undefined) return;
+    if (now === undefined || now.repoId !== u.repoId || (now.file === u.file && now.holders.every((n) => this.#tried[i]!.has(n)))) return this.#lose(i, reason);
+    this.units[i] = now;
+    this.#tried[i]!.clear();
+    this.#ask([i]);
+  }
+
+  /** Unit `i` could not be searched: the answer is not exhaustive, and says so. */
+  #lose(i: number, reason: string): void {
+    const u = this.units[i]!;
+    const lost: UnavailableShard = { repositoryId: u.repoId, repository: u.repository, shard: u.file, reason };
+    this.unavailable.push(lost);
+    this.o.counters.unavailableShards.inc();
+    this.o.onUnavailable?.(lost);
+    this.#resolve(i, { status: 'failed', error: reason, queuedNs: 0 });
   }
 
   #resolve(i: number, reply: ShardReply, part?: Part, at?: number): void {

@@ -76,8 +76,12 @@ export class Holdings {
     return true;
   }
 
-  /** Re-reads the holdings of the nodes whose holdsVersion changed; forgets nodes no longer listed. */
-  async refresh(nodes: readonly NodeInfo[]): Promise<void> {
+  /**
+   * Re-reads the holdings of the nodes whose holdsVersion changed (`all`: of every node: the
+   * versions read with the heartbeats may trail a change); forgets nodes no longer listed.
+   * True when something was read.
+   */
+  async refresh(nodes: readonly NodeInfo[], all = false): Promise<boolean> {
     const listed = new Set(nodes.map((n) => n.id));
     for (const id of [...this.#byNode.keys()]) {
       if (!listed.has(id) && id !== this.self) {
@@ -85,8 +89,8 @@ export class Holdings {
         this.#versions.delete(id);
       }
     }
-    const stale = nodes.filter((n) => n.id !== this.self && this.#versions.get(n.id) !== n.holdsVersion);
-    if (stale.length === 0) return;
+    const stale = nodes.filter((n) => n.id !== this.self && (all || this.#versions.get(n.id) !== n.holdsVersion));
+    if (stale.length === 0) return false;
     const pipeline = this.redis.pipeline();
     for (const n of stale) pipeline.hgetall(this.keys.holds(n.id));
     const replies = (await pipeline.exec()) ?? [];
@@ -101,6 +105,7 @@ export class Holdings {
       this.#byNode.set(n.id, held);
       this.#versions.set(n.id, n.holdsVersion);
     });
+    return true;
   }
 
   /** What `node` holds of the repository, as last read. */

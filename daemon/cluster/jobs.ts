@@ -32,6 +32,14 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../runtime/logger.ts';
 import { closeRedis, connectRedis } from '../runtime/redis-client.ts';
 import type { RepoJob } from '../sync/sync.ts';
+import { packJobId, type PackJob } from './pack-plan.ts';
+
+/** A repository's build, or copies of built repositories into compound shards (pack-job.ts). */
+export type ClusterJob = RepoJob | PackJob;
+
+export function isPackJob(job: ClusterJob): job is PackJob {
+  return 'pack' in job;
+}
 
 /** The BullMQ queue's name, under the prefix. */
 export const QUEUE_NAME = 'index';
@@ -43,7 +51,7 @@ export interface ClusterJobsOptions {
   /** Jobs this node runs at once; 0: none, the node only queues (and counts). */
   concurrency: number;
   /** Runs one job; throws when it could not run it (it is then retried, see above). */
-  run(job: RepoJob): Promise<void>;
+  run(job: ClusterJob): Promise<void>;
   log: Logger;
   /** This node's id, recorded on the jobs its worker takes. */
   nodeId?: string;
@@ -75,9 +83,9 @@ export function jobId(repoId: number): string {
 }
 
 export class ClusterJobs {
-  readonly #queue: Queue<RepoJob>;
+  readonly #queue: Queue<ClusterJob>;
   readonly #queueRedis: Redis;
-  readonly #worker: Worker<RepoJob> | undefined;
+  readonly #worker: Worker<ClusterJob> | undefined;
   readonly #workerRedis: Redis | undefined;
   readonly #options: ClusterJobsOptions;
   readonly #running = new Set<Promise<void>>();
@@ -85,14 +93,14 @@ export class ClusterJobs {
   #closing: Promise<void> | undefined;
 
   /** `workerRedis`: the connection the worker's are made from (none: no worker). */
-  private constructor(options: ClusterJobsOptions, queue: Queue<RepoJob>, queueRedis: Redis, workerRedis: Redis | undefined, onError: (where: string, err: Error) => void) {
+  private constructor(options: ClusterJobsOptions, queue: Queue<ClusterJob>, queueRedis: Redis, workerRedis: Redis | undefined, onError: (where: string, err: Error) => void) {
     this.#options = options;
     this.#queue = queue;
     this.#queueRedis = queueRedis;
     this.#workerRedis = workerRedis;
     if (workerRedis === undefined) return;
     const lockDuration = options.lockDurationMs ?? 30_000;
-    const worker = new Worker<RepoJob>(QUEUE_NAME, (job: Job<RepoJob>) => this.#runOne(job), {
+    const worker = new Worker<ClusterJob>(QUEUE_NAME, (job: Job<ClusterJob>) => this.#runOne(job), {
       connection: workerRedis,
       prefix: options.prefix,
       concurrency: options.concurrency,
@@ -102,7 +110,7 @@ export class ClusterJobs {
       ...(options.nodeId !== undefined ? { name: options.nodeId } : {}),
     });
     worker.on('error', (err: Error) => onError('worker', err));
-    worker.on('failed', (job: Job<RepoJob> | undefined, err: Error) => this.#onFailed(job, err));
+    worker.on('failed', (job: Job<ClusterJob> | undefined, err: Error) => this.#onFailed(job, err));
     worker.on('stalled', (id: string) => options.log.warn({ job: id }, 'index job stalled (its node stopped renewing its lock): back in the queue'));
     this.#worker = worker;
   }
@@ -111,7 +119,7 @@ export class ClusterJobs {
   static async open(options: ClusterJobsOptions): Promise<ClusterJobs> {
     const onError = errorReporter(options.log);
     const queueRedis = await connectRedis(options.redisUrl, { what: 'the cluster job queue', onError: (err) => onError('queue', err) });
-    const queue = new Queue<RepoJob>(QUEUE_NAME, {
+    const queue = new Queue<ClusterJob>(QUEUE_NAME, {
       connection: queueRedis,
       prefix: options.prefix,
       defaultJobOptions: {
@@ -149,7 +157,7 @@ export class ClusterJobs {
     }
   }
 
-  async #runOne(job: Job<RepoJob>): Promise<void> {
+  async #runOne(job: Job<ClusterJob>): Promise<void> {
     const run = this.#options.run(job.data);
     this.#running.add(run);
     try {
@@ -159,8 +167,8 @@ export class ClusterJobs {
     }
   }
 
-  #onFailed(job: Job<RepoJob> | undefined, err: Error): void {
-    const fields = { job: job?.id, repo: job?.data.hostRepo.repoName, err: err.message, attempt: job?.attemptsMade };
+  #onFailed(job: Job<ClusterJob> | undefined, err: Error): void {
+    const fields = { job: job?.id, ...(job && !isPackJob(job.data) ? { repo: job.data.hostRepo.repoName } : {}), err: err.message, attempt: job?.attemptsMade };
     if (job !== undefined && job.attemptsMade < (job.opts.attempts ?? 1)) {
       this.#options.log.warn(fields, 'index job failed; it will be retried');
       return;
@@ -174,6 +182,11 @@ export class ClusterJobs {
     for (let i = 0; i < jobs.length; i += BULK) {
       await this.#queue.addBulk(jobs.slice(i, i + BULK).map((data) => ({ name: 'repo', data, opts: { jobId: jobId(data.repoId) } })));
     }
+  }
+
+  /** Queues pack jobs (pack-plan.ts); a plan already queued or running is not queued twice. */
+  async enqueuePacks(jobs: readonly PackJob[]): Promise<void> {
+    if (jobs.length > 0) await this.#queue.addBulk(jobs.map((data) => ({ name: 'pack', data, opts: { jobId: packJobId(data) } })));
   }
 
   async counts(): Promise<JobCounts> {

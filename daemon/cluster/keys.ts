@@ -11,6 +11,7 @@
 //   <name>:listing            hash: repository id → its job as the last listing queued it, so
 //                             that any node can queue it again (cluster-sync.ts requeue)
 //   <name>:generation:<id>    string: the last generation handed to a build of the repository (published.ts)
+//   <name>:generation:packs   string: the last generation of compound shards handed out (published.ts)
 //   <name>:sync:* (BullMQ)    the index job queue, BullMQ's own keys under that prefix (jobs.ts)
 
 export class ClusterKeys {

@@ -27,6 +27,8 @@ import { PeerAuth } from './peer-auth.ts';
 import { PeerClient } from './peer-client.ts';
 import { peerRoutes } from './peer-routes.ts';
 import { PublishedIndexes } from './published.ts';
+import { runPackJob, type PackJobOptions, type PackJobReport } from './pack-job.ts';
+import { planPacks, type PackJob } from './pack-plan.ts';
 import { Replicator } from './replicator.ts';
 import { clusterStatus, type ClusterStatus } from './status.ts';
 
@@ -78,6 +80,11 @@ export class ClusterNode {
       links,
       urlOf: (n) => this.view.urlOf(n),
       units: () => this.view.units(),
+      relocate: async (u) => {
+        await this.view.refresh(true);
+        const now = this.view.units().filter((x) => x.repoId === u.repoId);
+        return now.length === 1 && now[0]!.holders.length > 0 ? now[0] : undefined;
+      },
       counters: o.counters,
       onUnavailable: (u) => o.log.error({ repoId: u.repositoryId, repo: u.repository, shard: u.shard, reason: u.reason }, 'a shard could not be searched: no live node holding it answered; the search is not exhaustive'),
     });
@@ -160,6 +167,19 @@ export class ClusterNode {
       .publishBuild(m)
       .then(async () => void (await this.replicator.schedule()))
       .catch((err: Error) => this.o.log.warn({ repoId: m.repoId, err: err.message }, 'publishing a build failed; retried next round'));
+  }
+
+  /** The copies into compound shards to make now, from the published index as last read (pack-plan.ts). */
+  planPacks(target: number, below: number): PackJob[] {
+    const unheld = new Set(this.view.units().filter((u) => u.holders.length === 0).map((u) => u.repoId));
+    return planPacks(this.view.indexes(), target, below, (repoId) => !unheld.has(repoId));
+  }
+
+  /** Copies published repositories into compound shards here (pack-job.ts), publishes them, then replicates. */
+  async runPackJob(job: PackJob, build: PackJobOptions['build']): Promise<PackJobReport> {
+    const report = await runPackJob(job, { dataDir: this.o.dataDir, view: this.view, peers: this.peers, log: this.o.log, build, publish: (m, source) => this.replicator.publishCopy(m, source) });
+    await this.replicator.schedule();
+    return report;
   }
 
   /** What GET /api/cluster answers: the cluster as Redis holds it now. */

@@ -17,7 +17,7 @@ import { openRegularFile, type RegularFile } from '../bounded-read.ts';
 import { ServiceError } from '../errors.ts';
 import type { InternalRoute } from './internal-route.ts';
 import { shardsDir } from '../index/data-dir.ts';
-import { fileGeneration, loadManifest, named } from '../index/manifest.ts';
+import { fileGeneration, loadManifest, namedPaths, PACK_NAME, PACK_SYMBOLS_NAME } from '../index/manifest.ts';
 
 export const FILE_PATH = '/_cluster/file';
 
@@ -30,14 +30,17 @@ export function peerRoutes(dataDir: string): InternalRoute[] {
         const q = new URLSearchParams(query);
         const repoId = Number(q.get('repo'));
         const name = q.get('name') ?? '';
-        if (!Number.isSafeInteger(repoId) || repoId <= 0 || fileGeneration(name) === undefined) throw new ServiceError('INVALID_REQUEST_BODY', 'repo must be a repository id and name an index file name');
+        const packed = PACK_NAME.test(name) || PACK_SYMBOLS_NAME.test(name);
+        if (!Number.isSafeInteger(repoId) || repoId <= 0 || (!packed && fileGeneration(name) === undefined)) throw new ServiceError('INVALID_REQUEST_BODY', 'repo must be a repository id and name an index file name');
         const m = loadManifest(dataDir, repoId);
-        const listed = m && !('unreadable' in m) && (named(m).includes(name) || m.retired.some((r) => r.file === name));
+        // A file the repository's manifest names (a compound shard in the packs directory), or one it retired.
+        let path: string | undefined;
+        if (m && !('unreadable' in m)) path = namedPaths(dataDir, m).find((f) => f.file === name)?.path ?? (!packed && m.retired.some((r) => r.file === name) ? join(shardsDir(dataDir, repoId), name) : undefined);
         let file: RegularFile | undefined;
         try {
           // A regular file only, and no more of it than its size at the open: what stands at
           // the path may be anything (a FIFO would hold a thread, a device send without end).
-          if (listed) file = openRegularFile(join(shardsDir(dataDir, repoId), name));
+          if (path !== undefined) file = openRegularFile(path);
         } catch {
           // missing or not a regular file: another node serves it
         }

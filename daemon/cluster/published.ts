@@ -19,6 +19,14 @@
 //
 // A removed repository is published as a tombstone (deleted: true) with a generation past
 // the last, so that a late publication of an older build does not bring it back.
+//
+// Small repositories are copied into compound shards after they are built (pack-job.ts):
+// such a copy is published under a generation of its own with `content`, the generation
+// of the build whose documents it holds. It is published only over that very build
+// (publishOver), never over a newer one; a build that finished meanwhile but lost the
+// race to publish is published again over the copy (replicator.ts). Pack file names come
+// from their own counter (<name>:generation:packs), so a pack name too stands for one
+// content in the whole cluster.
 
 import type { Redis } from 'ioredis';
 import type { Manifest } from '../index/manifest.ts';
@@ -28,8 +36,12 @@ import type { ClusterKeys } from './keys.ts';
 export interface PublishedIndex {
   repoId: number;
   generation: number;
-  /** The node that built it (holds all of its files while it is live). */
+  /** The node that built it from git (holds its mirror, and all of its files while it is live unless `packedBy`). */
   builtBy: string;
+  /** A copy of another generation's documents into a compound shard: that generation (its content's). */
+  content?: number;
+  /** The node that made the copy (holds its compound shard while it is live). */
+  packedBy?: string;
   /** The builder's manifest without its own bookkeeping (retired files, index-version); absent for a tombstone. */
   manifest?: Omit<Manifest, 'retired' | 'indexVersion' | 'subset'>;
   /** The repository was removed: every node retires its index. */
@@ -60,8 +72,21 @@ redis.call('SET', KEYS[1], g + 1)
 return g
 `;
 
+// KEYS: indexes, indexes:seq, indexes:changed; ARGV: repo id, the generation that must be
+// published now, JSON. Returns the new seq, or 0 when another generation is published.
+const PUBLISH_OVER = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if not current then return 0 end
+if tonumber(cjson.decode(current).generation) ~= tonumber(ARGV[2]) then return 0 end
+local seq = redis.call('INCR', KEYS[2])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[3], seq, ARGV[1])
+return seq
+`;
+
 type Scripted = Redis & {
   trawlPublish(indexes: string, seq: string, changed: string, repoId: string, generation: number, json: string): Promise<number>;
+  trawlPublishOver(indexes: string, seq: string, changed: string, repoId: string, generation: number, json: string): Promise<number>;
   trawlAllocate(key: string, least: number): Promise<number>;
 };
 
@@ -78,6 +103,7 @@ export class PublishedIndexes {
     this.#redis = redis as Scripted;
     this.#redis.defineCommand('trawlPublish', { numberOfKeys: 3, lua: PUBLISH });
     this.#redis.defineCommand('trawlAllocate', { numberOfKeys: 1, lua: ALLOCATE });
+    this.#redis.defineCommand('trawlPublishOver', { numberOfKeys: 3, lua: PUBLISH_OVER });
   }
 
   /** The publication counter as last read: it moves with every publication. */
@@ -99,9 +125,24 @@ export class PublishedIndexes {
     return this.#redis.trawlAllocate(`${this.keys.name}:generation:${repoId}`, least);
   }
 
+  /** The generation of the next compound shards a node builds: past `least` and every one handed out before. */
+  allocatePack(least: number): Promise<number> {
+    return this.#redis.trawlAllocate(`${this.keys.name}:generation:packs`, least);
+  }
+
   /** Publishes an index; false when an index of the same or a later generation is published already. */
   async publish(index: PublishedIndex): Promise<boolean> {
     const seq = await this.#redis.trawlPublish(this.keys.indexes, `${this.keys.indexes}:seq`, `${this.keys.indexes}:changed`, String(index.repoId), index.generation, JSON.stringify(index));
+    return this.#published(index, seq);
+  }
+
+  /** Publishes an index in place of generation `over` only (a copy of that build's documents); false when another is published. */
+  async publishOver(index: PublishedIndex, over: number): Promise<boolean> {
+    const seq = await this.#redis.trawlPublishOver(this.keys.indexes, `${this.keys.indexes}:seq`, `${this.keys.indexes}:changed`, String(index.repoId), over, JSON.stringify(index));
+    return this.#published(index, seq);
+  }
+
+  async #published(index: PublishedIndex, seq: number): Promise<boolean> {
     if (seq === 0) return false;
     await this.#redis.publish(this.keys.events, `index:${index.repoId}`);
     return true;

@@ -19,6 +19,12 @@
 //   copies. A stale generation (superseded by a build elsewhere) is dropped at once: no
 //   search asks for it.
 // - A repository published as removed (a tombstone) is retired here.
+// - Compound shards (pack-job.ts) are replicated like any shard: each member repository's
+//   published manifest names the pack file, which the placement keys by its name alone, so
+//   a node holds it once for all its members (in the packs directory) and commits each
+//   member's manifest as it copies. A build of this node's that a copy of an older build
+//   overtook (the copy was published while the build ran, published.ts) is published again
+//   under a later generation: a copy never hides newer documents.
 // - A published shard that no live node holds any more (every copy was on nodes that
 //   died) cannot be copied: `rebuild` queues the repository's build again, once it has
 //   been so for `orphanGraceMs` of this node's rounds (a node's view of the others'
@@ -38,19 +44,17 @@
 // it once, not every heartbeat. A round that left work (a copy failed, a build was asked
 // for, an error) is run again at the next heartbeat.
 
-import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { existsSync, mkdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { shardsDir, syncFiles } from '../index/data-dir.ts';
-import { commitManifest, loadManifest, readAllManifests, readIndexVersion, retireRepository, type LoadedManifest, type Manifest, type ManifestShard } from '../index/manifest.ts';
+import { commitManifest, loadManifest, readAllManifests, readIndexVersion, retireRepository, shardFiles, type LoadedManifest, type Manifest, type ManifestShard } from '../index/manifest.ts';
 import { acquireLock } from '../runtime/lock-file.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { ClusterView } from './cluster-view.ts';
 import type { ClusterCounters } from './counters.ts';
+import { copyIndexFile } from './file-copy.ts';
 import { holdingsOf } from './holdings.ts';
 import type { PeerClient } from './peer-client.ts';
-import { FILE_PATH } from './peer-routes.ts';
 import type { PublishedIndex } from './published.ts';
 
 export interface ReplicatorOptions {
@@ -125,7 +129,21 @@ export class Replicator {
    */
   async publishBuild(m: Manifest | LoadedManifest): Promise<boolean> {
     await this.writeHoldings();
-    return this.publishLocal(m);
+    if (await this.publishLocal(m)) return true;
+    await this.o.view.published.refresh();
+    const p = this.o.view.published.get(m.repoId);
+    return p !== undefined && overtaken(m, p) ? this.#reclaim(m, p) : false;
+  }
+
+  /**
+   * Publishes a copy of a published build into a compound shard made here (pack-job.ts),
+   * over that build's generation only; false when another was published meanwhile.
+   */
+  async publishCopy(m: Manifest | LoadedManifest, source: PublishedIndex): Promise<boolean> {
+    await this.writeHoldings();
+    const { retired: _r, indexVersion: _v, subset: _s, copyOf: _c, ...manifest } = m as Manifest;
+    const index: PublishedIndex = { repoId: m.repoId, generation: m.generation, builtBy: source.builtBy, content: source.content ?? source.generation, packedBy: this.o.view.self, manifest, publishedAt: new Date().toISOString() };
+    return this.o.view.published.publishOver(index, source.generation);
   }
 
   /** Publishes a whole build this node holds. */
@@ -171,8 +189,23 @@ export class Replicator {
           continue;
         }
         const whole = mine?.version === 2 && mine.subset !== true && mine.shards.length > 0;
-        if (whole && mine.generation > p.generation) {
+        if (whole && isBuild(mine) && mine.generation > p.generation) {
           if (await this.publishLocal(mine)) report.published++;
+          continue;
+        }
+        // A copy into a compound shard made here, newer than the published index: not yet
+        // published over the build it copied (its job stopped before, or this view trails
+        // the publication), or this view trails the source: left alone. A copy that lost
+        // its race (another build was published over its source) is dropped below like a
+        // stale generation.
+        if (whole && mine.copyOf !== undefined && mine.generation > p.generation && p.generation <= mine.copyOf) {
+          if (p.generation === mine.copyOf && (await this.publishCopy(mine, p))) report.published++;
+          else unsettled = true;
+          continue;
+        }
+        if (whole && overtaken(mine, p)) {
+          if (await this.#reclaim(mine, p)) report.published++;
+          else unsettled = true;
           continue;
         }
         const shards = p.manifest.shards;
@@ -254,24 +287,49 @@ export class Replicator {
     }
   }
 
+  /**
+   * A build of this node's that a copy of an older build overtook: committed again under a
+   * generation past the copy's and published; false when it could not be (the next round
+   * tries again).
+   */
+  async #reclaim(mine: Manifest | LoadedManifest, p: PublishedIndex): Promise<boolean> {
+    const { view, dataDir } = this.o;
+    const generation = await view.published.allocate(mine.repoId, p.generation + 1);
+    const next = await this.#locked(mine.repoId, () => {
+      const now = loadManifest(dataDir, mine.repoId);
+      if (!now || 'unreadable' in now || now.version !== 2 || now.generation !== mine.generation) return undefined;
+      const { retired: _r, indexVersion: _v, fileBytes: _f, ...rest } = now;
+      return commitManifest(dataDir, { ...rest, generation }, now);
+    });
+    if (!next) return false;
+    this.o.log.info({ repoId: mine.repoId, generation }, 'a build overtaken by a copy of an older one is published again');
+    await this.writeHoldings();
+    return this.publishLocal(next);
+  }
+
   /** Copies the files of `shards` that this node lacks, each from a live holder; the shards copied whole. */
   async #copy(p: PublishedIndex, shards: ManifestShard[], live: string[]): Promise<ManifestShard[]> {
     if (shards.length === 0) return [];
     const { view, dataDir } = this.o;
-    const dir = shardsDir(dataDir, p.repoId);
-    mkdirSync(dir, { recursive: true });
     const done: ManifestShard[] = [];
+    const dirs = new Set<string>();
     await this.#locked(p.repoId, async () => {
       for (const s of shards) {
         const holders = view.holdings.holders(live, p.repoId, p.generation, s.file).filter((n) => n !== view.self);
-        const names = [s.file, ...(s.membership ? [s.membership] : []), ...(s.symbols ? [s.symbols] : [])].filter((n) => !existsSync(join(dir, n)));
-        let ok = names.length === 0;
+        // (A compound shard's files are in the packs directory: another member's copy may have brought them.)
+        const { path, membership, symbols } = shardFiles(dataDir, p.repoId, s);
+        const paths = [path, ...(membership !== undefined ? [membership] : []), ...(symbols !== undefined ? [symbols] : [])].filter((f) => !existsSync(f));
+        let ok = paths.length === 0;
         for (const node of holders) {
           if (ok) break;
           const url = view.urlOf(node);
           if (url === undefined) continue;
           try {
-            for (const name of names) await this.#fetch(url, p.repoId, name, join(dir, name));
+            for (const f of paths) {
+              mkdirSync(dirname(f), { recursive: true });
+              dirs.add(dirname(f));
+              this.o.counters.copiedBytes.inc(await copyIndexFile(this.o.peers, url, p.repoId, basename(f), f, this.o.copyTimeoutMs ?? 10_000));
+            }
             ok = true;
             this.o.counters.copiedShards.inc();
           } catch (err) {
@@ -281,37 +339,34 @@ export class Replicator {
         }
         if (ok) done.push(s);
       }
-      await syncFiles(dir, []);
+      for (const dir of dirs) await syncFiles(dir, []);
     });
     return done;
   }
 
-  async #fetch(url: string, repoId: number, name: string, path: string): Promise<void> {
-    const temp = `${path}.tmp-copy-${randomBytes(4).toString('hex')}`;
-    try {
-      const res = await this.o.peers.send(url, { method: 'GET', target: `${FILE_PATH}?repo=${repoId}&name=${encodeURIComponent(name)}`, timeoutMs: this.o.copyTimeoutMs ?? 10_000 });
-      const size = Number(res.headers['x-trawl-size']);
-      const out = createWriteStream(temp, { flags: 'wx' });
-      let got = 0;
-      res.on('data', (b: Buffer) => (got += b.length));
-      await pipeline(res, out);
-      if (!Number.isSafeInteger(size) || got !== size) throw new Error(`got ${got} bytes of ${name}, expected ${size}`);
-      renameSync(temp, path);
-      this.o.counters.copiedBytes.inc(got);
-    } catch (err) {
-      rmSync(temp, { force: true });
-      throw err;
-    }
+  #locked<T>(repoId: number, fn: () => T | Promise<T>): Promise<T> {
+    return lockedRepo(this.o.dataDir, repoId, fn);
   }
+}
 
-  async #locked<T>(repoId: number, fn: () => T | Promise<T>): Promise<T> {
-    const dir = shardsDir(this.o.dataDir, repoId);
-    mkdirSync(dir, { recursive: true });
-    const release = await acquireLock(join(dir, 'lock'), `repository ${repoId}`);
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
+/** Runs `fn` under the repository's lock (the one builds take), making its directory first. */
+export async function lockedRepo<T>(dataDir: string, repoId: number, fn: () => T | Promise<T>): Promise<T> {
+  const dir = shardsDir(dataDir, repoId);
+  mkdirSync(dir, { recursive: true });
+  const release = await acquireLock(join(dir, 'lock'), `repository ${repoId}`);
+  try {
+    return await fn();
+  } finally {
+    release();
   }
+}
+
+/** A manifest of a build from git (not a copy into compound shards). */
+function isBuild(m: Manifest | LoadedManifest): boolean {
+  return m.version === 2 && m.shards.every((s) => s.member === undefined);
+}
+
+/** Whether a whole build here is newer than the copy of an older build published over it. */
+function overtaken(mine: Manifest | LoadedManifest, p: PublishedIndex): boolean {
+  return isBuild(mine) && mine.subset !== true && p.content !== undefined && mine.generation > p.content && mine.generation < p.generation;
 }

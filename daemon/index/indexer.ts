@@ -28,7 +28,7 @@ import { removeLeftoverTemps } from '../runtime/owner.ts';
 import { shardsDir, syncFiles } from './data-dir.ts';
 import { planDelta, type DeltaPlan } from './delta.ts';
 import { indexProblem, readMark } from './index-health.ts';
-import { commitManifest, type CommitBatch, fileGeneration, loadManifest, MEMBERSHIP_EXT, removeUnlisted, repairMissedBump, shardFiles, symbolsPending, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard, type ShardFiles } from './manifest.ts';
+import { commitManifest, type CommitBatch, fileGeneration, loadManifest, memberEntry, MEMBERSHIP_EXT, removeUnlisted, repairMissedBump, shardFiles, symbolsPending, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard, type ShardFiles } from './manifest.ts';
 import { buildShard, type MemberResult, type ShardFile, type ShardJob } from './shard-builder.ts';
 import { noteWritten } from './section-checks.ts';
 import type { SymbolsJob } from './symbols-pass.ts';
@@ -538,7 +538,7 @@ class Run {
       files,
       bytes,
       commit: (file, member, built, batch) => {
-        const shards: ManifestShard[] = [{ file, member, packBytes: built.shardContentBytes, packDocs: built.shardDocs, docs: built.docs, liveDocs: built.docs, contentBytes: built.contentBytes, liveContentBytes: built.contentBytes, delta: false }];
+        const shards: ManifestShard[] = [memberEntry(file, member, built)];
         const manifest = this.commit({ version: 2, repoId: this.repoId, repo: this.repo, generation: this.generation, refs, shards, indexedAt: this.indexedAt, files: built.docs, contentBytes: built.contentBytes, skipped: built.skipped.length, baseGeneration: this.generation }, batch);
         const result: BuildResult = { docCount: built.docs, contentBytes: built.contentBytes, totalBytes: bytes, skipped: built.skipped, symbolCount: 0, symbolFailures: 0, members: [built] };
         return this.summary('full', refs, [result], manifest, fullReason, built.docs + built.skipped.length);

@@ -162,6 +162,11 @@ export interface Manifest {
    * a sync that finds the same stamp knows nothing moved without opening the repository.
    */
   sourceStamp?: string;
+  /**
+   * In a cluster: this index is a copy of generation `copyOf`'s documents into a compound
+   * shard (cluster/pack-job.ts), to be published in its place only.
+   */
+  copyOf?: number;
 }
 
 /** Whether the repository's content is searchable while its symbols are still being added (Manifest.symbolsPending). */
@@ -257,6 +262,11 @@ export function fileGeneration(name: string): number | undefined {
   return indexFileName(name) ? Number(/^g(\d+)-/.exec(name)![1]) : undefined;
 }
 
+/** A repository's entry as member `member` of compound shard `file`: its counts and the pack's, as the build gave them. */
+export function memberEntry(file: string, member: number, built: { docs: number; contentBytes: number; shardContentBytes: number; shardDocs: number }): ManifestShard {
+  return { file, member, packBytes: built.shardContentBytes, packDocs: built.shardDocs, docs: built.docs, liveDocs: built.docs, contentBytes: built.contentBytes, liveContentBytes: built.contentBytes, delta: false };
+}
+
 /** A shard entry's files as paths: the shard, and those Shard.open reads with it. */
 export interface ShardFiles {
   path: string;
@@ -312,6 +322,7 @@ function manifestProblem(raw: unknown, repoId: number): string | undefined {
     if (typeof e !== 'object' || e === null || typeof e.file !== 'string' || !indexFileName(e.file) || typeof e.at !== 'number') return 'has a malformed retired entry';
   }
   if (m.sourceStamp !== undefined && typeof m.sourceStamp !== 'string') return 'has a malformed source stamp';
+  if (m.copyOf !== undefined && !isCount(m.copyOf)) return 'has a malformed copied generation';
   if (m.fileBytes !== undefined) {
     const sizes = m.fileBytes as Record<string, unknown>;
     if (typeof sizes !== 'object' || sizes === null || Array.isArray(sizes) || !Object.values(sizes).every(isCount)) return 'has malformed file sizes';

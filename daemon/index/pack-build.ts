@@ -59,6 +59,12 @@ export interface PackOptions {
    * and left running.
    */
   threads?: () => Worker[];
+  /**
+   * The generation of the packs to build, at least `least` (the one after the last used
+   * here): a cluster's, from a counter all its nodes share, so that a pack's name stands for
+   * one content on every node. Default: `least`.
+   */
+  generation?: (least: number) => Promise<number>;
   onProgress?: (files: number, totalFiles: number, bytes: number) => void;
 }
 
@@ -96,7 +102,8 @@ export async function buildPacks<T extends PackItem>(candidates: readonly T[], o
   const release = await acquireLock(join(dir, 'lock'), 'the packs directory');
   try {
     removeLeftoverTemps(dir);
-    const generation = readGeneration(dir) + 1;
+    const least = readGeneration(dir) + 1;
+    const generation = options.generation ? await options.generation(least) : least;
     // Recorded before any file of it exists: a name is never used twice, whatever is killed when.
     writeFileAtomic(join(dir, 'generation'), `${generation}\n`);
     const groups = groupsOf(candidates, options.target);

@@ -13,7 +13,7 @@
 
 import { join } from 'node:path';
 import { shardsDir } from './data-dir.ts';
-import { commitManifest, loadManifest, readAllManifests, shardFiles, type Manifest, type ManifestShard } from './manifest.ts';
+import { commitManifest, loadManifest, memberEntry, readAllManifests, shardFiles, type Manifest, type ManifestShard } from './manifest.ts';
 import { buildPacks, type PackItem, type PackOptions } from './pack-build.ts';
 import { Shard } from './shard-reader.ts';
 import type { ShardFile } from './shard-builder.ts';
@@ -102,23 +102,33 @@ function packStates(dataDir: string): PackState[] {
   return [...byFile.values()].sort((a, b) => (a.file < b.file ? -1 : 1));
 }
 
-/** A live member of a pack as an item of the merge: its documents copied, its commit guarded. */
-function movedRepo(dataDir: string, pack: PackState, shard: Shard, manifest: Manifest, entry: ManifestShard): PackItem {
-  const m = shard.members[entry.member!]!;
+/**
+ * A repository's live documents in a shard (its member `member`: 0 in a shard of its own),
+ * as files of a new pack that bring their bytes, branch lists and definitions from there
+ * (`from`: the shard's path and its symbols file's).
+ */
+export function memberFiles(shard: Shard, member: number, from: { path: string; symbols?: string }): ShardFile[] {
+  const m = shard.members[member]!;
   const files: ShardFile[] = [];
   for (let doc = m.first; doc < m.end; doc++) {
     const branches: number[] = [];
     for (let b = m.branchFirst; b < m.branchEnd; b++) if (shard.branches.has(b, doc)) branches.push(b - m.branchFirst);
-    // A document on none of its branches is dead (none in a pack: they are built whole).
+    // A document on none of its branches is dead (none in a pack: they are built whole; a delta's older versions in a shard of its own).
     if (branches.length === 0) continue;
     const size = shard.contentLength(doc);
-    files.push({ path: shard.name(doc), size, branches, oid: shard.oid(doc), from: { shard: pack.path, doc, ...(pack.symbols !== undefined ? { symbols: pack.symbols } : {}) } });
+    files.push({ path: shard.name(doc), size, branches, oid: shard.oid(doc), from: { shard: from.path, doc, ...(from.symbols !== undefined ? { symbols: from.symbols } : {}) } });
   }
+  return files;
+}
+
+/** A live member of a pack as an item of the merge: its documents copied, its commit guarded. */
+function movedRepo(dataDir: string, pack: PackState, shard: Shard, manifest: Manifest, entry: ManifestShard): PackItem {
+  const m = shard.members[entry.member!]!;
   return {
     repoId: manifest.repoId,
     repo: manifest.repo,
     refs: manifest.refs,
-    files,
+    files: memberFiles(shard, entry.member!, pack),
     bytes: entry.liveContentBytes,
     skipped: m.skipped,
     commit: (file, member, built, batch) => {
@@ -127,7 +137,7 @@ function movedRepo(dataDir: string, pack: PackState, shard: Shard, manifest: Man
       try {
         const now = loadManifest(dataDir, manifest.repoId);
         if (!now || 'unreadable' in now || now.version !== 2 || now.generation !== manifest.generation) throw new Error(`${manifest.repo.name} was indexed again meanwhile`);
-        const shards: ManifestShard[] = [{ file, member, packBytes: built.shardContentBytes, packDocs: built.shardDocs, docs: built.docs, liveDocs: built.docs, contentBytes: built.contentBytes, liveContentBytes: built.contentBytes, delta: false }];
+        const shards: ManifestShard[] = [memberEntry(file, member, built)];
         const { retired: _r, indexVersion: _v, fileBytes: _f, ...rest } = now;
         commitManifest(dataDir, { ...rest, generation: now.generation + 1, shards }, now, Date.now(), batch);
         return undefined;

@@ -273,9 +273,15 @@ interface Deferred {
 export const PACK_BELOW_BYTES = SHARD_TARGET_BYTES / 4;
 
 /** How compound shards are built: the pass's settings. */
-function packOptions(options: SyncOptions): PackOptions {
+function packOptions(options: Pick<SyncOptions, 'config' | 'dataDir'>): PackOptions {
   const { config } = options;
   return { dataDir: options.dataDir, target: SHARD_TARGET_BYTES, maxFileSize: config.settings.maxFileSize, maxTrigrams: DEFAULT_MAX_TRIGRAMS, symbols: config.settings.symbols };
+}
+
+/** How a cluster's nodes copy built repositories into compound shards (cluster/pack-job.ts): the same settings, and which repositories are small. */
+export function compoundShardSettings(config: Config): { build: Omit<PackOptions, 'dataDir'>; below: number } {
+  const { dataDir: _d, ...build } = packOptions({ config, dataDir: '' });
+  return { build, below: PACK_BELOW_BYTES };
 }
 
 /**

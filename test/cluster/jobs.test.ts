@@ -17,6 +17,7 @@ import type { Manifest } from '../../daemon/index/manifest.ts';
 import { silentLogger } from '../../daemon/runtime/logger.ts';
 import { openStore } from '../../daemon/store/open.ts';
 import type { RepoJob, SyncEvent } from '../../daemon/sync/sync.ts';
+import type { PackJob } from '../../daemon/cluster/pack-plan.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { TestRepo } from '../helpers/git.ts';
 import { startTestRedis } from '../helpers/redis.ts';
@@ -105,7 +106,7 @@ test('a repository is queued once while it waits, and again once it is done', { 
     assert.deepEqual(await producer.counts(), { waiting: 3, active: 0, delayed: 0, failed: 0 });
 
     const runs: number[] = [];
-    consumer = await ClusterJobs.open({ redisUrl: redis!.url, prefix: keys.queuePrefix, concurrency: 2, run: async (j) => void runs.push(j.repoId), log: silentLogger });
+    consumer = await ClusterJobs.open({ redisUrl: redis!.url, prefix: keys.queuePrefix, concurrency: 2, run: async (j) => void runs.push((j as RepoJob).repoId), log: silentLogger });
     await waitFor('the three jobs', () => runs.length === 3);
     await producer.enqueue([job(1)]);
     await waitFor('the repository queued again', () => runs.length === 4);
@@ -168,7 +169,7 @@ test('a killed node\'s job is run by another once its lock expires', { skip, tim
     await a.enqueue([job(3)]);
     await waitFor('a to start the job', () => startedOnA);
     const onB: number[] = [];
-    b = await ClusterJobs.open({ redisUrl: redis!.url, prefix: keys.queuePrefix, concurrency: 1, lockDurationMs, run: async (j) => void onB.push(j.repoId), log: silentLogger });
+    b = await ClusterJobs.open({ redisUrl: redis!.url, prefix: keys.queuePrefix, concurrency: 1, lockDurationMs, run: async (j) => void onB.push((j as RepoJob).repoId), log: silentLogger });
     await sleep(2 * lockDurationMs);
     assert.deepEqual(onB, [], 'a live node keeps its job');
     assert.equal((await b.counts()).active, 1);
@@ -269,6 +270,61 @@ test('two nodes: the leader lists, both build, each repository once per pass; th
   } finally {
     await a.close();
     await b?.close();
+    await store.close();
+    dir.cleanup();
+  }
+});
+
+test('compound shards: the leader plans once the builds are done and the published index moved; any node runs a pack job', { skip, timeout: 30_000 }, async () => {
+  const dir = tempDir('cluster-pack-jobs');
+  const store = openStore(join(dir.path, 'store'));
+  const repos = join(dir.path, 'repos');
+  const names = ['one', 'two', 'three'];
+  for (const name of names) TestRepo.init(join(repos, name)).commit({ [`${name}.c`]: `int ${name}_marker;\n` });
+  const config = parseConfig(JSON.stringify({ settings: { symbols: false, syncConcurrency: 1 }, connections: { local: { type: 'git', url: `${repos}/*` } } }), join(dir.path, 'trawl.json'));
+  const keys = freshKeys();
+  // The published index's version: the builds committed so far (what a publication moves).
+  const committed: Manifest[] = [];
+  const plans: Array<{ committed: number }> = [];
+  const ran: Array<{ node: string; job: PackJob }> = [];
+  const node = (id: string) =>
+    ClusterSyncScheduler.open({
+      config,
+      store,
+      dataDir: join(dir.path, `data-${id}`),
+      redisUrl: redis!.url,
+      keys,
+      nodeId: id,
+      heartbeatMs: 100,
+      log: silentLogger,
+      indexExtras: async (record) => {
+        await sleep(100);
+        return { minGeneration: 1 + record.repoId, onCommit: (m: Manifest) => committed.push(m) };
+      },
+      compoundShards: {
+        version: () => committed.length,
+        plan: () => {
+          plans.push({ committed: committed.length });
+          return committed.length === 0 ? [] : [{ pack: committed.map((m) => ({ repoId: m.repoId, generation: m.generation })) }];
+        },
+        run: async (job) => void ran.push({ node: id, job }),
+      },
+    });
+  const a = await node('a');
+  const b = await node('b');
+  try {
+    await waitFor('the builds and the pack job', () => committed.length === names.length && ran.length === 1);
+    // Planned only with the queue dry: after every build (plans made before the first build saw none).
+    const queued = plans.filter((p) => p.committed > 0);
+    assert.deepEqual(queued.map((p) => p.committed), [names.length], JSON.stringify(plans));
+    assert.deepEqual(ran[0]!.job.pack.map((p) => p.repoId).sort(), committed.map((m) => m.repoId).sort());
+    // Nothing published since: no plan again, no second job.
+    await sleep(600);
+    assert.equal(plans.filter((p) => p.committed > 0).length, 1);
+    assert.equal(ran.length, 1);
+  } finally {
+    await a.close();
+    await b.close();
     await store.close();
     dir.cleanup();
   }
