@@ -202,8 +202,12 @@ class SqliteStore implements StoreSync {
   }
 
   #writeRepo(row: Row, patch: object): RepoRecord {
-    const merged = merge(REPO_COLUMNS, repoFromRow(row) as unknown as Row, patch);
+    const current = repoFromRow(row);
+    const merged = merge(REPO_COLUMNS, current as unknown as Row, patch);
     const params = toParams(REPO_COLUMNS, merged);
+    // A write that changes nothing (a listing that finds a repository as it was) is not made.
+    const before = toParams(REPO_COLUMNS, current as unknown as Row);
+    if (Object.keys(params).every((k) => params[k] === before[k])) return current;
     params.repo_id = row.repo_id;
     return repoFromRow(writeReturning(this.#updateRepo, params) as Row);
   }

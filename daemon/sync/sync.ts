@@ -134,12 +134,12 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   // for compound shards: many are read at once, while builds of their own take
   // `concurrency` slots (the setting's meaning: repositories built at once).
   const readers = options.packs === false ? concurrency : Math.max(concurrency, READERS);
-  const turns: Turns = { builds: new Slots(concurrency), fetches: new Slots(concurrency) };
+  const pass: Pass = { turns: { builds: new Slots(concurrency), fetches: new Slots(concurrency) }, unchanged: new UnchangedRecords(), ...(packs ? { packs } : {}) };
   try {
     const runner = async (): Promise<void> => {
       while (next < work.length) {
         const index = next++;
-        const done = await syncRepo(options, work[index]!, index, total, workers, log, now, packs, turns);
+        const done = await syncRepo(options, work[index]!, index, total, workers, log, now, pass);
         if (done) report.repos.push(done);
       }
     };
@@ -147,6 +147,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     if (packs) report.repos.push(...(await packs.finish()));
   } finally {
     packs?.releaseAll();
+    await pass.unchanged.write(options.store, log);
   }
   report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
   return report;
@@ -162,6 +163,42 @@ const READERS = 16;
 interface Turns {
   builds: Slots;
   fetches: Slots;
+}
+
+/** What the repositories of one pass share: their turns, the queue of compound shards, the records of those found up to date. */
+interface Pass {
+  turns: Turns;
+  packs?: PackQueue;
+  unchanged: UnchangedRecords;
+}
+
+/**
+ * The records of the repositories a pass found up to date by their ref stamps, written
+ * together when it ends, a thousand to a transaction rather than one each (at 2,000
+ * repositories, one each was a tenth of a pass that changed nothing). A pass stopped
+ * before then leaves them as they were: they said what is still true but the time.
+ */
+class UnchangedRecords {
+  #pending: Array<{ repoId: number; patch: Partial<RepoRecord> }> = [];
+
+  add(repoId: number, patch: Partial<RepoRecord>): void {
+    this.#pending.push({ repoId, patch });
+  }
+
+  async write(store: Store, log: Logger): Promise<void> {
+    const pending = this.#pending;
+    this.#pending = [];
+    for (let i = 0; i < pending.length; i += 1000) {
+      const chunk = pending.slice(i, i + 1000);
+      try {
+        await store.atomically(async () => {
+          for (const { repoId, patch } of chunk) await store.updateRepo(repoId, patch);
+        });
+      } catch (err) {
+        log.warn({ repos: chunk.length, err: (err as Error).message }, 'recording the repositories found up to date failed; their records keep the previous pass');
+      }
+    }
+  }
 }
 
 /** Turns: `count` at once, the others wait in order. */
@@ -435,7 +472,9 @@ export async function syncRepoJob(options: SyncOptions, job: RepoJob, workers: n
  * repository's own failures: they are recorded, with the back-off, and reported.
  */
 /** With `packs`: a small repository that changed is handed back there (undefined), to be built into a compound shard. */
-export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, packs?: PackQueue, turns?: Turns): Promise<SyncReport['repos'][number] | undefined> {
+export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, pass?: Pass): Promise<SyncReport['repos'][number] | undefined> {
+  const packs = pass?.packs;
+  const turns = pass?.turns;
   const { config } = options;
   const started = performance.now();
   const { record, hostRepo } = w;
@@ -466,7 +505,7 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
     const sourceStamp = refStamp(mirror.path, JSON.stringify(revisions));
     if (sourceStamp !== undefined && options.indexExtras === undefined && w.rebuild !== true) {
       const known = stampedIndex(options.dataDir, record.repoId, sourceStamp, repo, config.settings.symbols !== false);
-      if (known) return await recordIndexed(options, record, unchangedSummary(known, started), index, total, started, log, now);
+      if (known) return await recordIndexed(options, record, unchangedSummary(known, started), index, total, started, log, now, pass?.unchanged);
     }
     const indexed = await indexOrPack(mirror.path, {
       ...extras,
@@ -517,9 +556,9 @@ function stampedIndex(dataDir: string, repoId: number, stamp: string, repo: Mani
 }
 
 /** A repository's build is committed: its record says so, and the pass's report. */
-async function recordIndexed(options: SyncOptions, record: RepoRecord, summary: IndexSummary, index: number, total: number, started: number, log: Logger, now: () => number): Promise<SyncReport['repos'][number]> {
+async function recordIndexed(options: SyncOptions, record: RepoRecord, summary: IndexSummary, index: number, total: number, started: number, log: Logger, now: () => number, later?: UnchangedRecords): Promise<SyncReport['repos'][number]> {
   const at = new Date(now()).toISOString();
-  await options.store.updateRepo(record.repoId, {
+  const patch: Partial<RepoRecord> = {
     state: 'indexed',
     defaultBranch: summary.refs[0]!.name,
     indexedAt: summary.mode === 'unchanged' ? (record.indexedAt ?? at) : at,
@@ -529,7 +568,9 @@ async function recordIndexed(options: SyncOptions, record: RepoRecord, summary: 
     lastErrorAt: undefined,
     nextAttemptAt: undefined,
     indexedRefs: summary.refs,
-  });
+  };
+  if (later && summary.mode === 'unchanged') later.add(record.repoId, patch);
+  else await options.store.updateRepo(record.repoId, patch);
   const seconds = (performance.now() - started) / 1000;
   if (summary.mode !== 'unchanged') log.info({ repo: record.repoName, mode: summary.mode, files: summary.builtFiles, seconds }, 'repository indexed');
   const outcome = summary.mode === 'unchanged' ? 'unchanged' : 'indexed';

@@ -19,9 +19,9 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import NodeGit from 'nodegit';
 import type { GitConnection } from '../../config/types.ts';
 import { isGitRepository } from '../git-dir.ts';
+import { readPlainHead } from '../plain-head.ts';
 import { repoNameFromRemote } from '../git.ts';
 import { compileNameGlob, hasNameGlob } from '../glob.ts';
 import { displayName } from '../web-urls.ts';
@@ -94,7 +94,7 @@ async function listLocal(connection: string, path: string): Promise<HostRepo[]> 
 }
 
 async function localRepo(dir: string): Promise<HostRepo> {
-  const { origin, branch } = await readRepository(dir);
+  const { origin, branch } = readPlainHead(dir) ?? (await readRepository(dir));
   const named = origin === undefined ? undefined : repoNameFromRemote(origin);
   const repoName = named?.name ?? basename(dir).replace(/\.git$/, '');
   return compact<HostRepo>({
@@ -109,9 +109,10 @@ async function localRepo(dir: string): Promise<HostRepo> {
   });
 }
 
-/** The origin remote's URL and the branch HEAD names, through libgit2 (which follows gitfiles, worktrees and includes). */
-async function readRepository(dir: string): Promise<{ origin?: string; branch?: string }> {
-  let repo: NodeGit.Repository;
+/** The origin remote's URL and the branch HEAD names, through libgit2 (which follows gitfiles, worktrees and includes): what readPlainHead answers where it can. */
+export async function readRepository(dir: string): Promise<{ origin?: string; branch?: string }> {
+  const { default: NodeGit } = await import('nodegit');
+  let repo: Awaited<ReturnType<typeof NodeGit.Repository.open>>;
   try {
     repo = await NodeGit.Repository.open(dir);
   } catch {
