@@ -178,7 +178,10 @@ const literalPatterns = new Map<string, LiteralTest | null>();
  * A literal pattern's answer for a name; undefined when only the regex can say (a name
  * outside ASCII). `lower`: the name as asciiLower gives it, when the caller keeps it.
  */
-type LiteralTest = (name: string, lower?: string | null) => boolean | undefined;
+type LiteralTest = ((name: string, lower?: string | null) => boolean | undefined) & {
+  /** For `^name$`: the one name it takes (lower case), so that a search can look its repository up rather than ask every one. */
+  exact?: string;
+};
 
 /** The name in lower case when it is all ASCII (what a literal `repo:` pattern is compared with); null otherwise. */
 export function asciiLower(name: string): string | null {
@@ -231,7 +234,7 @@ function parseLiteral(pattern: string): LiteralTest | null {
   }
   if (!ASCII.test(text)) return null;
   const want = text.toLowerCase();
-  return (name, lower) => {
+  const test: LiteralTest = (name, lower) => {
     const n = lower === undefined ? asciiLower(name) : lower;
     if (n === null) return undefined;
     if (start && end) return n === want;
@@ -239,7 +242,24 @@ function parseLiteral(pattern: string): LiteralTest | null {
     if (end) return n.endsWith(want);
     return n.includes(want);
   };
+  if (start && end) test.exact = want;
+  return test;
 }
+
+/**
+ * The name (lower case) every repository the plan can match must have, when a `repo:^name$`
+ * of plain text is one of the filters all of its matches pass; undefined otherwise. A
+ * repository whose name is not plain ASCII is never named so (its verdict is left open).
+ */
+export function requiredRepoName(root: PlanNode): string | undefined {
+  if (!requiredNames.has(root)) {
+    const from = (n: PlanNode): string | undefined => (n.op === 'repo' ? literalPattern(n.pattern)?.exact : undefined);
+    requiredNames.set(root, root.op === 'and' ? root.children.map(from).find((x) => x !== undefined) : from(root));
+  }
+  return requiredNames.get(root);
+}
+
+const requiredNames = new WeakMap<PlanNode, string | undefined>();
 
 /**
  * A repository's name and flags: what decides its `repo:`, `archived:`, `fork:` and
@@ -265,39 +285,67 @@ export function repoScoped(root: PlanNode): boolean {
  * where the shards are searched, never on the thread that serves requests.
  */
 export function repoVerdict(n: PlanNode, f: RepoFlags): boolean | undefined {
+  return verdictOf(n)(f);
+}
+
+type Verdict = (f: RepoFlags) => boolean | undefined;
+
+/** A plan's verdict as a function, made once per plan node: a search asks it of every repository of the index. */
+const verdicts = new WeakMap<PlanNode, Verdict>();
+
+function verdictOf(n: PlanNode): Verdict {
+  let v = verdicts.get(n);
+  if (!v) verdicts.set(n, (v = compileVerdict(n)));
+  return v;
+}
+
+function compileVerdict(n: PlanNode): Verdict {
   switch (n.op) {
     case 'and': {
-      let all = true;
-      for (const c of n.children) {
-        const v = repoVerdict(c, f);
-        if (v === false) return false;
-        if (v === undefined) all = false;
-      }
-      return all ? true : undefined;
+      const children = n.children.map(verdictOf);
+      return (f) => {
+        let all = true;
+        for (const c of children) {
+          const v = c(f);
+          if (v === false) return false;
+          if (v === undefined) all = false;
+        }
+        return all ? true : undefined;
+      };
     }
     case 'or': {
-      let none = true;
-      for (const c of n.children) {
-        const v = repoVerdict(c, f);
-        if (v === true) return true;
-        if (v === undefined) none = false;
-      }
-      return none ? false : undefined;
+      const children = n.children.map(verdictOf);
+      return (f) => {
+        let none = true;
+        for (const c of children) {
+          const v = c(f);
+          if (v === true) return true;
+          if (v === undefined) none = false;
+        }
+        return none ? false : undefined;
+      };
     }
     case 'not': {
-      const v = repoVerdict(n.child, f);
-      return v === undefined ? undefined : !v;
+      const child = verdictOf(n.child);
+      return (f) => {
+        const v = child(f);
+        return v === undefined ? undefined : !v;
+      };
     }
-    case 'const':
-      return n.value;
-    case 'repo':
-      return literalPattern(n.pattern)?.(f.repoName, f.lowerName);
+    case 'const': {
+      const value = n.value;
+      return () => value;
+    }
+    case 'repo': {
+      const test = literalPattern(n.pattern);
+      return test ? (f) => test(f.repoName, f.lowerName) : () => undefined;
+    }
     case 'archived':
     case 'fork':
     case 'visibility':
-      return repoAtom(n, f, '');
+      return (f) => repoAtom(n, f, '');
     default:
-      return undefined;
+      return () => undefined;
   }
 }
 

@@ -32,7 +32,7 @@ import { Shard, ShardError } from '../index/shard-reader.ts';
 import { markAllPassed, newChecks, takeWritten } from '../index/section-checks.ts';
 import { SectionScrub, type ScrubFile } from '../index/section-scrub.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
-import { asciiLower, repoScoped, repoVerdict, type RepoFlags } from './match-tree.ts';
+import { asciiLower, repoScoped, repoVerdict, requiredRepoName, type RepoFlags } from './match-tree.ts';
 import { mergeSearch, type TaskParams } from './merge.ts';
 import { planSearch } from './plan-cache.ts';
 import type { PoolRun } from './pool.ts';
@@ -121,6 +121,8 @@ interface Snapshot {
   users: number;
   /** Its entries by "<repoId>/<shard file>" (a cluster's units), made when first asked for. */
   byUnit?: Map<string, { entry: ShardEntry; member: number }>;
+  /** Its members by repository name, lower case (those whose name is not plain ASCII under ''), made when first asked for. */
+  byName?: Map<string, Array<{ entry: ShardEntry; member: number }>>;
 }
 
 export class Searcher implements SearchService {
@@ -350,7 +352,7 @@ export class Searcher implements SearchService {
     try {
       const filter = options.repoFilter;
       const planned = options.planned ?? planSearch(req);
-      const { entries, only, ruledOut } = visibleShards(snapshot.entries, filter, planned.plan.root);
+      const { entries, only, ruledOut } = visibleShards(snapshot, filter, planned.plan.root);
       // The shards of broken repositories the caller may see count as failed: the answer
       // says it is not exhaustive, as it did when such a shard failed in the search.
       const lost = (filter ? snapshot.broken.filter((b) => filter(b)) : snapshot.broken).reduce((n, b) => n + b.shards, 0);
@@ -545,10 +547,13 @@ function unitsOf(snapshot: Snapshot): Map<string, { entry: ShardEntry; member: n
  * the members it reads when that is only some of them (indexes into its members; null:
  * all). `ruledOut`: the shards the caller may see that the query's filters left out.
  */
-function visibleShards(all: ShardEntry[], filter: SearchOptions['repoFilter'], root: PlanNode): { entries: ShardEntry[]; only: Array<number[] | null> | undefined; ruledOut: number } {
+function visibleShards(snapshot: Snapshot, filter: SearchOptions['repoFilter'], root: PlanNode): { entries: ShardEntry[]; only: Array<number[] | null> | undefined; ruledOut: number } {
+  const all = snapshot.entries;
   const scoped = repoScoped(root);
   if (!filter && !scoped) return { entries: all, only: undefined, ruledOut: 0 };
   const reads = (m: EntryMember): boolean => !scoped || m.flags === undefined || repoVerdict(root, m.flags) !== false;
+  const name = requiredRepoName(root);
+  if (name !== undefined) return namedShards(snapshot, name, filter, reads);
   const entries: ShardEntry[] = [];
   let only: Array<number[] | null> | undefined;
   let ruledOut = 0;
@@ -569,6 +574,43 @@ function visibleShards(all: ShardEntry[], filter: SearchOptions['repoFilter'], r
     only?.push(seen.length === e.members.length ? null : seen);
   }
   return { entries, only, ruledOut };
+}
+
+/**
+ * visibleShards for a plan that names its repository (`repo:^name$`): the members of that
+ * name, and those whose name the verdict cannot read, looked up rather than every member
+ * asked. The same answer as asking every one, in the same order.
+ */
+function namedShards(snapshot: Snapshot, name: string, filter: SearchOptions['repoFilter'], reads: (m: EntryMember) => boolean): ReturnType<typeof visibleShards> {
+  if (!snapshot.byName) {
+    snapshot.byName = new Map();
+    for (const entry of snapshot.entries) {
+      entry.members.forEach((m, member) => {
+        const key = m.flags?.lowerName ?? '';
+        let list = snapshot.byName!.get(key);
+        if (!list) snapshot.byName!.set(key, (list = []));
+        list.push({ entry, member });
+      });
+    }
+  }
+  const found = [...(snapshot.byName.get(name) ?? []), ...(name === '' ? [] : (snapshot.byName.get('') ?? []))];
+  const seen = new Map<ShardEntry, number[]>();
+  for (const { entry, member } of found) {
+    const m = entry.members[member]!;
+    if ((filter && !filter(m)) || !reads(m)) continue;
+    let list = seen.get(entry);
+    if (!list) seen.set(entry, (list = []));
+    list.push(member);
+  }
+  const entries = [...seen.keys()].sort((a, b) => a.index - b.index);
+  const only = entries.map((e) => {
+    const members = seen.get(e)!.sort((a, b) => a - b);
+    return members.length === e.members.length ? null : members;
+  });
+  // The shards the caller may see that the filter left out (the count every search reports).
+  let visible = 0;
+  for (const e of snapshot.entries) if (!filter || e.members.some((m) => filter(m))) visible++;
+  return { entries, only: only.some((o) => o !== null) ? only : undefined, ruledOut: visible - entries.length };
 }
 
 /** What the workers know of a shard (its catalog entry). */

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import RE2 from 're2';
-import { asciiLower, literalPattern, repoVerdict, type RepoFlags } from '../../daemon/search/match-tree.ts';
+import { asciiLower, literalPattern, repoVerdict, requiredRepoName, type RepoFlags } from '../../daemon/search/match-tree.ts';
 import { planSearch } from '../../daemon/search/plan-cache.ts';
 
 const NAMES = ['linux', 'Linux-Drivers', 'drivers-net', 'net', 'a.b', 'a-b', 'axb', 'github.com/acme/web', 'x$y', 'Kelvin-\u212a', 'stra\u00dfe', ''];
@@ -38,7 +38,7 @@ test('literalPattern: plain patterns only, each agreeing with its regex on every
     if (!lit) continue;
     const re = new RE2(pattern, 'i');
     for (const name of NAMES) {
-      const said = lit(name);
+      const said: boolean | undefined = lit(name);
       if (said === undefined) continue;
       assert.equal(said, re.test(name), `${pattern} on ${JSON.stringify(name)}`);
     }
@@ -76,5 +76,25 @@ test('repoVerdict: false only where the filters rule the repository out', () => 
     assert.equal(verdict(query, f), want, `${query} on ${f.repoName}`);
     // The same with the lower-case name kept beside the flags (the searcher's snapshot).
     assert.equal(verdict(query, { ...f, lowerName: asciiLower(f.repoName) }), want, `${query} on ${f.repoName}, lower-case name kept`);
+  }
+});
+
+test('requiredRepoName: the one name every match must have, only where a plain repo:^name$ binds them all', () => {
+  const table: Array<[string, string | undefined]> = [
+    ['repo:^linux$ foo', 'linux'],
+    ['repo:^Linux-Drivers$ foo', 'linux-drivers'],
+    ['foo repo:^linux$ lang:c', 'linux'],
+    ['repo:^linux$', 'linux'],
+    ['repo:linux foo', undefined],
+    ['repo:^linux foo', undefined],
+    ['repo:^li.ux$ foo', undefined],
+    ['-repo:^linux$ foo', undefined],
+    ['repo:^linux$ or foo', undefined],
+    ['(repo:^linux$ foo) or (repo:^net$ bar)', undefined],
+    ['foo', undefined],
+  ];
+  for (const [query, want] of table) {
+    const { plan } = planSearch({ query, isRegexEnabled: false, isCaseSensitivityEnabled: false });
+    assert.equal(requiredRepoName(plan.root), want, query);
   }
 });
