@@ -5,7 +5,8 @@
 //
 // - a repository served from one shard of its own holding at most `below` bytes of content
 //   (a build in a cluster is a full one, of its own: small ones are packed afterwards) is
-//   packed, when there are two such or more, or one and a pack it can join;
+//   packed, when there are two such or more, or one and a small pack of its size tier or
+//   below to join;
 // - the live members of packs that are small or mostly tombstoned (packsToMerge) are
 //   copied into new packs with them.
 //
@@ -17,7 +18,7 @@
 // builds about one pack.
 
 import { createHash } from 'node:crypto';
-import { packsToMerge, SMALL_PACK_SHARE } from '../index/pack-merge.ts';
+import { packsToMerge, SMALL_PACK_SHARE, tierOf } from '../index/pack-merge.ts';
 import type { PublishedIndex } from './published.ts';
 
 /** Repositories to copy into compound shards, each at the published generation the plan read (a job skips one published again since). */
@@ -61,8 +62,10 @@ export function planPacks(indexes: Iterable<PublishedIndex>, target: number, bel
   const all = [...packs.values()].sort((a, b) => (a.file < b.file ? -1 : 1));
   const picked = packsToMerge(all, target).map((i) => all[i]!);
   if (loose.length === 1 && picked.length === 0) {
-    // One repository alone gains nothing from a pack of its own: it joins the smallest pack it fits.
-    const join = all.filter((p) => p.liveBytes < SMALL_PACK_SHARE * target && p.liveBytes + loose[0]!.bytes <= target).sort((a, b) => a.liveBytes - b.liveBytes)[0];
+    // One repository alone gains nothing from a pack of its own: it joins the smallest small
+    // pack of its size tier or below (never one many times its size, which it would rewrite).
+    const tier = tierOf(loose[0]!.bytes, target);
+    const join = all.filter((p) => p.liveBytes < SMALL_PACK_SHARE * target && tierOf(p.liveBytes, target) <= tier).sort((a, b) => a.liveBytes - b.liveBytes)[0];
     if (!join) return [];
     picked.push(join);
   }

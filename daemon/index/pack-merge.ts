@@ -45,9 +45,21 @@ export interface MergeReport {
 }
 
 /**
- * Which packs to merge: the small ones (when there are two or more, or one beside a pack
- * being rewritten) and those mostly tombstoned. Nothing when a merge would rewrite one
- * small pack into itself.
+ * Small packs are merged by size tier, two or more of a tier at a time: the tiers are
+ * powers of four from a 64th of the target (a tier's packs are within a factor four of each
+ * other). A small new pack (a repository that changed) is thus merged with others of its
+ * size, never into a pack many times larger: on 20,000 tiny repositories in one pack, each
+ * one-line change rewrote all of them. A byte is rewritten about once per tier it climbs.
+ */
+export function tierOf(liveBytes: number, target: number): number {
+  const base = target / 64;
+  return liveBytes <= base ? 0 : Math.ceil(Math.log(liveBytes / base) / Math.log(4));
+}
+
+/**
+ * Which packs to merge: those mostly tombstoned, the small ones of a size tier that holds
+ * two or more, and the small ones whose tier is not above that of what the tombstoned packs
+ * being rewritten keep (they ride along). Nothing when a merge would rewrite one small pack into itself.
  */
 export function packsToMerge(packs: readonly Pick<PackState, 'contentBytes' | 'liveBytes'>[], target: number): number[] {
   const dead: number[] = [];
@@ -57,8 +69,18 @@ export function packsToMerge(packs: readonly Pick<PackState, 'contentBytes' | 'l
     if (p.contentBytes > 0 && 1 - p.liveBytes / p.contentBytes >= DEAD_SHARE) dead.push(i);
     else if (p.liveBytes < SMALL_PACK_SHARE * target) small.push(i);
   });
-  if (dead.length === 0 && small.length < 2) return [];
-  return [...dead, ...small].sort((a, b) => a - b);
+  const picked = new Set(dead);
+  const tiers = new Map<number, number[]>();
+  for (const i of small) {
+    const t = tierOf(packs[i]!.liveBytes, target);
+    tiers.set(t, [...(tiers.get(t) ?? []), i]);
+  }
+  for (const members of tiers.values()) if (members.length >= 2) for (const i of members) picked.add(i);
+  if (dead.length > 0) {
+    const kept = tierOf(dead.reduce((n, i) => n + packs[i]!.liveBytes, 0), target);
+    for (const i of small) if (tierOf(packs[i]!.liveBytes, target) <= kept) picked.add(i);
+  }
+  return [...picked].sort((a, b) => a - b);
 }
 
 /**
