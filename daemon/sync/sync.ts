@@ -29,8 +29,8 @@ import { DEFAULT_MAX_TRIGRAMS, indexOrPack, sameRepo, SHARD_TARGET_BYTES, unchan
 import { buildPacks, type PackOptions } from '../index/pack-build.ts';
 import { mergePacks } from '../index/pack-merge.ts';
 import { loadManifest, retireRepository, symbolsPending, type Manifest, type ManifestRepo } from '../index/manifest.ts';
-import { indexProblem } from '../index/index-health.ts';
-import { refStamp } from '../repos/ref-stamp.ts';
+import { indexProblem, type HeaderChecks } from '../index/index-health.ts';
+import { refStamp, sameRefStamp } from '../repos/ref-stamp.ts';
 import { silentLogger, type Logger } from '../runtime/logger.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
 import { createCodeHost, type CodeHostOptions } from '../repos/hosts/index.ts';
@@ -134,7 +134,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   // for compound shards: many are read at once, while builds of their own take
   // `concurrency` slots (the setting's meaning: repositories built at once).
   const readers = options.packs === false ? concurrency : Math.max(concurrency, READERS);
-  const pass: Pass = { turns: { builds: new Slots(concurrency), fetches: new Slots(concurrency) }, unchanged: new UnchangedRecords(), ...(packs ? { packs } : {}) };
+  const pass: Pass = { turns: { builds: new Slots(concurrency), fetches: new Slots(concurrency) }, unchanged: new UnchangedRecords(), headers: new Map(), ...(packs ? { packs } : {}) };
   try {
     const runner = async (): Promise<void> => {
       while (next < work.length) {
@@ -165,11 +165,12 @@ interface Turns {
   fetches: Slots;
 }
 
-/** What the repositories of one pass share: their turns, the queue of compound shards, the records of those found up to date. */
+/** What the repositories of one pass share: their turns, the queue of compound shards, the records of those found up to date, the shard headers checked (a pack's once, not once per member). */
 interface Pass {
   turns: Turns;
   packs?: PackQueue;
   unchanged: UnchangedRecords;
+  headers: HeaderChecks;
 }
 
 /**
@@ -502,11 +503,15 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
     const extras = (await options.indexExtras?.(record, w)) ?? {};
     const revisions = { ...w.connection.revisions, ...(defaultBranch ? { defaultBranch } : {}) };
     // Taken before the refs are read: a ref that moves meanwhile changes it for the next pass.
-    const sourceStamp = refStamp(mirror.path, JSON.stringify(revisions));
-    if (sourceStamp !== undefined && options.indexExtras === undefined && w.rebuild !== true) {
-      const known = stampedIndex(options.dataDir, record.repoId, sourceStamp, repo, config.settings.symbols !== false);
-      if (known) return await recordIndexed(options, record, unchangedSummary(known, started), index, total, started, log, now, pass?.unchanged);
-    }
+    // The stamp the index recorded is checked first by stating the paths it lists (no
+    // directory read); only when that fails is the repository stamped again.
+    const salt = JSON.stringify(revisions);
+    const stamped = options.indexExtras === undefined && w.rebuild !== true;
+    const headers = pass?.headers ?? new Map();
+    let known = stamped ? stampedIndex(options.dataDir, record.repoId, (recorded) => sameRefStamp(mirror.path, salt, recorded), repo, config.settings.symbols !== false, headers) : undefined;
+    const sourceStamp = known ? known.sourceStamp : refStamp(mirror.path, salt);
+    if (!known && sourceStamp !== undefined && stamped) known = stampedIndex(options.dataDir, record.repoId, (recorded) => recorded === sourceStamp, repo, config.settings.symbols !== false, headers);
+    if (known) return await recordIndexed(options, record, unchangedSummary(known, started), index, total, started, log, now, pass?.unchanged);
     const indexed = await indexOrPack(mirror.path, {
       ...extras,
       dataDir: options.dataDir,
@@ -542,17 +547,17 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
  * its lock: then nothing is to be done, and the repository is not even opened. Undefined
  * otherwise.
  */
-function stampedIndex(dataDir: string, repoId: number, stamp: string, repo: ManifestRepo, symbols: boolean): Manifest | undefined {
+function stampedIndex(dataDir: string, repoId: number, stamp: (recorded: string) => boolean, repo: ManifestRepo, symbols: boolean, headers: HeaderChecks): Manifest | undefined {
   // A lock left by a run that was killed (or one running now): the whole way, which takes it
   // over and removes what that run left.
   if (existsSync(join(shardsDir(dataDir, repoId), 'lock'))) return undefined;
   const m = loadManifest(dataDir, repoId);
-  if (m === undefined || 'unreadable' in m || m.version !== 2 || m.sourceStamp !== stamp) return undefined;
+  if (m === undefined || 'unreadable' in m || m.version !== 2 || m.sourceStamp === undefined || !stamp(m.sourceStamp)) return undefined;
   if (m.subset || (symbols && symbolsPending(m))) return undefined;
   // The tip's commit time comes with the refs, which the stamp says did not move.
   const { committedAt: _c, ...indexed } = m.repo;
   if (!sameRepo(indexed, repo)) return undefined;
-  return indexProblem(dataDir, m) === undefined ? m : undefined;
+  return indexProblem(dataDir, m, headers) === undefined ? m : undefined;
 }
 
 /** A repository's build is committed: its record says so, and the pass's report. */
