@@ -59,6 +59,8 @@ export class ClusterNode {
   readonly auth: PeerAuth;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
+  /** A read of the whole cluster view under way for searches whose shards moved (FanOutOptions.relocate). */
+  #rereading: Promise<void> | undefined;
 
   private constructor(
     private readonly o: ClusterNodeOptions,
@@ -81,7 +83,9 @@ export class ClusterNode {
       urlOf: (n) => this.view.urlOf(n),
       units: () => this.view.units(),
       relocate: async (u) => {
-        await this.view.refresh(true);
+        // (Units lost together wait for one read: a node's holdings are read once, not once per unit.)
+        this.#rereading ??= this.view.refresh(true).finally(() => (this.#rereading = undefined));
+        await this.#rereading;
         const now = this.view.units().filter((x) => x.repoId === u.repoId);
         return now.length === 1 && now[0]!.holders.length > 0 ? now[0] : undefined;
       },
