@@ -31,6 +31,7 @@ import { mergePacks } from '../index/pack-merge.ts';
 import { loadManifest, retireRepository, symbolsPending, type Manifest, type ManifestRepo } from '../index/manifest.ts';
 import { indexProblem, type HeaderChecks } from '../index/index-health.ts';
 import { refStamp, sameRefStamp } from '../repos/ref-stamp.ts';
+import { warmCtags } from '../symbols/ctags.ts';
 import { silentLogger, type Logger } from '../runtime/logger.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
 import { createCodeHost, type CodeHostOptions } from '../repos/hosts/index.ts';
@@ -118,6 +119,9 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const { config } = options;
   const log = options.log ?? silentLogger;
   const now = options.now ?? Date.now;
+  // ctags is asked what it can do while the pass lists and compares (a build on this thread
+  // would otherwise start it twice before its first file, blocking).
+  if (config.settings.symbols !== false) void warmCtags();
   // 1. List the connections, update the records, remove what is gone.
   const { report, work } = await listConnections(options);
 
