@@ -27,12 +27,11 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { packsDir } from '../index/data-dir.ts';
+import { packsDir, shardsDir } from '../index/data-dir.ts';
 import { commitManifest, loadManifest, memberEntry, shardFiles, type LoadedManifest, type Manifest, type ManifestShard } from '../index/manifest.ts';
 import { buildPacks, type PackItem, type PackOptions } from '../index/pack-build.ts';
 import { memberFiles } from '../index/pack-merge.ts';
 import { Shard } from '../index/shard-reader.ts';
-import { shardsDir } from '../index/data-dir.ts';
 import { tryLock } from '../runtime/lock-file.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { ClusterView } from './cluster-view.ts';

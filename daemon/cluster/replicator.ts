@@ -149,7 +149,7 @@ export class Replicator {
   /** Publishes a whole build this node holds. */
   async publishLocal(m: Manifest | LoadedManifest): Promise<boolean> {
     if (m.version !== 2 || m.subset) return false;
-    const { retired: _r, indexVersion: _v, subset: _s, ...manifest } = m as Manifest;
+    const { retired: _r, indexVersion: _v, subset: _s, copyOf: _c, ...manifest } = m as Manifest;
     const index: PublishedIndex = { repoId: m.repoId, generation: m.generation, builtBy: this.o.view.self, publishedAt: new Date().toISOString() };
     if (m.shards.length > 0) index.manifest = manifest;
     else index.deleted = true;
@@ -344,20 +344,16 @@ export class Replicator {
     return done;
   }
 
-  #locked<T>(repoId: number, fn: () => T | Promise<T>): Promise<T> {
-    return lockedRepo(this.o.dataDir, repoId, fn);
-  }
-}
-
-/** Runs `fn` under the repository's lock (the one builds take), making its directory first. */
-export async function lockedRepo<T>(dataDir: string, repoId: number, fn: () => T | Promise<T>): Promise<T> {
-  const dir = shardsDir(dataDir, repoId);
-  mkdirSync(dir, { recursive: true });
-  const release = await acquireLock(join(dir, 'lock'), `repository ${repoId}`);
-  try {
-    return await fn();
-  } finally {
-    release();
+  /** Runs `fn` under the repository's lock (the one builds take), making its directory first. */
+  async #locked<T>(repoId: number, fn: () => T | Promise<T>): Promise<T> {
+    const dir = shardsDir(this.o.dataDir, repoId);
+    mkdirSync(dir, { recursive: true });
+    const release = await acquireLock(join(dir, 'lock'), `repository ${repoId}`);
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
   }
 }
 

@@ -160,25 +160,28 @@ export async function warmCtags(): Promise<void> {
   if (!probed) {
     asked.push(
       (async () => {
-        const answered = async (mode: string) => {
+        let found: string | undefined;
+        for (const mode of PROBE_MODES) {
           const out = await runAsync([...CTAGS_ARGS, `--_interactive=${mode}`], probeInput());
-          return out !== undefined && probeAnswered(out);
-        };
-        const found: Probe = (await answered('sandbox')) ? { ok: true, mode: 'sandbox' } : (await answered('default')) ? { ok: true, mode: 'default' } : { ok: false, mode: '' };
-        probed ??= found;
+          if (out !== undefined && probeAnswered(out)) {
+            found = mode;
+            break;
+          }
+        }
+        probed ??= probeOf(found);
       })(),
     );
   }
   await Promise.all(asked);
 }
 
+/** The modes tried, best first: the seccomp sandbox (no open/exec from the parsers) when the kernel allows it. */
+const PROBE_MODES = ['sandbox', 'default'];
+
+const probeOf = (mode: string | undefined): Probe => (mode === undefined ? { ok: false, mode: '' } : { ok: true, mode });
+
 function probe(): Probe {
-  if (!probed) {
-    // The seccomp sandbox (no open/exec from the parsers) when the kernel allows it.
-    if (probeMode('sandbox')) probed = { ok: true, mode: 'sandbox' };
-    else if (probeMode('default')) probed = { ok: true, mode: 'default' };
-    else probed = { ok: false, mode: '' };
-  }
+  probed ??= probeOf(PROBE_MODES.find(probeMode));
   return probed;
 }
 

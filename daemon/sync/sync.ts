@@ -511,11 +511,11 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
     // directory read); only when that fails is the repository stamped again.
     const salt = JSON.stringify(revisions);
     const stamped = options.indexExtras === undefined && w.rebuild !== true;
-    const headers = pass?.headers ?? new Map();
-    let known = stamped ? stampedIndex(options.dataDir, record.repoId, (recorded) => sameRefStamp(mirror.path, salt, recorded), repo, config.settings.symbols !== false, headers) : undefined;
-    const sourceStamp = known ? known.sourceStamp : refStamp(mirror.path, salt);
-    if (!known && sourceStamp !== undefined && stamped) known = stampedIndex(options.dataDir, record.repoId, (recorded) => recorded === sourceStamp, repo, config.settings.symbols !== false, headers);
+    let sourceStamp: string | undefined;
+    const stampNow = () => (sourceStamp ??= refStamp(mirror.path, salt));
+    const known = stamped ? stampedIndex(options.dataDir, record.repoId, (recorded) => sameRefStamp(mirror.path, salt, recorded) || recorded === stampNow(), repo, config.settings.symbols !== false, pass?.headers ?? new Map()) : undefined;
     if (known) return await recordIndexed(options, record, unchangedSummary(known, started), index, total, started, log, now, pass?.unchanged);
+    stampNow();
     const indexed = await indexOrPack(mirror.path, {
       ...extras,
       dataDir: options.dataDir,
