@@ -159,6 +159,23 @@ function runJobs(jobs: PackJob[]): Promise<unknown> {
   return Promise.all(jobs.map((j, i) => nodes[i % 3]!.cluster!.runPackJob(j, build)));
 }
 
+/**
+ * Packs again the repositories a job left where they were (a job skips one whose index its
+ * node is changing at that moment, a copy of the replicator's: on a loaded machine, now
+ * and then), as the leader's next plan would; the rounds it took.
+ */
+async function packLeftovers(): Promise<number> {
+  let rounds = 0;
+  for (; rounds < 5; rounds++) {
+    await refreshViews();
+    const left = repos.map((_, k) => publishedOf(k)).filter((p) => p.manifest!.shards[0]!.member === undefined);
+    if (left.length === 0) break;
+    await runJobs([{ pack: left.map((p) => ({ repoId: p.repoId, generation: p.generation })) }]);
+    await allSettled('the repositories left over packed');
+  }
+  return rounds;
+}
+
 function publishedOf(k: number) {
   return nodes[0]!.cluster!.view.published.get(repos[k]!.repoId)!;
 }
@@ -220,7 +237,7 @@ describe('compound shards in a cluster of three nodes', () => {
     const { searches, differences } = await searchWhile(() => runJobs(jobs).then(() => allSettled('every pack on its owners')), 2);
     t.diagnostic(`${searches} searches while ${jobs.length} pack jobs ran and the packs were placed`);
     assert.deepEqual(differences.slice(0, 3), []);
-    await refreshViews();
+    t.diagnostic(`rounds for repositories a job left out: ${await packLeftovers()}`);
     const packs = new Set<string>();
     for (let k = 0; k < REPOS; k++) {
       const p = publishedOf(k);
@@ -277,7 +294,7 @@ describe('compound shards in a cluster of three nodes', () => {
     const { searches, differences } = await searchWhile(() => runJobs(jobs).then(() => allSettled('the merged packs on their owners')), 5);
     t.diagnostic(`${searches} searches while ${jobs.length} merge jobs ran and the packs were placed`);
     assert.deepEqual(differences.slice(0, 3), []);
-    await refreshViews();
+    t.diagnostic(`rounds for repositories a job left out: ${await packLeftovers()}`);
     for (let k = 0; k < REPOS; k++) assert.notEqual(publishedOf(k).manifest!.shards[0]!.member, undefined, `r${k} is in a pack`);
     await allSettled('the merged packs on their owners');
     assert.deepEqual(await differential(6), []);
