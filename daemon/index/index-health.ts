@@ -5,10 +5,11 @@
 // Cost: reading the index state reads every manifest, stats every file they name and reads
 // each shard's header and table of contents (a few hundred bytes); the sections are
 // checked when a searcher first opens a shard, documents when they are first read. A view
-// reads the state again only when index-version changes.
+// reads the state again only when index-version changes, and then reads again only the
+// repositories whose manifest or mark file changed (one stat of each for the others).
 
 import { dirname, join, sep } from 'node:path';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { shardsDir, writeFileAtomic } from './data-dir.ts';
 import { BROKEN_MARK, bumpIndexVersion, loadManifest, manifestRepoName, manifestVisibility, indexVersionStamp, namedPaths, readIndexVersion, repoDirs, shardFiles, type LoadedManifest } from './manifest.ts';
@@ -54,25 +55,76 @@ export interface BrokenMark {
 /** The largest mark file read: a generation, a reason of a line or two, a time. */
 const MARK_MAX_BYTES = 64 * 1024;
 
-/** Reads every repository's manifest and sorts the healthy from the broken. */
-export function readIndexState(dataDir: string): IndexState {
+/**
+ * Reads every repository's manifest and sorts the healthy from the broken. With `earlier`
+ * (the reads of a view's previous state), a repository whose manifest and mark are the
+ * same files as then keeps that verdict without a read: a manifest is replaced by a rename,
+ * never written in place, and the files it names are never rewritten, so one stat of each
+ * says whether anything the verdict rests on changed. Damage that appears later in a
+ * named file is found by the searches and the scrub, which mark it (a new mark file).
+ */
+export function readIndexState(dataDir: string, earlier?: ManifestReads): IndexState {
   // Read first: a change that lands while the state is read is seen at the next look.
   const version = readIndexVersion(dataDir);
   const manifests: LoadedManifest[] = [];
   const broken: BrokenRepo[] = [];
   const headers: HeaderChecks = new Map();
+  const seen = earlier ? new Set<number>() : undefined;
   for (const repoId of repoDirs(dataDir)) {
-    const m = loadManifest(dataDir, repoId);
-    if (m === undefined) continue;
-    if ('unreadable' in m) {
-      broken.push({ repoId, reason: m.unreadable });
-      continue;
-    }
-    const reason = indexProblem(dataDir, m, headers);
-    if (reason === undefined) manifests.push(m);
-    else broken.push(brokenFrom(m, reason));
+    seen?.add(repoId);
+    const files = earlier ? fileIdentities(dataDir, repoId) : undefined;
+    const kept = files !== undefined ? earlier!.get(repoId, files) : undefined;
+    const verdict = kept ?? readVerdict(dataDir, repoId, headers);
+    if (files !== undefined && kept === undefined) earlier!.set(repoId, files, verdict);
+    if (verdict === undefined) continue;
+    if ('reason' in verdict) broken.push(verdict);
+    else manifests.push(verdict);
   }
+  if (seen) earlier!.keepOnly(seen);
   return { version, manifests, broken };
+}
+
+/** A repository's manifest when its index can be served, what is wrong otherwise; undefined when it has no manifest. */
+function readVerdict(dataDir: string, repoId: number, headers: HeaderChecks): LoadedManifest | BrokenRepo | undefined {
+  const m = loadManifest(dataDir, repoId);
+  if (m === undefined) return undefined;
+  if ('unreadable' in m) return { repoId, reason: m.unreadable };
+  const reason = indexProblem(dataDir, m, headers);
+  return reason === undefined ? m : brokenFrom(m, reason);
+}
+
+/** The identity of a repository's manifest and mark files (device, inode, size, change time), '' for one that is absent. */
+function fileIdentities(dataDir: string, repoId: number): string {
+  const dir = shardsDir(dataDir, repoId);
+  return `${identity(join(dir, 'manifest.json'))}|${identity(join(dir, BROKEN_MARK))}`;
+}
+
+function identity(path: string): string {
+  const st = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return st === undefined ? '' : `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/** The verdicts of a view's last read, by repository, with the identities of the files they were read from. */
+export class ManifestReads {
+  readonly #byRepo = new Map<number, { files: string; verdict: LoadedManifest | BrokenRepo | undefined }>();
+
+  get(repoId: number, files: string): LoadedManifest | BrokenRepo | undefined {
+    const e = this.#byRepo.get(repoId);
+    // A broken verdict is read again: a copy is handed out and completed by the view.
+    return e !== undefined && e.files === files && e.verdict !== undefined && !('reason' in e.verdict) ? e.verdict : undefined;
+  }
+
+  set(repoId: number, files: string, verdict: LoadedManifest | BrokenRepo | undefined): void {
+    this.#byRepo.set(repoId, { files, verdict });
+  }
+
+  keepOnly(repoIds: Set<number>): void {
+    for (const id of this.#byRepo.keys()) if (!repoIds.has(id)) this.#byRepo.delete(id);
+  }
+
+  clear(): void {
+    this.#byRepo.clear();
+  }
 }
 
 /**
@@ -120,9 +172,12 @@ function checkedHeader(headers: HeaderChecks, path: string, format = SHARD_FORMA
 
 /** The repository's mark, or undefined. A mark that cannot be read still marks (no generation). */
 export function readMark(dataDir: string, repoId: number): BrokenMark | undefined {
+  const path = join(shardsDir(dataDir, repoId), BROKEN_MARK);
+  // Most repositories have none: asked without the cost of a failed open's error.
+  if (!existsSync(path)) return undefined;
   let text: string;
   try {
-    text = readBoundedText(join(shardsDir(dataDir, repoId), BROKEN_MARK), MARK_MAX_BYTES);
+    text = readBoundedText(path, MARK_MAX_BYTES);
   } catch (err) {
     if (err instanceof RefusedFile) return { reason: `marked broken (the mark ${err.reason})` };
     return undefined;
@@ -208,10 +263,13 @@ export class IndexView {
   /** indexVersionStamp() when index-version last read as the state's version ('' : not known). */
   private stamp = '';
 
+  /** What the last reload read, so that the next reads only the manifests that changed. */
+  private readonly reads = new ManifestReads();
+
   /** Reads the state now. */
   reload(): IndexState {
     this.stamp = '';
-    const read = readIndexState(this.dataDir);
+    const read = readIndexState(this.dataDir, this.reads);
     const state: IndexState = { version: read.version, manifests: [], broken: read.broken };
     for (const m of read.manifests) {
       const reason = this.found.get(`${m.repoId}:${m.generation}`);

@@ -173,6 +173,14 @@ export function spawnSmall(command: string, args: string[], env: NodeJS.ProcessE
   return helper.start({ command, args, env });
 }
 
+/**
+ * Starts this thread's spawner now, when it will soon be needed: its start (a Node process,
+ * tens of milliseconds) then overlaps what the thread does meanwhile. It keeps nothing alive.
+ */
+export function warmSpawner(): void {
+  helper ??= new Helper();
+}
+
 /** The pid of this thread's spawner, when one runs (what an operator sees in `ps`; the tests kill it). */
 export function spawnerPid(): number | undefined {
   return helper?.proc.pid;

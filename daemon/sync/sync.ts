@@ -32,6 +32,7 @@ import { loadManifest, retireRepository, symbolsPending, type Manifest, type Man
 import { indexProblem, type HeaderChecks } from '../index/index-health.ts';
 import { refStamp, sameRefStamp } from '../repos/ref-stamp.ts';
 import { warmCtags } from '../symbols/ctags.ts';
+import { warmSpawner } from '../runtime/spawner.ts';
 import { silentLogger, type Logger } from '../runtime/logger.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
 import { createCodeHost, type CodeHostOptions } from '../repos/hosts/index.ts';
@@ -140,8 +141,18 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const readers = options.packs === false ? concurrency : Math.max(concurrency, READERS);
   const pass: Pass = { turns: { builds: new Slots(concurrency), fetches: new Slots(concurrency) }, unchanged: new UnchangedRecords(), headers: new Map(), ...(packs ? { packs } : {}) };
   try {
+    // A repository found up to date is answered without leaving this turn of the event
+    // loop (its checks are synchronous reads), so thousands of them would run back to back
+    // while the few that changed wait for their first read of git: the runners yield every
+    // few milliseconds, and a change is read and built while the others are compared.
+    let turnStarted = performance.now();
     const runner = async (): Promise<void> => {
-      while (next < work.length) {
+      for (;;) {
+        if (performance.now() - turnStarted > YIELD_AFTER_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          turnStarted = performance.now();
+        }
+        if (next >= work.length) return;
         const index = next++;
         const done = await syncRepo(options, work[index]!, index, total, workers, log, now, pass);
         if (done) report.repos.push(done);
@@ -159,6 +170,9 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
 
 /** Build threads of a pass's compound shards (pack-build.ts builds each shard on one). */
 const PACK_THREADS = Math.max(1, availableParallelism());
+
+/** How long the runners of a pass go on comparing before they let the event loop run. */
+const YIELD_AFTER_MS = 4;
 
 /** Repositories a pass reads at once (their builds still take turns: syncConcurrency). */
 const READERS = 16;
@@ -252,6 +266,14 @@ class PackQueue {
     if (this.#waiting.length > 0 && this.#bytes + d.candidate.bytes > SHARD_TARGET_BYTES * PACK_THREADS) this.#build();
     this.#waiting.push(d);
     this.#bytes += d.candidate.bytes;
+  }
+
+  /**
+   * A repository of the pass changed: the build threads start now, on the other cores,
+   * while the pass goes on comparing the others (a pass that changes nothing starts none).
+   */
+  warm(): void {
+    this.#threadsOf();
   }
 
   /** Builds what waits; the outcomes of every build of the pass. */
@@ -516,6 +538,10 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
     const known = stamped ? stampedIndex(options.dataDir, record.repoId, (recorded) => sameRefStamp(mirror.path, salt, recorded) || recorded === stampNow(), repo, config.settings.symbols !== false, pass?.headers ?? new Map()) : undefined;
     if (known) return await recordIndexed(options, record, unchangedSummary(known, started), index, total, started, log, now, pass?.unchanged);
     stampNow();
+    // It changed: what its build will start (git through the spawner, build threads)
+    // starts now, beside the reading of it and the comparing of the others.
+    warmSpawner();
+    packs?.warm();
     const indexed = await indexOrPack(mirror.path, {
       ...extras,
       dataDir: options.dataDir,

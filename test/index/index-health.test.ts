@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
-import { readIndexState } from '../../daemon/index/index-health.ts';
+import { ManifestReads, markBroken, readIndexState } from '../../daemon/index/index-health.ts';
 import { BROKEN_MARK, named, readManifest, type Manifest } from '../../daemon/index/manifest.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { tempDir } from '../helpers/corpus.ts';
@@ -81,3 +81,39 @@ for (const c of CASES) {
     }
   });
 }
+
+test("a view's next read takes what changed and keeps the verdicts of manifests and marks that did not", async () => {
+  const data = join(root.path, 'incremental');
+  cpSync(template, data, { recursive: true });
+  try {
+    const reads = new ManifestReads();
+    const first = readIndexState(data, reads);
+    const byId = (s: ReturnType<typeof readIndexState>, id: number) => s.manifests.find((m) => m.repoId === id);
+    assert.deepEqual(first.manifests.map((m) => m.repoId).sort(), [ids.small, ids.large].sort());
+
+    // The small repository re-indexed: its new manifest is read, the large one's is kept as it was.
+    const src = join(root.path, 'small');
+    writeFileSync(join(src, 'f9.txt'), 'needle small changed\n');
+    await indexLocal(src, { dataDir: data, symbols: false, workers: 1 });
+    const second = readIndexState(data, reads);
+    assert.ok(byId(second, ids.small)!.generation > byId(first, ids.small)!.generation, 'the new generation is read');
+    assert.equal(byId(second, ids.large), byId(first, ids.large), 'an unchanged manifest is not read again');
+    assert.deepEqual(readIndexState(data).manifests.map((m) => [m.repoId, m.generation]), second.manifests.map((m) => [m.repoId, m.generation]), 'the same state as a full read');
+
+    // A mark written for the large one: broken at the next read.
+    assert.ok(markBroken(data, ids.large, byId(second, ids.large)!.generation, 'checksum mismatch'));
+    const third = readIndexState(data, reads);
+    assert.deepEqual(third.manifests.map((m) => m.repoId), [ids.small]);
+    assert.deepEqual(third.broken.map((b) => [b.repoId, b.reason]), [[ids.large, 'checksum mismatch']]);
+
+    // Its mark removed, then its directory: served again, then gone.
+    rmSync(join(shardsDir(data, ids.large), BROKEN_MARK));
+    assert.deepEqual(readIndexState(data, reads).manifests.map((m) => m.repoId).sort(), [ids.small, ids.large].sort());
+    rmSync(shardsDir(data, ids.large), { recursive: true });
+    const last = readIndexState(data, reads);
+    assert.deepEqual(last.manifests.map((m) => m.repoId), [ids.small]);
+    assert.equal(last.broken.length, 0);
+  } finally {
+    rmSync(data, { recursive: true, force: true });
+  }
+});
