@@ -28,8 +28,15 @@ function corpusRow(c: ManyReposCorpus): string {
     `${c.cindex ? secs(c.cindex.seconds) : '—'} | ${bytes(c.sync.indexBytes)} in ${count(c.sync.indexFiles)} files | ${formatMs(c.start.readyMs)}; first search ${formatMs(c.start.firstSearchMs)} | ` +
     `${bytes(m.idleAnonBytes)}${m.anonPerByte === null ? '' : ` (${m.anonPerByte.toFixed(2)}×)`}, peak under load ${bytes(m.loadAnonPeakBytes)} | ` +
     `${Math.round(c.load.requestsPerSecond)} req/s, p50 ${formatMs(c.load.latencyMs.p50)}, p99 ${formatMs(c.load.latencyMs.p99)} | ` +
-    `${c.change.searchableMs === null ? 'not found' : formatMs(c.change.searchableMs)} (sync ${secs(c.change.syncSeconds)}) |`
+    `${c.change.searchableMs === null ? 'not found' : formatMs(c.change.searchableMs)}${changeRuns(c.change)} (sync ${secs(c.change.syncSeconds)}) |`
   );
+}
+
+/** ", median of 3 (…, …, …)" when the change was measured more than once. */
+function changeRuns(change: ManyReposCorpus['change']): string {
+  const runs = change.searchableSamplesMs;
+  if (runs === undefined || runs.length < 2) return '';
+  return `, median of ${runs.length} (${runs.map((ms) => (ms === null ? 'not found' : formatMs(ms))).join(', ')})`;
 }
 
 function kindTable(c: ManyReposCorpus): string[] {

@@ -11,9 +11,10 @@
 //   3. its RssAnon and VmRSS idle for a while, against the corpus's bytes;
 //   4. one selective literal (a warm-up identifier) at LOAD_CONNECTIONS connections for a
 //      few seconds (load.ts, after a 1 s warm-up run), RssAnon's peak meanwhile;
-//   5. a one-line change: a line with a new token committed to one repository, `trawl sync`
-//      started beside the daemon, the token searched every CHANGE_POLL_MS: the time from
-//      the sync's spawn to the first answer that finds it;
+//   5. a one-line change, CHANGE_RUNS times: a line with a new token committed to one
+//      repository, `trawl sync` started beside the daemon, the token searched every
+//      CHANGE_POLL_MS: the time from the sync's spawn to the first answer that finds it
+//      (the median of the runs, each run's kept);
 //   6. the daemon stopped, the peers: csearch on every query of the kinds it can run, one
 //      whole process each (CSEARCHINDEX: the cindex of 1), rg on the first few of each;
 //   7. with --cold, a daemon started anew, the page cache dropped once it is ready, its
@@ -67,6 +68,8 @@ export interface ManyReposOptions {
 /** Connections of the load run. */
 export const LOAD_CONNECTIONS = 8;
 const CHANGE_POLL_MS = 20;
+/** One-line changes measured, one after the other (the median is reported). */
+const CHANGE_RUNS = 3;
 
 /** Bytes and count of the files under `dir` (the data dir's shards: whatever their format). */
 function filesUnder(dir: string): { bytes: number; files: number } {
@@ -225,11 +228,34 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
 /**
- * Step 5: a line with a new token committed to the repository at `path`, then `trawl sync`
- * started beside the daemon, and the token searched every CHANGE_POLL_MS until found.
+ * Step 5, CHANGE_RUNS times: a line with a new token committed to the repository at `path`,
+ * then `trawl sync` started beside the daemon, and the token searched every CHANGE_POLL_MS
+ * until found. One run is one sample of a noisy machine: the median is the figure.
  */
 async function changeSearchable(o: ManyReposOptions, path: string, repo: string, syncConfig: string, dataDir: string, c: Client, label: string, log: (s: string) => void): Promise<ManyReposCorpus['change']> {
-  const token = `trawl_bench_change_${Math.floor(seededRandom(o.seed + 2)() * 2 ** 32).toString(16).padStart(8, '0')}`;
+  const random = seededRandom(o.seed + 2);
+  const runs: Array<{ file: string; token: string; searchableMs: number | null; syncSeconds: number; polls: number }> = [];
+  for (let k = 0; k < CHANGE_RUNS; k++) {
+    const token = `trawl_bench_change_${Math.floor(random() * 2 ** 32).toString(16).padStart(8, '0')}`;
+    const run = await changeOnce(o, path, token, syncConfig, dataDir, c, label);
+    log(`${label}: one line changed in ${repo}/${run.file} (run ${k + 1} of ${CHANGE_RUNS}): searchable ${run.searchableMs === null ? 'NOT after the sync ended' : `${run.searchableMs} ms`} after \`trawl sync\` started (the sync took ${run.syncSeconds.toFixed(2)} s, ${run.polls} searches)`);
+    runs.push(run);
+  }
+  const found = runs.map((r) => r.searchableMs);
+  return {
+    repo,
+    file: runs[0]!.file,
+    token: runs[0]!.token,
+    // Not found in a run (the sync ended without it) counts as not found.
+    searchableMs: found.includes(null) ? null : median(found as number[]),
+    searchableSamplesMs: found,
+    syncSeconds: round4(median(runs.map((r) => r.syncSeconds))),
+    polls: runs.reduce((n, r) => n + r.polls, 0),
+  };
+}
+
+/** One change: committed, synced, searched until found (or the sync ended without it). */
+async function changeOnce(o: ManyReposOptions, path: string, token: string, syncConfig: string, dataDir: string, c: Client, label: string): Promise<{ file: string; token: string; searchableMs: number | null; syncSeconds: number; polls: number }> {
   const file = commitOneLine(path, token);
   const started = performance.now();
   const child = spawn(process.execPath, [join(o.root, 'bin', 'trawl.js'), 'sync', '--config', syncConfig, '--data-dir', dataDir], { env: childEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
@@ -260,7 +286,5 @@ async function changeSearchable(o: ManyReposOptions, path: string, repo: string,
   }
   const code = await exited;
   if (code !== 0) throw new Error(`${label}: trawl sync after the one-line change exited with ${code}: ${stderr.trim().slice(-1000)}`);
-  const syncSeconds = round4((exitedAt! - started) / 1000);
-  log(`${label}: one line changed in ${repo}/${file}: searchable ${searchableMs === null ? 'NOT after the sync ended' : `${searchableMs} ms`} after \`trawl sync\` started (the sync took ${syncSeconds.toFixed(2)} s, ${polls} searches)`);
-  return { repo, file, token, searchableMs, syncSeconds, polls };
+  return { file, token, searchableMs, syncSeconds: round4((exitedAt! - started) / 1000), polls };
 }

@@ -738,8 +738,13 @@ export interface ManyReposCorpus {
   load: { query: string; connections: number; seconds: number; requestsPerSecond: number; latencyMs: { p50: number | null; p99: number | null }; non2xx: number; errors: number; serverCpuMsPerRequest: number | null };
   /** The daemon's RssAnon and VmRSS idle after the searches (medians), RssAnon's peak under the load; anonPerByte: idle RssAnon / bytes. Null off Linux. */
   memory: { idleAnonBytes: number | null; idleRssBytes: number | null; loadAnonPeakBytes: number | null; anonPerByte: number | null };
-  /** One line with a new token committed to one repository, then `trawl sync` beside the daemon: spawn of the sync to the token's first search hit. */
-  change: { repo: string; file: string; token: string; searchableMs: number | null; syncSeconds: number; polls: number };
+  /**
+   * A line with a new token committed to one repository, then `trawl sync` beside the
+   * daemon: spawn of the sync to the token's first search hit. Taken a few times in a row:
+   * searchableMs and syncSeconds are the medians, searchableSamplesMs each run's (absent in
+   * results of one run), file and token the first run's, polls all runs' searches.
+   */
+  change: { repo: string; file: string; token: string; searchableMs: number | null; searchableSamplesMs?: Array<number | null>; syncSeconds: number; polls: number };
   cold?: ColdPass;
   /** Cores other processes kept busy over the corpus's measurements. */
   foreignCores: number | null;

@@ -123,6 +123,9 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   // ctags is asked what it can do while the pass lists and compares (a build on this thread
   // would otherwise start it twice before its first file, blocking).
   if (config.settings.symbols !== false) void warmCtags();
+  // The git reader a changed repository's build loads on demand, loaded now: once the pass
+  // compares, a dynamic import takes many turns of a busy event loop.
+  void import('../repos/git.ts');
   // 1. List the connections, update the records, remove what is gone.
   const { report, work } = await listConnections(options);
 
@@ -139,19 +142,27 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   // for compound shards: many are read at once, while builds of their own take
   // `concurrency` slots (the setting's meaning: repositories built at once).
   const readers = options.packs === false ? concurrency : Math.max(concurrency, READERS);
-  const pass: Pass = { turns: { builds: new Slots(concurrency), fetches: new Slots(concurrency) }, unchanged: new UnchangedRecords(), headers: new Map(), ...(packs ? { packs } : {}) };
+  const pass: Pass = { turns: { builds: new Slots(concurrency), fetches: new Slots(concurrency) }, unchanged: new UnchangedRecords(), headers: new Map(), reading: 0, ...(packs ? { packs } : {}) };
   try {
     // A repository found up to date is answered without leaving this turn of the event
     // loop (its checks are synchronous reads), so thousands of them would run back to back
     // while the few that changed wait for their first read of git: the runners yield every
     // few milliseconds, and a change is read and built while the others are compared.
+    // One pause for all of them: a runner that resumes after it must not start the clock
+    // again for the others of the same turn.
     let turnStarted = performance.now();
+    let pause: Promise<void> | undefined;
+    const paused = () =>
+      (pause ??= new Promise<void>((resolve) =>
+        setImmediate(() => {
+          pause = undefined;
+          turnStarted = performance.now();
+          resolve();
+        }),
+      ));
     const runner = async (): Promise<void> => {
       for (;;) {
-        if (performance.now() - turnStarted > YIELD_AFTER_MS) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          turnStarted = performance.now();
-        }
+        if (performance.now() - turnStarted > (pass.reading > 0 ? YIELD_WHILE_READING_MS : YIELD_AFTER_MS)) await paused();
         if (next >= work.length) return;
         const index = next++;
         const done = await syncRepo(options, work[index]!, index, total, workers, log, now, pass);
@@ -171,8 +182,13 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
 /** Build threads of a pass's compound shards (pack-build.ts builds each shard on one). */
 const PACK_THREADS = Math.max(1, availableParallelism());
 
+/** How long a changed repository waits for others to be built with it (PackQueue). */
+const UPDATE_GATHER_MS = 20;
+
 /** How long the runners of a pass go on comparing before they let the event loop run. */
-const YIELD_AFTER_MS = 4;
+const YIELD_AFTER_MS = 2;
+/** The same while a changed repository is read: each of its reads of git waits for a turn. */
+const YIELD_WHILE_READING_MS = 0.25;
 
 /** Repositories a pass reads at once (their builds still take turns: syncConcurrency). */
 const READERS = 16;
@@ -189,6 +205,8 @@ interface Pass {
   packs?: PackQueue;
   unchanged: UnchangedRecords;
   headers: HeaderChecks;
+  /** Repositories found changed whose reading has not ended: the runners comparing the others give way more often meanwhile. */
+  reading: number;
 }
 
 /**
@@ -245,7 +263,11 @@ class Slots {
  * The small repositories of a pass handed back for compound shards (syncRepo with
  * `packs`), built while the pass reads the others: as soon as a compound shard's worth
  * for each build thread waits, they are built (one build at a time); finish() builds the
- * rest. Each repository's lock is given back once its build is over.
+ * rest. A repository that was indexed before (a change, not a newcomer) is not kept waiting
+ * for the others: what waits is built UPDATE_GATHER_MS after it arrives, so a pass that
+ * finds a few changes among thousands of repositories makes each searchable while it goes
+ * on comparing the rest (the small packs this makes are merged after the pass, as any).
+ * Each repository's lock is given back once its build is over.
  */
 class PackQueue {
   readonly #all: Deferred[] = [];
@@ -261,6 +283,7 @@ class PackQueue {
   ) {}
 
   push(d: Deferred): void {
+    if (d.record.indexedAt !== undefined) this.#soon();
     this.#all.push(d);
     // A compound shard's worth for each build thread: built together, one shard per thread.
     if (this.#waiting.length > 0 && this.#bytes + d.candidate.bytes > SHARD_TARGET_BYTES * PACK_THREADS) this.#build();
@@ -276,8 +299,20 @@ class PackQueue {
     this.#threadsOf();
   }
 
+  #timer: NodeJS.Timeout | undefined;
+
+  /** Builds what waits in UPDATE_GATHER_MS (with what joins it meanwhile). */
+  #soon(): void {
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#waiting.length > 0) this.#build();
+    }, UPDATE_GATHER_MS);
+  }
+
   /** Builds what waits; the outcomes of every build of the pass. */
   async finish(): Promise<SyncReport['repos']> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     if (this.#waiting.length > 0) this.#build();
     try {
       return (await Promise.all(this.#outcomes)).flat();
@@ -288,6 +323,8 @@ class PackQueue {
 
   /** Gives back every lock (the pass is over, or failed); ends the build threads. */
   releaseAll(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     for (const d of this.#all) d.candidate.release();
     void this.#endThreads();
   }
@@ -542,6 +579,7 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
     // starts now, beside the reading of it and the comparing of the others.
     warmSpawner();
     packs?.warm();
+    if (pass) pass.reading++;
     const indexed = await indexOrPack(mirror.path, {
       ...extras,
       dataDir: options.dataDir,
@@ -560,6 +598,8 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
             onSymbolsProgress: (symbols: SymbolsProgress) => options.onEvent?.({ type: 'repo-progress', repoName: record.repoName, index, total, symbols }),
           }
         : {}),
+    }).finally(() => {
+      if (pass) pass.reading--;
     });
     if ('commit' in indexed) {
       packs!.push({ candidate: indexed, record, index, total, started });
