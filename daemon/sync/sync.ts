@@ -184,6 +184,8 @@ const PACK_THREADS = Math.max(1, availableParallelism());
 
 /** How long a changed repository waits for others to be built with it (PackQueue). */
 const UPDATE_GATHER_MS = 20;
+/** Builds of changed repositories a pass starts before its compound shards are full (PackQueue). */
+const PROMPT_BUILDS = 4;
 
 /** How long the runners of a pass go on comparing before they let the event loop run. */
 const YIELD_AFTER_MS = 2;
@@ -267,6 +269,8 @@ class Slots {
  * for the others: what waits is built UPDATE_GATHER_MS after it arrives, so a pass that
  * finds a few changes among thousands of repositories makes each searchable while it goes
  * on comparing the rest (the small packs this makes are merged after the pass, as any).
+ * Only the first PROMPT_BUILDS such builds: a pass that rebuilds many (a new index format)
+ * fills its compound shards as one from nothing does.
  * Each repository's lock is given back once its build is over.
  */
 class PackQueue {
@@ -283,7 +287,7 @@ class PackQueue {
   ) {}
 
   push(d: Deferred): void {
-    if (d.record.indexedAt !== undefined) this.#soon();
+    if (d.record.indexedAt !== undefined && this.#prompt < PROMPT_BUILDS) this.#soon();
     this.#all.push(d);
     // A compound shard's worth for each build thread: built together, one shard per thread.
     if (this.#waiting.length > 0 && this.#bytes + d.candidate.bytes > SHARD_TARGET_BYTES * PACK_THREADS) this.#build();
@@ -300,11 +304,14 @@ class PackQueue {
   }
 
   #timer: NodeJS.Timeout | undefined;
+  /** Builds started by #soon in this pass. */
+  #prompt = 0;
 
   /** Builds what waits in UPDATE_GATHER_MS (with what joins it meanwhile). */
   #soon(): void {
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
+      this.#prompt++;
       if (this.#waiting.length > 0) this.#build();
     }, UPDATE_GATHER_MS);
   }
