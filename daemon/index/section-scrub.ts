@@ -107,7 +107,8 @@ export class SectionScrub {
 
   private start(): Worker {
     if (this.thread) return this.thread;
-    const thread = startTsWorker(THREAD, { activity: this.options.activity });
+    // A small young generation: the thread checks mapped sections and keeps little of its own.
+    const thread = startTsWorker(THREAD, { activity: this.options.activity }, { maxYoungGenerationSizeMb: 4 });
     thread.unref();
     thread.on('message', (reply: ScrubReply) => {
       const file = this.running;

@@ -220,7 +220,8 @@ export class Planner {
   }
 
   private spawn(): Slot {
-    const worker = startTsWorker(THREAD, {}, { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 });
+    // Bounded like a search worker's heap (search/worker-limits.ts), young space small alike.
+    const worker = startTsWorker(THREAD, {}, { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 4 });
     const slot: Slot = { worker, ready: false, job: undefined, timer: undefined };
     worker.unref();
     worker.on('message', (answer: PlanAnswer) => this.answered(slot, answer));
