@@ -142,7 +142,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   // for compound shards: many are read at once, while builds of their own take
   // `concurrency` slots (the setting's meaning: repositories built at once).
   const readers = options.packs === false ? concurrency : Math.max(concurrency, READERS);
-  const pass: Pass = { turns: { builds: new Slots(concurrency), fetches: new Slots(concurrency) }, unchanged: new UnchangedRecords(), headers: new Map(), reading: 0, ...(packs ? { packs } : {}) };
+  const pass: Pass = { turns: { builds: new Slots(concurrency), fetches: new Slots(concurrency) }, unchanged: new UnchangedRecords(), headers: new Map(), reading: 0, changed: 0, ...(packs ? { packs } : {}) };
   try {
     // A repository found up to date is answered without leaving this turn of the event
     // loop (its checks are synchronous reads), so thousands of them would run back to back
@@ -162,7 +162,8 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       ));
     const runner = async (): Promise<void> => {
       for (;;) {
-        if (performance.now() - turnStarted > (pass.reading > 0 ? YIELD_WHILE_READING_MS : YIELD_AFTER_MS)) await paused();
+        const reading = pass.reading > 0 && pass.changed <= PROMPT_BUILDS;
+        if (performance.now() - turnStarted > (reading ? YIELD_WHILE_READING_MS : YIELD_AFTER_MS)) await paused();
         if (next >= work.length) return;
         const index = next++;
         const done = await syncRepo(options, work[index]!, index, total, workers, log, now, pass);
@@ -189,7 +190,7 @@ const PROMPT_BUILDS = 4;
 
 /** How long the runners of a pass go on comparing before they let the event loop run. */
 const YIELD_AFTER_MS = 2;
-/** The same while a changed repository is read: each of its reads of git waits for a turn. */
+/** The same while one of the first changed repositories is read: each of its reads of git waits for a turn. */
 const YIELD_WHILE_READING_MS = 0.25;
 
 /** Repositories a pass reads at once (their builds still take turns: syncConcurrency). */
@@ -207,8 +208,13 @@ interface Pass {
   packs?: PackQueue;
   unchanged: UnchangedRecords;
   headers: HeaderChecks;
-  /** Repositories found changed whose reading has not ended: the runners comparing the others give way more often meanwhile. */
+  /**
+   * Repositories found changed whose reading has not ended, and found changed in all: while
+   * one of a pass's first few is read, the runners comparing the others give way more often
+   * (a pass that reads many, one from nothing, keeps the usual turns).
+   */
   reading: number;
+  changed: number;
 }
 
 /**
@@ -586,7 +592,10 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
     // starts now, beside the reading of it and the comparing of the others.
     warmSpawner();
     packs?.warm();
-    if (pass) pass.reading++;
+    if (pass) {
+      pass.reading++;
+      pass.changed++;
+    }
     const indexed = await indexOrPack(mirror.path, {
       ...extras,
       dataDir: options.dataDir,
