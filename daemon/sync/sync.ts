@@ -126,6 +126,9 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   // The git reader a changed repository's build loads on demand, loaded now: once the pass
   // compares, a dynamic import takes many turns of a busy event loop.
   void import('../repos/git.ts');
+  // And git is started through a spawner process (runtime/spawner.ts), whose own start
+  // would otherwise come after a change is found, on the way to its build.
+  warmSpawner();
   // 1. List the connections, update the records, remove what is gone.
   const { report, work } = await listConnections(options);
 
@@ -142,14 +145,15 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   // for compound shards: many are read at once, while builds of their own take
   // `concurrency` slots (the setting's meaning: repositories built at once).
   const readers = options.packs === false ? concurrency : Math.max(concurrency, READERS);
-  const pass: Pass = { turns: { builds: new Slots(concurrency), fetches: new Slots(concurrency) }, unchanged: new UnchangedRecords(), headers: new Map(), reading: 0, changed: 0, ...(packs ? { packs } : {}) };
+  const pass: Pass = { turns: { builds: new Slots(concurrency), fetches: new Slots(concurrency) }, unchanged: new UnchangedRecords(), headers: new Map(), changed: 0, ...(packs ? { packs } : {}) };
   try {
     // A repository found up to date is answered without leaving this turn of the event
     // loop (its checks are synchronous reads), so thousands of them would run back to back
-    // while the few that changed wait for their first read of git: the runners yield every
-    // few milliseconds, and a change is read and built while the others are compared.
-    // One pause for all of them: a runner that resumes after it must not start the clock
-    // again for the others of the same turn.
+    // while the few that changed wait for their reads of git: the runners let the event
+    // loop run every few milliseconds, and stop comparing while one of the first changes
+    // is read and built (Pass.focus), so that it is searchable before the pass ends. One
+    // pause for all of them: a runner that resumes after it must not start the clock again
+    // for the others of the same turn.
     let turnStarted = performance.now();
     let pause: Promise<void> | undefined;
     const paused = () =>
@@ -162,8 +166,8 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       ));
     const runner = async (): Promise<void> => {
       for (;;) {
-        const reading = pass.reading > 0 && pass.changed <= PROMPT_BUILDS;
-        if (performance.now() - turnStarted > (reading ? YIELD_WHILE_READING_MS : YIELD_AFTER_MS)) await paused();
+        while (pass.focus) await pass.focus;
+        if (performance.now() - turnStarted > YIELD_AFTER_MS) await paused();
         if (next >= work.length) return;
         const index = next++;
         const done = await syncRepo(options, work[index]!, index, total, workers, log, now, pass);
@@ -183,15 +187,15 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
 /** Build threads of a pass's compound shards (pack-build.ts builds each shard on one). */
 const PACK_THREADS = Math.max(1, availableParallelism());
 
-/** How long a changed repository waits for others to be built with it (PackQueue). */
-const UPDATE_GATHER_MS = 20;
+/** How long a changed repository waits for others to be built with it (PackQueue): the others found meanwhile join it. */
+const UPDATE_GATHER_MS = 1;
 /** Builds of changed repositories a pass starts before its compound shards are full (PackQueue). */
 const PROMPT_BUILDS = 4;
 
 /** How long the runners of a pass go on comparing before they let the event loop run. */
 const YIELD_AFTER_MS = 2;
-/** The same while one of the first changed repositories is read: each of its reads of git waits for a turn. */
-const YIELD_WHILE_READING_MS = 0.25;
+/** The longest the comparing waits for a change being read and built (Pass.focus). */
+const FOCUS_MAX_MS = 300;
 
 /** Repositories a pass reads at once (their builds still take turns: syncConcurrency). */
 const READERS = 16;
@@ -208,13 +212,15 @@ interface Pass {
   packs?: PackQueue;
   unchanged: UnchangedRecords;
   headers: HeaderChecks;
-  /**
-   * Repositories found changed whose reading has not ended, and found changed in all: while
-   * one of a pass's first few is read, the runners comparing the others give way more often
-   * (a pass that reads many, one from nothing, keeps the usual turns).
-   */
-  reading: number;
+  /** Repositories of the pass found changed since they were last indexed. */
   changed: number;
+  /**
+   * While one of the pass's first few changes is read (found changed, until it is handed
+   * to the compound-shard queue or built): the runners start comparing no other repository
+   * until it is, or for FOCUS_MAX_MS. Each of its reads of git and of the disk waits for a
+   * turn of the event loop, which thousands of comparisons would otherwise fill.
+   */
+  focus?: Promise<void>;
 }
 
 /**
@@ -246,6 +252,23 @@ class UnchangedRecords {
   }
 }
 
+/** Makes the pass's runners wait (Pass.focus) until the function returned is called, or FOCUS_MAX_MS. */
+function focusOn(pass: Pass): () => void {
+  let end!: () => void;
+  const mine = new Promise<void>((resolve) => (end = resolve));
+  const timer = setTimeout(end, FOCUS_MAX_MS);
+  const before = pass.focus;
+  const focus = before ? Promise.all([before, mine]).then(() => {}) : mine;
+  pass.focus = focus;
+  void focus.then(() => {
+    if (pass.focus === focus) delete pass.focus;
+  });
+  return () => {
+    clearTimeout(timer);
+    end();
+  };
+}
+
 /** Turns: `count` at once, the others wait in order. */
 class Slots {
   #free: number;
@@ -273,8 +296,9 @@ class Slots {
  * for each build thread waits, they are built (one build at a time); finish() builds the
  * rest. A repository that was indexed before (a change, not a newcomer) is not kept waiting
  * for the others: what waits is built UPDATE_GATHER_MS after it arrives, so a pass that
- * finds a few changes among thousands of repositories makes each searchable while it goes
- * on comparing the rest (the small packs this makes are merged after the pass, as any).
+ * finds a few changes among thousands of repositories makes each searchable before it goes
+ * on comparing the rest (Pass.focus; the small packs this makes are merged after the pass,
+ * as any).
  * Only the first PROMPT_BUILDS such builds: a pass that rebuilds many (a new index format)
  * fills its compound shards as one from nothing does.
  * Each repository's lock is given back once its build is over.
@@ -299,14 +323,6 @@ class PackQueue {
     if (this.#waiting.length > 0 && this.#bytes + d.candidate.bytes > SHARD_TARGET_BYTES * PACK_THREADS) this.#build();
     this.#waiting.push(d);
     this.#bytes += d.candidate.bytes;
-  }
-
-  /**
-   * A repository of the pass changed: the build threads start now, on the other cores,
-   * while the pass goes on comparing the others (a pass that changes nothing starts none).
-   */
-  warm(): void {
-    this.#threadsOf();
   }
 
   #timer: NodeJS.Timeout | undefined;
@@ -363,7 +379,10 @@ class PackQueue {
         if (outcomes.some((o) => o.outcome === 'failed')) await this.#endThreads();
         return outcomes;
       } finally {
-        for (const d of batch) d.candidate.release();
+        for (const d of batch) {
+          d.candidate.release();
+          d.built?.();
+        }
       }
     });
     this.#chain = built.catch(() => {});
@@ -378,6 +397,8 @@ interface Deferred {
   index: number;
   total: number;
   started: number;
+  /** Called once its build has ended, committed or failed. */
+  built?: () => void;
 }
 
 /**
@@ -588,14 +609,10 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
     const known = stamped ? stampedIndex(options.dataDir, record.repoId, (recorded) => sameRefStamp(mirror.path, salt, recorded) || recorded === stampNow(), repo, config.settings.symbols !== false, pass?.headers ?? new Map()) : undefined;
     if (known) return await recordIndexed(options, record, unchangedSummary(known, started), index, total, started, log, now, pass?.unchanged);
     stampNow();
-    // It changed: what its build will start (git through the spawner, build threads)
-    // starts now, beside the reading of it and the comparing of the others.
+    // It changed: the spawner its reads of git go through (started with the pass) is
+    // wanted now, whatever became of it meanwhile.
     warmSpawner();
-    packs?.warm();
-    if (pass) {
-      pass.reading++;
-      pass.changed++;
-    }
+    const unfocus = pass !== undefined && record.indexedAt !== undefined && ++pass.changed <= PROMPT_BUILDS ? focusOn(pass) : undefined;
     const indexed = await indexOrPack(mirror.path, {
       ...extras,
       dataDir: options.dataDir,
@@ -614,13 +631,17 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
             onSymbolsProgress: (symbols: SymbolsProgress) => options.onEvent?.({ type: 'repo-progress', repoName: record.repoName, index, total, symbols }),
           }
         : {}),
-    }).finally(() => {
-      if (pass) pass.reading--;
+    }).catch((err: unknown) => {
+      unfocus?.();
+      throw err;
     });
     if ('commit' in indexed) {
-      packs!.push({ candidate: indexed, record, index, total, started });
+      // The focus lasts until its build: the prompt build below, or the pass's end (then
+      // FOCUS_MAX_MS ends it first).
+      packs!.push({ candidate: indexed, record, index, total, started, ...(unfocus ? { built: unfocus } : {}) });
       return undefined;
     }
+    unfocus?.();
     return await recordIndexed(options, record, indexed, index, total, started, log, now);
   } catch (err) {
     return recordFailed(options, record, (err as Error).message, index, total, started, log, now);

@@ -225,3 +225,33 @@ test('a queued job whose clone URL its connection refuses fails without reading 
     dir.cleanup();
   }
 });
+
+test('a change found among many up-to-date repositories is built before the others are compared', async () => {
+  const dir = tempDir('sync-prompt');
+  const data = join(dir.path, 'data');
+  const repos = join(dir.path, 'repos');
+  const store = openStore(data);
+  const searcher = new Searcher({ dataDir: data, workers: 1 });
+  try {
+    const names = Array.from({ length: 48 }, (_, i) => `r${String(i).padStart(2, '0')}`);
+    const all = names.map((n) => TestRepo.init(join(repos, n)));
+    all.forEach((r, i) => r.commit({ 'x.c': `int marker_${i};\n` }));
+    const config = parseConfig(JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: `${repos}/*` } } }), join(dir.path, 'trawl.json'));
+    await syncOnce({ config, dataDir: data, store });
+
+    all[2]!.commit({ 'x.c': 'int changed_marker;\n' });
+    const done: string[] = [];
+    const report = await syncOnce({ config, dataDir: data, store, onEvent: (e) => e.type === 'repo-done' && done.push(`${e.repoName}:${e.outcome}`) });
+    assert.equal(report.repos.filter((r) => r.outcome === 'indexed').length, 1);
+    // The pass compares up to READERS repositories at once; the ones after them wait for the change's build.
+    const changed = done.indexOf('r02:indexed');
+    assert.ok(changed >= 0, done.join(' '));
+    assert.ok(done.slice(changed + 1).length >= 16, `the change was committed before the last repositories were compared: ${done.join(' ')}`);
+    assert.deepEqual(await search(searcher, 'changed_marker'), ['r02:x.c@main']);
+    assert.deepEqual(await search(searcher, 'marker_47'), ['r47:x.c@main']);
+  } finally {
+    await searcher.close();
+    await store.close();
+    dir.cleanup();
+  }
+});
