@@ -591,7 +591,8 @@ function manySpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
       { id: `many/${name}/ready`, group: 'many', label: `${name}: trawl serve to ready`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => [c.start.readyMs]) },
       { id: `many/${name}/change`, group: 'many', label: `${name}: one-line change searchable after trawl sync starts`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => c.change.searchableSamplesMs ?? [c.change.searchableMs]) },
       { id: `many/${name}/load`, group: 'many', label: `${name}: one literal, ${(corpus(newR) ?? corpus(oldR))!.load.connections} connections`, unit: 'req/s', better: 'higher', kind: 'sampled', ...both((c) => [c.load.requestsPerSecond]) },
-      { id: `many/${name}/idleAnon`, group: 'many', label: `${name}: daemon RssAnon, idle`, unit: 'bytes', better: 'lower', kind: 'sampled', ...both((c) => [c.memory.idleAnonBytes]) },
+      { id: `many/${name}/idleAnon`, group: 'many', label: `${name}: daemon RssAnon, right after the queries`, unit: 'bytes', better: 'lower', kind: 'sampled', ...both((c) => [c.memory.idleAnonBytes]) },
+      { id: `many/${name}/settledAnon`, group: 'many', label: `${name}: daemon RssAnon, idle (settled)`, unit: 'bytes', better: 'lower', kind: 'sampled', ...both((c) => (c.memory.settledAnonBytes == null ? [] : [c.memory.settledAnonBytes])) },
       { id: `many/${name}/indexBytes`, group: 'many', label: `${name}: index size`, unit: 'bytes', better: 'lower', kind: 'exact', ...both((c) => [c.sync.indexBytes]) },
     );
   }

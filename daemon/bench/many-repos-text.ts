@@ -26,6 +26,7 @@ function corpusRow(c: ManyReposCorpus): string {
   return (
     `| ${c.name} | ${count(c.repos)} | ${count(c.files)}, ${bytes(c.bytes)} | ${secs(c.sync.seconds)}${c.sync.failed ? ` (${c.sync.failed} failed)` : ''}, peak RSS ${bytes(c.sync.peakRssBytes)} | ` +
     `${c.cindex ? secs(c.cindex.seconds) : '—'} | ${bytes(c.sync.indexBytes)} in ${count(c.sync.indexFiles)} files | ${formatMs(c.start.readyMs)}; first search ${formatMs(c.start.firstSearchMs)} | ` +
+    `${m.settledAnonBytes == null ? '' : `${bytes(m.settledAnonBytes)}${m.settledAnonPerByte == null ? '' : ` (${m.settledAnonPerByte.toFixed(2)}×)`}; right after the queries `}` +
     `${bytes(m.idleAnonBytes)}${m.anonPerByte === null ? '' : ` (${m.anonPerByte.toFixed(2)}×)`}, peak under load ${bytes(m.loadAnonPeakBytes)} | ` +
     `${Math.round(c.load.requestsPerSecond)} req/s, p50 ${formatMs(c.load.latencyMs.p50)}, p99 ${formatMs(c.load.latencyMs.p99)} | ` +
     `${c.change.searchableMs === null ? 'not found' : formatMs(c.change.searchableMs)}${changeRuns(c.change)} (sync ${secs(c.change.syncSeconds)}) |`
@@ -64,7 +65,7 @@ function kindTable(c: ManyReposCorpus): string[] {
 export function manyReposText(p: ManyReposPhase): string[] {
   const lines = [
     '',
-    `| many repositories (seed ${p.seed}) | repos | files | \`trawl sync\` from nothing | cindex | trawl index | \`trawl serve\` to ready | daemon RssAnon idle (× bytes) | 8 connections, one literal | one-line change searchable after \`trawl sync\` starts |`,
+    `| many repositories (seed ${p.seed}) | repos | files | \`trawl sync\` from nothing | cindex | trawl index | \`trawl serve\` to ready | daemon RssAnon idle, settled (× bytes) | 8 connections, one literal | one-line change searchable after \`trawl sync\` starts |`,
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ...p.corpora.map(corpusRow),
   ];

@@ -8,7 +8,9 @@
 //      first search; then one client, one connection, every request sent once
 //      (distinct-latency.ts): a warm-up on other identifiers, then each query kind of
 //      many-repos-queries.ts in turn;
-//   3. its RssAnon and VmRSS idle for a while, against the corpus's bytes;
+//   3. its RssAnon and VmRSS idle for a while right after the queries, and RssAnon again
+//      once SETTLE_MS have passed since them (the daemon collects after a few quiet
+//      seconds), each against the corpus's bytes;
 //   4. one selective literal (a warm-up identifier) at LOAD_CONNECTIONS connections for a
 //      few seconds (load.ts, after a 1 s warm-up run), RssAnon's peak meanwhile;
 //   5. a one-line change, CHANGE_RUNS times: a line with a new token committed to one
@@ -68,6 +70,8 @@ export interface ManyReposOptions {
 /** Connections of the load run. */
 export const LOAD_CONNECTIONS = 8;
 const CHANGE_POLL_MS = 20;
+/** When the settled idle memory is sampled: this long after the last request (past daemon.ts's QUIET_MS and TRIM_AFTER_MS). */
+const SETTLE_MS = 6000;
 /** One-line changes measured, one after the other (the median is reported). */
 const CHANGE_RUNS = 3;
 
@@ -158,7 +162,12 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
       queries.push({ kind: k.kind, ...latency, csearch: null, rg: null });
     }
     const pid = ready.server.child.pid;
+    const lastRequest = performance.now();
     const idle = await sampleRssFor(pid, o.idleMs);
+    // And once the daemon has settled: its threads collect their heaps after a few quiet
+    // seconds (daemon.ts IdleCollector), which the samples right after the queries precede.
+    await new Promise((r) => setTimeout(r, Math.max(0, lastRequest + SETTLE_MS - performance.now())));
+    const settled = await sampleRssFor(pid, o.idleMs);
     const loadQuery = sets.warmup[0]!;
     const request = { method: 'POST' as const, path: '/api/search', body: searchBody(loadQuery) };
     await loadRunDetail(ready.server, [ready.server], 0, request, 1, LOAD_CONNECTIONS, 'warm-up');
@@ -167,6 +176,7 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
     const loaded = rss.stop();
     const r = detail.run;
     const anonIdle = idle.length ? median(idle.map((x) => x.anon)) : null;
+    const anonSettled = settled.length ? median(settled.map((x) => x.anon)) : null;
     measured = {
       start: warm.start,
       warmup: warm.warmup,
@@ -186,6 +196,8 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
         idleRssBytes: idle.length ? median(idle.map((x) => x.rss)) : null,
         loadAnonPeakBytes: loaded.length ? Math.max(...loaded.map((x) => x.anon)) : null,
         anonPerByte: anonIdle === null ? null : round4(anonIdle / made.bytes),
+        settledAnonBytes: anonSettled,
+        settledAnonPerByte: anonSettled === null ? null : round4(anonSettled / made.bytes),
       },
       change: await changeSearchable(o, view.changePath, view.changeRepo, view.syncConfig, dataDir, c, label, log),
     };

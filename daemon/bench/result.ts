@@ -736,8 +736,13 @@ export interface ManyReposCorpus {
   queries: ManyReposQueries[];
   /** One selective literal at `connections` connections for `seconds` (autocannon). */
   load: { query: string; connections: number; seconds: number; requestsPerSecond: number; latencyMs: { p50: number | null; p99: number | null }; non2xx: number; errors: number; serverCpuMsPerRequest: number | null };
-  /** The daemon's RssAnon and VmRSS idle after the searches (medians), RssAnon's peak under the load; anonPerByte: idle RssAnon / bytes. Null off Linux. */
-  memory: { idleAnonBytes: number | null; idleRssBytes: number | null; loadAnonPeakBytes: number | null; anonPerByte: number | null };
+  /**
+   * The daemon's RssAnon and VmRSS idle right after the searches (medians), RssAnon's peak
+   * under the load; anonPerByte: that idle RssAnon / bytes. settledAnonBytes: RssAnon idle
+   * once the daemon has collected after the searches (absent in older results), and its
+   * ratio. Null off Linux.
+   */
+  memory: { idleAnonBytes: number | null; idleRssBytes: number | null; loadAnonPeakBytes: number | null; anonPerByte: number | null; settledAnonBytes?: number | null; settledAnonPerByte?: number | null };
   /**
    * A line with a new token committed to one repository, then `trawl sync` beside the
    * daemon: spawn of the sync to the token's first search hit. Taken a few times in a row:

@@ -103,7 +103,7 @@ describe('trawl bench run --only many-repos', () => {
     for (const c of result.manyRepos!.corpora) {
       assert.equal(c.load.connections, 8);
       assert.ok(c.load.requestsPerSecond > 0 && c.load.non2xx + c.load.errors === 0, c.name);
-      if (process.platform === 'linux') assert.ok(c.memory.idleAnonBytes! > 0 && c.memory.anonPerByte! > 0, c.name);
+      if (process.platform === 'linux') assert.ok(c.memory.idleAnonBytes! > 0 && c.memory.anonPerByte! > 0 && c.memory.settledAnonBytes! > 0 && c.memory.settledAnonPerByte! > 0, c.name);
       assert.ok(c.change.searchableMs !== null && c.change.searchableMs > 0, `${c.name}: the change was found`);
       assert.match(c.change.token, /^trawl_bench_change_[0-9a-f]{8}$/);
       assert.ok(c.change.syncSeconds > 0 && c.change.polls >= 1);
