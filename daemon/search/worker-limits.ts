@@ -6,9 +6,9 @@
 // the search reports that shard as failed) and the daemon's anonymous memory stays within
 // about workers × (old + young space) + the main thread's heap. The young space is kept
 // small: a shard task's garbage dies young, and a young space grown by a burst of searches
-// stays committed afterwards, counted in the daemon's memory while it idles; at 8 MB a
-// worker collects it more often at no throughput measured (bench/README.md).
+// stays committed afterwards, counted in the daemon's memory while it idles; at 4 MB a
+// worker collects it more often, at a cost within the noise of paired throughput runs.
 
 import type { ResourceLimits } from 'node:worker_threads';
 
-export const SEARCH_WORKER_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 8 };
+export const SEARCH_WORKER_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 4 };
