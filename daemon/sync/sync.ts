@@ -636,8 +636,8 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
       throw err;
     });
     if ('commit' in indexed) {
-      // The focus lasts until its build: the prompt build below, or the pass's end (then
-      // FOCUS_MAX_MS ends it first).
+      // The focus lasts until its build: the one PackQueue starts at once for a change, or
+      // the pass's last (then FOCUS_MAX_MS ends it first).
       packs!.push({ candidate: indexed, record, index, total, started, ...(unfocus ? { built: unfocus } : {}) });
       return undefined;
     }
