@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { INSTALL_ROOT } from '../daemon/install-root.ts';
+import { BYTE_FREQUENCY } from './byte-frequency.ts';
 
 /** Index folding: ASCII 'A'-'Z' -> 'a'-'z'; the UTF-8 sequence E2 84 AA (U+212A KELVIN SIGN) -> 'k'; C5 BF (U+017F LATIN SMALL LETTER LONG S) -> 's'; every other byte unchanged. Reason: these are the only non-ASCII code points whose Unicode simple case folding reaches ASCII, so folding them makes a trigram index over folded text sound for both case-sensitive and Unicode case-insensitive queries. */
 export function foldBytes(src: Uint8Array): Uint8Array {
@@ -796,6 +797,7 @@ export function containsLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensi
   const outOff = needleOff + align(m);
   const size = outOff + 4;
   const ci = caseInsensitive ? 1 : 0;
+  const [pa, pb] = probeOffsets(needle, caseInsensitive);
   let base = c.scratchWith(hay, n, size, 0);
   c.u8.set(needle, base + needleOff);
   const mid = n >>> 1;
@@ -804,15 +806,48 @@ export function containsLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensi
     const to = Math.min(n, from + window + m - 1);
     base = c.scratchWith(hay, n, size, 0);
     c.u8.set(hay.subarray(from, to), base + from);
-    if (c.ex.findLiteral(base + from, to - from, base + needleOff, m, ci, base + outOff, 1) === 1) return true;
+    if (c.ex.findLiteral(base + from, to - from, base + needleOff, m, ci, base + outOff, 1, pa, pb) === 1) return true;
   }
   // Starts in [0, mid): the windows extend the resident prefix.
   for (let from = 0, window = FIRST_WINDOW; from < mid; from += window, window *= 2) {
     const to = Math.min(n, Math.min(from + window, mid) + m - 1);
     base = c.scratchWith(hay, n, size, to);
-    if (c.ex.findLiteral(base + from, to - from, base + needleOff, m, ci, base + outOff, 1) === 1) return true;
+    if (c.ex.findLiteral(base + from, to - from, base + needleOff, m, ci, base + outOff, 1, pa, pb) === 1) return true;
   }
   return false;
+}
+
+/**
+ * The offsets the literal search probes (findLiteral in core/assembly/verify.ts): the
+ * needle's rarest byte in source code and its next rarest at another offset (a letter
+ * counts both its cases when the search ignores case), in ascending order; 0 and 0 for one
+ * byte. Rare probes make false candidates rare, and those are what a scan spends its time on.
+ */
+export function probeOffsets(needle: Uint8Array, caseInsensitive: boolean): [number, number] {
+  const m = needle.length;
+  if (m <= 1) return [0, 0];
+  const frequency = (b: number): number => {
+    if (!caseInsensitive) return BYTE_FREQUENCY[b]!;
+    const lower = b >= 0x41 && b <= 0x5a ? b + 0x20 : b;
+    return lower >= 0x61 && lower <= 0x7a ? BYTE_FREQUENCY[lower]! + BYTE_FREQUENCY[lower - 0x20]! : BYTE_FREQUENCY[b]!;
+  };
+  let a = 0;
+  let b = -1;
+  let fa = frequency(needle[0]!);
+  let fb = Infinity;
+  for (let i = 1; i < m; i++) {
+    const f = frequency(needle[i]!);
+    if (f < fa) {
+      b = a;
+      fb = fa;
+      a = i;
+      fa = f;
+    } else if (f < fb) {
+      b = i;
+      fb = f;
+    }
+  }
+  return a < b ? [a, b] : [b, a];
 }
 
 /** Start byte offsets of the leftmost non-overlapping occurrences of `needle` in `hay`, at most `max` of them (after a match at i, search resumes at i + needle.length). caseInsensitive: ASCII only (A-Z == a-z), other bytes compared exactly. Empty needle: return empty array. The hay is copied into the wasm arena (reuse one region) unless it is there from the previous call (the same object): a second needle in one document copies nothing. With max 1 it is copied and scanned in growing windows up to the first match. */
@@ -828,6 +863,7 @@ export function findLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive
   const outOff = needleOff + align(m);
   const size = outOff + cap * 4;
   const ci = caseInsensitive ? 1 : 0;
+  const [pa, pb] = probeOffsets(needle, caseInsensitive);
   if (cap === 1 && n > 2 * FIRST_WINDOW) {
     // One match wanted: the document is copied and scanned in growing windows, since the
     // first occurrence is often early (Linux: "mutex_unlock" in the files that say
@@ -839,7 +875,7 @@ export function findLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive
       // Starts in [from, from + window) lie wholly in [from, to).
       const to = Math.min(n, from + window + m - 1);
       base = c.scratchWith(hay, n, size, to);
-      if (c.ex.findLiteral(base + from, to - from, base + needleOff, m, ci, base + outOff, 1) === 1) {
+      if (c.ex.findLiteral(base + from, to - from, base + needleOff, m, ci, base + outOff, 1, pa, pb) === 1) {
         return [c.u32[(base + outOff) / 4]! + from];
       }
       from += window;
@@ -848,7 +884,7 @@ export function findLiteral(hay: Uint8Array, needle: Uint8Array, caseInsensitive
   }
   const base = c.scratchWith(hay, n, size);
   c.u8.set(needle, base + needleOff);
-  const k = c.ex.findLiteral(base, n, base + needleOff, m, ci, base + outOff, cap) >>> 0;
+  const k = c.ex.findLiteral(base, n, base + needleOff, m, ci, base + outOff, cap, pa, pb) >>> 0;
   // A plain array: a typed array per call would be a backing store per document searched
   // for the garbage collector to sweep.
   const at = (base + outOff) / 4;
@@ -1224,7 +1260,7 @@ interface CoreExports {
   intersectEncoded(acc: number, na: number, src: number, len: number, count: number, follow: number, want: number, out: number, maxId: number): number;
   intersect(a: number, na: number, b: number, nb: number, out: number): number;
   union(a: number, na: number, b: number, nb: number, out: number): number;
-  findLiteral(hay: number, n: number, needle: number, m: number, ci: number, out: number, max: number): number;
+  findLiteral(hay: number, n: number, needle: number, m: number, ci: number, out: number, max: number, pa: number, pb: number): number;
   docWords(src: number, n: number, doc: number, table: number, mask: number, shift: number, gen: number, pairs: number, arena: number, state: number, hashBits: number): number;
   groupWords(pairs: number, n: number, sorted: number, counts: number, minDocs: number, arena: number, outWord: number, outCount: number, outDocs: number): number;
   keptWordBytes(sorted: number, outWord: number, k: number, arena: number, out: number, offs: number): number;

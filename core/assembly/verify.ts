@@ -1,11 +1,13 @@
 // Literal search: leftmost non-overlapping occurrences of a needle in a haystack.
 //
 // Candidate filter ("SIMD-friendly substring search"): for 16 start positions p..p+15 at
-// once, compare hay[p + k] with the needle's first byte and hay[p + k + m - 1] with its
-// last byte; only lanes where both match are verified byte by byte. Two rarely-equal
-// bytes a needle length apart make false candidates rare, so most blocks have none: they
-// are passed over 64 starts a round with a single test (measured on Linux's mutex_lock
-// files, copy and scan: 5 -> 7-8 GB/s), and a block with a candidate is taken 16 at a time.
+// once, compare hay[p + k + pa] and hay[p + k + pb] with the needle's bytes at two probe
+// offsets pa < pb; only lanes where both match are verified byte by byte. The caller picks
+// the needle's two rarest bytes as probes (core/index.ts, by a table of how often each byte
+// occurs in source code): the rarer they are, the rarer false candidates, so most blocks
+// have none and are passed over 64 starts a round with a single test; a block with a
+// candidate is taken 16 at a time. (First and last byte, the textbook probes, are often
+// common letters in identifiers: `release_filter` has an `r` at both ends.)
 //
 // Case-insensitive mode (ASCII only): the needle is lower-cased in place first. For a
 // letter, `(h | 0x20) == lower` holds exactly for its two cases, so the filter ORs 0x20
@@ -26,39 +28,39 @@ function isLower(b: u32): bool {
  *
  * Memory contract: at least 16 readable bytes must follow hay + n (their content does not
  * matter - lanes past the last possible start are masked off), and the needle buffer is
- * modified (lower-cased) when ci != 0. Requires m >= 1; out needs `max` entries.
+ * modified (lower-cased) when ci != 0. Requires m >= 1 and probe offsets pa <= pb < m (pa
+ * == pb for a needle of one byte); out needs `max` entries.
  */
-export function findLiteral(hay: usize, n: u32, needle: usize, m: u32, ci: i32, out: usize, max: u32): u32 {
-  if (m == 0 || m > n || max == 0) return 0;
+export function findLiteral(hay: usize, n: u32, needle: usize, m: u32, ci: i32, out: usize, max: u32, pa: u32, pb: u32): u32 {
+  if (m == 0 || m > n || max == 0 || pa > pb || pb >= m) return 0;
   if (ci) {
     for (let i: u32 = 0; i < m; i++) store<u8>(needle + i, <u8>lowerAscii(<u32>load<u8>(needle + i)));
   }
-  const first = <u32>load<u8>(needle);
-  const lastB = <u32>load<u8>(needle + m - 1);
+  const first = <u32>load<u8>(needle + pa);
+  const lastB = <u32>load<u8>(needle + pb);
   const fMask = i8x16.splat(<i8>(ci && isLower(first) ? 0x20 : 0));
   const lMask = i8x16.splat(<i8>(ci && isLower(lastB) ? 0x20 : 0));
   const fVec = i8x16.splat(<i8>first);
   const lVec = i8x16.splat(<i8>lastB);
   const lastStart = n - m; // greatest possible start
-  const midLen = m > 2 ? m - 2 : 0;
   let count: u32 = 0;
   let p: u32 = 0;
   while (p <= lastStart) {
     // Most of a haystack has no candidate at all: skip it 64 starts at a time (four
     // independent blocks per round keep the loads in flight; one test per round).
     while (p + 63 <= lastStart) {
-      const c0 = v128.and(i8x16.eq(v128.or(v128.load(hay + p), fMask), fVec), i8x16.eq(v128.or(v128.load(hay + p + m - 1), lMask), lVec));
-      const c1 = v128.and(i8x16.eq(v128.or(v128.load(hay + p + 16), fMask), fVec), i8x16.eq(v128.or(v128.load(hay + p + m + 15), lMask), lVec));
-      const c2 = v128.and(i8x16.eq(v128.or(v128.load(hay + p + 32), fMask), fVec), i8x16.eq(v128.or(v128.load(hay + p + m + 31), lMask), lVec));
-      const c3 = v128.and(i8x16.eq(v128.or(v128.load(hay + p + 48), fMask), fVec), i8x16.eq(v128.or(v128.load(hay + p + m + 47), lMask), lVec));
+      const c0 = v128.and(i8x16.eq(v128.or(v128.load(hay + p + pa), fMask), fVec), i8x16.eq(v128.or(v128.load(hay + p + pb), lMask), lVec));
+      const c1 = v128.and(i8x16.eq(v128.or(v128.load(hay + p + pa + 16), fMask), fVec), i8x16.eq(v128.or(v128.load(hay + p + pb + 16), lMask), lVec));
+      const c2 = v128.and(i8x16.eq(v128.or(v128.load(hay + p + pa + 32), fMask), fVec), i8x16.eq(v128.or(v128.load(hay + p + pb + 32), lMask), lVec));
+      const c3 = v128.and(i8x16.eq(v128.or(v128.load(hay + p + pa + 48), fMask), fVec), i8x16.eq(v128.or(v128.load(hay + p + pb + 48), lMask), lVec));
       if (v128.any_true(v128.or(v128.or(c0, c1), v128.or(c2, c3)))) break;
       p += 64;
     }
     // The block of 64 with a candidate (or the last few starts), 16 starts at a time.
     const blockEnd = p + 64;
     while (p < blockEnd && p <= lastStart) {
-      const a = v128.load(hay + p);
-      const b = v128.load(hay + p + m - 1);
+      const a = v128.load(hay + p + pa);
+      const b = v128.load(hay + p + pb);
       const hit = v128.and(i8x16.eq(v128.or(a, fMask), fVec), i8x16.eq(v128.or(b, lMask), lVec));
       let mask = i8x16.bitmask(hit);
       const left = lastStart - p;
@@ -68,7 +70,7 @@ export function findLiteral(hay: usize, n: u32, needle: usize, m: u32, ci: i32, 
         const k = <u32>ctz<i32>(mask);
         mask &= mask - 1;
         const s = p + k;
-        if (midLen == 0 || equalBytes(hay + s + 1, needle + 1, midLen, ci)) {
+        if (m == 1 || equalBytes(hay + s, needle, m, ci)) {
           store<u32>(out + (<usize>count << 2), s);
           count++;
           if (count >= max) return count;

@@ -12,6 +12,7 @@ import {
   decodePostings,
   containsLiteral,
   findLiteral,
+  probeOffsets,
   foldBytes,
   hash32,
   Hash32Stream,
@@ -651,6 +652,19 @@ test('containsLiteral says whether findLiteral finds anything, wherever the need
   }
   assert.equal(containsLiteral(enc.encode('abc'), new Uint8Array(0), false), false, 'empty needle');
   assert.equal(containsLiteral(enc.encode('ab'), enc.encode('abc'), false), false, 'needle longer than hay');
+});
+
+test('probeOffsets: the needle\'s two rarest bytes in source code, in order', () => {
+  const table: Array<[string, boolean, [number, number], string]> = [
+    ['release_filter', false, [2, 10], "the two l's (rarer than f, much rarer than the r's at both ends)"],
+    ['release_filter', true, [2, 8], 'l and f, each counted in both cases'],
+    ['mutex_lock', false, [4, 9], 'x and k'],
+    ['EXPORT_SYMBOL_GPL', false, [1, 8], 'X and B'],
+    ['qq', false, [0, 1], 'a byte twice'],
+    ['a', false, [0, 0], 'one byte: probed once'],
+    ['', false, [0, 0], 'empty'],
+  ];
+  for (const [needle, ci, want, why] of table) same(probeOffsets(enc.encode(needle), ci), want, `${needle} ci=${ci}: ${why}`);
 });
 
 test('findLiteral matches the reference', () => {
