@@ -17,8 +17,8 @@ const walk = (dir: string): void => {
     if (e.isDirectory()) walk(path);
     else if (e.isFile()) {
       const bytes = readFileSync(path);
-      // Text only: a file with a NUL byte in its first 8 KB is binary, as the indexer judges.
-      if (bytes.subarray(0, 8192).includes(0)) continue;
+      // Text only: a file with a NUL byte is binary, as the indexer judges (shard-builder.ts).
+      if (bytes.includes(0)) continue;
       for (const b of bytes) counts[b]!++;
       total += bytes.length;
     }

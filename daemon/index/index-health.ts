@@ -104,26 +104,26 @@ function identity(path: string): string {
   return st === undefined ? '' : `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
-/** The verdicts of a view's last read, by repository, with the identities of the files they were read from. */
+/**
+ * The healthy manifests of a view's last read, by repository, with the identities of the
+ * files they were read from. A broken verdict is not kept: it is read again (the view
+ * completes and reports the copy it is handed), and damage is rare.
+ */
 export class ManifestReads {
-  readonly #byRepo = new Map<number, { files: string; verdict: LoadedManifest | BrokenRepo | undefined }>();
+  readonly #byRepo = new Map<number, { files: string; manifest: LoadedManifest }>();
 
-  get(repoId: number, files: string): LoadedManifest | BrokenRepo | undefined {
+  get(repoId: number, files: string): LoadedManifest | undefined {
     const e = this.#byRepo.get(repoId);
-    // A broken verdict is read again: a copy is handed out and completed by the view.
-    return e !== undefined && e.files === files && e.verdict !== undefined && !('reason' in e.verdict) ? e.verdict : undefined;
+    return e !== undefined && e.files === files ? e.manifest : undefined;
   }
 
   set(repoId: number, files: string, verdict: LoadedManifest | BrokenRepo | undefined): void {
-    this.#byRepo.set(repoId, { files, verdict });
+    if (verdict === undefined || 'reason' in verdict) this.#byRepo.delete(repoId);
+    else this.#byRepo.set(repoId, { files, manifest: verdict });
   }
 
   keepOnly(repoIds: Set<number>): void {
     for (const id of this.#byRepo.keys()) if (!repoIds.has(id)) this.#byRepo.delete(id);
-  }
-
-  clear(): void {
-    this.#byRepo.clear();
   }
 }
 

@@ -609,9 +609,6 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
     const known = stamped ? stampedIndex(options.dataDir, record.repoId, (recorded) => sameRefStamp(mirror.path, salt, recorded) || recorded === stampNow(), repo, config.settings.symbols !== false, pass?.headers ?? new Map()) : undefined;
     if (known) return await recordIndexed(options, record, unchangedSummary(known, started), index, total, started, log, now, pass?.unchanged);
     stampNow();
-    // It changed: the spawner its reads of git go through (started with the pass) is
-    // wanted now, whatever became of it meanwhile.
-    warmSpawner();
     const unfocus = pass !== undefined && record.indexedAt !== undefined && ++pass.changed <= PROMPT_BUILDS ? focusOn(pass) : undefined;
     const indexed = await indexOrPack(mirror.path, {
       ...extras,
