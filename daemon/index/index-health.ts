@@ -5,14 +5,14 @@
 // Cost: reading the index state reads every manifest, stats every file they name and reads
 // each shard's header and table of contents (a few hundred bytes); the sections are
 // checked when a searcher first opens a shard, documents when they are first read. A view
-// reads the state again only when index-version changes, and then reads again only the
-// repositories whose manifest or mark file changed (one stat of each for the others).
+// reads the state again only when index-version changes, and then parses and checks again
+// only the repositories whose manifest or mark file reads differently.
 
 import { dirname, join, sep } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { shardsDir, writeFileAtomic } from './data-dir.ts';
-import { BROKEN_MARK, bumpIndexVersion, loadManifest, manifestRepoName, manifestVisibility, indexVersionStamp, namedPaths, readIndexVersion, repoDirs, shardFiles, type LoadedManifest } from './manifest.ts';
+import { BROKEN_MARK, bumpIndexVersion, loadManifest, MANIFEST_MAX_BYTES, manifestRepoName, manifestVisibility, indexVersionStamp, namedPaths, readIndexVersion, repoDirs, shardFiles, type LoadedManifest } from './manifest.ts';
 import { checkShardHeader } from './shard-reader.ts';
 import { SHARD_FORMAT, SYMBOLS_FORMAT } from './shard-format.ts';
 
@@ -57,11 +57,12 @@ const MARK_MAX_BYTES = 64 * 1024;
 
 /**
  * Reads every repository's manifest and sorts the healthy from the broken. With `earlier`
- * (the reads of a view's previous state), a repository whose manifest and mark are the
- * same files as then keeps that verdict without a read: a manifest is replaced by a rename,
- * never written in place, and the files it names are never rewritten, so one stat of each
- * says whether anything the verdict rests on changed. Damage that appears later in a
- * named file is found by the searches and the scrub, which mark it (a new mark file).
+ * (the reads of a view's previous state), a repository whose manifest and mark read as the
+ * same bytes as then keeps that verdict without being parsed and checked again: the files a
+ * manifest names carry its generation and are never rewritten, so the same manifest names
+ * the same files. (Bytes, not stat identities: a manifest replaced twice within a clock tick
+ * can come back with the inode, size and times of the one before.) Damage that appears
+ * later in a named file is found by the searches and the scrub, which mark it.
  */
 export function readIndexState(dataDir: string, earlier?: ManifestReads): IndexState {
   // Read first: a change that lands while the state is read is seen at the next look.
@@ -93,15 +94,20 @@ function readVerdict(dataDir: string, repoId: number, headers: HeaderChecks): Lo
   return reason === undefined ? m : brokenFrom(m, reason);
 }
 
-/** The identity of a repository's manifest and mark files (device, inode, size, change time), '' for one that is absent. */
+/** A repository's manifest and mark as they read now ('' for one that is absent, a reason for one refused). */
 function fileIdentities(dataDir: string, repoId: number): string {
   const dir = shardsDir(dataDir, repoId);
-  return `${identity(join(dir, 'manifest.json'))}|${identity(join(dir, BROKEN_MARK))}`;
+  return `${contentOf(join(dir, 'manifest.json'), MANIFEST_MAX_BYTES)}\0${contentOf(join(dir, BROKEN_MARK), MARK_MAX_BYTES)}`;
 }
 
-function identity(path: string): string {
-  const st = statSync(path, { bigint: true, throwIfNoEntry: false });
-  return st === undefined ? '' : `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+function contentOf(path: string, bound: number): string {
+  if (!existsSync(path)) return '';
+  try {
+    return readBoundedText(path, bound);
+  } catch (err) {
+    // Refused or unreadable: never the bytes of a healthy read, so never kept.
+    return `\u0001${(err as Error).message}`;
+  }
 }
 
 /**

@@ -72,7 +72,7 @@ export const MEMBERSHIP_EXT = '.branches';
  * The largest manifest read. Its size grows with the refs indexed (about 110 bytes each)
  * and the shards: this is over half a million refs. A larger one is damage, not an index.
  */
-const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
+export const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
 
 /** The largest index-version file read: it holds one line of some 30 bytes. */
 const INDEX_VERSION_MAX_BYTES = 4096;

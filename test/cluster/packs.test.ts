@@ -237,7 +237,8 @@ describe('compound shards in a cluster of three nodes', () => {
     const { searches, differences } = await searchWhile(() => runJobs(jobs).then(() => allSettled('every pack on its owners')), 2);
     t.diagnostic(`${searches} searches while ${jobs.length} pack jobs ran and the packs were placed`);
     assert.deepEqual(differences.slice(0, 3), []);
-    t.diagnostic(`rounds for repositories a job left out: ${await packLeftovers()}`);
+    const leftoverRounds = await packLeftovers();
+    t.diagnostic(`rounds for repositories a job left out: ${leftoverRounds}`);
     const packs = new Set<string>();
     for (let k = 0; k < REPOS; k++) {
       const p = publishedOf(k);
@@ -259,8 +260,18 @@ describe('compound shards in a cluster of three nodes', () => {
       }
     }
     assert.deepEqual(await differential(3), []);
-    // Nothing left to plan: the packs are neither small nor tombstoned.
+    // Nothing left to plan: the packs are neither small nor tombstoned. (Repositories a job
+    // left out were packed on their own, into a small pack the leader's next plan merges:
+    // that plan is run first, as the leader would.)
     await refreshViews();
+    if (leftoverRounds > 0) {
+      const merge = nodes[2]!.cluster!.planPacks(target, Infinity);
+      if (merge.length > 0) {
+        await runJobs(merge);
+        await allSettled('the small pack of the leftovers merged');
+        await refreshViews();
+      }
+    }
     assert.deepEqual(nodes[2]!.cluster!.planPacks(target, Infinity), []);
   });
 
