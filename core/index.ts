@@ -67,8 +67,12 @@ export class PostingsBuilder {
   #docCounts: Uint32Array<ArrayBuffer>;
   #numDocs = 0;
   #live = true;
+  /** Segment masks wanted of large documents (none: no masks). */
+  #segmenting: SegmentOptions | undefined;
+  /** The large documents' masks so far, in document order. */
+  #segmented: SegmentedDoc[] = [];
 
-  constructor(options?: { expectedBytes?: number }) {
+  constructor(options?: { expectedBytes?: number; segments?: SegmentOptions }) {
     const c = core();
     if (liveBuilder !== null) {
       throw new Error('PostingsBuilder: another builder is live on this thread; finish() or dispose() it first');
@@ -89,6 +93,7 @@ export class PostingsBuilder {
     }
     c.u8.fill(0, this.#seen.off, this.#seen.off + c.seenBytes);
     this.#docCounts = new Uint32Array(1024);
+    this.#segmenting = options?.segments;
     liveBuilder = this;
   }
 
@@ -130,6 +135,9 @@ export class PostingsBuilder {
       c.u8[base + foldOff + f] = 0;
       cnt = c.ex.distinctTrigrams(base + foldOff, f, this.#seen!.off, pairs.off + this.#pairsLen * 4, this.#masks!.off + this.#pairsLen, lim);
       if (cnt < 0) return -1;
+      // Positions in the folded bytes are the content's only when folding kept the length.
+      const seg = this.#segmenting;
+      if (seg && f === n && n >= seg.minBytes && cnt > 0) this.#segmented.push(segmentDoc(c, docId, base + foldOff, f, pairs.off + this.#pairsLen * 4, cnt, seg.shift));
       this.#pairsLen += cnt;
     }
     this.#docCounts = withCount(this.#docCounts, this.#numDocs++, cnt);
@@ -137,7 +145,7 @@ export class PostingsBuilder {
   }
 
   /** Finishes: for every trigram that occurs, in ascending id order: its id, how many docs contain it, and the byte offset of its list in `blob`. Each list is the ascending doc ids, LEB128-varint delta encoded (see the class comment for the exact encoding; decodePostings reads it). */
-  finish(options?: { path?: 'table' | 'sort' }): { ids: Uint32Array; counts: Uint32Array; offsets: Uint32Array; blob: Uint8Array; follow: Uint8Array } {
+  finish(options?: { path?: 'table' | 'sort' }): { ids: Uint32Array; counts: Uint32Array; offsets: Uint32Array; blob: Uint8Array; follow: Uint8Array; segments: SegmentMasks | null } {
     if (!this.#live) throw new Error('PostingsBuilder: already finished or disposed');
     const c = this.#core;
     const a = c.arena;
@@ -157,6 +165,7 @@ export class PostingsBuilder {
       // few files) sorts its pairs instead. Both give the same lists (core.test.ts).
       const path = options?.path ?? (P <= SORT_MAX_PAIRS && D <= SORT_MAX_DOCS ? 'sort' : 'table');
       let ids: Block, counts: Block, docs: Block, follow: Block, K: number;
+      let segments: SegmentMasks | null = null;
       if (path === 'sort') {
         c.ex.keysToIds(pairs.off, P);
         // One number per pair, trigram id above doc id above follow mask: sorted, they are
@@ -192,6 +201,10 @@ export class PostingsBuilder {
           u32[docs.off / 4 + i] = Math.floor(rest / 256);
           u8[follow.off + i] = rest % 256;
         }
+        if (this.#segmented.length > 0) {
+          const sorted = u32.slice(ids.off / 4, ids.off / 4 + K);
+          segments = placeSegments(this.#segmenting!.shift, this.#segmented, K, (id) => rowByBisection(sorted, id));
+        }
       } else {
         // 1. Count each trigram's docs in a table indexed by trigram id.
         const table = take(TABLE_BYTES);
@@ -208,6 +221,13 @@ export class PostingsBuilder {
         docs = take(P * 4);
         follow = take(P);
         c.ex.scatterDocs(pairs.off, masks.off, docCounts.off, D, table.off, docs.off, follow.off);
+        if (this.#segmented.length > 0) {
+          // The table, indexed by trigram id, is free now: it maps each id to its row.
+          const u32 = c.u32;
+          const at = table.off / 4;
+          for (let r = 0; r < K; r++) u32[at + u32[ids.off / 4 + r]!] = r;
+          segments = placeSegments(this.#segmenting!.shift, this.#segmented, K, (id) => u32[at + id]!);
+        }
         drop(table);
         drop(docCounts);
       }
@@ -226,6 +246,7 @@ export class PostingsBuilder {
         offsets: u32.slice(offsets.off / 4, offsets.off / 4 + K),
         blob: c.u8.slice(blob.off, blob.off + blobLen),
         follow: c.u8.slice(follow.off, follow.off + P),
+        segments,
       };
     } finally {
       taken.free();
@@ -245,8 +266,101 @@ export class PostingsBuilder {
     this.#pairs = null;
     this.#masks = null;
     this.#docCounts = new Uint32Array(0);
+    this.#segmented = [];
     if (liveBuilder === this) liveBuilder = null;
   }
+}
+
+/** Which documents get segment masks: those of at least `minBytes`, in segments of 2^shift bytes. */
+export interface SegmentOptions {
+  shift: number;
+  minBytes: number;
+}
+
+/** One large document's masks: `width` bytes per distinct trigram, in the order of `ids`. */
+interface SegmentedDoc {
+  doc: number;
+  segments: number;
+  width: number;
+  ids: Uint32Array;
+  masks: Uint8Array;
+}
+
+/**
+ * The segment masks of a builder's large documents, in its lists' order: row r's masks are
+ * masks[starts[r], starts[r + 1]), one per posting of a listed document, in document order;
+ * a posting of document docs[i] takes ceil(segments[i] / 8) bytes, bit (s & 7) of byte
+ * (s >> 3) set when the trigram occurs starting in segment s (positions s << shift up to
+ * (s + 1) << shift). Postings of other documents have none.
+ */
+export interface SegmentMasks {
+  shift: number;
+  docs: Uint32Array;
+  segments: Uint32Array;
+  starts: Uint32Array;
+  masks: Uint8Array;
+}
+
+/** The masks of one document just added (its folded bytes and distinct keys in wasm memory). */
+function segmentDoc(c: Core, doc: number, folded: number, n: number, keys: number, cnt: number, shift: number): SegmentedDoc {
+  const segments = ((n - 1) >>> shift) + 1;
+  const width = ((segments - 1) >>> 3) + 1;
+  let slots = 1024;
+  while (slots < 2 * cnt) slots *= 2;
+  const a = c.arena;
+  const table = a.alloc(slots * 8);
+  const out = a.alloc(cnt * width);
+  try {
+    c.ex.segmentMasks(folded, n, keys, cnt, table.off, slots, shift, width, out.off);
+    const ids = c.u32.slice(keys / 4, keys / 4 + cnt);
+    for (let k = 0; k < cnt; k++) {
+      const r = ids[k]!;
+      ids[k] = ((r & 0xff) << 16) | (r & 0xff00) | (r >>> 16); // byte-reversed key -> trigram id
+    }
+    return { doc, segments, width, ids, masks: c.u8.slice(out.off, out.off + cnt * width) };
+  } finally {
+    a.free(table);
+    a.free(out);
+  }
+}
+
+/** Lays out the documents' masks by row (SegmentMasks); `rowOf` gives a trigram id's row of K. */
+function placeSegments(shift: number, list: readonly SegmentedDoc[], K: number, rowOf: (id: number) => number): SegmentMasks {
+  const starts = new Uint32Array(K + 1);
+  const rows = list.map((d) => {
+    const r = new Uint32Array(d.ids.length);
+    for (let k = 0; k < r.length; k++) {
+      r[k] = rowOf(d.ids[k]!);
+      starts[r[k]! + 1]! += d.width;
+    }
+    return r;
+  });
+  for (let r = 0; r < K; r++) starts[r + 1]! += starts[r]!;
+  const masks = new Uint8Array(starts[K]!);
+  const cursor = starts.slice(0, K);
+  // Documents in ascending order, so each row's masks come in its postings' order.
+  list.forEach((d, i) => {
+    const r = rows[i]!;
+    const w = d.width;
+    for (let k = 0; k < r.length; k++) {
+      const to = cursor[r[k]!]!;
+      for (let j = 0, from = k * w; j < w; j++) masks[to + j] = d.masks[from + j]!;
+      cursor[r[k]!] = to + w;
+    }
+  });
+  return { shift, docs: Uint32Array.from(list, (d) => d.doc), segments: Uint32Array.from(list, (d) => d.segments), starts, masks };
+}
+
+/** The row of `id` in ascending `ids` (it is there). */
+function rowByBisection(ids: Uint32Array, id: number): number {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
@@ -1177,6 +1291,7 @@ export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
   'fold',
   'seenBytes',
   'distinctTrigrams',
+  'segmentMasks',
   'countTrigrams',
   'keysToIds',
   'countDistinct',
@@ -1250,6 +1365,7 @@ interface CoreExports {
   fold(src: number, n: number, dst: number): number;
   seenBytes(): number;
   distinctTrigrams(folded: number, n: number, seen: number, out: number, masks: number, limit: number): number;
+  segmentMasks(folded: number, n: number, keys: number, cnt: number, table: number, slots: number, shift: number, width: number, out: number): void;
   countTrigrams(pairs: number, n: number, table: number): void;
   keysToIds(pairs: number, n: number): void;
   countDistinct(table: number): number;

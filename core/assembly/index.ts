@@ -7,6 +7,7 @@
 
 export { fold } from './fold';
 export { distinctTrigrams, seenBytes } from './ngrams';
+export { segmentMasks } from './segments';
 export { countTrigrams, keysToIds, countDistinct, collectTrigrams, scatterDocs, encodeLists, decodeList, intersectEncoded } from './postings';
 export { intersect, union } from './intersect';
 export { findLiteral } from './verify';

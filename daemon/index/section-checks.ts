@@ -17,8 +17,8 @@
 //   - the sections a search needs whole to interpret the file safely (AT_OPEN: the document
 //     table, the paths, the metadata, the branch lists): when the file is first opened in
 //     the process (checkAtOpen). They are small next to the rest of the file;
-//   - every other section (the n-gram tables and posting lists, the follow masks, the symbol
-//     records and index, the content words, the blob ids): by the scrub, a background
+//   - every other section (the n-gram tables and posting lists, the follow and segment
+//     masks, the symbol records and index, the content words, the blob ids): by the scrub, a background
 //     thread that reads one file at a time and yields to searches (section-scrub.ts). Until
 //     then a search reads them unchecked: every reader of those sections bounds what it
 //     reads by the section (a posting list decoder stops at its list's end and refuses an id

@@ -7,6 +7,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { Packr } from 'msgpackr';
 import { PostingsBuilder, WordsBuilder, hash32 } from '../../core/index.ts';
 import { contentWordsOf, encodeContentWords, WORD_MIN_DOCS } from './content-words.ts';
+import { CONTENT_SEGMENTS, encodeContentSegments } from './content-segments.ts';
 import { encodeBranchLists } from './branch-set.ts';
 import { compareStaticRank, staticRankKey } from './file-class.ts';
 import { detectLanguage } from './language.ts';
@@ -139,7 +140,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
   let contentBuilder: PostingsBuilder | undefined;
   let wordsBuilder: WordsBuilder | undefined;
   try {
-    contentBuilder = new PostingsBuilder({ expectedBytes: job.files.reduce((n, f) => n + f.size, 0) });
+    contentBuilder = new PostingsBuilder({ expectedBytes: job.files.reduce((n, f) => n + f.size, 0), segments: CONTENT_SEGMENTS });
     // (~a third of a Linux shard's content build: later, it is the symbols pass's.)
     wordsBuilder = job.later ? undefined : new WordsBuilder();
     const names: Buffer[] = [];
@@ -324,6 +325,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
       [SectionKind.Branches, encodeBranchLists({ names: branchNames, lists: branchDocs.map((l) => Uint32Array.from(l)) })],
       [SectionKind.Oids, oidTable],
       [SectionKind.ContentWords, contentWords],
+      [SectionKind.ContentSegments, encodeContentSegments(contentPostings.segments)],
       [SectionKind.Meta, packMeta(meta)],
     ]), hash32(new Uint8Array(hashes.buffer)));
     const memberResults = members.map((_, k) => {

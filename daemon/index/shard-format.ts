@@ -35,7 +35,11 @@ export const SHARD_MAGIC = 'TRAWLIDX';
 //      range of the branches section's lists, its default branch first). A shard of one
 //      repository has one member. Version 6 and older shards are read as one member
 //      holding every document and every branch.
-export const SHARD_VERSION = 7;
+//   8  the content-segments section: for each content posting of a large document, the
+//      4 KB segments of the document that hold the trigram (content-segments.ts), so that
+//      a literal's candidate is ruled out, or read only where the literal can start.
+//      Version 7 and older shards are still read (large candidates are then read whole).
+export const SHARD_VERSION = 8;
 /** Oldest version this reader accepts. */
 export const SHARD_MIN_VERSION = 2;
 
@@ -62,6 +66,7 @@ export const enum SectionKind {
   SymbolIndex = 14,
   ContentFollow = 15,
   ContentWords = 16,
+  ContentSegments = 17,
 }
 
 export const SECTION_NAMES: Record<number, string> = {
@@ -81,6 +86,7 @@ export const SECTION_NAMES: Record<number, string> = {
   14: 'symbol-index',
   15: 'content-follow',
   16: 'content-words',
+  17: 'content-segments',
 };
 
 /** Sections of a version-2 shard, in file order. */
@@ -108,7 +114,10 @@ export const SECTION_ORDER_V4: readonly SectionKind[] = [...SECTION_ORDER_V3.sli
 export const SECTION_ORDER_V5: readonly SectionKind[] = [...SECTION_ORDER_V4.slice(0, -1), SectionKind.ContentFollow, SectionKind.Meta];
 
 /** Sections of a version 6 or 7 shard, in file order: version 5's, then the content words before meta. */
-export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V5.slice(0, -1), SectionKind.ContentWords, SectionKind.Meta];
+export const SECTION_ORDER_V7: readonly SectionKind[] = [...SECTION_ORDER_V5.slice(0, -1), SectionKind.ContentWords, SectionKind.Meta];
+
+/** Sections of a version-8 shard, in file order: version 7's, then the content segments before meta. */
+export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V7.slice(0, -1), SectionKind.ContentSegments, SectionKind.Meta];
 
 /**
  * A file of sections as shards are: a header, a table of contents, then the sections in
@@ -130,7 +139,7 @@ export const SHARD_FORMAT: SectionFileFormat = {
   magic: SHARD_MAGIC,
   version: SHARD_VERSION,
   minVersion: SHARD_MIN_VERSION,
-  order: (v) => (v === 2 ? SECTION_ORDER_V2 : v === 3 ? SECTION_ORDER_V3 : v === 4 ? SECTION_ORDER_V4 : v === 5 ? SECTION_ORDER_V5 : SECTION_ORDER),
+  order: (v) => (v === 2 ? SECTION_ORDER_V2 : v === 3 ? SECTION_ORDER_V3 : v === 4 ? SECTION_ORDER_V4 : v === 5 ? SECTION_ORDER_V5 : v <= 7 ? SECTION_ORDER_V7 : SECTION_ORDER),
 };
 
 // A symbols file holds the symbol sections of one shard built without them: the symbols

@@ -1,6 +1,6 @@
 // Reads a shard file, memory-mapped read-only.
 //
-// # The shard format, version 7 (history in shard-format.ts)
+// # The shard format, version 8 (history in shard-format.ts)
 //
 // A repository is indexed into one or more shard files (`<repoId>/g<generation>-<n>.trawl`
 // in the data dir, listed by the repository's manifest.json), or, when it is small, into a
@@ -85,6 +85,12 @@
 //                       3-64 bytes) found in at least 8 of the shard's documents: a
 //                       document listed under a literal's bytes holds that literal; layout
 //                       and a worked example in content-words.ts, which reads it
+//     content-segments  (version 8) for each content posting of a document of at least
+//                       32 KB, which 4 KB segments of it hold the trigram: a literal's
+//                       large candidate is ruled out when no segment can start it, and
+//                       otherwise read only there; empty when the shard has no such
+//                       document; layout and a worked example in content-segments.ts,
+//                       which reads it
 //     meta              msgpack (records enabled, self-describing): ShardMeta in
 //                       shard-format.ts: repository and its flags, shard index,
 //                       languages, symbol kinds, skipped files with reasons, options;
@@ -103,8 +109,8 @@
 // verified against its own contentHash the first time it is read, so a search reads no
 // content byte it has not checked. The other sections are verified once per process
 // (section-checks.ts says when): the docs, names, meta and branches sections when the file
-// is first opened; the rest (n-gram tables, postings, follow masks, symbols, content
-// words, oids) by a background scrub that yields to searches. A search may read those
+// is first opened; the rest (n-gram tables, postings, follow and segment masks, symbols,
+// content words, oids) by a background scrub that yields to searches. A search may read those
 // before the scrub reaches them: their readers bound every read by the section (a posting
 // list's ids must be strictly ascending and below the document count, a table row's list
 // must lie within the postings, a document's symbol records within the records), so a
@@ -120,16 +126,16 @@
 // bytes are:
 //
 //   54 52 41 57 4c 49 44 58   "TRAWLIDX"
-//   07 00 00 00               version 7
+//   08 00 00 00               version 8
 //   40 00 00 00               header size 64
 //   .. .. .. .. 00 00 00 00   file size (low, high)
-//   10 00 00 00               16 sections
+//   11 00 00 00               17 sections
 //   ...                       tocHash, reserved, headerHash
 //   01 00 00 00 hh hh hh hh   toc[0]: kind 1 (content), hash
-//   c0 01 00 00 00 00 00 00   offset 448 = 64 + 16*24 (already a multiple of 8)
+//   d8 01 00 00 00 00 00 00   offset 472 = 64 + 17*24 (already a multiple of 8)
 //   07 00 00 00 00 00 00 00   length 7
 //   ...
-//   offset 448: 69 6e 74 20 78 3b 0a   "int x;\n"
+//   offset 472: 69 6e 74 20 78 3b 0a   "int x;\n"
 //
 // The docs section holds one record {nameOff 0, nameLen 3, contentOff 0, contentLen 7, ...};
 // names holds "a.c"; content-ngrams lists the 5 trigrams "int" "nt " "t x" " x;" "x;\n"
@@ -141,7 +147,8 @@
 // symbols section holds one record {name "x", kind "variable", line 1, endLine 1}. The
 // branches section names one branch, HEAD, whose list is the byte 00; oids is 20 zeros. The
 // symbol index holds one name "x" with one definition (record 0, start 4). content-words
-// lists no word: "int" is in one document, fewer than 8. meta.members holds one member:
+// lists no word: "int" is in one document, fewer than 8; content-segments is empty (the
+// document is under 32 KB). meta.members holds one member:
 // the repository, documents [0, 1), branch lists [0, 1).
 
 import { closeSync, readSync } from 'node:fs';
@@ -151,6 +158,7 @@ import type { SymbolDef } from '../symbols/ctags.ts';
 import { BranchSet, readMembershipFile } from './branch-set.ts';
 import { SymbolIndex } from './symbol-index.ts';
 import { ContentWords } from './content-words.ts';
+import { ContentSegments } from './content-segments.ts';
 import { mmap, PAGE, willNeed } from './mmap.ts';
 import { openRegularFile, RefusedFile, type RegularFile } from '../bounded-read.ts';
 import { checkAtOpen, documentChecks, PASSED, sectionStates, type Section } from './section-checks.ts';
@@ -260,6 +268,12 @@ export class NgramTable {
       else return mid;
     }
     return -1;
+  }
+
+  /** The documents of table row `i` (find()), ascending. */
+  rowDocs(i: number): Uint32Array {
+    const l = this.rowList(i);
+    return decodePostings(l.bytes, l.count, this.limit);
   }
 
   /** Number of documents containing the trigram (0 when absent). */
@@ -375,6 +389,8 @@ export class Shard {
   readonly symbolIndex: SymbolIndex | undefined;
   /** The documents holding each common word (version 6 shards; content-words.ts). */
   readonly contentWords: ContentWords | undefined;
+  /** Segment masks of the large documents' content postings (version 8, when it has such documents). */
+  readonly contentSegments: ContentSegments | undefined;
   readonly version: number;
   /**
    * The branches and tags holding each document: the shard's own section, or the
@@ -491,6 +507,13 @@ export class Shard {
     if (this.version >= 6) {
       try {
         this.contentWords = new ContentWords(section(SectionKind.ContentWords), this.docCount);
+      } catch (err) {
+        throw new ShardError(path, (err as Error).message);
+      }
+    }
+    if (this.version >= 8 && section(SectionKind.ContentSegments).length > 0) {
+      try {
+        this.contentSegments = new ContentSegments(section(SectionKind.ContentSegments), this.docCount, this.content.ids.length);
       } catch (err) {
         throw new ShardError(path, (err as Error).message);
       }

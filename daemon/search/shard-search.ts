@@ -18,6 +18,7 @@ import { hasWholeWord } from './rank.ts';
 import { definingDocs, definitionsConfined, definitionsFirst, positiveLiterals } from './definition-first.ts';
 import { emptyCounters, type ShardCounters } from './types.ts';
 import { ReadAhead } from './read-ahead.ts';
+import { bySegments, ruledOut } from './segment-windows.ts';
 
 export interface ShardHit {
   doc: number;
@@ -539,6 +540,8 @@ function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: number, ou
       return ctx.shard.languageIndex(ctx.doc) === t.lang;
     case 'content': {
       const m = matchers[t.id]!;
+      // Only the windows its segment masks leave can hold a match (segment-windows.ts).
+      if (ctx.useIndex && ruledOut(t, ctx.shard, ctx.doc, ctx.bytes(), m, ctx.asciiFoldsOnly())) return false;
       if (!out) return m.exists(ctx.bytes(), ctx.asciiFoldsOnly()); // under a NOT: whether it matches at all
       const ranges = m.find(ctx.bytes(), max, ctx.asciiFoldsOnly());
       if (ranges.length === 0) return false;
@@ -639,7 +642,7 @@ function readsContent(t: Tree): boolean {
 function mayMatch(t: Tree, ctx: DocContext, matchers: Matcher[]): boolean {
   let docs = negatedCandidates.get(t);
   if (docs === undefined) {
-    docs = candidateDocs(t, ctx.shard, ctx.counters, matchers);
+    docs = candidateDocs(t, ctx.shard, ctx.counters, matchers, NEGATED);
     negatedCandidates.set(t, docs);
   }
   return docs === null || holds(docs, ctx.doc);
@@ -794,8 +797,10 @@ export function candidateDocs(t: Tree, shard: Shard, counters: ShardCounters, ma
       return null;
     case 'lang':
       return shard.docsWithLanguage(t.lang);
-    case 'content':
-      return evalNgrams(shard.content, t.term.ngrams, counters, examine);
+    case 'content': {
+      const docs = evalNgrams(shard.content, t.term.ngrams, counters, examine);
+      return docs === null || shard.contentSegments === undefined || examine.segments === false ? docs : bySegments(t, shard, docs, counters, DECODE_VS_SCAN, examine);
+    }
     case 'file':
       return evalNgrams(shard.names, t.term.ngrams, counters);
     case 'sym':
@@ -901,9 +906,15 @@ const PRIOR_MAX_CANDIDATES = 2 * REFINE_AFTER;
 export interface Examine {
   cap: number;
   capped: boolean;
+  /**
+   * False where only whether a document may match counts (a term under a NOT): the
+   * segment masks, which pay by the windows they leave to read, are not read.
+   */
+  segments?: boolean;
 }
 
 const UNCAPPED: Examine = { cap: Infinity, capped: false };
+const NEGATED: Examine = { cap: Infinity, capped: false, segments: false };
 
 /**
  * Intersection of the posting lists of table rows, rarest first (the caller sorts), stopping

@@ -460,6 +460,58 @@ test('PostingsBuilder round trip matches a JS map of trigram -> docs, by the cou
   }
 });
 
+test('PostingsBuilder segment masks: for each posting of a large document, the segments holding the trigram, by the counting table and by sorting', () => {
+  const rng = new Rng(11);
+  const shift = 8;
+  const minBytes = 3000;
+  for (const path of ['table', 'sort'] as const) {
+    const builder = new PostingsBuilder({ expectedBytes: 1 << 20, segments: { shift, minBytes } });
+    // id -> the masks of its postings of large documents, in document order.
+    const expected = new Map<number, number[]>();
+    const segmentedDocs: number[] = [];
+    const segmentCounts: number[] = [];
+    for (let d = 0; d < 40; d++) {
+      const size = d % 3 === 0 ? rng.int(minBytes) : minBytes + rng.int(20_000);
+      // 'code' and 'special' hold the code points whose folding shortens: their large documents get no masks.
+      let content = randomBytes(rng, size, rng.pick(['ascii', 'tiny', 'ascii', 'tiny', 'code', 'special']));
+      // A Kelvin sign folds to one byte: positions in the folded bytes are not the content's, so no masks.
+      if (d % 7 === 6) content = Uint8Array.from([...content.subarray(0, size >> 1), 0xe2, 0x84, 0xaa, ...content.subarray(size >> 1)]);
+      assert.ok(builder.addContent(d, content, 0x7fffffff) >= 0);
+      const folded = foldRef(content);
+      if (folded.length !== content.length || content.length < minBytes) continue;
+      const segments = ((content.length - 1) >> shift) + 1;
+      const width = ((segments - 1) >> 3) + 1;
+      const masks = new Map<number, Uint8Array>();
+      for (let p = 0; p + 2 < folded.length; p++) {
+        const id = trigramId(folded[p]!, folded[p + 1]!, folded[p + 2]!);
+        let m = masks.get(id);
+        if (!m) masks.set(id, (m = new Uint8Array(width)));
+        m[(p >> shift) >> 3]! |= 1 << ((p >> shift) & 7);
+      }
+      for (const [id, m] of masks) {
+        let list = expected.get(id);
+        if (!list) expected.set(id, (list = []));
+        list.push(...m);
+      }
+      segmentedDocs.push(d);
+      segmentCounts.push(segments);
+    }
+    const { ids, segments } = builder.finish({ path });
+    assert.ok(segments !== null && segmentedDocs.length > 5, `${path}: some documents have masks (${segmentedDocs.length}, ${segments?.docs.length})`);
+    same(segments.docs, segmentedDocs, `${path}: documents with masks`);
+    same(segments.segments, segmentCounts, `${path}: their segments`);
+    assert.equal(segments.shift, shift);
+    assert.equal(segments.starts.length, ids.length + 1);
+    for (let r = 0; r < ids.length; r++) {
+      same(segments.masks.subarray(segments.starts[r]!, segments.starts[r + 1]!), expected.get(ids[r]!) ?? [], `${path}: masks of row ${r}`);
+    }
+  }
+  // Without the option, or without a large document, there are none.
+  const plain = new PostingsBuilder();
+  plain.addContent(0, randomBytes(rng, 10_000, 'code'), 0x7fffffff);
+  assert.equal(plain.finish().segments, null);
+});
+
 test('PostingsBuilder: one live builder per thread, ids in sequence, empty docs', () => {
   const a = new PostingsBuilder();
   assert.throws(() => new PostingsBuilder(), /another builder is live/);

@@ -101,7 +101,7 @@ test('a compound shard lists its repositories by document range, each with its o
   const dir = tempDir('compound');
   try {
     const shard = buildCompound(dir.path);
-    assert.equal(shard.version, 7);
+    assert.ok(shard.version >= 7, `a shard of version ${shard.version}`);
     assert.deepEqual(
       shard.members.map((m) => [m.repo.name, m.end - m.first, shard.branches.names.slice(m.branchFirst, m.branchEnd)]),
       REPOS.map((r) => [r.name, r.files.length, r.branches]),
