@@ -71,6 +71,8 @@ export class PostingsBuilder {
   #segmenting: SegmentOptions | undefined;
   /** The large documents' masks so far, in document order. */
   #segmented: SegmentedDoc[] = [];
+  /** segmentMasks' table of rows by key (taken at the first large document). */
+  #rows: Block | null = null;
 
   constructor(options?: { expectedBytes?: number; segments?: SegmentOptions }) {
     const c = core();
@@ -137,7 +139,13 @@ export class PostingsBuilder {
       if (cnt < 0) return -1;
       // Positions in the folded bytes are the content's only when folding kept the length.
       const seg = this.#segmenting;
-      if (seg && f === n && n >= seg.minBytes && cnt > 0) this.#segmented.push(segmentDoc(c, docId, base + foldOff, f, pairs.off + this.#pairsLen * 4, cnt, seg.shift));
+      if (seg && f === n && n >= seg.minBytes && cnt > 0 && cnt < SEGMENT_MAX_TRIGRAMS) {
+        if (this.#rows === null) {
+          this.#rows = c.arena.alloc(SEGMENT_ROWS_BYTES);
+          c.u8.fill(0, this.#rows.off, this.#rows.off + SEGMENT_ROWS_BYTES);
+        }
+        this.#segmented.push(segmentDoc(c, docId, base + foldOff, f, pairs.off + this.#pairsLen * 4, cnt, seg.shift, this.#rows));
+      }
       this.#pairsLen += cnt;
     }
     this.#docCounts = withCount(this.#docCounts, this.#numDocs++, cnt);
@@ -157,6 +165,8 @@ export class PostingsBuilder {
       const D = this.#numDocs;
       a.free(this.#seen!);
       this.#seen = null;
+      if (this.#rows) a.free(this.#rows);
+      this.#rows = null;
       const pairs = this.#pairs!;
       const masks = this.#masks!;
       // Steps 1-3 give every trigram's id and doc count, ascending, and the docs of each
@@ -262,9 +272,11 @@ export class PostingsBuilder {
     if (this.#seen) a.free(this.#seen);
     if (this.#pairs) a.free(this.#pairs);
     if (this.#masks) a.free(this.#masks);
+    if (this.#rows) a.free(this.#rows);
     this.#seen = null;
     this.#pairs = null;
     this.#masks = null;
+    this.#rows = null;
     this.#docCounts = new Uint32Array(0);
     this.#segmented = [];
     if (liveBuilder === this) liveBuilder = null;
@@ -301,17 +313,18 @@ export interface SegmentMasks {
   masks: Uint8Array;
 }
 
+/** A document with more distinct trigrams gets no masks (segmentMasks numbers them in a u16). */
+const SEGMENT_MAX_TRIGRAMS = 65535;
+/** segmentMasks' table: a u16 per trigram key. */
+const SEGMENT_ROWS_BYTES = (1 << 24) * 2;
+
 /** The masks of one document just added (its folded bytes and distinct keys in wasm memory). */
-function segmentDoc(c: Core, doc: number, folded: number, n: number, keys: number, cnt: number, shift: number): SegmentedDoc {
+function segmentDoc(c: Core, doc: number, folded: number, n: number, keys: number, cnt: number, shift: number, rows: Block): SegmentedDoc {
   const segments = ((n - 1) >>> shift) + 1;
   const width = ((segments - 1) >>> 3) + 1;
-  let slots = 1024;
-  while (slots < 2 * cnt) slots *= 2;
-  const a = c.arena;
-  const table = a.alloc(slots * 8);
-  const out = a.alloc(cnt * width);
+  const out = c.arena.alloc(cnt * width);
   try {
-    c.ex.segmentMasks(folded, n, keys, cnt, table.off, slots, shift, width, out.off);
+    c.ex.segmentMasks(folded, n, keys, cnt, rows.off, shift, width, out.off);
     const ids = c.u32.slice(keys / 4, keys / 4 + cnt);
     for (let k = 0; k < cnt; k++) {
       const r = ids[k]!;
@@ -319,8 +332,7 @@ function segmentDoc(c: Core, doc: number, folded: number, n: number, keys: numbe
     }
     return { doc, segments, width, ids, masks: c.u8.slice(out.off, out.off + cnt * width) };
   } finally {
-    a.free(table);
-    a.free(out);
+    c.arena.free(out);
   }
 }
 
@@ -1365,7 +1377,7 @@ interface CoreExports {
   fold(src: number, n: number, dst: number): number;
   seenBytes(): number;
   distinctTrigrams(folded: number, n: number, seen: number, out: number, masks: number, limit: number): number;
-  segmentMasks(folded: number, n: number, keys: number, cnt: number, table: number, slots: number, shift: number, width: number, out: number): void;
+  segmentMasks(folded: number, n: number, keys: number, cnt: number, rows: number, shift: number, width: number, out: number): void;
   countTrigrams(pairs: number, n: number, table: number): void;
   keysToIds(pairs: number, n: number): void;
   countDistinct(table: number): number;
