@@ -435,8 +435,14 @@ class Composite implements PoolRun {
   }
 
   async #reshapeElsewhere(unit: PlacedUnit, failed: Part, shape: ShapeOptions, f: ShapedFile, budget: number, first: Error): Promise<ShapedFile> {
-    for (const node of unit.holders) {
-      if (failed instanceof RemotePart ? failed.node === node : node === this.o.self) continue;
+    // The holders when the search began, then those of the view now: a builder's copy
+    // dropped since the search planned on it is held by the shard's owners, which the view
+    // may not have listed then.
+    const tried = new Set([failed instanceof RemotePart ? failed.node : this.o.self]);
+    const now = this.o.units().find((u) => u.repoId === unit.repoId && u.file === unit.file)?.holders ?? [];
+    for (const node of [...unit.holders, ...now]) {
+      if (tried.has(node)) continue;
+      tried.add(node);
       if (node === this.o.self) {
         const shaped = this.o.searcher.reshapeUnit(unit, shape, f, budget);
         if (shaped) return shaped;
