@@ -41,7 +41,7 @@ const HEADER = 16;
 /** Segments of 4 KB: an occurrence is read within at most 8 KB of the segment it starts in. */
 export const SEGMENT_SHIFT = 12;
 /** Documents below this many bytes get no masks (see above). */
-export const SEGMENTED_MIN_BYTES = 32 << 10;
+export const SEGMENTED_MIN_BYTES = 64 << 10;
 
 /** What the content postings builder is asked for (core/index.ts PostingsBuilder). */
 export const CONTENT_SEGMENTS: SegmentOptions = { shift: SEGMENT_SHIFT, minBytes: SEGMENTED_MIN_BYTES };

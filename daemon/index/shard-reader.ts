@@ -86,7 +86,7 @@
 //                       document listed under a literal's bytes holds that literal; layout
 //                       and a worked example in content-words.ts, which reads it
 //     content-segments  (version 8) for each content posting of a document of at least
-//                       32 KB, which 4 KB segments of it hold the trigram: a literal's
+//                       64 KB, which 4 KB segments of it hold the trigram: a literal's
 //                       large candidate is ruled out when no segment can start it, and
 //                       otherwise read only there; empty when the shard has no such
 //                       document; layout and a worked example in content-segments.ts,
@@ -148,7 +148,7 @@
 // branches section names one branch, HEAD, whose list is the byte 00; oids is 20 zeros. The
 // symbol index holds one name "x" with one definition (record 0, start 4). content-words
 // lists no word: "int" is in one document, fewer than 8; content-segments is empty (the
-// document is under 32 KB). meta.members holds one member:
+// document is under 64 KB). meta.members holds one member:
 // the repository, documents [0, 1), branch lists [0, 1).
 
 import { closeSync, readSync } from 'node:fs';

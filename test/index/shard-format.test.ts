@@ -56,7 +56,7 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     // content-words: no word is in 8 documents; the section is its header (minDocs 8) and
     // the two one-entry offset arrays.
     assert.deepEqual(sectionBytes(16), [0, 0, 0, 0, 8, 0, 0, 0, ...new Array(16).fill(0)]);
-    // content-segments: empty, the document being under 32 KB.
+    // content-segments: empty, the document being under 64 KB.
     assert.deepEqual(sectionBytes(17), []);
 
     const shard = Shard.open(path);
