@@ -296,16 +296,6 @@ export class BuildPool {
   }
 }
 
-/** Builds the shard jobs on the worker threads (BuildPool); `onBuilt` hears of each shard written. */
-export async function runBuildPool(jobs: AsyncIterable<ShardJob>, workers: Worker[], onProgress: (files: number, bytes: number) => void, onBuilt?: (job: ShardJob) => void): Promise<BuildResult[]> {
-  const pool = new BuildPool(workers);
-  try {
-    return await pool.content(jobs, onProgress, onBuilt);
-  } finally {
-    await pool.close();
-  }
-}
-
 /**
  * Adds the symbols to shards built without them (symbols-pass.ts) on the worker threads, a
  * shard at a time per thread (BuildPool); `onShard` hears how many are done, `onBuilt` of
