@@ -35,6 +35,7 @@
 // starts = [0, 1, 2], masks = 05 01.
 
 import type { SegmentMasks, SegmentOptions } from '../../core/index.ts';
+import { SectionDamage } from './section-checks.ts';
 
 const HEADER = 16;
 
@@ -80,7 +81,7 @@ export class ContentSegments {
    * shard). The section may be read before its checksum is verified (section-checks.ts):
    * every mask read is bounded by its row's range here.
    */
-  constructor(section: Buffer, docCount: number, rowCount: number) {
+  constructor(section: Buffer, docCount: number, rowCount: number, lengthOf: (doc: number) => number) {
     if (section.length < HEADER || section.byteOffset % 4 !== 0) throw new Error('content-segments section is truncated or misaligned');
     this.shift = section.readUInt32LE(0);
     const d = section.readUInt32LE(4);
@@ -95,7 +96,10 @@ export class ContentSegments {
     this.starts = all.subarray(2 * d);
     this.masks = section.subarray(HEADER + arrays);
     for (let i = 0; i < d; i++) {
-      if (this.docs[i]! >= docCount || (i > 0 && this.docs[i]! <= this.docs[i - 1]!)) throw new Error('content-segments documents are not ascending document numbers');
+      const doc = this.docs[i]!;
+      if (doc >= docCount || (i > 0 && doc <= this.docs[i - 1]!)) throw new Error('content-segments documents are not ascending document numbers');
+      // A document's segments follow from its length: a mask's width is then bounded by it.
+      if (this.segments[i] !== Math.ceil(lengthOf(doc) / 2 ** this.shift)) throw new Error('content-segments segment counts do not match the documents');
     }
   }
 
@@ -104,22 +108,17 @@ export class ContentSegments {
     return ((this.segments[index]! - 1) >>> 3) + 1;
   }
 
-  /** Segments of the document at `index` in `docs`. */
-  segmentsOf(index: number): number {
-    return this.segments[index]!;
-  }
-
   /**
    * ANDs into `acc` (one mask per wanted document, `want` ascending indexes into `docs`,
    * each mask widened by a segment: bit s set when the trigram is in segment s or s + 1)
    * the masks of table row `row`, whose postings are `rowDocs` (ascending). A wanted document absent
    * from the row gets nothing ANDed (the caller knows it holds the trigram; a damaged list
-   * must not make it vanish). Throws a plain Error when the row's masks run past its range.
+   * must not make it vanish). Throws SectionDamage when the row's masks run past its range.
    */
   andRow(row: number, rowDocs: Uint32Array, want: Int32Array, acc: Uint8Array[]): void {
     const end = this.starts[row + 1];
     let at = this.starts[row]!;
-    if (end === undefined || end < at || end > this.masks.length) throw new Error('content-segments row range is out of bounds');
+    if (end === undefined || end < at || end > this.masks.length) throw new SectionDamage('content-segments row range is out of bounds');
     const slot = this.slots();
     let j = 0; // into want
     for (let p = 0; p < rowDocs.length && j < want.length; p++) {
@@ -128,7 +127,7 @@ export class ContentSegments {
       const i = slot[doc]!;
       if (i < 0) continue;
       const w = this.width(i);
-      if (at + w > end) throw new Error('content-segments row holds fewer masks than its postings');
+      if (at + w > end) throw new SectionDamage('content-segments row holds fewer masks than its postings');
       while (j < want.length && want[j]! < i) j++;
       if (j < want.length && want[j] === i) {
         const a = acc[j]!;

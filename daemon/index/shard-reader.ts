@@ -513,7 +513,7 @@ export class Shard {
     }
     if (this.version >= 8 && section(SectionKind.ContentSegments).length > 0) {
       try {
-        this.contentSegments = new ContentSegments(section(SectionKind.ContentSegments), this.docCount, this.content.ids.length);
+        this.contentSegments = new ContentSegments(section(SectionKind.ContentSegments), this.docCount, this.content.ids.length, (doc) => this.contentLength(doc));
       } catch (err) {
         throw new ShardError(path, (err as Error).message);
       }
