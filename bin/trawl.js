@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry point for `npx trawl`. Runs the JavaScript that scripts/setup.sh compiles into dist/
+// Entry point of the `trawl` command (bin/trawl chooses the Node). Runs the JavaScript that scripts/setup.sh compiles into dist/
 // when it is the build of the current sources; otherwise (a checkout edited since, or never
 // set up) the TypeScript sources themselves through tsx's loader, which is slower to start
 // (~1.5 s) but never runs stale code. Said on stderr when a person is watching.

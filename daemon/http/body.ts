@@ -1,8 +1,8 @@
 // Request bodies and query strings: read with a size limit, decoded strictly (invalid
 // UTF-8 and malformed JSON are the client's error, 400), media type checked (415).
 
-import type { HttpResponse } from 'uWebSockets.js';
 import { ServiceError } from '../errors.ts';
+import type { Incoming } from './transport.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -11,7 +11,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * Content-Length over the limit is refused before reading). onData must be attached in the
  * request's own tick, which is why this is called before any await.
  */
-export function readBody(res: HttpResponse, contentLength: string, limit: number, onAbort: (abort: () => void) => void): Promise<Buffer> {
+export function readBody(request: Incoming, contentLength: string, limit: number, onAbort: (abort: () => void) => void): Promise<Buffer> {
   const declared = contentLength === '' ? undefined : Number(contentLength);
   return new Promise((resolve, reject) => {
     // A client that leaves mid-upload never sends the last chunk: settle now.
@@ -23,7 +23,7 @@ export function readBody(res: HttpResponse, contentLength: string, limit: number
     const parts: Buffer[] = [];
     let size = 0;
     let failed = false;
-    res.onData((chunk, isLast) => {
+    request.onData((chunk, isLast) => {
       if (failed) return;
       size += chunk.byteLength;
       if (size > limit) {
@@ -31,8 +31,8 @@ export function readBody(res: HttpResponse, contentLength: string, limit: number
         reject(tooLarge(limit));
         return;
       }
-      // uWS reuses the chunk's memory after the callback: copy it.
-      parts.push(Buffer.from(Buffer.from(chunk)));
+      // A transport may reuse the chunk's memory after the callback (uWS does): copy it.
+      parts.push(Buffer.from(chunk));
       if (isLast) resolve(Buffer.concat(parts, size));
     });
   });

@@ -1,11 +1,12 @@
-// Writing responses through uWebSockets.js. A response may only be touched until the client
-// goes away (onAborted), and writes from outside the request's own tick must be corked
-// into one syscall; Reply owns both rules so handlers never see the raw response.
+// Writing responses through the transport's wire (transport.ts). A response may only be
+// touched until the client goes away (onAborted), writes from outside the request's own
+// tick are corked into one send, and a slow client holds back its writer; Reply owns these
+// rules so handlers never see the wire.
 
-import type { HttpResponse } from 'uWebSockets.js';
 import { ServiceError } from '../errors.ts';
 import { nextSlice, sliceUsed } from '../runtime/time-slices.ts';
 import { parseJson } from '../search/wire.ts';
+import type { Wire } from './transport.ts';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 204: 'No Content', 302: 'Found', 303: 'See Other', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
@@ -13,8 +14,10 @@ const STATUS_TEXT: Record<number, string> = {
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
-/** The status lines, made once. */
-const STATUS_LINE = new Map(Object.entries(STATUS_TEXT).map(([code, text]) => [Number(code), `${code} ${text}`]));
+/** The reason phrase of a status ("Unknown" for one not listed). */
+export function statusText(status: number): string {
+  return STATUS_TEXT[status] ?? 'Unknown';
+}
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -58,7 +61,7 @@ export class Reply {
   /** Where writeParts joins a message (grown to the largest so far). */
   private joined: Buffer = Buffer.alloc(0);
 
-  constructor(readonly res: HttpResponse) {}
+  constructor(readonly res: Wire) {}
 
   /**
    * A whole JSON response. A serialised body over WRITE_PIECE bytes is written as the
@@ -80,8 +83,8 @@ export class Reply {
     if (this.aborted || this.finished) return;
     this.res.cork(() => {
       this.writeHead(status, headers);
-      // HEAD: no body. (endWithoutBody would report the GET's length, but uWS 20.30 then
-      // neither flushes nor serves a pipelined next request; Content-Length: 0 it is.)
+      // HEAD: no body, and Content-Length: 0 (uWS 20.30's endWithoutBody, which would report
+      // the GET's length, neither flushes nor serves a pipelined next request).
       this.res.end(this.headOnly ? '' : body, closeConnection || this.closeAfter);
     });
     this.bytes += typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
@@ -89,36 +92,31 @@ export class Reply {
   }
 
   /**
-   * A whole body of known length, written as the socket takes it: uWS's tryEnd writes what
-   * the socket accepts without buffering the rest, and the remainder goes when it is
-   * writable again. So a slow client holds its own answer rather than having uWS copy it
-   * (many requests for one kept listing would each get a copy of it), and each write takes
-   * a time slice (runtime/time-slices.ts): many answers starting at once are not copied
-   * into their sockets in one turn of the event loop. (tryEnd cannot close the connection
-   * after the body: json() sends a response that must close with send().)
+   * A whole body of known length, written as the socket takes it (the wire's offer): what
+   * the socket refuses is offered again when it is writable, not copied into a buffer of
+   * the transport's. So a slow client holds its own answer rather than a copy of it (many
+   * requests for one kept listing would each get one), and each offer takes a time slice
+   * (runtime/time-slices.ts): many answers starting at once are not copied into their
+   * sockets in one turn of the event loop. (An offered body cannot close the connection
+   * after it: json() sends a response that must close with send().)
    */
   async sendLarge(status: number, body: Uint8Array, headers: Array<[string, string]>): Promise<void> {
     if (this.aborted || this.finished) return;
-    let ok = false;
-    let done = false;
-    let base = 0;
     if (sliceUsed()) await nextSlice();
     if (this.aborted || this.finished) return;
     const before = this.bytes;
+    let offered = { at: 0, done: false };
     this.res.cork(() => {
       this.writeHead(status, headers);
-      base = this.res.getWriteOffset();
-      [ok, done] = this.res.tryEnd(body, body.byteLength);
+      offered = this.res.offer(body, 0);
     });
-    while (!done) {
-      if (!ok) await this.writable();
+    while (!offered.done) {
+      this.bytes = before + offered.at;
+      await this.writable();
       if (sliceUsed()) await nextSlice();
       if (this.aborted || this.finished) return;
-      // The response may not be touched once tryEnd has sent it all: read the offset first.
       this.res.cork(() => {
-        const at = this.res.getWriteOffset() - base;
-        this.bytes = before + at;
-        [ok, done] = this.res.tryEnd(body.subarray(at), body.byteLength);
+        offered = this.res.offer(body, offered.at);
       });
     }
     this.bytes = before + body.byteLength;
@@ -133,9 +131,9 @@ export class Reply {
 
   /**
    * Writes part of a streamed body, in pieces of at most WRITE_PIECE bytes, and resolves
-   * once the socket took them. uWS keeps whatever the socket refuses and reports
-   * writability before it flushes that, so waiting for onWritable after each refused
-   * piece keeps at most about one piece in uWS's buffer: a slow client holds the writer
+   * once the socket took them. The transport keeps whatever the socket refuses and
+   * reports writability before it flushes that, so waiting for onWritable after each
+   * refused piece keeps at most about one piece in its buffer: a slow client holds the writer
    * (and the search behind it) instead of making the daemon buffer without bound.
    */
   async write(data: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
@@ -156,11 +154,11 @@ export class Reply {
   /**
    * Writes a message given in parts (a stream's batch: its files' bytes as the workers
    * sent them) as one piece, joined in a buffer this reply keeps for its next message:
-   * uWS copies what the socket does not take at once, so the buffer is free again when
-   * res.write returns. A new Buffer.concat per batch cost the main thread ~10 % more CPU
+   * the wire copies what the socket does not take at once, so the buffer is free again
+   * when write returns. A new Buffer.concat per batch cost the main thread ~10 % more CPU
    * per stream (GFP_KERNEL on Linux 6.1: ~34 vs ~31 ms); a write per part made a chunk of
-   * the HTTP body each and halved the stream's throughput. What the socket refuses uWS
-   * keeps (this message at most: one batch) until it is writable again, as in write().
+   * the HTTP body each and halved the stream's throughput. What the socket refuses the
+   * wire keeps (this message at most: one batch) until it is writable again, as in write().
    */
   private async writeParts(parts: readonly Uint8Array[]): Promise<void> {
     if (this.aborted || this.finished) return;
@@ -183,10 +181,7 @@ export class Reply {
   private writable(): Promise<void> {
     return new Promise((resolve) => {
       this.drained = resolve;
-      this.res.onWritable(() => {
-        this.wake();
-        return true;
-      });
+      this.res.onWritable(() => this.wake());
     });
   }
 
@@ -219,8 +214,6 @@ export class Reply {
   private writeHead(status: number, headers: Array<[string, string]>): void {
     this.status = status;
     this.started = true;
-    this.res.writeStatus(STATUS_LINE.get(status) ?? `${status} Unknown`);
-    for (const [k, v] of this.headers) this.res.writeHeader(k, v);
-    for (const [k, v] of headers) this.res.writeHeader(k, v);
+    this.res.head(status, statusText(status), this.headers.length === 0 ? headers : [...this.headers, ...headers]);
   }
 }

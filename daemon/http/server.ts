@@ -1,4 +1,5 @@
-// The HTTP server on uWebSockets.js. Every request takes the same path:
+// The HTTP server, over whichever transport serves the sockets (transport.ts). Every
+// request takes the same path:
 //   route lookup (404 NOT_FOUND, 405 METHOD_NOT_ALLOWED with Allow)
 //   -> authentication and rate limit (auth.ts; system endpoints skip both)
 //   -> body (413, 415, 400) and query string (400), validated by the route's schemas
@@ -7,7 +8,6 @@
 // one log line when it ends, and its count and latency in the metrics.
 
 import { randomUUID } from 'node:crypto';
-import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { answerFor, ServiceError } from '../errors.ts';
 import { API_KEY_HEADERS, credentialSent, readCredentials } from './auth.ts';
 import type { Authenticator } from '../auth/identity.ts';
@@ -16,12 +16,13 @@ import { parseJsonBody, parseQuery, readBody } from './body.ts';
 import { ClientAddresses } from './client-address.ts';
 import type { HttpLogger } from './logging.ts';
 import type { Metrics } from './metrics.ts';
-import { Reply } from './respond.ts';
-import { INTERNAL_PREFIX, LINK_MAX_MESSAGE_BYTES, LINK_PATH, type InternalLink, type InternalRoute, type LinkSession } from '../cluster/internal-route.ts';
+import { Reply, statusText } from './respond.ts';
+import { INTERNAL_PREFIX, LINK_MAX_MESSAGE_BYTES, LINK_PATH, type InternalLink, type InternalRoute } from '../cluster/internal-route.ts';
 
 export { INTERNAL_PREFIX, type InternalRoute } from '../cluster/internal-route.ts';
 import type { Route, RouteContext } from './route.ts';
-import { loadUws } from './uws.ts';
+import { chooseTransport } from './choose-transport.ts';
+import type { Incoming, LinkEndpoint, Refusal, Transport, Unparsed } from './transport.ts';
 import type { Validate, Validators } from './validate.ts';
 
 export interface HttpServerOptions {
@@ -51,6 +52,8 @@ export interface HttpServerOptions {
    * document, never reachable with a user's credentials (`authenticate` checks the
    * cluster's own), never rate limited.
    */
+  /** What serves the sockets; default: chooseTransport() (uWS where it loads, else node:http). */
+  transport?: Transport;
   internal?: {
     routes: InternalRoute[];
     authenticate(method: string, target: string, headers: Readonly<Record<string, string>>): void;
@@ -67,6 +70,8 @@ export interface WebResponse {
 
 export interface HttpServer {
   port: number;
+  /** Which transport serves it ('uws' or 'node'). */
+  transport: string;
   /**
    * Drains: new requests get 503 SERVICE_UNAVAILABLE (health answers that it is shutting
    * down) on connections that then close; requests in flight may finish for `graceMs`.
@@ -124,9 +129,7 @@ interface InFlight {
   controller: AbortController;
 }
 
-export function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
-  const uws = loadUws();
-  const app: TemplatedApp = uws.App();
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const compiled: CompiledRoute[] = options.routes.map((route) => {
     const c: CompiledRoute = { route, segments: route.path.split('/') };
     if (route.body) c.body = options.validators.forBody(route.body);
@@ -138,20 +141,12 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
   let draining = false;
   const addresses = options.clientAddresses ?? new ClientAddresses([]);
 
-  if (options.internal) serveLinks(uws, app, options.internal);
-
-  app.any('/*', (res: HttpResponse, req: HttpRequest) => {
-    // HttpRequest is only valid in this tick: copy what is needed now.
+  const handle = (request: Incoming): void => {
+    // The request's fields are the transport's copies; the body listener is attached below, in this tick.
     const started = process.hrtime.bigint();
-    const method = req.getMethod().toUpperCase();
-    const url = req.getUrl();
-    const rawQuery = req.getQuery() ?? '';
-    const headers: Record<string, string> = {};
-    req.forEach((k, v) => {
-      headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
-    });
-    const clientAddress = addresses.of(Buffer.from(res.getRemoteAddressAsText()).toString(), headers['x-forwarded-for']);
-    const reply = new Reply(res);
+    const { method, url, rawQuery, headers } = request;
+    const clientAddress = addresses.of(request.remoteAddress, headers['x-forwarded-for']);
+    const reply = new Reply(request.wire);
     reply.closeAfter = draining;
     const controller = new AbortController();
     const flight: InFlight = { reply, controller };
@@ -164,7 +159,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     const requestLog = (): HttpLogger => (child ??= options.logger.child({ reqId: id }));
     let routeLabel = 'unmatched';
     let abortBody: (() => void) | undefined;
-    res.onAborted(() => {
+    request.onAborted(() => {
       reply.abort();
       controller.abort();
       abortBody?.();
@@ -172,11 +167,11 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     // HEAD is GET without a body (errors included).
     const lookup = method === 'HEAD' ? 'GET' : method;
     if (method === 'HEAD') reply.headOnly = true;
-    // The body must be subscribed to in this tick too.
+    // The body is subscribed to in this tick (the transport's rule).
     const internal = url.startsWith(INTERNAL_PREFIX) ? options.internal?.routes.find((r) => r.path === url && r.method === lookup) : undefined;
     const found = internal ? undefined : match(table, url);
     const forMethod = found?.routes.byMethod.get(lookup);
-    const bodyPromise = ((forMethod?.body || forMethod?.route.rawBody) && (method === 'POST' || method === 'PATCH')) || (internal && method === 'POST') ? readBody(res, headers['content-length'] ?? '', options.maxBodyBytes, (abort) => (abortBody = abort)) : undefined;
+    const bodyPromise = ((forMethod?.body || forMethod?.route.rawBody) && (method === 'POST' || method === 'PATCH')) || (internal && method === 'POST') ? readBody(request, headers['content-length'] ?? '', options.maxBodyBytes, (abort) => (abortBody = abort)) : undefined;
     bodyPromise?.catch(() => {}); // handled below; never an unhandled rejection
 
     const run = async (): Promise<void> => {
@@ -286,120 +281,78 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         // Through the parent with reqId first: the same line as the child's, without making one.
         (child ?? options.logger).info({ ...(child ? {} : { reqId: id }), method, url, route: routeLabel, status, ms: Math.round(seconds * 1e4) / 10, bytes: reply.bytes, aborted: reply.aborted || undefined }, 'request');
       });
-  });
+  };
 
-  return new Promise((resolve, reject) => {
-    app.listen(options.host, options.port, (socket: us_listen_socket | false) => {
-      if (!socket) {
-        reject(new Error(`cannot listen on ${options.host}:${options.port} (address in use or not available)`));
-        return;
-      }
-      const port = uws.us_socket_local_port(socket as never);
-      let closing: Promise<void> | undefined;
-      resolve({
-        port,
-        close(graceMs: number): Promise<void> {
-          closing ??= (async () => {
-            draining = true;
-            for (const f of inFlight) f.reply.closeAfter = true;
-            const settled = async (until: number) => {
-              while (inFlight.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-            };
-            await settled(Date.now() + graceMs);
-            if (inFlight.size > 0) {
-              const reason = new ServiceError('SERVICE_UNAVAILABLE', `the server is shutting down and stopped this request at its shutdown deadline (${graceMs} ms); retry against another instance`);
-              for (const f of inFlight) f.controller.abort(reason);
-              await settled(Date.now() + WIND_DOWN_MS);
-              for (const f of inFlight) f.reply.close();
-            }
-            uws.us_listen_socket_close(socket);
-            // Responses just ended may still be on their way out: uWS sends what the socket
-            // has not taken yet, then closes those connections itself (closeAfter); closing
-            // the app now would cut them. Idle keep-alive connections, which uWS keeps open
-            // (without holding the process), are closed a moment later.
-            setTimeout(() => (app as unknown as { close?: () => void }).close?.(), WIND_DOWN_MS).unref();
-          })();
-          return closing;
-        },
-      });
-    });
+  const transport = options.transport ?? chooseTransport();
+  const listening = await transport.listen({
+    host: options.host,
+    port: options.port,
+    handle,
+    ...(options.internal ? { links: linkEndpoint(options.internal) } : {}),
+    refuse: (what) => refusal(UNPARSED[what]),
   });
+  let closing: Promise<void> | undefined;
+  return {
+    port: listening.port,
+    transport: transport.name,
+    close(graceMs: number): Promise<void> {
+      closing ??= (async () => {
+        draining = true;
+        for (const f of inFlight) f.reply.closeAfter = true;
+        const settled = async (until: number) => {
+          while (inFlight.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+        };
+        await settled(Date.now() + graceMs);
+        if (inFlight.size > 0) {
+          const reason = new ServiceError('SERVICE_UNAVAILABLE', `the server is shutting down and stopped this request at its shutdown deadline (${graceMs} ms); retry against another instance`);
+          for (const f of inFlight) f.controller.abort(reason);
+          await settled(Date.now() + WIND_DOWN_MS);
+          for (const f of inFlight) f.reply.close();
+        }
+        listening.closeListener();
+        // Responses just ended may still be on their way out: closing every connection now
+        // would cut them. Idle keep-alive connections and links go a moment later.
+        setTimeout(() => listening.closeConnections(), WIND_DOWN_MS).unref();
+      })();
+      return closing;
+    },
+  };
 }
 
-/** What a link's WebSocket carries besides uWS's own (uWS keeps it with the socket). */
-interface LinkData {
-  session?: LinkSession;
-  closed: boolean;
+/** The answers to what a transport's parser refused (transport.ts Unparsed): what the routes would have answered. */
+const UNPARSED: Record<Unparsed, ServiceError> = {
+  path: new ServiceError('NOT_FOUND', 'no endpoint at this path (it is not valid text: bytes above 0x7f must be percent-encoded)'),
+  query: new ServiceError('INVALID_QUERY_PARAMS', 'the query string has invalid percent-encoding or UTF-8'),
+  length: new ServiceError('REQUEST_TOO_LARGE', 'the request body is larger than the limit (its Content-Length is not even a safe integer)'),
+};
+
+function refusal(e: ServiceError): Refusal {
+  return { status: e.statusCode, statusText: statusText(e.statusCode), body: JSON.stringify(e.toJSON()) };
 }
 
 /**
- * A cluster's links (cluster/link-frames.ts): GET of the link's path with the cluster's
- * credential upgrades to a WebSocket whose binary messages go to the node's link session;
- * anything else gets the API's error object (401 without the credential, 503 before the
- * node has joined). Links stay up while the server drains: the others still search this
- * node's shards while it leaves. uWS pings an idle link and closes one that stops answering.
+ * A cluster's links (cluster/link-frames.ts) as the transport serves them: GET of the
+ * link's path with the cluster's credential upgrades to a WebSocket whose binary messages
+ * go to the node's link session; anything else gets the API's error object (401 without
+ * the credential, 503 before the node has joined). Links stay up while the server drains:
+ * the others still search this node's shards while it leaves.
  */
-function serveLinks(uws: ReturnType<typeof loadUws>, app: TemplatedApp, internal: NonNullable<HttpServerOptions['internal']>): void {
-  app.ws<LinkData>(LINK_PATH, {
-    compression: uws.DISABLED,
-    maxPayloadLength: LINK_MAX_MESSAGE_BYTES,
-    idleTimeout: 60,
-    sendPingsAutomatically: true,
-    // A link's replies are its shards' files: bounded by what the searches ask, never dropped.
-    maxBackpressure: LINK_MAX_MESSAGE_BYTES,
-    closeOnBackpressureLimit: 0,
-    upgrade: (res, req, context) => {
-      const headers: Record<string, string> = {};
-      req.forEach((k, v) => (headers[k] = v));
-      const key = req.getHeader('sec-websocket-key');
-      const protocol = req.getHeader('sec-websocket-protocol');
-      const extensions = req.getHeader('sec-websocket-extensions');
+function linkEndpoint(internal: NonNullable<HttpServerOptions['internal']>): LinkEndpoint {
+  return {
+    path: LINK_PATH,
+    maxMessageBytes: LINK_MAX_MESSAGE_BYTES,
+    admit(headers) {
       try {
         internal.authenticate('GET', LINK_PATH, headers);
         if (!internal.link()) throw new ServiceError('SERVICE_UNAVAILABLE', 'this node is still joining the cluster');
+        return undefined;
       } catch (err) {
-        new Reply(res).error(answerFor(err, 'link').error, [], true);
-        return;
+        return refusal(answerFor(err, 'link').error);
       }
-      res.upgrade<LinkData>({ closed: false }, key, protocol, extensions, context);
     },
-    open: (ws) => {
-      const data = ws.getUserData();
-      data.session = internal.link()!.open({
-        send(frames) {
-          if (data.closed) return;
-          let dropped = false;
-          // uWS copies each message into its socket's buffers (LinkPeer.send's promise).
-          ws.cork(() => {
-            for (const f of frames) if (!dropped) dropped = ws.send(f, true) === LINK_DROPPED;
-          });
-          // uWS drops what would pass maxBackpressure: the peer would wait for it forever,
-          // so the link goes (its parts are asked of other nodes).
-          if (dropped) {
-            data.closed = true;
-            ws.end(1011, 'link backpressure limit reached');
-          }
-        },
-        close(why) {
-          if (data.closed) return;
-          ws.end(1008, why.slice(0, 120));
-        },
-      });
-    },
-    message: (ws, message) => {
-      // uWS lends the message for this call only.
-      ws.getUserData().session?.message(new Uint8Array(message.slice(0)));
-    },
-    close: (ws) => {
-      const data = ws.getUserData();
-      data.closed = true;
-      data.session?.closed();
-    },
-  });
+    open: (peer) => internal.link()!.open(peer),
+  };
 }
-
-/** What uWS's WebSocket.send answers for a message it dropped (0: buffered, 1: sent). */
-const LINK_DROPPED = 2;
 
 /**
  * The routes by path: a path without parameters is found with one map lookup; those with

@@ -1018,7 +1018,7 @@ function withSectionFile<T>(path: string, format: SectionFileFormat, use: (fd: n
 
 /** Maps a file of sections read-only (the header's checks come after). */
 function mapFile(path: string, format: SectionFileFormat): Buffer {
-  return withSectionFile(path, format, (fd, size) => mmap.map(size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0, mmap.MADV_RANDOM));
+  return withSectionFile(path, format, (fd, size) => mmap.map(fd, size));
 }
 
 /** More sections than any version has: a bound on what checkShardHeader reads. */

@@ -4,8 +4,9 @@
 // not stall the next request), a refused request (an error answer must not end the
 // connection either) and a POST with a body, last.
 //
-// A request pipelined *behind* a search is not answered, and neither is the search: this
-// is uWebSockets.js 20.x (20.30 here), not trawl, and it cannot be worked around from
+// On node:http (the transport where uWebSockets.js has no build for this Node) a request
+// pipelined behind a search is answered after it, in order. On uWebSockets.js it is not
+// answered, and neither is the search: this is uWebSockets.js 20.x (20.30 here), not trawl, and it cannot be worked around from
 // trawl. uWS parses every request in what it reads from a socket in one pass, and when it
 // reaches the head of the next request while the response ahead of it is still pending
 // (not yet `end`ed), it closes the connection without writing a byte: HttpContext.h's
@@ -35,9 +36,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import type { HttpResponse, us_listen_socket } from 'uWebSockets.js';
-import { loadUws } from '../../daemon/http/uws.ts';
+import { chooseTransport } from '../../daemon/http/choose-transport.ts';
+import { loadUws } from '../../daemon/http/transport-uws.ts';
 import { startTestDaemon } from '../helpers/daemon.ts';
 import { logRecorder } from '../helpers/log-recorder.ts';
+
+/** The transport the test daemons run on (the same choice as theirs: same Node, same environment). */
+const TRANSPORT = chooseTransport().name;
+
+/** Why the tests of uWS's own behaviour do not run here, if they do not. */
+const NO_UWS = ((): string | false => {
+  try {
+    loadUws();
+    return false;
+  } catch (err) {
+    return (err as Error).message;
+  }
+})();
 
 /** How long a test waits for an answer or a close that must come (generous: a shared machine). */
 const DEADLINE_MS = 10_000;
@@ -184,7 +199,7 @@ test('pipelined requests on one keep-alive connection are answered in order, and
   }
 });
 
-test('uWebSockets.js itself: a request pipelined behind a response not yet ended closes the connection, unanswered', async () => {
+test('uWebSockets.js itself: a request pipelined behind a response not yet ended closes the connection, unanswered', { skip: NO_UWS }, async () => {
   // A bare uWS app, no trawl: /now answers in its own callback, /later on the next turn of
   // the event loop (setImmediate), after reading the body of a POST.
   const uws = loadUws();
@@ -256,7 +271,7 @@ test('uWebSockets.js itself: a request pipelined behind a response not yet ended
   }
 });
 
-test('trawl: a request pipelined behind a search is not answered, nor is the search (uWS closes the connection); answers ready at once pipeline, POST bodies included', async (t) => {
+test(`trawl on ${TRANSPORT}: a request pipelined behind a search (node:http answers both in order; uWS closes the connection, answering neither); answers ready at once pipeline, POST bodies included`, async (t) => {
   const log = logRecorder();
   const d = await startTestDaemon({ daemon: { logger: log } });
   const port = Number(new URL(d.url).port);
@@ -275,7 +290,24 @@ test('trawl: a request pipelined behind a search is not answered, nor is the sea
     }
   };
   try {
-    await t.test('behind a search: zero bytes, the connection closed, the search stopped', async () => {
+    await t.test('node:http: behind a search, both answered in order, the connection open', { skip: TRANSPORT !== 'node' && 'the daemon runs on uWS' }, async () => {
+      const cases: Array<[string, string[], string]> = [
+        ['a GET behind a search', [post('s1') + get('b1', '/api/version')], 'b1'],
+        ['a search behind a search', [post('s2') + post('b2')], 'b2'],
+        ['a GET behind a search whose body is split across two writes', split(post('s3'), 5, get('b3', '/api/health')), 'b3'],
+      ];
+      for (const [name, pieces, behind] of cases) {
+        const c = await pipeline(port, pieces);
+        sockets.push(c.socket);
+        const first = await c.read.next();
+        const second = await c.read.next();
+        assert.deepEqual([first.headers['x-request-id'], second.headers['x-request-id']], [behind.replace('b', 's'), behind], name);
+        assert.deepEqual([first.status, second.status], [200, 200], name);
+        assert.equal(c.socket.destroyed, false, name);
+      }
+    });
+
+    await t.test('uWS: behind a search, zero bytes, the connection closed, the search stopped', { skip: TRANSPORT !== 'uws' && 'the daemon runs on node:http' }, async () => {
       const cases: Array<[string, string[]]> = [
         ['a GET behind a search', [post('s1') + get('b1', '/api/version')]],
         ['a search behind a search', [post('s2') + post('b2')]],

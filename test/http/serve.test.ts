@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadUws, loadUwsBinary } from '../../daemon/http/uws.ts';
+import { chooseTransport } from '../../daemon/http/choose-transport.ts';
+import { loadUws, loadUwsBinary } from '../../daemon/http/transport-uws.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { TestRepo } from '../helpers/git.ts';
 import { exited, serve } from '../helpers/serve.ts';
@@ -71,8 +72,18 @@ test('bad flags: one line on stderr, exit 2', () => {
   }
 });
 
-test('the native uWebSockets.js binary is loaded, and a missing one is refused with the reason', () => {
-  const uws = loadUws();
-  assert.equal(typeof uws.App, 'function');
-  assert.throws(() => loadUwsBinary('uws_plan9_mips_1.node'), /no working native build uws_plan9_mips_1\.node .*will not run on its slow JavaScript fallback/);
+test('uWebSockets.js: its native binary for this Node, or a refusal with the reason; never the JavaScript fallback', () => {
+  assert.throws(() => loadUwsBinary('uws_plan9_mips_1.node'), /no working native build uws_plan9_mips_1\.node .*its slow JavaScript fallback is never used/);
+  let uws: ReturnType<typeof loadUws> | undefined;
+  try {
+    uws = loadUws();
+  } catch (err) {
+    assert.match((err as Error).message, new RegExp(`uws_${process.platform}_${process.arch}_${process.versions.modules}\\.node`));
+  }
+  if (uws) assert.equal(typeof uws.App, 'function');
+  // Where it does not load, the server chooses node:http; asking for uWS there is an error.
+  assert.equal(chooseTransport().name, uws ? 'uws' : 'node');
+  assert.equal(chooseTransport('node').name, 'node');
+  if (!uws) assert.throws(() => chooseTransport('uws'), /no working native build/);
+  assert.throws(() => chooseTransport('h2o'), /TRAWL_HTTP_TRANSPORT is "h2o": use node, uws or auto/);
 });
