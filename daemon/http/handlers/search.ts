@@ -1,5 +1,5 @@
 // POST /api/search (blocking) and POST /api/stream_search (Server-Sent Events,
-// API-DETAILS.md sections 1 and 3). Both take a turn at the search gate, search within the
+// docs/http-api.md sections 10 and 12). Both take a turn at the search gate, search within the
 // configured time budget, only in repositories the caller may see, and stop when the
 // client goes away.
 
