@@ -132,8 +132,8 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
     lastWrite = Date.now();
     // uWS holds what is written (corked) until the callback that delivered the request
     // returns, and the search's synchronous start (its shards, its tasks to the workers)
-    // would run before that: 0.5-1.6 ms more before the first byte of GFP_KERNEL's stream,
-    // and the first byte waited for them. The callback returns first.
+    // would run before that, so the stream's first byte would wait for all of it. The
+    // callback returns first.
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       release = await turn;
