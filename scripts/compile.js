@@ -34,9 +34,10 @@ const STAMP = '.compiled';
 const FORMAT = 4;
 
 /**
- * The configuration's validator is generated too (ajv's standalone code; loading it takes
- * ~2 ms where compiling the schema takes ~50 ms and loading ajv ~30 ms, on every command
- * that reads a configuration file): from these inputs, which the stamp watches like the
+ * The configuration's validator is generated too (ajv's standalone code, which loads in a
+ * small fraction of what loading ajv and compiling the schema take, on every command that
+ * reads a configuration file: docs/design.md, "Compiled at install, TypeScript in
+ * development"): from these inputs, which the stamp watches like the
  * sources. daemon/config/schema.ts (isValidConfig) loads it.
  */
 const VALIDATOR_INPUTS = ['daemon/config/trawl.schema.json', 'daemon/config/validator-options.json'];
@@ -86,9 +87,9 @@ function stampText(files, dirs) {
 
 /**
  * Whether dist/ holds the build of the current sources. One stat per source file and per
- * folder of them (~300, about a millisecond), which is what a command pays at start for
- * never running stale code. Listing the folders again (~8 ms) is needed only when one of
- * them changed since the build: then the set of files may have.
+ * folder of them, which is what a command pays at start for never running stale code.
+ * Listing the folders again, several times as costly, is needed only when one of them
+ * changed since the build: then the set of files may have.
  */
 export function isFresh(root = ROOT) {
   const dist = join(root, 'dist');
@@ -111,8 +112,8 @@ export function isFresh(root = ROOT) {
 
 /**
  * Packages bundled into the build rather than imported from node_modules at run time:
- * linguist's language data is ~830 tiny modules, ~140 ms to load one by one, a few
- * milliseconds as one chunk.
+ * linguist's language data is hundreds of tiny modules, slow to load one by one and quick
+ * as one chunk.
  */
 const BUNDLED = ['linguist-languages'];
 

@@ -56,7 +56,7 @@ export class StoreAuthenticator implements Authenticator {
     if (kind === 'scopedToken') return this.scopedToken(credentials, token);
     if (kind === 'oauth') return this.oauthToken(credentials, token);
     // One message for every bad key: which part was wrong is not the caller's business.
-    // Made only on failure: an error captures a stack trace, ~5 µs on every valid request otherwise.
+    // Made only on failure: an error captures a stack trace, a cost every valid request would pay otherwise.
     const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the API key is not valid (unknown, malformed or revoked)');
     if (!isApiKeyShape(token)) throw invalid();
     const { store, secret } = this.options;

@@ -2,7 +2,7 @@
 // that carries it. A person enters an API key once (POST /api/session); the browser then
 // holds the session token in an HttpOnly cookie and the page sends the CSRF token in the
 // X-CSRF-Token header of every API request. Such requests act as the key's user but are
-// never counted against the daily limit (API.md 8.2: browser use never counts).
+// never counted against the daily limit (docs/http-api.md 8.2: browser use never counts).
 //
 // Session token (signed, so that nothing secret is stored; every daemon process sharing
 // the data dir, and so the server secret and the store, accepts it):

@@ -1,4 +1,4 @@
-// API keys and the server secret (API-DETAILS.md section 5).
+// API keys and the server secret (docs/http-api.md section 14).
 //
 // A key is "svk_" + 64 hex characters (32 random bytes), shown once at creation. The
 // store keeps only HMAC-SHA256(server secret, key) in hex, so neither the database nor a
@@ -17,7 +17,7 @@ import { readBoundedText } from '../bounded-read.ts';
 
 export const API_KEY_PREFIX = 'svk_';
 const API_KEY = /^svk_[0-9a-f]{64}$/;
-/** Scoped access tokens (API.md 2.11): the same shape, prefix "svst_", one hour of life. */
+/** Scoped access tokens (docs/http-api.md 2.11): the same shape, prefix "svst_", one hour of life. */
 export const SCOPED_TOKEN_PREFIX = 'svst_';
 const SCOPED_TOKEN = /^svst_[0-9a-f]{64}$/;
 export const SCOPED_TOKEN_LIFETIME_MS = 60 * 60 * 1000;

@@ -29,7 +29,7 @@ export interface Identity {
   canSee(repo: { repoId: number; visibility: 'public' | 'private' }): boolean;
 }
 
-/** The request's credentials as sent (API.md section 5, and the web UI's session cookie). */
+/** The request's credentials as sent (docs/http-api.md section 5, and the web UI's session cookie). */
 export interface Credentials {
   /** The token of `Authorization: Bearer <token>`, or of an API key header (http/auth.ts API_KEY_HEADERS). */
   token?: string;

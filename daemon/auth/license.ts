@@ -1,4 +1,4 @@
-// Enterprise license verification (OPERATOR.md "License file", API-DETAILS.md section 5).
+// Enterprise license verification (docs/identity.md "License", docs/http-api.md section 14).
 //
 // File format: a JSON object with two base64url strings,
 //

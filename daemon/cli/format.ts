@@ -11,8 +11,8 @@ import { replaceControlCharacters } from '../auth/control-characters.ts';
 import type { BuildProgress, SymbolsProgress } from '../index/indexer.ts';
 
 export function formatCount(n: number): string {
-  // By hand for integers: the first toLocaleString of a process loads ICU's locale data,
-  // ~15 ms of a command that prints one summary line.
+  // By hand for integers: the first toLocaleString of a process loads ICU's locale data, a
+  // noticeable part of a command that prints one summary line.
   if (!Number.isSafeInteger(n)) return n.toLocaleString('en-US');
   const digits = String(Math.abs(n));
   let out = '';

@@ -16,7 +16,7 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; help?: string }>> =
   index: async () => ({ run: (await import('./index-command.ts')).indexCommand }),
   search: async () => {
     // One search, then exit: msgpackr's native string decoder costs this process more to
-    // load (~6 ms) than it saves (its documented switch, read when msgpackr loads).
+    // load than it saves (its documented switch, read when msgpackr loads).
     process.env.MSGPACKR_NATIVE_ACCELERATION_DISABLED ??= 'true';
     return { run: (await import('./search-command.ts')).searchCommand };
   },

@@ -44,7 +44,8 @@ export async function searchCommand(argv: string[]): Promise<number> {
     onBroken: (b) => process.stderr.write(escaped`trawl: repository ${b.name ?? b.repoId}: its index is damaged (${b.reason}); left out until it is re-indexed (trawl index, trawl sync)` + '\n'),
   });
   // No more worker threads than shards, and none for one shard (the search runs in this
-  // thread): a worker takes ~70 ms to start, more than a one-shard search takes.
+  // thread): a worker takes longer to start than a one-shard search takes (docs/design.md,
+  // "Compiled at install, TypeScript in development").
   // (A compound shard is named by each of its repositories' manifests: counted once.)
   const shards = new Set(view.current().manifests.flatMap((m) => m.shards.map((s) => shardFiles(dataDir, m.repoId, s).path))).size;
   const workers = shards <= 1 ? 0 : Math.min(availableParallelism(), shards);
@@ -61,9 +62,10 @@ export async function searchCommand(argv: string[]): Promise<number> {
 }
 
 /**
- * Writes to fd 1 directly: process.stdout is built on first use (its stream classes, a pipe's
- * socket), ~4 ms of a command whose search on a small index takes less. A reader that went
- * away (`| head`) ends the output quietly, as it does for grep.
+ * Writes to fd 1 directly: process.stdout is built on first use (its stream classes, a
+ * pipe's socket), a cost larger than a search on a small index (docs/design.md, "Compiled
+ * at install, TypeScript in development"). A reader that went away (`| head`) ends the
+ * output quietly, as it does for grep.
  */
 function writeStdout(text: string): void {
   const bytes = Buffer.from(text, 'utf8');

@@ -1,7 +1,7 @@
 // `trawl serve [--config FILE] [--host H] [--port N] [--node-id ID] [--advertise URL]`:
-// runs the daemon until SIGTERM or
-// SIGINT, then stops gracefully (OPERATOR.md). Logs are JSON lines on stdout (pino); the
-// address it listens on is also printed, as one plain line on stderr.
+// runs the daemon until SIGTERM or SIGINT, then stops gracefully (docs/command-line.md).
+// Logs are JSON lines on stdout (pino); the address it listens on is also printed, as one
+// plain line on stderr.
 //
 // Zero configuration (`npm start`): no --config, $TRAWL_CONFIG or ./trawl.json means the
 // built-in defaults with anonymous access on; and when the data dir holds no repository,

@@ -1,8 +1,8 @@
-// `trawl users ...` and `trawl keys ...` (OPERATOR.md): organization members and their API
-// keys, in the data dir's store. A new key is printed once, alone on its stdout line;
-// only its keyed hash is kept (auth/credentials.ts). `keys list` shows under each key what
-// it opened that still works (the listing of GET /api/keys); `keys revoke` ends all of it
-// with the key; `users sign-out` ends everything of a user but the keys. Every change is
+// `trawl users ...` and `trawl keys ...` (docs/command-line.md): organization members and
+// their API keys, in the data dir's store. A new key is printed once, alone on its stdout
+// line; only its keyed hash is kept (auth/credentials.ts). `keys list` shows under each key
+// what it opened that still works (the listing of GET /api/keys); `keys revoke` ends all of
+// it with the key; `users sign-out` ends everything of a user but the keys. Every change is
 // recorded in the audit log with it (audit/log.ts), as the operating-system account that
 // ran the command. A name or email with control characters is refused
 // (auth/control-characters.ts); what the store holds is printed escaped (format.ts), as an

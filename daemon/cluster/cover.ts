@@ -58,7 +58,7 @@ function take(out: Map<string, number[]>, node: string, i: number): void {
  * while one node would search more of them than another node that also holds one of them,
  * that one moves. A node searches its part's units one after the other, so the first units
  * of a search on one node (the cover's choice when it holds them all: a common word over
- * four nodes had its first three shards on one node, 1.8 ms in a row) were the critical
+ * four nodes had its first three shards on one node, searched in a row) were the critical
  * path; spread, they are searched beside each other, and no more nodes are asked. `out`
  * changes in place; its lists stay ascending.
  */

@@ -27,7 +27,8 @@
 // shards before have enough matches (its cut; merge.ts): for most searches, after a few of
 // them. Parts running side by side cannot know when the merge will get there, so each
 // searched its own first shards whole, work the merge then dropped (on Linux, a cluster of
-// four on two cores spent ~3x one daemon's CPU per request, most of it on such shards).
+// four spent several times one daemon's CPU per request, most of it on such shards:
+// docs/deployment.md, "Sizing").
 // So a blocking search bets: the first shards, as many as the cut needs at the least (each
 // shard gives at most `limit` + 1 ranges), are searched whole; every later one that another
 // node searches is searched speculatively (shard-search.ts `speculate`): for its

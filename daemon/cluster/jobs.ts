@@ -1,7 +1,7 @@
-// The cluster's index job queue, on BullMQ (issue 22): the leader (leader.ts) lists the
-// connections and queues one job per repository (cluster-sync.ts); every node runs a worker
-// that takes jobs and builds them (sync.ts syncRepoJob). BullMQ's keys live under
-// ClusterKeys.queuePrefix, in its queue QUEUE_NAME.
+// The cluster's index job queue, on BullMQ (docs/deployment.md): the leader (leader.ts)
+// lists the connections and queues one job per repository (cluster-sync.ts); every node
+// runs a worker that takes jobs and builds them (sync.ts syncRepoJob). BullMQ's keys live
+// under ClusterKeys.queuePrefix, in its queue QUEUE_NAME.
 //
 // Rules:
 // - One job per repository at a time, cluster-wide: its id is `repo-<repoId>`, and BullMQ

@@ -1,8 +1,9 @@
-// Loads the configuration file (OPERATOR.md "Configuration file"): JSON, checked against the
-// shipped trawl.schema.json, defaults filled in here rather than by the validator so that the
-// schema stays a plain description (it is also the README reference, an editor's hover help
-// and part of the OpenAPI document). Every problem of an invalid file is reported at once,
-// as `<file>: <JSON pointer>: <reason>`, so an operator fixes the file in one round.
+// Loads the configuration file (docs/configuration.md "The configuration file"): JSON,
+// checked against the shipped trawl.schema.json, defaults filled in here rather than by the
+// validator so that the schema stays a plain description (it is also the README reference,
+// an editor's hover help and part of the OpenAPI document). Every problem of an invalid
+// file is reported at once, as `<file>: <JSON pointer>: <reason>`, so an operator fixes the
+// file in one round.
 
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';

@@ -27,8 +27,9 @@ export const defs = configSchema['$defs'] as Record<string, JsonObject>;
  */
 export const VALIDATION_OPTIONS = JSON.parse(readFileSync(join(INSTALL_ROOT, 'daemon/config/validator-options.json'), 'utf8')) as Options;
 
-// ajv (~30 ms to load, ~50 ms to compile this schema) is loaded only to explain a problem,
-// or under tsx. CommonJS: require() gives the module's exports synchronously.
+// ajv, slow to load and slower to compile this schema for a command's start, is loaded only
+// to explain a problem, or under tsx (docs/design.md, "Compiled at install, TypeScript in
+// development"). CommonJS: require() gives the module's exports synchronously.
 const require = createRequire(join(INSTALL_ROOT, 'package.json'));
 
 let compiled: ValidateFunction | undefined;
@@ -57,7 +58,7 @@ let quick: ((doc: unknown) => boolean) | undefined;
 
 /**
  * Whether `doc` is a valid configuration, as validator() decides, without compiling it
- * when the compiled build ships it as generated code (loads in ~2 ms; the build's stamp
+ * when the compiled build ships it as generated code (quick to load; the build's stamp
  * covers the schema and the options, so it is never older than they are). Only an invalid
  * document needs validator() itself, for the errors explain.ts words.
  */

@@ -1,6 +1,7 @@
-// The configuration file's shape (OPERATOR.md "Configuration file"), as the loader returns
-// it after validation against trawl.schema.json and after defaults are applied. The JSON
-// Schema is the authority on what a file may contain; these types mirror it.
+// The configuration file's shape (docs/configuration.md "The configuration file"), as the
+// loader returns it after validation against trawl.schema.json and after defaults are
+// applied. The JSON Schema is the authority on what a file may contain; these types mirror
+// it.
 
 /** A secret is never written in the file: it names an environment variable. */
 export interface SecretRef {

@@ -5,8 +5,9 @@
 // O(input length) for ordinary patterns.
 //
 // Why not a regular expression: V8's engine backtracks, and a glob is an easy way to write
-// a backtracking bomb (`**/` ten times, `*a*a*a…b`): the compiled RegExp took ~0.5 s per
-// deep path and did not finish in 90 s on 63 `a`s, on the thread that serves every request.
+// a backtracking bomb (`**/` ten times, `*a*a*a…b`): the compiled RegExp took time
+// exponential in the pattern on a deep path, on the thread that serves every request
+// (docs/security-and-faults.md, row 1, has what was measured).
 //
 // Why a hand-written automaton rather than RE2 (linear too, and a dependency): a glob's
 // rules are about `/`, and here they are states rather than a second language to escape

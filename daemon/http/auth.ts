@@ -8,7 +8,7 @@ import { ServiceError } from '../errors.ts';
 
 /**
  * The headers that carry an API key on their own: trawl's, and Sourcebot's spelling so that
- * clients written for Sourcebot work unchanged (API-DETAILS.md section 5). Same rules for
+ * clients written for Sourcebot work unchanged (docs/http-api.md section 5). Same rules for
  * both; CORS allows them (server.ts) and logs redact them (logging.ts).
  */
 export const API_KEY_HEADERS = ['X-Service-Api-Key', 'X-Sourcebot-Api-Key'] as const;

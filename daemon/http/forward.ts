@@ -1,6 +1,6 @@
-// Browsing through any node of a cluster (issue 22). A route that reads a repository's
-// source (browse.ts, history.ts) is wrapped here: in a cluster, a node that cannot read
-// that source itself (read-here.ts) has a node that can run the request
+// Browsing through any node of a cluster (docs/deployment.md). A route that reads a
+// repository's source (browse.ts, history.ts) is wrapped here: in a cluster, a node that
+// cannot read that source itself (read-here.ts) has a node that can run the request
 // (cluster/forward.ts carries its method, path, body and the caller as this node
 // authenticated them) and answers with that node's answer. The repository is found here
 // first, so an unknown or unseen one is the same 404 as on one node without a hop.

@@ -45,8 +45,9 @@ export interface IndexSize {
 /**
  * How often the event-loop lag histogram (trawl_nodejs_eventloop_lag_*) samples the loop.
  * prom-client's default, 10 ms, is a repeating timer that woke an idle daemon's main thread
- * 100 times a second (~1 % of a core doing nothing, measured with schedstat and gdb on
- * uv_timer_start: node::IntervalHistogram), on every node of a cluster sharing the cores.
+ * 100 times a second (a measurable share of a core spent doing nothing, found with
+ * schedstat and gdb on uv_timer_start: node::IntervalHistogram), on every node of a
+ * cluster sharing the cores.
  * At 100 ms a 15 s scrape still holds 150 samples, and a loop blocked for longer than that
  * shows as it did.
  */

@@ -1,5 +1,5 @@
 // Paged lists: X-Total-Count and an RFC 8288 Link header with first, prev, next and last
-// (API-DETAILS.md section 4). Links repeat the request's other parameters.
+// (docs/http-api.md section 13). Links repeat the request's other parameters.
 
 export function pageHeaders(baseUrl: string, path: string, query: Record<string, unknown>, page: number, perPage: number, total: number): Array<[string, string]> {
   const last = Math.max(1, Math.ceil(total / perPage));

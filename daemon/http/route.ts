@@ -70,7 +70,7 @@ export interface Route {
   otherResponses?: RouteResponse[];
   /** Error codes this route answers with, besides the ones every route may give. */
   errors: ErrorCode[];
-  /** Counted against the caller's daily limit (API.md 8.9). */
+  /** Counted against the caller's daily limit (docs/http-api.md 8.9). */
   rateLimited: boolean;
   /**
    * Readable by scripts of any origin (CORS, `*`), with preflight answered: the tool server

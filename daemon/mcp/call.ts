@@ -1,4 +1,4 @@
-// Tool calls and the daily limit (API-DETAILS.md section 5): each tool call counts one
+// Tool calls and the daily limit (docs/http-api.md 8.5): each tool call counts one
 // request; initialize, listing tools and ping do not. The count is taken in the session
 // layer (sessions.ts), before the SDK sees the message, because the SDK turns whatever a
 // tool callback throws into an ordinary tool result: only there can an over-limit call be

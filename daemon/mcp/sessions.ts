@@ -14,11 +14,11 @@
 // Lifetime: DELETE ends a session (the transport answers it); a session idle for `idleMs`
 // is closed by a sweep. Closing the daemon closes all.
 //
-// Caps (issue 18, item 7: one user cannot evict everybody else's sessions): sessions are
-// counted per group, a user (anonymous callers: per client address, an IPv6 /64 as one).
-// A group opening one more than `maxPerUser` closes its own least recently used session.
-// When `maxSessions` are open in all, room is made fairly: the group holding the most
-// sessions gives up its least recently used one if it holds more than the opener will;
+// Caps (docs/mcp.md "Sessions": one user cannot evict everybody else's sessions): sessions
+// are counted per group, a user (anonymous callers: per client address, an IPv6 /64 as
+// one). A group opening one more than `maxPerUser` closes its own least recently used
+// session. When `maxSessions` are open in all, room is made fairly: the group holding the
+// most sessions gives up its least recently used one if it holds more than the opener will;
 // otherwise the opener's own least recently used one goes; and when the opener has none
 // while every other group holds one, the new session is refused (503, Retry-After):
 // evicting would take someone's only session.

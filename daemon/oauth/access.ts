@@ -2,7 +2,7 @@
 // Good while: it is an access token (a refresh token is not a bearer credential), neither
 // it nor its grant is revoked, its hour has not passed, the API key the user consented
 // with is live (auth/origin.ts), and the license still grants OAuth (OAuth tokens are an
-// enterprise feature: API.md section 5).
+// enterprise feature: docs/http-api.md section 5).
 
 import { originLive } from '../auth/origin.ts';
 import { ServiceError } from '../errors.ts';

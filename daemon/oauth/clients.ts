@@ -11,12 +11,12 @@ import type { Params } from './form.ts';
 import { readRegistration } from './registration.ts';
 import { CLIENT_SECRET_PREFIX, hasShape, newCredential } from './tokens.ts';
 
-// Open registration cannot be flooded into refusing everyone (issue 18, item 7): anyone
-// may register, but one address (oauth handler: the client address's key, an IPv6 /64 as
-// one) only REGISTRATIONS_PER_ADDRESS times per REGISTRATION_WINDOW_MS; a client that is
-// never used (no consent reached it: no code, no grant) is removed UNUSED_CLIENT_TTL_MS
-// after registration, by the daemon's minute timer; and at most MAX_UNUSED_CLIENTS wait at
-// once. One address therefore holds at most about
+// Open registration cannot be flooded into refusing everyone (docs/mcp.md, "OAuth for MCP
+// clients"): anyone may register, but one address (oauth handler: the client address's key,
+// an IPv6 /64 as one) only REGISTRATIONS_PER_ADDRESS times per REGISTRATION_WINDOW_MS; a
+// client that is never used (no consent reached it: no code, no grant) is removed
+// UNUSED_CLIENT_TTL_MS after registration, by the daemon's minute timer; and at most
+// MAX_UNUSED_CLIENTS wait at once. One address therefore holds at most about
 //   REGISTRATIONS_PER_ADDRESS x (UNUSED_CLIENT_TTL_MS + one timer period) / REGISTRATION_WINDOW_MS
 // unused clients (~40), so filling the global cap takes well over a hundred addresses, and
 // what they fill drains by itself within UNUSED_CLIENT_TTL_MS. The window is shorter than

@@ -1,6 +1,6 @@
 // Resource indicators (RFC 8707). A client may name the resource it wants a token for;
 // trawl is one resource, its API, so any URL at or under the issuer (the MCP endpoint,
-// the API root) is accepted and every token works on the whole API (API.md section 5:
+// the API root) is accepted and every token works on the whole API (docs/http-api.md section 5:
 // OAuth tokens are bearer tokens of the API). Anything else is another server's resource.
 
 import { OAuthError } from './errors.ts';

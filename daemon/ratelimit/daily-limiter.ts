@@ -1,13 +1,13 @@
-// The rate limiter of API-DETAILS.md section 5: per user, across all of the user's
+// The rate limiter of docs/http-api.md section 14: per user, across all of the user's
 // credentials, a daily budget (settings.rateLimit.requestsPerDay, or the user's own limit
 // set with `trawl users limit`) that resets at 00:00 UTC. The HTTP server calls take() for
 // every request to a rate-limited route once it has authenticated, before the request is
 // parsed or run, so requests that then fail are counted too.
 //
 // Counted: API keys, OAuth tokens and scoped tokens. Not counted: anonymous requests and
-// browser sessions (the web UI, API.md 8.2: browser use never counts), by not being listed
-// here: a credential kind added later is not counted until it is listed on purpose. An
-// uncounted request gets no X-RateLimit-* headers (take() answers undefined).
+// browser sessions (the web UI, docs/http-api.md 8.2: browser use never counts), by not
+// being listed here: a credential kind added later is not counted until it is listed on
+// purpose. An uncounted request gets no X-RateLimit-* headers (take() answers undefined).
 //
 // Over the limit the request is refused with 429 and not counted again: the count stays at
 // the limit, so raising a user's limit during the day gives them exactly the difference.
@@ -93,7 +93,7 @@ export class DailyRateLimiter implements RateLimiter {
   }
 }
 
-/** The message of API-DETAILS.md section 5, word for word. */
+/** The message of docs/http-api.md section 14, word for word. */
 export function rateLimitMessage(limit: number): string {
   return `API rate limit exceeded: ${limit} requests per day. The limit resets at 00:00 UTC. Ask an administrator for a higher limit.`;
 }

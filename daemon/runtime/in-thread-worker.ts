@@ -1,6 +1,7 @@
 // A worker that runs in the thread that starts it: the same messages over a MessageChannel
 // instead of a thread boundary. For a short command on a small index, where starting a
-// thread (~70 ms, its own copy of the modules) costs more than the work it would take.
+// thread (its own copy of the modules: docs/design.md, "Compiled at install, TypeScript in
+// development") costs more than the work it would take.
 // What it gives up: the work blocks this thread while it runs (a timer set to cancel it
 // fires only between two messages), and a crash in it is this thread's crash.
 

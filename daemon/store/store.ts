@@ -1,4 +1,4 @@
-// The Store (ARCHITECTURE.md section 3): what trawl keeps besides the shards:
+// The Store (docs/design.md "Seams"): what trawl keeps besides the shards:
 // repositories and connections, users, API keys and the credentials opened with them,
 // OAuth, the audit log, the license and the rate counters. SQLite (sqlite-store.ts) is the
 // embedded default, PostgreSQL (pg-store.ts) the store of a cluster; every backend runs
@@ -80,7 +80,7 @@ export interface RepoListOptions {
   connectionId?: number;
 }
 
-/** An organization member's role (API-DETAILS.md section 5). */
+/** An organization member's role (docs/http-api.md section 14). */
 export type Role = 'owner' | 'member';
 
 export interface UserRecord {

@@ -1,9 +1,9 @@
 // Definitions of a C file, found by a scanner of our own instead of ctags; the scanner
 // itself is in the core (core/assembly/cscan.ts), this file names what it finds.
 //
-// Why: on Linux, C is 95 % of the indexed bytes, and ctags' C/C++ parser reads it at
-// ~50 MB/s per core, which alone takes longer than the whole content build. This scanner
-// reads a few hundred MB/s and gives what ctags gives for C with our options (the kinds
+// Why: on Linux nearly all the indexed bytes are C, and ctags' C/C++ parser alone took
+// longer than the whole content build. This scanner is several times faster (docs/design.md
+// "Symbols" has the figures) and gives what ctags gives for C with our options (the kinds
 // macro, function, struct, union, enum, enumerator, member, typedef, variable; the line of
 // the name; the end line where ctags gives one; the enclosing struct, union or enum as
 // parent), which a test checks against ctags itself on C written to trip it.
@@ -25,9 +25,10 @@
 // `template`, `operator`, `::`) or Objective-C (`@`) makes cDefinitions return undefined:
 // the caller asks ctags then.
 
-// The core reads a Linux shard's C at ~2.5x the speed of the JavaScript scanner it was
-// ported from (test/helpers/c-definitions-oracle.ts, which test/symbols/c-scan.test.ts
-// holds it to, definition for definition, on random C and on the test table).
+// The core reads C faster than the JavaScript scanner it was ported from (docs/design.md
+// "Symbols"), which stays as its oracle (test/helpers/c-definitions-oracle.ts, which
+// test/symbols/c-scan.test.ts holds it to, definition for definition, on random C and on
+// the test table).
 
 import { C_KINDS, scanC, type CScan } from '../../core/index.ts';
 import type { SymbolDef } from './ctags.ts';

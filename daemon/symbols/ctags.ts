@@ -11,10 +11,11 @@
 // batch is retried in a new spawn. Each failed spawn consumes at least one
 // file, so a pathological input never fails the whole extraction nor loops.
 //
-// Measured (ctags 5.9, loaded 2-core box): ~30 MB/s of real C per core, but
-// only 2-8 MB/s on synthetic tag-dense files; a file of 50k nested `{` makes
-// it die with SIGSEGV (stack overflow). Interactive ctags neither sorts nor
-// deduplicates (`int a, a;` gives two tags): done here.
+// ctags is many times slower on tag-dense files than on ordinary code
+// (docs/design.md "Symbols" has the figures), hence budgets that grow with the
+// bytes; a file of tens of thousands of nested `{` makes it die with SIGSEGV
+// (stack overflow). Interactive ctags neither sorts nor deduplicates
+// (`int a, a;` gives two tags): done here.
 
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 
@@ -145,8 +146,8 @@ function runAsync(args: string[], input: Buffer | undefined): Promise<Buffer | u
 /**
  * Asks ctags what ctagsAvailable() and ctagsVersion() ask, without blocking, so that a
  * process about to build (a sync, while it lists and compares) has the answers when its
- * first build on this thread needs them: each is otherwise a blocking process start there
- * (~0.17 s in all). Harmless once they are in.
+ * first build on this thread needs them: each is otherwise a blocking process start there.
+ * Harmless once they are in.
  */
 export async function warmCtags(): Promise<void> {
   const asked: Array<Promise<void>> = [];

@@ -1,6 +1,6 @@
 // Definitions in device tree sources (.dts, .dtsi), by a scanner of our own instead of
-// universal-ctags, which spent ~1.6 core-seconds on Linux 6.1's 4,500 of them (28 MB): the
-// largest share of what ctags still reads there once C is the C scanner's.
+// universal-ctags: in Linux they were the largest share of what ctags still read once C was
+// the C scanner's (docs/design.md "Symbols" has the figures).
 //
 // What it gives, with ctags' kinds:
 //   label   every label of a node (`uart0: serial@1000 { ... };`: uart0, from its line to

@@ -48,7 +48,7 @@ export async function outlineSymbols(path: string, content: Uint8Array, options:
   if (content.byteLength === 0) return { symbols: [] };
   if (content.byteLength > SYMBOL_MAX_FILE_BYTES) return { symbols: [], skipped: 'too-large' };
   if (bufferView(content).indexOf(0) !== -1) return { symbols: [], skipped: 'binary' };
-  // C, device trees and Kconfig: the indexer's scanners, in process (a 1 MiB file takes a few ms).
+  // C, device trees and Kconfig: the indexer's scanners, in process (quick even at the size cap).
   const scanned = scannedSymbols(path, content);
   if (scanned) return { symbols: scanned };
   // Probed once per process (a short synchronous spawn), then cached.

@@ -1,4 +1,4 @@
-// The house's floors (issue 19): every import runs down.
+// The house's floors (docs/design.md "Layout"): every import runs down.
 //
 // FLOORS lists trawl's parts bottom up. A file may import files of its own part and of
 // parts on lower floors, nothing else:

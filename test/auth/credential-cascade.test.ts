@@ -1,10 +1,11 @@
-// Revoking an API key ends everything it opened (issue 24, item 1), over real HTTP: a user
-// with two keys opens, with each, a scoped access token, an OAuth grant (access and refresh
-// token, plus an authorization code not yet exchanged) and a browser session, and tool
-// server sessions with the tokens. Revoking the first key (DELETE /api/keys/{id}) makes
-// every one of its credentials fail on its next use: 401 on REST, on the streaming search
-// (SSE) and on a tool call of an open MCP session; invalid_grant at the OAuth token
-// endpoint for the refresh token and the code. Everything of the second key goes on.
+// Revoking an API key ends everything it opened (docs/identity.md "Credential lifetimes"),
+// over real HTTP: a user with two keys opens, with each, a scoped access token, an OAuth
+// grant (access and refresh token, plus an authorization code not yet exchanged) and a
+// browser session, and tool server sessions with the tokens. Revoking the first key (DELETE
+// /api/keys/{id}) makes every one of its credentials fail on its next use: 401 on REST, on
+// the streaming search (SSE) and on a tool call of an open MCP session; invalid_grant at
+// the OAuth token endpoint for the refresh token and the code. Everything of the second key
+// goes on.
 // Credentials opened with the key while it was being revoked (a request racing the
 // revocation, written after it) are refused too: each use checks the key itself.
 // Then: a grant's absolute lifetime, lastUsedAt, and who may list and end what.

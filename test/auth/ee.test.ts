@@ -1,5 +1,5 @@
 // Enterprise endpoints over HTTP: organization members for owners with the org-management
-// entitlement, scoped access tokens with scoped-access-tokens (API-DETAILS.md section 5),
+// entitlement, scoped access tokens with scoped-access-tokens (docs/http-api.md section 14),
 // each with and without a license, entitlement, owner role and API key, every error code,
 // a token's reach limited to its repositories, and its end: revocation at once, expiry at
 // exactly one hour (injected clock). The license is signed with a key pair made here.

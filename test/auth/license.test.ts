@@ -1,4 +1,4 @@
-// Enterprise license verification (OPERATOR.md "License file"): what is accepted, every
+// Enterprise license verification (docs/identity.md "License"): what is accepted, every
 // refusal and its reason, the validity period around its edges, and `trawl license`.
 // Every key pair is generated here; no private key lives in the repository.
 

@@ -1,4 +1,4 @@
-// The scope-escape suite: a scoped access token (API-DETAILS.md section 5) limited to one
+// The scope-escape suite: a scoped access token (docs/http-api.md section 14) limited to one
 // repository must reveal nothing of any other repository: not its name, id, paths,
 // content, branches, authors or connection, and not even whether it exists (an unseen
 // repository answers exactly like one that does not exist). Four repositories: the
@@ -605,7 +605,7 @@ test('a scoped access token never reveals another repository', async (t) => {
             assert.equal(a.status, 403);
             assert.equal(a.text, (await ask(memberKey, r)).text);
           }
-          // An owner's token acts as the owner (API-DETAILS.md section 5): the member list, with no repository in it.
+          // An owner's token acts as the owner (docs/http-api.md section 14): the member list, with no repository in it.
           const ownerToken = (await newToken(ownerKey, own)).token;
           const users = await ask(ownerToken, get('/api/ee/users', {}));
           assert.equal(users.status, 200);
@@ -676,7 +676,7 @@ test('a scoped access token never reveals another repository', async (t) => {
       await withStore((s) => s.updateUser(olga.id, { role: 'owner' }, clock.toISOString()));
 
       // The API key that created it revoked: the token belongs to the user, not the key
-      // (API-DETAILS.md section 5 leaves this open), but it must never be wider for it.
+      // (docs/http-api.md section 14 does not say), but it must never be wider for it.
       await keysCommand(['create', '--user', 'max@example.com', ...dd], io);
       const spareKey = lines.at(-1)!;
       const orphan = await newToken(spareKey, 'gadgets');

@@ -1,4 +1,5 @@
-// Browsing through any node of a cluster (issue 22: "any node answers every API request").
+// Browsing through any node of a cluster (docs/deployment.md: "any node answers every API
+// request").
 // Three nodes in this process on a private Redis and PostgreSQL, replication 2; each
 // repository built on a different node, the git ones from that node's own mirror (in its
 // data dir, as a connection to a remote host leaves them: the record's clone URL is the

@@ -54,7 +54,8 @@ before(async () => {
   const storeUrl = await postgres.newDatabase();
   // The node restarted alone rebuilds a shard no live node holds once its start-up graces
   // (three node timeouts) are over, as it should: the timeout is long enough for its listing
-  // to finish first on a loaded machine (1.5 s let a CI run rebuild two repositories).
+  // to finish first on a loaded machine (half of it let a loaded CI run rebuild repositories
+  // still being listed).
   // Stopped nodes leave the cluster at once, so nothing here waits for a timeout.
   const cluster = { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `rt${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 };
   writeFileSync(configPath, JSON.stringify({ settings: { anonymousAccess: true, symbols: false }, cluster, connections: { local: { type: 'git', url: join(dir.path, 'repos', '*') } } }));

@@ -1,7 +1,7 @@
-// The configuration file (OPERATOR.md "Configuration file", "Connections"): what a valid file
-// loads as, defaults included, and what an invalid one is told, every problem at once with
-// its JSON pointer. The schema documents itself: every property has a description, and its
-// default annotations are the loader's defaults.
+// The configuration file (docs/configuration.md, "The configuration file" and
+// "Connections"): what a valid file loads as, defaults included, and what an invalid one is
+// told, every problem at once with its JSON pointer. The schema documents itself: every
+// property has a description, and its default annotations are the loader's defaults.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -96,7 +96,7 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
     }),
   },
   {
-    name: 'github, full (OPERATOR.md example); a trailing "/" of the url is dropped',
+    name: 'github, full (the example of docs/configuration.md); a trailing "/" of the url is dropped',
     doc: {
       connections: {
         gh: {
@@ -637,7 +637,7 @@ test('the shipped example validates and shows every connection type', () => {
   assert.equal(JSON.parse(readFileSync(url, 'utf8')).$schema, './trawl.schema.json');
 });
 
-test('defaultConfig has the OPERATOR.md defaults and is a fresh object each time', () => {
+test('defaultConfig has the documented defaults and is a fresh object each time', () => {
   const config = defaultConfig();
   assert.equal(config.path, undefined);
   assert.deepEqual(config.settings, {

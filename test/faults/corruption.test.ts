@@ -1,8 +1,8 @@
-// One damaged repository index takes out that repository only (issue 18, item 3): for each
-// kind of damage to a manifest, a shard, a membership or a symbols file, a running daemon answers
-// searches for the healthy repositories exactly as before, with status 200, never gives
-// a result from the damaged one, reports it (trawl repos, one log line, /metrics), and
-// after a re-index (trawl index, or a sync) serves it again.
+// One damaged repository index takes out that repository only (docs/security-and-faults.md,
+// row 3): for each kind of damage to a manifest, a shard, a membership or a symbols file, a
+// running daemon answers searches for the healthy repositories exactly as before, with
+// status 200, never gives a result from the damaged one, reports it (trawl repos, one log
+// line, /metrics), and after a re-index (trawl index, or a sync) serves it again.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

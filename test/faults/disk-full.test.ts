@@ -1,13 +1,13 @@
-// A full disk under the data directory (issue 18, item 4): a real daemon on a small tmpfs
-// of its own, with users, API keys and an index made while there was space, then the
-// filesystem filled to the last byte. Searches and reads go on answering (the API key's
-// lastUsedAt write and the rate-limit counter's write fail quietly: logged once a minute,
-// the request goes on); every write answers 503 SERVICE_UNAVAILABLE saying the disk is full
-// (HTTP) or one line on stderr and exit 1 (CLI); an index run and a mirror clone that run
-// out of space leave nothing behind and the previous index serves on; the database stays
-// consistent; a mirror fetch or clone and a sync pass fail cleanly (the pass records the
-// failure and backs off); and once the filler is deleted the same writes succeed, without a
-// restart.
+// A full disk under the data directory (docs/security-and-faults.md, row 4): a real daemon
+// on a small tmpfs of its own, with users, API keys and an index made while there was
+// space, then the filesystem filled to the last byte. Searches and reads go on answering
+// (the API key's lastUsedAt write and the rate-limit counter's write fail quietly: logged
+// once a minute, the request goes on); every write answers 503 SERVICE_UNAVAILABLE saying
+// the disk is full (HTTP) or one line on stderr and exit 1 (CLI); an index run and a mirror
+// clone that run out of space leave nothing behind and the previous index serves on; the
+// database stays consistent; a mirror fetch or clone and a sync pass fail cleanly (the pass
+// records the failure and backs off); and once the filler is deleted the same writes
+// succeed, without a restart.
 // Needs root (mount); skipped otherwise.
 
 import { test } from 'node:test';

@@ -1,7 +1,8 @@
-// Glob patterns cannot stall the daemon (issue 18, item 1). Every glob dialect used to
-// compile to a V8 regular expression, which backtracks: `**/` ten times took ~0.5 s per
-// deep path and `*a` ×12 + `b` against 63 `a`s did not finish in 90 s. Now they match
-// through daemon/glob/matcher.ts, linear in the input. Here:
+// Glob patterns cannot stall the daemon (docs/security-and-faults.md, row 1, with what was
+// measured). Every glob dialect used to compile to a V8 regular expression, which
+// backtracks: `**/` repeated, or `*a` repeated then `b` against a run of `a`s, took time
+// exponential in the pattern on a deep path. Now they match through
+// daemon/glob/matcher.ts, linear in the input. Here:
 // - the pathological patterns of every dialect finish within a generous deadline, with the
 //   right answer (run in a worker that is terminated on overrun, so the old matcher fails
 //   this test rather than hanging it);

@@ -1,9 +1,10 @@
-// kill -9 at any moment of `trawl index` / `trawl sync` (issue 18, item 2): the run is
-// killed at moments spread over its whole duration (measured first); after each kill the
-// index answers exactly what it answered before (or, past the commit, exactly the new
-// answer), never a mix and never a failed shard, also while the run is going; running it
-// again completes without waiting on the dead run's lock; the final index answers exactly
-// what a clean build answers; and nothing of the killed run is left on disk.
+// kill -9 at any moment of `trawl index` / `trawl sync` (docs/security-and-faults.md, row
+// 2): the run is killed at moments spread over its whole duration (measured first); after
+// each kill the index answers exactly what it answered before (or, past the commit, exactly
+// the new answer), never a mix and never a failed shard, also while the run is going;
+// running it again completes without waiting on the dead run's lock; the final index
+// answers exactly what a clean build answers; and nothing of the killed run is left on
+// disk.
 //
 // By default 9 moments (2 spread over each kind of run, and one right after its commit);
 // TRAWL_FAULTS_FULL=1 runs 54 (17 spread over each kind, and the three after the commit).

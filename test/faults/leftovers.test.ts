@@ -1,8 +1,8 @@
 // What killed processes leave behind is removed by the next run, and what live processes
-// are writing is not (issue 18, item 2): in a repository's index directory and the data
-// dir (shards of a generation that never committed, temporary files, lock records, a
-// take-over guard), and in a git mirror (libgit2's lock files and temporary packs, which
-// would refuse every later fetch, and half-made clones).
+// are writing is not (docs/security-and-faults.md, row 2): in a repository's index
+// directory and the data dir (shards of a generation that never committed, temporary files,
+// lock records, a take-over guard), and in a git mirror (libgit2's lock files and temporary
+// packs, which would refuse every later fetch, and half-made clones).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

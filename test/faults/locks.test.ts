@@ -1,6 +1,7 @@
-// Lock files left by processes that were killed (issue 18, item 2): a lock whose owner is
-// dead, whose pid was recycled, or that was left empty is taken over; a live owner's lock
-// is respected; processes racing to take over one stale lock still get it one at a time.
+// Lock files left by processes that were killed (docs/security-and-faults.md, row 2): a
+// lock whose owner is dead, whose pid was recycled, or that was left empty is taken over; a
+// live owner's lock is respected; processes racing to take over one stale lock still get it
+// one at a time.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

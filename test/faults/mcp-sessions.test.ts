@@ -1,7 +1,7 @@
-// Tool-server sessions under a flood (issue 18, item 7): one user opening session after
-// session recycles only their own; the global cap makes room from whoever holds the most,
-// never by taking someone's only session (then the newcomer is refused with 503 and
-// Retry-After); anonymous callers are capped per address, over real HTTP too.
+// Tool-server sessions under a flood (docs/security-and-faults.md, row 7): one user opening
+// session after session recycles only their own; the global cap makes room from whoever
+// holds the most, never by taking someone's only session (then the newcomer is refused with
+// 503 and Retry-After); anonymous callers are capped per address, over real HTTP too.
 //
 // The flood is TRAWL_FAULTS_FULL=1 ? 500 : 60 sessions.
 

@@ -1,4 +1,4 @@
-// GET /metrics under attack (issue 18, item 6):
+// GET /metrics under attack (docs/security-and-faults.md, row 6):
 // - it never names a private repository, whatever requests named it (API routes with the
 //   name in the query, web UI pages with it in the path, unknown paths carrying it, tool
 //   calls, searches, failures as well as answers);

@@ -1,9 +1,9 @@
-// Open OAuth client registration under a flood (issue 18, item 7): one address registers
-// until it is refused (429 temporarily_unavailable, Retry-After) while another address
-// still can; its refused attempts leave nothing behind; X-Forwarded-For is ignored unless
-// the peer is a trusted proxy (then an IPv6 /64 counts as one address); clients never used
-// are pruned by the daemon's own timer on an injected clock, so even a full global cap
-// drains by itself, while a client a user consented to stays.
+// Open OAuth client registration under a flood (docs/security-and-faults.md, row 7): one
+// address registers until it is refused (429 temporarily_unavailable, Retry-After) while
+// another address still can; its refused attempts leave nothing behind; X-Forwarded-For is
+// ignored unless the peer is a trusted proxy (then an IPv6 /64 counts as one address);
+// clients never used are pruned by the daemon's own timer on an injected clock, so even a
+// full global cap drains by itself, while a client a user consented to stays.
 //
 // The flood is TRAWL_FAULTS_FULL=1 ? 2000 : 100 attempts from one address.
 

@@ -37,13 +37,13 @@ const TIMEOUT_MS = 1000;
 /**
  * 64 one-letter terms found nowhere, each a two-byte UTF-8 letter: no trigram rules a
  * document out, and each case-insensitive one is looked for by RE2 in every document (the
- * costliest search the term limit lets through: about 3 ms per term and MB here).
+ * costliest search the term limit lets through).
  */
 const costlyQuery = (k: number) => Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0x100 + ((i + k) % 128))).join(' or ');
 const COSTLY = (k: number) => ({ query: costlyQuery(k), matches: 10 });
-/** 63 such terms in the 1 MB files only (the limit counts the file: term): each document costs about 200 ms to decide. */
+/** 63 such terms in the 1 MB files only (the limit counts the file: term): each document takes a large share of the time budget to decide. */
 const COSTLY_BIG = (k: number) => ({ query: `(${costlyQuery(k).split(' or ').slice(0, 63).join(' or ')}) file:^big/`, matches: 10 });
-/** A 16 KB regular expression of counted repetitions (0.3-0.55 s of RE2 before its 400, planned on the main thread). */
+/** A 16 KB regular expression of counted repetitions (it kept RE2 busy for a good part of a second before its 400 when it was planned on the main thread: docs/security-and-faults.md, row 10). */
 const HUGE_REGEX = (k: number) => ({ query: `x${k}` + '.{0,1000}'.repeat(1800), matches: 10, isRegexEnabled: true });
 /** A rare identifier: one file. */
 const NORMAL = (k: number) => ({ query: `ident_${(k * 7919) % SMALL_FILES}_${k % 50} `, matches: 10 });

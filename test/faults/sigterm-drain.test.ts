@@ -1,4 +1,5 @@
-// Issue 18, item 9: SIGTERM while streams are in flight, against a real `trawl serve`.
+// docs/security-and-faults.md, row 9: SIGTERM while streams are in flight, against a real
+// `trawl serve`.
 // During the drain the daemon keeps listening and answers every new request with 503
 // SERVICE_UNAVAILABLE (Retry-After, Connection: close), health says it is shutting down
 // (503), and requests in flight go on: with time enough they all finish, and the process

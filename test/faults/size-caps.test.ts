@@ -1,10 +1,11 @@
-// Size caps (issue 18, item 5): every endpoint that returns a file's content answers a file
-// over settings.http.maxSourceBytes the documented way, without reading it: GET /api/source
-// and /api/blame refuse it (413 FILE_TOO_LARGE), /api/outline gives it no symbols, /api/diff
-// no hunks (`tooLarge`), search's `whole` content is cut at a character boundary
-// (`contentTruncated`), and the tool server's read_file says why. The repository holds a
-// 12 MiB file, loose, packed whole and packed as a delta; every answer is checked against
-// the OpenAPI document, and the daemon's memory is measured around repeated refusals.
+// Size caps (docs/security-and-faults.md, row 5): every endpoint that returns a file's
+// content answers a file over settings.http.maxSourceBytes the documented way, without
+// reading it: GET /api/source and /api/blame refuse it (413 FILE_TOO_LARGE), /api/outline
+// gives it no symbols, /api/diff no hunks (`tooLarge`), search's `whole` content is cut at
+// a character boundary (`contentTruncated`), and the tool server's read_file says why. The
+// repository holds a 12 MiB file, loose, packed whole and packed as a delta; every answer
+// is checked against the OpenAPI document, and the daemon's memory is measured around
+// repeated refusals.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

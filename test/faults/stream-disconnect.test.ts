@@ -1,12 +1,12 @@
-// Issue 18, item 8: many streaming searches whose clients disconnect mid-stream, then
-// idle. A real `trawl serve` process over a corpus whose search streams many chunks: half
-// the streams run, half wait for a turn; the clients stop reading once their stream has
-// started (so running searches sit mid-stream, held back by their sockets, while the
-// worker keeps going through their queued shard tasks), and once results are flowing they
-// all reset their connections at once. Then every search stops (no shard task runs or
-// waits for a worker, no turn at the search gate is held), and after a rest the process
-// holds what it held before: resident memory within 10%, the same file descriptors and
-// threads. Two protections are also checked on their own, where the order of events can
+// docs/security-and-faults.md, row 8: many streaming searches whose clients disconnect
+// mid-stream, then idle. A real `trawl serve` process over a corpus whose search streams
+// many chunks: half the streams run, half wait for a turn; the clients stop reading once
+// their stream has started (so running searches sit mid-stream, held back by their sockets,
+// while the worker keeps going through their queued shard tasks), and once results are
+// flowing they all reset their connections at once. Then every search stops (no shard task
+// runs or waits for a worker, no turn at the search gate is held), and after a rest the
+// process holds what it held before: resident memory within 10%, the same file descriptors
+// and threads. Two protections are also checked on their own, where the order of events can
 // be set exactly: a stopped search's queued shard tasks leave the pool at once, and a turn
 // at the gate is not handed to a client that left in the same batch of disconnects.
 //

@@ -1,4 +1,4 @@
-// Conformance of the HTTP API (API.md, API-DETAILS.md): the real daemon on a loopback port
+// Conformance of the HTTP API (docs/http-api.md): the real daemon on a loopback port
 // over real git repositories made here. Every response is checked against the daemon's own
 // OpenAPI document (status documented, body matches its schema), and the document itself
 // validates with a standard OpenAPI validator.

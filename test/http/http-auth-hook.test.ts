@@ -1,7 +1,8 @@
 // The one authentication and rate-limit step (daemon/http/auth.ts): every route but the
-// system ones goes through it, rate-limited routes (API.md 8.9) are counted and carry the
-// X-RateLimit-* headers, an exhausted limit is 429 with Retry-After, and a failure inside
-// the step is a 500 error object with the request id and nothing of the failure's inside.
+// system ones goes through it, rate-limited routes (docs/http-api.md 8.9) are counted and
+// carry the X-RateLimit-* headers, an exhausted limit is 429 with Retry-After, and a
+// failure inside the step is a 500 error object with the request id and nothing of the
+// failure's inside.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,8 +11,8 @@ import type { Authenticator, Identity } from '../../daemon/auth/identity.ts';
 import type { RateLimiter, RateLimitState } from '../../daemon/ratelimit/limiter.ts';
 import { call, startTestDaemon } from '../helpers/daemon.ts';
 
-// API.md 8.9's list, plus GET /api/outline (the web UI's symbol outline, counted like
-// GET /api/source, whose file it reads).
+// docs/http-api.md 8.9's list, GET /api/outline included (the web UI's symbol outline,
+// counted like GET /api/source, whose file it reads).
 const RATE_LIMITED = [
   'POST /api/search', 'POST /api/stream_search', 'POST /api/find_definitions', 'POST /api/find_references', 'GET /api/source', 'GET /api/outline', 'POST /api/files',
   'POST /api/tree', 'GET /api/folder_contents', 'GET /api/blame', 'GET /api/diff', 'GET /api/commit', 'GET /api/commits', 'GET /api/commits/authors',
@@ -42,7 +43,7 @@ test('every route but the system ones authenticates; the rate-limited ones are c
   const d = await startTestDaemon({ daemon: { authenticator, rateLimiter } });
   try {
     const auth = { authorization: 'Bearer svk_good' };
-    // The route table says which routes are authenticated and rate limited: exactly API.md 8.9's list.
+    // The route table says which routes are authenticated and rate limited: exactly docs/http-api.md 8.9's list.
     const limited = d.daemon.routes.filter((r) => r.rateLimited).map((r) => `${r.method} ${r.path}`).sort();
     assert.deepEqual(limited, [...RATE_LIMITED].sort());
     // The OAuth endpoints authenticate clients and users in OAuth's ways (test/oauth*.test.ts),
@@ -61,7 +62,7 @@ test('every route but the system ones authenticates; the rate-limited ones are c
     for (const path of ['/api/health', '/api/version', '/api/openapi.json']) assert.equal((await call(`${d.url}${path}`, { headers: auth })).status, 200);
     assert.deepEqual(seen, []);
 
-    // A request that then fails still counts (API.md 8.3).
+    // A request that then fails still counts (docs/http-api.md 8.3).
     const failed = await call(`${d.url}/api/source?repo=nope&path=a`, { headers: auth });
     assert.equal(failed.status, 404);
     assert.equal(failed.headers.get('x-ratelimit-remaining'), '1');

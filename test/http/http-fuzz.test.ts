@@ -1,6 +1,6 @@
 // A seeded fuzzer for the HTTP API. One real daemon (test/helpers/daemon.ts) gets over ten
 // thousand malformed or absurd requests, 16 at a time, and every answer must keep the
-// contract of API-DETAILS.md sections 4 and 6:
+// contract of docs/http-api.md sections 13 and 15:
 //   - it arrives within 10 s (a hang is a failure);
 //   - its status is 2xx (a request can be valid by chance) or 4xx, never 5xx, and one the
 //     OpenAPI document lists for the operation (404 NOT_FOUND / 405 METHOD_NOT_ALLOWED for
@@ -81,7 +81,7 @@ function encQ(s: string): string {
 }
 
 const GOOD_REFS = ['main', 'dev', 'v1.0', 'HEAD', 'main~1', 'HEAD^'];
-/** Refs that start with "-" or cannot resolve in the test repository: 400 (API-DETAILS.md section 4). */
+/** Refs that start with "-" or cannot resolve in the test repository: 400 (docs/http-api.md section 13). */
 const FAILING_REFS = [
   '-x', '--output=/tmp/x', '-', '--', '--all', '-main', 'a..b', 'nope..main', 'nope', ' ', 'main\0', '\0main', 'HEAD~999999',
   '0'.repeat(40), 'refs/heads/nope', '$(id)', 'ref with spaces', 'a'.repeat(1024), 'a'.repeat(1025), '', '[', 'main.lock',

@@ -1,4 +1,4 @@
-// The git history endpoints over HTTP (API-DETAILS.md section 4): blame, diff, commit,
+// The git history endpoints over HTTP (docs/http-api.md section 13): blame, diff, commit,
 // commits and commits/authors on a real repository made by the test helper, checked
 // against the git CLI and against the daemon's OpenAPI document, with paging headers and
 // every documented error.

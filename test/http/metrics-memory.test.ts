@@ -1,6 +1,7 @@
-// /metrics reports the daemon's resident memory split (issue 20 item 6): RssAnon (what the
-// daemon allocated) and RssFile (mapped shard pages the kernel can drop) apart, read from
-// /proc/self/status, so that an operator sees the growth that matters and not VmRSS alone.
+// /metrics reports the daemon's resident memory split (docs/operations.md "Metrics"):
+// RssAnon (what the daemon allocated) and RssFile (mapped shard pages the kernel can drop)
+// apart, read from /proc/self/status, so that an operator sees the growth that matters and
+// not VmRSS alone.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

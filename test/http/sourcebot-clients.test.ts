@@ -1,5 +1,5 @@
 // Clients written for Sourcebot (scripts, its former MCP server package, editor plug-ins)
-// against trawl, unchanged (API-DETAILS.md sections 4 and 5):
+// against trawl, unchanged (docs/http-api.md sections 13 and 14):
 // - the API key in X-Sourcebot-Api-Key authenticates and is counted, like X-Service-Api-Key,
 //   also where anonymous access is on (a credential that was sent is never ignored; a bad
 //   one is 401); CORS allows the header; logs redact it;

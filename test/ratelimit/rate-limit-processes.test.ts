@@ -1,9 +1,10 @@
-// Acceptance of the rate limit (issue 6): with a limit of 100 per day, 4 client processes
-// sending 50 requests each, through two `trawl serve` processes that share the store, see
-// exactly 100 successes and 100 429s, and the X-RateLimit-Remaining values of the successes
-// are 99 down to 0, each exactly once. The clients use one user's different credentials
-// (two API keys in both headers, a scoped token), so the budget is the user's. Once with
-// the counters in the shared SQLite database, once in a shared Redis.
+// Acceptance of the rate limit (docs/identity.md "Rate limit"): with a limit of 100 per
+// day, 4 client processes sending 50 requests each, through two `trawl serve` processes
+// that share the store, see exactly 100 successes and 100 429s, and the
+// X-RateLimit-Remaining values of the successes are 99 down to 0, each exactly once. The
+// clients use one user's different credentials (two API keys in both headers, a scoped
+// token), so the budget is the user's. Once with the counters in the shared SQLite
+// database, once in a shared Redis.
 
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';

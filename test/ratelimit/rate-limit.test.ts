@@ -1,4 +1,4 @@
-// The daily rate limit over HTTP (API.md section 8, API-DETAILS.md section 5) in one daemon
+// The daily rate limit over HTTP (docs/http-api.md sections 8 and 14) in one daemon
 // with an injected clock: per user across both headers and a scoped token, failed requests
 // counted, the headers counting down, 429 with Retry-After and the exact message, a user's
 // own limit, what is not counted (anonymous, system endpoints, other endpoints, requests

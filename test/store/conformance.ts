@@ -1,4 +1,4 @@
-// The Store conformance suite (ARCHITECTURE.md section 3): every backend runs it, so the
+// The Store conformance suite (docs/design.md "Seams"): every backend runs it, so the
 // daemon can rely on the rules below whichever one is configured. A backend's test file
 // calls storeConformance once per way of opening it (see sqlite-store.test.ts).
 //

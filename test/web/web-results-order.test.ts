@@ -96,7 +96,7 @@ class HoldingProxy {
       return;
     }
     res.writeHead(200, out).flushHeaders();
-    // Each message is a line and a blank line (API-DETAILS section 3).
+    // Each message is a line and a blank line (docs/http-api.md section 12).
     const held = new HeldStream(text.toString('utf8').split(/(?<=\n\n)/), res);
     const waiting = this.waiting;
     this.waiting = undefined;

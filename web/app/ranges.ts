@@ -1,5 +1,5 @@
 // Match ranges from the API are in file coordinates: 1-based line numbers and 1-based
-// columns counted in Unicode code points (API-DETAILS.md section 1). The DOM works in
+// columns counted in Unicode code points (docs/http-api.md section 10). The DOM works in
 // UTF-16 units, so columns are converted per line here.
 
 import type { Range } from '../../daemon/search/types.ts';

@@ -48,9 +48,10 @@ const STAT_ROWS: Array<[keyof SearchStats, string, (v: number) => string]> = [
 /**
  * How long the first results of a search wait for more before they are drawn. The stream
  * sends its first file as soon as one is found and the rest of a batch within 100 ms
- * (daemon/search/stream-sink.ts); on the Linux source the median search completed 39 ms after
- * its first result was on screen (docs/web-ui.md, "Speed"). So most searches are drawn
- * once, complete and in order, for at most this much later a first result.
+ * (daemon/search/stream-sink.ts); on the Linux source the median search completed a few
+ * tens of milliseconds after its first result was on screen (docs/web-ui.md, "Speed" has
+ * both times). So most searches are drawn once, complete and in order, for at most this
+ * much later a first result.
  */
 const SETTLE_MS = 50;
 

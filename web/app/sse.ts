@@ -1,6 +1,6 @@
 // Reads a Server-Sent Events body from fetch (EventSource cannot POST): every message of
 // /api/stream_search is one `data: <json>` line and a blank line; `: keep-alive` comments
-// are skipped; `data: [DONE]` ends the stream (API-DETAILS.md section 3).
+// are skipped; `data: [DONE]` ends the stream (docs/http-api.md section 12).
 
 export async function* sseMessages(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<unknown> {
   const reader = body.getReader();

@@ -1,4 +1,4 @@
-// Browsing (API-DETAILS.md section 4): GET /api/source, GET /api/outline, POST /api/files,
+// Browsing (docs/http-api.md section 13): GET /api/source, GET /api/outline, POST /api/files,
 // POST /api/tree, GET /api/folder_contents. A git repository is read through nodegit at its
 // indexed branches, its tags and the commits they reach (repos/browse.ts, revision.ts); a
 // directory, which has no git, from the files its index holds. An outline is the file's

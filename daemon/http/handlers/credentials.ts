@@ -1,18 +1,18 @@
-// Seeing, creating and ending credentials (issue 24): a user's API keys with what each
-// opened that still works (scoped tokens, OAuth grants, browser sessions), a new key of
-// one's own (the web UI's settings page makes keys with it), revoking a key (which ends
-// all of those with it, in one store transaction), one OAuth grant or one browser
-// session, and "sign out everywhere" (every scoped token, grant and session of the user;
-// the keys stay).
+// Seeing, creating and ending credentials (docs/identity.md, "Seeing and ending
+// credentials"): a user's API keys with what each opened that still works (scoped tokens,
+// OAuth grants, browser sessions), a new key of one's own (the web UI's settings page makes
+// keys with it), revoking a key (which ends all of those with it, in one store
+// transaction), one OAuth grant or one browser session, and "sign out everywhere" (every
+// scoped token, grant and session of the user; the keys stay).
 //
 // Who may call: an API key or the web UI's browser session. A delegated credential (a
-// scoped access token, an OAuth token) is 403: what was handed to a program must not
-// manage the credentials it came from, nor mint a longer-lived one. Members manage their
-// own; owners anyone's (a new key, though, is always the caller's own). An id that is not
-// the caller's is answered like an unknown one (404), so a member learns nothing of other
+// scoped access token, an OAuth token) is 403: what was handed to a program must not manage
+// the credentials it came from, nor mint a longer-lived one. Members manage their own;
+// owners anyone's (a new key, though, is always the caller's own). An id that is not the
+// caller's is answered like an unknown one (404), so a member learns nothing of other
 // users' keys, grants or sessions. No license is needed (ending a credential is never an
-// enterprise feature), and none of these is rate limited: API.md 8.9 does not list them,
-// and revoking a leaked key must work when the budget is spent.
+// enterprise feature), and none of these is rate limited: docs/http-api.md 8.9 does not
+// list them, and revoking a leaked key must work when the budget is spent.
 //
 // A new key and each ending are recorded in the audit log in one transaction with it
 // (audit/log.ts), an ending when it takes effect: api_key.created, api_key.revoked (with

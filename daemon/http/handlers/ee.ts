@@ -1,12 +1,12 @@
-// Enterprise endpoints (API-DETAILS.md section 5): organization members for owners
+// Enterprise endpoints (docs/http-api.md section 14): organization members for owners
 // (`org-management` entitlement: list, read, suspend or limit them) and scoped access
 // tokens (`scoped-access-tokens`).
-// Neither is rate limited (API.md 8.9 does not list them); both need a user's credential.
-// Creating and revoking a scoped token is recorded in the audit log with the change, and a
-// refusal of an authenticated caller as a failure (audit/). A change of a member is
-// recorded with it too (audit/member-change.ts: the same rule as `trawl users suspend|
-// unsuspend|limit`); only an API key or the web UI's session may make one, not a token
-// handed to a program.
+// Neither is rate limited (docs/http-api.md 8.9 does not list them); both need a user's
+// credential. Creating and revoking a scoped token is recorded in the audit log with the
+// change, and a refusal of an authenticated caller as a failure (audit/). A change of a
+// member is recorded with it too (audit/member-change.ts: the same rule as `trawl users
+// suspend|unsuspend|limit`); only an API key or the web UI's session may make one, not a
+// token handed to a program.
 
 import type { AuditAction, AuditEntry } from '../../audit/events.ts';
 import { actorOf, firstTime } from '../../audit/log.ts';
@@ -187,7 +187,7 @@ async function entitled(s: Services, entitlement: string): Promise<void> {
   if (off) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `this endpoint needs an active license with the "${entitlement}" entitlement (${off})`);
 }
 
-/** API.md 2.9 plus role and dailyLimit; suspendedAt, lastActivityAt and dailyLimit (the default applies) are null when unset. */
+/** docs/http-api.md 2.9: role and dailyLimit included; suspendedAt, lastActivityAt and dailyLimit (the default applies) are null when unset. */
 function userJson(u: UserRecord): Record<string, unknown> {
   return { id: u.id, name: u.name, email: u.email, role: u.role, suspendedAt: u.suspendedAt ?? null, createdAt: u.createdAt, updatedAt: u.updatedAt, lastActivityAt: u.lastActivityAt ?? null, dailyLimit: u.dailyLimit ?? null };
 }

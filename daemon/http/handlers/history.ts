@@ -1,4 +1,4 @@
-// Git history (API-DETAILS.md section 4): GET /api/blame, /api/diff, /api/commit,
+// Git history (docs/http-api.md section 13): GET /api/blame, /api/diff, /api/commit,
 // /api/commits and /api/commits/authors, read through nodegit (repos/history.ts, blame.ts, diff.ts) for any
 // repository the caller may see, at its indexed branches, its tags and the commits they
 // reach (repos/revision.ts). Lists are paged with X-Total-Count and Link headers. In a

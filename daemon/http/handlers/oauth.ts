@@ -6,8 +6,9 @@
 //
 // These endpoints speak OAuth, not the API's conventions: form-encoded requests, errors as
 // {"error", "error_description"} (oauth/errors.ts), HTML pages and redirects at the
-// authorization endpoint. They are not authenticated as API routes (the client and the
-// user authenticate in OAuth's ways) and not rate limited (API.md 8.9 does not list them).
+// authorization endpoint. They are not authenticated as API routes (the client and the user
+// authenticate in OAuth's ways) and not rate limited (docs/http-api.md 8.9 does not list
+// them).
 
 import { isApiKeyShape } from '../../auth/credentials.ts';
 import { ServiceError } from '../../errors.ts';

@@ -1,4 +1,4 @@
-// GET /api/repos and GET /api/connections (API-DETAILS.md section 4): only what the
+// GET /api/repos and GET /api/connections (docs/http-api.md section 13): only what the
 // caller may see.
 
 import { repoWebUrl } from '../../repos/web-urls.ts';

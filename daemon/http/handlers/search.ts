@@ -1,5 +1,5 @@
 // POST /api/search (blocking) and POST /api/stream_search (Server-Sent Events,
-// API-DETAILS.md sections 1 and 3). Both take a turn at the search gate, search within the
+// docs/http-api.md sections 10 and 12). Both take a turn at the search gate, search within the
 // configured time budget, only in repositories the caller may see, and stop when the
 // client goes away.
 
@@ -132,8 +132,8 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
     lastWrite = Date.now();
     // uWS holds what is written (corked) until the callback that delivered the request
     // returns, and the search's synchronous start (its shards, its tasks to the workers)
-    // would run before that: 0.5-1.6 ms more before the first byte of GFP_KERNEL's stream,
-    // and the first byte waited for them. The callback returns first.
+    // would run before that, so the stream's first byte would wait for all of it. The
+    // callback returns first.
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       release = await turn;

@@ -5,11 +5,11 @@
 // /api/session signs out (ends the session in the store and drops the cookies). Listing
 // and ending sessions from elsewhere: handlers/credentials.ts.
 //
-// These routes do their own authentication (`authenticated: false`: the server's step
-// would refuse a page that is not signed in yet, or one whose cookie went stale), are not
-// rate limited (browser use never counts, API.md 8.2) and are not CORS routes: a page of
-// another origin can neither read their answers nor, for lack of a preflight, send them a
-// JSON body, so it can neither sign its visitor in to its own account nor learn the CSRF
+// These routes do their own authentication (`authenticated: false`: the server's step would
+// refuse a page that is not signed in yet, or one whose cookie went stale), are not rate
+// limited (browser use never counts, docs/http-api.md 8.2) and are not CORS routes: a page
+// of another origin can neither read their answers nor, for lack of a preflight, send them
+// a JSON body, so it can neither sign its visitor in to its own account nor learn the CSRF
 // token.
 //
 // The audit log records a sign-in before its cookie is handed out (no session without its

@@ -1,4 +1,4 @@
-// POST /api/find_definitions and POST /api/find_references (API-DETAILS.md section 4).
+// POST /api/find_definitions and POST /api/find_references (docs/http-api.md section 13).
 // Both are searches in the query language: definitions ask the symbol index for the exact
 // name (`sym:^name$`), references ask for whole-word occurrences (`\bname\b`, case-sensitive);
 // language, repository and revision become `lang:`, `repo:` and `branch:` filters.
@@ -106,7 +106,7 @@ function wholeWord(name: string): string {
   return `${word.test(name[0] ?? '') ? '\\b' : ''}${escapeRegex(name)}${word.test(name.at(-1) ?? '') ? '\\b' : ''}`;
 }
 
-/** A query-language string: quoted, with `\` and `"` escaped (API-DETAILS.md section 2). */
+/** A query-language string: quoted, with `\` and `"` escaped (docs/query-language.md). */
 function quote(value: string): string {
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }

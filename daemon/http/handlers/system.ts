@@ -1,4 +1,4 @@
-// System endpoints (API-DETAILS.md section 4): health, version and the OpenAPI document.
+// System endpoints (docs/http-api.md 13.4): health, version and the OpenAPI document.
 // None needs credentials and none is rate limited.
 
 import type { Route } from '../route.ts';

@@ -1,4 +1,4 @@
-// JSON Schemas of the browsing endpoints (API-DETAILS.md section 4): source, outline, files,
+// JSON Schemas of the browsing endpoints (docs/http-api.md section 13): source, outline, files,
 // tree, folder_contents, find_definitions and find_references. Query-string inputs are objects
 // of strings (integers are coerced); openapi.ts turns their properties into parameters.
 

@@ -1,5 +1,5 @@
 // Shared pieces of the API's JSON Schemas: the schema type, references into the OpenAPI
-// document's components, and the error object (API.md 2.10, API-DETAILS.md section 6).
+// document's components, and the error object (docs/http-api.md 2.10 and section 15).
 
 import { ERROR_CODES } from '../../errors.ts';
 

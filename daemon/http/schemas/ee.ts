@@ -1,4 +1,4 @@
-// JSON Schemas of the enterprise endpoints (API.md 4.3–4.6, API-DETAILS.md section 5):
+// JSON Schemas of the enterprise endpoints (docs/http-api.md 4.3–4.6 and section 14):
 // organization members and scoped access tokens.
 
 import { ref, type JsonSchema } from './common.ts';

@@ -1,4 +1,4 @@
-// JSON Schemas of the git history endpoints (API-DETAILS.md section 4): blame, diff,
+// JSON Schemas of the git history endpoints (docs/http-api.md section 13): blame, diff,
 // commit, commits and commits/authors. Dates are ISO 8601.
 
 import { REF_PARAM, REPO_PARAM } from './browse.ts';

@@ -1,5 +1,5 @@
 // JSON Schemas of the repository and connection lists and of the system endpoints
-// (API-DETAILS.md section 4).
+// (docs/http-api.md section 13).
 
 import { CODE_HOST_TYPES } from '../../repos/hosts/types.ts';
 import { CONNECTION_TYPES, EXTERNAL_WEB_URL, type JsonSchema } from './common.ts';

@@ -1,6 +1,6 @@
 // JSON Schemas (2020-12) of search: the request body of /api/search and /api/stream_search,
-// the response (API.md 2.2–2.7, API-DETAILS.md section 1) and the stream's messages
-// (API-DETAILS.md section 3). The server validates with these and openapi.ts publishes
+// the response (docs/http-api.md 2.2–2.7 and section 10) and the stream's messages
+// (section 12). The server validates with these and openapi.ts publishes
 // them, so the two cannot drift. References point into the OpenAPI document's components.
 
 import { MAX_CONTEXT_LINES, MAX_QUERY_BYTES } from '../../search/request.ts';
@@ -15,7 +15,7 @@ const STAT_NUMBERS = [
 
 const count = { type: 'integer', minimum: 0 } as const;
 
-/** A file of a search's answer (API.md 2.4). */
+/** A file of a search's answer (docs/http-api.md 2.4). */
 const FILE_RESULT = {
   type: 'object',
   properties: {
