@@ -11,7 +11,7 @@
 // the high nibbles 0-7; bytes >= 0x80 look up a zero). Only the starts that pass both are
 // verified, position by position, against a table of 256 words (bit i of word v: v in C[i]).
 //
-// Program layout (built by core/index.ts, compileClassSequence): loA[16] hiA[16] loB[16]
+// Program layout (built by core/classes.ts, compileClassSequence): loA[16] hiA[16] loB[16]
 // hiB[16] loC[16] hiC[16]; at 96 a byte per filter class, 1 when it is one range (then
 // its lo holds the range's first byte and its hi its width, in every lane); at 128 the
 // verification table u32[256]; 1,152 bytes.

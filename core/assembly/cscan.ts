@@ -38,7 +38,7 @@ import { identLanes, identPart, identStart } from './cchars';
 const STOP_NOT_C: u32 = 1;
 const STOP_ROOM: u32 = 2;
 
-// Definition kinds (core/index.ts C_KINDS names them).
+// Definition kinds (core/cscan.ts C_KINDS names them).
 const KIND_MACRO: u32 = 0;
 const KIND_FUNCTION: u32 = 1;
 const KIND_STRUCT: u32 = 2;

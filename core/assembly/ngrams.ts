@@ -1,6 +1,6 @@
 // Trigram extraction over folded bytes. A trigram id is (b0 << 16) | (b1 << 8) | b2, a
 // 24-bit number; the indexing path works on byte-reversed keys (see below). The query
-// side takes its trigrams in TypeScript (daemon/query, through core/index.ts trigramId).
+// side takes its trigrams in TypeScript (daemon/query, through core/fold.ts trigramId).
 
 /**
  * Size in bytes of the `seen` table used by distinctTrigrams: one byte per trigram key,

@@ -33,7 +33,7 @@
 //   for a word it does not contain. (Tests narrow the hash with `hashMask` to make such
 //   runs common.)
 //
-// # Regions (owned by the glue, core/index.ts WordsBuilder, grown before each call)
+// # Regions (owned by the glue, core/words.ts WordsBuilder, grown before each call)
 //
 //   table  per-document table, (mask + 1) entries of 16 bytes: key u64, generation u32
 //          (the entry is in use for this document when it equals `gen`), position u32 (the
