@@ -1,6 +1,6 @@
 // The declarators of a C declaration the parser read: which names it declares.
 
-import { KIND_MEMBER, KIND_TYPEDEF, KIND_VARIABLE, addDef } from './cdefs';
+import { KIND_MEMBER, KIND_TYPEDEF, KIND_VARIABLE, addDef, setEndLine } from './cdefs';
 import { K_ATTR, K_BASE, K_ENUM, K_EXTERN, K_STATIC, K_STRUCT, K_TYPE, K_TYPEDEF, K_UNION } from './ckeywords';
 import { AGG, IDENT, PUNCT, at } from './cstate';
 import { count, tCh, tEnd, tKw, tLine, tStart, tType } from './ctokens';
@@ -35,7 +35,7 @@ export function declaration(st: u32, member: bool, scope: i32, endLine: u32): vo
       // A declarator ends at its `,` or at the `;`.
       const end = typedef ? line : i < n ? tLine(st, i) : endLine;
       const a = tStart(st, name);
-      addDef(kind, false, a, tEnd(st, name) - a, line, end, a, parent);
+      setEndLine(addDef(kind, a, tEnd(st, name) - a, line, parent), end);
     }
     segStart = i + 1;
   }

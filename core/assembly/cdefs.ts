@@ -14,19 +14,28 @@ export const KIND_MEMBER: u32 = 6;
 export const KIND_TYPEDEF: u32 = 7;
 export const KIND_VARIABLE: u32 = 8;
 
-/** Appends a definition; returns its number. */
-export function addDef(kind: u32, inNames: bool, off: u32, len: u32, line: u32, endLine: u32, nameAt: u32, parent: i32): u32 {
+/**
+ * Appends a definition named src[off, off + len), ending on its line `line` (setEndLine
+ * moves its end); returns its number. A definition's name is always the file's bytes
+ * (byte 1 of its record is 0): only scopes' names are made up in `names`.
+ */
+export function addDef(kind: u32, off: u32, len: u32, line: u32, parent: i32): u32 {
   if (DEF_N == DEFS_CAP) stop(STOP_ROOM);
   const d = DEFS + (<usize>DEF_N << 5);
-  store<u32>(d, kind | (inNames ? 0x100 : 0));
+  store<u32>(d, kind);
   store<u32>(d, off, 4);
   store<u32>(d, len, 8);
   store<u32>(d, line, 12);
-  store<u32>(d, endLine, 16);
-  store<u32>(d, nameAt, 20);
+  store<u32>(d, line, 16);
+  store<u32>(d, off, 20);
   store<i32>(d, parent, 24);
-  store<u32>(d, inNames ? NO_START : wholeWordStart(nameAt, len), 28);
+  store<u32>(d, wholeWordStart(off, len), 28);
   return DEF_N++;
+}
+
+/** Where definition `def` ends: line `endLine`. */
+export function setEndLine(def: u32, endLine: u32): void {
+  store<u32>(DEFS + (<usize>def << 5), endLine, 16);
 }
 
 const NO_START: u32 = 0xffffffff;

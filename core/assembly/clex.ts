@@ -2,7 +2,7 @@
 // definitions), tokens.
 
 import { identLanes, identPart, identStart } from './cchars';
-import { KIND_MACRO, addDef } from './cdefs';
+import { KIND_MACRO, addDef, setEndLine } from './cdefs';
 import { K_CXX, keyword } from './ckeywords';
 import { BOL, CH, CONDS, CONDS_CAP, COND_N, CR, DEPTH, END, EOF, FF, HEADER, IDENT, KW, LF, LINE, N, OTHER, POS, PUNCT, S, SP, START, STOP_NOT_C, STOP_ROOM, TAB, TOK_LINE, TYPE, VT, WA, WB, at, stop } from './cstate';
 
@@ -150,7 +150,7 @@ export function directive(): void {
     const na = WA;
     const nb = WB;
     skipDirectiveRest();
-    if (nb > na && !(at(na) - 0x30 < 10)) addDef(KIND_MACRO, false, na, nb - na, line, LINE, na, -1);
+    if (nb > na && !(at(na) - 0x30 < 10)) setEndLine(addDef(KIND_MACRO, na, nb - na, line, -1), LINE);
     return;
   }
   if (wordIs(a, b, W_IF, 2) || wordIs(a, b, W_IFDEF, 5) || wordIs(a, b, W_IFNDEF, 6)) {

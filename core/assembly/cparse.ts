@@ -3,11 +3,11 @@
 
 import { skipCBody } from './cbody';
 import { declaration, isAnnotation } from './cdeclarations';
-import { KIND_ENUM, KIND_ENUMERATOR, KIND_FUNCTION, KIND_STRUCT, KIND_UNION, addDef, addParent, anonName, bytesOf, nameRoom, putBytes, putNameByte } from './cdefs';
+import { KIND_ENUM, KIND_ENUMERATOR, KIND_FUNCTION, KIND_STRUCT, KIND_UNION, addDef, addParent, anonName, bytesOf, nameRoom, putBytes, putNameByte, setEndLine } from './cdefs';
 import { K_ATTR, K_ENUM, K_EXTERN, K_STRUCT, K_UNION, keyword } from './ckeywords';
 import { directive, next } from './clex';
-import { AGG, BOL, CH, DEFS, DEPTH, END, EOF, IDENT, KW, LINE, N, NAME_N, OTHER, PARENTS, POS, PUNCT, S, START, STATE, TOK_END, TOK_LINE, WB, at } from './cstate';
-import { count, push, pushRaw, tCh, tEnd, tKw, tLine, tStart, tType } from './ctokens';
+import { AGG, BOL, CH, DEPTH, END, EOF, IDENT, KW, LINE, N, NAME_N, OTHER, PARENTS, POS, PUNCT, S, START, STATE, TOK_END, TOK_LINE, WB, at } from './cstate';
+import { count, push, pushRaw, tCh, tokenHead, tEnd, tKw, tLine, tStart, tType } from './ctokens';
 
 /** Skips to the `}` closing a block whose `{` was just read; returns the line of that `}`. */
 function skipBlock(): u32 {
@@ -156,10 +156,10 @@ function openBrace(st: u32, member: bool, scope: i32): void {
       const line = tLine(st, f);
       const a = tStart(st, f);
       const len = tEnd(st, f) - a;
-      const def = addDef(KIND_FUNCTION, false, a, len, line, line, a, -1);
+      const def = addDef(KIND_FUNCTION, a, len, line, -1);
       const fn = addParent(KIND_FUNCTION, false, a, len);
       const end = functionBody(fn);
-      store<u32>(DEFS + (<usize>def << 5), end, 16);
+      setEndLine(def, end);
       TOK_END = st;
       return;
     }
@@ -273,8 +273,8 @@ function localAggregate(k: u32, kwAt: u32, fn: i32): void {
     return;
   }
   const st = TOK_END;
-  pushRaw(IDENT, k, 0, kwAt, kwAt, line);
-  if (nameStart >= 0) pushRaw(IDENT, 0, 0, <u32>nameStart, nameEnd, nameLine);
+  pushRaw(tokenHead(IDENT, k, 0), kwAt, kwAt, line);
+  if (nameStart >= 0) pushRaw(tokenHead(IDENT, 0, 0), <u32>nameStart, nameEnd, nameLine);
   aggregate(st, 0, false, fn);
   TOK_END = st;
 }
@@ -327,10 +327,10 @@ function aggregate(st: u32, k: u32, member: bool, scope: i32): void {
     body(true, true, self);
     end = TOK_LINE;
   }
-  if (nameAt >= 0) addDef(kind, false, ownOff, ownLen, line, end, ownOff, scope);
+  if (nameAt >= 0) setEndLine(addDef(kind, ownOff, ownLen, line, scope), end);
   const aggLine = tLine(st, k);
   TOK_END = st + k;
-  pushRaw(AGG, 0, 0, 0, 0, aggLine);
+  pushRaw(tokenHead(AGG, 0, 0), 0, 0, aggLine);
 }
 
 /** Enumerators up to the closing `}`; returns its line. */
@@ -352,7 +352,7 @@ function enumBody(scope: i32): u32 {
       } else if (c == 0x2c && paren == 0 && braces == 0) expectName = true;
       continue;
     }
-    if (t == IDENT && expectName && paren == 0 && braces == 0 && KW == 0) addDef(KIND_ENUMERATOR, false, START, END - START, TOK_LINE, TOK_LINE, START, scope);
+    if (t == IDENT && expectName && paren == 0 && braces == 0 && KW == 0) addDef(KIND_ENUMERATOR, START, END - START, TOK_LINE, scope);
     expectName = false;
   }
   return 0; // (never reached: the loop returns)

@@ -48,12 +48,18 @@ export function count(st: u32): u32 {
   return TOK_END - st;
 }
 
-export function pushRaw(type: u32, kw: u32, ch: u32, start: u32, end: u32, line: u32): void {
+/** A token record's first four bytes: its type, its keyword (an identifier's; 0 otherwise), its punctuation byte, 0. */
+// @ts-ignore: decorator
+@inline
+export function tokenHead(type: u32, kw: u32, ch: u32): u32 {
+  return type | ((type == IDENT ? kw : 0) << 8) | (ch << 16);
+}
+
+/** Appends a token (`head`: tokenHead) to the innermost statement. */
+export function pushRaw(head: u32, start: u32, end: u32, line: u32): void {
   if (TOK_END == TOKENS_CAP) stop(STOP_ROOM);
   const q = TOKENS + (<usize>TOK_END << 4);
-  store<u8>(q, <u8>type);
-  store<u8>(q, <u8>(type == IDENT ? kw : 0), 1);
-  store<u8>(q, <u8>ch, 2);
+  store<u32>(q, head);
   store<u32>(q, start, 4);
   store<u32>(q, end, 8);
   store<u32>(q, line, 12);
@@ -62,5 +68,5 @@ export function pushRaw(type: u32, kw: u32, ch: u32, start: u32, end: u32, line:
 
 /** The current token, onto the innermost statement. */
 export function push(): void {
-  pushRaw(TYPE, KW, TYPE == PUNCT ? CH : 0, START, END, TOK_LINE);
+  pushRaw(tokenHead(TYPE, KW, TYPE == PUNCT ? CH : 0), START, END, TOK_LINE);
 }
