@@ -24,7 +24,7 @@ const W_ENDIF: u64 = 0x6669646e65; // "endif"
 /** Skips a block comment whose `/*` is at pos; counts its lines. */
 function skipBlockComment(): void {
   let i = POS + 2;
-  // 16 bytes at a time to a `*` followed by `/` (comments are a fifth of Linux's C), the
+  // 16 bytes at a time to a `*` followed by `/` (comments are a large part of C), the
   // newlines before it counted; the last bytes one at a time.
   while (i + 16 <= N) {
     const nl = <u32>i8x16.bitmask(i8x16.eq(v128.load(S + <usize>i), i8x16.splat(0x0a)));

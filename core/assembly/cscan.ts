@@ -1,8 +1,11 @@
 // The C definitions scanner (what daemon/symbols/c-definitions.ts documents: the rules, and
-// why trawl reads C itself instead of asking ctags), in the core: ~2.5x the JavaScript
-// scanner's speed on Linux's C, and its definitions come out as records, not objects.
+// why trawl reads C itself instead of asking ctags), in the core: several times the
+// JavaScript scanner's speed, and its definitions come out as records, not objects.
 // test/helpers/c-definitions-oracle.ts keeps the JavaScript scanner it was ported from,
-// and test/symbols/c-scan.test.ts compares the two on random C.
+// and test/symbols/c-scan.test.ts compares the two on random C. The scanner's parts:
+// cstate.ts (where the scan is), clex.ts (tokens), ctokens.ts (the statements' tokens),
+// cparse.ts and cdeclarations.ts (what the tokens define), cdefs.ts (the records),
+// ckeywords.ts.
 //
 // A scan reads one file (src[0, n), readable to n + 16) and writes:
 //

@@ -19,8 +19,8 @@ export function seenBytes(): u32 {
  *
  * Keys, not ids: each entry is the *byte-reversed* key r = b0 | b1 << 8 | b2 << 16, which
  * is simply the little-endian u32 at the trigram's position masked to 24 bits. One
- * unaligned load per position and no loop-carried shift chain make this loop about 10-20%
- * faster than rolling `h = (h << 8 | b) & 0xFFFFFF`. postings.countTrigrams turns keys
+ * unaligned load per position and no loop-carried shift chain make this loop faster than
+ * rolling `h = (h << 8 | b) & 0xFFFFFF`. postings.countTrigrams turns keys
  * into ids (trigramIdOfKey), once per distinct pair rather than once per byte.
  * Because of the u32 load, one readable byte must follow folded + n.
  *
