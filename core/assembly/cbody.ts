@@ -1,9 +1,9 @@
 // C function bodies for the symbol scanner (daemon/symbols/c-definitions.ts, Parser
 // functionBody): from just after a function's `{`, the bytes up to its matching `}`, which
 // is most of a C file and holds no definition but local struct, union and enum bodies.
-// They are read here rather than in JavaScript (Linux's 1 GB of C: the body loop was a
-// quarter of the scanner's time); the scanner's rules, which the JavaScript loop spelled,
-// are these:
+// They are read here rather than in JavaScript (the body loop was a large share of the
+// JavaScript scanner's time); the scanner's rules, which the JavaScript loop spelled, are
+// these:
 //
 // - a newline counts a line and starts one (`bol`: only whitespace since it, so that a `#`
 //   there starts a directive); space, tab and carriage return keep `bol`, form feed and

@@ -4,7 +4,7 @@
 // TypeScript (daemon/search/shape.ts chunkSpans for the chunks, json-bytes.ts for the
 // JSON), but for each chunk's symbols, which the caller inserts at the marks this leaves.
 //
-// Memory, laid out by the glue (core/index.ts shapeChunks):
+// Memory, laid out by the glue (core/chunks.ts shapeChunks):
 //   hay[n] + 16 readable bytes   the document
 //   ranges u32[2k]               flat [start, end, ...], ascending, not overlapping
 //   lines u32[4k]                out: each offset's line and line start (locateLines)

@@ -1,4 +1,4 @@
-// Index folding (see core/index.ts foldBytes for the contract and the reason).
+// Index folding (see core/fold.ts foldBytes for the contract and the reason).
 //
 //   'A'..'Z'        -> 'a'..'z'
 //   E2 84 AA (K, U+212A KELVIN SIGN)       -> 'k'

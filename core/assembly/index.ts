@@ -2,8 +2,9 @@
 // buffers are passed as (pointer, length) into this instance's linear memory.
 //
 // Memory ownership: this module never allocates. Everything at and above heapBase() is
-// managed by the TypeScript glue (core/index.ts), which lays out the regions each call
-// needs; the per-function comments say how big each region must be.
+// managed by the TypeScript glue (core/*.ts; core/instance.ts owns the memory), which lays
+// out the regions each call needs; the per-function comments say how big each region must
+// be.
 
 export { fold } from './fold';
 export { distinctTrigrams, seenBytes } from './ngrams';

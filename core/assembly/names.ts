@@ -1,9 +1,10 @@
 // The symbol name index's hot loops (daemon/index/symbol-index.ts has the section's
 // layout and the order): the distinct names of a shard's definitions, sorted by their
-// folded key, then by their bytes, and the section's arrays. A Linux shard has ~580k
-// definitions of ~400k distinct names; in JavaScript typed arrays this took ~230 ms.
+// folded key, then by their bytes, and the section's arrays. A shard has hundreds of
+// thousands of definitions and nearly as many distinct names, which JavaScript typed
+// arrays sorted and laid out much more slowly.
 //
-// Regions (owned by the glue, core/index.ts encodeNameIndex):
+// Regions (owned by the glue, core/names.ts encodeNameIndex):
 //   bytes        the names' UTF-8; name of record i is bytes[start[i], start[i] + length[i])
 //                (8 bytes of slack after the last: compared 8 bytes at a time)
 //   table        u32 per slot (a name's number + 1, 0 when empty), a power of two >= 2 d

@@ -1,6 +1,6 @@
 // Trigram extraction over folded bytes. A trigram id is (b0 << 16) | (b1 << 8) | b2, a
 // 24-bit number; the indexing path works on byte-reversed keys (see below). The query
-// side takes its trigrams in TypeScript (daemon/query, through core/index.ts trigramId).
+// side takes its trigrams in TypeScript (daemon/query, through core/fold.ts trigramId).
 
 /**
  * Size in bytes of the `seen` table used by distinctTrigrams: one byte per trigram key,
@@ -19,8 +19,8 @@ export function seenBytes(): u32 {
  *
  * Keys, not ids: each entry is the *byte-reversed* key r = b0 | b1 << 8 | b2 << 16, which
  * is simply the little-endian u32 at the trigram's position masked to 24 bits. One
- * unaligned load per position and no loop-carried shift chain make this loop about 10-20%
- * faster than rolling `h = (h << 8 | b) & 0xFFFFFF`. postings.countTrigrams turns keys
+ * unaligned load per position and no loop-carried shift chain make this loop faster than
+ * rolling `h = (h << 8 | b) & 0xFFFFFF`. postings.countTrigrams turns keys
  * into ids (trigramIdOfKey), once per distinct pair rather than once per byte.
  * Because of the u32 load, one readable byte must follow folded + n.
  *

@@ -10,7 +10,7 @@
 // Working table during finish():
 //   table     u32[2^24] indexed by trigram id: first a count, then a write cursor
 //
-// Encoding of one posting list (read by decodeList / core/index.ts decodePostings):
+// Encoding of one posting list (read by decodeList / core/postings.ts decodePostings):
 //   the ascending doc ids d0 < d1 < ... < d(c-1) are written as the deltas
 //   d0, d1 - d0, ..., d(c-1) - d(c-2), each as an unsigned LEB128 varint: 7 bits per byte,
 //   least significant group first, bit 0x80 set on every byte except the last of a value.
@@ -40,7 +40,7 @@ export function countTrigrams(pairs: usize, n: u32, table: usize): void {
 
 /**
  * Rewrites each key of pairs[0, n) as its trigram id, as countTrigrams does, without a
- * table: for the sorting path of a small builder (core/index.ts, PostingsBuilder.finish).
+ * table: for the sorting path of a small builder (core/postings-builder.ts, PostingsBuilder.finish).
  */
 export function keysToIds(pairs: usize, n: u32): void {
   for (let i: u32 = 0; i < n; i++) {

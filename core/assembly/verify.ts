@@ -3,7 +3,7 @@
 // Candidate filter ("SIMD-friendly substring search"): for 16 start positions p..p+15 at
 // once, compare hay[p + k + pa] and hay[p + k + pb] with the needle's bytes at two probe
 // offsets pa < pb; only lanes where both match are verified byte by byte. The caller picks
-// the needle's two rarest bytes as probes (core/index.ts, by a table of how often each byte
+// the needle's two rarest bytes as probes (core/verify.ts, by a table of how often each byte
 // occurs in source code): the rarer they are, the rarer false candidates, so most blocks
 // have none and are passed over 64 starts a round with a single test; a block with a
 // candidate is taken 16 at a time. (First and last byte, the textbook probes, are often

@@ -6,15 +6,16 @@
 //
 // # How (and why not a dictionary)
 //
-// A shard of Linux (105 MB) holds 7.4M word occurrences, 2.3M (document, word) pairs and
-// 620k distinct words, of which ~26k are in enough documents to be listed. A hash table of
-// every distinct word, looked up at each occurrence, cost ~290 ms a shard: its slots,
-// entries and bytes (~40 MB) miss the cache at every rare word, and a per-document table
-// in front of it did not help, since the pairs still went to the big table. Instead:
+// A shard of source code holds several times more word occurrences than (document, word)
+// pairs, and far more distinct words than it lists (most are in too few documents). A hash
+// table of every distinct word, looked up at each occurrence, was slower than what
+// follows: its slots, entries and bytes, many times the cache's size, miss it at every
+// rare word, and a per-document table in front of it did not help, since the pairs still
+// went to the big table. Instead:
 //
 // 1. docWords, per document: each word gets a 64-bit key, and a small table of this
 //    document's words (in cache) keeps its first occurrence; each new one appends a pair
-//    (key, document, ref). ~190 ms a shard.
+//    (key, document, ref).
 // 2. groupWords, at the end: the pairs are sorted by key, stably (so each key's documents
 //    stay ascending), by a radix sort 8 bits at a time from the top (256 places written at
 //    once stay in cache; 65,536 did not), and each run of one key is a word with its
@@ -33,7 +34,7 @@
 //   for a word it does not contain. (Tests narrow the hash with `hashMask` to make such
 //   runs common.)
 //
-// # Regions (owned by the glue, core/index.ts WordsBuilder, grown before each call)
+// # Regions (owned by the glue, core/words.ts WordsBuilder, grown before each call)
 //
 //   table  per-document table, (mask + 1) entries of 16 bytes: key u64, generation u32
 //          (the entry is in use for this document when it equals `gen`), position u32 (the
@@ -88,6 +89,15 @@ let pairsSoFar: u32 = 0;
 let arenaSoFar: u32 = 0;
 /** docWords' entries left before its table is half full. */
 let room: u32 = 0;
+// The document docWords reads, and its regions (its arguments, for each word).
+let docNumber: u32 = 0;
+let docTable: usize = 0;
+let docMask: u32 = 0;
+let docShift: u32 = 0;
+let docGen: u32 = 0;
+let docPairs: usize = 0;
+let docArena: usize = 0;
+let docHashMask: u64 = 0;
 
 /**
  * Appends a pair for each distinct word of document `doc` (src[0, n), readable to n + 64:
@@ -100,7 +110,14 @@ let room: u32 = 0;
  * which take fewer to make words share keys).
  */
 export function docWords(src: usize, n: u32, doc: u32, table: usize, mask: u32, shift: u32, gen: u32, pairs: usize, arena: usize, state: usize, hashBits: u32): u32 {
-  const hashMask: u64 = (<u64>1 << <u64>min<u32>(hashBits, 57)) - 1;
+  docNumber = doc;
+  docTable = table;
+  docMask = mask;
+  docShift = shift;
+  docGen = gen;
+  docPairs = pairs;
+  docArena = arena;
+  docHashMask = (<u64>1 << <u64>min<u32>(hashBits, 57)) - 1;
   const k0 = load<u32>(state);
   pairsSoFar = k0;
   arenaSoFar = load<u32>(state, 4);
@@ -126,26 +143,29 @@ export function docWords(src: usize, n: u32, doc: u32, table: usize, mask: u32, 
         continue;
       }
       open = false;
-      word(src, from, at - from, doc, table, mask, shift, gen, pairs, arena, hashMask);
+      word(src, from, at - from);
       if (room == 0) return FULL;
     }
   }
   // A word running to the end.
-  if (open) word(src, from, n - from, doc, table, mask, shift, gen, pairs, arena, hashMask);
+  if (open) word(src, from, n - from);
   if (room == 0) return FULL;
   store<u32>(state, pairsSoFar);
   store<u32>(state, arenaSoFar, 4);
   return pairsSoFar - k0;
 }
 
-/** One occurrence of a run of word bytes, src[from, from + len): a pair if it is a word new to the document. */
+/** One occurrence of a run of word bytes, src[from, from + len) of docWords' document: a pair if it is a word new to the document. */
 // @ts-ignore: decorator
 @inline
-function word(src: usize, from: u32, len: u32, doc: u32, table: usize, mask: u32, shift: u32, gen: u32, pairs: usize, arena: usize, hashMask: u64): void {
+function word(src: usize, from: u32, len: u32): void {
   if (len < MIN_WORD || len > MAX_WORD) return;
+  const table = docTable;
+  const mask = docMask;
+  const gen = docGen;
   const w = src + <usize>from;
-  const key = wordKey(w, len, hashMask);
-  let s = <u32>((key << 1) >> <u64>shift);
+  const key = wordKey(w, len, docHashMask);
+  let s = <u32>((key << 1) >> <u64>docShift);
   for (;;) {
     const e = table + (<usize>s << 4);
     if (load<u32>(e, 8) != gen) {
@@ -153,13 +173,13 @@ function word(src: usize, from: u32, len: u32, doc: u32, table: usize, mask: u32
       store<u64>(e, key);
       store<u32>(e, gen, 8);
       store<u32>(e, from, 12);
-      const q = pairs + (<usize>pairsSoFar << 4);
+      const q = docPairs + (<usize>pairsSoFar << 4);
       store<u64>(q, key);
-      store<u32>(q, doc, 8);
+      store<u32>(q, docNumber, 8);
       let ref: u32 = 0;
       if (len > 8) {
         ref = arenaSoFar;
-        memory.copy(arena + <usize>ref, w, len);
+        memory.copy(docArena + <usize>ref, w, len);
         arenaSoFar = ref + len;
       }
       store<u32>(q, ref, 12);
@@ -182,6 +202,22 @@ export function wordCountsBytes(): u32 {
   return (64 / DIGIT) * 257 * 4;
 }
 
+// groupWords' regions (its arguments, for the sort's passes and splitRun).
+let groupCounts: usize = 0;
+let groupSorted: usize = 0;
+let groupArena: usize = 0;
+let groupMinDocs: u32 = 0;
+let groupOutWord: usize = 0;
+let groupOutCount: usize = 0;
+let groupOutDocs: usize = 0;
+
+/** The counts of the radix sort's pass by the 8 bits at `shift` (56 for the first, one level down for each next). */
+// @ts-ignore: decorator
+@inline
+function countsAt(shift: u32): usize {
+  return groupCounts + <usize>((56 - shift) / DIGIT) * 257 * 4;
+}
+
 /**
  * Sorts the n pairs by key, stably, into `sorted` (room for n pairs); `counts` is
  * wordCountsBytes() of room. Then appends each word found in at least `minDocs` documents
@@ -192,8 +228,15 @@ export function wordCountsBytes(): u32 {
  * than its pairs are read); outWord and outCount need room for n / minDocs + 1 u32.
  */
 export function groupWords(pairs: usize, n: u32, sorted: usize, counts: usize, minDocs: u32, arena: usize, outWord: usize, outCount: usize, outDocs: usize): u32 {
+  groupCounts = counts;
+  groupSorted = sorted;
+  groupArena = arena;
+  groupMinDocs = minDocs;
+  groupOutWord = outWord;
+  groupOutCount = outCount;
+  groupOutDocs = outDocs;
   // 1. The top 8 bits, from pairs into sorted.
-  radixPass(pairs, sorted, 0, n, 56, counts);
+  radixPass(pairs, sorted, 0, n, 56);
   // 2. Each part sorted the rest of the way (pairs is its scratch), 3. its runs of one key
   // taken as words.
   let kept: u32 = 0;
@@ -201,7 +244,7 @@ export function groupWords(pairs: usize, n: u32, sorted: usize, counts: usize, m
   let start: u32 = 0;
   for (let d: u32 = 0; d < 256; d++) {
     const end = load<u32>(counts + (<usize>d << 2));
-    if (end - start > 1) sortRange(sorted, pairs, start, end, 56, counts + 257 * 4);
+    if (end - start > 1) sortRange(sorted, pairs, start, end, 56);
     let i = start;
     while (i < end) {
       const key = load<u64>(sorted + (<usize>i << 4));
@@ -214,7 +257,7 @@ export function groupWords(pairs: usize, n: u32, sorted: usize, counts: usize, m
           for (let r = i; r < j; r++) store<u32>(outDocs + (<usize>(written++) << 2), load<u32>(sorted + (<usize>r << 4), 8));
           kept++;
         } else {
-          const res = splitRun(key, i, j, sorted, arena, minDocs, outWord, outCount, outDocs, kept, written);
+          const res = splitRun(key, i, j, kept, written);
           kept = <u32>(res >> 32);
           written = <u32>res;
         }
@@ -228,11 +271,13 @@ export function groupWords(pairs: usize, n: u32, sorted: usize, counts: usize, m
 
 /**
  * A stable counting sort of pairs [from, to) of `src` by the 8 bits of their keys at
- * `shift`, into the same places of `dst`; counts[d] ends as where digit d's part ends.
+ * `shift`, into the same places of `dst`; counts[d] (countsAt(shift)) ends as where digit
+ * d's part ends.
  */
 // @ts-ignore: decorator
 @inline
-function radixPass(src: usize, dst: usize, from: u32, to: u32, shift: u32, counts: usize): void {
+function radixPass(src: usize, dst: usize, from: u32, to: u32, shift: u32): void {
+  const counts = countsAt(shift);
   memory.fill(counts, 0, 257 * 4);
   const sh = <u64>shift;
   for (let i = from; i < to; i++) {
@@ -252,9 +297,9 @@ function radixPass(src: usize, dst: usize, from: u32, to: u32, shift: u32, count
 
 /**
  * Sorts pairs [from, to) of `pairs`, whose keys agree above bit `bits`, by key, stably;
- * `scratch` has the same places free; `counts` room for 257 u32 per level below.
+ * `scratch` has the same places free.
  */
-function sortRange(pairs: usize, scratch: usize, from: u32, to: u32, bits: u32, counts: usize): void {
+function sortRange(pairs: usize, scratch: usize, from: u32, to: u32, bits: u32): void {
   if (to - from <= INSERTION_MAX || bits == 0) {
     for (let i = from + 1; i < to; i++) {
       const v = v128.load(pairs + (<usize>i << 4));
@@ -273,12 +318,13 @@ function sortRange(pairs: usize, scratch: usize, from: u32, to: u32, bits: u32, 
   let i = from + 1;
   while (i < to && load<u64>(pairs + (<usize>i << 4)) == first) i++;
   if (i == to) return;
-  radixPass(pairs, scratch, from, to, bits - DIGIT, counts);
+  radixPass(pairs, scratch, from, to, bits - DIGIT);
   memory.copy(pairs + (<usize>from << 4), scratch + (<usize>from << 4), <usize>(to - from) << 4);
+  const counts = countsAt(bits - DIGIT);
   let s = from;
   for (let d: usize = 0; d < 256; d++) {
     const e = load<u32>(counts + (d << 2));
-    if (e - s > 1) sortRange(pairs, scratch, s, e, bits - DIGIT, counts + 257 * 4);
+    if (e - s > 1) sortRange(pairs, scratch, s, e, bits - DIGIT);
     s = e;
   }
 }
@@ -295,11 +341,15 @@ function sameWords(key: u64, i: u32, j: u32, sorted: usize, arena: usize): bool 
 const TAKEN: u32 = 0xffffffff;
 
 /**
- * A run [i, j) of one long key whose words differ (a hash collision): its words one by
- * one, in the order of their first pair, each with its documents (still ascending; a
- * document holding two of them is listed under each). Returns (kept << 32) | written.
+ * A run [i, j) of groupWords' sorted pairs of one long key whose words differ (a hash
+ * collision): its words one by one, in the order of their first pair, each with its
+ * documents (still ascending; a document holding two of them is listed under each), after
+ * the `kept` words and `written` documents before. Returns (kept << 32) | written.
  */
-function splitRun(key: u64, i: u32, j: u32, sorted: usize, arena: usize, minDocs: u32, outWord: usize, outCount: usize, outDocs: usize, kept: u32, written: u32): u64 {
+function splitRun(key: u64, i: u32, j: u32, kept: u32, written: u32): u64 {
+  const sorted = groupSorted;
+  const arena = groupArena;
+  const outDocs = groupOutDocs;
   const len = <u32>(key & 63) + 9;
   for (let r = i; r < j; r++) {
     const ref = load<u32>(sorted + (<usize>r << 4), 12);
@@ -310,10 +360,10 @@ function splitRun(key: u64, i: u32, j: u32, sorted: usize, arena: usize, minDocs
       const rq = load<u32>(sorted + (<usize>q << 4), 12);
       if (rq != TAKEN && sameBytes(w, arena + <usize>rq, len)) c++;
     }
-    const keep = c >= minDocs;
+    const keep = c >= groupMinDocs;
     if (keep) {
-      store<u32>(outWord + (<usize>kept << 2), r);
-      store<u32>(outCount + (<usize>kept << 2), c);
+      store<u32>(groupOutWord + (<usize>kept << 2), r);
+      store<u32>(groupOutCount + (<usize>kept << 2), c);
       store<u32>(outDocs + (<usize>(written++) << 2), load<u32>(sorted + (<usize>r << 4), 8));
       kept++;
     }

@@ -1,4 +1,4 @@
-// Tests of the WebAssembly core (core/index.ts + core/assembly/*): every function is
+// Tests of the WebAssembly core (core/*.ts + core/assembly/*): every function is
 // compared with a plain-JS reference implementation written here, on seeded random
 // inputs chosen to hit the edge cases of the SIMD code (sizes around 16 / 32, matches at
 // the very start / end, bytes >= 0x80, Kelvin / long-s sequences, truncated sequences).
@@ -128,7 +128,7 @@ function lowerRef(b: number): number {
 }
 
 /**
- * foldBytes's contract (core/index.ts), derived here rather than copied: each member of an
+ * foldBytes's contract (core/fold.ts), derived here rather than copied: each member of an
  * ASCII letter's case-folding orbit, as RE2's (?i) matches it (the planner's
  * caseFoldOrbit), folds to the lower-case letter; every other byte stays. Indexed by the
  * first byte of the member's UTF-8 form.
@@ -183,7 +183,7 @@ function sortedRef(xs: Iterable<number>): Uint32Array {
   return Uint32Array.from(xs).sort();
 }
 
-/** LEB128 varints of the deltas, as documented in core/index.ts. */
+/** LEB128 varints of the deltas, as documented in core/postings-builder.ts. */
 function encodeListRef(docs: readonly number[]): number[] {
   const out: number[] = [];
   let prev = 0;
@@ -331,7 +331,7 @@ test('the built module exports what the glue requires, and nothing else', () => 
     for (const name of REQUIRED_EXPORTS) assert.ok(name in inst.exports, `${url.pathname} exports ${name}`);
     // An export the glue does not call is dead code in the module (or the module is older
     // than its sources: rebuild it with npm run build:wasm).
-    for (const name of Object.keys(inst.exports)) assert.ok(REQUIRED_EXPORTS.includes(name), `${url.pathname} exports ${name}, which core/index.ts does not use`);
+    for (const name of Object.keys(inst.exports)) assert.ok(REQUIRED_EXPORTS.includes(name), `${url.pathname} exports ${name}, which the glue (core/exports.ts) does not use`);
     assert.ok(inst.exports.memory instanceof Wasm.Memory);
   }
   assert.ok(REQUIRED_EXPORTS.includes('memory'));

@@ -1,4 +1,4 @@
-// releaseFreeMemory (core/index.ts): the free runs of the core's memory it hands out are
+// releaseFreeMemory (core/instance.ts): the free runs of the core's memory it hands out are
 // whole pages between the live blocks, and the core works as before once their pages are
 // dropped (a build thread does it between a content build and a symbols pass).
 
