@@ -5,7 +5,8 @@
 // repository's root, and what it prints is compared with the lines under it:
 //   - `export TRAWL_DATA_DIR=$(mktemp -d)` gives the tour a data dir of its own (here: one
 //     this test makes and removes);
-//   - `npx trawl ...` runs `node bin/trawl.js ...` (package.json `bin`, checked below);
+//   - `trawl ...` runs `bin/trawl ...`, the command scripts/setup.sh links onto the PATH
+//     (package.json `bin`, checked below);
 //   - `npm start` starts `trawl serve` (package.json `start`) on a free port, compared with
 //     what it prints on stderr; `localhost:3000` in later commands is that port;
 //   - anything else (curl) runs as written.
@@ -110,10 +111,10 @@ function run(command: string, env: NodeJS.ProcessEnv): Promise<{ code: number | 
   });
 }
 
-test('the tour maps npx trawl and npm start to what package.json says they are', () => {
+test('the tour maps trawl and npm start to what package.json says they are', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
-  assert.equal(pkg.bin.trawl, 'bin/trawl.js');
-  assert.equal(pkg.scripts.start, 'node bin/trawl.js serve');
+  assert.equal(pkg.bin.trawl, 'bin/trawl');
+  assert.equal(pkg.scripts.start, 'bin/trawl serve');
 });
 
 test('the matcher: ... within a line, ... alone for any lines, the rest exact', () => {
@@ -150,7 +151,7 @@ test('the README quick tour prints what the README shows', { timeout: 300_000 },
         port = new URL(daemon.url).port;
         printed = `trawl: listening on ${daemon.url}\n`;
       } else {
-        const line = step.command.replace(/^npx trawl /, 'node bin/trawl.js ').replace(/\b(localhost|127\.0\.0\.1):3000\b/g, (_, host: string) => {
+        const line = step.command.replace(/^trawl /, 'bin/trawl ').replace(/\b(localhost|127\.0\.0\.1):3000\b/g, (_, host: string) => {
           assert.ok(port, `${step.command}: npm start comes first`);
           return `${host}:${port}`;
         });

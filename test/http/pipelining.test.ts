@@ -1,4 +1,4 @@
-// Keep-alive and HTTP/1.1 pipelining (issue 20 item 5): several requests written back to
+// Keep-alive and HTTP/1.1 pipelining (docs/http-api.md 4.10): several requests written back to
 // back on one connection, before any answer, are each answered, in the order sent, and the
 // connection stays open for the next one. Covers a GET, a HEAD (whose bodiless answer must
 // not stall the next request), a refused request (an error answer must not end the
