@@ -3,7 +3,7 @@
 // (published.ts), in the order one node would take them (repository name, id, shard
 // order); each is asked of one node that holds it at that generation (holdings.ts): this
 // node itself when it does (its own worker pool, no request), else one of its holders
-// chosen so that as few nodes as possible are asked (cover.ts: each node asked costs
+// chosen so that as few nodes as possible are asked (nodes-to-ask.ts: each node asked costs
 // messages on both sides). The replies are merged by the same loop a single node uses
 // (search/merge.ts), which is why a cluster answers exactly what one node with every shard
 // would.
@@ -54,7 +54,7 @@ import type { SearchRequest, SearchResponse } from '../search/types.ts';
 import type { ClusterCounters } from './counters.ts';
 import { NOT_HELD, type Unit } from './link-frames.ts';
 import type { LinkPart, PeerLinks } from './peer-link.ts';
-import { cover, spreadFirst } from './cover.ts';
+import { cover, spreadFirst } from './nodes-to-ask.ts';
 
 /** A unit as a search takes it: where it may be asked, and what the caller may see of its repository. */
 export interface PlacedUnit extends Unit {
@@ -106,16 +106,16 @@ export class FanOut implements SearchService {
     const all = this.options.units();
     const units = filter ? all.filter((u) => filter({ repoId: u.repoId, visibility: u.visibility })) : all;
     const unavailable: UnavailableShard[] = [];
-    let composite: Composite | undefined;
+    let run: ClusterSearchRun | undefined;
     const shape = this.options.searcher.shapeOptions(req);
     try {
       const res = await mergeSearch(units.length, req, options, {
         workers: Math.max(1, this.options.searcher.threads),
         lostShards: 0,
         shape,
-        start: (task, cancel, grant) => (composite = new Composite(this.options, units, task, cancel, grant, unavailable)),
-        reshape: (i, s, f, budget) => composite!.reshape(i, s, f, budget),
-        corrupt: (i, error) => composite!.corrupt(i, error),
+        start: (task, cancel, grant) => (run = new ClusterSearchRun(this.options, units, task, cancel, grant, unavailable)),
+        reshape: (i, s, f, budget) => run!.reshape(i, s, f, budget),
+        corrupt: (i, error) => run!.corrupt(i, error),
       });
       if (unavailable.length > 0) {
         res.unavailableShards = unavailable;
@@ -123,13 +123,13 @@ export class FanOut implements SearchService {
       }
       return res;
     } finally {
-      composite?.close();
+      run?.close();
     }
   }
 }
 
 /** One search's parts, local and remote, as one PoolRun over the units in search order. */
-class Composite implements PoolRun {
+class ClusterSearchRun implements PoolRun {
   readonly replies: Array<Promise<ShardReply>>;
   onPartial?: (shard: number, reply: PartialReply) => void;
   readonly #resolvers: Array<((r: ShardReply) => void) | undefined>;
@@ -179,7 +179,7 @@ class Composite implements PoolRun {
     this.#ask(units.map((_, i) => i));
   }
 
-  /** Asks each of `indices` of an untried live holder, as few nodes as may answer them all (cover.ts). */
+  /** Asks each of `indices` of an untried live holder, as few nodes as may answer them all (nodes-to-ask.ts). */
   #ask(indices: number[]): void {
     const asked: number[] = [];
     const candidates: string[][] = [];

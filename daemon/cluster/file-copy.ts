@@ -2,7 +2,7 @@
 // replicator's copies of the shards placed on this node, and a pack job's sources. File
 // names are unique in the cluster (published.ts), so a file of that name on any node is
 // that file. The copy is written under a temporary name of this process's (removed when
-// it was left behind: runtime/owner.ts) and renamed into place whole.
+// it was left behind: runtime/left-behind.ts) and renamed into place whole.
 
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';

@@ -20,7 +20,7 @@ import { Holdings } from './holdings.ts';
 import type { InternalLink, InternalRoute } from './internal-route.ts';
 import { serveLink } from './link-server.ts';
 import { PeerLinks } from './peer-link.ts';
-import { ClusterKeys } from './keys.ts';
+import { ClusterKeys } from './redis-keys.ts';
 import type { ClusterCounters } from './counters.ts';
 import { Membership } from './membership.ts';
 import { PeerAuth } from './peer-auth.ts';

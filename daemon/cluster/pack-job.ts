@@ -22,7 +22,7 @@
 //
 // Killed at any point: what was published serves, a pack file no manifest names is
 // collected (pack-build.ts collectPacks), the staging directory is removed as a leftover
-// temporary (runtime/owner.ts).
+// temporary (runtime/left-behind.ts).
 
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, rmSync } from 'node:fs';

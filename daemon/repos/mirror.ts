@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import NodeGit from 'nodegit';
 import { errorText } from '../errors.ts';
 import { acquireLock } from '../runtime/lock-file.ts';
-import { removeLeftoverTemps } from '../runtime/owner.ts';
+import { removeLeftoverTemps } from '../runtime/left-behind.ts';
 import { isGitRepository } from './git-dir.ts';
 import { startRelay, type Relay } from './relay.ts';
 
