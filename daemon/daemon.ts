@@ -65,8 +65,10 @@ import { browseSchemas } from './http/schemas/browse.ts';
 import { commonSchemas, type JsonSchema } from './http/schemas/common.ts';
 import { historySchemas } from './http/schemas/history.ts';
 import { repoSchemas } from './http/schemas/repos.ts';
-import { eeSchemas } from './http/schemas/members.ts';
-import { eeRoutes } from './http/handlers/members.ts';
+import { memberSchemas } from './http/schemas/members.ts';
+import { scopedTokenSchemas } from './http/schemas/scoped-tokens.ts';
+import { memberRoutes } from './http/handlers/members.ts';
+import { scopedTokenRoutes } from './http/handlers/scoped-tokens.ts';
 import { mcpRoutes } from './mcp/endpoint.ts';
 import { oauthRoutes } from './http/handlers/oauth.ts';
 import { sessionRoutes } from './http/handlers/session.ts';
@@ -138,7 +140,7 @@ export const VERSION = (JSON.parse(readFileSync(join(INSTALL_ROOT, 'package.json
 
 /** Every schema of the API, with the configured bound of `matches`. */
 export function apiSchemas(config: Config): Record<string, JsonSchema> {
-  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...eeSchemas, ...auditSchemas, ...sessionSchemas, ...credentialSchemas, ...clusterSchemas };
+  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...memberSchemas, ...scopedTokenSchemas, ...auditSchemas, ...sessionSchemas, ...credentialSchemas, ...clusterSchemas };
 }
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
@@ -237,7 +239,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...browseRoutes(services),
       ...historyRoutes(services),
       ...repoRoutes(services),
-      ...eeRoutes(services),
+      ...memberRoutes(services),
+      ...scopedTokenRoutes(services),
       ...auditRoutes(services),
       ...systemRoutes(services),
       ...clusterRoutes(services),

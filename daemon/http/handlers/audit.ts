@@ -11,7 +11,7 @@ import { ServiceError } from '../../errors.ts';
 import { pageHeaders, PAGE_HEADERS } from '../paging.ts';
 import type { Route } from '../route.ts';
 import type { Services } from '../services.ts';
-import { ownerWithEntitlement } from './members.ts';
+import { ownerWithEntitlement } from './entitled.ts';
 
 export function auditRoutes(s: Services): Route[] {
   return [

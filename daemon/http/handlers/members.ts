@@ -1,25 +1,20 @@
-// Enterprise endpoints (API-DETAILS.md section 5): organization members for owners
-// (`org-management` entitlement: list, read, suspend or limit them) and scoped access
-// tokens (`scoped-access-tokens`).
-// Neither is rate limited (API.md 8.9 does not list them); both need a user's credential.
-// Creating and revoking a scoped token is recorded in the audit log with the change, and a
-// refusal of an authenticated caller as a failure (audit/). A change of a member is
-// recorded with it too (audit/member-change.ts: the same rule as `trawl users suspend|
-// unsuspend|limit`); only an API key or the web UI's session may make one, not a token
-// handed to a program.
+// Organization members (API-DETAILS.md section 5), for owners under the `org-management`
+// entitlement: list them, read one, suspend one, make them active again, or limit their
+// requests. Not rate limited (API.md 8.9 does not list them); they need a user's
+// credential. A change of a member is recorded in the audit log with it
+// (audit/member-change.ts: the same rule as `trawl users suspend|unsuspend|limit`); only
+// an API key or the web UI's session may make one, not a token handed to a program.
 
-import type { AuditAction, AuditEntry } from '../../audit/events.ts';
-import { actorOf, firstTime } from '../../audit/log.ts';
-import { credentialHash, newScopedToken, SCOPED_TOKEN_LIFETIME_MS, serverSecret } from '../../auth/credentials.ts';
+import { actorOf } from '../../audit/log.ts';
 import { changeMember, type MemberChange } from '../../audit/member-change.ts';
 import { ServiceError } from '../../errors.ts';
 import type { UserRecord } from '../../store/store.ts';
-import type { Identity } from '../../auth/identity.ts';
-import { isPathId, pathId, SCOPED_TOKEN_ID, USER_ID } from '../path-id.ts';
-import type { Route, RouteContext } from '../route.ts';
+import { ownerWithEntitlement } from './entitled.ts';
+import { pathId, USER_ID } from '../path-id.ts';
+import type { Route } from '../route.ts';
 import type { Services } from '../services.ts';
 
-export function eeRoutes(s: Services): Route[] {
+export function memberRoutes(s: Services): Route[] {
   const base = { tag: 'Enterprise', rateLimited: false, authenticated: true } as const;
   return [
     {
@@ -83,108 +78,7 @@ export function eeRoutes(s: Services): Route[] {
         return { body: userJson(user) };
       },
     },
-    {
-      ...base,
-      method: 'POST',
-      path: '/api/ee/scoped_access_token',
-      operationId: 'createScopedAccessToken',
-      summary: 'A token limited to some repositories, valid for exactly one hour (API key only; scoped-access-tokens entitlement)',
-      body: 'ScopedTokenRequest',
-      response: { status: 201, schema: 'ScopedTokenResponse', description: 'The token, shown once, and its id.' },
-      errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_REQUEST_BODY', 'INVALID_REPOSITORY_SCOPE'],
-      handle: (ctx) => refusalNoted(s, ctx, 'scoped_token.created', undefined, async () => {
-        const caller = apiKeyCaller(ctx.identity, 'create');
-        await entitled(s, 'scoped-access-tokens');
-        const ids = [...new Set((ctx.body as { repoIds: number[] }).repoIds)];
-        const visible = new Set(s.catalog.list().filter((r) => ctx.identity.canSee(r)).map((r) => r.repoId));
-        const outside = ids.filter((id) => !visible.has(id));
-        if (outside.length > 0) {
-          throw new ServiceError('INVALID_REPOSITORY_SCOPE', `repository id${outside.length === 1 ? '' : 's'} ${outside.slice(0, 20).join(', ')} ${outside.length === 1 ? 'is' : 'are'} not among the repositories you can see (GET /api/repos lists them)`);
-        }
-        const now = s.now();
-        const token = newScopedToken();
-        const hash = credentialHash(s.secret ?? serverSecret(s.dataDir), token);
-        const record = await s.audit.change(
-          // The key it is created with (identity.tokenId): revoking that key ends the token (auth/origin.ts).
-          () => s.store.createScopedToken({ userId: caller, apiKeyId: ctx.identity.tokenId!, hash, repoIds: ids, expiresAt: new Date(now.getTime() + SCOPED_TOKEN_LIFETIME_MS).toISOString() }, now.toISOString()),
-          (t) => ({
-            action: 'scoped_token.created',
-            actor: actorOf(ctx.identity),
-            target: { type: 'scoped_token', id: t.id },
-            sourceAddress: ctx.clientAddress,
-            // Small: the first hundred ids and the count.
-            details: { repoIds: t.repoIds.slice(0, MAX_DETAIL_IDS), repoCount: t.repoIds.length, expiresAt: t.expiresAt },
-          }),
-        );
-        return { status: 201, body: { id: record.id, token, createdAt: record.createdAt, expiresAt: record.expiresAt, repoIds: record.repoIds } };
-      }),
-    },
-    {
-      ...base,
-      method: 'DELETE',
-      path: '/api/ee/scoped_access_token/{id}',
-      operationId: 'revokeScopedAccessToken',
-      summary: 'Revokes one of your scoped access tokens at once (API key only)',
-      response: { status: 204, description: 'Revoked (also when it had expired or was revoked before).' },
-      errors: ['INSUFFICIENT_PERMISSIONS', 'SCOPED_ACCESS_TOKEN_NOT_FOUND'],
-      // A refusal names the token only when the path holds a token's id: nothing else of the
-      // request goes into the log.
-      handle: (ctx) => refusalNoted(s, ctx, 'scoped_token.revoked', isPathId(ctx.params.id!, SCOPED_TOKEN_ID) ? { type: 'scoped_token', id: ctx.params.id! } : undefined, async () => {
-        const caller = apiKeyCaller(ctx.identity, 'revoke');
-        const id = pathId(ctx.params.id!, SCOPED_TOKEN_ID);
-        const token = await s.store.getScopedToken(id);
-        // Another user's token is not revealed to exist.
-        if (!token || token.userId !== caller) throw new ServiceError('SCOPED_ACCESS_TOKEN_NOT_FOUND', `no scoped access token ${id} of yours`);
-        const now = s.now().toISOString();
-        // Recorded when it takes effect: revoking a revoked token again changes nothing.
-        await s.audit.change(
-          async () => firstTime((await s.store.getScopedToken(id))?.revokedAt, await s.store.revokeScopedToken(id, now)),
-          (t) => (t?.first ? { action: 'scoped_token.revoked', actor: actorOf(ctx.identity), target: { type: 'scoped_token', id }, sourceAddress: ctx.clientAddress } : undefined),
-        );
-        return { status: 204, body: undefined };
-      }),
-    },
   ];
-}
-
-/** Repository ids (and the like) an event's details hold at most; the count is given beside them. */
-const MAX_DETAIL_IDS = 100;
-
-/**
- * Runs an audited action's handler. When it refuses an authenticated caller (a 4xx other
- * than 401: not entitled, not their token, out of their reach), the attempt is recorded as
- * the action's failure, with the error code. Best-effort: the refusal is answered whatever
- * happens to the record.
- */
-async function refusalNoted<T>(s: Services, ctx: RouteContext, action: AuditAction, target: AuditEntry['target'], fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof ServiceError && err.statusCode >= 400 && err.statusCode < 500 && err.statusCode !== 401 && ctx.identity.userId !== undefined) {
-      void s.audit.note({ action, outcome: 'failure', actor: actorOf(ctx.identity), ...(target ? { target } : {}), sourceAddress: ctx.clientAddress, details: { errorCode: err.errorCode } });
-    }
-    throw err;
-  }
-}
-
-/** The user behind an API key (whose id is identity.tokenId); anonymous 401, any other credential 403. */
-function apiKeyCaller(identity: Identity, what: 'create' | 'revoke'): string {
-  if (identity.kind === 'anonymous' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', `an API key is needed to ${what} scoped access tokens`);
-  if (identity.kind !== 'apiKey' || identity.tokenId === undefined) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `only an API key can ${what} scoped access tokens, not a ${identity.kind === 'scopedToken' ? 'scoped access token' : 'token of this kind'}`);
-  return identity.userId;
-}
-
-/** Owners with the org-management entitlement: 401 anonymous, 403 without the license or the role (`what`: what they may do). */
-export async function ownerWithEntitlement(s: Services, identity: Identity, what = 'list or read users'): Promise<void> {
-  if (identity.kind === 'anonymous' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'this endpoint needs the credential of an organization owner');
-  await entitled(s, 'org-management');
-  if (identity.role !== 'owner') throw new ServiceError('INSUFFICIENT_PERMISSIONS', `only organization owners may ${what}`);
-}
-
-/** 403 naming the entitlement and why it is missing, unless the installed, active license grants it. */
-async function entitled(s: Services, entitlement: string): Promise<void> {
-  const off = await s.entitlements.missing(entitlement);
-  if (off) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `this endpoint needs an active license with the "${entitlement}" entitlement (${off})`);
 }
 
 /** API.md 2.9 plus role and dailyLimit; suspendedAt, lastActivityAt and dailyLimit (the default applies) are null when unset. */
