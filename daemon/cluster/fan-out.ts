@@ -113,7 +113,7 @@ export class FanOut implements SearchService {
         workers: Math.max(1, this.options.searcher.threads),
         lostShards: 0,
         shape,
-        start: (task, cancel, grant) => (run = new ClusterSearchRun(this.options, units, task, cancel, grant, unavailable)),
+        start: (task, cancel, grantedTo) => (run = new ClusterSearchRun(this.options, { units, task, cancel, grantedTo, unavailable })),
         reshape: (i, s, f, budget) => run!.reshape(i, s, f, budget),
         corrupt: (i, error) => run!.corrupt(i, error),
       });
@@ -126,6 +126,15 @@ export class FanOut implements SearchService {
       run?.close();
     }
   }
+}
+
+/** What a search's run starts from: the merge's task, cancel flag and first grant (PoolRun), and where it lists the units it loses. */
+interface SearchRunStart {
+  units: readonly PlacedUnit[];
+  task: TaskParams;
+  cancel: SharedArrayBuffer;
+  grantedTo: number;
+  unavailable: UnavailableShard[];
 }
 
 /** One search's parts, local and remote, as one PoolRun over the units in search order. */
@@ -152,6 +161,10 @@ class ClusterSearchRun implements PoolRun {
   readonly #parts: Part[] = [];
   /** The search's units (this search's copy: a unit that moved is replaced in it). */
   private readonly units: PlacedUnit[];
+  private readonly task: TaskParams;
+  private readonly cancel: SharedArrayBuffer;
+  private grantedTo: number;
+  private readonly unavailable: UnavailableShard[];
   /** Units whose repository was looked up again (once per unit). */
   readonly #relocated = new Set<number>();
   #stopped = false;
@@ -161,13 +174,13 @@ class ClusterSearchRun implements PoolRun {
 
   constructor(
     private readonly o: FanOutOptions,
-    units: readonly PlacedUnit[],
-    private readonly task: TaskParams,
-    private readonly cancel: SharedArrayBuffer,
-    private grantedTo: number,
-    private readonly unavailable: UnavailableShard[],
+    { units, task, cancel, grantedTo, unavailable }: SearchRunStart,
   ) {
     this.units = [...units];
+    this.task = task;
+    this.cancel = cancel;
+    this.grantedTo = grantedTo;
+    this.unavailable = unavailable;
     this.#resolvers = new Array(units.length);
     this.replies = units.map((_, i) => new Promise<ShardReply>((r) => (this.#resolvers[i] = r)));
     this.#tried = units.map(() => new Set());
@@ -428,17 +441,18 @@ class ClusterSearchRun implements PoolRun {
     } catch (err) {
       // The node that answered the shard left, or dropped its copy since (a builder's copy
       // once the shard's owners hold it): the file is the same on every holder.
-      shaped = await this.#reshapeElsewhere(unit, w.part, shape, f, budget, err as Error);
+      shaped = await this.#reshapeElsewhere(unit, shape, f, budget, { part: w.part, error: err as Error });
     }
     shaped.shard = i;
     return shaped;
   }
 
-  async #reshapeElsewhere(unit: PlacedUnit, failed: Part, shape: ShapeOptions, f: ShapedFile, budget: number, first: Error): Promise<ShapedFile> {
+  /** `failed`: the part that answered the unit, and how shaping the file there failed. */
+  async #reshapeElsewhere(unit: PlacedUnit, shape: ShapeOptions, f: ShapedFile, budget: number, failed: { part: Part; error: Error }): Promise<ShapedFile> {
     // The holders when the search began, then those of the view now: a builder's copy
     // dropped since the search planned on it is held by the shard's owners, which the view
     // may not have listed then.
-    const tried = new Set([failed instanceof RemotePart ? failed.node : this.o.self]);
+    const tried = new Set([failed.part instanceof RemotePart ? failed.part.node : this.o.self]);
     const now = this.o.units().find((u) => u.repoId === unit.repoId && u.file === unit.file)?.holders ?? [];
     for (const node of [...unit.holders, ...now]) {
       if (tried.has(node)) continue;
@@ -451,12 +465,12 @@ class ClusterSearchRun implements PoolRun {
       const url = this.o.urlOf(node);
       if (url === undefined) continue;
       try {
-        return await peerReshape(this.o, url, unit, shape, f, budget);
+        return await this.o.links.to(url).reshape(unit, shape, f, budget);
       } catch {
         // The next holder.
       }
     }
-    throw first;
+    throw failed.error;
   }
 
   corrupt(i: number, error: string): void {
@@ -508,11 +522,6 @@ function wholeAtFirst(task: TaskParams, count: number): number {
 export function unitsToCut(cut: Cut, taken: number, ranges: number, readKiB: number): number {
   const units = (want: number, have: number): number => (have >= want ? 0 : taken > 0 && have > 0 ? Math.ceil((want - have) / (have / taken)) : Infinity);
   return Math.max(1, units(cut.ranges + 1, ranges), Math.min(units(cut.rankedRanges + 1, ranges), units(cut.loadedKiB + 1, readKiB)));
-}
-
-/** A file of `unit` shaped again by the node at `url`. */
-function peerReshape(o: FanOutOptions, url: string, unit: Unit, shape: ShapeOptions, f: ShapedFile, budget: number): Promise<ShapedFile> {
-  return o.links.to(url).reshape(unit, shape, f, budget);
 }
 
 /** How many of a part's units (global indices, ascending) lie below the search's grant. */
@@ -632,7 +641,7 @@ class RemotePart implements Part {
     this.o.counters.filesShapedRemotely.inc();
     const url = this.o.urlOf(this.node);
     if (url === undefined) return Promise.reject(new Error(`node ${this.node} left before a file of its shard could be shaped`));
-    return peerReshape(this.o, url, unit, shape, f, budget);
+    return this.o.links.to(url).reshape(unit, shape, f, budget);
   }
 
   close(): void {

@@ -147,7 +147,7 @@ async function stage(o: PackJobOptions, p: PublishedIndex, entry: ManifestShard,
         for (const f of wanted) {
           const name = stagedName(f);
           if (staged.has(name)) continue;
-          await copyIndexFile(o.peers, url, p.repoId, basename(f), join(staging, name), o.copyTimeoutMs ?? 10_000);
+          await copyIndexFile(o.peers, { url, repoId: p.repoId, name: basename(f), path: join(staging, name), timeoutMs: o.copyTimeoutMs ?? 10_000 });
           staged.set(name, join(staging, name));
         }
         ok = true;

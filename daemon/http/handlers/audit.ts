@@ -41,7 +41,7 @@ export function auditRoutes(s: Services): Route[] {
         const emails = new Map((await s.store.listUsers()).map((u) => [u.id, u.email]));
         return {
           body: events.map((e) => auditEventJson(e, (id) => emails.get(id))),
-          headers: pageHeaders(s.baseUrl, '/api/ee/audit', q as unknown as Record<string, unknown>, q.page, q.perPage, total),
+          headers: pageHeaders({ baseUrl: s.baseUrl, path: '/api/ee/audit', query: q as unknown as Record<string, unknown>, page: q.page, perPage: q.perPage, total }),
         };
       },
     },
