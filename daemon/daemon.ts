@@ -12,7 +12,7 @@ import { ownerKeySent } from './http/owner-key.ts';
 import { readiness } from './http/readiness.ts';
 import { join } from 'node:path';
 import { INSTALL_ROOT } from './install-root.ts';
-import type { Config } from './config/types.ts';
+import type { Config, Settings } from './config/types.ts';
 import { IndexView } from './index/index-health.ts';
 import { loadManifest, namedPaths, symbolsPending } from './index/manifest.ts';
 import { SHARD_EXT } from './index/shard-format.ts';
@@ -65,8 +65,10 @@ import { browseSchemas } from './http/schemas/browse.ts';
 import { commonSchemas, type JsonSchema } from './http/schemas/common.ts';
 import { historySchemas } from './http/schemas/history.ts';
 import { repoSchemas } from './http/schemas/repos.ts';
-import { eeSchemas } from './http/schemas/ee.ts';
-import { eeRoutes } from './http/handlers/ee.ts';
+import { memberSchemas } from './http/schemas/members.ts';
+import { scopedTokenSchemas } from './http/schemas/scoped-tokens.ts';
+import { memberRoutes } from './http/handlers/members.ts';
+import { scopedTokenRoutes } from './http/handlers/scoped-tokens.ts';
 import { mcpRoutes } from './mcp/endpoint.ts';
 import { oauthRoutes } from './http/handlers/oauth.ts';
 import { sessionRoutes } from './http/handlers/session.ts';
@@ -138,389 +140,561 @@ export const VERSION = (JSON.parse(readFileSync(join(INSTALL_ROOT, 'package.json
 
 /** Every schema of the API, with the configured bound of `matches`. */
 export function apiSchemas(config: Config): Record<string, JsonSchema> {
-  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...eeSchemas, ...auditSchemas, ...sessionSchemas, ...credentialSchemas, ...clusterSchemas };
+  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...memberSchemas, ...scopedTokenSchemas, ...auditSchemas, ...sessionSchemas, ...credentialSchemas, ...clusterSchemas };
 }
 
+/**
+ * The daemon, assembled in steps, each a function below in this order: the store, the
+ * index and its metrics, search admission, the daily limit, the audit log, the API's
+ * routes, identity (the installation's secret, OAuth, browser sessions), the HTTP server,
+ * the search pool, the cluster node (in a cluster), the sync scheduler (alone), the
+ * maintenance rounds; then the handle whose close shuts it all down in order. When a step
+ * fails, what the steps before it started is closed.
+ */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const d = await openStore(options);
+  try {
+    const index = await openIndex(d);
+    const admission = searchAdmission(d, index.metrics);
+    const limiter = await openRateLimit(d);
+    const audit = openAudit(d);
+    const api = apiRoutes(d, { index, admission, limiter, audit });
+    const identity = await setUpIdentity(d, api, audit);
+    const url = await startHttp(d, { index, api, identity, limiter });
+    startSearchPool(d, api.services, index.view);
+    if (d.config.cluster) await joinCluster(d, { api, metrics: index.metrics, authenticator: identity.authenticator, url });
+    startLocalSync(d);
+    const maintenance = startMaintenance(d, audit.authFailures);
+    return daemonHandle(d, { url, api, admission, audit, maintenance });
+  } catch (err) {
+    await abandon(d);
+    throw err;
+  }
+}
+
+/**
+ * What the steps share: the options, and the parts that others reach before they exist
+ * (the metrics read the searcher's load, /readyz the schedulers, the routes the cluster
+ * node) or that shutting down, or a failed start, closes. Filled in as the steps run.
+ */
+interface Assembly {
+  readonly options: DaemonOptions;
+  readonly config: Config;
+  readonly settings: Settings;
+  readonly logger: HttpLogger;
+  /** The clock of credentials, licenses and the daily limit. */
+  readonly now: () => Date;
+  readonly store: Store;
+  readonly planner: Planner;
+  /** Set once shutting down has begun: every request is then refused (Services.unavailable). */
+  stopping: boolean;
+  counter?: RateCounter;
+  server?: HttpServer;
+  searcher?: Searcher;
+  node?: ClusterNode;
+  clusterSync?: ClusterSyncScheduler;
+  scheduler?: SyncScheduler;
+}
+
+/** The store (the configured one unless the options give one), and the query planner. */
+async function openStore(options: DaemonOptions): Promise<Assembly> {
   const { config, dataDir, logger } = options;
   const settings = config.settings;
   const store: Store = options.store ?? openConfiguredStore(config, dataDir);
   if (!settings.anonymousAccess && (await store.listUsers()).length === 0) {
     logger.warn({}, 'anonymous access is off and there are no users yet: every API request will be refused (401) until you run trawl users add and trawl keys create');
   }
-  let stopping = false;
-  let server: HttpServer | undefined;
-  let searcher: Searcher | undefined;
   // Queries are planned on threads of their own unless searches run in this thread (tests).
   const planner = new Planner({ threads: options.workers === 0 ? 0 : undefined });
-  let counter: RateCounter | undefined;
-  let node: ClusterNode | undefined;
-  let clusterSync: ClusterSyncScheduler | undefined;
-  try {
-    // One view of the index for the catalog, the searcher and the metrics: a damaged
-    // repository is logged once, counted, and left out of all three.
-    let records: Catalog | undefined;
-    const view: IndexView = new IndexView(dataDir, {
-      onBroken: (b) => logger.error({ repoId: b.repoId, ...(b.name ? { repo: b.name } : {}), reason: b.reason }, 'repository index is damaged: left out of searches and listings until it is re-indexed (the next sync, or trawl index)'),
-      onShardError: () => metrics.shardErrors.inc(),
-      // The store's records as the catalog last read them (a sync hook: the view is read on every request).
-      lookup: (id) => {
-        const r = records?.recordOf(id);
-        return r && { name: r.repoName, visibility: r.visibility };
-      },
-    });
-    // In a cluster the catalog lists the cluster's published repositories, whichever nodes
-    // hold them (this data dir's own until the node has joined).
-    const catalog = new Catalog(dataDir, store, view, config.cluster ? { current: () => node?.view.catalogManifests() ?? view.current() } : undefined);
-    records = catalog;
-    await catalog.refresh();
-    const metrics: Metrics = new Metrics({ store, indexSize: () => indexSize(view), brokenRepos: () => view.current().broken.length, searchLoad: () => searcher?.load() ?? { busy: 0, queued: 0 } });
-    // Once searches have gone quiet, every thread collects its heap: what a burst left
-    // (reply buffers, stream chunks) goes back instead of staying resident while idle.
-    // The workers collect when their message arrives; what the collections free goes
-    // back to the C heap, whose free pages are then given back to the system.
-    const idle = new IdleCollector(QUIET_MS, () => {
-      collectHeap();
-      searcher?.collectHeaps();
-      setTimeout(trimHeap, TRIM_AFTER_MS).unref();
-    });
-    const gate = new SearchGate({ concurrent: settings.search.maxConcurrent, queued: settings.search.maxQueued, perCaller: settings.search.maxConcurrentPerCaller, perCallerQueued: settings.search.maxQueuedPerCaller }, (running, waiting) => {
-      metrics.running.set(running);
-      metrics.queue.set(waiting);
-      if (running + waiting > 0) idle.busy();
-      else idle.quiet();
-    }, () => metrics.rejected.inc());
-    const schemas = apiSchemas(config);
-    const validators = new Validators(schemas);
-    const now = options.now ?? (() => new Date());
-    let rateLimiter: RateLimiter | undefined = options.rateLimiter;
-    if (!rateLimiter) {
-      // In a cluster "embedded" means the cluster's Redis: every node counts in one place,
-      // and one Lua take there costs less than a PostgreSQL transaction per request.
-      const counterAt = settings.rateLimit.store === 'embedded' && config.cluster ? config.cluster.redis : settings.rateLimit.store;
-      const where = counterAt === 'embedded' ? 'embedded' : redactUrl(counterAt);
-      const onCounterError = (err: Error) => logger.error({ err: err.message, store: where }, 'rate-limit counter failed: counted requests get 503 until it is back');
-      counter = await openRateCounter(counterAt, store, onCounterError);
-      const onCounterFull = (err: Error) => logger.error({ err: err.message, store: where }, 'the disk under the rate-limit counter is full: requests below their limit go on uncounted until space returns (logged at most once a minute)');
-      rateLimiter = new DailyRateLimiter({ counter, defaultLimit: settings.rateLimit.requestsPerDay, now, onCounterError, onCounterFull });
-    }
-    const limiter: RateLimiter = rateLimiter;
-    // The audit log: strict for changes (audit/log.ts); a best-effort note that cannot be
-    // written is logged, at most once a minute.
-    const audit = new AuditLog(store, now, (err, action) => logger.warn({ err: err.message, action }, 'an audit event could not be written; what it records went ahead (logged at most once a minute)'));
-    const authFailures = new AuthFailures({ log: audit, now });
-    // The public address is known once the port is: routes read it through `services`.
-    const services: Services = {
-      config,
-      dataDir,
-      searcher: undefined as unknown as Searcher,
-      catalog,
-      store,
-      metrics,
-      gate,
-      planner,
-      baseUrl: '',
-      version: VERSION,
-      unavailable: () => (stopping ? 'shutting down' : undefined),
-      now,
-      entitlements: new Entitlements(store, trustedKeys(config), now),
-      audit,
-      rateLimiter: limiter,
-      openapi: () => (openapi ??= buildOpenApi(routes, schemas, VERSION, services.baseUrl)),
-      secret: Buffer.alloc(0),
-      cluster: () => node,
-    };
-    let openapi: unknown;
-    const routes: Route[] = [
-      ...searchRoutes(services),
-      ...symbolRoutes(services),
-      ...browseRoutes(services),
-      ...historyRoutes(services),
-      ...repoRoutes(services),
-      ...eeRoutes(services),
-      ...auditRoutes(services),
-      ...systemRoutes(services),
-      ...clusterRoutes(services),
-    ];
-    // The tool server answers through the routes above (mcp/invoke.ts), so it is added last.
-    const mcp = new McpSessions({
-      createServer: () => createToolServer(routeInvoker(routes, validators), preparer(logger), VERSION),
-      countToolCall: async (identity) => void (await limiter.take(identity)),
-      idleMs: MCP_SESSION_IDLE_MS,
-      maxSessions: options.mcpSessions?.max ?? MCP_MAX_SESSIONS,
-      maxPerUser: options.mcpSessions?.perUser ?? MCP_MAX_SESSIONS_PER_USER,
-      now: () => now().getTime(),
-      log: logger,
-    });
-    routes.push(...mcpRoutes(services, mcp));
+  return { options, config, settings, logger, now: options.now ?? (() => new Date()), store, planner, stopping: false };
+}
 
-    // The OAuth authorization server (enterprise: the "oauth" entitlement). Its consent
-    // step signs the user in with an API key through the daemon's own authenticator, which
-    // in turn accepts the access tokens it issues.
-    const secret = await installationSecret(store, config, dataDir);
-    services.secret = secret;
-    const oauth: OAuthContext = {
-      store,
-      secret,
-      now,
-      issuer: () => services.baseUrl,
-      entitlements: services.entitlements,
-      async apiKeyUser(key, from) {
-        const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader', from });
-        if (identity.kind !== 'apiKey' || identity.userId === undefined || identity.tokenId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'only an API key signs in here');
-        return { userId: identity.userId, keyId: identity.tokenId };
-      },
-      audit,
-      failures: authFailures,
-      grantLifetimeMs: settings.oauth.grantLifetimeDays * 86_400_000,
-    };
-    // The web UI's browser sessions: tokens signed under the same secret, naming a session
-    // the store keeps, so every daemon process sharing the data dir accepts them; signed in
-    // with an API key through the same authenticator, which then accepts the session cookie
-    // on the API's routes.
-    const sessions = new BrowserSessions(secret, now);
-    const onTouchError = (err: Error) => logger.warn({ err: err.message }, 'recording when an API key was last used failed; requests go on (this is logged at most once a minute)');
-    // Every refusal of a credential sent from an address is counted into the audit log.
-    const authenticator = countingFailures(
-      options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token), sessions, onTouchError }),
-      authFailures,
-    );
-    routes.push(...oauthRoutes(oauth));
-    routes.push(...sessionRoutes(services, authenticator, sessions));
-    routes.push(...credentialRoutes(services));
-    const metricsAllowed = metricsGate(metricsAuth(settings), authenticator, options.env);
-    // Started once the server listens (below); /readyz reads how far its first pass got.
-    let scheduler: SyncScheduler | undefined;
-    // A cluster's node-to-node endpoints: filled once the node has joined (below).
-    const internal: InternalRoute[] = [];
-    server = await startHttpServer({
-      ...(config.cluster
-        ? {
-            internal: {
-              routes: internal,
-              authenticate: (method: string, target: string, headers: Readonly<Record<string, string>>) => {
-                if (!node) throw new ServiceError('SERVICE_UNAVAILABLE', 'this node is still joining the cluster');
-                node.auth.check(method, target, headers);
-              },
-              link: () => node?.link,
+interface IndexParts {
+  view: IndexView;
+  catalog: Catalog;
+  metrics: Metrics;
+}
+
+/**
+ * One view of the index for the catalog, the searcher and the metrics: a damaged
+ * repository is logged once, counted, and left out of all three.
+ */
+async function openIndex(d: Assembly): Promise<IndexParts> {
+  const { config, logger, store } = d;
+  const dataDir = d.options.dataDir;
+  let records: Catalog | undefined;
+  const view: IndexView = new IndexView(dataDir, {
+    onBroken: (b) => logger.error({ repoId: b.repoId, ...(b.name ? { repo: b.name } : {}), reason: b.reason }, 'repository index is damaged: left out of searches and listings until it is re-indexed (the next sync, or trawl index)'),
+    onShardError: () => metrics.shardErrors.inc(),
+    // The store's records as the catalog last read them (a sync hook: the view is read on every request).
+    lookup: (id) => {
+      const r = records?.recordOf(id);
+      return r && { name: r.repoName, visibility: r.visibility };
+    },
+  });
+  // In a cluster the catalog lists the cluster's published repositories, whichever nodes
+  // hold them (this data dir's own until the node has joined).
+  const catalog = new Catalog(dataDir, store, view, config.cluster ? { current: () => d.node?.view.catalogManifests() ?? view.current() } : undefined);
+  records = catalog;
+  await catalog.refresh();
+  const metrics: Metrics = new Metrics({ store, indexSize: () => indexSize(view), brokenRepos: () => view.current().broken.length, searchLoad: () => d.searcher?.load() ?? { busy: 0, queued: 0 } });
+  return { view, catalog, metrics };
+}
+
+interface Admission {
+  idle: IdleCollector;
+  gate: SearchGate;
+}
+
+/** The gate searches wait at (settings.search), which tells the idle collector when they go quiet. */
+function searchAdmission(d: Assembly, metrics: Metrics): Admission {
+  const search = d.settings.search;
+  // Once searches have gone quiet, every thread collects its heap: what a burst left
+  // (reply buffers, stream chunks) goes back instead of staying resident while idle.
+  // The workers collect when their message arrives; what the collections free goes
+  // back to the C heap, whose free pages are then given back to the system.
+  const idle = new IdleCollector(QUIET_MS, () => {
+    collectHeap();
+    d.searcher?.collectHeaps();
+    setTimeout(trimHeap, TRIM_AFTER_MS).unref();
+  });
+  const gate = new SearchGate({ concurrent: search.maxConcurrent, queued: search.maxQueued, perCaller: search.maxConcurrentPerCaller, perCallerQueued: search.maxQueuedPerCaller }, (running, waiting) => {
+    metrics.running.set(running);
+    metrics.queue.set(waiting);
+    if (running + waiting > 0) idle.busy();
+    else idle.quiet();
+  }, () => metrics.rejected.inc());
+  return { idle, gate };
+}
+
+/** The daily limit: the options' (tests), or one counting in the configured store (settings.rateLimit). */
+async function openRateLimit(d: Assembly): Promise<RateLimiter> {
+  if (d.options.rateLimiter) return d.options.rateLimiter;
+  const { config, settings, logger } = d;
+  // In a cluster "embedded" means the cluster's Redis: every node counts in one place,
+  // and one Lua take there costs less than a PostgreSQL transaction per request.
+  const counterAt = settings.rateLimit.store === 'embedded' && config.cluster ? config.cluster.redis : settings.rateLimit.store;
+  const where = counterAt === 'embedded' ? 'embedded' : redactUrl(counterAt);
+  const onCounterError = (err: Error) => logger.error({ err: err.message, store: where }, 'rate-limit counter failed: counted requests get 503 until it is back');
+  d.counter = await openRateCounter(counterAt, d.store, onCounterError);
+  const onCounterFull = (err: Error) => logger.error({ err: err.message, store: where }, 'the disk under the rate-limit counter is full: requests below their limit go on uncounted until space returns (logged at most once a minute)');
+  return new DailyRateLimiter({ counter: d.counter, defaultLimit: settings.rateLimit.requestsPerDay, now: d.now, onCounterError, onCounterFull });
+}
+
+interface Auditing {
+  audit: AuditLog;
+  authFailures: AuthFailures;
+}
+
+/**
+ * The audit log: strict for changes (audit/log.ts); a best-effort note that cannot be
+ * written is logged, at most once a minute. Failed authentications are counted into it.
+ */
+function openAudit(d: Assembly): Auditing {
+  const audit = new AuditLog(d.store, d.now, (err, action) => d.logger.warn({ err: err.message, action }, 'an audit event could not be written; what it records went ahead (logged at most once a minute)'));
+  return { audit, authFailures: new AuthFailures({ log: audit, now: d.now }) };
+}
+
+interface Api {
+  services: Services;
+  routes: Route[];
+  validators: Validators;
+  mcp: McpSessions;
+  /** A cluster's node-to-node endpoints: filled once the node has joined (joinCluster). */
+  internal: InternalRoute[];
+}
+
+/** What the routes serve with (Services), the API's routes, and the tool server, which answers through them. */
+function apiRoutes(d: Assembly, parts: { index: IndexParts; admission: Admission; limiter: RateLimiter; audit: Auditing }): Api {
+  const { config, options, store, now } = d;
+  const schemas = apiSchemas(config);
+  const validators = new Validators(schemas);
+  const routes: Route[] = [];
+  let openapi: unknown;
+  // The public address is known once the port is: routes read it through `services`.
+  const services: Services = {
+    config,
+    dataDir: options.dataDir,
+    searcher: undefined as unknown as Searcher,
+    catalog: parts.index.catalog,
+    store,
+    metrics: parts.index.metrics,
+    gate: parts.admission.gate,
+    planner: d.planner,
+    baseUrl: '',
+    version: VERSION,
+    unavailable: () => (d.stopping ? 'shutting down' : undefined),
+    now,
+    entitlements: new Entitlements(store, trustedKeys(config), now),
+    audit: parts.audit.audit,
+    rateLimiter: parts.limiter,
+    openapi: () => (openapi ??= buildOpenApi(routes, schemas, VERSION, services.baseUrl)),
+    secret: Buffer.alloc(0),
+    cluster: () => d.node,
+  };
+  routes.push(
+    ...searchRoutes(services),
+    ...symbolRoutes(services),
+    ...browseRoutes(services),
+    ...historyRoutes(services),
+    ...repoRoutes(services),
+    ...memberRoutes(services),
+    ...scopedTokenRoutes(services),
+    ...auditRoutes(services),
+    ...systemRoutes(services),
+    ...clusterRoutes(services),
+  );
+  // The tool server answers through the routes above (mcp/invoke.ts), so it is added last.
+  const mcp = new McpSessions({
+    createServer: () => createToolServer(routeInvoker(routes, validators), preparer(d.logger), VERSION),
+    countToolCall: async (identity) => void (await parts.limiter.take(identity)),
+    idleMs: MCP_SESSION_IDLE_MS,
+    maxSessions: options.mcpSessions?.max ?? MCP_MAX_SESSIONS,
+    maxPerUser: options.mcpSessions?.perUser ?? MCP_MAX_SESSIONS_PER_USER,
+    now: () => now().getTime(),
+    log: d.logger,
+  });
+  routes.push(...mcpRoutes(services, mcp));
+  return { services, routes, validators, mcp, internal: [] };
+}
+
+interface IdentityParts {
+  oauth: OAuthContext;
+  authenticator: Authenticator;
+}
+
+/**
+ * Who the caller is: the installation's secret, the OAuth authorization server, the web
+ * UI's browser sessions, and the authenticator that accepts all their credentials; their
+ * routes join the API's.
+ */
+async function setUpIdentity(d: Assembly, api: Api, { audit, authFailures }: Auditing): Promise<IdentityParts> {
+  const { config, options, settings, store, now, logger } = d;
+  const services = api.services;
+  // The OAuth authorization server (enterprise: the "oauth" entitlement). Its consent
+  // step signs the user in with an API key through the daemon's own authenticator, which
+  // in turn accepts the access tokens it issues.
+  const secret = await installationSecret(store, config, options.dataDir);
+  services.secret = secret;
+  const oauth: OAuthContext = {
+    store,
+    secret,
+    now,
+    issuer: () => services.baseUrl,
+    entitlements: services.entitlements,
+    async apiKeyUser(key, from) {
+      const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader', from });
+      if (identity.kind !== 'apiKey' || identity.userId === undefined || identity.tokenId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'only an API key signs in here');
+      return { userId: identity.userId, keyId: identity.tokenId };
+    },
+    audit,
+    failures: authFailures,
+    grantLifetimeMs: settings.oauth.grantLifetimeDays * 86_400_000,
+  };
+  // The web UI's browser sessions: tokens signed under the same secret, naming a session
+  // the store keeps, so every daemon process sharing the data dir accepts them; signed in
+  // with an API key through the same authenticator, which then accepts the session cookie
+  // on the API's routes.
+  const sessions = new BrowserSessions(secret, now);
+  const onTouchError = (err: Error) => logger.warn({ err: err.message }, 'recording when an API key was last used failed; requests go on (this is logged at most once a minute)');
+  // Every refusal of a credential sent from an address is counted into the audit log.
+  const authenticator = countingFailures(
+    options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token), sessions, onTouchError }),
+    authFailures,
+  );
+  api.routes.push(...oauthRoutes(oauth));
+  api.routes.push(...sessionRoutes(services, authenticator, sessions));
+  api.routes.push(...credentialRoutes(services));
+  return { oauth, authenticator };
+}
+
+/** Starts the HTTP server with every route, /readyz, /metrics and the web UI; its URL (the public one is settings.publicUrl when set). */
+async function startHttp(d: Assembly, parts: { index: IndexParts; api: Api; identity: IdentityParts; limiter: RateLimiter }): Promise<string> {
+  const { config, options, settings, logger } = d;
+  const { api, identity } = parts;
+  const { services } = api;
+  const metricsAllowed = metricsGate(metricsAuth(settings), identity.authenticator, options.env);
+  d.server = await startHttpServer({
+    ...(config.cluster
+      ? {
+          internal: {
+            routes: api.internal,
+            authenticate: (method: string, target: string, headers: Readonly<Record<string, string>>) => {
+              if (!d.node) throw new ServiceError('SERVICE_UNAVAILABLE', 'this node is still joining the cluster');
+              d.node.auth.check(method, target, headers);
             },
-          }
-        : {}),
-      host: options.host,
-      port: options.port,
-      routes,
-      extra: [
-        {
-          method: 'GET',
-          path: '/readyz',
-          async handle(headers) {
-            const owner = await ownerKeySent(headers, authenticator);
-            const state = view.current();
-            // In a cluster a node holds some shards: it is ready when the cluster can search
-            // every repository through it (each shard on a live node).
-            const held = node?.view.searchable();
-            const out = readiness({
-              unavailable: services.unavailable(),
-              firstPassRunning: clusterSync ? (await clusterSync.listedAt()) === undefined : scheduler !== undefined && scheduler.passes === 0,
-              repos: await store.listRepos(),
-              loaded: held?.repos ?? new Set(state.manifests.map((m) => m.repoId)),
-              damaged: held ? new Set() : new Set(state.broken.map((b) => b.repoId)),
-              symbolsPending: held?.symbolsPending ?? new Set(state.manifests.filter(symbolsPending).map((m) => m.repoId)),
-            }, owner);
-            return { status: out.status, contentType: 'application/json', body: JSON.stringify(out.body) };
+            link: () => d.node?.link,
           },
-        },
-        {
-          method: 'GET',
-          path: '/metrics',
-          async handle(headers) {
-            await metricsAllowed(headers);
-            return metrics.render();
-          },
-        },
-      ],
-      web: webUi(INSTALL_ROOT, (err) => logger.error({ err: err.message }, 'the web UI could not be built: its pages answer 500')).handle,
-      validators,
-      authenticator,
-      rateLimiter: limiter,
-      challenge: async (path, credentialSent) => {
-        let available = false;
-        try {
-          available = (await unavailable(oauth)) === undefined;
-        } catch {
-          // The store is closing (shutdown): answer without the OAuth pointer.
         }
-        return challenge(services.baseUrl, path, available, credentialSent);
-      },
-      logger,
-      metrics,
-      maxBodyBytes: settings.http.maxBodyBytes,
-      clientAddresses: new ClientAddresses(settings.http.trustedProxies),
-    });
-    const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
-    const url = `http://${hostForUrl}:${server.port}`;
-    services.baseUrl = settings.publicUrl ?? url;
-    searcher = new Searcher({ dataDir, workers: options.workers, baseUrl: services.baseUrl, maxWholeBytes: settings.http.maxSourceBytes, view });
-    services.searcher = searcher;
-    searcher.warm();
-    planner.warm();
-    if (config.cluster) {
-      node = await ClusterNode.start(
-        {
-          settings: config.cluster,
-          dataDir,
-          self: { id: options.nodeId ?? nodeIdOf(dataDir), url: options.advertise ?? url, version: VERSION },
-          searcher,
-          store,
-          log: logger,
-          // A published shard that lost every copy: its repository's build is queued again.
-          rebuild: (repoId) => void clusterSync?.requeue(repoId).catch((err: Error) => logger.warn({ repoId, err: err.message }, "a lost repository's build could not be queued; tried again next round")),
-          // Its figures in /metrics: its view of the cluster, its fan-out and replication.
-          counters: metrics.cluster(() => node?.lastStatus()),
+      : {}),
+    host: options.host,
+    port: options.port,
+    routes: api.routes,
+    extra: [
+      {
+        method: 'GET',
+        path: '/readyz',
+        async handle(headers) {
+          const out = await readinessOf(d, parts.index.view, { owner: await ownerKeySent(headers, identity.authenticator), unavailable: services.unavailable() });
+          return { status: out.status, contentType: 'application/json', body: JSON.stringify(out.body) };
         },
-        await clusterSecret(store),
-      );
-      // Requests for repositories this node cannot read come from the others through POST /_cluster/forward.
-      internal.push(...node.routes(), forwardEndpoint({ routes, validators, authenticator, logger }));
-      services.searcher = node.fanOut;
-      if (options.sync !== false && Object.keys(config.connections).length > 0) {
-        const n = node;
-        const packing = compoundShardSettings(config);
-        clusterSync = await ClusterSyncScheduler.open({
-          config,
-          dataDir,
-          store,
-          log: logger,
-          redisUrl: config.cluster.redis,
-          keys: n.keys,
-          nodeId: n.membership.id,
-          heartbeatMs: config.cluster.heartbeatMs,
-          inUse: () => searcher!.inUse(),
-          // Small repositories, built on their own, are copied into compound shards afterwards.
-          compoundShards: {
-            version: () => n.view.published.seq,
-            plan: () => n.planPacks(packing.build.target, packing.below),
-            run: async (job) => void (await n.runPackJob(job, packing.build)),
-          },
-          // Each build gets generations no other node's build of the repository got
-          // (published.ts allocate), and publishes what it commits.
-          indexExtras: async (record, job) => {
-            const local = loadManifest(dataDir, record.repoId);
-            const least = local && !('unreadable' in local) ? local.generation + 1 : 1;
-            const published = n.view.published.get(record.repoId);
-            return {
-              minGeneration: await n.view.published.allocate(record.repoId, least),
-              onCommit: (m) => void n.onCommit(m),
-              // What the cluster serves now: a repository whose refs did not move is not built
-              // again, unless some shard of it lost every copy (the replicator decides so,
-              // after its grace, and queues a rebuild). A listing's job does not ask: nodes
-              // restarted together rejoin one by one, and a listing run meanwhile saw shards
-              // without a live holder and built every repository again.
-              ...(published?.manifest && !published.deleted && (job.rebuild !== true || n.view.servable(record.repoId)) ? { current: published.manifest } : {}),
-            };
-          },
-        });
+      },
+      {
+        method: 'GET',
+        path: '/metrics',
+        async handle(headers) {
+          await metricsAllowed(headers);
+          return parts.index.metrics.render();
+        },
+      },
+    ],
+    web: webUi(INSTALL_ROOT, (err) => logger.error({ err: err.message }, 'the web UI could not be built: its pages answer 500')).handle,
+    validators: api.validators,
+    authenticator: identity.authenticator,
+    rateLimiter: parts.limiter,
+    challenge: async (path, credentialSent) => {
+      let available = false;
+      try {
+        available = (await unavailable(identity.oauth)) === undefined;
+      } catch {
+        // The store is closing (shutdown): answer without the OAuth pointer.
+      }
+      return challenge(services.baseUrl, path, available, credentialSent);
+    },
+    logger,
+    metrics: parts.index.metrics,
+    maxBodyBytes: settings.http.maxBodyBytes,
+    clientAddresses: new ClientAddresses(settings.http.trustedProxies),
+  });
+  const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
+  const url = `http://${hostForUrl}:${d.server.port}`;
+  services.baseUrl = settings.publicUrl ?? url;
+  return url;
+}
+
+/** What /readyz answers: whether the first sync pass is done, and which repositories are loaded, damaged or without symbols yet. */
+async function readinessOf(d: Assembly, view: IndexView, asked: { owner: boolean; unavailable: string | undefined }): Promise<ReturnType<typeof readiness>> {
+  const state = view.current();
+  // In a cluster a node holds some shards: it is ready when the cluster can search
+  // every repository through it (each shard on a live node).
+  const held = d.node?.view.searchable();
+  return readiness({
+    unavailable: asked.unavailable,
+    firstPassRunning: d.clusterSync ? (await d.clusterSync.listedAt()) === undefined : d.scheduler !== undefined && d.scheduler.passes === 0,
+    repos: await d.store.listRepos(),
+    loaded: held?.repos ?? new Set(state.manifests.map((m) => m.repoId)),
+    damaged: held ? new Set() : new Set(state.broken.map((b) => b.repoId)),
+    symbolsPending: held?.symbolsPending ?? new Set(state.manifests.filter(symbolsPending).map((m) => m.repoId)),
+  }, asked.owner);
+}
+
+/** The searcher's worker threads, started once the public address is known (results carry it), and the planner's. */
+function startSearchPool(d: Assembly, services: Services, view: IndexView): void {
+  const { options, settings } = d;
+  const searcher = new Searcher({ dataDir: options.dataDir, workers: options.workers, baseUrl: services.baseUrl, maxWholeBytes: settings.http.maxSourceBytes, view });
+  d.searcher = searcher;
+  services.searcher = searcher;
+  searcher.warm();
+  d.planner.warm();
+}
+
+/**
+ * In a cluster (config.cluster), once the server listens (the other nodes reach this one
+ * there): the node joins, serves the node-to-node endpoints, fans searches out, and when
+ * the configuration has connections takes part in the cluster's sync.
+ */
+async function joinCluster(d: Assembly, { api, metrics, authenticator, url }: { api: Api; metrics: Metrics; authenticator: Authenticator; url: string }): Promise<void> {
+  const { config, options, store, logger } = d;
+  const cluster = config.cluster!;
+  const searcher = d.searcher!;
+  d.node = await ClusterNode.start(
+    {
+      settings: cluster,
+      dataDir: options.dataDir,
+      self: { id: options.nodeId ?? nodeIdOf(options.dataDir), url: options.advertise ?? url, version: VERSION },
+      searcher,
+      store,
+      log: logger,
+      // A published shard that lost every copy: its repository's build is queued again.
+      rebuild: (repoId) => void d.clusterSync?.requeue(repoId).catch((err: Error) => logger.warn({ repoId, err: err.message }, "a lost repository's build could not be queued; tried again next round")),
+      // Its figures in /metrics: its view of the cluster, its fan-out and replication.
+      counters: metrics.cluster(() => d.node?.lastStatus()),
+    },
+    await clusterSecret(store),
+  );
+  // Requests for repositories this node cannot read come from the others through POST /_cluster/forward.
+  api.internal.push(...d.node.routes(), forwardEndpoint({ routes: api.routes, validators: api.validators, authenticator, logger }));
+  api.services.searcher = d.node.fanOut;
+  if (options.sync !== false && Object.keys(config.connections).length > 0) d.clusterSync = await openClusterSync(d, d.node);
+}
+
+/**
+ * The cluster's sync: builds are shared out among the nodes through the cluster's Redis,
+ * and what a node builds is published for the others.
+ */
+function openClusterSync(d: Assembly, n: ClusterNode): Promise<ClusterSyncScheduler> {
+  const { config, logger } = d;
+  const dataDir = d.options.dataDir;
+  const searcher = d.searcher!;
+  const packing = compoundShardSettings(config);
+  return ClusterSyncScheduler.open({
+    config,
+    dataDir,
+    store: d.store,
+    log: logger,
+    redisUrl: config.cluster!.redis,
+    keys: n.keys,
+    nodeId: n.membership.id,
+    heartbeatMs: config.cluster!.heartbeatMs,
+    inUse: () => searcher.inUse(),
+    // Small repositories, built on their own, are copied into compound shards afterwards.
+    compoundShards: {
+      version: () => n.view.published.seq,
+      plan: () => n.planPacks(packing.build.target, packing.below),
+      run: async (job) => void (await n.runPackJob(job, packing.build)),
+    },
+    // Each build gets generations no other node's build of the repository got
+    // (published.ts allocate), and publishes what it commits.
+    indexExtras: async (record, job) => {
+      const local = loadManifest(dataDir, record.repoId);
+      const least = local && !('unreadable' in local) ? local.generation + 1 : 1;
+      const published = n.view.published.get(record.repoId);
+      return {
+        minGeneration: await n.view.published.allocate(record.repoId, least),
+        onCommit: (m) => void n.onCommit(m),
+        // What the cluster serves now: a repository whose refs did not move is not built
+        // again, unless some shard of it lost every copy (the replicator decides so,
+        // after its grace, and queues a rebuild). A listing's job does not ask: nodes
+        // restarted together rejoin one by one, and a listing run meanwhile saw shards
+        // without a live holder and built every repository again.
+        ...(published?.manifest && !published.deleted && (job.rebuild !== true || n.view.servable(record.repoId)) ? { current: published.manifest } : {}),
+      };
+    },
+  });
+}
+
+/** Alone, when the configuration has connections, the sync scheduler (in a cluster the cluster's sync builds: a node's own would build everything here). */
+function startLocalSync(d: Assembly): void {
+  const { config, options } = d;
+  if (config.cluster || options.sync === false || Object.keys(config.connections).length === 0) return;
+  const searcher = d.searcher!;
+  d.scheduler = new SyncScheduler({ config, dataDir: options.dataDir, store: d.store, log: d.logger, inUse: () => searcher.inUse() });
+  d.scheduler.start();
+}
+
+/**
+ * The maintenance rounds (every options.maintenanceIntervalMs, a minute by default), one
+ * at a time: a slow store does not pile rounds up.
+ */
+function startMaintenance(d: Assembly, authFailures: AuthFailures): NodeJS.Timeout {
+  const round = maintenanceRound(d, authFailures);
+  let maintaining = false;
+  const timer = setInterval(() => {
+    if (maintaining) return;
+    maintaining = true;
+    void round().finally(() => (maintaining = false));
+  }, d.options.maintenanceIntervalMs ?? 60_000);
+  timer.unref();
+  return timer;
+}
+
+/**
+ * One maintenance round. Without a scheduler, files retired by `trawl index` runs are
+ * still collected. Expired OAuth codes and tokens, and browser sessions that expired or
+ * ended, go once an hour (a day after they could last be used: a late reuse is still
+ * recognised as one meanwhile), and so do audit events older than
+ * settings.audit.retentionDays. Clients registered but never used go every round,
+ * UNUSED_CLIENT_TTL_MS after registration, so a flood of registrations drains by itself
+ * (oauth/clients.ts). Failed authentications whose minute has passed are recorded.
+ */
+function maintenanceRound(d: Assembly, authFailures: AuthFailures): () => Promise<void> {
+  const { store, logger } = d;
+  const searcher = d.searcher!;
+  let lastOAuthPrune = 0;
+  return async () => {
+    try {
+      collectIndexGarbage(d.options.dataDir, searcher.inUse());
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'collecting retired index files failed');
+    }
+    const t = d.now().getTime();
+    try {
+      const gone = await store.oauth.pruneUnusedClients(new Date(t - UNUSED_CLIENT_TTL_MS).toISOString());
+      if (gone > 0) logger.info({ clients: gone }, 'removed OAuth clients registered but never used');
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'pruning unused OAuth clients failed');
+    }
+    if (t - lastOAuthPrune >= 3_600_000) {
+      lastOAuthPrune = t;
+      try {
+        await store.oauth.prune(new Date(t - 86_400_000).toISOString());
+      } catch (err) {
+        logger.warn({ err: (err as Error).message }, 'pruning expired OAuth codes and tokens failed');
+      }
+      try {
+        await store.pruneSessions(new Date(t - 86_400_000).toISOString());
+      } catch (err) {
+        logger.warn({ err: (err as Error).message }, 'pruning ended browser sessions failed');
+      }
+      const retentionDays = d.settings.audit.retentionDays;
+      try {
+        const gone = await store.audit.prune(new Date(t - retentionDays * 86_400_000).toISOString());
+        if (gone > 0) logger.info({ events: gone, retentionDays }, 'removed audit events older than the retention');
+      } catch (err) {
+        logger.warn({ err: (err as Error).message }, 'pruning old audit events failed');
       }
     }
+    authFailures.flush();
+  };
+}
 
-    const s = searcher;
-    // In a cluster the cluster's sync (above) builds; a node's own scheduler would build everything here.
-    if (!config.cluster && options.sync !== false && Object.keys(config.connections).length > 0) {
-      scheduler = new SyncScheduler({ config, dataDir, store, log: logger, inUse: () => s.inUse() });
-      scheduler.start();
-    }
-    // Without a scheduler, files retired by `trawl index` runs are still collected. Expired
-    // OAuth codes and tokens, and browser sessions that expired or ended, go once an hour (a
-    // day after they could last be used: a late reuse is still recognised as one meanwhile),
-    // and so do audit events older than settings.audit.retentionDays. Clients registered but
-    // never used go every minute, UNUSED_CLIENT_TTL_MS after registration, so a flood of
-    // registrations drains by itself (oauth/clients.ts). Failed authentications whose minute
-    // has passed are recorded.
-    let lastOAuthPrune = 0;
-    const maintain = async (): Promise<void> => {
-      try {
-        collectIndexGarbage(dataDir, s.inUse());
-      } catch (err) {
-        logger.warn({ err: (err as Error).message }, 'collecting retired index files failed');
-      }
-      const t = now().getTime();
-      try {
-        const gone = await store.oauth.pruneUnusedClients(new Date(t - UNUSED_CLIENT_TTL_MS).toISOString());
-        if (gone > 0) logger.info({ clients: gone }, 'removed OAuth clients registered but never used');
-      } catch (err) {
-        logger.warn({ err: (err as Error).message }, 'pruning unused OAuth clients failed');
-      }
-      if (t - lastOAuthPrune >= 3_600_000) {
-        lastOAuthPrune = t;
-        try {
-          await store.oauth.prune(new Date(t - 86_400_000).toISOString());
-        } catch (err) {
-          logger.warn({ err: (err as Error).message }, 'pruning expired OAuth codes and tokens failed');
-        }
-        try {
-          await store.pruneSessions(new Date(t - 86_400_000).toISOString());
-        } catch (err) {
-          logger.warn({ err: (err as Error).message }, 'pruning ended browser sessions failed');
-        }
-        const retentionDays = settings.audit.retentionDays;
-        try {
-          const gone = await store.audit.prune(new Date(t - retentionDays * 86_400_000).toISOString());
-          if (gone > 0) logger.info({ events: gone, retentionDays }, 'removed audit events older than the retention');
-        } catch (err) {
-          logger.warn({ err: (err as Error).message }, 'pruning old audit events failed');
-        }
-      }
-      authFailures.flush();
-    };
-    // One round at a time: a slow store does not pile rounds up.
-    let maintaining = false;
-    const gc = setInterval(() => {
-      if (maintaining) return;
-      maintaining = true;
-      void maintain().finally(() => (maintaining = false));
-    }, options.maintenanceIntervalMs ?? 60_000);
-    gc.unref();
+/** The running daemon; closing it more than once waits for the one shutdown. */
+function daemonHandle(d: Assembly, parts: { url: string; api: Api; admission: Admission; audit: Auditing; maintenance: NodeJS.Timeout }): Daemon {
+  let closing: Promise<void> | undefined;
+  return {
+    url: parts.url,
+    port: d.server!.port,
+    services: parts.api.services,
+    routes: parts.api.routes,
+    ...(d.node ? { cluster: d.node } : {}),
+    close: () => (closing ??= shutDown(d, parts)),
+  };
+}
 
-    const srv = server;
-    let closing: Promise<void> | undefined;
-    return {
-      url,
-      port: srv.port,
-      services,
-      routes,
-      ...(node ? { cluster: node } : {}),
-      close(): Promise<void> {
-        closing ??= (async () => {
-          // A cluster's node stops taking builds, then leaves: the others take its shards over while it still serves.
-          await clusterSync?.close();
-          await node?.leave(settings.http.shutdownTimeoutMs);
-          stopping = true;
-          clearInterval(gc);
-          idle.close();
-          await srv.close(settings.http.shutdownTimeoutMs);
-          // No request is left to fail: the open counts of failed authentications are recorded.
-          authFailures.flush(true);
-          await mcp.closeAll();
-          await scheduler?.stop();
-          await s.close();
-          await planner.close();
-          await closeAllRepositories();
-          await counter?.close();
-          await store.close();
-        })();
-        return closing;
-      },
-    };
-  } catch (err) {
-    await clusterSync?.close().catch(() => {});
-    await node?.close();
-    await server?.close(0);
-    await searcher?.close();
-    await planner.close();
-    await counter?.close();
-    await store.close();
-    throw err;
-  }
+/**
+ * The graceful stop. A cluster's node stops taking builds, then leaves: the others take
+ * its shards over while it still serves. Then new requests are refused, those in flight
+ * finish (settings.http.shutdownTimeoutMs), and the parts close in the reverse of their
+ * start.
+ */
+async function shutDown(d: Assembly, { api, admission, audit, maintenance }: { api: Api; admission: Admission; audit: Auditing; maintenance: NodeJS.Timeout }): Promise<void> {
+  const timeoutMs = d.settings.http.shutdownTimeoutMs;
+  await d.clusterSync?.close();
+  await d.node?.leave(timeoutMs);
+  d.stopping = true;
+  clearInterval(maintenance);
+  admission.idle.close();
+  await d.server!.close(timeoutMs);
+  // No request is left to fail: the open counts of failed authentications are recorded.
+  audit.authFailures.flush(true);
+  await api.mcp.closeAll();
+  await d.scheduler?.stop();
+  await d.searcher!.close();
+  await d.planner.close();
+  await closeAllRepositories();
+  await d.counter?.close();
+  await d.store.close();
+}
+
+/** A start that failed: what the steps before started is closed, the store last. */
+async function abandon(d: Assembly): Promise<void> {
+  await d.clusterSync?.close().catch(() => {});
+  await d.node?.close();
+  await d.server?.close(0);
+  await d.searcher?.close();
+  await d.planner.close();
+  await d.counter?.close();
+  await d.store.close();
 }
 
 /** What the index serves, for the metrics (manifests only: no shard is opened). */

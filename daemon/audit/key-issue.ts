@@ -16,12 +16,17 @@ export interface IssuedKey {
   record: ApiKeyRecord;
 }
 
+/** Where a key is issued: the store that keeps it, the audit log, and the installation's secret its hash is keyed with. */
+interface KeyIssuer {
+  store: Pick<Store, 'createApiKey'>;
+  audit: AuditLog;
+  secret: Buffer;
+}
+
+/** A key for `user`, called `name`, issued `by` an actor (from an address, when over HTTP) at `now`. */
 export async function issueApiKey(
-  store: Pick<Store, 'createApiKey'>,
-  audit: AuditLog,
-  secret: Buffer,
-  user: Pick<UserRecord, 'id' | 'email'>,
-  name: string,
+  { store, audit, secret }: KeyIssuer,
+  { user, name }: { user: Pick<UserRecord, 'id' | 'email'>; name: string },
   by: { actor: AuditActorOf; sourceAddress?: string; now: string },
 ): Promise<IssuedKey> {
   const key = newApiKey();

@@ -1,6 +1,6 @@
 // Suspending a member, making them active again, and setting their daily request limit:
 // one rule for `trawl users suspend|unsuspend|limit` (cli/users-command.ts) and for
-// PATCH /api/ee/users/{id} (http/handlers/ee.ts), so that both change a user the same way
+// PATCH /api/ee/users/{id} (http/handlers/members.ts), so that both change a user the same way
 // and leave the same audit events.
 //
 // The user is read inside the store transaction that changes it, so what the events say

@@ -136,7 +136,7 @@ export async function keysCommand(argv: string[], io: Io = defaultIo): Promise<n
         const problem = keyNameProblem(name);
         if (problem !== undefined) throw new Error(`--${problem}`);
         const u = await userByEmail(store, values.user);
-        const { key, record } = await issueApiKey(store, audit, await installationSecret(store, config, dataDir), u, name, { actor, now });
+        const { key, record } = await issueApiKey({ store, audit, secret: await installationSecret(store, config, dataDir) }, { user: u, name }, { actor, now });
         io.out(key);
         io.err(escaped`trawl: key ${record.id} (${record.name}) for ${u.email}: shown once, store it now`);
         return 0;

@@ -28,7 +28,7 @@ import { silentLogger } from '../runtime/logger.ts';
 import { closeRedis, connectRedis } from '../runtime/redis-client.ts';
 import { backingOff, buildWorkers, listConnections, syncRepoJob, type RepoJob, type SyncOptions, type SyncReport } from '../sync/sync.ts';
 import { ClusterJobs, isPackJob, type ClusterJobsOptions, type JobCounts } from './jobs.ts';
-import type { ClusterKeys } from './keys.ts';
+import type { ClusterKeys } from './redis-keys.ts';
 import { Leader } from './leader.ts';
 import type { PackJob } from './pack-plan.ts';
 

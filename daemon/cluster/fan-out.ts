@@ -3,7 +3,7 @@
 // (published.ts), in the order one node would take them (repository name, id, shard
 // order); each is asked of one node that holds it at that generation (holdings.ts): this
 // node itself when it does (its own worker pool, no request), else one of its holders
-// chosen so that as few nodes as possible are asked (cover.ts: each node asked costs
+// chosen so that as few nodes as possible are asked (nodes-to-ask.ts: each node asked costs
 // messages on both sides). The replies are merged by the same loop a single node uses
 // (search/merge.ts), which is why a cluster answers exactly what one node with every shard
 // would.
@@ -55,7 +55,7 @@ import type { SearchRequest, SearchResponse } from '../search/types.ts';
 import type { ClusterCounters } from './counters.ts';
 import { NOT_HELD, type Unit } from './link-frames.ts';
 import type { LinkPart, PeerLinks } from './peer-link.ts';
-import { cover, spreadFirst } from './cover.ts';
+import { cover, spreadFirst } from './nodes-to-ask.ts';
 
 /** A unit as a search takes it: where it may be asked, and what the caller may see of its repository. */
 export interface PlacedUnit extends Unit {
@@ -107,16 +107,16 @@ export class FanOut implements SearchService {
     const all = this.options.units();
     const units = filter ? all.filter((u) => filter({ repoId: u.repoId, visibility: u.visibility })) : all;
     const unavailable: UnavailableShard[] = [];
-    let composite: Composite | undefined;
+    let run: ClusterSearchRun | undefined;
     const shape = this.options.searcher.shapeOptions(req);
     try {
       const res = await mergeSearch(units.length, req, options, {
         workers: Math.max(1, this.options.searcher.threads),
         lostShards: 0,
         shape,
-        start: (task, cancel, grant) => (composite = new Composite(this.options, units, task, cancel, grant, unavailable)),
-        reshape: (i, s, f, budget) => composite!.reshape(i, s, f, budget),
-        corrupt: (i, error) => composite!.corrupt(i, error),
+        start: (task, cancel, grantedTo) => (run = new ClusterSearchRun(this.options, { units, task, cancel, grantedTo, unavailable })),
+        reshape: (i, s, f, budget) => run!.reshape(i, s, f, budget),
+        corrupt: (i, error) => run!.corrupt(i, error),
       });
       if (unavailable.length > 0) {
         res.unavailableShards = unavailable;
@@ -124,13 +124,22 @@ export class FanOut implements SearchService {
       }
       return res;
     } finally {
-      composite?.close();
+      run?.close();
     }
   }
 }
 
+/** What a search's run starts from: the merge's task, cancel flag and first grant (PoolRun), and where it lists the units it loses. */
+interface SearchRunStart {
+  units: readonly PlacedUnit[];
+  task: TaskParams;
+  cancel: SharedArrayBuffer;
+  grantedTo: number;
+  unavailable: UnavailableShard[];
+}
+
 /** One search's parts, local and remote, as one PoolRun over the units in search order. */
-class Composite implements PoolRun {
+class ClusterSearchRun implements PoolRun {
   readonly replies: Array<Promise<ShardReply>>;
   onPartial?: (shard: number, reply: PartialReply) => void;
   readonly #resolvers: Array<((r: ShardReply) => void) | undefined>;
@@ -153,6 +162,10 @@ class Composite implements PoolRun {
   readonly #parts: Part[] = [];
   /** The search's units (this search's copy: a unit that moved is replaced in it). */
   private readonly units: PlacedUnit[];
+  private readonly task: TaskParams;
+  private readonly cancel: SharedArrayBuffer;
+  private grantedTo: number;
+  private readonly unavailable: UnavailableShard[];
   /** Units whose repository was looked up again (once per unit). */
   readonly #relocated = new Set<number>();
   #stopped = false;
@@ -162,13 +175,13 @@ class Composite implements PoolRun {
 
   constructor(
     private readonly o: FanOutOptions,
-    units: readonly PlacedUnit[],
-    private readonly task: TaskParams,
-    private readonly cancel: SharedArrayBuffer,
-    private grantedTo: number,
-    private readonly unavailable: UnavailableShard[],
+    { units, task, cancel, grantedTo, unavailable }: SearchRunStart,
   ) {
     this.units = [...units];
+    this.task = task;
+    this.cancel = cancel;
+    this.grantedTo = grantedTo;
+    this.unavailable = unavailable;
     this.#resolvers = new Array(units.length);
     this.replies = units.map((_, i) => new Promise<ShardReply>((r) => (this.#resolvers[i] = r)));
     this.#tried = units.map(() => new Set());
@@ -180,7 +193,7 @@ class Composite implements PoolRun {
     this.#ask(units.map((_, i) => i));
   }
 
-  /** Asks each of `indices` of an untried live holder, as few nodes as may answer them all (cover.ts). */
+  /** Asks each of `indices` of an untried live holder, as few nodes as may answer them all (nodes-to-ask.ts). */
   #ask(indices: number[]): void {
     const asked: number[] = [];
     const candidates: string[][] = [];
@@ -429,17 +442,18 @@ class Composite implements PoolRun {
     } catch (err) {
       // The node that answered the shard left, or dropped its copy since (a builder's copy
       // once the shard's owners hold it): the file is the same on every holder.
-      shaped = await this.#reshapeElsewhere(unit, w.part, shape, f, budget, err as Error);
+      shaped = await this.#reshapeElsewhere(unit, shape, f, budget, { part: w.part, error: err as Error });
     }
     shaped.shard = i;
     return shaped;
   }
 
-  async #reshapeElsewhere(unit: PlacedUnit, failed: Part, shape: ShapeOptions, f: ShapedFile, budget: number, first: Error): Promise<ShapedFile> {
+  /** `failed`: the part that answered the unit, and how shaping the file there failed. */
+  async #reshapeElsewhere(unit: PlacedUnit, shape: ShapeOptions, f: ShapedFile, budget: number, failed: { part: Part; error: Error }): Promise<ShapedFile> {
     // The holders when the search began, then those of the view now: a builder's copy
     // dropped since the search planned on it is held by the shard's owners, which the view
     // may not have listed then.
-    const tried = new Set([failed instanceof RemotePart ? failed.node : this.o.self]);
+    const tried = new Set([failed.part instanceof RemotePart ? failed.part.node : this.o.self]);
     const now = this.o.units().find((u) => u.repoId === unit.repoId && u.file === unit.file)?.holders ?? [];
     for (const node of [...unit.holders, ...now]) {
       if (tried.has(node)) continue;
@@ -452,12 +466,12 @@ class Composite implements PoolRun {
       const url = this.o.urlOf(node);
       if (url === undefined) continue;
       try {
-        return await peerReshape(this.o, url, unit, shape, f, budget);
+        return await this.o.links.to(url).reshape(unit, shape, f, budget);
       } catch {
         // The next holder.
       }
     }
-    throw first;
+    throw failed.error;
   }
 
   corrupt(i: number, error: string): void {
@@ -509,11 +523,6 @@ function wholeAtFirst(task: TaskParams, count: number): number {
 export function unitsToCut(cut: Cut, taken: number, ranges: number, readKiB: number): number {
   const units = (want: number, have: number): number => (have >= want ? 0 : taken > 0 && have > 0 ? Math.ceil((want - have) / (have / taken)) : Infinity);
   return Math.max(1, units(cut.ranges + 1, ranges), Math.min(units(cut.rankedRanges + 1, ranges), units(cut.loadedKiB + 1, readKiB)));
-}
-
-/** A file of `unit` shaped again by the node at `url`. */
-function peerReshape(o: FanOutOptions, url: string, unit: Unit, shape: ShapeOptions, f: ShapedFile, budget: number): Promise<ShapedFile> {
-  return o.links.to(url).reshape(unit, shape, f, budget);
 }
 
 /** How many of a part's units (global indices, ascending) lie below the search's grant. */
@@ -633,7 +642,7 @@ class RemotePart implements Part {
     this.o.counters.filesShapedRemotely.inc();
     const url = this.o.urlOf(this.node);
     if (url === undefined) return Promise.reject(new Error(`node ${this.node} left before a file of its shard could be shaped`));
-    return peerReshape(this.o, url, unit, shape, f, budget);
+    return this.o.links.to(url).reshape(unit, shape, f, budget);
   }
 
   close(): void {

@@ -2,7 +2,7 @@
 // replicator's copies of the shards placed on this node, and a pack job's sources. File
 // names are unique in the cluster (published.ts), so a file of that name on any node is
 // that file. The copy is written under a temporary name of this process's (removed when
-// it was left behind: runtime/owner.ts) and renamed into place whole.
+// it was left behind: runtime/left-behind.ts) and renamed into place whole.
 
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
@@ -10,8 +10,17 @@ import { pipeline } from 'node:stream/promises';
 import type { PeerClient } from './peer-client.ts';
 import { FILE_PATH } from './peer-routes.ts';
 
-/** Copies repository `repoId`'s file `name` from the node at `url` to `path`; the bytes copied. */
-export async function copyIndexFile(peers: PeerClient, url: string, repoId: number, name: string, path: string, timeoutMs: number): Promise<number> {
+/** What to copy: repository `repoId`'s file `name` from the node at `url` to `path`. */
+interface IndexFileCopy {
+  url: string;
+  repoId: number;
+  name: string;
+  path: string;
+  timeoutMs: number;
+}
+
+/** Copies one index file from another node; the bytes copied. */
+export async function copyIndexFile(peers: PeerClient, { url, repoId, name, path, timeoutMs }: IndexFileCopy): Promise<number> {
   const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     const res = await peers.send(url, { method: 'GET', target: `${FILE_PATH}?repo=${repoId}&name=${encodeURIComponent(name)}`, timeoutMs });

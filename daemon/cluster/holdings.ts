@@ -11,7 +11,7 @@
 
 import type { Redis } from 'ioredis';
 import type { LoadedManifest } from '../index/manifest.ts';
-import type { ClusterKeys } from './keys.ts';
+import type { ClusterKeys } from './redis-keys.ts';
 import type { NodeInfo } from './membership.ts';
 
 export interface Holding {

@@ -22,7 +22,7 @@
 // heartbeat, every node judged by its last heartbeat alone.
 
 import type { Redis } from 'ioredis';
-import type { ClusterKeys } from './keys.ts';
+import type { ClusterKeys } from './redis-keys.ts';
 
 export type NodeState = 'serving' | 'leaving';
 

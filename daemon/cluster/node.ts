@@ -20,7 +20,7 @@ import { Holdings } from './holdings.ts';
 import type { InternalLink, InternalRoute } from './internal-route.ts';
 import { serveLink } from './link-server.ts';
 import { PeerLinks } from './peer-link.ts';
-import { ClusterKeys } from './keys.ts';
+import { ClusterKeys } from './redis-keys.ts';
 import type { ClusterCounters } from './counters.ts';
 import { Membership } from './membership.ts';
 import { PeerAuth } from './peer-auth.ts';
@@ -51,12 +51,27 @@ export async function clusterSecret(store: Store): Promise<Buffer> {
   return Buffer.from(await store.sharedSecret('cluster', randomBytes(32).toString('base64url')), 'base64url');
 }
 
+/** What a node is built on once it has joined (ClusterNode.start): its Redis connection, its membership, and its ways to the other nodes. */
+interface NodeParts {
+  redis: Redis;
+  membership: Membership;
+  peers: PeerClient;
+  links: PeerLinks;
+  auth: PeerAuth;
+  published: PublishedIndexes;
+  holdings: Holdings;
+}
+
 export class ClusterNode {
   readonly keys: ClusterKeys;
   readonly view: ClusterView;
   readonly fanOut: FanOut;
   readonly replicator: Replicator;
   readonly auth: PeerAuth;
+  readonly membership: Membership;
+  readonly peers: PeerClient;
+  private readonly redis: Redis;
+  private readonly links: PeerLinks;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
   /** A read of the whole cluster view under way for searches whose shards moved (FanOutOptions.relocate). */
@@ -64,14 +79,12 @@ export class ClusterNode {
 
   private constructor(
     private readonly o: ClusterNodeOptions,
-    private readonly redis: Redis,
-    readonly membership: Membership,
-    readonly peers: PeerClient,
-    private readonly links: PeerLinks,
-    auth: PeerAuth,
-    published: PublishedIndexes,
-    holdings: Holdings,
+    { redis, membership, peers, links, auth, published, holdings }: NodeParts,
   ) {
+    this.redis = redis;
+    this.membership = membership;
+    this.peers = peers;
+    this.links = links;
     this.keys = new ClusterKeys(o.settings.name);
     this.auth = auth;
     this.view = new ClusterView(o.self.id, membership, published, holdings, o.settings.replicationFactor);
@@ -112,7 +125,7 @@ export class ClusterNode {
         onChange: () => void node?.replicator.schedule().catch(() => {}),
         onError: (err) => o.log.error({ err: err.message }, 'cluster heartbeat failed'),
       });
-      node = new ClusterNode(o, redis, membership, peers, new PeerLinks(auth), auth, new PublishedIndexes(redis, keys), new Holdings(redis, keys, o.self.id));
+      node = new ClusterNode(o, { redis, membership, peers, links: new PeerLinks(auth), auth, published: new PublishedIndexes(redis, keys), holdings: new Holdings(redis, keys, o.self.id) });
       await node.replicator.writeHoldings();
       await node.replicator.schedule();
       const n = node;

@@ -8,7 +8,7 @@ import type { ClusterSettings } from '../config/types.ts';
 import { closeRedis, connectRedis } from '../runtime/redis-client.ts';
 import { ClusterView } from './cluster-view.ts';
 import { Holdings } from './holdings.ts';
-import { ClusterKeys } from './keys.ts';
+import { ClusterKeys } from './redis-keys.ts';
 import { Membership, OBSERVER } from './membership.ts';
 import { PublishedIndexes } from './published.ts';
 import { clusterStatus, type ClusterStatus } from './status.ts';

@@ -22,7 +22,7 @@
 //
 // Killed at any point: what was published serves, a pack file no manifest names is
 // collected (pack-build.ts collectPacks), the staging directory is removed as a leftover
-// temporary (runtime/owner.ts).
+// temporary (runtime/left-behind.ts).
 
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, rmSync } from 'node:fs';
@@ -147,7 +147,7 @@ async function stage(o: PackJobOptions, p: PublishedIndex, entry: ManifestShard,
         for (const f of wanted) {
           const name = stagedName(f);
           if (staged.has(name)) continue;
-          await copyIndexFile(o.peers, url, p.repoId, basename(f), join(staging, name), o.copyTimeoutMs ?? 10_000);
+          await copyIndexFile(o.peers, { url, repoId: p.repoId, name: basename(f), path: join(staging, name), timeoutMs: o.copyTimeoutMs ?? 10_000 });
           staged.set(name, join(staging, name));
         }
         ok = true;

@@ -30,7 +30,7 @@
 
 import type { Redis } from 'ioredis';
 import type { Manifest } from '../index/manifest.ts';
-import type { ClusterKeys } from './keys.ts';
+import type { ClusterKeys } from './redis-keys.ts';
 
 /** A repository's current index as the cluster knows it. */
 export interface PublishedIndex {

@@ -328,7 +328,7 @@ export class Replicator {
             for (const f of paths) {
               mkdirSync(dirname(f), { recursive: true });
               dirs.add(dirname(f));
-              this.o.counters.copiedBytes.inc(await copyIndexFile(this.o.peers, url, p.repoId, basename(f), f, this.o.copyTimeoutMs ?? 10_000));
+              this.o.counters.copiedBytes.inc(await copyIndexFile(this.o.peers, { url, repoId: p.repoId, name: basename(f), path: f, timeoutMs: this.o.copyTimeoutMs ?? 10_000 }));
             }
             ok = true;
             this.o.counters.copiedShards.inc();

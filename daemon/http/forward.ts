@@ -1,6 +1,6 @@
 // Browsing through any node of a cluster (docs/deployment.md). A route that reads a
 // repository's source (browse.ts, history.ts) is wrapped here: in a cluster, a node that
-// cannot read that source itself (read-here.ts) has a node that can run the request
+// cannot read that source itself (local-source.ts) has a node that can run the request
 // (cluster/forward.ts carries its method, path, body and the caller as this node
 // authenticated them) and answers with that node's answer. The repository is found here
 // first, so an unknown or unseen one is the same 404 as on one node without a hop.
@@ -12,7 +12,7 @@
 import { identityRef } from '../auth/identity.ts';
 import type { ForwardedReply, ForwardRequest } from '../cluster/forward.ts';
 import { ERROR_CODES, ServiceError, type ErrorCode } from '../errors.ts';
-import { readsHere, type Reads } from './read-here.ts';
+import { readsHere, type Reads } from './local-source.ts';
 import { RawJson } from './respond.ts';
 import type { Route, RouteContext, RouteResult } from './route.ts';
 import type { Services } from './services.ts';

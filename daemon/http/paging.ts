@@ -1,7 +1,17 @@
 // Paged lists: X-Total-Count and an RFC 8288 Link header with first, prev, next and last
 // (docs/http-api.md section 13). Links repeat the request's other parameters.
 
-export function pageHeaders(baseUrl: string, path: string, query: Record<string, unknown>, page: number, perPage: number, total: number): Array<[string, string]> {
+/** One page of a list at `baseUrl` + `path`, asked with `query`: its number, its size, and the items in the whole list. */
+interface PageAsked {
+  baseUrl: string;
+  path: string;
+  query: Record<string, unknown>;
+  page: number;
+  perPage: number;
+  total: number;
+}
+
+export function pageHeaders({ baseUrl, path, query, page, perPage, total }: PageAsked): Array<[string, string]> {
   const last = Math.max(1, Math.ceil(total / perPage));
   const link = (p: number, rel: string): string => {
     const params = new URLSearchParams();

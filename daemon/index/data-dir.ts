@@ -31,7 +31,7 @@ export function packsDir(dataDir: string): string {
 /**
  * Writes a file atomically: temporary name (`<path>.tmp-<pid>`), fsync, rename. On failure
  * (a full disk) the temporary file is removed before the error is rethrown; one a killed
- * process left behind is removed by removeLeftoverTemps (runtime/owner.ts).
+ * process left behind is removed by removeLeftoverTemps (runtime/left-behind.ts).
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   const tmp = `${path}.tmp-${process.pid}`;

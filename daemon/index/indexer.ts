@@ -24,7 +24,7 @@ import { readJobBlobs } from './job-blobs.ts';
 import { type BlobFile, BuildPool, cutShards, cutShardsAsync, runSymbolsPool, startBuildThreads, symbolsCost, type BuildResult } from './build-pool.ts';
 import { ctagsAvailable } from '../symbols/ctags.ts';
 import { acquireLock } from '../runtime/lock-file.ts';
-import { removeLeftoverTemps } from '../runtime/owner.ts';
+import { removeLeftoverTemps } from '../runtime/left-behind.ts';
 import { shardsDir, syncFiles } from './data-dir.ts';
 import { planDelta, type DeltaPlan } from './delta.ts';
 import { indexProblem, readMark } from './index-health.ts';

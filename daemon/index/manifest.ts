@@ -56,7 +56,7 @@ import { join } from 'node:path';
 import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { SHARD_EXT, SYMBOLS_EXT } from './shard-format.ts';
 import { packsDir, shardsDir, writeFileAtomic } from './data-dir.ts';
-import { removeLeftoverTemps } from '../runtime/owner.ts';
+import { removeLeftoverTemps } from '../runtime/left-behind.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { GitRef } from '../repos/git.ts';
 

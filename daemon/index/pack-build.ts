@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { readBoundedText } from '../bounded-read.ts';
 import { acquireLock, tryLock } from '../runtime/lock-file.ts';
-import { removeLeftoverTemps } from '../runtime/owner.ts';
+import { removeLeftoverTemps } from '../runtime/left-behind.ts';
 import { BuildPool, startBuildThreads, type BuildResult } from './build-pool.ts';
 import { packsDir, syncFiles, writeFileAtomic } from './data-dir.ts';
 import { endBatch, namedPacks, PACK_NAME, PACK_SYMBOLS_NAME, readAllManifests, RETIRE_GRACE_MS, startBatch, type CommitBatch, type ManifestRepo } from './manifest.ts';

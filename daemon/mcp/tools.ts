@@ -50,8 +50,9 @@ export const GLOB_LIMIT = 200;
 export const GLOB_MAX_LIMIT = 1000;
 /**
  * The glob tool's matching runs in slices of `sliceMs` between which the daemon serves
- * other requests, and gives up after `totalMs` of matching (~10^6 ordinary paths; a
- * worst-case pattern over long paths gets there sooner).
+ * other requests, and gives up after `totalMs` of matching: time enough for an ordinary
+ * pattern over far more paths than a large repository holds; a worst-case pattern over
+ * long paths gets there sooner, and the call says so.
  */
 export const GLOB_MATCH_BUDGET = { sliceMs: 10, totalMs: 2000 };
 export const TREE_DEPTH = 2;
@@ -98,8 +99,46 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
    */
   const rest = (caller: ToolCaller, route: Parameters<Invoke>[0], input: Record<string, unknown>): Promise<RouteAnswer> =>
     invoke(route, Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)), caller);
+  const t: ToolKit = {
+    server,
+    call: (run) => async (args, extra) => {
+      const caller = await prepare(extra);
+      return respond(() => run(args, caller, extra.signal));
+    },
+    rest,
+    async fileList(caller, repoName, revisionName) {
+      const a = await rest(caller, 'POST /api/files', { repoName, revisionName });
+      return a.body as Array<{ path: string }>;
+    },
+  };
+  // In the order tools/list shows them.
+  searchCodeTool(t);
+  readFileTool(t);
+  listReposTool(t);
+  listTreeTool(t);
+  globTool(t);
+  findSymbolDefinitionsTool(t);
+  findSymbolReferencesTool(t);
+  listCommitsTool(t);
+  getDiffTool(t);
+  blameTool(t);
+}
 
-  server.registerTool(
+/** What each tool is registered with: the server, and the REST routes it answers through as its caller. */
+interface ToolKit {
+  server: McpServer;
+  /**
+   * A tool's callback: authenticates the caller and counts the call (PrepareCall), then
+   * runs `run` and makes its rendering the tool result (respond).
+   */
+  call<A>(run: (args: A, caller: ToolCaller, signal: AbortSignal) => Promise<Rendered | ArgumentError>): (args: A, extra: { signal: AbortSignal; authInfo?: AuthInfo }) => Promise<CallToolResult>;
+  rest(caller: ToolCaller, route: Parameters<Invoke>[0], input: Record<string, unknown>): Promise<RouteAnswer>;
+  /** Every file path of a repository at a ref (POST /api/files). */
+  fileList(caller: ToolCaller, repoName: string, revisionName: string | undefined): Promise<Array<{ path: string }>>;
+}
+
+function searchCodeTool(t: ToolKit): void {
+  t.server.registerTool(
     'search_code',
     {
       title: 'Search code',
@@ -120,16 +159,15 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
       },
       annotations: { title: 'Search code', ...READ_ONLY },
     },
-    async (args, extra) => {
-      const caller = await prepare(extra);
-      return respond(async () => {
-        const a = await rest(caller, 'POST /api/search', { query: args.query, matches: args.matches, contextLines: args.contextLines, isRegexEnabled: args.isRegexEnabled, isCaseSensitivityEnabled: args.isCaseSensitivityEnabled });
-        return renderSearch(a.body as SearchResponse, args);
-      });
-    },
+    t.call(async (args, caller) => {
+      const a = await t.rest(caller, 'POST /api/search', { query: args.query, matches: args.matches, contextLines: args.contextLines, isRegexEnabled: args.isRegexEnabled, isCaseSensitivityEnabled: args.isCaseSensitivityEnabled });
+      return renderSearch(a.body as SearchResponse, args);
+    }),
   );
+}
 
-  server.registerTool(
+function readFileTool(t: ToolKit): void {
+  t.server.registerTool(
     'read_file',
     {
       title: 'Read a file',
@@ -146,16 +184,15 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
       },
       annotations: { title: 'Read a file', ...READ_ONLY },
     },
-    async (args, extra) => {
-      const caller = await prepare(extra);
-      return respond(async () => {
-        const a = await rest(caller, 'GET /api/source', { repo: args.repo, path: args.path, ref: args.ref });
-        return renderSource(a.body as SourceAnswer, args);
-      });
-    },
+    t.call(async (args, caller) => {
+      const a = await t.rest(caller, 'GET /api/source', { repo: args.repo, path: args.path, ref: args.ref });
+      return renderSource(a.body as SourceAnswer, args);
+    }),
   );
+}
 
-  server.registerTool(
+function listReposTool(t: ToolKit): void {
+  t.server.registerTool(
     'list_repos',
     {
       title: 'List repositories',
@@ -171,17 +208,16 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
       },
       annotations: { title: 'List repositories', ...READ_ONLY },
     },
-    async (args, extra) => {
-      const caller = await prepare(extra);
-      return respond(async () => {
-        const a = await rest(caller, 'GET /api/repos', { query: args.query, sort: args.sort, direction: args.direction, page: args.page, perPage: args.perPage });
-        const repos = a.body as Array<Record<string, unknown>>;
-        return renderRepos(repos, totalCount(a, repos.length), args);
-      });
-    },
+    t.call(async (args, caller) => {
+      const a = await t.rest(caller, 'GET /api/repos', { query: args.query, sort: args.sort, direction: args.direction, page: args.page, perPage: args.perPage });
+      const repos = a.body as Array<Record<string, unknown>>;
+      return renderRepos(repos, totalCount(a, repos.length), args);
+    }),
   );
+}
 
-  server.registerTool(
+function listTreeTool(t: ToolKit): void {
+  t.server.registerTool(
     'list_tree',
     {
       title: 'List a directory tree',
@@ -197,19 +233,18 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
       },
       annotations: { title: 'List a directory tree', ...READ_ONLY },
     },
-    async (args, extra) => {
-      const caller = await prepare(extra);
-      return respond(async () => {
-        const files = await fileList(caller, args.repo, args.ref);
-        const listing = await listTree(files.map((f) => f.path), args.path, args.depth, args.include);
-        if (listing.kind === 'file') return argumentError('path', `${listing.base} is a file, not a directory: read it with read_file`);
-        if (listing.kind === 'missing') return argumentError('path', `no directory "${listing.base}" in ${args.repo}${args.ref === undefined ? '' : ` at ${args.ref}`}`);
-        return renderTree(listing, args);
-      });
-    },
+    t.call(async (args, caller) => {
+      const files = await t.fileList(caller, args.repo, args.ref);
+      const listing = await listTree(files.map((f) => f.path), args.path, args.depth, args.include);
+      if (listing.kind === 'file') return argumentError('path', `${listing.base} is a file, not a directory: read it with read_file`);
+      if (listing.kind === 'missing') return argumentError('path', `no directory "${listing.base}" in ${args.repo}${args.ref === undefined ? '' : ` at ${args.ref}`}`);
+      return renderTree(listing, args);
+    }),
   );
+}
 
-  server.registerTool(
+function globTool(t: ToolKit): void {
+  t.server.registerTool(
     'glob',
     {
       title: 'Find files by path pattern',
@@ -226,45 +261,44 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
       },
       annotations: { title: 'Find files by path pattern', ...READ_ONLY },
     },
-    async (args, extra) => {
-      const caller = await prepare(extra);
-      return respond(async () => {
-        let glob: GlobMatcher;
-        try {
-          glob = compileGlob(args.pattern);
-        } catch (err) {
-          if (err instanceof GlobError) return argumentError('pattern', err.message);
-          throw err;
-        }
-        const files = await fileList(caller, args.repo, args.ref);
-        const r = await filterSliced(files, (f) => glob.test(f.path), { ...GLOB_MATCH_BUDGET, signal: extra.signal });
-        if (!r.done) {
-          if (extra.signal.aborted) throw new Error('the glob call was cancelled');
-          return argumentError(
-            'pattern',
-            `matching stopped after ${Math.round(r.spentMs)} ms with ${r.checked} of ${files.length} paths checked: ` +
-              'the pattern is too costly for this repository; use a simpler one, or start it with a fixed directory (src/**/...)',
-          );
-        }
-        return renderGlob(r.kept, args);
-      });
-    },
+    t.call(async (args, caller, signal) => {
+      let glob: GlobMatcher;
+      try {
+        glob = compileGlob(args.pattern);
+      } catch (err) {
+        if (err instanceof GlobError) return argumentError('pattern', err.message);
+        throw err;
+      }
+      const files = await t.fileList(caller, args.repo, args.ref);
+      const r = await filterSliced(files, (f) => glob.test(f.path), { ...GLOB_MATCH_BUDGET, signal: signal });
+      if (!r.done) {
+        if (signal.aborted) throw new Error('the glob call was cancelled');
+        return argumentError(
+          'pattern',
+          `matching stopped after ${Math.round(r.spentMs)} ms with ${r.checked} of ${files.length} paths checked: ` +
+            'the pattern is too costly for this repository; use a simpler one, or start it with a fixed directory (src/**/...)',
+        );
+      }
+      return renderGlob(r.kept, args);
+    }),
   );
+}
 
-  const symbolInput = (what: string) => ({
-    symbolName: z.string().min(1).max(SYMBOL_MAX).describe(`The exact name of the ${what}, e.g. parseQuery (no regex, no qualification).`),
-    repo: repo().optional().describe('Only this repository (default: all).'),
-    language: z.string().min(1).max(LANGUAGE_MAX).optional().describe('Only files of this language (e.g. go, typescript, c++).'),
-    ref: z.string().min(1).max(REVISION_MAX).optional().describe('A branch or tag (default: each repository\'s default branch).'),
-  });
-  const symbolBody = (args: { symbolName: string; repo?: string | undefined; language?: string | undefined; ref?: string | undefined }) => ({
-    symbolName: args.symbolName,
-    repoName: args.repo,
-    language: args.language,
-    revisionName: args.ref,
-  });
+const symbolInput = (what: string) => ({
+  symbolName: z.string().min(1).max(SYMBOL_MAX).describe(`The exact name of the ${what}, e.g. parseQuery (no regex, no qualification).`),
+  repo: repo().optional().describe('Only this repository (default: all).'),
+  language: z.string().min(1).max(LANGUAGE_MAX).optional().describe('Only files of this language (e.g. go, typescript, c++).'),
+  ref: z.string().min(1).max(REVISION_MAX).optional().describe('A branch or tag (default: each repository\'s default branch).'),
+});
+const symbolBody = (args: { symbolName: string; repo?: string | undefined; language?: string | undefined; ref?: string | undefined }) => ({
+  symbolName: args.symbolName,
+  repoName: args.repo,
+  language: args.language,
+  revisionName: args.ref,
+});
 
-  server.registerTool(
+function findSymbolDefinitionsTool(t: ToolKit): void {
+  t.server.registerTool(
     'find_symbol_definitions',
     {
       title: 'Find symbol definitions',
@@ -274,16 +308,15 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
       inputSchema: symbolInput('symbol'),
       annotations: { title: 'Find symbol definitions', ...READ_ONLY },
     },
-    async (args, extra) => {
-      const caller = await prepare(extra);
-      return respond(async () => {
-        const a = await rest(caller, 'POST /api/find_definitions', symbolBody(args));
-        return renderSymbols(a.body as SymbolAnswer, 'definitions', args.symbolName);
-      });
-    },
+    t.call(async (args, caller) => {
+      const a = await t.rest(caller, 'POST /api/find_definitions', symbolBody(args));
+      return renderSymbols(a.body as SymbolAnswer, 'definitions', args.symbolName);
+    }),
   );
+}
 
-  server.registerTool(
+function findSymbolReferencesTool(t: ToolKit): void {
+  t.server.registerTool(
     'find_symbol_references',
     {
       title: 'Find symbol references',
@@ -293,16 +326,15 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
       inputSchema: symbolInput('symbol whose uses to find'),
       annotations: { title: 'Find symbol references', ...READ_ONLY },
     },
-    async (args, extra) => {
-      const caller = await prepare(extra);
-      return respond(async () => {
-        const a = await rest(caller, 'POST /api/find_references', symbolBody(args));
-        return renderSymbols(a.body as SymbolAnswer, 'references', args.symbolName);
-      });
-    },
+    t.call(async (args, caller) => {
+      const a = await t.rest(caller, 'POST /api/find_references', symbolBody(args));
+      return renderSymbols(a.body as SymbolAnswer, 'references', args.symbolName);
+    }),
   );
+}
 
-  server.registerTool(
+function listCommitsTool(t: ToolKit): void {
+  t.server.registerTool(
     'list_commits',
     {
       title: 'List commits',
@@ -323,18 +355,17 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
       },
       annotations: { title: 'List commits', ...READ_ONLY },
     },
-    async (args, extra) => {
-      const caller = await prepare(extra);
-      return respond(async () => {
-        const { repo: r, ref: rf, path, author, query, since, until, page: p, perPage } = args;
-        const a = await rest(caller, 'GET /api/commits', { repo: r, ref: rf, path, author, query, since, until, page: p, perPage });
-        const commits = a.body as CommitSummary[];
-        return renderCommits(commits, totalCount(a, commits.length), args);
-      });
-    },
+    t.call(async (args, caller) => {
+      const { repo: r, ref: rf, path, author, query, since, until, page: p, perPage } = args;
+      const a = await t.rest(caller, 'GET /api/commits', { repo: r, ref: rf, path, author, query, since, until, page: p, perPage });
+      const commits = a.body as CommitSummary[];
+      return renderCommits(commits, totalCount(a, commits.length), args);
+    }),
   );
+}
 
-  server.registerTool(
+function getDiffTool(t: ToolKit): void {
+  t.server.registerTool(
     'get_diff',
     {
       title: 'Diff two refs',
@@ -349,16 +380,15 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
       },
       annotations: { title: 'Diff two refs', ...READ_ONLY },
     },
-    async (args, extra) => {
-      const caller = await prepare(extra);
-      return respond(async () => {
-        const a = await rest(caller, 'GET /api/diff', { repo: args.repo, base: args.base, head: args.head, path: args.path });
-        return renderDiff(a.body as DiffAnswer, args);
-      });
-    },
+    t.call(async (args, caller) => {
+      const a = await t.rest(caller, 'GET /api/diff', { repo: args.repo, base: args.base, head: args.head, path: args.path });
+      return renderDiff(a.body as DiffAnswer, args);
+    }),
   );
+}
 
-  server.registerTool(
+function blameTool(t: ToolKit): void {
+  t.server.registerTool(
     'blame',
     {
       title: 'Blame a file',
@@ -374,21 +404,12 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
       },
       annotations: { title: 'Blame a file', ...READ_ONLY },
     },
-    async (args, extra) => {
-      const caller = await prepare(extra);
-      return respond(async () => {
-        if (args.endLine !== undefined && args.endLine < args.startLine) return argumentError('endLine', `endLine (${args.endLine}) is before startLine (${args.startLine})`);
-        const a = await rest(caller, 'GET /api/blame', { repo: args.repo, path: args.path, ref: args.ref });
-        return renderBlame(a.body as BlameAnswer, args);
-      });
-    },
+    t.call(async (args, caller) => {
+      if (args.endLine !== undefined && args.endLine < args.startLine) return argumentError('endLine', `endLine (${args.endLine}) is before startLine (${args.startLine})`);
+      const a = await t.rest(caller, 'GET /api/blame', { repo: args.repo, path: args.path, ref: args.ref });
+      return renderBlame(a.body as BlameAnswer, args);
+    }),
   );
-
-  /** Every file path of a repository at a ref (POST /api/files). */
-  async function fileList(caller: ToolCaller, repoName: string, revisionName: string | undefined): Promise<Array<{ path: string }>> {
-    const a = await rest(caller, 'POST /api/files', { repoName, revisionName });
-    return a.body as Array<{ path: string }>;
-  }
 }
 
 /** A failure of the tool's own arguments (one the REST API cannot see). */

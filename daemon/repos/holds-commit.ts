@@ -1,6 +1,6 @@
 // Whether a directory is a git repository that holds a given commit. A cluster node asks it
 // of a repository's git source before reading that source itself instead of forwarding the
-// request to the node that built the index (http/read-here.ts): a directory of that name
+// request to the node that built the index (http/local-source.ts): a directory of that name
 // that lacks the indexed commit is another repository, or a copy older than the index, and
 // its answers would not be the ones the index was built from.
 

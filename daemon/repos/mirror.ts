@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import NodeGit from 'nodegit';
 import { errorText } from '../errors.ts';
 import { acquireLock } from '../runtime/lock-file.ts';
-import { removeLeftoverTemps } from '../runtime/owner.ts';
+import { removeLeftoverTemps } from '../runtime/left-behind.ts';
 import { isGitRepository } from './git-dir.ts';
 import { startRelay, type Relay } from './relay.ts';
 
@@ -127,7 +127,7 @@ export function removeMirror(dest: string): void {
   if (parsePath(path).root === path) throw new Error(`refusing to remove ${path}: not a mirror directory`);
   rmSync(path, { recursive: true, force: true });
   // Clones cut short by a crash; those of live processes (ours, or a second daemon on the
-  // same data dir) are kept (runtime/owner.ts).
+  // same data dir) are kept (runtime/left-behind.ts).
   removeLeftoverTemps(dirname(path), basename(path));
 }
 

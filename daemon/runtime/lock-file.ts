@@ -2,7 +2,7 @@
 // mirror's fetch), that survive their holder being killed at any moment.
 //
 // The lock file holds one line, "PID START\n": the holder's pid and its start time in clock
-// ticks since boot (owner.ts; "-" where /proc is missing). It is written complete under a
+// ticks since boot (left-behind.ts; "-" where /proc is missing). It is written complete under a
 // temporary name (`<lock>.tmp-<pid>-<hex>`) and hard-linked into place, so it is never seen
 // empty or half-written: link(2) fails when the lock exists, like an O_EXCL create. The
 // holder removes it when done.
@@ -29,7 +29,7 @@ import { closeSync, linkSync, lstatSync, openSync, statSync, unlinkSync, writeFi
 import { randomBytes } from 'node:crypto';
 import { link, unlink, writeFile } from 'node:fs/promises';
 import { readBoundedText } from '../bounded-read.ts';
-import { leftBehind, processAlive, processStartTicks } from './owner.ts';
+import { leftBehind, processAlive, processStartTicks } from './left-behind.ts';
 
 export const LOCK_TIMEOUT_MS = 30_000;
 /** How long an empty lock file (or a guard) may stand before it is taken for a leftover. */

@@ -507,7 +507,7 @@ export async function listConnections(options: SyncOptions): Promise<{ report: S
         displayName: hostRepo.displayName,
         codeHostType: hostRepo.codeHostType,
         connectionId: conn.id,
-        // A refused location is not kept as the repository's source (http/read-here.ts reads a local clone URL in place).
+        // A refused location is not kept as the repository's source (http/local-source.ts reads a local clone URL in place).
         cloneUrl: refusal === undefined ? hostRepo.cloneUrl : undefined,
         externalWebUrl: hostRepo.externalWebUrl,
         imageUrl: hostRepo.imageUrl,

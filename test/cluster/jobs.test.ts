@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { ClusterSyncScheduler } from '../../daemon/cluster/cluster-sync.ts';
 import { ClusterJobs } from '../../daemon/cluster/jobs.ts';
-import { ClusterKeys } from '../../daemon/cluster/keys.ts';
+import { ClusterKeys } from '../../daemon/cluster/redis-keys.ts';
 import { Leader } from '../../daemon/cluster/leader.ts';
 import { parseConfig } from '../../daemon/config/load.ts';
 import type { Manifest } from '../../daemon/index/manifest.ts';

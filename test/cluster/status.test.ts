@@ -8,7 +8,7 @@
 // shards (the survivors' replicators are stopped first, so that their copies are not made
 // again before anyone looks).
 
-import { cover } from '../../daemon/cluster/cover.ts';
+import { cover } from '../../daemon/cluster/nodes-to-ask.ts';
 import assert from 'node:assert/strict';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -157,7 +157,7 @@ describe('trawl cluster status and the cluster in /metrics (three nodes, replica
     }
     assert.ok(copiedEverywhere > 0);
 
-    // Node a asks every shard it does not hold of another node, as few nodes as cover them (cluster/cover.ts): one part per node.
+    // Node a asks every shard it does not hold of another node, as few nodes as cover them (cluster/nodes-to-ask.ts): one part per node.
     const units = nodes[0]!.cluster!.view.units();
     const notHere = units.filter((u) => !u.holders.includes('a'));
     const asked = [...cover(units.map((u) => u.holders), 'a').keys()].filter((n) => n !== 'a');

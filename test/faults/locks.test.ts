@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFile
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acquireLock, EMPTY_GRACE_MS, readLockOwner } from '../../daemon/runtime/lock-file.ts';
-import { processStartTicks } from '../../daemon/runtime/owner.ts';
+import { processStartTicks } from '../../daemon/runtime/left-behind.ts';
 import { tempDir } from '../helpers/corpus.ts';
 
 const CHILD = fileURLToPath(new URL('../helpers/lock-child.ts', import.meta.url));

@@ -8,7 +8,7 @@
 import { byId, h } from './dom.ts';
 import { fetchFile } from './file-fetch.ts';
 import { historyPage } from './history-page.ts';
-import { installKeys } from './keys.ts';
+import { installKeyboardShortcuts } from './keyboard-shortcuts.ts';
 import { parseRoute } from './route.ts';
 import { paramsFromUrl, searchForm, searchUrl } from './search-form.ts';
 import { SearchPage } from './search-page.ts';
@@ -26,7 +26,7 @@ async function start(): Promise<void> {
     else location.assign(searchUrl(p));
   });
   byId('search-slot').append(form.element);
-  installKeys({ input: form.input, links: () => (page ? page.links() : []) });
+  installKeyboardShortcuts({ input: form.input, links: () => (page ? page.links() : []) });
 
   // Not cancellable: without anonymous access the page waits for a key (its requests too).
   const sessionChecked = startSession();

@@ -78,7 +78,7 @@ export class RankedList {
 
   /**
    * The result whose place on screen must not change, and where it is: the focused one
-   * when it is in view (keyboard moves, keys.ts), else, once the page is scrolled, the
+   * when it is in view (keyboard moves, keyboard-shortcuts.ts), else, once the page is scrolled, the
    * first one in view (or the last, when the reader is below the list). None when the
    * page is at its top or the list is below the screen.
    */

@@ -58,6 +58,16 @@ const SETTLE_MS = 50;
 /** How long the end of a search waits for the frame that shows its first results (it never comes in a hidden tab). */
 const FIRST_FRAME_WAIT_MS = 100;
 
+/** How a search ended: the daemon's stats, the files and matches shown, and when the first results and the end came (ms since it was asked). */
+interface SearchEnd {
+  stats: SearchStats;
+  exhaustive: boolean;
+  files: number;
+  matches: number;
+  firstMs: number | undefined;
+  totalMs: number;
+}
+
 export class SearchPage {
   private controller: AbortController | undefined;
   private readonly status = h('div', { id: 'search-status', class: 'status', role: 'status', 'aria-live': 'polite' });
@@ -131,7 +141,7 @@ export class SearchPage {
           if (firstFrame) await Promise.race([firstFrame, new Promise((resolve) => setTimeout(resolve, FIRST_FRAME_WAIT_MS))]);
           if (controller.signal.aborted) return;
           this.list.dataset.doneAt = performance.now().toFixed(1);
-          this.finish(p, msg.accumulatedStats, msg.isSearchExhaustive, files, matches, firstAt, performance.now() - started);
+          this.finish(p, { stats: msg.accumulatedStats, exhaustive: msg.isSearchExhaustive, files, matches, firstMs: firstAt, totalMs: performance.now() - started });
         } else if (msg.type === 'error') {
           draw();
           this.status.textContent = '';
@@ -153,7 +163,7 @@ export class SearchPage {
     }
   }
 
-  private finish(p: SearchParams, s: SearchStats, exhaustive: boolean, files: number, matches: number, firstMs: number | undefined, totalMs: number): void {
+  private finish(p: SearchParams, { stats: s, exhaustive, files, matches, firstMs, totalMs }: SearchEnd): void {
     this.status.textContent = files === 0
       ? 'No results.'
       : `${formatCount(matches)} ${matches === 1 ? 'match' : 'matches'} in ${formatCount(files)} ${files === 1 ? 'file' : 'files'}`;

@@ -1,11 +1,11 @@
-// The settings page (/settings): the signed-in user's API keys (settings-keys.ts) and, for
+// The settings page (/settings): the signed-in user's API keys (settings-api-keys.ts) and, for
 // owners, the organization's members (settings-members.ts). Settings belong to a user, so
 // the page waits for the session check: someone not signed in (the anonymous user has no
 // keys) is asked to sign in, and the page draws itself once they have.
 
 import { h } from './dom.ts';
 import { requireSignIn, session, type SessionState } from './session.ts';
-import { keysSection } from './settings-keys.ts';
+import { apiKeysSection } from './settings-api-keys.ts';
 import { membersSection } from './settings-members.ts';
 
 export async function settingsPage(main: HTMLElement, sessionChecked: Promise<SessionState>): Promise<void> {
@@ -32,7 +32,7 @@ function draw(main: HTMLElement): void {
   main.replaceChildren(
     h('h1', {}, 'Settings'),
     h('p', { class: 'settings-who' }, 'Signed in as ', h('strong', {}, user.name || user.email || user.id), user.email && user.name ? ` (${user.email})` : '', `, ${user.role}.`),
-    keysSection(),
+    apiKeysSection(),
     ...(user.role === 'owner' ? [membersSection(user.id)] : []),
   );
 }

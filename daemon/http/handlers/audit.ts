@@ -11,7 +11,7 @@ import { ServiceError } from '../../errors.ts';
 import { pageHeaders, PAGE_HEADERS } from '../paging.ts';
 import type { Route } from '../route.ts';
 import type { Services } from '../services.ts';
-import { ownerWithEntitlement } from './ee.ts';
+import { ownerWithEntitlement } from './entitled.ts';
 
 export function auditRoutes(s: Services): Route[] {
   return [
@@ -41,7 +41,7 @@ export function auditRoutes(s: Services): Route[] {
         const emails = new Map((await s.store.listUsers()).map((u) => [u.id, u.email]));
         return {
           body: events.map((e) => auditEventJson(e, (id) => emails.get(id))),
-          headers: pageHeaders(s.baseUrl, '/api/ee/audit', q as unknown as Record<string, unknown>, q.page, q.perPage, total),
+          headers: pageHeaders({ baseUrl: s.baseUrl, path: '/api/ee/audit', query: q as unknown as Record<string, unknown>, page: q.page, perPage: q.perPage, total }),
         };
       },
     },

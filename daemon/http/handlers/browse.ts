@@ -43,10 +43,19 @@ function repoName(ctx: RouteContext): string {
   return input.repo ?? input.repoName ?? '';
 }
 
+/** A listing asked of a git repository (read at `dir`) at `ref`: `question` names it in the answer cache, `build` makes it at the resolved commit. */
+interface GitListing {
+  repo: CatalogRepo;
+  dir: string;
+  ref: string | undefined;
+  question: string;
+  build: (options: ResolvedRevision) => Promise<BuiltAnswer>;
+}
+
 export function browseRoutes(s: Services): Route[] {
   const answers = new AnswerCache(ANSWER_CACHE_BYTES);
   /** A listing of a git repository: the ref resolved first, since the answer is the same for every name of its commit. */
-  const gitListing = async (ctx: RouteContext, repo: CatalogRepo, dir: string, ref: string | undefined, question: string, build: (options: ResolvedRevision) => Promise<BuiltAnswer>) => {
+  const gitListing = async (ctx: RouteContext, { repo, dir, ref, question, build }: GitListing) => {
     const options: ResolvedRevision = { ref, ...revisionScope(repo) };
     const commit = await resolveRevision(dir, options);
     return answers.answer(scopeOf(repo), `${question} ${commit}`, () => build({ ...options, commit }), ctx.signal);
@@ -143,7 +152,7 @@ export function browseRoutes(s: Services): Route[] {
         const b = ctx.body as { repoName: string; revisionName?: string };
         const repo = s.catalog.find(b.repoName, ctx.identity);
         const dir = gitDir(repo);
-        if (dir) return { body: await gitListing(ctx, repo, dir, b.revisionName, 'files', async (options) => fileListAnswer(await listFiles(dir, options))) };
+        if (dir) return { body: await gitListing(ctx, { repo, dir, ref: b.revisionName, question: 'files', build: async (options) => fileListAnswer(await listFiles(dir, options)) }) };
         noRefs(repo, b.revisionName);
         return { body: await answers.answer(scopeOf(repo), 'files', async () => fileListAnswer(await indexedEntries(s, repo)), ctx.signal) };
       },
@@ -167,7 +176,7 @@ export function browseRoutes(s: Services): Route[] {
         // Up to a thousand paths: the question is named by their digest.
         const question = `tree ${createHash('sha256').update(JSON.stringify(paths)).digest('base64url')}`;
         const dir = gitDir(repo);
-        if (dir) return { body: await gitListing(ctx, repo, dir, b.revisionName, question, async (options) => ({ bytes: await slicedJson(await tree(dir, { ...options, paths })) })) };
+        if (dir) return { body: await gitListing(ctx, { repo, dir, ref: b.revisionName, question, build: async (options) => ({ bytes: await slicedJson(await tree(dir, { ...options, paths })) }) }) };
         noRefs(repo, b.revisionName);
         return { body: await answers.answer(scopeOf(repo), question, async () => ({ bytes: await slicedJson({ tree: await pathTree(await indexedPaths(s, repo), paths) }) }), ctx.signal) };
       },
@@ -189,7 +198,7 @@ export function browseRoutes(s: Services): Route[] {
         const dir = gitDir(repo);
         if (dir) {
           const path = checkRepoPath(q.path ?? '', { allowEmpty: true });
-          return { body: await gitListing(ctx, repo, dir, q.revisionName, `folder ${path}`, async (options) => ({ bytes: await slicedJson(await folderContents(dir, { ...options, path })) })) };
+          return { body: await gitListing(ctx, { repo, dir, ref: q.revisionName, question: `folder ${path}`, build: async (options) => ({ bytes: await slicedJson(await folderContents(dir, { ...options, path })) }) }) };
         }
         noRefs(repo, q.revisionName);
         const path = checkRepoPath(q.path ?? '', { allowEmpty: true });

@@ -93,7 +93,7 @@ export function credentialRoutes(s: Services): Route[] {
         // The caller's own record, for the event's email (and in case they were removed just now).
         const user = await s.store.getUser(userId);
         if (!user) throw new ServiceError('NOT_AUTHENTICATED', 'your user no longer exists');
-        const { key, record } = await issueApiKey(s.store, s.audit, s.secret ?? serverSecret(s.dataDir), user, name, { actor: actorOf(ctx.identity), sourceAddress: ctx.clientAddress, now: s.now().toISOString() });
+        const { key, record } = await issueApiKey({ store: s.store, audit: s.audit, secret: s.secret ?? serverSecret(s.dataDir) }, { user, name }, { actor: actorOf(ctx.identity), sourceAddress: ctx.clientAddress, now: s.now().toISOString() });
         return { status: 201, body: { id: record.id, name: record.name, key, hint: record.hint, createdAt: record.createdAt }, headers: [['Cache-Control', 'no-store']] };
       },
     },

@@ -90,7 +90,7 @@ export function historyRoutes(s: Services): Route[] {
         const opts: Parameters<typeof commits>[1] = { ref: q.ref as string | undefined, ...revisionScope(repo), page: q.page, perPage: q.perPage, now: s.now().getTime() };
         for (const k of ['query', 'author', 'since', 'until', 'path'] as const) if (q[k] !== undefined) opts[k] = String(q[k]);
         const page = await commits(dir, opts);
-        return { body: page.items, headers: pageHeaders(s.baseUrl, '/api/commits', q, q.page, q.perPage, page.total) };
+        return { body: page.items, headers: pageHeaders({ baseUrl: s.baseUrl, path: '/api/commits', query: q, page: q.page, perPage: q.perPage, total: page.total }) };
       },
     },
     {
@@ -107,7 +107,7 @@ export function historyRoutes(s: Services): Route[] {
         const opts: Parameters<typeof authors>[1] = { ref: q.ref as string | undefined, ...revisionScope(repo), page: q.page, perPage: q.perPage };
         if (q.path !== undefined) opts.path = String(q.path);
         const page = await authors(dir, opts);
-        return { body: page.items, headers: pageHeaders(s.baseUrl, '/api/commits/authors', q, q.page, q.perPage, page.total) };
+        return { body: page.items, headers: pageHeaders({ baseUrl: s.baseUrl, path: '/api/commits/authors', query: q, page: q.page, perPage: q.perPage, total: page.total }) };
       },
     },
   ];

@@ -38,7 +38,7 @@ export function repoRoutes(s: Services): Route[] {
         repos.sort(q.sort === 'pushed' ? byPushed : byName);
         if (q.direction === 'desc') repos.reverse();
         const page = pageOf(repos, q.page, q.perPage).map((r) => repoJson(s.baseUrl, r));
-        return { body: page, headers: pageHeaders(s.baseUrl, '/api/repos', q as unknown as Record<string, unknown>, q.page, q.perPage, repos.length) };
+        return { body: page, headers: pageHeaders({ baseUrl: s.baseUrl, path: '/api/repos', query: q as unknown as Record<string, unknown>, page: q.page, perPage: q.perPage, total: repos.length }) };
       },
     },
     {

@@ -1,9 +1,9 @@
-// Which node answers each unit of a fanned-out search (cluster/cover.ts): as few nodes as
+// Which node answers each unit of a fanned-out search (cluster/nodes-to-ask.ts): as few nodes as
 // a greedy cover finds, this node first, ties to the units' preferred holders.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cover, spreadFirst } from '../../daemon/cluster/cover.ts';
+import { cover, spreadFirst } from '../../daemon/cluster/nodes-to-ask.ts';
 
 const cases: Array<{ name: string; holders: string[][]; self: string; want: Record<string, number[]> }> = [
   { name: 'nothing to ask', holders: [], self: 'a', want: {} },

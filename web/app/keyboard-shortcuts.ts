@@ -2,7 +2,7 @@
 // (or j / k) move through the result links, ↓ from the box goes to the first result and
 // ↑ from the first goes back to the box; Enter on a result opens it (a plain link).
 
-export function installKeys(opts: { input: HTMLInputElement; links: () => HTMLAnchorElement[] }): void {
+export function installKeyboardShortcuts(opts: { input: HTMLInputElement; links: () => HTMLAnchorElement[] }): void {
   document.addEventListener('keydown', (e) => {
     if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
     const target = e.target as HTMLElement;

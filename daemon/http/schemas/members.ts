@@ -1,11 +1,11 @@
-// JSON Schemas of the enterprise endpoints (docs/http-api.md 4.3–4.6 and section 14):
-// organization members and scoped access tokens.
+// JSON Schemas of the organization members' endpoints (docs/http-api.md 4.3–4.6 and
+// section 14; http/handlers/members.ts).
 
 import { ref, type JsonSchema } from './common.ts';
 
 const iso = { type: 'string', format: 'date-time' };
 
-export const eeSchemas: Record<string, JsonSchema> = {
+export const memberSchemas: Record<string, JsonSchema> = {
   EeUserQuery: {
     type: 'object',
     properties: { userId: { type: 'string', minLength: 1, maxLength: 64, description: 'The user\'s id (GET /api/ee/users lists them).' } },
@@ -36,32 +36,6 @@ export const eeSchemas: Record<string, JsonSchema> = {
       suspended: { type: 'boolean', description: 'true: suspend (every credential of the user stops working at once: 401); false: active again. You cannot suspend yourself.' },
       dailyLimit: { type: ['integer', 'null'], minimum: 0, maximum: 2147483647, description: 'Requests per UTC day; null: the default limit.' },
     },
-    additionalProperties: false,
-  },
-  ScopedTokenRequest: {
-    type: 'object',
-    properties: {
-      repoIds: {
-        type: 'array',
-        minItems: 1,
-        maxItems: 10000,
-        items: { type: 'integer', minimum: 1, maximum: 2147483647 },
-        description: 'Integer repository ids (GET /api/repos) the token may reach; the caller must be able to see each.',
-      },
-    },
-    required: ['repoIds'],
-    additionalProperties: false,
-  },
-  ScopedTokenResponse: {
-    type: 'object',
-    properties: {
-      id: { type: 'string', description: 'Revoke with DELETE /api/ee/scoped_access_token/{id}.' },
-      token: { type: 'string', pattern: '^svst_[0-9a-f]{64}$', description: 'Shown once; send it as Authorization: Bearer.' },
-      createdAt: iso,
-      expiresAt: { ...iso, description: 'createdAt plus exactly one hour; it cannot be extended.' },
-      repoIds: { type: 'array', items: { type: 'integer' } },
-    },
-    required: ['id', 'token', 'createdAt', 'expiresAt', 'repoIds'],
     additionalProperties: false,
   },
 };

@@ -22,7 +22,7 @@ interface CreatedKey {
 }
 
 
-export function keysSection(): HTMLElement {
+export function apiKeysSection(): HTMLElement {
   const heading = h('h2', { id: 'keys-title', tabindex: -1 }, 'API keys');
   const status = h('p', { class: 'status', id: 'keys-status', role: 'status' });
   const error = h('p', { class: 'form-error', id: 'keys-error', role: 'alert' });

@@ -1,88 +1,22 @@
-// Enterprise endpoints (docs/http-api.md section 14): organization members for owners
-// (`org-management` entitlement: list, read, suspend or limit them) and scoped access
-// tokens (`scoped-access-tokens`).
-// Neither is rate limited (docs/http-api.md 8.9 does not list them); both need a user's
-// credential. Creating and revoking a scoped token is recorded in the audit log with the
-// change, and a refusal of an authenticated caller as a failure (audit/). A change of a
-// member is recorded with it too (audit/member-change.ts: the same rule as `trawl users
-// suspend|unsuspend|limit`); only an API key or the web UI's session may make one, not a
-// token handed to a program.
+// Scoped access tokens (docs/http-api.md section 14): a token limited to some repositories,
+// valid for one hour, created with an API key under the `scoped-access-tokens`
+// entitlement and revoked with the API key of its user. Not rate limited (docs/http-api.md
+// 8.9 does not list them). Creating and revoking one is recorded in the audit log with the change,
+// and a refusal of an authenticated caller as a failure (audit/).
 
 import type { AuditAction, AuditEntry } from '../../audit/events.ts';
 import { actorOf, firstTime } from '../../audit/log.ts';
 import { credentialHash, newScopedToken, SCOPED_TOKEN_LIFETIME_MS, serverSecret } from '../../auth/credentials.ts';
-import { changeMember, type MemberChange } from '../../audit/member-change.ts';
-import { ServiceError } from '../../errors.ts';
-import type { UserRecord } from '../../store/store.ts';
 import type { Identity } from '../../auth/identity.ts';
-import { isPathId, pathId, SCOPED_TOKEN_ID, USER_ID } from '../path-id.ts';
+import { ServiceError } from '../../errors.ts';
+import { entitled } from './entitled.ts';
+import { isPathId, pathId, SCOPED_TOKEN_ID } from '../path-id.ts';
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
 
-export function eeRoutes(s: Services): Route[] {
+export function scopedTokenRoutes(s: Services): Route[] {
   const base = { tag: 'Enterprise', rateLimited: false, authenticated: true } as const;
   return [
-    {
-      ...base,
-      method: 'GET',
-      path: '/api/ee/user',
-      operationId: 'getUser',
-      summary: 'One organization member (owners only; org-management entitlement)',
-      query: 'EeUserQuery',
-      response: { status: 200, schema: 'User', description: 'The user.' },
-      errors: ['INSUFFICIENT_PERMISSIONS', 'MISSING_REQUIRED_QUERY_PARAMETER', 'INVALID_QUERY_PARAMS', 'USER_NOT_FOUND'],
-      async handle(ctx) {
-        await ownerWithEntitlement(s, ctx.identity);
-        const id = (ctx.query as { userId: string }).userId;
-        const user = await s.store.getUser(id);
-        if (!user) throw new ServiceError('USER_NOT_FOUND', `no user with id ${id}`);
-        return { body: userJson(user) };
-      },
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: '/api/ee/users',
-      operationId: 'listUsers',
-      summary: 'Every organization member (owners only; org-management entitlement)',
-      query: 'EmptyQuery',
-      response: { status: 200, schema: 'UsersResponse', description: 'The users, by email.' },
-      errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_QUERY_PARAMS'],
-      async handle(ctx) {
-        await ownerWithEntitlement(s, ctx.identity);
-        return { body: (await s.store.listUsers()).map(userJson) };
-      },
-    },
-    {
-      ...base,
-      method: 'PATCH',
-      path: '/api/ee/users/{id}',
-      operationId: 'changeUser',
-      summary: 'Suspends a member, makes them active again, or sets their daily request limit (owners only; org-management entitlement)',
-      description:
-        'API key or browser session only (a scoped or OAuth token: 403). Fields left out stay as they are; at least one is needed. A suspended user\'s credentials stop working at once (401), browser sessions included; ' +
-        'making them active again lets their keys work again. You cannot suspend yourself (403 CANNOT_SUSPEND_SELF). ' +
-        'Each change is recorded in the audit log (user.suspended, user.unsuspended, user.limit_changed); asking for what already holds changes nothing and records nothing.',
-      body: 'UserChange',
-      response: { status: 200, schema: 'User', description: 'The user as it is now.' },
-      errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_REQUEST_BODY', 'USER_NOT_FOUND', 'CANNOT_SUSPEND_SELF'],
-      async handle(ctx) {
-        await ownerWithEntitlement(s, ctx.identity, 'change users');
-        if (ctx.identity.kind !== 'apiKey' && ctx.identity.kind !== 'browserSession') {
-          throw new ServiceError('INSUFFICIENT_PERMISSIONS', `a ${ctx.identity.kind === 'scopedToken' ? 'scoped access token' : 'OAuth token'} cannot change users: use an API key or the web UI`);
-        }
-        const id = pathId(ctx.params.id!, USER_ID);
-        const change = ctx.body as MemberChange;
-        if (change.suspended === undefined && change.dailyLimit === undefined) throw new ServiceError('INVALID_REQUEST_BODY', 'say what changes: suspended (true or false), dailyLimit (an integer of at least 0, or null for the default), or both');
-        // Before the user is looked up: the rule does not depend on the record.
-        if (change.suspended === true && id === ctx.identity.userId) {
-          throw new ServiceError('CANNOT_SUSPEND_SELF', 'you cannot suspend yourself: your own credentials would stop working, and with them the way to undo it; another owner can suspend you');
-        }
-        const user = await changeMember(s.store, s.audit, id, change, { actor: actorOf(ctx.identity), sourceAddress: ctx.clientAddress, now: s.now().toISOString() });
-        if (!user) throw new ServiceError('USER_NOT_FOUND', `no user with id ${id}`);
-        return { body: userJson(user) };
-      },
-    },
     {
       ...base,
       method: 'POST',
@@ -172,22 +106,4 @@ function apiKeyCaller(identity: Identity, what: 'create' | 'revoke'): string {
   if (identity.kind === 'anonymous' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', `an API key is needed to ${what} scoped access tokens`);
   if (identity.kind !== 'apiKey' || identity.tokenId === undefined) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `only an API key can ${what} scoped access tokens, not a ${identity.kind === 'scopedToken' ? 'scoped access token' : 'token of this kind'}`);
   return identity.userId;
-}
-
-/** Owners with the org-management entitlement: 401 anonymous, 403 without the license or the role (`what`: what they may do). */
-export async function ownerWithEntitlement(s: Services, identity: Identity, what = 'list or read users'): Promise<void> {
-  if (identity.kind === 'anonymous' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'this endpoint needs the credential of an organization owner');
-  await entitled(s, 'org-management');
-  if (identity.role !== 'owner') throw new ServiceError('INSUFFICIENT_PERMISSIONS', `only organization owners may ${what}`);
-}
-
-/** 403 naming the entitlement and why it is missing, unless the installed, active license grants it. */
-async function entitled(s: Services, entitlement: string): Promise<void> {
-  const off = await s.entitlements.missing(entitlement);
-  if (off) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `this endpoint needs an active license with the "${entitlement}" entitlement (${off})`);
-}
-
-/** docs/http-api.md 2.9: role and dailyLimit included; suspendedAt, lastActivityAt and dailyLimit (the default applies) are null when unset. */
-function userJson(u: UserRecord): Record<string, unknown> {
-  return { id: u.id, name: u.name, email: u.email, role: u.role, suspendedAt: u.suspendedAt ?? null, createdAt: u.createdAt, updatedAt: u.updatedAt, lastActivityAt: u.lastActivityAt ?? null, dailyLimit: u.dailyLimit ?? null };
 }
