@@ -9,7 +9,7 @@
 import { ShardError } from '../index/shard-reader.ts';
 import type { Cut } from './protocol.ts';
 import { compareRanked } from './rank.ts';
-import type { ShapedFile } from './shape-file.ts';
+import type { ShapedFile } from './file-json.ts';
 import type { Reshape, Sink } from './sink.ts';
 import type { RepositoryInfo } from './types.ts';
 
@@ -108,7 +108,7 @@ export class CollectSink implements Sink {
    * the ranges each gets (a file shaped with a budget gets min(total, budget) of them), the
    * budget of every later file is known before any answers. In a cluster each was a round
    * trip to the node that holds the file's shard (cluster/fan-out.ts; now only where its JSON
-   * cannot be cut where it is: cut-file.ts), and a common word's
+   * cannot be cut where it is: file-json-cut.ts), and a common word's
    * answer needed up to five in a row. Settled before end() reads them (a failure is then
    * end()'s to handle, in order, as if asked then).
    */

@@ -29,7 +29,7 @@
 // collection every stream or two (~10-17 ms each, 2026-11-25).
 
 import { packr } from './protocol.ts';
-import type { ShapedFile } from './shape-file.ts';
+import type { ShapedFile } from './file-json.ts';
 import type { ShardHit } from './shard-search.ts';
 
 const FIXED_BYTES = 2 * 8 + 16 * 4;
@@ -354,7 +354,7 @@ class PackedFile implements ShapedFile {
       return out;
     };
     const hitScore = new Float64Array(this.m.bytes.buffer, this.m.bytes.byteOffset + this.at, 2)[1]!;
-    // The keys in the order shard-search.ts and shape-file.ts create them (one shape).
+    // The keys in the order shard-search.ts and file-json.ts create them (one shape).
     const hit: ShardHit = { doc: u32[w + 4]!, member: u32[w + 14]!, ranges: array(u32[w + 9]!), nameRanges: array(u32[w + 10]!), branches: array(u32[w + 11]!).map((i) => strings[i]!), termFreqs: array(u32[w + 12]!), score: hitScore, definition: u32[w + 5] === 1 };
     const lines = u32[w + 13]!;
     if (lines > 0) hit.lines = array(lines - 1);

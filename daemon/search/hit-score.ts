@@ -9,7 +9,7 @@
 
 import type { Shard } from '../index/shard-reader.ts';
 import { pathSignals, score, termWeights, type TermStat } from './rank.ts';
-import { locateRanges } from './shape.ts';
+import { locateRanges } from './range-locations.ts';
 
 /** What the score reads of a hit (shard-search.ts ShardHit). */
 interface ScoredHit {

@@ -7,7 +7,7 @@
 // literal's 3 ms; the shards' own work was 0.8 ms). A stream's shards are posted back as
 // each is done, so results flow while the rest run; a blocking search's come back in one
 // message per worker (SearchTask.batch). A reply holds the shard's files, scored and
-// shaped into their wire form by the worker (shape-file.ts).
+// shaped into their wire form by the worker (file-json.ts).
 //
 // The control block (an Int32Array over a SharedArrayBuffer, CONTROL_* below):
 //   [NEXT]     the next shard to claim; a worker claims shard i by moving NEXT from i to
@@ -43,7 +43,7 @@
 
 import { Packr } from 'msgpackr';
 import type { ManifestRepo } from '../index/manifest.ts';
-import type { ListedRepo, ShapedFile, ShapeOptions } from './shape-file.ts';
+import type { ListedRepo, ShapedFile, ShapeOptions } from './file-json.ts';
 import type { ShardSearchResult } from './shard-search.ts';
 import { emptyCounters, type RepositoryInfo } from './types.ts';
 
@@ -127,7 +127,7 @@ export interface SearchTask {
    * definitions of the whole index, whichever shard holds them.
    */
   definitionsPastCut: boolean;
-  /** How the hits are shaped into file results (shape-file.ts), in the worker that found them. */
+  /** How the hits are shaped into file results (file-json.ts), in the worker that found them. */
   shape: ShapeOptions;
   /**
    * Post a worker's replies together when it has claimed all it can (a blocking search,
@@ -242,7 +242,7 @@ export function shardKey(shardPath: string, membership?: string, symbols?: strin
 
 /**
  * The key lists, in creation order, of the objects every search exchanges (searcher.ts,
- * search-worker.ts, shard-search.ts, shape-file.ts build them so): the same list on both
+ * search-worker.ts, shard-search.ts, file-json.ts build them so): the same list on both
  * sides of every message. A test checks a real reply's objects against it.
  */
 export const RECORDS: readonly string[][] = [

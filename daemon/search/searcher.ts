@@ -2,7 +2,7 @@
 // takes the shards' answers in shard order (repository name, then shard number, so
 // results are deterministic however the threads interleave). Each shard returns its first
 // `matches` hits in static-rank order, scored (hit-score.ts) and shaped into finished file
-// results by the worker that found them (shape-file.ts). One pipeline serves every kind of
+// results by the worker that found them (file-json.ts). One pipeline serves every kind of
 // search and hands each shard's files to a sink (sink.ts): a blocking search's collects
 // the files of all the shards it took and keeps the best `matches` ranges' worth
 // (collect-sink.ts); a stream's sends them in batches as they come, each ranked in itself,
@@ -39,7 +39,7 @@ import type { PoolRun } from './pool.ts';
 import { SearchPool } from './pool.ts';
 import { memberRef, shardKey, shardRef, type ShardRef } from './protocol.ts';
 import type { SearchOptions, SearchService, WireResponse } from './search-options.ts';
-import { resultRepo, shapeInto, type ShapedFile, type ShapeOptions } from './shape-file.ts';
+import { resultRepo, shapeInto, type ShapedFile, type ShapeOptions } from './file-json.ts';
 import { parseJson } from './wire.ts';
 import type { FileResult, SearchRequest, SearchResponse } from './types.ts';
 import type { PlanNode } from '../query/terms.ts';
@@ -336,7 +336,7 @@ export class Searcher implements SearchService {
   }
 
   /**
-   * A search, its files in their wire form (JSON bytes, shape-file.ts): what the HTTP API
+   * A search, its files in their wire form (JSON bytes, file-json.ts): what the HTTP API
    * writes as they are. A search aborted with a ServiceError as the reason (the server's
    * shutdown deadline) fails with it at once.
    */

@@ -2,7 +2,7 @@
 // candidate documents from the posting lists (cheap, may over-approximate), then decide
 // each candidate exactly, cheapest test first, collecting the match ranges of the
 // positive terms, and score the hits. Runs in a search worker, which then shapes the hits
-// into file results (search-worker.ts, shape-file.ts); the main thread merges them.
+// into file results (search-worker.ts, file-json.ts); the main thread merges them.
 
 import { intersectPostings, intersectSorted, locateLines, shapeChunks, unionSorted, type CoreChunks } from '../../core/index.ts';
 import type { NgramTable, RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
@@ -27,7 +27,7 @@ export interface ShardHit {
   /** Flat [start, end, ...] byte ranges in the content, ascending, not overlapping. */
   ranges: number[];
   /**
-   * Where `ranges` lie (shape.ts LineTable), located as the document is decided, while it is
+   * Where `ranges` lie (range-locations.ts LineTable), located as the document is decided, while it is
    * in the core's memory: shaping then does not copy it there again to count its lines.
    * Only when the caller asked (searchShard's `locate`), the document was read (not ranges
    * from the symbol index) and ranges were found.
@@ -36,7 +36,7 @@ export interface ShardHit {
   /**
    * The file result's chunks as JSON (core shapeChunks), written with `lines` as the
    * document is decided, while it is in the core's memory: for a caller that shapes every
-   * hit whole (a stream; searchShard's `locate`). shape-file.ts inserts the symbols.
+   * hit whole (a stream; searchShard's `locate`). file-json.ts inserts the symbols.
    */
   chunks?: CoreChunks;
   /**

@@ -1,4 +1,4 @@
-// The chunks the core writes (core shapeChunks) against the ones shape-file.ts writes in
+// The chunks the core writes (core shapeChunks) against the ones file-json.ts writes in
 // TypeScript (writeChunks), byte for byte, on random documents: multi-byte and invalid
 // UTF-8, control characters, quotes, "\r\n", empty lines, matches that are empty, that
 // end with "\n" or span lines, and 0-3 context lines. Null (not valid UTF-8) exactly when
@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { isUtf8 } from 'node:buffer';
 import { locateLines, shapeChunks } from '../../core/index.ts';
 import { JsonBytes } from '../../daemon/search/json-bytes.ts';
-import { writeChunks } from '../../daemon/search/shape-file.ts';
-import { chunkSpans } from '../../daemon/search/shape.ts';
+import { writeChunks } from '../../daemon/search/file-json.ts';
+import { chunkSpans } from '../../daemon/search/range-locations.ts';
 import { prng } from '../helpers/corpus.ts';
 
 // Long plain runs too: the core copies 16 clean bytes at a time and stops at the first
@@ -37,7 +37,7 @@ function keep(json: Uint8Array): Uint8Array {
   return arena.subarray(arenaAt - json.length, arenaAt);
 }
 
-test('the core writes the chunks shape-file.ts writes, byte for byte', () => {
+test('the core writes the chunks file-json.ts writes, byte for byte', () => {
   const rnd = prng(20261125);
   let compared = 0;
   let invalid = 0;

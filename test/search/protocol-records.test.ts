@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Packr } from 'msgpackr';
 import { memberRef, RECORDS, packr, shardRef } from '../../daemon/search/protocol.ts';
-import { resultRepo, shapeInto, unshapedFile } from '../../daemon/search/shape-file.ts';
+import { resultRepo, shapeInto, unshapedFile } from '../../daemon/search/file-json.ts';
 import { searchShard } from '../../daemon/search/shard-search.ts';
 import { Matcher } from '../../daemon/search/matcher.ts';
 import { planQuery } from '../../daemon/query/plan.ts';

@@ -7,14 +7,14 @@
 // ranges, and its chunks differ) or when its worker left it unshaped. Both places shape
 // through shapeInto(), so the two can never disagree. The JSON is written straight into
 // bytes (json-bytes.ts); a test holds it to JSON.stringify of the same FileResult built as
-// objects from the same pieces (shape.ts chunkSpans, locateRanges, wholeEnd).
+// objects from the same pieces (range-locations.ts chunkSpans, locateRanges; wholeEnd below).
 
 import type { RepoFacts, Shard } from '../index/shard-reader.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import { DEFAULT_BASE_URL, displayName, encodePath, externalFileUrl, fileWebUrlPrefix, repoWebUrl } from '../repos/web-urls.ts';
 import { locateLines } from '../../core/index.ts';
 import { JsonBytes } from './json-bytes.ts';
-import { chunkSpans, columnAt, nameRanges, wholeEnd, type LineTable } from './shape.ts';
+import { chunkSpans, columnAt, nameRanges, type LineTable } from './range-locations.ts';
 import { rangeCount, type ShardHit } from './shard-search.ts';
 import type { Range, RepositoryInfo } from './types.ts';
 
@@ -321,4 +321,18 @@ function writeSymbols(w: JsonBytes, shard: Shard, records: number[], lines: Line
     }
     w.raw('}');
   }
+}
+
+/**
+ * Where a file's content for `whole: true` ends when it holds at most `maxBytes` of it: a
+ * longer file is cut before the character that would cross the limit (never inside a
+ * UTF-8 sequence).
+ */
+export function wholeEnd(buf: Uint8Array, maxBytes: number): number {
+  if (buf.length <= maxBytes) return buf.length;
+  let end = maxBytes;
+  // Back over continuation bytes to the start of the character at the cut: it is at most
+  // three bytes back (a character has at most four); further back the bytes are not UTF-8.
+  while (end > 0 && end > maxBytes - 3 && (buf[end]! & 0xc0) === 0x80) end--;
+  return end;
 }

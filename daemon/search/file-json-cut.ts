@@ -4,18 +4,18 @@
 // ~0.5 ms of a common word's answer over four nodes, half of it waiting for two threads
 // to wake).
 //
-// A file's JSON is what JSON.stringify writes of its FileResult (shape-file.ts; held to it
+// A file's JSON is what JSON.stringify writes of its FileResult (file-json.ts; held to it
 // by test/search/file-json.test.ts), and the first `budget` ranges of a hit make the same
 // name ranges and chunks as the whole hit up to the chunk where they end (chunkSpans
 // builds each chunk from its ranges in order; later ranges only grow the last chunk). So
 // the chunks kept whole stay the bytes they are, the one the budget ends inside is parsed,
 // cut and written again, and the result is the JSON the shard's writer gives for the
-// budget (test/search/cut-file.test.ts holds the two to the same bytes), except where the
+// budget (test/search/file-json-cut.test.ts holds the two to the same bytes), except where the
 // budget ends inside a chunk that names definitions: which of them the shorter chunk
 // keeps depends on their lines, which the JSON does not hold. Then nothing is cut here.
 
-import { lastLineOf } from './shape.ts';
-import type { ShapedFile } from './shape-file.ts';
+import { lastLineOf } from './range-locations.ts';
+import type { ShapedFile } from './file-json.ts';
 import type { Chunk, FileResult, Range } from './types.ts';
 
 const decoder = new TextDecoder();
@@ -98,7 +98,7 @@ interface Layout {
   chunks: Array<{ start: number; end: number; ranges: number; symbols: number }>;
 }
 
-// The writer's own spelling of a name's and a chunk's fields, in its order (shape-file.ts
+// The writer's own spelling of a name's and a chunk's fields, in its order (file-json.ts
 // writeFile, writeChunks): read as such, not walked key by key (a file of 150 ranges took
 // longer to walk than to parse). JSON in any other shape is not cut here.
 const NAME = Buffer.from('{"text":');
