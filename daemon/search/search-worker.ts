@@ -20,7 +20,8 @@ import { isDamage } from '../index/section-checks.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
 import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, SPECULATE_WHOLE_DOCS, type FromWorker, type MemberRef, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
-import { searchShardSteps, type PartialHits, type SearchMember, type ShardHit, type ShardSearchResult } from './shard-search.ts';
+import { searchShardSteps, type PartialHits, type ShardHit, type ShardSearchResult } from './shard-search.ts';
+import type { SearchMember } from './branch-classes.ts';
 import type { RepositoryInfo } from './types.ts';
 import { keepChunks, messageSent, resultRepo, shapeForMessage, unshapedFile, type ResultRepo, type ShapedFile } from './file-json.ts';
 import { compareRanked } from './rank.ts';
@@ -239,7 +240,7 @@ function membersOf(ref: ShardRef, only: number[] | null | undefined): { refs: Me
     const refs = only.map((k) => ref.members[k]!);
     return { refs, search: refs.map((m) => ({ member: m.member, repo: m.repo })) };
   }
-  // The same lists for every search of the catalog: shard-search.ts keeps what it works
+  // The same lists for every search of the catalog: branch-classes.ts keeps what it works
   // out from them (a compound shard's grouping of its members) while they stay the same.
   let all = allMembers.get(ref);
   if (!all) allMembers.set(ref, (all = { refs: ref.members, search: ref.members.map((m) => ({ member: m.member, repo: m.repo })) }));
@@ -260,7 +261,9 @@ function startShard(s: WorkerSearch, i: number, claimedPastCut: boolean): Runnin
     const members = membersOf(ref, task.only?.[i]);
     const repos = reposOf(members.refs, shard, task.shape.baseUrl);
     // (Every key given, undefined where it does not apply: one object shape for every shard.)
-    const steps = searchShardSteps(shard, plan, matchers, {
+    const steps = searchShardSteps(shard, {
+      plan,
+      matchers,
       limit: task.limit,
       isCancelled: () => Atomics.load(s.flag, 0) !== 0,
       useIndex: !task.brute,
