@@ -1,8 +1,8 @@
-// One walk over a parsed pattern (re2-syntax.ts) for the prefilter analyses (regex-ngrams,
-// regex-required, regex-sequence, regex-line-local): each summarises the pattern bottom up,
-// node by node, and differs from the others only in what it computes at each kind of node.
-// The walk is written once here; an analysis is the table of what it computes (a RegexFold),
-// as in codesearch's regexp analysis.
+// One walk over a parsed pattern (re2-syntax.ts) for the prefilter analyses
+// (regex-ngrams, regex-required, regex-sequence, regex-line-local): each summarises the
+// pattern bottom up, node by node, and differs from the others only in what it computes
+// at each kind of node. The walk is written once here; an analysis is the table of what
+// it computes (a RegexFold), as in codesearch's regexp analysis.
 //
 // A group is its sub-pattern to every analysis (captures and names change no match), so the
 // walk passes through it. The children of a concatenation, an alternation and a repetition

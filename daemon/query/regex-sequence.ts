@@ -15,11 +15,12 @@
 //
 // Per node, bottom up (one walk of the tree: regex-fold.ts): `exact` is the one sequence
 // every match is (null: matches differ in length or shape), `prefix` and `suffix` what
-// every match starts and ends with, and `required` sequences every match contains. Concatenation joins a child's suffix, the exact
-// children after it and the next child's prefix into one run; a repetition with min >= 1
-// requires min copies of an exact child; an alternation's branches give, position by
-// position, the union of their classes (over the shortest branch, from either end), which
-// is exact when they differ in one position at most (`(a|b)c`, not `ab|cd`).
+// every match starts and ends with, and `required` sequences every match contains.
+// Concatenation joins a child's suffix, the exact children after it and the next child's
+// prefix into one run; a repetition with min >= 1 requires min copies of an exact child;
+// an alternation's branches give, position by position, the union of their classes (over
+// the shortest branch, from either end), which is exact when they differ in one position
+// at most (`(a|b)c`, not `ab|cd`).
 
 import { caseFoldOrbit } from './case-fold.ts';
 import type { ClassItem, Re2Node } from './re2-syntax.ts';

@@ -261,8 +261,8 @@ export class SearchPool {
    * callers, search-worker.ts, so the search gets a share of every such worker rather than
    * waiting for one), else to the one with the fewest searches. Under load each search costs
    * one message each way and one worker's start-up, not one per worker: the searches in
-   * flight keep every worker busy anyway (measured on Linux 6.1, 16 connections of a rare
-   * literal). A worker that runs out of searches joins those with shards left (finished()).
+   * flight keep every worker busy anyway (as many clients of a rare literal at once
+   * showed). A worker that runs out of searches joins those with shards left (finished()).
    * A stream goes to every worker: its throughput is the point, and it paces itself.
    */
   private targets(run: StartedSearch): Slot[] {

@@ -174,8 +174,8 @@ interface HeldReply {
 /**
  * When a stream's shard hands its hits over early (shard-search.ts, PartialHits): its
  * first hit at once, so that a stream's first results wait for one document rather than
- * for a whole shard (GFP_KERNEL on Linux 6.1: 11-63 ms to the first results, now 1-6 ms
- * in the daemon); then every PARTIAL_MS or PARTIAL_MAX_FILES files, whichever comes
+ * for a whole shard (for a common identifier, several times sooner); then every
+ * PARTIAL_MS or PARTIAL_MAX_FILES files, whichever comes
  * first, so that the main thread writes while the shard runs. Each is a message of its
  * own: a few dozen per stream.
  */

@@ -21,7 +21,7 @@ const BAD = [Buffer.from([0x80]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 
 function reference(doc: Buffer, ranges: number[], context: number): Buffer | null {
   const lines = locateLines(doc, ranges);
   const w = new JsonBytes(16);
-  writeChunks(w, doc, ranges, lines, context, () => {});
+  writeChunks(w, doc, ranges, lines, { contextLines: context, symbols: () => {} });
   // The core gives up where the TypeScript writer decodes a chunk that is not UTF-8.
   const valid = chunkSpans(doc, ranges, lines, context).every((s) => isUtf8(doc.subarray(s.start, s.end)));
   return valid ? w.take() : null;
