@@ -31,7 +31,7 @@
 
 import { Packr } from 'msgpackr';
 import type { TaskParams } from '../search/merge.ts';
-import type { ShapeOptions } from '../search/shape-file.ts';
+import type { ShapeOptions } from '../search/file-json.ts';
 
 export const KIND = {
   SEARCH: 1,

@@ -15,7 +15,7 @@
 import WebSocket from 'ws';
 import { unpackMessage, packMessage } from '../search/file-codec.ts';
 import type { PartialReply, ShardReply } from '../search/protocol.ts';
-import type { ShapedFile, ShapeOptions } from '../search/shape-file.ts';
+import type { ShapedFile, ShapeOptions } from '../search/file-json.ts';
 import { LINK_MAX_MESSAGE_BYTES, LINK_PATH } from './internal-route.ts';
 import { ACTION, bodies, FIRST_ANSWER_MS, frame, KIND, messageFrame, readFrame, readMessage, readReplies, type Action, type PartRequest, type ReshapeRequest, type Unit } from './link-frames.ts';
 import { NODE_HEADER, type PeerAuth } from './peer-auth.ts';

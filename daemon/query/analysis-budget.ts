@@ -5,8 +5,9 @@
 // of budget gives the answer that claims nothing, which is always sound (no n-gram filter,
 // no required literal): the search is then slower, never wrong.
 //
-// The budget counts steps: the analyses call spend() as they go (at each node and in their
-// loops over sets), so that a query gets the same plan however busy the machine is. A step
+// The budget counts steps: spend() is called as the analyses go (by their walk at each
+// node, regex-fold.ts, and by the analyses in their loops over sets), so that a query gets
+// the same plan however busy the machine is. A step
 // costs microseconds, not always the same; a deadline on the clock, far above what the
 // steps allow on an idle machine, bounds the shapes whose steps are dear.
 

@@ -1,4 +1,4 @@
-// Parser of the query language (spec: API-DETAILS.md section 2; behaviour modelled on
+// Parser of the query language (spec: docs/http-api.md section 11; behaviour modelled on
 // zoekt's query/parse.go and Sourcebot's grammar). Tokenizer: tokens.ts.
 //
 // Grammar as implemented (columns are 1-based, counted in code points):

@@ -2,7 +2,7 @@
 // prefilter derived), ready to be sent to the search workers and specialised per shard
 // (daemon/search/match-tree.ts).
 //
-// Soundness rule of the n-gram plans (ARCHITECTURE.md section 3): the prefilter of every
+// Soundness rule of the n-gram plans (docs/design.md): the prefilter of every
 // node matches every document the node matches. Content and file-name terms get theirs
 // from regex-ngrams.ts; AND intersects, OR unites, and NOT can rule nothing out, so it is
 // "all" (match-tree.ts).

@@ -2,9 +2,9 @@
 // sees it. RE2 runs in linear time once compiled, but compiling is not bounded by the
 // pattern's length: a counted repetition is copied out (`x{0,1000}` is a thousand nested
 // optional x), a `.` or a Unicode class becomes a UTF-8 automaton of many instructions,
-// and the program is only refused once it has outgrown RE2's memory budget, after
-// seconds of work for a 16 KB query. RE2 cannot be interrupted, so the bound is checked
-// first, on this estimate.
+// and the program is only refused once it has outgrown RE2's memory budget, after far
+// more work than any search for a query of some kilobytes. RE2 cannot be interrupted, so
+// the bound is checked first, on this estimate.
 //
 // The estimate counts roughly what RE2's compiler emits: one unit per literal (two when
 // case-folded), per ASCII range and per node, more for the constructs that expand into

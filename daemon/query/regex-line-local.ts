@@ -12,7 +12,7 @@
 // unmodelled constructs may match "\n" as far as this analysis knows.
 
 import type { ClassItem, Re2Node } from './re2-syntax.ts';
-import { spend } from './analysis-budget.ts';
+import { foldRegex, type RegexFold } from './regex-fold.ts';
 
 const NL = 0x0a;
 
@@ -28,41 +28,29 @@ function itemHolds(item: ClassItem, cp: number): boolean | null {
   }
 }
 
-/** Whether the node may match a string holding "\n", or holds a text anchor. */
-function crossesLines(node: Re2Node): boolean {
-  spend();
-  switch (node.type) {
-    case 'empty':
-      return false;
-    case 'literal':
-      return node.cp === NL; // "\n" has no case variant
-    case 'class': {
-      let holds = false;
-      for (const item of node.items) {
-        const h = itemHolds(item, NL);
-        if (h === null) return true;
-        holds ||= h;
-      }
-      return holds !== node.negated;
+/** Whether a node may match a string holding "\n", or holds a text anchor. */
+const CROSSES_LINES: RegexFold<boolean> = {
+  empty: () => false,
+  literal: (node) => node.cp === NL, // "\n" has no case variant
+  class(node) {
+    let holds = false;
+    for (const item of node.items) {
+      const h = itemHolds(item, NL);
+      if (h === null) return true;
+      holds ||= h;
     }
-    case 'dot':
-      return node.dotNL;
-    case 'anyByte':
-    case 'opaque':
-      return true;
-    case 'assert':
-      return node.kind === 'beginText' || node.kind === 'endText';
-    case 'group':
-      return crossesLines(node.sub);
-    case 'concat':
-    case 'alternate':
-      return node.items.some(crossesLines);
-    case 'repeat':
-      return node.max !== 0 && crossesLines(node.sub);
-  }
-}
+    return holds !== node.negated;
+  },
+  dot: (node) => node.dotNL,
+  anyByte: () => true,
+  opaque: () => true,
+  assert: (node) => node.kind === 'beginText' || node.kind === 'endText',
+  concat: (items, sub) => items.some(sub),
+  alternate: (items, sub) => items.some(sub),
+  repeat: (node, sub) => node.max !== 0 && sub(),
+};
 
 /** Whether every match of the parsed pattern (parseForAnalysis; null: not parsed) lies within one line. */
 export function lineLocalOf(ast: Re2Node | null): boolean {
-  return ast !== null && !crossesLines(ast);
+  return ast !== null && !foldRegex(ast, CROSSES_LINES);
 }

@@ -16,7 +16,8 @@
 // How the analysis works (in the spirit of Russ Cox's codesearch, written from scratch):
 // the pattern is parsed (re2-syntax.ts) and every node gets an Info (match-info.ts: whether
 // it can match the empty string, its exact strings when few, else the prefixes and
-// suffixes of its matches, and a trigram query every match satisfies), combined bottom up.
+// suffixes of its matches, and a trigram query every match satisfies), combined bottom up
+// in one walk of the tree (regex-fold.ts).
 // Empty-width assertions (^ $ \A \z \b \B) are treated as matching the empty string: the
 // relaxed pattern matches a superset of what the real one does, which keeps it sound.
 // Character classes and case-insensitive letters become exact sets of the folded encodings
@@ -40,7 +41,7 @@ import {
 } from './match-info.ts';
 import { ALL, NONE, prune, qAnd, stringQuery, stringsQuery, type NgramQuery } from './ngram-query.ts';
 import { parseForAnalysis, toWellFormed, type ClassItem, type CodeRange, type Re2Node } from './re2-syntax.ts';
-import { spend } from './analysis-budget.ts';
+import { foldRegex, type RegexFold, type Re2NodeOf } from './regex-fold.ts';
 
 // Limits of the class analysis; like those of match-info.ts they only weaken the query.
 
@@ -69,7 +70,7 @@ function literalInfo(cp: number, foldCase: boolean): Info {
 }
 
 /** Code points the class may match (a superset), or null when too many / unknown. */
-function classMembers(node: Extract<Re2Node, { type: 'class' }>): number[] | null {
+function classMembers(node: Re2NodeOf<'class'>): number[] | null {
   const plain = (item: ClassItem): CodeRange[] | null => {
     if (item.kind === 'range') return [[item.lo, item.hi]];
     if (item.kind === 'group') return item.negated ? complementRanges(item.ranges) : [...item.ranges];
@@ -109,7 +110,7 @@ function classMembers(node: Extract<Re2Node, { type: 'class' }>): number[] | nul
   return rangesMembers(members);
 }
 
-function classInfo(node: Extract<Re2Node, { type: 'class' }>): Info {
+function classInfo(node: Re2NodeOf<'class'>): Info {
   const members = classMembers(node);
   if (members === null) return ANY_CHAR_INFO;
   const set = new Set<string>();
@@ -121,50 +122,39 @@ function classInfo(node: Extract<Re2Node, { type: 'class' }>): Info {
   return exactInfo(set);
 }
 
-function analyze(node: Re2Node): Info {
-  spend();
-  switch (node.type) {
-    case 'empty':
-    case 'assert':
-      return EMPTY_INFO;
-    case 'literal':
-      return literalInfo(node.cp, node.foldCase);
-    case 'class':
-      return classInfo(node);
-    case 'dot':
-    case 'anyByte':
-      return ANY_CHAR_INFO;
-    case 'opaque':
-      return ANY_STRING_INFO;
-    case 'group':
-      return analyze(node.sub);
-    case 'concat': {
-      // Runs of literals with a single folded form are joined first: linear in their length.
-      let acc = EMPTY_INFO;
-      let run = '';
-      for (const item of node.items) {
-        if (item.type === 'literal') {
-          const single = singleFolded(item.cp, item.foldCase);
-          if (single !== null) {
-            run += single;
-            continue;
-          }
+/** Every node's Info (see the header). */
+const INFO: RegexFold<Info> = {
+  empty: () => EMPTY_INFO,
+  assert: () => EMPTY_INFO,
+  literal: (node) => literalInfo(node.cp, node.foldCase),
+  class: classInfo,
+  dot: () => ANY_CHAR_INFO,
+  anyByte: () => ANY_CHAR_INFO,
+  opaque: () => ANY_STRING_INFO,
+  concat(items, sub) {
+    // Runs of literals with a single folded form are joined first: linear in their length.
+    let acc = EMPTY_INFO;
+    let run = '';
+    for (const item of items) {
+      if (item.type === 'literal') {
+        const single = singleFolded(item.cp, item.foldCase);
+        if (single !== null) {
+          run += single;
+          continue;
         }
-        if (run !== '') {
-          acc = concat(acc, exactInfo(new Set([run])));
-          run = '';
-        }
-        acc = concat(acc, analyze(item));
-        if (isNone(acc)) return NONE_INFO;
       }
-      return run === '' ? acc : concat(acc, exactInfo(new Set([run])));
+      if (run !== '') {
+        acc = concat(acc, exactInfo(new Set([run])));
+        run = '';
+      }
+      acc = concat(acc, sub(item));
+      if (isNone(acc)) return NONE_INFO;
     }
-    case 'alternate':
-      return alternate(node.items.map(analyze));
-    case 'repeat':
-      return repeat(analyze(node.sub), node.min, node.max);
-  }
-}
+    return run === '' ? acc : concat(acc, exactInfo(new Set([run])));
+  },
+  alternate: (items, sub) => alternate(items.map(sub)),
+  repeat: (node, sub) => repeat(sub(), node.min, node.max),
+};
 
 /** The query every match satisfies. */
 function infoQuery(info: Info): NgramQuery {
@@ -188,7 +178,7 @@ export function regexNgramQuery(pattern: string, options: { caseInsensitive: boo
 
 /** regexNgramQuery of a pattern parsed by parseForAnalysis (null: no filtering, always sound). */
 export function regexNgramQueryOf(ast: Re2Node | null): NgramQuery {
-  return ast ? infoQuery(analyze(ast)) : ALL;
+  return ast ? infoQuery(foldRegex(ast, INFO)) : ALL;
 }
 
 /**
@@ -202,7 +192,7 @@ export function literalNgramQuery(literal: string, options: { caseInsensitive: b
     const cps = Array.from(text, (ch) => ch.codePointAt(0)!);
     if (!cps.every((cp) => singleFolded(cp, true) !== null)) {
       const items: Re2Node[] = cps.map((cp) => ({ type: 'literal', cp, foldCase: true }));
-      return infoQuery(analyze({ type: 'concat', items }));
+      return infoQuery(foldRegex({ type: 'concat', items }, INFO));
     }
   }
   return stringQuery(bytesToBinary(foldString(text)));

@@ -10,8 +10,9 @@
 // code point: outside (?i), or under (?i) when its case-folding orbit (RE2's, case-fold.ts)
 // has no other member (digits, '_', '(').
 //
-// Per node, bottom up: `exact` is the single string the node matches (null: none or many),
-// `required` the strings each of its matches contains.
+// Per node, bottom up (one walk of the tree: regex-fold.ts): `exact` is the single string
+// the node matches (null: none or many), `required` the strings each of its matches
+// contains.
 // - concat: adjacent exact children form one run (foo(bar)baz requires "foobarbaz"); a
 //   non-exact child ends the run and adds its own required strings.
 // - repeat: with min >= 1 a match holds at least one match of the child (min copies of an
@@ -22,7 +23,7 @@
 
 import { caseFoldOrbit, isSurrogate } from './case-fold.ts';
 import { parseForAnalysis, type Re2Node } from './re2-syntax.ts';
-import { spend } from './analysis-budget.ts';
+import { foldRegex, type RegexFold, type Re2NodeOf } from './regex-fold.ts';
 
 interface Need {
   /** The one string the node matches, as code points; null when it may match several. */
@@ -49,7 +50,7 @@ function exactNeed(exact: number[]): Need {
 }
 
 /** The class's single member, when it has exactly one and no case variant. */
-function singleClassMember(node: Extract<Re2Node, { type: 'class' }>): number | null {
+function singleClassMember(node: Re2NodeOf<'class'>): number | null {
   if (node.negated || node.items.length === 0) return null;
   let cp: number | null = null;
   for (const item of node.items) {
@@ -60,7 +61,7 @@ function singleClassMember(node: Extract<Re2Node, { type: 'class' }>): number | 
   return cp !== null && singleCp(cp, node.foldCase) ? cp : null;
 }
 
-function concatNeed(items: Re2Node[]): Need {
+function concatNeed(items: readonly Re2Node[], sub: (item: Re2Node) => Need): Need {
   const required: number[][] = [];
   let run: number[] = [];
   let allExact = true;
@@ -69,7 +70,7 @@ function concatNeed(items: Re2Node[]): Need {
     run = [];
   };
   for (const item of items) {
-    const n = analyze(item);
+    const n = sub(item);
     if (n.exact !== null) {
       for (const c of n.exact) run.push(c);
       if (run.length > MAX_EXACT) {
@@ -155,32 +156,22 @@ function alternateNeed(branches: Need[]): Need {
   return { exact: null, required: candidates };
 }
 
-function analyze(node: Re2Node): Need {
-  spend();
-  switch (node.type) {
-    case 'empty':
-      return exactNeed([]);
-    case 'literal':
-      return singleCp(node.cp, node.foldCase) ? exactNeed([node.cp]) : NOTHING;
-    case 'class': {
-      const cp = singleClassMember(node);
-      return cp === null ? NOTHING : exactNeed([cp]);
-    }
-    case 'assert':
-    case 'dot':
-    case 'anyByte':
-    case 'opaque':
-      return NOTHING;
-    case 'group':
-      return analyze(node.sub);
-    case 'concat':
-      return concatNeed(node.items);
-    case 'alternate':
-      return alternateNeed(node.items.map(analyze));
-    case 'repeat':
-      return repeatNeed(analyze(node.sub), node.min, node.max);
-  }
-}
+/** Every node's Need (see the header). */
+const NEED: RegexFold<Need> = {
+  empty: () => exactNeed([]),
+  literal: (node) => (singleCp(node.cp, node.foldCase) ? exactNeed([node.cp]) : NOTHING),
+  class(node) {
+    const cp = singleClassMember(node);
+    return cp === null ? NOTHING : exactNeed([cp]);
+  },
+  assert: () => NOTHING,
+  dot: () => NOTHING,
+  anyByte: () => NOTHING,
+  opaque: () => NOTHING,
+  concat: concatNeed,
+  alternate: (items, sub) => alternateNeed(items.map(sub)),
+  repeat: (node, sub) => repeatNeed(sub(), node.min, node.max),
+};
 
 const utf8Bytes = (cps: number[]): number => Buffer.byteLength(String.fromCodePoint(...cps), 'utf8');
 
@@ -198,7 +189,7 @@ export function requiredLiteralOf(ast: Re2Node | null): string | null {
   if (!ast) return null;
   let best: number[] | null = null;
   let bestBytes = 0;
-  for (const whole of analyze(ast).required) {
+  for (const whole of foldRegex(ast, NEED).required) {
     // A prefix of a required string is required too; the cap bounds the spread below.
     const s = whole.length > MAX_EXACT ? whole.slice(0, MAX_EXACT) : whole;
     const bytes = utf8Bytes(s);

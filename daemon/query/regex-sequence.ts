@@ -13,17 +13,18 @@
 // lengths: they end a sequence. Empty-width assertions consume nothing and join the bytes
 // around them (`\bfoo\b` still requires "foo").
 //
-// Per node, bottom up: `exact` is the one sequence every match is (null: matches differ in
-// length or shape), `prefix` and `suffix` what every match starts and ends with, and
-// `required` sequences every match contains. Concatenation joins a child's suffix, the exact
-// children after it and the next child's prefix into one run; a repetition with min >= 1
-// requires min copies of an exact child; an alternation's branches give, position by
-// position, the union of their classes (over the shortest branch, from either end), which
-// is exact when they differ in one position at most (`(a|b)c`, not `ab|cd`).
+// Per node, bottom up (one walk of the tree: regex-fold.ts): `exact` is the one sequence
+// every match is (null: matches differ in length or shape), `prefix` and `suffix` what
+// every match starts and ends with, and `required` sequences every match contains.
+// Concatenation joins a child's suffix, the exact children after it and the next child's
+// prefix into one run; a repetition with min >= 1 requires min copies of an exact child;
+// an alternation's branches give, position by position, the union of their classes (over
+// the shortest branch, from either end), which is exact when they differ in one position
+// at most (`(a|b)c`, not `ab|cd`).
 
 import { caseFoldOrbit } from './case-fold.ts';
 import type { ClassItem, Re2Node } from './re2-syntax.ts';
-import { spend } from './analysis-budget.ts';
+import { foldRegex, type RegexFold, type Re2NodeOf } from './regex-fold.ts';
 
 /** A set of ASCII bytes: bit b set when byte b is in it. */
 type ByteClass = bigint;
@@ -88,7 +89,7 @@ function itemClass(item: ClassItem): ByteClass | null {
   return c;
 }
 
-function classNeed(node: Extract<Re2Node, { type: 'class' }>): Need {
+function classNeed(node: Re2NodeOf<'class'>): Need {
   if (node.negated) return NOTHING;
   let c = 0n;
   for (const item of node.items) {
@@ -107,7 +108,7 @@ function literalNeed(cp: number, foldCase: boolean): Need {
   return f === null ? NOTHING : exactNeed([f]);
 }
 
-function concatNeed(items: Re2Node[]): Need {
+function concatNeed(items: readonly Re2Node[], sub: (item: Re2Node) => Need): Need {
   const required: Seq[] = [];
   let run: Seq = [];
   let prefix: Seq | null = null; // set once a child is not exact
@@ -116,7 +117,7 @@ function concatNeed(items: Re2Node[]): Need {
     if (run.length > 0) required.push(run);
   };
   for (const item of items) {
-    const n = analyze(item);
+    const n = sub(item);
     if (n.exact !== null) {
       plain &&= n.plain;
       run = run.concat(n.exact);
@@ -180,31 +181,19 @@ function alternateNeed(branches: Need[]): Need {
   return { exact: null, plain: false, prefix, suffix, required: [prefix, suffix].filter((s) => s.length > 0) };
 }
 
-function analyze(node: Re2Node): Need {
-  spend();
-  switch (node.type) {
-    case 'empty':
-      return exactNeed([]);
-    case 'assert':
-      return exactNeed([], false);
-    case 'literal':
-      return literalNeed(node.cp, node.foldCase);
-    case 'class':
-      return classNeed(node);
-    case 'dot':
-    case 'anyByte':
-    case 'opaque':
-      return NOTHING;
-    case 'group':
-      return analyze(node.sub);
-    case 'concat':
-      return concatNeed(node.items);
-    case 'alternate':
-      return alternateNeed(node.items.map(analyze));
-    case 'repeat':
-      return repeatNeed(analyze(node.sub), node.min, node.max);
-  }
-}
+/** Every node's Need (see the header). */
+const NEED: RegexFold<Need> = {
+  empty: () => exactNeed([]),
+  assert: () => exactNeed([], false),
+  literal: (node) => literalNeed(node.cp, node.foldCase),
+  class: classNeed,
+  dot: () => NOTHING,
+  anyByte: () => NOTHING,
+  opaque: () => NOTHING,
+  concat: concatNeed,
+  alternate: (items, sub) => alternateNeed(items.map(sub)),
+  repeat: (node, sub) => repeatNeed(sub(), node.min, node.max),
+};
 
 function popcount(c: ByteClass): number {
   let n = 0;
@@ -248,7 +237,7 @@ const toWords = (seq: Seq): number[] => seq.flatMap((c) => [0, 1, 2, 3].map((w) 
  */
 export function requiredSequenceOf(ast: Re2Node | null, lineLocal: boolean): RequiredSequence | null {
   if (!ast) return null;
-  const need = analyze(ast);
+  const need = foldRegex(ast, NEED);
   const strip = (seq: Seq): Seq => (lineLocal ? seq.map((c) => c & ~NL & ALL_ASCII) : seq);
   // A pattern that is one sequence of classes (`\d{10}`): the scan is the whole match.
   if (need.exact !== null && need.plain && need.exact.length >= 1 && need.exact.length <= MAX_SEQUENCE) return { classes: toWords(strip(need.exact)), whole: true };

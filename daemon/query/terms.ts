@@ -1,6 +1,6 @@
 // The vocabulary of a compiled query that the search workers need: terms, plan nodes,
 // the RE2 flags of matching. Kept apart from the planner (plan.ts) so that a worker does
-// not load the parser and its language tables (measured: ~0.6 s per thread under tsx).
+// not load the parser and its language tables (a noticeable wait per thread under tsx).
 
 import type { NgramQuery } from './ngram-query.ts';
 import type { RequiredSequence } from './regex-sequence.ts';

@@ -9,7 +9,7 @@
 import { ShardError } from '../index/shard-reader.ts';
 import type { Cut } from './protocol.ts';
 import { compareRanked } from './rank.ts';
-import type { ShapedFile } from './shape-file.ts';
+import type { ShapedFile } from './file-json.ts';
 import type { Reshape, Sink } from './sink.ts';
 import type { RepositoryInfo } from './types.ts';
 
@@ -18,14 +18,14 @@ import type { RepositoryInfo } from './types.ts';
  * many times `matches` (the best `matches` are chosen among those: with many repositories,
  * the first ones in shard order that hold them; each shard's own best files come first),
  * or once the shards taken have read RANK_READ_KIB of content: reading on for a rare regex
- * match costs more than the ranking gains. Measured on Linux 6.1 (idle, 10 shards): with
- * ten times `matches` alone `\d{10}` took 31 → 348 ms and `[A-Z]{6}_[0-9]{2}` 5.2 → 61 ms
- * (47 MB read); with 32 MiB read as the bound still 253 and 61 ms. At 8 MiB a common
- * literal (`mutex_lock`: 8.8 MB over all ten shards, `kfree_skb` 11.7 MB) is still ranked
- * over most of the index. Three times rather than ten: the judged queries
- * (bench/queries/linux-judged.json) find 29 of 30 in the top 3 at a depth of 1, 2, 3 and
- * 10 alike, while a common literal collects and orders far fewer files (GFP_KERNEL, 100
- * matches: 3.79 → 2.23 ms in process, EXPORT_SYMBOL_GPL 2.96 → 1.87 ms).
+ * match costs more than the ranking gains: bounded by the depth alone, a rare class
+ * sequence (`\d{10}`, `[A-Z]{6}_[0-9]{2}`) read most of a large index for its few
+ * matches and took about ten times as long, and a bound several times this one barely
+ * helped. A common literal reads about this much over all of a kernel-sized index, so it
+ * is still ranked over most of it. Three times rather than ten: the judged queries
+ * (bench/queries/linux-judged.json) put their wanted files in the top 3 as often at a
+ * depth of 1, 2, 3 or 10, while a common literal collects and orders far fewer files,
+ * which makes its blocking search markedly faster.
  */
 const RANK_DEPTH = 3;
 const RANK_READ_KIB = 8 * 1024;
@@ -108,7 +108,7 @@ export class CollectSink implements Sink {
    * the ranges each gets (a file shaped with a budget gets min(total, budget) of them), the
    * budget of every later file is known before any answers. In a cluster each was a round
    * trip to the node that holds the file's shard (cluster/fan-out.ts; now only where its JSON
-   * cannot be cut where it is: cut-file.ts), and a common word's
+   * cannot be cut where it is: file-json-cut.ts), and a common word's
    * answer needed up to five in a row. Settled before end() reads them (a failure is then
    * end()'s to handle, in order, as if asked then).
    */

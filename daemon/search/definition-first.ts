@@ -2,9 +2,10 @@
 // one of the query's positive literals are examined before the other candidates (which keep
 // their static-rank order). A shard stops at `matches` ranges, so without this the file a
 // user searching for a name most often wants (its definition, ranked first by rank.ts) was
-// found only if it came early in the static order: on Linux with `matches` 100 the
-// hand-judged definitions were in the top 3 for 13 of 30 queries (17 with this order; 29
-// with the shards past the search's cut searched for their definitions too, searcher.ts).
+// found only if it came early in the static order, and on a large index most of the
+// hand-judged definitions missed the top results. This order finds more of them; searching
+// the shards past the search's cut for their definitions too (searcher.ts) finds nearly
+// all.
 //
 // Only the order changes: the same documents are candidates, each is decided as before.
 // The indexed search finds the names in the symbol index; the brute-force oracle decodes
@@ -50,7 +51,8 @@ const confinedOf = new WeakMap<Plan, boolean>();
  * of the plan is an ASCII literal and it has no sym: term. A match of such a literal
  * spells it up to case, and foldKey folds exactly what the matcher folds to ASCII (ASCII
  * letters, U+212A and U+017F), so a definition named as a match is named like the
- * literal. (A stream of Linux's GFP_KERNEL looked up ~7,000 files' symbols for it.)
+ * literal. (Otherwise a stream of a common identifier looks up the symbols of every
+ * file it matches, thousands of them, for it.)
  */
 export function definitionsConfined(plan: Plan): boolean {
   const known = confinedOf.get(plan);

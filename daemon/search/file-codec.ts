@@ -1,8 +1,8 @@
 // A worker's message (protocol.ts FromWorker.body) in one flat buffer: its value packed
 // with msgpack, then its files laid out by hand. A search's files are most of what its
-// workers send, and msgpack spent ~7 µs a file on their numbers and strings (Linux 6.1,
-// `EXPORT_SYMBOL_GPL` over HTTP: ~0.5 ms of each worker's ~2 ms per request, and ~0.2 ms of
-// the main thread's unpacking). Here a file is a fixed record of numbers, its JSON bytes and
+// workers send, and msgpack's work on their numbers and strings was a large share of a
+// common word's request, in the workers and in the main thread's unpacking. Here a file
+// is a fixed record of numbers, its JSON bytes and
 // its hit's arrays, copied in bulk; the main thread reads them back with each file's JSON a
 // view of the transferred buffer (not copied).
 //
@@ -25,11 +25,11 @@
 // Buffers go round: a stream's main thread gives a message's buffer back to the worker
 // that sent it once every file of it is written (releaseFile; protocol.ts `recycle`), and
 // the worker packs its next messages into it. A new buffer per message was external
-// memory the main thread's heap counted: GFP_KERNEL's 16.6 MB stream took it a full
-// collection every stream or two (~10-17 ms each, 2026-11-25).
+// memory the main thread's heap counted: a common word's stream of megabytes took it a
+// full collection, a long pause, every stream or two.
 
 import { packr } from './protocol.ts';
-import type { ShapedFile } from './shape-file.ts';
+import type { ShapedFile } from './file-json.ts';
 import type { ShardHit } from './shard-search.ts';
 
 const FIXED_BYTES = 2 * 8 + 16 * 4;
@@ -38,8 +38,8 @@ const pad8 = (n: number): number => (n + 7) & ~7;
 /**
  * A message of a worker in one buffer of its own (transferable): `value` packed with
  * msgpack (protocol.ts packr), then the files of `groups`. One buffer, not two: a second
- * transferred buffer per message cost ~10 % of the CPU of a rare literal's request under
- * 16 connections. `roomy`: a stream's message (its buffer comes back: messageBuffer).
+ * transferred buffer per message cost a rare literal's requests a noticeable share of
+ * their CPU under load. `roomy`: a stream's message (its buffer comes back: messageBuffer).
  * `room` (a multiple of 8): bytes left before the message for the caller's head (a link
  * frame's: cluster/link-frames.ts), so that the message is not copied once more behind it.
  */
@@ -111,7 +111,7 @@ const spares: ArrayBuffer[] = [];
 /** At most this many kept, each at most SPARE_MAX_BYTES: a worker holds ≤ 4 MB of them. */
 const SPARES_MAX = 4;
 const SPARE_MAX_BYTES = 1 << 20;
-/** A new message buffer holds at least this much, so that the next messages fit in it (a stream's are ~110 KB). */
+/** A new message buffer holds at least this much, so that a stream's next messages (each smaller) fit in it. */
 const MESSAGE_MIN_BYTES = 256 << 10;
 
 /**
@@ -131,7 +131,8 @@ export function dropSpares(): void {
 /**
  * `size` bytes, not zeroed, in a buffer given back or a new one: `roomy` (a stream's
  * message, whose buffer comes back) of at least MESSAGE_MIN_BYTES, else of `size` (a
- * blocking search's message is a few KB: 256 KB each under load was GC work).
+ * blocking search's message is a few KB: a roomy buffer for each under load was work for
+ * the collector).
  */
 function messageBuffer(size: number, roomy: boolean): Buffer<ArrayBuffer> {
   for (let i = 0; i < spares.length; i++) {
@@ -171,8 +172,8 @@ function packFiles(groups: ShapedFile[][], head: Uint8Array, roomy: boolean, roo
   const encoded = order.map((s) => Buffer.from(s, 'utf8'));
   size += pad8(4 * order.length);
   for (const e of encoded) size += pad8(e.length);
-  // Not zeroed (every byte read back is written; padding is never read): zeroing half a
-  // megabyte per message was ~1 % of a stream's work.
+  // Not zeroed (every byte read back is written; padding is never read): zeroing a roomy
+  // buffer per message was a noticeable share of a stream's work.
   const whole = messageBuffer(base + size, roomy);
   new Uint32Array(whole.buffer, room, 1)[0] = head.length;
   whole.set(head, room + 8);
@@ -286,8 +287,8 @@ function recordEnd(u32: Uint32Array, at: number): number {
 /**
  * A file of a message: its numbers and JSON read at once, its path and hit when first asked
  * for. A stream's searcher writes most files without either (a path breaks ties of equal
- * scores only; a hit's lists serve a file shaped again), and decoding every file's cost
- * the main thread ~1.5 % of a stream's CPU.
+ * scores only; a hit's lists serve a file shaped again), and decoding every file's was a
+ * noticeable share of the main thread's CPU in a stream.
  */
 class PackedFile implements ShapedFile {
   json: Uint8Array;
@@ -354,7 +355,7 @@ class PackedFile implements ShapedFile {
       return out;
     };
     const hitScore = new Float64Array(this.m.bytes.buffer, this.m.bytes.byteOffset + this.at, 2)[1]!;
-    // The keys in the order shard-search.ts and shape-file.ts create them (one shape).
+    // The keys in the order shard-search.ts and file-json.ts create them (one shape).
     const hit: ShardHit = { doc: u32[w + 4]!, member: u32[w + 14]!, ranges: array(u32[w + 9]!), nameRanges: array(u32[w + 10]!), branches: array(u32[w + 11]!).map((i) => strings[i]!), termFreqs: array(u32[w + 12]!), score: hitScore, definition: u32[w + 5] === 1 };
     const lines = u32[w + 13]!;
     if (lines > 0) hit.lines = array(lines - 1);

@@ -2,14 +2,13 @@
 // document's bytes and symbols at hand), so that the searcher can pick the best hits of
 // every shard before it shapes any of them (rank.ts has the formula).
 //
-// Measured on Linux 6.1 (`mutex_lock`, 231 hits over 10 shards): finding a definition
-// among the matches by counting lines and decoding the symbols around them cost ~32 µs a
-// hit, more than the search itself; by the names' byte offsets (shard format 4) it is a
-// scan of the document's symbol records.
+// Finding a definition among the matches by counting lines and decoding the symbols
+// around them cost more per hit than the search itself; by the names' byte offsets (shard
+// format 4) it is a scan of the document's symbol records.
 
 import type { Shard } from '../index/shard-reader.ts';
 import { pathSignals, score, termWeights, type TermStat } from './rank.ts';
-import { locateRanges } from './shape.ts';
+import { locateRanges } from './range-locations.ts';
 
 /** What the score reads of a hit (shard-search.ts ShardHit). */
 interface ScoredHit {
@@ -55,8 +54,9 @@ export function scoreHits(shard: Shard, hits: ScoredHit[], termDocs: number[], c
 
 /**
  * Each document's path signals (rank.ts pathSignals; NaN until first needed), per shard
- * for as long as the shard is open: a stream of Linux's GFP_KERNEL ran four regular
- * expressions on every file's path, ~4 % of its workers' time. 8 bytes a document.
+ * for as long as the shard is open: a stream of a common identifier otherwise runs four
+ * regular expressions on every matching file's path, a noticeable share of its workers'
+ * time. 8 bytes a document.
  */
 const pathScoresOf = new WeakMap<Shard, Float64Array>();
 

@@ -1,8 +1,8 @@
 // JSON written straight into bytes: what a search worker shapes its files with
 // (file-json.ts). A document's lines go from its (UTF-8) bytes to JSON string bytes without
-// becoming a JS string, and nothing else is allocated per value: shaping a stream's 40,000
-// matches through objects and JSON.stringify cost more than finding them (measured on
-// Linux 6.1, GFP_KERNEL: ~20 µs a file, most of it strings and objects for the collector).
+// becoming a JS string, and nothing else is allocated per value: shaping a common word's
+// stream of tens of thousands of matches through objects and JSON.stringify cost more than
+// finding them, most of it in strings and objects for the collector.
 //
 // The bytes are exactly those of Buffer.from(JSON.stringify(value)) for the same value: a
 // JSON string escapes `"`, `\` and the control characters below U+0020 (\b \t \n \f \r by

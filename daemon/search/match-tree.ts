@@ -6,7 +6,7 @@
 // cost within each AND, cheapest first (language < file name < symbols < literal content
 // < regex content; a negated term just before its positive kind: it needs one match, not
 // all of them), so that a document is rejected by the cheapest test that can reject it.
-// The candidates come from the positive terms whatever this order (shard-search.ts).
+// The candidates come from the positive terms whatever this order (candidates.ts).
 
 import RE2 from 're2';
 import type { ShardFacts } from '../index/shard-reader.ts';
@@ -27,8 +27,8 @@ const FALSE: Tree = { op: 'const', value: false };
 /**
  * The plan as it applies to the versions of this shard's documents on `branch`: a
  * document matches on a branch when it is on that branch and the tree, with `branch:`
- * filters decided for that branch, matches it (shard-search.ts groups branches that get
- * the same tree).
+ * filters decided for that branch, matches it (branch-classes.ts groups branches that
+ * get the same tree).
  */
 export function specialize(node: PlanNode, facts: ShardFacts, branch: string): Tree {
   return simplify(bind(node, facts, branch));
@@ -86,7 +86,7 @@ export type RepoAtom = Extract<PlanNode, { op: 'repo' | 'branch' | 'archived' | 
 
 /**
  * The repository and ref filters of a plan, each once, in the order first met: what
- * decides which of a shard's repositories and branches share a tree (shard-search.ts).
+ * decides which of a shard's repositories and branches share a tree (branch-classes.ts).
  */
 export function repoAtoms(root: PlanNode): RepoAtom[] {
   const out: RepoAtom[] = [];

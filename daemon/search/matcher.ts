@@ -36,8 +36,8 @@ const REQUIRED_SCAN_MAX = 64;
 /**
  * Lines holding a line-local regex's literal that start at most this many bytes after the
  * last window's end join it (whole lines in between: still only whole lines are searched).
- * Measured on Linux: `static (int|void) [a-z0-9_]+_probe\(` requires "static ", found in
- * most lines of some files, and a window per line cost more than RE2 over the document.
+ * `static (int|void) [a-z0-9_]+_probe\(` requires "static ", which some C files hold on
+ * most of their lines: a window per line cost more than RE2 over the whole document.
  */
 const WINDOW_GAP = 2048;
 /** Required literals shorter than this are checked with Buffer.indexOf (see Matcher.find). */
@@ -53,7 +53,7 @@ function foldsToAscii(buf: Buffer): boolean {
     // Two native scans for rare lead bytes (memchr speed) beat one pass in the core. A
     // short one (a path: a content term is looked for in every candidate's path too) is
     // looked at by hand for their lead bytes first: two calls into the runtime per
-    // document cost ~1 % of a stream.
+    // document were a noticeable share of a stream's work.
     let lead = buf.length > SHORT_SCAN;
     for (let i = 0; i < buf.length && !lead; i++) lead = buf[i] === KELVIN[0] || buf[i] === LONG_S[0];
     foldedAnswer = lead && (buf.indexOf(KELVIN) !== -1 || buf.indexOf(LONG_S) !== -1);
@@ -208,9 +208,9 @@ export class Matcher {
         if (buf.lastIndexOf(NL, at[i]!) - to > WINDOW_GAP) break;
         to = lineEnd(buf, at[i]! + step);
       }
-      findRegexIn(this.regex!, buf, from, to, max - out.length / 2, out);
+      findRegexIn(this.regex!, buf.subarray(from, to), from, max - out.length / 2, out);
     }
-    if (capped && out.length < 2 * max && to + 1 < buf.length) findRegexIn(this.regex!, buf, to + 1, buf.length, max - out.length / 2, out);
+    if (capped && out.length < 2 * max && to + 1 < buf.length) findRegexIn(this.regex!, buf.subarray(to + 1), to + 1, max - out.length / 2, out);
     return out;
   }
 }
@@ -235,9 +235,9 @@ export function findRegex(re: RE2, buf: Buffer, max: number): number[] {
   return out;
 }
 
-/** findRegex over buf[from, to), appending absolute offsets to out. */
-function findRegexIn(re: RE2, buf: Buffer, from: number, to: number, max: number, out: number[]): void {
-  const found = findRegex(re, buf.subarray(from, to), max);
+/** findRegex over `window`, a part of a buffer that starts at offset `from` of it, appending the buffer's offsets to out. */
+function findRegexIn(re: RE2, window: Buffer, from: number, max: number, out: number[]): void {
+  const found = findRegex(re, window, max);
   for (const o of found) out.push(o + from);
 }
 

@@ -14,7 +14,7 @@ import { CollectSink } from './collect-sink.ts';
 import { positiveLiterals } from './definition-first.ts';
 import type { PoolRun } from './pool.ts';
 import { loadedKiB, NO_SPECULATION, pastCut, type PartialReply, type SearchTask, type ShardReply } from './protocol.ts';
-import type { ShapedFile, ShapeOptions } from './shape-file.ts';
+import type { ShapedFile, ShapeOptions } from './file-json.ts';
 import type { Reshape, Sink } from './sink.ts';
 import { StreamSink } from './stream-sink.ts';
 import { planSearch } from './plan-cache.ts';

@@ -1,8 +1,8 @@
 // The query planner: turns a search's query into its plan off the main thread. Planning
 // parses the query, compiles its regular expressions with RE2 and analyses them for
 // prefilters; its cost is bounded (regex-cost.ts, the parser's term limits, the analyses'
-// time budget: query/analysis-budget.ts) but can reach tens of milliseconds for a
-// pathological 16 KB query, and the main thread serves every other request meanwhile. So
+// time budget: query/analysis-budget.ts) but stays long for a pathological query of
+// many kilobytes, and the main thread serves every other request meanwhile. So
 // each plan is made on one of a few planner threads (plan-thread.ts), while the main thread
 // only looks the query up in the plan cache (plan-cache.ts) and waits.
 //

@@ -63,10 +63,47 @@ export interface PoolRun {
   need?(shard: number, ranges: number, readKiB: number): void;
 }
 
-class Run implements PoolRun {
+/** What a search started on the pool is made of (SearchPool.start). */
+interface StartedSearchParts {
+  id: number;
+  /** Its shards. */
+  size: number;
+  controlBuffer: SharedArrayBuffer;
+  cancel: SharedArrayBuffer;
+  /** The packed SearchTask, kept for a worker that replaces one that died. */
+  body: Uint8Array;
+  /**
+   * A stream's (task.batch false): posted to all workers, not only to those with the
+   * least to do (SearchPool.start).
+   */
+  stream: boolean;
+  /**
+   * Its messages' buffers go back to the workers once every file of them is released
+   * (file-codec.ts): a stream's, whose sink releases each file it has written, and a
+   * cluster node's part, which releases them once copied into its link's frames. A
+   * blocking search here keeps its files to the end: their buffers are left to the collector.
+   */
+  recycles: boolean;
+  /** Who asked (SearchTask.caller). */
+  caller: string;
+}
+
+/**
+ * A search started on the pool, as the pool keeps it: its shards' replies to resolve, its
+ * control block and cancel flag, and the workers it was posted to.
+ */
+class StartedSearch implements PoolRun {
   readonly replies: Array<Promise<ShardReply>>;
   onPartial?: (shard: number, reply: PartialReply) => void;
   onMessage?: (shards: readonly number[], message: Uint8Array) => void;
+  readonly id: number;
+  readonly size: number;
+  readonly controlBuffer: SharedArrayBuffer;
+  readonly cancel: SharedArrayBuffer;
+  readonly body: Uint8Array;
+  readonly stream: boolean;
+  readonly recycles: boolean;
+  readonly caller: string;
   private readonly resolvers: Array<((r: ShardReply) => void) | undefined>;
   private readonly control: Int32Array;
   private readonly flag: Int32Array;
@@ -74,34 +111,20 @@ class Run implements PoolRun {
   /** The workers it was posted to. */
   readonly posted = new Set<Slot>();
 
-  constructor(
-    readonly id: number,
-    readonly size: number,
-    readonly controlBuffer: SharedArrayBuffer,
-    readonly cancel: SharedArrayBuffer,
-    /** The packed SearchTask, kept for a worker that replaces one that died. */
-    readonly body: Uint8Array,
-    private readonly pool: SearchPool,
-    /**
-     * A stream's (task.batch false): posted to all workers, not only to those with the
-     * least to do (SearchPool.start).
-     */
-    readonly stream: boolean,
-    /**
-     * Its messages' buffers go back to the workers once every file of them is released
-     * (file-codec.ts): a stream's, whose sink releases each file it has written, and a
-     * cluster node's part, which releases them once copied into its link's frames. A
-     * blocking search here keeps its files to the end: their buffers are left to the collector.
-     */
-    readonly recycles: boolean,
-    /** Who asked (SearchTask.caller). */
-    readonly caller: string,
-  ) {
-    this.control = new Int32Array(controlBuffer);
-    this.flag = new Int32Array(cancel);
-    this.resolvers = new Array(size);
-    this.replies = Array.from({ length: size }, (_, i) => new Promise<ShardReply>((resolve) => (this.resolvers[i] = resolve)));
-    this.open = size;
+  constructor(parts: StartedSearchParts, private readonly pool: SearchPool) {
+    this.id = parts.id;
+    this.size = parts.size;
+    this.controlBuffer = parts.controlBuffer;
+    this.cancel = parts.cancel;
+    this.body = parts.body;
+    this.stream = parts.stream;
+    this.recycles = parts.recycles;
+    this.caller = parts.caller;
+    this.control = new Int32Array(this.controlBuffer);
+    this.flag = new Int32Array(this.cancel);
+    this.resolvers = new Array(this.size);
+    this.replies = Array.from({ length: this.size }, (_, i) => new Promise<ShardReply>((resolve) => (this.resolvers[i] = resolve)));
+    this.open = this.size;
   }
 
   get done(): boolean {
@@ -171,7 +194,7 @@ class Run implements PoolRun {
 export class SearchPool {
   readonly size: number;
   private readonly slots: Slot[] = [];
-  private readonly runs = new Map<number, Run>();
+  private readonly runs = new Map<number, StartedSearch>();
   /** The bitmaps shared so far (shareVerified), for workers started later. */
   private readonly verified = new Map<string, SharedArrayBuffer>();
   /** The catalogs the workers hold (catalog()), packed, for workers started later. */
@@ -207,13 +230,13 @@ export class SearchPool {
    * the run's stop() to also skip the shards not started). `grant`: shards the workers may
    * claim before grant() is called again (default: all of them). `releasesFiles`: the
    * caller releases every file of the replies once it has copied it (file-codec.ts
-   * releaseFile), so their messages' buffers go back to the workers (Run.recycles).
+   * releaseFile), so their messages' buffers go back to the workers (StartedSearch.recycles).
    */
   start(task: SearchTask, cancel: SharedArrayBuffer, grant = task.shards.length, releasesFiles = false): PoolRun {
     const n = task.shards.length;
     const control = new SharedArrayBuffer(4 * (CONTROL_CLAIMS + n));
     const body = n > 0 && !this.closed ? pack(task) : new Uint8Array(0);
-    const run = new Run(this.nextRun++, n, control, cancel, body, this, !task.batch, !task.batch || releasesFiles, task.caller);
+    const run = new StartedSearch({ id: this.nextRun++, size: n, controlBuffer: control, cancel, body, stream: !task.batch, recycles: !task.batch || releasesFiles, caller: task.caller }, this);
     if (this.closed) {
       for (let i = 0; i < n; i++) run.resolve(i, { status: 'failed', error: 'search pool is closed', queuedNs: 0 });
       return run;
@@ -238,11 +261,11 @@ export class SearchPool {
    * callers, search-worker.ts, so the search gets a share of every such worker rather than
    * waiting for one), else to the one with the fewest searches. Under load each search costs
    * one message each way and one worker's start-up, not one per worker: the searches in
-   * flight keep every worker busy anyway (measured on Linux 6.1, 16 connections of a rare
-   * literal). A worker that runs out of searches joins those with shards left (finished()).
+   * flight keep every worker busy anyway (as many clients of a rare literal at once
+   * showed). A worker that runs out of searches joins those with shards left (finished()).
    * A stream goes to every worker: its throughput is the point, and it paces itself.
    */
-  private targets(run: Run): Slot[] {
+  private targets(run: StartedSearch): Slot[] {
     if (run.stream) return this.slots;
     const idle = this.slots.filter((s) => s.runs === 0);
     if (idle.length > 0) return idle;
@@ -254,7 +277,7 @@ export class SearchPool {
   }
 
   /** Posts a search to a worker (it claims shards from it until none is left to claim). */
-  private join(slot: Slot, run: Run): void {
+  private join(slot: Slot, run: StartedSearch): void {
     this.alert(slot, run);
     run.posted.add(slot);
     slot.runs++;
@@ -328,8 +351,8 @@ export class SearchPool {
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 
-  /** @internal (Run) every shard of the run is answered: a worker left with nothing to do joins the searches with shards to claim. */
-  finished(run: Run): void {
+  /** @internal (StartedSearch) every shard of the run is answered: a worker left with nothing to do joins the searches with shards to claim. */
+  finished(run: StartedSearch): void {
     if (this.runs.delete(run.id)) Atomics.sub(this.active, ACTIVE_SEARCHES, 1);
     for (const s of run.posted) s.runs--;
     run.posted.clear();
@@ -339,8 +362,8 @@ export class SearchPool {
     }
   }
 
-  /** @internal (Run) wakes the workers of a run for its new grant or its stop. */
-  resume(run: Run): void {
+  /** @internal (StartedSearch) wakes the workers of a run for its new grant or its stop. */
+  resume(run: StartedSearch): void {
     if (!this.runs.has(run.id)) return;
     for (const s of run.posted) {
       this.alert(s, run);
@@ -353,7 +376,7 @@ export class SearchPool {
    * a search of another caller: a worker takes one caller's searches in order anyway, and
    * a worker asked to yield reads the clock before every document.
    */
-  private alert(slot: Slot, run: Run): void {
+  private alert(slot: Slot, run: StartedSearch): void {
     for (const other of this.runs.values()) {
       if (other.caller !== run.caller && other.posted.has(slot)) {
         Atomics.add(slot.attention, 0, 1);
@@ -375,7 +398,7 @@ export class SearchPool {
     const slot: Slot = { worker, id, runs: 0, attention: new Int32Array(attention) };
     slot.worker.unref();
     // A message's buffer goes back to its worker once every file of it is released (a
-    // stream's sink, a cluster part's frames: Run.recycles), or at once when it has none.
+    // stream's sink, a cluster part's frames: StartedSearch.recycles), or at once when it has none.
     const giveBack = (buffer: ArrayBuffer): void => {
       // Handing a buffer back is a message to the worker: worth it for a big one (a
       // stream's are ≥ 256 KB), not for the few KB of most blocking replies.

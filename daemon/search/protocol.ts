@@ -2,12 +2,12 @@
 //
 // A search is posted once to every worker, not once per shard: its shards are a list the
 // workers claim from, one at a time, through a small shared control block, so a worker
-// goes from one shard to the next without a round trip through the main thread (measured
-// on the Linux tree: ten shard tasks each sent and answered cost ~1.5 ms of a rare
-// literal's 3 ms; the shards' own work was 0.8 ms). A stream's shards are posted back as
+// goes from one shard to the next without a round trip through the main thread (a task
+// sent and answered per shard cost a rare literal's search more than the shards' own
+// work did). A stream's shards are posted back as
 // each is done, so results flow while the rest run; a blocking search's come back in one
 // message per worker (SearchTask.batch). A reply holds the shard's files, scored and
-// shaped into their wire form by the worker (shape-file.ts).
+// shaped into their wire form by the worker (file-json.ts).
 //
 // The control block (an Int32Array over a SharedArrayBuffer, CONTROL_* below):
 //   [NEXT]     the next shard to claim; a worker claims shard i by moving NEXT from i to
@@ -34,16 +34,16 @@
 // caller's search learns, before its next document or term, that another caller's may be
 // waiting for it (search-worker.ts shares its time between callers).
 //
-// Bodies are msgpackr-encoded with records enabled (measured 3x faster to decode than JSON
-// here), the records of the objects every search sends (RECORDS) declared up front on both
-// sides: a message then names them instead of defining them again, and the reader of each
-// is built once per thread, not once per message (a blocking search's ten shard replies:
-// decoding 56 -> 9 µs, measured on Linux 6.1). An object of another shape still travels,
+// Bodies are msgpackr-encoded with records enabled (several times faster to decode than
+// JSON here), the records of the objects every search sends (RECORDS) declared up front on
+// both sides: a message then names them instead of defining them again, and the reader of
+// each is built once per thread, not once per message (which made decoding a blocking
+// search's shard replies several times faster). An object of another shape still travels,
 // defined in its message.
 
 import { Packr } from 'msgpackr';
 import type { ManifestRepo } from '../index/manifest.ts';
-import type { ListedRepo, ShapedFile, ShapeOptions } from './shape-file.ts';
+import type { ListedRepo, ShapedFile, ShapeOptions } from './file-json.ts';
 import type { ShardSearchResult } from './shard-search.ts';
 import { emptyCounters, type RepositoryInfo } from './types.ts';
 
@@ -127,7 +127,7 @@ export interface SearchTask {
    * definitions of the whole index, whichever shard holds them.
    */
   definitionsPastCut: boolean;
-  /** How the hits are shaped into file results (shape-file.ts), in the worker that found them. */
+  /** How the hits are shaped into file results (file-json.ts), in the worker that found them. */
   shape: ShapeOptions;
   /**
    * Post a worker's replies together when it has claimed all it can (a blocking search,
@@ -242,7 +242,7 @@ export function shardKey(shardPath: string, membership?: string, symbols?: strin
 
 /**
  * The key lists, in creation order, of the objects every search exchanges (searcher.ts,
- * search-worker.ts, shard-search.ts, shape-file.ts build them so): the same list on both
+ * search-worker.ts, shard-search.ts, file-json.ts build them so): the same list on both
  * sides of every message. A test checks a real reply's objects against it.
  */
 export const RECORDS: readonly string[][] = [
@@ -267,8 +267,9 @@ export const packr = new Packr({ useRecords: true, structures: RECORDS.map((k) =
 /**
  * `value` packed into a buffer of its own. packr.pack returns a view into the packer's
  * larger working buffer, and postMessage clones a typed array's whole underlying buffer:
- * posting such a view copied ~190 µs worth of unrelated bytes per message (measured on a
- * search's task). A buffer of its own is also transferable (the replies move, not copy).
+ * posting such a view copied the packer's unrelated bytes with every message, more work
+ * than the message itself. A buffer of its own is also transferable (the replies move,
+ * not copy).
  */
 export function pack(value: unknown): Uint8Array<ArrayBuffer> {
   return new Uint8Array(packr.pack(value));

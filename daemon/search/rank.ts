@@ -9,11 +9,11 @@
 //          idf(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5)),  k1 = 1.2, b = 0.75
 //     tf: the term's matches in the file; N: documents in the shard; df: documents of the
 //     shard that may hold the term (its rarest trigram's posting list, an upper bound);
-//     length: the file's bytes, avgLength: a fixed 10,000 bytes (a source file's typical
-//     size: Linux's mean is 13 KB, trawl's 12 KB), not the shard's mean, so that files of
-//     different shards and repositories are measured alike. The text score saturates
-//     below 500 × (k1 + 1) = 1100: more matches help less and less, and a long file needs
-//     more of them. The idf only weighs a query's terms against each other: the statistics
+//     length: the file's bytes, avgLength: a fixed 10,000 bytes (about a source file's
+//     typical size, in C and TypeScript trees alike), not the shard's mean, so that
+//     files of different shards and repositories are measured alike. The text score
+//     saturates below 500 × (k1 + 1) = 1100: more matches help less and less, and a long
+//     file needs more of them. The idf only weighs a query's terms against each other: the statistics
 //     are per shard, and a term that is rare in one shard (a common kernel function in a
 //     shard of user-space tools) must not lift that shard's files above the others.
 //

@@ -1,4 +1,4 @@
-// Validation of the search request body (API-DETAILS.md section 1). Shared by the HTTP
+// Validation of the search request body (docs/http-api.md section 10). Shared by the HTTP
 // API and the CLI so that both reject the same inputs with the same messages.
 
 import { ServiceError } from '../errors.ts';

@@ -1,7 +1,7 @@
 // What a search is asked with and what it answers, whoever runs it: the searcher over this
 // data dir (searcher.ts), or a cluster's fan-out over the nodes (cluster/fan-out.ts).
 
-import type { ShapedFile, ShapeOptions } from './shape-file.ts';
+import type { ShapedFile, ShapeOptions } from './file-json.ts';
 import type { OnChunk } from './stream-sink.ts';
 import type { PlannedSearch } from './plan-cache.ts';
 import type { RepositoryInfo, SearchRequest, SearchResponse, SearchStats, UnavailableShard } from './types.ts';
@@ -43,7 +43,7 @@ export interface SearchOptions {
   onChunk?: OnChunk;
 }
 
-/** A search's answer with its files in their wire form (shape-file.ts); `search()` parses them. */
+/** A search's answer with its files in their wire form (file-json.ts); `search()` parses them. */
 export interface WireResponse {
   stats: SearchStats;
   files: ShapedFile[];

@@ -1,6 +1,6 @@
 // Search worker (search-thread.ts starts it in a thread of its own): claims the shards of
 // each search it is given (protocol.ts), evaluates them one at a time and shapes each
-// shard's hits into finished file results (shape-file.ts) while the documents are at hand,
+// shard's hits into finished file results (file-json.ts) while the documents are at hand,
 // posting each shard's reply as soon as it is done (a stream) or a batch of them (a
 // blocking search). Keeps the shards it has opened mapped, and the matchers of the plans it
 // searched last, across shards and searches.
@@ -20,9 +20,10 @@ import { isDamage } from '../index/section-checks.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
 import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, SPECULATE_WHOLE_DOCS, type FromWorker, type MemberRef, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
-import { searchShardSteps, type PartialHits, type SearchMember, type ShardHit, type ShardSearchResult } from './shard-search.ts';
+import { searchShardSteps, type PartialHits, type ShardHit, type ShardSearchResult } from './shard-search.ts';
+import type { SearchMember } from './branch-classes.ts';
 import type { RepositoryInfo } from './types.ts';
-import { keepChunks, messageSent, resultRepo, shapeForMessage, unshapedFile, type ResultRepo, type ShapedFile } from './shape-file.ts';
+import { keepChunks, messageSent, resultRepo, shapeForMessage, unshapedFile, type ResultRepo, type ShapedFile } from './file-json.ts';
 import { compareRanked } from './rank.ts';
 import { dropSpares, packMessage, recycle } from './file-codec.ts';
 import { collectHeap } from '../runtime/collect-heap.ts';
@@ -81,7 +82,7 @@ function infosOf(files: readonly ShapedFile[], repos: RepoOf): RepositoryInfo[] 
 }
 
 /** A search this worker works on, or may be asked to resume (it left it for lack of a grant). */
-interface Known {
+interface WorkerSearch {
   run: number;
   task: SearchTask;
   control: Int32Array;
@@ -93,9 +94,11 @@ interface Known {
   running?: Running;
   /** A blocking search's shards done here, posted together once it can claim no more. */
   shardsDone: number[];
-  answered: Answered[];
+  /** Their replies, in the same order. */
+  answered: HeldReply[];
 }
-const known = new Map<number, Known>();
+/** The searches this worker was given and has not forgotten, by run. */
+const searches = new Map<number, WorkerSearch>();
 let nextSeq = 0;
 
 /** Milliseconds of this worker's time each caller with searches here has had (while it has them). */
@@ -136,7 +139,7 @@ function shardAt(ref: ShardRef): Shard {
 }
 
 /** Whether the shards answered so far are past the search's cut (protocol.ts). */
-function cutPassed(s: Known): boolean {
+function cutPassed(s: WorkerSearch): boolean {
   return pastCut(s.task.cut, Atomics.load(s.control, CONTROL_FOUND), Atomics.load(s.control, CONTROL_LOADED));
 }
 
@@ -148,7 +151,7 @@ function cutPassed(s: Known): boolean {
  * shards already running are told only by the searcher (DEFS_ONLY), which sets it once it
  * has every shard up to its cut in hand.
  */
-function claim(s: Known): { shard: number; pastCut: boolean } | undefined {
+function claim(s: WorkerSearch): { shard: number; pastCut: boolean } | undefined {
   for (;;) {
     const next = Atomics.load(s.control, CONTROL_NEXT);
     if (next >= Atomics.load(s.control, CONTROL_GRANTED) || next >= s.task.shards.length) return undefined;
@@ -162,7 +165,7 @@ function claim(s: Known): { shard: number; pastCut: boolean } | undefined {
 }
 
 /** A shard's reply while its worker still holds it, with what shaping its files needs. */
-interface Answered {
+interface HeldReply {
   reply: ShardReply;
   shard?: Shard;
   repos?: RepoOf;
@@ -171,8 +174,8 @@ interface Answered {
 /**
  * When a stream's shard hands its hits over early (shard-search.ts, PartialHits): its
  * first hit at once, so that a stream's first results wait for one document rather than
- * for a whole shard (GFP_KERNEL on Linux 6.1: 11-63 ms to the first results, now 1-6 ms
- * in the daemon); then every PARTIAL_MS or PARTIAL_MAX_FILES files, whichever comes
+ * for a whole shard (for a common identifier, several times sooner); then every
+ * PARTIAL_MS or PARTIAL_MAX_FILES files, whichever comes
  * first, so that the main thread writes while the shard runs. Each is a message of its
  * own: a few dozen per stream.
  */
@@ -237,7 +240,7 @@ function membersOf(ref: ShardRef, only: number[] | null | undefined): { refs: Me
     const refs = only.map((k) => ref.members[k]!);
     return { refs, search: refs.map((m) => ({ member: m.member, repo: m.repo })) };
   }
-  // The same lists for every search of the catalog: shard-search.ts keeps what it works
+  // The same lists for every search of the catalog: branch-classes.ts keeps what it works
   // out from them (a compound shard's grouping of its members) while they stay the same.
   let all = allMembers.get(ref);
   if (!all) allMembers.set(ref, (all = { refs: ref.members, search: ref.members.map((m) => ({ member: m.member, repo: m.repo })) }));
@@ -247,7 +250,7 @@ function membersOf(ref: ShardRef, only: number[] | null | undefined): { refs: Me
 const allMembers = new WeakMap<ShardRef, { refs: MemberRef[]; search: SearchMember[] }>();
 
 /** Starts searching shard `i` of a search: its steps, or its failure's answer. */
-function startShard(s: Known, i: number, claimedPastCut: boolean): Running | Answered {
+function startShard(s: WorkerSearch, i: number, claimedPastCut: boolean): Running | HeldReply {
   const task = s.task;
   const queuedNs = Math.max(0, Math.round((performance.timeOrigin + performance.now() - s.sentAt) * 1e6));
   let ref: ShardRef | undefined;
@@ -258,7 +261,9 @@ function startShard(s: Known, i: number, claimedPastCut: boolean): Running | Ans
     const members = membersOf(ref, task.only?.[i]);
     const repos = reposOf(members.refs, shard, task.shape.baseUrl);
     // (Every key given, undefined where it does not apply: one object shape for every shard.)
-    const steps = searchShardSteps(shard, plan, matchers, {
+    const steps = searchShardSteps(shard, {
+      plan,
+      matchers,
       limit: task.limit,
       isCancelled: () => Atomics.load(s.flag, 0) !== 0,
       useIndex: !task.brute,
@@ -276,9 +281,9 @@ function startShard(s: Known, i: number, claimedPastCut: boolean): Running | Ans
 }
 
 /** Runs a shard on until it is done (its answer) or suspended (undefined: `shouldYield` said so). */
-function stepShard(s: Known, r: Running): Answered | undefined {
+function stepShard(s: WorkerSearch, r: Running): HeldReply | undefined {
   const task = s.task;
-  let answered: Answered;
+  let answered: HeldReply;
   try {
     const step = r.steps.next();
     if (!step.done) return undefined;
@@ -325,8 +330,8 @@ function failed(ref: ShardRef | undefined, err: unknown, queuedNs: number): Shar
  * last one again when its own budget ends elsewhere. A shard that fails its checks here
  * fails whole.
  */
-function shapeBest(task: SearchTask, answered: Answered[]): void {
-  const all: Array<{ f: ShapedFile; a: Answered }> = [];
+function shapeBest(task: SearchTask, answered: HeldReply[]): void {
+  const all: Array<{ f: ShapedFile; a: HeldReply }> = [];
   for (const a of answered) if (a.reply.status === 'done') for (const f of a.reply.files) all.push({ f, a });
   all.sort((x, y) => compareRanked(x.f, y.f));
   let budget = task.limit;
@@ -367,7 +372,7 @@ function postReplies(run: number, shards: number[], replies: ShardReply[], strea
 }
 
 /** Takes a shard's answer: a stream's is posted now, a blocking search's kept for its batch. */
-function take(s: Known, i: number, a: Answered): void {
+function take(s: WorkerSearch, i: number, a: HeldReply): void {
   if (s.task.batch) {
     s.shardsDone.push(i);
     s.answered.push(a);
@@ -382,7 +387,7 @@ function take(s: Known, i: number, a: Answered): void {
  * for the worker (then its shard under way is kept, suspended). True when it stopped to
  * yield.
  */
-function slice(s: Known): boolean {
+function slice(s: WorkerSearch): boolean {
   for (;;) {
     if (!s.running) {
       if (Atomics.load(s.flag, 0) !== 0) return false;
@@ -405,7 +410,7 @@ function slice(s: Known): boolean {
 }
 
 /** Posts a blocking search's batch once it can claim no more here; forgets a search that has ended. */
-function finish(s: Known): void {
+function finish(s: WorkerSearch): void {
   if (s.running) return;
   const stopped = Atomics.load(s.flag, 0) !== 0;
   const more = !stopped && claimable(s);
@@ -423,15 +428,15 @@ function finish(s: Known): void {
   if (stopped || over) forget(s);
 }
 
-function forget(s: Known): void {
-  known.delete(s.run);
+function forget(s: WorkerSearch): void {
+  searches.delete(s.run);
   const caller = s.task.caller;
-  for (const other of known.values()) if (other.task.caller === caller) return;
+  for (const other of searches.values()) if (other.task.caller === caller) return;
   served.delete(caller);
 }
 
 /** Whether the search has a granted shard left to claim now. */
-function claimable(s: Known): boolean {
+function claimable(s: WorkerSearch): boolean {
   const next = Atomics.load(s.control, CONTROL_NEXT);
   if (next >= Atomics.load(s.control, CONTROL_GRANTED) || next >= s.task.shards.length) return false;
   return !cutPassed(s) || s.task.definitionsPastCut;
@@ -442,10 +447,10 @@ function claimable(s: Known): boolean {
  * least time here, then the oldest. Those with nothing to do now are finished on the way
  * (their batch posted, forgotten when they have ended).
  */
-function pick(): Known | undefined {
-  let best: Known | undefined;
+function pick(): WorkerSearch | undefined {
+  let best: WorkerSearch | undefined;
   let bestServed = Infinity;
-  for (const s of known.values()) {
+  for (const s of searches.values()) {
     if (!s.running && (Atomics.load(s.flag, 0) !== 0 || !claimable(s))) {
       finish(s);
       continue;
@@ -516,13 +521,13 @@ function onMessage(msg: ToWorker): void {
       recycle(msg.buffer);
       return;
     case 'search': {
-      const s: Known = { run: msg.run, task: packr.unpack(msg.body) as SearchTask, control: new Int32Array(msg.control), flag: new Int32Array(msg.cancel), sentAt: msg.sentAt, seq: nextSeq++, shardsDone: [], answered: [] };
-      known.set(msg.run, s);
+      const s: WorkerSearch = { run: msg.run, task: packr.unpack(msg.body) as SearchTask, control: new Int32Array(msg.control), flag: new Int32Array(msg.cancel), sentAt: msg.sentAt, seq: nextSeq++, shardsDone: [], answered: [] };
+      searches.set(msg.run, s);
       if (!turnsQueued) turns();
       return;
     }
     case 'resume':
-      if (known.has(msg.run) && !turnsQueued) turns();
+      if (searches.has(msg.run) && !turnsQueued) turns();
       return;
   }
 }

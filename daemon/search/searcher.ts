@@ -2,7 +2,7 @@
 // takes the shards' answers in shard order (repository name, then shard number, so
 // results are deterministic however the threads interleave). Each shard returns its first
 // `matches` hits in static-rank order, scored (hit-score.ts) and shaped into finished file
-// results by the worker that found them (shape-file.ts). One pipeline serves every kind of
+// results by the worker that found them (file-json.ts). One pipeline serves every kind of
 // search and hands each shard's files to a sink (sink.ts): a blocking search's collects
 // the files of all the shards it took and keeps the best `matches` ranges' worth
 // (collect-sink.ts); a stream's sends them in batches as they come, each ranked in itself,
@@ -39,7 +39,7 @@ import type { PoolRun } from './pool.ts';
 import { SearchPool } from './pool.ts';
 import { memberRef, shardKey, shardRef, type ShardRef } from './protocol.ts';
 import type { SearchOptions, SearchService, WireResponse } from './search-options.ts';
-import { resultRepo, shapeInto, type ShapedFile, type ShapeOptions } from './shape-file.ts';
+import { resultRepo, shapeInto, type ShapedFile, type ShapeOptions } from './file-json.ts';
 import { parseJson } from './wire.ts';
 import type { FileResult, SearchRequest, SearchResponse } from './types.ts';
 import type { PlanNode } from '../query/terms.ts';
@@ -251,7 +251,7 @@ export class Searcher implements SearchService {
     return paths;
   }
 
-  /** Starts the worker threads now rather than at the first search (a daemon's first answer would wait ~0.5 s). */
+  /** Starts the worker threads now rather than at the first search (a daemon's first answer would wait for them to start). */
   warm(): void {
     this.startPool();
   }
@@ -336,7 +336,7 @@ export class Searcher implements SearchService {
   }
 
   /**
-   * A search, its files in their wire form (JSON bytes, shape-file.ts): what the HTTP API
+   * A search, its files in their wire form (JSON bytes, file-json.ts): what the HTTP API
    * writes as they are. A search aborted with a ServiceError as the reason (the server's
    * shutdown deadline) fails with it at once.
    */
@@ -352,11 +352,11 @@ export class Searcher implements SearchService {
     try {
       const filter = options.repoFilter;
       const planned = options.planned ?? planSearch(req);
-      const { entries, only, ruledOut } = visibleShards(snapshot, filter, planned.plan.root);
+      const visible = visibleShards(snapshot, filter, planned.plan.root);
       // The shards of broken repositories the caller may see count as failed: the answer
       // says it is not exhaustive, as it did when such a shard failed in the search.
       const lost = (filter ? snapshot.broken.filter((b) => filter(b)) : snapshot.broken).reduce((n, b) => n + b.shards, 0);
-      const res = await this.searchSnapshot(snapshot, entries, only, req, { ...options, planned }, lost, ruledOut);
+      const res = await this.searchSnapshot(snapshot, visible, req, { ...options, planned }, lost);
       // Stopped with a reason the caller must hear (the server's shutdown deadline), not
       // because its client left: partial results would pass for a (non-exhaustive) answer.
       const reason: unknown = options.signal?.reason;
@@ -376,7 +376,7 @@ export class Searcher implements SearchService {
     }
   }
 
-  private searchSnapshot(snapshot: Snapshot, shards: ShardEntry[], only: Array<number[] | null> | undefined, req: Required<SearchRequest>, options: SearchOptions, lostShards: number, ruledOut: number): Promise<WireResponse> {
+  private searchSnapshot(snapshot: Snapshot, { entries: shards, only, ruledOut }: VisibleShards, req: Required<SearchRequest>, options: SearchOptions, lostShards: number): Promise<WireResponse> {
     const pool = this.startPool();
     const catalog = this.catalogOf(pool, snapshot);
     const indexes = shards.map((e) => e.index);
@@ -540,14 +540,22 @@ function unitsOf(snapshot: Snapshot): Map<string, { entry: ShardEntry; member: n
   return snapshot.byUnit;
 }
 
+/** The shards a search reads (visibleShards). */
+interface VisibleShards {
+  entries: ShardEntry[];
+  /** Per shard, the members it reads when that is only some of them (indexes into its members; null: all). */
+  only: Array<number[] | null> | undefined;
+  /** The shards the caller may see that the query's filters left out. */
+  ruledOut: number;
+}
+
 /**
  * The shards a search reads: those holding a repository the caller may see (`filter`,
  * asked of each repository) that the query's repository filters do not rule out (decided
  * from the names and flags the manifests list, match-tree.ts repoVerdict), and per shard
- * the members it reads when that is only some of them (indexes into its members; null:
- * all). `ruledOut`: the shards the caller may see that the query's filters left out.
+ * the members it reads when that is only some of them.
  */
-function visibleShards(snapshot: Snapshot, filter: SearchOptions['repoFilter'], root: PlanNode): { entries: ShardEntry[]; only: Array<number[] | null> | undefined; ruledOut: number } {
+function visibleShards(snapshot: Snapshot, filter: SearchOptions['repoFilter'], root: PlanNode): VisibleShards {
   const all = snapshot.entries;
   const scoped = repoScoped(root);
   if (!filter && !scoped) return { entries: all, only: undefined, ruledOut: 0 };
@@ -581,7 +589,7 @@ function visibleShards(snapshot: Snapshot, filter: SearchOptions['repoFilter'], 
  * name, and those whose name the verdict cannot read, looked up rather than every member
  * asked. The same answer as asking every one, in the same order.
  */
-function namedShards(snapshot: Snapshot, name: string, filter: SearchOptions['repoFilter'], reads: (m: EntryMember) => boolean): ReturnType<typeof visibleShards> {
+function namedShards(snapshot: Snapshot, name: string, filter: SearchOptions['repoFilter'], reads: (m: EntryMember) => boolean): VisibleShards {
   if (!snapshot.byName) {
     snapshot.byName = new Map();
     for (const entry of snapshot.entries) {

@@ -45,14 +45,20 @@ function literalTrigrams(t: ContentNode, shift: number): number[] | null {
   return ids.length > 0 ? ids : null;
 }
 
+/** The shard a literal's candidates are narrowed in, with what the narrowing counts and its cap (candidates.ts Examine). */
+export interface SegmentsOf {
+  shard: Shard;
+  counters: ShardCounters;
+  examine: { cap: number; capped: boolean };
+}
+
 /**
  * `docs` (a literal term's candidates, ascending) less the large ones its trigrams cannot
  * start anywhere in; the windows of the rest are kept for `ruledOut`. Reads the rarest of
  * the literal's lists while they cost less to decode than scanning what they may rule out
- * (`decodeVsScan`: what a posting byte costs against a content byte). `examine` is the
- * search's cap on candidates (shard-search.ts Examine).
+ * (`decodeVsScan`: what a posting byte costs against a content byte).
  */
-export function bySegments(t: ContentNode, shard: Shard, docs: Uint32Array, counters: ShardCounters, decodeVsScan: number, examine: { cap: number; capped: boolean }): Uint32Array {
+export function bySegments(t: ContentNode, docs: Uint32Array, { shard, counters, examine }: SegmentsOf, decodeVsScan: number): Uint32Array {
   const segs = shard.contentSegments;
   if (segs === undefined) return docs;
   const ids = literalTrigrams(t, segs.shift);
@@ -71,7 +77,7 @@ export function bySegments(t: ContentNode, shard: Shard, docs: Uint32Array, coun
   if (wantIdx.length === 0) return docs;
   // Past the examination's cap (a common literal, its candidates mostly true, the search
   // stopping at its limit) the lists are left: the candidates are refined if they turn out
-  // mostly false (shard-search.ts Examine).
+  // mostly false (candidates.ts Examine).
   if (docs.length > examine.cap) {
     examine.capped = true;
     return docs;
@@ -136,12 +142,24 @@ function popcount(mask: Uint8Array): number {
   return n;
 }
 
+/** A document being examined, as ruledOut reads it (examine-doc.ts DocContext). */
+export interface ExaminedDoc {
+  readonly shard: Shard;
+  readonly doc: number;
+  bytes(): Buffer;
+  /** The shard's word that the document holds no code point folding to ASCII (Matcher.find). */
+  asciiFoldsOnly(): boolean;
+}
+
 /**
  * True when the document cannot match the literal: none of the windows its masks leave
  * (bySegments) holds it. False when it may (then the caller searches the whole document)
- * or when nothing is known of it.
+ * or when nothing is known of it. The document is read either way.
  */
-export function ruledOut(t: ContentNode, shard: Shard, doc: number, bytes: Buffer, matcher: Matcher, asciiFoldsOnly: boolean): boolean {
+export function ruledOut(t: ContentNode, d: ExaminedDoc, matcher: Matcher): boolean {
+  const { shard, doc } = d;
+  const bytes = d.bytes();
+  const asciiFoldsOnly = d.asciiFoldsOnly();
   const known = windows.get(t);
   if (known === undefined || known.shard !== shard) return false;
   const mask = known.masks.get(doc);

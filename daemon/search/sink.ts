@@ -6,7 +6,7 @@
 // ahead, whether the workers batch their replies) is the sink's to say.
 
 import type { Cut } from './protocol.ts';
-import type { ShapedFile } from './shape-file.ts';
+import type { ShapedFile } from './file-json.ts';
 import type { RepositoryInfo, SearchStats } from './types.ts';
 
 /**

@@ -15,7 +15,7 @@ import { ShardError } from '../index/shard-reader.ts';
 import { releaseFile } from './file-codec.ts';
 import type { Cut } from './protocol.ts';
 import { compareRanked } from './rank.ts';
-import type { ShapedFile } from './shape-file.ts';
+import type { ShapedFile } from './file-json.ts';
 import type { Reshape, Sink } from './sink.ts';
 import { emptyStats, type FlushReason, type RepositoryInfo, type SearchStats } from './types.ts';
 
@@ -26,7 +26,7 @@ const STREAM_AHEAD_PER_WORKER = 2;
 const CHUNK_MAX_FILES = 100;
 const CHUNK_MAX_WAIT_MS = 100;
 
-/** One batch of a streamed search: files in their wire form (shape-file.ts); `stats` covers this batch only. */
+/** One batch of a streamed search: files in their wire form (file-json.ts); `stats` covers this batch only. */
 export interface SearchChunk {
   stats: SearchStats;
   files: ShapedFile[];

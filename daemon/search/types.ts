@@ -1,5 +1,5 @@
 // Shared vocabulary of the search stage: the request and response shapes of
-// POST /api/search (../shared/spec/API.md 2.1–2.7 and API-DETAILS.md section 1).
+// POST /api/search (docs/http-api.md 2.1–2.7 and section 10).
 
 export interface SearchRequest {
   query: string;

@@ -1,9 +1,9 @@
-// JSON objects that hold files in their wire form (shape-file.ts): the fields around the
+// JSON objects that hold files in their wire form (file-json.ts): the fields around the
 // files are serialised here and the files' bytes go in as they are, so a file is never
 // parsed or serialised again on the main thread. The output is byte for byte what
 // JSON.stringify gives for the same object with the files parsed.
 
-import type { ShapedFile } from './shape-file.ts';
+import type { ShapedFile } from './file-json.ts';
 
 /** Stands for the files' place among an object's fields. */
 export const FILES = Symbol('files');
@@ -59,7 +59,7 @@ const CLOSE_BRACE = 0x7d;
  */
 function pushScored(parts: Uint8Array[], f: ShapedFile): void {
   const json = f.json;
-  // The writers (shape-file.ts, cut-file.ts) write one compact object: a file whose JSON
+  // The writers (file-json.ts, file-json-cut.ts) write one compact object: a file whose JSON
   // is anything else is a bug upstream, not something to send half-edited.
   if (json.length < 2 || json[json.length - 1] !== CLOSE_BRACE) throw new Error(`a file's JSON is not an object (${f.repository}/${f.path})`);
   parts.push(json.subarray(0, json.length - 1));

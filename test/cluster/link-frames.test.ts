@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KIND, messageFrame, readFrame, readMessage, readReplies, repliesHead } from '../../daemon/cluster/link-frames.ts';
 import { packMessage, unpackMessage } from '../../daemon/search/file-codec.ts';
-import type { ShapedFile } from '../../daemon/search/shape-file.ts';
+import type { ShapedFile } from '../../daemon/search/file-json.ts';
 
 const file = (path: string): ShapedFile => ({
   json: Buffer.from(JSON.stringify({ fileName: path })),

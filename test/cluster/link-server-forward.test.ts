@@ -11,7 +11,7 @@ import { packMessage, unpackMessage } from '../../daemon/search/file-codec.ts';
 import type { PoolRun } from '../../daemon/search/pool.ts';
 import type { ShardReply } from '../../daemon/search/protocol.ts';
 import type { Searcher } from '../../daemon/search/searcher.ts';
-import type { ShapedFile } from '../../daemon/search/shape-file.ts';
+import type { ShapedFile } from '../../daemon/search/file-json.ts';
 
 const file = (path: string, shard: number): ShapedFile => ({
   json: Buffer.from(JSON.stringify({ fileName: path })),

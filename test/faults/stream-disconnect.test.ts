@@ -24,7 +24,7 @@ import { SearchPool, type PoolRun } from '../../daemon/search/pool.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { memberRef, NO_SPECULATION, packr, shardRef, type ShardRef, type ShardReply } from '../../daemon/search/protocol.ts';
 import { startOn, type TestTask } from '../helpers/pool-task.ts';
-import type { ShapeOptions } from '../../daemon/search/shape-file.ts';
+import type { ShapeOptions } from '../../daemon/search/file-json.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { haystackIndex as haystack, metrics, until } from '../helpers/haystack.ts';
 import { formatStats, procStats, type ProcStats } from '../helpers/proc.ts';

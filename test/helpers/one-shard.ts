@@ -41,5 +41,5 @@ export async function indexedShard(prefix: string, tree: Record<string, string |
 export function hitsOf(shard: Shard, query: string, isRegexEnabled: boolean, isCaseSensitivityEnabled: boolean): ShardHit[] {
   const plan = planQuery({ query, isRegexEnabled, isCaseSensitivityEnabled });
   const matchers = planTerms(plan).map((t) => new Matcher(t, 'indexed'));
-  return searchShard(shard, plan, matchers, { limit: 1000, locate: { contextLines: 0 } }).hits;
+  return searchShard(shard, { plan, matchers, limit: 1000, locate: { contextLines: 0 } }).hits;
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ShardError } from '../../daemon/index/shard-reader.ts';
 import { CollectSink } from '../../daemon/search/collect-sink.ts';
-import type { ShapedFile } from '../../daemon/search/shape-file.ts';
+import type { ShapedFile } from '../../daemon/search/file-json.ts';
 import type { RepositoryInfo } from '../../daemon/search/types.ts';
 
 const REPO: RepositoryInfo = { id: 1, codeHostType: 'genericGitHost', name: 'r', displayName: 'r', webUrl: 'http://x/r' };

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { buildShard, type JobMember, type ShardFile } from '../../daemon/index/shard-builder.ts';
 import { Shard } from '../../daemon/index/shard-reader.ts';
 import type { ShardRepoMeta } from '../../daemon/index/shard-format.ts';
-import { searchShard, type SearchMember } from '../../daemon/search/shard-search.ts';
+import { searchShard } from '../../daemon/search/shard-search.ts';
+import type { SearchMember } from '../../daemon/search/branch-classes.ts';
 import { Matcher } from '../../daemon/search/matcher.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
 import { planTerms } from '../../daemon/query/terms.ts';
@@ -93,7 +94,7 @@ function expected(pattern: RegExp | string, o: { repo?: (name: string) => boolea
 function search(shard: Shard, query: string, regex: boolean, members?: SearchMember[], useIndex = true): Found[] {
   const plan = planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: true });
   const matchers = planTerms(plan).map((t) => new Matcher(t, useIndex ? 'indexed' : 'reference'));
-  const result = searchShard(shard, plan, matchers, { limit: 1000, useIndex, ...(members ? { members } : {}) });
+  const result = searchShard(shard, { plan, matchers, limit: 1000, useIndex, ...(members ? { members } : {}) });
   return result.hits.map((h) => `${REPOS[h.member]!.name}:${shard.name(h.doc)}@${h.branches.join(',')}`).sort();
 }
 

@@ -1,4 +1,4 @@
-// The chunks the core writes (core shapeChunks) against the ones shape-file.ts writes in
+// The chunks the core writes (core shapeChunks) against the ones file-json.ts writes in
 // TypeScript (writeChunks), byte for byte, on random documents: multi-byte and invalid
 // UTF-8, control characters, quotes, "\r\n", empty lines, matches that are empty, that
 // end with "\n" or span lines, and 0-3 context lines. Null (not valid UTF-8) exactly when
@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { isUtf8 } from 'node:buffer';
 import { locateLines, shapeChunks } from '../../core/index.ts';
 import { JsonBytes } from '../../daemon/search/json-bytes.ts';
-import { writeChunks } from '../../daemon/search/shape-file.ts';
-import { chunkSpans } from '../../daemon/search/shape.ts';
+import { writeChunks } from '../../daemon/search/file-json.ts';
+import { chunkSpans } from '../../daemon/search/range-locations.ts';
 import { prng } from '../helpers/corpus.ts';
 
 // Long plain runs too: the core copies 16 clean bytes at a time and stops at the first
@@ -21,7 +21,7 @@ const BAD = [Buffer.from([0x80]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 
 function reference(doc: Buffer, ranges: number[], context: number): Buffer | null {
   const lines = locateLines(doc, ranges);
   const w = new JsonBytes(16);
-  writeChunks(w, doc, ranges, lines, context, () => {});
+  writeChunks(w, doc, ranges, lines, { contextLines: context, symbols: () => {} });
   // The core gives up where the TypeScript writer decodes a chunk that is not UTF-8.
   const valid = chunkSpans(doc, ranges, lines, context).every((s) => isUtf8(doc.subarray(s.start, s.end)));
   return valid ? w.take() : null;
@@ -37,7 +37,7 @@ function keep(json: Uint8Array): Uint8Array {
   return arena.subarray(arenaAt - json.length, arenaAt);
 }
 
-test('the core writes the chunks shape-file.ts writes, byte for byte', () => {
+test('the core writes the chunks file-json.ts writes, byte for byte', () => {
   const rnd = prng(20261125);
   let compared = 0;
   let invalid = 0;

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dropSpares, packMessage, recycle, releaseFile, unpackMessage } from '../../daemon/search/file-codec.ts';
-import type { ShapedFile } from '../../daemon/search/shape-file.ts';
+import type { ShapedFile } from '../../daemon/search/file-json.ts';
 import { prng } from '../helpers/corpus.ts';
 
 function file(r: ReturnType<typeof prng>, i: number): ShapedFile {

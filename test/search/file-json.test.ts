@@ -1,5 +1,5 @@
-// Files shaped straight into JSON bytes (shape-file.ts, json-bytes.ts) against the same
-// FileResult built as objects from the same pieces (shape.ts) and serialised by
+// Files shaped straight into JSON bytes (file-json.ts, json-bytes.ts) against the same
+// FileResult built as objects from the same pieces (range-locations.ts) and serialised by
 // JSON.stringify: byte for byte, on random bytes (invalid UTF-8, control characters,
 // quotes) and on the hits of a real index (context, budgets, whole files, symbols, paths
 // that need escaping), with the line tables a worker found and without them (the main
@@ -9,8 +9,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { JsonBytes } from '../../daemon/search/json-bytes.ts';
 import { locateLines } from '../../core/index.ts';
-import { chunkSpans, locateRanges, nameRanges, wholeEnd } from '../../daemon/search/shape.ts';
-import { resultRepo, shapeInto, unshapedFile, type ResultRepo, type ShapeOptions } from '../../daemon/search/shape-file.ts';
+import { chunkSpans, locateRanges, nameRanges } from '../../daemon/search/range-locations.ts';
+import { resultRepo, shapeInto, unshapedFile, wholeEnd, type ResultRepo, type ShapeOptions } from '../../daemon/search/file-json.ts';
 import type { ShardHit } from '../../daemon/search/shard-search.ts';
 import type { Shard } from '../../daemon/index/shard-reader.ts';
 import { externalFileUrl, fileWebUrl } from '../../daemon/repos/web-urls.ts';
@@ -195,4 +195,19 @@ test('a file path is its own URL encoding only when encodeURIComponent leaves ev
     const url = fileWebUrl('http://h', 'r', 'main', p);
     assert.equal(url, `http://h/r/-/blob/main/${p.split('/').map(encodeURIComponent).join('/')}`, p);
   }
+});
+
+test('whole content over the cap is cut before the character that crosses it', () => {
+  const text = 'ab😀cd'; // "😀" is bytes 2..5
+  for (let max = 0; max <= 8; max++) {
+    const end = wholeEnd(Buffer.from(text), max);
+    const content = Buffer.from(text).toString('utf8', 0, end);
+    const truncated = end < Buffer.byteLength(text);
+    const want = max >= 8 ? text : max >= 6 ? text.slice(0, 4 + (max - 6)) : text.slice(0, Math.min(max, 2));
+    assert.equal(content, want, `max ${max}`);
+    assert.equal(truncated, max < 8, `max ${max}`);
+  }
+  // Not UTF-8 (a run of continuation bytes): the cut backs up three bytes at most.
+  const junk = Buffer.from([0x61, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80]);
+  assert.equal(wholeEnd(junk, 6), 3);
 });

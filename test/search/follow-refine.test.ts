@@ -1,4 +1,4 @@
-// A shard's candidates capped by its match limit (shard-search.ts, EXAMINE_PER_LIMIT) and
+// A shard's candidates capped by its match limit (candidates.ts, EXAMINE_PER_LIMIT) and
 // refined once they turn out mostly false (REFINE_AFTER): the refined search examines
 // fewer documents and answers exactly what the brute-force scan answers.
 //
@@ -41,7 +41,7 @@ async function build(root: string, falses: number): Promise<Shard> {
 }
 
 const plan = planQuery({ query: 'abcdxyz', isRegexEnabled: false, isCaseSensitivityEnabled: true });
-const run = (shard: Shard, limit: number, useIndex: boolean) => searchShard(shard, plan, planTerms(plan).map((t) => new Matcher(t, 'indexed')), { limit, useIndex });
+const run = (shard: Shard, limit: number, useIndex: boolean) => searchShard(shard, { plan, matchers: planTerms(plan).map((t) => new Matcher(t, 'indexed')), limit, useIndex });
 
 test('capped candidates that turn out false are refined by the follow masks, with the oracle’s answer', async () => {
   const dir = tempDir('follow-refine');

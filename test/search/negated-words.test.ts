@@ -44,7 +44,7 @@ async function build(root: string): Promise<Shard> {
 
 function run(shard: Shard, query: string, caseSensitive: boolean, useIndex: boolean) {
   const plan = planQuery({ query, isRegexEnabled: false, isCaseSensitivityEnabled: caseSensitive });
-  return searchShard(shard, plan, planTerms(plan).map((t) => new Matcher(t, useIndex ? 'indexed' : 'reference')), { limit: 1000, useIndex });
+  return searchShard(shard, { plan, matchers: planTerms(plan).map((t) => new Matcher(t, useIndex ? 'indexed' : 'reference')), limit: 1000, useIndex });
 }
 
 test('a negated word listed by the content-words index rules documents out unread, with the oracle’s answers', async () => {

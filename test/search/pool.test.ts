@@ -15,7 +15,7 @@ import { releaseFile, unpackMessage } from '../../daemon/search/file-codec.ts';
 import { SearchPool } from '../../daemon/search/pool.ts';
 import { memberRef, NO_SPECULATION, packr, shardRef, type ShardReply } from '../../daemon/search/protocol.ts';
 import { startOn, type TestTask } from '../helpers/pool-task.ts';
-import type { ShapeOptions } from '../../daemon/search/shape-file.ts';
+import type { ShapeOptions } from '../../daemon/search/file-json.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { haystackIndex as haystack } from '../helpers/haystack.ts';
 

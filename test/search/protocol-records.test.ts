@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Packr } from 'msgpackr';
 import { memberRef, RECORDS, packr, shardRef } from '../../daemon/search/protocol.ts';
-import { resultRepo, shapeInto, unshapedFile } from '../../daemon/search/shape-file.ts';
+import { resultRepo, shapeInto, unshapedFile } from '../../daemon/search/file-json.ts';
 import { searchShard } from '../../daemon/search/shard-search.ts';
 import { Matcher } from '../../daemon/search/matcher.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
@@ -40,7 +40,7 @@ test("a shard's reply holds only objects of the declared records", async () => {
     const m = readAllManifests(dataDir)[0]!;
     const shard = Shard.open(join(shardsDir(dataDir, m.repoId), m.shards[0]!.file));
     const plan = planQuery({ query: 'needle', isRegexEnabled: false, isCaseSensitivityEnabled: false });
-    const result = searchShard(shard, plan, planTerms(plan).map((t) => new Matcher(t, 'indexed')), { limit: 100 });
+    const result = searchShard(shard, { plan, matchers: planTerms(plan).map((t) => new Matcher(t, 'indexed')), limit: 100 });
     const repo = resultRepo(m.repoId, undefined, shard);
     const files = result.hits.map((h) => unshapedFile(h, repo, shard.name(h.doc), 0));
     assert.ok(files.length > 0);

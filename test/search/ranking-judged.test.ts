@@ -53,7 +53,7 @@ const JUDGED: JudgedQuery[] = [
 ];
 
 /**
- * 25 of the 27 (93%). The score before BM25 and the file-name and kind signals (issue 20)
+ * 25 of the 27 (93%). The score before BM25 and the file-name and kind signals
  * found 24 (0.89), the current one finds all 27: the floor holds the gain and leaves one
  * miss for code that moved before its row was updated, or a ctags version that parses
  * some TypeScript differently.

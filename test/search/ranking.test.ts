@@ -265,7 +265,7 @@ test('the definition signal is looked up only in the documents defining a litera
       assert.equal(definitionsConfined(plan), confined, query);
       const matchers = planTerms(plan).map((t) => new Matcher(t, 'indexed'));
       for (const locate of [undefined, { contextLines: 0 }]) {
-        const result = searchShard(shard, plan, matchers, { limit: 1000, ...(locate ? { locate } : {}) });
+        const result = searchShard(shard, { plan, matchers, limit: 1000, ...(locate ? { locate } : {}) });
         if (result.hits.length === 0) continue;
         const unconfined = scoreHits(shard, result.hits, result.termDocs, false);
         assert.deepEqual(result.hits.map((h) => h.score), unconfined, `${query}: the same scores`);

@@ -55,7 +55,7 @@ async function build(root: string): Promise<{ shard: Shard; scattered: number }>
 
 function run(shard: Shard, query: string, caseSensitive: boolean, regex: boolean, useIndex: boolean) {
   const plan = planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: caseSensitive });
-  return searchShard(shard, plan, planTerms(plan).map((t) => new Matcher(t, 'indexed')), { limit: 10_000, useIndex });
+  return searchShard(shard, { plan, matchers: planTerms(plan).map((t) => new Matcher(t, 'indexed')), limit: 10_000, useIndex });
 }
 
 test('segment masks rule out large documents whose trigrams lie apart, and every answer is the oracle’s', async () => {

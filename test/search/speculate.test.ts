@@ -40,7 +40,7 @@ test('a speculative shard gives its definitions only, as past the cut, unless fe
     const search = (query: string, o: { speculate?: number; definitionsOnly?: boolean; regex?: boolean } = {}) => {
       const plan = planQuery({ query, isRegexEnabled: o.regex === true, isCaseSensitivityEnabled: true });
       const matchers = planTerms(plan).map((t) => new Matcher(t, 'indexed'));
-      return searchShard(shard, plan, matchers, { limit: 100, definitionsOnly: () => o.definitionsOnly === true, ...(o.speculate !== undefined ? { speculate: o.speculate } : {}) });
+      return searchShard(shard, { plan, matchers, limit: 100, definitionsOnly: () => o.definitionsOnly === true, ...(o.speculate !== undefined ? { speculate: o.speculate } : {}) });
     };
 
     const whole = search('frobnicate_widget');
@@ -101,7 +101,7 @@ test('planMaxDocs bounds the documents a plan can match, from the trigram tables
     ];
     for (const [query, regex] of cases) {
       const plan = planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: true });
-      const found = searchShard(shard, plan, planTerms(plan).map((t) => new Matcher(t, 'indexed')), { limit: 1000 }).hits.length;
+      const found = searchShard(shard, { plan, matchers: planTerms(plan).map((t) => new Matcher(t, 'indexed')), limit: 1000 }).hits.length;
       const bound = planMaxDocs(shard, plan);
       assert.ok(bound >= found && bound <= shard.docCount, `${query}: bound ${bound}, found ${found}`);
     }

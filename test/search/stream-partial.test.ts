@@ -43,7 +43,7 @@ test('the parts a shard hands over and the rest of its result are exactly its wh
   const shard = Shard.open(join(shardsDir(dataDir, m.repoId), m.shards[0]!.file));
   for (const query of ['needle', 'needle again', 'needle_7']) {
     const plan = planQuery({ query, isRegexEnabled: false, isCaseSensitivityEnabled: false });
-    const run = (partial?: PartialHits) => searchShard(shard, plan, planTerms(plan).map((t) => new Matcher(t, 'indexed')), { limit: 100000, locate: { contextLines: 0 }, ...(partial ? { partial } : {}) });
+    const run = (partial?: PartialHits) => searchShard(shard, { plan, matchers: planTerms(plan).map((t) => new Matcher(t, 'indexed')), limit: 100000, locate: { contextLines: 0 }, ...(partial ? { partial } : {}) });
     const whole = run();
     const parts: ShardHit[][] = [];
     let calls = 0;

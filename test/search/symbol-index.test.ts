@@ -1,6 +1,6 @@
 // The symbol name index (index/symbol-index.ts) and sym:/negation answered from the index
-// (search/symbol-search.ts, shard-search.ts): every way of finding names gives RE2's answer
-// over every distinct name, and the index saves the reads it promises.
+// (search/symbol-search.ts, candidates.ts, examine-doc.ts): every way of finding names
+// gives RE2's answer over every distinct name, and the index saves the reads it promises.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

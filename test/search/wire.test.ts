@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ShapedFile } from '../../daemon/search/shape-file.ts';
+import type { ShapedFile } from '../../daemon/search/file-json.ts';
 import { FILES, jsonPartsWithFiles, jsonWithFiles } from '../../daemon/search/wire.ts';
 import { byteCompare } from '../../daemon/search/rank.ts';
 

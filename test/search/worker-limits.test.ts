@@ -1,6 +1,6 @@
-// Search workers run with a bounded heap (issue 20 item 6): the pool starts every worker,
-// the first ones and any replacement, with SEARCH_WORKER_LIMITS, so that no shard task can
-// grow the daemon's anonymous memory past the bound.
+// Search workers run with a bounded heap: the pool starts every worker, the first ones
+// and any replacement, with SEARCH_WORKER_LIMITS, so that no shard task can grow the
+// daemon's anonymous memory past the bound.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

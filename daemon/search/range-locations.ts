@@ -1,4 +1,5 @@
-// Result shaping: byte ranges of one file become the API's chunks and locations.
+// Where byte ranges of one file lie: their locations (line and column) and the chunks of
+// whole lines around them, as the API's results show them.
 //
 // - A location is {byteOffset (0-based), lineNumber (1-based), column (1-based, code points)}.
 // - A range's end is exclusive; a match that ends with "\n" ends at column 1 of the next line.
@@ -83,7 +84,7 @@ export function nameRanges(path: string, flat: number[]): Range[] {
 /**
  * The line of a match's last byte, from its end: a match that ends at a line's start
  * (column 1) ends on the line before, unless it is empty (then its line is its own).
- * The lines a chunk shows end there (chunkSpans; search/cut-file.ts cuts chunks by it).
+ * The lines a chunk shows end there (chunkSpans; search/file-json-cut.ts cuts chunks by it).
  */
 export function lastLineOf(start: number, end: number, endLine: number, endColumn: number): number {
   return end > start && endColumn === 1 ? endLine - 1 : endLine;
@@ -128,18 +129,4 @@ export function chunkSpans(buf: Buffer, flat: ArrayLike<number>, lines: LineTabl
     }
   }
   return spans;
-}
-
-/**
- * Where a file's content for `whole: true` ends when it holds at most `maxBytes` of it: a
- * longer file is cut before the character that would cross the limit (never inside a
- * UTF-8 sequence).
- */
-export function wholeEnd(buf: Uint8Array, maxBytes: number): number {
-  if (buf.length <= maxBytes) return buf.length;
-  let end = maxBytes;
-  // Back over continuation bytes to the start of the character at the cut: it is at most
-  // three bytes back (a character has at most four); further back the bytes are not UTF-8.
-  while (end > 0 && end > maxBytes - 3 && (buf[end]! & 0xc0) === 0x80) end--;
-  return end;
 }

@@ -1,13 +1,13 @@
-// A shaped file cut from its JSON (search/cut-file.ts) against the shard's writer given the
-// same budget (shape-file.ts shapeInto): byte for byte, for every budget of every hit of a
-// real index (context, whole files, symbols, name ranges, matches on one line, on adjacent
-// lines and across lines); and it declines only where the budget ends inside a chunk that
-// names definitions.
+// A shaped file cut from its JSON (search/file-json-cut.ts) against the shard's writer
+// given the same budget (file-json.ts shapeInto): byte for byte, for every budget of every
+// hit of a real index (context, whole files, symbols, name ranges, matches on one line, on
+// adjacent lines and across lines); and it declines only where the budget ends inside a
+// chunk that names definitions.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cutFile } from '../../daemon/search/cut-file.ts';
-import { resultRepo, shapeInto, unshapedFile, type ShapeOptions } from '../../daemon/search/shape-file.ts';
+import { cutFile } from '../../daemon/search/file-json-cut.ts';
+import { resultRepo, shapeInto, unshapedFile, type ShapeOptions } from '../../daemon/search/file-json.ts';
 import type { FileResult } from '../../daemon/search/types.ts';
 import { hitsOf, indexedShard } from '../helpers/one-shard.ts';
 

@@ -6,15 +6,16 @@
 // only when a search's budget of match ranges ends inside it (the file then gets fewer
 // ranges, and its chunks differ) or when its worker left it unshaped. Both places shape
 // through shapeInto(), so the two can never disagree. The JSON is written straight into
-// bytes (json-bytes.ts); a test holds it to JSON.stringify of the same FileResult built as
-// objects from the same pieces (shape.ts chunkSpans, locateRanges, wholeEnd).
+// bytes (json-bytes.ts); a test holds it to JSON.stringify of the same FileResult built
+// as objects from the same pieces (range-locations.ts chunkSpans, locateRanges; wholeEnd
+// below).
 
 import type { RepoFacts, Shard } from '../index/shard-reader.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import { DEFAULT_BASE_URL, displayName, encodePath, externalFileUrl, fileWebUrlPrefix, repoWebUrl } from '../repos/web-urls.ts';
 import { locateLines } from '../../core/index.ts';
 import { JsonBytes } from './json-bytes.ts';
-import { chunkSpans, columnAt, nameRanges, wholeEnd, type LineTable } from './shape.ts';
+import { chunkSpans, columnAt, nameRanges, type LineTable } from './range-locations.ts';
 import { rangeCount, type ShardHit } from './shard-search.ts';
 import type { Range, RepositoryInfo } from './types.ts';
 
@@ -106,7 +107,7 @@ const out = new JsonBytes();
 /** Shapes `f` (its wire form) with at most `budget` match ranges. Reads the document: a ShardError when it is corrupt. */
 export function shapeInto(f: ShapedFile, shard: Shard, repo: ResultRepo, o: ShapeOptions, budget = Infinity): void {
   out.reset();
-  f.count = writeFile(out, shard, repo, f.hit, f.path, o, budget);
+  f.count = writeFile(out, f, { shard, repo, options: o, budget });
   f.json = out.take();
 }
 
@@ -123,7 +124,7 @@ const message = new JsonBytes(ARENA_KEEP);
 /** shapeInto for a file of the message being made (its JSON a view, valid until messageSent()). */
 export function shapeForMessage(f: ShapedFile, shard: Shard, repo: ResultRepo, o: ShapeOptions, budget = Infinity): void {
   const start = message.pos;
-  f.count = writeFile(message, shard, repo, f.hit, f.path, o, budget);
+  f.count = writeFile(message, f, { shard, repo, options: o, budget });
   f.json = message.view(start);
 }
 
@@ -148,17 +149,27 @@ export function keepChunks(json: Uint8Array): Uint8Array {
  */
 export function messageSent(): void {
   // A blocking search's batch of thousands of files grows them to tens of MB: kept, that
-  // room was a worker's resident memory for good (RssAnon +70 MB after one GFP_KERNEL).
+  // room was a worker's resident memory for good.
   message.reset(ARENA_KEEP);
   chunks.reset(ARENA_KEEP);
 }
 
+/** How a file is shaped: from its shard, for its repository, as the request asks, with at most `budget` match ranges. */
+interface Shaping {
+  shard: Shard;
+  repo: ResultRepo;
+  options: ShapeOptions;
+  budget: number;
+}
+
 /**
- * Writes one hit as a FileResult's JSON (the fields in the order of the API's examples)
- * with at most `budget` of its match ranges (the name's first, then the content's); the
- * ranges written. Reads the document (Shard.contentOf: a ShardError when it is corrupt).
+ * Writes the hit of `f` as a FileResult's JSON (the fields in the order of the API's
+ * examples) with at most `budget` of its match ranges (the name's first, then the
+ * content's); the ranges written. Reads the document (Shard.contentOf: a ShardError when
+ * it is corrupt).
  */
-function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, path: string, o: ShapeOptions, budget: number): number {
+function writeFile(w: JsonBytes, f: ShapedFile, { shard, repo, options: o, budget }: Shaping): number {
+  const { hit, path } = f;
   // The hit's own lists when the budget takes them whole (a stream's files): no copy.
   const whole = budget >= rangeCount(hit.ranges, hit.nameRanges);
   const names = whole ? hit.nameRanges : hit.nameRanges.slice(0, 2 * Math.min(budget, hit.nameRanges.length / 2));
@@ -170,7 +181,8 @@ function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, 
   // A prefix of the hit's ranges: the first entries of its line table are theirs.
   const lines = hit.lines ?? locateLines(content, ranges);
   // Each range's first and last line: its line table's entries 0 and 2 of 4.
-  const symbols = ranges.length === 0 ? NO_RECORDS : shard.symbolRecordsOverlapping(hit.doc, ranges.length === hit.ranges.length ? lines : lines.slice(0, 2 * ranges.length), 4);
+  const records = ranges.length === 0 ? NO_RECORDS : shard.symbolRecordsOverlapping(hit.doc, ranges.length === hit.ranges.length ? lines : lines.slice(0, 2 * ranges.length), 4);
+  const symbols: ChunkSymbols = { shard, records, lines };
   // Links point at the first branch the file matched on (the default branch when it did).
   const branch = hit.branches[0] ?? repo.defaultBranch;
   w.raw('{"fileName":{"text":');
@@ -195,12 +207,12 @@ function writeFile(w: JsonBytes, shard: Shard, repo: ResultRepo, hit: ShardHit, 
     for (let m = 0; m < core.marks.length; m += 3) {
       const mark = core.marks[m]!;
       w.copy(core.json, at, mark);
-      writeSymbols(w, shard, symbols, lines, core.marks[m + 1]!, core.marks[m + 2]!);
+      writeSymbols(w, symbols, core.marks[m + 1]!, core.marks[m + 2]!);
       at = mark;
     }
     w.copy(core.json, at, core.json.length);
   } else {
-    writeChunks(w, content, ranges, lines, o.contextLines, (from, to) => writeSymbols(w, shard, symbols, lines, from, to));
+    writeChunks(w, content, ranges, lines, { contextLines: o.contextLines, symbols: (from, to) => writeSymbols(w, symbols, from, to) });
   }
   w.raw('],"branches":[');
   hit.branches.forEach((b, i) => {
@@ -249,13 +261,18 @@ function fileHead(repo: ResultRepo, baseUrl: string, branch: string): FileHead {
   return head;
 }
 
+/** How writeChunks writes a file's chunks: with `contextLines` lines of context, each chunk's symbols by `symbols(from, to)` (its ranges, pair indices). */
+export interface ChunkWriting {
+  contextLines: number;
+  symbols: (from: number, to: number) => void;
+}
+
 /**
  * The chunks of flat `ranges` (with their line table) as the objects of a FileResult's
- * `chunks` array, each chunk's symbols written by `symbols(from, to)` (its ranges, pair
- * indices). What the core writes (core shapeChunks) where it has the document; a test
- * holds the two to the same bytes.
+ * `chunks` array. What the core writes (core shapeChunks) where it has the document; a
+ * test holds the two to the same bytes.
  */
-export function writeChunks(w: JsonBytes, content: Buffer, ranges: number[], lines: LineTable, contextLines: number, symbols: (from: number, to: number) => void): void {
+export function writeChunks(w: JsonBytes, content: Buffer, ranges: number[], lines: LineTable, { contextLines, symbols }: ChunkWriting): void {
   chunkSpans(content, ranges, lines, contextLines).forEach((s, i) => {
     w.raw(i === 0 ? '{"content":' : ',{"content":');
     w.bytes(content, s.start, s.end);
@@ -295,8 +312,15 @@ function kindJson(shard: Shard, id: number): Uint8Array {
   return (kinds[id] ??= Buffer.from(`,"kind":${JSON.stringify(shard.meta.symbolKinds[id] ?? '')}`, 'utf8'));
 }
 
+/** A file's definitions that may show in its chunks: the shard's symbol records overlapping its ranges, with the ranges' line table. */
+interface ChunkSymbols {
+  shard: Shard;
+  records: number[];
+  lines: LineTable;
+}
+
 /** A chunk's symbols: the definitions (symbol records) whose line span contains one of its matches (ranges [from, to)). */
-function writeSymbols(w: JsonBytes, shard: Shard, records: number[], lines: LineTable, from: number, to: number): void {
+function writeSymbols(w: JsonBytes, { shard, records, lines }: ChunkSymbols, from: number, to: number): void {
   let first = true;
   for (const rec of records) {
     const line = shard.symbolLine(rec);
@@ -321,4 +345,18 @@ function writeSymbols(w: JsonBytes, shard: Shard, records: number[], lines: Line
     }
     w.raw('}');
   }
+}
+
+/**
+ * Where a file's content for `whole: true` ends when it holds at most `maxBytes` of it: a
+ * longer file is cut before the character that would cross the limit (never inside a
+ * UTF-8 sequence).
+ */
+export function wholeEnd(buf: Uint8Array, maxBytes: number): number {
+  if (buf.length <= maxBytes) return buf.length;
+  let end = maxBytes;
+  // Back over continuation bytes to the start of the character at the cut: it is at most
+  // three bytes back (a character has at most four); further back the bytes are not UTF-8.
+  while (end > 0 && end > maxBytes - 3 && (buf[end]! & 0xc0) === 0x80) end--;
+  return end;
 }

@@ -1,21 +1,21 @@
 // A shaped file cut to fewer match ranges from its JSON alone, where shaping it again
 // needs its shard (Searcher's reshape): the last file a search's budget takes, shaped
-// whole by another node of a cluster, was a round trip to that node (cluster/fan-out.ts;
-// ~0.5 ms of a common word's answer over four nodes, half of it waiting for two threads
-// to wake).
+// whole by another node of a cluster, was a round trip to that node (cluster/fan-out.ts):
+// a sizeable share of a common word's answer, most of it waiting for threads to wake.
 //
-// A file's JSON is what JSON.stringify writes of its FileResult (shape-file.ts; held to it
+// A file's JSON is what JSON.stringify writes of its FileResult (file-json.ts; held to it
 // by test/search/file-json.test.ts), and the first `budget` ranges of a hit make the same
 // name ranges and chunks as the whole hit up to the chunk where they end (chunkSpans
 // builds each chunk from its ranges in order; later ranges only grow the last chunk). So
-// the chunks kept whole stay the bytes they are, the one the budget ends inside is parsed,
-// cut and written again, and the result is the JSON the shard's writer gives for the
-// budget (test/search/cut-file.test.ts holds the two to the same bytes), except where the
-// budget ends inside a chunk that names definitions: which of them the shorter chunk
-// keeps depends on their lines, which the JSON does not hold. Then nothing is cut here.
+// the chunks kept whole stay the bytes they are, the one the budget ends inside is
+// parsed, cut and written again, and the result is the JSON the shard's writer gives for
+// the budget (test/search/file-json-cut.test.ts holds the two to the same bytes), except
+// where the budget ends inside a chunk that names definitions: which of them the shorter
+// chunk keeps depends on their lines, which the JSON does not hold. Then nothing is cut
+// here.
 
-import { lastLineOf } from './shape.ts';
-import type { ShapedFile } from './shape-file.ts';
+import { lastLineOf } from './range-locations.ts';
+import type { ShapedFile } from './file-json.ts';
 import type { Chunk, FileResult, Range } from './types.ts';
 
 const decoder = new TextDecoder();
@@ -35,9 +35,9 @@ export function cutFile(f: ShapedFile, budget: number, contextLines: number): Sh
 
 /**
  * The JSON cut. The chunks kept whole stay the bytes they are, found by reading the JSON
- * as the writer spells it; only a chunk the budget ends inside is parsed. (A file of 150
- * ranges, 30 KB, took ~140 µs to parse and write again whole, on the path of the search's
- * answer; ~40 µs so.)
+ * as the writer spells it; only a chunk the budget ends inside is parsed. (Parsing a file
+ * of many ranges and writing it again whole, on the path of the search's answer, took
+ * several times as long.)
  */
 function cutJson(b: Buffer, budget: number, contextLines: number): Buffer | undefined {
   const file = layout(b);
@@ -98,8 +98,8 @@ interface Layout {
   chunks: Array<{ start: number; end: number; ranges: number; symbols: number }>;
 }
 
-// The writer's own spelling of a name's and a chunk's fields, in its order (shape-file.ts
-// writeFile, writeChunks): read as such, not walked key by key (a file of 150 ranges took
+// The writer's own spelling of a name's and a chunk's fields, in its order (file-json.ts
+// writeFile, writeChunks): read as such, not walked key by key (a file of many ranges took
 // longer to walk than to parse). JSON in any other shape is not cut here.
 const NAME = Buffer.from('{"text":');
 const MATCH_RANGES = Buffer.from(',"matchRanges":[');

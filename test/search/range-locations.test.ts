@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { locateLines } from '../../core/index.ts';
-import { chunkSpans, locateRanges, nameRanges, wholeEnd } from '../../daemon/search/shape.ts';
+import { chunkSpans, locateRanges, nameRanges } from '../../daemon/search/range-locations.ts';
 
 const loc = (byteOffset: number, lineNumber: number, column: number) => ({ byteOffset, lineNumber, column });
 
@@ -54,18 +54,3 @@ for (const row of TABLE) {
     }
   });
 }
-
-test('whole content over the cap is cut before the character that crosses it', () => {
-  const text = 'ab😀cd'; // "😀" is bytes 2..5
-  for (let max = 0; max <= 8; max++) {
-    const end = wholeEnd(Buffer.from(text), max);
-    const content = Buffer.from(text).toString('utf8', 0, end);
-    const truncated = end < Buffer.byteLength(text);
-    const want = max >= 8 ? text : max >= 6 ? text.slice(0, 4 + (max - 6)) : text.slice(0, Math.min(max, 2));
-    assert.equal(content, want, `max ${max}`);
-    assert.equal(truncated, max < 8, `max ${max}`);
-  }
-  // Not UTF-8 (a run of continuation bytes): the cut backs up three bytes at most.
-  const junk = Buffer.from([0x61, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80]);
-  assert.equal(wholeEnd(junk, 6), 3);
-});

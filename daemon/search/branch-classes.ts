@@ -1,0 +1,137 @@
+// The branches a shard's search covers, grouped by the tree the plan becomes on them
+// (match-tree.ts specialize): the repository and ref filters are decided per repository
+// and branch before any document is looked at, and the branches on which they come out
+// the same are searched as one class, with one tree (shard-search.ts).
+
+import type { RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
+import type { Plan } from '../query/terms.ts';
+import { repoAtom, repoAtoms, specialize, type RepoAtom, type Tree } from './match-tree.ts';
+
+/** A repository of a shard to search (shard-reader.ts members), with its current record. */
+export interface SearchMember {
+  member: number;
+  /** Its flags as listed now (the manifest's): they override those the shard stored. */
+  repo?: RepoFacts | undefined;
+}
+
+/** Branches of the shard's repositories whose versions the same tree decides (see branchClasses). */
+export interface BranchClass {
+  /** Its branches (indexes into the shard's branch lists) by member, members ascending. */
+  byMember: Map<number, number[]>;
+  tree: Tree;
+  /** Its documents (classDocs), when known before the search. */
+  docs?: Uint32Array | null;
+}
+
+/** Every repository of the shard, as it stored them (one list per shard). */
+export function everyMember(shard: Shard): SearchMember[] {
+  let all = allMembers.get(shard);
+  if (!all) allMembers.set(shard, (all = shard.members.map((_, member) => ({ member }))));
+  return all;
+}
+
+const allMembers = new WeakMap<Shard, SearchMember[]>();
+
+/**
+ * Per shard, the class of its members' default branches for the last members list a
+ * search gave (a worker gives the same list while the index does not change): a query
+ * without a repository or branch filter puts every member there, and a compound shard's
+ * hundreds of members are then grouped once, not once per query.
+ */
+const plainClasses = new WeakMap<Shard, { members: readonly SearchMember[]; byMember: Map<number, number[]>; docs: Uint32Array | null; first: number }>();
+
+/** The repository and ref filters of each plan (kept while the plan is). */
+const atomsOfPlan = new WeakMap<Plan, RepoAtom[]>();
+
+/**
+ * Groups the branches of the repositories searched by the tree the plan becomes on them.
+ * Without a `branch:` filter only each repository's default branch is searched. The
+ * repository and ref filters (repoAtoms) are decided per repository and branch; those
+ * that come out the same share a tree (usually one or two classes however many
+ * repositories and branches there are: a compound shard's hundreds of repositories cost
+ * one specialisation, not one each), and classes whose tree is false are dropped.
+ */
+export function branchClasses(plan: Plan, shard: Shard, members: readonly SearchMember[]): BranchClass[] {
+  let atoms = atomsOfPlan.get(plan);
+  if (!atoms) atomsOfPlan.set(plan, (atoms = repoAtoms(plan.root)));
+  const names = shard.branches.names;
+  if (atoms.length === 0 && plan.branches.length === 0) {
+    let plain = plainClasses.get(shard);
+    if (plain?.members !== members) {
+      const byMember = new Map<number, number[]>();
+      for (const { member } of members) {
+        const m = shard.members[member]!;
+        if (m.end !== m.first) byMember.set(member, [m.branchFirst]);
+      }
+      plain = { members, byMember, docs: byMember.size === 0 ? null : classDocs(shard, byMember), first: byMember.size === 0 ? -1 : byMember.keys().next().value! };
+      plainClasses.set(shard, plain);
+    }
+    if (plain.first < 0) return [];
+    const first = plain.first;
+    const repo = members.find((m) => m.member === first)?.repo;
+    const tree = specialize(plan.root, shard.facts(first, repo), names[shard.members[first]!.branchFirst]!);
+    return tree.op === 'const' && !tree.value ? [] : [{ byMember: plain.byMember, tree, docs: plain.docs }];
+  }
+  const classes = new Map<string, BranchClass>();
+  for (const { member, repo } of members) {
+    const m = shard.members[member]!;
+    if (m.end === m.first) continue;
+    // (Facts only when a filter or the tree needs them: one object less per repository.)
+    let facts: ShardFacts | undefined;
+    const last = plan.branches.length === 0 ? m.branchFirst + 1 : m.branchEnd;
+    for (let b = m.branchFirst; b < last; b++) {
+      let key = '';
+      if (atoms.length > 0) {
+        facts ??= shard.facts(member, repo);
+        for (const a of atoms) key += repoAtom(a, facts, names[b]!) ? '1' : '0';
+      }
+      let cls = classes.get(key);
+      if (!cls) {
+        facts ??= shard.facts(member, repo);
+        cls = { byMember: new Map(), tree: specialize(plan.root, facts, names[b]!) };
+        classes.set(key, cls);
+      }
+      const list = cls.byMember.get(member);
+      if (list) list.push(b);
+      else cls.byMember.set(member, [b]);
+    }
+  }
+  return [...classes.values()].filter((c) => !(c.tree.op === 'const' && !c.tree.value));
+}
+
+/**
+ * The documents on at least one of a class's branches, ascending; null when that is every
+ * document of the shard. Members hold ascending ranges of documents, so their lists follow
+ * one another.
+ */
+export function classDocs(shard: Shard, byMember: BranchClass['byMember']): Uint32Array | null {
+  const lists: Uint32Array[] = [];
+  let total = 0;
+  for (const branches of byMember.values()) {
+    const docs = branches.length === 1 ? shard.branches.docs(branches[0]!) : shard.branches.docsOnAny(branches, shard.docCount);
+    lists.push(docs);
+    total += docs.length;
+  }
+  if (total === shard.docCount) return null;
+  if (lists.length === 1) return lists[0]!;
+  const out = new Uint32Array(total);
+  let at = 0;
+  for (const l of lists) {
+    out.set(l, at);
+    at += l.length;
+  }
+  return out;
+}
+
+/** Sorts each hit's branch names in the shard's order of its member's branches (names are unique within a member). */
+export function sortBranches(shard: Shard, hits: ReadonlyArray<{ member: number; branches: string[] }>): void {
+  const orders = new Map<number, Map<string, number>>();
+  for (const h of hits) {
+    let order = orders.get(h.member);
+    if (!order) {
+      const m = shard.members[h.member]!;
+      orders.set(h.member, (order = new Map(shard.branches.names.slice(m.branchFirst, m.branchEnd).map((n, i) => [n, i]))));
+    }
+    h.branches.sort((a, b) => order.get(a)! - order.get(b)!);
+  }
+}
