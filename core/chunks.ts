@@ -20,7 +20,7 @@ export interface CoreChunks {
  * one) and `contextLines`, written as JSON by the core from the document's bytes (those
  * of the last call when they are still there): each chunk object up to `"symbols":[` and
  * from `]}` on, the caller writing its symbols at its mark. Byte for byte what
- * daemon/search/shape-file.ts writes itself. Null when a chunk is not valid UTF-8 (the
+ * daemon/search/file-json.ts writes itself. Null when a chunk is not valid UTF-8 (the
  * caller shapes the file itself: such bytes are decoded, core/assembly/chunks.ts). `keep`
  * copies the JSON out of the core's memory (default: into a buffer of its own).
  */

@@ -1,7 +1,7 @@
 // Result chunks written as JSON where the document is: the `chunks` of a file result
-// (daemon/search/shape-file.ts writes the rest of it) from the document's bytes in this
-// module's memory and its match ranges. Byte for byte what shape-file.ts writes in
-// TypeScript (daemon/search/shape.ts chunkSpans for the chunks, json-bytes.ts for the
+// (daemon/search/file-json.ts writes the rest of it) from the document's bytes in this
+// module's memory and its match ranges. Byte for byte what file-json.ts writes in
+// TypeScript (daemon/search/range-locations.ts chunkSpans for the chunks, json-bytes.ts for the
 // JSON), but for each chunk's symbols, which the caller inserts at the marks this leaves.
 //
 // Memory, laid out by the glue (core/chunks.ts shapeChunks):
@@ -204,7 +204,7 @@ function jsonString(hay: usize, from: u32, to: u32): bool {
  */
 export function shapeChunks(hay: usize, n: u32, ranges: usize, k: u32, context: u32, lines: usize, spans: usize, marks: usize, out: usize, state: usize): i32 {
   locateLines(hay, n, ranges, 2 * k, lines);
-  // The spans, merged (shape.ts chunkSpans).
+  // The spans, merged (range-locations.ts chunkSpans).
   let count: u32 = 0;
   for (let r: u32 = 0; r < k; r++) {
     const o = load<u32>(ranges + (<usize>r << 3));
@@ -216,7 +216,7 @@ export function shapeChunks(hay: usize, n: u32, ranges: usize, k: u32, context: 
     const endLineStart = load<u32>(row, 12);
     // The last line a match touches: the line of its last byte (an empty match: its own).
     const lastByte = e > o ? e - 1 : o;
-    // (When the match ends at column 1 of a later line: shape.ts columnAt, code points.)
+    // (When the match ends at column 1 of a later line: range-locations.ts columnAt, code points.)
     const lastLine = e > o && endLine > startLine && codepoints(hay, endLineStart, e) == 0 ? endLine - 1 : endLine;
     let start = s;
     let back: u32 = 0;

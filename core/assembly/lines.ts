@@ -1,5 +1,5 @@
 // Line location: the line number and line start of byte offsets in a document, for
-// result shaping (daemon/search/shape.ts). Newlines are counted 64 bytes at a time without
+// result shaping (daemon/search/range-locations.ts). Newlines are counted 64 bytes at a time without
 // a branch per block: each compare's lanes (0 or -1) are subtracted from byte counters,
 // which are summed before they can overflow; a line's start is then found by looking back
 // from the offset for the last newline, which lies after the previous offset.

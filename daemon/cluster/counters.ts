@@ -20,7 +20,7 @@ export interface ClusterCounters {
   speculativeShards: Count;
   /** Of those, shards asked again whole because the search needed them before its cut. */
   shardsAskedAgain: Count;
-  /** Files of other nodes a search's budget ended inside, cut here from their JSON (search/cut-file.ts). */
+  /** Files of other nodes a search's budget ended inside, cut here from their JSON (search/file-json-cut.ts). */
   filesCut: Count;
   /** Such files shaped again by the node that holds their shard, a round trip: the budget ended inside a chunk that names definitions, or the file came unshaped or with fewer ranges than the budget. */
   filesShapedRemotely: Count;

@@ -633,7 +633,7 @@ class RemotePart implements Part {
   }
 
   reshape(_at: number, shape: ShapeOptions, f: ShapedFile, budget: number, unit: Unit): Promise<ShapedFile> {
-    // Cut here from its JSON when that gives what the node would (search/cut-file.ts): no round trip.
+    // Cut here from its JSON when that gives what the node would (search/file-json-cut.ts): no round trip.
     const cut = cutFile(f, budget, shape.contextLines);
     if (cut) {
       this.o.counters.filesCut.inc();

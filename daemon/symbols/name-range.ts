@@ -1,6 +1,6 @@
 // Where a symbol's name is spelled in its file: the byte range a `sym:` match highlights.
 // Computed at build time for the symbol index (index/symbol-index.ts) and by the oracle
-// at search time (search/shard-search.ts), so both use this one rule.
+// at search time (search/examine-doc.ts), so both use this one rule.
 
 /** A byte of an identifier: ASCII letter, digit, underscore, or any non-ASCII byte. */
 export function isWord(b: number | undefined): boolean {

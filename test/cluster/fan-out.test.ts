@@ -285,7 +285,7 @@ describe('a cluster of three nodes, replication 2', () => {
     try {
       // Until a few were refused: a file is asked of a node only when a search's last file
       // is cut where its node did not cut it, inside a chunk that names definitions (else
-      // it is cut here: search/cut-file.ts), which context lines make likelier.
+      // it is cut here: search/file-json-cut.ts), which context lines make likelier.
       for (const [k, q] of queries(13, 400).entries()) {
         if (refused >= 3) break;
         const req = { ...q, matches: 5 + ((k * 7) % 60), contextLines: 3 + (k % 8) };
