@@ -9,7 +9,8 @@
 // next full build (indexer.ts decides when; docs/design.md states the bounds).
 
 import { join, sep } from 'node:path';
-import { Shard, ShardError } from './shard-reader.ts';
+import { Shard } from './shard-reader.ts';
+import { ShardError } from './shard-error.ts';
 import { shardsDir } from './data-dir.ts';
 import type { Manifest, ManifestShard } from './manifest.ts';
 import type { BlobFile } from './build-pool.ts';

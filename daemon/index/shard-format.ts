@@ -185,7 +185,7 @@ export interface SymbolsFileMeta {
 /** Bytes of a git blob id in the oids section. */
 export const OID_SIZE = 20;
 
-/** Symbol record (symbols section), 24 bytes; layout in shard-reader.ts. */
+/** Symbol record (symbols section), 24 bytes; layout in symbol-records.ts. */
 export const SYMBOL_RECORD_SIZE = 24;
 /** parentKind value of a symbol without a parent. */
 export const NO_KIND = 0xff;
@@ -276,7 +276,7 @@ export interface ShardMeta {
   symbolExtraction?: string;
 }
 
-/** An n-gram table section: n, 0, ids[n], counts[n], offsets[n] as little-endian u32 (see shard-reader.ts). */
+/** An n-gram table section: n, 0, ids[n], counts[n], offsets[n] as little-endian u32 (see ngram-table.ts). */
 export function ngramTable(p: { ids: Uint32Array; counts: Uint32Array; offsets: Uint32Array }): Uint8Array {
   const n = p.ids.length;
   const out = new Uint32Array(2 + 3 * n);

@@ -1,7 +1,8 @@
 // A shard's symbol sections (symbols, symbol-ngrams, symbol-postings, symbol-index; their
-// layouts in shard-reader.ts and symbol-index.ts) from its documents in document order:
-// their definitions (symbols/extract.ts: C, device tree and Kconfig files by our scanners as
-// they come, the rest by universal-ctags in batches of content), then the sections.
+// layouts in symbol-records.ts, ngram-table.ts and symbol-index.ts) from its documents in
+// document order: their definitions (symbols/extract.ts: C, device tree and Kconfig files
+// by our scanners as they come, the rest by universal-ctags in batches of content), then
+// the sections.
 // The shard builder collects them inline (small builds); the symbols pass
 // (symbols-pass.ts) collects them for a shard built without, after its content was
 // committed and made searchable.
@@ -125,7 +126,7 @@ export class SymbolSections {
     const symbolIndex = encodeSymbolIndex({ bytes: this.names.subarray(0, this.namesUsed), start: nameStart, length: this.nameLength.subarray(0, this.count) });
     for (let r = 0; r < this.count; r++) this.words[r * wordsPer] = symbolIndex.nameOffOf[r]!;
     const records = this.records.subarray(0, this.count * SYMBOL_RECORD_SIZE);
-    // The symbols section (layout in shard-reader.ts, version 4 records in symbol-index.ts):
+    // The symbols section (layout in symbol-records.ts, version 4 records in symbol-index.ts):
     // counts, each document's first symbol, the records, then the parents' names.
     const head = Buffer.alloc(8 + 4 * (docCount + 1));
     head.writeUInt32LE(docCount, 0);

@@ -5,7 +5,8 @@
 // into file results (search-worker.ts, shape-file.ts); the main thread merges them.
 
 import { intersectPostings, intersectSorted, locateLines, shapeChunks, unionSorted, type CoreChunks } from '../../core/index.ts';
-import type { NgramTable, RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
+import type { RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
+import type { NgramTable } from '../index/ngram-table.ts';
 import type { Plan, Term } from '../query/terms.ts';
 import type { NgramQuery } from '../query/ngram-query.ts';
 import { repoAtom, repoAtoms, specialize, type RepoAtom, type Tree } from './match-tree.ts';
