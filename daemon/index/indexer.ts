@@ -35,7 +35,7 @@ import type { SymbolsJob } from './symbols-pass.ts';
 import { SYMBOLS_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
 
 /**
- * Content per shard. Zoekt's measured sweet spot is ~100 MB: large enough that per-shard
+ * Content per shard, about what zoekt found best: large enough that per-shard
  * costs (trigram tables, task dispatch) stay small, small enough that shards of a large
  * repository spread across the search pool's threads and build in bounded memory.
  */
@@ -396,7 +396,7 @@ class IndexRun {
     let results;
     this.options.onSymbolsProgress?.({ shards: 0, totalShards: jobs.length });
     // Each symbols file is flushed as soon as it is written, while the threads write the
-    // next ones (~15 MB each on Linux), rather than all of them at the end.
+    // next ones, rather than all of them at the end.
     const flushed: Array<Promise<void>> = [];
     const onShard = (done: number) => this.options.onSymbolsProgress?.({ shards: done, totalShards: jobs.length });
     const onBuilt = (job: SymbolsJob) => {

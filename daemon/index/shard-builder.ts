@@ -426,8 +426,8 @@ function staticOrder(files: ShardFile[]): ShardFile[] {
 }
 
 // One read buffer per thread, reused for every file: every consumer of a file's bytes
-// (the core, the hash, the writer) copies them, and not allocating 78k buffers for the
-// Linux tree saves a quarter second of garbage collection per shard.
+// (the core, the hash, the writer) copies them, and a buffer per file of a large tree
+// would give the garbage collector tens of thousands of them to collect per shard.
 let scratch = Buffer.allocUnsafe(1 << 20);
 
 /**

@@ -475,7 +475,7 @@ export class Shard {
    * cache keeps them; a later read maps them back in). The mapping itself lives until the
    * Shard is collected, which a worker that reads one shard after another (the symbols
    * pass) may not do for a long time: without this, every shard it read stays counted in
-   * its RSS (Linux 6.1's pass: ~0.9 GB of its 1.9 GB peak).
+   * its RSS, which then grows with the repository instead of with one shard.
    */
   releasePages(): void {
     mmap.advise(this.map, 0, this.map.length, mmap.MADV_DONTNEED);
