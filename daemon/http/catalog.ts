@@ -17,7 +17,8 @@
 
 import { IndexView } from '../index/index-health.ts';
 import { manifestVisibility, shardFiles, symbolsPending, type LoadedManifest } from '../index/manifest.ts';
-import { Shard, ShardError } from '../index/shard-reader.ts';
+import { Shard } from '../index/shard-reader.ts';
+import { ShardError } from '../index/shard-error.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { GitRef } from '../repos/git.ts';
 import { displayName, isWebUrl } from '../repos/web-urls.ts';

@@ -56,8 +56,9 @@ export class ShardCutter {
 
 /**
  * What a shard's symbols pass will cost, roughly, from its files: bytes, those of the
- * files that ctags reads counted 3 times (Linux: a shard of C ~11 ns a byte, ctags' files
- * ~35; JSON, mostly data that gets no symbols, once). BuildPool only compares these.
+ * files that ctags reads counted 3 times (ctags takes about that much longer a byte than
+ * the C scanners; JSON, mostly data that gets no symbols, once). BuildPool only compares
+ * these.
  */
 export function symbolsCost(files: readonly ShardFile[], maxFileSize: number): number {
   let cost = 0;
@@ -100,8 +101,8 @@ export interface BlobFile {
  * The build threads of one run, with two queues: shard jobs (content, in the order they
  * come) and, taken only by a thread that finds no shard job left, symbols jobs (the
  * symbols pass of shards already built: symbols-pass.ts). A full build thus starts its
- * symbols pass on a thread that would otherwise wait for the other threads' last shards
- * (Linux 6.1: ~0.5 s of one thread), and its content is committed no later for it. Results
+ * symbols pass on a thread that would otherwise wait for the other threads' last shards,
+ * and its content is committed no later for it. Results
  * come back in job order. A failing shard job fails `content`; a failing symbols job fails
  * `symbols` only (the content stays to be committed).
  */

@@ -1,19 +1,38 @@
-// Planning an incremental index run: which file versions are new, and which branches now
-// hold the documents already indexed.
+// Planning an incremental index run: which file versions are new, which branches now hold
+// the documents already indexed, and whether the run stays within the bounds on delta
+// shards.
 //
 // Every document of a version-3 shard carries its git blob id, so a file version (path,
 // blob) of the new refs is either already a document somewhere in the repository's shards
 // (it only needs its branch lists updated), or was skipped before (binary, too large: its
 // blob id is in the shard's skipped list), or is new and goes into a delta shard. Documents
 // no new ref holds end up on no branch: dead, never matched, their bytes reclaimed by the
-// next full build (indexer.ts decides when; docs/design.md states the bounds).
+// next full build (deltaTooLarge decides when, by the bounds below; docs/design.md states
+// them).
 
 import { join, sep } from 'node:path';
-import { Shard, ShardError } from './shard-reader.ts';
+import { Shard } from './shard-reader.ts';
+import { ShardError } from './shard-error.ts';
 import { shardsDir } from './data-dir.ts';
 import type { Manifest, ManifestShard } from './manifest.ts';
 import type { BlobFile } from './build-pool.ts';
 import type { GitRef, GitVersion } from '../repos/git.ts';
+
+/**
+ * Bounds on delta shards (docs/design.md "Incremental indexing"). An incremental run is
+ * replaced by a full build when, afterwards, the repository would have more than
+ * MAX_DELTA_SHARDS delta shards, or less than MIN_LIVE_FRACTION of its stored content
+ * would still be live (and more than MIN_DEAD_BYTES dead), or when more than
+ * MAX_DELTA_FRACTION of its file versions (and more than MIN_FULL_FILES) changed: then a
+ * full build costs about the same and leaves nothing dead behind.
+ */
+export const MAX_DELTA_SHARDS = 8;
+export const MIN_LIVE_FRACTION = 0.5;
+/** ... counted only once the dead content is worth reclaiming. */
+export const MIN_DEAD_BYTES = 4 * 1024 * 1024;
+export const MAX_DELTA_FRACTION = 0.25;
+/** ... but a change of this many file versions or fewer is always built as a delta: it is cheap either way. */
+export const MIN_FULL_FILES = 100;
 
 export interface ShardUpdate {
   entry: ManifestShard;
@@ -90,6 +109,16 @@ export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], v
     return { entry: previous.shards[s]!, lists: mine, changed: !sameLists(shard, refs, mine), liveDocs, liveContentBytes: liveBytes };
   });
   return { added, shards: updates, contentBytes, liveContentBytes };
+}
+
+/** The reason to build in full instead, or undefined when a delta run is within bounds. */
+export function deltaTooLarge(prev: Manifest, plan: DeltaPlan, versions: number): string | undefined {
+  const deltas = prev.shards.filter((s) => s.delta).length + (plan.added.length > 0 ? 1 : 0);
+  if (deltas > MAX_DELTA_SHARDS) return `more than ${MAX_DELTA_SHARDS} delta shards`;
+  if (plan.added.length > MAX_DELTA_FRACTION * versions && plan.added.length > MIN_FULL_FILES) return `${plan.added.length} of ${versions} file versions changed`;
+  const dead = plan.contentBytes - plan.liveContentBytes;
+  if (dead > MIN_DEAD_BYTES && plan.liveContentBytes < MIN_LIVE_FRACTION * plan.contentBytes) return 'less than half of the stored content is live';
+  return undefined;
 }
 
 function sameLists(shard: Shard, refs: GitRef[], lists: Uint32Array[]): boolean {

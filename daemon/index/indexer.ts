@@ -20,22 +20,22 @@ import type { CodeHostType } from '../repos/hosts/types.ts';
 import { walkSorted, type WalkedFile } from '../repos/walk.ts';
 import { displayName } from '../repos/web-urls.ts';
 import { writeMembershipFile } from './branch-set.ts';
-import { readJobBlobs } from './job-blobs.ts';
-import { type BlobFile, BuildPool, cutShards, cutShardsAsync, runSymbolsPool, startBuildThreads, symbolsCost, type BuildResult } from './build-pool.ts';
+import { type BlobFile, BuildPool, cutShards, cutShardsAsync, runSymbolsPool, startBuildThreads, type BuildResult } from './build-pool.ts';
+import { buildShards, INLINE_BUILD_FILES, type BuiltShards, type ShardsBuild } from './build-shards.ts';
 import { ctagsAvailable } from '../symbols/ctags.ts';
 import { acquireLock } from '../runtime/lock-file.ts';
 import { removeLeftoverTemps } from '../runtime/left-behind.ts';
 import { shardsDir, syncFiles } from './data-dir.ts';
-import { planDelta, type DeltaPlan } from './delta.ts';
+import { deltaTooLarge, planDelta, type DeltaPlan } from './delta.ts';
 import { indexProblem, readMark } from './index-health.ts';
 import { commitManifest, type CommitBatch, fileGeneration, loadManifest, memberEntry, MEMBERSHIP_EXT, removeUnlisted, repairMissedBump, shardFiles, symbolsPending, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard, type ShardFiles } from './manifest.ts';
-import { buildShard, type MemberResult, type ShardFile, type ShardJob } from './shard-builder.ts';
+import type { MemberResult, ShardFile } from './shard-builder.ts';
 import { noteWritten } from './section-checks.ts';
 import type { SymbolsJob } from './symbols-pass.ts';
-import { SHARD_EXT, SYMBOLS_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
+import { SYMBOLS_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
 
 /**
- * Content per shard. Zoekt's measured sweet spot is ~100 MB: large enough that per-shard
+ * Content per shard, about what zoekt found best: large enough that per-shard
  * costs (trigram tables, task dispatch) stay small, small enough that shards of a large
  * repository spread across the search pool's threads and build in bounded memory.
  */
@@ -43,22 +43,6 @@ export const SHARD_TARGET_BYTES = 100 * 1024 * 1024;
 export const DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024;
 /** Files with more distinct trigrams are almost always data, not code (zoekt uses the same cut). */
 export const DEFAULT_MAX_TRIGRAMS = 20_000;
-
-/**
- * Bounds on delta shards (docs/design.md "Incremental indexing"). An incremental run is replaced by
- * a full build when, afterwards, the repository would have more than MAX_DELTA_SHARDS delta
- * shards, or less than MIN_LIVE_FRACTION of its stored content would still be live (and
- * more than MIN_DEAD_BYTES dead), or
- * when more than MAX_DELTA_FRACTION of its file versions (and more than MIN_FULL_FILES)
- * changed: then a full build costs about the same and leaves nothing dead behind.
- */
-export const MAX_DELTA_SHARDS = 8;
-export const MIN_LIVE_FRACTION = 0.5;
-/** ... counted only once the dead content is worth reclaiming. */
-export const MIN_DEAD_BYTES = 4 * 1024 * 1024;
-export const MAX_DELTA_FRACTION = 0.25;
-/** ... but a change of this many file versions or fewer is always built as a delta: it is cheap either way. */
-export const MIN_FULL_FILES = 100;
 
 /** What the indexer found out about the source, for the caller to name and register it. */
 export interface DetectedRepo {
@@ -174,8 +158,6 @@ export interface IndexSummary {
   symbolsReused?: number;
 }
 
-/** The build worker's module (started by path: an entry point of the compiled build). */
-
 /**
  * A small repository's full build handed back to the caller instead of run (indexOrPack):
  * built with others into a compound shard (pack-build.ts). It holds the repository's lock
@@ -241,7 +223,7 @@ export async function indexOrPack(pathArg: string, options: IndexOptions): Promi
       removeUnlisted(dir, found.previous);
       removeLeftoverTemps(options.dataDir); // index-version of a killed process
       repairMissedBump(options.dataDir, repoId);
-      const run = new Run(options, repoId, repo, found, started);
+      const run = new IndexRun(options, repoId, repo, found, started);
       try {
         const out = git ? await run.git(git) : await run.directory(root);
         if ('commit' in out) {
@@ -291,7 +273,7 @@ function nextGeneration(dataDir: string, repoId: number, current: LoadedManifest
 }
 
 /** One index run of one repository, holding its lock. */
-class Run {
+class IndexRun {
   readonly dir: string;
   readonly generation: number;
   readonly maxFileSize: number;
@@ -353,7 +335,7 @@ class Run {
     }
     const refs: GitRef[] = [{ name: 'HEAD', kind: 'branch', commit: '' }];
     const later = this.symbolsLater(walked ? head.length : Infinity);
-    const built = await this.build(refs, cutShardsAsync(files(), this.target, this.maxFileSize), () => listed, walked, false, later ? false : this.options.symbols, undefined, later);
+    const built = await this.build({ refs, groups: cutShardsAsync(files(), this.target, this.maxFileSize), totalFiles: () => listed, counted: walked, later });
     return this.finishFull(refs, built, listErrors.length, this.damageReason(), later);
   }
 
@@ -414,7 +396,7 @@ class Run {
     let results;
     this.options.onSymbolsProgress?.({ shards: 0, totalShards: jobs.length });
     // Each symbols file is flushed as soon as it is written, while the threads write the
-    // next ones (~15 MB each on Linux), rather than all of them at the end.
+    // next ones, rather than all of them at the end.
     const flushed: Array<Promise<void>> = [];
     const onShard = (done: number) => this.options.onSymbolsProgress?.({ shards: done, totalShards: jobs.length });
     const onBuilt = (job: SymbolsJob) => {
@@ -451,11 +433,6 @@ class Run {
     return this.damage === undefined ? undefined : `the previous index is damaged: ${this.damage}`;
   }
 
-  /**
-   * After a failure: removes every file of this run's generation (shards, membership files,
-   * temporary files of its build threads), unless its manifest was committed (then they
-   * are the index). Nothing half-written is left behind.
-   */
   /** Ends the build threads kept for a symbols pass that did not take them (a failure between the two), and gives back the build slot. */
   async releaseThreads(): Promise<void> {
     const threads = this.threads;
@@ -474,6 +451,11 @@ class Run {
     if (this.slot === undefined && this.options.buildSlot) this.slot = await this.options.buildSlot();
   }
 
+  /**
+   * After a failure: removes every file of this run's generation (shards, membership files,
+   * temporary files of its build threads), unless its manifest was committed (then they
+   * are the index). Nothing half-written is left behind.
+   */
   discard(): void {
     const m = loadManifest(this.options.dataDir, this.repoId);
     const committed = m && !('unreadable' in m) ? m.generation : -1;
@@ -488,7 +470,7 @@ class Run {
   async git(git: GitSource): Promise<IndexSummary | Omit<PackCandidate, 'release'>> {
     const current = this.options.current;
     if (current && sameRefs(current.refs, git.refs) && sameRepo(current.repo, this.repo) && !(current.symbolsPending && this.options.symbols !== false)) {
-      return this.summary('unchanged', git.refs, [], current, undefined, 0);
+      return this.summary({ mode: 'unchanged', refs: git.refs, manifest: current });
     }
     const prev = this.previous;
     const incremental = this.options.incremental !== false;
@@ -507,11 +489,11 @@ class Run {
         // (A new stamp of the same refs, e.g. after `git pack-refs`, is recorded, so that the next sync need not open the repository.)
         const restamped = this.options.sourceStamp !== undefined && prev.sourceStamp !== this.options.sourceStamp;
         if (JSON.stringify(prev.repo) !== JSON.stringify(this.repo) || restamped) this.commit({ ...prev, repo: this.repo, generation: this.generation });
-        return this.summary('unchanged', git.refs, [], prev, undefined, 0);
+        return this.summary({ mode: 'unchanged', refs: git.refs, manifest: prev });
       }
       const versions = await git.versions();
       const plan = planDelta(this.options.dataDir, prev, git.refs, versions);
-      fullReason = 'impossible' in plan ? plan.impossible : this.deltaTooLarge(prev, plan, versions.length);
+      fullReason = 'impossible' in plan ? plan.impossible : deltaTooLarge(prev, plan, versions.length);
       if (fullReason === undefined) return this.delta(git, prev, plan as DeltaPlan);
     } else if (!incremental) {
       fullReason = 'incremental indexing is off';
@@ -523,7 +505,7 @@ class Run {
       if (bytes <= packBelow) return this.packCandidate(git, files, bytes, fullReason);
     }
     const later = this.symbolsLater(files.length);
-    const built = await this.build(git.refs, fromArray(cutShards(files, this.target, this.maxFileSize)), () => files.length, true, false, later ? false : this.options.symbols, git.gitDir, later);
+    const built = await this.build({ refs: git.refs, groups: fromArray(cutShards(files, this.target, this.maxFileSize)), totalFiles: () => files.length, counted: true, gitDir: git.gitDir, later });
     return this.finishFull(git.refs, built, 0, fullReason, later);
   }
 
@@ -541,7 +523,7 @@ class Run {
         const shards: ManifestShard[] = [memberEntry(file, member, built)];
         const manifest = this.commit({ version: 2, repoId: this.repoId, repo: this.repo, generation: this.generation, refs, shards, indexedAt: this.indexedAt, files: built.docs, contentBytes: built.contentBytes, skipped: built.skipped.length, baseGeneration: this.generation }, batch);
         const result: BuildResult = { docCount: built.docs, contentBytes: built.contentBytes, totalBytes: bytes, skipped: built.skipped, symbolCount: 0, symbolFailures: 0, members: [built] };
-        return this.summary('full', refs, [result], manifest, fullReason, built.docs + built.skipped.length);
+        return this.summary({ mode: 'full', refs, results: [result], manifest, fullReason, builtFiles: built.docs + built.skipped.length });
       },
     };
   }
@@ -552,19 +534,9 @@ class Run {
     return files.map((f, i) => ({ path: f.path, size: sizes[i]!, oid: f.oid, branches: f.branches }));
   }
 
-  /** The reason to build in full instead, or undefined when a delta run is within bounds. */
-  private deltaTooLarge(prev: Manifest, plan: DeltaPlan, versions: number): string | undefined {
-    const deltas = prev.shards.filter((s) => s.delta).length + (plan.added.length > 0 ? 1 : 0);
-    if (deltas > MAX_DELTA_SHARDS) return `more than ${MAX_DELTA_SHARDS} delta shards`;
-    if (plan.added.length > MAX_DELTA_FRACTION * versions && plan.added.length > MIN_FULL_FILES) return `${plan.added.length} of ${versions} file versions changed`;
-    const dead = plan.contentBytes - plan.liveContentBytes;
-    if (dead > MIN_DEAD_BYTES && plan.liveContentBytes < MIN_LIVE_FRACTION * plan.contentBytes) return 'less than half of the stored content is live';
-    return undefined;
-  }
-
   private async delta(git: GitSource, prev: Manifest, plan: DeltaPlan): Promise<IndexSummary> {
     const built = plan.added.length > 0
-      ? await this.build(git.refs, fromArray(cutShards(await this.sized(git, plan.added), this.target, this.maxFileSize)), () => plan.added.length, true, true, this.options.symbols, git.gitDir)
+      ? await this.build({ refs: git.refs, groups: fromArray(cutShards(await this.sized(git, plan.added), this.target, this.maxFileSize)), totalFiles: () => plan.added.length, counted: true, delta: true, gitDir: git.gitDir })
       : { names: [], results: [] };
     const shards: ManifestShard[] = [];
     const memberships: string[] = [];
@@ -594,7 +566,7 @@ class Run {
       skipped: prev.skipped + built.results.reduce((n, r) => n + r.skipped.length, 0),
       baseGeneration: prev.baseGeneration,
     });
-    return this.summary('delta', git.refs, built.results, manifest, undefined, plan.added.length);
+    return this.summary({ mode: 'delta', refs: git.refs, results: built.results, manifest, builtFiles: plan.added.length });
   }
 
   private commitFull(refs: GitRef[], built: Built, listErrors: number, fullReason: string | undefined, pending: boolean): { summary: IndexSummary; manifest: Manifest } {
@@ -614,7 +586,7 @@ class Run {
       baseGeneration: this.generation,
       ...(pending ? { symbolsPending: true as const } : {}),
     });
-    const summary = this.summary('full', refs, built.results, manifest, fullReason, built.results.reduce((n, r) => n + r.docCount + r.skipped.length, 0));
+    const summary = this.summary({ mode: 'full', refs, results: built.results, manifest, fullReason, builtFiles: built.results.reduce((n, r) => n + r.docCount + r.skipped.length, 0) });
     if (listErrors > 0) {
       summary.skipped += listErrors;
       summary.skippedByReason.unreadable = (summary.skippedByReason.unreadable ?? 0) + listErrors;
@@ -650,73 +622,33 @@ class Run {
     });
   }
 
-  /** Builds the groups into shards `g<generation>-<n>`. */
-  /**
-   * Builds the groups. `totalFiles` counts the files listed so far; `counted`: whether that
-   * is all of them (a directory being walked is not, until its walk ends).
-   */
-  private async build(refs: GitRef[], groups: AsyncIterable<ShardFile[]>, totalFiles: () => number, counted: boolean, delta = false, symbols = this.options.symbols, gitDir?: string, later = false): Promise<Built> {
-    const names: string[] = [];
-    const meta = shardRepoMeta(this.repoId, this.repo, refs);
-    const { dir, generation, maxFileSize, maxTrigrams, indexedAt } = this;
-    const branches = refs.map((r) => r.name);
-    async function* jobs(): AsyncIterable<ShardJob> {
-      for await (const group of groups) {
-        const name = `g${generation}-${names.length}${SHARD_EXT}`;
-        names.push(name);
-        yield { finalPath: join(dir, name), repo: meta, shardIndex: names.length - 1, files: group, maxFileSize, maxTrigrams, indexedAt, symbols, later, branches, ...(gitDir !== undefined ? { gitDir } : {}) };
-      }
-      // An empty repository still gets one (empty) shard, so that it is known to the searcher.
-      if (names.length === 0 && !delta) {
-        names.push(`g${generation}-0${SHARD_EXT}`);
-        yield { finalPath: join(dir, names[0]!), repo: meta, shardIndex: 0, files: [], maxFileSize, maxTrigrams, indexedAt, symbols, later, branches };
-      }
-    }
+  /** Builds the groups into shards `g<generation>-<n>` (build-shards.ts), once the run holds its build slot. */
+  private async build(request: BuildRequest): Promise<Built> {
     await this.holdSlot();
-    const onProgress = (files: number, bytes: number) => this.options.onProgress?.({ files, totalFiles: totalFiles(), bytes });
-    // Small builds (a delta of a few files) run on this thread: starting build threads
-    // costs ~0.5 s, far more than building a few files.
-    const inline = counted && totalFiles() <= INLINE_BUILD_FILES;
-    // Threads start now, so that loading their code overlaps with reading the first files.
-    const workers = inline ? [] : startBuildThreads(this.options.workers ?? availableParallelism());
-    // The manifest may name only shards that are on disk (shard-writer.ts says why not in
-    // the build): each shard is flushed from this thread (libuv's pool) as soon as it is
-    // built, so that its writing overlaps the others' building instead of all of it
-    // following the last (Linux 6.1: ~0.5 s of fsync at the end).
-    const flushed = new Map<string, Promise<void>>();
-    const flush = (job: ShardJob) => {
-      const p = syncFiles(dirname(job.finalPath), [basename(job.finalPath)]);
-      p.catch(() => {}); // awaited below; this only keeps a failure before then handled
-      flushed.set(job.finalPath, p);
-    };
-    // On failure, discard() removes what was written (indexPath calls it).
-    let keep = false;
-    const pool = inline ? undefined : new BuildPool(workers);
-    // A build whose symbols come after its content queues each shard's symbols job as the
-    // shard is written: a thread with no shard left to build starts on them (BuildPool).
-    const built = (job: ShardJob) => {
-      flush(job);
-      if (later) pool!.addSymbols(this.symbolsJob(job.finalPath, job.shardIndex), symbolsCost(job.files, job.maxFileSize));
-    };
-    try {
-      const results = inline ? await buildInline(jobs(), onProgress) : await pool!.content(readAhead(jobs()), onProgress, built);
-      await Promise.all(flushed.values());
-      await syncFiles(dir, names.filter((n) => !flushed.has(join(dir, n))));
-      // The symbols pass runs on the same threads: their code is loaded and compiled, their
-      // memory mapped (new threads took ~0.1 s to start, and zeroed their memory anew).
-      keep = later && workers.length > 0;
-      if (keep) {
-        this.threads = workers;
-        this.pool = pool;
-      }
-      return { names, results };
-    } finally {
-      await pool?.close();
-      if (!keep) await Promise.all(workers.map((w: Worker) => w.terminate()));
+    const { later, refs, ...rest } = request;
+    const built = await buildShards({
+      ...rest,
+      dir: this.dir,
+      generation: this.generation,
+      repo: shardRepoMeta(this.repoId, this.repo, refs),
+      branches: refs.map((r) => r.name),
+      maxFileSize: this.maxFileSize,
+      maxTrigrams: this.maxTrigrams,
+      indexedAt: this.indexedAt,
+      symbols: later ? false : this.options.symbols,
+      ...(later ? { symbolsJob: (path: string, index: number) => this.symbolsJob(path, index) } : {}),
+      threads: this.options.workers ?? availableParallelism(),
+      onProgress: (files, bytes) => this.options.onProgress?.({ files, totalFiles: request.totalFiles(), bytes }),
+    });
+    if (built.kept) {
+      this.threads = built.kept.threads;
+      this.pool = built.kept.pool;
     }
+    return built;
   }
 
-  private summary(mode: IndexMode, refs: GitRef[], results: BuildResult[], manifest: Pick<Manifest, 'files' | 'contentBytes' | 'shards'>, fullReason: string | undefined, builtFiles: number): IndexSummary {
+  private summary(outcome: RunOutcome): IndexSummary {
+    const { mode, refs, results = [], manifest, fullReason, builtFiles = 0 } = outcome;
     const skipped: SkippedFile[] = results.flatMap((r) => r.skipped);
     const skippedByReason: Record<string, number> = {};
     for (const s of skipped) skippedByReason[s.reason] = (skippedByReason[s.reason] ?? 0) + 1;
@@ -744,23 +676,27 @@ class Run {
   }
 }
 
-/** Builds at most this many files on the calling thread instead of the pool (see build()). */
-const INLINE_BUILD_FILES = 256;
-
-async function buildInline(jobs: AsyncIterable<ShardJob>, onProgress: (files: number, bytes: number) => void): Promise<BuildResult[]> {
-  const results: BuildResult[] = [];
-  for await (const job of jobs) {
-    await readJobBlobs(job);
-    const { path: _path, ...result } = buildShard(job, onProgress);
-    results.push(result);
-  }
-  return results;
+/** What a run's summary tells (IndexRun.summary). */
+interface RunOutcome {
+  mode: IndexMode;
+  refs: GitRef[];
+  /** The shards the run built; none when unchanged. */
+  results?: BuildResult[];
+  /** The manifest the run leaves. */
+  manifest: Pick<Manifest, 'files' | 'contentBytes' | 'shards'>;
+  fullReason?: string | undefined;
+  /** File versions built (IndexSummary.builtFiles); 0 when unchanged. */
+  builtFiles?: number;
 }
 
-interface Built {
-  names: string[];
-  results: BuildResult[];
+/** What a run builds (IndexRun.build): its files, and the refs they are on. */
+interface BuildRequest extends Pick<ShardsBuild, 'groups' | 'totalFiles' | 'counted' | 'delta' | 'gitDir'> {
+  refs: GitRef[];
+  /** The symbols come after the content (symbolsLater): the shards are built without them, the threads kept for the pass. */
+  later?: boolean;
 }
+
+type Built = Pick<BuiltShards, 'names' | 'results'>;
 
 function sameRefs(a: GitRef[], b: GitRef[]): boolean {
   return a.length === b.length && a.every((r, i) => r.name === b[i]!.name && r.kind === b[i]!.kind && r.commit === b[i]!.commit);
@@ -775,27 +711,6 @@ export function sameRepo(a: ManifestRepo, b: ManifestRepo): boolean {
 
 async function* fromArray<T>(xs: T[]): AsyncIterable<T> {
   yield* xs;
-}
-
-/**
- * The items of `it`, the next one always being produced while the consumer holds the last:
- * the pool asks for a job only when a thread is free, and a directory's next shard is
- * listed meanwhile rather than then.
- */
-async function* readAhead<T>(it: AsyncIterable<T>): AsyncIterable<T> {
-  const source = it[Symbol.asyncIterator]();
-  let next = source.next();
-  try {
-    for (;;) {
-      next.catch(() => {}); // awaited below; this only keeps a failure before then handled
-      const r = await next;
-      if (r.done) return;
-      next = source.next();
-      yield r.value;
-    }
-  } finally {
-    await source.return?.();
-  }
 }
 
 function checkDirectory(pathArg: string, root: string): void {

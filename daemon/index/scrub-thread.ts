@@ -9,7 +9,8 @@ import { LOWEST_NICE, lowerThisThreadsPriority } from '../runtime/thread-priorit
 import { corruptSection, FAILED, PASSED, sectionStates, UNCHECKED, type Section } from './section-checks.ts';
 import { ACTIVE_SEARCHES, STARTED_SEARCHES, type ScrubReply, type ScrubRequest } from './section-scrub.ts';
 import { SECTION_NAMES, SHARD_FORMAT, SYMBOLS_FORMAT, SectionKind } from './shard-format.ts';
-import { checkShardHeader, ShardError } from './shard-reader.ts';
+import { checkShardHeader } from './shard-reader.ts';
+import { ShardError } from './shard-error.ts';
 
 /**
  * What the scrub reads between two looks at the searches (in one read, or several for

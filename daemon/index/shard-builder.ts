@@ -141,205 +141,275 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
   let wordsBuilder: WordsBuilder | undefined;
   try {
     contentBuilder = new PostingsBuilder({ expectedBytes: job.files.reduce((n, f) => n + f.size, 0), segments: CONTENT_SEGMENTS });
-    // (~a third of a Linux shard's content build: later, it is the symbols pass's.)
+    // (A large part of a content build: later, it is the symbols pass's.)
     wordsBuilder = job.later ? undefined : new WordsBuilder();
-    const names: Buffer[] = [];
-    const docs: Array<{ nameLen: number; contentOff: number; contentLen: number; hash: number; lang: number; flags: number }> = [];
-    const languages: string[] = [];
-    const languageIndex = new Map<string, number>();
-    const skipped: SkippedFile[] = [];
-    const skippedFiles: ShardFile[] = [];
-    const docHashes: number[] = [];
-    const docOids: Array<string | undefined> = [];
-    const members = jobMembers(job);
-    // Each member's branch lists follow the previous member's in the branches section.
-    const branchBase: number[] = [];
-    const branchNames: string[] = [];
-    for (const m of members) {
-      branchBase.push(branchNames.length);
-      branchNames.push(...m.branches);
-    }
-    const branchDocs: number[][] = branchNames.map(() => []);
-    const memberFirst: number[] = members.map(() => 0);
-    const memberEnd: number[] = members.map(() => 0);
-    const memberSkipped: SkippedFile[][] = members.map(() => []);
-    let member = -1;
-    let contentBytes = 0;
-    let doneFiles = 0;
-    let doneBytes = 0;
     const withSymbols = job.symbols !== false && ctagsAvailable();
     const symbols = new SymbolSections(withSymbols);
-
-    for (const file of staticOrder(job.files)) {
-      doneFiles++;
-      doneBytes += file.size;
-      if (onProgress && doneFiles % PROGRESS_EVERY_FILES === 0) onProgress(doneFiles, doneBytes);
-      const m = file.member ?? 0;
-      if (m !== member) {
-        // (staticOrder groups the files by member, in member order.)
-        for (let k = member + 1; k <= m; k++) memberFirst[k] = docs.length;
-        member = m;
-      }
-      const skip = (size: number, reason: SkippedFile['reason']): void => {
-        skipped.push(file.oid ? { path: file.path, size, reason, oid: file.oid } : { path: file.path, size, reason });
-        skippedFiles.push(file);
-      };
-      if (file.size > job.maxFileSize) {
-        skip(file.size, 'too-large');
-        continue;
-      }
-      let content: Uint8Array;
-      try {
-        content = file.data ?? readInto(file.absPath!, job.maxFileSize);
-      } catch {
-        skip(file.size, 'unreadable');
-        continue;
-      }
-      // The size may have changed since the directory walk.
-      if (content.length > job.maxFileSize) {
-        skip(content.length, 'too-large');
-        continue;
-      }
-      const buf = bufferView(content);
-      if (buf.indexOf(0) !== -1) {
-        skip(content.length, 'binary');
-        continue;
-      }
-      const docId = docs.length;
-      if (contentBuilder.addContent(docId, content, job.maxTrigrams) < 0) {
-        skip(content.length, 'too-many-trigrams');
-        continue;
-      }
-      wordsBuilder?.add(docId, content);
-      for (const b of file.branches ?? [0]) branchDocs[branchBase[m]! + b]!.push(docId);
-      docOids.push(file.oid);
-      const language = detectLanguage(file.path, content.subarray(0, 256));
-      let lang = languageIndex.get(language);
-      if (lang === undefined) {
-        lang = languages.length;
-        languages.push(language);
-        languageIndex.set(language, lang);
-      }
-      const name = Buffer.from(file.path, 'utf8');
-      names.push(name);
-      const hash = hash32(content);
-      docHashes.push(hash);
-      docs.push({
-        nameLen: name.length,
-        contentOff: writer.appendContent(content),
-        contentLen: content.length,
-        hash,
-        lang,
-        flags: (buf.indexOf('\r\n') !== -1 ? DOC_FLAG_CRLF : 0) | (contentBuilder.lastFoldsToAscii ? 0 : DOC_FLAG_ASCII_FOLDS_ONLY),
-      });
-      contentBytes += content.length;
-      symbols.add(docId, file.path, content, file.known);
-    }
-    onProgress?.(doneFiles, doneBytes);
-    for (let k = member + 1; k < members.length; k++) memberFirst[k] = docs.length;
-    members.forEach((_, k) => (memberEnd[k] = k + 1 < members.length ? memberFirst[k + 1]! : docs.length));
-
-    // The skipped list keeps the order the files were given in (path order), not the documents'.
-    const given = new Map(job.files.map((f, i) => [f, i]));
-    const skippedAt = new Map(skippedFiles.map((f, i) => [skipped[i]!, given.get(f)!]));
-    skipped.sort((a, b) => skippedAt.get(a)! - skippedAt.get(b)!);
-    skippedFiles.forEach((f, i) => memberSkipped[f.member ?? 0]!.push(skipped[i]!));
-    const skippedOrder = new Map(skipped.map((k, i) => [k, i]));
-    for (const list of memberSkipped) list.sort((a, b) => skippedOrder.get(a)! - skippedOrder.get(b)!);
-    // What a member's earlier build skipped (a merge copies its documents only) stays on its record.
-    members.forEach((m, k) => {
-      if (m.skipped && m.skipped.length > 0) {
-        memberSkipped[k]!.unshift(...m.skipped);
-        skipped.push(...m.skipped);
-      }
-    });
+    const docs = new ShardDocuments(jobMembers(job));
+    const totalBytes = addFiles(job, docs, { writer, content: contentBuilder, words: wordsBuilder, symbols }, onProgress);
+    const memberSkipped = skippedByMember(job, docs);
 
     // The words first: their regions are free again before the postings' large ones are taken.
     const contentWords = wordsBuilder ? encodeContentWords(wordsBuilder.finish(WORD_MIN_DOCS), WORD_MIN_DOCS) : contentWordsOf([]);
     wordsBuilder = undefined;
     const contentPostings = contentBuilder.finish();
     contentBuilder = undefined;
-
     // File-name trigrams: a second builder, now that the content builder is released.
-    const nameBuilder = new PostingsBuilder({ expectedBytes: names.reduce((n, b) => n + b.length, 0) });
-    let namePostings;
-    try {
-      names.forEach((name, i) => {
-        // No trigram limit for names: a path is short.
-        nameBuilder.addContent(i, name, 0x7fffffff);
-      });
-      namePostings = nameBuilder.finish();
-    } catch (err) {
-      nameBuilder.dispose();
-      throw err;
-    }
-
-    const builtSymbols = symbols.finish(docs.length);
-
-    const docTable = Buffer.alloc(docs.length * DOC_RECORD_SIZE);
-    let nameOff = 0;
-    docs.forEach((d, i) => {
-      const o = i * DOC_RECORD_SIZE;
-      docTable.writeUInt32LE(nameOff, o);
-      docTable.writeUInt32LE(d.nameLen, o + 4);
-      docTable.writeUInt32LE(d.contentOff, o + 8);
-      docTable.writeUInt32LE(d.contentLen, o + 12);
-      docTable.writeUInt32LE(d.hash, o + 16);
-      docTable.writeUInt16LE(d.lang, o + 24);
-      docTable.writeUInt16LE(d.flags, o + 26);
-      nameOff += d.nameLen;
-    });
-
-    const oidTable = Buffer.alloc(docs.length * OID_SIZE);
-    docOids.forEach((oid, i) => {
-      if (oid !== undefined) oidTable.write(oid, i * OID_SIZE, OID_SIZE, 'hex');
-    });
-
-    const meta: ShardMeta = {
-      repo: members[0]!.repo,
-      members: members.map((m, k) => ({ repo: m.repo, first: memberFirst[k]!, end: memberEnd[k]!, branchFirst: branchBase[k]!, branchEnd: branchBase[k]! + m.branches.length, skipped: memberSkipped[k]! })),
-      shardIndex: job.shardIndex,
-      docCount: docs.length,
-      contentBytes,
-      languages,
-      skipped,
-      indexedAt: job.indexedAt,
-      maxFileSize: job.maxFileSize,
-      maxTrigrams: job.maxTrigrams,
-      builder: BUILDER,
-      symbolKinds: builtSymbols.kinds,
-      symbolFailures: builtSymbols.failures,
-      symbolsIndexed: withSymbols,
-      ...(withSymbols ? { symbolExtraction: symbolExtraction() } : {}),
-    };
-    const hashes = new Uint32Array(docHashes);
+    const namePostings = namePostingsOf(docs.names);
+    const builtSymbols = symbols.finish(docs.records.length);
+    const meta = shardMeta(job, docs, memberSkipped, { kinds: builtSymbols.kinds, failures: builtSymbols.failures, indexed: withSymbols });
     writer.finish(new Map<SectionKind, Uint8Array>([
-      [SectionKind.Docs, docTable],
-      [SectionKind.Names, Buffer.concat(names)],
+      [SectionKind.Docs, docTable(docs.records)],
+      [SectionKind.Names, Buffer.concat(docs.names)],
       [SectionKind.ContentNgrams, ngramTable(contentPostings)],
       [SectionKind.ContentPostings, contentPostings.blob],
       [SectionKind.ContentFollow, contentPostings.follow],
       [SectionKind.NameNgrams, ngramTable(namePostings)],
       [SectionKind.NamePostings, namePostings.blob],
       ...builtSymbols.sections,
-      [SectionKind.Branches, encodeBranchLists({ names: branchNames, lists: branchDocs.map((l) => Uint32Array.from(l)) })],
-      [SectionKind.Oids, oidTable],
+      [SectionKind.Branches, encodeBranchLists({ names: docs.branchNames, lists: docs.branchDocs.map((l) => Uint32Array.from(l)) })],
+      [SectionKind.Oids, oidTable(docs.oids)],
       [SectionKind.ContentWords, contentWords],
       [SectionKind.ContentSegments, encodeContentSegments(contentPostings.segments)],
       [SectionKind.Meta, packMeta(meta)],
-    ]), hash32(new Uint8Array(hashes.buffer)));
-    const memberResults = members.map((_, k) => {
-      let bytes = 0;
-      for (let d = memberFirst[k]!; d < memberEnd[k]!; d++) bytes += docs[d]!.contentLen;
-      return { docs: memberEnd[k]! - memberFirst[k]!, contentBytes: bytes, skipped: memberSkipped[k]!, shardContentBytes: contentBytes, shardDocs: docs.length };
-    });
-    return { path: job.finalPath, docCount: docs.length, contentBytes, totalBytes: doneBytes, skipped, symbolCount: builtSymbols.count, symbolFailures: builtSymbols.failures, members: memberResults };
+    ]), hash32(new Uint8Array(Uint32Array.from(docs.records, (d) => d.hash).buffer)));
+    return { path: job.finalPath, docCount: docs.records.length, contentBytes: docs.contentBytes, totalBytes, skipped: docs.skipped, symbolCount: builtSymbols.count, symbolFailures: builtSymbols.failures, members: memberResults(docs, memberSkipped) };
   } catch (err) {
     contentBuilder?.dispose();
     wordsBuilder?.dispose();
     writer.abort();
     throw err;
   }
+}
+
+/** A document's record in the docs section (its name's offset is the sum of the names' lengths before it). */
+interface DocRecord {
+  nameLen: number;
+  contentOff: number;
+  contentLen: number;
+  hash: number;
+  lang: number;
+  flags: number;
+}
+
+/** Where a document's bytes go: the shard's content, the trigram and word builders, the symbols. */
+interface DocumentSinks {
+  writer: ShardWriter;
+  content: PostingsBuilder;
+  words: WordsBuilder | undefined;
+  symbols: SymbolSections;
+}
+
+/** The documents of a shard being built, in document order, and the files left out. */
+class ShardDocuments {
+  readonly records: DocRecord[] = [];
+  readonly names: Buffer[] = [];
+  readonly oids: Array<string | undefined> = [];
+  readonly languages: string[] = [];
+  private readonly languageIndex = new Map<string, number>();
+  /** The files skipped (in document order until skippedByMember), and the job's file of each. */
+  readonly skipped: SkippedFile[] = [];
+  readonly skippedFiles: ShardFile[] = [];
+  /** The branches section's lists: each member's follow the previous member's, from branchBase[member]. */
+  readonly branchBase: number[] = [];
+  readonly branchNames: string[] = [];
+  readonly branchDocs: number[][];
+  /** Each member's documents: [memberFirst, memberEnd). */
+  readonly memberFirst: number[];
+  readonly memberEnd: number[];
+  contentBytes = 0;
+  /** The member of the last file added. */
+  private member = -1;
+
+  constructor(readonly members: JobMember[]) {
+    for (const m of members) {
+      this.branchBase.push(this.branchNames.length);
+      this.branchNames.push(...m.branches);
+    }
+    this.branchDocs = this.branchNames.map(() => []);
+    this.memberFirst = members.map(() => 0);
+    this.memberEnd = members.map(() => 0);
+  }
+
+  /** Reads `file` and adds it as the next document, or records why it is skipped. */
+  add(file: ShardFile, job: ShardJob, sinks: DocumentSinks): void {
+    const m = file.member ?? 0;
+    // (staticOrder groups the files by member, in member order.)
+    if (m !== this.member) this.startMember(m);
+    const read = readable(file, job.maxFileSize);
+    if (!(read instanceof Uint8Array)) return this.skip(file, read.size, read.reason);
+    const content = read;
+    const docId = this.records.length;
+    if (sinks.content.addContent(docId, content, job.maxTrigrams) < 0) return this.skip(file, content.length, 'too-many-trigrams');
+    sinks.words?.add(docId, content);
+    for (const b of file.branches ?? [0]) this.branchDocs[this.branchBase[m]! + b]!.push(docId);
+    this.oids.push(file.oid);
+    const name = Buffer.from(file.path, 'utf8');
+    this.names.push(name);
+    this.records.push({
+      nameLen: name.length,
+      contentOff: sinks.writer.appendContent(content),
+      contentLen: content.length,
+      hash: hash32(content),
+      lang: this.languageOf(detectLanguage(file.path, content.subarray(0, 256))),
+      flags: (bufferView(content).indexOf('\r\n') !== -1 ? DOC_FLAG_CRLF : 0) | (sinks.content.lastFoldsToAscii ? 0 : DOC_FLAG_ASCII_FOLDS_ONLY),
+    });
+    this.contentBytes += content.length;
+    sinks.symbols.add(docId, file.path, content, file.known);
+  }
+
+  /** After the last file: every member's document range. */
+  end(): void {
+    const members = this.members;
+    for (let k = this.member + 1; k < members.length; k++) this.memberFirst[k] = this.records.length;
+    members.forEach((_, k) => (this.memberEnd[k] = k + 1 < members.length ? this.memberFirst[k + 1]! : this.records.length));
+  }
+
+  /** The next documents are member m's (and the members between, with none, start here too). */
+  private startMember(m: number): void {
+    for (let k = this.member + 1; k <= m; k++) this.memberFirst[k] = this.records.length;
+    this.member = m;
+  }
+
+  private skip(file: ShardFile, size: number, reason: SkippedFile['reason']): void {
+    this.skipped.push(file.oid ? { path: file.path, size, reason, oid: file.oid } : { path: file.path, size, reason });
+    this.skippedFiles.push(file);
+  }
+
+  /** The language's index in meta.languages, added when new. */
+  private languageOf(language: string): number {
+    let lang = this.languageIndex.get(language);
+    if (lang === undefined) {
+      lang = this.languages.length;
+      this.languages.push(language);
+      this.languageIndex.set(language, lang);
+    }
+    return lang;
+  }
+}
+
+/** Adds the job's files in document order (staticOrder), telling the progress; the bytes of every file. */
+function addFiles(job: ShardJob, docs: ShardDocuments, sinks: DocumentSinks, onProgress: ProgressFn | undefined): number {
+  let doneFiles = 0;
+  let doneBytes = 0;
+  for (const file of staticOrder(job.files)) {
+    doneFiles++;
+    doneBytes += file.size;
+    if (onProgress && doneFiles % PROGRESS_EVERY_FILES === 0) onProgress(doneFiles, doneBytes);
+    docs.add(file, job, sinks);
+  }
+  onProgress?.(doneFiles, doneBytes);
+  docs.end();
+  return doneBytes;
+}
+
+/** The file's bytes, or why it is not indexed before its trigrams are counted. */
+function readable(file: ShardFile, maxFileSize: number): Uint8Array | { size: number; reason: SkippedFile['reason'] } {
+  if (file.size > maxFileSize) return { size: file.size, reason: 'too-large' };
+  let content: Uint8Array;
+  try {
+    content = file.data ?? readInto(file.absPath!, maxFileSize);
+  } catch {
+    return { size: file.size, reason: 'unreadable' };
+  }
+  // The size may have changed since the directory walk.
+  if (content.length > maxFileSize) return { size: content.length, reason: 'too-large' };
+  if (bufferView(content).indexOf(0) !== -1) return { size: content.length, reason: 'binary' };
+  return content;
+}
+
+/**
+ * Puts the skipped files in the order the files were given in (path order), not the
+ * documents', adds what each member's earlier build skipped, and returns each member's.
+ */
+function skippedByMember(job: ShardJob, docs: ShardDocuments): SkippedFile[][] {
+  const { skipped, skippedFiles, members } = docs;
+  const memberSkipped: SkippedFile[][] = members.map(() => []);
+  const given = new Map(job.files.map((f, i) => [f, i]));
+  const skippedAt = new Map(skippedFiles.map((f, i) => [skipped[i]!, given.get(f)!]));
+  skipped.sort((a, b) => skippedAt.get(a)! - skippedAt.get(b)!);
+  skippedFiles.forEach((f, i) => memberSkipped[f.member ?? 0]!.push(skipped[i]!));
+  const skippedOrder = new Map(skipped.map((k, i) => [k, i]));
+  for (const list of memberSkipped) list.sort((a, b) => skippedOrder.get(a)! - skippedOrder.get(b)!);
+  // What a member's earlier build skipped (a merge copies its documents only) stays on its record.
+  members.forEach((m, k) => {
+    if (m.skipped && m.skipped.length > 0) {
+      memberSkipped[k]!.unshift(...m.skipped);
+      skipped.push(...m.skipped);
+    }
+  });
+  return memberSkipped;
+}
+
+/** The trigram postings of the paths. */
+function namePostingsOf(names: Buffer[]): ReturnType<PostingsBuilder['finish']> {
+  const nameBuilder = new PostingsBuilder({ expectedBytes: names.reduce((n, b) => n + b.length, 0) });
+  try {
+    names.forEach((name, i) => {
+      // No trigram limit for names: a path is short.
+      nameBuilder.addContent(i, name, 0x7fffffff);
+    });
+    return nameBuilder.finish();
+  } catch (err) {
+    nameBuilder.dispose();
+    throw err;
+  }
+}
+
+function docTable(docs: DocRecord[]): Buffer {
+  const table = Buffer.alloc(docs.length * DOC_RECORD_SIZE);
+  let nameOff = 0;
+  docs.forEach((d, i) => {
+    const o = i * DOC_RECORD_SIZE;
+    table.writeUInt32LE(nameOff, o);
+    table.writeUInt32LE(d.nameLen, o + 4);
+    table.writeUInt32LE(d.contentOff, o + 8);
+    table.writeUInt32LE(d.contentLen, o + 12);
+    table.writeUInt32LE(d.hash, o + 16);
+    table.writeUInt16LE(d.lang, o + 24);
+    table.writeUInt16LE(d.flags, o + 26);
+    nameOff += d.nameLen;
+  });
+  return table;
+}
+
+function oidTable(oids: Array<string | undefined>): Buffer {
+  const table = Buffer.alloc(oids.length * OID_SIZE);
+  oids.forEach((oid, i) => {
+    if (oid !== undefined) table.write(oid, i * OID_SIZE, OID_SIZE, 'hex');
+  });
+  return table;
+}
+
+/** The shard's metadata: its members, documents, skipped files, the build's limits, and `symbols` found. */
+function shardMeta(job: ShardJob, docs: ShardDocuments, memberSkipped: SkippedFile[][], symbols: { kinds: string[]; failures: number; indexed: boolean }): ShardMeta {
+  const { members, memberFirst, memberEnd, branchBase } = docs;
+  return {
+    repo: members[0]!.repo,
+    members: members.map((m, k) => ({ repo: m.repo, first: memberFirst[k]!, end: memberEnd[k]!, branchFirst: branchBase[k]!, branchEnd: branchBase[k]! + m.branches.length, skipped: memberSkipped[k]! })),
+    shardIndex: job.shardIndex,
+    docCount: docs.records.length,
+    contentBytes: docs.contentBytes,
+    languages: docs.languages,
+    skipped: docs.skipped,
+    indexedAt: job.indexedAt,
+    maxFileSize: job.maxFileSize,
+    maxTrigrams: job.maxTrigrams,
+    builder: BUILDER,
+    symbolKinds: symbols.kinds,
+    symbolFailures: symbols.failures,
+    symbolsIndexed: symbols.indexed,
+    ...(symbols.indexed ? { symbolExtraction: symbolExtraction() } : {}),
+  };
+}
+
+/** What the shard holds of each member (MemberResult). */
+function memberResults(docs: ShardDocuments, memberSkipped: SkippedFile[][]): MemberResult[] {
+  return docs.members.map((_, k) => {
+    let bytes = 0;
+    for (let d = docs.memberFirst[k]!; d < docs.memberEnd[k]!; d++) bytes += docs.records[d]!.contentLen;
+    return { docs: docs.memberEnd[k]! - docs.memberFirst[k]!, contentBytes: bytes, skipped: memberSkipped[k]!, shardContentBytes: docs.contentBytes, shardDocs: docs.records.length };
+  });
 }
 
 /**
@@ -356,8 +426,8 @@ function staticOrder(files: ShardFile[]): ShardFile[] {
 }
 
 // One read buffer per thread, reused for every file: every consumer of a file's bytes
-// (the core, the hash, the writer) copies them, and not allocating 78k buffers for the
-// Linux tree saves a quarter second of garbage collection per shard.
+// (the core, the hash, the writer) copies them, and a buffer per file of a large tree
+// would give the garbage collector tens of thousands of them to collect per shard.
 let scratch = Buffer.allocUnsafe(1 << 20);
 
 /**

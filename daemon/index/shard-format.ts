@@ -146,14 +146,15 @@ export const SHARD_FORMAT: SectionFileFormat = {
 // pass (symbols-pass.ts) writes it after the shard's content is committed and searchable,
 // and the manifest names it beside the shard (ManifestShard.symbols). Opened with the shard
 // (Shard.open), its sections stand for the shard's own (empty) symbol sections, and its
-// meta (SymbolsFileMeta) for the shard's symbol fields. Writing ~15 MB beside a shard, not
-// the shard again with its symbols (Linux 6.1: 1.3 GB copied), is what makes the pass cheap.
+// meta (SymbolsFileMeta) for the shard's symbol fields. Writing the symbol sections beside a
+// shard, a small part of it, not the whole shard again with its symbols (its content
+// copied), is what makes the pass cheap.
 //
 // Version history:
 //   1  first format: symbols, symbol-ngrams, symbol-postings, symbol-index (as in a version
 //      6 shard), then meta.
-//   2  content-words before meta: the pass builds the shard's content words too (a third of
-//      a Linux shard's content build), so that the content is searchable that much sooner;
+//   2  content-words before meta: the pass builds the shard's content words too (a large
+//      part of a shard's content build), so that the content is searchable that much sooner;
 //      the shard holds an empty content-words section until then (shard-builder.ts
 //      ShardJob.later).
 export const SYMBOLS_MAGIC = 'TRAWLSYM';
@@ -185,7 +186,7 @@ export interface SymbolsFileMeta {
 /** Bytes of a git blob id in the oids section. */
 export const OID_SIZE = 20;
 
-/** Symbol record (symbols section), 24 bytes; layout in shard-reader.ts. */
+/** Symbol record (symbols section), 24 bytes; layout in symbol-records.ts. */
 export const SYMBOL_RECORD_SIZE = 24;
 /** parentKind value of a symbol without a parent. */
 export const NO_KIND = 0xff;
@@ -276,7 +277,7 @@ export interface ShardMeta {
   symbolExtraction?: string;
 }
 
-/** An n-gram table section: n, 0, ids[n], counts[n], offsets[n] as little-endian u32 (see shard-reader.ts). */
+/** An n-gram table section: n, 0, ids[n], counts[n], offsets[n] as little-endian u32 (see ngram-table.ts). */
 export function ngramTable(p: { ids: Uint32Array; counts: Uint32Array; offsets: Uint32Array }): Uint8Array {
   const n = p.ids.length;
   const out = new Uint32Array(2 + 3 * n);

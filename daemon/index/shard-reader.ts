@@ -13,11 +13,11 @@
 //
 //   offset 0   header, 64 bytes
 //     0   magic          8 bytes  "TRAWLIDX"
-//     8   version        u32      7
+//     8   version        u32      8
 //     12  headerSize     u32      64
 //     16  fileSize       u64      the whole file; a shorter file is truncated
-//     24  sectionCount   u32      16 in versions 6 and 7 (15 in version 5, 14 in version 4, 13 in
-//                                 version 3, 11 in version 2)
+//     24  sectionCount   u32      17 in version 8 (16 in versions 6 and 7, 15 in version 5, 14
+//                                 in version 4, 13 in version 3, 11 in version 2)
 //     28  tocHash        u32      xxHash32 (seed 0) of the table of contents
 //     32  reserved       28 bytes zero
 //     60  headerHash     u32      xxHash32 of bytes 0..59
@@ -40,24 +40,16 @@
 //                            U+212A nor U+017F, so ASCII case folding is exact on it;
 //                            shard-format.ts DOC_FLAG_*)   28 reserved u32
 //     names             the documents' paths (UTF-8), concatenated
-//     content-ngrams    n u32, 0 u32, ids[n] u32, counts[n] u32, offsets[n] u32:
-//                       every trigram that occurs, ascending; counts = documents that
-//                       contain it; offsets = byte offset of its list in content-postings
+//     content-ngrams    every trigram that occurs, ascending, with the number of documents
+//                       holding it and where its list is in content-postings; layout in
+//                       ngram-table.ts, which reads it
 //     content-postings  each list: ascending document numbers, LEB128 varint deltas
 //                       (core/index.ts documents the exact encoding; decodePostings reads it)
 //     name-ngrams       as content-ngrams, over the paths
 //     name-postings     as content-postings
-//     symbols           definitions found by universal-ctags:
-//                         docCount u32, symbolCount u32,
-//                         first[docCount + 1] u32 (document d owns records first[d] .. first[d+1]-1),
-//                         records, 24 bytes each, by document then line; version 4
-//                         (symbol-index.ts has its layout) points to its name in the symbol
-//                         index and says where the name is in the file; versions 2 and 3:
-//                           0 nameOff u32   4 nameLen u16   6 kind u8 (meta.symbolKinds)
-//                           7 parentKind u8 (255: no parent)   8 line u32   12 endLine u32
-//                           16 parentOff u32   20 parentLen u16   22 reserved u16,
-//                         then the names (UTF-8; offsets count from the end of the records;
-//                         version 4: the parents' names only)
+//     symbols           definitions found by universal-ctags: per document, its records by
+//                       line (name, kind, lines, parent); layout and a worked example in
+//                       symbol-records.ts, which reads it
 //     symbol-ngrams     as content-ngrams, over the symbol index's names (a posting is a
 //                       name number; version 2 and 3: a document, over each document's
 //                       symbol names joined by "\n")
@@ -73,14 +65,9 @@
 //     symbol-index      (version 4) the distinct symbol names, sorted, each with its
 //                       definitions (record, where the name is in the file); layout and a
 //                       worked example in symbol-index.ts, which reads it
-//     content-follow    (version 5) one byte per content posting, in content-postings'
-//                       order (list after list; row i's bytes start at the sum of the
-//                       counts before it): bit (b & 7) is set when some occurrence of the
-//                       trigram in that document is followed by the folded byte b (the
-//                       document's last trigram sets one arbitrary bit). A literal's
-//                       candidates must hold each of its trigrams followed by the literal's
-//                       next byte: a 4-gram test at one byte per posting (Linux 6.1:
-//                       `btrfs_extent_same_range` 26 -> 2 documents to read)
+//     content-follow    (version 5) one byte per content posting: which folded bytes
+//                       follow the trigram in that document (a 4-gram test at one byte per
+//                       posting); layout in ngram-table.ts, which reads it
 //     content-words     (version 6) the documents holding each word (a run of [A-Za-z0-9_],
 //                       3-64 bytes) found in at least 8 of the shard's documents: a
 //                       document listed under a literal's bytes holds that literal; layout
@@ -153,22 +140,23 @@
 
 import { closeSync, readSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
-import { ANY_ID, decodePostings, hash32, type EncodedList } from '../../core/index.ts';
+import { hash32 } from '../../core/index.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { BranchSet, readMembershipFile } from './branch-set.ts';
-import { SymbolIndex } from './symbol-index.ts';
+import type { SymbolIndex } from './symbol-index.ts';
+import { SymbolRecords } from './symbol-records.ts';
 import { ContentWords } from './content-words.ts';
 import { ContentSegments } from './content-segments.ts';
+import { NgramTable } from './ngram-table.ts';
 import { mmap, PAGE, willNeed } from './mmap.ts';
 import { openRegularFile, RefusedFile, type RegularFile } from '../bounded-read.ts';
 import { checkAtOpen, documentChecks, PASSED, sectionStates, type Section } from './section-checks.ts';
+import { ShardError } from './shard-error.ts';
 import {
   DOC_FLAG_ASCII_FOLDS_ONLY,
   DOC_RECORD_SIZE,
   HEADER_SIZE,
-  NO_KIND,
   OID_SIZE,
-  SYMBOL_RECORD_SIZE,
   SECTION_NAMES,
   SHARD_FORMAT,
   SYMBOLS_FORMAT,
@@ -179,7 +167,6 @@ import {
   type ShardMeta,
   type SymbolsFileMeta,
 } from './shard-format.ts';
-
 
 /** Repository flags a search filters on. */
 export interface RepoFacts {
@@ -198,153 +185,6 @@ export interface ShardFacts {
   fork: boolean;
   visibility: 'public' | 'private';
   languages: readonly string[];
-}
-
-/** A shard that cannot be used: wrong version, truncated, corrupt. */
-export class ShardError extends Error {
-  readonly path: string;
-  /** `what`: the kind of file, "shard" or "symbols file" (shard-format.ts SectionFileFormat). */
-  constructor(path: string, message: string, what = 'shard') {
-    super(`${what} ${path}: ${message}`);
-    this.name = 'ShardError';
-    this.path = path;
-  }
-}
-
-const EMPTY = new Uint8Array(0);
-
-/** The trigram table of one kind (content or names) with its posting lists. */
-export class NgramTable {
-  readonly ids: Uint32Array;
-  private readonly counts: Uint32Array;
-  private readonly offsets: Uint32Array;
-  private readonly postings: Buffer;
-
-  /**
-   * What verifying one candidate of this table reads, on average (a document's bytes for
-   * content; 0 where verifying is next to free): what a posting list that removes
-   * candidates saves (shard-search.ts intersectRarest).
-   */
-  readonly bytesPerCandidate: number;
-
-  /** The follow mask of each posting (content-follow), in the postings' order; absent before version 5. */
-  private readonly follow: Buffer | undefined;
-  /** Where each row's masks start in `follow`: the sum of the counts before it (made at first use). */
-  private followStarts: Uint32Array | undefined;
-
-  /** The shard's path, for errors. */
-  private readonly path: string;
-  /** What every posting lies below: the documents (or, for a symbol index's names, its blocks). */
-  private readonly limit: number;
-
-  constructor(table: Buffer, postings: Buffer, bytesPerCandidate = 0, follow?: Buffer, path = '', limit = ANY_ID) {
-    this.bytesPerCandidate = bytesPerCandidate;
-    this.follow = follow;
-    this.path = path;
-    this.limit = limit;
-    // (The section may not be verified yet: its shape is checked here, each row's list where it is read.)
-    const n = table.length >= 8 ? table.readUInt32LE(0) : -1;
-    if (n < 0 || table.length < 8 + 12 * n) throw new ShardError(path, 'an n-gram table is cut short');
-    const all = new Uint32Array(table.buffer, table.byteOffset, 2 + 3 * n);
-    // Every lookup bisects the ids (a page read in turn per step from a cold page cache): the
-    // table, a small part of the shard, is asked for whole at once (mmap.ts).
-    willNeed(table, 0, 8 + 12 * n);
-    this.ids = all.subarray(2, 2 + n);
-    this.counts = all.subarray(2 + n, 2 + 2 * n);
-    this.offsets = all.subarray(2 + 2 * n, 2 + 3 * n);
-    this.postings = postings;
-  }
-
-  /** Index of the trigram in the table, or -1. */
-  find(id: number): number {
-    const ids = this.ids;
-    let lo = 0;
-    let hi = ids.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = ids[mid]!;
-      if (v < id) lo = mid + 1;
-      else if (v > id) hi = mid - 1;
-      else return mid;
-    }
-    return -1;
-  }
-
-  /** The documents of table row `i` (find()), ascending. */
-  rowDocs(i: number): Uint32Array {
-    const l = this.rowList(i);
-    return decodePostings(l.bytes, l.count, this.limit);
-  }
-
-  /** Number of documents containing the trigram (0 when absent). */
-  count(id: number): number {
-    const i = this.find(id);
-    return i < 0 ? 0 : this.counts[i]!;
-  }
-
-  /** The documents containing the trigram, ascending, and the bytes read to get them. */
-  postingList(id: number): { docs: Uint32Array; bytes: number } {
-    const l = this.encoded(id);
-    return { docs: decodePostings(l.bytes, l.count, this.limit), bytes: l.bytes.length };
-  }
-
-  /** The trigram's posting list as stored (empty when absent): for intersectPostings. */
-  encoded(id: number): EncodedList {
-    const i = this.find(id);
-    return i < 0 ? { bytes: EMPTY, count: 0 } : this.rowList(i);
-  }
-
-  /** Documents in the posting list of table row `i` (find()). */
-  rowCount(i: number): number {
-    return this.counts[i]!;
-  }
-
-  /** Bytes of the posting list of table row `i` (find()). */
-  rowBytes(i: number): number {
-    return (i + 1 < this.offsets.length ? this.offsets[i + 1]! : this.postings.length) - this.offsets[i]!;
-  }
-
-  /**
-   * The posting list of table row `i` (find()) as stored; with `want` (the follow bits a
-   * document must hold: ngram-query.ts) and a follow section, with the row's masks.
-   */
-  rowList(i: number, want = 0): EncodedList {
-    const start = this.offsets[i]!;
-    const bytes = this.rowBytes(i);
-    const count = this.counts[i]!;
-    // A list lies within the postings and takes a byte per document at least.
-    if (bytes < 0 || start + bytes > this.postings.length || count > bytes) throw new ShardError(this.path, `n-gram table row ${i} does not match its posting list`);
-    const list: EncodedList = { bytes: this.postings.subarray(start, start + bytes), count, limit: this.limit };
-    // A long list's pages in one request (mmap.ts): it is read whole, or up to the running set's end.
-    if (bytes > PAGE) willNeed(this.postings, start, start + bytes);
-    if (want !== 0 && this.follow !== undefined) {
-      const at = this.rowFollowStart(i);
-      list.follow = this.follow.subarray(at, at + list.count);
-      list.want = want;
-      if (list.count > PAGE) willNeed(this.follow, at, at + list.count);
-    }
-    return list;
-  }
-
-  /** Whether the table has follow masks (version 5 content). */
-  get hasFollow(): boolean {
-    return this.follow !== undefined;
-  }
-
-  private rowFollowStart(i: number): number {
-    let starts = this.followStarts;
-    if (starts === undefined) {
-      starts = new Uint32Array(this.counts.length);
-      let sum = 0;
-      for (let r = 0; r < starts.length; r++) {
-        starts[r] = sum;
-        sum += this.counts[r]!;
-      }
-      if (sum !== this.follow!.length) throw new ShardError(this.path, `follow masks (${this.follow!.length} bytes) do not match the postings (${sum})`);
-      this.followStarts = starts;
-    }
-    return starts[i]!;
-  }
 }
 
 const unpackr = new Unpackr({ useRecords: true });
@@ -366,9 +206,9 @@ export interface ShardOpenOptions {
   symbolsVerified?: SharedArrayBuffer;
   /**
    * The shard is taken as checked, its sections and its documents: the build that wrote it
-   * moments ago, from the bytes it hashed, reads it back (symbols-pass.ts; per Linux shard
-   * ~80 ms of hashing the content and ~65 ms the posting lists, which the pass does not
-   * even read). The header and the table of contents are checked still.
+   * moments ago, from the bytes it hashed, reads it back (symbols-pass.ts: hashing the
+   * content again, and the posting lists, which the pass does not even read, would only
+   * repeat the build's work). The header and the table of contents are checked still.
    */
   writtenByCaller?: boolean;
 }
@@ -380,13 +220,13 @@ export class Shard {
   readonly fileSize: number;
   readonly content: NgramTable;
   readonly names: NgramTable;
+  /** The symbol definitions of the documents (symbol-records.ts); the symbol* methods below read them. */
+  readonly symbols: SymbolRecords;
   /**
-   * Trigrams of symbol names: with a symbol index (version 4) a posting is a name number
-   * of the index; without (versions 2 and 3) it is a document.
+   * Trigrams of symbol names: with a symbol index (version 4) a posting is a block of the
+   * index's names; without (versions 2 and 3) it is a document.
    */
   readonly symbolNames: NgramTable;
-  /** The sorted symbol names and their definitions (version 4 shards; symbol-index.ts). */
-  readonly symbolIndex: SymbolIndex | undefined;
   /** The documents holding each common word (version 6 shards; content-words.ts). */
   readonly contentWords: ContentWords | undefined;
   /** Segment masks of the large documents' content postings (version 8, when it has such documents). */
@@ -410,15 +250,6 @@ export class Shard {
   private readonly symbolsMap: Buffer | undefined;
   /** The table of contents: each section's place and checksum. */
   private readonly toc: Map<SectionKind, Section>;
-  private readonly symbols: Buffer;
-  private readonly symbolCount: number;
-  private readonly symbolStrings: Buffer;
-  /** first[] of the symbols section: document d owns records symbolFirst[d] .. symbolFirst[d+1]-1. */
-  private readonly symbolFirst: Uint32Array;
-  /** Where the symbols section's records start (after its counts and first[]). */
-  private readonly symbolRecords: number;
-  /** The symbols section as u32 words (it is 4-aligned, as symbolFirst's view needs): a record's lines without a Buffer call each. */
-  private readonly symbolWords: Uint32Array;
   private readonly languageDocs = new Map<number, Uint32Array>();
   private readonly docs: Buffer;
   private readonly nameBytes: Buffer;
@@ -426,123 +257,50 @@ export class Shard {
   private readonly verified: Uint8Array;
   private readonly oids: Buffer | undefined;
 
+  /**
+   * Reads the tables of contents, the documents and the metadata, then the section
+   * readers; each step throws ShardError when what it reads cannot be used.
+   */
   private constructor(path: string, map: Buffer, options: ShardOpenOptions, symbolsMap: Buffer | undefined) {
     this.path = path;
     this.map = map;
     this.symbolsMap = symbolsMap;
     this.fileSize = map.length;
     this.version = map.length >= 12 ? map.readUInt32LE(8) : 0;
-    const sections = readToc(path, map, map.length, SHARD_FORMAT);
-    const unusable = checkAtOpen(map, sections, options.verified, options.writtenByCaller === true);
-    if (unusable) throw new ShardError(path, unusable);
-    // A symbols file's sections stand for the shard's own symbol sections (shard-format.ts).
-    const symbolSections = symbolsMap ? readToc(options.symbols!, symbolsMap, symbolsMap.length, SYMBOLS_FORMAT) : undefined;
-    const unusableSymbols = symbolSections && checkAtOpen(symbolsMap!, symbolSections, options.symbolsVerified, false);
-    if (unusableSymbols) throw new ShardError(options.symbols!, unusableSymbols, SYMBOLS_FORMAT.what);
-    this.toc = sections;
-    const fromSymbolsFile = (kind: SectionKind): boolean => symbolSections !== undefined && kind !== SectionKind.Meta && symbolSections.has(kind);
-    this.sectionBytes = new Map([...sections].map(([kind, s]) => [SECTION_NAMES[kind]!, fromSymbolsFile(kind) ? symbolSections!.get(kind)!.length : s.length]));
-    const section = (kind: SectionKind): Buffer => {
-      if (fromSymbolsFile(kind)) {
-        const s = symbolSections!.get(kind)!;
-        return symbolsMap!.subarray(s.offset, s.offset + s.length);
-      }
-      const s = sections.get(kind)!;
-      return map.subarray(s.offset, s.offset + s.length);
-    };
+    const files = readSections(path, map, options, symbolsMap);
+    const section = files.section;
+    this.toc = files.shard;
+    this.sectionBytes = files.bytes;
     this.docs = section(SectionKind.Docs);
-    this.docCount = this.docs.length / DOC_RECORD_SIZE;
-    if (!Number.isInteger(this.docCount)) throw new ShardError(path, 'document table has a partial record');
-    const docHashes = new Uint8Array(this.docCount * 4);
-    for (let d = 0; d < this.docCount; d++) {
-      docHashes.set(this.docs.subarray(d * DOC_RECORD_SIZE + 16, d * DOC_RECORD_SIZE + 20), d * 4);
-    }
-    if (hash32(docHashes) !== sections.get(SectionKind.Content)!.hash) {
-      throw new ShardError(path, 'document checksums do not match the content section; re-index the repository');
-    }
-    let added: SymbolsFileMeta | undefined;
-    if (symbolSections) {
-      const at = symbolSections.get(SectionKind.Meta)!;
-      try {
-        added = unpackr.unpack(symbolsMap!.subarray(at.offset, at.offset + at.length)) as SymbolsFileMeta;
-      } catch (err) {
-        throw new ShardError(options.symbols!, `metadata cannot be decoded: ${(err as Error).message}`, SYMBOLS_FORMAT.what);
-      }
-      // Another shard's symbols would name other documents' definitions.
-      if (added.shardContentHash !== sections.get(SectionKind.Content)!.hash || added.docCount !== this.docCount) {
-        throw new ShardError(options.symbols!, `belongs to another shard than ${path}; re-index the repository`, SYMBOLS_FORMAT.what);
-      }
-    }
+    this.docCount = documentCount(path, this.docs, this.contentChecksum);
+    const added = files.symbolsMeta && readSymbolsMeta(options.symbols!, files.symbolsMeta, { path, docCount: this.docCount, contentChecksum: this.contentChecksum });
+    this.meta = readMeta(path, section(SectionKind.Meta), added);
     this.nameBytes = section(SectionKind.Names);
     this.contentBytes = section(SectionKind.Content);
-    this.content = new NgramTable(
-      section(SectionKind.ContentNgrams),
-      section(SectionKind.ContentPostings),
-      this.contentBytes.length / Math.max(1, this.docCount),
-      this.version >= 5 ? section(SectionKind.ContentFollow) : undefined,
-      path,
-      this.docCount,
-    );
-    this.names = new NgramTable(section(SectionKind.NameNgrams), section(SectionKind.NamePostings), 0, undefined, path, this.docCount);
-    this.symbols = section(SectionKind.Symbols);
-    this.symbolRecords = 8 + 4 * (this.docCount + 1);
-    if (this.symbols.length < this.symbolRecords || this.symbols.readUInt32LE(0) !== this.docCount) throw new ShardError(path, 'symbol table does not match the document table');
-    this.symbolCount = this.symbols.readUInt32LE(4);
-    if (this.symbolRecords + this.symbolCount * SYMBOL_RECORD_SIZE > this.symbols.length) throw new ShardError(path, 'symbol table is cut short');
-    this.symbolStrings = this.symbols.subarray(this.symbolRecords + this.symbolCount * SYMBOL_RECORD_SIZE);
-    this.symbolFirst = new Uint32Array(this.symbols.buffer, this.symbols.byteOffset + 8, this.docCount + 1);
-    this.symbolWords = new Uint32Array(this.symbols.buffer, this.symbols.byteOffset, this.symbols.length >>> 2);
-    if (this.version >= 4) {
-      try {
-        const records = this.symbols.subarray(this.symbolRecords, this.symbolRecords + this.symbolCount * SYMBOL_RECORD_SIZE);
-        this.symbolIndex = new SymbolIndex(section(SectionKind.SymbolIndex), records, SYMBOL_RECORD_SIZE);
-      } catch (err) {
-        throw new ShardError(path, (err as Error).message);
-      }
-    }
+    const follow = this.version >= 5 ? section(SectionKind.ContentFollow) : undefined;
+    const limit = this.docCount;
+    this.content = new NgramTable(section(SectionKind.ContentNgrams), section(SectionKind.ContentPostings), { path, limit, bytesPerCandidate: this.contentBytes.length / Math.max(1, limit), follow });
+    this.names = new NgramTable(section(SectionKind.NameNgrams), section(SectionKind.NamePostings), { path, limit });
+    this.symbols = new SymbolRecords(path, section(SectionKind.Symbols), this.version >= 4 ? section(SectionKind.SymbolIndex) : undefined, this.docCount, this.meta.symbolKinds);
     // A posting of the symbol names' trigrams is a block of the symbol index's names (version 4) or a document.
-    const index = this.symbolIndex;
-    const symbolPostingLimit = index ? Math.ceil(index.nameCount / index.namesPerBlock) : this.docCount;
-    this.symbolNames = new NgramTable(section(SectionKind.SymbolNgrams), section(SectionKind.SymbolPostings), 0, undefined, path, symbolPostingLimit);
-    if (this.version >= 6) {
-      try {
-        this.contentWords = new ContentWords(section(SectionKind.ContentWords), this.docCount);
-      } catch (err) {
-        throw new ShardError(path, (err as Error).message);
-      }
-    }
+    const index = this.symbols.index;
+    this.symbolNames = new NgramTable(section(SectionKind.SymbolNgrams), section(SectionKind.SymbolPostings), { path, limit: index ? Math.ceil(index.nameCount / index.namesPerBlock) : limit });
+    if (this.version >= 6) this.contentWords = named(path, () => new ContentWords(section(SectionKind.ContentWords), limit));
     if (this.version >= 8 && section(SectionKind.ContentSegments).length > 0) {
-      try {
-        this.contentSegments = new ContentSegments(section(SectionKind.ContentSegments), this.docCount, this.content.ids.length, (doc) => this.contentLength(doc));
-      } catch (err) {
-        throw new ShardError(path, (err as Error).message);
-      }
+      this.contentSegments = named(path, () => new ContentSegments(section(SectionKind.ContentSegments), limit, this.content.ids.length, (doc) => this.contentLength(doc)));
     }
-    let meta: ShardMeta;
-    try {
-      meta = unpackr.unpack(section(SectionKind.Meta)) as ShardMeta;
-    } catch (err) {
-      throw new ShardError(path, `metadata cannot be decoded: ${(err as Error).message}`);
-    }
-    if (added) meta = { ...meta, symbolKinds: added.symbolKinds, symbolFailures: added.symbolFailures, symbolsIndexed: true, symbolExtraction: added.symbolExtraction };
-    this.meta = meta;
     // Shared between the threads that open the same file (search/pool.ts), so that each
     // document is checked once per process, not once per thread.
     this.verified = documentChecks(options.verified, this.docCount) ?? new Uint8Array(this.docCount);
-    this.sharedChecks = options.writtenByCaller ? [] : [[sections, options.verified], [symbolSections, options.symbolsVerified]].flatMap(([toc, checks]) => (toc && checks ? [{ toc: toc as ReadonlyMap<SectionKind, Section>, states: sectionStates(checks as SharedArrayBuffer) }] : []));
+    this.sharedChecks = options.writtenByCaller ? [] : [[files.shard, options.verified], [files.symbols, options.symbolsVerified]].flatMap(([toc, checks]) => (toc && checks ? [{ toc: toc as ReadonlyMap<SectionKind, Section>, states: sectionStates(checks as SharedArrayBuffer) }] : []));
     if (options.writtenByCaller) this.verified.fill(1);
     if (this.version >= 3) {
       this.oids = section(SectionKind.Oids);
       if (this.oids.length !== this.docCount * OID_SIZE) throw new ShardError(path, 'blob id table does not match the document table');
     }
-    try {
-      if (options.membership !== undefined) this.branches = readMembershipFile(options.membership);
-      else if (this.version >= 3) this.branches = new BranchSet(section(SectionKind.Branches), path);
-      else this.branches = BranchSet.everyDoc([this.meta.repo.branch], this.docCount);
-    } catch (err) {
-      throw new ShardError(path, (err as Error).message);
-    }
-    this.members = readMembers(path, meta, this.docCount, this.branches.names.length, options.membership !== undefined);
+    const membership = options.membership;
+    this.branches = named(path, () => (membership !== undefined ? readMembershipFile(membership) : this.version >= 3 ? new BranchSet(section(SectionKind.Branches), path) : BranchSet.everyDoc([this.meta.repo.branch], this.docCount)));
+    this.members = readMembers(path, this.meta, this.docCount, this.branches.names.length, membership !== undefined);
   }
 
   /** The sections left to the scrub, with the states other threads see (none: every section was checked at open). */
@@ -654,245 +412,62 @@ export class Shard {
     return lo;
   }
 
-  /** The document owning symbol record `record` (symbols section). */
+  // The reads of the symbol records, as the searches and the results make them: each is
+  // SymbolRecords' read of the same name (symbol-records.ts says what it returns).
+
+  /** The sorted symbol names and their definitions (version 4 shards; symbol-index.ts). */
+  get symbolIndex(): SymbolIndex | undefined {
+    return this.symbols.index;
+  }
+
+  /** The document owning symbol record `record`. */
   symbolDoc(record: number): number {
-    const first = this.symbolFirst;
-    let lo = 0;
-    let hi = this.docCount - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (first[mid]! <= record) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return this.symbols.docOf(record);
   }
 
   /** The first symbol record past document `doc`'s. */
   symbolsEnd(doc: number): number {
-    return this.recordsOf(doc)[1];
-  }
-
-  /**
-   * Document `doc`'s symbol records [first, end): checked to lie within the records, since
-   * the symbols section may be read before the scrub has verified it (section-checks.ts).
-   */
-  private recordsOf(doc: number): [number, number] {
-    const first = this.symbolFirst[doc]!;
-    const end = this.symbolFirst[doc + 1]!;
-    if (!(first <= end && end <= this.symbolCount)) throw new ShardError(this.path, `symbol records of document ${doc} lie outside the symbol table`);
-    return [first, end];
+    return this.symbols.endOf(doc);
   }
 
   /** The symbol definitions of a document, by line. */
   symbolsOf(doc: number): SymbolDef[] {
-    return this.symbolsWhere(doc, () => true);
+    return this.symbols.of(doc);
   }
 
-  /**
-   * The document's definitions whose line span overlaps one of `spans` ([first, last]
-   * line pairs). Only those are decoded: a large header can hold thousands of symbols,
-   * and a result needs the few around its matches.
-   */
+  /** The document's definitions whose line span overlaps one of `spans` ([first, last] line pairs). */
   symbolsOverlapping(doc: number, spans: Array<[number, number]>): SymbolDef[] {
-    return this.symbolRecordsOverlapping(doc, spans.flat(), 2).map((r) => this.symbolAt(r));
+    return this.symbols.overlapping(doc, spans);
   }
 
-  /**
-   * The records (ascending) of the document's definitions whose line span overlaps one of
-   * the spans: symbolsOverlapping without decoding them, for a caller that writes them from
-   * their bytes (symbolName, symbolKind, symbolParent). Span r is [first, last] =
-   * [spans[r * stride], spans[r * stride + stride / 2]]: stride 2 for flat pairs, 4 for a
-   * line table (shape.ts LineTable: a range's start line, then its end line two later).
-   */
+  /** The records of the document's definitions whose line span overlaps one of the spans (SymbolRecords.recordsOverlapping). */
   symbolRecordsOverlapping(doc: number, flat: ArrayLike<number>, stride: 2 | 4): number[] {
-    const out: number[] = [];
-    const [first, end] = this.recordsOf(doc);
-    if (flat.length === 0 || first === end) return out;
-    // Records go by line (the section's order). Per span, in ascending order of first
-    // line: the records before the first whose running greatest end line reaches the
-    // span end before it (reachOf, a bisection), and none after the span's last line
-    // starts in it. A file's records are not all read for every match: a large driver
-    // with a match near its end read its hundreds of definitions per file.
-    const half = stride >> 1;
-    let sorted = true;
-    for (let r = stride; r < flat.length && sorted; r += stride) sorted = flat[r - stride]! <= flat[r]!;
-    let spans = flat;
-    let step: number = stride;
-    let last: number = half;
-    if (!sorted) {
-      // (Rare: a file's ranges give their lines in order.) As flat pairs, by first line.
-      const pairs: Array<[number, number]> = [];
-      for (let r = 0; r + half < flat.length; r += stride) pairs.push([flat[r]!, flat[r + half]!]);
-      spans = pairs.sort((x, y) => x[0] - y[0]).flat();
-      step = 2;
-      last = 1;
-    }
-    const reach = this.reachOf(doc);
-    const base = this.symbolRecords >>> 2;
-    const words = this.symbolWords;
-    let i = first;
-    for (let r = 0; r + last < spans.length; r += step) {
-      const a = spans[r]!;
-      const b = spans[r + last]!;
-      let lo = i;
-      let hi = end;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (reach[mid]! < a) lo = mid + 1;
-        else hi = mid;
-      }
-      for (i = lo; i < end; i++) {
-        const o = base + i * (SYMBOL_RECORD_SIZE >>> 2);
-        if (words[o + 2]! > b) break;
-        if (words[o + 3]! >= a) out.push(i);
-      }
-    }
-    return out;
+    return this.symbols.recordsOverlapping(doc, flat, stride);
   }
 
-  /**
-   * Per record, the greatest end line of its document's records up to it (ascending within
-   * a document): filled for a document the first time it is asked for, then kept while
-   * the shard is open. 4 bytes a record; the pages of documents never asked for stay
-   * untouched (the array is allocated zeroed by the system).
-   */
-  private reachOf(doc: number): Uint32Array {
-    this.reach ??= { lines: new Uint32Array(this.symbolCount), done: new Uint8Array(this.docCount) };
-    const { lines, done } = this.reach;
-    if (done[doc] === 0) {
-      const base = this.symbolRecords >>> 2;
-      let max = 0;
-      for (let [i, end] = this.recordsOf(doc); i < end; i++) {
-        max = Math.max(max, this.symbolWords[base + i * (SYMBOL_RECORD_SIZE >>> 2) + 3]!);
-        lines[i] = max;
-      }
-      done[doc] = 1;
-    }
-    return lines;
-  }
-  private reach: { lines: Uint32Array; done: Uint8Array } | undefined;
-
-  /** A symbol record's first and last line. */
   symbolLine(record: number): number {
-    return this.symbolWords[(this.symbolRecords >>> 2) + record * (SYMBOL_RECORD_SIZE >>> 2) + 2]!;
+    return this.symbols.line(record);
   }
 
   symbolEndLine(record: number): number {
-    return this.symbolWords[(this.symbolRecords >>> 2) + record * (SYMBOL_RECORD_SIZE >>> 2) + 3]!;
+    return this.symbols.endLine(record);
   }
 
-  /** Where a symbol record's name is: bytes [start, end) of `buf` (UTF-8, as symbolAt decodes it). */
   symbolName(record: number): { buf: Buffer; start: number; end: number } {
-    const o = this.symbolRecords + record * SYMBOL_RECORD_SIZE;
-    const nameOff = this.symbols.readUInt32LE(o);
-    const index = this.symbolIndex;
-    if (!index) return within(this.symbolStrings, nameOff, this.symbols.readUInt16LE(o + 4));
-    // A name ends at the next "\n" of the index's strings, unless a name holds one.
-    if (!index.newlineInName) {
-      // By hand: names are short, and indexOf's call into the runtime cost more than them.
-      const strings = index.strings;
-      let end = nameOff;
-      while (end < strings.length && strings[end] !== 10) end++;
-      return { buf: strings, start: nameOff, end };
-    }
-    const n = index.nameAt(nameOff);
-    const name = index.name(n);
-    return { buf: index.strings, start: name.byteOffset - index.strings.byteOffset, end: name.byteOffset - index.strings.byteOffset + name.length };
+    return this.symbols.name(record);
   }
 
-  /** A symbol record's kind ('' when unknown). */
-  symbolKind(record: number): string {
-    return this.meta.symbolKinds[this.symbolKindId(record)] ?? '';
-  }
-
-  /** A symbol record's kind as its number in meta.symbolKinds. */
   symbolKindId(record: number): number {
-    return this.symbols[this.symbolRecords + record * SYMBOL_RECORD_SIZE + (this.symbolIndex ? 22 : 6)]!;
+    return this.symbols.kindId(record);
   }
 
-  /** A symbol record's parent: its name's bytes [start, end) of `buf` and its kind; undefined without one. */
   symbolParent(record: number): { buf: Buffer; start: number; end: number; kind: string } | undefined {
-    const o = this.symbolRecords + record * SYMBOL_RECORD_SIZE;
-    const parentKind = this.symbols.readUInt8(o + (this.symbolIndex ? 23 : 7));
-    if (parentKind === NO_KIND) return undefined;
-    const { buf, start, end } = within(this.symbolStrings, this.symbols.readUInt32LE(o + 16), this.symbols.readUInt16LE(o + 20));
-    return { buf, start, end, kind: this.meta.symbolKinds[parentKind] ?? '' };
+    return this.symbols.parent(record);
   }
 
-  /** A symbol record decoded. */
-  private symbolAt(record: number): SymbolDef {
-    const name = this.symbolName(record);
-    const def: SymbolDef = { name: name.buf.toString('utf8', name.start, name.end), kind: this.symbolKind(record), line: this.symbolLine(record), endLine: this.symbolEndLine(record) };
-    const parent = this.symbolParent(record);
-    if (parent) def.parent = { name: parent.buf.toString('utf8', parent.start, parent.end), kind: parent.kind };
-    return def;
-  }
-
-  /**
-   * The kinds of the document's definitions whose name is exactly one of the flat byte
-   * ranges [start, end, ...] (the name at its definition, as a match of the ranking sees
-   * it). Found by the name's offset in the content, which version 4 records hold: no line
-   * is counted and no symbol decoded. Null for older shards (then lines and
-   * symbolsOverlapping tell).
-   */
+  /** The kinds of the document's definitions whose name is exactly one of the ranges (SymbolRecords.definitionsAt). */
   definitionsAt(doc: number, ranges: number[], lines?: number[]): string[] | null {
-    const index = this.symbolIndex;
-    if (!index) return null;
-    const out: string[] = [];
-    if (ranges.length === 0) return out;
-    // With the ranges' line table (shape.ts LineTable: a range's start line first), only
-    // the records on the lines the ranges start on are looked at: records go by line.
-    let [from, to] = this.recordsOf(doc);
-    if (lines !== undefined && lines.length >= 2 * ranges.length) {
-      let lo = Infinity;
-      let hi = 0;
-      for (let r = 0; r < lines.length; r += 4) {
-        lo = Math.min(lo, lines[r]!);
-        hi = Math.max(hi, lines[r]!);
-      }
-      from = this.firstRecordFrom(from, to, lo);
-      to = this.firstRecordFrom(from, to, hi + 1);
-    }
-    if (from >= to) return out;
-    // The non-empty ranges by start, looked up by bisection: a file has far more symbols
-    // than a search has ranges in it (a Map lookup per symbol record cost more than the rest).
-    const pairs: Array<[number, number]> = [];
-    for (let i = 0; i < ranges.length; i += 2) if (ranges[i + 1]! > ranges[i]!) pairs.push([ranges[i]!, ranges[i + 1]!]);
-    if (pairs.length === 0) return out;
-    pairs.sort((a, b) => a[0] - b[0]);
-    const first = pairs[0]![0];
-    const last = pairs[pairs.length - 1]![0];
-    const base = this.symbolRecords;
-    for (let i = from; i < to; i++) {
-      const start = index.start(i);
-      if (start < first || start > last) continue;
-      const end = endAt(pairs, start);
-      if (end === undefined) continue;
-      const o = base + i * SYMBOL_RECORD_SIZE;
-      if (index.name(index.nameAt(this.symbols.readUInt32LE(o))).length !== end - start) continue;
-      out.push(this.meta.symbolKinds[this.symbols.readUInt8(o + 22)] ?? '');
-    }
-    return out;
-  }
-
-  /** The first of records [from, to) (one document's, by line) on `line` or after it; `to` if none. */
-  private firstRecordFrom(from: number, to: number, line: number): number {
-    let lo = from;
-    let hi = to;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.symbolLine(mid) < line) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  private symbolsWhere(doc: number, keep: (line: number, endLine: number) => boolean): SymbolDef[] {
-    const out: SymbolDef[] = [];
-    for (let [i, end] = this.recordsOf(doc); i < end; i++) {
-      if (keep(this.symbolLine(i), this.symbolEndLine(i))) out.push(this.symbolAt(i));
-    }
-    return out;
+    return this.symbols.definitionsAt(doc, ranges, lines);
   }
 
   /**
@@ -900,7 +475,7 @@ export class Shard {
    * cache keeps them; a later read maps them back in). The mapping itself lives until the
    * Shard is collected, which a worker that reads one shard after another (the symbols
    * pass) may not do for a long time: without this, every shard it read stays counted in
-   * its RSS (Linux 6.1's pass: ~0.9 GB of its 1.9 GB peak).
+   * its RSS, which then grows with the repository instead of with one shard.
    */
   releasePages(): void {
     mmap.advise(this.map, 0, this.map.length, mmap.MADV_DONTNEED);
@@ -972,27 +547,82 @@ function readMembers(path: string, meta: ShardMeta, docCount: number, branchCoun
   return listed;
 }
 
-/**
- * Bytes [start, start + length) of `buf`, cut to its end: a symbol record's name may be
- * read before the symbols section is verified (section-checks.ts).
- */
-function within(buf: Buffer, start: number, length: number): { buf: Buffer; start: number; end: number } {
-  const end = Math.min(buf.length, start + length);
-  return { buf, start: Math.min(start, end), end };
+/** A shard's tables of contents, checked, and its sections: the symbol sections from its symbols file when it has one. */
+interface ShardSections {
+  shard: Map<SectionKind, Section>;
+  symbols: Map<SectionKind, Section> | undefined;
+  section(kind: SectionKind): Buffer;
+  /** The symbols file's metadata section. */
+  symbolsMeta: Buffer | undefined;
+  /** Bytes of each section by name (Shard.sectionBytes). */
+  bytes: Map<string, number>;
 }
 
-/** The end of the pair starting at `start` (pairs sorted by start), or undefined. */
-function endAt(pairs: Array<[number, number]>, start: number): number | undefined {
-  let lo = 0;
-  let hi = pairs.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const s = pairs[mid]![0];
-    if (s < start) lo = mid + 1;
-    else if (s > start) hi = mid - 1;
-    else return pairs[mid]![1];
+/** Reads and checks the tables of contents of the shard and its symbols file, and the sections checked at open (section-checks.ts). */
+function readSections(path: string, map: Buffer, options: ShardOpenOptions, symbolsMap: Buffer | undefined): ShardSections {
+  const shard = readToc(path, map, map.length, SHARD_FORMAT);
+  const unusable = checkAtOpen(map, shard, options.verified, options.writtenByCaller === true);
+  if (unusable) throw new ShardError(path, unusable);
+  // A symbols file's sections stand for the shard's own symbol sections (shard-format.ts).
+  const symbols = symbolsMap ? readToc(options.symbols!, symbolsMap, symbolsMap.length, SYMBOLS_FORMAT) : undefined;
+  const unusableSymbols = symbols && checkAtOpen(symbolsMap!, symbols, options.symbolsVerified, false);
+  if (unusableSymbols) throw new ShardError(options.symbols!, unusableSymbols, SYMBOLS_FORMAT.what);
+  const fromSymbolsFile = (kind: SectionKind): boolean => symbols !== undefined && kind !== SectionKind.Meta && symbols.has(kind);
+  const view = (file: Buffer, s: Section): Buffer => file.subarray(s.offset, s.offset + s.length);
+  const section = (kind: SectionKind): Buffer => (fromSymbolsFile(kind) ? view(symbolsMap!, symbols!.get(kind)!) : view(map, shard.get(kind)!));
+  const bytes = new Map([...shard].map(([kind, s]) => [SECTION_NAMES[kind]!, fromSymbolsFile(kind) ? symbols!.get(kind)!.length : s.length]));
+  const symbolsMeta = symbols && view(symbolsMap!, symbols.get(SectionKind.Meta)!);
+  return { shard, symbols, section, symbolsMeta, bytes };
+}
+
+/** The number of documents of the docs section, checked against the content section's checksum (its documents' checksums hashed). */
+function documentCount(path: string, docs: Buffer, contentChecksum: number): number {
+  const count = docs.length / DOC_RECORD_SIZE;
+  if (!Number.isInteger(count)) throw new ShardError(path, 'document table has a partial record');
+  const docHashes = new Uint8Array(count * 4);
+  for (let d = 0; d < count; d++) {
+    docHashes.set(docs.subarray(d * DOC_RECORD_SIZE + 16, d * DOC_RECORD_SIZE + 20), d * 4);
   }
-  return undefined;
+  if (hash32(docHashes) !== contentChecksum) {
+    throw new ShardError(path, 'document checksums do not match the content section; re-index the repository');
+  }
+  return count;
+}
+
+/** A symbols file's metadata (`path`; `bytes`, its meta section), checked to be of `shard`. */
+function readSymbolsMeta(path: string, bytes: Buffer, shard: { path: string; docCount: number; contentChecksum: number }): SymbolsFileMeta {
+  let added: SymbolsFileMeta;
+  try {
+    added = unpackr.unpack(bytes) as SymbolsFileMeta;
+  } catch (err) {
+    throw new ShardError(path, `metadata cannot be decoded: ${(err as Error).message}`, SYMBOLS_FORMAT.what);
+  }
+  // Another shard's symbols would name other documents' definitions.
+  if (added.shardContentHash !== shard.contentChecksum || added.docCount !== shard.docCount) {
+    throw new ShardError(path, `belongs to another shard than ${shard.path}; re-index the repository`, SYMBOLS_FORMAT.what);
+  }
+  return added;
+}
+
+/** The shard's metadata; with a symbols file's (`added`), what that file says of the symbols. */
+function readMeta(path: string, bytes: Buffer, added: SymbolsFileMeta | undefined): ShardMeta {
+  let meta: ShardMeta;
+  try {
+    meta = unpackr.unpack(bytes) as ShardMeta;
+  } catch (err) {
+    throw new ShardError(path, `metadata cannot be decoded: ${(err as Error).message}`);
+  }
+  if (added) meta = { ...meta, symbolKinds: added.symbolKinds, symbolFailures: added.symbolFailures, symbolsIndexed: true, symbolExtraction: added.symbolExtraction };
+  return meta;
+}
+
+/** `read()`, its failure (a section reader's plain Error) named as the shard's. */
+function named<T>(path: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    throw new ShardError(path, (err as Error).message);
+  }
 }
 
 /**

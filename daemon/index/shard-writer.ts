@@ -6,10 +6,10 @@
 // renamed to its final name. A reader therefore sees either no file or a complete one,
 // and a crash leaves only a temporary file that the next index run removes.
 //
-// Durability is the indexer's job, not the writer's: it fsyncs all of a run's shards
-// together before the manifest names them (indexer.ts). Measured on the Linux tree with
-// two build threads: an fsync per shard, inside the build, took the build from 8.4 s to
-// 18.6 s, because the threads sat waiting on the disk instead of overlapping with it.
+// Durability is the indexer's job, not the writer's: it flushes each shard from its own
+// thread as the shard is built, and the manifest names the shards only after
+// (build-shards.ts). An fsync per shard inside the build, on the build threads, made the
+// build much longer: the threads sat waiting on the disk instead of overlapping with it.
 
 import { closeSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';

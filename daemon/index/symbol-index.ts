@@ -69,10 +69,11 @@ export interface EncodedSymbolIndex {
 }
 
 /**
- * The symbol-index section of records whose names are `names`. A shard of Linux has ~580k
- * definitions of ~400k distinct names: the core tells them apart by a hash table and sorts
- * them by a multikey quicksort over their folded bytes (core/assembly/names.ts; ~230 ms a
- * Linux shard in typed arrays here, ~3x that as strings with a Map and a comparator).
+ * The symbol-index section of records whose names are `names`. A shard of a large C tree
+ * has hundreds of thousands of definitions, most of distinct names: the core tells them
+ * apart by a hash table and sorts them by a multikey quicksort over their folded bytes
+ * (core/assembly/names.ts), in typed arrays, several times faster than strings with a Map
+ * and a comparator.
  */
 export function encodeSymbolIndex(names: RecordNames): EncodedSymbolIndex {
   const { section, nameCount: n, newline, nameOffOf } = encodeNameIndex(names.bytes, names.start, names.length, HEADER);

@@ -1,11 +1,11 @@
 // Files whose definitions are noise, skipped by rule before ctags sees them: ctags tags
 // every key of a lock file or of a generated JSON document and every identifier of a
 // minified bundle, which floods `sym:` with names nobody defined by hand and costs ctags
-// time out of proportion (a 1 MB package-lock.json: ~40k "definitions"). A JSON document
-// whose top level is an array is a table of records, generated or not: ctags tags each
-// record's keys again (Linux's 407 small perf event tables: 38,317 "definitions", most of
-// them BriefDescription, EventCode, ...). The file itself is indexed as any other: only its
-// symbols are left out.
+// time out of proportion (a large package-lock.json: tens of thousands of "definitions").
+// A JSON document whose top level is an array is a table of records, generated or not:
+// ctags tags each record's keys again (Linux's small perf event tables: tens of thousands
+// of "definitions", most of them BriefDescription, EventCode, ...). The file itself is
+// indexed as any other: only its symbols are left out.
 
 const LOCK_FILE = /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lock|Cargo\.lock|go\.sum|composer\.lock|Gemfile\.lock|poetry\.lock|Pipfile\.lock|uv\.lock|mix\.lock|pubspec\.lock|Podfile\.lock|flake\.lock|packages\.lock\.json|gradle\.lockfile)$/i;
 const MINIFIED_NAME = /[.-]min\.(js|mjs|cjs|css)$|\.(js|mjs|cjs|css)\.map$/i;
@@ -16,7 +16,7 @@ const DATA = /\.(json|jsonc|json5|geojson|jsonl|ndjson|webmanifest)$/i;
 const DATA_MAX_BYTES = 16 * 1024;
 /** How much of a script is looked at for minification. */
 const SAMPLE_BYTES = 64 * 1024;
-/** A script sample whose lines average longer than this is minified (hand-written code averages ~30-40). */
+/** A script sample whose lines average longer than this is minified (hand-written code's lines are far shorter). */
 const MINIFIED_AVERAGE_LINE = 250;
 
 export type SymbolsJunk = 'lock file' | 'minified' | 'generated data';

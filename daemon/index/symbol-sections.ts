@@ -1,7 +1,8 @@
 // A shard's symbol sections (symbols, symbol-ngrams, symbol-postings, symbol-index; their
-// layouts in shard-reader.ts and symbol-index.ts) from its documents in document order:
-// their definitions (symbols/extract.ts: C, device tree and Kconfig files by our scanners as
-// they come, the rest by universal-ctags in batches of content), then the sections.
+// layouts in symbol-records.ts, ngram-table.ts and symbol-index.ts) from its documents in
+// document order: their definitions (symbols/extract.ts: C, device tree and Kconfig files
+// by our scanners as they come, the rest by universal-ctags in batches of content), then
+// the sections.
 // The shard builder collects them inline (small builds); the symbols pass
 // (symbols-pass.ts) collects them for a shard built without, after its content was
 // committed and made searchable.
@@ -19,10 +20,10 @@ import { bufferView } from '../runtime/buffer-view.ts';
 
 /**
  * Content handed to one ctags process: large enough to amortise its start, small enough to
- * bound memory: a batch's ctags output and its parsed tags cost ~3x the batch while they
- * last (a 32 MB batch of Linux C: +100 MB). Only what ctags reads counts: starting a process
- * costs its parent's page tables (~25 ms from a build thread of a 1 GB process), so a batch
- * holding the scanners' files too started ~130 ctags for Linux instead of ~15.
+ * bound memory: a batch's ctags output and its parsed tags cost a few times the batch while
+ * they last. Only what ctags reads counts: starting a process copies its parent's page
+ * tables (a large build process's take long), so batches that held the scanners' files too
+ * started many times more ctags processes for a tree of C.
  */
 const SYMBOL_BATCH_BYTES = 32 * 1024 * 1024;
 /** Longest symbol or parent name stored (nameLen is a u16). */
@@ -39,8 +40,9 @@ export interface BuiltSymbols {
 
 /**
  * Definitions are kept as the section's records from the moment their batch is parsed (24
- * bytes each, the name's offset filled in by finish), not as objects: a shard of Linux has
- * ~500k of them, ~170 MB as SymbolDef objects.
+ * bytes each, the name's offset filled in by finish), not as objects: a shard of a large C
+ * tree has hundreds of thousands of them, which as SymbolDef objects take many times the
+ * records' memory.
  */
 export class SymbolSections {
   private failures = 0;
@@ -57,7 +59,7 @@ export class SymbolSections {
   /**
    * Every definition's name as UTF-8, in one buffer: until finish() a record's first word
    * is where its name starts there, `nameLength` its length. Strings kept to the end would
-   * outlive every young-generation collection (~500k per shard of Linux).
+   * outlive every young-generation collection (hundreds of thousands per shard of a large tree).
    */
   private names = Buffer.alloc(0);
   private namesUsed = 0;
@@ -125,7 +127,7 @@ export class SymbolSections {
     const symbolIndex = encodeSymbolIndex({ bytes: this.names.subarray(0, this.namesUsed), start: nameStart, length: this.nameLength.subarray(0, this.count) });
     for (let r = 0; r < this.count; r++) this.words[r * wordsPer] = symbolIndex.nameOffOf[r]!;
     const records = this.records.subarray(0, this.count * SYMBOL_RECORD_SIZE);
-    // The symbols section (layout in shard-reader.ts, version 4 records in symbol-index.ts):
+    // The symbols section (layout in symbol-records.ts, version 4 records in symbol-index.ts):
     // counts, each document's first symbol, the records, then the parents' names.
     const head = Buffer.alloc(8 + 4 * (docCount + 1));
     head.writeUInt32LE(docCount, 0);
@@ -227,7 +229,7 @@ export class SymbolSections {
 
   /**
    * Document `doc`'s definitions from the core's C scan, as records straight from the
-   * scan's (addDefs' rules without an object per definition: ~580k of them a Linux shard).
+   * scan's (addDefs' rules without an object per definition: a large shard has hundreds of thousands).
    * A file with a name that is not ASCII, or longer than a record holds, goes through the
    * objects (its names' order and stored form are the strings', symbols/ctags.ts
    * sortSymbolDefs and storedName).

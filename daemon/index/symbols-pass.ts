@@ -1,10 +1,10 @@
-// The symbols pass: the symbol sections of a shard built without them (its content committed
-// and searchable already), written as a symbols file beside it (shard-format.ts), which the
-// next manifest names with the shard. The shard itself is not written again. A full build
-// of a large repository runs it after committing the content (indexer.ts), so that
-// searching does not wait for the symbols, which cost more than the rest of the build
-// (Linux 6.1: ~10 s of ~18 s). A document whose path and blob the repository's previous
-// index held takes its definitions from there (SymbolsJob.previous).
+// The symbols pass: the symbol sections of a shard built without them (its content
+// committed and searchable already), written as a symbols file beside it
+// (shard-format.ts), which the next manifest names with the shard. The shard itself is
+// not written again. A full build of a large repository runs it after committing the
+// content (indexer.ts), so that searching does not wait for the symbols, which cost more
+// than the rest of the build together. A document whose path and blob the repository's
+// previous index held takes its definitions from there (SymbolsJob.previous).
 
 import { symbolExtraction } from '../symbols/extract.ts';
 import { encodeContentWords, WORD_MIN_DOCS } from './content-words.ts';

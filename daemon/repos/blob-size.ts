@@ -4,11 +4,11 @@
 // libgit2 knows an object's size from its header alone (a loose object's first inflated
 // bytes; a packed one's entry header, or for a delta the result size at the head of the
 // delta), but nodegit exposes no odb read_header, and Blob.lookup inflates the whole object
-// (a 64 MiB file: +65 MB of RSS, and +64 MB more for content()). A diff does use the header:
+// (the file's size in RSS, and as much again for content()). A diff does use the header:
 // filling in a file's size for its patch, it reads the header, and a blob over the diff's
 // max_size is marked binary and never loaded. So the size is asked of a one-path diff from
-// the empty tree with max_size 1. Measured on a 64 MiB file, loose and packed (whole and as
-// a delta): the size in ~1 ms, RSS unchanged.
+// the empty tree with max_size 1: for a large file, loose or packed (whole or as a delta),
+// the size comes at once and the RSS does not grow.
 
 import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';

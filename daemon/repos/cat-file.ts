@@ -2,13 +2,13 @@
 // index build takes through a whole tree.
 //
 // Why not nodegit: Blob.lookup inflates on libuv's threads and hands back a copy per blob,
-// on the main thread; on Linux 6.1 (1.3 GB of blobs, a 236 MB pack) that cost ~15
-// core-seconds of a 17.7 s build, much of it V8 collecting after the 78k buffers. `git
-// cat-file --batch` over the same oids in path order takes ~4 core-seconds in its own
-// process (git's delta base cache, one stream), and each build worker reads its shard's
-// blobs itself into one buffer it keeps. A blob's size is known without inflating it
-// (`--batch-check` reads object headers: 83k objects in 70 ms), so shards are cut before
-// any blob is read and blobs over the size limit are never read at all.
+// on the main thread; for a large tree that was a large part of the build's CPU, much of it
+// V8 collecting after tens of thousands of buffers. `git cat-file --batch` over the same
+// oids in path order takes a fraction of that in its own process (git's delta base cache,
+// one stream), and each build worker reads its shard's blobs itself into one buffer it
+// keeps. A blob's size is known without inflating it (`--batch-check` reads object
+// headers, quickly even for a whole tree), so shards are cut before any blob is read and
+// blobs over the size limit are never read at all.
 //
 // Formats, as git documents them (git-cat-file(1), "BATCH OUTPUT"):
 //   --batch-check='%(objectsize)'   one line per input oid: "<size>" or "<oid> missing"

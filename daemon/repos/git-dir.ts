@@ -1,6 +1,6 @@
 // Whether a directory is a git repository: a plain file-system check, in a module of its
 // own so that callers that only ask (the indexer, before it knows whether it will read git
-// at all) do not load nodegit (~90 ms of a command's start).
+// at all) do not load nodegit (a noticeable part of a command's start).
 
 import { statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// The `since` and `until` bounds of a commit log (API-DETAILS.md section 4): an ISO 8601
+// The `since` and `until` bounds of a commit log (docs/http-api.md section 13): an ISO 8601
 // date or date-time, or one of the relative forms clients written for Sourcebot send
 // ("30 days ago", "yesterday", "last week"), read the way Sourcebot reads them: counted
 // back from now, calendar units (months, years) on the calendar, in UTC.

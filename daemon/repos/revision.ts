@@ -37,7 +37,8 @@ export async function resolveCommit(repo: NodeGit.Repository, ref: string | unde
   if (ref === undefined) return defaultCommit(repo, scope, where);
   const { base, suffix } = parseRevision(ref);
   const form = commitIdForm(base);
-  const commit = (form === 'full' ? undefined : await namedCommit(repo, base, scope, ref, where)) ?? (form === undefined ? undefined : await commitById(repo, base, form, scope, ref, where));
+  const asked: Asked = { ref, scope, where };
+  const commit = (form === 'full' ? undefined : await namedCommit(repo, base, asked)) ?? (form === undefined ? undefined : await commitById(repo, base, form, asked));
   if (commit === undefined) throw unknownName(ref, base, scope, where);
   if (suffix === '') return commit;
   // Ancestor steps from a commit the refs reach reach only commits they reach too.
@@ -59,8 +60,16 @@ async function defaultCommit(repo: NodeGit.Repository, scope: RevisionScope, whe
   return commit;
 }
 
+/** A revision as asked for: the `ref` parameter, the repository's scope, and how errors name the repository ("in github.com/acme/app"). */
+interface Asked {
+  ref: string;
+  scope: RevisionScope;
+  where: string;
+}
+
 /** The commit of HEAD, an indexed branch or a tag named `base`; undefined when it names none of them. */
-async function namedCommit(repo: NodeGit.Repository, base: string, scope: RevisionScope, ref: string, where: string): Promise<NodeGit.Commit | undefined> {
+async function namedCommit(repo: NodeGit.Repository, base: string, asked: Asked): Promise<NodeGit.Commit | undefined> {
+  const { ref, scope, where } = asked;
   if (base === 'HEAD') return defaultCommit(repo, scope, where);
   const branch = base.startsWith('refs/heads/') ? base.slice('refs/heads/'.length) : base;
   // An indexed branch before a tag of the same name, as the index names them (git.ts leaves such a tag out).
@@ -80,14 +89,8 @@ async function refCommit(repo: NodeGit.Repository, name: string): Promise<NodeGi
 }
 
 /** The commit of a commit id (or a tag object's), when the indexed refs reach it; undefined when the id names no such commit. */
-async function commitById(
-  repo: NodeGit.Repository,
-  base: string,
-  form: 'full' | 'abbreviated',
-  scope: RevisionScope,
-  ref: string,
-  where: string,
-): Promise<NodeGit.Commit | undefined> {
+async function commitById(repo: NodeGit.Repository, base: string, form: 'full' | 'abbreviated', asked: Asked): Promise<NodeGit.Commit | undefined> {
+  const { ref, scope, where } = asked;
   const hex = base.toLowerCase();
   let obj: NodeGit.Object;
   try {
@@ -158,7 +161,7 @@ function decoration(name: string): string | undefined {
  * prints it: "HEAD -> main" first when HEAD is on a branch at this commit ("HEAD" alone
  * when detached here), then the others by full ref name, descending (tags, then
  * remote-tracking branches, then branches), annotated tags peeled. Tags of trees and
- * blobs are left out. Sourcebot answers `refs` in this form (API-DETAILS.md section 4).
+ * blobs are left out. Sourcebot answers `refs` in this form (docs/http-api.md section 13).
  */
 export async function decorationsByCommit(repo: NodeGit.Repository): Promise<Map<string, string>> {
   // getReferences resolves symbolic refs and names them as their targets; the names of

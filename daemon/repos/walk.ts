@@ -12,11 +12,12 @@ export interface WalkedFile {
 
 // The walk is depth-first with each directory's entries sorted so that files come out in
 // the byte order of their whole paths (a directory sorts as its name and "/": everything
-// under it shares that prefix), which lets the indexer cut shards and start building while
-// the rest of the tree is still being listed (Linux 6.1: the listing, ~0.5 s, was all
-// before the first shard). Synchronous fs calls, in slices between which the event loop
-// runs: on a warm tree they cost about half of callbacks through libuv's pool; on a cold
-// disk they read one inode at a time, while the build threads read the files' contents.
+// under it shares that prefix), which lets the indexer cut shards and start building
+// while the rest of the tree is still being listed (a large tree's listing would
+// otherwise all come before the first shard). Synchronous fs calls, in slices between
+// which the event loop runs: on a warm tree they cost about half of callbacks through
+// libuv's pool; on a cold disk they read one inode at a time, while the build threads
+// read the files' contents.
 const SLICE = 1000;
 
 interface Entry {

@@ -8,7 +8,8 @@
 // each candidate exactly.
 
 import { intersectPostings, intersectSorted, unionSorted } from '../../core/index.ts';
-import type { NgramTable, Shard } from '../index/shard-reader.ts';
+import type { NgramTable } from '../index/ngram-table.ts';
+import type { Shard } from '../index/shard-reader.ts';
 import type { Term } from '../query/terms.ts';
 import type { NgramQuery } from '../query/ngram-query.ts';
 import type { Tree } from './match-tree.ts';

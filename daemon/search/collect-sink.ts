@@ -6,7 +6,7 @@
 // that fails its checks then gives nothing: its files already kept are taken back and
 // their budget returned to the others.
 
-import { ShardError } from '../index/shard-reader.ts';
+import { ShardError } from '../index/shard-error.ts';
 import type { Cut } from './protocol.ts';
 import { compareRanked } from './rank.ts';
 import type { ShapedFile } from './file-json.ts';

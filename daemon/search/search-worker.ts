@@ -15,7 +15,8 @@
 // until they end; a suspended shard resumes where it stopped, so the answers are the same.
 
 import type { MessagePort } from 'node:worker_threads';
-import { Shard, ShardError } from '../index/shard-reader.ts';
+import { Shard } from '../index/shard-reader.ts';
+import { ShardError } from '../index/shard-error.ts';
 import { isDamage } from '../index/section-checks.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';

@@ -11,7 +11,7 @@
 // shaped; the parts a shard sends before its reply are parts of it) beyond the batch
 // being written, whatever its client's pace.
 
-import { ShardError } from '../index/shard-reader.ts';
+import { ShardError } from '../index/shard-error.ts';
 import { releaseFile } from './file-codec.ts';
 import type { Cut } from './protocol.ts';
 import { compareRanked } from './rank.ts';

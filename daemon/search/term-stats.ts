@@ -4,7 +4,8 @@
 // documents holding it (a literal's rarest trigram's count), never a count of the
 // documents a search happened to examine before it stopped.
 
-import type { NgramTable, Shard } from '../index/shard-reader.ts';
+import type { Shard } from '../index/shard-reader.ts';
+import type { NgramTable } from '../index/ngram-table.ts';
 import type { NgramQuery } from '../query/ngram-query.ts';
 import type { Plan, PlanNode } from '../query/terms.ts';
 

@@ -1,7 +1,7 @@
 // One sync pass: list every connection's repositories, bring the store's records in line,
 // fetch each repository's mirror and index what moved, remove what is gone.
 //
-// Failure rules (issue 4): a connection that cannot be listed keeps its repositories and
+// Failure rules: a connection that cannot be listed keeps its repositories and
 // their indexes untouched (a partial or failed listing must never delete anything); a
 // repository that fails to fetch or index keeps serving its previous index, records the
 // error, and is retried with exponential back-off (settings.retryBaseMs doubling up to
@@ -118,8 +118,6 @@ export interface RepoJob {
 /** A pass: the listing, then every listed repository fetched and indexed, a few at a time. */
 export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const { config } = options;
-  const log = options.log ?? silentLogger;
-  const now = options.now ?? Date.now;
   // ctags is asked what it can do while the pass lists and compares (a build on this thread
   // would otherwise start it twice before its first file, blocking).
   if (config.settings.symbols !== false) void warmCtags();
@@ -139,7 +137,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const workers = buildWorkers(concurrency);
   let next = 0;
   const total = work.length;
-  const packs = options.packs === false ? undefined : new PackQueue(options, log, now);
+  const packs = options.packs === false ? undefined : new PackQueue(options);
   // Reading a repository's refs and listing its files mostly waits (on git, on libgit2's
   // threads), and most repositories of a large installation are small ones handed back
   // for compound shards: many are read at once, while builds of their own take
@@ -170,7 +168,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
         if (performance.now() - turnStarted > YIELD_AFTER_MS) await paused();
         if (next >= work.length) return;
         const index = next++;
-        const done = await syncRepo(options, work[index]!, index, total, workers, log, now, pass);
+        const done = await syncRepo(options, work[index]!, { index, total }, workers, pass);
         if (done) report.repos.push(done);
       }
     };
@@ -178,7 +176,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     if (packs) report.repos.push(...(await packs.finish()));
   } finally {
     packs?.releaseAll();
-    await pass.unchanged.write(options.store, log);
+    await pass.unchanged.write(options.store, toolsOf(options).log);
   }
   report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
   return report;
@@ -310,11 +308,7 @@ class PackQueue {
   #chain: Promise<unknown> = Promise.resolve();
   readonly #outcomes: Array<Promise<SyncReport['repos']>> = [];
 
-  constructor(
-    private readonly options: SyncOptions,
-    private readonly log: Logger,
-    private readonly now: () => number,
-  ) {}
+  constructor(private readonly options: SyncOptions) {}
 
   push(d: Deferred): void {
     if (d.record.indexedAt !== undefined && this.#prompt < PROMPT_BUILDS) this.#soon();
@@ -374,7 +368,7 @@ class PackQueue {
     this.#bytes = 0;
     const built = this.#chain.then(async () => {
       try {
-        const outcomes = await buildDeferred(this.options, batch, this.log, this.now, this.#threadsOf);
+        const outcomes = await buildDeferred(this.options, batch, this.#threadsOf);
         // A build that failed may have lost a thread: the next starts fresh ones.
         if (outcomes.some((o) => o.outcome === 'failed')) await this.#endThreads();
         return outcomes;
@@ -390,13 +384,22 @@ class PackQueue {
   }
 }
 
-/** A repository whose build was handed back for a compound shard (syncRepo with `packs`). */
-interface Deferred {
-  candidate: PackCandidate;
+/** One repository's sync in a pass: its record, its place among the pass's repositories (in the events), and when it started (performance.now()). */
+interface RepoTurn {
   record: RepoRecord;
   index: number;
   total: number;
   started: number;
+}
+
+/** The pass's logger and clock: the options', else silence and the system clock. */
+function toolsOf(options: SyncOptions): { log: Logger; now: () => number } {
+  return { log: options.log ?? silentLogger, now: options.now ?? Date.now };
+}
+
+/** A repository whose build was handed back for a compound shard (syncRepo with `packs`). */
+interface Deferred extends RepoTurn {
+  candidate: PackCandidate;
   /** Called once its build has ended, committed or failed. */
   built?: () => void;
 }
@@ -426,7 +429,7 @@ export function compoundShardSettings(config: Config): { build: Omit<PackOptions
  */
 export async function mergeCompoundShards(options: SyncOptions): Promise<void> {
   if (options.packs === false) return;
-  const log = options.log ?? silentLogger;
+  const { log } = toolsOf(options);
   try {
     const merged = await mergePacks(packOptions(options));
     if (merged.packs > 0) log.info({ ...merged }, 'compound shards merged');
@@ -436,7 +439,7 @@ export async function mergeCompoundShards(options: SyncOptions): Promise<void> {
 }
 
 /** Builds the repositories handed back into compound shards and records each one's outcome. */
-async function buildDeferred(options: SyncOptions, deferred: Deferred[], log: Logger, now: () => number, threads?: () => Worker[]): Promise<SyncReport['repos']> {
+async function buildDeferred(options: SyncOptions, deferred: Deferred[], threads?: () => Worker[]): Promise<SyncReport['repos']> {
   if (deferred.length === 0) return [];
   const onProgress = (files: number, totalFiles: number, bytes: number) => options.onEvent?.({ type: 'packs-progress', repos: deferred.length, build: { files, totalFiles, bytes } });
   const outcomes = await buildPacks(
@@ -447,7 +450,7 @@ async function buildDeferred(options: SyncOptions, deferred: Deferred[], log: Lo
   const out: SyncReport['repos'] = [];
   for (const o of outcomes) {
     const d = byCandidate.get(o.candidate)!;
-    out.push('summary' in o ? await recordIndexed(options, d.record, o.summary, d.index, d.total, d.started, log, now) : await recordFailed(options, d.record, o.error, d.index, d.total, d.started, log, now));
+    out.push('summary' in o ? await recordIndexed(options, d, o.summary) : await recordFailed(options, d, o.error));
   }
   return out;
 }
@@ -466,8 +469,7 @@ export function buildWorkers(concurrency: number): number {
  */
 export async function listConnections(options: SyncOptions): Promise<{ report: SyncReport; work: Work[] }> {
   const { config, store } = options;
-  const log = options.log ?? silentLogger;
-  const now = options.now ?? Date.now;
+  const { log, now } = toolsOf(options);
   const report: SyncReport = { connections: [], repos: [] };
 
   // Connections: list each; a failure leaves that connection's repositories alone.
@@ -518,20 +520,20 @@ export async function listConnections(options: SyncOptions): Promise<{ report: S
         pushedAt: hostRepo.pushedAt,
       });
       if (refusal !== undefined) {
-        report.repos.push(await refuseRepo(options, record, name, refusal, log, now));
+        report.repos.push(await refuseRepo(options, record, name, refusal));
         continue;
       }
       work.push({ record, host, hostRepo, connection, connectionName: name });
     }
     // Gone from a complete listing: deleted upstream, or excluded now.
     for (const r of await store.listRepos({ connectionId: conn.id })) {
-      if (!seen.has(r.repoName)) report.repos.push(await deleteRepo(options, r, log));
+      if (!seen.has(r.repoName)) report.repos.push(await deleteRepo(options, r));
     }
   }
   // Connections no longer configured take their repositories with them.
   for (const conn of await store.listConnections()) {
     if (config.connections[conn.name] !== undefined) continue;
-    for (const r of await store.listRepos({ connectionId: conn.id })) report.repos.push(await deleteRepo(options, r, log));
+    for (const r of await store.listRepos({ connectionId: conn.id })) report.repos.push(await deleteRepo(options, r));
     await store.deleteConnection(conn.id);
   }
   return { report, work };
@@ -549,7 +551,7 @@ export function backingOff(record: RepoRecord, now: number, force = false): bool
  * connection of that name (its configuration differs from the node that listed it).
  */
 export async function syncRepoJob(options: SyncOptions, job: RepoJob, workers: number): Promise<SyncReport['repos'][number] | undefined> {
-  const log = options.log ?? silentLogger;
+  const { log } = toolsOf(options);
   const record = await options.store.getRepo(job.repoId);
   if (record === undefined || record.state === 'deleted') {
     log.info({ repoId: job.repoId, repo: job.hostRepo.repoName }, 'queued repository skipped: removed since it was queued');
@@ -561,21 +563,24 @@ export async function syncRepoJob(options: SyncOptions, job: RepoJob, workers: n
   }
   const host = createCodeHost(job.connection, connection, { log, ...options.hostOptions });
   const w: Work = { record, host, hostRepo: job.hostRepo, connection, connectionName: job.connection, ...(job.rebuild === true ? { rebuild: true } : {}) };
-  return syncRepo(job.force === true ? { ...options, force: true } : options, w, 0, 1, workers, log, options.now ?? Date.now);
+  return syncRepo(job.force === true ? { ...options, force: true } : options, w, { index: 0, total: 1 }, workers);
 }
 
 /**
- * Step 2 of a pass, for one repository: fetches it and indexes what moved (`index` of
- * `total` in the events), recording the outcome in the store. Never throws for the
- * repository's own failures: they are recorded, with the back-off, and reported.
+ * Step 2 of a pass, for one repository: fetches it and indexes what moved (`place.index`
+ * of `place.total` in the events), recording the outcome in the store. Never throws for
+ * the repository's own failures: they are recorded, with the back-off, and reported. With
+ * the pass's `packs`: a small repository that changed is handed back there (undefined), to
+ * be built into a compound shard.
  */
-/** With `packs`: a small repository that changed is handed back there (undefined), to be built into a compound shard. */
-export async function syncRepo(options: SyncOptions, w: Work, index: number, total: number, workers: number, log: Logger, now: () => number, pass?: Pass): Promise<SyncReport['repos'][number] | undefined> {
+export async function syncRepo(options: SyncOptions, w: Work, place: Pick<RepoTurn, 'index' | 'total'>, workers: number, pass?: Pass): Promise<SyncReport['repos'][number] | undefined> {
   const packs = pass?.packs;
   const turns = pass?.turns;
   const { config } = options;
-  const started = performance.now();
+  const { now } = toolsOf(options);
+  const { index, total } = place;
   const { record, hostRepo } = w;
+  const turn: RepoTurn = { record, index, total, started: performance.now() };
   const base = { repoId: record.repoId, repoName: record.repoName };
   if (backingOff(record, now(), options.force)) {
     options.onEvent?.({ type: 'repo-done', repoName: record.repoName, index, total, outcome: 'backing-off', seconds: 0 });
@@ -583,7 +588,7 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
   }
   try {
     options.onEvent?.({ type: 'repo-start', repoName: record.repoName, index, total, stage: 'fetch' });
-    const mirror = await fetchSource(options.dataDir, record.repoId, hostRepo.cloneUrl, w.connection, w.host, turns?.fetches);
+    const mirror = await fetchSource(options.dataDir, w, turns?.fetches);
     const defaultBranch = hostRepo.defaultBranch ?? mirror.defaultBranch;
     options.onEvent?.({ type: 'repo-start', repoName: record.repoName, index, total, stage: 'index' });
     const repo: ManifestRepo = {
@@ -606,8 +611,9 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
     const stamped = options.indexExtras === undefined && w.rebuild !== true;
     let sourceStamp: string | undefined;
     const stampNow = () => (sourceStamp ??= refStamp(mirror.path, salt));
-    const known = stamped ? stampedIndex(options.dataDir, record.repoId, (recorded) => sameRefStamp(mirror.path, salt, recorded) || recorded === stampNow(), repo, config.settings.symbols !== false, pass?.headers ?? new Map()) : undefined;
-    if (known) return await recordIndexed(options, record, unchangedSummary(known, started), index, total, started, log, now, pass?.unchanged);
+    const stamp = (recorded: string) => sameRefStamp(mirror.path, salt, recorded) || recorded === stampNow();
+    const known = stamped ? stampedIndex(options.dataDir, record.repoId, { stamp, repo, symbols: config.settings.symbols !== false }, pass?.headers ?? new Map()) : undefined;
+    if (known) return await recordIndexed(options, turn, unchangedSummary(known, turn.started), pass?.unchanged);
     stampNow();
     const unfocus = pass !== undefined && record.indexedAt !== undefined && ++pass.changed <= PROMPT_BUILDS ? focusOn(pass) : undefined;
     const indexed = await indexOrPack(mirror.path, {
@@ -635,13 +641,13 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
     if ('commit' in indexed) {
       // The focus lasts until its build: the one PackQueue starts at once for a change, or
       // the pass's last (then FOCUS_MAX_MS ends it first).
-      packs!.push({ candidate: indexed, record, index, total, started, ...(unfocus ? { built: unfocus } : {}) });
+      packs!.push({ ...turn, candidate: indexed, ...(unfocus ? { built: unfocus } : {}) });
       return undefined;
     }
     unfocus?.();
-    return await recordIndexed(options, record, indexed, index, total, started, log, now);
+    return await recordIndexed(options, turn, indexed);
   } catch (err) {
-    return recordFailed(options, record, (err as Error).message, index, total, started, log, now);
+    return recordFailed(options, turn, (err as Error).message);
   }
 }
 
@@ -651,7 +657,8 @@ export async function syncRepo(options: SyncOptions, w: Work, index: number, tot
  * its lock: then nothing is to be done, and the repository is not even opened. Undefined
  * otherwise.
  */
-function stampedIndex(dataDir: string, repoId: number, stamp: (recorded: string) => boolean, repo: ManifestRepo, symbols: boolean, headers: HeaderChecks): Manifest | undefined {
+function stampedIndex(dataDir: string, repoId: number, wanted: { stamp: (recorded: string) => boolean; repo: ManifestRepo; symbols: boolean }, headers: HeaderChecks): Manifest | undefined {
+  const { stamp, repo, symbols } = wanted;
   // A lock left by a run that was killed (or one running now): the whole way, which takes it
   // over and removes what that run left.
   if (existsSync(join(shardsDir(dataDir, repoId), 'lock'))) return undefined;
@@ -665,7 +672,9 @@ function stampedIndex(dataDir: string, repoId: number, stamp: (recorded: string)
 }
 
 /** A repository's build is committed: its record says so, and the pass's report. */
-async function recordIndexed(options: SyncOptions, record: RepoRecord, summary: IndexSummary, index: number, total: number, started: number, log: Logger, now: () => number, later?: UnchangedRecords): Promise<SyncReport['repos'][number]> {
+async function recordIndexed(options: SyncOptions, turn: RepoTurn, summary: IndexSummary, later?: UnchangedRecords): Promise<SyncReport['repos'][number]> {
+  const { record, index, total, started } = turn;
+  const { log, now } = toolsOf(options);
   const at = new Date(now()).toISOString();
   const patch: Partial<RepoRecord> = {
     state: 'indexed',
@@ -688,7 +697,9 @@ async function recordIndexed(options: SyncOptions, record: RepoRecord, summary: 
 }
 
 /** A repository's fetch or build failed: recorded with its back-off; its previous index keeps serving. */
-async function recordFailed(options: SyncOptions, record: RepoRecord, message: string, index: number, total: number, started: number, log: Logger, now: () => number): Promise<SyncReport['repos'][number]> {
+async function recordFailed(options: SyncOptions, turn: RepoTurn, message: string): Promise<SyncReport['repos'][number]> {
+  const { record, index, total, started } = turn;
+  const { log, now } = toolsOf(options);
   const { config } = options;
   const error = message.split('\n')[0]!;
   const failures = record.failures + 1;
@@ -713,7 +724,8 @@ async function recordFailed(options: SyncOptions, record: RepoRecord, message: s
  * no cost). An index it has is retired and its mirror removed: built before trawl checked,
  * or from where the host pointed before, nothing says it holds the host's repository.
  */
-async function refuseRepo(options: SyncOptions, r: RepoRecord, connection: string, reason: string, log: Logger, now: () => number): Promise<SyncReport['repos'][number]> {
+async function refuseRepo(options: SyncOptions, r: RepoRecord, connection: string, reason: string): Promise<SyncReport['repos'][number]> {
+  const { log, now } = toolsOf(options);
   const manifest = loadManifest(options.dataDir, r.repoId);
   if (manifest !== undefined && ('unreadable' in manifest || manifest.shards.length > 0)) retireRepository(options.dataDir, r.repoId);
   removeMirror(mirrorPath(options.dataDir, r.repoId));
@@ -730,7 +742,8 @@ async function refuseRepo(options: SyncOptions, r: RepoRecord, connection: strin
   return { repoId: r.repoId, repoName: r.repoName, outcome: 'refused', error: reason, seconds: 0 };
 }
 
-async function deleteRepo(options: SyncOptions, r: RepoRecord, log: Logger): Promise<SyncReport['repos'][number]> {
+async function deleteRepo(options: SyncOptions, r: RepoRecord): Promise<SyncReport['repos'][number]> {
+  const { log } = toolsOf(options);
   retireRepository(options.dataDir, r.repoId);
   removeMirror(mirrorPath(options.dataDir, r.repoId));
   await options.store.updateRepo(r.repoId, { state: 'deleted', connectionId: undefined });
@@ -744,7 +757,10 @@ async function deleteRepo(options: SyncOptions, r: RepoRecord, log: Logger): Pro
  * is read in place: it is as durable as a copy would be, a copy would double its disk use,
  * and reading it directly sees a new commit without a fetch.
  */
-async function fetchSource(dataDir: string, repoId: number, cloneUrl: string, connection: Connection, host: CodeHost, fetches?: Slots): Promise<{ path: string; defaultBranch?: string }> {
+async function fetchSource(dataDir: string, w: Work, fetches?: Slots): Promise<{ path: string; defaultBranch?: string }> {
+  const { connection, host } = w;
+  const { repoId } = w.record;
+  const { cloneUrl } = w.hostRepo;
   // The listing refused it already, unless it was listed elsewhere: a cluster's queued job,
   // from a leader whose configuration differs or which predates the check.
   const refusal = cloneUrlRefusal(connection, cloneUrl);

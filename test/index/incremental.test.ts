@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
-import { MAX_DELTA_SHARDS } from '../../daemon/index/indexer.ts';
+import { MAX_DELTA_SHARDS } from '../../daemon/index/delta.ts';
 import { readManifest } from '../../daemon/index/manifest.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ShardError } from '../../daemon/index/shard-reader.ts';
+import { ShardError } from '../../daemon/index/shard-error.ts';
 import { CollectSink } from '../../daemon/search/collect-sink.ts';
 import type { ShapedFile } from '../../daemon/search/file-json.ts';
 import type { RepositoryInfo } from '../../daemon/search/types.ts';

@@ -1,4 +1,4 @@
-// The seam between trawl and a code host (ARCHITECTURE.md section 3): one CodeHost per
+// The seam between trawl and a code host (docs/design.md): one CodeHost per
 // connection lists the repositories the connection selects, with their metadata, and says
 // how git authenticates against the host. Every type runs the same shared test suite
 // (test/hosts/) against a fake server on loopback.
