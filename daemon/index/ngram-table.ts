@@ -48,7 +48,7 @@ export class NgramTable {
   /**
    * What verifying one candidate of this table reads, on average (a document's bytes for
    * content; 0 where verifying is next to free): what a posting list that removes
-   * candidates saves (shard-search.ts intersectRarest).
+   * candidates saves (search/candidates.ts intersectRarest).
    */
   readonly bytesPerCandidate: number;
 

@@ -132,7 +132,7 @@ export class SymbolRecords {
    * the spans: overlapping() without decoding them, for a caller that writes them from
    * their bytes (name, kindId, parent). Span r is [first, last] =
    * [spans[r * stride], spans[r * stride + stride / 2]]: stride 2 for flat pairs, 4 for a
-   * line table (shape.ts LineTable: a range's start line, then its end line two later).
+   * line table (search/range-locations.ts LineTable: a range's start line, then its end line two later).
    */
   recordsOverlapping(doc: number, flat: ArrayLike<number>, stride: 2 | 4): number[] {
     const out: number[] = [];
@@ -269,7 +269,7 @@ export class SymbolRecords {
     if (!index) return null;
     const out: string[] = [];
     if (ranges.length === 0) return out;
-    // With the ranges' line table (shape.ts LineTable: a range's start line first), only
+    // With the ranges' line table (search/range-locations.ts LineTable: a range's start line first), only
     // the records on the lines the ranges start on are looked at: records go by line.
     let [from, to] = this.recordsOf(doc);
     if (lines !== undefined && lines.length >= 2 * ranges.length) {
