@@ -16,7 +16,8 @@ else
 fi
 echo "# ${#files[@]} test files; $how"
 status=0
-node --import tsx --test --test-concurrency=2 "${files[@]}" || status=$?
+node --import tsx --test --test-concurrency=2 --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=./scripts/slowest-test-files.mjs --test-reporter-destination=stdout "${files[@]}" || status=$?
 # The transport conformance suite again on the machine's own Node when it is another one
 # (set-up may have installed a newer Node for trawl): uWebSockets.js has native builds for
 # some Node versions only, and this is where its half of the suite runs.
