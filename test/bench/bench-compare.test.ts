@@ -1,4 +1,4 @@
-// `trawl bench compare` (daemon/bench/compare.ts, compare-text.ts, chart.ts) on synthetic
+// `trawl bench compare` (bench/suite/compare.ts, compare-text.ts, chart.ts) on synthetic
 // results (test/helpers/bench-fixture.ts): a 30% slowdown of every sample is a regression
 // of every query and exit status 1; another run of the same distributions is no change and
 // no warning; throughput is judged the other way round; single measurements are judged
@@ -8,11 +8,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareResults, type CompareReport, type MetricComparison } from '../../daemon/bench/compare.ts';
-import { compareText } from '../../daemon/bench/compare-text.ts';
-import { compareChartSvg, escapeXml } from '../../daemon/bench/chart.ts';
-import type { BenchResult } from '../../daemon/bench/result.ts';
-import { resultErrors } from '../../daemon/bench/result-file.ts';
+import { compareResults, type CompareReport, type MetricComparison } from '../../bench/suite/compare.ts';
+import { compareText } from '../../bench/suite/compare-text.ts';
+import { compareChartSvg, escapeXml } from '../../bench/suite/chart.ts';
+import type { BenchResult } from '../../bench/suite/result.ts';
+import { resultErrors } from '../../bench/suite/result-file.ts';
 import { SYNTHETIC_QUERIES, syntheticResult } from '../helpers/bench-fixture.ts';
 
 const byId = (r: CompareReport, id: string): MetricComparison => {

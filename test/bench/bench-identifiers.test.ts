@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { identifierSpecs } from '../../daemon/bench/distinct-latency.ts';
-import { corpusIdentifiers, drawSets, looksLikeIdentifier, type Identifier } from '../../daemon/bench/identifiers.ts';
-import { manyReposQueries, repoOf } from '../../daemon/bench/many-repos-queries.ts';
+import { identifierSpecs } from '../../bench/suite/distinct-latency.ts';
+import { corpusIdentifiers, drawSets, looksLikeIdentifier, type Identifier } from '../../bench/suite/identifiers.ts';
+import { manyReposQueries, repoOf } from '../../bench/suite/many-repos-queries.ts';
 import { tempDir } from '../helpers/corpus.ts';
 
 describe('identifiers: what counts as one', () => {

@@ -9,9 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { CompareReport } from '../../daemon/bench/compare.ts';
-import { resultErrors } from '../../daemon/bench/result-file.ts';
-import type { BenchResult } from '../../daemon/bench/result.ts';
+import type { CompareReport } from '../../bench/suite/compare.ts';
+import { resultErrors } from '../../bench/suite/result-file.ts';
+import type { BenchResult } from '../../bench/suite/result.ts';
 import { generateCorpus, tempDir } from '../helpers/corpus.ts';
 import { runTrawl as trawl, TRAWL } from '../helpers/trawl-cli.ts';
 

@@ -4,7 +4,7 @@
 // per node (what it held and what it used: the figures the sizing rules of
 // docs/deployment.md come from), and each query's p50 per configuration.
 
-import { formatBytes, formatMs } from './format.ts';
+import { formatBytes, formatMs } from '../../daemon/cli/format.ts';
 import { clusterName } from './cluster-figures.ts';
 import type { ClusterConfiguration, ClusterPhase } from './result.ts';
 

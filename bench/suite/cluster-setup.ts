@@ -18,9 +18,9 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readAllManifests, shardFiles } from '../index/manifest.ts';
-import { startPrivatePostgres, type PrivatePostgres } from '../runtime/private-postgres.ts';
-import { startPrivateRedis, type PrivateRedis } from '../runtime/private-redis.ts';
+import { readAllManifests, shardFiles } from '../../daemon/index/manifest.ts';
+import { startPrivatePostgres, type PrivatePostgres } from '../../daemon/runtime/private-postgres.ts';
+import { startPrivateRedis, type PrivateRedis } from '../../daemon/runtime/private-redis.ts';
 import { clusterGap, type ClusterStatusView, type ReadyView } from './cluster-ready.ts';
 import { liveIndex } from './live-index.ts';
 import { childEnv, startServer, stopServer, track, waitHealthy, type Server } from './load.ts';

@@ -5,7 +5,7 @@
 // test/search/ranking-judged.test.ts holds one for trawl's own sources.
 
 import { readFileSync } from 'node:fs';
-import type { SearchRequest, SearchResponse } from '../search/types.ts';
+import type { SearchRequest, SearchResponse } from '../../daemon/search/types.ts';
 
 export interface JudgedQuery {
   query: string;

@@ -22,8 +22,8 @@ import { join } from 'node:path';
 import { cpuMsBetween, loadRunDetail, startServer, stopServer, waitHealthy, type Server } from './load.ts';
 import { median, summarize } from './percentiles.ts';
 import type { StreamRun } from './stream.ts';
-import { nodeArgsFor } from '../runtime/ts-worker.ts';
-import { INSTALL_ROOT } from '../install-root.ts';
+import { nodeArgsFor } from '../../daemon/runtime/ts-worker.ts';
+import { INSTALL_ROOT } from '../../daemon/install-root.ts';
 import { spawn } from 'node:child_process';
 import { overheadRuns, OVERHEAD_KINDS } from './http-overhead.ts';
 import { sampleRss, sampleRssFor, type RssSample } from './memory.ts';
@@ -162,7 +162,7 @@ function memoryPhase(idle: RssSample[], load: RssSample[]): MemoryPhase {
  */
 function streamClient(server: Server, body: string, warmup: Warmup, runs: number): Promise<StreamRun[]> {
   const args = ['--url', server.url, '--pid', String(server.child.pid ?? ''), '--body', body, '--warmup-runs', String(warmup.runs), '--warmup-ms', String(warmup.ms), '--runs', String(runs)];
-  const child = spawn(process.execPath, [...nodeArgsFor('daemon/bench/stream-child.ts'), ...args], { cwd: INSTALL_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgsFor('bench/suite/stream-child.ts'), ...args], { cwd: INSTALL_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.setEncoding('utf8');
   child.stdout!.on('data', (s: string) => (out += s));

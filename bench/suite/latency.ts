@@ -4,8 +4,8 @@
 // query sets its own, no context).
 
 import { Bench } from 'tinybench';
-import { Searcher } from '../search/searcher.ts';
-import type { SearchStats } from '../search/types.ts';
+import { Searcher } from '../../daemon/search/searcher.ts';
+import type { SearchStats } from '../../daemon/search/types.ts';
 import type { BenchQuery } from './queries.ts';
 import { summarize, type Summary } from './percentiles.ts';
 import type { Warmup } from './result.ts';

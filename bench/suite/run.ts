@@ -19,7 +19,7 @@ import { corpusIdentity } from './corpus.ts';
 import { stopOnSignal } from './load.ts';
 import { cpuMark, environment, foreignCores } from './machine.ts';
 import { loadQueries, type BenchQuery } from './queries.ts';
-import { writeFileAtomic } from '../index/data-dir.ts';
+import { writeFileAtomic } from '../../daemon/index/data-dir.ts';
 import { browserMissing } from './browser.ts';
 import { authPhase } from './phase-auth.ts';
 import { httpPhase } from './phase-http.ts';
@@ -42,7 +42,7 @@ import { dropCachesRefused } from './page-cache.ts';
 import { DEFAULT_CLUSTERS } from './cluster-figures.ts';
 import { RESULT_FORMAT, type AnyBenchResult, type BenchEnvironment, type BenchOptions, type ClusterPhase, type ClusterShape, type CorePhases, type ManyReposPhase, type OnlyPhase, type ResultBase } from './result.ts';
 import { median } from './percentiles.ts';
-import { INSTALL_ROOT } from '../install-root.ts';
+import { INSTALL_ROOT } from '../../daemon/install-root.ts';
 
 export const ROOT = INSTALL_ROOT;
 /** `--corpus linux`: the tree scripts/fetch-linux.sh extracts. */

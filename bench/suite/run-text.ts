@@ -2,7 +2,7 @@
 // as is into the README's benchmark table): what was measured on what, then one table
 // per phase. The result file holds every raw sample; this shows the summaries.
 
-import { formatBytes, formatMs } from './format.ts';
+import { formatBytes, formatMs } from '../../daemon/cli/format.ts';
 import { median } from './percentiles.ts';
 import { clusterText } from './cluster-text.ts';
 import { manyReposText } from './many-repos-text.ts';

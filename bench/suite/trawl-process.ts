@@ -6,10 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { msSince } from './machine.ts';
-import { nodeArgsFor } from '../runtime/ts-worker.ts';
+import { nodeArgsFor } from '../../daemon/runtime/ts-worker.ts';
 
 /** The process that times a command (started by path: an entry point of the compiled build). */
-const STOPWATCH = 'daemon/bench/stopwatch-child.ts';
+const STOPWATCH = 'bench/suite/stopwatch-child.ts';
 
 /** Runs `trawl ARGS` to completion; its stdout; throws when it fails. */
 function run(root: string, args: string[]): { seconds: number; stdout: string } {

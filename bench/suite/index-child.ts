@@ -1,8 +1,8 @@
 // Fallback child for the build measurement when /usr/bin/time is missing: builds the index
 // in this process and prints its peak RSS, so that it is the indexer's, not the parent's.
-//   node --import tsx daemon/bench/index-child.ts CORPUS DATA_DIR [--no-symbols] [--branches GLOB]
+//   node --import tsx bench/suite/index-child.ts CORPUS DATA_DIR [--no-symbols] [--branches GLOB]
 import { parseArgs } from 'node:util';
-import { indexLocal } from '../sync/local-repos.ts';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'no-symbols': { type: 'boolean' }, branches: { type: 'string' } } });
 const [corpus, dataDir] = positionals;

@@ -4,15 +4,15 @@
 import { writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { compareChartSvg } from '../bench/chart.ts';
-import { compareText } from '../bench/compare-text.ts';
-import { parseClusters } from '../bench/cluster-figures.ts';
-import { ONLY_PHASES, type ClusterShape, type OnlyPhase } from '../bench/result.ts';
-import { compareResults } from '../bench/compare.ts';
-import { readResultFile } from '../bench/result-file.ts';
-import { BenchInputError, benchRun, writeResult, type RunOptions } from '../bench/run.ts';
-import { runText } from '../bench/run-text.ts';
-import { UsageError } from './usage.ts';
+import { compareChartSvg } from './chart.ts';
+import { compareText } from './compare-text.ts';
+import { parseClusters } from './cluster-figures.ts';
+import { ONLY_PHASES, type ClusterShape, type OnlyPhase } from './result.ts';
+import { compareResults } from './compare.ts';
+import { readResultFile } from './result-file.ts';
+import { BenchInputError, benchRun, writeResult, type RunOptions } from './run.ts';
+import { runText } from './run-text.ts';
+import { UsageError } from '../../daemon/cli/usage.ts';
 
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {

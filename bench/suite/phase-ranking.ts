@@ -3,7 +3,7 @@
 // and the share whose expected file is in the top 3: with matches 100 (what a user gets by
 // default) and with every match ranked (what the score alone does). Recorded as a note.
 
-import { Searcher } from '../search/searcher.ts';
+import { Searcher } from '../../daemon/search/searcher.ts';
 import { judge, describeMisses, loadJudged } from './judged.ts';
 import { MATCH_LIMIT } from './latency.ts';
 

@@ -1,10 +1,10 @@
-// The one rounding of figures for people (daemon/bench/format.ts): `trawl index`'s summary,
+// The one rounding of figures for people (daemon/cli/format.ts): `trawl index`'s summary,
 // `trawl bench run`'s report and `trawl bench compare`'s table all print bytes through it,
 // so the same number reads the same everywhere.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatBytes, formatMs, sig3 } from '../../daemon/bench/format.ts';
+import { formatBytes, formatMs, sig3 } from '../../daemon/cli/format.ts';
 
 describe('formatBytes', () => {
   const table: Array<[number, string]> = [

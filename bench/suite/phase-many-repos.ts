@@ -40,7 +40,7 @@ import { peerKind, peerLine } from './peer-kinds.ts';
 import { serveUntilReady, type ReadyServer } from './serve-ready.ts';
 import { seededRandom } from './stats.ts';
 import { post } from './http-client.ts';
-import { formatBytes } from './format.ts';
+import { formatBytes } from '../../daemon/cli/format.ts';
 
 export interface ManyReposOptions {
   root: string;

@@ -10,7 +10,7 @@
 
 import http from 'node:http';
 import { load, markPids, round2, log, type Load } from './load.ts';
-import { formatBytes, formatMs } from './format.ts';
+import { formatBytes, formatMs } from '../../daemon/cli/format.ts';
 import { SseCounter, type SseCounts } from './sse.ts';
 
 /** A stream's counts (sse.ts) and timings. */

@@ -3,7 +3,7 @@
 // csearch and rg with their ratios (peer median / trawl median over the same queries: how
 // many times faster trawl is).
 
-import { formatBytes, formatMs } from './format.ts';
+import { formatBytes, formatMs } from '../../daemon/cli/format.ts';
 import type { ManyReposCorpus, ManyReposKind, ManyReposPhase, PeerKind } from './result.ts';
 
 const LABELS: Record<ManyReposKind, string> = {

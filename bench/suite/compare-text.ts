@@ -3,7 +3,7 @@
 // regressions in capitals so that they stand out and can be grepped.
 
 import type { CompareReport, MetricComparison, MetricGroup, MetricUnit, RunIdentity } from './compare.ts';
-import { formatBytes, sig3 } from './format.ts';
+import { formatBytes, sig3 } from '../../daemon/cli/format.ts';
 
 const WIDTH = 120;
 const GAP = '  ';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { INSTALL_ROOT } from '../install-root.ts';
+import { INSTALL_ROOT } from '../../daemon/install-root.ts';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { hasCorePhases, RESULT_FORMAT, type AnyBenchResult, type BenchResult } from './result.ts';
 

@@ -3,8 +3,8 @@
 // reads them), so summing every file in the shard directories would count them twice.
 
 import { statSync } from 'node:fs';
-import { readAllManifests, shardFiles } from '../index/manifest.ts';
-import { Shard } from '../index/shard-reader.ts';
+import { readAllManifests, shardFiles } from '../../daemon/index/manifest.ts';
+import { Shard } from '../../daemon/index/shard-reader.ts';
 
 export interface LiveIndex {
   /** Bytes of the shard, membership and symbols files the manifests name. */

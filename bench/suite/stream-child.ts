@@ -7,9 +7,9 @@
 // MB: V8 collected its old space every ~60 ms instead of every few streams), CPU the
 // machine's two cores take from the daemon being measured. A user's client holds neither.
 //
-//   node daemon/bench/stream-child.ts --url URL --pid PID --body JSON --warmup-runs N --warmup-ms MS --runs N
+//   node bench/suite/stream-child.ts --url URL --pid PID --body JSON --warmup-runs N --warmup-ms MS --runs N
 import { parseArgs } from 'node:util';
-import { collectHeap } from '../runtime/collect-heap.ts';
+import { collectHeap } from '../../daemon/runtime/collect-heap.ts';
 import { streamOnce, type StreamRun, type StreamTarget } from './stream.ts';
 import { warmUp } from './warm-up.ts';
 

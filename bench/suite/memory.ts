@@ -1,7 +1,7 @@
 // The daemon's resident memory sampled while `trawl bench` loads it (phase-http.ts): VmRSS
 // and its split into RssAnon and RssFile (runtime/resident-memory.ts says what each is).
 
-import { rssOf, type RssSample } from '../runtime/resident-memory.ts';
+import { rssOf, type RssSample } from '../../daemon/runtime/resident-memory.ts';
 
 export type { RssSample };
 

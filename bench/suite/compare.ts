@@ -62,7 +62,7 @@
 //   regressions, improvements, unchanged, notJudged  counts of verdicts over metrics
 //   exitStatus    1 when any metric regressed, else 0
 
-import type { SearchStats } from '../search/types.ts';
+import type { SearchStats } from '../../daemon/search/types.ts';
 import { hasCorePhases, RESULT_FORMAT, type AnyBenchResult, type AuthVariant, type ClusterConfiguration, type CommandRuns, type CommandsPhase, type DistinctPhase, type HttpQueryResult, type ManyReposCorpus, type PeerResult, type QueryResult, type ReindexPhase, type WebQuery } from './result.ts';
 import { median, quantileSorted } from './percentiles.ts';
 import { clusterKey, clusterName, replicationFor } from './cluster-figures.ts';

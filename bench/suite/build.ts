@@ -5,13 +5,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { readAllManifests } from '../index/manifest.ts';
+import { readAllManifests } from '../../daemon/index/manifest.ts';
 import { liveIndex } from './live-index.ts';
 import { msSince } from './machine.ts';
-import { nodeArgsFor } from '../runtime/ts-worker.ts';
+import { nodeArgsFor } from '../../daemon/runtime/ts-worker.ts';
 
 /** The fallback measured child when GNU time is missing (it reports its own peak RSS). */
-const INDEX_CHILD = 'daemon/bench/index-child.ts';
+const INDEX_CHILD = 'bench/suite/index-child.ts';
 
 const GNU_TIME = '/usr/bin/time';
 

@@ -22,7 +22,7 @@ import type { BenchQuery } from './queries.ts';
 import { summarize, type Summary } from './percentiles.ts';
 import type { Warmup } from './result.ts';
 import { warmUp } from './warm-up.ts';
-import type { SearchResponse } from '../search/types.ts';
+import type { SearchResponse } from '../../daemon/search/types.ts';
 
 export interface MixLatencyOptions {
   /** The servers' base URLs. */

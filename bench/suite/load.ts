@@ -5,7 +5,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpuMark, foreignCores, processTicks, TICKS_PER_SECOND, type CpuMark } from './machine.ts';
-import { formatMs } from './format.ts';
+import { formatMs } from '../../daemon/cli/format.ts';
 import { quantileSorted } from './percentiles.ts';
 
 export const log = (s: string) => process.stderr.write(`${s}\n`);

@@ -8,7 +8,7 @@
 // note saying why), never a made-up number.
 
 import type { Summary } from './percentiles.ts';
-import type { SearchStats } from '../search/types.ts';
+import type { SearchStats } from '../../daemon/search/types.ts';
 
 export const RESULT_FORMAT = 'trawl-bench/1';
 

@@ -9,7 +9,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { indexLocal } from '../sync/local-repos.ts';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { bigSource } from './big-file.ts';
 import { median } from './percentiles.ts';
 import { withServeAndBrowser } from './serve-browser.ts';

@@ -6,8 +6,8 @@
 // (see README.md, "The query mix").
 
 import { readFileSync } from 'node:fs';
-import type { QueryNode } from '../query/ast.ts';
-import { parseQuery } from '../query/parser.ts';
+import type { QueryNode } from '../../daemon/query/ast.ts';
+import { parseQuery } from '../../daemon/query/parser.ts';
 
 export const KINDS = [
   // issue 2: plain patterns
