@@ -42,7 +42,7 @@ try {
   console.log(`idle        RssAnon ${mb(idle, 'anon')}  RssFile ${mb(idle, 'file')}  VmRSS ${mb(idle, 'rss')}`);
   for (const [name, body] of [['selective', JSON.stringify({ query: 'ext4_map_blocks', matches: 100 })], ['common', JSON.stringify({ query: 'return', matches: 100 })]] as const) {
     const s = sampleRss(server.child.pid);
-    const d = await loadRunDetail(server, [server], 1, { method: 'POST', path: '/api/search', body }, seconds, 16, name);
+    const d = await loadRunDetail(server, [server], { method: 'POST', path: '/api/search', body }, { round: 1, duration: seconds, connections: 16, label: name });
     const load = s.stop();
     console.log(`load ${name.padEnd(9)} RssAnon ${mb(load, 'anon')} (peak ${peak(load, 'anon')})  RssFile ${mb(load, 'file')}  ${Math.round(d.run.requestsPerSecond)} req/s p99 ${d.run.latencyMs.p99} ms  CPU ${d.run.serverCpuMsPerRequest} ms/request`);
   }

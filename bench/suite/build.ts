@@ -80,8 +80,21 @@ function contentLeadFromSummaryLine(line: string): number | null {
   return m[2] === undefined ? 0 : Math.max(0, Number(m[1]) - Number(m[2]));
 }
 
-/** `extraArgs`: more `trawl index` options (e.g. `--branches *` for a git corpus). */
-export function buildTrawl(root: string, corpus: string, totalBytes: number, dataDir: string, tmp: string, symbols: boolean, extraArgs: string[] = []): TrawlBuild {
+export interface TrawlBuildOptions {
+  /** The checkout whose bin/trawl.js builds. */
+  root: string;
+  corpus: string;
+  /** The corpus's bytes, for the build's MB/s. */
+  totalBytes: number;
+  dataDir: string;
+  /** Where the build's peak RSS is written. */
+  tmp: string;
+  symbols: boolean;
+  /** More `trawl index` options (e.g. `--branches *` for a git corpus). */
+  extraArgs?: string[];
+}
+
+export function buildTrawl({ root, corpus, totalBytes, dataDir, tmp, symbols, extraArgs = [] }: TrawlBuildOptions): TrawlBuild {
   let timed: Timed;
   let counts: { symbolCount: number | null; symbolFailures: number | null };
   let lead: number | null;

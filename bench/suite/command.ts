@@ -10,7 +10,8 @@ import { parseClusters } from './cluster-figures.ts';
 import { ONLY_PHASES, type ClusterShape, type OnlyPhase } from './result.ts';
 import { compareResults } from './compare.ts';
 import { readResultFile } from './result-file.ts';
-import { BenchInputError, benchRun, writeResult, type RunOptions } from './run.ts';
+import { benchRun, writeResult } from './run.ts';
+import { BenchInputError, type RunOptions } from './run-plan.ts';
 import { runText } from './run-text.ts';
 import { UsageError } from '../../daemon/cli/usage.ts';
 

@@ -155,11 +155,18 @@ export interface WarmIdentifiers {
   msByRequest: Array<number | null>;
 }
 
+/** How a pass of identifiers warms up, and what names it in the log. */
+export interface IdentifierPass {
+  warmup: Warmup;
+  log: (s: string) => void;
+  label: string;
+}
+
 /**
  * On a daemon just ready: its first search (`sets.first`), the warm-up on `sets.warmup`,
  * then `sets.measured` each once. The connection stays open for the caller's next requests.
  */
-export async function identifiersAfterReady(ready: ReadyServer, c: Client, sets: IdentifierSets, w: Warmup, log: (s: string) => void, label: string): Promise<WarmIdentifiers> {
+export async function identifiersAfterReady(ready: ReadyServer, c: Client, sets: IdentifierSets, { warmup: w, log, label }: IdentifierPass): Promise<WarmIdentifiers> {
   const first = await eachOnce(c, [search(sets.first)]);
   const start: DaemonStart = { listeningMs: Math.round(ready.listeningMs), readyMs: Math.round(ready.readyMs), firstSearch: sets.first, firstSearchMs: first.samplesMs[0] ?? null };
   log(`${label} ready after ${start.readyMs} ms (listening after ${start.listeningMs} ms); first search ${fmt(start.firstSearchMs)}`);

@@ -249,20 +249,22 @@ export interface LoadRunDetail {
   perSecond: number[];
 }
 
+/** How one load run goes: its round, length and connections. */
+export interface LoadRunShape {
+  /** 0: a warm-up; 1 and up: a measured round. */
+  round: number;
+  /** Seconds. */
+  duration: number;
+  connections: number;
+  /** Names the run in the log (default: the server's name). */
+  label?: string;
+}
+
 /**
  * `duration` seconds of autocannon against `server` (in this process, keep-alive, no
  * pipelining). `servers`: every process whose CPU is accounted for (the target among them).
- * `label` names the run in the log (default: the server's name).
  */
-export async function loadRunDetail(
-  server: Server,
-  servers: Proc[],
-  round: number,
-  request: LoadRequest,
-  duration: number,
-  connections: number,
-  label?: string,
-): Promise<LoadRunDetail> {
+export async function loadRunDetail(server: Server, servers: Proc[], request: LoadRequest, { round, duration, connections, label }: LoadRunShape): Promise<LoadRunDetail> {
   const samples = new Samples();
   const perSecond: number[] = [];
   let errorMessage: string | undefined;

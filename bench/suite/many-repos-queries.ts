@@ -37,7 +37,18 @@ export const repoOf = (c: Identifier) => c.file.slice(0, c.file.indexOf('/'));
 
 const escapeRegex = (s: string) => s.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
 
-export function manyReposQueries(candidates: readonly Identifier[], repos: number, count: number, warmup: Warmup, cold: boolean, seed: number): { sets: IdentifierSets; kinds: KindQueries[] } {
+/** How many identifiers a draw takes, and under which seed. */
+export interface IdentifierDraw {
+  /** Timed identifiers (the other kinds take kindCount and noHitCount of it). */
+  count: number;
+  warmup: Warmup;
+  /** Draw a cold pass's identifiers too. */
+  cold: boolean;
+  seed: number;
+}
+
+/** The queries for `repos` repositories whose identifiers are `candidates`. */
+export function manyReposQueries(candidates: readonly Identifier[], repos: number, { count, warmup, cold, seed }: IdentifierDraw): { sets: IdentifierSets; kinds: KindQueries[] } {
   const n = kindCount(count);
   const drawn = drawSets(
     candidates,

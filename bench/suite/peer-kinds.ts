@@ -11,12 +11,22 @@ import type { PeerKind } from './result.ts';
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
+/** Which of the queries a peer runs, and where. */
+export interface PeerKindRun {
+  /** The first `take` queries are run. */
+  take: number;
+  corpus: string;
+  /** csearch's index (undefined: none, or another peer). */
+  csearchIndex?: string | undefined;
+  timeoutSeconds: number;
+}
+
 /**
  * `peer` on the first `take` of `queries` (each with its peer pattern); `trawlMs[i]` is
  * trawl's time for `queries[i]` (null: it failed). null when the peer is not installed, or
  * csearch has no index.
  */
-export function peerKind(peer: PeerName, queries: readonly BenchQuery[], trawlMs: ReadonlyArray<number | null>, take: number, corpus: string, csearchIndex: string | undefined, timeoutSeconds: number): PeerKind | null {
+export function peerKind(peer: PeerName, queries: readonly BenchQuery[], trawlMs: ReadonlyArray<number | null>, { take, corpus, csearchIndex, timeoutSeconds }: PeerKindRun): PeerKind | null {
   const run = queries.slice(0, take);
   const m = measurePeer(peer, run, { corpus, csearchIndex, runs: 1, timeoutMs: timeoutSeconds * 1000 }, () => {});
   if (!m.available) return null;

@@ -79,11 +79,11 @@ export async function authPhase(o: AuthPhaseOptions, log: (s: string) => void): 
     // The most any timed run saw other processes use (the daemon's CPU subtracted: load.ts).
     let cores: number | null = null;
     const pooled = variants.map(() => ({ samplesMs: [] as number[], perSecond: [] as number[], cpuMs: 0 as number | null, ok: 0, seconds: 0, non2xx: 0, errors: 0, timeouts: 0 }));
-    for (const v of variants) await loadRunDetail(server, [server], 0, { ...REQUEST, headers: v.headers }, 1, o.connections, v.name);
+    for (const v of variants) await loadRunDetail(server, [server], { ...REQUEST, headers: v.headers }, { round: 0, duration: 1, connections: o.connections, label: v.name });
     for (let round = 1; round <= o.rounds; round++) {
       for (const [i, v] of variants.entries()) {
         const before = v.name === 'anonymous' ? null : await remaining(server, v.headers);
-        const d = await loadRunDetail(server, [server], round, { ...REQUEST, headers: v.headers }, o.seconds, o.connections, v.name);
+        const d = await loadRunDetail(server, [server], { ...REQUEST, headers: v.headers }, { round, duration: o.seconds, connections: o.connections, label: v.name });
         const p = pooled[i]!;
         const ok = d.latenciesMs.length;
         if (before !== null) {

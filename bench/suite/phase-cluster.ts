@@ -102,7 +102,7 @@ export async function clusterPhase(o: ClusterPhaseOptions, queries: BenchQuery[]
       const cfg = shape === undefined ? await startPlain(setup, log) : await startCluster({ ...setup, ...shape }, log);
       if (shape === undefined) plain = cfg;
       try {
-        const measured = await measure(cfg, o, queries, mix, label, baseline, shape === undefined ? undefined : plain, seeForeign, log);
+        const measured = await measure(cfg, o, { queries, mix, label, baseline, reference: shape === undefined ? undefined : plain, seeForeign, log });
         configurations.push(measured.figures);
         notes.push(...measured.notes);
         baseline ??= measured.latency;
@@ -139,18 +139,23 @@ function markOf(cfg: Configuration, also?: Configuration): Mark {
   return { cpu: cpuMark(), servers: [...cfg.accounted, ...(also?.accounted ?? [])].map((a) => ({ name: a.name, ticks: a.ticks() })) };
 }
 
-async function measure(
-  cfg: Configuration,
-  o: ClusterPhaseOptions,
-  queries: BenchQuery[],
-  mix: LoadRequest[],
-  label: string,
-  baseline: QueryLatency[] | undefined,
+/** What one configuration is measured on, and against what. */
+interface Measurement {
+  queries: BenchQuery[];
+  /** The load's requests: the queries as search requests. */
+  mix: LoadRequest[];
+  label: string;
+  /** The plain daemon's latencies, the overheads' and the answers' reference (undefined: none yet). */
+  baseline: QueryLatency[] | undefined;
   /** The plain daemon, running: the one client's reference, its requests interleaved with this configuration's. */
-  reference: Configuration | undefined,
-  seeForeign: (cores: number | null) => void,
-  log: (s: string) => void,
-): Promise<{ figures: ClusterConfiguration; latency: QueryLatency[]; notes: string[] }> {
+  reference: Configuration | undefined;
+  /** Told the other processes' cores of each window. */
+  seeForeign: (cores: number | null) => void;
+  log: (s: string) => void;
+}
+
+async function measure(cfg: Configuration, o: ClusterPhaseOptions, m: Measurement): Promise<{ figures: ClusterConfiguration; latency: QueryLatency[]; notes: string[] }> {
+  const { queries, mix, label, baseline, reference, seeForeign, log } = m;
   const notes: string[] = [];
   await mixLoad({ targets: cfg.servers, mix, connections: o.connections, seconds: WARM_SECONDS, accounted: cfg.accounted, label: `${label} warming` });
   const before = markOf(cfg, reference);

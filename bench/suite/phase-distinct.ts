@@ -56,7 +56,7 @@ export async function distinctPhase(o: DistinctPhaseOptions, queries: readonly B
   const from = cpuMark();
   const ready = await serve();
   const c = client(ready.server.url);
-  const warm = await identifiersAfterReady(ready, c, sets, o.warmup, log, 'distinct').finally(async () => {
+  const warm = await identifiersAfterReady(ready, c, sets, { warmup: o.warmup, log, label: 'distinct' }).finally(async () => {
     c.agent.destroy();
     await stopServer(ready.server);
   });
@@ -75,7 +75,7 @@ export async function distinctPhase(o: DistinctPhaseOptions, queries: readonly B
  */
 export function distinctPeers(phase: DistinctPhase, msByRequest: ReadonlyArray<number | null>, o: { corpus: string; csearchIndex: string | undefined; rgSample: number; timeoutSeconds: number }, log: (s: string) => void): void {
   const queries = phase.identifiers.queries.map((q, i) => literalQuery(`distinct-${i}`, q));
-  phase.csearch = o.csearchIndex === undefined ? null : peerKind('csearch', queries, msByRequest, queries.length, o.corpus, o.csearchIndex, o.timeoutSeconds);
-  phase.rg = peerKind('rg', queries, msByRequest, o.rgSample, o.corpus, undefined, o.timeoutSeconds);
+  phase.csearch = o.csearchIndex === undefined ? null : peerKind('csearch', queries, msByRequest, { take: queries.length, corpus: o.corpus, csearchIndex: o.csearchIndex, timeoutSeconds: o.timeoutSeconds });
+  phase.rg = peerKind('rg', queries, msByRequest, { take: o.rgSample, corpus: o.corpus, timeoutSeconds: o.timeoutSeconds });
   log(`distinct csearch ${peerLine(phase.csearch)}; rg ${peerLine(phase.rg)}`);
 }

@@ -80,9 +80,9 @@ export async function httpPhase(o: HttpPhaseOptions, log: (s: string) => void): 
     const idle = await sampleRssFor(pid, o.idleMs);
 
     const request = { method: 'POST' as const, path: '/api/search', body: searchBody };
-    await loadRunDetail(server, [server], 0, request, 1, o.connections, 'warm-up');
+    await loadRunDetail(server, [server], request, { round: 0, duration: 1, connections: o.connections, label: 'warm-up' });
     const rss = sampleRss(pid);
-    const detail = await loadRunDetail(server, [server], 1, request, o.seconds, o.connections, 'search');
+    const detail = await loadRunDetail(server, [server], request, { round: 1, duration: o.seconds, connections: o.connections, label: 'search' });
     const load = rss.stop();
     const run = detail.run;
     if (run.requests === 0) throw new Error(`POST /api/search completed no request in ${o.seconds} s`);

@@ -28,7 +28,7 @@ export async function indexPhase(o: IndexPhaseOptions, log: (s: string) => void)
     // The previous build's writes would otherwise slow this one's reads.
     const waited = await settleIo();
     if (waited > 1) log(`index   waited ${waited.toFixed(0)} s for disk I/O to settle`);
-    const b = buildTrawl(o.root, o.corpus, o.corpusBytes, dataDir, o.work, o.symbols, o.git ? ['--branches', '*'] : []);
+    const b = buildTrawl({ root: o.root, corpus: o.corpus, totalBytes: o.corpusBytes, dataDir, tmp: o.work, symbols: o.symbols, extraArgs: o.git ? ['--branches', '*'] : [] });
     runs.push({
       seconds: b.seconds,
       mbPerSecond: b.mbPerSecond,

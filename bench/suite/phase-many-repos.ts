@@ -112,7 +112,7 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
   const work = join(o.work, `many-${name}`);
   const view = makeView(made, work, o.seed, o.symbols);
   const candidates = corpusIdentifiers(made.dir);
-  const { sets, kinds } = manyReposQueries(candidates, made.repos, o.distinct, o.warmup, o.cold, o.seed);
+  const { sets, kinds } = manyReposQueries(candidates, made.repos, { count: o.distinct, warmup: o.warmup, cold: o.cold, seed: o.seed });
   const cpuFrom = cpuMark();
 
   // 1. The index, and the peer's.
@@ -149,7 +149,7 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
   let measured: Omit<ManyReposCorpus, 'name' | 'kind' | 'repos' | 'files' | 'bytes' | 'sha256' | 'madeSeconds' | 'sync' | 'cindex' | 'foreignCores' | 'cold'>;
   const byRequest = new Map<KindQueries, Array<number | null>>();
   try {
-    const warm = await identifiersAfterReady(ready, c, sets, o.warmup, log, label);
+    const warm = await identifiersAfterReady(ready, c, sets, { warmup: o.warmup, log, label });
     const queries: ManyReposQueries[] = [];
     for (const k of kinds) {
       let latency = warm.identifiers;
@@ -170,9 +170,9 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
     const settled = await sampleRssFor(pid, o.idleMs);
     const loadQuery = sets.warmup[0]!;
     const request = { method: 'POST' as const, path: '/api/search', body: searchBody(loadQuery) };
-    await loadRunDetail(ready.server, [ready.server], 0, request, 1, LOAD_CONNECTIONS, 'warm-up');
+    await loadRunDetail(ready.server, [ready.server], request, { round: 0, duration: 1, connections: LOAD_CONNECTIONS, label: 'warm-up' });
     const rss = sampleRss(pid);
-    const detail = await loadRunDetail(ready.server, [ready.server], 1, request, o.loadSeconds, LOAD_CONNECTIONS, 'many');
+    const detail = await loadRunDetail(ready.server, [ready.server], request, { round: 1, duration: o.loadSeconds, connections: LOAD_CONNECTIONS, label: 'many' });
     const loaded = rss.stop();
     const r = detail.run;
     const anonIdle = idle.length ? median(idle.map((x) => x.anon)) : null;
@@ -199,7 +199,7 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
         settledAnonBytes: anonSettled,
         settledAnonPerByte: anonSettled === null ? null : round4(anonSettled / made.bytes),
       },
-      change: await changeSearchable(o, view.changePath, view.changeRepo, view.syncConfig, dataDir, c, label, log),
+      change: await changeSearchable(o, { path: view.changePath, repo: view.changeRepo, syncConfig: view.syncConfig, dataDir, client: c, label }, log),
     };
   } finally {
     c.agent.destroy();
@@ -212,8 +212,8 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
       const k = kinds.find((x) => x.kind === q.kind)!;
       if (!k.peer) continue;
       const ms = byRequest.get(k)!;
-      q.csearch = peerKind('csearch', k.peer, ms, k.peer.length, made.dir, csearchIndex, o.peerTimeoutSeconds);
-      q.rg = peerKind('rg', k.peer, ms, k.kind === 'identifier' ? o.rgSample : Math.max(1, Math.round(o.rgSample / 3)), made.dir, undefined, o.peerTimeoutSeconds);
+      q.csearch = peerKind('csearch', k.peer, ms, { take: k.peer.length, corpus: made.dir, csearchIndex, timeoutSeconds: o.peerTimeoutSeconds });
+      q.rg = peerKind('rg', k.peer, ms, { take: k.kind === 'identifier' ? o.rgSample : Math.max(1, Math.round(o.rgSample / 3)), corpus: made.dir, timeoutSeconds: o.peerTimeoutSeconds });
       log(`${label}: ${q.kind.padEnd(10)} csearch ${peerLine(q.csearch)}; rg ${peerLine(q.rg)}`);
     }
   }
@@ -244,12 +244,27 @@ const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
  * then `trawl sync` started beside the daemon, and the token searched every CHANGE_POLL_MS
  * until found. One run is one sample of a noisy machine: the median is the figure.
  */
-async function changeSearchable(o: ManyReposOptions, path: string, repo: string, syncConfig: string, dataDir: string, c: Client, label: string, log: (s: string) => void): Promise<ManyReposCorpus['change']> {
+/** Where a change is made, synced and searched. */
+interface ChangeTarget {
+  /** The repository's working copy, committed to. */
+  path: string;
+  /** Its name in the index. */
+  repo: string;
+  /** The sync's configuration file. */
+  syncConfig: string;
+  dataDir: string;
+  /** The running daemon's client, searching for the change. */
+  client: Client;
+  label: string;
+}
+
+async function changeSearchable(o: ManyReposOptions, t: ChangeTarget, log: (s: string) => void): Promise<ManyReposCorpus['change']> {
+  const { repo, label } = t;
   const random = seededRandom(o.seed + 2);
   const runs: Array<{ file: string; token: string; searchableMs: number | null; syncSeconds: number; polls: number }> = [];
   for (let k = 0; k < CHANGE_RUNS; k++) {
     const token = `trawl_bench_change_${Math.floor(random() * 2 ** 32).toString(16).padStart(8, '0')}`;
-    const run = await changeOnce(o, path, token, syncConfig, dataDir, c, label);
+    const run = await changeOnce(o, t, token);
     log(`${label}: one line changed in ${repo}/${run.file} (run ${k + 1} of ${CHANGE_RUNS}): searchable ${run.searchableMs === null ? 'NOT after the sync ended' : `${run.searchableMs} ms`} after \`trawl sync\` started (the sync took ${run.syncSeconds.toFixed(2)} s, ${run.polls} searches)`);
     runs.push(run);
   }
@@ -267,7 +282,8 @@ async function changeSearchable(o: ManyReposOptions, path: string, repo: string,
 }
 
 /** One change: committed, synced, searched until found (or the sync ended without it). */
-async function changeOnce(o: ManyReposOptions, path: string, token: string, syncConfig: string, dataDir: string, c: Client, label: string): Promise<{ file: string; token: string; searchableMs: number | null; syncSeconds: number; polls: number }> {
+async function changeOnce(o: ManyReposOptions, t: ChangeTarget, token: string): Promise<{ file: string; token: string; searchableMs: number | null; syncSeconds: number; polls: number }> {
+  const { path, syncConfig, dataDir, client: c, label } = t;
   const file = commitOneLine(path, token);
   const started = performance.now();
   const child = spawn(process.execPath, [join(o.root, 'bin', 'trawl.js'), 'sync', '--config', syncConfig, '--data-dir', dataDir], { env: childEnv(), stdio: ['ignore', 'ignore', 'pipe'] });

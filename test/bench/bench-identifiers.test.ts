@@ -103,7 +103,7 @@ describe('identifiers: the seeded draw', () => {
 
 describe('many repositories: the query kinds', () => {
   const pool = candidates(2000, 40);
-  const { sets, kinds } = manyReposQueries(pool, 95, 200, { runs: 100, ms: 500 }, true, 11);
+  const { sets, kinds } = manyReposQueries(pool, 95, { count: 200, warmup: { runs: 100, ms: 500 }, cold: true, seed: 11 });
   const kind = (k: string) => kinds.find((x) => x.kind === k)!;
   const text = (k: string) => kind(k).requests.map((r) => ('search' in r ? r.search : r.get));
 
@@ -142,6 +142,6 @@ describe('many repositories: the query kinds', () => {
   });
 
   it('draws the same queries for the same seed', () => {
-    assert.deepEqual(manyReposQueries(pool, 95, 200, { runs: 100, ms: 500 }, true, 11).kinds, kinds);
+    assert.deepEqual(manyReposQueries(pool, 95, { count: 200, warmup: { runs: 100, ms: 500 }, cold: true, seed: 11 }).kinds, kinds);
   });
 });
