@@ -2,7 +2,7 @@
 // daemon's CPU per request on cheap requests (bench/suite/http-overhead.ts), anonymous and
 // with an API key, plus RssAnon/RssFile idle and under a 16-connection search load, for a
 // trawl checkout at ROOT serving DATA_DIR (the key: `trawl keys create`). Run it for two
-// checkouts back to back on the same index to compare them (issue 20 item 5).
+// checkouts back to back on the same index to compare them.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // The chart of a bench comparison (compare.ts): per search query, old and new p50 as
-// horizontal bars on a log scale (the mix spans 0.5 ms to 500 ms; on a linear scale the
-// fast queries would be invisible), p95 as whiskers. A self-contained SVG: no fonts, scripts
+// horizontal bars on a log scale (the mix's latencies span orders of magnitude; on a linear
+// scale the fast queries would be invisible), p95 as whiskers. A self-contained SVG: no fonts, scripts
 // or stylesheets fetched, so it can be attached to an issue or a CI artifact as is.
 // Regressions and improvements differ in colour AND carry a text marker (and regressions a
 // hatch), so that the chart still reads printed in greyscale or by a colour-blind reader.

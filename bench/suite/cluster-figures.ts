@@ -68,8 +68,8 @@ export function clusterKey(c: ClusterShape): string {
 /**
  * Each query's p50 minus the baseline's (the fan-out's cost to one request), and the
  * median of those differences over the queries both answered. A difference per query, then
- * the median, rather than a difference of medians: the mix's queries differ by 10× in
- * latency, and the median query of one configuration need not be the other's.
+ * the median, rather than a difference of medians: the mix's queries differ in latency by
+ * an order of magnitude, and the median query of one configuration need not be the other's.
  */
 export function overheads(measured: readonly P50Of[], baseline: readonly P50Of[]): { perQuery: Map<string, number>; medianMs: number | null } {
   const base = new Map(baseline.flatMap((q) => (q.latencyMs ? [[q.name, q.latencyMs.p50] as const] : [])));

@@ -1,4 +1,4 @@
-// `trawl bench compare OLD.json NEW.json` (issue 8): two "trawl-bench/1" results in, one
+// `trawl bench compare OLD.json NEW.json`: two "trawl-bench/1" results in, one
 // report out. Pure: no files, no clock, no randomness beyond stats.ts's seeded bootstrap, so
 // the same two results always give the same report. `--json` prints the report as is, so
 // its field names are an interface for CI; every field is always present (null, never
@@ -312,8 +312,8 @@ const latencySamples = (q: QueryResult | null): number[] => (q && q.error === nu
 /**
  * Two runs of the same commit differ by more than their samples say: each run's samples
  * share one process, one worker pool, one page-cache layout, so a query's median moves
- * between runs by more than its own spread suggests (measured on Linux 6.1, two runs of one
- * commit: per-query medians within about ±11%, the worst +24%, every one "significant").
+ * between runs by more than its own spread suggests (two runs of one commit on Linux 6.1
+ * differ per query by more than the threshold, and every difference is "significant").
  * That run-to-run noise is estimated from the queries themselves: the robust spread
  * (1.4826 × median absolute deviation) of the log of every query's ratio, three times
  * over. A change common to every query moves the median of the ratios, not their spread,
@@ -414,8 +414,8 @@ function coreSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
 }
 
 /**
- * The figures added by issue 20, when either side has them (a file written before has
- * neither, so two old files compare as they always did): the HTTP layer's CPU per cheap
+ * The HTTP layer's cost and the split memory figures, when either side has them (a file
+ * written before they were measured has neither, so two old files compare as they always did): the HTTP layer's CPU per cheap
  * request, and RssAnon and RssFile apart.
  */
 function splitSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
@@ -441,7 +441,7 @@ function splitSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
 }
 
 /**
- * Whole `trawl` processes (issue 21), when either side has them: a file written before has
+ * Whole `trawl` processes, when either side has them: a file written before has
  * none, so two old files compare as they always did, and an old side is not judged.
  */
 function commandSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
@@ -507,7 +507,7 @@ function phaseSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
     for (const name of ['full', 'branches'] as const) {
       specs.push({ id: `reindex/${name}/bytes`, group: 'reindex', label: `${labels[name]}: index size`, unit: 'bytes', better: 'lower', kind: 'exact', ...both((r) => { const b = build(r, name); return b ? [b.indexBytes] : []; }) });
     }
-    // Measured since issue 21: a run from before has no syncs.
+    // Measured later than the builds: an older run has no syncs.
     if (oldR.reindex?.sync || newR.reindex?.sync) {
       specs.push(
         { id: 'reindex/syncFirst/seconds', group: 'reindex', label: 'trawl sync, first', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => r.reindex?.sync?.first.secondsSamples ?? []) },

@@ -1,4 +1,4 @@
-// What the HTTP layer itself costs a request (issue 20 item 5): the daemon's CPU time per
+// What the HTTP layer itself costs a request (`trawl bench run`'s HTTP phase): the daemon's CPU time per
 // request, from /proc/PID/stat over an autocannon run, for requests whose own work is next
 // to nothing, so that what is measured is routing, authentication, rate-limit counting,
 // validation, JSON writing and logging:

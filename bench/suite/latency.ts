@@ -18,8 +18,8 @@ export const MATCH_LIMIT = 100;
  * phase (a full run's default; --quick's is short). A daemon in service has run its
  * request path many thousand times and V8 has optimized it (in the main thread and in
  * each worker, each its own isolate); one warm-up run left the first queries of the mix
- * timing the JIT instead: a rare literal over HTTP took 2.5 ms over its first 200 requests
- * and 1.2–1.4 ms from the 600th on (Linux 6.1, this 2-core machine, 2026-11-24).
+ * timing the JIT instead: a rare literal over HTTP took about twice as long over its first
+ * few hundred requests as it did afterwards.
  */
 export const FULL_WARMUP: Warmup = { runs: 100, ms: 500 };
 

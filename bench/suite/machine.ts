@@ -134,8 +134,8 @@ function ioPressureAvg10(): number | null {
 /**
  * Lets the disk go quiet before a timed phase: `sync`, then waits (at most `maxSeconds`)
  * until the I/O pressure of the last 10 s is below 1 %. Writes of the previous phase
- * (a 1.4 GB index) otherwise stall the next one's I/O: cindex took 20 s instead of 15 s
- * right after trawl's build with symbols. Returns the seconds waited.
+ * (a whole index) otherwise stall the next one's I/O: cindex right after trawl's build
+ * with symbols was markedly slower than on a quiet disk. Returns the seconds waited.
  */
 export async function settleIo(maxSeconds = 60): Promise<number> {
   const start = performance.now();

@@ -12,8 +12,8 @@
 // With a `reference` (the single daemon, kept running beside a cluster), every request to
 // the servers is paired with one to the reference, the order alternating, so that both are
 // measured in the same seconds: a shared machine's speed drifts over minutes (the same
-// single daemon measured a quarter of an hour apart: medians 2.66 and 2.86 ms), and a
-// difference between configurations measured in turn held that drift.
+// single daemon measured a quarter of an hour apart differs by more than a fan-out costs),
+// and a difference between configurations measured in turn held that drift.
 
 import { createHash } from 'node:crypto';
 import http from 'node:http';

@@ -1,5 +1,5 @@
 // Authentication and rate limiting (`--auth`): what identifying a caller and counting its
-// request costs, the question of issue 6 asked on every release. `trawl users add` and
+// request costs, asked on every release. `trawl users add` and
 // `trawl keys create` make a user and an API key in the bench's data dir, as an operator
 // would; a `trawl serve` with a configuration file (anonymous access allowed, a daily limit
 // no run reaches, counting in the embedded store) then answers GET /api/repos (rate

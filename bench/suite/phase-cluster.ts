@@ -1,4 +1,4 @@
-// The cluster phase (`--cluster`, issue 22's question): does a cluster scale, and what does
+// The cluster phase (`--cluster`): does a cluster scale, and what does
 // its fan-out cost a request? The corpus becomes one git repository (phase-reindex.ts
 // makeRepository), and each configuration syncs it from nothing (cluster-setup.ts): first a
 // single daemon without a cluster section (the baseline), then each cluster of
@@ -60,15 +60,15 @@ export interface ClusterPhaseOptions {
 
 /** Search threads per server: one, so that a node is one core's worth of search whatever the machine. */
 export const WORKERS_PER_NODE = 1;
-/** A cluster's build, publication and copies (Linux: about a minute here) must end within this. */
+/** A cluster's build, publication and copies must end within this: far above what Linux takes. */
 const READY_TIMEOUT_MS = 30 * 60_000;
 const WARMUP_LOAD_SECONDS = 1;
 /**
  * The load, untimed, on every configuration before its one-client mix. V8 compiles a path
  * once it has run often, and sizes its heap from what it has seen: a node of four takes a
  * quarter of the requests a single daemon takes, so the mix's warm-up alone left a
- * cluster's nodes colder than the daemon for most of the mix (Linux, four nodes: a no-hit
- * search 2.3 ms through a node just started, 1.5 ms after ~2,000 requests). The same load
+ * cluster's nodes colder than the daemon for most of the mix (on Linux, a no-hit search
+ * through a node just started was markedly slower than after a few thousand requests). The same load
  * for the same time on every configuration, as a server runs once it has been up a while.
  */
 export const WARM_SECONDS = 15;

@@ -1,9 +1,9 @@
-// Whole-process timings (issue 21's targets, targets.ts): what an operator waits for when a
+// Whole-process timings (their targets: targets.ts): what an operator waits for when a
 // `trawl` command runs, each from spawn to exit with Node's start-up included, `runs` times:
 //   help    `trawl --help`: start-up and argument parsing, the floor under every command;
 //   search  `trawl search LITERAL --data-dir D`, the CLI searching a data dir in process (no
 //           daemon) over a small index: every k-th text file of the corpus in path order,
-//           about 45 MB of content (the ~66 MB index of the target on Linux), or all of a
+//           SMALL_INDEX_CONTENT_BYTES of content (an index of the target's size), or all of a
 //           smaller corpus; LITERAL is the query mix's first plain-identifier literal with a
 //           match there (a search that finds nothing skips most of the work);
 //   sync    `trawl sync --config F` of a git repository of the corpus's first 190 text files
@@ -37,7 +37,7 @@ export interface CommandsPhaseOptions {
   symbols: boolean;
 }
 
-/** Content of the small index: ~66 MB of index at Linux's 1.45× size ratio. */
+/** Content of the small index: what makes an index of the size targets.ts's searchSeconds names, at Linux's size ratio. */
 const SMALL_INDEX_CONTENT_BYTES = 45e6;
 /** Files of the sync target's repository. */
 const REPO_FILES = 190;

@@ -7,9 +7,9 @@
 //      request, and its RSS every 100 ms meanwhile (memory under load);
 //   3. POST /api/stream_search with a large result (matches 100000): untimed runs (at
 //      least `streamWarmup.runs` and `streamWarmup.ms`: the workers' streaming path, which
-//      no blocking search runs, reaches its speed after a few streams: one warm-up left
-//      the timed runs rising, 42 -> 50 and 45 -> 60 MB/s in the runs of 2026-11-24/25, and
-//      the first five streams of a daemon ran at 21, 47, 49, 62 and 107 MB/s),
+//      no blocking search runs, reaches its speed after a few streams: with one warm-up the
+//      timed runs kept rising, and a daemon's first streams ran several times slower than
+//      its later ones),
 //      then `streamRuns` timed ones, each after a collection of the client's heap:
 //      MB/s, time to first byte and to first results. The client is a process of its own
 //      (stream-child.ts), not this one, which holds autocannon and the other phases;

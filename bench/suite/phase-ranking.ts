@@ -7,7 +7,7 @@ import { Searcher } from '../../daemon/search/searcher.ts';
 import { judge, describeMisses, loadJudged } from './judged.ts';
 import { MATCH_LIMIT } from './latency.ts';
 
-/** Every match ranked: above any judged query's match count on Linux (kfree: ~30,000). */
+/** Every match ranked: far above any judged query's match count on Linux. */
 const ALL_MATCHES = 1_000_000;
 
 export interface RankingLine {

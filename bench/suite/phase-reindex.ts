@@ -1,5 +1,5 @@
-// Re-indexing (`--reindex`): what branches and an incremental run cost, the question of
-// issue 4 asked on every release. The corpus's files become a bare git repository in the
+// Re-indexing (`--reindex`): what branches and an incremental run cost, asked on
+// every release. The corpus's files become a bare git repository in the
 // work dir (one commit on main, ignore rules bypassed, packed like a fetched mirror), with
 // nine branches b1..b9 that each change three files (plumbing only: no work tree). Then,
 // each `runs` times, `trawl index REPO --no-symbols` in a child process under GNU time:
@@ -8,8 +8,8 @@
 //   unchanged  the full build's index again, no ref moved (no tree is read);
 //   oneFile    after a commit on main that changes one file: the delta run (one new file
 //              version, membership files for the old shards).
-// Then the same repository through `trawl sync`, as a configured source (issue 21: a
-// one-line change searchable within 2 s of the sync's start on Linux): `first` into an
+// Then the same repository through `trawl sync`, as a configured source (targets.ts
+// syncOneLineSeconds: a one-line change searchable soon after the sync starts): `first` into an
 // empty data dir (main only: a full build), then `runs` times (at least 3) `oneLine`, after a commit on
 // main that appends one line to one file, checked searchable when the sync returns.
 // Node's start-up is in every figure, as an operator sees it: `unchanged` is about that.
@@ -144,7 +144,7 @@ async function syncRuns(o: ReindexPhaseOptions, gitDir: string, path: string, lo
   // The first sync's index on disk before the timed ones, as for the builds.
   await settleIo();
   const oneLine: number[] = [];
-  // At least three: issue 21's target is a median, and a run costs about a second.
+  // At least three: the target is a median, and a run is short.
   for (let i = 1; i <= Math.max(3, o.runs); i++) {
     const mark = `trawl_bench_sync_one_line_${i}`;
     git(gitDir, ['update-ref', 'refs/heads/main', commitChange(gitDir, o.work, git(gitDir, ['rev-parse', 'refs/heads/main']), [path], mark)]);

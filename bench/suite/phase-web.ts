@@ -1,5 +1,4 @@
-// The web UI's time to the first result (`--web`), the question of issue 9 asked on every
-// release: headless Chromium (browser.ts) opens `/?q=<query>` for each query of the mix
+// The web UI's time to the first result (`--web`), asked on every release: headless Chromium (browser.ts) opens `/?q=<query>` for each query of the mix
 // against `trawl serve` over the bench's data dir (no configuration: anonymous access) and
 // reads what the page records (web/app/search-page.ts): when the frame that shows the first
 // result started, and when the final message arrived, both in ms since navigation began,

@@ -1,6 +1,6 @@
 // The query mix: a JSON array of
 //   {name, query, regex, caseSensitive, kind, set, matches?, peer?, pairOf?}
-// `query` is in trawl's query language (API-DETAILS.md section 2); `regex` and
+// `query` is in trawl's query language (docs/query-language.md); `regex` and
 // `caseSensitive` are the request's isRegexEnabled / isCaseSensitivityEnabled. The peers
 // (csearch, rg) take a raw pattern, which is derived from the query or given by `peer`
 // (see README.md, "The query mix").
@@ -10,14 +10,14 @@ import type { QueryNode } from '../../daemon/query/ast.ts';
 import { parseQuery } from '../../daemon/query/parser.ts';
 
 export const KINDS = [
-  // issue 2: plain patterns
+  // Plain patterns.
   'rare-literal',
   'common-literal',
   'ci-literal',
   'regex-literal',
   'regex-no-literal',
   'no-hit',
-  // issue 3: the query language
+  // The query language.
   'file-filter',
   'lang-filter',
   'sym',
@@ -27,7 +27,7 @@ export const KINDS = [
   'case',
   'and',
   'filter-pair',
-  // issue 8: the default mix of `trawl bench run`
+  // The branch: filter.
   'branch',
 ] as const;
 export type QueryKind = (typeof KINDS)[number];

@@ -135,7 +135,7 @@ export interface QueryResult {
   samplesMs: number[];
   /** Over samplesMs; null when the query failed. */
   latencyMs: Percentiles | null;
-  /** The search stats of the last timed run: what the engine did (API.md "stats"). */
+  /** The search stats of the last timed run: what the engine did (docs/http-api.md, "stats"). */
   stats: SearchStats | null;
   isSearchExhaustive: boolean | null;
   error: string | null;
@@ -222,7 +222,7 @@ export interface MemoryPhase {
   /**
    * The same samples split (/proc/PID/status): RssAnon, what the daemon allocated (heaps,
    * buffers, wasm memory), and RssFile, mapped shard pages the kernel can drop. Absent in
-   * files written before issue 20, which have VmRSS only.
+   * files written before they were measured, which have VmRSS only.
    */
   idleAnonSamplesBytes?: number[];
   loadAnonSamplesBytes?: number[];
@@ -340,7 +340,7 @@ export interface CommandSearch extends CommandRuns {
   index: SmallIndex;
 }
 
-/** Whole-process timings of `trawl` commands, issue 21's targets (phase-commands.ts). */
+/** Whole-process timings of `trawl` commands, against targets.ts (phase-commands.ts). */
 export interface CommandsPhase {
   /** Timed runs of each command (after one untimed run of help and search). */
   runs: number;
@@ -441,7 +441,7 @@ export interface ResultBase {
   reindex?: ReindexPhase;
   auth?: AuthPhase;
   web?: WebPhase;
-  /** With --web, or alone with --only viewer; absent in results written before issue 23. */
+  /** With --web, or alone with --only viewer; absent in results written before it was measured. */
   viewer?: ViewerPhase;
   cluster?: ClusterPhase;
   /** `--corpus-repos`, `--tiny-repos` (or alone with --only many-repos). */
@@ -454,7 +454,7 @@ export interface CorePhases {
   /** Whole-process timings; absent in results written before they were measured. */
   commands?: CommandsPhase;
   search: SearchPhase;
-  /** `overhead`: absent in files written before issue 20. */
+  /** `overhead`: absent in files written before it was measured. */
   http: { search: HttpSearch; stream: HttpStream; overhead?: HttpOverhead[] };
   /** Absent in results written before it was measured. */
   httpQueries?: HttpQueriesPhase;
@@ -490,7 +490,7 @@ export function hasCorePhases(r: AnyBenchResult): r is BenchResult {
 }
 
 /**
- * `--cluster` (issue 22): the same query mix against one daemon without a cluster section
+ * `--cluster`: the same query mix against one daemon without a cluster section
  * (the baseline) and against clusters of N nodes on a private PostgreSQL and Redis, every
  * configuration syncing the corpus as one git repository (phase-cluster.ts).
  */

@@ -115,13 +115,13 @@ function againstTarget(x: number, target: number, applies: boolean, unit: (v: nu
 }
 
 /**
- * Issue 21's targets (targets.ts): each figure of a whole `trawl` process next to its
+ * The targets (targets.ts): each figure of a whole `trawl` process next to its
  * target; the last two only when --reindex ran (they are its figures).
  */
 function wholeProcessText(r: BenchResult): string[] {
   const c = r.commands;
   if (!c) return [];
-  // Whole milliseconds under a second (start-up figures of ~70 ms), seconds above.
+  // Whole milliseconds under a second (the start-up figures), seconds above.
   const time = (s: number) => (s < 1 ? `${Math.round(s * 1000)} ms` : `${s.toFixed(2)} s`);
   const mid = (t: CommandRuns) => median(t.secondsSamples);
   const range = (t: CommandRuns) => (t.secondsSamples.length < 2 ? '' : `${time(Math.min(...t.secondsSamples))} – ${time(Math.max(...t.secondsSamples))}`);

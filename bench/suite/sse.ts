@@ -1,6 +1,6 @@
 // Counts the messages of a Server-Sent Events body as it arrives (stream.ts), without
 // decoding the large `chunk` messages: only the small ones (`final`, `error`, `[DONE]`)
-// are parsed. trawl's stream (API-DETAILS.md section 3): `data: <json>` lines, each
+// are parsed. trawl's stream (docs/http-api.md, POST /api/stream_search): `data: <json>` lines, each
 // followed by a blank line, `: keep-alive` comments, and `data: [DONE]` last.
 
 const NL = 0x0a;
@@ -68,7 +68,7 @@ export class SseCounter {
     const c = this.counts;
     // Its first bytes only: a `chunk` message is most of a stream, and joining its parts to
     // read a prefix copied every byte of the stream in the client, whose CPU the bench
-    // shares with the daemon (GFP_KERNEL: 16.6 MB a stream).
+    // shares with the daemon (a common literal's stream is megabytes).
     const head = Buffer.allocUnsafe(CHUNK_PREFIX.length);
     let headBytes = 0;
     for (const p of parts) {

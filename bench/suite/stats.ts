@@ -1,4 +1,4 @@
-// The statistics of `trawl bench compare` (issue 8): is NEW slower than OLD, judged on the
+// The statistics of `trawl bench compare`: is NEW slower than OLD, judged on the
 // raw samples rather than on two medians, so that noise on a shared machine is not called
 // a regression.
 //

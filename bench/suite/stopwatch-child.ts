@@ -2,8 +2,7 @@
 // it to completion (stdio ignored but stderr kept for a failure) and prints
 // {"seconds": S, "status": N, "stderr": "..."}. The bench's own process is large (hundreds
 // of MB by its later phases), and forking it costs a spawn tens of milliseconds more than
-// a shell's fork does (a 1.6 GB parent: +35 ms on a 140 ms `trawl search`), which a
-// whole-process figure of ~100 ms must not carry.
+// a shell's fork does, a large share of a whole-process figure, which must not carry it.
 
 import { spawnSync } from 'node:child_process';
 

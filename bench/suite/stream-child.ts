@@ -3,9 +3,9 @@
 // after an untimed collection of its own heap, and prints them as one JSON array on stdout
 // (a run's line goes to stderr as it ends, for the bench's log). Its own process because
 // the bench's holds autocannon and the other phases' state: with autocannon loaded, the
-// same fetch client spent ~2x the CPU per stream (23 -> 45-51 ms for GFP_KERNEL's 16.6
-// MB: V8 collected its old space every ~60 ms instead of every few streams), CPU the
-// machine's two cores take from the daemon being measured. A user's client holds neither.
+// same fetch client spent about twice the CPU per stream (V8 collected its old space many
+// times a stream instead of once every few streams), CPU the machine's cores take from
+// the daemon being measured. A user's client holds neither.
 //
 //   node bench/suite/stream-child.ts --url URL --pid PID --body JSON --warmup-runs N --warmup-ms MS --runs N
 import { parseArgs } from 'node:util';
@@ -44,7 +44,7 @@ async function checked(run: number): Promise<StreamRun> {
 await warmUp({ runs: count('warmup-runs'), ms: count('warmup-ms') }, () => checked(0));
 const runs: StreamRun[] = [];
 for (let i = 1; i <= count('runs'); i++) {
-  // The last stream's garbage (16 MB for GFP_KERNEL) is collected first, untimed: its
+  // The last stream's garbage (megabytes for a common literal) is collected first, untimed: its
   // collection inside the next run's first milliseconds was most of the first byte's time.
   collectHeap();
   runs.push(await checked(i));

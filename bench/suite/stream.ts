@@ -4,9 +4,9 @@
 //
 // The client is node:http, not fetch: the client shares this machine's two cores with the
 // daemon it measures, and fetch (undici: its HTTP parser in WebAssembly, a web stream
-// and a promise per read) spent ~19 ms of CPU per GFP_KERNEL stream (16.6 MB) where
-// node:http spent ~12.5 ms, in the same daemon, alternating: 150 / 141 MB/s with fetch,
-// 162 / 159 with node:http (2026-11-25). A client of its own machine pays neither.
+// and a promise per read) spent half as much CPU again per stream as node:http, in the
+// same daemon, alternating, and the measured MB/s fell with it. A client of its own
+// machine pays neither.
 
 import http from 'node:http';
 import { load, markPids, round2, log, type Load } from './load.ts';

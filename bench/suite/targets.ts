@@ -1,4 +1,4 @@
-// Issue 21's targets for what an operator waits for, each the wall time of a whole `trawl`
+// The targets for what an operator waits for, each the wall time of a whole `trawl`
 // process (spawn to exit, Node's start-up included, the median of several runs). The run
 // report (run-text.ts) shows each measured figure next to its target; nothing fails a run
 // for missing one: a benchmark measures, its reader judges.

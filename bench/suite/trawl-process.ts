@@ -1,6 +1,7 @@
 // One `trawl` command in a child process, timed as an operator waits for it: from spawn to
 // exit, Node's start-up included (`node bin/trawl.js ARGS`, the compiled build when it is
-// current). No GNU time in between: its own fork and exec would be in a figure of ~70 ms.
+// current). No GNU time in between: its own fork and exec would be a visible share of a
+// start-up figure.
 
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';

@@ -34,7 +34,7 @@ const LISTED = 20;
 
 export async function clusterCommand(argv: string[], io: Io = defaultIo): Promise<number> {
   const [sub, ...rest] = argv;
-  // --data-dir is every command's (OPERATOR.md); the cluster's state is not in a data dir.
+  // --data-dir is every command's (docs/command-line.md); the cluster's state is not in a data dir.
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { config: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' }, verbose: { type: 'boolean' } } });
   if (sub !== 'status') throw new UsageError(`cluster takes status${sub ? `, not "${sub}"` : ''}`);
   none(positionals, 'cluster status');

@@ -41,7 +41,7 @@ export function formatMs(ms: number | null | undefined): string {
 
 export function formatCount(n: number): string {
   // By hand for integers: the first toLocaleString of a process loads ICU's locale data,
-  // ~15 ms of a command that prints one summary line.
+  // more than the rest of a command that prints one summary line.
   if (!Number.isSafeInteger(n)) return n.toLocaleString('en-US');
   const digits = String(Math.abs(n));
   let out = '';

@@ -1,5 +1,5 @@
 // `trawl license install FILE | show | sign --key PRIVATE.pem --payload FILE`
-// (OPERATOR.md "License file"). The store and configuration are passed in, so that the
+// (docs/identity.md "License"). The store and configuration are passed in, so that the
 // command is wired to the daemon's Store by main.ts and to a MemoryLicenseStore by tests.
 
 import { readFileSync } from 'node:fs';

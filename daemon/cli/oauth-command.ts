@@ -1,4 +1,4 @@
-// `trawl oauth list` and `trawl oauth revoke` (OPERATOR.md): the applications users have
+// `trawl oauth list` and `trawl oauth revoke` (docs/command-line.md): the applications users have
 // let in through the OAuth consent page (oauth/), one grant per consent, and revoking one:
 // every access and refresh token of that grant stops working at once, in every daemon
 // sharing the store.

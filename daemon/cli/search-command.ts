@@ -44,7 +44,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
     onBroken: (b) => process.stderr.write(escaped`trawl: repository ${b.name ?? b.repoId}: its index is damaged (${b.reason}); left out until it is re-indexed (trawl index, trawl sync)` + '\n'),
   });
   // No more worker threads than shards, and none for one shard (the search runs in this
-  // thread): a worker takes ~70 ms to start, more than a one-shard search takes.
+  // thread): a worker takes longer to start than a one-shard search takes.
   // (A compound shard is named by each of its repositories' manifests: counted once.)
   const shards = new Set(view.current().manifests.flatMap((m) => m.shards.map((s) => shardFiles(dataDir, m.repoId, s).path))).size;
   const workers = shards <= 1 ? 0 : Math.min(availableParallelism(), shards);
@@ -62,7 +62,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
 
 /**
  * Writes to fd 1 directly: process.stdout is built on first use (its stream classes, a pipe's
- * socket), ~4 ms of a command whose search on a small index takes less. A reader that went
+ * socket), more than a search on a small index takes. A reader that went
  * away (`| head`) ends the output quietly, as it does for grep.
  */
 function writeStdout(text: string): void {

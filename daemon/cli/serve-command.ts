@@ -1,6 +1,6 @@
 // `trawl serve [--config FILE] [--host H] [--port N] [--node-id ID] [--advertise URL]`:
 // runs the daemon until SIGTERM or
-// SIGINT, then stops gracefully (OPERATOR.md). Logs are JSON lines on stdout (pino); the
+// SIGINT, then stops gracefully (docs/operations.md "Shutdown"). Logs are JSON lines on stdout (pino); the
 // address it listens on is also printed, as one plain line on stderr.
 //
 // Zero configuration (`npm start`): no --config, $TRAWL_CONFIG or ./trawl.json means the

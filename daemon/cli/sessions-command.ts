@@ -1,4 +1,4 @@
-// `trawl sessions list --user EMAIL` and `trawl sessions revoke ID` (OPERATOR.md): the web
+// `trawl sessions list --user EMAIL` and `trawl sessions revoke ID` (docs/command-line.md): the web
 // UI's browser sessions a user has signed in (the same records as GET /api/keys lists),
 // and ending one: that browser is signed out at once, in every daemon sharing the store
 // (recorded in the audit log as the operating-system account that ran the command).

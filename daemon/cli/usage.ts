@@ -1,4 +1,4 @@
-// Command-line errors and help texts. Exit status (OPERATOR.md): 0 success, 1 failure,
+// Command-line errors and help texts. Exit status (docs/command-line.md): 0 success, 1 failure,
 // 2 bad usage; errors are one line on stderr.
 
 export class UsageError extends Error {

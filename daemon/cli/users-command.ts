@@ -1,4 +1,4 @@
-// `trawl users ...` and `trawl keys ...` (OPERATOR.md): organization members and their API
+// `trawl users ...` and `trawl keys ...` (docs/command-line.md): organization members and their API
 // keys, in the data dir's store. A new key is printed once, alone on its stdout line;
 // only its keyed hash is kept (auth/credentials.ts). `keys list` shows under each key what
 // it opened that still works (the listing of GET /api/keys); `keys revoke` ends all of it

@@ -323,7 +323,7 @@ test('run-to-run noise: queries that wobble together raise the floor; a query fa
   assert.equal(compareResults(syntheticResult({ seed: 1 }), syntheticResult({ seed: 2 })).searchNoiseFloor, null);
 });
 
-/** `r` with the whole-process timings (issue 21), every sample times `scale`. */
+/** `r` with the whole-process timings, every sample times `scale`. */
 function withCommands(r: BenchResult, scale = 1): BenchResult {
   return edited(r, (x) => {
     const runs = (...s: number[]) => ({ secondsSamples: s.map((v) => v * scale) });
@@ -342,7 +342,7 @@ function withCommands(r: BenchResult, scale = 1): BenchResult {
   });
 }
 
-/** `r` with a re-indexing phase, with or without its syncs (results from before issue 21 have none). */
+/** `r` with a re-indexing phase, with or without its syncs (older results have none). */
 function withReindex(r: BenchResult, sync: boolean, scale = 1): BenchResult {
   return edited(r, (x) => {
     const build = (s: number, bytes: number) => ({ secondsSamples: [s], peakRssBytes: 1e9, indexBytes: bytes, branchListBytes: 1000 });

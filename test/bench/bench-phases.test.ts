@@ -137,7 +137,7 @@ describe('trawl bench run --quick --auth --web --reindex', () => {
 });
 
 describe('a result of the code viewer alone (--only viewer)', () => {
-  // The committed run of issue 23: the schema's "one phase alone" branch takes it, with
+  // The committed run of the code viewer: the schema's "one phase alone" branch takes it, with
   // none of the core phases, and compare reads it (judging nothing against itself).
   const file = join(import.meta.dirname, '..', '..', 'bench', 'results', '2026-11-27-issue23-viewer-linux-6.1.json');
 
