@@ -1,6 +1,6 @@
 // `trawl bench compare` as an operator runs it, on two committed result files: two full
-// runs of the same commit on the Linux source (bench/results/*-issue8-*), the table, the
-// JSON for CI and the chart, and an exit status that agrees with the verdicts.
+// runs of the same commit on the Linux source (bench/results/history/*-issue8-*), the
+// table, the JSON for CI and the chart, and an exit status that agrees with the verdicts.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,8 +12,8 @@ import { readResult } from '../../bench/suite/result-file.ts';
 import { tempDir } from '../helpers/corpus.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const OLD = join(ROOT, 'bench', 'results', '2026-11-22-issue8-linux-6.1.json');
-const NEW = join(ROOT, 'bench', 'results', '2026-11-22-issue8-linux-6.1-rerun.json');
+const OLD = join(ROOT, 'bench', 'results', 'history', '2026-11-22-issue8-linux-6.1.json');
+const NEW = join(ROOT, 'bench', 'results', 'history', '2026-11-22-issue8-linux-6.1-rerun.json');
 const tmp = tempDir('bench-compare-cli');
 after(() => tmp.cleanup());
 
