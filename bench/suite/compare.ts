@@ -172,7 +172,7 @@ export const MIN_TESTED_SAMPLES = 5;
  * and only widens the interval and raises p: conservative.
  */
 const MAX_TESTED_SAMPLES = 5000;
-/** bench/README.md: above 0.2 foreign cores in a phase, its figures are not clean. */
+/** bench/METHOD.md: above 0.2 foreign cores in a phase, its figures are not clean. */
 const BUSY_FOREIGN_CORES = 0.2;
 /** Wall-clock timings of the engine; they are the latency samples' business, not a stats change. */
 const TIMING_STATS: ReadonlySet<keyof SearchStats> = new Set<keyof SearchStats>(['duration', 'wait', 'matchTreeConstruction', 'matchTreeSearch']);

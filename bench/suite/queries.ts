@@ -3,7 +3,7 @@
 // `query` is in trawl's query language (docs/query-language.md); `regex` and
 // `caseSensitive` are the request's isRegexEnabled / isCaseSensitivityEnabled. The peers
 // (csearch, rg) take a raw pattern, which is derived from the query or given by `peer`
-// (see README.md, "The query mix").
+// (bench/METHOD.md, "The query mix").
 
 import { readFileSync } from 'node:fs';
 import type { QueryNode } from '../../daemon/query/ast.ts';

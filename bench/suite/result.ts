@@ -1,5 +1,5 @@
 // The result file of `trawl bench run` (format "trawl-bench/1"), read back by
-// `trawl bench compare`. Its JSON Schema is bench/result.schema.json; bench/README.md says
+// `trawl bench compare`. Its JSON Schema is bench/result.schema.json; bench/METHOD.md says
 // what each figure means. Every figure keeps its raw samples so that a comparison can
 // judge a change on the distributions rather than on two medians.
 //

@@ -1,4 +1,4 @@
-// The cluster phase's pure parts (phase-cluster.ts runs processes; bench/README.md says what
+// The cluster phase's pure parts (phase-cluster.ts runs processes; bench/METHOD.md says what
 // it measures): /proc stat parsing and process trees, --cluster-nodes, the fan-out overhead
 // and the answers checked against one daemon, CPU per request, how connections are dealt,
 // when a cluster is ready; then a run of the phase alone as a result file: valid against the
