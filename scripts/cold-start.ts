@@ -18,9 +18,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readSync, openSync, closeSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startServer, stopServer, waitHealthy } from '../daemon/bench/load.ts';
-import { quantile } from '../daemon/bench/percentiles.ts';
-import { corpusIdentifiers, drawSets } from '../daemon/bench/identifiers.ts';
+import { startServer, stopServer, waitHealthy } from '../bench/suite/load.ts';
+import { quantile } from '../bench/suite/percentiles.ts';
+import { corpusIdentifiers, drawSets } from '../bench/suite/identifiers.ts';
 
 const args = process.argv.slice(2);
 if (args.length < 3) throw new Error('usage: cold-start.ts ROOT DATA_DIR CORPUS [OUT.json]');
@@ -31,7 +31,7 @@ mkdirSync(cwd, { recursive: true });
 const config = join(cwd, 'trawl.json');
 writeFileSync(config, JSON.stringify({ settings: { anonymousAccess: true, rateLimit: { requestsPerDay: 1_000_000_000, store: 'embedded' } } }));
 
-/** Distinct identifiers of the corpus, drawn as the bench draws its held-out ones (daemon/bench/identifiers.ts), in a fixed pseudo-random order. */
+/** Distinct identifiers of the corpus, drawn as the bench draws its held-out ones (bench/suite/identifiers.ts), in a fixed pseudo-random order. */
 function identifiers(n: number): string[] {
   return drawSets(corpusIdentifiers(corpus!), { picked: { count: n } }, 56).picked.map((i) => i.name);
 }

@@ -1,6 +1,6 @@
-// Compiles trawl's TypeScript (core/*.ts, daemon/**/*.ts) into JavaScript under dist/, so
-// that commands and worker threads start without compiling at run time (tsx stays the
-// development and test runner). scripts/setup.sh runs it; bin/trawl.js asks isFresh()
+// Compiles trawl's TypeScript (core/*.ts, daemon/**/*.ts, the benchmark suite in
+// bench/suite/) into JavaScript under dist/, so that commands and worker threads start
+// without compiling at run time (tsx stays the development and test runner). scripts/setup.sh runs it; bin/trawl.js asks isFresh()
 // before it loads dist/ and runs the sources through tsx when the build is missing or stale.
 //
 //   node scripts/compile.js            build when stale (quick no-op otherwise)
@@ -45,8 +45,9 @@ const VALIDATOR_OUT = 'config-validator.cjs';
 
 /**
  * The modules started by path (install-root.ts, runnableModule): bin/trawl.js loads the
- * command line, the pools start worker threads, the benchmark a measured child process.
- * test/cli/compile.test.ts checks that every such path in daemon/ is listed here.
+ * command line, the command line the benchmark suite (`trawl bench`), the pools start
+ * worker threads, the benchmark measured child processes. test/cli/compile.test.ts checks
+ * that every such path in the sources is listed here.
  */
 export const ENTRIES = [
   'daemon/cli/main.ts',
@@ -55,17 +56,28 @@ export const ENTRIES = [
   'daemon/index/build-worker.ts',
   'daemon/index/scrub-thread.ts',
   'daemon/runtime/spawner-child.ts',
-  'daemon/bench/index-child.ts',
-  'daemon/bench/stream-child.ts',
-  'daemon/bench/stopwatch-child.ts',
+  'bench/suite/command.ts',
+  'bench/suite/index-child.ts',
+  'bench/suite/stream-child.ts',
+  'bench/suite/stopwatch-child.ts',
 ];
 
-/** The sources, relative to ROOT, sorted: core/*.ts (not the AssemblyScript) and daemon/**. */
+/**
+ * The folders of TypeScript besides core/: the daemon, and the benchmark suite that the
+ * command line loads on demand (`trawl bench`: a tool beside the product, with a
+ * package.json of its own).
+ */
+const SOURCE_TREES = ['daemon', 'bench/suite'];
+
+/** The sources, relative to ROOT, sorted: core/*.ts (not the AssemblyScript) and SOURCE_TREES' **. */
 export function sourceFiles(root = ROOT) {
   const out = VALIDATOR_INPUTS.filter((f) => existsSync(join(root, f)));
   for (const f of readdirSync(join(root, 'core'))) if (f.endsWith('.ts')) out.push(`core/${f}`);
-  for (const f of readdirSync(join(root, 'daemon'), { recursive: true })) {
-    if (f.endsWith('.ts')) out.push(`daemon/${f}`);
+  for (const tree of SOURCE_TREES) {
+    if (!existsSync(join(root, tree))) continue;
+    for (const f of readdirSync(join(root, tree), { recursive: true })) {
+      if (f.endsWith('.ts')) out.push(`${tree}/${f}`);
+    }
   }
   return out.sort();
 }
@@ -76,7 +88,7 @@ export function sourceFiles(root = ROOT) {
  * the future, which moves the stamp's time with it, hides nothing).
  */
 function sourceDirs(root, files) {
-  const dirs = new Set(['core', 'daemon']);
+  const dirs = new Set(['core', ...SOURCE_TREES]);
   for (const f of files) for (let d = dirname(f); d !== '.' && !dirs.has(d); d = dirname(d)) dirs.add(d);
   return [...dirs].filter((d) => existsSync(join(root, d))).sort().map((d) => [d, statSync(join(root, d)).mtimeMs]);
 }
@@ -117,12 +129,18 @@ export function isFresh(root = ROOT) {
  */
 const BUNDLED = ['linguist-languages'];
 
+/** The package.json files whose dependencies the build's code imports: trawl's and the benchmark suite's. */
+const PACKAGE_FILES = ['package.json', 'bench/package.json'];
+
 /** Every other dependency (and its subpaths) stays an import, native addons included. */
 function externalPackages(root) {
-  if (!existsSync(join(root, 'package.json'))) return [];
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const names = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((n) => !BUNDLED.includes(n));
-  return names.flatMap((n) => [n, `${n}/*`]);
+  const names = new Set();
+  for (const file of PACKAGE_FILES) {
+    if (!existsSync(join(root, file))) continue;
+    const pkg = JSON.parse(readFileSync(join(root, file), 'utf8'));
+    for (const n of Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })) if (!BUNDLED.includes(n)) names.add(n);
+  }
+  return [...names].flatMap((n) => [n, `${n}/*`]);
 }
 
 /**

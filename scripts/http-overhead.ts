@@ -1,5 +1,5 @@
 // `node --import tsx scripts/http-overhead.ts ROOT DATA_DIR KEY [SECONDS] [ROUNDS]`: the
-// daemon's CPU per request on cheap requests (daemon/bench/http-overhead.ts), anonymous and
+// daemon's CPU per request on cheap requests (bench/suite/http-overhead.ts), anonymous and
 // with an API key, plus RssAnon/RssFile idle and under a 16-connection search load, for a
 // trawl checkout at ROOT serving DATA_DIR (the key: `trawl keys create`). Run it for two
 // checkouts back to back on the same index to compare them: the cost of a change to the
@@ -8,10 +8,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { overheadRuns, NO_HIT_QUERY, type OverheadKind } from '../daemon/bench/http-overhead.ts';
-import { loadRunDetail, startServer, stopServer, waitHealthy } from '../daemon/bench/load.ts';
-import { sampleRss, sampleRssFor, type RssSample } from '../daemon/bench/memory.ts';
-import { median } from '../daemon/bench/percentiles.ts';
+import { overheadRuns, NO_HIT_QUERY, type OverheadKind } from '../bench/suite/http-overhead.ts';
+import { loadRunDetail, startServer, stopServer, waitHealthy } from '../bench/suite/load.ts';
+import { sampleRss, sampleRssFor, type RssSample } from '../bench/suite/memory.ts';
+import { median } from '../bench/suite/percentiles.ts';
 
 const [root, dataDir, key, secondsArg, roundsArg] = process.argv.slice(2);
 if (!root || !dataDir || !key) throw new Error('usage: http-overhead.ts ROOT DATA_DIR KEY [SECONDS] [ROUNDS]');
@@ -43,7 +43,7 @@ try {
   console.log(`idle        RssAnon ${mb(idle, 'anon')}  RssFile ${mb(idle, 'file')}  VmRSS ${mb(idle, 'rss')}`);
   for (const [name, body] of [['selective', JSON.stringify({ query: 'ext4_map_blocks', matches: 100 })], ['common', JSON.stringify({ query: 'return', matches: 100 })]] as const) {
     const s = sampleRss(server.child.pid);
-    const d = await loadRunDetail(server, [server], 1, { method: 'POST', path: '/api/search', body }, seconds, 16, name);
+    const d = await loadRunDetail(server, [server], { method: 'POST', path: '/api/search', body }, { round: 1, duration: seconds, connections: 16, label: name });
     const load = s.stop();
     console.log(`load ${name.padEnd(9)} RssAnon ${mb(load, 'anon')} (peak ${peak(load, 'anon')})  RssFile ${mb(load, 'file')}  ${Math.round(d.run.requestsPerSecond)} req/s p99 ${d.run.latencyMs.p99} ms  CPU ${d.run.serverCpuMsPerRequest} ms/request`);
   }

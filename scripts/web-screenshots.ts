@@ -1,6 +1,6 @@
 // Screenshots of the web UI for the README and docs/web-ui.md: indexes a corpus into a
 // temporary data directory, starts a daemon on loopback with anonymous access, and has
-// headless Chromium (daemon/bench/browser.ts) run a search (web-search.png), open its first
+// headless Chromium (bench/suite/browser.ts) run a search (web-search.png), open its first
 // result (web-file.png), find the references of a name there (web-navigation.png), open a
 // commit (web-commit.png), and sign in to the settings page and create a key
 // (web-settings.png; the key shown is made for the screenshot and dies with it). Usage:
@@ -16,7 +16,7 @@ import { parseConfig } from '../daemon/config/load.ts';
 import { startDaemon } from '../daemon/daemon.ts';
 import { silentHttpLogger } from '../daemon/http/logging.ts';
 import { indexLocal } from '../daemon/sync/local-repos.ts';
-import { launchBrowser } from '../daemon/bench/browser.ts';
+import { launchBrowser } from '../bench/suite/browser.ts';
 import { keysCommand, usersCommand } from '../daemon/cli/users-command.ts';
 
 const { values } = parseArgs({

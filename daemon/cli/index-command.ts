@@ -4,8 +4,7 @@ import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../index/data-dir.ts';
 import type { BuildProgress, IndexSummary } from '../index/indexer.ts';
 import { indexLocal } from '../sync/local-repos.ts';
-import { formatBytes } from '../bench/format.ts';
-import { buildProgressLine, escaped, escapeControl, formatCount, symbolsProgressLine, throttled } from './format.ts';
+import { buildProgressLine, escaped, escapeControl, formatBytes, formatCount, symbolsProgressLine, throttled } from './format.ts';
 import { UsageError } from './usage.ts';
 
 export async function indexCommand(argv: string[]): Promise<number> {

@@ -8,8 +8,8 @@ type Command = (argv: string[]) => Promise<number>;
 
 /**
  * Each command's module is loaded when that command runs, so a command pays only for what
- * it uses (`--help` loads no native module, `search` no HTTP server, the benchmark's
- * tinybench and autocannon stay out of the daemon). `help` is the command's own usage text
+ * it uses (`--help` loads no native module, `search` no HTTP server, and the benchmark
+ * suite's packages stay out of the daemon). `help` is the command's own usage text
  * where its module keeps it (else usage.ts's HELP).
  */
 const COMMANDS: Record<string, () => Promise<{ run: Command; help?: string }>> = {
@@ -47,7 +47,14 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; help?: string }>> =
     const m = await import('./audit-command.ts');
     return { run: m.auditCommand, help: m.AUDIT_HELP };
   },
-  bench: async () => ({ run: (await import('./bench-command.ts')).benchCommand }),
+  bench: async () => {
+    // The benchmark suite (bench/suite/) is a tool beside the product, a floor above the
+    // command line (it reads its usage errors and figures from here): loaded by path, as a
+    // worker thread is, so that no import of the product's ever reaches it.
+    const { runnableModule } = await import('../install-root.ts');
+    const m = (await import(runnableModule('bench/suite/command.ts').href)) as { benchCommand: Command };
+    return { run: m.benchCommand };
+  },
   cluster: async () => {
     const m = await import('./cluster-command.ts');
     return { run: (argv) => m.clusterCommand(argv), help: m.CLUSTER_HELP };

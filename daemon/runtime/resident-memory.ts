@@ -4,7 +4,7 @@
 // daemon's shard files), which grow as searches touch the index and which the kernel drops
 // when it needs the memory; RssShmem is shared memory (none expected). VmRSS is their sum,
 // and mostly RssFile for a daemon that has searched a large index. Read by `trawl bench`
-// (bench/memory.ts) and by /metrics (http/metrics.ts).
+// (bench/suite/memory.ts) and by /metrics (http/metrics.ts).
 
 import { readFileSync } from 'node:fs';
 

@@ -12,8 +12,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { resultErrors } from '../../daemon/bench/result-file.ts';
-import type { AnyBenchResult } from '../../daemon/bench/result.ts';
+import { resultErrors } from '../../bench/suite/result-file.ts';
+import type { AnyBenchResult } from '../../bench/suite/result.ts';
 import { generateCorpus, tempDir } from '../helpers/corpus.ts';
 import { runTrawl as trawl } from '../helpers/trawl-cli.ts';
 

@@ -1,4 +1,4 @@
-// The cluster phase's pure parts (phase-cluster.ts runs processes; bench/README.md says what
+// The cluster phase's pure parts (phase-cluster.ts runs processes; bench/METHOD.md says what
 // it measures): /proc stat parsing and process trees, --cluster-nodes, the fan-out overhead
 // and the answers checked against one daemon, CPU per request, how connections are dealt,
 // when a cluster is ready; then a run of the phase alone as a result file: valid against the
@@ -8,16 +8,16 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { clusterGap, type ClusterStatusView, type ReadyView } from '../../daemon/bench/cluster-ready.ts';
-import { clusterKey, clusterName, clusterQueries, cpuPerRequest, DEFAULT_CLUSTERS, medianP50, mismatches, overheadBaseline, overheads, parseClusters, replicationFor, sameNodesOverheads } from '../../daemon/bench/cluster-figures.ts';
-import { compareResults } from '../../daemon/bench/compare.ts';
-import { answerSignature, type QueryLatency } from '../../daemon/bench/mix-latency.ts';
-import { dealConnections, rotate } from '../../daemon/bench/mix-load.ts';
-import { summarize } from '../../daemon/bench/percentiles.ts';
-import { parseProcStat, treeTicksOf, type ProcStat } from '../../daemon/bench/proc-tree.ts';
-import { readResult, readResultFile, resultErrors } from '../../daemon/bench/result-file.ts';
-import { hasCorePhases, RESULT_FORMAT, type AnyBenchResult, type ClusterConfiguration, type ClusterPhase } from '../../daemon/bench/result.ts';
-import { runText } from '../../daemon/bench/run-text.ts';
+import { clusterGap, type ClusterStatusView, type ReadyView } from '../../bench/suite/cluster-ready.ts';
+import { clusterKey, clusterName, clusterQueries, cpuPerRequest, DEFAULT_CLUSTERS, medianP50, mismatches, overheadBaseline, overheads, parseClusters, replicationFor, sameNodesOverheads } from '../../bench/suite/cluster-figures.ts';
+import { compareResults } from '../../bench/suite/compare.ts';
+import { answerSignature, type QueryLatency } from '../../bench/suite/mix-latency.ts';
+import { dealConnections, rotate } from '../../bench/suite/mix-load.ts';
+import { summarize } from '../../bench/suite/percentiles.ts';
+import { parseProcStat, treeTicksOf, type ProcStat } from '../../bench/suite/proc-tree.ts';
+import { readResult, readResultFile, resultErrors } from '../../bench/suite/result-file.ts';
+import { hasCorePhases, RESULT_FORMAT, type AnyBenchResult, type ClusterConfiguration, type ClusterPhase } from '../../bench/suite/result.ts';
+import { runText } from '../../bench/suite/run-text.ts';
 import { syntheticResult } from '../helpers/bench-fixture.ts';
 import { tempDir } from '../helpers/corpus.ts';
 

@@ -1,19 +1,19 @@
 // `trawl bench compare` as an operator runs it, on two committed result files: two full
-// runs of the same commit on the Linux source (bench/results/*-issue8-*), the table, the
-// JSON for CI and the chart, and an exit status that agrees with the verdicts.
+// runs of the same commit on the Linux source (bench/results/history/*-issue8-*), the
+// table, the JSON for CI and the chart, and an exit status that agrees with the verdicts.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
-import type { CompareReport } from '../../daemon/bench/compare.ts';
-import { readResult } from '../../daemon/bench/result-file.ts';
+import type { CompareReport } from '../../bench/suite/compare.ts';
+import { readResult } from '../../bench/suite/result-file.ts';
 import { tempDir } from '../helpers/corpus.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const OLD = join(ROOT, 'bench', 'results', '2026-11-22-issue8-linux-6.1.json');
-const NEW = join(ROOT, 'bench', 'results', '2026-11-22-issue8-linux-6.1-rerun.json');
+const OLD = join(ROOT, 'bench', 'results', 'history', '2026-11-22-issue8-linux-6.1.json');
+const NEW = join(ROOT, 'bench', 'results', 'history', '2026-11-22-issue8-linux-6.1-rerun.json');
 const tmp = tempDir('bench-compare-cli');
 after(() => tmp.cleanup());
 

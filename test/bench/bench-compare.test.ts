@@ -1,4 +1,4 @@
-// `trawl bench compare` (daemon/bench/compare.ts, compare-text.ts, chart.ts) on synthetic
+// `trawl bench compare` (bench/suite/compare.ts, compare-text.ts, chart.ts) on synthetic
 // results (test/helpers/bench-fixture.ts): a 30% slowdown of every sample is a regression
 // of every query and exit status 1; another run of the same distributions is no change and
 // no warning; throughput is judged the other way round; single measurements are judged
@@ -8,11 +8,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareResults, type CompareReport, type MetricComparison } from '../../daemon/bench/compare.ts';
-import { compareText } from '../../daemon/bench/compare-text.ts';
-import { compareChartSvg, escapeXml } from '../../daemon/bench/chart.ts';
-import type { BenchResult } from '../../daemon/bench/result.ts';
-import { resultErrors } from '../../daemon/bench/result-file.ts';
+import { compareResults, type CompareReport, type MetricComparison } from '../../bench/suite/compare.ts';
+import { compareText } from '../../bench/suite/compare-text.ts';
+import { compareChartSvg, escapeXml } from '../../bench/suite/chart.ts';
+import type { BenchResult } from '../../bench/suite/result.ts';
+import { resultErrors } from '../../bench/suite/result-file.ts';
 import { SYNTHETIC_QUERIES, syntheticResult } from '../helpers/bench-fixture.ts';
 
 const byId = (r: CompareReport, id: string): MetricComparison => {
@@ -323,7 +323,7 @@ test('run-to-run noise: queries that wobble together raise the floor; a query fa
   assert.equal(compareResults(syntheticResult({ seed: 1 }), syntheticResult({ seed: 2 })).searchNoiseFloor, null);
 });
 
-/** `r` with the whole-process timings (issue 21), every sample times `scale`. */
+/** `r` with the whole-process timings, every sample times `scale`. */
 function withCommands(r: BenchResult, scale = 1): BenchResult {
   return edited(r, (x) => {
     const runs = (...s: number[]) => ({ secondsSamples: s.map((v) => v * scale) });
@@ -342,7 +342,7 @@ function withCommands(r: BenchResult, scale = 1): BenchResult {
   });
 }
 
-/** `r` with a re-indexing phase, with or without its syncs (results from before issue 21 have none). */
+/** `r` with a re-indexing phase, with or without its syncs (older results have none). */
 function withReindex(r: BenchResult, sync: boolean, scale = 1): BenchResult {
   return edited(r, (x) => {
     const build = (s: number, bytes: number) => ({ secondsSamples: [s], peakRssBytes: 1e9, indexBytes: bytes, branchListBytes: 1000 });

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { identifierSpecs } from '../../daemon/bench/distinct-latency.ts';
-import { corpusIdentifiers, drawSets, looksLikeIdentifier, type Identifier } from '../../daemon/bench/identifiers.ts';
-import { manyReposQueries, repoOf } from '../../daemon/bench/many-repos-queries.ts';
+import { identifierSpecs } from '../../bench/suite/distinct-latency.ts';
+import { corpusIdentifiers, drawSets, looksLikeIdentifier, type Identifier } from '../../bench/suite/identifiers.ts';
+import { manyReposQueries, repoOf } from '../../bench/suite/many-repos-queries.ts';
 import { tempDir } from '../helpers/corpus.ts';
 
 describe('identifiers: what counts as one', () => {
@@ -103,7 +103,7 @@ describe('identifiers: the seeded draw', () => {
 
 describe('many repositories: the query kinds', () => {
   const pool = candidates(2000, 40);
-  const { sets, kinds } = manyReposQueries(pool, 95, 200, { runs: 100, ms: 500 }, true, 11);
+  const { sets, kinds } = manyReposQueries(pool, 95, { count: 200, warmup: { runs: 100, ms: 500 }, cold: true, seed: 11 });
   const kind = (k: string) => kinds.find((x) => x.kind === k)!;
   const text = (k: string) => kind(k).requests.map((r) => ('search' in r ? r.search : r.get));
 
@@ -142,6 +142,6 @@ describe('many repositories: the query kinds', () => {
   });
 
   it('draws the same queries for the same seed', () => {
-    assert.deepEqual(manyReposQueries(pool, 95, 200, { runs: 100, ms: 500 }, true, 11).kinds, kinds);
+    assert.deepEqual(manyReposQueries(pool, 95, { count: 200, warmup: { runs: 100, ms: 500 }, cold: true, seed: 11 }).kinds, kinds);
   });
 });

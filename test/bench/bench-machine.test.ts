@@ -1,4 +1,4 @@
-// The commit a benchmark result names (daemon/bench/machine.ts gitCommit): "+uncommitted"
+// The commit a benchmark result names (bench/suite/machine.ts gitCommit): "+uncommitted"
 // when what runs differs from HEAD, never because of the report being written.
 
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { gitCommit } from '../../daemon/bench/machine.ts';
+import { gitCommit } from '../../bench/suite/machine.ts';
 
 describe('gitCommit', () => {
   let root: string;

@@ -11,10 +11,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ensureManyCorpus } from '../../daemon/bench/many-repos-setup.ts';
-import { median } from '../../daemon/bench/percentiles.ts';
-import { resultErrors } from '../../daemon/bench/result-file.ts';
-import type { AnyBenchResult, ManyReposCorpus } from '../../daemon/bench/result.ts';
+import { ensureManyCorpus } from '../../bench/suite/many-repos-setup.ts';
+import { median } from '../../bench/suite/percentiles.ts';
+import { resultErrors } from '../../bench/suite/result-file.ts';
+import type { AnyBenchResult, ManyReposCorpus } from '../../bench/suite/result.ts';
 import { prng, tempDir } from '../helpers/corpus.ts';
 import { runTrawl as trawl } from '../helpers/trawl-cli.ts';
 

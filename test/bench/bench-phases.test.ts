@@ -9,9 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { CompareReport } from '../../daemon/bench/compare.ts';
-import { resultErrors } from '../../daemon/bench/result-file.ts';
-import type { BenchResult } from '../../daemon/bench/result.ts';
+import type { CompareReport } from '../../bench/suite/compare.ts';
+import { resultErrors } from '../../bench/suite/result-file.ts';
+import type { BenchResult } from '../../bench/suite/result.ts';
 import { generateCorpus, tempDir } from '../helpers/corpus.ts';
 import { runTrawl as trawl, TRAWL } from '../helpers/trawl-cli.ts';
 
@@ -137,7 +137,7 @@ describe('trawl bench run --quick --auth --web --reindex', () => {
 });
 
 describe('a result of the code viewer alone (--only viewer)', () => {
-  // The committed run of issue 23: the schema's "one phase alone" branch takes it, with
+  // The committed run of the code viewer: the schema's "one phase alone" branch takes it, with
   // none of the core phases, and compare reads it (judging nothing against itself).
   const file = join(import.meta.dirname, '..', '..', 'bench', 'results', '2026-11-27-issue23-viewer-linux-6.1.json');
 

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
-import { rankingPhase } from '../../daemon/bench/phase-ranking.ts';
-import { loadJudged } from '../../daemon/bench/judged.ts';
-import { LINUX_CORPUS, judgedQueries } from '../../daemon/bench/run.ts';
+import { rankingPhase } from '../../bench/suite/phase-ranking.ts';
+import { loadJudged } from '../../bench/suite/judged.ts';
+import { LINUX_CORPUS, judgedQueries } from '../../bench/suite/run-plan.ts';
 import { tempDir } from '../helpers/corpus.ts';
 
 test('the ranking line counts judged queries whose file is in the top 3, limited and with every match ranked', async () => {

@@ -4,9 +4,9 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseRunArgs, withDefaultValues } from '../../daemon/cli/bench-command.ts';
+import { parseRunArgs, withDefaultValues } from '../../bench/suite/command.ts';
 import { UsageError } from '../../daemon/cli/usage.ts';
-import { dropCachesRefused } from '../../daemon/bench/page-cache.ts';
+import { dropCachesRefused } from '../../bench/suite/page-cache.ts';
 
 describe('bench run: options that may go without a value', () => {
   const table: Array<{ args: string[]; want: string[] }> = [

@@ -9,10 +9,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadQueries } from '../../daemon/bench/queries.ts';
-import { resultErrors } from '../../daemon/bench/result-file.ts';
-import type { BenchResult } from '../../daemon/bench/result.ts';
-import { median } from '../../daemon/bench/percentiles.ts';
+import { loadQueries } from '../../bench/suite/queries.ts';
+import { resultErrors } from '../../bench/suite/result-file.ts';
+import type { BenchResult } from '../../bench/suite/result.ts';
+import { median } from '../../bench/suite/percentiles.ts';
 import { generateCorpus, tempDir } from '../helpers/corpus.ts';
 import { runTrawl as trawl } from '../helpers/trawl-cli.ts';
 

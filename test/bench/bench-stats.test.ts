@@ -1,4 +1,4 @@
-// The statistics of `trawl bench compare` (daemon/bench/stats.ts): the U test and the
+// The statistics of `trawl bench compare` (bench/suite/stats.ts): the U test and the
 // shift estimate against values worked out by hand, and the verdicts on synthetic
 // latency samples: a 30% slowdown is a regression, a 30% speed-up an improvement, the
 // same distribution drawn with another seed no change, and a 3% shift no change either
@@ -6,8 +6,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { median, quantileSorted } from '../../daemon/bench/percentiles.ts';
-import { compareSamples, hodgesLehmann, mannWhitney, normalCdf, seededRandom } from '../../daemon/bench/stats.ts';
+import { median, quantileSorted } from '../../bench/suite/percentiles.ts';
+import { compareSamples, hodgesLehmann, mannWhitney, normalCdf, seededRandom } from '../../bench/suite/stats.ts';
 
 /** Log-normal latencies (median `medianMs`, spread sigma) from a seeded generator, with a few slow outliers. */
 function latencies(n: number, medianMs: number, seed: number, sigma = 0.25): number[] {

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseSchedStat, processSchedTimes, schedPerRequest } from '../../daemon/bench/sched-stat.ts';
+import { parseSchedStat, processSchedTimes, schedPerRequest } from '../../bench/suite/sched-stat.ts';
 
 describe('schedstat', () => {
   const table: Array<{ text: string; want: ReturnType<typeof parseSchedStat> }> = [

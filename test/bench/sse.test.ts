@@ -1,10 +1,10 @@
-// The bench's stream client's counting of Server-Sent Events (daemon/bench/sse.ts): a
+// The bench's stream client's counting of Server-Sent Events (bench/suite/sse.ts): a
 // table of bodies, each fed whole and split at every byte (events and their blank lines
 // cut across reads), against the counts the body holds.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SseCounter, type SseCounts } from '../../daemon/bench/sse.ts';
+import { SseCounter, type SseCounts } from '../../bench/suite/sse.ts';
 
 const chunk = (files: number): string => `data: {"type":"chunk","files":[${Array.from({ length: files }, (_, i) => `{"n":${i},"text":"a\\nb"}`).join(',')}],"stats":{}}\n\n`;
 const final = (matches: number, exhaustive = true): string => `data: {"type":"final","accumulatedStats":{"actualMatchCount":${matches}},"isSearchExhaustive":${exhaustive}}\n\n`;

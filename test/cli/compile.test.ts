@@ -103,14 +103,15 @@ test('under tsx the modules are the sources; install root is the checkout', () =
   assert.equal(runnableModule('daemon/search/search-thread.ts').href, worker.href);
 });
 
-test('every module daemon/ starts by path is an entry of the build, and every entry exists', () => {
+test('every module the sources start by path is an entry of the build, and every entry exists', () => {
   // A module started by path is named by its source path from the root, in a string
   // (install-root.ts); one missing from ENTRIES would exist under tsx only.
   const named = new Set<string>();
   for (const f of sourceFiles()) {
-    for (const m of readFileSync(join(INSTALL_ROOT, f), 'utf8').matchAll(/'(daemon\/[\w/.-]+\.ts)'/g)) named.add(m[1]!);
+    for (const m of readFileSync(join(INSTALL_ROOT, f), 'utf8').matchAll(/'((?:daemon|bench\/suite)\/[\w/.-]+\.ts)'/g)) named.add(m[1]!);
   }
   assert.ok(named.has('daemon/search/search-thread.ts') && named.has('daemon/index/build-worker.ts'), 'the scan finds the worker threads');
+  assert.ok(named.has('bench/suite/index-child.ts'), "the scan finds the benchmark's child processes");
   for (const m of named) assert.ok(ENTRIES.includes(m), `${m} is started by path but is not in scripts/compile.js ENTRIES`);
   for (const e of ENTRIES) assert.ok(existsSync(join(INSTALL_ROOT, e)), `${e} does not exist`);
   assert.ok(ENTRIES.includes('daemon/cli/main.ts'), 'bin/trawl.js loads it');

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CBodyReader, C_BODY_DIRECTIVE, C_BODY_END, C_BODY_EOF, C_BODY_KEYWORD } from '../../core/index.ts';
-import { seededRandom } from '../../daemon/bench/stats.ts';
+import { seededRandom } from '../../bench/suite/stats.ts';
 
 const identStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x24 || c >= 0x80;
 const identPart = (c: number) => identStart(c) || (c >= 0x30 && c <= 0x39);

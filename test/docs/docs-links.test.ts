@@ -1,5 +1,5 @@
 // The documentation points at things that exist: every relative link of README.md,
-// docs/*.md and bench/README.md reaches a file of this repository (and a heading of it,
+// docs/*.md and bench/*.md reaches a file of this repository (and a heading of it,
 // for `#anchor` links), no link leaves the repository, and every source path the pages
 // name in backticks, or in the layout of docs/design.md, is there. A file moved or renamed
 // without its documentation fails here, naming the page and the path.
@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '../..');
-const PAGES = ['README.md', 'bench/README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const PAGES = ['README.md', 'bench/README.md', 'bench/METHOD.md', 'bench/HISTORY.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 /** Top-level folders whose paths the pages name. */
 const SOURCE_DIRS = ['bench', 'bin', 'core', 'daemon', 'docs', 'native', 'scripts', 'test', 'web'];
 

@@ -7,9 +7,9 @@
 // sample of scale 1 multiplied by exactly 1.3.
 
 import type { SearchStats } from '../../daemon/search/types.ts';
-import { RESULT_FORMAT, type BenchResult, type PeerResult, type QueryResult } from '../../daemon/bench/result.ts';
-import { median, quantileSorted } from '../../daemon/bench/percentiles.ts';
-import { seededRandom } from '../../daemon/bench/stats.ts';
+import { RESULT_FORMAT, type BenchResult, type PeerResult, type QueryResult } from '../../bench/suite/result.ts';
+import { median, quantileSorted } from '../../bench/suite/percentiles.ts';
+import { seededRandom } from '../../bench/suite/stats.ts';
 
 export interface SyntheticOptions {
   seed?: number;

@@ -1,6 +1,6 @@
 // What the web UI's end-to-end tests share: a new tab in its own context (its own cookies),
 // the focused element, and signing in through the page's dialog. The root tsconfig has no
-// DOM types, so what runs in the page is passed as strings; read daemon/bench/browser.ts
+// DOM types, so what runs in the page is passed as strings; read bench/suite/browser.ts
 // for why the tests wait with locators and never with page.waitForFunction.
 
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';

@@ -6,7 +6,7 @@
 //
 // Moving or renaming code moves the answers: when a file of the table moves, or a
 // definition moves to another file, update its row (the test says which row is stale).
-// The same idea for Linux 6.1 is bench/queries/linux-judged.json (daemon/bench/judged.ts).
+// The same idea for Linux 6.1 is bench/queries/linux-judged.json (bench/suite/judged.ts).
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
-import { describeMisses, judge, type JudgedQuery } from '../../daemon/bench/judged.ts';
+import { describeMisses, judge, type JudgedQuery } from '../../bench/suite/judged.ts';
 import { tempDir } from '../helpers/corpus.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -36,8 +36,8 @@ const JUDGED: JudgedQuery[] = [
   { query: "UsageError", regex: false, caseSensitive: true, expect: "daemon/cli/usage.ts" },
   { query: "Identity", regex: false, caseSensitive: true, expect: "daemon/auth/identity.ts" },
   { query: "Store", regex: false, caseSensitive: true, expect: "daemon/store/store.ts" },
-  { query: "foreignCores", regex: false, caseSensitive: true, expect: "daemon/bench/machine.ts" },
-  { query: "median", regex: false, caseSensitive: true, expect: "daemon/bench/percentiles.ts" },
+  { query: "foreignCores", regex: false, caseSensitive: true, expect: "bench/suite/machine.ts" },
+  { query: "median", regex: false, caseSensitive: true, expect: "bench/suite/percentiles.ts" },
   { query: "usersCommand", regex: false, caseSensitive: true, expect: "daemon/cli/users-command.ts" },
   { query: "Services", regex: false, caseSensitive: true, expect: "daemon/http/services.ts" },
   { query: "PostingsBuilder", regex: false, caseSensitive: true, expect: "core/postings-builder.ts" },

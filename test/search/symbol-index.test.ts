@@ -17,7 +17,7 @@ import { analyzeSymbolPattern, matchingNames } from '../../daemon/search/symbol-
 import type { SearchRequest } from '../../daemon/search/types.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { tempDir } from '../helpers/corpus.ts';
-import { seededRandom } from '../../daemon/bench/stats.ts';
+import { seededRandom } from '../../bench/suite/stats.ts';
 
 // Case variants, shared prefixes, the two non-ASCII letters that fold to ASCII (U+212A
 // KELVIN SIGN, U+017F LONG S), other non-ASCII, one-letter names, repeated definitions.

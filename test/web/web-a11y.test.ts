@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../../daemon/bench/browser.ts';
+import { launchBrowser } from '../../bench/suite/browser.ts';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { newUserKey } from '../helpers/cli-users.ts';
 import { installLicense, testLicensor } from '../helpers/license.ts';

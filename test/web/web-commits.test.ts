@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../../daemon/bench/browser.ts';
+import { launchBrowser } from '../../bench/suite/browser.ts';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { git, type TestRepo } from '../helpers/git.ts';
 import { newTab } from '../helpers/web.ts';

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../../daemon/bench/browser.ts';
+import { launchBrowser } from '../../bench/suite/browser.ts';
 import type { StreamedFile } from '../../daemon/search/types.ts';
 import { call, startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { ALPHA_FILES, fileId, OMEGA_FILES, pageRequest, RANK_QUERY, rankRepos } from '../helpers/rank-corpus.ts';

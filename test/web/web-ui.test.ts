@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
-import { launchBrowser } from '../../daemon/bench/browser.ts';
+import { launchBrowser } from '../../bench/suite/browser.ts';
 import { call, startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { activeId, activeText, newTab, signInWith } from '../helpers/web.ts';
 

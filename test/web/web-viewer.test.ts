@@ -1,6 +1,6 @@
 // The file view's code viewer and code navigation, end to end in headless Chromium against a
 // real daemon: a 200,000-line file opens at line 150,000 with only a screenful of lines in
-// the page (how fast is the web benchmark's question, daemon/bench/phase-web.ts, not this
+// the page (how fast is the web benchmark's question, bench/suite/phase-web.ts, not this
 // test's); exact match ranges and #L ranges are marked; shift-click on a line number
 // extends the range; CodeMirror's search opens on Ctrl-F; the grammar is loaded on demand,
 // by the file page and not by the search page; and clicking a name offers "Go to
@@ -10,8 +10,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../../daemon/bench/browser.ts';
-import { bigSource } from '../../daemon/bench/big-file.ts';
+import { launchBrowser } from '../../bench/suite/browser.ts';
+import { bigSource } from '../../bench/suite/big-file.ts';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { newTab } from '../helpers/web.ts';
 

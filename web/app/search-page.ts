@@ -111,7 +111,7 @@ export class SearchPage {
       this.ranked.insert(held.splice(0), renderResult);
       if (firstAt !== undefined) return;
       firstAt = performance.now() - started;
-      // For the bench (daemon/bench/phase-web.ts): when the frame that shows the first
+      // For the bench (bench/suite/phase-web.ts): when the frame that shows the first
       // result starts, in ms since the page's navigation began.
       firstFrame = new Promise((resolve) => requestAnimationFrame((t) => {
         this.list.dataset.firstResultAt = t.toFixed(1);
