@@ -108,4 +108,4 @@ try {
 } finally {
   rmSync(cwd, { recursive: true, force: true });
 }
-if (out) writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+if (out) writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);

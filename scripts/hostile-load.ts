@@ -76,7 +76,7 @@ async function healthDuring(url: string, until: Promise<unknown>): Promise<numbe
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const stats = (xs: number[]) => (xs.length === 0 ? { n: 0 } : { n: xs.length, p50: r1(quantile(xs, 0.5)), p90: r1(quantile(xs, 0.9)), p99: r1(quantile(xs, 0.99)), max: r1(Math.max(...xs)) });
-const hugeRegex = (k: number) => ({ query: `x${k}` + '.{0,1000}'.repeat(1800), matches: 100, isRegexEnabled: true });
+const hugeRegex = (k: number) => ({ query: `x${k}${'.{0,1000}'.repeat(1800)}`, matches: 100, isRegexEnabled: true });
 const costly = (k: number) => ({ query: Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0x100 + ((i + k) % 128))).join(' or '), matches: 100 });
 const normal = (id: string) => ({ query: id, matches: 100 });
 
@@ -118,7 +118,7 @@ try {
   }
 
   {
-    const a = await post(url, '/api/search', { query: Array.from({ length: 3276 }, () => 'a').join(' or ') + ' or b', matches: 100 }, '10.2.0.1');
+    const a = await post(url, '/api/search', { query: `${Array.from({ length: 3276 }, () => 'a').join(' or ')} or b`, matches: 100 }, '10.2.0.1');
     print('terms', { status: a.status, ms: r1(a.ms) });
   }
 
@@ -156,4 +156,4 @@ try {
   await stopServer(server);
   rmSync(cwd, { recursive: true, force: true });
 }
-if (out) writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+if (out) writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);

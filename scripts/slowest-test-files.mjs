@@ -12,5 +12,5 @@ export default async function* slowestFiles(source) {
   const total = [...byFile.values()].reduce((a, b) => a + b, 0);
   const slowest = [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 15);
   yield `\n# the slowest test files (of ${byFile.size}; ${(total / 1000).toFixed(0)} s of tests in all, two files at a time):\n`;
-  for (const [file, ms] of slowest) yield `#   ${(ms / 1000).toFixed(1).padStart(6)} s  ${file.replace(process.cwd() + '/', '')}\n`;
+  for (const [file, ms] of slowest) yield `#   ${(ms / 1000).toFixed(1).padStart(6)} s  ${file.replace(`${process.cwd()}/`, '')}\n`;
 }

@@ -49,7 +49,7 @@ files.sort();
 // ctags as the indexer ran it (symbols/ctags.ts' options), file by file in one process.
 const r = spawnSync('ctags', ['--options=NONE', '--output-format=json', '--fields=NFnKesp', '--extras=F', '--sort=no', '-L', '-', '-f', '-'], {
   cwd: root,
-  input: files.join('\n') + '\n',
+  input: `${files.join('\n')}\n`,
   maxBuffer: 2 ** 31,
   stdio: ['pipe', 'pipe', 'ignore'],
 });
@@ -118,8 +118,8 @@ for (const f of files) {
   for (const k of plus) extra.set(k.split('|')[1]!, (extra.get(k.split('|')[1]!) ?? 0) + 1);
   if (minus.length + plus.length > 0) report.push(`== ${f}`, ...minus.map((k) => `  - ${k}`), ...plus.map((k) => `  + ${k}`));
 }
-writeFileSync(out, report.join('\n') + '\n');
-const pct = (a: number, b: number) => (b === 0 ? '-' : ((100 * a) / b).toFixed(2) + ' %');
+writeFileSync(out, `${report.join('\n')}\n`);
+const pct = (a: number, b: number) => (b === 0 ? '-' : `${((100 * a) / b).toFixed(2)} %`);
 console.log(`${files.length} files (${(bytes / 1e6).toFixed(1)} MB); ${toCtags} left to ctags (C headers with C++ or Objective-C)`);
 console.log(`ctags ${ctagsCount} definitions, the scanner ${scannerCount}; the same: ${same} (${pct(same, ctagsCount)} of ctags', ${pct(same, scannerCount)} of the scanner's); the same name, kind and line: ${samePlace} of ctags'`);
 console.log(`only ctags, by kind: ${JSON.stringify(Object.fromEntries([...missing].sort((a, b) => b[1] - a[1])))}`);

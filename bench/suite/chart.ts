@@ -162,5 +162,5 @@ export function compareChartSvg(report: CompareReport): string {
     out.push('</g>');
   });
   out.push('</svg>');
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }

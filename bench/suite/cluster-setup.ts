@@ -139,8 +139,8 @@ export async function startPlain(o: SetupOptions, log: (s: string) => void): Pro
   mkdirSync(dir, { recursive: true });
   const syncConfig = join(dir, 'sync.json');
   const serveConfig = join(dir, 'serve.json');
-  writeFileSync(syncConfig, JSON.stringify({ settings: settings(o.symbols), connections: connections(o.gitDir) }, null, 2) + '\n');
-  writeFileSync(serveConfig, JSON.stringify({ settings: settings(o.symbols) }, null, 2) + '\n');
+  writeFileSync(syncConfig, `${JSON.stringify({ settings: settings(o.symbols), connections: connections(o.gitDir) }, null, 2)}\n`);
+  writeFileSync(serveConfig, `${JSON.stringify({ settings: settings(o.symbols) }, null, 2)}\n`);
   const dataDir = join(dir, 'data');
   const started = performance.now();
   trawl(o.root, ['sync', '--config', syncConfig, '--data-dir', dataDir], dir);
@@ -198,7 +198,7 @@ export async function startCluster(o: SetupOptions & { nodes: number; replicatio
     track(redis.child);
     const config = join(dir, 'trawl.json');
     const cluster = { store: postgres.url, redis: redis.url, replicationFactor: o.replicationFactor, name: 'bench' };
-    writeFileSync(config, JSON.stringify({ settings: settings(o.symbols), connections: connections(o.gitDir), cluster }, null, 2) + '\n');
+    writeFileSync(config, `${JSON.stringify({ settings: settings(o.symbols), connections: connections(o.gitDir), cluster }, null, 2)}\n`);
     const headers = ownerKey(o.root, ['--config', config], dir);
     const ids = Array.from({ length: o.nodes }, (_, i) => `n${i + 1}`);
     const dataDirs = ids.map((id) => join(dir, id));

@@ -173,7 +173,7 @@ function compare(argv: string[]): number {
   };
   const report = compareResults(readResultFile(oldFile), readResultFile(newFile), options);
   if (values.chart !== undefined) writeFileSync(values.chart, compareChartSvg(report));
-  process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : compareText(report));
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : compareText(report));
   return report.exitStatus;
 }
 

@@ -53,7 +53,7 @@ const verdictText = (m: MetricComparison) => (m.verdict === 'regression' ? 'REGR
 /** Cut to `width` code points, the last one an ellipsis when anything was cut. */
 export function truncate(text: string, width: number): string {
   const chars = [...text];
-  return chars.length <= width ? text : chars.slice(0, Math.max(0, width - 1)).join('') + '…';
+  return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
 }
 
 const length = (s: string) => [...s].length;
@@ -101,7 +101,7 @@ function table(title: string, metrics: MetricComparison[], valueHeader: string):
   // The label takes what the other columns leave, so that a long query cannot push a row past WIDTH.
   const others = widths.slice(1).reduce((a, b) => a + b, 0) + GAP.length * (columns.length - 1);
   widths[0] = Math.max(12, Math.min(widths[0]!, WIDTH - 2 - others));
-  const row = (values: string[]) => '  ' + values.map((v, i) => pad(truncate(v, widths[i]!), widths[i]!, columns[i]!.right)).join(GAP).trimEnd();
+  const row = (values: string[]) => `  ${values.map((v, i) => pad(truncate(v, widths[i]!), widths[i]!, columns[i]!.right)).join(GAP).trimEnd()}`;
   const lines = [title, row(columns.map((c) => c.header))];
   metrics.forEach((m, i) => {
     lines.push(row(cells[i]!));
@@ -191,5 +191,5 @@ export function compareText(report: CompareReport): string {
     if (t.length > 0) lines.push(...t, '');
   }
   lines.push(summaryLine(report));
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

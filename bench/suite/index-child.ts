@@ -9,4 +9,4 @@ const [corpus, dataDir] = positionals;
 if (!corpus || !dataDir || positionals.length !== 2) throw new Error('usage: index-child.ts CORPUS DATA_DIR [--no-symbols] [--branches GLOB]');
 const revisions = values.branches === undefined ? {} : { revisions: { branches: [values.branches], tags: [] } };
 const summary = await indexLocal(corpus, { dataDir, symbols: values['no-symbols'] !== true, ...revisions });
-process.stdout.write(JSON.stringify({ summary, maxRssKiB: process.resourceUsage().maxRSS }) + '\n');
+process.stdout.write(`${JSON.stringify({ summary, maxRssKiB: process.resourceUsage().maxRSS })}\n`);

@@ -145,7 +145,7 @@ function sourceFile(next: () => number, repo: number, lines: number): string {
     const name = `${word(next, 3)}_${word(next, 2)}`;
     out.push(`static int ${name}(int ${word(next, 2)}, const char *${word(next, 2)})`, '{', `\treturn ${word(next, 3)}(${Math.floor(next() * 1000)});`, '}', '');
   }
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
 /**

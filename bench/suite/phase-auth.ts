@@ -59,7 +59,7 @@ export async function authPhase(o: AuthPhaseOptions, log: (s: string) => void): 
   const cwd = join(o.work, 'auth');
   mkdirSync(cwd, { recursive: true });
   const config = join(cwd, 'trawl.json');
-  writeFileSync(config, JSON.stringify({ settings: { anonymousAccess: true, rateLimit: { requestsPerDay: REQUESTS_PER_DAY, store: 'embedded' } } }, null, 2) + '\n');
+  writeFileSync(config, `${JSON.stringify({ settings: { anonymousAccess: true, rateLimit: { requestsPerDay: REQUESTS_PER_DAY, store: 'embedded' } } }, null, 2)}\n`);
   const variants: Array<{ name: AuthVariant['name']; headers: Record<string, string> }> = [
     { name: 'anonymous', headers: {} },
     { name: 'apiKey', headers: { authorization: `Bearer ${key}` } },

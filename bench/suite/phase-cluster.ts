@@ -161,7 +161,7 @@ async function measure(cfg: Configuration, o: ClusterPhaseOptions, m: Measuremen
   const before = markOf(cfg, reference);
   const schedOf = () => cfg.servers.map((s) => (s.child.pid === undefined ? null : processSchedTimes(s.child.pid)));
   const sched0 = schedOf();
-  const mixed = await mixLatency({ targets: cfg.servers.map((s) => s.url), reference: reference?.servers[0]!.url, queries, iterations: o.iterations, warmup: o.warmup }, log, label);
+  const mixed = await mixLatency({ targets: cfg.servers.map((s) => s.url), reference: reference?.servers[0]?.url, queries, iterations: o.iterations, warmup: o.warmup }, log, label);
   const latency = mixed.queries;
   const oneClient = schedPerRequest(sched0, schedOf(), mixed.requests);
   seeForeign(load(before, markOf(cfg, reference)).foreignCores);

@@ -37,7 +37,7 @@ import { sampleRss, sampleRssFor } from './memory.ts';
 import { median } from './percentiles.ts';
 import type { ManyReposCorpus, ManyReposPhase, ManyReposQueries, Warmup } from './result.ts';
 import { peerKind, peerLine } from './peer-kinds.ts';
-import { serveUntilReady, type ReadyServer } from './serve-ready.ts';
+import { serveUntilReady, } from './serve-ready.ts';
 import { seededRandom } from './stats.ts';
 import { post } from './http-client.ts';
 import { formatBytes } from '../../daemon/cli/format.ts';

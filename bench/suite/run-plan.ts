@@ -88,7 +88,7 @@ export function defaultQueries(corpusArg: string): string {
 }
 
 /** A path under the checkout as a relative one (how the result file names it). */
-export const displayPath = (p: string) => (p.startsWith(ROOT + '/') ? relative(ROOT, p) : p);
+export const displayPath = (p: string) => (p.startsWith(`${ROOT}/`) ? relative(ROOT, p) : p);
 
 /** A run's inputs, checked, and its options. */
 export interface RunPlan {

@@ -16,7 +16,7 @@ const times = (x: number | null | undefined) => (x === null || x === undefined |
 const bytes = (n: number | null | undefined) => (n === null || n === undefined ? '—' : formatBytes(n));
 
 function peerCell(p: PeerResult | undefined, name: string): { ms: string; ratio: string } {
-  if (!p || !p.available) return { ms: '', ratio: '' };
+  if (!p?.available) return { ms: '', ratio: '' };
   const q = p.queries.find((x) => x.name === name);
   if (!q) return { ms: 'n/a', ratio: '' };
   if (q.medianMs === null) return { ms: q.error ? 'error' : '—', ratio: '' };
@@ -165,7 +165,7 @@ function onlyText(r: AnyBenchResult): string {
     ...phaseText(r),
   ];
   if (r.notes.length) lines.push('', ...r.notes.map((n) => `- ${n}`));
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 export function runText(any: AnyBenchResult): string {
@@ -261,5 +261,5 @@ export function runText(any: AnyBenchResult): string {
     lines.push('');
     for (const n of r.notes) lines.push(`- ${n}`);
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

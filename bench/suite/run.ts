@@ -327,6 +327,6 @@ export function writeResult(path: string, result: AnyBenchResult): void {
  */
 export function formatResultJson(result: AnyBenchResult): string {
   return (
-    JSON.stringify(result, null, 2).replace(/\[\s*(-?\d[\d.e+-]*(?:,\s*-?\d[\d.e+-]*)*)\s*\]/g, (_, nums: string) => `[${nums.split(/,\s*/).join(', ')}]`) + '\n'
+    `${JSON.stringify(result, null, 2).replace(/\[\s*(-?\d[\d.e+-]*(?:,\s*-?\d[\d.e+-]*)*)\s*\]/g, (_, nums: string) => `[${nums.split(/,\s*/).join(', ')}]`)}\n`
   );
 }

@@ -49,4 +49,4 @@ for (let i = 1; i <= count('runs'); i++) {
   collectHeap();
   runs.push(await checked(i));
 }
-process.stdout.write(JSON.stringify(runs) + '\n');
+process.stdout.write(`${JSON.stringify(runs)}\n`);

@@ -81,7 +81,7 @@ export async function streamOnce(trawl: StreamTarget, body: string, run: number)
   log(
     `  ${run === 0 ? 'warm-up' : `run ${run}`}: ${r.status} ${formatBytes(bytes)} in ${formatMs(totalMs)} (${r.mbPerSecond.toFixed(1)} MB/s), first byte ${formatMs(r.firstByteMs)}, first result ${formatMs(r.firstResultMs)}, ` +
       `${r.messages} messages (${r.chunks} chunks${r.keepAlives ? `, ${r.keepAlives} keep-alives` : ''}), final ${r.final ? 'yes' : 'NO'}, [DONE] last ${r.endsWithDone ? 'yes' : 'NO'}, ${r.matches ?? '?'} matches` +
-      `${r.error ? `, error: ${r.error}` : ''}; trawl ${l.serverCores['trawl']?.toFixed(2) ?? '?'} cores, other ${l.foreignCores?.toFixed(2) ?? '?'}`,
+      `${r.error ? `, error: ${r.error}` : ''}; trawl ${l.serverCores.trawl?.toFixed(2) ?? '?'} cores, other ${l.foreignCores?.toFixed(2) ?? '?'}`,
   );
   return r;
 }

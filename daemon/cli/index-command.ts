@@ -46,7 +46,7 @@ export async function indexCommand(argv: string[]): Promise<number> {
       onSymbolsProgress: tty ? (p) => process.stderr.write(symbolsProgressLine(label, p)) : undefined,
     });
     if (tty) process.stderr.write('\r\x1b[K');
-    process.stdout.write(summaryLine(summary) + '\n');
+    process.stdout.write(`${summaryLine(summary)}\n`);
   }
   return 0;
 }

@@ -48,7 +48,7 @@ export interface LicenseCommandDeps {
 }
 
 export async function licenseCommand(argv: string[], deps: LicenseCommandDeps): Promise<number> {
-  const out = deps.out ?? ((line: string) => void process.stdout.write(line + '\n'));
+  const out = deps.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const now = deps.now ?? (() => new Date());
   if (argv.includes('--help') || argv.includes('-h')) {
     out(LICENSE_HELP);

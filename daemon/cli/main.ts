@@ -64,14 +64,14 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; help?: string }>> =
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(HELP.main + '\n');
+    process.stdout.write(`${HELP.main}\n`);
     return command === undefined ? 2 : 0;
   }
   const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!load) throw new UsageError(`unknown command "${command}" (see trawl --help)`);
   const { run, help } = await load();
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write((help ?? HELP[command] ?? HELP.main) + '\n');
+    process.stdout.write(`${help ?? HELP[command] ?? HELP.main}\n`);
     return 0;
   }
   return run(rest);
@@ -94,6 +94,6 @@ try {
   const { escapeControl } = await import('./format.ts');
   const lines = err instanceof ConfigError ? message.split('\n') : [message.trimEnd()];
   for (const line of lines) process.stderr.write(`trawl: ${escapeControl(line)}\n`);
-  if (verbose && e.stack) process.stderr.write(e.stack + '\n');
+  if (verbose && e.stack) process.stderr.write(`${e.stack}\n`);
   process.exitCode = usage ? 2 : 1;
 }

@@ -21,7 +21,7 @@ export async function reposCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`repos takes no arguments, got "${positionals[0]}"`);
   const repos = await listRepos(resolveDataDir(values['data-dir']), values.all === true);
   if (values.json) {
-    process.stdout.write(jsonText(repos, 2) + '\n');
+    process.stdout.write(`${jsonText(repos, 2)}\n`);
     return 0;
   }
   if (repos.length === 0) {
@@ -31,7 +31,7 @@ export async function reposCommand(argv: string[]): Promise<number> {
   // A repository's name comes from its code host or its directory, its error from git: escaped.
   const rows = repos.map((r) => row(r).map(escapeControl));
   const head = ['ID', 'REPOSITORY', 'STATE', 'REFS', 'INDEXED', 'LAST ERROR'];
-  for (const line of formatTable(head, rows)) process.stdout.write(line + '\n');
+  for (const line of formatTable(head, rows)) process.stdout.write(`${line}\n`);
   return 0;
 }
 

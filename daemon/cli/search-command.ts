@@ -41,7 +41,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
   // webUrl fields name the daemon: $TRAWL_PUBLIC_URL, else its default address.
   const publicUrl = process.env.TRAWL_PUBLIC_URL?.replace(/\/+$/, '');
   const view = new IndexView(dataDir, {
-    onBroken: (b) => process.stderr.write(escaped`trawl: repository ${b.name ?? b.repoId}: its index is damaged (${b.reason}); left out until it is re-indexed (trawl index, trawl sync)` + '\n'),
+    onBroken: (b) => process.stderr.write(`${escaped`trawl: repository ${b.name ?? b.repoId}: its index is damaged (${b.reason}); left out until it is re-indexed (trawl index, trawl sync)`}\n`),
   });
   // No more worker threads than shards, and none for one shard (the search runs in this
   // thread): a worker takes longer to start than a one-shard search takes (docs/design.md,
@@ -53,7 +53,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
   if (searcher.shardCount === 0 && searcher.brokenCount === 0) throw new Error(`nothing is indexed in ${dataDir}: run trawl index PATH first`);
   try {
     const res = await searcher.search(req, { brute: values.brute === true });
-    writeStdout(values.json ? JSON.stringify(res) + '\n' : formatText(res));
+    writeStdout(values.json ? `${JSON.stringify(res)}\n` : formatText(res));
     if (res.stats.crashes > 0) process.stderr.write(`trawl: ${res.stats.crashes} shard(s) failed during the search; results are incomplete\n`);
   } finally {
     await searcher.close();
@@ -112,5 +112,5 @@ function formatText(res: SearchResponse): string {
     `${s.actualMatchCount} match${s.actualMatchCount === 1 ? '' : 'es'} in ${s.fileCount} file${s.fileCount === 1 ? '' : 's'}` +
       `${res.isSearchExhaustive ? '' : ' (more exist: raise --matches)'} in ${(s.duration / 1e6).toFixed(1)} ms`,
   );
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }

@@ -31,7 +31,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
   const dataDir = resolveDataDir(values['data-dir']);
   const store = openStore(dataDir);
   const tty = process.stderr.isTTY === true;
-  const out = (line: string) => process.stdout.write(line + '\n');
+  const out = (line: string) => process.stdout.write(`${line}\n`);
   const status = (line: string) => {
     if (tty) process.stderr.write(`\r\x1b[K${line}`);
   };

@@ -7,9 +7,9 @@ import { escapePointer } from './json-positions.ts';
 import { defs, type JsonObject } from './schema.ts';
 
 /** The connection types, in the schema's order (for messages: the schema is the one list). */
-const CONNECTION_TYPES: readonly string[] = (defs['connection']!['oneOf'] as Array<{ $ref: string }>).map((branch) => {
+const CONNECTION_TYPES: readonly string[] = (defs.connection!.oneOf as Array<{ $ref: string }>).map((branch) => {
   const def = defs[branch.$ref.replace('#/$defs/', '')]!;
-  return (def['properties'] as Record<string, JsonObject>)['type']!['const'] as string;
+  return (def.properties as Record<string, JsonObject>).type!.const as string;
 });
 
 /** A problem at a JSON pointer, and where that value is in the file when known. */
@@ -27,7 +27,7 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
     .map((e) => ({
       instancePath: e.instancePath,
       prefix: e.schemaPath.replace(/\/if$/, '/then/'),
-      text: describeCondition((e.parentSchema as JsonObject | undefined)?.['if']),
+      text: describeCondition((e.parentSchema as JsonObject | undefined)?.if),
     }));
   const conditionOf = (e: ErrorObject): string | undefined =>
     conditions.find((c) => within(e.instancePath, c.instancePath) && e.schemaPath.startsWith(c.prefix))?.text;
@@ -37,7 +37,7 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
   // A branch that is a $ref (settings.metrics.auth's secretRef) is compiled on its own:
   // its errors carry that definition's paths, so they are told by their schema object.
   const refsOf = (a: ErrorObject): unknown[] =>
-    Array.isArray(a.schema) ? a.schema.map((b) => (b as JsonObject)['$ref']).filter((r): r is string => typeof r === 'string').map((r) => defs[r.replace('#/$defs/', '')]) : [];
+    Array.isArray(a.schema) ? a.schema.map((b) => (b as JsonObject).$ref).filter((r): r is string => typeof r === 'string').map((r) => defs[r.replace('#/$defs/', '')]) : [];
   const insideAnyOf = (e: ErrorObject): boolean =>
     anyOfs.some(
       (a) =>
@@ -67,7 +67,7 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
       continue;
     }
 
-    if (schema === defs['secretRef'] && (e.keyword === 'type' || e.keyword === 'required')) {
+    if (schema === defs.secretRef && (e.keyword === 'type' || e.keyword === 'required')) {
       add(e.instancePath, `must be {"env": "NAME"}: secrets are never written in the file; name the environment variable that holds it`);
       continue;
     }
@@ -75,10 +75,10 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
     switch (e.keyword) {
       case 'additionalProperties': {
         const name = (e.params as { additionalProperty: string }).additionalProperty;
-        const allowed = Object.keys((schema?.['properties'] as JsonObject | undefined) ?? {});
+        const allowed = Object.keys((schema?.properties as JsonObject | undefined) ?? {});
         const guess = closest(name, allowed);
         let message = `unknown property ${JSON.stringify(name)}`;
-        if (schema === defs['secretRef']) message += ': a secret is only {"env": "NAME"}; secrets are never written in the file';
+        if (schema === defs.secretRef) message += ': a secret is only {"env": "NAME"}; secrets are never written in the file';
         else if (guess) message += ` (did you mean ${JSON.stringify(guess)}?)`;
         else message += `; allowed here: ${quoteList(allowed)}`;
         add(`${e.instancePath}/${escapePointer(name)}`, message);
@@ -87,15 +87,15 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
       case 'required': {
         const name = (e.params as { missingProperty: string }).missingProperty;
         let message = `missing required property ${JSON.stringify(name)}`;
-        if (name === 'type' && schema === defs['connection']) message += `, one of ${quoteList(CONNECTION_TYPES)}`;
+        if (name === 'type' && schema === defs.connection) message += `, one of ${quoteList(CONNECTION_TYPES)}`;
         add(e.instancePath, when ? `${message} (required when ${when})` : message);
         break;
       }
       case 'discriminator': {
         const { error, tagValue } = e.params as { error: string; tagValue?: unknown };
         const data = e.data as JsonObject | undefined;
-        if (error === 'tag' && data?.['type'] === undefined) break; // the `required` error says it
-        const value = error === 'mapping' ? tagValue : data?.['type'];
+        if (error === 'tag' && data?.type === undefined) break; // the `required` error says it
+        const value = error === 'mapping' ? tagValue : data?.type;
         const guess = typeof value === 'string' ? closest(value, CONNECTION_TYPES) : undefined;
         add(
           `${e.instancePath}/type`,
@@ -141,7 +141,7 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
       case 'pattern': {
         let message = `must be ${patternRule(schema) ?? `a string matching ${JSON.stringify((e.params as { pattern: string }).pattern)}`}, not ${describeValue(e.data)}`;
         // A URL with user:password@ is a secret in the file.
-        if (schema === defs['httpUrl'] && typeof e.data === 'string' && /^[a-z]+:\/\/[^/]*@/i.test(e.data)) {
+        if (schema === defs.httpUrl && typeof e.data === 'string' && /^[a-z]+:\/\/[^/]*@/i.test(e.data)) {
           message += '; credentials go in "token": {"env": "NAME"}, never in the file';
         }
         add(e.instancePath, message);
@@ -170,7 +170,7 @@ const TYPE_NAMES: Record<string, string> = {
  * that says what a value may look like.
  */
 function patternRule(schema: JsonObject | undefined): string | undefined {
-  const description = schema?.['description'];
+  const description = schema?.description;
   if (typeof description !== 'string' || !Object.values(defs).includes(schema!)) return undefined;
   const text = description.split(/\.(?:\s|$)/)[0]!;
   return /^(A|An) /.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
@@ -182,13 +182,13 @@ function describeAnyOf(branches: unknown, value: unknown): string {
   const forms = Array.isArray(branches)
     ? branches.flatMap((b): string[] => {
         const branch = b as JsonObject;
-        if (Array.isArray(branch['enum'])) return branch['enum'].map((v) => JSON.stringify(v));
-        return branch['$ref'] === '#/$defs/secretRef' ? ['{"env": "NAME"}'] : [];
+        if (Array.isArray(branch.enum)) return branch.enum.map((v) => JSON.stringify(v));
+        return branch.$ref === '#/$defs/secretRef' ? ['{"env": "NAME"}'] : [];
       })
     : [];
   if (forms.length > 0) return `must be ${forms.slice(0, -1).join(', ')} or ${forms[forms.length - 1]}, not ${describeValue(value)}`;
   const names = Array.isArray(branches)
-    ? branches.map((b) => ((b as JsonObject)['required'] as string[] | undefined)?.[0]).filter((n): n is string => typeof n === 'string')
+    ? branches.map((b) => ((b as JsonObject).required as string[] | undefined)?.[0]).filter((n): n is string => typeof n === 'string')
     : [];
   if (names.length === 0) return 'matches none of the allowed forms';
   return `nothing selected to index: add a non-empty ${quoteList(names, 'or')} list`;
@@ -196,11 +196,11 @@ function describeAnyOf(branches: unknown, value: unknown): string {
 
 /** `if: {properties: {deploymentType: {const: "server"}}}` → `"deploymentType" is "server"`. */
 function describeCondition(ifSchema: unknown): string | undefined {
-  const props = (ifSchema as JsonObject | undefined)?.['properties'] as Record<string, JsonObject> | undefined;
+  const props = (ifSchema as JsonObject | undefined)?.properties as Record<string, JsonObject> | undefined;
   if (!props) return undefined;
   const parts = Object.entries(props)
     .filter(([, s]) => 'const' in s)
-    .map(([k, s]) => `${JSON.stringify(k)} is ${JSON.stringify(s['const'])}`);
+    .map(([k, s]) => `${JSON.stringify(k)} is ${JSON.stringify(s.const)}`);
   return parts.length > 0 ? parts.join(' and ') : undefined;
 }
 

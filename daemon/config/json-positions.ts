@@ -44,7 +44,7 @@ export function parseJson(text: string): ParsedJson {
   };
   const here = (): string => (i >= text.length ? 'the end of the file' : describeChar(text[i]!));
   // After a value, the start of another one means the separator was forgotten.
-  const startsValue = (): boolean => i < text.length && /["{\[0-9tfn-]/.test(text[i]!);
+  const startsValue = (): boolean => i < text.length && /["{[0-9tfn-]/.test(text[i]!);
 
   const skipSpace = (): void => {
     for (;;) {

@@ -173,26 +173,26 @@ function crossChecks(value: unknown, offsets: ReadonlyMap<string, number>): Loca
     const offset = offsets.get(pointer);
     out.push(offset === undefined ? { pointer, message } : { pointer, message, offset });
   };
-  const settings = isObject(value) && isObject(value['settings']) ? value['settings'] : {};
-  const base = typeof settings['retryBaseMs'] === 'number' ? settings['retryBaseMs'] : DEFAULT_SETTINGS.retryBaseMs;
-  const max = typeof settings['retryMaxMs'] === 'number' ? settings['retryMaxMs'] : DEFAULT_SETTINGS.retryMaxMs;
-  const cluster = isObject(value) && isObject(value['cluster']) ? value['cluster'] : undefined;
+  const settings = isObject(value) && isObject(value.settings) ? value.settings : {};
+  const base = typeof settings.retryBaseMs === 'number' ? settings.retryBaseMs : DEFAULT_SETTINGS.retryBaseMs;
+  const max = typeof settings.retryMaxMs === 'number' ? settings.retryMaxMs : DEFAULT_SETTINGS.retryMaxMs;
+  const cluster = isObject(value) && isObject(value.cluster) ? value.cluster : undefined;
   if (cluster) {
-    const beat = typeof cluster['heartbeatMs'] === 'number' ? cluster['heartbeatMs'] : DEFAULT_CLUSTER.heartbeatMs;
-    const timeout = typeof cluster['nodeTimeoutMs'] === 'number' ? cluster['nodeTimeoutMs'] : DEFAULT_CLUSTER.nodeTimeoutMs;
+    const beat = typeof cluster.heartbeatMs === 'number' ? cluster.heartbeatMs : DEFAULT_CLUSTER.heartbeatMs;
+    const timeout = typeof cluster.nodeTimeoutMs === 'number' ? cluster.nodeTimeoutMs : DEFAULT_CLUSTER.nodeTimeoutMs;
     if (timeout < 3 * beat) add('nodeTimeoutMs' in cluster ? '/cluster/nodeTimeoutMs' : '/cluster/heartbeatMs', `nodeTimeoutMs (${timeout}) must be at least three heartbeats (3 × heartbeatMs = ${3 * beat}): one late heartbeat must not take a node for dead`);
   }
   if (base > max) add('retryMaxMs' in settings ? '/settings/retryMaxMs' : '/settings/retryBaseMs', `retryMaxMs (${max}) must not be less than retryBaseMs (${base})`);
-  const connections = isObject(value) && isObject(value['connections']) ? value['connections'] : {};
+  const connections = isObject(value) && isObject(value.connections) ? value.connections : {};
   for (const [name, c] of Object.entries(connections)) {
-    const origins = isObject(c) ? c['cloneOrigins'] : undefined;
+    const origins = isObject(c) ? c.cloneOrigins : undefined;
     if (!Array.isArray(origins)) continue;
     origins.forEach((o, i) => {
       // The schema's pattern admits what URL cannot parse ("https://host:99999"); other schemes are the pattern's to report.
       if (typeof o === 'string' && /^https?:\/\//.test(o) && originOf(o) === undefined) add(`/connections/${name}/cloneOrigins/${i}`, `${JSON.stringify(o)} is not a valid origin (scheme, host and optional port: "https://git.example.com:8443")`);
     });
   }
-  const proxies = isObject(settings['http']) ? settings['http']['trustedProxies'] : undefined;
+  const proxies = isObject(settings.http) ? settings.http.trustedProxies : undefined;
   if (Array.isArray(proxies)) {
     proxies.forEach((p, i) => {
       if (typeof p === 'string' && !isAddressOrRange(p)) add(`/settings/http/trustedProxies/${i}`, `${JSON.stringify(p)} is not an IP address or CIDR range (e.g. "10.0.0.5", "10.0.0.0/8", "fd00::/8")`);

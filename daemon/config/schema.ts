@@ -16,7 +16,7 @@ export const configSchema: JsonObject = deepFreeze(
 );
 
 /** The schema's definitions ($defs), by name. */
-export const defs = configSchema['$defs'] as Record<string, JsonObject>;
+export const defs = configSchema.$defs as Record<string, JsonObject>;
 
 /**
  * The options that decide what the validator accepts, in a file of their own because the

@@ -15,7 +15,7 @@ export const API_KEY_HEADERS = ['X-Service-Api-Key', 'X-Sourcebot-Api-Key'] as c
 
 /** Whether the request sent a bearer credential (Authorization or an API key header), valid or not. */
 export function credentialSent(headers: Readonly<Record<string, string | undefined>>): boolean {
-  return headers['authorization'] !== undefined || API_KEY_HEADERS.some((h) => headers[h.toLowerCase()] !== undefined);
+  return headers.authorization !== undefined || API_KEY_HEADERS.some((h) => headers[h.toLowerCase()] !== undefined);
 }
 
 /**
@@ -33,7 +33,7 @@ export function credentialSent(headers: Readonly<Record<string, string | undefin
  */
 export function readCredentials(headers: Readonly<Record<string, string | undefined>>, cors: boolean): Credentials {
   let sent: Credentials | undefined;
-  const authorization = headers['authorization'];
+  const authorization = headers.authorization;
   if (authorization !== undefined) {
     const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
     if (!m) throw new ServiceError('NOT_AUTHENTICATED', 'the Authorization header must be "Bearer <API key or token>"');
@@ -49,7 +49,7 @@ export function readCredentials(headers: Readonly<Record<string, string | undefi
   }
   if (sent !== undefined) return sent;
   if (cors) return {};
-  const session = readCookie(headers['cookie'], SESSION_COOKIE);
+  const session = readCookie(headers.cookie, SESSION_COOKIE);
   if (session === undefined) return {};
   const csrf = headers[CSRF_HEADER];
   return csrf === undefined ? { session, via: 'session' } : { session, csrf, via: 'session' };

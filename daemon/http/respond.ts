@@ -3,7 +3,7 @@
 // tick are corked into one send, and a slow client holds back its writer; Reply owns these
 // rules so handlers never see the wire.
 
-import { ServiceError } from '../errors.ts';
+import type { ServiceError } from '../errors.ts';
 import { nextSlice, sliceUsed } from '../runtime/time-slices.ts';
 import { parseJson } from '../search/wire.ts';
 import type { Wire } from './transport.ts';

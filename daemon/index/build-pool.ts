@@ -133,7 +133,7 @@ export class BuildPool {
   private onSymbolsBuilt: ((job: SymbolsJob, done: number) => void) | undefined;
   private readonly sentContent: ShardJob[] = [];
 
-  constructor(private readonly workers: Worker[]) {
+  constructor(workers: Worker[]) {
     for (const worker of workers) {
       worker.removeAllListeners('message').removeAllListeners('error');
       worker.on('error', (err) => this.threadFailed(worker, err));

@@ -210,7 +210,7 @@ export function markBroken(dataDir: string, repoId: number, generation: number, 
   if (mark && mark.generation === generation) return false;
   const current = loadManifest(dataDir, repoId);
   if (!current || 'unreadable' in current || current.generation !== generation) return false;
-  writeFileAtomic(join(shardsDir(dataDir, repoId), BROKEN_MARK), JSON.stringify({ generation, reason, at: now.toISOString() } satisfies BrokenMark) + '\n');
+  writeFileAtomic(join(shardsDir(dataDir, repoId), BROKEN_MARK), `${JSON.stringify({ generation, reason, at: now.toISOString() } satisfies BrokenMark)}\n`);
   bumpIndexVersion(dataDir);
   return true;
 }

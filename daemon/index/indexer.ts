@@ -20,7 +20,7 @@ import type { CodeHostType } from '../repos/hosts/types.ts';
 import { walkSorted, type WalkedFile } from '../repos/walk.ts';
 import { displayName } from '../repos/web-urls.ts';
 import { writeMembershipFile } from './branch-set.ts';
-import { type BlobFile, BuildPool, cutShards, cutShardsAsync, runSymbolsPool, startBuildThreads, type BuildResult } from './build-pool.ts';
+import { type BlobFile, type BuildPool, cutShards, cutShardsAsync, runSymbolsPool, startBuildThreads, type BuildResult } from './build-pool.ts';
 import { buildShards, INLINE_BUILD_FILES, type BuiltShards, type ShardsBuild } from './build-shards.ts';
 import { ctagsAvailable } from '../symbols/ctags.ts';
 import { acquireLock } from '../runtime/lock-file.ts';

@@ -410,7 +410,7 @@ export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired' |
     if (now - at >= RETIRE_GRACE_MS) rmSync(join(dir, file), { force: true });
     else manifest.retired.push({ file, at });
   }
-  writeFileAtomic(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  writeFileAtomic(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   // Committed. A mark names an older generation now (stale, header): it goes.
   rmSync(join(dir, BROKEN_MARK), { force: true });
   if (!batch) bumpIndexVersion(dataDir, manifest.indexVersion);

@@ -49,7 +49,7 @@ export const DOC_RECORD_SIZE = 32;
 /** Sections start at multiples of 8 so typed-array views over the mapping are aligned. */
 export const SECTION_ALIGN = 8;
 
-export const enum SectionKind {
+export enum SectionKind {
   Content = 1,
   Docs = 2,
   Names = 3,

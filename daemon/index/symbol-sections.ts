@@ -495,7 +495,7 @@ function sortedScan(scan: CScan, content: Uint8Array): Uint32Array {
     const lb = d[b + 2]!;
     const oa = d[a + 1]!;
     const ob = d[b + 1]!;
-    const m = la < lb ? la : lb;
+    const m = Math.min(la , lb);
     for (let k = 0; k < m; k++) {
       const x = pa[oa + k]!;
       const y = pb[ob + k]!;

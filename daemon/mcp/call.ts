@@ -10,7 +10,7 @@
 // authenticated, handed over as the SDK's authInfo.
 
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ServiceError } from '../errors.ts';
+import type { ServiceError } from '../errors.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { HttpLogger } from '../http/logging.ts';
 import type { PrepareCall } from './tools.ts';

@@ -14,7 +14,7 @@ export async function verifyAccessToken(ctx: OAuthContext, token: string): Promi
   const invalid = () => new ServiceError('NOT_AUTHENTICATED', 'the OAuth access token is not valid (unknown, malformed, expired or revoked)');
   if (!hasShape(token, ACCESS_TOKEN_PREFIX)) throw invalid();
   const found = await ctx.store.oauth.findToken(hashOf(ctx, token));
-  if (!found || found.token.kind !== 'access' || found.token.revokedAt !== undefined || found.grant.revokedAt !== undefined) throw invalid();
+  if (found?.token.kind !== 'access' || found.token.revokedAt !== undefined || found.grant.revokedAt !== undefined) throw invalid();
   if (ctx.now().getTime() >= Date.parse(found.token.expiresAt)) throw invalid();
   if (!(await originLive(ctx.store, found.grant.apiKeyId, found.grant.userId))) throw invalid();
   const off = await unavailable(ctx);

@@ -95,7 +95,7 @@ async function refresh(ctx: OAuthContext, caller: Caller, params: Params): Promi
   const hash = hashOf(ctx, token);
   const found = await ctx.store.oauth.findToken(hash);
   const now = ctx.now();
-  if (!found || found.token.kind !== 'refresh' || found.grant.clientId !== client.id) throw invalid('the refresh token is not valid');
+  if (found?.token.kind !== 'refresh' || found.grant.clientId !== client.id) throw invalid('the refresh token is not valid');
   if (found.token.rotatedAt !== undefined) throw await refreshReused(ctx, caller, found.grant);
   if (found.token.revokedAt !== undefined || found.grant.revokedAt !== undefined) throw invalid('the refresh token has been revoked');
   const grantEnd = Date.parse(found.grant.createdAt) + ctx.grantLifetimeMs;

@@ -113,7 +113,7 @@ function asciiCandidates(cp: number): number[] {
   return out;
 }
 
-const hexCp = (cp: number): string => '\\x{' + cp.toString(16) + '}';
+const hexCp = (cp: number): string => `\\x{${cp.toString(16)}}`;
 
 function re2Matches(pattern: string, cp: number): boolean {
   return new RE2(pattern, 'u').test(String.fromCodePoint(cp));
@@ -137,12 +137,12 @@ export function caseFoldOrbit(cp: number): readonly number[] {
   } else {
     let candidates = cp < 0x80 ? asciiCandidates(cp) : jsOrbits().get(cp) ?? [cp];
     const outside = outsideRanges(candidates);
-    const leaks = outside.length > 0 && re2Matches('(?i)[' + outside.map(([lo, hi]) => hexCp(lo) + '-' + hexCp(hi)).join('') + ']', cp);
+    const leaks = outside.length > 0 && re2Matches(`(?i)[${outside.map(([lo, hi]) => `${hexCp(lo)}-${hexCp(hi)}`).join('')}]`, cp);
     if (leaks) {
       // RE2 knows a variant JavaScript does not: find the whole orbit by bisection.
       const found: number[] = [];
       const search = (lo: number, hi: number): void => {
-        if (!re2Matches('(?i)[' + hexCp(lo) + '-' + hexCp(hi) + ']', cp)) return;
+        if (!re2Matches(`(?i)[${hexCp(lo)}-${hexCp(hi)}]`, cp)) return;
         if (lo === hi) {
           found.push(lo);
           return;
@@ -155,7 +155,7 @@ export function caseFoldOrbit(cp: number): readonly number[] {
       search(0xe000, MAX_RUNE);
       candidates = found;
     }
-    const literal = new RE2('(?i)' + hexCp(cp), 'u');
+    const literal = new RE2(`(?i)${hexCp(cp)}`, 'u');
     orbit = candidates.filter((c) => c === cp || literal.test(String.fromCodePoint(c)));
     if (!orbit.includes(cp)) orbit = [...orbit, cp].sort((a, b) => a - b);
   }

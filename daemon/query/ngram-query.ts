@@ -40,11 +40,11 @@ function qkey(q: NgramQuery): string {
     case 'none':
       return 'N';
     case 'tri':
-      return q.next ? 't' + q.id + '/' + q.next : 't' + q.id;
+      return q.next ? `t${q.id}/${q.next}` : `t${q.id}`;
     default: {
       let k = keyCache.get(q);
       if (k === undefined) {
-        k = (q.op === 'and' ? '&(' : '|(') + q.args.map(qkey).join(',') + ')';
+        k = `${(q.op === 'and' ? '&(' : '|(') + q.args.map(qkey).join(',')})`;
         keyCache.set(q, k);
       }
       return k;
@@ -128,7 +128,7 @@ export function qAnd(args: readonly NgramQuery[]): NgramQuery {
 /** The conjuncts of q, by key; a trigram by its id alone (its `next` is compared apart: implies()). */
 function conjuncts(q: NgramQuery): Map<string, NgramQuery> {
   const m = new Map<string, NgramQuery>();
-  for (const a of q.op === 'and' ? q.args : [q]) m.set(a.op === 'tri' ? 't' + a.id : qkey(a), a);
+  for (const a of q.op === 'and' ? q.args : [q]) m.set(a.op === 'tri' ? `t${a.id}` : qkey(a), a);
   return m;
 }
 
@@ -292,11 +292,11 @@ export function evalNgramQuery(q: NgramQuery, has: (id: number, next: number) =>
 function trigramText(id: number): string {
   let s = '"';
   for (const b of [(id >> 16) & 0xff, (id >> 8) & 0xff, id & 0xff]) {
-    if (b === 0x22 || b === 0x5c) s += '\\' + String.fromCharCode(b);
+    if (b === 0x22 || b === 0x5c) s += `\\${String.fromCharCode(b)}`;
     else if (b >= 0x20 && b < 0x7f) s += String.fromCharCode(b);
-    else s += '\\x' + b.toString(16).padStart(2, '0');
+    else s += `\\x${b.toString(16).padStart(2, '0')}`;
   }
-  return s + '"';
+  return `${s}"`;
 }
 
 /** Readable form, e.g. and("abc","bcd") or or("foo",and("bar","baz")). */
@@ -309,6 +309,6 @@ export function ngramQueryToString(q: NgramQuery): string {
     case 'tri':
       return trigramText(q.id);
     default:
-      return q.op + '(' + q.args.map(ngramQueryToString).join(',') + ')';
+      return `${q.op}(${q.args.map(ngramQueryToString).join(',')})`;
   }
 }

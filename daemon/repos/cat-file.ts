@@ -55,7 +55,7 @@ export function catFileAvailable(): boolean {
  */
 function start(gitDir: string, args: string[], alternates: readonly string[] = []): SpawnedChild {
   const env = gitEnv();
-  if (alternates.length > 0) env['GIT_ALTERNATE_OBJECT_DIRECTORIES'] = alternates.join(':');
+  if (alternates.length > 0) env.GIT_ALTERNATE_OBJECT_DIRECTORIES = alternates.join(':');
   // Through the spawner: a build starts git for every few small repositories, from a
   // process whose size would make each start cost tens of milliseconds (runtime/spawner.ts).
   return spawnSmall('git', [...BASE_ARGS, '-C', gitDir, 'cat-file', ...args], env);

@@ -3,7 +3,7 @@
 // set of commits. A file whose blob is the same on several refs is one version, listed
 // once with every ref that holds it.
 import { availableParallelism } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import NodeGit from 'nodegit';
 import { errorText } from '../errors.ts';
 import { catFileAvailable, objectSizes } from './cat-file.ts';

@@ -7,8 +7,8 @@
 // author dates in UTC ISO 8601 (the author's time zone is not kept).
 import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';
-import { entryAt, isFileMode, isSubmoduleMode, isTreeMode, where } from './browse.ts';
-import { withOwnRepository, withRepository } from './git-repo-cache.ts';
+import { isTreeMode, } from './browse.ts';
+import { withRepository } from './git-repo-cache.ts';
 import { checkRepoPath } from './repo-path.ts';
 import { parseHistoryDate } from './history-dates.ts';
 import { compareBytes, decorationsByCommit, resolveCommit, type RevisionOptions } from './revision.ts';

@@ -120,7 +120,7 @@ export async function startRelay(remote: URL, onBytes: () => void): Promise<Rela
     }
     req.on('data', onBytes);
     const headers = endToEnd(req.headers);
-    headers['host'] = target.host;
+    headers.host = target.host;
     const up = http.request(
       {
         host: bareHost(target.hostname),
@@ -134,8 +134,8 @@ export async function startRelay(remote: URL, onBytes: () => void): Promise<Rela
         const back = endToEnd(upRes.headers);
         // A redirect within the server stays on the relay.
         const location = upRes.headers.location;
-        if (location !== undefined && location.startsWith(remote.origin + '/')) {
-          back['location'] = relay.localOrigin + location.slice(remote.origin.length);
+        if (location?.startsWith(`${remote.origin}/`)) {
+          back.location = relay.localOrigin + location.slice(remote.origin.length);
         }
         res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, back);
         upRes.on('data', onBytes);

@@ -11,7 +11,8 @@ import { MessageChannel, type MessagePort, type TransferListItem } from 'node:wo
 /** The part of node's Worker that the pools use. */
 export interface WorkerLike {
   postMessage(message: unknown, transfer?: readonly TransferListItem[]): void;
-  on(event: 'message', listener: (message: any) => void): this; // any, as Worker declares it
+  // biome-ignore lint/suspicious/noExplicitAny: as node:worker_threads' Worker declares it, so that a Worker is one
+  on(event: 'message', listener: (message: any) => void): this;
   on(event: 'error', listener: (err: Error) => void): this;
   on(event: 'exit', listener: (code: number) => void): this;
   unref(): void;

@@ -51,9 +51,7 @@ interface Running {
 }
 
 /** The repository of a hit of a shard, as results show it (made once per member asked for). */
-interface RepoOf {
-  (member: number): ResultRepo;
-}
+type RepoOf = (member: number) => ResultRepo
 
 /** The results' repositories of a shard's members searched (MemberRef by member). */
 function reposOf(refs: readonly MemberRef[], shard: Shard, baseUrl: string): RepoOf {

@@ -408,7 +408,7 @@ function recordHit(scan: ShardScan, at: ClassHits, ctx: DocContext, found: Found
   }
   scan.kept.push(hit);
   // One class only: a hit handed over can no longer gain another class's branches.
-  if (partial && partial.due(scan.kept.length)) {
+  if (partial?.due(scan.kept.length)) {
     scan.termDocs ??= termDocFrequencies(shard, plan);
     handOver(shard, scan.kept, scan.termDocs, definitionsConfined(plan), partial);
     scan.kept = [];

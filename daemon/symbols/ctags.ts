@@ -85,7 +85,7 @@ let probed: Probe | undefined;
 /** The probe's input: a one-line C file in an interactive session. */
 function probeInput(): Buffer {
   const src = Buffer.from('int trawl_probe(void) { return 0; }\n');
-  const head = JSON.stringify({ command: 'generate-tags', filename: 'probe.c', size: src.length }) + '\n';
+  const head = `${JSON.stringify({ command: 'generate-tags', filename: 'probe.c', size: src.length })}\n`;
   return Buffer.concat([Buffer.from(head), src]);
 }
 
@@ -245,7 +245,7 @@ const SURROGATE = /[\ud800-\udfff]/;
 export function generateTagsRequest(path: string, size: number): Buffer {
   // A lone surrogate would be sent as a "\udXXX" escape, which ctags rejects as invalid json.
   const filename = SURROGATE.test(path) ? Buffer.from(path, 'utf8').toString('utf8') : path;
-  return Buffer.from(JSON.stringify({ command: 'generate-tags', filename, size }) + '\n');
+  return Buffer.from(`${JSON.stringify({ command: 'generate-tags', filename, size })}\n`);
 }
 
 /**
@@ -365,7 +365,7 @@ function tagToDef(o: TagRecord, parents: Map<string, { name: string; kind: strin
   const def: SymbolDef = { name, kind: typeof o.kind === 'string' ? internKind(o.kind) : '', line, endLine: typeof end === 'number' && end >= line ? end : line };
   if (typeof scope === 'string' && scope !== '') {
     const scopeKind = typeof o.scopeKind === 'string' ? o.scopeKind : '';
-    const key = scopeKind + '\0' + scope;
+    const key = `${scopeKind}\0${scope}`;
     let p = parents.get(key);
     if (!p) {
       p = { name: scope, kind: internKind(scopeKind) };

@@ -57,7 +57,7 @@ export function webUi(root: string, onError: (err: Error) => void): WebUi {
       if (url.startsWith('/.well-known/') || url === '/favicon.ico') return undefined;
       const asset = url.startsWith('/-/');
       // A client that does not take HTML gets the 404 without waiting for a build.
-      if (!asset && !/text\/html|\*\/\*/.test(headers['accept'] ?? '*/*')) return undefined;
+      if (!asset && !/text\/html|\*\/\*/.test(headers.accept ?? '*/*')) return undefined;
       const built = await assets();
       const gzip = /\bgzip\b/.test(headers['accept-encoding'] ?? '');
       if (asset) {

@@ -621,7 +621,7 @@ test('retention: the daemon prunes events older than settings.audit.retentionDay
     // (in one tick the prune check comes first).
     const badRequest = () => call(`${d.url}/api/repos`, { headers: { authorization: `Bearer svk_${'2'.repeat(64)}` } });
     const T1 = T0 + HOUR;
-    const old = await put(T0 - 40 * DAY);
+    await put(T0 - 40 * DAY);
     const edge = await put(T1 - 30 * DAY);
     const recent = await put(T0 - 29 * DAY);
     const today = await put(T0);

@@ -208,8 +208,8 @@ test('stats deltas name the work that changed', () => {
   );
   const m = byId(report, 'search/rare-literal/latency');
   assert.deepEqual(m.statsChanged, ['filesLoaded 12→15']);
-  assert.deepEqual(m.stats!['filesLoaded'], { old: 12, new: 15, delta: 3 });
-  assert.deepEqual(m.stats!['totalMatchCount'], { old: 100, new: 100, delta: 0 });
+  assert.deepEqual(m.stats!.filesLoaded, { old: 12, new: 15, delta: 3 });
+  assert.deepEqual(m.stats!.totalMatchCount, { old: 100, new: 100, delta: 0 });
   for (const excluded of ['duration', 'wait', 'matchTreeConstruction', 'matchTreeSearch', 'flushReason']) assert.ok(!(excluded in m.stats!), excluded);
   assert.equal(byId(report, 'http/search/latency').stats, null);
   assert.match(compareText(report), /\n {6}work: filesLoaded 12→15\n/);
@@ -371,7 +371,7 @@ test('whole-process timings: judged when both sides have them, not judged agains
   }
   assert.equal(byId(slower, 'commands/help/seconds').basis, 'test');
   assert.equal(byId(slower, 'commands/sync/first/seconds').basis, 'threshold');
-  assert.match(compareText(slower), /^Whole trawl processes \(spawn to exit\)\n(.*\n)*  trawl search spin_lock_irqsave, small index +0\.14\d s +0\.2\d\d s +\+50\.0%/m);
+  assert.match(compareText(slower), /^Whole trawl processes \(spawn to exit\)\n(.*\n)* {2}trawl search spin_lock_irqsave, small index +0\.14\d s +0\.2\d\d s +\+50\.0%/m);
 
   const same = compareResults(withCommands(old), withCommands(old));
   for (const id of ids) assert.equal(byId(same, id).verdict, 'no change', id);

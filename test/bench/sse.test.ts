@@ -16,12 +16,12 @@ const base: SseCounts = { messages: 0, chunks: 0, keepAlives: 0, final: false, e
 const TABLE: Array<[string, string, Partial<SseCounts>]> = [
   ['an empty body', '', {}],
   ['a whole stream', KEEP + chunk(3) + chunk(1) + final(7) + DONE, { messages: 4, chunks: 2, keepAlives: 1, final: true, endsWithDone: true, matches: 7, isSearchExhaustive: true }],
-  ['a chunk shorter than the prefix read ahead', 'data: {"type":"chunk"}\n\n' + DONE, { messages: 2, chunks: 1, endsWithDone: true }],
+  ['a chunk shorter than the prefix read ahead', `data: {"type":"chunk"}\n\n${DONE}`, { messages: 2, chunks: 1, endsWithDone: true }],
   ['a chunk with its keys in another order', 'data: {"files":[],"type":"chunk"}\n\n', { messages: 1, chunks: 1 }],
   ['a search cut short', chunk(2) + final(2, false) + DONE, { messages: 3, chunks: 1, final: true, endsWithDone: true, matches: 2, isSearchExhaustive: false }],
-  ['an error', 'data: {"type":"error","error":{"message":"boom"}}\n\n' + DONE, { messages: 2, error: 'boom', endsWithDone: true }],
+  ['an error', `data: {"type":"error","error":{"message":"boom"}}\n\n${DONE}`, { messages: 2, error: 'boom', endsWithDone: true }],
   ['a message that is not JSON', 'data: {nope\n\n', { messages: 1, error: 'a message that is not JSON: {nope' }],
-  ['a last event without its blank line', chunk(1) + 'data: [DONE]', { messages: 2, chunks: 1, endsWithDone: true }],
+  ['a last event without its blank line', `${chunk(1)}data: [DONE]`, { messages: 2, chunks: 1, endsWithDone: true }],
   ['[DONE] not last', DONE + chunk(1), { messages: 2, chunks: 1, endsWithDone: false }],
   ['keep-alives only', KEEP + KEEP, { keepAlives: 2 }],
 ];

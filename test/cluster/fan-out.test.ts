@@ -37,7 +37,7 @@ const stores: Store[] = [];
 const daemons: Daemon[] = [];
 let reference: Daemon;
 let configPath = '';
-let nodes: Daemon[] = [];
+const nodes: Daemon[] = [];
 const PUBLIC_URL = 'http://trawl.example';
 
 /**

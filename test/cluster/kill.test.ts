@@ -8,7 +8,6 @@
 // only they held.
 
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';

@@ -603,7 +603,7 @@ test('loadConfig reads a file, resolves git paths against its directory and reco
     writeFileSync(file, JSON.stringify({ connections: { here: { type: 'git', url: './repos/app' } } }));
     const config = loadConfig(file);
     assert.equal(config.path, file);
-    assert.deepEqual(config.connections['here'], { type: 'git', url: join(dir, 'repos/app'), revisions: noRevisions() });
+    assert.deepEqual(config.connections.here, { type: 'git', url: join(dir, 'repos/app'), revisions: noRevisions() });
     assert.throws(() => loadConfig(join(dir, 'absent.json')), (err: unknown) => err instanceof ConfigError && /absent\.json: cannot read the configuration file: no such file/.test(err.message));
     assert.throws(() => loadConfig(dir), (err: unknown) => err instanceof ConfigError && err.message === `${dir}: the configuration file is not a regular file (a directory)`);
   } finally {
@@ -686,15 +686,15 @@ test('every property and definition in the schema has a description', () => {
   const missing: string[] = [];
   let properties = 0;
   for (const [at, schema] of walk(configSchema)) {
-    for (const [name, sub] of Object.entries((schema['properties'] as Schema | undefined) ?? {})) {
+    for (const [name, sub] of Object.entries((schema.properties as Schema | undefined) ?? {})) {
       // Properties inside the anyOf/if/then rules only restate a property declared beside them.
       if (/\/(anyOf|if|then|else)(\/|$)/.test(at)) continue;
       properties++;
-      if (!isSchema(sub) || typeof sub['description'] !== 'string' || sub['description'].length < 10) missing.push(`${at}/properties/${name}`);
+      if (!isSchema(sub) || typeof sub.description !== 'string' || sub.description.length < 10) missing.push(`${at}/properties/${name}`);
     }
   }
-  for (const [name, def] of Object.entries(configSchema['$defs'] as Schema)) {
-    if (typeof (def as Schema)['description'] !== 'string') missing.push(`#/$defs/${name}`);
+  for (const [name, def] of Object.entries(configSchema.$defs as Schema)) {
+    if (typeof (def as Schema).description !== 'string') missing.push(`#/$defs/${name}`);
   }
   assert.ok(properties > 60, `walked only ${properties} properties`);
   assert.deepEqual(missing, []);
@@ -703,39 +703,39 @@ test('every property and definition in the schema has a description', () => {
 test('objects in the schema reject unknown properties', () => {
   const open: string[] = [];
   for (const [at, schema] of walk(configSchema)) {
-    if (schema['type'] !== 'object' || /\/(anyOf|if|then|else)(\/|$)/.test(at)) continue;
+    if (schema.type !== 'object' || /\/(anyOf|if|then|else)(\/|$)/.test(at)) continue;
     if (at === '#/properties/connections' || at === '#/$defs/connection') continue; // a map of names; the union's branches are closed
-    if (schema['additionalProperties'] !== false) open.push(at);
+    if (schema.additionalProperties !== false) open.push(at);
   }
   assert.deepEqual(open, []);
 });
 
 test('the schema\'s default annotations are the loader\'s defaults', () => {
-  const defs = configSchema['$defs'] as Record<string, Schema>;
+  const defs = configSchema.$defs as Record<string, Schema>;
   const fromSchema = (schema: Schema): unknown => {
-    const props = schema['properties'] as Record<string, Schema>;
+    const props = schema.properties as Record<string, Schema>;
     // A setting without a default and without sub-settings (publicUrl) is absent by default.
     return Object.fromEntries(
       Object.entries(props)
-        .filter(([, p]) => p['default'] !== undefined || p['$ref'] !== undefined || p['properties'] !== undefined)
-        .map(([k, p]) => [k, p['default'] !== undefined ? p['default'] : fromSchema(p['$ref'] ? defs[String(p['$ref']).replace('#/$defs/', '')]! : p)]),
+        .filter(([, p]) => p.default !== undefined || p.$ref !== undefined || p.properties !== undefined)
+        .map(([k, p]) => [k, p.default !== undefined ? p.default : fromSchema(p.$ref ? defs[String(p.$ref).replace('#/$defs/', '')]! : p)]),
     );
   };
-  assert.deepEqual(fromSchema(defs['settings']!), defaultConfig().settings);
-  assert.deepEqual(fromSchema(defs['license']!), defaultConfig().license);
-  assert.deepEqual(fromSchema(defs['cluster']!), DEFAULT_CLUSTER);
+  assert.deepEqual(fromSchema(defs.settings!), defaultConfig().settings);
+  assert.deepEqual(fromSchema(defs.license!), defaultConfig().license);
+  assert.deepEqual(fromSchema(defs.cluster!), DEFAULT_CLUSTER);
   const urls: Record<string, unknown> = {};
   for (const type of ['github', 'gitlab', 'gitea', 'bitbucket', 'azuredevops']) {
-    const props = defs[`${type}Connection`]!['properties'] as Record<string, Schema>;
-    urls[type] = props['url']!['default'];
-    const loaded = load({ connections: { c: { type, [type === 'bitbucket' ? 'workspaces' : type === 'gitlab' ? 'groups' : 'orgs']: ['x'] } } }).connections['c']!;
+    const props = defs[`${type}Connection`]!.properties as Record<string, Schema>;
+    urls[type] = props.url!.default;
+    const loaded = load({ connections: { c: { type, [type === 'bitbucket' ? 'workspaces' : type === 'gitlab' ? 'groups' : 'orgs']: ['x'] } } }).connections.c!;
     assert.equal(loaded.url, urls[type], `${type} url default`);
   }
-  assert.equal(((defs['gerritConnection']!['properties'] as Record<string, Schema>)['url']!)['default'], undefined);
+  assert.equal(((defs.gerritConnection!.properties as Record<string, Schema>).url!).default, undefined);
 });
 
 test('the exported schema is frozen (the validator and the OpenAPI document share it)', () => {
   assert.ok(Object.isFrozen(configSchema));
-  assert.ok(Object.isFrozen(configSchema['$defs']));
-  assert.equal(configSchema['$schema'], 'https://json-schema.org/draft/2020-12/schema');
+  assert.ok(Object.isFrozen(configSchema.$defs));
+  assert.equal(configSchema.$schema, 'https://json-schema.org/draft/2020-12/schema');
 });

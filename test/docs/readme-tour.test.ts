@@ -44,7 +44,7 @@ interface Step {
 /** The `$ ` commands of the "Quick tour" section and the output lines under each. */
 export function tourSteps(readme: string): Step[] {
   const lines = readme.split('\n');
-  const from = lines.findIndex((l) => l === '## Quick tour');
+  const from = lines.indexOf('## Quick tour');
   assert.ok(from >= 0, 'the README has a "## Quick tour" section');
   let to = lines.findIndex((l, i) => i > from && l.startsWith('## '));
   if (to < 0) to = lines.length;

@@ -84,7 +84,7 @@ test('a hostile code host can neither index this server\'s disk, nor get the tok
       displayName: 'acme/api',
       codeHostType: 'gitea',
       connectionId: conn.id,
-      cloneUrl: cloneUrls['api'],
+      cloneUrl: cloneUrls.api,
       externalWebUrl: SCRIPT,
       isFork: false,
       isArchived: false,

@@ -140,7 +140,7 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
       // The store's writes still fit; the new shards (3 MiB of new files) do not.
       const repo = new TestRepo(d!.repoPath);
       const big: Record<string, string> = {};
-      for (let i = 0; i < 3; i++) big[`gen/big${i}.txt`] = `needle_beta ${i}\n` + 'lorem ipsum dolor sit amet, consectetur adipiscing elit\n'.repeat(18_000);
+      for (let i = 0; i < 3; i++) big[`gen/big${i}.txt`] = `needle_beta ${i}\n${'lorem ipsum dolor sit amet, consectetur adipiscing elit\n'.repeat(18_000)}`;
       repo.commit(big, 'Three big files');
       const kept = files(dataDir);
       fs.fill(512 * 1024);

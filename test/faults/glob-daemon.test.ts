@@ -20,7 +20,7 @@ const FULL = process.env.TRAWL_FAULTS_FULL === '1';
 
 const LONG_BRANCH = 'a'.repeat(63);
 /** `*a` ×12 + `b`: the old matcher backtracked for hours on 63 `a`s. */
-const STARS_A = '*a'.repeat(12) + 'b';
+const STARS_A = `${'*a'.repeat(12)}b`;
 const DEEP_DIR = Array.from({ length: 30 }, (_, i) => `d${i}`).join('/');
 const DEEP_FILES = FULL ? 400 : 100;
 /** Long paths for the costliest pattern: three shared 200-character directories, then a 200-character name. */
@@ -93,19 +93,19 @@ test('pathological globs against a real daemon: it keeps answering', async (t) =
       let costly: { r: ToolResult; ms: number } | undefined;
       try {
         // The issue's patterns: answers, quickly.
-        const none = await glob('**/'.repeat(10) + 'x.h');
+        const none = await glob(`${'**/'.repeat(10)}x.h`);
         assert.ok(!none.r.isError, none.r.content[0]?.text);
         assert.equal(none.r.structuredContent.total, 0);
-        const deep = await glob('**/'.repeat(10) + 'f*.c');
+        const deep = await glob(`${'**/'.repeat(10)}f*.c`);
         assert.equal(deep.r.structuredContent.total, DEEP_FILES);
         // No name here ends with `c`; names of `a`s and `b`s: every split of the `a`s is a try.
-        const stars = await glob('**/' + '*a'.repeat(12) + 'c');
+        const stars = await glob(`**/${'*a'.repeat(12)}c`);
         assert.equal(stars.r.structuredContent.total, 0);
         t.diagnostic(`**/ x10 over ${DEEP_FILES + LONG_FILES + 1} paths: ${none.ms.toFixed(0)} ms; **/ x10 + f*.c: ${deep.ms.toFixed(0)} ms; **/ + *a x12 + c: ${stars.ms.toFixed(0)} ms`);
 
         // The costliest kind of pattern the bounds allow (64 alternatives of seven stars, costly
         // at every character of 800-character paths): more work than the budget allows.
-        costly = await glob('**/*' + '{a*,b*}'.repeat(6));
+        costly = await glob(`**/*${'{a*,b*}'.repeat(6)}`);
         t.diagnostic(`the costly pattern: ${costly.r.content[0]!.text.slice(0, 120)}... after ${costly.ms.toFixed(0)} ms`);
       } finally {
         polling = false;

@@ -25,31 +25,31 @@ import { oldMcpGlob, oldNameGlob, oldPathGlob, oldRefGlob } from './old-glob-reg
 const DEADLINE_MS = 2000;
 
 const A63 = 'a'.repeat(63);
-const STARS_A = '*a'.repeat(12) + 'b';
-const DEEP = Array.from({ length: 30 }, (_, i) => `dir${i}`).join('/') + '/file.c';
+const STARS_A = `${'*a'.repeat(12)}b`;
+const DEEP = `${Array.from({ length: 30 }, (_, i) => `dir${i}`).join('/')}/file.c`;
 
 const CASES: GlobCase[] = [
   // The issue's two patterns, in the glob tool's dialect.
-  { name: 'tool: **/ x10 against a 31-segment path', dialect: 'tool', pattern: '**/'.repeat(10) + 'x.h', input: DEEP, expected: false },
-  { name: 'tool: **/ x10 that matches', dialect: 'tool', pattern: '**/'.repeat(10) + 'file.c', input: DEEP, expected: true },
-  { name: 'tool: **/ x40 and *', dialect: 'tool', pattern: '**/'.repeat(40) + '*.h', input: DEEP, expected: false },
-  { name: 'tool: **/*/ x15', dialect: 'tool', pattern: '**/*/'.repeat(15) + 'x.h', input: DEEP, expected: false },
+  { name: 'tool: **/ x10 against a 31-segment path', dialect: 'tool', pattern: `${'**/'.repeat(10)}x.h`, input: DEEP, expected: false },
+  { name: 'tool: **/ x10 that matches', dialect: 'tool', pattern: `${'**/'.repeat(10)}file.c`, input: DEEP, expected: true },
+  { name: 'tool: **/ x40 and *', dialect: 'tool', pattern: `${'**/'.repeat(40)}*.h`, input: DEEP, expected: false },
+  { name: 'tool: **/*/ x15', dialect: 'tool', pattern: `${'**/*/'.repeat(15)}x.h`, input: DEEP, expected: false },
   { name: 'tool: *a x12 + b against 63 a', dialect: 'tool', pattern: STARS_A, input: A63, expected: false },
-  { name: 'tool: *a x12 + b that matches', dialect: 'tool', pattern: STARS_A, input: A63 + 'b', expected: true },
-  { name: 'tool: *[a] x12 + b (classes)', dialect: 'tool', pattern: '*[a]'.repeat(12) + 'b', input: A63, expected: false },
-  { name: 'tool: *{a,?} x7 + b (128 brace expansions)', dialect: 'tool', pattern: '*{a,?}'.repeat(7) + 'b', input: A63, expected: false },
-  { name: 'tool: *[!b] x10 + b (negated classes)', dialect: 'tool', pattern: '*[!b]'.repeat(10) + 'b', input: A63, expected: false },
-  { name: 'tool: **/ then *a x12 + b', dialect: 'tool', pattern: '**/' + STARS_A, input: 'x/y/' + A63, expected: false },
+  { name: 'tool: *a x12 + b that matches', dialect: 'tool', pattern: STARS_A, input: `${A63}b`, expected: true },
+  { name: 'tool: *[a] x12 + b (classes)', dialect: 'tool', pattern: `${'*[a]'.repeat(12)}b`, input: A63, expected: false },
+  { name: 'tool: *{a,?} x7 + b (128 brace expansions)', dialect: 'tool', pattern: `${'*{a,?}'.repeat(7)}b`, input: A63, expected: false },
+  { name: 'tool: *[!b] x10 + b (negated classes)', dialect: 'tool', pattern: `${'*[!b]'.repeat(10)}b`, input: A63, expected: false },
+  { name: 'tool: **/ then *a x12 + b', dialect: 'tool', pattern: `**/${STARS_A}`, input: `x/y/${A63}`, expected: false },
   // `branch:` and configured revisions (`*` crosses `/`).
   { name: 'ref: *a x12 + b against 63 a', dialect: 'ref', pattern: STARS_A, input: A63, expected: false },
-  { name: 'ref: * x12 / separated', dialect: 'ref', pattern: '*/'.repeat(12) + 'b', input: 'a/'.repeat(40), expected: false },
+  { name: 'ref: * x12 / separated', dialect: 'ref', pattern: `${'*/'.repeat(12)}b`, input: 'a/'.repeat(40), expected: false },
   { name: 'ref: *a*a*a matches', dialect: 'ref', pattern: '*a*a*a', input: A63, expected: true },
   // Repository-name globs (excludes), case-insensitive.
   { name: 'path: *a x12 + b against 63 A', dialect: 'path', pattern: STARS_A, input: A63.toUpperCase(), expected: false },
-  { name: 'path: **/ x10 against a deep name', dialect: 'path', pattern: '**/'.repeat(10) + 'x', input: DEEP, expected: false },
-  { name: 'path: ** x10 + b', dialect: 'path', pattern: '**a'.repeat(10) + 'b', input: 'a/'.repeat(40), expected: false },
-  { name: 'exclude: filterRepos with **/ x10', dialect: 'exclude', pattern: '**/'.repeat(10) + 'x', input: DEEP, expected: false },
-  { name: 'exclude: filterRepos with *a x12 + b', dialect: 'exclude', pattern: STARS_A, input: A63 + 'B', expected: true },
+  { name: 'path: **/ x10 against a deep name', dialect: 'path', pattern: `${'**/'.repeat(10)}x`, input: DEEP, expected: false },
+  { name: 'path: ** x10 + b', dialect: 'path', pattern: `${'**a'.repeat(10)}b`, input: 'a/'.repeat(40), expected: false },
+  { name: 'exclude: filterRepos with **/ x10', dialect: 'exclude', pattern: `${'**/'.repeat(10)}x`, input: DEEP, expected: false },
+  { name: 'exclude: filterRepos with *a x12 + b', dialect: 'exclude', pattern: STARS_A, input: `${A63}B`, expected: true },
   // A directory name of a local repository path.
   { name: 'name: *a x12 + b against 63 a', dialect: 'name', pattern: STARS_A, input: A63, expected: false },
 ];
@@ -143,7 +143,7 @@ test('ordinary globs: the same answers as the regular expressions they replace',
 test('the matcher gives up its DFA cache on patterns with too many states, and stays right', () => {
   // `*a` then 14 single characters: the live set remembers where the last 15 `a`s were,
   // 2^15 sets, so the cache fills, starts over twice and then plain NFA steps take over.
-  const pattern = '**/*a' + '?'.repeat(14);
+  const pattern = `**/*a${'?'.repeat(14)}`;
   const now = compileGlob(pattern);
   const old = oldMcpGlob(pattern);
   const rnd = prng(99);
@@ -171,10 +171,10 @@ test('runs of ** segments, of stars and of ** inside a segment collapse to one l
   // Not collapsed: a star between two characters is not a run.
   assert.deepEqual(collapse([star, x, star]), [star, x, star]);
   // Every dialect compiles through it: repetitions cost nothing.
-  assert.equal(compileGlob('**/'.repeat(10) + 'x').size, compileGlob('**/x').size);
-  assert.equal(compileGlob('a/****' + '*'.repeat(20) + 'b').size, compileGlob('a/*b').size);
-  assert.equal(compileRefGlob('*'.repeat(30) + 'x').size, compileRefGlob('*x').size);
-  assert.equal(compilePathGlob('**/'.repeat(10) + 'x').size, compilePathGlob('**/x').size);
+  assert.equal(compileGlob(`${'**/'.repeat(10)}x`).size, compileGlob('**/x').size);
+  assert.equal(compileGlob(`a/****${'*'.repeat(20)}b`).size, compileGlob('a/*b').size);
+  assert.equal(compileRefGlob(`${'*'.repeat(30)}x`).size, compileRefGlob('*x').size);
+  assert.equal(compilePathGlob(`${'**/'.repeat(10)}x`).size, compilePathGlob('**/x').size);
   assert.equal(compilePathGlob('**/**/**').size, compilePathGlob('**').size);
   // The collapsed matcher answers as the uncollapsed pattern reads.
   const m = compileTokens('**/ x10 x', [Array(10).fill(segments).concat(x)]);
@@ -189,8 +189,8 @@ test('the glob tool refuses patterns whose braces expand past the bound', () => 
   assert.doesNotThrow(() => compileGlob('{a,b}'.repeat(8)));
   // Deeply nested braces: refused or compiled, quickly, either way.
   const t0 = performance.now();
-  assert.throws(() => compileGlob('{a,'.repeat(300) + 'b' + '}'.repeat(300)), GlobError);
-  assert.doesNotThrow(() => compileGlob('{'.repeat(500) + 'a,b' + '}'.repeat(500)));
+  assert.throws(() => compileGlob(`${'{a,'.repeat(300)}b${'}'.repeat(300)}`), GlobError);
+  assert.doesNotThrow(() => compileGlob(`${'{'.repeat(500)}a,b${'}'.repeat(500)}`));
   const ms = performance.now() - t0;
   assert.ok(ms < DEADLINE_MS, `nested braces took ${ms.toFixed(0)} ms`);
 });

@@ -16,7 +16,7 @@ import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
 import { MAX_UNUSED_CLIENTS, REGISTRATION_WINDOW_MS, REGISTRATIONS_PER_ADDRESS, UNUSED_CLIENT_TTL_MS } from '../../daemon/oauth/clients.ts';
 import { openStore } from '../../daemon/store/open.ts';
 import type { Store } from '../../daemon/store/store.ts';
-import { call, startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 
 const FLOOD = process.env.TRAWL_FAULTS_FULL === '1' ? 2000 : 100;
 const T0 = Date.parse('2026-06-01T10:00:00Z');

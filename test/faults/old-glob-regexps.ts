@@ -173,7 +173,7 @@ function compileClass(chars: string[], open: number): { source: string; end: num
       body += '-'; // a range between the previous and the next character
       continue;
     }
-    body += /[\\\]\[^-]/.test(c) ? `\\${c}` : c;
+    body += /[\\\][^-]/.test(c) ? `\\${c}` : c;
   }
   return undefined;
 }

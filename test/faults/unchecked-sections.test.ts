@@ -85,7 +85,7 @@ before(async () => {
       '\treturn 0;',
       '}',
     ];
-    writeFileSync(join(corpus, `drv${i}.c`), lines.join('\n') + '\n');
+    writeFileSync(join(corpus, `drv${i}.c`), `${lines.join('\n')}\n`);
   }
   intact = join(root.path, 'intact');
   await indexLocal(corpus, { dataDir: intact, symbols: true, workers: 1, shardTargetBytes: 4096 });

@@ -133,7 +133,7 @@ class Scanner {
 
   anonName(kindCode: number): string {
     this.anonCount++;
-    return '__anon' + this.pathHash + this.anonCount.toString(16).padStart(2, '0') + kindCode.toString(16).padStart(2, '0');
+    return `__anon${this.pathHash}${this.anonCount.toString(16).padStart(2, '0')}${kindCode.toString(16).padStart(2, '0')}`;
   }
 
   /** Skips a block comment whose `/*` is at pos; counts its lines. */
@@ -809,7 +809,7 @@ class Parser {
     }
     const line = nameAt >= 0 ? st.line[nameAt]! : st.line[k]!;
     const ownName = nameAt >= 0 ? sc.name(st.start[nameAt]!, st.end[nameAt]!) : sc.anonName(KIND_CODE[kind]!);
-    const fullName = ctx.scope ? ctx.scope.name + '::' + ownName : ownName;
+    const fullName = ctx.scope ? `${ctx.scope.name}::${ownName}` : ownName;
     const def: SymbolDef = { name: ownName, kind, line, endLine: line, at: nameAt >= 0 ? st.start[nameAt]! : -1 };
     if (ctx.scope) def.parent = ctx.scope;
     const self: Parent = { name: fullName, kind };

@@ -79,7 +79,7 @@ export function generateCorpus(root: string, seed: number, files = 200): Generat
   write('empty.txt', '');
   write('only-newlines.txt', '\n\n\n');
   write('no-final-newline.c', 'int main() { return 42; }');
-  write('long-line.js', Array.from({ length: 20000 }, (_, i) => `v${i % 97}=foo_bar;`).join(' ') + '\n');
+  write('long-line.js', `${Array.from({ length: 20000 }, (_, i) => `v${i % 97}=foo_bar;`).join(' ')}\n`);
   write('crlf.txt', 'first line\r\nKernel key\r\nlast\r\n');
   write('multibyte.txt', 'café Café CAFÉ\n日本語のテキスト foo\n😀 emoji😀 bar\n\u212Aelvin kelvin KELVIN\nſtream stream\n');
   write('bin/blob.bin', new Uint8Array([0x66, 0x6f, 0x6f, 0x00, 0x62, 0x61, 0x72]));

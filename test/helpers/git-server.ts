@@ -34,7 +34,7 @@ export async function startGitServer(root: string, options: GitServerOptions): P
     const u = new URL(req.url ?? '/', 'http://localhost');
     const env: NodeJS.ProcessEnv = {
       // A clean environment: the developer's git configuration must not leak in.
-      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: root,
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_CONFIG_GLOBAL: '/dev/null',
@@ -47,9 +47,9 @@ export async function startGitServer(root: string, options: GitServerOptions): P
       REMOTE_USER: user,
       REMOTE_ADDR: '127.0.0.1',
     };
-    if (req.headers['content-length'] !== undefined) env['CONTENT_LENGTH'] = req.headers['content-length'];
-    if (req.headers['content-encoding'] !== undefined) env['HTTP_CONTENT_ENCODING'] = req.headers['content-encoding'];
-    if (req.headers['git-protocol'] !== undefined) env['GIT_PROTOCOL'] = String(req.headers['git-protocol']);
+    if (req.headers['content-length'] !== undefined) env.CONTENT_LENGTH = req.headers['content-length'];
+    if (req.headers['content-encoding'] !== undefined) env.HTTP_CONTENT_ENCODING = req.headers['content-encoding'];
+    if (req.headers['git-protocol'] !== undefined) env.GIT_PROTOCOL = String(req.headers['git-protocol']);
     const cgi = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
     req.pipe(cgi.stdin);
     cgi.stdin.on('error', () => {});

@@ -4,7 +4,7 @@
 // context. Seeded: the same seed gives the same requests.
 
 import type { SearchRequest, SearchResponse } from '../../daemon/search/types.ts';
-import { WORDS, prng } from './corpus.ts';
+import { WORDS, type prng } from './corpus.ts';
 
 function randomCase(r: ReturnType<typeof prng>, s: string): string {
   return [...s].map((c) => (r.chance(0.3) ? (r.chance(0.5) ? c.toUpperCase() : c.toLowerCase()) : c)).join('');
@@ -35,11 +35,11 @@ const REGEX_SHAPES: Array<(r: ReturnType<typeof prng>) => string> = [
   (r) => `${esc(r.pick(WORDS))}.*${esc(r.pick(WORDS))}`,
   (r) => `(?i)${esc(r.pick(WORDS))}`,
   (r) => `${esc(r.pick(WORDS))}[^a-z]`,
-  (r) => `k.y|s.m`,
+  (_r) => `k.y|s.m`,
   () => 'x*',
   () => '^$',
   (r) => `${esc(r.pick(WORDS))}\\n`,
-  (r) => `caf[eé]|[ÉE]LAN`,
+  (_r) => `caf[eé]|[ÉE]LAN`,
   (r) => `${esc(r.pick(WORDS))}(\\s+${esc(r.pick(WORDS))})+`,
   // Required literals (regex-required.ts): a cased word behind classes, in every branch of
   // an alternation, after an optional or a repeated group, next to a case-folded part.

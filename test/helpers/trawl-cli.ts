@@ -37,8 +37,8 @@ export interface KilledRun {
  */
 export function runTrawlKilled(args: string[], kill?: number | (() => boolean)): Promise<KilledRun> {
   const env = { ...process.env };
-  delete env['TRAWL_CONFIG'];
-  delete env['TRAWL_DATA_DIR'];
+  delete env.TRAWL_CONFIG;
+  delete env.TRAWL_DATA_DIR;
   const started = performance.now();
   const child = spawn(process.execPath, [TRAWL, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

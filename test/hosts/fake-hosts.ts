@@ -302,7 +302,7 @@ function gitlab(env: Env): HostApi {
       last_activity_at: r.pushedAt ?? null,
       avatar_url: null,
     };
-    if (r.fork) project['forked_from_project'] = { id: 999, path_with_namespace: 'upstream/lib' };
+    if (r.fork) project.forked_from_project = { id: 999, path_with_namespace: 'upstream/lib' };
     return project;
   };
   const notFound = (what: string): Reply => ({ status: 404, body: { message: `404 ${what} Not Found` } });
@@ -461,7 +461,7 @@ function gerrit(env: Env): HostApi {
         const page = projects.slice(skip, skip + n);
         const map: Record<string, unknown> = {};
         for (const p of page) map[p.name] = { ...info(p), description: `the ${p.name} project` };
-        if (skip + n < projects.length && page.length > 0) (map[page[page.length - 1]!.name] as Record<string, unknown>)['_more_projects'] = true;
+        if (skip + n < projects.length && page.length > 0) (map[page[page.length - 1]!.name] as Record<string, unknown>)._more_projects = true;
         return json(map);
       }
       const p = projects.find((x) => x.name === s[1]);
@@ -527,7 +527,7 @@ function bitbucketCloud(env: Env): HostApi {
         if (page < p.last) {
           const next = new URLSearchParams(query);
           next.set('page', String(page + 1));
-          body['next'] = `${url}/2.0/repositories/${ws}?${next.toString()}`;
+          body.next = `${url}/2.0/repositories/${ws}?${next.toString()}`;
         }
         return { status: 200, body };
       }
@@ -569,7 +569,7 @@ function bitbucketServer(env: Env): HostApi {
         self: [{ href: env.webUrl?.(r) ?? `${url}/projects/${k}/repos/${r.name}/browse` }],
       },
     };
-    if (r.fork) repo['origin'] = { slug: 'lib', project: { key: 'UPSTREAM' } };
+    if (r.fork) repo.origin = { slug: 'lib', project: { key: 'UPSTREAM' } };
     return repo;
   };
   const notFound = (message: string): Reply => ({
@@ -598,7 +598,7 @@ function bitbucketServer(env: Env): HostApi {
         const values = inProject.slice(start, start + limit);
         const isLastPage = start + limit >= inProject.length;
         const body: Record<string, unknown> = { size: values.length, limit, isLastPage, values: values.map(json), start };
-        if (!isLastPage) body['nextPageStart'] = start + limit;
+        if (!isLastPage) body.nextPageStart = start + limit;
         return { status: 200, body };
       }
       const r = inProject.find((x) => x.name === slug);
@@ -649,7 +649,7 @@ function azuredevops(env: Env): HostApi {
       isInMaintenance: false,
       isFork: r.fork === true,
     };
-    if (branch !== null) repo['defaultBranch'] = `refs/heads/${branch}`;
+    if (branch !== null) repo.defaultBranch = `refs/heads/${branch}`;
     return repo;
   };
   const notFound = (message: string, typeKey: string): Reply => ({ status: 404, body: { $id: '1', message, typeKey, errorCode: 0 } });

@@ -531,8 +531,8 @@ for (const c of CASES) {
         assert.ok(api !== undefined, `${form}: acme/api is listed`);
         assert.equal('externalWebUrl' in api, false, `${c.webField} ${JSON.stringify(form)} is left out`);
         for (const r of repos) if (r !== api) assert.match(r.externalWebUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+\//, r.displayName);
-        assert.deepEqual(warnings.map((w) => [w['connection'], w['repo']]), [['conn', api.repoName]], JSON.stringify(form));
-        assert.match(String(warnings[0]!['message']), /web page URL that is not http\(s\)/);
+        assert.deepEqual(warnings.map((w) => [w.connection, w.repo]), [['conn', api.repoName]], JSON.stringify(form));
+        assert.match(String(warnings[0]!.message), /web page URL that is not http\(s\)/);
       }
     });
   });
@@ -658,7 +658,7 @@ after(async () => {
 
 function git(cwd: string, home: string, ...args: string[]): void {
   // A clean environment: the developer's global config must not leak into the fixture.
-  execFileSync('git', args, { cwd, stdio: 'ignore', env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, GIT_CONFIG_NOSYSTEM: '1' } });
+  execFileSync('git', args, { cwd, stdio: 'ignore', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, GIT_CONFIG_NOSYSTEM: '1' } });
 }
 
 async function makeRepo(home: string, dir: string, opts: { bare?: boolean; origin?: string; branch?: string } = {}): Promise<void> {

@@ -225,9 +225,9 @@ function deepJson(r: Rng, depth: number): string {
     case 0:
       return '['.repeat(depth) + ']'.repeat(depth);
     case 1:
-      return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+      return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
     case 2:
-      return '[{"a":'.repeat(depth >> 1) + 'null' + '}]'.repeat(depth >> 1);
+      return `${'[{"a":'.repeat(depth >> 1)}null${'}]'.repeat(depth >> 1)}`;
     default:
       return '['.repeat(depth) + (r.chance(0.5) ? '' : ']'.repeat(depth - 1)); // unbalanced
   }
@@ -547,7 +547,7 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
     let text: string;
     switch (r.int(3)) {
       case 0:
-        text = head + ' '.repeat(size - head.length - 1) + '}';
+        text = `${head + ' '.repeat(size - head.length - 1)}}`;
         break;
       case 1:
         text = `{"query":"${'a'.repeat(size - 26)}","matches":1}`;
@@ -625,7 +625,7 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
   },
 
   // Paths that climb out of the repository, NULs, backslashes, absurd lengths.
-  traversal: (r, w) => {
+  traversal: (r, _w) => {
     const encoded = r.chance(0.2);
     const raw = encoded ? r.pick(ENCODED_PATHS) : r.pick(BAD_PATHS);
     const value = encoded ? raw : encQ(raw);
@@ -678,7 +678,7 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
   },
 
   // Git refs that are options, ranges, reflog expressions, or nothing at all.
-  'git-ref': (r, w) => {
+  'git-ref': (r, _w) => {
     const failing = r.chance(0.5);
     const ref = failing ? r.pick(FAILING_REFS) : r.chance(0.8) ? r.pick(ODD_REFS) : r.pick(GOOD_REFS);
     const repo = r.chance(0.9) ? 'widgets' : r.pick(['secret', 'nope']);
@@ -743,7 +743,7 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
       query = r.pick([
         'a'.repeat(MAX_QUERY_BYTES), 'a'.repeat(MAX_QUERY_BYTES + 1), 'é'.repeat(MAX_QUERY_BYTES / 2 + 1), 'ab '.repeat(5461), `${'('.repeat(8000)}a${')'.repeat(8000)}`,
         '('.repeat(16_000), ')'.repeat(16_000), '-'.repeat(MAX_QUERY_BYTES), '"'.repeat(MAX_QUERY_BYTES - 1), 'a or '.repeat(3276), '(a or b) '.repeat(1820),
-        'x|'.repeat(8000), 'repo:a '.repeat(2340), '-('.repeat(5000) + 'a' + ')'.repeat(5000), 'sym:a '.repeat(2730), '\\'.repeat(MAX_QUERY_BYTES), '.*'.repeat(8192),
+        'x|'.repeat(8000), 'repo:a '.repeat(2340), `${'-('.repeat(5000)}a${')'.repeat(5000)}`, 'sym:a '.repeat(2730), '\\'.repeat(MAX_QUERY_BYTES), '.*'.repeat(8192),
         'a'.repeat(100_000), `${'-'.repeat(8000)}a`, '(?:a|b)*'.repeat(2000), 'a{1000}'.repeat(2000),
       ]);
       if (Buffer.byteLength(query) > MAX_QUERY_BYTES) mustFail = true;

@@ -32,7 +32,7 @@ test('the ids the store makes pass; anything else is the route\'s not-found erro
     { kind: SCOPED_TOKEN_ID, id: `sat_${HEX.slice(0, 23)}\n`, ok: false },
     { kind: API_KEY_ID, id: `key_${HEX}\u001b[2J`, ok: false },
     { kind: SESSION_ID, id: `ses_${HEX.slice(0, 23)}\u0000`, ok: false },
-    { kind: OAUTH_GRANT_ID, id: 'ogr_' + 'a'.repeat(10_000), ok: false },
+    { kind: OAUTH_GRANT_ID, id: `ogr_${'a'.repeat(10_000)}`, ok: false },
   ];
   for (const { kind, id, ok } of rows) {
     const label = `${kind.prefix}: ${JSON.stringify(id.slice(0, 80))}`;

@@ -186,7 +186,7 @@ test('pipelined requests on one keep-alive connection are answered in order, and
     assert.deepEqual(JSON.parse(got[3]!.body), { status: 'ok' });
     const files = (JSON.parse(got[4]!.body) as { files: Array<{ fileName: { text: string } }> }).files.map((f) => f.fileName.text).sort();
     assert.deepEqual(files, ['src/main.c', 'src/widget.c']);
-    for (const g of got) assert.notEqual(g.headers['connection']?.toLowerCase(), 'close');
+    for (const g of got) assert.notEqual(g.headers.connection?.toLowerCase(), 'close');
     // Still open: one more request on the same connection.
     assert.equal(socket.destroyed, false);
     socket.write(`GET /api/version HTTP/1.1\r\nHost: x\r\nX-Request-Id: r6\r\n\r\n`);

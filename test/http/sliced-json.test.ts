@@ -34,7 +34,7 @@ const CASES: Array<[string, unknown]> = [
   ['nested empties', { a: [], b: {}, c: [[], {}, [[]]], d: [{ e: [] }] }],
   ['lone surrogates', ['\ud800', { k: 'a\udc00b' }, '\ud83d\ude00']],
   ['keys that need escaping', { 'a"b': 1, 'line\nbreak': [true, false], '': null, 2: 'two', 1: 'one' }],
-  ['deep nesting', JSON.parse('['.repeat(200) + '1' + ']'.repeat(200))],
+  ['deep nesting', JSON.parse(`${'['.repeat(200)}1${']'.repeat(200)}`)],
   ['a mixed array (runs cut by deep items)', [1, 2, { a: [1] }, 3, 4, [5, [6]], 'x', { b: {} }]],
 ];
 

@@ -29,7 +29,7 @@ test('what a word is', () => {
     ['mutex_unlock(&lock->base);', ['mutex_unlock', 'lock', 'base']],
     ['__init _a9 a_b 0x1F 1234 ab', ['__init', '_a9', 'a_b', '0x1F', '1234']],
     ['Ünïcode naïve café', ['code', 'caf']],
-    ['x'.repeat(64) + ' ' + 'y'.repeat(65), ['x'.repeat(64)]],
+    [`${'x'.repeat(64)} ${'y'.repeat(65)}`, ['x'.repeat(64)]],
     ['foo-bar.baz/qux', ['foo', 'bar', 'baz', 'qux']],
     ['FOO foo Foo', ['FOO', 'Foo', 'foo']],
   ];

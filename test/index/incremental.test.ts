@@ -80,7 +80,7 @@ test('delta runs agree with full rebuilds after random commits, and delta shards
   const full = new Searcher({ dataDir: fullData, workers: 1 });
   const r = prng(20261122);
   const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'sigma'];
-  const text = () => Array.from({ length: 1 + r.int(4) }, () => `${r.pick(words)}_${r.int(5)}`).join(' ') + '\n';
+  const text = () => `${Array.from({ length: 1 + r.int(4) }, () => `${r.pick(words)}_${r.int(5)}`).join(' ')}\n`;
   try {
     const repo = TestRepo.init(join(dir.path, 'r'));
     const initial: Record<string, string> = {};

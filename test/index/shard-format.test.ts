@@ -200,7 +200,7 @@ test('a document is flagged when it holds no code point whose case folding reach
       'ascii.c': 'int kelvin_stream;\n',
       'utf8.c': 'caf\u00e9 \u65e5\u672c \u00c5ngstr\u00f6m\n',
       'kelvin.c': '3 \u212A\n',
-      'longs.c': 'x'.repeat(15) + '\u017Ftream\n',
+      'longs.c': `${'x'.repeat(15)}\u017Ftream\n`,
       'lone-lead.c': Buffer.from([0x61, 0xe2, 0x84, 0x62, 0xc5, 0x41]).toString('latin1'),
     };
     buildShard({

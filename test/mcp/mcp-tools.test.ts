@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../../daemon/errors.ts';
 import type { Identity } from '../../daemon/auth/identity.ts';
 import { silentHttpLogger } from '../../daemon/http/logging.ts';

@@ -138,7 +138,7 @@ const rows: Row[] = [
   { input: 'x file:\\pL{1000}', error: /^regular expression in file: at column 3 is too large to compile/ },
   { input: '.{0,1000}'.repeat(1800), regex: true, error: /^regular expression at column 1 is too large to compile/ },
   { input: ['a.{0,1000}', 'b.{0,1000}', 'c.{0,1000}', 'd.{0,1000}', 'e.{0,1000}'].join(' '), regex: true, error: /^the query's regular expressions are too large to compile together \(column 45\)/ },
-  { input: Array.from({ length: 3277 }, () => 'a').join(' or ') + ' or b', want: '(or (content "a") (content "b"))' },
+  { input: `${Array.from({ length: 3277 }, () => 'a').join(' or ')} or b`, want: '(or (content "a") (content "b"))' },
   { input: Array.from({ length: 64 }, (_, i) => `t${i}`).join(' or '), want: `(or ${Array.from({ length: 64 }, (_, i) => `(content "t${i}")`).join(' ')})` },
   { input: Array.from({ length: 65 }, (_, i) => `t${i}`).join(' or '), error: /^the query has 65 different search terms; at most 64 are allowed$/ },
   { input: Array.from({ length: 257 }, (_, i) => `repo:r${i}`).join(' or '), error: /^the query has 257 different terms and filters; at most 256 are allowed$/ },
@@ -182,9 +182,9 @@ const rows: Row[] = [
   { input: 'visibility:internal', error: /^unknown value "internal" for visibility: at column 1, expected public, private or any$/ },
   { input: '😀 "x', error: /^unbalanced quote at column 3/ },
   { input: 'file:"abc', error: /^unbalanced quote at column 6/ },
-  { input: '('.repeat(101) + 'a' + ')'.repeat(101), error: /^parentheses nested more than 100 deep at column 101$/ },
-  { input: '-('.repeat(101) + 'a' + ')'.repeat(101), error: /^parentheses nested more than 100 deep at column 202$/ },
-  { input: '-('.repeat(100) + 'a' + ')'.repeat(100), want: '(content "a")' },
+  { input: `${'('.repeat(101)}a${')'.repeat(101)}`, error: /^parentheses nested more than 100 deep at column 101$/ },
+  { input: `${'-('.repeat(101)}a${')'.repeat(101)}`, error: /^parentheses nested more than 100 deep at column 202$/ },
+  { input: `${'-('.repeat(100)}a${')'.repeat(100)}`, want: '(content "a")' },
 ];
 
 test('the table parses every filter prefix and alias the tokenizer knows', () => {
@@ -334,8 +334,8 @@ test('random trees round-trip through the query language', () => {
 // are printed, and only a bound a hundred times the slowest seen on a loaded 2-core machine
 // is asserted, so that a hang fails the test rather than stalling the suite.
 test('pathological 16 KiB inputs parse (or fail cleanly) and finish', (t) => {
-  const inputs = ['( '.repeat(8192), '('.repeat(16384), ') '.repeat(8192), '"a" '.repeat(4096), 'a or '.repeat(3276) + 'b',
-    '-'.repeat(16384), '(a '.repeat(5000), 'x'.repeat(16384), '('.repeat(8000) + 'a' + ')'.repeat(8000), '-('.repeat(5000) + 'a' + ')'.repeat(5000)];
+  const inputs = ['( '.repeat(8192), '('.repeat(16384), ') '.repeat(8192), '"a" '.repeat(4096), `${'a or '.repeat(3276)}b`,
+    '-'.repeat(16384), '(a '.repeat(5000), 'x'.repeat(16384), `${'('.repeat(8000)}a${')'.repeat(8000)}`, `${'-('.repeat(5000)}a${')'.repeat(5000)}`];
   for (const q of inputs) {
     const t0 = performance.now();
     try {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { credentialHash, newScopedToken, serverSecret } from '../../daemon/auth/credentials.ts';
 import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
 import { parseConfig } from '../../daemon/config/load.ts';
-import { ServiceError } from '../../daemon/errors.ts';
+import type { ServiceError } from '../../daemon/errors.ts';
 import { startDaemon } from '../../daemon/daemon.ts';
 import { silentHttpLogger } from '../../daemon/http/logging.ts';
 import type { RateCounter } from '../../daemon/ratelimit/counter.ts';

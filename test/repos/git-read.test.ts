@@ -4,9 +4,9 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ServiceError } from '../../daemon/errors.ts';
 import { folderContents, listFiles, readSource, tree } from '../../daemon/repos/browse.ts';
 import { closeAllRepositories, withRepository } from '../../daemon/repos/git-repo-cache.ts';
@@ -29,7 +29,7 @@ function commitAs(repo: TestRepo, who: string, date: string, message: string, fi
 }
 
 const lines = (n: number, edit: Record<number, string> = {}): string =>
-  Array.from({ length: n }, (_, i) => edit[i + 1] ?? (i === 0 ? 'function main() {' : `  line ${i + 1};`)).join('\n') + '\n';
+  `${Array.from({ length: n }, (_, i) => edit[i + 1] ?? (i === 0 ? 'function main() {' : `  line ${i + 1};`)).join('\n')}\n`;
 const BINARY = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3, 0, 0, 255]);
 const ALICE = 'Alice <alice@example.com>';
 const BOB = 'Bob <bob@example.com>';
@@ -382,7 +382,7 @@ function gitDiff(...args: string[]): Array<{ oldPath: string | null; newPath: st
   let body: string[] | undefined; // the current hunk's lines; undefined between a file header and its first hunk
   const flush = (): void => {
     const hunks = files[files.length - 1]?.hunks;
-    if (body !== undefined && hunks !== undefined) hunks[hunks.length - 1]!['body'] = body.join('\n');
+    if (body !== undefined && hunks !== undefined) hunks[hunks.length - 1]!.body = body.join('\n');
   };
   for (const l of git(work, 'diff', '--no-color', '--no-ext-diff', '-M', ...args).split('\n')) {
     const start = /^diff --git a\/(.*) b\/(.*)$/.exec(l);
@@ -397,7 +397,7 @@ function gitDiff(...args: string[]): Array<{ oldPath: string | null; newPath: st
       flush();
       body = [];
       const h: Record<string, unknown> = { oldRange: { start: +hunk[1]!, lines: +(hunk[2] ?? 1) }, newRange: { start: +hunk[3]!, lines: +(hunk[4] ?? 1) } };
-      if (hunk[5]!.trim() !== '') h['heading'] = hunk[5]!.trim();
+      if (hunk[5]!.trim() !== '') h.heading = hunk[5]!.trim();
       files[files.length - 1]!.hunks.push(h);
     } else if (body !== undefined && /^[-+ \\]/.test(l)) body.push(l);
   }

@@ -32,7 +32,7 @@ function makePki(): Pki | undefined {
     openssl('req', '-x509', ...key, '-keyout', 'self.key', '-out', 'self.pem', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost');
   if (!made) return undefined;
   const read = (name: string): string => readFileSync(join(dir, name), 'utf8');
-  process.env['SSL_CERT_FILE'] = join(dir, 'ca.pem');
+  process.env.SSL_CERT_FILE = join(dir, 'ca.pem');
   return { trusted: { key: read('leaf.key'), cert: read('leaf.pem') }, untrusted: { key: read('self.key'), cert: read('self.pem') } };
 }
 
@@ -59,7 +59,7 @@ async function tempDir(): Promise<string> {
 // init.defaultBranch) must not leak into the fixtures.
 function cleanEnv(home: string): NodeJS.ProcessEnv {
   return {
-    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_AUTHOR_NAME: 'Test',

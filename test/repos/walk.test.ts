@@ -76,7 +76,7 @@ test('walkDirectory lists regular files sorted by path bytes', async () => {
     ],
   );
   const bySize = Object.fromEntries(files.map((f) => [f.path, f.size]));
-  assert.equal(bySize['empty'], 0);
+  assert.equal(bySize.empty, 0);
   assert.equal(bySize['README.md'], 6);
   assert.equal(bySize['h\u00e9llo-\u00fc.txt'], 7);
   assert.equal(files.find((f) => f.path === 'src/main.c')?.absPath, join(root, 'src/main.c'));

@@ -19,7 +19,7 @@ function run(child: SpawnedChild, input?: string): Promise<{ out: string; err: s
 }
 
 test('a child reads its stdin and its output and exit come back', async () => {
-  const big = 'x'.repeat(3_000_000) + '\n';
+  const big = `${'x'.repeat(3_000_000)}\n`;
   const r = await run(spawnSmall('cat', [], process.env), big);
   assert.equal(r.out, big);
   assert.equal(r.code, 0);
@@ -28,7 +28,7 @@ test('a child reads its stdin and its output and exit come back', async () => {
 });
 
 test('the environment given is the child\'s', async () => {
-  const r = await run(spawnSmall('sh', ['-c', 'echo "$TRAWL_SPAWN_TEST"'], { PATH: process.env['PATH'], TRAWL_SPAWN_TEST: 'given' }));
+  const r = await run(spawnSmall('sh', ['-c', 'echo "$TRAWL_SPAWN_TEST"'], { PATH: process.env.PATH, TRAWL_SPAWN_TEST: 'given' }));
   assert.equal(r.out, 'given\n');
 });
 

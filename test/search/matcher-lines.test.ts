@@ -26,7 +26,7 @@ const CASES: Array<[pattern: string, doc: string]> = [
   ['\\AFoo', 'Foo\nFoo'],
   // More occurrences than one scan locates (REQUIRED_SCAN_MAX), with matches after them.
   ['[A-Z]Zqx', many(3000, (i) => (i % 7 === 0 ? `xx AZqx${i}` : `Zqx${i}`))],
-  ['[A-Z]Zqx', many(70, () => 'Zqx Zqx') + '\nBZqx\nCZqx'],
+  ['[A-Z]Zqx', `${many(70, () => 'Zqx Zqx')}\nBZqx\nCZqx`],
 ];
 
 test('a line-local regex finds the same matches in the lines holding its literal as in the whole document', () => {

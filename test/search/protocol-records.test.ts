@@ -77,7 +77,7 @@ test('two packers built like the threads agree on objects of declared and other 
   const value = (depth: number): unknown => {
     const k = r();
     if (depth > 2 || k < 0.3) return Math.floor(r() * 1000);
-    if (k < 0.4) return 'text' + Math.floor(r() * 10);
+    if (k < 0.4) return `text${Math.floor(r() * 10)}`;
     if (k < 0.5) return [value(depth + 1), value(depth + 1)];
     if (k < 0.7) {
       const keys = RECORDS[Math.floor(r() * RECORDS.length)]!;

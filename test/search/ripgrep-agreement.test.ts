@@ -45,7 +45,7 @@ const CASES: Array<{ query: string; regex: boolean; caseSensitive: boolean }> = 
 const dir = tempDir('rg');
 const corpus = join(dir.path, 'corpus');
 let searcher: Searcher;
-let skipped = new Set<string>();
+const skipped = new Set<string>();
 
 before(async () => {
   for (const s of SOURCES) {

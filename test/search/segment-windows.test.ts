@@ -43,7 +43,7 @@ async function build(root: string): Promise<{ shard: Shard; scattered: number }>
   writeFileSync(join(tree, 'end.c'), large(size, [[size - 'release_filter'.length, 'release_filter']]));
   writeFileSync(join(tree, 'upper.c'), large(size, [[SEGMENT * 2 - 3, 'RELEASE_FILTER'], [SEGMENT * 7, 'Release_Filter']]));
   // A Kelvin sign folds to one byte: no masks for this one, found all the same.
-  writeFileSync(join(tree, 'kelvin.c'), '\u212A\n' + large(size, [[SEGMENT * 4 + 1, 'release_filter']]));
+  writeFileSync(join(tree, 'kelvin.c'), `\u212A\n${large(size, [[SEGMENT * 4 + 1, 'release_filter']])}`);
   writeFileSync(join(tree, 'small.c'), 'int release_filter;\n');
   writeFileSync(join(tree, 'small-scattered.c'), 'release ase_fil filter\n');
   const dataDir = join(root, 'data');

@@ -37,6 +37,7 @@ for (const c of CASES) {
 
 test('jsonPartsWithFiles with scores: each file gets its exact score as a last field (a stream\'s files)', () => {
   // Doubles whose shortest decimal form is long or exponential: parsing gives the same bits back.
+  // biome-ignore lint/correctness/noPrecisionLoss: the literals are the doubles the round trip must keep
   const scores = [0, 1806.2341079271226, 0.1 + 0.2, -1520, 1e-7, 5300.000000000001, Number.MAX_SAFE_INTEGER + 2];
   const values = [{ fileName: { text: 'a.c' }, chunks: [] }, {}, { x: '}' }, { a: 'é' }, { b: [1] }, { c: null }, { d: true }];
   const files = values.map((v, i) => ({ ...file(v), score: scores[i]! }));

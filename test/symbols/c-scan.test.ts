@@ -96,15 +96,15 @@ function* randomC(seed: number, rounds: number): Generator<Buffer> {
     if (r < 0.15) return `${t} ${n}(${pick(['void', 'int x', 'int, char *'])});`;
     if (r < 0.3) return `${t} ${n} = ${rnd() < 0.5 ? expr(0) : `{ ${expr(0)}, { ${expr(1)} } }`};`;
     if (r < 0.4) return `${t} ${n}[${expr(1)}], ${pick(['*', '&', '* const '])}${pick(names)}${ws()}${pick(['', '__read_mostly', '__aligned(8)'])};`;
-    if (r < 0.5 && d < 3) return aggregate(d + 1) + ` ${pick(['', n, `*${n}`, `${n}, ${pick(names)}`])};`;
+    if (r < 0.5 && d < 3) return `${aggregate(d + 1)} ${pick(['', n, `*${n}`, `${n}, ${pick(names)}`])};`;
     if (r < 0.6) return `${t} (*${n})(int)${pick(['', ' = 0'])};`;
     if (r < 0.65) return `${n}(${expr(0)})`;
-    return `${t}${ws()}${n}${pick([':3', '', ' = ' + expr(0)])};`;
+    return `${t}${ws()}${n}${pick([':3', '', ` = ${expr(0)}`])};`;
   };
   const aggregate = (d: number): string => {
     const kind = pick(['struct', 'union', 'enum']);
-    const head = `${kind}${pick(['', ' __attribute__((packed))'])}${rnd() < 0.6 ? ' ' + pick(names) : ''} {`;
-    if (kind === 'enum') return `${head} ${Array.from({ length: Math.floor(rnd() * 4) }, () => `${pick(names)}${rnd() < 0.4 ? ' = ' + expr(0) : ''}`).join(', ')}${pick(['', ','])} }`;
+    const head = `${kind}${pick(['', ' __attribute__((packed))'])}${rnd() < 0.6 ? ` ${pick(names)}` : ''} {`;
+    if (kind === 'enum') return `${head} ${Array.from({ length: Math.floor(rnd() * 4) }, () => `${pick(names)}${rnd() < 0.4 ? ` = ${expr(0)}` : ''}`).join(', ')}${pick(['', ','])} }`;
     return `${head}${ws()}${Array.from({ length: Math.floor(rnd() * 4) }, () => (rnd() < 0.15 ? directive() : decl(d))).join(ws())}${ws()}}`;
   };
   const body = (d: number): string => Array.from({ length: Math.floor(rnd() * 5) }, () => pick([
@@ -115,7 +115,7 @@ function* randomC(seed: number, rounds: number): Generator<Buffer> {
     () => `x = "${pick(['}', '{', '\\"', '/*'])}";`,
     () => `return ${expr(0)};`,
   ])()).join(ws());
-  const directive = (): string => '\n' + pick(['#define M 1', '#define F(x) \\\n (x)', '#if 0\nint hidden;\n#endif', '#ifdef X', '#else', '#endif', '#if 0', '#elif Y', '#include <x.h>', '  #  define S /* */ 2', '#if 0 // off', '#undef M']) + '\n';
+  const directive = (): string => `\n${pick(['#define M 1', '#define F(x) \\\n (x)', '#if 0\nint hidden;\n#endif', '#ifdef X', '#else', '#endif', '#if 0', '#elif Y', '#include <x.h>', '  #  define S /* */ 2', '#if 0 // off', '#undef M'])}\n`;
   const item = (): string => pick([
     () => directive(),
     () => decl(0),
@@ -154,13 +154,13 @@ test('comments and identifiers of every length against the 16-byte windows the c
   for (let pad = 0; pad < 20; pad++) {
     for (let len = 0; len < 40; len++) {
       const body = Array.from({ length: len }, (_, k) => (k % 7 === 3 ? '*' : k % 5 === 4 ? '\n' : 'c')).join('');
-      for (const tail of ['*/ int after_' + len + ';\n', '*/', '*', '']) {
-        same('a.c', Buffer.from(' '.repeat(pad) + '/*' + body + tail), `comment ${pad} ${len} ${JSON.stringify(tail)}`);
+      for (const tail of [`*/ int after_${len};\n`, '*/', '*', '']) {
+        same('a.c', Buffer.from(`${' '.repeat(pad)}/*${body}${tail}`), `comment ${pad} ${len} ${JSON.stringify(tail)}`);
         cases++;
       }
-      const ident = 'v' + 'x'.repeat(len);
-      same('a.c', Buffer.from(' '.repeat(pad) + `int ${ident};\nstruct ${ident} { int ${ident}; };`), `ident ${pad} ${len}`);
-      same('a.c', Buffer.from(' '.repeat(pad) + `int ${ident}`), `ident at the end ${pad} ${len}`);
+      const ident = `v${'x'.repeat(len)}`;
+      same('a.c', Buffer.from(`${' '.repeat(pad)}int ${ident};\nstruct ${ident} { int ${ident}; };`), `ident ${pad} ${len}`);
+      same('a.c', Buffer.from(`${' '.repeat(pad)}int ${ident}`), `ident at the end ${pad} ${len}`);
     }
   }
   assert.ok(cases > 3000);
@@ -187,12 +187,12 @@ test('each record says where its line first spells the name, as name-range.ts sa
 
 test('a file with more definitions than the scanner first makes room for is scanned again with more', () => {
   // ~1 definition per 8 bytes; the core starts with room for one per 16.
-  const src = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `int v${i};`).join('\n') + '\nstruct s {' + 'int m;'.repeat(5000) + '};\n');
+  const src = Buffer.from(`${Array.from({ length: 20_000 }, (_, i) => `int v${i};`).join('\n')}\nstruct s {${'int m;'.repeat(5000)}};\n`);
   assert.equal(same('many.c', src, 'many'), 25_001);
 });
 
 test('structs nested deeper than the scanner\'s stack are left to ctags, as the oracle leaves them', () => {
-  const deep = Buffer.from('struct a {'.repeat(200_000) + 'int x;' + '};'.repeat(200_000));
+  const deep = Buffer.from(`${'struct a {'.repeat(200_000)}int x;${'};'.repeat(200_000)}`);
   assert.equal(oracleCDefinitions('deep.c', deep), undefined);
   assert.equal(cDefinitions('deep.c', deep), undefined);
   // ... and the core scans the next file as usual.

@@ -122,7 +122,7 @@ test('DTS scanner: malformed input is read as far as it goes', () => {
   assert.deepEqual(scan('/ {\n\ts = "unterminated\n;\n\tn: node { };\n};\n'), ['label n 4'], 'a string ends at its line');
   assert.deepEqual(scan('/* never closed\nn: node { };\n'), []);
   assert.deepEqual(scan('#define\n#define 1X\n#define OK \\\n'), ['macro OK 3-4'], 'no name, a number, a continuation at the end');
-  const deep = '/ {\n' + 'a: n {\n'.repeat(100_000) + '};\n'.repeat(100_000) + '};\n';
+  const deep = `/ {\n${'a: n {\n'.repeat(100_000)}${'};\n'.repeat(100_000)}};\n`;
   assert.equal(dtsDefinitions(bytes(deep)).length, 100_000, 'nested 100,000 deep: no recursion');
 });
 

@@ -296,7 +296,7 @@ test('identical definitions are reported once and lists are sorted by (line, nam
 // 200k nested braces overflow the stack of ctags 5.9's C parser (SIGSEGV).
 const CRASHER = bytes(`int before;\n${'{'.repeat(200_000)}${'}'.repeat(200_000)}\n`);
 function ctagsCrashesOnCrasher(): boolean {
-  const head = JSON.stringify({ command: 'generate-tags', filename: 'crash.c', size: CRASHER.byteLength }) + '\n';
+  const head = `${JSON.stringify({ command: 'generate-tags', filename: 'crash.c', size: CRASHER.byteLength })}\n`;
   const r = spawnSync('ctags', ['--options=NONE', '--_interactive', '--output-format=json'], {
     input: Buffer.concat([Buffer.from(head), CRASHER]),
     stdio: ['pipe', 'pipe', 'ignore'],
@@ -327,7 +327,7 @@ function denseC(size: number): Uint8Array {
   const parts: string[] = [];
   let len = 0;
   for (let i = 0; len < size; i++) {
-    const s = (i % 100 === 0 ? 'int ' : '') + `v${i}` + (i % 100 === 99 ? ';\n' : ',');
+    const s = `${i % 100 === 0 ? 'int ' : ''}v${i}${i % 100 === 99 ? ';\n' : ','}`;
     parts.push(s);
     len += s.length;
   }

@@ -30,7 +30,7 @@ const tour = {
     sha.second = repo.commit({ 'src/app.ts': APP_V2 }, 'Reword the greeting\n\nThe comment says what greet does now.', BOB);
     repo.checkout('feature', true);
     git(repo.path, 'mv', 'README.md', 'docs-README.md');
-    const big = Array.from({ length: 500 }, (_, i) => `export const value${i} = ${i};`).join('\n') + '\n';
+    const big = `${Array.from({ length: 500 }, (_, i) => `export const value${i} = ${i};`).join('\n')}\n`;
     sha.feature = repo.commit({ 'src/feature.ts': 'export const enabled = true;', 'src/generated.ts': big }, 'Add the feature', BOB);
     repo.checkout('main');
   },

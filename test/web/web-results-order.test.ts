@@ -219,7 +219,7 @@ describe('search results in rank order', () => {
   test('a result the reader scrolled to stays where it is on screen while better ones are inserted above it', async () => {
     const page = await newPage();
     try {
-      const { s, earlyFiles } = await openWithEarlyFiles(page);
+      const { s } = await openWithEarlyFiles(page);
       // The reader scrolls down to a result in the middle of those shown and reads it.
       const anchor = (await shown(page))[60]!;
       await page.evaluate(`document.querySelectorAll('#results > li')[60].scrollIntoView({ block: 'center' })`);

@@ -118,7 +118,7 @@ function renderOutline(aside: HTMLElement, result: { symbols: OutlineSymbol[] } 
   const note = rest > 0 ? [h('p', { class: 'status' }, `The first ${OUTLINE_MAX.toLocaleString('en-US')} of ${result.symbols.length.toLocaleString('en-US')} symbols.`)] : [];
   aside.replaceChildren(title, ...note, h('ul', {}, shown.map((s) =>
     h('li', { class: s.parent ? 'nested' : undefined },
-      h('a', { href: spanHash({ from: s.line, to: s.endLine > s.line ? s.endLine : s.line }), title: `${s.kind}${s.parent ? ` in ${s.parent.symbol}` : ''}, line ${s.line}` },
+      h('a', { href: spanHash({ from: s.line, to: Math.max(s.endLine , s.line) }), title: `${s.kind}${s.parent ? ` in ${s.parent.symbol}` : ''}, line ${s.line}` },
         h('span', { class: `kind kind-${s.kind.replace(/[^a-z]/gi, '')}` }, s.kind.slice(0, 1)),
         s.symbol,
       ),

@@ -178,7 +178,7 @@ export class SearchPage {
         more > p.matches ? h('a', { href: searchUrl({ ...p, matches: more }) }, `Search for up to ${formatCount(more)} matches`) : 'Narrow the query with filters to see the rest.',
       ));
     }
-    const timing = `${formatNs(s.duration)} in the daemon` + (firstMs !== undefined ? `, first result on screen after ${firstMs.toFixed(0)} ms, all after ${totalMs.toFixed(0)} ms` : `, ${totalMs.toFixed(0)} ms in all`);
+    const timing = `${formatNs(s.duration)} in the daemon${firstMs !== undefined ? `, first result on screen after ${firstMs.toFixed(0)} ms, all after ${totalMs.toFixed(0)} ms` : `, ${totalMs.toFixed(0)} ms in all`}`;
     this.stats.append(h('details', { class: 'stats' },
       h('summary', {}, `${formatCount(s.filesConsidered)} candidate files, ${formatCount(s.shardsScanned)} shards scanned · ${timing}`),
       h('table', {}, h('tbody', {}, STAT_ROWS.map(([key, label, fmt]) => h('tr', {}, h('th', { scope: 'row' }, label), h('td', { 'data-stat': key, 'data-value': s[key] }, fmt(s[key] as number)))),

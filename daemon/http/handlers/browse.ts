@@ -208,7 +208,7 @@ export function browseRoutes(s: Services): Route[] {
             `folder ${path}`,
             async () => {
               const node = nodeAt(await pathTree(await indexedPaths(s, repo), [path]), path);
-              if (!node || node.type !== 'tree') throw new ServiceError('FILE_NOT_FOUND', `no folder "${path}" in ${repo.name}`);
+              if (node?.type !== 'tree') throw new ServiceError('FILE_NOT_FOUND', `no folder "${path}" in ${repo.name}`);
               return { bytes: await slicedJson(node.children.map(({ type, path: p, name }): FolderEntry => ({ type, path: p, name }))) };
             },
             ctx.signal,

@@ -51,7 +51,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       // A client that cannot authenticate (token and revocation endpoints) is a failed authentication of its address.
       if (err.error === 'invalid_client') oauth.failures.add(ctx.clientAddress, 'oauthClient');
       const headers: Array<[string, string]> = [...NO_STORE, ...err.headers];
-      if (err.status === 401 && ctx.headers['authorization'] !== undefined) headers.push(['WWW-Authenticate', 'Basic realm="trawl"']);
+      if (err.status === 401 && ctx.headers.authorization !== undefined) headers.push(['WWW-Authenticate', 'Basic realm="trawl"']);
       return { status: err.status, body: err.toJSON(), headers };
     }
   };
@@ -110,7 +110,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       rawBody: true,
       response: { status: 200, description: 'access_token, token_type Bearer, expires_in, scope, refresh_token.' },
       handle: jsonEndpoint(async (ctx) => ({
-        body: await tokenRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers['authorization'], ctx.clientAddress),
+        body: await tokenRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers.authorization, ctx.clientAddress),
         headers: [...NO_STORE],
       })),
     },
@@ -124,7 +124,7 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       rawBody: true,
       response: { status: 200, description: 'Revoked, or there was nothing of this client to revoke.' },
       handle: jsonEndpoint(async (ctx) => {
-        await revokeRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers['authorization'], ctx.clientAddress);
+        await revokeRequest(oauth, parseForm(ctx.rawBody, ctx.headers['content-type'] ?? ''), ctx.headers.authorization, ctx.clientAddress);
         return { body: {}, headers: [...NO_STORE] };
       }),
     },

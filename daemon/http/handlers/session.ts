@@ -111,10 +111,10 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
       errors: [],
       async handle(ctx) {
         const anonymousAccess = s.config.settings.anonymousAccess;
-        const token = readCookie(ctx.headers['cookie'], SESSION_COOKIE);
+        const token = readCookie(ctx.headers.cookie, SESSION_COOKIE);
         if (token === undefined) {
           // A CSRF cookie without its session (the session cookie was deleted) is dropped too.
-          const orphan = readCookie(ctx.headers['cookie'], CSRF_COOKIE) !== undefined;
+          const orphan = readCookie(ctx.headers.cookie, CSRF_COOKIE) !== undefined;
           return { body: { authenticated: false, anonymousAccess }, headers: orphan ? [['Set-Cookie', clearCsrfCookie(secure())], NO_STORE] : [NO_STORE] };
         }
         const user = await signedIn(token);
@@ -124,7 +124,7 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
         return {
           body: { authenticated: true, anonymousAccess, user: userJson(user), csrfToken, expiresAt: new Date(claims.expires * 1000).toISOString() },
           // Sets the CSRF cookie again when the page did not have it (so its next start is quick).
-          headers: readCookie(ctx.headers['cookie'], CSRF_COOKIE) === csrfToken ? [NO_STORE] : [['Set-Cookie', csrfCookie(csrfToken, secure())], NO_STORE],
+          headers: readCookie(ctx.headers.cookie, CSRF_COOKIE) === csrfToken ? [NO_STORE] : [['Set-Cookie', csrfCookie(csrfToken, secure())], NO_STORE],
         };
       },
     },
@@ -140,7 +140,7 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
       response: { status: 204, description: 'Signed out (also when there was no session).', headers: CLEAR_COOKIE_DOC },
       errors: ['INVALID_CSRF_TOKEN'],
       async handle(ctx) {
-        const token = readCookie(ctx.headers['cookie'], SESSION_COOKIE);
+        const token = readCookie(ctx.headers.cookie, SESSION_COOKIE);
         const csrf = ctx.headers[CSRF_HEADER];
         const claims = token === undefined ? undefined : sessions.verify(token);
         if (claims && !sessions.csrfMatches(token!, csrf)) throw invalidCsrf(csrf);

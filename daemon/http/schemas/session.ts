@@ -46,6 +46,7 @@ export const sessionSchemas: Record<string, JsonSchema> = {
     additionalProperties: false,
     // Signed in: the user, the CSRF token and the expiry; otherwise none of them.
     if: { properties: { authenticated: { const: true } } },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keywords
     then: { required: ['user', 'csrfToken', 'expiresAt'] },
     else: { properties: { user: false, csrfToken: false, expiresAt: false } },
   },

@@ -32,7 +32,7 @@ export function createAzureDevOpsHost(conn: AzureDevOpsConnection, ctx: HostCont
 
   const projectsOf = (org: string, signal: AbortSignal | undefined): Promise<string[]> => {
     const page = (data: unknown, reply: HttpReply): Page<string> => {
-      const items = arr(obj(data, 'project list')['value'], 'value').map((p) => str(obj(p, 'project'), 'name'));
+      const items = arr(obj(data, 'project list').value, 'value').map((p) => str(obj(p, 'project'), 'name'));
       const token = reply.headers.get('x-ms-continuationtoken');
       return token === null || token === '' ? { items } : { items, next: withQuery(reply.url, { continuationToken: token }) };
     };
@@ -42,7 +42,7 @@ export function createAzureDevOpsHost(conn: AzureDevOpsConnection, ctx: HostCont
 
   const reposOf = (org: string, project: string, signal: AbortSignal | undefined): Promise<HostRepo[]> => {
     const path = `/${encodeURIComponent(org)}/${encodeURIComponent(project)}/_apis/git/repositories?api-version=${API_VERSION}`;
-    return client.get(path, (data) => arr(obj(data, 'repository list')['value'], 'value').map((r) => repoFrom(obj(r, 'repository'), org, prefix)), {
+    return client.get(path, (data) => arr(obj(data, 'repository list').value, 'value').map((r) => repoFrom(obj(r, 'repository'), org, prefix)), {
       signal,
       notFound: `project "${org}/${project}"`,
     });
@@ -77,7 +77,7 @@ export function createAzureDevOpsHost(conn: AzureDevOpsConnection, ctx: HostCont
 }
 
 function repoFrom(o: Record<string, unknown>, org: string, prefix: string): HostRepo {
-  const project = obj(o['project'], 'project');
+  const project = obj(o.project, 'project');
   const displayName = `${org}/${str(project, 'name')}/${str(o, 'name')}`;
   return compact<HostRepo>({
     repoName: `${prefix}/${displayName}`,

@@ -69,7 +69,7 @@ function createCloudHost(conn: BitbucketConnection, ctx: HostContext): CodeHost 
   const toRepo = (v: unknown): HostRepo => cloudRepo(obj(v, 'repository'), prefix);
   const page = (data: unknown): Page<HostRepo> => {
     const body = obj(data, 'repository page');
-    const items = arr(body['values'], 'values').map(toRepo);
+    const items = arr(body.values, 'values').map(toRepo);
     const next = optStr(body, 'next');
     return next === undefined ? { items } : { items, next };
   };
@@ -108,8 +108,8 @@ function createCloudHost(conn: BitbucketConnection, ctx: HostContext): CodeHost 
 function cloudRepo(o: Record<string, unknown>, prefix: string): HostRepo {
   const fullName = str(o, 'full_name');
   const links = optObj(o, 'links');
-  const clone = links?.['clone'] === undefined ? [] : arr(links['clone'], 'links.clone');
-  const https = clone.find((c) => isObject(c) && c['name'] === 'https');
+  const clone = links?.clone === undefined ? [] : arr(links.clone, 'links.clone');
+  const https = clone.find((c) => isObject(c) && c.name === 'https');
   const cloneHref = isObject(https) ? optStr(https, 'href') : undefined;
   if (cloneHref === undefined) throw new ShapeError(`repository "${fullName}" has no https clone link`);
   return compact<HostRepo>({
@@ -137,9 +137,9 @@ function createServerHost(conn: BitbucketConnection, ctx: HostContext): CodeHost
   const prefix = hostPrefix(webUrl);
   const page = (data: unknown, reply: HttpReply): Page<Record<string, unknown>> => {
     const body = obj(data, 'repository page');
-    const items = arr(body['values'], 'values').map((v) => obj(v, 'repository'));
+    const items = arr(body.values, 'values').map((v) => obj(v, 'repository'));
     if (bool(body, 'isLastPage', true)) return { items };
-    const start = body['nextPageStart'];
+    const start = body.nextPageStart;
     if (typeof start !== 'number') throw new ShapeError('isLastPage is false but nextPageStart is missing');
     return { items, next: withQuery(reply.url, { start }) };
   };
@@ -158,7 +158,7 @@ function createServerHost(conn: BitbucketConnection, ctx: HostContext): CodeHost
   };
   const toRepo = async (o: Record<string, unknown>, signal: AbortSignal | undefined): Promise<HostRepo> => {
     const slug = str(o, 'slug');
-    const project = obj(o['project'], 'project');
+    const project = obj(o.project, 'project');
     const key = str(project, 'key');
     return serverRepo(o, project, prefix, await defaultBranch(key, slug, signal));
   };
@@ -195,9 +195,9 @@ function createServerHost(conn: BitbucketConnection, ctx: HostContext): CodeHost
 function serverRepo(o: Record<string, unknown>, project: Record<string, unknown>, prefix: string, branch: string | undefined): HostRepo {
   const slug = str(o, 'slug');
   const key = str(project, 'key');
-  const links = obj(o['links'], 'links');
-  const clone = arr(links['clone'], 'links.clone').find((c) => isObject(c) && c['name'] === 'http');
-  const self = arr(links['self'], 'links.self')[0];
+  const links = obj(o.links, 'links');
+  const clone = arr(links.clone, 'links.clone').find((c) => isObject(c) && c.name === 'http');
+  const self = arr(links.self, 'links.self')[0];
   return compact<HostRepo>({
     repoName: `${prefix}/${key}/${slug}`,
     displayName: `${key}/${slug}`,

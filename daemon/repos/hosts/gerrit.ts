@@ -61,7 +61,7 @@ export function createGerritHost(
         const info = obj(v, `project "${name}"`);
         // The flag sits on the last entry; JSON.parse moves integer-like names first, so
         // look at every entry rather than trust the order.
-        if (info['_more_projects'] === true) more = true;
+        if (info._more_projects === true) more = true;
         items.push(entryFrom(name, info));
       }
       skip += items.length;
@@ -129,10 +129,10 @@ export function createGerritHost(
 }
 
 function entryFrom(name: string, info: Record<string, unknown>): ProjectEntry {
-  const links = info['web_links'] === undefined ? [] : arr(info['web_links'], 'web_links');
+  const links = info.web_links === undefined ? [] : arr(info.web_links, 'web_links');
   const webLinks: ProjectEntry['webLinks'] = [];
   for (const l of links) {
-    if (isObject(l) && typeof l['url'] === 'string') webLinks.push({ name: String(l['name'] ?? ''), url: l['url'] });
+    if (isObject(l) && typeof l.url === 'string') webLinks.push({ name: String(l.name ?? ''), url: l.url });
   }
   return { name, state: optStr(info, 'state') ?? 'ACTIVE', webLinks };
 }

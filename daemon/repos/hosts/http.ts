@@ -292,7 +292,7 @@ export class JsonClient {
     }
     if (status === 404) {
       if (notFound === undefined) return this.error('not-found', `${url} not found (${http}); check the connection's url`);
-      return this.error('not-found', `${notFound} not found at ${url} (${http})` + (hasToken ? `, or the token in ${env} cannot see it` : ''));
+      return this.error('not-found', `${notFound} not found at ${url} (${http})${hasToken ? `, or the token in ${env} cannot see it` : ''}`);
     }
     if (status >= 500) {
       return this.error('unreachable', `${url} failed ${SERVER_ERROR_BACKOFF_MS.length + 1} times (${http})`);
@@ -346,12 +346,12 @@ function hostMessage(reply: HttpReply): string | undefined {
     const data: unknown = JSON.parse(text);
     if (typeof data === 'string') message = data;
     else if (isObject(data)) {
-      const errors = data['errors'];
-      const error = data['error'];
+      const errors = data.errors;
+      const error = data.error;
       message =
-        data['message'] ??
-        (isObject(error) ? error['message'] : error) ??
-        (Array.isArray(errors) && isObject(errors[0]) ? errors[0]['message'] : undefined);
+        data.message ??
+        (isObject(error) ? error.message : error) ??
+        (Array.isArray(errors) && isObject(errors[0]) ? errors[0].message : undefined);
     }
   } catch {
     // plain text: its first line
@@ -365,7 +365,7 @@ function networkReason(err: unknown): string {
   let e: unknown = err;
   let last = 'network error';
   for (let depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
-    const code = isObject(e) ? e['code'] : undefined;
+    const code = isObject(e) ? e.code : undefined;
     switch (code) {
       case 'ECONNREFUSED':
         return 'connection refused';
