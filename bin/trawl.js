@@ -9,7 +9,9 @@ if (isFresh()) {
   await import('../dist/daemon/cli/main.js');
 } else {
   if (process.stderr.isTTY) {
-    process.stderr.write('trawl: the compiled build is missing or older than the sources; running them through tsx (slow start). ./scripts/setup.sh rebuilds it.\n');
+    process.stderr.write(
+      'trawl: the compiled build is missing or older than the sources; running them through tsx (slow start). ./scripts/setup.sh rebuilds it.\n',
+    );
   }
   // Told to what runs (trawl bench notes it: its figures would not be a release's).
   process.env.TRAWL_FROM_SOURCES = '1';

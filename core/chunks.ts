@@ -42,7 +42,18 @@ export function shapeChunks(doc: Uint8Array, ranges: ArrayLike<number>, contextL
   const base = c.scratchWith(doc, n, outOff + 6 * n + 400 * k + 64);
   const r32 = (base + rangesOff) / 4;
   for (let i = 0; i < 2 * k; i++) c.u32[r32 + i] = ranges[i]!;
-  const written = c.ex.shapeChunks(base, n, base + rangesOff, k, contextLines, base + linesOff, base + spansOff, base + marksOff, base + outOff, base + stateOff);
+  const written = c.ex.shapeChunks(
+    base,
+    n,
+    base + rangesOff,
+    k,
+    contextLines,
+    base + linesOff,
+    base + spansOff,
+    base + marksOff,
+    base + outOff,
+    base + stateOff,
+  );
   const l32 = (base + linesOff) / 4;
   const lines: number[] = new Array(4 * k);
   for (let i = 0; i < 4 * k; i++) lines[i] = c.u32[l32 + i]!;

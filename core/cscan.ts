@@ -39,7 +39,14 @@ function cRegionsFor(c: Core, room: number): NonNullable<typeof cRegions> {
   const a = c.arena;
   if (cRegions) for (const b of [cRegions.defs, cRegions.parents, cRegions.names, cRegions.tokens, cRegions.conds, cRegions.state]) a.free(b);
   cRegions = undefined;
-  const [defs, parents, names, tokens, conds, state] = new Taken(a).all([room * 32, room * 16, room, room * 16, room * 4, 64]) as [Block, Block, Block, Block, Block, Block];
+  const [defs, parents, names, tokens, conds, state] = new Taken(a).all([room * 32, room * 16, room, room * 16, room * 4, 64]) as [
+    Block,
+    Block,
+    Block,
+    Block,
+    Block,
+    Block,
+  ];
   cRegions = { room, defs, parents, names, tokens, conds, state };
   return cRegions;
 }
@@ -65,7 +72,24 @@ export function scanC(content: Uint8Array, header: boolean, pathHash: number): C
     c.u8.fill(0, src + n, src + n + 16);
     let count: number;
     try {
-      count = c.ex.cScan(src, n, header ? 1 : 0, pathHash >>> 0, r.defs.off, room, r.parents.off, room, r.names.off, room, r.tokens.off, room, r.conds.off, room, r.state.off) >>> 0;
+      count =
+        c.ex.cScan(
+          src,
+          n,
+          header ? 1 : 0,
+          pathHash >>> 0,
+          r.defs.off,
+          room,
+          r.parents.off,
+          room,
+          r.names.off,
+          room,
+          r.tokens.off,
+          room,
+          r.conds.off,
+          room,
+          r.state.off,
+        ) >>> 0;
     } catch (err) {
       // RangeError: the wasm stack overflowed (aggregates nested thousands deep).
       if (err instanceof RangeError) return undefined;

@@ -28,17 +28,73 @@ export interface CoreExports {
   intersect(a: number, na: number, b: number, nb: number, out: number): number;
   union(a: number, na: number, b: number, nb: number, out: number): number;
   findLiteral(hay: number, n: number, needle: number, m: number, ci: number, out: number, max: number, pa: number, pb: number): number;
-  docWords(src: number, n: number, doc: number, table: number, mask: number, shift: number, gen: number, pairs: number, arena: number, state: number, hashBits: number): number;
-  groupWords(pairs: number, n: number, sorted: number, counts: number, minDocs: number, arena: number, outWord: number, outCount: number, outDocs: number): number;
+  docWords(
+    src: number,
+    n: number,
+    doc: number,
+    table: number,
+    mask: number,
+    shift: number,
+    gen: number,
+    pairs: number,
+    arena: number,
+    state: number,
+    hashBits: number,
+  ): number;
+  groupWords(
+    pairs: number,
+    n: number,
+    sorted: number,
+    counts: number,
+    minDocs: number,
+    arena: number,
+    outWord: number,
+    outCount: number,
+    outDocs: number,
+  ): number;
   keptWordBytes(sorted: number, outWord: number, k: number, arena: number, out: number, offs: number): number;
   wordCountsBytes(): number;
-  namesDedup(bytes: number, start: number, length: number, d: number, table: number, mask: number, nameOf: number, rawStart: number, rawLength: number, state: number): void;
+  namesDedup(
+    bytes: number,
+    start: number,
+    length: number,
+    d: number,
+    table: number,
+    mask: number,
+    nameOf: number,
+    rawStart: number,
+    rawLength: number,
+    state: number,
+  ): void;
   namesFold(bytes: number, rawStart: number, rawLength: number, n: number, foldBytes: number, foldStart: number, foldLength: number): void;
   namesSort(kb: number, ks: number, kl: number, rb: number, rs: number, rl: number, n: number, order: number, stack: number): void;
-  namesWrite(bytes: number, rawStart: number, rawLength: number, order: number, n: number, nameOf: number, d: number, rank: number, next: number, out: number, nameOffOf: number): number;
+  namesWrite(
+    bytes: number,
+    rawStart: number,
+    rawLength: number,
+    order: number,
+    n: number,
+    nameOf: number,
+    d: number,
+    rank: number,
+    next: number,
+    out: number,
+    nameOffOf: number,
+  ): number;
   findClassSequence(hay: number, n: number, prog: number, k: number, pa: number, pb: number, pc: number, out: number, max: number): number;
   locateLines(hay: number, n: number, offs: number, k: number, out: number): void;
-  shapeChunks(hay: number, n: number, ranges: number, k: number, context: number, lines: number, spans: number, marks: number, out: number, state: number): number;
+  shapeChunks(
+    hay: number,
+    n: number,
+    ranges: number,
+    k: number,
+    context: number,
+    lines: number,
+    spans: number,
+    marks: number,
+    out: number,
+    state: number,
+  ): number;
   xxh32(p: number, len: number, seed: number): number;
   xxh32Begin(seed: number): void;
   xxh32Update(p: number, len: number): void;
@@ -46,7 +102,23 @@ export interface CoreExports {
   xxh32Save(p: number): void;
   xxh32Restore(p: number): void;
   skipCBody(src: number, n: number, state: number): number;
-  cScan(src: number, n: number, header: number, pathHash: number, defs: number, defsCap: number, parents: number, parentsCap: number, names: number, namesCap: number, tokens: number, tokensCap: number, conds: number, condsCap: number, state: number): number;
+  cScan(
+    src: number,
+    n: number,
+    header: number,
+    pathHash: number,
+    defs: number,
+    defsCap: number,
+    parents: number,
+    parentsCap: number,
+    names: number,
+    namesCap: number,
+    tokens: number,
+    tokensCap: number,
+    conds: number,
+    condsCap: number,
+    state: number,
+  ): number;
 }
 
 /** Names of the wasm exports the glue requires (for a test that asserts the module has them). */

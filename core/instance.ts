@@ -32,7 +32,9 @@ const SIDE_MAX = 4096;
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   /** A trap (core/assembly/cscan.ts stops a scan with one). */
-  RuntimeError: new (...args: never[]) => Error;
+  RuntimeError: new (
+    ...args: never[]
+  ) => Error;
   Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
 }
 const Wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;

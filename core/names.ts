@@ -10,7 +10,12 @@ import { core } from './instance.ts';
  * caller (zero), then nameOff, defRecord and the sorted names; how many names; whether a
  * name holds "\n"; and each record's name offset in the names.
  */
-export function encodeNameIndex(bytes: Uint8Array, start: Uint32Array, length: Uint32Array, header: number): { section: Uint8Array; nameCount: number; newline: boolean; nameOffOf: Uint32Array } {
+export function encodeNameIndex(
+  bytes: Uint8Array,
+  start: Uint32Array,
+  length: Uint32Array,
+  header: number,
+): { section: Uint8Array; nameCount: number; newline: boolean; nameOffOf: Uint32Array } {
   const c = core();
   const a = c.arena;
   const d = start.length;
@@ -56,7 +61,8 @@ export function encodeNameIndex(bytes: Uint8Array, start: Uint32Array, length: U
     const out = take(size);
     const nameOffOf = take(d * 4);
     c.u8.fill(0, out.off, out.off + header);
-    const newline = c.ex.namesWrite(names.off, rawStart.off, rawLength.off, order.off, n, nameOf.off, d, rank.off, next.off, out.off + header, nameOffOf.off) !== 0;
+    const newline =
+      c.ex.namesWrite(names.off, rawStart.off, rawLength.off, order.off, n, nameOf.off, d, rank.off, next.off, out.off + header, nameOffOf.off) !== 0;
     return { section: c.u8.slice(out.off, out.off + size), nameCount: n, newline, nameOffOf: c.u32.slice(nameOffOf.off / 4, nameOffOf.off / 4 + d) };
   } finally {
     taken.free();

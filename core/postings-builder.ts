@@ -3,7 +3,16 @@
 
 import { align, Taken, type Block } from './arena.ts';
 import { core, type Core } from './instance.ts';
-import { placeSegments, rowByBisection, SEGMENT_MAX_TRIGRAMS, SEGMENT_ROWS_BYTES, segmentDoc, type SegmentedDoc, type SegmentMasks, type SegmentOptions } from './segments.ts';
+import {
+  placeSegments,
+  rowByBisection,
+  SEGMENT_MAX_TRIGRAMS,
+  SEGMENT_ROWS_BYTES,
+  segmentDoc,
+  type SegmentedDoc,
+  type SegmentMasks,
+  type SegmentOptions,
+} from './segments.ts';
 
 let liveBuilder: PostingsBuilder | null = null;
 
@@ -123,7 +132,14 @@ export class PostingsBuilder {
   }
 
   /** Finishes: for every trigram that occurs, in ascending id order: its id, how many docs contain it, and the byte offset of its list in `blob`. Each list is the ascending doc ids, LEB128-varint delta encoded (see the class comment for the exact encoding; decodePostings reads it). */
-  finish(options?: { path?: 'table' | 'sort' }): { ids: Uint32Array; counts: Uint32Array; offsets: Uint32Array; blob: Uint8Array; follow: Uint8Array; segments: SegmentMasks | null } {
+  finish(options?: { path?: 'table' | 'sort' }): {
+    ids: Uint32Array;
+    counts: Uint32Array;
+    offsets: Uint32Array;
+    blob: Uint8Array;
+    follow: Uint8Array;
+    segments: SegmentMasks | null;
+  } {
     if (!this.#live) throw new Error('PostingsBuilder: already finished or disposed');
     const c = this.#core;
     const a = c.arena;

@@ -79,7 +79,11 @@ export interface EncodedList {
  * decodePostings; of a list merged, only the part read is checked), or one whose follow
  * masks are fewer than its ids. `list` and `goOn` must not call into the core.
  */
-export function intersectPostings(n: number, list: (i: number) => EncodedList, goOn: (next: number, before: number, after: number) => boolean): Uint32Array | null {
+export function intersectPostings(
+  n: number,
+  list: (i: number) => EncodedList,
+  goOn: (next: number, before: number, after: number) => boolean,
+): Uint32Array | null {
   if (n === 0) return null;
   const first = list(0);
   if (first.count === 0) return new Uint32Array(0);
@@ -88,7 +92,8 @@ export function intersectPostings(n: number, list: (i: number) => EncodedList, g
   // masks when it has a `want`
   const setBytes = align(first.count * 4);
   const load = (l: EncodedList): { base: number; len: number; follow: number; want: number; maxId: number } => {
-    if (!Number.isInteger(l.count) || l.count < 0 || l.count > l.bytes.length) throw new MalformedPostings(`intersectPostings: ${l.count} ids cannot fit in ${l.bytes.length} bytes`);
+    if (!Number.isInteger(l.count) || l.count < 0 || l.count > l.bytes.length)
+      throw new MalformedPostings(`intersectPostings: ${l.count} ids cannot fit in ${l.bytes.length} bytes`);
     const maxId = maxIdBelow(l.limit ?? ANY_ID, l.count, 'intersectPostings');
     // A value takes at most 5 bytes, so only that much of `bytes` can belong to the list.
     const len = Math.min(l.bytes.length, l.count * 5);

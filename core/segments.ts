@@ -106,4 +106,3 @@ export function rowByBisection(ids: Uint32Array, id: number): number {
   }
   return lo;
 }
-

@@ -70,7 +70,20 @@ export class WordsBuilder {
         c.arena.resize(this.#table, slots * 16, 0);
         c.u8.fill(0, this.#table.off, this.#table.off + this.#table.size);
       }
-      k = c.ex.docWords(base, n, docId, this.#table.off, slots - 1, 64 - Math.log2(slots), ++this.#gen, this.#pairs.off, this.#arena.off, this.#state.off, this.#hashBits) >>> 0;
+      k =
+        c.ex.docWords(
+          base,
+          n,
+          docId,
+          this.#table.off,
+          slots - 1,
+          64 - Math.log2(slots),
+          ++this.#gen,
+          this.#pairs.off,
+          this.#arena.off,
+          this.#state.off,
+          this.#hashBits,
+        ) >>> 0;
       if (k !== WORDS_FULL) break;
       slots *= 2;
     }
@@ -111,7 +124,9 @@ export class WordsBuilder {
       // so the tail never decides the order, and a sort without a comparator compares
       // them natively (Buffer.compare per pair of words is much slower).
       const sorted: string[] = new Array<string>(K);
-      for (let j = 0; j < K; j++) sorted[j] = memory.toString('latin1', bytes.off + off[j]!, bytes.off + off[j + 1]!) + String.fromCharCode(0, (j >>> 16) & 0xff, (j >>> 8) & 0xff, j & 0xff);
+      for (let j = 0; j < K; j++)
+        sorted[j] =
+          memory.toString('latin1', bytes.off + off[j]!, bytes.off + off[j + 1]!) + String.fromCharCode(0, (j >>> 16) & 0xff, (j >>> 8) & 0xff, j & 0xff);
       sorted.sort();
       const listCount = c.u32.slice(outCount.off / 4, outCount.off / 4 + K);
       const listStart = new Uint32Array(K + 1);

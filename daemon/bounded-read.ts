@@ -99,7 +99,17 @@ function bytes(n: number): string {
 /** "is not a regular file (a symbolic link to a character device)". */
 function notRegular(path: string, st: Stats | undefined): string {
   if (st === undefined) return 'is not a regular file';
-  const kind = st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() ? 'a character device' : st.isBlockDevice() ? 'a block device' : st.isSocket() ? 'a socket' : 'another kind of file';
+  const kind = st.isDirectory()
+    ? 'a directory'
+    : st.isFIFO()
+      ? 'a FIFO'
+      : st.isCharacterDevice()
+        ? 'a character device'
+        : st.isBlockDevice()
+          ? 'a block device'
+          : st.isSocket()
+            ? 'a socket'
+            : 'another kind of file';
   const link = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
   return `is not a regular file (${link ? `a symbolic link to ${kind}` : kind})`;
 }

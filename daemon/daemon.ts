@@ -140,7 +140,19 @@ export const VERSION = (JSON.parse(readFileSync(join(INSTALL_ROOT, 'package.json
 
 /** Every schema of the API, with the configured bound of `matches`. */
 export function apiSchemas(config: Config): Record<string, JsonSchema> {
-  return { ...commonSchemas, ...searchSchemas(config.settings.search.maxMatches), ...browseSchemas, ...historySchemas, ...repoSchemas, ...memberSchemas, ...scopedTokenSchemas, ...auditSchemas, ...sessionSchemas, ...credentialSchemas, ...clusterSchemas };
+  return {
+    ...commonSchemas,
+    ...searchSchemas(config.settings.search.maxMatches),
+    ...browseSchemas,
+    ...historySchemas,
+    ...repoSchemas,
+    ...memberSchemas,
+    ...scopedTokenSchemas,
+    ...auditSchemas,
+    ...sessionSchemas,
+    ...credentialSchemas,
+    ...clusterSchemas,
+  };
 }
 
 /**
@@ -202,7 +214,10 @@ async function openStore(options: DaemonOptions): Promise<Assembly> {
   const settings = config.settings;
   const store: Store = options.store ?? openConfiguredStore(config, dataDir);
   if (!settings.anonymousAccess && (await store.listUsers()).length === 0) {
-    logger.warn({}, 'anonymous access is off and there are no users yet: every API request will be refused (401) until you run trawl users add and trawl keys create');
+    logger.warn(
+      {},
+      'anonymous access is off and there are no users yet: every API request will be refused (401) until you run trawl users add and trawl keys create',
+    );
   }
   // Queries are planned on threads of their own unless searches run in this thread (tests).
   const planner = new Planner({ threads: options.workers === 0 ? 0 : undefined });
@@ -224,7 +239,11 @@ async function openIndex(d: Assembly): Promise<IndexParts> {
   const dataDir = d.options.dataDir;
   let records: Catalog | undefined;
   const view: IndexView = new IndexView(dataDir, {
-    onBroken: (b) => logger.error({ repoId: b.repoId, ...(b.name ? { repo: b.name } : {}), reason: b.reason }, 'repository index is damaged: left out of searches and listings until it is re-indexed (the next sync, or trawl index)'),
+    onBroken: (b) =>
+      logger.error(
+        { repoId: b.repoId, ...(b.name ? { repo: b.name } : {}), reason: b.reason },
+        'repository index is damaged: left out of searches and listings until it is re-indexed (the next sync, or trawl index)',
+      ),
     onShardError: () => metrics.shardErrors.inc(),
     // The store's records as the catalog last read them (a sync hook: the view is read on every request).
     lookup: (id) => {
@@ -237,7 +256,12 @@ async function openIndex(d: Assembly): Promise<IndexParts> {
   const catalog = new Catalog(dataDir, store, view, config.cluster ? { current: () => d.node?.view.catalogManifests() ?? view.current() } : undefined);
   records = catalog;
   await catalog.refresh();
-  const metrics: Metrics = new Metrics({ store, indexSize: () => indexSize(view), brokenRepos: () => view.current().broken.length, searchLoad: () => d.searcher?.load() ?? { busy: 0, queued: 0 } });
+  const metrics: Metrics = new Metrics({
+    store,
+    indexSize: () => indexSize(view),
+    brokenRepos: () => view.current().broken.length,
+    searchLoad: () => d.searcher?.load() ?? { busy: 0, queued: 0 },
+  });
   return { view, catalog, metrics };
 }
 
@@ -258,12 +282,16 @@ function searchAdmission(d: Assembly, metrics: Metrics): Admission {
     d.searcher?.collectHeaps();
     setTimeout(trimHeap, TRIM_AFTER_MS).unref();
   });
-  const gate = new SearchGate({ concurrent: search.maxConcurrent, queued: search.maxQueued, perCaller: search.maxConcurrentPerCaller, perCallerQueued: search.maxQueuedPerCaller }, (running, waiting) => {
-    metrics.running.set(running);
-    metrics.queue.set(waiting);
-    if (running + waiting > 0) idle.busy();
-    else idle.quiet();
-  }, () => metrics.rejected.inc());
+  const gate = new SearchGate(
+    { concurrent: search.maxConcurrent, queued: search.maxQueued, perCaller: search.maxConcurrentPerCaller, perCallerQueued: search.maxQueuedPerCaller },
+    (running, waiting) => {
+      metrics.running.set(running);
+      metrics.queue.set(waiting);
+      if (running + waiting > 0) idle.busy();
+      else idle.quiet();
+    },
+    () => metrics.rejected.inc(),
+  );
   return { idle, gate };
 }
 
@@ -275,9 +303,14 @@ async function openRateLimit(d: Assembly): Promise<RateLimiter> {
   // and one Lua take there costs less than a PostgreSQL transaction per request.
   const counterAt = settings.rateLimit.store === 'embedded' && config.cluster ? config.cluster.redis : settings.rateLimit.store;
   const where = counterAt === 'embedded' ? 'embedded' : redactUrl(counterAt);
-  const onCounterError = (err: Error) => logger.error({ err: err.message, store: where }, 'rate-limit counter failed: counted requests get 503 until it is back');
+  const onCounterError = (err: Error) =>
+    logger.error({ err: err.message, store: where }, 'rate-limit counter failed: counted requests get 503 until it is back');
   d.counter = await openRateCounter(counterAt, d.store, onCounterError);
-  const onCounterFull = (err: Error) => logger.error({ err: err.message, store: where }, 'the disk under the rate-limit counter is full: requests below their limit go on uncounted until space returns (logged at most once a minute)');
+  const onCounterFull = (err: Error) =>
+    logger.error(
+      { err: err.message, store: where },
+      'the disk under the rate-limit counter is full: requests below their limit go on uncounted until space returns (logged at most once a minute)',
+    );
   return new DailyRateLimiter({ counter: d.counter, defaultLimit: settings.rateLimit.requestsPerDay, now: d.now, onCounterError, onCounterFull });
 }
 
@@ -291,7 +324,9 @@ interface Auditing {
  * written is logged, at most once a minute. Failed authentications are counted into it.
  */
 function openAudit(d: Assembly): Auditing {
-  const audit = new AuditLog(d.store, d.now, (err, action) => d.logger.warn({ err: err.message, action }, 'an audit event could not be written; what it records went ahead (logged at most once a minute)'));
+  const audit = new AuditLog(d.store, d.now, (err, action) =>
+    d.logger.warn({ err: err.message, action }, 'an audit event could not be written; what it records went ahead (logged at most once a minute)'),
+  );
   return { audit, authFailures: new AuthFailures({ log: audit, now: d.now }) };
 }
 
@@ -384,7 +419,8 @@ async function setUpIdentity(d: Assembly, api: Api, { audit, authFailures }: Aud
     entitlements: services.entitlements,
     async apiKeyUser(key, from) {
       const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader', from });
-      if (identity.kind !== 'apiKey' || identity.userId === undefined || identity.tokenId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'only an API key signs in here');
+      if (identity.kind !== 'apiKey' || identity.userId === undefined || identity.tokenId === undefined)
+        throw new ServiceError('NOT_AUTHENTICATED', 'only an API key signs in here');
       return { userId: identity.userId, keyId: identity.tokenId };
     },
     audit,
@@ -396,10 +432,20 @@ async function setUpIdentity(d: Assembly, api: Api, { audit, authFailures }: Aud
   // with an API key through the same authenticator, which then accepts the session cookie
   // on the API's routes.
   const sessions = new BrowserSessions(secret, now);
-  const onTouchError = (err: Error) => logger.warn({ err: err.message }, 'recording when an API key was last used failed; requests go on (this is logged at most once a minute)');
+  const onTouchError = (err: Error) =>
+    logger.warn({ err: err.message }, 'recording when an API key was last used failed; requests go on (this is logged at most once a minute)');
   // Every refusal of a credential sent from an address is counted into the audit log.
   const authenticator = countingFailures(
-    options.authenticator ?? new StoreAuthenticator({ store, secret, anonymousAccess: settings.anonymousAccess, now, oauth: (token) => verifyAccessToken(oauth, token), sessions, onTouchError }),
+    options.authenticator ??
+      new StoreAuthenticator({
+        store,
+        secret,
+        anonymousAccess: settings.anonymousAccess,
+        now,
+        oauth: (token) => verifyAccessToken(oauth, token),
+        sessions,
+        onTouchError,
+      }),
     authFailures,
   );
   api.routes.push(...oauthRoutes(oauth));
@@ -435,7 +481,10 @@ async function startHttp(d: Assembly, parts: { index: IndexParts; api: Api; iden
         method: 'GET',
         path: '/readyz',
         async handle(headers) {
-          const out = await readinessOf(d, parts.index.view, { owner: await ownerKeySent(headers, identity.authenticator), unavailable: services.unavailable() });
+          const out = await readinessOf(d, parts.index.view, {
+            owner: await ownerKeySent(headers, identity.authenticator),
+            unavailable: services.unavailable(),
+          });
           return { status: out.status, contentType: 'application/json', body: JSON.stringify(out.body) };
         },
       },
@@ -478,20 +527,29 @@ async function readinessOf(d: Assembly, view: IndexView, asked: { owner: boolean
   // In a cluster a node holds some shards: it is ready when the cluster can search
   // every repository through it (each shard on a live node).
   const held = d.node?.view.searchable();
-  return readiness({
-    unavailable: asked.unavailable,
-    firstPassRunning: d.clusterSync ? (await d.clusterSync.listedAt()) === undefined : d.scheduler !== undefined && d.scheduler.passes === 0,
-    repos: await d.store.listRepos(),
-    loaded: held?.repos ?? new Set(state.manifests.map((m) => m.repoId)),
-    damaged: held ? new Set() : new Set(state.broken.map((b) => b.repoId)),
-    symbolsPending: held?.symbolsPending ?? new Set(state.manifests.filter(symbolsPending).map((m) => m.repoId)),
-  }, asked.owner);
+  return readiness(
+    {
+      unavailable: asked.unavailable,
+      firstPassRunning: d.clusterSync ? (await d.clusterSync.listedAt()) === undefined : d.scheduler !== undefined && d.scheduler.passes === 0,
+      repos: await d.store.listRepos(),
+      loaded: held?.repos ?? new Set(state.manifests.map((m) => m.repoId)),
+      damaged: held ? new Set() : new Set(state.broken.map((b) => b.repoId)),
+      symbolsPending: held?.symbolsPending ?? new Set(state.manifests.filter(symbolsPending).map((m) => m.repoId)),
+    },
+    asked.owner,
+  );
 }
 
 /** The searcher's worker threads, started once the public address is known (results carry it), and the planner's. */
 function startSearchPool(d: Assembly, services: Services, view: IndexView): void {
   const { options, settings } = d;
-  const searcher = new Searcher({ dataDir: options.dataDir, workers: options.workers, baseUrl: services.baseUrl, maxWholeBytes: settings.http.maxSourceBytes, view });
+  const searcher = new Searcher({
+    dataDir: options.dataDir,
+    workers: options.workers,
+    baseUrl: services.baseUrl,
+    maxWholeBytes: settings.http.maxSourceBytes,
+    view,
+  });
   d.searcher = searcher;
   services.searcher = searcher;
   searcher.warm();
@@ -503,7 +561,10 @@ function startSearchPool(d: Assembly, services: Services, view: IndexView): void
  * there): the node joins, serves the node-to-node endpoints, fans searches out, and when
  * the configuration has connections takes part in the cluster's sync.
  */
-async function joinCluster(d: Assembly, { api, metrics, authenticator, url }: { api: Api; metrics: Metrics; authenticator: Authenticator; url: string }): Promise<void> {
+async function joinCluster(
+  d: Assembly,
+  { api, metrics, authenticator, url }: { api: Api; metrics: Metrics; authenticator: Authenticator; url: string },
+): Promise<void> {
   const { config, options, store, logger } = d;
   const cluster = config.cluster!;
   const searcher = d.searcher!;
@@ -516,7 +577,10 @@ async function joinCluster(d: Assembly, { api, metrics, authenticator, url }: { 
       store,
       log: logger,
       // A published shard that lost every copy: its repository's build is queued again.
-      rebuild: (repoId) => void d.clusterSync?.requeue(repoId).catch((err: Error) => logger.warn({ repoId, err: err.message }, "a lost repository's build could not be queued; tried again next round")),
+      rebuild: (repoId) =>
+        void d.clusterSync
+          ?.requeue(repoId)
+          .catch((err: Error) => logger.warn({ repoId, err: err.message }, "a lost repository's build could not be queued; tried again next round")),
       // Its figures in /metrics: its view of the cluster, its fan-out and replication.
       counters: metrics.cluster(() => d.node?.lastStatus()),
     },
@@ -667,7 +731,10 @@ function daemonHandle(d: Assembly, parts: { url: string; api: Api; admission: Ad
  * finish (settings.http.shutdownTimeoutMs), and the parts close in the reverse of their
  * start.
  */
-async function shutDown(d: Assembly, { api, admission, audit, maintenance }: { api: Api; admission: Admission; audit: Auditing; maintenance: NodeJS.Timeout }): Promise<void> {
+async function shutDown(
+  d: Assembly,
+  { api, admission, audit, maintenance }: { api: Api; admission: Admission; audit: Auditing; maintenance: NodeJS.Timeout },
+): Promise<void> {
   const timeoutMs = d.settings.http.shutdownTimeoutMs;
   await d.clusterSync?.close();
   await d.node?.leave(timeoutMs);

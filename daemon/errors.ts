@@ -85,7 +85,11 @@ export function answerFor(err: unknown, requestId: string): { error: ServiceErro
   if (err instanceof ServiceError) return { error: err, unexpected: false, diskFull: false };
   const full = diskFullError(err);
   if (full) return { error: full, unexpected: false, diskFull: true };
-  return { error: new ServiceError('UNEXPECTED_ERROR', `unexpected error (request id ${requestId}); the details are in the server log`), unexpected: true, diskFull: false };
+  return {
+    error: new ServiceError('UNEXPECTED_ERROR', `unexpected error (request id ${requestId}); the details are in the server log`),
+    unexpected: true,
+    diskFull: false,
+  };
 }
 
 /** The message of anything thrown, for a one-line reason ("cannot read X (reason)"). */

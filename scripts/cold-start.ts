@@ -48,7 +48,11 @@ interface Answer {
 async function search(url: string, query: string): Promise<Answer> {
   const t = performance.now();
   try {
-    const res = await fetch(`${url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, matches: 100 }) });
+    const res = await fetch(`${url}/api/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, matches: 100 }),
+    });
     const body = (await res.json()) as { stats?: { crashes?: number; filesLoaded?: number; contentBytesLoaded?: number; indexBytesLoaded?: number } };
     const st = body.stats ?? {};
     const read = `${st.filesLoaded} docs, ${Math.round((st.contentBytesLoaded ?? 0) / 1024)} KB content, ${Math.round((st.indexBytesLoaded ?? 0) / 1024)} KB index`;
@@ -73,10 +77,24 @@ function readAll(dir: string): void {
 }
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
-const stats = (xs: number[]) => ({ n: xs.length, p50: r1(quantile(xs, 0.5)), p90: r1(quantile(xs, 0.9)), p99: r1(quantile(xs, 0.99)), max: r1(Math.max(...xs)) });
+const stats = (xs: number[]) => ({
+  n: xs.length,
+  p50: r1(quantile(xs, 0.5)),
+  p90: r1(quantile(xs, 0.9)),
+  p99: r1(quantile(xs, 0.99)),
+  max: r1(Math.max(...xs)),
+});
 
 const ids = identifiers(400);
-const result: Record<string, unknown> = { root, dataDir, corpus, cpu: cpus()[0]?.model, cores: cpus().length, node: process.version, when: new Date().toISOString() };
+const result: Record<string, unknown> = {
+  root,
+  dataDir,
+  corpus,
+  cpu: cpus()[0]?.model,
+  cores: cpus().length,
+  node: process.version,
+  when: new Date().toISOString(),
+};
 const print = (name: string, value: unknown) => {
   result[name] = value;
   console.log(`${name.padEnd(12)} ${JSON.stringify(value)}`);
@@ -86,7 +104,11 @@ try {
   for (const [k, mode] of (['cold', 'warm'] as const).entries()) {
     const mine = k === 0 ? [ids[399]!, ...ids.slice(0, 200)] : [ids[398]!, ...ids.slice(200, 398)];
     if (mode === 'warm') readAll(dataDir!);
-    const server = await startServer('trawl', [join(root!, 'bin', 'trawl.js'), 'serve', '--config', config, '--data-dir', dataDir!, '--port', '0', '--log-level', 'warn'], cwd);
+    const server = await startServer(
+      'trawl',
+      [join(root!, 'bin', 'trawl.js'), 'serve', '--config', config, '--data-dir', dataDir!, '--port', '0', '--log-level', 'warn'],
+      cwd,
+    );
     try {
       await waitHealthy(server.url);
       if (mode === 'cold') {
@@ -98,7 +120,10 @@ try {
       for (const id of mine.slice(1)) next.push(await search(server.url, id));
       const statuses = [...new Set([first, ...next].map((a) => a.status))];
       const crashes = [first, ...next].reduce((n, a) => n + a.crashes, 0);
-      const slowest = [...next].sort((a, b) => b.ms - a.ms).slice(0, 3).map((a) => `${a.query} ${r1(a.ms)} ms (${a.read})`);
+      const slowest = [...next]
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 3)
+        .map((a) => `${a.query} ${r1(a.ms)} ms (${a.read})`);
       print(mode, { firstMs: r1(first.ms), next: stats(next.map((a) => a.ms)), statuses, crashes, slowest });
       if (crashes > 0) console.log(server.stderr());
     } finally {

@@ -90,7 +90,10 @@ export function sourceFiles(root = ROOT) {
 function sourceDirs(root, files) {
   const dirs = new Set(['core', ...SOURCE_TREES]);
   for (const f of files) for (let d = dirname(f); d !== '.' && !dirs.has(d); d = dirname(d)) dirs.add(d);
-  return [...dirs].filter((d) => existsSync(join(root, d))).sort().map((d) => [d, statSync(join(root, d)).mtimeMs]);
+  return [...dirs]
+    .filter((d) => existsSync(join(root, d)))
+    .sort()
+    .map((d) => [d, statSync(join(root, d)).mtimeMs]);
 }
 
 function stampText(files, dirs) {
@@ -210,6 +213,8 @@ if (process.argv[1] && pathToFileURL(resolve(process.argv[1])).href === import.m
   if (force || !isFresh()) {
     const started = performance.now();
     const n = await compile();
-    process.stderr.write(`compile: ${n} source files bundled into ${relative(process.cwd(), join(ROOT, 'dist'))}/ in ${Math.round(performance.now() - started)} ms\n`);
+    process.stderr.write(
+      `compile: ${n} source files bundled into ${relative(process.cwd(), join(ROOT, 'dist'))}/ in ${Math.round(performance.now() - started)} ms\n`,
+    );
   }
 }

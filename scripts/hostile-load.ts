@@ -33,7 +33,12 @@ const out = args[3];
 const cwd = join(tmpdir(), `trawl-hostile-load-${process.pid}`);
 mkdirSync(cwd, { recursive: true });
 const config = join(cwd, 'trawl.json');
-writeFileSync(config, JSON.stringify({ settings: { anonymousAccess: true, http: { trustedProxies: ['127.0.0.1', '::1'] }, rateLimit: { requestsPerDay: 1_000_000_000, store: 'embedded' } } }));
+writeFileSync(
+  config,
+  JSON.stringify({
+    settings: { anonymousAccess: true, http: { trustedProxies: ['127.0.0.1', '::1'] }, rateLimit: { requestsPerDay: 1_000_000_000, store: 'embedded' } },
+  }),
+);
 
 /** Distinct identifiers of the corpus, drawn as the bench draws its held-out ones (bench/suite/identifiers.ts), in a fixed pseudo-random order. */
 function identifiers(n: number): string[] {
@@ -48,7 +53,11 @@ interface Answer {
 async function post(url: string, path: string, body: unknown, from: string): Promise<Answer> {
   const t = performance.now();
   try {
-    const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': from }, body: JSON.stringify(body) });
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+      body: JSON.stringify(body),
+    });
     await res.arrayBuffer();
     return { status: res.status, ms: performance.now() - t };
   } catch {
@@ -75,20 +84,33 @@ async function healthDuring(url: string, until: Promise<unknown>): Promise<numbe
 }
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
-const stats = (xs: number[]) => (xs.length === 0 ? { n: 0 } : { n: xs.length, p50: r1(quantile(xs, 0.5)), p90: r1(quantile(xs, 0.9)), p99: r1(quantile(xs, 0.99)), max: r1(Math.max(...xs)) });
+const stats = (xs: number[]) =>
+  xs.length === 0 ? { n: 0 } : { n: xs.length, p50: r1(quantile(xs, 0.5)), p90: r1(quantile(xs, 0.9)), p99: r1(quantile(xs, 0.99)), max: r1(Math.max(...xs)) };
 const hugeRegex = (k: number) => ({ query: `x${k}${'.{0,1000}'.repeat(1800)}`, matches: 100, isRegexEnabled: true });
 const costly = (k: number) => ({ query: Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0x100 + ((i + k) % 128))).join(' or '), matches: 100 });
 const normal = (id: string) => ({ query: id, matches: 100 });
 
 const ids = identifiers(400);
-const result: Record<string, unknown> = { root, dataDir, corpus, cpu: cpus()[0]?.model, cores: cpus().length, node: process.version, when: new Date().toISOString() };
+const result: Record<string, unknown> = {
+  root,
+  dataDir,
+  corpus,
+  cpu: cpus()[0]?.model,
+  cores: cpus().length,
+  node: process.version,
+  when: new Date().toISOString(),
+};
 const print = (name: string, value: unknown) => {
   result[name] = value;
   console.log(`${name.padEnd(12)} ${JSON.stringify(value)}`);
 };
 
 async function start(): Promise<Server> {
-  const server = await startServer('trawl', [join(root!, 'bin', 'trawl.js'), 'serve', '--config', config, '--data-dir', dataDir!, '--port', '0', '--log-level', 'silent'], cwd);
+  const server = await startServer(
+    'trawl',
+    [join(root!, 'bin', 'trawl.js'), 'serve', '--config', config, '--data-dir', dataDir!, '--port', '0', '--log-level', 'silent'],
+    cwd,
+  );
   await waitHealthy(server.url);
   // Warm: every shard mapped and checked by a search that reads them all.
   for (let k = 0; k < 3; k++) await post(server.url, '/api/search', normal(`warm_up_${k}`), '10.0.0.1');
@@ -128,7 +150,13 @@ try {
     const beside: number[] = [];
     for (const id of ids.slice(200, 260)) beside.push((await post(url, '/api/search', normal(id), '10.3.0.2')).ms);
     const heavyAnswers = await Promise.all(heavy);
-    print('contention', { beside: stats(beside), idleP50: r1(quantile(idle, 0.5)), ratio: r1(quantile(beside, 0.5) / quantile(idle, 0.5)), costlyMs: heavyAnswers.map((a) => r1(a.ms)), costlyStatuses: heavyAnswers.map((a) => a.status) });
+    print('contention', {
+      beside: stats(beside),
+      idleP50: r1(quantile(idle, 0.5)),
+      ratio: r1(quantile(beside, 0.5) / quantile(idle, 0.5)),
+      costlyMs: heavyAnswers.map((a) => r1(a.ms)),
+      costlyStatuses: heavyAnswers.map((a) => a.status),
+    });
   }
 
   {

@@ -30,22 +30,38 @@ const kinds: OverheadKind[] = [
   { name: 'version', request: { method: 'GET', path: '/api/repos', headers: auth } },
 ];
 const labels = ['GET /api/version', 'POST /api/search no hit, anonymous', 'POST /api/search no hit, API key', 'GET /api/repos, API key'];
-const server = await startServer('trawl', [join(root, 'bin', 'trawl.js'), 'serve', '--config', config, '--data-dir', dataDir, '--port', '0', '--log-level', 'info'], cwd);
+const server = await startServer(
+  'trawl',
+  [join(root, 'bin', 'trawl.js'), 'serve', '--config', config, '--data-dir', dataDir, '--port', '0', '--log-level', 'info'],
+  cwd,
+);
 try {
   await waitHealthy(server.url);
   const out = await overheadRuns(server, kinds, seconds, 16, rounds);
   for (const [i, o] of out.entries()) {
-    console.log(`${labels[i]!.padEnd(40)} CPU/request ${o.serverCpuMsPerRequest?.toFixed(3)} ms (runs ${o.serverCpuMsPerRequestSamples.join(' ')})  ${Math.round(o.requestsPerSecond)} req/s  p50 ${o.latencyMs?.p50} p99 ${o.latencyMs?.p99} ms  non2xx ${o.non2xx} errors ${o.errors}`);
+    console.log(
+      `${labels[i]!.padEnd(40)} CPU/request ${o.serverCpuMsPerRequest?.toFixed(3)} ms (runs ${o.serverCpuMsPerRequestSamples.join(' ')})  ${Math.round(o.requestsPerSecond)} req/s  p50 ${o.latencyMs?.p50} p99 ${o.latencyMs?.p99} ms  non2xx ${o.non2xx} errors ${o.errors}`,
+    );
   }
   const mb = (xs: RssSample[], k: keyof RssSample) => `${Math.round(median(xs.map((x) => x[k])) / 1e6)} MB`;
   const peak = (xs: RssSample[], k: keyof RssSample) => `${Math.round(Math.max(...xs.map((x) => x[k])) / 1e6)} MB`;
   const idle = await sampleRssFor(server.child.pid, 2000);
   console.log(`idle        RssAnon ${mb(idle, 'anon')}  RssFile ${mb(idle, 'file')}  VmRSS ${mb(idle, 'rss')}`);
-  for (const [name, body] of [['selective', JSON.stringify({ query: 'ext4_map_blocks', matches: 100 })], ['common', JSON.stringify({ query: 'return', matches: 100 })]] as const) {
+  for (const [name, body] of [
+    ['selective', JSON.stringify({ query: 'ext4_map_blocks', matches: 100 })],
+    ['common', JSON.stringify({ query: 'return', matches: 100 })],
+  ] as const) {
     const s = sampleRss(server.child.pid);
-    const d = await loadRunDetail(server, [server], { method: 'POST', path: '/api/search', body }, { round: 1, duration: seconds, connections: 16, label: name });
+    const d = await loadRunDetail(
+      server,
+      [server],
+      { method: 'POST', path: '/api/search', body },
+      { round: 1, duration: seconds, connections: 16, label: name },
+    );
     const load = s.stop();
-    console.log(`load ${name.padEnd(9)} RssAnon ${mb(load, 'anon')} (peak ${peak(load, 'anon')})  RssFile ${mb(load, 'file')}  ${Math.round(d.run.requestsPerSecond)} req/s p99 ${d.run.latencyMs.p99} ms  CPU ${d.run.serverCpuMsPerRequest} ms/request`);
+    console.log(
+      `load ${name.padEnd(9)} RssAnon ${mb(load, 'anon')} (peak ${peak(load, 'anon')})  RssFile ${mb(load, 'file')}  ${Math.round(d.run.requestsPerSecond)} req/s p99 ${d.run.latencyMs.p99} ms  CPU ${d.run.serverCpuMsPerRequest} ms/request`,
+    );
   }
 } finally {
   await stopServer(server);

@@ -15,7 +15,10 @@ import { isKconfigPath, kconfigDefinitions } from '../daemon/symbols/kconfig-def
 import { SYMBOL_MAX_FILE_BYTES, sortSymbolDefs, type SymbolDef } from '../daemon/symbols/ctags.ts';
 
 /** Each scanner: the files it reads, its definitions (undefined: left to ctags), and the hashed part of its anonymous scopes' names. */
-const SCANNERS: Record<string, { reads: (path: string) => boolean; define: (path: string, content: Buffer) => SymbolDef[] | undefined; anonymous: RegExp; as: string }> = {
+const SCANNERS: Record<
+  string,
+  { reads: (path: string) => boolean; define: (path: string, content: Buffer) => SymbolDef[] | undefined; anonymous: RegExp; as: string }
+> = {
   c: { reads: isCPath, define: cDefinitions, anonymous: /__anon[0-9a-f]+/g, as: '__anon' },
   dts: { reads: isDtsPath, define: (_, content) => dtsDefinitions(content), anonymous: /$^/g, as: '' },
   kconfig: { reads: isKconfigPath, define: kconfigDefinitions, anonymous: /choice[0-9a-f]{12}/g, as: 'choice#' },
@@ -73,7 +76,8 @@ for (let at = 0; at < r.stdout.length; ) {
   list.push(d);
 }
 
-const key = (d: SymbolDef) => `${d.name}|${d.kind}|${d.line}|${d.endLine}|${d.parent ? `${d.parent.kind}:${d.parent.name.replace(scanner.anonymous, scanner.as)}` : ''}`;
+const key = (d: SymbolDef) =>
+  `${d.name}|${d.kind}|${d.line}|${d.endLine}|${d.parent ? `${d.parent.kind}:${d.parent.name.replace(scanner.anonymous, scanner.as)}` : ''}`;
 const place = (d: SymbolDef) => `${d.name}|${d.kind}|${d.line}`;
 let ctagsCount = 0;
 let scannerCount = 0;
@@ -121,7 +125,9 @@ for (const f of files) {
 writeFileSync(out, `${report.join('\n')}\n`);
 const pct = (a: number, b: number) => (b === 0 ? '-' : `${((100 * a) / b).toFixed(2)} %`);
 console.log(`${files.length} files (${(bytes / 1e6).toFixed(1)} MB); ${toCtags} left to ctags (C headers with C++ or Objective-C)`);
-console.log(`ctags ${ctagsCount} definitions, the scanner ${scannerCount}; the same: ${same} (${pct(same, ctagsCount)} of ctags', ${pct(same, scannerCount)} of the scanner's); the same name, kind and line: ${samePlace} of ctags'`);
+console.log(
+  `ctags ${ctagsCount} definitions, the scanner ${scannerCount}; the same: ${same} (${pct(same, ctagsCount)} of ctags', ${pct(same, scannerCount)} of the scanner's); the same name, kind and line: ${samePlace} of ctags'`,
+);
 console.log(`only ctags, by kind: ${JSON.stringify(Object.fromEntries([...missing].sort((a, b) => b[1] - a[1])))}`);
 console.log(`only the scanner, by kind: ${JSON.stringify(Object.fromEntries([...extra].sort((a, b) => b[1] - a[1])))}`);
 console.log(`the scanner: ${(bytes / 1e3 / ms).toFixed(0)} MB/s on one core; differences by file in ${out}`);

@@ -58,7 +58,10 @@ try {
     await page.waitForSelector('.outline li, .outline .status:not(:empty)');
     await shot('web-file.png');
     const name = values['name-to-find']!;
-    await page.locator('.cm-line span', { hasText: new RegExp(`^${name}$`) }).first().click();
+    await page
+      .locator('.cm-line span', { hasText: new RegExp(`^${name}$`) })
+      .first()
+      .click();
     await page.locator('#nav-menu button', { hasText: 'Find references' }).click();
     await page.waitForSelector('#nav-panel .nav-files');
     await shot('web-navigation.png');

@@ -105,7 +105,10 @@ export function buildTrawl({ root, corpus, totalBytes, dataDir, tmp, symbols, ex
     lead = contentLeadFromSummaryLine(timed.stdout);
   } else {
     timed = runTimed(process.execPath, [...nodeArgsFor(INDEX_CHILD), corpus, dataDir, ...flag], process.env, join(tmp, 'trawl.rss'));
-    const child = JSON.parse(timed.stdout) as { maxRssKiB: number; summary: { symbols: number; symbolFailures: number; seconds: number; contentSeconds?: number } };
+    const child = JSON.parse(timed.stdout) as {
+      maxRssKiB: number;
+      summary: { symbols: number; symbolFailures: number; seconds: number; contentSeconds?: number };
+    };
     timed.peakRssBytes = child.maxRssKiB * 1024;
     counts = { symbolCount: child.summary.symbols, symbolFailures: child.summary.symbolFailures };
     lead = child.summary.contentSeconds === undefined ? 0 : child.summary.seconds - child.summary.contentSeconds;

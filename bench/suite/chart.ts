@@ -102,10 +102,16 @@ export function compareChartSvg(report: CompareReport): string {
   const commit = (c: string) => c.replace(/^([0-9a-f]{12})[0-9a-f]{28}/, '$1');
   const out: string[] = [];
 
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="monospace" font-size="11" fill="${COLOUR.ink}">`);
-  out.push('<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="#000000" stroke-width="1.5" stroke-opacity="0.45"/></pattern></defs>');
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="monospace" font-size="11" fill="${COLOUR.ink}">`,
+  );
+  out.push(
+    '<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="#000000" stroke-width="1.5" stroke-opacity="0.45"/></pattern></defs>',
+  );
   out.push(`<rect x="0" y="0" width="${WIDTH}" height="${height}" fill="#ffffff"/>`);
-  out.push(`<text x="${LABEL_X}" y="20" font-size="14" font-weight="bold">${escapeXml(`Search latency p50, old ${commit(report.old.gitCommit)} vs new ${commit(report.new.gitCommit)}`)}</text>`);
+  out.push(
+    `<text x="${LABEL_X}" y="20" font-size="14" font-weight="bold">${escapeXml(`Search latency p50, old ${commit(report.old.gitCommit)} vs new ${commit(report.new.gitCommit)}`)}</text>`,
+  );
 
   // Legend: what each bar, colour and mark means.
   const legend: Array<{ fill: string; hatch?: boolean; text: string }> = [
@@ -122,7 +128,9 @@ export function compareChartSvg(report: CompareReport): string {
     out.push(`<text x="${lx + 19}" y="43">${escapeXml(item.text)}</text>`);
     lx += 19 + item.text.length * 7 + 18;
   }
-  out.push(`<line x1="${lx}" y1="39" x2="${lx + 14}" y2="39" stroke="${COLOUR.ink}"/><line x1="${lx + 14}" y1="35" x2="${lx + 14}" y2="43" stroke="${COLOUR.ink}"/>`);
+  out.push(
+    `<line x1="${lx}" y1="39" x2="${lx + 14}" y2="39" stroke="${COLOUR.ink}"/><line x1="${lx + 14}" y1="35" x2="${lx + 14}" y2="43" stroke="${COLOUR.ink}"/>`,
+  );
   out.push(`<text x="${lx + 19}" y="43">p95</text>`);
 
   // Grid and axis: log ticks at 1, 2, 5 per decade.
@@ -155,7 +163,9 @@ export function compareChartSvg(report: CompareReport): string {
       if (b.s.p95 !== null && b.s.p95 > b.s.median) {
         const cy = y + b.dy + BAR / 2;
         const [x1, x2] = [n1(x(b.s.median)), n1(x(b.s.p95))];
-        out.push(`<line x1="${x1}" y1="${cy}" x2="${x2}" y2="${cy}" stroke="${COLOUR.ink}"/><line x1="${x2}" y1="${cy - 3}" x2="${x2}" y2="${cy + 3}" stroke="${COLOUR.ink}"/>`);
+        out.push(
+          `<line x1="${x1}" y1="${cy}" x2="${x2}" y2="${cy}" stroke="${COLOUR.ink}"/><line x1="${x2}" y1="${cy - 3}" x2="${x2}" y2="${cy + 3}" stroke="${COLOUR.ink}"/>`,
+        );
       }
     }
     out.push(`<text x="${MARKER_X}" y="${y + 18}" fill="${mk.colour}"${m.verdict === 'regression' ? ' font-weight="bold"' : ''}>${escapeXml(mk.text)}</text>`);

@@ -38,7 +38,9 @@ export function parseClusters(text: string): ClusterShape[] {
     const nodes = m ? Number(m[1]) : NaN;
     const replicationFactor = m?.[2] !== undefined ? Number(m[2]) : replicationFor(nodes);
     if (!m || nodes < 1 || nodes > MAX_NODES || replicationFactor < 1 || replicationFactor > nodes) {
-      throw new Error(`--cluster-nodes takes node counts from 1 to ${MAX_NODES}, each with an optional /replication (1 to the count), separated by commas, like 1,2,2/1,4; got "${text}"`);
+      throw new Error(
+        `--cluster-nodes takes node counts from 1 to ${MAX_NODES}, each with an optional /replication (1 to the count), separated by commas, like 1,2,2/1,4; got "${text}"`,
+      );
     }
     if (out.some((c) => c.nodes === nodes && c.replicationFactor === replicationFactor)) throw new Error(`--cluster-nodes names ${p} twice`);
     out.push({ nodes, replicationFactor });
@@ -97,7 +99,9 @@ type P50Of = Pick<QueryLatency, 'name' | 'latencyMs'>;
  * difference of their p50s. Indexed like `configurations`; null where there is no such
  * control, for the controls themselves and for the plain daemon.
  */
-export function sameNodesOverheads(configurations: readonly Pick<ClusterConfiguration, 'kind' | 'nodes' | 'replicationFactor' | 'queries'>[]): Array<number | null> {
+export function sameNodesOverheads(
+  configurations: readonly Pick<ClusterConfiguration, 'kind' | 'nodes' | 'replicationFactor' | 'queries'>[],
+): Array<number | null> {
   return configurations.map((c) => {
     if (c.kind !== 'cluster' || c.replicationFactor === c.nodes) return null;
     const control = configurations.find((o) => o.kind === 'cluster' && o.nodes === c.nodes && o.replicationFactor === o.nodes);

@@ -11,7 +11,12 @@
 export interface ClusterStatusView {
   self: string;
   nodes: Array<{ id: string; live: boolean; shards: number }>;
-  repositories: Array<{ repositoryId: number; generation: number; builtBy: string; shards: Array<{ shard: string; owners: string[]; holders: string[]; health: string }> }>;
+  repositories: Array<{
+    repositoryId: number;
+    generation: number;
+    builtBy: string;
+    shards: Array<{ shard: string; owners: string[]; holders: string[]; health: string }>;
+  }>;
   summary: { shards: number; ok: number };
 }
 
@@ -28,7 +33,10 @@ export function clusterGap(states: ReadonlyArray<{ cluster: ClusterStatusView; r
     const live = c.nodes.filter((n) => n.live).length;
     if (live !== nodes) return `${c.self} sees ${live} of ${nodes} nodes live`;
     if (c.repositories.length === 0) return `${c.self}: no index published yet`;
-    const generations = c.repositories.map((p) => `${p.repositoryId}@${p.generation}`).sort().join(',');
+    const generations = c.repositories
+      .map((p) => `${p.repositoryId}@${p.generation}`)
+      .sort()
+      .join(',');
     if (index !== undefined && generations !== index) return `the nodes see different published indexes (${index} against ${generations} on ${c.self})`;
     index = generations;
     const shards = c.repositories.flatMap((p) => p.shards);

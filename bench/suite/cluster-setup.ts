@@ -74,7 +74,11 @@ function trawl(root: string, args: string[], cwd: string): string {
 /** An owner added to the store `where` names (`--config` or `--data-dir`), and the header carrying a new key of theirs. */
 function ownerKey(root: string, where: string[], cwd: string): Record<string, string> {
   trawl(root, ['users', 'add', '--email', OWNER, '--role', 'owner', ...where], cwd);
-  return { 'X-Sourcebot-Api-Key': trawl(root, ['keys', 'create', '--user', OWNER, '--name', 'bench', ...where], cwd).split('\n').at(-1)! };
+  return {
+    'X-Sourcebot-Api-Key': trawl(root, ['keys', 'create', '--user', OWNER, '--name', 'bench', ...where], cwd)
+      .split('\n')
+      .at(-1)!,
+  };
 }
 
 /** Bytes of every file under `dir`. */
@@ -146,13 +150,31 @@ export async function startPlain(o: SetupOptions, log: (s: string) => void): Pro
   trawl(o.root, ['sync', '--config', syncConfig, '--data-dir', dataDir], dir);
   const readySeconds = (performance.now() - started) / 1000;
   const headers = ownerKey(o.root, ['--data-dir', dataDir], dir);
-  const server = await startServer('plain', [join(o.root, 'bin', 'trawl.js'), 'serve', '--config', serveConfig, '--data-dir', dataDir, '--port', '0', '--workers', String(o.workers), '--log-level', 'silent'], dir);
+  const server = await startServer(
+    'plain',
+    [
+      join(o.root, 'bin', 'trawl.js'),
+      'serve',
+      '--config',
+      serveConfig,
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      '--workers',
+      String(o.workers),
+      '--log-level',
+      'silent',
+    ],
+    dir,
+  );
   try {
     await waitHealthy(server.url);
     const gap = async () => {
       const r = await readyOf(server, headers);
       const repos = r.body.repositories;
-      if (r.status !== 200 || !repos || repos.total === 0 || repos.searchable !== repos.total || repos.symbolsPending > 0) return `not ready: ${JSON.stringify(r.body)}`;
+      if (r.status !== 200 || !repos || repos.total === 0 || repos.searchable !== repos.total || repos.symbolsPending > 0)
+        return `not ready: ${JSON.stringify(r.body)}`;
       return null;
     };
     const why = await gap();
@@ -204,11 +226,34 @@ export async function startCluster(o: SetupOptions & { nodes: number; replicatio
     const dataDirs = ids.map((id) => join(dir, id));
     const started = performance.now();
     for (const [i, id] of ids.entries()) {
-      servers.push(await startServer(id, [join(o.root, 'bin', 'trawl.js'), 'serve', '--config', config, '--data-dir', dataDirs[i]!, '--port', '0', '--node-id', id, '--workers', String(o.workers), '--log-level', 'silent'], dir));
+      servers.push(
+        await startServer(
+          id,
+          [
+            join(o.root, 'bin', 'trawl.js'),
+            'serve',
+            '--config',
+            config,
+            '--data-dir',
+            dataDirs[i]!,
+            '--port',
+            '0',
+            '--node-id',
+            id,
+            '--workers',
+            String(o.workers),
+            '--log-level',
+            'silent',
+          ],
+          dir,
+        ),
+      );
     }
     for (const s of servers) await waitHealthy(s.url);
     const states = async () => {
-      for (const s of servers) if (s.child.exitCode !== null || s.child.signalCode !== null) throw new Error(`node ${s.name} exited (${s.child.exitCode ?? s.child.signalCode}); stderr:\n${s.stderr()}`);
+      for (const s of servers)
+        if (s.child.exitCode !== null || s.child.signalCode !== null)
+          throw new Error(`node ${s.name} exited (${s.child.exitCode ?? s.child.signalCode}); stderr:\n${s.stderr()}`);
       return Promise.all(
         servers.map(async (s) => {
           const c = await getJson(`${s.url}/api/cluster`, headers);
@@ -230,7 +275,8 @@ export async function startCluster(o: SetupOptions & { nodes: number; replicatio
         if (now - readyAt >= 2000) break;
       } else {
         readyAt = undefined;
-        if (now - started > o.readyTimeoutMs) throw new Error(`the ${o.nodes}-node cluster was not ready within ${Math.round(o.readyTimeoutMs / 1000)} s: ${why}`);
+        if (now - started > o.readyTimeoutMs)
+          throw new Error(`the ${o.nodes}-node cluster was not ready within ${Math.round(o.readyTimeoutMs / 1000)} s: ${why}`);
         if (now - said > 15_000) {
           said = now;
           log(`cluster ${o.nodes} node(s): waiting (${((now - started) / 1000).toFixed(0)} s): ${why}`);
@@ -243,8 +289,13 @@ export async function startCluster(o: SetupOptions & { nodes: number; replicatio
     const shardsPerNode = ids.map((id) => status.nodes.find((n) => n.id === id)?.shards ?? 0);
     const builders = new Set(status.repositories.map((p) => p.builtBy));
     const shards = status.repositories.reduce((n, p) => n + p.shards.length, 0);
-    const indexBytes = publishedBytes(dataDirs, status.repositories.flatMap((p) => p.shards.map((x) => ({ repoId: p.repositoryId, file: x.shard }))));
-    log(`cluster ${o.nodes} node(s), replication ${o.replicationFactor}: ready after ${readySeconds.toFixed(1)} s; ${shards} shards built by ${[...builders].join(', ')}; held per node ${shardsPerNode.join(' / ')}`);
+    const indexBytes = publishedBytes(
+      dataDirs,
+      status.repositories.flatMap((p) => p.shards.map((x) => ({ repoId: p.repositoryId, file: x.shard }))),
+    );
+    log(
+      `cluster ${o.nodes} node(s), replication ${o.replicationFactor}: ready after ${readySeconds.toFixed(1)} s; ${shards} shards built by ${[...builders].join(', ')}; held per node ${shardsPerNode.join(' / ')}`,
+    );
     const pg = postgres;
     const rd = redis;
     return {

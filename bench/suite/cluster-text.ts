@@ -8,7 +8,8 @@ import { formatBytes, formatMs } from '../../daemon/cli/format.ts';
 import { clusterName } from './cluster-figures.ts';
 import type { ClusterConfiguration, ClusterPhase } from './result.ts';
 
-const name = (c: ClusterConfiguration) => (c.kind === 'plain' ? 'one daemon, no cluster section' : `cluster of ${clusterName({ nodes: c.nodes, replicationFactor: c.replicationFactor! })}`);
+const name = (c: ClusterConfiguration) =>
+  c.kind === 'plain' ? 'one daemon, no cluster section' : `cluster of ${clusterName({ nodes: c.nodes, replicationFactor: c.replicationFactor! })}`;
 const ms3 = (x: number | null) => (x === null ? '—' : `${x.toFixed(3)} ms`);
 const signedMs = (x: number | null) => (x === null ? '—' : `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)} ms`);
 const bytes = (n: number | null) => (n === null ? '—' : formatBytes(n));
@@ -33,7 +34,10 @@ export function clusterText(p: ClusterPhase): string[] {
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   );
   // A cluster whose nodes each hold every shard is the control of the spread ones of its size.
-  const isControl = (c: ClusterConfiguration) => c.kind === 'cluster' && c.replicationFactor === c.nodes && p.configurations.some((o) => o.nodes === c.nodes && o.kind === 'cluster' && o.replicationFactor !== o.nodes);
+  const isControl = (c: ClusterConfiguration) =>
+    c.kind === 'cluster' &&
+    c.replicationFactor === c.nodes &&
+    p.configurations.some((o) => o.nodes === c.nodes && o.kind === 'cluster' && o.replicationFactor !== o.nodes);
   for (const c of p.configurations) {
     const l = c.load;
     const same = isControl(c) ? '(control)' : c.sameNodesOverheadMs == null ? '—' : signedMs(c.sameNodesOverheadMs);
@@ -45,12 +49,16 @@ export function clusterText(p: ClusterPhase): string[] {
   if (p.configurations.some((c) => c.oneClient)) {
     lines.push(
       '',
-      '| configuration (one client, the mix) | the nodes\' CPU per request | their threads\' wait for a core per request |',
+      "| configuration (one client, the mix) | the nodes' CPU per request | their threads' wait for a core per request |",
       '|---|--:|--:|',
       ...p.configurations.map((c) => `| ${name(c)} | ${ms3(c.oneClient?.cpuMsPerRequest ?? null)} | ${ms3(c.oneClient?.waitMsPerRequest ?? null)} |`),
     );
   }
-  lines.push('', '| node | shards held | its index | its data dir | RSS idle (anon; file) | RSS peak under load (anon) | CPU under load | requests it took |', '|---|--:|--:|--:|--:|--:|--:|--:|');
+  lines.push(
+    '',
+    '| node | shards held | its index | its data dir | RSS idle (anon; file) | RSS peak under load (anon) | CPU under load | requests it took |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|',
+  );
   for (const c of p.configurations) {
     for (const n of c.perNode) {
       lines.push(
@@ -62,7 +70,11 @@ export function clusterText(p: ClusterPhase): string[] {
   const clusters = p.configurations.filter((c) => c.kind === 'cluster');
   const plain = p.configurations.find((c) => c.kind === 'plain');
   if (plain) {
-    lines.push('', `| query (p50, one client) | one daemon | ${clusters.map((c) => clusterName({ nodes: c.nodes, replicationFactor: c.replicationFactor! })).join(' | ')} |`, `|---|--:|${clusters.map(() => '--:|').join('')}`);
+    lines.push(
+      '',
+      `| query (p50, one client) | one daemon | ${clusters.map((c) => clusterName({ nodes: c.nodes, replicationFactor: c.replicationFactor! })).join(' | ')} |`,
+      `|---|--:|${clusters.map(() => '--:|').join('')}`,
+    );
     for (const q of plain.queries) {
       const at = (c: ClusterConfiguration) => {
         const x = c.queries.find((y) => y.name === q.name);

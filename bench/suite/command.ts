@@ -15,7 +15,6 @@ import { BenchInputError, type RunOptions } from './run-plan.ts';
 import { runText } from './run-text.ts';
 import { UsageError } from '../../daemon/cli/usage.ts';
 
-
 function positiveInt(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
@@ -82,15 +81,18 @@ export function parseRunArgs(argv: string[]): { options: RunOptions; out: string
   if (positionals.length > 0) throw new UsageError(`bench run takes no arguments, got "${positionals[0]}" (the corpus is --corpus DIR)`);
   if (values.corpus === undefined) throw new UsageError('bench run needs --corpus DIR (or --corpus linux)');
   // The cluster, viewer and many-repositories phases alone: each makes an index of its own; the others need the core phases' index.
-  if (values.only !== undefined && !(ONLY_PHASES as readonly string[]).includes(values.only)) throw new UsageError(`--only takes ${ONLY_PHASES.map((p) => `"${p}"`).join(', ')} (the phases that run without the core phases), got "${values.only}"`);
+  if (values.only !== undefined && !(ONLY_PHASES as readonly string[]).includes(values.only))
+    throw new UsageError(`--only takes ${ONLY_PHASES.map((p) => `"${p}"`).join(', ')} (the phases that run without the core phases), got "${values.only}"`);
   const only = values.only as OnlyPhase | undefined;
-  if (only && (values.auth || values.web || values.reindex)) throw new UsageError(`--only ${only} runs that phase alone: --auth, --web and --reindex need the core phases`);
+  if (only && (values.auth || values.web || values.reindex))
+    throw new UsageError(`--only ${only} runs that phase alone: --auth, --web and --reindex need the core phases`);
   if (only === 'viewer' && values.cluster) throw new UsageError('--only viewer runs the code viewer phase alone: drop --cluster');
   if (only === 'many-repos' && values.cluster) throw new UsageError('--only many-repos runs the many-repositories phase alone: drop --cluster');
   const many = values['corpus-repos'] !== undefined || values['tiny-repos'] !== undefined;
   if (only === 'many-repos' && !many) throw new UsageError('--only many-repos needs --corpus-repos N or --tiny-repos N (or both)');
   if ((only === 'cluster' || only === 'viewer') && many) throw new UsageError(`--only ${only} runs that phase alone: drop --corpus-repos and --tiny-repos`);
-  if ((only === 'cluster' || only === 'viewer') && (values.cold || values.distinct !== undefined)) throw new UsageError(`--only ${only} times no held-out identifiers: drop --cold and --distinct`);
+  if ((only === 'cluster' || only === 'viewer') && (values.cold || values.distinct !== undefined))
+    throw new UsageError(`--only ${only} times no held-out identifiers: drop --cold and --distinct`);
   if (values['many-dir'] !== undefined && !many) throw new UsageError('--many-dir is for the many-repositories phase: add --corpus-repos N or --tiny-repos N');
   let clusters: ClusterShape[] | undefined;
   if (values['cluster-nodes'] !== undefined) {

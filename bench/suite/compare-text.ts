@@ -101,12 +101,17 @@ function table(title: string, metrics: MetricComparison[], valueHeader: string):
   // The label takes what the other columns leave, so that a long query cannot push a row past WIDTH.
   const others = widths.slice(1).reduce((a, b) => a + b, 0) + GAP.length * (columns.length - 1);
   widths[0] = Math.max(12, Math.min(widths[0]!, WIDTH - 2 - others));
-  const row = (values: string[]) => `  ${values.map((v, i) => pad(truncate(v, widths[i]!), widths[i]!, columns[i]!.right)).join(GAP).trimEnd()}`;
+  const row = (values: string[]) =>
+    `  ${values
+      .map((v, i) => pad(truncate(v, widths[i]!), widths[i]!, columns[i]!.right))
+      .join(GAP)
+      .trimEnd()}`;
   const lines = [title, row(columns.map((c) => c.header))];
   metrics.forEach((m, i) => {
     lines.push(row(cells[i]!));
     // What the engine did differently, under the row: how a latency change is traced to work.
-    if (m.statsChanged.length > 0) lines.push(truncate(`      work${m.statsComparable ? '' : ' (stopped at the match limit: varies run to run)'}: ${m.statsChanged.join(', ')}`, WIDTH));
+    if (m.statsChanged.length > 0)
+      lines.push(truncate(`      work${m.statsComparable ? '' : ' (stopped at the match limit: varies run to run)'}: ${m.statsChanged.join(', ')}`, WIDTH));
   });
   return lines;
 }
@@ -149,7 +154,7 @@ const SECTIONS: Array<{ group: MetricGroup; title: string; valueHeader: string }
   { group: 'index', title: 'Index build', valueHeader: '' },
   { group: 'commands', title: 'Whole trawl processes (spawn to exit)', valueHeader: '' },
   { group: 'auth', title: 'Authentication and rate limit (GET /api/repos)', valueHeader: '' },
-  { group: 'web', title: 'Web UI (median over the queries of each one\'s median)', valueHeader: '' },
+  { group: 'web', title: "Web UI (median over the queries of each one's median)", valueHeader: '' },
   { group: 'reindex', title: 'Re-indexing (the corpus as a git repository)', valueHeader: '' },
   { group: 'many', title: 'Many repositories (each query sent once)', valueHeader: '' },
   { group: 'cluster', title: 'Cluster phase (one daemon, then clusters of N nodes)', valueHeader: '' },
@@ -180,14 +185,18 @@ export function compareText(report: CompareReport): string {
   // The peers did not change between the runs: their movement is the machine's, and it is
   // the yardstick for how far to trust a verdict of similar size.
   const drift = report.machineDrift.filter((d) => d.ratio !== null);
-  if (drift.length === 0) lines.push('Machine drift: no peer ran the same queries on both sides; the machine\'s own drift is unknown.');
+  if (drift.length === 0) lines.push("Machine drift: no peer ran the same queries on both sides; the machine's own drift is unknown.");
   else {
     const parts = drift.map((d) => `${d.peer} new/old ×${d.ratio!.toFixed(3)} (${change(d.ratio)}) over ${plural(d.queries, 'query', 'queries')}`);
     lines.push(...wrap(`Machine drift (peers, unchanged between the runs): ${parts.join('; ')}`, '', '  '));
   }
   lines.push('');
   for (const s of SECTIONS) {
-    const t = table(s.title, report.metrics.filter((m) => m.group === s.group), s.valueHeader);
+    const t = table(
+      s.title,
+      report.metrics.filter((m) => m.group === s.group),
+      s.valueHeader,
+    );
     if (t.length > 0) lines.push(...t, '');
   }
   lines.push(summaryLine(report));

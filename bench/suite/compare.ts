@@ -63,7 +63,22 @@
 //   exitStatus    1 when any metric regressed, else 0
 
 import type { SearchStats } from '../../daemon/search/types.ts';
-import { hasCorePhases, RESULT_FORMAT, type AnyBenchResult, type AuthVariant, type ClusterConfiguration, type CommandRuns, type CommandsPhase, type DistinctPhase, type HttpQueryResult, type ManyReposCorpus, type PeerResult, type QueryResult, type ReindexPhase, type WebQuery } from './result.ts';
+import {
+  hasCorePhases,
+  RESULT_FORMAT,
+  type AnyBenchResult,
+  type AuthVariant,
+  type ClusterConfiguration,
+  type CommandRuns,
+  type CommandsPhase,
+  type DistinctPhase,
+  type HttpQueryResult,
+  type ManyReposCorpus,
+  type PeerResult,
+  type QueryResult,
+  type ReindexPhase,
+  type WebQuery,
+} from './result.ts';
 import { median, quantileSorted } from './percentiles.ts';
 import { clusterKey, clusterName, replicationFor } from './cluster-figures.ts';
 import { compareSamples, type Verdict } from './stats.ts';
@@ -178,7 +193,10 @@ const BUSY_FOREIGN_CORES = 0.2;
 const TIMING_STATS: ReadonlySet<keyof SearchStats> = new Set<keyof SearchStats>(['duration', 'wait', 'matchTreeConstruction', 'matchTreeSearch']);
 
 export function compareResults(oldR: AnyBenchResult, newR: AnyBenchResult, options: CompareResultsOptions = {}): CompareReport {
-  for (const [side, r] of [['old', oldR], ['new', newR]] as const) {
+  for (const [side, r] of [
+    ['old', oldR],
+    ['new', newR],
+  ] as const) {
     if (r.format !== RESULT_FORMAT) throw new Error(`${side} result has format ${JSON.stringify(r.format)}, expected ${RESULT_FORMAT}`);
   }
   const opts: Required<CompareResultsOptions> = {
@@ -255,7 +273,13 @@ function byRatio(ratio: number, bound: number): Verdict {
   return 'no change';
 }
 
-function judge(oldValues: readonly number[], newValues: readonly number[], kind: Kind, better: 'lower' | 'higher', opts: Required<CompareResultsOptions>): Judgement {
+function judge(
+  oldValues: readonly number[],
+  newValues: readonly number[],
+  kind: Kind,
+  better: 'lower' | 'higher',
+  opts: Required<CompareResultsOptions>,
+): Judgement {
   const sortedOld = oldValues.filter(Number.isFinite).sort((a, b) => a - b);
   const sortedNew = newValues.filter(Number.isFinite).sort((a, b) => a - b);
   const summaries = { old: summarise(sortedOld), new: summarise(sortedNew) };
@@ -270,7 +294,15 @@ function judge(oldValues: readonly number[], newValues: readonly number[], kind:
     return { ...summaries, ratio, ratioLow: null, ratioHigh: null, p: null, verdict: oriented(byRatio(ratio, opts.threshold), better), basis: 'exact' };
   }
   if (sortedOld.length < MIN_TESTED_SAMPLES || sortedNew.length < MIN_TESTED_SAMPLES) {
-    return { ...summaries, ratio, ratioLow: null, ratioHigh: null, p: null, verdict: oriented(byRatio(ratio, opts.singleThreshold), better), basis: 'threshold' };
+    return {
+      ...summaries,
+      ratio,
+      ratioLow: null,
+      ratioHigh: null,
+      p: null,
+      verdict: oriented(byRatio(ratio, opts.singleThreshold), better),
+      basis: 'threshold',
+    };
   }
   // compareSamples calls a rise a regression. For higher-is-better figures its verdict is
   // turned round rather than its input: the ratio and its interval are then those of the
@@ -293,7 +325,18 @@ interface MetricSpec {
 
 function metric(spec: MetricSpec, opts: Required<CompareResultsOptions>): MetricComparison {
   const j = judge(spec.old, spec.new, spec.kind, spec.better, opts);
-  return { id: spec.id, group: spec.group, label: spec.label, queryName: null, unit: spec.unit, better: spec.better, ...j, stats: null, statsChanged: [], statsComparable: true };
+  return {
+    id: spec.id,
+    group: spec.group,
+    label: spec.label,
+    queryName: null,
+    unit: spec.unit,
+    better: spec.better,
+    ...j,
+    stats: null,
+    statsChanged: [],
+    statsComparable: true,
+  };
 }
 
 // ---- the metrics ----
@@ -337,13 +380,26 @@ export function searchNoiseFloor(pairs: Array<{ old: readonly number[]; new: rea
   return Math.exp(NOISE_SIGMAS * 1.4826 * mad) - 1;
 }
 
-function searchMetrics(oldR: AnyBenchResult, newR: AnyBenchResult, opts: Required<CompareResultsOptions>): { metrics: MetricComparison[]; noiseFloor: number | null } {
+function searchMetrics(
+  oldR: AnyBenchResult,
+  newR: AnyBenchResult,
+  opts: Required<CompareResultsOptions>,
+): { metrics: MetricComparison[]; noiseFloor: number | null } {
   const pairs = pairQueries(oldR, newR);
   const noiseFloor = searchNoiseFloor(pairs.map((p) => ({ old: latencySamples(p.old), new: latencySamples(p.new) })));
   const queryOpts = { ...opts, threshold: Math.max(opts.threshold, noiseFloor ?? 0) };
   const metrics = pairs.map(({ name, old, new: cur }) => {
     const m = metric(
-      { id: `search/${name}/latency`, group: 'search', label: (cur ?? old)!.query, unit: 'ms', better: 'lower', kind: 'sampled', old: latencySamples(old), new: latencySamples(cur) },
+      {
+        id: `search/${name}/latency`,
+        group: 'search',
+        label: (cur ?? old)!.query,
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        old: latencySamples(old),
+        new: latencySamples(cur),
+      },
       queryOpts,
     );
     const deltas = statDeltas(old?.stats ?? null, cur?.stats ?? null);
@@ -377,7 +433,9 @@ function statDeltas(oldStats: SearchStats | null, newStats: SearchStats | null):
 }
 
 function otherMetrics(oldR: AnyBenchResult, newR: AnyBenchResult, opts: Required<CompareResultsOptions>): MetricComparison[] {
-  return [...distinctSpecs(oldR, newR), ...coreSpecs(oldR, newR), ...phaseSpecs(oldR, newR), ...manySpecs(oldR, newR), ...clusterSpecs(oldR, newR)].map((s) => metric(s, opts));
+  return [...distinctSpecs(oldR, newR), ...coreSpecs(oldR, newR), ...phaseSpecs(oldR, newR), ...manySpecs(oldR, newR), ...clusterSpecs(oldR, newR)].map((s) =>
+    metric(s, opts),
+  );
 }
 
 /**
@@ -389,26 +447,117 @@ function coreSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
   if (!hasCorePhases(oldR) && !hasCorePhases(newR)) return [];
   const both = <T>(pick: (r: AnyBenchResult) => T) => ({ old: pick(oldR), new: pick(newR) });
   // A memory figure without its samples (an older writer, say) still counts as one sample.
-  const memory = (samples: number[] | undefined, medianBytes: number | null | undefined) => (samples && samples.length > 0 ? samples : medianBytes == null ? [] : [medianBytes]);
+  const memory = (samples: number[] | undefined, medianBytes: number | null | undefined) =>
+    samples && samples.length > 0 ? samples : medianBytes == null ? [] : [medianBytes];
   const runs = (r: AnyBenchResult) => r.indexing?.runs ?? [];
   return [
-    { id: 'http/search/latency', group: 'http', label: 'POST /api/search latency', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http?.search.samplesMs ?? []) },
-    { id: 'http/search/throughput', group: 'http', label: 'POST /api/search throughput', unit: 'req/s', better: 'higher', kind: 'sampled', ...both((r) => r.http?.search.perSecondSamples ?? []) },
-    { id: 'http/stream/throughput', group: 'http', label: 'stream throughput', unit: 'MB/s', better: 'higher', kind: 'sampled', ...both((r) => r.http?.stream.mbPerSecondSamples ?? []) },
-    { id: 'http/stream/firstByte', group: 'http', label: 'stream first byte', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http?.stream.firstByteMsSamples ?? []) },
+    {
+      id: 'http/search/latency',
+      group: 'http',
+      label: 'POST /api/search latency',
+      unit: 'ms',
+      better: 'lower',
+      kind: 'sampled',
+      ...both((r) => r.http?.search.samplesMs ?? []),
+    },
+    {
+      id: 'http/search/throughput',
+      group: 'http',
+      label: 'POST /api/search throughput',
+      unit: 'req/s',
+      better: 'higher',
+      kind: 'sampled',
+      ...both((r) => r.http?.search.perSecondSamples ?? []),
+    },
+    {
+      id: 'http/stream/throughput',
+      group: 'http',
+      label: 'stream throughput',
+      unit: 'MB/s',
+      better: 'higher',
+      kind: 'sampled',
+      ...both((r) => r.http?.stream.mbPerSecondSamples ?? []),
+    },
+    {
+      id: 'http/stream/firstByte',
+      group: 'http',
+      label: 'stream first byte',
+      unit: 'ms',
+      better: 'lower',
+      kind: 'sampled',
+      ...both((r) => r.http?.stream.firstByteMsSamples ?? []),
+    },
     // Measured since the stream's opening comment stopped passing for its first results.
     ...(oldR.http?.stream.firstResultMsSamples || newR.http?.stream.firstResultMsSamples
-      ? [{ id: 'http/stream/firstResult', group: 'http', label: 'stream first results', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.http?.stream.firstResultMsSamples ?? []) } satisfies MetricSpec]
+      ? [
+          {
+            id: 'http/stream/firstResult',
+            group: 'http',
+            label: 'stream first results',
+            unit: 'ms',
+            better: 'lower',
+            kind: 'sampled',
+            ...both((r) => r.http?.stream.firstResultMsSamples ?? []),
+          } satisfies MetricSpec,
+        ]
       : []),
-    { id: 'memory/idle', group: 'memory', label: 'daemon RSS, idle', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => memory(r.memory?.idleSamplesBytes, r.memory?.idleMedianBytes)) },
-    { id: 'memory/load', group: 'memory', label: 'daemon RSS, under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => memory(r.memory?.loadSamplesBytes, r.memory?.loadMedianBytes)) },
+    {
+      id: 'memory/idle',
+      group: 'memory',
+      label: 'daemon RSS, idle',
+      unit: 'bytes',
+      better: 'lower',
+      kind: 'sampled',
+      ...both((r) => memory(r.memory?.idleSamplesBytes, r.memory?.idleMedianBytes)),
+    },
+    {
+      id: 'memory/load',
+      group: 'memory',
+      label: 'daemon RSS, under load',
+      unit: 'bytes',
+      better: 'lower',
+      kind: 'sampled',
+      ...both((r) => memory(r.memory?.loadSamplesBytes, r.memory?.loadMedianBytes)),
+    },
     ...splitSpecs(oldR, newR),
-    { id: 'index/seconds', group: 'index', label: 'index build time', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => runs(r).map((x) => x.seconds)) },
-    { id: 'index/contentSeconds', group: 'index', label: 'index: content searchable after', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => runs(r).flatMap((x) => (x.contentSeconds == null ? [] : [x.contentSeconds]))) },
-    { id: 'index/peakRss', group: 'index', label: 'index build peak RSS', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => runs(r).flatMap((x) => (x.peakRssBytes === null ? [] : [x.peakRssBytes]))) },
+    {
+      id: 'index/seconds',
+      group: 'index',
+      label: 'index build time',
+      unit: 's',
+      better: 'lower',
+      kind: 'sampled',
+      ...both((r) => runs(r).map((x) => x.seconds)),
+    },
+    {
+      id: 'index/contentSeconds',
+      group: 'index',
+      label: 'index: content searchable after',
+      unit: 's',
+      better: 'lower',
+      kind: 'sampled',
+      ...both((r) => runs(r).flatMap((x) => (x.contentSeconds == null ? [] : [x.contentSeconds]))),
+    },
+    {
+      id: 'index/peakRss',
+      group: 'index',
+      label: 'index build peak RSS',
+      unit: 'bytes',
+      better: 'lower',
+      kind: 'sampled',
+      ...both((r) => runs(r).flatMap((x) => (x.peakRssBytes === null ? [] : [x.peakRssBytes]))),
+    },
     // The same corpus indexes to the same bytes: any change is real, no test needed.
     { id: 'index/bytes', group: 'index', label: 'index size', unit: 'bytes', better: 'lower', kind: 'exact', ...both((r) => runs(r).map((x) => x.indexBytes)) },
-    { id: 'index/sizeRatio', group: 'index', label: 'index size / content', unit: 'ratio', better: 'lower', kind: 'exact', ...both((r) => runs(r).map((x) => x.sizeRatio)) },
+    {
+      id: 'index/sizeRatio',
+      group: 'index',
+      label: 'index size / content',
+      unit: 'ratio',
+      better: 'lower',
+      kind: 'exact',
+      ...both((r) => runs(r).map((x) => x.sizeRatio)),
+    },
     ...commandSpecs(oldR, newR),
   ];
 }
@@ -426,15 +575,55 @@ function splitSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
     const kind = (r: AnyBenchResult) => r.http?.overhead?.find((o) => o.name === name);
     const request = (kind(newR) ?? kind(oldR))!.request;
     specs.push(
-      { id: `http/overhead/${name}/cpu`, group: 'http', label: `${request} daemon CPU per request`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => kind(r)?.serverCpuMsPerRequestSamples ?? []) },
-      { id: `http/overhead/${name}/throughput`, group: 'http', label: `${request} throughput`, unit: 'req/s', better: 'higher', kind: 'sampled', ...both((r) => kind(r)?.perSecondSamples ?? []) },
+      {
+        id: `http/overhead/${name}/cpu`,
+        group: 'http',
+        label: `${request} daemon CPU per request`,
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((r) => kind(r)?.serverCpuMsPerRequestSamples ?? []),
+      },
+      {
+        id: `http/overhead/${name}/throughput`,
+        group: 'http',
+        label: `${request} throughput`,
+        unit: 'req/s',
+        better: 'higher',
+        kind: 'sampled',
+        ...both((r) => kind(r)?.perSecondSamples ?? []),
+      },
     );
   }
   if (oldR.memory?.idleAnonSamplesBytes || newR.memory?.idleAnonSamplesBytes) {
     specs.push(
-      { id: 'memory/idleAnon', group: 'memory', label: 'daemon RssAnon, idle', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => r.memory?.idleAnonSamplesBytes ?? []) },
-      { id: 'memory/loadAnon', group: 'memory', label: 'daemon RssAnon, under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => r.memory?.loadAnonSamplesBytes ?? []) },
-      { id: 'memory/loadFile', group: 'memory', label: 'daemon RssFile (mapped shards), under load', unit: 'bytes', better: 'lower', kind: 'sampled', ...both((r) => r.memory?.loadFileSamplesBytes ?? []) },
+      {
+        id: 'memory/idleAnon',
+        group: 'memory',
+        label: 'daemon RssAnon, idle',
+        unit: 'bytes',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((r) => r.memory?.idleAnonSamplesBytes ?? []),
+      },
+      {
+        id: 'memory/loadAnon',
+        group: 'memory',
+        label: 'daemon RssAnon, under load',
+        unit: 'bytes',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((r) => r.memory?.loadAnonSamplesBytes ?? []),
+      },
+      {
+        id: 'memory/loadFile',
+        group: 'memory',
+        label: 'daemon RssFile (mapped shards), under load',
+        unit: 'bytes',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((r) => r.memory?.loadFileSamplesBytes ?? []),
+      },
     );
   }
   return specs;
@@ -451,7 +640,15 @@ function commandSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] 
     new: (newR.commands && pick(newR.commands)?.secondsSamples) ?? [],
   });
   const query = (newR.commands?.search ?? oldR.commands?.search)?.query ?? 'LITERAL';
-  const spec = (id: string, label: string, pick: (c: CommandsPhase) => CommandRuns | null): MetricSpec => ({ id, group: 'commands', label, unit: 's', better: 'lower', kind: 'sampled', ...both(pick) });
+  const spec = (id: string, label: string, pick: (c: CommandsPhase) => CommandRuns | null): MetricSpec => ({
+    id,
+    group: 'commands',
+    label,
+    unit: 's',
+    better: 'lower',
+    kind: 'sampled',
+    ...both(pick),
+  });
   return [
     spec('commands/help/seconds', 'trawl --help', (c) => c.help),
     spec('commands/search/seconds', `trawl search ${query}, small index`, (c) => c.search),
@@ -467,51 +664,163 @@ function phaseSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
   if (oldR.httpQueries || newR.httpQueries) {
     // One figure per query (its p50, or its daemon CPU per request): the mix's spread, tested.
     const perQuery = (r: AnyBenchResult, pick: (q: HttpQueryResult) => number | null | undefined) =>
-      (r.httpQueries?.queries ?? []).flatMap((q) => { const x = pick(q); return x === null || x === undefined ? [] : [x]; });
+      (r.httpQueries?.queries ?? []).flatMap((q) => {
+        const x = pick(q);
+        return x === null || x === undefined ? [] : [x];
+      });
     specs.push(
-      { id: 'http/queries/p50', group: 'http', label: 'each query over HTTP, one client (p50 per query)', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => perQuery(r, (q) => q.latencyMs?.p50)) },
-      { id: 'http/queries/cpu', group: 'http', label: 'daemon CPU per request (per query)', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => perQuery(r, (q) => q.serverCpuMsPerRequest)) },
+      {
+        id: 'http/queries/p50',
+        group: 'http',
+        label: 'each query over HTTP, one client (p50 per query)',
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((r) => perQuery(r, (q) => q.latencyMs?.p50)),
+      },
+      {
+        id: 'http/queries/cpu',
+        group: 'http',
+        label: 'daemon CPU per request (per query)',
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((r) => perQuery(r, (q) => q.serverCpuMsPerRequest)),
+      },
     );
   }
   if (oldR.auth || newR.auth) {
     const variant = (r: AnyBenchResult, name: AuthVariant['name']) => r.auth?.variants.find((v) => v.name === name);
-    for (const [name, label] of [['anonymous', 'anonymous'], ['apiKey', 'API key']] as const) {
+    for (const [name, label] of [
+      ['anonymous', 'anonymous'],
+      ['apiKey', 'API key'],
+    ] as const) {
       specs.push(
-        { id: `auth/${name}/latency`, group: 'auth', label: `${label} latency`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => variant(r, name)?.samplesMs ?? []) },
-        { id: `auth/${name}/throughput`, group: 'auth', label: `${label} throughput`, unit: 'req/s', better: 'higher', kind: 'sampled', ...both((r) => variant(r, name)?.perSecondSamples ?? []) },
+        {
+          id: `auth/${name}/latency`,
+          group: 'auth',
+          label: `${label} latency`,
+          unit: 'ms',
+          better: 'lower',
+          kind: 'sampled',
+          ...both((r) => variant(r, name)?.samplesMs ?? []),
+        },
+        {
+          id: `auth/${name}/throughput`,
+          group: 'auth',
+          label: `${label} throughput`,
+          unit: 'req/s',
+          better: 'higher',
+          kind: 'sampled',
+          ...both((r) => variant(r, name)?.perSecondSamples ?? []),
+        },
       );
     }
-    const step = (r: AnyBenchResult) => (r.auth?.stepCpuUsPerRequest === null || r.auth?.stepCpuUsPerRequest === undefined ? [] : [r.auth.stepCpuUsPerRequest / 1000]);
+    const step = (r: AnyBenchResult) =>
+      r.auth?.stepCpuUsPerRequest === null || r.auth?.stepCpuUsPerRequest === undefined ? [] : [r.auth.stepCpuUsPerRequest / 1000];
     specs.push({ id: 'auth/stepCpu', group: 'auth', label: 'CPU the step adds per request', unit: 'ms', better: 'lower', kind: 'sampled', ...both(step) });
   }
   if (oldR.web || newR.web) {
     // One figure per query (its median over the page loads): the mix's spread, tested.
-    const perQuery = (r: AnyBenchResult, pick: (q: WebQuery) => number[]) => (r.web?.queries ?? []).flatMap((q) => (pick(q).length > 0 ? [median(pick(q))] : []));
+    const perQuery = (r: AnyBenchResult, pick: (q: WebQuery) => number[]) =>
+      (r.web?.queries ?? []).flatMap((q) => (pick(q).length > 0 ? [median(pick(q))] : []));
     specs.push(
-      { id: 'web/firstResult', group: 'web', label: 'first result on screen (per query)', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => perQuery(r, (q) => q.firstResultMsSamples)) },
-      { id: 'web/done', group: 'web', label: 'search done on screen (per query)', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => perQuery(r, (q) => q.doneMsSamples)) },
+      {
+        id: 'web/firstResult',
+        group: 'web',
+        label: 'first result on screen (per query)',
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((r) => perQuery(r, (q) => q.firstResultMsSamples)),
+      },
+      {
+        id: 'web/done',
+        group: 'web',
+        label: 'search done on screen (per query)',
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((r) => perQuery(r, (q) => q.doneMsSamples)),
+      },
     );
   }
   if (oldR.viewer || newR.viewer) {
     specs.push(
-      { id: 'viewer/open', group: 'web', label: 'code viewer: open a 200,000-line file at a line', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.viewer?.openMsSamples ?? []) },
-      { id: 'viewer/jump', group: 'web', label: 'code viewer: jump by #L', unit: 'ms', better: 'lower', kind: 'sampled', ...both((r) => r.viewer?.jumpMsSamples ?? []) },
+      {
+        id: 'viewer/open',
+        group: 'web',
+        label: 'code viewer: open a 200,000-line file at a line',
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((r) => r.viewer?.openMsSamples ?? []),
+      },
+      {
+        id: 'viewer/jump',
+        group: 'web',
+        label: 'code viewer: jump by #L',
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((r) => r.viewer?.jumpMsSamples ?? []),
+      },
     );
   }
   if (oldR.reindex || newR.reindex) {
     const build = (r: AnyBenchResult, name: keyof ReindexPhase['builds']) => r.reindex?.builds[name];
-    const labels: Record<keyof ReindexPhase['builds'], string> = { full: 'full build, one branch', branches: 'full build, ten branches', unchanged: 'refs unmoved', oneFile: 'one file changed (delta)' };
+    const labels: Record<keyof ReindexPhase['builds'], string> = {
+      full: 'full build, one branch',
+      branches: 'full build, ten branches',
+      unchanged: 'refs unmoved',
+      oneFile: 'one file changed (delta)',
+    };
     for (const name of ['full', 'branches', 'unchanged', 'oneFile'] as const) {
-      specs.push({ id: `reindex/${name}/seconds`, group: 'reindex', label: labels[name], unit: 's', better: 'lower', kind: 'sampled', ...both((r) => build(r, name)?.secondsSamples ?? []) });
+      specs.push({
+        id: `reindex/${name}/seconds`,
+        group: 'reindex',
+        label: labels[name],
+        unit: 's',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((r) => build(r, name)?.secondsSamples ?? []),
+      });
     }
     for (const name of ['full', 'branches'] as const) {
-      specs.push({ id: `reindex/${name}/bytes`, group: 'reindex', label: `${labels[name]}: index size`, unit: 'bytes', better: 'lower', kind: 'exact', ...both((r) => { const b = build(r, name); return b ? [b.indexBytes] : []; }) });
+      specs.push({
+        id: `reindex/${name}/bytes`,
+        group: 'reindex',
+        label: `${labels[name]}: index size`,
+        unit: 'bytes',
+        better: 'lower',
+        kind: 'exact',
+        ...both((r) => {
+          const b = build(r, name);
+          return b ? [b.indexBytes] : [];
+        }),
+      });
     }
     // Measured later than the builds: an older run has no syncs.
     if (oldR.reindex?.sync || newR.reindex?.sync) {
       specs.push(
-        { id: 'reindex/syncFirst/seconds', group: 'reindex', label: 'trawl sync, first', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => r.reindex?.sync?.first.secondsSamples ?? []) },
-        { id: 'reindex/syncOneLine/seconds', group: 'reindex', label: 'trawl sync, one line changed', unit: 's', better: 'lower', kind: 'sampled', ...both((r) => r.reindex?.sync?.oneLine.secondsSamples ?? []) },
+        {
+          id: 'reindex/syncFirst/seconds',
+          group: 'reindex',
+          label: 'trawl sync, first',
+          unit: 's',
+          better: 'lower',
+          kind: 'sampled',
+          ...both((r) => r.reindex?.sync?.first.secondsSamples ?? []),
+        },
+        {
+          id: 'reindex/syncOneLine/seconds',
+          group: 'reindex',
+          label: 'trawl sync, one line changed',
+          unit: 's',
+          better: 'lower',
+          kind: 'sampled',
+          ...both((r) => r.reindex?.sync?.oneLine.secondsSamples ?? []),
+        },
       );
     }
   }
@@ -535,12 +844,39 @@ function clusterSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] 
   const specs: MetricSpec[] = [];
   for (const k of keys) {
     const config = (r: AnyBenchResult) => r.cluster?.configurations.find((c) => key(c) === k);
-    const both = (pick: (c: ClusterConfiguration) => number[]) => ({ old: (config(oldR) && pick(config(oldR)!)) ?? [], new: (config(newR) && pick(config(newR)!)) ?? [] });
+    const both = (pick: (c: ClusterConfiguration) => number[]) => ({
+      old: (config(oldR) && pick(config(oldR)!)) ?? [],
+      new: (config(newR) && pick(config(newR)!)) ?? [],
+    });
     const name = label(all.find((c) => key(c) === k)!);
     specs.push(
-      { id: `cluster/${k}/throughput`, group: 'cluster', label: `${name}: the mix's load throughput`, unit: 'req/s', better: 'higher', kind: 'sampled', ...both((c) => c.load.perSecondSamples) },
-      { id: `cluster/${k}/cpu`, group: 'cluster', label: `${name}: nodes' CPU per request`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => c.load.cpuMsPerRequestSamples) },
-      { id: `cluster/${k}/p50`, group: 'cluster', label: `${name}: one client, p50 per query`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => c.queries.flatMap((q) => (q.latencyMs ? [q.latencyMs.p50] : []))) },
+      {
+        id: `cluster/${k}/throughput`,
+        group: 'cluster',
+        label: `${name}: the mix's load throughput`,
+        unit: 'req/s',
+        better: 'higher',
+        kind: 'sampled',
+        ...both((c) => c.load.perSecondSamples),
+      },
+      {
+        id: `cluster/${k}/cpu`,
+        group: 'cluster',
+        label: `${name}: nodes' CPU per request`,
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((c) => c.load.cpuMsPerRequestSamples),
+      },
+      {
+        id: `cluster/${k}/p50`,
+        group: 'cluster',
+        label: `${name}: one client, p50 per query`,
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((c) => c.queries.flatMap((q) => (q.latencyMs ? [q.latencyMs.p50] : []))),
+      },
     );
   }
   return specs;
@@ -553,16 +889,43 @@ function clusterSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] 
  */
 function distinctSpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
   if (!oldR.distinct && !newR.distinct) return [];
-  const both = (pick: (d: DistinctPhase) => Array<number | null | undefined> | undefined) => ({ old: numbers(oldR.distinct && pick(oldR.distinct)), new: numbers(newR.distinct && pick(newR.distinct)) });
+  const both = (pick: (d: DistinctPhase) => Array<number | null | undefined> | undefined) => ({
+    old: numbers(oldR.distinct && pick(oldR.distinct)),
+    new: numbers(newR.distinct && pick(newR.distinct)),
+  });
   const specs: MetricSpec[] = [
-    { id: 'distinct/latency', group: 'distinct', label: 'held-out identifiers, each sent once', unit: 'ms', better: 'lower', kind: 'sampled', ...both((d) => d.identifiers.samplesMs) },
+    {
+      id: 'distinct/latency',
+      group: 'distinct',
+      label: 'held-out identifiers, each sent once',
+      unit: 'ms',
+      better: 'lower',
+      kind: 'sampled',
+      ...both((d) => d.identifiers.samplesMs),
+    },
   ];
   if (oldR.distinct?.cold || newR.distinct?.cold) {
-    specs.push({ id: 'distinct/cold', group: 'distinct', label: 'the same after the page cache was dropped', unit: 'ms', better: 'lower', kind: 'sampled', ...both((d) => d.cold?.identifiers.samplesMs) });
+    specs.push({
+      id: 'distinct/cold',
+      group: 'distinct',
+      label: 'the same after the page cache was dropped',
+      unit: 'ms',
+      better: 'lower',
+      kind: 'sampled',
+      ...both((d) => d.cold?.identifiers.samplesMs),
+    });
   }
   specs.push(
     { id: 'distinct/ready', group: 'distinct', label: 'trawl serve to ready', unit: 'ms', better: 'lower', kind: 'sampled', ...both((d) => [d.start.readyMs]) },
-    { id: 'distinct/firstSearch', group: 'distinct', label: 'its first search', unit: 'ms', better: 'lower', kind: 'sampled', ...both((d) => [d.start.firstSearchMs]) },
+    {
+      id: 'distinct/firstSearch',
+      group: 'distinct',
+      label: 'its first search',
+      unit: 'ms',
+      better: 'lower',
+      kind: 'sampled',
+      ...both((d) => [d.start.firstSearchMs]),
+    },
   );
   return specs;
 }
@@ -581,19 +944,91 @@ function manySpecs(oldR: AnyBenchResult, newR: AnyBenchResult): MetricSpec[] {
     };
     const kinds = [...new Set([...(corpus(oldR)?.queries ?? []), ...(corpus(newR)?.queries ?? [])].map((q) => q.kind))];
     for (const kind of kinds) {
-      specs.push({ id: `many/${name}/${kind}/latency`, group: 'many', label: `${name}: ${kind}, each sent once`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => c.queries.find((q) => q.kind === kind)?.samplesMs) });
+      specs.push({
+        id: `many/${name}/${kind}/latency`,
+        group: 'many',
+        label: `${name}: ${kind}, each sent once`,
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((c) => c.queries.find((q) => q.kind === kind)?.samplesMs),
+      });
     }
     if (corpus(oldR)?.cold || corpus(newR)?.cold) {
-      specs.push({ id: `many/${name}/cold`, group: 'many', label: `${name}: identifiers after the page cache was dropped`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => c.cold?.identifiers.samplesMs) });
+      specs.push({
+        id: `many/${name}/cold`,
+        group: 'many',
+        label: `${name}: identifiers after the page cache was dropped`,
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((c) => c.cold?.identifiers.samplesMs),
+      });
     }
     specs.push(
-      { id: `many/${name}/sync`, group: 'many', label: `${name}: trawl sync from nothing`, unit: 's', better: 'lower', kind: 'sampled', ...both((c) => [c.sync.seconds]) },
-      { id: `many/${name}/ready`, group: 'many', label: `${name}: trawl serve to ready`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => [c.start.readyMs]) },
-      { id: `many/${name}/change`, group: 'many', label: `${name}: one-line change searchable after trawl sync starts`, unit: 'ms', better: 'lower', kind: 'sampled', ...both((c) => c.change.searchableSamplesMs ?? [c.change.searchableMs]) },
-      { id: `many/${name}/load`, group: 'many', label: `${name}: one literal, ${(corpus(newR) ?? corpus(oldR))!.load.connections} connections`, unit: 'req/s', better: 'higher', kind: 'sampled', ...both((c) => [c.load.requestsPerSecond]) },
-      { id: `many/${name}/idleAnon`, group: 'many', label: `${name}: daemon RssAnon, right after the queries`, unit: 'bytes', better: 'lower', kind: 'sampled', ...both((c) => [c.memory.idleAnonBytes]) },
-      { id: `many/${name}/settledAnon`, group: 'many', label: `${name}: daemon RssAnon, idle (settled)`, unit: 'bytes', better: 'lower', kind: 'sampled', ...both((c) => (c.memory.settledAnonBytes == null ? [] : [c.memory.settledAnonBytes])) },
-      { id: `many/${name}/indexBytes`, group: 'many', label: `${name}: index size`, unit: 'bytes', better: 'lower', kind: 'exact', ...both((c) => [c.sync.indexBytes]) },
+      {
+        id: `many/${name}/sync`,
+        group: 'many',
+        label: `${name}: trawl sync from nothing`,
+        unit: 's',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((c) => [c.sync.seconds]),
+      },
+      {
+        id: `many/${name}/ready`,
+        group: 'many',
+        label: `${name}: trawl serve to ready`,
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((c) => [c.start.readyMs]),
+      },
+      {
+        id: `many/${name}/change`,
+        group: 'many',
+        label: `${name}: one-line change searchable after trawl sync starts`,
+        unit: 'ms',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((c) => c.change.searchableSamplesMs ?? [c.change.searchableMs]),
+      },
+      {
+        id: `many/${name}/load`,
+        group: 'many',
+        label: `${name}: one literal, ${(corpus(newR) ?? corpus(oldR))!.load.connections} connections`,
+        unit: 'req/s',
+        better: 'higher',
+        kind: 'sampled',
+        ...both((c) => [c.load.requestsPerSecond]),
+      },
+      {
+        id: `many/${name}/idleAnon`,
+        group: 'many',
+        label: `${name}: daemon RssAnon, right after the queries`,
+        unit: 'bytes',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((c) => [c.memory.idleAnonBytes]),
+      },
+      {
+        id: `many/${name}/settledAnon`,
+        group: 'many',
+        label: `${name}: daemon RssAnon, idle (settled)`,
+        unit: 'bytes',
+        better: 'lower',
+        kind: 'sampled',
+        ...both((c) => (c.memory.settledAnonBytes == null ? [] : [c.memory.settledAnonBytes])),
+      },
+      {
+        id: `many/${name}/indexBytes`,
+        group: 'many',
+        label: `${name}: index size`,
+        unit: 'bytes',
+        better: 'lower',
+        kind: 'exact',
+        ...both((c) => [c.sync.indexBytes]),
+      },
     );
   }
   return specs;
@@ -628,7 +1063,9 @@ const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(0)}%`;
 function runWarnings(o: AnyBenchResult, n: AnyBenchResult): string[] {
   const w: string[] = [];
   if (o.corpus.sha256 !== n.corpus.sha256) {
-    w.push(`corpus differs (old ${o.corpus.name}, ${o.corpus.files} files, sha256 ${short(o.corpus.sha256)}; new ${n.corpus.name}, ${n.corpus.files} files, sha256 ${short(n.corpus.sha256)}): not like for like`);
+    w.push(
+      `corpus differs (old ${o.corpus.name}, ${o.corpus.files} files, sha256 ${short(o.corpus.sha256)}; new ${n.corpus.name}, ${n.corpus.files} files, sha256 ${short(n.corpus.sha256)}): not like for like`,
+    );
   }
   const om = o.environment.machine;
   const nm = n.environment.machine;
@@ -640,13 +1077,23 @@ function runWarnings(o: AnyBenchResult, n: AnyBenchResult): string[] {
     w.push(`query mix differs (queries sha256 ${short(o.options.queriesSha256)} vs ${short(n.options.queriesSha256)}): queries are matched by name`);
   }
   if (o.options.quick !== n.options.quick) {
-    w.push(`quick and full runs mixed (old ${o.options.quick ? 'quick' : 'full'}, new ${n.options.quick ? 'quick' : 'full'}): the quick side has fewer samples`);
+    w.push(
+      `quick and full runs mixed (old ${o.options.quick ? 'quick' : 'full'}, new ${n.options.quick ? 'quick' : 'full'}): the quick side has fewer samples`,
+    );
   }
-  for (const [side, r] of [['old', o], ['new', n]] as const) {
-    const cores: Array<[string, number | null]> = [...Object.entries(r.foreignCores ?? {}), ...(r.cluster ? [['cluster', r.cluster.foreignCores] as [string, number | null]] : [])];
+  for (const [side, r] of [
+    ['old', o],
+    ['new', n],
+  ] as const) {
+    const cores: Array<[string, number | null]> = [
+      ...Object.entries(r.foreignCores ?? {}),
+      ...(r.cluster ? [['cluster', r.cluster.foreignCores] as [string, number | null]] : []),
+    ];
     const busy = cores.filter(([, v]) => v !== null && v > BUSY_FOREIGN_CORES);
     if (busy.length > 0) {
-      w.push(`${side} run: the machine was busy (foreign cores ${busy.map(([phase, v]) => `${phase} ${v!.toFixed(2)}`).join(', ')}; above ${BUSY_FOREIGN_CORES} the figures are not clean)`);
+      w.push(
+        `${side} run: the machine was busy (foreign cores ${busy.map(([phase, v]) => `${phase} ${v!.toFixed(2)}`).join(', ')}; above ${BUSY_FOREIGN_CORES} the figures are not clean)`,
+      );
     }
     const h = r.http?.search;
     if (h && (h.non2xx > 0 || h.errors > 0 || h.timeouts > 0)) {
@@ -654,12 +1101,21 @@ function runWarnings(o: AnyBenchResult, n: AnyBenchResult): string[] {
     }
     for (const c of r.cluster?.configurations ?? []) {
       const l = c.load;
-      if (l.non2xx > 0 || l.errors > 0 || l.timeouts > 0) w.push(`${side} run: the cluster phase's load on ${c.kind === 'plain' ? 'one daemon' : `${c.nodes} nodes`} had ${l.non2xx} non-2xx responses, ${l.errors} errors, ${l.timeouts} timeouts`);
+      if (l.non2xx > 0 || l.errors > 0 || l.timeouts > 0)
+        w.push(
+          `${side} run: the cluster phase's load on ${c.kind === 'plain' ? 'one daemon' : `${c.nodes} nodes`} had ${l.non2xx} non-2xx responses, ${l.errors} errors, ${l.timeouts} timeouts`,
+        );
       if (c.mismatches.length > 0) w.push(`${side} run: ${c.nodes} nodes answered ${c.mismatches.length} request(s) differently from one daemon`);
     }
   }
-  if (o.cluster && n.cluster && (o.cluster.connections !== n.cluster.connections || o.cluster.seconds !== n.cluster.seconds || o.cluster.workersPerNode !== n.cluster.workersPerNode)) {
-    w.push(`cluster load differs (old ${o.cluster.connections} connections, ${o.cluster.seconds} s, ${o.cluster.workersPerNode} worker(s) per node; new ${n.cluster.connections}, ${n.cluster.seconds} s, ${n.cluster.workersPerNode}): cluster figures are not like for like`);
+  if (
+    o.cluster &&
+    n.cluster &&
+    (o.cluster.connections !== n.cluster.connections || o.cluster.seconds !== n.cluster.seconds || o.cluster.workersPerNode !== n.cluster.workersPerNode)
+  ) {
+    w.push(
+      `cluster load differs (old ${o.cluster.connections} connections, ${o.cluster.seconds} s, ${o.cluster.workersPerNode} worker(s) per node; new ${n.cluster.connections}, ${n.cluster.seconds} s, ${n.cluster.workersPerNode}): cluster figures are not like for like`,
+    );
   }
   if (o.http && n.http) {
     if (o.http.search.query !== n.http.search.query) w.push('HTTP load query differs: http/search figures are not like for like');
@@ -688,7 +1144,10 @@ function queryWarnings(o: AnyBenchResult, n: AnyBenchResult): string[] {
     }
     const asked = (q: QueryResult) => JSON.stringify([q.query, q.kind, q.regex, q.caseSensitive, q.matches]);
     if (asked(old) !== asked(cur)) w.push(`query "${name}" differs (text, kind, regex, case or matches asked for): not like for like`);
-    for (const [side, q] of [['old', old], ['new', cur]] as const) {
+    for (const [side, q] of [
+      ['old', old],
+      ['new', cur],
+    ] as const) {
       if (q.error !== null) w.push(`query "${name}" failed in ${side}: ${q.error}`);
     }
     if (old.stats && cur.stats) {
@@ -712,5 +1171,8 @@ function driftWarnings(drift: MachineDrift[], threshold: number): string[] {
   // may be the machine's rather than trawl's.
   return drift
     .filter((d) => d.ratio !== null && Math.abs(d.ratio - 1) > threshold)
-    .map((d) => `machine drift: ${d.peer} (unchanged between the runs) moved ${pct(d.ratio! - 1)} over ${d.queries} queries; changes of that size may be the machine's`);
+    .map(
+      (d) =>
+        `machine drift: ${d.peer} (unchanged between the runs) moved ${pct(d.ratio! - 1)} over ${d.queries} queries; changes of that size may be the machine's`,
+    );
 }

@@ -41,7 +41,9 @@ export function client(url: string): Client {
 }
 
 function sendOne(c: Client, r: TimedRequest): Promise<Answer> {
-  return 'search' in r ? send(c.agent, new URL('/api/search', c.url), 'POST', searchBody(r.search), true) : send(c.agent, new URL(r.get, c.url), 'GET', undefined, true);
+  return 'search' in r
+    ? send(c.agent, new URL('/api/search', c.url), 'POST', searchBody(r.search), true)
+    : send(c.agent, new URL(r.get, c.url), 'GET', undefined, true);
 }
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
@@ -166,9 +168,19 @@ export interface IdentifierPass {
  * On a daemon just ready: its first search (`sets.first`), the warm-up on `sets.warmup`,
  * then `sets.measured` each once. The connection stays open for the caller's next requests.
  */
-export async function identifiersAfterReady(ready: ReadyServer, c: Client, sets: IdentifierSets, { warmup: w, log, label }: IdentifierPass): Promise<WarmIdentifiers> {
+export async function identifiersAfterReady(
+  ready: ReadyServer,
+  c: Client,
+  sets: IdentifierSets,
+  { warmup: w, log, label }: IdentifierPass,
+): Promise<WarmIdentifiers> {
   const first = await eachOnce(c, [search(sets.first)]);
-  const start: DaemonStart = { listeningMs: Math.round(ready.listeningMs), readyMs: Math.round(ready.readyMs), firstSearch: sets.first, firstSearchMs: first.samplesMs[0] ?? null };
+  const start: DaemonStart = {
+    listeningMs: Math.round(ready.listeningMs),
+    readyMs: Math.round(ready.readyMs),
+    firstSearch: sets.first,
+    firstSearchMs: first.samplesMs[0] ?? null,
+  };
   log(`${label} ready after ${start.readyMs} ms (listening after ${start.listeningMs} ms); first search ${fmt(start.firstSearchMs)}`);
   const warmup = await warmUpOn(c, sets.warmup.map(search), w);
   const { latency: identifiers, msByRequest } = await eachOnceDetail(c, sets.measured.map(search));
@@ -180,7 +192,12 @@ export async function identifiersAfterReady(ready: ReadyServer, c: Client, sets:
  * `--cold`: a daemon started anew (`serve`), the page cache dropped once it is ready, then
  * its first search (`identifiers[0]`) and the others each once. Stops the daemon.
  */
-export async function coldIdentifiers(serve: () => Promise<ReadyServer>, identifiers: readonly string[], log: (s: string) => void, label: string): Promise<ColdPass> {
+export async function coldIdentifiers(
+  serve: () => Promise<ReadyServer>,
+  identifiers: readonly string[],
+  log: (s: string) => void,
+  label: string,
+): Promise<ColdPass> {
   const ready = await serve();
   const c = client(ready.server.url);
   try {

@@ -45,10 +45,20 @@ export async function overheadRuns(server: Server, kinds: OverheadKind[], second
     });
     const text = await r.text();
     if (r.status !== 200) throw new Error(`${k.request.method} ${k.request.path} (${k.name}) answered ${r.status}: ${text.slice(0, 300)}`);
-    if (k.name === 'noHitSearch' && (JSON.parse(text) as { files: unknown[] }).files.length !== 0) throw new Error(`the no-hit query ${NO_HIT_QUERY} found files in this corpus`);
+    if (k.name === 'noHitSearch' && (JSON.parse(text) as { files: unknown[] }).files.length !== 0)
+      throw new Error(`the no-hit query ${NO_HIT_QUERY} found files in this corpus`);
   }
   for (const k of kinds) await loadRunDetail(server, [server], k.request, { round: 0, duration: 1, connections, label: k.name });
-  const pooled = kinds.map(() => ({ cpuMs: 0 as number | null, ok: 0, seconds: 0, perSecond: [] as number[], samplesMs: [] as number[], cpuSamples: [] as number[], non2xx: 0, errors: 0 }));
+  const pooled = kinds.map(() => ({
+    cpuMs: 0 as number | null,
+    ok: 0,
+    seconds: 0,
+    perSecond: [] as number[],
+    samplesMs: [] as number[],
+    cpuSamples: [] as number[],
+    non2xx: 0,
+    errors: 0,
+  }));
   for (let round = 1; round <= rounds; round++) {
     for (const [i, k] of kinds.entries()) {
       const d = await loadRunDetail(server, [server], k.request, { round, duration: seconds, connections, label: k.name });

@@ -38,18 +38,30 @@ export function loadJudged(file: string): JudgedQuery[] {
   if (!Array.isArray(raw)) throw new Error(`${file}: expected a JSON array of judged queries`);
   return raw.map((q: Partial<JudgedQuery>, i) => {
     const where = `${file}[${i}]`;
-    if (typeof q.query !== 'string' || q.query === '' || typeof q.expect !== 'string' || q.expect === '') throw new Error(`${where}: query and expect must be non-empty strings`);
+    if (typeof q.query !== 'string' || q.query === '' || typeof q.expect !== 'string' || q.expect === '')
+      throw new Error(`${where}: query and expect must be non-empty strings`);
     if (typeof q.regex !== 'boolean' || typeof q.caseSensitive !== 'boolean') throw new Error(`${where}: regex and caseSensitive must be booleans`);
     return { query: q.query, regex: q.regex, caseSensitive: q.caseSensitive, expect: q.expect, ...(q.why !== undefined ? { why: q.why } : {}) };
   });
 }
 
 /** Runs each query through `search` and scores the answers: hit when the expected file is in the first `top`. */
-export async function judge(queries: JudgedQuery[], search: (req: Required<SearchRequest>) => Promise<SearchResponse>, options: { top?: number; matches?: number } = {}): Promise<JudgedReport> {
+export async function judge(
+  queries: JudgedQuery[],
+  search: (req: Required<SearchRequest>) => Promise<SearchResponse>,
+  options: { top?: number; matches?: number } = {},
+): Promise<JudgedReport> {
   const top = options.top ?? 3;
   const outcomes: JudgedOutcome[] = [];
   for (const q of queries) {
-    const res = await search({ query: q.query, matches: options.matches ?? 100, contextLines: 0, whole: false, isRegexEnabled: q.regex, isCaseSensitivityEnabled: q.caseSensitive });
+    const res = await search({
+      query: q.query,
+      matches: options.matches ?? 100,
+      contextLines: 0,
+      whole: false,
+      isRegexEnabled: q.regex,
+      isCaseSensitivityEnabled: q.caseSensitive,
+    });
     const paths = res.files.map((f) => f.fileName.text);
     outcomes.push({ query: q, rank: paths.indexOf(q.expect) + 1, top: paths.slice(0, top) });
   }

@@ -23,7 +23,6 @@ export const MATCH_LIMIT = 100;
  */
 export const FULL_WARMUP: Warmup = { runs: 100, ms: 500 };
 
-
 export interface TrawlLatency extends Partial<Summary> {
   name: string;
   /** Latency of every timed run, in ms, in ascending order. */
@@ -53,7 +52,13 @@ export const requestFor = (q: BenchQuery) => ({
   isCaseSensitivityEnabled: q.caseSensitive,
 });
 
-export async function measureTrawl(dataDir: string, queries: BenchQuery[], iterations: number, warmup: Warmup, log: (s: string) => void): Promise<TrawlLatencies> {
+export async function measureTrawl(
+  dataDir: string,
+  queries: BenchQuery[],
+  iterations: number,
+  warmup: Warmup,
+  log: (s: string) => void,
+): Promise<TrawlLatencies> {
   const searcher = new Searcher({ dataDir });
   const results: TrawlLatency[] = [];
   let coldStartMs = NaN;
@@ -87,7 +92,9 @@ export async function measureTrawl(dataDir: string, queries: BenchQuery[], itera
         Object.assign(result, summarize(result.samplesMs));
         result.stats = last!.stats;
         result.isSearchExhaustive = last!.isSearchExhaustive;
-        log(`trawl   ${q.name}: p50 ${result.p50!.toFixed(2)} ms, p95 ${result.p95!.toFixed(2)} ms, ${last!.stats.actualMatchCount}/${last!.stats.totalMatchCount} matches`);
+        log(
+          `trawl   ${q.name}: p50 ${result.p50!.toFixed(2)} ms, p95 ${result.p95!.toFixed(2)} ms, ${last!.stats.actualMatchCount}/${last!.stats.totalMatchCount} matches`,
+        );
       } catch (err) {
         result.error = (err as Error).message;
         log(`trawl   ${q.name}: ERROR ${result.error}`);

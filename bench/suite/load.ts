@@ -79,7 +79,8 @@ export function startServer(name: string, args: string[], cwd: string): Promise<
       reject(err);
     };
     child.once('error', fail);
-    const early = (code: number | null, signal: NodeJS.Signals | null) => fail(new Error(`${name} exited (${code ?? signal}) before listening; stderr:\n${tail}`));
+    const early = (code: number | null, signal: NodeJS.Signals | null) =>
+      fail(new Error(`${name} exited (${code ?? signal}) before listening; stderr:\n${tail}`));
     child.once('exit', early);
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (s: string) => {
@@ -264,7 +265,12 @@ export interface LoadRunShape {
  * `duration` seconds of autocannon against `server` (in this process, keep-alive, no
  * pipelining). `servers`: every process whose CPU is accounted for (the target among them).
  */
-export async function loadRunDetail(server: Server, servers: Proc[], request: LoadRequest, { round, duration, connections, label }: LoadRunShape): Promise<LoadRunDetail> {
+export async function loadRunDetail(
+  server: Server,
+  servers: Proc[],
+  request: LoadRequest,
+  { round, duration, connections, label }: LoadRunShape,
+): Promise<LoadRunDetail> {
   const samples = new Samples();
   const perSecond: number[] = [];
   let errorMessage: string | undefined;
@@ -313,7 +319,14 @@ export async function loadRunDetail(server: Server, servers: Proc[], request: Lo
     seconds: r.duration,
     requestsPerSecond: r.requests.average,
     requests,
-    latencyMs: { p50: q(0.5), p90: q(0.9), p99: q(0.99), p999: q(0.999), mean: sorted.length ? Math.round((sum / sorted.length) * 1000) / 1000 : null, max: q(1) },
+    latencyMs: {
+      p50: q(0.5),
+      p90: q(0.9),
+      p99: q(0.99),
+      p999: q(0.999),
+      mean: sorted.length ? Math.round((sum / sorted.length) * 1000) / 1000 : null,
+      max: q(1),
+    },
     autocannonLatencyMs: { p50: r.latency.p50, p90: r.latency.p90, p97_5: r.latency.p97_5, p99: r.latency.p99, average: r.latency.average, max: r.latency.max },
     bytesPerResponse: requests > 0 ? Math.round(r.throughput.total / requests) : null,
     non2xx: r.non2xx,

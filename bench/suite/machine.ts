@@ -80,7 +80,10 @@ function procTimes(pid: number | 'self'): [number, number, number, number] | nul
   try {
     const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // After the command name in parentheses, which may hold spaces; f[0] is field 3.
-    const f = s.slice(s.lastIndexOf(')') + 2).split(' ').map(Number);
+    const f = s
+      .slice(s.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     return [f[11]!, f[12]!, f[13]!, f[14]!];
   } catch {
     return null;

@@ -48,7 +48,11 @@ export interface IdentifierDraw {
 }
 
 /** The queries for `repos` repositories whose identifiers are `candidates`. */
-export function manyReposQueries(candidates: readonly Identifier[], repos: number, { count, warmup, cold, seed }: IdentifierDraw): { sets: IdentifierSets; kinds: KindQueries[] } {
+export function manyReposQueries(
+  candidates: readonly Identifier[],
+  repos: number,
+  { count, warmup, cold, seed }: IdentifierDraw,
+): { sets: IdentifierSets; kinds: KindQueries[] } {
   const n = kindCount(count);
   const drawn = drawSets(
     candidates,
@@ -65,7 +69,13 @@ export function manyReposQueries(candidates: readonly Identifier[], repos: numbe
   const sets: IdentifierSets = { first: drawn.first[0]!.name, warmup: names(drawn.warmup), measured: names(drawn.measured), cold: names(drawn.cold) };
 
   const random = seededRandom(seed + 1);
-  const noHits = Array.from({ length: noHitCount(count) }, () => `trawl_nohit_${Math.floor(random() * 2 ** 32).toString(16).padStart(8, '0')}`);
+  const noHits = Array.from(
+    { length: noHitCount(count) },
+    () =>
+      `trawl_nohit_${Math.floor(random() * 2 ** 32)
+        .toString(16)
+        .padStart(8, '0')}`,
+  );
   const pages = Math.max(1, Math.ceil(repos / PER_PAGE));
   const pageNumbers = [...new Set(Array.from({ length: Math.min(n, pages) }, (_, i) => 1 + Math.floor((i * pages) / Math.min(n, pages))))];
 
@@ -77,7 +87,11 @@ export function manyReposQueries(candidates: readonly Identifier[], repos: numbe
       requests: drawn.repo.map((c) => search(`repo:^${escapeRegex(repoOf(c))}$ ${c.name}`)),
       peer: drawn.repo.map((c, i) => literalQuery(`repo-${i}`, c.name, { path: repoOf(c) })),
     },
-    { kind: 'lang', requests: drawn.lang.map((c) => search(`lang:c ${c.name}`)), peer: drawn.lang.map((c, i) => literalQuery(`lang-${i}`, c.name, { extensions: ['c', 'h'] })) },
+    {
+      kind: 'lang',
+      requests: drawn.lang.map((c) => search(`lang:c ${c.name}`)),
+      peer: drawn.lang.map((c, i) => literalQuery(`lang-${i}`, c.name, { extensions: ['c', 'h'] })),
+    },
     { kind: 'sym', requests: drawn.sym.map((c) => search(`sym:${c.name}`)), peer: null },
     { kind: 'reposPage', requests: pageNumbers.map((p) => ({ get: `/api/repos?page=${p}&perPage=${PER_PAGE}` })), peer: null },
   ];

@@ -46,7 +46,9 @@ export async function ensureManyCorpus(spec: ManySpec, source: string, dir: stri
   }
   const partial = `${dir}.partial`;
   if (existsSync(partial) && Date.now() - statSync(partial).mtimeMs < PARTIAL_BUSY_MS) {
-    throw new Error(`${partial} was written to in the last ${PARTIAL_BUSY_MS / 60_000} minutes: another process seems to be making this corpus; wait for ${dir}/.complete (or remove ${partial} if nothing is)`);
+    throw new Error(
+      `${partial} was written to in the last ${PARTIAL_BUSY_MS / 60_000} minutes: another process seems to be making this corpus; wait for ${dir}/.complete (or remove ${partial} if nothing is)`,
+    );
   }
   mkdirSync(dirname(dir), { recursive: true });
   const started = performance.now();
@@ -93,7 +95,10 @@ export function makeView(made: ManyRepos, dir: string, seed: number, symbols: bo
 
 /** Appends one line holding `token` to the first text file of the repository at `path` and commits it on its branch; that file. */
 export function commitOneLine(path: string, token: string): string {
-  const files = readdirSync(path, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name).sort();
+  const files = readdirSync(path, { withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => e.name)
+    .sort();
   const file = files.find((f) => TEXT_FILE.test(f)) ?? files[0];
   if (file === undefined) throw new Error(`${path}: no file to change`);
   const abs = join(path, file);

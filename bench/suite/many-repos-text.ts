@@ -19,7 +19,8 @@ const count = (n: number) => n.toLocaleString('en-US');
 const bytes = (n: number | null) => (n === null ? '—' : formatBytes(n));
 const secs = (s: number | null | undefined) => (s === null || s === undefined ? '—' : `${s.toFixed(s < 10 ? 2 : 1)} s`);
 const times = (x: number | null) => (x === null ? '' : ` (${x >= 100 ? Math.round(x) : x.toFixed(x < 10 ? 2 : 1)}×)`);
-const peer = (p: PeerKind | null) => (p === null ? '' : p.medianMs === null ? `— (${p.errors} errors)` : `${formatMs(p.medianMs)}${times(p.ratio)}, n=${p.samplesMs.length}`);
+const peer = (p: PeerKind | null) =>
+  p === null ? '' : p.medianMs === null ? `— (${p.errors} errors)` : `${formatMs(p.medianMs)}${times(p.ratio)}, n=${p.samplesMs.length}`;
 
 function corpusRow(c: ManyReposCorpus): string {
   const m = c.memory;

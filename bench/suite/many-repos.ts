@@ -143,7 +143,13 @@ function sourceFile(next: () => number, repo: number, lines: number): string {
   const out: string[] = [`/* repository ${repo} */`, '#include <stdio.h>', ''];
   while (out.length < lines) {
     const name = `${word(next, 3)}_${word(next, 2)}`;
-    out.push(`static int ${name}(int ${word(next, 2)}, const char *${word(next, 2)})`, '{', `\treturn ${word(next, 3)}(${Math.floor(next() * 1000)});`, '}', '');
+    out.push(
+      `static int ${name}(int ${word(next, 2)}, const char *${word(next, 2)})`,
+      '{',
+      `\treturn ${word(next, 3)}(${Math.floor(next() * 1000)});`,
+      '}',
+      '',
+    );
   }
   return `${out.join('\n')}\n`;
 }

@@ -72,12 +72,22 @@ export function answerSignature(r: Pick<SearchResponse, 'files' | 'stats' | 'isS
 function post(agent: http.Agent, url: URL, body: string, keep: boolean): Promise<{ status: number; ms: number; text: string }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (b: Buffer) => keep && parts.push(b));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: Number(process.hrtime.bigint() - started) / 1e6, text: keep ? Buffer.concat(parts).toString('utf8') : '' }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (b: Buffer) => keep && parts.push(b));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            ms: Number(process.hrtime.bigint() - started) / 1e6,
+            text: keep ? Buffer.concat(parts).toString('utf8') : '',
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

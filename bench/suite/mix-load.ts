@@ -137,7 +137,8 @@ export async function mixLoad(o: MixLoadOptions): Promise<MixLoad> {
   const seconds = (performance.now() - started) / 1000;
   const to = markOf(o.accounted);
   for (const t of o.targets) {
-    if (t.child.exitCode !== null || t.child.signalCode !== null) throw new Error(`${t.name} exited during the load run (${t.child.exitCode ?? t.child.signalCode}); stderr:\n${t.stderr()}`);
+    if (t.child.exitCode !== null || t.child.signalCode !== null)
+      throw new Error(`${t.name} exited during the load run (${t.child.exitCode ?? t.child.signalCode}); stderr:\n${t.stderr()}`);
   }
   const sum = (pick: (r: (typeof results)[number]) => number) => results.reduce((s, r) => s + pick(r), 0);
   const cpuMs: Record<string, number | null> = {};
@@ -168,7 +169,9 @@ export async function mixLoad(o: MixLoadOptions): Promise<MixLoad> {
   };
   const nodeCpu = nodes.reduce((s, a) => s + (cpuMs[a.name] ?? NaN), 0);
   log(
-    `  ${o.label.padEnd(22)} ${Math.round(run.ok / seconds).toString().padStart(6)} req/s  nodes' CPU ${Number.isFinite(nodeCpu) && run.ok > 0 ? (nodeCpu / run.ok).toFixed(3) : '?'} ms/request  ` +
+    `  ${o.label.padEnd(22)} ${Math.round(run.ok / seconds)
+      .toString()
+      .padStart(6)} req/s  nodes' CPU ${Number.isFinite(nodeCpu) && run.ok > 0 ? (nodeCpu / run.ok).toFixed(3) : '?'} ms/request  ` +
       `non-2xx ${run.non2xx}  errors ${run.errors}  timeouts ${run.timeouts}  load generator ${run.load.benchCores?.toFixed(2) ?? '?'} cores, other ${run.load.foreignCores?.toFixed(2) ?? '?'}` +
       (firstError ? `  (first error: ${firstError})` : ''),
   );

@@ -26,7 +26,12 @@ export interface PeerKindRun {
  * trawl's time for `queries[i]` (null: it failed). null when the peer is not installed, or
  * csearch has no index.
  */
-export function peerKind(peer: PeerName, queries: readonly BenchQuery[], trawlMs: ReadonlyArray<number | null>, { take, corpus, csearchIndex, timeoutSeconds }: PeerKindRun): PeerKind | null {
+export function peerKind(
+  peer: PeerName,
+  queries: readonly BenchQuery[],
+  trawlMs: ReadonlyArray<number | null>,
+  { take, corpus, csearchIndex, timeoutSeconds }: PeerKindRun,
+): PeerKind | null {
   const run = queries.slice(0, take);
   const m = measurePeer(peer, run, { corpus, csearchIndex, runs: 1, timeoutMs: timeoutSeconds * 1000 }, () => {});
   if (!m.available) return null;
@@ -47,12 +52,28 @@ export function peerKind(peer: PeerName, queries: readonly BenchQuery[], trawlMs
   }
   const medianMs = samplesMs.length ? round4(median(samplesMs)) : null;
   const trawlMedianMs = trawl.length ? round4(median(trawl)) : null;
-  return { queries: run.length, samplesMs, medianMs, trawlMedianMs, ratio: medianMs === null || !trawlMedianMs ? null : round4(medianMs / trawlMedianMs), errors, firstError };
+  return {
+    queries: run.length,
+    samplesMs,
+    medianMs,
+    trawlMedianMs,
+    ratio: medianMs === null || !trawlMedianMs ? null : round4(medianMs / trawlMedianMs),
+    errors,
+    firstError,
+  };
 }
 
 /** A literal as the peers run it (case-sensitive, as trawl's distinct queries are sent). */
 export function literalQuery(name: string, literal: string, extra: Partial<NonNullable<BenchQuery['peer']>> = {}): BenchQuery {
-  return { name, query: literal, regex: false, caseSensitive: true, kind: 'rare-literal', set: 'distinct', peer: { pattern: literal, regex: false, caseSensitive: true, ...extra } };
+  return {
+    name,
+    query: literal,
+    regex: false,
+    caseSensitive: true,
+    kind: 'rare-literal',
+    set: 'distinct',
+    peer: { pattern: literal, regex: false, caseSensitive: true, ...extra },
+  };
 }
 
 /** One line for the log. */

@@ -13,7 +13,10 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
 
 /** The q-quantile of values in any order. */
 export function quantile(values: readonly number[], q: number): number {
-  return quantileSorted([...values].sort((a, b) => a - b), q);
+  return quantileSorted(
+    [...values].sort((a, b) => a - b),
+    q,
+  );
 }
 
 export function median(values: readonly number[]): number {

@@ -48,7 +48,8 @@ async function get(server: Server, headers: Record<string, string>): Promise<{ s
 
 async function remaining(server: Server, headers: Record<string, string>): Promise<number> {
   const r = await get(server, headers);
-  if (r.status !== 200 || r.remaining === null) throw new Error(`auth: GET ${REQUEST.path} with the key answered ${r.status}, X-RateLimit-Remaining ${r.remaining ?? 'absent'}`);
+  if (r.status !== 200 || r.remaining === null)
+    throw new Error(`auth: GET ${REQUEST.path} with the key answered ${r.status}, X-RateLimit-Remaining ${r.remaining ?? 'absent'}`);
   return Number(r.remaining);
 }
 
@@ -59,12 +60,19 @@ export async function authPhase(o: AuthPhaseOptions, log: (s: string) => void): 
   const cwd = join(o.work, 'auth');
   mkdirSync(cwd, { recursive: true });
   const config = join(cwd, 'trawl.json');
-  writeFileSync(config, `${JSON.stringify({ settings: { anonymousAccess: true, rateLimit: { requestsPerDay: REQUESTS_PER_DAY, store: 'embedded' } } }, null, 2)}\n`);
+  writeFileSync(
+    config,
+    `${JSON.stringify({ settings: { anonymousAccess: true, rateLimit: { requestsPerDay: REQUESTS_PER_DAY, store: 'embedded' } } }, null, 2)}\n`,
+  );
   const variants: Array<{ name: AuthVariant['name']; headers: Record<string, string> }> = [
     { name: 'anonymous', headers: {} },
     { name: 'apiKey', headers: { authorization: `Bearer ${key}` } },
   ];
-  const server = await startServer('trawl', [join(o.root, 'bin', 'trawl.js'), 'serve', '--config', config, '--data-dir', o.dataDir, '--port', '0', '--log-level', 'silent'], cwd);
+  const server = await startServer(
+    'trawl',
+    [join(o.root, 'bin', 'trawl.js'), 'serve', '--config', config, '--data-dir', o.dataDir, '--port', '0', '--log-level', 'silent'],
+    cwd,
+  );
   try {
     await waitHealthy(server.url);
     log(`auth    trawl serve at ${server.url} (pid ${server.child.pid}): GET ${REQUEST.path} anonymous and with an API key`);
@@ -72,24 +80,41 @@ export async function authPhase(o: AuthPhaseOptions, log: (s: string) => void): 
     for (const [i, a] of answers.entries()) {
       const v = variants[i]!;
       if (a.status !== 200) throw new Error(`auth: GET ${REQUEST.path} as ${v.name} answered ${a.status}: ${a.body.slice(0, 300)}`);
-      if ((a.remaining !== null) !== (v.name !== 'anonymous')) throw new Error(`auth: GET ${REQUEST.path} as ${v.name}: X-RateLimit-Remaining ${a.remaining === null ? 'absent' : 'present'}`);
+      if ((a.remaining !== null) !== (v.name !== 'anonymous'))
+        throw new Error(`auth: GET ${REQUEST.path} as ${v.name}: X-RateLimit-Remaining ${a.remaining === null ? 'absent' : 'present'}`);
       if (a.body !== answers[0]!.body) throw new Error(`auth: GET ${REQUEST.path} as ${v.name} answered differently from anonymous`);
     }
 
     // The most any timed run saw other processes use (the daemon's CPU subtracted: load.ts).
     let cores: number | null = null;
-    const pooled = variants.map(() => ({ samplesMs: [] as number[], perSecond: [] as number[], cpuMs: 0 as number | null, ok: 0, seconds: 0, non2xx: 0, errors: 0, timeouts: 0 }));
-    for (const v of variants) await loadRunDetail(server, [server], { ...REQUEST, headers: v.headers }, { round: 0, duration: 1, connections: o.connections, label: v.name });
+    const pooled = variants.map(() => ({
+      samplesMs: [] as number[],
+      perSecond: [] as number[],
+      cpuMs: 0 as number | null,
+      ok: 0,
+      seconds: 0,
+      non2xx: 0,
+      errors: 0,
+      timeouts: 0,
+    }));
+    for (const v of variants)
+      await loadRunDetail(server, [server], { ...REQUEST, headers: v.headers }, { round: 0, duration: 1, connections: o.connections, label: v.name });
     for (let round = 1; round <= o.rounds; round++) {
       for (const [i, v] of variants.entries()) {
         const before = v.name === 'anonymous' ? null : await remaining(server, v.headers);
-        const d = await loadRunDetail(server, [server], { ...REQUEST, headers: v.headers }, { round, duration: o.seconds, connections: o.connections, label: v.name });
+        const d = await loadRunDetail(
+          server,
+          [server],
+          { ...REQUEST, headers: v.headers },
+          { round, duration: o.seconds, connections: o.connections, label: v.name },
+        );
         const p = pooled[i]!;
         const ok = d.latenciesMs.length;
         if (before !== null) {
           // The reading request is counted too.
           const counted = before - (await remaining(server, v.headers)) - 1;
-          if (counted < ok || counted > d.sent) throw new Error(`auth: the key's counter fell by ${counted} over a run of ${ok} responses and ${d.sent} requests sent`);
+          if (counted < ok || counted > d.sent)
+            throw new Error(`auth: the key's counter fell by ${counted} over a run of ${ok} responses and ${d.sent} requests sent`);
         }
         for (const x of d.latenciesMs) p.samplesMs.push(round3(x));
         p.perSecond.push(...d.perSecond);
@@ -119,8 +144,19 @@ export async function authPhase(o: AuthPhaseOptions, log: (s: string) => void): 
       };
     });
     const [anon, withKey] = out;
-    const step = anon!.serverCpuMsPerRequest === null || withKey!.serverCpuMsPerRequest === null ? null : Math.round((withKey!.serverCpuMsPerRequest - anon!.serverCpuMsPerRequest) * 1000 * 10) / 10;
-    return { request: `${REQUEST.method} ${REQUEST.path}`, seconds: o.seconds, connections: o.connections, rounds: o.rounds, variants: out, stepCpuUsPerRequest: step, foreignCores: cores };
+    const step =
+      anon!.serverCpuMsPerRequest === null || withKey!.serverCpuMsPerRequest === null
+        ? null
+        : Math.round((withKey!.serverCpuMsPerRequest - anon!.serverCpuMsPerRequest) * 1000 * 10) / 10;
+    return {
+      request: `${REQUEST.method} ${REQUEST.path}`,
+      seconds: o.seconds,
+      connections: o.connections,
+      rounds: o.rounds,
+      variants: out,
+      stepCpuUsPerRequest: step,
+      foreignCores: cores,
+    };
   } finally {
     await stopServer(server);
   }

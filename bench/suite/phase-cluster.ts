@@ -98,7 +98,10 @@ export async function clusterPhase(o: ClusterPhaseOptions, queries: BenchQuery[]
   try {
     for (const shape of [undefined, ...o.clusters]) {
       const label = shape === undefined ? 'plain' : clusterName(shape);
-      if (!fresh()) notes.push(`cluster: the compiled build was older than the sources when the ${shape === undefined ? 'plain daemon' : `cluster of ${label}`} started (edited during the run): its processes ran through tsx, so its figures are not a release's`);
+      if (!fresh())
+        notes.push(
+          `cluster: the compiled build was older than the sources when the ${shape === undefined ? 'plain daemon' : `cluster of ${label}`} started (edited during the run): its processes ran through tsx, so its figures are not a release's`,
+        );
       const cfg = shape === undefined ? await startPlain(setup, log) : await startCluster({ ...setup, ...shape }, log);
       if (shape === undefined) plain = cfg;
       try {
@@ -116,7 +119,10 @@ export async function clusterPhase(o: ClusterPhaseOptions, queries: BenchQuery[]
   sameNodesOverheads(configurations).forEach((x, i) => {
     const c = configurations[i]!;
     c.sameNodesOverheadMs = x;
-    if (x !== null) log(`cluster ${clusterName({ nodes: c.nodes, replicationFactor: c.replicationFactor! })}: overhead ${x.toFixed(3)} ms against ${c.nodes} nodes that each hold every shard`);
+    if (x !== null)
+      log(
+        `cluster ${clusterName({ nodes: c.nodes, replicationFactor: c.replicationFactor! })}: overhead ${x.toFixed(3)} ms against ${c.nodes} nodes that each hold every shard`,
+      );
   });
   return {
     phase: {
@@ -154,14 +160,22 @@ interface Measurement {
   log: (s: string) => void;
 }
 
-async function measure(cfg: Configuration, o: ClusterPhaseOptions, m: Measurement): Promise<{ figures: ClusterConfiguration; latency: QueryLatency[]; notes: string[] }> {
+async function measure(
+  cfg: Configuration,
+  o: ClusterPhaseOptions,
+  m: Measurement,
+): Promise<{ figures: ClusterConfiguration; latency: QueryLatency[]; notes: string[] }> {
   const { queries, mix, label, baseline, reference, seeForeign, log } = m;
   const notes: string[] = [];
   await mixLoad({ targets: cfg.servers, mix, connections: o.connections, seconds: WARM_SECONDS, accounted: cfg.accounted, label: `${label} warming` });
   const before = markOf(cfg, reference);
   const schedOf = () => cfg.servers.map((s) => (s.child.pid === undefined ? null : processSchedTimes(s.child.pid)));
   const sched0 = schedOf();
-  const mixed = await mixLatency({ targets: cfg.servers.map((s) => s.url), reference: reference?.servers[0]?.url, queries, iterations: o.iterations, warmup: o.warmup }, log, label);
+  const mixed = await mixLatency(
+    { targets: cfg.servers.map((s) => s.url), reference: reference?.servers[0]?.url, queries, iterations: o.iterations, warmup: o.warmup },
+    log,
+    label,
+  );
   const latency = mixed.queries;
   const oneClient = schedPerRequest(sched0, schedOf(), mixed.requests);
   seeForeign(load(before, markOf(cfg, reference)).foreignCores);
@@ -177,7 +191,10 @@ async function measure(cfg: Configuration, o: ClusterPhaseOptions, m: Measuremen
   const run = await mixLoad({ targets: cfg.servers, mix, connections: o.connections, seconds: o.seconds, accounted: cfg.accounted, label });
   const loaded = samplers.map((s) => s.stop());
   seeForeign(run.load.foreignCores);
-  if (run.non2xx + run.errors + run.timeouts > 0) notes.push(`cluster ${label}: the load run had ${run.non2xx} non-2xx responses, ${run.errors} errors, ${run.timeouts} timeouts${run.firstError ? ` (first error: ${run.firstError})` : ''}`);
+  if (run.non2xx + run.errors + run.timeouts > 0)
+    notes.push(
+      `cluster ${label}: the load run had ${run.non2xx} non-2xx responses, ${run.errors} errors, ${run.timeouts} timeouts${run.firstError ? ` (first error: ${run.firstError})` : ''}`,
+    );
   const after = await cfg.gap();
   if (after !== null) notes.push(`cluster ${label}: after the load run the configuration was no longer as measured: ${after}`);
 
@@ -233,7 +250,9 @@ async function measure(cfg: Configuration, o: ClusterPhaseOptions, m: Measuremen
   log(
     `cluster ${label}: median p50 ${figures.medianP50Ms?.toFixed(2) ?? '—'} ms${figures.overheadMs === null ? '' : ` (overhead ${figures.overheadMs.toFixed(3)} ms)`}; ` +
       `${figures.load.requestsPerSecond} req/s, CPU ${figures.load.cpuMsPerRequest?.toFixed(3) ?? '—'} ms/request` +
-      (oneClient ? `; one client: ${oneClient.cpuMsPerRequest.toFixed(2)} ms of CPU and ${oneClient.waitMsPerRequest.toFixed(2)} ms waiting for a core per request, over the threads` : ''),
+      (oneClient
+        ? `; one client: ${oneClient.cpuMsPerRequest.toFixed(2)} ms of CPU and ${oneClient.waitMsPerRequest.toFixed(2)} ms waiting for a core per request, over the threads`
+        : ''),
   );
   return { figures, latency, notes };
 }

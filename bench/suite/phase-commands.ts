@@ -77,7 +77,11 @@ function looksBinary(path: string): boolean {
  * `maxFiles` files (`only`: which names count); `spread`: every k-th file, k chosen so that
  * the copy samples the whole corpus instead of its first directories. Returns what it copied.
  */
-function copyFiles(corpus: string, dest: string, limits: { maxBytes: number; maxFiles: number; only?: RegExp; spread?: boolean }): { files: string[]; bytes: number } {
+function copyFiles(
+  corpus: string,
+  dest: string,
+  limits: { maxBytes: number; maxFiles: number; only?: RegExp; spread?: boolean },
+): { files: string[]; bytes: number } {
   let candidates = listFiles(corpus).filter((rel) => !limits.only || limits.only.test(rel));
   if (limits.spread) {
     const total = candidates.reduce((n, rel) => n + statSync(join(corpus, rel)).size, 0);
@@ -147,7 +151,10 @@ export async function commandsPhase(o: CommandsPhaseOptions, queries: readonly B
     const index = candidates.length > 0 ? buildSmallIndex(o, join(dir, 'small-tree'), smallData) : undefined;
     const chosen = index ? literalWithMatches(o.root, smallData, candidates) : undefined;
     const literal = chosen?.query;
-    if (index) log(`commands small index: ${index.files} files, ${(index.contentBytes / 1e6).toFixed(1)} MB of content, index ${(index.indexBytes / 1e6).toFixed(1)} MB (${index.seconds.toFixed(1)} s)`);
+    if (index)
+      log(
+        `commands small index: ${index.files} files, ${(index.contentBytes / 1e6).toFixed(1)} MB of content, index ${(index.indexBytes / 1e6).toFixed(1)} MB (${index.seconds.toFixed(1)} s)`,
+      );
     else log('commands the query mix has no plain-identifier literal: no search timing');
 
     const repos = join(dir, 'repos');
@@ -171,7 +178,9 @@ export async function commandsPhase(o: CommandsPhaseOptions, queries: readonly B
       const args = ['search', literal.query, ...(literal.caseSensitive ? ['--case'] : []), '--data-dir', smallData];
       trawl(args);
       search = { query: literal.query, caseSensitive: literal.caseSensitive, matches: chosen!.matches, index, secondsSamples: timed(args) };
-      log(`commands trawl search ${literal.query}: ${ms(search.secondsSamples)} on ${(index.indexBytes / 1e6).toFixed(1)} MB of index (${chosen!.matches} matches)`);
+      log(
+        `commands trawl search ${literal.query}: ${ms(search.secondsSamples)} on ${(index.indexBytes / 1e6).toFixed(1)} MB of index (${chosen!.matches} matches)`,
+      );
     }
 
     // Each run appends a line of its own to the same file: one changed file per sync.

@@ -38,14 +38,20 @@ export function mixNames(queries: readonly BenchQuery[]): Set<string> {
  * ratios, distinctPeers); undefined (and why, in `notes`) when the corpus holds too few
  * identifiers for one.
  */
-export async function distinctPhase(o: DistinctPhaseOptions, queries: readonly BenchQuery[], log: (s: string) => void, notes: string[]): Promise<{ phase: DistinctPhase; msByRequest: Array<number | null> } | undefined> {
+export async function distinctPhase(
+  o: DistinctPhaseOptions,
+  queries: readonly BenchQuery[],
+  log: (s: string) => void,
+  notes: string[],
+): Promise<{ phase: DistinctPhase; msByRequest: Array<number | null> } | undefined> {
   const candidates = corpusIdentifiers(o.corpus, { exclude: mixNames(queries) });
   const drawn = drawSets(candidates, identifierSpecs(o.count, o.warmup, o.cold, candidates.length), o.seed);
   if (drawn.first.length === 0 || drawn.measured.length === 0) {
     notes.push(`no distinct-query latency: the corpus holds ${candidates.length} identifiers (identifiers.ts), too few to time`);
     return undefined;
   }
-  if (drawn.measured.length < o.count) notes.push(`distinct-query latency over ${drawn.measured.length} identifiers, not ${o.count}: the corpus holds ${candidates.length}`);
+  if (drawn.measured.length < o.count)
+    notes.push(`distinct-query latency over ${drawn.measured.length} identifiers, not ${o.count}: the corpus holds ${candidates.length}`);
   const names = (xs: Array<{ name: string }>) => xs.map((x) => x.name);
   const sets: IdentifierSets = { first: drawn.first[0]!.name, warmup: names(drawn.warmup), measured: names(drawn.measured), cold: names(drawn.cold) };
   log(`distinct ${candidates.length} identifiers in the corpus; timing ${sets.measured.length}, each once, after a warm-up on ${sets.warmup.length} others`);
@@ -63,7 +69,15 @@ export async function distinctPhase(o: DistinctPhaseOptions, queries: readonly B
   const cold = o.cold && sets.cold.length > 1 ? await coldIdentifiers(serve, sets.cold, log, 'distinct') : undefined;
   const cores = foreignCores(from, cpuMark());
   return {
-    phase: { seed: o.seed, candidates: candidates.length, start: warm.start, warmup: warm.warmup, identifiers: warm.identifiers, ...(cold ? { cold } : {}), foreignCores: cores === null ? null : round2(cores) },
+    phase: {
+      seed: o.seed,
+      candidates: candidates.length,
+      start: warm.start,
+      warmup: warm.warmup,
+      identifiers: warm.identifiers,
+      ...(cold ? { cold } : {}),
+      foreignCores: cores === null ? null : round2(cores),
+    },
     msByRequest: warm.msByRequest,
   };
 }
@@ -73,9 +87,17 @@ export async function distinctPhase(o: DistinctPhaseOptions, queries: readonly B
  * (`csearchIndex`; undefined: none): csearch on every one, rg on the first `rgSample`,
  * each once as a whole process. Fills `phase.csearch` and `phase.rg`.
  */
-export function distinctPeers(phase: DistinctPhase, msByRequest: ReadonlyArray<number | null>, o: { corpus: string; csearchIndex: string | undefined; rgSample: number; timeoutSeconds: number }, log: (s: string) => void): void {
+export function distinctPeers(
+  phase: DistinctPhase,
+  msByRequest: ReadonlyArray<number | null>,
+  o: { corpus: string; csearchIndex: string | undefined; rgSample: number; timeoutSeconds: number },
+  log: (s: string) => void,
+): void {
   const queries = phase.identifiers.queries.map((q, i) => literalQuery(`distinct-${i}`, q));
-  phase.csearch = o.csearchIndex === undefined ? null : peerKind('csearch', queries, msByRequest, { take: queries.length, corpus: o.corpus, csearchIndex: o.csearchIndex, timeoutSeconds: o.timeoutSeconds });
+  phase.csearch =
+    o.csearchIndex === undefined
+      ? null
+      : peerKind('csearch', queries, msByRequest, { take: queries.length, corpus: o.corpus, csearchIndex: o.csearchIndex, timeoutSeconds: o.timeoutSeconds });
   phase.rg = peerKind('rg', queries, msByRequest, { take: o.rgSample, corpus: o.corpus, timeoutSeconds: o.timeoutSeconds });
   log(`distinct csearch ${peerLine(phase.csearch)}; rg ${peerLine(phase.rg)}`);
 }

@@ -161,7 +161,20 @@ function memoryPhase(idle: RssSample[], load: RssSample[]): MemoryPhase {
  * is not whole, or the client failing, fails the phase.
  */
 function streamClient(server: Server, body: string, warmup: Warmup, runs: number): Promise<StreamRun[]> {
-  const args = ['--url', server.url, '--pid', String(server.child.pid ?? ''), '--body', body, '--warmup-runs', String(warmup.runs), '--warmup-ms', String(warmup.ms), '--runs', String(runs)];
+  const args = [
+    '--url',
+    server.url,
+    '--pid',
+    String(server.child.pid ?? ''),
+    '--body',
+    body,
+    '--warmup-runs',
+    String(warmup.runs),
+    '--warmup-ms',
+    String(warmup.ms),
+    '--runs',
+    String(runs),
+  ];
   const child = spawn(process.execPath, [...nodeArgsFor('bench/suite/stream-child.ts'), ...args], { cwd: INSTALL_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.setEncoding('utf8');

@@ -28,7 +28,15 @@ export async function indexPhase(o: IndexPhaseOptions, log: (s: string) => void)
     // The previous build's writes would otherwise slow this one's reads.
     const waited = await settleIo();
     if (waited > 1) log(`index   waited ${waited.toFixed(0)} s for disk I/O to settle`);
-    const b = buildTrawl({ root: o.root, corpus: o.corpus, totalBytes: o.corpusBytes, dataDir, tmp: o.work, symbols: o.symbols, extraArgs: o.git ? ['--branches', '*'] : [] });
+    const b = buildTrawl({
+      root: o.root,
+      corpus: o.corpus,
+      totalBytes: o.corpusBytes,
+      dataDir,
+      tmp: o.work,
+      symbols: o.symbols,
+      extraArgs: o.git ? ['--branches', '*'] : [],
+    });
     runs.push({
       seconds: b.seconds,
       mbPerSecond: b.mbPerSecond,
@@ -42,7 +50,9 @@ export async function indexPhase(o: IndexPhaseOptions, log: (s: string) => void)
       symbolCount: b.symbolCount,
       contentSeconds: b.contentSeconds,
     });
-    log(`index   run ${i}/${o.runs}: ${b.seconds.toFixed(2)} s${b.contentSeconds !== null && b.contentSeconds < b.seconds ? ` (content searchable after ${b.contentSeconds.toFixed(2)} s)` : ''}, ${b.mbPerSecond.toFixed(1)} MB/s, ${b.files} files, index ${(b.indexBytes / 1e6).toFixed(1)} MB (${b.sizeRatio.toFixed(2)}× content)`);
+    log(
+      `index   run ${i}/${o.runs}: ${b.seconds.toFixed(2)} s${b.contentSeconds !== null && b.contentSeconds < b.seconds ? ` (content searchable after ${b.contentSeconds.toFixed(2)} s)` : ''}, ${b.mbPerSecond.toFixed(1)} MB/s, ${b.files} files, index ${(b.indexBytes / 1e6).toFixed(1)} MB (${b.sizeRatio.toFixed(2)}× content)`,
+    );
   }
   return { runs, dataDir };
 }

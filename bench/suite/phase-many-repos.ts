@@ -37,7 +37,7 @@ import { sampleRss, sampleRssFor } from './memory.ts';
 import { median } from './percentiles.ts';
 import type { ManyReposCorpus, ManyReposPhase, ManyReposQueries, Warmup } from './result.ts';
 import { peerKind, peerLine } from './peer-kinds.ts';
-import { serveUntilReady, } from './serve-ready.ts';
+import { serveUntilReady } from './serve-ready.ts';
 import { seededRandom } from './stats.ts';
 import { post } from './http-client.ts';
 import { formatBytes } from '../../daemon/cli/format.ts';
@@ -107,7 +107,9 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
   const dir = join(o.cacheDir, name);
   log(`${label}: ${spec.kind === 'cut' ? `${spec.count} repositories cut from ${o.corpus}` : `${spec.count} tiny repositories`} in ${dir}`);
   const { made, madeSeconds } = await ensureManyCorpus(spec, o.corpus, dir);
-  log(`${label}: ${made.repos} repositories, ${made.files} files, ${formatBytes(made.bytes)} (${madeSeconds === null ? 'made by an earlier run' : `made in ${madeSeconds.toFixed(1)} s`})`);
+  log(
+    `${label}: ${made.repos} repositories, ${made.files} files, ${formatBytes(made.bytes)} (${madeSeconds === null ? 'made by an earlier run' : `made in ${madeSeconds.toFixed(1)} s`})`,
+  );
   const id = corpusIdentity(made.dir, (rel) => !rel.startsWith('.'));
   const work = join(o.work, `many-${name}`);
   const view = makeView(made, work, o.seed, o.symbols);
@@ -118,16 +120,24 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
   // 1. The index, and the peer's.
   await settleIo();
   const dataDir = join(work, 'data');
-  const synced = runTimed(process.execPath, [join(o.root, 'bin', 'trawl.js'), 'sync', '--config', view.syncConfig, '--data-dir', dataDir], childEnv(), join(work, 'sync.rss'));
+  const synced = runTimed(
+    process.execPath,
+    [join(o.root, 'bin', 'trawl.js'), 'sync', '--config', view.syncConfig, '--data-dir', dataDir],
+    childEnv(),
+    join(work, 'sync.rss'),
+  );
   const counts = syncCounts(synced.stdout);
   if (!counts) throw new Error(`${label}: trawl sync said no "sync done" line:\n${synced.stdout.slice(-2000)}`);
-  if (counts.failed > 0 || counts.indexed !== view.repos.length) notes.push(`${name}: trawl sync indexed ${counts.indexed} of the ${view.repos.length} repositories (${counts.failed} failed)`);
+  if (counts.failed > 0 || counts.indexed !== view.repos.length)
+    notes.push(`${name}: trawl sync indexed ${counts.indexed} of the ${view.repos.length} repositories (${counts.failed} failed)`);
   // The index: every repository's own files and the compound shards (packs).
   const own = filesUnder(join(dataDir, 'shards'));
   const packs = filesUnder(join(dataDir, 'packs'));
   const index = { files: own.files + packs.files, bytes: own.bytes + packs.bytes };
   const sync = { seconds: round4(synced.seconds), peakRssBytes: synced.peakRssBytes, ...counts, indexBytes: index.bytes, indexFiles: index.files };
-  log(`${label}: trawl sync ${sync.seconds.toFixed(1)} s, ${sync.indexed} indexed, ${sync.failed} failed; ${index.files} index files, ${formatBytes(index.bytes)}`);
+  log(
+    `${label}: trawl sync ${sync.seconds.toFixed(1)} s, ${sync.indexed} indexed, ${sync.failed} failed; ${index.files} index files, ${formatBytes(index.bytes)}`,
+  );
   let cindex: ManyReposCorpus['cindex'] = null;
   let csearchIndex: string | undefined;
   if (o.peers) {
@@ -172,7 +182,12 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
     const request = { method: 'POST' as const, path: '/api/search', body: searchBody(loadQuery) };
     await loadRunDetail(ready.server, [ready.server], request, { round: 0, duration: 1, connections: LOAD_CONNECTIONS, label: 'warm-up' });
     const rss = sampleRss(pid);
-    const detail = await loadRunDetail(ready.server, [ready.server], request, { round: 1, duration: o.loadSeconds, connections: LOAD_CONNECTIONS, label: 'many' });
+    const detail = await loadRunDetail(ready.server, [ready.server], request, {
+      round: 1,
+      duration: o.loadSeconds,
+      connections: LOAD_CONNECTIONS,
+      label: 'many',
+    });
     const loaded = rss.stop();
     const r = detail.run;
     const anonIdle = idle.length ? median(idle.map((x) => x.anon)) : null;
@@ -213,7 +228,11 @@ async function measureCorpus(o: ManyReposOptions, spec: ManySpec, log: (s: strin
       if (!k.peer) continue;
       const ms = byRequest.get(k)!;
       q.csearch = peerKind('csearch', k.peer, ms, { take: k.peer.length, corpus: made.dir, csearchIndex, timeoutSeconds: o.peerTimeoutSeconds });
-      q.rg = peerKind('rg', k.peer, ms, { take: k.kind === 'identifier' ? o.rgSample : Math.max(1, Math.round(o.rgSample / 3)), corpus: made.dir, timeoutSeconds: o.peerTimeoutSeconds });
+      q.rg = peerKind('rg', k.peer, ms, {
+        take: k.kind === 'identifier' ? o.rgSample : Math.max(1, Math.round(o.rgSample / 3)),
+        corpus: made.dir,
+        timeoutSeconds: o.peerTimeoutSeconds,
+      });
       log(`${label}: ${q.kind.padEnd(10)} csearch ${peerLine(q.csearch)}; rg ${peerLine(q.rg)}`);
     }
   }
@@ -263,9 +282,13 @@ async function changeSearchable(o: ManyReposOptions, t: ChangeTarget, log: (s: s
   const random = seededRandom(o.seed + 2);
   const runs: Array<{ file: string; token: string; searchableMs: number | null; syncSeconds: number; polls: number }> = [];
   for (let k = 0; k < CHANGE_RUNS; k++) {
-    const token = `trawl_bench_change_${Math.floor(random() * 2 ** 32).toString(16).padStart(8, '0')}`;
+    const token = `trawl_bench_change_${Math.floor(random() * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0')}`;
     const run = await changeOnce(o, t, token);
-    log(`${label}: one line changed in ${repo}/${run.file} (run ${k + 1} of ${CHANGE_RUNS}): searchable ${run.searchableMs === null ? 'NOT after the sync ended' : `${run.searchableMs} ms`} after \`trawl sync\` started (the sync took ${run.syncSeconds.toFixed(2)} s, ${run.polls} searches)`);
+    log(
+      `${label}: one line changed in ${repo}/${run.file} (run ${k + 1} of ${CHANGE_RUNS}): searchable ${run.searchableMs === null ? 'NOT after the sync ended' : `${run.searchableMs} ms`} after \`trawl sync\` started (the sync took ${run.syncSeconds.toFixed(2)} s, ${run.polls} searches)`,
+    );
     runs.push(run);
   }
   const found = runs.map((r) => r.searchableMs);
@@ -282,11 +305,18 @@ async function changeSearchable(o: ManyReposOptions, t: ChangeTarget, log: (s: s
 }
 
 /** One change: committed, synced, searched until found (or the sync ended without it). */
-async function changeOnce(o: ManyReposOptions, t: ChangeTarget, token: string): Promise<{ file: string; token: string; searchableMs: number | null; syncSeconds: number; polls: number }> {
+async function changeOnce(
+  o: ManyReposOptions,
+  t: ChangeTarget,
+  token: string,
+): Promise<{ file: string; token: string; searchableMs: number | null; syncSeconds: number; polls: number }> {
   const { path, syncConfig, dataDir, client: c, label } = t;
   const file = commitOneLine(path, token);
   const started = performance.now();
-  const child = spawn(process.execPath, [join(o.root, 'bin', 'trawl.js'), 'sync', '--config', syncConfig, '--data-dir', dataDir], { env: childEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [join(o.root, 'bin', 'trawl.js'), 'sync', '--config', syncConfig, '--data-dir', dataDir], {
+    env: childEnv(),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   track(child);
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr = (stderr + s).slice(-4096)));

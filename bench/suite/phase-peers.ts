@@ -44,7 +44,15 @@ export async function peersPhase(o: PeersPhaseOptions, queries: BenchQuery[], tr
     const measured = measurePeer(peer, queries, { corpus: o.corpus, csearchIndex, runs: o.runs, timeoutMs: o.timeoutSeconds * 1000 }, log);
     const pq = measured.queries.map((q) => {
       const medianMs = q.error || q.samplesMs.length === 0 ? null : q.medianMs;
-      return { name: q.name, command: q.command, samplesMs: q.samplesMs, medianMs, ratioToTrawl: ratio(medianMs, trawlP50.get(q.name) ?? null), timedOut: q.timedOut, error: q.error ?? null };
+      return {
+        name: q.name,
+        command: q.command,
+        samplesMs: q.samplesMs,
+        medianMs,
+        ratioToTrawl: ratio(medianMs, trawlP50.get(q.name) ?? null),
+        timedOut: q.timedOut,
+        error: q.error ?? null,
+      };
     });
     // Over the queries both ran successfully.
     const both = pq.filter((q) => q.medianMs !== null && (trawlP50.get(q.name) ?? null) !== null);

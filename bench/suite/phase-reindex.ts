@@ -45,7 +45,11 @@ export function makeRepository(corpus: string, gitDir: string, work: string): st
   git(gitDir, ['init', '-q', '--bare', '-b', 'main']);
   // -f: a tree may ship a .gitignore that ignores much of itself (Debian's Linux source does).
   const index = { GIT_INDEX_FILE: join(work, 'reindex.index') };
-  execFileSync('git', [`--git-dir=${gitDir}`, `--work-tree=${corpus}`, 'add', '-A', '-f', '.'], { env: { ...GIT_ENV, ...index }, cwd: corpus, stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync('git', [`--git-dir=${gitDir}`, `--work-tree=${corpus}`, 'add', '-A', '-f', '.'], {
+    env: { ...GIT_ENV, ...index },
+    cwd: corpus,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const tree = git(gitDir, ['write-tree'], undefined, index);
   rmSync(index.GIT_INDEX_FILE, { force: true });
   const main = git(gitDir, ['commit-tree', tree, '-m', 'corpus']);
@@ -69,7 +73,9 @@ function commitChange(gitDir: string, work: string, parent: string, paths: strin
 
 /** `n` text files of the commit, spread over its tree (evenly spaced in path order). */
 function pickFiles(gitDir: string, commit: string, n: number): string[] {
-  const all = git(gitDir, ['ls-tree', '-r', '--name-only', commit]).split('\n').filter((p) => p !== '');
+  const all = git(gitDir, ['ls-tree', '-r', '--name-only', commit])
+    .split('\n')
+    .filter((p) => p !== '');
   const text = all.filter((p) => TEXT_FILE.test(p));
   const from = text.length > 0 ? text : all;
   if (from.length <= n) return from;
@@ -90,17 +96,27 @@ export async function reindexPhase(o: ReindexPhaseOptions, log: (s: string) => v
   const samples: Record<keyof ReindexPhase['builds'], number[]> = { full: [], branches: [], unchanged: [], oneFile: [] };
   const last: Partial<Record<keyof ReindexPhase['builds'], Omit<ReindexBuild, 'secondsSamples'>>> = {};
   const index = (name: keyof ReindexPhase['builds'], dataDir: string, extra: string[]) => {
-    const t = runTimed(process.execPath, [join(o.root, 'bin', 'trawl.js'), 'index', gitDir, '--no-symbols', '--data-dir', dataDir, ...extra], process.env, join(o.work, 'reindex.rss'));
+    const t = runTimed(
+      process.execPath,
+      [join(o.root, 'bin', 'trawl.js'), 'index', gitDir, '--no-symbols', '--data-dir', dataDir, ...extra],
+      process.env,
+      join(o.work, 'reindex.rss'),
+    );
     samples[name].push(t.seconds);
     const live = liveIndex(dataDir);
     last[name] = { peakRssBytes: t.peakRssBytes, indexBytes: live.indexBytes, branchListBytes: live.branchListBytes, contentBytes: live.contentBytes };
-    log(`reindex ${name}: ${t.seconds.toFixed(2)} s, live index ${(last[name].indexBytes / 1e6).toFixed(1)} MB (branch lists ${(last[name].branchListBytes / 1e3).toFixed(1)} KB)`);
+    log(
+      `reindex ${name}: ${t.seconds.toFixed(2)} s, live index ${(last[name].indexBytes / 1e6).toFixed(1)} MB (branch lists ${(last[name].branchListBytes / 1e3).toFixed(1)} KB)`,
+    );
   };
   const full = join(o.work, 'reindex-full');
   const branches = join(o.work, 'reindex-branches');
   // Full builds alternate, each into an empty data dir once the disk is quiet.
   for (let i = 0; i < o.runs; i++) {
-    for (const [name, dir, extra] of [['full', full, []], ['branches', branches, ['--branches', 'b*']]] as const) {
+    for (const [name, dir, extra] of [
+      ['full', full, []],
+      ['branches', branches, ['--branches', 'b*']],
+    ] as const) {
       rmSync(dir, { recursive: true, force: true });
       await settleIo();
       index(name, dir, [...extra]);

@@ -69,10 +69,20 @@ export async function viewerPhase(o: ViewerPhaseOptions, log: (s: string) => voi
       }
     }
     const result: ViewerPhase = {
-      chromium, lines: VIEWER_LINES, bytes: source.length, targetLine: VIEWER_TARGET_LINE, runs: o.runs,
-      openMsSamples, jumpMsSamples, medianOpenMs: median(openMsSamples), medianJumpMs: median(jumpMsSamples), drawnLines,
+      chromium,
+      lines: VIEWER_LINES,
+      bytes: source.length,
+      targetLine: VIEWER_TARGET_LINE,
+      runs: o.runs,
+      openMsSamples,
+      jumpMsSamples,
+      medianOpenMs: median(openMsSamples),
+      medianJumpMs: median(jumpMsSamples),
+      drawnLines,
     };
-    log(`viewer  open at line ${VIEWER_TARGET_LINE.toLocaleString('en-US')}: median ${result.medianOpenMs.toFixed(0)} ms (max ${Math.max(...openMsSamples).toFixed(0)}); jump: median ${result.medianJumpMs.toFixed(0)} ms; ${drawnLines} lines in the page`);
+    log(
+      `viewer  open at line ${VIEWER_TARGET_LINE.toLocaleString('en-US')}: median ${result.medianOpenMs.toFixed(0)} ms (max ${Math.max(...openMsSamples).toFixed(0)}); jump: median ${result.medianJumpMs.toFixed(0)} ms; ${drawnLines} lines in the page`,
+    );
     return result;
   });
 }

@@ -61,7 +61,9 @@ export async function webPhase(o: WebPhaseOptions, queries: BenchQuery[], log: (
         }
       }
       results.push(row);
-      log(`web     ${q.name}: first result ${row.firstResultMsSamples.length ? `${median(row.firstResultMsSamples).toFixed(1)} ms` : '— (nothing found)'}, done ${median(row.doneMsSamples).toFixed(1)} ms, ${row.files} files`);
+      log(
+        `web     ${q.name}: first result ${row.firstResultMsSamples.length ? `${median(row.firstResultMsSamples).toFixed(1)} ms` : '— (nothing found)'}, done ${median(row.doneMsSamples).toFixed(1)} ms, ${row.files} files`,
+      );
     }
     // The daemon's CPU is subtracted; Chromium's processes are not (they are the client, as
     // autocannon is in the HTTP phase, but run outside this process): an upper bound.

@@ -25,7 +25,10 @@ export function parseProcStat(text: string): ProcStat | null {
   if (open <= 0 || close < open) return null;
   const pid = Number(text.slice(0, open));
   // f[0] is field 3 (state); ppid is field 4, utime 14, stime 15.
-  const f = text.slice(close + 2).trim().split(' ');
+  const f = text
+    .slice(close + 2)
+    .trim()
+    .split(' ');
   const ppid = Number(f[1]);
   const utime = Number(f[11]);
   const stime = Number(f[12]);

@@ -103,11 +103,17 @@ export function loadQueries(file: string): BenchQuery[] {
     if (q.peer === null) {
       peer = null;
     } else if (q.peer === undefined) {
-      if (!derived) throw new Error(`${where} (${q.name}): the query is not one content term, so the peers' pattern cannot be derived: give "peer": {"pattern", ...} or "peer": null`);
+      if (!derived)
+        throw new Error(
+          `${where} (${q.name}): the query is not one content term, so the peers' pattern cannot be derived: give "peer": {"pattern", ...} or "peer": null`,
+        );
       peer = derived;
     } else {
       if (typeof q.peer.pattern !== 'string' || q.peer.pattern === '') throw new Error(`${where}: peer.pattern must be a non-empty string`);
-      if (q.peer.path !== undefined && (typeof q.peer.path !== 'string' || q.peer.path === '' || q.peer.path.startsWith('/') || q.peer.path.split('/').includes('..'))) {
+      if (
+        q.peer.path !== undefined &&
+        (typeof q.peer.path !== 'string' || q.peer.path === '' || q.peer.path.startsWith('/') || q.peer.path.split('/').includes('..'))
+      ) {
         throw new Error(`${where}: peer.path must be a directory relative to the corpus`);
       }
       peer = {

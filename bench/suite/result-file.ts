@@ -22,7 +22,8 @@ export function resultValidator(): ValidateFunction {
   return validator;
 }
 
-const describe = (e: ErrorObject) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : ''}`;
+const describe = (e: ErrorObject) =>
+  `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : ''}`;
 
 /** The schema's complaints about a parsed result, one per line; empty when it is valid. */
 export function resultErrors(data: unknown): string[] {
@@ -46,16 +47,22 @@ export function readResultFile(file: string): AnyBenchResult {
   }
   const format = (data as { format?: unknown } | null)?.format;
   if (format !== RESULT_FORMAT) {
-    throw new Error(`${file}: not a trawl bench run result (format ${JSON.stringify(format ?? null)}, expected "${RESULT_FORMAT}"; the older per-issue scripts' files cannot be compared)`);
+    throw new Error(
+      `${file}: not a trawl bench run result (format ${JSON.stringify(format ?? null)}, expected "${RESULT_FORMAT}"; the older per-issue scripts' files cannot be compared)`,
+    );
   }
   const errors = resultErrors(data);
-  if (errors.length > 0) throw new Error(`${file}: does not match bench/result.schema.json: ${errors.slice(0, 3).join('; ')}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`);
+  if (errors.length > 0)
+    throw new Error(
+      `${file}: does not match bench/result.schema.json: ${errors.slice(0, 3).join('; ')}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`,
+    );
   return data as AnyBenchResult;
 }
 
 /** A result file with every core phase; throws for one of the cluster phase alone. */
 export function readResult(file: string): BenchResult {
   const r = readResultFile(file);
-  if (!hasCorePhases(r)) throw new Error(`${file}: a run of the ${r.options.only ?? 'cluster'} phase alone (--only ${r.options.only ?? 'cluster'}): it has none of the core phases`);
+  if (!hasCorePhases(r))
+    throw new Error(`${file}: a run of the ${r.options.only ?? 'cluster'} phase alone (--only ${r.options.only ?? 'cluster'}): it has none of the core phases`);
   return r;
 }

@@ -486,7 +486,15 @@ export type AnyBenchResult = ResultBase & Partial<CorePhases>;
 
 /** Whether a result has the core phases (it was not a `--only cluster` run). */
 export function hasCorePhases(r: AnyBenchResult): r is BenchResult {
-  return r.search !== undefined && r.indexing !== undefined && r.http !== undefined && r.memory !== undefined && r.peers !== undefined && r.foreignCores !== undefined && r.summary !== undefined;
+  return (
+    r.search !== undefined &&
+    r.indexing !== undefined &&
+    r.http !== undefined &&
+    r.memory !== undefined &&
+    r.peers !== undefined &&
+    r.foreignCores !== undefined &&
+    r.summary !== undefined
+  );
 }
 
 /**
@@ -735,21 +743,45 @@ export interface ManyReposCorpus {
   /** Each kind's queries, each sent once. */
   queries: ManyReposQueries[];
   /** One selective literal at `connections` connections for `seconds` (autocannon). */
-  load: { query: string; connections: number; seconds: number; requestsPerSecond: number; latencyMs: { p50: number | null; p99: number | null }; non2xx: number; errors: number; serverCpuMsPerRequest: number | null };
+  load: {
+    query: string;
+    connections: number;
+    seconds: number;
+    requestsPerSecond: number;
+    latencyMs: { p50: number | null; p99: number | null };
+    non2xx: number;
+    errors: number;
+    serverCpuMsPerRequest: number | null;
+  };
   /**
    * The daemon's RssAnon and VmRSS idle right after the searches (medians), RssAnon's peak
    * under the load; anonPerByte: that idle RssAnon / bytes. settledAnonBytes: RssAnon idle
    * once the daemon has collected after the searches (absent in older results), and its
    * ratio. Null off Linux.
    */
-  memory: { idleAnonBytes: number | null; idleRssBytes: number | null; loadAnonPeakBytes: number | null; anonPerByte: number | null; settledAnonBytes?: number | null; settledAnonPerByte?: number | null };
+  memory: {
+    idleAnonBytes: number | null;
+    idleRssBytes: number | null;
+    loadAnonPeakBytes: number | null;
+    anonPerByte: number | null;
+    settledAnonBytes?: number | null;
+    settledAnonPerByte?: number | null;
+  };
   /**
    * A line with a new token committed to one repository, then `trawl sync` beside the
    * daemon: spawn of the sync to the token's first search hit. Taken a few times in a row:
    * searchableMs and syncSeconds are the medians, searchableSamplesMs each run's (absent in
    * results of one run), file and token the first run's, polls all runs' searches.
    */
-  change: { repo: string; file: string; token: string; searchableMs: number | null; searchableSamplesMs?: Array<number | null>; syncSeconds: number; polls: number };
+  change: {
+    repo: string;
+    file: string;
+    token: string;
+    searchableMs: number | null;
+    searchableSamplesMs?: Array<number | null>;
+    syncSeconds: number;
+    polls: number;
+  };
   cold?: ColdPass;
   /** Cores other processes kept busy over the corpus's measurements. */
   foreignCores: number | null;

@@ -60,8 +60,44 @@ export const MANY_DIR = join(ROOT, 'corpus', 'many');
 
 /** The defaults of a full run and of --quick (a smoke test, on a small tree). */
 const DEFAULTS = {
-  full: { warmup: FULL_WARMUP, iterations: 200, httpQueryIterations: 50, indexRuns: 1, httpSeconds: 10, connections: 16, streamRuns: 9, streamWarmup: { runs: 6, ms: 2000 }, peerRuns: 3, idleMs: 3000, overheadRounds: 2, authRounds: 2, webRuns: 5, commandRuns: 10, distinct: 200, manyLoadSeconds: 5, rgSample: 10 },
-  quick: { warmup: { runs: 2, ms: 20 }, iterations: 20, httpQueryIterations: 5, indexRuns: 1, httpSeconds: 3, connections: 8, streamRuns: 2, streamWarmup: { runs: 1, ms: 0 }, peerRuns: 1, idleMs: 1000, overheadRounds: 1, authRounds: 1, webRuns: 2, commandRuns: 3, distinct: 30, manyLoadSeconds: 2, rgSample: 3 },
+  full: {
+    warmup: FULL_WARMUP,
+    iterations: 200,
+    httpQueryIterations: 50,
+    indexRuns: 1,
+    httpSeconds: 10,
+    connections: 16,
+    streamRuns: 9,
+    streamWarmup: { runs: 6, ms: 2000 },
+    peerRuns: 3,
+    idleMs: 3000,
+    overheadRounds: 2,
+    authRounds: 2,
+    webRuns: 5,
+    commandRuns: 10,
+    distinct: 200,
+    manyLoadSeconds: 5,
+    rgSample: 10,
+  },
+  quick: {
+    warmup: { runs: 2, ms: 20 },
+    iterations: 20,
+    httpQueryIterations: 5,
+    indexRuns: 1,
+    httpSeconds: 3,
+    connections: 8,
+    streamRuns: 2,
+    streamWarmup: { runs: 1, ms: 0 },
+    peerRuns: 1,
+    idleMs: 1000,
+    overheadRounds: 1,
+    authRounds: 1,
+    webRuns: 2,
+    commandRuns: 3,
+    distinct: 30,
+    manyLoadSeconds: 2,
+    rgSample: 3,
+  },
 };
 
 export class BenchInputError extends Error {}

@@ -12,7 +12,8 @@ import { LARGE_SOURCE_BYTES, TARGETS } from './targets.ts';
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/`/g, "'");
 const code = (s: string) => `\`${cell(s)}\``;
 const count = (n: number | null | undefined) => (n === null || n === undefined ? '—' : n.toLocaleString('en-US'));
-const times = (x: number | null | undefined) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x >= 100 ? `${Math.round(x)}×` : `${x.toFixed(x < 10 ? 2 : 1)}×`);
+const times = (x: number | null | undefined) =>
+  x === null || x === undefined || !Number.isFinite(x) ? '—' : x >= 100 ? `${Math.round(x)}×` : `${x.toFixed(x < 10 ? 2 : 1)}×`;
 const bytes = (n: number | null | undefined) => (n === null || n === undefined ? '—' : formatBytes(n));
 
 function peerCell(p: PeerResult | undefined, name: string): { ms: string; ratio: string } {
@@ -23,7 +24,8 @@ function peerCell(p: PeerResult | undefined, name: string): { ms: string; ratio:
   return { ms: `${q.timedOut ? '≥ ' : ''}${formatMs(q.medianMs)}`, ratio: times(q.ratioToTrawl) };
 }
 
-const seconds = (xs: number[]) => (xs.length === 0 ? '—' : `${median(xs).toFixed(2)} s${xs.length > 1 ? ` (runs: ${xs.map((x) => x.toFixed(2)).join(' / ')})` : ''}`);
+const seconds = (xs: number[]) =>
+  xs.length === 0 ? '—' : `${median(xs).toFixed(2)} s${xs.length > 1 ? ` (runs: ${xs.map((x) => x.toFixed(2)).join(' / ')})` : ''}`;
 const cores = (c: number | null) => (c === null ? '—' : c.toFixed(2));
 
 /** The tables of the opt-in phases that ran (--auth, --web, --reindex, --cluster). */
@@ -31,35 +33,54 @@ function phaseText(r: AnyBenchResult): string[] {
   const lines: string[] = [];
   if (r.auth) {
     const a = r.auth;
-    lines.push('', `| \`${a.request}\`, ${a.connections} connections, ${a.rounds} × ${a.seconds} s | req/s | p50 | p99 | daemon CPU/request | non-2xx, errors |`, '|---|--:|--:|--:|--:|--:|');
+    lines.push(
+      '',
+      `| \`${a.request}\`, ${a.connections} connections, ${a.rounds} × ${a.seconds} s | req/s | p50 | p99 | daemon CPU/request | non-2xx, errors |`,
+      '|---|--:|--:|--:|--:|--:|',
+    );
     for (const v of a.variants) {
       lines.push(
         `| ${v.name === 'anonymous' ? 'anonymous' : 'API key (Bearer), counted'} | ${Math.round(v.requestsPerSecond)} | ${formatMs(v.latencyMs?.p50)} | ${formatMs(v.latencyMs?.p99)} | ` +
           `${v.serverCpuMsPerRequest === null ? '—' : `${v.serverCpuMsPerRequest.toFixed(3)} ms`} | ${v.non2xx + v.errors} |`,
       );
     }
-    lines.push(`| the authentication and rate-limit step adds | | | | ${a.stepCpuUsPerRequest === null ? '—' : `${a.stepCpuUsPerRequest.toFixed(1)} µs`} | other processes: ${cores(a.foreignCores)} cores |`);
+    lines.push(
+      `| the authentication and rate-limit step adds | | | | ${a.stepCpuUsPerRequest === null ? '—' : `${a.stepCpuUsPerRequest.toFixed(1)} µs`} | other processes: ${cores(a.foreignCores)} cores |`,
+    );
   }
   if (r.web) {
     const w = r.web;
     lines.push('', `| web UI, Chromium ${w.chromium}, ${w.runs} page loads per query | first result | done |`, '|---|--:|--:|');
     for (const q of w.queries) {
-      lines.push(`| ${code(q.query)} | ${q.firstResultMsSamples.length ? formatMs(median(q.firstResultMsSamples)) : '— (no result)'} | ${formatMs(median(q.doneMsSamples))} |`);
+      lines.push(
+        `| ${code(q.query)} | ${q.firstResultMsSamples.length ? formatMs(median(q.firstResultMsSamples)) : '— (no result)'} | ${formatMs(median(q.doneMsSamples))} |`,
+      );
     }
     lines.push(`| median over the queries | ${formatMs(w.medianFirstResultMs)} | ${formatMs(w.medianDoneMs)} |`);
   }
   if (r.viewer) {
     const v = r.viewer;
-    lines.push('', `| code viewer, Chromium ${v.chromium}, ${v.lines.toLocaleString('en-US')} lines (${(v.bytes / 1e6).toFixed(1)} MB), ${v.runs} page loads | median | max |`, '|---|--:|--:|');
-    lines.push(`| open at line ${v.targetLine.toLocaleString('en-US')} (navigation to the line drawn) | ${formatMs(v.medianOpenMs)} | ${formatMs(Math.max(...v.openMsSamples))} |`);
+    lines.push(
+      '',
+      `| code viewer, Chromium ${v.chromium}, ${v.lines.toLocaleString('en-US')} lines (${(v.bytes / 1e6).toFixed(1)} MB), ${v.runs} page loads | median | max |`,
+      '|---|--:|--:|',
+    );
+    lines.push(
+      `| open at line ${v.targetLine.toLocaleString('en-US')} (navigation to the line drawn) | ${formatMs(v.medianOpenMs)} | ${formatMs(Math.max(...v.openMsSamples))} |`,
+    );
     lines.push(`| jump by #L, to line 1 and back | ${formatMs(v.medianJumpMs)} | ${formatMs(Math.max(...v.jumpMsSamples))} |`);
     lines.push(`| lines in the page after opening | ${v.drawnLines} | |`);
   }
   if (r.reindex) {
     const x = r.reindex;
     const b = x.builds;
-    const row = (label: string, y: ReindexBuild, rate = '') => `| ${label} | ${seconds(y.secondsSamples)} | ${rate} | ${bytes(y.indexBytes)} | ${bytes(y.branchListBytes)} | ${bytes(y.peakRssBytes)} |`;
-    lines.push('', `| re-indexing the corpus as a git repository (other processes: ${cores(x.foreignCores)} cores) | time | MB/s: corpus; indexed content | live index | branch lists | peak RSS |`, '|---|--:|--:|--:|--:|--:|');
+    const row = (label: string, y: ReindexBuild, rate = '') =>
+      `| ${label} | ${seconds(y.secondsSamples)} | ${rate} | ${bytes(y.indexBytes)} | ${bytes(y.branchListBytes)} | ${bytes(y.peakRssBytes)} |`;
+    lines.push(
+      '',
+      `| re-indexing the corpus as a git repository (other processes: ${cores(x.foreignCores)} cores) | time | MB/s: corpus; indexed content | live index | branch lists | peak RSS |`,
+      '|---|--:|--:|--:|--:|--:|',
+    );
     lines.push(
       row('full build, one branch', b.full, buildRate(x.corpusBytes, b.full)),
       row(`full build, main + ${x.branches - 1} branches (${x.changedFilesPerBranch} files changed each)`, b.branches, buildRate(x.corpusBytes, b.branches)),
@@ -94,7 +115,9 @@ function distinctRows(d: DistinctPhase): string[] {
   ];
   if (d.cold) {
     const c = d.cold.identifiers.latencyMs;
-    rows.push(`| cold page cache (dropped once a new daemon was ready): first search; then ${d.cold.identifiers.samplesMs.length} identifiers (p50 / p90 / p99) | ${formatMs(d.cold.firstSearchMs)}; ${formatMs(c?.p50)} / ${formatMs(c?.p90)} / ${formatMs(c?.p99)} | | |`);
+    rows.push(
+      `| cold page cache (dropped once a new daemon was ready): first search; then ${d.cold.identifiers.samplesMs.length} identifiers (p50 / p90 / p99) | ${formatMs(d.cold.firstSearchMs)}; ${formatMs(c?.p50)} / ${formatMs(c?.p90)} / ${formatMs(c?.p99)} | | |`,
+    );
   }
   return rows;
 }
@@ -127,7 +150,11 @@ function wholeProcessText(r: BenchResult): string[] {
   const range = (t: CommandRuns) => (t.secondsSamples.length < 2 ? '' : `${time(Math.min(...t.secondsSamples))} – ${time(Math.max(...t.secondsSamples))}`);
   const row = (label: string, t: CommandRuns, target?: number, applies = true) =>
     `| ${label} | ${time(mid(t))} | ${range(t)} | ${target === undefined ? '' : againstTarget(mid(t), target, applies, time)} |`;
-  const lines = ['', `| whole process: spawn to exit, Node's start-up included (median of ${c.runs}; other processes: ${cores(c.foreignCores)} cores) | median | min – max | target |`, '|---|--:|--:|---|'];
+  const lines = [
+    '',
+    `| whole process: spawn to exit, Node's start-up included (median of ${c.runs}; other processes: ${cores(c.foreignCores)} cores) | median | min – max | target |`,
+    '|---|--:|--:|---|',
+  ];
   lines.push(row('`trawl --help`', c.help, TARGETS.helpSeconds));
   if (c.search) {
     const i = c.search.index;
@@ -149,7 +176,9 @@ function wholeProcessText(r: BenchResult): string[] {
     lines.push(row('`trawl sync`, one line changed in one file of the corpus as a git repository', x.sync.oneLine, TARGETS.syncOneLineSeconds, large));
     const full = x.builds.full;
     const mbps = (x.corpusBytes ?? r.corpus.totalBytes) / 1e6 / median(full.secondsSamples);
-    lines.push(`| the corpus as a git repository, \`trawl index --no-symbols\` (full build), corpus MB/s | ${mbps.toFixed(1)} MB/s | | ${againstTarget(mbps, TARGETS.gitIndexMbPerSecond, large, (v) => `${v} MB/s`, true)} |`);
+    lines.push(
+      `| the corpus as a git repository, \`trawl index --no-symbols\` (full build), corpus MB/s | ${mbps.toFixed(1)} MB/s | | ${againstTarget(mbps, TARGETS.gitIndexMbPerSecond, large, (v) => `${v} MB/s`, true)} |`,
+    );
   }
   return lines;
 }
@@ -183,7 +212,9 @@ export function runText(any: AnyBenchResult): string {
       `${bytes(e.machine.totalMemoryBytes)} RAM; Node ${e.node}; commit ${e.gitCommit.slice(0, 12)}${e.gitCommit.endsWith('+uncommitted') ? ' (uncommitted changes)' : ''}; ` +
       `${e.ripgrep ?? 'ripgrep not installed'}; codesearch ${e.codesearch ?? 'not installed'}. ` +
       `${r.options.iterations} timed runs per query${r.options.warmup ? ` after ≥ ${r.options.warmup.runs} and ≥ ${r.options.warmup.ms} ms untimed` : ''}; peers: median of ${r.options.peerRuns} run(s), every match printed to /dev/null. ` +
-      `Cores used by other processes (corpus / indexing / search / HTTP / peers): ${Object.values(r.foreignCores).map((c) => (c === null ? '—' : c.toFixed(2))).join(' / ')}.`,
+      `Cores used by other processes (corpus / indexing / search / HTTP / peers): ${Object.values(r.foreignCores)
+        .map((c) => (c === null ? '—' : c.toFixed(2)))
+        .join(' / ')}.`,
   );
   lines.push('');
   lines.push('| | trawl | csearch | rg |');
@@ -192,21 +223,31 @@ export function runText(any: AnyBenchResult): string {
     `| index build | ${idx.seconds.toFixed(1)} s${idx.contentSeconds != null && idx.contentSeconds < idx.seconds ? ` (content searchable after ${idx.contentSeconds.toFixed(1)} s)` : ''}, ${idx.mbPerSecond.toFixed(1)} MB/s, peak RSS ${bytes(idx.peakRssBytes)}${r.options.symbols ? ` (with symbols: ${count(idx.symbolCount)})` : ''} | ` +
       `${cs?.index ? `${cs.index.seconds.toFixed(1)} s, ${cs.index.mbPerSecond.toFixed(1)} MB/s, peak RSS ${bytes(cs.index.peakRssBytes)} (no symbols)` : '—'} | no index |`,
   );
-  lines.push(`| index size | ${bytes(idx.indexBytes)}, ${idx.sizeRatio.toFixed(2)}× the ${bytes(idx.contentBytes)} of content indexed (content included), ${count(idx.files)} files, ${idx.shards} shards | ${cs?.index ? `${bytes(cs.index.indexBytes)} (no content)` : '—'} | |`);
+  lines.push(
+    `| index size | ${bytes(idx.indexBytes)}, ${idx.sizeRatio.toFixed(2)}× the ${bytes(idx.contentBytes)} of content indexed (content included), ${count(idx.files)} files, ${idx.shards} shards | ${cs?.index ? `${bytes(cs.index.indexBytes)} (no content)` : '—'} | |`,
+  );
   if (r.distinct) lines.push(...distinctRows(r.distinct));
   const warm = r.options.warmup ? `≥ ${r.options.warmup.runs} runs of itself` : 'a run of itself';
   for (const p of [cs, rg]) {
     if (p?.available && p.medianMs !== null) {
-      lines.push(`| repeated: median latency over the ${p.queries.filter((q) => q.medianMs !== null).length} queries of the mix ${p.peer} ran (trawl p50, each after ${warm}) | ${formatMs(p.trawlMedianP50Ms)} | ${p === cs ? `${formatMs(p.medianMs)} (${times(p.ratio)})` : ''} | ${p === rg ? `${formatMs(p.medianMs)} (${times(p.ratio)})` : ''} |`);
+      lines.push(
+        `| repeated: median latency over the ${p.queries.filter((q) => q.medianMs !== null).length} queries of the mix ${p.peer} ran (trawl p50, each after ${warm}) | ${formatMs(p.trawlMedianP50Ms)} | ${p === cs ? `${formatMs(p.medianMs)} (${times(p.ratio)})` : ''} | ${p === rg ? `${formatMs(p.medianMs)} (${times(p.ratio)})` : ''} |`,
+      );
     }
   }
-  lines.push(`| repeated: median latency over all ${r.search.queries.length} queries of the mix, in process (p50, each after ${warm}) | ${formatMs(r.summary.searchMedianP50Ms)} | | |`);
+  lines.push(
+    `| repeated: median latency over all ${r.search.queries.length} queries of the mix, in process (p50, each after ${warm}) | ${formatMs(r.summary.searchMedianP50Ms)} | | |`,
+  );
   const overHttp = r.httpQueries;
   if (overHttp) {
-    lines.push(`| repeated: the same over HTTP, one client (median p50; p99 of every request) | ${formatMs(overHttp.medianP50Ms)}; p99 ${formatMs(overHttp.allSamplesMs?.p99)} | | |`);
+    lines.push(
+      `| repeated: the same over HTTP, one client (median p50; p99 of every request) | ${formatMs(overHttp.medianP50Ms)}; p99 ${formatMs(overHttp.allSamplesMs?.p99)} | | |`,
+    );
   }
   lines.push('');
-  lines.push('| query (repeated: each timed after many runs of itself) | kind | p50 | p95 | p99 | HTTP p50 | HTTP p99 | shown / total | files loaded | content loaded | csearch | rg |');
+  lines.push(
+    '| query (repeated: each timed after many runs of itself) | kind | p50 | p95 | p99 | HTTP p50 | HTTP p99 | shown / total | files loaded | content loaded | csearch | rg |',
+  );
   lines.push('|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
   for (const q of r.search.queries) {
     const c = peerCell(cs, q.name);
@@ -245,7 +286,9 @@ export function runText(any: AnyBenchResult): string {
     );
   }
   const m = r.memory;
-  lines.push(`| daemon RSS, corpus loaded | idle ${bytes(m.idleMedianBytes)}; under the search load median ${bytes(m.loadMedianBytes)}, peak ${bytes(m.loadPeakBytes)} |`);
+  lines.push(
+    `| daemon RSS, corpus loaded | idle ${bytes(m.idleMedianBytes)}; under the search load median ${bytes(m.loadMedianBytes)}, peak ${bytes(m.loadPeakBytes)} |`,
+  );
   if (m.idleAnonMedianBytes !== undefined) {
     // RssFile is mapped shard pages (the kernel drops them when it needs memory); RssAnon is the daemon's own.
     const content = r.indexing.runs.at(-1)?.contentBytes;

@@ -35,7 +35,16 @@ import { distinctPeers, distinctPhase } from './phase-distinct.ts';
 import { DISTINCT_SEED } from './distinct-latency.ts';
 import { manyReposPhase } from './phase-many-repos.ts';
 import { BenchInputError, displayPath, judgedQueries, planRun, ROOT, type RunOptions, type RunPlan } from './run-plan.ts';
-import { RESULT_FORMAT, type AnyBenchResult, type BenchEnvironment, type ClusterPhase, type CorePhases, type ManyReposPhase, type ResultBase, type SearchPhase } from './result.ts';
+import {
+  RESULT_FORMAT,
+  type AnyBenchResult,
+  type BenchEnvironment,
+  type ClusterPhase,
+  type CorePhases,
+  type ManyReposPhase,
+  type ResultBase,
+  type SearchPhase,
+} from './result.ts';
 import { median } from './percentiles.ts';
 
 /** The query sent over and over in the HTTP phase, and the one streamed. */
@@ -86,7 +95,8 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     // in TRAWL_FROM_SOURCES, which the processes this one starts inherit): slower to start
     // and larger in memory, which is not what a release runs.
     if (process.env.TRAWL_FROM_SOURCES === '1') {
-      const stale = 'the compiled build (dist/) is older than the sources: every trawl process of this run ran the TypeScript through tsx (slower start, more memory); run ./scripts/setup.sh or node scripts/compile.js first';
+      const stale =
+        'the compiled build (dist/) is older than the sources: every trawl process of this run ran the TypeScript through tsx (slower start, more memory); run ./scripts/setup.sh or node scripts/compile.js first';
       notes.push(stale);
       log(`bench   WARNING: ${stale}`);
     }
@@ -100,7 +110,9 @@ export async function benchRun(o: RunOptions, log: (s: string) => void): Promise
     const id = corpusIdentity(corpus);
     const git = existsSync(join(corpus, '.git'));
     const corpusCores = phaseCores();
-    log(`corpus  ${id.files} files, ${(id.totalBytes / 1e6).toFixed(1)} MB, sha256 ${id.sha256.slice(0, 12)} (${id.seconds.toFixed(1)} s)${git ? '; a git repository: every branch is indexed' : ''}`);
+    log(
+      `corpus  ${id.files} files, ${(id.totalBytes / 1e6).toFixed(1)} MB, sha256 ${id.sha256.slice(0, 12)} (${id.seconds.toFixed(1)} s)${git ? '; a git repository: every branch is indexed' : ''}`,
+    );
     if (id.files === 0) throw new BenchInputError(`--corpus ${o.corpus}: the directory holds no files`);
 
     const run: Run = { o, plan, work, id, git, env, notes, log, phaseCores };
@@ -136,7 +148,18 @@ async function runCluster({ o, plan, work, notes, log }: Run): Promise<ClusterPh
   if (!plan.cluster) return undefined;
   const { options, d } = plan;
   const c = await clusterPhase(
-    { root: ROOT, corpus: plan.corpus, work, clusters: options.clusters!, iterations: options.httpQueryIterations!, warmup: options.warmup!, seconds: options.httpSeconds, connections: options.httpConnections, symbols: o.symbols, idleMs: d.idleMs },
+    {
+      root: ROOT,
+      corpus: plan.corpus,
+      work,
+      clusters: options.clusters!,
+      iterations: options.httpQueryIterations!,
+      warmup: options.warmup!,
+      seconds: options.httpSeconds,
+      connections: options.httpConnections,
+      symbols: o.symbols,
+      idleMs: d.idleMs,
+    },
     plan.queries,
     log,
   );
@@ -185,7 +208,17 @@ async function everyPhase(run: Run, corpusCores: number | null): Promise<Phases>
   const distinct = distinctRun?.phase;
 
   const auth = o.auth
-    ? await authPhase({ root: ROOT, dataDir: indexing.dataDir, work, seconds: plan.options.httpSeconds, connections: plan.options.httpConnections, rounds: plan.d.authRounds }, log)
+    ? await authPhase(
+        {
+          root: ROOT,
+          dataDir: indexing.dataDir,
+          work,
+          seconds: plan.options.httpSeconds,
+          connections: plan.options.httpConnections,
+          rounds: plan.d.authRounds,
+        },
+        log,
+      )
     : undefined;
   const web = o.web ? await webPhase({ root: ROOT, dataDir: indexing.dataDir, work, runs: plan.d.webRuns }, plan.queries, log) : undefined;
   const viewer = o.web ? await viewerPhase({ root: ROOT, work, runs: plan.d.webRuns }, log) : undefined;
@@ -193,7 +226,9 @@ async function everyPhase(run: Run, corpusCores: number | null): Promise<Phases>
 
   const peers = await runPeers(run, search, distinctRun);
   const peersCores = phaseCores();
-  const reindex = o.reindex ? await reindexPhase({ root: ROOT, corpus: plan.corpus, work, runs: plan.options.indexRuns, corpusBytes: id.totalBytes }, log) : undefined;
+  const reindex = o.reindex
+    ? await reindexPhase({ root: ROOT, corpus: plan.corpus, work, runs: plan.options.indexRuns, corpusBytes: id.totalBytes }, log)
+    : undefined;
   const manyRepos = await runManyRepos(run);
   const clusterResult = await runCluster(run);
   for (const p of peers) if (!p.available) notes.push(`${p.peer}: ${p.note}`);
@@ -235,7 +270,10 @@ async function everyPhase(run: Run, corpusCores: number | null): Promise<Phases>
 
 /** The index the other phases search, and whole `trawl` commands timed as processes. */
 async function indexAndCommands({ o, plan, work, id, git, notes, log, phaseCores }: Run) {
-  const indexing = await indexPhase({ root: ROOT, corpus: plan.corpus, corpusBytes: id.totalBytes, git, symbols: o.symbols, runs: plan.options.indexRuns, work }, log);
+  const indexing = await indexPhase(
+    { root: ROOT, corpus: plan.corpus, corpusBytes: id.totalBytes, git, symbols: o.symbols, runs: plan.options.indexRuns, work },
+    log,
+  );
   const indexCores = phaseCores();
   const last = indexing.runs.at(-1)!;
   if (last.files === 0) throw new BenchInputError(`--corpus ${o.corpus}: trawl indexed no file (all binary, too large or ignored?)`);
@@ -243,7 +281,11 @@ async function indexAndCommands({ o, plan, work, id, git, notes, log, phaseCores
 
   // Its own foreign cores, like the opt-in phases: a new key in foreignCores would make
   // every older result file invalid.
-  const { phase: commands, staleRuns } = await commandsPhase({ root: ROOT, corpus: plan.corpus, work, runs: plan.d.commandRuns, symbols: o.symbols }, plan.queries, log);
+  const { phase: commands, staleRuns } = await commandsPhase(
+    { root: ROOT, corpus: plan.corpus, work, runs: plan.d.commandRuns, symbols: o.symbols },
+    plan.queries,
+    log,
+  );
   phaseCores();
   if (!commands.search) notes.push('the query mix has no literal that is a plain identifier: `trawl search` was not timed');
   if (staleRuns > 0) {
@@ -292,7 +334,8 @@ async function searchAndServe({ o, plan, work, notes, log, phaseCores }: Run, da
   );
   phaseCores(); // the phase records its own foreign cores
   const distinct = distinctRun?.phase;
-  if (distinct && distinct.identifiers.errors > 0) notes.push(`distinct identifiers: ${distinct.identifiers.errors} requests failed (${distinct.identifiers.firstError})`);
+  if (distinct && distinct.identifiers.errors > 0)
+    notes.push(`distinct identifiers: ${distinct.identifiers.errors} requests failed (${distinct.identifiers.firstError})`);
   if (http.memory.idleSamplesBytes.length === 0) notes.push('memory: /proc/<pid>/status is not readable here (not Linux?): no RSS samples');
   return { search, searchCores, http, overHttp, distinctRun };
 }
@@ -302,7 +345,14 @@ async function runPeers({ o, plan, work, id, env, log }: Run, search: SearchPhas
   const { options, d } = plan;
   const peers = o.peers
     ? await peersPhase(
-        { corpus: plan.corpus, corpusBytes: id.totalBytes, work, runs: options.peerRuns, timeoutSeconds: options.peerTimeoutSeconds, versions: { rg: env.ripgrep, csearch: env.codesearch } },
+        {
+          corpus: plan.corpus,
+          corpusBytes: id.totalBytes,
+          work,
+          runs: options.peerRuns,
+          timeoutSeconds: options.peerTimeoutSeconds,
+          versions: { rg: env.ripgrep, csearch: env.codesearch },
+        },
         plan.queries,
         search.queries,
         log,
@@ -310,7 +360,12 @@ async function runPeers({ o, plan, work, id, env, log }: Run, search: SearchPhas
     : [];
   if (distinctRun && o.peers) {
     const csearchIndex = peers.find((p) => p.peer === 'csearch')?.index ? csearchIndexIn(work) : undefined;
-    distinctPeers(distinctRun.phase, distinctRun.msByRequest, { corpus: plan.corpus, csearchIndex, rgSample: d.rgSample, timeoutSeconds: options.peerTimeoutSeconds }, log);
+    distinctPeers(
+      distinctRun.phase,
+      distinctRun.msByRequest,
+      { corpus: plan.corpus, csearchIndex, rgSample: d.rgSample, timeoutSeconds: options.peerTimeoutSeconds },
+      log,
+    );
   }
   return peers;
 }
@@ -326,7 +381,5 @@ export function writeResult(path: string, result: AnyBenchResult): void {
  * readable and diffable without one line per sample.
  */
 export function formatResultJson(result: AnyBenchResult): string {
-  return (
-    `${JSON.stringify(result, null, 2).replace(/\[\s*(-?\d[\d.e+-]*(?:,\s*-?\d[\d.e+-]*)*)\s*\]/g, (_, nums: string) => `[${nums.split(/,\s*/).join(', ')}]`)}\n`
-  );
+  return `${JSON.stringify(result, null, 2).replace(/\[\s*(-?\d[\d.e+-]*(?:,\s*-?\d[\d.e+-]*)*)\s*\]/g, (_, nums: string) => `[${nums.split(/,\s*/).join(', ')}]`)}\n`;
 }

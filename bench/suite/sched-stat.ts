@@ -54,7 +54,11 @@ export function processSchedTimes(pid: number): SchedTimes | null {
  * threads' milliseconds on a core and milliseconds runnable but waiting for one, summed over
  * the threads. Null when a reading is missing or no request was answered.
  */
-export function schedPerRequest(before: ReadonlyArray<SchedTimes | null>, after: ReadonlyArray<SchedTimes | null>, requests: number): { cpuMsPerRequest: number; waitMsPerRequest: number } | null {
+export function schedPerRequest(
+  before: ReadonlyArray<SchedTimes | null>,
+  after: ReadonlyArray<SchedTimes | null>,
+  requests: number,
+): { cpuMsPerRequest: number; waitMsPerRequest: number } | null {
   if (requests <= 0 || before.length === 0 || before.length !== after.length) return null;
   let run = 0;
   let wait = 0;

@@ -27,7 +27,17 @@ export interface ServeOptions {
 }
 
 export async function serveUntilReady(o: ServeOptions): Promise<ReadyServer> {
-  const args = [join(o.root, 'bin', 'trawl.js'), 'serve', '--port', '0', '--log-level', 'silent', '--data-dir', o.dataDir, ...(o.config ? ['--config', o.config] : [])];
+  const args = [
+    join(o.root, 'bin', 'trawl.js'),
+    'serve',
+    '--port',
+    '0',
+    '--log-level',
+    'silent',
+    '--data-dir',
+    o.dataDir,
+    ...(o.config ? ['--config', o.config] : []),
+  ];
   const started = performance.now();
   const server = await startServer('trawl', args, o.cwd);
   const listeningMs = performance.now() - started;
@@ -42,8 +52,10 @@ export async function serveUntilReady(o: ServeOptions): Promise<ReadyServer> {
       } catch (err) {
         last = (err as Error).message;
       }
-      if (server.child.exitCode !== null || server.child.signalCode !== null) throw new Error(`trawl serve exited before it was ready; stderr:\n${server.stderr()}`);
-      if (performance.now() > deadline) throw new Error(`GET /readyz did not answer 200 within ${Math.round((o.timeoutMs ?? 600_000) / 1000)} s (last: ${last.slice(0, 300)})`);
+      if (server.child.exitCode !== null || server.child.signalCode !== null)
+        throw new Error(`trawl serve exited before it was ready; stderr:\n${server.stderr()}`);
+      if (performance.now() > deadline)
+        throw new Error(`GET /readyz did not answer 200 within ${Math.round((o.timeoutMs ?? 600_000) / 1000)} s (last: ${last.slice(0, 300)})`);
       await new Promise((r) => setTimeout(r, READY_POLL_MS));
     }
   } catch (err) {

@@ -23,7 +23,16 @@ export interface SseCounts {
 }
 
 export class SseCounter {
-  private readonly counts: SseCounts = { messages: 0, chunks: 0, keepAlives: 0, final: false, error: null, endsWithDone: false, matches: null, isSearchExhaustive: null };
+  private readonly counts: SseCounts = {
+    messages: 0,
+    chunks: 0,
+    keepAlives: 0,
+    final: false,
+    error: null,
+    endsWithDone: false,
+    matches: null,
+    isSearchExhaustive: null,
+  };
   private pending: Buffer[] = [];
   /** The last read ended with "\n" that may start the blank line of an event. */
   private endedWithNewline = false;
@@ -93,7 +102,12 @@ export class SseCounter {
       return;
     }
     try {
-      const m = JSON.parse(data) as { type?: string; accumulatedStats?: { actualMatchCount?: number }; isSearchExhaustive?: boolean; error?: { message?: string } };
+      const m = JSON.parse(data) as {
+        type?: string;
+        accumulatedStats?: { actualMatchCount?: number };
+        isSearchExhaustive?: boolean;
+        error?: { message?: string };
+      };
       if (m.type === 'chunk') {
         c.chunks++;
       } else if (m.type === 'final') {

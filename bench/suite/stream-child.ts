@@ -36,7 +36,9 @@ const body = values.body;
 async function checked(run: number): Promise<StreamRun> {
   const r = await streamOnce(target, body, run);
   if (r.status !== 200 || r.error || !r.final || !r.endsWithDone) {
-    throw new Error(`POST /api/stream_search ${body}: status ${r.status}${r.error ? `, error ${r.error}` : ''}${r.final ? '' : ', no final message'}${r.endsWithDone ? '' : ', no [DONE]'}`);
+    throw new Error(
+      `POST /api/stream_search ${body}: status ${r.status}${r.error ? `, error ${r.error}` : ''}${r.final ? '' : ', no final message'}${r.endsWithDone ? '' : ', no [DONE]'}`,
+    );
   }
   return r;
 }

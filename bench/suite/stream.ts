@@ -86,7 +86,6 @@ export async function streamOnce(trawl: StreamTarget, body: string, run: number)
   return r;
 }
 
-
 /** Connections kept between a client's streams, as fetch keeps them. */
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -97,14 +96,18 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
  */
 function post(url: string, body: string, chunk: (value: Buffer) => void): Promise<{ status: number; headersAt: number }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const headersAt = performance.now();
-      res.on('data', (value: Buffer) => {
-        if (value.length > 0) chunk(value);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headersAt }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        const headersAt = performance.now();
+        res.on('data', (value: Buffer) => {
+          if (value.length > 0) chunk(value);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headersAt }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -21,4 +21,3 @@ export const TARGETS = {
  * (on a small one, start-up dominates both), so a smaller corpus gets no verdict on them.
  */
 export const LARGE_SOURCE_BYTES = 500e6;
-

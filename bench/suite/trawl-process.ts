@@ -28,7 +28,10 @@ function run(root: string, args: string[]): { seconds: number; stdout: string } 
  * Its stdout is not kept: a run whose output matters goes through run().
  */
 export function timeTrawl(root: string, args: string[]): number {
-  const r = spawnSync(process.execPath, [...nodeArgsFor(STOPWATCH), process.execPath, join(root, 'bin', 'trawl.js'), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync(process.execPath, [...nodeArgsFor(STOPWATCH), process.execPath, join(root, 'bin', 'trawl.js'), ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   if (r.error) throw r.error;
   let timed: { seconds: number; status: number | string; stderr: string };
   try {
@@ -50,7 +53,9 @@ export function assertSearchable(root: string, dataDir: string, token: string): 
 
 /** Matches of a literal `trawl search` in the data dir. */
 export function matchCount(root: string, dataDir: string, literal: string, caseSensitive: boolean): number {
-  const res = JSON.parse(run(root, ['search', literal, ...(caseSensitive ? ['--case'] : []), '--json', '--data-dir', dataDir]).stdout) as { stats: { actualMatchCount: number } };
+  const res = JSON.parse(run(root, ['search', literal, ...(caseSensitive ? ['--case'] : []), '--json', '--data-dir', dataDir]).stdout) as {
+    stats: { actualMatchCount: number };
+  };
   return res.stats.actualMatchCount;
 }
 

@@ -97,7 +97,12 @@ export class AuthFailures {
         outcome: 'failure',
         actor: { credentialKind: w.kind },
         ...(w.address ? { sourceAddress: w.address } : {}),
-        details: { count: w.count, lastAt: new Date(w.last).toISOString(), windowSeconds: this.#windowMs / 1000, ...(w.address === undefined ? { overflow: true } : {}) },
+        details: {
+          count: w.count,
+          lastAt: new Date(w.last).toISOString(),
+          windowSeconds: this.#windowMs / 1000,
+          ...(w.address === undefined ? { overflow: true } : {}),
+        },
       },
       new Date(w.first),
     );

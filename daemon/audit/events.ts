@@ -7,21 +7,25 @@
 
 export const AUDIT_ACTIONS = {
   'api_key.created': 'an API key was created (trawl keys create, POST /api/keys)',
-  'api_key.revoked': 'an API key was revoked, and with it every scoped token, OAuth grant and browser session opened with it (trawl keys revoke, DELETE /api/keys/{id})',
+  'api_key.revoked':
+    'an API key was revoked, and with it every scoped token, OAuth grant and browser session opened with it (trawl keys revoke, DELETE /api/keys/{id})',
   'scoped_token.created': 'a scoped access token was created (POST /api/ee/scoped_access_token); failure: refused',
   'scoped_token.revoked': 'a scoped access token was revoked (DELETE /api/ee/scoped_access_token/{id}); failure: refused',
   'oauth_client.registered': 'an OAuth client registered itself (POST /oauth/register)',
   'oauth_grant.consented': 'a user allowed an OAuth client on the consent page (an authorization code was issued)',
   'oauth_grant.created': 'an OAuth client exchanged its authorization code: the grant and its first tokens exist',
-  'oauth_grant.revoked': 'an OAuth grant was revoked: by the client (a refresh token at POST /oauth/revoke), by reuse of a code or refresh token, by trawl oauth revoke, or by its user or an owner (DELETE /api/oauth_grants/{id})',
+  'oauth_grant.revoked':
+    'an OAuth grant was revoked: by the client (a refresh token at POST /oauth/revoke), by reuse of a code or refresh token, by trawl oauth revoke, or by its user or an owner (DELETE /api/oauth_grants/{id})',
   'oauth_token.revoked': 'an OAuth client revoked one of its access tokens (POST /oauth/revoke); the grant lives on',
   'session.opened': 'a browser signed in to the web UI with an API key (POST /api/session)',
-  'session.ended': 'a browser session ended: signed out (DELETE /api/session with a valid session), or ended by its user or an owner (DELETE /api/sessions/{id}, trawl sessions revoke)',
+  'session.ended':
+    'a browser session ended: signed out (DELETE /api/session with a valid session), or ended by its user or an owner (DELETE /api/sessions/{id}, trawl sessions revoke)',
   'user.added': 'a user was added (trawl users add)',
   'user.suspended': 'a user was suspended (trawl users suspend, PATCH /api/ee/users/{id})',
   'user.unsuspended': 'a suspended user was made active again (trawl users unsuspend, PATCH /api/ee/users/{id})',
   'user.limit_changed': "a user's daily request limit was set or reset (trawl users limit, PATCH /api/ee/users/{id})",
-  'user.signed_out': "every scoped token, OAuth grant and browser session of a user was ended; the API keys stay (POST /api/sign_out_everywhere, trawl users sign-out)",
+  'user.signed_out':
+    'every scoped token, OAuth grant and browser session of a user was ended; the API keys stay (POST /api/sign_out_everywhere, trawl users sign-out)',
   'license.installed': 'a license was installed (trawl license install)',
   'auth.failed': 'credentials were refused (401): one event per client address and credential kind per minute, with the count',
 } as const;

@@ -28,7 +28,13 @@ export interface ChangedBy {
 }
 
 /** Applies `change` to the user `userId` with its audit events, in one transaction; undefined when there is no such user. */
-export async function changeMember(store: Pick<Store, 'getUser' | 'updateUser'>, audit: AuditLog, userId: string, change: MemberChange, by: ChangedBy): Promise<UserRecord | undefined> {
+export async function changeMember(
+  store: Pick<Store, 'getUser' | 'updateUser'>,
+  audit: AuditLog,
+  userId: string,
+  change: MemberChange,
+  by: ChangedBy,
+): Promise<UserRecord | undefined> {
   const result = await audit.change(
     async () => {
       const before = await store.getUser(userId);
@@ -47,7 +53,9 @@ export async function changeMember(store: Pick<Store, 'getUser' | 'updateUser'>,
 function events(u: UserRecord, patch: Parameters<Store['updateUser']>[1], by: ChangedBy): AuditEntry[] {
   const base = { actor: by.actor, target: { type: 'user' as const, id: u.id }, ...(by.sourceAddress ? { sourceAddress: by.sourceAddress } : {}) };
   const out: AuditEntry[] = [];
-  if (patch.suspendedAt !== undefined) out.push({ ...base, action: patch.suspendedAt === null ? 'user.unsuspended' : 'user.suspended', details: { email: u.email } });
-  if (patch.dailyLimit !== undefined) out.push({ ...base, action: 'user.limit_changed', details: { email: u.email, from: u.dailyLimit ?? 'default', to: patch.dailyLimit ?? 'default' } });
+  if (patch.suspendedAt !== undefined)
+    out.push({ ...base, action: patch.suspendedAt === null ? 'user.unsuspended' : 'user.suspended', details: { email: u.email } });
+  if (patch.dailyLimit !== undefined)
+    out.push({ ...base, action: 'user.limit_changed', details: { email: u.email, from: u.dailyLimit ?? 'default', to: patch.dailyLimit ?? 'default' } });
   return out;
 }

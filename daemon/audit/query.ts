@@ -24,7 +24,12 @@ export interface AuditFilters {
  * ms) is what relative dates count back from. Throws 400 INVALID_QUERY_PARAMS naming the
  * filter that is wrong: an action no event has, an email of no user, a date it cannot read.
  */
-export async function auditQuery(store: Pick<IdentityStore, 'getUserByEmail'>, filters: AuditFilters, now: number, page: { offset: number; limit: number }): Promise<AuditQuery> {
+export async function auditQuery(
+  store: Pick<IdentityStore, 'getUserByEmail'>,
+  filters: AuditFilters,
+  now: number,
+  page: { offset: number; limit: number },
+): Promise<AuditQuery> {
   const query: AuditQuery = { offset: page.offset, limit: page.limit };
   if (filters.actor !== undefined) {
     const actor = filters.actor.trim();
@@ -38,7 +43,10 @@ export async function auditQuery(store: Pick<IdentityStore, 'getUserByEmail'>, f
   }
   if (filters.action !== undefined) {
     if (!isActionFilter(filters.action)) {
-      throw new ServiceError('INVALID_QUERY_PARAMS', `action: "${filters.action.slice(0, 64)}" is not an audited action or the start of one ending in "." (docs/audit-log.md lists them; e.g. api_key.revoked, or api_key. for all API key events)`);
+      throw new ServiceError(
+        'INVALID_QUERY_PARAMS',
+        `action: "${filters.action.slice(0, 64)}" is not an audited action or the start of one ending in "." (docs/audit-log.md lists them; e.g. api_key.revoked, or api_key. for all API key events)`,
+      );
     }
     query.action = filters.action;
   }

@@ -117,7 +117,14 @@ export class StoreAuthenticator implements Authenticator {
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this token belongs to is suspended');
     const repos = new Set(t.repoIds);
     const creator = this.userSees();
-    return { kind: 'scopedToken', userId: user.id, role: user.role, tokenId: t.id, ...limitOf(user), canSee: (repo) => repos.has(repo.repoId) && creator(repo) };
+    return {
+      kind: 'scopedToken',
+      userId: user.id,
+      role: user.role,
+      tokenId: t.id,
+      ...limitOf(user),
+      canSee: (repo) => repos.has(repo.repoId) && creator(repo),
+    };
   }
 
   /** An OAuth access token acts as the user who consented; bearer only. */

@@ -127,14 +127,19 @@ export class BrowserSessions {
   }
 
   private mac(label: string, text: string): string {
-    return createHmac('sha256', this.secret).update(label + text, 'utf8').digest('base64url');
+    return createHmac('sha256', this.secret)
+      .update(label + text, 'utf8')
+      .digest('base64url');
   }
 }
 
 /** 403 INVALID_CSRF_TOKEN for a request with the session cookie but not its CSRF token. */
 export function invalidCsrf(sent: string | undefined): ServiceError {
   const what = sent === undefined ? 'the X-CSRF-Token header is missing' : 'the X-CSRF-Token header does not match the session';
-  return new ServiceError('INVALID_CSRF_TOKEN', `${what}: a request with the browser session cookie must send the X-CSRF-Token the page got at sign-in; reload the page`);
+  return new ServiceError(
+    'INVALID_CSRF_TOKEN',
+    `${what}: a request with the browser session cookie must send the X-CSRF-Token the page got at sign-in; reload the page`,
+  );
 }
 
 /** Constant-time equality of two strings (the length, fixed for MACs, is all that leaks). */

@@ -45,7 +45,11 @@ export interface ListedKey {
 }
 
 /** The user's keys, oldest first, each with its live scoped tokens, OAuth grants and browser sessions (newest first). */
-export async function listKeyCredentials(store: Pick<Store, 'listApiKeys' | 'listLiveScopedTokens' | 'listLiveSessions' | 'oauth'>, userId: string, now: string): Promise<ListedKey[]> {
+export async function listKeyCredentials(
+  store: Pick<Store, 'listApiKeys' | 'listLiveScopedTokens' | 'listLiveSessions' | 'oauth'>,
+  userId: string,
+  now: string,
+): Promise<ListedKey[]> {
   const tokens = byKey(await store.listLiveScopedTokens(userId, now));
   const grants = byKey(await store.oauth.listLiveGrants(now, userId));
   const sessions = byKey(await store.listLiveSessions(userId, now));

@@ -98,7 +98,9 @@ export function readLicense(text: string, keys: string[]): License {
   // wrote is read beyond its encoding.
   const signed = Buffer.from(payload, 'utf8');
   if (!keys.map(publicKey).some((key) => verify(null, signed, key, signatureBytes))) {
-    throw new LicenseError(keys.length === 0 ? 'license cannot be verified: no trusted public keys' : 'license signature is not valid for any trusted public key');
+    throw new LicenseError(
+      keys.length === 0 ? 'license cannot be verified: no trusted public keys' : 'license signature is not valid for any trusted public key',
+    );
   }
 
   let body: unknown;
@@ -216,6 +218,7 @@ function publicKey(pem: string, index: number): KeyObject {
   } catch {
     throw new LicenseError(`trusted public key #${index + 1} is not a PEM public key`);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new LicenseError(`trusted public key #${index + 1} is ${key.asymmetricKeyType ?? 'not asymmetric'}, not Ed25519`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new LicenseError(`trusted public key #${index + 1} is ${key.asymmetricKeyType ?? 'not asymmetric'}, not Ed25519`);
   return key;
 }

@@ -60,9 +60,11 @@ export async function auditCommand(argv: string[], io: Io = defaultIo): Promise<
       verbose: { type: 'boolean' },
     },
   });
-  if (positionals.length > 0) throw new UsageError(`audit takes no arguments, got "${positionals[0]}" (filters are --actor, --action, --target, --since, --until)`);
+  if (positionals.length > 0)
+    throw new UsageError(`audit takes no arguments, got "${positionals[0]}" (filters are --actor, --action, --target, --since, --until)`);
   const limit = values.limit === undefined ? 50 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, got "${values.limit}"`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, got "${values.limit}"`);
   const store = openStore(resolveDataDir(values['data-dir']));
   try {
     let query;

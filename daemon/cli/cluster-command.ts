@@ -35,11 +35,15 @@ const LISTED = 20;
 export async function clusterCommand(argv: string[], io: Io = defaultIo): Promise<number> {
   const [sub, ...rest] = argv;
   // --data-dir is every command's (docs/command-line.md); the cluster's state is not in a data dir.
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { config: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' }, verbose: { type: 'boolean' } } });
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { config: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' }, verbose: { type: 'boolean' } },
+  });
   if (sub !== 'status') throw new UsageError(`cluster takes status${sub ? `, not "${sub}"` : ''}`);
   none(positionals, 'cluster status');
   const path = findConfigFile(values.config);
-  if (path === undefined) throw new UsageError('cluster status needs the cluster\'s configuration: --config FILE (or $TRAWL_CONFIG, or ./trawl.json)');
+  if (path === undefined) throw new UsageError("cluster status needs the cluster's configuration: --config FILE (or $TRAWL_CONFIG, or ./trawl.json)");
   const settings = loadConfig(path).cluster;
   if (!settings) throw new UsageError(`${path} has no cluster section: this installation runs alone`);
   const observed = await observeCluster(settings);
@@ -52,17 +56,29 @@ export async function clusterCommand(argv: string[], io: Io = defaultIo): Promis
 /** The human report: a heading, the nodes' table, the health summary, the shards that are not ok. */
 export function report({ status, readAt }: ObservedStatus): string[] {
   const live = status.nodes.filter((n) => n.live).length;
-  const lines = [escaped`cluster "${status.name}": ${status.nodes.length} node${status.nodes.length === 1 ? '' : 's'}, ${live} live; replication factor ${status.replicationFactor}`];
+  const lines = [
+    escaped`cluster "${status.name}": ${status.nodes.length} node${status.nodes.length === 1 ? '' : 's'}, ${live} live; replication factor ${status.replicationFactor}`,
+  ];
   if (status.nodes.length > 0) {
     const head = ['NODE', 'URL', 'STATE', 'LIVE', 'HEARTBEAT', 'SHARDS', 'REPOSITORIES'];
     // What nodes say of themselves, and repository names: escaped.
-    const rows = status.nodes.map((n) => [escapeControl(n.id), escapeControl(n.url), n.state, n.live ? 'yes' : 'no', `${formatAge(readAt - Date.parse(n.lastHeartbeat))} ago`, formatCount(n.shards), formatCount(n.repositories)]);
+    const rows = status.nodes.map((n) => [
+      escapeControl(n.id),
+      escapeControl(n.url),
+      n.state,
+      n.live ? 'yes' : 'no',
+      `${formatAge(readAt - Date.parse(n.lastHeartbeat))} ago`,
+      formatCount(n.shards),
+      formatCount(n.repositories),
+    ]);
     lines.push(...formatTable(head, rows));
   } else {
     lines.push('no node is in the cluster (none has joined, or every one left)');
   }
   const { shards, ok, underReplicated, unavailable } = status.summary;
-  lines.push(`shards: ${formatCount(shards)} published, ${formatCount(ok)} ok, ${formatCount(underReplicated)} under-replicated, ${formatCount(unavailable)} unavailable`);
+  lines.push(
+    `shards: ${formatCount(shards)} published, ${formatCount(ok)} ok, ${formatCount(underReplicated)} under-replicated, ${formatCount(unavailable)} unavailable`,
+  );
   for (const health of ['under-replicated', 'unavailable'] as const) {
     const bad = status.repositories.flatMap((r) => r.shards.filter((s) => s.health === health).map((s) => ({ repo: r.repository, ...s })));
     for (const s of bad.slice(0, LISTED)) {

@@ -41,7 +41,12 @@ export async function indexCommand(argv: string[]): Promise<number> {
       maxFileSize,
       workers,
       symbols: values['no-symbols'] !== true,
-      onProgress: tty ? throttled((p: BuildProgress) => process.stderr.write(buildProgressLine(label, p)), (p) => p.files >= p.totalFiles) : undefined,
+      onProgress: tty
+        ? throttled(
+            (p: BuildProgress) => process.stderr.write(buildProgressLine(label, p)),
+            (p) => p.files >= p.totalFiles,
+          )
+        : undefined,
       // The content is searchable by now; the symbols come shard by shard.
       onSymbolsProgress: tty ? (p) => process.stderr.write(symbolsProgressLine(label, p)) : undefined,
     });
@@ -52,7 +57,9 @@ export async function indexCommand(argv: string[]): Promise<number> {
 }
 
 export function summaryLine(s: IndexSummary): string {
-  const reasons = Object.entries(s.skippedByReason).map(([r, n]) => `${r} ${n}`).join(', ');
+  const reasons = Object.entries(s.skippedByReason)
+    .map(([r, n]) => `${r} ${n}`)
+    .join(', ');
   const mbps = s.seconds > 0 ? s.totalBytes / 1e6 / s.seconds : 0;
   const refs = s.refs.length > 1 ? ` at ${s.refs.length} refs` : '';
   // The repository's name comes from its origin remote or its directory: escaped.
@@ -78,7 +85,12 @@ function symbolNotes(s: IndexSummary): string {
 
 /** "main,release/*" -> ["main", "release/*"]; empty items are dropped. */
 function globList(v: string | undefined): string[] {
-  return v === undefined ? [] : v.split(',').map((g) => g.trim()).filter((g) => g !== '');
+  return v === undefined
+    ? []
+    : v
+        .split(',')
+        .map((g) => g.trim())
+        .filter((g) => g !== '');
 }
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {

@@ -56,7 +56,8 @@ export async function oauthCommand(argv: string[], io: Io = defaultIo): Promise<
           return 0;
         }
         if (grants.length === 0) io.out('no OAuth grants in use');
-        for (const g of grants) io.out(escaped`${g.id}  ${emails.get(g.userId) ?? g.userId}  "${g.clientName}" (${g.clientId})  scope ${g.scope}  since ${g.createdAt}`);
+        for (const g of grants)
+          io.out(escaped`${g.id}  ${emails.get(g.userId) ?? g.userId}  "${g.clientName}" (${g.clientId})  scope ${g.scope}  since ${g.createdAt}`);
         return 0;
       }
       case 'revoke': {
@@ -65,7 +66,15 @@ export async function oauthCommand(argv: string[], io: Io = defaultIo): Promise<
         // Recorded in the audit log with the revocation, when it takes effect.
         const g = await new AuditLog(store, io.now).change(
           async () => firstTime((await store.oauth.getGrant(id))?.revokedAt, await store.oauth.revokeGrant(id, now)),
-          (g) => (g?.first ? { action: 'oauth_grant.revoked', actor: cliActor(), target: { type: 'oauth_grant', id: g.id }, details: { reason: 'operator', userId: g.userId, clientId: g.clientId } } : undefined),
+          (g) =>
+            g?.first
+              ? {
+                  action: 'oauth_grant.revoked',
+                  actor: cliActor(),
+                  target: { type: 'oauth_grant', id: g.id },
+                  details: { reason: 'operator', userId: g.userId, clientId: g.clientId },
+                }
+              : undefined,
         );
         if (!g) throw new Error(`no OAuth grant with id ${id} (trawl oauth list shows them)`);
         io.out(escaped`grant ${g.id} revoked at ${g.revokedAt}: its tokens no longer work`);

@@ -41,7 +41,10 @@ export async function searchCommand(argv: string[]): Promise<number> {
   // webUrl fields name the daemon: $TRAWL_PUBLIC_URL, else its default address.
   const publicUrl = process.env.TRAWL_PUBLIC_URL?.replace(/\/+$/, '');
   const view = new IndexView(dataDir, {
-    onBroken: (b) => process.stderr.write(`${escaped`trawl: repository ${b.name ?? b.repoId}: its index is damaged (${b.reason}); left out until it is re-indexed (trawl index, trawl sync)`}\n`),
+    onBroken: (b) =>
+      process.stderr.write(
+        `${escaped`trawl: repository ${b.name ?? b.repoId}: its index is damaged (${b.reason}); left out until it is re-indexed (trawl index, trawl sync)`}\n`,
+      ),
   });
   // No more worker threads than shards, and none for one shard (the search runs in this
   // thread): a worker takes longer to start than a one-shard search takes (docs/design.md,

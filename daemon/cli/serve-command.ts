@@ -45,12 +45,15 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const level = (values['log-level'] ?? process.env.TRAWL_LOG_LEVEL ?? 'info') as LogLevel;
   if (!LEVELS.includes(level)) throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}, got "${level}"`);
   const workers = values.workers === undefined ? undefined : Number(values.workers);
-  if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > 256)) throw new UsageError(`--workers must be an integer between 1 and 256, got "${values.workers}"`);
+  if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > 256))
+    throw new UsageError(`--workers must be an integer between 1 and 256, got "${values.workers}"`);
   const host = values.host ?? '127.0.0.1';
   const nodeId = values['node-id'];
-  if (nodeId !== undefined && !NODE_ID.test(nodeId)) throw new UsageError(`--node-id must be a letter or digit followed by up to 63 letters, digits, ".", "_" or "-", got "${nodeId}"`);
+  if (nodeId !== undefined && !NODE_ID.test(nodeId))
+    throw new UsageError(`--node-id must be a letter or digit followed by up to 63 letters, digits, ".", "_" or "-", got "${nodeId}"`);
   const advertise = values.advertise;
-  if (advertise !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(advertise)) throw new UsageError(`--advertise must be a base URL like http://10.0.0.5:3000, got "${advertise}"`);
+  if (advertise !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(advertise))
+    throw new UsageError(`--advertise must be a base URL like http://10.0.0.5:3000, got "${advertise}"`);
   const logger = createLogger(level);
   const dataDir = resolveDataDir(values['data-dir']);
 
@@ -63,7 +66,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     config.settings.anonymousAccess = true;
     logger.warn({}, 'no configuration file (--config, $TRAWL_CONFIG or ./trawl.json): built-in defaults, anonymous access ON');
   }
-  if ((nodeId !== undefined || advertise !== undefined) && !config.cluster) throw new UsageError('--node-id and --advertise are for a cluster: the configuration has no cluster section (docs/deployment.md)');
+  if ((nodeId !== undefined || advertise !== undefined) && !config.cluster)
+    throw new UsageError('--node-id and --advertise are for a cluster: the configuration has no cluster section (docs/deployment.md)');
   if (!config.cluster && readAllManifests(dataDir).length === 0 && Object.keys(config.connections).length === 0) {
     const here = process.cwd();
     logger.info({ path: here, dataDir }, 'the data dir is empty and no connection is configured: indexing the current directory');
@@ -71,7 +75,16 @@ export async function serveCommand(argv: string[]): Promise<number> {
     logger.info({ repo: summary.repoName, files: summary.files }, 'indexed');
   }
 
-  const daemon = await startDaemon({ config, dataDir, host, port, logger, ...(workers ? { workers } : {}), ...(nodeId ? { nodeId } : {}), ...(advertise ? { advertise: advertise.replace(/\/$/, '') } : {}) });
+  const daemon = await startDaemon({
+    config,
+    dataDir,
+    host,
+    port,
+    logger,
+    ...(workers ? { workers } : {}),
+    ...(nodeId ? { nodeId } : {}),
+    ...(advertise ? { advertise: advertise.replace(/\/$/, '') } : {}),
+  });
   logger.info({ url: daemon.url, dataDir, config: config.path ?? null }, 'listening');
   process.stderr.write(`trawl: listening on ${daemon.url}\n`);
 

@@ -53,9 +53,16 @@ export async function sessionsCommand(argv: string[], io: Io = defaultIo): Promi
         // Recorded with the change, when it takes effect (audit/log.ts).
         const s = await new AuditLog(store, io.now).change(
           async () => firstTime((await store.getSession(id))?.endedAt, await store.endSession(id, now))!,
-          (x) => (x.first ? { action: 'session.ended', actor: cliActor(), target: { type: 'session', id }, details: { reason: 'operator', userId: x.userId } } : undefined),
+          (x) =>
+            x.first
+              ? { action: 'session.ended', actor: cliActor(), target: { type: 'session', id }, details: { reason: 'operator', userId: x.userId } }
+              : undefined,
         );
-        io.out(before.endedAt === undefined ? escaped`browser session ${s.id} ended at ${s.endedAt}: that browser is signed out` : escaped`browser session ${s.id} had already ended at ${s.endedAt}`);
+        io.out(
+          before.endedAt === undefined
+            ? escaped`browser session ${s.id} ended at ${s.endedAt}: that browser is signed out`
+            : escaped`browser session ${s.id} had already ended at ${s.endedAt}`,
+        );
         return 0;
       }
       default:

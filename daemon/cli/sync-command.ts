@@ -36,7 +36,10 @@ export async function syncCommand(argv: string[]): Promise<number> {
     if (tty) process.stderr.write(`\r\x1b[K${line}`);
   };
   // Redrawn at most every 100 ms: a build reports every 256 files.
-  const drawBuild = throttled((e: { label: string; p: BuildProgress }) => status(buildProgressLine(e.label, e.p).slice(1)), (e) => e.p.files >= e.p.totalFiles);
+  const drawBuild = throttled(
+    (e: { label: string; p: BuildProgress }) => status(buildProgressLine(e.label, e.p).slice(1)),
+    (e) => e.p.files >= e.p.totalFiles,
+  );
   const onEvent = (e: SyncEvent): void => {
     if (e.type === 'connection') {
       out(e.error ? escaped`connection ${e.name}: FAILED: ${e.error}` : escaped`connection ${e.name}: ${formatCount(e.repos ?? 0)} repositories`);
@@ -65,11 +68,15 @@ export async function syncCommand(argv: string[]): Promise<number> {
     if (tty) process.stderr.write('\r\x1b[K');
     const s = e.summary;
     const detail =
-      e.outcome === 'failed' ? escaped`FAILED: ${e.error}` :
-      e.outcome === 'backing-off' ? 'failed before; waiting to retry (--force retries now)' :
-      e.outcome === 'unchanged' ? 'up to date' :
-      s?.mode === 'delta' ? `indexed incrementally: ${formatCount(s.builtFiles)} changed file versions, ${s.refs.length} refs` :
-      `indexed in full: ${formatCount(s?.files ?? 0)} files, ${s?.refs.length ?? 0} refs${s?.fullReason ? escaped` (${s.fullReason})` : ''}`;
+      e.outcome === 'failed'
+        ? escaped`FAILED: ${e.error}`
+        : e.outcome === 'backing-off'
+          ? 'failed before; waiting to retry (--force retries now)'
+          : e.outcome === 'unchanged'
+            ? 'up to date'
+            : s?.mode === 'delta'
+              ? `indexed incrementally: ${formatCount(s.builtFiles)} changed file versions, ${s.refs.length} refs`
+              : `indexed in full: ${formatCount(s?.files ?? 0)} files, ${s?.refs.length ?? 0} refs${s?.fullReason ? escaped` (${s.fullReason})` : ''}`;
     out(`${at} ${repoName}: ${detail} (${e.seconds.toFixed(1)} s)`);
   };
   // The pass's warnings (a host reached over plain http, a page URL left out of a host's

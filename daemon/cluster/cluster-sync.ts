@@ -211,7 +211,8 @@ export class ClusterSyncScheduler {
       this.#plannedAt = version;
       this.#plannedWhen = Date.now();
       this.#plannedSome = jobs.length > 0;
-      if (jobs.length > 0) (this.#options.log ?? silentLogger).info({ jobs: jobs.length, repos: jobs.reduce((n, j) => n + j.pack.length, 0) }, 'compound shard copies queued');
+      if (jobs.length > 0)
+        (this.#options.log ?? silentLogger).info({ jobs: jobs.length, repos: jobs.reduce((n, j) => n + j.pack.length, 0) }, 'compound shard copies queued');
     } catch (err) {
       (this.#options.log ?? silentLogger).warn({ err: (err as Error).message }, 'planning compound shards failed; tried again at the next heartbeat');
     } finally {
@@ -258,7 +259,10 @@ export class ClusterSyncScheduler {
     collectIndexGarbage(options.dataDir, options.inUse?.() ?? new Set());
     report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
     const out: ClusterPassReport = { ...report, queued: queued.length };
-    (options.log ?? silentLogger).info({ connections: report.connections.length, queued: queued.length, deleted: report.repos.filter((r) => r.outcome === 'deleted').length }, 'cluster sync listing done');
+    (options.log ?? silentLogger).info(
+      { connections: report.connections.length, queued: queued.length, deleted: report.repos.filter((r) => r.outcome === 'deleted').length },
+      'cluster sync listing done',
+    );
     options.onPass?.(out);
     return out;
   }
@@ -302,4 +306,3 @@ export class ClusterSyncScheduler {
     }
   }
 }
-

@@ -38,7 +38,10 @@ export class ClusterView {
     const signature = nodes.map((n) => `${n.id}:${n.live ? 1 : 0}:${n.state}:${n.holdsVersion}`).join(',');
     if (changed || signature !== this.#signature) {
       this.#signature = signature;
-      this.#placement = new Placement(this.serving().map((n) => n.id), this.replicas);
+      this.#placement = new Placement(
+        this.serving().map((n) => n.id),
+        this.replicas,
+      );
       this.#units = undefined;
     }
   }
@@ -120,7 +123,11 @@ export class ClusterView {
    * symbols are still being added.
    */
   searchable(): { repos: Set<number>; symbolsPending: Set<number> } {
-    const missing = new Set(this.units().filter((u) => u.holders.length === 0).map((u) => u.repoId));
+    const missing = new Set(
+      this.units()
+        .filter((u) => u.holders.length === 0)
+        .map((u) => u.repoId),
+    );
     const repos = new Set<number>();
     const symbolsPending = new Set<number>();
     for (const p of this.indexes()) {

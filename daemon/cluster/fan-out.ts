@@ -89,7 +89,12 @@ export class FanOut implements SearchService {
 
   async search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
     const res = await this.searchWire(req, options);
-    const out: SearchResponse = { stats: res.stats, files: res.files.map(parseFile), repositoryInfo: res.repositoryInfo, isSearchExhaustive: res.isSearchExhaustive };
+    const out: SearchResponse = {
+      stats: res.stats,
+      files: res.files.map(parseFile),
+      repositoryInfo: res.repositoryInfo,
+      isSearchExhaustive: res.isSearchExhaustive,
+    };
     if (res.unavailableShards) out.unavailableShards = res.unavailableShards;
     return out;
   }
@@ -209,7 +214,9 @@ class ClusterSearchRun implements PoolRun {
       if (failed) this.o.counters.shardFailures.inc();
       const nodes = u.holders.filter((n) => !this.#tried[i]!.has(n) && (n === this.o.self || this.o.urlOf(n) !== undefined));
       if (nodes.length === 0) {
-        const reason = failed ? `every live node holding it failed (asked ${[...this.#tried[i]!].join(', ')}; last: ${this.#failures[i]})` : 'no live node holds this shard';
+        const reason = failed
+          ? `every live node holding it failed (asked ${[...this.#tried[i]!].join(', ')}; last: ${this.#failures[i]})`
+          : 'no live node holds this shard';
         if (this.o.relocate && !this.#relocated.has(i)) {
           this.#relocated.add(i);
           void this.#relocate(i, reason);
@@ -592,7 +599,13 @@ class RemotePart implements Part {
     private readonly o: FanOutOptions,
   ) {}
 
-  start(task: TaskParams, units: Unit[], onReply: (k: number, r: ShardReply) => void, onPartial: (k: number, p: PartialReply) => void, onLost: (unanswered: number[], why: string) => void): void {
+  start(
+    task: TaskParams,
+    units: Unit[],
+    onReply: (k: number, r: ShardReply) => void,
+    onPartial: (k: number, p: PartialReply) => void,
+    onLost: (unanswered: number[], why: string) => void,
+  ): void {
     const url = this.o.urlOf(this.node);
     const answered = units.map(() => false);
     let ended = false;

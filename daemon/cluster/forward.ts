@@ -92,7 +92,12 @@ export function parseForward(query: string, body: Buffer | undefined): ForwardRe
 
 /** Answers a forwarded request with the route's answer (status, body, the headers it set). */
 export function sendForwarded(reply: PeerReply, status: number, contentType: string, body: string | Uint8Array, headers: Array<[string, string]>): void {
-  reply.send(200, body, [['Content-Type', contentType], ['X-Trawl-Status', String(status)], ['X-Trawl-Relay', headers.map(([k]) => k.toLowerCase()).join(',')], ...headers]);
+  reply.send(200, body, [
+    ['Content-Type', contentType],
+    ['X-Trawl-Status', String(status)],
+    ['X-Trawl-Relay', headers.map(([k]) => k.toLowerCase()).join(',')],
+    ...headers,
+  ]);
 }
 
 /**
@@ -109,7 +114,13 @@ export const FORWARD_TIMEOUT_MS = 30_000;
  * is tried once more: every route forwarded only reads. A node that does not answer within
  * `timeoutMs` is not asked again.
  */
-export async function forward(peers: PeerClient, url: string, r: ForwardRequest, signal?: AbortSignal, timeoutMs = FORWARD_TIMEOUT_MS): Promise<ForwardedReply> {
+export async function forward(
+  peers: PeerClient,
+  url: string,
+  r: ForwardRequest,
+  signal?: AbortSignal,
+  timeoutMs = FORWARD_TIMEOUT_MS,
+): Promise<ForwardedReply> {
   const target = forwardTarget(r);
   const send = () => peers.send(url, { method: 'POST', target, timeoutMs, ...(r.body ? { body: r.body } : {}), ...(signal ? { signal } : {}) });
   const res = await send().catch((err: Error & { status?: number; timedOut?: boolean }) => {
@@ -121,7 +132,11 @@ export async function forward(peers: PeerClient, url: string, r: ForwardRequest,
   for await (const b of res) parts.push(b as Buffer);
   const status = Number(res.headers[STATUS_HEADER]);
   if (!Number.isInteger(status) || status < 100 || status > 599) throw new Error(`${url} answered a forwarded request without its status`);
-  const relay = new Set(String(res.headers[RELAY_HEADER] ?? '').split(',').filter((h) => h !== ''));
+  const relay = new Set(
+    String(res.headers[RELAY_HEADER] ?? '')
+      .split(',')
+      .filter((h) => h !== ''),
+  );
   const headers: Array<[string, string]> = [['Content-Type', String(res.headers['content-type'] ?? 'application/json')]];
   // rawHeaders keeps each header as sent (a repeated one stays repeated).
   for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {

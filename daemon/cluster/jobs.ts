@@ -93,7 +93,13 @@ export class ClusterJobs {
   #closing: Promise<void> | undefined;
 
   /** `workerRedis`: the connection the worker's are made from (none: no worker). */
-  private constructor(options: ClusterJobsOptions, queue: Queue<ClusterJob>, queueRedis: Redis, workerRedis: Redis | undefined, onError: (where: string, err: Error) => void) {
+  private constructor(
+    options: ClusterJobsOptions,
+    queue: Queue<ClusterJob>,
+    queueRedis: Redis,
+    workerRedis: Redis | undefined,
+    onError: (where: string, err: Error) => void,
+  ) {
     this.#options = options;
     this.#queue = queue;
     this.#queueRedis = queueRedis;

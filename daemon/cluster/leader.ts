@@ -138,10 +138,13 @@ export class Leader {
         // Give up one heartbeat before the key can have expired, unless renewed meanwhile.
         clearTimeout(this.#expiry);
         const left = sentAt + this.#ttlMs - this.#options.heartbeatMs - Date.now();
-        this.#expiry = setTimeout(() => {
-          this.#options.log.warn({}, 'leadership given up: the leader key could not be renewed in time');
-          this.#set(false);
-        }, Math.max(0, left));
+        this.#expiry = setTimeout(
+          () => {
+            this.#options.log.warn({}, 'leadership given up: the leader key could not be renewed in time');
+            this.#set(false);
+          },
+          Math.max(0, left),
+        );
         this.#expiry.unref();
       }
       this.#set(held);

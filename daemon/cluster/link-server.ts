@@ -18,7 +18,21 @@ import type { ShardReply } from '../search/protocol.ts';
 import { foreignPlanId } from '../search/plan-cache.ts';
 import type { Searcher } from '../search/searcher.ts';
 import type { LinkPeer, LinkSession } from './internal-route.ts';
-import { ACTION, ALIVE_MS, bodies, frame, KIND, messageFrame, NOT_HELD, readFrame, readMessage, repliesHead, textFrame, type PartRequest, type ReshapeRequest } from './link-frames.ts';
+import {
+  ACTION,
+  ALIVE_MS,
+  bodies,
+  frame,
+  KIND,
+  messageFrame,
+  NOT_HELD,
+  readFrame,
+  readMessage,
+  repliesHead,
+  textFrame,
+  type PartRequest,
+  type ReshapeRequest,
+} from './link-frames.ts';
 
 const NO_HEAD = new Uint8Array(0);
 
@@ -151,12 +165,13 @@ class ServedPart {
       this.#push(messageFrame(KIND.REPLIES, this.id, repliesHead(shards.map((at) => this.#unitOf[at]!)), (room) => copyMessage(message, room)));
       for (const at of shards) this.#forwarded[at] = true;
     };
-    this.run.replies.forEach((r, at) =>
-      void r.then((reply) => {
-        if (!this.#forwarded[at]) this.#replies.push({ unit: this.#unitOf[at]!, reply });
-        this.#open--;
-        this.#schedule(reply.status !== 'done' || reply.result.found > 0);
-      }),
+    this.run.replies.forEach(
+      (r, at) =>
+        void r.then((reply) => {
+          if (!this.#forwarded[at]) this.#replies.push({ unit: this.#unitOf[at]!, reply });
+          this.#open--;
+          this.#schedule(reply.status !== 'done' || reply.result.found > 0);
+        }),
     );
     if (this.#open === 0) return this.#flush();
     // Units this node does not hold go back at once: the coordinator asks their other holders.

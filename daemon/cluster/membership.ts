@@ -110,7 +110,8 @@ export class Membership {
 
   /** Joins: writes this node's record and first heartbeat, reads the others, then beats every heartbeatMs. */
   static async join(options: MembershipOptions): Promise<Membership> {
-    if (!NODE_ID.test(options.self.id)) throw new Error(`node id "${options.self.id}" must be a letter or digit followed by up to 63 letters, digits, ".", "_" or "-"`);
+    if (!NODE_ID.test(options.self.id))
+      throw new Error(`node id "${options.self.id}" must be a letter or digit followed by up to 63 letters, digits, ".", "_" or "-"`);
     const m = new Membership(options);
     await m.#beat(true);
     m.#timer = setInterval(() => void m.beat(), options.heartbeatMs);

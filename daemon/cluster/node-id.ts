@@ -21,7 +21,11 @@ export function nodeIdOf(dataDir: string): string {
     if (!NODE_ID.test(id)) throw new Error(`${path} does not hold a node id (letters, digits, ".", "_", "-"); remove it or pass --node-id`);
     return id;
   }
-  const host = hostname().replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 48) || 'node';
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .replace(/^[^A-Za-z0-9]+/, '')
+      .slice(0, 48) || 'node';
   const id = `${host}-${randomBytes(3).toString('hex')}`;
   writeFileAtomic(path, `${id}\n`);
   return id;

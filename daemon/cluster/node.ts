@@ -45,7 +45,6 @@ export interface ClusterNodeOptions {
   counters: ClusterCounters;
 }
 
-
 /** The secret every node signs its requests to the others with (peer-auth.ts): made once, kept in the shared store. */
 export async function clusterSecret(store: Store): Promise<Buffer> {
   return Buffer.from(await store.sharedSecret('cluster', randomBytes(32).toString('base64url')), 'base64url');
@@ -88,7 +87,15 @@ export class ClusterNode {
     this.keys = new ClusterKeys(o.settings.name);
     this.auth = auth;
     this.view = new ClusterView(o.self.id, membership, published, holdings, o.settings.replicationFactor);
-    this.replicator = new Replicator({ dataDir: o.dataDir, view: this.view, peers, log: o.log, rebuild: o.rebuild, counters: o.counters, orphanGraceMs: o.settings.nodeTimeoutMs });
+    this.replicator = new Replicator({
+      dataDir: o.dataDir,
+      view: this.view,
+      peers,
+      log: o.log,
+      rebuild: o.rebuild,
+      counters: o.counters,
+      orphanGraceMs: o.settings.nodeTimeoutMs,
+    });
     this.fanOut = new FanOut({
       self: o.self.id,
       searcher: o.searcher,
@@ -103,7 +110,11 @@ export class ClusterNode {
         return now.length === 1 && now[0]!.holders.length > 0 ? now[0] : undefined;
       },
       counters: o.counters,
-      onUnavailable: (u) => o.log.error({ repoId: u.repositoryId, repo: u.repository, shard: u.shard, reason: u.reason }, 'a shard could not be searched: no live node holding it answered; the search is not exhaustive'),
+      onUnavailable: (u) =>
+        o.log.error(
+          { repoId: u.repositoryId, repo: u.repository, shard: u.shard, reason: u.reason },
+          'a shard could not be searched: no live node holding it answered; the search is not exhaustive',
+        ),
     });
   }
 
@@ -111,7 +122,14 @@ export class ClusterNode {
   static async start(o: ClusterNodeOptions, secret: Buffer): Promise<ClusterNode> {
     const keys = new ClusterKeys(o.settings.name);
     const where = redactUrl(o.settings.redis);
-    const redis = await connectRedis(o.settings.redis, { what: "the cluster's Redis", onError: (err) => o.log.error({ err: err.message, redis: where }, "the cluster's Redis cannot be reached: this node keeps serving what it holds with the membership it last read") });
+    const redis = await connectRedis(o.settings.redis, {
+      what: "the cluster's Redis",
+      onError: (err) =>
+        o.log.error(
+          { err: err.message, redis: where },
+          "the cluster's Redis cannot be reached: this node keeps serving what it holds with the membership it last read",
+        ),
+    });
     const auth = new PeerAuth(secret, o.self.id);
     const peers = new PeerClient(auth);
     let node: ClusterNode | undefined;
@@ -125,11 +143,22 @@ export class ClusterNode {
         onChange: () => void node?.replicator.schedule().catch(() => {}),
         onError: (err) => o.log.error({ err: err.message }, 'cluster heartbeat failed'),
       });
-      node = new ClusterNode(o, { redis, membership, peers, links: new PeerLinks(auth), auth, published: new PublishedIndexes(redis, keys), holdings: new Holdings(redis, keys, o.self.id) });
+      node = new ClusterNode(o, {
+        redis,
+        membership,
+        peers,
+        links: new PeerLinks(auth),
+        auth,
+        published: new PublishedIndexes(redis, keys),
+        holdings: new Holdings(redis, keys, o.self.id),
+      });
       await node.replicator.writeHoldings();
       await node.replicator.schedule();
       const n = node;
-      n.#timer = setInterval(() => void n.replicator.schedule().catch((err: Error) => o.log.warn({ err: err.message }, 'replication round failed')), o.settings.heartbeatMs);
+      n.#timer = setInterval(
+        () => void n.replicator.schedule().catch((err: Error) => o.log.warn({ err: err.message }, 'replication round failed')),
+        o.settings.heartbeatMs,
+      );
       n.#timer.unref();
       o.log.info({ node: o.self.id, url: o.self.url, nodes: membership.live().length }, 'joined the cluster');
       return node;
@@ -175,7 +204,10 @@ export class ClusterNode {
         : builder === this.o.self.id
           ? 'this node indexed it, but its git source here is gone or lacks the indexed commit'
           : `its git source is on the node that indexed it${builder ? ` (${builder})` : ''}, which is not live`;
-    throw new ServiceError('SERVICE_UNAVAILABLE', `${repo.name} cannot be read through this node: ${why}; retry later (or once the repository is indexed again)`);
+    throw new ServiceError(
+      'SERVICE_UNAVAILABLE',
+      `${repo.name} cannot be read through this node: ${why}; retry later (or once the repository is indexed again)`,
+    );
   }
 
   /** A build here committed a manifest: publish it, then replicate (the promise: for whoever waits; failures are logged). */
@@ -188,13 +220,25 @@ export class ClusterNode {
 
   /** The copies into compound shards to make now, from the published index as last read (pack-plan.ts). */
   planPacks(target: number, below: number): PackJob[] {
-    const unheld = new Set(this.view.units().filter((u) => u.holders.length === 0).map((u) => u.repoId));
+    const unheld = new Set(
+      this.view
+        .units()
+        .filter((u) => u.holders.length === 0)
+        .map((u) => u.repoId),
+    );
     return planPacks(this.view.indexes(), target, below, (repoId) => !unheld.has(repoId));
   }
 
   /** Copies published repositories into compound shards here (pack-job.ts), publishes them, then replicates. */
   async runPackJob(job: PackJob, build: PackJobOptions['build']): Promise<PackJobReport> {
-    const report = await runPackJob(job, { dataDir: this.o.dataDir, view: this.view, peers: this.peers, log: this.o.log, build, publish: (m, source) => this.replicator.publishCopy(m, source) });
+    const report = await runPackJob(job, {
+      dataDir: this.o.dataDir,
+      view: this.view,
+      peers: this.peers,
+      log: this.o.log,
+      build,
+      publish: (m, source) => this.replicator.publishCopy(m, source),
+    });
     await this.replicator.schedule();
     return report;
   }
@@ -230,7 +274,10 @@ export class ClusterNode {
 
   /** Whether every shard this node holds at a published generation has enough copies on other live nodes. */
   #coveredElsewhere(): boolean {
-    const live = this.view.live().map((n) => n.id).filter((n) => n !== this.o.self.id);
+    const live = this.view
+      .live()
+      .map((n) => n.id)
+      .filter((n) => n !== this.o.self.id);
     const need = Math.min(this.o.settings.replicationFactor, live.length);
     for (const m of readAllManifests(this.o.dataDir)) {
       const p = this.view.published.get(m.repoId);

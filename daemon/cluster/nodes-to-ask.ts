@@ -76,8 +76,14 @@ export function spreadFirst(out: Map<string, number[]>, holders: ReadonlyArray<r
       for (const i of units) {
         const to = holders[i]!.find((n) => n !== from && asked(n) && firstOf(n) + 1 < have);
         if (to === undefined) continue;
-        out.set(from, out.get(from)!.filter((k) => k !== i));
-        out.set(to, [...out.get(to)!, i].sort((x, y) => x - y));
+        out.set(
+          from,
+          out.get(from)!.filter((k) => k !== i),
+        );
+        out.set(
+          to,
+          [...out.get(to)!, i].sort((x, y) => x - y),
+        );
         moved = true;
         break;
       }

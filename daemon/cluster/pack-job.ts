@@ -98,7 +98,10 @@ export async function runPackJob(job: PackJob, o: PackJobOptions): Promise<PackJ
     const committed: Array<{ manifest: Manifest; source: PublishedIndex }> = [];
     const items: PackItem[] = [];
     for (const s of sources) {
-      const shard = Shard.open(s.path, { ...(s.membership !== undefined ? { membership: s.membership } : {}), ...(s.symbols !== undefined ? { symbols: s.symbols } : {}) });
+      const shard = Shard.open(s.path, {
+        ...(s.membership !== undefined ? { membership: s.membership } : {}),
+        ...(s.symbols !== undefined ? { symbols: s.symbols } : {}),
+      });
       const member = s.entry.member ?? 0;
       const m = s.published.manifest!;
       items.push({
@@ -116,7 +119,8 @@ export async function runPackJob(job: PackJob, o: PackJobOptions): Promise<PackJ
       });
     }
     const outcomes = await buildPacks(items, { ...o.build, dataDir, generation: (least) => view.published.allocatePack(least) });
-    for (const out of outcomes) if ('error' in out) log.info({ repoId: out.candidate.repoId, err: out.error }, 'a repository was not packed: it stays where it is');
+    for (const out of outcomes)
+      if ('error' in out) log.info({ repoId: out.candidate.repoId, err: out.error }, 'a repository was not packed: it stays where it is');
     let packed = 0;
     for (const { manifest, source } of committed) if (await o.publish(manifest, source)) packed++;
     log.info({ packed, skipped: job.pack.length - packed }, 'repositories copied into compound shards');
@@ -191,9 +195,16 @@ function commitCopy(dataDir: string, source: PublishedIndex, generation: number,
   try {
     const now = loadManifest(dataDir, source.repoId);
     const previous: LoadedManifest | undefined = now && !('unreadable' in now) ? now : undefined;
-    if (previous && previous.version === 2 && previous.subset !== true && previous.generation > source.generation) throw new Error('a newer build of it is here');
+    if (previous && previous.version === 2 && previous.subset !== true && previous.generation > source.generation)
+      throw new Error('a newer build of it is here');
     const { fileBytes: _f, ...m } = source.manifest!;
-    return commitManifest(dataDir, { ...m, version: 2, generation, baseGeneration: generation, shards: [entry], copyOf: source.generation }, previous, Date.now(), batch);
+    return commitManifest(
+      dataDir,
+      { ...m, version: 2, generation, baseGeneration: generation, shards: [entry], copyOf: source.generation },
+      previous,
+      Date.now(),
+      batch,
+    );
   } finally {
     rmSync(lock, { force: true });
   }

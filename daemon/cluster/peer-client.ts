@@ -71,7 +71,10 @@ export class PeerClient {
           });
         },
       );
-      const timer = r.timeoutMs === undefined ? undefined : setTimeout(() => req.destroy(new PeerError(`${node} did not answer within ${r.timeoutMs} ms`, undefined, true)), r.timeoutMs);
+      const timer =
+        r.timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => req.destroy(new PeerError(`${node} did not answer within ${r.timeoutMs} ms`, undefined, true)), r.timeoutMs);
       req.on('error', (err) => {
         clearTimeout(timer);
         reject(err instanceof PeerError ? err : new PeerError(`${node} cannot be reached: ${(err as Error).message}`));

@@ -17,7 +17,21 @@ import { unpackMessage, packMessage } from '../search/file-codec.ts';
 import type { PartialReply, ShardReply } from '../search/protocol.ts';
 import type { ShapedFile, ShapeOptions } from '../search/file-json.ts';
 import { LINK_MAX_MESSAGE_BYTES, LINK_PATH } from './internal-route.ts';
-import { ACTION, bodies, FIRST_ANSWER_MS, frame, KIND, messageFrame, readFrame, readMessage, readReplies, type Action, type PartRequest, type ReshapeRequest, type Unit } from './link-frames.ts';
+import {
+  ACTION,
+  bodies,
+  FIRST_ANSWER_MS,
+  frame,
+  KIND,
+  messageFrame,
+  readFrame,
+  readMessage,
+  readReplies,
+  type Action,
+  type PartRequest,
+  type ReshapeRequest,
+  type Unit,
+} from './link-frames.ts';
 import { NODE_HEADER, type PeerAuth } from './peer-auth.ts';
 
 /** What a part's caller hears: each unit's reply, a stream's early files, and the end or loss of the rest. */
@@ -148,7 +162,10 @@ export class PeerLink {
         if (action === 'stop' && !p.stopping) {
           p.stopping = true;
           clearTimeout(p.timer);
-          p.timer = setTimeout(() => this.#forget(id)?.handlers.ended(`${this.url} did not end its part within ${FIRST_ANSWER_MS} ms of being told to stop`), FIRST_ANSWER_MS);
+          p.timer = setTimeout(
+            () => this.#forget(id)?.handlers.ended(`${this.url} did not end its part within ${FIRST_ANSWER_MS} ms of being told to stop`),
+            FIRST_ANSWER_MS,
+          );
         }
       },
       close: () => {
@@ -201,7 +218,9 @@ export class PeerLink {
       return;
     }
     if (this.#heard < p.lastAt) return this.close(`${this.url} sent nothing within ${FIRST_ANSWER_MS} ms`);
-    const why = p.answered ? `${this.url} sent nothing more of its part within ${FIRST_ANSWER_MS} ms` : `${this.url} did not start answering within ${FIRST_ANSWER_MS} ms`;
+    const why = p.answered
+      ? `${this.url} sent nothing more of its part within ${FIRST_ANSWER_MS} ms`
+      : `${this.url} did not start answering within ${FIRST_ANSWER_MS} ms`;
     this.#forget(id)?.handlers.ended(why);
     this.#send(controlFrame(id, 'stop'));
   }

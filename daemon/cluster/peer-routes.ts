@@ -31,11 +31,15 @@ export function peerRoutes(dataDir: string): InternalRoute[] {
         const repoId = Number(q.get('repo'));
         const name = q.get('name') ?? '';
         const packed = PACK_NAME.test(name) || PACK_SYMBOLS_NAME.test(name);
-        if (!Number.isSafeInteger(repoId) || repoId <= 0 || (!packed && fileGeneration(name) === undefined)) throw new ServiceError('INVALID_REQUEST_BODY', 'repo must be a repository id and name an index file name');
+        if (!Number.isSafeInteger(repoId) || repoId <= 0 || (!packed && fileGeneration(name) === undefined))
+          throw new ServiceError('INVALID_REQUEST_BODY', 'repo must be a repository id and name an index file name');
         const m = loadManifest(dataDir, repoId);
         // A file the repository's manifest names (a compound shard in the packs directory), or one it retired.
         let path: string | undefined;
-        if (m && !('unreadable' in m)) path = namedPaths(dataDir, m).find((f) => f.file === name)?.path ?? (!packed && m.retired.some((r) => r.file === name) ? join(shardsDir(dataDir, repoId), name) : undefined);
+        if (m && !('unreadable' in m))
+          path =
+            namedPaths(dataDir, m).find((f) => f.file === name)?.path ??
+            (!packed && m.retired.some((r) => r.file === name) ? join(shardsDir(dataDir, repoId), name) : undefined);
         let file: RegularFile | undefined;
         try {
           // A regular file only, and no more of it than its size at the open: what stands at

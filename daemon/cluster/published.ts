@@ -132,13 +132,27 @@ export class PublishedIndexes {
 
   /** Publishes an index; false when an index of the same or a later generation is published already. */
   async publish(index: PublishedIndex): Promise<boolean> {
-    const seq = await this.#redis.trawlPublish(this.keys.indexes, `${this.keys.indexes}:seq`, `${this.keys.indexes}:changed`, String(index.repoId), index.generation, JSON.stringify(index));
+    const seq = await this.#redis.trawlPublish(
+      this.keys.indexes,
+      `${this.keys.indexes}:seq`,
+      `${this.keys.indexes}:changed`,
+      String(index.repoId),
+      index.generation,
+      JSON.stringify(index),
+    );
     return this.#published(index, seq);
   }
 
   /** Publishes an index in place of generation `over` only (a copy of that build's documents); false when another is published. */
   async publishOver(index: PublishedIndex, over: number): Promise<boolean> {
-    const seq = await this.#redis.trawlPublishOver(this.keys.indexes, `${this.keys.indexes}:seq`, `${this.keys.indexes}:changed`, String(index.repoId), over, JSON.stringify(index));
+    const seq = await this.#redis.trawlPublishOver(
+      this.keys.indexes,
+      `${this.keys.indexes}:seq`,
+      `${this.keys.indexes}:changed`,
+      String(index.repoId),
+      over,
+      JSON.stringify(index),
+    );
     return this.#published(index, seq);
   }
 

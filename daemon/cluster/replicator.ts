@@ -47,7 +47,17 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { shardsDir, syncFiles } from '../index/data-dir.ts';
-import { commitManifest, loadManifest, readAllManifests, readIndexVersion, retireRepository, shardFiles, type LoadedManifest, type Manifest, type ManifestShard } from '../index/manifest.ts';
+import {
+  commitManifest,
+  loadManifest,
+  readAllManifests,
+  readIndexVersion,
+  retireRepository,
+  shardFiles,
+  type LoadedManifest,
+  type Manifest,
+  type ManifestShard,
+} from '../index/manifest.ts';
 import { acquireLock } from '../runtime/lock-file.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { ClusterView } from './cluster-view.ts';
@@ -142,7 +152,15 @@ export class Replicator {
   async publishCopy(m: Manifest | LoadedManifest, source: PublishedIndex): Promise<boolean> {
     await this.writeHoldings();
     const { retired: _r, indexVersion: _v, subset: _s, copyOf: _c, ...manifest } = m as Manifest;
-    const index: PublishedIndex = { repoId: m.repoId, generation: m.generation, builtBy: source.builtBy, content: source.content ?? source.generation, packedBy: this.o.view.self, manifest, publishedAt: new Date().toISOString() };
+    const index: PublishedIndex = {
+      repoId: m.repoId,
+      generation: m.generation,
+      builtBy: source.builtBy,
+      content: source.content ?? source.generation,
+      packedBy: this.o.view.self,
+      manifest,
+      publishedAt: new Date().toISOString(),
+    };
     return this.o.view.published.publishOver(index, source.generation);
   }
 
@@ -249,7 +267,8 @@ export class Replicator {
           commitManifest(dataDir, { ...p.manifest!, version: 2, shards: held, subset: true }, previous);
         });
         if (dropped > 0) report.dropped += dropped;
-        if (copied.length > 0) log.info({ repoId: p.repoId, generation: p.generation, shards: copied.map((s) => s.file) }, 'copied shards this node now serves');
+        if (copied.length > 0)
+          log.info({ repoId: p.repoId, generation: p.generation, shards: copied.map((s) => s.file) }, 'copied shards this node now serves');
       } catch (err) {
         unsettled = true;
         log.warn({ repoId: p.repoId, err: (err as Error).message }, 'replicating a repository failed; retried next round');
@@ -328,7 +347,9 @@ export class Replicator {
             for (const f of paths) {
               mkdirSync(dirname(f), { recursive: true });
               dirs.add(dirname(f));
-              this.o.counters.copiedBytes.inc(await copyIndexFile(this.o.peers, { url, repoId: p.repoId, name: basename(f), path: f, timeoutMs: this.o.copyTimeoutMs ?? 10_000 }));
+              this.o.counters.copiedBytes.inc(
+                await copyIndexFile(this.o.peers, { url, repoId: p.repoId, name: basename(f), path: f, timeoutMs: this.o.copyTimeoutMs ?? 10_000 }),
+              );
             }
             ok = true;
             this.o.counters.copiedShards.inc();

@@ -18,7 +18,17 @@ export interface ClusterStatus {
   /** The node that answered. */
   self: string;
   replicationFactor: number;
-  nodes: Array<{ id: string; url: string; state: string; live: boolean; lastHeartbeat: string; startedAt: string; version: string; shards: number; repositories: number }>;
+  nodes: Array<{
+    id: string;
+    url: string;
+    state: string;
+    live: boolean;
+    lastHeartbeat: string;
+    startedAt: string;
+    version: string;
+    shards: number;
+    repositories: number;
+  }>;
   repositories: Array<{
     repositoryId: number;
     repository: string;
@@ -83,5 +93,7 @@ export function clusterStatus(view: ClusterView, name: string): Omit<ClusterStat
  * copy, and builders have dropped what is not placed on them), all of them live.
  */
 export function settled(s: Pick<ClusterStatus, 'repositories'>): boolean {
-  return s.repositories.every((r) => r.shards.every((sh) => sh.health === 'ok' && sh.holders.length === sh.owners.length && sh.owners.every((o) => sh.holders.includes(o))));
+  return s.repositories.every((r) =>
+    r.shards.every((sh) => sh.health === 'ok' && sh.holders.length === sh.owners.length && sh.owners.every((o) => sh.holders.includes(o))),
+  );
 }

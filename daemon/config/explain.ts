@@ -37,7 +37,12 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
   // A branch that is a $ref (settings.metrics.auth's secretRef) is compiled on its own:
   // its errors carry that definition's paths, so they are told by their schema object.
   const refsOf = (a: ErrorObject): unknown[] =>
-    Array.isArray(a.schema) ? a.schema.map((b) => (b as JsonObject).$ref).filter((r): r is string => typeof r === 'string').map((r) => defs[r.replace('#/$defs/', '')]) : [];
+    Array.isArray(a.schema)
+      ? a.schema
+          .map((b) => (b as JsonObject).$ref)
+          .filter((r): r is string => typeof r === 'string')
+          .map((r) => defs[r.replace('#/$defs/', '')])
+      : [];
   const insideAnyOf = (e: ErrorObject): boolean =>
     anyOfs.some(
       (a) =>
@@ -63,7 +68,7 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
       const pointer = `${e.instancePath}/${escapePointer(e.propertyName)}`;
       const what = e.instancePath === '/connections' ? 'connection name' : 'property name';
       const rule = patternRule(schema);
-      add(pointer, `invalid ${what} ${JSON.stringify(e.propertyName)}: ${rule ? `must be ${rule}` : e.message ?? 'not allowed'}`);
+      add(pointer, `invalid ${what} ${JSON.stringify(e.propertyName)}: ${rule ? `must be ${rule}` : (e.message ?? 'not allowed')}`);
       continue;
     }
 
@@ -119,7 +124,13 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
       }
       case 'enum': {
         const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
-        const guess = typeof e.data === 'string' ? closest(e.data, allowed.filter((v): v is string => typeof v === 'string')) : undefined;
+        const guess =
+          typeof e.data === 'string'
+            ? closest(
+                e.data,
+                allowed.filter((v): v is string => typeof v === 'string'),
+              )
+            : undefined;
         add(
           e.instancePath,
           `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}, not ${describeValue(e.data)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''}`,
@@ -136,7 +147,7 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
         break;
       }
       case 'minLength':
-        add(e.instancePath, (e.params as { limit: number }).limit === 1 ? 'must not be empty' : e.message ?? 'too short');
+        add(e.instancePath, (e.params as { limit: number }).limit === 1 ? 'must not be empty' : (e.message ?? 'too short'));
         break;
       case 'pattern': {
         let message = `must be ${patternRule(schema) ?? `a string matching ${JSON.stringify((e.params as { pattern: string }).pattern)}`}, not ${describeValue(e.data)}`;

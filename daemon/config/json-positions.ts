@@ -100,13 +100,18 @@ export function parseJson(text: string): ParsedJson {
       i += m![0].length;
       return JSON.parse(m![0]) as number;
     }
-    for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
+    for (const [word, value] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
       if (text.startsWith(word, i) && !/[A-Za-z0-9_]/.test(text[i + word.length] ?? '')) {
         i += word.length;
         return value;
       }
     }
-    if (ch !== undefined && /[A-Za-z_]/.test(ch)) fail(`unexpected word "${/^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(i))![0]}" (strings must be in double quotes)`);
+    if (ch !== undefined && /[A-Za-z_]/.test(ch))
+      fail(`unexpected word "${/^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(i))![0]}" (strings must be in double quotes)`);
     return fail(`expected a value, found ${here()}`);
   };
 

@@ -12,17 +12,7 @@ import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { explain } from './explain.ts';
 import { JsonSyntaxError, lineColumn, parseJson, type ParsedJson } from './json-positions.ts';
 import { isValidConfig, validator } from './schema.ts';
-import type {
-  ClusterSettings,
-  Config,
-  Connection,
-  ConnectionType,
-  Excludes,
-  HostConnection,
-  Revisions,
-  SecretRef,
-  Settings,
-} from './types.ts';
+import type { ClusterSettings, Config, Connection, ConnectionType, Excludes, HostConnection, Revisions, SecretRef, Settings } from './types.ts';
 
 export { configSchema } from './schema.ts';
 
@@ -180,22 +170,32 @@ function crossChecks(value: unknown, offsets: ReadonlyMap<string, number>): Loca
   if (cluster) {
     const beat = typeof cluster.heartbeatMs === 'number' ? cluster.heartbeatMs : DEFAULT_CLUSTER.heartbeatMs;
     const timeout = typeof cluster.nodeTimeoutMs === 'number' ? cluster.nodeTimeoutMs : DEFAULT_CLUSTER.nodeTimeoutMs;
-    if (timeout < 3 * beat) add('nodeTimeoutMs' in cluster ? '/cluster/nodeTimeoutMs' : '/cluster/heartbeatMs', `nodeTimeoutMs (${timeout}) must be at least three heartbeats (3 × heartbeatMs = ${3 * beat}): one late heartbeat must not take a node for dead`);
+    if (timeout < 3 * beat)
+      add(
+        'nodeTimeoutMs' in cluster ? '/cluster/nodeTimeoutMs' : '/cluster/heartbeatMs',
+        `nodeTimeoutMs (${timeout}) must be at least three heartbeats (3 × heartbeatMs = ${3 * beat}): one late heartbeat must not take a node for dead`,
+      );
   }
-  if (base > max) add('retryMaxMs' in settings ? '/settings/retryMaxMs' : '/settings/retryBaseMs', `retryMaxMs (${max}) must not be less than retryBaseMs (${base})`);
+  if (base > max)
+    add('retryMaxMs' in settings ? '/settings/retryMaxMs' : '/settings/retryBaseMs', `retryMaxMs (${max}) must not be less than retryBaseMs (${base})`);
   const connections = isObject(value) && isObject(value.connections) ? value.connections : {};
   for (const [name, c] of Object.entries(connections)) {
     const origins = isObject(c) ? c.cloneOrigins : undefined;
     if (!Array.isArray(origins)) continue;
     origins.forEach((o, i) => {
       // The schema's pattern admits what URL cannot parse ("https://host:99999"); other schemes are the pattern's to report.
-      if (typeof o === 'string' && /^https?:\/\//.test(o) && originOf(o) === undefined) add(`/connections/${name}/cloneOrigins/${i}`, `${JSON.stringify(o)} is not a valid origin (scheme, host and optional port: "https://git.example.com:8443")`);
+      if (typeof o === 'string' && /^https?:\/\//.test(o) && originOf(o) === undefined)
+        add(
+          `/connections/${name}/cloneOrigins/${i}`,
+          `${JSON.stringify(o)} is not a valid origin (scheme, host and optional port: "https://git.example.com:8443")`,
+        );
     });
   }
   const proxies = isObject(settings.http) ? settings.http.trustedProxies : undefined;
   if (Array.isArray(proxies)) {
     proxies.forEach((p, i) => {
-      if (typeof p === 'string' && !isAddressOrRange(p)) add(`/settings/http/trustedProxies/${i}`, `${JSON.stringify(p)} is not an IP address or CIDR range (e.g. "10.0.0.5", "10.0.0.0/8", "fd00::/8")`);
+      if (typeof p === 'string' && !isAddressOrRange(p))
+        add(`/settings/http/trustedProxies/${i}`, `${JSON.stringify(p)} is not an IP address or CIDR range (e.g. "10.0.0.5", "10.0.0.0/8", "fd00::/8")`);
     });
   }
   return out;
@@ -278,9 +278,15 @@ function complete(file: FileConfig, absolutePath: string): Config {
       maxMatches: s.search?.maxMatches ?? d.search.maxMatches,
       timeoutMs: s.search?.timeoutMs ?? d.search.timeoutMs,
       maxConcurrent: s.search?.maxConcurrent ?? d.search.maxConcurrent,
-      maxConcurrentPerCaller: Math.min(s.search?.maxConcurrent ?? d.search.maxConcurrent, s.search?.maxConcurrentPerCaller ?? s.search?.maxConcurrent ?? d.search.maxConcurrent),
+      maxConcurrentPerCaller: Math.min(
+        s.search?.maxConcurrent ?? d.search.maxConcurrent,
+        s.search?.maxConcurrentPerCaller ?? s.search?.maxConcurrent ?? d.search.maxConcurrent,
+      ),
       maxQueued: s.search?.maxQueued ?? d.search.maxQueued,
-      maxQueuedPerCaller: Math.min(s.search?.maxQueued ?? d.search.maxQueued, s.search?.maxQueuedPerCaller ?? Math.ceil((s.search?.maxQueued ?? d.search.maxQueued) / 2)),
+      maxQueuedPerCaller: Math.min(
+        s.search?.maxQueued ?? d.search.maxQueued,
+        s.search?.maxQueuedPerCaller ?? Math.ceil((s.search?.maxQueued ?? d.search.maxQueued) / 2),
+      ),
     },
     maxFileSize: s.maxFileSize ?? d.maxFileSize,
     reindexIntervalMs: s.reindexIntervalMs ?? d.reindexIntervalMs,

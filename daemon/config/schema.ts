@@ -11,9 +11,7 @@ import type { Ajv2020, Options, ValidateFunction } from 'ajv/dist/2020.js';
 export type JsonObject = { readonly [key: string]: unknown };
 
 /** The configuration file's JSON Schema, as shipped (deep-frozen: shared by the validator, the explainer and the tests). */
-export const configSchema: JsonObject = deepFreeze(
-  JSON.parse(readFileSync(join(INSTALL_ROOT, 'daemon/config/trawl.schema.json'), 'utf8')) as JsonObject,
-);
+export const configSchema: JsonObject = deepFreeze(JSON.parse(readFileSync(join(INSTALL_ROOT, 'daemon/config/trawl.schema.json'), 'utf8')) as JsonObject);
 
 /** The schema's definitions ($defs), by name. */
 export const defs = configSchema.$defs as Record<string, JsonObject>;

@@ -100,13 +100,7 @@ export interface AzureDevOpsConnection extends HostConnectionBase {
   repos: string[];
 }
 
-export type HostConnection =
-  | GitHubConnection
-  | GitLabConnection
-  | GiteaConnection
-  | GerritConnection
-  | BitbucketConnection
-  | AzureDevOpsConnection;
+export type HostConnection = GitHubConnection | GitLabConnection | GiteaConnection | GerritConnection | BitbucketConnection | AzureDevOpsConnection;
 
 export type Connection = GitConnection | HostConnection;
 export type ConnectionType = Connection['type'];

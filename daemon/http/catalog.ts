@@ -161,7 +161,8 @@ export class Catalog {
    * version, in time slices (runtime/time-slices.ts): a directory may hold 10^5 files.
    */
   indexedFiles(repo: CatalogRepo): Promise<IndexedFile[]> {
-    if (!this.holdsIndex(repo)) return Promise.reject(new ServiceError('SERVICE_UNAVAILABLE', `this node does not hold every shard of ${repo.name}'s index; ask another node`));
+    if (!this.holdsIndex(repo))
+      return Promise.reject(new ServiceError('SERVICE_UNAVAILABLE', `this node does not hold every shard of ${repo.name}'s index; ask another node`));
     const known = this.files.get(repo.repoId);
     if (known && this.manifests.includes(repo.manifest)) return known;
     const reading = this.readIndexedFiles(repo);
@@ -211,7 +212,10 @@ export class Catalog {
   private damaged(repo: CatalogRepo, err: unknown): never {
     if (!(err instanceof ShardError)) throw err;
     this.view.report(repo.repoId, repo.manifest.generation, err.message);
-    throw new ServiceError('REPOSITORY_NOT_FOUND', `the index of ${repo.name} is damaged; it is left out until it is re-indexed (the next sync, or trawl index)`);
+    throw new ServiceError(
+      'REPOSITORY_NOT_FOUND',
+      `the index of ${repo.name} is damaged; it is left out until it is re-indexed (the next sync, or trawl index)`,
+    );
   }
 }
 

@@ -24,7 +24,11 @@ import type { Incoming } from './transport.ts';
 
 export interface RequestOptions {
   /** Routes outside /api served as they are (GET /metrics); `handle` checks its own access (401/403 thrown as ServiceError). */
-  extra?: Array<{ method: 'GET'; path: string; handle(headers: Readonly<Record<string, string>>): Promise<{ status?: number; contentType: string; body: string }> }>;
+  extra?: Array<{
+    method: 'GET';
+    path: string;
+    handle(headers: Readonly<Record<string, string>>): Promise<{ status?: number; contentType: string; body: string }>;
+  }>;
   /**
    * The web UI (daemon/web/): GET and HEAD of a path outside /api/ that no route claims.
    * Answers with a page or asset, or undefined for a 404.
@@ -75,9 +79,21 @@ export interface ServerState {
 /** On every response of a CORS route (route.ts `cors`), errors included. */
 const CORS_HEADERS: Array<[string, string]> = [
   ['Access-Control-Allow-Origin', '*'],
-  ['Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After'],
+  [
+    'Access-Control-Expose-Headers',
+    'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After',
+  ],
 ];
-const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID', ...API_KEY_HEADERS, 'X-Request-Id'].join(', ');
+const CORS_REQUEST_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Accept',
+  'Mcp-Session-Id',
+  'Mcp-Protocol-Version',
+  'Last-Event-ID',
+  ...API_KEY_HEADERS,
+  'X-Request-Id',
+].join(', ');
 
 export class Exchange {
   readonly #state: ServerState;
@@ -151,10 +167,17 @@ export class Exchange {
       // Before the draining check: a node that is leaving still serves its shards to the
       // others while they copy them.
       options.internal!.authenticate(method, rawQuery ? `${url}?${rawQuery}` : url, headers);
-      await this.#internal.handle({ query: rawQuery, headers, body: this.#bodyPromise ? await this.#bodyPromise : undefined, reply, signal: this.#controller.signal });
+      await this.#internal.handle({
+        query: rawQuery,
+        headers,
+        body: this.#bodyPromise ? await this.#bodyPromise : undefined,
+        reply,
+        signal: this.#controller.signal,
+      });
       return;
     }
-    if (this.#state.draining && !this.#forMethod?.route.answersWhileDraining) throw new ServiceError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry against another instance');
+    if (this.#state.draining && !this.#forMethod?.route.answersWhileDraining)
+      throw new ServiceError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry against another instance');
     const extra = this.#lookup === 'GET' ? options.extra?.find((e) => e.path === url) : undefined;
     if (extra) {
       this.#routeLabel = url;
@@ -185,7 +208,11 @@ export class Exchange {
     if (cors) reply.headers.push(...CORS_HEADERS);
     if (cors && method === 'OPTIONS') {
       // A CORS preflight: which methods and request headers a script may use here.
-      reply.send(204, '', [['Access-Control-Allow-Methods', routes.methods], ['Access-Control-Allow-Headers', CORS_REQUEST_HEADERS], ['Access-Control-Max-Age', '86400']]);
+      reply.send(204, '', [
+        ['Access-Control-Allow-Methods', routes.methods],
+        ['Access-Control-Allow-Headers', CORS_REQUEST_HEADERS],
+        ['Access-Control-Max-Age', '86400'],
+      ]);
       return;
     }
     const c = this.#forMethod;
@@ -201,7 +228,12 @@ export class Exchange {
       ctx.identity = await options.authenticator.authenticate({ ...readCredentials(headers, cors), from: this.#clientAddress });
       if (route.rateLimited) {
         const state = await options.rateLimiter.take(ctx.identity);
-        if (state) reply.headers.push(['X-RateLimit-Limit', String(state.limit)], ['X-RateLimit-Remaining', String(state.remaining)], ['X-RateLimit-Reset', String(state.reset)]);
+        if (state)
+          reply.headers.push(
+            ['X-RateLimit-Limit', String(state.limit)],
+            ['X-RateLimit-Remaining', String(state.remaining)],
+            ['X-RateLimit-Reset', String(state.reset)],
+          );
       }
     }
     // A route without query parameters ignores a query string (cache busters and the like).
@@ -263,7 +295,19 @@ export class Exchange {
     this.#state.options.metrics?.request(method, this.#routeLabel, status, seconds);
     const child = this.#child;
     // Through the parent with reqId first: the same line as the child's, without making one.
-    (child ?? this.#state.options.logger).info({ ...(child ? {} : { reqId: this.#id }), method, url, route: this.#routeLabel, status, ms: Math.round(seconds * 1e4) / 10, bytes: reply.bytes, aborted: reply.aborted || undefined }, 'request');
+    (child ?? this.#state.options.logger).info(
+      {
+        ...(child ? {} : { reqId: this.#id }),
+        method,
+        url,
+        route: this.#routeLabel,
+        status,
+        ms: Math.round(seconds * 1e4) / 10,
+        bytes: reply.bytes,
+        aborted: reply.aborted || undefined,
+      },
+      'request',
+    );
   }
 }
 

@@ -79,7 +79,11 @@ export function forwardEndpoint(o: ForwardEndpointOptions): InternalRoute {
         sendForwarded(reply, result.status ?? entry.route.response.status, JSON_TYPE, out, result.headers ?? []);
       } catch (err) {
         const { error: e, unexpected, diskFull } = answerFor(err, id);
-        if (unexpected || diskFull) log.error({ err: (err as Error).message, method: r.method, url: path }, diskFull ? 'a write failed: the disk of the data directory is full' : 'forwarded request failed');
+        if (unexpected || diskFull)
+          log.error(
+            { err: (err as Error).message, method: r.method, url: path },
+            diskFull ? 'a write failed: the disk of the data directory is full' : 'forwarded request failed',
+          );
         sendForwarded(reply, e.statusCode, JSON_TYPE, JSON.stringify(e.toJSON()), e.headers);
       }
     },

@@ -28,7 +28,10 @@ export function readingRepository(s: Services, reads: Reads, repoName: (ctx: Rou
       const repo = s.catalog.find(repoName(ctx), ctx.identity);
       if (await readsHere(s.catalog, s.dataDir, repo, reads)) return route.handle(ctx);
       if (ctx.forwardedFrom !== undefined) {
-        throw new ServiceError('SERVICE_UNAVAILABLE', `${repo.name} cannot be read on this node either (node ${ctx.forwardedFrom} forwarded the request here); retry later`);
+        throw new ServiceError(
+          'SERVICE_UNAVAILABLE',
+          `${repo.name} cannot be read on this node either (node ${ctx.forwardedFrom} forwarded the request here); retry later`,
+        );
       }
       return answer(await node.forward(repo, repo.kind === 'directory', request(route, ctx), ctx.signal));
     },
@@ -40,7 +43,12 @@ function request(route: Route, ctx: RouteContext): ForwardRequest {
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries((ctx.query ?? {}) as Record<string, unknown>)) if (v !== undefined) query.set(k, String(v));
   const qs = query.toString();
-  const r: ForwardRequest = { method: route.method === 'POST' ? 'POST' : 'GET', target: qs ? `${route.path}?${qs}` : route.path, identity: identityRef(ctx.identity), requestId: ctx.id };
+  const r: ForwardRequest = {
+    method: route.method === 'POST' ? 'POST' : 'GET',
+    target: qs ? `${route.path}?${qs}` : route.path,
+    identity: identityRef(ctx.identity),
+    requestId: ctx.id,
+  };
   if (route.method === 'POST' && ctx.body !== undefined) {
     r.body = Buffer.from(JSON.stringify(ctx.body));
     r.contentType = 'application/json';

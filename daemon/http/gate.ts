@@ -70,7 +70,10 @@ export class SearchGate {
     }
     if (this.waiting.countOf(caller) >= this.perCallerQueued) {
       this.onReject();
-      throw new ServiceError('SERVICE_UNAVAILABLE', `too many searches of yours at once (${this.runningOf(caller)} running, ${this.waiting.countOf(caller)} waiting); retry when one has finished`);
+      throw new ServiceError(
+        'SERVICE_UNAVAILABLE',
+        `too many searches of yours at once (${this.runningOf(caller)} running, ${this.waiting.countOf(caller)} waiting); retry when one has finished`,
+      );
     }
     return new Promise<() => void>((resolve, reject) => {
       const entry: Waiting = { resolve: () => resolve(this.leave(caller)), reject };

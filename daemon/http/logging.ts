@@ -12,7 +12,9 @@ export type HttpLogger = Logger & { child(fields: Record<string, unknown>): Http
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /** Every header that carries a credential, and any `token` field, wherever a caller logs them. */
-const REDACTED = ['authorization', ...API_KEY_HEADERS.map((h) => h.toLowerCase()), 'cookie', CSRF_HEADER].map((h) => `headers[${JSON.stringify(h)}]`).concat('*.token');
+const REDACTED = ['authorization', ...API_KEY_HEADERS.map((h) => h.toLowerCase()), 'cookie', CSRF_HEADER]
+  .map((h) => `headers[${JSON.stringify(h)}]`)
+  .concat('*.token');
 
 export function createLogger(level: LogLevel = 'info', destination?: NodeJS.WritableStream): PinoLogger {
   return pino(

@@ -36,8 +36,12 @@ export function metricsGate(auth: MetricsAuth, authenticator: Authenticator, env
   let token: Buffer | undefined;
   if (typeof auth === 'object') {
     const value = env[auth.env];
-    if (value === undefined || value === '') throw new Error(`settings.metrics.auth names the environment variable ${auth.env}, which is not set: set it to the scrape token, or choose "none" or "owner"`);
-    if (value.length < MIN_SCRAPE_TOKEN_LENGTH) throw new Error(`the scrape token in ${auth.env} is shorter than ${MIN_SCRAPE_TOKEN_LENGTH} characters: use a long random one (openssl rand -hex 32)`);
+    if (value === undefined || value === '')
+      throw new Error(
+        `settings.metrics.auth names the environment variable ${auth.env}, which is not set: set it to the scrape token, or choose "none" or "owner"`,
+      );
+    if (value.length < MIN_SCRAPE_TOKEN_LENGTH)
+      throw new Error(`the scrape token in ${auth.env} is shorter than ${MIN_SCRAPE_TOKEN_LENGTH} characters: use a long random one (openssl rand -hex 32)`);
     token = digest(value);
   }
   const what = token === undefined ? "an owner's API key" : "the scrape token or an owner's API key";

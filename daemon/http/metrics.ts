@@ -68,7 +68,12 @@ export class Metrics {
   constructor(sources: { store?: Store; indexSize?: () => IndexSize; brokenRepos?: () => number; searchLoad?: () => { busy: number; queued: number } }) {
     const registers = [this.registry];
     client.collectDefaultMetrics({ register: this.registry, prefix: 'trawl_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
-    this.requests = new client.Counter({ name: 'trawl_http_requests_total', help: 'HTTP requests by route, method and status.', labelNames: ['method', 'route', 'status'], registers });
+    this.requests = new client.Counter({
+      name: 'trawl_http_requests_total',
+      help: 'HTTP requests by route, method and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
     this.latency = new client.Histogram({
       name: 'trawl_http_request_duration_seconds',
       help: 'HTTP request latency (to the last byte written) by route, method and status.',
@@ -76,31 +81,63 @@ export class Metrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
-    this.searches = new client.Counter({ name: 'trawl_searches_total', help: 'Searches completed, by kind (search, stream, symbols) and exhaustiveness.', labelNames: ['kind', 'exhaustive'], registers });
+    this.searches = new client.Counter({
+      name: 'trawl_searches_total',
+      help: 'Searches completed, by kind (search, stream, symbols) and exhaustiveness.',
+      labelNames: ['kind', 'exhaustive'],
+      registers,
+    });
     for (const [field, name, help] of SEARCH_COUNTERS) this.searchCounters.set(field, new client.Counter({ name, help, registers }));
     this.queue = new client.Gauge({ name: 'trawl_search_queue_length', help: 'Searches waiting for a turn.', registers });
     this.running = new client.Gauge({ name: 'trawl_searches_running', help: 'Searches running now.', registers });
     this.rejected = new client.Counter({ name: 'trawl_search_rejected_total', help: 'Searches refused because the queue was full (503).', registers });
-    this.shardErrors = new client.Counter({ name: 'trawl_index_shard_errors_total', help: 'Shard files that failed their checks (corrupt, truncated, wrong version, missing) while searching or browsing.', registers });
+    this.shardErrors = new client.Counter({
+      name: 'trawl_index_shard_errors_total',
+      help: 'Shard files that failed their checks (corrupt, truncated, wrong version, missing) while searching or browsing.',
+      registers,
+    });
     const { store, indexSize, brokenRepos, searchLoad } = sources;
     if (brokenRepos) {
       new client.Gauge({
         name: 'trawl_index_broken_repositories',
         help: 'Repositories whose index is damaged: left out of searches until re-indexed (trawl repos says which and why).',
         registers,
-        collect() { this.set(brokenRepos()); },
+        collect() {
+          this.set(brokenRepos());
+        },
       });
     }
     if (searchLoad) {
       // Both zero when no search work is left (e.g. soon after every client went away).
-      new client.Gauge({ name: 'trawl_search_workers_busy', help: 'Search worker threads running a shard task now.', registers, collect() { this.set(searchLoad().busy); } });
-      new client.Gauge({ name: 'trawl_search_shard_tasks_queued', help: 'Shard tasks waiting for a search worker.', registers, collect() { this.set(searchLoad().queued); } });
+      new client.Gauge({
+        name: 'trawl_search_workers_busy',
+        help: 'Search worker threads running a shard task now.',
+        registers,
+        collect() {
+          this.set(searchLoad().busy);
+        },
+      });
+      new client.Gauge({
+        name: 'trawl_search_shard_tasks_queued',
+        help: 'Shard tasks waiting for a search worker.',
+        registers,
+        collect() {
+          this.set(searchLoad().queued);
+        },
+      });
     }
     if (indexSize) {
       // One scrape reads the manifests once for the four gauges.
       const size = readAtMostEverySecond(indexSize);
       const gauge = (name: string, help: string, pick: (s: IndexSize) => number) =>
-        new client.Gauge({ name, help, registers, collect() { this.set(pick(size())); } });
+        new client.Gauge({
+          name,
+          help,
+          registers,
+          collect() {
+            this.set(pick(size()));
+          },
+        });
       gauge('trawl_index_shards', 'Shards in the index.', (s) => s.shards);
       gauge('trawl_index_bytes', 'Bytes of shard, membership and symbols files in the index.', (s) => s.bytes);
       gauge('trawl_index_files', 'Files (documents) searchable in the index.', (s) => s.files);
@@ -112,7 +149,11 @@ export class Metrics {
     const rss = readAtMostEverySecond((): RssSample | null => rssOf('self'));
     for (const [name, help, pick] of [
       ['trawl_process_resident_anon_bytes', 'Resident anonymous memory (RssAnon): heaps, buffers, wasm memory of every thread.', (r: RssSample) => r.anon],
-      ['trawl_process_resident_file_bytes', 'Resident file-backed memory (RssFile): mostly mapped shard pages, which the kernel drops when it needs the memory.', (r: RssSample) => r.file],
+      [
+        'trawl_process_resident_file_bytes',
+        'Resident file-backed memory (RssFile): mostly mapped shard pages, which the kernel drops when it needs the memory.',
+        (r: RssSample) => r.file,
+      ],
       ['trawl_process_resident_shmem_bytes', 'Resident shared memory (RssShmem).', (r: RssSample) => r.shmem],
     ] as const) {
       new client.Gauge({
@@ -184,15 +225,33 @@ export class Metrics {
     });
     const counter = (name: string, help: string) => new client.Counter({ name, help, registers });
     return {
-      remoteRequests: counter('trawl_cluster_remote_requests_total', 'Parts of searches this node sent to other nodes (one per node asked for shards of a search, retries included).'),
+      remoteRequests: counter(
+        'trawl_cluster_remote_requests_total',
+        'Parts of searches this node sent to other nodes (one per node asked for shards of a search, retries included).',
+      ),
       remoteShards: counter('trawl_cluster_remote_shards_total', 'Shards of searches this node asked of other nodes (retries included).'),
-      shardFailures: counter('trawl_cluster_shard_failures_total', 'Shards of searches a node failed (unreachable, its stream broke, or it did not hold the shard), this node included.'),
+      shardFailures: counter(
+        'trawl_cluster_shard_failures_total',
+        'Shards of searches a node failed (unreachable, its stream broke, or it did not hold the shard), this node included.',
+      ),
       shardRetries: counter('trawl_cluster_shard_retries_total', 'Shards of searches asked again of another holder after one failed.'),
-      speculativeShards: counter('trawl_cluster_speculative_shards_total', 'Shards of searches this node (coordinating) had searched speculatively, for their definitions only, betting the search would be past its cut before them.'),
-      shardsAskedAgain: counter('trawl_cluster_shards_asked_again_total', 'Of those, shards asked again whole because the search needed them before its cut (a lost bet: a round trip).'),
+      speculativeShards: counter(
+        'trawl_cluster_speculative_shards_total',
+        'Shards of searches this node (coordinating) had searched speculatively, for their definitions only, betting the search would be past its cut before them.',
+      ),
+      shardsAskedAgain: counter(
+        'trawl_cluster_shards_asked_again_total',
+        'Of those, shards asked again whole because the search needed them before its cut (a lost bet: a round trip).',
+      ),
       filesCut: counter('trawl_cluster_files_cut_total', "Files of other nodes a search's budget ended inside, cut on this node from their JSON."),
-      filesShapedRemotely: counter('trawl_cluster_files_shaped_remotely_total', 'Such files shaped again by the node holding their shard (a round trip): the budget ended inside a chunk naming definitions, or the file came unshaped.'),
-      unavailableShards: counter('trawl_cluster_unavailable_shards_total', 'Shards a search left out because no live node holding them answered (named in its unavailableShards; the search is not exhaustive).'),
+      filesShapedRemotely: counter(
+        'trawl_cluster_files_shaped_remotely_total',
+        'Such files shaped again by the node holding their shard (a round trip): the budget ended inside a chunk naming definitions, or the file came unshaped.',
+      ),
+      unavailableShards: counter(
+        'trawl_cluster_unavailable_shards_total',
+        'Shards a search left out because no live node holding them answered (named in its unavailableShards; the search is not exhaustive).',
+      ),
       copiedShards: counter('trawl_cluster_copied_shards_total', 'Shards copied to this node from another (replication).'),
       copiedBytes: counter('trawl_cluster_copied_bytes_total', 'Bytes of shard, membership and symbols files copied to this node from another.'),
       copyFailures: counter('trawl_cluster_copy_failures_total', 'Copies of a shard from one node that failed (the next holder is tried).'),

@@ -75,12 +75,18 @@ export function buildOpenApi(routes: Route[], schemas: Record<string, JsonSchema
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An API key (svk_...), OAuth access token or scoped access token (svst_...).' },
         apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key', description: 'An API key.' },
-        sourcebotApiKey: { type: 'apiKey', in: 'header', name: 'X-Sourcebot-Api-Key', description: 'An API key, in the header clients written for Sourcebot send; the same rules as X-Service-Api-Key.' },
+        sourcebotApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Sourcebot-Api-Key',
+          description: 'An API key, in the header clients written for Sourcebot send; the same rules as X-Service-Api-Key.',
+        },
         browserSession: {
           type: 'apiKey',
           in: 'cookie',
           name: 'trawl_session',
-          description: 'The web UI\'s sign-in session (POST /api/session). Every request with it must also send the X-CSRF-Token header (else 403 INVALID_CSRF_TOKEN). Ignored when Authorization or an API key header is sent, and on the tool server and OAuth endpoints. Never counted against the daily limit.',
+          description:
+            "The web UI's sign-in session (POST /api/session). Every request with it must also send the X-CSRF-Token header (else 403 INVALID_CSRF_TOKEN). Ignored when Authorization or an API key header is sent, and on the tool server and OAuth endpoints. Never counted against the daily limit.",
         },
       },
     },
@@ -99,4 +105,3 @@ function response(r: RouteResponse, rateLimited: boolean): Record<string, unknow
   }
   return out;
 }
-

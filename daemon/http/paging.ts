@@ -40,5 +40,8 @@ export function pageOf<T>(items: T[], page: number, perPage: number): T[] {
 
 export const PAGE_HEADERS = {
   'X-Total-Count': { description: 'Items in the whole list.', schema: { type: 'integer' } },
-  Link: { description: 'RFC 8288 links to the first, previous, next and last pages (left out when longer than 8 KB, from very long parameters).', schema: { type: 'string' } },
+  Link: {
+    description: 'RFC 8288 links to the first, previous, next and last pages (left out when longer than 8 KB, from very long parameters).',
+    schema: { type: 'string' },
+  },
 };

@@ -42,9 +42,17 @@ export function readiness(f: ReadinessFacts, counts: boolean): { status: 200 | 5
   const searchable = f.repos.filter((r) => f.loaded.has(r.repoId)).length;
   const waiting = f.repos.filter((r) => !f.loaded.has(r.repoId) && !f.damaged.has(r.repoId) && r.state !== 'failed').length;
   const symbolsPending = f.repos.filter((r) => f.loaded.has(r.repoId) && f.symbolsPending.has(r.repoId)).length;
-  const answer = (status: 200 | 503, body: ReadinessBody) => ({ status, body: counts ? { ...body, repositories: { total: f.repos.length, searchable, waiting, symbolsPending } } : body });
+  const answer = (status: 200 | 503, body: ReadinessBody) => ({
+    status,
+    body: counts ? { ...body, repositories: { total: f.repos.length, searchable, waiting, symbolsPending } } : body,
+  });
   if (f.unavailable !== undefined) return answer(503, { status: 'unavailable', reason: f.unavailable });
-  if (f.firstPassRunning && f.repos.length === 0) return answer(503, { status: 'starting', reason: 'the first sync pass has not listed the configured repositories yet' });
-  if (waiting > 0) return answer(503, { status: 'starting', reason: counts ? `${waiting} of ${f.repos.length} repositories are not indexed yet` : 'repositories are not indexed yet' });
+  if (f.firstPassRunning && f.repos.length === 0)
+    return answer(503, { status: 'starting', reason: 'the first sync pass has not listed the configured repositories yet' });
+  if (waiting > 0)
+    return answer(503, {
+      status: 'starting',
+      reason: counts ? `${waiting} of ${f.repos.length} repositories are not indexed yet` : 'repositories are not indexed yet',
+    });
   return answer(200, { status: 'ready' });
 }

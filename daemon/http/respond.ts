@@ -9,9 +9,22 @@ import { parseJson } from '../search/wire.ts';
 import type { Wire } from './transport.ts';
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 302: 'Found', 303: 'See Other', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
-  405: 'Method Not Allowed', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 503: 'Service Unavailable',
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  302: 'Found',
+  303: 'See Other',
+  304: 'Not Modified',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 /** The reason phrase of a status ("Unknown" for one not listed). */
@@ -69,7 +82,8 @@ export class Reply {
    */
   json(status: number, body: unknown, headers: Array<[string, string]> = [], closeConnection = false): Promise<void> {
     const all = headers.length === 0 ? JSON_HEADERS : [['Content-Type', JSON_TYPE] as [string, string], ...headers];
-    if (body instanceof RawJson && body.bytes.byteLength > WRITE_PIECE && !this.headOnly && !closeConnection && !this.closeAfter) return this.sendLarge(status, body.bytes, all);
+    if (body instanceof RawJson && body.bytes.byteLength > WRITE_PIECE && !this.headOnly && !closeConnection && !this.closeAfter)
+      return this.sendLarge(status, body.bytes, all);
     this.send(status, body instanceof RawJson ? body.bytes : JSON.stringify(body), all, closeConnection);
     return Promise.resolve();
   }

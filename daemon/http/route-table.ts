@@ -57,7 +57,13 @@ export function routeTable(compiled: CompiledRoute[]): RouteTable {
     for (const c of list) if (!byMethod.has(c.route.method)) byMethod.set(c.route.method, c);
     const methods = [...byMethod.keys()];
     const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
-    const routes: PathRoutes = { byMethod, label: list[0]!.route.path, cors: list.some((c) => c.route.cors), methods: methods.join(', '), allow: allow.join(', ') };
+    const routes: PathRoutes = {
+      byMethod,
+      label: list[0]!.route.path,
+      cors: list.some((c) => c.route.cors),
+      methods: methods.join(', '),
+      allow: allow.join(', '),
+    };
     if (segments.some(isParam)) templated.push({ segments, routes });
     else fixed.set(segments.join('/'), routes);
   }

@@ -57,7 +57,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     if (route.query) c.query = options.validators.forQuery(route.query);
     return c;
   });
-  const state: ServerState = { options, table: routeTable(compiled), inFlight: new Set<InFlight>(), draining: false, addresses: options.clientAddresses ?? new ClientAddresses([]) };
+  const state: ServerState = {
+    options,
+    table: routeTable(compiled),
+    inFlight: new Set<InFlight>(),
+    draining: false,
+    addresses: options.clientAddresses ?? new ClientAddresses([]),
+  };
   const handle = (request: Incoming): void => new Exchange(state, request).start();
   const transport = options.transport ?? chooseTransport();
   const listening = await transport.listen({
@@ -80,7 +86,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         };
         await settled(Date.now() + graceMs);
         if (state.inFlight.size > 0) {
-          const reason = new ServiceError('SERVICE_UNAVAILABLE', `the server is shutting down and stopped this request at its shutdown deadline (${graceMs} ms); retry against another instance`);
+          const reason = new ServiceError(
+            'SERVICE_UNAVAILABLE',
+            `the server is shutting down and stopped this request at its shutdown deadline (${graceMs} ms); retry against another instance`,
+          );
           for (const f of state.inFlight) f.controller.abort(reason);
           await settled(Date.now() + WIND_DOWN_MS);
           for (const f of state.inFlight) f.reply.close();
@@ -129,4 +138,3 @@ function linkEndpoint(internal: NonNullable<HttpServerOptions['internal']>): Lin
     open: (peer) => internal.link()!.open(peer),
   };
 }
-

@@ -132,7 +132,9 @@ function incoming(req: IncomingMessage, res: ServerResponse): Incoming {
 /** A raw HTTP/1.1 response on a socket that node:http handed over (an upgrade, a request it could not parse). */
 function answerRaw(socket: Socket, refusal: Refusal): void {
   const body = Buffer.from(refusal.body);
-  socket.end(`HTTP/1.1 ${refusal.status} ${refusal.statusText}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.byteLength}\r\nConnection: close\r\n\r\n${refusal.body}`);
+  socket.end(
+    `HTTP/1.1 ${refusal.status} ${refusal.statusText}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.byteLength}\r\nConnection: close\r\n\r\n${refusal.body}`,
+  );
 }
 
 /** What of a refused request the server can answer for (transport.ts Unparsed), from the parser's error and the bytes it read. */
@@ -164,12 +166,15 @@ export function nodeTransport(): Transport {
         if (!socket.writable) return void socket.destroy();
         const what = unparsed(err);
         if (what) answerRaw(socket, refuse(what));
-        else if (err.code === 'HPE_HEADER_OVERFLOW') socket.end('HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+        else if (err.code === 'HPE_HEADER_OVERFLOW')
+          socket.end('HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
         else socket.destroy();
       });
       const linkServer = links ? serveLinks(server, links) : undefined;
       return new Promise((resolve, reject) => {
-        server.once('error', (err: NodeJS.ErrnoException) => reject(new Error(`cannot listen on ${host}:${port} (${err.code === 'EADDRINUSE' ? 'address in use' : err.message})`)));
+        server.once('error', (err: NodeJS.ErrnoException) =>
+          reject(new Error(`cannot listen on ${host}:${port} (${err.code === 'EADDRINUSE' ? 'address in use' : err.message})`)),
+        );
         server.listen(port, host, () => {
           const address = server.address();
           resolve({
@@ -202,7 +207,11 @@ function serveLinks(server: ReturnType<typeof createServer>, links: LinkEndpoint
     socket.on('error', () => {});
     const path = (req.url ?? '').split('?')[0];
     if (path !== links.path) {
-      answerRaw(socket, { status: 404, statusText: 'Not Found', body: JSON.stringify({ statusCode: 404, errorCode: 'NOT_FOUND', message: `no WebSocket endpoint ${path}` }) });
+      answerRaw(socket, {
+        status: 404,
+        statusText: 'Not Found',
+        body: JSON.stringify({ statusCode: 404, errorCode: 'NOT_FOUND', message: `no WebSocket endpoint ${path}` }),
+      });
       return;
     }
     const refused = links.admit(headersOf(req));

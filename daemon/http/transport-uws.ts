@@ -35,7 +35,9 @@ export function loadUwsBinary(name: string): UwsModule {
   try {
     mod = require(binary) as UwsModule;
   } catch (err) {
-    throw new Error(`uWebSockets.js has no working native build ${name} for this machine (${(err as Error).message.split('\n')[0]}); its slow JavaScript fallback is never used`);
+    throw new Error(
+      `uWebSockets.js has no working native build ${name} for this machine (${(err as Error).message.split('\n')[0]}); its slow JavaScript fallback is never used`,
+    );
   }
   if (typeof mod.App !== 'function' || typeof mod.us_listen_socket_close !== 'function') {
     throw new Error(`uWebSockets.js binary ${name} lacks App/us_listen_socket_close`);
@@ -170,7 +172,13 @@ function serveLinks(uws: UwsModule, app: Uws.TemplatedApp, links: LinkEndpoint):
         });
         return;
       }
-      res.upgrade<LinkData>({ closed: false }, headers['sec-websocket-key'] ?? '', headers['sec-websocket-protocol'] ?? '', headers['sec-websocket-extensions'] ?? '', context);
+      res.upgrade<LinkData>(
+        { closed: false },
+        headers['sec-websocket-key'] ?? '',
+        headers['sec-websocket-protocol'] ?? '',
+        headers['sec-websocket-extensions'] ?? '',
+        context,
+      );
     },
     open: (ws) => {
       const data = ws.getUserData();

@@ -257,7 +257,10 @@ export class BuildPool {
   }
 
   private reportProgress(): void {
-    this.onProgress(this.progress.reduce((n, p) => n + p.files, 0), this.progress.reduce((n, p) => n + p.bytes, 0));
+    this.onProgress(
+      this.progress.reduce((n, p) => n + p.files, 0),
+      this.progress.reduce((n, p) => n + p.bytes, 0),
+    );
   }
 
   private settleContent(): void {
@@ -302,7 +305,12 @@ export class BuildPool {
  * shard at a time per thread (BuildPool); `onShard` hears how many are done, `onBuilt` of
  * each shard written.
  */
-export function runSymbolsPool(jobs: SymbolsJob[], workers: Worker[], onShard?: (done: number) => void, onBuilt?: (job: SymbolsJob) => void): Promise<SymbolsResult[]> {
+export function runSymbolsPool(
+  jobs: SymbolsJob[],
+  workers: Worker[],
+  onShard?: (done: number) => void,
+  onBuilt?: (job: SymbolsJob) => void,
+): Promise<SymbolsResult[]> {
   const pool = new BuildPool(workers);
   for (const job of jobs) pool.addSymbols(job);
   return pool.symbols((job, done) => {

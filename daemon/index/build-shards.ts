@@ -70,7 +70,19 @@ export async function buildShards(b: ShardsBuild): Promise<BuiltShards> {
     for await (const group of b.groups) {
       const name = `g${generation}-${names.length}${SHARD_EXT}`;
       names.push(name);
-      yield { finalPath: join(dir, name), repo, shardIndex: names.length - 1, files: group, maxFileSize, maxTrigrams, indexedAt, symbols, later, branches, ...(b.gitDir !== undefined ? { gitDir: b.gitDir } : {}) };
+      yield {
+        finalPath: join(dir, name),
+        repo,
+        shardIndex: names.length - 1,
+        files: group,
+        maxFileSize,
+        maxTrigrams,
+        indexedAt,
+        symbols,
+        later,
+        branches,
+        ...(b.gitDir !== undefined ? { gitDir: b.gitDir } : {}),
+      };
     }
     // An empty repository still gets one (empty) shard, so that it is known to the searcher.
     if (names.length === 0 && b.delta !== true) {
@@ -104,7 +116,10 @@ export async function buildShards(b: ShardsBuild): Promise<BuiltShards> {
   try {
     const results = inline ? await buildInline(jobs(), b.onProgress) : await pool!.content(readAhead(jobs()), b.onProgress, built);
     await Promise.all(flushed.values());
-    await syncFiles(dir, names.filter((n) => !flushed.has(join(dir, n))));
+    await syncFiles(
+      dir,
+      names.filter((n) => !flushed.has(join(dir, n))),
+    );
     // The symbols pass runs on the same threads: their code is loaded and compiled, their
     // memory mapped (new threads would start again, and zero their memory anew).
     keep = later && workers.length > 0;

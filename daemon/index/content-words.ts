@@ -60,7 +60,7 @@ export function isListableWord(bytes: Uint8Array): boolean {
 export function encodeContentWords(built: ReturnType<WordsBuilder['finish']>, minDocs: number): Uint8Array {
   const n = built.counts.length;
   const wordBytes = built.wordBytes.length;
-  const arrays = 4 * ((n + 1) + n + (n + 1));
+  const arrays = 4 * (n + 1 + n + (n + 1));
   const out = new Uint8Array(HEADER + arrays + pad4(wordBytes) + built.blob.length);
   const u32 = new Uint32Array(out.buffer, 0, (HEADER + arrays) / 4);
   u32[0] = n;

@@ -58,7 +58,8 @@ export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], v
   const shards: Shard[] = [];
   // A compound shard is shared with other repositories: a repository of one is built anew
   // (and its range there is then named by no manifest), never given a membership file.
-  if (previous.shards.some((s) => s.member !== undefined)) return { impossible: 'the repository is part of a compound shard (small repositories are rebuilt whole)' };
+  if (previous.shards.some((s) => s.member !== undefined))
+    return { impossible: 'the repository is part of a compound shard (small repositories are rebuilt whole)' };
   for (const entry of previous.shards) {
     let shard: Shard;
     try {
@@ -115,7 +116,8 @@ export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], v
 export function deltaTooLarge(prev: Manifest, plan: DeltaPlan, versions: number): string | undefined {
   const deltas = prev.shards.filter((s) => s.delta).length + (plan.added.length > 0 ? 1 : 0);
   if (deltas > MAX_DELTA_SHARDS) return `more than ${MAX_DELTA_SHARDS} delta shards`;
-  if (plan.added.length > MAX_DELTA_FRACTION * versions && plan.added.length > MIN_FULL_FILES) return `${plan.added.length} of ${versions} file versions changed`;
+  if (plan.added.length > MAX_DELTA_FRACTION * versions && plan.added.length > MIN_FULL_FILES)
+    return `${plan.added.length} of ${versions} file versions changed`;
   const dead = plan.contentBytes - plan.liveContentBytes;
   if (dead > MIN_DEAD_BYTES && plan.liveContentBytes < MIN_LIVE_FRACTION * plan.contentBytes) return 'less than half of the stored content is live';
   return undefined;

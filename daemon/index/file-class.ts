@@ -10,7 +10,8 @@ const VENDORED = /(^|\/)(vendor|third_party|third-party|node_modules|external)\/
 // Prose: documentation directories and text formats. Only the static order uses it (a
 // search cut short by `matches` has read the code first); the score does not rank it down.
 const DOCUMENTATION = /(^|\/)(Documentation|docs?)\/|\.(md|markdown|rst|txt|adoc|asciidoc|rdoc|texi|org)$/i;
-const GENERATED = /\.min\.(js|css)$|\.pb\.go$|_pb2\.py$|\.generated\.[^/]+$|(^|\/)generated\/|(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|go\.sum)$/i;
+const GENERATED =
+  /\.min\.(js|css)$|\.pb\.go$|_pb2\.py$|\.generated\.[^/]+$|(^|\/)generated\/|(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|go\.sum)$/i;
 
 export interface PathClass {
   documentation: boolean;

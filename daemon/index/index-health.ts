@@ -12,7 +12,20 @@ import { dirname, join, sep } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { shardsDir, writeFileAtomic } from './data-dir.ts';
-import { BROKEN_MARK, bumpIndexVersion, loadManifest, MANIFEST_MAX_BYTES, manifestRepoName, manifestVisibility, indexVersionStamp, namedPaths, readIndexVersion, repoDirs, shardFiles, type LoadedManifest } from './manifest.ts';
+import {
+  BROKEN_MARK,
+  bumpIndexVersion,
+  loadManifest,
+  MANIFEST_MAX_BYTES,
+  manifestRepoName,
+  manifestVisibility,
+  indexVersionStamp,
+  namedPaths,
+  readIndexVersion,
+  repoDirs,
+  shardFiles,
+  type LoadedManifest,
+} from './manifest.ts';
 import { checkShardHeader } from './shard-reader.ts';
 import { SHARD_FORMAT, SYMBOLS_FORMAT } from './shard-format.ts';
 

@@ -28,7 +28,23 @@ import { removeLeftoverTemps } from '../runtime/left-behind.ts';
 import { shardsDir, syncFiles } from './data-dir.ts';
 import { deltaTooLarge, planDelta, type DeltaPlan } from './delta.ts';
 import { indexProblem, readMark } from './index-health.ts';
-import { commitManifest, type CommitBatch, fileGeneration, loadManifest, memberEntry, MEMBERSHIP_EXT, removeUnlisted, repairMissedBump, shardFiles, symbolsPending, type LoadedManifest, type Manifest, type ManifestRepo, type ManifestShard, type ShardFiles } from './manifest.ts';
+import {
+  commitManifest,
+  type CommitBatch,
+  fileGeneration,
+  loadManifest,
+  memberEntry,
+  MEMBERSHIP_EXT,
+  removeUnlisted,
+  repairMissedBump,
+  shardFiles,
+  symbolsPending,
+  type LoadedManifest,
+  type Manifest,
+  type ManifestRepo,
+  type ManifestShard,
+  type ShardFiles,
+} from './manifest.ts';
 import type { MemberResult, ShardFile } from './shard-builder.ts';
 import { noteWritten } from './section-checks.ts';
 import type { SymbolsJob } from './symbols-pass.ts';
@@ -210,7 +226,15 @@ export async function indexOrPack(pathArg: string, options: IndexOptions): Promi
   }
   try {
     const detected: DetectedRepo = git
-      ? { name: git.name, codeHostType: git.codeHostType, kind: 'git', source: root, defaultBranch: git.branch, ...(git.remoteUrl ? { remoteUrl: git.remoteUrl } : {}), ...(git.committedAt ? { committedAt: git.committedAt } : {}) }
+      ? {
+          name: git.name,
+          codeHostType: git.codeHostType,
+          kind: 'git',
+          source: root,
+          defaultBranch: git.branch,
+          ...(git.remoteUrl ? { remoteUrl: git.remoteUrl } : {}),
+          ...(git.committedAt ? { committedAt: git.committedAt } : {}),
+        }
       : { name: basename(root), codeHostType: 'genericGitHost', kind: 'directory', source: root, defaultBranch: 'HEAD' };
     const { repoId, repo } = await options.register(detected);
     const dir = shardsDir(options.dataDir, repoId);
@@ -256,8 +280,13 @@ interface Found {
 
 function inspect(dataDir: string, repoId: number, minGeneration: number): Found {
   const loaded = loadManifest(dataDir, repoId);
-  if (loaded && 'unreadable' in loaded) return { previous: undefined, damage: loaded.unreadable, generation: Math.max(minGeneration, nextGeneration(dataDir, repoId, undefined)) };
-  return { previous: loaded, damage: loaded ? indexProblem(dataDir, loaded) : undefined, generation: Math.max(minGeneration, nextGeneration(dataDir, repoId, loaded)) };
+  if (loaded && 'unreadable' in loaded)
+    return { previous: undefined, damage: loaded.unreadable, generation: Math.max(minGeneration, nextGeneration(dataDir, repoId, undefined)) };
+  return {
+    previous: loaded,
+    damage: loaded ? indexProblem(dataDir, loaded) : undefined,
+    generation: Math.max(minGeneration, nextGeneration(dataDir, repoId, loaded)),
+  };
 }
 
 /**
@@ -371,7 +400,9 @@ class IndexRun {
   private symbolsJob(from: string, index: number): SymbolsJob {
     this.previousShards ??= (() => {
       const prev = this.previous;
-      return this.repo.kind === 'git' && prev && this.damage === undefined && !symbolsPending(prev) ? prev.shards.map((s) => shardFiles(this.options.dataDir, this.repoId, s)) : [];
+      return this.repo.kind === 'git' && prev && this.damage === undefined && !symbolsPending(prev)
+        ? prev.shards.map((s) => shardFiles(this.options.dataDir, this.repoId, s))
+        : [];
     })();
     return { from, finalPath: join(this.dir, `g${this.generation + 1}-y${index}${SYMBOLS_EXT}`), previous: this.previousShards };
   }
@@ -418,7 +449,11 @@ class IndexRun {
     await Promise.all(flushed);
     await syncFiles(this.dir, []);
     const { retired: _retired, indexVersion: _indexVersion, symbolsPending: _pending, ...rest } = manifest;
-    const committed = commitManifest(this.options.dataDir, { ...rest, generation: this.generation + 1, shards: manifest.shards.map((s, i) => ({ ...s, symbols: names[i]! })) }, manifest);
+    const committed = commitManifest(
+      this.options.dataDir,
+      { ...rest, generation: this.generation + 1, shards: manifest.shards.map((s, i) => ({ ...s, symbols: names[i]! })) },
+      manifest,
+    );
     this.noteWritten(committed, manifest);
     this.options.onCommit?.(committed);
     return {
@@ -498,14 +533,24 @@ class IndexRun {
     } else if (!incremental) {
       fullReason = 'incremental indexing is off';
     }
-    const files = await this.sized(git, (await git.versions()).map((v) => ({ path: v.path, oid: v.oid, branches: v.refs })));
+    const files = await this.sized(
+      git,
+      (await git.versions()).map((v) => ({ path: v.path, oid: v.oid, branches: v.refs })),
+    );
     const packBelow = this.options.packBelow;
     if (packBelow !== undefined) {
       const bytes = files.reduce((n, f) => n + (f.size <= this.maxFileSize ? f.size : 0), 0);
       if (bytes <= packBelow) return this.packCandidate(git, files, bytes, fullReason);
     }
     const later = this.symbolsLater(files.length);
-    const built = await this.build({ refs: git.refs, groups: fromArray(cutShards(files, this.target, this.maxFileSize)), totalFiles: () => files.length, counted: true, gitDir: git.gitDir, later });
+    const built = await this.build({
+      refs: git.refs,
+      groups: fromArray(cutShards(files, this.target, this.maxFileSize)),
+      totalFiles: () => files.length,
+      counted: true,
+      gitDir: git.gitDir,
+      later,
+    });
     return this.finishFull(git.refs, built, 0, fullReason, later);
   }
 
@@ -521,8 +566,31 @@ class IndexRun {
       bytes,
       commit: (file, member, built, batch) => {
         const shards: ManifestShard[] = [memberEntry(file, member, built)];
-        const manifest = this.commit({ version: 2, repoId: this.repoId, repo: this.repo, generation: this.generation, refs, shards, indexedAt: this.indexedAt, files: built.docs, contentBytes: built.contentBytes, skipped: built.skipped.length, baseGeneration: this.generation }, batch);
-        const result: BuildResult = { docCount: built.docs, contentBytes: built.contentBytes, totalBytes: bytes, skipped: built.skipped, symbolCount: 0, symbolFailures: 0, members: [built] };
+        const manifest = this.commit(
+          {
+            version: 2,
+            repoId: this.repoId,
+            repo: this.repo,
+            generation: this.generation,
+            refs,
+            shards,
+            indexedAt: this.indexedAt,
+            files: built.docs,
+            contentBytes: built.contentBytes,
+            skipped: built.skipped.length,
+            baseGeneration: this.generation,
+          },
+          batch,
+        );
+        const result: BuildResult = {
+          docCount: built.docs,
+          contentBytes: built.contentBytes,
+          totalBytes: bytes,
+          skipped: built.skipped,
+          symbolCount: 0,
+          symbolFailures: 0,
+          members: [built],
+        };
         return this.summary({ mode: 'full', refs, results: [result], manifest, fullReason, builtFiles: built.docs + built.skipped.length });
       },
     };
@@ -535,9 +603,17 @@ class IndexRun {
   }
 
   private async delta(git: GitSource, prev: Manifest, plan: DeltaPlan): Promise<IndexSummary> {
-    const built = plan.added.length > 0
-      ? await this.build({ refs: git.refs, groups: fromArray(cutShards(await this.sized(git, plan.added), this.target, this.maxFileSize)), totalFiles: () => plan.added.length, counted: true, delta: true, gitDir: git.gitDir })
-      : { names: [], results: [] };
+    const built =
+      plan.added.length > 0
+        ? await this.build({
+            refs: git.refs,
+            groups: fromArray(cutShards(await this.sized(git, plan.added), this.target, this.maxFileSize)),
+            totalFiles: () => plan.added.length,
+            counted: true,
+            delta: true,
+            gitDir: git.gitDir,
+          })
+        : { names: [], results: [] };
     const shards: ManifestShard[] = [];
     const memberships: string[] = [];
     plan.shards.forEach((u, i) => {
@@ -569,7 +645,13 @@ class IndexRun {
     return this.summary({ mode: 'delta', refs: git.refs, results: built.results, manifest, builtFiles: plan.added.length });
   }
 
-  private commitFull(refs: GitRef[], built: Built, listErrors: number, fullReason: string | undefined, pending: boolean): { summary: IndexSummary; manifest: Manifest } {
+  private commitFull(
+    refs: GitRef[],
+    built: Built,
+    listErrors: number,
+    fullReason: string | undefined,
+    pending: boolean,
+  ): { summary: IndexSummary; manifest: Manifest } {
     const shards = this.entries(built, false);
     const skipped = built.results.reduce((n, r) => n + r.skipped.length, 0) + listErrors;
     const manifest = this.commit({
@@ -586,7 +668,14 @@ class IndexRun {
       baseGeneration: this.generation,
       ...(pending ? { symbolsPending: true as const } : {}),
     });
-    const summary = this.summary({ mode: 'full', refs, results: built.results, manifest, fullReason, builtFiles: built.results.reduce((n, r) => n + r.docCount + r.skipped.length, 0) });
+    const summary = this.summary({
+      mode: 'full',
+      refs,
+      results: built.results,
+      manifest,
+      fullReason,
+      builtFiles: built.results.reduce((n, r) => n + r.docCount + r.skipped.length, 0),
+    });
     if (listErrors > 0) {
       summary.skipped += listErrors;
       summary.skippedByReason.unreadable = (summary.skippedByReason.unreadable ?? 0) + listErrors;
@@ -719,7 +808,9 @@ function checkDirectory(pathArg: string, root: string): void {
     st = statSync(root);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(`cannot index ${pathArg}: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
+    throw new Error(
+      `cannot index ${pathArg}: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`,
+    );
   }
   if (!st.isDirectory()) throw new Error(`cannot index ${pathArg}: not a directory`);
   try {
@@ -771,7 +862,16 @@ export function shardRepoMeta(repoId: number, repo: ManifestRepo, refs: GitRef[]
 
 /** Metadata of a repository indexed from a local path (`trawl index`): public, not archived, not a fork. */
 export function localRepoMeta(d: DetectedRepo, name = d.name): ManifestRepo {
-  const repo: ManifestRepo = { name, displayName: displayName(name), codeHostType: d.codeHostType, archived: false, fork: false, visibility: 'public', kind: d.kind, source: d.source };
+  const repo: ManifestRepo = {
+    name,
+    displayName: displayName(name),
+    codeHostType: d.codeHostType,
+    archived: false,
+    fork: false,
+    visibility: 'public',
+    kind: d.kind,
+    source: d.source,
+  };
   if (d.committedAt) repo.committedAt = d.committedAt;
   return repo;
 }

@@ -18,7 +18,9 @@ import { Shard } from './shard-reader.ts';
 export async function readJobBlobs(job: ShardJob, reuse?: Buffer): Promise<Buffer | undefined> {
   copyDocuments(job);
   const members = jobMembers(job);
-  const unread = job.files.filter((f) => f.data === undefined && f.absPath === undefined && f.oid !== undefined && f.size <= job.maxFileSize && members[f.member ?? 0]?.gitDir !== undefined);
+  const unread = job.files.filter(
+    (f) => f.data === undefined && f.absPath === undefined && f.oid !== undefined && f.size <= job.maxFileSize && members[f.member ?? 0]?.gitDir !== undefined,
+  );
   if (unread.length === 0) return reuse;
   if (members.length === 1) return readFrom(job, members[0]!.gitDir!, unread, reuse);
   // Loose objects are read here (loose-objects.ts). The rest: one buffer for all, each
@@ -40,7 +42,10 @@ export async function readJobBlobs(job: ShardJob, reuse?: Buffer): Promise<Buffe
     const objects = objectsDir(gitDir);
     const files = objects === undefined ? listed : listed.filter((f) => (f.data = readLooseBlob(objects, f.oid!, f.size)) === undefined);
     if (files.length === 0) continue;
-    const bytes = answerBytes(files.map((f) => f.oid!), files.map((f) => f.size));
+    const bytes = answerBytes(
+      files.map((f) => f.oid!),
+      files.map((f) => f.size),
+    );
     if (objects === undefined || !alternateSafe(objects)) {
       parts.push({ gitDir, alternates: [], files, bytes });
       continue;
@@ -107,10 +112,22 @@ function copyDocuments(job: ShardJob): void {
 /** Processes reading a compound job's blobs at once. */
 const PARALLEL_READS = 4;
 
-async function readFrom(job: ShardJob, gitDir: string, files: ShardJob['files'], reuse: Buffer | undefined, alternates: readonly string[] = []): Promise<Buffer | undefined> {
+async function readFrom(
+  job: ShardJob,
+  gitDir: string,
+  files: ShardJob['files'],
+  reuse: Buffer | undefined,
+  alternates: readonly string[] = [],
+): Promise<Buffer | undefined> {
   let read: { buffer: Buffer; views: Uint8Array[] };
   try {
-    read = await readObjects(gitDir, files.map((f) => f.oid!), files.map((f) => f.size), reuse, alternates);
+    read = await readObjects(
+      gitDir,
+      files.map((f) => f.oid!),
+      files.map((f) => f.size),
+      reuse,
+      alternates,
+    );
   } catch (err) {
     const others = alternates.length > 0 ? ` (with the objects of ${alternates.length} other repositories: ${alternates.join(', ')})` : '';
     throw new Error(`cannot read the blobs of shard ${job.shardIndex} from ${gitDir}${others}: ${(err as Error).message}`, { cause: err });

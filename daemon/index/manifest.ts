@@ -263,8 +263,22 @@ export function fileGeneration(name: string): number | undefined {
 }
 
 /** A repository's entry as member `member` of compound shard `file`: its counts and the pack's, as the build gave them. */
-export function memberEntry(file: string, member: number, built: { docs: number; contentBytes: number; shardContentBytes: number; shardDocs: number }): ManifestShard {
-  return { file, member, packBytes: built.shardContentBytes, packDocs: built.shardDocs, docs: built.docs, liveDocs: built.docs, contentBytes: built.contentBytes, liveContentBytes: built.contentBytes, delta: false };
+export function memberEntry(
+  file: string,
+  member: number,
+  built: { docs: number; contentBytes: number; shardContentBytes: number; shardDocs: number },
+): ManifestShard {
+  return {
+    file,
+    member,
+    packBytes: built.shardContentBytes,
+    packDocs: built.shardDocs,
+    docs: built.docs,
+    liveDocs: built.docs,
+    contentBytes: built.contentBytes,
+    liveContentBytes: built.contentBytes,
+    delta: false,
+  };
 }
 
 /** A shard entry's files as paths: the shard, and those Shard.open reads with it. */
@@ -293,7 +307,8 @@ function manifestProblem(raw: unknown, repoId: number): string | undefined {
   const m = raw as Record<string, unknown>;
   if (m.version !== 1 && m.version !== 2) return `has unsupported version ${JSON.stringify(m.version)} (this trawl reads versions 1 and 2)`;
   if (m.repoId !== repoId) return `belongs to repository ${JSON.stringify(m.repoId)}, not ${repoId}`;
-  if (!isCount(m.generation) || typeof m.indexedAt !== 'string' || !isCount(m.files) || !isCount(m.contentBytes) || !isCount(m.skipped)) return 'has a missing or malformed field';
+  if (!isCount(m.generation) || typeof m.indexedAt !== 'string' || !isCount(m.files) || !isCount(m.contentBytes) || !isCount(m.skipped))
+    return 'has a missing or malformed field';
   if (!Array.isArray(m.shards)) return 'has no shard list';
   if (m.version === 1) {
     if (typeof m.repoName !== 'string') return 'has no repository name';
@@ -301,25 +316,46 @@ function manifestProblem(raw: unknown, repoId: number): string | undefined {
     return undefined;
   }
   const repo = m.repo as Record<string, unknown> | undefined;
-  if (typeof repo !== 'object' || repo === null || typeof repo.name !== 'string' || typeof repo.displayName !== 'string' || (repo.visibility !== 'public' && repo.visibility !== 'private')) return 'has a malformed repository record';
-  if (!Array.isArray(m.refs) || m.refs.some((r) => typeof r !== 'object' || r === null || typeof (r as GitRef).name !== 'string')) return 'has a malformed ref list';
+  if (
+    typeof repo !== 'object' ||
+    repo === null ||
+    typeof repo.name !== 'string' ||
+    typeof repo.displayName !== 'string' ||
+    (repo.visibility !== 'public' && repo.visibility !== 'private')
+  )
+    return 'has a malformed repository record';
+  if (!Array.isArray(m.refs) || m.refs.some((r) => typeof r !== 'object' || r === null || typeof (r as GitRef).name !== 'string'))
+    return 'has a malformed ref list';
   if (!isCount(m.baseGeneration) || !Array.isArray(m.retired)) return 'has a missing or malformed field';
   for (const s of m.shards as unknown[]) {
     const e = s as Record<string, unknown>;
     if (typeof e === 'object' && e !== null && e.member !== undefined) {
-      if (!isCount(e.member) || typeof e.file !== 'string' || !PACK_NAME.test(e.file) || e.membership !== undefined || (e.packBytes !== undefined && !isCount(e.packBytes)) || (e.packDocs !== undefined && !isCount(e.packDocs))) return `names a malformed compound shard ${JSON.stringify(e.file)}`;
-      if (e.symbols !== undefined && (typeof e.symbols !== 'string' || !PACK_SYMBOLS_NAME.test(e.symbols))) return `names a malformed symbols file ${JSON.stringify(e.symbols)}`;
+      if (
+        !isCount(e.member) ||
+        typeof e.file !== 'string' ||
+        !PACK_NAME.test(e.file) ||
+        e.membership !== undefined ||
+        (e.packBytes !== undefined && !isCount(e.packBytes)) ||
+        (e.packDocs !== undefined && !isCount(e.packDocs))
+      )
+        return `names a malformed compound shard ${JSON.stringify(e.file)}`;
+      if (e.symbols !== undefined && (typeof e.symbols !== 'string' || !PACK_SYMBOLS_NAME.test(e.symbols)))
+        return `names a malformed symbols file ${JSON.stringify(e.symbols)}`;
       if (!isCount(e.docs) || !isCount(e.liveDocs) || !isCount(e.contentBytes) || !isCount(e.liveContentBytes)) return `has malformed counts for ${e.file}`;
       continue;
     }
-    if (typeof e !== 'object' || e === null || typeof e.file !== 'string' || !SHARD_NAME.test(e.file)) return `names a malformed shard ${JSON.stringify(e?.file ?? e)}`;
-    if (e.membership !== undefined && (typeof e.membership !== 'string' || !MEMBERSHIP_NAME.test(e.membership))) return `names a malformed membership file ${JSON.stringify(e.membership)}`;
-    if (e.symbols !== undefined && (typeof e.symbols !== 'string' || !SYMBOLS_NAME.test(e.symbols))) return `names a malformed symbols file ${JSON.stringify(e.symbols)}`;
+    if (typeof e !== 'object' || e === null || typeof e.file !== 'string' || !SHARD_NAME.test(e.file))
+      return `names a malformed shard ${JSON.stringify(e?.file ?? e)}`;
+    if (e.membership !== undefined && (typeof e.membership !== 'string' || !MEMBERSHIP_NAME.test(e.membership)))
+      return `names a malformed membership file ${JSON.stringify(e.membership)}`;
+    if (e.symbols !== undefined && (typeof e.symbols !== 'string' || !SYMBOLS_NAME.test(e.symbols)))
+      return `names a malformed symbols file ${JSON.stringify(e.symbols)}`;
     if (!isCount(e.docs) || !isCount(e.liveDocs) || !isCount(e.contentBytes) || !isCount(e.liveContentBytes)) return `has malformed counts for ${e.file}`;
   }
   for (const r of m.retired as unknown[]) {
     const e = r as Record<string, unknown>;
-    if (typeof e !== 'object' || e === null || typeof e.file !== 'string' || !indexFileName(e.file) || typeof e.at !== 'number') return 'has a malformed retired entry';
+    if (typeof e !== 'object' || e === null || typeof e.file !== 'string' || !indexFileName(e.file) || typeof e.at !== 'number')
+      return 'has a malformed retired entry';
   }
   if (m.sourceStamp !== undefined && typeof m.sourceStamp !== 'string') return 'has a malformed source stamp';
   if (m.copyOf !== undefined && !isCount(m.copyOf)) return 'has a malformed copied generation';
@@ -355,7 +391,10 @@ function upgrade(raw: Manifest | ManifestV1): LoadedManifest {
 export function repoDirs(dataDir: string): number[] {
   const root = join(dataDir, 'shards');
   if (!existsSync(root)) return [];
-  return readdirSync(root).filter((e) => /^\d+$/.test(e)).map(Number).sort((a, b) => a - b);
+  return readdirSync(root)
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 /**
@@ -393,7 +432,13 @@ export function namedPaths(dataDir: string, m: LoadedManifest): Array<{ file: st
  * name are retired; retired files past their grace, and stray files no manifest names
  * (temporary files of crashed runs), are deleted. The caller holds the repository's lock.
  */
-export function commitManifest(dataDir: string, next: Omit<Manifest, 'retired' | 'indexVersion' | 'fileBytes'>, previous: LoadedManifest | undefined, now = Date.now(), batch?: CommitBatch): Manifest {
+export function commitManifest(
+  dataDir: string,
+  next: Omit<Manifest, 'retired' | 'indexVersion' | 'fileBytes'>,
+  previous: LoadedManifest | undefined,
+  now = Date.now(),
+  batch?: CommitBatch,
+): Manifest {
   const dir = shardsDir(dataDir, next.repoId);
   const keep = new Set(named(next as Manifest));
   const retired = new Map<string, number>();
@@ -449,8 +494,10 @@ export function removeUnlisted(dir: string, current: LoadedManifest | undefined,
   const listed = new Set(current ? [...named(current), ...current.retired.map((r) => r.file)] : []);
   for (const entry of readdirSync(dir)) {
     if (listed.has(entry)) continue;
-    if (writing !== undefined && entry.includes(SYMBOLS_EXT) && fileGeneration(entry.slice(0, entry.indexOf(SYMBOLS_EXT) + SYMBOLS_EXT.length)) === writing) continue;
-    if (entry.includes(SHARD_EXT) || entry.includes(MEMBERSHIP_EXT) || entry.includes(SYMBOLS_EXT) || entry.startsWith('manifest.json.tmp-')) rmSync(join(dir, entry), { force: true });
+    if (writing !== undefined && entry.includes(SYMBOLS_EXT) && fileGeneration(entry.slice(0, entry.indexOf(SYMBOLS_EXT) + SYMBOLS_EXT.length)) === writing)
+      continue;
+    if (entry.includes(SHARD_EXT) || entry.includes(MEMBERSHIP_EXT) || entry.includes(SYMBOLS_EXT) || entry.startsWith('manifest.json.tmp-'))
+      rmSync(join(dir, entry), { force: true });
   }
   // Temporary files of others (a mark being written, a lock record): only their writers' leftovers.
   removeLeftoverTemps(dir);

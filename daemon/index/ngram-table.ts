@@ -139,7 +139,8 @@ export class NgramTable {
     const bytes = this.rowBytes(i);
     const count = this.counts[i]!;
     // A list lies within the postings and takes a byte per document at least.
-    if (bytes < 0 || start + bytes > this.postings.length || count > bytes) throw new ShardError(this.path, `n-gram table row ${i} does not match its posting list`);
+    if (bytes < 0 || start + bytes > this.postings.length || count > bytes)
+      throw new ShardError(this.path, `n-gram table row ${i} does not match its posting list`);
     const list: EncodedList = { bytes: this.postings.subarray(start, start + bytes), count, limit: this.limit };
     // A long list's pages in one request (mmap.ts): it is read whole, or up to the running set's end.
     if (bytes > PAGE) willNeed(this.postings, start, start + bytes);

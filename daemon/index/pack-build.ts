@@ -30,7 +30,17 @@ import { acquireLock, tryLock } from '../runtime/lock-file.ts';
 import { removeLeftoverTemps } from '../runtime/left-behind.ts';
 import { BuildPool, startBuildThreads, type BuildResult } from './build-pool.ts';
 import { packsDir, syncFiles, writeFileAtomic } from './data-dir.ts';
-import { endBatch, namedPacks, PACK_NAME, PACK_SYMBOLS_NAME, readAllManifests, RETIRE_GRACE_MS, startBatch, type CommitBatch, type ManifestRepo } from './manifest.ts';
+import {
+  endBatch,
+  namedPacks,
+  PACK_NAME,
+  PACK_SYMBOLS_NAME,
+  readAllManifests,
+  RETIRE_GRACE_MS,
+  startBatch,
+  type CommitBatch,
+  type ManifestRepo,
+} from './manifest.ts';
 import { shardRepoMeta, type IndexSummary, type PackCandidate } from './indexer.ts';
 import { readJobBlobs } from './job-blobs.ts';
 import { buildShard, type JobMember, type MemberResult, type ShardFile, type ShardJob } from './shard-builder.ts';
@@ -109,16 +119,38 @@ export async function buildPacks<T extends PackItem>(candidates: readonly T[], o
     const groups = groupsOf(candidates, options.target);
     const indexedAt = new Date().toISOString();
     const jobs: ShardJob[] = groups.map((group, n) => {
-      const members: JobMember[] = group.map((c) => ({ repo: shardRepoMeta(c.repoId, c.repo, c.refs), branches: c.refs.map((r) => r.name), ...(c.gitDir !== undefined ? { gitDir: c.gitDir } : {}), ...(c.skipped ? { skipped: c.skipped } : {}) }));
+      const members: JobMember[] = group.map((c) => ({
+        repo: shardRepoMeta(c.repoId, c.repo, c.refs),
+        branches: c.refs.map((r) => r.name),
+        ...(c.gitDir !== undefined ? { gitDir: c.gitDir } : {}),
+        ...(c.skipped ? { skipped: c.skipped } : {}),
+      }));
       const files: ShardFile[] = group.flatMap((c, member) => c.files.map((f) => ({ ...f, member })));
-      return { finalPath: join(dir, `p${generation}-${n}${SHARD_EXT}`), repo: members[0]!.repo, branches: members[0]!.branches, shardIndex: n, files, maxFileSize: options.maxFileSize, maxTrigrams: options.maxTrigrams, indexedAt, members, ...(options.symbols !== undefined ? { symbols: options.symbols } : {}) };
+      return {
+        finalPath: join(dir, `p${generation}-${n}${SHARD_EXT}`),
+        repo: members[0]!.repo,
+        branches: members[0]!.branches,
+        shardIndex: n,
+        files,
+        maxFileSize: options.maxFileSize,
+        maxTrigrams: options.maxTrigrams,
+        indexedAt,
+        members,
+        ...(options.symbols !== undefined ? { symbols: options.symbols } : {}),
+      };
     });
     const totalFiles = jobs.reduce((n, j) => n + j.files.length, 0);
     const onProgress = (files: number, bytes: number) => options.onProgress?.(files, totalFiles, bytes);
     let results: BuildResult[];
     try {
-      results = totalFiles <= INLINE_FILES ? await buildInline(jobs, onProgress) : await buildOnThreads(jobs, options.workers ?? availableParallelism(), onProgress, options.threads?.());
-      await syncFiles(dir, jobs.map((j) => j.finalPath.slice(dir.length + 1)));
+      results =
+        totalFiles <= INLINE_FILES
+          ? await buildInline(jobs, onProgress)
+          : await buildOnThreads(jobs, options.workers ?? availableParallelism(), onProgress, options.threads?.());
+      await syncFiles(
+        dir,
+        jobs.map((j) => j.finalPath.slice(dir.length + 1)),
+      );
     } catch (err) {
       removeGeneration(dir, generation);
       const error = (err as Error).message;
@@ -257,7 +289,8 @@ export function collectPacks(dataDir: string, inUse: ReadonlySet<string> = new S
       }
     }
     // Markers whose pack is gone.
-    for (const name of names) if (name.endsWith(UNREFERENCED) && !existsSync(join(dir, name.slice(0, -UNREFERENCED.length)))) rmSync(join(dir, name), { force: true });
+    for (const name of names)
+      if (name.endsWith(UNREFERENCED) && !existsSync(join(dir, name.slice(0, -UNREFERENCED.length)))) rmSync(join(dir, name), { force: true });
   } finally {
     rmSync(lock, { force: true });
   }

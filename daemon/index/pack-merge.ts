@@ -77,7 +77,10 @@ export function packsToMerge(packs: readonly Pick<PackState, 'contentBytes' | 'l
   }
   for (const members of tiers.values()) if (members.length >= 2) for (const i of members) picked.add(i);
   if (dead.length > 0) {
-    const kept = tierOf(dead.reduce((n, i) => n + packs[i]!.liveBytes, 0), target);
+    const kept = tierOf(
+      dead.reduce((n, i) => n + packs[i]!.liveBytes, 0),
+      target,
+    );
     for (const i of small) if (tierOf(packs[i]!.liveBytes, target) <= kept) picked.add(i);
   }
   return [...picked].sort((a, b) => a - b);
@@ -138,7 +141,13 @@ export function memberFiles(shard: Shard, member: number, from: { path: string; 
     // A document on none of its branches is dead (none in a pack: they are built whole; a delta's older versions in a shard of its own).
     if (branches.length === 0) continue;
     const size = shard.contentLength(doc);
-    files.push({ path: shard.name(doc), size, branches, oid: shard.oid(doc), from: { shard: from.path, doc, ...(from.symbols !== undefined ? { symbols: from.symbols } : {}) } });
+    files.push({
+      path: shard.name(doc),
+      size,
+      branches,
+      oid: shard.oid(doc),
+      from: { shard: from.path, doc, ...(from.symbols !== undefined ? { symbols: from.symbols } : {}) },
+    });
   }
   return files;
 }
@@ -158,7 +167,8 @@ function movedRepo(dataDir: string, pack: PackState, shard: Shard, manifest: Man
       if (!tryLock(lock)) throw new Error(`${manifest.repo.name} is being indexed: it stays where it is`);
       try {
         const now = loadManifest(dataDir, manifest.repoId);
-        if (!now || 'unreadable' in now || now.version !== 2 || now.generation !== manifest.generation) throw new Error(`${manifest.repo.name} was indexed again meanwhile`);
+        if (!now || 'unreadable' in now || now.version !== 2 || now.generation !== manifest.generation)
+          throw new Error(`${manifest.repo.name} was indexed again meanwhile`);
         const shards: ManifestShard[] = [memberEntry(file, member, built)];
         const { retired: _r, indexVersion: _v, fileBytes: _f, ...rest } = now;
         commitManifest(dataDir, { ...rest, generation: now.generation + 1, shards }, now, Date.now(), batch);

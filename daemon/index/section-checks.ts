@@ -103,7 +103,12 @@ export function corruptSection(kind: SectionKind): string {
  * section found corrupt before fails it); without, every section but the content.
  * `written`: the caller wrote the file and hashed its sections then: nothing is read.
  */
-export function checkAtOpen(map: Buffer, sections: ReadonlyMap<SectionKind, Section>, checks: SharedArrayBuffer | undefined, written: boolean): string | undefined {
+export function checkAtOpen(
+  map: Buffer,
+  sections: ReadonlyMap<SectionKind, Section>,
+  checks: SharedArrayBuffer | undefined,
+  written: boolean,
+): string | undefined {
   if (written) {
     if (checks) markAllPassed(checks);
     return undefined;
@@ -112,7 +117,8 @@ export function checkAtOpen(map: Buffer, sections: ReadonlyMap<SectionKind, Sect
   // The sections about to be hashed, asked for at once (mmap.ts): from a cold page cache
   // they are read in a few concurrent requests, not page after page.
   for (const [kind, s] of sections) {
-    if (kind !== SectionKind.Content && (!states || (AT_OPEN.has(kind) && Atomics.load(states, kind) === UNCHECKED))) willNeed(map, s.offset, s.offset + s.length);
+    if (kind !== SectionKind.Content && (!states || (AT_OPEN.has(kind) && Atomics.load(states, kind) === UNCHECKED)))
+      willNeed(map, s.offset, s.offset + s.length);
   }
   for (const [kind, s] of sections) {
     if (kind === SectionKind.Content) continue;

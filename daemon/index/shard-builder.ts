@@ -158,22 +158,34 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     const namePostings = namePostingsOf(docs.names);
     const builtSymbols = symbols.finish(docs.records.length);
     const meta = shardMeta(job, docs, memberSkipped, { kinds: builtSymbols.kinds, failures: builtSymbols.failures, indexed: withSymbols });
-    writer.finish(new Map<SectionKind, Uint8Array>([
-      [SectionKind.Docs, docTable(docs.records)],
-      [SectionKind.Names, Buffer.concat(docs.names)],
-      [SectionKind.ContentNgrams, ngramTable(contentPostings)],
-      [SectionKind.ContentPostings, contentPostings.blob],
-      [SectionKind.ContentFollow, contentPostings.follow],
-      [SectionKind.NameNgrams, ngramTable(namePostings)],
-      [SectionKind.NamePostings, namePostings.blob],
-      ...builtSymbols.sections,
-      [SectionKind.Branches, encodeBranchLists({ names: docs.branchNames, lists: docs.branchDocs.map((l) => Uint32Array.from(l)) })],
-      [SectionKind.Oids, oidTable(docs.oids)],
-      [SectionKind.ContentWords, contentWords],
-      [SectionKind.ContentSegments, encodeContentSegments(contentPostings.segments)],
-      [SectionKind.Meta, packMeta(meta)],
-    ]), hash32(new Uint8Array(Uint32Array.from(docs.records, (d) => d.hash).buffer)));
-    return { path: job.finalPath, docCount: docs.records.length, contentBytes: docs.contentBytes, totalBytes, skipped: docs.skipped, symbolCount: builtSymbols.count, symbolFailures: builtSymbols.failures, members: memberResults(docs, memberSkipped) };
+    writer.finish(
+      new Map<SectionKind, Uint8Array>([
+        [SectionKind.Docs, docTable(docs.records)],
+        [SectionKind.Names, Buffer.concat(docs.names)],
+        [SectionKind.ContentNgrams, ngramTable(contentPostings)],
+        [SectionKind.ContentPostings, contentPostings.blob],
+        [SectionKind.ContentFollow, contentPostings.follow],
+        [SectionKind.NameNgrams, ngramTable(namePostings)],
+        [SectionKind.NamePostings, namePostings.blob],
+        ...builtSymbols.sections,
+        [SectionKind.Branches, encodeBranchLists({ names: docs.branchNames, lists: docs.branchDocs.map((l) => Uint32Array.from(l)) })],
+        [SectionKind.Oids, oidTable(docs.oids)],
+        [SectionKind.ContentWords, contentWords],
+        [SectionKind.ContentSegments, encodeContentSegments(contentPostings.segments)],
+        [SectionKind.Meta, packMeta(meta)],
+      ]),
+      hash32(new Uint8Array(Uint32Array.from(docs.records, (d) => d.hash).buffer)),
+    );
+    return {
+      path: job.finalPath,
+      docCount: docs.records.length,
+      contentBytes: docs.contentBytes,
+      totalBytes,
+      skipped: docs.skipped,
+      symbolCount: builtSymbols.count,
+      symbolFailures: builtSymbols.failures,
+      members: memberResults(docs, memberSkipped),
+    };
   } catch (err) {
     contentBuilder?.dispose();
     wordsBuilder?.dispose();
@@ -382,11 +394,23 @@ function oidTable(oids: Array<string | undefined>): Buffer {
 }
 
 /** The shard's metadata: its members, documents, skipped files, the build's limits, and `symbols` found. */
-function shardMeta(job: ShardJob, docs: ShardDocuments, memberSkipped: SkippedFile[][], symbols: { kinds: string[]; failures: number; indexed: boolean }): ShardMeta {
+function shardMeta(
+  job: ShardJob,
+  docs: ShardDocuments,
+  memberSkipped: SkippedFile[][],
+  symbols: { kinds: string[]; failures: number; indexed: boolean },
+): ShardMeta {
   const { members, memberFirst, memberEnd, branchBase } = docs;
   return {
     repo: members[0]!.repo,
-    members: members.map((m, k) => ({ repo: m.repo, first: memberFirst[k]!, end: memberEnd[k]!, branchFirst: branchBase[k]!, branchEnd: branchBase[k]! + m.branches.length, skipped: memberSkipped[k]! })),
+    members: members.map((m, k) => ({
+      repo: m.repo,
+      first: memberFirst[k]!,
+      end: memberEnd[k]!,
+      branchFirst: branchBase[k]!,
+      branchEnd: branchBase[k]! + m.branches.length,
+      skipped: memberSkipped[k]!,
+    })),
     shardIndex: job.shardIndex,
     docCount: docs.records.length,
     contentBytes: docs.contentBytes,
@@ -408,7 +432,13 @@ function memberResults(docs: ShardDocuments, memberSkipped: SkippedFile[][]): Me
   return docs.members.map((_, k) => {
     let bytes = 0;
     for (let d = docs.memberFirst[k]!; d < docs.memberEnd[k]!; d++) bytes += docs.records[d]!.contentLen;
-    return { docs: docs.memberEnd[k]! - docs.memberFirst[k]!, contentBytes: bytes, skipped: memberSkipped[k]!, shardContentBytes: docs.contentBytes, shardDocs: docs.records.length };
+    return {
+      docs: docs.memberEnd[k]! - docs.memberFirst[k]!,
+      contentBytes: bytes,
+      skipped: memberSkipped[k]!,
+      shardContentBytes: docs.contentBytes,
+      shardDocs: docs.records.length,
+    };
   });
 }
 

@@ -139,7 +139,18 @@ export const SHARD_FORMAT: SectionFileFormat = {
   magic: SHARD_MAGIC,
   version: SHARD_VERSION,
   minVersion: SHARD_MIN_VERSION,
-  order: (v) => (v === 2 ? SECTION_ORDER_V2 : v === 3 ? SECTION_ORDER_V3 : v === 4 ? SECTION_ORDER_V4 : v === 5 ? SECTION_ORDER_V5 : v <= 7 ? SECTION_ORDER_V7 : SECTION_ORDER),
+  order: (v) =>
+    v === 2
+      ? SECTION_ORDER_V2
+      : v === 3
+        ? SECTION_ORDER_V3
+        : v === 4
+          ? SECTION_ORDER_V4
+          : v === 5
+            ? SECTION_ORDER_V5
+            : v <= 7
+              ? SECTION_ORDER_V7
+              : SECTION_ORDER,
 };
 
 // A symbols file holds the symbol sections of one shard built without them: the symbols
@@ -161,7 +172,13 @@ export const SYMBOLS_MAGIC = 'TRAWLSYM';
 export const SYMBOLS_EXT = '.symbols';
 
 /** Sections of a version 1 symbols file, in file order. */
-export const SYMBOLS_SECTION_ORDER_V1: readonly SectionKind[] = [SectionKind.Symbols, SectionKind.SymbolNgrams, SectionKind.SymbolPostings, SectionKind.SymbolIndex, SectionKind.Meta];
+export const SYMBOLS_SECTION_ORDER_V1: readonly SectionKind[] = [
+  SectionKind.Symbols,
+  SectionKind.SymbolNgrams,
+  SectionKind.SymbolPostings,
+  SectionKind.SymbolIndex,
+  SectionKind.Meta,
+];
 /** Sections of a current (version 2) symbols file, in file order. */
 export const SYMBOLS_SECTION_ORDER: readonly SectionKind[] = [...SYMBOLS_SECTION_ORDER_V1.slice(0, -1), SectionKind.ContentWords, SectionKind.Meta];
 

@@ -273,33 +273,64 @@ export class Shard {
     this.sectionBytes = files.bytes;
     this.docs = section(SectionKind.Docs);
     this.docCount = documentCount(path, this.docs, this.contentChecksum);
-    const added = files.symbolsMeta && readSymbolsMeta(options.symbols!, files.symbolsMeta, { path, docCount: this.docCount, contentChecksum: this.contentChecksum });
+    const added =
+      files.symbolsMeta && readSymbolsMeta(options.symbols!, files.symbolsMeta, { path, docCount: this.docCount, contentChecksum: this.contentChecksum });
     this.meta = readMeta(path, section(SectionKind.Meta), added);
     this.nameBytes = section(SectionKind.Names);
     this.contentBytes = section(SectionKind.Content);
     const follow = this.version >= 5 ? section(SectionKind.ContentFollow) : undefined;
     const limit = this.docCount;
-    this.content = new NgramTable(section(SectionKind.ContentNgrams), section(SectionKind.ContentPostings), { path, limit, bytesPerCandidate: this.contentBytes.length / Math.max(1, limit), follow });
+    this.content = new NgramTable(section(SectionKind.ContentNgrams), section(SectionKind.ContentPostings), {
+      path,
+      limit,
+      bytesPerCandidate: this.contentBytes.length / Math.max(1, limit),
+      follow,
+    });
     this.names = new NgramTable(section(SectionKind.NameNgrams), section(SectionKind.NamePostings), { path, limit });
-    this.symbols = new SymbolRecords(path, section(SectionKind.Symbols), this.version >= 4 ? section(SectionKind.SymbolIndex) : undefined, this.docCount, this.meta.symbolKinds);
+    this.symbols = new SymbolRecords(
+      path,
+      section(SectionKind.Symbols),
+      this.version >= 4 ? section(SectionKind.SymbolIndex) : undefined,
+      this.docCount,
+      this.meta.symbolKinds,
+    );
     // A posting of the symbol names' trigrams is a block of the symbol index's names (version 4) or a document.
     const index = this.symbols.index;
-    this.symbolNames = new NgramTable(section(SectionKind.SymbolNgrams), section(SectionKind.SymbolPostings), { path, limit: index ? Math.ceil(index.nameCount / index.namesPerBlock) : limit });
+    this.symbolNames = new NgramTable(section(SectionKind.SymbolNgrams), section(SectionKind.SymbolPostings), {
+      path,
+      limit: index ? Math.ceil(index.nameCount / index.namesPerBlock) : limit,
+    });
     if (this.version >= 6) this.contentWords = named(path, () => new ContentWords(section(SectionKind.ContentWords), limit));
     if (this.version >= 8 && section(SectionKind.ContentSegments).length > 0) {
-      this.contentSegments = named(path, () => new ContentSegments(section(SectionKind.ContentSegments), limit, this.content.ids.length, (doc) => this.contentLength(doc)));
+      this.contentSegments = named(
+        path,
+        () => new ContentSegments(section(SectionKind.ContentSegments), limit, this.content.ids.length, (doc) => this.contentLength(doc)),
+      );
     }
     // Shared between the threads that open the same file (search/pool.ts), so that each
     // document is checked once per process, not once per thread.
     this.verified = documentChecks(options.verified, this.docCount) ?? new Uint8Array(this.docCount);
-    this.sharedChecks = options.writtenByCaller ? [] : [[files.shard, options.verified], [files.symbols, options.symbolsVerified]].flatMap(([toc, checks]) => (toc && checks ? [{ toc: toc as ReadonlyMap<SectionKind, Section>, states: sectionStates(checks as SharedArrayBuffer) }] : []));
+    this.sharedChecks = options.writtenByCaller
+      ? []
+      : [
+          [files.shard, options.verified],
+          [files.symbols, options.symbolsVerified],
+        ].flatMap(([toc, checks]) =>
+          toc && checks ? [{ toc: toc as ReadonlyMap<SectionKind, Section>, states: sectionStates(checks as SharedArrayBuffer) }] : [],
+        );
     if (options.writtenByCaller) this.verified.fill(1);
     if (this.version >= 3) {
       this.oids = section(SectionKind.Oids);
       if (this.oids.length !== this.docCount * OID_SIZE) throw new ShardError(path, 'blob id table does not match the document table');
     }
     const membership = options.membership;
-    this.branches = named(path, () => (membership !== undefined ? readMembershipFile(membership) : this.version >= 3 ? new BranchSet(section(SectionKind.Branches), path) : BranchSet.everyDoc([this.meta.repo.branch], this.docCount)));
+    this.branches = named(path, () =>
+      membership !== undefined
+        ? readMembershipFile(membership)
+        : this.version >= 3
+          ? new BranchSet(section(SectionKind.Branches), path)
+          : BranchSet.everyDoc([this.meta.repo.branch], this.docCount),
+    );
     this.members = readMembers(path, this.meta, this.docCount, this.branches.names.length, membership !== undefined);
   }
 
@@ -536,8 +567,15 @@ function readMembers(path: string, meta: ShardMeta, docCount: number, branchCoun
   let doc = 0;
   let branch = 0;
   for (const m of listed) {
-    const ok = typeof m === 'object' && m !== null && typeof m.repo === 'object' && m.repo !== null && typeof m.repo.name === 'string' && Array.isArray(m.skipped);
-    if (!ok || m.first !== doc || !(Number.isInteger(m.end) && m.end >= m.first) || m.branchFirst !== branch || !(Number.isInteger(m.branchEnd) && m.branchEnd > m.branchFirst)) {
+    const ok =
+      typeof m === 'object' && m !== null && typeof m.repo === 'object' && m.repo !== null && typeof m.repo.name === 'string' && Array.isArray(m.skipped);
+    if (
+      !ok ||
+      m.first !== doc ||
+      !(Number.isInteger(m.end) && m.end >= m.first) ||
+      m.branchFirst !== branch ||
+      !(Number.isInteger(m.branchEnd) && m.branchEnd > m.branchFirst)
+    ) {
       throw new ShardError(path, 'repository table is malformed');
     }
     doc = m.end;
@@ -612,7 +650,8 @@ function readMeta(path: string, bytes: Buffer, added: SymbolsFileMeta | undefine
   } catch (err) {
     throw new ShardError(path, `metadata cannot be decoded: ${(err as Error).message}`);
   }
-  if (added) meta = { ...meta, symbolKinds: added.symbolKinds, symbolFailures: added.symbolFailures, symbolsIndexed: true, symbolExtraction: added.symbolExtraction };
+  if (added)
+    meta = { ...meta, symbolKinds: added.symbolKinds, symbolFailures: added.symbolFailures, symbolsIndexed: true, symbolExtraction: added.symbolExtraction };
   return meta;
 }
 
@@ -635,7 +674,11 @@ function withSectionFile<T>(path: string, format: SectionFileFormat, use: (fd: n
   try {
     opened = openRegularFile(path);
   } catch (err) {
-    throw new ShardError(path, err instanceof RefusedFile ? err.reason : `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, format.what);
+    throw new ShardError(
+      path,
+      err instanceof RefusedFile ? err.reason : `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      format.what,
+    );
   }
   const { fd, size } = opened;
   try {
@@ -676,7 +719,11 @@ function readToc(path: string, map: Buffer, fileLength: number, format: SectionF
   if (map.toString('latin1', 0, 8) !== format.magic) throw new ShardError(path, `not a trawl ${format.what} (bad magic)`, format.what);
   const version = map.readUInt32LE(8);
   if (version < format.minVersion || version > format.version) {
-    throw new ShardError(path, `unsupported ${format.what} format version ${version} (this trawl reads versions ${format.minVersion} to ${format.version}); re-index the repository`, format.what);
+    throw new ShardError(
+      path,
+      `unsupported ${format.what} format version ${version} (this trawl reads versions ${format.minVersion} to ${format.version}); re-index the repository`,
+      format.what,
+    );
   }
   const order = format.order(version);
   if (hash32(map.subarray(0, 60)) !== map.readUInt32LE(60)) throw new ShardError(path, 'header is corrupt (checksum mismatch)', format.what);

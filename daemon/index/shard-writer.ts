@@ -110,10 +110,18 @@ export class ShardWriter {
   /** Drops the temporary file; safe to call after a failure at any point. */
   abort(): void {
     if (!this.closed) {
-      try { closeSync(this.fd); } catch { /* already closed */ }
+      try {
+        closeSync(this.fd);
+      } catch {
+        /* already closed */
+      }
       this.closed = true;
     }
-    try { unlinkSync(this.tempPath); } catch { /* never created or already gone */ }
+    try {
+      unlinkSync(this.tempPath);
+    } catch {
+      /* never created or already gone */
+    }
   }
 
   private write(bytes: Uint8Array): void {

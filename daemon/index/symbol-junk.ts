@@ -7,7 +7,8 @@
 // of "definitions", most of them BriefDescription, EventCode, ...). The file itself is
 // indexed as any other: only its symbols are left out.
 
-const LOCK_FILE = /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lock|Cargo\.lock|go\.sum|composer\.lock|Gemfile\.lock|poetry\.lock|Pipfile\.lock|uv\.lock|mix\.lock|pubspec\.lock|Podfile\.lock|flake\.lock|packages\.lock\.json|gradle\.lockfile)$/i;
+const LOCK_FILE =
+  /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lock|Cargo\.lock|go\.sum|composer\.lock|Gemfile\.lock|poetry\.lock|Pipfile\.lock|uv\.lock|mix\.lock|pubspec\.lock|Podfile\.lock|flake\.lock|packages\.lock\.json|gradle\.lockfile)$/i;
 const MINIFIED_NAME = /[.-]min\.(js|mjs|cjs|css)$|\.(js|mjs|cjs|css)\.map$/i;
 const SCRIPT = /\.(js|mjs|cjs|jsx|ts|tsx|css|scss|less)$/i;
 const DATA = /\.(json|jsonc|json5|geojson|jsonl|ndjson|webmanifest)$/i;

@@ -251,7 +251,12 @@ export class SymbolRecords {
   /** A symbol record decoded. */
   private decode(record: number): SymbolDef {
     const name = this.name(record);
-    const def: SymbolDef = { name: name.buf.toString('utf8', name.start, name.end), kind: this.kind(record), line: this.line(record), endLine: this.endLine(record) };
+    const def: SymbolDef = {
+      name: name.buf.toString('utf8', name.start, name.end),
+      kind: this.kind(record),
+      line: this.line(record),
+      endLine: this.endLine(record),
+    };
     const parent = this.parent(record);
     if (parent) def.parent = { name: parent.buf.toString('utf8', parent.start, parent.end), kind: parent.kind };
     return def;

@@ -305,7 +305,9 @@ export class SymbolSections {
     // Names not found where they were read (none from the scanner but for odd bytes around
     // them): by the line rule, as nameStarts gives it.
     if (rest) {
-      const names = rest.map((r) => this.names.toString('latin1', words[(r * SYMBOL_RECORD_SIZE) >>> 2]!, words[(r * SYMBOL_RECORD_SIZE) >>> 2]! + this.nameLength[r]!));
+      const names = rest.map((r) =>
+        this.names.toString('latin1', words[(r * SYMBOL_RECORD_SIZE) >>> 2]!, words[(r * SYMBOL_RECORD_SIZE) >>> 2]! + this.nameLength[r]!),
+      );
       const starts = nameStarts(bytes, lines!, names);
       rest.forEach((r, k) => (words[((r * SYMBOL_RECORD_SIZE) >>> 2) + 1] = starts[k]!));
     }
@@ -495,7 +497,7 @@ function sortedScan(scan: CScan, content: Uint8Array): Uint32Array {
     const lb = d[b + 2]!;
     const oa = d[a + 1]!;
     const ob = d[b + 1]!;
-    const m = Math.min(la , lb);
+    const m = Math.min(la, lb);
     for (let k = 0; k < m; k++) {
       const x = pa[oa + k]!;
       const y = pb[ob + k]!;

@@ -45,5 +45,8 @@ export function refuseToolCalls(ids: JsonRpcId[], err: ServiceError, batch: bool
   const code = err.errorCode === 'API_RATE_LIMIT_EXCEEDED' ? MCP_RATE_LIMIT_EXCEEDED : ErrorCode.InternalError;
   const data = { errorCode: err.errorCode, ...(retryAfter ? { retryAfterSeconds: Number(retryAfter) } : {}) };
   const answers = ids.map((id) => ({ jsonrpc: '2.0', id, error: { code, message: err.message, data } }));
-  return new Response(JSON.stringify(batch ? answers : answers[0]), { status: 200, headers: { 'content-type': 'application/json', ...Object.fromEntries(err.headers) } });
+  return new Response(JSON.stringify(batch ? answers : answers[0]), {
+    status: 200,
+    headers: { 'content-type': 'application/json', ...Object.fromEntries(err.headers) },
+  });
 }

@@ -46,7 +46,7 @@ export function routeInvoker(routes: Route[], validators: Validators): Invoke {
     const entry = table.get(key);
     if (!entry) throw new Error(`no route ${key}`);
     const { route, validate } = entry;
-    let value: unknown ;
+    let value: unknown;
     if (validate) {
       if (route.method === 'GET') {
         // As a query string carries them: strings, undefined left out.

@@ -58,7 +58,10 @@ export function renderRepos(repos: Array<Record<string, unknown>>, total: number
  * structuredContent: `{ entries, totalEntries }`: the listing's entries cut to those the
  * text shows (and to STRUCTURED_BUDGET), and how many there were.
  */
-export function renderTree(listing: Extract<TreeListing, { kind: 'directory' }>, args: { repo: string; ref?: string; depth: number; include: Include }): Rendered {
+export function renderTree(
+  listing: Extract<TreeListing, { kind: 'directory' }>,
+  args: { repo: string; ref?: string; depth: number; include: Include },
+): Rendered {
   const { entries, base } = listing;
   const out = new TextBudget();
   const where = `repo=${args.repo}${args.ref === undefined ? '' : ` ref=${args.ref}`} path=${base === '' ? '/' : base}`;
@@ -73,10 +76,15 @@ export function renderTree(listing: Extract<TreeListing, { kind: 'directory' }>,
   const shown = out.addSome(lines());
   const hints: string[] = [];
   if (shown < entries.length) {
-    hints.push(`${entries.length - shown} more entries were not shown (output limit): call list_tree with path=<one of the directories above>${args.depth > 1 ? ` or depth=${args.depth - 1}` : ''}`);
+    hints.push(
+      `${entries.length - shown} more entries were not shown (output limit): call list_tree with path=<one of the directories above>${args.depth > 1 ? ` or depth=${args.depth - 1}` : ''}`,
+    );
   }
   const deeper = listing.fileCount - listing.shallowFileCount;
-  if (deeper > 0) hints.push(`${plural(deeper, 'file lies', 'files lie')} deeper than depth ${args.depth}: call list_tree with path=<a directory> or depth=${args.depth + 1}`);
+  if (deeper > 0)
+    hints.push(
+      `${plural(deeper, 'file lies', 'files lie')} deeper than depth ${args.depth}: call list_tree with path=<a directory> or depth=${args.depth + 1}`,
+    );
   const k = structuredPrefix({ entries: [], totalEntries: entries.length }, entries, shown);
   return { text: out.text(hints), structured: { entries: entries.slice(0, k), totalEntries: entries.length } };
 }

@@ -37,11 +37,18 @@ export function renderDiff(answer: DiffAnswer, args: { base: string; head: strin
   const { files } = answer;
   const out = new TextBudget();
   const scope = args.path === undefined ? '' : ` under ${args.path}`;
-  out.add(files.length === 0 ? `No changes between ${args.base} and ${args.head}${scope}.` : `${plural(files.length, 'file', 'files')} changed between ${args.base} and ${args.head}${scope}:`);
+  out.add(
+    files.length === 0
+      ? `No changes between ${args.base} and ${args.head}${scope}.`
+      : `${plural(files.length, 'file', 'files')} changed between ${args.base} and ${args.head}${scope}:`,
+  );
   const { shown, cut } = out.addBlocks(files.length, (i) => fileDiff(files[i]!));
   const hints: string[] = [];
   if (cut) hints.push(`the diff of ${files[0]!.newPath ?? files[0]!.oldPath} was cut to fit (output limit)`);
-  if (shown < files.length) hints.push(`${files.length - shown} more changed files were not shown (output limit): call get_diff with path=<a file or directory> to see part of the diff`);
+  if (shown < files.length)
+    hints.push(
+      `${files.length - shown} more changed files were not shown (output limit): call get_diff with path=<a file or directory> to see part of the diff`,
+    );
   if (answer.truncated) hints.push('the daemon cut this diff (1000 files or 10 MB): call get_diff with path=<a file or directory> to narrow it');
   const k = structuredPrefix({ ...answer, files: [] }, files, shown);
   return { text: out.text(hints), structured: { ...answer, files: files.slice(0, k) } };
@@ -93,7 +100,8 @@ export function renderBlame(answer: BlameAnswer, args: { path: string; ref?: str
   const out = new TextBudget();
   const at = args.ref === undefined ? '' : ` at ${args.ref}`;
   const end = ranges.length > 0 ? ranges.at(-1)!.startLine + ranges.at(-1)!.lineCount - 1 : 0;
-  if (ranges.length === 0) out.add(answer.ranges.length === 0 ? `${args.path}${at} is empty.` : `${args.path}${at} has no line ${args.startLine}: it has ${blameEnd(answer)} lines.`);
+  if (ranges.length === 0)
+    out.add(answer.ranges.length === 0 ? `${args.path}${at} is empty.` : `${args.path}${at} has no line ${args.startLine}: it has ${blameEnd(answer)} lines.`);
   else out.add(`Blame of ${args.path}${at}, lines ${ranges[0]!.startLine}–${end} (line(s)  commit  date  author: subject):`);
   const shown = out.addSome(
     ranges.map((r) => {
@@ -104,7 +112,8 @@ export function renderBlame(answer: BlameAnswer, args: { path: string; ref?: str
     }),
   );
   const hints: string[] = [];
-  if (shown < ranges.length) hints.push(`lines ${ranges[shown]!.startLine}–${end} were not shown (output limit): call blame with startLine=${ranges[shown]!.startLine}`);
+  if (shown < ranges.length)
+    hints.push(`lines ${ranges[shown]!.startLine}–${end} were not shown (output limit): call blame with startLine=${ranges[shown]!.startLine}`);
   const base = { ranges: [], commits: {} };
   // The commits count against the budget too: measure ranges with the commit each adds.
   const named = new Set<string>();

@@ -28,7 +28,8 @@ export function renderPage<T>(
   else out.add(`${noun[0]!.toUpperCase()}${noun.slice(1)}${scope}: ${first}–${first + items.length - 1} of ${total} (page ${page} of ${pages}):`);
   const { shown } = out.addBlocks(items.length, (i) => lines(items[i]!));
   const hints: string[] = [];
-  if (shown < items.length) hints.push(`${items.length - shown} more ${noun} of this page were not shown (output limit): call ${list.tool} with a smaller perPage (now ${perPage})`);
+  if (shown < items.length)
+    hints.push(`${items.length - shown} more ${noun} of this page were not shown (output limit): call ${list.tool} with a smaller perPage (now ${perPage})`);
   if (page < pages) hints.push(`page ${page} of ${pages}: call ${list.tool} with page=${page + 1}`);
   const k = structuredPrefix({ [list.key]: [], total, page, perPage }, items, shown);
   return { text: out.text(hints), structured: { [list.key]: items.slice(0, k), total, page, perPage } };

@@ -15,7 +15,14 @@ export interface Rendered {
 /** The answer of POST /api/find_definitions and /api/find_references. */
 export interface SymbolAnswer {
   stats: { matchCount: number };
-  files: Array<{ fileName: string; repository: string; repositoryId: number; webUrl: string; language: string; matches: Array<{ lineContent: string; range: Range }> }>;
+  files: Array<{
+    fileName: string;
+    repository: string;
+    repositoryId: number;
+    webUrl: string;
+    language: string;
+    matches: Array<{ lineContent: string; range: Range }>;
+  }>;
   repositoryInfo: unknown[];
 }
 
@@ -36,7 +43,9 @@ export function renderSearch(answer: SearchResponse, args: { matches: number; co
   const hints: string[] = [];
   if (cut) hints.push(`the first file was cut to fit: lower contextLines (now ${args.contextLines}) or read it with read_file`);
   if (shown < files.length) {
-    hints.push(`${plural(files.length - shown, 'more file was', 'more files were')} not shown (output limit): narrow the query (repo:, file:, lang: filters) or lower contextLines (now ${args.contextLines}) or matches (now ${args.matches})`);
+    hints.push(
+      `${plural(files.length - shown, 'more file was', 'more files were')} not shown (output limit): narrow the query (repo:, file:, lang: filters) or lower contextLines (now ${args.contextLines}) or matches (now ${args.matches})`,
+    );
   }
   if (!answer.isSearchExhaustive) hints.push(`more matches exist: raise matches (now ${args.matches}) or narrow the query`);
   const k = structuredPrefix({ ...answer, files: [] }, files, shown);
@@ -72,7 +81,11 @@ function matchedLines(ranges: Range[]): Set<number> {
 export function renderSymbols(answer: SymbolAnswer, what: 'definitions' | 'references', symbolName: string): Rendered {
   const { files } = answer;
   const out = new TextBudget();
-  out.add(files.length === 0 ? `No ${what} of "${symbolName}" found.` : `${answer.stats.matchCount} ${what} of "${symbolName}" in ${plural(files.length, 'file', 'files')}:`);
+  out.add(
+    files.length === 0
+      ? `No ${what} of "${symbolName}" found.`
+      : `${answer.stats.matchCount} ${what} of "${symbolName}" in ${plural(files.length, 'file', 'files')}:`,
+  );
   const { shown, cut } = out.addBlocks(files.length, (i) => {
     const f = files[i]!;
     const lines = ['', fileHeader(f.repository, f.fileName, `${f.language || 'unknown language'}; ${plural(f.matches.length, 'match', 'matches')}`)];

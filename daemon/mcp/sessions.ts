@@ -82,7 +82,8 @@ export class McpSessions {
     const authInfo = authInfoFor(identity, clientAddress);
     const id = request.headers.get('mcp-session-id');
     if (id === null) {
-      if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required (open a session with an initialize request)');
+      if (request.method !== 'POST')
+        return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required (open a session with an initialize request)');
       return this.open(request, owner, group, authInfo);
     }
     const session = this.sessions.get(id);
@@ -140,7 +141,9 @@ export class McpSessions {
     if (opened === undefined) await server.close();
     if (refused) {
       this.options.log.warn({ owner, open: this.sessions.size }, 'mcp session refused: every open session is the only one of its user');
-      return jsonRpcError(503, -32000, `Server busy: ${this.options.maxSessions} tool-server sessions are open, each the only one of its user; retry later`, [['Retry-After', '60']]);
+      return jsonRpcError(503, -32000, `Server busy: ${this.options.maxSessions} tool-server sessions are open, each the only one of its user; retry later`, [
+        ['Retry-After', '60'],
+      ]);
     }
     return response;
   }
@@ -172,8 +175,9 @@ export class McpSessions {
           [largest, most] = [g, list.length];
         }
       }
-      if (largest !== undefined && largest !== group && most > mine() + 1) evict(largest, 'too many sessions: the user with the most gives up its least recently used');
-      else if (mine() > 0) evict(group, 'too many sessions: this user\'s least recently used makes room');
+      if (largest !== undefined && largest !== group && most > mine() + 1)
+        evict(largest, 'too many sessions: the user with the most gives up its least recently used');
+      else if (mine() > 0) evict(group, "too many sessions: this user's least recently used makes room");
       else return false;
     }
     return true;
@@ -203,5 +207,8 @@ export class McpSessions {
 }
 
 function jsonRpcError(status: number, code: number, message: string, headers: Array<[string, string]> = []): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: [['content-type', 'application/json'], ...headers] });
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: [['content-type', 'application/json'], ...headers],
+  });
 }

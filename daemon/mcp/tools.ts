@@ -85,7 +85,15 @@ const REPOS_PER_PAGE = bound(prop(repoSchemas, 'ReposQuery', 'perPage'), 'defaul
 const REPOS_QUERY_MAX = bound(prop(repoSchemas, 'ReposQuery', 'query'), 'maxLength');
 
 const repo = () => z.string().min(1).max(REPO_MAX).describe('Repository name exactly as list_repos or search results show it, e.g. github.com/org/repo.');
-const ref = () => z.string().min(1).max(REF_MAX).optional().describe('An indexed branch, a tag, or a commit id (at least 7 hex digits) of their history; also relative, like main~1. Default: the repository\'s default branch.');
+const ref = () =>
+  z
+    .string()
+    .min(1)
+    .max(REF_MAX)
+    .optional()
+    .describe(
+      "An indexed branch, a tag, or a commit id (at least 7 hex digits) of their history; also relative, like main~1. Default: the repository's default branch.",
+    );
 const filePath = (what: string) => z.string().min(1).max(PATH_MAX).describe(what);
 const page = () => z.number().int().min(1).max(PAGE_MAX).default(1).describe('1-based page number; the result says how many pages there are.');
 
@@ -131,7 +139,9 @@ interface ToolKit {
    * A tool's callback: authenticates the caller and counts the call (PrepareCall), then
    * runs `run` and makes its rendering the tool result (respond).
    */
-  call<A>(run: (args: A, caller: ToolCaller, signal: AbortSignal) => Promise<Rendered | ArgumentError>): (args: A, extra: { signal: AbortSignal; authInfo?: AuthInfo }) => Promise<CallToolResult>;
+  call<A>(
+    run: (args: A, caller: ToolCaller, signal: AbortSignal) => Promise<Rendered | ArgumentError>,
+  ): (args: A, extra: { signal: AbortSignal; authInfo?: AuthInfo }) => Promise<CallToolResult>;
   rest(caller: ToolCaller, route: Parameters<Invoke>[0], input: Record<string, unknown>): Promise<RouteAnswer>;
   /** Every file path of a repository at a ref (POST /api/files). */
   fileList(caller: ToolCaller, repoName: string, revisionName: string | undefined): Promise<Array<{ path: string }>>;
@@ -143,7 +153,7 @@ function searchCodeTool(t: ToolKit): void {
     {
       title: 'Search code',
       description: [
-        'Search the contents of every indexed repository (each repository\'s default branch unless `branch:` says otherwise). Start here to find code; then read_file for more of a file.',
+        "Search the contents of every indexed repository (each repository's default branch unless `branch:` says otherwise). Start here to find code; then read_file for more of a file.",
         'Query language: space-separated terms must all match in the same file (AND); lowercase `or` between terms or groups means OR; parentheses group; `-` before a term, filter or group negates it; "double quotes" make one term containing spaces (\\" and \\\\ escape).',
         'Filters: `repo:` (regex on the repository name), `file:` (regex on the path), `lang:` (language, e.g. lang:go, lang:typescript), `sym:` (regex on the name of a symbol definition), `branch:` (branch glob, branch:* for all indexed), `case:yes|no|auto`, `regex:` (one term as a regular expression), `content:` (content only), `archived:` and `fork:` (yes|no|only), `visibility:` (public|private|any). Filter values may be quoted.',
         'Terms are literal, case-insensitive substrings; isRegexEnabled makes them RE2 regular expressions, isCaseSensitivityEnabled (or case:yes) makes them case-sensitive.',
@@ -152,7 +162,13 @@ function searchCodeTool(t: ToolKit): void {
       ].join('\n'),
       inputSchema: {
         query: z.string().min(1).max(MAX_QUERY_BYTES).describe(`The query, in the query language above (at most ${MAX_QUERY_BYTES} bytes).`),
-        matches: z.number().int().min(1).max(DEFAULT_MAX_MATCHES).default(SEARCH_MATCHES).describe('The most match ranges to return (content and path matches together). Raise it when the result says more matches exist.'),
+        matches: z
+          .number()
+          .int()
+          .min(1)
+          .max(DEFAULT_MAX_MATCHES)
+          .default(SEARCH_MATCHES)
+          .describe('The most match ranges to return (content and path matches together). Raise it when the result says more matches exist.'),
         contextLines: z.number().int().min(0).max(MAX_CONTEXT_LINES).default(0).describe('Lines of context before and after each matching line.'),
         isRegexEnabled: z.boolean().default(false).describe('Treat terms as RE2 regular expressions instead of literal substrings.'),
         isCaseSensitivityEnabled: z.boolean().default(false).describe('Match case exactly (a case: filter in the query overrides this).'),
@@ -160,7 +176,13 @@ function searchCodeTool(t: ToolKit): void {
       annotations: { title: 'Search code', ...READ_ONLY },
     },
     t.call(async (args, caller) => {
-      const a = await t.rest(caller, 'POST /api/search', { query: args.query, matches: args.matches, contextLines: args.contextLines, isRegexEnabled: args.isRegexEnabled, isCaseSensitivityEnabled: args.isCaseSensitivityEnabled });
+      const a = await t.rest(caller, 'POST /api/search', {
+        query: args.query,
+        matches: args.matches,
+        contextLines: args.contextLines,
+        isRegexEnabled: args.isRegexEnabled,
+        isCaseSensitivityEnabled: args.isCaseSensitivityEnabled,
+      });
       return renderSearch(a.body as SearchResponse, args);
     }),
   );
@@ -209,7 +231,13 @@ function listReposTool(t: ToolKit): void {
       annotations: { title: 'List repositories', ...READ_ONLY },
     },
     t.call(async (args, caller) => {
-      const a = await t.rest(caller, 'GET /api/repos', { query: args.query, sort: args.sort, direction: args.direction, page: args.page, perPage: args.perPage });
+      const a = await t.rest(caller, 'GET /api/repos', {
+        query: args.query,
+        sort: args.sort,
+        direction: args.direction,
+        page: args.page,
+        perPage: args.perPage,
+      });
       const repos = a.body as Array<Record<string, unknown>>;
       return renderRepos(repos, totalCount(a, repos.length), args);
     }),
@@ -235,9 +263,15 @@ function listTreeTool(t: ToolKit): void {
     },
     t.call(async (args, caller) => {
       const files = await t.fileList(caller, args.repo, args.ref);
-      const listing = await listTree(files.map((f) => f.path), args.path, args.depth, args.include);
+      const listing = await listTree(
+        files.map((f) => f.path),
+        args.path,
+        args.depth,
+        args.include,
+      );
       if (listing.kind === 'file') return argumentError('path', `${listing.base} is a file, not a directory: read it with read_file`);
-      if (listing.kind === 'missing') return argumentError('path', `no directory "${listing.base}" in ${args.repo}${args.ref === undefined ? '' : ` at ${args.ref}`}`);
+      if (listing.kind === 'missing')
+        return argumentError('path', `no directory "${listing.base}" in ${args.repo}${args.ref === undefined ? '' : ` at ${args.ref}`}`);
       return renderTree(listing, args);
     }),
   );
@@ -256,7 +290,7 @@ function globTool(t: ToolKit): void {
         repo: repo(),
         ref: ref(),
         pattern: z.string().min(1).max(MAX_GLOB_LENGTH).describe('The glob, e.g. **/*.go or {src,lib}/**/index.{js,ts}.'),
-        offset: z.number().int().min(0).default(0).describe('Matching paths to skip (from a previous result\'s continuation hint).'),
+        offset: z.number().int().min(0).default(0).describe("Matching paths to skip (from a previous result's continuation hint)."),
         limit: z.number().int().min(1).max(GLOB_MAX_LIMIT).default(GLOB_LIMIT).describe('The most paths to return.'),
       },
       annotations: { title: 'Find files by path pattern', ...READ_ONLY },
@@ -288,7 +322,7 @@ const symbolInput = (what: string) => ({
   symbolName: z.string().min(1).max(SYMBOL_MAX).describe(`The exact name of the ${what}, e.g. parseQuery (no regex, no qualification).`),
   repo: repo().optional().describe('Only this repository (default: all).'),
   language: z.string().min(1).max(LANGUAGE_MAX).optional().describe('Only files of this language (e.g. go, typescript, c++).'),
-  ref: z.string().min(1).max(REVISION_MAX).optional().describe('A branch or tag (default: each repository\'s default branch).'),
+  ref: z.string().min(1).max(REVISION_MAX).optional().describe("A branch or tag (default: each repository's default branch)."),
 });
 const symbolBody = (args: { symbolName: string; repo?: string | undefined; language?: string | undefined; ref?: string | undefined }) => ({
   symbolName: args.symbolName,
@@ -348,8 +382,20 @@ function listCommitsTool(t: ToolKit): void {
         path: z.string().min(1).max(PATH_MAX).optional().describe('Only commits that changed this file or directory.'),
         author: z.string().min(1).max(COMMIT_TEXT_MAX).optional().describe('Only commits whose author name or email contains this (case-insensitive).'),
         query: z.string().min(1).max(COMMIT_TEXT_MAX).optional().describe('Only commits whose message contains this (case-insensitive).'),
-        since: z.string().min(1).max(DATE_MAX).optional().describe('Only commits on or after this author date: ISO 8601 date or date-time, or "N days ago" (any unit second..year), "yesterday", "last week|month|year".'),
-        until: z.string().min(1).max(DATE_MAX).optional().describe('Only commits on or before this author date (same forms as since; a date alone is the start of that day).'),
+        since: z
+          .string()
+          .min(1)
+          .max(DATE_MAX)
+          .optional()
+          .describe(
+            'Only commits on or after this author date: ISO 8601 date or date-time, or "N days ago" (any unit second..year), "yesterday", "last week|month|year".',
+          ),
+        until: z
+          .string()
+          .min(1)
+          .max(DATE_MAX)
+          .optional()
+          .describe('Only commits on or before this author date (same forms as since; a date alone is the start of that day).'),
         page: page(),
         perPage: z.number().int().min(1).max(COMMITS_PER_PAGE_MAX).default(COMMITS_PER_PAGE).describe('Commits per page.'),
       },
@@ -405,7 +451,8 @@ function blameTool(t: ToolKit): void {
       annotations: { title: 'Blame a file', ...READ_ONLY },
     },
     t.call(async (args, caller) => {
-      if (args.endLine !== undefined && args.endLine < args.startLine) return argumentError('endLine', `endLine (${args.endLine}) is before startLine (${args.startLine})`);
+      if (args.endLine !== undefined && args.endLine < args.startLine)
+        return argumentError('endLine', `endLine (${args.endLine}) is before startLine (${args.startLine})`);
       const a = await t.rest(caller, 'GET /api/blame', { repo: args.repo, path: args.path, ref: args.ref });
       return renderBlame(a.body as BlameAnswer, args);
     }),

@@ -72,8 +72,10 @@ export async function readAuthorizationRequest(ctx: OAuthContext, params: Params
   if (responseType !== 'code') throw back(new OAuthError('unsupported_response_type', 'response_type must be "code"'));
   const challenge = params.get('code_challenge');
   if (challenge === undefined) throw back(new OAuthError('invalid_request', 'PKCE is required: send code_challenge and code_challenge_method=S256'));
-  if (params.get('code_challenge_method') !== 'S256') throw back(new OAuthError('invalid_request', 'code_challenge_method must be S256 (plain is not supported)'));
-  if (!isChallenge(challenge)) throw back(new OAuthError('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)'));
+  if (params.get('code_challenge_method') !== 'S256')
+    throw back(new OAuthError('invalid_request', 'code_challenge_method must be S256 (plain is not supported)'));
+  if (!isChallenge(challenge))
+    throw back(new OAuthError('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)'));
   const requestedResource = params.get('resource');
   let resource: string | undefined;
   try {
@@ -83,12 +85,25 @@ export async function readAuthorizationRequest(ctx: OAuthContext, params: Params
   }
   // Only "search" exists; other scopes are ignored rather than refused (RFC 6749 section
   // 3.3), and the token answer says what was granted.
-  return { client, redirectUri, codeChallenge: challenge, scope: SCOPE, params, ...(state !== undefined ? { state } : {}), ...(resource !== undefined ? { resource } : {}) };
+  return {
+    client,
+    redirectUri,
+    codeChallenge: challenge,
+    scope: SCOPE,
+    params,
+    ...(state !== undefined ? { state } : {}),
+    ...(resource !== undefined ? { resource } : {}),
+  };
 }
 
 /** The user said no: back to the client with access_denied. */
 export function denyLocation(ctx: OAuthContext, request: AuthorizationRequest): string {
-  return redirectTo(request.redirectUri, { error: 'access_denied', error_description: 'the user did not allow access', state: request.state, iss: ctx.issuer() });
+  return redirectTo(request.redirectUri, {
+    error: 'access_denied',
+    error_description: 'the user did not allow access',
+    state: request.state,
+    iss: ctx.issuer(),
+  });
 }
 
 /**
@@ -96,7 +111,12 @@ export function denyLocation(ctx: OAuthContext, request: AuthorizationRequest): 
  * recorded in the audit log with it, and where the browser takes it. The code carries the
  * key to the grant, whose tokens die with it (auth/origin.ts).
  */
-export async function approveLocation(ctx: OAuthContext, request: AuthorizationRequest, user: { userId: string; keyId: string }, address: string): Promise<string> {
+export async function approveLocation(
+  ctx: OAuthContext,
+  request: AuthorizationRequest,
+  user: { userId: string; keyId: string },
+  address: string,
+): Promise<string> {
   const code = newCredential(CODE_PREFIX);
   const now = ctx.now();
   await ctx.audit.change(

@@ -90,5 +90,8 @@ ${hidden}
 }
 
 export function errorPage(message: string): string {
-  return page('Cannot sign in', `<h1>This sign-in request cannot continue</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>\n<p>Start again from the application that sent you here.</p>`);
+  return page(
+    'Cannot sign in',
+    `<h1>This sign-in request cannot continue</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>\n<p>Start again from the application that sent you here.</p>`,
+  );
 }

@@ -14,7 +14,22 @@ export const MAX_REDIRECT_URIS = 20;
 const MAX_URI_LENGTH = 2000;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** Schemes that never name a client's redirect endpoint, and that a browser would execute or read locally. */
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'about:', 'blob:', 'filesystem:', 'view-source:', 'ftp:', 'ws:', 'wss:', 'mailto:', 'tel:', 'sms:']);
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'file:',
+  'vbscript:',
+  'about:',
+  'blob:',
+  'filesystem:',
+  'view-source:',
+  'ftp:',
+  'ws:',
+  'wss:',
+  'mailto:',
+  'tel:',
+  'sms:',
+]);
 
 /** Why `uri` cannot be registered, or undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {

@@ -29,13 +29,15 @@ export interface Registration {
 }
 
 export function readRegistration(body: unknown): Registration {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new OAuthError('invalid_client_metadata', 'the body must be a JSON object of client metadata');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new OAuthError('invalid_client_metadata', 'the body must be a JSON object of client metadata');
   const m = body as Record<string, unknown>;
   const redirectUris = checkRedirectUris(m.redirect_uris);
 
   let name = 'Unnamed client';
   if (m.client_name !== undefined) {
-    if (typeof m.client_name !== 'string' || m.client_name.trim() === '') throw new OAuthError('invalid_client_metadata', 'client_name must be a non-empty string');
+    if (typeof m.client_name !== 'string' || m.client_name.trim() === '')
+      throw new OAuthError('invalid_client_metadata', 'client_name must be a non-empty string');
     name = m.client_name.trim();
     if (name.length > MAX_NAME) throw new OAuthError('invalid_client_metadata', `client_name is longer than ${MAX_NAME} characters`);
     // The consent page, the key listings and the audit log show it.
@@ -49,7 +51,8 @@ export function readRegistration(body: unknown): Registration {
   }
 
   const grantTypes = subset(m.grant_types, 'grant_types', GRANT_TYPES, ['authorization_code', 'refresh_token']);
-  if (!grantTypes.includes('authorization_code')) throw new OAuthError('invalid_client_metadata', 'grant_types must include authorization_code (the only way to get a first token)');
+  if (!grantTypes.includes('authorization_code'))
+    throw new OAuthError('invalid_client_metadata', 'grant_types must include authorization_code (the only way to get a first token)');
   const responseTypes = subset(m.response_types, 'response_types', ['code'], ['code']);
 
   if (m.scope !== undefined) {

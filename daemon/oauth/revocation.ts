@@ -25,13 +25,31 @@ export async function revokeRequest(ctx: OAuthContext, params: Params, authoriza
   if (found.token.kind === 'refresh') {
     await ctx.audit.change(
       async () => firstTime((await ctx.store.oauth.getGrant(grant.id))?.revokedAt, await ctx.store.oauth.revokeGrant(grant.id, now)),
-      (g) => (g?.first ? { action: 'oauth_grant.revoked', actor, target: { type: 'oauth_grant', id: grant.id }, sourceAddress: address, details: { reason: 'client', clientId: client.id } } : undefined),
+      (g) =>
+        g?.first
+          ? {
+              action: 'oauth_grant.revoked',
+              actor,
+              target: { type: 'oauth_grant', id: grant.id },
+              sourceAddress: address,
+              details: { reason: 'client', clientId: client.id },
+            }
+          : undefined,
     );
   } else {
     const live = found.token.revokedAt === undefined;
     await ctx.audit.change(
       () => ctx.store.oauth.revokeToken(found.token.hash, now),
-      () => (live ? { action: 'oauth_token.revoked', actor, target: { type: 'oauth_grant', id: grant.id }, sourceAddress: address, details: { kind: 'access', clientId: client.id } } : undefined),
+      () =>
+        live
+          ? {
+              action: 'oauth_token.revoked',
+              actor,
+              target: { type: 'oauth_grant', id: grant.id },
+              sourceAddress: address,
+              details: { kind: 'access', clientId: client.id },
+            }
+          : undefined,
     );
   }
 }

@@ -77,7 +77,13 @@ async function exchangeCode(ctx: OAuthContext, caller: Caller, params: Params): 
     () => ctx.store.oauth.redeemCode(hash, tokens, now.toISOString()),
     (r) =>
       r !== undefined && 'grant' in r
-        ? { action: 'oauth_grant.created', actor: actorFor(caller, r.grant.userId), target: { type: 'oauth_grant', id: r.grant.id }, sourceAddress: caller.address, details: { clientId: client.id, clientName: client.name, scope: r.grant.scope } }
+        ? {
+            action: 'oauth_grant.created',
+            actor: actorFor(caller, r.grant.userId),
+            target: { type: 'oauth_grant', id: r.grant.id },
+            sourceAddress: caller.address,
+            details: { clientId: client.id, clientName: client.name, scope: r.grant.scope },
+          }
         : undefined,
   );
   if (!result) throw invalid('the authorization code is not valid');
@@ -137,7 +143,16 @@ async function revokeForReuse(ctx: OAuthContext, caller: Caller, grantId: string
   const now = ctx.now().toISOString();
   await ctx.audit.change(
     async () => firstTime((await ctx.store.oauth.getGrant(grantId))?.revokedAt, await ctx.store.oauth.revokeGrant(grantId, now)),
-    (g) => (g?.first ? { action: 'oauth_grant.revoked', actor: actorFor(caller, g.userId), target: { type: 'oauth_grant', id: g.id }, sourceAddress: caller.address, details: { reason, clientId: g.clientId } } : undefined),
+    (g) =>
+      g?.first
+        ? {
+            action: 'oauth_grant.revoked',
+            actor: actorFor(caller, g.userId),
+            target: { type: 'oauth_grant', id: g.id },
+            sourceAddress: caller.address,
+            details: { reason, clientId: g.clientId },
+          }
+        : undefined,
   );
 }
 
@@ -158,7 +173,8 @@ function checkResource(ctx: OAuthContext, params: Params, authorized: string | u
 
 /** Tokens are not issued for a grant whose API key is revoked (or was never recorded). */
 async function liveKey(ctx: OAuthContext, apiKeyId: string | undefined, userId: string): Promise<void> {
-  if (!(await originLive(ctx.store, apiKeyId, userId))) throw new OAuthError('invalid_grant', 'the API key this authorization was approved with has been revoked; authorize again');
+  if (!(await originLive(ctx.store, apiKeyId, userId)))
+    throw new OAuthError('invalid_grant', 'the API key this authorization was approved with has been revoked; authorize again');
 }
 
 /** "90 days", "1 day", "2.5 hours": a lifetime as people read it. */
@@ -188,7 +204,11 @@ function grantTypes(client: OAuthClientRecord): string[] {
  */
 function mint(ctx: OAuthContext, client: OAuthClientRecord, scope: string, now: Date, grantEnd: number): { tokens: NewOAuthToken[]; response: TokenResponse } {
   const expiry = (lifetime: number) => Math.min(now.getTime() + lifetime, grantEnd);
-  const record = (value: string, kind: NewOAuthToken['kind'], lifetime: number): NewOAuthToken => ({ hash: hashOf(ctx, value), kind, expiresAt: new Date(expiry(lifetime)).toISOString() });
+  const record = (value: string, kind: NewOAuthToken['kind'], lifetime: number): NewOAuthToken => ({
+    hash: hashOf(ctx, value),
+    kind,
+    expiresAt: new Date(expiry(lifetime)).toISOString(),
+  });
   const access = newCredential(ACCESS_TOKEN_PREFIX);
   const tokens = [record(access, 'access', ACCESS_TOKEN_LIFETIME_MS)];
   const expiresIn = Math.floor((expiry(ACCESS_TOKEN_LIFETIME_MS) - now.getTime()) / 1000);

@@ -135,7 +135,7 @@ export function caseFoldOrbit(cp: number): readonly number[] {
   if (isSurrogate(cp) || cp < 0 || cp > MAX_RUNE) {
     orbit = [cp];
   } else {
-    let candidates = cp < 0x80 ? asciiCandidates(cp) : jsOrbits().get(cp) ?? [cp];
+    let candidates = cp < 0x80 ? asciiCandidates(cp) : (jsOrbits().get(cp) ?? [cp]);
     const outside = outsideRanges(candidates);
     const leaks = outside.length > 0 && re2Matches(`(?i)[${outside.map(([lo, hi]) => `${hexCp(lo)}-${hexCp(hi)}`).join('')}]`, cp);
     if (leaks) {

@@ -204,7 +204,17 @@ export function qOr(args: readonly NgramQuery[]): NgramQuery {
   // branch wanting more of it gives that up: kept, it would be factored out again).
   const common = [...conjKept[0].entries()]
     .filter(([k]) => conjKept.every((c) => c.has(k)))
-    .map(([k, q]): [string, NgramQuery] => (q.op === 'tri' ? [k, tri(q.id, conjKept.reduce((bits, c) => bits & nextOf(c.get(k)!), 0xff))] : [k, q]));
+    .map(([k, q]): [string, NgramQuery] =>
+      q.op === 'tri'
+        ? [
+            k,
+            tri(
+              q.id,
+              conjKept.reduce((bits, c) => bits & nextOf(c.get(k)!), 0xff),
+            ),
+          ]
+        : [k, q],
+    );
   if (common.length > 0) {
     const commonKeys = new Set(common.map(([k]) => k));
     const rests = conjKept.map((c) => qAnd([...c.entries()].filter(([k]) => !commonKeys.has(k)).map(([, q]) => q)));

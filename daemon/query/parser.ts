@@ -234,7 +234,8 @@ class Parser {
         return { type: 'repo', pattern: v };
       case 'lang': {
         const language = isKnownLanguage(v);
-        if (language === undefined) fail(`unknown language ${JSON.stringify(v)} for lang: at column ${t.col}; use a GitHub linguist name such as Go, C++ or Python`);
+        if (language === undefined)
+          fail(`unknown language ${JSON.stringify(v)} for lang: at column ${t.col}; use a GitHub linguist name such as Go, C++ or Python`);
         return { type: 'lang', language };
       }
       case 'branch':
@@ -263,11 +264,15 @@ class Parser {
     const where = what === '' ? '' : `in ${what} `;
     const cost = patternCost(pattern);
     if (cost > MAX_REGEX_COST) {
-      fail(`regular expression ${where}at column ${col} is too large to compile: its repetitions and classes expand to about ${cost.toLocaleString('en-US')} steps, at most ${MAX_REGEX_COST.toLocaleString('en-US')} are allowed`);
+      fail(
+        `regular expression ${where}at column ${col} is too large to compile: its repetitions and classes expand to about ${cost.toLocaleString('en-US')} steps, at most ${MAX_REGEX_COST.toLocaleString('en-US')} are allowed`,
+      );
     }
     this.regexCost += cost;
     if (this.regexCost > MAX_QUERY_REGEX_COST) {
-      fail(`the query's regular expressions are too large to compile together (column ${col}): they expand to more than ${MAX_QUERY_REGEX_COST.toLocaleString('en-US')} steps`);
+      fail(
+        `the query's regular expressions are too large to compile together (column ${col}): they expand to more than ${MAX_QUERY_REGEX_COST.toLocaleString('en-US')} steps`,
+      );
     }
     compileToCheck(pattern, where, col);
   }

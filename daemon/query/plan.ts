@@ -80,8 +80,22 @@ export function planQuery(req: QueryRequest): Plan {
  * (n-grams, required literal, whether matches stay within a line), each within what is left
  * of the query's analysis budget, or claiming nothing.
  */
-export function compileTerm(pattern: string, regex: boolean, caseSensitive: boolean, budget: AnalysisBudget = analysisBudget(ANALYSIS_STEPS, ANALYSIS_MS)): Term {
-  if (!regex) return { kind: 'literal', pattern, caseSensitive, ngrams: withinBudget(budget, () => literalNgramQuery(pattern, { caseInsensitive: !caseSensitive }), ALL), required: null, lineLocal: false, sequence: null };
+export function compileTerm(
+  pattern: string,
+  regex: boolean,
+  caseSensitive: boolean,
+  budget: AnalysisBudget = analysisBudget(ANALYSIS_STEPS, ANALYSIS_MS),
+): Term {
+  if (!regex)
+    return {
+      kind: 'literal',
+      pattern,
+      caseSensitive,
+      ngrams: withinBudget(budget, () => literalNgramQuery(pattern, { caseInsensitive: !caseSensitive }), ALL),
+      required: null,
+      lineLocal: false,
+      sequence: null,
+    };
   try {
     new RE2(pattern, regexFlags(caseSensitive));
   } catch (err) {

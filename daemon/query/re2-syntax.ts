@@ -51,7 +51,10 @@ export interface Re2ParseOptions {
 }
 
 export class Re2SyntaxError extends Error {
-  constructor(message: string, readonly position: number) {
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
     super(`${message} at position ${position}`);
     this.name = 'Re2SyntaxError';
   }
@@ -64,36 +67,105 @@ const MAX_RUNE = 0x10ffff;
 const DIGIT: CodeRange[] = [[0x30, 0x39]];
 const PERL_GROUPS: Record<string, CodeRange[]> = {
   d: DIGIT,
-  s: [[0x09, 0x0a], [0x0c, 0x0d], [0x20, 0x20]],
-  w: [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]],
+  s: [
+    [0x09, 0x0a],
+    [0x0c, 0x0d],
+    [0x20, 0x20],
+  ],
+  w: [
+    [0x30, 0x39],
+    [0x41, 0x5a],
+    [0x5f, 0x5f],
+    [0x61, 0x7a],
+  ],
 };
 const POSIX_GROUPS: Record<string, CodeRange[]> = {
-  alnum: [[0x30, 0x39], [0x41, 0x5a], [0x61, 0x7a]],
-  alpha: [[0x41, 0x5a], [0x61, 0x7a]],
+  alnum: [
+    [0x30, 0x39],
+    [0x41, 0x5a],
+    [0x61, 0x7a],
+  ],
+  alpha: [
+    [0x41, 0x5a],
+    [0x61, 0x7a],
+  ],
   ascii: [[0x00, 0x7f]],
-  blank: [[0x09, 0x09], [0x20, 0x20]],
-  cntrl: [[0x00, 0x1f], [0x7f, 0x7f]],
+  blank: [
+    [0x09, 0x09],
+    [0x20, 0x20],
+  ],
+  cntrl: [
+    [0x00, 0x1f],
+    [0x7f, 0x7f],
+  ],
   digit: DIGIT,
   graph: [[0x21, 0x7e]],
   lower: [[0x61, 0x7a]],
   print: [[0x20, 0x7e]],
-  punct: [[0x21, 0x2f], [0x3a, 0x40], [0x5b, 0x60], [0x7b, 0x7e]],
-  space: [[0x09, 0x0d], [0x20, 0x20]],
+  punct: [
+    [0x21, 0x2f],
+    [0x3a, 0x40],
+    [0x5b, 0x60],
+    [0x7b, 0x7e],
+  ],
+  space: [
+    [0x09, 0x0d],
+    [0x20, 0x20],
+  ],
   upper: [[0x41, 0x5a]],
-  word: [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]],
-  xdigit: [[0x30, 0x39], [0x41, 0x46], [0x61, 0x66]],
+  word: [
+    [0x30, 0x39],
+    [0x41, 0x5a],
+    [0x5f, 0x5f],
+    [0x61, 0x7a],
+  ],
+  xdigit: [
+    [0x30, 0x39],
+    [0x41, 0x46],
+    [0x61, 0x66],
+  ],
 };
 
 /** Long Unicode category names the re2 package rewrites to RE2's short ones. */
 const LONG_CATEGORY_NAMES: Record<string, string> = {
-  Uppercase_Letter: 'Lu', Lowercase_Letter: 'Ll', Titlecase_Letter: 'Lt', Cased_Letter: 'LC',
-  Modifier_Letter: 'Lm', Other_Letter: 'Lo', Letter: 'L', Nonspacing_Mark: 'Mn', Spacing_Mark: 'Mc',
-  Enclosing_Mark: 'Me', Mark: 'M', Decimal_Number: 'Nd', Letter_Number: 'Nl', Other_Number: 'No',
-  Number: 'N', Connector_Punctuation: 'Pc', Dash_Punctuation: 'Pd', Open_Punctuation: 'Ps',
-  Close_Punctuation: 'Pe', Initial_Punctuation: 'Pi', Final_Punctuation: 'Pf', Other_Punctuation: 'Po',
-  Punctuation: 'P', Math_Symbol: 'Sm', Currency_Symbol: 'Sc', Modifier_Symbol: 'Sk', Other_Symbol: 'So',
-  Symbol: 'S', Space_Separator: 'Zs', Line_Separator: 'Zl', Paragraph_Separator: 'Zp', Separator: 'Z',
-  Control: 'Cc', Format: 'Cf', Surrogate: 'Cs', Private_Use: 'Co', Unassigned: 'Cn', Other: 'C',
+  Uppercase_Letter: 'Lu',
+  Lowercase_Letter: 'Ll',
+  Titlecase_Letter: 'Lt',
+  Cased_Letter: 'LC',
+  Modifier_Letter: 'Lm',
+  Other_Letter: 'Lo',
+  Letter: 'L',
+  Nonspacing_Mark: 'Mn',
+  Spacing_Mark: 'Mc',
+  Enclosing_Mark: 'Me',
+  Mark: 'M',
+  Decimal_Number: 'Nd',
+  Letter_Number: 'Nl',
+  Other_Number: 'No',
+  Number: 'N',
+  Connector_Punctuation: 'Pc',
+  Dash_Punctuation: 'Pd',
+  Open_Punctuation: 'Ps',
+  Close_Punctuation: 'Pe',
+  Initial_Punctuation: 'Pi',
+  Final_Punctuation: 'Pf',
+  Other_Punctuation: 'Po',
+  Punctuation: 'P',
+  Math_Symbol: 'Sm',
+  Currency_Symbol: 'Sc',
+  Modifier_Symbol: 'Sk',
+  Other_Symbol: 'So',
+  Symbol: 'S',
+  Space_Separator: 'Zs',
+  Line_Separator: 'Zl',
+  Paragraph_Separator: 'Zp',
+  Separator: 'Z',
+  Control: 'Cc',
+  Format: 'Cf',
+  Surrogate: 'Cs',
+  Private_Use: 'Co',
+  Unassigned: 'Cn',
+  Other: 'C',
 };
 
 /** Replaces lone UTF-16 surrogates by U+FFFD, as the UTF-8 conversion of a JS string does. */
@@ -233,8 +305,7 @@ interface Flags {
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isAlnum = (c: number): boolean => isDigit(c) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-const hexVal = (c: number): number =>
-  isDigit(c) ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 0x37 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+const hexVal = (c: number): number => (isDigit(c) ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 0x37 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1);
 
 class Parser {
   private readonly cps: number[];
@@ -480,17 +551,18 @@ class Parser {
         this.pos += 2;
         items.push({ type: 'anyByte' });
         return;
-      case 0x51 /* Q */: {
-        this.pos += 2;
-        while (this.pos < this.cps.length) {
-          if (this.peek() === 0x5c && this.peek(1) === 0x45 /* \E */) {
-            this.pos += 2;
-            break;
+      case 0x51 /* Q */:
+        {
+          this.pos += 2;
+          while (this.pos < this.cps.length) {
+            if (this.peek() === 0x5c && this.peek(1) === 0x45 /* \E */) {
+              this.pos += 2;
+              break;
+            }
+            items.push(this.literal(this.cps[this.pos++]));
           }
-          items.push(this.literal(this.cps[this.pos++]));
+          return;
         }
-        return;
-      }
       case 0x70 /* p */:
       case 0x50 /* P */:
         items.push({ type: 'class', negated: false, items: [this.parseUnicodeGroup()], foldCase: this.flags.foldCase });
@@ -545,8 +617,14 @@ class Parser {
     if (this.pos >= this.cps.length) this.fail('trailing \\');
     let c = this.cps[this.pos++];
     switch (c) {
+      case 0x31:
+      case 0x32:
+      case 0x33:
+      case 0x34:
+      case 0x35:
+      case 0x36:
       // biome-ignore lint/suspicious/noFallthroughSwitchClause: a digit 1-7 not followed by an octal digit is refused; followed by one, it is read as \0's are, below
-      case 0x31: case 0x32: case 0x33: case 0x34: case 0x35: case 0x36: case 0x37: {
+      case 0x37: {
         const d = this.peek();
         if (d < 0x30 || d > 0x37) this.fail('invalid escape sequence (backreference)');
       }
@@ -561,41 +639,48 @@ class Parser {
         }
         return code;
       }
-      case 0x78 /* x */: {
-        c = this.peek();
-        if (c === -1) this.fail('invalid escape sequence');
-        this.pos++;
-        if (c === 0x7b) {
-          let code = 0;
-          let digits = 0;
-          for (;;) {
-            const d = this.peek();
-            if (d === -1) this.fail('invalid escape sequence');
-            this.pos++;
-            const v = hexVal(d);
-            if (v < 0) {
-              if (d !== 0x7d || digits === 0) this.fail('invalid escape sequence');
-              return code;
+      case 0x78 /* x */:
+        {
+          c = this.peek();
+          if (c === -1) this.fail('invalid escape sequence');
+          this.pos++;
+          if (c === 0x7b) {
+            let code = 0;
+            let digits = 0;
+            for (;;) {
+              const d = this.peek();
+              if (d === -1) this.fail('invalid escape sequence');
+              this.pos++;
+              const v = hexVal(d);
+              if (v < 0) {
+                if (d !== 0x7d || digits === 0) this.fail('invalid escape sequence');
+                return code;
+              }
+              code = code * 16 + v;
+              digits++;
+              if (code > MAX_RUNE) this.fail('invalid escape sequence');
             }
-            code = code * 16 + v;
-            digits++;
-            if (code > MAX_RUNE) this.fail('invalid escape sequence');
           }
+          const c1 = this.peek();
+          if (c1 === -1) this.fail('invalid escape sequence');
+          this.pos++;
+          const v0 = hexVal(c);
+          const v1 = hexVal(c1);
+          if (v0 < 0 || v1 < 0) this.fail('invalid escape sequence');
+          return v0 * 16 + v1;
         }
-        const c1 = this.peek();
-        if (c1 === -1) this.fail('invalid escape sequence');
-        this.pos++;
-        const v0 = hexVal(c);
-        const v1 = hexVal(c1);
-        if (v0 < 0 || v1 < 0) this.fail('invalid escape sequence');
-        return v0 * 16 + v1;
-      }
-      case 0x6e: return 0x0a; // \n
-      case 0x72: return 0x0d; // \r
-      case 0x74: return 0x09; // \t
-      case 0x61: return 0x07; // \a
-      case 0x66: return 0x0c; // \f
-      case 0x76: return 0x0b; // \v
+      case 0x6e:
+        return 0x0a; // \n
+      case 0x72:
+        return 0x0d; // \r
+      case 0x74:
+        return 0x09; // \t
+      case 0x61:
+        return 0x07; // \a
+      case 0x66:
+        return 0x0c; // \f
+      case 0x76:
+        return 0x0b; // \v
       default:
         if (c < 0x80 && !isAlnum(c)) return c;
         this.pos--;

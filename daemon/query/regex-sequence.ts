@@ -173,11 +173,21 @@ function alternateNeed(branches: Need[]): Need {
     // unless they differ in one position at most: then it is the alternation itself.
     const union = unionOf(exacts, false);
     const differ = union.filter((c, i) => exacts.some((e) => e[i] !== c)).length;
-    if (differ <= 1) return exactNeed(union, branches.every((b) => b.plain));
+    if (differ <= 1)
+      return exactNeed(
+        union,
+        branches.every((b) => b.plain),
+      );
     return { exact: null, plain: false, prefix: union, suffix: union, required: [union] };
   }
-  const prefix = unionOf(branches.map((b) => b.prefix), false);
-  const suffix = unionOf(branches.map((b) => b.suffix), true);
+  const prefix = unionOf(
+    branches.map((b) => b.prefix),
+    false,
+  );
+  const suffix = unionOf(
+    branches.map((b) => b.suffix),
+    true,
+  );
   return { exact: null, plain: false, prefix, suffix, required: [prefix, suffix].filter((s) => s.length > 0) };
 }
 
@@ -240,7 +250,8 @@ export function requiredSequenceOf(ast: Re2Node | null, lineLocal: boolean): Req
   const need = foldRegex(ast, NEED);
   const strip = (seq: Seq): Seq => (lineLocal ? seq.map((c) => c & ~NL & ALL_ASCII) : seq);
   // A pattern that is one sequence of classes (`\d{10}`): the scan is the whole match.
-  if (need.exact !== null && need.plain && need.exact.length >= 1 && need.exact.length <= MAX_SEQUENCE) return { classes: toWords(strip(need.exact)), whole: true };
+  if (need.exact !== null && need.plain && need.exact.length >= 1 && need.exact.length <= MAX_SEQUENCE)
+    return { classes: toWords(strip(need.exact)), whole: true };
   let best: { seq: Seq; bits: number } | null = null;
   for (const whole of need.required) {
     const w = bestWindow(strip(whole));

@@ -12,18 +12,22 @@
 
 import { ServiceError } from '../errors.ts';
 
-export type FilterName =
-  | 'repo' | 'file' | 'lang' | 'sym' | 'branch' | 'case' | 'content' | 'archived' | 'fork' | 'visibility' | 'regex';
+export type FilterName = 'repo' | 'file' | 'lang' | 'sym' | 'branch' | 'case' | 'content' | 'archived' | 'fork' | 'visibility' | 'regex';
 
 /** What a user may type before the colon, and the filter it means. */
 export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, FilterName>([
-  ['repo', 'repo'], ['r', 'repo'],
-  ['file', 'file'], ['f', 'file'],
+  ['repo', 'repo'],
+  ['r', 'repo'],
+  ['file', 'file'],
+  ['f', 'file'],
   ['lang', 'lang'],
   ['sym', 'sym'],
-  ['branch', 'branch'], ['rev', 'branch'], ['b', 'branch'],
+  ['branch', 'branch'],
+  ['rev', 'branch'],
+  ['b', 'branch'],
   ['case', 'case'],
-  ['content', 'content'], ['c', 'content'],
+  ['content', 'content'],
+  ['c', 'content'],
   ['archived', 'archived'],
   ['fork', 'fork'],
   ['visibility', 'visibility'],

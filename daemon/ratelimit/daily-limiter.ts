@@ -57,10 +57,7 @@ export class DailyRateLimiter implements RateLimiter {
     const state: RateLimitState = { limit, remaining: Math.max(0, limit - taken.count), reset };
     if (!taken.counted) {
       const retryAfter = Math.max(1, reset - Math.floor(now.getTime() / 1000));
-      throw new ServiceError('API_RATE_LIMIT_EXCEEDED', rateLimitMessage(limit), 429, [
-        ['Retry-After', String(retryAfter)],
-        ...rateLimitHeaders(state),
-      ]);
+      throw new ServiceError('API_RATE_LIMIT_EXCEEDED', rateLimitMessage(limit), 429, [['Retry-After', String(retryAfter)], ...rateLimitHeaders(state)]);
     }
     if (this.prunedBefore !== day) {
       // Once a day per process: yesterday's counters are kept for a look the morning after.

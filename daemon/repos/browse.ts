@@ -70,7 +70,8 @@ export async function readSource(dir: string, options: ResolvedRevision & { path
     const entry = await entryAt(tree, path);
     const kind = entry === undefined ? undefined : entry.filemode() & MODE_TYPE_MASK;
     if (entry === undefined || (kind !== MODE_BLOB && kind !== MODE_LINK)) {
-      const what = kind === MODE_TREE ? 'is a directory, not a file' : kind === MODE_GITLINK ? 'is a submodule (its files are in another repository)' : 'does not exist';
+      const what =
+        kind === MODE_TREE ? 'is a directory, not a file' : kind === MODE_GITLINK ? 'is a submodule (its files are in another repository)' : 'does not exist';
       throw new ServiceError('FILE_NOT_FOUND', `${quotePath(path)} ${what} ${where(options)}`);
     }
     if (options.maxBytes !== undefined) {
@@ -243,7 +244,12 @@ async function sortedChildren(tree: NodeGit.Tree, dirPath: string): Promise<Chil
     const kind = e.filemode() & MODE_TYPE_MASK;
     if (kind !== MODE_TREE && kind !== MODE_BLOB && kind !== MODE_LINK) continue;
     const name = e.name();
-    const child: Child = { type: kind === MODE_TREE ? 'tree' : 'blob', path: dirPath === '' ? name : `${dirPath}/${name}`, name, key: Buffer.from(name, 'utf8') };
+    const child: Child = {
+      type: kind === MODE_TREE ? 'tree' : 'blob',
+      path: dirPath === '' ? name : `${dirPath}/${name}`,
+      name,
+      key: Buffer.from(name, 'utf8'),
+    };
     if (kind === MODE_TREE) {
       child.id = e.id();
       dirs.push(child);

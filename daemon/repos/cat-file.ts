@@ -144,7 +144,11 @@ async function sizesTogether(group: SizeRequest[]): Promise<void> {
   if (group.length === 1) return alone(group[0]!);
   let sizes: number[];
   try {
-    sizes = await sizesOf(group[0]!.gitDir, group.flatMap((r) => r.oids), group.slice(1).map((r) => r.objects));
+    sizes = await sizesOf(
+      group[0]!.gitDir,
+      group.flatMap((r) => r.oids),
+      group.slice(1).map((r) => r.objects),
+    );
   } catch {
     // One repository's trouble is its own: each is asked alone, and fails alone.
     for (const r of group) await alone(r);
@@ -162,7 +166,7 @@ async function sizesTogether(group: SizeRequest[]): Promise<void> {
 }
 
 async function sizesOf(gitDir: string, oids: readonly string[], alternates: readonly string[] = []): Promise<number[]> {
-  const child = start(gitDir, ["--batch-check=%(objectsize)"], alternates);
+  const child = start(gitDir, ['--batch-check=%(objectsize)'], alternates);
   const w = watch(child);
   feed(child, oids);
   const chunks: Buffer[] = [];
@@ -176,7 +180,8 @@ async function sizesOf(gitDir: string, oids: readonly string[], alternates: read
   for (let i = 0; i < oids.length; i++) {
     const l = lines[i]!;
     sizes[i] = l.endsWith(' missing') ? -1 : Number(l);
-    if (!Number.isSafeInteger(sizes[i]) || (sizes[i]! < 0 && sizes[i] !== -1)) throw new CatFileError(`git cat-file --batch-check: unexpected answer ${JSON.stringify(l.slice(0, 100))}`);
+    if (!Number.isSafeInteger(sizes[i]) || (sizes[i]! < 0 && sizes[i] !== -1))
+      throw new CatFileError(`git cat-file --batch-check: unexpected answer ${JSON.stringify(l.slice(0, 100))}`);
   }
   return sizes;
 }
@@ -196,7 +201,13 @@ export function answerBytes(oids: readonly string[], sizes: readonly number[]): 
  * object, an object of another size or type, or an answer cut short is an error naming the
  * object.
  */
-export async function readObjects(gitDir: string, oids: readonly string[], sizes: readonly number[], reuse?: Buffer, alternates: readonly string[] = []): Promise<{ buffer: Buffer; views: Uint8Array[] }> {
+export async function readObjects(
+  gitDir: string,
+  oids: readonly string[],
+  sizes: readonly number[],
+  reuse?: Buffer,
+  alternates: readonly string[] = [],
+): Promise<{ buffer: Buffer; views: Uint8Array[] }> {
   const heads = oids.map((oid, i) => `${oid} blob ${sizes[i]}\n`);
   const total = answerBytes(oids, sizes);
   const buffer = reuse && reuse.length >= total ? reuse : Buffer.allocUnsafeSlow(total);
@@ -229,7 +240,11 @@ export async function readObjects(gitDir: string, oids: readonly string[], sizes
     if (got !== head) {
       const line = buffer.toString('latin1', at, Math.min(filled, at + 200)).split('\n')[0]!;
       const said = at >= filled ? (over ? over.toString('latin1').split('\n')[0]! : 'no answer') : line;
-      throw new CatFileError(/ missing$/.test(said) ? `object ${oids[i]} is missing` : `object ${oids[i]}: expected ${JSON.stringify(head.trim())}, git answered ${JSON.stringify(said)}${status !== 0 ? ` (git ${status}${w.stderr() ? `: ${w.stderr()}` : ''})` : ''}`);
+      throw new CatFileError(
+        / missing$/.test(said)
+          ? `object ${oids[i]} is missing`
+          : `object ${oids[i]}: expected ${JSON.stringify(head.trim())}, git answered ${JSON.stringify(said)}${status !== 0 ? ` (git ${status}${w.stderr() ? `: ${w.stderr()}` : ''})` : ''}`,
+      );
     }
     at += head.length;
     views.push(buffer.subarray(at, at + sizes[i]!));
@@ -237,6 +252,7 @@ export async function readObjects(gitDir: string, oids: readonly string[], sizes
     if (at >= filled || buffer[at] !== 0x0a) throw new CatFileError(`object ${oids[i]}: answer cut short or out of step`);
     at++;
   }
-  if (over || status !== 0) throw new CatFileError(`git cat-file --batch: ${over ? 'more output than asked for' : `exit ${status}${w.stderr() ? `: ${w.stderr()}` : ''}`}`);
+  if (over || status !== 0)
+    throw new CatFileError(`git cat-file --batch: ${over ? 'more output than asked for' : `exit ${status}${w.stderr() ? `: ${w.stderr()}` : ''}`}`);
   return { buffer, views };
 }

@@ -38,7 +38,8 @@ export function parseHistoryDate(text: string, name: string, now: number): numbe
   const check = new Date(at);
   // Date.UTC rolls over (Feb 31 is Mar 2) and reads years below 100 as 19xx: the fields
   // must survive unchanged.
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month! - 1 || check.getUTCDate() !== day! || hour > 23 || minute > 59 || second > 59) throw bad();
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month! - 1 || check.getUTCDate() !== day! || hour > 23 || minute > 59 || second > 59)
+    throw bad();
   const zone = m[8];
   if (zone !== undefined && zone.toUpperCase() !== 'Z') {
     const z = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;

@@ -7,7 +7,7 @@
 // author dates in UTC ISO 8601 (the author's time zone is not kept).
 import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';
-import { isTreeMode, } from './browse.ts';
+import { isTreeMode } from './browse.ts';
 import { withRepository } from './git-repo-cache.ts';
 import { checkRepoPath } from './repo-path.ts';
 import { parseHistoryDate } from './history-dates.ts';
@@ -134,9 +134,7 @@ export async function authors(dir: string, options: HistoryFilter): Promise<Page
       if (known === undefined) byEmail.set(key, { name, email, commitCount: 1 });
       else known.commitCount++; // the walk is newest first: the first name seen stays
     }
-    const all = [...byEmail.values()].sort(
-      (x, y) => y.commitCount - x.commitCount || compareBytes(x.name, y.name) || compareBytes(x.email, y.email),
-    );
+    const all = [...byEmail.values()].sort((x, y) => y.commitCount - x.commitCount || compareBytes(x.name, y.name) || compareBytes(x.email, y.email));
     const first = (options.page - 1) * options.perPage;
     return { items: all.slice(first, first + options.perPage), total: all.length };
   });
@@ -153,12 +151,7 @@ export async function authors(dir: string, options: HistoryFilter): Promise<Page
  * parent's, or, for a root commit, exists. Comparing entry ids needs no diff: git
  * stores equal content as equal ids, so a changed subtree has a new id.
  */
-async function walk<T>(
-  repo: NodeGit.Repository,
-  start: NodeGit.Commit,
-  path: string | undefined,
-  pick: (c: NodeGit.Commit) => T | undefined,
-): Promise<T[]> {
+async function walk<T>(repo: NodeGit.Repository, start: NodeGit.Commit, path: string | undefined, pick: (c: NodeGit.Commit) => T | undefined): Promise<T[]> {
   const newWalker = (): NodeGit.Revwalk => {
     const w = repo.createRevWalk();
     w.sorting(NodeGit.Revwalk.SORT.TIME, NodeGit.Revwalk.SORT.TOPOLOGICAL);

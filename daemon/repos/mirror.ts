@@ -210,7 +210,9 @@ function parseRemote(url: string, verb: 'clone' | 'fetch', credentials: MirrorOp
     secrets,
     error(reason: string, cause?: unknown): Error {
       // One line, whatever libgit2 put in its message.
-      const text = redact(`cannot ${verb} ${display}: ${reason}`, secrets).replace(/\s*\n\s*/g, ' ').trim();
+      const text = redact(`cannot ${verb} ${display}: ${reason}`, secrets)
+        .replace(/\s*\n\s*/g, ' ')
+        .trim();
       return new Error(text, cause === undefined ? undefined : { cause });
     },
   };
@@ -275,12 +277,7 @@ function redact(text: string, secrets: string[]): string {
  * (created first when `create`), pruning what the remote no longer has, then points
  * HEAD at the remote's default branch. Returns that branch, when the remote has one.
  */
-async function fetchInto(
-  repoPath: string,
-  remote: RemoteSpec,
-  options: MirrorOptions,
-  create: boolean,
-): Promise<{ defaultBranch?: string }> {
+async function fetchInto(repoPath: string, remote: RemoteSpec, options: MirrorOptions, create: boolean): Promise<{ defaultBranch?: string }> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const state: SyncState = { asks: 0, authRefused: false, timedOut: false };
   let repo: NodeGit.Repository | undefined;
@@ -350,13 +347,7 @@ interface SyncState {
   badCertificate?: string;
 }
 
-function remoteCallbacks(
-  remote: RemoteSpec,
-  options: MirrorOptions,
-  state: SyncState,
-  poke: () => void,
-  relay: Relay | undefined,
-): NodeGit.RemoteCallbacks {
+function remoteCallbacks(remote: RemoteSpec, options: MirrorOptions, state: SyncState, poke: () => void, relay: Relay | undefined): NodeGit.RemoteCallbacks {
   const onProgress = options.onProgress;
   const callbacks: NodeGit.RemoteCallbacks = {
     transferProgress: {
@@ -426,13 +417,7 @@ function reportProgress(onProgress: MirrorOptions['onProgress'], stats: NodeGit.
 }
 
 /** The reason part of a failure message: what an operator can act on. */
-function failureReason(
-  err: unknown,
-  state: SyncState,
-  relay: Relay | undefined,
-  timeoutMs: number,
-  hasCredentials: boolean,
-): string {
+function failureReason(err: unknown, state: SyncState, relay: Relay | undefined, timeoutMs: number, hasCredentials: boolean): string {
   if (state.badCertificate !== undefined) {
     return `the TLS certificate of ${state.badCertificate} does not verify (certificate rejected)`;
   }

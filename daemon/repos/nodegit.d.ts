@@ -267,12 +267,7 @@ declare module 'nodegit' {
       };
       url(): string;
       /** direction: Enums.DIRECTION. */
-      connect(
-        direction: number,
-        callbacks: RemoteCallbacks | null,
-        proxyOpts: ProxyOptions | null,
-        customHeaders: string[],
-      ): Promise<number>;
+      connect(direction: number, callbacks: RemoteCallbacks | null, proxyOpts: ProxyOptions | null, customHeaders: string[]): Promise<number>;
       /** Full name of the branch the remote's HEAD names ("refs/heads/main"); needs a connection; rejects when there is none. */
       defaultBranch(): Promise<string>;
       /** Connects unless connected (then reuses the connection), downloads, updates refs, prunes, disconnects. */
@@ -335,9 +330,7 @@ declare module 'nodegit' {
        * libgit2 refuses what does not verify. Through a proxy, libgit2 1.9 hangs after
        * any refusal (see mirror.ts).
        */
-      certificateCheck?:
-        | ((cert: unknown, valid: number, host: string) => number)
-        | CallbackSpecifier<(cert: unknown, valid: number, host: string) => number>;
+      certificateCheck?: ((cert: unknown, valid: number, host: string) => number) | CallbackSpecifier<(cert: unknown, valid: number, host: string) => number>;
     }
 
     /** libgit2 1.9 uses a proxy for https URLs only (CONNECT); for http it connects to the server itself. */

@@ -64,7 +64,13 @@ export async function reachableCommit(repo: NodeGit.Repository, indexed: Indexed
 
 async function walk(repo: NodeGit.Repository, id: string, tips: string[]): Promise<boolean> {
   if (tips.length === 0) return false;
-  return (await NodeGit.Graph.reachableFromAny(repo, NodeGit.Oid.fromString(id), tips.map((t) => NodeGit.Oid.fromString(t)))) === 1;
+  return (
+    (await NodeGit.Graph.reachableFromAny(
+      repo,
+      NodeGit.Oid.fromString(id),
+      tips.map((t) => NodeGit.Oid.fromString(t)),
+    )) === 1
+  );
 }
 
 /**
@@ -82,7 +88,10 @@ async function tipsOf(repo: NodeGit.Repository, indexed: IndexedRefs): Promise<s
     else if (name.startsWith('refs/tags/')) tagTargets.push({ ref, target: ref.target().tostrS() });
   }
   if (indexed.refs[0]?.name === 'HEAD') {
-    const head = await NodeGit.Reference.nameToId(repo, 'HEAD').then((o) => o.tostrS(), () => undefined);
+    const head = await NodeGit.Reference.nameToId(repo, 'HEAD').then(
+      (o) => o.tostrS(),
+      () => undefined,
+    );
     if (head !== undefined) tips.add(head);
   }
   const unpeeled: typeof tagTargets = [];

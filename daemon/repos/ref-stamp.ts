@@ -83,7 +83,8 @@ function stampedGitDir(dir: string): string | undefined {
 /** The stamp's hash: the salt, HEAD and packed-refs, then each ref path added in the walk's order. */
 function stampHash(gitDir: string, salt: string): { add(name: string, st: BigIntStats | undefined): void; digest(): string } {
   const hash = createHash('sha256').update(salt).update('\0');
-  const add = (name: string, st: BigIntStats | undefined) => hash.update(st === undefined ? `${name}:-\n` : `${name}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}\n`);
+  const add = (name: string, st: BigIntStats | undefined) =>
+    hash.update(st === undefined ? `${name}:-\n` : `${name}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}\n`);
   for (const name of ['HEAD', 'packed-refs']) add(name, statSync(join(gitDir, name), { bigint: true, throwIfNoEntry: false }));
   return { add, digest: () => hash.digest('hex').slice(0, 32) };
 }

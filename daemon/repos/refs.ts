@@ -5,9 +5,7 @@ import NodeGit from 'nodegit';
 import { errorText } from '../errors.ts';
 
 /** Every branch (refs/heads/*) and tag (refs/tags/*, annotated tags peeled to their commit) of a (bare or not) repository, with its commit id. */
-export async function listRefs(
-  repoPath: string,
-): Promise<{ branches: Map<string, string>; tags: Map<string, string>; head?: string }> {
+export async function listRefs(repoPath: string): Promise<{ branches: Map<string, string>; tags: Map<string, string>; head?: string }> {
   let repo: NodeGit.Repository;
   try {
     repo = await NodeGit.Repository.open(repoPath);
@@ -54,7 +52,16 @@ export async function peelToCommits(refs: readonly NodeGit.Reference[]): Promise
   const out: Array<string | undefined> = [];
   for (let i = 0; i < refs.length; i += 64) {
     const chunk = refs.slice(i, i + 64);
-    out.push(...(await Promise.all(chunk.map((ref) => ref.peel(NodeGit.Object.TYPE.COMMIT).then((o) => o.id().tostrS(), () => undefined)))));
+    out.push(
+      ...(await Promise.all(
+        chunk.map((ref) =>
+          ref.peel(NodeGit.Object.TYPE.COMMIT).then(
+            (o) => o.id().tostrS(),
+            () => undefined,
+          ),
+        ),
+      )),
+    );
   }
   return out;
 }

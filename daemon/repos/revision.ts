@@ -38,7 +38,8 @@ export async function resolveCommit(repo: NodeGit.Repository, ref: string | unde
   const { base, suffix } = parseRevision(ref);
   const form = commitIdForm(base);
   const asked: Asked = { ref, scope, where };
-  const commit = (form === 'full' ? undefined : await namedCommit(repo, base, asked)) ?? (form === undefined ? undefined : await commitById(repo, base, form, asked));
+  const commit =
+    (form === 'full' ? undefined : await namedCommit(repo, base, asked)) ?? (form === undefined ? undefined : await commitById(repo, base, form, asked));
   if (commit === undefined) throw unknownName(ref, base, scope, where);
   if (suffix === '') return commit;
   // Ancestor steps from a commit the refs reach reach only commits they reach too.
@@ -56,7 +57,8 @@ export async function resolveCommit(repo: NodeGit.Repository, ref: string | unde
 /** The default branch's commit: the branch by its full name (a tag called like it must not win), or HEAD when the index read a detached HEAD. */
 async function defaultCommit(repo: NodeGit.Repository, scope: RevisionScope, where: string): Promise<NodeGit.Commit> {
   const commit = await refCommit(repo, scope.defaultRef === 'HEAD' ? 'HEAD' : `refs/heads/${scope.defaultRef}`);
-  if (commit === undefined || commit === 'no commit') throw new ServiceError('INVALID_GIT_REF', `the default branch ${quote(scope.defaultRef)} does not resolve to a commit ${where}`);
+  if (commit === undefined || commit === 'no commit')
+    throw new ServiceError('INVALID_GIT_REF', `the default branch ${quote(scope.defaultRef)} does not resolve to a commit ${where}`);
   return commit;
 }
 
@@ -95,7 +97,10 @@ async function commitById(repo: NodeGit.Repository, base: string, form: 'full' |
   let obj: NodeGit.Object;
   try {
     const oid = NodeGit.Oid.fromString(hex.padEnd(40, '0'));
-    obj = form === 'full' ? await NodeGit.Object.lookup(repo, oid, NodeGit.Object.TYPE.ANY) : await NodeGit.Object.lookupPrefix(repo, oid, hex.length, NodeGit.Object.TYPE.ANY);
+    obj =
+      form === 'full'
+        ? await NodeGit.Object.lookup(repo, oid, NodeGit.Object.TYPE.ANY)
+        : await NodeGit.Object.lookupPrefix(repo, oid, hex.length, NodeGit.Object.TYPE.ANY);
   } catch (err) {
     // libgit2 says EAMBIGUOUS (-5) for a prefix of several objects, ENOTFOUND for none.
     if ((err as { errno?: number } | undefined)?.errno === -5) {
@@ -175,7 +180,14 @@ export async function decorationsByCommit(repo: NodeGit.Repository): Promise<Map
   for (const name of names) {
     if (decoration(name) === undefined) continue;
     const ref = direct.get(name);
-    if (ref === undefined) found.push({ name, commit: NodeGit.Reference.nameToId(repo, name).then((id) => id.tostrS(), () => undefined) });
+    if (ref === undefined)
+      found.push({
+        name,
+        commit: NodeGit.Reference.nameToId(repo, name).then(
+          (id) => id.tostrS(),
+          () => undefined,
+        ),
+      });
     else if (name.startsWith('refs/tags/')) tagsToPeel.push({ name, ref });
     else found.push({ name, commit: Promise.resolve(ref.target().tostrS()) });
   }

@@ -122,10 +122,14 @@ function isUnknownType(e: Dirent): boolean {
 function rootError(root: string, err: unknown): Error {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const reason =
-    code === 'ENOENT' ? 'no such file or directory'
-    : code === 'EACCES' || code === 'EPERM' ? 'permission denied'
-    : code === 'ENOTDIR' ? 'not a directory'
-    : err instanceof Error ? err.message
-    : String(err);
+    code === 'ENOENT'
+      ? 'no such file or directory'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'ENOTDIR'
+          ? 'not a directory'
+          : err instanceof Error
+            ? err.message
+            : String(err);
   return new Error(`cannot read directory ${root}: ${reason}`, { cause: err });
 }

@@ -68,7 +68,11 @@ export async function acquireLock(lockPath: string, what: string, timeoutMs = LO
   return () => {
     if (released) return;
     released = true;
-    try { unlinkSync(lockPath); } catch { /* nothing to do */ }
+    try {
+      unlinkSync(lockPath);
+    } catch {
+      /* nothing to do */
+    }
   };
 }
 
@@ -112,7 +116,11 @@ function create(lockPath: string): boolean {
   } catch (err) {
     return notCreated(err, lockPath);
   } finally {
-    try { unlinkSync(tmp); } catch { /* already gone */ }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
   }
 }
 
@@ -153,7 +161,11 @@ function createWithoutLink(lockPath: string): boolean {
     writeFileSync(fd, record());
   } catch (err) {
     closeSync(fd);
-    try { unlinkSync(lockPath); } catch { /* gone already */ }
+    try {
+      unlinkSync(lockPath);
+    } catch {
+      /* gone already */
+    }
     throw err; // not left empty: that would hold the lock for the grace
   }
   closeSync(fd);
@@ -177,10 +189,18 @@ function breakIfStale(lockPath: string): boolean {
     // A directory cannot be unlinked, and would be found stale at every poll until the
     // timeout: said at once instead (trawl never makes one there).
     if (lstatSync(lockPath, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${lockPath} is a directory, not a lock file; remove it`);
-    try { unlinkSync(lockPath); } catch { /* gone already */ }
+    try {
+      unlinkSync(lockPath);
+    } catch {
+      /* gone already */
+    }
     return true;
   } finally {
-    try { unlinkSync(guard); } catch { /* gone already */ }
+    try {
+      unlinkSync(guard);
+    } catch {
+      /* gone already */
+    }
   }
 }
 
@@ -188,7 +208,11 @@ function removeOldGuard(lockPath: string): void {
   const guard = `${lockPath}.break`;
   const st = statSync(guard, { throwIfNoEntry: false });
   if (st && Date.now() - st.mtimeMs > EMPTY_GRACE_MS) {
-    try { unlinkSync(guard); } catch { /* gone already */ }
+    try {
+      unlinkSync(guard);
+    } catch {
+      /* gone already */
+    }
   }
 }
 

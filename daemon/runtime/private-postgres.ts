@@ -107,8 +107,21 @@ async function launch(bin: Binaries, port: number): Promise<Omit<PrivatePostgres
     throw final((err as Error).message);
   }
   const child = run([
-    bin.postgres, '-D', data, '-p', String(port), '-k', dir,
-    '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+    bin.postgres,
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
   ]);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const stop = async () => {

@@ -63,7 +63,12 @@ export function branchClasses(plan: Plan, shard: Shard, members: readonly Search
         const m = shard.members[member]!;
         if (m.end !== m.first) byMember.set(member, [m.branchFirst]);
       }
-      plain = { members, byMember, docs: byMember.size === 0 ? null : classDocs(shard, byMember), first: byMember.size === 0 ? -1 : byMember.keys().next().value! };
+      plain = {
+        members,
+        byMember,
+        docs: byMember.size === 0 ? null : classDocs(shard, byMember),
+        first: byMember.size === 0 ? -1 : byMember.keys().next().value!,
+      };
       plainClasses.set(shard, plain);
     }
     if (plain.first < 0) return [];

@@ -370,7 +370,11 @@ function evalNgrams(table: NgramTable, q: NgramQuery, counters: ShardCounters, e
       rows.sort((a, b) => table.rowCount(a.row) - table.rowCount(b.row));
       const acc = intersectRarest(table, rows, counters, examine);
       if (acc !== null && acc.length === 0) return acc;
-      return intersectAll(acc, q.args.filter((a) => a.op !== 'tri'), (a) => evalNgrams(table, a, counters, examine));
+      return intersectAll(
+        acc,
+        q.args.filter((a) => a.op !== 'tri'),
+        (a) => evalNgrams(table, a, counters, examine),
+      );
     }
     case 'or':
       return uniteAll(q.args, (a) => evalNgrams(table, a, counters, examine));

@@ -105,9 +105,10 @@ export function evaluate(t: Tree, ctx: DocContext, matchers: Matcher[], max: num
       return true;
     }
     case 'sym': {
-      const ranges = ctx.useIndex && ctx.shard.symbolIndex
-        ? (indexedSymbols(t, ctx.shard, matchers[t.id]!, ctx.counters).ranges.get(ctx.doc) ?? []).slice(0, 2 * max)
-        : symbolRanges(ctx, matchers[t.id]!, max);
+      const ranges =
+        ctx.useIndex && ctx.shard.symbolIndex
+          ? (indexedSymbols(t, ctx.shard, matchers[t.id]!, ctx.counters).ranges.get(ctx.doc) ?? []).slice(0, 2 * max)
+          : symbolRanges(ctx, matchers[t.id]!, max);
       if (ranges.length === 0) return false;
       if (out) {
         append(out.content, ranges);
@@ -188,7 +189,8 @@ export function normalize(flat: number[]): number[] {
   for (const [s, e] of pairs) {
     const last = out.length - 1;
     if (out.length > 0 && s < out[last]!) out[last] = Math.max(out[last]!, e);
-    else if (out.length > 0 && s === out[last - 1] && e === out[last]) continue; // the same empty or equal range twice
+    else if (out.length > 0 && s === out[last - 1] && e === out[last])
+      continue; // the same empty or equal range twice
     else out.push(s, e);
   }
   return out;

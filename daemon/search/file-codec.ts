@@ -166,7 +166,15 @@ function packFiles(groups: ShapedFile[][], head: Uint8Array, roomy: boolean, roo
       for (const b of f.hit.branches) str(b);
       const h = f.hit;
       // (At most 3 UTF-8 bytes per UTF-16 code unit: room enough, the path's exact length is written.)
-      size += FIXED_BYTES + pad8(f.json.length) + pad8(3 * f.path.length) + pad8(4 * h.ranges.length) + pad8(4 * h.nameRanges.length) + pad8(4 * h.branches.length) + pad8(4 * h.termFreqs.length) + pad8(4 * (h.lines?.length ?? 0));
+      size +=
+        FIXED_BYTES +
+        pad8(f.json.length) +
+        pad8(3 * f.path.length) +
+        pad8(4 * h.ranges.length) +
+        pad8(4 * h.nameRanges.length) +
+        pad8(4 * h.branches.length) +
+        pad8(4 * h.termFreqs.length) +
+        pad8(4 * (h.lines?.length ?? 0));
     }
   }
   const encoded = order.map((s) => Buffer.from(s, 'utf8'));
@@ -356,7 +364,16 @@ class PackedFile implements ShapedFile {
     };
     const hitScore = new Float64Array(this.m.bytes.buffer, this.m.bytes.byteOffset + this.at, 2)[1]!;
     // The keys in the order shard-search.ts and file-json.ts create them (one shape).
-    const hit: ShardHit = { doc: u32[w + 4]!, member: u32[w + 14]!, ranges: array(u32[w + 9]!), nameRanges: array(u32[w + 10]!), branches: array(u32[w + 11]!).map((i) => strings[i]!), termFreqs: array(u32[w + 12]!), score: hitScore, definition: u32[w + 5] === 1 };
+    const hit: ShardHit = {
+      doc: u32[w + 4]!,
+      member: u32[w + 14]!,
+      ranges: array(u32[w + 9]!),
+      nameRanges: array(u32[w + 10]!),
+      branches: array(u32[w + 11]!).map((i) => strings[i]!),
+      termFreqs: array(u32[w + 12]!),
+      score: hitScore,
+      definition: u32[w + 5] === 1,
+    };
     const lines = u32[w + 13]!;
     if (lines > 0) hit.lines = array(lines - 1);
     return hit;

@@ -30,7 +30,17 @@ export function cutFile(f: ShapedFile, budget: number, contextLines: number): Sh
   const json = cutJson(Buffer.from(f.json.buffer, f.json.byteOffset, f.json.length), budget, contextLines);
   if (json === undefined) return undefined;
   // Field by field: a message's file reads its path and hit on demand, getters a spread would not copy.
-  return { json, count: budget, total: f.total, score: f.score, repositoryId: f.repositoryId, repository: f.repository, path: f.path, hit: f.hit, shard: f.shard };
+  return {
+    json,
+    count: budget,
+    total: f.total,
+    score: f.score,
+    repositoryId: f.repositoryId,
+    repository: f.repository,
+    path: f.path,
+    hit: f.hit,
+    shard: f.shard,
+  };
 }
 
 /**
@@ -177,7 +187,7 @@ function members(b: Buffer, p: number, each: (key: string, at: number) => number
   if (b[p] === CLOSE_OBJECT) return p + 1;
   for (;;) {
     const keyEnd = stringEnd(b, p);
-    if (b[keyEnd] !== COLON) throw new Error('not a file\'s JSON');
+    if (b[keyEnd] !== COLON) throw new Error("not a file's JSON");
     p = each(b.toString('latin1', p + 1, keyEnd - 1), keyEnd + 1);
     if (b[p] === COMMA) p++;
     else return p + 1;
@@ -212,7 +222,7 @@ function stringEnd(b: Buffer, p: number): number {
   let q = p + 1;
   for (;;) {
     q = b.indexOf(QUOTE, q);
-    if (q < 0) throw new Error('an unterminated string in a file\'s JSON');
+    if (q < 0) throw new Error("an unterminated string in a file's JSON");
     let k = q - 1;
     while (b[k] === BACKSLASH) k--;
     if ((q - 1 - k) % 2 === 0) return q + 1;

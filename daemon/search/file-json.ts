@@ -52,7 +52,13 @@ export function resultRepo(repoId: number, listed: ListedRepo | undefined, shard
   const stored = shard.members[member]!;
   const m = stored.repo;
   const base = listed
-    ? { id: repoId, name: listed.name, displayName: listed.displayName, codeHostType: listed.codeHostType, defaultBranch: shard.branches.names[stored.branchFirst] ?? m.branch }
+    ? {
+        id: repoId,
+        name: listed.name,
+        displayName: listed.displayName,
+        codeHostType: listed.codeHostType,
+        defaultBranch: shard.branches.names[stored.branchFirst] ?? m.branch,
+      }
     : { id: m.id, name: m.name, displayName: displayName(m.name), codeHostType: m.codeHostType as CodeHostType, defaultBranch: m.branch };
   const out: ResultRepo = {
     id: base.id,
@@ -181,7 +187,10 @@ function writeFile(w: JsonBytes, f: ShapedFile, { shard, repo, options: o, budge
   // A prefix of the hit's ranges: the first entries of its line table are theirs.
   const lines = hit.lines ?? locateLines(content, ranges);
   // Each range's first and last line: its line table's entries 0 and 2 of 4.
-  const records = ranges.length === 0 ? NO_RECORDS : shard.symbolRecordsOverlapping(hit.doc, ranges.length === hit.ranges.length ? lines : lines.slice(0, 2 * ranges.length), 4);
+  const records =
+    ranges.length === 0
+      ? NO_RECORDS
+      : shard.symbolRecordsOverlapping(hit.doc, ranges.length === hit.ranges.length ? lines : lines.slice(0, 2 * ranges.length), 4);
   const symbols: ChunkSymbols = { shard, records, lines };
   // Links point at the first branch the file matched on (the default branch when it did).
   const branch = hit.branches[0] ?? repo.defaultBranch;

@@ -43,11 +43,25 @@ export function scoreHits(shard: Shard, hits: ScoredHit[], termDocs: number[], c
     // The same term objects for every hit, their tf set per hit (score() keeps none).
     for (let id = 0, t = 0; id < termDocs.length; id++) if (termDocs[id]! >= 0) stats[t++]!.tf = hit.termFreqs[id] ?? 0;
     const terms = stats;
-    const definitions = confined && !hit.definition ? NO_DEFINITIONS : (shard.definitionsAt(hit.doc, hit.ranges, hit.lines) ?? definitionsByLine(shard, hit.doc, content, hit.ranges, hit.lines));
+    const definitions =
+      confined && !hit.definition
+        ? NO_DEFINITIONS
+        : (shard.definitionsAt(hit.doc, hit.ranges, hit.lines) ?? definitionsByLine(shard, hit.doc, content, hit.ranges, hit.lines));
     const path = shard.name(hit.doc);
     let pathScore = paths[hit.doc]!;
     if (Number.isNaN(pathScore)) pathScore = paths[hit.doc] = pathSignals(path);
-    scores[h] = score({ path, content, ranges: hit.ranges, nameRanges: hit.nameRanges, definitions, terms, docCount: shard.docCount, pathScore, weights, wholeWord: hit.wholeWord });
+    scores[h] = score({
+      path,
+      content,
+      ranges: hit.ranges,
+      nameRanges: hit.nameRanges,
+      definitions,
+      terms,
+      docCount: shard.docCount,
+      pathScore,
+      weights,
+      wholeWord: hit.wholeWord,
+    });
   }
   return scores;
 }
@@ -72,7 +86,10 @@ function pathScores(shard: Shard): Float64Array {
 /** Shards before format 4 (no name offsets): a definition on a match's line whose name is the match's text. */
 export function definitionsByLine(shard: Shard, doc: number, content: Buffer, ranges: number[], lines?: number[]): string[] {
   const located = locateRanges(content, ranges, lines);
-  const symbols = shard.symbolsOverlapping(doc, located.map((r) => [r.start.lineNumber, r.start.lineNumber] as [number, number]));
+  const symbols = shard.symbolsOverlapping(
+    doc,
+    located.map((r) => [r.start.lineNumber, r.start.lineNumber] as [number, number]),
+  );
   const out: string[] = [];
   if (symbols.length === 0) return out;
   located.forEach((r) => {

@@ -45,7 +45,8 @@ const isSmall = (x: number): boolean => x >= 0 && x <= 0x7fffffff && (x | 0) ===
 
 /** Writes n (0 <= n < 2^31, an integer) in decimal at `p` (room for 10 bytes); returns the position after it. */
 function writeSmallInt(buf: Buffer, p: number, n: number): number {
-  const digits = n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10000 ? 4 : n < 100000 ? 5 : n < 1000000 ? 6 : n < 10000000 ? 7 : n < 100000000 ? 8 : n < 1000000000 ? 9 : 10;
+  const digits =
+    n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10000 ? 4 : n < 100000 ? 5 : n < 1000000 ? 6 : n < 10000000 ? 7 : n < 100000000 ? 8 : n < 1000000000 ? 9 : 10;
   let x = n;
   for (let i = p + digits - 1; i >= p; i--) {
     const q = (x / 10) | 0;

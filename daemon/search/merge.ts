@@ -63,7 +63,18 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   // Past its cut a blocking search with literals still takes every shard's definitions of
   // the query's names (definition-first.ts); a stream stops at its cut.
   const definitionsPastCut = sink.batch && positiveLiterals(plan).length > 0;
-  const task: TaskParams = { planId: planned.planId, plan: planned.bytes, limit, brute: options.brute === true, cut, batch: sink.batch, definitionsPastCut, shape, speculateFrom: NO_SPECULATION, caller: options.caller ?? '' };
+  const task: TaskParams = {
+    planId: planned.planId,
+    plan: planned.bytes,
+    limit,
+    brute: options.brute === true,
+    cut,
+    batch: sink.batch,
+    definitionsPastCut,
+    shape,
+    speculateFrom: NO_SPECULATION,
+    caller: options.caller ?? '',
+  };
   run = deps.start(task, cancel, sink.ahead);
   // The time budget: past it the search stops as when its client leaves (the workers see
   // the flag before their next document or term) and answers with what it has, saying so.

@@ -105,7 +105,13 @@ export class Planner {
       let job = this.jobs.get(key);
       if (job) job.waiters.push(waiter);
       else {
-        job = { id: this.nextJob++, key, caller, request: { query: req.query, isRegexEnabled: req.isRegexEnabled === true, isCaseSensitivityEnabled: req.isCaseSensitivityEnabled === true }, waiters: [waiter] };
+        job = {
+          id: this.nextJob++,
+          key,
+          caller,
+          request: { query: req.query, isRegexEnabled: req.isRegexEnabled === true, isCaseSensitivityEnabled: req.isCaseSensitivityEnabled === true },
+          waiters: [waiter],
+        };
         this.jobs.set(key, job);
         this.queue.push(caller, job);
       }
@@ -177,7 +183,9 @@ export class Planner {
     } else {
       const outcome =
         'refused' in answer
-          ? keepPlan(job.key, { refused: new ServiceError(answer.refused.errorCode in ERROR_CODES ? answer.refused.errorCode : 'FAILED_TO_PARSE_QUERY', answer.refused.message) })
+          ? keepPlan(job.key, {
+              refused: new ServiceError(answer.refused.errorCode in ERROR_CODES ? answer.refused.errorCode : 'FAILED_TO_PARSE_QUERY', answer.refused.message),
+            })
           : keepPlan(job.key, { plan: packr.unpack(answer.bytes) as Plan, bytes: answer.bytes });
       for (const w of job.waiters) {
         try {
@@ -195,7 +203,10 @@ export class Planner {
     const job = this.release(slot);
     this.replace(slot);
     if (job) {
-      const refused = new ServiceError('FAILED_TO_PARSE_QUERY', `the query took more than ${this.timeoutMs} ms to plan; make it simpler (fewer or shorter regular expressions)`);
+      const refused = new ServiceError(
+        'FAILED_TO_PARSE_QUERY',
+        `the query took more than ${this.timeoutMs} ms to plan; make it simpler (fewer or shorter regular expressions)`,
+      );
       keepPlan(job.key, { refused });
       for (const w of job.waiters) w.reject(refused);
     }

@@ -17,7 +17,19 @@ import { startTsWorker } from '../runtime/ts-worker.ts';
 import { ACTIVE_SEARCHES, STARTED_SEARCHES } from '../index/section-scrub.ts';
 import { SEARCH_WORKER_LIMITS } from './worker-limits.ts';
 import { unpackMessage, unpackValue } from './file-codec.ts';
-import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_GRANTED, CONTROL_NEXT, pack, type FromWorker, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
+import {
+  CONTROL_CLAIMS,
+  CONTROL_DEFS_ONLY,
+  CONTROL_GRANTED,
+  CONTROL_NEXT,
+  pack,
+  type FromWorker,
+  type PartialReply,
+  type SearchTask,
+  type ShardRef,
+  type ShardReply,
+  type ToWorker,
+} from './protocol.ts';
 
 /** The worker thread's module (started by path: an entry point of the compiled build). */
 const WORKER = 'daemon/search/search-thread.ts';
@@ -111,7 +123,10 @@ class StartedSearch implements PoolRun {
   /** The workers it was posted to. */
   readonly posted = new Set<Slot>();
 
-  constructor(parts: StartedSearchParts, private readonly pool: SearchPool) {
+  constructor(
+    parts: StartedSearchParts,
+    private readonly pool: SearchPool,
+  ) {
     this.id = parts.id;
     this.size = parts.size;
     this.controlBuffer = parts.controlBuffer;
@@ -236,7 +251,10 @@ export class SearchPool {
     const n = task.shards.length;
     const control = new SharedArrayBuffer(4 * (CONTROL_CLAIMS + n));
     const body = n > 0 && !this.closed ? pack(task) : new Uint8Array(0);
-    const run = new StartedSearch({ id: this.nextRun++, size: n, controlBuffer: control, cancel, body, stream: !task.batch, recycles: !task.batch || releasesFiles, caller: task.caller }, this);
+    const run = new StartedSearch(
+      { id: this.nextRun++, size: n, controlBuffer: control, cancel, body, stream: !task.batch, recycles: !task.batch || releasesFiles, caller: task.caller },
+      this,
+    );
     if (this.closed) {
       for (let i = 0; i < n; i++) run.resolve(i, { status: 'failed', error: 'search pool is closed', queuedNs: 0 });
       return run;
@@ -281,7 +299,14 @@ export class SearchPool {
     this.alert(slot, run);
     run.posted.add(slot);
     slot.runs++;
-    this.post(slot, { kind: 'search', run: run.id, body: run.body, control: run.controlBuffer, cancel: run.cancel, sentAt: performance.timeOrigin + performance.now() });
+    this.post(slot, {
+      kind: 'search',
+      run: run.id,
+      body: run.body,
+      control: run.controlBuffer,
+      cancel: run.cancel,
+      sentAt: performance.timeOrigin + performance.now(),
+    });
   }
 
   /** Work in hand now: workers running a shard, and shards granted that none has claimed yet (the metrics). */

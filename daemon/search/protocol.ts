@@ -231,7 +231,15 @@ export function shardRef(shardPath: string, members: MemberRef[], membership?: s
 
 /** A MemberRef with its keys always present (as shardRef). */
 export function memberRef(member: number, repoId: number, repo?: ManifestRepo): MemberRef {
-  const listed: ListedRepo | undefined = repo && { name: repo.name, archived: repo.archived, fork: repo.fork, visibility: repo.visibility, displayName: repo.displayName, codeHostType: repo.codeHostType, externalWebUrl: repo.externalWebUrl || undefined };
+  const listed: ListedRepo | undefined = repo && {
+    name: repo.name,
+    archived: repo.archived,
+    fork: repo.fork,
+    visibility: repo.visibility,
+    displayName: repo.displayName,
+    codeHostType: repo.codeHostType,
+    externalWebUrl: repo.externalWebUrl || undefined,
+  };
   return { member, repoId, repo: listed };
 }
 
@@ -262,7 +270,9 @@ export const RECORDS: readonly string[][] = [
 
 // No structure beyond RECORDS is shared (maxSharedStructures): one learnt from a message
 // on one side would be unknown on the other.
-export const packr = new Packr({ useRecords: true, structures: RECORDS.map((k) => [...k]), maxSharedStructures: RECORDS.length } as ConstructorParameters<typeof Packr>[0]);
+export const packr = new Packr({ useRecords: true, structures: RECORDS.map((k) => [...k]), maxSharedStructures: RECORDS.length } as ConstructorParameters<
+  typeof Packr
+>[0]);
 
 /**
  * `value` packed into a buffer of its own. packr.pack returns a view into the packer's

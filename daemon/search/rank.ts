@@ -68,8 +68,25 @@ export const WEIGHTS = {
  * (JSON, YAML), and its TypeScript parser takes some object-literal keys for constants.
  */
 export const PRIMARY_KINDS: ReadonlySet<string> = new Set([
-  'function', 'func', 'method', 'procedure', 'subroutine', 'class', 'interface', 'struct', 'union', 'enum',
-  'typedef', 'type', 'alias', 'trait', 'implementation', 'macro', 'namespace', 'module', 'generator',
+  'function',
+  'func',
+  'method',
+  'procedure',
+  'subroutine',
+  'class',
+  'interface',
+  'struct',
+  'union',
+  'enum',
+  'typedef',
+  'type',
+  'alias',
+  'trait',
+  'implementation',
+  'macro',
+  'namespace',
+  'module',
+  'generator',
 ]);
 
 /** A positive term of the query as one file and its shard see it. */
@@ -122,7 +139,8 @@ export function score(f: RankInput): number {
       if (start < baseStart) continue;
       inBase = true;
       // The whole base name, or all of it before its first dot.
-      if (start === baseStart && end > start && (end === pathBytes.length || (pathBytes[end] === 0x2e && pathBytes.indexOf(0x2e, baseStart) === end))) exact = true;
+      if (start === baseStart && end > start && (end === pathBytes.length || (pathBytes[end] === 0x2e && pathBytes.indexOf(0x2e, baseStart) === end)))
+        exact = true;
     }
     s += exact ? WEIGHTS.baseNameExact : inBase ? WEIGHTS.baseNameMatch : WEIGHTS.pathMatch;
   }

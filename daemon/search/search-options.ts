@@ -59,4 +59,3 @@ export interface SearchService {
   searchWire(req: Required<SearchRequest>, options?: SearchOptions): Promise<WireResponse>;
   shapeOptions(req: Required<SearchRequest>): ShapeOptions;
 }
-

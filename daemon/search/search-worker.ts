@@ -20,7 +20,26 @@ import { ShardError } from '../index/shard-error.ts';
 import { isDamage } from '../index/section-checks.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
-import { CONTROL_CLAIMS, CONTROL_DEFS_ONLY, CONTROL_FOUND, CONTROL_GRANTED, CONTROL_LOADED, CONTROL_NEXT, loadedKiB, packr, pastCut, shardKey, SPECULATE_WHOLE_DOCS, type FromWorker, type MemberRef, type PartialReply, type SearchTask, type ShardRef, type ShardReply, type ToWorker } from './protocol.ts';
+import {
+  CONTROL_CLAIMS,
+  CONTROL_DEFS_ONLY,
+  CONTROL_FOUND,
+  CONTROL_GRANTED,
+  CONTROL_LOADED,
+  CONTROL_NEXT,
+  loadedKiB,
+  packr,
+  pastCut,
+  shardKey,
+  SPECULATE_WHOLE_DOCS,
+  type FromWorker,
+  type MemberRef,
+  type PartialReply,
+  type SearchTask,
+  type ShardRef,
+  type ShardReply,
+  type ToWorker,
+} from './protocol.ts';
 import { searchShardSteps, type PartialHits, type ShardHit, type ShardSearchResult } from './shard-search.ts';
 import type { SearchMember } from './branch-classes.ts';
 import type { RepositoryInfo } from './types.ts';
@@ -51,7 +70,7 @@ interface Running {
 }
 
 /** The repository of a hit of a shard, as results show it (made once per member asked for). */
-type RepoOf = (member: number) => ResultRepo
+type RepoOf = (member: number) => ResultRepo;
 
 /** The results' repositories of a shard's members searched (MemberRef by member). */
 function reposOf(refs: readonly MemberRef[], shard: Shard, baseUrl: string): RepoOf {
@@ -131,7 +150,12 @@ function shardAt(ref: ShardRef): Shard {
   const key = shardKey(path, ref.membership, ref.symbols);
   let shard = shards.get(key);
   if (!shard) {
-    shard = Shard.open(path, { membership: ref.membership, symbols: ref.symbols, verified: verified.get(path), symbolsVerified: ref.symbols === undefined ? undefined : verified.get(ref.symbols) });
+    shard = Shard.open(path, {
+      membership: ref.membership,
+      symbols: ref.symbols,
+      verified: verified.get(path),
+      symbolsVerified: ref.symbols === undefined ? undefined : verified.get(ref.symbols),
+    });
     shards.set(key, shard);
   }
   return shard;
@@ -417,7 +441,12 @@ function finish(s: WorkerSearch): void {
   if (s.shardsDone.length > 0) {
     shapeBest(s.task, s.answered);
     for (const a of s.answered) dropLines(a.reply);
-    postReplies(s.run, s.shardsDone, s.answered.map((a) => a.reply), false);
+    postReplies(
+      s.run,
+      s.shardsDone,
+      s.answered.map((a) => a.reply),
+      false,
+    );
     s.shardsDone = [];
     s.answered = [];
   }
@@ -520,7 +549,16 @@ function onMessage(msg: ToWorker): void {
       recycle(msg.buffer);
       return;
     case 'search': {
-      const s: WorkerSearch = { run: msg.run, task: packr.unpack(msg.body) as SearchTask, control: new Int32Array(msg.control), flag: new Int32Array(msg.cancel), sentAt: msg.sentAt, seq: nextSeq++, shardsDone: [], answered: [] };
+      const s: WorkerSearch = {
+        run: msg.run,
+        task: packr.unpack(msg.body) as SearchTask,
+        control: new Int32Array(msg.control),
+        flag: new Int32Array(msg.cancel),
+        sentAt: msg.sentAt,
+        seq: nextSeq++,
+        shardsDone: [],
+        answered: [],
+      };
       searches.set(msg.run, s);
       if (!turnsQueued) turns();
       return;

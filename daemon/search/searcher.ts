@@ -172,7 +172,13 @@ export class Searcher implements SearchService {
         const member: EntryMember = { member: s.member ?? 0, repoId: m.repoId, visibility, generation: m.generation };
         if (m.repo) {
           member.repo = m.repo;
-          member.flags = { repoName: m.repo.name, lowerName: asciiLower(m.repo.name), archived: m.repo.archived, fork: m.repo.fork, visibility: m.repo.visibility };
+          member.flags = {
+            repoName: m.repo.name,
+            lowerName: asciiLower(m.repo.name),
+            archived: m.repo.archived,
+            fork: m.repo.fork,
+            visibility: m.repo.visibility,
+          };
         }
         const known = byPath.get(path);
         if (known) {
@@ -180,7 +186,13 @@ export class Searcher implements SearchService {
           continue;
         }
         // (A compound shard's documents are all its members': the pack's count.)
-        const entry: ShardEntry = { path, key: shardKey(path, membership, symbols), members: [member], verified: this.checksOf(path, s.member !== undefined ? (s.packDocs ?? 0) : s.docs), index: entries.length };
+        const entry: ShardEntry = {
+          path,
+          key: shardKey(path, membership, symbols),
+          members: [member],
+          verified: this.checksOf(path, s.member !== undefined ? (s.packDocs ?? 0) : s.docs),
+          index: entries.length,
+        };
         if (membership) entry.membership = membership;
         if (symbols) {
           entry.symbols = symbols;
@@ -377,7 +389,13 @@ export class Searcher implements SearchService {
     }
   }
 
-  private searchSnapshot(snapshot: Snapshot, { entries: shards, only, ruledOut }: VisibleShards, req: Required<SearchRequest>, options: SearchOptions, lostShards: number): Promise<WireResponse> {
+  private searchSnapshot(
+    snapshot: Snapshot,
+    { entries: shards, only, ruledOut }: VisibleShards,
+    req: Required<SearchRequest>,
+    options: SearchOptions,
+    lostShards: number,
+  ): Promise<WireResponse> {
     const pool = this.startPool();
     const catalog = this.catalogOf(pool, snapshot);
     const indexes = shards.map((e) => e.index);
@@ -414,7 +432,13 @@ export class Searcher implements SearchService {
    * until release(), so that the files stay while the coordinator may still reshape them.
    * `releasesFiles`: the caller releases the replies' files once copied (SearchPool.start).
    */
-  startUnits(units: ReadonlyArray<{ repoId: number; file: string }>, task: TaskParams, cancel: SharedArrayBuffer, grant: number, releasesFiles = false): UnitRun {
+  startUnits(
+    units: ReadonlyArray<{ repoId: number; file: string }>,
+    task: TaskParams,
+    cancel: SharedArrayBuffer,
+    grant: number,
+    releasesFiles = false,
+  ): UnitRun {
     const pool = this.startPool();
     const state = this.view.current();
     if (state !== this.state) this.snapshot(state);
@@ -433,7 +457,12 @@ export class Searcher implements SearchService {
     // The task's speculateFrom counts units; the run's shards are the units held.
     const speculateFrom = task.speculateFrom >= units.length ? task.speculateFrom : held.slice(0, task.speculateFrom).filter((at) => at >= 0).length;
     const catalog = this.catalogOf(pool, snapshot);
-    const run = pool.start({ ...task, speculateFrom, catalog, shards: entries.map((e) => e.index), only: only.some((o) => o !== null) ? only : undefined }, cancel, grant, releasesFiles);
+    const run = pool.start(
+      { ...task, speculateFrom, catalog, shards: entries.map((e) => e.index), only: only.some((o) => o !== null) ? only : undefined },
+      cancel,
+      grant,
+      releasesFiles,
+    );
     let released = false;
     return {
       run,
@@ -462,7 +491,12 @@ export class Searcher implements SearchService {
 
   /** How this daemon shapes a request's files (its limits and its address in webUrl). */
   shapeOptions(req: Required<SearchRequest>): ShapeOptions {
-    return { contextLines: req.contextLines, whole: req.whole, maxWholeBytes: this.options.maxWholeBytes ?? Infinity, baseUrl: this.options.baseUrl ?? DEFAULT_BASE_URL };
+    return {
+      contextLines: req.contextLines,
+      whole: req.whole,
+      maxWholeBytes: this.options.maxWholeBytes ?? Infinity,
+      baseUrl: this.options.baseUrl ?? DEFAULT_BASE_URL,
+    };
   }
 
   async close(): Promise<void> {
@@ -492,7 +526,17 @@ export class Searcher implements SearchService {
     try {
       const shard = this.shard(entry);
       // (Field by field: a message's file reads its path and hit on demand, getters a spread would not copy.)
-      const g: ShapedFile = { json: f.json, count: f.count, total: f.total, score: f.score, repositoryId: f.repositoryId, repository: f.repository, path: f.path, hit: f.hit, shard: f.shard };
+      const g: ShapedFile = {
+        json: f.json,
+        count: f.count,
+        total: f.total,
+        score: f.score,
+        repositoryId: f.repositoryId,
+        repository: f.repository,
+        path: f.path,
+        hit: f.hit,
+        shard: f.shard,
+      };
       const member = refOf(entry).members.find((m) => m.member === f.hit.member);
       if (!member) throw new Error(`a file of ${entry.path} names member ${f.hit.member}, which the search did not search`);
       shapeInto(g, shard, resultRepo(member.repoId, member.repo, shard, shape.baseUrl, member.member), shape, budget);
@@ -628,7 +672,12 @@ const refs = new WeakMap<ShardEntry, ShardRef>();
 function refOf(e: ShardEntry): ShardRef {
   let ref = refs.get(e);
   if (!ref) {
-    ref = shardRef(e.path, e.members.map((m) => memberRef(m.member, m.repoId, m.repo)), e.membership, e.symbols);
+    ref = shardRef(
+      e.path,
+      e.members.map((m) => memberRef(m.member, m.repoId, m.repo)),
+      e.membership,
+      e.symbols,
+    );
     refs.set(e, ref);
   }
   return ref;

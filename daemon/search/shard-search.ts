@@ -161,7 +161,6 @@ export interface ShardSearchOptions {
   shouldYield?: () => boolean;
 }
 
-
 const NEVER = (): boolean => false;
 
 /** Searches a shard to its end (searchShardSteps, never suspended). */
@@ -280,7 +279,15 @@ function selectCandidates(scan: ShardScan, cls: BranchClass, firstClass: boolean
   // Only the definitions wanted from the start: no posting list is read (a definition
   // that is not a candidate fails its check as it would have).
   const onlyDefinitions = result.speculative || definitionsOnly?.() === true;
-  const candidates = onlyDefinitions ? (onBranches === null ? first : intersectSorted(onBranches, first)) : useIndex ? (known !== undefined ? known : candidatesOf()) : onBranches;
+  const candidates = onlyDefinitions
+    ? onBranches === null
+      ? first
+      : intersectSorted(onBranches, first)
+    : useIndex
+      ? known !== undefined
+        ? known
+        : candidatesOf()
+      : onBranches;
   // The rest of the shard is left unexamined: its answer is not exhaustive.
   if (onlyDefinitions) result.more = true;
   return { onBranches, candidates, examine };
@@ -395,7 +402,18 @@ function recordHit(scan: ShardScan, at: ClassHits, ctx: DocContext, found: Found
   const ranges = normalize(found.content);
   // Whether a match is a whole word is decided now, while the document's bytes around
   // it are in the CPU's caches: scoring comes a few hundred documents later.
-  const hit: ShardHit = { doc, member, content: ctx.content, ranges, nameRanges: normalize(found.names), branches: branchNames, termFreqs, score: 0, definition, wholeWord: ctx.content !== undefined && hasWholeWord(ctx.content, ranges) };
+  const hit: ShardHit = {
+    doc,
+    member,
+    content: ctx.content,
+    ranges,
+    nameRanges: normalize(found.names),
+    branches: branchNames,
+    termFreqs,
+    score: 0,
+    definition,
+    wholeWord: ctx.content !== undefined && hasWholeWord(ctx.content, ranges),
+  };
   if (locate && ctx.content && hit.ranges.length > 0) {
     const chunks = shapeChunks(ctx.content, hit.ranges, locate.contextLines, locate.keep);
     if (chunks) hit.chunks = chunks;

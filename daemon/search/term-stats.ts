@@ -40,7 +40,10 @@ export function maxDocs(table: NgramTable, q: NgramQuery, docCount: number): num
     case 'and':
       return q.args.reduce((m, a) => Math.min(m, maxDocs(table, a, docCount)), docCount);
     case 'or':
-      return Math.min(docCount, q.args.reduce((n, a) => n + maxDocs(table, a, docCount), 0));
+      return Math.min(
+        docCount,
+        q.args.reduce((n, a) => n + maxDocs(table, a, docCount), 0),
+      );
   }
 }
 
@@ -58,7 +61,10 @@ export function planMaxDocs(shard: Shard, plan: Plan): number {
       case 'and':
         return n.children.reduce((m, c) => Math.min(m, walk(c)), all);
       case 'or':
-        return Math.min(all, n.children.reduce((s, c) => s + walk(c), 0));
+        return Math.min(
+          all,
+          n.children.reduce((s, c) => s + walk(c), 0),
+        );
       case 'content':
         return maxDocs(shard.content, n.term.ngrams, all);
       case 'file':

@@ -72,11 +72,7 @@ export interface RepositoryInfo {
   webUrl: string;
 }
 
-export type FlushReason =
-  | 'FLUSH_REASON_UNKNOWN_UNSPECIFIED'
-  | 'FLUSH_REASON_TIMER_EXPIRED'
-  | 'FLUSH_REASON_FINAL_FLUSH'
-  | 'FLUSH_REASON_MAX_SIZE';
+export type FlushReason = 'FLUSH_REASON_UNKNOWN_UNSPECIFIED' | 'FLUSH_REASON_TIMER_EXPIRED' | 'FLUSH_REASON_FINAL_FLUSH' | 'FLUSH_REASON_MAX_SIZE';
 
 export interface SearchStats {
   actualMatchCount: number;

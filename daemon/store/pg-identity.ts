@@ -12,7 +12,18 @@
 import type { PgDb, Sql } from './pg-db.ts';
 import { UNIQUE_VIOLATION, pgErrorCode } from './pg-db.ts';
 import { API_KEY_COLUMNS, SCOPED_TOKEN_COLUMNS, USER_COLUMNS, fromRow, newId, patchedUserColumns, type Row } from './records.ts';
-import { StoreConflictError, type ApiKeyRecord, type EndedCredentials, type IdentityStore, type IdentityStoreSync, type LicenseStore, type Role, type ScopedTokenRecord, type SecretStore, type UserRecord } from './store.ts';
+import {
+  StoreConflictError,
+  type ApiKeyRecord,
+  type EndedCredentials,
+  type IdentityStore,
+  type IdentityStoreSync,
+  type LicenseStore,
+  type Role,
+  type ScopedTokenRecord,
+  type SecretStore,
+  type UserRecord,
+} from './store.ts';
 
 /** Ends the live credentials whose `column` is `owner` (sqlite-identity.ts says which are live). */
 async function endAll(sql: Sql, column: 'api_key_id' | 'user_id', owner: string, now: string): Promise<EndedCredentials> {
@@ -34,7 +45,13 @@ export class PgIdentity implements IdentityStore, LicenseStore, SecretStore {
   createUser(user: { email: string; name: string; role: Role }, now: string): Promise<UserRecord> {
     return this.db.run('write', async (sql) => {
       try {
-        const row = await sql.row('INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5) RETURNING *', [newId('usr'), user.email, user.name, user.role, now]);
+        const row = await sql.row('INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5) RETURNING *', [
+          newId('usr'),
+          user.email,
+          user.name,
+          user.role,
+          now,
+        ]);
         return userFromRow(row!);
       } catch (err) {
         if (pgErrorCode(err) === UNIQUE_VIOLATION) throw new StoreConflictError(`a user with the email ${user.email} exists`);
@@ -79,7 +96,14 @@ export class PgIdentity implements IdentityStore, LicenseStore, SecretStore {
   createApiKey(key: { userId: string; name: string; hash: string; hint: string }, now: string): Promise<ApiKeyRecord> {
     return this.db.run('write', async (sql) =>
       keyFromRow(
-        (await sql.row('INSERT INTO api_keys (id, user_id, name, hash, hint, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *', [newId('key'), key.userId, key.name, key.hash, key.hint, now]))!,
+        (await sql.row('INSERT INTO api_keys (id, user_id, name, hash, hint, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *', [
+          newId('key'),
+          key.userId,
+          key.name,
+          key.hash,
+          key.hint,
+          now,
+        ]))!,
       ),
     );
   }
@@ -181,7 +205,11 @@ export class PgIdentity implements IdentityStore, LicenseStore, SecretStore {
     return this.db.run('write', async (sql) => {
       // Two statements: a concurrent insert that won is committed by the time the INSERT
       // gives up on it (ON CONFLICT waits for it), and the SELECT's fresh snapshot sees it.
-      const inserted = await sql.row('INSERT INTO secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING value', [name, candidate, new Date().toISOString()]);
+      const inserted = await sql.row('INSERT INTO secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING value', [
+        name,
+        candidate,
+        new Date().toISOString(),
+      ]);
       if (inserted !== undefined) return inserted.value as string;
       return (await sql.row('SELECT value FROM secrets WHERE name = $1', [name]))!.value as string;
     });

@@ -17,7 +17,16 @@
 //     limits hold exactly however many nodes register at once.
 
 import type { PgDb, Sql } from './pg-db.ts';
-import { OAUTH_CLIENT_COLUMNS, OAUTH_CODE_COLUMNS, OAUTH_GRANT_COLUMNS, OAUTH_TOKEN_COLUMNS, fromRow, newId, registrationRefusal, type Row } from './records.ts';
+import {
+  OAUTH_CLIENT_COLUMNS,
+  OAUTH_CODE_COLUMNS,
+  OAUTH_GRANT_COLUMNS,
+  OAUTH_TOKEN_COLUMNS,
+  fromRow,
+  newId,
+  registrationRefusal,
+  type Row,
+} from './records.ts';
 import type {
   NewOAuthClient,
   NewOAuthToken,
@@ -64,7 +73,11 @@ function inTurn<T>(hash: string, fn: () => Promise<T>): Promise<T> {
   return mine;
 }
 
-const tokenArrays = (tokens: NewOAuthToken[]): [string[], string[], string[]] => [tokens.map((t) => t.hash), tokens.map((t) => t.kind), tokens.map((t) => t.expiresAt)];
+const tokenArrays = (tokens: NewOAuthToken[]): [string[], string[], string[]] => [
+  tokens.map((t) => t.hash),
+  tokens.map((t) => t.kind),
+  tokens.map((t) => t.expiresAt),
+];
 
 export class PgOAuth implements OAuthStore {
   constructor(private readonly db: PgDb) {}
@@ -151,9 +164,10 @@ export class PgOAuth implements OAuthStore {
   }
 
   rotateRefreshToken(hash: string, next: NewOAuthToken[], now: string): Promise<boolean> {
-    return inTurn(hash, () => this.db.run('write', async (sql) => {
-      const rotated = await sql.row(
-        `WITH live AS (
+    return inTurn(hash, () =>
+      this.db.run('write', async (sql) => {
+        const rotated = await sql.row(
+          `WITH live AS (
            SELECT t.hash, t.grant_id FROM oauth_tokens t
              JOIN oauth_grants g ON g.id = t.grant_id
              JOIN api_keys k ON k.id = g.api_key_id
@@ -170,10 +184,11 @@ export class PgOAuth implements OAuthStore {
            FROM rotated, unnest($3::text[], $4::text[], $5::text[]) AS x (hash, kind, expires_at)
          )
          SELECT grant_id FROM rotated`,
-        [hash, now, ...tokenArrays(next)],
-      );
-      return rotated !== undefined;
-    }));
+          [hash, now, ...tokenArrays(next)],
+        );
+        return rotated !== undefined;
+      }),
+    );
   }
 
   getGrant(id: string): Promise<OAuthGrantRecord | undefined> {

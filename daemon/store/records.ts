@@ -51,10 +51,7 @@ export function isIdOf(prefix: string, text: string): boolean {
 export type Kind = 'text' | 'int' | 'bool' | 'json' | 'optText' | 'optInt';
 
 /** The fields of R that no column maps (compile-time check that a table lists every field). */
-export type Unmapped<R, Columns extends ReadonlyArray<readonly [unknown, ...unknown[]]>, Id> = Exclude<
-  keyof R,
-  Columns[number][0] | Id
->;
+export type Unmapped<R, Columns extends ReadonlyArray<readonly [unknown, ...unknown[]]>, Id> = Exclude<keyof R, Columns[number][0] | Id>;
 
 export type Columns = ReadonlyArray<readonly [string, string, Kind]>;
 
@@ -306,7 +303,14 @@ export function auditEventColumns(event: NewAuditEvent): Row {
 }
 
 /** An audit query's filters, each NULL when not given: an action ending in "." is a prefix, otherwise exact. */
-export function auditFilters(query: AuditQuery): { actor: string | null; action: string | null; prefix: string | null; target: string | null; since: string | null; until: string | null } {
+export function auditFilters(query: AuditQuery): {
+  actor: string | null;
+  action: string | null;
+  prefix: string | null;
+  target: string | null;
+  since: string | null;
+  until: string | null;
+} {
   const prefix = query.action?.endsWith('.') ? query.action : undefined;
   return {
     actor: query.actor ?? null,
@@ -323,7 +327,13 @@ export function auditEventFromRow(row: Row, decode: Decode = asStored): AuditEve
   const actor: AuditEventRecord['actor'] = { credentialKind: row.actor_kind as string };
   if (row.actor_user_id !== null) actor.userId = row.actor_user_id as string;
   if (row.actor_credential_id !== null) actor.credentialId = row.actor_credential_id as string;
-  const event: AuditEventRecord = { id: row.id as number, at: row.at as string, action: row.action as string, outcome: row.outcome as AuditEventRecord['outcome'], actor };
+  const event: AuditEventRecord = {
+    id: row.id as number,
+    at: row.at as string,
+    action: row.action as string,
+    outcome: row.outcome as AuditEventRecord['outcome'],
+    actor,
+  };
   if (row.target_type !== null) event.target = { type: row.target_type as string, id: row.target_id as string };
   if (row.source_address !== null) event.sourceAddress = row.source_address as string;
   if (row.details !== null) event.details = decode('json', row.details) as Record<string, unknown>;

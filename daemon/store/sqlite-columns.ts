@@ -20,16 +20,7 @@ export function toParams(columns: Columns, record: Row): Row {
   const params: Row = {};
   for (const [field, column, kind] of columns) {
     const value = record[field];
-    params[column] =
-      value === undefined || value === null
-        ? null
-        : kind === 'bool'
-          ? value
-            ? 1
-            : 0
-          : kind === 'json'
-            ? JSON.stringify(value)
-            : value;
+    params[column] = value === undefined || value === null ? null : kind === 'bool' ? (value ? 1 : 0) : kind === 'json' ? JSON.stringify(value) : value;
   }
   return params;
 }

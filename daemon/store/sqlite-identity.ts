@@ -28,7 +28,15 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { fromRow, writeReturning } from './sqlite-columns.ts';
 import { API_KEY_COLUMNS, SCOPED_TOKEN_COLUMNS, USER_COLUMNS, newId, patchedUserColumns, type Row } from './records.ts';
-import { StoreConflictError, type ApiKeyRecord, type EndedCredentials, type IdentityStoreSync, type Role, type ScopedTokenRecord, type UserRecord } from './store.ts';
+import {
+  StoreConflictError,
+  type ApiKeyRecord,
+  type EndedCredentials,
+  type IdentityStoreSync,
+  type Role,
+  type ScopedTokenRecord,
+  type UserRecord,
+} from './store.ts';
 
 /** The statements that end one owner's live credentials: by the key that opened them, or by user. */
 interface Enders {
@@ -192,7 +200,15 @@ export class SqliteIdentity implements IdentityStoreSync {
 
   createScopedToken(token: { userId: string; apiKeyId: string; hash: string; repoIds: number[]; expiresAt: string }, now: string): ScopedTokenRecord {
     return tokenFromRow(
-      writeReturning(this.#insertToken, { id: newId('sat'), userId: token.userId, apiKeyId: token.apiKeyId, hash: token.hash, repoIds: JSON.stringify(token.repoIds), expiresAt: token.expiresAt, now }) as Row,
+      writeReturning(this.#insertToken, {
+        id: newId('sat'),
+        userId: token.userId,
+        apiKeyId: token.apiKeyId,
+        hash: token.hash,
+        repoIds: JSON.stringify(token.repoIds),
+        expiresAt: token.expiresAt,
+        now,
+      }) as Row,
     );
   }
 

@@ -67,7 +67,9 @@ export class SqliteOAuth implements OAuthStoreSync {
   readonly #revokeToken: BetterSqlite3.Statement;
   readonly #liveGrants: BetterSqlite3.Statement;
   readonly #prune: BetterSqlite3.Statement[];
-  readonly #redeemTx: BetterSqlite3.Transaction<(hash: string, tokens: NewOAuthToken[], now: string) => { grant: OAuthGrantRecord } | { reused: OAuthCodeRecord } | undefined>;
+  readonly #redeemTx: BetterSqlite3.Transaction<
+    (hash: string, tokens: NewOAuthToken[], now: string) => { grant: OAuthGrantRecord } | { reused: OAuthCodeRecord } | undefined
+  >;
   readonly #rotateTx: BetterSqlite3.Transaction<(hash: string, next: NewOAuthToken[], now: string) => boolean>;
   readonly #pruneTx: BetterSqlite3.Transaction<(before: string) => number>;
 
@@ -76,7 +78,9 @@ export class SqliteOAuth implements OAuthStoreSync {
       `INSERT INTO oauth_clients (id, secret_hash, name, redirect_uris, metadata, created_at, registered_from)
        VALUES (@id, @secretHash, @name, @redirectUris, @metadata, @now, @from) RETURNING *`,
     );
-    this.#registeredFrom = db.prepare('SELECT count(*) AS n, min(created_at) AS oldest FROM oauth_clients WHERE registered_from = @from AND created_at > @since');
+    this.#registeredFrom = db.prepare(
+      'SELECT count(*) AS n, min(created_at) AS oldest FROM oauth_clients WHERE registered_from = @from AND created_at > @since',
+    );
     // Never used: no grant and no code (a code is made at consent, so a client mid-consent has one).
     const unused = `NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.id)
          AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.client_id = oauth_clients.id)`;
@@ -97,9 +101,7 @@ export class SqliteOAuth implements OAuthStoreSync {
     this.#grantById = db.prepare('SELECT * FROM oauth_grants WHERE id = ?');
     this.#revokeGrant = db.prepare('UPDATE oauth_grants SET revoked_at = coalesce(revoked_at, @now) WHERE id = @id RETURNING *');
     this.#touchGrant = db.prepare('UPDATE oauth_grants SET last_used_at = @now WHERE id = @id');
-    this.#insertToken = db.prepare(
-      `INSERT INTO oauth_tokens (hash, grant_id, kind, created_at, expires_at) VALUES (@hash, @grantId, @kind, @now, @expiresAt)`,
-    );
+    this.#insertToken = db.prepare(`INSERT INTO oauth_tokens (hash, grant_id, kind, created_at, expires_at) VALUES (@hash, @grantId, @kind, @now, @expiresAt)`);
     this.#tokenByHash = db.prepare('SELECT * FROM oauth_tokens WHERE hash = ?');
     // The grant must be unrevoked and its API key recorded and unrevoked (the EXISTS).
     this.#rotate = db.prepare(
@@ -133,7 +135,15 @@ export class SqliteOAuth implements OAuthStoreSync {
       if (code === undefined) return undefined;
       if (code.used_at !== null) return { reused: codeFromRow(code) };
       const grant = grantFromRow(
-        writeReturning(this.#insertGrant, { id: newId('ogr'), clientId: code.client_id, userId: code.user_id, apiKeyId: code.api_key_id, scope: code.scope, resource: code.resource, now }) as Row,
+        writeReturning(this.#insertGrant, {
+          id: newId('ogr'),
+          clientId: code.client_id,
+          userId: code.user_id,
+          apiKeyId: code.api_key_id,
+          scope: code.scope,
+          resource: code.resource,
+          now,
+        }) as Row,
       );
       for (const t of tokens) this.#insertToken.run({ ...t, grantId: grant.id, now });
       this.#useCode.run({ hash, grantId: grant.id, now });

@@ -42,7 +42,16 @@ export class SqliteSessions implements SessionStoreSync {
 
   createSession(session: { userId: string; apiKeyId: string; expiresAt: string; userAgent?: string }, now: string): BrowserSessionRecord {
     const userAgent = storedUserAgent(session.userAgent);
-    return sessionFromRow(writeReturning(this.#insert, { id: newId('ses'), userId: session.userId, apiKeyId: session.apiKeyId, userAgent, expiresAt: session.expiresAt, now }) as Row);
+    return sessionFromRow(
+      writeReturning(this.#insert, {
+        id: newId('ses'),
+        userId: session.userId,
+        apiKeyId: session.apiKeyId,
+        userAgent,
+        expiresAt: session.expiresAt,
+        now,
+      }) as Row,
+    );
   }
 
   getSession(id: string): BrowserSessionRecord | undefined {

@@ -41,7 +41,22 @@
 
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { ApiKeyRecord, BrowserSessionRecord, ConnectionRecord, EndedCredentials, IdentityStoreSync, RepoFields, RepoListOptions, RepoRecord, Role, ScopedTokenRecord, SessionStoreSync, Store, StoreSync, UserRecord } from './store.ts';
+import type {
+  ApiKeyRecord,
+  BrowserSessionRecord,
+  ConnectionRecord,
+  EndedCredentials,
+  IdentityStoreSync,
+  RepoFields,
+  RepoListOptions,
+  RepoRecord,
+  Role,
+  ScopedTokenRecord,
+  SessionStoreSync,
+  Store,
+  StoreSync,
+  UserRecord,
+} from './store.ts';
 import { promisedStore } from './sync-store.ts';
 import { SqliteIdentity } from './sqlite-identity.ts';
 import { SqliteSessions } from './sqlite-sessions.ts';
@@ -156,9 +171,7 @@ class SqliteStore implements StoreSync {
        WHERE (@includeDeleted OR state != 'deleted') AND (@connectionId IS NULL OR connection_id = @connectionId)
        ORDER BY repo_name, repo_id`,
     );
-    this.#insertRepo = db.prepare(
-      `INSERT INTO repos (${columnList(REPO_COLUMNS)}) VALUES (${paramList(REPO_COLUMNS)}) RETURNING *`,
-    );
+    this.#insertRepo = db.prepare(`INSERT INTO repos (${columnList(REPO_COLUMNS)}) VALUES (${paramList(REPO_COLUMNS)}) RETURNING *`);
     this.#updateRepo = db.prepare(`UPDATE repos SET ${assignments(REPO_COLUMNS)} WHERE repo_id = @repo_id RETURNING *`);
 
     this.#connectionById = db.prepare('SELECT * FROM connections WHERE id = ?');
@@ -166,12 +179,8 @@ class SqliteStore implements StoreSync {
     this.#listConnections = db.prepare('SELECT * FROM connections ORDER BY name');
     // Not INSERT ... ON CONFLICT DO UPDATE: with AUTOINCREMENT every conflicting attempt
     // still advances sqlite_sequence, so each re-sync would burn an id.
-    this.#insertConnection = db.prepare(
-      `INSERT INTO connections (${columnList(CONNECTION_COLUMNS)}) VALUES (${paramList(CONNECTION_COLUMNS)}) RETURNING *`,
-    );
-    this.#updateConnection = db.prepare(
-      `UPDATE connections SET ${assignments(CONNECTION_COLUMNS)} WHERE id = @id RETURNING *`,
-    );
+    this.#insertConnection = db.prepare(`INSERT INTO connections (${columnList(CONNECTION_COLUMNS)}) VALUES (${paramList(CONNECTION_COLUMNS)}) RETURNING *`);
+    this.#updateConnection = db.prepare(`UPDATE connections SET ${assignments(CONNECTION_COLUMNS)} WHERE id = @id RETURNING *`);
     this.#deleteConnection = db.prepare('DELETE FROM connections WHERE id = ?');
 
     this.#upsertRepoTx = db.transaction((fields: RepoFields): RepoRecord => {

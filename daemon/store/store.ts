@@ -61,8 +61,7 @@ export interface RepoRecord {
 }
 
 /** Fields a caller may set; repoId and state transitions go through the methods below. */
-export type RepoFields = Omit<RepoRecord, 'repoId' | 'state' | 'failures' | 'indexedRefs'> &
-  Partial<Pick<RepoRecord, 'state' | 'failures' | 'indexedRefs'>>;
+export type RepoFields = Omit<RepoRecord, 'repoId' | 'state' | 'failures' | 'indexedRefs'> & Partial<Pick<RepoRecord, 'state' | 'failures' | 'indexedRefs'>>;
 
 export interface ConnectionRecord {
   id: number;
@@ -175,7 +174,11 @@ export interface IdentityStoreSync {
   /** By email. */
   listUsers(): UserRecord[];
   /** Merges the patch (null clears an optional field); throws when the id is unknown. */
-  updateUser(id: string, patch: { name?: string; role?: Role; suspendedAt?: string | null; lastActivityAt?: string; dailyLimit?: number | null }, now: string): UserRecord;
+  updateUser(
+    id: string,
+    patch: { name?: string; role?: Role; suspendedAt?: string | null; lastActivityAt?: string; dailyLimit?: number | null },
+    now: string,
+  ): UserRecord;
   /** `hash` is the key's keyed hash; the key itself never reaches the store. */
   createApiKey(key: { userId: string; name: string; hash: string; hint: string }, now: string): ApiKeyRecord;
   /** The key whose hash this is, revoked or not. */

@@ -37,7 +37,7 @@ import { bufferView } from '../runtime/buffer-view.ts';
 /** Whether cDefinitions reads files with this path: C sources and headers. */
 export function isCPath(path: string): boolean {
   const n = path.length;
-  return n > 2 && path.charCodeAt(n - 2) === 0x2e /* . */ && (path.charCodeAt(n - 1) === 0x63 /* c */ || path.charCodeAt(n - 1) === 0x68 /* h */);
+  return n > 2 && path.charCodeAt(n - 2) === 0x2e /* . */ && (path.charCodeAt(n - 1) === 0x63 /* c */ || path.charCodeAt(n - 1) === 0x68) /* h */;
 }
 
 /** FNV-1a of a path's UTF-16 code units. */
@@ -87,7 +87,13 @@ export function scanDefs(scan: CScan, content: Uint8Array): SymbolDef[] {
   const out = new Array<SymbolDef>(scan.count);
   for (let i = 0; i < scan.count; i++) {
     const w = i * 8;
-    const def: SymbolDef = { name: decodeName(d[w]! & 0x100 ? names : text, d[w + 1]!, d[w + 2]!), kind: C_KINDS[d[w]! & 0xff]!, line: d[w + 3]!, endLine: d[w + 4]!, at: d[w + 5]! };
+    const def: SymbolDef = {
+      name: decodeName(d[w]! & 0x100 ? names : text, d[w + 1]!, d[w + 2]!),
+      kind: C_KINDS[d[w]! & 0xff]!,
+      line: d[w + 3]!,
+      endLine: d[w + 4]!,
+      at: d[w + 5]!,
+    };
     const parent = d[w + 6]! | 0;
     if (parent >= 0) def.parent = parents[parent]!;
     out[i] = def;

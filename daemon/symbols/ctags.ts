@@ -71,13 +71,7 @@ const MAX_BUFFER = 256 * (1 << 20);
 //   every file-scoped tag, which in C is all static functions and every macro
 //   or struct of a .c file; also off: anonymous (__anonXXXX), pseudo, qualified.
 // -G (--guess-language-eagerly): extension-less scripts are parsed by their #! line.
-const CTAGS_ARGS = [
-  '--options=NONE',
-  '--output-format=json',
-  '--fields=NnKesp',
-  '--extras=F',
-  '--guess-language-eagerly',
-];
+const CTAGS_ARGS = ['--options=NONE', '--output-format=json', '--fields=NnKesp', '--extras=F', '--guess-language-eagerly'];
 
 type Probe = { ok: boolean; mode: string };
 let probed: Probe | undefined;
@@ -362,7 +356,12 @@ interface TagRecord {
 function tagToDef(o: TagRecord, parents: Map<string, { name: string; kind: string }>): SymbolDef | undefined {
   const { name, line, end, scope } = o;
   if (typeof name !== 'string' || name === '' || typeof line !== 'number' || !(line >= 1)) return undefined;
-  const def: SymbolDef = { name, kind: typeof o.kind === 'string' ? internKind(o.kind) : '', line, endLine: typeof end === 'number' && end >= line ? end : line };
+  const def: SymbolDef = {
+    name,
+    kind: typeof o.kind === 'string' ? internKind(o.kind) : '',
+    line,
+    endLine: typeof end === 'number' && end >= line ? end : line,
+  };
   if (typeof scope === 'string' && scope !== '') {
     const scopeKind = typeof o.scopeKind === 'string' ? o.scopeKind : '';
     const key = `${scopeKind}\0${scope}`;

@@ -10,7 +10,15 @@ import { isCPath, scanCFile, scanDefs } from './c-definitions.ts';
 import type { CScan } from '../../core/index.ts';
 import { dtsDefinitions, isDtsPath } from './dts-definitions.ts';
 import { isKconfigPath, kconfigDefinitions } from './kconfig-definitions.ts';
-import { ctagsVersion, extractSymbols as ctagsSymbols, sortSymbolDefs, SYMBOL_MAX_FILE_BYTES, type SymbolDef, type SymbolOptions, type SymbolResult } from './ctags.ts';
+import {
+  ctagsVersion,
+  extractSymbols as ctagsSymbols,
+  sortSymbolDefs,
+  SYMBOL_MAX_FILE_BYTES,
+  type SymbolDef,
+  type SymbolOptions,
+  type SymbolResult,
+} from './ctags.ts';
 
 /**
  * The version of these rules: 1 (absent from a shard's meta): ctags for every language;
@@ -68,7 +76,10 @@ export function extractSymbols(files: Array<{ path: string; content: Uint8Array 
     else rest.push(i);
   }
   if (rest.length === 0) return { symbols, failed: 0, timedOut: 0 };
-  const r = ctagsSymbols(rest.map((i) => files[i]!), options);
+  const r = ctagsSymbols(
+    rest.map((i) => files[i]!),
+    options,
+  );
   rest.forEach((i, k) => (symbols[i] = r.symbols[k]!));
   return { symbols, failed: r.failed, timedOut: r.timedOut };
 }

@@ -53,7 +53,11 @@ export async function outlineSymbols(path: string, content: Uint8Array, options:
   if (scanned) return { symbols: scanned };
   // Probed once per process (a short synchronous spawn), then cached.
   const args = ctagsInteractiveArgs();
-  if (!args) throw new ServiceError('SERVICE_UNAVAILABLE', 'symbol outlines need universal-ctags (with the interactive and json features), which is not installed on the server');
+  if (!args)
+    throw new ServiceError(
+      'SERVICE_UNAVAILABLE',
+      'symbol outlines need universal-ctags (with the interactive and json features), which is not installed on the server',
+    );
   const release = await slots.acquire(options.signal);
   try {
     return await runCtags(args, path, content, options.signal);

@@ -25,7 +25,18 @@ import { fileURLToPath } from 'node:url';
 import type { Config, Connection } from '../config/types.ts';
 import { startBuildThreads } from '../index/build-pool.ts';
 import { mirrorsDir, shardsDir } from '../index/data-dir.ts';
-import { DEFAULT_MAX_TRIGRAMS, indexOrPack, sameRepo, SHARD_TARGET_BYTES, unchangedSummary, type BuildProgress, type IndexOptions, type IndexSummary, type PackCandidate, type SymbolsProgress } from '../index/indexer.ts';
+import {
+  DEFAULT_MAX_TRIGRAMS,
+  indexOrPack,
+  sameRepo,
+  SHARD_TARGET_BYTES,
+  unchangedSummary,
+  type BuildProgress,
+  type IndexOptions,
+  type IndexSummary,
+  type PackCandidate,
+  type SymbolsProgress,
+} from '../index/indexer.ts';
 import { buildPacks, type PackOptions } from '../index/pack-build.ts';
 import { mergePacks } from '../index/pack-merge.ts';
 import { loadManifest, retireRepository, symbolsPending, type Manifest, type ManifestRepo } from '../index/manifest.ts';
@@ -143,7 +154,13 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   // for compound shards: many are read at once, while builds of their own take
   // `concurrency` slots (the setting's meaning: repositories built at once).
   const readers = options.packs === false ? concurrency : Math.max(concurrency, READERS);
-  const pass: Pass = { turns: { builds: new Slots(concurrency), fetches: new Slots(concurrency) }, unchanged: new UnchangedRecords(), headers: new Map(), changed: 0, ...(packs ? { packs } : {}) };
+  const pass: Pass = {
+    turns: { builds: new Slots(concurrency), fetches: new Slots(concurrency) },
+    unchanged: new UnchangedRecords(),
+    headers: new Map(),
+    changed: 0,
+    ...(packs ? { packs } : {}),
+  };
   try {
     // A repository found up to date is answered without leaving this turn of the event
     // loop (its checks are synchronous reads), so thousands of them would run back to back
@@ -244,7 +261,10 @@ class UnchangedRecords {
           for (const { repoId, patch } of chunk) await store.updateRepo(repoId, patch);
         });
       } catch (err) {
-        log.warn({ repos: chunk.length, err: (err as Error).message }, 'recording the repositories found up to date failed; their records keep the previous pass');
+        log.warn(
+          { repos: chunk.length, err: (err as Error).message },
+          'recording the repositories found up to date failed; their records keep the previous pass',
+        );
       }
     }
   }
@@ -413,7 +433,13 @@ export const PACK_BELOW_BYTES = SHARD_TARGET_BYTES / 4;
 /** How compound shards are built: the pass's settings. */
 function packOptions(options: Pick<SyncOptions, 'config' | 'dataDir'>): PackOptions {
   const { config } = options;
-  return { dataDir: options.dataDir, target: SHARD_TARGET_BYTES, maxFileSize: config.settings.maxFileSize, maxTrigrams: DEFAULT_MAX_TRIGRAMS, symbols: config.settings.symbols };
+  return {
+    dataDir: options.dataDir,
+    target: SHARD_TARGET_BYTES,
+    maxFileSize: config.settings.maxFileSize,
+    maxTrigrams: DEFAULT_MAX_TRIGRAMS,
+    symbols: config.settings.symbols,
+  };
 }
 
 /** How a cluster's nodes copy built repositories into compound shards (cluster/pack-job.ts): the same settings, and which repositories are small. */
@@ -441,7 +467,8 @@ export async function mergeCompoundShards(options: SyncOptions): Promise<void> {
 /** Builds the repositories handed back into compound shards and records each one's outcome. */
 async function buildDeferred(options: SyncOptions, deferred: Deferred[], threads?: () => Worker[]): Promise<SyncReport['repos']> {
   if (deferred.length === 0) return [];
-  const onProgress = (files: number, totalFiles: number, bytes: number) => options.onEvent?.({ type: 'packs-progress', repos: deferred.length, build: { files, totalFiles, bytes } });
+  const onProgress = (files: number, totalFiles: number, bytes: number) =>
+    options.onEvent?.({ type: 'packs-progress', repos: deferred.length, build: { files, totalFiles, bytes } });
   const outcomes = await buildPacks(
     deferred.map((d) => d.candidate),
     { ...packOptions(options), onProgress, ...(threads ? { threads } : {}) },
@@ -479,7 +506,10 @@ export async function listConnections(options: SyncOptions): Promise<{ report: S
     const conn = await store.upsertConnection(name, connection.type);
     const plain = plainHttpOrigins(connection);
     if (plain.length > 0) {
-      log.warn({ connection: name, origins: plain }, 'the connection reaches its host over plain http: whoever is on the path can answer for the host (its repositories, clone URLs and pages) and read its token; use https');
+      log.warn(
+        { connection: name, origins: plain },
+        'the connection reaches its host over plain http: whoever is on the path can answer for the host (its repositories, clone URLs and pages) and read its token; use https',
+      );
     }
     let listed: HostRepo[];
     let host: CodeHost;
@@ -559,7 +589,9 @@ export async function syncRepoJob(options: SyncOptions, job: RepoJob, workers: n
   }
   const connection = options.config.connections[job.connection];
   if (connection === undefined) {
-    throw new Error(`cannot sync ${record.repoName}: connection "${job.connection}" is not configured on this node (its configuration differs from the node that listed it)`);
+    throw new Error(
+      `cannot sync ${record.repoName}: connection "${job.connection}" is not configured on this node (its configuration differs from the node that listed it)`,
+    );
   }
   const host = createCodeHost(job.connection, connection, { log, ...options.hostOptions });
   const w: Work = { record, host, hostRepo: job.hostRepo, connection, connectionName: job.connection, ...(job.rebuild === true ? { rebuild: true } : {}) };
@@ -573,7 +605,13 @@ export async function syncRepoJob(options: SyncOptions, job: RepoJob, workers: n
  * the pass's `packs`: a small repository that changed is handed back there (undefined), to
  * be built into a compound shard.
  */
-export async function syncRepo(options: SyncOptions, w: Work, place: Pick<RepoTurn, 'index' | 'total'>, workers: number, pass?: Pass): Promise<SyncReport['repos'][number] | undefined> {
+export async function syncRepo(
+  options: SyncOptions,
+  w: Work,
+  place: Pick<RepoTurn, 'index' | 'total'>,
+  workers: number,
+  pass?: Pass,
+): Promise<SyncReport['repos'][number] | undefined> {
   const packs = pass?.packs;
   const turns = pass?.turns;
   const { config } = options;
@@ -612,7 +650,9 @@ export async function syncRepo(options: SyncOptions, w: Work, place: Pick<RepoTu
     let sourceStamp: string | undefined;
     const stampNow = () => (sourceStamp ??= refStamp(mirror.path, salt));
     const stamp = (recorded: string) => sameRefStamp(mirror.path, salt, recorded) || recorded === stampNow();
-    const known = stamped ? stampedIndex(options.dataDir, record.repoId, { stamp, repo, symbols: config.settings.symbols !== false }, pass?.headers ?? new Map()) : undefined;
+    const known = stamped
+      ? stampedIndex(options.dataDir, record.repoId, { stamp, repo, symbols: config.settings.symbols !== false }, pass?.headers ?? new Map())
+      : undefined;
     if (known) return await recordIndexed(options, turn, unchangedSummary(known, turn.started), pass?.unchanged);
     stampNow();
     const unfocus = pass !== undefined && record.indexedAt !== undefined && ++pass.changed <= PROMPT_BUILDS ? focusOn(pass) : undefined;
@@ -657,7 +697,12 @@ export async function syncRepo(options: SyncOptions, w: Work, place: Pick<RepoTu
  * its lock: then nothing is to be done, and the repository is not even opened. Undefined
  * otherwise.
  */
-function stampedIndex(dataDir: string, repoId: number, wanted: { stamp: (recorded: string) => boolean; repo: ManifestRepo; symbols: boolean }, headers: HeaderChecks): Manifest | undefined {
+function stampedIndex(
+  dataDir: string,
+  repoId: number,
+  wanted: { stamp: (recorded: string) => boolean; repo: ManifestRepo; symbols: boolean },
+  headers: HeaderChecks,
+): Manifest | undefined {
   const { stamp, repo, symbols } = wanted;
   // A lock left by a run that was killed (or one running now): the whole way, which takes it
   // over and removes what that run left.

@@ -19,7 +19,10 @@ function shellHeaders(nonce: string): Array<[string, string]> {
     ['Content-Type', 'text/html; charset=utf-8'],
     // The nonce makes every copy different: none may be stored.
     ['Cache-Control', 'no-store'],
-    ['Content-Security-Policy', `default-src 'none'; script-src 'self'; style-src 'self' 'nonce-${nonce}'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`],
+    [
+      'Content-Security-Policy',
+      `default-src 'none'; script-src 'self'; style-src 'self' 'nonce-${nonce}'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+    ],
     ['X-Frame-Options', 'DENY'],
     ['X-Content-Type-Options', 'nosniff'],
     ['Referrer-Policy', 'same-origin'],
@@ -63,7 +66,13 @@ export function webUi(root: string, onError: (err: Error) => void): WebUi {
       if (asset) {
         const a = built.byPath.get(url);
         if (!a) return undefined;
-        const common: Array<[string, string]> = [['Content-Type', a.type], ['Cache-Control', 'public, max-age=31536000, immutable'], ['ETag', a.etag], ['Vary', 'Accept-Encoding'], ['X-Content-Type-Options', 'nosniff']];
+        const common: Array<[string, string]> = [
+          ['Content-Type', a.type],
+          ['Cache-Control', 'public, max-age=31536000, immutable'],
+          ['ETag', a.etag],
+          ['Vary', 'Accept-Encoding'],
+          ['X-Content-Type-Options', 'nosniff'],
+        ];
         if (headers['if-none-match'] === a.etag) return { status: 304, body: '', headers: common };
         return gzip ? { status: 200, body: a.gzip, headers: [...common, ['Content-Encoding', 'gzip']] } : { status: 200, body: a.body, headers: common };
       }

@@ -127,7 +127,7 @@ test('the scanner sees every form of import, and no commented one', () => {
     "// const h = await import('./h.ts');",
     "/* const i = await import('./i.ts'); */",
     " * const j = await import('./j.ts');",
-    "const k = 'import l from \"./l.ts\"';",
+    'const k = \'import l from "./l.ts"\';',
     "export const m = new URL('./m.ts', import.meta.url);",
     "import n from 'node:fs';",
   ].join('\n');
@@ -154,7 +154,10 @@ test('circles are found, and only circles', () => {
     return g;
   };
   assert.deepEqual(circles(graph(['a>b', 'b>c', 'a>c'])), []);
-  assert.deepEqual(circles(graph(['a>b', 'b>c', 'c>a', 'c>d', 'd>e', 'e>d'])), [['d', 'e'], ['a', 'b', 'c']]);
+  assert.deepEqual(circles(graph(['a>b', 'b>c', 'c>a', 'c>d', 'd>e', 'e>d'])), [
+    ['d', 'e'],
+    ['a', 'b', 'c'],
+  ]);
 });
 
 test('every scanned file is on a floor, and the scan sees the house', () => {
@@ -163,13 +166,25 @@ test('every scanned file is on a floor, and the scan sees the house', () => {
   assert.deepEqual(homeless, [], `files on no floor: give their folder a floor in FLOORS (${homeless.join(', ')})`);
   // A scan that finds nothing passes everything: it must see what is surely there.
   assert.ok(files.length > 150, `only ${files.length} files scanned`);
-  assert.ok(imports.some((i) => i.from === 'daemon/cli/main.ts' && i.to === 'daemon/errors.ts'), 'the scan misses daemon/cli/main.ts importing daemon/errors.ts');
-  assert.ok(imports.some((i) => i.from.startsWith('core/assembly/')), 'the scan misses the core\'s own imports');
-  for (const part of floorOf.keys()) assert.ok(files.some((f) => partOf(f) === part), `${part} is in FLOORS but holds no source file`);
+  assert.ok(
+    imports.some((i) => i.from === 'daemon/cli/main.ts' && i.to === 'daemon/errors.ts'),
+    'the scan misses daemon/cli/main.ts importing daemon/errors.ts',
+  );
+  assert.ok(
+    imports.some((i) => i.from.startsWith('core/assembly/')),
+    "the scan misses the core's own imports",
+  );
+  for (const part of floorOf.keys())
+    assert.ok(
+      files.some((f) => partOf(f) === part),
+      `${part} is in FLOORS but holds no source file`,
+    );
 });
 
 test('every import runs down the floors', () => {
-  const wrong = scan().imports.map(violation).filter((v) => v !== undefined);
+  const wrong = scan()
+    .imports.map(violation)
+    .filter((v) => v !== undefined);
   assert.equal(
     wrong.length,
     0,

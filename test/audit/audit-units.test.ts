@@ -43,12 +43,28 @@ test('failed authentications: one event per address and kind when the window has
     failures.flush();
     assert.deepEqual(
       (await events()).map((e) => ({ ...e, id: 0 })),
-      [{ id: 0, at: new Date(T0).toISOString(), action: 'auth.failed', outcome: 'failure', actor: { credentialKind: 'apiKey' }, sourceAddress: '198.51.100.7', details: { count: 5, lastAt: new Date(T0 + 4000).toISOString(), windowSeconds: 60 } }],
+      [
+        {
+          id: 0,
+          at: new Date(T0).toISOString(),
+          action: 'auth.failed',
+          outcome: 'failure',
+          actor: { credentialKind: 'apiKey' },
+          sourceAddress: '198.51.100.7',
+          details: { count: 5, lastAt: new Date(T0 + 4000).toISOString(), windowSeconds: 60 },
+        },
+      ],
       'the first window: five failures in one event, at the first one',
     );
     at(62_000);
     failures.flush();
-    assert.deepEqual((await events()).slice(1).map((e) => [e.sourceAddress, e.actor.credentialKind, e.details!.count]), [['198.51.100.7', 'scopedToken', 1], ['198.51.100.8', 'apiKey', 1]]);
+    assert.deepEqual(
+      (await events()).slice(1).map((e) => [e.sourceAddress, e.actor.credentialKind, e.details!.count]),
+      [
+        ['198.51.100.7', 'scopedToken', 1],
+        ['198.51.100.8', 'apiKey', 1],
+      ],
+    );
     assert.equal(failures.openWindows, 0);
   } finally {
     await store.close();
@@ -62,11 +78,23 @@ test('a failure after the window closes the old window and opens a new one; flus
     failures.add('2001:db8::1', 'oauth');
     at(61_000);
     failures.add('2001:db8::1', 'oauth');
-    assert.deepEqual((await events()).map((e) => e.details!.count), [2], 'the old window, recorded when the next failure came');
+    assert.deepEqual(
+      (await events()).map((e) => e.details!.count),
+      [2],
+      'the old window, recorded when the next failure came',
+    );
     at(62_000);
     failures.add('', 'browserSession');
     failures.flush(true);
-    assert.deepEqual((await events()).map((e) => [e.sourceAddress, e.actor.credentialKind, e.details!.count]), [['2001:db8::1', 'oauth', 2], ['2001:db8::1', 'oauth', 1], [undefined, 'browserSession', 1]], 'an unknown address: no sourceAddress');
+    assert.deepEqual(
+      (await events()).map((e) => [e.sourceAddress, e.actor.credentialKind, e.details!.count]),
+      [
+        ['2001:db8::1', 'oauth', 2],
+        ['2001:db8::1', 'oauth', 1],
+        [undefined, 'browserSession', 1],
+      ],
+      'an unknown address: no sourceAddress',
+    );
     assert.equal(failures.openWindows, 0);
   } finally {
     await store.close();
@@ -87,12 +115,30 @@ test('memory is bounded: past maxTracked addresses, failures are counted togethe
     at(60_000);
     failures.flush();
     const all = await events();
-    assert.equal(all.reduce((n, e) => n + (e.details!.count as number), 0), sent, 'every failure is counted');
+    assert.equal(
+      all.reduce((n, e) => n + (e.details!.count as number), 0),
+      sent,
+      'every failure is counted',
+    );
     const apart = all.filter((e) => e.sourceAddress !== undefined);
-    assert.deepEqual(apart.map((e) => [e.sourceAddress, e.details!.count]), [['10.0.0.0', 3], ['10.0.0.1', 3], ['10.0.0.2', 3]], 'the first three addresses, counted apart');
+    assert.deepEqual(
+      apart.map((e) => [e.sourceAddress, e.details!.count]),
+      [
+        ['10.0.0.0', 3],
+        ['10.0.0.1', 3],
+        ['10.0.0.2', 3],
+      ],
+      'the first three addresses, counted apart',
+    );
     const overflow = all.filter((e) => e.sourceAddress === undefined);
     // Addresses 3..49 per round: 24 odd ones (scoped tokens, whose window opened first), 23 even ones.
-    assert.deepEqual(overflow.map((e) => [e.actor.credentialKind, e.details!.count, e.details!.overflow]), [['scopedToken', 72, true], ['apiKey', 69, true]]);
+    assert.deepEqual(
+      overflow.map((e) => [e.actor.credentialKind, e.details!.count, e.details!.overflow]),
+      [
+        ['scopedToken', 72, true],
+        ['apiKey', 69, true],
+      ],
+    );
     // Closed windows make room: new addresses are counted apart again.
     at(61_000);
     failures.add('10.9.9.9', 'apiKey');
@@ -112,7 +158,10 @@ test('a flush costs what it closes: windows still open after the first open one 
     failures.add('b', 'apiKey');
     at(60_000);
     failures.flush();
-    assert.deepEqual((await events()).map((e) => e.sourceAddress), ['a']);
+    assert.deepEqual(
+      (await events()).map((e) => e.sourceAddress),
+      ['a'],
+    );
     assert.equal(failures.openWindows, 1);
   } finally {
     await store.close();
@@ -139,7 +188,10 @@ test('countingFailures: a 401 for a credential sent from an address is counted, 
     [{ session: 'v1.x.y', via: 'session', from: '1.2.3.6' }, 'browserSession'],
   ];
   for (const [c] of cases) await assert.rejects(a.authenticate(c), /no/);
-  assert.deepEqual(counted, cases.map(([c, kind]) => [c.from, kind]));
+  assert.deepEqual(
+    counted,
+    cases.map(([c, kind]) => [c.from, kind]),
+  );
   counted.length = 0;
   await assert.rejects(a.authenticate({ token: 'svk_x', via: 'bearer' }), /no/, 'no address given: not counted');
   await assert.rejects(a.authenticate({ from: '1.2.3.4' }), /no/, 'nothing sent (anonymous): not counted');
@@ -174,7 +226,10 @@ test('AuditLog.change: the change and its events are stored together, or neither
       ),
     );
     assert.equal(await store.getUserByEmail('b@example.com'), undefined, 'the change went with its event');
-    const none = await log.change(() => store.revokeApiKey('key_unknown', new Date(T0).toISOString()), (r) => (r ? { action: 'api_key.revoked', actor: { credentialKind: 'cli' }, target: { type: 'api_key', id: r.key.id } } : undefined));
+    const none = await log.change(
+      () => store.revokeApiKey('key_unknown', new Date(T0).toISOString()),
+      (r) => (r ? { action: 'api_key.revoked', actor: { credentialKind: 'cli' }, target: { type: 'api_key', id: r.key.id } } : undefined),
+    );
     assert.equal(none, undefined);
     assert.equal((await store.audit.list({ offset: 0, limit: 10 })).total, 2, 'nothing happened: nothing recorded');
   } finally {
@@ -186,10 +241,20 @@ test('AuditLog.note: a write that fails is dropped and reported, at most once a 
   let now = T0;
   const reports: string[] = [];
   const broken = {
-    audit: { append: async () => { throw new Error('SQLITE_FULL: database or disk is full'); }, list: async () => ({ events: [], total: 0 }), prune: async () => 0 },
+    audit: {
+      append: async () => {
+        throw new Error('SQLITE_FULL: database or disk is full');
+      },
+      list: async () => ({ events: [], total: 0 }),
+      prune: async () => 0,
+    },
     atomically: <T>(fn: () => Promise<T>) => fn(),
   } as unknown as Pick<Store, 'audit' | 'atomically'>;
-  const log = new AuditLog(broken, () => new Date(now), (err, action) => reports.push(`${action}: ${err.message}`));
+  const log = new AuditLog(
+    broken,
+    () => new Date(now),
+    (err, action) => reports.push(`${action}: ${err.message}`),
+  );
   const entry = { action: 'session.ended', actor: { credentialKind: 'browserSession' } } as const;
   await log.note(entry);
   await log.note(entry);
@@ -205,7 +270,11 @@ test('AuditLog.note: a write that fails is dropped and reported, at most once a 
 test('docs/audit-log.md describes every action, credential kind and target type; the README and docs/configuration.md point to it', () => {
   const docs = readFileSync(new URL('../../docs/audit-log.md', import.meta.url), 'utf8');
   const rows = docs.split('\n').filter((l) => l.startsWith('| `'));
-  for (const action of ACTION_NAMES) assert.ok(rows.some((r) => r.split('|')[1]!.includes(`\`${action}\``)), `${action} has a row in the table of actions`);
+  for (const action of ACTION_NAMES)
+    assert.ok(
+      rows.some((r) => r.split('|')[1]!.includes(`\`${action}\``)),
+      `${action} has a row in the table of actions`,
+    );
   for (const kind of CREDENTIAL_KINDS) assert.ok(docs.includes(`\`${kind}\``), `credential kind ${kind} is described`);
   for (const type of TARGET_TYPES) assert.ok(docs.includes(`\`${type}\``), `target type ${type} is described`);
   assert.match(docs, /`settings\.audit\.retentionDays` \| `180`/);

@@ -40,7 +40,10 @@ const OS_USER = userInfo().username;
 /** A license valid around the real time (the `trawl license install` process checks it against the real clock). */
 function license(entitlements: string[], id = 'L-audit'): string {
   const now = Date.now();
-  return signLicense({ id, licensee: 'Audit Org', entitlements, issuedAt: new Date(now - DAY).toISOString(), expiresAt: new Date(now + 365 * DAY).toISOString() }, PRIVATE_PEM);
+  return signLicense(
+    { id, licensee: 'Audit Org', entitlements, issuedAt: new Date(now - DAY).toISOString(), expiresAt: new Date(now + 365 * DAY).toISOString() },
+    PRIVATE_PEM,
+  );
 }
 
 /** `trawl ARGS --data-dir DIR` as its own process (the command line's own wiring). */
@@ -148,7 +151,11 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
     })();
 
     // ---- the HTTP API, each caller from an address of its own --------------------------
-    const as = (key: string | undefined, from?: string, extra: Record<string, string> = {}) => ({ ...(key ? { authorization: `Bearer ${key}` } : {}), ...(from ? { 'x-forwarded-for': from } : {}), ...extra });
+    const as = (key: string | undefined, from?: string, extra: Record<string, string> = {}) => ({
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(from ? { 'x-forwarded-for': from } : {}),
+      ...extra,
+    });
     const repos = (await call(`${d.url}/api/repos`, { headers: as(olga.key) })).json as Array<{ repoId: number; repoName: string }>;
     const widgets = repos.find((r) => r.repoName === 'widgets')!.repoId;
     const secretRepo = repos.find((r) => r.repoName === 'secret')!.repoId;
@@ -158,16 +165,26 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
     assert.equal(created.status, 201, created.text);
     secrets.push(created.json.token);
     tick();
-    assert.equal((await call(`${d.url}/api/ee/scoped_access_token`, { headers: as(max.key, '203.0.113.5'), json: { repoIds: [widgets, 99999] } })).json.errorCode, 'INVALID_REPOSITORY_SCOPE');
+    assert.equal(
+      (await call(`${d.url}/api/ee/scoped_access_token`, { headers: as(max.key, '203.0.113.5'), json: { repoIds: [widgets, 99999] } })).json.errorCode,
+      'INVALID_REPOSITORY_SCOPE',
+    );
     tick();
     const ownerToken = await call(`${d.url}/api/ee/scoped_access_token`, { headers: as(olga.key), json: { repoIds: [secretRepo] } });
     secrets.push(ownerToken.json.token);
     tick();
     assert.equal((await call(`${d.url}/api/ee/scoped_access_token/${created.json.id}`, { method: 'DELETE', headers: as(max.key, '203.0.113.5') })).status, 204);
     tick();
-    assert.equal((await call(`${d.url}/api/ee/scoped_access_token/${created.json.id}`, { method: 'DELETE', headers: as(max.key, '203.0.113.5') })).status, 204, 'again: changes nothing');
+    assert.equal(
+      (await call(`${d.url}/api/ee/scoped_access_token/${created.json.id}`, { method: 'DELETE', headers: as(max.key, '203.0.113.5') })).status,
+      204,
+      'again: changes nothing',
+    );
     tick();
-    assert.equal((await call(`${d.url}/api/ee/scoped_access_token/${ownerToken.json.id}`, { method: 'DELETE', headers: as(max.key, '203.0.113.6') })).json.errorCode, 'SCOPED_ACCESS_TOKEN_NOT_FOUND');
+    assert.equal(
+      (await call(`${d.url}/api/ee/scoped_access_token/${ownerToken.json.id}`, { method: 'DELETE', headers: as(max.key, '203.0.113.6') })).json.errorCode,
+      'SCOPED_ACCESS_TOKEN_NOT_FOUND',
+    );
 
     // A browser session: signed in and out.
     tick();
@@ -176,10 +193,17 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
     const session = /^trawl_session=([^;]+)/.exec(signIn.headers.getSetCookie()[0]!)![1]!;
     secrets.push(session, signIn.json.csrfToken);
     tick();
-    const signOut = await call(`${d.url}/api/session`, { method: 'DELETE', headers: as(undefined, '203.0.113.7', { cookie: `trawl_session=${session}`, 'x-csrf-token': signIn.json.csrfToken }) });
+    const signOut = await call(`${d.url}/api/session`, {
+      method: 'DELETE',
+      headers: as(undefined, '203.0.113.7', { cookie: `trawl_session=${session}`, 'x-csrf-token': signIn.json.csrfToken }),
+    });
     assert.equal(signOut.status, 204);
     tick();
-    assert.equal((await call(`${d.url}/api/session`, { method: 'DELETE', headers: as(undefined, '203.0.113.7') })).status, 204, 'no session: nothing to record');
+    assert.equal(
+      (await call(`${d.url}/api/session`, { method: 'DELETE', headers: as(undefined, '203.0.113.7') })).status,
+      204,
+      'no session: nothing to record',
+    );
     const sessionId = JSON.parse(Buffer.from(session.split('.')[1]!, 'base64url').toString('utf8')).s as string;
 
     // Signed out everywhere: a scoped token of max's ends (his keys stay).
@@ -194,14 +218,19 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
     const OAUTH = '192.0.2.10';
     const register = async (meta: Record<string, unknown>) => {
       tick();
-      const r = await call(`${d.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': OAUTH }, body: JSON.stringify({ client_name: 'Agent', redirect_uris: [CB], ...meta }) });
+      const r = await call(`${d.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': OAUTH },
+        body: JSON.stringify({ client_name: 'Agent', redirect_uris: [CB], ...meta }),
+      });
       assert.equal(r.status, 201, r.text);
       if (r.json.client_secret) secrets.push(r.json.client_secret);
       return r.json as { client_id: string; client_secret?: string };
     };
     const client = await register({ token_endpoint_auth_method: 'none' });
     const confidential = await register({ client_name: 'Vault', token_endpoint_auth_method: 'client_secret_post' });
-    const oauthForm = (path: string, body: Record<string, string | undefined>) => call(`${d.url}${path}`, { method: 'POST', headers: { ...FORM, 'x-forwarded-for': OAUTH }, body: form(body) });
+    const oauthForm = (path: string, body: Record<string, string | undefined>) =>
+      call(`${d.url}${path}`, { method: 'POST', headers: { ...FORM, 'x-forwarded-for': OAUTH }, body: form(body) });
     const signInOAuth = async (key: string): Promise<{ access: string; refresh: string }> => {
       const p = pkce();
       tick();
@@ -209,13 +238,27 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
         method: 'POST',
         redirect: 'manual',
         headers: { ...FORM, 'x-forwarded-for': OAUTH },
-        body: form({ response_type: 'code', client_id: client.client_id, redirect_uri: CB, code_challenge: p.challenge, code_challenge_method: 'S256', decision: 'allow', api_key: key }),
+        body: form({
+          response_type: 'code',
+          client_id: client.client_id,
+          redirect_uri: CB,
+          code_challenge: p.challenge,
+          code_challenge_method: 'S256',
+          decision: 'allow',
+          api_key: key,
+        }),
       });
       assert.equal(consent.status, 303, await consent.text());
       const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
       secrets.push(code);
       tick();
-      const tokens = await oauthForm('/oauth/token', { grant_type: 'authorization_code', code, code_verifier: p.verifier, redirect_uri: CB, client_id: client.client_id });
+      const tokens = await oauthForm('/oauth/token', {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: p.verifier,
+        redirect_uri: CB,
+        client_id: client.client_id,
+      });
       assert.equal(tokens.status, 200, tokens.text);
       secrets.push(tokens.json.access_token, tokens.json.refresh_token);
       return { access: tokens.json.access_token, refresh: tokens.json.refresh_token };
@@ -231,9 +274,17 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
     assert.equal(rotated.status, 200);
     secrets.push(rotated.json.access_token, rotated.json.refresh_token);
     tick();
-    assert.equal((await oauthForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: second.refresh, client_id: client.client_id })).json.error, 'invalid_grant', 'reuse revokes the grant');
+    assert.equal(
+      (await oauthForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: second.refresh, client_id: client.client_id })).json.error,
+      'invalid_grant',
+      'reuse revokes the grant',
+    );
     tick();
-    assert.equal((await oauthForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: second.refresh, client_id: client.client_id })).json.error, 'invalid_grant', 'a replay: revoked already');
+    assert.equal(
+      (await oauthForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: second.refresh, client_id: client.client_id })).json.error,
+      'invalid_grant',
+      'a replay: revoked already',
+    );
     const third = await signInOAuth(olga.key);
     tick();
     assert.equal((await oauthForm('/oauth/revoke', { token: third.access, client_id: client.client_id })).status, 200);
@@ -256,9 +307,17 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
     for (let i = 0; i < 4; i++) assert.equal((await call(`${d.url}/api/repos`, { headers: as(BAD_KEY, '198.51.100.7') })).status, 401);
     for (let i = 0; i < 3; i++) assert.equal((await call(`${d.url}/api/repos`, { headers: as(BAD_TOKEN, '198.51.100.7') })).status, 401);
     for (let i = 0; i < 2; i++) assert.equal((await call(`${d.url}/api/repos`, { headers: as(old.key, '198.51.100.8') })).status, 401, 'a revoked key');
-    assert.equal((await call(`${d.url}/api/session`, { headers: as(undefined, '198.51.100.8'), json: { apiKey: BAD_KEY } })).status, 401, 'a sign-in with a bad key');
+    assert.equal(
+      (await call(`${d.url}/api/session`, { headers: as(undefined, '198.51.100.8'), json: { apiKey: BAD_KEY } })).status,
+      401,
+      'a sign-in with a bad key',
+    );
     for (let i = 0; i < 2; i++) {
-      assert.equal((await oauthForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: 'x', client_id: confidential.client_id, client_secret: 'svcs_wrong' })).json.error, 'invalid_client');
+      assert.equal(
+        (await oauthForm('/oauth/token', { grant_type: 'refresh_token', refresh_token: 'x', client_id: confidential.client_id, client_secret: 'svcs_wrong' }))
+          .json.error,
+        'invalid_client',
+      );
     }
     const stale = await call(`${d.url}/api/session`, { headers: { cookie: 'trawl_session=v1.stale.sig', 'x-forwarded-for': '198.51.100.9' } });
     assert.equal(stale.json.authenticated, false, 'asking about a stale cookie is no attempt to get in: not counted');
@@ -285,30 +344,72 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
       return found[0]!;
     };
     const cli = { userId: null, email: null, credentialKind: 'cli', credentialId: OS_USER };
-    const by = (who: 'olga' | 'max', key: { id: string }, kind = 'apiKey') => ({ userId: ids[who]!, email: `${who}@example.com`, credentialKind: kind, credentialId: key.id });
+    const by = (who: 'olga' | 'max', key: { id: string }, kind = 'apiKey') => ({
+      userId: ids[who]!,
+      email: `${who}@example.com`,
+      credentialKind: kind,
+      credentialId: key.id,
+    });
 
     await t.test('the command line: users, keys, the license, an OAuth grant; as the OS account, without an address', () => {
       for (const n of ['olga', 'max', 'sue']) {
         const e = one('user.added', (e) => e.target?.id === ids[n]);
-        assert.deepEqual({ ...e, id: 0, at: '' }, { id: 0, at: '', action: 'user.added', outcome: 'success', actor: cli, target: { type: 'user', id: ids[n]! }, sourceAddress: null, details: { email: `${n}@example.com`, role: n === 'olga' ? 'owner' : 'member' } });
+        assert.deepEqual(
+          { ...e, id: 0, at: '' },
+          {
+            id: 0,
+            at: '',
+            action: 'user.added',
+            outcome: 'success',
+            actor: cli,
+            target: { type: 'user', id: ids[n]! },
+            sourceAddress: null,
+            details: { email: `${n}@example.com`, role: n === 'olga' ? 'owner' : 'member' },
+          },
+        );
       }
       assert.deepEqual(one('user.suspended').target, { type: 'user', id: ids.sue! }, 'suspending twice: one event');
       assert.deepEqual(one('user.unsuspended').details, { email: 'sue@example.com' });
-      assert.deepEqual(all.filter((e) => e.action === 'user.limit_changed').map((e) => e.details).reverse(), [{ email: 'max@example.com', from: 'default', to: 500 }, { email: 'max@example.com', from: 500, to: 'default' }], 'the same limit twice: one event');
-      for (const [who, key, name] of [['olga', olga, 'laptop'], ['max', max, 'ci'], ['max', old, 'old']] as const) {
+      assert.deepEqual(
+        all
+          .filter((e) => e.action === 'user.limit_changed')
+          .map((e) => e.details)
+          .reverse(),
+        [
+          { email: 'max@example.com', from: 'default', to: 500 },
+          { email: 'max@example.com', from: 500, to: 'default' },
+        ],
+        'the same limit twice: one event',
+      );
+      for (const [who, key, name] of [
+        ['olga', olga, 'laptop'],
+        ['max', max, 'ci'],
+        ['max', old, 'old'],
+      ] as const) {
         const e = one('api_key.created', (e) => e.target?.id === key.id);
         assert.deepEqual(e.actor, cli);
         assert.deepEqual(e.details, { userId: ids[who], email: `${who}@example.com`, name });
       }
       const revoked = one('api_key.revoked');
-      assert.deepEqual([revoked.actor, revoked.target, revoked.details], [cli, { type: 'api_key', id: old.id }, { userId: ids.max, name: 'old', ended: { scopedTokens: 0, oauthGrants: 0, sessions: 0 } }], 'revoking twice: one event');
+      assert.deepEqual(
+        [revoked.actor, revoked.target, revoked.details],
+        [cli, { type: 'api_key', id: old.id }, { userId: ids.max, name: 'old', ended: { scopedTokens: 0, oauthGrants: 0, sessions: 0 } }],
+        'revoking twice: one event',
+      );
       const out = one('user.signed_out');
-      assert.deepEqual([out.actor, out.target, out.details], [cli, { type: 'user', id: ids.max }, { email: 'max@example.com', ended: { scopedTokens: 1, oauthGrants: 0, sessions: 0 } }], 'signing out twice: one event');
+      assert.deepEqual(
+        [out.actor, out.target, out.details],
+        [cli, { type: 'user', id: ids.max }, { email: 'max@example.com', ended: { scopedTokens: 1, oauthGrants: 0, sessions: 0 } }],
+        'signing out twice: one event',
+      );
       const lic = one('license.installed');
       assert.deepEqual([lic.actor, lic.target, lic.sourceAddress], [cli, { type: 'license', id: 'L-audit' }, null], 'the real trawl license install');
       assert.deepEqual(lic.details!.entitlements, ['org-management', 'scoped-access-tokens', 'oauth']);
       const operator = one('oauth_grant.revoked', (e) => e.details?.reason === 'operator');
-      assert.deepEqual([operator.actor, operator.target, operator.details], [cli, { type: 'oauth_grant', id: grants[0]!.id }, { reason: 'operator', userId: ids.olga, clientId: client.client_id }]);
+      assert.deepEqual(
+        [operator.actor, operator.target, operator.details],
+        [cli, { type: 'oauth_grant', id: grants[0]!.id }, { reason: 'operator', userId: ids.olga, clientId: client.client_id }],
+      );
     });
 
     await t.test('scoped tokens: created and revoked with the key and address; refusals as failures with the error code', () => {
@@ -316,39 +417,84 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
       assert.deepEqual([c.actor, c.sourceAddress], [by('max', max), '203.0.113.5']);
       assert.deepEqual(c.details, { repoIds: [widgets], repoCount: 1, expiresAt: created.json.expiresAt });
       const refused = one('scoped_token.created', (e) => e.outcome === 'failure');
-      assert.deepEqual([refused.actor, refused.target, refused.sourceAddress, refused.details], [by('max', max), null, '203.0.113.5', { errorCode: 'INVALID_REPOSITORY_SCOPE' }]);
+      assert.deepEqual(
+        [refused.actor, refused.target, refused.sourceAddress, refused.details],
+        [by('max', max), null, '203.0.113.5', { errorCode: 'INVALID_REPOSITORY_SCOPE' }],
+      );
       const r = one('scoped_token.revoked', (e) => e.outcome === 'success');
-      assert.deepEqual([r.actor, r.target, r.sourceAddress], [by('max', max), { type: 'scoped_token', id: created.json.id }, '203.0.113.5'], 'revoking twice: one event');
+      assert.deepEqual(
+        [r.actor, r.target, r.sourceAddress],
+        [by('max', max), { type: 'scoped_token', id: created.json.id }, '203.0.113.5'],
+        'revoking twice: one event',
+      );
       const probe = one('scoped_token.revoked', (e) => e.outcome === 'failure');
-      assert.deepEqual([probe.actor, probe.target, probe.sourceAddress, probe.details], [by('max', max), { type: 'scoped_token', id: ownerToken.json.id }, '203.0.113.6', { errorCode: 'SCOPED_ACCESS_TOKEN_NOT_FOUND' }]);
+      assert.deepEqual(
+        [probe.actor, probe.target, probe.sourceAddress, probe.details],
+        [by('max', max), { type: 'scoped_token', id: ownerToken.json.id }, '203.0.113.6', { errorCode: 'SCOPED_ACCESS_TOKEN_NOT_FOUND' }],
+      );
     });
 
     await t.test('browser sessions: opened with the key, ended by signing out', () => {
       const opened = one('session.opened');
-      assert.deepEqual([opened.actor, opened.target, opened.sourceAddress, opened.details], [by('olga', olga), { type: 'session', id: sessionId }, '203.0.113.7', { expiresAt: signIn.json.expiresAt }]);
+      assert.deepEqual(
+        [opened.actor, opened.target, opened.sourceAddress, opened.details],
+        [by('olga', olga), { type: 'session', id: sessionId }, '203.0.113.7', { expiresAt: signIn.json.expiresAt }],
+      );
       const ended = one('session.ended');
-      assert.deepEqual([ended.actor, ended.target, ended.sourceAddress, ended.details], [by('olga', olga, 'browserSession'), { type: 'session', id: sessionId }, '203.0.113.7', { reason: 'signed_out' }]);
+      assert.deepEqual(
+        [ended.actor, ended.target, ended.sourceAddress, ended.details],
+        [by('olga', olga, 'browserSession'), { type: 'session', id: sessionId }, '203.0.113.7', { reason: 'signed_out' }],
+      );
     });
 
     await t.test('OAuth: registered, consented, created, and revoked by the client, by reuse and by the operator', () => {
       const reg = one('oauth_client.registered', (e) => e.target?.id === client.client_id);
-      assert.deepEqual([reg.actor, reg.sourceAddress, reg.details], [{ userId: null, email: null, credentialKind: 'anonymous', credentialId: null }, OAUTH, { clientName: 'Agent', authMethod: 'none', redirectUris: [CB], redirectUriCount: 1 }]);
+      assert.deepEqual(
+        [reg.actor, reg.sourceAddress, reg.details],
+        [
+          { userId: null, email: null, credentialKind: 'anonymous', credentialId: null },
+          OAUTH,
+          { clientName: 'Agent', authMethod: 'none', redirectUris: [CB], redirectUriCount: 1 },
+        ],
+      );
       assert.equal(one('oauth_client.registered', (e) => e.target?.id === confidential.client_id).details!.authMethod, 'client_secret_post');
       const consents = all.filter((e) => e.action === 'oauth_grant.consented').reverse();
-      assert.deepEqual(consents.map((e) => [e.actor, e.target, e.sourceAddress]), [max, max, olga].map((k, i) => [by(i < 2 ? 'max' : 'olga', k), { type: 'oauth_client', id: client.client_id }, OAUTH]));
+      assert.deepEqual(
+        consents.map((e) => [e.actor, e.target, e.sourceAddress]),
+        [max, max, olga].map((k, i) => [by(i < 2 ? 'max' : 'olga', k), { type: 'oauth_client', id: client.client_id }, OAUTH]),
+      );
       assert.deepEqual(consents[0]!.details, { clientName: 'Agent', scope: 'search' });
       const createdGrants = all.filter((e) => e.action === 'oauth_grant.created').reverse();
       assert.equal(createdGrants.length, 3);
-      const clientActor = (who: 'olga' | 'max') => ({ userId: ids[who]!, email: `${who}@example.com`, credentialKind: 'oauthClient', credentialId: client.client_id });
-      assert.deepEqual(createdGrants.map((e) => [e.actor, e.sourceAddress, e.details]), ['max', 'max', 'olga'].map((w) => [clientActor(w as 'max'), OAUTH, { clientId: client.client_id, clientName: 'Agent', scope: 'search' }]));
+      const clientActor = (who: 'olga' | 'max') => ({
+        userId: ids[who]!,
+        email: `${who}@example.com`,
+        credentialKind: 'oauthClient',
+        credentialId: client.client_id,
+      });
+      assert.deepEqual(
+        createdGrants.map((e) => [e.actor, e.sourceAddress, e.details]),
+        ['max', 'max', 'olga'].map((w) => [clientActor(w as 'max'), OAUTH, { clientId: client.client_id, clientName: 'Agent', scope: 'search' }]),
+      );
       const [g1, g2, g3] = createdGrants.map((e) => e.target!.id);
       const byClient = one('oauth_grant.revoked', (e) => e.details?.reason === 'client');
-      assert.deepEqual([byClient.actor, byClient.target, byClient.sourceAddress], [clientActor('max'), { type: 'oauth_grant', id: g1! }, OAUTH], 'revoking twice: one event');
+      assert.deepEqual(
+        [byClient.actor, byClient.target, byClient.sourceAddress],
+        [clientActor('max'), { type: 'oauth_grant', id: g1! }, OAUTH],
+        'revoking twice: one event',
+      );
       const reuse = one('oauth_grant.revoked', (e) => e.details?.reason === 'refresh_token_reused');
-      assert.deepEqual([reuse.actor, reuse.target, reuse.sourceAddress], [clientActor('max'), { type: 'oauth_grant', id: g2! }, OAUTH], 'the replay after it: nothing more');
+      assert.deepEqual(
+        [reuse.actor, reuse.target, reuse.sourceAddress],
+        [clientActor('max'), { type: 'oauth_grant', id: g2! }, OAUTH],
+        'the replay after it: nothing more',
+      );
       assert.equal(grants[0]!.id, g3);
       const access = one('oauth_token.revoked');
-      assert.deepEqual([access.actor, access.target, access.details], [clientActor('olga'), { type: 'oauth_grant', id: g3! }, { kind: 'access', clientId: client.client_id }]);
+      assert.deepEqual(
+        [access.actor, access.target, access.details],
+        [clientActor('olga'), { type: 'oauth_grant', id: g3! }, { kind: 'access', clientId: client.client_id }],
+      );
     });
 
     await t.test('failed authentications: one event per address and credential kind, with the count', () => {
@@ -378,7 +524,12 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
 
     await t.test('filters: actor by email, user id, key id or OS account; action and prefix; target; since/until', async () => {
       const list = async (q: string) => (await audit(`?perPage=100&${q}`)).json as Event[];
-      const expect = (q: string, pred: (e: Event) => boolean) => async () => assert.deepEqual((await list(q)).map((e) => e.id), all.filter(pred).map((e) => e.id), q);
+      const expect = (q: string, pred: (e: Event) => boolean) => async () =>
+        assert.deepEqual(
+          (await list(q)).map((e) => e.id),
+          all.filter(pred).map((e) => e.id),
+          q,
+        );
       await expect('actor=max@example.com', (e) => e.actor.userId === ids.max)();
       await expect(`actor=${ids.max}`, (e) => e.actor.userId === ids.max)();
       await expect(`actor=${max.id}`, (e) => e.actor.credentialId === max.id)();
@@ -392,8 +543,15 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
       await expect(`since=${middle}`, (e) => e.at >= middle)();
       await expect(`until=${middle}`, (e) => e.at <= middle)();
       await expect(`since=${middle}&until=${middle}&actor=max@example.com`, (e) => e.at === middle && e.actor.userId === ids.max)();
-      assert.equal((await list('since=1 day ago')).length, all.length, 'relative dates, counted back from the daemon\'s clock');
-      for (const [q, re] of [['action=api_key', /not an audited action/], ['action=nope.', /not an audited action/], ['since=someday', /since must be an ISO 8601 date/], ['actor=nobody@example.com', /no user has the email/], ['perPage=101', /perPage/], ['color=red', /color/]] as const) {
+      assert.equal((await list('since=1 day ago')).length, all.length, "relative dates, counted back from the daemon's clock");
+      for (const [q, re] of [
+        ['action=api_key', /not an audited action/],
+        ['action=nope.', /not an audited action/],
+        ['since=someday', /since must be an ISO 8601 date/],
+        ['actor=nobody@example.com', /no user has the email/],
+        ['perPage=101', /perPage/],
+        ['color=red', /color/],
+      ] as const) {
         const a = await audit(`?${q}`);
         assert.equal(a.status, 400, q);
         assert.equal(a.json.errorCode, 'INVALID_QUERY_PARAMS', q);
@@ -458,7 +616,9 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
       const api = (await audit(`?perPage=100&until=${encodeURIComponent(clock.toISOString())}`)).json as Event[];
       assert.deepEqual(json.slice(0, api.length), api, 'what the API answers, newest first');
       const lines = await cliOut('--action', 'api_key.revoked');
-      assert.deepEqual(lines, [`${one('api_key.revoked').at}  api_key.revoked  by cli ${OS_USER}  on api_key ${old.id}  {"userId":"${ids.max}","name":"old","ended":{"scopedTokens":0,"oauthGrants":0,"sessions":0}}`]);
+      assert.deepEqual(lines, [
+        `${one('api_key.revoked').at}  api_key.revoked  by cli ${OS_USER}  on api_key ${old.id}  {"userId":"${ids.max}","name":"old","ended":{"scopedTokens":0,"oauthGrants":0,"sessions":0}}`,
+      ]);
       const refusal = one('scoped_token.created', (e) => e.outcome === 'failure');
       assert.deepEqual(await cliOut('--actor', 'max@example.com', '--action', 'scoped_token.created', '--until', refusal.at, '--since', refusal.at), [
         `${refusal.at}  scoped_token.created FAILURE  by max@example.com apiKey ${max.id}  from 203.0.113.5  {"errorCode":"INVALID_REPOSITORY_SCOPE"}`,
@@ -477,24 +637,34 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
       assert.match(r.stdout, new RegExp(`^\\S+  license\\.installed  by cli ${OS_USER}  on license L-audit  \\{"licensee":"Audit Org"`));
     });
 
-    await t.test('no key, token, refresh token, code, client secret, session or CSRF token in the database, the audit answers, the CLI output or the logs', async () => {
-      await d.daemon.close(); // flushes, and lets the log and the database settle
-      const kinds = ['svk_', 'svst_', 'svoa_', 'svor_', 'svoc_', 'svcs_', 'v2.'].map((p) => secrets.filter((s) => s.startsWith(p)).length);
-      assert.ok(kinds.every((n) => n > 0), `every kind was issued: ${kinds.join(' ')}`);
-      const db = databaseText(d.dataDir);
-      assert.ok(db.includes('oauth_grant.revoked') && db.includes(OS_USER), 'the audit rows are in the text searched');
-      const logs = logger.text();
-      assert.match(logs, /\/api\/ee\/audit/, 'the requests were logged');
-      const read = answers.join('\n');
-      for (const s of new Set(secrets)) {
-        // A prefixed credential's random part, a session token's signature; a CSRF token whole.
-        const prefix = ['svk_', 'svst_', 'svoa_', 'svor_', 'svoc_', 'svcs_'].find((p) => s.startsWith(p));
-        const random = prefix ? s.slice(prefix.length) : s.startsWith('v1.') ? s.split('.')[2]! : s;
-        for (const [where, text] of [['the database', db], ['the audit answers and CLI output', read], ['the logs', logs]] as const) {
-          assert.ok(!text.includes(s) && !text.includes(random), `${s.slice(0, 9)}... is not in ${where}`);
+    await t.test(
+      'no key, token, refresh token, code, client secret, session or CSRF token in the database, the audit answers, the CLI output or the logs',
+      async () => {
+        await d.daemon.close(); // flushes, and lets the log and the database settle
+        const kinds = ['svk_', 'svst_', 'svoa_', 'svor_', 'svoc_', 'svcs_', 'v2.'].map((p) => secrets.filter((s) => s.startsWith(p)).length);
+        assert.ok(
+          kinds.every((n) => n > 0),
+          `every kind was issued: ${kinds.join(' ')}`,
+        );
+        const db = databaseText(d.dataDir);
+        assert.ok(db.includes('oauth_grant.revoked') && db.includes(OS_USER), 'the audit rows are in the text searched');
+        const logs = logger.text();
+        assert.match(logs, /\/api\/ee\/audit/, 'the requests were logged');
+        const read = answers.join('\n');
+        for (const s of new Set(secrets)) {
+          // A prefixed credential's random part, a session token's signature; a CSRF token whole.
+          const prefix = ['svk_', 'svst_', 'svoa_', 'svor_', 'svoc_', 'svcs_'].find((p) => s.startsWith(p));
+          const random = prefix ? s.slice(prefix.length) : s.startsWith('v1.') ? s.split('.')[2]! : s;
+          for (const [where, text] of [
+            ['the database', db],
+            ['the audit answers and CLI output', read],
+            ['the logs', logs],
+          ] as const) {
+            assert.ok(!text.includes(s) && !text.includes(random), `${s.slice(0, 9)}... is not in ${where}`);
+          }
         }
-      }
-    });
+      },
+    );
   } finally {
     await d.cleanup();
     dir.cleanup();
@@ -504,7 +674,11 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
 test('strict: a change whose event cannot be written does not happen; a sign-out and the failure counts go on, logged', async (t) => {
   let clock = new Date(Math.floor(Date.now() / 1000) * 1000);
   const logger = logRecorder();
-  const d = await startTestDaemon({ settings: { anonymousAccess: false }, config: { license: { publicKeys: [PUBLIC_PEM] } }, daemon: { now: () => clock, logger, maintenanceIntervalMs: 25 } });
+  const d = await startTestDaemon({
+    settings: { anonymousAccess: false },
+    config: { license: { publicKeys: [PUBLIC_PEM] } },
+    daemon: { now: () => clock, logger, maintenanceIntervalMs: 25 },
+  });
   const dir = tempDir('audit-strict');
   const db = new Database(join(d.dataDir, 'trawl.db'));
   try {
@@ -514,14 +688,20 @@ test('strict: a change whose event cannot be written does not happen; a sign-out
     await usersCommand(['add', '--email', 'olga@example.com', '--role', 'owner', ...dd], io);
     await keysCommand(['create', '--user', 'olga@example.com', ...dd], io);
     const key = out.at(-1)!;
-    const keyId = (db.prepare('SELECT id FROM api_keys').pluck().get() as string);
+    const keyId = db.prepare('SELECT id FROM api_keys').pluck().get() as string;
     const store = d.daemon.services.store;
     await store.putLicense(license(['org-management', 'scoped-access-tokens', 'oauth']));
     const signIn = await call(`${d.url}/api/session`, { json: { apiKey: key } });
     const session = /^trawl_session=([^;]+)/.exec(signIn.headers.getSetCookie()[0]!)![1]!;
     const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
     const as = { authorization: `Bearer ${key}` };
-    const client = (await call(`${d.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [CB], token_endpoint_auth_method: 'none' }) })).json.client_id as string;
+    const client = (
+      await call(`${d.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [CB], token_endpoint_auth_method: 'none' }),
+      })
+    ).json.client_id as string;
     const events = count('audit_events');
 
     // The log cannot be written from now on (as on a full disk, but for the log alone).
@@ -558,14 +738,26 @@ test('strict: a change whose event cannot be written does not happen; a sign-out
       const again = await call(`${d.url}/api/session`, { json: { apiKey: key } });
       assert.equal(again.status, 500);
       assert.deepEqual(again.headers.getSetCookie(), [], 'no cookie');
-      const reg = await call(`${d.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [CB], token_endpoint_auth_method: 'none' }) });
+      const reg = await call(`${d.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [CB], token_endpoint_auth_method: 'none' }),
+      });
       assert.equal(reg.status, 500);
       assert.equal(count('oauth_clients'), 1, 'only the one registered before');
       const consent = await fetch(`${d.url}/oauth/authorize`, {
         method: 'POST',
         redirect: 'manual',
         headers: FORM,
-        body: form({ response_type: 'code', client_id: client, redirect_uri: CB, code_challenge: pkce().challenge, code_challenge_method: 'S256', decision: 'allow', api_key: key }),
+        body: form({
+          response_type: 'code',
+          client_id: client,
+          redirect_uri: CB,
+          code_challenge: pkce().challenge,
+          code_challenge_method: 'S256',
+          decision: 'allow',
+          api_key: key,
+        }),
       });
       assert.equal(consent.status, 500);
       assert.equal(consent.headers.get('location'), null, 'no code goes back to the client');
@@ -574,14 +766,25 @@ test('strict: a change whose event cannot be written does not happen; a sign-out
 
     await t.test('best-effort events go on: a sign-out answers, failed authentications are answered; the lost events are logged once a minute', async () => {
       const before = (logger.text().match(/an audit event could not be written/g) ?? []).length;
-      const out = await call(`${d.url}/api/session`, { method: 'DELETE', headers: { cookie: `trawl_session=${session}`, 'x-csrf-token': signIn.json.csrfToken } });
+      const out = await call(`${d.url}/api/session`, {
+        method: 'DELETE',
+        headers: { cookie: `trawl_session=${session}`, 'x-csrf-token': signIn.json.csrfToken },
+      });
       assert.equal(out.status, 204);
       for (let i = 0; i < 3; i++) assert.equal((await call(`${d.url}/api/repos`, { headers: { authorization: `Bearer svk_${'1'.repeat(64)}` } })).status, 401);
       clock = new Date(clock.getTime() + 30_000);
-      const lines = () => logger.text().split('\n').filter((l) => l.includes('an audit event could not be written'));
-      assert.equal(lines().length, before + 1, 'the sign-out\'s event, logged');
+      const lines = () =>
+        logger
+          .text()
+          .split('\n')
+          .filter((l) => l.includes('an audit event could not be written'));
+      assert.equal(lines().length, before + 1, "the sign-out's event, logged");
       assert.match(lines().at(-1)!, /"action":"session.ended"/);
-      assert.equal((await call(`${d.url}/api/session`, { method: 'DELETE', headers: { cookie: `trawl_session=${session}`, 'x-csrf-token': signIn.json.csrfToken } })).status, 204);
+      assert.equal(
+        (await call(`${d.url}/api/session`, { method: 'DELETE', headers: { cookie: `trawl_session=${session}`, 'x-csrf-token': signIn.json.csrfToken } }))
+          .status,
+        204,
+      );
       assert.equal(lines().length, before + 1, 'another lost event within the minute: not logged again');
       clock = new Date(clock.getTime() + 31_000);
       // The failure count's window closes at the next tick: its event is lost too, and
@@ -610,11 +813,15 @@ test('retention: the daemon prunes events older than settings.audit.retentionDay
   const HOUR = 3_600_000;
   let clock = new Date(T0);
   const logger = logRecorder();
-  const d = await startTestDaemon({ settings: { anonymousAccess: false, audit: { retentionDays: 30 } }, daemon: { now: () => clock, logger, maintenanceIntervalMs: 20 } });
+  const d = await startTestDaemon({
+    settings: { anonymousAccess: false, audit: { retentionDays: 30 } },
+    daemon: { now: () => clock, logger, maintenanceIntervalMs: 20 },
+  });
   try {
     const store = d.daemon.services.store;
     const at = (ms: number) => new Date(ms).toISOString();
-    const put = async (ms: number) => (await store.audit.append({ at: at(ms), action: 'user.added', outcome: 'success', actor: { credentialKind: 'cli', credentialId: 'root' } })).id;
+    const put = async (ms: number) =>
+      (await store.audit.append({ at: at(ms), action: 'user.added', outcome: 'success', actor: { credentialKind: 'cli', credentialId: 'root' } })).id;
     const left = async () => new Set((await store.audit.list({ offset: 0, limit: 1000, action: 'user.added' })).events.map((e) => e.id));
     const failures = async () => (await store.audit.list({ offset: 0, limit: 1000, action: 'auth.failed' })).total;
     // A failed authentication whose window closes at the next tick tells that a tick ran
@@ -627,18 +834,18 @@ test('retention: the daemon prunes events older than settings.audit.retentionDay
     const today = await put(T0);
     await badRequest();
     clock = new Date(T1);
-    await until('a tick at T1', async () => (await failures() === 1 ? true : undefined));
+    await until('a tick at T1', async () => ((await failures()) === 1 ? true : undefined));
     assert.deepEqual(await left(), new Set([edge, recent, today]), '40 days old: gone; 30 days to the millisecond: kept');
     assert.match(logger.text(), /"retentionDays":30,"msg":"removed audit events older than the retention"/);
 
     const stale = await put(T1 - 30 * DAY - 10 * 60_000);
     await badRequest();
     clock = new Date(T1 + 30 * 60_000);
-    await until('a tick half an hour on', async () => (await failures() === 2 ? true : undefined));
+    await until('a tick half an hour on', async () => ((await failures()) === 2 ? true : undefined));
     assert.ok((await left()).has(stale), 'within the hour: not pruned again');
     await badRequest();
     clock = new Date(T1 + 61 * 60_000);
-    await until('a tick an hour on', async () => (await failures() === 3 ? true : undefined));
+    await until('a tick an hour on', async () => ((await failures()) === 3 ? true : undefined));
     assert.deepEqual(await left(), new Set([recent, today]), 'an hour on: pruned by the clock of then');
   } finally {
     await d.cleanup();

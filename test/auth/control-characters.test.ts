@@ -28,7 +28,11 @@ test('every code point of the Basic Multilingual Plane: refused exactly when it 
     const hex = code.toString(16);
     assert.equal(controlCharacterProblem('name', text) !== undefined, refused(code), `U+${hex}: the function`);
     assert.equal(!pattern.test(text), refused(code), `U+${hex}: the schema's pattern`);
-    assert.equal(replaceControlCharacters(text, () => '?'), refused(code) ? 'a?b' : text, `U+${hex}: the replacement`);
+    assert.equal(
+      replaceControlCharacters(text, () => '?'),
+      refused(code) ? 'a?b' : text,
+      `U+${hex}: the replacement`,
+    );
   }
   // Beyond the plane: emoji and other astral characters are names like any other.
   assert.equal(controlCharacterProblem('name', 'ci \u{1f680} \u{20000}'), undefined);
@@ -52,7 +56,7 @@ test('the refusal names the field, the character and where it is', () => {
   assert.match(controlCharacterProblem('--email', 'a@b\r')!, /^--email may not contain/);
 });
 
-test('an API key\'s name: not blank, at most the bound, no control characters', () => {
+test("an API key's name: not blank, at most the bound, no control characters", () => {
   const rows: Array<{ name: string; expected: RegExp | undefined }> = [
     { name: 'laptop', expected: undefined },
     { name: 'n'.repeat(KEY_NAME_MAX_LENGTH), expected: undefined },

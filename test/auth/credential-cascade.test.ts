@@ -32,7 +32,13 @@ import { ResponseChecker } from '../helpers/openapi.ts';
 const { publicKey, privateKey } = generateKeyPairSync('ed25519');
 const PUBLIC_PEM = publicKey.export({ type: 'spki', format: 'pem' }).toString();
 const LICENSE = signLicense(
-  { id: 'L-cascade', licensee: 'Test Org', entitlements: ['oauth', 'scoped-access-tokens', 'org-management'], issuedAt: '2026-01-01T00:00:00Z', expiresAt: '2099-01-01T00:00:00Z' },
+  {
+    id: 'L-cascade',
+    licensee: 'Test Org',
+    entitlements: ['oauth', 'scoped-access-tokens', 'org-management'],
+    issuedAt: '2026-01-01T00:00:00Z',
+    expiresAt: '2099-01-01T00:00:00Z',
+  },
   privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
 );
 const T0 = Date.parse('2026-06-01T10:00:00Z');
@@ -79,7 +85,11 @@ function pkce(): { verifier: string; challenge: string } {
 /** The harness: a daemon with a license, CLI helpers, and a request per channel. */
 async function harness(clock: () => Date, settings: Record<string, unknown> = {}) {
   const logger = logRecorder();
-  const d: TestDaemon = await startTestDaemon({ settings: { anonymousAccess: false, ...settings }, config: { license: { publicKeys: [PUBLIC_PEM] } }, daemon: { now: clock, logger } });
+  const d: TestDaemon = await startTestDaemon({
+    settings: { anonymousAccess: false, ...settings },
+    config: { license: { publicKeys: [PUBLIC_PEM] } },
+    daemon: { now: clock, logger },
+  });
   const checker = new ResponseChecker((await call(`${d.url}/api/openapi.json`)).json);
   const out: string[] = [];
   const err: string[] = [];
@@ -122,7 +132,10 @@ async function harness(clock: () => Date, settings: Record<string, unknown> = {}
     /** An API request, its answer checked against the OpenAPI document. */
     async api(method: string, path: string, headers: Record<string, string> = {}, json?: unknown): Promise<Answer> {
       const a = await call(`${d.url}${path}`, { method, headers, ...(json !== undefined ? { json } : {}) });
-      const route = path.split('?')[0]!.replace(/^\/api\/(keys|oauth_grants|sessions)\/[^/]+$/, '/api/$1/{id}').replace(/^\/api\/ee\/scoped_access_token\/.+$/, '/api/ee/scoped_access_token/{id}');
+      const route = path
+        .split('?')[0]!
+        .replace(/^\/api\/(keys|oauth_grants|sessions)\/[^/]+$/, '/api/$1/{id}')
+        .replace(/^\/api\/ee\/scoped_access_token\/.+$/, '/api/ee/scoped_access_token/{id}');
       if (route !== '/api/mcp' && route.startsWith('/api/')) checker.check(method, route, a.status, a.json);
       if (/^\/api\/(keys|oauth_grants|sessions|sign_out_everywhere)/.test(route)) answers.push(a.text);
       return a;
@@ -133,7 +146,11 @@ async function harness(clock: () => Date, settings: Record<string, unknown> = {}
     },
     /** The streaming search: its status (the stream is read to its end when it is 200). */
     async sse(headers: Record<string, string>): Promise<number> {
-      const res = await fetch(`${d.url}/api/stream_search`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'widget_count', matches: 10 }) });
+      const res = await fetch(`${d.url}/api/stream_search`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'widget_count', matches: 10 }),
+      });
       const text = await res.text();
       if (res.status === 200) {
         assert.match(text, /"type":"chunk"/, 'the stream found the matches');
@@ -148,7 +165,12 @@ async function harness(clock: () => Date, settings: Record<string, unknown> = {}
     },
     /** Opens a tool-server session with `token`; its id. */
     async mcpOpen(token: string): Promise<string> {
-      const init = await h.mcpPost(token, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cascade', version: '1' } } });
+      const init = await h.mcpPost(token, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cascade', version: '1' } },
+      });
       assert.equal(init.status, 200, init.text);
       const id = init.headers.get('mcp-session-id')!;
       assert.equal((await h.mcpPost(token, { jsonrpc: '2.0', method: 'notifications/initialized' }, id)).status, 202);
@@ -156,19 +178,36 @@ async function harness(clock: () => Date, settings: Record<string, unknown> = {}
     },
     /** A tool call on an open session: the HTTP status (200 with a result, 401 refused). */
     async mcpCall(token: string, session: string): Promise<number> {
-      const a = await h.mcpPost(token, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search_code', arguments: { query: 'widget_count' } } }, session);
+      const a = await h.mcpPost(
+        token,
+        { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search_code', arguments: { query: 'widget_count' } } },
+        session,
+      );
       if (a.status === 200) assert.ok(a.json.result && !a.json.result.isError, a.text);
       return a.status;
     },
     async register(): Promise<string> {
-      const r = await call(`${d.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Cascade agent', redirect_uris: [CB], token_endpoint_auth_method: 'none' }) });
+      const r = await call(`${d.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Cascade agent', redirect_uris: [CB], token_endpoint_auth_method: 'none' }),
+      });
       assert.equal(r.status, 201, r.text);
       return r.json.client_id as string;
     },
     /** The consent form posted with `key`: a code and its verifier. */
     async consent(client: string, key: string): Promise<{ code: string; verifier: string }> {
       const p = pkce();
-      const body = new URLSearchParams({ response_type: 'code', client_id: client, redirect_uri: CB, code_challenge: p.challenge, code_challenge_method: 'S256', state: 's', decision: 'allow', api_key: key });
+      const body = new URLSearchParams({
+        response_type: 'code',
+        client_id: client,
+        redirect_uri: CB,
+        code_challenge: p.challenge,
+        code_challenge_method: 'S256',
+        state: 's',
+        decision: 'allow',
+        api_key: key,
+      });
       const res = await fetch(`${d.url}/oauth/authorize`, { method: 'POST', headers: FORM, body: body.toString(), redirect: 'manual' });
       assert.equal(res.status, 303, await res.text());
       const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
@@ -180,7 +219,8 @@ async function harness(clock: () => Date, settings: Record<string, unknown> = {}
       if (a.status === 200) secrets.push(a.json.access_token, a.json.refresh_token);
       return a;
     },
-    exchange: (client: string, code: string, verifier: string) => h.token({ grant_type: 'authorization_code', client_id: client, code, code_verifier: verifier, redirect_uri: CB }),
+    exchange: (client: string, code: string, verifier: string) =>
+      h.token({ grant_type: 'authorization_code', client_id: client, code, code_verifier: verifier, redirect_uri: CB }),
     refresh: (client: string, refreshToken: string) => h.token({ grant_type: 'refresh_token', client_id: client, refresh_token: refreshToken }),
     async signIn(key: string): Promise<Session> {
       const a = await h.api('POST', '/api/session', { 'user-agent': USER_AGENT }, { apiKey: key });
@@ -205,11 +245,17 @@ async function harness(clock: () => Date, settings: Record<string, unknown> = {}
       const session = await h.signIn(key);
       const scoped = { id: created.json.id as string, token: created.json.token as string };
       const grant = { client, access: tokens.json.access_token as string, refresh: tokens.json.refresh_token as string };
-      return { scoped, grant, pending: { client: pendingClient, ...pending }, session, mcp: { scoped: await h.mcpOpen(scoped.token), oauth: await h.mcpOpen(grant.access) } };
+      return {
+        scoped,
+        grant,
+        pending: { client: pendingClient, ...pending },
+        session,
+        mcp: { scoped: await h.mcpOpen(scoped.token), oauth: await h.mcpOpen(grant.access) },
+      };
     },
     /** No secret issued in the credential endpoints' answers, the log lines or the database (file and WAL). */
     assertNoSecrets(): void {
-      const texts = { 'credential endpoints\' answers': answers.join('\n'), logs: logger.text(), database: databaseText(d.dataDir) };
+      const texts = { "credential endpoints' answers": answers.join('\n'), logs: logger.text(), database: databaseText(d.dataDir) };
       assert.ok(answers.length >= 3, `${answers.length} answers`);
       assert.match(texts.logs, /\/api\/keys/, 'the requests were logged');
       assert.ok(secrets.length >= 20, `${secrets.length} secrets`);
@@ -269,7 +315,7 @@ test('revoking an API key ends, on the next request, everything it opened; the o
       assert.deepEqual(revoked.json, { id: a.id, revokedAt: clock.toISOString(), ended: { scopedTokens: 1, oauthGrants: 1, sessions: 1 } });
     });
 
-    await t.test('after: each of A\'s credentials is refused on its next use: REST, SSE, MCP, the token endpoint', async () => {
+    await t.test("after: each of A's credentials is refused on its next use: REST, SSE, MCP, the token endpoint", async () => {
       assert.equal(await h.rest(h.bearer(a.key)), 401, 'the key itself');
       await h.expect(openedA, false, 'key A after');
       const refresh = await h.refresh(openedA.grant.client, openedA.grant.refresh);
@@ -278,7 +324,11 @@ test('revoking an API key ends, on the next request, everything it opened; the o
       const code = await h.exchange(openedA.pending.client, openedA.pending.code, openedA.pending.verifier);
       assert.equal(code.status, 400, code.text);
       assert.equal(code.json.error, 'invalid_grant');
-      assert.match(code.json.error_description, /API key this authorization was approved with has been revoked/, 'a code consented before the revocation, exchanged after');
+      assert.match(
+        code.json.error_description,
+        /API key this authorization was approved with has been revoked/,
+        'a code consented before the revocation, exchanged after',
+      );
       assert.equal((await h.api('POST', '/api/session', {}, { apiKey: a.key })).status, 401, 'a revoked key signs in no more');
     });
 
@@ -303,10 +353,16 @@ test('revoking an API key ends, on the next request, everything it opened; the o
       assert.equal(ka.revokedAt, clock.toISOString());
       assert.deepEqual([ka.scopedTokens, ka.oauthGrants, ka.sessions], [[], [], []]);
       assert.equal(kb.revokedAt, null);
-      assert.deepEqual(kb.scopedTokens.map((x: { id: string }) => x.id), [openedB.scoped.id]);
+      assert.deepEqual(
+        kb.scopedTokens.map((x: { id: string }) => x.id),
+        [openedB.scoped.id],
+      );
       assert.equal(kb.oauthGrants.length, 2, 'the first grant and the one from the code exchanged after');
       assert.ok(kb.oauthGrants.every((g: { clientName: string }) => g.clientName === 'Cascade agent'));
-      assert.deepEqual(kb.sessions.map((x: { id: string; userAgent: string }) => [x.id, x.userAgent]), [[openedB.session.id, USER_AGENT]]);
+      assert.deepEqual(
+        kb.sessions.map((x: { id: string; userAgent: string }) => [x.id, x.userAgent]),
+        [[openedB.session.id, USER_AGENT]],
+      );
     });
 
     await t.test('credentials written with the key after its revocation (a request racing it) are refused too', async () => {
@@ -321,18 +377,33 @@ test('revoking an API key ends, on the next request, everything it opened; the o
         const soon = new Date(clock.getTime() + 3_600_000).toISOString();
         await s.createScopedToken({ userId: user.id, apiKeyId: a.id, hash: credentialHash(h.secret, late.scoped), repoIds: [1], expiresAt: soon }, now);
         const client = await s.oauth.createClient({ name: 'late', redirectUris: [CB], metadata: {} }, now);
-        const codeFields = { clientId: client.id, userId: user.id, apiKeyId: a.id, redirectUri: CB, codeChallenge: 'x'.repeat(43), scope: 'search', expiresAt: soon };
+        const codeFields = {
+          clientId: client.id,
+          userId: user.id,
+          apiKeyId: a.id,
+          redirectUri: CB,
+          codeChallenge: 'x'.repeat(43),
+          scope: 'search',
+          expiresAt: soon,
+        };
         await s.oauth.createCode({ ...codeFields, hash: credentialHash(h.secret, `grant-of-${late.access}`) }, now);
-        const redeemed = await s.oauth.redeemCode(credentialHash(h.secret, `grant-of-${late.access}`), [
-          { hash: credentialHash(h.secret, late.access), kind: 'access', expiresAt: soon },
-          { hash: credentialHash(h.secret, late.refresh), kind: 'refresh', expiresAt: soon },
-        ], now);
+        const redeemed = await s.oauth.redeemCode(
+          credentialHash(h.secret, `grant-of-${late.access}`),
+          [
+            { hash: credentialHash(h.secret, late.access), kind: 'access', expiresAt: soon },
+            { hash: credentialHash(h.secret, late.refresh), kind: 'refresh', expiresAt: soon },
+          ],
+          now,
+        );
         assert.ok(redeemed && 'grant' in redeemed && redeemed.grant.revokedAt === undefined, 'a grant nobody marked revoked');
         const sessionRecord = await s.createSession({ userId: user.id, apiKeyId: a.id, expiresAt: soon }, now);
         // And a session whose record pairs the user with another user's key.
         await s.createUser({ email: 'olga@example.com', name: 'Olga', role: 'owner' }, now);
         const olga = (await s.getUserByEmail('olga@example.com'))!;
-        const olgaKey = await s.createApiKey({ userId: olga.id, name: 'o', hash: credentialHash(h.secret, 'svk_olga-not-a-real-key'), hint: 'svk_00000000' }, now);
+        const olgaKey = await s.createApiKey(
+          { userId: olga.id, name: 'o', hash: credentialHash(h.secret, 'svk_olga-not-a-real-key'), hint: 'svk_00000000' },
+          now,
+        );
         const mixedRecord = await s.createSession({ userId: user.id, apiKeyId: olgaKey.id, expiresAt: soon }, now);
         return { session: sessionRecord, mixed: mixedRecord, client: client.id };
       });
@@ -345,7 +416,7 @@ test('revoking an API key ends, on the next request, everything it opened; the o
       assert.equal(await h.rest(h.bearer(late.scoped)), 401, 'a scoped token of the revoked key');
       assert.equal(await h.rest(h.bearer(late.access)), 401, 'an access token of a grant of the revoked key');
       assert.equal(await h.rest(cookie(session)), 401, 'a session of the revoked key');
-      assert.equal(await h.rest(cookie(mixed)), 401, 'a session whose key is another user\'s');
+      assert.equal(await h.rest(cookie(mixed)), 401, "a session whose key is another user's");
       const clientId = await h.withStore(async (s) => (await s.oauth.findToken(credentialHash(h.secret, late.refresh)))!.grant.clientId);
       const refresh = await h.refresh(clientId, late.refresh);
       assert.equal(refresh.status, 400);
@@ -357,7 +428,10 @@ test('revoking an API key ends, on the next request, everything it opened; the o
       const controlSession = await h.withStore(async (s) => {
         const user = (await s.getUserByEmail('ann@example.com'))!;
         const soon = new Date(clock.getTime() + 3_600_000).toISOString();
-        await s.createScopedToken({ userId: user.id, apiKeyId: b.id, hash: credentialHash(h.secret, control), repoIds: [1], expiresAt: soon }, clock.toISOString());
+        await s.createScopedToken(
+          { userId: user.id, apiKeyId: b.id, hash: credentialHash(h.secret, control), repoIds: [1], expiresAt: soon },
+          clock.toISOString(),
+        );
         return s.createSession({ userId: user.id, apiKeyId: b.id, expiresAt: soon }, clock.toISOString());
       });
       assert.equal(await h.rest(h.bearer(control)), 200);
@@ -414,7 +488,7 @@ test('an OAuth grant lives at most settings.oauth.grantLifetimeDays from consent
   }
 });
 
-test('who may list and end credentials: API keys and sessions only; members their own, owners anyone\'s; lastUsedAt', async (t) => {
+test("who may list and end credentials: API keys and sessions only; members their own, owners anyone's; lastUsedAt", async (t) => {
   let clock = new Date(T0);
   const h = await harness(() => clock);
   try {
@@ -433,7 +507,7 @@ test('who may list and end credentials: API keys and sessions only; members thei
       assert.equal((await listed()).sessions[0].lastUsedAt, null, 'not used since sign-in');
       await h.rest(annOpened.session.headers);
       const first = await listed();
-      assert.equal(first.lastUsedAt, clock.toISOString(), 'the key\'s own');
+      assert.equal(first.lastUsedAt, clock.toISOString(), "the key's own");
       assert.equal(first.oauthGrants[0].lastUsedAt, clock.toISOString(), 'the access token was used (tool server)');
       assert.equal(first.sessions[0].lastUsedAt, clock.toISOString());
       const used = clock.toISOString();
@@ -469,13 +543,17 @@ test('who may list and end credentials: API keys and sessions only; members thei
       assert.equal(await h.rest(h.bearer(annOpened.scoped.token)), 200);
     });
 
-    await t.test('a member sees and ends only their own: another user\'s ids answer like unknown ones', async () => {
+    await t.test("a member sees and ends only their own: another user's ids answer like unknown ones", async () => {
       const as = h.bearer(ann.key);
       const other = await h.api('GET', `/api/keys?userId=${olgaId}`, as);
       const unknown = await h.api('GET', '/api/keys?userId=usr_000000000000000000000000', as);
       assert.equal(other.status, 404);
       assert.equal(other.json.errorCode, 'USER_NOT_FOUND');
-      assert.equal(other.json.message.replace(olgaId, 'X'), unknown.json.message.replace('usr_000000000000000000000000', 'X'), 'the same answer as for no such user');
+      assert.equal(
+        other.json.message.replace(olgaId, 'X'),
+        unknown.json.message.replace('usr_000000000000000000000000', 'X'),
+        'the same answer as for no such user',
+      );
       assert.equal((await h.api('GET', `/api/keys?userId=${annId}`, as)).status, 200, 'their own id is fine');
       for (const [path, code, unknownId] of [
         [`/api/keys/${olga.id}`, 'API_KEY_NOT_FOUND', 'key_000000000000000000000000'],
@@ -492,7 +570,7 @@ test('who may list and end credentials: API keys and sessions only; members thei
       const signOut = await h.api('POST', '/api/sign_out_everywhere', as, { userId: olgaId });
       assert.equal(signOut.json.errorCode, 'USER_NOT_FOUND');
       // Olga's credentials are untouched.
-      await h.expect(olgaOpened, true, 'olga after the member\'s attempts');
+      await h.expect(olgaOpened, true, "olga after the member's attempts");
       assert.equal(await h.rest(h.bearer(olga.key)), 200);
     });
 
@@ -513,14 +591,17 @@ test('who may list and end credentials: API keys and sessions only; members thei
       assert.equal(await h.rest(self.headers), 401);
     });
 
-    await t.test('an owner lists and ends a member\'s credentials', async () => {
+    await t.test("an owner lists and ends a member's credentials", async () => {
       const as = h.bearer(olga.key);
       const annKeys = await h.api('GET', `/api/keys?userId=${annId}`, as);
       assert.equal(annKeys.status, 200);
-      assert.deepEqual(annKeys.json.map((k: { id: string }) => k.id), [ann.id]);
+      assert.deepEqual(
+        annKeys.json.map((k: { id: string }) => k.id),
+        [ann.id],
+      );
       assert.equal((await h.api('GET', '/api/keys?userId=usr_000000000000000000000000', as)).json.errorCode, 'USER_NOT_FOUND');
       assert.equal((await h.api('DELETE', `/api/oauth_grants/${annGrantId}`, as)).status, 204);
-      assert.equal(await h.rest(h.bearer(annOpened.grant.access)), 401, 'the member\'s grant, revoked by the owner');
+      assert.equal(await h.rest(h.bearer(annOpened.grant.access)), 401, "the member's grant, revoked by the owner");
       const refresh = await h.refresh(annOpened.grant.client, annOpened.grant.refresh);
       assert.equal(refresh.json.error, 'invalid_grant');
       assert.equal((await h.api('DELETE', `/api/sessions/${annOpened.session.id}`, as)).status, 204);
@@ -543,7 +624,11 @@ test('who may list and end credentials: API keys and sessions only; members thei
       assert.equal(await h.rest(last.headers), 401);
       assert.equal(await h.rest(h.bearer(ann.key)), 401);
       const again = await h.api('DELETE', `/api/keys/${ann.id}`, as);
-      assert.deepEqual(again.json, { id: ann.id, revokedAt: revoked.json.revokedAt, ended: { scopedTokens: 0, oauthGrants: 0, sessions: 0 } }, 'again: the first time is kept');
+      assert.deepEqual(
+        again.json,
+        { id: ann.id, revokedAt: revoked.json.revokedAt, ended: { scopedTokens: 0, oauthGrants: 0, sessions: 0 } },
+        'again: the first time is kept',
+      );
     });
 
     await t.test('each ending is in the audit log, with who did it and why', async () => {
@@ -551,22 +636,43 @@ test('who may list and end credentials: API keys and sessions only; members thei
         const a = await h.api('GET', `/api/ee/audit?action=${action}&perPage=100`, h.bearer(olga.key));
         assert.equal(a.status, 200, a.text);
         h.answers.push(a.text);
-        return a.json as Array<{ target: { type: string; id: string }; actor: { userId: string; credentialKind: string; credentialId: string }; details: Record<string, unknown> }>;
+        return a.json as Array<{
+          target: { type: string; id: string };
+          actor: { userId: string; credentialKind: string; credentialId: string };
+          details: Record<string, unknown>;
+        }>;
       };
       const byOlga = { userId: olgaId, credentialKind: 'apiKey', credentialId: olga.id };
       const keyRevoked = await events('api_key.revoked');
-      assert.deepEqual(keyRevoked.map((e) => [e.target.id, e.actor.credentialId, e.details]), [[ann.id, olga.id, { userId: annId, name: 'default', ended: { scopedTokens: 0, oauthGrants: 0, sessions: 1 } }]], 'revoking again (nothing ended): not recorded');
+      assert.deepEqual(
+        keyRevoked.map((e) => [e.target.id, e.actor.credentialId, e.details]),
+        [[ann.id, olga.id, { userId: annId, name: 'default', ended: { scopedTokens: 0, oauthGrants: 0, sessions: 1 } }]],
+        'revoking again (nothing ended): not recorded',
+      );
       const grant = await events('oauth_grant.revoked');
-      assert.deepEqual(grant.map((e) => [e.target, e.details.reason, e.details.userId]), [[{ type: 'oauth_grant', id: annGrantId }, 'owner', annId]]);
+      assert.deepEqual(
+        grant.map((e) => [e.target, e.details.reason, e.details.userId]),
+        [[{ type: 'oauth_grant', id: annGrantId }, 'owner', annId]],
+      );
       assert.deepEqual(grant[0]!.actor, { ...byOlga, email: 'olga@example.com' });
       const ended = await events('session.ended');
       const why = (id: string) => ended.filter((e) => e.target.id === id).map((e) => [e.details.reason, e.actor.credentialKind]);
       assert.deepEqual(why(annOpened.session.id), [['owner', 'apiKey']]);
-      assert.equal(ended.filter((e) => e.details.reason === 'user' && e.actor.credentialKind === 'browserSession').length, 2, 'the member ending a session of hers, and one ending itself');
+      assert.equal(
+        ended.filter((e) => e.details.reason === 'user' && e.actor.credentialKind === 'browserSession').length,
+        2,
+        'the member ending a session of hers, and one ending itself',
+      );
       const out = await events('user.signed_out');
-      assert.deepEqual(out.map((e) => [e.target, e.actor.credentialId, e.details]), [[{ type: 'user', id: annId }, olga.id, { ended: { scopedTokens: 1, oauthGrants: 0, sessions: 1 } }]]);
+      assert.deepEqual(
+        out.map((e) => [e.target, e.actor.credentialId, e.details]),
+        [[{ type: 'user', id: annId }, olga.id, { ended: { scopedTokens: 1, oauthGrants: 0, sessions: 1 } }]],
+      );
       const opened = await events('session.opened');
-      assert.ok(opened.some((e) => e.target.type === 'session' && e.target.id === annOpened.session.id), 'a sign-in names its session');
+      assert.ok(
+        opened.some((e) => e.target.type === 'session' && e.target.id === annOpened.session.id),
+        'a sign-in names its session',
+      );
     });
 
     await t.test('signing yourself out everywhere ends your own session too', async () => {
@@ -609,9 +715,15 @@ test('the CLI: keys list shows what each key opened, keys revoke what it ended; 
     assert.deepEqual(JSON.parse(h.out.at(-1)!), (await h.api('GET', '/api/keys', h.bearer(a.key))).json, '--json is the answer of GET /api/keys');
 
     assert.equal(await h.sessions('list', '--user', 'ann@example.com'), 0);
-    assert.equal(h.out.at(-1), `browser session ${opened.session.id}  signed in ${t}  expires ${new Date(T0 + 12 * 3_600_000).toISOString()}  last used never  "${USER_AGENT}"  key ${a.id}`);
+    assert.equal(
+      h.out.at(-1),
+      `browser session ${opened.session.id}  signed in ${t}  expires ${new Date(T0 + 12 * 3_600_000).toISOString()}  last used never  "${USER_AGENT}"  key ${a.id}`,
+    );
     assert.equal(await h.sessions('list', '--user', 'ann@example.com', '--json'), 0);
-    assert.deepEqual(JSON.parse(h.out.at(-1)!).map((x: { id: string; apiKeyId: string }) => [x.id, x.apiKeyId]), [[opened.session.id, a.id]]);
+    assert.deepEqual(
+      JSON.parse(h.out.at(-1)!).map((x: { id: string; apiKeyId: string }) => [x.id, x.apiKeyId]),
+      [[opened.session.id, a.id]],
+    );
     assert.equal(await h.sessions('revoke', opened.session.id), 0);
     assert.equal(h.out.at(-1), `browser session ${opened.session.id} ended at ${t}: that browser is signed out`);
     assert.equal(await h.rest(opened.session.headers), 401);
@@ -627,7 +739,10 @@ test('the CLI: keys list shows what each key opened, keys revoke what it ended; 
     // users sign-out: every scoped token, grant and session; the key stays.
     const again = await h.signIn(a.key);
     assert.equal(await h.users('sign-out', 'ann@example.com'), 0);
-    assert.equal(h.out.at(-1), 'ann@example.com signed out everywhere: ended 1 scoped token, 1 OAuth grant and 1 browser session; their API keys still work (trawl keys revoke ID ends one)');
+    assert.equal(
+      h.out.at(-1),
+      'ann@example.com signed out everywhere: ended 1 scoped token, 1 OAuth grant and 1 browser session; their API keys still work (trawl keys revoke ID ends one)',
+    );
     assert.equal(await h.rest(again.headers), 401);
     assert.equal(await h.rest(h.bearer(opened.scoped.token)), 401);
     assert.equal(await h.rest(h.bearer(opened.grant.access)), 401);
@@ -642,11 +757,22 @@ test('the CLI: keys list shows what each key opened, keys revoke what it ended; 
     assert.equal(h.out.at(-1), `${a.id}  laptop  ${a.key.slice(0, 12)}...  created ${t}  last used ${t}  REVOKED ${t}`, 'nothing under a revoked key');
 
     // Each in the audit log, as the command line, once.
-    const logged = async (action: string) => (await h.withStore(async (st) => (await st.audit.list({ action, offset: 0, limit: 100 })).events)).map((e) => [e.actor.credentialKind, e.target?.id, e.details]);
+    const logged = async (action: string) =>
+      (await h.withStore(async (st) => (await st.audit.list({ action, offset: 0, limit: 100 })).events)).map((e) => [
+        e.actor.credentialKind,
+        e.target?.id,
+        e.details,
+      ]);
     const annId = await h.withStore(async (st) => (await st.getUserByEmail('ann@example.com'))!.id);
-    assert.deepEqual(await logged('session.ended'), [['cli', opened.session.id, { reason: 'operator', userId: annId }]], 'ending an ended session again: not recorded');
+    assert.deepEqual(
+      await logged('session.ended'),
+      [['cli', opened.session.id, { reason: 'operator', userId: annId }]],
+      'ending an ended session again: not recorded',
+    );
     assert.deepEqual(await logged('user.signed_out'), [['cli', annId, { email: 'ann@example.com', ended: { scopedTokens: 1, oauthGrants: 1, sessions: 1 } }]]);
-    assert.deepEqual(await logged('api_key.revoked'), [['cli', a.id, { userId: annId, name: 'laptop', ended: { scopedTokens: 1, oauthGrants: 1, sessions: 1 } }]]);
+    assert.deepEqual(await logged('api_key.revoked'), [
+      ['cli', a.id, { userId: annId, name: 'laptop', ended: { scopedTokens: 1, oauthGrants: 1, sessions: 1 } }],
+    ]);
 
     // What the commands printed holds no secret.
     const printed = lines().join('\n') + h.err.join('\n').replace(/^trawl: key .*shown once.*$/gm, '');
@@ -670,7 +796,7 @@ test('the CLI: keys list shows what each key opened, keys revoke what it ended; 
   }
 });
 
-test('recording a grant\'s or a session\'s last use never fails the request (a full disk), and is reported once a minute', async () => {
+test("recording a grant's or a session's last use never fails the request (a full disk), and is reported once a minute", async () => {
   let clock = new Date(T0);
   const store = openSqliteStore(':memory:');
   try {
@@ -684,14 +810,30 @@ test('recording a grant\'s or a session\'s last use never fails the request (a f
     // The store as a full disk leaves it: reads work, these writes fail.
     const failing = new Proxy(store, {
       get(target, prop, receiver) {
-        if (prop === 'touchSession' || prop === 'touchApiKey') return async () => { throw full(); };
-        if (prop === 'oauth') return { touchGrant: async () => { throw full(); } };
+        if (prop === 'touchSession' || prop === 'touchApiKey')
+          return async () => {
+            throw full();
+          };
+        if (prop === 'oauth')
+          return {
+            touchGrant: async () => {
+              throw full();
+            },
+          };
         const v = Reflect.get(target, prop, receiver);
         return typeof v === 'function' ? v.bind(target) : v;
       },
     });
     const errors: Error[] = [];
-    const auth = new StoreAuthenticator({ store: failing, secret, anonymousAccess: false, now: () => clock, sessions, oauth: async () => ({ userId: user.id, grantId: 'ogr_1' }), onTouchError: (e) => errors.push(e) });
+    const auth = new StoreAuthenticator({
+      store: failing,
+      secret,
+      anonymousAccess: false,
+      now: () => clock,
+      sessions,
+      oauth: async () => ({ userId: user.id, grantId: 'ogr_1' }),
+      onTouchError: (e) => errors.push(e),
+    });
     const viaSession = () => auth.authenticate({ session: token, csrf: sessions.csrfToken(token), via: 'session' });
     const viaOAuth = () => auth.authenticate({ token: `svoa_${'a'.repeat(64)}`, via: 'bearer' });
     assert.equal((await viaSession()).kind, 'browserSession');

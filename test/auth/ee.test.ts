@@ -50,10 +50,13 @@ test('enterprise endpoints and scoped access tokens', async (t) => {
       await setLicense(license(['org-management', 'scoped-access-tokens']));
       const users = await req('GET', '/api/ee/users', owner);
       assert.equal(users.status, 200);
-      assert.deepEqual(users.json.map((u: { email: string }) => u.email), ['max@example.com', 'olga@example.com']);
+      assert.deepEqual(
+        users.json.map((u: { email: string }) => u.email),
+        ['max@example.com', 'olga@example.com'],
+      );
       assert.equal(users.json[0].suspendedAt, null);
       assert.equal(users.json[0].role, 'member');
-      assert.match(users.json[1].lastActivityAt, /^2026-11-22T10:00:00/, 'the owner\'s request was recorded');
+      assert.match(users.json[1].lastActivityAt, /^2026-11-22T10:00:00/, "the owner's request was recorded");
       const one = await req('GET', `/api/ee/user?userId=${users.json[0].id}`, owner);
       assert.deepEqual(one.json, users.json[0]);
       assert.equal((await req('GET', '/api/ee/user?userId=usr_nope', owner)).json.errorCode, 'USER_NOT_FOUND');
@@ -76,7 +79,10 @@ test('enterprise endpoints and scoped access tokens', async (t) => {
       issued.push(token);
 
       // Its reach: the one repository, everywhere.
-      assert.deepEqual((await req('GET', '/api/repos', token)).json.map((r: { repoName: string }) => r.repoName), ['widgets']);
+      assert.deepEqual(
+        (await req('GET', '/api/repos', token)).json.map((r: { repoName: string }) => r.repoName),
+        ['widgets'],
+      );
       const search = await req('POST', '/api/search', token, { query: 'widget', matches: 100 });
       assert.ok(search.json.files.length > 0);
       assert.ok(search.json.files.every((f: { repository: string }) => f.repository === 'widgets'));
@@ -116,21 +122,25 @@ test('enterprise endpoints and scoped access tokens', async (t) => {
       assert.equal((await req('DELETE', `/api/ee/scoped_access_token/${other.json.id}`, owner)).status, 204);
     });
 
-    await t.test('no issued token or API key in the database, the audit log\'s answers or the logs', async () => {
+    await t.test("no issued token or API key in the database, the audit log's answers or the logs", async () => {
       assert.equal(issued.length, 2);
       // The audit log recorded the tokens (by id), so its rows are among what is searched.
       const audit = await req('GET', '/api/ee/audit?perPage=100&action=scoped_token.', owner);
       assert.equal(audit.status, 200, audit.text);
-      assert.deepEqual(audit.json.filter((e: { outcome: string }) => e.outcome === 'success').map((e: { action: string }) => e.action).sort(), [
-        'scoped_token.created', 'scoped_token.created', 'scoped_token.created', 'scoped_token.revoked', 'scoped_token.revoked',
-      ]);
+      assert.deepEqual(
+        audit.json
+          .filter((e: { outcome: string }) => e.outcome === 'success')
+          .map((e: { action: string }) => e.action)
+          .sort(),
+        ['scoped_token.created', 'scoped_token.created', 'scoped_token.created', 'scoped_token.revoked', 'scoped_token.revoked'],
+      );
       const db = databaseText(d.dataDir);
       assert.match(db, /scoped_token\.created/);
       const logs = logger.text();
       assert.match(logs, /scoped_access_token/, 'the requests were logged');
       for (const s of [...issued, ...issued.map((x) => x.slice(5)), owner, member, owner.slice(4), member.slice(4)]) {
         assert.ok(!db.includes(s), 'the database holds no token or key');
-        assert.ok(!audit.text.includes(s), 'the audit log\'s answer holds no token or key');
+        assert.ok(!audit.text.includes(s), "the audit log's answer holds no token or key");
         assert.ok(!logs.includes(s), 'the logs hold no token or key');
       }
     });

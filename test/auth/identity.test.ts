@@ -45,7 +45,11 @@ test('API keys in both headers; revocation and suspension take effect at once; n
     assert.equal((await repos({})).json.errorCode, 'NOT_AUTHENTICATED');
     const viaBearer = await repos({ authorization: `Bearer ${key}` });
     assert.equal(viaBearer.status, 200);
-    assert.deepEqual(viaBearer.json.map((r: { repoName: string }) => r.repoName), ['secret', 'widgets'], 'members see private repositories too');
+    assert.deepEqual(
+      viaBearer.json.map((r: { repoName: string }) => r.repoName),
+      ['secret', 'widgets'],
+      'members see private repositories too',
+    );
     assert.equal((await repos({ 'x-service-api-key': key })).status, 200);
     // One character changed (a key ending in 0 gets a 1: replacing 0 by 0 would change nothing).
     assert.equal((await repos({ authorization: `Bearer ${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}` })).status, 401);
@@ -75,7 +79,13 @@ test('API keys in both headers; revocation and suspension take effect at once; n
     assert.equal(await auditCommand(['--json', '--data-dir', d.dataDir], { out: (l) => c.out.push(l), err: () => {}, now: () => new Date() }), 0);
     const audit = c.out.slice(before).join('\n');
     assert.deepEqual((JSON.parse(audit) as Array<{ action: string }>).map((e) => e.action).reverse(), [
-      'user.added', 'user.added', 'api_key.created', 'api_key.created', 'user.suspended', 'user.unsuspended', 'api_key.revoked',
+      'user.added',
+      'user.added',
+      'api_key.created',
+      'api_key.created',
+      'user.suspended',
+      'user.unsuspended',
+      'api_key.revoked',
     ]);
     const secretHex = readFileSync(join(d.dataDir, SECRET_FILE), 'utf8').trim();
     assert.equal(statSync(join(d.dataDir, SECRET_FILE)).mode & 0o777, 0o600);

@@ -70,25 +70,54 @@ function without(name: keyof License): string {
 // verifyLicense: refusals, one reason each
 
 const refusals: Array<{ name: string; text: string; keys?: string[]; now?: Date; reason: RegExp }> = [
-  { name: 'tampered payload', text: JSON.stringify({ ...parts, payload: Buffer.from(JSON.stringify({ ...PAYLOAD, entitlements: [...ENTITLEMENTS] })).toString('base64url') }), reason: /^license signature is not valid for any trusted public key$/ },
-  { name: 'one payload character changed', text: JSON.stringify({ ...parts, payload: flip(parts.payload, 10) }), reason: /not valid for any trusted public key/ },
+  {
+    name: 'tampered payload',
+    text: JSON.stringify({ ...parts, payload: Buffer.from(JSON.stringify({ ...PAYLOAD, entitlements: [...ENTITLEMENTS] })).toString('base64url') }),
+    reason: /^license signature is not valid for any trusted public key$/,
+  },
+  {
+    name: 'one payload character changed',
+    text: JSON.stringify({ ...parts, payload: flip(parts.payload, 10) }),
+    reason: /not valid for any trusted public key/,
+  },
   { name: 'tampered signature', text: JSON.stringify({ ...parts, signature: flip(parts.signature, 5) }), reason: /not valid for any trusted public key/ },
   { name: 'signed with a key nobody trusts', text: file({}, stranger.priv), reason: /not valid for any trusted public key/ },
-  { name: 'valid signature, but its key is not configured', text: valid, keys: [PROJECT_PUBLIC_KEY, other.pub], reason: /not valid for any trusted public key/ },
+  {
+    name: 'valid signature, but its key is not configured',
+    text: valid,
+    keys: [PROJECT_PUBLIC_KEY, other.pub],
+    reason: /not valid for any trusted public key/,
+  },
   { name: 'no trusted keys at all', text: valid, keys: [], reason: /^license cannot be verified: no trusted public keys$/ },
   { name: 'expired', text: file({ expiresAt: '2026-05-31T00:00:00Z' }), reason: /^license L-2026-001 expired at 2026-05-31T00:00:00Z$/ },
   { name: 'expires at this very instant', text: file({ expiresAt: NOW.toISOString() }), reason: /expired at/ },
-  { name: 'issued beyond the clock skew', text: file({ issuedAt: '2026-06-01T12:05:01Z' }), reason: /^license L-2026-001 is not valid until 2026-06-01T12:05:01Z$/ },
+  {
+    name: 'issued beyond the clock skew',
+    text: file({ issuedAt: '2026-06-01T12:05:01Z' }),
+    reason: /^license L-2026-001 is not valid until 2026-06-01T12:05:01Z$/,
+  },
   { name: 'license file is not JSON', text: '{"payload": ', reason: /^license file is not JSON$/ },
   { name: 'license file is an array', text: '[]', reason: /not a JSON object with "payload" and "signature"/ },
   { name: 'no payload', text: JSON.stringify({ signature: parts.signature }), reason: /no "payload" string/ },
   { name: 'signature is a number', text: JSON.stringify({ payload: parts.payload, signature: 7 }), reason: /no "signature" string/ },
-  { name: 'payload has a character outside base64url', text: JSON.stringify({ ...parts, payload: `${parts.payload.slice(0, 8)}+${parts.payload.slice(9)}` }), reason: /^license payload is not base64url$/ },
-  { name: 'signature is standard base64 with "/"', text: JSON.stringify({ ...parts, signature: `/${parts.signature.slice(1)}` }), reason: /^license signature is not base64url$/ },
+  {
+    name: 'payload has a character outside base64url',
+    text: JSON.stringify({ ...parts, payload: `${parts.payload.slice(0, 8)}+${parts.payload.slice(9)}` }),
+    reason: /^license payload is not base64url$/,
+  },
+  {
+    name: 'signature is standard base64 with "/"',
+    text: JSON.stringify({ ...parts, signature: `/${parts.signature.slice(1)}` }),
+    reason: /^license signature is not base64url$/,
+  },
   { name: 'payload with an impossible length', text: JSON.stringify({ ...parts, payload: 'abcde' }), reason: /^license payload is not base64url$/ },
   { name: 'payload with stray bits (not canonical)', text: JSON.stringify({ ...parts, payload: 'ab' }), reason: /^license payload is not base64url$/ },
   { name: 'wrong padding', text: JSON.stringify({ ...parts, payload: 'abc==' }), reason: /^license payload is not base64url$/ },
-  { name: 'signature too short', text: JSON.stringify({ ...parts, signature: parts.signature.slice(0, 40) }), reason: /signature is 30 bytes, an Ed25519 signature is 64/ },
+  {
+    name: 'signature too short',
+    text: JSON.stringify({ ...parts, signature: parts.signature.slice(0, 40) }),
+    reason: /signature is 30 bytes, an Ed25519 signature is 64/,
+  },
   { name: 'signed payload is not JSON', text: rawFile('id=L-1'), reason: /^license payload is not JSON$/ },
   { name: 'signed payload is an array', text: rawFile('[1]'), reason: /payload is not a JSON object/ },
   { name: 'missing id', text: without('id'), reason: /^license payload has no "id"$/ },
@@ -98,18 +127,35 @@ const refusals: Array<{ name: string; text: string; keys?: string[]; now?: Date;
   { name: 'missing expiresAt', text: without('expiresAt'), reason: /has no "expiresAt"/ },
   { name: 'id is a number', text: file({ id: 42 }), reason: /"id" is not a non-empty string/ },
   { name: 'licensee is empty', text: file({ licensee: ' ' }), reason: /"licensee" is not a non-empty string/ },
-  { name: 'licensee with a newline and ESC', text: file({ licensee: 'Example Corp\n\u001b[2J' }), reason: /^license payload "licensee" may not contain control or bidirectional-override characters \(U\+000A at character 13\)$/ },
+  {
+    name: 'licensee with a newline and ESC',
+    text: file({ licensee: 'Example Corp\n\u001b[2J' }),
+    reason: /^license payload "licensee" may not contain control or bidirectional-override characters \(U\+000A at character 13\)$/,
+  },
   { name: 'id with a right-to-left override', text: file({ id: 'L-1\u202e' }), reason: /"id" may not contain control .*U\+202E/ },
-  { name: 'an entitlement with a C1 character', text: file({ entitlements: ['oauth', 'x\u009b'] }), reason: /"entitlements" may not contain control .*U\+009B/ },
+  {
+    name: 'an entitlement with a C1 character',
+    text: file({ entitlements: ['oauth', 'x\u009b'] }),
+    reason: /"entitlements" may not contain control .*U\+009B/,
+  },
   { name: 'entitlements is a string', text: file({ entitlements: 'oauth' }), reason: /"entitlements" is not an array of non-empty strings/ },
   { name: 'entitlements holds a number', text: file({ entitlements: ['oauth', 3] }), reason: /"entitlements" is not an array/ },
   { name: 'expiresAt is a number', text: file({ expiresAt: 1798761600000 }), reason: /"expiresAt" is not a non-empty string/ },
   { name: 'expiresAt has no zone', text: file({ expiresAt: '2027-01-01T00:00:00' }), reason: /"expiresAt" is not an ISO 8601 date-time with a zone/ },
   { name: 'issuedAt is only a date', text: file({ issuedAt: '2026-01-01' }), reason: /"issuedAt" is not an ISO 8601/ },
   { name: 'expiresAt is February 30', text: file({ expiresAt: '2027-02-30T00:00:00Z' }), reason: /"expiresAt" is not an ISO 8601/ },
-  { name: 'expires before it is issued', text: file({ issuedAt: '2027-01-01T00:00:00Z', expiresAt: '2026-01-01T00:00:00Z' }), reason: /expires \(2026-01-01T00:00:00Z\) before it is issued/ },
+  {
+    name: 'expires before it is issued',
+    text: file({ issuedAt: '2027-01-01T00:00:00Z', expiresAt: '2026-01-01T00:00:00Z' }),
+    reason: /expires \(2026-01-01T00:00:00Z\) before it is issued/,
+  },
   { name: 'a configured "public" key is a private key', text: valid, keys: [vendor.priv], reason: /^trusted public key #1 is a private key/ },
-  { name: 'a configured key is not a key', text: valid, keys: [PROJECT_PUBLIC_KEY, '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----'], reason: /^trusted public key #2 is not a PEM public key$/ },
+  {
+    name: 'a configured key is not a key',
+    text: valid,
+    keys: [PROJECT_PUBLIC_KEY, '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----'],
+    reason: /^trusted public key #2 is not a PEM public key$/,
+  },
 ];
 
 for (const c of refusals) {
@@ -135,13 +181,22 @@ test('verifyLicense accepts a valid license and returns exactly its fields', () 
 
 test('any one of several trusted keys verifies it; order does not matter', () => {
   const byOther = file({ id: 'L-other' }, other.priv);
-  for (const keys of [[vendor.pub, other.pub], [other.pub, vendor.pub], [PROJECT_PUBLIC_KEY, stranger.pub, other.pub]]) {
+  for (const keys of [
+    [vendor.pub, other.pub],
+    [other.pub, vendor.pub],
+    [PROJECT_PUBLIC_KEY, stranger.pub, other.pub],
+  ]) {
     assert.equal(verifyLicense(byOther, keys, NOW).id, 'L-other');
   }
 });
 
 test('accepted: unknown entitlements kept, duplicates dropped, extra fields ignored, padding, offsets, clock skew', () => {
-  const text = file({ entitlements: ['oauth', 'future-thing', 'oauth'], tier: 'gold', issuedAt: '2026-06-01T14:04:00+02:00', expiresAt: '2026-06-01T10:04:00.001-02:00' });
+  const text = file({
+    entitlements: ['oauth', 'future-thing', 'oauth'],
+    tier: 'gold',
+    issuedAt: '2026-06-01T14:04:00+02:00',
+    expiresAt: '2026-06-01T10:04:00.001-02:00',
+  });
   const license = verifyLicense(text, [vendor.pub], NOW);
   assert.deepEqual(license.entitlements, ['oauth', 'future-thing']);
   assert.equal('tier' in license, false);
@@ -188,7 +243,10 @@ test('licenseState and hasEntitlement across the expiry instant', () => {
   // Before issuedAt: active within the skew, not beyond it.
   const issued = Date.parse(PAYLOAD.issuedAt);
   assert.equal(licenseState(license, at(issued - CLOCK_SKEW_MS)).active, true);
-  assert.deepEqual(licenseState(license, at(issued - CLOCK_SKEW_MS - 1)), { active: false, reason: 'license L-2026-001 is not valid until 2026-01-01T00:00:00Z' });
+  assert.deepEqual(licenseState(license, at(issued - CLOCK_SKEW_MS - 1)), {
+    active: false,
+    reason: 'license L-2026-001 is not valid until 2026-01-01T00:00:00Z',
+  });
   assert.deepEqual(licenseState(undefined, NOW), { active: false, reason: 'no license installed' });
   assert.equal(hasEntitlement(undefined, 'org-management', NOW), false);
 });
@@ -274,7 +332,10 @@ test('license sign prints a file that install accepts; refuses bad payloads and 
   assert.equal(await c.run('install', join(dir, 'license.json')), 0);
 
   writeFileSync(join(dir, 'bad.json'), JSON.stringify({ ...PAYLOAD, entitlements: 'oauth' }));
-  await assert.rejects(c.run('sign', '--key', join(dir, 'key.pem'), '--payload', join(dir, 'bad.json')), /cannot sign .*bad\.json: license payload "entitlements" is not an array/);
+  await assert.rejects(
+    c.run('sign', '--key', join(dir, 'key.pem'), '--payload', join(dir, 'bad.json')),
+    /cannot sign .*bad\.json: license payload "entitlements" is not an array/,
+  );
   writeFileSync(join(dir, 'notjson.json'), '{');
   await assert.rejects(c.run('sign', '--key', join(dir, 'key.pem'), '--payload', join(dir, 'notjson.json')), /payload file .*notjson\.json is not JSON$/);
   writeFileSync(join(dir, 'pub.pem'), vendor.pub);
@@ -284,7 +345,10 @@ test('license sign prints a file that install accepts; refuses bad payloads and 
 test('license: usage errors and help', async () => {
   const c = cli();
   const usage = async (argv: string[], message: RegExp) =>
-    assert.rejects(c.run(...argv), (err: Error) => (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS') === true) && message.test(err.message));
+    assert.rejects(
+      c.run(...argv),
+      (err: Error) => (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS') === true) && message.test(err.message),
+    );
   await usage([], /needs a subcommand/);
   await usage(['renew'], /unknown license subcommand "renew"/);
   await usage(['install'], /usage: trawl license install FILE/);

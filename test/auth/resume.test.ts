@@ -47,11 +47,30 @@ test('resume acts as the credential did, and refuses what authenticate() would r
     const annKey = await store.createApiKey({ userId: ann.id, name: 'k', hash: credentialHash(secret, key), hint: 'x' }, at);
     const bobKey = await store.createApiKey({ userId: bob.id, name: 'k', hash: credentialHash(secret, newApiKey()), hint: 'y' }, at);
     const scoped = newScopedToken();
-    await store.createScopedToken({ userId: ann.id, apiKeyId: annKey.id, hash: credentialHash(secret, scoped), repoIds: [PRIVATE.repoId], expiresAt: new Date(T0 + HOUR).toISOString() }, at);
+    await store.createScopedToken(
+      { userId: ann.id, apiKeyId: annKey.id, hash: credentialHash(secret, scoped), repoIds: [PRIVATE.repoId], expiresAt: new Date(T0 + HOUR).toISOString() },
+      at,
+    );
     const client = await store.oauth.createClient({ name: 'agent', redirectUris: ['http://127.0.0.1/cb'], metadata: {} }, at);
     const code = newCredential('svoc_');
-    await store.oauth.createCode({ clientId: client.id, userId: ann.id, apiKeyId: annKey.id, redirectUri: 'http://127.0.0.1/cb', codeChallenge: 'x'.repeat(43), scope: 'search', expiresAt: new Date(T0 + HOUR).toISOString(), hash: credentialHash(secret, code) }, at);
-    const redeemed = await store.oauth.redeemCode(credentialHash(secret, code), [{ hash: credentialHash(secret, newCredential('svoa_')), kind: 'access', expiresAt: new Date(T0 + HOUR).toISOString() }], at);
+    await store.oauth.createCode(
+      {
+        clientId: client.id,
+        userId: ann.id,
+        apiKeyId: annKey.id,
+        redirectUri: 'http://127.0.0.1/cb',
+        codeChallenge: 'x'.repeat(43),
+        scope: 'search',
+        expiresAt: new Date(T0 + HOUR).toISOString(),
+        hash: credentialHash(secret, code),
+      },
+      at,
+    );
+    const redeemed = await store.oauth.redeemCode(
+      credentialHash(secret, code),
+      [{ hash: credentialHash(secret, newCredential('svoa_')), kind: 'access', expiresAt: new Date(T0 + HOUR).toISOString() }],
+      at,
+    );
     assert.ok(redeemed && 'grant' in redeemed);
     const grant = redeemed.grant;
 

@@ -28,7 +28,13 @@ import { git, TestRepo } from '../helpers/git.ts';
 const { publicKey, privateKey } = generateKeyPairSync('ed25519');
 const PUBLIC_PEM = publicKey.export({ type: 'spki', format: 'pem' }).toString();
 const LICENSE = signLicense(
-  { id: 'L-escape', licensee: 'Test Org', entitlements: ['org-management', 'scoped-access-tokens'], issuedAt: '2026-01-01T00:00:00Z', expiresAt: '2027-01-01T00:00:00Z' },
+  {
+    id: 'L-escape',
+    licensee: 'Test Org',
+    entitlements: ['org-management', 'scoped-access-tokens'],
+    issuedAt: '2026-01-01T00:00:00Z',
+    expiresAt: '2027-01-01T00:00:00Z',
+  },
   privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
 );
 
@@ -59,13 +65,18 @@ const GADGETS = {
     const as = { author: 'Gadget Author <gadget-author@example.com>', date: '2026-03-01T00:00:00Z' };
     r.commit(
       {
-        'gizmo_box/gadgets_canary.c': '/* ESCAPE_CANARY_GADGETS */\nint escape_common_marker = 1;\nint shared_escape_symbol(void) {\n  return escape_common_marker;\n}\n',
+        'gizmo_box/gadgets_canary.c':
+          '/* ESCAPE_CANARY_GADGETS */\nint escape_common_marker = 1;\nint shared_escape_symbol(void) {\n  return escape_common_marker;\n}\n',
         'gizmo_box/gadgets_tool.py': 'def gadgets_only_function():\n    return "ESCAPE_CANARY_GADGETS_PY"\n',
       },
       'Gadgets: ESCAPE_CANARY_GADGETS_COMMIT',
       as,
     );
-    r.checkout('gadgets-feature', true).commit({ 'gizmo_box/gadgets_feature.c': 'int gadgets_feature_only = 2; /* ESCAPE_CANARY_GADGETS_BRANCH */\n' }, 'Gadgets feature', as);
+    r.checkout('gadgets-feature', true).commit(
+      { 'gizmo_box/gadgets_feature.c': 'int gadgets_feature_only = 2; /* ESCAPE_CANARY_GADGETS_BRANCH */\n' },
+      'Gadgets feature',
+      as,
+    );
     r.checkout('main');
   },
 };
@@ -75,8 +86,19 @@ const CLASSIFIED = {
   branches: ['classified-feature'],
   build(r: TestRepo) {
     const as = { author: 'Classified Author <classified-author@example.com>', date: '2026-04-01T00:00:00Z' };
-    r.commit({ 'dossier/classified_canary.go': 'package dossier\n\n// ESCAPE_CANARY_CLASSIFIED\nvar escape_common_marker = 1\n\nfunc shared_escape_symbol() int {\n\treturn escape_common_marker\n}\n' }, 'Classified: ESCAPE_CANARY_CLASSIFIED_COMMIT', as);
-    r.checkout('classified-feature', true).commit({ 'dossier/classified_feature.go': 'package dossier\n\n// ESCAPE_CANARY_CLASSIFIED_BRANCH\nvar classified_feature_only = 2\n' }, 'Classified feature', as);
+    r.commit(
+      {
+        'dossier/classified_canary.go':
+          'package dossier\n\n// ESCAPE_CANARY_CLASSIFIED\nvar escape_common_marker = 1\n\nfunc shared_escape_symbol() int {\n\treturn escape_common_marker\n}\n',
+      },
+      'Classified: ESCAPE_CANARY_CLASSIFIED_COMMIT',
+      as,
+    );
+    r.checkout('classified-feature', true).commit(
+      { 'dossier/classified_feature.go': 'package dossier\n\n// ESCAPE_CANARY_CLASSIFIED_BRANCH\nvar classified_feature_only = 2\n' },
+      'Classified feature',
+      as,
+    );
     r.checkout('main');
   },
 };
@@ -295,7 +317,12 @@ test('a scoped access token never reveals another repository', async (t) => {
         const ownId = ids[own]!;
         const others = Object.keys(ids).filter((n) => n !== own);
         const m = manifests.find((x) => x.repoId === ownId)!;
-        const ownShards = { count: m.shards.length, docs: m.shards.reduce((n, s) => n + s.docs, 0), bytes: m.shards.reduce((n, s) => n + s.contentBytes, 0), fileBytes: m.shards.reduce((n, s) => n + statSync(join(shardsDir(d.dataDir, ownId), s.file)).size, 0) };
+        const ownShards = {
+          count: m.shards.length,
+          docs: m.shards.reduce((n, s) => n + s.docs, 0),
+          bytes: m.shards.reduce((n, s) => n + s.contentBytes, 0),
+          fileBytes: m.shards.reduce((n, s) => n + statSync(join(shardsDir(d.dataDir, ownId), s.file)).size, 0),
+        };
 
         /** No marker of another repository in the answer's body or headers (outside what was asked). */
         const assertNoMarkers = (a: Answer, r: Req, what: string): void => {
@@ -317,7 +344,8 @@ test('a scoped access token never reveals another repository', async (t) => {
               for (const [k, x] of Object.entries(v)) {
                 if (k === 'repositoryId' || k === 'repoId') assert.equal(x, ownId, `${what}: ${k}`);
                 if ((k === 'repository' || k === 'repo' || k === 'repoName') && typeof x === 'string') assert.equal(x, own, `${what}: ${k}`);
-                if (k === 'repositoryInfo') for (const info of x as Array<{ id: number; name: string }>) assert.deepEqual([info.id, info.name], [ownId, own], `${what}: repositoryInfo`);
+                if (k === 'repositoryInfo')
+                  for (const info of x as Array<{ id: number; name: string }>) assert.deepEqual([info.id, info.name], [ownId, own], `${what}: repositoryInfo`);
                 visit(x);
               }
             }
@@ -345,7 +373,10 @@ test('a scoped access token never reveals another repository', async (t) => {
 
         await st.test('its own repository is visible to it', async () => {
           const repos = await tok(get('/api/repos', {}), 'repos');
-          assert.deepEqual(repos.json.map((r: { repoName: string }) => r.repoName), [own]);
+          assert.deepEqual(
+            repos.json.map((r: { repoName: string }) => r.repoName),
+            [own],
+          );
           const source = await tok(get('/api/source', { repo: own, path: TARGETS[own]!.file }), 'own source');
           assert.equal(source.status, 200);
           assert.match(source.json.source, /ESCAPE_CANARY_/);
@@ -357,7 +388,14 @@ test('a scoped access token never reveals another repository', async (t) => {
         await st.test('search and stream_search: only its repository, in files, repositoryInfo and stats', async () => {
           for (const s of SEARCHES) {
             const query = s.query.replaceAll('{own}', own).replaceAll('{other-feature}', own === 'gadgets' ? 'classified-feature' : 'gadgets-feature');
-            const body = { query, matches: 100_000, isRegexEnabled: s.regex ?? false, isCaseSensitivityEnabled: s.caseSensitive ?? false, whole: s.whole ?? false, contextLines: s.contextLines ?? 1 };
+            const body = {
+              query,
+              matches: 100_000,
+              isRegexEnabled: s.regex ?? false,
+              isCaseSensitivityEnabled: s.caseSensitive ?? false,
+              whole: s.whole ?? false,
+              contextLines: s.contextLines ?? 1,
+            };
             const what = `search ${JSON.stringify(query)}`;
             const key = await ask(memberKey, post('/api/search', body));
             const mine = await tok(post('/api/search', body), what);
@@ -366,11 +404,23 @@ test('a scoped access token never reveals another repository', async (t) => {
             // The control: the key finds other repositories (else this attempt proves nothing).
             const keyOthers = key.json.files.filter((f: any) => f.repositoryId !== ownId);
             assert.equal(keyOthers.length > 0, s.others, `${what}: the API key ${s.others ? 'finds' : 'finds no'} other repositories`);
-            assert.deepEqual(mine.json.files, key.json.files.filter((f: any) => f.repositoryId === ownId), `${what}: exactly the key's results in ${own}`);
-            assert.deepEqual(mine.json.repositoryInfo, key.json.repositoryInfo.filter((r: any) => r.id === ownId), `${what}: repositoryInfo`);
+            assert.deepEqual(
+              mine.json.files,
+              key.json.files.filter((f: any) => f.repositoryId === ownId),
+              `${what}: exactly the key's results in ${own}`,
+            );
+            assert.deepEqual(
+              mine.json.repositoryInfo,
+              key.json.repositoryInfo.filter((r: any) => r.id === ownId),
+              `${what}: repositoryInfo`,
+            );
             assertOwnStats(mine.json.stats, mine.json.files, what);
             assert.equal(key.json.stats.totalMatchCount, foundIn(key.json.files), `${what}: the key's totalMatchCount`);
-            assert.equal(key.json.stats.shardsScanned + key.json.stats.shardsSkipped + key.json.stats.shardsSkippedFilter, totalShards, `${what}: the key's stats count every shard`);
+            assert.equal(
+              key.json.stats.shardsScanned + key.json.stats.shardsSkipped + key.json.stats.shardsSkippedFilter,
+              totalShards,
+              `${what}: the key's stats count every shard`,
+            );
 
             const stream = await tok(post('/api/stream_search', body), `stream ${what}`);
             assert.equal(stream.status, 200);
@@ -378,10 +428,14 @@ test('a scoped access token never reveals another repository', async (t) => {
             const streamed = messages.filter((x) => x.type === 'chunk').flatMap((x) => x.files);
             const final = messages.filter((x) => x.type === 'final');
             assert.equal(final.length, 1, `stream ${what}: one final message`);
-            assert.ok(messages.every((x) => x.type !== 'error'), `stream ${what}: no error`);
+            assert.ok(
+              messages.every((x) => x.type !== 'error'),
+              `stream ${what}: no error`,
+            );
             const names = (fs: any[]) => fs.map((f) => `${f.repository}/${f.fileName.text}@${f.branches.join(',')}`).sort();
             assert.deepEqual(names(streamed), names(mine.json.files), `stream ${what}: the blocking search's files`);
-            for (const c of messages.filter((x) => x.type === 'chunk')) assertNoLeak({ ...stream, json: c, text: JSON.stringify(c) }, post('/api/stream_search', body), `stream ${what}`);
+            for (const c of messages.filter((x) => x.type === 'chunk'))
+              assertNoLeak({ ...stream, json: c, text: JSON.stringify(c) }, post('/api/stream_search', body), `stream ${what}`);
             assertOwnStats(final[0].accumulatedStats, streamed, `stream ${what}`);
           }
         });
@@ -400,7 +454,11 @@ test('a scoped access token never reveals another repository', async (t) => {
                 if (key.json.files.some((x: any) => x.repositoryId !== ownId)) keySawOthers++;
                 const expected = key.json.files.filter((x: any) => x.repositoryId === ownId);
                 assert.deepEqual(mine.json.files, expected, `${what}: exactly the key's results in ${own}`);
-                assert.equal(mine.json.stats.matchCount, expected.reduce((n: number, x: any) => n + x.matches.length, 0), `${what}: matchCount`);
+                assert.equal(
+                  mine.json.stats.matchCount,
+                  expected.reduce((n: number, x: any) => n + x.matches.length, 0),
+                  `${what}: matchCount`,
+                );
               }
             }
             assert.ok(keySawOthers >= 6, `${endpoint}: the key's control found other repositories (${keySawOthers} times)`);
@@ -449,13 +507,22 @@ test('a scoped access token never reveals another repository', async (t) => {
             // (the last one counts), a __proto__ key, a list where a name goes.
             const target = TARGETS[other]!;
             const smuggled: Array<[string, (name: string) => Req]> = [
-              ['repo twice, its own first', (n) => ({ method: 'GET', path: `/api/source?repo=${own}&repo=${encodeURIComponent(n)}&path=${encodeURIComponent(target.file)}` })],
-              ['repo twice, its own last', (n) => ({ method: 'GET', path: `/api/source?repo=${encodeURIComponent(n)}&repo=${own}&path=${encodeURIComponent(target.file)}` })],
+              [
+                'repo twice, its own first',
+                (n) => ({ method: 'GET', path: `/api/source?repo=${own}&repo=${encodeURIComponent(n)}&path=${encodeURIComponent(target.file)}` }),
+              ],
+              [
+                'repo twice, its own last',
+                (n) => ({ method: 'GET', path: `/api/source?repo=${encodeURIComponent(n)}&repo=${own}&path=${encodeURIComponent(target.file)}` }),
+              ],
               ['repoName twice in JSON, the other last', (n) => ({ method: 'POST', path: '/api/files', raw: `{"repoName":"${own}","repoName":"${n}"}` })],
               ['repoName twice in JSON, its own last', (n) => ({ method: 'POST', path: '/api/files', raw: `{"repoName":"${n}","repoName":"${own}"}` })],
               ['__proto__ in JSON', (n) => ({ method: 'POST', path: '/api/tree', raw: `{"repoName":"${own}","__proto__":{"repoName":"${n}"},"paths":[]}` })],
               ['a list of names', (n) => post('/api/files', { repoName: [own, n] })],
-              ['find_definitions repoName twice in JSON', (n) => ({ method: 'POST', path: '/api/find_definitions', raw: `{"symbolName":"shared_escape_symbol","repoName":"${own}","repoName":"${n}"}` })],
+              [
+                'find_definitions repoName twice in JSON',
+                (n) => ({ method: 'POST', path: '/api/find_definitions', raw: `{"symbolName":"shared_escape_symbol","repoName":"${own}","repoName":"${n}"}` }),
+              ],
             ];
             for (const [what, f] of smuggled) {
               const label = `${what} (${other})`;
@@ -470,7 +537,7 @@ test('a scoped access token never reveals another repository', async (t) => {
           }
         });
 
-        await st.test('its own repository: traversal paths and other repositories\' paths and refs reveal nothing', async () => {
+        await st.test("its own repository: traversal paths and other repositories' paths and refs reveal nothing", async () => {
           const mineT = TARGETS[own]!;
           const reposDir = dirname(d.repoPath);
           // Endpoints of its own repository that take a path, and those that take a ref.
@@ -499,17 +566,37 @@ test('a scoped access token never reveals another repository', async (t) => {
           for (const other of others) {
             const ot = TARGETS[other]!;
             const otherSha = git(join(reposDir, other), 'rev-parse', 'HEAD').trim();
-            const paths = [ot.file, `/${ot.file}`, `../${other}/${ot.file}`, `${mineT.dir}/../../${other}/${ot.file}`, join(reposDir, other, ot.file), `..%2f${other}%2f${ot.file}`, `....//${other}/${ot.file}`, `..\\${other}\\${ot.file}`];
+            const paths = [
+              ot.file,
+              `/${ot.file}`,
+              `../${other}/${ot.file}`,
+              `${mineT.dir}/../../${other}/${ot.file}`,
+              join(reposDir, other, ot.file),
+              `..%2f${other}%2f${ot.file}`,
+              `....//${other}/${ot.file}`,
+              `..\\${other}\\${ot.file}`,
+            ];
             // Its branches and tags (but "main", which every repository has), and its commit ids.
-            const refs = [otherSha, otherSha.slice(0, 12), `${otherSha}~0`, `${otherSha}^{commit}`, ...(ot.ref === 'main' ? [] : [ot.ref, `refs/heads/${ot.ref}`, `${ot.ref}^{commit}`]), ...(other === 'widgets' ? ['v1.0'] : [])];
+            const refs = [
+              otherSha,
+              otherSha.slice(0, 12),
+              `${otherSha}~0`,
+              `${otherSha}^{commit}`,
+              ...(ot.ref === 'main' ? [] : [ot.ref, `refs/heads/${ot.ref}`, `${ot.ref}^{commit}`]),
+              ...(other === 'widgets' ? ['v1.0'] : []),
+            ];
             // A ref's twin keeps its suffix (`~0`, `^{commit}`): masked, it would be a suffix refused for its syntax.
             const twinRef = (ref: string): string => {
               const cut = ref.search(/[~^]/);
               return cut < 0 ? twin(ref) : twin(ref.slice(0, cut)) + ref.slice(cut);
             };
             const attempts: Array<[string, string, string, (x: string) => Req]> = [
-              ...paths.flatMap((p) => byPath.map(([w, f]): [string, string, string, (x: string) => Req] => [`${w} of path ${JSON.stringify(p)}`, p, twin(p), f])),
-              ...refs.flatMap((ref) => byRef.map(([w, f]): [string, string, string, (x: string) => Req] => [`${w} at ref ${JSON.stringify(ref)}`, ref, twinRef(ref), f])),
+              ...paths.flatMap((p) =>
+                byPath.map(([w, f]): [string, string, string, (x: string) => Req] => [`${w} of path ${JSON.stringify(p)}`, p, twin(p), f]),
+              ),
+              ...refs.flatMap((ref) =>
+                byRef.map(([w, f]): [string, string, string, (x: string) => Req] => [`${w} at ref ${JSON.stringify(ref)}`, ref, twinRef(ref), f]),
+              ),
             ];
             for (const [what, value, masked, f] of attempts) {
               const label = `${own}: ${what} (from ${other})`;
@@ -545,7 +632,8 @@ test('a scoped access token never reveals another repository', async (t) => {
             ...others.map((o) => ({ connectionId: String(connections[own]), query: o })),
             ...others.map((o) => ({ connectionId: String(connections[o]), query: own, sort: 'pushed', direction: 'desc', perPage: '100' })),
           ];
-          const listed = (name: string, q: Record<string, string>): boolean => (q.query === undefined || name.includes(q.query.toLowerCase())) && (q.connectionId === undefined || Number(q.connectionId) === connections[name]);
+          const listed = (name: string, q: Record<string, string>): boolean =>
+            (q.query === undefined || name.includes(q.query.toLowerCase())) && (q.connectionId === undefined || Number(q.connectionId) === connections[name]);
           for (const q of lists) {
             const what = `repos ${JSON.stringify(q)}`;
             const mine = await tok(get('/api/repos', q), what);
@@ -553,7 +641,11 @@ test('a scoped access token never reveals another repository', async (t) => {
             assert.equal(mine.status, 200, what);
             const seen = listed(own, q);
             assert.equal(mine.headers.get('x-total-count'), seen ? '1' : '0', `${what}: X-Total-Count`);
-            assert.deepEqual(mine.json.map((r: { repoName: string }) => r.repoName), seen && (q.page ?? '1') === '1' ? [own] : [], what);
+            assert.deepEqual(
+              mine.json.map((r: { repoName: string }) => r.repoName),
+              seen && (q.page ?? '1') === '1' ? [own] : [],
+              what,
+            );
             const link = mine.headers.get('link')!;
             assert.doesNotMatch(link, /rel="next"/, `${what}: no next page`);
             assert.match(link, /[?&]page=1>; rel="last"/, `${what}: the last page is 1`);
@@ -563,7 +655,7 @@ test('a scoped access token never reveals another repository', async (t) => {
           assert.equal((await ask(memberKey, get('/api/repos', {}))).headers.get('x-total-count'), '4');
         });
 
-        await st.test('connections and the system endpoints: only its repository\'s connection, no other repository', async () => {
+        await st.test("connections and the system endpoints: only its repository's connection, no other repository", async () => {
           const mine = await tok(get('/api/connections', {}), 'connections');
           assert.deepEqual(mine.json, [{ id: connections[own], name: `conn-${own}`, connectionType: 'git' }]);
           assert.equal((await ask(memberKey, get('/api/connections', {}))).json.length, 4, 'the key sees all four');
@@ -576,12 +668,18 @@ test('a scoped access token never reveals another repository', async (t) => {
           // may contain a repository's name: it must instead be the same for every caller.
           const doc = await ask(token, { method: 'GET', path: '/api/openapi.json' });
           assert.equal(doc.status, 200);
-          assert.equal(doc.text, (await ask(memberKey, { method: 'GET', path: '/api/openapi.json' })).text, 'the OpenAPI document does not depend on the caller');
+          assert.equal(
+            doc.text,
+            (await ask(memberKey, { method: 'GET', path: '/api/openapi.json' })).text,
+            'the OpenAPI document does not depend on the caller',
+          );
         });
 
         await st.test('enterprise endpoints: no wider token, no revocation, no way around the API key', async () => {
           // Creating a token: 403 whatever the ids (the same answer: which ids exist is not told).
-          const creations = [[ownId], Object.values(ids), ...others.map((o) => [ids[o]!]), [999_999]].map((repoIds) => post('/api/ee/scoped_access_token', { repoIds }));
+          const creations = [[ownId], Object.values(ids), ...others.map((o) => [ids[o]!]), [999_999]].map((repoIds) =>
+            post('/api/ee/scoped_access_token', { repoIds }),
+          );
           const refused = await Promise.all(creations.map((r) => tok(r, `create ${JSON.stringify(r.json)}`)));
           for (const a of refused) {
             assert.equal(a.status, 403);
@@ -590,7 +688,9 @@ test('a scoped access token never reveals another repository', async (t) => {
           }
           // Revoking: its own, another live token of its creator, an unknown id: the same 403.
           const another = await newToken(memberKey, others[0]!);
-          const revokes = await Promise.all([tokenId, another.id, `sat_${'0'.repeat(24)}`].map((id) => tok({ method: 'DELETE', path: `/api/ee/scoped_access_token/${id}` }, `revoke ${id}`)));
+          const revokes = await Promise.all(
+            [tokenId, another.id, `sat_${'0'.repeat(24)}`].map((id) => tok({ method: 'DELETE', path: `/api/ee/scoped_access_token/${id}` }, `revoke ${id}`)),
+          );
           for (const a of revokes) {
             assert.equal(a.status, 403);
             assert.equal(a.text, revokes[0]!.text);
@@ -611,7 +711,10 @@ test('a scoped access token never reveals another repository', async (t) => {
           assert.equal(users.status, 200);
           assertNoLeak(users, get('/api/ee/users', {}), 'users');
           // After all that it still sees exactly its repository.
-          assert.deepEqual((await tok(get('/api/repos', {}), 'repos')).json.map((r: { repoName: string }) => r.repoName), [own]);
+          assert.deepEqual(
+            (await tok(get('/api/repos', {}), 'repos')).json.map((r: { repoName: string }) => r.repoName),
+            [own],
+          );
         });
       });
     }
@@ -632,14 +735,19 @@ test('a scoped access token never reveals another repository', async (t) => {
       for (const r of everywhere) {
         const a = await ask(token, r);
         assert.equal(a.status, 401, `${why}: ${r.method} ${r.path}`);
-        for (const marker of Object.values(MARKERS).flat()) assert.ok(!a.text.toLowerCase().includes(marker.toLowerCase()) || asked(r).includes(marker.toLowerCase()), `${why}: ${marker}`);
+        for (const marker of Object.values(MARKERS).flat())
+          assert.ok(!a.text.toLowerCase().includes(marker.toLowerCase()) || asked(r).includes(marker.toLowerCase()), `${why}: ${marker}`);
         if (likeUnknown) assert.equal(shape(a), shape(await ask(unknownToken, r)), `${why}: ${r.method} ${r.path} answers as for an unknown token`);
       }
     };
     const assertAlive = async (token: string, why: string): Promise<void> => {
       const a = await ask(token, get('/api/repos', {}));
       assert.equal(a.status, 200, why);
-      assert.deepEqual(a.json.map((r: { repoName: string }) => r.repoName), ['gadgets'], why);
+      assert.deepEqual(
+        a.json.map((r: { repoName: string }) => r.repoName),
+        ['gadgets'],
+        why,
+      );
     };
 
     await t.test('revoked, expired, or its creator suspended: 401 everywhere', async () => {
@@ -663,7 +771,7 @@ test('a scoped access token never reveals another repository', async (t) => {
       const suspended = await newToken(memberKey, 'gadgets');
       await usersCommand(['suspend', 'max@example.com', ...dd], io);
       await assertDead(suspended.token, 'creator suspended', false);
-      assert.equal((await ask(memberKey, get('/api/repos', {}))).status, 401, 'the creator\'s key is refused too');
+      assert.equal((await ask(memberKey, get('/api/repos', {}))).status, 401, "the creator's key is refused too");
       await usersCommand(['unsuspend', 'max@example.com', ...dd], io);
       await assertAlive(suspended.token, 'creator active again');
 
@@ -680,11 +788,16 @@ test('a scoped access token never reveals another repository', async (t) => {
       await keysCommand(['create', '--user', 'max@example.com', ...dd], io);
       const spareKey = lines.at(-1)!;
       const orphan = await newToken(spareKey, 'gadgets');
-      const spareId = await withStore(async (s) => (await s.listApiKeys((await s.getUserByEmail('max@example.com'))!.id)).find((k) => spareKey.startsWith(k.hint))!.id);
+      const spareId = await withStore(
+        async (s) => (await s.listApiKeys((await s.getUserByEmail('max@example.com'))!.id)).find((k) => spareKey.startsWith(k.hint))!.id,
+      );
       await keysCommand(['revoke', spareId, ...dd], io);
       assert.equal((await ask(spareKey, get('/api/repos', {}))).status, 401, 'the key is revoked');
       const after = await ask(orphan.token, get('/api/repos', {}));
-      assert.ok(after.status === 401 || JSON.stringify(after.json.map((r: { repoName: string }) => r.repoName)) === '["gadgets"]', `after its key's revocation: ${after.status} ${after.text}`);
+      assert.ok(
+        after.status === 401 || JSON.stringify(after.json.map((r: { repoName: string }) => r.repoName)) === '["gadgets"]',
+        `after its key's revocation: ${after.status} ${after.text}`,
+      );
     });
 
     await t.test('bound to repository ids: a repository deleted and indexed again under its name is out of scope', async () => {

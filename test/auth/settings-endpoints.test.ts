@@ -19,10 +19,12 @@ const licensor = testLicensor('L-settings');
 const PUBLIC_PEM = licensor.publicPem;
 const license = (entitlements: string[]) => licensor.sign(entitlements);
 
-
 /** Path templates of the document, for the checker: the concrete id back to `{id}`. */
 function template(path: string): string {
-  return path.split('?')[0]!.replace(/^\/api\/ee\/users\/[^/]+$/, '/api/ee/users/{id}').replace(/^\/api\/keys\/[^/]+$/, '/api/keys/{id}');
+  return path
+    .split('?')[0]!
+    .replace(/^\/api\/ee\/users\/[^/]+$/, '/api/ee/users/{id}')
+    .replace(/^\/api\/keys\/[^/]+$/, '/api/keys/{id}');
 }
 
 test('settings endpoints: creating keys, changing members', async (t) => {
@@ -45,12 +47,23 @@ test('settings endpoints: creating keys, changing members', async (t) => {
       const token = /^trawl_session=([^;]+)/.exec(a.headers.getSetCookie()[0]!)![1]!;
       return { cookie: `trawl_session=${token}`, 'x-csrf-token': a.json.csrfToken };
     };
-    const events = async (filter: string): Promise<Array<{ action: string; actor: { credentialKind: string; userId: string | null }; target: { id: string }; sourceAddress: string | null; details: Record<string, unknown> }>> => {
+    const events = async (
+      filter: string,
+    ): Promise<
+      Array<{
+        action: string;
+        actor: { credentialKind: string; userId: string | null };
+        target: { id: string };
+        sourceAddress: string | null;
+        details: Record<string, unknown>;
+      }>
+    > => {
       const a = await req('GET', `/api/ee/audit?${filter}`, bearer(owner));
       assert.equal(a.status, 200, a.text);
       return a.json;
     };
-    const users = async (): Promise<Array<{ id: string; email: string; suspendedAt: string | null; dailyLimit: number | null }>> => (await req('GET', '/api/ee/users', bearer(owner))).json;
+    const users = async (): Promise<Array<{ id: string; email: string; suspendedAt: string | null; dailyLimit: number | null }>> =>
+      (await req('GET', '/api/ee/users', bearer(owner))).json;
 
     await t.test('POST /api/keys: a key of your own, shown once, that works at once', async () => {
       await setLicense(license(['org-management', 'scoped-access-tokens']));
@@ -64,7 +77,7 @@ test('settings endpoints: creating keys, changing members', async (t) => {
       assert.equal(repos.status, 200, 'the new key authenticates');
       const listed = (await req('GET', '/api/keys', bearer(member))).json as Array<{ id: string; name: string; hint: string }>;
       const mine = listed.find((k) => k.id === created.json.id);
-      assert.ok(mine, 'the caller\'s own listing has it');
+      assert.ok(mine, "the caller's own listing has it");
       assert.equal(mine.hint, created.json.hint);
       assert.ok(!JSON.stringify(listed).includes(created.json.key), 'the listing never shows the key again');
       const [event] = await events(`action=api_key.created&target=${created.json.id}`);
@@ -72,7 +85,11 @@ test('settings endpoints: creating keys, changing members', async (t) => {
       assert.equal(event.actor.credentialKind, 'apiKey');
       assert.equal(event.target.id, created.json.id);
       assert.match(event.sourceAddress ?? '', /127\.0\.0\.1/);
-      assert.deepEqual(event.details, { userId: mine && (await users()).find((u) => u.email === 'max@example.com')!.id, email: 'max@example.com', name: 'laptop' });
+      assert.deepEqual(event.details, {
+        userId: mine && (await users()).find((u) => u.email === 'max@example.com')!.id,
+        email: 'max@example.com',
+        name: 'laptop',
+      });
       assert.ok(!JSON.stringify(event).includes(created.json.key), 'the event names the key by its id only');
     });
 
@@ -123,7 +140,7 @@ test('settings endpoints: creating keys, changing members', async (t) => {
       assert.equal(suspended.status, 200, suspended.text);
       assert.match(suspended.json.suspendedAt, /^\d{4}-/);
       assert.equal(suspended.json.dailyLimit, null, 'the user object shows the limit: null is the default');
-      assert.equal((await req('GET', '/api/repos', bearer(member))).status, 401, 'the member\'s key stops working at once');
+      assert.equal((await req('GET', '/api/repos', bearer(member))).status, 401, "the member's key stops working at once");
       assert.equal((await req('GET', '/api/repos', memberSession)).status, 401, 'and so does their browser session');
       const again = await req('PATCH', `/api/ee/users/${max.id}`, bearer(owner), { suspended: true });
       assert.equal(again.json.suspendedAt, suspended.json.suspendedAt, 'suspending again keeps the first time');
@@ -137,13 +154,21 @@ test('settings endpoints: creating keys, changing members', async (t) => {
       assert.equal(limited.json.dailyLimit, 5);
       assert.equal((await users()).find((u) => u.id === max.id)!.dailyLimit, 5, 'GET /api/ee/users shows it');
       assert.equal((await req('GET', `/api/ee/user?userId=${max.id}`, bearer(owner))).json.dailyLimit, 5);
-      assert.equal((await call(`${d.url}/api/repos`, { headers: bearer(member) })).headers.get('x-ratelimit-limit'), '5', 'the limit applies to the next counted request');
+      assert.equal(
+        (await call(`${d.url}/api/repos`, { headers: bearer(member) })).headers.get('x-ratelimit-limit'),
+        '5',
+        'the limit applies to the next counted request',
+      );
       const both = await req('PATCH', `/api/ee/users/${max.id}`, bearer(owner), { dailyLimit: null, suspended: false });
       assert.equal(both.status, 200);
       assert.equal(both.json.dailyLimit, null, 'null: the default again');
 
       const changes = await events(`target=${max.id}&action=user.`);
-      assert.deepEqual(changes.map((e) => e.action), ['user.limit_changed', 'user.limit_changed', 'user.unsuspended', 'user.suspended', 'user.added'], 'newest first; nothing for what did not change');
+      assert.deepEqual(
+        changes.map((e) => e.action),
+        ['user.limit_changed', 'user.limit_changed', 'user.unsuspended', 'user.suspended', 'user.added'],
+        'newest first; nothing for what did not change',
+      );
       assert.deepEqual(changes[0]!.details, { email: 'max@example.com', from: 5, to: 'default' });
       assert.deepEqual(changes[1]!.details, { email: 'max@example.com', from: 'default', to: 5 });
       for (const e of changes.slice(0, 4)) {
@@ -160,7 +185,14 @@ test('settings endpoints: creating keys, changing members', async (t) => {
       assert.equal(await usersCommand(['limit', 'max@example.com', '9', ...dd], io), 0);
       assert.equal((await req('GET', '/api/repos', bearer(member))).status, 401);
       const changes = await events(`target=${max.id}&action=user.`);
-      assert.deepEqual(changes.slice(0, 2).map((e) => [e.action, e.actor.credentialKind]), [['user.limit_changed', 'cli'], ['user.suspended', 'cli']], 'one event each: the second suspension changed nothing');
+      assert.deepEqual(
+        changes.slice(0, 2).map((e) => [e.action, e.actor.credentialKind]),
+        [
+          ['user.limit_changed', 'cli'],
+          ['user.suspended', 'cli'],
+        ],
+        'one event each: the second suspension changed nothing',
+      );
       const restored = await req('PATCH', `/api/ee/users/${max.id}`, bearer(owner), { suspended: false, dailyLimit: null });
       assert.equal(restored.json.suspendedAt, null);
       assert.equal((await req('GET', '/api/repos', bearer(member))).status, 200);
@@ -175,7 +207,11 @@ test('settings endpoints: creating keys, changing members', async (t) => {
       assert.equal(self.json.errorCode, 'CANNOT_SUSPEND_SELF');
       assert.match(self.json.message, /cannot suspend yourself/);
       assert.equal((await users()).find((u) => u.id === olga.id)!.suspendedAt, null, 'nothing changed');
-      assert.equal((await req('PATCH', `/api/ee/users/${olga.id}`, bearer(owner), { dailyLimit: 1000 })).json.dailyLimit, 1000, 'an owner may set their own limit');
+      assert.equal(
+        (await req('PATCH', `/api/ee/users/${olga.id}`, bearer(owner), { dailyLimit: 1000 })).json.dailyLimit,
+        1000,
+        'an owner may set their own limit',
+      );
       await req('PATCH', `/api/ee/users/${olga.id}`, bearer(owner), { dailyLimit: null });
 
       const unknown = await req('PATCH', '/api/ee/users/usr_000000000000000000000000', bearer(owner), { suspended: true });
@@ -191,7 +227,7 @@ test('settings endpoints: creating keys, changing members', async (t) => {
       assert.equal(noCsrf.json.errorCode, 'INVALID_CSRF_TOKEN');
       assert.equal((await users()).find((u) => u.id === max.id)!.suspendedAt, null, 'a forged request suspends no one');
       const viaSession = await req('PATCH', `/api/ee/users/${max.id}`, ownerSession, { dailyLimit: 7 });
-      assert.equal(viaSession.json.dailyLimit, 7, 'the web UI\'s session may');
+      assert.equal(viaSession.json.dailyLimit, 7, "the web UI's session may");
       assert.equal((await events(`target=${max.id}&action=user.limit_changed`))[0]!.actor.credentialKind, 'browserSession');
       await req('PATCH', `/api/ee/users/${max.id}`, ownerSession, { dailyLimit: null });
 

@@ -36,12 +36,34 @@ describe('trawl bench run --only cluster --quick', () => {
   let run: Awaited<ReturnType<typeof trawl>>;
   let result: AnyBenchResult;
 
-  before(async () => {
-    if (skip) return;
-    generateCorpus(corpus, 5, 60);
-    run = await trawl(['bench', 'run', '--corpus', corpus, '--quick', '--only', 'cluster', '--cluster-nodes', '1,2', '--http-seconds', '1', '--http-iterations', '3', '--out', out], tmp.path);
-    process.stderr.write(`# bench run --only cluster took ${(run.ms / 1000).toFixed(1)} s\n`);
-  }, { timeout: 300_000 });
+  before(
+    async () => {
+      if (skip) return;
+      generateCorpus(corpus, 5, 60);
+      run = await trawl(
+        [
+          'bench',
+          'run',
+          '--corpus',
+          corpus,
+          '--quick',
+          '--only',
+          'cluster',
+          '--cluster-nodes',
+          '1,2',
+          '--http-seconds',
+          '1',
+          '--http-iterations',
+          '3',
+          '--out',
+          out,
+        ],
+        tmp.path,
+      );
+      process.stderr.write(`# bench run --only cluster took ${(run.ms / 1000).toFixed(1)} s\n`);
+    },
+    { timeout: 300_000 },
+  );
   after(() => tmp.cleanup());
 
   it('exits 0 and writes a result of the cluster phase alone, valid against the schema', (t) => {
@@ -50,7 +72,10 @@ describe('trawl bench run --only cluster --quick', () => {
     result = JSON.parse(readFileSync(out, 'utf8')) as AnyBenchResult;
     assert.deepEqual(resultErrors(result), []);
     assert.equal(result.options.only, 'cluster');
-    assert.deepEqual(result.options.clusters, [{ nodes: 1, replicationFactor: 1 }, { nodes: 2, replicationFactor: 2 }]);
+    assert.deepEqual(result.options.clusters, [
+      { nodes: 1, replicationFactor: 1 },
+      { nodes: 2, replicationFactor: 2 },
+    ]);
     assert.equal(result.search, undefined);
     assert.match(run.stdout, /^\| cluster of 2 nodes \| 2 \| 2 \|/m);
   });
@@ -58,12 +83,22 @@ describe('trawl bench run --only cluster --quick', () => {
   it('measured one daemon, then 1 and 2 nodes: no failed request, the same answers everywhere', (t) => {
     if (skip) return t.skip(skip);
     const c = result.cluster!;
-    assert.deepEqual(c.configurations.map((x) => [x.kind, x.nodes, x.replicationFactor]), [['plain', 1, null], ['cluster', 1, 1], ['cluster', 2, 2]]);
+    assert.deepEqual(
+      c.configurations.map((x) => [x.kind, x.nodes, x.replicationFactor]),
+      [
+        ['plain', 1, null],
+        ['cluster', 1, 1],
+        ['cluster', 2, 2],
+      ],
+    );
     for (const x of c.configurations) {
       const name = `${x.kind} ${x.nodes}`;
       assert.ok(x.shards >= 1 && x.indexBytes > 0, name);
       assert.equal(x.perNode.length, x.nodes, name);
-      assert.ok(x.queries.every((q) => q.error === null && q.samplesMs.length === 3), name);
+      assert.ok(
+        x.queries.every((q) => q.error === null && q.samplesMs.length === 3),
+        name,
+      );
       assert.ok(x.load.requests > 0 && x.load.perSecondSamples.length >= 1, name);
       assert.equal(x.load.non2xx + x.load.errors + x.load.timeouts, 0, name);
       assert.deepEqual(x.mismatches, [], name);
@@ -83,6 +118,7 @@ describe('trawl bench run --only cluster --quick', () => {
     }
     // One node each holding every shard is no control of anything here.
     assert.ok(c.configurations.every((x) => x.sameNodesOverheadMs === null));
-    if (process.platform === 'linux') for (const x of c.configurations) assert.ok(x.oneClient && x.oneClient.cpuMsPerRequest > 0 && x.oneClient.waitMsPerRequest >= 0, `${x.kind} ${x.nodes}`);
+    if (process.platform === 'linux')
+      for (const x of c.configurations) assert.ok(x.oneClient && x.oneClient.cpuMsPerRequest > 0 && x.oneClient.waitMsPerRequest >= 0, `${x.kind} ${x.nodes}`);
   });
 });

@@ -9,7 +9,20 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { clusterGap, type ClusterStatusView, type ReadyView } from '../../bench/suite/cluster-ready.ts';
-import { clusterKey, clusterName, clusterQueries, cpuPerRequest, DEFAULT_CLUSTERS, medianP50, mismatches, overheadBaseline, overheads, parseClusters, replicationFor, sameNodesOverheads } from '../../bench/suite/cluster-figures.ts';
+import {
+  clusterKey,
+  clusterName,
+  clusterQueries,
+  cpuPerRequest,
+  DEFAULT_CLUSTERS,
+  medianP50,
+  mismatches,
+  overheadBaseline,
+  overheads,
+  parseClusters,
+  replicationFor,
+  sameNodesOverheads,
+} from '../../bench/suite/cluster-figures.ts';
 import { compareResults } from '../../bench/suite/compare.ts';
 import { answerSignature, type QueryLatency } from '../../bench/suite/mix-latency.ts';
 import { dealConnections, rotate } from '../../bench/suite/mix-load.ts';
@@ -23,7 +36,8 @@ import { tempDir } from '../helpers/corpus.ts';
 
 describe('/proc stat', () => {
   // proc(5): pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime ...
-  const line = (pid: number, comm: string, ppid: number, utime: number, stime: number) => `${pid} (${comm}) S ${ppid} 1 1 0 -1 4194560 100 0 0 0 ${utime} ${stime} 0 0 20 0 3 0 12345 1000 200\n`;
+  const line = (pid: number, comm: string, ppid: number, utime: number, stime: number) =>
+    `${pid} (${comm}) S ${ppid} 1 1 0 -1 4194560 100 0 0 0 ${utime} ${stime} 0 0 20 0 3 0 12345 1000 200\n`;
   const table: Array<{ text: string; want: ProcStat | null }> = [
     { text: line(42, 'node', 1, 150, 30), want: { pid: 42, ppid: 1, ticks: 180 } },
     { text: line(7, 'postgres: postgres trawl 127.0.0.1(35584) idle', 6, 3, 4), want: { pid: 7, ppid: 6, ticks: 7 } },
@@ -84,7 +98,13 @@ describe('--cluster-nodes', () => {
   });
 });
 
-const latency = (name: string, samples: number[], answers: string[] = ['a']): QueryLatency => ({ name, samplesMs: samples, latencyMs: summarize(samples), error: null, answers });
+const latency = (name: string, samples: number[], answers: string[] = ['a']): QueryLatency => ({
+  name,
+  samplesMs: samples,
+  latencyMs: summarize(samples),
+  error: null,
+  answers,
+});
 const failed = (name: string): QueryLatency => ({ name, samplesMs: [], latencyMs: null, error: 'POST /api/search answered 500', answers: [] });
 
 describe('the fan-out overhead and the answers', () => {
@@ -93,10 +113,20 @@ describe('the fan-out overhead and the answers', () => {
   test('per query p50 minus the baseline p50, and the median of those', () => {
     const cluster = [latency('q1', [1.5, 1.5, 1.5]), latency('q2', [2.2, 2.3, 2.4]), latency('q3', [9, 9, 9]), failed('q4')];
     const o = overheads(cluster, plain);
-    assert.deepEqual([...o.perQuery], [['q1', 0.5], ['q2', 0.3], ['q3', -1]]);
+    assert.deepEqual(
+      [...o.perQuery],
+      [
+        ['q1', 0.5],
+        ['q2', 0.3],
+        ['q3', -1],
+      ],
+    );
     assert.equal(o.medianMs, 0.3);
     const rows = clusterQueries(cluster, o.perQuery);
-    assert.deepEqual(rows.map((r) => r.overheadMs), [0.5, 0.3, -1, null]);
+    assert.deepEqual(
+      rows.map((r) => r.overheadMs),
+      [0.5, 0.3, -1, null],
+    );
     assert.equal(rows[3]!.error, 'POST /api/search answered 500');
     assert.equal(medianP50(cluster), 2.3);
     assert.equal(overheads([failed('q1')], plain).medianMs, null);
@@ -104,7 +134,12 @@ describe('the fan-out overhead and the answers', () => {
   });
 
   test('against as many nodes that each hold every shard: for the spread clusters of a size the phase has a control of', () => {
-    const at = (kind: 'plain' | 'cluster', nodes: number, replicationFactor: number | null, qs: QueryLatency[]) => ({ kind, nodes, replicationFactor, queries: clusterQueries(qs, kind === 'plain' ? null : overheads(qs, plain).perQuery) });
+    const at = (kind: 'plain' | 'cluster', nodes: number, replicationFactor: number | null, qs: QueryLatency[]) => ({
+      kind,
+      nodes,
+      replicationFactor,
+      queries: clusterQueries(qs, kind === 'plain' ? null : overheads(qs, plain).perQuery),
+    });
     const control4 = [latency('q1', [2, 2, 2]), latency('q2', [3, 3, 3]), latency('q3', [11, 11, 11]), latency('q4', [5, 5, 5])];
     const spread4 = [latency('q1', [2.5, 2.5, 2.5]), latency('q2', [3.1, 3.1, 3.1]), latency('q3', [14, 14, 14]), failed('q4')];
     const got = sameNodesOverheads([
@@ -121,18 +156,37 @@ describe('the fan-out overhead and the answers', () => {
     assert.deepEqual(sameNodesOverheads([at('cluster', 4, 2, spread4)]), [null], 'no control, no figure');
   });
 
-  test('interleaved with the daemon: overheads against the paired requests, and the control\'s drift cancels', () => {
-    const paired = (name: string, mine: number, theirs: number): QueryLatency => ({ ...latency(name, [mine, mine, mine]), reference: { samplesMs: [theirs, theirs, theirs], latencyMs: summarize([theirs, theirs, theirs]) } });
+  test("interleaved with the daemon: overheads against the paired requests, and the control's drift cancels", () => {
+    const paired = (name: string, mine: number, theirs: number): QueryLatency => ({
+      ...latency(name, [mine, mine, mine]),
+      reference: { samplesMs: [theirs, theirs, theirs], latencyMs: summarize([theirs, theirs, theirs]) },
+    });
     // The control ran in a slow window (its daemon too), the spread cluster in a fast one.
     const spread = [paired('q1', 2, 1), paired('q2', 3, 2.5), paired('q3', 12, 10)];
     const control = [paired('q1', 4, 3.5), paired('q2', 5, 4.8), paired('q3', 15, 14)];
     const against = overheadBaseline(spread, plain)!;
-    assert.deepEqual(against.map((q) => q.latencyMs?.p50), [1, 2.5, 10], 'the paired requests, not the earlier baseline');
+    assert.deepEqual(
+      against.map((q) => q.latencyMs?.p50),
+      [1, 2.5, 10],
+      'the paired requests, not the earlier baseline',
+    );
     assert.equal(overheadBaseline(plain, plain), plain, 'no reference: the baseline');
     assert.equal(overheadBaseline(plain, undefined), null);
-    const row = (qs: QueryLatency[], replicationFactor: number) => ({ kind: 'cluster' as const, nodes: 4, replicationFactor, queries: clusterQueries(qs, overheads(qs, overheadBaseline(qs, plain)!).perQuery) });
+    const row = (qs: QueryLatency[], replicationFactor: number) => ({
+      kind: 'cluster' as const,
+      nodes: 4,
+      replicationFactor,
+      queries: clusterQueries(qs, overheads(qs, overheadBaseline(qs, plain)!).perQuery),
+    });
     const rows = [row(spread, 2), row(control, 4)];
-    assert.deepEqual(rows[0]!.queries.map((q) => [q.overheadMs, q.referenceP50Ms]), [[1, 1], [0.5, 2.5], [2, 10]]);
+    assert.deepEqual(
+      rows[0]!.queries.map((q) => [q.overheadMs, q.referenceP50Ms]),
+      [
+        [1, 1],
+        [0.5, 2.5],
+        [2, 10],
+      ],
+    );
     // Per query (1 − 0.5), (0.5 − 0.2), (2 − 1): median 0.5; the p50s' difference would say −2.
     assert.deepEqual(sameNodesOverheads(rows), [0.5, null]);
   });
@@ -143,9 +197,17 @@ describe('the fan-out overhead and the answers', () => {
   });
 
   test('an answer signature: files, match counts and exhaustiveness, not the total', () => {
-    const file = (name: string, matches: number) => ({ repository: 'corpus', fileName: { text: name }, chunks: [{ matchRanges: Array.from({ length: matches }, () => ({})) }] });
+    const file = (name: string, matches: number) => ({
+      repository: 'corpus',
+      fileName: { text: name },
+      chunks: [{ matchRanges: Array.from({ length: matches }, () => ({})) }],
+    });
     const res = (files: ReturnType<typeof file>[], exhaustive = true, total = 9) =>
-      ({ files, stats: { actualMatchCount: files.reduce((n, f) => n + f.chunks[0]!.matchRanges.length, 0), totalMatchCount: total }, isSearchExhaustive: exhaustive }) as unknown as Parameters<typeof answerSignature>[0];
+      ({
+        files,
+        stats: { actualMatchCount: files.reduce((n, f) => n + f.chunks[0]!.matchRanges.length, 0), totalMatchCount: total },
+        isSearchExhaustive: exhaustive,
+      }) as unknown as Parameters<typeof answerSignature>[0];
     const one = answerSignature(res([file('a.c', 2), file('b.c', 1)]));
     assert.match(one, /^3 matches in 2 files \([0-9a-f]{12}\)$/);
     assert.equal(answerSignature(res([file('a.c', 2), file('b.c', 1)], true, 500)), one, 'the total match count is timing');
@@ -166,10 +228,18 @@ describe('the load: connections dealt over the nodes', () => {
   test('round-robin over the nodes, the same starting points in the mix for every node count', () => {
     for (const nodes of [1, 2, 4]) {
       const deal = dealConnections(16, nodes, 50);
-      assert.deepEqual(deal.map((d) => d.offset), dealConnections(16, 1, 50).map((d) => d.offset));
+      assert.deepEqual(
+        deal.map((d) => d.offset),
+        dealConnections(16, 1, 50).map((d) => d.offset),
+      );
       for (let n = 0; n < nodes; n++) assert.equal(deal.filter((d) => d.server === n).length, 16 / nodes);
     }
-    assert.deepEqual(dealConnections(4, 2, 8), [{ server: 0, offset: 0 }, { server: 1, offset: 2 }, { server: 0, offset: 4 }, { server: 1, offset: 6 }]);
+    assert.deepEqual(dealConnections(4, 2, 8), [
+      { server: 0, offset: 0 },
+      { server: 1, offset: 2 },
+      { server: 0, offset: 4 },
+      { server: 1, offset: 6 },
+    ]);
   });
   test('rotate', () => {
     assert.deepEqual(rotate([1, 2, 3, 4], 1), [2, 3, 4, 1]);
@@ -183,19 +253,40 @@ describe('when a cluster is ready', () => {
   const status = (self: string, o: { live?: number; generation?: number; shards?: ReturnType<typeof shard>[] } = {}): ClusterStatusView => ({
     self,
     nodes: ['n1', 'n2', 'n3'].map((id, i) => ({ id, live: i < (o.live ?? 3), shards: 1 })),
-    repositories: o.shards === undefined || o.shards.length > 0 ? [{ repositoryId: 1, generation: o.generation ?? 4, builtBy: 'n1', shards: o.shards ?? [shard('a', ['n2', 'n3'], ['n3', 'n2']), shard('b', ['n1', 'n3'], ['n1', 'n3'])] }] : [],
+    repositories:
+      o.shards === undefined || o.shards.length > 0
+        ? [
+            {
+              repositoryId: 1,
+              generation: o.generation ?? 4,
+              builtBy: 'n1',
+              shards: o.shards ?? [shard('a', ['n2', 'n3'], ['n3', 'n2']), shard('b', ['n1', 'n3'], ['n1', 'n3'])],
+            },
+          ]
+        : [],
     summary: { shards: 2, ok: 2 },
   });
   const ready = (o: Partial<{ status: number; total: number; searchable: number; symbolsPending: number }> = {}): ReadyView => ({
     status: o.status ?? 200,
-    body: { status: (o.status ?? 200) === 200 ? 'ready' : 'starting', repositories: { total: o.total ?? 1, searchable: o.searchable ?? 1, symbolsPending: o.symbolsPending ?? 0 } },
+    body: {
+      status: (o.status ?? 200) === 200 ? 'ready' : 'starting',
+      repositories: { total: o.total ?? 1, searchable: o.searchable ?? 1, symbolsPending: o.symbolsPending ?? 0 },
+    },
   });
   const all = (f: (self: string) => { cluster: ClusterStatusView; ready: ReadyView }) => ['n1', 'n2', 'n3'].map(f);
   const table: Array<{ name: string; states: Array<{ cluster: ClusterStatusView; ready: ReadyView }>; want: RegExp | null }> = [
     { name: 'ready', states: all((s) => ({ cluster: status(s), ready: ready() })), want: null },
-    { name: 'a node not seen live', states: all((s) => ({ cluster: status(s, { live: s === 'n2' ? 2 : 3 }), ready: ready() })), want: /n2 sees 2 of 3 nodes live/ },
+    {
+      name: 'a node not seen live',
+      states: all((s) => ({ cluster: status(s, { live: s === 'n2' ? 2 : 3 }), ready: ready() })),
+      want: /n2 sees 2 of 3 nodes live/,
+    },
     { name: 'nothing published', states: all((s) => ({ cluster: status(s, { shards: [] }), ready: ready() })), want: /no index published yet/ },
-    { name: 'the nodes disagree on the generation', states: all((s) => ({ cluster: status(s, { generation: s === 'n3' ? 5 : 4 }), ready: ready() })), want: /different published indexes/ },
+    {
+      name: 'the nodes disagree on the generation',
+      states: all((s) => ({ cluster: status(s, { generation: s === 'n3' ? 5 : 4 }), ready: ready() })),
+      want: /different published indexes/,
+    },
     {
       name: '"ok" but an owner has not copied its shard yet (the builder and one owner hold it)',
       states: all((s) => ({ cluster: status(s, { shards: [shard('a', ['n2', 'n3'], ['n1', 'n2'])] }), ready: ready() })),
@@ -203,10 +294,17 @@ describe('when a cluster is ready', () => {
     },
     {
       name: 'every owner holds its shards, but the builder has not dropped one placed elsewhere yet',
-      states: all((s) => ({ cluster: status(s, { shards: [shard('a', ['n2', 'n3'], ['n1', 'n2', 'n3']), shard('b', ['n1', 'n3'], ['n1', 'n3'])] }), ready: ready() })),
+      states: all((s) => ({
+        cluster: status(s, { shards: [shard('a', ['n2', 'n3'], ['n1', 'n2', 'n3']), shard('b', ['n1', 'n3'], ['n1', 'n3'])] }),
+        ready: ready(),
+      })),
       want: /1 of 2 shards still held by a node not placed for them/,
     },
-    { name: 'under-replicated', states: all((s) => ({ cluster: status(s, { shards: [shard('a', ['n2', 'n3'], ['n2', 'n3'], 'under-replicated')] }), ready: ready() })), want: /not yet on every node/ },
+    {
+      name: 'under-replicated',
+      states: all((s) => ({ cluster: status(s, { shards: [shard('a', ['n2', 'n3'], ['n2', 'n3'], 'under-replicated')] }), ready: ready() })),
+      want: /not yet on every node/,
+    },
     { name: 'a node not ready', states: all((s) => ({ cluster: status(s), ready: ready({ status: s === 'n1' ? 503 : 200 }) })), want: /n1 is not ready/ },
     { name: 'symbols pending', states: all((s) => ({ cluster: status(s), ready: ready({ symbolsPending: 1 }) })), want: /symbols pending/ },
     { name: 'a repository not searchable', states: all((s) => ({ cluster: status(s), ready: ready({ total: 2 }) })), want: /1 of 2 repositories searchable/ },
@@ -226,7 +324,12 @@ function clusterPhase(k = 1): ClusterPhase {
   const queries = ['q1', 'q2', 'q3'];
   const config = (kind: 'plain' | 'cluster', nodes: number, replication = replicationFor(nodes)): ClusterConfiguration => {
     const cost = kind === 'plain' ? 1 : 1 + nodes / 10;
-    const q = queries.map((name, i) => latency(name, Array.from({ length: 20 }, (_, j) => (i + 1) * cost * k * (1 + j / 100))));
+    const q = queries.map((name, i) =>
+      latency(
+        name,
+        Array.from({ length: 20 }, (_, j) => (i + 1) * cost * k * (1 + j / 100)),
+      ),
+    );
     return {
       kind,
       nodes,
@@ -234,7 +337,19 @@ function clusterPhase(k = 1): ClusterPhase {
       readySeconds: 12.5,
       shards: 10,
       indexBytes: 1.5e9,
-      perNode: Array.from({ length: nodes }, (_, i) => ({ id: kind === 'plain' ? 'plain' : `n${i + 1}`, shards: 10, indexBytes: 1.5e9, dataDirBytes: 1.8e9, idleRssBytes: 5e8, idleAnonBytes: 2e8, idleFileBytes: 3e8, loadRssPeakBytes: 9e8, loadAnonPeakBytes: 3e8, loadCpuMs: 9000, loadRequests: 1000 })),
+      perNode: Array.from({ length: nodes }, (_, i) => ({
+        id: kind === 'plain' ? 'plain' : `n${i + 1}`,
+        shards: 10,
+        indexBytes: 1.5e9,
+        dataDirBytes: 1.8e9,
+        idleRssBytes: 5e8,
+        idleAnonBytes: 2e8,
+        idleFileBytes: 3e8,
+        loadRssPeakBytes: 9e8,
+        loadAnonPeakBytes: 3e8,
+        loadCpuMs: 9000,
+        loadRequests: 1000,
+      })),
       queries: clusterQueries(q, kind === 'plain' ? null : new Map(queries.map((n) => [n, 0.2 * nodes]))),
       medianP50Ms: medianP50(q),
       overheadMs: kind === 'plain' ? null : 0.2 * nodes,
@@ -266,7 +381,14 @@ function clusterPhase(k = 1): ClusterPhase {
     warmSeconds: 15,
     connections: 16,
     seconds: 10,
-    configurations: withSameNodes([config('plain', 1), config('cluster', 1), config('cluster', 2), config('cluster', 2, 1), config('cluster', 4), config('cluster', 4, 4)]),
+    configurations: withSameNodes([
+      config('plain', 1),
+      config('cluster', 1),
+      config('cluster', 2),
+      config('cluster', 2, 1),
+      config('cluster', 4),
+      config('cluster', 4, 4),
+    ]),
     foreignCores: 0.01,
   };
 }
@@ -323,7 +445,10 @@ describe('a result of the cluster phase alone', () => {
     assert.doesNotMatch(text, /paired with one to the single daemon/, 'the synthetic run has no reference');
     const paired = clusterOnly();
     paired.cluster!.configurations[1]!.queries[0]!.referenceP50Ms = 1;
-    assert.match(runText(paired), /the nodes taking turns; on each cluster every request paired with one to the single daemon, kept running beside it, the order alternating\); the load/);
+    assert.match(
+      runText(paired),
+      /the nodes taking turns; on each cluster every request paired with one to the single daemon, kept running beside it, the order alternating\); the load/,
+    );
     assert.match(runText(paired), /p50 − one daemon's over the requests interleaved with them\)/);
     // A run from before the warming says nothing of it.
     const { warmSeconds: _w, ...cold } = clusterOnly().cluster!;
@@ -367,7 +492,8 @@ describe('a result of the cluster phase alone', () => {
     );
     assert.equal(same.regressions, 0);
     const slower = compareResults(clusterOnly(), clusterOnly(1.5));
-    for (const id of ['cluster/n2/throughput', 'cluster/n2/cpu', 'cluster/plain/cpu']) assert.equal(slower.metrics.find((m) => m.id === id)!.verdict, 'regression', id);
+    for (const id of ['cluster/n2/throughput', 'cluster/n2/cpu', 'cluster/plain/cpu'])
+      assert.equal(slower.metrics.find((m) => m.id === id)!.verdict, 'regression', id);
     assert.equal(slower.exitStatus, 1);
   });
 

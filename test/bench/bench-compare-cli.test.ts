@@ -17,7 +17,8 @@ const NEW = join(ROOT, 'bench', 'results', 'history', '2026-11-22-issue8-linux-6
 const tmp = tempDir('bench-compare-cli');
 after(() => tmp.cleanup());
 
-const trawl = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin', 'trawl.js'), ...args], { encoding: 'utf8', cwd: tmp.path, maxBuffer: 64 << 20 });
+const trawl = (args: string[]) =>
+  spawnSync(process.execPath, [join(ROOT, 'bin', 'trawl.js'), ...args], { encoding: 'utf8', cwd: tmp.path, maxBuffer: 64 << 20 });
 
 test('the committed results are valid result files of the same corpus and mix', () => {
   const a = readResult(OLD);

@@ -79,7 +79,10 @@ test('another run of the same distributions: no change anywhere, no warning', ()
     assert.equal(report.regressions + report.improvements + report.notJudged, 0);
     for (const m of searchMetrics(report)) assert.deepEqual(m.statsChanged, [], m.id);
     // The peers did not change: ripgrep's medians moved by noise only; csearch was not installed.
-    assert.deepEqual(report.machineDrift.map((d) => d.peer), ['rg']);
+    assert.deepEqual(
+      report.machineDrift.map((d) => d.peer),
+      ['rg'],
+    );
     close(report.machineDrift[0]!.ratio, 1, 0.1, 'rg drift');
     // Printed as is by --json: nothing may be lost (undefined) or turned into null (NaN) on the way.
     assert.deepEqual(JSON.parse(JSON.stringify(report)), report);
@@ -107,7 +110,11 @@ test('throughput: fewer requests per second is a regression, more an improvement
 test('single measurements are judged against the 25% threshold; a missing figure is not judged', () => {
   const old = syntheticResult({ seed: 1, ...SMALL });
   const withSeconds = (k: number) => compareResults(old, syntheticResult({ seed: 1, ...SMALL, indexSecondsScale: k }));
-  const cases: Array<[number, string]> = [[1.1, 'no change'], [1.4, 'regression'], [0.7, 'improvement']];
+  const cases: Array<[number, string]> = [
+    [1.1, 'no change'],
+    [1.4, 'regression'],
+    [0.7, 'improvement'],
+  ];
   for (const [k, verdict] of cases) {
     const m = byId(withSeconds(k), 'index/seconds');
     assert.equal(m.basis, 'threshold', describe(m));
@@ -144,7 +151,11 @@ test('index bytes are deterministic: any change beyond 5% counts', () => {
         run.sizeRatio = run.indexBytes / run.contentBytes;
       }),
     );
-  const cases: Array<[number, string]> = [[1.1, 'regression'], [1.03, 'no change'], [0.9, 'improvement']];
+  const cases: Array<[number, string]> = [
+    [1.1, 'regression'],
+    [1.03, 'no change'],
+    [0.9, 'improvement'],
+  ];
   for (const [k, verdict] of cases) {
     const report = resized(k);
     for (const id of ['index/bytes', 'index/sizeRatio']) {
@@ -371,13 +382,19 @@ test('whole-process timings: judged when both sides have them, not judged agains
   }
   assert.equal(byId(slower, 'commands/help/seconds').basis, 'test');
   assert.equal(byId(slower, 'commands/sync/first/seconds').basis, 'threshold');
-  assert.match(compareText(slower), /^Whole trawl processes \(spawn to exit\)\n(.*\n)* {2}trawl search spin_lock_irqsave, small index +0\.14\d s +0\.2\d\d s +\+50\.0%/m);
+  assert.match(
+    compareText(slower),
+    /^Whole trawl processes \(spawn to exit\)\n(.*\n)* {2}trawl search spin_lock_irqsave, small index +0\.14\d s +0\.2\d\d s +\+50\.0%/m,
+  );
 
   const same = compareResults(withCommands(old), withCommands(old));
   for (const id of ids) assert.equal(byId(same, id).verdict, 'no change', id);
 
   // An older result (no commands object) on either side: the metrics are listed, not judged.
-  for (const [a, b] of [[old, withCommands(old)], [withCommands(old), old]] as const) {
+  for (const [a, b] of [
+    [old, withCommands(old)],
+    [withCommands(old), old],
+  ] as const) {
     const report = compareResults(a, b);
     for (const id of ids) assert.equal(byId(report, id).verdict, 'not judged', id);
     assert.equal(report.exitStatus, 0);

@@ -80,7 +80,9 @@ describe('identifiers: the seeded draw', () => {
 
   it('puts no candidate in two sets, and each set holds what it asked for', () => {
     const d = drawSets(pool, specs, 7);
-    const all = Object.values(d).flat().map((c) => c.name);
+    const all = Object.values(d)
+      .flat()
+      .map((c) => c.name);
     assert.equal(new Set(all).size, all.length);
     assert.equal(d.first.length, 1);
     assert.equal(d.warmup.length, 50);
@@ -97,7 +99,12 @@ describe('identifiers: the seeded draw', () => {
     const small = identifierSpecs(200, { runs: 100, ms: 500 }, true, 51);
     const total = small.first.count + small.warmup.count + small.measured.count + small.cold.count;
     assert.ok(total <= 51 && small.measured.count >= 1, JSON.stringify(small));
-    assert.deepEqual(identifierSpecs(30, { runs: 2, ms: 20 }, false), { first: { count: 1 }, warmup: { count: 10 }, measured: { count: 30 }, cold: { count: 0 } });
+    assert.deepEqual(identifierSpecs(30, { runs: 2, ms: 20 }, false), {
+      first: { count: 1 },
+      warmup: { count: 10 },
+      measured: { count: 30 },
+      cold: { count: 0 },
+    });
   });
 });
 
@@ -108,7 +115,10 @@ describe('many repositories: the query kinds', () => {
   const text = (k: string) => kind(k).requests.map((r) => ('search' in r ? r.search : r.get));
 
   it('has every kind, the identifiers `count` of them and the others a quarter as many', () => {
-    assert.deepEqual(kinds.map((k) => k.kind), ['identifier', 'noHit', 'repo', 'lang', 'sym', 'reposPage']);
+    assert.deepEqual(
+      kinds.map((k) => k.kind),
+      ['identifier', 'noHit', 'repo', 'lang', 'sym', 'reposPage'],
+    );
     assert.deepEqual(text('identifier'), sets.measured);
     assert.equal(sets.measured.length, 200);
     assert.equal(sets.cold.length, 201);
@@ -124,8 +134,19 @@ describe('many repositories: the query kinds', () => {
     for (const q of text('sym')) assert.equal(Number(q.slice('sym:ident_'.length)) % 3, 0, 'defined ones');
     for (const q of text('noHit')) assert.match(q, /^trawl_nohit_[0-9a-f]{8}$/);
     assert.equal(new Set(text('noHit')).size, 10);
-    assert.deepEqual(text('reposPage'), ['/api/repos?page=1&perPage=30', '/api/repos?page=2&perPage=30', '/api/repos?page=3&perPage=30', '/api/repos?page=4&perPage=30']);
-    const idents = [sets.first, ...sets.warmup, ...sets.measured, ...sets.cold, ...['repo', 'lang', 'sym'].flatMap((k) => text(k).map((q) => q.split(/[ :]/).at(-1)!))];
+    assert.deepEqual(text('reposPage'), [
+      '/api/repos?page=1&perPage=30',
+      '/api/repos?page=2&perPage=30',
+      '/api/repos?page=3&perPage=30',
+      '/api/repos?page=4&perPage=30',
+    ]);
+    const idents = [
+      sets.first,
+      ...sets.warmup,
+      ...sets.measured,
+      ...sets.cold,
+      ...['repo', 'lang', 'sym'].flatMap((k) => text(k).map((q) => q.split(/[ :]/).at(-1)!)),
+    ];
     assert.equal(new Set(idents).size, idents.length);
   });
 

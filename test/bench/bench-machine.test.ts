@@ -12,7 +12,8 @@ import { gitCommit } from '../../bench/suite/machine.ts';
 describe('gitCommit', () => {
   let root: string;
   let head: string;
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@x.invalid', ...args], { cwd: root, encoding: 'utf8' }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@x.invalid', ...args], { cwd: root, encoding: 'utf8' }).trim();
 
   before(() => {
     root = mkdtempSync(join(tmpdir(), 'trawl-bench-commit-'));

@@ -44,11 +44,35 @@ describe('trawl bench run --only many-repos', () => {
   let result: AnyBenchResult;
   const corpus = (name: string): ManyReposCorpus => result.manyRepos!.corpora.find((c) => c.name === name)!;
 
-  before(async () => {
-    writeTree(tree);
-    run = await trawl(['bench', 'run', '--corpus', tree, '--only', 'many-repos', '--corpus-repos', '5', '--tiny-repos', '5', '--many-dir', cache, '--quick', '--distinct', '12', '--out', out], tmp.path);
-    process.stderr.write(`# bench run --only many-repos took ${(run.ms / 1000).toFixed(1)} s\n`);
-  }, { timeout: 300_000 });
+  before(
+    async () => {
+      writeTree(tree);
+      run = await trawl(
+        [
+          'bench',
+          'run',
+          '--corpus',
+          tree,
+          '--only',
+          'many-repos',
+          '--corpus-repos',
+          '5',
+          '--tiny-repos',
+          '5',
+          '--many-dir',
+          cache,
+          '--quick',
+          '--distinct',
+          '12',
+          '--out',
+          out,
+        ],
+        tmp.path,
+      );
+      process.stderr.write(`# bench run --only many-repos took ${(run.ms / 1000).toFixed(1)} s\n`);
+    },
+    { timeout: 300_000 },
+  );
   after(() => tmp.cleanup());
 
   it('exits 0 and writes a result valid against its JSON Schema, with the phase alone', () => {
@@ -60,7 +84,10 @@ describe('trawl bench run --only many-repos', () => {
     assert.equal(result.options.tinyRepos, 5);
     assert.equal(result.options.distinct, 12);
     assert.equal(result.search, undefined);
-    assert.deepEqual(result.manyRepos!.corpora.map((c) => c.name), ['tree-5', 'tiny-5']);
+    assert.deepEqual(
+      result.manyRepos!.corpora.map((c) => c.name),
+      ['tree-5', 'tiny-5'],
+    );
   });
 
   it('syncs every repository and times the daemon from its start', () => {
@@ -80,7 +107,11 @@ describe('trawl bench run --only many-repos', () => {
 
   it('sends each query once, and the queries drawn from the corpus find what they look for', () => {
     for (const c of result.manyRepos!.corpora) {
-      assert.deepEqual(c.queries.map((q) => q.kind), ['identifier', 'noHit', 'repo', 'lang', 'sym', 'reposPage'], c.name);
+      assert.deepEqual(
+        c.queries.map((q) => q.kind),
+        ['identifier', 'noHit', 'repo', 'lang', 'sym', 'reposPage'],
+        c.name,
+      );
       for (const q of c.queries) {
         assert.equal(q.errors, 0, `${c.name} ${q.kind}: ${q.firstError}`);
         assert.equal(q.samplesMs.length, q.queries.length, `${c.name} ${q.kind}`);
@@ -103,7 +134,8 @@ describe('trawl bench run --only many-repos', () => {
     for (const c of result.manyRepos!.corpora) {
       assert.equal(c.load.connections, 8);
       assert.ok(c.load.requestsPerSecond > 0 && c.load.non2xx + c.load.errors === 0, c.name);
-      if (process.platform === 'linux') assert.ok(c.memory.idleAnonBytes! > 0 && c.memory.anonPerByte! > 0 && c.memory.settledAnonBytes! > 0 && c.memory.settledAnonPerByte! > 0, c.name);
+      if (process.platform === 'linux')
+        assert.ok(c.memory.idleAnonBytes! > 0 && c.memory.anonPerByte! > 0 && c.memory.settledAnonBytes! > 0 && c.memory.settledAnonPerByte! > 0, c.name);
       assert.ok(c.change.searchableMs !== null && c.change.searchableMs > 0, `${c.name}: the change was found`);
       assert.match(c.change.token, /^trawl_bench_change_[0-9a-f]{8}$/);
       assert.ok(c.change.syncSeconds > 0 && c.change.polls >= 1);

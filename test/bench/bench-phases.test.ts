@@ -15,7 +15,6 @@ import type { BenchResult } from '../../bench/suite/result.ts';
 import { generateCorpus, tempDir } from '../helpers/corpus.ts';
 import { runTrawl as trawl, TRAWL } from '../helpers/trawl-cli.ts';
 
-
 describe('trawl bench run --quick --auth --web --reindex', () => {
   const tmp = tempDir('bench-phases');
   const corpus = join(tmp.path, 'tree');
@@ -23,13 +22,22 @@ describe('trawl bench run --quick --auth --web --reindex', () => {
   let result: BenchResult;
   let run: Awaited<ReturnType<typeof trawl>>;
 
-  before(async () => {
-    generateCorpus(corpus, 11, 60);
-    mkdirSync(join(corpus, 'src'), { recursive: true });
-    writeFileSync(join(corpus, 'src', 'main.c'), '#include <setjmp.h>\nstatic jmp_buf env;\nint main(void) {\n  if (setjmp(env)) return 1;\n  longjmp(env, 1);\n  return 0;\n}\n');
-    run = await trawl(['bench', 'run', '--corpus', corpus, '--quick', '--no-peers', '--iterations', '5', '--http-seconds', '2', '--auth', '--web', '--reindex', '--out', out], tmp.path);
-    process.stderr.write(`# bench run with the three phases took ${(run.ms / 1000).toFixed(1)} s\n`);
-  }, { timeout: 300_000 });
+  before(
+    async () => {
+      generateCorpus(corpus, 11, 60);
+      mkdirSync(join(corpus, 'src'), { recursive: true });
+      writeFileSync(
+        join(corpus, 'src', 'main.c'),
+        '#include <setjmp.h>\nstatic jmp_buf env;\nint main(void) {\n  if (setjmp(env)) return 1;\n  longjmp(env, 1);\n  return 0;\n}\n',
+      );
+      run = await trawl(
+        ['bench', 'run', '--corpus', corpus, '--quick', '--no-peers', '--iterations', '5', '--http-seconds', '2', '--auth', '--web', '--reindex', '--out', out],
+        tmp.path,
+      );
+      process.stderr.write(`# bench run with the three phases took ${(run.ms / 1000).toFixed(1)} s\n`);
+    },
+    { timeout: 300_000 },
+  );
   after(() => tmp.cleanup());
 
   it('exits 0 and writes a result valid against the schema, with the three phases', () => {
@@ -42,7 +50,10 @@ describe('trawl bench run --quick --auth --web --reindex', () => {
   it('auth: both variants loaded without an error, the key counted, its step costed', () => {
     const a = result.auth!;
     assert.equal(a.request, 'GET /api/repos');
-    assert.deepEqual(a.variants.map((v) => v.name), ['anonymous', 'apiKey']);
+    assert.deepEqual(
+      a.variants.map((v) => v.name),
+      ['anonymous', 'apiKey'],
+    );
     for (const v of a.variants) {
       assert.ok(v.requestsPerSecond > 0 && v.samplesMs.length > 0 && v.perSecondSamples.length >= 1, v.name);
       assert.equal(v.non2xx + v.errors + v.timeouts, 0, v.name);
@@ -92,12 +103,18 @@ describe('trawl bench run --quick --auth --web --reindex', () => {
   it('reindex: trawl sync of the repository, first and after each one-line commit (checked searchable by the phase)', () => {
     const sync = result.reindex!.sync!;
     assert.equal(sync.first.secondsSamples.length, 1);
-    assert.equal(sync.oneLine.secondsSamples.length, Math.max(3, result.options.indexRuns), "at least three: the target is a median");
+    assert.equal(sync.oneLine.secondsSamples.length, Math.max(3, result.options.indexRuns), 'at least three: the target is a median');
     assert.ok([...sync.first.secondsSamples, ...sync.oneLine.secondsSamples].every((x) => x > 0));
     assert.match(run.stdout, /^\| `trawl sync` after one line changed in one file on main \| /m);
     // In the whole-process table, without a verdict: the target is about Linux-sized sources.
-    assert.match(run.stdout, /^\| `trawl sync`, one line changed in one file of the corpus as a git repository \| .* \| ≤ 2\.00 s \(for a source of ≥ 500 MB: not this one\) \|$/m);
-    assert.match(run.stdout, /^\| the corpus as a git repository, `trawl index --no-symbols` \(full build\), corpus MB\/s \| [\d.]+ MB\/s \| \| ≥ 100 MB\/s \(for a source/m);
+    assert.match(
+      run.stdout,
+      /^\| `trawl sync`, one line changed in one file of the corpus as a git repository \| .* \| ≤ 2\.00 s \(for a source of ≥ 500 MB: not this one\) \|$/m,
+    );
+    assert.match(
+      run.stdout,
+      /^\| the corpus as a git repository, `trawl index --no-symbols` \(full build\), corpus MB\/s \| [\d.]+ MB\/s \| \| ≥ 100 MB\/s \(for a source/m,
+    );
   });
 
   it('prints a table per phase', () => {
@@ -121,11 +138,14 @@ describe('trawl bench run --quick --auth --web --reindex', () => {
     writeFileSync(join(tmp.path, 'slower.json'), JSON.stringify(slower));
     writeFileSync(join(tmp.path, 'without.json'), JSON.stringify(without));
     assert.deepEqual(resultErrors(without), []);
-    const compare = (a: string, b: string, json: boolean) => spawnSync(process.execPath, [TRAWL, 'bench', 'compare', a, b, ...(json ? ['--json'] : [])], { cwd: tmp.path, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const compare = (a: string, b: string, json: boolean) =>
+      spawnSync(process.execPath, [TRAWL, 'bench', 'compare', a, b, ...(json ? ['--json'] : [])], { cwd: tmp.path, encoding: 'utf8', maxBuffer: 64 << 20 });
     const same = compare(out, out, false);
-    for (const heading of ['Whole trawl processes', 'Authentication and rate limit', 'Web UI', 'Re-indexing']) assert.match(same.stdout, new RegExp(`^${heading}`, 'm'));
+    for (const heading of ['Whole trawl processes', 'Authentication and rate limit', 'Web UI', 'Re-indexing'])
+      assert.match(same.stdout, new RegExp(`^${heading}`, 'm'));
     const r = JSON.parse(compare(out, 'slower.json', true).stdout) as CompareReport;
-    for (const name of ['full', 'branches', 'unchanged', 'oneFile', 'syncOneLine']) assert.equal(r.metrics.find((m) => m.id === `reindex/${name}/seconds`)!.verdict, 'regression', name);
+    for (const name of ['full', 'branches', 'unchanged', 'oneFile', 'syncOneLine'])
+      assert.equal(r.metrics.find((m) => m.id === `reindex/${name}/seconds`)!.verdict, 'regression', name);
     assert.equal(r.metrics.find((m) => m.id === 'reindex/syncFirst/seconds')!.verdict, 'no change');
     const w = JSON.parse(compare('without.json', out, true).stdout) as CompareReport;
     const phases = w.metrics.filter((m) => ['commands', 'auth', 'web', 'reindex'].includes(m.group));

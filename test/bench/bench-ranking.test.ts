@@ -27,11 +27,14 @@ test('the ranking line counts judged queries whose file is in the top 3, limited
     }
     await indexLocal(join(dir.path, 'tree'), { dataDir: join(dir.path, 'data'), workers: 1 });
     const judged = join(dir.path, 'judged.json');
-    writeFileSync(judged, JSON.stringify([
-      { query: 'make_widget', regex: false, caseSensitive: true, expect: 'src/widget.c' },
-      { query: 'gadget', regex: false, caseSensitive: true, expect: 'src/gadget.h' },
-      { query: 'make_widget', regex: false, caseSensitive: true, expect: 'src/nowhere.c' },
-    ]));
+    writeFileSync(
+      judged,
+      JSON.stringify([
+        { query: 'make_widget', regex: false, caseSensitive: true, expect: 'src/widget.c' },
+        { query: 'gadget', regex: false, caseSensitive: true, expect: 'src/gadget.h' },
+        { query: 'make_widget', regex: false, caseSensitive: true, expect: 'src/nowhere.c' },
+      ]),
+    );
     const logged: string[] = [];
     const r = await rankingPhase(join(dir.path, 'data'), judged, (s) => logged.push(s));
     assert.deepEqual({ queries: r.queries, hits: r.hits, all: r.hitsAllRanked }, { queries: 3, hits: 2, all: 2 });
@@ -52,5 +55,8 @@ test('the Linux judged set: at least 20 queries, and its files exist in Linux 6.
     t.diagnostic(`no Linux corpus at ${LINUX_CORPUS}: the expected files are not checked`);
     return;
   }
-  assert.deepEqual(queries.filter((q) => !existsSync(join(LINUX_CORPUS, q.expect))).map((q) => q.expect), []);
+  assert.deepEqual(
+    queries.filter((q) => !existsSync(join(LINUX_CORPUS, q.expect))).map((q) => q.expect),
+    [],
+  );
 });

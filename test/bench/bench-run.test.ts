@@ -22,8 +22,14 @@ const ROOT = resolve(import.meta.dirname, '../..');
 function writeCorpus(dir: string): void {
   generateCorpus(dir, 8, 60);
   mkdirSync(join(dir, 'src'), { recursive: true });
-  writeFileSync(join(dir, 'src', 'main.c'), '#include <setjmp.h>\n// TODO: handle errors\nstatic jmp_buf env;\nint main(void) {\n  if (setjmp(env)) return 1;\n  longjmp(env, 1);\n  return 0;\n}\n');
-  writeFileSync(join(dir, 'src', 'app.ts'), "import { readFile } from 'node:fs';\n// FIXME: error handling\nexport function init_app(): number {\n  return 1234567890;\n}\n");
+  writeFileSync(
+    join(dir, 'src', 'main.c'),
+    '#include <setjmp.h>\n// TODO: handle errors\nstatic jmp_buf env;\nint main(void) {\n  if (setjmp(env)) return 1;\n  longjmp(env, 1);\n  return 0;\n}\n',
+  );
+  writeFileSync(
+    join(dir, 'src', 'app.ts'),
+    "import { readFile } from 'node:fs';\n// FIXME: error handling\nexport function init_app(): number {\n  return 1234567890;\n}\n",
+  );
 }
 
 describe('trawl bench run --quick', () => {
@@ -33,11 +39,14 @@ describe('trawl bench run --quick', () => {
   let result: BenchResult;
   let run: Awaited<ReturnType<typeof trawl>>;
 
-  before(async () => {
-    writeCorpus(corpus);
-    run = await trawl(['bench', 'run', '--corpus', corpus, '--quick', '--iterations', '8', '--http-seconds', '2', '--out', out], tmp.path);
-    process.stderr.write(`# bench run --quick took ${(run.ms / 1000).toFixed(1)} s\n`);
-  }, { timeout: 180_000 });
+  before(
+    async () => {
+      writeCorpus(corpus);
+      run = await trawl(['bench', 'run', '--corpus', corpus, '--quick', '--iterations', '8', '--http-seconds', '2', '--out', out], tmp.path);
+      process.stderr.write(`# bench run --quick took ${(run.ms / 1000).toFixed(1)} s\n`);
+    },
+    { timeout: 180_000 },
+  );
   after(() => tmp.cleanup());
 
   it('exits 0 and writes a result file valid against its JSON Schema', () => {
@@ -60,13 +69,26 @@ describe('trawl bench run --quick', () => {
 
   it('has every query of the default mix with its raw samples, percentiles and search stats', () => {
     const mix = loadQueries(join(ROOT, 'bench', 'queries', 'default.json'));
-    assert.deepEqual(result.search.queries.map((q) => q.name), mix.map((q) => q.name));
+    assert.deepEqual(
+      result.search.queries.map((q) => q.name),
+      mix.map((q) => q.name),
+    );
     for (const q of result.search.queries) {
       assert.equal(q.error, null, q.name);
       assert.equal(q.samplesMs.length, 8, q.name);
       const l = q.latencyMs!;
       assert.ok(l.min <= l.p50 && l.p50 <= l.p95 && l.p95 <= l.p99 && l.p99 <= l.max, q.name);
-      for (const field of ['filesConsidered', 'filesLoaded', 'contentBytesLoaded', 'indexBytesLoaded', 'ngramLookups', 'ngramMatches', 'shardsScanned', 'shardsSkippedFilter', 'regexpsConsidered'] as const) {
+      for (const field of [
+        'filesConsidered',
+        'filesLoaded',
+        'contentBytesLoaded',
+        'indexBytesLoaded',
+        'ngramLookups',
+        'ngramMatches',
+        'shardsScanned',
+        'shardsSkippedFilter',
+        'regexpsConsidered',
+      ] as const) {
         assert.equal(typeof q.stats![field], 'number', `${q.name}.${field}`);
       }
     }
@@ -98,11 +120,18 @@ describe('trawl bench run --quick', () => {
     const h = result.httpQueries!;
     assert.equal(result.options.httpQueryIterations, 5);
     assert.equal(h.iterations, 5);
-    assert.deepEqual(h.queries.map((q) => q.name), result.search.queries.map((q) => q.name));
+    assert.deepEqual(
+      h.queries.map((q) => q.name),
+      result.search.queries.map((q) => q.name),
+    );
     for (const q of h.queries) {
       assert.equal(q.error, null, q.name);
       assert.equal(q.samplesMs.length, 5, q.name);
-      assert.deepEqual(q.samplesMs, [...q.samplesMs].sort((a, b) => a - b), `${q.name}: ascending`);
+      assert.deepEqual(
+        q.samplesMs,
+        [...q.samplesMs].sort((a, b) => a - b),
+        `${q.name}: ascending`,
+      );
       assert.equal(q.latencyMs!.p50, median(q.samplesMs), q.name);
       if (process.platform === 'linux') assert.ok(q.serverCpuMsPerRequest !== null && q.serverCpuMsPerRequest >= 0, q.name);
     }
@@ -123,7 +152,9 @@ describe('trawl bench run --quick', () => {
     assert.ok(d.candidates >= 31 + 10);
     assert.ok(!ids.queries.includes(d.start.firstSearch));
     // None of them is a name of the tuning mix.
-    const mix = loadQueries(join(ROOT, 'bench', 'queries', 'default.json')).map((q) => q.query).join(' ');
+    const mix = loadQueries(join(ROOT, 'bench', 'queries', 'default.json'))
+      .map((q) => q.query)
+      .join(' ');
     for (const q of ids.queries) assert.ok(!new RegExp(`\\b${q}\\b`).test(mix), q);
     assert.ok(d.start.readyMs >= d.start.listeningMs && d.start.firstSearchMs! > 0);
     assert.ok(d.warmup.requests >= 2);
@@ -161,10 +192,16 @@ describe('trawl bench run --quick', () => {
     assert.equal(c.sync.first.secondsSamples.length, 1);
     assert.equal(c.sync.oneFile.secondsSamples.length, 3);
     const all = [...c.help.secondsSamples, ...s.secondsSamples, ...c.sync.first.secondsSamples, ...c.sync.oneFile.secondsSamples];
-    assert.ok(all.every((x) => x > 0 && x < 120), all.join(', '));
+    assert.ok(
+      all.every((x) => x > 0 && x < 120),
+      all.join(', '),
+    );
     assert.match(run.stdout, /^\| whole process: spawn to exit, Node's start-up included \(median of 3; .*\| target \|$/m);
     assert.match(run.stdout, /^\| `trawl --help` \| .* \| ≤ 150 ms: (met|missed) \|$/m);
-    assert.match(run.stdout, /^\| `trawl search longjmp --case` on .* of index \(\d+ files, .* of content, with symbols; 1 matches\) \| .* \| ≤ 150 ms: (met|missed) \|$/m);
+    assert.match(
+      run.stdout,
+      /^\| `trawl search longjmp --case` on .* of index \(\d+ files, .* of content, with symbols; 1 matches\) \| .* \| ≤ 150 ms: (met|missed) \|$/m,
+    );
     assert.match(run.stdout, /^\| `trawl sync`, one file changed in a \d+-file git repository \| .* \| ≤ 400 ms: (met|missed) \|$/m);
     // The work dir is gone with everything the phase made.
     assert.match(run.stderr, /work dir (\S+)/);
@@ -184,7 +221,10 @@ describe('trawl bench run --quick', () => {
         assert.ok(Math.abs(q.ratioToTrawl! - q.medianMs! / trawlP50) < 1e-9);
       }
     }
-    assert.deepEqual(result.peers.map((p) => p.peer), ['csearch', 'rg']);
+    assert.deepEqual(
+      result.peers.map((p) => p.peer),
+      ['csearch', 'rg'],
+    );
   });
 
   it('prints the report on stdout', () => {
@@ -198,8 +238,14 @@ describe('trawl bench run --quick', () => {
     delete damaged.search.queries[0]!.samplesMs;
     damaged.corpus.sha256 = 'not a hash';
     const errors = resultErrors(damaged);
-    assert.ok(errors.some((e) => e.includes('samplesMs')), errors.join('\n'));
-    assert.ok(errors.some((e) => e.startsWith('/corpus/sha256')), errors.join('\n'));
+    assert.ok(
+      errors.some((e) => e.includes('samplesMs')),
+      errors.join('\n'),
+    );
+    assert.ok(
+      errors.some((e) => e.startsWith('/corpus/sha256')),
+      errors.join('\n'),
+    );
   });
 });
 
@@ -217,7 +263,11 @@ describe('trawl bench: bad input', () => {
     { args: ['bench', 'run', '--corpus', '.', '--queries', 'bad.json'], code: 2, stderr: /bad.json\[0\]: kind must be one of/ },
     { args: ['bench', 'run', '--corpus', '.', '--only', 'web'], code: 2, stderr: /--only takes "cluster", "viewer", "many-repos"/ },
     { args: ['bench', 'run', '--corpus', '.', '--only', 'viewer', '--web'], code: 2, stderr: /--only viewer runs that phase alone/ },
-    { args: ['bench', 'run', '--corpus', '.', '--only', 'viewer', '--cluster'], code: 2, stderr: /--only viewer runs the code viewer phase alone: drop --cluster/ },
+    {
+      args: ['bench', 'run', '--corpus', '.', '--only', 'viewer', '--cluster'],
+      code: 2,
+      stderr: /--only viewer runs the code viewer phase alone: drop --cluster/,
+    },
     { args: ['bench', 'run', '--corpus', '.', '--only', 'cluster', '--auth'], code: 2, stderr: /--auth, --web and --reindex need the core phases/ },
     { args: ['bench', 'run', '--corpus', '.', '--cluster-nodes', '1,2'], code: 2, stderr: /--cluster-nodes is for the cluster phase/ },
     { args: ['bench', 'run', '--corpus', '.', '--cluster', '--cluster-nodes', '0,2'], code: 2, stderr: /--cluster-nodes takes node counts from 1 to 16/ },
@@ -228,7 +278,10 @@ describe('trawl bench: bad input', () => {
   ];
   for (const t of table) {
     it(`trawl ${t.args.join(' ')}`, async () => {
-      writeFileSync(join(tmp.path, 'bad.json'), JSON.stringify([{ name: 'x', query: 'x', regex: false, caseSensitive: true, kind: 'fast', set: 's', peer: null }]));
+      writeFileSync(
+        join(tmp.path, 'bad.json'),
+        JSON.stringify([{ name: 'x', query: 'x', regex: false, caseSensitive: true, kind: 'fast', set: 's', peer: null }]),
+      );
       writeFileSync(join(tmp.path, 'a.json'), '{}');
       writeFileSync(join(tmp.path, 'b.json'), '{}');
       const r = await trawl(t.args, tmp.path);

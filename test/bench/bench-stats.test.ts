@@ -58,7 +58,15 @@ test('Hodges-Lehmann shift', () => {
   assert.equal(hodgesLehmann([1, 2, 3], [1, 2, 3]), 0);
   // Large samples are thinned to order statistics: a constant shift survives.
   const a = latencies(3000, 10, 7);
-  close(hodgesLehmann(a, a.map((x) => x + 2)), 2, 0.05, 'shift of +2 on 3000 samples');
+  close(
+    hodgesLehmann(
+      a,
+      a.map((x) => x + 2),
+    ),
+    2,
+    0.05,
+    'shift of +2 on 3000 samples',
+  );
 });
 
 test('verdicts on synthetic latency samples', () => {
@@ -75,10 +83,16 @@ test('verdicts on synthetic latency samples', () => {
   const wrong: string[] = [];
   for (const c of cases) {
     const r = compareSamples(old, c.samples);
-    if (r.verdict !== c.verdict) wrong.push(`${c.what}: ${r.verdict} (ratio ${r.ratio.toFixed(3)} [${r.ratioLow.toFixed(3)}, ${r.ratioHigh.toFixed(3)}], p ${r.p.toExponential(2)}), expected ${c.verdict}`);
+    if (r.verdict !== c.verdict)
+      wrong.push(
+        `${c.what}: ${r.verdict} (ratio ${r.ratio.toFixed(3)} [${r.ratioLow.toFixed(3)}, ${r.ratioHigh.toFixed(3)}], p ${r.p.toExponential(2)}), expected ${c.verdict}`,
+      );
   }
   assert.deepEqual(wrong, []);
-  const slower = compareSamples(old, old.map((x) => x * 1.3));
+  const slower = compareSamples(
+    old,
+    old.map((x) => x * 1.3),
+  );
   close(slower.ratio, 1.3, 1e-9, 'ratio of medians');
   assert.ok(slower.ratioLow > 1.05 && slower.ratioLow <= 1.3 && slower.ratioHigh >= 1.3, `interval [${slower.ratioLow}, ${slower.ratioHigh}]`);
   assert.ok(slower.shift > 0);

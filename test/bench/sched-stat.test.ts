@@ -33,8 +33,14 @@ describe('schedstat', () => {
   });
 
   test('per request: summed over processes, in ms', () => {
-    const before = [{ runNs: 1e6, waitNs: 0 }, { runNs: 0, waitNs: 0 }];
-    const after = [{ runNs: 11e6, waitNs: 2e6 }, { runNs: 5e6, waitNs: 3e6 }];
+    const before = [
+      { runNs: 1e6, waitNs: 0 },
+      { runNs: 0, waitNs: 0 },
+    ];
+    const after = [
+      { runNs: 11e6, waitNs: 2e6 },
+      { runNs: 5e6, waitNs: 3e6 },
+    ];
     assert.deepEqual(schedPerRequest(before, after, 10), { cpuMsPerRequest: 1.5, waitMsPerRequest: 0.5 });
     assert.equal(schedPerRequest([null], after.slice(0, 1), 10), null);
     assert.equal(schedPerRequest(before, after.slice(0, 1), 10), null);

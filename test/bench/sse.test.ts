@@ -6,8 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SseCounter, type SseCounts } from '../../bench/suite/sse.ts';
 
-const chunk = (files: number): string => `data: {"type":"chunk","files":[${Array.from({ length: files }, (_, i) => `{"n":${i},"text":"a\\nb"}`).join(',')}],"stats":{}}\n\n`;
-const final = (matches: number, exhaustive = true): string => `data: {"type":"final","accumulatedStats":{"actualMatchCount":${matches}},"isSearchExhaustive":${exhaustive}}\n\n`;
+const chunk = (files: number): string =>
+  `data: {"type":"chunk","files":[${Array.from({ length: files }, (_, i) => `{"n":${i},"text":"a\\nb"}`).join(',')}],"stats":{}}\n\n`;
+const final = (matches: number, exhaustive = true): string =>
+  `data: {"type":"final","accumulatedStats":{"actualMatchCount":${matches}},"isSearchExhaustive":${exhaustive}}\n\n`;
 const DONE = 'data: [DONE]\n\n';
 const KEEP = ': keep-alive\n\n';
 
@@ -15,7 +17,11 @@ const base: SseCounts = { messages: 0, chunks: 0, keepAlives: 0, final: false, e
 
 const TABLE: Array<[string, string, Partial<SseCounts>]> = [
   ['an empty body', '', {}],
-  ['a whole stream', KEEP + chunk(3) + chunk(1) + final(7) + DONE, { messages: 4, chunks: 2, keepAlives: 1, final: true, endsWithDone: true, matches: 7, isSearchExhaustive: true }],
+  [
+    'a whole stream',
+    KEEP + chunk(3) + chunk(1) + final(7) + DONE,
+    { messages: 4, chunks: 2, keepAlives: 1, final: true, endsWithDone: true, matches: 7, isSearchExhaustive: true },
+  ],
   ['a chunk shorter than the prefix read ahead', `data: {"type":"chunk"}\n\n${DONE}`, { messages: 2, chunks: 1, endsWithDone: true }],
   ['a chunk with its keys in another order', 'data: {"files":[],"type":"chunk"}\n\n', { messages: 1, chunks: 1 }],
   ['a search cut short', chunk(2) + final(2, false) + DONE, { messages: 3, chunks: 1, final: true, endsWithDone: true, matches: 2, isSearchExhaustive: false }],

@@ -39,7 +39,10 @@ test('index then search --json returns the API body with exact positions', () =>
     assert.deepEqual(Object.keys(body).sort(), ['files', 'isSearchExhaustive', 'repositoryInfo', 'stats']);
     assert.equal(body.isSearchExhaustive, true);
     // Both match whole words; hello.c has two matches, so it ranks first.
-    assert.deepEqual(body.files.map((f: { fileName: { text: string } }) => f.fileName.text), ['lib/hello.c', 'README.md']);
+    assert.deepEqual(
+      body.files.map((f: { fileName: { text: string } }) => f.fileName.text),
+      ['lib/hello.c', 'README.md'],
+    );
     const hello = body.files[0];
     assert.equal(hello.repository, 'proj');
     assert.equal(hello.language, 'C');
@@ -129,7 +132,10 @@ test('a corrupt shard is reported in crashes and the other shards still answer',
     const body = JSON.parse(res.stdout);
     assert.equal(body.stats.crashes, 1);
     assert.equal(body.isSearchExhaustive, false);
-    assert.deepEqual(body.files.map((f: { repository: string }) => f.repository), ['other']);
+    assert.deepEqual(
+      body.files.map((f: { repository: string }) => f.repository),
+      ['other'],
+    );
     assert.match(res.stderr, /1 shard\(s\) failed/);
   } finally {
     dir.cleanup();

@@ -32,7 +32,11 @@ test('trawl cluster status: bad usage exits 2, an unusable configuration or Redi
     [['cluster', 'status'], 2, /^trawl: cluster status needs the cluster's configuration: --config FILE \(or \$TRAWL_CONFIG, or \.\/trawl\.json\)\n$/],
     [['cluster', 'status', '--config', 'alone.json'], 2, /^trawl: alone\.json has no cluster section: this installation runs alone\n$/],
     [['cluster', 'status', '--config', 'missing.json'], 1, /^trawl: missing\.json: cannot read the configuration file: no such file\n$/],
-    [['cluster', 'status', '--config', 'down.json', '--json'], 1, new RegExp(`^trawl: cannot reach the cluster's Redis redis://127\\.0\\.0\\.1:${port}: [^\\n]+\\n$`)],
+    [
+      ['cluster', 'status', '--config', 'down.json', '--json'],
+      1,
+      new RegExp(`^trawl: cannot reach the cluster's Redis redis://127\\.0\\.0\\.1:${port}: [^\\n]+\\n$`),
+    ],
   ];
   const runs = await Promise.all(rows.map(([args]) => runTrawl(args, dir.path)));
   rows.forEach(([args, code, stderr], i) => {

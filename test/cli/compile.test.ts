@@ -22,7 +22,7 @@ function tree(files: Record<string, string>): string {
 }
 
 const SOURCES = {
-  'core/index.ts': "export const CORE: number = 40;\n",
+  'core/index.ts': 'export const CORE: number = 40;\n',
   'core/assembly/index.ts': 'export function notCompiled(): i32 { return 1; }\n',
   'daemon/cli/main.ts':
     "import { CORE } from '../../core/index.ts';\nimport type { Shape } from '../search/shape.ts';\nimport { plus } from '../search/shape.ts';\n" +

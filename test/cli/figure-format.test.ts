@@ -34,6 +34,15 @@ describe('sig3', () => {
 
 describe('formatMs', () => {
   it('about three significant digits, seconds from 10 s, a dash when unknown', () => {
-    assert.deepEqual([0.391, 10.94, 123.4, 9_999, 12_345, null, undefined, NaN].map(formatMs), ['0.39 ms', '10.9 ms', '123 ms', '9999 ms', '12.3 s', '—', '—', '—']);
+    assert.deepEqual([0.391, 10.94, 123.4, 9_999, 12_345, null, undefined, NaN].map(formatMs), [
+      '0.39 ms',
+      '10.9 ms',
+      '123 ms',
+      '9999 ms',
+      '12.3 s',
+      '—',
+      '—',
+      '—',
+    ]);
   });
 });

@@ -7,7 +7,26 @@ import assert from 'node:assert/strict';
 import { escapeControl, escaped, formatCount, formatTable, jsonText } from '../../daemon/cli/format.ts';
 
 test('formatCount prints what toLocaleString("en-US") prints', () => {
-  const table = [0, 1, -1, 12, 999, 1000, -1000, 12_345, 100_000, 999_999, 1_000_000, 4_619_582, 78_580, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1.5, 1e21, -0];
+  const table = [
+    0,
+    1,
+    -1,
+    12,
+    999,
+    1000,
+    -1000,
+    12_345,
+    100_000,
+    999_999,
+    1_000_000,
+    4_619_582,
+    78_580,
+    Number.MAX_SAFE_INTEGER,
+    -Number.MAX_SAFE_INTEGER,
+    1.5,
+    1e21,
+    -0,
+  ];
   for (const n of table) assert.equal(formatCount(n), n.toLocaleString('en-US'), String(n));
   let x = 1;
   for (let i = 0; i < 2000; i++) {
@@ -18,7 +37,16 @@ test('formatCount prints what toLocaleString("en-US") prints', () => {
 });
 
 test('formatTable pads every column but the last to its widest cell', () => {
-  assert.deepEqual(formatTable(['ID', 'NAME', 'NOTE'], [['1', 'alpha', ''], ['22', 'b', 'last column as it is']]), ['ID  NAME   NOTE', '1   alpha', '22  b      last column as it is']);
+  assert.deepEqual(
+    formatTable(
+      ['ID', 'NAME', 'NOTE'],
+      [
+        ['1', 'alpha', ''],
+        ['22', 'b', 'last column as it is'],
+      ],
+    ),
+    ['ID  NAME   NOTE', '1   alpha', '22  b      last column as it is'],
+  );
 });
 
 test('escapeControl shows every control character visibly and leaves other text as it is', () => {
@@ -53,7 +81,13 @@ test('jsonText is JSON of the same value, with no control character outside the 
   for (const space of [undefined, 2]) {
     const text = jsonText(value, space);
     assert.deepEqual(JSON.parse(text), value, `space ${space}`);
-    const body = space === undefined ? text : text.split('\n').map((l) => l.trimStart()).join('');
+    const body =
+      space === undefined
+        ? text
+        : text
+            .split('\n')
+            .map((l) => l.trimStart())
+            .join('');
     assert.equal(escapeControl(body), body, `nothing left to escape (space ${space})`);
   }
   assert.equal(jsonText({ a: '\u009b' }), '{"a":"\\u009b"}');

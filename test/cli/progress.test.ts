@@ -18,7 +18,11 @@ test('the bars', () => {
   assert.equal(buildProgressLine('src', { files: 5, totalFiles: 10, bytes: 2000 }), `\rsrc [${'#'.repeat(15)}${'.'.repeat(15)}]  50% 5/10 files, 2.00 KB`);
   assert.equal(symbolsProgressLine('[1/2] r', { shards: 3, totalShards: 3 }), `\r[1/2] r [${'#'.repeat(30)}] 100% content searchable; symbols 3/3 shards`);
   const drawn: number[] = [];
-  const draw = throttled((n: number) => drawn.push(n), (n) => n === 100, 60_000);
+  const draw = throttled(
+    (n: number) => drawn.push(n),
+    (n) => n === 100,
+    60_000,
+  );
   for (let n = 1; n <= 100; n++) draw(n);
   assert.deepEqual(drawn, [1, 100], 'the first and the last, nothing between within the interval');
 });

@@ -33,7 +33,11 @@ test('the summary line says how many files took their symbols from the previous 
     [{ symbolsReused: 0 }, '4,345,956 symbols, 10 shards', 0],
     [{ symbolFailures: 3 }, '4,345,956 symbols (ctags failed on 3 files), 10 shards', 3],
     [{ symbolsReused: 70_012 }, '4,345,956 symbols (taken from the previous index for 70,012 files), 10 shards', 0],
-    [{ symbolsReused: 70_012, symbolFailures: 1_234 }, '4,345,956 symbols (taken from the previous index for 70,012 files, ctags failed on 1,234 files), 10 shards', 1234],
+    [
+      { symbolsReused: 70_012, symbolFailures: 1_234 },
+      '4,345,956 symbols (taken from the previous index for 70,012 files, ctags failed on 1,234 files), 10 shards',
+      1234,
+    ],
   ];
   for (const [change, part, failures] of cases) {
     const line = summaryLine({ ...base, ...change });

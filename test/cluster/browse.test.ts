@@ -64,7 +64,11 @@ const REPOS: Array<{ name: string; visibility: 'public' | 'private'; git: boolea
 function makeSources(): Record<string, string> {
   const widgets = TestRepo.init(join(dir.path, 'src', 'widgets'));
   const at = (n: number) => ({ author: `Ann Author <ann@example.com>`, date: `2024-0${n}-01T12:00:00Z` });
-  widgets.commit({ 'src/main.c': 'int main(void) {\n  return widget_count();\n}\n', 'README.md': '# Widgets\n\nwidget docs\n' }, 'Initial import\n\nThe first widgets.', at(1));
+  widgets.commit(
+    { 'src/main.c': 'int main(void) {\n  return widget_count();\n}\n', 'README.md': '# Widgets\n\nwidget docs\n' },
+    'Initial import\n\nThe first widgets.',
+    at(1),
+  );
   widgets.commit({ 'src/widget.c': 'int widget_count(void) {\n  return 42;\n}\n' }, 'Add widget_count', at(2));
   widgets.tag('v1.0', true);
   git(widgets.path, 'mv', 'README.md', 'README.txt');
@@ -85,7 +89,12 @@ function makeSources(): Record<string, string> {
  * host would: a git repository from a mirror at the data dir's mirror path, its record
  * naming the remote. Every repository is registered, in order, whoever builds it.
  */
-async function indexRepos(store: Store, sources: Record<string, string>, dataDirOf: (builder: number) => string, onCommit?: (builder: number, m: Manifest) => void): Promise<void> {
+async function indexRepos(
+  store: Store,
+  sources: Record<string, string>,
+  dataDirOf: (builder: number) => string,
+  onCommit?: (builder: number, m: Manifest) => void,
+): Promise<void> {
   for (const r of REPOS) {
     const record = await store.upsertRepo({
       repoName: r.name,
@@ -125,7 +134,16 @@ before(async () => {
   const refStore = openStore(refData);
   stores.push(refStore);
   await indexRepos(refStore, sources, () => refData);
-  reference = await startDaemon({ config: parseConfig(JSON.stringify({ settings }), join(dir.path, 'ref.json')), dataDir: refData, host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, store: refStore });
+  reference = await startDaemon({
+    config: parseConfig(JSON.stringify({ settings }), join(dir.path, 'ref.json')),
+    dataDir: refData,
+    host: '127.0.0.1',
+    port: 0,
+    logger: silentHttpLogger,
+    workers: 1,
+    sync: false,
+    store: refStore,
+  });
   daemons.push(reference);
 
   // The cluster.
@@ -133,31 +151,55 @@ before(async () => {
   shared = openPgStore(storeUrl);
   stores.push(shared);
   configPath = join(dir.path, 'cluster.json');
-  writeFileSync(configPath, JSON.stringify({ settings, cluster: { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `b${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 } }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      settings,
+      cluster: { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `b${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 },
+    }),
+  );
   const config = loadConfig(configPath);
   for (const id of IDS) {
-    const d = await startDaemon({ config, dataDir: join(dir.path, id), host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, nodeId: id });
+    const d = await startDaemon({
+      config,
+      dataDir: join(dir.path, id),
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentHttpLogger,
+      workers: 1,
+      sync: false,
+      nodeId: id,
+    });
     daemons.push(d);
     nodes.push(d);
   }
   const publishing: Array<Promise<void>> = [];
-  await indexRepos(shared, sources, (b) => join(dir.path, IDS[b]!), (b, m) => void publishing.push(nodes[b]!.cluster!.onCommit(m)));
+  await indexRepos(
+    shared,
+    sources,
+    (b) => join(dir.path, IDS[b]!),
+    (b, m) => void publishing.push(nodes[b]!.cluster!.onCommit(m)),
+  );
   await Promise.all(publishing);
   // Settled: every shard held by its two owners only (a builder that is not one has dropped its copy), as every node sees it.
-  await until('every shard on its two owners only, as every node sees it', async () => {
-    for (const n of nodes) {
-      const s = await n.cluster!.status();
-      if (s.repositories.length !== REPOS.length || s.summary.ok !== s.summary.shards) return false;
-      if (!s.repositories.every((r) => r.shards.every((sh) => sh.holders.length === sh.owners.length && sh.owners.every((o) => sh.holders.includes(o))))) return false;
-    }
-    return true;
-  }, 20_000);
+  await until(
+    'every shard on its two owners only, as every node sees it',
+    async () => {
+      for (const n of nodes) {
+        const s = await n.cluster!.status();
+        if (s.repositories.length !== REPOS.length || s.summary.ok !== s.summary.shards) return false;
+        if (!s.repositories.every((r) => r.shards.every((sh) => sh.holders.length === sh.owners.length && sh.owners.every((o) => sh.holders.includes(o)))))
+          return false;
+      }
+      return true;
+    },
+    20_000,
+  );
 
   // The same user on both, with a key each.
   keys.reference = await newUserKey('reader@example.com', ['--data-dir', refData]);
   keys.cluster = await newUserKey('reader@example.com', ['--config', configPath]);
 });
-
 
 after(() => stopCluster({ daemons, stores, redis, postgres, dir }));
 
@@ -169,7 +211,10 @@ function answer(a: Answer): unknown {
 /** A request to the reference and to a node, as the user (with their key on each) or anonymously. */
 async function both(node: Daemon, path: string, init: { json?: unknown; as?: 'user' | 'anonymous' } = {}): Promise<{ want: Answer; got: Answer }> {
   const send = (url: string, key: string) =>
-    call(`${url}${path}`, { ...(init.json !== undefined ? { json: init.json } : {}), ...(init.as === 'anonymous' ? {} : { headers: { 'X-Sourcebot-Api-Key': key } }) });
+    call(`${url}${path}`, {
+      ...(init.json !== undefined ? { json: init.json } : {}),
+      ...(init.as === 'anonymous' ? {} : { headers: { 'X-Sourcebot-Api-Key': key } }),
+    });
   return { want: await send(reference.url, keys.reference), got: await send(node.url, keys.cluster) };
 }
 
@@ -262,7 +307,7 @@ describe('browsing a cluster of three nodes, each repository built on one of the
     assert.deepEqual([...statuses].sort(), [200, 400, 404]);
   });
 
-  test('a node reads no other node\'s git source: a forwarded request it cannot serve is answered 503, never forwarded again', async (t) => {
+  test("a node reads no other node's git source: a forwarded request it cannot serve is answered 503, never forwarded again", async (t) => {
     if (skip) return t.skip(skip);
     // Node c can see node a's mirror (one file system), but it is not its own.
     const r = await forwarded(nodes[2]!, { method: 'GET', target: `/api/source?repo=${q(WIDGETS)}&path=src/main.c`, identity: { kind: 'anonymous' } });
@@ -312,12 +357,18 @@ describe('browsing a cluster of three nodes, each repository built on one of the
       assert.equal(res.status, 200, res.text);
       remaining.push(Number(res.headers.get('x-ratelimit-remaining')));
     }
-    assert.deepEqual(remaining.slice(1).map((r, i) => remaining[i]! - r), [1, 1, 1]);
+    assert.deepEqual(
+      remaining.slice(1).map((r, i) => remaining[i]! - r),
+      [1, 1, 1],
+    );
   });
 
-  test('/_cluster/forward refuses a user\'s key', async (t) => {
+  test("/_cluster/forward refuses a user's key", async (t) => {
     if (skip) return t.skip(skip);
-    const res = await call(`${nodes[0]!.url}/_cluster/forward?m=GET&t=${q(`/api/source?repo=${WIDGETS}&path=src/main.c`)}&k=anonymous`, { method: 'POST', headers: { 'X-Sourcebot-Api-Key': keys.cluster } });
+    const res = await call(`${nodes[0]!.url}/_cluster/forward?m=GET&t=${q(`/api/source?repo=${WIDGETS}&path=src/main.c`)}&k=anonymous`, {
+      method: 'POST',
+      headers: { 'X-Sourcebot-Api-Key': keys.cluster },
+    });
     assert.equal(res.status, 401);
     assert.equal(res.json.errorCode, 'NOT_AUTHENTICATED');
   });

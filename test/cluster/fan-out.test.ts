@@ -69,7 +69,16 @@ before(async () => {
   stores.push(refStore);
   const refData = join(dir.path, 'ref');
   for (const path of repos) await indexLocal(path, { dataDir: refData, store: refStore, symbols: true, shardTargetBytes: SHARD_BYTES });
-  reference = await startDaemon({ config: parseConfig(JSON.stringify({ settings }), join(dir.path, 'ref.json')), dataDir: refData, host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, store: refStore });
+  reference = await startDaemon({
+    config: parseConfig(JSON.stringify({ settings }), join(dir.path, 'ref.json')),
+    dataDir: refData,
+    host: '127.0.0.1',
+    port: 0,
+    logger: silentHttpLogger,
+    workers: 1,
+    sync: false,
+    store: refStore,
+  });
   daemons.push(reference);
 
   // The cluster: three nodes sharing one store (the same ids as the reference's).
@@ -77,10 +86,25 @@ before(async () => {
   const shared = openPgStore(storeUrl);
   stores.push(shared);
   configPath = join(dir.path, 'cluster.json');
-  writeFileSync(configPath, JSON.stringify({ settings, cluster: { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `t${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 } }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      settings,
+      cluster: { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `t${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 },
+    }),
+  );
   const config = loadConfig(configPath);
   for (const id of ['a', 'b', 'c']) {
-    const d = await startDaemon({ config, dataDir: join(dir.path, id), host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, nodeId: id });
+    const d = await startDaemon({
+      config,
+      dataDir: join(dir.path, id),
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentHttpLogger,
+      workers: 1,
+      sync: false,
+      nodeId: id,
+    });
     daemons.push(d);
     nodes.push(d);
   }
@@ -88,17 +112,27 @@ before(async () => {
   const publishing: Array<Promise<void>> = [];
   for (const [i, path] of repos.entries()) {
     const n = nodes[i]!;
-    await indexLocal(path, { dataDir: join(dir.path, ['a', 'b', 'c'][i]!), store: shared, symbols: true, shardTargetBytes: SHARD_BYTES, onCommit: (m) => void publishing.push(n.cluster!.onCommit(m)) });
+    await indexLocal(path, {
+      dataDir: join(dir.path, ['a', 'b', 'c'][i]!),
+      store: shared,
+      symbols: true,
+      shardTargetBytes: SHARD_BYTES,
+      onCommit: (m) => void publishing.push(n.cluster!.onCommit(m)),
+    });
   }
   await Promise.all(publishing);
   // Each node reads the others' holdings a heartbeat or so after they change: all three agree.
-  await until('every shard on two nodes, as every node sees it', async () => {
-    for (const n of nodes) {
-      const s = await n.cluster!.status();
-      if (s.summary.shards <= 3 || s.summary.ok !== s.summary.shards) return false;
-    }
-    return true;
-  }, 20_000);
+  await until(
+    'every shard on two nodes, as every node sees it',
+    async () => {
+      for (const n of nodes) {
+        const s = await n.cluster!.status();
+        if (s.summary.shards <= 3 || s.summary.ok !== s.summary.shards) return false;
+      }
+      return true;
+    },
+    20_000,
+  );
 });
 
 after(() => stopCluster({ daemons, stores, redis, postgres, dir }));
@@ -110,7 +144,13 @@ after(() => stopCluster({ daemons, stores, redis, postgres, dir }));
  */
 function comparable(json: unknown): unknown {
   const r = json as { files: unknown[]; repositoryInfo: unknown[]; isSearchExhaustive: boolean; stats: Record<string, number>; unavailableShards?: unknown };
-  return { files: r.files, repositoryInfo: r.repositoryInfo, isSearchExhaustive: r.isSearchExhaustive, actual: r.stats.actualMatchCount, unavailable: r.unavailableShards };
+  return {
+    files: r.files,
+    repositoryInfo: r.repositoryInfo,
+    isSearchExhaustive: r.isSearchExhaustive,
+    actual: r.stats.actualMatchCount,
+    unavailable: r.unavailableShards,
+  };
 }
 
 function queries(seed: number, n: number): Array<Record<string, unknown>> {
@@ -136,13 +176,17 @@ describe('a cluster of three nodes, replication 2', () => {
     for (const repo of s.repositories) for (const shard of repo.shards) assert.ok(shard.replicas >= 2, `${repo.repository} ${shard.shard}: ${shard.holders}`);
     for (const n of s.nodes) assert.ok(n.shards > 0, `${n.id} holds shards`);
     // Settled (the builders dropped what is not placed on them), a round walks nothing again until something moves.
-    await until('every shard on exactly its owners', async () => {
-      for (const n of nodes) {
-        const st = await n.cluster!.status();
-        if (!settled(st)) return false;
-      }
-      return true;
-    }, 20_000);
+    await until(
+      'every shard on exactly its owners',
+      async () => {
+        for (const n of nodes) {
+          const st = await n.cluster!.status();
+          if (!settled(st)) return false;
+        }
+        return true;
+      },
+      20_000,
+    );
     for (const n of nodes) {
       await n.cluster!.replicator.schedule();
       assert.equal((await n.cluster!.replicator.schedule()).idle, true, 'a quiet cluster: the round is idle');
@@ -155,7 +199,12 @@ describe('a cluster of three nodes, replication 2', () => {
     const counted = async () => {
       const sum = { speculative: 0, again: 0, cut: 0, shaped: 0 };
       for (const n of nodes) {
-        const m = await metrics(n.url, ['trawl_cluster_speculative_shards_total', 'trawl_cluster_shards_asked_again_total', 'trawl_cluster_files_cut_total', 'trawl_cluster_files_shaped_remotely_total']);
+        const m = await metrics(n.url, [
+          'trawl_cluster_speculative_shards_total',
+          'trawl_cluster_shards_asked_again_total',
+          'trawl_cluster_files_cut_total',
+          'trawl_cluster_files_shaped_remotely_total',
+        ]);
         sum.speculative += m.trawl_cluster_speculative_shards_total!;
         sum.again += m.trawl_cluster_shards_asked_again_total!;
         sum.cut += m.trawl_cluster_files_cut_total!;
@@ -243,7 +292,9 @@ describe('a cluster of three nodes, replication 2', () => {
     const key = out.at(-1)!;
     // 16 at once, spread over the three nodes.
     const replies = await Promise.all(
-      Array.from({ length: 16 }, (_, k) => call(`${nodes[k % 3]!.url}/api/search`, { method: 'POST', headers: { 'X-Sourcebot-Api-Key': key }, json: { query: WORDS[k]!, matches: 5 } })),
+      Array.from({ length: 16 }, (_, k) =>
+        call(`${nodes[k % 3]!.url}/api/search`, { method: 'POST', headers: { 'X-Sourcebot-Api-Key': key }, json: { query: WORDS[k]!, matches: 5 } }),
+      ),
     );
     const statuses = replies.map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 200).length, 10, statuses.join(' '));
@@ -253,10 +304,18 @@ describe('a cluster of three nodes, replication 2', () => {
     assert.equal(await keysCommand(['list', '--user', 'busy@example.com', '--json', '--config', configPath], { ...io, out: (l) => listed.push(l) }), 0);
     const [{ id }] = JSON.parse(listed[0]!) as Array<{ id: string }>;
     assert.equal(await usersCommand(['limit', 'busy@example.com', 'default', '--config', configPath], io), 0);
-    const again = await call(`${nodes[1]!.url}/api/search`, { method: 'POST', headers: { 'X-Sourcebot-Api-Key': key }, json: { query: WORDS[1]!, matches: 5 } });
+    const again = await call(`${nodes[1]!.url}/api/search`, {
+      method: 'POST',
+      headers: { 'X-Sourcebot-Api-Key': key },
+      json: { query: WORDS[1]!, matches: 5 },
+    });
     assert.equal(again.status, 200, again.text);
     assert.equal(await keysCommand(['revoke', id!, '--config', configPath], io), 0);
-    for (const n of nodes) assert.equal((await call(`${n.url}/api/search`, { method: 'POST', headers: { 'X-Sourcebot-Api-Key': key }, json: { query: WORDS[1]!, matches: 5 } })).status, 401);
+    for (const n of nodes)
+      assert.equal(
+        (await call(`${n.url}/api/search`, { method: 'POST', headers: { 'X-Sourcebot-Api-Key': key }, json: { query: WORDS[1]!, matches: 5 } })).status,
+        401,
+      );
   });
 
   test('a file shaped again on another holder when the node that answered its shard cannot (it dropped or lost it since)', async (t) => {
@@ -311,10 +370,14 @@ describe('a cluster of three nodes, replication 2', () => {
     const q = { query: WORDS[3]!, matches: 100 };
     const want = comparable((await call(`${reference.url}/api/search`, { method: 'POST', json: q })).json);
     for (const n of nodes.slice(0, 2)) assert.deepEqual(comparable((await call(`${n.url}/api/search`, { method: 'POST', json: q })).json), want);
-    await until('every shard on two live nodes again', async () => {
-      const s = await nodes[0]!.cluster!.status();
-      return s.nodes.filter((n) => n.live).length === 2 && s.summary.ok === s.summary.shards;
-    }, 20_000);
+    await until(
+      'every shard on two live nodes again',
+      async () => {
+        const s = await nodes[0]!.cluster!.status();
+        return s.nodes.filter((n) => n.live).length === 2 && s.summary.ok === s.summary.shards;
+      },
+      20_000,
+    );
     for (const n of nodes.slice(0, 2)) assert.deepEqual(comparable((await call(`${n.url}/api/search`, { method: 'POST', json: q })).json), want);
   });
 });

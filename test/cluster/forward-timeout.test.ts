@@ -18,7 +18,10 @@ test('a forwarded request to a node that never answers fails at its time limit',
   try {
     const url = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
     const started = performance.now();
-    await assert.rejects(forward(peers, url, { method: 'GET', target: '/api/source?repo=r&path=a', identity: { kind: 'anonymous' } }, undefined, 300), (err: Error) => err instanceof PeerError && /did not answer within 300 ms/.test(err.message));
+    await assert.rejects(
+      forward(peers, url, { method: 'GET', target: '/api/source?repo=r&path=a', identity: { kind: 'anonymous' } }, undefined, 300),
+      (err: Error) => err instanceof PeerError && /did not answer within 300 ms/.test(err.message),
+    );
     assert.equal(received, 1, 'asked once: a time limit is not retried');
     assert.ok(performance.now() - started < 10_000);
   } finally {

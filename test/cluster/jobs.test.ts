@@ -47,17 +47,34 @@ async function waitFor(what: string, ok: () => boolean | Promise<boolean>, timeo
 const job = (repoId: number): RepoJob => ({
   repoId,
   connection: 'local',
-  hostRepo: { repoName: `repo${repoId}`, displayName: `repo${repoId}`, codeHostType: 'genericGitHost', cloneUrl: '/nowhere', externalWebUrl: '', isFork: false, isArchived: false, visibility: 'public' },
+  hostRepo: {
+    repoName: `repo${repoId}`,
+    displayName: `repo${repoId}`,
+    codeHostType: 'genericGitHost',
+    cloneUrl: '/nowhere',
+    externalWebUrl: '',
+    isFork: false,
+    isArchived: false,
+    visibility: 'public',
+  },
 });
 
-test('leader: one node at a time; a released key is taken at the next heartbeat, a dead holder\'s once it expires', { skip, timeout: 20_000 }, async () => {
+test("leader: one node at a time; a released key is taken at the next heartbeat, a dead holder's once it expires", { skip, timeout: 20_000 }, async () => {
   const key = freshKeys().leader;
   const heartbeatMs = 100;
   const events: string[] = [];
   const own = new Redis(redis!.url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
   await own.connect();
   const a = await Leader.open({ redis: own, key, id: 'a', heartbeatMs, log: silentLogger, onGain: () => events.push('a+'), onLose: () => events.push('a-') });
-  const b = await Leader.open({ redis: redis!.url, key, id: 'b', heartbeatMs, log: silentLogger, onGain: () => events.push('b+'), onLose: () => events.push('b-') });
+  const b = await Leader.open({
+    redis: redis!.url,
+    key,
+    id: 'b',
+    heartbeatMs,
+    log: silentLogger,
+    onGain: () => events.push('b+'),
+    onLose: () => events.push('b-'),
+  });
   let c: Leader | undefined;
   let both = false;
   const watch = setInterval(() => (both ||= a.isLeader && b.isLeader), 5);
@@ -106,7 +123,13 @@ test('a repository is queued once while it waits, and again once it is done', { 
     assert.deepEqual(await producer.counts(), { waiting: 3, active: 0, delayed: 0, failed: 0 });
 
     const runs: number[] = [];
-    consumer = await ClusterJobs.open({ redisUrl: redis!.url, prefix: keys.queuePrefix, concurrency: 2, run: async (j) => void runs.push((j as RepoJob).repoId), log: silentLogger });
+    consumer = await ClusterJobs.open({
+      redisUrl: redis!.url,
+      prefix: keys.queuePrefix,
+      concurrency: 2,
+      run: async (j) => void runs.push((j as RepoJob).repoId),
+      log: silentLogger,
+    });
     await waitFor('the three jobs', () => runs.length === 3);
     await producer.enqueue([job(1)]);
     await waitFor('the repository queued again', () => runs.length === 4);
@@ -147,7 +170,7 @@ test('a job that throws is retried, then dropped as failed (and can be queued ag
   }
 });
 
-test('a killed node\'s job is run by another once its lock expires', { skip, timeout: 20_000 }, async () => {
+test("a killed node's job is run by another once its lock expires", { skip, timeout: 20_000 }, async () => {
   const keys = freshKeys();
   const lockDurationMs = 600;
   let release!: () => void;
@@ -169,7 +192,14 @@ test('a killed node\'s job is run by another once its lock expires', { skip, tim
     await a.enqueue([job(3)]);
     await waitFor('a to start the job', () => startedOnA);
     const onB: number[] = [];
-    b = await ClusterJobs.open({ redisUrl: redis!.url, prefix: keys.queuePrefix, concurrency: 1, lockDurationMs, run: async (j) => void onB.push((j as RepoJob).repoId), log: silentLogger });
+    b = await ClusterJobs.open({
+      redisUrl: redis!.url,
+      prefix: keys.queuePrefix,
+      concurrency: 1,
+      lockDurationMs,
+      run: async (j) => void onB.push((j as RepoJob).repoId),
+      log: silentLogger,
+    });
     await sleep(2 * lockDurationMs);
     assert.deepEqual(onB, [], 'a live node keeps its job');
     assert.equal((await b.counts()).active, 1);
@@ -193,10 +223,13 @@ test('two nodes: the leader lists, both build, each repository once per pass; th
   const repos = join(dir.path, 'repos');
   const names = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
   for (const name of names) TestRepo.init(join(repos, name)).commit({ [`${name}.c`]: `int ${name}_marker;\n` });
-  const config = parseConfig(JSON.stringify({
-    settings: { symbols: false, syncConcurrency: 1 },
-    connections: { local: { type: 'git', url: `${repos}/*` } },
-  }), join(dir.path, 'trawl.json'));
+  const config = parseConfig(
+    JSON.stringify({
+      settings: { symbols: false, syncConcurrency: 1 },
+      connections: { local: { type: 'git', url: `${repos}/*` } },
+    }),
+    join(dir.path, 'trawl.json'),
+  );
   const keys = freshKeys();
 
   // Per node: the repositories it built (repo-done events), and the manifests it committed.
@@ -264,7 +297,7 @@ test('two nodes: the leader lists, both build, each repository once per pass; th
     // The leader goes: b takes over (its first pass at once).
     await a.close();
     await waitFor('b to lead', () => b!.isLeader, 3000);
-    await waitFor('b\'s first pass', () => all().length === 3 * names.length);
+    await waitFor("b's first pass", () => all().length === 3 * names.length);
     assert.equal(b.passes, 1);
     assert.deepEqual(perRepo(), once(3));
   } finally {
@@ -275,13 +308,19 @@ test('two nodes: the leader lists, both build, each repository once per pass; th
   }
 });
 
-test('compound shards: the leader plans once the builds are done and the published index moved; any node runs a pack job', { skip, timeout: 30_000 }, async () => {
+test('compound shards: the leader plans once the builds are done and the published index moved; any node runs a pack job', {
+  skip,
+  timeout: 30_000,
+}, async () => {
   const dir = tempDir('cluster-pack-jobs');
   const store = openStore(join(dir.path, 'store'));
   const repos = join(dir.path, 'repos');
   const names = ['one', 'two', 'three'];
   for (const name of names) TestRepo.init(join(repos, name)).commit({ [`${name}.c`]: `int ${name}_marker;\n` });
-  const config = parseConfig(JSON.stringify({ settings: { symbols: false, syncConcurrency: 1 }, connections: { local: { type: 'git', url: `${repos}/*` } } }), join(dir.path, 'trawl.json'));
+  const config = parseConfig(
+    JSON.stringify({ settings: { symbols: false, syncConcurrency: 1 }, connections: { local: { type: 'git', url: `${repos}/*` } } }),
+    join(dir.path, 'trawl.json'),
+  );
   const keys = freshKeys();
   // The published index's version: the builds committed so far (what a publication moves).
   const committed: Manifest[] = [];
@@ -316,7 +355,11 @@ test('compound shards: the leader plans once the builds are done and the publish
     await waitFor('the builds and the pack job', () => committed.length === names.length && ran.length === 1);
     // Planned only with the queue dry: after every build (plans made before the first build saw none).
     const queued = plans.filter((p) => p.committed > 0);
-    assert.deepEqual(queued.map((p) => p.committed), [names.length], JSON.stringify(plans));
+    assert.deepEqual(
+      queued.map((p) => p.committed),
+      [names.length],
+      JSON.stringify(plans),
+    );
     assert.deepEqual(ran[0]!.job.pack.map((p) => p.repoId).sort(), committed.map((m) => m.repoId).sort());
     // Nothing published since: no plan again, no second job.
     await sleep(600);

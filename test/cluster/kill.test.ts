@@ -43,7 +43,14 @@ before(async () => {
     TestRepo.init(root).commit({}, 'import');
   }
   configPath = join(dir.path, 'cluster.json');
-  const cluster = { store: await postgres.newDatabase(), redis: redis.url, replicationFactor: 2, name: `k${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 1500 };
+  const cluster = {
+    store: await postgres.newDatabase(),
+    redis: redis.url,
+    replicationFactor: 2,
+    name: `k${process.pid}`,
+    heartbeatMs: 250,
+    nodeTimeoutMs: 1500,
+  };
   const settings = { anonymousAccess: true, symbols: false };
   writeFileSync(configPath, JSON.stringify({ settings, cluster, connections: { local: { type: 'git', url: join(dir.path, 'repos', '*') } } }));
   ownerKey = await newUserKey('ops@example.com', ['--config', configPath], 'owner');
@@ -94,7 +101,12 @@ function load(urls: () => string[], queries: Array<Record<string, unknown>>, wan
 
 /** What must not change when a node dies: the files and lines found, and that nothing is missing. */
 function answer(json: unknown): string {
-  const r = json as { files: Array<{ repository: string; fileName: { text: string }; chunks: Array<{ contentStart: { lineNumber: number } }> }>; isSearchExhaustive: boolean; unavailableShards?: unknown; stats: { actualMatchCount: number } };
+  const r = json as {
+    files: Array<{ repository: string; fileName: { text: string }; chunks: Array<{ contentStart: { lineNumber: number } }> }>;
+    isSearchExhaustive: boolean;
+    unavailableShards?: unknown;
+    stats: { actualMatchCount: number };
+  };
   return JSON.stringify({
     files: r.files.map((f) => [f.repository, f.fileName.text, f.chunks.map((c) => c.contentStart.lineNumber)]),
     exhaustive: r.isSearchExhaustive,
@@ -107,13 +119,17 @@ test('kill -9 of a node under load: complete answers after 10 s, two replicas ag
   if (skip) return t.skip(skip);
   const url = (id: string) => procs.get(id)!.url;
   let last: ClusterStatus | undefined;
-  await until('the cluster synced six repositories, every shard on its two owners', async () => placed((last = await status(url('a'))), 3, 6), 120_000).catch((err: Error) => {
-    t.diagnostic(JSON.stringify(last));
-    for (const [id, p] of procs) t.diagnostic(`${id}: ${p.stdout().slice(-3000)}`);
-    throw err;
-  });
+  await until('the cluster synced six repositories, every shard on its two owners', async () => placed((last = await status(url('a'))), 3, 6), 120_000).catch(
+    (err: Error) => {
+      t.diagnostic(JSON.stringify(last));
+      for (const [id, p] of procs) t.diagnostic(`${id}: ${p.stdout().slice(-3000)}`);
+      throw err;
+    },
+  );
 
-  const queries = WORDS.slice(0, 8).map((w, i) => (i % 2 === 0 ? { query: w, matches: 200 } : { query: `${w.slice(0, 3)}\\w+`, isRegexEnabled: true, matches: 100 }));
+  const queries = WORDS.slice(0, 8).map((w, i) =>
+    i % 2 === 0 ? { query: w, matches: 200 } : { query: `${w.slice(0, 3)}\\w+`, isRegexEnabled: true, matches: 100 },
+  );
   const want: string[] = [];
   for (const q of queries) {
     const res = await call(`${url('c')}/api/search`, { method: 'POST', json: q });
@@ -134,23 +150,40 @@ test('kill -9 of a node under load: complete answers after 10 s, two replicas ag
   const before = samples.filter((s) => s.at < killedAt);
   const early = samples.filter((s) => s.at >= killedAt && s.at < killedAt + 10_000);
   const late = samples.filter((s) => s.at >= killedAt + 10_000);
-  t.diagnostic(`requests: ${before.length} before the kill, ${early.length} in the 10 s after (${early.filter((s) => !s.ok).length} failed), ${late.length} after (${late.filter((s) => !s.ok).length} failed)`);
+  t.diagnostic(
+    `requests: ${before.length} before the kill, ${early.length} in the 10 s after (${early.filter((s) => !s.ok).length} failed), ${late.length} after (${late.filter((s) => !s.ok).length} failed)`,
+  );
   for (const f of samples.filter((x) => !x.ok)) {
     const id = /request id ([0-9a-f-]+)/.exec(f.why ?? '')?.[1];
     if (id) for (const p of procs.values()) for (const line of p.stdout().split('\n')) if (line.includes(id)) t.diagnostic(line);
   }
   assert.ok(before.length > 0 && late.length > 0, 'the load ran');
-  assert.deepEqual(before.filter((s) => !s.ok), []);
-  assert.deepEqual(late.filter((s) => !s.ok), [], 'no request fails 10 s after the kill');
+  assert.deepEqual(
+    before.filter((s) => !s.ok),
+    [],
+  );
+  assert.deepEqual(
+    late.filter((s) => !s.ok),
+    [],
+    'no request fails 10 s after the kill',
+  );
 
-  await until('every shard on two live holders again', async () => {
-    const s = await status(url('a'));
-    return !!s && s.nodes.filter((n) => n.live).length === 2 && s.summary.ok === s.summary.shards && s.summary.shards > 0;
-  }, 30_000);
+  await until(
+    'every shard on two live holders again',
+    async () => {
+      const s = await status(url('a'));
+      return !!s && s.nodes.filter((n) => n.live).length === 2 && s.summary.ok === s.summary.shards && s.summary.shards > 0;
+    },
+    30_000,
+  );
 
   // Restarted with its data dir and id: it joins, takes its shards back, and the copies made meanwhile are dropped.
   await start('c');
-  await until('the cluster back to its placement over three nodes', async () => placed(await status(url('b')), 3, 6) && placed(await status(url('c')), 3, 6), 60_000);
+  await until(
+    'the cluster back to its placement over three nodes',
+    async () => placed(await status(url('b')), 3, 6) && placed(await status(url('c')), 3, 6),
+    60_000,
+  );
   const s = (await status(url('c')))!;
   // (Six small repositories end in one compound shard, on two of the three nodes: the restarted node may own none.)
   const owns = s.repositories.some((r) => r.shards.some((sh) => sh.owners.includes('c')));
@@ -171,14 +204,18 @@ test('kill -9 of a node under load: complete answers after 10 s, two replicas ag
     procs.delete(id);
   }
   let lastAnswer = '';
-  await until('the last node answers every query completely again', async () => {
-    for (const [k, q] of queries.entries()) {
-      const res = await call(`${url('a')}/api/search`, { method: 'POST', json: q });
-      lastAnswer = res.status === 200 ? answer(res.json) : res.text;
-      if (lastAnswer !== want[k]) return false;
-    }
-    return true;
-  }, 60_000).catch((err: Error) => {
+  await until(
+    'the last node answers every query completely again',
+    async () => {
+      for (const [k, q] of queries.entries()) {
+        const res = await call(`${url('a')}/api/search`, { method: 'POST', json: q });
+        lastAnswer = res.status === 200 ? answer(res.json) : res.text;
+        if (lastAnswer !== want[k]) return false;
+      }
+      return true;
+    },
+    60_000,
+  ).catch((err: Error) => {
     t.diagnostic(`${lastAnswer.slice(0, 1000)}\n${procs.get('a')!.stdout().slice(-4000)}`);
     throw err;
   });

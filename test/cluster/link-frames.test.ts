@@ -50,7 +50,10 @@ for (const h of heads) {
       assert.equal(message.buffer === bytes.buffer, offset % 8 === 0, `offset ${offset}: read in place only when aligned`);
       const back = unpackMessage(message);
       assert.deepEqual(back.value, value);
-      assert.deepEqual(back.groups[0]!.map((g) => [g.path, Buffer.from(g.json).toString()]), files.map((g) => [g.path, Buffer.from(g.json).toString()]));
+      assert.deepEqual(
+        back.groups[0]!.map((g) => [g.path, Buffer.from(g.json).toString()]),
+        files.map((g) => [g.path, Buffer.from(g.json).toString()]),
+      );
     }
   });
 }

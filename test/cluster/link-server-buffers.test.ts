@@ -42,7 +42,9 @@ test('a REPLIES frame is packed into the buffer of the one sent before it, and b
     send: (frames) => frames.forEach((f) => got.push({ bytes: Buffer.from(f), buffer: f.buffer })),
     close: (why) => assert.fail(`the link was closed: ${why}`),
   });
-  session.message(frame(KIND.SEARCH, 9, bodies.pack({ task: { plan: new Uint8Array([1]), planId: 1 }, units: [0, 1, 2].map((i) => ({ repoId: 1, file: `g1-${i}.trawl` })) })));
+  session.message(
+    frame(KIND.SEARCH, 9, bodies.pack({ task: { plan: new Uint8Array([1]), planId: 1 }, units: [0, 1, 2].map((i) => ({ repoId: 1, file: `g1-${i}.trawl` })) })),
+  );
   // The longest first: a buffer serves again for what fits in it.
   const paths = ['d/e/f.rs', 'b/c.h', 'a.c'];
   for (let i = 0; i < 3; i++) {
@@ -52,13 +54,16 @@ test('a REPLIES frame is packed into the buffer of the one sent before it, and b
   }
   const replies = got.filter((g) => readFrame(g.bytes).kind === KIND.REPLIES);
   assert.equal(replies.length, 3);
-  assert.equal(replies[1]!.buffer, replies[0]!.buffer, 'the second frame was packed into the first one\'s buffer');
+  assert.equal(replies[1]!.buffer, replies[0]!.buffer, "the second frame was packed into the first one's buffer");
   assert.equal(replies[2]!.buffer, replies[0]!.buffer);
   replies.forEach((g, i) => {
     const { units, message } = readReplies(readFrame(g.bytes).payload);
     assert.deepEqual(units, [i]);
     const { groups } = unpackMessage(message);
-    assert.deepEqual(groups[0]!.map((f) => [f.path, Buffer.from(f.json).toString()]), [[paths[i], Buffer.from(file(paths[i]!).json).toString()]]);
+    assert.deepEqual(
+      groups[0]!.map((f) => [f.path, Buffer.from(f.json).toString()]),
+      [[paths[i], Buffer.from(file(paths[i]!).json).toString()]],
+    );
   });
   assert.equal(readFrame(got.at(-1)!.bytes).kind, KIND.END);
   session.closed();

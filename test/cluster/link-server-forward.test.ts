@@ -25,7 +25,7 @@ const file = (path: string, shard: number): ShapedFile => ({
   shard,
 });
 
-test('a worker\'s message of replies is forwarded byte for byte, units renamed; replies made here are packed; END last', async () => {
+test("a worker's message of replies is forwarded byte for byte, units renamed; replies made here are packed; END last", async () => {
   const answers: Array<(r: ShardReply) => void> = [];
   const run = {
     replies: [0, 1].map(() => new Promise<ShardReply>((r) => answers.push(r))),
@@ -42,11 +42,19 @@ test('a worker\'s message of replies is forwarded byte for byte, units renamed; 
     send: (frames) => frames.forEach((f) => got.push(Buffer.from(f))),
     close: (why) => assert.fail(`the link was closed: ${why}`),
   });
-  session.message(frame(KIND.SEARCH, 4, bodies.pack({ task: { plan: new Uint8Array([1]), planId: 1 }, units: [0, 1, 2].map((i) => ({ repoId: 1, file: `g1-${i}.trawl` })) })));
+  session.message(
+    frame(KIND.SEARCH, 4, bodies.pack({ task: { plan: new Uint8Array([1]), planId: 1 }, units: [0, 1, 2].map((i) => ({ repoId: 1, file: `g1-${i}.trawl` })) })),
+  );
   assert.equal(typeof run.onMessage, 'function', 'the served part takes its worker messages whole');
 
   // One worker message answering both run shards, as the pool hands it over.
-  const done = (found: number): ShardReply => ({ status: 'done', result: { found } as never, files: [], repositories: [{ id: 1, name: 'linux' } as never], queuedNs: 5 });
+  const done = (found: number): ShardReply => ({
+    status: 'done',
+    result: { found } as never,
+    files: [],
+    repositories: [{ id: 1, name: 'linux' } as never],
+    queuedNs: 5,
+  });
   const values = [done(1), done(0)];
   const message = packMessage(values, [[file('a.c', 0)], []]);
   const sent = Buffer.from(message);
@@ -64,10 +72,16 @@ test('a worker\'s message of replies is forwarded byte for byte, units renamed; 
   // First the reply made here (unit 1 not held), then the worker's message.
   assert.deepEqual(replies[0]!.units, [1]);
   const here = unpackMessage(replies[0]!.message).value as ShardReply[];
-  assert.deepEqual(here.map((r) => (r.status === 'failed' ? r.error : r.status)), [NOT_HELD]);
+  assert.deepEqual(
+    here.map((r) => (r.status === 'failed' ? r.error : r.status)),
+    [NOT_HELD],
+  );
   assert.deepEqual(replies[1]!.units, [2, 0], 'run shards 1 and 0 are units 2 and 0');
-  assert.deepEqual(Buffer.from(replies[1]!.message), sent, 'the worker\'s message, unchanged');
+  assert.deepEqual(Buffer.from(replies[1]!.message), sent, "the worker's message, unchanged");
   const { groups } = unpackMessage(replies[1]!.message);
-  assert.deepEqual(groups.map((g) => g.map((f) => f.path)), [['a.c'], []]);
+  assert.deepEqual(
+    groups.map((g) => g.map((f) => f.path)),
+    [['a.c'], []],
+  );
   session.closed();
 });

@@ -21,13 +21,48 @@ import type { Manifest } from '../../daemon/index/manifest.ts';
 import { tempDir } from '../helpers/corpus.ts';
 
 const count = () => ({ inc() {} });
-const counters = { remoteRequests: count(), remoteShards: count(), shardFailures: count(), shardRetries: count(), speculativeShards: count(), shardsAskedAgain: count(), filesCut: count(), filesShapedRemotely: count(), unavailableShards: count(), copiedShards: count(), copiedBytes: count(), copyFailures: count() };
+const counters = {
+  remoteRequests: count(),
+  remoteShards: count(),
+  shardFailures: count(),
+  shardRetries: count(),
+  speculativeShards: count(),
+  shardsAskedAgain: count(),
+  filesCut: count(),
+  filesShapedRemotely: count(),
+  unavailableShards: count(),
+  copiedShards: count(),
+  copiedBytes: count(),
+  copyFailures: count(),
+};
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 
 function manifest(generation: number): Manifest {
-  const repo = { name: 'r', displayName: 'r', codeHostType: 'genericGitHost' as const, archived: false, fork: false, visibility: 'public' as const, kind: 'git' as const, source: '/r' };
+  const repo = {
+    name: 'r',
+    displayName: 'r',
+    codeHostType: 'genericGitHost' as const,
+    archived: false,
+    fork: false,
+    visibility: 'public' as const,
+    kind: 'git' as const,
+    source: '/r',
+  };
   const shard = { file: `g${generation}-0.trawl`, docs: 1, liveDocs: 1, contentBytes: 1, liveContentBytes: 1, delta: false };
-  return { version: 2, repoId: 7, repo, generation, refs: [], shards: [shard], indexedAt: new Date(0).toISOString(), files: 1, contentBytes: 1, skipped: 0, baseGeneration: generation, retired: [] } as unknown as Manifest;
+  return {
+    version: 2,
+    repoId: 7,
+    repo,
+    generation,
+    refs: [],
+    shards: [shard],
+    indexedAt: new Date(0).toISOString(),
+    files: 1,
+    contentBytes: 1,
+    skipped: 0,
+    baseGeneration: generation,
+    retired: [],
+  } as unknown as Manifest;
 }
 
 /** A view of one published shard, owned first by this node, held by `holders()`; `events` records writes in order. */
@@ -61,7 +96,15 @@ test('an orphaned shard is built again only after the grace, and not while the n
     let rebuiltAt = 0;
     const GRACE = 1000;
     const started = Date.now();
-    const r = new Replicator({ dataDir, view: fakeView(() => held, []), peers: {} as PeerClient, log: silent as never, rebuild: (id) => (rebuilds.push(id), (rebuiltAt = Date.now() - started)), counters, orphanGraceMs: GRACE });
+    const r = new Replicator({
+      dataDir,
+      view: fakeView(() => held, []),
+      peers: {} as PeerClient,
+      log: silent as never,
+      rebuild: (id) => (rebuilds.push(id), (rebuiltAt = Date.now() - started)),
+      counters,
+      orphanGraceMs: GRACE,
+    });
     const until = async (ms: number) => {
       while (Date.now() - started < ms) {
         await r.schedule();
@@ -96,7 +139,15 @@ test("a build's holdings are written before its publication", async () => {
   const dir = tempDir('publish-order');
   try {
     const events: string[] = [];
-    const r = new Replicator({ dataDir: join(dir.path, 'data'), view: fakeView(() => ['me'], events), peers: {} as PeerClient, log: silent as never, rebuild: () => {}, counters, orphanGraceMs: 1000 });
+    const r = new Replicator({
+      dataDir: join(dir.path, 'data'),
+      view: fakeView(() => ['me'], events),
+      peers: {} as PeerClient,
+      log: silent as never,
+      rebuild: () => {},
+      counters,
+      orphanGraceMs: 1000,
+    });
     mkdirSync(join(dir.path, 'data'), { recursive: true });
     assert.equal(await r.publishBuild(manifest(6)), true);
     assert.deepEqual(events, ['holdings', 'holdsVersion', 'publish']);

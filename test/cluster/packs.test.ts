@@ -53,7 +53,13 @@ async function build(k: number, on: number, generation?: number): Promise<void> 
   const n = nodes[on]!;
   const publishing: Array<Promise<void>> = [];
   const minGeneration = generation ?? (r.repoId > 0 ? await n.cluster!.view.published.allocate(r.repoId, 1) : 1);
-  const summary = await indexLocal(r.path, { dataDir: dataDirOf(on), store: shared, symbols: true, minGeneration, onCommit: (m) => void publishing.push(n.cluster!.onCommit(m)) });
+  const summary = await indexLocal(r.path, {
+    dataDir: dataDirOf(on),
+    store: shared,
+    symbols: true,
+    minGeneration,
+    onCommit: (m) => void publishing.push(n.cluster!.onCommit(m)),
+  });
   await Promise.all(publishing);
   r.repoId = summary.repoId;
 }
@@ -66,14 +72,18 @@ async function indexReference(k: number): Promise<void> {
 async function allSettled(what: string): Promise<void> {
   let last = '';
   try {
-    await until(what, async () => {
-      for (const n of nodes) {
-        const s = await n.cluster!.status();
-        last = JSON.stringify({ node: s.self, repositories: s.repositories.map((r) => ({ r: r.repository, g: r.generation, shards: r.shards })) });
-        if (s.repositories.length !== REPOS || !settled(s)) return false;
-      }
-      return true;
-    }, 30_000);
+    await until(
+      what,
+      async () => {
+        for (const n of nodes) {
+          const s = await n.cluster!.status();
+          last = JSON.stringify({ node: s.self, repositories: s.repositories.map((r) => ({ r: r.repository, g: r.generation, shards: r.shards })) });
+          if (s.repositories.length !== REPOS || !settled(s)) return false;
+        }
+        return true;
+      },
+      30_000,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}: ${last}`);
   }
@@ -88,7 +98,13 @@ async function allSettled(what: string): Promise<void> {
  */
 function comparable(res: { status: number; json?: unknown }): unknown {
   if (res.status !== 200) return { status: res.status, code: (res.json as { errorCode?: string } | undefined)?.errorCode };
-  const r = res.json as { files: Array<{ repository: string; fileName: { text: string } }>; repositoryInfo: Array<{ id: number }>; isSearchExhaustive: boolean; stats: Record<string, number>; unavailableShards?: unknown };
+  const r = res.json as {
+    files: Array<{ repository: string; fileName: { text: string } }>;
+    repositoryInfo: Array<{ id: number }>;
+    isSearchExhaustive: boolean;
+    stats: Record<string, number>;
+    unavailableShards?: unknown;
+  };
   const key = (f: { repository: string; fileName: { text: string } }): string => `${f.repository}\0${f.fileName.text}`;
   const files = [...r.files].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   const repositoryInfo = [...r.repositoryInfo].sort((a, b) => a.id - b.id);
@@ -142,7 +158,9 @@ async function searchWhile(moves: () => Promise<unknown>, seed: number): Promise
       assert.deepEqual(comparable(got), wants[i]);
     } catch (err) {
       const g = got.json as { unavailableShards?: unknown; isSearchExhaustive?: boolean; stats?: { actualMatchCount: number } } | undefined;
-      differences.push(`${JSON.stringify(qs[i])} via ${k % 3}: ${got.status} ${JSON.stringify(g?.unavailableShards)} exhaustive ${g?.isSearchExhaustive} ${g?.stats?.actualMatchCount}: ${(err as Error).message.slice(0, 300)}`);
+      differences.push(
+        `${JSON.stringify(qs[i])} via ${k % 3}: ${got.status} ${JSON.stringify(g?.unavailableShards)} exhaustive ${g?.isSearchExhaustive} ${g?.stats?.actualMatchCount}: ${(err as Error).message.slice(0, 300)}`,
+      );
     }
   }
   await done;
@@ -198,17 +216,41 @@ before(async () => {
   refStore = openSqliteStore(join(dir.path, 'ref.db'));
   stores.push(refStore);
   for (let k = 0; k < REPOS; k++) await indexLocal(repos[k]!.path, { dataDir: join(dir.path, 'ref'), store: refStore, symbols: true });
-  reference = await startDaemon({ config: parseConfig(JSON.stringify({ settings }), join(dir.path, 'ref.json')), dataDir: join(dir.path, 'ref'), host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, store: refStore });
+  reference = await startDaemon({
+    config: parseConfig(JSON.stringify({ settings }), join(dir.path, 'ref.json')),
+    dataDir: join(dir.path, 'ref'),
+    host: '127.0.0.1',
+    port: 0,
+    logger: silentHttpLogger,
+    workers: 1,
+    sync: false,
+    store: refStore,
+  });
   daemons.push(reference);
 
   const storeUrl = await postgres.newDatabase();
   shared = openPgStore(storeUrl);
   stores.push(shared);
   const configPath = join(dir.path, 'cluster.json');
-  writeFileSync(configPath, JSON.stringify({ settings, cluster: { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `p${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 } }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      settings,
+      cluster: { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `p${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 },
+    }),
+  );
   const config = loadConfig(configPath);
   for (const id of ['a', 'b', 'c']) {
-    const d = await startDaemon({ config, dataDir: join(dir.path, id), host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, nodeId: id });
+    const d = await startDaemon({
+      config,
+      dataDir: join(dir.path, id),
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentHttpLogger,
+      workers: 1,
+      sync: false,
+      nodeId: id,
+    });
     daemons.push(d);
     nodes.push(d);
   }
@@ -233,7 +275,10 @@ describe('compound shards in a cluster of three nodes', () => {
     if (skip) return t.skip(skip);
     const jobs = nodes[1]!.cluster!.planPacks(target, Infinity);
     assert.ok(jobs.length >= 2, `${jobs.length} jobs`);
-    assert.deepEqual(jobs.flatMap((j) => j.pack.map((p) => p.repoId)).sort((a, b) => a - b), repos.map((r) => r.repoId).sort((a, b) => a - b));
+    assert.deepEqual(
+      jobs.flatMap((j) => j.pack.map((p) => p.repoId)).sort((a, b) => a - b),
+      repos.map((r) => r.repoId).sort((a, b) => a - b),
+    );
     const { searches, differences } = await searchWhile(() => runJobs(jobs).then(() => allSettled('every pack on its owners')), 2);
     t.diagnostic(`${searches} searches while ${jobs.length} pack jobs ran and the packs were placed`);
     assert.deepEqual(differences.slice(0, 3), []);
@@ -347,10 +392,14 @@ describe('compound shards in a cluster of three nodes', () => {
     assert.equal(now.content, undefined);
     assert.ok(now.generation > copy.generation, 'published again under a generation past the copy');
     await indexReference(k);
-    await until('the late build searchable through another node', async () => {
-      const found = await call(`${nodes[0]!.url}/api/search`, { method: 'POST', json: { query: 'arrived_late', matches: 10 } });
-      return (found.json as { files: unknown[] }).files.length === 1;
-    }, 20_000);
+    await until(
+      'the late build searchable through another node',
+      async () => {
+        const found = await call(`${nodes[0]!.url}/api/search`, { method: 'POST', json: { query: 'arrived_late', matches: 10 } });
+        return (found.json as { files: unknown[] }).files.length === 1;
+      },
+      20_000,
+    );
     assert.deepEqual(await differential(7), []);
   });
 });

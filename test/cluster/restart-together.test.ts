@@ -58,7 +58,14 @@ before(async () => {
   // still being listed).
   // Stopped nodes leave the cluster at once, so nothing here waits for a timeout.
   const cluster = { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `rt${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 };
-  writeFileSync(configPath, JSON.stringify({ settings: { anonymousAccess: true, symbols: false }, cluster, connections: { local: { type: 'git', url: join(dir.path, 'repos', '*') } } }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      settings: { anonymousAccess: true, symbols: false },
+      cluster,
+      connections: { local: { type: 'git', url: join(dir.path, 'repos', '*') } },
+    }),
+  );
   ownerKey = await newUserKey('ops@example.com', ['--config', configPath], 'owner');
   store = openPgStore(storeUrl);
   await Promise.all(['a', 'b', 'c'].map(start));
@@ -77,7 +84,11 @@ test('nodes restarted one by one build nothing again', async (t) => {
   let before: ClusterStatus | undefined;
   // (The small repositories are copied into a compound shard once built: the generations to keep are theirs there.)
   const packed = (s: ClusterStatus | undefined): boolean => !!s && s.repositories.every((r) => r.shards.every((sh) => /^p\d+-\d+\.trawl$/.test(sh.shard)));
-  await until('three nodes, every repository in a compound shard on its two owners', async () => placed((before = await status(procs.get('a')!.url)), 3, REPOS) && packed(before), 120_000);
+  await until(
+    'three nodes, every repository in a compound shard on its two owners',
+    async () => placed((before = await status(procs.get('a')!.url)), 3, REPOS) && packed(before),
+    120_000,
+  );
   const was = generations(before!);
 
   // Stopped as an operator stops them (SIGTERM): each leaves the cluster at once.

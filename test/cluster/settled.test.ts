@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { settled } from '../../daemon/cluster/status.ts';
 
-const shard = (owners: string[], holders: string[], health: 'ok' | 'under-replicated' | 'unavailable' = 'ok') => ({ shard: 'g1-0.trawl', owners, holders, replicas: holders.length, health });
+const shard = (owners: string[], holders: string[], health: 'ok' | 'under-replicated' | 'unavailable' = 'ok') => ({
+  shard: 'g1-0.trawl',
+  owners,
+  holders,
+  replicas: holders.length,
+  health,
+});
 const status = (...shards: Array<ReturnType<typeof shard>>) => ({ repositories: [{ repositoryId: 1, repository: 'r', generation: 1, builtBy: 'a', shards }] });
 
 test('settled: every shard held by exactly its owners', () => {

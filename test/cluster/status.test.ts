@@ -46,7 +46,11 @@ let ownerKey = '';
 /** Runs `trawl cluster status` in this process: its exit status and its lines. */
 async function status(...args: string[]): Promise<{ code: number; lines: string[] }> {
   const lines: string[] = [];
-  const code = await clusterCommand(['status', '--config', configPath, ...args], { out: (l) => lines.push(l), err: (l) => lines.push(l), now: () => new Date() });
+  const code = await clusterCommand(['status', '--config', configPath, ...args], {
+    out: (l) => lines.push(l),
+    err: (l) => lines.push(l),
+    now: () => new Date(),
+  });
   return { code, lines };
 }
 
@@ -62,7 +66,9 @@ async function scrape(d: Daemon): Promise<Map<string, number>> {
 
 /** What `id` holds of repositories another node built: each was copied to it. */
 function copiedTo(s: ClusterStatus, id: string): Array<{ repositoryId: number; shard: string }> {
-  return s.repositories.filter((r) => r.builtBy !== id).flatMap((r) => r.shards.filter((x) => x.holders.includes(id)).map((x) => ({ repositoryId: r.repositoryId, shard: x.shard })));
+  return s.repositories
+    .filter((r) => r.builtBy !== id)
+    .flatMap((r) => r.shards.filter((x) => x.holders.includes(id)).map((x) => ({ repositoryId: r.repositoryId, shard: x.shard })));
 }
 
 before(async () => {
@@ -73,9 +79,18 @@ before(async () => {
   shared = openPgStore(storeUrl);
   configPath = join(dir.path, 'cluster.json');
   const settings = { anonymousAccess: true };
-  writeFileSync(configPath, JSON.stringify({ settings, cluster: { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `s${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 } }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      settings,
+      cluster: { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `s${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 },
+    }),
+  );
   const config = loadConfig(configPath);
-  for (const id of IDS) nodes.push(await startDaemon({ config, dataDir: join(dir.path, id), host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, nodeId: id }));
+  for (const id of IDS)
+    nodes.push(
+      await startDaemon({ config, dataDir: join(dir.path, id), host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, nodeId: id }),
+    );
   // Three repositories of several shards each, each built on one node and published from there.
   const publishing: Array<Promise<void>> = [];
   for (const [i, id] of IDS.entries()) {
@@ -83,19 +98,29 @@ before(async () => {
     generateCorpus(root, 40 + i, 60);
     TestRepo.init(root).commit({}, 'import');
     const n = nodes[i]!;
-    await indexLocal(root, { dataDir: join(dir.path, id), store: shared, symbols: false, shardTargetBytes: 8 * 1024, onCommit: (m) => void publishing.push(n.cluster!.onCommit(m)) });
+    await indexLocal(root, {
+      dataDir: join(dir.path, id),
+      store: shared,
+      symbols: false,
+      shardTargetBytes: 8 * 1024,
+      onCommit: (m) => void publishing.push(n.cluster!.onCommit(m)),
+    });
   }
   await Promise.all(publishing);
   // Settled: every shard held by exactly its placement's owners (a builder drops what is not
   // placed on it once the owners hold it), as every node sees it.
-  await until('every shard on its two owners, as every node sees it', async () => {
-    for (const n of nodes) {
-      const s = await n.cluster!.status();
-      if (s.summary.shards < 6 || s.summary.ok !== s.summary.shards) return false;
-      if (!settled(s)) return false;
-    }
-    return true;
-  }, 20_000);
+  await until(
+    'every shard on its two owners, as every node sees it',
+    async () => {
+      for (const n of nodes) {
+        const s = await n.cluster!.status();
+        if (s.summary.shards < 6 || s.summary.ok !== s.summary.shards) return false;
+        if (!settled(s)) return false;
+      }
+      return true;
+    },
+    20_000,
+  );
   ownerKey = await newUserKey('ops@example.com', ['--config', configPath], 'owner');
 });
 
@@ -150,7 +175,10 @@ describe('trawl cluster status and the cluster in /metrics (three nodes, replica
       // placed elsewhere since may have been copied and dropped); their files' bytes with it.
       const copied = copiedTo(s, id);
       const bytes = copied.reduce((sum, c) => sum + statSync(join(shardsDir(join(dir.path, id), c.repositoryId), c.shard)).size, 0);
-      assert.ok(m.get('trawl_cluster_copied_shards_total')! >= copied.length, `${id}: ${m.get('trawl_cluster_copied_shards_total')} copied, holds ${copied.length}`);
+      assert.ok(
+        m.get('trawl_cluster_copied_shards_total')! >= copied.length,
+        `${id}: ${m.get('trawl_cluster_copied_shards_total')} copied, holds ${copied.length}`,
+      );
       assert.ok(m.get('trawl_cluster_copied_bytes_total')! >= bytes, `${id}: ${m.get('trawl_cluster_copied_bytes_total')} bytes copied, holds ${bytes}`);
       assert.equal(m.get('trawl_cluster_copy_failures_total'), 0, id);
       copiedEverywhere += m.get('trawl_cluster_copied_shards_total')!;
@@ -160,7 +188,12 @@ describe('trawl cluster status and the cluster in /metrics (three nodes, replica
     // Node a asks every shard it does not hold of another node, as few nodes as cover them (cluster/nodes-to-ask.ts): one part per node.
     const units = nodes[0]!.cluster!.view.units();
     const notHere = units.filter((u) => !u.holders.includes('a'));
-    const asked = [...cover(units.map((u) => u.holders), 'a').keys()].filter((n) => n !== 'a');
+    const asked = [
+      ...cover(
+        units.map((u) => u.holders),
+        'a',
+      ).keys(),
+    ].filter((n) => n !== 'a');
     assert.ok(notHere.length > 0, 'some shards are not on node a');
     const was = await scrape(nodes[0]!);
     const res = await call(`${nodes[0]!.url}/api/search`, { method: 'POST', json: { query: WORDS[2]!, matches: 100_000 } });
@@ -198,7 +231,12 @@ describe('trawl cluster status and the cluster in /metrics (three nodes, replica
     if (skip) return t.skip(skip);
     const [a] = nodes;
     // The victim: a node that node a asks for shards it does not hold.
-    const victimId = [...cover(a!.cluster!.view.units().map((u) => u.holders), 'a').keys()].find((n) => n !== 'a')!;
+    const victimId = [
+      ...cover(
+        a!.cluster!.view.units().map((u) => u.holders),
+        'a',
+      ).keys(),
+    ].find((n) => n !== 'a')!;
     const victim = nodes[IDS.indexOf(victimId)]!;
     const survivor = nodes.find((n) => n !== a && n !== victim)!;
     // Without their replicators the survivors keep the copies they have: the shards the
@@ -218,7 +256,9 @@ describe('trawl cluster status and the cluster in /metrics (three nodes, replica
     assert.equal(body.unavailableShards, undefined);
     const now = await scrape(a!);
     const delta = (name: string) => now.get(name)! - was.get(name)!;
-    t.diagnostic(`node ${victimId} stopped: ${delta('trawl_cluster_shard_failures_total')} shard requests failed and went to node ${survivor.cluster!.membership.id}`);
+    t.diagnostic(
+      `node ${victimId} stopped: ${delta('trawl_cluster_shard_failures_total')} shard requests failed and went to node ${survivor.cluster!.membership.id}`,
+    );
     assert.ok(delta('trawl_cluster_shard_failures_total') > 0, 'the victim failed its shards');
     assert.equal(delta('trawl_cluster_shard_retries_total'), delta('trawl_cluster_shard_failures_total'), 'each asked again of its other holder');
     assert.equal(delta('trawl_cluster_unavailable_shards_total'), 0);
@@ -238,7 +278,10 @@ describe('trawl cluster status and the cluster in /metrics (three nodes, replica
     const row = lines.find((l) => l.startsWith(`${victimId} `))!.split(/ {2,}/);
     assert.deepEqual([row[2], row[3], row[5], row[6]], ['dead', 'no', '0', '0']);
     assert.match(row[4]!, /^\d+\.\ds ago$/);
-    assert.ok(lines.includes(`shards: ${json.summary.shards} published, ${json.summary.ok} ok, ${under.length} under-replicated, 0 unavailable`), lines.join('\n'));
+    assert.ok(
+      lines.includes(`shards: ${json.summary.shards} published, ${json.summary.ok} ok, ${under.length} under-replicated, 0 unavailable`),
+      lines.join('\n'),
+    );
     const listed = lines.filter((l) => l.startsWith('under-replicated: '));
     assert.equal(listed.length, Math.min(under.length, 20) + (under.length > 20 ? 1 : 0));
     const first = under[0]!;
@@ -252,10 +295,19 @@ describe('trawl cluster status and the cluster in /metrics (three nodes, replica
 
     // And in node a's /metrics, as its view has it (read again every heartbeat by its
     // replicator's rounds; that replicator is stopped, so read again here).
-    await until("node a's gauges show the dead node and the under-replicated shards", async () => {
-      await a!.cluster!.view.refresh();
-      const m = await scrape(a!);
-      return m.get('trawl_cluster_nodes{state="dead"}') === 1 && m.get('trawl_cluster_nodes{state="serving"}') === 2 && m.get('trawl_cluster_shards{health="under-replicated"}') === under.length && m.get('trawl_cluster_shards{health="ok"}') === json.summary.ok;
-    }, 10_000);
+    await until(
+      "node a's gauges show the dead node and the under-replicated shards",
+      async () => {
+        await a!.cluster!.view.refresh();
+        const m = await scrape(a!);
+        return (
+          m.get('trawl_cluster_nodes{state="dead"}') === 1 &&
+          m.get('trawl_cluster_nodes{state="serving"}') === 2 &&
+          m.get('trawl_cluster_shards{health="under-replicated"}') === under.length &&
+          m.get('trawl_cluster_shards{health="ok"}') === json.summary.ok
+        );
+      },
+      10_000,
+    );
   });
 });

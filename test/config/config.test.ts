@@ -31,11 +31,20 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
   { name: 'empty object: every default', doc: {}, expected: { ...defaultConfig(), path: FILE } },
   {
     name: 'partial settings are merged with the defaults',
-    doc: { $schema: './trawl.schema.json', settings: { anonymousAccess: true, search: { timeoutMs: 5000 }, rateLimit: { store: 'redis://cache:6379' }, symbols: false } },
+    doc: {
+      $schema: './trawl.schema.json',
+      settings: { anonymousAccess: true, search: { timeoutMs: 5000 }, rateLimit: { store: 'redis://cache:6379' }, symbols: false },
+    },
     expected: {
       ...defaultConfig(),
       path: FILE,
-      settings: { ...defaultConfig().settings, anonymousAccess: true, search: { maxMatches: 100000, timeoutMs: 5000, maxConcurrent: 4, maxConcurrentPerCaller: 4, maxQueued: 100, maxQueuedPerCaller: 50 }, rateLimit: { requestsPerDay: 10000, store: 'redis://cache:6379' }, symbols: false },
+      settings: {
+        ...defaultConfig().settings,
+        anonymousAccess: true,
+        search: { maxMatches: 100000, timeoutMs: 5000, maxConcurrent: 4, maxConcurrentPerCaller: 4, maxQueued: 100, maxQueuedPerCaller: 50 },
+        rateLimit: { requestsPerDay: 10000, store: 'redis://cache:6379' },
+        symbols: false,
+      },
     },
   },
   {
@@ -46,12 +55,43 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
   {
     name: 'a cluster: the store and Redis given, the rest defaults',
     doc: { cluster: { store: 'postgresql://trawl@db.internal:5432/trawl', redis: 'redis://cache:6379/2' } },
-    expected: { ...defaultConfig(), path: FILE, cluster: { store: 'postgresql://trawl@db.internal:5432/trawl', redis: 'redis://cache:6379/2', replicationFactor: 2, name: 'trawl', heartbeatMs: 1000, nodeTimeoutMs: 5000 } },
+    expected: {
+      ...defaultConfig(),
+      path: FILE,
+      cluster: {
+        store: 'postgresql://trawl@db.internal:5432/trawl',
+        redis: 'redis://cache:6379/2',
+        replicationFactor: 2,
+        name: 'trawl',
+        heartbeatMs: 1000,
+        nodeTimeoutMs: 5000,
+      },
+    },
   },
   {
     name: 'a cluster with every setting',
-    doc: { cluster: { store: 'postgres://db/search?sslmode=require', redis: 'rediss://cache:6380', replicationFactor: 3, name: 'eu-1', heartbeatMs: 200, nodeTimeoutMs: 600 } },
-    expected: { ...defaultConfig(), path: FILE, cluster: { store: 'postgres://db/search?sslmode=require', redis: 'rediss://cache:6380', replicationFactor: 3, name: 'eu-1', heartbeatMs: 200, nodeTimeoutMs: 600 } },
+    doc: {
+      cluster: {
+        store: 'postgres://db/search?sslmode=require',
+        redis: 'rediss://cache:6380',
+        replicationFactor: 3,
+        name: 'eu-1',
+        heartbeatMs: 200,
+        nodeTimeoutMs: 600,
+      },
+    },
+    expected: {
+      ...defaultConfig(),
+      path: FILE,
+      cluster: {
+        store: 'postgres://db/search?sslmode=require',
+        redis: 'rediss://cache:6380',
+        replicationFactor: 3,
+        name: 'eu-1',
+        heartbeatMs: 200,
+        nodeTimeoutMs: 600,
+      },
+    },
   },
   {
     name: 'license keys',
@@ -63,7 +103,7 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
     },
   },
   {
-    name: 'git, minimal: a relative path resolves against the file\'s directory',
+    name: "git, minimal: a relative path resolves against the file's directory",
     doc: { connections: { app: { type: 'git', url: 'repos/app' } } },
     expected: withConnections({ app: { type: 'git', url: '/etc/trawl/repos/app', revisions: noRevisions() } }),
   },
@@ -126,7 +166,11 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
   },
   {
     name: 'cloneOrigins are kept as origins: the host lower-cased, a default port and a trailing "/" dropped',
-    doc: { connections: { gl: { type: 'gitlab', url: 'http://gitlab.internal', cloneOrigins: ['https://GitLab.Example.com:443/', 'https://git.example.com:8443'], groups: ['g'] } } },
+    doc: {
+      connections: {
+        gl: { type: 'gitlab', url: 'http://gitlab.internal', cloneOrigins: ['https://GitLab.Example.com:443/', 'https://git.example.com:8443'], groups: ['g'] },
+      },
+    },
     expected: withConnections({
       gl: {
         type: 'gitlab',
@@ -151,7 +195,16 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
     name: 'gitlab, full',
     doc: {
       connections: {
-        gl: { type: 'gitlab', url: 'http://gitlab.internal:8080', token: { env: 'GL' }, groups: ['a'], users: ['u'], projects: ['a/b/c'], exclude: { archived: true }, revisions: { tags: ['v*'] } },
+        gl: {
+          type: 'gitlab',
+          url: 'http://gitlab.internal:8080',
+          token: { env: 'GL' },
+          groups: ['a'],
+          users: ['u'],
+          projects: ['a/b/c'],
+          exclude: { archived: true },
+          revisions: { tags: ['v*'] },
+        },
       },
     },
     expected: withConnections({
@@ -183,7 +236,11 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
   },
   {
     name: 'gerrit, full',
-    doc: { connections: { review: { type: 'gerrit', url: 'https://review.example.com/r', user: 'bot', token: { env: 'GERRIT_PASSWORD' }, projects: ['chromium/*'] } } },
+    doc: {
+      connections: {
+        review: { type: 'gerrit', url: 'https://review.example.com/r', user: 'bot', token: { env: 'GERRIT_PASSWORD' }, projects: ['chromium/*'] },
+      },
+    },
     expected: withConnections({
       review: {
         type: 'gerrit',
@@ -214,7 +271,19 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
   },
   {
     name: 'bitbucket server with url, user and token',
-    doc: { connections: { bbs: { type: 'bitbucket', deploymentType: 'server', url: 'https://bitbucket.example.com', user: 'ci', token: { env: 'BB' }, projects: ['PROJ'], repos: ['OPS/deploy'] } } },
+    doc: {
+      connections: {
+        bbs: {
+          type: 'bitbucket',
+          deploymentType: 'server',
+          url: 'https://bitbucket.example.com',
+          user: 'ci',
+          token: { env: 'BB' },
+          projects: ['PROJ'],
+          repos: ['OPS/deploy'],
+        },
+      },
+    },
     expected: withConnections({
       bbs: {
         type: 'bitbucket',
@@ -239,7 +308,17 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
   },
   {
     name: 'azuredevops, full: project names may contain spaces',
-    doc: { connections: { ado: { type: 'azuredevops', url: 'https://ado.example.com/tfs', token: { env: 'PAT' }, projects: ['contoso/Fabrikam Fiber'], repos: ['contoso/Fabrikam Fiber/web'] } } },
+    doc: {
+      connections: {
+        ado: {
+          type: 'azuredevops',
+          url: 'https://ado.example.com/tfs',
+          token: { env: 'PAT' },
+          projects: ['contoso/Fabrikam Fiber'],
+          repos: ['contoso/Fabrikam Fiber/web'],
+        },
+      },
+    },
     expected: withConnections({
       ado: {
         type: 'azuredevops',
@@ -259,7 +338,11 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
     expected: {
       ...defaultConfig(),
       path: FILE,
-      settings: { ...defaultConfig().settings, metrics: { auth: { env: 'TRAWL_METRICS_TOKEN' } }, http: { ...defaultConfig().settings.http, trustedProxies: ['10.0.0.5', '10.1.0.0/16', '::1', 'fd00::/8'] } },
+      settings: {
+        ...defaultConfig().settings,
+        metrics: { auth: { env: 'TRAWL_METRICS_TOKEN' } },
+        http: { ...defaultConfig().settings.http, trustedProxies: ['10.0.0.5', '10.1.0.0/16', '::1', 'fd00::/8'] },
+      },
     },
   },
   {
@@ -298,7 +381,11 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
   },
   { name: 'syntax error: comment', doc: '{\n  // no\n}', fragments: ['line 2, column 3: invalid JSON: comments are not allowed'] },
   { name: 'syntax error: unquoted word', doc: '{"settings": {"symbols": yes}}', fragments: ['line 1, column 26: invalid JSON: unexpected word "yes"'] },
-  { name: 'syntax error: unterminated', doc: '{"settings": {', fragments: ['line 1, column 15: invalid JSON: expected a property name in double quotes, found the end of the file'] },
+  {
+    name: 'syntax error: unterminated',
+    doc: '{"settings": {',
+    fragments: ['line 1, column 15: invalid JSON: expected a property name in double quotes, found the end of the file'],
+  },
   { name: 'empty file', doc: '', fragments: ['line 1, column 1: invalid JSON: the file is empty'] },
   { name: 'not an object', doc: '[]', fragments: ['trawl.json: /: must be an object, not a list'] },
   {
@@ -470,11 +557,14 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
   {
     name: 'gitea and azuredevops with nothing selected',
     doc: { connections: { gt: { type: 'gitea' }, ado: { type: 'azuredevops' } } },
-    fragments: ['/connections/gt: nothing selected to index: add a non-empty "orgs", "users" or "repos" list', '/connections/ado: nothing selected to index: add a non-empty "orgs", "projects" or "repos" list'],
+    fragments: [
+      '/connections/gt: nothing selected to index: add a non-empty "orgs", "users" or "repos" list',
+      '/connections/ado: nothing selected to index: add a non-empty "orgs", "projects" or "repos" list',
+    ],
     lines: 2,
   },
   {
-    name: 'typo\'d property',
+    name: "typo'd property",
     doc: { connections: { app: { type: 'git', url: '.', revisions: { brances: ['main'] } } } },
     fragments: ['trawl.json: /connections/app/revisions/brances: unknown property "brances" (did you mean "branches"?)'],
     lines: 1,
@@ -482,13 +572,27 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
   {
     name: 'property of another connection type',
     doc: { connections: { gh: { type: 'github', groups: ['g'] } } },
-    fragments: ['/connections/gh/groups: unknown property "groups"; allowed here: "type", "url", "token", "cloneOrigins", "orgs", "users", "repos", "exclude", "revisions"'],
+    fragments: [
+      '/connections/gh/groups: unknown property "groups"; allowed here: "type", "url", "token", "cloneOrigins", "orgs", "users", "repos", "exclude", "revisions"',
+    ],
   },
   {
     name: 'cloneOrigins that are not origins',
     doc: {
       connections: {
-        gt: { type: 'gitea', orgs: ['o'], cloneOrigins: ['https://git.example.com/repos', 'git.example.com', 'ssh://git.example.com', 'file:///srv', 'https://user:pw@git.example.com', 'https://git.example.com:99999', 'https://[zz]'] },
+        gt: {
+          type: 'gitea',
+          orgs: ['o'],
+          cloneOrigins: [
+            'https://git.example.com/repos',
+            'git.example.com',
+            'ssh://git.example.com',
+            'file:///srv',
+            'https://user:pw@git.example.com',
+            'https://git.example.com:99999',
+            'https://[zz]',
+          ],
+        },
         review: { type: 'gerrit', url: 'https://review.example.com', cloneOrigins: ['https://other.example.com'] },
       },
     },
@@ -522,7 +626,10 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
   {
     name: 'repository names in the wrong form',
     doc: { connections: { gh: { type: 'github', orgs: ['a/b'], repos: ['cli'] } } },
-    fragments: ['/connections/gh/orgs/0: must be a single name (no "/"), not "a/b"', '/connections/gh/repos/0: must be a path of two names, "owner/name", not "cli"'],
+    fragments: [
+      '/connections/gh/orgs/0: must be a single name (no "/"), not "a/b"',
+      '/connections/gh/repos/0: must be a path of two names, "owner/name", not "cli"',
+    ],
     lines: 2,
   },
   {
@@ -604,8 +711,14 @@ test('loadConfig reads a file, resolves git paths against its directory and reco
     const config = loadConfig(file);
     assert.equal(config.path, file);
     assert.deepEqual(config.connections.here, { type: 'git', url: join(dir, 'repos/app'), revisions: noRevisions() });
-    assert.throws(() => loadConfig(join(dir, 'absent.json')), (err: unknown) => err instanceof ConfigError && /absent\.json: cannot read the configuration file: no such file/.test(err.message));
-    assert.throws(() => loadConfig(dir), (err: unknown) => err instanceof ConfigError && err.message === `${dir}: the configuration file is not a regular file (a directory)`);
+    assert.throws(
+      () => loadConfig(join(dir, 'absent.json')),
+      (err: unknown) => err instanceof ConfigError && /absent\.json: cannot read the configuration file: no such file/.test(err.message),
+    );
+    assert.throws(
+      () => loadConfig(dir),
+      (err: unknown) => err instanceof ConfigError && err.message === `${dir}: the configuration file is not a regular file (a directory)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -615,14 +728,22 @@ test('loadConfig refuses a file over its bound without reading it, and one that 
   const dir = mkdtempSync(join(tmpdir(), 'trawl-config-'));
   try {
     const cases: Array<[string, (path: string) => void, string]> = [
-      ['over the bound (sparse)', (p) => (writeFileSync(p, ''), truncateSync(p, CONFIG_MAX_BYTES + 1)), `is ${(CONFIG_MAX_BYTES + 1).toLocaleString('en-US')} bytes, over the ${CONFIG_MAX_BYTES.toLocaleString('en-US')} bytes a file of its kind may hold`],
+      [
+        'over the bound (sparse)',
+        (p) => (writeFileSync(p, ''), truncateSync(p, CONFIG_MAX_BYTES + 1)),
+        `is ${(CONFIG_MAX_BYTES + 1).toLocaleString('en-US')} bytes, over the ${CONFIG_MAX_BYTES.toLocaleString('en-US')} bytes a file of its kind may hold`,
+      ],
       // What else stands at a path (devices, FIFOs): test/runtime/bounded-read.test.ts.
       ['a link to a directory', (p) => symlinkSync(dir, p), 'is not a regular file (a symbolic link to a directory)'],
     ];
     for (const [i, [name, make, reason]] of cases.entries()) {
       const file = join(dir, `case-${i}.json`);
       make(file);
-      assert.throws(() => loadConfig(file), (err: unknown) => err instanceof ConfigError && err.message === `${file}: the configuration file ${reason}`, name);
+      assert.throws(
+        () => loadConfig(file),
+        (err: unknown) => err instanceof ConfigError && err.message === `${file}: the configuration file ${reason}`,
+        name,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -710,7 +831,7 @@ test('objects in the schema reject unknown properties', () => {
   assert.deepEqual(open, []);
 });
 
-test('the schema\'s default annotations are the loader\'s defaults', () => {
+test("the schema's default annotations are the loader's defaults", () => {
   const defs = configSchema.$defs as Record<string, Schema>;
   const fromSchema = (schema: Schema): unknown => {
     const props = schema.properties as Record<string, Schema>;
@@ -731,7 +852,7 @@ test('the schema\'s default annotations are the loader\'s defaults', () => {
     const loaded = load({ connections: { c: { type, [type === 'bitbucket' ? 'workspaces' : type === 'gitlab' ? 'groups' : 'orgs']: ['x'] } } }).connections.c!;
     assert.equal(loaded.url, urls[type], `${type} url default`);
   }
-  assert.equal(((defs.gerritConnection!.properties as Record<string, Schema>).url!).default, undefined);
+  assert.equal((defs.gerritConnection!.properties as Record<string, Schema>).url!.default, undefined);
 });
 
 test('the exported schema is frozen (the validator and the OpenAPI document share it)', () => {

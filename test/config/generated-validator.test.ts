@@ -55,7 +55,7 @@ test('the generated validator accepts exactly what the runtime validator accepts
   const example = JSON.parse(readFileSync(join(INSTALL_ROOT, 'daemon/config/example.trawl.json'), 'utf8')) as Json;
   const docs: Json[] = [example, {}, { settings: {} }, { connections: {} }, null, [], 'x', { unknown: 1 }];
   let seed = 20261124;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   for (let i = 0; i < 1500; i++) docs.push(mutate(example, rand));
   let valid = 0;
   for (const doc of docs) {

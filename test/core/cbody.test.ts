@@ -30,7 +30,15 @@ function reference(s: Uint8Array, from: number, bracesIn: number, bolIn: boolean
   let bol = bolIn;
   let lines = 0;
   let depth = 0;
-  const out = (why: number, keywordAt?: number): Read => ({ why, pos: why === C_BODY_EOF ? n : i, braces, bol, lines, depth, ...(keywordAt === undefined ? {} : { keywordAt }) });
+  const out = (why: number, keywordAt?: number): Read => ({
+    why,
+    pos: why === C_BODY_EOF ? n : i,
+    braces,
+    bol,
+    lines,
+    depth,
+    ...(keywordAt === undefined ? {} : { keywordAt }),
+  });
   while (i < n) {
     const c = s[i]!;
     if (c === 10) {
@@ -105,9 +113,56 @@ function reference(s: Uint8Array, from: number, bracesIn: number, bolIn: boolean
 }
 
 const PIECES = [
-  '{', '}', '(', ')', ';', ' ', '\t', '\r', '\f', '\v', '\n', '\n', 'x', 'a_b$', 'café', 'é', '_9', '12', '1.5e+3', '0x1f', '.5',
-  'struct', 'union', 'enum', 'structs', 'xstruct', 'enum_', 'unio', 'Struct', 'struct{', ' enum ', '"', "'", '"a\\"b"', "'\\''",
-  '"\\\n"', '\\', '\\\n', '/*', '*/', '/* x\n y */', '//', '// c\n', '#', '#if x\n', '  #define Y 1\n', '/', '*', '@', '\u00ff',
+  '{',
+  '}',
+  '(',
+  ')',
+  ';',
+  ' ',
+  '\t',
+  '\r',
+  '\f',
+  '\v',
+  '\n',
+  '\n',
+  'x',
+  'a_b$',
+  'café',
+  'é',
+  '_9',
+  '12',
+  '1.5e+3',
+  '0x1f',
+  '.5',
+  'struct',
+  'union',
+  'enum',
+  'structs',
+  'xstruct',
+  'enum_',
+  'unio',
+  'Struct',
+  'struct{',
+  ' enum ',
+  '"',
+  "'",
+  '"a\\"b"',
+  "'\\''",
+  '"\\\n"',
+  '\\',
+  '\\\n',
+  '/*',
+  '*/',
+  '/* x\n y */',
+  '//',
+  '// c\n',
+  '#',
+  '#if x\n',
+  '  #define Y 1\n',
+  '/',
+  '*',
+  '@',
+  '\u00ff',
 ];
 
 test('the core reads a C body as the reference does, stretch after stretch, on random bodies', () => {
@@ -128,7 +183,15 @@ test('the core reads a C body as the reference does, stretch after stretch, on r
     for (let step = 0; step < 50; step++) {
       const want = reference(cut, pos, braces, bol);
       const why = reader.read(pos, braces, bol);
-      const got: Read = { why, pos: reader.pos, braces: reader.braces, bol: reader.bol, lines: reader.lines, depth: reader.depth, ...(why === C_BODY_KEYWORD ? { keywordAt: reader.keywordAt } : {}) };
+      const got: Read = {
+        why,
+        pos: reader.pos,
+        braces: reader.braces,
+        bol: reader.bol,
+        lines: reader.lines,
+        depth: reader.depth,
+        ...(why === C_BODY_KEYWORD ? { keywordAt: reader.keywordAt } : {}),
+      };
       assert.deepEqual(got, want, `round ${round} step ${step} from ${pos}: ${JSON.stringify(cut.toString('latin1'))}`);
       stops++;
       if (why === C_BODY_END || why === C_BODY_EOF) break;

@@ -31,7 +31,7 @@ import { caseFoldOrbit } from '../../daemon/query/case-fold.ts';
 class Rng {
   #s: number;
   constructor(seed: number) {
-    this.#s = (seed >>> 0) || 0x9e3779b9;
+    this.#s = seed >>> 0 || 0x9e3779b9;
   }
   u32(): number {
     let x = this.#s;
@@ -64,8 +64,33 @@ const EDGE_SIZES = [0, 1, 2, 3, 4, 5, 7, 8, 9, 14, 15, 16, 17, 18, 30, 31, 32, 3
 type Flavor = 'ascii' | 'tiny' | 'special' | 'binary' | 'code';
 const FLAVORS: readonly Flavor[] = ['ascii', 'tiny', 'special', 'binary', 'code'];
 
-const CODE_WORDS = ['function', ' ', '\n', '  ', 'return', 'const', ' = ', '(', ')', '{', '}', ';', 'x', 'Value', 'KEY', 'key', 'if', 'else', '0', '1', '//', 'ſtuff', 'K', 'Kelvin', '\u212Aey']
-  .map((w) => enc.encode(w));
+const CODE_WORDS = [
+  'function',
+  ' ',
+  '\n',
+  '  ',
+  'return',
+  'const',
+  ' = ',
+  '(',
+  ')',
+  '{',
+  '}',
+  ';',
+  'x',
+  'Value',
+  'KEY',
+  'key',
+  'if',
+  'else',
+  '0',
+  '1',
+  '//',
+  'ſtuff',
+  'K',
+  'Kelvin',
+  '\u212Aey',
+].map((w) => enc.encode(w));
 
 /** Random bytes of length exactly n, in one of several flavours. */
 function randomBytes(rng: Rng, n: number, flavor: Flavor = rng.pick(FLAVORS)): Uint8Array {
@@ -225,7 +250,11 @@ function findRef(hay: Uint8Array, needle: Uint8Array, ci: boolean, max: number):
 }
 
 function xxh32Ref(data: Uint8Array, seed = 0): number {
-  const P1 = 0x9e3779b1, P2 = 0x85ebca77, P3 = 0xc2b2ae3d, P4 = 0x27d4eb2f, P5 = 0x165667b1;
+  const P1 = 0x9e3779b1,
+    P2 = 0x85ebca77,
+    P3 = 0xc2b2ae3d,
+    P4 = 0x27d4eb2f,
+    P5 = 0x165667b1;
   const rotl = (x: number, r: number) => ((x << r) | (x >>> (32 - r))) >>> 0;
   const rd = (i: number) => (data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24)) >>> 0;
   const rnd = (acc: number, lane: number) => Math.imul(rotl((acc + Math.imul(lane, P2)) >>> 0, 13), P1) >>> 0;
@@ -233,7 +262,10 @@ function xxh32Ref(data: Uint8Array, seed = 0): number {
   let i = 0;
   let h: number;
   if (n >= 16) {
-    let a = (seed + P1 + P2) >>> 0, b = (seed + P2) >>> 0, c = seed >>> 0, d = (seed - P1) >>> 0;
+    let a = (seed + P1 + P2) >>> 0,
+      b = (seed + P2) >>> 0,
+      c = seed >>> 0,
+      d = (seed - P1) >>> 0;
     for (; i + 16 <= n; i += 16) {
       a = rnd(a, rd(i));
       b = rnd(b, rd(i + 4));
@@ -298,7 +330,11 @@ function same(actual: ArrayLike<number>, expected: ArrayLike<number>, what: stri
   // Comparing as plain arrays keeps failure diffs readable and ignores the array type.
   if (actual.length === expected.length) {
     let ok = true;
-    for (let i = 0; i < actual.length; i++) if (actual[i] !== expected[i]) { ok = false; break; }
+    for (let i = 0; i < actual.length; i++)
+      if (actual[i] !== expected[i]) {
+        ok = false;
+        break;
+      }
     if (ok) return;
   }
   assert.deepEqual(Array.from(actual).slice(0, 200), Array.from(expected).slice(0, 200), `${what} (lengths ${actual.length} / ${expected.length})`);
@@ -310,13 +346,15 @@ function hex(bytes: Uint8Array): string {
 }
 
 // No DOM library in the compiler options, hence no WebAssembly typings: type what is used.
-const Wasm = (globalThis as unknown as {
-  WebAssembly: {
-    Module: new (bytes: Uint8Array) => object;
-    Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-    Memory: new (desc: { initial: number }) => object;
-  };
-}).WebAssembly;
+const Wasm = (
+  globalThis as unknown as {
+    WebAssembly: {
+      Module: new (bytes: Uint8Array) => object;
+      Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+      Memory: new (desc: { initial: number }) => object;
+    };
+  }
+).WebAssembly;
 
 // ---------------------------------------------------------------------------------------
 
@@ -327,11 +365,18 @@ test('the built module exports what the glue requires, and nothing else', () => 
   assert.ok(files.length >= 1, 'core/build/trawl-core.wasm exists');
   for (const url of files) {
     const mod = new Wasm.Module(readFileSync(url));
-    const inst = new Wasm.Instance(mod, { env: { abort() { throw new Error('abort'); } } });
+    const inst = new Wasm.Instance(mod, {
+      env: {
+        abort() {
+          throw new Error('abort');
+        },
+      },
+    });
     for (const name of REQUIRED_EXPORTS) assert.ok(name in inst.exports, `${url.pathname} exports ${name}`);
     // An export the glue does not call is dead code in the module (or the module is older
     // than its sources: rebuild it with npm run build:wasm).
-    for (const name of Object.keys(inst.exports)) assert.ok(REQUIRED_EXPORTS.includes(name), `${url.pathname} exports ${name}, which the glue (core/exports.ts) does not use`);
+    for (const name of Object.keys(inst.exports))
+      assert.ok(REQUIRED_EXPORTS.includes(name), `${url.pathname} exports ${name}, which the glue (core/exports.ts) does not use`);
     assert.ok(inst.exports.memory instanceof Wasm.Memory);
   }
   assert.ok(REQUIRED_EXPORTS.includes('memory'));
@@ -344,15 +389,36 @@ test('foldBytes matches the reference', () => {
     [[], []],
     [[...KELVIN], [0x6b]],
     [[...LONG_S], [0x73]],
-    [[0xe2, 0x84], [0xe2, 0x84]],
+    [
+      [0xe2, 0x84],
+      [0xe2, 0x84],
+    ],
     [[0xe2], [0xe2]],
     [[0xc5], [0xc5]],
-    [[0x41, 0xe2, 0x84], [0x61, 0xe2, 0x84]],
-    [[0xe2, 0x84, 0xab], [0xe2, 0x84, 0xab]],
-    [[0xc5, 0xbe], [0xc5, 0xbe]],
-    [[0xe2, ...KELVIN], [0xe2, 0x6b]],
-    [[0xc5, ...LONG_S, 0x5a], [0xc5, 0x73, 0x7a]],
-    [[0x40, 0x5b, 0x60, 0x7b, 0xc0, 0xda], [0x40, 0x5b, 0x60, 0x7b, 0xc0, 0xda]],
+    [
+      [0x41, 0xe2, 0x84],
+      [0x61, 0xe2, 0x84],
+    ],
+    [
+      [0xe2, 0x84, 0xab],
+      [0xe2, 0x84, 0xab],
+    ],
+    [
+      [0xc5, 0xbe],
+      [0xc5, 0xbe],
+    ],
+    [
+      [0xe2, ...KELVIN],
+      [0xe2, 0x6b],
+    ],
+    [
+      [0xc5, ...LONG_S, 0x5a],
+      [0xc5, 0x73, 0x7a],
+    ],
+    [
+      [0x40, 0x5b, 0x60, 0x7b, 0xc0, 0xda],
+      [0x40, 0x5b, 0x60, 0x7b, 0xc0, 0xda],
+    ],
   ];
   for (const [src, want] of fixed) same(foldBytes(Uint8Array.from(src)), want, `fold ${hex(Uint8Array.from(src))}`);
   assert.equal(new TextDecoder().decode(foldBytes(enc.encode('\u212Aey ſtuff ABC xyz'))), 'key stuff abc xyz');
@@ -375,7 +441,9 @@ test('foldBytes matches the reference', () => {
   for (let b = 0; b < 256; b++) same(foldBytes(Uint8Array.of(b)), foldRef(Uint8Array.of(b)), `byte ${b}`);
   const cps: number[] = [];
   for (let cp = 0; cp <= 0x10ffff; cp++) if (cp < 0xd800 || cp > 0xdfff) cps.push(cp);
-  const every = Buffer.concat(Array.from({ length: Math.ceil(cps.length / 4096) }, (_, k) => enc.encode(String.fromCodePoint(...cps.slice(k * 4096, (k + 1) * 4096)))));
+  const every = Buffer.concat(
+    Array.from({ length: Math.ceil(cps.length / 4096) }, (_, k) => enc.encode(String.fromCodePoint(...cps.slice(k * 4096, (k + 1) * 4096)))),
+  );
   same(foldBytes(every), foldRef(every), 'every code point');
 });
 
@@ -439,7 +507,11 @@ test('PostingsBuilder round trip matches a JS map of trigram -> docs, by the cou
     const { ids, counts, offsets, blob, follow } = builder.finish(path ? { path } : undefined);
     const wantIds = sortedRef(expected.keys());
     same(ids, wantIds, 'ids');
-    same(counts, wantIds.map((id) => expected.get(id)!.length), 'counts');
+    same(
+      counts,
+      wantIds.map((id) => expected.get(id)!.length),
+      'counts',
+    );
     // Exact bytes: list i is encodeListRef(docs of ids[i]), lists back to back.
     let at = 0;
     for (let i = 0; i < ids.length; i++) {
@@ -450,7 +522,11 @@ test('PostingsBuilder round trip matches a JS map of trigram -> docs, by the cou
     }
     assert.equal(blob.length, at, 'blob length');
     // The follow masks: list after list, one byte per posting.
-    same(follow, [...wantIds].flatMap((id) => expectedFollow.get(id)!), 'follow masks');
+    same(
+      follow,
+      [...wantIds].flatMap((id) => expectedFollow.get(id)!),
+      'follow masks',
+    );
     for (let i = 0; i < ids.length; i++) {
       // The list's bytes followed by everything after it, as a reader would pass them.
       same(decodePostings(blob.subarray(offsets[i]!), counts[i]!), expected.get(ids[i]!)!, `list of ${ids[i]}`);
@@ -576,12 +652,26 @@ test('decodePostings and intersectPostings refuse what a damaged list holds', ()
   ];
   for (const c of cases) {
     const decode = () => decodePostings(c.bytes, c.count, c.limit);
-    const alone = () => intersectPostings(1, () => ({ bytes: c.bytes, count: c.count, limit: c.limit }), () => true);
-    const merged = () => intersectPostings(2, (i) => (i === 0 ? { bytes: bytes(1, 1, 1, 1, 1, 1), count: 6 } : { bytes: c.bytes, count: c.count, limit: c.limit }), () => true);
+    const alone = () =>
+      intersectPostings(
+        1,
+        () => ({ bytes: c.bytes, count: c.count, limit: c.limit }),
+        () => true,
+      );
+    const merged = () =>
+      intersectPostings(
+        2,
+        (i) => (i === 0 ? { bytes: bytes(1, 1, 1, 1, 1, 1), count: 6 } : { bytes: c.bytes, count: c.count, limit: c.limit }),
+        () => true,
+      );
     if (c.ok) {
       same(decode(), c.ok, c.name);
       same(alone()!, c.ok, c.name);
-      same(merged()!, c.ok.filter((d) => d >= 1 && d <= 6), c.name);
+      same(
+        merged()!,
+        c.ok.filter((d) => d >= 1 && d <= 6),
+        c.name,
+      );
     } else {
       assert.throws(decode, MalformedPostings, c.name);
       assert.throws(alone, MalformedPostings, c.name);
@@ -593,11 +683,23 @@ test('decodePostings and intersectPostings refuse what a damaged list holds', ()
       } catch (err) {
         assert.ok(err instanceof MalformedPostings, c.name);
       }
-      if (got) assert.ok([...got].every((d) => d >= 1 && d <= 6 && (c.limit === undefined || d < c.limit)), c.name);
+      if (got)
+        assert.ok(
+          [...got].every((d) => d >= 1 && d <= 6 && (c.limit === undefined || d < c.limit)),
+          c.name,
+        );
     }
   }
   // Follow masks fewer than the ids, when some are wanted.
-  assert.throws(() => intersectPostings(1, () => ({ bytes: bytes(1, 1), count: 2, follow: bytes(0xff), want: 1 }), () => true), MalformedPostings);
+  assert.throws(
+    () =>
+      intersectPostings(
+        1,
+        () => ({ bytes: bytes(1, 1), count: 2, follow: bytes(0xff), want: 1 }),
+        () => true,
+      ),
+    MalformedPostings,
+  );
 });
 
 test('intersectPostings merges encoded lists in the core like decoding and intersecting them one by one', () => {
@@ -620,43 +722,124 @@ test('intersectPostings merges encoded lists in the core like decoding and inter
       if (!(before - want.length >= before * minShrink)) break;
     }
     const asked: number[] = [];
-    const got = intersectPostings(k, (i) => (asked.push(i), encoded[i]!), (next, before, after) => (assert.ok(next >= 2 && next < k), before - after >= before * minShrink));
+    const got = intersectPostings(
+      k,
+      (i) => (asked.push(i), encoded[i]!),
+      (next, before, after) => (assert.ok(next >= 2 && next < k), before - after >= before * minShrink),
+    );
     same(got!, want, `case ${t}: ${lists.map((l) => l.length).join(', ')}, minShrink ${minShrink}`);
     assert.deepEqual(asked, read, `case ${t}: lists read`);
   }
-  assert.equal(intersectPostings(0, () => assert.fail('no list'), () => true), null);
+  assert.equal(
+    intersectPostings(
+      0,
+      () => assert.fail('no list'),
+      () => true,
+    ),
+    null,
+  );
   // The policy sees each list before it is read (by its index), and may stop at any.
-  const lists3 = [[1, 2, 3, 4], [1, 2, 3, 4, 5], [2, 3, 9]].map((l) => ({ bytes: Uint8Array.from(encodeListRef(l)), count: l.length }));
-  same(intersectPostings(3, (i) => lists3[i]!, () => false)!, [1, 2, 3, 4], 'stopped before the third');
-  same(intersectPostings(3, (i) => lists3[i]!, (next) => next === 2)!, [2, 3], 'all three');
+  const lists3 = [
+    [1, 2, 3, 4],
+    [1, 2, 3, 4, 5],
+    [2, 3, 9],
+  ].map((l) => ({ bytes: Uint8Array.from(encodeListRef(l)), count: l.length }));
+  same(
+    intersectPostings(
+      3,
+      (i) => lists3[i]!,
+      () => false,
+    )!,
+    [1, 2, 3, 4],
+    'stopped before the third',
+  );
+  same(
+    intersectPostings(
+      3,
+      (i) => lists3[i]!,
+      (next) => next === 2,
+    )!,
+    [2, 3],
+    'all three',
+  );
   // A list's trailing bytes (the next lists) are ignored; a cut list throws.
   const one = { bytes: Uint8Array.from([...encodeListRef([3, 9, 400]), 0xff, 0xff]), count: 3 };
-  same(intersectPostings(2, (i) => (i === 0 ? one : { bytes: Uint8Array.from(encodeListRef([9, 10, 400])), count: 3 }), () => true)!, [9, 400], 'padded');
-  assert.throws(() => intersectPostings(2, (i) => (i === 0 ? one : { bytes: Uint8Array.from([0x80]), count: 1 }), () => true), /malformed/);
-  same(intersectPostings(2, (i) => (i === 0 ? one : { bytes: new Uint8Array(0), count: 0 }), () => true)!, [], 'an absent list');
+  same(
+    intersectPostings(
+      2,
+      (i) => (i === 0 ? one : { bytes: Uint8Array.from(encodeListRef([9, 10, 400])), count: 3 }),
+      () => true,
+    )!,
+    [9, 400],
+    'padded',
+  );
+  assert.throws(
+    () =>
+      intersectPostings(
+        2,
+        (i) => (i === 0 ? one : { bytes: Uint8Array.from([0x80]), count: 1 }),
+        () => true,
+      ),
+    /malformed/,
+  );
+  same(
+    intersectPostings(
+      2,
+      (i) => (i === 0 ? one : { bytes: new Uint8Array(0), count: 0 }),
+      () => true,
+    )!,
+    [],
+    'an absent list',
+  );
 });
 
 test('intersectPostings keeps only the documents whose follow masks hold the wanted bits', () => {
   const rng = new Rng(8);
   for (let t = 0; t < 200; t++) {
     const k = rng.pick([1, 2, 3, 5]);
-    const lists = Array.from({ length: k }, () => randomSet(rng, 1 + rng.int(rng.pick([10, 300, 5000])), rng.pick([64, 5000, 1 << 20]))).sort((a, b) => a.length - b.length);
+    const lists = Array.from({ length: k }, () => randomSet(rng, 1 + rng.int(rng.pick([10, 300, 5000])), rng.pick([64, 5000, 1 << 20]))).sort(
+      (a, b) => a.length - b.length,
+    );
     const masks = lists.map((l) => Uint8Array.from(l, () => rng.int(256)));
     // Some lists without a want (or without masks): every document of theirs counts.
-    const wants = lists.map(() => (rng.chance(0.3) ? 0 : 1 << rng.int(8) | (rng.chance(0.3) ? 1 << rng.int(8) : 0)));
-    const encoded = lists.map((l, i) => ({ bytes: Uint8Array.from(encodeListRef(Array.from(l))), count: l.length, ...(rng.chance(0.9) ? { follow: masks[i]!, want: wants[i]! } : {}) }));
+    const wants = lists.map(() => (rng.chance(0.3) ? 0 : (1 << rng.int(8)) | (rng.chance(0.3) ? 1 << rng.int(8) : 0)));
+    const encoded = lists.map((l, i) => ({
+      bytes: Uint8Array.from(encodeListRef(Array.from(l))),
+      count: l.length,
+      ...(rng.chance(0.9) ? { follow: masks[i]!, want: wants[i]! } : {}),
+    }));
     const kept = lists.map((l, i) => Uint32Array.from(Array.from(l).filter((_, j) => !encoded[i]!.follow || (masks[i]![j]! & wants[i]!) === wants[i]!)));
     let want = kept[0]!;
     for (let i = 1; i < k; i++) want = Uint32Array.from(intersectRef(want, kept[i]!));
-    same(intersectPostings(k, (i) => encoded[i]!, () => true)!, want, `case ${t}`);
+    same(
+      intersectPostings(
+        k,
+        (i) => encoded[i]!,
+        () => true,
+      )!,
+      want,
+      `case ${t}`,
+    );
   }
 });
 
 test('intersectSorted and unionSorted match the reference (balanced and skewed)', () => {
   const rng = new Rng(5);
   const shapes: Array<[number, number]> = [
-    [0, 0], [0, 10], [10, 0], [1, 1], [1, 100_000], [100_000, 1], [3, 50_000], [10, 100_000],
-    [100, 100_000], [1000, 1000], [5000, 4000], [31, 32 * 31], [33, 32 * 33 + 5], [16, 17],
+    [0, 0],
+    [0, 10],
+    [10, 0],
+    [1, 1],
+    [1, 100_000],
+    [100_000, 1],
+    [3, 50_000],
+    [10, 100_000],
+    [100, 100_000],
+    [1000, 1000],
+    [5000, 4000],
+    [31, 32 * 31],
+    [33, 32 * 33 + 5],
+    [16, 17],
   ];
   for (let t = 0; t < 400; t++) {
     const [na, nb] = t < shapes.length ? shapes[t]! : [rng.int(rng.pick([20, 2000])), rng.int(rng.pick([20, 2000, 20_000]))];
@@ -706,7 +889,7 @@ test('containsLiteral says whether findLiteral finds anything, wherever the need
   assert.equal(containsLiteral(enc.encode('ab'), enc.encode('abc'), false), false, 'needle longer than hay');
 });
 
-test('probeOffsets: the needle\'s two rarest bytes in source code, in order', () => {
+test("probeOffsets: the needle's two rarest bytes in source code, in order", () => {
   const table: Array<[string, boolean, [number, number], string]> = [
     ['release_filter', false, [2, 10], "the two l's (rarer than f, much rarer than the r's at both ends)"],
     ['release_filter', true, [2, 8], 'l and f, each counted in both cases'],
@@ -754,7 +937,13 @@ test('findLiteral matches the reference', () => {
     same(findLiteral(hay, needle, ci, max), findRef(hay, needle, ci, max), `find case ${t}: n=${n} m=${needle.length} ci=${ci} max=${max}`);
   }
   // Long hays: many matches, sparse matches, match at the very end only.
-  for (const [flavor, needleText, ci] of [['tiny', 'aB', true], ['tiny', 'ab@', false], ['code', 'return Value', true], ['code', 'KEY', false], ['ascii', 'zz', false]] as const) {
+  for (const [flavor, needleText, ci] of [
+    ['tiny', 'aB', true],
+    ['tiny', 'ab@', false],
+    ['code', 'return Value', true],
+    ['code', 'KEY', false],
+    ['ascii', 'zz', false],
+  ] as const) {
     const hay = randomBytes(rng, MB + rng.int(64), flavor);
     const needle = enc.encode(needleText);
     same(findLiteral(hay, needle, ci, Infinity), findRef(hay, needle, ci, Infinity), `1 MB ${flavor} ${needleText}`);

@@ -101,7 +101,10 @@ test('one match in a large document: the windowed copy finds the first occurrenc
     const copies = Math.floor(r() * 3);
     for (let k = 0; k < copies; k++) {
       const edge = edges[Math.floor(r() * edges.length)]!;
-      const p = r() < 0.6 ? Math.min(n - needle.length, Math.max(0, edge - needle.length + Math.floor(r() * (2 * needle.length + 1)) - needle.length)) : Math.floor(r() * (n - needle.length));
+      const p =
+        r() < 0.6
+          ? Math.min(n - needle.length, Math.max(0, edge - needle.length + Math.floor(r() * (2 * needle.length + 1)) - needle.length))
+          : Math.floor(r() * (n - needle.length));
       needle.copy(doc, p);
       at.push(p);
     }

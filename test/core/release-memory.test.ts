@@ -27,7 +27,7 @@ test('free memory is let go in whole pages outside the live blocks, and the core
     runs.push([offset, length]);
     mmap.advise(memory, offset, length, mmap.MADV_DONTNEED);
   });
-  assert.ok(released > 0 && runs.length > 0, 'the finished builder\'s regions are free');
+  assert.ok(released > 0 && runs.length > 0, "the finished builder's regions are free");
   for (let i = 1; i < runs.length; i++) assert.ok(runs[i - 1]![0] + runs[i - 1]![1] <= runs[i]![0], 'runs in order, apart');
   // The live builder's regions kept their bytes: its words are those of a builder that never saw a release.
   const kept = words.finish(2);

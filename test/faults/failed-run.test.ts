@@ -112,7 +112,11 @@ for (const c of CASES) {
           assert.equal(readManifest(data, first.repoId)!.generation, 1);
           assert.equal((await results(searcher, 'version_1_value')).length, FILES);
         }
-        assert.deepEqual(readdirSync(data).filter((f) => f.includes('.tmp-')), [], 'no temporary file in the data dir');
+        assert.deepEqual(
+          readdirSync(data).filter((f) => f.includes('.tmp-')),
+          [],
+          'no temporary file in the data dir',
+        );
 
         // The next run (the disk has room again) completes.
         const again = await indexLocal(repo.path, opts);

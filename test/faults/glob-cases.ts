@@ -54,7 +54,9 @@ export function runCases(cases: GlobCase[], deadlineMs: number): Promise<CaseTim
       else arm();
     });
     worker.on('error', (err) => finish(err));
-    worker.on('exit', () => finish(timings.length === cases.length ? undefined : new Error(`the worker exited after ${timings.length} of ${cases.length} cases`)));
+    worker.on('exit', () =>
+      finish(timings.length === cases.length ? undefined : new Error(`the worker exited after ${timings.length} of ${cases.length} cases`)),
+    );
     // The deadline starts once the worker has loaded its modules (tsx compiles them first).
     setTimeout(() => {
       if (!started) finish(new Error('the case worker did not start within 60 s'));

@@ -46,7 +46,10 @@ test('pathological globs against a real daemon: it keeps answering', async (t) =
     // A configured revisions glob (the CLI's --branches) that backtracks on the long
     // branch's name, next to the literal name that selects it.
     const data = join(dir.path, 'data');
-    const indexed = spawnSync(process.execPath, [TRAWL, 'index', repo.path, '--data-dir', data, '--branches', `${STARS_A},${LONG_BRANCH}`], { encoding: 'utf8', timeout: 120_000 });
+    const indexed = spawnSync(process.execPath, [TRAWL, 'index', repo.path, '--data-dir', data, '--branches', `${STARS_A},${LONG_BRANCH}`], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     assert.equal(indexed.status, 0, `trawl index: ${indexed.signal ?? ''} ${indexed.stderr}`);
 
     const served = await serve(['--data-dir', data, '--log-level', 'silent'], dir.path);
@@ -62,7 +65,9 @@ test('pathological globs against a real daemon: it keeps answering', async (t) =
           signal: AbortSignal.timeout(20_000),
         });
         assert.equal(res.status, 200, query);
-        return ((await res.json()) as { files: Array<{ fileName: { text: string }; branches: string[] }> }).files.map((f) => `${f.fileName.text}@${f.branches.join(',')}`);
+        return ((await res.json()) as { files: Array<{ fileName: { text: string }; branches: string[] }> }).files.map(
+          (f) => `${f.fileName.text}@${f.branches.join(',')}`,
+        );
       };
       const t0 = performance.now();
       assert.deepEqual(await search(`long_branch_marker branch:${STARS_A}`), []);
@@ -87,7 +92,9 @@ test('pathological globs against a real daemon: it keeps answering', async (t) =
       })();
       const glob = async (pattern: string): Promise<{ r: ToolResult; ms: number }> => {
         const t0 = performance.now();
-        const r = (await client.callTool({ name: 'glob', arguments: { repo: 'deep-repo', pattern, limit: 1000 } }, undefined, { timeout: 60_000 })) as ToolResult;
+        const r = (await client.callTool({ name: 'glob', arguments: { repo: 'deep-repo', pattern, limit: 1000 } }, undefined, {
+          timeout: 60_000,
+        })) as ToolResult;
         return { r, ms: performance.now() - t0 };
       };
       let costly: { r: ToolResult; ms: number } | undefined;
@@ -101,7 +108,9 @@ test('pathological globs against a real daemon: it keeps answering', async (t) =
         // No name here ends with `c`; names of `a`s and `b`s: every split of the `a`s is a try.
         const stars = await glob(`**/${'*a'.repeat(12)}c`);
         assert.equal(stars.r.structuredContent.total, 0);
-        t.diagnostic(`**/ x10 over ${DEEP_FILES + LONG_FILES + 1} paths: ${none.ms.toFixed(0)} ms; **/ x10 + f*.c: ${deep.ms.toFixed(0)} ms; **/ + *a x12 + c: ${stars.ms.toFixed(0)} ms`);
+        t.diagnostic(
+          `**/ x10 over ${DEEP_FILES + LONG_FILES + 1} paths: ${none.ms.toFixed(0)} ms; **/ x10 + f*.c: ${deep.ms.toFixed(0)} ms; **/ + *a x12 + c: ${stars.ms.toFixed(0)} ms`,
+        );
 
         // The costliest kind of pattern the bounds allow (64 alternatives of seven stars, costly
         // at every character of 800-character paths): more work than the budget allows.
@@ -114,7 +123,9 @@ test('pathological globs against a real daemon: it keeps answering', async (t) =
       }
       const worst = Math.max(...latencies);
       const median = [...latencies].sort((a, b) => a - b)[latencies.length >> 1]!;
-      t.diagnostic(`/api/health answered ${latencies.length} times during the glob calls; latency median ${median.toFixed(0)} ms, worst ${worst.toFixed(0)} ms`);
+      t.diagnostic(
+        `/api/health answered ${latencies.length} times during the glob calls; latency median ${median.toFixed(0)} ms, worst ${worst.toFixed(0)} ms`,
+      );
       assert.ok(latencies.length >= 10, `health polled ${latencies.length} times`);
       // The matching runs in 10 ms slices, and one path of the costly pattern takes longer
       // than a slice. A daemon that matched in one go would not answer for the whole filter,

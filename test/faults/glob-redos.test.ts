@@ -74,7 +74,34 @@ type Dialect = { name: string; pieces: string[]; alphabet: string[]; now: (p: st
 const DIALECTS: Dialect[] = [
   {
     name: 'tool',
-    pieces: ['a', 'b', '/', '.', '*', '**', '**/', '/**', '?', '[ab]', '[!a]', '[a-c]', '[]a]', '[a-]', '[\\]]', '{a,b}', '{,b/}', '{a,{b,c}d}', '\\*', '\\', '[', '{a}', 'é', '😀', '-', '[z-a]'],
+    pieces: [
+      'a',
+      'b',
+      '/',
+      '.',
+      '*',
+      '**',
+      '**/',
+      '/**',
+      '?',
+      '[ab]',
+      '[!a]',
+      '[a-c]',
+      '[]a]',
+      '[a-]',
+      '[\\]]',
+      '{a,b}',
+      '{,b/}',
+      '{a,{b,c}d}',
+      '\\*',
+      '\\',
+      '[',
+      '{a}',
+      'é',
+      '😀',
+      '-',
+      '[z-a]',
+    ],
     alphabet: ['a', 'b', 'c', 'd', '/', '.', '*', '[', ']', '{', '}', '-', 'é', '😀', ','],
     now: compileGlob,
     old: oldMcpGlob,
@@ -122,7 +149,11 @@ test('ordinary globs: the same answers as the regular expressions they replace',
       } catch (err) {
         oldError = err;
       }
-      assert.equal(nowError === undefined, oldError === undefined, `${d.name} ${JSON.stringify(pattern)}: refused by one only (${String(nowError ?? oldError)})`);
+      assert.equal(
+        nowError === undefined,
+        oldError === undefined,
+        `${d.name} ${JSON.stringify(pattern)}: refused by one only (${String(nowError ?? oldError)})`,
+      );
       if (nowError !== undefined) {
         if (d.name === 'tool') assert.ok(nowError instanceof GlobError, `${JSON.stringify(pattern)}: ${String(nowError)}`);
         continue;
@@ -178,14 +209,20 @@ test('runs of ** segments, of stars and of ** inside a segment collapse to one l
   assert.equal(compilePathGlob('**/**/**').size, compilePathGlob('**').size);
   // The collapsed matcher answers as the uncollapsed pattern reads.
   const m = compileTokens('**/ x10 x', [Array(10).fill(segments).concat(x)]);
-  assert.deepEqual(['x', 'a/b/x', 'a/x/b', '/x', 'a//x'].map((p) => m.test(p)), [true, true, false, false, false]);
+  assert.deepEqual(
+    ['x', 'a/b/x', 'a/x/b', '/x', 'a//x'].map((p) => m.test(p)),
+    [true, true, false, false, false],
+  );
 });
 
 test('the glob tool refuses patterns whose braces expand past the bound', () => {
   // 2^8 expansions of ~16 characters: over the total bound though under the count bound.
   const wide = '{a,b}'.repeat(8) + 'x'.repeat(12);
   assert.ok(256 * 20 > MAX_GLOB_EXPANDED_LENGTH, `${MAX_GLOB_EXPANDED_LENGTH}`);
-  assert.throws(() => compileGlob(wide), (err: unknown) => err instanceof GlobError && /expand to more than \d+ characters/.test(err.message));
+  assert.throws(
+    () => compileGlob(wide),
+    (err: unknown) => err instanceof GlobError && /expand to more than \d+ characters/.test(err.message),
+  );
   assert.doesNotThrow(() => compileGlob('{a,b}'.repeat(8)));
   // Deeply nested braces: refused or compiled, quickly, either way.
   const t0 = performance.now();

@@ -67,7 +67,9 @@ function exactlyOnce(label: string, got: Map<string, { versions: Set<number>; fi
   }
 }
 
-test(`kill -9 at ${SPREAD + MERGE_SPREAD + 1} moments of a sync that builds and merges compound shards; every repository is served exactly once`, { timeout: FULL ? 3_600_000 : 900_000 }, async (t) => {
+test(`kill -9 at ${SPREAD + MERGE_SPREAD + 1} moments of a sync that builds and merges compound shards; every repository is served exactly once`, {
+  timeout: FULL ? 3_600_000 : 900_000,
+}, async (t) => {
   const root = tempDir('kill-packs');
   try {
     const repos = Array.from({ length: REPOS }, (_, k) => TestRepo.init(join(root.path, 'repos', `r${k}`)));
@@ -114,7 +116,8 @@ test(`kill -9 at ${SPREAD + MERGE_SPREAD + 1} moments of a sync that builds and 
     // The merge's share of the run: from the "sync done" line to the exit is not seen from
     // outside, so moments are spread over the whole run, and more of them near its end.
     const moments: Array<{ label: string; at: number | ((data: string) => () => boolean) }> = [];
-    for (let j = 0; j < SPREAD; j++) moments.push({ label: `sync killed at ${Math.round(((j + 0.5) / SPREAD) * 100)} %`, at: Math.round(((j + 0.5) / SPREAD) * clean.ms) });
+    for (let j = 0; j < SPREAD; j++)
+      moments.push({ label: `sync killed at ${Math.round(((j + 0.5) / SPREAD) * 100)} %`, at: Math.round(((j + 0.5) / SPREAD) * clean.ms) });
     for (let j = 0; j < MERGE_SPREAD; j++) {
       const share = 0.75 + (0.25 * (j + 0.5)) / MERGE_SPREAD;
       moments.push({ label: `sync killed at ${Math.round(share * 100)} % (the merge)`, at: Math.round(share * clean.ms) });
@@ -158,7 +161,10 @@ test(`kill -9 at ${SPREAD + MERGE_SPREAD + 1} moments of a sync that builds and 
       }
     }
     for (const o of outcomes) t.diagnostic(o);
-    assert.ok(outcomes.some((o) => o.includes('killed')), 'some kills landed before the run ended');
+    assert.ok(
+      outcomes.some((o) => o.includes('killed')),
+      'some kills landed before the run ended',
+    );
   } finally {
     root.cleanup();
   }

@@ -43,7 +43,10 @@ type Kind = 'index' | 'index --full' | 'sync';
 
 async function answer(s: Searcher): Promise<{ files: string[]; crashes: number }> {
   const r = await s.search({ query: QUERY, matches: 100_000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
-  return { files: r.files.map((f) => `${f.repository}/${f.fileName.text}@${f.branches.join(',')}: ${f.chunks.map((c) => c.content).join('|')}`).sort(), crashes: r.stats.crashes };
+  return {
+    files: r.files.map((f) => `${f.repository}/${f.fileName.text}@${f.branches.join(',')}: ${f.chunks.map((c) => c.content).join('|')}`).sort(),
+    crashes: r.stats.crashes,
+  };
 }
 
 async function answerOf(data: string): Promise<string[]> {
@@ -62,13 +65,12 @@ function strays(data: string, repoId: number): string[] {
   const dir = shardsDir(data, repoId);
   const m = readManifest(data, repoId)!;
   const known = new Set([...named(m), ...m.retired.map((r) => r.file), 'manifest.json']);
-  return [
-    ...readdirSync(dir).filter((f) => !known.has(f)),
-    ...readdirSync(data).filter((f) => f.includes('.tmp-')),
-  ];
+  return [...readdirSync(dir).filter((f) => !known.has(f)), ...readdirSync(data).filter((f) => f.includes('.tmp-'))];
 }
 
-test(`kill -9 at ${3 * (PER_KIND + 1)} moments of trawl index and trawl sync; the index keeps serving and the next run recovers`, { timeout: FULL ? 3_600_000 : 900_000 }, async (t) => {
+test(`kill -9 at ${3 * (PER_KIND + 1)} moments of trawl index and trawl sync; the index keeps serving and the next run recovers`, {
+  timeout: FULL ? 3_600_000 : 900_000,
+}, async (t) => {
   const root = tempDir('kill');
   try {
     const repo = TestRepo.init(join(root.path, 'repos', 'big'));
@@ -81,7 +83,14 @@ test(`kill -9 at ${3 * (PER_KIND + 1)} moments of trawl index and trawl sync; th
     const first = await indexLocal(repo.path, { dataDir: templates.index, symbols: false, workers: 1 });
     const store = openStore(templates.sync);
     try {
-      await syncOnce({ config: parseConfig(JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: join(root.path, 'repos', '*') } } }), config), dataDir: templates.sync, store });
+      await syncOnce({
+        config: parseConfig(
+          JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: join(root.path, 'repos', '*') } } }),
+          config,
+        ),
+        dataDir: templates.sync,
+        store,
+      });
     } finally {
       await store.close();
     }
@@ -97,7 +106,9 @@ test(`kill -9 at ${3 * (PER_KIND + 1)} moments of trawl index and trawl sync; th
     assert.notDeepEqual(after, before);
 
     const argsFor = (kind: Kind, data: string): string[] =>
-      kind === 'sync' ? ['sync', '--config', config, '--data-dir', data] : ['index', repo.path, '--no-symbols', '--data-dir', data, ...(kind === 'index --full' ? ['--full'] : [])];
+      kind === 'sync'
+        ? ['sync', '--config', config, '--data-dir', data]
+        : ['index', repo.path, '--no-symbols', '--data-dir', data, ...(kind === 'index --full' ? ['--full'] : [])];
     const fresh = (kind: Kind, name: string): string => {
       const data = join(root.path, name);
       cpSync(templates[kind === 'sync' ? 'sync' : 'index'], data, { recursive: true });
@@ -164,9 +175,17 @@ test(`kill -9 at ${3 * (PER_KIND + 1)} moments of trawl index and trawl sync; th
     }
     for (const o of outcomes) t.diagnostic(o);
     recoveries.sort((a, b) => a - b);
-    t.diagnostic(`the next run after a kill: median ${recoveries[recoveries.length >> 1]!.toFixed(0)} ms, slowest ${recoveries.at(-1)!.toFixed(0)} ms (spawn to exit)`);
-    assert.ok(outcomes.some((o) => o.includes('before the commit')), 'some kills landed before the commit');
-    assert.ok(outcomes.some((o) => o.includes('after the commit')), 'some kills landed after the commit');
+    t.diagnostic(
+      `the next run after a kill: median ${recoveries[recoveries.length >> 1]!.toFixed(0)} ms, slowest ${recoveries.at(-1)!.toFixed(0)} ms (spawn to exit)`,
+    );
+    assert.ok(
+      outcomes.some((o) => o.includes('before the commit')),
+      'some kills landed before the commit',
+    );
+    assert.ok(
+      outcomes.some((o) => o.includes('after the commit')),
+      'some kills landed after the commit',
+    );
   } finally {
     root.cleanup();
   }

@@ -77,11 +77,18 @@ test(`whole-repository listings of ${20 * MIDDLE * FILES_PER_DIR} files: /api/he
     fastImportRepo(repoPath, files);
 
     const data = join(dir.path, 'data');
-    const indexed = spawnSync(process.execPath, [TRAWL, 'index', repoPath, plainPath, '--data-dir', data, '--no-symbols'], { encoding: 'utf8', timeout: 300_000 });
+    const indexed = spawnSync(process.execPath, [TRAWL, 'index', repoPath, plainPath, '--data-dir', data, '--no-symbols'], {
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
     assert.equal(indexed.status, 0, `trawl index: ${indexed.signal ?? ''} ${indexed.stderr}`);
 
     // The reference: git's own listing of the commit, in its order (the byte order of paths).
-    const listed = execFileSync('git', ['--git-dir', repoPath, 'ls-tree', '-r', '-z', '--name-only', 'HEAD'], { encoding: 'utf8', maxBuffer: 1 << 30, env: GIT_ENV });
+    const listed = execFileSync('git', ['--git-dir', repoPath, 'ls-tree', '-r', '-z', '--name-only', 'HEAD'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+      env: GIT_ENV,
+    });
     const paths = listed.split('\0').filter((p) => p !== '');
     const expand = [...leaves, 'sub'];
     const expected: Record<What, Buffer> = {
@@ -132,18 +139,26 @@ test(`whole-repository listings of ${20 * MIDDLE * FILES_PER_DIR} files: /api/he
     const worst = samples.reduce((w, s) => (s.ms > w.ms ? s : w));
     const worstNet = samples.reduce((w, s) => (ownDelay(s) > ownDelay(w) ? s : w));
     const median = samples.map((s) => s.ms).sort((a, b) => a - b)[samples.length >> 1]!;
-    t.diagnostic(`${REQUESTS} listings (${paths.length} files; answers of ${expected.files.length} and ${expected.tree.length} bytes) in ${ms.toFixed(0)} ms; /api/health answered ${samples.length} times, median ${median.toFixed(1)} ms, worst ${show(worst)}; worst less the wait for a CPU ${show(worstNet)}`);
+    t.diagnostic(
+      `${REQUESTS} listings (${paths.length} files; answers of ${expected.files.length} and ${expected.tree.length} bytes) in ${ms.toFixed(0)} ms; /api/health answered ${samples.length} times, median ${median.toFixed(1)} ms, worst ${show(worst)}; worst less the wait for a CPU ${show(worstNet)}`,
+    );
     assert.ok(samples.length >= 5, `health polled ${samples.length} times`);
     // The time the machine's load kept the daemon from running is not the daemon's: on a
     // shared 2-core machine it alone can pass the bound.
-    assert.ok(ownDelay(worstNet) < HEALTH_BOUND_MS, `worst /api/health latency, less the daemon's wait for a CPU: ${show(worstNet)} while the listings ran (bound ${HEALTH_BOUND_MS} ms)`);
+    assert.ok(
+      ownDelay(worstNet) < HEALTH_BOUND_MS,
+      `worst /api/health latency, less the daemon's wait for a CPU: ${show(worstNet)} while the listings ran (bound ${HEALTH_BOUND_MS} ms)`,
+    );
 
     // The same listing asked for again, by many at once: written, not made again.
     cpu = cpuMs(pid);
     await Promise.all(Array.from({ length: REQUESTS }, () => ask('big', 'files')));
     const againMs = cpuMs(pid) - cpu;
     t.diagnostic(`the daemon's CPU: ${madeMs} ms to make the file list once; ${againMs} ms for ${REQUESTS} more requests for it`);
-    assert.ok(againMs < (REQUESTS * madeMs) / 5, `${REQUESTS} requests for a listing made before cost ${againMs} ms of CPU, against ${madeMs} ms to make it once`);
+    assert.ok(
+      againMs < (REQUESTS * madeMs) / 5,
+      `${REQUESTS} requests for a listing made before cost ${againMs} ms of CPU, against ${madeMs} ms to make it once`,
+    );
 
     // Clients that take the first bytes of the file list and read no more.
     const before = procStats(pid);
@@ -151,9 +166,14 @@ test(`whole-repository listings of ${20 * MIDDLE * FILES_PER_DIR} files: /api/he
     const during = procStats(pid);
     for (const s of stalled) s.destroy();
     const grew = (during.anonKb - before.anonKb) * 1024;
-    t.diagnostic(`${REQUESTS} clients not reading a ${expected.files.length}-byte answer: before ${formatStats(before)}; while they wait ${formatStats(during)}`);
+    t.diagnostic(
+      `${REQUESTS} clients not reading a ${expected.files.length}-byte answer: before ${formatStats(before)}; while they wait ${formatStats(during)}`,
+    );
     // A copy each (of what the kernel did not take) would be most of REQUESTS answers.
-    assert.ok(grew < (REQUESTS * expected.files.length) / 4, `the daemon's anonymous memory grew ${(grew / 2 ** 20).toFixed(1)} MiB with ${REQUESTS} clients not reading`);
+    assert.ok(
+      grew < (REQUESTS * expected.files.length) / 4,
+      `the daemon's anonymous memory grew ${(grew / 2 ** 20).toFixed(1)} MiB with ${REQUESTS} clients not reading`,
+    );
   } finally {
     if (child) await stop(child);
     dir.cleanup();
@@ -182,7 +202,6 @@ function stalledRequest(url: string, path: string, body: unknown): Promise<Socke
     socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
   });
 }
-
 
 /**
  * The tree /api/tree answers, from the file list: the root's children, every directory on

@@ -67,7 +67,10 @@ test('an index run removes what killed runs left, and keeps what live processes 
     // removed first, and this run's generation 2 took its name.
     assert.equal(m.generation, 2);
     assert.deepEqual(readdirSync(shards).sort(), [...named(m), ...m.retired.map((r) => r.file), 'manifest.json', ...kept].sort());
-    assert.deepEqual(readdirSync(data).filter((f) => f.includes('.tmp-')), [`index-version.tmp-${live.pid}`]);
+    assert.deepEqual(
+      readdirSync(data).filter((f) => f.includes('.tmp-')),
+      [`index-version.tmp-${live.pid}`],
+    );
   } finally {
     live.kill('SIGKILL');
     dir.cleanup();
@@ -82,7 +85,8 @@ test('a run killed between its commit and the index-version bump: the next run (
     const repo = TestRepo.init(join(dir.path, 'r'));
     repo.commit({ 'a.c': 'int marker_one;\n' });
     await indexLocal(repo.path, { dataDir: data, symbols: false, workers: 1 });
-    const hits = async (q: string) => (await searcher.search({ query: q, matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true })).files.length;
+    const hits = async (q: string) =>
+      (await searcher.search({ query: q, matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true })).files.length;
     assert.equal(await hits('marker_one'), 1);
     const version = join(data, 'index-version');
     const old = readFileSync(version);

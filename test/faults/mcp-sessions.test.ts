@@ -20,7 +20,12 @@ const HEADERS = { 'content-type': 'application/json', accept: 'application/json,
 const user = (id: string): Identity => ({ kind: 'apiKey', userId: id, canSee: () => true });
 const [ann, ben, cat] = [user('usr_ann'), user('usr_ben'), user('usr_cat')];
 const anonymous: Identity = { kind: 'anonymous', canSee: () => false };
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'flood', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'flood', version: '1' } },
+};
 const PING = { jsonrpc: '2.0', id: 2, method: 'ping' };
 
 function post(body: unknown, session?: string): Request {
@@ -28,10 +33,17 @@ function post(body: unknown, session?: string): Request {
 }
 
 function sessions(maxSessions: number, maxPerUser: number, now: () => number): McpSessions {
-  return new McpSessions({ createServer: () => new McpServer({ name: 'test', version: '0' }), idleMs: 3_600_000, maxSessions, maxPerUser, now, log: silentHttpLogger });
+  return new McpSessions({
+    createServer: () => new McpServer({ name: 'test', version: '0' }),
+    idleMs: 3_600_000,
+    maxSessions,
+    maxPerUser,
+    now,
+    log: silentHttpLogger,
+  });
 }
 
-test('the caps per user and in all: nobody loses a session to someone else\'s flood', async (t) => {
+test("the caps per user and in all: nobody loses a session to someone else's flood", async (t) => {
   let clock = 1_000_000;
   const tick = () => (clock += 10);
   const open = async (s: McpSessions, who: Identity, key?: string): Promise<string> => {
@@ -49,23 +61,23 @@ test('the caps per user and in all: nobody loses a session to someone else\'s fl
     return status === 200;
   };
 
-  await t.test('one user\'s flood recycles only their own sessions', async () => {
+  await t.test("one user's flood recycles only their own sessions", async () => {
     const s = sessions(100, 3, () => clock);
     try {
       const bens = [await open(s, ben), await open(s, ben)];
       const anns: string[] = [];
       for (let i = 0; i < FLOOD; i++) anns.push(await open(s, ann));
       t.diagnostic(`${FLOOD} sessions opened by one user: ${s.size} open`);
-      assert.equal(s.size, 5, 'ben\'s two and ann\'s last three');
+      assert.equal(s.size, 5, "ben's two and ann's last three");
       for (const id of bens) assert.ok(await alive(s, ben, id), 'ben keeps his sessions');
       for (const id of anns.slice(-3)) assert.ok(await alive(s, ann, id));
-      for (const id of anns.slice(0, -3)) assert.ok(!(await alive(s, ann, id)), 'ann\'s older ones went');
+      for (const id of anns.slice(0, -3)) assert.ok(!(await alive(s, ann, id)), "ann's older ones went");
     } finally {
       await s.closeAll();
     }
   });
 
-  await t.test('the global cap: the user with the most gives way, never someone\'s only session', async () => {
+  await t.test("the global cap: the user with the most gives way, never someone's only session", async () => {
     const s = sessions(4, 3, () => clock);
     try {
       const anns = [await open(s, ann), await open(s, ann), await open(s, ann)];
@@ -87,14 +99,14 @@ test('the caps per user and in all: nobody loses a session to someone else\'s fl
       assert.ok(await alive(s, ann, anns[2]!));
       // Ann floods: she only ever recycles her own.
       for (let i = 0; i < FLOOD; i++) await open(s, ann);
-      assert.ok(await alive(s, ben, ben2), 'ben keeps his through ann\'s flood');
+      assert.ok(await alive(s, ben, ben2), "ben keeps his through ann's flood");
       assert.ok(await alive(s, ben, ben3));
     } finally {
       await s.closeAll();
     }
   });
 
-  await t.test('when every open session is its user\'s only one, a newcomer is refused, not served by eviction', async () => {
+  await t.test("when every open session is its user's only one, a newcomer is refused, not served by eviction", async () => {
     const s = sessions(2, 5, () => clock);
     try {
       const a = await open(s, ann);
@@ -138,7 +150,12 @@ function mcpFrom(d: TestDaemon, from: string, body: unknown, session?: string): 
   return new Promise((resolve, reject) => {
     const req = request(
       {
-        host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress: from, agent: false,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        localAddress: from,
+        agent: false,
         headers: { ...HEADERS, 'content-length': Buffer.byteLength(text), ...(session ? { 'mcp-session-id': session } : {}) },
       },
       (res) => {
@@ -154,7 +171,7 @@ function mcpFrom(d: TestDaemon, from: string, body: unknown, session?: string): 
   });
 }
 
-test('over HTTP: an anonymous flood from one address leaves another address\'s session alone', async () => {
+test("over HTTP: an anonymous flood from one address leaves another address's session alone", async () => {
   const d = await startTestDaemon({ settings: { anonymousAccess: true }, daemon: { mcpSessions: { max: 100, perUser: 2 } } });
   try {
     const open = async (from: string): Promise<string> => {

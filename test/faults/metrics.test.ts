@@ -20,7 +20,11 @@ async function keys(dataDir: string): Promise<{ owner: string; member: string }>
   return { owner: await newUserKey('olga@example.com', dd, 'owner'), member: await newUserKey('mel@example.com', dd) };
 }
 
-const privateRepo = { name: PRIVATE, visibility: 'private' as const, build: (r: { commit(files: Record<string, string>): string }) => void r.commit({ 'hidden.c': 'int zq_hidden_symbol;\n' }) };
+const privateRepo = {
+  name: PRIVATE,
+  visibility: 'private' as const,
+  build: (r: { commit(files: Record<string, string>): string }) => void r.commit({ 'hidden.c': 'int zq_hidden_symbol;\n' }),
+};
 
 test('/metrics never names a private repository, whatever the requests named', async () => {
   const d = await startTestDaemon({ settings: { anonymousAccess: true }, extraRepos: [privateRepo] });
@@ -59,18 +63,34 @@ test('/metrics never names a private repository, whatever the requests named', a
     }
     // A tool call naming it.
     const mcp = (body: unknown, session?: string) =>
-      call(`${d.url}/api/mcp`, { json: body, headers: { ...as, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...(session ? { 'mcp-session-id': session } : {}) } });
-    const init = await mcp({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      call(`${d.url}/api/mcp`, {
+        json: body,
+        headers: {
+          ...as,
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+          ...(session ? { 'mcp-session-id': session } : {}),
+        },
+      });
+    const init = await mcp({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     const session = init.headers.get('mcp-session-id')!;
     await mcp({ jsonrpc: '2.0', method: 'notifications/initialized' }, session);
-    const read = await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'read_file', arguments: { repo: PRIVATE, path: 'hidden.c' } } }, session);
+    const read = await mcp(
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'read_file', arguments: { repo: PRIVATE, path: 'hidden.c' } } },
+      session,
+    );
     assert.match(read.text, /zq_hidden_symbol/, 'the tool read the private file: its name went through the daemon');
 
     const metrics = await call(`${d.url}/metrics`);
     assert.equal(metrics.status, 200);
     assert.match(metrics.text, /trawl_http_requests_total\{/, 'requests are counted');
     assert.match(metrics.text, /route="\/api\/commits"/, 'by route template');
-    assert.ok(!metrics.text.includes(PRIVATE), 'the private repository\'s name is in no series and no label');
+    assert.ok(!metrics.text.includes(PRIVATE), "the private repository's name is in no series and no label");
     assert.ok(!metrics.text.includes(q), 'not even encoded');
     assert.ok(!metrics.text.includes('zq_hidden_symbol'), 'nor what it holds');
     assert.ok(!metrics.text.includes(d.privateRepo), 'nor the other private repository');
@@ -82,7 +102,7 @@ test('/metrics never names a private repository, whatever the requests named', a
 test('/metrics access: the default follows anonymous access; "owner"; a scrape token from the environment', async (t) => {
   let d: TestDaemon | undefined;
   try {
-    await t.test('anonymous access off, no setting: an owner\'s API key only', async () => {
+    await t.test("anonymous access off, no setting: an owner's API key only", async () => {
       d = await startTestDaemon({ settings: { anonymousAccess: false } });
       const { owner, member } = await keys(d.dataDir);
       const none = await call(`${d.url}/metrics`);

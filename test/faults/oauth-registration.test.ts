@@ -40,7 +40,15 @@ function register(d: TestDaemon, from: string, headers: Record<string, string> =
   const url = new URL('/oauth/register', d.url);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress: from, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        localAddress: from,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -69,7 +77,7 @@ async function eventually(what: string, check: () => Promise<boolean>): Promise<
   assert.ok(await check(), what);
 }
 
-test('one address is refused after its share; others still register; never-used clients are pruned on the daemon\'s timer', async (t) => {
+test("one address is refused after its share; others still register; never-used clients are pruned on the daemon's timer", async (t) => {
   let clock = T0;
   const d = await withLicense({ settings: { anonymousAccess: false }, daemon: { now: () => new Date(clock), maintenanceIntervalMs: 20 } });
   const store: Store = openStore(d.dataDir);
@@ -119,10 +127,21 @@ test('one address is refused after its share; others still register; never-used 
       assert.equal(used.status, 201);
       const verifier = randomBytes(32).toString('base64url');
       const params = new URLSearchParams({
-        response_type: 'code', client_id: used.json.client_id, redirect_uri: CB, state: 's',
-        code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', decision: 'allow', api_key: key,
+        response_type: 'code',
+        client_id: used.json.client_id,
+        redirect_uri: CB,
+        state: 's',
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+        decision: 'allow',
+        api_key: key,
       });
-      const consent = await fetch(`${d.url}/oauth/authorize`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: params.toString() });
+      const consent = await fetch(`${d.url}/oauth/authorize`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: params.toString(),
+      });
       assert.equal(consent.status, 303);
       assert.match(consent.headers.get('location') ?? '', /[?&]code=svoc_/);
 
@@ -133,9 +152,9 @@ test('one address is refused after its share; others still register; never-used 
       assert.equal(await store.oauth.countClients(), before, 'younger than the time to live: kept');
       clock = T0 + UNUSED_CLIENT_TTL_MS + 1;
       // Those of the flood and the other address's, registered at T0.
-      await eventually('the flood\'s clients are pruned', async () => await store.oauth.countClients() === before - REGISTRATIONS_PER_ADDRESS - 1);
+      await eventually("the flood's clients are pruned", async () => (await store.oauth.countClients()) === before - REGISTRATIONS_PER_ADDRESS - 1);
       clock += REGISTRATION_WINDOW_MS + 1;
-      await eventually('every never-used client is pruned', async () => await store.oauth.countClients() === 1);
+      await eventually('every never-used client is pruned', async () => (await store.oauth.countClients()) === 1);
       assert.ok(await store.oauth.getClient(used.json.client_id), 'the client a user consented to stays');
     });
   } finally {
@@ -146,7 +165,10 @@ test('one address is refused after its share; others still register; never-used 
 
 test('a full global cap refuses everyone with 503 and drains by itself; behind a trusted proxy the forwarded address counts, an IPv6 /64 as one', async () => {
   let clock = T0;
-  const d = await withLicense({ settings: { anonymousAccess: false, http: { trustedProxies: ['127.0.0.1'] } }, daemon: { now: () => new Date(clock), maintenanceIntervalMs: 20 } });
+  const d = await withLicense({
+    settings: { anonymousAccess: false, http: { trustedProxies: ['127.0.0.1'] } },
+    daemon: { now: () => new Date(clock), maintenanceIntervalMs: 20 },
+  });
   const store: Store = openStore(d.dataDir);
   try {
     const via = (forwarded: string) => register(d, '127.0.0.1', { 'x-forwarded-for': forwarded });
@@ -160,14 +182,14 @@ test('a full global cap refuses everyone with 503 and drains by itself; behind a
 
     // Many addresses together fill the cap of clients never used (filled here directly:
     // MAX_UNUSED_CLIENTS registrations over HTTP would only take longer).
-    const fill = MAX_UNUSED_CLIENTS - await store.oauth.countClients();
+    const fill = MAX_UNUSED_CLIENTS - (await store.oauth.countClients());
     for (let i = 0; i < fill; i++) await store.oauth.createClient({ name: `filler ${i}`, redirectUris: [CB], metadata: {} }, new Date(clock).toISOString());
     const full = await via('192.0.2.1');
     assert.equal(full.status, 503);
     assert.equal(full.json.error, 'temporarily_unavailable');
     assert.equal(full.headers['retry-after'], '60');
     clock += UNUSED_CLIENT_TTL_MS + 1;
-    await eventually('the cap drains once the unused clients are pruned', async () => await store.oauth.countClients() === 0);
+    await eventually('the cap drains once the unused clients are pruned', async () => (await store.oauth.countClients()) === 0);
     assert.equal((await via('192.0.2.1')).status, 201);
   } finally {
     await store.close();

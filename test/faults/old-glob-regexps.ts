@@ -184,7 +184,10 @@ function escapeChar(c: string): string {
 
 /** Ref globs (`branch:`, configured revisions). */
 export function oldRefGlob(glob: string): RegExp {
-  const body = glob.split('*').map((s) => s.replace(/[\\^$.|?+()[\]{}]/g, '\\$&')).join('.*');
+  const body = glob
+    .split('*')
+    .map((s) => s.replace(/[\\^$.|?+()[\]{}]/g, '\\$&'))
+    .join('.*');
   return new RegExp(`^${body}$`);
 }
 

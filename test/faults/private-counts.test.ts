@@ -65,7 +65,17 @@ function summed(chunks: Array<Record<string, unknown>>): Record<string, number> 
 function writeVersion1(dataDir: string, repoId: number): void {
   const path = join(shardsDir(dataDir, repoId), 'manifest.json');
   const m = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
-  const v1 = { version: 1, repoId, repoName: m.repo.name, generation: m.generation, shards: m.shards.map((s) => s.file), indexedAt: m.indexedAt, files: m.files, contentBytes: m.contentBytes, skipped: m.skipped };
+  const v1 = {
+    version: 1,
+    repoId,
+    repoName: m.repo.name,
+    generation: m.generation,
+    shards: m.shards.map((s) => s.file),
+    indexedAt: m.indexedAt,
+    files: m.files,
+    contentBytes: m.contentBytes,
+    skipped: m.skipped,
+  };
   writeFileSync(path, JSON.stringify(v1));
 }
 
@@ -96,7 +106,11 @@ async function anonymousView(url: string): Promise<Record<string, unknown>> {
     };
   }
   for (const query of ['widget', 'repo:vault', 'visibility:private widget']) {
-    const res = await fetch(`${url}/api/stream_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, matches: 500 }) });
+    const res = await fetch(`${url}/api/stream_search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, matches: 500 }),
+    });
     const events: EventSourceMessage[] = [];
     createParser({ onEvent: (e) => events.push(e) }).feed(await res.text());
     const messages = events.filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data));
@@ -115,7 +129,12 @@ async function anonymousView(url: string): Promise<Record<string, unknown>> {
   view.health = { status: health.status, body: health.json };
   for (const query of ['', '?perPage=1', '?query=vault', '?query=widgets']) {
     const r = await call(`${url}/api/repos${query}`);
-    view[`repos ${query}`] = { status: r.status, total: r.headers.get('x-total-count'), link: r.headers.get('link')?.replaceAll(url, ''), names: r.json.map((x: { repoName: string }) => x.repoName) };
+    view[`repos ${query}`] = {
+      status: r.status,
+      total: r.headers.get('x-total-count'),
+      link: r.headers.get('link')?.replaceAll(url, ''),
+      names: r.json.map((x: { repoName: string }) => x.repoName),
+    };
   }
   return view;
 }
@@ -135,9 +154,17 @@ test('anonymous answers carry the same counts with no private repository and wit
     // The private repositories are there (two searchable, one damaged) for those who may see them.
     const ownerReady = await call(`${three.url}/readyz`, { headers: owner });
     assert.equal(ownerReady.status, 200);
-    assert.deepEqual(ownerReady.json, { status: 'ready', repositories: { total: 5, searchable: 4, waiting: 0, symbolsPending: 0 } }, "an owner's key reads the totals");
+    assert.deepEqual(
+      ownerReady.json,
+      { status: 'ready', repositories: { total: 5, searchable: 4, waiting: 0, symbolsPending: 0 } },
+      "an owner's key reads the totals",
+    );
     const seen = await call(`${three.url}/api/search`, { headers: owner, json: { query: 'visibility:private widget', matches: 500 } });
-    assert.deepEqual([...new Set(seen.json.files.map((f: { repository: string }) => f.repository))].sort(), ['vault-now', 'vault-old'], 'the owner finds the private files');
+    assert.deepEqual(
+      [...new Set(seen.json.files.map((f: { repository: string }) => f.repository))].sort(),
+      ['vault-now', 'vault-old'],
+      'the owner finds the private files',
+    );
     assert.equal(seen.json.stats.crashes, 1, "the damaged repository's shard counts as failed for the owner");
   } finally {
     await three?.cleanup();

@@ -116,10 +116,39 @@ test('refs that reach what no indexed ref holds are refused on every endpoint an
 
     const hostile = [
       // HEAD@{4} and main@{4} are the secret commit, HEAD@{2} the stashed one's parent.
-      'HEAD@{1}', 'HEAD@{2}', 'HEAD@{4}', '@{1}', 'main@{1}', 'main@{4}', 'main@{1.year.ago}', 'main@{yesterday}', '@{-1}', '@{upstream}', 'stash@{0}', 'HEAD@{1}~0', 'main@{1}^{commit}',
-      '@', 'ORIG_HEAD', 'stash', 'refs/stash', 'wip', 'refs/heads/wip', 'wip~0', 'heads/wip',
-      secret, secret.slice(0, 7), secret.slice(0, 4), secret.toUpperCase(), `${secret}~0`, `${secret}^{commit}`, `${secret}^{}`,
-      wip, wip.slice(0, 9), stash, stash.slice(0, 7), `${stash}^2`,
+      'HEAD@{1}',
+      'HEAD@{2}',
+      'HEAD@{4}',
+      '@{1}',
+      'main@{1}',
+      'main@{4}',
+      'main@{1.year.ago}',
+      'main@{yesterday}',
+      '@{-1}',
+      '@{upstream}',
+      'stash@{0}',
+      'HEAD@{1}~0',
+      'main@{1}^{commit}',
+      '@',
+      'ORIG_HEAD',
+      'stash',
+      'refs/stash',
+      'wip',
+      'refs/heads/wip',
+      'wip~0',
+      'heads/wip',
+      secret,
+      secret.slice(0, 7),
+      secret.slice(0, 4),
+      secret.toUpperCase(),
+      `${secret}~0`,
+      `${secret}^{commit}`,
+      `${secret}^{}`,
+      wip,
+      wip.slice(0, 9),
+      stash,
+      stash.slice(0, 7),
+      `${stash}^2`,
     ];
 
     await t.test('every hostile form, on every endpoint, anonymously and with a key: 400 INVALID_GIT_REF, nothing of the commits it names', async () => {
@@ -154,10 +183,24 @@ test('refs that reach what no indexed ref holds are refused on every endpoint an
     });
 
     const allowed: Array<[string, string]> = [
-      ['main', c3], ['HEAD', c3], ['HEAD~1', c2], ['main^', c2], ['refs/heads/main', c3],
-      ['dev', d1], ['refs/heads/dev', d1], ['dev~1', c2],
-      ['v1', c1], ['refs/tags/v1', c1], ['v1^{commit}', c1], ['light', c3],
-      [c1, c1], [c1.slice(0, 7), c1], [c2.slice(0, 12), c2], [c3.toUpperCase(), c3], [d1, d1], [`${c3}~2`, c1],
+      ['main', c3],
+      ['HEAD', c3],
+      ['HEAD~1', c2],
+      ['main^', c2],
+      ['refs/heads/main', c3],
+      ['dev', d1],
+      ['refs/heads/dev', d1],
+      ['dev~1', c2],
+      ['v1', c1],
+      ['refs/tags/v1', c1],
+      ['v1^{commit}', c1],
+      ['light', c3],
+      [c1, c1],
+      [c1.slice(0, 7), c1],
+      [c2.slice(0, 12), c2],
+      [c3.toUpperCase(), c3],
+      [d1, d1],
+      [`${c3}~2`, c1],
     ];
 
     await t.test('indexed branches, tags, HEAD, and full and 7+-digit ids of the commits they reach work on every endpoint and tool', async () => {

@@ -69,7 +69,12 @@ interface Answer {
 
 async function post(url: string, path: string, body: unknown, from: string, signal?: AbortSignal): Promise<Answer> {
   const t = performance.now();
-  const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': from }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+  const res = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  });
   const text = await res.text();
   return { status: res.status, ms: performance.now() - t, body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : text };
 }
@@ -87,10 +92,23 @@ test('costly requests hold neither the event loop nor another caller', { timeout
     await indexLocal(corpus, { dataDir, symbols: false, shardTargetBytes: 256 << 20, name: 'corpus' });
     const listed = join(dir.path, 'listed.git');
     const long = 'component_with_a_long_name_'.repeat(4);
-    fastImportRepo(listed, Array.from({ length: LISTED_FILES }, (_, i) => [`dir_${i % 50}_${long}/sub_${i % 7}_${long}/file_${i}_${long}.c`, `int listed_${i};\n`] as const));
+    fastImportRepo(
+      listed,
+      Array.from({ length: LISTED_FILES }, (_, i) => [`dir_${i % 50}_${long}/sub_${i % 7}_${long}/file_${i}_${long}.c`, `int listed_${i};\n`] as const),
+    );
     await indexLocal(listed, { dataDir, symbols: false, name: 'listed' });
     const config = join(dir.path, 'trawl.json');
-    writeFileSync(config, JSON.stringify({ settings: { anonymousAccess: true, http: { trustedProxies: ['127.0.0.1', '::1'] }, search: { timeoutMs: TIMEOUT_MS }, rateLimit: { requestsPerDay: 1_000_000 } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        settings: {
+          anonymousAccess: true,
+          http: { trustedProxies: ['127.0.0.1', '::1'] },
+          search: { timeoutMs: TIMEOUT_MS },
+          rateLimit: { requestsPerDay: 1_000_000 },
+        },
+      }),
+    );
     const served = await serve(['--data-dir', dataDir, '--config', config, '--workers', '2', '--log-level', 'silent'], dir.path);
     child = served.child;
     const url = served.url;
@@ -114,7 +132,12 @@ test('costly requests hold neither the event loop nor another caller', { timeout
       const before = onCpu();
       for (let k = 0; k < 5; k++) {
         assert.equal((await post(url, '/api/search', HUGE_REGEX(1000 + k), '10.1.0.3')).status, 400);
-        const wide = await post(url, '/api/search', { query: Array.from({ length: 1800 }, (_, i) => `w${i}x${k}`).join('|'), matches: 10, isRegexEnabled: true }, '10.1.0.3');
+        const wide = await post(
+          url,
+          '/api/search',
+          { query: Array.from({ length: 1800 }, (_, i) => `w${i}x${k}`).join('|'), matches: 10, isRegexEnabled: true },
+          '10.1.0.3',
+        );
         assert.equal(wide.status, 200);
       }
       const perRequest = (onCpu() - before) / 10;
@@ -135,14 +158,23 @@ test('costly requests hold neither the event loop nor another caller', { timeout
       // and each of its documents a fifth of it.
       const a = await post(url, '/api/search', COSTLY_BIG(0), '10.2.0.1');
       assert.equal(a.status, 200);
-      t.diagnostic(`the costly search: ${a.ms.toFixed(0)} ms, exhaustive ${a.body.isSearchExhaustive}, ${a.body.stats.flushReason}, ${a.body.stats.filesConsidered} files considered`);
+      t.diagnostic(
+        `the costly search: ${a.ms.toFixed(0)} ms, exhaustive ${a.body.isSearchExhaustive}, ${a.body.stats.flushReason}, ${a.body.stats.filesConsidered} files considered`,
+      );
       assert.equal(a.body.stats.flushReason, 'FLUSH_REASON_TIMER_EXPIRED');
       assert.equal(a.body.isSearchExhaustive, false);
       assert.ok(a.ms < TIMEOUT_MS + 300, `stopped within its budget (${a.ms.toFixed(0)} ms for ${TIMEOUT_MS} ms)`);
       // A stream's final message says the same.
-      const res = await fetch(`${url}/api/stream_search`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.2.0.1' }, body: JSON.stringify(COSTLY_BIG(1)) });
+      const res = await fetch(`${url}/api/stream_search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.2.0.1' },
+        body: JSON.stringify(COSTLY_BIG(1)),
+      });
       const text = await res.text();
-      const final = text.split('\n').filter((l) => l.startsWith('data: {"type":"final"')).map((l) => JSON.parse(l.slice(6)))[0];
+      const final = text
+        .split('\n')
+        .filter((l) => l.startsWith('data: {"type":"final"'))
+        .map((l) => JSON.parse(l.slice(6)))[0];
       assert.ok(final, 'a final message');
       assert.equal(final.accumulatedStats.flushReason, 'FLUSH_REASON_TIMER_EXPIRED');
       assert.equal(final.isSearchExhaustive, false);
@@ -181,7 +213,9 @@ test('costly requests hold neither the event loop nor another caller', { timeout
           await Promise.all(clients);
         }
         for (const a of costly) assert.equal(a.status, 200);
-        seen.push(`idle median ${median(idle).toFixed(1)} ms, beside four costly searches ${median(loaded).toFixed(1)} ms (worst ${Math.max(...loaded).toFixed(1)} ms)`);
+        seen.push(
+          `idle median ${median(idle).toFixed(1)} ms, beside four costly searches ${median(loaded).toFixed(1)} ms (worst ${Math.max(...loaded).toFixed(1)} ms)`,
+        );
         passed = median(loaded) < 3 * median(idle);
       }
       t.diagnostic(`normal search: ${seen.join('; ')}`);
@@ -207,7 +241,9 @@ test('costly requests hold neither the event loop nor another caller', { timeout
       const statuses = answers.map((a) => a.status);
       const worstRaw = health.reduce((w, s) => (s.ms > w.ms ? s : w));
       const worstOwn = health.reduce((w, s) => (ownDelay(s) > ownDelay(w) ? s : w));
-      t.diagnostic(`/api/health: ${health.length} answers, median ${median(health.map((s) => s.ms)).toFixed(1)} ms, worst ${showHealth(worstRaw)}; worst less the wait for a CPU ${showHealth(worstOwn)}; the 30 requests answered ${[...new Set(statuses)].join(', ')} in at most ${Math.max(...answers.map((a) => a.ms)).toFixed(0)} ms`);
+      t.diagnostic(
+        `/api/health: ${health.length} answers, median ${median(health.map((s) => s.ms)).toFixed(1)} ms, worst ${showHealth(worstRaw)}; worst less the wait for a CPU ${showHealth(worstOwn)}; the 30 requests answered ${[...new Set(statuses)].join(', ')} in at most ${Math.max(...answers.map((a) => a.ms)).toFixed(0)} ms`,
+      );
       for (const a of answers) assert.ok([200, 400, 503].includes(a.status), `answered ${a.status}`);
       assert.ok(health.length >= 5, `health polled ${health.length} times`);
       // The time the machine's load kept the daemon's thread from running is not the

@@ -80,7 +80,11 @@ test('SIGTERM during active streams: new requests get 503, requests in flight fi
       });
       assert.deepEqual(JSON.parse(health!.body), { status: 'unavailable', reason: 'shutting down' });
       assert.equal(health!.headers.connection, 'close');
-      for (const [path, body] of [['/api/search', SEARCH], ['/api/stream_search', STREAM], ['/api/repos', undefined]] as const) {
+      for (const [path, body] of [
+        ['/api/search', SEARCH],
+        ['/api/stream_search', STREAM],
+        ['/api/repos', undefined],
+      ] as const) {
         const probe = rawRequest(d.url, body ? 'POST' : 'GET', path, body, { keepAlive: true });
         const r = await probe.response();
         assert.equal(r.status, 503, path);

@@ -54,7 +54,9 @@ test('files over settings.http.maxSourceBytes: each endpoint answers the documen
           const pack = join(repo.path, '.git', 'objects', 'pack');
           const idx = readdirSync(pack).find((f) => f.endsWith('.idx'))!;
           const ids = ['HEAD', 'HEAD~1'].map((r) => git(repo.path, 'rev-parse', `${r}:big.txt`).trim());
-          const deltas = git(repo.path, 'verify-pack', '-v', join(pack, idx)).split('\n').filter((l) => ids.some((id) => l.startsWith(id)) && l.trim().split(/\s+/).length === 7);
+          const deltas = git(repo.path, 'verify-pack', '-v', join(pack, idx))
+            .split('\n')
+            .filter((l) => ids.some((id) => l.startsWith(id)) && l.trim().split(/\s+/).length === 7);
           assert.equal(deltas.length, 1, 'one version of big.txt is stored as a delta of the other');
           repo.commit({ 'loose.txt': bigText(12 * MiB, 'loose') }, 'a loose big file');
         },
@@ -72,11 +74,20 @@ test('files over settings.http.maxSourceBytes: each endpoint answers the documen
     const tooLarge = (a: Answer, what: string, size: number) => {
       assert.equal(a.status, 413, `${what}: ${a.text.slice(0, 300)}`);
       assert.equal(a.json.errorCode, 'FILE_TOO_LARGE', what);
-      assert.ok(a.json.message.includes(`is ${size.toLocaleString('en-US')} bytes, over this server's limit of ${CAP.toLocaleString('en-US')} bytes`), `${what}: ${a.json.message}`);
+      assert.ok(
+        a.json.message.includes(`is ${size.toLocaleString('en-US')} bytes, over this server's limit of ${CAP.toLocaleString('en-US')} bytes`),
+        `${what}: ${a.json.message}`,
+      );
     };
 
     await t.test('GET /api/source: 413 FILE_TOO_LARGE, loose, packed whole and packed as a delta', async () => {
-      for (const [path, ref, size] of [['big.txt', 'HEAD', 12 * MiB], ['big.txt', 'HEAD~1', 12 * MiB], ['big.txt', 'HEAD~2', 12 * MiB], ['loose.txt', 'HEAD', 12 * MiB], ['mid.txt', 'HEAD', Buffer.byteLength(astride())]] as const) {
+      for (const [path, ref, size] of [
+        ['big.txt', 'HEAD', 12 * MiB],
+        ['big.txt', 'HEAD~1', 12 * MiB],
+        ['big.txt', 'HEAD~2', 12 * MiB],
+        ['loose.txt', 'HEAD', 12 * MiB],
+        ['mid.txt', 'HEAD', Buffer.byteLength(astride())],
+      ] as const) {
         tooLarge(await get(`/api/source?repo=bulky&path=${path}&ref=${ref}`), `${path} at ${ref}`, size);
       }
       const small = await get('/api/source?repo=bulky&path=small.c');
@@ -89,7 +100,7 @@ test('files over settings.http.maxSourceBytes: each endpoint answers the documen
       assert.equal((await get('/api/blame?repo=bulky&path=small.c')).status, 200);
     });
 
-    await t.test('GET /api/outline: no symbols for a file over the outline\'s 1 MiB', async () => {
+    await t.test("GET /api/outline: no symbols for a file over the outline's 1 MiB", async () => {
       for (const path of ['big.txt', 'mid.txt']) {
         const a = await get(`/api/outline?repo=bulky&path=${path}`);
         assert.equal(a.status, 200, a.text);
@@ -97,7 +108,10 @@ test('files over settings.http.maxSourceBytes: each endpoint answers the documen
         assert.equal(a.json.language, 'Text');
       }
       const small = await get('/api/outline?repo=bulky&path=small.c');
-      assert.deepEqual(small.json.symbols.map((s: { symbol: string }) => s.symbol), ['small_two']);
+      assert.deepEqual(
+        small.json.symbols.map((s: { symbol: string }) => s.symbol),
+        ['small_two'],
+      );
       assert.equal((await get('/api/outline?repo=bulky&path=nope.c')).json.errorCode, 'FILE_NOT_FOUND');
     });
 
@@ -132,7 +146,7 @@ test('files over settings.http.maxSourceBytes: each endpoint answers the documen
       assert.equal(small!.contentTruncated, undefined);
     });
 
-    await t.test('a directory repository\'s indexed file: 413 too', async () => {
+    await t.test("a directory repository's indexed file: 413 too", async () => {
       const plain = join(dir.path, 'plain');
       mkdirSync(plain);
       writeFileSync(join(plain, 'mid.txt'), astride());
@@ -142,13 +156,16 @@ test('files over settings.http.maxSourceBytes: each endpoint answers the documen
       assert.equal((await get('/api/source?repo=plain&path=ok.txt')).json.source, 'fine\n');
     });
 
-    await t.test('the tool server\'s read_file says why', async () => {
+    await t.test("the tool server's read_file says why", async () => {
       const key = await newUserKey('mcp@example.com', ['--data-dir', d.dataDir]);
       const transport = new StreamableHTTPClientTransport(new URL(`${d.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
       const client = new Client({ name: 'size-caps', version: '1.0.0' });
       await client.connect(transport);
       try {
-        const r = (await client.callTool({ name: 'read_file', arguments: { repo: 'bulky', path: 'big.txt' } })) as { isError?: boolean; content: Array<{ text: string }> };
+        const r = (await client.callTool({ name: 'read_file', arguments: { repo: 'bulky', path: 'big.txt' } })) as {
+          isError?: boolean;
+          content: Array<{ text: string }>;
+        };
         assert.equal(r.isError, true);
         assert.match(r.content[0]!.text, /^FILE_TOO_LARGE: "big\.txt" at "main" in bulky is 12,582,912 bytes/);
       } finally {

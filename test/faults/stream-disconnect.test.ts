@@ -46,7 +46,9 @@ after(() => dir.cleanup());
 /** The haystack (once for this file), indexed in small shards: every search has a dozen shards. */
 const haystackIndex = haystack(dir.path, 1200, 100, 1 << 20);
 
-test(`${STREAMS} streaming searches whose clients disconnect mid-stream: the work stops at once, memory, fds and threads come back`, { timeout: 300_000 }, async (t) => {
+test(`${STREAMS} streaming searches whose clients disconnect mid-stream: the work stops at once, memory, fds and threads come back`, {
+  timeout: 300_000,
+}, async (t) => {
   const dataDir = await haystackIndex();
   const configPath = join(dir.path, 'trawl.json');
   const search = { maxConcurrent: STREAMS / 2, maxConcurrentPerCaller: STREAMS / 2, maxQueued: STREAMS, maxQueuedPerCaller: STREAMS };
@@ -78,15 +80,25 @@ test(`${STREAMS} streaming searches whose clients disconnect mid-stream: the wor
     await until('results are flowing', () => streams.filter(chunk).length >= 3, 60_000);
     const load = await metrics(daemon.url, WORK);
     t.diagnostic(`at the disconnect: ${JSON.stringify(load)}; ${streams.filter(chunk).length} streams had results`);
-    assert.ok(streams.every((s) => s.text().startsWith('HTTP/1.1 200')), 'every stream was accepted');
-    assert.ok(load.trawl_searches_running! > 0 && load.trawl_search_queue_length! > 0 && load.trawl_search_shard_tasks_queued! > 0, 'searches were running and waiting at the disconnect');
+    assert.ok(
+      streams.every((s) => s.text().startsWith('HTTP/1.1 200')),
+      'every stream was accepted',
+    );
+    assert.ok(
+      load.trawl_searches_running! > 0 && load.trawl_search_queue_length! > 0 && load.trawl_search_shard_tasks_queued! > 0,
+      'searches were running and waiting at the disconnect',
+    );
 
     const cutAt = Date.now();
     for (const s of streams) s.socket.resetAndDestroy();
-    await until('no work left', async () => {
-      const m = await metrics(daemon.url, WORK);
-      return WORK.every((k) => m[k] === 0);
-    }, 10_000);
+    await until(
+      'no work left',
+      async () => {
+        const m = await metrics(daemon.url, WORK);
+        return WORK.every((k) => m[k] === 0);
+      },
+      10_000,
+    );
     // Every stream's request ends once its search has stopped (a search waits for its
     // running shard tasks): the last one's log line is when the last work ended.
     let lines: RequestLine[] = [];
@@ -97,10 +109,15 @@ test(`${STREAMS} streaming searches whose clients disconnect mid-stream: the wor
     const cut = lines.filter((l) => l.aborted === true);
     const idleMs = Math.max(...cut.map((l) => Date.parse(l.time))) - cutAt;
     const skipped = (await metrics(daemon.url, [SKIPPED]))[SKIPPED]! - skippedBefore;
-    t.diagnostic(`disconnect to idle (the last stream's search stopped): ${idleMs} ms; ${cut.length} streams cut, ${STREAMS - cut.length} had finished before; ${skipped} shard tasks never ran`);
+    t.diagnostic(
+      `disconnect to idle (the last stream's search stopped): ${idleMs} ms; ${cut.length} streams cut, ${STREAMS - cut.length} had finished before; ${skipped} shard tasks never ran`,
+    );
     assert.ok(cut.length >= STREAMS / 2, 'most streams were cut mid-way');
     assert.ok(idleMs < 5000, `the work stopped within 5 s of the disconnect (${idleMs} ms)`);
-    assert.ok(skipped >= load.trawl_search_shard_tasks_queued! / 2, `the shard tasks queued at the disconnect (${load.trawl_search_shard_tasks_queued}) were dropped, not run (${skipped} skipped)`);
+    assert.ok(
+      skipped >= load.trawl_search_shard_tasks_queued! / 2,
+      `the shard tasks queued at the disconnect (${load.trawl_search_shard_tasks_queued}) were dropped, not run (${skipped} skipped)`,
+    );
 
     // Rest, then compare: the daemon collects its heaps once its searches have been quiet
     // for a few seconds (runtime/idle-collector.ts); the test forces nothing.
@@ -130,7 +147,19 @@ test('a stopped search takes its queued shard tasks out of the pool at once', as
     const m = readAllManifests(dataDir)[0]!;
     const plan = packr.pack(planQuery({ ...QUERY }));
     const shard = (i: number): ShardRef => shardRef(join(shardsDir(dataDir, m.repoId), m.shards[i % m.shards.length]!.file), [memberRef(0, m.repoId)]);
-    const task = (planId: number, ...ids: number[]): TestTask => ({ planId, plan, limit: 100000, brute: false, shards: ids.map(shard), cut: { ranges: 100000, rankedRanges: 100000, loadedKiB: Infinity }, batch: false, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION, caller: '' });
+    const task = (planId: number, ...ids: number[]): TestTask => ({
+      planId,
+      plan,
+      limit: 100000,
+      brute: false,
+      shards: ids.map(shard),
+      cut: { ranges: 100000, rankedRanges: 100000, loadedKiB: Infinity },
+      batch: false,
+      definitionsPastCut: false,
+      shape: SHAPE,
+      speculateFrom: NO_SPECULATION,
+      caller: '',
+    });
     const live = new SharedArrayBuffer(4);
     const gone = new SharedArrayBuffer(4);
     // Closing the pool after a failed assertion rejects what is still queued: not the failure to report.
@@ -154,7 +183,10 @@ test('a stopped search takes its queued shard tasks out of the pool at once', as
     // A search already stopped when it starts is not even queued.
     const late = start(task(3, 6), gone);
     assert.deepEqual(await late.replies[0], { status: 'skipped' });
-    assert.deepEqual((await Promise.all(running.replies)).map((r) => r.status), ['done', 'done']);
+    assert.deepEqual(
+      (await Promise.all(running.replies)).map((r) => r.status),
+      ['done', 'done'],
+    );
     assert.deepEqual(pool.load(), { busy: 0, queued: 0 });
 
     // A grant holds the workers back: only the shards granted run, the next ones once granted.
@@ -163,7 +195,10 @@ test('a stopped search takes its queued shard tasks out of the pool at once', as
     await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(pool.load(), { busy: 0, queued: 0 }, 'nothing runs past the grant');
     held.grant(3);
-    assert.deepEqual((await Promise.all(held.replies)).map((r) => r.status), ['done', 'done', 'done']);
+    assert.deepEqual(
+      (await Promise.all(held.replies)).map((r) => r.status),
+      ['done', 'done', 'done'],
+    );
 
     // Closing the pool (shutdown) ends what is still running or queued: a search waiting
     // for it finishes instead of hanging on a worker that is gone.
@@ -217,7 +252,10 @@ test('a search whose client left shapes none of the shard results already in han
     });
     assert.equal(whole.stats.actualMatchCount, 22800);
     // Shaped: the batch being sent at the abort (a shard or two), not the dozen in hand.
-    assert.ok(res.stats.actualMatchCount >= sent && res.stats.actualMatchCount < whole.stats.actualMatchCount / 4, `nothing was shaped after the abort (${res.stats.actualMatchCount} of ${whole.stats.actualMatchCount} match ranges shaped, ${sent} sent)`);
+    assert.ok(
+      res.stats.actualMatchCount >= sent && res.stats.actualMatchCount < whole.stats.actualMatchCount / 4,
+      `nothing was shaped after the abort (${res.stats.actualMatchCount} of ${whole.stats.actualMatchCount} match ranges shaped, ${sent} sent)`,
+    );
   } finally {
     await searcher.close();
   }
@@ -226,7 +264,11 @@ test('a search whose client left shapes none of the shard results already in han
 test('a turn at the search gate is not handed to a client that left in the same batch of disconnects', async () => {
   const changes: Array<[number, number]> = [];
   const gate = new SearchGate({ concurrent: 1, queued: 10 }, (running, waiting) => changes.push([running, waiting]));
-  const outcome = (p: Promise<() => void>) => p.then((release) => ({ release, got: 'turn' as const }), () => ({ release: undefined, got: 'left' as const }));
+  const outcome = (p: Promise<() => void>) =>
+    p.then(
+      (release) => ({ release, got: 'turn' as const }),
+      () => ({ release: undefined, got: 'left' as const }),
+    );
   const releaseA = await gate.enter('client');
   const b = new AbortController();
   const c = new AbortController();

@@ -42,14 +42,20 @@ interface Kind {
 }
 
 const KINDS: Kind[] = [
-  { name: 'a link to /dev/zero', make: (p) => symlinkSync('/dev/zero', p), reason: /manifest\.json is not a regular file \(a symbolic link to a character device\)/ },
+  {
+    name: 'a link to /dev/zero',
+    make: (p) => symlinkSync('/dev/zero', p),
+    reason: /manifest\.json is not a regular file \(a symbolic link to a character device\)/,
+  },
   { name: 'a FIFO', make: (p) => assert.equal(spawnSync('mkfifo', [p]).status, 0, 'mkfifo'), reason: /manifest\.json is not a regular file \(a FIFO\)/ },
   {
     name: 'a 2 GiB sparse file',
     make: (p) => assert.equal(spawnSync('truncate', ['-s', String(2 ** 31), p]).status, 0, 'truncate'),
     reason: /manifest\.json is 2,147,483,648 bytes, over the 67,108,864 bytes a file of its kind may hold/,
   },
-  ...(FULL ? [{ name: 'a directory', make: (p: string) => mkdirSync(p), reason: /manifest\.json is not a regular file \(a directory\)/, lockRefused: true as const }] : []),
+  ...(FULL
+    ? [{ name: 'a directory', make: (p: string) => mkdirSync(p), reason: /manifest\.json is not a regular file \(a directory\)/, lockRefused: true as const }]
+    : []),
 ];
 
 let root: { path: string; cleanup(): void };
@@ -128,7 +134,13 @@ function watched(args: string[], limitMs: number): Watched {
       const m = /listening on (http:\/\/\S+)/.exec(stderr);
       if (m) resolve(m[1]!);
     });
-    void exit.then((e) => reject(new Error(`trawl ${args[0]} ended before listening (${e.killed ?? `exit ${e.code}`}; peak ${Math.round(e.peakKb / MiB)} MiB): ${e.stderr.slice(0, 500)}`)));
+    void exit.then((e) =>
+      reject(
+        new Error(
+          `trawl ${args[0]} ended before listening (${e.killed ?? `exit ${e.code}`}; peak ${Math.round(e.peakKb / MiB)} MiB): ${e.stderr.slice(0, 500)}`,
+        ),
+      ),
+    );
   });
   listening.catch(() => {}); // a command never listens; a daemon's caller awaits it
   return { listening, exit, stop: () => child.kill('SIGTERM'), kill: () => child.kill('SIGKILL'), peakKb: () => peak };
@@ -186,14 +198,24 @@ async function exercise(data: string, kind: Kind | undefined): Promise<Exercise>
     const url = await Promise.race([
       serve.listening,
       new Promise<never>((_, reject) => {
-        deadline = setTimeout(() => reject(new Error(`trawl serve did not listen within ${SERVE_MS} ms (peak ${Math.round(serve.peakKb() / MiB)} MiB): a read of the data dir blocked`)), SERVE_MS);
+        deadline = setTimeout(
+          () =>
+            reject(
+              new Error(`trawl serve did not listen within ${SERVE_MS} ms (peak ${Math.round(serve.peakKb() / MiB)} MiB): a read of the data dir blocked`),
+            ),
+          SERVE_MS,
+        );
       }),
     ]);
     clearTimeout(deadline);
     const first = await search(url);
     const served: Victim[] = kind ? ['beta', 'gamma'] : ['alpha', 'beta', 'gamma'];
     if (kind) {
-      assert.deepEqual(first.hits, intact.hits.filter((h) => h.repository !== 'alpha'), 'beta and gamma answer as before, alpha not at all');
+      assert.deepEqual(
+        first.hits,
+        intact.hits.filter((h) => h.repository !== 'alpha'),
+        'beta and gamma answer as before, alpha not at all',
+      );
       assert.equal(first.exhaustive, false, 'a search that leaves a repository out is not exhaustive');
       assert.ok(first.crashes >= 1, 'the left-out repository is counted');
     } else {
@@ -250,7 +272,9 @@ for (const kind of KINDS) {
   test(`manifest.json, index-version and a lock file as ${kind.name}: bounded memory, the others answer, trawl repos reports it at once`, async (t) => {
     const got = await exercise(copy(`damaged-${KINDS.indexOf(kind)}`), kind);
     const mb = (kb: number) => `${Math.round(kb / MiB)} MiB`;
-    t.diagnostic(`peak RSS, intact -> damaged: trawl serve ${mb(intact.serveKb)} -> ${mb(got.serveKb)}, trawl repos ${mb(intact.reposKb)} -> ${mb(got.reposKb)} (${Math.round(got.reposMs)} ms), trawl index ${mb(intact.indexKb)} -> ${mb(got.indexKb)}`);
+    t.diagnostic(
+      `peak RSS, intact -> damaged: trawl serve ${mb(intact.serveKb)} -> ${mb(got.serveKb)}, trawl repos ${mb(intact.reposKb)} -> ${mb(got.reposKb)} (${Math.round(got.reposMs)} ms), trawl index ${mb(intact.indexKb)} -> ${mb(got.indexKb)}`,
+    );
     assert.ok(got.serveKb < intact.serveKb + RSS_MARGIN_KB, `trawl serve peaked at ${mb(got.serveKb)}, ${mb(intact.serveKb)} over an intact data dir`);
     assert.ok(got.reposKb < intact.reposKb + RSS_MARGIN_KB, `trawl repos peaked at ${mb(got.reposKb)}, ${mb(intact.reposKb)} over an intact data dir`);
     assert.ok(got.indexKb < intact.indexKb + RSS_MARGIN_KB, `trawl index peaked at ${mb(got.indexKb)}, ${mb(intact.indexKb)} over an intact data dir`);

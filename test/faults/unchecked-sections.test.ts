@@ -32,7 +32,7 @@ const QUERIES: Array<{ query: string; regex?: boolean; caseSensitive?: boolean; 
   { query: 'device_probe_7' },
   { query: 'counter' },
   { query: 'counter -spin_lock', within: 'counter' },
-  { query: 'static int' , caseSensitive: true },
+  { query: 'static int', caseSensitive: true },
   { query: 'probe_[0-9]+\\(', regex: true },
   { query: 'file:drv3' },
   { query: 'sym:device_probe_1' },
@@ -134,7 +134,9 @@ const DAMAGE: Array<{ kind: SectionKind; keep: number }> = [
 
 for (const d of DAMAGE) {
   for (const spread of ['past the header', 'second half', 'sparse flips'] as const satisfies readonly Spread[]) {
-    test(`garbage in section ${SECTION_NAMES[d.kind]} (${spread}): searches end, nothing crashes, every file found holds what the query asks for`, { timeout: 120_000 }, async () => {
+    test(`garbage in section ${SECTION_NAMES[d.kind]} (${spread}): searches end, nothing crashes, every file found holds what the query asks for`, {
+      timeout: 120_000,
+    }, async () => {
       const dir = tempDir('unchecked-case');
       try {
         const data = join(dir.path, 'data');

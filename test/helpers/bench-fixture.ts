@@ -53,7 +53,14 @@ function logNormal(normal: () => number, random: () => number, n: number, med: n
 
 function percentiles(samples: number[]): QueryResult['latencyMs'] {
   const s = [...samples].sort((a, b) => a - b);
-  return { p50: quantileSorted(s, 0.5), p95: quantileSorted(s, 0.95), p99: quantileSorted(s, 0.99), mean: s.reduce((a, b) => a + b, 0) / s.length, min: s[0]!, max: s[s.length - 1]! };
+  return {
+    p50: quantileSorted(s, 0.5),
+    p95: quantileSorted(s, 0.95),
+    p99: quantileSorted(s, 0.99),
+    mean: s.reduce((a, b) => a + b, 0) / s.length,
+    min: s[0]!,
+    max: s[s.length - 1]!,
+  };
 }
 
 /** The work a query does is a property of the corpus and the engine, not of the run. */
@@ -108,11 +115,21 @@ export function syntheticResult(options: SyntheticOptions = {}): BenchResult {
   });
 
   const httpSamplesMs = scaled(logNormal(normal, random, responses, 8, 0.3), latencyScale);
-  const perSecondSamples = scaled(Array.from({ length: 10 }, () => 950 * Math.exp(0.03 * normal())), throughputScale).map(Math.round);
+  const perSecondSamples = scaled(
+    Array.from({ length: 10 }, () => 950 * Math.exp(0.03 * normal())),
+    throughputScale,
+  ).map(Math.round);
   const streamRuns = Array.from({ length: 8 }, () => {
     const totalMs = 400 * Math.exp(0.05 * normal());
     const bytes = 12_000_000;
-    return { bytes, messages: 120, matches: 5000, firstByteMs: 6 * Math.exp(0.2 * normal()) * latencyScale, totalMs, mbPerSecond: (bytes / 1e6 / (totalMs / 1000)) * throughputScale };
+    return {
+      bytes,
+      messages: 120,
+      matches: 5000,
+      firstByteMs: 6 * Math.exp(0.2 * normal()) * latencyScale,
+      totalMs,
+      mbPerSecond: (bytes / 1e6 / (totalMs / 1000)) * throughputScale,
+    };
   });
   const idle = Array.from({ length: 30 }, () => 180e6 * (1 + 0.002 * normal())).map(Math.round);
   const load = Array.from({ length: 100 }, () => 260e6 * (1 + 0.02 * normal())).map(Math.round);
@@ -122,7 +139,15 @@ export function syntheticResult(options: SyntheticOptions = {}): BenchResult {
   const rgQueries = queries.slice(0, 3).map((q, i) => {
     const samples = Array.from({ length: 3 }, () => 900 * (i + 1) * Math.exp(0.05 * normal()));
     const medianMs = median(samples);
-    return { name: q.name, command: ['rg', '-n', '-e', q.query, '/corpus'], samplesMs: samples, medianMs, ratioToTrawl: medianMs / q.latencyMs!.p50, timedOut: false, error: null };
+    return {
+      name: q.name,
+      command: ['rg', '-n', '-e', q.query, '/corpus'],
+      samplesMs: samples,
+      medianMs,
+      ratioToTrawl: medianMs / q.latencyMs!.p50,
+      timedOut: false,
+      error: null,
+    };
   });
   const rg: PeerResult = {
     peer: 'rg',
@@ -136,7 +161,17 @@ export function syntheticResult(options: SyntheticOptions = {}): BenchResult {
     ratio: null,
   };
   rg.ratio = rg.medianMs! / rg.trawlMedianP50Ms!;
-  const csearch: PeerResult = { peer: 'csearch', available: false, version: null, note: 'not installed', index: null, queries: [], medianMs: null, trawlMedianP50Ms: null, ratio: null };
+  const csearch: PeerResult = {
+    peer: 'csearch',
+    available: false,
+    version: null,
+    note: 'not installed',
+    index: null,
+    queries: [],
+    medianMs: null,
+    trawlMedianP50Ms: null,
+    ratio: null,
+  };
 
   const contentBytes = 1_200_000_000;
   const indexBytes = 2_400_000_000;
@@ -172,7 +207,21 @@ export function syntheticResult(options: SyntheticOptions = {}): BenchResult {
     },
     corpus: { name: 'linux-6.1', path: '/corpus/linux-6.1', files: 78000, totalBytes: 1_300_000_000, sha256: 'c'.repeat(64), git: false },
     indexing: {
-      runs: [{ seconds: indexSeconds, mbPerSecond: 1300 / indexSeconds, peakRssBytes: 900e6, indexBytes, contentBytes, sizeRatio: indexBytes / contentBytes, files: 77500, skipped: 500, shards: 13, symbolCount: 4_000_000, contentSeconds: indexSeconds }],
+      runs: [
+        {
+          seconds: indexSeconds,
+          mbPerSecond: 1300 / indexSeconds,
+          peakRssBytes: 900e6,
+          indexBytes,
+          contentBytes,
+          sizeRatio: indexBytes / contentBytes,
+          files: 77500,
+          skipped: 500,
+          shards: 13,
+          symbolCount: 4_000_000,
+          contentSeconds: indexSeconds,
+        },
+      ],
     },
     search: { coldStartMs: 250, queries },
     http: {

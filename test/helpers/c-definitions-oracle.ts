@@ -5,7 +5,6 @@
 // body reader here too (core/assembly/cbody.ts, which test/core/cbody.test.ts checks
 // against its own JavaScript oracle).
 
-
 import { CBodyReader, C_BODY_DIRECTIVE, C_BODY_END, C_BODY_EOF } from '../../core/index.ts';
 import type { SymbolDef } from '../../daemon/symbols/ctags.ts';
 import { bufferView } from '../../daemon/runtime/buffer-view.ts';
@@ -37,12 +36,57 @@ const KEYWORDS: Array<[string, number]> = [
   ['enum', K_ENUM],
   ['extern', K_EXTERN],
   ['static', K_STATIC],
-  ...['__attribute__', '__attribute', '__declspec', 'asm', '__asm__', '__asm', '__typeof__', '__typeof', 'typeof', 'sizeof', '_Alignas', 'alignas', '_Static_assert', 'static_assert', '__extension__'].map((k): [string, number] => [k, K_ATTR]),
-  ...['unsigned', 'signed', '__signed__', 'int', 'char', 'short', 'long', 'float', 'double', 'void', '_Bool', '_Complex'].map((k): [string, number] => [k, K_BASE]),
   ...[
-    'const', 'volatile', 'inline', 'register', 'auto', 'restrict', '_Noreturn', '_Thread_local', '__thread', '__inline', '__inline__',
-    '__const', '__volatile__', '__volatile', '__restrict', '__restrict__', '_Atomic', 'return', 'if', 'else',
-    'while', 'for', 'do', 'switch', 'case', 'default', 'goto', 'break', 'continue',
+    '__attribute__',
+    '__attribute',
+    '__declspec',
+    'asm',
+    '__asm__',
+    '__asm',
+    '__typeof__',
+    '__typeof',
+    'typeof',
+    'sizeof',
+    '_Alignas',
+    'alignas',
+    '_Static_assert',
+    'static_assert',
+    '__extension__',
+  ].map((k): [string, number] => [k, K_ATTR]),
+  ...['unsigned', 'signed', '__signed__', 'int', 'char', 'short', 'long', 'float', 'double', 'void', '_Bool', '_Complex'].map((k): [string, number] => [
+    k,
+    K_BASE,
+  ]),
+  ...[
+    'const',
+    'volatile',
+    'inline',
+    'register',
+    'auto',
+    'restrict',
+    '_Noreturn',
+    '_Thread_local',
+    '__thread',
+    '__inline',
+    '__inline__',
+    '__const',
+    '__volatile__',
+    '__volatile',
+    '__restrict',
+    '__restrict__',
+    '_Atomic',
+    'return',
+    'if',
+    'else',
+    'while',
+    'for',
+    'do',
+    'switch',
+    'case',
+    'default',
+    'goto',
+    'break',
+    'continue',
   ].map((k): [string, number] => [k, K_TYPE]),
   ...['class', 'namespace', 'template', 'operator'].map((k): [string, number] => [k, K_CXX]),
 ];
@@ -66,7 +110,12 @@ for (const [k, id] of KEYWORDS) {
   KEYWORD_ENDS[(k.length << 7) | k.charCodeAt(0)]! |= 1 << (k.charCodeAt(k.length - 1) & 31);
 }
 
-const CH_TAB = 9, CH_LF = 10, CH_VT = 11, CH_FF = 12, CH_CR = 13, CH_SP = 32;
+const CH_TAB = 9,
+  CH_LF = 10,
+  CH_VT = 11,
+  CH_FF = 12,
+  CH_CR = 13,
+  CH_SP = 32;
 
 // Byte classes: 1 starts an identifier, 2 continues one.
 const CLASS = new Uint8Array(256);
@@ -761,7 +810,9 @@ class Parser {
     const pos = sc.pos;
     const line = sc.line; // the keyword's
     let t = sc.next();
-    let nameStart = -1, nameEnd = -1, nameLine = 0;
+    let nameStart = -1,
+      nameEnd = -1,
+      nameLine = 0;
     if (t === IDENT && sc.kw === 0) {
       nameStart = sc.start;
       nameEnd = sc.end;

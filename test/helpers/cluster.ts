@@ -22,7 +22,13 @@ export async function startClusterBackends(): Promise<{ redis: TestRedis; postgr
 }
 
 /** Stops what a cluster test started, last started first, whatever failed before. */
-export async function stopCluster(o: { daemons: Array<{ close(): Promise<void> }>; stores: Array<{ close(): Promise<void> | void }>; redis?: TestRedis; postgres?: TestPostgres; dir: { cleanup(): void } }): Promise<void> {
+export async function stopCluster(o: {
+  daemons: Array<{ close(): Promise<void> }>;
+  stores: Array<{ close(): Promise<void> | void }>;
+  redis?: TestRedis;
+  postgres?: TestPostgres;
+  dir: { cleanup(): void };
+}): Promise<void> {
   for (const d of [...o.daemons].reverse()) await d.close().catch(() => {});
   for (const s of o.stores) await Promise.resolve(s.close()).catch(() => {});
   await o.redis?.stop();

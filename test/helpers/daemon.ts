@@ -82,7 +82,10 @@ export async function startTestDaemon(
   const dataDir = options.dataDir ?? join(dir.path, 'data');
   const repoPath = join(dir.path, 'repos', 'widgets');
   const repo = TestRepo.init(repoPath);
-  repo.commit({ 'src/main.c': 'int main(void) {\n  return widget_count();\n}\n', 'README.md': '# Widgets\n\nwidget docs\n' }, 'Initial import\n\nThe first widgets.');
+  repo.commit(
+    { 'src/main.c': 'int main(void) {\n  return widget_count();\n}\n', 'README.md': '# Widgets\n\nwidget docs\n' },
+    'Initial import\n\nThe first widgets.',
+  );
   repo.commit({ 'src/widget.c': 'int widget_count(void) {\n  return 42;\n}\n', 'logo.bin': new Uint8Array([0, 1, 2, 3, 0, 255]) }, 'Add widget_count');
   repo.tag('v1.0', true);
   // A second author, a rename and a deletion.
@@ -124,8 +127,20 @@ export async function startTestDaemon(
     await store.close();
   }
 
-  const config = parseConfig(JSON.stringify({ ...(options.config ?? {}), settings: { anonymousAccess: true, symbols: true, ...(options.settings ?? {}) } }), join(dir.path, 'trawl.json'));
-  const daemon = await startDaemon({ config, dataDir, host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, sync: false, ...(options.daemon ?? {}) });
+  const config = parseConfig(
+    JSON.stringify({ ...(options.config ?? {}), settings: { anonymousAccess: true, symbols: true, ...(options.settings ?? {}) } }),
+    join(dir.path, 'trawl.json'),
+  );
+  const daemon = await startDaemon({
+    config,
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    logger: silentHttpLogger,
+    workers: 1,
+    sync: false,
+    ...(options.daemon ?? {}),
+  });
   return {
     daemon,
     url: daemon.url,
@@ -139,4 +154,3 @@ export async function startTestDaemon(
     },
   };
 }
-

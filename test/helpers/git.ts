@@ -64,7 +64,14 @@ export class TestRepo {
     const env: Record<string, string> = {};
     if (as) {
       const [, name, email] = /^(.*) <(.*)>$/.exec(as.author)!;
-      Object.assign(env, { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_AUTHOR_DATE: as.date, GIT_COMMITTER_NAME: 'Committer', GIT_COMMITTER_EMAIL: 'committer@example.com', GIT_COMMITTER_DATE: as.date });
+      Object.assign(env, {
+        GIT_AUTHOR_NAME: name,
+        GIT_AUTHOR_EMAIL: email,
+        GIT_AUTHOR_DATE: as.date,
+        GIT_COMMITTER_NAME: 'Committer',
+        GIT_COMMITTER_EMAIL: 'committer@example.com',
+        GIT_COMMITTER_DATE: as.date,
+      });
     }
     execFileSync('git', ['commit', '-q', '--allow-empty', '-m', message], { cwd: this.path, env: { ...ENV, HOME: this.path, ...env } });
     return this.head();
@@ -81,7 +88,11 @@ export class TestRepo {
 
   /** Creates many branches at once (refs written by update-ref, not one process each). */
   branches(names: string[], at = this.head()): this {
-    execFileSync('git', ['update-ref', '--stdin'], { cwd: this.path, env: { ...ENV, HOME: this.path }, input: names.map((n) => `create refs/heads/${n} ${at}\n`).join('') });
+    execFileSync('git', ['update-ref', '--stdin'], {
+      cwd: this.path,
+      env: { ...ENV, HOME: this.path },
+      input: names.map((n) => `create refs/heads/${n} ${at}\n`).join(''),
+    });
     return this;
   }
 }

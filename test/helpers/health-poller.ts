@@ -80,4 +80,5 @@ export function healthPoller(url: string, pid: number): { started: Promise<void>
 export const ownDelay = (s: HealthSample): number => Math.max(0, s.ms - s.waitMs);
 
 /** A sample as a line of a test's diagnostics. */
-export const showHealth = (s: HealthSample): string => `${s.ms.toFixed(1)} ms (the daemon's thread ran ${s.cpuMs.toFixed(1)} ms, waited for a CPU ${s.waitMs.toFixed(1)} ms)`;
+export const showHealth = (s: HealthSample): string =>
+  `${s.ms.toFixed(1)} ms (the daemon's thread ran ${s.cpuMs.toFixed(1)} ms, waited for a CPU ${s.waitMs.toFixed(1)} ms)`;

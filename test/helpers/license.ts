@@ -18,7 +18,8 @@ export function testLicensor(id: string): TestLicensor {
   const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   return {
     publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    sign: (entitlements, expiresAt = '2099-01-01T00:00:00Z') => signLicense({ id, licensee: 'Test Org', entitlements, issuedAt: '2026-01-01T00:00:00Z', expiresAt }, privatePem),
+    sign: (entitlements, expiresAt = '2099-01-01T00:00:00Z') =>
+      signLicense({ id, licensee: 'Test Org', entitlements, issuedAt: '2026-01-01T00:00:00Z', expiresAt }, privatePem),
   };
 }
 

@@ -7,7 +7,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Validator } from '@seriousme/openapi-schema-validator';
 
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> }>>; components: unknown };
+type Doc = {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> }>>;
+  components: unknown;
+};
 
 export async function validateDocument(doc: unknown): Promise<{ valid: boolean; errors?: unknown }> {
   return new Validator().validate(doc as Record<string, unknown>);

@@ -13,12 +13,18 @@ function randomCase(r: ReturnType<typeof prng>, s: string): string {
 function randomLiteral(r: ReturnType<typeof prng>): string {
   const w = r.pick(WORDS);
   switch (r.int(6)) {
-    case 0: return w;
-    case 1: return randomCase(r, w);
-    case 2: return [...w].slice(0, 1 + r.int([...w].length)).join(''); // a prefix, often short
-    case 3: return `${w} ${r.pick(WORDS)}`;
-    case 4: return `zz${w}qq`; // usually absent
-    default: return [...w].slice(r.int([...w].length)).join('') || w;
+    case 0:
+      return w;
+    case 1:
+      return randomCase(r, w);
+    case 2:
+      return [...w].slice(0, 1 + r.int([...w].length)).join(''); // a prefix, often short
+    case 3:
+      return `${w} ${r.pick(WORDS)}`;
+    case 4:
+      return `zz${w}qq`; // usually absent
+    default:
+      return [...w].slice(r.int([...w].length)).join('') || w;
   }
 }
 
@@ -44,7 +50,10 @@ const REGEX_SHAPES: Array<(r: ReturnType<typeof prng>) => string> = [
   // Required literals (regex-required.ts): a cased word behind classes, in every branch of
   // an alternation, after an optional or a repeated group, next to a case-folded part.
   (r) => `[A-Za-z_]+${esc(r.pick(['Bar', 'Kernel', 'KERNEL', 'Size', 'ÉLAN', 'Straße', 'Key']))}`,
-  (r) => { const w = esc(r.pick(WORDS)); return `([a-z]+${w}|${w}[0-9 ])`; },
+  (r) => {
+    const w = esc(r.pick(WORDS));
+    return `([a-z]+${w}|${w}[0-9 ])`;
+  },
   (r) => `(${esc(r.pick(WORDS))}){0,3}${esc(r.pick(WORDS))}`,
   (r) => `(${esc(r.pick(WORDS))}\\s?)+x?`,
   (r) => `(?i:${esc(r.pick(WORDS))})${esc(r.pick(WORDS))}`,
@@ -79,14 +88,22 @@ function randomQuery(r: R, regex: boolean, depth: number): string {
     switch (r.int(11)) {
       // Every way the symbol index finds names: prefix search, exact and anchored byte
       // comparisons, trigram blocks, a short literal's scan, RE2 over every name; negated too.
-      case 10: return `${r.chance(0.2) ? '-' : ''}sym:${r.pick(SYMBOL_PATTERNS)}`;
-      case 0: return `file:${r.pick(FILE_FILTERS)}`;
-      case 1: return `-file:${r.pick(FILE_FILTERS)}`;
-      case 2: return `lang:${r.pick(LANGS)}`;
-      case 3: return r.pick(REPO_FILTERS);
-      case 4: return `-${spell(randomLiteral(r))}`;
-      case 5: return `regex:${spell(r.pick(REGEX_SHAPES)(r))}`;
-      default: return spell(regex ? r.pick(REGEX_SHAPES)(r) : randomLiteral(r));
+      case 10:
+        return `${r.chance(0.2) ? '-' : ''}sym:${r.pick(SYMBOL_PATTERNS)}`;
+      case 0:
+        return `file:${r.pick(FILE_FILTERS)}`;
+      case 1:
+        return `-file:${r.pick(FILE_FILTERS)}`;
+      case 2:
+        return `lang:${r.pick(LANGS)}`;
+      case 3:
+        return r.pick(REPO_FILTERS);
+      case 4:
+        return `-${spell(randomLiteral(r))}`;
+      case 5:
+        return `regex:${spell(r.pick(REGEX_SHAPES)(r))}`;
+      default:
+        return spell(regex ? r.pick(REGEX_SHAPES)(r) : randomLiteral(r));
     }
   };
   if (depth === 0 || r.chance(0.4)) return atom();
@@ -133,4 +150,3 @@ export function randomRequest(r: ReturnType<typeof prng>): Required<SearchReques
     isCaseSensitivityEnabled: r.chance(0.5),
   };
 }
-

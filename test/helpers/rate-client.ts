@@ -28,11 +28,22 @@ async function one(i: number): Promise<void> {
   const base = plan.urls[i % plan.urls.length]!;
   const res =
     i % 3 === 0
-      ? await fetch(`${base}/api/search`, { method: 'POST', headers: { ...plan.headers, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'limit', matches: 5 }) })
+      ? await fetch(`${base}/api/search`, {
+          method: 'POST',
+          headers: { ...plan.headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'limit', matches: 5 }),
+        })
       : await fetch(`${base}/api/repos`, { headers: plan.headers });
   const body = (await res.json()) as { errorCode?: string };
   const h = (name: string) => res.headers.get(name);
-  results.push({ status: res.status, ...(body.errorCode ? { errorCode: body.errorCode } : {}), limit: h('x-ratelimit-limit'), remaining: h('x-ratelimit-remaining'), reset: h('x-ratelimit-reset'), retryAfter: h('retry-after') });
+  results.push({
+    status: res.status,
+    ...(body.errorCode ? { errorCode: body.errorCode } : {}),
+    limit: h('x-ratelimit-limit'),
+    remaining: h('x-ratelimit-remaining'),
+    reset: h('x-ratelimit-reset'),
+    retryAfter: h('retry-after'),
+  });
 }
 
 async function worker(): Promise<void> {

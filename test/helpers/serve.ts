@@ -41,7 +41,9 @@ export function serve(args: string[], cwd?: string): Promise<ServeProcess> {
 
 /** Its exit code once it has exited. */
 export function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  return new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
+  );
 }
 
 /** SIGTERM, then its exit. */

@@ -44,7 +44,12 @@ export interface ScannerCase {
  * scanner gives; where it says they differ, ctags does give something else (or the table's
  * reason would be stale).
  */
-export function checkAgainstCtags<C extends ScannerCase>(cases: readonly C[], pathOf: (c: C, i: number) => string, scan: (c: C) => string[], show: (d: SymbolDef) => string): void {
+export function checkAgainstCtags<C extends ScannerCase>(
+  cases: readonly C[],
+  pathOf: (c: C, i: number) => string,
+  scan: (c: C) => string[],
+  show: (d: SymbolDef) => string,
+): void {
   const r = ctagsSymbols(cases.map((c, i) => ({ path: pathOf(c, i), content: Buffer.from(c.src) })));
   cases.forEach((c, i) => {
     const theirs = r.symbols[i]!.map(show);

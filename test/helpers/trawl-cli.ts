@@ -43,7 +43,12 @@ export function runTrawlKilled(args: string[], kill?: number | (() => boolean)):
   const child = spawn(process.execPath, [TRAWL, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-  const timer = kill === undefined ? undefined : typeof kill === 'number' ? setTimeout(() => child.kill('SIGKILL'), kill) : setInterval(() => kill() && child.kill('SIGKILL'), 2);
+  const timer =
+    kill === undefined
+      ? undefined
+      : typeof kill === 'number'
+        ? setTimeout(() => child.kill('SIGKILL'), kill)
+        : setInterval(() => kill() && child.kill('SIGKILL'), 2);
   return new Promise((resolve) =>
     child.once('exit', (code, signal) => {
       clearTimeout(timer);

@@ -126,7 +126,14 @@ export async function startFake(kind: FakeKind, options: FakeOptions = {}): Prom
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const env: Env = { url, repos: options.repos ?? DATASET, pageSize: options.pageSize ?? 3, legacyBitbucket: options.legacyBitbucket === true, ...(options.cloneUrl ? { cloneUrl: options.cloneUrl } : {}), ...(options.webUrl ? { webUrl: options.webUrl } : {}) };
+  const env: Env = {
+    url,
+    repos: options.repos ?? DATASET,
+    pageSize: options.pageSize ?? 3,
+    legacyBitbucket: options.legacyBitbucket === true,
+    ...(options.cloneUrl ? { cloneUrl: options.cloneUrl } : {}),
+    ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+  };
   api = FAKES[kind](env);
   return {
     url,
@@ -606,8 +613,7 @@ function bitbucketServer(env: Env): HostApi {
       if (rest.length === 0) return { status: 200, body: json(r) };
       const branch = branchOf(r);
       const isDefault =
-        (rest.length === 1 && rest[0] === 'default-branch' && !env.legacyBitbucket) ||
-        (rest.length === 2 && rest[0] === 'branches' && rest[1] === 'default');
+        (rest.length === 1 && rest[0] === 'default-branch' && !env.legacyBitbucket) || (rest.length === 2 && rest[0] === 'branches' && rest[1] === 'default');
       if (!isDefault) return notFound('Not found');
       if (branch === null) return notFound('The repository has no default branch.');
       return { status: 200, body: { id: `refs/heads/${branch}`, displayId: branch, type: 'BRANCH', isDefault: true } };
@@ -630,7 +636,10 @@ function azuredevops(env: Env): HostApi {
     state: 'wellFormed',
     revision: 7,
     visibility: p.repos.some((r) => r.private) ? 'private' : 'public',
-    lastUpdateTime: p.repos.map((r) => r.pushedAt ?? '2024-01-01T00:00:00Z').sort().at(-1),
+    lastUpdateTime: p.repos
+      .map((r) => r.pushedAt ?? '2024-01-01T00:00:00Z')
+      .sort()
+      .at(-1),
   });
   const json = (r: FakeRepo): unknown => {
     const project = projectsOf(r.owner).find((p) => p.name === r.group)!;

@@ -56,7 +56,16 @@ const subgroup: FakeRepo = { owner: 'acme/platform', name: 'deep', group: 'platf
 const CASES: HostCase[] = [
   {
     kind: 'github',
-    connection: (url, exclude = NO_EXCLUDES) => ({ type: 'github', url, token, revisions: REVISIONS, exclude, orgs: ['acme'], users: ['jdoe'], repos: ['other/tool'] }),
+    connection: (url, exclude = NO_EXCLUDES) => ({
+      type: 'github',
+      url,
+      token,
+      revisions: REVISIONS,
+      exclude,
+      orgs: ['acme'],
+      users: ['jdoe'],
+      repos: ['other/tool'],
+    }),
     missing: (url) => ({ type: 'github', url, token, revisions: REVISIONS, exclude: NO_EXCLUDES, orgs: ['nope'], users: [], repos: [] }),
     display: slash,
     listing: /^\/api\/v3\/orgs\/acme\/repos\?/,
@@ -82,7 +91,16 @@ const CASES: HostCase[] = [
   {
     kind: 'gitlab',
     extra: [subgroup],
-    connection: (url, exclude = NO_EXCLUDES) => ({ type: 'gitlab', url, token, revisions: REVISIONS, exclude, groups: ['acme'], users: ['jdoe'], projects: ['other/tool'] }),
+    connection: (url, exclude = NO_EXCLUDES) => ({
+      type: 'gitlab',
+      url,
+      token,
+      revisions: REVISIONS,
+      exclude,
+      groups: ['acme'],
+      users: ['jdoe'],
+      projects: ['other/tool'],
+    }),
     missing: (url) => ({ type: 'gitlab', url, token, revisions: REVISIONS, exclude: NO_EXCLUDES, groups: ['nope'], users: [], projects: [] }),
     display: slash,
     listing: /^\/api\/v4\/groups\/acme\/projects\?/,
@@ -107,7 +125,16 @@ const CASES: HostCase[] = [
   },
   {
     kind: 'gitea',
-    connection: (url, exclude = NO_EXCLUDES) => ({ type: 'gitea', url, token, revisions: REVISIONS, exclude, orgs: ['acme'], users: ['jdoe'], repos: ['other/tool'] }),
+    connection: (url, exclude = NO_EXCLUDES) => ({
+      type: 'gitea',
+      url,
+      token,
+      revisions: REVISIONS,
+      exclude,
+      orgs: ['acme'],
+      users: ['jdoe'],
+      repos: ['other/tool'],
+    }),
     missing: (url) => ({ type: 'gitea', url, token, revisions: REVISIONS, exclude: NO_EXCLUDES, orgs: ['nope'], users: [], repos: [] }),
     display: slash,
     listing: /^\/api\/v1\/orgs\/acme\/repos\?/,
@@ -474,11 +501,16 @@ for (const c of CASES) {
       for (const r of repos) assert.equal(cloneUrlRefusal(conn, r.cloneUrl), undefined, r.cloneUrl);
       const elsewhere = 'https://git.example.com:8443';
       const moved = `${elsewhere}/acme/api.git`;
-      assert.match(cloneUrlRefusal(conn, moved) ?? '', /refused: not on http:\/\/127\.0\.0\.1:\d+ \(list https:\/\/git\.example\.com:8443 in the connection's cloneOrigins/);
+      assert.match(
+        cloneUrlRefusal(conn, moved) ?? '',
+        /refused: not on http:\/\/127\.0\.0\.1:\d+ \(list https:\/\/git\.example\.com:8443 in the connection's cloneOrigins/,
+      );
       assert.equal(cloneUrlRefusal({ ...conn, cloneOrigins: [elsewhere] } as Connection, moved), undefined);
     });
 
-    test('a hostile clone URL in the answer is refused, whatever its form; the other repositories are not', { skip: c.cloneField === undefined && 'Gerrit answers carry no clone URL: trawl builds them from the connection url' }, async () => {
+    test('a hostile clone URL in the answer is refused, whatever its form; the other repositories are not', {
+      skip: c.cloneField === undefined && 'Gerrit answers carry no clone URL: trawl builds them from the connection url',
+    }, async () => {
       let hostile = '';
       const fake = await startFake(c.kind, { repos: [...DATASET, ...(c.extra ?? [])], cloneUrl: (r) => (slash(r) === 'acme/api' ? hostile : undefined) });
       fakes.push(fake);
@@ -531,7 +563,11 @@ for (const c of CASES) {
         assert.ok(api !== undefined, `${form}: acme/api is listed`);
         assert.equal('externalWebUrl' in api, false, `${c.webField} ${JSON.stringify(form)} is left out`);
         for (const r of repos) if (r !== api) assert.match(r.externalWebUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+\//, r.displayName);
-        assert.deepEqual(warnings.map((w) => [w.connection, w.repo]), [['conn', api.repoName]], JSON.stringify(form));
+        assert.deepEqual(
+          warnings.map((w) => [w.connection, w.repo]),
+          [['conn', api.repoName]],
+          JSON.stringify(form),
+        );
         assert.match(String(warnings[0]!.message), /web page URL that is not http\(s\)/);
       }
     });
@@ -900,9 +936,7 @@ describe('http client edge cases', () => {
       else res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
     });
     const sleeps: number[] = [];
-    const err = await rejection(
-      createCodeHost('gh', gh(url), { env, now: () => NOW_MS, sleep: async (ms) => void sleeps.push(ms) }).listRepos(),
-    );
+    const err = await rejection(createCodeHost('gh', gh(url), { env, now: () => NOW_MS, sleep: async (ms) => void sleeps.push(ms) }).listRepos());
     assert.equal(err.kind, 'not-found');
     assert.match(err.message, /repository "o\/r" not found/);
     assert.deepEqual(sleeps, [5_000, 20_000]);

@@ -71,7 +71,14 @@ test('freed slots go to waiting callers by turns, not in arrival order', async (
   enter('z', 'z0');
   await tick();
   assert.deepEqual(order, ['a0', 'z0'], "z's first search runs beside a's");
-  for (const [caller, label] of [['a', 'a1'], ['a', 'a2'], ['a', 'a3'], ['b', 'b1'], ['c', 'c1']] as const) enter(caller, label);
+  for (const [caller, label] of [
+    ['a', 'a1'],
+    ['a', 'a2'],
+    ['a', 'a3'],
+    ['b', 'b1'],
+    ['c', 'c1'],
+  ] as const)
+    enter(caller, label);
   await tick();
   assert.deepEqual(order, ['a0', 'z0'], 'twice the slots run: the rest wait');
   await release('z0');
@@ -93,10 +100,16 @@ test("a caller's share of the queue is refused beyond its bound, another caller 
   const order: string[] = [];
   const running = await gate.enter('a');
   const queued = [entering(gate, 'a', order, 'a1'), entering(gate, 'a', order, 'a2')];
-  assert.throws(() => gate.enter('a'), (e: unknown) => e instanceof ServiceError && e.errorCode === 'SERVICE_UNAVAILABLE' && /of yours/.test(e.message));
+  assert.throws(
+    () => gate.enter('a'),
+    (e: unknown) => e instanceof ServiceError && e.errorCode === 'SERVICE_UNAVAILABLE' && /of yours/.test(e.message),
+  );
   const b1 = await gate.enter('b');
   const others = [entering(gate, 'b', order, 'b2'), entering(gate, 'c', order, 'c1')];
-  assert.throws(() => gate.enter('d'), (e: unknown) => e instanceof ServiceError && e.errorCode === 'SERVICE_UNAVAILABLE' && /too many searches at once/.test(e.message));
+  assert.throws(
+    () => gate.enter('d'),
+    (e: unknown) => e instanceof ServiceError && e.errorCode === 'SERVICE_UNAVAILABLE' && /too many searches at once/.test(e.message),
+  );
   running();
   b1();
   for (const p of [queued[0]!, others[0]!, others[1]!, queued[1]!]) (await p)();

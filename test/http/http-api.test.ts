@@ -18,7 +18,11 @@ const ROOT = join(import.meta.dirname, '../..');
 
 /** A request whose answer is checked against the document; returns it for more asserts. */
 function client(t: TestDaemon, checker: ResponseChecker) {
-  return async (method: string, path: string, init: { query?: Record<string, string>; json?: unknown; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> => {
+  return async (
+    method: string,
+    path: string,
+    init: { query?: Record<string, string>; json?: unknown; headers?: Record<string, string>; body?: string } = {},
+  ): Promise<Answer> => {
     const qs = init.query ? `?${new URLSearchParams(init.query).toString()}` : '';
     const req: RequestInit & { json?: unknown } = { method };
     if (init.json !== undefined) req.json = init.json;
@@ -58,7 +62,26 @@ test('HTTP API conformance', async (t) => {
       assert.equal(v.valid, true, JSON.stringify(v.errors));
       assert.equal(doc.info.version, 'v5.1.6');
       for (const r of d.daemon.routes) assert.ok(doc.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path} documented`);
-      for (const path of ['/api/search', '/api/stream_search', '/api/source', '/api/find_definitions', '/api/find_references', '/api/files', '/api/tree', '/api/folder_contents', '/api/blame', '/api/diff', '/api/commit', '/api/commits', '/api/commits/authors', '/api/repos', '/api/connections', '/api/health', '/api/version', '/api/openapi.json']) {
+      for (const path of [
+        '/api/search',
+        '/api/stream_search',
+        '/api/source',
+        '/api/find_definitions',
+        '/api/find_references',
+        '/api/files',
+        '/api/tree',
+        '/api/folder_contents',
+        '/api/blame',
+        '/api/diff',
+        '/api/commit',
+        '/api/commits',
+        '/api/commits/authors',
+        '/api/repos',
+        '/api/connections',
+        '/api/health',
+        '/api/version',
+        '/api/openapi.json',
+      ]) {
         assert.ok(doc.paths[path], `${path} is served`);
       }
     });
@@ -91,8 +114,14 @@ test('HTTP API conformance', async (t) => {
       assert.deepEqual(widget.branches, ['main']);
       assert.equal(widget.webUrl, `${DEFAULT_BASE_URL}/widgets/-/blob/main/src/widget.c`);
       assert.equal(widget.chunks[0].matchRanges[0].start.lineNumber, 1);
-      assert.ok(widget.chunks[0].symbols.some((s: { symbol: string }) => s.symbol === 'widget_count'), 'chunk symbols from the symbol index');
-      assert.deepEqual(r.json.repositoryInfo.map((x: { name: string }) => x.name), ['widgets']);
+      assert.ok(
+        widget.chunks[0].symbols.some((s: { symbol: string }) => s.symbol === 'widget_count'),
+        'chunk symbols from the symbol index',
+      );
+      assert.deepEqual(
+        r.json.repositoryInfo.map((x: { name: string }) => x.name),
+        ['widgets'],
+      );
       assert.equal(r.json.stats.fileCount, 2);
       assert.ok(r.json.stats.duration > 0);
       // The private repository is invisible to anonymous callers, even by name.
@@ -138,7 +167,10 @@ test('HTTP API conformance', async (t) => {
       assert.equal(notJson.json.errorCode, 'INVALID_REQUEST_BODY');
       const wrongType = await api('POST', '/api/search', { body: 'query=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       assert.equal(wrongType.status, 415);
-      const big = await api('POST', '/api/search', { body: JSON.stringify({ query: 'x'.repeat(1_100_000), matches: 1 }), headers: { 'content-type': 'application/json' } });
+      const big = await api('POST', '/api/search', {
+        body: JSON.stringify({ query: 'x'.repeat(1_100_000), matches: 1 }),
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(big.status, 413);
       assert.equal(big.json.errorCode, 'REQUEST_TOO_LARGE');
       const bad = await api('POST', '/api/search', { json: { query: 'x', matches: 1 }, headers: { authorization: 'Bearer svk_nope' } });
@@ -163,19 +195,45 @@ test('HTTP API conformance', async (t) => {
       // The CLI has no caller and sees every repository: so does the caller here.
       for (const query of ['widget_count', 'widget branch:*', 'sym:widget_count', 'return file:\\.c$', 'widget_secret_sauce']) {
         const http = await api('POST', '/api/search', { json: { query, matches: 100, contextLines: 2 }, headers: { authorization: 'Bearer test-sees-all' } });
-        const cli = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'bin/trawl.js'), 'search', query, '--json', '--context', '2', '--data-dir', d.dataDir], { encoding: 'utf8' }));
+        const cli = JSON.parse(
+          execFileSync(process.execPath, [join(ROOT, 'bin/trawl.js'), 'search', query, '--json', '--context', '2', '--data-dir', d.dataDir], {
+            encoding: 'utf8',
+          }),
+        );
         assert.deepEqual(http.json.files, cli.files, query);
         assert.deepEqual(http.json.repositoryInfo, cli.repositoryInfo, query);
         assert.equal(http.json.isSearchExhaustive, cli.isSearchExhaustive, query);
         // Every stat but the four timings (duration, wait, matchTreeConstruction, matchTreeSearch).
-        for (const k of ['actualMatchCount', 'totalMatchCount', 'fileCount', 'filesSkipped', 'contentBytesLoaded', 'indexBytesLoaded', 'crashes', 'shardFilesConsidered', 'filesConsidered', 'filesLoaded', 'shardsScanned', 'shardsSkipped', 'shardsSkippedFilter', 'ngramMatches', 'ngramLookups', 'regexpsConsidered', 'flushReason'] as const) {
+        for (const k of [
+          'actualMatchCount',
+          'totalMatchCount',
+          'fileCount',
+          'filesSkipped',
+          'contentBytesLoaded',
+          'indexBytesLoaded',
+          'crashes',
+          'shardFilesConsidered',
+          'filesConsidered',
+          'filesLoaded',
+          'shardsScanned',
+          'shardsSkipped',
+          'shardsSkippedFilter',
+          'ngramMatches',
+          'ngramLookups',
+          'regexpsConsidered',
+          'flushReason',
+        ] as const) {
           assert.equal(http.json.stats[k], cli.stats[k], `${query}: stats.${k}`);
         }
       }
     });
 
     await t.test('stream_search: SSE framing through a real SSE parser', async () => {
-      const res = await fetch(`${d.url}/api/stream_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'widget', matches: 100 }) });
+      const res = await fetch(`${d.url}/api/stream_search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'widget', matches: 100 }),
+      });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
       assert.equal(res.headers.get('cache-control'), 'no-cache, no-transform');
@@ -195,10 +253,15 @@ test('HTTP API conformance', async (t) => {
       assert.equal(messages.at(-1).type, 'final');
       assert.equal(final[0].isSearchExhaustive, true);
       const streamed = chunks.flatMap((c) => c.files.map((f: { fileName: { text: string } }) => f.fileName.text)).sort();
-      const blocking = (await api('POST', '/api/search', { json: { query: 'widget', matches: 100 } })).json.files.map((f: { fileName: { text: string } }) => f.fileName.text).sort();
+      const blocking = (await api('POST', '/api/search', { json: { query: 'widget', matches: 100 } })).json.files
+        .map((f: { fileName: { text: string } }) => f.fileName.text)
+        .sort();
       assert.deepEqual(streamed, blocking);
       assert.equal(final[0].accumulatedStats.fileCount, streamed.length);
-      assert.equal(chunks.reduce((n, c) => n + c.stats.actualMatchCount, 0), final[0].accumulatedStats.actualMatchCount);
+      assert.equal(
+        chunks.reduce((n, c) => n + c.stats.actualMatchCount, 0),
+        final[0].accumulatedStats.actualMatchCount,
+      );
       // Errors before the stream starts are plain JSON.
       const bad = await api('POST', '/api/stream_search', { json: { query: '"unterminated', matches: 5 } });
       assert.equal(bad.status, 400);
@@ -235,13 +298,22 @@ test('HTTP API conformance', async (t) => {
 
     await t.test('files, tree, folder_contents', async () => {
       const files = await api('POST', '/api/files', { json: { repoName: 'widgets' } });
-      assert.deepEqual(files.json.map((f: { path: string }) => f.path), ['README.txt', 'logo.bin', 'src/main.c', 'src/widget.c']);
+      assert.deepEqual(
+        files.json.map((f: { path: string }) => f.path),
+        ['README.txt', 'logo.bin', 'src/main.c', 'src/widget.c'],
+      );
       assert.deepEqual(files.json[2], { type: 'blob', path: 'src/main.c', name: 'main.c' });
       const atDev = await api('POST', '/api/files', { json: { repoName: 'widgets', revisionName: 'dev' } });
       assert.ok(atDev.json.some((f: { path: string }) => f.path === 'src/dev.c'));
       const tree = await api('POST', '/api/tree', { json: { repoName: 'widgets', paths: ['src'] } });
-      assert.deepEqual(tree.json.tree.children.map((c: { type: string; name: string }) => `${c.type}:${c.name}`), ['tree:src', 'blob:README.txt', 'blob:logo.bin']);
-      assert.deepEqual(tree.json.tree.children[0].children.map((c: { name: string }) => c.name), ['main.c', 'widget.c']);
+      assert.deepEqual(
+        tree.json.tree.children.map((c: { type: string; name: string }) => `${c.type}:${c.name}`),
+        ['tree:src', 'blob:README.txt', 'blob:logo.bin'],
+      );
+      assert.deepEqual(
+        tree.json.tree.children[0].children.map((c: { name: string }) => c.name),
+        ['main.c', 'widget.c'],
+      );
       const folder = await api('GET', '/api/folder_contents', { query: { repoName: 'widgets', revisionName: 'main', path: 'src' } });
       assert.deepEqual(folder.json, [
         { type: 'blob', path: 'src/main.c', name: 'main.c' },
@@ -271,7 +343,11 @@ test('HTTP API conformance', async (t) => {
 
     await t.test('repos and connections, with paging headers', async () => {
       const r = await api('GET', '/api/repos');
-      assert.deepEqual(r.json.map((x: { repoName: string }) => x.repoName), ['widgets'], 'the private repository is not listed');
+      assert.deepEqual(
+        r.json.map((x: { repoName: string }) => x.repoName),
+        ['widgets'],
+        'the private repository is not listed',
+      );
       assert.equal(r.json[0].defaultBranch, 'main');
       assert.equal(r.headers.get('x-total-count'), '1');
       assert.match(r.headers.get('link')!, /rel="first".*rel="last"/);

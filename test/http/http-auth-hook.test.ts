@@ -14,9 +14,22 @@ import { call, startTestDaemon } from '../helpers/daemon.ts';
 // docs/http-api.md 8.9's list, GET /api/outline included (the web UI's symbol outline,
 // counted like GET /api/source, whose file it reads).
 const RATE_LIMITED = [
-  'POST /api/search', 'POST /api/stream_search', 'POST /api/find_definitions', 'POST /api/find_references', 'GET /api/source', 'GET /api/outline', 'POST /api/files',
-  'POST /api/tree', 'GET /api/folder_contents', 'GET /api/blame', 'GET /api/diff', 'GET /api/commit', 'GET /api/commits', 'GET /api/commits/authors',
-  'GET /api/repos', 'GET /api/connections',
+  'POST /api/search',
+  'POST /api/stream_search',
+  'POST /api/find_definitions',
+  'POST /api/find_references',
+  'GET /api/source',
+  'GET /api/outline',
+  'POST /api/files',
+  'POST /api/tree',
+  'GET /api/folder_contents',
+  'GET /api/blame',
+  'GET /api/diff',
+  'GET /api/commit',
+  'GET /api/commits',
+  'GET /api/commits/authors',
+  'GET /api/repos',
+  'GET /api/connections',
 ];
 
 test('every route but the system ones authenticates; the rate-limited ones are counted', async () => {
@@ -44,11 +57,15 @@ test('every route but the system ones authenticates; the rate-limited ones are c
   try {
     const auth = { authorization: 'Bearer svk_good' };
     // The route table says which routes are authenticated and rate limited: exactly docs/http-api.md 8.9's list.
-    const limited = d.daemon.routes.filter((r) => r.rateLimited).map((r) => `${r.method} ${r.path}`).sort();
+    const limited = d.daemon.routes
+      .filter((r) => r.rateLimited)
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
     assert.deepEqual(limited, [...RATE_LIMITED].sort());
     // The OAuth endpoints authenticate clients and users in OAuth's ways (test/oauth*.test.ts),
     // the browser sign-in endpoints with an API key in the body or the session cookie (test/web/web-session.test.ts).
-    for (const r of d.daemon.routes) assert.equal(r.authenticated, !r.path.match(/^\/api\/(health|version|openapi\.json|session)$|^\/oauth\/|^\/\.well-known\/oauth-/), r.path);
+    for (const r of d.daemon.routes)
+      assert.equal(r.authenticated, !r.path.match(/^\/api\/(health|version|openapi\.json|session)$|^\/oauth\/|^\/\.well-known\/oauth-/), r.path);
 
     const ok = await call(`${d.url}/api/repos`, { headers: auth });
     assert.equal(ok.status, 200);
@@ -70,7 +87,7 @@ test('every route but the system ones authenticates; the rate-limited ones are c
     const over = await call(`${d.url}/api/search`, { json: { query: 'x', matches: 1 }, headers: auth });
     assert.equal(over.status, 429);
     assert.equal(over.json.errorCode, 'API_RATE_LIMIT_EXCEEDED');
-    assert.equal(over.headers.get('retry-after'), '3600', 'the error\'s headers go out with it');
+    assert.equal(over.headers.get('retry-after'), '3600', "the error's headers go out with it");
 
     const bad = await call(`${d.url}/api/repos`, { headers: { authorization: 'Bearer svk_bad' } });
     assert.equal(bad.status, 401);

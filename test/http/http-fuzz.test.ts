@@ -47,8 +47,22 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 // The cases
 
 const KINDS = [
-  'field-sweep', 'json-value', 'schema', 'deep', 'numbers', 'not-json', 'bad-utf8', 'content-type', 'oversize', 'query-string',
-  'traversal', 'git-ref', 'search-query', 'unknown-path', 'wrong-method', 'auth',
+  'field-sweep',
+  'json-value',
+  'schema',
+  'deep',
+  'numbers',
+  'not-json',
+  'bad-utf8',
+  'content-type',
+  'oversize',
+  'query-string',
+  'traversal',
+  'git-ref',
+  'search-query',
+  'unknown-path',
+  'wrong-method',
+  'auth',
 ] as const;
 type Kind = (typeof KINDS)[number];
 
@@ -74,7 +88,8 @@ function encQ(s: string): string {
   let out = '';
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
-    if (c >= 0xd800 && c <= 0xdfff) out += [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    if (c >= 0xd800 && c <= 0xdfff)
+      out += [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
     else out += encodeURIComponent(ch);
   }
   return out;
@@ -83,87 +98,451 @@ function encQ(s: string): string {
 const GOOD_REFS = ['main', 'dev', 'v1.0', 'HEAD', 'main~1', 'HEAD^'];
 /** Refs that start with "-" or cannot resolve in the test repository: 400 (docs/http-api.md section 13). */
 const FAILING_REFS = [
-  '-x', '--output=/tmp/x', '-', '--', '--all', '-main', 'a..b', 'nope..main', 'nope', ' ', 'main\0', '\0main', 'HEAD~999999',
-  '0'.repeat(40), 'refs/heads/nope', '$(id)', 'ref with spaces', 'a'.repeat(1024), 'a'.repeat(1025), '', '[', 'main.lock',
+  '-x',
+  '--output=/tmp/x',
+  '-',
+  '--',
+  '--all',
+  '-main',
+  'a..b',
+  'nope..main',
+  'nope',
+  ' ',
+  'main\0',
+  '\0main',
+  'HEAD~999999',
+  '0'.repeat(40),
+  'refs/heads/nope',
+  '$(id)',
+  'ref with spaces',
+  'a'.repeat(1024),
+  'a'.repeat(1025),
+  '',
+  '[',
+  'main.lock',
   'refs/heads/../../x',
 ];
 const ODD_REFS = [
-  'main..dev', 'main...dev', 'HEAD@{1}', '@{-1}', 'main@{upstream}', 'HEAD@{now}', 'HEAD@{1.day.ago}', ':/Initial', 'main:src/main.c',
-  'main:README.txt', 'main^{tree}', 'v1.0^{}', 'v1.0^{blob}', 'v1.0^{tag}', 'f'.repeat(40), 'deadbeef', '.', '..', '/', 'refs/', 'refs/heads/',
-  '*', 'ma*', '\\', '~', '^', '@', '`id`', ';id', '|id', 'é', '日本', '\ud800', 'main/'.repeat(200), 'FETCH_HEAD', 'ORIG_HEAD', 'HEAD:',
-  'main\n', 'main\r\nX-Injected: 1', 'HEAD~-1', 'HEAD^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^', 'main~1000000000000000000000', 'HEAD^{/widget}',
-  'refs/tags/v1.0', 'refs/heads/main', 'MAIN', 'Main', 'v1.0~0', 'HEAD^0', 'HEAD^2',
+  'main..dev',
+  'main...dev',
+  'HEAD@{1}',
+  '@{-1}',
+  'main@{upstream}',
+  'HEAD@{now}',
+  'HEAD@{1.day.ago}',
+  ':/Initial',
+  'main:src/main.c',
+  'main:README.txt',
+  'main^{tree}',
+  'v1.0^{}',
+  'v1.0^{blob}',
+  'v1.0^{tag}',
+  'f'.repeat(40),
+  'deadbeef',
+  '.',
+  '..',
+  '/',
+  'refs/',
+  'refs/heads/',
+  '*',
+  'ma*',
+  '\\',
+  '~',
+  '^',
+  '@',
+  '`id`',
+  ';id',
+  '|id',
+  'é',
+  '日本',
+  '\ud800',
+  'main/'.repeat(200),
+  'FETCH_HEAD',
+  'ORIG_HEAD',
+  'HEAD:',
+  'main\n',
+  'main\r\nX-Injected: 1',
+  'HEAD~-1',
+  'HEAD^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^',
+  'main~1000000000000000000000',
+  'HEAD^{/widget}',
+  'refs/tags/v1.0',
+  'refs/heads/main',
+  'MAIN',
+  'Main',
+  'v1.0~0',
+  'HEAD^0',
+  'HEAD^2',
 ];
 
 const FILES = ['src/main.c', 'src/widget.c', 'README.txt', 'logo.bin', 'src'];
 /** Repository paths; the contract makes a ".." segment or a NUL a 400. */
 const BAD_PATHS = [
-  '../../etc/passwd', '/etc/passwd', 'a/../../b', '..', '../', 'src/..', 'src/../..', 'src/../src/main.c', './src/main.c', 'src/./main.c', '.',
-  '//etc/passwd', '..\\..\\etc\\passwd', 'src\\main.c', '\\\\server\\share', 'src/main.c\0', '\0', 'src/\0/main.c', '%2e%2e/%2e%2e/etc/passwd',
-  '....//....//etc/passwd', '.../...', 'src/main.c/', 'src//main.c', '/', '', ' ', '~', '~root/.ssh/id_rsa', '.git/config', '.git', '.git/HEAD',
-  'C:\\Windows\\win.ini', 'file:///etc/passwd', '/proc/self/environ', 'a'.repeat(4096), 'a'.repeat(4097), 'a/'.repeat(2048), '../'.repeat(1000),
-  `src/${'x'.repeat(300)}`, 'é/日本語.c', '\ud800', 'src/main.c\n', 'src/*', 'src/?', 'src/[a-z]*', '$HOME', '${PWD}', 'src/main.c\r\n', '\t',
-  'README.txt/..', 'logo.bin/x', 'src/main.c/x',
+  '../../etc/passwd',
+  '/etc/passwd',
+  'a/../../b',
+  '..',
+  '../',
+  'src/..',
+  'src/../..',
+  'src/../src/main.c',
+  './src/main.c',
+  'src/./main.c',
+  '.',
+  '//etc/passwd',
+  '..\\..\\etc\\passwd',
+  'src\\main.c',
+  '\\\\server\\share',
+  'src/main.c\0',
+  '\0',
+  'src/\0/main.c',
+  '%2e%2e/%2e%2e/etc/passwd',
+  '....//....//etc/passwd',
+  '.../...',
+  'src/main.c/',
+  'src//main.c',
+  '/',
+  '',
+  ' ',
+  '~',
+  '~root/.ssh/id_rsa',
+  '.git/config',
+  '.git',
+  '.git/HEAD',
+  'C:\\Windows\\win.ini',
+  'file:///etc/passwd',
+  '/proc/self/environ',
+  'a'.repeat(4096),
+  'a'.repeat(4097),
+  'a/'.repeat(2048),
+  '../'.repeat(1000),
+  `src/${'x'.repeat(300)}`,
+  'é/日本語.c',
+  '\ud800',
+  'src/main.c\n',
+  'src/*',
+  'src/?',
+  'src/[a-z]*',
+  '$HOME',
+  '${PWD}',
+  'src/main.c\r\n',
+  '\t',
+  'README.txt/..',
+  'logo.bin/x',
+  'src/main.c/x',
 ];
 /** Already percent-encoded path values, put into query strings as they are. */
 const ENCODED_PATHS = [
-  '%2e%2e/%2e%2e/etc/passwd', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '%252e%252e%252f', '..%2f..%2fetc', '%00', 'src%2fmain.c', '..%5c..%5c',
-  '%c0%ae%c0%ae/', 'src/%ff%fe', '%zz', '%', 'src%00.c', '%2E%2E',
+  '%2e%2e/%2e%2e/etc/passwd',
+  '%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+  '%252e%252e%252f',
+  '..%2f..%2fetc',
+  '%00',
+  'src%2fmain.c',
+  '..%5c..%5c',
+  '%c0%ae%c0%ae/',
+  'src/%ff%fe',
+  '%zz',
+  '%',
+  'src%00.c',
+  '%2E%2E',
 ];
 
-const GOOD_QUERIES = ['widget', 'widget_count lang:C', 'repo:widgets file:\\.c$', 'sym:widget_count', 'return or docs', '"int main"', 'case:yes Widgets', 'branch:dev widget'];
+const GOOD_QUERIES = [
+  'widget',
+  'widget_count lang:C',
+  'repo:widgets file:\\.c$',
+  'sym:widget_count',
+  'return or docs',
+  '"int main"',
+  'case:yes Widgets',
+  'branch:dev widget',
+];
 /** Queries the contract makes a 400 whatever the flags: empty, or a filter regex that cannot compile. */
 const FAILING_QUERIES = ['', ' ', '   \t\n', 'sym:(', 'repo:(', 'file:[', 'sym:a{1001}', 'file:(?<!x)', 'repo:\\1'];
 /** RE2 patterns that do not compile: 400 FAILED_TO_PARSE_QUERY with isRegexEnabled. */
-const BAD_REGEXES = ['(', '[', 'a{1001}', '(?<!x)a', '\\1', '[z-a]', 'a**', '(?P<n>', 'x{2,1}', '\\p{Foo}', '(?i', '*', '+a', '((a{100}){100}){100}', '\\', 'a{1000}{1000}', '(?z)'];
+const BAD_REGEXES = [
+  '(',
+  '[',
+  'a{1001}',
+  '(?<!x)a',
+  '\\1',
+  '[z-a]',
+  'a**',
+  '(?P<n>',
+  'x{2,1}',
+  '\\p{Foo}',
+  '(?i',
+  '*',
+  '+a',
+  '((a{100}){100}){100}',
+  '\\',
+  'a{1000}{1000}',
+  '(?z)',
+];
 const ABSURD_QUERIES = [
-  '"unbalanced', '(foo', 'foo)', '((((((', ')))', 'a or', 'or', 'or or or', '-', '--', '-(', '""', '"\\', '"\\"', 'sym:', 'repo:', 'file:', 'lang:',
-  'lang:nonexistent', 'case:maybe', 'branch:', 'archived:maybe', 'fork:', 'visibility:secret', 'regex:', 'regex:(', 'content:', 'c:', 'r:', 'f:',
-  'b:[', 'rev:**', '-repo:', 'foo:bar', '\\', '-(a or b)', '(a or b) (c or d)', '-file:test', 'sym:^$', 'repo:"', 'file:""', 'lang:"C', '-"x',
-  'a -a', 'visibility:private', 'archived:only', 'fork:only', 'branch:*', 'case:auto', '\0', 'widget\0', '\ud800', '😀', 'Kelvin \u212A', '(?i)',
-  '.*', '^', '$', '^$', 'a|', '|', '(|)', '()', '( )', '-()', 'or(', ')or(', ':', '::', 'repo::', 'sym:sym:', '"a" or "b" or', 'r:widgets -r:widgets',
+  '"unbalanced',
+  '(foo',
+  'foo)',
+  '((((((',
+  ')))',
+  'a or',
+  'or',
+  'or or or',
+  '-',
+  '--',
+  '-(',
+  '""',
+  '"\\',
+  '"\\"',
+  'sym:',
+  'repo:',
+  'file:',
+  'lang:',
+  'lang:nonexistent',
+  'case:maybe',
+  'branch:',
+  'archived:maybe',
+  'fork:',
+  'visibility:secret',
+  'regex:',
+  'regex:(',
+  'content:',
+  'c:',
+  'r:',
+  'f:',
+  'b:[',
+  'rev:**',
+  '-repo:',
+  'foo:bar',
+  '\\',
+  '-(a or b)',
+  '(a or b) (c or d)',
+  '-file:test',
+  'sym:^$',
+  'repo:"',
+  'file:""',
+  'lang:"C',
+  '-"x',
+  'a -a',
+  'visibility:private',
+  'archived:only',
+  'fork:only',
+  'branch:*',
+  'case:auto',
+  '\0',
+  'widget\0',
+  '\ud800',
+  '😀',
+  'Kelvin \u212A',
+  '(?i)',
+  '.*',
+  '^',
+  '$',
+  '^$',
+  'a|',
+  '|',
+  '(|)',
+  '()',
+  '( )',
+  '-()',
+  'or(',
+  ')or(',
+  ':',
+  '::',
+  'repo::',
+  'sym:sym:',
+  '"a" or "b" or',
+  'r:widgets -r:widgets',
 ];
 
 const UNKNOWN_PATHS = [
-  '/', '/api', '/api/', '/api/search/', '/api//search', '/API/search', '/api/Search', '/api/search/extra', '/api/ee/user', '/api/ee/users',
-  '/api/ee/scoped_access_token', '/api/ee/scoped_access_token/1', '/api/mcp/x', '/metrics/', '/api/commits/authors/x', '/api/commits/', '/api/health/',
-  '/api/%00', '/api/%ff', '/api/%zz', '/api/..%2f..%2fetc%2fpasswd', '/api/search;x', '/api/search%20', '/api/sea%72ch', '/favicon.ico', '/.env',
-  '/api/openapi.json/..', '/api/v1/search', '/api/repos/widgets', '/api/source/src/main.c', '/api/%2e%2e/api/health', '/api/./repos', '/index.html',
-  '/api/stream_search/', '/api/find_definitions2', '/api/files.json', '/api/tree?', '/api/folder-contents', '/api/commit/HEAD',
+  '/',
+  '/api',
+  '/api/',
+  '/api/search/',
+  '/api//search',
+  '/API/search',
+  '/api/Search',
+  '/api/search/extra',
+  '/api/ee/user',
+  '/api/ee/users',
+  '/api/ee/scoped_access_token',
+  '/api/ee/scoped_access_token/1',
+  '/api/mcp/x',
+  '/metrics/',
+  '/api/commits/authors/x',
+  '/api/commits/',
+  '/api/health/',
+  '/api/%00',
+  '/api/%ff',
+  '/api/%zz',
+  '/api/..%2f..%2fetc%2fpasswd',
+  '/api/search;x',
+  '/api/search%20',
+  '/api/sea%72ch',
+  '/favicon.ico',
+  '/.env',
+  '/api/openapi.json/..',
+  '/api/v1/search',
+  '/api/repos/widgets',
+  '/api/source/src/main.c',
+  '/api/%2e%2e/api/health',
+  '/api/./repos',
+  '/index.html',
+  '/api/stream_search/',
+  '/api/find_definitions2',
+  '/api/files.json',
+  '/api/tree?',
+  '/api/folder-contents',
+  '/api/commit/HEAD',
 ];
 
 const AUTH_VALUES = [
-  'Bearer garbage', `Bearer svk_${'0'.repeat(64)}`, `Bearer svk_${'ab'.repeat(32)}`, `Bearer svst_${'1'.repeat(64)}`, 'bearer x', 'BEARER x',
-  'Basic dXNlcjpwYXNz', 'Bearer', 'Token abc', 'Bearer a b', `Bearer ${'x'.repeat(8000)}`, 'Negotiate abc', 'Bearer \t x', 'Bearer svk_', 'Bearer null',
-  'Bearer undefined', 'Bearer ""', 'Digest username="a"', ',', 'Bearer %00',
+  'Bearer garbage',
+  `Bearer svk_${'0'.repeat(64)}`,
+  `Bearer svk_${'ab'.repeat(32)}`,
+  `Bearer svst_${'1'.repeat(64)}`,
+  'bearer x',
+  'BEARER x',
+  'Basic dXNlcjpwYXNz',
+  'Bearer',
+  'Token abc',
+  'Bearer a b',
+  `Bearer ${'x'.repeat(8000)}`,
+  'Negotiate abc',
+  'Bearer \t x',
+  'Bearer svk_',
+  'Bearer null',
+  'Bearer undefined',
+  'Bearer ""',
+  'Digest username="a"',
+  ',',
+  'Bearer %00',
 ];
 const API_KEY_VALUES = ['garbage', `svk_${'0'.repeat(64)}`, 'x'.repeat(5000), 'null', `svst_${'f'.repeat(64)}`];
 
 const NUMBER_LITERALS = [
-  '1e308', '1e309', '-1e309', '-0', '0', '-1', '0.5', '1.0', '1.5', '1E2', '100000', '100001', '1e5', '9007199254740993', '-9007199254740993',
-  '1e-400', '0.000001', '123456789012345678901234567890', '1.7976931348623157e308', '5e-324', '-1e308', '2147483648', '4294967296', '99.999',
-  '101', '1000001', '3', '0.1e1',
+  '1e308',
+  '1e309',
+  '-1e309',
+  '-0',
+  '0',
+  '-1',
+  '0.5',
+  '1.0',
+  '1.5',
+  '1E2',
+  '100000',
+  '100001',
+  '1e5',
+  '9007199254740993',
+  '-9007199254740993',
+  '1e-400',
+  '0.000001',
+  '123456789012345678901234567890',
+  '1.7976931348623157e308',
+  '5e-324',
+  '-1e308',
+  '2147483648',
+  '4294967296',
+  '99.999',
+  '101',
+  '1000001',
+  '3',
+  '0.1e1',
 ];
 const BROKEN_NUMBERS = ['NaN', 'Infinity', '-Infinity', '01', '+1', '.5', '1.', '0x10', '1_000', '1e', '--1', '1e+', '0b1', '1,5'];
 const NUMBERISH_STRINGS = ['NaN', 'Infinity', '-Infinity', 'nan', '1e', '0x1p3', '1', '  5', '5  ', '', '1e308', '-0', '1.5', 'null', 'true'];
 
 const NOT_JSON = [
-  'query=widget&matches=1', '<xml/>', '<?xml version="1.0"?><a/>', 'undefined', 'NaN', 'Infinity', "{'query':'a','matches':1}", '{"query":"a","matches":1,}',
-  '[1,2,]', '"\\x"', '{"query": "a" "matches": 1}', '{"query":"a","matches":1} x', '{"query":"a","matches":1}{"query":"a","matches":1}',
-  '// c\n{"query":"a","matches":1}', '/* c */{}', '{query:"a",matches:1}', '{"query":"a\tb","matches":1}', '{"query":"\\u12","matches":1}',
-  '\ufeff{"query":"widget","matches":1}', '{', '}', '[', ']', '{"', '{"query', '{"query":', '{"query":"', ':', ',', 'nul', 'tru', 'fals', '-', '"',
-  '{"a":1', '[[[', '}{', '\\', '\0', '{"query":"a"\0,"matches":1}', '{"query":"a","matches":01}', '{"query":"a","matches":+1}', '{"query":"a","matches":.5}',
-  '{"query":"a","matches":NaN}', '{"query":"a","matches":Infinity}', '{"query":"a","matches":0x10}', '{"query":"a","matches":1e}', 'SELECT * FROM repos',
-  '---\nquery: a\n', 'query: a', '%7B%7D', 'eyJxdWVyeSI6ImEifQ==', '\r\n', ' ', '\t\t\t', '',
+  'query=widget&matches=1',
+  '<xml/>',
+  '<?xml version="1.0"?><a/>',
+  'undefined',
+  'NaN',
+  'Infinity',
+  "{'query':'a','matches':1}",
+  '{"query":"a","matches":1,}',
+  '[1,2,]',
+  '"\\x"',
+  '{"query": "a" "matches": 1}',
+  '{"query":"a","matches":1} x',
+  '{"query":"a","matches":1}{"query":"a","matches":1}',
+  '// c\n{"query":"a","matches":1}',
+  '/* c */{}',
+  '{query:"a",matches:1}',
+  '{"query":"a\tb","matches":1}',
+  '{"query":"\\u12","matches":1}',
+  '\ufeff{"query":"widget","matches":1}',
+  '{',
+  '}',
+  '[',
+  ']',
+  '{"',
+  '{"query',
+  '{"query":',
+  '{"query":"',
+  ':',
+  ',',
+  'nul',
+  'tru',
+  'fals',
+  '-',
+  '"',
+  '{"a":1',
+  '[[[',
+  '}{',
+  '\\',
+  '\0',
+  '{"query":"a"\0,"matches":1}',
+  '{"query":"a","matches":01}',
+  '{"query":"a","matches":+1}',
+  '{"query":"a","matches":.5}',
+  '{"query":"a","matches":NaN}',
+  '{"query":"a","matches":Infinity}',
+  '{"query":"a","matches":0x10}',
+  '{"query":"a","matches":1e}',
+  'SELECT * FROM repos',
+  '---\nquery: a\n',
+  'query: a',
+  '%7B%7D',
+  'eyJxdWVyeSI6ImEifQ==',
+  '\r\n',
+  ' ',
+  '\t\t\t',
+  '',
 ];
 const JSON_SCALARS = ['null', 'true', 'false', '0', '1', '-1', '"str"', '""', '[]', '{}', '[{}]', '[null]', '"{\\"query\\":\\"a\\"}"'];
 
 const CONTENT_TYPES = [
-  'text/plain', 'text/plain; charset=utf-8', 'multipart/form-data; boundary=xyz', 'application/x-www-form-urlencoded', 'application/jsonx',
-  'application/json-patch+json', 'application/vnd.api+json', 'APPLICATION/JSON', 'application/json; charset=latin1', 'application/json;;;',
-  'application/json; charset=utf-16', '*/*', 'application/', 'json', 'application/xml', 'text/json', 'application/json ,text/plain', ';',
-  `application/json; x=${'y'.repeat(8000)}`, 'application /json', 'application/json\t', 'application/+json', 'application/a+json+json', 'text/html',
-  'application/octet-stream', 'image/png', 'application/javascript',
+  'text/plain',
+  'text/plain; charset=utf-8',
+  'multipart/form-data; boundary=xyz',
+  'application/x-www-form-urlencoded',
+  'application/jsonx',
+  'application/json-patch+json',
+  'application/vnd.api+json',
+  'APPLICATION/JSON',
+  'application/json; charset=latin1',
+  'application/json;;;',
+  'application/json; charset=utf-16',
+  '*/*',
+  'application/',
+  'json',
+  'application/xml',
+  'text/json',
+  'application/json ,text/plain',
+  ';',
+  `application/json; x=${'y'.repeat(8000)}`,
+  'application /json',
+  'application/json\t',
+  'application/+json',
+  'application/a+json+json',
+  'text/html',
+  'application/octet-stream',
+  'image/png',
+  'application/javascript',
 ];
 
 const ODD_HEADERS: Array<[string, string[]]> = [
@@ -180,7 +559,14 @@ const ODD_HEADERS: Array<[string, string[]]> = [
 ];
 
 function randomString(r: Rng): string {
-  const pools = ['abcxyz', 'ABCXYZ0123456789', ' _-.:/\\"\'{}[]()<>|&;%$#@!?*+=~`^', 'éüß日本語😀\u212A\u017F\u0130', '\0\u0001\u0007\n\r\t\u001f\u007f', '\ud800\udc00\udfff'];
+  const pools = [
+    'abcxyz',
+    'ABCXYZ0123456789',
+    ' _-.:/\\"\'{}[]()<>|&;%$#@!?*+=~`^',
+    'éüß日本語😀\u212A\u017F\u0130',
+    '\0\u0001\u0007\n\r\t\u001f\u007f',
+    '\ud800\udc00\udfff',
+  ];
   const len = r.chance(0.03) ? 1000 + r.int(30_000) : r.chance(0.2) ? 0 : r.int(40);
   let s = '';
   const pool = r.chance(0.5) ? pools.join('') : r.pick(pools);
@@ -194,7 +580,26 @@ function randomKey(r: Rng, schema?: Schema): string {
     const p = r.pick(props);
     return r.pick([p, p, p.toUpperCase(), `${p} `, ` ${p}`, `${p}\0`, `${p}s`]);
   }
-  return r.pick(['foo', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', ' ', 'x'.repeat(1000), '$ref', 'é', '\0', '0', 'null', 'repo', 'path', 'ref', 'page']);
+  return r.pick([
+    'foo',
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    '',
+    ' ',
+    'x'.repeat(1000),
+    '$ref',
+    'é',
+    '\0',
+    '0',
+    'null',
+    'repo',
+    'path',
+    'ref',
+    'page',
+  ]);
 }
 
 /** JSON text of a random value (numbers and strings at their awkward edges). */
@@ -244,7 +649,7 @@ function propsOf(w: World, name: string | undefined): Record<string, Schema> {
   return (name ? (w.schemas[name]?.properties ?? {}) : {}) as Record<string, Schema>;
 }
 function requiredOf(w: World, name: string | undefined): string[] {
-  return (name ? ((w.schemas[name]?.required as string[] | undefined) ?? []) : []);
+  return name ? ((w.schemas[name]?.required as string[] | undefined) ?? []) : [];
 }
 
 /** A plausible value of a field, by its name and schema. */
@@ -336,7 +741,19 @@ function wrongBodyValue(r: Rng, s: Schema): string {
     case 'boolean':
       return r.pick(['"true"', '"false"', '1', '0', 'null', '[]', '"yes"', 'true', 'false']);
     case 'array':
-      return r.pick(['"src"', '[1]', '[null]', '[[]]', '[]', '["src","src"]', `[${'"a",'.repeat(1000)}"a"]`, `[${js('a'.repeat(4097))}]`, js(['..', '\0']), '{}', 'null']);
+      return r.pick([
+        '"src"',
+        '[1]',
+        '[null]',
+        '[[]]',
+        '[]',
+        '["src","src"]',
+        `[${'"a",'.repeat(1000)}"a"]`,
+        `[${js('a'.repeat(4097))}]`,
+        js(['..', '\0']),
+        '{}',
+        'null',
+      ]);
     default:
       if (r.chance(0.3)) return r.pick(wrongType);
       return js(r.chance(0.5) ? 'a'.repeat(r.pick([0, 1, 255, 256, 1024, 1025, 4096, 4097, 16_384, 16_385, 100_000])) : randomString(r));
@@ -367,7 +784,9 @@ function valueBreaks(s: Schema, v: unknown, fromQuery: boolean): boolean {
         if (v === '') return false; // how '' coerces is the validator's business
         v = Number(v);
       }
-      return typeof v !== 'number' || !Number.isInteger(v) || (typeof s.minimum === 'number' && v < s.minimum) || (typeof s.maximum === 'number' && v > s.maximum);
+      return (
+        typeof v !== 'number' || !Number.isInteger(v) || (typeof s.minimum === 'number' && v < s.minimum) || (typeof s.maximum === 'number' && v > s.maximum)
+      );
     }
     case 'boolean':
       return typeof v !== 'boolean';
@@ -431,7 +850,13 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
   'json-value': (r, w) => {
     const route = r.pick(w.bodyRoutes);
     const body = r.chance(0.15) ? r.pick(JSON_SCALARS) : randomJson(r, 0, w.schemas[route.body!]);
-    return { method: 'POST', target: route.path, headers: jsonHeaders(), body: bytesOf(body), ...expectInvalid(bodyBreaks(w, route.body!, body), 'the body breaks its schema') };
+    return {
+      method: 'POST',
+      target: route.path,
+      headers: jsonHeaders(),
+      body: bytesOf(body),
+      ...expectInvalid(bodyBreaks(w, route.body!, body), 'the body breaks its schema'),
+    };
   },
 
   // A valid input with one to three of its fields broken: missing, unknown, wrong type, out of bounds, repeated.
@@ -457,13 +882,27 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
     }
     if (where === 'body') {
       const text = objText(entries);
-      return { method: route.method, target: route.path, headers: jsonHeaders(), body: bytesOf(text), ...expectInvalid(bodyBreaks(w, name!, text), 'the body breaks its schema') };
+      return {
+        method: route.method,
+        target: route.path,
+        headers: jsonHeaders(),
+        body: bytesOf(text),
+        ...expectInvalid(bodyBreaks(w, name!, text), 'the body breaks its schema'),
+      };
     }
     // Query values: the JSON text of a string becomes the bare string.
     // (Each key and value at most 20,000 characters: uWebSockets.js drops a request line much over
     // 120 KB without an answer, which the raw-socket part records.)
-    const params = entries.map(([k, v]): [string, string] => [encQ(k).slice(0, 20_000), encQ(v.startsWith('"') ? (JSON.parse(v) as string) : v).slice(0, 20_000)]);
-    return { method: 'GET', target: route.path + toQuery(params), headers: {}, ...expectInvalid(queryBreaks(w, name!, params), 'the query string breaks its schema') };
+    const params = entries.map(([k, v]): [string, string] => [
+      encQ(k).slice(0, 20_000),
+      encQ(v.startsWith('"') ? (JSON.parse(v) as string) : v).slice(0, 20_000),
+    ]);
+    return {
+      method: 'GET',
+      target: route.path + toQuery(params),
+      headers: {},
+      ...expectInvalid(queryBreaks(w, name!, params), 'the query string breaks its schema'),
+    };
   },
 
   // Deep nesting: thousands to half a million levels, as the body or as a field's value.
@@ -472,8 +911,20 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
     const depth = r.pick([100, 1000, 3000, 5000, 10_000, 10_000, 10_000, 20_000, 100_000]);
     const nested = deepJson(r, depth);
     const field = r.pick(['query', 'matches', 'x', 'paths', 'repoName', 'symbolName', 'whole']);
-    const body = r.chance(0.4) ? nested : objText([['query', js('widget')], ['matches', '1'], [field, nested]]);
-    return { method: 'POST', target: route.path, headers: jsonHeaders(), body: bytesOf(body), expect: { statuses: [400], why: 'deeply nested JSON fits no schema' } };
+    const body = r.chance(0.4)
+      ? nested
+      : objText([
+          ['query', js('widget')],
+          ['matches', '1'],
+          [field, nested],
+        ]);
+    return {
+      method: 'POST',
+      target: route.path,
+      headers: jsonHeaders(),
+      body: bytesOf(body),
+      expect: { statuses: [400], why: 'deeply nested JSON fits no schema' },
+    };
   },
 
   // Numbers at the edges where integers are expected (and in string fields), valid or not as JSON.
@@ -491,7 +942,13 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
       else entries.push([k, lit()]);
     }
     const text = objText(entries);
-    return { method: 'POST', target: route.path, headers: jsonHeaders(), body: bytesOf(text), ...expectInvalid(broken || bodyBreaks(w, route.body!, text), broken ? 'not JSON' : 'the body breaks its schema') };
+    return {
+      method: 'POST',
+      target: route.path,
+      headers: jsonHeaders(),
+      body: bytesOf(text),
+      ...expectInvalid(broken || bodyBreaks(w, route.body!, text), broken ? 'not JSON' : 'the body breaks its schema'),
+    };
   },
 
   // Bodies that are not JSON, or JSON cut short.
@@ -505,14 +962,32 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
     }
     // RFC 8259 lets a parser skip a byte order mark: a BOM before valid JSON may be accepted.
     const bom = body.startsWith('\ufeff');
-    return { method: 'POST', target: route.path, headers: jsonHeaders(), body: bytesOf(body), ...(bom ? {} : { expect: { statuses: [400], why: 'the body is not JSON' } }) };
+    return {
+      method: 'POST',
+      target: route.path,
+      headers: jsonHeaders(),
+      body: bytesOf(body),
+      ...(bom ? {} : { expect: { statuses: [400], why: 'the body is not JSON' } }),
+    };
   },
 
   // Valid JSON with bytes that are not UTF-8 (in a string, between tokens, or the whole body in Latin-1 / UTF-16).
   'bad-utf8': (r, w) => {
     const route = r.pick(w.bodyRoutes);
     const text = js(baseInput(r, w, route.body, 'body'));
-    const bad = r.pick([[0xff], [0xfe], [0xc3, 0x28], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80], [0xf0, 0x9f, 0x98], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc1, 0xbf]]);
+    const bad = r.pick([
+      [0xff],
+      [0xfe],
+      [0xc3, 0x28],
+      [0xc0, 0xaf],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xe2, 0x82],
+      [0x80],
+      [0xf0, 0x9f, 0x98],
+      [0xf8, 0x88, 0x80, 0x80, 0x80],
+      [0xc1, 0xbf],
+    ]);
     const mode = r.int(4);
     let body: Uint8Array;
     if (mode === 0) body = Buffer.from(text.replace(/"widget[^"]*"|"src[^"]*"|"main"/, '"caf\u00e9"'), 'latin1');
@@ -525,18 +1000,31 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
     }
     // A Latin-1 body without any byte over 0x7f is plain ASCII and may be valid.
     const ascii = Buffer.from(body).every((b) => b < 0x80);
-    return { method: 'POST', target: route.path, headers: jsonHeaders(), body, ...(ascii && mode === 0 ? {} : { expect: { statuses: [400], why: 'the body is not UTF-8' } }) };
+    return {
+      method: 'POST',
+      target: route.path,
+      headers: jsonHeaders(),
+      body,
+      ...(ascii && mode === 0 ? {} : { expect: { statuses: [400], why: 'the body is not UTF-8' } }),
+    };
   },
 
   // Wrong, missing or odd Content-Type on the JSON endpoints.
   'content-type': (r, w) => {
     const route = r.pick(w.bodyRoutes);
     const body = bytesOf(r.chance(0.7) ? js(baseInput(r, w, route.body, 'body')) : r.pick(NOT_JSON));
-    if (r.chance(0.25)) return { method: 'POST', target: route.path, headers: {} as Record<string, string>, body, expect: { statuses: [415], why: 'no Content-Type' } };
+    if (r.chance(0.25))
+      return { method: 'POST', target: route.path, headers: {} as Record<string, string>, body, expect: { statuses: [415], why: 'no Content-Type' } };
     const type = r.pick(CONTENT_TYPES);
     const base = type.split(';')[0]!.trim().toLowerCase();
     const json = base === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(base);
-    return { method: 'POST', target: route.path, headers: { 'content-type': type }, body, ...(json ? {} : { expect: { statuses: [415], why: `Content-Type ${type.slice(0, 40)}` } }) };
+    return {
+      method: 'POST',
+      target: route.path,
+      headers: { 'content-type': type },
+      body,
+      ...(json ? {} : { expect: { statuses: [415], why: `Content-Type ${type.slice(0, 40)}` } }),
+    };
   },
 
   // Bodies over the 1 MiB limit (and one exactly at it).
@@ -557,7 +1045,13 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
     }
     const headers = r.chance(0.8) ? jsonHeaders() : r.chance(0.5) ? { 'content-type': 'text/plain' } : {};
     const over = Buffer.byteLength(text) > MAX_BODY;
-    return { method: 'POST', target: route.path, headers, body: bytesOf(text), ...(over ? { expect: { statuses: [413], why: 'the body is over the 1 MiB limit' } } : {}) };
+    return {
+      method: 'POST',
+      target: route.path,
+      headers,
+      body: bytesOf(text),
+      ...(over ? { expect: { statuses: [413], why: 'the body is over the 1 MiB limit' } } : {}),
+    };
   },
 
   // Absurd query strings on the GET endpoints.
@@ -602,16 +1096,74 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
           break;
         }
         case 4: // an unknown parameter
-          params.push([encQ(r.pick(['foo', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'page[]', 'page[0]', 'a.b', 'REPO', 'Repo', ' repo', 'valueOf'])), r.pick(['1', '', 'x', '%00'])]);
+          params.push([
+            encQ(r.pick(['foo', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'page[]', 'page[0]', 'a.b', 'REPO', 'Repo', ' repo', 'valueOf'])),
+            r.pick(['1', '', 'x', '%00']),
+          ]);
           break;
         case 5: // paging and integer parameters out of bounds
-          replace(r.pick(['page', 'perPage', 'connectionId']), r.pick(['0', '-1', '1e9', '1000001', '101', '100', '1.5', 'abc', 'NaN', 'Infinity', '1e999', '-0', '99999999999999999999', '0x10', '', '%20', '+1', '1%00', '1.0', '%201']));
+          replace(
+            r.pick(['page', 'perPage', 'connectionId']),
+            r.pick([
+              '0',
+              '-1',
+              '1e9',
+              '1000001',
+              '101',
+              '100',
+              '1.5',
+              'abc',
+              'NaN',
+              'Infinity',
+              '1e999',
+              '-0',
+              '99999999999999999999',
+              '0x10',
+              '',
+              '%20',
+              '+1',
+              '1%00',
+              '1.0',
+              '%201',
+            ]),
+          );
           break;
         case 6: // enums and dates with values they do not take
-          replace(r.pick(['sort', 'direction', 'since', 'until']), encQ(r.pick(['bogus', 'NAME', 'asc ', 'not a date', '2020-02-30', '99999-01-01', '-1', '0', '1e10', 'T', '2020-01-01T25:00:00Z', '2020-01-01T00:00:00+99:00', '2020-W01', '', 'x'.repeat(65)])));
+          replace(
+            r.pick(['sort', 'direction', 'since', 'until']),
+            encQ(
+              r.pick([
+                'bogus',
+                'NAME',
+                'asc ',
+                'not a date',
+                '2020-02-30',
+                '99999-01-01',
+                '-1',
+                '0',
+                '1e10',
+                'T',
+                '2020-01-01T25:00:00Z',
+                '2020-01-01T00:00:00+99:00',
+                '2020-W01',
+                '',
+                'x'.repeat(65),
+              ]),
+            ),
+          );
           break;
         case 7: // separators and empty pieces
-          params.push(r.pick<[string, string]>([['', 'x'], ['', ''], ['%26%26', ''], ['a', 'b=c'], ['%3B', ''], ['%3F', ''], ['%23', '']]));
+          params.push(
+            r.pick<[string, string]>([
+              ['', 'x'],
+              ['', ''],
+              ['%26%26', ''],
+              ['a', 'b=c'],
+              ['%3B', ''],
+              ['%3F', ''],
+              ['%23', ''],
+            ]),
+          );
           break;
         default: {
           // a random value for a known parameter
@@ -621,7 +1173,12 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
       }
     }
     const target = route.path + toQuery(params);
-    return { method: 'GET', target, headers: {}, ...(route.query ? expectInvalid(queryBreaks(w, route.query, params), 'the query string breaks its schema') : {}) };
+    return {
+      method: 'GET',
+      target,
+      headers: {},
+      ...(route.query ? expectInvalid(queryBreaks(w, route.query, params), 'the query string breaks its schema') : {}),
+    };
   },
 
   // Paths that climb out of the repository, NULs, backslashes, absurd lengths.
@@ -640,13 +1197,28 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
     const target = r.int(9);
     let c: Omit<Case, 'n' | 'kind'>;
     let checksPath = true;
-    const q = (path: string, extra: Array<[string, string]>): string => `${path}?${[...extra, ...(ref ? [['ref', ref] as [string, string]] : [])].map(([k, v]) => `${k}=${v}`).join('&')}`;
+    const q = (path: string, extra: Array<[string, string]>): string =>
+      `${path}?${[...extra, ...(ref ? [['ref', ref] as [string, string]] : [])].map(([k, v]) => `${k}=${v}`).join('&')}`;
     switch (target) {
       case 0:
-        c = { method: 'GET', target: q('/api/source', [['repo', 'widgets'], ['path', value]]), headers: {} };
+        c = {
+          method: 'GET',
+          target: q('/api/source', [
+            ['repo', 'widgets'],
+            ['path', value],
+          ]),
+          headers: {},
+        };
         break;
       case 1:
-        c = { method: 'GET', target: q('/api/blame', [['repo', 'widgets'], ['path', value]]), headers: {} };
+        c = {
+          method: 'GET',
+          target: q('/api/blame', [
+            ['repo', 'widgets'],
+            ['path', value],
+          ]),
+          headers: {},
+        };
         break;
       case 2:
         c = { method: 'GET', target: `/api/folder_contents?repoName=widgets&path=${value}${ref ? `&revisionName=${encQ(ref)}` : ''}`, headers: {} };
@@ -661,7 +1233,12 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
         c = { method: 'GET', target: `/api/diff?repo=widgets&base=v1.0&head=main&path=${value}`, headers: {} };
         break;
       case 6:
-        c = { method: 'POST', target: '/api/tree', headers: jsonHeaders(), body: bytesOf(js({ repoName: 'widgets', paths: r.chance(0.5) ? [decoded] : ['src', decoded], ...(ref ? { revisionName: ref } : {}) })) };
+        c = {
+          method: 'POST',
+          target: '/api/tree',
+          headers: jsonHeaders(),
+          body: bytesOf(js({ repoName: 'widgets', paths: r.chance(0.5) ? [decoded] : ['src', decoded], ...(ref ? { revisionName: ref } : {}) })),
+        };
         break;
       case 7:
         c = { method: 'POST', target: '/api/files', headers: jsonHeaders(), body: bytesOf(js({ repoName: decoded, ...(ref ? { revisionName: ref } : {}) })) };
@@ -672,7 +1249,8 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
         checksPath = false;
     }
     const viaBody = target >= 6;
-    if (checksPath && (hasDotDot(decoded) || (!viaBody && undecodable))) c.expect = { statuses: [400], why: 'a path with a ".." segment or NUL (or invalid encoding) is 400' };
+    if (checksPath && (hasDotDot(decoded) || (!viaBody && undecodable)))
+      c.expect = { statuses: [400], why: 'a path with a ".." segment or NUL (or invalid encoding) is 400' };
     if (checksPath && [...decoded].length > 4096) c.expect = { statuses: [400], why: 'a path over 4096 characters breaks the schema' };
     return c;
   },
@@ -715,7 +1293,12 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
         c = { method: 'POST', target: '/api/tree', headers: jsonHeaders(), body: bytesOf(js({ repoName: repo, revisionName: ref, paths: ['src'] })) };
         break;
       default:
-        c = { method: 'POST', target: r.pick(['/api/find_definitions', '/api/find_references']), headers: jsonHeaders(), body: bytesOf(js({ symbolName: 'widget_count', revisionName: ref, ...(r.chance(0.5) ? { repoName: repo } : {}) })) };
+        c = {
+          method: 'POST',
+          target: r.pick(['/api/find_definitions', '/api/find_references']),
+          headers: jsonHeaders(),
+          body: bytesOf(js({ symbolName: 'widget_count', revisionName: ref, ...(r.chance(0.5) ? { repoName: repo } : {}) })),
+        };
         resolves = false;
     }
     if (failing && repo === 'widgets' && resolves) c.expect = { statuses: [400], why: 'a ref that starts with "-" or does not resolve is 400 INVALID_GIT_REF' };
@@ -738,13 +1321,31 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
     } else if (mode < 6) {
       query = r.pick(FAILING_QUERIES);
       mustFail = true;
-    } else if (mode < 8) query = Array.from({ length: 2 + r.int(5) }, () => r.pick([...ABSURD_QUERIES, ...GOOD_QUERIES, ...BAD_REGEXES])).join(r.pick([' ', '', ' or ', '  ']));
+    } else if (mode < 8)
+      query = Array.from({ length: 2 + r.int(5) }, () => r.pick([...ABSURD_QUERIES, ...GOOD_QUERIES, ...BAD_REGEXES])).join(r.pick([' ', '', ' or ', '  ']));
     else if (mode < 9) {
       query = r.pick([
-        'a'.repeat(MAX_QUERY_BYTES), 'a'.repeat(MAX_QUERY_BYTES + 1), 'é'.repeat(MAX_QUERY_BYTES / 2 + 1), 'ab '.repeat(5461), `${'('.repeat(8000)}a${')'.repeat(8000)}`,
-        '('.repeat(16_000), ')'.repeat(16_000), '-'.repeat(MAX_QUERY_BYTES), '"'.repeat(MAX_QUERY_BYTES - 1), 'a or '.repeat(3276), '(a or b) '.repeat(1820),
-        'x|'.repeat(8000), 'repo:a '.repeat(2340), `${'-('.repeat(5000)}a${')'.repeat(5000)}`, 'sym:a '.repeat(2730), '\\'.repeat(MAX_QUERY_BYTES), '.*'.repeat(8192),
-        'a'.repeat(100_000), `${'-'.repeat(8000)}a`, '(?:a|b)*'.repeat(2000), 'a{1000}'.repeat(2000),
+        'a'.repeat(MAX_QUERY_BYTES),
+        'a'.repeat(MAX_QUERY_BYTES + 1),
+        'é'.repeat(MAX_QUERY_BYTES / 2 + 1),
+        'ab '.repeat(5461),
+        `${'('.repeat(8000)}a${')'.repeat(8000)}`,
+        '('.repeat(16_000),
+        ')'.repeat(16_000),
+        '-'.repeat(MAX_QUERY_BYTES),
+        '"'.repeat(MAX_QUERY_BYTES - 1),
+        'a or '.repeat(3276),
+        '(a or b) '.repeat(1820),
+        'x|'.repeat(8000),
+        'repo:a '.repeat(2340),
+        `${'-('.repeat(5000)}a${')'.repeat(5000)}`,
+        'sym:a '.repeat(2730),
+        '\\'.repeat(MAX_QUERY_BYTES),
+        '.*'.repeat(8192),
+        'a'.repeat(100_000),
+        `${'-'.repeat(8000)}a`,
+        '(?:a|b)*'.repeat(2000),
+        'a{1000}'.repeat(2000),
       ]);
       if (Buffer.byteLength(query) > MAX_QUERY_BYTES) mustFail = true;
     } else query = randomString(r);
@@ -761,7 +1362,11 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
 
   // Paths that are not endpoints, with any method.
   'unknown-path': (r) => {
-    const path = r.chance(0.7) ? r.pick(UNKNOWN_PATHS) : r.chance(0.5) ? `/api/${encQ(randomString(r).slice(0, 200))}` : `/api/${'x'.repeat(r.pick([300, 5000, 20_000]))}`;
+    const path = r.chance(0.7)
+      ? r.pick(UNKNOWN_PATHS)
+      : r.chance(0.5)
+        ? `/api/${encQ(randomString(r).slice(0, 200))}`
+        : `/api/${'x'.repeat(r.pick([300, 5000, 20_000]))}`;
     const method = r.pick(['GET', 'GET', 'POST', 'PUT', 'DELETE', 'PATCH']);
     return { method, target: path, headers: method === 'GET' ? {} : jsonHeaders(), ...(method === 'GET' ? {} : { body: bytesOf('{}') }) };
   },
@@ -798,7 +1403,25 @@ const GENERATORS: Record<Exclude<Kind, 'field-sweep'>, Gen> = {
 };
 
 /** Every field of every body schema with each value of the wrong type (or at an edge), the rest valid. */
-const SWEEP_VALUES = ['null', 'true', 'false', '0', '-1', '1.5', '1e308', '1e309', '-0', '"x"', '""', '"NaN"', '[]', '{}', '["x"]', '{"a":1}', js('a'.repeat(5000))];
+const SWEEP_VALUES = [
+  'null',
+  'true',
+  'false',
+  '0',
+  '-1',
+  '1.5',
+  '1e308',
+  '1e309',
+  '-0',
+  '"x"',
+  '""',
+  '"NaN"',
+  '[]',
+  '{}',
+  '["x"]',
+  '{"a":1}',
+  js('a'.repeat(5000)),
+];
 
 function* fieldSweep(r: Rng, w: World): Generator<Omit<Case, 'n' | 'kind'>> {
   for (const route of w.bodyRoutes) {
@@ -808,7 +1431,13 @@ function* fieldSweep(r: Rng, w: World): Generator<Omit<Case, 'n' | 'kind'>> {
       for (const value of SWEEP_VALUES) {
         const entries: Array<[string, string]> = Object.entries(props).map(([k, s]) => [k, k === field ? value : js(goodValue(r, k, s, 'body'))]);
         const text = objText(entries);
-        yield { method: 'POST', target: route.path, headers: jsonHeaders(), body: bytesOf(text), ...expectInvalid(bodyBreaks(w, name, text), `${field}: ${value.slice(0, 20)} breaks the schema`) };
+        yield {
+          method: 'POST',
+          target: route.path,
+          headers: jsonHeaders(),
+          body: bytesOf(text),
+          ...expectInvalid(bodyBreaks(w, name, text), `${field}: ${value.slice(0, 20)} breaks the schema`),
+        };
       }
     }
   }
@@ -897,13 +1526,18 @@ function verdict(k: Checker, req: { method: string; pathname: string; text: stri
   // shell (HTML), an asset, or a 304 for an asset the client has.
   const web = here.length === 0 && (req.method === 'GET' || req.method === 'HEAD') && !req.pathname.startsWith('/api/');
   const documented = here.length === 0 ? new Set(web ? [200, 304, 404] : [404]) : !op ? new Set([405]) : op.statuses;
-  if (!documented.has(status)) v.problems.push(`status ${status} is not documented for ${req.method} ${req.pathname.slice(0, 80)} (documented: ${[...documented].join(', ')})`);
+  if (!documented.has(status))
+    v.problems.push(`status ${status} is not documented for ${req.method} ${req.pathname.slice(0, 80)} (documented: ${[...documented].join(', ')})`);
   if (req.expect && !req.expect.statuses.includes(status)) v.problems.push(`expected ${req.expect.statuses.join('/')} (${req.expect.why}), got ${status}`);
   if (here.length > 0 && !op && status === 405) {
     const methods = new Set(here.map((o) => o.method as string));
     if (methods.has('GET')) methods.add('HEAD');
     const allow = [...methods].sort().join(', ');
-    const got = (a.header('allow') ?? '').split(',').map((s) => s.trim()).sort().join(', ');
+    const got = (a.header('allow') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .sort()
+      .join(', ');
     if (got !== allow) v.problems.push(`405 with Allow "${a.header('allow')}", expected "${allow}"`);
   }
   const type = a.header('content-type');
@@ -962,12 +1596,14 @@ function verdict(k: Checker, req: { method: string; pathname: string; text: stri
     const codeStatus = ERROR_CODES[e.errorCode as keyof typeof ERROR_CODES];
     if (codeStatus !== status) v.problems.push(`errorCode ${e.errorCode} is ${codeStatus}, sent with ${status}`);
     const named = here.length === 0 ? new Set(['NOT_FOUND']) : !op ? new Set(['METHOD_NOT_ALLOWED']) : op.codes.get(status);
-    if (named && !named.has(e.errorCode)) v.undocumented.push(`${req.method} ${req.pathname} answered ${status} ${e.errorCode}; the document names ${[...named].join(', ')}`);
+    if (named && !named.has(e.errorCode))
+      v.undocumented.push(`${req.method} ${req.pathname} answered ${status} ${e.errorCode}; the document names ${[...named].join(', ')}`);
   }
   if (typeof e.message !== 'string' || e.message.trim() === '') v.problems.push('empty message');
   else {
     if (/^\s+at /m.test(e.message) && !/^\s+at /m.test(req.text)) v.problems.push(`message has a stack trace: ${e.message.slice(0, 300)}`);
-    for (const s of k.secrets) if (e.message.includes(s) && !req.text.includes(s)) v.problems.push(`message leaks the server path ${s}: ${e.message.slice(0, 300)}`);
+    for (const s of k.secrets)
+      if (e.message.includes(s) && !req.text.includes(s)) v.problems.push(`message leaks the server path ${s}: ${e.message.slice(0, 300)}`);
   }
   return v;
 }
@@ -1058,7 +1694,14 @@ function reproOf(c: Case): string {
 
 /** Everything the request carried, for telling an echo of the client's own input from a leak. */
 function requestText(c: { target: string; headers: Record<string, string>; body?: Uint8Array }): string {
-  return [c.target, safeDecode(c.target), ...c.target.split(/[?&=]/).map(safeDecode), ...Object.values(c.headers), c.body ? Buffer.from(c.body).toString('utf8') : '', c.body ? Buffer.from(c.body).toString('latin1') : ''].join('\n');
+  return [
+    c.target,
+    safeDecode(c.target),
+    ...c.target.split(/[?&=]/).map(safeDecode),
+    ...Object.values(c.headers),
+    c.body ? Buffer.from(c.body).toString('utf8') : '',
+    c.body ? Buffer.from(c.body).toString('latin1') : '',
+  ].join('\n');
 }
 
 async function send(base: string, c: Case, k: Checker, tally: Tally): Promise<void> {
@@ -1088,7 +1731,8 @@ async function send(base: string, c: Case, k: Checker, tally: Tally): Promise<vo
   const ms = performance.now() - started;
   const v = verdict(k, { method: c.method, pathname: url.pathname, text: requestText(c), expect: c.expect }, answer);
   tally.add(c.kind, answer.status, v.errorCode, ms, repro);
-  if (v.problems.length > 0) tally.fail({ where: `${c.method} ${url.pathname.slice(0, 60)}`, repro, status: answer.status, answer: answer.text.slice(0, 300), problems: v.problems });
+  if (v.problems.length > 0)
+    tally.fail({ where: `${c.method} ${url.pathname.slice(0, 60)}`, repro, status: answer.status, answer: answer.text.slice(0, 300), problems: v.problems });
   for (const u of v.undocumented) {
     const e = tally.undocumented.get(u);
     if (e) e.count++;
@@ -1137,7 +1781,11 @@ interface RawOutcome {
 }
 
 /** Writes `data` on a new connection and waits for one whole response, the close, or the time limit. */
-function rawExchange(port: number, data: Buffer, opts: { timeoutMs: number; destroyAfterWrite?: boolean; untilResponses?: number; headOnly?: boolean }): Promise<RawOutcome> {
+function rawExchange(
+  port: number,
+  data: Buffer,
+  opts: { timeoutMs: number; destroyAfterWrite?: boolean; untilResponses?: number; headOnly?: boolean },
+): Promise<RawOutcome> {
   const started = performance.now();
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -1163,7 +1811,8 @@ function rawExchange(port: number, data: Buffer, opts: { timeoutMs: number; dest
   });
 }
 
-const req = (...parts: Array<string | number[]>): Buffer => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
+const req = (...parts: Array<string | number[]>): Buffer =>
+  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
 
 interface RawCase {
   name: string;
@@ -1190,25 +1839,105 @@ function rawCases(): RawCase[] {
   const json = 'Content-Type: application/json\r\n';
   const search = '{"query":"widget","matches":1}';
   const cases: RawCase[] = [
-    { name: 'invalid UTF-8 in the path', method: 'GET', pathname: '/api/\ufffd\ufffd', data: req('GET /api/', [0xff, 0xfe], ` HTTP/1.1\r\n${H}\r\n`), expect: [404] },
-    { name: 'invalid UTF-8 after a route', method: 'GET', pathname: '/api/source\ufffd(', data: req('GET /api/source', [0xc3, 0x28], `?repo=widgets&path=src/main.c HTTP/1.1\r\n${H}\r\n`), expect: [404] },
-    { name: 'invalid UTF-8 in a POST path', method: 'POST', pathname: '/api/search\ufffd', data: req('POST /api/search', [0x80], ` HTTP/1.1\r\n${H}${json}Content-Length: ${search.length}\r\n\r\n${search}`), expect: [404] },
-    { name: 'invalid UTF-8 in the query (path)', method: 'GET', pathname: '/api/source', data: req('GET /api/source?repo=widgets&path=src/', [0xff, 0xfe], `.c HTTP/1.1\r\n${H}\r\n`) },
-    { name: 'invalid UTF-8 in the query (repo)', method: 'GET', pathname: '/api/repos', data: req('GET /api/repos?query=', [0xc3, 0x28], ` HTTP/1.1\r\n${H}\r\n`) },
-    { name: 'invalid UTF-8 in the query (ref)', method: 'GET', pathname: '/api/commit', data: req('GET /api/commit?repo=widgets&ref=', [0xed, 0xa0, 0x80], ` HTTP/1.1\r\n${H}\r\n`) },
-    { name: 'invalid UTF-8 in a query key', method: 'GET', pathname: '/api/commits', data: req('GET /api/commits?repo=widgets&', [0xfe], `=1 HTTP/1.1\r\n${H}\r\n`), expect: [400] },
-    { name: 'header value with bytes 0x80-0xff', method: 'GET', pathname: '/api/repos', data: req(`GET /api/repos HTTP/1.1\r\n${H}X-Foo: `, [0x80, 0xff, 0xc0, 0xfe], '\r\n\r\n') },
-    { name: 'Authorization with bytes 0x80-0xff', method: 'GET', pathname: '/api/repos', data: req(`GET /api/repos HTTP/1.1\r\n${H}Authorization: Bearer `, [0x80, 0xff, 0xc0], '\r\n\r\n'), expect: [401] },
-    { name: 'X-Service-Api-Key with bytes 0x80-0xff', method: 'GET', pathname: '/api/repos', data: req(`GET /api/repos HTTP/1.1\r\n${H}X-Service-Api-Key: `, [0xe9, 0xff], '\r\n\r\n'), expect: [401] },
-    { name: 'Content-Type with bytes 0x80-0xff', method: 'POST', pathname: '/api/search', data: req(`POST /api/search HTTP/1.1\r\n${H}Content-Length: ${search.length}\r\nContent-Type: application/json`, [0xe9, 0xff], `\r\n\r\n${search}`) },
-    { name: 'X-Request-Id with bytes 0x80-0xff', method: 'GET', pathname: '/api/health', data: req(`GET /api/health HTTP/1.1\r\n${H}X-Request-Id: `, [0xc3, 0xa9, 0xff], '\r\n\r\n'), expect: [200] },
+    {
+      name: 'invalid UTF-8 in the path',
+      method: 'GET',
+      pathname: '/api/\ufffd\ufffd',
+      data: req('GET /api/', [0xff, 0xfe], ` HTTP/1.1\r\n${H}\r\n`),
+      expect: [404],
+    },
+    {
+      name: 'invalid UTF-8 after a route',
+      method: 'GET',
+      pathname: '/api/source\ufffd(',
+      data: req('GET /api/source', [0xc3, 0x28], `?repo=widgets&path=src/main.c HTTP/1.1\r\n${H}\r\n`),
+      expect: [404],
+    },
+    {
+      name: 'invalid UTF-8 in a POST path',
+      method: 'POST',
+      pathname: '/api/search\ufffd',
+      data: req('POST /api/search', [0x80], ` HTTP/1.1\r\n${H}${json}Content-Length: ${search.length}\r\n\r\n${search}`),
+      expect: [404],
+    },
+    {
+      name: 'invalid UTF-8 in the query (path)',
+      method: 'GET',
+      pathname: '/api/source',
+      data: req('GET /api/source?repo=widgets&path=src/', [0xff, 0xfe], `.c HTTP/1.1\r\n${H}\r\n`),
+    },
+    {
+      name: 'invalid UTF-8 in the query (repo)',
+      method: 'GET',
+      pathname: '/api/repos',
+      data: req('GET /api/repos?query=', [0xc3, 0x28], ` HTTP/1.1\r\n${H}\r\n`),
+    },
+    {
+      name: 'invalid UTF-8 in the query (ref)',
+      method: 'GET',
+      pathname: '/api/commit',
+      data: req('GET /api/commit?repo=widgets&ref=', [0xed, 0xa0, 0x80], ` HTTP/1.1\r\n${H}\r\n`),
+    },
+    {
+      name: 'invalid UTF-8 in a query key',
+      method: 'GET',
+      pathname: '/api/commits',
+      data: req('GET /api/commits?repo=widgets&', [0xfe], `=1 HTTP/1.1\r\n${H}\r\n`),
+      expect: [400],
+    },
+    {
+      name: 'header value with bytes 0x80-0xff',
+      method: 'GET',
+      pathname: '/api/repos',
+      data: req(`GET /api/repos HTTP/1.1\r\n${H}X-Foo: `, [0x80, 0xff, 0xc0, 0xfe], '\r\n\r\n'),
+    },
+    {
+      name: 'Authorization with bytes 0x80-0xff',
+      method: 'GET',
+      pathname: '/api/repos',
+      data: req(`GET /api/repos HTTP/1.1\r\n${H}Authorization: Bearer `, [0x80, 0xff, 0xc0], '\r\n\r\n'),
+      expect: [401],
+    },
+    {
+      name: 'X-Service-Api-Key with bytes 0x80-0xff',
+      method: 'GET',
+      pathname: '/api/repos',
+      data: req(`GET /api/repos HTTP/1.1\r\n${H}X-Service-Api-Key: `, [0xe9, 0xff], '\r\n\r\n'),
+      expect: [401],
+    },
+    {
+      name: 'Content-Type with bytes 0x80-0xff',
+      method: 'POST',
+      pathname: '/api/search',
+      data: req(`POST /api/search HTTP/1.1\r\n${H}Content-Length: ${search.length}\r\nContent-Type: application/json`, [0xe9, 0xff], `\r\n\r\n${search}`),
+    },
+    {
+      name: 'X-Request-Id with bytes 0x80-0xff',
+      method: 'GET',
+      pathname: '/api/health',
+      data: req(`GET /api/health HTTP/1.1\r\n${H}X-Request-Id: `, [0xc3, 0xa9, 0xff], '\r\n\r\n'),
+      expect: [200],
+    },
     { name: 'TRACE on a known path', method: 'TRACE', pathname: '/api/search', data: req(`TRACE /api/search HTTP/1.1\r\n${H}\r\n`), expect: [405] },
-    { name: 'header name with bytes 0x80-0xff', method: 'GET', pathname: '/api/repos', data: req(`GET /api/repos HTTP/1.1\r\n${H}X-`, [0xe9, 0x80], ': 1\r\n\r\n'), parserLevel: true },
+    {
+      name: 'header name with bytes 0x80-0xff',
+      method: 'GET',
+      pathname: '/api/repos',
+      data: req(`GET /api/repos HTTP/1.1\r\n${H}X-`, [0xe9, 0x80], ': 1\r\n\r\n'),
+      parserLevel: true,
+    },
   ];
   // A huge Content-Length and no body: refused (413) without waiting for the body.
   for (const cl of ['1048577', '5000000', '2147483647', '2147483648', '9007199254740993', '99999999999999999999']) {
     const parserLevel = BigInt(cl) >= 10n ** 9n;
-    cases.push({ name: `Content-Length ${cl} and no body`, method: 'POST', pathname: '/api/search', data: req(`POST /api/search HTTP/1.1\r\n${H}${json}Content-Length: ${cl}\r\n\r\n`), expect: [413], ...(parserLevel ? { parserLevel } : {}) });
+    cases.push({
+      name: `Content-Length ${cl} and no body`,
+      method: 'POST',
+      pathname: '/api/search',
+      data: req(`POST /api/search HTTP/1.1\r\n${H}${json}Content-Length: ${cl}\r\n\r\n`),
+      expect: [413],
+      ...(parserLevel ? { parserLevel } : {}),
+    });
   }
   return cases;
 }
@@ -1230,10 +1959,20 @@ async function fetchFuzz(t: TestContext, d: TestDaemon, k: Checker, w: World): P
   const seconds = (performance.now() - started) / 1000;
   t.diagnostic(`seed ${SEED}: ${tally.requests} requests in ${seconds.toFixed(1)} s (${Math.round(tally.requests / seconds)}/s, concurrency ${CONCURRENCY})`);
   for (const s of tally.slowest) t.diagnostic(`  slow: ${Math.round(s.ms)} ms ${s.repro.slice(0, 160)}`);
-  t.diagnostic(`by status and errorCode: ${[...tally.byStatus].sort((a, b) => b[1] - a[1]).map(([s, n]) => `${s}=${n}`).join(', ')}`);
+  t.diagnostic(
+    `by status and errorCode: ${[...tally.byStatus]
+      .sort((a, b) => b[1] - a[1])
+      .map(([s, n]) => `${s}=${n}`)
+      .join(', ')}`,
+  );
   for (const [kind, m] of [...tally.byKind].sort()) {
     const n = [...m.values()].reduce((a, b) => a + b, 0);
-    t.diagnostic(`  ${kind} (${n}, mean ${(tally.msByKind.get(kind)! / n).toFixed(1)} ms): ${[...m].sort().map(([s, c]) => `${s}=${c}`).join(' ')}`);
+    t.diagnostic(
+      `  ${kind} (${n}, mean ${(tally.msByKind.get(kind)! / n).toFixed(1)} ms): ${[...m]
+        .sort()
+        .map(([s, c]) => `${s}=${c}`)
+        .join(' ')}`,
+    );
   }
   if (tally.undocumented.size > 0) {
     t.diagnostic(`errorCodes the OpenAPI document does not name for the operation (${tally.undocumented.size}):`);
@@ -1265,9 +2004,19 @@ async function rawFuzz(t: TestContext, d: TestDaemon, k: Checker): Promise<void>
         problems.push(`${c.name}: no answer (${why}; received ${JSON.stringify(o.data.toString('latin1').slice(0, 200))})\n    request: ${shownReq(c.data)}`);
         return;
       }
-      const v = verdict(k, { method: c.method, pathname: c.pathname, text: c.data.toString('latin1') + c.data.toString('utf8'), ...(c.expect ? { expect: { statuses: c.expect, why: c.name } } : {}) }, rawAnswer(first));
+      const v = verdict(
+        k,
+        {
+          method: c.method,
+          pathname: c.pathname,
+          text: c.data.toString('latin1') + c.data.toString('utf8'),
+          ...(c.expect ? { expect: { statuses: c.expect, why: c.name } } : {}),
+        },
+        rawAnswer(first),
+      );
       notes.push(`${c.name}: ${first.status} ${v.errorCode ?? ''}`);
-      for (const p of v.problems) problems.push(`${c.name}: ${p}\n    request: ${shownReq(c.data)}\n    answer: ${first.status} ${first.body.toString('utf8').slice(0, 200)}`);
+      for (const p of v.problems)
+        problems.push(`${c.name}: ${p}\n    request: ${shownReq(c.data)}\n    answer: ${first.status} ${first.body.toString('utf8').slice(0, 200)}`);
     });
   };
 
@@ -1280,7 +2029,9 @@ async function rawFuzz(t: TestContext, d: TestDaemon, k: Checker): Promise<void>
       if (responses.length === 0) problems.push(`HEAD ${path}: no answer`);
       else if (!rest.toString('latin1').startsWith('HTTP/1.1 ')) {
         const extra = rest.toString('latin1').split('HTTP/1.1 ')[0]!;
-        problems.push(`HEAD ${path}: the ${responses[0]!.status} answer to HEAD carries a ${extra.length}-byte body (${JSON.stringify(extra.slice(0, 120))}), which a keep-alive client reads as the start of the next response\n    request: ${shownReq(data)}`);
+        problems.push(
+          `HEAD ${path}: the ${responses[0]!.status} answer to HEAD carries a ${extra.length}-byte body (${JSON.stringify(extra.slice(0, 120))}), which a keep-alive client reads as the start of the next response\n    request: ${shownReq(data)}`,
+        );
       }
     }
   };
@@ -1296,7 +2047,10 @@ async function rawFuzz(t: TestContext, d: TestDaemon, k: Checker): Promise<void>
     ] as const;
     await Promise.all(
       short.map(([path, body]) =>
-        rawExchange(port, req(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 1000}\r\n\r\n${body}`), { timeoutMs: 2000, destroyAfterWrite: true }),
+        rawExchange(port, req(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 1000}\r\n\r\n${body}`), {
+          timeoutMs: 2000,
+          destroyAfterWrite: true,
+        }),
       ),
     );
   };
@@ -1319,13 +2073,19 @@ async function rawFuzz(t: TestContext, d: TestDaemon, k: Checker): Promise<void>
       ['method FOO', req(`FOO /api/health HTTP/1.1\r\n${H}\r\n`)],
       ['lower-case method get', req(`get /api/health HTTP/1.1\r\n${H}\r\n`)],
       ['chunked body with a bad chunk size', req(`POST /api/search HTTP/1.1\r\n${H}${json}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`)],
-      ['both Content-Length and Transfer-Encoding', req(`POST /api/search HTTP/1.1\r\n${H}${json}Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`)],
+      [
+        'both Content-Length and Transfer-Encoding',
+        req(`POST /api/search HTTP/1.1\r\n${H}${json}Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`),
+      ],
       ['two Content-Length headers', req(`POST /api/search HTTP/1.1\r\n${H}${json}Content-Length: 2\r\nContent-Length: 30\r\n\r\n{}`)],
       ['Content-Length: -1', req(`POST /api/search HTTP/1.1\r\n${H}${json}Content-Length: -1\r\n\r\n{}`)],
       ['Content-Length: 1e7', req(`POST /api/search HTTP/1.1\r\n${H}${json}Content-Length: 1e7\r\n\r\n`)],
       ['absolute URI', req(`GET http://x/api/health HTTP/1.1\r\n${H}\r\n`)],
       ['OPTIONS *', req(`OPTIONS * HTTP/1.1\r\n${H}\r\n`)],
-      ['pipelined requests', req(`GET /api/nope HTTP/1.1\r\n${H}\r\nPUT /api/search HTTP/1.1\r\n${H}Content-Length: 0\r\n\r\nGET /api/health HTTP/1.1\r\n${H}\r\n`)],
+      [
+        'pipelined requests',
+        req(`GET /api/nope HTTP/1.1\r\n${H}\r\nPUT /api/search HTTP/1.1\r\n${H}Content-Length: 0\r\n\r\nGET /api/health HTTP/1.1\r\n${H}\r\n`),
+      ],
       ['bare LF line ends', req('GET /api/health HTTP/1.1\nHost: x\n\n')],
       ['obsolete header folding', req(`GET /api/repos HTTP/1.1\r\n${H}Authorization: Bearer\r\n x\r\n\r\n`)],
     ];
@@ -1333,8 +2093,11 @@ async function rawFuzz(t: TestContext, d: TestDaemon, k: Checker): Promise<void>
     list.forEach(([name, data], i) => {
       const o = outcomes[i]!;
       const { responses } = parseResponses(o.data);
-      for (const r of responses) if (r.status >= 500) problems.push(`${name}: answered ${r.status} ${r.body.toString('utf8').slice(0, 200)}\n    request: ${shownReq(data)}`);
-      notes.push(`${name}: ${responses.length > 0 ? responses.map((r) => r.status).join('+') : o.closed ? `no answer, closed after ${Math.round(o.ms)} ms` : 'no answer within 1.5 s'}`);
+      for (const r of responses)
+        if (r.status >= 500) problems.push(`${name}: answered ${r.status} ${r.body.toString('utf8').slice(0, 200)}\n    request: ${shownReq(data)}`);
+      notes.push(
+        `${name}: ${responses.length > 0 ? responses.map((r) => r.status).join('+') : o.closed ? `no answer, closed after ${Math.round(o.ms)} ms` : 'no answer within 1.5 s'}`,
+      );
     });
   };
 
@@ -1342,7 +2105,12 @@ async function rawFuzz(t: TestContext, d: TestDaemon, k: Checker): Promise<void>
 
   const health = await fetch(`${d.url}/api/health`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
   assert.equal(health.status, 200, 'the daemon must still answer /api/health after the raw requests');
-  const search = await fetch(`${d.url}/api/search`, { method: 'POST', headers: jsonHeaders(), body: '{"query":"widget","matches":1}', signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const search = await fetch(`${d.url}/api/search`, {
+    method: 'POST',
+    headers: jsonHeaders(),
+    body: '{"query":"widget","matches":1}',
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
   assert.equal(search.status, 200, 'the daemon must still search after the raw requests');
   await search.arrayBuffer();
   for (const n of notes) t.diagnostic(`raw: ${n}`);
@@ -1355,7 +2123,9 @@ test('HTTP fuzz: every malformed request gets a documented 4xx error object, fas
   const d = await startTestDaemon({ daemon: { workers: 2 }, settings: { http: { shutdownTimeoutMs: 100_000 } } });
   let closeMs = -1;
   try {
-    const doc = (await (await fetch(`${d.url}/api/openapi.json`)).json()) as Parameters<typeof operations>[0] & { components: { schemas: Record<string, Schema> } };
+    const doc = (await (await fetch(`${d.url}/api/openapi.json`)).json()) as Parameters<typeof operations>[0] & {
+      components: { schemas: Record<string, Schema> };
+    };
     // The tool server's endpoint speaks JSON-RPC, whose error envelope the MCP spec fixes
     // (not the API's error object); the SDK parses its messages. test/mcp*.test.ts cover it.
     // The OAuth endpoints speak OAuth (form bodies, OAuth error objects, HTML pages and
@@ -1386,5 +2156,8 @@ test('HTTP fuzz: every malformed request gets a documented 4xx error object, fas
   // hundred times what it takes on a loaded machine: it tells "waited for the grace" from
   // "did not", not a fast machine from a slow one.
   t.diagnostic(`shutdown took ${Math.round(closeMs)} ms`);
-  assert.ok(closeMs < 30_000, `the daemon took ${Math.round(closeMs)} ms to shut down with no request in flight: requests whose client went away mid-body are still counted in flight`);
+  assert.ok(
+    closeMs < 30_000,
+    `the daemon took ${Math.round(closeMs)} ms to shut down with no request in flight: requests whose client went away mid-body are still counted in flight`,
+  );
 });

@@ -38,21 +38,33 @@ test('history endpoints', async (t) => {
 
     await t.test('commits: newest first, filters, paging headers', async () => {
       const all = await get('/api/commits', { repo: 'widgets' });
-      assert.deepEqual(all.json.map((c: { hash: string }) => c.hash), log);
+      assert.deepEqual(
+        all.json.map((c: { hash: string }) => c.hash),
+        log,
+      );
       assert.equal(all.headers.get('x-total-count'), String(log.length));
       const page = await get('/api/commits', { repo: 'widgets', perPage: '1', page: '2' });
-      assert.deepEqual(page.json.map((c: { hash: string }) => c.hash), [log[1]]);
+      assert.deepEqual(
+        page.json.map((c: { hash: string }) => c.hash),
+        [log[1]],
+      );
       const link = page.headers.get('link')!;
       assert.match(link, /<[^>]*\/api\/commits\?repo=widgets&perPage=1&page=1>; rel="first"/);
       assert.match(link, /page=1>; rel="prev"/);
       assert.match(link, /page=3>; rel="next"/);
       assert.match(link, new RegExp(`page=${log.length}>; rel="last"`));
       const byAuthor = await get('/api/commits', { repo: 'widgets', author: 'bea@' });
-      assert.deepEqual(byAuthor.json.map((c: { message: string }) => c.message), ['Rename the readme']);
+      assert.deepEqual(
+        byAuthor.json.map((c: { message: string }) => c.message),
+        ['Rename the readme'],
+      );
       const byQuery = await get('/api/commits', { repo: 'widgets', query: 'WIDGET_COUNT' });
       assert.equal(byQuery.json.length, 1);
       const byPath = await get('/api/commits', { repo: 'widgets', path: 'src/widget.c' });
-      assert.deepEqual(byPath.json.map((c: { message: string }) => c.message), ['Add widget_count']);
+      assert.deepEqual(
+        byPath.json.map((c: { message: string }) => c.message),
+        ['Add widget_count'],
+      );
       const onDev = await get('/api/commits', { repo: 'widgets', ref: 'dev', perPage: '1' });
       assert.equal(onDev.json[0].message, 'Dev work');
       const future = await get('/api/commits', { repo: 'widgets', since: '2999-01-01' });
@@ -64,19 +76,25 @@ test('history endpoints', async (t) => {
       assert.equal((await get('/api/commits', {})).json.errorCode, 'MISSING_REQUIRED_QUERY_PARAMETER');
     });
 
-    await t.test('every commit object also carries author_name and author_email (the names @sourcebot/mcp 1.0.x reads), equal to authorName and authorEmail', async () => {
-      const listed = (await get('/api/commits', { repo: 'widgets' })).json as Array<Record<string, string>>;
-      const one = (await get('/api/commit', { repo: 'widgets', ref: log.at(-1)! })).json as Record<string, string>;
-      const blamed = Object.values((await get('/api/blame', { repo: 'widgets', path: 'README.txt' })).json.commits) as Array<Record<string, string>>;
-      const all = [...listed, one, ...blamed];
-      assert.equal(all.length, log.length + 2);
-      for (const c of all) {
-        assert.equal(c.author_name, c.authorName, c.hash);
-        assert.equal(c.author_email, c.authorEmail, c.hash);
-      }
-      // Both authors of the repository, so the pair is not one constant.
-      assert.deepEqual(new Set(listed.map((c) => `${c.author_name} <${c.author_email}>`)), new Set(['Test <test@example.com>', 'Bea Author <bea@example.com>']));
-    });
+    await t.test(
+      'every commit object also carries author_name and author_email (the names @sourcebot/mcp 1.0.x reads), equal to authorName and authorEmail',
+      async () => {
+        const listed = (await get('/api/commits', { repo: 'widgets' })).json as Array<Record<string, string>>;
+        const one = (await get('/api/commit', { repo: 'widgets', ref: log.at(-1)! })).json as Record<string, string>;
+        const blamed = Object.values((await get('/api/blame', { repo: 'widgets', path: 'README.txt' })).json.commits) as Array<Record<string, string>>;
+        const all = [...listed, one, ...blamed];
+        assert.equal(all.length, log.length + 2);
+        for (const c of all) {
+          assert.equal(c.author_name, c.authorName, c.hash);
+          assert.equal(c.author_email, c.authorEmail, c.hash);
+        }
+        // Both authors of the repository, so the pair is not one constant.
+        assert.deepEqual(
+          new Set(listed.map((c) => `${c.author_name} <${c.author_email}>`)),
+          new Set(['Test <test@example.com>', 'Bea Author <bea@example.com>']),
+        );
+      },
+    );
 
     await t.test('authors', async () => {
       const a = await get('/api/commits/authors', { repo: 'widgets' });
@@ -86,7 +104,10 @@ test('history endpoints', async (t) => {
       ]);
       assert.equal(a.headers.get('x-total-count'), '2');
       const onPath = await get('/api/commits/authors', { repo: 'widgets', path: 'README.txt' });
-      assert.deepEqual(onPath.json.map((x: { name: string }) => x.name), ['Bea Author']);
+      assert.deepEqual(
+        onPath.json.map((x: { name: string }) => x.name),
+        ['Bea Author'],
+      );
     });
 
     await t.test('blame', async () => {

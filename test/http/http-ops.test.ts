@@ -35,7 +35,12 @@ const STREAM_BODY = JSON.stringify({ query: 'needle', matches: 100000 });
 
 /** Opens a stream and reads until the first result message; returns the reader. */
 async function openStream(url: string, signal?: AbortSignal): Promise<{ reader: ReadableStreamDefaultReader<Uint8Array>; text: string }> {
-  const res = await fetch(`${url}/api/stream_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: STREAM_BODY, ...(signal ? { signal } : {}) });
+  const res = await fetch(`${url}/api/stream_search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: STREAM_BODY,
+    ...(signal ? { signal } : {}),
+  });
   assert.equal(res.status, 200);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -53,7 +58,9 @@ function rawStream(url: string): Promise<Socket> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => {
-      socket.write(`POST /api/stream_search HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(STREAM_BODY)}\r\n\r\n${STREAM_BODY}`);
+      socket.write(
+        `POST /api/stream_search HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(STREAM_BODY)}\r\n\r\n${STREAM_BODY}`,
+      );
     });
     let seen = '';
     socket.on('data', (b: Buffer) => {
@@ -113,24 +120,38 @@ test('streaming back-pressure, cancellation, queueing, time budget and shutdown'
       const socket = await rawStream(d.url);
       socket.destroy();
       await until('the search stops', async () => (await metric(d.url, 'trawl_searches_running')) === 0);
-      await until('the request is logged as aborted', async () => log.lines.some((l) => l.msg === 'request' && l.route === '/api/stream_search' && l.aborted === true));
+      await until('the request is logged as aborted', async () =>
+        log.lines.some((l) => l.msg === 'request' && l.route === '/api/stream_search' && l.aborted === true),
+      );
       const line = log.lines.find((l) => l.msg === 'request' && l.route === '/api/stream_search' && l.aborted === true)!;
       assert.ok((line.bytes as number) < 10_000_000, `stopped early (${line.bytes} bytes written)`);
       assert.equal(await metric(d.url, 'trawl_searches_total'), before + 1, 'counted once, as a stream that did not run to the end');
       // Nothing is left holding the gate: a search runs now.
-      const r = await fetch(`${d.url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'needle_7_7 ', matches: 5 }) });
+      const r = await fetch(`${d.url}/api/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'needle_7_7 ', matches: 5 }),
+      });
       assert.equal(r.status, 200);
     });
 
     await t.test('a queued stream sends keep-alives; a full queue answers 503 with Retry-After', async () => {
       const holder = new AbortController();
       await openStream(d.url, holder.signal); // holds the only turn: its client does not read
-      const queued = await fetch(`${d.url}/api/stream_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'needle_3_3 ', matches: 10 }) });
+      const queued = await fetch(`${d.url}/api/stream_search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'needle_3_3 ', matches: 10 }),
+      });
       assert.equal(queued.status, 200);
       const reader = queued.body!.getReader();
       const first = new TextDecoder().decode((await reader.read()).value);
       assert.match(first, /^: keep-alive\n\n/);
-      const refused = await fetch(`${d.url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'needle', matches: 5 }) });
+      const refused = await fetch(`${d.url}/api/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'needle', matches: 5 }),
+      });
       assert.equal(refused.status, 503);
       assert.equal(refused.headers.get('retry-after'), '1');
       assert.equal(((await refused.json()) as { errorCode: string }).errorCode, 'SERVICE_UNAVAILABLE');
@@ -173,7 +194,11 @@ test('streaming back-pressure, cancellation, queueing, time budget and shutdown'
     await t.test('the time budget ends a search with a non-exhaustive result', async () => {
       d.services.config.settings.search.timeoutMs = 1;
       try {
-        const r = await fetch(`${d.url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'needle_[0-9]+_9[0-9] x+', matches: 100000, isRegexEnabled: true }) });
+        const r = await fetch(`${d.url}/api/search`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'needle_[0-9]+_9[0-9] x+', matches: 100000, isRegexEnabled: true }),
+        });
         assert.equal(r.status, 200);
         const body = (await r.json()) as { isSearchExhaustive: boolean; stats: { actualMatchCount: number } };
         assert.equal(body.isSearchExhaustive, false);
@@ -191,7 +216,11 @@ test('streaming back-pressure, cancellation, queueing, time budget and shutdown'
       // A deadline the search in flight meets with room to spare on a loaded machine.
       const c = await start({ http: { shutdownTimeoutMs: 3000 } }, recorder());
       const stuck = await openStream(c.url);
-      const search = fetch(`${c.url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'needle_1_1 ', matches: 5 }) });
+      const search = fetch(`${c.url}/api/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'needle_1_1 ', matches: 5 }),
+      });
       await new Promise((r) => setTimeout(r, 50));
       const began = Date.now();
       let closed = false;

@@ -18,7 +18,16 @@ test('/metrics has RssAnon and RssFile, which with RssShmem make up the resident
   const d = await startTestDaemon({ settings: { anonymousAccess: true } });
   try {
     // A search maps shard pages: RssFile has something of the index in it.
-    assert.equal((await fetch(`${d.url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'widget_count', matches: 10 }) })).status, 200);
+    assert.equal(
+      (
+        await fetch(`${d.url}/api/search`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'widget_count', matches: 10 }),
+        })
+      ).status,
+      200,
+    );
     const text = await (await fetch(`${d.url}/metrics`)).text();
     const anon = gauge(text, 'trawl_process_resident_anon_bytes');
     const file = gauge(text, 'trawl_process_resident_file_bytes');

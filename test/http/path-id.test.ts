@@ -10,7 +10,7 @@ import { newId } from '../../daemon/store/records.ts';
 
 const HEX = '0123456789abcdef01234567';
 
-test('the ids the store makes pass; anything else is the route\'s not-found error without the text it was given', () => {
+test("the ids the store makes pass; anything else is the route's not-found error without the text it was given", () => {
   const rows: Array<{ kind: IdKind; id: string; ok: boolean }> = [
     { kind: API_KEY_ID, id: `key_${HEX}`, ok: true },
     { kind: API_KEY_ID, id: newId('key'), ok: true },

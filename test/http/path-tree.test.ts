@@ -44,7 +44,10 @@ test('pathTree: a path that is neither a file nor a directory is FILE_NOT_FOUND,
     [['b/é'], 'b/é'],
     [['a-'], 'a-'],
   ] as Array<[string[], string]>) {
-    await assert.rejects(pathTree(paths, expand), (err: unknown) => err instanceof ServiceError && err.errorCode === 'FILE_NOT_FOUND' && err.message.includes(`"${missing}"`));
+    await assert.rejects(
+      pathTree(paths, expand),
+      (err: unknown) => err instanceof ServiceError && err.errorCode === 'FILE_NOT_FOUND' && err.message.includes(`"${missing}"`),
+    );
   }
 });
 

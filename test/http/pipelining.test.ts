@@ -141,7 +141,10 @@ async function pipeline(port: number, pieces: string[], head: boolean[] = []): P
     closed: () =>
       isClosed
         ? Promise.resolve()
-        : Promise.race([close, new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`the connection is still open after ${DEADLINE_MS} ms`)), DEADLINE_MS).unref())]),
+        : Promise.race([
+            close,
+            new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`the connection is still open after ${DEADLINE_MS} ms`)), DEADLINE_MS).unref()),
+          ]),
   };
 }
 
@@ -178,8 +181,14 @@ test('pipelined requests on one keep-alive connection are answered in order, and
     socket.write(requests.join(''));
     const got: Parsed[] = [];
     for (let i = 0; i < requests.length; i++) got.push(await read.next());
-    assert.deepEqual(got.map((g) => g.headers['x-request-id']), ['r1', 'r2', 'r3', 'r4', 'r5']);
-    assert.deepEqual(got.map((g) => g.status), [200, 200, 404, 200, 200]);
+    assert.deepEqual(
+      got.map((g) => g.headers['x-request-id']),
+      ['r1', 'r2', 'r3', 'r4', 'r5'],
+    );
+    assert.deepEqual(
+      got.map((g) => g.status),
+      [200, 200, 404, 200, 200],
+    );
     assert.equal((JSON.parse(got[0]!.body) as { apiVersion: string }).apiVersion, 'v5.1.6');
     assert.equal(got[1]!.body, '');
     assert.equal((JSON.parse(got[2]!.body) as { errorCode: string }).errorCode, 'NOT_FOUND');
@@ -232,7 +241,9 @@ test('uWebSockets.js itself: a request pipelined behind a response not yet ended
       answer();
     });
   });
-  const listen = await new Promise<us_listen_socket>((resolve, reject) => app.listen('127.0.0.1', 0, (s: us_listen_socket | false) => (s ? resolve(s) : reject(new Error('cannot listen')))));
+  const listen = await new Promise<us_listen_socket>((resolve, reject) =>
+    app.listen('127.0.0.1', 0, (s: us_listen_socket | false) => (s ? resolve(s) : reject(new Error('cannot listen')))),
+  );
   const port = uws.us_socket_local_port(listen as never);
   const GET = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
   const POST = `POST /later HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\n\r\n{"a":1}`;
@@ -290,44 +301,52 @@ test(`trawl on ${TRANSPORT}: a request pipelined behind a search (node:http answ
     }
   };
   try {
-    await t.test('node:http: behind a search, both answered in order, the connection open', { skip: TRANSPORT !== 'node' && 'the daemon runs on uWS' }, async () => {
-      const cases: Array<[string, string[], string]> = [
-        ['a GET behind a search', [post('s1') + get('b1', '/api/version')], 'b1'],
-        ['a search behind a search', [post('s2') + post('b2')], 'b2'],
-        ['a GET behind a search whose body is split across two writes', split(post('s3'), 5, get('b3', '/api/health')), 'b3'],
-      ];
-      for (const [name, pieces, behind] of cases) {
-        const c = await pipeline(port, pieces);
-        sockets.push(c.socket);
-        const first = await c.read.next();
-        const second = await c.read.next();
-        assert.deepEqual([first.headers['x-request-id'], second.headers['x-request-id']], [behind.replace('b', 's'), behind], name);
-        assert.deepEqual([first.status, second.status], [200, 200], name);
-        assert.equal(c.socket.destroyed, false, name);
-      }
-    });
+    await t.test(
+      'node:http: behind a search, both answered in order, the connection open',
+      { skip: TRANSPORT !== 'node' && 'the daemon runs on uWS' },
+      async () => {
+        const cases: Array<[string, string[], string]> = [
+          ['a GET behind a search', [post('s1') + get('b1', '/api/version')], 'b1'],
+          ['a search behind a search', [post('s2') + post('b2')], 'b2'],
+          ['a GET behind a search whose body is split across two writes', split(post('s3'), 5, get('b3', '/api/health')), 'b3'],
+        ];
+        for (const [name, pieces, behind] of cases) {
+          const c = await pipeline(port, pieces);
+          sockets.push(c.socket);
+          const first = await c.read.next();
+          const second = await c.read.next();
+          assert.deepEqual([first.headers['x-request-id'], second.headers['x-request-id']], [behind.replace('b', 's'), behind], name);
+          assert.deepEqual([first.status, second.status], [200, 200], name);
+          assert.equal(c.socket.destroyed, false, name);
+        }
+      },
+    );
 
-    await t.test('uWS: behind a search, zero bytes, the connection closed, the search stopped', { skip: TRANSPORT !== 'uws' && 'the daemon runs on node:http' }, async () => {
-      const cases: Array<[string, string[]]> = [
-        ['a GET behind a search', [post('s1') + get('b1', '/api/version')]],
-        ['a search behind a search', [post('s2') + post('b2')]],
-        ['a GET behind a search whose body is split across two writes', split(post('s3'), 5, get('b3', '/api/health'))],
-      ];
-      for (const [name, pieces] of cases) {
-        const c = await pipeline(port, pieces);
-        sockets.push(c.socket);
-        await c.closed();
-        assert.equal(c.received(), 0, `${name}: no answer at all`);
-      }
-      for (const i of [1, 2, 3]) {
-        // onAborted reached the search: it was stopped and logged as the client's leaving.
-        const search = await logged(`s${i}`);
-        assert.equal(search?.status, 499, `search s${i}`);
-        assert.equal(search?.aborted, true, `search s${i}`);
-      }
-      // uWS never handed the requests behind to trawl (their lines would long be written).
-      for (const i of [1, 2, 3]) assert.equal(await logged(`b${i}`, 0), undefined, `request b${i} reached trawl`);
-    });
+    await t.test(
+      'uWS: behind a search, zero bytes, the connection closed, the search stopped',
+      { skip: TRANSPORT !== 'uws' && 'the daemon runs on node:http' },
+      async () => {
+        const cases: Array<[string, string[]]> = [
+          ['a GET behind a search', [post('s1') + get('b1', '/api/version')]],
+          ['a search behind a search', [post('s2') + post('b2')]],
+          ['a GET behind a search whose body is split across two writes', split(post('s3'), 5, get('b3', '/api/health'))],
+        ];
+        for (const [name, pieces] of cases) {
+          const c = await pipeline(port, pieces);
+          sockets.push(c.socket);
+          await c.closed();
+          assert.equal(c.received(), 0, `${name}: no answer at all`);
+        }
+        for (const i of [1, 2, 3]) {
+          // onAborted reached the search: it was stopped and logged as the client's leaving.
+          const search = await logged(`s${i}`);
+          assert.equal(search?.status, 499, `search s${i}`);
+          assert.equal(search?.aborted, true, `search s${i}`);
+        }
+        // uWS never handed the requests behind to trawl (their lines would long be written).
+        for (const i of [1, 2, 3]) assert.equal(await logged(`b${i}`, 0), undefined, `request b${i} reached trawl`);
+      },
+    );
 
     await t.test('POSTs refused at once, whole or split, and the requests behind them: answered in order, connection open', async () => {
       const c = await pipeline(port, [
@@ -337,8 +356,14 @@ test(`trawl on ${TRANSPORT}: a request pipelined behind a search (node:http answ
       sockets.push(c.socket);
       const got: Parsed[] = [];
       for (let i = 0; i < 6; i++) got.push(await c.read.next());
-      assert.deepEqual(got.map((g) => g.headers['x-request-id']), ['p1', 'p2', 'p3', 'p4', 'p5', 'p6']);
-      assert.deepEqual(got.map((g) => g.status), [400, 415, 400, 200, 400, 200]);
+      assert.deepEqual(
+        got.map((g) => g.headers['x-request-id']),
+        ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'],
+      );
+      assert.deepEqual(
+        got.map((g) => g.status),
+        [400, 415, 400, 200, 400, 200],
+      );
       const codes = got.map((g) => (JSON.parse(g.body) as { errorCode?: string }).errorCode);
       assert.deepEqual(codes, ['INVALID_REQUEST_BODY', 'UNSUPPORTED_MEDIA_TYPE', 'INVALID_REQUEST_BODY', undefined, 'INVALID_REQUEST_BODY', undefined]);
       assert.match(got[2]!.body, /matches must be/);

@@ -23,15 +23,31 @@ test('npm start: an empty data dir indexes the repository it starts in; SIGTERM 
     const repo = TestRepo.init(join(dir.path, 'project'));
     repo.commit({ 'lib/answer.py': 'def serve_test_answer():\n    return 42\n' });
     const { child, url, stdout } = await serve(['--data-dir', join(dir.path, 'data')], repo.path);
-    const res = await fetch(`${url}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'serve_test_answer', matches: 10 }) });
+    const res = await fetch(`${url}/api/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'serve_test_answer', matches: 10 }),
+    });
     assert.equal(res.status, 200);
     const body = (await res.json()) as { files: Array<{ repository: string; fileName: { text: string } }> };
-    assert.deepEqual(body.files.map((f) => `${f.repository}:${f.fileName.text}`), ['project:lib/answer.py']);
+    assert.deepEqual(
+      body.files.map((f) => `${f.repository}:${f.fileName.text}`),
+      ['project:lib/answer.py'],
+    );
     child.kill('SIGTERM');
     assert.equal(await exited(child), 0);
-    const lines = stdout().trim().split('\n').map((l) => JSON.parse(l) as { msg: string; level: number });
-    assert.ok(lines.some((l) => l.msg.includes('anonymous access ON')), 'the zero-configuration default is logged');
-    assert.ok(lines.some((l) => l.msg === 'request'), 'requests are logged');
+    const lines = stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string; level: number });
+    assert.ok(
+      lines.some((l) => l.msg.includes('anonymous access ON')),
+      'the zero-configuration default is logged',
+    );
+    assert.ok(
+      lines.some((l) => l.msg === 'request'),
+      'requests are logged',
+    );
     assert.equal(lines.at(-1)!.msg, 'stopped');
   } finally {
     dir.cleanup();

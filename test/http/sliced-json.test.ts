@@ -27,8 +27,17 @@ const CASES: Array<[string, unknown]> = [
   ['an empty object', {}],
   ['a file list (many runs of flat items, many UTF-8 pieces)', files],
   ['a tree answer (nested children)', { tree: tree(3, 6) }],
-  ['folder contents', [{ type: 'tree', path: 'a', name: 'a' }, { type: 'blob', path: 'b', name: 'b' }]],
-  ['undefined, functions and symbols in arrays and objects', [undefined, () => 1, Symbol('s'), { a: undefined, b: () => 1, c: Symbol('c'), d: 1 }, [{ x: [1, undefined] }]]],
+  [
+    'folder contents',
+    [
+      { type: 'tree', path: 'a', name: 'a' },
+      { type: 'blob', path: 'b', name: 'b' },
+    ],
+  ],
+  [
+    'undefined, functions and symbols in arrays and objects',
+    [undefined, () => 1, Symbol('s'), { a: undefined, b: () => 1, c: Symbol('c'), d: 1 }, [{ x: [1, undefined] }]],
+  ],
   ['non-finite numbers', [NaN, Infinity, -Infinity, { n: NaN, m: [Infinity] }]],
   ['toJSON', { when: new Date(0), nested: [{ at: new Date(86_400_000), list: [1, 2] }] }],
   ['nested empties', { a: [], b: {}, c: [[], {}, [[]]], d: [{ e: [] }] }],

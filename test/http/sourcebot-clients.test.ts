@@ -84,7 +84,10 @@ test('a client written for Sourcebot against trawl', async (t) => {
       assert.equal(Number(second.headers.get('x-ratelimit-remaining')), remaining - 1);
       const third = await call(`${d.url}/api/search`, { json: { query: 'widget_secret_sauce', matches: 10 }, headers: { 'x-sourcebot-api-key': ann } });
       assert.equal(third.status, 200);
-      assert.deepEqual(third.json.files.map((f: { repository: string }) => f.repository), ['secret']);
+      assert.deepEqual(
+        third.json.files.map((f: { repository: string }) => f.repository),
+        ['secret'],
+      );
       assert.equal(Number(third.headers.get('x-ratelimit-remaining')), remaining - 2);
     });
 
@@ -108,14 +111,26 @@ test('a client written for Sourcebot against trawl', async (t) => {
     });
 
     await t.test('CORS lets a page send the header to the tool server', async () => {
-      const pre = await fetch(`${d.url}/api/mcp`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-sourcebot-api-key, content-type' } });
+      const pre = await fetch(`${d.url}/api/mcp`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'x-sourcebot-api-key, content-type',
+        },
+      });
       assert.equal(pre.status, 204);
       const allowed = (pre.headers.get('access-control-allow-headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
       assert.ok(allowed.includes('x-sourcebot-api-key'), `allowed: ${allowed.join(', ')}`);
       assert.ok(allowed.includes('x-service-api-key'));
       // And the tool server authenticates with it.
       const init = await call(`${d.url}/api/mcp`, {
-        json: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sourcebot-client', version: '1' } } },
+        json: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sourcebot-client', version: '1' } },
+        },
         headers: { 'x-sourcebot-api-key': ann, accept: 'application/json, text/event-stream' },
       });
       assert.equal(init.status, 200, init.text);
@@ -128,16 +143,26 @@ test('a client written for Sourcebot against trawl', async (t) => {
       for (const k of [ann, ben]) assert.ok(!text.includes(k), 'no key in the request logs');
       // Whatever a caller logs: every credential header is redacted.
       const probe = capturedLogger();
-      const headers = { 'x-sourcebot-api-key': ann, 'x-service-api-key': ben, authorization: `Bearer ${ann}`, cookie: 'trawl_session=abc', 'x-csrf-token': 'csrf-value', accept: 'text/plain' };
+      const headers = {
+        'x-sourcebot-api-key': ann,
+        'x-service-api-key': ben,
+        authorization: `Bearer ${ann}`,
+        cookie: 'trawl_session=abc',
+        'x-csrf-token': 'csrf-value',
+        accept: 'text/plain',
+      };
       probe.logger.info({ headers }, 'headers');
       const line = JSON.parse(probe.text()) as { headers: Record<string, string> };
       for (const h of ['x-sourcebot-api-key', 'x-service-api-key', 'authorization', 'cookie', 'x-csrf-token']) assert.equal(line.headers[h], '[redacted]', h);
       assert.equal(line.headers.accept, 'text/plain', 'other headers are kept');
     });
 
-    await t.test('commits and commit: refs is git\'s %D string', async () => {
+    await t.test("commits and commit: refs is git's %D string", async () => {
       const decorations = new Map(
-        execFileSync('git', ['log', '--all', '--format=%H %D'], { cwd: d.repoPath, encoding: 'utf8' }).trim().split('\n').map((l) => [l.slice(0, 40), l.slice(41)] as [string, string]),
+        execFileSync('git', ['log', '--all', '--format=%H %D'], { cwd: d.repoPath, encoding: 'utf8' })
+          .trim()
+          .split('\n')
+          .map((l) => [l.slice(0, 40), l.slice(41)] as [string, string]),
       );
       for (const ref of ['main', 'dev']) {
         const list = await get('/api/commits', { repo: 'widgets', ref }, { 'x-sourcebot-api-key': ann });
@@ -153,7 +178,7 @@ test('a client written for Sourcebot against trawl', async (t) => {
       assert.equal((await get('/api/commit', { repo: 'widgets', ref: 'main~2' })).json.refs, '');
     });
 
-    await t.test('since and until take Sourcebot\'s relative forms; a date alone is the start of its day', async () => {
+    await t.test("since and until take Sourcebot's relative forms; a date alone is the start of its day", async () => {
       const hashes = async (q: Record<string, string>) => {
         const a = await get('/api/commits', { repo: 'oldrepo', ...q });
         assert.equal(a.status, 200, JSON.stringify(a.json));
@@ -173,7 +198,7 @@ test('a client written for Sourcebot against trawl', async (t) => {
       assert.match(bad.json.message, /N <unit>s ago/);
     });
 
-    await t.test('pushedAt of plain git repositories is their tip\'s commit time; sort=pushed orders by it', async () => {
+    await t.test("pushedAt of plain git repositories is their tip's commit time; sort=pushed orders by it", async () => {
       const all = await get('/api/repos', { perPage: '100' }, { 'x-sourcebot-api-key': ann });
       const pushed = new Map((all.json as Array<{ repoName: string; pushedAt?: string }>).map((r) => [r.repoName, r.pushedAt]));
       assert.equal(pushed.get('oldrepo'), OLD_TIP);
@@ -191,7 +216,7 @@ test('a client written for Sourcebot against trawl', async (t) => {
   }
 });
 
-test('a type: git connection gets its pushedAt from the tip too; a host\'s own push time wins', async () => {
+test("a type: git connection gets its pushedAt from the tip too; a host's own push time wins", async () => {
   const dir = tempDir('sourcebot-pushed');
   const data = join(dir.path, 'data');
   const store = openStore(data);
@@ -199,7 +224,10 @@ test('a type: git connection gets its pushedAt from the tip too; a host\'s own p
     const repo = TestRepo.init(join(dir.path, 'repos', 'gamma'));
     repo.commit({ 'g.c': 'int g;\n' }, 'first', { author: 'G <g@example.com>', date: '2021-01-01T00:00:00Z' });
     repo.commit({ 'g.c': 'int g2;\n' }, 'second', { author: 'G <g@example.com>', date: '2022-02-02T02:02:02Z' });
-    const config = parseConfig(JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: join(dir.path, 'repos', '*') } } }), join(dir.path, 'trawl.json'));
+    const config = parseConfig(
+      JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: join(dir.path, 'repos', '*') } } }),
+      join(dir.path, 'trawl.json'),
+    );
     const report = await syncOnce({ config, dataDir: data, store });
     assert.equal(report.repos[0]?.outcome, 'indexed');
     const catalog = new Catalog(data, store);

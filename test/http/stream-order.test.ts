@@ -41,7 +41,9 @@ test('the streamed files sorted by score, repository and path are in /api/search
     assert.equal(blocking.json.isSearchExhaustive, true);
     assert.equal(blocking.json.files[0].score, undefined, '/api/search files stay as they were: their order is the rank');
     const want = (blocking.json.files as StreamedFile[]).map(fileId);
-    const sorted = [...streamed].sort((a, b) => compareRanked({ score: a.score, repository: a.repository, path: a.fileName.text }, { score: b.score, repository: b.repository, path: b.fileName.text }));
+    const sorted = [...streamed].sort((a, b) =>
+      compareRanked({ score: a.score, repository: a.repository, path: a.fileName.text }, { score: b.score, repository: b.repository, path: b.fileName.text }),
+    );
     assert.deepEqual(sorted.map(fileId), want, JSON.stringify(body));
     // Otherwise the test shows nothing: the stream came in several messages, out of rank order.
     assert.ok(chunks.length > 1, `${chunks.length} chunk messages`);
@@ -53,5 +55,9 @@ test('the corpus ranks the last shard first', async () => {
   const r = await call(`${d.url}/api/search`, { json: pageRequest(RANK_QUERY, 1000) });
   const ids = (r.json.files as StreamedFile[]).map(fileId);
   assert.equal(ids.length, ALPHA_FILES + OMEGA_FILES);
-  assert.deepEqual(ids.slice(0, OMEGA_FILES), Array.from({ length: OMEGA_FILES }, (_, i) => `omega/lib/g${OMEGA_FILES - 1 - i}.c`), 'the most matches first');
+  assert.deepEqual(
+    ids.slice(0, OMEGA_FILES),
+    Array.from({ length: OMEGA_FILES }, (_, i) => `omega/lib/g${OMEGA_FILES - 1 - i}.c`),
+    'the most matches first',
+  );
 });

@@ -24,7 +24,12 @@ try {
 }
 
 /** A raw HTTP/1.1 exchange: writes `request`, reads until the server closes or `until` matches what came. */
-function exchange(port: number, request: string | Buffer, until?: (got: Buffer) => boolean, onSocket?: (s: Socket) => void): Promise<{ text: string; bytes: Buffer; closed: boolean }> {
+function exchange(
+  port: number,
+  request: string | Buffer,
+  until?: (got: Buffer) => boolean,
+  onSocket?: (s: Socket) => void,
+): Promise<{ text: string; bytes: Buffer; closed: boolean }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     onSocket?.(socket);
@@ -102,7 +107,10 @@ for (const t of transports) {
       const l = await serve(make, (r) => {
         seen = r;
         r.wire.cork(() => {
-          r.wire.head(201, 'Created', [['X-One', 'a'], ['Content-Type', 'text/plain']]);
+          r.wire.head(201, 'Created', [
+            ['X-One', 'a'],
+            ['Content-Type', 'text/plain'],
+          ]);
           r.wire.end('made', false);
         });
       });
@@ -156,16 +164,11 @@ for (const t of transports) {
         done = new Reply(r.wire).sendLarge(200, body, [['Content-Type', 'application/octet-stream']]);
       });
       try {
-        const out = await exchange(
-          l.port,
-          'GET / HTTP/1.1\r\nHost: h\r\n\r\n',
-          complete,
-          (socket) => {
-            // Read slowly at first, so that the socket refuses part of the body.
-            socket.pause();
-            setTimeout(() => socket.resume(), 300);
-          },
-        );
+        const out = await exchange(l.port, 'GET / HTTP/1.1\r\nHost: h\r\n\r\n', complete, (socket) => {
+          // Read slowly at first, so that the socket refuses part of the body.
+          socket.pause();
+          setTimeout(() => socket.resume(), 300);
+        });
         assert.match(out.text, new RegExp(`content-length: ${body.length}\\r\\n`, 'i'));
         assert.ok(bodyOf(out.bytes)!.equals(body));
         await done;
@@ -218,7 +221,9 @@ for (const t of transports) {
         assert.equal(closing.closed, true);
         assert.equal(bodyOf(closing.bytes)!.toString(), '/close');
         // Pipelined requests answered at once come back in order on the open connection.
-        const both = await exchange(l.port, 'GET /one HTTP/1.1\r\nHost: h\r\n\r\nGET /two HTTP/1.1\r\nHost: h\r\n\r\n', (got) => got.toString().includes('/two'));
+        const both = await exchange(l.port, 'GET /one HTTP/1.1\r\nHost: h\r\n\r\nGET /two HTTP/1.1\r\nHost: h\r\n\r\n', (got) =>
+          got.toString().includes('/two'),
+        );
         assert.equal(both.closed, false);
         assert.ok(both.text.indexOf('/one') < both.text.indexOf('/two'));
       } finally {
@@ -291,7 +296,8 @@ for (const t of transports) {
       const links: LinkEndpoint = {
         path: '/_link',
         maxMessageBytes: 1 << 20,
-        admit: (headers) => (headers.authorization === 'Bearer ok' ? undefined : { status: 401, statusText: 'Unauthorized', body: '{"errorCode":"NOT_AUTHENTICATED"}' }),
+        admit: (headers) =>
+          headers.authorization === 'Bearer ok' ? undefined : { status: 401, statusText: 'Unauthorized', body: '{"errorCode":"NOT_AUTHENTICATED"}' },
         open(p) {
           peer = p;
           return {
@@ -314,7 +320,11 @@ for (const t of transports) {
         links,
       );
       try {
-        const refused = await exchange(l.port, 'GET /_link HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n', complete);
+        const refused = await exchange(
+          l.port,
+          'GET /_link HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+          complete,
+        );
         assert.match(refused.text, /^HTTP\/1\.1 401 Unauthorized\r\n/);
         assert.equal(bodyOf(refused.bytes)!.toString(), '{"errorCode":"NOT_AUTHENTICATED"}');
 
@@ -328,7 +338,10 @@ for (const t of transports) {
           });
           ws.on('error', reject);
         });
-        assert.deepEqual(replies.map((r) => [...r]), [[...Buffer.from('hello')], [5]]);
+        assert.deepEqual(
+          replies.map((r) => [...r]),
+          [[...Buffer.from('hello')], [5]],
+        );
         assert.equal(Buffer.from(received[0]!).toString(), 'hello');
         // The server side closes, saying why.
         const closed = new Promise<[number, string]>((resolve) => ws.on('close', (code, why) => resolve([code, why.toString()])));

@@ -27,13 +27,33 @@ class FakeThread extends EventEmitter {
     setTimeout(() => {
       this.log.push(`done ${name}`);
       if (this.fail.has(name)) this.emit('message', { id: req.id, type: 'error', message: `${name} failed` });
-      else if ('symbols' in req) this.emit('message', { id: req.id, type: 'symbols-done', symbolCount: Number(req.symbols.from.slice(1)), symbolFailures: 0, symbolsReused: 0 });
-      else this.emit('message', { id: req.id, type: 'done', docCount: req.job.shardIndex, contentBytes: 0, totalBytes: 0, skipped: [], symbolCount: 0, symbolFailures: 0 });
+      else if ('symbols' in req)
+        this.emit('message', { id: req.id, type: 'symbols-done', symbolCount: Number(req.symbols.from.slice(1)), symbolFailures: 0, symbolsReused: 0 });
+      else
+        this.emit('message', {
+          id: req.id,
+          type: 'done',
+          docCount: req.job.shardIndex,
+          contentBytes: 0,
+          totalBytes: 0,
+          skipped: [],
+          symbolCount: 0,
+          symbolFailures: 0,
+        });
     }, this.ms(name));
   }
 }
 
-const shardJob = (i: number): ShardJob => ({ finalPath: `s${i}`, repo: {} as ShardJob['repo'], shardIndex: i, files: [], maxFileSize: 1, maxTrigrams: 1, indexedAt: '', branches: [] });
+const shardJob = (i: number): ShardJob => ({
+  finalPath: `s${i}`,
+  repo: {} as ShardJob['repo'],
+  shardIndex: i,
+  files: [],
+  maxFileSize: 1,
+  maxTrigrams: 1,
+  indexedAt: '',
+  branches: [],
+});
 const symbolsJob = (i: number): SymbolsJob => ({ from: `s${i}`, finalPath: `y${i}` });
 
 async function* slowly(jobs: ShardJob[]): AsyncIterable<ShardJob> {
@@ -52,13 +72,23 @@ function pool(threads: number, ms: (name: string) => number, fail: string[] = []
 test('shard jobs go first; a thread with none left takes the costliest symbols job; results in job order', async () => {
   const { pool: p, log } = pool(2, (name) => (name === 'content:s0' ? 60 : 10));
   const costs = [5, 50, 20, 40, 30];
-  const content = p.content(slowly([0, 1, 2, 3, 4].map(shardJob)), () => {}, (job) => p.addSymbols(symbolsJob(job.shardIndex), costs[job.shardIndex]));
+  const content = p.content(
+    slowly([0, 1, 2, 3, 4].map(shardJob)),
+    () => {},
+    (job) => p.addSymbols(symbolsJob(job.shardIndex), costs[job.shardIndex]),
+  );
   const results = await content;
-  assert.deepEqual(results.map((r) => r.docCount), [0, 1, 2, 3, 4]);
+  assert.deepEqual(
+    results.map((r) => r.docCount),
+    [0, 1, 2, 3, 4],
+  );
   const symbols = await p.symbols();
   // In the order the jobs were queued (as each shard was built), whatever order they ran in.
   const queued = log.filter((l) => l.startsWith('done content')).map((l) => Number(l.slice('done content:s'.length)));
-  assert.deepEqual(symbols.map((r) => r.symbolCount), queued);
+  assert.deepEqual(
+    symbols.map((r) => r.symbolCount),
+    queued,
+  );
   const starts = log.filter((l) => l.startsWith('start'));
   // No symbols job starts before the last shard job has.
   const lastContent = starts.findLastIndex((l) => l.startsWith('start content'));
@@ -82,17 +112,27 @@ test('shard jobs go first; a thread with none left takes the costliest symbols j
 test('a failing symbols job fails the symbols, not the content; a failing shard job fails the content', async () => {
   {
     const { pool: p } = pool(2, () => 5, ['symbols:s1']);
-    const content = p.content(slowly([0, 1, 2, 3].map(shardJob)), () => {}, (job) => p.addSymbols(symbolsJob(job.shardIndex), 1));
-    assert.deepEqual((await content).map((r) => r.docCount), [0, 1, 2, 3]);
+    const content = p.content(
+      slowly([0, 1, 2, 3].map(shardJob)),
+      () => {},
+      (job) => p.addSymbols(symbolsJob(job.shardIndex), 1),
+    );
+    assert.deepEqual(
+      (await content).map((r) => r.docCount),
+      [0, 1, 2, 3],
+    );
     await assert.rejects(p.symbols(), /symbols:s1 failed/);
   }
   {
     const { pool: p } = pool(2, () => 5, ['content:s2']);
-    await assert.rejects(p.content(slowly([0, 1, 2, 3].map(shardJob)), () => {}), /content:s2 failed/);
+    await assert.rejects(
+      p.content(slowly([0, 1, 2, 3].map(shardJob)), () => {}),
+      /content:s2 failed/,
+    );
   }
 });
 
-test('symbolsCost counts the bytes of files for ctags thrice, the scanners\' and JSON once, too-large ones not at all', () => {
+test("symbolsCost counts the bytes of files for ctags thrice, the scanners' and JSON once, too-large ones not at all", () => {
   const files = [
     { path: 'a.c', size: 100 },
     { path: 'b.h', size: 10 },

@@ -38,7 +38,15 @@ test('what a word is', () => {
     assert.equal(words.size, expected.length, text);
     for (const w of expected) assert.deepEqual([...(words.docsWith(Buffer.from(w)) ?? [])], [0], `${text}: ${w}`);
   }
-  for (const [w, ok] of [['abc', true], ['ab', false], ['a_1', true], ['a-b', false], ['ü12', false], ['x'.repeat(65), false], ['x'.repeat(64), true]] as const) {
+  for (const [w, ok] of [
+    ['abc', true],
+    ['ab', false],
+    ['a_1', true],
+    ['a-b', false],
+    ['ü12', false],
+    ['x'.repeat(65), false],
+    ['x'.repeat(64), true],
+  ] as const) {
     assert.equal(isListableWord(Buffer.from(w)), ok, w);
   }
 });

@@ -53,7 +53,13 @@ test('unchanged refs are not re-indexed; a one-file change builds one file', asy
     assert.equal(delta.files, 52);
     const m = readManifest(data, first.repoId)!;
     assert.equal(m.generation, 2);
-    assert.deepEqual(m.shards.map((s) => [s.delta, s.membership !== undefined]), [[false, true], [true, false]]);
+    assert.deepEqual(
+      m.shards.map((s) => [s.delta, s.membership !== undefined]),
+      [
+        [false, true],
+        [true, false],
+      ],
+    );
 
     assert.deepEqual(await results(searcher, 'file_7_'), ['src/f7.c@main: int file_7_body;']);
     assert.deepEqual(await results(searcher, 'file_7_ branch:*'), ['src/f7.c@dev: int file_7_changed_on_dev;', 'src/f7.c@main: int file_7_body;']);
@@ -135,7 +141,10 @@ test('a directory is rebuilt in full; retired files stay until their grace passe
     repo.commit({ 'a.txt': 'two\n' });
     await indexLocal(repo.path, { dataDir: data, ...opts, incremental: false });
     const m = readManifest(data, first.repoId)!;
-    assert.deepEqual(m.retired.map((x) => x.file), ['g1-0.trawl']);
+    assert.deepEqual(
+      m.retired.map((x) => x.file),
+      ['g1-0.trawl'],
+    );
     assert.deepEqual(readdirSync(shardsDir(data, first.repoId)).sort(), ['g1-0.trawl', 'g2-0.trawl', 'manifest.json']);
   } finally {
     dir.cleanup();

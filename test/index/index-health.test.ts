@@ -21,7 +21,10 @@ const ids: Record<'small' | 'large', number> = { small: 0, large: 0 };
 before(async () => {
   root = tempDir('health');
   template = join(root.path, 'template');
-  for (const [name, files] of [['small', 1], ['large', 5]] as const) {
+  for (const [name, files] of [
+    ['small', 1],
+    ['large', 5],
+  ] as const) {
     const src = join(root.path, name);
     mkdirSync(src);
     for (let i = 0; i < files; i++) writeFileSync(join(src, `f${i}.txt`), `needle ${name} ${i}\n`);
@@ -52,7 +55,7 @@ const CASES: Array<{ name: string; damage(data: string): void; reason: RegExp }>
     reason: /^manifest\.json names g\d+-0\.trawl of \d+ bytes, which has \d+$/,
   },
   {
-    name: 'a FIFO in a shard\'s place',
+    name: "a FIFO in a shard's place",
     damage: (data) => (rmSync(shardOf(data, 'small')), assert.equal(spawnSync('mkfifo', [shardOf(data, 'small')]).status, 0)),
     reason: /^manifest\.json names g\d+-0\.trawl, which is not a regular file$/,
   },
@@ -72,7 +75,10 @@ for (const c of CASES) {
       const started = performance.now();
       const state = readIndexState(data);
       assert.ok(performance.now() - started < 1000, 'found without reading the file');
-      assert.deepEqual(state.manifests.map((m) => m.repoId), [ids.large]);
+      assert.deepEqual(
+        state.manifests.map((m) => m.repoId),
+        [ids.large],
+      );
       assert.equal(state.broken.length, 1);
       assert.equal(state.broken[0]!.repoId, ids.small);
       assert.match(state.broken[0]!.reason, c.reason);
@@ -98,20 +104,38 @@ test("a view's next read takes what changed and keeps the verdicts of manifests 
     const second = readIndexState(data, reads);
     assert.ok(byId(second, ids.small)!.generation > byId(first, ids.small)!.generation, 'the new generation is read');
     assert.equal(byId(second, ids.large), byId(first, ids.large), 'an unchanged manifest is not read again');
-    assert.deepEqual(readIndexState(data).manifests.map((m) => [m.repoId, m.generation]), second.manifests.map((m) => [m.repoId, m.generation]), 'the same state as a full read');
+    assert.deepEqual(
+      readIndexState(data).manifests.map((m) => [m.repoId, m.generation]),
+      second.manifests.map((m) => [m.repoId, m.generation]),
+      'the same state as a full read',
+    );
 
     // A mark written for the large one: broken at the next read.
     assert.ok(markBroken(data, ids.large, byId(second, ids.large)!.generation, 'checksum mismatch'));
     const third = readIndexState(data, reads);
-    assert.deepEqual(third.manifests.map((m) => m.repoId), [ids.small]);
-    assert.deepEqual(third.broken.map((b) => [b.repoId, b.reason]), [[ids.large, 'checksum mismatch']]);
+    assert.deepEqual(
+      third.manifests.map((m) => m.repoId),
+      [ids.small],
+    );
+    assert.deepEqual(
+      third.broken.map((b) => [b.repoId, b.reason]),
+      [[ids.large, 'checksum mismatch']],
+    );
 
     // Its mark removed, then its directory: served again, then gone.
     rmSync(join(shardsDir(data, ids.large), BROKEN_MARK));
-    assert.deepEqual(readIndexState(data, reads).manifests.map((m) => m.repoId).sort(), [ids.small, ids.large].sort());
+    assert.deepEqual(
+      readIndexState(data, reads)
+        .manifests.map((m) => m.repoId)
+        .sort(),
+      [ids.small, ids.large].sort(),
+    );
     rmSync(shardsDir(data, ids.large), { recursive: true });
     const last = readIndexState(data, reads);
-    assert.deepEqual(last.manifests.map((m) => m.repoId), [ids.small]);
+    assert.deepEqual(
+      last.manifests.map((m) => m.repoId),
+      [ids.small],
+    );
     assert.equal(last.broken.length, 0);
   } finally {
     rmSync(data, { recursive: true, force: true });

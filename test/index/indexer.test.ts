@@ -48,17 +48,29 @@ test('a git repository is indexed at HEAD, named from origin, cut into shards by
     assert.equal((await search(searcher, 'uncommitted')).files.length, 0);
     assert.equal((await search(searcher, 'untracked')).files.length, 0);
     const res = await search(searcher, 'committed text');
-    assert.deepEqual(res.files.map((f) => f.fileName.text), ['README.md']);
+    assert.deepEqual(
+      res.files.map((f) => f.fileName.text),
+      ['README.md'],
+    );
     const f = res.files[0]!;
     assert.deepEqual(f.branches, ['main']);
     assert.equal(f.externalWebUrl, 'https://github.com/acme/widgets/blob/main/README.md');
     assert.deepEqual(res.repositoryInfo, [
-      { id: summary.repoId, codeHostType: 'github', name: 'github.com/acme/widgets', displayName: 'acme/widgets', webUrl: 'http://127.0.0.1:3000/github.com/acme/widgets' },
+      {
+        id: summary.repoId,
+        codeHostType: 'github',
+        name: 'github.com/acme/widgets',
+        displayName: 'acme/widgets',
+        webUrl: 'http://127.0.0.1:3000/github.com/acme/widgets',
+      },
     ]);
     // Every file, across all shards, in path order.
     const all = await search(searcher, 'widget_');
     assert.equal(all.files.length, 40);
-    assert.deepEqual(all.files.map((x) => x.fileName.text), [...all.files.map((x) => x.fileName.text)].sort());
+    assert.deepEqual(
+      all.files.map((x) => x.fileName.text),
+      [...all.files.map((x) => x.fileName.text)].sort(),
+    );
   } finally {
     await searcher.close();
     dir.cleanup();
@@ -89,7 +101,10 @@ test('re-indexing replaces the shards atomically and removes leftovers of crashe
     // swap may still open it (manifest.ts); the crashed run's leftover is gone.
     const secondFiles = readdirSync(shardDir).sort();
     assert.deepEqual(secondFiles, ['g1-0.trawl', 'g2-0.trawl', 'manifest.json']);
-    assert.deepEqual(readManifest(data, first.repoId)!.retired.map((r) => r.file), ['g1-0.trawl']);
+    assert.deepEqual(
+      readManifest(data, first.repoId)!.retired.map((r) => r.file),
+      ['g1-0.trawl'],
+    );
     assert.deepEqual(firstFiles, ['g1-0.trawl', 'manifest.json']);
 
     searcher.refresh();

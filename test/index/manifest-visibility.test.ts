@@ -6,7 +6,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manifestVisibility, type LoadedManifest, type Manifest } from '../../daemon/index/manifest.ts';
 
-const counts = { repoId: 7, generation: 1, shards: [], indexedAt: '2026-01-01T00:00:00Z', files: 0, contentBytes: 0, skipped: 0, baseGeneration: 1, retired: [] };
+const counts = {
+  repoId: 7,
+  generation: 1,
+  shards: [],
+  indexedAt: '2026-01-01T00:00:00Z',
+  files: 0,
+  contentBytes: 0,
+  skipped: 0,
+  baseGeneration: 1,
+  retired: [],
+};
 const v2 = (visibility: 'public' | 'private'): Manifest => ({
   ...counts,
   version: 2,

@@ -27,7 +27,9 @@ before(async () => {
   const data = join(root.path, 'data');
   await indexLocal(corpus, { dataDir: data, symbols: false, workers: 1, shardTargetBytes: 1024 });
   const dir = join(data, 'shards', readdirSync(join(data, 'shards'))[0]!);
-  shards = readdirSync(dir).filter((f) => f.endsWith('.trawl')).map((f) => join(dir, f));
+  shards = readdirSync(dir)
+    .filter((f) => f.endsWith('.trawl'))
+    .map((f) => join(dir, f));
   assert.ok(shards.length >= 2, `a few shards (${shards.length})`);
 });
 
@@ -45,13 +47,20 @@ test('the scrub verifies every section of every file once, and follows the files
     const [a, b, ...rest] = shards.map((p) => fileOf(p));
     scrub.set([a!, b!]);
     await scrub.idle();
-    for (const f of [a!, b!]) assert.ok(states(f).every((s) => s === PASSED), `${f.path}: every section passed`);
+    for (const f of [a!, b!])
+      assert.ok(
+        states(f).every((s) => s === PASSED),
+        `${f.path}: every section passed`,
+      );
     // A later listing: the new files are scrubbed, those already done are not read again
     // (their checks are reset here to see it), those no longer listed are forgotten.
     sectionStates(a!.checks).fill(UNCHECKED);
     scrub.set([a!, ...rest]);
     await scrub.idle();
-    assert.ok(states(a!).every((s) => s === UNCHECKED), 'a file scrubbed before is not scrubbed again');
+    assert.ok(
+      states(a!).every((s) => s === UNCHECKED),
+      'a file scrubbed before is not scrubbed again',
+    );
     for (const f of rest) assert.ok(states(f).every((s) => s === PASSED));
     assert.deepEqual(damage, []);
   } finally {
@@ -76,7 +85,10 @@ test('a corrupt section is reported once, its state failed; a file gone is passe
     assert.equal(damage[0]!.path, bad);
     assert.match(damage[0]!.message, /^shard .*bad\.trawl: section content-postings is corrupt \(checksum mismatch\); re-index the repository$/);
     assert.equal(sectionStates(files[1]!.checks)[SectionKind.ContentPostings], FAILED);
-    assert.ok(states(files[2]!).every((s) => s === PASSED), 'the next file is scrubbed');
+    assert.ok(
+      states(files[2]!).every((s) => s === PASSED),
+      'the next file is scrubbed',
+    );
   } finally {
     await scrub.close();
   }

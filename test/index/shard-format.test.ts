@@ -17,7 +17,19 @@ function exampleShard(dir: string, files: Array<{ path: string; text: string }> 
   const finalPath = join(dir, 'g1-0.trawl');
   buildShard({
     finalPath,
-    repo: { name: 'example', id: 1, codeHostType: 'genericGitHost', source: dir, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
+    repo: {
+      name: 'example',
+      id: 1,
+      codeHostType: 'genericGitHost',
+      source: dir,
+      kind: 'directory',
+      branch: 'HEAD',
+      commit: '',
+      remoteUrl: '',
+      archived: false,
+      fork: false,
+      visibility: 'public',
+    },
     shardIndex: 0,
     files: files.map((f) => ({ path: f.path, size: Buffer.byteLength(f.text), data: Buffer.from(f.text) })),
     maxFileSize: 1 << 20,
@@ -66,7 +78,10 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     assert.equal(shard.language(0), 'C');
     assert.equal(shard.contentOf(0).toString(), 'int x;\n');
     const ids = ['int', 'nt ', 't x', ' x;', 'x;\n'].map((t) => (t.charCodeAt(0) << 16) | (t.charCodeAt(1) << 8) | t.charCodeAt(2));
-    assert.deepEqual([...shard.content.ids], [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      [...shard.content.ids],
+      [...ids].sort((a, b) => a - b),
+    );
     for (const id of ids) assert.deepEqual([...shard.content.postingList(id).docs], [0]);
     assert.equal(shard.meta.repo.name, 'example');
     assert.deepEqual(shard.symbolsOf(0), [{ name: 'x', kind: 'variable', line: 1, endLine: 1 }]);
@@ -98,14 +113,17 @@ test('a reader refuses an unknown version, a truncated file and corrupt sections
       writeFileSync(p, mutate(Buffer.from(good)));
       return p;
     };
-    assert.throws(() => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(9, 8), b))), /unsupported shard format version 9 \(this trawl reads versions 2 to 8\)/);
+    assert.throws(
+      () => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(9, 8), b))),
+      /unsupported shard format version 9 \(this trawl reads versions 2 to 8\)/,
+    );
     assert.throws(() => Shard.open(variant('t.trawl', (b) => b.subarray(0, b.length - 10))), /truncated/);
     assert.throws(() => Shard.open(variant('short.trawl', (b) => b.subarray(0, 20))), /truncated/);
     assert.throws(() => Shard.open(variant('m.trawl', (b) => (b.write('NOTTRAWL', 0, 'latin1'), b))), /not a trawl shard/);
     // A flipped byte in the last section (meta) is caught at open...
-    assert.throws(() => Shard.open(variant('c.trawl', (b) => (b[b.length - 3] ^= 0xff, b))), ShardError);
+    assert.throws(() => Shard.open(variant('c.trawl', (b) => ((b[b.length - 3] ^= 0xff), b))), ShardError);
     // ... and one in a document's content when the document is first read.
-    const shard = Shard.open(variant('d.trawl', (b) => (b[472 + 8] ^= 0x20, b)));
+    const shard = Shard.open(variant('d.trawl', (b) => ((b[472 + 8] ^= 0x20), b)));
     assert.equal(shard.contentOf(0).toString(), 'int x;\n');
     assert.throws(() => shard.contentOf(1), /content of b\.c is corrupt/);
   } finally {
@@ -137,7 +155,10 @@ test('a shard that is not a regular file is refused before it is mapped or read,
     }
     // A symbols file is mapped the same way.
     const shard = exampleShard(mkdirSync(join(dir.path, 'good'), { recursive: true })!);
-    assert.throws(() => Shard.open(shard, { symbols: fifo }), (err: unknown) => err instanceof ShardError && /^symbols file .*: is not a regular file \(a FIFO\)$/.test(err.message));
+    assert.throws(
+      () => Shard.open(shard, { symbols: fifo }),
+      (err: unknown) => err instanceof ShardError && /^symbols file .*: is not a regular file \(a FIFO\)$/.test(err.message),
+    );
   } finally {
     writer.kill();
     dir.cleanup();
@@ -168,7 +189,19 @@ test('files that are binary, too large or have too many trigrams are recorded as
     for (let i = 0; i < 60000; i++) noise += String.fromCharCode(33 + r.int(90));
     const result = buildShard({
       finalPath,
-      repo: { name: 'r', id: 1, codeHostType: 'genericGitHost', source: dir.path, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
+      repo: {
+        name: 'r',
+        id: 1,
+        codeHostType: 'genericGitHost',
+        source: dir.path,
+        kind: 'directory',
+        branch: 'HEAD',
+        commit: '',
+        remoteUrl: '',
+        archived: false,
+        fork: false,
+        visibility: 'public',
+      },
       shardIndex: 0,
       files: [
         { path: 'bin', size: 3, data: Buffer.from([1, 0, 2]) },
@@ -182,9 +215,19 @@ test('files that are binary, too large or have too many trigrams are recorded as
       branches: ['HEAD'],
     });
     assert.equal(result.docCount, 1);
-    assert.deepEqual(result.skipped.map((s) => [s.path, s.reason]), [['bin', 'binary'], ['big', 'too-large'], ['noise', 'too-many-trigrams']]);
+    assert.deepEqual(
+      result.skipped.map((s) => [s.path, s.reason]),
+      [
+        ['bin', 'binary'],
+        ['big', 'too-large'],
+        ['noise', 'too-many-trigrams'],
+      ],
+    );
     const shard = Shard.open(finalPath);
-    assert.deepEqual(shard.meta.skipped.map((s) => s.reason), ['binary', 'too-large', 'too-many-trigrams']);
+    assert.deepEqual(
+      shard.meta.skipped.map((s) => s.reason),
+      ['binary', 'too-large', 'too-many-trigrams'],
+    );
     assert.equal(shard.name(0), 'ok.txt');
   } finally {
     dir.cleanup();
@@ -205,7 +248,19 @@ test('a document is flagged when it holds no code point whose case folding reach
     };
     buildShard({
       finalPath,
-      repo: { name: 'r', id: 1, codeHostType: 'genericGitHost', source: dir.path, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
+      repo: {
+        name: 'r',
+        id: 1,
+        codeHostType: 'genericGitHost',
+        source: dir.path,
+        kind: 'directory',
+        branch: 'HEAD',
+        commit: '',
+        remoteUrl: '',
+        archived: false,
+        fork: false,
+        visibility: 'public',
+      },
       shardIndex: 0,
       files: Object.entries(files).map(([path, text]) => {
         const data = path === 'lone-lead.c' ? Buffer.from(text, 'latin1') : Buffer.from(text, 'utf8');
@@ -232,9 +287,27 @@ test('documents are in static-rank order: plain files, then documentation, tests
     const finalPath = join(dir.path, 'g1-0.trawl');
     buildShard({
       finalPath,
-      repo: { name: 'r', id: 1, codeHostType: 'genericGitHost', source: dir.path, kind: 'git', branch: 'main', commit: '', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
+      repo: {
+        name: 'r',
+        id: 1,
+        codeHostType: 'genericGitHost',
+        source: dir.path,
+        kind: 'git',
+        branch: 'main',
+        commit: '',
+        remoteUrl: '',
+        archived: false,
+        fork: false,
+        visibility: 'public',
+      },
       shardIndex: 0,
-      files: given.map((path, i) => ({ path, size: path.length + 1, data: Buffer.from(`${path}\n`), oid: String(i + 1).padStart(40, '0'), branches: path.includes('test') ? [1] : [0, 1] })),
+      files: given.map((path, i) => ({
+        path,
+        size: path.length + 1,
+        data: Buffer.from(`${path}\n`),
+        oid: String(i + 1).padStart(40, '0'),
+        branches: path.includes('test') ? [1] : [0, 1],
+      })),
       maxFileSize: 1 << 20,
       maxTrigrams: 20000,
       branches: ['main', 'dev'],

@@ -38,7 +38,14 @@ test('searches running through re-indexes all succeed and never see a mixed stat
     const loop = (async () => {
       while (!done) {
         try {
-          const r = await searcher.search({ query: 'gen_ value', matches: 100_000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+          const r = await searcher.search({
+            query: 'gen_ value',
+            matches: 100_000,
+            contextLines: 0,
+            whole: false,
+            isRegexEnabled: false,
+            isCaseSensitivityEnabled: true,
+          });
           searches++;
           if (r.stats.crashes !== 0) errors.push(`crashes: ${r.stats.crashes}`);
           const gens = new Set(r.files.map((f) => /gen_(\d+)_/.exec(f.chunks[0]!.content)![1]));
@@ -77,7 +84,9 @@ test('a process killed mid-index leaves the previous index serving; the next run
   const shards = shardsDir(data, first.repoId);
   repo.commit(generation(2));
   // Many small shards, so that the run is far from its commit when the first one appears.
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../helpers/index-child.ts', import.meta.url)), repo.path, data, '64'], { stdio: 'ignore' });
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../helpers/index-child.ts', import.meta.url)), repo.path, data, '64'], {
+    stdio: 'ignore',
+  });
   const exited = new Promise((resolve) => child.on('exit', resolve));
   const deadline = Date.now() + 30_000;
   while (!readdirSync(shards).some((f) => f.startsWith('g2-')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
@@ -87,7 +96,14 @@ test('a process killed mid-index leaves the previous index serving; the next run
   try {
     assert.equal(readManifest(data, first.repoId)!.generation, 1, 'the killed run never committed');
     assert.ok(existsSync(join(shards, 'lock')), 'the killed run left its lock behind');
-    const before = await searcher.search({ query: 'gen_1_value', matches: 1000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+    const before = await searcher.search({
+      query: 'gen_1_value',
+      matches: 1000,
+      contextLines: 0,
+      whole: false,
+      isRegexEnabled: false,
+      isCaseSensitivityEnabled: true,
+    });
     assert.equal(before.files.length, FILES);
     assert.equal(before.stats.crashes, 0);
 
@@ -97,7 +113,14 @@ test('a process killed mid-index leaves the previous index serving; the next run
     const m = readManifest(data, first.repoId)!;
     const named = [...m.shards.map((x) => x.file), ...m.retired.map((x) => x.file), 'manifest.json'].sort();
     assert.deepEqual(readdirSync(shards).sort(), named, 'nothing of the killed run is left');
-    const after = await searcher.search({ query: 'gen_2_value', matches: 1000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+    const after = await searcher.search({
+      query: 'gen_2_value',
+      matches: 1000,
+      contextLines: 0,
+      whole: false,
+      isRegexEnabled: false,
+      isCaseSensitivityEnabled: true,
+    });
     assert.equal(after.files.length, FILES);
   } finally {
     await searcher.close();

@@ -27,7 +27,9 @@ function source(): string {
   return text;
 }
 
-test('symbolsOverlapping takes exactly the definitions overlapping one of the spans', { skip: !ctagsAvailable() && 'universal-ctags is not installed' }, async () => {
+test('symbolsOverlapping takes exactly the definitions overlapping one of the spans', {
+  skip: !ctagsAvailable() && 'universal-ctags is not installed',
+}, async () => {
   const corpus = join(dir.path, 'corpus');
   mkdirSync(corpus, { recursive: true });
   writeFileSync(join(corpus, 'many.c'), source());
@@ -39,7 +41,7 @@ test('symbolsOverlapping takes exactly the definitions overlapping one of the sp
   assert.ok(all.length > 150, `the file's definitions (${all.length})`);
   const lines = all.reduce((n, s) => Math.max(n, s.endLine), 0);
   let x = 99;
-  const r = () => ((x = (x * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const r = () => (x = (x * 1103515245 + 12345) >>> 0) / 2 ** 32;
   for (let round = 0; round < 400; round++) {
     const spans: Array<[number, number]> = [];
     let at = 1 + Math.floor(r() * 10);

@@ -17,7 +17,14 @@ import { buildShard, type ShardJob } from '../../daemon/index/shard-builder.ts';
 import { Shard } from '../../daemon/index/shard-reader.ts';
 import { ShardError } from '../../daemon/index/shard-error.ts';
 import { addSymbols, reusableSymbols } from '../../daemon/index/symbols-pass.ts';
-import { SECTION_NAMES, SYMBOLS_FORMAT, SYMBOLS_SECTION_ORDER, SYMBOLS_SECTION_ORDER_V1, SectionKind, type ShardMeta } from '../../daemon/index/shard-format.ts';
+import {
+  SECTION_NAMES,
+  SYMBOLS_FORMAT,
+  SYMBOLS_SECTION_ORDER,
+  SYMBOLS_SECTION_ORDER_V1,
+  SectionKind,
+  type ShardMeta,
+} from '../../daemon/index/shard-format.ts';
 import { ShardWriter } from '../../daemon/index/shard-writer.ts';
 import { sectionTable } from '../helpers/section-table.ts';
 import { SYMBOL_RULES, symbolExtraction } from '../../daemon/symbols/extract.ts';
@@ -74,7 +81,19 @@ test('a shard opened with the symbols file the pass wrote holds the symbol secti
   // As a large build builds them: without symbols, and with its content words left to the pass.
   const job = (finalPath: string, symbols: boolean): ShardJob => ({
     finalPath,
-    repo: { name: 'r', id: 1, codeHostType: 'genericGitHost', source: src, kind: 'directory', branch: 'HEAD', commit: '', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
+    repo: {
+      name: 'r',
+      id: 1,
+      codeHostType: 'genericGitHost',
+      source: src,
+      kind: 'directory',
+      branch: 'HEAD',
+      commit: '',
+      remoteUrl: '',
+      archived: false,
+      fork: false,
+      visibility: 'public',
+    },
     shardIndex: 0,
     files,
     maxFileSize: 1 << 20,
@@ -96,11 +115,17 @@ test('a shard opened with the symbols file the pass wrote holds the symbol secti
   assert.ok(inline.symbolCount >= 100, `${inline.symbolCount} symbols`);
   assert.deepEqual(added, { symbolCount: inline.symbolCount, symbolFailures: inline.symbolFailures, symbolsReused: 0 });
   assertSameSymbols(join(dir.path, 'content.trawl'), join(dir.path, 'added.symbols'), join(dir.path, 'inline.trawl'));
-  assert.deepEqual(readdirSync(dir.path).filter((f) => f.includes('.tmp-')), []);
+  assert.deepEqual(
+    readdirSync(dir.path).filter((f) => f.includes('.tmp-')),
+    [],
+  );
 
   // A symbols file is its shard's: another shard's, or a damaged one, is refused.
   buildShard({ ...job(join(dir.path, 'other.trawl'), false), files: files.slice(1) });
-  assert.throws(() => Shard.open(join(dir.path, 'other.trawl'), { symbols: join(dir.path, 'added.symbols') }), (err) => err instanceof ShardError && /added\.symbols: belongs to another shard/.test(err.message));
+  assert.throws(
+    () => Shard.open(join(dir.path, 'other.trawl'), { symbols: join(dir.path, 'added.symbols') }),
+    (err) => err instanceof ShardError && /added\.symbols: belongs to another shard/.test(err.message),
+  );
   const damaged = join(dir.path, 'damaged.symbols');
   copyFileSync(join(dir.path, 'added.symbols'), damaged);
   const bytes = readFileSync(damaged);
@@ -127,7 +152,19 @@ test('the pass takes the definitions of an unchanged path and blob from the prev
     Array.from({ length: 30 }, (_, i) => blob(i, i % 4 === 0 ? `def py_fn${i}(x):\n    return x\n` : cFile(i === changed ? 1000 + i : i)));
   const job = (finalPath: string, files: ReturnType<typeof texts>, symbols: boolean): ShardJob => ({
     finalPath,
-    repo: { name: 'g', id: 2, codeHostType: 'genericGitHost', source: '/g', kind: 'git', branch: 'main', commit: 'c', remoteUrl: '', archived: false, fork: false, visibility: 'public' },
+    repo: {
+      name: 'g',
+      id: 2,
+      codeHostType: 'genericGitHost',
+      source: '/g',
+      kind: 'git',
+      branch: 'main',
+      commit: 'c',
+      remoteUrl: '',
+      archived: false,
+      fork: false,
+      visibility: 'public',
+    },
     shardIndex: 0,
     files: files.map((f) => ({ path: f.path, size: Buffer.byteLength(f.text), oid: f.oid, data: Buffer.from(f.text) })),
     maxFileSize: 1 << 20,
@@ -153,7 +190,11 @@ test('the pass takes the definitions of an unchanged path and blob from the prev
   buildShard(job(at('previous-content'), texts(-1), false));
   const previousSymbols = join(dir.path, 'reuse-previous.symbols');
   addSymbols({ from: at('previous-content'), finalPath: previousSymbols });
-  const again = addSymbols({ from: at('content'), finalPath: join(dir.path, 'reuse-again.symbols'), previous: [{ path: at('previous-content'), symbols: previousSymbols }] });
+  const again = addSymbols({
+    from: at('content'),
+    finalPath: join(dir.path, 'reuse-again.symbols'),
+    previous: [{ path: at('previous-content'), symbols: previousSymbols }],
+  });
   assert.deepEqual(again, added);
   assertSameSymbols(at('content'), join(dir.path, 'reuse-again.symbols'), at('inline'));
 });
@@ -199,24 +240,54 @@ test('a large full build commits its content first, then its symbols files as th
   assert.ok(mid, 'the symbols pass ran');
   assert.equal(mid.manifest.symbolsPending, true);
   assert.equal(mid.docs, 300, 'the content was committed before the symbols came');
-  assert.deepEqual(mid.symbolsIndexed, mid.manifest.shards.map(() => false));
+  assert.deepEqual(
+    mid.symbolsIndexed,
+    mid.manifest.shards.map(() => false),
+  );
   assert.deepEqual(mid.listed, [true], 'GET /api/repos says symbolsPending');
-  assert.deepEqual(mid.words, mid.manifest.shards.map(() => 0), 'the content words come with the symbols');
-  assert.deepEqual(new Catalog(dataDir).list().map((r) => r.symbolsPending), [false]);
+  assert.deepEqual(
+    mid.words,
+    mid.manifest.shards.map(() => 0),
+    'the content words come with the symbols',
+  );
+  assert.deepEqual(
+    new Catalog(dataDir).list().map((r) => r.symbolsPending),
+    [false],
+  );
   const end = loadManifest(dataDir, 1) as Manifest;
   assert.equal(end.generation, mid.manifest.generation + 1);
   assert.equal(end.symbolsPending, undefined);
   // The same shards, each named with its symbols file; nothing retired, nothing left over.
-  assert.deepEqual(end.shards.map((s) => s.file), mid.manifest.shards.map((s) => s.file));
-  assert.deepEqual(end.shards.map((s) => s.symbols), end.shards.map((_, i) => `g${end.generation}-y${i}.symbols`));
+  assert.deepEqual(
+    end.shards.map((s) => s.file),
+    mid.manifest.shards.map((s) => s.file),
+  );
+  assert.deepEqual(
+    end.shards.map((s) => s.symbols),
+    end.shards.map((_, i) => `g${end.generation}-y${i}.symbols`),
+  );
   assert.deepEqual(end.retired, []);
   assert.deepEqual(readdirSync(shardsDir(dataDir, 1)).sort(), ['manifest.json', ...end.shards.flatMap((s) => [s.file, s.symbols!])].sort());
   const withSymbols = end.shards.map((s) => Shard.open(join(shardsDir(dataDir, 1), s.file), { symbols: join(shardsDir(dataDir, 1), s.symbols!) }));
-  assert.equal(withSymbols.reduce((n, s) => n + (s.contentWords!.docsWith(Buffer.from('return'))?.length ?? 0), 0), 300, 'every file says return');
+  assert.equal(
+    withSymbols.reduce((n, s) => n + (s.contentWords!.docsWith(Buffer.from('return'))?.length ?? 0), 0),
+    300,
+    'every file says return',
+  );
   const searcher = new Searcher({ dataDir, workers: 0 });
   try {
-    const r = await searcher.search({ query: 'sym:^pass_f7$', matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: false });
-    assert.deepEqual(r.files.map((f) => f.fileName.text), ['d7/f7.c']);
+    const r = await searcher.search({
+      query: 'sym:^pass_f7$',
+      matches: 10,
+      contextLines: 0,
+      whole: false,
+      isRegexEnabled: false,
+      isCaseSensitivityEnabled: false,
+    });
+    assert.deepEqual(
+      r.files.map((f) => f.fileName.text),
+      ['d7/f7.c'],
+    );
   } finally {
     await searcher.close();
   }
@@ -275,11 +346,21 @@ test('a full rebuild of a git repository takes the symbols of its unchanged file
   const delta = await indexLocal(repo.path, { dataDir, symbols: true });
   assert.equal(delta.mode, 'delta');
   const kept = loadManifest(dataDir, first.repoId) as Manifest;
-  assert.ok(kept.shards.filter((s) => !s.delta).every((s) => s.symbols?.endsWith('.symbols')), 'the base shards keep their symbols files');
+  assert.ok(
+    kept.shards.filter((s) => !s.delta).every((s) => s.symbols?.endsWith('.symbols')),
+    'the base shards keep their symbols files',
+  );
   const seen = new Searcher({ dataDir, workers: 0 });
   try {
     for (const name of ['pass_f5000', 'pass_f7']) {
-      const res = await seen.search({ query: `sym:^${name}$`, matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+      const res = await seen.search({
+        query: `sym:^${name}$`,
+        matches: 10,
+        contextLines: 0,
+        whole: false,
+        isRegexEnabled: false,
+        isCaseSensitivityEnabled: true,
+      });
       assert.equal(res.stats.actualMatchCount, 1, name);
     }
   } finally {
@@ -292,9 +373,23 @@ test('a full rebuild of a git repository takes the symbols of its unchanged file
   assert.equal(rebuilt.symbols, first.symbols);
   const searcher = new Searcher({ dataDir });
   try {
-    const res = await searcher.search({ query: 'sym:pass_f3000', matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+    const res = await searcher.search({
+      query: 'sym:pass_f3000',
+      matches: 10,
+      contextLines: 0,
+      whole: false,
+      isRegexEnabled: false,
+      isCaseSensitivityEnabled: true,
+    });
     assert.equal(res.stats.actualMatchCount, 1);
-    const old = await searcher.search({ query: 'sym:pass_f299', matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+    const old = await searcher.search({
+      query: 'sym:pass_f299',
+      matches: 10,
+      contextLines: 0,
+      whole: false,
+      isRegexEnabled: false,
+      isCaseSensitivityEnabled: true,
+    });
     assert.equal(old.stats.actualMatchCount, 1, 'a reused definition is found');
   } finally {
     await searcher.close();

@@ -15,12 +15,21 @@ const ann: Identity = { kind: 'apiKey', userId: 'usr_ann', canSee: () => true };
 const ben: Identity = { kind: 'apiKey', userId: 'usr_ben', canSee: () => true };
 
 function post(body: unknown, session?: string): Request {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-06-18',
+  };
   if (session) headers['mcp-session-id'] = session;
   return new Request(URL_, { method: 'POST', headers, body: JSON.stringify(body) });
 }
 
-const initialize = (id = 1) => ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } });
+const initialize = (id = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+});
 const ping = (id = 2) => ({ jsonrpc: '2.0', id, method: 'ping' });
 
 function sessions(options: { idleMs?: number; maxSessions?: number; maxPerUser?: number; now?: () => number } = {}): McpSessions {
@@ -55,7 +64,7 @@ test('a session answers its owner, and nobody else learns it exists', async () =
     const stolen = await s.handle(post(ping(), id), ben);
     const unknown = await s.handle(post(ping(), '00000000-0000-0000-0000-000000000000'), ben);
     assert.equal(stolen.status, 404);
-    assert.equal(await stolen.text(), await unknown.text(), 'another user\'s session answers like an unknown id');
+    assert.equal(await stolen.text(), await unknown.text(), "another user's session answers like an unknown id");
     const anonymous = await s.handle(post(ping(), id), { kind: 'anonymous', canSee: () => false });
     assert.equal(anonymous.status, 404);
   } finally {
@@ -79,7 +88,7 @@ test('without a session: only initialize opens one; other requests leave nothing
   }
 });
 
-test('DELETE ends a session; idle sessions are closed; the cap closes the opener\'s own least recently used', async () => {
+test("DELETE ends a session; idle sessions are closed; the cap closes the opener's own least recently used", async () => {
   let clock = 1_000_000;
   const s = sessions({ idleMs: 50, maxSessions: 2, now: () => clock });
   try {

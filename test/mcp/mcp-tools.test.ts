@@ -89,9 +89,28 @@ const lastLine = (text: string): string => text.split('\n').at(-1)!;
 
 function stats(over: Partial<SearchStats> = {}): SearchStats {
   return {
-    actualMatchCount: 0, totalMatchCount: 0, duration: 1, fileCount: 0, filesSkipped: 0, contentBytesLoaded: 0, indexBytesLoaded: 0, crashes: 0,
-    shardFilesConsidered: 0, filesConsidered: 0, filesLoaded: 0, shardsScanned: 1, shardsSkipped: 0, shardsSkippedFilter: 0, ngramMatches: 0,
-    ngramLookups: 0, wait: 0, matchTreeConstruction: 0, matchTreeSearch: 0, regexpsConsidered: 0, flushReason: 'FLUSH_REASON_FINAL_FLUSH', ...over,
+    actualMatchCount: 0,
+    totalMatchCount: 0,
+    duration: 1,
+    fileCount: 0,
+    filesSkipped: 0,
+    contentBytesLoaded: 0,
+    indexBytesLoaded: 0,
+    crashes: 0,
+    shardFilesConsidered: 0,
+    filesConsidered: 0,
+    filesLoaded: 0,
+    shardsScanned: 1,
+    shardsSkipped: 0,
+    shardsSkippedFilter: 0,
+    ngramMatches: 0,
+    ngramLookups: 0,
+    wait: 0,
+    matchTreeConstruction: 0,
+    matchTreeSearch: 0,
+    regexpsConsidered: 0,
+    flushReason: 'FLUSH_REASON_FINAL_FLUSH',
+    ...over,
   };
 }
 
@@ -119,7 +138,16 @@ function searchAnswer(files: FileResult[], exhaustive: boolean): SearchResponse 
   };
 }
 
-const TREE_FILES = ['.github/workflows/ci.yml', 'README.md', 'docs/guide.md', 'package.json', 'src/index.ts', 'src/lib/a.ts', 'src/lib/b.ts', 'src/lib/deep/c.ts'];
+const TREE_FILES = [
+  '.github/workflows/ci.yml',
+  'README.md',
+  'docs/guide.md',
+  'package.json',
+  'src/index.ts',
+  'src/lib/a.ts',
+  'src/lib/b.ts',
+  'src/lib/deep/c.ts',
+];
 const fileEntries = (paths: string[]) => paths.map((path) => ({ type: 'blob', path, name: path.slice(path.lastIndexOf('/') + 1) }));
 
 const sha = (n: number) => n.toString(16).padStart(40, '0');
@@ -131,7 +159,10 @@ test('tools/list: the ten tools in order, described, read-only, with bounded inp
   try {
     const { tools } = await h.client.listTools();
     // The ten tools docs/mcp.md documents, written out: clients call them by these names.
-    assert.deepEqual(tools.map((t) => t.name), ['search_code', 'read_file', 'list_repos', 'list_tree', 'glob', 'find_symbol_definitions', 'find_symbol_references', 'list_commits', 'get_diff', 'blame']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['search_code', 'read_file', 'list_repos', 'list_tree', 'glob', 'find_symbol_definitions', 'find_symbol_references', 'list_commits', 'get_diff', 'blame'],
+    );
     for (const t of tools) {
       assert.ok(t.title && t.title.length > 3, `${t.name} has a title`);
       assert.ok(t.description && t.description.length > 80, `${t.name} has a real description`);
@@ -184,7 +215,13 @@ test('search_code: REST body, grep-like text, structuredContent is the answer', 
     const r = await h.call('search_code', { query: 'match lang:typescript', contextLines: 1, isRegexEnabled: true });
     assert.equal(h.calls.length, 1);
     assert.equal(h.calls[0]!.route, 'POST /api/search');
-    assert.deepEqual(h.calls[0]!.input, { query: 'match lang:typescript', matches: 100, contextLines: 1, isRegexEnabled: true, isCaseSensitivityEnabled: false });
+    assert.deepEqual(h.calls[0]!.input, {
+      query: 'match lang:typescript',
+      matches: 100,
+      contextLines: 1,
+      isRegexEnabled: true,
+      isCaseSensitivityEnabled: false,
+    });
     assert.equal(h.calls[0]!.caller, h.callers[0], 'invoke runs as the caller prepare returned');
     assert.equal(h.prepared, 1);
     assert.equal(r.isError, false);
@@ -211,7 +248,10 @@ test('search_code: REST body, grep-like text, structuredContent is the answer', 
 });
 
 test('search_code: 500 files are cut to the budget, with hints naming matches and contextLines', async () => {
-  const answer = searchAnswer(Array.from({ length: 500 }, (_, i) => searchFile(i)), false);
+  const answer = searchAnswer(
+    Array.from({ length: 500 }, (_, i) => searchFile(i)),
+    false,
+  );
   const h = await harness({ 'POST /api/search': () => json(answer) });
   try {
     const r = await h.call('search_code', { query: 'match', matches: 50, contextLines: 2 });
@@ -219,8 +259,14 @@ test('search_code: 500 files are cut to the budget, with hints naming matches an
     assert.ok(r.text.length <= TEXT_BUDGET, `${r.text.length} characters`);
     const shown = r.text.split('\n').filter((l) => l.startsWith('## repo=')).length;
     assert.ok(shown > 10 && shown < 500, `${shown} files shown`);
-    assert.ok(r.text.includes(`path=src/file${shown - 1}.ts`) && !r.text.includes(`path=src/file${shown}.ts `), "r.text.includes(`path=src/file${shown - 1}.ts`) && !r.text.includes(`path=src/file${shown}.ts `)");
-    assert.ok(r.text.includes(`${500 - shown} more files were not shown (output limit): narrow the query`), "r.text.includes(`${500 - shown} more files were not shown (output limit): narrow the query`)");
+    assert.ok(
+      r.text.includes(`path=src/file${shown - 1}.ts`) && !r.text.includes(`path=src/file${shown}.ts `),
+      'r.text.includes(`path=src/file${shown - 1}.ts`) && !r.text.includes(`path=src/file${shown}.ts `)',
+    );
+    assert.ok(
+      r.text.includes(`${500 - shown} more files were not shown (output limit): narrow the query`),
+      'r.text.includes(`${500 - shown} more files were not shown (output limit): narrow the query`)',
+    );
     assert.ok(r.text.includes('lower contextLines (now 2) or matches (now 50)'), "r.text.includes('lower contextLines (now 2) or matches (now 50)')");
     assert.equal(lastLine(r.text), '… more matches exist: raise matches (now 50) or narrow the query');
     // structuredContent: the answer with the files the text shows.
@@ -233,19 +279,25 @@ test('search_code: 500 files are cut to the budget, with hints naming matches an
 
 test('search_code: long lines are clipped; structuredContent is cut to its own budget', async () => {
   const long = 'x'.repeat(20_000);
-  const answer = searchAnswer(Array.from({ length: 500 }, (_, i) => searchFile(i, [long, `match ${i} ${long}`, long])), true);
+  const answer = searchAnswer(
+    Array.from({ length: 500 }, (_, i) => searchFile(i, [long, `match ${i} ${long}`, long])),
+    true,
+  );
   const h = await harness({ 'POST /api/search': () => json(answer) });
   try {
     const r = await h.call('search_code', { query: 'match' });
-    assert.ok(r.text.length <= TEXT_BUDGET, "r.text.length <= TEXT_BUDGET");
+    assert.ok(r.text.length <= TEXT_BUDGET, 'r.text.length <= TEXT_BUDGET');
     for (const line of r.text.split('\n')) assert.ok(line.length < MAX_LINE_CHARS + 60, 'every line is clipped');
-    assert.ok(r.text.includes(`\n10- ${'x'.repeat(MAX_LINE_CHARS)}… [line cut: ${20_000 - MAX_LINE_CHARS} more characters]\n`), 'a clipped line says how much was cut');
+    assert.ok(
+      r.text.includes(`\n10- ${'x'.repeat(MAX_LINE_CHARS)}… [line cut: ${20_000 - MAX_LINE_CHARS} more characters]\n`),
+      'a clipped line says how much was cut',
+    );
     const shown = r.text.split('\n').filter((l) => l.startsWith('## repo=')).length;
-    assert.ok(shown >= 2, "shown >= 2");
+    assert.ok(shown >= 2, 'shown >= 2');
     // One file's JSON is 60 KB: only one fits STRUCTURED_BUDGET, though the text shows more.
     assert.equal(r.structured!.files.length, 1);
     assert.deepEqual(r.structured, { ...answer, files: answer.files.slice(0, 1) });
-    assert.ok(JSON.stringify(r.structured).length <= STRUCTURED_BUDGET, "JSON.stringify(r.structured).length <= STRUCTURED_BUDGET");
+    assert.ok(JSON.stringify(r.structured).length <= STRUCTURED_BUDGET, 'JSON.stringify(r.structured).length <= STRUCTURED_BUDGET');
     assert.ok(!r.text.includes('more matches exist'), 'an exhaustive search has no such hint');
   } finally {
     await h.close();
@@ -266,7 +318,15 @@ test('search_code: no matches, and a timed-out search that found none', async ()
 // ---------------------------------------------------------------- read_file
 
 function sourceAnswer(source: string) {
-  return { source, language: 'TypeScript', path: 'src/big.ts', repo: 'github.com/org/repo', repoCodeHostType: 'github', webUrl: 'http://trawl/x', blobSha: 'b'.repeat(40) };
+  return {
+    source,
+    language: 'TypeScript',
+    path: 'src/big.ts',
+    repo: 'github.com/org/repo',
+    repoCodeHostType: 'github',
+    webUrl: 'http://trawl/x',
+    blobSha: 'b'.repeat(40),
+  };
 }
 
 test('read_file: a 10,000-line file, read in slices with the offset to read next', async () => {
@@ -293,7 +353,10 @@ test('read_file: a 10,000-line file, read in slices with the offset to read next
 
     const past = await h.call('read_file', { repo: 'github.com/org/repo', path: 'src/big.ts', offset: 20_000 });
     assert.equal(past.isError, false);
-    assert.ok(past.text.includes('offset=20000 is past the end of the file: call read_file with an offset from 1 to 10000'), "past.text.includes('offset=20000 is past the end of the file: call read_file with an offset from 1 to 10000')");
+    assert.ok(
+      past.text.includes('offset=20000 is past the end of the file: call read_file with an offset from 1 to 10000'),
+      "past.text.includes('offset=20000 is past the end of the file: call read_file with an offset from 1 to 10000')",
+    );
     assert.equal(past.structured!.source, '');
   } finally {
     await h.close();
@@ -306,7 +369,7 @@ test('read_file: wide lines stop at the text budget, before limit, and say where
   const h = await harness({ 'GET /api/source': () => json(answer) });
   try {
     const r = await h.call('read_file', { repo: 'r', path: 'p', limit: 2000 });
-    assert.ok(r.text.length <= TEXT_BUDGET, "r.text.length <= TEXT_BUDGET");
+    assert.ok(r.text.length <= TEXT_BUDGET, 'r.text.length <= TEXT_BUDGET');
     const shown = r.text.split('\n').filter((l) => /^\s*\d+\t/.test(l)).length;
     assert.ok(shown > 20 && shown < 2000, `${shown} lines`);
     assert.ok(!r.text.includes('\r'), 'line terminators are not part of the text');
@@ -336,10 +399,23 @@ test('read_file: a file without a final newline, and an empty file', async () =>
 
 test('list_repos: query parameters, X-Total-Count, page hint', async () => {
   const repos = Array.from({ length: 30 }, (_, i) => ({
-    codeHostType: 'github', repoId: i + 1, repoName: `github.com/org/r${i}`, webUrl: 'http://trawl/r', repoDisplayName: `org/r${i}`,
-    indexedAt: '2024-01-01T00:00:00.000Z', defaultBranch: 'main', isFork: i === 3, isArchived: false,
+    codeHostType: 'github',
+    repoId: i + 1,
+    repoName: `github.com/org/r${i}`,
+    webUrl: 'http://trawl/r',
+    repoDisplayName: `org/r${i}`,
+    indexedAt: '2024-01-01T00:00:00.000Z',
+    defaultBranch: 'main',
+    isFork: i === 3,
+    isArchived: false,
   }));
-  const h = await harness({ 'GET /api/repos': () => json(repos, [['X-Total-Count', '95'], ['Link', '<...>; rel="next"']]) });
+  const h = await harness({
+    'GET /api/repos': () =>
+      json(repos, [
+        ['X-Total-Count', '95'],
+        ['Link', '<...>; rel="next"'],
+      ]),
+  });
   try {
     const r = await h.call('list_repos', { query: 'org' });
     assert.deepEqual(h.calls[0]!.input, { query: 'org', sort: 'name', direction: 'asc', page: 1, perPage: 30 });
@@ -387,10 +463,16 @@ test('list_tree: directories first, depth, include, counts, hints', async () => 
     const files = await h.call('list_tree', { repo: 'r', ref: 'v2', path: '/src/', depth: 1, include: 'files' });
     assert.deepEqual(h.calls[1]!.input, { repoName: 'r', revisionName: 'v2' });
     assert.equal(files.text.split('\n').slice(0, 2).join('\n'), 'repo=r ref=v2 path=src: 4 files below; files to depth 1:\nsrc/index.ts');
-    assert.ok(files.text.endsWith('… 3 files lie deeper than depth 1: call list_tree with path=<a directory> or depth=2'), "files.text.endsWith('\u2026 3 files lie deeper than depth 1: call list_tree with path=<a directory> or depth=2')");
+    assert.ok(
+      files.text.endsWith('… 3 files lie deeper than depth 1: call list_tree with path=<a directory> or depth=2'),
+      "files.text.endsWith('\u2026 3 files lie deeper than depth 1: call list_tree with path=<a directory> or depth=2')",
+    );
 
     const dirs = await h.call('list_tree', { repo: 'r', path: 'src', depth: 5, include: 'directories' });
-    assert.deepEqual(dirs.structured!.entries.map((e: { path: string }) => e.path), ['src/lib', 'src/lib/deep']);
+    assert.deepEqual(
+      dirs.structured!.entries.map((e: { path: string }) => e.path),
+      ['src/lib', 'src/lib/deep'],
+    );
     assert.ok(!dirs.text.includes('…'), "!dirs.text.includes('\u2026')");
 
     const missing = await h.call('list_tree', { repo: 'r', path: 'nope' });
@@ -408,9 +490,9 @@ test('list_tree: a huge directory is cut with a hint', async () => {
   const h = await harness({ 'POST /api/files': () => json(fileEntries(paths)) });
   try {
     const r = await h.call('list_tree', { repo: 'r', path: 'gen', depth: 1 });
-    assert.ok(r.text.length <= TEXT_BUDGET, "r.text.length <= TEXT_BUDGET");
+    assert.ok(r.text.length <= TEXT_BUDGET, 'r.text.length <= TEXT_BUDGET');
     const shown = r.structured!.entries.length;
-    assert.ok(shown > 100 && shown < 5000, "shown > 100 && shown < 5000");
+    assert.ok(shown > 100 && shown < 5000, 'shown > 100 && shown < 5000');
     assert.equal(r.structured!.totalEntries, 5000);
     assert.equal(lastLine(r.text), `… ${5000 - shown} more entries were not shown (output limit): call list_tree with path=<one of the directories above>`);
     assert.ok(r.text.includes(`\ngen/f${String(shown - 1).padStart(5, '0')}.txt\n`), "r.text.includes(`\\ngen/f${String(shown - 1).padStart(5, '0')}.txt\\n`)");
@@ -430,10 +512,16 @@ test('glob: the REST file list filtered by the pattern, paged by offset', async 
 
     const rest = await h.call('glob', { repo: 'r', pattern: '**/*.ts', offset: 2 });
     assert.equal(rest.text, '4 files match "**/*.ts"; from offset 2:\nsrc/lib/b.ts\nsrc/lib/deep/c.ts');
-    assert.deepEqual(rest.structured!.files.map((f: { path: string }) => f.path), ['src/lib/b.ts', 'src/lib/deep/c.ts']);
+    assert.deepEqual(
+      rest.structured!.files.map((f: { path: string }) => f.path),
+      ['src/lib/b.ts', 'src/lib/deep/c.ts'],
+    );
 
     const top = await h.call('glob', { repo: 'r', pattern: '*.{md,json}' });
-    assert.deepEqual(top.structured!.files.map((f: { path: string }) => f.path), ['README.md', 'package.json']);
+    assert.deepEqual(
+      top.structured!.files.map((f: { path: string }) => f.path),
+      ['README.md', 'package.json'],
+    );
 
     const none = await h.call('glob', { repo: 'r', pattern: '*.ts' });
     assert.equal(none.text, 'No files match "*.ts".\n\n… `*` stays within one directory: start the pattern with **/ to match at any depth');
@@ -452,7 +540,11 @@ test('glob: the REST file list filtered by the pattern, paged by offset', async 
 
 function symbolAnswer() {
   const file = (name: string, lines: number[]) => ({
-    fileName: name, repository: 'github.com/org/repo', repositoryId: 1, webUrl: 'http://trawl/x', language: 'TypeScript',
+    fileName: name,
+    repository: 'github.com/org/repo',
+    repositoryId: 1,
+    webUrl: 'http://trawl/x',
+    language: 'TypeScript',
     matches: lines.map((n) => ({ lineContent: `export function parseQuery() // ${n}`, range: range(n, 17, n, 27) })),
   });
   return { stats: { matchCount: 4 }, files: [file('src/a.ts', [3, 3, 9]), file('src/b.ts', [1])], repositoryInfo: [] };
@@ -482,7 +574,7 @@ test('find_symbol_definitions and find_symbol_references: REST bodies and text',
     const r = await h.call('find_symbol_references', { symbolName: 'parseQuery' });
     assert.equal(h.calls[1]!.route, 'POST /api/find_references');
     assert.deepEqual(h.calls[1]!.input, { symbolName: 'parseQuery' }, 'absent filters are left out of the body');
-    assert.ok(r.text.startsWith('4 references of "parseQuery" in 2 files:'), "r.text.startsWith('4 references of \"parseQuery\" in 2 files:')");
+    assert.ok(r.text.startsWith('4 references of "parseQuery" in 2 files:'), 'r.text.startsWith(\'4 references of "parseQuery" in 2 files:\')');
   } finally {
     await h.close();
   }
@@ -492,13 +584,37 @@ test('find_symbol_definitions and find_symbol_references: REST bodies and text',
 
 test('list_commits: query parameters, page text and hint', async () => {
   const commits = Array.from({ length: 20 }, (_, i) => ({
-    hash: sha(i + 1), date: '2024-05-01T10:00:00.000Z', message: `Change ${i}`, refs: i === 0 ? 'HEAD -> main, tag: v2' : '', body: i === 0 ? 'Why:\n\nbecause.' : '',
-    authorName: 'Bea Author', authorEmail: 'bea@example.com',
+    hash: sha(i + 1),
+    date: '2024-05-01T10:00:00.000Z',
+    message: `Change ${i}`,
+    refs: i === 0 ? 'HEAD -> main, tag: v2' : '',
+    body: i === 0 ? 'Why:\n\nbecause.' : '',
+    authorName: 'Bea Author',
+    authorEmail: 'bea@example.com',
   }));
   const h = await harness({ 'GET /api/commits': () => json(commits, [['x-total-count', '45']]) });
   try {
-    const r = await h.call('list_commits', { repo: 'r', ref: 'main', path: 'src', author: 'bea', query: 'change', since: '2024-01-01', until: '2024-12-31', page: 2 });
-    assert.deepEqual(h.calls[0]!.input, { repo: 'r', ref: 'main', path: 'src', author: 'bea', query: 'change', since: '2024-01-01', until: '2024-12-31', page: 2, perPage: 20 });
+    const r = await h.call('list_commits', {
+      repo: 'r',
+      ref: 'main',
+      path: 'src',
+      author: 'bea',
+      query: 'change',
+      since: '2024-01-01',
+      until: '2024-12-31',
+      page: 2,
+    });
+    assert.deepEqual(h.calls[0]!.input, {
+      repo: 'r',
+      ref: 'main',
+      path: 'src',
+      author: 'bea',
+      query: 'change',
+      since: '2024-01-01',
+      until: '2024-12-31',
+      page: 2,
+      perPage: 20,
+    });
     const lines = r.text.split('\n');
     assert.equal(lines[0], 'Commits of r at main: 21–40 of 45 (page 2 of 3):');
     assert.equal(lines[1], `${sha(1)} 2024-05-01T10:00:00.000Z Bea Author <bea@example.com>  (HEAD -> main, tag: v2)`);
@@ -563,15 +679,24 @@ test('get_diff: REST query with path, unified text, truncation hints', async () 
 
 test('get_diff: a large diff is cut by files', async () => {
   const body = Array.from({ length: 60 }, (_, i) => `+line ${i} ${'z'.repeat(40)}`).join('\n');
-  const answer = { files: Array.from({ length: 100 }, (_, i) => ({ oldPath: `f${i}`, newPath: `f${i}`, hunks: [{ oldRange: { start: 1, lines: 0 }, newRange: { start: 1, lines: 60 }, body }] })) };
+  const answer = {
+    files: Array.from({ length: 100 }, (_, i) => ({
+      oldPath: `f${i}`,
+      newPath: `f${i}`,
+      hunks: [{ oldRange: { start: 1, lines: 0 }, newRange: { start: 1, lines: 60 }, body }],
+    })),
+  };
   const h = await harness({ 'GET /api/diff': () => json(answer) });
   try {
     const r = await h.call('get_diff', { repo: 'r', base: 'a', head: 'b' });
     assert.deepEqual(h.calls[0]!.input, { repo: 'r', base: 'a', head: 'b' });
-    assert.ok(r.text.length <= TEXT_BUDGET, "r.text.length <= TEXT_BUDGET");
+    assert.ok(r.text.length <= TEXT_BUDGET, 'r.text.length <= TEXT_BUDGET');
     const shown = r.text.split('\n').filter((l) => l.startsWith('## modified')).length;
-    assert.ok(shown >= 2 && shown < 100, "shown >= 2 && shown < 100");
-    assert.equal(lastLine(r.text), `… ${100 - shown} more changed files were not shown (output limit): call get_diff with path=<a file or directory> to see part of the diff`);
+    assert.ok(shown >= 2 && shown < 100, 'shown >= 2 && shown < 100');
+    assert.equal(
+      lastLine(r.text),
+      `… ${100 - shown} more changed files were not shown (output limit): call get_diff with path=<a file or directory> to see part of the diff`,
+    );
     assert.deepEqual(r.structured, { files: answer.files.slice(0, shown) });
   } finally {
     await h.close();
@@ -579,7 +704,13 @@ test('get_diff: a large diff is cut by files', async () => {
 });
 
 test('blame: REST query, line range applied to the runs and commits', async () => {
-  const commit = (n: number, name: string) => ({ hash: sha(n), date: `2024-0${n}-02T00:00:00.000Z`, message: `Subject ${n}`, authorName: name, authorEmail: `${name}@x` });
+  const commit = (n: number, name: string) => ({
+    hash: sha(n),
+    date: `2024-0${n}-02T00:00:00.000Z`,
+    message: `Subject ${n}`,
+    authorName: name,
+    authorEmail: `${name}@x`,
+  });
   const answer = {
     ranges: [
       { hash: sha(1), path: 'src/a.ts', startLine: 1, lineCount: 10 },
@@ -617,7 +748,10 @@ test('blame: REST query, line range applied to the runs and commits', async () =
 
     const all = await h.call('blame', { repo: 'r', path: 'src/a.ts' });
     assert.deepEqual(all.structured, answer, 'without a range: the REST answer');
-    assert.ok(all.text.includes(`21  ${sha(3)}  2024-03-02  Cy: Subject 3  [then old/a.ts]`), "all.text.includes(`21  ${sha(3)}  2024-03-02  Cy: Subject 3  [then old/a.ts]`)");
+    assert.ok(
+      all.text.includes(`21  ${sha(3)}  2024-03-02  Cy: Subject 3  [then old/a.ts]`),
+      'all.text.includes(`21  ${sha(3)}  2024-03-02  Cy: Subject 3  [then old/a.ts]`)',
+    );
 
     const calls = h.calls.length;
     const bad = await h.call('blame', { repo: 'r', path: 'src/a.ts', startLine: 5, endLine: 4 });
@@ -631,14 +765,19 @@ test('blame: REST query, line range applied to the runs and commits', async () =
 
 test('blame: many runs are cut with the startLine to continue from', async () => {
   const ranges = Array.from({ length: 3000 }, (_, i) => ({ hash: sha(i + 1), path: 'p', startLine: i + 1, lineCount: 1 }));
-  const commits = Object.fromEntries(ranges.map((r) => [r.hash, { hash: r.hash, date: '2024-01-01T00:00:00.000Z', message: 'm', authorName: 'A', authorEmail: 'a@x' }]));
+  const commits = Object.fromEntries(
+    ranges.map((r) => [r.hash, { hash: r.hash, date: '2024-01-01T00:00:00.000Z', message: 'm', authorName: 'A', authorEmail: 'a@x' }]),
+  );
   const h = await harness({ 'GET /api/blame': () => json({ ranges, commits }) });
   try {
     const r = await h.call('blame', { repo: 'r', path: 'p' });
-    assert.ok(r.text.length <= TEXT_BUDGET, "r.text.length <= TEXT_BUDGET");
+    assert.ok(r.text.length <= TEXT_BUDGET, 'r.text.length <= TEXT_BUDGET');
     const shown = r.structured!.ranges.length;
-    assert.ok(shown > 50 && shown < 3000, "shown > 50 && shown < 3000");
-    assert.ok(r.text.includes(`\n${shown}  ${sha(shown)}`) && !r.text.includes(`\n${shown + 1}  `), "r.text.includes(`\\n${shown}  ${sha(shown)}`) && !r.text.includes(`\\n${shown + 1}  `)");
+    assert.ok(shown > 50 && shown < 3000, 'shown > 50 && shown < 3000');
+    assert.ok(
+      r.text.includes(`\n${shown}  ${sha(shown)}`) && !r.text.includes(`\n${shown + 1}  `),
+      'r.text.includes(`\\n${shown}  ${sha(shown)}`) && !r.text.includes(`\\n${shown + 1}  `)',
+    );
     assert.equal(lastLine(r.text), `… lines ${shown + 1}–3000 were not shown (output limit): call blame with startLine=${shown + 1}`);
     assert.equal(Object.keys(r.structured!.commits).length, shown);
   } finally {
@@ -695,7 +834,10 @@ test('an McpError from prepare (over the rate limit) stops the call before REST'
   let prepared = 0;
   const overLimit: PrepareCall = async () => {
     prepared++;
-    throw new McpError(-32029 as ErrorCode, 'API rate limit exceeded: 10 requests per day. The limit resets at 00:00 UTC. Ask an administrator for a higher limit.');
+    throw new McpError(
+      -32029 as ErrorCode,
+      'API rate limit exceeded: 10 requests per day. The limit resets at 00:00 UTC. Ask an administrator for a higher limit.',
+    );
   };
   const h = await harness({ 'GET /api/repos': () => json([], [['X-Total-Count', '0']]) }, overLimit);
   try {
@@ -705,7 +847,10 @@ test('an McpError from prepare (over the rate limit) stops the call before REST'
     // JSON-RPC error is for the code around the server (see the report to the lead).
     const r = await h.call('list_repos', {});
     assert.equal(r.isError, true);
-    assert.equal(r.text, 'MCP error -32029: API rate limit exceeded: 10 requests per day. The limit resets at 00:00 UTC. Ask an administrator for a higher limit.');
+    assert.equal(
+      r.text,
+      'MCP error -32029: API rate limit exceeded: 10 requests per day. The limit resets at 00:00 UTC. Ask an administrator for a higher limit.',
+    );
     assert.equal(r.structured, undefined);
     assert.equal(prepared, 1);
     assert.equal(h.calls.length, 0, 'REST was not asked');

@@ -38,7 +38,16 @@ async function identities(d: TestDaemon, email: string, scopeRepo: string): Prom
     const user = (await store.getUserByEmail(email))!;
     const repoId = (await store.getRepoByName(scopeRepo))!.repoId;
     const now = new Date();
-    await store.createScopedToken({ userId: user.id, apiKeyId: (await store.listApiKeys(user.id))[0]!.id, hash: credentialHash(serverSecret(d.dataDir), token), repoIds: [repoId], expiresAt: new Date(now.getTime() + 3_600_000).toISOString() }, now.toISOString());
+    await store.createScopedToken(
+      {
+        userId: user.id,
+        apiKeyId: (await store.listApiKeys(user.id))[0]!.id,
+        hash: credentialHash(serverSecret(d.dataDir), token),
+        repoIds: [repoId],
+        expiresAt: new Date(now.getTime() + 3_600_000).toISOString(),
+      },
+      now.toISOString(),
+    );
   } finally {
     await store.close();
   }
@@ -74,7 +83,10 @@ test('the tool server over HTTP: every tool agrees with the REST API; scoped tok
       const { client } = await connect(d.url, key);
       try {
         const listed = await client.listTools();
-        assert.deepEqual(listed.tools.map((x) => x.name), [...TOOL_NAMES]);
+        assert.deepEqual(
+          listed.tools.map((x) => x.name),
+          [...TOOL_NAMES],
+        );
         for (const tool of listed.tools) {
           assert.ok((tool.description ?? '').length > 40, `${tool.name} is described`);
           assert.equal(tool.inputSchema.type, 'object');
@@ -89,14 +101,26 @@ test('the tool server over HTTP: every tool agrees with the REST API; scoped tok
         const repo = d.publicRepo;
 
         const search = await callTool('search_code', { query: 'widget_count', contextLines: 1 });
-        const searchRest = await rest('POST', '/api/search', { query: 'widget_count', matches: 100, contextLines: 1, isRegexEnabled: false, isCaseSensitivityEnabled: false });
+        const searchRest = await rest('POST', '/api/search', {
+          query: 'widget_count',
+          matches: 100,
+          contextLines: 1,
+          isRegexEnabled: false,
+          isCaseSensitivityEnabled: false,
+        });
         assert.deepEqual(untimed(search.structuredContent), untimed(searchRest.json));
         assert.ok(searchRest.json.files.length >= 2);
         assert.match(search.content[0]!.text, /src\/widget\.c/);
 
         const read = await callTool('read_file', { repo, path: 'src/widget.c', offset: 2, limit: 1 });
         const source = (await rest('GET', `/api/source?${q({ repo, path: 'src/widget.c' })}`)).json;
-        assert.deepEqual(read.structuredContent, { ...source, source: source.source.split(/(?<=\n)/).slice(1, 2).join('') });
+        assert.deepEqual(read.structuredContent, {
+          ...source,
+          source: source.source
+            .split(/(?<=\n)/)
+            .slice(1, 2)
+            .join(''),
+        });
         assert.match(read.content[0]!.text, /offset=3/, 'the continuation hint names the next offset');
 
         const repos = await callTool('list_repos', {});
@@ -114,14 +138,22 @@ test('the tool server over HTTP: every tool agrees with the REST API; scoped tok
         assert.deepEqual(glob.structuredContent, { files: matching, total: matching.length });
         assert.ok(matching.length >= 2);
 
-        for (const [tool, route] of [['find_symbol_definitions', '/api/find_definitions'], ['find_symbol_references', '/api/find_references']] as const) {
+        for (const [tool, route] of [
+          ['find_symbol_definitions', '/api/find_definitions'],
+          ['find_symbol_references', '/api/find_references'],
+        ] as const) {
           const r = await callTool(tool, { symbolName: 'widget_count' });
           assert.deepEqual(r.structuredContent, (await rest('POST', route, { symbolName: 'widget_count' })).json, tool);
         }
 
         const commits = await callTool('list_commits', { repo });
         const commitsRest = await rest('GET', `/api/commits?${q({ repo, page: '1', perPage: '20' })}`);
-        assert.deepEqual(commits.structuredContent, { commits: commitsRest.json, total: Number(commitsRest.headers.get('x-total-count')), page: 1, perPage: 20 });
+        assert.deepEqual(commits.structuredContent, {
+          commits: commitsRest.json,
+          total: Number(commitsRest.headers.get('x-total-count')),
+          page: 1,
+          perPage: 20,
+        });
 
         const diff = await callTool('get_diff', { repo, base: 'v1.0', head: 'dev' });
         assert.deepEqual(diff.structuredContent, (await rest('GET', `/api/diff?${q({ repo, base: 'v1.0', head: 'dev' })}`)).json);
@@ -162,11 +194,18 @@ test('the tool server over HTTP: every tool agrees with the REST API; scoped tok
           const r = (await client.callTool({ name, arguments: args })) as Result;
           // What only the private repository holds: its file, its content, its name in a result field
           // (the name or the symbol may come back as an echo of the request).
-          assert.doesNotMatch(text(r), /vault\.c|repo=secret|"repository":"secret"|"repoName":"secret"|int widget_secret_sauce/, `${name} ${JSON.stringify(args)}`);
+          assert.doesNotMatch(
+            text(r),
+            /vault\.c|repo=secret|"repository":"secret"|"repoName":"secret"|int widget_secret_sauce/,
+            `${name} ${JSON.stringify(args)}`,
+          );
           if ('repo' in args) assert.match(r.content[0]!.text, /^REPOSITORY_NOT_FOUND: /, name);
         }
         const own = (await client.callTool({ name: 'list_repos', arguments: {} })) as Result;
-        assert.deepEqual(own.structuredContent.repos.map((x: { repoName: string }) => x.repoName), [d.publicRepo]);
+        assert.deepEqual(
+          own.structuredContent.repos.map((x: { repoName: string }) => x.repoName),
+          [d.publicRepo],
+        );
       } finally {
         await client.close();
       }
@@ -207,7 +246,11 @@ test('the daily limit: each tool call counts one; the fourth of 3 fails with the
       // DELETE ends the session; the id is then unknown.
       const id = transport.sessionId!;
       await transport.terminateSession();
-      const after = await call(`${d.url}/api/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'mcp-session-id': id, accept: 'application/json, text/event-stream' }, json: { jsonrpc: '2.0', id: 9, method: 'ping' } });
+      const after = await call(`${d.url}/api/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'mcp-session-id': id, accept: 'application/json, text/event-stream' },
+        json: { jsonrpc: '2.0', id: 9, method: 'ping' },
+      });
       assert.equal(after.status, 404);
     } finally {
       await client.close();

@@ -96,7 +96,11 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
   // The test's own address is a trusted proxy, so that each registration can come from
   // an address of its own (X-Forwarded-For): this test is about the endpoint; the
   // per-address limit is test/faults/oauth-registration.test.ts's.
-  const d = await startTestDaemon({ settings: { anonymousAccess: false, http: { trustedProxies: ['127.0.0.1'] } }, config: { license: { publicKeys: [PUBLIC_PEM] } }, daemon: { now: () => clock } });
+  const d = await startTestDaemon({
+    settings: { anonymousAccess: false, http: { trustedProxies: ['127.0.0.1'] } },
+    config: { license: { publicKeys: [PUBLIC_PEM] } },
+    daemon: { now: () => clock },
+  });
   let registrations = 0;
   /** Every credential issued, for the search of the database at the end. */
   const issued: string[] = [];
@@ -127,12 +131,17 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
     };
     const api = (token: string, path = '/api/repos', via: 'bearer' | 'header' = 'bearer') =>
       call(`${d.url}${path}`, { headers: via === 'bearer' ? { authorization: `Bearer ${token}` } : { 'x-service-api-key': token } });
-    const search = (token: string) => call(`${d.url}/api/search`, { headers: { authorization: `Bearer ${token}` }, json: { query: 'widget_count', matches: 10 } });
+    const search = (token: string) =>
+      call(`${d.url}/api/search`, { headers: { authorization: `Bearer ${token}` }, json: { query: 'widget_count', matches: 10 } });
 
     const register = (body: unknown) => {
       const n = ++registrations;
       const from = `10.1.${n >> 8}.${n & 255}`;
-      return call(`${d.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': from }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+      return call(`${d.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
     };
     const newClient = async (meta: Record<string, unknown> = {}): Promise<Client> => {
       const r = await register({ client_name: 'Test agent', redirect_uris: [CB], token_endpoint_auth_method: 'none', ...meta });
@@ -156,7 +165,12 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       browse(`${d.url}/oauth/authorize`, { method: 'POST', headers: FORM, body: form({ ...params, decision, api_key: key }) });
 
     /** Consent with `key`: the code, its verifier and the redirect URI it was issued for. */
-    const authorize = async (c: Client, over: Record<string, string | undefined> = {}, key = apiKey, p = pkce()): Promise<{ code: string; verifier: string; redirectUri: string }> => {
+    const authorize = async (
+      c: Client,
+      over: Record<string, string | undefined> = {},
+      key = apiKey,
+      p = pkce(),
+    ): Promise<{ code: string; verifier: string; redirectUri: string }> => {
       const params = authParams(c, p.challenge, over);
       const r = await consentPost(params, 'allow', key);
       assert.equal(r.status, 303, r.text.slice(0, 400));
@@ -167,22 +181,33 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
     };
 
     /** A token endpoint request as `c` (client_id and secret in the body, or HTTP Basic). */
-    const token = async (c: Client | undefined, params: Record<string, string | undefined>, opts: { basic?: boolean; headers?: Record<string, string> } = {}): Promise<Answer> => {
+    const token = async (
+      c: Client | undefined,
+      params: Record<string, string | undefined>,
+      opts: { basic?: boolean; headers?: Record<string, string> } = {},
+    ): Promise<Answer> => {
       const headers: Record<string, string> = { ...FORM, ...opts.headers };
       const body: Record<string, string | undefined> = { ...params };
-      if (c && opts.basic) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(c.id)}:${encodeURIComponent(c.secret ?? '')}`).toString('base64')}`;
+      if (c && opts.basic)
+        headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(c.id)}:${encodeURIComponent(c.secret ?? '')}`).toString('base64')}`;
       else if (c) Object.assign(body, { client_id: c.id, client_secret: c.secret }, params);
       const a = await call(`${d.url}/oauth/token`, { method: 'POST', headers, body: form(body) });
       if (a.status === 200) issued.push(a.json.access_token, ...(a.json.refresh_token ? [a.json.refresh_token] : []));
       return a;
     };
-    const exchange = (c: Client, flow: { code: string; verifier: string; redirectUri: string }, over: Record<string, string | undefined> = {}, opts: { basic?: boolean } = {}) =>
-      token(c, { grant_type: 'authorization_code', code: flow.code, code_verifier: flow.verifier, redirect_uri: flow.redirectUri, ...over }, opts);
-    const refresh = (c: Client, refreshToken: string, over: Record<string, string | undefined> = {}) => token(c, { grant_type: 'refresh_token', refresh_token: refreshToken, ...over });
+    const exchange = (
+      c: Client,
+      flow: { code: string; verifier: string; redirectUri: string },
+      over: Record<string, string | undefined> = {},
+      opts: { basic?: boolean } = {},
+    ) => token(c, { grant_type: 'authorization_code', code: flow.code, code_verifier: flow.verifier, redirect_uri: flow.redirectUri, ...over }, opts);
+    const refresh = (c: Client, refreshToken: string, over: Record<string, string | undefined> = {}) =>
+      token(c, { grant_type: 'refresh_token', refresh_token: refreshToken, ...over });
     const revoke = (c: Client | undefined, value: string | undefined, opts: { basic?: boolean } = {}) => {
       const headers: Record<string, string> = { ...FORM };
       const body: Record<string, string | undefined> = { token: value };
-      if (c && opts.basic) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(c.id)}:${encodeURIComponent(c.secret ?? '')}`).toString('base64')}`;
+      if (c && opts.basic)
+        headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(c.id)}:${encodeURIComponent(c.secret ?? '')}`).toString('base64')}`;
       else if (c) Object.assign(body, { client_id: c.id, client_secret: c.secret });
       return call(`${d.url}/oauth/revoke`, { method: 'POST', headers, body: form(body) });
     };
@@ -271,7 +296,10 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       const mcp = await call(`${d.url}/api/mcp`, { json: { jsonrpc: '2.0', id: 1, method: 'ping' } });
       assert.equal(mcp.status, 401);
       assert.equal(mcp.headers.get('www-authenticate'), mcp401);
-      const mcpBad = await call(`${d.url}/api/mcp`, { json: { jsonrpc: '2.0', id: 1, method: 'ping' }, headers: { authorization: `Bearer svoa_${'0'.repeat(64)}` } });
+      const mcpBad = await call(`${d.url}/api/mcp`, {
+        json: { jsonrpc: '2.0', id: 1, method: 'ping' },
+        headers: { authorization: `Bearer svoa_${'0'.repeat(64)}` },
+      });
       assert.equal(mcpBad.headers.get('www-authenticate'), `${mcp401}, error="invalid_token"`);
     });
 
@@ -294,7 +322,14 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
 
     await t.test('registration: public and confidential clients, unknown fields, refusals', async () => {
       at(0);
-      const pub = await register({ client_name: 'Public', redirect_uris: [CB], token_endpoint_auth_method: 'none', logo_uri: 'https://x.example/l.png', software_id: 'abc', extra: { a: 1 } });
+      const pub = await register({
+        client_name: 'Public',
+        redirect_uris: [CB],
+        token_endpoint_auth_method: 'none',
+        logo_uri: 'https://x.example/l.png',
+        software_id: 'abc',
+        extra: { a: 1 },
+      });
       assert.equal(pub.status, 201, pub.text);
       assert.equal(pub.headers.get('cache-control'), 'no-store');
       assert.match(pub.json.client_id, /^oac_[0-9a-f]{24}$/);
@@ -323,7 +358,15 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       issued.push(post.json.client_secret);
 
       // Accepted: loopback http on any port and host spelling, https anywhere, native apps' own schemes.
-      const ok = ['http://127.0.0.1:1/cb', 'http://localhost:65535/oauth/callback', 'http://[::1]:8080/', 'http://127.0.0.1/cb', 'https://app.example.com/cb?x=1', 'cursor://anysphere.cursor-retrieval/oauth/callback', 'vscode://vscode.github-authentication/did-authenticate'];
+      const ok = [
+        'http://127.0.0.1:1/cb',
+        'http://localhost:65535/oauth/callback',
+        'http://[::1]:8080/',
+        'http://127.0.0.1/cb',
+        'https://app.example.com/cb?x=1',
+        'cursor://anysphere.cursor-retrieval/oauth/callback',
+        'vscode://vscode.github-authentication/did-authenticate',
+      ];
       const many = await register({ redirect_uris: ok, token_endpoint_auth_method: 'none' });
       assert.equal(many.status, 201, many.text);
       assert.deepEqual(many.json.redirect_uris, ok);
@@ -391,7 +434,11 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       expectPage(await browse(`${authorizeUrl(authParams(c, challenge))}&state=second`), 400, /sent more than once/);
       expectPage(await browse(`${authorizeUrl(authParams(c, challenge))}&redirect_uri=https%3A%2F%2Fevil.example%2Fcb`), 400, /sent more than once/);
       // Sent twice with the first empty is still twice.
-      expectPage(await browse(`${authorizeUrl(authParams(c, challenge, { redirect_uri: undefined }))}&redirect_uri=&redirect_uri=${encodeURIComponent(CB)}`), 400, /sent more than once/);
+      expectPage(
+        await browse(`${authorizeUrl(authParams(c, challenge, { redirect_uri: undefined }))}&redirect_uri=&redirect_uri=${encodeURIComponent(CB)}`),
+        400,
+        /sent more than once/,
+      );
       // Without redirect_uri, the one registered address is used.
       expectPage(await get({ redirect_uri: undefined }), 200);
 
@@ -457,7 +504,13 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
 
       // The hidden fields carry the request back unchanged.
-      const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+      const unescape = (s: string) =>
+        s
+          .replace(/&quot;/g, '"')
+          .replace(/&#39;/g, "'")
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&amp;/g, '&');
       const hidden: Record<string, string> = {};
       for (const m of page.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) hidden[m[1]!] = unescape(m[2]!);
       assert.deepEqual(hidden, params);
@@ -495,7 +548,15 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       const noPkce = await consentPost({ ...params, code_challenge_method: 'plain' }, 'allow', apiKey);
       assert.equal(noPkce.status, 303);
       assert.equal(noPkce.location!.searchParams.get('error'), 'invalid_request');
-      expectPage(await browse(`${d.url}/oauth/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...params, decision: 'allow', api_key: apiKey }) }), 400, /x-www-form-urlencoded/);
+      expectPage(
+        await browse(`${d.url}/oauth/authorize`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...params, decision: 'allow', api_key: apiKey }),
+        }),
+        400,
+        /x-www-form-urlencoded/,
+      );
 
       const empty = await consentPost(params, 'allow');
       expectPage(empty, 400, /Enter your API key to allow access/);
@@ -505,7 +566,10 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       await keysCommand(['revoke', revoked.id, ...dd], io);
       await usersCommand(['suspend', 'sus@example.com', ...dd], io);
       const repos = (await api(apiKey)).json as Array<{ repoId: number }>;
-      const scoped = await call(`${d.url}/api/ee/scoped_access_token`, { headers: { authorization: `Bearer ${apiKey}` }, json: { repoIds: [repos[0]!.repoId] } });
+      const scoped = await call(`${d.url}/api/ee/scoped_access_token`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+        json: { repoIds: [repos[0]!.repoId] },
+      });
       assert.equal(scoped.status, 201, scoped.text);
       assert.match(scoped.json.token, /^svst_/);
       issued.push(scoped.json.token);
@@ -535,7 +599,11 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       assert.equal(ok.location!.searchParams.get('state'), 'st-42');
       assert.equal(ok.location!.searchParams.get('iss'), d.url);
       assert.equal(ok.headers.get('cache-control'), 'no-store');
-      const app = await consentPost({ ...params, redirect_uri: 'cursor://anysphere.cursor-retrieval/oauth/callback', state: undefined }, 'allow', ` ${apiKey} `);
+      const app = await consentPost(
+        { ...params, redirect_uri: 'cursor://anysphere.cursor-retrieval/oauth/callback', state: undefined },
+        'allow',
+        ` ${apiKey} `,
+      );
       assert.equal(app.status, 303);
       assert.equal(target(app.location!), 'cursor://anysphere.cursor-retrieval/oauth/callback');
       assert.match(app.location!.searchParams.get('code')!, /^svoc_/);
@@ -550,18 +618,34 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       const conf = await newClient({ token_endpoint_auth_method: 'client_secret_basic' });
       const flow = await authorize(pub);
 
-      const json = await call(`${d.url}/oauth/token`, { json: { grant_type: 'authorization_code', client_id: pub.id, code: flow.code, code_verifier: flow.verifier } });
+      const json = await call(`${d.url}/oauth/token`, {
+        json: { grant_type: 'authorization_code', client_id: pub.id, code: flow.code, code_verifier: flow.verifier },
+      });
       expectOAuthError(json, 400, 'invalid_request');
       assert.match(json.json.error_description, /x-www-form-urlencoded/);
       // A form without its content type (fetch sends text/plain), and the query string instead of a body.
-      expectOAuthError(await call(`${d.url}/oauth/token`, { method: 'POST', body: form({ grant_type: 'authorization_code', client_id: pub.id }) }), 400, 'invalid_request');
-      const viaGet = await call(`${d.url}/oauth/token?${form({ grant_type: 'authorization_code', client_id: pub.id, code: flow.code, code_verifier: flow.verifier })}`);
+      expectOAuthError(
+        await call(`${d.url}/oauth/token`, { method: 'POST', body: form({ grant_type: 'authorization_code', client_id: pub.id }) }),
+        400,
+        'invalid_request',
+      );
+      const viaGet = await call(
+        `${d.url}/oauth/token?${form({ grant_type: 'authorization_code', client_id: pub.id, code: flow.code, code_verifier: flow.verifier })}`,
+      );
       expectApiError(viaGet, 405, 'METHOD_NOT_ALLOWED');
       assert.equal(viaGet.headers.get('allow'), 'POST');
       expectOAuthError(await token(pub, { code: flow.code, code_verifier: flow.verifier }), 400, 'invalid_request');
       expectOAuthError(await token(pub, { grant_type: 'password', username: 'dev@example.com', password: 'x' }), 400, 'unsupported_grant_type');
       expectOAuthError(await token(pub, { grant_type: 'client_credentials' }), 400, 'unsupported_grant_type');
-      expectOAuthError(await call(`${d.url}/oauth/token`, { method: 'POST', headers: FORM, body: `grant_type=authorization_code&grant_type=refresh_token&client_id=${pub.id}` }), 400, 'invalid_request');
+      expectOAuthError(
+        await call(`${d.url}/oauth/token`, {
+          method: 'POST',
+          headers: FORM,
+          body: `grant_type=authorization_code&grant_type=refresh_token&client_id=${pub.id}`,
+        }),
+        400,
+        'invalid_request',
+      );
 
       // Client authentication.
       const noWww = (a: Answer) => assert.equal(a.headers.get('www-authenticate'), null);
@@ -591,7 +675,11 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       expectOAuthError(a, 400, 'invalid_request');
       a = await token(conf, { grant_type: 'authorization_code', code: cflow.code, code_verifier: cflow.verifier, client_id: pub.id }, { basic: true });
       expectOAuthError(a, 400, 'invalid_request');
-      a = await token(undefined, { grant_type: 'authorization_code', code: cflow.code, code_verifier: cflow.verifier }, { headers: { authorization: `Bearer ${apiKey}` } });
+      a = await token(
+        undefined,
+        { grant_type: 'authorization_code', code: cflow.code, code_verifier: cflow.verifier },
+        { headers: { authorization: `Bearer ${apiKey}` } },
+      );
       expectOAuthError(a, 401, 'invalid_client');
       assert.equal(a.headers.get('www-authenticate'), 'Basic realm="trawl"');
       // None of that used the codes up: each client exchanges its own, by Basic and by the body.
@@ -689,7 +777,7 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       expectOAuthError(await refresh(once, `svor_${randomBytes(32).toString('hex')}`), 400, 'unauthorized_client');
       const theirs = (await signIn(c)).refresh_token!;
       expectOAuthError(await refresh(once, theirs), 400, 'unauthorized_client');
-      assert.equal((await refresh(c, theirs)).status, 200, 'the owner\'s token was not touched');
+      assert.equal((await refresh(c, theirs)).status, 200, "the owner's token was not touched");
 
       // A code of a user suspended since consent.
       const sus = await authorize(c, {}, suspendedKey);
@@ -828,12 +916,19 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
 
       // Unknown, malformed, another client's: 200, and nothing happens.
       const theirs = await signIn(other);
-      for (const value of [`svoa_${randomBytes(32).toString('hex')}`, `svor_${randomBytes(32).toString('hex')}`, 'nope', apiKey, theirs.access_token, theirs.refresh_token!]) {
+      for (const value of [
+        `svoa_${randomBytes(32).toString('hex')}`,
+        `svor_${randomBytes(32).toString('hex')}`,
+        'nope',
+        apiKey,
+        theirs.access_token,
+        theirs.refresh_token!,
+      ]) {
         const x = await revoke(c, value);
         assert.equal(x.status, 200, x.text);
         assert.deepEqual(x.json, {});
       }
-      assert.equal((await api(theirs.access_token)).status, 200, 'the other client\'s token still works');
+      assert.equal((await api(theirs.access_token)).status, 200, "the other client's token still works");
       const theirsNext = await refresh(other, theirs.refresh_token!);
       assert.equal(theirsNext.status, 200, 'and its refresh token too');
 
@@ -859,7 +954,10 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
 
     await t.test('no issued credential is in the database file or its write-ahead log', async () => {
       const kinds = ['svoa_', 'svor_', 'svoc_', 'svcs_', 'svk_'].map((p) => issued.filter((s) => s.startsWith(p)).length);
-      assert.ok(kinds.every((n) => n > 0), `every kind was issued: ${kinds.join(' ')}`);
+      assert.ok(
+        kinds.every((n) => n > 0),
+        `every kind was issued: ${kinds.join(' ')}`,
+      );
       assert.ok(issued.length > 50, `${issued.length} credentials`);
       const db = databaseText(d.dataDir);
       assert.ok(db.length > 0);
@@ -867,10 +965,14 @@ test('OAuth endpoints: gate, discovery, registration, authorization, tokens, rev
       assert.ok(db.includes('anysphere.cursor-retrieval'));
       // The audit log recorded every step (by ids), in the database and as `trawl audit` reads it.
       const lines: string[] = [];
-      assert.equal(await auditCommand(['--json', '--limit', '10000', '--data-dir', d.dataDir], { out: (l) => lines.push(l), err: () => {}, now: () => clock }), 0);
+      assert.equal(
+        await auditCommand(['--json', '--limit', '10000', '--data-dir', d.dataDir], { out: (l) => lines.push(l), err: () => {}, now: () => clock }),
+        0,
+      );
       const audit = lines.join('\n');
       const actions = new Set((JSON.parse(audit) as Array<{ action: string }>).map((e) => e.action));
-      for (const a of ['oauth_client.registered', 'oauth_grant.consented', 'oauth_grant.created', 'oauth_grant.revoked', 'oauth_token.revoked']) assert.ok(actions.has(a), `${a} was recorded`);
+      for (const a of ['oauth_client.registered', 'oauth_grant.consented', 'oauth_grant.created', 'oauth_grant.revoked', 'oauth_token.revoked'])
+        assert.ok(actions.has(a), `${a} was recorded`);
       for (const s of new Set(issued)) {
         const secretPart = s.slice(s.indexOf('_') + 1);
         assert.ok(!db.includes(s), `${s.slice(0, 9)}... is not in the database`);

@@ -108,12 +108,12 @@ test('the table runner reports every failing row by name', () => {
     { name: 'row three fails', input: 3, expected: refused('invalid_request', 'word') },
   ];
   assert.throws(
-    () =>
-      table(
-        rows,
-        (n) => (n === 3 ? attempt(() => required(new Map(), 'other')) : n * 2),
-      ),
-    (err: Error) => /2 of 3 rows failed/.test(err.message) && err.message.includes('row two fails') && err.message.includes('row three fails') && !err.message.includes('row one'),
+    () => table(rows, (n) => (n === 3 ? attempt(() => required(new Map(), 'other')) : n * 2)),
+    (err: Error) =>
+      /2 of 3 rows failed/.test(err.message) &&
+      err.message.includes('row two fails') &&
+      err.message.includes('row three fails') &&
+      !err.message.includes('row one'),
   );
 });
 
@@ -174,7 +174,11 @@ test('matchRedirectUri: exact comparison, except the port of a loopback http URI
   const rows: Array<Row<{ registered?: string[]; requested: string }, string | undefined>> = [
     { name: 'https, exact', input: { requested: 'https://app.example.com/cb' }, expected: 'https://app.example.com/cb' },
     { name: 'loopback, exact', input: { requested: 'http://127.0.0.1/callback' }, expected: 'http://127.0.0.1/callback' },
-    { name: 'loopback 127.0.0.1 with a port (registered without)', input: { requested: 'http://127.0.0.1:53682/callback' }, expected: 'http://127.0.0.1:53682/callback' },
+    {
+      name: 'loopback 127.0.0.1 with a port (registered without)',
+      input: { requested: 'http://127.0.0.1:53682/callback' },
+      expected: 'http://127.0.0.1:53682/callback',
+    },
     { name: 'loopback localhost on another port', input: { requested: 'http://localhost:4000/cb' }, expected: 'http://localhost:4000/cb' },
     { name: 'loopback localhost without a port (registered with one)', input: { requested: 'http://localhost/cb' }, expected: 'http://localhost/cb' },
     { name: 'loopback [::1] with a port', input: { requested: 'http://[::1]:9999/cb' }, expected: 'http://[::1]:9999/cb' },
@@ -202,8 +206,16 @@ test('matchRedirectUri: exact comparison, except the port of a loopback http URI
     { name: 'garbage', input: { requested: 'not a uri' }, expected: undefined },
     { name: 'empty', input: { requested: '' }, expected: undefined },
     { name: 'nothing registered', input: { registered: [], requested: 'http://127.0.0.1/callback' }, expected: undefined },
-    { name: 'https to localhost is not port-insensitive', input: { registered: ['https://localhost/cb'], requested: 'https://localhost:1234/cb' }, expected: undefined },
-    { name: 'http to a public host is not port-insensitive', input: { registered: ['http://example.com/cb'], requested: 'http://example.com:8080/cb' }, expected: undefined },
+    {
+      name: 'https to localhost is not port-insensitive',
+      input: { registered: ['https://localhost/cb'], requested: 'https://localhost:1234/cb' },
+      expected: undefined,
+    },
+    {
+      name: 'http to a public host is not port-insensitive',
+      input: { registered: ['http://example.com/cb'], requested: 'http://example.com:8080/cb' },
+      expected: undefined,
+    },
   ];
   table(rows, ({ registered = REGISTERED, requested }) => matchRedirectUri(registered, requested));
 });
@@ -215,23 +227,50 @@ test('redirectTo: adds parameters to the query, keeps the one there, skips undef
     {
       name: 'no query yet',
       input: { uri: 'https://app.example.com/cb', params: { code: 'abc', state: 's1' } },
-      expected: { href: 'https://app.example.com/cb?code=abc&state=s1', query: [['code', 'abc'], ['state', 's1']] },
+      expected: {
+        href: 'https://app.example.com/cb?code=abc&state=s1',
+        query: [
+          ['code', 'abc'],
+          ['state', 's1'],
+        ],
+      },
     },
     {
       name: 'an existing query is kept, in front',
       input: { uri: 'https://app.example.com/cb?tenant=7&x=y', params: { code: 'abc' } },
-      expected: { href: 'https://app.example.com/cb?tenant=7&x=y&code=abc', query: [['tenant', '7'], ['x', 'y'], ['code', 'abc']] },
+      expected: {
+        href: 'https://app.example.com/cb?tenant=7&x=y&code=abc',
+        query: [
+          ['tenant', '7'],
+          ['x', 'y'],
+          ['code', 'abc'],
+        ],
+      },
     },
     {
       // Retained as form data (RFC 6749 section 3.1.2); its bytes may be re-encoded.
       name: 'an existing query keeps its names and values',
       input: { uri: 'https://app.example.com/cb?x=a%20b&y=%2B&flag&t=~', params: { code: 'c' }, queryOnly: true },
-      expected: { query: [['x', 'a b'], ['y', '+'], ['flag', ''], ['t', '~'], ['code', 'c']] },
+      expected: {
+        query: [
+          ['x', 'a b'],
+          ['y', '+'],
+          ['flag', ''],
+          ['t', '~'],
+          ['code', 'c'],
+        ],
+      },
     },
     {
       name: 'undefined values are left out',
       input: { uri: 'http://127.0.0.1:5000/cb', params: { code: 'abc', state: undefined, iss: 'http://127.0.0.1:3000' } },
-      expected: { href: 'http://127.0.0.1:5000/cb?code=abc&iss=http%3A%2F%2F127.0.0.1%3A3000', query: [['code', 'abc'], ['iss', 'http://127.0.0.1:3000']] },
+      expected: {
+        href: 'http://127.0.0.1:5000/cb?code=abc&iss=http%3A%2F%2F127.0.0.1%3A3000',
+        query: [
+          ['code', 'abc'],
+          ['iss', 'http://127.0.0.1:3000'],
+        ],
+      },
     },
     {
       name: 'only undefined values: the URI as it was',
@@ -248,13 +287,22 @@ test('redirectTo: adds parameters to the query, keeps the one there, skips undef
       input: { uri: 'https://app.example.com/cb', params: { error: 'invalid_request', error_description: 'bad "x" <y>' } },
       expected: {
         href: 'https://app.example.com/cb?error=invalid_request&error_description=bad+%22x%22+%3Cy%3E',
-        query: [['error', 'invalid_request'], ['error_description', 'bad "x" <y>']],
+        query: [
+          ['error', 'invalid_request'],
+          ['error_description', 'bad "x" <y>'],
+        ],
       },
     },
     {
       name: 'a custom scheme keeps its query too',
       input: { uri: 'cursor://x/cb?keep=1', params: { code: 'c' } },
-      expected: { href: 'cursor://x/cb?keep=1&code=c', query: [['keep', '1'], ['code', 'c']] },
+      expected: {
+        href: 'cursor://x/cb?keep=1&code=c',
+        query: [
+          ['keep', '1'],
+          ['code', 'c'],
+        ],
+      },
     },
     {
       name: 'a scheme without an authority',
@@ -279,7 +327,11 @@ test('checkRedirectUris: the list as a whole; errors name the index', () => {
   const many = (n: number): string[] => Array.from({ length: n }, (_, i) => `${good}${i}`);
   const rows: Array<Row<unknown, { ok: string[] } | Refusal>> = [
     { name: 'one URI', input: [good], expected: { ok: [good] } },
-    { name: 'several, in their order', input: [good, 'http://127.0.0.1/cb', 'cursor://x/cb'], expected: { ok: [good, 'http://127.0.0.1/cb', 'cursor://x/cb'] } },
+    {
+      name: 'several, in their order',
+      input: [good, 'http://127.0.0.1/cb', 'cursor://x/cb'],
+      expected: { ok: [good, 'http://127.0.0.1/cb', 'cursor://x/cb'] },
+    },
     { name: 'exactly 20', input: many(20), expected: { ok: many(20) } },
     { name: 'missing', input: undefined, expected: refused('invalid_redirect_uri', 'redirect_uris must be a non-empty array') },
     { name: 'null', input: null, expected: refused('invalid_redirect_uri', 'non-empty array') },
@@ -290,7 +342,11 @@ test('checkRedirectUris: the list as a whole; errors name the index', () => {
     { name: 'a number at index 1', input: [good, 42], expected: refused('invalid_redirect_uri', 'redirect_uris[1] is not a string') },
     { name: 'null at index 0', input: [null], expected: refused('invalid_redirect_uri', 'redirect_uris[0] is not a string') },
     { name: 'an array at index 0', input: [[good]], expected: refused('invalid_redirect_uri', 'redirect_uris[0] is not a string') },
-    { name: 'a bad URI at index 2: index, problem and URI named', input: [good, good, 'http://example.com/cb'], expected: refused('invalid_redirect_uri', 'redirect_uris[2] ', 'not loopback', 'http://example.com/cb') },
+    {
+      name: 'a bad URI at index 2: index, problem and URI named',
+      input: [good, good, 'http://example.com/cb'],
+      expected: refused('invalid_redirect_uri', 'redirect_uris[2] ', 'not loopback', 'http://example.com/cb'),
+    },
     { name: 'javascript: at index 0', input: ['javascript:alert(1)'], expected: refused('invalid_redirect_uri', 'redirect_uris[0] ', 'javascript:') },
     { name: 'a fragment at index 3', input: [good, good, good, `${good}#x`], expected: refused('invalid_redirect_uri', 'redirect_uris[3] ', 'fragment') },
   ];
@@ -306,7 +362,9 @@ test('checkRedirectUris: the list as a whole; errors name the index', () => {
 test('readRegistration: defaults, refusals and the metadata stored', () => {
   const uris = ['http://127.0.0.1:53682/callback'];
   /** The registration expected for `redirect_uris: uris` and these differences. */
-  const registration = (o: { name?: string; authMethod?: Registration['authMethod']; grantTypes?: string[]; responseTypes?: string[] } = {}): { ok: Registration } => {
+  const registration = (
+    o: { name?: string; authMethod?: Registration['authMethod']; grantTypes?: string[]; responseTypes?: string[] } = {},
+  ): { ok: Registration } => {
     const name = o.name ?? 'Unnamed client';
     const authMethod = o.authMethod ?? 'client_secret_basic';
     return {
@@ -331,14 +389,30 @@ test('readRegistration: defaults, refusals and the metadata stored', () => {
   const rows: Array<Row<unknown, { ok: Registration } | Refusal>> = [
     { name: 'only redirect_uris: every default', input: body({}), expected: registration() },
     { name: 'a public client', input: body({ token_endpoint_auth_method: 'none' }), expected: registration({ authMethod: 'none' }) },
-    { name: 'client_secret_post', input: body({ token_endpoint_auth_method: 'client_secret_post' }), expected: registration({ authMethod: 'client_secret_post' }) },
+    {
+      name: 'client_secret_post',
+      input: body({ token_endpoint_auth_method: 'client_secret_post' }),
+      expected: registration({ authMethod: 'client_secret_post' }),
+    },
     { name: 'client_secret_basic given', input: body({ token_endpoint_auth_method: 'client_secret_basic' }), expected: registration() },
     { name: 'client_name kept', input: body({ client_name: 'Cursor' }), expected: registration({ name: 'Cursor' }) },
     { name: 'client_name trimmed', input: body({ client_name: '  Claude Code \n' }), expected: registration({ name: 'Claude Code' }) },
     { name: 'client_name of 200 characters', input: body({ client_name: 'n'.repeat(200) }), expected: registration({ name: 'n'.repeat(200) }) },
-    { name: 'client_name with markup is kept as text (escaped where shown)', input: body({ client_name: '<b>Me</b>' }), expected: registration({ name: '<b>Me</b>' }) },
-    { name: 'grant_types authorization_code only', input: body({ grant_types: ['authorization_code'] }), expected: registration({ grantTypes: ['authorization_code'] }) },
-    { name: 'grant_types in another order', input: body({ grant_types: ['refresh_token', 'authorization_code'] }), expected: registration({ grantTypes: ['refresh_token', 'authorization_code'] }) },
+    {
+      name: 'client_name with markup is kept as text (escaped where shown)',
+      input: body({ client_name: '<b>Me</b>' }),
+      expected: registration({ name: '<b>Me</b>' }),
+    },
+    {
+      name: 'grant_types authorization_code only',
+      input: body({ grant_types: ['authorization_code'] }),
+      expected: registration({ grantTypes: ['authorization_code'] }),
+    },
+    {
+      name: 'grant_types in another order',
+      input: body({ grant_types: ['refresh_token', 'authorization_code'] }),
+      expected: registration({ grantTypes: ['refresh_token', 'authorization_code'] }),
+    },
     {
       name: 'duplicate grant_types removed',
       input: body({ grant_types: ['authorization_code', 'refresh_token', 'authorization_code', 'refresh_token'] }),
@@ -376,19 +450,43 @@ test('readRegistration: defaults, refusals and the metadata stored', () => {
     { name: 'client_name a number', input: body({ client_name: 7 }), expected: refused(META, 'client_name') },
     { name: 'client_name null', input: body({ client_name: null }), expected: refused(META, 'client_name') },
     { name: 'client_name of 201 characters', input: body({ client_name: 'n'.repeat(201) }), expected: refused(META, 'client_name is longer than 200') },
-    { name: 'client_name of 200 characters after trimming', input: body({ client_name: ` ${'n'.repeat(200)} ` }), expected: registration({ name: 'n'.repeat(200) }) },
+    {
+      name: 'client_name of 200 characters after trimming',
+      input: body({ client_name: ` ${'n'.repeat(200)} ` }),
+      expected: registration({ name: 'n'.repeat(200) }),
+    },
     { name: 'client_name with a right-to-left override', input: body({ client_name: 'Good\u202eevil' }), expected: refused(META, 'bidirectional-override') },
     { name: 'client_name with a control character', input: body({ client_name: 'Good\u0007app' }), expected: refused(META, 'control') },
     { name: 'token_endpoint_auth_method null', input: body({ token_endpoint_auth_method: null }), expected: refused(META, 'token_endpoint_auth_method') },
-    { name: 'token_endpoint_auth_method private_key_jwt', input: body({ token_endpoint_auth_method: 'private_key_jwt' }), expected: refused(META, 'token_endpoint_auth_method must be one of none, client_secret_basic, client_secret_post') },
+    {
+      name: 'token_endpoint_auth_method private_key_jwt',
+      input: body({ token_endpoint_auth_method: 'private_key_jwt' }),
+      expected: refused(META, 'token_endpoint_auth_method must be one of none, client_secret_basic, client_secret_post'),
+    },
     { name: 'token_endpoint_auth_method a number', input: body({ token_endpoint_auth_method: 1 }), expected: refused(META, 'token_endpoint_auth_method') },
-    { name: 'token_endpoint_auth_method in capitals', input: body({ token_endpoint_auth_method: 'NONE' }), expected: refused(META, 'token_endpoint_auth_method') },
-    { name: 'grant_types without authorization_code', input: body({ grant_types: ['refresh_token'] }), expected: refused(META, 'grant_types must include authorization_code') },
-    { name: 'grant_types with client_credentials', input: body({ grant_types: ['authorization_code', 'client_credentials'] }), expected: refused(META, 'grant_types may hold only', 'client_credentials') },
+    {
+      name: 'token_endpoint_auth_method in capitals',
+      input: body({ token_endpoint_auth_method: 'NONE' }),
+      expected: refused(META, 'token_endpoint_auth_method'),
+    },
+    {
+      name: 'grant_types without authorization_code',
+      input: body({ grant_types: ['refresh_token'] }),
+      expected: refused(META, 'grant_types must include authorization_code'),
+    },
+    {
+      name: 'grant_types with client_credentials',
+      input: body({ grant_types: ['authorization_code', 'client_credentials'] }),
+      expected: refused(META, 'grant_types may hold only', 'client_credentials'),
+    },
     { name: 'grant_types with implicit', input: body({ grant_types: ['implicit'] }), expected: refused(META, 'implicit') },
     { name: 'grant_types empty', input: body({ grant_types: [] }), expected: refused(META, 'grant_types must be a non-empty array of strings') },
     { name: 'grant_types a string', input: body({ grant_types: 'authorization_code' }), expected: refused(META, 'grant_types must be a non-empty array') },
-    { name: 'grant_types holding a number', input: body({ grant_types: ['authorization_code', 1] }), expected: refused(META, 'grant_types must be a non-empty array of strings') },
+    {
+      name: 'grant_types holding a number',
+      input: body({ grant_types: ['authorization_code', 1] }),
+      expected: refused(META, 'grant_types must be a non-empty array of strings'),
+    },
     { name: 'response_types token', input: body({ response_types: ['token'] }), expected: refused(META, 'response_types may hold only code', 'token') },
     { name: 'response_types code and token', input: body({ response_types: ['code', 'token'] }), expected: refused(META, 'response_types') },
     { name: 'response_types empty', input: body({ response_types: [] }), expected: refused(META, 'response_types must be a non-empty array') },
@@ -418,7 +516,11 @@ test('isVerifier: 43 to 128 unreserved characters', () => {
     { name: 'empty', input: '', expected: false },
     { name: 'every unreserved character', input: unreserved, expected: true },
     { name: 'the RFC 7636 example', input: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', expected: true },
-    ...['+', '/', '=', ' ', '%', '!', '*', '#', '\n', 'é', '\u0000'].map((c) => ({ name: `with ${JSON.stringify(c)}`, input: `${'a'.repeat(42)}${c}`, expected: false })),
+    ...['+', '/', '=', ' ', '%', '!', '*', '#', '\n', 'é', '\u0000'].map((c) => ({
+      name: `with ${JSON.stringify(c)}`,
+      input: `${'a'.repeat(42)}${c}`,
+      expected: false,
+    })),
     { name: 'a trailing newline after 43 good characters', input: `${'a'.repeat(43)}\n`, expected: false },
   ];
   table(rows, isVerifier);
@@ -457,7 +559,11 @@ test('verifierMatches: the verifier whose S256 is the challenge, and only that',
     { name: 'challenge cut short', input: { verifier, challenge: challengeOf.slice(0, 42) }, expected: false },
     { name: 'empty challenge', input: { verifier, challenge: '' }, expected: false },
     { name: 'a verifier that is too short, even with its own S256', input: { verifier: 'a'.repeat(42), challenge: s256('a'.repeat(42)) }, expected: false },
-    { name: 'a verifier with a bad character, even with its own S256', input: { verifier: `${'a'.repeat(42)}+`, challenge: s256(`${'a'.repeat(42)}+`) }, expected: false },
+    {
+      name: 'a verifier with a bad character, even with its own S256',
+      input: { verifier: `${'a'.repeat(42)}+`, challenge: s256(`${'a'.repeat(42)}+`) },
+      expected: false,
+    },
     { name: 'empty verifier with its own S256', input: { verifier: '', challenge: s256('') }, expected: false },
   ];
   table(rows, ({ verifier: v, challenge: c }) => verifierMatches(v, c));
@@ -473,7 +579,11 @@ test('parseParams: one value per parameter, empty values absent, form decoding',
     { name: '+ decodes to a space', input: 'state=a+b', expected: { ok: { state: 'a b' } } },
     { name: '%20 decodes to a space', input: 'state=a%20b', expected: { ok: { state: 'a b' } } },
     { name: '%2B decodes to +', input: 'state=a%2Bb', expected: { ok: { state: 'a+b' } } },
-    { name: 'encoded reserved characters and UTF-8', input: 'redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcb%3Fx%3D1%26y&name=%C3%A9', expected: { ok: { redirect_uri: 'http://127.0.0.1:1/cb?x=1&y', name: 'é' } } },
+    {
+      name: 'encoded reserved characters and UTF-8',
+      input: 'redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcb%3Fx%3D1%26y&name=%C3%A9',
+      expected: { ok: { redirect_uri: 'http://127.0.0.1:1/cb?x=1&y', name: 'é' } },
+    },
     { name: 'an encoded parameter name', input: 'code%5Fverifier=v', expected: { ok: { code_verifier: 'v' } } },
     { name: 'an empty value is absent', input: 'state=&code=abc', expected: { ok: { code: 'abc' } } },
     { name: 'a name without "=" is absent', input: 'state&code=abc', expected: { ok: { code: 'abc' } } },
@@ -487,7 +597,11 @@ test('parseParams: one value per parameter, empty values absent, form decoding',
     { name: 'a second copy written differently (encoded name)', input: 'client_id=a&client%5Fid=b', expected: refused('invalid_request', '"client_id"') },
     // An empty copy counts as sent: "redirect_uri=&redirect_uri=X" is not redirect_uri=X,
     // or a reader taking the first value would see none where this one sees X.
-    { name: 'an empty copy, then a value', input: 'redirect_uri=&redirect_uri=https%3A%2F%2Fevil.example%2F', expected: refused('invalid_request', '"redirect_uri"') },
+    {
+      name: 'an empty copy, then a value',
+      input: 'redirect_uri=&redirect_uri=https%3A%2F%2Fevil.example%2F',
+      expected: refused('invalid_request', '"redirect_uri"'),
+    },
     { name: 'a copy without "=", then a value', input: 'code&code=abc', expected: refused('invalid_request', '"code"') },
     { name: 'two empty copies', input: 'state=&state=', expected: refused('invalid_request', '"state"') },
   ];
@@ -509,7 +623,11 @@ test('parseForm: only application/x-www-form-urlencoded bodies', () => {
     { name: 'UTF-8 in the body', input: { body: Buffer.from('client_name=%C3%A9t%C3%A9'), type: FORM }, expected: { ok: { client_name: 'été' } } },
     { name: 'a duplicate in the body', input: { body: Buffer.from('code=a&code=b'), type: FORM }, expected: refused('invalid_request', '"code"') },
 
-    { name: 'JSON', input: { body: Buffer.from('{"grant_type":"refresh_token"}'), type: 'application/json' }, expected: refused('invalid_request', 'must be application/x-www-form-urlencoded', 'not application/json') },
+    {
+      name: 'JSON',
+      input: { body: Buffer.from('{"grant_type":"refresh_token"}'), type: 'application/json' },
+      expected: refused('invalid_request', 'must be application/x-www-form-urlencoded', 'not application/json'),
+    },
     { name: 'multipart', input: { body, type: 'multipart/form-data; boundary=x' }, expected: refused('invalid_request', 'not multipart/form-data') },
     { name: 'text/plain', input: { body, type: 'text/plain' }, expected: refused('invalid_request', 'not text/plain') },
     { name: 'no content type', input: { body, type: '' }, expected: refused('invalid_request', 'the body must be application/x-www-form-urlencoded') },
@@ -543,12 +661,20 @@ test('acceptResource: URLs at or under the issuer', () => {
     { name: 'local: /api/mcp', input: { issuer: LOCAL, value: `${LOCAL}/api/mcp` }, expected: { ok: `${LOCAL}/api/mcp` } },
     { name: 'local: /api/mcp/ (echoed as given)', input: { issuer: LOCAL, value: `${LOCAL}/api/mcp/` }, expected: { ok: `${LOCAL}/api/mcp/` } },
     { name: 'local: /api', input: { issuer: LOCAL, value: `${LOCAL}/api` }, expected: { ok: `${LOCAL}/api` } },
-    { name: 'local: scheme and host in capitals', input: { issuer: LOCAL, value: 'HTTP://127.0.0.1:3000/api/mcp' }, expected: { ok: 'HTTP://127.0.0.1:3000/api/mcp' } },
+    {
+      name: 'local: scheme and host in capitals',
+      input: { issuer: LOCAL, value: 'HTTP://127.0.0.1:3000/api/mcp' },
+      expected: { ok: 'HTTP://127.0.0.1:3000/api/mcp' },
+    },
     { name: 'local: localhost is another origin', input: { issuer: LOCAL, value: 'http://localhost:3000/api/mcp' }, expected: bad },
     { name: 'local: another port', input: { issuer: LOCAL, value: 'http://127.0.0.1:3001/api/mcp' }, expected: bad },
     { name: 'local: no port', input: { issuer: LOCAL, value: 'http://127.0.0.1/api/mcp' }, expected: bad },
     { name: 'local: https', input: { issuer: LOCAL, value: 'https://127.0.0.1:3000/api/mcp' }, expected: bad },
-    { name: 'local: another server', input: { issuer: LOCAL, value: 'https://mcp.example.com/api/mcp' }, expected: refused('invalid_target', 'its own API', 'https://mcp.example.com/api/mcp') },
+    {
+      name: 'local: another server',
+      input: { issuer: LOCAL, value: 'https://mcp.example.com/api/mcp' },
+      expected: refused('invalid_target', 'its own API', 'https://mcp.example.com/api/mcp'),
+    },
     { name: 'local: a fragment', input: { issuer: LOCAL, value: `${LOCAL}/api/mcp#x` }, expected: refused('invalid_target', 'fragment') },
     { name: 'local: an empty fragment', input: { issuer: LOCAL, value: `${LOCAL}/api/mcp#` }, expected: refused('invalid_target', 'fragment') },
     { name: 'local: a relative path', input: { issuer: LOCAL, value: '/api/mcp' }, expected: refused('invalid_target', 'absolute URL') },
@@ -556,12 +682,20 @@ test('acceptResource: URLs at or under the issuer', () => {
     { name: 'local: empty', input: { issuer: LOCAL, value: '' }, expected: refused('invalid_target', 'absolute URL') },
     { name: 'local: a URN', input: { issuer: LOCAL, value: 'urn:trawl:api' }, expected: bad },
     { name: 'local: a query', input: { issuer: LOCAL, value: `${LOCAL}/api/mcp?x=1` }, expected: refused('invalid_target', 'query') },
-    { name: 'local: user information', input: { issuer: LOCAL, value: 'http://user@127.0.0.1:3000/' }, expected: refused('invalid_target', 'user information') },
+    {
+      name: 'local: user information',
+      input: { issuer: LOCAL, value: 'http://user@127.0.0.1:3000/' },
+      expected: refused('invalid_target', 'user information'),
+    },
 
     { name: 'pathed: the issuer itself', input: { issuer: PATHED, value: PATHED }, expected: { ok: PATHED } },
     { name: 'pathed: with a trailing slash', input: { issuer: PATHED, value: `${PATHED}/` }, expected: { ok: `${PATHED}/` } },
     { name: 'pathed: /api/mcp under it', input: { issuer: PATHED, value: `${PATHED}/api/mcp` }, expected: { ok: `${PATHED}/api/mcp` } },
-    { name: 'pathed: the default port written out', input: { issuer: PATHED, value: 'https://code.example.com:443/trawl/api/mcp' }, expected: { ok: 'https://code.example.com:443/trawl/api/mcp' } },
+    {
+      name: 'pathed: the default port written out',
+      input: { issuer: PATHED, value: 'https://code.example.com:443/trawl/api/mcp' },
+      expected: { ok: 'https://code.example.com:443/trawl/api/mcp' },
+    },
     { name: 'pathed: the origin without the path', input: { issuer: PATHED, value: 'https://code.example.com' }, expected: bad },
     { name: 'pathed: the origin root', input: { issuer: PATHED, value: 'https://code.example.com/' }, expected: bad },
     { name: 'pathed: /api/mcp at the root, not under the issuer', input: { issuer: PATHED, value: 'https://code.example.com/api/mcp' }, expected: bad },
@@ -590,23 +724,56 @@ test('challenge: the WWW-Authenticate value of a 401', () => {
     { name: 'no OAuth, no credential: the realm only', input: { path: '/api/search', oauth: false, sent: false }, expected: 'Bearer realm="trawl"' },
     { name: 'no OAuth, at /api/mcp: still the realm only', input: { path: '/api/mcp', oauth: false, sent: false }, expected: 'Bearer realm="trawl"' },
     { name: 'no OAuth, a credential sent', input: { path: '/api/search', oauth: false, sent: true }, expected: 'Bearer realm="trawl", error="invalid_token"' },
-    { name: 'OAuth at /api/mcp: the tool server metadata', input: { path: '/api/mcp', oauth: true, sent: false }, expected: `Bearer realm="trawl", ${AS_MCP}, scope="search"` },
-    { name: 'OAuth under /api/mcp/', input: { path: '/api/mcp/session', oauth: true, sent: false }, expected: `Bearer realm="trawl", ${AS_MCP}, scope="search"` },
-    { name: 'OAuth at /api/mcpx: the API metadata', input: { path: '/api/mcpx', oauth: true, sent: false }, expected: `Bearer realm="trawl", ${AS_API}, scope="search"` },
-    { name: 'OAuth at another API path', input: { path: '/api/search', oauth: true, sent: false }, expected: `Bearer realm="trawl", ${AS_API}, scope="search"` },
+    {
+      name: 'OAuth at /api/mcp: the tool server metadata',
+      input: { path: '/api/mcp', oauth: true, sent: false },
+      expected: `Bearer realm="trawl", ${AS_MCP}, scope="search"`,
+    },
+    {
+      name: 'OAuth under /api/mcp/',
+      input: { path: '/api/mcp/session', oauth: true, sent: false },
+      expected: `Bearer realm="trawl", ${AS_MCP}, scope="search"`,
+    },
+    {
+      name: 'OAuth at /api/mcpx: the API metadata',
+      input: { path: '/api/mcpx', oauth: true, sent: false },
+      expected: `Bearer realm="trawl", ${AS_API}, scope="search"`,
+    },
+    {
+      name: 'OAuth at another API path',
+      input: { path: '/api/search', oauth: true, sent: false },
+      expected: `Bearer realm="trawl", ${AS_API}, scope="search"`,
+    },
     { name: 'OAuth at the root', input: { path: '/', oauth: true, sent: false }, expected: `Bearer realm="trawl", ${AS_API}, scope="search"` },
-    { name: 'OAuth at /api/mcp with a credential sent', input: { path: '/api/mcp', oauth: true, sent: true }, expected: `Bearer realm="trawl", ${AS_MCP}, scope="search", error="invalid_token"` },
-    { name: 'OAuth elsewhere with a credential sent', input: { path: '/api/repos', oauth: true, sent: true }, expected: `Bearer realm="trawl", ${AS_API}, scope="search", error="invalid_token"` },
+    {
+      name: 'OAuth at /api/mcp with a credential sent',
+      input: { path: '/api/mcp', oauth: true, sent: true },
+      expected: `Bearer realm="trawl", ${AS_MCP}, scope="search", error="invalid_token"`,
+    },
+    {
+      name: 'OAuth elsewhere with a credential sent',
+      input: { path: '/api/repos', oauth: true, sent: true },
+      expected: `Bearer realm="trawl", ${AS_API}, scope="search", error="invalid_token"`,
+    },
   ];
   table(rows, ({ path, oauth, sent }) => challenge(ISSUER, path, oauth, sent));
 });
 
 test('authorizationServerMetadata: the issuer and every endpoint under it', () => {
   const issuers = ['http://127.0.0.1:3000', 'https://code.example.com/trawl'];
-  const fields = { authorization_endpoint: ENDPOINTS.authorize, token_endpoint: ENDPOINTS.token, registration_endpoint: ENDPOINTS.register, revocation_endpoint: ENDPOINTS.revoke } as const;
+  const fields = {
+    authorization_endpoint: ENDPOINTS.authorize,
+    token_endpoint: ENDPOINTS.token,
+    registration_endpoint: ENDPOINTS.register,
+    revocation_endpoint: ENDPOINTS.revoke,
+  } as const;
   const rows: Array<Row<{ issuer: string; field: string }, { value: string; under: boolean }>> = issuers.flatMap((issuer) => [
     { name: `${issuer}: issuer`, input: { issuer, field: 'issuer' }, expected: { value: issuer, under: false } },
-    ...Object.entries(fields).map(([field, path]) => ({ name: `${issuer}: ${field}`, input: { issuer, field }, expected: { value: `${issuer}${path}`, under: true } })),
+    ...Object.entries(fields).map(([field, path]) => ({
+      name: `${issuer}: ${field}`,
+      input: { issuer, field },
+      expected: { value: `${issuer}${path}`, under: true },
+    })),
   ]);
   table(rows, ({ issuer, field }) => {
     const value = String(authorizationServerMetadata(issuer)[field]);
@@ -630,7 +797,11 @@ test('escapeHtml', () => {
     { name: 'double quote', input: '"x"', expected: '&quot;x&quot;' },
     { name: 'single quote', input: "it's", expected: 'it&#39;s' },
     { name: 'an entity is escaped again, not kept', input: '&amp;', expected: '&amp;amp;' },
-    { name: 'every special character at once', input: `<a href="x" onclick='y'>&</a>`, expected: '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;' },
+    {
+      name: 'every special character at once',
+      input: `<a href="x" onclick='y'>&</a>`,
+      expected: '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+    },
     { name: 'non-ASCII unchanged', input: 'Ünïcødé ✓', expected: 'Ünïcødé ✓' },
   ];
   table(rows, escapeHtml);
@@ -675,11 +846,19 @@ test('consentPage: nothing the client sent appears unescaped', () => {
     { name: 'a single-quote breakout in the client name', input: { request: request(QUOTE, {}), hostile: [QUOTE] }, expected: clean },
     { name: 'an ampersand entity in the client name', input: { request: request('A &lt;b&gt;', {}), hostile: ['A &lt;b&gt;'] }, expected: clean },
     { name: 'a breakout in the state value', input: { request: request('App', { state: BREAKOUT }), hostile: [BREAKOUT] }, expected: clean },
-    { name: 'a script in the redirect_uri value', input: { request: request('App', { redirect_uri: `http://127.0.0.1:1/cb?x=${XSS}` }), hostile: [XSS] }, expected: clean },
+    {
+      name: 'a script in the redirect_uri value',
+      input: { request: request('App', { redirect_uri: `http://127.0.0.1:1/cb?x=${XSS}` }), hostile: [XSS] },
+      expected: clean,
+    },
     { name: 'a breakout in a parameter name', input: { request: request('App', { [BREAKOUT]: 'v' }), hostile: [BREAKOUT] }, expected: clean },
     { name: 'a single-quote breakout in resource', input: { request: request('App', { resource: QUOTE }), hostile: [QUOTE] }, expected: clean },
     { name: 'a script in the error message', input: { request: request('App', {}), error: `bad key ${XSS}`, hostile: [XSS] }, expected: clean },
-    { name: 'everything hostile at once', input: { request: request(XSS, { state: BREAKOUT, scope: QUOTE, [XSS]: BREAKOUT }), error: BREAKOUT, hostile: [XSS, BREAKOUT, QUOTE] }, expected: clean },
+    {
+      name: 'everything hostile at once',
+      input: { request: request(XSS, { state: BREAKOUT, scope: QUOTE, [XSS]: BREAKOUT }), error: BREAKOUT, hostile: [XSS, BREAKOUT, QUOTE] },
+      expected: clean,
+    },
   ];
   table(rows, ({ request: r, error, hostile }): Seen => {
     const page = consentPage(r, 'https://code.example.com/trawl', 90 * 86_400_000, error);
@@ -692,13 +871,24 @@ test('consentPage: nothing the client sent appears unescaped', () => {
 
   // The API key and the decision are not carried in hidden fields (a re-shown page after a
   // wrong key would otherwise put the key into the HTML).
-  const page = consentPage(request('App', { api_key: 'svk_secret_value', decision: 'allow', state: 's' }), 'http://127.0.0.1:3000', 45 * 86_400_000, 'wrong key');
-  assert.ok(page.includes('renewed for up to 30 days after its last use, for at most 45 days. It ends sooner when you revoke it, or the API key you enter here.'), 'how long the consent lasts, and what ends it');
+  const page = consentPage(
+    request('App', { api_key: 'svk_secret_value', decision: 'allow', state: 's' }),
+    'http://127.0.0.1:3000',
+    45 * 86_400_000,
+    'wrong key',
+  );
+  assert.ok(
+    page.includes('renewed for up to 30 days after its last use, for at most 45 days. It ends sooner when you revoke it, or the API key you enter here.'),
+    'how long the consent lasts, and what ends it',
+  );
   assert.ok(!page.includes('svk_secret_value'), 'the API key is not echoed');
   assert.ok(!/<input type="hidden" name="decision"/.test(page), 'the decision is not a hidden field');
   assert.ok(page.includes('<input type="hidden" name="state" value="s">'), 'other parameters are');
   assert.ok(page.includes('<code>127.0.0.1:53682</code>'), 'the destination host is shown');
-  assert.ok(consentPage(request('App', {}, 'cursor://x/cb'), 'http://127.0.0.1:3000', 90 * 86_400_000).includes('<code>cursor://</code>'), "an app's scheme is shown");
+  assert.ok(
+    consentPage(request('App', {}, 'cursor://x/cb'), 'http://127.0.0.1:3000', 90 * 86_400_000).includes('<code>cursor://</code>'),
+    "an app's scheme is shown",
+  );
 });
 
 // ---- auth/entitlements.ts ----
@@ -709,7 +899,10 @@ test('Entitlements.missing("oauth"): the installed license, read at every call',
   const PRIVATE_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const other = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const license = (entitlements: string[], o: { id?: string; issuedAt?: string; key?: string } = {}): string =>
-    signLicense({ id: o.id ?? 'L-1', licensee: 'Test Org', entitlements, issuedAt: o.issuedAt ?? '2026-01-01T00:00:00Z', expiresAt: '2027-01-01T00:00:00Z' }, o.key ?? PRIVATE_PEM);
+    signLicense(
+      { id: o.id ?? 'L-1', licensee: 'Test Org', entitlements, issuedAt: o.issuedAt ?? '2026-01-01T00:00:00Z', expiresAt: '2027-01-01T00:00:00Z' },
+      o.key ?? PRIVATE_PEM,
+    );
 
   const store = new MemoryLicenseStore();
   let clock = new Date('2026-06-01T00:00:00Z');
@@ -719,25 +912,41 @@ test('Entitlements.missing("oauth"): the installed license, read at every call',
   type Step = { install?: string; at?: string };
   const rows: Array<Row<Step, RegExp | undefined>> = [
     { name: 'no license installed', input: {}, expected: /^no license installed$/ },
-    { name: 'a license without "oauth"', input: { install: license(['org-management', 'scoped-access-tokens']) }, expected: /does not include the "oauth" entitlement/ },
+    {
+      name: 'a license without "oauth"',
+      input: { install: license(['org-management', 'scoped-access-tokens']) },
+      expected: /does not include the "oauth" entitlement/,
+    },
     { name: 'the same text asked again', input: {}, expected: /does not include the "oauth"/ },
     { name: 'replaced by one with "oauth": granted at once', input: { install: license(['oauth'], { id: 'L-2' }) }, expected: undefined },
     { name: 'one millisecond before expiry', input: { at: '2026-12-31T23:59:59.999Z' }, expected: undefined },
     { name: 'at the expiry instant', input: { at: '2027-01-01T00:00:00.000Z' }, expected: /license L-2 expired at 2027-01-01T00:00:00Z/ },
     { name: 'long after expiry', input: { at: '2030-01-01T00:00:00Z' }, expected: /expired/ },
     { name: 'the clock set back: granted again', input: { at: '2026-06-01T00:00:00Z' }, expected: undefined },
-    { name: 'replaced by one signed with an untrusted key', input: { install: license(['oauth'], { key: other }) }, expected: /^installed license is invalid: .*signature is not valid/ },
+    {
+      name: 'replaced by one signed with an untrusted key',
+      input: { install: license(['oauth'], { key: other }) },
+      expected: /^installed license is invalid: .*signature is not valid/,
+    },
     { name: 'replaced by text that is not a license', input: { install: 'not json' }, expected: /^installed license is invalid: license file is not JSON/ },
     { name: 'replaced by a good one with more entitlements', input: { install: license(['org-management', 'oauth'], { id: 'L-3' }) }, expected: undefined },
-    { name: 'replaced by one issued in the future', input: { install: license(['oauth'], { id: 'L-4', issuedAt: '2026-09-01T00:00:00Z' }) }, expected: /license L-4 is not valid until/ },
+    {
+      name: 'replaced by one issued in the future',
+      input: { install: license(['oauth'], { id: 'L-4', issuedAt: '2026-09-01T00:00:00Z' }) },
+      expected: /license L-4 is not valid until/,
+    },
     { name: 'the clock reaches its issue time', input: { at: '2026-09-01T00:00:00Z' }, expected: undefined },
-    { name: 'replaced by one without "oauth" again: refused at once', input: { install: license(['scoped-access-tokens'], { id: 'L-5' }) }, expected: /does not include the "oauth"/ },
+    {
+      name: 'replaced by one without "oauth" again: refused at once',
+      input: { install: license(['scoped-access-tokens'], { id: 'L-5' }) },
+      expected: /does not include the "oauth"/,
+    },
   ];
   await tableInTurn(rows, async ({ install, at }) => {
     if (install !== undefined) await store.putLicense(install);
     if (at !== undefined) clock = new Date(at);
     return entitlements.missing('oauth');
   });
-  assert.match(await entitlements.missing('no-such-entitlement') ?? '', /does not include the "no-such-entitlement"/);
+  assert.match((await entitlements.missing('no-such-entitlement')) ?? '', /does not include the "no-such-entitlement"/);
   assert.equal((await new Entitlements(store, [], () => clock).missing('oauth'))?.startsWith('installed license is invalid'), true, 'no trusted keys');
 });

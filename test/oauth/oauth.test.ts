@@ -35,7 +35,13 @@ class MemoryProvider implements OAuthClientProvider {
     return REDIRECT;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Test agent', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'Test agent',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   state(): string {
     return 'state-123';
@@ -83,7 +89,12 @@ async function consent(authorizationUrl: URL, apiKey: string): Promise<string> {
 }
 
 function unescape(s: string): string {
-  return s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 async function connect(url: string, provider: OAuthClientProvider): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
@@ -99,7 +110,12 @@ test('OAuth: an MCP client signs in with the SDK, calls a tool, refreshes, and i
     const apiKey = await newUserKey('dev@example.com', ['--data-dir', d.dataDir]);
     const store = openStore(d.dataDir);
     try {
-      await store.putLicense(signLicense({ id: 'L-oauth', licensee: 'Test Org', entitlements: ['oauth'], issuedAt: '2026-01-01T00:00:00Z', expiresAt: '2099-01-01T00:00:00Z' }, PRIVATE_PEM));
+      await store.putLicense(
+        signLicense(
+          { id: 'L-oauth', licensee: 'Test Org', entitlements: ['oauth'], issuedAt: '2026-01-01T00:00:00Z', expiresAt: '2099-01-01T00:00:00Z' },
+          PRIVATE_PEM,
+        ),
+      );
     } finally {
       await store.close();
     }
@@ -117,7 +133,10 @@ test('OAuth: an MCP client signs in with the SDK, calls a tool, refreshes, and i
     await t.test('a 401 at /api/mcp points at the resource metadata, which names the authorization server', async () => {
       const r = await call(`${d.url}/api/mcp`, { method: 'POST', json: { jsonrpc: '2.0', id: 1, method: 'ping' } });
       assert.equal(r.status, 401);
-      assert.equal(r.headers.get('www-authenticate'), `Bearer realm="trawl", resource_metadata="${d.url}/.well-known/oauth-protected-resource/api/mcp", scope="search"`);
+      assert.equal(
+        r.headers.get('www-authenticate'),
+        `Bearer realm="trawl", resource_metadata="${d.url}/.well-known/oauth-protected-resource/api/mcp", scope="search"`,
+      );
       const prm = await call(`${d.url}/.well-known/oauth-protected-resource/api/mcp`);
       assert.deepEqual(prm.json.authorization_servers, [d.url]);
       assert.equal(prm.json.resource, `${d.url}/api/mcp`);
@@ -132,7 +151,10 @@ test('OAuth: an MCP client signs in with the SDK, calls a tool, refreshes, and i
       assert.match(r.headers.get('access-control-expose-headers')!, /WWW-Authenticate/);
       assert.match(r.headers.get('access-control-expose-headers')!, /Mcp-Session-Id/);
       for (const path of ['/api/mcp', '/oauth/token', '/oauth/register', '/.well-known/oauth-authorization-server']) {
-        const pre = await fetch(`${d.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' } });
+        const pre = await fetch(`${d.url}${path}`, {
+          method: 'OPTIONS',
+          headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' },
+        });
         assert.equal(pre.status, 204, path);
         assert.equal(pre.headers.get('access-control-allow-origin'), '*', path);
         assert.match(pre.headers.get('access-control-allow-headers')!, /Authorization, Content-Type/, path);
@@ -222,7 +244,10 @@ test('OAuth: an MCP client signs in with the SDK, calls a tool, refreshes, and i
       assert.equal(await cli(['list', '--json']), 0);
       const grants = JSON.parse(out.pop()!) as Array<{ id: string; clientName: string; userEmail: string }>;
       // Only this sign-in's grant is usable: the earlier two were revoked.
-      assert.deepEqual(grants.map((g) => [g.clientName, g.userEmail]), [['Test agent', 'dev@example.com']]);
+      assert.deepEqual(
+        grants.map((g) => [g.clientName, g.userEmail]),
+        [['Test agent', 'dev@example.com']],
+      );
       assert.equal((await searchWith(provider.saved!.access_token)).status, 200);
       assert.equal(await cli(['revoke', grants[0]!.id]), 0);
       assert.match(out.pop()!, /revoked/);

@@ -134,14 +134,25 @@ const rows: Row[] = [
   { input: 'x sym:(?P<', error: /^invalid regular expression in sym: .* at column 3/ },
   // --- bounds checked before anything is compiled (regex-cost.ts, MAX_QUERY_TERMS, MAX_QUERY_LEAVES)
   { input: '.{0,1000}', regex: true, want: '(content re ".{0,1000}")' },
-  { input: '.{0,1000}'.repeat(3), regex: true, error: /^regular expression at column 1 is too large to compile: its repetitions and classes expand to about 60,006 steps, at most 50,000 are allowed$/ },
+  {
+    input: '.{0,1000}'.repeat(3),
+    regex: true,
+    error: /^regular expression at column 1 is too large to compile: its repetitions and classes expand to about 60,006 steps, at most 50,000 are allowed$/,
+  },
   { input: 'x file:\\pL{1000}', error: /^regular expression in file: at column 3 is too large to compile/ },
   { input: '.{0,1000}'.repeat(1800), regex: true, error: /^regular expression at column 1 is too large to compile/ },
-  { input: ['a.{0,1000}', 'b.{0,1000}', 'c.{0,1000}', 'd.{0,1000}', 'e.{0,1000}'].join(' '), regex: true, error: /^the query's regular expressions are too large to compile together \(column 45\)/ },
+  {
+    input: ['a.{0,1000}', 'b.{0,1000}', 'c.{0,1000}', 'd.{0,1000}', 'e.{0,1000}'].join(' '),
+    regex: true,
+    error: /^the query's regular expressions are too large to compile together \(column 45\)/,
+  },
   { input: `${Array.from({ length: 3277 }, () => 'a').join(' or ')} or b`, want: '(or (content "a") (content "b"))' },
   { input: Array.from({ length: 64 }, (_, i) => `t${i}`).join(' or '), want: `(or ${Array.from({ length: 64 }, (_, i) => `(content "t${i}")`).join(' ')})` },
   { input: Array.from({ length: 65 }, (_, i) => `t${i}`).join(' or '), error: /^the query has 65 different search terms; at most 64 are allowed$/ },
-  { input: Array.from({ length: 257 }, (_, i) => `repo:r${i}`).join(' or '), error: /^the query has 257 different terms and filters; at most 256 are allowed$/ },
+  {
+    input: Array.from({ length: 257 }, (_, i) => `repo:r${i}`).join(' or '),
+    error: /^the query has 257 different terms and filters; at most 256 are allowed$/,
+  },
   // --- case
   { input: 'Foo', want: '(content "Foo")' },
   { input: 'Foo', caseSensitive: true, want: '(content case "Foo")' },
@@ -149,7 +160,11 @@ const rows: Row[] = [
   { input: 'case:no Foo file:X', caseSensitive: true, want: '(and (content "Foo") (file "X"))' },
   { input: 'case:auto Foo bar', want: '(and (content case "Foo") (content "bar"))' },
   { input: 'case:auto file:Bar sym:baz', want: '(and (file case "Bar") (sym "baz"))' },
-  { input: 'case:auto \\Wfoo\\S\\D\\B\\pL\\p{Greek}\\x4A\\x{4A}', regex: true, want: '(content re "\\\\Wfoo\\\\S\\\\D\\\\B\\\\pL\\\\p{Greek}\\\\x4A\\\\x{4A}")' },
+  {
+    input: 'case:auto \\Wfoo\\S\\D\\B\\pL\\p{Greek}\\x4A\\x{4A}',
+    regex: true,
+    want: '(content re "\\\\Wfoo\\\\S\\\\D\\\\B\\\\pL\\\\p{Greek}\\\\x4A\\\\x{4A}")',
+  },
   { input: 'case:auto (?P<Name>x)(?U)y', regex: true, want: '(content re "(?P<Name>x)(?U)y")' },
   { input: 'case:auto a\\QB\\E', regex: true, want: '(content case re "a\\\\QB\\\\E")' },
   { input: 'case:auto É regex:[A-Z]', want: '(and (content case "É") (content case re "[A-Z]"))' },
@@ -191,7 +206,10 @@ test('the table parses every filter prefix and alias the tokenizer knows', () =>
   const parsed = rows.filter((r) => 'want' in r).map((r) => r.input);
   for (const prefix of FILTER_PREFIXES.keys()) {
     const used = new RegExp(`(^|[\\s(-])${prefix}:`);
-    assert.ok(parsed.some((input) => used.test(input)), `no row parses a query with ${prefix}:`);
+    assert.ok(
+      parsed.some((input) => used.test(input)),
+      `no row parses a query with ${prefix}:`,
+    );
   }
 });
 
@@ -249,9 +267,52 @@ function check(node: QueryNode): void {
 
 test('random token soup: only FAILED_TO_PARSE_QUERY errors, well-formed trees', () => {
   const rnd = prng(20240601);
-  const pieces = ['foo', 'Bar', 'or', 'OR', '-', '--', '(', ')', '()', '"', '\\', '\\"', 'file:', 'f:x', 'r:(a|b)', 'lang:go', 'lang:zz',
-    'case:auto', 'case:yes', 'case:no', 'x:y', '*', '[', ']', '.*', 'regex:', 'c:', 'content:"a b"', 'archived:no', 'fork:only',
-    'visibility:any', 'sym:', 'b:main', 'rev:*', '日本', '😀', 'é', ':', '|', '?', '+', '{2}', '-(', '-"q"'];
+  const pieces = [
+    'foo',
+    'Bar',
+    'or',
+    'OR',
+    '-',
+    '--',
+    '(',
+    ')',
+    '()',
+    '"',
+    '\\',
+    '\\"',
+    'file:',
+    'f:x',
+    'r:(a|b)',
+    'lang:go',
+    'lang:zz',
+    'case:auto',
+    'case:yes',
+    'case:no',
+    'x:y',
+    '*',
+    '[',
+    ']',
+    '.*',
+    'regex:',
+    'c:',
+    'content:"a b"',
+    'archived:no',
+    'fork:only',
+    'visibility:any',
+    'sym:',
+    'b:main',
+    'rev:*',
+    '日本',
+    '😀',
+    'é',
+    ':',
+    '|',
+    '?',
+    '+',
+    '{2}',
+    '-(',
+    '-"q"',
+  ];
   const seps = ['', ' ', ' ', ' ', '\t', '\n'];
   for (let k = 0; k < 500; k++) {
     let q = '';
@@ -274,14 +335,24 @@ function quote(s: string): string {
 
 function render(n: QueryNode): string {
   switch (n.type) {
-    case 'and': return `(${n.children.map(render).join(' ')})`;
-    case 'or': return `(${n.children.map(render).join(' or ')})`;
-    case 'not': return n.child.type === 'content' ? `-${render(n.child)}` : `-(${render(n.child)})`;
-    case 'content': return n.regex ? `regex:${quote(n.pattern)}` : quote(n.pattern);
-    case 'file': case 'sym': case 'repo': return `${n.type}:${quote(n.pattern)}`;
-    case 'lang': return `lang:${quote(n.language.toLowerCase())}`;
-    case 'branch': return `branch:${quote(n.glob)}`;
-    default: return `${n.type}:${n.value}`;
+    case 'and':
+      return `(${n.children.map(render).join(' ')})`;
+    case 'or':
+      return `(${n.children.map(render).join(' or ')})`;
+    case 'not':
+      return n.child.type === 'content' ? `-${render(n.child)}` : `-(${render(n.child)})`;
+    case 'content':
+      return n.regex ? `regex:${quote(n.pattern)}` : quote(n.pattern);
+    case 'file':
+    case 'sym':
+    case 'repo':
+      return `${n.type}:${quote(n.pattern)}`;
+    case 'lang':
+      return `lang:${quote(n.language.toLowerCase())}`;
+    case 'branch':
+      return `branch:${quote(n.glob)}`;
+    default:
+      return `${n.type}:${n.value}`;
   }
 }
 
@@ -303,14 +374,23 @@ test('random trees round-trip through the query language', () => {
   const regexes = ['a.*b', '^x$', '(a|b)', 'foo\\.go', '[0-9]+', 'a b'];
   const leaf = (sensitive: boolean): QueryNode => {
     switch (Math.floor(rnd() * 9)) {
-      case 0: case 1: return { type: 'content', pattern: pick(words), regex: false, caseSensitive: sensitive };
-      case 2: return { type: 'content', pattern: pick(regexes), regex: true, caseSensitive: sensitive };
-      case 3: return { type: pick(['file', 'sym'] as const), pattern: pick(regexes), caseSensitive: sensitive };
-      case 4: return { type: 'repo', pattern: pick(regexes) };
-      case 5: return { type: 'lang', language: pick(['Go', 'C++', 'Python', 'Rust']) };
-      case 6: return { type: 'branch', glob: pick(['main', 'release/*', '*']) };
-      case 7: return { type: pick(['archived', 'fork'] as const), value: pick(['yes', 'no', 'only'] as const) };
-      default: return { type: 'visibility', value: pick(['public', 'private', 'any'] as const) };
+      case 0:
+      case 1:
+        return { type: 'content', pattern: pick(words), regex: false, caseSensitive: sensitive };
+      case 2:
+        return { type: 'content', pattern: pick(regexes), regex: true, caseSensitive: sensitive };
+      case 3:
+        return { type: pick(['file', 'sym'] as const), pattern: pick(regexes), caseSensitive: sensitive };
+      case 4:
+        return { type: 'repo', pattern: pick(regexes) };
+      case 5:
+        return { type: 'lang', language: pick(['Go', 'C++', 'Python', 'Rust']) };
+      case 6:
+        return { type: 'branch', glob: pick(['main', 'release/*', '*']) };
+      case 7:
+        return { type: pick(['archived', 'fork'] as const), value: pick(['yes', 'no', 'only'] as const) };
+      default:
+        return { type: 'visibility', value: pick(['public', 'private', 'any'] as const) };
     }
   };
   const tree = (depth: number, sensitive: boolean): QueryNode => {
@@ -334,8 +414,18 @@ test('random trees round-trip through the query language', () => {
 // are printed, and only a bound a hundred times the slowest seen on a loaded 2-core machine
 // is asserted, so that a hang fails the test rather than stalling the suite.
 test('pathological 16 KiB inputs parse (or fail cleanly) and finish', (t) => {
-  const inputs = ['( '.repeat(8192), '('.repeat(16384), ') '.repeat(8192), '"a" '.repeat(4096), `${'a or '.repeat(3276)}b`,
-    '-'.repeat(16384), '(a '.repeat(5000), 'x'.repeat(16384), `${'('.repeat(8000)}a${')'.repeat(8000)}`, `${'-('.repeat(5000)}a${')'.repeat(5000)}`];
+  const inputs = [
+    '( '.repeat(8192),
+    '('.repeat(16384),
+    ') '.repeat(8192),
+    '"a" '.repeat(4096),
+    `${'a or '.repeat(3276)}b`,
+    '-'.repeat(16384),
+    '(a '.repeat(5000),
+    'x'.repeat(16384),
+    `${'('.repeat(8000)}a${')'.repeat(8000)}`,
+    `${'-('.repeat(5000)}a${')'.repeat(5000)}`,
+  ];
   for (const q of inputs) {
     const t0 = performance.now();
     try {

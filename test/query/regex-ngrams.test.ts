@@ -99,8 +99,14 @@ test('selectivity: literals and required pieces are used', () => {
   const q = regexNgramQuery('(foo|bar)baz', { caseInsensitive: false });
   const baz = (0x62 << 16) | (0x61 << 8) | 0x7a;
   // "baz" is required: a document with every trigram but "baz" is rejected.
-  assert.equal(evalNgramQuery(q, (id) => id !== baz), false);
-  assert.equal(evalNgramQuery(q, () => true), true);
+  assert.equal(
+    evalNgramQuery(q, (id) => id !== baz),
+    false,
+  );
+  assert.equal(
+    evalNgramQuery(q, () => true),
+    true,
+  );
   assert.notEqual(show('func\\s+\\w+\\(', false), 'all');
   assert.notEqual(show('(?i)StraSSe', false), 'all');
 });
@@ -111,16 +117,22 @@ test('foldString and literal queries', () => {
   assert.equal(ngramQueryToString(literalNgramQuery('a.b*c', { caseInsensitive: false })), 'and(".b*","a.b","b*c")');
   assert.equal(ngramQueryToString(literalNgramQuery('ab', { caseInsensitive: true })), 'all');
   assert.equal(ngramQueryToString(literalNgramQuery('KELVIN', { caseInsensitive: true })), 'and("elv","kel","lvi","vin")');
-  assert.equal(
-    ngramQueryToString(literalNgramQuery('caf\u00e9', { caseInsensitive: true })),
-    'and("af\\xc3","caf",or("f\\xc3\\x89","f\\xc3\\xa9"))',
-  );
+  assert.equal(ngramQueryToString(literalNgramQuery('caf\u00e9', { caseInsensitive: true })), 'and("af\\xc3","caf",or("f\\xc3\\x89","f\\xc3\\xa9"))');
   // Each trigram says which byte follows it: "help yellow" holds "hel", "ell" and "llo"
   // but no "hel" followed by "l" (the index's follow masks), so it cannot hold "hello".
   const hello = literalNgramQuery('Hello', { caseInsensitive: true });
-  assert.equal(evalNgramQuery(hello, (id) => docTrigrams('help yellow').has(id)), true);
-  assert.equal(evalNgramQuery(hello, (id, next) => docTrigrams('help yellow').has(id, next)), false);
-  assert.equal(evalNgramQuery(hello, (id, next) => docTrigrams('say HELLO').has(id, next)), true);
+  assert.equal(
+    evalNgramQuery(hello, (id) => docTrigrams('help yellow').has(id)),
+    true,
+  );
+  assert.equal(
+    evalNgramQuery(hello, (id, next) => docTrigrams('help yellow').has(id, next)),
+    false,
+  );
+  assert.equal(
+    evalNgramQuery(hello, (id, next) => docTrigrams('say HELLO').has(id, next)),
+    true,
+  );
   // Equivalent to the regex path on an escaped literal.
   for (const lit of ['Hello world', 'caf\u00e9 cr\u00e8me', 'x.y(z)', '\u212Aelvin']) {
     for (const ci of [false, true]) {
@@ -152,17 +164,44 @@ test('limits keep queries small and sound', () => {
     assert.ok(countTrigrams(aq) <= 128);
     for (const w of words.slice(0, 300)) {
       const t = docTrigrams(`x ${w}7 y`);
-      assert.ok(evalNgramQuery(aq, (id, next) => t.has(id, next)), w);
+      assert.ok(
+        evalNgramQuery(aq, (id, next) => t.has(id, next)),
+        w,
+      );
     }
   }
 });
 
 test('evalNgramQuery', () => {
-  const q: NgramQuery = { op: 'and', args: [{ op: 'tri', id: 1 }, { op: 'or', args: [{ op: 'tri', id: 2 }, { op: 'tri', id: 3 }] }] };
-  assert.equal(evalNgramQuery(q, (id) => id === 1 || id === 3), true);
-  assert.equal(evalNgramQuery(q, (id) => id === 1), false);
-  assert.equal(evalNgramQuery({ op: 'all' }, () => false), true);
-  assert.equal(evalNgramQuery({ op: 'none' }, () => true), false);
+  const q: NgramQuery = {
+    op: 'and',
+    args: [
+      { op: 'tri', id: 1 },
+      {
+        op: 'or',
+        args: [
+          { op: 'tri', id: 2 },
+          { op: 'tri', id: 3 },
+        ],
+      },
+    ],
+  };
+  assert.equal(
+    evalNgramQuery(q, (id) => id === 1 || id === 3),
+    true,
+  );
+  assert.equal(
+    evalNgramQuery(q, (id) => id === 1),
+    false,
+  );
+  assert.equal(
+    evalNgramQuery({ op: 'all' }, () => false),
+    true,
+  );
+  assert.equal(
+    evalNgramQuery({ op: 'none' }, () => true),
+    false,
+  );
 });
 
 test('the planner folds every code point as the index folds it', () => {
@@ -196,12 +235,21 @@ test('case-fold orbits agree with RE2 (?i)', () => {
   assert.deepEqual([...caseFoldOrbit(0x69)], [0x49, 0x69]); // dotless ı is not in RE2's orbit
   assert.deepEqual([...caseFoldOrbit(0xe9)], [0xc9, 0xe9]);
   // Every code point of a haystack that RE2's (?i)c matches is in the orbit, and vice versa.
-  const ranges: Array<[number, number]> = [[0, 0x250], [0x370, 0x530], [0x1e00, 0x2200], [0x2c00, 0x2d30], [0xa640, 0xa800], [0xff00, 0xff60]];
+  const ranges: Array<[number, number]> = [
+    [0, 0x250],
+    [0x370, 0x530],
+    [0x1e00, 0x2200],
+    [0x2c00, 0x2d30],
+    [0xa640, 0xa800],
+    [0xff00, 0xff60],
+  ];
   const hay: number[] = [];
   for (const [lo, hi] of ranges) for (let c = lo; c < hi; c++) hay.push(c);
   const hayStr = String.fromCodePoint(...hay.filter((c) => c !== 0x0a));
   const inHay = new Set(hay);
-  const probes = [...'azAZkKsSiIé\u00ff\u00b5\u03a3\u03c2\u0399\u0345\u1e9e\u00df\u0130\u0131\u212a\u2126\u017f\u01c5\u1fbe\u03f4'].map((c) => c.codePointAt(0)!);
+  const probes = [...'azAZkKsSiIé\u00ff\u00b5\u03a3\u03c2\u0399\u0345\u1e9e\u00df\u0130\u0131\u212a\u2126\u017f\u01c5\u1fbe\u03f4'].map(
+    (c) => c.codePointAt(0)!,
+  );
   for (let c = 0x370; c < 0x400; c += 7) probes.push(c);
   for (const cp of probes) {
     const re = new RE2(`(?i)\\x{${cp.toString(16)}}`, 'gu');
@@ -247,24 +295,78 @@ class Rng {
 const SMALL_ALPHABET = ['a', 'b', 'c', 'A', 'B', 'x', '\u00e9', '\u00c9', 'k', 'K', '\u212A', 's', 'S', '\u017F', '\n', '0', '1', '9', ' ', '.', '_'];
 // Characters with unusual case-fold orbits, multi-byte encodings of every length.
 const WIDE_ALPHABET = [
-  'a', 'i', 'I', '\u0130', '\u0131', 'k', '\u212A', 's', '\u017F', '\u00df', '\u1E9E', '\u03c3', '\u03c2', '\u03a3',
-  '\u00b5', '\u03bc', '\u039c', '\u03b9', '\u0399', '\u0345', '\u1FBE', '\u01c4', '\u01c5', '\u01c6', '\u0436', '\u0416',
-  '\u4e2d', '\u{1F600}', '\u{10428}', '\u{10400}', '\n', ' ', '0',
+  'a',
+  'i',
+  'I',
+  '\u0130',
+  '\u0131',
+  'k',
+  '\u212A',
+  's',
+  '\u017F',
+  '\u00df',
+  '\u1E9E',
+  '\u03c3',
+  '\u03c2',
+  '\u03a3',
+  '\u00b5',
+  '\u03bc',
+  '\u039c',
+  '\u03b9',
+  '\u0399',
+  '\u0345',
+  '\u1FBE',
+  '\u01c4',
+  '\u01c5',
+  '\u01c6',
+  '\u0436',
+  '\u0416',
+  '\u4e2d',
+  '\u{1F600}',
+  '\u{10428}',
+  '\u{10400}',
+  '\n',
+  ' ',
+  '0',
 ];
 let ALPHABET = SMALL_ALPHABET;
 // Case variants under RE2's (?i) for the letters of the alphabet (written out by hand).
 const VARIANTS: Record<string, string[]> = {
-  i: ['i', 'I'], I: ['i', 'I'], '\u00df': ['\u00df', '\u1E9E'], '\u1E9E': ['\u00df', '\u1E9E'],
-  '\u03c3': ['\u03c3', '\u03c2', '\u03a3'], '\u03c2': ['\u03c3', '\u03c2', '\u03a3'], '\u03a3': ['\u03c3', '\u03c2', '\u03a3'],
-  '\u00b5': ['\u00b5', '\u03bc', '\u039c'], '\u03bc': ['\u00b5', '\u03bc', '\u039c'], '\u039c': ['\u00b5', '\u03bc', '\u039c'],
-  '\u03b9': ['\u03b9', '\u0399', '\u0345', '\u1FBE'], '\u0399': ['\u03b9', '\u0399', '\u0345', '\u1FBE'],
-  '\u0345': ['\u03b9', '\u0399', '\u0345', '\u1FBE'], '\u1FBE': ['\u03b9', '\u0399', '\u0345', '\u1FBE'],
-  '\u01c4': ['\u01c4', '\u01c5', '\u01c6'], '\u01c5': ['\u01c4', '\u01c5', '\u01c6'], '\u01c6': ['\u01c4', '\u01c5', '\u01c6'],
-  '\u0436': ['\u0436', '\u0416'], '\u0416': ['\u0436', '\u0416'], '\u{10428}': ['\u{10428}', '\u{10400}'], '\u{10400}': ['\u{10428}', '\u{10400}'],
-  a: ['a', 'A'], A: ['a', 'A'], b: ['b', 'B'], B: ['b', 'B'], c: ['c', 'C'], x: ['x', 'X'],
-  '\u00e9': ['\u00e9', '\u00c9'], '\u00c9': ['\u00e9', '\u00c9'],
-  k: ['k', 'K', '\u212A'], K: ['k', 'K', '\u212A'], '\u212A': ['k', 'K', '\u212A'],
-  s: ['s', 'S', '\u017F'], S: ['s', 'S', '\u017F'], '\u017F': ['s', 'S', '\u017F'],
+  i: ['i', 'I'],
+  I: ['i', 'I'],
+  '\u00df': ['\u00df', '\u1E9E'],
+  '\u1E9E': ['\u00df', '\u1E9E'],
+  '\u03c3': ['\u03c3', '\u03c2', '\u03a3'],
+  '\u03c2': ['\u03c3', '\u03c2', '\u03a3'],
+  '\u03a3': ['\u03c3', '\u03c2', '\u03a3'],
+  '\u00b5': ['\u00b5', '\u03bc', '\u039c'],
+  '\u03bc': ['\u00b5', '\u03bc', '\u039c'],
+  '\u039c': ['\u00b5', '\u03bc', '\u039c'],
+  '\u03b9': ['\u03b9', '\u0399', '\u0345', '\u1FBE'],
+  '\u0399': ['\u03b9', '\u0399', '\u0345', '\u1FBE'],
+  '\u0345': ['\u03b9', '\u0399', '\u0345', '\u1FBE'],
+  '\u1FBE': ['\u03b9', '\u0399', '\u0345', '\u1FBE'],
+  '\u01c4': ['\u01c4', '\u01c5', '\u01c6'],
+  '\u01c5': ['\u01c4', '\u01c5', '\u01c6'],
+  '\u01c6': ['\u01c4', '\u01c5', '\u01c6'],
+  '\u0436': ['\u0436', '\u0416'],
+  '\u0416': ['\u0436', '\u0416'],
+  '\u{10428}': ['\u{10428}', '\u{10400}'],
+  '\u{10400}': ['\u{10428}', '\u{10400}'],
+  a: ['a', 'A'],
+  A: ['a', 'A'],
+  b: ['b', 'B'],
+  B: ['b', 'B'],
+  c: ['c', 'C'],
+  x: ['x', 'X'],
+  '\u00e9': ['\u00e9', '\u00c9'],
+  '\u00c9': ['\u00e9', '\u00c9'],
+  k: ['k', 'K', '\u212A'],
+  K: ['k', 'K', '\u212A'],
+  '\u212A': ['k', 'K', '\u212A'],
+  s: ['s', 'S', '\u017F'],
+  S: ['s', 'S', '\u017F'],
+  '\u017F': ['s', 'S', '\u017F'],
 };
 
 interface Gen {
@@ -331,7 +433,25 @@ function genRegex(r: Rng, depth: number, ci: boolean): Gen {
       };
     }
     case 3: {
-      const src = r.pick(['.', '\\d', '\\w', '\\s', '\\S', '\\W', '\\D', '[[:alpha:]]', '[[:upper:]]', '\\pL', '\\p{Lu}', '\\PL', '(?s:.)', '[^\\n]', '[^a]', '[^\\x00-\\x{10FFFF}]', '\\C']);
+      const src = r.pick([
+        '.',
+        '\\d',
+        '\\w',
+        '\\s',
+        '\\S',
+        '\\W',
+        '\\D',
+        '[[:alpha:]]',
+        '[[:upper:]]',
+        '\\pL',
+        '\\p{Lu}',
+        '\\PL',
+        '(?s:.)',
+        '[^\\n]',
+        '[^a]',
+        '[^\\x00-\\x{10FFFF}]',
+        '\\C',
+      ]);
       return { src, atomic: true, sample: (rr) => rr.pick(ALPHABET) };
     }
     case 4: {
@@ -361,7 +481,16 @@ function genRegex(r: Rng, depth: number, ci: boolean): Gen {
       const inner = genRegex(r, depth - 1, ci);
       const base = inner.atomic ? inner.src : `(?:${inner.src})`;
       const [op, lo, hi] = r.pick<[string, number, number]>([
-        ['*', 0, 3], ['+', 1, 3], ['?', 0, 1], ['{2}', 2, 2], ['{1,3}', 1, 3], ['{0,2}', 0, 2], ['{2,}', 2, 4], ['{0}', 0, 0], ['{3,5}', 3, 5], ['{6}', 6, 6],
+        ['*', 0, 3],
+        ['+', 1, 3],
+        ['?', 0, 1],
+        ['{2}', 2, 2],
+        ['{1,3}', 1, 3],
+        ['{0,2}', 0, 2],
+        ['{2,}', 2, 4],
+        ['{0}', 0, 0],
+        ['{3,5}', 3, 5],
+        ['{6}', 6, 6],
       ]);
       const lazy = r.chance(0.2) ? '?' : '';
       return {
@@ -469,7 +598,10 @@ test('randomized soundness of literal queries (RE2 (?i) semantics)', () => {
       if (!new RE2(esc, ci ? 'gi' : 'g').test(Buffer.from(doc))) continue;
       checked++;
       const tris = docTrigrams(doc);
-      assert.ok(evalNgramQuery(q, (id, next) => tris.has(id, next)), `UNSOUND literal ${JSON.stringify(lit)} ci=${ci} in ${JSON.stringify(doc)}: ${ngramQueryToString(q)}`);
+      assert.ok(
+        evalNgramQuery(q, (id, next) => tris.has(id, next)),
+        `UNSOUND literal ${JSON.stringify(lit)} ci=${ci} in ${JSON.stringify(doc)}: ${ngramQueryToString(q)}`,
+      );
     }
   }
   assert.ok(checked > 3000);
@@ -478,9 +610,68 @@ test('randomized soundness of literal queries (RE2 (?i) semantics)', () => {
 test('parser accepts every random token soup RE2 accepts, and stays sound on it', () => {
   const r = new Rng(4242);
   const TOKENS = [
-    '(', ')', '[', ']', '^', '$', '-', '{', '}', ',', '0', '1', '2', '*', '+', '?', '|', '.', '\\', 'd', 'D', 'w', 'p', 'P', 'L',
-    'Q', 'E', 'x', 'u', 'c', 'A', 'b', 'B', 'z', 'C', 'n', ':', '<', '>', '=', '!', '/', 'a', 'k', 'K', 's', '\u017F', '\u00e9',
-    '(?i)', '(?-i)', '(?s:', '(?P<', '[:alpha:]', '[:^space:]', '\\x{', '\\Q', '\\E', '\\p{Greek}', '\\pN', '\\u00e9', '\\x4', 'abc',
+    '(',
+    ')',
+    '[',
+    ']',
+    '^',
+    '$',
+    '-',
+    '{',
+    '}',
+    ',',
+    '0',
+    '1',
+    '2',
+    '*',
+    '+',
+    '?',
+    '|',
+    '.',
+    '\\',
+    'd',
+    'D',
+    'w',
+    'p',
+    'P',
+    'L',
+    'Q',
+    'E',
+    'x',
+    'u',
+    'c',
+    'A',
+    'b',
+    'B',
+    'z',
+    'C',
+    'n',
+    ':',
+    '<',
+    '>',
+    '=',
+    '!',
+    '/',
+    'a',
+    'k',
+    'K',
+    's',
+    '\u017F',
+    '\u00e9',
+    '(?i)',
+    '(?-i)',
+    '(?s:',
+    '(?P<',
+    '[:alpha:]',
+    '[:^space:]',
+    '\\x{',
+    '\\Q',
+    '\\E',
+    '\\p{Greek}',
+    '\\pN',
+    '\\u00e9',
+    '\\x4',
+    'abc',
   ];
   let accepted = 0;
   for (let iter = 0; iter < 20000; iter++) {
@@ -509,7 +700,10 @@ test('parser accepts every random token soup RE2 accepts, and stays sound on it'
       for (let i = 0; i < len; i++) doc += r.pick(TOKENS);
       if (!re2Matches(pattern, ci, doc)) continue;
       const tris = docTrigrams(doc);
-      assert.ok(evalNgramQuery(query, (id, next) => tris.has(id, next)), `UNSOUND: ${JSON.stringify(pattern)} ci=${ci} in ${JSON.stringify(doc)}: ${ngramQueryToString(query)}`);
+      assert.ok(
+        evalNgramQuery(query, (id, next) => tris.has(id, next)),
+        `UNSOUND: ${JSON.stringify(pattern)} ci=${ci} in ${JSON.stringify(doc)}: ${ngramQueryToString(query)}`,
+      );
     }
   }
   assert.ok(accepted > 2000, `only ${accepted} accepted`);

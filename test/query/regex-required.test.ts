@@ -102,11 +102,22 @@ test('required literals: table', () => {
 
 test('required literals: every RE2 match of a table pattern contains the claim', () => {
   const docs = [
-    'FooBarException fooBarException FooBarexception', 'netif_receive_skb( netif_receive_skb_list(', 'u8 u16 u64',
-    'foobar barbaz xfooy zfooq', 'abd abcd abccd adef abdef', 'x abcx abcabcxy abcabc xxx ababc ac a', 'foobarbaz',
-    'xfoobary xfoofoobarfoobary', 'acde bcdeacde', 'EXCEPTION FOOBar fooBar FooBAR Foobar FOO_123 foo_123',
-    'k K \u212A .x .X', 'café Straße1 日本語語 éé.abc ÉÉxabc é É 日本 ABC ét 😀!', 'a.b f(x) .com abx a.b*** a.b*',
-    'foo a bc a bbc', 'xabc error Error 12px ♥x', 'Foo FOO foo Bar BAR',
+    'FooBarException fooBarException FooBarexception',
+    'netif_receive_skb( netif_receive_skb_list(',
+    'u8 u16 u64',
+    'foobar barbaz xfooy zfooq',
+    'abd abcd abccd adef abdef',
+    'x abcx abcabcxy abcabc xxx ababc ac a',
+    'foobarbaz',
+    'xfoobary xfoofoobarfoobary',
+    'acde bcdeacde',
+    'EXCEPTION FOOBar fooBar FooBAR Foobar FOO_123 foo_123',
+    'k K \u212A .x .X',
+    'café Straße1 日本語語 éé.abc ÉÉxabc é É 日本 ABC ét 😀!',
+    'a.b f(x) .com abx a.b*** a.b*',
+    'foo a bc a bbc',
+    'xabc error Error 12px ♥x',
+    'Foo FOO foo Bar BAR',
   ].join('\n');
   let checked = 0;
   for (const [pattern, ci, expected] of TABLE) {
@@ -158,7 +169,10 @@ test('required literals: random patterns, every match contains the claim', () =>
       const doc = Array.from({ length: r.int(14) }, () => r.pick(LETTERS)).join('');
       for (const m of doc.matchAll(re as unknown as RegExp)) {
         matches++;
-        assert.ok(m[0].includes(required), `${JSON.stringify(pattern)} ci=${ci} claims ${JSON.stringify(required)}, matched ${JSON.stringify(m[0])} in ${JSON.stringify(doc)}`);
+        assert.ok(
+          m[0].includes(required),
+          `${JSON.stringify(pattern)} ci=${ci} claims ${JSON.stringify(required)}, matched ${JSON.stringify(m[0])} in ${JSON.stringify(doc)}`,
+        );
       }
     }
   }

@@ -18,7 +18,13 @@ function describe(words: number[]): string[] {
       let e = j;
       while (e + 1 < bytes.length && bytes[e + 1] === bytes[e]! + 1) e++;
       const ch = (b: number): string => (b > 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`);
-      s += e - j >= 2 ? `${ch(bytes[j]!)}-${ch(bytes[e]!)}` : bytes.slice(j, e + 1).map(ch).join('');
+      s +=
+        e - j >= 2
+          ? `${ch(bytes[j]!)}-${ch(bytes[e]!)}`
+          : bytes
+              .slice(j, e + 1)
+              .map(ch)
+              .join('');
       j = e + 1;
     }
     out.push(s);
@@ -114,15 +120,42 @@ const occurrencesAll = (buf: Buffer, words: number[]): boolean => {
 // occurrences are RE2's matches.
 test('random patterns and texts: every match holds the sequence; a whole one is the matches', () => {
   const r = prng(20261125);
-  const atoms = ['\\d', '[0-9]', '[a-f]', '[A-Z]', '_', 'x', 'K', 'k', 's', '[ks]', '\\w', '\\s', '[ \\t]', '.', '[^_]', 'é', '\\b', '^', '$', '(?i:k)', '(?i:[a-c])'];
+  const atoms = [
+    '\\d',
+    '[0-9]',
+    '[a-f]',
+    '[A-Z]',
+    '_',
+    'x',
+    'K',
+    'k',
+    's',
+    '[ks]',
+    '\\w',
+    '\\s',
+    '[ \\t]',
+    '.',
+    '[^_]',
+    'é',
+    '\\b',
+    '^',
+    '$',
+    '(?i:k)',
+    '(?i:[a-c])',
+  ];
   const piece = (): string => {
     const a = r.pick(atoms);
     switch (r.int(6)) {
-      case 0: return `${a}{${1 + r.int(4)}}`;
-      case 1: return `${a}{${r.int(3)},${2 + r.int(3)}}`;
-      case 2: return `${a}+`;
-      case 3: return `(${a}${r.pick(atoms)}|${r.pick(atoms)}${r.pick(atoms)})`;
-      default: return a;
+      case 0:
+        return `${a}{${1 + r.int(4)}}`;
+      case 1:
+        return `${a}{${r.int(3)},${2 + r.int(3)}}`;
+      case 2:
+        return `${a}+`;
+      case 3:
+        return `(${a}${r.pick(atoms)}|${r.pick(atoms)}${r.pick(atoms)})`;
+      default:
+        return a;
     }
   };
   const alphabet = ['0', '1', '9', 'a', 'f', 'A', 'Z', '_', 'x', 'k', 'K', 's', 'S', '\u212A', '\u017F', ' ', '\t', '\n', 'é', '-', 'q'];
@@ -145,7 +178,11 @@ test('random patterns and texts: every match holds the sequence; a whole one is 
         matches.push(start, end);
         if (end === start) re.lastIndex = start + 1;
       }
-      for (let j = 0; j < matches.length; j += 2) assert.ok(holds(buf, matches[j]!, matches[j + 1]!, seq.classes), `${pattern}${ci ? ' (ci)' : ''}: match ${JSON.stringify(buf.subarray(matches[j]!, matches[j + 1]!).toString())} lacks ${describe(seq.classes).join(' ')}`);
+      for (let j = 0; j < matches.length; j += 2)
+        assert.ok(
+          holds(buf, matches[j]!, matches[j + 1]!, seq.classes),
+          `${pattern}${ci ? ' (ci)' : ''}: match ${JSON.stringify(buf.subarray(matches[j]!, matches[j + 1]!).toString())} lacks ${describe(seq.classes).join(' ')}`,
+        );
       if (seq.whole) {
         const expected: number[] = occurrences(buf, seq.classes).flatMap((s) => [s, s + seq.classes.length / 4]);
         assert.deepEqual(matches, expected, `${pattern}${ci ? ' (ci)' : ''} is its sequence, on ${JSON.stringify(buf.toString())}`);

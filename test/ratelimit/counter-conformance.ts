@@ -37,63 +37,86 @@ export function counterConformance(name: string, open: () => Promise<RateCounter
     }
   };
 
-  test(`${name}: counts from 1 up to the limit, then refuses without counting`, opts, withCounters(async (c) => {
-    const u = user();
-    assert.equal(await c.count(u, day), 0);
-    const got = [];
-    for (let i = 0; i < 5; i++) got.push(await c.take(u, day, 3));
-    assert.deepEqual(got, [
-      { count: 1, counted: true },
-      { count: 2, counted: true },
-      { count: 3, counted: true },
-      { count: 3, counted: false },
-      { count: 3, counted: false },
-    ]);
-    assert.equal(await c.count(u, day), 3);
-  }));
+  test(
+    `${name}: counts from 1 up to the limit, then refuses without counting`,
+    opts,
+    withCounters(async (c) => {
+      const u = user();
+      assert.equal(await c.count(u, day), 0);
+      const got = [];
+      for (let i = 0; i < 5; i++) got.push(await c.take(u, day, 3));
+      assert.deepEqual(got, [
+        { count: 1, counted: true },
+        { count: 2, counted: true },
+        { count: 3, counted: true },
+        { count: 3, counted: false },
+        { count: 3, counted: false },
+      ]);
+      assert.equal(await c.count(u, day), 3);
+    }),
+  );
 
-  test(`${name}: users and days are counted apart`, opts, withCounters(async (c) => {
-    const [u1, u2] = [user(), user()];
-    await c.take(u1, day, 10);
-    await c.take(u1, day, 10);
-    await c.take(u2, day, 10);
-    await c.take(u1, nextDay, 10);
-    assert.equal(await c.count(u1, day), 2);
-    assert.equal(await c.count(u2, day), 1);
-    assert.equal(await c.count(u1, nextDay), 1);
-    assert.equal(await c.count(u2, nextDay), 0);
-  }));
+  test(
+    `${name}: users and days are counted apart`,
+    opts,
+    withCounters(async (c) => {
+      const [u1, u2] = [user(), user()];
+      await c.take(u1, day, 10);
+      await c.take(u1, day, 10);
+      await c.take(u2, day, 10);
+      await c.take(u1, nextDay, 10);
+      assert.equal(await c.count(u1, day), 2);
+      assert.equal(await c.count(u2, day), 1);
+      assert.equal(await c.count(u1, nextDay), 1);
+      assert.equal(await c.count(u2, nextDay), 0);
+    }),
+  );
 
-  test(`${name}: a limit of 0 counts nothing; a raised limit gives the difference, a lowered one refuses`, opts, withCounters(async (c) => {
-    const u = user();
-    assert.deepEqual(await c.take(u, day, 0), { count: 0, counted: false });
-    assert.equal(await c.count(u, day), 0);
-    for (let i = 0; i < 3; i++) await c.take(u, day, 2);
-    assert.equal(await c.count(u, day), 2);
-    assert.deepEqual(await c.take(u, day, 4), { count: 3, counted: true });
-    assert.deepEqual(await c.take(u, day, 4), { count: 4, counted: true });
-    assert.deepEqual(await c.take(u, day, 4), { count: 4, counted: false });
-    assert.deepEqual(await c.take(u, day, 1), { count: 4, counted: false });
-  }));
+  test(
+    `${name}: a limit of 0 counts nothing; a raised limit gives the difference, a lowered one refuses`,
+    opts,
+    withCounters(async (c) => {
+      const u = user();
+      assert.deepEqual(await c.take(u, day, 0), { count: 0, counted: false });
+      assert.equal(await c.count(u, day), 0);
+      for (let i = 0; i < 3; i++) await c.take(u, day, 2);
+      assert.equal(await c.count(u, day), 2);
+      assert.deepEqual(await c.take(u, day, 4), { count: 3, counted: true });
+      assert.deepEqual(await c.take(u, day, 4), { count: 4, counted: true });
+      assert.deepEqual(await c.take(u, day, 4), { count: 4, counted: false });
+      assert.deepEqual(await c.take(u, day, 1), { count: 4, counted: false });
+    }),
+  );
 
-  test(`${name}: exact under concurrency through two handles`, opts, withCounters(async (a, b) => {
-    const u = user();
-    const limit = 250;
-    const results = await Promise.all(Array.from({ length: 400 }, (_, i) => (i % 2 ? a : b).take(u, day, limit)));
-    const counted = results.filter((r) => r.counted);
-    assert.equal(counted.length, limit);
-    // Every counted request saw its own count: 1..limit, each once.
-    assert.deepEqual(counted.map((r) => r.count).sort((x, y) => x - y), Array.from({ length: limit }, (_, i) => i + 1));
-    for (const r of results.filter((r) => !r.counted)) assert.equal(r.count, limit);
-    assert.equal(await a.count(u, day), limit);
-    assert.equal(await b.count(u, day), limit);
-  }));
+  test(
+    `${name}: exact under concurrency through two handles`,
+    opts,
+    withCounters(async (a, b) => {
+      const u = user();
+      const limit = 250;
+      const results = await Promise.all(Array.from({ length: 400 }, (_, i) => (i % 2 ? a : b).take(u, day, limit)));
+      const counted = results.filter((r) => r.counted);
+      assert.equal(counted.length, limit);
+      // Every counted request saw its own count: 1..limit, each once.
+      assert.deepEqual(
+        counted.map((r) => r.count).sort((x, y) => x - y),
+        Array.from({ length: limit }, (_, i) => i + 1),
+      );
+      for (const r of results.filter((r) => !r.counted)) assert.equal(r.count, limit);
+      assert.equal(await a.count(u, day), limit);
+      assert.equal(await b.count(u, day), limit);
+    }),
+  );
 
-  test(`${name}: prune keeps the day it is given and those after`, opts, withCounters(async (c) => {
-    const u = user();
-    await c.take(u, dayBefore, 5);
-    await c.take(u, day, 5);
-    await c.prune(day);
-    assert.equal(await c.count(u, day), 1);
-  }));
+  test(
+    `${name}: prune keeps the day it is given and those after`,
+    opts,
+    withCounters(async (c) => {
+      const u = user();
+      await c.take(u, dayBefore, 5);
+      await c.take(u, day, 5);
+      await c.prune(day);
+      assert.equal(await c.count(u, day), 1);
+    }),
+  );
 }

@@ -53,18 +53,36 @@ for (const backend of ['embedded', 'redis'] as const) {
       try {
         const user = (await s.getUserByEmail('bot@example.com'))!;
         const now = new Date();
-        await s.createScopedToken({ userId: user.id, apiKeyId: (await s.listApiKeys(user.id))[0]!.id, hash: credentialHash(serverSecret(dataDir), token), repoIds: [(await s.listRepos())[0]!.repoId], expiresAt: new Date(now.getTime() + 3_600_000).toISOString() }, now.toISOString());
+        await s.createScopedToken(
+          {
+            userId: user.id,
+            apiKeyId: (await s.listApiKeys(user.id))[0]!.id,
+            hash: credentialHash(serverSecret(dataDir), token),
+            repoIds: [(await s.listRepos())[0]!.repoId],
+            expiresAt: new Date(now.getTime() + 3_600_000).toISOString(),
+          },
+          now.toISOString(),
+        );
       } finally {
         await s.close();
       }
 
-      const urls = await Promise.all([0, 1].map(async () => {
-        const d = await serve(['--config', configPath, '--data-dir', dataDir, '--log-level', 'silent']);
-        daemons.push(d.child);
-        return d.url;
-      }));
-      const credentials: Array<Record<string, string>> = [{ authorization: `Bearer ${key1}` }, { 'x-service-api-key': key2 }, { authorization: `Bearer ${token}` }, { 'x-service-api-key': key1 }];
-      const results = (await Promise.all(credentials.map((headers, i) => client({ urls: i % 2 ? urls : [...urls].reverse(), headers, count: 50, inFlight: 5 })))).flat();
+      const urls = await Promise.all(
+        [0, 1].map(async () => {
+          const d = await serve(['--config', configPath, '--data-dir', dataDir, '--log-level', 'silent']);
+          daemons.push(d.child);
+          return d.url;
+        }),
+      );
+      const credentials: Array<Record<string, string>> = [
+        { authorization: `Bearer ${key1}` },
+        { 'x-service-api-key': key2 },
+        { authorization: `Bearer ${token}` },
+        { 'x-service-api-key': key1 },
+      ];
+      const results = (
+        await Promise.all(credentials.map((headers, i) => client({ urls: i % 2 ? urls : [...urls].reverse(), headers, count: 50, inFlight: 5 })))
+      ).flat();
 
       assert.equal(results.length, 200);
       const ok = results.filter((r) => r.status === 200);
@@ -72,7 +90,10 @@ for (const backend of ['embedded', 'redis'] as const) {
       assert.equal(ok.length, 100, `statuses: ${JSON.stringify(count(results.map((r) => r.status)))}`);
       assert.equal(limited.length, 100);
       // Each success saw its own place in the count: 99, 98, ..., 0, each once.
-      assert.deepEqual(ok.map((r) => Number(r.remaining)).sort((a, b) => b - a), Array.from({ length: 100 }, (_, i) => 99 - i));
+      assert.deepEqual(
+        ok.map((r) => Number(r.remaining)).sort((a, b) => b - a),
+        Array.from({ length: 100 }, (_, i) => 99 - i),
+      );
       const reset = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1) / 1000;
       for (const r of results) {
         assert.equal(r.limit, '100');

@@ -45,7 +45,16 @@ test('the daily limit over HTTP', async (t) => {
     const store = openStore(d.dataDir);
     try {
       const annId = (await store.getUserByEmail('ann@example.com'))!.id;
-      await store.createScopedToken({ userId: annId, apiKeyId: (await store.listApiKeys(annId))[0]!.id, hash: credentialHash(serverSecret(d.dataDir), annToken), repoIds: [1], expiresAt: '2026-11-23T23:30:00Z' }, clock.toISOString());
+      await store.createScopedToken(
+        {
+          userId: annId,
+          apiKeyId: (await store.listApiKeys(annId))[0]!.id,
+          hash: credentialHash(serverSecret(d.dataDir), annToken),
+          repoIds: [1],
+          expiresAt: '2026-11-23T23:30:00Z',
+        },
+        clock.toISOString(),
+      );
     } finally {
       await store.close();
     }
@@ -75,7 +84,7 @@ test('the daily limit over HTTP', async (t) => {
       assert.match(stream.headers.get('content-type') ?? '', /application\/json/);
     });
 
-    await t.test('other users are counted apart; a user\'s own limit replaces the default', async () => {
+    await t.test("other users are counted apart; a user's own limit replaces the default", async () => {
       const b = await call(`${d.url}/api/connections`, { headers: bearer(ben) });
       assert.equal(b.status, 200);
       assert.deepEqual(counters(b), { limit: '3', remaining: '2', reset: midnight });
@@ -140,7 +149,12 @@ test('the limiter: who is counted, the UTC day, and a failing counter', async ()
     async close() {},
   };
   const errors: string[] = [];
-  const limiter = new DailyRateLimiter({ counter, defaultLimit: 7, now: () => new Date('2026-03-01T12:00:00Z'), onCounterError: (e) => errors.push(e.message) });
+  const limiter = new DailyRateLimiter({
+    counter,
+    defaultLimit: 7,
+    now: () => new Date('2026-03-01T12:00:00Z'),
+    onCounterError: (e) => errors.push(e.message),
+  });
   const canSee = () => true;
   assert.equal(await limiter.take({ kind: 'anonymous', canSee }), undefined);
   for (const kind of ['apiKey', 'oauth', 'scopedToken'] as const) {
@@ -152,7 +166,7 @@ test('the limiter: who is counted, the UTC day, and a failing counter', async ()
   fail = true;
   await assert.rejects(limiter.take({ kind: 'apiKey', userId: 'u', canSee }), (err: ServiceError) => {
     assert.equal(err.errorCode, 'SERVICE_UNAVAILABLE');
-    assert.doesNotMatch(err.message, /refused/, 'the counter\'s failure stays in the log');
+    assert.doesNotMatch(err.message, /refused/, "the counter's failure stays in the log");
     return true;
   });
   assert.deepEqual(errors, ['connection refused']);

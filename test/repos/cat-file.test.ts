@@ -36,12 +36,18 @@ test('readObjects: every byte, in order, into one buffer that is reused when lar
   const oids = contents.map(blob);
   const sizes = contents.map((c) => c.length);
   const first = await readObjects(dir, oids, sizes);
-  assert.deepEqual(first.views.map((v) => Buffer.from(v)), contents);
+  assert.deepEqual(
+    first.views.map((v) => Buffer.from(v)),
+    contents,
+  );
   for (const v of first.views) assert.equal(v.buffer, first.buffer.buffer);
   // The same object twice, and a smaller read into the first one's buffer.
   const again = await readObjects(dir, [oids[2]!, oids[2]!], [sizes[2]!, sizes[2]!], first.buffer);
   assert.equal(again.buffer, first.buffer);
-  assert.deepEqual(again.views.map((v) => Buffer.from(v).toString()), ['no newline at the end', 'no newline at the end']);
+  assert.deepEqual(
+    again.views.map((v) => Buffer.from(v).toString()),
+    ['no newline at the end', 'no newline at the end'],
+  );
 });
 
 test('readObjects: a missing object or a wrong size is an error naming the object', async () => {
@@ -85,7 +91,9 @@ test('objectSizes asked for many repositories at once: each answer is its own, -
   const { dirs, own, shared, root } = repos(40);
   try {
     // Another repository's blob is missing from this one, though the process answering both holds it.
-    const answers = await Promise.all(dirs.map((d, i) => objectSizes(d, [...own[i]!, shared, ...(i % 5 === 0 ? [own[(i + 1) % dirs.length]![0]!] : []), ...(i % 7 === 0 ? [missing] : [])])));
+    const answers = await Promise.all(
+      dirs.map((d, i) => objectSizes(d, [...own[i]!, shared, ...(i % 5 === 0 ? [own[(i + 1) % dirs.length]![0]!] : []), ...(i % 7 === 0 ? [missing] : [])])),
+    );
     answers.forEach((sizes, i) => {
       const want = [`repository ${i}\n`.length, i * 100, 'the same bytes everywhere\n'.length];
       if (i % 5 === 0) want.push(-1);
@@ -108,7 +116,13 @@ test('readObjects with alternates: blobs of several repositories read by one pro
   try {
     const oids = own.flat();
     const sizes = await Promise.all(dirs.map((d, i) => objectSizes(d, own[i]!)));
-    const read = await readObjects(dirs[0]!, oids, sizes.flat(), undefined, dirs.slice(1).map((d) => join(d, '.git', 'objects')));
+    const read = await readObjects(
+      dirs[0]!,
+      oids,
+      sizes.flat(),
+      undefined,
+      dirs.slice(1).map((d) => join(d, '.git', 'objects')),
+    );
     assert.deepEqual(
       read.views.map((v) => Buffer.from(v).toString()),
       dirs.flatMap((_, i) => [`repository ${i}\n`, 'x'.repeat(i * 100)]),

@@ -4,7 +4,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceError } from '../../daemon/errors.ts';
@@ -54,7 +54,9 @@ const c3 = commitAs(r, 'Alice Smith <ALICE@Example.com>', '2024-03-01T10:00:00Z'
   'src/lib/deep/x.txt': null,
 });
 r.checkout('feature', true);
-const c6 = commitAs(r, 'Carol <carol@example.com>', '2024-03-15T10:00:00Z', 'Feature work', { 'src/a.ts': lines(30, { 20: '  changed by bob;', 25: '  feature;' }) });
+const c6 = commitAs(r, 'Carol <carol@example.com>', '2024-03-15T10:00:00Z', 'Feature work', {
+  'src/a.ts': lines(30, { 20: '  changed by bob;', 25: '  feature;' }),
+});
 r.checkout('main');
 const c4 = commitAs(r, 'Carol <carol@example.com>', '2024-04-01T10:00:00Z', 'Tweak a and manual', {
   'src/a.ts': lines(30, { 2: '  tweaked;', 20: '  changed by bob;' }),
@@ -73,7 +75,13 @@ const bare = join(root, 'bare.git');
 git(root, 'clone', '-q', '--bare', work, bare);
 
 // Indexed: main and feature (tags are accepted whether indexed or not).
-const indexed = { refs: [{ name: 'main', kind: 'branch' as const, commit: merge }, { name: 'feature', kind: 'branch' as const, commit: c6 }], generation: 1 };
+const indexed = {
+  refs: [
+    { name: 'main', kind: 'branch' as const, commit: merge },
+    { name: 'feature', kind: 'branch' as const, commit: c6 },
+  ],
+  generation: 1,
+};
 const opts = { defaultRef: 'main', label: 'example/app', indexed };
 const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
@@ -96,9 +104,18 @@ test('readSource: files, symlinks, refs of every kind, in a work tree and a bare
     assert.equal((await readSource(dir, { ...opts, path: '/link' })).source.toString(), 'README.md');
     assert.deepEqual((await readSource(dir, { ...opts, path: 'image.bin', ref: 'v1.0' })).source, BINARY);
     const refs: Array<[string, string]> = [
-      ['v1.0', c4], ['light', c2], ['refs/heads/feature', c6], ['feature', c6], ['HEAD', merge],
-      ['main~1', c5], ['main^', c5], ['main^2', c6], [c3, c3], [c3.slice(0, 12), c3],
-      [git(work, 'rev-parse', '--short=7', c2).trim(), c2], [c2.toUpperCase(), c2],
+      ['v1.0', c4],
+      ['light', c2],
+      ['refs/heads/feature', c6],
+      ['feature', c6],
+      ['HEAD', merge],
+      ['main~1', c5],
+      ['main^', c5],
+      ['main^2', c6],
+      [c3, c3],
+      [c3.slice(0, 12), c3],
+      [git(work, 'rev-parse', '--short=7', c2).trim(), c2],
+      [c2.toUpperCase(), c2],
     ];
     for (const [ref, want] of refs) assert.equal((await readSource(dir, { ...opts, ref, path: 'README.md' })).commit, want, ref);
     await rejects(readSource(dir, { ...opts, ref: 'light', path: 'docs/manual.md' }), 'FILE_NOT_FOUND', /does not exist at "light" in example\/app/);
@@ -139,11 +156,14 @@ test('files that are not there, directories, submodules: FILE_NOT_FOUND', async 
 });
 
 test('opening something that is not a repository is a plain Error without the path', async () => {
-  await assert.rejects(withRepository(join(root, 'missing'), async () => 1), (err: unknown) => {
-    assert.ok(err instanceof Error && !(err instanceof ServiceError));
-    assert.ok(!err.message.includes(root));
-    return true;
-  });
+  await assert.rejects(
+    withRepository(join(root, 'missing'), async () => 1),
+    (err: unknown) => {
+      assert.ok(err instanceof Error && !(err instanceof ServiceError));
+      assert.ok(!err.message.includes(root));
+      return true;
+    },
+  );
   await assert.rejects(listFiles(join(work, 'src'), opts), /not a git repository/);
 });
 
@@ -156,7 +176,11 @@ test('listFiles matches git ls-tree (gitlinks left out), at several refs', async
       .sort(byBytes);
     for (const dir of [work, bare]) {
       const got = await listFiles(dir, { ...opts, ref });
-      assert.deepEqual(got.map((f) => f.path), want, ref);
+      assert.deepEqual(
+        got.map((f) => f.path),
+        want,
+        ref,
+      );
       assert.ok(got.every((f) => f.type === 'blob' && f.path.endsWith(f.name) && !f.name.includes('/')));
     }
   }
@@ -175,7 +199,9 @@ test('folderContents and tree', async () => {
   const leaf = (type: 'tree' | 'blob', path: string) => ({ type, path, name: path.slice(path.lastIndexOf('/') + 1), children: [] });
   const { tree: t } = await tree(bare, { ...opts, ref: c1, paths: ['src/lib/deep/x.txt', 'docs'] });
   assert.deepEqual(t, {
-    type: 'tree', path: '', name: 'root',
+    type: 'tree',
+    path: '',
+    name: 'root',
     children: [
       { ...leaf('tree', 'docs'), children: [leaf('blob', 'docs/guide.md')] },
       {
@@ -185,11 +211,17 @@ test('folderContents and tree', async () => {
           leaf('blob', 'src/a.ts'),
         ],
       },
-      leaf('blob', 'README.md'), leaf('blob', 'empty.txt'), leaf('blob', 'image.bin'), leaf('blob', 'no-eol.txt'),
+      leaf('blob', 'README.md'),
+      leaf('blob', 'empty.txt'),
+      leaf('blob', 'image.bin'),
+      leaf('blob', 'no-eol.txt'),
     ],
   });
   const shallow = await tree(work, { ...opts, ref: c1, paths: [] });
-  assert.deepEqual(shallow.tree.children.map((c) => c.children.length), [0, 0, 0, 0, 0, 0]);
+  assert.deepEqual(
+    shallow.tree.children.map((c) => c.children.length),
+    [0, 0, 0, 0, 0, 0],
+  );
   const viaDir = await tree(work, { ...opts, ref: c1, paths: ['src/lib'] });
   assert.deepEqual(viaDir.tree.children[1]!.children[0]!.children, [leaf('tree', 'src/lib/deep')]);
 });
@@ -197,8 +229,16 @@ test('folderContents and tree', async () => {
 test('commitInfo: message split, author, parents, refs (annotated tags peeled)', async () => {
   const first = await commitInfo(work, { ...opts, ref: c1 });
   assert.deepEqual(first, {
-    hash: c1, date: '2024-01-01T10:00:00.000Z', message: 'Initial commit', refs: '',
-    body: 'Sets up the project.\nSecond body line.', authorName: 'Alice', authorEmail: 'alice@example.com', author_name: 'Alice', author_email: 'alice@example.com', parents: [],
+    hash: c1,
+    date: '2024-01-01T10:00:00.000Z',
+    message: 'Initial commit',
+    refs: '',
+    body: 'Sets up the project.\nSecond body line.',
+    authorName: 'Alice',
+    authorEmail: 'alice@example.com',
+    author_name: 'Alice',
+    author_email: 'alice@example.com',
+    parents: [],
   });
   assert.equal((await commitInfo(bare, { ...opts, ref: 'v1.0' })).refs, 'tag: v1.0');
   assert.equal((await commitInfo(work, { ...opts, ref: 'light' })).refs, 'tag: light');
@@ -210,7 +250,7 @@ test('commitInfo: message split, author, parents, refs (annotated tags peeled)',
   assert.equal(head.body, '');
 });
 
-test('refs is git log\'s %D decoration, commit by commit: HEAD, tags, remote-tracking branches, branches, the stash', async () => {
+test("refs is git log's %D decoration, commit by commit: HEAD, tags, remote-tracking branches, branches, the stash", async () => {
   // A clone has remote-tracking branches and a symbolic origin/HEAD; notes and a custom
   // namespace are refs git does not decorate; several tags and branches share commits.
   const clone = join(root, 'decorated');
@@ -223,7 +263,12 @@ test('refs is git log\'s %D decoration, commit by commit: HEAD, tags, remote-tra
   git(clone, 'update-ref', 'refs/custom/thing', c3);
   git(clone, 'update-ref', 'refs/stash', c5);
   const oracle = (dir: string): Map<string, string> =>
-    new Map(git(dir, 'log', '--all', '--format=%H %D').split('\n').filter(Boolean).map((l) => [l.slice(0, 40), l.slice(41)]));
+    new Map(
+      git(dir, 'log', '--all', '--format=%H %D')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => [l.slice(0, 40), l.slice(41)]),
+    );
   const check = async (dir: string, what: string): Promise<void> => {
     const want = oracle(dir);
     assert.ok(want.size >= 7, `${what}: the oracle lists every commit`);
@@ -243,20 +288,35 @@ test('refs is git log\'s %D decoration, commit by commit: HEAD, tags, remote-tra
   assert.equal((await commitInfo(clone, { ...opts, ref: c3 })).refs, 'HEAD');
 });
 
-const log = (...args: string[]): string[] => git(work, 'log', '--date-order', '--format=%H', ...args).split('\n').filter(Boolean);
+const log = (...args: string[]): string[] =>
+  git(work, 'log', '--date-order', '--format=%H', ...args)
+    .split('\n')
+    .filter(Boolean);
 
 test('commits: order, filters and paging agree with git log', async () => {
   for (const dir of [work, bare]) {
     const all = await commits(dir, { ...opts, page: 1, perPage: 100 });
-    assert.deepEqual(all.items.map((c) => c.hash), log('main'));
+    assert.deepEqual(
+      all.items.map((c) => c.hash),
+      log('main'),
+    );
     assert.equal(all.total, 7);
     assert.equal(all.items.find((c) => c.hash === c4)!.refs, 'tag: v1.0');
   }
   const page = (n: number) => commits(work, { ...opts, page: n, perPage: 3 });
   const all = log('main');
-  assert.deepEqual((await page(1)).items.map((c) => c.hash), all.slice(0, 3));
-  assert.deepEqual((await page(2)).items.map((c) => c.hash), all.slice(3, 6));
-  assert.deepEqual((await page(3)).items.map((c) => c.hash), all.slice(6));
+  assert.deepEqual(
+    (await page(1)).items.map((c) => c.hash),
+    all.slice(0, 3),
+  );
+  assert.deepEqual(
+    (await page(2)).items.map((c) => c.hash),
+    all.slice(3, 6),
+  );
+  assert.deepEqual(
+    (await page(3)).items.map((c) => c.hash),
+    all.slice(6),
+  );
   assert.deepEqual(await page(9), { items: [], total: 7 });
   for (const n of [1, 2, 3]) assert.equal((await page(n)).total, 7);
 
@@ -280,7 +340,15 @@ test('commits: order, filters and paging agree with git log', async () => {
   assert.deepEqual(await relative({ since: 'last month', until: '2 days ago' }), [c6], 'March 2 10:00 to March 31 10:00');
   assert.deepEqual(await relative({ since: '5 weeks ago', until: '2 days ago' }), [c6, c3], 'February 27 10:00 on');
   assert.deepEqual(await relative({ since: '3 Months Ago' }), [merge, c5, c4, c6, c3, c2]);
-  for (const bad of [{ since: 'tomorrow' }, { since: '2 fortnights ago' }, { until: '3 days' }, { until: 'last decade' }, { until: '2024-02-30' }, { since: '2024-13-01' }, { until: '2024-01-01T25:00Z' }]) {
+  for (const bad of [
+    { since: 'tomorrow' },
+    { since: '2 fortnights ago' },
+    { until: '3 days' },
+    { until: 'last decade' },
+    { until: '2024-02-30' },
+    { since: '2024-13-01' },
+    { until: '2024-01-01T25:00Z' },
+  ]) {
     await rejects(commits(work, { ...opts, page: 1, perPage: 10, ...bad }), 'INVALID_QUERY_PARAMS', /ISO 8601/);
   }
   await rejects(commits(work, { ...opts, page: 0, perPage: 10 }), 'INVALID_QUERY_PARAMS', /page/);
@@ -292,7 +360,11 @@ test('commits with a path: those that changed it against their first parent', as
   // a commit differs from the one in its first parent (or exists, for a root commit).
   const entry = (rev: string, path: string): string => {
     try {
-      return execFileSync('git', ['rev-parse', '-q', '--verify', `${rev}:${path}`], { cwd: work, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+      return execFileSync('git', ['rev-parse', '-q', '--verify', `${rev}:${path}`], {
+        cwd: work,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim();
     } catch {
       return '';
     }
@@ -303,11 +375,18 @@ test('commits with a path: those that changed it against their first parent', as
       return parents.length === 0 ? entry(c, path) !== '' : entry(c, path) !== entry(parents[0]!, path);
     });
     const got = await commits(bare, { ...opts, path: `/${path}`, page: 1, perPage: 50 });
-    assert.deepEqual(got.items.map((c) => c.hash), want, path);
+    assert.deepEqual(
+      got.items.map((c) => c.hash),
+      want,
+      path,
+    );
     assert.equal(got.total, want.length);
   }
   // Simple git log agrees where the first parent is the only one to compare with.
-  assert.deepEqual((await commits(work, { ...opts, path: 'docs', page: 1, perPage: 50 })).items.map((c) => c.hash), log('main', '--', 'docs'));
+  assert.deepEqual(
+    (await commits(work, { ...opts, path: 'docs', page: 1, perPage: 50 })).items.map((c) => c.hash),
+    log('main', '--', 'docs'),
+  );
 });
 
 test('authors: grouped by email case-insensitively, named as most recently', async () => {
@@ -324,7 +403,13 @@ test('authors: grouped by email case-insensitively, named as most recently', asy
   assert.deepEqual(await authors(bare, { ...opts, page: 2, perPage: 3 }), { items: [all.items[3]], total: 4 });
   assert.deepEqual(await authors(work, { ...opts, page: 3, perPage: 3 }), { items: [], total: 4 });
   const docs = await authors(work, { ...opts, path: 'docs', page: 1, perPage: 10 });
-  assert.deepEqual(docs.items.map((a) => [a.name, a.commitCount]), [['Alice Smith', 2], ['Carol', 1]]);
+  assert.deepEqual(
+    docs.items.map((a) => [a.name, a.commitCount]),
+    [
+      ['Alice Smith', 2],
+      ['Carol', 1],
+    ],
+  );
 });
 
 /** Per line: [commit, path in that commit]; and each commit's "previous" line, from git blame --porcelain. */
@@ -345,7 +430,13 @@ function porcelainBlame(rev: string, path: string): { lines: Array<[string, stri
 }
 
 test('blame agrees with git blame --porcelain, renames followed', async () => {
-  for (const [rev, path] of [['main', 'src/a.ts'], ['main', 'docs/manual.md'], ['v1.0', 'no-eol.txt'], [c2, 'src/a.ts'], ['main', 'link']] as const) {
+  for (const [rev, path] of [
+    ['main', 'src/a.ts'],
+    ['main', 'docs/manual.md'],
+    ['v1.0', 'no-eol.txt'],
+    [c2, 'src/a.ts'],
+    ['main', 'link'],
+  ] as const) {
     const want = porcelainBlame(rev, path);
     const got = await blame(bare, { ...opts, ref: rev, path });
     const perLine: Array<[string, string]> = [];
@@ -367,9 +458,15 @@ test('blame agrees with git blame --porcelain, renames followed', async () => {
     }
   }
   const manual = await blame(work, { ...opts, path: 'docs/manual.md' });
-  assert.deepEqual(manual.ranges.map((r) => [r.hash, r.path, r.startLine, r.lineCount]), [
-    [c1, 'docs/guide.md', 1, 2], [c4, 'docs/manual.md', 3, 1], [c1, 'docs/guide.md', 4, 3], [c3, 'docs/manual.md', 7, 1],
-  ]);
+  assert.deepEqual(
+    manual.ranges.map((r) => [r.hash, r.path, r.startLine, r.lineCount]),
+    [
+      [c1, 'docs/guide.md', 1, 2],
+      [c4, 'docs/manual.md', 3, 1],
+      [c1, 'docs/guide.md', 4, 3],
+      [c3, 'docs/manual.md', 7, 1],
+    ],
+  );
   assert.deepEqual(manual.commits[c4]!.previous, { hash: c3, path: 'docs/manual.md' });
   assert.equal(manual.commits[c3]!.previous, undefined); // renamed in c3: its parent has no docs/manual.md
   assert.equal(manual.commits[c1]!.previous, undefined); // root commit
@@ -406,7 +503,14 @@ function gitDiff(...args: string[]): Array<{ oldPath: string | null; newPath: st
 }
 
 test('diff agrees with git diff: hunks, headings, renames, adds, deletes, binaries', async () => {
-  for (const [base, head] of [[c1, 'main'], [c1, c3], [c3, 'v1.0'], ['light', 'feature'], ['main', c1], ['v1.0', 'main']]) {
+  for (const [base, head] of [
+    [c1, 'main'],
+    [c1, c3],
+    [c3, 'v1.0'],
+    ['light', 'feature'],
+    ['main', c1],
+    ['v1.0', 'main'],
+  ]) {
     const got = await diff(bare, { base, head, defaultRef: 'main', indexed });
     assert.deepEqual(got, { files: gitDiff(base, head) }, `${base}..${head}`);
   }
@@ -437,7 +541,11 @@ test('diff stops after 1000 files and says so', async () => {
   const got = await diff(many.path, { base, head: 'main', defaultRef: 'main', indexed });
   assert.equal(got.truncated, true);
   assert.equal(got.files.length, 1000);
-  assert.deepEqual(got.files[999], { oldPath: null, newPath: 'f/0999.txt', hunks: [{ oldRange: { start: 0, lines: 0 }, newRange: { start: 1, lines: 1 }, body: '+999' }] });
+  assert.deepEqual(got.files[999], {
+    oldPath: null,
+    newPath: 'f/0999.txt',
+    hunks: [{ oldRange: { start: 0, lines: 0 }, newRange: { start: 1, lines: 1 }, body: '+999' }],
+  });
 });
 
 test('repository handles are reused; past 16 the least recently used is let go', async () => {

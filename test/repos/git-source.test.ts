@@ -94,25 +94,28 @@ test('openGitSource reads HEAD of a real repository', async () => {
     const versions = await src.versions();
     const sizes = await src.blobSizes(versions.map((f) => f.oid));
     const sized = versions.map((f, i) => [f.path, sizes[i]]);
-    assert.deepEqual(
-      sized,
-      [
-        ['README.md', 10],
-        ['Zebra', 1],
-        ['empty.txt', 0],
-        ['src.txt', 34],
-        ['src/deep/util.h', 13],
-        ['src/main.c', 29],
-      ],
-    );
+    assert.deepEqual(sized, [
+      ['README.md', 10],
+      ['Zebra', 1],
+      ['empty.txt', 0],
+      ['src.txt', 34],
+      ['src/deep/util.h', 13],
+      ['src/main.c', 29],
+    ]);
     for (const f of await src.versions()) assert.match(f.oid, /^[0-9a-f]{40}$/);
     const main = (await src.versions()).find((f) => f.path === 'src/main.c')!;
     assert.equal(main.oid, git(repo, 'rev-parse', 'HEAD:src/main.c').trim());
     const empty = (await src.versions()).find((f) => f.path === 'empty.txt')!;
     // What a build thread reads (job-blobs.ts): the blobs, from the directory the source names.
     const read = await readObjects(src.gitDir, [main.oid, empty.oid], await src.blobSizes([main.oid, empty.oid]));
-    assert.deepEqual(read.views.map((v) => Buffer.from(v).toString()), ['int main(void) { return 0; }\n', '']);
-    await assert.rejects(src.blobSizes([main.oid, '0123456789012345678901234567890123456789']), /cannot read blob 0123456789012345678901234567890123456789 \(missing\)/);
+    assert.deepEqual(
+      read.views.map((v) => Buffer.from(v).toString()),
+      ['int main(void) { return 0; }\n', ''],
+    );
+    await assert.rejects(
+      src.blobSizes([main.oid, '0123456789012345678901234567890123456789']),
+      /cannot read blob 0123456789012345678901234567890123456789 \(missing\)/,
+    );
   } finally {
     src.close();
   }
@@ -144,7 +147,10 @@ test('openGitSource: detached HEAD, no origin, bare repository', async () => {
   assert.equal(isGitRepository(bare), true);
   const b = await openGitSource(bare);
   assert.equal(b.name, 'mirror'); // origin is a local path, so the directory names it
-  assert.deepEqual((await b.versions()).map((f) => f.path), ['a.txt']);
+  assert.deepEqual(
+    (await b.versions()).map((f) => f.path),
+    ['a.txt'],
+  );
   b.close();
 });
 

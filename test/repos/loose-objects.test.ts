@@ -19,7 +19,7 @@ function blob(bytes: Buffer): string {
   return git(dir, 'hash-object', '-w', 'f').trim();
 }
 
-test('readLooseBlob: a loose blob\'s bytes; nothing for another size, a missing object or a damaged file', () => {
+test("readLooseBlob: a loose blob's bytes; nothing for another size, a missing object or a damaged file", () => {
   for (const bytes of [Buffer.from('int main(void) { return 0; }\n'), Buffer.alloc(0), Buffer.from([0, 0xff, 0x0a, 0]), Buffer.from('x'.repeat(300_000))]) {
     const oid = blob(bytes);
     assert.deepEqual(Buffer.from(readLooseBlob(objects, oid, bytes.length)!), bytes);

@@ -28,8 +28,38 @@ function makePki(): Pki | undefined {
   const made =
     openssl('req', '-x509', ...key, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=trawl test CA') &&
     openssl('req', ...key, '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=localhost') &&
-    openssl('x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'leaf.ext', '-out', 'leaf.pem') &&
-    openssl('req', '-x509', ...key, '-keyout', 'self.key', '-out', 'self.pem', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost');
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      'leaf.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      'leaf.ext',
+      '-out',
+      'leaf.pem',
+    ) &&
+    openssl(
+      'req',
+      '-x509',
+      ...key,
+      '-keyout',
+      'self.key',
+      '-out',
+      'self.pem',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+    );
   if (!made) return undefined;
   const read = (name: string): string => readFileSync(join(dir, name), 'utf8');
   process.env.SSL_CERT_FILE = join(dir, 'ca.pem');
@@ -124,7 +154,9 @@ async function assertMirrors(mirror: string, source: string): Promise<void> {
   assert.equal(got.head, want.head, 'head');
   assert.equal(git(mirror, 'symbolic-ref', '--short', 'HEAD'), want.head, 'mirror HEAD');
   // Exactly the remote's refs: no refs/remotes/*, no stray HEAD copies.
-  const all = git(mirror, 'for-each-ref', '--format=%(refname)').split('\n').filter((l) => l !== '');
+  const all = git(mirror, 'for-each-ref', '--format=%(refname)')
+    .split('\n')
+    .filter((l) => l !== '');
   assert.deepEqual(all.sort(), [...[...want.branches.keys()].map((b) => `refs/heads/${b}`), ...[...want.tags.keys()].map((t) => `refs/tags/${t}`)].sort());
   // Every object the refs need is there.
   git(mirror, 'fsck', '--connectivity-only', '--no-dangling');
@@ -322,7 +354,10 @@ test('concurrent syncs of one destination run one after another', async () => {
   const source = await makeSource(dir);
   const dest = join(dir, 'm.git');
   const results = await Promise.all([syncMirror(source, dest), syncMirror(source, dest), syncMirror(source, dest)]);
-  assert.deepEqual(results.map((r) => r.cloned), [true, false, false]);
+  assert.deepEqual(
+    results.map((r) => r.cloned),
+    [true, false, false],
+  );
   await assertMirrors(dest, source);
 });
 

@@ -23,7 +23,7 @@ function repo(name: string, files: number): { dir: string; objects: string; oids
   return { dir, objects: join(dir, '.git', 'objects'), oids };
 }
 
-test('holdsObjects: loose objects and objects in a pack are held; another repository\'s are not', () => {
+test("holdsObjects: loose objects and objects in a pack are held; another repository's are not", () => {
   const a = repo('a', 300);
   const b = repo('b', 3);
   assert.equal(holdsObjects(a.objects, a.oids), true);

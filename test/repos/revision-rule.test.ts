@@ -65,7 +65,11 @@ test('parseRevision: base and ancestor steps, or INVALID_GIT_REF saying why', ()
     if (want instanceof RegExp) {
       assert.throws(
         () => parseRevision(ref),
-        (err: unknown) => err instanceof ServiceError && err.errorCode === 'INVALID_GIT_REF' && want.test(err.message) && err.message.startsWith(`ref ${JSON.stringify(ref)} is not valid`),
+        (err: unknown) =>
+          err instanceof ServiceError &&
+          err.errorCode === 'INVALID_GIT_REF' &&
+          want.test(err.message) &&
+          err.message.startsWith(`ref ${JSON.stringify(ref)} is not valid`),
         JSON.stringify(ref),
       );
     } else assert.deepEqual(parseRevision(ref), want, JSON.stringify(ref));
@@ -184,11 +188,7 @@ test('refused: the reflog, unindexed branches, other refs, unreachable and short
     ['main~99', /does not resolve to a commit in acme\/app$/],
   ];
   for (const [ref, want] of cases) {
-    await assert.rejects(
-      resolve(ref),
-      (err: unknown) => err instanceof ServiceError && err.errorCode === 'INVALID_GIT_REF' && want.test(err.message),
-      ref,
-    );
+    await assert.rejects(resolve(ref), (err: unknown) => err instanceof ServiceError && err.errorCode === 'INVALID_GIT_REF' && want.test(err.message), ref);
   }
   // Indexing wip makes it, and what it reaches, a ref that may be named.
   const withWip = scope([...indexed, { name: 'wip', kind: 'branch', commit: w1 }], 2);
@@ -215,6 +215,9 @@ test('a commit reachable once is refused again when its branch moves away from i
   assert.equal(await at(middle, s1), middle);
   // The next index no longer holds main (only a branch at the first commit): the same id is refused.
   git(p, 'branch', 'old', 'HEAD~2');
-  const s2: RevisionScope = { defaultRef: 'old', indexed: { refs: [{ name: 'old', kind: 'branch', commit: git(p, 'rev-parse', 'old').trim() }], generation: 2 } };
+  const s2: RevisionScope = {
+    defaultRef: 'old',
+    indexed: { refs: [{ name: 'old', kind: 'branch', commit: git(p, 'rev-parse', 'old').trim() }], generation: 2 },
+  };
   await assert.rejects(at(middle, s2), /does not resolve to a commit/);
 });

@@ -101,7 +101,10 @@ test('walkDirectory reports unreadable subdirectories and goes on', async () => 
   } finally {
     if (asRoot) process.seteuid!(0);
   }
-  assert.deepEqual(files.map((f) => f.path), ['ok']);
+  assert.deepEqual(
+    files.map((f) => f.path),
+    ['ok'],
+  );
   assert.deepEqual(errors, [join(root, 'locked')]);
 });
 
@@ -125,7 +128,10 @@ test('walkDirectory gives absolute absPath for a relative root', async () => {
 
 test('sortByPathBytes orders by UTF-8 bytes, not UTF-16 units', () => {
   const sorted = sortByPathBytes([{ path: '\u{1F600}' }, { path: '\uFFFD' }, { path: 'a/b' }, { path: 'a.b' }, { path: 'a' }]);
-  assert.deepEqual(sorted.map((s) => s.path), ['a', 'a.b', 'a/b', '\uFFFD', '\u{1F600}']);
+  assert.deepEqual(
+    sorted.map((s) => s.path),
+    ['a', 'a.b', 'a/b', '\uFFFD', '\u{1F600}'],
+  );
 });
 
 test('walkSorted gives a directory’s files where its name and "/" sort among its siblings', async () => {
@@ -135,5 +141,8 @@ test('walkSorted gives a directory’s files where its name and "/" sort among i
   const paths: string[] = [];
   for await (const f of walkSorted(root)) paths.push(f.path);
   assert.deepEqual(paths, ['a-', 'a.b', 'a/b-', 'a/b.c', 'a/b/c', 'a/z', 'a0']);
-  assert.deepEqual(paths, sortByPathBytes(paths.map((path) => ({ path }))).map((p) => p.path));
+  assert.deepEqual(
+    paths,
+    sortByPathBytes(paths.map((path) => ({ path }))).map((p) => p.path),
+  );
 });

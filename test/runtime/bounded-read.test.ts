@@ -27,18 +27,38 @@ const CASES: Case[] = [
   { name: 'a regular file within its bound', make: (p) => writeFileSync(p, 'hello\n'), bound: 100, want: { text: 'hello\n' } },
   { name: 'a regular file exactly at its bound', make: (p) => writeFileSync(p, 'x'.repeat(100)), bound: 100, want: { text: 'x'.repeat(100) } },
   { name: 'an empty file', make: (p) => writeFileSync(p, ''), bound: 100, want: { text: '' } },
-  { name: 'a symbolic link to a regular file (a mounted configuration)', make: (p) => (writeFileSync(`${p}.target`, 'linked\n'), symlinkSync(`${p}.target`, p)), bound: 100, want: { text: 'linked\n' } },
-  { name: 'a file one byte over its bound', make: (p) => writeFileSync(p, 'x'.repeat(101)), bound: 100, want: { refused: /^is 101 bytes, over the 100 bytes a file of its kind may hold$/ } },
+  {
+    name: 'a symbolic link to a regular file (a mounted configuration)',
+    make: (p) => (writeFileSync(`${p}.target`, 'linked\n'), symlinkSync(`${p}.target`, p)),
+    bound: 100,
+    want: { text: 'linked\n' },
+  },
+  {
+    name: 'a file one byte over its bound',
+    make: (p) => writeFileSync(p, 'x'.repeat(101)),
+    bound: 100,
+    want: { refused: /^is 101 bytes, over the 100 bytes a file of its kind may hold$/ },
+  },
   {
     name: 'a sparse file of 2 GiB',
     make: (p) => truncate(p, 2 ** 31),
     bound: 64 * 1024 * 1024,
     want: { refused: /^is 2,147,483,648 bytes, over the 67,108,864 bytes a file of its kind may hold$/ },
   },
-  { name: 'a symbolic link to /dev/zero', make: (p) => symlinkSync('/dev/zero', p), bound: 1024, want: { refused: /^is not a regular file \(a symbolic link to a character device\)$/ } },
+  {
+    name: 'a symbolic link to /dev/zero',
+    make: (p) => symlinkSync('/dev/zero', p),
+    bound: 1024,
+    want: { refused: /^is not a regular file \(a symbolic link to a character device\)$/ },
+  },
   { name: 'a directory', make: (p) => mkdirSync(p), bound: 1024, want: { refused: /^is not a regular file \(a directory\)$/ } },
   { name: 'a FIFO with no writer', make: (p) => mkfifo(p), bound: 1024, want: { refused: /^is not a regular file \(a FIFO\)$/ } },
-  { name: 'a symbolic link to a FIFO', make: (p) => (mkfifo(`${p}.fifo`), symlinkSync(`${p}.fifo`, p)), bound: 1024, want: { refused: /^is not a regular file \(a symbolic link to a FIFO\)$/ } },
+  {
+    name: 'a symbolic link to a FIFO',
+    make: (p) => (mkfifo(`${p}.fifo`), symlinkSync(`${p}.fifo`, p)),
+    bound: 1024,
+    want: { refused: /^is not a regular file \(a symbolic link to a FIFO\)$/ },
+  },
 ];
 
 function mkfifo(path: string): void {
@@ -103,7 +123,10 @@ test('bounded read: a socket is not a regular file', async () => {
   const server = createServer();
   await new Promise<void>((r) => server.listen(path, r));
   try {
-    assert.throws(() => readBoundedFile(path, 1024), (err: unknown) => err instanceof RefusedFile && err.reason === 'is not a regular file (a socket)');
+    assert.throws(
+      () => readBoundedFile(path, 1024),
+      (err: unknown) => err instanceof RefusedFile && err.reason === 'is not a regular file (a socket)',
+    );
   } finally {
     await new Promise((r) => server.close(r));
     dir.cleanup();
@@ -113,13 +136,16 @@ test('bounded read: a socket is not a regular file', async () => {
 test('bounded read: a missing file is the open error itself (callers tell absent from damaged)', () => {
   const dir = tempDir('bounded');
   try {
-    assert.throws(() => readBoundedFile(join(dir.path, 'absent'), 1024), (err: unknown) => !(err instanceof RefusedFile) && (err as NodeJS.ErrnoException).code === 'ENOENT');
+    assert.throws(
+      () => readBoundedFile(join(dir.path, 'absent'), 1024),
+      (err: unknown) => !(err instanceof RefusedFile) && (err as NodeJS.ErrnoException).code === 'ENOENT',
+    );
   } finally {
     dir.cleanup();
   }
 });
 
-test('bounded read: openRegularFile gives a regular file\'s descriptor and size (what a shard is mapped from)', () => {
+test("bounded read: openRegularFile gives a regular file's descriptor and size (what a shard is mapped from)", () => {
   const dir = tempDir('bounded');
   try {
     const file = join(dir.path, 'f');
@@ -127,7 +153,10 @@ test('bounded read: openRegularFile gives a regular file\'s descriptor and size 
     const { fd, size } = openRegularFile(file);
     closeSync(fd);
     assert.equal(size, 12);
-    assert.throws(() => openRegularFile(dir.path), (err: unknown) => err instanceof RefusedFile && err.reason === 'is not a regular file (a directory)');
+    assert.throws(
+      () => openRegularFile(dir.path),
+      (err: unknown) => err instanceof RefusedFile && err.reason === 'is not a regular file (a directory)',
+    );
   } finally {
     dir.cleanup();
   }

@@ -15,9 +15,36 @@ test('owners take turns; within an owner, first come first served', () => {
   const rows: Array<{ pushed: Array<[string, number]>; want: string[] }> = [
     { pushed: [], want: [] },
     { pushed: [['a', 1]], want: ['a:1'] },
-    { pushed: [['a', 1], ['a', 2], ['a', 3], ['b', 1]], want: ['a:1', 'b:1', 'a:2', 'a:3'] },
-    { pushed: [['a', 1], ['b', 1], ['a', 2], ['c', 1], ['b', 2]], want: ['a:1', 'b:1', 'c:1', 'a:2', 'b:2'] },
-    { pushed: [['b', 1], ['a', 1], ['a', 2], ['a', 3], ['a', 4], ['c', 1]], want: ['b:1', 'a:1', 'c:1', 'a:2', 'a:3', 'a:4'] },
+    {
+      pushed: [
+        ['a', 1],
+        ['a', 2],
+        ['a', 3],
+        ['b', 1],
+      ],
+      want: ['a:1', 'b:1', 'a:2', 'a:3'],
+    },
+    {
+      pushed: [
+        ['a', 1],
+        ['b', 1],
+        ['a', 2],
+        ['c', 1],
+        ['b', 2],
+      ],
+      want: ['a:1', 'b:1', 'c:1', 'a:2', 'b:2'],
+    },
+    {
+      pushed: [
+        ['b', 1],
+        ['a', 1],
+        ['a', 2],
+        ['a', 3],
+        ['a', 4],
+        ['c', 1],
+      ],
+      want: ['b:1', 'a:1', 'c:1', 'a:2', 'a:3', 'a:4'],
+    },
   ];
   for (const { pushed, want } of rows) {
     const q = new FairQueue<number>();
@@ -33,9 +60,18 @@ test('an owner that is not eligible keeps its entries and its place', () => {
   q.push('a', 1);
   q.push('a', 2);
   q.push('b', 1);
-  assert.equal(q.any((o) => o === 'c'), false);
-  assert.equal(q.any((o) => o === 'b'), true);
-  assert.deepEqual(drain(q, (o) => o !== 'a'), ['b:1']);
+  assert.equal(
+    q.any((o) => o === 'c'),
+    false,
+  );
+  assert.equal(
+    q.any((o) => o === 'b'),
+    true,
+  );
+  assert.deepEqual(
+    drain(q, (o) => o !== 'a'),
+    ['b:1'],
+  );
   assert.equal(q.countOf('a'), 2);
   assert.deepEqual(drain(q), ['a:1', 'a:2']);
 });

@@ -27,7 +27,7 @@ test('a child reads its stdin and its output and exit come back', async () => {
   assert.deepEqual([e.err, e.code], ['oops\n', 3]);
 });
 
-test('the environment given is the child\'s', async () => {
+test("the environment given is the child's", async () => {
   const r = await run(spawnSmall('sh', ['-c', 'echo "$TRAWL_SPAWN_TEST"'], { PATH: process.env.PATH, TRAWL_SPAWN_TEST: 'given' }));
   assert.equal(r.out, 'given\n');
 });

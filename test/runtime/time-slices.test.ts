@@ -26,7 +26,8 @@ test('tasks waiting for a slice get one each, a turn of the event loop apart, fi
     granted.map((g) => g.task),
     [0, 1, 2, 3, 4],
   );
-  for (let i = 1; i < granted.length; i++) assert.ok(granted[i]!.turn > granted[i - 1]!.turn, `slices ${i - 1} and ${i} came in the same turn: ${JSON.stringify(granted)}`);
+  for (let i = 1; i < granted.length; i++)
+    assert.ok(granted[i]!.turn > granted[i - 1]!.turn, `slices ${i - 1} and ${i} came in the same turn: ${JSON.stringify(granted)}`);
 });
 
 test('a slice is spent once SLICE_MS of it has passed, not before', async () => {

@@ -35,7 +35,10 @@ before(async () => {
   repo.checkout('main');
   const summary = await indexLocal(repo.path, { dataDir: data, workers: 1, revisions: { branches: ['dev', 'feature/*', 'release/*'], tags: ['v*'] } });
   repoId = summary.repoId;
-  assert.deepEqual(summary.refs.map((r) => `${r.kind}:${r.name}`), ['branch:main', 'branch:dev', 'branch:feature/x', 'branch:release/1.0', 'tag:v1.0']);
+  assert.deepEqual(
+    summary.refs.map((r) => `${r.kind}:${r.name}`),
+    ['branch:main', 'branch:dev', 'branch:feature/x', 'branch:release/1.0', 'tag:v1.0'],
+  );
   searcher = new Searcher({ dataDir: data, workers: 2 });
 });
 

@@ -42,7 +42,16 @@ function recorder(bad = new Set<number>()) {
 
 const kept = (s: CollectSink) => s.files.map((f) => `${f.path}:${f.count}`);
 
-const CASES: Array<{ name: string; limit: number; shards: ShapedFile[][]; bad?: number[]; kept: string[]; reshaped: Array<[string, number]>; crashes?: number; repos?: number[] }> = [
+const CASES: Array<{
+  name: string;
+  limit: number;
+  shards: ShapedFile[][];
+  bad?: number[];
+  kept: string[];
+  reshaped: Array<[string, number]>;
+  crashes?: number;
+  repos?: number[];
+}> = [
   {
     name: 'shaped files within the budget are kept as they are, best first',
     limit: 10,
@@ -76,7 +85,10 @@ const CASES: Array<{ name: string; limit: number; shards: ShapedFile[][]; bad?: 
     limit: 10,
     shards: [[file('a', 3, 2, 0), file('b', 2, 2, 0, false)], [file('c', 1, 2, 1, false)]],
     kept: ['a:2', 'b:2', 'c:2'],
-    reshaped: [['b', 8], ['c', 6]],
+    reshaped: [
+      ['b', 8],
+      ['c', 6],
+    ],
   },
   {
     name: 'an unshaped file past the budget is never shaped',
@@ -88,7 +100,10 @@ const CASES: Array<{ name: string; limit: number; shards: ShapedFile[][]; bad?: 
   {
     name: 'a shard failing its checks while shaping gives nothing, and its budget goes to the others',
     limit: 4,
-    shards: [[file('a', 5, 2, 0), file('b', 4, 2, 0, false)], [file('c', 3, 2, 1), file('d', 2, 2, 1)]],
+    shards: [
+      [file('a', 5, 2, 0), file('b', 4, 2, 0, false)],
+      [file('c', 3, 2, 1), file('d', 2, 2, 1)],
+    ],
     bad: [0],
     kept: ['c:2', 'd:2'],
     reshaped: [['b', 2]],
@@ -113,8 +128,15 @@ for (const c of CASES) {
     assert.deepEqual(kept(sink), c.kept);
     assert.deepEqual(calls, c.reshaped);
     assert.equal(sink.crashes, c.crashes ?? 0);
-    assert.equal(sink.actual, sink.files.reduce((n, f) => n + f.count, 0));
-    if (c.repos) assert.deepEqual(sink.repositoryInfo.map((r) => r.id), c.repos);
+    assert.equal(
+      sink.actual,
+      sink.files.reduce((n, f) => n + f.count, 0),
+    );
+    if (c.repos)
+      assert.deepEqual(
+        sink.repositoryInfo.map((r) => r.id),
+        c.repos,
+      );
   });
 }
 
@@ -135,6 +157,10 @@ test('collect sink: the files to shape again are asked at once, each with the ra
   sink.take([file('a', 5, 3, 0, false), file('b', 4, 2, 0), file('c', 3, 4, 1, false), file('d', 2, 9, 1, false), file('e', 1, 1, 1, false)], [REPO]);
   await sink.end();
   assert.deepEqual(kept(sink), ['a:3', 'b:2', 'c:4', 'd:1']);
-  assert.deepEqual(calls, [['a', 10], ['c', 5], ['d', 1]]);
+  assert.deepEqual(calls, [
+    ['a', 10],
+    ['c', 5],
+    ['d', 1],
+  ]);
   assert.equal(most, 3);
 });

@@ -56,7 +56,19 @@ const REPOS: TestRepo[] = [
 ];
 
 function meta(r: TestRepo, id: number): ShardRepoMeta {
-  return { name: r.name, id, codeHostType: 'genericGitHost', source: `/src/${r.name}`, kind: 'git', branch: r.branches[0]!, commit: '', remoteUrl: '', archived: r.archived === true, fork: false, visibility: 'public' };
+  return {
+    name: r.name,
+    id,
+    codeHostType: 'genericGitHost',
+    source: `/src/${r.name}`,
+    kind: 'git',
+    branch: r.branches[0]!,
+    commit: '',
+    remoteUrl: '',
+    archived: r.archived === true,
+    fork: false,
+    visibility: 'public',
+  };
 }
 
 function buildCompound(dir: string): Shard {
@@ -64,10 +76,22 @@ function buildCompound(dir: string): Shard {
   const files: ShardFile[] = [];
   // Given member by member in reverse, files out of order: the builder groups them.
   for (let m = REPOS.length - 1; m >= 0; m--) {
-    for (const f of [...REPOS[m]!.files].reverse()) files.push({ path: f.path, size: Buffer.byteLength(f.text), data: Buffer.from(f.text), branches: f.on, member: m });
+    for (const f of [...REPOS[m]!.files].reverse())
+      files.push({ path: f.path, size: Buffer.byteLength(f.text), data: Buffer.from(f.text), branches: f.on, member: m });
   }
   const path = join(dir, 'p1-0.trawl');
-  buildShard({ finalPath: path, repo: members[0]!.repo, shardIndex: 0, files, maxFileSize: 1 << 20, maxTrigrams: 20_000, indexedAt: new Date(0).toISOString(), branches: REPOS[0]!.branches, symbols: false, members });
+  buildShard({
+    finalPath: path,
+    repo: members[0]!.repo,
+    shardIndex: 0,
+    files,
+    maxFileSize: 1 << 20,
+    maxTrigrams: 20_000,
+    indexedAt: new Date(0).toISOString(),
+    branches: REPOS[0]!.branches,
+    symbols: false,
+    members,
+  });
   return Shard.open(path);
 }
 
@@ -75,7 +99,10 @@ function buildCompound(dir: string): Shard {
 type Found = string;
 
 /** The oracle: each repository's file versions on the branches asked, matched by substring (or a regex). */
-function expected(pattern: RegExp | string, o: { repo?: (name: string) => boolean; branch?: (name: string, isDefault: boolean) => boolean; archived?: boolean; members?: number[] } = {}): Found[] {
+function expected(
+  pattern: RegExp | string,
+  o: { repo?: (name: string) => boolean; branch?: (name: string, isDefault: boolean) => boolean; archived?: boolean; members?: number[] } = {},
+): Found[] {
   const out: Found[] = [];
   REPOS.forEach((r, m) => {
     if (o.members && !o.members.includes(m)) return;
@@ -110,7 +137,10 @@ test('a compound shard lists its repositories by document range, each with its o
     for (const [k, m] of shard.members.entries()) for (let d = m.first; d < m.end; d++) assert.equal(shard.memberOf(d), k);
     // Each member's documents are its own: paths repeat across repositories.
     const paths = shard.members.map((m) => Array.from({ length: m.end - m.first }, (_, i) => shard.name(m.first + i)).sort());
-    assert.deepEqual(paths, REPOS.map((r) => r.files.map((f) => f.path).sort()));
+    assert.deepEqual(
+      paths,
+      REPOS.map((r) => r.files.map((f) => f.path).sort()),
+    );
   } finally {
     dir.cleanup();
   }
@@ -131,7 +161,13 @@ test('searches of a compound shard give the oracle’s answers, indexed and brut
       { query: 'spin_lock repo:^gamma$', want: expected('spin_lock', { repo: (n) => n === 'gamma' }) },
       { query: 'lock -repo:alpha', want: expected('lock', { repo: (n) => n !== 'alpha' }) },
       { query: 'lock archived:no', want: expected('lock', { archived: false }) },
-      { query: '(repo:alpha branch:dev spin_lock_new) or (repo:gamma branch:v1.0 old_lock)', want: [...expected('spin_lock_new', { repo: (n) => n === 'alpha', branch: (b) => b === 'dev' }), ...expected('old_lock', { repo: (n) => n === 'gamma', branch: (b) => b === 'v1.0' })].sort() },
+      {
+        query: '(repo:alpha branch:dev spin_lock_new) or (repo:gamma branch:v1.0 old_lock)',
+        want: [
+          ...expected('spin_lock_new', { repo: (n) => n === 'alpha', branch: (b) => b === 'dev' }),
+          ...expected('old_lock', { repo: (n) => n === 'gamma', branch: (b) => b === 'v1.0' }),
+        ].sort(),
+      },
       { query: 'spin_(un)?lock\\(', regex: true, want: expected(/spin_(un)?lock\(/) },
       { query: 'nowhere_at_all', want: [] },
     ];

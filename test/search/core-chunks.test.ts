@@ -15,7 +15,27 @@ import { prng } from '../helpers/corpus.ts';
 
 // Long plain runs too: the core copies 16 clean bytes at a time and stops at the first
 // byte to escape (or to check as UTF-8) inside a block.
-const PIECES = ['a', 'bc', ' ', '\n', '\n', '\r\n', '"', '\\', '\t', '\u0001', '\u001f', '\u007f', 'é', '€', '😀', 'x\n\ny', 'static int gfp_mask = GFP_KERNEL', 'abcdefghijklmnop', '0123456789abcdef0'].map((s) => Buffer.from(s));
+const PIECES = [
+  'a',
+  'bc',
+  ' ',
+  '\n',
+  '\n',
+  '\r\n',
+  '"',
+  '\\',
+  '\t',
+  '\u0001',
+  '\u001f',
+  '\u007f',
+  'é',
+  '€',
+  '😀',
+  'x\n\ny',
+  'static int gfp_mask = GFP_KERNEL',
+  'abcdefghijklmnop',
+  '0123456789abcdef0',
+].map((s) => Buffer.from(s));
 const BAD = [Buffer.from([0x80]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xff])];
 
 function reference(doc: Buffer, ranges: number[], context: number): Buffer | null {
@@ -74,10 +94,17 @@ test('the core writes the chunks file-json.ts writes, byte for byte', () => {
     assert.ok(got, `round ${round}`);
     // The marks: where each chunk's symbols go, after its `"symbols":[`.
     const spans = chunkSpans(doc, ranges, locateLines(doc, ranges), context);
-    assert.deepEqual(got.marks.filter((_, k) => k % 3 !== 0), spans.flatMap((s) => [s.from, s.to]));
+    assert.deepEqual(
+      got.marks.filter((_, k) => k % 3 !== 0),
+      spans.flatMap((s) => [s.from, s.to]),
+    );
     const json = Buffer.from(got.json.buffer, got.json.byteOffset, got.json.length);
     for (let m = 0; m < got.marks.length; m += 3) assert.equal(json.toString('latin1', got.marks[m]! - 12, got.marks[m]!), ',"symbols":[');
-    assert.equal(json.toString('utf8'), want.toString('utf8'), `round ${round}: ${JSON.stringify(doc.toString('latin1'))} ${JSON.stringify(ranges)} context ${context}`);
+    assert.equal(
+      json.toString('utf8'),
+      want.toString('utf8'),
+      `round ${round}: ${JSON.stringify(doc.toString('latin1'))} ${JSON.stringify(ranges)} context ${context}`,
+    );
     assert.deepEqual(got.lines, locateLines(doc, ranges));
     compared++;
   }

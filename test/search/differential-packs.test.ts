@@ -30,7 +30,11 @@ const dir = tempDir('diff-packs');
 const reposDir = join(dir.path, 'repos');
 const packed = { data: join(dir.path, 'packed'), store: undefined as Store | undefined, searcher: undefined as Searcher | undefined };
 const single = { data: join(dir.path, 'single'), store: undefined as Store | undefined, searcher: undefined as Searcher | undefined };
-const config = () => parseConfig(JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: `${reposDir}/*`, revisions: { branches: ['dev'] } } } }), join(dir.path, 'trawl.json'));
+const config = () =>
+  parseConfig(
+    JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: `${reposDir}/*`, revisions: { branches: ['dev'] } } } }),
+    join(dir.path, 'trawl.json'),
+  );
 
 function commitAll(path: string, message: string): void {
   git(path, 'add', '-A');
@@ -97,7 +101,9 @@ async function compare(seed: number, count: number, inFlight = false): Promise<s
     const asked = randomRequest(r);
     if (asked.query === '') continue;
     // (At most ALL matches: a query that matches nearly every byte, `[A-Z]{3}` case-insensitive, costs seconds per 100,000.)
-    const req: Required<SearchRequest> = inFlight ? { ...asked, matches: ALL, contextLines: 0, whole: false } : { ...asked, matches: Math.min(asked.matches, ALL) };
+    const req: Required<SearchRequest> = inFlight
+      ? { ...asked, matches: ALL, contextLines: 0, whole: false }
+      : { ...asked, matches: Math.min(asked.matches, ALL) };
     const indexed = await outcome(packed.searcher!.search(req));
     const brute = await outcome(packed.searcher!.search(req, { brute: true }));
     try {
@@ -143,7 +149,8 @@ test('compound shards answer as the oracle and as shards of their own, through r
   // A merge while searches run: each search sees the repositories before or after it. (Its
   // target makes the two packs small ones of one size tier, pack-merge.ts: merged together.)
   const live = new Map<string, number>();
-  for (const m of readAllManifests(packed.data)) for (const s of m.shards) if (s.member !== undefined) live.set(s.file, (live.get(s.file) ?? 0) + s.liveContentBytes);
+  for (const m of readAllManifests(packed.data))
+    for (const s of m.shards) if (s.member !== undefined) live.set(s.file, (live.get(s.file) ?? 0) + s.liveContentBytes);
   const target = 64 * Math.max(...live.values());
   const merging = mergePacks({ dataDir: packed.data, target, maxFileSize: 2 << 20, maxTrigrams: DEFAULT_MAX_TRIGRAMS, symbols: false });
   const during = await compare(SEED + 2, QUERIES / 3, true);

@@ -25,11 +25,31 @@ function file(r: ReturnType<typeof prng>, i: number): ShapedFile {
   };
   if (r.chance(0.3)) hit.lines = Array.from({ length: 2 * ranges.length }, () => r.int(1e6));
   const json = Buffer.from(JSON.stringify({ fileName: `src/${i}/${r.chance(0.2) ? 'café' : 'x'}.c`, n: r.int(1e9) }));
-  return { json: r.chance(0.1) ? new Uint8Array(0) : json, count: r.int(100), total: r.int(200), score: hit.score, repositoryId: r.int(1e6), repository: r.pick(['linux', 'github.com/a/b', 'données']), path: `dir/${i}/${r.pick(['a.c', 'Straße.go', '日本語.md'])}`, hit, shard: r.int(5000) };
+  return {
+    json: r.chance(0.1) ? new Uint8Array(0) : json,
+    count: r.int(100),
+    total: r.int(200),
+    score: hit.score,
+    repositoryId: r.int(1e6),
+    repository: r.pick(['linux', 'github.com/a/b', 'données']),
+    path: `dir/${i}/${r.pick(['a.c', 'Straße.go', '日本語.md'])}`,
+    hit,
+    shard: r.int(5000),
+  };
 }
 
 function fields(f: ShapedFile): Record<keyof ShapedFile, unknown> {
-  return { json: Buffer.from(f.json).toString(), count: f.count, total: f.total, score: f.score, repositoryId: f.repositoryId, repository: f.repository, path: f.path, hit: f.hit, shard: f.shard };
+  return {
+    json: Buffer.from(f.json).toString(),
+    count: f.count,
+    total: f.total,
+    score: f.score,
+    repositoryId: f.repositoryId,
+    repository: f.repository,
+    path: f.path,
+    hit: f.hit,
+    shard: f.shard,
+  };
 }
 
 test('files go through the flat buffer unchanged, in their groups', () => {
@@ -61,7 +81,10 @@ test('a message: its packed value, then its files, in one buffer', () => {
   assert.equal(bytes.byteOffset, 0);
   const back = unpackMessage(bytes);
   assert.deepEqual(back.value, value);
-  assert.deepEqual(back.groups.map((g) => g.map((f) => f.path)), groups.map((g) => g.map((f) => f.path)));
+  assert.deepEqual(
+    back.groups.map((g) => g.map((f) => f.path)),
+    groups.map((g) => g.map((f) => f.path)),
+  );
   assert.deepEqual(back.groups[0]![1]!.hit, groups[0]![1]!.hit);
 });
 
@@ -74,7 +97,10 @@ test('room before a message: the caller writes its head there, and the message a
     bytes.fill(0xff, 0, room);
     const back = unpackMessage(bytes.subarray(room));
     assert.deepEqual(back.value, { n: room });
-    assert.deepEqual(back.groups.map((g) => g.map(fields)), groups.map((g) => g.map(fields)));
+    assert.deepEqual(
+      back.groups.map((g) => g.map(fields)),
+      groups.map((g) => g.map(fields)),
+    );
   }
   assert.throws(() => packMessage(null, groups, false, 12), /8-aligned/);
 });

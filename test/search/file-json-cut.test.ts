@@ -40,7 +40,13 @@ const TREE: Record<string, string | Buffer> = {
   // Quotes and backslashes in content and path: escaped in the JSON, which the cut walks.
   'src/quo"tes\\lock.c': 'char *s = "lock \\"lock\\" \\\\lock\\\\";\nchar *t = "\\\\" lock "\\\\";\n"lock"\n\\\\\n"lock\\\\"lock\n',
   'docs/locks.md': '# lock\n\nA lock.\nAnother lock\nand a lock\n\n\n\nlock\n',
-  'src/bad-utf8-lock.txt': Buffer.concat([Buffer.from('lock '), Buffer.from([0xff, 0xc3, 0x0a]), Buffer.from('x lock\n'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(' lock\nlock')]),
+  'src/bad-utf8-lock.txt': Buffer.concat([
+    Buffer.from('lock '),
+    Buffer.from([0xff, 0xc3, 0x0a]),
+    Buffer.from('x lock\n'),
+    Buffer.from([0xed, 0xa0, 0x80]),
+    Buffer.from(' lock\nlock'),
+  ]),
 };
 
 test('a file cut from its JSON is what the shard gives for the same budget, and is cut unless the budget ends inside a chunk with symbols', async () => {
@@ -50,7 +56,14 @@ test('a file cut from its JSON is what the shard gives for the same budget, and 
     let cut = 0;
     let declined = 0;
     let withNames = 0;
-    for (const [query, regex] of [['lock', false], ['EXPORT_SYMBOL_GPL', false], ['spin_lock\\(&lock\\);\\s+spin', true], ['lock\\s*\\n', true], ['lock file:lock', false], ['o', false]] as const) {
+    for (const [query, regex] of [
+      ['lock', false],
+      ['EXPORT_SYMBOL_GPL', false],
+      ['spin_lock\\(&lock\\);\\s+spin', true],
+      ['lock\\s*\\n', true],
+      ['lock file:lock', false],
+      ['o', false],
+    ] as const) {
       const hits = hitsOf(shard, query, regex, true);
       assert.ok(hits.length > 0, `${query}: some hit`);
       for (const hit of hits) {

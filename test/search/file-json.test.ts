@@ -51,29 +51,69 @@ const EDGES: Array<[string, number[]]> = [
 for (const [name, bytes] of EDGES) {
   test(`JSON bytes of document bytes: ${name}`, () => {
     const buf = Buffer.from(bytes);
-    assert.deepEqual(written((w) => w.bytes(buf, 0, buf.length)), want(buf, 0, buf.length));
+    assert.deepEqual(
+      written((w) => w.bytes(buf, 0, buf.length)),
+      want(buf, 0, buf.length),
+    );
   });
 }
 
 test('JSON bytes of random document bytes and spans of them equal JSON.stringify of their decoding', () => {
   const r = rng(3);
-  const alphabet = [0x61, 0x7a, 0x20, 0x0a, 0x09, 0x0d, 0x00, 0x1f, 0x22, 0x5c, 0x7f, 0x80, 0xbf, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0xed, 0xff];
+  const alphabet = [
+    0x61, 0x7a, 0x20, 0x0a, 0x09, 0x0d, 0x00, 0x1f, 0x22, 0x5c, 0x7f, 0x80, 0xbf, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0xed, 0xff,
+  ];
   for (let round = 0; round < 3000; round++) {
     const n = Math.floor(r() * 40);
     const buf = Buffer.alloc(n);
     // Mostly valid text with now and then a random byte from the alphabet.
-    const text = Buffer.from(['ab', 'é', '€', '😀', '"', '\\', '\n', '\t'].map((s) => s).sort(() => r() - 0.5).join(''));
+    const text = Buffer.from(
+      ['ab', 'é', '€', '😀', '"', '\\', '\n', '\t']
+        .map((s) => s)
+        .sort(() => r() - 0.5)
+        .join(''),
+    );
     for (let i = 0; i < n; i++) buf[i] = r() < 0.7 ? text[Math.floor(r() * text.length)]! : alphabet[Math.floor(r() * alphabet.length)]!;
     const start = Math.floor(r() * (n + 1));
     const end = start + Math.floor(r() * (n - start + 1));
-    assert.deepEqual(written((w) => w.bytes(buf, start, end)), want(buf, start, end), `round ${round}: ${buf.toString('hex')} [${start}, ${end})`);
+    assert.deepEqual(
+      written((w) => w.bytes(buf, start, end)),
+      want(buf, start, end),
+      `round ${round}: ${buf.toString('hex')} [${start}, ${end})`,
+    );
   }
 });
 
 test('JSON bytes of strings and integers equal JSON.stringify', () => {
   const values = ['', 'plain', 'é"\\\n\u0001', '\uD800', 'a\uDC00b', '😀', '\u2028'];
   // Every digit count, both sides of the small-integer path's bound (2^31), and beyond.
-  const ints = [0, 7, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99999, 100000, 999999, 1000000, 9999999, 10000000, 99999999, 100000000, 123456789, 999999999, 1000000000, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 53 - 1];
+  const ints = [
+    0,
+    7,
+    9,
+    10,
+    99,
+    100,
+    999,
+    1000,
+    9999,
+    10000,
+    99999,
+    100000,
+    999999,
+    1000000,
+    9999999,
+    10000000,
+    99999999,
+    100000000,
+    123456789,
+    999999999,
+    1000000000,
+    2 ** 31 - 1,
+    2 ** 31,
+    2 ** 32 - 1,
+    2 ** 53 - 1,
+  ];
   const got = written((w) => {
     w.raw('[');
     values.forEach((v, i) => {
@@ -90,7 +130,12 @@ test('JSON bytes of strings and integers equal JSON.stringify', () => {
 });
 
 test('locations equal JSON.stringify of the Location object', () => {
-  for (const [byteOffset, lineNumber, column] of [[0, 1, 1], [9, 10, 99], [2 ** 31 - 1, 1000000000, 2 ** 31], [2 ** 32, 5, 2 ** 53 - 1]]) {
+  for (const [byteOffset, lineNumber, column] of [
+    [0, 1, 1],
+    [9, 10, 99],
+    [2 ** 31 - 1, 1000000000, 2 ** 31],
+    [2 ** 32, 5, 2 ** 53 - 1],
+  ]) {
     const got = written((w) => w.location(byteOffset!, lineNumber!, column!));
     assert.equal(got.toString('utf8'), JSON.stringify({ byteOffset, lineNumber, column }));
   }
@@ -103,7 +148,10 @@ function referenceFile(shard: Shard, repo: ResultRepo, hit: ShardHit, o: ShapeOp
   const ranges = hit.ranges.slice(0, 2 * Math.min(budget - names.length / 2, hit.ranges.length / 2));
   const content = shard.contentOf(hit.doc);
   const located = locateRanges(content, ranges);
-  const symbols = shard.symbolsOverlapping(hit.doc, located.map((r) => [r.start.lineNumber, r.end.lineNumber] as [number, number]));
+  const symbols = shard.symbolsOverlapping(
+    hit.doc,
+    located.map((r) => [r.start.lineNumber, r.end.lineNumber] as [number, number]),
+  );
   const branch = hit.branches[0] ?? repo.defaultBranch;
   const file: FileResult = {
     fileName: { text: path, matchRanges: nameRanges(path, names) },
@@ -139,16 +187,25 @@ function buildChunks(buf: Buffer, flat: number[], contextLines: number): Chunk[]
 function withSymbols(chunks: Chunk[], symbols: SymbolDef[]): Chunk[] {
   for (const chunk of chunks) {
     const hit = symbols.filter((s) => chunk.matchRanges.some((r) => s.line <= r.end.lineNumber && r.start.lineNumber <= s.endLine));
-    chunk.symbols = hit.map((s) => (s.parent ? { symbol: s.name, kind: s.kind, parent: { symbol: s.parent.name, kind: s.parent.kind } } : { symbol: s.name, kind: s.kind }));
+    chunk.symbols = hit.map((s) =>
+      s.parent ? { symbol: s.name, kind: s.kind, parent: { symbol: s.parent.name, kind: s.parent.kind } } : { symbol: s.name, kind: s.kind },
+    );
   }
   return chunks;
 }
 
 const TREE: Record<string, string | Buffer> = {
-  'src/widget.c': 'struct widget {\n  int size;\n};\n\nint make_widget(struct widget *w) {\n  return w->size; /* "widget" */\n}\n\nstatic int other_widget(void)\n{\n\treturn make_widget(0);\n}\n',
+  'src/widget.c':
+    'struct widget {\n  int size;\n};\n\nint make_widget(struct widget *w) {\n  return w->size; /* "widget" */\n}\n\nstatic int other_widget(void)\n{\n\treturn make_widget(0);\n}\n',
   'src/crlf.c': 'int widget;\r\nint widget_two;\r\n\r\nwidget();\r\n',
   'src/notes über widget.txt': 'widget café\nnaïve widget 😀 widget\n\u0001\u001f "widget" \\widget\\\n',
-  'src/bad-utf8.bin.txt': Buffer.concat([Buffer.from('widget '), Buffer.from([0xff, 0xc3, 0x0a]), Buffer.from('x widget\n'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(' widget')]),
+  'src/bad-utf8.bin.txt': Buffer.concat([
+    Buffer.from('widget '),
+    Buffer.from([0xff, 0xc3, 0x0a]),
+    Buffer.from('x widget\n'),
+    Buffer.from([0xed, 0xa0, 0x80]),
+    Buffer.from(' widget'),
+  ]),
   'lib/widget/widget.py': 'class Widget:\n    def widget(self):\n        return "widget"\n\n\ndef make():\n    return Widget().widget()\n',
   'docs/empty-lines.md': '\n\n\nwidget\n\n\n\nwidget\n',
 };
@@ -158,7 +215,14 @@ test('files shaped into JSON bytes equal JSON.stringify of the same files as obj
   try {
     const repo = resultRepo(repoId, undefined, shard, 'http://127.0.0.1:3000');
     let compared = 0;
-    for (const [query, regex, cs] of [['widget', false, false], ['Widget', false, true], ['w.dget|size', true, false], ['widget file:widget', false, false], ['make_widget', false, true], ['\\n\\n', true, false]] as const) {
+    for (const [query, regex, cs] of [
+      ['widget', false, false],
+      ['Widget', false, true],
+      ['w.dget|size', true, false],
+      ['widget file:widget', false, false],
+      ['make_widget', false, true],
+      ['\\n\\n', true, false],
+    ] as const) {
       const hits = hitsOf(shard, query, regex, cs);
       assert.ok(hits.length > 0, `${query}: some hit`);
       for (const hit of hits) {
@@ -175,7 +239,11 @@ test('files shaped into JSON bytes equal JSON.stringify of the same files as obj
               const f = unshapedFile(h, repo, shard.name(h.doc), 0);
               shapeInto(f, shard, repo, o, budget);
               const expect = JSON.stringify(referenceFile(shard, repo, h, o, budget));
-              assert.equal(Buffer.from(f.json).toString('utf8'), expect, `${query} in ${shard.name(hit.doc)}, budget ${budget}, context ${o.contextLines}, lines ${located}`);
+              assert.equal(
+                Buffer.from(f.json).toString('utf8'),
+                expect,
+                `${query} in ${shard.name(hit.doc)}, budget ${budget}, context ${o.contextLines}, lines ${located}`,
+              );
               assert.deepEqual(Buffer.from(f.json), Buffer.from(expect), 'byte for byte');
               compared++;
             }

@@ -41,7 +41,8 @@ async function build(root: string, falses: number): Promise<Shard> {
 }
 
 const plan = planQuery({ query: 'abcdxyz', isRegexEnabled: false, isCaseSensitivityEnabled: true });
-const run = (shard: Shard, limit: number, useIndex: boolean) => searchShard(shard, { plan, matchers: planTerms(plan).map((t) => new Matcher(t, 'indexed')), limit, useIndex });
+const run = (shard: Shard, limit: number, useIndex: boolean) =>
+  searchShard(shard, { plan, matchers: planTerms(plan).map((t) => new Matcher(t, 'indexed')), limit, useIndex });
 
 test('capped candidates that turn out false are refined by the follow masks, with the oracle’s answer', async () => {
   const dir = tempDir('follow-refine');
@@ -53,7 +54,11 @@ test('capped candidates that turn out false are refined by the follow masks, wit
       const names = (r: typeof indexed) => r.hits.map((h) => shard.name(h.doc)).sort();
       assert.deepEqual(names(indexed), ['true-1.txt', 'true-2.txt'], `limit ${limit}`);
       assert.deepEqual(names(indexed), names(brute), `limit ${limit}`);
-      assert.deepEqual(indexed.hits.map((h) => h.ranges), brute.hits.map((h) => h.ranges), `limit ${limit}`);
+      assert.deepEqual(
+        indexed.hits.map((h) => h.ranges),
+        brute.hits.map((h) => h.ranges),
+        `limit ${limit}`,
+      );
       // Capped (202 candidates: more than 4 × (limit + 1), or than 128 whatever the limit):
       // 64 examined (REFINE_AFTER), nearly all false, then refined, and of the other 138 only
       // the true ones are read. Without the refinement all 202 would be; uncapped, only 2.

@@ -33,7 +33,11 @@ after(async () => {
 const req = (query: string, isRegexEnabled: boolean) =>
   ({ query, matches: 1_000_000, contextLines: 0, whole: false, isRegexEnabled, isCaseSensitivityEnabled: true }) as Required<SearchRequest>;
 
-for (const [query, regex] of [['z', false], ['z+', true], ['z$', true]] as const) {
+for (const [query, regex] of [
+  ['z', false],
+  ['z+', true],
+  ['z$', true],
+] as const) {
   test(`${COUNT} matches of ${regex ? 'regex' : 'literal'} ${query} in one file: the same answer in this thread and in a worker`, async () => {
     const answers = [];
     for (const s of searchers) {

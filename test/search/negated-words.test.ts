@@ -71,7 +71,11 @@ test('a negated word listed by the content-words index rules documents out unrea
       const names = (r: typeof indexed) => r.hits.map((h) => shard.name(h.doc)).sort();
       assert.deepEqual([...new Set(names(indexed).map((n) => n.split('-')[0]))].sort(), groups, `${query} (case ${cs})`);
       assert.deepEqual(names(indexed), names(brute), `${query} (case ${cs})`);
-      assert.deepEqual(indexed.hits.map((h) => h.ranges), brute.hits.map((h) => h.ranges), `${query} (case ${cs})`);
+      assert.deepEqual(
+        indexed.hits.map((h) => h.ranges),
+        brute.hits.map((h) => h.ranges),
+        `${query} (case ${cs})`,
+      );
     }
     // The 20 listed documents are not read for `mutex_lock -mutex_unlock`: of the 40
     // candidates 20 are loaded (the others, decided by their bytes).
@@ -85,7 +89,11 @@ test('a negated word listed by the content-words index rules documents out unrea
     for (const [query, cs] of cases) {
       const a = run(old, query, cs, true);
       const b = run(shard, query, cs, true);
-      assert.deepEqual(a.hits.map((h) => [h.doc, h.ranges]), b.hits.map((h) => [h.doc, h.ranges]), `${query} (case ${cs}) on version 5`);
+      assert.deepEqual(
+        a.hits.map((h) => [h.doc, h.ranges]),
+        b.hits.map((h) => [h.doc, h.ranges]),
+        `${query} (case ${cs}) on version 5`,
+      );
     }
     assert.equal(run(old, 'mutex_lock -mutex_unlock', true, true).counters.filesLoaded, 40);
   } finally {

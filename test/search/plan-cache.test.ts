@@ -20,7 +20,11 @@ test('a plan from another node gets an id of this node: stable per bytes, never 
   const theirs = [planned('delta_plan').bytes, planned('epsilon_plan').bytes].map((b) => Uint8Array.from(b));
   const ids = theirs.map(foreignPlanId);
   assert.equal(new Set([...ids, mine.planId]).size, 3);
-  assert.deepEqual(theirs.map((b) => foreignPlanId(Uint8Array.from(b))), ids, 'the same bytes, the same id');
+  assert.deepEqual(
+    theirs.map((b) => foreignPlanId(Uint8Array.from(b))),
+    ids,
+    'the same bytes, the same id',
+  );
   const inBigger = new Uint8Array(theirs[0]!.length + 8);
   inBigger.set(theirs[0]!, 4);
   assert.equal(foreignPlanId(inBigger.subarray(4, 4 + theirs[0]!.length)), ids[0], 'only the view counts, not its buffer');

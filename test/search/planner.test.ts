@@ -9,12 +9,20 @@ import { Planner } from '../../daemon/search/planner.ts';
 import { planSearch } from '../../daemon/search/plan-cache.ts';
 
 /** A query whose prefilter analysis takes the analysis budget (tens of ms): thousands of alternatives. */
-const costly = (k: number) => ({ query: Array.from({ length: 1800 }, (_, i) => `w${i}x${k}`).join('|'), isRegexEnabled: true, isCaseSensitivityEnabled: false });
+const costly = (k: number) => ({
+  query: Array.from({ length: 1800 }, (_, i) => `w${i}x${k}`).join('|'),
+  isRegexEnabled: true,
+  isCaseSensitivityEnabled: false,
+});
 
 test('the threads plan as this thread does, refuse as it does, and keep what they made', async () => {
   const planner = new Planner({ threads: 2 });
   try {
-    for (const req of [{ query: 'EXPORT_SYMBOL_GPL file:\\.c$' }, { query: '(foo|bar)baz[0-9]+ -lang:go', isRegexEnabled: true }, { query: 'Foo case:auto or sym:^main$' }]) {
+    for (const req of [
+      { query: 'EXPORT_SYMBOL_GPL file:\\.c$' },
+      { query: '(foo|bar)baz[0-9]+ -lang:go', isRegexEnabled: true },
+      { query: 'Foo case:auto or sym:^main$' },
+    ]) {
       const there = await planner.plan(req, 'a');
       const here = planSearch({ ...req, query: `${req.query} ` });
       assert.deepEqual(there.plan, here.plan, req.query);
@@ -32,7 +40,13 @@ test('the threads plan as this thread does, refuse as it does, and keep what the
         }
         throw new Error(`${query} was not refused`);
       })();
-      await assert.rejects(planner.plan(req, 'a'), (err: unknown) => err instanceof ServiceError && err.errorCode === 'FAILED_TO_PARSE_QUERY' && err.message.replace(/column \d+/g, '') === want.message.replace(/column \d+/g, ''));
+      await assert.rejects(
+        planner.plan(req, 'a'),
+        (err: unknown) =>
+          err instanceof ServiceError &&
+          err.errorCode === 'FAILED_TO_PARSE_QUERY' &&
+          err.message.replace(/column \d+/g, '') === want.message.replace(/column \d+/g, ''),
+      );
     }
   } finally {
     await planner.close();
@@ -49,7 +63,11 @@ test("a caller's costly queries are planned one at a time; another caller's quer
     const b = planner.plan({ query: 'kmalloc' }, 'b').then(() => done.push('b'));
     await Promise.all([...a, b]);
     assert.ok(done.indexOf('b') < done.indexOf('a1'), `b waited behind a's queries: ${done.join(' ')}`);
-    assert.deepEqual(done.filter((d) => d !== 'b'), ['a0', 'a1', 'a2'], "a's own queries in order");
+    assert.deepEqual(
+      done.filter((d) => d !== 'b'),
+      ['a0', 'a1', 'a2'],
+      "a's own queries in order",
+    );
   } finally {
     await planner.close();
   }
@@ -58,7 +76,10 @@ test("a caller's costly queries are planned one at a time; another caller's quer
 test('a plan past its time limit is refused, and the planner goes on with a new thread', async () => {
   const planner = new Planner({ threads: 1, timeoutMs: 5 });
   try {
-    await assert.rejects(planner.plan(costly(9), 'a'), (err: unknown) => err instanceof ServiceError && err.errorCode === 'FAILED_TO_PARSE_QUERY' && /took more than 5 ms to plan/.test(err.message));
+    await assert.rejects(
+      planner.plan(costly(9), 'a'),
+      (err: unknown) => err instanceof ServiceError && err.errorCode === 'FAILED_TO_PARSE_QUERY' && /took more than 5 ms to plan/.test(err.message),
+    );
     // Refused again at once, from the cache.
     await assert.rejects(planner.plan(costly(9), 'a'), /took more than 5 ms/);
   } finally {

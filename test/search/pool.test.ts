@@ -32,7 +32,19 @@ async function task(query: string, regex: boolean, planId: number, batch = false
   const dataDir = await haystackIndex();
   const m = readAllManifests(dataDir)[0]!;
   const plan = packr.pack(planQuery({ query, isRegexEnabled: regex, isCaseSensitivityEnabled: true }));
-  return { planId, plan, limit: 1_000_000, brute: false, shards: m.shards.map((s) => shardRef(join(shardsDir(dataDir, m.repoId), s.file), [memberRef(0, m.repoId)])), cut: { ranges: stopAfter, rankedRanges: stopAfter, loadedKiB: Infinity }, batch, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION, caller: '' };
+  return {
+    planId,
+    plan,
+    limit: 1_000_000,
+    brute: false,
+    shards: m.shards.map((s) => shardRef(join(shardsDir(dataDir, m.repoId), s.file), [memberRef(0, m.repoId)])),
+    cut: { ranges: stopAfter, rankedRanges: stopAfter, loadedKiB: Infinity },
+    batch,
+    definitionsPastCut: false,
+    shape: SHAPE,
+    speculateFrom: NO_SPECULATION,
+    caller: '',
+  };
 }
 
 const workers = (pool: SearchPool) => (pool as unknown as { slots: Array<{ worker: Worker }> }).slots.map((s) => s.worker);
@@ -46,7 +58,10 @@ test('two workers answer every shard of a search once, with the same results as 
   try {
     const a = await Promise.all(startOn(one, t, new SharedArrayBuffer(4)).replies);
     const b = await Promise.all(startOn(two, t, new SharedArrayBuffer(4)).replies);
-    assert.deepEqual(a.map((r) => r.status), t.shards.map(() => 'done'));
+    assert.deepEqual(
+      a.map((r) => r.status),
+      t.shards.map(() => 'done'),
+    );
     assert.deepEqual(b.map(found), a.map(found));
     assert.ok(a.filter((r) => found(r) > 0).length >= 2, 'matches in several shards');
     // Each worker's replies in one message (a blocking search): the same answers.
@@ -93,7 +108,10 @@ test('a worker that dies fails the shard it was running; its replacement finishe
     assert.equal(caught, 1, 'in 3 attempts the worker was never killed while it ran a shard');
     // The pool goes on: a new search is answered in full.
     const again = await Promise.all(startOn(pool, t, new SharedArrayBuffer(4)).replies);
-    assert.deepEqual(again.map((r) => r.status), t.shards.map(() => 'done'));
+    assert.deepEqual(
+      again.map((r) => r.status),
+      t.shards.map(() => 'done'),
+    );
   } finally {
     await pool.close();
   }
@@ -118,7 +136,7 @@ test('stopping a search skips the shards no worker has claimed, at once', async 
   }
 });
 
-test('no shard is claimed once the shards answered are past the task\'s cut', async () => {
+test("no shard is claimed once the shards answered are past the task's cut", async () => {
   const t = await task('x', true, 4, true, 0);
   const pool = new SearchPool(1);
   try {
@@ -128,7 +146,10 @@ test('no shard is claimed once the shards answered are past the task\'s cut', as
     await new Promise((r) => setTimeout(r, 200));
     run.stop(); // what the searcher does once its cut is passed
     const replies = await Promise.all(run.replies);
-    assert.deepEqual(replies.map((r) => r.status), ['done', ...t.shards.slice(1).map(() => 'skipped')]);
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      ['done', ...t.shards.slice(1).map(() => 'skipped')],
+    );
   } finally {
     await pool.close();
   }
@@ -144,10 +165,16 @@ test('the cut counts content read too: past its ranges, a search stops at its re
     assert.equal((await run.replies[0]).status, 'done');
     await new Promise((r) => setTimeout(r, 200));
     run.stop();
-    assert.deepEqual((await Promise.all(run.replies)).map((r) => r.status), ['done', ...base.shards.slice(1).map(() => 'skipped')]);
+    assert.deepEqual(
+      (await Promise.all(run.replies)).map((r) => r.status),
+      ['done', ...base.shards.slice(1).map(() => 'skipped')],
+    );
     // Under its ranges the budget does not stop it.
     const all = startOn(pool, { ...base, cut: { ranges: 1e9, rankedRanges: 1e9, loadedKiB: 1 } }, new SharedArrayBuffer(4));
-    assert.deepEqual((await Promise.all(all.replies)).map((r) => r.status), base.shards.map(() => 'done'));
+    assert.deepEqual(
+      (await Promise.all(all.replies)).map((r) => r.status),
+      base.shards.map(() => 'done'),
+    );
   } finally {
     await pool.close();
   }
@@ -198,10 +225,17 @@ test('a run with onMessage gets each message of replies packed, before its shard
     };
     const replies = await Promise.all(run.replies);
     assert.ok(messages.length > 0);
-    assert.ok(settledBefore.every((s) => !s), 'the hook hears of a reply before it resolves');
+    assert.ok(
+      settledBefore.every((s) => !s),
+      'the hook hears of a reply before it resolves',
+    );
     const byShard = new Map<number, { files: string[]; found: number }>();
     for (const m of messages) m.shards.forEach((s, k) => byShard.set(s, { files: m.files[k]!, found: m.found[k]! }));
-    assert.deepEqual([...byShard.keys()].sort((a, b) => a - b), t.shards.map((_, i) => i), 'every shard in one message');
+    assert.deepEqual(
+      [...byShard.keys()].sort((a, b) => a - b),
+      t.shards.map((_, i) => i),
+      'every shard in one message',
+    );
     replies.forEach((r, i) => {
       assert.equal(r.status, 'done');
       if (r.status === 'done') assert.equal(r.files.length, 0, 'a reply resolves without its files');
@@ -210,7 +244,10 @@ test('a run with onMessage gets each message of replies packed, before its shard
       assert.equal(byShard.get(i)!.found, found(w));
       assert.deepEqual(byShard.get(i)!.files, w.status === 'done' ? w.files.map((f) => f.path) : []);
     });
-    assert.ok(whole.some((w) => found(w) > 0), 'files found');
+    assert.ok(
+      whole.some((w) => found(w) > 0),
+      'files found',
+    );
   } finally {
     await pool.close();
   }

@@ -56,7 +56,16 @@ test("a shard's reply holds only objects of the declared records", async () => {
 });
 
 test("a task's shards hold only objects of the declared records", () => {
-  const repo = { name: 'r', displayName: 'r', codeHostType: 'github' as const, archived: false, fork: false, visibility: 'public' as const, kind: 'git' as const, source: '/r' };
+  const repo = {
+    name: 'r',
+    displayName: 'r',
+    codeHostType: 'github' as const,
+    archived: false,
+    fork: false,
+    visibility: 'public' as const,
+    kind: 'git' as const,
+    source: '/r',
+  };
   const refs = [
     shardRef('/d/1/g1-0.trawl', [memberRef(0, 1)]),
     shardRef('/d/1/g1-0.trawl', [memberRef(0, 1)], '/d/1/g2-m0.branches'),
@@ -70,9 +79,11 @@ test("a task's shards hold only objects of the declared records", () => {
 });
 
 test('two packers built like the threads agree on objects of declared and other shapes, both ways', () => {
-  const other = new Packr({ useRecords: true, structures: RECORDS.map((k) => [...k]), maxSharedStructures: RECORDS.length } as ConstructorParameters<typeof Packr>[0]);
+  const other = new Packr({ useRecords: true, structures: RECORDS.map((k) => [...k]), maxSharedStructures: RECORDS.length } as ConstructorParameters<
+    typeof Packr
+  >[0]);
   let seed = 5;
-  const r = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const r = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
   const names = ['status', 'result', 'a', 'b', 'json', 'doc', 'ranges', 'planId', 'x', 'shardPath', 'repoId'];
   const value = (depth: number): unknown => {
     const k = r();

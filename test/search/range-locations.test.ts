@@ -30,7 +30,16 @@ const TABLE: Array<{ name: string; text: string; ranges: number[]; context: numb
   { name: 'context clamps at the start and end', text: 'a\nbxb\nc', ranges: [3, 4], context: 5, chunks: [['a\nbxb\nc', 1, 1]] },
   { name: 'two matches on one line make one chunk', text: 'xx\n', ranges: [0, 1, 1, 2], context: 0, chunks: [['xx', 1, 2]] },
   { name: 'adjacent lines merge', text: 'x\nx\n', ranges: [0, 1, 2, 3], context: 0, chunks: [['x\nx', 1, 2]] },
-  { name: 'distant lines stay apart', text: 'x\n\n\nx\n', ranges: [0, 1, 4, 5], context: 0, chunks: [['x', 1, 1], ['x', 4, 1]] },
+  {
+    name: 'distant lines stay apart',
+    text: 'x\n\n\nx\n',
+    ranges: [0, 1, 4, 5],
+    context: 0,
+    chunks: [
+      ['x', 1, 1],
+      ['x', 4, 1],
+    ],
+  },
   { name: 'context that touches merges', text: 'x\na\nb\nx\n', ranges: [0, 1, 6, 7], context: 1, chunks: [['x\na\nb\nx', 1, 2]] },
   { name: 'a match spanning lines covers all of them', text: 'a\nfoo\nbar\nz', ranges: [2, 9], context: 0, chunks: [['foo\nbar', 2, 1]] },
   { name: 'a match ending with the newline does not pull in the next line', text: 'foo\nbar\n', ranges: [0, 4], context: 0, chunks: [['foo', 1, 1]] },

@@ -42,21 +42,34 @@ test('files are ordered by the documented signals, ties by path', async () => {
     }
     await indexLocal(join(dir.path, 'src-tree'), { dataDir: join(dir.path, 'data'), workers: 1 });
     searcher.refresh();
-    const res = await searcher.search({ query: 'make_widget', matches: 1000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
-    assert.deepEqual(res.files.map((f) => f.fileName.text), [
-      'src/widget.c', // definition (+5000), whole word (+300)
-      'vendor/lib/widget.c', // definition, whole word, vendored (-1200), one directory deeper
-      'src/make_widget.h', // the whole base name (+2000), whole word; a prototype is not a definition for ctags
-      'src/use.c', // whole word, two matches
-      'src/also.c', // partial matches only: tie with partial.c (same content), broken by path
-      'src/partial.c',
-      'src/other.c', // as partial.c, one byte longer: BM25's length normalisation puts it after
-      'tests/widget_test.c', // whole word, test file (-800)
-    ]);
+    const res = await searcher.search({
+      query: 'make_widget',
+      matches: 1000,
+      contextLines: 0,
+      whole: false,
+      isRegexEnabled: false,
+      isCaseSensitivityEnabled: true,
+    });
+    assert.deepEqual(
+      res.files.map((f) => f.fileName.text),
+      [
+        'src/widget.c', // definition (+5000), whole word (+300)
+        'vendor/lib/widget.c', // definition, whole word, vendored (-1200), one directory deeper
+        'src/make_widget.h', // the whole base name (+2000), whole word; a prototype is not a definition for ctags
+        'src/use.c', // whole word, two matches
+        'src/also.c', // partial matches only: tie with partial.c (same content), broken by path
+        'src/partial.c',
+        'src/other.c', // as partial.c, one byte longer: BM25's length normalisation puts it after
+        'tests/widget_test.c', // whole word, test file (-800)
+      ],
+    );
     // The definition's chunk carries its symbol.
     assert.deepEqual(res.files[0]!.chunks[0]!.symbols, [{ symbol: 'make_widget', kind: 'function' }]);
     // The base-name match is highlighted in the path.
-    assert.deepEqual(res.files[2]!.fileName.matchRanges.map((r) => [r.start.byteOffset, r.end.byteOffset]), [[4, 15]]);
+    assert.deepEqual(
+      res.files[2]!.fileName.matchRanges.map((r) => [r.start.byteOffset, r.end.byteOffset]),
+      [[4, 15]],
+    );
   } finally {
     await searcher.close();
     dir.cleanup();
@@ -69,7 +82,8 @@ function input(over: Partial<RankInput>): RankInput {
 }
 
 test('text score: saturating in the matches, lower for a longer file, terms weighed by idf', () => {
-  const at = (tf: number, length = 1000, avg = 1000) => textScore({ ranges: [], content: Buffer.alloc(length), terms: [{ tf, df: 10 }], docCount: 1000, avgDocLength: avg });
+  const at = (tf: number, length = 1000, avg = 1000) =>
+    textScore({ ranges: [], content: Buffer.alloc(length), terms: [{ tf, df: 10 }], docCount: 1000, avgDocLength: avg });
   // More matches score more, each one less than the one before; never above 500 × (k1 + 1).
   const s = [1, 2, 4, 8, 64].map((tf) => at(tf));
   for (let i = 1; i < s.length; i++) assert.ok(s[i]! > s[i - 1]!, `tf ${i}`);
@@ -81,7 +95,16 @@ test('text score: saturating in the matches, lower for a longer file, terms weig
   assert.ok(at(3, 4000) < at(3, 1000));
   // Two terms: a file matching only the rare one beats a file matching only the common one.
   const two = (tfRare: number, tfCommon: number) =>
-    textScore({ ranges: [], content: Buffer.alloc(1000), terms: [{ tf: tfRare, df: 5 }, { tf: tfCommon, df: 900 }], docCount: 1000, avgDocLength: 1000 });
+    textScore({
+      ranges: [],
+      content: Buffer.alloc(1000),
+      terms: [
+        { tf: tfRare, df: 5 },
+        { tf: tfCommon, df: 900 },
+      ],
+      docCount: 1000,
+      avgDocLength: 1000,
+    });
   assert.ok(two(1, 0) > two(0, 1));
   // The weights sum to one: matching both terms once equals one term matched once.
   assert.equal(Math.round(two(1, 1)), WEIGHTS.text);
@@ -89,7 +112,10 @@ test('text score: saturating in the matches, lower for a longer file, terms weig
   const alone = (df: number) => textScore({ ranges: [], content: Buffer.alloc(1000), terms: [{ tf: 2, df }], docCount: 1000, avgDocLength: 1000 });
   assert.equal(alone(3), alone(600));
   // Without terms given: the content ranges are one term's matches.
-  assert.equal(textScore({ ranges: [0, 1, 2, 3], content: Buffer.alloc(10) }), textScore({ ranges: [], content: Buffer.alloc(10), terms: [{ tf: 2, df: -1 }] }));
+  assert.equal(
+    textScore({ ranges: [0, 1, 2, 3], content: Buffer.alloc(10) }),
+    textScore({ ranges: [], content: Buffer.alloc(10), terms: [{ tf: 2, df: -1 }] }),
+  );
 });
 
 test('file signals: definitions by kind, the base name, path depth, test/vendored/generated', () => {
@@ -127,7 +153,10 @@ test("a match is a definition when it is the definition's name: found by the nam
     mkdirSync(tree, { recursive: true });
     // make_widget defined on line 3 and called on line 7; a struct; a prefix of a name; a
     // name spelled twice on its definition's line (only the first is the definition).
-    writeFileSync(join(tree, 'a.c'), '#include <x.h>\n\nint make_widget(int make_widget_n) {\n  return 1;\n}\n\nint use(void) { return make_widget(2); }\nstruct gadget { int g; };\nint make; int gadget_count = sizeof(struct gadget);\n');
+    writeFileSync(
+      join(tree, 'a.c'),
+      '#include <x.h>\n\nint make_widget(int make_widget_n) {\n  return 1;\n}\n\nint use(void) { return make_widget(2); }\nstruct gadget { int g; };\nint make; int gadget_count = sizeof(struct gadget);\n',
+    );
     const dataDir = join(dir.path, 'data');
     await indexLocal(tree, { dataDir, workers: 1 });
     const m = readAllManifests(dataDir)[0]!;
@@ -171,7 +200,8 @@ test("a match is a definition when it is the definition's name: found by the nam
 /** `callers` shallow files calling frobnicate_widget (a/useNNN.c, with `filler` comment lines each), and its definition at `definition`. */
 function writeCallersAndDefinition(tree: string, callers: number, filler: number, definition: string): void {
   mkdirSync(join(tree, 'a'), { recursive: true });
-  for (let i = 0; i < callers; i++) writeFileSync(join(tree, 'a', `use${String(i).padStart(3, '0')}.c`), `void f${i}(void) { frobnicate_widget(${i}); }\n${'/* filler */\n'.repeat(filler)}`);
+  for (let i = 0; i < callers; i++)
+    writeFileSync(join(tree, 'a', `use${String(i).padStart(3, '0')}.c`), `void f${i}(void) { frobnicate_widget(${i}); }\n${'/* filler */\n'.repeat(filler)}`);
   mkdirSync(dirname(join(tree, definition)), { recursive: true });
   writeFileSync(join(tree, definition), 'int frobnicate_widget(int x)\n{\n  return x;\n}\n');
 }
@@ -195,7 +225,10 @@ test('a shard examines the files defining a searched name first: the definition 
     for (const r of [req, { ...req, query: 'FROBNICATE_WIDGET', isCaseSensitivityEnabled: false }]) {
       const brute = await searcher.search(r, { brute: true });
       const indexed = await searcher.search(r);
-      assert.deepEqual(brute.files.map((f) => f.fileName.text), indexed.files.map((f) => f.fileName.text));
+      assert.deepEqual(
+        brute.files.map((f) => f.fileName.text),
+        indexed.files.map((f) => f.fileName.text),
+      );
     }
   } finally {
     await searcher.close();
@@ -203,7 +236,7 @@ test('a shard examines the files defining a searched name first: the definition 
   }
 });
 
-test('past its cut a search still takes every shard\'s definitions of the name: a definition in the last shard comes first', async () => {
+test("past its cut a search still takes every shard's definitions of the name: a definition in the last shard comes first", async () => {
   const dir = tempDir('rank-defs-past-cut');
   const searcher = new Searcher({ dataDir: join(dir.path, 'data'), workers: 2 });
   try {
@@ -220,7 +253,11 @@ test('past its cut a search still takes every shard\'s definitions of the name: 
       assert.equal(res.files[0]?.fileName.text, 'z/deep/widget.c', 'the definition, from the last shard, first');
       assert.equal(res.isSearchExhaustive, false);
       const brute = await searcher.search(req, { brute: true });
-      assert.deepEqual(brute.files.map((f) => f.fileName.text), res.files.map((f) => f.fileName.text), 'the oracle agrees');
+      assert.deepEqual(
+        brute.files.map((f) => f.fileName.text),
+        res.files.map((f) => f.fileName.text),
+        'the oracle agrees',
+      );
     }
   } finally {
     await searcher.close();
@@ -268,7 +305,11 @@ test('the definition signal is looked up only in the documents defining a litera
         const result = searchShard(shard, { plan, matchers, limit: 1000, ...(locate ? { locate } : {}) });
         if (result.hits.length === 0) continue;
         const unconfined = scoreHits(shard, result.hits, result.termDocs, false);
-        assert.deepEqual(result.hits.map((h) => h.score), unconfined, `${query}: the same scores`);
+        assert.deepEqual(
+          result.hits.map((h) => h.score),
+          unconfined,
+          `${query}: the same scores`,
+        );
         scored += result.hits.length;
         definitions += unconfined.filter((s) => s >= WEIGHTS.otherDefinition).length;
       }

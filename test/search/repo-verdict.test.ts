@@ -48,7 +48,8 @@ test('literalPattern: plain patterns only, each agreeing with its regex on every
 });
 
 const flags = (repoName: string, more: Partial<RepoFlags> = {}): RepoFlags => ({ repoName, archived: false, fork: false, visibility: 'public', ...more });
-const verdict = (query: string, f: RepoFlags): boolean | undefined => repoVerdict(planSearch({ query, isRegexEnabled: false, isCaseSensitivityEnabled: false }).plan.root, f);
+const verdict = (query: string, f: RepoFlags): boolean | undefined =>
+  repoVerdict(planSearch({ query, isRegexEnabled: false, isCaseSensitivityEnabled: false }).plan.root, f);
 
 test('repoVerdict: false only where the filters rule the repository out', () => {
   const table: Array<[string, RepoFlags, boolean | undefined]> = [

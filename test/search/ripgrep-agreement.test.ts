@@ -90,7 +90,11 @@ function rg(extra: string[], files?: string[]): Set<string> {
 /** `rg -l`: the files with a match. */
 function rgFiles(extra: string[]): string[] {
   const r = spawnSync('rg', ['-l', '--no-ignore', '--hidden', '--no-messages', ...extra, '.'], { cwd: corpus, encoding: 'utf8', maxBuffer: 64 << 20 });
-  return r.stdout.split('\n').filter(Boolean).map((p) => p.replace(/^\.\//, '')).filter((p) => !skipped.has(p));
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((p) => p.replace(/^\.\//, ''))
+    .filter((p) => !skipped.has(p));
 }
 
 async function trawlLines(query: string, regex: boolean, caseSensitive: boolean): Promise<Set<string>> {

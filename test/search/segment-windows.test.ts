@@ -35,13 +35,41 @@ async function build(root: string): Promise<{ shard: Shard; scattered: number }>
   const size = 2 * SEGMENTED_MIN_BYTES;
   // Every trigram of `release_filter`, each followed as in it, in three places far apart.
   const scattered = 12;
-  for (let i = 0; i < scattered; i++) writeFileSync(join(tree, `scattered-${i}.c`), large(size + i * 777, [[100 + i, 'release'], [size / 2, 'ase_fil'], [size - 200, 'filter']]));
+  for (let i = 0; i < scattered; i++)
+    writeFileSync(
+      join(tree, `scattered-${i}.c`),
+      large(size + i * 777, [
+        [100 + i, 'release'],
+        [size / 2, 'ase_fil'],
+        [size - 200, 'filter'],
+      ]),
+    );
   // The same pieces in one segment: a window to read, which does not hold the literal.
-  writeFileSync(join(tree, 'near.c'), large(size, [[SEGMENT * 3 + 10, 'release'], [SEGMENT * 3 + 100, 'ase_fil'], [SEGMENT * 3 + 300, 'filter']]));
+  writeFileSync(
+    join(tree, 'near.c'),
+    large(size, [
+      [SEGMENT * 3 + 10, 'release'],
+      [SEGMENT * 3 + 100, 'ase_fil'],
+      [SEGMENT * 3 + 300, 'filter'],
+    ]),
+  );
   // The literal across a segment boundary, at a boundary, twice in one segment, at the end.
-  writeFileSync(join(tree, 'boundary.c'), large(size, [[SEGMENT - 5, 'release_filter'], [SEGMENT * 3, 'release_filter'], [SEGMENT * 5 + 7, 'release_filter release_filter']]));
+  writeFileSync(
+    join(tree, 'boundary.c'),
+    large(size, [
+      [SEGMENT - 5, 'release_filter'],
+      [SEGMENT * 3, 'release_filter'],
+      [SEGMENT * 5 + 7, 'release_filter release_filter'],
+    ]),
+  );
   writeFileSync(join(tree, 'end.c'), large(size, [[size - 'release_filter'.length, 'release_filter']]));
-  writeFileSync(join(tree, 'upper.c'), large(size, [[SEGMENT * 2 - 3, 'RELEASE_FILTER'], [SEGMENT * 7, 'Release_Filter']]));
+  writeFileSync(
+    join(tree, 'upper.c'),
+    large(size, [
+      [SEGMENT * 2 - 3, 'RELEASE_FILTER'],
+      [SEGMENT * 7, 'Release_Filter'],
+    ]),
+  );
   // A Kelvin sign folds to one byte: no masks for this one, found all the same.
   writeFileSync(join(tree, 'kelvin.c'), `\u212A\n${large(size, [[SEGMENT * 4 + 1, 'release_filter']])}`);
   writeFileSync(join(tree, 'small.c'), 'int release_filter;\n');

@@ -28,7 +28,11 @@ test('an index this process wrote counts as checked, its sections and its docume
   try {
     const bitmaps = checksOf(searcher);
     assert.ok(bitmaps.size >= 2, `checks per shard file (${bitmaps.size})`);
-    for (const [path, b] of bitmaps) assert.ok(new Uint8Array(b).every((x) => x === PASSED), `${path}: all passed`);
+    for (const [path, b] of bitmaps)
+      assert.ok(
+        new Uint8Array(b).every((x) => x === PASSED),
+        `${path}: all passed`,
+      );
   } finally {
     await searcher.close();
   }
@@ -44,17 +48,31 @@ test('sections and documents the threads checked are checked for every thread of
     assert.ok(bitmaps.size >= 2, `checks per shard file (${bitmaps.size})`);
     const checked = () => [...bitmaps.values()].reduce((n, b) => n + new Uint8Array(b, SECTION_SLOTS).reduce((m, x) => m + (x ? 1 : 0), 0), 0);
     /** Each file's sections (but the content) and their states. */
-    const states = () => [...bitmaps].flatMap(([path, b]) => [...checkShardHeader(path).keys()].filter((k) => k !== SectionKind.Content).map((k) => ({ path, k, state: new Uint8Array(b)[k] })));
+    const states = () =>
+      [...bitmaps].flatMap(([path, b]) =>
+        [...checkShardHeader(path).keys()].filter((k) => k !== SectionKind.Content).map((k) => ({ path, k, state: new Uint8Array(b)[k] })),
+      );
     assert.equal(checked(), 0, 'nothing is checked before a search');
     assert.ok(states().every((s) => s.state === UNCHECKED));
     // Every file matches: the workers read (and check) all 200.
-    const res = await searcher.search({ query: 'needle_[0-9]+_3 ', matches: 100_000, contextLines: 0, whole: false, isRegexEnabled: true, isCaseSensitivityEnabled: true });
+    const res = await searcher.search({
+      query: 'needle_[0-9]+_3 ',
+      matches: 100_000,
+      contextLines: 0,
+      whole: false,
+      isRegexEnabled: true,
+      isCaseSensitivityEnabled: true,
+    });
     assert.equal(res.files.length, 200);
     assert.equal(checked(), 200, 'the workers marked every document they read in the shared bitmaps');
     for (const s of states()) if (AT_OPEN.has(s.k)) assert.equal(s.state, PASSED, `section ${s.k} of ${s.path} was checked when a worker opened it`);
     // The rest is the scrub's: every section of every file once it is done.
     await searcher.scrubbed();
-    assert.deepEqual(states().filter((s) => s.state !== PASSED), [], 'the scrub checked every other section');
+    assert.deepEqual(
+      states().filter((s) => s.state !== PASSED),
+      [],
+      'the scrub checked every other section',
+    );
   } finally {
     await searcher.close();
   }

@@ -40,7 +40,13 @@ test('a speculative shard gives its definitions only, as past the cut, unless fe
     const search = (query: string, o: { speculate?: number; definitionsOnly?: boolean; regex?: boolean } = {}) => {
       const plan = planQuery({ query, isRegexEnabled: o.regex === true, isCaseSensitivityEnabled: true });
       const matchers = planTerms(plan).map((t) => new Matcher(t, 'indexed'));
-      return searchShard(shard, { plan, matchers, limit: 100, definitionsOnly: () => o.definitionsOnly === true, ...(o.speculate !== undefined ? { speculate: o.speculate } : {}) });
+      return searchShard(shard, {
+        plan,
+        matchers,
+        limit: 100,
+        definitionsOnly: () => o.definitionsOnly === true,
+        ...(o.speculate !== undefined ? { speculate: o.speculate } : {}),
+      });
     };
 
     const whole = search('frobnicate_widget');
@@ -56,7 +62,10 @@ test('a speculative shard gives its definitions only, as past the cut, unless fe
     assert.deepEqual(docs(bet), docs(past));
     assert.ok(bet.hits.every((h) => h.definition));
     assert.equal(bet.more, true, 'not exhaustive');
-    assert.deepEqual(bet.hits.map((h) => h.ranges), past.hits.map((h) => h.ranges));
+    assert.deepEqual(
+      bet.hits.map((h) => h.ranges),
+      past.hits.map((h) => h.ranges),
+    );
 
     // With a bound above what may match, or a rare word: searched whole, no bet.
     const cheap = search('frobnicate_widget', { speculate: 1000 });

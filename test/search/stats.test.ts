@@ -18,7 +18,8 @@ before(async () => {
   for (const repo of ['alpha', 'beta']) {
     const root = join(dir.path, repo);
     mkdirSync(root);
-    for (let i = 0; i < 40; i++) writeFileSync(join(root, `f${String(i).padStart(2, '0')}.c`), `int common_${repo}_${i}(void) { return shared_value; }\n`.repeat(40));
+    for (let i = 0; i < 40; i++)
+      writeFileSync(join(root, `f${String(i).padStart(2, '0')}.c`), `int common_${repo}_${i}(void) { return shared_value; }\n`.repeat(40));
   }
   writeFileSync(join(dir.path, 'beta', 'unique.c'), 'the one and only needle_xyzzy here\n');
   writeFileSync(join(dir.path, 'beta', 'shout.c'), 'THE SHARED_VALUE IN CAPITALS\n');
@@ -52,7 +53,10 @@ test('a literal absent from every shard is ruled out by the n-grams: no document
 
 test('a unique literal: exact counts, one file, exhaustive', async () => {
   const { stats, files, isSearchExhaustive } = await searcher.search(req('needle_xyzzy'));
-  assert.deepEqual(files.map((f) => f.fileName.text), ['unique.c']);
+  assert.deepEqual(
+    files.map((f) => f.fileName.text),
+    ['unique.c'],
+  );
   assert.equal(stats.actualMatchCount, 1);
   assert.equal(stats.totalMatchCount, 1);
   assert.equal(stats.fileCount, 1);
@@ -62,7 +66,7 @@ test('a unique literal: exact counts, one file, exhaustive', async () => {
   assert.ok(stats.indexBytesLoaded > 0);
 });
 
-test('a repo: filter skips the other repository\'s shards before any posting is read, and costs less', async () => {
+test("a repo: filter skips the other repository's shards before any posting is read, and costs less", async () => {
   const all = await searcher.search(req('shared_value', { matches: 100000 }));
   const filtered = await searcher.search(req('repo:^beta$ shared_value', { matches: 100000 }));
   assert.equal(filtered.stats.shardsSkippedFilter, alphaShards);
@@ -98,7 +102,10 @@ test('regex executions are counted', async () => {
 
 test('a case-sensitive regex runs RE2 only on the candidates holding its required literal', async () => {
   const { stats, files } = await searcher.search(req('[A-Z]+_VALUE', { isRegexEnabled: true }));
-  assert.deepEqual(files.map((f) => f.fileName.text), ['shout.c']);
+  assert.deepEqual(
+    files.map((f) => f.fileName.text),
+    ['shout.c'],
+  );
   // The trigrams are case-folded: every file saying "shared_value" is a candidate and is
   // read, but only shout.c holds "_VALUE" as written.
   assert.equal(stats.filesLoaded, 81);

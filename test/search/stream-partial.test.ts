@@ -43,7 +43,14 @@ test('the parts a shard hands over and the rest of its result are exactly its wh
   const shard = Shard.open(join(shardsDir(dataDir, m.repoId), m.shards[0]!.file));
   for (const query of ['needle', 'needle again', 'needle_7']) {
     const plan = planQuery({ query, isRegexEnabled: false, isCaseSensitivityEnabled: false });
-    const run = (partial?: PartialHits) => searchShard(shard, { plan, matchers: planTerms(plan).map((t) => new Matcher(t, 'indexed')), limit: 100000, locate: { contextLines: 0 }, ...(partial ? { partial } : {}) });
+    const run = (partial?: PartialHits) =>
+      searchShard(shard, {
+        plan,
+        matchers: planTerms(plan).map((t) => new Matcher(t, 'indexed')),
+        limit: 100000,
+        locate: { contextLines: 0 },
+        ...(partial ? { partial } : {}),
+      });
     const whole = run();
     const parts: ShardHit[][] = [];
     let calls = 0;
@@ -55,7 +62,16 @@ test('the parts a shard hands over and the rest of its result are exactly its wh
     assert.ok(calls > 0 || whole.hits.length === 0);
     if (whole.hits.length > 1) assert.ok(parts.length >= 1, `${query}: nothing was handed over`);
     for (const p of parts) for (let k = 1; k < p.length; k++) assert.ok(p[k - 1]!.doc < p[k]!.doc, `${query}: a part in document order`);
-    const key = (h: ShardHit) => JSON.stringify({ doc: h.doc, ranges: h.ranges, nameRanges: h.nameRanges, branches: h.branches, score: h.score, definition: h.definition, lines: h.lines ? [...h.lines] : null });
+    const key = (h: ShardHit) =>
+      JSON.stringify({
+        doc: h.doc,
+        ranges: h.ranges,
+        nameRanges: h.nameRanges,
+        branches: h.branches,
+        score: h.score,
+        definition: h.definition,
+        lines: h.lines ? [...h.lines] : null,
+      });
     assert.deepEqual([...handed, ...split.hits].map(key).sort(), whole.hits.map(key).sort(), `${query}: the same hits, scored alike`);
     assert.equal(new Set([...handed, ...split.hits].map((h) => h.doc)).size, handed.length + split.hits.length, `${query}: no hit twice`);
     assert.equal(split.found, whole.found);

@@ -22,16 +22,67 @@ import { seededRandom } from '../../bench/suite/stats.ts';
 // Case variants, shared prefixes, the two non-ASCII letters that fold to ASCII (U+212A
 // KELVIN SIGN, U+017F LONG S), other non-ASCII, one-letter names, repeated definitions.
 const NAMES = [
-  'make_widget', 'Make_Widget', 'MAKE_WIDGET', 'make_widget', 'make_widget_fast', 'widget_make', 'make',
-  '\u212Aelvin_scale', 'kelvin_scale', 'Kelvin', 'cla\u017F\u017F', 'class', 'CLASS', 'café', 'CAFÉ', 'a', 'x', 'X',
-  'tcp_v4_rcv', 'tcp_v4_connect', 'tcp_v6_rcv', 'Tcp_V4_init', 'mutex_lock', 'mutex_unlock', 'mutex_lock',
+  'make_widget',
+  'Make_Widget',
+  'MAKE_WIDGET',
+  'make_widget',
+  'make_widget_fast',
+  'widget_make',
+  'make',
+  '\u212Aelvin_scale',
+  'kelvin_scale',
+  'Kelvin',
+  'cla\u017F\u017F',
+  'class',
+  'CLASS',
+  'café',
+  'CAFÉ',
+  'a',
+  'x',
+  'X',
+  'tcp_v4_rcv',
+  'tcp_v4_connect',
+  'tcp_v6_rcv',
+  'Tcp_V4_init',
+  'mutex_lock',
+  'mutex_unlock',
+  'mutex_lock',
   ...Array.from({ length: 80 }, (_, i) => `fill_${i.toString(36)}_name`),
 ];
 
 const PATTERNS = [
-  '^make', '^make_widget$', '^MAKE', 'widget', 'WIDGET', 'get$', '^kelvin', 'Kelvin', 'kelvin_scale$', 'ss$', '^class$',
-  'ſ', 'café', '^caf', 'a', 'x', '^x$', '^tcp_v4_', 'tcp_v4', '_lock$', 'mak.*get', '^(make|widget)', '(?i)make', '(?-i)Make',
-  '^$', 'x*', '^fill_1', '[0-9]_name$', '^', 'k', '_', '\\Amake\\z',
+  '^make',
+  '^make_widget$',
+  '^MAKE',
+  'widget',
+  'WIDGET',
+  'get$',
+  '^kelvin',
+  'Kelvin',
+  'kelvin_scale$',
+  'ss$',
+  '^class$',
+  'ſ',
+  'café',
+  '^caf',
+  'a',
+  'x',
+  '^x$',
+  '^tcp_v4_',
+  'tcp_v4',
+  '_lock$',
+  'mak.*get',
+  '^(make|widget)',
+  '(?i)make',
+  '(?-i)Make',
+  '^$',
+  'x*',
+  '^fill_1',
+  '[0-9]_name$',
+  '^',
+  'k',
+  '_',
+  '\\Amake\\z',
 ];
 
 function indexOf(names: string[]): SymbolIndex {
@@ -89,7 +140,33 @@ function oracleSection(names: readonly string[]): { section: Buffer; nameOffOf: 
 test('the encoder gives the bytes of the layout, over random names (against a plain oracle)', () => {
   const random = seededRandom(21);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-  const pieces = ['a', 'A', 'b', 'z', 'Z', '_', '0', 'CONFIG_', 'snd_soc_', '__', 'x\n', 'é', 'É', '\u212A', 'k', 'K', '\u017F', 's', 'S', '\u{1F600}', '\u00ff', '[', '`', '@', '\x7f'];
+  const pieces = [
+    'a',
+    'A',
+    'b',
+    'z',
+    'Z',
+    '_',
+    '0',
+    'CONFIG_',
+    'snd_soc_',
+    '__',
+    'x\n',
+    'é',
+    'É',
+    '\u212A',
+    'k',
+    'K',
+    '\u017F',
+    's',
+    'S',
+    '\u{1F600}',
+    '\u00ff',
+    '[',
+    '`',
+    '@',
+    '\x7f',
+  ];
   // Half the rounds without the two letters that fold from several bytes: the encoder then
   // folds as it sorts instead of writing the keys out.
   const plain = pieces.filter((p) => p !== '\u212A' && p !== '\u017F');
@@ -125,7 +202,8 @@ test('many names that fold to one key are ordered by their bytes (against a plai
   // All 64 case variants of "widget" (and of "\u212Aelvin"'s folded twin), shuffled, among
   // other names: a large run of equal folded keys, which the encoder sorts by bytes apart.
   const random = seededRandom(8);
-  const variants = (word: string) => Array.from({ length: 1 << word.length }, (_, m) => [...word].map((ch, i) => ((m >> i) & 1 ? ch.toUpperCase() : ch)).join(''));
+  const variants = (word: string) =>
+    Array.from({ length: 1 << word.length }, (_, m) => [...word].map((ch, i) => ((m >> i) & 1 ? ch.toUpperCase() : ch)).join(''));
   const names = [...variants('widget'), ...variants('kelvin'), '\u212Aelvin', 'widgets', 'widge', 'x', ...variants('ab')];
   for (let i = names.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
@@ -140,12 +218,40 @@ test('many names that fold to one key are ordered by their bytes (against a plai
 test('prefixRange is every name whose folded key starts with the prefix (against a scan)', () => {
   const index = indexOf([...NAMES, 'mak', 'ma', 'MAKE_', '\u212A', 'k', 'kA', 'K\u212A', 's\u017F', '\u017Fs', 'é', 'e\u0301']);
   const keys = Array.from({ length: index.nameCount }, (_, n) => foldKey(index.name(n)));
-  const prefixes = ['', 'm', 'ma', 'mak', 'make', 'make_', 'make_widget', 'make_widget_fast_and_more', 'k', 'ke', 'kelvin', 's', 'ss', 'cla', 'class', 'caf', 'café', 'z', '\x00', '\xff', 'tcp_v4_', 'fill_1', 'fill_1z'];
+  const prefixes = [
+    '',
+    'm',
+    'ma',
+    'mak',
+    'make',
+    'make_',
+    'make_widget',
+    'make_widget_fast_and_more',
+    'k',
+    'ke',
+    'kelvin',
+    's',
+    'ss',
+    'cla',
+    'class',
+    'caf',
+    'café',
+    'z',
+    '\x00',
+    '\xff',
+    'tcp_v4_',
+    'fill_1',
+    'fill_1z',
+  ];
   for (const text of prefixes) {
     const prefix = foldKey(Buffer.from(text, 'utf8'));
     const inside = keys.flatMap((k, n) => (k.startsWith(prefix) ? [n] : []));
     const [from, to] = index.prefixRange(prefix);
-    assert.deepEqual(Array.from({ length: to - from }, (_, i) => from + i), inside, JSON.stringify(text));
+    assert.deepEqual(
+      Array.from({ length: to - from }, (_, i) => from + i),
+      inside,
+      JSON.stringify(text),
+    );
     if (inside.length === 0) assert.equal(from, keys.filter((k) => k.slice(0, prefix.length) < prefix).length, `${JSON.stringify(text)}: where it would be`);
   }
 });
@@ -159,7 +265,11 @@ test('the name table is sorted by folded name, and each name lists its definitio
   assert.deepEqual(new Set(names), distinct);
   for (let n = 0; n < index.nameCount; n++) {
     const defs = [...index.defsOf(n)];
-    assert.deepEqual(defs, NAMES.flatMap((x, r) => (x === names[n] ? [r] : [])), names[n]);
+    assert.deepEqual(
+      defs,
+      NAMES.flatMap((x, r) => (x === names[n] ? [r] : [])),
+      names[n],
+    );
     for (const r of defs) assert.equal(index.start(r), 1000 + r);
     assert.equal(index.nameAt(index.strings.indexOf(`${names[n]}\n`)), n);
   }
@@ -185,8 +295,16 @@ test('every way of finding names agrees with RE2 over every distinct name', () =
       if (shape.exact || shape.prefix) fast++;
       const label = `${pattern} (case-sensitive: ${caseSensitive})`;
       // No trigram information (scan or prefix search), and every block a candidate.
-      assert.deepEqual(matchingNames(index, term, new Matcher(term), () => null), expected, `${label}, no trigrams`);
-      assert.deepEqual(matchingNames(index, term, new Matcher(term), () => all), expected, `${label}, all blocks`);
+      assert.deepEqual(
+        matchingNames(index, term, new Matcher(term), () => null),
+        expected,
+        `${label}, no trigrams`,
+      );
+      assert.deepEqual(
+        matchingNames(index, term, new Matcher(term), () => all),
+        expected,
+        `${label}, all blocks`,
+      );
     }
   }
   assert.ok(fast >= 20, `the byte comparisons and prefix search were exercised (${fast})`);
@@ -199,7 +317,11 @@ test('a name with a newline turns the anchored shortcuts off', () => {
     const term = compileTerm(pattern, true, true);
     const re = new RE2(pattern, regexFlags(true));
     const expected = [0, 1, 2].filter((n) => ((re.lastIndex = 0), re.test(index.name(n))));
-    assert.deepEqual(matchingNames(index, term, new Matcher(term), () => null), expected, pattern);
+    assert.deepEqual(
+      matchingNames(index, term, new Matcher(term), () => null),
+      expected,
+      pattern,
+    );
   }
 });
 
@@ -230,7 +352,11 @@ test('sym: reads no file: candidates and ranges come from the index', async () =
   assert.equal(res.files.length, 6);
   assert.equal(res.stats.filesLoaded, 0);
   assert.equal(res.stats.filesConsidered, 6, 'the candidates are exactly the defining files');
-  for (const f of res.files) assert.deepEqual(f.chunks.map((c) => c.matchRanges.map((r) => [r.start.lineNumber, r.start.column, r.end.column])), [[[5, 5, 18]]]);
+  for (const f of res.files)
+    assert.deepEqual(
+      f.chunks.map((c) => c.matchRanges.map((r) => [r.start.lineNumber, r.start.column, r.end.column])),
+      [[[5, 5, 18]]],
+    );
 });
 
 test('a NOT reads only the documents its trigrams allow', async () => {

@@ -43,7 +43,9 @@ after(async () => {
 
 async function found(query: string): Promise<string[]> {
   const res = await searcher.search({ query, matches: 1000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
-  return res.files.map((f) => `${f.repository}/${f.fileName.text}:${f.chunks.map((c) => c.matchRanges.map((r) => r.start.lineNumber).join(',')).join(';')}`).sort();
+  return res.files
+    .map((f) => `${f.repository}/${f.fileName.text}:${f.chunks.map((c) => c.matchRanges.map((r) => r.start.lineNumber).join(',')).join(';')}`)
+    .sort();
 }
 
 test('sym: matches definitions, not uses', async () => {
@@ -60,7 +62,14 @@ test('sym: with lang: and repo:', async () => {
 
 test('sym: is case-sensitive per the request, and chunks carry the definitions they hit', async () => {
   assert.deepEqual(await found('sym:^grow$'), ['beta/Widget.py:2']);
-  const res = await searcher.search({ query: 'sym:^grow$', matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: false });
+  const res = await searcher.search({
+    query: 'sym:^grow$',
+    matches: 10,
+    contextLines: 0,
+    whole: false,
+    isRegexEnabled: false,
+    isCaseSensitivityEnabled: false,
+  });
   assert.deepEqual(res.files.map((f) => f.fileName.text).sort(), ['Widget.py', 'widget.go']);
   const py = res.files.find((f) => f.fileName.text === 'Widget.py')!;
   assert.deepEqual(py.chunks[0]!.symbols, [

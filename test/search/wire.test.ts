@@ -20,11 +20,53 @@ const file = (value: unknown): ShapedFile => ({
 });
 
 const CASES: Array<{ name: string; fields: Array<[string, unknown]>; files: unknown[] }> = [
-  { name: 'no files', fields: [['stats', { a: 1 }], ['files', FILES], ['repositoryInfo', []], ['isSearchExhaustive', true]], files: [] },
-  { name: 'one file', fields: [['stats', { a: 1 }], ['files', FILES], ['repositoryInfo', [{ id: 1 }]], ['isSearchExhaustive', false]], files: [{ fileName: { text: 'a.c' } }] },
-  { name: 'files first', fields: [['files', FILES], ['x', 'y']], files: [{ a: 'é\u2028"' }, { b: [1, 2] }, {}] },
-  { name: 'files last', fields: [['type', 'chunk'], ['stats', {}], ['files', FILES]], files: [{ a: 1 }, { b: 2 }] },
-  { name: 'undefined left out', fields: [['type', 'chunk'], ['gone', undefined], ['files', FILES], ['also', undefined]], files: [{ a: 1 }] },
+  {
+    name: 'no files',
+    fields: [
+      ['stats', { a: 1 }],
+      ['files', FILES],
+      ['repositoryInfo', []],
+      ['isSearchExhaustive', true],
+    ],
+    files: [],
+  },
+  {
+    name: 'one file',
+    fields: [
+      ['stats', { a: 1 }],
+      ['files', FILES],
+      ['repositoryInfo', [{ id: 1 }]],
+      ['isSearchExhaustive', false],
+    ],
+    files: [{ fileName: { text: 'a.c' } }],
+  },
+  {
+    name: 'files first',
+    fields: [
+      ['files', FILES],
+      ['x', 'y'],
+    ],
+    files: [{ a: 'é\u2028"' }, { b: [1, 2] }, {}],
+  },
+  {
+    name: 'files last',
+    fields: [
+      ['type', 'chunk'],
+      ['stats', {}],
+      ['files', FILES],
+    ],
+    files: [{ a: 1 }, { b: 2 }],
+  },
+  {
+    name: 'undefined left out',
+    fields: [
+      ['type', 'chunk'],
+      ['gone', undefined],
+      ['files', FILES],
+      ['also', undefined],
+    ],
+    files: [{ a: 1 }],
+  },
 ];
 
 for (const c of CASES) {
@@ -35,13 +77,24 @@ for (const c of CASES) {
   });
 }
 
-test('jsonPartsWithFiles with scores: each file gets its exact score as a last field (a stream\'s files)', () => {
+test("jsonPartsWithFiles with scores: each file gets its exact score as a last field (a stream's files)", () => {
   // Doubles whose shortest decimal form is long or exponential: parsing gives the same bits back.
   // biome-ignore lint/correctness/noPrecisionLoss: the literals are the doubles the round trip must keep
   const scores = [0, 1806.2341079271226, 0.1 + 0.2, -1520, 1e-7, 5300.000000000001, Number.MAX_SAFE_INTEGER + 2];
   const values = [{ fileName: { text: 'a.c' }, chunks: [] }, {}, { x: '}' }, { a: 'é' }, { b: [1] }, { c: null }, { d: true }];
   const files = values.map((v, i) => ({ ...file(v), score: scores[i]! }));
-  const got = JSON.parse(Buffer.concat(jsonPartsWithFiles([['type', 'chunk'], ['files', FILES]], files, true)).toString('utf8'));
+  const got = JSON.parse(
+    Buffer.concat(
+      jsonPartsWithFiles(
+        [
+          ['type', 'chunk'],
+          ['files', FILES],
+        ],
+        files,
+        true,
+      ),
+    ).toString('utf8'),
+  );
   assert.deepEqual(got, { type: 'chunk', files: values.map((v, i) => ({ ...v, score: scores[i] })) });
   for (let i = 0; i < scores.length; i++) assert.ok(Object.is(got.files[i].score, scores[i]), `score ${scores[i]} comes back exactly`);
   // Without scores the files are as they were shaped.

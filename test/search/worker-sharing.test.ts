@@ -33,7 +33,19 @@ async function task(query: string, planId: number, caller: string): Promise<Test
   const m = readAllManifests(dataDir)[0]!;
   const plan = packr.pack(planQuery({ query, isCaseSensitivityEnabled: true }));
   const shards = m.shards.map((s) => shardRef(join(shardsDir(dataDir, m.repoId), s.file), [memberRef(0, m.repoId)]));
-  return { planId, plan, limit: 1_000_000, brute: false, shards, cut: { ranges: 1e9, rankedRanges: 1e9, loadedKiB: Infinity }, batch: true, definitionsPastCut: false, shape: SHAPE, speculateFrom: NO_SPECULATION, caller };
+  return {
+    planId,
+    plan,
+    limit: 1_000_000,
+    brute: false,
+    shards,
+    cut: { ranges: 1e9, rankedRanges: 1e9, loadedKiB: Infinity },
+    batch: true,
+    definitionsPastCut: false,
+    shape: SHAPE,
+    speculateFrom: NO_SPECULATION,
+    caller,
+  };
 }
 
 const settled = (run: PoolRun): Promise<ShardReply[]> => Promise.all(run.replies);
@@ -49,7 +61,10 @@ test("another caller's search runs while a costly one is suspended, and the cost
     const alone = summary(await settled(startOn(pool, costly, new SharedArrayBuffer(4))));
     const aloneMs = performance.now() - t0;
     const cheapAlone = summary(await settled(startOn(pool, cheap, new SharedArrayBuffer(4))));
-    assert.ok(cheapAlone.some((s) => s.startsWith('1/')), `the cheap query finds its line: ${cheapAlone.join(' ')}`);
+    assert.ok(
+      cheapAlone.some((s) => s.startsWith('1/')),
+      `the cheap query finds its line: ${cheapAlone.join(' ')}`,
+    );
 
     // The costly search streams (a reply per shard), so that its first reply says it is
     // under way with most of its shards still to scan, whatever this machine's speed.

@@ -42,7 +42,18 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AuditEventRecord, IndexedRef, NewAuditEvent, NewOAuthToken, OAuthClientRecord, OAuthCodeRecord, OAuthGrantRecord, RepoFields, RepoRecord, Store } from '../../daemon/store/store.ts';
+import type {
+  AuditEventRecord,
+  IndexedRef,
+  NewAuditEvent,
+  NewOAuthToken,
+  OAuthClientRecord,
+  OAuthCodeRecord,
+  OAuthGrantRecord,
+  RepoFields,
+  RepoRecord,
+  Store,
+} from '../../daemon/store/store.ts';
 
 export interface ConformanceOptions {
   /**
@@ -119,7 +130,17 @@ async function newKey(store: Store, userId: string, name = 'k'): Promise<string>
 /** A code of `clientId` for `userId`, created at `now`, good for 5 minutes unless `extra` says otherwise. */
 async function newCode(store: Store, hash: string, ids: Parties, now: string, extra: { resource?: string; expiresAt?: string } = {}): Promise<OAuthCodeRecord> {
   return await store.oauth.createCode(
-    { hash, clientId: ids.clientId, userId: ids.userId, apiKeyId: ids.apiKeyId, redirectUri: REDIRECT, codeChallenge: CHALLENGE, scope: 'search', expiresAt: extra.expiresAt ?? plus(now, 5), ...(extra.resource !== undefined ? { resource: extra.resource } : {}) },
+    {
+      hash,
+      clientId: ids.clientId,
+      userId: ids.userId,
+      apiKeyId: ids.apiKeyId,
+      redirectUri: REDIRECT,
+      codeChallenge: CHALLENGE,
+      scope: 'search',
+      expiresAt: extra.expiresAt ?? plus(now, 5),
+      ...(extra.resource !== undefined ? { resource: extra.resource } : {}),
+    },
     now,
   );
 }
@@ -145,19 +166,10 @@ async function oauthParties(store: Store, email = 'o@example.com', clientName = 
  * `cleanup`, when given, runs after each test once its stores are closed, and must leave the
  * next test an empty store.
  */
-export function storeConformance(
-  name: string,
-  open: () => Store | Promise<Store>,
-  cleanup?: () => void,
-  options: ConformanceOptions = {},
-): void {
+export function storeConformance(name: string, open: () => Store | Promise<Store>, cleanup?: () => void, options: ConformanceOptions = {}): void {
   const shared = options.sharedStorage ?? true;
 
-  function storeTest(
-    title: string,
-    fn: (store: Store, ctx: Ctx) => void | Promise<void>,
-    needs: { sharedStorage?: boolean } = {},
-  ): void {
+  function storeTest(title: string, fn: (store: Store, ctx: Ctx) => void | Promise<void>, needs: { sharedStorage?: boolean } = {}): void {
     const skip = needs.sharedStorage === true && !shared ? 'needs two handles on one store' : false;
     test(title, { skip }, async () => {
       const open_: Store[] = [];
@@ -240,9 +252,7 @@ export function storeConformance(
 
     storeTest('upsertRepo of a live name merges the given fields into that row', async (store) => {
       const name = 'github.com/acme/merge';
-      const first = await store.upsertRepo(
-        fields(name, { cloneUrl: 'https://a/clone', imageUrl: 'https://a/img', defaultBranch: 'main' }),
-      );
+      const first = await store.upsertRepo(fields(name, { cloneUrl: 'https://a/clone', imageUrl: 'https://a/img', defaultBranch: 'main' }));
       const refs: IndexedRef[] = [{ name: 'main', kind: 'branch', commit: SHA_A }];
       const indexed = await store.updateRepo(first.repoId, {
         state: 'indexed',
@@ -283,9 +293,7 @@ export function storeConformance(
 
     storeTest('ids are never reused: a deleted name comes back as a new repository with a new id', async (store) => {
       const a = await store.upsertRepo(fields('github.com/acme/a'));
-      const b = await store.upsertRepo(
-        fields('github.com/acme/b', { cloneUrl: 'https://b', state: 'failed', failures: 4, lastError: 'x' }),
-      );
+      const b = await store.upsertRepo(fields('github.com/acme/b', { cloneUrl: 'https://b', state: 'failed', failures: 4, lastError: 'x' }));
       const deleted = await store.updateRepo(b.repoId, { state: 'deleted' });
       assert.deepEqual(deleted, { ...b, state: 'deleted' });
 
@@ -311,11 +319,7 @@ export function storeConformance(
       const b3 = await store.upsertRepo(fields('github.com/acme/b'));
       assert.ok(b3.repoId > b2.repoId);
       assert.deepEqual(await store.listRepos({ includeDeleted: true }), [a, deleted, deleted2, b3, c]);
-      assert.deepEqual(
-        new Set((await store.listRepos({ includeDeleted: true })).map((r) => r.repoId)).size,
-        5,
-        'all ids distinct',
-      );
+      assert.deepEqual(new Set((await store.listRepos({ includeDeleted: true })).map((r) => r.repoId)).size, 5, 'all ids distinct');
     });
 
     storeTest('updateRepo merges a patch; undefined clears optional fields and leaves required ones', async (store) => {
@@ -591,8 +595,14 @@ export function storeConformance(
       assert.deepEqual(await store.getUser(b.id), b);
       assert.deepEqual(await store.getUserByEmail('BEA@example.COM'), b);
       assert.equal(await store.getUserByEmail('nobody@example.com'), undefined);
-      assert.deepEqual((await store.listUsers()).map((u) => u.email), ['Al@Example.com', 'bea@example.com']);
-      await assert.rejects(() => store.createUser({ email: 'bea@EXAMPLE.com', name: 'Other', role: 'member' }, T3), (e: Error) => e.name === 'StoreConflictError');
+      assert.deepEqual(
+        (await store.listUsers()).map((u) => u.email),
+        ['Al@Example.com', 'bea@example.com'],
+      );
+      await assert.rejects(
+        () => store.createUser({ email: 'bea@EXAMPLE.com', name: 'Other', role: 'member' }, T3),
+        (e: Error) => e.name === 'StoreConflictError',
+      );
       assert.equal((await store.listUsers()).length, 2);
     });
 
@@ -619,17 +629,26 @@ export function storeConformance(
       assert.ok(!('hash' in k1), 'the hash is not handed out');
       assert.deepEqual(await store.findApiKey('h2'.repeat(32)), k2);
       assert.equal(await store.findApiKey('nope'), undefined);
-      assert.deepEqual((await store.listApiKeys(u.id)).map((k) => k.name), ['ci', 'laptop']);
+      assert.deepEqual(
+        (await store.listApiKeys(u.id)).map((k) => k.name),
+        ['ci', 'laptop'],
+      );
       await store.touchApiKey(k1.id, T2);
       assert.equal((await store.findApiKey('h1'.repeat(32)))!.lastUsedAt, T2);
-      assert.deepEqual(await store.revokeApiKey(k1.id, T2), { key: { ...k1, lastUsedAt: T2, revokedAt: T2 }, ended: { scopedTokens: 0, oauthGrants: 0, sessions: 0 } });
+      assert.deepEqual(await store.revokeApiKey(k1.id, T2), {
+        key: { ...k1, lastUsedAt: T2, revokedAt: T2 },
+        ended: { scopedTokens: 0, oauthGrants: 0, sessions: 0 },
+      });
       assert.equal((await store.revokeApiKey(k1.id, T3))!.key.revokedAt, T2, 'revoked once');
       assert.equal(await store.revokeApiKey('key_000000000000000000000000', T3), undefined);
       assert.equal((await store.findApiKey('h1'.repeat(32)))!.revokedAt, T2, 'a revoked key is still found, as revoked');
       assert.deepEqual(await store.getApiKey(k2.id), k2, 'by id');
       assert.equal((await store.getApiKey(k1.id))!.revokedAt, T2, 'by id, revoked or not');
       assert.equal(await store.getApiKey('key_000000000000000000000000'), undefined);
-      await assert.rejects(() => store.createApiKey({ userId: 'usr_000000000000000000000000', name: 'x', hash: 'h3', hint: 'svk_' }, T3), 'a key belongs to an existing user');
+      await assert.rejects(
+        () => store.createApiKey({ userId: 'usr_000000000000000000000000', name: 'x', hash: 'h3', hint: 'svk_' }, T3),
+        'a key belongs to an existing user',
+      );
     });
 
     storeTest('scoped tokens: stored by hash with their repositories, revoked once', async (store) => {
@@ -638,7 +657,10 @@ export function storeConformance(
       const t = await store.createScopedToken({ userId: u.id, apiKeyId, hash: 'th', repoIds: [3, 1, 2], expiresAt: T2 }, T1);
       assert.match(t.id, /^sat_[0-9a-f]{24}$/);
       assert.deepEqual(t, { id: t.id, userId: u.id, apiKeyId, repoIds: [3, 1, 2], createdAt: T1, expiresAt: T2 });
-      await assert.rejects(() => store.createScopedToken({ userId: u.id, apiKeyId: 'key_000000000000000000000000', hash: 'th2', repoIds: [1], expiresAt: T2 }, T1), 'made with an existing key');
+      await assert.rejects(
+        () => store.createScopedToken({ userId: u.id, apiKeyId: 'key_000000000000000000000000', hash: 'th2', repoIds: [1], expiresAt: T2 }, T1),
+        'made with an existing key',
+      );
       assert.deepEqual(await store.findScopedToken('th'), t);
       assert.deepEqual(await store.getScopedToken(t.id), t);
       assert.equal(await store.findScopedToken('other'), undefined);
@@ -661,21 +683,37 @@ export function storeConformance(
       const long = await store.createSession({ userId: u.id, apiKeyId: k1, expiresAt: plus(T2, 720), userAgent: 'x'.repeat(1000) }, plus(T2, 1));
       assert.equal(long.userAgent, 'x'.repeat(256), 'a User-Agent is cut to 256 characters');
       assert.equal(await store.getSession('ses_000000000000000000000000'), undefined);
-      await assert.rejects(() => store.createSession({ userId: u.id, apiKeyId: 'key_000000000000000000000000', expiresAt: T3 }, T1), 'made with an existing key');
+      await assert.rejects(
+        () => store.createSession({ userId: u.id, apiKeyId: 'key_000000000000000000000000', expiresAt: T3 }, T1),
+        'made with an existing key',
+      );
       await assert.rejects(() => store.createSession({ userId: 'usr_000000000000000000000000', apiKeyId: k1, expiresAt: T3 }, T1), 'of an existing user');
 
       await store.touchSession(s1.id, T2);
       assert.equal((await store.getSession(s1.id))!.lastUsedAt, T2);
       // Live: newest first; then not once ended, expired, or its key revoked.
       const NOW = plus(T2, 5);
-      assert.deepEqual((await store.listLiveSessions(u.id, NOW)).map((x) => x.id), [long.id, bare.id, s1.id]);
+      assert.deepEqual(
+        (await store.listLiveSessions(u.id, NOW)).map((x) => x.id),
+        [long.id, bare.id, s1.id],
+      );
       assert.deepEqual(await store.endSession(long.id, NOW), { ...long, endedAt: NOW });
       assert.equal((await store.endSession(long.id, T3))!.endedAt, NOW, 'ended once');
       assert.equal(await store.endSession('ses_000000000000000000000000', T3), undefined);
-      assert.deepEqual((await store.listLiveSessions(u.id, NOW)).map((x) => x.id), [bare.id, s1.id]);
-      assert.deepEqual((await store.listLiveSessions(u.id, plus(T1, 720))).map((x) => x.id), [bare.id], 'one expiring at now is not live');
+      assert.deepEqual(
+        (await store.listLiveSessions(u.id, NOW)).map((x) => x.id),
+        [bare.id, s1.id],
+      );
+      assert.deepEqual(
+        (await store.listLiveSessions(u.id, plus(T1, 720))).map((x) => x.id),
+        [bare.id],
+        'one expiring at now is not live',
+      );
       await store.revokeApiKey(k2, NOW);
-      assert.deepEqual((await store.listLiveSessions(u.id, NOW)).map((x) => x.id), [s1.id]);
+      assert.deepEqual(
+        (await store.listLiveSessions(u.id, NOW)).map((x) => x.id),
+        [s1.id],
+      );
       assert.deepEqual(await store.listLiveSessions('usr_000000000000000000000000', NOW), []);
 
       // Pruning: sessions that expired or ended before `before`; at `before` they stay.
@@ -695,7 +733,8 @@ export function storeConformance(
       const v = await oauthParties(store, 'v@example.com', 'Other app');
       const NOW = T2;
       const soon = plus(NOW, 30);
-      const token = (apiKeyId: string, userId: string, expiresAt: string, hash: string) => store.createScopedToken({ userId, apiKeyId, hash, repoIds: [1], expiresAt }, T1);
+      const token = (apiKeyId: string, userId: string, expiresAt: string, hash: string) =>
+        store.createScopedToken({ userId, apiKeyId, hash, repoIds: [1], expiresAt }, T1);
       const session = (apiKeyId: string, userId: string, expiresAt: string) => store.createSession({ userId, apiKeyId, expiresAt }, T1);
 
       // What k1 opened: live ones, and ones already dead (expired, revoked, ended) that must keep their state.
@@ -729,15 +768,24 @@ export function storeConformance(
       assert.equal((await store.getSession(s1.id))!.endedAt, NOW);
       assert.equal((await store.getSession(s1ended.id))!.endedAt, T1);
       assert.ok(!('endedAt' in (await store.getSession(s1expired.id))!));
-      for (const t of [t2, t3]) assert.deepEqual(await store.getScopedToken(t.id), t, 'another key\'s token is untouched');
-      for (const g of [g2, g3]) assert.deepEqual(await o.getGrant(g.id), g, 'another key\'s grant is untouched');
-      for (const x of [s2, s3]) assert.deepEqual(await store.getSession(x.id), x, 'another key\'s session is untouched');
-      assert.equal(await o.rotateRefreshToken('g1-rt', [], NOW), false, 'the revoked grant\'s refresh token does not rotate');
+      for (const t of [t2, t3]) assert.deepEqual(await store.getScopedToken(t.id), t, "another key's token is untouched");
+      for (const g of [g2, g3]) assert.deepEqual(await o.getGrant(g.id), g, "another key's grant is untouched");
+      for (const x of [s2, s3]) assert.deepEqual(await store.getSession(x.id), x, "another key's session is untouched");
+      assert.equal(await o.rotateRefreshToken('g1-rt', [], NOW), false, "the revoked grant's refresh token does not rotate");
 
       // Listings: only what the other key opened.
-      assert.deepEqual((await store.listLiveScopedTokens(u, NOW)).map((t) => t.id), [t2.id]);
-      assert.deepEqual((await o.listLiveGrants(NOW, u)).map((g) => g.id), [g2.id]);
-      assert.deepEqual((await store.listLiveSessions(u, NOW)).map((x) => x.id), [s2.id]);
+      assert.deepEqual(
+        (await store.listLiveScopedTokens(u, NOW)).map((t) => t.id),
+        [t2.id],
+      );
+      assert.deepEqual(
+        (await o.listLiveGrants(NOW, u)).map((g) => g.id),
+        [g2.id],
+      );
+      assert.deepEqual(
+        (await store.listLiveSessions(u, NOW)).map((x) => x.id),
+        [s2.id],
+      );
 
       // Something opened with the key after its revocation (a request that raced it) is not
       // live, cannot rotate, and a second revocation ends it; the first time is kept.
@@ -745,10 +793,26 @@ export function storeConformance(
       const lateGrant = await newGrant(store, ids, NOW, [newToken('late-rt', 'refresh', plus(NOW, 30 * DAY))]);
       const lateSession = await session(k1, u, plus(T3, 60));
       assert.equal(lateGrant.apiKeyId, k1);
-      assert.deepEqual((await store.listLiveScopedTokens(u, NOW)).map((t) => t.id), [t2.id], 'a revoked key\'s token is never listed as live');
-      assert.deepEqual((await o.listLiveGrants(NOW, u)).map((g) => g.id), [g2.id], 'nor its grant');
-      assert.deepEqual((await store.listLiveSessions(u, NOW)).map((x) => x.id), [s2.id], 'nor its session');
-      assert.equal(await o.rotateRefreshToken('late-rt', [newToken('late-rt2', 'refresh', plus(T3, 60))], T3), false, 'a grant whose key is revoked does not rotate');
+      assert.deepEqual(
+        (await store.listLiveScopedTokens(u, NOW)).map((t) => t.id),
+        [t2.id],
+        "a revoked key's token is never listed as live",
+      );
+      assert.deepEqual(
+        (await o.listLiveGrants(NOW, u)).map((g) => g.id),
+        [g2.id],
+        'nor its grant',
+      );
+      assert.deepEqual(
+        (await store.listLiveSessions(u, NOW)).map((x) => x.id),
+        [s2.id],
+        'nor its session',
+      );
+      assert.equal(
+        await o.rotateRefreshToken('late-rt', [newToken('late-rt2', 'refresh', plus(T3, 60))], T3),
+        false,
+        'a grant whose key is revoked does not rotate',
+      );
       assert.equal(await o.findToken('late-rt2'), undefined);
       const again = (await store.revokeApiKey(k1, T3))!;
       assert.equal(again.key.revokedAt, NOW, 'revoked once');
@@ -756,7 +820,7 @@ export function storeConformance(
       assert.equal((await store.getScopedToken(late.id))!.revokedAt, T3);
       assert.equal((await store.getSession(lateSession.id))!.endedAt, T3);
       assert.equal(await store.revokeApiKey('key_000000000000000000000000', T3), undefined);
-      assert.equal(await o.rotateRefreshToken('g2-rt', [], T3), true, 'the other key\'s grant still rotates');
+      assert.equal(await o.rotateRefreshToken('g2-rt', [], T3), true, "the other key's grant still rotates");
     });
 
     storeTest('endUserCredentials: every live scoped token, grant and session of the user; keys stay; others untouched', async (store) => {
@@ -770,8 +834,14 @@ export function storeConformance(
         await store.createScopedToken({ userId: ids.userId, apiKeyId: ids.apiKeyId, hash: 'a', repoIds: [1], expiresAt: soon }, T1),
         await store.createScopedToken({ userId: ids.userId, apiKeyId: k2, hash: 'b', repoIds: [1], expiresAt: soon }, T1),
       ];
-      const grants = [await newGrant(store, ids, T1, [newToken('ga', 'access', soon)]), await newGrant(store, { ...ids, apiKeyId: k2 }, T1, [newToken('gb', 'refresh', plus(NOW, DAY))])];
-      const sessions = [await store.createSession({ userId: ids.userId, apiKeyId: ids.apiKeyId, expiresAt: soon }, T1), await store.createSession({ userId: ids.userId, apiKeyId: k2, expiresAt: soon }, T1)];
+      const grants = [
+        await newGrant(store, ids, T1, [newToken('ga', 'access', soon)]),
+        await newGrant(store, { ...ids, apiKeyId: k2 }, T1, [newToken('gb', 'refresh', plus(NOW, DAY))]),
+      ];
+      const sessions = [
+        await store.createSession({ userId: ids.userId, apiKeyId: ids.apiKeyId, expiresAt: soon }, T1),
+        await store.createSession({ userId: ids.userId, apiKeyId: k2, expiresAt: soon }, T1),
+      ];
       const theirs = await store.createScopedToken({ userId: v.userId, apiKeyId: v.apiKeyId, hash: 'c', repoIds: [1], expiresAt: soon }, T1);
       const theirGrant = await newGrant(store, v, T1, [newToken('gc', 'access', soon)]);
       const theirSession = await store.createSession({ userId: v.userId, apiKeyId: v.apiKeyId, expiresAt: soon }, T1);
@@ -780,7 +850,10 @@ export function storeConformance(
       for (const t of mine) assert.equal((await store.getScopedToken(t.id))!.revokedAt, NOW);
       for (const g of grants) assert.equal((await o.getGrant(g.id))!.revokedAt, NOW);
       for (const x of sessions) assert.equal((await store.getSession(x.id))!.endedAt, NOW);
-      assert.ok((await store.listApiKeys(ids.userId)).every((k) => !('revokedAt' in k)), 'the keys stay');
+      assert.ok(
+        (await store.listApiKeys(ids.userId)).every((k) => !('revokedAt' in k)),
+        'the keys stay',
+      );
       assert.deepEqual(await store.getScopedToken(theirs.id), theirs);
       assert.deepEqual(await o.getGrant(theirGrant.id), theirGrant);
       assert.deepEqual(await store.getSession(theirSession.id), theirSession);
@@ -790,7 +863,8 @@ export function storeConformance(
 
     storeTest('listLiveScopedTokens and touchGrant', async (store) => {
       const ids = await oauthParties(store);
-      const mk = (hash: string, createdAt: string, expiresAt: string) => store.createScopedToken({ userId: ids.userId, apiKeyId: ids.apiKeyId, hash, repoIds: [2, 1], expiresAt }, createdAt);
+      const mk = (hash: string, createdAt: string, expiresAt: string) =>
+        store.createScopedToken({ userId: ids.userId, apiKeyId: ids.apiKeyId, hash, repoIds: [2, 1], expiresAt }, createdAt);
       const old = await mk('old', T1, plus(T2, 60));
       const newer = await mk('newer', plus(T1, 1), plus(T2, 60));
       await mk('expired', T1, T2);
@@ -836,9 +910,19 @@ export function storeConformance(
         grant_types: ['authorization_code', 'refresh_token'],
         nested: { list: [1, 'two', null, { three: 3 }], flag: true },
       };
-      const confidential = await o.createClient({ secretHash: 'sh'.repeat(32), name: 'Agent "1" ü', redirectUris: ['http://127.0.0.1/cb', 'cursor://x/cb'], metadata }, T1);
+      const confidential = await o.createClient(
+        { secretHash: 'sh'.repeat(32), name: 'Agent "1" ü', redirectUris: ['http://127.0.0.1/cb', 'cursor://x/cb'], metadata },
+        T1,
+      );
       assert.match(confidential.id, /^oac_[0-9a-f]{24}$/);
-      assert.deepEqual(confidential, { id: confidential.id, secretHash: 'sh'.repeat(32), name: 'Agent "1" ü', redirectUris: ['http://127.0.0.1/cb', 'cursor://x/cb'], metadata, createdAt: T1 });
+      assert.deepEqual(confidential, {
+        id: confidential.id,
+        secretHash: 'sh'.repeat(32),
+        name: 'Agent "1" ü',
+        redirectUris: ['http://127.0.0.1/cb', 'cursor://x/cb'],
+        metadata,
+        createdAt: T1,
+      });
       assert.deepEqual(await o.getClient(confidential.id), confidential);
 
       const pub = await o.createClient({ name: 'Public', redirectUris: [REDIRECT], metadata: {} }, T2);
@@ -880,7 +964,17 @@ export function storeConformance(
       assert.deepEqual(await o.peekCode('code-r'), withResource);
 
       const plain = await newCode(store, 'code-p', ids, T2);
-      assert.deepEqual(plain, { hash: 'code-p', clientId: ids.clientId, userId: ids.userId, apiKeyId: ids.apiKeyId, redirectUri: REDIRECT, codeChallenge: CHALLENGE, scope: 'search', createdAt: T2, expiresAt: plus(T2, 5) });
+      assert.deepEqual(plain, {
+        hash: 'code-p',
+        clientId: ids.clientId,
+        userId: ids.userId,
+        apiKeyId: ids.apiKeyId,
+        redirectUri: REDIRECT,
+        codeChallenge: CHALLENGE,
+        scope: 'search',
+        createdAt: T2,
+        expiresAt: plus(T2, 5),
+      });
       assertNoEmptyValues(plain);
       assertNoEmptyValues((await o.peekCode('code-p'))!);
       assert.deepEqual(await o.peekCode('code-p'), plain);
@@ -906,11 +1000,21 @@ export function storeConformance(
       assert.ok(first !== undefined && 'grant' in first, JSON.stringify(first));
       const grant = first.grant;
       assert.match(grant.id, /^ogr_[0-9a-f]{24}$/);
-      assert.deepEqual(grant, { id: grant.id, clientId: ids.clientId, userId: ids.userId, apiKeyId: ids.apiKeyId, scope: 'search', resource, createdAt: T2 }, 'the grant inherits the code\'s API key');
+      assert.deepEqual(
+        grant,
+        { id: grant.id, clientId: ids.clientId, userId: ids.userId, apiKeyId: ids.apiKeyId, scope: 'search', resource, createdAt: T2 },
+        "the grant inherits the code's API key",
+      );
       assert.deepEqual(await o.getGrant(grant.id), grant);
       assert.deepEqual(await o.peekCode('code-1'), { ...code, usedAt: T2, grantId: grant.id });
-      assert.deepEqual(await o.findToken('at-1'), { token: { hash: 'at-1', grantId: grant.id, kind: 'access', createdAt: T2, expiresAt: access.expiresAt }, grant });
-      assert.deepEqual(await o.findToken('rt-1'), { token: { hash: 'rt-1', grantId: grant.id, kind: 'refresh', createdAt: T2, expiresAt: refresh.expiresAt }, grant });
+      assert.deepEqual(await o.findToken('at-1'), {
+        token: { hash: 'at-1', grantId: grant.id, kind: 'access', createdAt: T2, expiresAt: access.expiresAt },
+        grant,
+      });
+      assert.deepEqual(await o.findToken('rt-1'), {
+        token: { hash: 'rt-1', grantId: grant.id, kind: 'refresh', createdAt: T2, expiresAt: refresh.expiresAt },
+        grant,
+      });
       assertNoEmptyValues((await o.findToken('at-1'))!.token);
       assert.equal(await o.findToken('at-unknown'), undefined);
 
@@ -942,7 +1046,13 @@ export function storeConformance(
         for (const h of hashes) await newCode(store, h, ids, T1);
         // Both handles exchange every code, the first to go alternating between them.
         const results = await Promise.all(
-          hashes.flatMap((h, i) => (i % 2 === 0 ? [store, other] : [other, store]).map(async (s, j) => ({ h, j, r: await s.oauth.redeemCode(h, [newToken(`${h}-at-${j}`, 'access', plus(T2, 60))], T2) }))),
+          hashes.flatMap((h, i) =>
+            (i % 2 === 0 ? [store, other] : [other, store]).map(async (s, j) => ({
+              h,
+              j,
+              r: await s.oauth.redeemCode(h, [newToken(`${h}-at-${j}`, 'access', plus(T2, 60))], T2),
+            })),
+          ),
         );
         for (const h of hashes) {
           const mine = results.filter((x) => x.h === h);
@@ -970,8 +1080,14 @@ export function storeConformance(
       assert.equal(await o.rotateRefreshToken('rt-1', next, T2), true);
       assert.equal((await o.findToken('rt-1'))?.token.rotatedAt, T2);
       const used = { ...grant, lastUsedAt: T2 }; // a refresh is a use of the grant
-      assert.deepEqual(await o.findToken('at-2'), { token: { hash: 'at-2', grantId: grant.id, kind: 'access', createdAt: T2, expiresAt: plus(T2, 60) }, grant: used });
-      assert.deepEqual(await o.findToken('rt-2'), { token: { hash: 'rt-2', grantId: grant.id, kind: 'refresh', createdAt: T2, expiresAt: plus(T2, 30 * DAY) }, grant: used });
+      assert.deepEqual(await o.findToken('at-2'), {
+        token: { hash: 'at-2', grantId: grant.id, kind: 'access', createdAt: T2, expiresAt: plus(T2, 60) },
+        grant: used,
+      });
+      assert.deepEqual(await o.findToken('rt-2'), {
+        token: { hash: 'rt-2', grantId: grant.id, kind: 'refresh', createdAt: T2, expiresAt: plus(T2, 30 * DAY) },
+        grant: used,
+      });
 
       assert.equal(await o.rotateRefreshToken('rt-1', [newToken('rt-x', 'refresh', plus(T3, 60))], T3), false, 'a refresh token rotates once');
       assert.equal((await o.findToken('rt-1'))?.token.rotatedAt, T2, 'the first rotation time stays');
@@ -1065,11 +1181,20 @@ export function storeConformance(
       const accessOnlyUsed = { ...accessOnly, lastUsedAt: at(9) }; // the refresh was a use
 
       const named = (g: OAuthGrantRecord, clientName: string): OAuthGrantRecord & { clientName: string } => ({ ...g, clientName });
-      assert.deepEqual(await o.listLiveGrants(NOW), [named(accessOnlyUsed, 'Agent'), named(refreshOnly, 'Agent'), named(othersLive, 'Other app'), named(live, 'Agent')]);
+      assert.deepEqual(await o.listLiveGrants(NOW), [
+        named(accessOnlyUsed, 'Agent'),
+        named(refreshOnly, 'Agent'),
+        named(othersLive, 'Other app'),
+        named(live, 'Agent'),
+      ]);
       assert.deepEqual(await o.listLiveGrants(NOW, one.userId), [named(accessOnlyUsed, 'Agent'), named(refreshOnly, 'Agent'), named(live, 'Agent')]);
       assert.deepEqual(await o.listLiveGrants(NOW, two.userId), [named(othersLive, 'Other app')]);
       assert.deepEqual(await o.listLiveGrants(NOW, 'usr_000000000000000000000000'), []);
-      assert.deepEqual((await o.listLiveGrants(later(61))).map((g) => g.id), [refreshOnly.id], 'once the access tokens expire, only an unrotated refresh token keeps a grant live');
+      assert.deepEqual(
+        (await o.listLiveGrants(later(61))).map((g) => g.id),
+        [refreshOnly.id],
+        'once the access tokens expire, only an unrotated refresh token keeps a grant live',
+      );
       assert.deepEqual(await o.listLiveGrants(later(31 * DAY)), []);
       assert.deepEqual(
         (await o.listLiveGrants(later(-2))).map((g) => g.id),
@@ -1084,7 +1209,12 @@ export function storeConformance(
       const apiKeyId = await newKey(store, user.id);
       const c = (name: string) => ({ name, redirectUris: [REDIRECT], metadata: { client_name: name } });
       // The window is open at its start: `since` one millisecond before T1 counts T1.
-      const limits = (from: string, since: string, perAddress = 2, maxUnused = 100) => ({ from, since: new Date(Date.parse(since) - 1).toISOString(), perAddress, maxUnused });
+      const limits = (from: string, since: string, perAddress = 2, maxUnused = 100) => ({
+        from,
+        since: new Date(Date.parse(since) - 1).toISOString(),
+        perAddress,
+        maxUnused,
+      });
       const a1 = await o.registerClient(c('a1'), T1, limits('A', T1));
       assert.ok('client' in a1);
       assert.deepEqual(await o.getClient(a1.client.id), a1.client, 'read back like any client');
@@ -1092,12 +1222,12 @@ export function storeConformance(
       const a2 = await o.registerClient(c('a2'), plus(T1, 5), limits('A', T1));
       assert.ok('client' in a2);
       assert.deepEqual(await o.registerClient(c('a3'), plus(T1, 6), limits('A', T1)), { refused: 'address', oldest: T1 });
-      assert.ok('client' in await o.registerClient(c('b1'), plus(T1, 6), limits('B', T1)), 'another address is not affected');
+      assert.ok('client' in (await o.registerClient(c('b1'), plus(T1, 6), limits('B', T1))), 'another address is not affected');
       // The window moves: registrations at or before `since` no longer count.
-      assert.ok('client' in await o.registerClient(c('a3'), plus(T1, 7), { from: 'A', since: T1, perAddress: 2, maxUnused: 100 }));
+      assert.ok('client' in (await o.registerClient(c('a3'), plus(T1, 7), { from: 'A', since: T1, perAddress: 2, maxUnused: 100 })));
       assert.deepEqual(await o.registerClient(c('a4'), plus(T1, 8), limits('A', plus(T1, 1))), { refused: 'address', oldest: plus(T1, 5) });
       await o.createClient(c('legacy'), T1); // no address: counts for none
-      assert.ok('client' in await o.registerClient(c('c1'), plus(T1, 8), limits('C', T1, 1)));
+      assert.ok('client' in (await o.registerClient(c('c1'), plus(T1, 8), limits('C', T1, 1))));
       assert.equal(await o.countClients(), 6);
 
       // The cap counts clients never used, from anyone: a code or a grant takes a client out.
@@ -1127,13 +1257,18 @@ export function storeConformance(
       const user = await store.createUser({ email: 'p@example.com', name: 'P', role: 'member' }, T1);
       const apiKeyId = await newKey(store, user.id);
       const CUTOFF = T3;
-      const client = async (name: string, createdAt = T1): Promise<OAuthClientRecord> => await o.createClient({ name, redirectUris: [REDIRECT], metadata: {} }, createdAt);
+      const client = async (name: string, createdAt = T1): Promise<OAuthClientRecord> =>
+        await o.createClient({ name, redirectUris: [REDIRECT], metadata: {} }, createdAt);
       const ids = (c: OAuthClientRecord): Parties => ({ clientId: c.id, userId: user.id, apiKeyId });
 
       const abandoned = await client('abandoned'); // only an expired, unused code: both go
       await newCode(store, 'code-abandoned', ids(abandoned), T1);
       const kept = await client('kept'); // a grant with a live refresh token: stays, less what expired
-      const keptGrant = await newGrant(store, ids(kept), T1, [newToken('kept-at', 'access', plus(T1, 60)), newToken('kept-rt', 'refresh', plus(CUTOFF, 30 * DAY)), newToken('kept-edge', 'access', CUTOFF)]);
+      const keptGrant = await newGrant(store, ids(kept), T1, [
+        newToken('kept-at', 'access', plus(T1, 60)),
+        newToken('kept-rt', 'refresh', plus(CUTOFF, 30 * DAY)),
+        newToken('kept-edge', 'access', CUTOFF),
+      ]);
       const gone = await client('gone'); // a grant whose tokens all expired: tokens, grant, code and client go
       const goneGrant = await newGrant(store, ids(gone), T1, [newToken('gone-at', 'access', plus(T1, 60)), newToken('gone-rt', 'refresh', plus(T2, 60))]);
       const pending = await client('pending'); // an unexpired code: stays
@@ -1171,7 +1306,13 @@ export function storeConformance(
 
     // ---- audit log ----
 
-    const event = (at: string, action: string, extra: Partial<NewAuditEvent> = {}): NewAuditEvent => ({ at, action, outcome: 'success', actor: { credentialKind: 'cli', credentialId: 'root' }, ...extra });
+    const event = (at: string, action: string, extra: Partial<NewAuditEvent> = {}): NewAuditEvent => ({
+      at,
+      action,
+      outcome: 'success',
+      actor: { credentialKind: 'cli', credentialId: 'root' },
+      ...extra,
+    });
 
     storeTest('audit: append assigns increasing ids; every field round-trips; absent ones are omitted', async (store) => {
       const full: NewAuditEvent = {
@@ -1204,11 +1345,19 @@ export function storeConformance(
     });
 
     storeTest('audit: filters by actor (user or credential), action (exact or prefix), target and inclusive time bounds', async (store) => {
-      const k1 = await store.audit.append(event(T1, 'api_key.created', { actor: { userId: 'usr_a', credentialKind: 'apiKey', credentialId: 'key_a' }, target: { type: 'api_key', id: 'key_b' } }));
+      const k1 = await store.audit.append(
+        event(T1, 'api_key.created', { actor: { userId: 'usr_a', credentialKind: 'apiKey', credentialId: 'key_a' }, target: { type: 'api_key', id: 'key_b' } }),
+      );
       const k2 = await store.audit.append(event(T2, 'api_key.revoked', { target: { type: 'api_key', id: 'key_b' } }));
-      const s1 = await store.audit.append(event(T3, 'scoped_token.created', { actor: { userId: 'usr_b', credentialKind: 'apiKey', credentialId: 'key_b' }, target: { type: 'scoped_token', id: 'sat_1' } }));
+      const s1 = await store.audit.append(
+        event(T3, 'scoped_token.created', {
+          actor: { userId: 'usr_b', credentialKind: 'apiKey', credentialId: 'key_b' },
+          target: { type: 'scoped_token', id: 'sat_1' },
+        }),
+      );
       const odd = await store.audit.append(event(T3, 'apixkey.created'));
-      const ids = async (q: Partial<Parameters<Store['audit']['list']>[0]>) => (await store.audit.list({ offset: 0, limit: 100, ...q })).events.map((e) => e.id);
+      const ids = async (q: Partial<Parameters<Store['audit']['list']>[0]>) =>
+        (await store.audit.list({ offset: 0, limit: 100, ...q })).events.map((e) => e.id);
       assert.deepEqual(await ids({ actor: 'usr_a' }), [k1.id], 'by user id');
       assert.deepEqual(await ids({ actor: 'key_b' }), [s1.id], 'by credential id');
       assert.deepEqual(await ids({ actor: 'root' }), [odd.id, k2.id], 'the CLI account is a credential id');
@@ -1259,10 +1408,14 @@ export function storeConformance(
       assert.equal(await store.oauth.countClients(), 0, 'no client');
       assert.equal((await store.audit.list({ offset: 0, limit: 10 })).total, 1, 'no event');
       // Nested: the inner call joins the outer transaction.
-      await assert.rejects(() => store.atomically(async () => {
-        await store.atomically(() => store.audit.append(event(T2, 'user.added')));
-        throw new Error('outer');
-      }), /outer/);
+      await assert.rejects(
+        () =>
+          store.atomically(async () => {
+            await store.atomically(() => store.audit.append(event(T2, 'user.added')));
+            throw new Error('outer');
+          }),
+        /outer/,
+      );
       assert.equal((await store.audit.list({ offset: 0, limit: 10 })).total, 1, 'the inner write went with the outer');
     });
 

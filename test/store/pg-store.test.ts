@@ -89,7 +89,10 @@ describe('PostgreSQL migrations', { skip }, () => {
     await freshDatabase(async (url, open) => {
       const [a, b] = await Promise.all([open(), open()]);
       const rows = await withClient(url, async (c) => (await c.query('SELECT id, name FROM schema_migrations ORDER BY id')).rows);
-      assert.deepEqual(rows, PG_MIGRATIONS.map(({ id, name }) => ({ id, name })));
+      assert.deepEqual(
+        rows,
+        PG_MIGRATIONS.map(({ id, name }) => ({ id, name })),
+      );
       const r = await a.upsertRepo(fields('github.com/a/b'));
       assert.deepEqual(await b.getRepo(r.repoId), r);
     });
@@ -147,7 +150,10 @@ describe('PostgreSQL migrations', { skip }, () => {
   test('a failing migration rolls back whole and leaves the previous version', async () => {
     await freshDatabase(async (url, open) => {
       await open();
-      const broken: PgMigration[] = [...PG_MIGRATIONS, { id: PG_MIGRATIONS.length + 1, name: 'broken', up: 'CREATE TABLE half_made (a integer); SELECT 1 / 0' }];
+      const broken: PgMigration[] = [
+        ...PG_MIGRATIONS,
+        { id: PG_MIGRATIONS.length + 1, name: 'broken', up: 'CREATE TABLE half_made (a integer); SELECT 1 / 0' },
+      ];
       await withClient(url, async (c) => {
         await assert.rejects(
           () => migratePg(c, 'test', broken),
@@ -156,10 +162,7 @@ describe('PostgreSQL migrations', { skip }, () => {
         assert.equal(await pgSchemaVersion(c), PG_MIGRATIONS.length);
         assert.equal((await c.query("SELECT to_regclass('half_made') AS t")).rows[0].t, null, 'its table is gone with it');
       });
-      await assert.rejects(
-        () => withClient(url, (c) => migratePg(c, 'test', [{ id: 2, name: 'x', up: 'SELECT 1' }])),
-        /malformed: entry 0 has id 2/,
-      );
+      await assert.rejects(() => withClient(url, (c) => migratePg(c, 'test', [{ id: 2, name: 'x', up: 'SELECT 1' }])), /malformed: entry 0 has id 2/);
     });
   });
 
@@ -199,7 +202,13 @@ describe('PostgreSQL specifics', { skip }, () => {
       const limit = 25;
       const results = await Promise.all(Array.from({ length: 70 }, (_, i) => (i % 2 ? a : b).countRequest('usr_1', '2024-01-02', limit)));
       assert.equal(results.filter((r) => r.counted).length, limit);
-      assert.deepEqual(results.filter((r) => r.counted).map((r) => r.count).sort((x, y) => x - y), Array.from({ length: limit }, (_, i) => i + 1));
+      assert.deepEqual(
+        results
+          .filter((r) => r.counted)
+          .map((r) => r.count)
+          .sort((x, y) => x - y),
+        Array.from({ length: limit }, (_, i) => i + 1),
+      );
       assert.ok(results.filter((r) => !r.counted).every((r) => r.count === limit));
       assert.equal(await b.requestCount('usr_1', '2024-01-02'), limit);
     });
@@ -209,7 +218,9 @@ describe('PostgreSQL specifics', { skip }, () => {
     await freshDatabase(async (_url, open) => {
       const [a, b] = await Promise.all([open(), open()]);
       const limits = { from: 'addr', since: '2024-01-01T00:00:00.000Z', perAddress: 5, maxUnused: 100 };
-      const outcomes = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 ? a : b).oauth.registerClient({ name: `c${i}`, redirectUris: [], metadata: {} }, T1, limits)));
+      const outcomes = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => (i % 2 ? a : b).oauth.registerClient({ name: `c${i}`, redirectUris: [], metadata: {} }, T1, limits)),
+      );
       assert.equal(outcomes.filter((o) => 'client' in o).length, 5);
       assert.equal(await a.oauth.countClients(), 5);
     });
@@ -223,10 +234,15 @@ describe('PostgreSQL specifics', { skip }, () => {
         const key = await a.createApiKey({ userId: user.id, name: 'k', hash: `h-${round}`, hint: 'svk_' }, T1);
         const client = await a.oauth.createClient({ name: 'c', redirectUris: [], metadata: {} }, T1);
         const expiresAt = '2030-01-01T00:00:00.000Z';
-        await a.oauth.createCode({ hash: `code-${round}`, clientId: client.id, userId: user.id, apiKeyId: key.id, redirectUri: 'x', codeChallenge: 'x', scope: 's', expiresAt }, T1);
+        await a.oauth.createCode(
+          { hash: `code-${round}`, clientId: client.id, userId: user.id, apiKeyId: key.id, redirectUri: 'x', codeChallenge: 'x', scope: 's', expiresAt },
+          T1,
+        );
         await a.oauth.redeemCode(`code-${round}`, [{ hash: `rt-${round}-0`, kind: 'refresh', expiresAt }], T1);
         const now = '2024-06-01T00:00:00.000Z';
-        const rotations = Array.from({ length: 4 }, (_, i) => (i % 2 ? a : b).oauth.rotateRefreshToken(`rt-${round}-0`, [{ hash: `rt-${round}-next-${i}`, kind: 'refresh', expiresAt }], now));
+        const rotations = Array.from({ length: 4 }, (_, i) =>
+          (i % 2 ? a : b).oauth.rotateRefreshToken(`rt-${round}-0`, [{ hash: `rt-${round}-next-${i}`, kind: 'refresh', expiresAt }], now),
+        );
         const [, ...rotated] = await Promise.all([b.revokeApiKey(key.id, now), ...rotations]);
         assert.ok(rotated.filter(Boolean).length <= 1, 'a token rotates once at most');
         assert.deepEqual(await a.oauth.listLiveGrants(now, user.id), [], 'nothing the revoked key opened is live');
@@ -242,12 +258,19 @@ describe('PostgreSQL specifics', { skip }, () => {
         // Several calls at once inside: they take turns on the one connection.
         const users = await Promise.all(Array.from({ length: 5 }, (_, i) => store.createUser({ email: `p${i}@example.com`, name: 'p', role: 'member' }, T1)));
         // A conflict inside: the error, and the transaction goes on.
-        await assert.rejects(() => store.createUser({ email: 'P0@example.com', name: 'dup', role: 'member' }, T1), (e: Error) => e.name === 'StoreConflictError');
+        await assert.rejects(
+          () => store.createUser({ email: 'P0@example.com', name: 'dup', role: 'member' }, T1),
+          (e: Error) => e.name === 'StoreConflictError',
+        );
         // A nested transaction that fails is undone alone.
-        await assert.rejects(() => store.atomically(async () => {
-          await store.createUser({ email: 'nested@example.com', name: 'n', role: 'member' }, T1);
-          throw new Error('inner');
-        }), /inner/);
+        await assert.rejects(
+          () =>
+            store.atomically(async () => {
+              await store.createUser({ email: 'nested@example.com', name: 'n', role: 'member' }, T1);
+              throw new Error('inner');
+            }),
+          /inner/,
+        );
         assert.equal(await store.getUserByEmail('nested@example.com'), undefined, 'the inner one rolled back to its savepoint');
         const kept = await store.atomically(() => store.createUser({ email: 'kept@example.com', name: 'k', role: 'member' }, T1));
         assert.equal(await other.getUserByEmail('kept@example.com'), undefined, 'nothing is seen outside before the commit');

@@ -11,14 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
-import {
-  MIGRATIONS,
-  MigrationError,
-  SchemaTooNewError,
-  migrate,
-  schemaVersion,
-  type Migration,
-} from '../../daemon/store/migrations.ts';
+import { MIGRATIONS, MigrationError, SchemaTooNewError, migrate, schemaVersion, type Migration } from '../../daemon/store/migrations.ts';
 import { STORE_FILE, openStore } from '../../daemon/store/open.ts';
 import { BUSY_TIMEOUT_MS, openSqliteDatabase, openSqliteStore } from '../../daemon/store/sqlite-store.ts';
 import { storeConformance } from './conformance.ts';
@@ -98,11 +91,7 @@ describe('migrations', () => {
     const file = newFile();
     const db = openSqliteDatabase(file);
     const future = MIGRATIONS.length + 1;
-    db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(
-      future,
-      'from_the_future',
-      new Date().toISOString(),
-    );
+    db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(future, 'from_the_future', new Date().toISOString());
     const before = appliedMigrations(db);
     db.close();
 
@@ -235,7 +224,10 @@ describe('migrations', () => {
       `);
       const before = Date.now();
       db.pragma('foreign_keys = ON');
-      assert.deepEqual(migrate(db), MIGRATIONS.slice(at).map((m) => m.id));
+      assert.deepEqual(
+        migrate(db),
+        MIGRATIONS.slice(at).map((m) => m.id),
+      );
       const revokedAt = (table: string, id: string) => db.prepare(`SELECT revoked_at FROM ${table} WHERE id = ?`).pluck().get(id) as string | null;
       // Each UPDATE reads the clock itself: the two may differ by a millisecond.
       const atUpgrade = (t: string | null) => {
@@ -326,14 +318,26 @@ describe('SQLite specifics', () => {
   test('audit events are append-only: an UPDATE is refused; a prune (DELETE) is not', async () => {
     const file = newFile();
     const store = openSqliteStore(file);
-    const event = await store.audit.append({ at: '2026-01-01T00:00:00.000Z', action: 'user.added', outcome: 'success', actor: { credentialKind: 'cli', credentialId: 'root' } });
+    const event = await store.audit.append({
+      at: '2026-01-01T00:00:00.000Z',
+      action: 'user.added',
+      outcome: 'success',
+      actor: { credentialKind: 'cli', credentialId: 'root' },
+    });
     await store.close();
     const db = new Database(file);
     try {
       assert.throws(() => db.prepare("UPDATE audit_events SET action = 'user.suspended' WHERE id = ?").run(event.id), /audit events are append-only/);
       assert.throws(() => db.prepare('UPDATE audit_events SET details = NULL').run(), /append-only/);
-      assert.throws(() => db.prepare("INSERT INTO audit_events (at, action, outcome, actor_kind, details) VALUES ('x', 'y', 'success', 'cli', 'not json')").run(), /CHECK constraint/);
-      assert.throws(() => db.prepare("INSERT INTO audit_events (at, action, outcome, actor_kind, target_type) VALUES ('x', 'y', 'success', 'cli', 'user')").run(), /CHECK constraint/, 'a target has a type and an id, or neither');
+      assert.throws(
+        () => db.prepare("INSERT INTO audit_events (at, action, outcome, actor_kind, details) VALUES ('x', 'y', 'success', 'cli', 'not json')").run(),
+        /CHECK constraint/,
+      );
+      assert.throws(
+        () => db.prepare("INSERT INTO audit_events (at, action, outcome, actor_kind, target_type) VALUES ('x', 'y', 'success', 'cli', 'user')").run(),
+        /CHECK constraint/,
+        'a target has a type and an id, or neither',
+      );
       assert.equal(db.prepare('SELECT action FROM audit_events WHERE id = ?').pluck().get(event.id), 'user.added');
       assert.equal(db.prepare('DELETE FROM audit_events').run().changes, 1);
     } finally {
@@ -417,15 +421,36 @@ describe('SQLite specifics', () => {
   });
 });
 
-test('an old data dir\'s repos.json is imported with its ids, and new ids start past them', async () => {
+test("an old data dir's repos.json is imported with its ids, and new ids start past them", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-legacy-'));
   try {
-    writeFileSync(join(dir, 'repos.json'), JSON.stringify({ nextId: 5, repos: [{ id: 1, name: 'github.com/a/one' }, { id: 3, name: 'two' }] }));
+    writeFileSync(
+      join(dir, 'repos.json'),
+      JSON.stringify({
+        nextId: 5,
+        repos: [
+          { id: 1, name: 'github.com/a/one' },
+          { id: 3, name: 'two' },
+        ],
+      }),
+    );
     const store = openStore(dir);
     try {
       assert.equal((await store.getRepoByName('github.com/a/one'))?.repoId, 1);
       assert.equal((await store.getRepoByName('two'))?.repoId, 3);
-      assert.equal((await store.upsertRepo({ repoName: 'new', displayName: 'new', codeHostType: 'genericGitHost', isFork: false, isArchived: false, visibility: 'public' })).repoId, 5);
+      assert.equal(
+        (
+          await store.upsertRepo({
+            repoName: 'new',
+            displayName: 'new',
+            codeHostType: 'genericGitHost',
+            isFork: false,
+            isArchived: false,
+            visibility: 'public',
+          })
+        ).repoId,
+        5,
+      );
     } finally {
       await store.close();
     }

@@ -137,8 +137,15 @@ for (const c of CASES) {
   });
 }
 
-test('C scanner: ctags gives the same definitions wherever the table says it does, and others where it says why', { skip: !ctagsAvailable() && 'universal-ctags is not installed' }, () => {
-  checkAgainstCtags(CASES, (c) => c.path ?? 'a.c', (c) => scan(c.src, c.path), show);
+test('C scanner: ctags gives the same definitions wherever the table says it does, and others where it says why', {
+  skip: !ctagsAvailable() && 'universal-ctags is not installed',
+}, () => {
+  checkAgainstCtags(
+    CASES,
+    (c) => c.path ?? 'a.c',
+    (c) => scan(c.src, c.path),
+    show,
+  );
 });
 
 test('C scanner: headers with C++ or Objective-C are not read; malformed C is read as far as it goes', () => {
@@ -174,12 +181,32 @@ test('C scanner: each definition says where its name is, and the name ranges are
   const names = defs.map((d) => d.name);
   // With the offsets (the first whole word on the line wins: `foo` the variable is spelled
   // first as the struct's tag) and without them, the same starts.
-  assert.deepEqual([...nameStarts(content, lines, names, defs.map((d) => d.at))], [...nameStarts(content, lines, names)]);
+  assert.deepEqual(
+    [
+      ...nameStarts(
+        content,
+        lines,
+        names,
+        defs.map((d) => d.at),
+      ),
+    ],
+    [...nameStarts(content, lines, names)],
+  );
   const foo = defs.findIndex((d) => d.name === 'foo');
-  assert.equal(nameStarts(content, lines, names, defs.map((d) => d.at))[foo], src.indexOf('foo'));
+  assert.equal(
+    nameStarts(
+      content,
+      lines,
+      names,
+      defs.map((d) => d.at),
+    )[foo],
+    src.indexOf('foo'),
+  );
 });
 
-test('extractSymbols: C files by the scanner, other files and C++ headers by ctags, in input order', { skip: !ctagsAvailable() && 'universal-ctags is not installed' }, () => {
+test('extractSymbols: C files by the scanner, other files and C++ headers by ctags, in input order', {
+  skip: !ctagsAvailable() && 'universal-ctags is not installed',
+}, () => {
   const r = extractSymbols([
     { path: 'x.py', content: bytes('def hello():\n    pass\n') },
     { path: 'a.c', content: bytes('int one(void) { return 1; }\n') },
@@ -189,13 +216,66 @@ test('extractSymbols: C files by the scanner, other files and C++ headers by cta
   assert.deepEqual(r.symbols[0]!.map(show), ['function hello 1-2']);
   assert.deepEqual(r.symbols[1]!.map(show), ['function one 1']);
   assert.ok(r.symbols[1]![0]!.at === 4);
-  assert.ok(r.symbols[2]!.some((d) => d.kind === 'class' && d.name === 'Widget'), JSON.stringify(r.symbols[2]));
+  assert.ok(
+    r.symbols[2]!.some((d) => d.kind === 'class' && d.name === 'Widget'),
+    JSON.stringify(r.symbols[2]),
+  );
   assert.deepEqual(r.symbols[3], [], 'over the size limit: none, as with ctags');
   assert.equal(r.failed + r.timedOut, 0);
 });
 
 test('C scanner: random bytes and random C-ish token soup end, and every definition is well formed', () => {
-  const frags = ['struct', 'union', 'enum', 'typedef', 'extern', '"C"', 'static', 'int', 'x', 'y', '__attribute__', '((', '))', '(', ')', '{', '}', '[', ']', ';', ',', '=', '*', ':', '#define A', '#if 0', '#ifdef X', '#else', '#elif', '#endif', '\n', ' ', '/*', '*/', '//', '"', "'", '\\\n', '\\', '::', 'class', '@', '\r\n', '0x1f', '1e+5', '->', '#', 'f(', '__read_mostly'];
+  const frags = [
+    'struct',
+    'union',
+    'enum',
+    'typedef',
+    'extern',
+    '"C"',
+    'static',
+    'int',
+    'x',
+    'y',
+    '__attribute__',
+    '((',
+    '))',
+    '(',
+    ')',
+    '{',
+    '}',
+    '[',
+    ']',
+    ';',
+    ',',
+    '=',
+    '*',
+    ':',
+    '#define A',
+    '#if 0',
+    '#ifdef X',
+    '#else',
+    '#elif',
+    '#endif',
+    '\n',
+    ' ',
+    '/*',
+    '*/',
+    '//',
+    '"',
+    "'",
+    '\\\n',
+    '\\',
+    '::',
+    'class',
+    '@',
+    '\r\n',
+    '0x1f',
+    '1e+5',
+    '->',
+    '#',
+    'f(',
+    '__read_mostly',
+  ];
   let i = 0;
   for (const src of randomInputs(7, frags, 600, 2000)) {
     for (const path of ['a.c', 'a.h']) {
@@ -204,7 +284,7 @@ test('C scanner: random bytes and random C-ish token soup end, and every definit
         assert.ok(d.name !== '' && d.line >= 1 && d.endLine >= d.line && d.at! >= 0 && d.at! < src.length, `case ${i}: ${JSON.stringify(d)}`);
         // The identifier there (letters, digits, _, $ and any byte >= 0x80), decoded as UTF-8.
         let end = d.at!;
-        while (end < src.length && /[A-Za-z0-9_$]/.test(String.fromCharCode(src[end]!)) || src[end]! >= 0x80) end++;
+        while ((end < src.length && /[A-Za-z0-9_$]/.test(String.fromCharCode(src[end]!))) || src[end]! >= 0x80) end++;
         assert.equal(src.toString('utf8', d.at!, end), d.name, `case ${i}: the name is where it says`);
       }
     }

@@ -13,7 +13,8 @@ import { oracleCDefinitions } from '../helpers/c-definitions-oracle.ts';
 import { randomInputs } from '../helpers/symbols.ts';
 
 /** Everything a definition says, parent included, as one string. */
-const show = (d: SymbolDef): string => `${d.kind} ${JSON.stringify(d.name)} ${d.line}-${d.endLine} @${d.at}${d.parent ? ` ${d.parent.kind}:${JSON.stringify(d.parent.name)}` : ''}`;
+const show = (d: SymbolDef): string =>
+  `${d.kind} ${JSON.stringify(d.name)} ${d.line}-${d.endLine} @${d.at}${d.parent ? ` ${d.parent.kind}:${JSON.stringify(d.parent.name)}` : ''}`;
 
 function same(path: string, src: Buffer, label: string): number {
   const want = oracleCDefinitions(path, src);
@@ -28,12 +29,72 @@ function same(path: string, src: Buffer, label: string): number {
 }
 
 const KEYWORDS = [
-  'typedef', 'struct', 'union', 'enum', 'extern', 'static', '__attribute__', '__attribute', '__declspec', 'asm', '__asm__', '__asm',
-  '__typeof__', '__typeof', 'typeof', 'sizeof', '_Alignas', 'alignas', '_Static_assert', 'static_assert', '__extension__', 'unsigned',
-  'signed', '__signed__', 'int', 'char', 'short', 'long', 'float', 'double', 'void', '_Bool', '_Complex', 'const', 'volatile', 'inline',
-  'register', 'auto', 'restrict', '_Noreturn', '_Thread_local', '__thread', '__inline', '__inline__', '__const', '__volatile__',
-  '__volatile', '__restrict', '__restrict__', '_Atomic', 'return', 'if', 'else', 'while', 'for', 'do', 'switch', 'case', 'default',
-  'goto', 'break', 'continue', 'class', 'namespace', 'template', 'operator',
+  'typedef',
+  'struct',
+  'union',
+  'enum',
+  'extern',
+  'static',
+  '__attribute__',
+  '__attribute',
+  '__declspec',
+  'asm',
+  '__asm__',
+  '__asm',
+  '__typeof__',
+  '__typeof',
+  'typeof',
+  'sizeof',
+  '_Alignas',
+  'alignas',
+  '_Static_assert',
+  'static_assert',
+  '__extension__',
+  'unsigned',
+  'signed',
+  '__signed__',
+  'int',
+  'char',
+  'short',
+  'long',
+  'float',
+  'double',
+  'void',
+  '_Bool',
+  '_Complex',
+  'const',
+  'volatile',
+  'inline',
+  'register',
+  'auto',
+  'restrict',
+  '_Noreturn',
+  '_Thread_local',
+  '__thread',
+  '__inline',
+  '__inline__',
+  '__const',
+  '__volatile__',
+  '__volatile',
+  '__restrict',
+  '__restrict__',
+  '_Atomic',
+  'return',
+  'if',
+  'else',
+  'while',
+  'for',
+  'do',
+  'switch',
+  'case',
+  'default',
+  'goto',
+  'break',
+  'continue',
+  'class',
+  'namespace',
+  'template',
+  'operator',
 ];
 
 const SHAPES = [
@@ -57,19 +118,77 @@ const SHAPES = [
   'struct a { struct b { struct c { int deep; } c1; } b1; } a1;\nenum { E1 = sizeof(struct { int z; }) };\n',
 ];
 
-test('the core scanner gives the oracle\'s definitions on C shapes, as .c and as .h', () => {
+test("the core scanner gives the oracle's definitions on C shapes, as .c and as .h", () => {
   let defs = 0;
   SHAPES.forEach((src, i) => {
-    for (const path of ['a.c', 'dir/b.h', 'caf\u00e9.c']) defs += same(path, Buffer.from(src, src.includes('\xe9') && !src.includes('\u00e9') ? 'latin1' : 'utf8'), `shape ${i} ${path}`);
+    for (const path of ['a.c', 'dir/b.h', 'caf\u00e9.c'])
+      defs += same(path, Buffer.from(src, src.includes('\xe9') && !src.includes('\u00e9') ? 'latin1' : 'utf8'), `shape ${i} ${path}`);
   });
   assert.ok(defs > 100, `${defs} definitions compared`);
 });
 
-test('the core scanner gives the oracle\'s definitions on random token soup and random bytes', () => {
+test("the core scanner gives the oracle's definitions on random token soup and random bytes", () => {
   const pieces = [
-    ...KEYWORDS, '"C"', 'x', 'y', '__x', 'name', '\u00e9', '((', '))', '(', ')', '{', '}', '[', ']', ';', ',', '=', '*', '&', '^', ':', '.', '+', '-',
-    '#define A', '#define', '#if 0', '#if 0 // c', '#if 1', '#ifdef X', '#ifndef Y', '#else', '#elif', '#endif', '#include <a.h>', '\n', ' ', '\t', '/*', '*/', '//',
-    '"', "'", '\\\n', '\\', '\\\r\n', '::', '@', '\r\n', '\f', '0x1f', '1e+5', '1.5e-3', '->', '#', 'f(', '__read_mostly', '__aligned(8)', '\ufeff',
+    ...KEYWORDS,
+    '"C"',
+    'x',
+    'y',
+    '__x',
+    'name',
+    '\u00e9',
+    '((',
+    '))',
+    '(',
+    ')',
+    '{',
+    '}',
+    '[',
+    ']',
+    ';',
+    ',',
+    '=',
+    '*',
+    '&',
+    '^',
+    ':',
+    '.',
+    '+',
+    '-',
+    '#define A',
+    '#define',
+    '#if 0',
+    '#if 0 // c',
+    '#if 1',
+    '#ifdef X',
+    '#ifndef Y',
+    '#else',
+    '#elif',
+    '#endif',
+    '#include <a.h>',
+    '\n',
+    ' ',
+    '\t',
+    '/*',
+    '*/',
+    '//',
+    '"',
+    "'",
+    '\\\n',
+    '\\',
+    '\\\r\n',
+    '::',
+    '@',
+    '\r\n',
+    '\f',
+    '0x1f',
+    '1e+5',
+    '1.5e-3',
+    '->',
+    '#',
+    'f(',
+    '__read_mostly',
+    '__aligned(8)',
+    '\ufeff',
   ];
   let defs = 0;
   let i = 0;
@@ -86,9 +205,26 @@ function* randomC(seed: number, rounds: number): Generator<Buffer> {
   const rnd = (): number => (s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32;
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const names = ['a', 'b', 'foo', 'bar_baz', '__x', '__read_mostly', '__aligned', 'class', 'caf\u00e9', 'N1', 'SYSCALL_DEFINE3', 'u32'];
-  const types = ['int', 'unsigned long', 'const char *', 'struct s', 'enum e', 'u32', 'static int', 'static inline void', 'extern int', 'typedef int', '_Atomic int', 'struct s *', 'void (*'];
+  const types = [
+    'int',
+    'unsigned long',
+    'const char *',
+    'struct s',
+    'enum e',
+    'u32',
+    'static int',
+    'static inline void',
+    'extern int',
+    'typedef int',
+    '_Atomic int',
+    'struct s *',
+    'void (*',
+  ];
   const ws = () => pick([' ', '\n', '\t', ' /* c */ ', '\\\n', ' // c\n', '\r\n']);
-  const expr = (d: number): string => (d > 2 || rnd() < 0.4 ? pick(['1', 'x', '"s{"', "'}'", '0x1f', 'sizeof(int)', 'a->b', '(1 << 3)']) : `${expr(d + 1)} ${pick(['+', '|', ',', '?', ':'])} ${expr(d + 1)}`);
+  const expr = (d: number): string =>
+    d > 2 || rnd() < 0.4
+      ? pick(['1', 'x', '"s{"', "'}'", '0x1f', 'sizeof(int)', 'a->b', '(1 << 3)'])
+      : `${expr(d + 1)} ${pick(['+', '|', ',', '?', ':'])} ${expr(d + 1)}`;
   const decl = (d: number): string => {
     const t = pick(types);
     const n = pick(names);
@@ -104,40 +240,50 @@ function* randomC(seed: number, rounds: number): Generator<Buffer> {
   const aggregate = (d: number): string => {
     const kind = pick(['struct', 'union', 'enum']);
     const head = `${kind}${pick(['', ' __attribute__((packed))'])}${rnd() < 0.6 ? ` ${pick(names)}` : ''} {`;
-    if (kind === 'enum') return `${head} ${Array.from({ length: Math.floor(rnd() * 4) }, () => `${pick(names)}${rnd() < 0.4 ? ` = ${expr(0)}` : ''}`).join(', ')}${pick(['', ','])} }`;
+    if (kind === 'enum')
+      return `${head} ${Array.from({ length: Math.floor(rnd() * 4) }, () => `${pick(names)}${rnd() < 0.4 ? ` = ${expr(0)}` : ''}`).join(', ')}${pick(['', ','])} }`;
     return `${head}${ws()}${Array.from({ length: Math.floor(rnd() * 4) }, () => (rnd() < 0.15 ? directive() : decl(d))).join(ws())}${ws()}}`;
   };
-  const body = (d: number): string => Array.from({ length: Math.floor(rnd() * 5) }, () => pick([
-    () => `${pick(['if', 'while', 'for'])} (${expr(0)}) { ${d < 2 ? body(d + 1) : ''} }`,
-    () => `${aggregate(2)} ${pick(names)};`,
-    () => `${pick(['struct', 'union', 'enum'])} ${pick(names)} *p = ${expr(0)};`,
-    () => directive(),
-    () => `x = "${pick(['}', '{', '\\"', '/*'])}";`,
-    () => `return ${expr(0)};`,
-  ])()).join(ws());
-  const directive = (): string => `\n${pick(['#define M 1', '#define F(x) \\\n (x)', '#if 0\nint hidden;\n#endif', '#ifdef X', '#else', '#endif', '#if 0', '#elif Y', '#include <x.h>', '  #  define S /* */ 2', '#if 0 // off', '#undef M'])}\n`;
-  const item = (): string => pick([
-    () => directive(),
-    () => decl(0),
-    () => aggregate(0) + pick([';', ' v;', ' *p, q;']),
-    () => `typedef ${aggregate(1)} ${pick(names)}_t;`,
-    () => `${pick(['static ', '', 'static inline '])}${pick(['int', 'void', 'struct s *'])} ${pick(names)}(${pick(['void', 'int a', 'int a, char *b'])})${pick(['', ' __releases(l)', '\n#ifdef X\n'])}\n{\n${body(0)}\n}`,
-    () => `extern "C" {\n${decl(0)}\n}`,
-    () => `MACRO_CALL(${expr(0)})\n`,
-  ])();
+  const body = (d: number): string =>
+    Array.from({ length: Math.floor(rnd() * 5) }, () =>
+      pick([
+        () => `${pick(['if', 'while', 'for'])} (${expr(0)}) { ${d < 2 ? body(d + 1) : ''} }`,
+        () => `${aggregate(2)} ${pick(names)};`,
+        () => `${pick(['struct', 'union', 'enum'])} ${pick(names)} *p = ${expr(0)};`,
+        () => directive(),
+        () => `x = "${pick(['}', '{', '\\"', '/*'])}";`,
+        () => `return ${expr(0)};`,
+      ])(),
+    ).join(ws());
+  const directive = (): string =>
+    `\n${pick(['#define M 1', '#define F(x) \\\n (x)', '#if 0\nint hidden;\n#endif', '#ifdef X', '#else', '#endif', '#if 0', '#elif Y', '#include <x.h>', '  #  define S /* */ 2', '#if 0 // off', '#undef M'])}\n`;
+  const item = (): string =>
+    pick([
+      () => directive(),
+      () => decl(0),
+      () => aggregate(0) + pick([';', ' v;', ' *p, q;']),
+      () => `typedef ${aggregate(1)} ${pick(names)}_t;`,
+      () =>
+        `${pick(['static ', '', 'static inline '])}${pick(['int', 'void', 'struct s *'])} ${pick(names)}(${pick(['void', 'int a', 'int a, char *b'])})${pick(['', ' __releases(l)', '\n#ifdef X\n'])}\n{\n${body(0)}\n}`,
+      () => `extern "C" {\n${decl(0)}\n}`,
+      () => `MACRO_CALL(${expr(0)})\n`,
+    ])();
   for (let round = 0; round < rounds; round++) {
     const parts = Array.from({ length: 1 + Math.floor(rnd() * 12) }, item);
     let text = parts.join(ws());
     // Mangling: a few cuts and splices, so that braces, parentheses and directives come unbalanced.
     for (let m = Math.floor(rnd() * 3); m > 0; m--) {
       const at = Math.floor(rnd() * text.length);
-      text = rnd() < 0.5 ? text.slice(0, at) + text.slice(at + Math.floor(rnd() * 8)) : text.slice(0, at) + pick(['{', '}', '(', ')', ';', '#if 0\n', '"', '/*', '\n#endif\n', '@', '::']) + text.slice(at);
+      text =
+        rnd() < 0.5
+          ? text.slice(0, at) + text.slice(at + Math.floor(rnd() * 8))
+          : text.slice(0, at) + pick(['{', '}', '(', ')', ';', '#if 0\n', '"', '/*', '\n#endif\n', '@', '::']) + text.slice(at);
     }
     yield Buffer.from(text);
   }
 }
 
-test('the core scanner gives the oracle\'s definitions on random C', () => {
+test("the core scanner gives the oracle's definitions on random C", () => {
   let defs = 0;
   let i = 0;
   for (const src of randomC(99, 4000)) {
@@ -168,7 +314,11 @@ test('comments and identifiers of every length against the 16-byte windows the c
 
 test('each record says where its line first spells the name, as name-range.ts says it', () => {
   let checked = 0;
-  for (const src of [...SHAPES.map((x) => Buffer.from(x)), ...randomC(5, 1500), Buffer.from('int \u00e9t\u00e9, x\u00e9;\nint a; int b, a2, a;\n\u00e9 int c;')]) {
+  for (const src of [
+    ...SHAPES.map((x) => Buffer.from(x)),
+    ...randomC(5, 1500),
+    Buffer.from('int \u00e9t\u00e9, x\u00e9;\nint a; int b, a2, a;\n\u00e9 int c;'),
+  ]) {
     const scan = scanCFile('a.c', src);
     if (!scan) continue;
     for (let i = 0; i < scan.count; i++) {
@@ -191,7 +341,7 @@ test('a file with more definitions than the scanner first makes room for is scan
   assert.equal(same('many.c', src, 'many'), 25_001);
 });
 
-test('structs nested deeper than the scanner\'s stack are left to ctags, as the oracle leaves them', () => {
+test("structs nested deeper than the scanner's stack are left to ctags, as the oracle leaves them", () => {
   const deep = Buffer.from(`${'struct a {'.repeat(200_000)}int x;${'};'.repeat(200_000)}`);
   assert.equal(oracleCDefinitions('deep.c', deep), undefined);
   assert.equal(cDefinitions('deep.c', deep), undefined);

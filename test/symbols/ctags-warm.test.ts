@@ -13,7 +13,17 @@ test('warmCtags answers what ctagsVersion and ctagsAvailable would', async () =>
   // The blocking questions, asked in a process of their own.
   const module = fileURLToPath(new URL('../../daemon/symbols/ctags.ts', import.meta.url));
   const blocking = JSON.parse(
-    execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `import { ctagsAvailable, ctagsVersion } from ${JSON.stringify(module)}; console.log(JSON.stringify({ available: ctagsAvailable(), version: ctagsVersion() }));`], { encoding: 'utf8' }),
+    execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { ctagsAvailable, ctagsVersion } from ${JSON.stringify(module)}; console.log(JSON.stringify({ available: ctagsAvailable(), version: ctagsVersion() }));`,
+      ],
+      { encoding: 'utf8' },
+    ),
   ) as { available: boolean; version: string };
   assert.deepEqual({ available: ctagsAvailable(), version: ctagsVersion() }, blocking);
   await warmCtags(); // once in, asked nothing again

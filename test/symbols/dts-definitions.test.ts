@@ -60,7 +60,7 @@ const CASES: ScannerCase[] = [
     differs: 'ctags tags only the first label of a node',
   },
   {
-    name: 'a node opened on the line of its parent\'s brace',
+    name: "a node opened on the line of its parent's brace",
     src: '/ {\n\tp: port@0 { ep: endpoint { remote = <&x>; }; };\n};\n',
     want: ['label p 2', 'label ep 2 label:p'],
     differs: 'ctags misses a labelled node opened on the same line as its parent',
@@ -90,8 +90,15 @@ for (const c of CASES) {
   });
 }
 
-test('DTS scanner: ctags gives the same definitions wherever the table says it does, and others where it says why', { skip: !ctagsAvailable() && 'universal-ctags is not installed' }, () => {
-  checkAgainstCtags(CASES, (_, i) => `t${i}.dts`, (c) => scan(c.src), show);
+test('DTS scanner: ctags gives the same definitions wherever the table says it does, and others where it says why', {
+  skip: !ctagsAvailable() && 'universal-ctags is not installed',
+}, () => {
+  checkAgainstCtags(
+    CASES,
+    (_, i) => `t${i}.dts`,
+    (c) => scan(c.src),
+    show,
+  );
 });
 
 test('DTS scanner: which paths it reads, through the one extraction rule', () => {
@@ -112,7 +119,15 @@ test('DTS scanner: each definition says where its name is, and the name ranges a
   for (const d of defs) assert.equal(src.toString('latin1', d.at!, d.at! + d.name.length), d.name);
   const lines = defs.map((d) => d.line);
   const names = defs.map((d) => d.name);
-  assert.deepEqual(nameStarts(src, lines, names, defs.map((d) => d.at)), nameStarts(src, lines, names));
+  assert.deepEqual(
+    nameStarts(
+      src,
+      lines,
+      names,
+      defs.map((d) => d.at),
+    ),
+    nameStarts(src, lines, names),
+  );
 });
 
 test('DTS scanner: malformed input is read as far as it goes', () => {
@@ -127,7 +142,33 @@ test('DTS scanner: malformed input is read as far as it goes', () => {
 });
 
 test('DTS scanner: random bytes and random device-tree token soup end, and every definition is well formed', () => {
-  const pieces = ['/ {', '};', '{', '}', ';', 'a:', 'b: ', 'node@1', ' = <1 &a>', '"s{"', "'c'", '/* x */', '// y\n', '\n', '#define Q 1\n', '#if 0\n', '/include/ "f"', '/omit-if-no-ref/ ', '\\\n', '\r\n', '=', '<', '>', '&', '/'];
+  const pieces = [
+    '/ {',
+    '};',
+    '{',
+    '}',
+    ';',
+    'a:',
+    'b: ',
+    'node@1',
+    ' = <1 &a>',
+    '"s{"',
+    "'c'",
+    '/* x */',
+    '// y\n',
+    '\n',
+    '#define Q 1\n',
+    '#if 0\n',
+    '/include/ "f"',
+    '/omit-if-no-ref/ ',
+    '\\\n',
+    '\r\n',
+    '=',
+    '<',
+    '>',
+    '&',
+    '/',
+  ];
   let round = 0;
   for (const src of randomInputs(17, pieces, 400, 3000, 400)) {
     const lines = src.toString('latin1').split('\n').length;

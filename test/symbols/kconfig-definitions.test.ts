@@ -35,7 +35,14 @@ const CASES: ScannerCase[] = [
   {
     name: 'named and anonymous choices',
     src: 'menu "M"\nchoice\n\tprompt "pick"\nconfig A\nendchoice\nchoice NAMED\nconfig B\nendchoice\nendmenu\n',
-    want: ['menu M 1-9', 'config A 4 choice:M""choice#', 'config CONFIG_A 4 choice:M""choice#', 'choice NAMED 6-8 menu:M', 'config B 7 choice:M""NAMED', 'config CONFIG_B 7 choice:M""NAMED'],
+    want: [
+      'menu M 1-9',
+      'config A 4 choice:M""choice#',
+      'config CONFIG_A 4 choice:M""choice#',
+      'choice NAMED 6-8 menu:M',
+      'config B 7 choice:M""NAMED',
+      'config CONFIG_B 7 choice:M""NAMED',
+    ],
   },
   {
     name: 'what is not a config line: a comment after the name, another character in it, a commented-out line',
@@ -66,8 +73,15 @@ for (const c of CASES) {
   });
 }
 
-test('Kconfig scanner: ctags gives the same definitions wherever the table says it does, and others where it says why', { skip: !ctagsAvailable() && 'universal-ctags is not installed' }, () => {
-  checkAgainstCtags(CASES, (_, i) => `k${i}/Kconfig`, (c) => scan(c.src), show);
+test('Kconfig scanner: ctags gives the same definitions wherever the table says it does, and others where it says why', {
+  skip: !ctagsAvailable() && 'universal-ctags is not installed',
+}, () => {
+  checkAgainstCtags(
+    CASES,
+    (_, i) => `k${i}/Kconfig`,
+    (c) => scan(c.src),
+    show,
+  );
 });
 
 test('Kconfig scanner: which paths it reads, through the one extraction rule; names are where they say', () => {
@@ -75,16 +89,48 @@ test('Kconfig scanner: which paths it reads, through the one extraction rule; na
   for (const p of ['Makefile', 'Documentation/kbuild/kconfig.rst', 'xKconfig']) assert.equal(isKconfigPath(p), false, p);
   const src = bytes('menu "Net"\nconfig NET\nendmenu\n');
   assert.deepEqual(scannedSymbols('net/Kconfig', src)?.map(show), ['menu Net 1-3', 'config CONFIG_NET 2 menu:Net', 'config NET 2 menu:Net']);
-  assert.deepEqual(extractSymbols([{ path: 'Kconfig.arm', content: src }]).symbols[0]!.map(show), ['menu Net 1-3', 'config CONFIG_NET 2 menu:Net', 'config NET 2 menu:Net']);
+  assert.deepEqual(extractSymbols([{ path: 'Kconfig.arm', content: src }]).symbols[0]!.map(show), [
+    'menu Net 1-3',
+    'config CONFIG_NET 2 menu:Net',
+    'config NET 2 menu:Net',
+  ]);
   const defs = sortSymbolDefs(kconfigDefinitions('Kconfig', src));
   const lines = defs.map((d) => d.line);
   const names = defs.map((d) => d.name);
   // CONFIG_NET is not spelled in the file: its range is NET's, as the line rule finds it.
-  assert.deepEqual(nameStarts(src, lines, names, defs.map((d) => d.at)), nameStarts(src, lines, names));
+  assert.deepEqual(
+    nameStarts(
+      src,
+      lines,
+      names,
+      defs.map((d) => d.at),
+    ),
+    nameStarts(src, lines, names),
+  );
 });
 
 test('Kconfig scanner: random bytes and random Kconfig token soup end, and every definition is well formed', () => {
-  const pieces = ['config ', 'menuconfig ', 'menu ', 'mainmenu ', 'choice', 'endchoice', 'endmenu', 'A', 'B_1', '"t"', '"', '#', ' ', '\t', '\n', '\r\n', 'help\n', 'if X\n', 'endif\n'];
+  const pieces = [
+    'config ',
+    'menuconfig ',
+    'menu ',
+    'mainmenu ',
+    'choice',
+    'endchoice',
+    'endmenu',
+    'A',
+    'B_1',
+    '"t"',
+    '"',
+    '#',
+    ' ',
+    '\t',
+    '\n',
+    '\r\n',
+    'help\n',
+    'if X\n',
+    'endif\n',
+  ];
   let round = 0;
   for (const src of randomInputs(23, pieces, 400)) {
     const lines = Math.max(1, src.toString('latin1').split('\n').length);

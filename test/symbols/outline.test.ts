@@ -91,7 +91,15 @@ test('GET /api/outline', async (t) => {
       {
         name: 'shapes',
         build(repo) {
-          v1 = repo.commit({ 'src/geo.c': GEO_V1, 'src/shapes.ts': SHAPES_V1, 'NOTES.txt': 'Plain words.\nNo definitions here.\n', 'data.bin': new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 0]) }, 'v1');
+          v1 = repo.commit(
+            {
+              'src/geo.c': GEO_V1,
+              'src/shapes.ts': SHAPES_V1,
+              'NOTES.txt': 'Plain words.\nNo definitions here.\n',
+              'data.bin': new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 0]),
+            },
+            'v1',
+          );
           repo.tag('v1');
           repo.commit({ 'src/geo.c': GEO_V2, 'src/shapes.ts': SHAPES_V2, 'big.c': bigC() }, 'v2');
         },
@@ -162,7 +170,10 @@ test('GET /api/outline', async (t) => {
       const ts = await ok({ repo: 'shapes', path: 'src/shapes.ts' });
       const perimeter = ts.symbols.find((s: Sym) => s.symbol === 'perimeter');
       assert.deepEqual(perimeter, { symbol: 'perimeter', kind: 'method', line: 6, endLine: perimeter.endLine, parent: { symbol: 'Circle', kind: 'class' } });
-      assert.deepEqual(ts.symbols.find((s: Sym) => s.symbol === 'unit'), { symbol: 'unit', kind: 'function', line: 11, endLine: ts.symbols.find((s: Sym) => s.symbol === 'unit').endLine });
+      assert.deepEqual(
+        ts.symbols.find((s: Sym) => s.symbol === 'unit'),
+        { symbol: 'unit', kind: 'function', line: 11, endLine: ts.symbols.find((s: Sym) => s.symbol === 'unit').endLine },
+      );
       // The other repository's branches: the outline reads git, whatever was indexed.
       const dev = await ok({ repo: 'widgets', path: 'src/dev.c', ref: 'dev' });
       assert.deepEqual(names(dev), ['widget_dev_only']);
@@ -236,7 +247,8 @@ test('GET /api/outline', async (t) => {
       const privateOutline = await outline({ repo: 'secret', path: 'vault.c' }, auth);
       const privateSource = await call(`${d.url}/api/source?repo=secret&path=vault.c`, { headers: auth });
       assert.equal(privateOutline.status, privateSource.status);
-      if (privateOutline.status === 200) assert.deepEqual(privateOutline.json.symbols, [{ symbol: 'widget_secret_sauce', kind: 'variable', line: 1, endLine: 1 }]);
+      if (privateOutline.status === 200)
+        assert.deepEqual(privateOutline.json.symbols, [{ symbol: 'widget_secret_sauce', kind: 'variable', line: 1, endLine: 1 }]);
       const bad = await outline({ repo: 'shapes', path: 'src/geo.c' }, { authorization: `Bearer svk_${'0'.repeat(64)}` });
       assert.equal(bad.status, 401);
     });
@@ -250,7 +262,10 @@ test('GET /api/outline of a directory repository: from its index, no other ref',
   try {
     const corpus = join(dir.path, 'plain');
     mkdirSync(join(corpus, 'lib'), { recursive: true });
-    writeFileSync(join(corpus, 'lib', 'list.c'), 'struct node {\n  struct node *next;\n};\n\nint length(struct node *n) {\n  return n ? 1 + length(n->next) : 0;\n}\n');
+    writeFileSync(
+      join(corpus, 'lib', 'list.c'),
+      'struct node {\n  struct node *next;\n};\n\nint length(struct node *n) {\n  return n ? 1 + length(n->next) : 0;\n}\n',
+    );
     writeFileSync(join(corpus, 'README'), 'nothing to see\n');
     const dataDir = join(dir.path, 'data');
     await indexLocal(corpus, { dataDir, symbols: true });
@@ -327,8 +342,11 @@ try {
     assert.equal(r.json.errorCode, 'SERVICE_UNAVAILABLE');
     assert.match(r.json.message, /universal-ctags.*not installed/);
     assert.equal(r.retryAfter, '1');
-    assert.equal(r.c.status, 200, 'C is read by trawl\'s scanner');
-    assert.deepEqual(r.c.json.symbols.map((x: { symbol: string; kind: string; line: number }) => [x.symbol, x.kind, x.line]), [['main', 'function', 1]]);
+    assert.equal(r.c.status, 200, "C is read by trawl's scanner");
+    assert.deepEqual(
+      r.c.json.symbols.map((x: { symbol: string; kind: string; line: number }) => [x.symbol, x.kind, x.line]),
+      [['main', 'function', 1]],
+    );
     assert.equal(r.missing, 404, 'the request is checked first: a missing file is still 404');
     assert.equal(r.source, 200, '/api/source does not need ctags');
   } finally {

@@ -18,7 +18,10 @@ test('passes run on the interval and pick up new commits; runNow joins a running
   const searcher = new Searcher({ dataDir: data, workers: 1 });
   const repo = TestRepo.init(join(dir.path, 'repos', 'app'));
   repo.commit({ 'a.c': 'int first_marker;\n' });
-  const config = parseConfig(JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: join(dir.path, 'repos', '*') } } }), join(dir.path, 'trawl.json'));
+  const config = parseConfig(
+    JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: join(dir.path, 'repos', '*') } } }),
+    join(dir.path, 'trawl.json'),
+  );
   const scheduler = new SyncScheduler({ config, dataDir: data, store, intervalMs: 30, inUse: () => searcher.inUse() });
   const count = async (q: string) =>
     (await searcher.search({ query: q, matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: false })).files.length;

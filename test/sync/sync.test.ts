@@ -41,10 +41,13 @@ test('a glob connection: first sync, incremental re-sync, failures with back-off
     beta.commit({ 'b.c': 'int beta_marker;\n' });
     const gamma = TestRepo.init(join(repos, 'gamma'));
     gamma.commit({ 'g.c': 'int gamma_marker;\n' });
-    const config = parseConfig(JSON.stringify({
-      settings: { symbols: false, retryBaseMs: 60000 },
-      connections: { local: { type: 'git', url: `${repos}/*`, revisions: { branches: ['dev'] } } },
-    }), join(dir.path, 'trawl.json'));
+    const config = parseConfig(
+      JSON.stringify({
+        settings: { symbols: false, retryBaseMs: 60000 },
+        connections: { local: { type: 'git', url: `${repos}/*`, revisions: { branches: ['dev'] } } },
+      }),
+      join(dir.path, 'trawl.json'),
+    );
     let clock = Date.parse('2026-11-22T10:00:00Z');
     const now = () => clock;
 
@@ -54,13 +57,21 @@ test('a glob connection: first sync, incremental re-sync, failures with back-off
     assert.deepEqual(await search(searcher, 'marker branch:*'), ['alpha:a.c@main,dev', 'alpha:dev.c@dev', 'beta:b.c@main', 'gamma:g.c@main']);
     const alphaRec = (await store.getRepoByName('alpha'))!;
     assert.equal(alphaRec.state, 'indexed');
-    assert.deepEqual(alphaRec.indexedRefs.map((r) => r.name), ['main', 'dev']);
+    assert.deepEqual(
+      alphaRec.indexedRefs.map((r) => r.name),
+      ['main', 'dev'],
+    );
     assert.equal(alphaRec.lastSuccessAt, new Date(clock).toISOString());
 
     // Small repositories share a compound shard (pack-build.ts).
     const packed = readAllManifests(data).map((m) => m.shards.map((s) => s.file).join());
     assert.equal(new Set(packed).size, 1, `one compound shard: ${packed.join(' ')}`);
-    assert.deepEqual(readAllManifests(data).map((m) => m.shards[0]!.member).sort(), [0, 1, 2]);
+    assert.deepEqual(
+      readAllManifests(data)
+        .map((m) => m.shards[0]!.member)
+        .sort(),
+      [0, 1, 2],
+    );
 
     // One commit to one branch of one repository: only it is re-indexed, whole (a small
     // repository moves to a new compound shard; the others stay where they are).
@@ -147,13 +158,19 @@ test('a code host connection: metadata from the host, host down keeps the index,
     cloneUrl: (r) => `${gitServer.url}/${r.name}`,
   });
   try {
-    const config = parseConfig(JSON.stringify({
-      settings: { symbols: false },
-      connections: { gh: { type: 'github', url: fake.url, token: { env: 'GH_TOKEN' }, cloneOrigins: [gitServer.url], orgs: ['acme'] } },
-    }), join(dir.path, 'trawl.json'));
+    const config = parseConfig(
+      JSON.stringify({
+        settings: { symbols: false },
+        connections: { gh: { type: 'github', url: fake.url, token: { env: 'GH_TOKEN' }, cloneOrigins: [gitServer.url], orgs: ['acme'] } },
+      }),
+      join(dir.path, 'trawl.json'),
+    );
     const hostOptions = { env: { GH_TOKEN: TOKEN } };
     const first = await syncOnce({ config, dataDir: data, store, hostOptions });
-    assert.deepEqual(first.repos.map((r) => r.outcome), ['indexed', 'indexed']);
+    assert.deepEqual(
+      first.repos.map((r) => r.outcome),
+      ['indexed', 'indexed'],
+    );
     const api = (await store.listRepos()).find((r) => r.repoName.endsWith('/acme/api'))!;
     assert.equal(api.codeHostType, 'github');
     assert.equal(api.displayName, 'acme/api');
@@ -165,8 +182,18 @@ test('a code host connection: metadata from the host, host down keeps the index,
     assert.equal(web.visibility, 'private');
 
     // Flags from the host reach the search filters, and links use the host's page.
-    const res = await searcher.search({ query: 'marker archived:no', matches: 100, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: false });
-    assert.deepEqual(res.files.map((f) => f.fileName.text), ['server.go']);
+    const res = await searcher.search({
+      query: 'marker archived:no',
+      matches: 100,
+      contextLines: 0,
+      whole: false,
+      isRegexEnabled: false,
+      isCaseSensitivityEnabled: false,
+    });
+    assert.deepEqual(
+      res.files.map((f) => f.fileName.text),
+      ['server.go'],
+    );
     assert.equal(res.files[0]!.externalWebUrl, `${fake.url}/acme/api/blob/main/server.go`);
     assert.deepEqual(await search(searcher, 'marker visibility:private'), [`${web.repoName}:index.ts@main`]);
 
@@ -188,7 +215,10 @@ test('a code host connection: metadata from the host, host down keeps the index,
     // The connection is removed from the configuration: its repositories go with it.
     const none = parseConfig(JSON.stringify({ connections: {} }), join(dir.path, 'trawl.json'));
     const removed = await syncOnce({ config: none, dataDir: data, store });
-    assert.deepEqual(removed.repos.map((r) => r.outcome), ['deleted', 'deleted']);
+    assert.deepEqual(
+      removed.repos.map((r) => r.outcome),
+      ['deleted', 'deleted'],
+    );
     assert.deepEqual(await store.listRepos(), []);
     assert.deepEqual(await search(searcher, 'marker'), []);
   } finally {
@@ -208,15 +238,29 @@ test('a queued job whose clone URL its connection refuses fails without reading 
   try {
     const secret = TestRepo.init(join(dir.path, 'disk', 'secret'));
     secret.commit({ 'prod.env': 'DB_PASSWORD=queued_job_secret\n' });
-    const config = parseConfig(JSON.stringify({
-      settings: { symbols: false },
-      connections: { gt: { type: 'gitea', url: 'https://gitea.example.com', orgs: ['acme'] } },
-    }), join(dir.path, 'trawl.json'));
-    const hostRepo = { repoName: 'gitea.example.com/acme/api', displayName: 'acme/api', codeHostType: 'gitea' as const, cloneUrl: secret.path, isFork: false, isArchived: false, visibility: 'public' as const };
+    const config = parseConfig(
+      JSON.stringify({
+        settings: { symbols: false },
+        connections: { gt: { type: 'gitea', url: 'https://gitea.example.com', orgs: ['acme'] } },
+      }),
+      join(dir.path, 'trawl.json'),
+    );
+    const hostRepo = {
+      repoName: 'gitea.example.com/acme/api',
+      displayName: 'acme/api',
+      codeHostType: 'gitea' as const,
+      cloneUrl: secret.path,
+      isFork: false,
+      isArchived: false,
+      visibility: 'public' as const,
+    };
     const record = await store.upsertRepo({ ...hostRepo, cloneUrl: undefined });
     const done = await syncRepoJob({ config, dataDir: data, store }, { repoId: record.repoId, connection: 'gt', hostRepo }, 1);
     assert.equal(done?.outcome, 'failed');
-    assert.match(done?.error ?? '', /^clone URL ".*secret" refused: not an http\(s\) URL \(a gitea connection fetches from https:\/\/gitea\.example\.com only\)$/);
+    assert.match(
+      done?.error ?? '',
+      /^clone URL ".*secret" refused: not an http\(s\) URL \(a gitea connection fetches from https:\/\/gitea\.example\.com only\)$/,
+    );
     assert.match((await store.getRepo(record.repoId))!.lastError!, /refused/);
     assert.deepEqual(await search(searcher, 'queued_job_secret'), []);
   } finally {
@@ -236,7 +280,10 @@ test('a change found among many up-to-date repositories is built before the othe
     const names = Array.from({ length: 48 }, (_, i) => `r${String(i).padStart(2, '0')}`);
     const all = names.map((n) => TestRepo.init(join(repos, n)));
     all.forEach((r, i) => r.commit({ 'x.c': `int marker_${i};\n` }));
-    const config = parseConfig(JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: `${repos}/*` } } }), join(dir.path, 'trawl.json'));
+    const config = parseConfig(
+      JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: `${repos}/*` } } }),
+      join(dir.path, 'trawl.json'),
+    );
     await syncOnce({ config, dataDir: data, store });
 
     all[2]!.commit({ 'x.c': 'int changed_marker;\n' });

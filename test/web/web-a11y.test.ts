@@ -45,7 +45,13 @@ async function audit(page: Page): Promise<string[]> {
   const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`)) as Violation[];
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.html).join(' | ')}`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.html)
+          .join(' | ')}`,
+    );
 }
 
 async function page(): Promise<Page> {
@@ -88,7 +94,12 @@ test('the file view with its grammar, the navigation menu and panel, the reposit
     await p.waitForSelector('main[data-language][data-landed-at]');
     await p.waitForSelector('.outline li');
     assert.deepEqual(await audit(p), [], 'file view, highlighted');
-    await p.locator('.cm-line', { hasText: 'widget_count' }).first().locator('span', { hasText: /^widget_count$/ }).first().click();
+    await p
+      .locator('.cm-line', { hasText: 'widget_count' })
+      .first()
+      .locator('span', { hasText: /^widget_count$/ })
+      .first()
+      .click();
     await p.waitForSelector('#nav-menu');
     assert.deepEqual(await audit(p), [], 'the navigation menu');
     await p.locator('#nav-menu button', { hasText: 'Find references' }).click();
@@ -97,8 +108,11 @@ test('the file view with its grammar, the navigation menu and panel, the reposit
     await p.locator('.cm-content').focus();
     await p.keyboard.press('Control+f');
     await p.waitForSelector('.cm-search');
-    assert.deepEqual(await audit(p), [], 'the viewer\'s search panel');
-    for (const [what, url, ready] of [['repository', `${d.url}/widgets`, '.tree li'], ['not found', `${d.url}/widgets/-/nowhere/x`, 'main h1']]) {
+    assert.deepEqual(await audit(p), [], "the viewer's search panel");
+    for (const [what, url, ready] of [
+      ['repository', `${d.url}/widgets`, '.tree li'],
+      ['not found', `${d.url}/widgets/-/nowhere/x`, 'main h1'],
+    ]) {
       await p.goto(url!);
       await p.waitForSelector(ready!);
       assert.deepEqual(await audit(p), [], what);

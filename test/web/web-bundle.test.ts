@@ -24,13 +24,13 @@ function dynamicImports(js: string): string[] {
   return [...js.matchAll(/\bimport\(\s*"\.\/(chunk-[A-Z0-9]+\.js)"\s*\)/g)].map((m) => m[1]!);
 }
 
-test('static and dynamic imports are told apart in esbuild\'s output', () => {
+test("static and dynamic imports are told apart in esbuild's output", () => {
   const js = 'import{a as b}from"./chunk-AB12.js";import"./chunk-CD34.js";const x=()=>import("./chunk-EF56.js");';
   assert.deepEqual(staticImports(js), ['chunk-AB12.js', 'chunk-CD34.js']);
   assert.deepEqual(dynamicImports(js), ['chunk-EF56.js']);
 });
 
-test('the search page\'s JavaScript is at most 40 KB gzipped; CodeMirror and the grammars load on demand', async () => {
+test("the search page's JavaScript is at most 40 KB gzipped; CodeMirror and the grammars load on demand", async () => {
   const assets = await buildAssets(ROOT);
   const byName = new Map<string, Asset>(assets.chunks.map((c) => [c.path.slice('/-/static/'.length), c]));
   const closure = new Set<string>();
@@ -48,7 +48,7 @@ test('the search page\'s JavaScript is at most 40 KB gzipped; CodeMirror and the
   const gzip = loaded.reduce((n, a) => n + a.gzip.length, 0);
   assert.ok(gzip <= BUDGET_GZIP_BYTES, `the search page loads ${gzip} bytes of gzipped JavaScript (${loaded.length} files), over ${BUDGET_GZIP_BYTES}`);
   const text = loaded.map((a) => a.body.toString()).join('\n');
-  assert.doesNotMatch(text, /cm-scroller/, 'CodeMirror\'s view is not on the search page');
+  assert.doesNotMatch(text, /cm-scroller/, "CodeMirror's view is not on the search page");
   assert.ok(dynamicImports(assets.script.body.toString()).length >= 1, 'the entry loads the code pages on demand');
   // Every grammar is a chunk of its own: the TypeScript one is reachable only through import().
   const grammars = assets.chunks.filter((c) => /typescript/i.test(c.body.toString()) && /jsxText|JSXText/.test(c.body.toString()));

@@ -14,7 +14,16 @@ import { newTab } from '../helpers/web.ts';
 
 // Line 3 sits inside a block comment that opens on line 1: only a hunk highlighted as a
 // whole (not line by line) colours it as a comment.
-const APP_V1 = ['/**', ' * Greets someone.', ' * Old wording here.', ' */', 'export function greet(name: string): string {', '  return `Hello, ${name}`;', '}', ''].join('\n');
+const APP_V1 = [
+  '/**',
+  ' * Greets someone.',
+  ' * Old wording here.',
+  ' */',
+  'export function greet(name: string): string {',
+  '  return `Hello, ${name}`;',
+  '}',
+  '',
+].join('\n');
 const APP_V2 = APP_V1.replace('Old wording', 'New wording').replace('return `Hello', 'const greeting = `Hello').replace('}`;\n}', '}`;\n  return greeting;\n}');
 
 const sha: Record<'root' | 'second' | 'feature', string> = { root: '', second: '', feature: '' };
@@ -66,7 +75,9 @@ describe('commit and compare pages', () => {
       assert.match(meta, /2024-05-02 10:00 UTC/);
       assert.equal(await page.locator('.commit-meta code.sha').innerText(), sha.second);
       assert.match(meta, /HEAD -> main/, 'refs of the commit');
-      assert.deepEqual(await page.locator('.commit-meta .parents a').evaluateAll((as) => as.map((a) => a.getAttribute('href'))), [`/tour/-/commit/${sha.root}`]);
+      assert.deepEqual(await page.locator('.commit-meta .parents a').evaluateAll((as) => as.map((a) => a.getAttribute('href'))), [
+        `/tour/-/commit/${sha.root}`,
+      ]);
 
       // The diff: one modified file, +3 −2, drawn plain first and then highlighted.
       await page.locator('.diff-table span.tok-keyword', { hasText: 'const' }).first().waitFor();
@@ -124,7 +135,10 @@ describe('commit and compare pages', () => {
 
       await page.locator('.diff-files li').first().waitFor();
       const files = await page.locator('.diff-files li').allTextContents();
-      assert.deepEqual(files.map((f) => f.split(/\s+/).slice(0, 2).join(' ')), ['renamed README.md', 'added src/feature.ts', 'added src/generated.ts']);
+      assert.deepEqual(
+        files.map((f) => f.split(/\s+/).slice(0, 2).join(' ')),
+        ['renamed README.md', 'added src/feature.ts', 'added src/generated.ts'],
+      );
       assert.match(files[0]!, /README\.md → docs-README\.md/);
       assert.match(await page.locator('#diff-1 .diff-note').innerText(), /Renamed without changes/);
       assert.match(await page.locator('#diff-2').innerText(), /export const enabled = true;/);
@@ -146,7 +160,7 @@ describe('commit and compare pages', () => {
     }
   });
 
-  test('an unknown commit or ref shows the API\'s message', async () => {
+  test("an unknown commit or ref shows the API's message", async () => {
     const page = await newPage();
     try {
       await page.goto(`${d.url}/tour/-/commit/deadbeef0000`);

@@ -83,7 +83,12 @@ class HoldingProxy {
     for await (const c of req) body.push(c as Buffer);
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_REQUEST.has(k)) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-    const up = await fetch(`${this.target}${req.url}`, { method: req.method!, headers, body: body.length > 0 ? Buffer.concat(body) : null, redirect: 'manual' });
+    const up = await fetch(`${this.target}${req.url}`, {
+      method: req.method!,
+      headers,
+      body: body.length > 0 ? Buffer.concat(body) : null,
+      redirect: 'manual',
+    });
     const out: Record<string, string | string[]> = {};
     up.headers.forEach((v, k) => {
       if (!HOP_RESPONSE.has(k)) out[k] = v;
@@ -134,12 +139,17 @@ const newPage = () => newTab(browser);
 /** The results on the page, in display order, as `repository/path`. */
 function shown(page: Page): Promise<string[]> {
   // A string: the page's CSP forbids what playwright would eval for a function.
-  return page.evaluate(`[...document.querySelectorAll('#results > li')].map((li) => li.querySelector('.repo').textContent + '/' + li.querySelector('.path').textContent)`) as Promise<string[]>;
+  return page.evaluate(
+    `[...document.querySelectorAll('#results > li')].map((li) => li.querySelector('.repo').textContent + '/' + li.querySelector('.path').textContent)`,
+  ) as Promise<string[]>;
 }
 
 /** Waits until the page shows `n` results. */
 async function showing(page: Page, n: number): Promise<void> {
-  await page.locator('#results > li').nth(n - 1).waitFor({ state: 'attached' });
+  await page
+    .locator('#results > li')
+    .nth(n - 1)
+    .waitFor({ state: 'attached' });
   assert.equal(await page.locator('#results > li').count(), n);
 }
 
@@ -192,7 +202,11 @@ describe('search results in rank order', () => {
     const page = await newPage();
     try {
       const { s, earlyFiles } = await openWithEarlyFiles(page);
-      assert.deepEqual(await shown(page), ranked.filter((id) => earlyFiles.includes(id)), 'what has come so far, ranked');
+      assert.deepEqual(
+        await shown(page),
+        ranked.filter((id) => earlyFiles.includes(id)),
+        'what has come so far, ranked',
+      );
       // The page is at its top: the better results that come now go first, in view.
       s.release();
       await page.waitForSelector('details.stats');
@@ -203,12 +217,19 @@ describe('search results in rank order', () => {
         ranked.map((_, i) => String(i)),
         'data-index counts the results in display order',
       );
-      assert.match(await page.locator("#search-status").innerText(), new RegExp(` in ${TOTAL} files$`));
-      assert.notEqual(await page.evaluate('document.getElementById("results").dataset.firstResultAt'), undefined, 'the bench reads when the first result was drawn');
+      assert.match(await page.locator('#search-status').innerText(), new RegExp(` in ${TOTAL} files$`));
+      assert.notEqual(
+        await page.evaluate('document.getElementById("results").dataset.firstResultAt'),
+        undefined,
+        'the bench reads when the first result was drawn',
+      );
       // Keyboard moves follow the display order: ↓ from the box is the best file.
       await page.focus('#q');
       await page.keyboard.press('ArrowDown');
-      assert.equal(await page.evaluate(`document.activeElement.closest('li').querySelector('.repo').textContent + '/' + document.activeElement.textContent`), ranked[0]);
+      assert.equal(
+        await page.evaluate(`document.activeElement.closest('li').querySelector('.repo').textContent + '/' + document.activeElement.textContent`),
+        ranked[0],
+      );
       await page.keyboard.press('ArrowDown');
       assert.equal(await page.evaluate(`document.activeElement.closest('li').dataset.index`), '1');
     } finally {

@@ -5,7 +5,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileWebUrl, repoWebUrl } from '../../daemon/repos/web-urls.ts';
-import { formatHighlights, formatLineList, hashSpan, MAX_LINK_RANGES, parseHighlights, parseLineList, pieces, spanHash, spansByLine, utf16Index } from '../../web/app/ranges.ts';
+import {
+  formatHighlights,
+  formatLineList,
+  hashSpan,
+  MAX_LINK_RANGES,
+  parseHighlights,
+  parseLineList,
+  pieces,
+  spanHash,
+  spansByLine,
+  utf16Index,
+} from '../../web/app/ranges.ts';
 import { commitUrl, compareUrl, parseRoute, repoUrl, viewUrl } from '../../web/app/route.ts';
 
 test('parseRoute: every kind of address', () => {
@@ -55,7 +66,7 @@ test('parseRoute: every kind of address', () => {
   for (const [path, want] of table) assert.deepEqual(parseRoute(path), want, path);
 });
 
-test('the API\'s webUrls and the UI\'s own links parse back to what they were made from', () => {
+test("the API's webUrls and the UI's own links parse back to what they were made from", () => {
   const cases: Array<[string, string, string]> = [
     ['github.com/org/repo', 'main', 'src/a.c'],
     ['widgets', 'feature/x', 'dir with space/f#1?.c'],
@@ -66,10 +77,15 @@ test('the API\'s webUrls and the UI\'s own links parse back to what they were ma
   for (const [repo, branch, path] of cases) {
     assert.deepEqual(parseRoute(new URL(fileWebUrl('http://h:1', repo, branch, path)).pathname), { page: 'blob', repo, branch, path });
     assert.deepEqual(parseRoute(new URL(repoWebUrl('http://h:1', repo)).pathname), { page: 'repo', repo });
-    for (const view of ['blob', 'blame', 'commits', 'tree'] as const) assert.deepEqual(parseRoute(viewUrl(view, repo, branch, path)), { page: view, repo, branch, path });
+    for (const view of ['blob', 'blame', 'commits', 'tree'] as const)
+      assert.deepEqual(parseRoute(viewUrl(view, repo, branch, path)), { page: view, repo, branch, path });
     assert.deepEqual(parseRoute(repoUrl(repo)), { page: 'repo', repo });
     assert.deepEqual(parseRoute(commitUrl(repo, branch)), { page: 'commit', repo, sha: branch });
-    assert.deepEqual(parseRoute(compareUrl(repo, { base: branch, head: `${branch}~1` })), { page: 'compare', repo, refs: { base: branch, head: `${branch}~1` } });
+    assert.deepEqual(parseRoute(compareUrl(repo, { base: branch, head: `${branch}~1` })), {
+      page: 'compare',
+      repo,
+      refs: { base: branch, head: `${branch}~1` },
+    });
     assert.deepEqual(parseRoute(compareUrl(repo)), { page: 'compare', repo, refs: null });
   }
 });
@@ -85,14 +101,51 @@ test('code-point columns become UTF-16 spans, per line', () => {
   const lines = ['a😀foo', 'bar', 'bazqux'];
   const table: Array<[string, Array<{ start: ReturnType<typeof loc>; end: ReturnType<typeof loc> }>, Array<[number, Array<[number, number]>]>]> = [
     ['one range after an emoji', [{ start: loc(10, 3), end: loc(10, 6) }], [[10, [[3, 6]]]]],
-    ['a range over three lines', [{ start: loc(10, 4), end: loc(12, 4) }], [[10, [[4, 6]]], [11, [[0, 3]]], [12, [[0, 3]]]]],
-    ['two ranges on a line, out of order', [{ start: loc(12, 4), end: loc(12, 7) }, { start: loc(12, 1), end: loc(12, 2) }], [[12, [[0, 1], [3, 6]]]]],
+    [
+      'a range over three lines',
+      [{ start: loc(10, 4), end: loc(12, 4) }],
+      [
+        [10, [[4, 6]]],
+        [11, [[0, 3]]],
+        [12, [[0, 3]]],
+      ],
+    ],
+    [
+      'two ranges on a line, out of order',
+      [
+        { start: loc(12, 4), end: loc(12, 7) },
+        { start: loc(12, 1), end: loc(12, 2) },
+      ],
+      [
+        [
+          12,
+          [
+            [0, 1],
+            [3, 6],
+          ],
+        ],
+      ],
+    ],
     ['an empty match shows one character', [{ start: loc(11, 2), end: loc(11, 2) }], [[11, [[1, 2]]]]],
     ['a range outside the chunk is dropped', [{ start: loc(3, 1), end: loc(3, 2) }], []],
   ];
   for (const [what, ranges, want] of table) assert.deepEqual([...spansByLine(lines, 10, ranges)], want, what);
-  assert.deepEqual(pieces('foobarbaz', [[3, 6]]), [{ text: 'foo', marked: false }, { text: 'bar', marked: true }, { text: 'baz', marked: false }]);
-  assert.deepEqual(pieces('foobar', [[0, 4], [2, 6]]), [{ text: 'foob', marked: true }, { text: 'ar', marked: true }], 'overlaps do not repeat text');
+  assert.deepEqual(pieces('foobarbaz', [[3, 6]]), [
+    { text: 'foo', marked: false },
+    { text: 'bar', marked: true },
+    { text: 'baz', marked: false },
+  ]);
+  assert.deepEqual(
+    pieces('foobar', [
+      [0, 4],
+      [2, 6],
+    ]),
+    [
+      { text: 'foob', marked: true },
+      { text: 'ar', marked: true },
+    ],
+    'overlaps do not repeat text',
+  );
   assert.deepEqual(pieces('x', undefined), [{ text: 'x', marked: false }]);
 });
 
@@ -107,11 +160,24 @@ test('line lists for ?hl=: format and parse', () => {
 
 test('?hl= with exact ranges: format, parse, and lines for too many ranges', () => {
   const at = (lineNumber: number, column: number) => ({ byteOffset: 0, lineNumber, column });
-  const ranges = [{ start: at(3, 5), end: at(3, 18) }, { start: at(7, 1), end: at(9, 2) }];
+  const ranges = [
+    { start: at(3, 5), end: at(3, 18) },
+    { start: at(7, 1), end: at(9, 2) },
+  ];
   assert.equal(formatHighlights(ranges), '3:5-3:18,7:1-9:2');
   const parsed = parseHighlights('3:5-3:18,7:1-9:2,12');
-  assert.deepEqual(parsed.ranges.map((r) => [r.start.lineNumber, r.start.column, r.end.lineNumber, r.end.column]), [[3, 5, 3, 18], [7, 1, 9, 2]]);
-  assert.deepEqual([...parsed.lines].sort((a, b) => a - b), [3, 7, 8, 9, 12], 'a range marks its lines too');
+  assert.deepEqual(
+    parsed.ranges.map((r) => [r.start.lineNumber, r.start.column, r.end.lineNumber, r.end.column]),
+    [
+      [3, 5, 3, 18],
+      [7, 1, 9, 2],
+    ],
+  );
+  assert.deepEqual(
+    [...parsed.lines].sort((a, b) => a - b),
+    [3, 7, 8, 9, 12],
+    'a range marks its lines too',
+  );
   // Backwards, zero or malformed ranges are ignored; plain line lists parse as before.
   assert.deepEqual(parseHighlights('5:3-4:1,0:1-1:1,3:x-3:4').ranges, []);
   assert.deepEqual([...parseHighlights('3,7-9').lines], [3, 7, 8, 9]);

@@ -37,7 +37,12 @@ test('session tokens: sign and verify round trip; CSRF derived per session', () 
   assert.equal(a.expiresAt, '2026-11-22T22:00:00.000Z', '12 hours');
   const payload = JSON.parse(Buffer.from(a.token.split('.')[1]!, 'base64url').toString('utf8'));
   assert.deepEqual(Object.keys(payload).sort(), ['e', 'k', 's', 'u']);
-  assert.deepEqual(s.verify(a.token), { sessionId: 'ses_cccccccccccccccccccccccc', userId: 'usr_aaaaaaaaaaaaaaaaaaaaaaaa', apiKeyId: 'key_bbbbbbbbbbbbbbbbbbbbbbbb', expires: Date.parse(a.expiresAt) / 1000 });
+  assert.deepEqual(s.verify(a.token), {
+    sessionId: 'ses_cccccccccccccccccccccccc',
+    userId: 'usr_aaaaaaaaaaaaaaaaaaaaaaaa',
+    apiKeyId: 'key_bbbbbbbbbbbbbbbbbbbbbbbb',
+    expires: Date.parse(a.expiresAt) / 1000,
+  });
 
   // Every sign-in is a new session (the store's new id) with its own CSRF token.
   const b = s.sign(record(s, 'ses_dddddddddddddddddddddddd'));
@@ -92,8 +97,14 @@ test('session tokens: every malformed or forged token is refused', () => {
     ['signed, not JSON', `v2.${enc('nope')}.${mac(enc('nope'))}`],
     ['signed, an array', `v2.${enc([1])}.${mac(enc([1]))}`],
     ['signed, no expiry', `v2.${enc({ u: 'usr_1', k: 'key_1', s: 'ses_1' })}.${mac(enc({ u: 'usr_1', k: 'key_1', s: 'ses_1' }))}`],
-    ['signed, expiry a string', `v2.${enc({ u: 'usr_1', k: 'key_1', s: 'ses_1', e: String(future) })}.${mac(enc({ u: 'usr_1', k: 'key_1', s: 'ses_1', e: String(future) }))}`],
-    ['signed, expired', `v2.${enc({ u: 'usr_1', k: 'key_1', s: 'ses_1', e: future - 7200 })}.${mac(enc({ u: 'usr_1', k: 'key_1', s: 'ses_1', e: future - 7200 }))}`],
+    [
+      'signed, expiry a string',
+      `v2.${enc({ u: 'usr_1', k: 'key_1', s: 'ses_1', e: String(future) })}.${mac(enc({ u: 'usr_1', k: 'key_1', s: 'ses_1', e: String(future) }))}`,
+    ],
+    [
+      'signed, expired',
+      `v2.${enc({ u: 'usr_1', k: 'key_1', s: 'ses_1', e: future - 7200 })}.${mac(enc({ u: 'usr_1', k: 'key_1', s: 'ses_1', e: future - 7200 }))}`,
+    ],
     ['signed, user not an id', `v2.${enc({ u: 'a b', k: 'key_1', s: 'ses_1', e: future })}.${mac(enc({ u: 'a b', k: 'key_1', s: 'ses_1', e: future }))}`],
     ['signed, key missing', `v2.${enc({ u: 'usr_1', s: 'ses_1', e: future })}.${mac(enc({ u: 'usr_1', s: 'ses_1', e: future }))}`],
   ];
@@ -211,7 +222,13 @@ test('browser sessions over HTTP', async (t) => {
       const [cookie] = setCookies(a);
       const token = /^trawl_session=([^;]+)/.exec(cookie!)![1]!;
       // Both cookies, as a browser sends them.
-      return { token, csrf: a.json.csrfToken, headers: { cookie: `trawl_session=${token}; trawl_csrf=${a.json.csrfToken}`, 'x-csrf-token': a.json.csrfToken }, body: a.json, answer: a };
+      return {
+        token,
+        csrf: a.json.csrfToken,
+        headers: { cookie: `trawl_session=${token}; trawl_csrf=${a.json.csrfToken}`, 'x-csrf-token': a.json.csrfToken },
+        body: a.json,
+        answer: a,
+      };
     };
     const search = (headers: Record<string, string>, query = 'widget_count') => api('POST', '/api/search', { headers, json: { query, matches: 10 } });
     const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
@@ -239,14 +256,15 @@ test('browser sessions over HTTP', async (t) => {
       annSession = await signIn(ann.key);
       const a = annSession.answer;
       assert.deepEqual(a.json.user, { id: annUser.id, name: 'Ann', email: 'ann@example.com', role: 'owner' });
-      assert.equal(a.json.expiresAt, '2026-11-22T22:00:00.000Z', '12 hours from sign-in on the daemon\'s clock');
+      assert.equal(a.json.expiresAt, '2026-11-22T22:00:00.000Z', "12 hours from sign-in on the daemon's clock");
       assert.equal(typeof a.json.csrfToken, 'string');
       const cookies = setCookies(a);
       assert.equal(cookies.length, 2);
       assert.match(cookies[0]!, /^trawl_session=v2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/);
       // The page's script reads the CSRF token from the second cookie at start (not HttpOnly).
       assert.equal(cookies[1], `trawl_csrf=${a.json.csrfToken}; Path=/; SameSite=Strict`);
-      for (const cookie of cookies) assert.doesNotMatch(cookie, /Max-Age|Expires|Secure/i, 'no lifetime: it ends with the browser session; no Secure over http');
+      for (const cookie of cookies)
+        assert.doesNotMatch(cookie, /Max-Age|Expires|Secure/i, 'no lifetime: it ends with the browser session; no Secure over http');
       assert.equal(a.headers.get('cache-control'), 'no-store');
       assert.deepEqual(rateHeaders(a), [], 'sign-in is not rate limited');
       assert.equal(annSession.csrf, sessions.csrfToken(annSession.token), 'the CSRF token is derived from the session token');
@@ -255,7 +273,13 @@ test('browser sessions over HTTP', async (t) => {
     await t.test('GET /api/session with the cookie: the user, the same CSRF token and expiry', async () => {
       const a = await api('GET', '/api/session', { headers: { cookie: annSession.headers.cookie! } });
       assert.equal(a.status, 200);
-      assert.deepEqual(a.json, { authenticated: true, anonymousAccess: false, user: annSession.body.user, csrfToken: annSession.csrf, expiresAt: annSession.body.expiresAt });
+      assert.deepEqual(a.json, {
+        authenticated: true,
+        anonymousAccess: false,
+        user: annSession.body.user,
+        csrfToken: annSession.csrf,
+        expiresAt: annSession.body.expiresAt,
+      });
       assert.deepEqual(setCookies(a), [], 'both cookies are there: nothing to set');
       assert.equal(a.headers.get('cache-control'), 'no-store');
       // The session cookie without its CSRF cookie (a session made before there was one):
@@ -268,7 +292,11 @@ test('browser sessions over HTTP', async (t) => {
       assert.deepEqual(setCookies(csrfOnly), [CLEARING[1]]);
       // The CSRF cookie is never a credential: the header is what counts.
       assertCsrf(await search({ cookie: annSession.headers.cookie! }), 'both cookies, no header');
-      assert.equal((await search({ cookie: `trawl_csrf=${annSession.csrf}`, 'x-csrf-token': annSession.csrf })).status, 401, 'the CSRF cookie and header without the session');
+      assert.equal(
+        (await search({ cookie: `trawl_csrf=${annSession.csrf}`, 'x-csrf-token': annSession.csrf })).status,
+        401,
+        'the CSRF cookie and header without the session',
+      );
     });
 
     await t.test('API requests with the session: act as the user, never counted, no X-RateLimit headers', async () => {
@@ -281,7 +309,10 @@ test('browser sessions over HTTP', async (t) => {
       // The user's own view: private repositories too (anonymous callers never see them).
       const secretHit = await search(annSession.headers, 'widget_secret_sauce');
       assert.equal(secretHit.status, 200);
-      assert.deepEqual(secretHit.json.files.map((f: { repository: string }) => f.repository), ['secret']);
+      assert.deepEqual(
+        secretHit.json.files.map((f: { repository: string }) => f.repository),
+        ['secret'],
+      );
       assert.equal((await api('GET', '/api/repos', { headers: annSession.headers })).status, 200);
       // Ann's one counted request of the day is still there...
       const counted = await search(bearer(ann.key));
@@ -299,11 +330,14 @@ test('browser sessions over HTTP', async (t) => {
       assertCsrf(await search({ cookie: annSession.headers.cookie! }), 'cookie without X-CSRF-Token');
       assertCsrf(await search({ cookie: annSession.headers.cookie!, 'x-csrf-token': 'wrong' }), 'wrong token');
       assertCsrf(await search({ cookie: annSession.headers.cookie!, 'x-csrf-token': '' }), 'empty token');
-      assertCsrf(await search({ cookie: annSession.headers.cookie!, 'x-csrf-token': `${annSession.csrf.slice(0, -1)}${annSession.csrf.endsWith('A') ? 'B' : 'A'}` }), 'one character off');
+      assertCsrf(
+        await search({ cookie: annSession.headers.cookie!, 'x-csrf-token': `${annSession.csrf.slice(0, -1)}${annSession.csrf.endsWith('A') ? 'B' : 'A'}` }),
+        'one character off',
+      );
       const other = await signIn(ann.key);
       assertCsrf(await search({ cookie: annSession.headers.cookie!, 'x-csrf-token': other.csrf }), 'the CSRF token of another session of the same user');
       const bens = await signIn(ben.key);
-      assertCsrf(await search({ cookie: annSession.headers.cookie!, 'x-csrf-token': bens.csrf }), 'the CSRF token of another user\'s session');
+      assertCsrf(await search({ cookie: annSession.headers.cookie!, 'x-csrf-token': bens.csrf }), "the CSRF token of another user's session");
       // GET routes too: a link or image another site embeds sends the cookie on a GET.
       assertCsrf(await api('GET', `/api/source?repo=widgets&path=src/main.c`, { headers: { cookie: annSession.headers.cookie! } }), 'GET without the token');
       assert.equal((await api('GET', `/api/source?repo=widgets&path=src/main.c`, { headers: annSession.headers })).status, 200);
@@ -344,7 +378,7 @@ test('browser sessions over HTTP', async (t) => {
       // The cookie is not even looked at: no CSRF token needed, and the request is ben's (counted).
       const a = await search({ cookie: annSession.headers.cookie!, ...bearer(ben.key) });
       assert.equal(a.status, 200, a.text);
-      assert.equal(a.headers.get('x-ratelimit-limit'), '10000', 'counted against ben\'s limit');
+      assert.equal(a.headers.get('x-ratelimit-limit'), '10000', "counted against ben's limit");
       const b = await search({ cookie: 'trawl_session=garbage', 'x-service-api-key': ben.key });
       assert.equal(b.status, 200, b.text);
       // And a bad bearer credential is not rescued by a good session.
@@ -357,7 +391,16 @@ test('browser sessions over HTTP', async (t) => {
       const token = newScopedToken();
       const st = openStore(d.dataDir);
       try {
-        await st.createScopedToken({ userId: benUser.id, apiKeyId: ben.id, hash: credentialHash(secret, token), repoIds: [1], expiresAt: new Date(clock.getTime() + 3_600_000).toISOString() }, clock.toISOString());
+        await st.createScopedToken(
+          {
+            userId: benUser.id,
+            apiKeyId: ben.id,
+            hash: credentialHash(secret, token),
+            repoIds: [1],
+            expiresAt: new Date(clock.getTime() + 3_600_000).toISOString(),
+          },
+          clock.toISOString(),
+        );
       } finally {
         await st.close();
       }
@@ -411,7 +454,11 @@ test('browser sessions over HTTP', async (t) => {
         assert.equal(a.headers.get('www-authenticate'), none.headers.get('www-authenticate'));
       }
       // The control: the same request with ann's key passes authentication.
-      const withKey = await call(`${d.url}/api/mcp`, { method: 'POST', json: ping, headers: { ...bearer(ben.key), accept: 'application/json, text/event-stream' } });
+      const withKey = await call(`${d.url}/api/mcp`, {
+        method: 'POST',
+        json: ping,
+        headers: { ...bearer(ben.key), accept: 'application/json, text/event-stream' },
+      });
       assert.notEqual(withKey.status, 401);
     });
 
@@ -443,13 +490,16 @@ test('browser sessions over HTTP', async (t) => {
     await t.test('sign-out: needs the CSRF token with a valid session; drops the cookie', async () => {
       const s3 = await signIn(ben.key);
       assertCsrf(await api('DELETE', '/api/session', { headers: { cookie: s3.headers.cookie! } }), 'sign-out without the token');
-      assertCsrf(await api('DELETE', '/api/session', { headers: { cookie: s3.headers.cookie!, 'x-csrf-token': annSession.csrf } }), 'sign-out with another session\'s token');
+      assertCsrf(
+        await api('DELETE', '/api/session', { headers: { cookie: s3.headers.cookie!, 'x-csrf-token': annSession.csrf } }),
+        "sign-out with another session's token",
+      );
       assert.equal((await search(s3.headers)).status, 200, 'the control: the session works before');
       const out = await api('DELETE', '/api/session', { headers: s3.headers });
       assert.equal(out.status, 204);
       assert.deepEqual(setCookies(out), CLEARING);
       // The session ended in the store: a copy of the token no longer works either.
-      assertExpired(await search(s3.headers), 'a copy of a signed-out session\'s token');
+      assertExpired(await search(s3.headers), "a copy of a signed-out session's token");
       assert.equal((await search(annSession.headers)).status, 200, 'another session goes on');
       // Nothing to sign out of: still 204, still cleared.
       for (const headers of [{}, { cookie: 'trawl_session=garbage' }] as Array<Record<string, string>>) {
@@ -517,13 +567,24 @@ test('browser sessions with anonymous access on and an https public URL', async 
     const noCsrf = await call(`${d.url}/api/search`, { json: secretQuery, headers: { cookie: headers.cookie } });
     assert.equal(noCsrf.status, 403);
     assert.equal(noCsrf.json.errorCode, 'INVALID_CSRF_TOKEN');
-    const stale = new BrowserSessions(serverSecret(d.dataDir)).sign({ id: 'ses_000000000000000000000000', userId: 'usr_000000000000000000000000', apiKeyId: cy.id, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }).token;
-    const staleAnswer = await call(`${d.url}/api/search`, { json: secretQuery, headers: { cookie: `trawl_session=${stale}`, 'x-csrf-token': new BrowserSessions(serverSecret(d.dataDir)).csrfToken(stale) } });
+    const stale = new BrowserSessions(serverSecret(d.dataDir)).sign({
+      id: 'ses_000000000000000000000000',
+      userId: 'usr_000000000000000000000000',
+      apiKeyId: cy.id,
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    }).token;
+    const staleAnswer = await call(`${d.url}/api/search`, {
+      json: secretQuery,
+      headers: { cookie: `trawl_session=${stale}`, 'x-csrf-token': new BrowserSessions(serverSecret(d.dataDir)).csrfToken(stale) },
+    });
     assert.equal(staleAnswer.status, 401);
 
     const out = await call(`${d.url}/api/session`, { method: 'DELETE', headers });
     assert.equal(out.status, 204);
-    assert.deepEqual(out.headers.getSetCookie(), CLEARING.map((c) => `${c}; Secure`));
+    assert.deepEqual(
+      out.headers.getSetCookie(),
+      CLEARING.map((c) => `${c}; Secure`),
+    );
   } finally {
     await d.cleanup();
   }

@@ -20,7 +20,6 @@ const licensor = testLicensor('L-web-settings');
 const PUBLIC_PEM = licensor.publicPem;
 const license = (entitlements: string[]) => licensor.sign(entitlements);
 
-
 let browser: Browser;
 before(async () => {
   browser = await launchBrowser();
@@ -129,7 +128,10 @@ describe('the settings page without anonymous access', () => {
       await page.click('#copy-key');
       await page.locator('#copy-status', { hasText: 'the key is selected' }).waitFor();
       assert.equal(await activeId(page), 'new-key-value');
-      assert.equal(await page.evaluate('(() => { const f = document.getElementById("new-key-value"); return f.value.slice(f.selectionStart, f.selectionEnd); })()'), await page.inputValue('#new-key-value'));
+      assert.equal(
+        await page.evaluate('(() => { const f = document.getElementById("new-key-value"); return f.value.slice(f.selectionStart, f.selectionEnd); })()'),
+        await page.inputValue('#new-key-value'),
+      );
       // A blank name is refused in the page, with the reason next to the field.
       await page.fill('#key-name', '   ');
       await page.press('#key-name', 'Enter');
@@ -154,7 +156,7 @@ describe('the settings page without anonymous access', () => {
       await signInWith(page, ownerKey);
       const row = page.locator(`#members-table tr[data-user-id="${max}"]`);
       await row.waitFor();
-      assert.equal(await page.locator(`#members-table tr[data-user-id="${olga}"] button.suspend`).count(), 0, 'no suspend button on the owner\'s own row');
+      assert.equal(await page.locator(`#members-table tr[data-user-id="${olga}"] button.suspend`).count(), 0, "no suspend button on the owner's own row");
       assert.match(await row.locator('.member-status').innerText(), /^Active$/);
 
       await row.locator('button.suspend').click();
@@ -163,7 +165,7 @@ describe('the settings page without anonymous access', () => {
       assert.match(await page.locator('#members-status').innerText(), /Max is suspended/);
       assert.match(String(await activeText(page)), /^Unsuspend Max$/, 'focus stays on the (redrawn) button');
       const refused = await repos(d, memberKey);
-      assert.equal(refused.status, 401, 'suspended in the page, the member\'s key gets 401');
+      assert.equal(refused.status, 401, "suspended in the page, the member's key gets 401");
       assert.notEqual((await user()).suspendedAt, null);
 
       await page.fill(`#limit-${max}`, '5');
@@ -184,7 +186,7 @@ describe('the settings page without anonymous access', () => {
       await setLicense(license(['scoped-access-tokens']));
       await page.reload();
       await page.locator('#members-unavailable').waitFor();
-      assert.match(await page.locator('#members-unavailable').innerText(), /"org-management" entitlement/, 'the server\'s message');
+      assert.match(await page.locator('#members-unavailable').innerText(), /"org-management" entitlement/, "the server's message");
       assert.equal(await page.locator('#members-table').count(), 0);
       await page.locator('#keys-table').waitFor();
     } finally {

@@ -43,7 +43,7 @@ const LANGUAGES: Array<[string | undefined, string, string | null]> = [
   ['Klingon', 'a.klingon', null],
 ];
 
-test('a file\'s language: the linguist name, else the file name, else plain', () => {
+test("a file's language: the linguist name, else the file name, else plain", () => {
   for (const [name, path, expected] of LANGUAGES) {
     assert.equal(describeLanguage(name, path)?.name ?? null, expected, `${name} ${path}`);
   }
@@ -54,7 +54,10 @@ test('highlighted lines: escaped, one string per line, a token spanning lines cl
   assert.ok(ts, 'the TypeScript grammar loads in Node too');
   const lines = highlightedLines('const a = "<b>&";\n/* one\ntwo */\nlet x = 1;\n', ts);
   assert.equal(lines.length, 5, 'a final newline gives a last empty line');
-  assert.match(lines[0]!, /^<span class="tok-keyword">const<\/span> <span class="tok-variableName tok-definition">a<\/span> <span class="tok-operator">=<\/span> <span class="tok-string">&#34;&#60;b&#62;&#38;&#34;<\/span>/);
+  assert.match(
+    lines[0]!,
+    /^<span class="tok-keyword">const<\/span> <span class="tok-variableName tok-definition">a<\/span> <span class="tok-operator">=<\/span> <span class="tok-string">&#34;&#60;b&#62;&#38;&#34;<\/span>/,
+  );
   assert.equal(lines[1], '<span class="tok-comment">/* one</span>');
   assert.equal(lines[2], '<span class="tok-comment">two */</span>');
   assert.equal(lines[4], '');
@@ -65,11 +68,24 @@ test('highlighted lines: escaped, one string per line, a token spanning lines cl
 
 test('a diff hunk: each side highlighted whole, woven back with old and new line numbers', async () => {
   const ts = await loadLanguage('TypeScript', 'a.ts');
-  const hunk = { oldRange: { start: 10, lines: 4 }, newRange: { start: 10, lines: 4 }, body: [' /* a comment', '-   old', '+   new', ' */', '-let gone = 1;', '+const kept = 2;', '\\ No newline at end of file'].join('\n') };
+  const hunk = {
+    oldRange: { start: 10, lines: 4 },
+    newRange: { start: 10, lines: 4 },
+    body: [' /* a comment', '-   old', '+   new', ' */', '-let gone = 1;', '+const kept = 2;', '\\ No newline at end of file'].join('\n'),
+  };
   const lines = hunkLines(hunk, ts);
-  assert.deepEqual(lines.map((l) => [l.kind, l.old ?? null, l.new ?? null]), [
-    ['context', 10, 10], ['del', 11, null], ['add', null, 11], ['context', 12, 12], ['del', 13, null], ['add', null, 13], ['note', null, null],
-  ]);
+  assert.deepEqual(
+    lines.map((l) => [l.kind, l.old ?? null, l.new ?? null]),
+    [
+      ['context', 10, 10],
+      ['del', 11, null],
+      ['add', null, 11],
+      ['context', 12, 12],
+      ['del', 13, null],
+      ['add', null, 13],
+      ['note', null, null],
+    ],
+  );
   // The removed and the added line are inside the comment on their own sides.
   assert.equal(lines[1]!.html, '<span class="tok-comment">   old</span>');
   assert.equal(lines[2]!.html, '<span class="tok-comment">   new</span>');

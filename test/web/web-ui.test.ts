@@ -17,7 +17,15 @@ import { activeId, activeText, newTab, signInWith } from '../helpers/web.ts';
 function cartSource(): string {
   const lines = ['// A shopping cart.', 'export interface Item {', '  sku: string;', '  price: number;', '}', ''];
   for (let i = 0; i < 60; i++) lines.push(`const filler${i} = ${i}; // padding so the match is below the fold`);
-  lines.push('export class Cart {', '  private items: Item[] = [];', '  checkoutTotal(): number {', '    return this.items.reduce((n, i) => n + i.price, 0);', '  }', '}', '');
+  lines.push(
+    'export class Cart {',
+    '  private items: Item[] = [];',
+    '  checkoutTotal(): number {',
+    '    return this.items.reduce((n, i) => n + i.price, 0);',
+    '  }',
+    '}',
+    '',
+  );
   return lines.join('\n');
 }
 const CART_MATCH_LINE = 6 + 60 + 3; // "  checkoutTotal(): number {"
@@ -132,7 +140,7 @@ describe('web UI with anonymous access', () => {
     }
   });
 
-  test('a bad query shows the parser\'s error inline', async () => {
+  test("a bad query shows the parser's error inline", async () => {
     const page = await newPage();
     try {
       await page.goto(`${d.url}/`);
@@ -255,20 +263,29 @@ describe('web UI with anonymous access', () => {
       // the search left, and the search would then go out anonymous at once ([200]), a
       // different case. The check is held until the search has left, so this test always
       // exercises the stale-session path it is about.
-      const searchLeft = new Promise<void>((resolve) => page.on('request', (r) => { if (r.url().endsWith('/api/stream_search')) resolve(); }));
+      const searchLeft = new Promise<void>((resolve) =>
+        page.on('request', (r) => {
+          if (r.url().endsWith('/api/stream_search')) resolve();
+        }),
+      );
       await page.route('**/api/session', async (route) => {
         if (route.request().method() === 'GET') await searchLeft;
         await route.continue();
       });
       const answers: number[] = [];
-      page.on('response', (r) => { if (r.url().endsWith('/api/stream_search')) answers.push(r.status()); });
+      page.on('response', (r) => {
+        if (r.url().endsWith('/api/stream_search')) answers.push(r.status());
+      });
       await page.goto(`${d.url}/?q=widget_count`);
       await page.waitForSelector('details.stats');
       assert.ok((await page.locator('.result').count()) > 0);
       assert.deepEqual(answers, [401, 200]);
       assert.equal(await page.locator('dialog#signin').count(), 0, 'nobody is asked for a key');
       await page.locator('#account button', { hasText: 'Sign in' }).waitFor();
-      assert.deepEqual((await page.context().cookies()).map((c) => c.name), []);
+      assert.deepEqual(
+        (await page.context().cookies()).map((c) => c.name),
+        [],
+      );
     } finally {
       await page.context().close();
     }
@@ -388,7 +405,11 @@ describe('web UI sign-in without anonymous access', () => {
       // them, and without anonymous access the dialog asks for a key.
       await page.goto(`${d.url}/?q=widget_secret_sauce`);
       await page.waitForSelector('dialog#signin[open]');
-      assert.deepEqual((await page.context().cookies()).map((c) => c.name), [], 'both cookies are dropped');
+      assert.deepEqual(
+        (await page.context().cookies()).map((c) => c.name),
+        [],
+        'both cookies are dropped',
+      );
       await signInWith(page, key);
       // The refused search is repeated with the new session.
       await page.waitForSelector('details.stats');
@@ -398,14 +419,15 @@ describe('web UI sign-in without anonymous access', () => {
     }
   });
 
-  test('the session cookie alone is refused without the page\'s CSRF token', async () => {
+  test("the session cookie alone is refused without the page's CSRF token", async () => {
     const page = await newPage();
     try {
       await page.goto(`${d.url}/`);
       await signInWith(page, key);
       await page.waitForSelector('#account button');
       // A request made with the cookie but not through the page's API client.
-      const status = await page.evaluate(`fetch('/api/search', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'widget', matches: 1 }) })
+      const status =
+        await page.evaluate(`fetch('/api/search', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'widget', matches: 1 }) })
         .then(async (r) => [r.status, (await r.json()).errorCode])`);
       assert.deepEqual(status, [403, 'INVALID_CSRF_TOKEN']);
     } finally {

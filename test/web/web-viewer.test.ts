@@ -42,7 +42,17 @@ before(async () => {
     settings: { maxFileSize: 32 * 1024 * 1024 },
     extraRepos: [
       { name: 'shop', build: (r) => void (shopCommit = r.commit({ 'lib/cart.ts': cart }, 'Cart')) },
-      { name: 'billing', build: (r) => void r.commit({ 'src/fee.ts': 'export function computeFee(amount: number): number {\n  return Math.round(amount * 0.03);\n}\n', 'src/use.ts': "import { computeFee } from './fee';\nexport const sample = computeFee(100);\n" }, 'Fees') },
+      {
+        name: 'billing',
+        build: (r) =>
+          void r.commit(
+            {
+              'src/fee.ts': 'export function computeFee(amount: number): number {\n  return Math.round(amount * 0.03);\n}\n',
+              'src/use.ts': "import { computeFee } from './fee';\nexport const sample = computeFee(100);\n",
+            },
+            'Fees',
+          ),
+      },
       { name: 'big', build: (r) => void r.commit({ 'gen/big.ts': bigSource(BIG_LINES) }, 'Generated') },
     ],
   });
@@ -130,7 +140,10 @@ describe('code navigation', () => {
     try {
       await page.goto(`${d.url}/shop/-/blob/main/lib/cart.ts`);
       await page.waitForSelector('main[data-language="typescript"]');
-      await page.locator('.cm-line', { hasText: 'return sum + computeFee(sum);' }).locator('span', { hasText: /^computeFee$/ }).click();
+      await page
+        .locator('.cm-line', { hasText: 'return sum + computeFee(sum);' })
+        .locator('span', { hasText: /^computeFee$/ })
+        .click();
       await page.locator('#nav-menu button', { hasText: 'Go to definition' }).click();
       await page.waitForURL(/\/billing\/-\/blob\/main\/src\/fee\.ts/);
       await page.waitForSelector('main[data-landed-at]');
@@ -146,7 +159,10 @@ describe('code navigation', () => {
     try {
       await page.goto(`${d.url}/shop/-/blob/${shopCommit}/lib/cart.ts`);
       await page.waitForSelector('main[data-language="typescript"]');
-      await page.locator('.cm-line', { hasText: 'return sum + computeFee(sum);' }).locator('span', { hasText: /^computeFee$/ }).click();
+      await page
+        .locator('.cm-line', { hasText: 'return sum + computeFee(sum);' })
+        .locator('span', { hasText: /^computeFee$/ })
+        .click();
       await page.locator('#nav-menu button', { hasText: 'Find references' }).click();
       await page.locator('#nav-panel .nav-files').waitFor();
       assert.match(await page.locator('#nav-panel [role="status"]').innerText(), /^5 references in 3 files, from the indexed branches/);
@@ -171,7 +187,7 @@ describe('code navigation', () => {
       await name.click();
       await page.locator('#nav-menu button', { hasText: 'Find references' }).click();
       await page.locator('#nav-panel .nav-files').waitFor();
-      assert.ok(await page.locator('.outline').isHidden(), 'the panel takes the outline\'s place');
+      assert.ok(await page.locator('.outline').isHidden(), "the panel takes the outline's place");
       const files = await page.locator('#nav-panel .nav-file').allInnerTexts();
       assert.equal(files[0], 'shop lib/cart.ts', files.join(' | '));
       assert.ok(files.includes('billing src/fee.ts') && files.includes('billing src/use.ts'), files.join(' | '));

@@ -16,7 +16,11 @@ export interface ErrorObject {
 }
 
 export class ApiError extends Error {
-  constructor(readonly statusCode: number, readonly errorCode: string, message: string) {
+  constructor(
+    readonly statusCode: number,
+    readonly errorCode: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'ApiError';
   }

@@ -61,14 +61,23 @@ export function showWordMenu(word: string, at: { x: number; y: number }, ctx: Na
   const onOutside = (e: MouseEvent) => {
     if (!menu.contains(e.target as Node)) close();
   };
-  const item = (kind: NavKind, label: string) => h('button', {
-    type: 'button', role: 'menuitem', 'data-nav': kind,
-    onclick: () => {
-      close();
-      void lookUp(kind, word, ctx);
-    },
-  }, label);
-  const menu = h('div', { id: 'nav-menu', class: 'nav-menu', role: 'menu', 'aria-label': `Navigate from ${word}` },
+  const item = (kind: NavKind, label: string) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        role: 'menuitem',
+        'data-nav': kind,
+        onclick: () => {
+          close();
+          void lookUp(kind, word, ctx);
+        },
+      },
+      label,
+    );
+  const menu = h(
+    'div',
+    { id: 'nav-menu', class: 'nav-menu', role: 'menu', 'aria-label': `Navigate from ${word}` },
     h('div', { class: 'nav-word', 'aria-hidden': 'true' }, word),
     item('definitions', 'Go to definition'),
     item('references', 'Find references'),
@@ -102,20 +111,45 @@ export async function lookUp(kind: NavKind, word: string, ctx: NavContext): Prom
   // The file's own repository first, then the rest as ranked.
   const files = [...res.files].sort((a, b) => Number(b.repository === ctx.repo) - Number(a.repository === ctx.repo));
   const n = files.reduce((k, f) => k + f.matches.length, 0);
-  status.textContent = n === 0
-    ? `No ${kind} of ${word} in the indexed branches.`
-    : `${n.toLocaleString('en-US')} ${n === 1 ? kind.slice(0, -1) : kind} in ${files.length} ${files.length === 1 ? 'file' : 'files'}${res.stats.matchCount > n ? ` (of ${res.stats.matchCount.toLocaleString('en-US')})` : ''}, from the indexed branches.`;
-  ctx.panel.append(h('ul', { class: 'nav-files' }, files.map((f) => h('li', {},
-    h('div', { class: 'nav-file' }, h('span', { class: 'repo' }, f.repository), ' ', h('span', { class: 'path' }, f.fileName)),
-    h('ul', { class: 'nav-lines' }, f.matches.map((m) => {
-      const line = m.range.start.lineNumber;
-      const spans = spansByLine([m.lineContent], line, [m.range]).get(line);
-      return h('li', {}, h('a', { href: `${f.webUrl}?hl=${formatHighlights([m.range])}#L${line}` },
-        h('span', { class: 'ln' }, line),
-        h('code', {}, pieces(m.lineContent, spans).map((p) => (p.marked ? h('mark', {}, p.text) : p.text))),
-      ));
-    })),
-  ))));
+  status.textContent =
+    n === 0
+      ? `No ${kind} of ${word} in the indexed branches.`
+      : `${n.toLocaleString('en-US')} ${n === 1 ? kind.slice(0, -1) : kind} in ${files.length} ${files.length === 1 ? 'file' : 'files'}${res.stats.matchCount > n ? ` (of ${res.stats.matchCount.toLocaleString('en-US')})` : ''}, from the indexed branches.`;
+  ctx.panel.append(
+    h(
+      'ul',
+      { class: 'nav-files' },
+      files.map((f) =>
+        h(
+          'li',
+          {},
+          h('div', { class: 'nav-file' }, h('span', { class: 'repo' }, f.repository), ' ', h('span', { class: 'path' }, f.fileName)),
+          h(
+            'ul',
+            { class: 'nav-lines' },
+            f.matches.map((m) => {
+              const line = m.range.start.lineNumber;
+              const spans = spansByLine([m.lineContent], line, [m.range]).get(line);
+              return h(
+                'li',
+                {},
+                h(
+                  'a',
+                  { href: `${f.webUrl}?hl=${formatHighlights([m.range])}#L${line}` },
+                  h('span', { class: 'ln' }, line),
+                  h(
+                    'code',
+                    {},
+                    pieces(m.lineContent, spans).map((p) => (p.marked ? h('mark', {}, p.text) : p.text)),
+                  ),
+                ),
+              );
+            }),
+          ),
+        ),
+      ),
+    ),
+  );
   if (kind === 'definitions' && n === 1) {
     const only = files[0]!;
     const here = only.repository === ctx.repo && only.fileName === ctx.path;

@@ -22,7 +22,9 @@ export function codeView(source: string, language: Language | undefined, extraCe
   const parts: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1;
-    parts.push(`<tr id="L${n}">${extraCells ? extraCells(n) : ''}<td class="ln"><a href="#L${n}" aria-label="line ${n}">${n}</a></td><td class="code">${lines[i]}</td></tr>`);
+    parts.push(
+      `<tr id="L${n}">${extraCells ? extraCells(n) : ''}<td class="ln"><a href="#L${n}" aria-label="line ${n}">${n}</a></td><td class="code">${lines[i]}</td></tr>`,
+    );
   }
   const tbody = h('tbody');
   tbody.innerHTML = parts.join('');

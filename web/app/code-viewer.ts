@@ -19,7 +19,6 @@ import type { Range } from '../../daemon/search/types.ts';
 import { styleNonce } from './csp.ts';
 import { utf16Index, type LineSpan } from './ranges.ts';
 
-
 export interface ViewerOptions {
   source: string;
   /** Lines a search matched, marked as a whole (?hl=3,7-9). */
@@ -105,7 +104,10 @@ function searchMarks(state: EditorState, hitLines: Set<number>, matches: Range[]
     if (to <= from) to = Math.min(from + 1, a.to);
     if (to > from) marks.push({ from, to, deco: MATCH });
   }
-  return Decoration.set(marks.map((m) => m.deco.range(m.from, m.to)), true);
+  return Decoration.set(
+    marks.map((m) => m.deco.range(m.from, m.to)),
+    true,
+  );
 }
 
 /** Token classes (syntax.ts, classHighlighter) of text that is not a name. */
@@ -158,21 +160,23 @@ export function codeViewer(o: ViewerOptions): CodeViewer {
   ];
   if (o.onWord) {
     const onWord = o.onWord;
-    extensions.push(EditorView.domEventHandlers({
-      click(event, view) {
-        // A click that ends a selection is not a request to navigate.
-        if (event.button !== 0 || !view.state.selection.main.empty) return false;
-        // Names only: a keyword, a comment, a string or a number has nothing to navigate to.
-        const token = (event.target as Element).closest?.('[class*="tok-"]');
-        if (token && NOT_A_NAME.test(token.className)) return false;
-        const pos = view.posAtCoords({ x: event.clientX, y: event.clientY });
-        if (pos === null) return false;
-        const word = wordAt(view.state, pos);
-        if (!word) return false;
-        onWord(word, { line: view.state.doc.lineAt(pos).number, x: event.clientX, y: event.clientY });
-        return false;
-      },
-    }));
+    extensions.push(
+      EditorView.domEventHandlers({
+        click(event, view) {
+          // A click that ends a selection is not a request to navigate.
+          if (event.button !== 0 || !view.state.selection.main.empty) return false;
+          // Names only: a keyword, a comment, a string or a number has nothing to navigate to.
+          const token = (event.target as Element).closest?.('[class*="tok-"]');
+          if (token && NOT_A_NAME.test(token.className)) return false;
+          const pos = view.posAtCoords({ x: event.clientX, y: event.clientY });
+          if (pos === null) return false;
+          const word = wordAt(view.state, pos);
+          if (!word) return false;
+          onWord(word, { line: view.state.doc.lineAt(pos).number, x: event.clientX, y: event.clientY });
+          return false;
+        },
+      }),
+    );
   }
   const view = new EditorView({ state: EditorState.create({ doc: source, extensions }) });
   const element = document.createElement('div');

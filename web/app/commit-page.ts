@@ -37,22 +37,34 @@ function copyButton(target: HTMLElement): HTMLElement[] {
 
 /** git's %D decoration ("HEAD -> main, tag: v1") as one label per ref. */
 function refLabels(refs: string): HTMLElement[] {
-  return refs.split(', ').filter((r) => r !== '').map((r) => h('span', { class: r.startsWith('tag: ') ? 'ref tag' : 'ref' }, r));
+  return refs
+    .split(', ')
+    .filter((r) => r !== '')
+    .map((r) => h('span', { class: r.startsWith('tag: ') ? 'ref tag' : 'ref' }, r));
 }
 
 function header(repo: string, c: Commit): HTMLElement {
   const hash = h('code', { class: 'sha full' }, c.hash);
-  const parents = c.parents.length === 0
-    ? ['none: this is a first commit']
-    : c.parents.map((p, i) => [i > 0 ? ' ' : null, h('a', { class: 'sha', href: commitUrl(repo, p), title: `parent ${p}` }, p.slice(0, 10))]);
-  return h('header', { class: 'commit-head' },
+  const parents =
+    c.parents.length === 0
+      ? ['none: this is a first commit']
+      : c.parents.map((p, i) => [i > 0 ? ' ' : null, h('a', { class: 'sha', href: commitUrl(repo, p), title: `parent ${p}` }, p.slice(0, 10))]);
+  return h(
+    'header',
+    { class: 'commit-head' },
     h('h1', { class: 'commit-subject' }, c.message || '(no message)'),
     c.body ? h('pre', { class: 'commit-body' }, c.body) : null,
-    h('dl', { class: 'commit-meta' },
-      h('dt', {}, 'Author'), h('dd', {}, h('span', { class: 'who' }, c.authorName), ' ', h('span', { class: 'email' }, `<${c.authorEmail}>`)),
-      h('dt', {}, 'Date'), h('dd', {}, h('time', { datetime: c.date }, `${c.date.replace('T', ' ').slice(0, 16)} UTC`)),
-      h('dt', {}, 'Commit'), h('dd', {}, hash, ' ', copyButton(hash)),
-      h('dt', {}, c.parents.length > 1 ? 'Parents' : 'Parent'), h('dd', { class: 'parents' }, parents),
+    h(
+      'dl',
+      { class: 'commit-meta' },
+      h('dt', {}, 'Author'),
+      h('dd', {}, h('span', { class: 'who' }, c.authorName), ' ', h('span', { class: 'email' }, `<${c.authorEmail}>`)),
+      h('dt', {}, 'Date'),
+      h('dd', {}, h('time', { datetime: c.date }, `${c.date.replace('T', ' ').slice(0, 16)} UTC`)),
+      h('dt', {}, 'Commit'),
+      h('dd', {}, hash, ' ', copyButton(hash)),
+      h('dt', {}, c.parents.length > 1 ? 'Parents' : 'Parent'),
+      h('dd', { class: 'parents' }, parents),
       c.refs ? [h('dt', {}, 'Refs'), h('dd', {}, refLabels(c.refs))] : null,
     ),
     h('p', {}, h('a', { href: viewUrl('tree', repo, c.hash, '') }, 'Browse the files at this commit')),
@@ -72,9 +84,12 @@ export async function commitPage(main: HTMLElement, repo: string, sha: string): 
   document.title = `${commit.message} · ${commit.hash.slice(0, 10)} · ${repo} · trawl`;
   const top = [repoCrumbs(repo, `commit ${commit.hash.slice(0, 10)}`), header(repo, commit)];
   const base = commit.parents[0] ?? EMPTY_TREE;
-  const note = commit.parents.length === 0
-    ? h('p', { class: 'file-meta' }, 'The first commit of its history: every file is new.')
-    : commit.parents.length > 1 ? h('p', { class: 'file-meta' }, 'A merge: these are its changes against its first parent.') : null;
+  const note =
+    commit.parents.length === 0
+      ? h('p', { class: 'file-meta' }, 'The first commit of its history: every file is new.')
+      : commit.parents.length > 1
+        ? h('p', { class: 'file-meta' }, 'A merge: these are its changes against its first parent.')
+        : null;
   main.replaceChildren(...top, loading('the changes'));
   try {
     const diff = await apiJson<Diff>(`/api/diff?${qs({ repo, base, head: commit.hash })}`);

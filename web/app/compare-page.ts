@@ -40,10 +40,14 @@ function compareForm(repo: string, refs: Refs | null): HTMLFormElement {
   const base = input('compare-base', refs?.base ?? '');
   const head = input('compare-head', refs?.head ?? '');
   const options = h('datalist', { id: 'compare-refs' });
-  const form = h('form', { class: 'compare-form', 'aria-label': 'Refs to compare' },
-    h('label', { for: 'compare-base' }, 'Base'), base,
+  const form = h(
+    'form',
+    { class: 'compare-form', 'aria-label': 'Refs to compare' },
+    h('label', { for: 'compare-base' }, 'Base'),
+    base,
     h('span', { class: 'dots', 'aria-hidden': 'true' }, '…'),
-    h('label', { for: 'compare-head' }, 'Head'), head,
+    h('label', { for: 'compare-head' }, 'Head'),
+    head,
     h('button', { type: 'submit', class: 'primary' }, 'Compare'),
     refs ? h('a', { href: compareUrl(repo, { base: refs.head, head: refs.base }) }, 'Swap') : null,
     options,
@@ -53,16 +57,20 @@ function compareForm(repo: string, refs: Refs | null): HTMLFormElement {
     location.assign(compareUrl(repo, { base: base.value.trim(), head: head.value.trim() }));
   });
   // Suggestions only: the form works without them, so a failure to list refs is ignored.
-  void knownRefs(repo).then(({ defaultBranch, refs: names }) => {
-    options.replaceChildren(...names.map((value) => h('option', { value })));
-    if (!refs && defaultBranch && base.value === '') base.value = defaultBranch;
-  }, () => undefined);
+  void knownRefs(repo).then(
+    ({ defaultBranch, refs: names }) => {
+      options.replaceChildren(...names.map((value) => h('option', { value })));
+      if (!refs && defaultBranch && base.value === '') base.value = defaultBranch;
+    },
+    () => undefined,
+  );
   return form;
 }
 
 export async function comparePage(main: HTMLElement, repo: string, refs: Refs | null): Promise<void> {
   const crumbs = repoCrumbs(repo, 'compare');
-  const title = refs ? h('h1', { class: 'compare-title' }, 'Comparing ', h('code', {}, refs.base), ' … ', h('code', {}, refs.head))
+  const title = refs
+    ? h('h1', { class: 'compare-title' }, 'Comparing ', h('code', {}, refs.base), ' … ', h('code', {}, refs.head))
     : h('h1', { class: 'compare-title' }, 'Compare two refs');
   document.title = refs ? `${refs.base}...${refs.head} · ${repo} · trawl` : `Compare · ${repo} · trawl`;
   const top = [crumbs, title, compareForm(repo, refs)];

@@ -9,10 +9,17 @@ export function confirmAction(title: string, text: string, confirmLabel: string)
   const before = document.activeElement instanceof HTMLElement ? document.activeElement : undefined;
   return new Promise<boolean>((resolve) => {
     const cancel = h('button', { type: 'button', class: 'link', onclick: () => finish(false) }, 'Cancel');
-    const dialog = h('dialog', { id: 'confirm', class: 'confirm', 'aria-labelledby': 'confirm-title', 'aria-describedby': 'confirm-text' },
+    const dialog = h(
+      'dialog',
+      { id: 'confirm', class: 'confirm', 'aria-labelledby': 'confirm-title', 'aria-describedby': 'confirm-text' },
       h('h2', { id: 'confirm-title' }, title),
       h('p', { id: 'confirm-text' }, text),
-      h('div', { class: 'actions' }, cancel, h('button', { type: 'button', class: 'primary danger', id: 'confirm-yes', onclick: () => finish(true) }, confirmLabel)),
+      h(
+        'div',
+        { class: 'actions' },
+        cancel,
+        h('button', { type: 'button', class: 'primary danger', id: 'confirm-yes', onclick: () => finish(true) }, confirmLabel),
+      ),
     );
     let done = false;
     const finish = (yes: boolean) => {

@@ -52,9 +52,14 @@ function emptyReason(f: DiffFile, status: Status): string {
 }
 
 function counts(added: number, removed: number): HTMLElement {
-  return h('span', { class: 'diff-counts' },
-    h('span', { class: 'added-count' }, `+${formatCount(added)}`), h('span', { class: 'sr-only' }, ' added lines,'), ' ',
-    h('span', { class: 'removed-count' }, `−${formatCount(removed)}`), h('span', { class: 'sr-only' }, ' removed lines'),
+  return h(
+    'span',
+    { class: 'diff-counts' },
+    h('span', { class: 'added-count' }, `+${formatCount(added)}`),
+    h('span', { class: 'sr-only' }, ' added lines,'),
+    ' ',
+    h('span', { class: 'removed-count' }, `−${formatCount(removed)}`),
+    h('span', { class: 'sr-only' }, ' removed lines'),
   );
 }
 
@@ -66,10 +71,14 @@ function rowsHtml(f: DiffFile, language: Language | undefined, oldHref: string, 
   for (const hunk of f.hunks) {
     const { oldRange: o, newRange: n } = hunk;
     const heading = hunk.heading ? ` ${escapeHtml(hunk.heading)}` : '';
-    parts.push(`<tr class="hunk"><td class="ln" colspan="2"></td><td class="sign"></td><td class="code">@@ -${o.start},${o.lines} +${n.start},${n.lines} @@${heading}</td></tr>`);
+    parts.push(
+      `<tr class="hunk"><td class="ln" colspan="2"></td><td class="sign"></td><td class="code">@@ -${o.start},${o.lines} +${n.start},${n.lines} @@${heading}</td></tr>`,
+    );
     for (const line of hunkLines(hunk, language)) {
       const sign = line.kind === 'add' ? '+' : line.kind === 'del' ? '−' : '';
-      parts.push(`<tr class="${line.kind}">${ln(oldHref, 'old', line.old)}${ln(newHref, 'new', line.new)}<td class="sign">${sign}</td><td class="code">${line.html}</td></tr>`);
+      parts.push(
+        `<tr class="${line.kind}">${ln(oldHref, 'old', line.old)}${ln(newHref, 'new', line.new)}<td class="sign">${sign}</td><td class="code">${line.html}</td></tr>`,
+      );
     }
   }
   return parts.join('');
@@ -107,7 +116,9 @@ export function diffView(repo: string, diff: Diff, sides: { base: string; head: 
     items.push(h('li', {}, badge, ' ', h('a', { href: `#${id}` }, name), ' ', counts(c.added, c.removed)));
 
     const href = f.newPath === null ? viewUrl('blob', repo, sides.base, f.oldPath ?? '') : viewUrl('blob', repo, sides.head, f.newPath);
-    const head = h('div', { class: 'diff-file-head' },
+    const head = h(
+      'div',
+      { class: 'diff-file-head' },
       h('h3', { id: `${id}-name` }, badge.cloneNode(true), ' ', h('a', { href, title: 'the file at this side of the diff' }, name)),
       counts(c.added, c.removed),
     );
@@ -125,7 +136,9 @@ export function diffView(repo: string, diff: Diff, sides: { base: string; head: 
     sections.push(h('section', { class: 'diff-file', id, 'aria-labelledby': `${id}-name` }, head, body));
   });
   const files = diff.files.length;
-  return h('div', { class: 'diff' },
+  return h(
+    'div',
+    { class: 'diff' },
     h('h2', { class: 'diff-summary' }, `${formatCount(files)} ${files === 1 ? 'file' : 'files'} changed `, counts(added, removed)),
     diff.truncated ? h('p', { class: 'notice truncated' }, 'This diff was cut at 1,000 files or 10 MB of changes: the files after that are not shown.') : null,
     h('ol', { class: 'diff-files' }, items),

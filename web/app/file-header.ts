@@ -17,17 +17,26 @@ export function breadcrumbs(repo: string, branch: string, path: string): HTMLEle
 
 /** The breadcrumbs of a repository's page that is not a path (a commit, a comparison): the repository, then `label`. */
 export function repoCrumbs(repo: string, label: string): HTMLElement {
-  return h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumbs' }, h('ol', {},
-    h('li', {}, h('a', { href: repoUrl(repo), class: 'repo-link' }, repo)),
-    h('li', {}, h('span', { 'aria-current': 'page' }, label)),
-  ));
+  return h(
+    'nav',
+    { class: 'crumbs', 'aria-label': 'Breadcrumbs' },
+    h('ol', {}, h('li', {}, h('a', { href: repoUrl(repo), class: 'repo-link' }, repo)), h('li', {}, h('span', { 'aria-current': 'page' }, label))),
+  );
 }
 
 export function fileTabs(active: View, repo: string, branch: string, path: string, external?: string): HTMLElement {
   const tab = (view: View, label: string) =>
-    h('a', { href: viewUrl(view, repo, branch, path), class: view === active ? 'tab active' : 'tab', 'aria-current': view === active ? 'page' : undefined }, label);
-  return h('nav', { class: 'tabs', 'aria-label': 'File views' },
-    tab('blob', 'Code'), tab('blame', 'Blame'), tab('commits', 'History'),
+    h(
+      'a',
+      { href: viewUrl(view, repo, branch, path), class: view === active ? 'tab active' : 'tab', 'aria-current': view === active ? 'page' : undefined },
+      label,
+    );
+  return h(
+    'nav',
+    { class: 'tabs', 'aria-label': 'File views' },
+    tab('blob', 'Code'),
+    tab('blame', 'Blame'),
+    tab('commits', 'History'),
     external ? h('a', { href: external, class: 'tab external', rel: 'noopener noreferrer' }, 'View on code host ↗') : null,
   );
 }

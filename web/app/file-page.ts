@@ -15,7 +15,13 @@ import { hashSpan, parseHighlights, spanHash } from './ranges.ts';
 import { loadLanguage } from './syntax.ts';
 
 /** `requests`: fetchFile's, started before this module loaded (main.ts). */
-export async function filePage(main: HTMLElement, repo: string, branch: string, path: string, requests: FileRequests = fetchFile(repo, branch, path)): Promise<void> {
+export async function filePage(
+  main: HTMLElement,
+  repo: string,
+  branch: string,
+  path: string,
+  requests: FileRequests = fetchFile(repo, branch, path),
+): Promise<void> {
   document.title = `${path.split('/').pop()} · ${repo} · trawl`;
   main.replaceChildren(breadcrumbs(repo, branch, path), fileTabs('blob', repo, branch, path), loading('the file'));
   const outline = requests.outline;
@@ -28,8 +34,11 @@ export async function filePage(main: HTMLElement, repo: string, branch: string, 
   }
   if (file.source.includes('\u0000')) {
     // A binary file: its bytes as text would be noise.
-    main.replaceChildren(breadcrumbs(repo, branch, path), fileTabs('blob', repo, branch, path, file.externalWebUrl),
-      h('p', { class: 'notice' }, `Binary file (${new TextEncoder().encode(file.source).length.toLocaleString('en-US')} bytes as served); not shown.`));
+    main.replaceChildren(
+      breadcrumbs(repo, branch, path),
+      fileTabs('blob', repo, branch, path, file.externalWebUrl),
+      h('p', { class: 'notice' }, `Binary file (${new TextEncoder().encode(file.source).length.toLocaleString('en-US')} bytes as served); not shown.`),
+    );
     return;
   }
   // The grammar's chunk is fetched while the viewer is built; the code shows plain until then.
@@ -38,7 +47,9 @@ export async function filePage(main: HTMLElement, repo: string, branch: string, 
   const aside = h('aside', { class: 'outline', 'aria-label': 'Symbol outline' }, h('h2', {}, 'Outline'), h('p', { class: 'status' }, 'Loading…'));
   const panel = h('aside', { class: 'nav-panel', id: 'nav-panel', 'aria-label': 'Code navigation', hidden: true });
   const nav: NavContext = {
-    repo, path, panel,
+    repo,
+    path,
+    panel,
     onOpen: () => {
       aside.hidden = true;
       panel.hidden = false;
@@ -60,8 +71,11 @@ export async function filePage(main: HTMLElement, repo: string, branch: string, 
     },
   });
   const hits = marks.lines.size;
-  const meta = h('p', { class: 'file-meta' },
-    `${viewer.lineCount.toLocaleString('en-US')} lines`, file.language ? ` · ${file.language}` : '',
+  const meta = h(
+    'p',
+    { class: 'file-meta' },
+    `${viewer.lineCount.toLocaleString('en-US')} lines`,
+    file.language ? ` · ${file.language}` : '',
     hits > 0 ? ` · ${hits} matched ${hits === 1 ? 'line' : 'lines'} highlighted` : '',
     file.blobSha ? h('span', { class: 'sha', title: 'git blob' }, ` · ${file.blobSha.slice(0, 10)}`) : '',
   );
@@ -115,12 +129,31 @@ function renderOutline(aside: HTMLElement, result: { symbols: OutlineSymbol[] } 
   // A generated file can define tens of thousands of symbols; the list stays short enough to draw.
   const shown = result.symbols.slice(0, OUTLINE_MAX);
   const rest = result.symbols.length - shown.length;
-  const note = rest > 0 ? [h('p', { class: 'status' }, `The first ${OUTLINE_MAX.toLocaleString('en-US')} of ${result.symbols.length.toLocaleString('en-US')} symbols.`)] : [];
-  aside.replaceChildren(title, ...note, h('ul', {}, shown.map((s) =>
-    h('li', { class: s.parent ? 'nested' : undefined },
-      h('a', { href: spanHash({ from: s.line, to: Math.max(s.endLine , s.line) }), title: `${s.kind}${s.parent ? ` in ${s.parent.symbol}` : ''}, line ${s.line}` },
-        h('span', { class: `kind kind-${s.kind.replace(/[^a-z]/gi, '')}` }, s.kind.slice(0, 1)),
-        s.symbol,
+  const note =
+    rest > 0
+      ? [h('p', { class: 'status' }, `The first ${OUTLINE_MAX.toLocaleString('en-US')} of ${result.symbols.length.toLocaleString('en-US')} symbols.`)]
+      : [];
+  aside.replaceChildren(
+    title,
+    ...note,
+    h(
+      'ul',
+      {},
+      shown.map((s) =>
+        h(
+          'li',
+          { class: s.parent ? 'nested' : undefined },
+          h(
+            'a',
+            {
+              href: spanHash({ from: s.line, to: Math.max(s.endLine, s.line) }),
+              title: `${s.kind}${s.parent ? ` in ${s.parent.symbol}` : ''}, line ${s.line}`,
+            },
+            h('span', { class: `kind kind-${s.kind.replace(/[^a-z]/gi, '')}` }, s.kind.slice(0, 1)),
+            s.symbol,
+          ),
+        ),
       ),
-    ))));
+    ),
+  );
 }

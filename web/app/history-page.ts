@@ -34,17 +34,41 @@ export async function historyPage(main: HTMLElement, repo: string, branch: strin
   }
   const pages = Math.max(1, Math.ceil(total / PER_PAGE));
   const pageLink = (n: number, label: string) => h('a', { href: `?page=${n}`, rel: n < page ? 'prev' : 'next' }, label);
-  main.replaceChildren(...head(),
+  main.replaceChildren(
+    ...head(),
     h('p', { class: 'file-meta' }, `${total.toLocaleString('en-US')} ${total === 1 ? 'commit' : 'commits'} touched this file`),
-    commits.length === 0 ? h('p', { class: 'status' }, 'No commits.') : h('ol', { class: 'commits' }, commits.map((c) =>
-      h('li', {},
-        h('div', { class: 'commit-line' },
-          h('a', { class: 'sha', href: commitUrl(repo, c.hash), title: 'the commit and its changes' }, c.hash.slice(0, 10)),
-          h('span', { class: 'msg' }, c.message),
+    commits.length === 0
+      ? h('p', { class: 'status' }, 'No commits.')
+      : h(
+          'ol',
+          { class: 'commits' },
+          commits.map((c) =>
+            h(
+              'li',
+              {},
+              h(
+                'div',
+                { class: 'commit-line' },
+                h('a', { class: 'sha', href: commitUrl(repo, c.hash), title: 'the commit and its changes' }, c.hash.slice(0, 10)),
+                h('span', { class: 'msg' }, c.message),
+              ),
+              h(
+                'div',
+                { class: 'commit-by' },
+                h('span', { class: 'who', title: c.authorEmail }, c.authorName),
+                ' · ',
+                h('time', { datetime: c.date }, c.date.replace('T', ' ').slice(0, 16)),
+              ),
+              c.body.trim() ? h('details', {}, h('summary', {}, 'Message'), h('pre', { class: 'body' }, c.body.trim())) : null,
+            ),
+          ),
         ),
-        h('div', { class: 'commit-by' }, h('span', { class: 'who', title: c.authorEmail }, c.authorName), ' · ', h('time', { datetime: c.date }, c.date.replace('T', ' ').slice(0, 16))),
-        c.body.trim() ? h('details', {}, h('summary', {}, 'Message'), h('pre', { class: 'body' }, c.body.trim())) : null,
-      ))),
-    h('nav', { class: 'pager', 'aria-label': 'Pages', hidden: pages <= 1 }, page > 1 ? pageLink(page - 1, '← Newer') : null, ` Page ${page} of ${pages} `, page < pages ? pageLink(page + 1, 'Older →') : null),
+    h(
+      'nav',
+      { class: 'pager', 'aria-label': 'Pages', hidden: pages <= 1 },
+      page > 1 ? pageLink(page - 1, '← Newer') : null,
+      ` Page ${page} of ${pages} `,
+      page < pages ? pageLink(page + 1, 'Older →') : null,
+    ),
   );
 }

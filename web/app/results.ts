@@ -35,18 +35,28 @@ export function renderResult(f: FileResult, index: number): HTMLElement {
   const n = matchCount(f);
   const chunks = f.chunks.map((c) => renderChunk(f, c));
   const hidden = chunks.slice(CHUNKS_SHOWN);
-  const more = hidden.length > 0
-    ? h('button', {
-        type: 'button', class: 'link more',
-        onclick: (e: Event) => {
-          for (const c of hidden) c.hidden = false;
-          (e.currentTarget as HTMLElement).remove();
-        },
-      }, `Show ${hidden.length} more ${hidden.length === 1 ? 'chunk' : 'chunks'} in this file`)
-    : null;
+  const more =
+    hidden.length > 0
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'link more',
+            onclick: (e: Event) => {
+              for (const c of hidden) c.hidden = false;
+              (e.currentTarget as HTMLElement).remove();
+            },
+          },
+          `Show ${hidden.length} more ${hidden.length === 1 ? 'chunk' : 'chunks'} in this file`,
+        )
+      : null;
   for (const c of hidden) c.hidden = true;
-  return h('li', { class: 'result', 'data-index': index },
-    h('div', { class: 'result-head' },
+  return h(
+    'li',
+    { class: 'result', 'data-index': index },
+    h(
+      'div',
+      { class: 'result-head' },
       h('a', { class: 'path', href: fileLink(f), 'data-result-link': true }, path),
       h('span', { class: 'repo', title: 'repository' }, f.repository),
       f.branches.length > 0 ? h('span', { class: 'branch', title: 'branches' }, f.branches.join(', ')) : null,
@@ -65,11 +75,25 @@ function renderChunk(f: FileResult, c: FileResult['chunks'][number]): HTMLElemen
   const rows = lines.map((text, i) => {
     const n = first + i;
     const marks = spans.get(n);
-    return h('tr', { class: marks ? 'hit' : undefined },
+    return h(
+      'tr',
+      { class: marks ? 'hit' : undefined },
       h('td', { class: 'ln' }, h('a', { href: fileLink(f, n), tabindex: -1, 'aria-label': `line ${n}` }, n)),
-      h('td', { class: 'code' }, pieces(text, marks).map((p) => (p.marked ? h('mark', {}, p.text) : p.text))),
+      h(
+        'td',
+        { class: 'code' },
+        pieces(text, marks).map((p) => (p.marked ? h('mark', {}, p.text) : p.text)),
+      ),
     );
   });
-  const symbols = c.symbols.length > 0 ? h('div', { class: 'chunk-symbols' }, h('span', { class: 'label' }, 'defines '), c.symbols.map((s) => h('span', { class: 'sym', title: s.kind }, s.parent ? `${s.parent.symbol}.` : '', s.symbol))) : null;
+  const symbols =
+    c.symbols.length > 0
+      ? h(
+          'div',
+          { class: 'chunk-symbols' },
+          h('span', { class: 'label' }, 'defines '),
+          c.symbols.map((s) => h('span', { class: 'sym', title: s.kind }, s.parent ? `${s.parent.symbol}.` : '', s.symbol)),
+        )
+      : null;
   return h('div', { class: 'chunk' }, symbols, h('table', { class: 'code-table' }, h('tbody', {}, rows)));
 }

@@ -56,7 +56,10 @@ export function parseRoute(pathname: string): Route {
   if (view === 'commit' || view === 'compare') return revisionRoute(view, repoName, rest.slice(1));
   const branch = rest[1] === undefined ? undefined : decode(rest[1]);
   if (!VIEWS.has(view) || branch === undefined || branch === '') return { page: 'not-found' };
-  const path = rest.slice(2).filter((s) => s !== '').map(decode);
+  const path = rest
+    .slice(2)
+    .filter((s) => s !== '')
+    .map(decode);
   if (path.some((s) => s === undefined)) return { page: 'not-found' };
   if (view !== 'tree' && path.length === 0) return { page: 'not-found' };
   return { page: view as View, repo: repoName, branch, path: path.join('/') };
@@ -82,7 +85,11 @@ function revisionRoute(view: 'commit' | 'compare', repo: string, rest: string[])
 }
 
 function encodePath(path: string): string {
-  return path.split('/').filter((s) => s !== '').map(encodeURIComponent).join('/');
+  return path
+    .split('/')
+    .filter((s) => s !== '')
+    .map(encodeURIComponent)
+    .join('/');
 }
 
 /** The repository's page; after a page's name a "/", so that it stays the repository's. */

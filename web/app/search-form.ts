@@ -70,27 +70,71 @@ const DEFAULT_HINT = 'Terms are ANDed; "or" between terms, -term to exclude, "qu
 
 export function searchForm(initial: SearchParams, onSearch: (p: SearchParams) => void): SearchForm {
   const input = h('input', {
-    id: 'q', name: 'q', type: 'search', value: initial.query, autocomplete: 'off', spellcheck: 'false', autocapitalize: 'off',
-    placeholder: 'Search code: spin_lock lang:c file:^kernel/', 'aria-label': 'Search query', 'aria-describedby': 'query-hint query-error',
+    id: 'q',
+    name: 'q',
+    type: 'search',
+    value: initial.query,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    autocapitalize: 'off',
+    placeholder: 'Search code: spin_lock lang:c file:^kernel/',
+    'aria-label': 'Search query',
+    'aria-describedby': 'query-hint query-error',
   });
   const regex = h('input', { id: 'opt-regex', type: 'checkbox', checked: initial.regex });
   const caseSensitive = h('input', { id: 'opt-case', type: 'checkbox', checked: initial.caseSensitive });
   const hint = h('p', { id: 'query-hint', class: 'hint' }, DEFAULT_HINT);
   const error = h('div', { id: 'query-error', class: 'query-error', role: 'alert' });
-  const help = h('details', { class: 'syntax' },
+  const help = h(
+    'details',
+    { class: 'syntax' },
     h('summary', {}, 'Query syntax'),
-    h('table', {},
+    h(
+      'table',
+      {},
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'filter'), h('th', { scope: 'col' }, 'meaning'), h('th', { scope: 'col' }, 'example'))),
-      h('tbody', {}, FILTERS.map(([f, what, ex]) => h('tr', {}, h('td', {}, h('code', {}, f)), h('td', {}, what), h('td', {}, h('code', {}, ex))))),
+      h(
+        'tbody',
+        {},
+        FILTERS.map(([f, what, ex]) => h('tr', {}, h('td', {}, h('code', {}, f)), h('td', {}, what), h('td', {}, h('code', {}, ex)))),
+      ),
     ),
-    h('p', {}, 'Negate a filter or group with -: ', h('code', {}, '-file:test'), ', ', h('code', {}, '-(a or b)'), '. Parentheses group. With ', h('strong', {}, '.*'), ' on, every term is an RE2 regular expression; with ', h('strong', {}, 'Aa'), ' on, matching is case-sensitive.'),
+    h(
+      'p',
+      {},
+      'Negate a filter or group with -: ',
+      h('code', {}, '-file:test'),
+      ', ',
+      h('code', {}, '-(a or b)'),
+      '. Parentheses group. With ',
+      h('strong', {}, '.*'),
+      ' on, every term is an RE2 regular expression; with ',
+      h('strong', {}, 'Aa'),
+      ' on, matching is case-sensitive.',
+    ),
   );
   const params = (): SearchParams => ({ query: input.value, regex: regex.checked, caseSensitive: caseSensitive.checked, matches: initial.matches });
-  const form = h('form', { class: 'search-form', role: 'search', action: '/', method: 'get' },
-    h('div', { class: 'search-row' },
+  const form = h(
+    'form',
+    { class: 'search-form', role: 'search', action: '/', method: 'get' },
+    h(
+      'div',
+      { class: 'search-row' },
       input,
-      h('label', { class: 'toggle', title: 'Regular expressions', for: 'opt-regex' }, regex, h('span', { 'aria-hidden': 'true' }, '.*'), h('span', { class: 'sr-only' }, 'Regular expressions')),
-      h('label', { class: 'toggle', title: 'Case-sensitive', for: 'opt-case' }, caseSensitive, h('span', { 'aria-hidden': 'true' }, 'Aa'), h('span', { class: 'sr-only' }, 'Case-sensitive')),
+      h(
+        'label',
+        { class: 'toggle', title: 'Regular expressions', for: 'opt-regex' },
+        regex,
+        h('span', { 'aria-hidden': 'true' }, '.*'),
+        h('span', { class: 'sr-only' }, 'Regular expressions'),
+      ),
+      h(
+        'label',
+        { class: 'toggle', title: 'Case-sensitive', for: 'opt-case' },
+        caseSensitive,
+        h('span', { 'aria-hidden': 'true' }, 'Aa'),
+        h('span', { class: 'sr-only' }, 'Case-sensitive'),
+      ),
       h('button', { type: 'submit', class: 'primary' }, 'Search'),
     ),
     hint,

@@ -113,15 +113,27 @@ export class SearchPage {
       firstAt = performance.now() - started;
       // For the bench (bench/suite/phase-web.ts): when the frame that shows the first
       // result starts, in ms since the page's navigation began.
-      firstFrame = new Promise((resolve) => requestAnimationFrame((t) => {
-        this.list.dataset.firstResultAt = t.toFixed(1);
-        resolve();
-      }));
+      firstFrame = new Promise((resolve) =>
+        requestAnimationFrame((t) => {
+          this.list.dataset.firstResultAt = t.toFixed(1);
+          resolve();
+        }),
+      );
     };
     try {
-      const res = await apiFetch('/api/stream_search', postJson({
-        query: p.query, matches: p.matches, contextLines: 1, isRegexEnabled: p.regex, isCaseSensitivityEnabled: p.caseSensitive,
-      }, { signal: controller.signal }));
+      const res = await apiFetch(
+        '/api/stream_search',
+        postJson(
+          {
+            query: p.query,
+            matches: p.matches,
+            contextLines: 1,
+            isRegexEnabled: p.regex,
+            isCaseSensitivityEnabled: p.caseSensitive,
+          },
+          { signal: controller.signal },
+        ),
+      );
       for await (const raw of sseMessages(res.body!, controller.signal)) {
         const msg = raw as Message;
         if (msg.type === 'chunk') {
@@ -141,7 +153,14 @@ export class SearchPage {
           if (firstFrame) await Promise.race([firstFrame, new Promise((resolve) => setTimeout(resolve, FIRST_FRAME_WAIT_MS))]);
           if (controller.signal.aborted) return;
           this.list.dataset.doneAt = performance.now().toFixed(1);
-          this.finish(p, { stats: msg.accumulatedStats, exhaustive: msg.isSearchExhaustive, files, matches, firstMs: firstAt, totalMs: performance.now() - started });
+          this.finish(p, {
+            stats: msg.accumulatedStats,
+            exhaustive: msg.isSearchExhaustive,
+            files,
+            matches,
+            firstMs: firstAt,
+            totalMs: performance.now() - started,
+          });
         } else if (msg.type === 'error') {
           draw();
           this.status.textContent = '';
@@ -156,7 +175,9 @@ export class SearchPage {
       if (err instanceof ApiError && (err.errorCode === 'FAILED_TO_PARSE_QUERY' || err.errorCode === 'INVALID_REQUEST_BODY')) {
         this.form.showError(err.message, p.query);
       } else {
-        this.notice.append(h('p', { class: 'notice error', role: 'alert' }, err instanceof ApiError ? err.message : `The search could not be run: ${(err as Error).message}`));
+        this.notice.append(
+          h('p', { class: 'notice error', role: 'alert' }, err instanceof ApiError ? err.message : `The search could not be run: ${(err as Error).message}`),
+        );
       }
     } finally {
       if (this.controller === controller) this.list.removeAttribute('aria-busy');
@@ -164,26 +185,46 @@ export class SearchPage {
   }
 
   private finish(p: SearchParams, { stats: s, exhaustive, files, matches, firstMs, totalMs }: SearchEnd): void {
-    this.status.textContent = files === 0
-      ? 'No results.'
-      : `${formatCount(matches)} ${matches === 1 ? 'match' : 'matches'} in ${formatCount(files)} ${files === 1 ? 'file' : 'files'}`;
+    this.status.textContent =
+      files === 0 ? 'No results.' : `${formatCount(matches)} ${matches === 1 ? 'match' : 'matches'} in ${formatCount(files)} ${files === 1 ? 'file' : 'files'}`;
     if (!exhaustive) {
       const more = Math.min(p.matches * 10, MAX_MATCHES);
-      const why = s.actualMatchCount >= p.matches || s.filesSkipped > 0 || s.shardsSkipped > 0
-        ? `the search stopped at the limit of ${formatCount(p.matches)} matches`
-        : 'the search did not finish everywhere (a time limit or a failed shard)';
-      this.notice.append(h('div', { class: 'notice truncated', id: 'truncated', role: 'note' },
-        h('strong', {}, 'Results are truncated: '),
-        `${why}; ${formatCount(s.totalMatchCount)} matches found so far, ${formatCount(s.actualMatchCount)} shown. `,
-        more > p.matches ? h('a', { href: searchUrl({ ...p, matches: more }) }, `Search for up to ${formatCount(more)} matches`) : 'Narrow the query with filters to see the rest.',
-      ));
+      const why =
+        s.actualMatchCount >= p.matches || s.filesSkipped > 0 || s.shardsSkipped > 0
+          ? `the search stopped at the limit of ${formatCount(p.matches)} matches`
+          : 'the search did not finish everywhere (a time limit or a failed shard)';
+      this.notice.append(
+        h(
+          'div',
+          { class: 'notice truncated', id: 'truncated', role: 'note' },
+          h('strong', {}, 'Results are truncated: '),
+          `${why}; ${formatCount(s.totalMatchCount)} matches found so far, ${formatCount(s.actualMatchCount)} shown. `,
+          more > p.matches
+            ? h('a', { href: searchUrl({ ...p, matches: more }) }, `Search for up to ${formatCount(more)} matches`)
+            : 'Narrow the query with filters to see the rest.',
+        ),
+      );
     }
     const timing = `${formatNs(s.duration)} in the daemon${firstMs !== undefined ? `, first result on screen after ${firstMs.toFixed(0)} ms, all after ${totalMs.toFixed(0)} ms` : `, ${totalMs.toFixed(0)} ms in all`}`;
-    this.stats.append(h('details', { class: 'stats' },
-      h('summary', {}, `${formatCount(s.filesConsidered)} candidate files, ${formatCount(s.shardsScanned)} shards scanned · ${timing}`),
-      h('table', {}, h('tbody', {}, STAT_ROWS.map(([key, label, fmt]) => h('tr', {}, h('th', { scope: 'row' }, label), h('td', { 'data-stat': key, 'data-value': s[key] }, fmt(s[key] as number)))),
-        h('tr', {}, h('th', { scope: 'row' }, 'flush reason'), h('td', { 'data-stat': 'flushReason' }, s.flushReason)))),
-    ));
+    this.stats.append(
+      h(
+        'details',
+        { class: 'stats' },
+        h('summary', {}, `${formatCount(s.filesConsidered)} candidate files, ${formatCount(s.shardsScanned)} shards scanned · ${timing}`),
+        h(
+          'table',
+          {},
+          h(
+            'tbody',
+            {},
+            STAT_ROWS.map(([key, label, fmt]) =>
+              h('tr', {}, h('th', { scope: 'row' }, label), h('td', { 'data-stat': key, 'data-value': s[key] }, fmt(s[key] as number))),
+            ),
+            h('tr', {}, h('th', { scope: 'row' }, 'flush reason'), h('td', { 'data-stat': 'flushReason' }, s.flushReason)),
+          ),
+        ),
+      ),
+    );
   }
 
   /** The result links, in order, for keyboard moves. */

@@ -35,7 +35,9 @@ export function session(): SessionState {
  */
 export function startSession(): Promise<SessionState> {
   setCsrfToken(csrfCookie());
-  onUnauthorized(() => requireSignIn(state.authenticated ? 'Your session has ended. Sign in again to continue.' : 'This needs an API key. Sign in to continue.'));
+  onUnauthorized(() =>
+    requireSignIn(state.authenticated ? 'Your session has ended. Sign in again to continue.' : 'This needs an API key. Sign in to continue.'),
+  );
   const check = loadSession();
   whileSessionLoads(check);
   return check;
@@ -69,29 +71,44 @@ export function canBrowse(): boolean {
  * have nothing to show until someone signs in, so it stays.
  */
 export function requireSignIn(reason?: string): Promise<boolean> {
-  pending ??= new Promise<boolean>((resolve) => showDialog(reason, state.anonymousAccess, (ok) => {
-    pending = undefined;
-    resolve(ok);
-  }));
+  pending ??= new Promise<boolean>((resolve) =>
+    showDialog(reason, state.anonymousAccess, (ok) => {
+      pending = undefined;
+      resolve(ok);
+    }),
+  );
   return pending;
 }
 
 function showDialog(reason: string | undefined, cancellable: boolean, done: (signedIn: boolean) => void): void {
   const error = h('p', { class: 'form-error', id: 'signin-error', role: 'alert' });
   const input = h('input', {
-    id: 'signin-key', name: 'apiKey', type: 'password', autocomplete: 'off', spellcheck: 'false', required: true,
-    placeholder: 'svk_…', 'aria-describedby': 'signin-help signin-error',
+    id: 'signin-key',
+    name: 'apiKey',
+    type: 'password',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    required: true,
+    placeholder: 'svk_…',
+    'aria-describedby': 'signin-help signin-error',
   });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
-  const form = h('form', { method: 'dialog', class: 'signin' },
+  const form = h(
+    'form',
+    { method: 'dialog', class: 'signin' },
     h('h2', { id: 'signin-title' }, 'Sign in to trawl'),
-    h('p', { id: 'signin-help' }, reason ?? 'This server needs an API key.', ' Paste one of your API keys (', h('code', {}, 'trawl keys create'), ' makes one). It is exchanged for a session that ends when you close the browser; the key is not stored.'),
+    h(
+      'p',
+      { id: 'signin-help' },
+      reason ?? 'This server needs an API key.',
+      ' Paste one of your API keys (',
+      h('code', {}, 'trawl keys create'),
+      ' makes one). It is exchanged for a session that ends when you close the browser; the key is not stored.',
+    ),
     h('label', { for: 'signin-key' }, 'API key'),
     input,
     error,
-    h('div', { class: 'actions' },
-      cancellable ? h('button', { type: 'button', class: 'link', onclick: () => finish(false) }, 'Cancel') : null,
-      submit),
+    h('div', { class: 'actions' }, cancellable ? h('button', { type: 'button', class: 'link', onclick: () => finish(false) }, 'Cancel') : null, submit),
   );
   const dialog = h('dialog', { id: 'signin', 'aria-labelledby': 'signin-title' }, form);
   const finish = (signedIn: boolean) => {
@@ -149,7 +166,16 @@ function renderAccount(): void {
       h('button', { type: 'button', class: 'link', onclick: () => void signOut() }, 'Sign out'),
     );
   } else if (state.anonymousAccess) {
-    el.append(h('button', { type: 'button', class: 'link', onclick: () => void requireSignIn('Signed in, you also see the private repositories your user may see.').then((ok) => ok && location.reload()) }, 'Sign in'));
+    el.append(
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'link',
+          onclick: () => void requireSignIn('Signed in, you also see the private repositories your user may see.').then((ok) => ok && location.reload()),
+        },
+        'Sign in',
+      ),
+    );
   }
 }
-

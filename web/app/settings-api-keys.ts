@@ -13,14 +13,12 @@ import { confirmAction } from './confirm.ts';
 import { h } from './dom.ts';
 import { timeEl } from './settings-common.ts';
 
-
 interface CreatedKey {
   id: string;
   name: string;
   key: string;
   createdAt: string;
 }
-
 
 export function apiKeysSection(): HTMLElement {
   const heading = h('h2', { id: 'keys-title', tabindex: -1 }, 'API keys');
@@ -29,14 +27,28 @@ export function apiKeysSection(): HTMLElement {
   const list = h('div', { class: 'keys-list' }, h('p', { class: 'status' }, 'Loading your keys…'));
   const fresh = h('div', { class: 'new-key-slot' });
 
-  const name = h('input', { id: 'key-name', name: 'name', type: 'text', required: true, maxlength: KEY_NAME_MAX_LENGTH, autocomplete: 'off', 'aria-describedby': 'key-name-help key-create-error' });
+  const name = h('input', {
+    id: 'key-name',
+    name: 'name',
+    type: 'text',
+    required: true,
+    maxlength: KEY_NAME_MAX_LENGTH,
+    autocomplete: 'off',
+    'aria-describedby': 'key-name-help key-create-error',
+  });
   const createError = h('p', { class: 'form-error', id: 'key-create-error', role: 'alert' });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create key');
-  const form = h('form', { class: 'key-create', 'aria-labelledby': 'key-create-title' },
+  const form = h(
+    'form',
+    { class: 'key-create', 'aria-labelledby': 'key-create-title' },
     h('h3', { id: 'key-create-title' }, 'Create a key'),
     h('label', { for: 'key-name' }, 'Name'),
     h('div', { class: 'field-row' }, name, submit),
-    h('p', { class: 'hint', id: 'key-name-help' }, 'What the key is for ("laptop", "CI"), to tell your keys apart. The key acts as you, with your repositories and your daily limit.'),
+    h(
+      'p',
+      { class: 'hint', id: 'key-name-help' },
+      'What the key is for ("laptop", "CI"), to tell your keys apart. The key acts as you, with your repositories and your daily limit.',
+    ),
     createError,
   );
 
@@ -101,9 +113,17 @@ export function apiKeysSection(): HTMLElement {
   });
 
   void load();
-  return h('section', { class: 'settings-section', 'aria-labelledby': 'keys-title' },
+  return h(
+    'section',
+    { class: 'settings-section', 'aria-labelledby': 'keys-title' },
     heading,
-    h('p', { class: 'hint' }, 'Send a key as ', h('code', {}, 'Authorization: Bearer <key>'), ' from scripts, editors and agents, or sign in to this page with it.'),
+    h(
+      'p',
+      { class: 'hint' },
+      'Send a key as ',
+      h('code', {}, 'Authorization: Bearer <key>'),
+      ' from scripts, editors and agents, or sign in to this page with it.',
+    ),
     status,
     error,
     list,
@@ -114,29 +134,66 @@ export function apiKeysSection(): HTMLElement {
 
 function keyTable(keys: ListedKey[], revoke: (k: ListedKey) => Promise<void>): HTMLElement {
   const col = (text: string) => h('th', { scope: 'col' }, text);
-  return h('table', { class: 'settings-table', id: 'keys-table' },
+  return h(
+    'table',
+    { class: 'settings-table', id: 'keys-table' },
     h('caption', { class: 'sr-only' }, 'Your API keys'),
-    h('thead', {}, h('tr', {}, col('Name'), col('Key'), col('Created'), col('Last used'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
-    h('tbody', {}, keys.map((k) =>
-      h('tr', { 'data-key-id': k.id },
-        h('th', { scope: 'row' }, k.name),
-        h('td', {}, h('code', { title: 'The key\'s first characters' }, `${k.hint}…`)),
-        h('td', {}, timeEl(k.createdAt)),
-        h('td', {}, timeEl(k.lastUsedAt)),
-        h('td', { class: 'row-actions' }, h('button', { type: 'button', class: 'link danger revoke', onclick: () => void revoke(k) }, 'Revoke', h('span', { class: 'sr-only' }, ` key ${k.name}`))),
-      ))),
+    h(
+      'thead',
+      {},
+      h('tr', {}, col('Name'), col('Key'), col('Created'), col('Last used'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions'))),
+    ),
+    h(
+      'tbody',
+      {},
+      keys.map((k) =>
+        h(
+          'tr',
+          { 'data-key-id': k.id },
+          h('th', { scope: 'row' }, k.name),
+          h('td', {}, h('code', { title: "The key's first characters" }, `${k.hint}…`)),
+          h('td', {}, timeEl(k.createdAt)),
+          h('td', {}, timeEl(k.lastUsedAt)),
+          h(
+            'td',
+            { class: 'row-actions' },
+            h(
+              'button',
+              { type: 'button', class: 'link danger revoke', onclick: () => void revoke(k) },
+              'Revoke',
+              h('span', { class: 'sr-only' }, ` key ${k.name}`),
+            ),
+          ),
+        ),
+      ),
+    ),
   );
 }
 
 /** The new key, once: a read-only field, a Copy button and the note that it will not be shown again. */
 function newKeyPanel(created: CreatedKey, done: () => void): { element: HTMLElement; field: HTMLInputElement } {
-  const field = h('input', { id: 'new-key-value', class: 'key-value', type: 'text', readonly: true, spellcheck: 'false', autocomplete: 'off', 'aria-describedby': 'new-key-note' });
+  const field = h('input', {
+    id: 'new-key-value',
+    class: 'key-value',
+    type: 'text',
+    readonly: true,
+    spellcheck: 'false',
+    autocomplete: 'off',
+    'aria-describedby': 'new-key-note',
+  });
   field.value = created.key;
   const copied = h('p', { class: 'status', id: 'copy-status', role: 'status' });
   const copy = h('button', { type: 'button', id: 'copy-key', onclick: () => void copyKey(field, copied) }, 'Copy');
-  const element = h('section', { class: 'new-key', 'aria-labelledby': 'new-key-title' },
+  const element = h(
+    'section',
+    { class: 'new-key', 'aria-labelledby': 'new-key-title' },
     h('h3', { id: 'new-key-title' }, `Your new key “${created.name}”`),
-    h('p', { id: 'new-key-note' }, h('strong', {}, 'Copy it now: it will not be shown again.'), ' Only a keyed hash of it is stored. If you lose it, revoke it and create another.'),
+    h(
+      'p',
+      { id: 'new-key-note' },
+      h('strong', {}, 'Copy it now: it will not be shown again.'),
+      ' Only a keyed hash of it is stored. If you lose it, revoke it and create another.',
+    ),
     h('label', { for: 'new-key-value' }, 'New API key'),
     h('div', { class: 'field-row' }, field, copy),
     copied,

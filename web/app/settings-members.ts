@@ -59,9 +59,15 @@ export function membersSection(selfId: string): HTMLElement {
     }
   })();
 
-  return h('section', { class: 'settings-section', 'aria-labelledby': 'members-title' },
+  return h(
+    'section',
+    { class: 'settings-section', 'aria-labelledby': 'members-title' },
     heading,
-    h('p', { class: 'hint' }, 'Suspending a member stops all of their keys, tokens and browser sessions at once; making them active again lets their keys work again. An empty daily limit means the server\'s default.'),
+    h(
+      'p',
+      { class: 'hint' },
+      "Suspending a member stops all of their keys, tokens and browser sessions at once; making them active again lets their keys work again. An empty daily limit means the server's default.",
+    ),
     status,
     error,
     body,
@@ -72,19 +78,51 @@ type Change = (m: Member, patch: { suspended?: boolean; dailyLimit?: number | nu
 
 function memberTable(users: Member[], selfId: string, change: Change): HTMLElement {
   const col = (text: string) => h('th', { scope: 'col' }, text);
-  return h('table', { class: 'settings-table', id: 'members-table' },
+  return h(
+    'table',
+    { class: 'settings-table', id: 'members-table' },
     h('caption', { class: 'sr-only' }, 'Organization members'),
-    h('thead', {}, h('tr', {}, col('Name'), col('Email'), col('Role'), col('Status'), col('Last active'), col('Daily limit (requests)'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
-    h('tbody', {}, users.map((u) => row(u, selfId, change))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        col('Name'),
+        col('Email'),
+        col('Role'),
+        col('Status'),
+        col('Last active'),
+        col('Daily limit (requests)'),
+        h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      users.map((u) => row(u, selfId, change)),
+    ),
   );
 }
 
 function row(u: Member, selfId: string, change: Change): HTMLTableRowElement {
   const self = u.id === selfId;
   const limitId = `limit-${u.id}`;
-  const limit = h('input', { id: limitId, name: 'dailyLimit', type: 'number', min: 0, max: MAX_LIMIT, step: 1, inputmode: 'numeric', placeholder: 'default', class: 'limit-input' });
+  const limit = h('input', {
+    id: limitId,
+    name: 'dailyLimit',
+    type: 'number',
+    min: 0,
+    max: MAX_LIMIT,
+    step: 1,
+    inputmode: 'numeric',
+    placeholder: 'default',
+    class: 'limit-input',
+  });
   limit.value = u.dailyLimit === null ? '' : String(u.dailyLimit);
-  const limitForm = h('form', { class: 'limit-form' },
+  const limitForm = h(
+    'form',
+    { class: 'limit-form' },
     h('label', { for: limitId, class: 'sr-only' }, `Daily limit of ${who(u)}`),
     limit,
     h('button', { type: 'submit', class: 'set-limit' }, 'Set', h('span', { class: 'sr-only' }, ` the daily limit of ${who(u)}`)),
@@ -99,20 +137,38 @@ function row(u: Member, selfId: string, change: Change): HTMLTableRowElement {
       return;
     }
     limit.setCustomValidity('');
-    void change(u, { dailyLimit: n }, (x) => (x.dailyLimit === null ? `${who(x)}: the default daily limit applies.` : `${who(x)}: ${x.dailyLimit} requests per day.`), '.limit-input');
+    void change(
+      u,
+      { dailyLimit: n },
+      (x) => (x.dailyLimit === null ? `${who(x)}: the default daily limit applies.` : `${who(x)}: ${x.dailyLimit} requests per day.`),
+      '.limit-input',
+    );
   });
   limit.addEventListener('input', () => limit.setCustomValidity(''));
 
   const suspended = u.suspendedAt !== null;
   const toggle = self
     ? h('span', { class: 'hint' }, 'you')
-    : h('button', {
-      type: 'button',
-      class: suspended ? 'link unsuspend' : 'link danger suspend',
-      onclick: () => void change(u, { suspended: !suspended }, (x) => (x.suspendedAt === null ? `${who(x)} is active again.` : `${who(x)} is suspended: their keys and sessions stop working now.`), '.suspend, .unsuspend'),
-    }, suspended ? 'Unsuspend' : 'Suspend', h('span', { class: 'sr-only' }, ` ${who(u)}`));
+    : h(
+        'button',
+        {
+          type: 'button',
+          class: suspended ? 'link unsuspend' : 'link danger suspend',
+          onclick: () =>
+            void change(
+              u,
+              { suspended: !suspended },
+              (x) => (x.suspendedAt === null ? `${who(x)} is active again.` : `${who(x)} is suspended: their keys and sessions stop working now.`),
+              '.suspend, .unsuspend',
+            ),
+        },
+        suspended ? 'Unsuspend' : 'Suspend',
+        h('span', { class: 'sr-only' }, ` ${who(u)}`),
+      );
 
-  return h('tr', { 'data-user-id': u.id, class: suspended ? 'suspended' : undefined },
+  return h(
+    'tr',
+    { 'data-user-id': u.id, class: suspended ? 'suspended' : undefined },
     h('th', { scope: 'row' }, u.name || u.email),
     h('td', {}, u.email),
     h('td', {}, u.role),

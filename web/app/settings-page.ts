@@ -18,9 +18,12 @@ export async function settingsPage(main: HTMLElement, sessionChecked: Promise<Se
   };
   main.replaceChildren(
     h('h1', {}, 'Settings'),
-    h('p', { class: 'notice', id: 'settings-signin' },
+    h(
+      'p',
+      { class: 'notice', id: 'settings-signin' },
       'Your settings (your API keys, and for owners the members) are shown once you are signed in. ',
-      h('button', { type: 'button', class: 'link', onclick: () => void signIn() }, 'Sign in')),
+      h('button', { type: 'button', class: 'link', onclick: () => void signIn() }, 'Sign in'),
+    ),
   );
   // Asked at once: there is nothing else to do here. Without anonymous access the session
   // check has opened the dialog already (main.ts), and this waits for the same one.
@@ -31,7 +34,14 @@ function draw(main: HTMLElement): void {
   const user = session().user!;
   main.replaceChildren(
     h('h1', {}, 'Settings'),
-    h('p', { class: 'settings-who' }, 'Signed in as ', h('strong', {}, user.name || user.email || user.id), user.email && user.name ? ` (${user.email})` : '', `, ${user.role}.`),
+    h(
+      'p',
+      { class: 'settings-who' },
+      'Signed in as ',
+      h('strong', {}, user.name || user.email || user.id),
+      user.email && user.name ? ` (${user.email})` : '',
+      `, ${user.role}.`,
+    ),
     apiKeysSection(),
     ...(user.role === 'owner' ? [membersSection(user.id)] : []),
   );

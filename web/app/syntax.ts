@@ -80,10 +80,11 @@ export function highlightedLines(text: string, language: Language | undefined): 
       }
     }
   };
-  if (language) highlightTree(language.parser.parse(text), classHighlighter, (from, to, classes) => {
-    put(from, '');
-    put(to, classes);
-  });
+  if (language)
+    highlightTree(language.parser.parse(text), classHighlighter, (from, to, classes) => {
+      put(from, '');
+      put(to, classes);
+    });
   put(text.length, '');
   lines.push(line);
   return lines;

@@ -41,10 +41,26 @@ export async function treePage(main: HTMLElement, repo: string, branch: string, 
     main.replaceChildren(breadcrumbs(repo, branch, path), errorBox((err as Error).message));
     return;
   }
-  main.replaceChildren(breadcrumbs(repo, branch, path),
-    entries.length === 0 ? h('p', { class: 'status' }, 'This folder is empty.') : h('ul', { class: 'tree' }, entries.map((e) =>
-      h('li', { class: e.type },
-        h('a', { href: viewUrl(e.type === 'tree' ? 'tree' : 'blob', repo, branch, e.path) }, h('span', { class: 'icon', 'aria-hidden': 'true' }, e.type === 'tree' ? '▸' : '·'), e.name, e.type === 'tree' ? '/' : ''),
-      ))),
+  main.replaceChildren(
+    breadcrumbs(repo, branch, path),
+    entries.length === 0
+      ? h('p', { class: 'status' }, 'This folder is empty.')
+      : h(
+          'ul',
+          { class: 'tree' },
+          entries.map((e) =>
+            h(
+              'li',
+              { class: e.type },
+              h(
+                'a',
+                { href: viewUrl(e.type === 'tree' ? 'tree' : 'blob', repo, branch, e.path) },
+                h('span', { class: 'icon', 'aria-hidden': 'true' }, e.type === 'tree' ? '▸' : '·'),
+                e.name,
+                e.type === 'tree' ? '/' : '',
+              ),
+            ),
+          ),
+        ),
   );
 }

@@ -23,7 +23,7 @@ export function auditRoutes(s: Services): Route[] {
       description:
         'Keys, scoped tokens, OAuth clients and grants, browser sessions, users, the license, and failed authentications (counted per address and credential kind per minute). ' +
         'Filters: `actor` (an email, a user id or a credential id), `action` (exact, or a prefix ending in "."), `target` (an id), `since`/`until` (inclusive). ' +
-        'Owners\' API keys and browser sessions only: a scoped access token or an OAuth token is 403. Not rate limited. Events older than settings.audit.retentionDays (180) are pruned.',
+        "Owners' API keys and browser sessions only: a scoped access token or an OAuth token is 403. Not rate limited. Events older than settings.audit.retentionDays (180) are pruned.",
       tag: 'Enterprise',
       query: 'AuditQuery',
       response: { status: 200, schema: 'AuditEventsResponse', description: 'One page of events, newest first.', headers: PAGE_HEADERS },
@@ -33,7 +33,10 @@ export function auditRoutes(s: Services): Route[] {
       async handle(ctx) {
         await ownerWithEntitlement(s, ctx.identity, 'read the audit log');
         if (ctx.identity.kind !== 'apiKey' && ctx.identity.kind !== 'browserSession') {
-          throw new ServiceError('INSUFFICIENT_PERMISSIONS', 'the audit log is read with an API key (or the web UI\'s session), not with a scoped access token or an OAuth token');
+          throw new ServiceError(
+            'INSUFFICIENT_PERMISSIONS',
+            "the audit log is read with an API key (or the web UI's session), not with a scoped access token or an OAuth token",
+          );
         }
         const q = ctx.query as AuditFilters & { page: number; perPage: number };
         const query = await auditQuery(s.store, q, s.now().getTime(), { offset: (q.page - 1) * q.perPage, limit: q.perPage });
@@ -41,7 +44,14 @@ export function auditRoutes(s: Services): Route[] {
         const emails = new Map((await s.store.listUsers()).map((u) => [u.id, u.email]));
         return {
           body: events.map((e) => auditEventJson(e, (id) => emails.get(id))),
-          headers: pageHeaders({ baseUrl: s.baseUrl, path: '/api/ee/audit', query: q as unknown as Record<string, unknown>, page: q.page, perPage: q.perPage, total }),
+          headers: pageHeaders({
+            baseUrl: s.baseUrl,
+            path: '/api/ee/audit',
+            query: q as unknown as Record<string, unknown>,
+            page: q.page,
+            perPage: q.perPage,
+            total,
+          }),
         };
       },
     },

@@ -65,7 +65,7 @@ export function browseRoutes(s: Services): Route[] {
       method: 'GET',
       path: '/api/source',
       operationId: 'getSource',
-      summary: 'A file\'s content and metadata at a ref',
+      summary: "A file's content and metadata at a ref",
       description: `A file larger than settings.http.maxSourceBytes (${s.config.settings.http.maxSourceBytes} bytes here) is refused with 413 FILE_TOO_LARGE; its size is read from the git object's header, the file itself is never loaded.`,
       tag: 'Browse',
       query: 'SourceQuery',
@@ -100,8 +100,8 @@ export function browseRoutes(s: Services): Route[] {
       operationId: 'getOutline',
       summary: 'The symbol definitions of a file at a ref (its outline)',
       description:
-        'The file is read as GET /api/source reads it and parsed as the indexer parses it (C, device tree sources and Kconfig files by trawl\'s own scanners, other languages by universal-ctags), at any ref GET /api/source takes. ' +
-        'A file larger than 1 MiB (not read at all: its size comes from the git object\'s header), a binary file (a NUL byte) or one ctags fails on has no symbols. 503 when the file is one for universal-ctags and it is not installed.',
+        "The file is read as GET /api/source reads it and parsed as the indexer parses it (C, device tree sources and Kconfig files by trawl's own scanners, other languages by universal-ctags), at any ref GET /api/source takes. " +
+        "A file larger than 1 MiB (not read at all: its size comes from the git object's header), a binary file (a NUL byte) or one ctags fails on has no symbols. 503 when the file is one for universal-ctags and it is not installed.",
       tag: 'Browse',
       query: 'OutlineQuery',
       response: { status: 200, schema: 'OutlineResponse', description: 'The definitions, by line, then name.' },
@@ -113,12 +113,16 @@ export function browseRoutes(s: Services): Route[] {
         const repo = s.catalog.find(q.repo, ctx.identity);
         // A file ctags would skip for its size is not read either: no symbols, its language by its name.
         const file = await sourceOf(s, repo, q, SYMBOL_MAX_FILE_BYTES).catch((err: unknown) => {
-          if (err instanceof ServiceError && err.errorCode === 'FILE_TOO_LARGE') return { path: checkRepoPath(q.path, { allowEmpty: false }), source: Buffer.alloc(0), tooLarge: true };
+          if (err instanceof ServiceError && err.errorCode === 'FILE_TOO_LARGE')
+            return { path: checkRepoPath(q.path, { allowEmpty: false }), source: Buffer.alloc(0), tooLarge: true };
           throw err;
         });
         const outline = 'tooLarge' in file ? { symbols: [] } : await outlineSymbols(file.path, file.source, { signal: ctx.signal });
         if (outline.skipped === 'timeout' || outline.skipped === 'failed') {
-          ctx.log.warn({ repo: repo.name, path: file.path, ref: q.ref, bytes: file.source.length, reason: outline.skipped }, 'outline: ctags gave no symbols for the file');
+          ctx.log.warn(
+            { repo: repo.name, path: file.path, ref: q.ref, bytes: file.source.length, reason: outline.skipped },
+            'outline: ctags gave no symbols for the file',
+          );
         }
         return {
           body: {
@@ -152,7 +156,16 @@ export function browseRoutes(s: Services): Route[] {
         const b = ctx.body as { repoName: string; revisionName?: string };
         const repo = s.catalog.find(b.repoName, ctx.identity);
         const dir = gitDir(repo);
-        if (dir) return { body: await gitListing(ctx, { repo, dir, ref: b.revisionName, question: 'files', build: async (options) => fileListAnswer(await listFiles(dir, options)) }) };
+        if (dir)
+          return {
+            body: await gitListing(ctx, {
+              repo,
+              dir,
+              ref: b.revisionName,
+              question: 'files',
+              build: async (options) => fileListAnswer(await listFiles(dir, options)),
+            }),
+          };
         noRefs(repo, b.revisionName);
         return { body: await answers.answer(scopeOf(repo), 'files', async () => fileListAnswer(await indexedEntries(s, repo)), ctx.signal) };
       },
@@ -176,9 +189,25 @@ export function browseRoutes(s: Services): Route[] {
         // Up to a thousand paths: the question is named by their digest.
         const question = `tree ${createHash('sha256').update(JSON.stringify(paths)).digest('base64url')}`;
         const dir = gitDir(repo);
-        if (dir) return { body: await gitListing(ctx, { repo, dir, ref: b.revisionName, question, build: async (options) => ({ bytes: await slicedJson(await tree(dir, { ...options, paths })) }) }) };
+        if (dir)
+          return {
+            body: await gitListing(ctx, {
+              repo,
+              dir,
+              ref: b.revisionName,
+              question,
+              build: async (options) => ({ bytes: await slicedJson(await tree(dir, { ...options, paths })) }),
+            }),
+          };
         noRefs(repo, b.revisionName);
-        return { body: await answers.answer(scopeOf(repo), question, async () => ({ bytes: await slicedJson({ tree: await pathTree(await indexedPaths(s, repo), paths) }) }), ctx.signal) };
+        return {
+          body: await answers.answer(
+            scopeOf(repo),
+            question,
+            async () => ({ bytes: await slicedJson({ tree: await pathTree(await indexedPaths(s, repo), paths) }) }),
+            ctx.signal,
+          ),
+        };
       },
     },
     {
@@ -198,7 +227,15 @@ export function browseRoutes(s: Services): Route[] {
         const dir = gitDir(repo);
         if (dir) {
           const path = checkRepoPath(q.path ?? '', { allowEmpty: true });
-          return { body: await gitListing(ctx, { repo, dir, ref: q.revisionName, question: `folder ${path}`, build: async (options) => ({ bytes: await slicedJson(await folderContents(dir, { ...options, path })) }) }) };
+          return {
+            body: await gitListing(ctx, {
+              repo,
+              dir,
+              ref: q.revisionName,
+              question: `folder ${path}`,
+              build: async (options) => ({ bytes: await slicedJson(await folderContents(dir, { ...options, path })) }),
+            }),
+          };
         }
         noRefs(repo, q.revisionName);
         const path = checkRepoPath(q.path ?? '', { allowEmpty: true });

@@ -22,7 +22,8 @@ export function clusterRoutes(s: Services): Route[] {
       rateLimited: false,
       authenticated: true,
       async handle(ctx) {
-        if (ctx.identity.kind === 'anonymous' || ctx.identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'this endpoint needs the credential of an organization owner');
+        if (ctx.identity.kind === 'anonymous' || ctx.identity.userId === undefined)
+          throw new ServiceError('NOT_AUTHENTICATED', 'this endpoint needs the credential of an organization owner');
         if (ctx.identity.role !== 'owner') throw new ServiceError('INSUFFICIENT_PERMISSIONS', "only organization owners may read the cluster's status");
         const node = s.cluster?.();
         if (!node) throw new ServiceError('NOT_FOUND', 'this daemon runs alone: the configuration has no cluster section');

@@ -38,7 +38,8 @@ export function credentialRoutes(s: Services): Route[] {
    */
   const owned = (identity: Identity, ownerId: string | undefined, kind: IdKind, id: string): void => {
     const caller = manager(identity);
-    if (ownerId === undefined || (ownerId !== caller && identity.role !== 'owner')) throw new ServiceError(kind.code, `no ${kind.what} ${id}${identity.role === 'owner' ? '' : ' of yours'}`);
+    if (ownerId === undefined || (ownerId !== caller && identity.role !== 'owner'))
+      throw new ServiceError(kind.code, `no ${kind.what} ${id}${identity.role === 'owner' ? '' : ' of yours'}`);
   };
 
   /** The route's {id}, once the caller may manage credentials at all and it has the form of `kind`'s ids. */
@@ -51,7 +52,8 @@ export function credentialRoutes(s: Services): Route[] {
   const subject = async (identity: Identity, userId: string | undefined): Promise<string> => {
     const caller = manager(identity);
     if (userId === undefined || userId === caller) return caller;
-    if (identity.role !== 'owner' || !(await s.store.getUser(userId))) throw new ServiceError('USER_NOT_FOUND', `no user with id ${userId}${identity.role === 'owner' ? '' : ' whose credentials you may manage'}`);
+    if (identity.role !== 'owner' || !(await s.store.getUser(userId)))
+      throw new ServiceError('USER_NOT_FOUND', `no user with id ${userId}${identity.role === 'owner' ? '' : ' whose credentials you may manage'}`);
     return userId;
   };
 
@@ -63,7 +65,7 @@ export function credentialRoutes(s: Services): Route[] {
       operationId: 'listKeys',
       summary: 'Your API keys, each with the scoped tokens, OAuth grants and browser sessions it opened that still work',
       description:
-        'API key or browser session only (a scoped or OAuth token: 403). Owners may pass userId to see a member\'s; a member passing another id gets 404 USER_NOT_FOUND. ' +
+        "API key or browser session only (a scoped or OAuth token: 403). Owners may pass userId to see a member's; a member passing another id gets 404 USER_NOT_FOUND. " +
         'Live means: not revoked or ended, not expired, and the key itself not revoked. No token is shown. Not rate limited.',
       query: 'KeysQuery',
       response: { status: 200, schema: 'KeysResponse', description: 'The keys, oldest first.' },
@@ -80,7 +82,7 @@ export function credentialRoutes(s: Services): Route[] {
       operationId: 'createKey',
       summary: 'Creates an API key for yourself; the key is in this answer only',
       description:
-        'API key or browser session only (a scoped or OAuth token: 403): the web UI\'s settings page creates keys with this. ' +
+        "API key or browser session only (a scoped or OAuth token: 403): the web UI's settings page creates keys with this. " +
         'The key is shown once: only its keyed hash is stored. Recorded in the audit log (api_key.created). Not rate limited.',
       body: 'KeyCreateRequest',
       response: { status: 201, schema: 'KeyCreated', description: 'The new key, shown once, and its id.' },
@@ -93,8 +95,16 @@ export function credentialRoutes(s: Services): Route[] {
         // The caller's own record, for the event's email (and in case they were removed just now).
         const user = await s.store.getUser(userId);
         if (!user) throw new ServiceError('NOT_AUTHENTICATED', 'your user no longer exists');
-        const { key, record } = await issueApiKey({ store: s.store, audit: s.audit, secret: s.secret ?? serverSecret(s.dataDir) }, { user, name }, { actor: actorOf(ctx.identity), sourceAddress: ctx.clientAddress, now: s.now().toISOString() });
-        return { status: 201, body: { id: record.id, name: record.name, key, hint: record.hint, createdAt: record.createdAt }, headers: [['Cache-Control', 'no-store']] };
+        const { key, record } = await issueApiKey(
+          { store: s.store, audit: s.audit, secret: s.secret ?? serverSecret(s.dataDir) },
+          { user, name },
+          { actor: actorOf(ctx.identity), sourceAddress: ctx.clientAddress, now: s.now().toISOString() },
+        );
+        return {
+          status: 201,
+          body: { id: record.id, name: record.name, key, hint: record.hint, createdAt: record.createdAt },
+          headers: [['Cache-Control', 'no-store']],
+        };
       },
     },
     {
@@ -105,7 +115,7 @@ export function credentialRoutes(s: Services): Route[] {
       summary: 'Revokes an API key and ends everything opened with it: its scoped tokens, OAuth grants and browser sessions',
       description:
         'In one transaction; each of them is refused from the next request on (401, or invalid_grant at the OAuth token endpoint). ' +
-        'API key or browser session only; members their own keys, owners anyone\'s (else 404 API_KEY_NOT_FOUND). Revoking the key you call with is allowed: your next request is 401. ' +
+        "API key or browser session only; members their own keys, owners anyone's (else 404 API_KEY_NOT_FOUND). Revoking the key you call with is allowed: your next request is 401. " +
         'Revoking a revoked key again keeps its revokedAt and ends anything opened since (normally nothing).',
       response: { status: 200, schema: 'KeyRevoked', description: 'Revoked; how many credentials of each kind were ended.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'API_KEY_NOT_FOUND'],
@@ -118,7 +128,13 @@ export function credentialRoutes(s: Services): Route[] {
           async () => firstTime((await s.store.getApiKey(id))?.revokedAt, await s.store.revokeApiKey(id, now)),
           (r) =>
             r && (r.first || endedAny(r.ended))
-              ? { action: 'api_key.revoked', actor: actorOf(ctx.identity), target: { type: 'api_key', id: r.key.id }, sourceAddress: ctx.clientAddress, details: { userId: r.key.userId, name: r.key.name, ended: r.ended } }
+              ? {
+                  action: 'api_key.revoked',
+                  actor: actorOf(ctx.identity),
+                  target: { type: 'api_key', id: r.key.id },
+                  sourceAddress: ctx.clientAddress,
+                  details: { userId: r.key.userId, name: r.key.name, ended: r.ended },
+                }
               : undefined,
         );
         if (!revoked) throw new ServiceError('API_KEY_NOT_FOUND', `no API key ${id}`);
@@ -131,7 +147,8 @@ export function credentialRoutes(s: Services): Route[] {
       path: '/api/oauth_grants/{id}',
       operationId: 'revokeOAuthGrant',
       summary: 'Revokes an OAuth grant: every access and refresh token of that consent stops working',
-      description: 'API key or browser session only; members their own grants, owners anyone\'s (else 404 OAUTH_GRANT_NOT_FOUND). Revoking one again is a 204 too.',
+      description:
+        "API key or browser session only; members their own grants, owners anyone's (else 404 OAUTH_GRANT_NOT_FOUND). Revoking one again is a 204 too.",
       response: { status: 204, description: 'Revoked.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'OAUTH_GRANT_NOT_FOUND'],
       async handle(ctx) {
@@ -142,7 +159,13 @@ export function credentialRoutes(s: Services): Route[] {
           async () => firstTime((await s.store.oauth.getGrant(id))?.revokedAt, await s.store.oauth.revokeGrant(id, now)),
           (g) =>
             g?.first
-              ? { action: 'oauth_grant.revoked', actor: actorOf(ctx.identity), target: { type: 'oauth_grant', id }, sourceAddress: ctx.clientAddress, details: { reason: reasonOf(ctx.identity, g.userId), clientId: g.clientId, userId: g.userId } }
+              ? {
+                  action: 'oauth_grant.revoked',
+                  actor: actorOf(ctx.identity),
+                  target: { type: 'oauth_grant', id },
+                  sourceAddress: ctx.clientAddress,
+                  details: { reason: reasonOf(ctx.identity, g.userId), clientId: g.clientId, userId: g.userId },
+                }
               : undefined,
         );
         return { status: 204, body: undefined };
@@ -154,7 +177,8 @@ export function credentialRoutes(s: Services): Route[] {
       path: '/api/sessions/{id}',
       operationId: 'endSession',
       summary: 'Ends a browser session of the web UI (signs that browser out)',
-      description: 'API key or browser session only (a session may end itself); members their own sessions, owners anyone\'s (else 404 SESSION_NOT_FOUND). Ending one again is a 204 too.',
+      description:
+        "API key or browser session only (a session may end itself); members their own sessions, owners anyone's (else 404 SESSION_NOT_FOUND). Ending one again is a 204 too.",
       response: { status: 204, description: 'Ended.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'SESSION_NOT_FOUND'],
       async handle(ctx) {
@@ -165,7 +189,13 @@ export function credentialRoutes(s: Services): Route[] {
           async () => firstTime((await s.store.getSession(id))?.endedAt, await s.store.endSession(id, now)),
           (x) =>
             x?.first
-              ? { action: 'session.ended', actor: actorOf(ctx.identity), target: { type: 'session', id }, sourceAddress: ctx.clientAddress, details: { reason: reasonOf(ctx.identity, x.userId), userId: x.userId } }
+              ? {
+                  action: 'session.ended',
+                  actor: actorOf(ctx.identity),
+                  target: { type: 'session', id },
+                  sourceAddress: ctx.clientAddress,
+                  details: { reason: reasonOf(ctx.identity, x.userId), userId: x.userId },
+                }
               : undefined,
         );
         return { status: 204, body: undefined };
@@ -187,7 +217,16 @@ export function credentialRoutes(s: Services): Route[] {
         const userId = await subject(ctx.identity, (ctx.body as { userId?: string }).userId);
         const ended = await s.audit.change(
           () => s.store.endUserCredentials(userId, s.now().toISOString()),
-          (e) => (endedAny(e) ? { action: 'user.signed_out', actor: actorOf(ctx.identity), target: { type: 'user', id: userId }, sourceAddress: ctx.clientAddress, details: { ended: e } } : undefined),
+          (e) =>
+            endedAny(e)
+              ? {
+                  action: 'user.signed_out',
+                  actor: actorOf(ctx.identity),
+                  target: { type: 'user', id: userId },
+                  sourceAddress: ctx.clientAddress,
+                  details: { ended: e },
+                }
+              : undefined,
         );
         return { body: { userId, ended } };
       },
@@ -202,9 +241,13 @@ function reasonOf(identity: Identity, ownerId: string): 'user' | 'owner' {
 
 /** The caller, when they may manage credentials: an API key or a browser session. */
 function manager(identity: Identity): string {
-  if (identity.kind === 'anonymous' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'an API key or a browser session is needed to manage credentials');
+  if (identity.kind === 'anonymous' || identity.userId === undefined)
+    throw new ServiceError('NOT_AUTHENTICATED', 'an API key or a browser session is needed to manage credentials');
   if (identity.kind !== 'apiKey' && identity.kind !== 'browserSession') {
-    throw new ServiceError('INSUFFICIENT_PERMISSIONS', `a ${identity.kind === 'scopedToken' ? 'scoped access token' : 'OAuth token'} cannot manage credentials: use an API key or the web UI`);
+    throw new ServiceError(
+      'INSUFFICIENT_PERMISSIONS',
+      `a ${identity.kind === 'scopedToken' ? 'scoped access token' : 'OAuth token'} cannot manage credentials: use an API key or the web UI`,
+    );
   }
   return identity.userId;
 }

@@ -8,7 +8,8 @@ import type { Services } from '../services.ts';
 
 /** Owners with the org-management entitlement: 401 anonymous, 403 without the license or the role (`what`: what they may do). */
 export async function ownerWithEntitlement(s: Services, identity: Identity, what = 'list or read users'): Promise<void> {
-  if (identity.kind === 'anonymous' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', 'this endpoint needs the credential of an organization owner');
+  if (identity.kind === 'anonymous' || identity.userId === undefined)
+    throw new ServiceError('NOT_AUTHENTICATED', 'this endpoint needs the credential of an organization owner');
   await entitled(s, 'org-management');
   if (identity.role !== 'owner') throw new ServiceError('INSUFFICIENT_PERMISSIONS', `only organization owners may ${what}`);
 }

@@ -49,14 +49,20 @@ export function historyRoutes(s: Services): Route[] {
       path: '/api/diff',
       operationId: 'getDiff',
       summary: 'The changes between two refs',
-      description: 'Files by path with unified-diff hunks (3 lines of context); renames detected. `base` (or `head`) may be git\'s empty tree, 4b825dc642cb6eb9a060e54bf8d69288fbee4904, which names no files: a root commit\'s changes are the diff from it. Cut at 1000 files or 10 MB of hunks (then `truncated: true`). A file larger than settings.http.maxSourceBytes on either side has no hunks and `tooLarge: true` (it is not read).',
+      description:
+        "Files by path with unified-diff hunks (3 lines of context); renames detected. `base` (or `head`) may be git's empty tree, 4b825dc642cb6eb9a060e54bf8d69288fbee4904, which names no files: a root commit's changes are the diff from it. Cut at 1000 files or 10 MB of hunks (then `truncated: true`). A file larger than settings.http.maxSourceBytes on either side has no hunks and `tooLarge: true` (it is not read).",
       query: 'DiffQuery',
       response: { status: 200, schema: 'DiffResponse', description: 'The changed files.' },
       errors: [...HISTORY_ERRORS],
       async handle(ctx) {
         const q = ctx.query as Q;
         const { repo, dir } = repoOf(String(q.repo), ctx);
-        const opts: Parameters<typeof diff>[1] = { base: String(q.base), head: String(q.head), ...revisionScope(repo), maxBytes: s.config.settings.http.maxSourceBytes };
+        const opts: Parameters<typeof diff>[1] = {
+          base: String(q.base),
+          head: String(q.head),
+          ...revisionScope(repo),
+          maxBytes: s.config.settings.http.maxSourceBytes,
+        };
         if (q.path !== undefined) opts.path = String(q.path);
         return { body: await diff(dir, opts) };
       },
@@ -80,17 +86,27 @@ export function historyRoutes(s: Services): Route[] {
       path: '/api/commits',
       operationId: 'listCommits',
       summary: 'Commits reachable from a ref, newest first',
-      description: 'Filters: `query` (message), `author` (name or email), `since`/`until` (author date, inclusive: ISO 8601, or `N <unit>s ago`, `yesterday`, `last week|month|year`; a date alone is the start of that day), `path` (commits that changed it). `refs` is git\'s `%D` decoration. History walks stop after 100,000 commits.',
+      description:
+        "Filters: `query` (message), `author` (name or email), `since`/`until` (author date, inclusive: ISO 8601, or `N <unit>s ago`, `yesterday`, `last week|month|year`; a date alone is the start of that day), `path` (commits that changed it). `refs` is git's `%D` decoration. History walks stop after 100,000 commits.",
       query: 'CommitsQuery',
       response: { status: 200, schema: 'CommitsResponse', description: 'One page of commits.', headers: PAGE_HEADERS },
       errors: [...HISTORY_ERRORS],
       async handle(ctx) {
         const q = ctx.query as Q & { page: number; perPage: number };
         const { repo, dir } = repoOf(String(q.repo), ctx);
-        const opts: Parameters<typeof commits>[1] = { ref: q.ref as string | undefined, ...revisionScope(repo), page: q.page, perPage: q.perPage, now: s.now().getTime() };
+        const opts: Parameters<typeof commits>[1] = {
+          ref: q.ref as string | undefined,
+          ...revisionScope(repo),
+          page: q.page,
+          perPage: q.perPage,
+          now: s.now().getTime(),
+        };
         for (const k of ['query', 'author', 'since', 'until', 'path'] as const) if (q[k] !== undefined) opts[k] = String(q[k]);
         const page = await commits(dir, opts);
-        return { body: page.items, headers: pageHeaders({ baseUrl: s.baseUrl, path: '/api/commits', query: q, page: q.page, perPage: q.perPage, total: page.total }) };
+        return {
+          body: page.items,
+          headers: pageHeaders({ baseUrl: s.baseUrl, path: '/api/commits', query: q, page: q.page, perPage: q.perPage, total: page.total }),
+        };
       },
     },
     {
@@ -107,7 +123,10 @@ export function historyRoutes(s: Services): Route[] {
         const opts: Parameters<typeof authors>[1] = { ref: q.ref as string | undefined, ...revisionScope(repo), page: q.page, perPage: q.perPage };
         if (q.path !== undefined) opts.path = String(q.path);
         const page = await authors(dir, opts);
-        return { body: page.items, headers: pageHeaders({ baseUrl: s.baseUrl, path: '/api/commits/authors', query: q, page: q.page, perPage: q.perPage, total: page.total }) };
+        return {
+          body: page.items,
+          headers: pageHeaders({ baseUrl: s.baseUrl, path: '/api/commits/authors', query: q, page: q.page, perPage: q.perPage, total: page.total }),
+        };
       },
     },
   ];

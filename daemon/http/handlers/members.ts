@@ -55,7 +55,7 @@ export function memberRoutes(s: Services): Route[] {
       operationId: 'changeUser',
       summary: 'Suspends a member, makes them active again, or sets their daily request limit (owners only; org-management entitlement)',
       description:
-        'API key or browser session only (a scoped or OAuth token: 403). Fields left out stay as they are; at least one is needed. A suspended user\'s credentials stop working at once (401), browser sessions included; ' +
+        "API key or browser session only (a scoped or OAuth token: 403). Fields left out stay as they are; at least one is needed. A suspended user's credentials stop working at once (401), browser sessions included; " +
         'making them active again lets their keys work again. You cannot suspend yourself (403 CANNOT_SUSPEND_SELF). ' +
         'Each change is recorded in the audit log (user.suspended, user.unsuspended, user.limit_changed); asking for what already holds changes nothing and records nothing.',
       body: 'UserChange',
@@ -64,16 +64,30 @@ export function memberRoutes(s: Services): Route[] {
       async handle(ctx) {
         await ownerWithEntitlement(s, ctx.identity, 'change users');
         if (ctx.identity.kind !== 'apiKey' && ctx.identity.kind !== 'browserSession') {
-          throw new ServiceError('INSUFFICIENT_PERMISSIONS', `a ${ctx.identity.kind === 'scopedToken' ? 'scoped access token' : 'OAuth token'} cannot change users: use an API key or the web UI`);
+          throw new ServiceError(
+            'INSUFFICIENT_PERMISSIONS',
+            `a ${ctx.identity.kind === 'scopedToken' ? 'scoped access token' : 'OAuth token'} cannot change users: use an API key or the web UI`,
+          );
         }
         const id = pathId(ctx.params.id!, USER_ID);
         const change = ctx.body as MemberChange;
-        if (change.suspended === undefined && change.dailyLimit === undefined) throw new ServiceError('INVALID_REQUEST_BODY', 'say what changes: suspended (true or false), dailyLimit (an integer of at least 0, or null for the default), or both');
+        if (change.suspended === undefined && change.dailyLimit === undefined)
+          throw new ServiceError(
+            'INVALID_REQUEST_BODY',
+            'say what changes: suspended (true or false), dailyLimit (an integer of at least 0, or null for the default), or both',
+          );
         // Before the user is looked up: the rule does not depend on the record.
         if (change.suspended === true && id === ctx.identity.userId) {
-          throw new ServiceError('CANNOT_SUSPEND_SELF', 'you cannot suspend yourself: your own credentials would stop working, and with them the way to undo it; another owner can suspend you');
+          throw new ServiceError(
+            'CANNOT_SUSPEND_SELF',
+            'you cannot suspend yourself: your own credentials would stop working, and with them the way to undo it; another owner can suspend you',
+          );
         }
-        const user = await changeMember(s.store, s.audit, id, change, { actor: actorOf(ctx.identity), sourceAddress: ctx.clientAddress, now: s.now().toISOString() });
+        const user = await changeMember(s.store, s.audit, id, change, {
+          actor: actorOf(ctx.identity),
+          sourceAddress: ctx.clientAddress,
+          now: s.now().toISOString(),
+        });
         if (!user) throw new ServiceError('USER_NOT_FOUND', `no user with id ${id}`);
         return { body: userJson(user) };
       },
@@ -83,5 +97,15 @@ export function memberRoutes(s: Services): Route[] {
 
 /** docs/http-api.md 2.9 plus role and dailyLimit; suspendedAt, lastActivityAt and dailyLimit (the default applies) are null when unset. */
 function userJson(u: UserRecord): Record<string, unknown> {
-  return { id: u.id, name: u.name, email: u.email, role: u.role, suspendedAt: u.suspendedAt ?? null, createdAt: u.createdAt, updatedAt: u.updatedAt, lastActivityAt: u.lastActivityAt ?? null, dailyLimit: u.dailyLimit ?? null };
+  return {
+    id: u.id,
+    name: u.name,
+    email: u.email,
+    role: u.role,
+    suspendedAt: u.suspendedAt ?? null,
+    createdAt: u.createdAt,
+    updatedAt: u.updatedAt,
+    lastActivityAt: u.lastActivityAt ?? null,
+    dailyLimit: u.dailyLimit ?? null,
+  };
 }

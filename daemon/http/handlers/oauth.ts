@@ -18,13 +18,23 @@ import { consentPage, errorPage } from '../../oauth/consent-page.ts';
 import { unavailable, type OAuthContext } from '../../oauth/context.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import { parseForm, parseParams } from '../../oauth/form.ts';
-import { AS_METADATA_PATH, authorizationServerMetadata, ENDPOINTS, protectedResourceMetadata, RESOURCE_METADATA_PATH, RESOURCE_PATHS } from '../../oauth/metadata.ts';
+import {
+  AS_METADATA_PATH,
+  authorizationServerMetadata,
+  ENDPOINTS,
+  protectedResourceMetadata,
+  RESOURCE_METADATA_PATH,
+  RESOURCE_PATHS,
+} from '../../oauth/metadata.ts';
 import { revokeRequest } from '../../oauth/revocation.ts';
 import { tokenRequest } from '../../oauth/token-endpoint.ts';
 import { addressKey } from '../client-address.ts';
 import type { Route, RouteContext, RouteResult } from '../route.ts';
 
-const NO_STORE: Array<[string, string]> = [['Cache-Control', 'no-store'], ['Pragma', 'no-cache']];
+const NO_STORE: Array<[string, string]> = [
+  ['Cache-Control', 'no-store'],
+  ['Pragma', 'no-cache'],
+];
 /** Pages: no framing (clickjacking), no script, no referrer leaking the request. */
 const PAGE_HEADERS: Array<[string, string]> = [
   ['Content-Type', 'text/html; charset=utf-8'],
@@ -41,20 +51,22 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
   const base = { tag: 'OAuth', rateLimited: false, authenticated: false, cors: true } as const;
 
   /** A JSON endpoint: OAuth errors in OAuth's format; 403 (the API's error object) without the entitlement. */
-  const jsonEndpoint = (fn: (ctx: RouteContext) => Promise<RouteResult>): ((ctx: RouteContext) => Promise<RouteResult>) => async (ctx) => {
-    const off = await unavailable(oauth);
-    if (off) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `OAuth needs an active license with the "oauth" entitlement (${off})`);
-    try {
-      return await fn(ctx);
-    } catch (err) {
-      if (!(err instanceof OAuthError)) throw err;
-      // A client that cannot authenticate (token and revocation endpoints) is a failed authentication of its address.
-      if (err.error === 'invalid_client') oauth.failures.add(ctx.clientAddress, 'oauthClient');
-      const headers: Array<[string, string]> = [...NO_STORE, ...err.headers];
-      if (err.status === 401 && ctx.headers.authorization !== undefined) headers.push(['WWW-Authenticate', 'Basic realm="trawl"']);
-      return { status: err.status, body: err.toJSON(), headers };
-    }
-  };
+  const jsonEndpoint =
+    (fn: (ctx: RouteContext) => Promise<RouteResult>): ((ctx: RouteContext) => Promise<RouteResult>) =>
+    async (ctx) => {
+      const off = await unavailable(oauth);
+      if (off) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `OAuth needs an active license with the "oauth" entitlement (${off})`);
+      try {
+        return await fn(ctx);
+      } catch (err) {
+        if (!(err instanceof OAuthError)) throw err;
+        // A client that cannot authenticate (token and revocation endpoints) is a failed authentication of its address.
+        if (err.error === 'invalid_client') oauth.failures.add(ctx.clientAddress, 'oauthClient');
+        const headers: Array<[string, string]> = [...NO_STORE, ...err.headers];
+        if (err.status === 401 && ctx.headers.authorization !== undefined) headers.push(['WWW-Authenticate', 'Basic realm="trawl"']);
+        return { status: err.status, body: err.toJSON(), headers };
+      }
+    };
 
   const document = (path: string, summary: string, build: (issuer: string) => Record<string, unknown>): Route => ({
     ...base,
@@ -74,7 +86,9 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
   return [
     document(AS_METADATA_PATH, 'OAuth authorization server metadata (RFC 8414)', authorizationServerMetadata),
     ...RESOURCE_PATHS.map((p) =>
-      document(`${RESOURCE_METADATA_PATH}${p}`, `OAuth protected resource metadata (RFC 9728) of ${p === '' ? 'the API' : 'the tool server'}`, (issuer) => protectedResourceMetadata(issuer, p)),
+      document(`${RESOURCE_METADATA_PATH}${p}`, `OAuth protected resource metadata (RFC 9728) of ${p === '' ? 'the API' : 'the tool server'}`, (issuer) =>
+        protectedResourceMetadata(issuer, p),
+      ),
     ),
     {
       ...base,
@@ -83,7 +97,8 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       path: ENDPOINTS.register,
       operationId: 'oauthRegister',
       summary: 'Dynamic client registration (RFC 7591)',
-      description: 'A JSON object of client metadata: redirect_uris (required), client_name, token_endpoint_auth_method (none, client_secret_basic, client_secret_post), grant_types, response_types. 201 with client_id (and client_secret unless "none"). ' +
+      description:
+        'A JSON object of client metadata: redirect_uris (required), client_name, token_endpoint_auth_method (none, client_secret_basic, client_secret_post), grant_types, response_types. 201 with client_id (and client_secret unless "none"). ' +
         `At most ${REGISTRATIONS_PER_ADDRESS} registrations per client address (an IPv6 /64) in ${REGISTRATION_WINDOW_MS / 60_000} minutes: then 429 temporarily_unavailable with Retry-After. ` +
         `Clients never used (no consent reached them) are removed ${UNUSED_CLIENT_TTL_MS / 60_000} minutes after registration; with ${MAX_UNUSED_CLIENTS} of them waiting, 503 with Retry-After.`,
       rawBody: true,
@@ -106,7 +121,8 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       path: ENDPOINTS.token,
       operationId: 'oauthToken',
       summary: 'Token endpoint: authorization_code (with PKCE) or refresh_token grants',
-      description: 'application/x-www-form-urlencoded. Access tokens live 1 hour; refresh tokens 30 days and rotate on each use (reusing one revokes the whole grant).',
+      description:
+        'application/x-www-form-urlencoded. Access tokens live 1 hour; refresh tokens 30 days and rotate on each use (reusing one revokes the whole grant).',
       rawBody: true,
       response: { status: 200, description: 'access_token, token_type Bearer, expires_in, scope, refresh_token.' },
       handle: jsonEndpoint(async (ctx) => ({
@@ -154,7 +170,11 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
       operationId: 'oauthConsent',
       summary: 'The consent form: allow (with the API key) or deny',
       rawBody: true,
-      response: { status: 303, contentType: 'text/html', description: 'Back to the client with a code or access_denied; the page again when the API key is not valid.' },
+      response: {
+        status: 303,
+        contentType: 'text/html',
+        description: 'Back to the client with a code or access_denied; the page again when the API key is not valid.',
+      },
       async handle(ctx) {
         await pageAsync(ctx, 303, async () => {
           const params = parseForm(ctx.rawBody, ctx.headers['content-type'] ?? '');
@@ -163,7 +183,8 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
           if (decision === 'deny') return redirect(ctx, 303, denyLocation(oauth, request));
           if (decision !== 'allow') throw new AuthorizePageError('The form was not answered with Allow or Deny.');
           const key = params.get('api_key')?.trim();
-          const again = (status: number, message: string) => ctx.reply.send(status, consentPage(request, oauth.issuer(), oauth.grantLifetimeMs, message), PAGE_HEADERS);
+          const again = (status: number, message: string) =>
+            ctx.reply.send(status, consentPage(request, oauth.issuer(), oauth.grantLifetimeMs, message), PAGE_HEADERS);
           if (!key) return again(400, 'Enter your API key to allow access.');
           if (!isApiKeyShape(key)) return again(401, 'That is not an API key: keys start with svk_ (trawl keys create --user EMAIL makes one).');
           let user: { userId: string; keyId: string };
@@ -182,7 +203,11 @@ export function oauthRoutes(oauth: OAuthContext): Route[] {
 
   /** 302 answers a GET; 303 a POST (the browser follows it with a GET). */
   function redirect(ctx: RouteContext, status: 302 | 303, location: string): void {
-    ctx.reply.send(status, '', [['Location', location], ['Cache-Control', 'no-store'], ['Referrer-Policy', 'no-referrer']]);
+    ctx.reply.send(status, '', [
+      ['Location', location],
+      ['Cache-Control', 'no-store'],
+      ['Referrer-Policy', 'no-referrer'],
+    ]);
   }
 
   /** Runs a page handler: the entitlement first, then AuthorizePageError as the error page and AuthorizeRedirect as a redirect. */

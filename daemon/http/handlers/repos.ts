@@ -38,7 +38,17 @@ export function repoRoutes(s: Services): Route[] {
         repos.sort(q.sort === 'pushed' ? byPushed : byName);
         if (q.direction === 'desc') repos.reverse();
         const page = pageOf(repos, q.page, q.perPage).map((r) => repoJson(s.baseUrl, r));
-        return { body: page, headers: pageHeaders({ baseUrl: s.baseUrl, path: '/api/repos', query: q as unknown as Record<string, unknown>, page: q.page, perPage: q.perPage, total: repos.length }) };
+        return {
+          body: page,
+          headers: pageHeaders({
+            baseUrl: s.baseUrl,
+            path: '/api/repos',
+            query: q as unknown as Record<string, unknown>,
+            page: q.page,
+            perPage: q.perPage,
+            total: repos.length,
+          }),
+        };
       },
     },
     {
@@ -52,8 +62,15 @@ export function repoRoutes(s: Services): Route[] {
       rateLimited: true,
       authenticated: true,
       async handle(ctx) {
-        const visible = new Set(s.catalog.list().filter((r) => ctx.identity.canSee(r) && r.connectionId !== undefined).map((r) => r.connectionId!));
-        const list = ((await s.store?.listConnections()) ?? []).filter((c) => visible.has(c.id)).map((c) => ({ id: c.id, name: c.name, connectionType: c.connectionType }));
+        const visible = new Set(
+          s.catalog
+            .list()
+            .filter((r) => ctx.identity.canSee(r) && r.connectionId !== undefined)
+            .map((r) => r.connectionId!),
+        );
+        const list = ((await s.store?.listConnections()) ?? [])
+          .filter((c) => visible.has(c.id))
+          .map((c) => ({ id: c.id, name: c.name, connectionType: c.connectionType }));
         list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
         return { body: list };
       },

@@ -26,32 +26,51 @@ export function scopedTokenRoutes(s: Services): Route[] {
       body: 'ScopedTokenRequest',
       response: { status: 201, schema: 'ScopedTokenResponse', description: 'The token, shown once, and its id.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_REQUEST_BODY', 'INVALID_REPOSITORY_SCOPE'],
-      handle: (ctx) => refusalNoted(s, ctx, 'scoped_token.created', undefined, async () => {
-        const caller = apiKeyCaller(ctx.identity, 'create');
-        await entitled(s, 'scoped-access-tokens');
-        const ids = [...new Set((ctx.body as { repoIds: number[] }).repoIds)];
-        const visible = new Set(s.catalog.list().filter((r) => ctx.identity.canSee(r)).map((r) => r.repoId));
-        const outside = ids.filter((id) => !visible.has(id));
-        if (outside.length > 0) {
-          throw new ServiceError('INVALID_REPOSITORY_SCOPE', `repository id${outside.length === 1 ? '' : 's'} ${outside.slice(0, 20).join(', ')} ${outside.length === 1 ? 'is' : 'are'} not among the repositories you can see (GET /api/repos lists them)`);
-        }
-        const now = s.now();
-        const token = newScopedToken();
-        const hash = credentialHash(s.secret ?? serverSecret(s.dataDir), token);
-        const record = await s.audit.change(
-          // The key it is created with (identity.tokenId): revoking that key ends the token (auth/origin.ts).
-          () => s.store.createScopedToken({ userId: caller, apiKeyId: ctx.identity.tokenId!, hash, repoIds: ids, expiresAt: new Date(now.getTime() + SCOPED_TOKEN_LIFETIME_MS).toISOString() }, now.toISOString()),
-          (t) => ({
-            action: 'scoped_token.created',
-            actor: actorOf(ctx.identity),
-            target: { type: 'scoped_token', id: t.id },
-            sourceAddress: ctx.clientAddress,
-            // Small: the first hundred ids and the count.
-            details: { repoIds: t.repoIds.slice(0, MAX_DETAIL_IDS), repoCount: t.repoIds.length, expiresAt: t.expiresAt },
-          }),
-        );
-        return { status: 201, body: { id: record.id, token, createdAt: record.createdAt, expiresAt: record.expiresAt, repoIds: record.repoIds } };
-      }),
+      handle: (ctx) =>
+        refusalNoted(s, ctx, 'scoped_token.created', undefined, async () => {
+          const caller = apiKeyCaller(ctx.identity, 'create');
+          await entitled(s, 'scoped-access-tokens');
+          const ids = [...new Set((ctx.body as { repoIds: number[] }).repoIds)];
+          const visible = new Set(
+            s.catalog
+              .list()
+              .filter((r) => ctx.identity.canSee(r))
+              .map((r) => r.repoId),
+          );
+          const outside = ids.filter((id) => !visible.has(id));
+          if (outside.length > 0) {
+            throw new ServiceError(
+              'INVALID_REPOSITORY_SCOPE',
+              `repository id${outside.length === 1 ? '' : 's'} ${outside.slice(0, 20).join(', ')} ${outside.length === 1 ? 'is' : 'are'} not among the repositories you can see (GET /api/repos lists them)`,
+            );
+          }
+          const now = s.now();
+          const token = newScopedToken();
+          const hash = credentialHash(s.secret ?? serverSecret(s.dataDir), token);
+          const record = await s.audit.change(
+            // The key it is created with (identity.tokenId): revoking that key ends the token (auth/origin.ts).
+            () =>
+              s.store.createScopedToken(
+                {
+                  userId: caller,
+                  apiKeyId: ctx.identity.tokenId!,
+                  hash,
+                  repoIds: ids,
+                  expiresAt: new Date(now.getTime() + SCOPED_TOKEN_LIFETIME_MS).toISOString(),
+                },
+                now.toISOString(),
+              ),
+            (t) => ({
+              action: 'scoped_token.created',
+              actor: actorOf(ctx.identity),
+              target: { type: 'scoped_token', id: t.id },
+              sourceAddress: ctx.clientAddress,
+              // Small: the first hundred ids and the count.
+              details: { repoIds: t.repoIds.slice(0, MAX_DETAIL_IDS), repoCount: t.repoIds.length, expiresAt: t.expiresAt },
+            }),
+          );
+          return { status: 201, body: { id: record.id, token, createdAt: record.createdAt, expiresAt: record.expiresAt, repoIds: record.repoIds } };
+        }),
     },
     {
       ...base,
@@ -63,20 +82,30 @@ export function scopedTokenRoutes(s: Services): Route[] {
       errors: ['INSUFFICIENT_PERMISSIONS', 'SCOPED_ACCESS_TOKEN_NOT_FOUND'],
       // A refusal names the token only when the path holds a token's id: nothing else of the
       // request goes into the log.
-      handle: (ctx) => refusalNoted(s, ctx, 'scoped_token.revoked', isPathId(ctx.params.id!, SCOPED_TOKEN_ID) ? { type: 'scoped_token', id: ctx.params.id! } : undefined, async () => {
-        const caller = apiKeyCaller(ctx.identity, 'revoke');
-        const id = pathId(ctx.params.id!, SCOPED_TOKEN_ID);
-        const token = await s.store.getScopedToken(id);
-        // Another user's token is not revealed to exist.
-        if (!token || token.userId !== caller) throw new ServiceError('SCOPED_ACCESS_TOKEN_NOT_FOUND', `no scoped access token ${id} of yours`);
-        const now = s.now().toISOString();
-        // Recorded when it takes effect: revoking a revoked token again changes nothing.
-        await s.audit.change(
-          async () => firstTime((await s.store.getScopedToken(id))?.revokedAt, await s.store.revokeScopedToken(id, now)),
-          (t) => (t?.first ? { action: 'scoped_token.revoked', actor: actorOf(ctx.identity), target: { type: 'scoped_token', id }, sourceAddress: ctx.clientAddress } : undefined),
-        );
-        return { status: 204, body: undefined };
-      }),
+      handle: (ctx) =>
+        refusalNoted(
+          s,
+          ctx,
+          'scoped_token.revoked',
+          isPathId(ctx.params.id!, SCOPED_TOKEN_ID) ? { type: 'scoped_token', id: ctx.params.id! } : undefined,
+          async () => {
+            const caller = apiKeyCaller(ctx.identity, 'revoke');
+            const id = pathId(ctx.params.id!, SCOPED_TOKEN_ID);
+            const token = await s.store.getScopedToken(id);
+            // Another user's token is not revealed to exist.
+            if (!token || token.userId !== caller) throw new ServiceError('SCOPED_ACCESS_TOKEN_NOT_FOUND', `no scoped access token ${id} of yours`);
+            const now = s.now().toISOString();
+            // Recorded when it takes effect: revoking a revoked token again changes nothing.
+            await s.audit.change(
+              async () => firstTime((await s.store.getScopedToken(id))?.revokedAt, await s.store.revokeScopedToken(id, now)),
+              (t) =>
+                t?.first
+                  ? { action: 'scoped_token.revoked', actor: actorOf(ctx.identity), target: { type: 'scoped_token', id }, sourceAddress: ctx.clientAddress }
+                  : undefined,
+            );
+            return { status: 204, body: undefined };
+          },
+        ),
     },
   ];
 }
@@ -95,7 +124,14 @@ async function refusalNoted<T>(s: Services, ctx: RouteContext, action: AuditActi
     return await fn();
   } catch (err) {
     if (err instanceof ServiceError && err.statusCode >= 400 && err.statusCode < 500 && err.statusCode !== 401 && ctx.identity.userId !== undefined) {
-      void s.audit.note({ action, outcome: 'failure', actor: actorOf(ctx.identity), ...(target ? { target } : {}), sourceAddress: ctx.clientAddress, details: { errorCode: err.errorCode } });
+      void s.audit.note({
+        action,
+        outcome: 'failure',
+        actor: actorOf(ctx.identity),
+        ...(target ? { target } : {}),
+        sourceAddress: ctx.clientAddress,
+        details: { errorCode: err.errorCode },
+      });
     }
     throw err;
   }
@@ -103,7 +139,12 @@ async function refusalNoted<T>(s: Services, ctx: RouteContext, action: AuditActi
 
 /** The user behind an API key (whose id is identity.tokenId); anonymous 401, any other credential 403. */
 function apiKeyCaller(identity: Identity, what: 'create' | 'revoke'): string {
-  if (identity.kind === 'anonymous' || identity.userId === undefined) throw new ServiceError('NOT_AUTHENTICATED', `an API key is needed to ${what} scoped access tokens`);
-  if (identity.kind !== 'apiKey' || identity.tokenId === undefined) throw new ServiceError('INSUFFICIENT_PERMISSIONS', `only an API key can ${what} scoped access tokens, not a ${identity.kind === 'scopedToken' ? 'scoped access token' : 'token of this kind'}`);
+  if (identity.kind === 'anonymous' || identity.userId === undefined)
+    throw new ServiceError('NOT_AUTHENTICATED', `an API key is needed to ${what} scoped access tokens`);
+  if (identity.kind !== 'apiKey' || identity.tokenId === undefined)
+    throw new ServiceError(
+      'INSUFFICIENT_PERMISSIONS',
+      `only an API key can ${what} scoped access tokens, not a ${identity.kind === 'scopedToken' ? 'scoped access token' : 'token of this kind'}`,
+    );
   return identity.userId;
 }

@@ -26,7 +26,8 @@ export function searchRoutes(s: Services): Route[] {
       path: '/api/search',
       operationId: 'search',
       summary: 'Code search: every matching file chunk in one response',
-      description: 'Searches the default branch of each repository unless the query names branches (`branch:`). Results are ranked best first; `matches` bounds the match ranges returned.',
+      description:
+        'Searches the default branch of each repository unless the query names branches (`branch:`). Results are ranked best first; `matches` bounds the match ranges returned.',
       tag: 'Search',
       body: 'SearchRequest',
       response: { status: 200, schema: 'SearchResponse', description: 'The results.' },
@@ -40,10 +41,21 @@ export function searchRoutes(s: Services): Route[] {
         const planned = await s.planner.plan(req, caller, ctx.signal);
         const release = await s.gate.enter(caller, ctx.signal);
         try {
-          const res = await s.searcher.searchWire(req, { planned, caller, timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
+          const res = await s.searcher.searchWire(req, {
+            planned,
+            caller,
+            timeoutMs: s.config.settings.search.timeoutMs,
+            signal: ctx.signal,
+            repoFilter: (r) => ctx.identity.canSee(r),
+          });
           s.metrics?.search('search', res.stats, res.isSearchExhaustive);
           // The files are written as the workers shaped them (search/wire.ts).
-          const fields: Array<[string, unknown]> = [['stats', res.stats], ['files', FILES], ['repositoryInfo', res.repositoryInfo], ['isSearchExhaustive', res.isSearchExhaustive]];
+          const fields: Array<[string, unknown]> = [
+            ['stats', res.stats],
+            ['files', FILES],
+            ['repositoryInfo', res.repositoryInfo],
+            ['isSearchExhaustive', res.isSearchExhaustive],
+          ];
           if (res.unavailableShards) fields.push(['unavailableShards', res.unavailableShards]);
           const body = jsonWithFiles(fields, res.files);
           return { body: new RawJson(body) };
@@ -63,7 +75,12 @@ export function searchRoutes(s: Services): Route[] {
         'A `: keep-alive` comment is sent while no result is ready. Errors found before the stream starts (body, query, credentials, limits) are ordinary JSON error responses.',
       tag: 'Search',
       body: 'SearchRequest',
-      response: { status: 200, schema: 'StreamMessage', contentType: 'text/event-stream', description: 'The stream; each `data:` line holds one StreamMessage (or `[DONE]`).' },
+      response: {
+        status: 200,
+        schema: 'StreamMessage',
+        contentType: 'text/event-stream',
+        description: 'The stream; each `data:` line holds one StreamMessage (or `[DONE]`).',
+      },
       errors: [...SEARCH_ERRORS, 'SERVICE_UNAVAILABLE'],
       rateLimited: true,
       authenticated: true,
@@ -113,12 +130,15 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
   };
   const message = (value: unknown): Promise<void> => event([Buffer.from(JSON.stringify(value))]);
   const keepAliveMs = s.config.settings.http.keepAliveMs;
-  const timer = setInterval(() => {
-    if (Date.now() - lastWrite >= keepAliveMs - 5) {
-      lastWrite = Date.now();
-      void send(': keep-alive\n\n');
-    }
-  }, Math.max(50, Math.floor(keepAliveMs / 3)));
+  const timer = setInterval(
+    () => {
+      if (Date.now() - lastWrite >= keepAliveMs - 5) {
+        lastWrite = Date.now();
+        void send(': keep-alive\n\n');
+      }
+    },
+    Math.max(50, Math.floor(keepAliveMs / 3)),
+  );
   let release: (() => void) | undefined;
   try {
     reply.begin(200, [
@@ -147,15 +167,32 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
           // The files go out as the workers shaped them (search/wire.ts), each with its
           // score: a batch is ranked only in itself, and a client orders the batches' files
           // as /api/search would by the score (search/rank-order.ts).
-          await event(jsonPartsWithFiles([['type', 'chunk'], ['stats', chunk.stats], ['files', FILES], ['repositoryInfo', chunk.repositoryInfo]], chunk.files, true));
+          await event(
+            jsonPartsWithFiles(
+              [
+                ['type', 'chunk'],
+                ['stats', chunk.stats],
+                ['files', FILES],
+                ['repositoryInfo', chunk.repositoryInfo],
+              ],
+              chunk.files,
+              true,
+            ),
+          );
           return !reply.aborted;
         },
       });
       s.metrics?.search('stream', res.stats, res.isSearchExhaustive);
-      await message({ type: 'final', accumulatedStats: res.stats, isSearchExhaustive: res.isSearchExhaustive, ...(res.unavailableShards ? { unavailableShards: res.unavailableShards } : {}) });
+      await message({
+        type: 'final',
+        accumulatedStats: res.stats,
+        isSearchExhaustive: res.isSearchExhaustive,
+        ...(res.unavailableShards ? { unavailableShards: res.unavailableShards } : {}),
+      });
     } catch (err) {
       if (reply.aborted) return undefined; // the client left (maybe while queued): nobody to tell
-      const e = err instanceof ServiceError ? err : new ServiceError('UNEXPECTED_ERROR', `the search failed (request id ${ctx.id}); the details are in the server log`);
+      const e =
+        err instanceof ServiceError ? err : new ServiceError('UNEXPECTED_ERROR', `the search failed (request id ${ctx.id}); the details are in the server log`);
       if (!(err instanceof ServiceError)) ctx.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack } }, 'stream search failed');
       await message({ type: 'error', error: e.toJSON() });
     }

@@ -16,7 +16,18 @@
 // record: audit/log.ts) and a sign-out of a valid session, best-effort (dropping a cookie
 // must always work). A refused API key counts as a failed authentication of the address.
 
-import { clearCsrfCookie, clearSessionCookie, CSRF_COOKIE, csrfCookie, CSRF_HEADER, invalidCsrf, readCookie, SESSION_COOKIE, sessionCookie, type BrowserSessions } from '../../auth/browser-session.ts';
+import {
+  clearCsrfCookie,
+  clearSessionCookie,
+  CSRF_COOKIE,
+  csrfCookie,
+  CSRF_HEADER,
+  invalidCsrf,
+  readCookie,
+  SESSION_COOKIE,
+  sessionCookie,
+  type BrowserSessions,
+} from '../../auth/browser-session.ts';
 import { actorOf } from '../../audit/log.ts';
 import { ACCESS_TOKEN_PREFIX, SCOPED_TOKEN_PREFIX } from '../../auth/credentials.ts';
 import { ServiceError } from '../../errors.ts';
@@ -34,20 +45,26 @@ const SET_COOKIE_DOC = {
     description:
       'Two cookies (`; Secure` on both when the public URL is https; no Max-Age: they last for the browser session): ' +
       '`trawl_session=<token>; Path=/; HttpOnly; SameSite=Strict`, the session, and `trawl_csrf=<csrfToken>; Path=/; SameSite=Strict`, ' +
-      'the CSRF token for the page\'s script to read at start. The server never takes the second as proof: the token must come in the X-CSRF-Token header.',
+      "the CSRF token for the page's script to read at start. The server never takes the second as proof: the token must come in the X-CSRF-Token header.",
     schema: { type: 'string' },
   },
   'Cache-Control': { description: '`no-store`.', schema: { type: 'string' } },
 };
 const CLEAR_COOKIE_DOC = {
-  'Set-Cookie': { description: '`trawl_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` and `trawl_csrf=; Path=/; SameSite=Strict; Max-Age=0`: drop both cookies.', schema: { type: 'string' } },
+  'Set-Cookie': {
+    description: '`trawl_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` and `trawl_csrf=; Path=/; SameSite=Strict; Max-Age=0`: drop both cookies.',
+    schema: { type: 'string' },
+  },
 };
 
 export function sessionRoutes(s: Services, authenticator: Authenticator, sessions: BrowserSessions): Route[] {
   const base = { tag: 'Session', rateLimited: false, authenticated: false } as const;
   // Known once the daemon listens: read per response.
   const secure = () => s.baseUrl.startsWith('https:');
-  const clear = (): Array<[string, string]> => [['Set-Cookie', clearSessionCookie(secure())], ['Set-Cookie', clearCsrfCookie(secure())]];
+  const clear = (): Array<[string, string]> => [
+    ['Set-Cookie', clearSessionCookie(secure())],
+    ['Set-Cookie', clearCsrfCookie(secure())],
+  ];
 
   /** The session's user when the cookie's token is valid now (the same checks as every API request), else undefined. */
   const signedIn = async (token: string): Promise<UserRecord | undefined> => {
@@ -72,14 +89,15 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
       summary: 'Signs the browser in with an API key: a session cookie and the CSRF token',
       description:
         'Only an API key signs in. The answer sets the HttpOnly session cookie; API requests with it must send the CSRF token as the X-CSRF-Token header ' +
-        '(else 403 INVALID_CSRF_TOKEN). The session acts as the key\'s user for 12 hours; it ends at once when signed out, revoked (DELETE /api/sessions/{id}), ' +
+        "(else 403 INVALID_CSRF_TOKEN). The session acts as the key's user for 12 hours; it ends at once when signed out, revoked (DELETE /api/sessions/{id}), " +
         'ended by sign-out everywhere, when its key is revoked or its user suspended. It is not counted against the daily limit, and is not accepted by the tool server or the OAuth endpoints. Not rate limited.',
       body: 'SessionRequest',
       response: { status: 201, schema: 'SessionCreated', description: 'Signed in.', headers: SET_COOKIE_DOC },
       errors: ['NOT_AUTHENTICATED'],
       async handle(ctx) {
         const key = (ctx.body as { apiKey: string }).apiKey.trim();
-        const onlyApiKey = () => new ServiceError('NOT_AUTHENTICATED', 'only an API key (svk_...) signs in to the web UI, not a scoped access token or an OAuth token');
+        const onlyApiKey = () =>
+          new ServiceError('NOT_AUTHENTICATED', 'only an API key (svk_...) signs in to the web UI, not a scoped access token or an OAuth token');
         // Said before any lookup, so a token's owner learns why rather than "not valid".
         if ([SCOPED_TOKEN_PREFIX, ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX].some((p) => key.startsWith(p))) throw onlyApiKey();
         const identity = await authenticator.authenticate({ token: key, via: 'apiKeyHeader', from: ctx.clientAddress });
@@ -89,8 +107,18 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
         const userAgent = ctx.headers['user-agent'];
         // The session and its event in one transaction: no session without its record.
         const record = await s.audit.change(
-          () => s.store.createSession({ userId: user.id, apiKeyId: identity.tokenId!, expiresAt: sessions.expiry(), ...(userAgent !== undefined ? { userAgent } : {}) }, s.now().toISOString()),
-          (r) => ({ action: 'session.opened', actor: actorOf(identity), target: { type: 'session', id: r.id }, sourceAddress: ctx.clientAddress, details: { expiresAt: r.expiresAt } }),
+          () =>
+            s.store.createSession(
+              { userId: user.id, apiKeyId: identity.tokenId!, expiresAt: sessions.expiry(), ...(userAgent !== undefined ? { userAgent } : {}) },
+              s.now().toISOString(),
+            ),
+          (r) => ({
+            action: 'session.opened',
+            actor: actorOf(identity),
+            target: { type: 'session', id: r.id },
+            sourceAddress: ctx.clientAddress,
+            details: { expiresAt: r.expiresAt },
+          }),
         );
         const issued = sessions.sign(record);
         return {
@@ -106,8 +134,14 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
       path: '/api/session',
       operationId: 'getSession',
       summary: 'Whether the browser is signed in, as whom, and its CSRF token; whether anonymous access is on',
-      description: 'Never 401. A session cookie that is no longer valid (expired, tampered with, its key revoked, its user suspended) is dropped with its CSRF cookie (Set-Cookie with Max-Age=0); a valid one whose CSRF cookie is missing gets it again.',
-      response: { status: 200, schema: 'SessionState', description: 'The session, if any.', headers: { ...CLEAR_COOKIE_DOC, 'Cache-Control': SET_COOKIE_DOC['Cache-Control'] } },
+      description:
+        'Never 401. A session cookie that is no longer valid (expired, tampered with, its key revoked, its user suspended) is dropped with its CSRF cookie (Set-Cookie with Max-Age=0); a valid one whose CSRF cookie is missing gets it again.',
+      response: {
+        status: 200,
+        schema: 'SessionState',
+        description: 'The session, if any.',
+        headers: { ...CLEAR_COOKIE_DOC, 'Cache-Control': SET_COOKIE_DOC['Cache-Control'] },
+      },
       errors: [],
       async handle(ctx) {
         const anonymousAccess = s.config.settings.anonymousAccess;
@@ -147,7 +181,13 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
         // A token signed by this server names its own session: ending it needs nothing more.
         if (claims) {
           await s.store.endSession(claims.sessionId, s.now().toISOString());
-          void s.audit.note({ action: 'session.ended', actor: { userId: claims.userId, credentialKind: 'browserSession', credentialId: claims.apiKeyId }, target: { type: 'session', id: claims.sessionId }, sourceAddress: ctx.clientAddress, details: { reason: 'signed_out' } });
+          void s.audit.note({
+            action: 'session.ended',
+            actor: { userId: claims.userId, credentialKind: 'browserSession', credentialId: claims.apiKeyId },
+            target: { type: 'session', id: claims.sessionId },
+            sourceAddress: ctx.clientAddress,
+            details: { reason: 'signed_out' },
+          });
         }
         return { status: 204, body: undefined, headers: [...clear(), NO_STORE] };
       },

@@ -75,7 +75,13 @@ async function find(s: Services, ctx: RouteContext, req: Required<SearchRequest>
   const release = await s.gate.enter(caller, ctx.signal);
   let res: SearchResponse;
   try {
-    res = await s.searcher.search(req, { planned, caller, timeoutMs: s.config.settings.search.timeoutMs, signal: ctx.signal, repoFilter: (r) => ctx.identity.canSee(r) });
+    res = await s.searcher.search(req, {
+      planned,
+      caller,
+      timeoutMs: s.config.settings.search.timeoutMs,
+      signal: ctx.signal,
+      repoFilter: (r) => ctx.identity.canSee(r),
+    });
   } finally {
     release();
   }

@@ -29,7 +29,7 @@ export function systemRoutes(s: Services): Route[] {
       method: 'GET',
       path: '/api/version',
       operationId: 'version',
-      summary: 'trawl\'s version and the API version it implements',
+      summary: "trawl's version and the API version it implements",
       tag: 'System',
       response: { status: 200, schema: 'Version', description: 'The versions.' },
       errors: [],

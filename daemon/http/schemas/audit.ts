@@ -18,9 +18,26 @@ export const auditSchemas: Record<string, JsonSchema> = {
     properties: {
       page: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
       perPage: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
-      actor: { type: 'string', minLength: 1, maxLength: 320, description: "Events whose actor is this user (an email or a user id) or acted with this credential (its id: key_..., sat_..., ogr_..., oac_..., or the operating-system account of a `trawl` command)." },
-      action: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[a-z_]+(\\.[a-z_]*)?$', description: 'One action (`api_key.revoked`), or every action that starts with a name ending in "." (`api_key.`).' },
-      target: { type: 'string', minLength: 1, maxLength: 128, description: "Events about this target (its id: a key's, token's, grant's, client's, user's or license's)." },
+      actor: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 320,
+        description:
+          'Events whose actor is this user (an email or a user id) or acted with this credential (its id: key_..., sat_..., ogr_..., oac_..., or the operating-system account of a `trawl` command).',
+      },
+      action: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[a-z_]+(\\.[a-z_]*)?$',
+        description: 'One action (`api_key.revoked`), or every action that starts with a name ending in "." (`api_key.`).',
+      },
+      target: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 128,
+        description: "Events about this target (its id: a key's, token's, grant's, client's, user's or license's).",
+      },
       since: dateParam('Events at or after'),
       until: dateParam('Events at or before'),
     },
@@ -40,7 +57,10 @@ export const auditSchemas: Record<string, JsonSchema> = {
           userId: { type: ['string', 'null'] },
           email: { type: ['string', 'null'], description: "The user's email now (null without a user)." },
           credentialKind: { enum: [...CREDENTIAL_KINDS] },
-          credentialId: { type: ['string', 'null'], description: "The credential's id (never the credential), or the operating-system account of a `trawl` command." },
+          credentialId: {
+            type: ['string', 'null'],
+            description: "The credential's id (never the credential), or the operating-system account of a `trawl` command.",
+          },
         },
         required: ['userId', 'email', 'credentialKind', 'credentialId'],
         additionalProperties: false,
@@ -51,8 +71,14 @@ export const auditSchemas: Record<string, JsonSchema> = {
         required: ['type', 'id'],
         additionalProperties: false,
       },
-      sourceAddress: orNull({ type: 'string', description: "The client's address as the daemon saw it (X-Forwarded-For from trusted proxies only); null for `trawl` commands." }),
-      details: { type: ['object', 'null'], description: 'Facts of the event (docs/audit-log.md): names, counts, repository ids, the reason of a revocation, the error code of a refusal.' },
+      sourceAddress: orNull({
+        type: 'string',
+        description: "The client's address as the daemon saw it (X-Forwarded-For from trusted proxies only); null for `trawl` commands.",
+      }),
+      details: {
+        type: ['object', 'null'],
+        description: 'Facts of the event (docs/audit-log.md): names, counts, repository ids, the reason of a revocation, the error code of a refusal.',
+      },
     },
     required: ['id', 'at', 'action', 'outcome', 'actor', 'target', 'sourceAddress', 'details'],
     additionalProperties: false,

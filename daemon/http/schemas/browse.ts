@@ -10,7 +10,10 @@ const path = (description: string): JsonSchema => ({ type: 'string', maxLength: 
 const entryType = { enum: ['tree', 'blob'] };
 
 export const REPO_PARAM = text('Repository name, host/path form (`github.com/org/repo`), as /api/repos reports it.', 1024);
-export const REF_PARAM = text('An indexed branch, a tag, HEAD, or the id (7 to 40 hex digits) of a commit they reach, each optionally followed by `~N`, `^N` or `^{commit}` (`main~1`); reflog forms (`@{…}`), other refs and unreachable commits are 400 INVALID_GIT_REF. Default: the repository\'s default branch.', 1024);
+export const REF_PARAM = text(
+  "An indexed branch, a tag, HEAD, or the id (7 to 40 hex digits) of a commit they reach, each optionally followed by `~N`, `^N` or `^{commit}` (`main~1`); reflog forms (`@{…}`), other refs and unreachable commits are 400 INVALID_GIT_REF. Default: the repository's default branch.",
+  1024,
+);
 
 export const browseSchemas: Record<string, JsonSchema> = {
   SourceQuery: {
@@ -22,7 +25,7 @@ export const browseSchemas: Record<string, JsonSchema> = {
   SourceResponse: {
     type: 'object',
     properties: {
-      source: { type: 'string', description: 'The file\'s content (UTF-8; invalid sequences replaced).' },
+      source: { type: 'string', description: "The file's content (UTF-8; invalid sequences replaced)." },
       language: { type: 'string' },
       path: { type: 'string' },
       repo: { type: 'string' },
@@ -46,12 +49,12 @@ export const browseSchemas: Record<string, JsonSchema> = {
     type: 'object',
     properties: {
       symbol: { type: 'string', minLength: 1, description: 'The name as defined.' },
-      kind: { type: 'string', description: 'universal-ctags\' long kind name: function, struct, member, macro, class, method, variable, ...' },
+      kind: { type: 'string', description: "universal-ctags' long kind name: function, struct, member, macro, class, method, variable, ..." },
       line: { type: 'integer', minimum: 1, description: '1-based line of the definition.' },
       endLine: { type: 'integer', minimum: 1, description: '1-based last line (= line when ctags knows no end).' },
       parent: {
         type: 'object',
-        description: 'The enclosing definition (ctags\' scope; may be qualified, e.g. `Outer.Inner`).',
+        description: "The enclosing definition (ctags' scope; may be qualified, e.g. `Outer.Inner`).",
         properties: { symbol: { type: 'string' }, kind: { type: 'string' } },
         required: ['symbol', 'kind'],
         additionalProperties: false,
@@ -64,10 +67,14 @@ export const browseSchemas: Record<string, JsonSchema> = {
     type: 'object',
     properties: {
       repo: { type: 'string' },
-      path: { type: 'string', description: 'The file\'s path, normalized.' },
+      path: { type: 'string', description: "The file's path, normalized." },
       ref: { type: 'string', description: 'The ref read: the one given, or the default branch.' },
       language: { type: 'string' },
-      symbols: { type: 'array', items: ref('OutlineSymbol'), description: 'By line, then name; empty for a file with no definitions, larger than 1 MiB, or binary.' },
+      symbols: {
+        type: 'array',
+        items: ref('OutlineSymbol'),
+        description: 'By line, then name; empty for a file with no definitions, larger than 1 MiB, or binary.',
+      },
     },
     required: ['repo', 'path', 'ref', 'language', 'symbols'],
     additionalProperties: false,
@@ -90,7 +97,13 @@ export const browseSchemas: Record<string, JsonSchema> = {
     properties: {
       repoName: REPO_PARAM,
       revisionName: REF_PARAM,
-      paths: { type: 'array', maxItems: 1000, items: path('A path to expand.'), default: [], description: 'Paths to expand: every directory on the way and the path itself.' },
+      paths: {
+        type: 'array',
+        maxItems: 1000,
+        items: path('A path to expand.'),
+        default: [],
+        description: 'Paths to expand: every directory on the way and the path itself.',
+      },
     },
     required: ['repoName'],
     additionalProperties: false,
@@ -128,9 +141,9 @@ export const browseSchemas: Record<string, JsonSchema> = {
   FindSymbolRequest: {
     type: 'object',
     properties: {
-      symbolName: text('The symbol\'s exact name.', 1024),
+      symbolName: text("The symbol's exact name.", 1024),
       language: text('Only files of this language (linguist name).', 256),
-      revisionName: text('A branch or tag (default: each repository\'s default branch).', 1024),
+      revisionName: text("A branch or tag (default: each repository's default branch).", 1024),
       repoName: REPO_PARAM,
     },
     required: ['symbolName'],

@@ -22,7 +22,7 @@ export const clusterSchemas: Record<string, JsonSchema> = {
             url: text,
             state: { enum: ['serving', 'leaving', 'dead'] },
             live: { type: 'boolean' },
-            lastHeartbeat: { ...text, description: 'ISO 8601, by the Redis server\'s clock.' },
+            lastHeartbeat: { ...text, description: "ISO 8601, by the Redis server's clock." },
             startedAt: text,
             version: text,
             shards: { ...count, description: 'Shards of the published index it holds.' },

@@ -17,7 +17,7 @@ export function ref(name: string): JsonSchema {
 export const EXTERNAL_WEB_URL: JsonSchema = {
   type: 'string',
   pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
-  description: 'The code host\'s page, an http(s) URL; absent when the host gave none, or gave another kind of URL.',
+  description: "The code host's page, an http(s) URL; absent when the host gave none, or gave another kind of URL.",
 };
 
 export const CONNECTION_TYPES = ['github', 'gitlab', 'gitea', 'gerrit', 'bitbucket', 'azuredevops', 'git'] as const;

@@ -8,7 +8,12 @@ import { KEY_NAME_MAX_LENGTH } from '../../auth/key-name.ts';
 
 const iso = { type: 'string', format: 'date-time' };
 const isoOrNull = { ...iso, type: ['string', 'null'] };
-const userId = { type: 'string', minLength: 1, maxLength: 64, description: 'Another user\'s id (owners only; GET /api/ee/users lists them). Default: the caller.' };
+const userId = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 64,
+  description: "Another user's id (owners only; GET /api/ee/users lists them). Default: the caller.",
+};
 
 export const credentialSchemas: Record<string, JsonSchema> = {
   KeysQuery: {
@@ -45,7 +50,7 @@ export const credentialSchemas: Record<string, JsonSchema> = {
       createdAt: iso,
       lastUsedAt: { ...isoOrNull, description: 'Recorded at most once a minute; null: not used since sign-in.' },
       expiresAt: iso,
-      userAgent: { type: ['string', 'null'], description: 'The browser\'s User-Agent at sign-in (at most 256 characters).' },
+      userAgent: { type: ['string', 'null'], description: "The browser's User-Agent at sign-in (at most 256 characters)." },
     },
     required: ['id', 'createdAt', 'lastUsedAt', 'expiresAt', 'userAgent'],
     additionalProperties: false,
@@ -56,7 +61,7 @@ export const credentialSchemas: Record<string, JsonSchema> = {
     properties: {
       id: { type: 'string', description: 'Revoke with DELETE /api/keys/{id}.' },
       name: { type: 'string' },
-      hint: { type: 'string', description: 'The key\'s first 12 characters, to tell keys apart (far too short to use).' },
+      hint: { type: 'string', description: "The key's first 12 characters, to tell keys apart (far too short to use)." },
       createdAt: iso,
       lastUsedAt: isoOrNull,
       revokedAt: isoOrNull,
@@ -67,7 +72,7 @@ export const credentialSchemas: Record<string, JsonSchema> = {
     required: ['id', 'name', 'hint', 'createdAt', 'lastUsedAt', 'revokedAt', 'scopedTokens', 'oauthGrants', 'sessions'],
     additionalProperties: false,
   },
-  KeysResponse: { type: 'array', items: ref('KeyCredentials'), description: 'The user\'s API keys, oldest first.' },
+  KeysResponse: { type: 'array', items: ref('KeyCredentials'), description: "The user's API keys, oldest first." },
   KeyCreateRequest: {
     type: 'object',
     properties: {
@@ -76,7 +81,8 @@ export const credentialSchemas: Record<string, JsonSchema> = {
         minLength: 1,
         maxLength: KEY_NAME_MAX_LENGTH,
         pattern: NO_CONTROL_CHARACTERS,
-        description: 'What the key is for (shown in listings); not blank, trimmed; no control characters (C0, DEL, C1) or bidirectional marks, overrides and isolates.',
+        description:
+          'What the key is for (shown in listings); not blank, trimmed; no control characters (C0, DEL, C1) or bidirectional marks, overrides and isolates.',
       },
     },
     required: ['name'],
@@ -88,7 +94,7 @@ export const credentialSchemas: Record<string, JsonSchema> = {
       id: { type: 'string', description: 'Revoke with DELETE /api/keys/{id}.' },
       name: { type: 'string' },
       key: { type: 'string', pattern: '^svk_[0-9a-f]{64}$', description: 'The key itself: shown this once, never again (only its keyed hash is stored).' },
-      hint: { type: 'string', description: 'The key\'s first 12 characters, as listings show it.' },
+      hint: { type: 'string', description: "The key's first 12 characters, as listings show it." },
       createdAt: iso,
     },
     required: ['id', 'name', 'key', 'hint', 'createdAt'],

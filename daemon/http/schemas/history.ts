@@ -26,7 +26,10 @@ const commitFields = {
   hash: sha,
   date,
   message: { type: 'string', description: 'The subject line.' },
-  refs: { type: 'string', description: 'The refs pointing at this commit as git\'s %D decoration, e.g. "HEAD -> main, tag: v1, origin/main"; empty when none.' },
+  refs: {
+    type: 'string',
+    description: 'The refs pointing at this commit as git\'s %D decoration, e.g. "HEAD -> main, tag: v1, origin/main"; empty when none.',
+  },
   body: { type: 'string', description: 'The message after the subject.' },
   authorName: { type: 'string' },
   authorEmail: { type: 'string' },
@@ -104,7 +107,10 @@ export const historySchemas: Record<string, JsonSchema> = {
                 additionalProperties: false,
               },
             },
-            tooLarge: { const: true, description: 'Present when either side is larger than settings.http.maxSourceBytes: then `hunks` is empty (the file was not read).' },
+            tooLarge: {
+              const: true,
+              description: 'Present when either side is larger than settings.http.maxSourceBytes: then `hunks` is empty (the file was not read).',
+            },
           },
           required: ['oldPath', 'newPath', 'hunks'],
           additionalProperties: false,

@@ -8,7 +8,7 @@ const iso = { type: 'string', format: 'date-time' };
 export const memberSchemas: Record<string, JsonSchema> = {
   EeUserQuery: {
     type: 'object',
-    properties: { userId: { type: 'string', minLength: 1, maxLength: 64, description: 'The user\'s id (GET /api/ee/users lists them).' } },
+    properties: { userId: { type: 'string', minLength: 1, maxLength: 64, description: "The user's id (GET /api/ee/users lists them)." } },
     required: ['userId'],
     additionalProperties: false,
   },
@@ -23,7 +23,11 @@ export const memberSchemas: Record<string, JsonSchema> = {
       createdAt: iso,
       updatedAt: iso,
       lastActivityAt: { ...iso, type: ['string', 'null'] },
-      dailyLimit: { type: ['integer', 'null'], minimum: 0, description: 'Requests per UTC day for this user; null: the default limit (settings.rateLimit.requestsPerDay).' },
+      dailyLimit: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description: 'Requests per UTC day for this user; null: the default limit (settings.rateLimit.requestsPerDay).',
+      },
     },
     required: ['id', 'name', 'email', 'role', 'suspendedAt', 'createdAt', 'updatedAt', 'lastActivityAt', 'dailyLimit'],
     additionalProperties: false,
@@ -33,7 +37,10 @@ export const memberSchemas: Record<string, JsonSchema> = {
     type: 'object',
     description: 'What changes; a field left out stays as it is. At least one field.',
     properties: {
-      suspended: { type: 'boolean', description: 'true: suspend (every credential of the user stops working at once: 401); false: active again. You cannot suspend yourself.' },
+      suspended: {
+        type: 'boolean',
+        description: 'true: suspend (every credential of the user stops working at once: 401); false: active again. You cannot suspend yourself.',
+      },
       dailyLimit: { type: ['integer', 'null'], minimum: 0, maximum: 2147483647, description: 'Requests per UTC day; null: the default limit.' },
     },
     additionalProperties: false,

@@ -32,7 +32,10 @@ export const repoSchemas: Record<string, JsonSchema> = {
       defaultBranch: { type: 'string' },
       isFork: { type: 'boolean' },
       isArchived: { type: 'boolean' },
-      symbolsPending: { type: 'boolean', description: 'The content is searchable; its symbol definitions (sym:, the symbols of chunks) are still being added by the build that indexed it.' },
+      symbolsPending: {
+        type: 'boolean',
+        description: 'The content is searchable; its symbol definitions (sym:, the symbols of chunks) are still being added by the build that indexed it.',
+      },
     },
     required: ['codeHostType', 'repoId', 'repoName', 'webUrl', 'isFork', 'isArchived'],
     additionalProperties: false,

@@ -8,9 +8,26 @@ import { CODE_HOST_TYPES } from '../../repos/hosts/types.ts';
 import { EXTERNAL_WEB_URL, ref, type JsonSchema } from './common.ts';
 
 const STAT_NUMBERS = [
-  'actualMatchCount', 'totalMatchCount', 'duration', 'fileCount', 'filesSkipped', 'contentBytesLoaded', 'indexBytesLoaded',
-  'crashes', 'shardFilesConsidered', 'filesConsidered', 'filesLoaded', 'shardsScanned', 'shardsSkipped', 'shardsSkippedFilter',
-  'ngramMatches', 'ngramLookups', 'wait', 'matchTreeConstruction', 'matchTreeSearch', 'regexpsConsidered',
+  'actualMatchCount',
+  'totalMatchCount',
+  'duration',
+  'fileCount',
+  'filesSkipped',
+  'contentBytesLoaded',
+  'indexBytesLoaded',
+  'crashes',
+  'shardFilesConsidered',
+  'filesConsidered',
+  'filesLoaded',
+  'shardsScanned',
+  'shardsSkipped',
+  'shardsSkippedFilter',
+  'ngramMatches',
+  'ngramLookups',
+  'wait',
+  'matchTreeConstruction',
+  'matchTreeSearch',
+  'regexpsConsidered',
 ] as const;
 
 const count = { type: 'integer', minimum: 0 } as const;
@@ -33,7 +50,10 @@ const FILE_RESULT = {
     externalWebUrl: EXTERNAL_WEB_URL,
     branches: { type: 'array', items: { type: 'string' } },
     content: { type: 'string', description: 'The whole file (`whole: true`), or its first settings.http.maxSourceBytes when `contentTruncated`.' },
-    contentTruncated: { const: true, description: 'Present when the file is larger than settings.http.maxSourceBytes: `content` is cut there, at a character boundary.' },
+    contentTruncated: {
+      const: true,
+      description: 'Present when the file is larger than settings.http.maxSourceBytes: `content` is cut there, at a character boundary.',
+    },
   },
   required: ['fileName', 'webUrl', 'repository', 'repositoryId', 'language', 'chunks', 'branches'],
   additionalProperties: false,
@@ -45,10 +65,18 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
       type: 'object',
       description: 'A search. Unknown fields are rejected.',
       properties: {
-        query: { type: 'string', maxLength: MAX_QUERY_BYTES, description: `The query language (README "Query language"); at most ${MAX_QUERY_BYTES} bytes of UTF-8.` },
+        query: {
+          type: 'string',
+          maxLength: MAX_QUERY_BYTES,
+          description: `The query language (README "Query language"); at most ${MAX_QUERY_BYTES} bytes of UTF-8.`,
+        },
         matches: { type: 'integer', minimum: 1, maximum: maxMatches, description: 'The most match ranges (content plus file name) to return.' },
         contextLines: { type: 'integer', minimum: 0, maximum: MAX_CONTEXT_LINES, default: 0, description: 'Lines of context around each match.' },
-        whole: { type: 'boolean', default: false, description: 'Return each file\'s whole content in `content` (at most settings.http.maxSourceBytes of it: see `contentTruncated`).' },
+        whole: {
+          type: 'boolean',
+          default: false,
+          description: "Return each file's whole content in `content` (at most settings.http.maxSourceBytes of it: see `contentTruncated`).",
+        },
         isRegexEnabled: { type: 'boolean', default: false, description: 'Terms are RE2 regular expressions rather than literal substrings.' },
         isCaseSensitivityEnabled: { type: 'boolean', default: false, description: 'Case-sensitive matching (a `case:` filter overrides it).' },
       },
@@ -77,7 +105,12 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
       properties: {
         symbol: { type: 'string' },
         kind: { type: 'string' },
-        parent: { type: 'object', properties: { symbol: { type: 'string' }, kind: { type: 'string' } }, required: ['symbol', 'kind'], additionalProperties: false },
+        parent: {
+          type: 'object',
+          properties: { symbol: { type: 'string' }, kind: { type: 'string' } },
+          required: ['symbol', 'kind'],
+          additionalProperties: false,
+        },
       },
       required: ['symbol', 'kind'],
       additionalProperties: false,
@@ -99,7 +132,13 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
       description:
         "A file of a stream's `chunk` message: a FileResult and its ranking `score`. A stream sends files in shard order, each message ranked in itself; " +
         'ordered by score (highest first), then repository, then path (`fileName.text`), both in UTF-8 byte order, they are in the order `POST /api/search` gives the same files.',
-      properties: { ...FILE_RESULT.properties, score: { type: 'number', description: 'The ranking score (docs/query-language.md, "Ranking"); higher ranks first. Exactly the number the server ranks by.' } },
+      properties: {
+        ...FILE_RESULT.properties,
+        score: {
+          type: 'number',
+          description: 'The ranking score (docs/query-language.md, "Ranking"); higher ranks first. Exactly the number the server ranks by.',
+        },
+      },
       required: [...FILE_RESULT.required, 'score'],
     },
     RepositoryInfo: {
@@ -167,7 +206,12 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
     StreamFinal: {
       type: 'object',
       description: 'Once, at the end of a stream that did not fail.',
-      properties: { type: { const: 'final' }, accumulatedStats: ref('SearchStats'), isSearchExhaustive: { type: 'boolean' }, unavailableShards: ref('UnavailableShards') },
+      properties: {
+        type: { const: 'final' },
+        accumulatedStats: ref('SearchStats'),
+        isSearchExhaustive: { type: 'boolean' },
+        unavailableShards: ref('UnavailableShards'),
+      },
       required: ['type', 'accumulatedStats', 'isSearchExhaustive'],
       additionalProperties: false,
     },

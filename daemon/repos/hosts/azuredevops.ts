@@ -63,8 +63,7 @@ export function createAzureDevOpsHost(conn: AzureDevOpsConnection, ctx: HostCont
       for (const spec of conn.repos) {
         const [org, project, name] = split(spec, 3);
         const path =
-          `/${encodeURIComponent(org)}/${encodeURIComponent(project)}/_apis/git/repositories/${encodeURIComponent(name)}` +
-          `?api-version=${API_VERSION}`;
+          `/${encodeURIComponent(org)}/${encodeURIComponent(project)}/_apis/git/repositories/${encodeURIComponent(name)}` + `?api-version=${API_VERSION}`;
         parts.push([await client.get(path, (d) => repoFrom(obj(d, 'repository'), org, prefix), { signal, notFound: `repository "${spec}"` })]);
       }
       return parts.flat();

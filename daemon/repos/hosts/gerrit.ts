@@ -31,18 +31,11 @@ interface ProjectEntry {
 }
 
 /** `matchGlob(glob, name)` is the same matcher the excludes use (index.ts). */
-export function createGerritHost(
-  conn: GerritConnection,
-  ctx: HostContext,
-  matchGlob: (glob: string, name: string) => boolean,
-): CodeHost {
+export function createGerritHost(conn: GerritConnection, ctx: HostContext, matchGlob: (glob: string, name: string) => boolean): CodeHost {
   const webUrl = trimSlash(conn.url);
   const authenticated = ctx.token !== undefined;
   if (authenticated && conn.user === undefined) {
-    throw new HostError(
-      'unauthorized',
-      `connection "${ctx.name}": a Gerrit token is an HTTP password; set "user" to the account it belongs to`,
-    );
+    throw new HostError('unauthorized', `connection "${ctx.name}": a Gerrit token is an HTTP password; set "user" to the account it belongs to`);
   }
   const client = new JsonClient({
     context: ctx,
@@ -83,11 +76,10 @@ export function createGerritHost(
     );
 
   const defaultBranch = async (name: string, signal: AbortSignal | undefined): Promise<string | undefined> => {
-    const head = await client.getOptional(
-      `/projects/${encodeURIComponent(name)}/HEAD`,
-      (data) => (typeof data === 'string' ? data : undefined),
-      { signal, xssiPrefix: true },
-    );
+    const head = await client.getOptional(`/projects/${encodeURIComponent(name)}/HEAD`, (data) => (typeof data === 'string' ? data : undefined), {
+      signal,
+      xssiPrefix: true,
+    });
     return head?.replace(/^refs\/heads\//, '');
   };
 

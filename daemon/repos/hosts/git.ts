@@ -56,7 +56,9 @@ function remoteRepo(connection: string, url: string): HostRepo {
     throw new HostError('not-found', `connection "${connection}": ${redact(url)} names no repository (no path after the host)`);
   }
   const web = /^https?:\/\//i.test(url)
-    ? redact(url).replace(/\/+$/, '').replace(/\.git$/, '')
+    ? redact(url)
+        .replace(/\/+$/, '')
+        .replace(/\.git$/, '')
     : `https://${named.name}`; // ssh and git URLs have no page; assume the host serves one over https
   return {
     repoName: named.name,

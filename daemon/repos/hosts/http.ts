@@ -150,11 +150,7 @@ export class JsonClient {
   }
 
   /** Like get, but a 404 or an empty 204 answer is undefined (an optional resource). */
-  async getOptional<T>(
-    pathOrUrl: string,
-    parse: (data: unknown, reply: HttpReply) => T,
-    opts: GetOptions = {},
-  ): Promise<T | undefined> {
+  async getOptional<T>(pathOrUrl: string, parse: (data: unknown, reply: HttpReply) => T, opts: GetOptions = {}): Promise<T | undefined> {
     const reply = await this.send(this.resolve(pathOrUrl), opts.signal);
     if (reply.status === 404 || reply.status === 204) return undefined;
     if (!isSuccess(reply.status) || reply.status === this.cfg.signInStatus) throw this.statusError(reply, opts.notFound);
@@ -192,10 +188,7 @@ export class JsonClient {
       data = JSON.parse(text);
     } catch {
       const type = reply.headers.get('content-type') ?? 'no content type';
-      throw this.error(
-        'bad-response',
-        `${reply.url} did not answer with JSON (HTTP ${reply.status}, ${type}); is the connection's url the host's address?`,
-      );
+      throw this.error('bad-response', `${reply.url} did not answer with JSON (HTTP ${reply.status}, ${type}); is the connection's url the host's address?`);
     }
     try {
       return parse(data, reply);
@@ -286,8 +279,7 @@ export class JsonClient {
     if (status === 403) {
       return this.error(
         'forbidden',
-        `access denied to ${url} (${http})` +
-          (hasToken ? `; the token in ${env} lacks the permission or scope` : '; the connection has no token'),
+        `access denied to ${url} (${http})${hasToken ? `; the token in ${env} lacks the permission or scope` : '; the connection has no token'}`,
       );
     }
     if (status === 404) {
@@ -348,10 +340,7 @@ function hostMessage(reply: HttpReply): string | undefined {
     else if (isObject(data)) {
       const errors = data.errors;
       const error = data.error;
-      message =
-        data.message ??
-        (isObject(error) ? error.message : error) ??
-        (Array.isArray(errors) && isObject(errors[0]) ? errors[0].message : undefined);
+      message = data.message ?? (isObject(error) ? error.message : error) ?? (Array.isArray(errors) && isObject(errors[0]) ? errors[0].message : undefined);
     }
   } catch {
     // plain text: its first line

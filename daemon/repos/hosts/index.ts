@@ -101,9 +101,7 @@ function withWebUrlChecked(connection: string, repo: HostRepo, log: Logger): Hos
 /** The repositories `exclude` keeps: no forks / archived ones when asked, none whose displayName matches a glob. */
 export function filterRepos(repos: HostRepo[], exclude: Excludes): HostRepo[] {
   const globs = exclude.repos.map(compilePathGlob);
-  return repos.filter(
-    (r) => !(exclude.forks && r.isFork) && !(exclude.archived && r.isArchived) && !globs.some((g) => g.test(r.displayName)),
-  );
+  return repos.filter((r) => !(exclude.forks && r.isFork) && !(exclude.archived && r.isArchived) && !globs.some((g) => g.test(r.displayName)));
 }
 
 /** One entry per repoName (the first listed wins: a repository reached twice is the same one), sorted by repoName. */
