@@ -8,7 +8,7 @@
 //
 // Plain JavaScript on purpose: it must run before anything can load TypeScript.
 //
-// The build is a bundle (esbuild; type checking is `npm run typecheck`): one file for each
+// The build is a bundle (esbuild; type checking is `npm run check`): one file for each
 // module started by path (ENTRIES: the command line, worker threads, child processes), at
 // its source's path in dist/ with `.js` (dist/daemon/cli/main.js), and the code they share
 // in chunks (dist/daemon/chunks/); a command's module imported on demand is a chunk of its

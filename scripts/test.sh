@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# The test suite: type-check, then every *.test.ts under test/ (grouped in folders by the
-# part of trawl they test) with node:test, two files at a time.
-# Node 20 expands no globs for --test, so the file list is built here.
-#   npm test                         everything (about 8 minutes on 2 cores)
-#   npm test -- test/query           the files under a folder, or named files (no type-check)
+# The test suite: the house checks (types, Biome's formatter and linter, the size of the
+# product's files), then every *.test.ts under test/ (grouped in folders by the part of
+# trawl they test) with node:test, two files at a time.
+#   npm test                         everything
+#   npm test -- test/query           the files under a folder, or named files (no checks)
+#   npm run check                    the house checks alone
 set -euo pipefail
 cd "$(dirname "$0")/.."
 how="run one file: node --import tsx --test test/query/query-parser.test.ts  (or: npm test -- test/query)"
 if [ $# -gt 0 ]; then
   mapfile -t files < <(find "$@" -name '*.test.ts' | sort)
 else
-  node_modules/.bin/tsc --noEmit -p .
-  node_modules/.bin/tsc --noEmit -p web
+  bash scripts/check.sh
   mapfile -t files < <(find test -name '*.test.ts' | sort)
 fi
 echo "# ${#files[@]} test files; $how"
