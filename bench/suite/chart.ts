@@ -7,7 +7,7 @@
 // Deterministic: the same report gives the same bytes (fixed decimals, no dates, no ids
 // beyond fixed ones).
 
-import type { CompareReport, MetricComparison } from './compare.ts';
+import type { CompareReport, MetricComparison } from './compare-report.ts';
 import { truncate } from './compare-text.ts';
 
 const WIDTH = 980;

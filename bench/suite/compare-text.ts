@@ -2,7 +2,7 @@
 // wide: plain aligned columns, no colours (it ends up in CI logs and pasted into issues),
 // regressions in capitals so that they stand out and can be grepped.
 
-import type { CompareReport, MetricComparison, MetricGroup, MetricUnit, RunIdentity } from './compare.ts';
+import type { CompareReport, MetricComparison, MetricGroup, MetricUnit, RunIdentity } from './compare-report.ts';
 import { formatBytes, sig3 } from '../../daemon/cli/format.ts';
 
 const WIDTH = 120;

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
-import type { CompareReport } from '../../bench/suite/compare.ts';
+import type { CompareReport } from '../../bench/suite/compare-report.ts';
 import { readResult } from '../../bench/suite/result-file.ts';
 import { tempDir } from '../helpers/corpus.ts';
 

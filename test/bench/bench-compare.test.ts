@@ -8,7 +8,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareResults, type CompareReport, type MetricComparison } from '../../bench/suite/compare.ts';
+import { compareResults } from '../../bench/suite/compare.ts';
+import type { CompareReport, MetricComparison } from '../../bench/suite/compare-report.ts';
 import { compareText } from '../../bench/suite/compare-text.ts';
 import { compareChartSvg, escapeXml } from '../../bench/suite/chart.ts';
 import type { BenchResult } from '../../bench/suite/result.ts';

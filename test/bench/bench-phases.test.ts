@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { CompareReport } from '../../bench/suite/compare.ts';
+import type { CompareReport } from '../../bench/suite/compare-report.ts';
 import { resultErrors } from '../../bench/suite/result-file.ts';
 import type { BenchResult } from '../../bench/suite/result.ts';
 import { generateCorpus, tempDir } from '../helpers/corpus.ts';
