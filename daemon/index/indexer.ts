@@ -48,7 +48,8 @@ import {
 import type { MemberResult, ShardFile } from './shard-builder.ts';
 import { noteWritten } from './section-checks.ts';
 import type { SymbolsJob } from './symbols-pass.ts';
-import { SYMBOLS_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
+import { SYMBOLS_EXT, type ShardRepoMeta } from './shard-format.ts';
+import { runSummary, type IndexSummary } from './index-summary.ts';
 
 /**
  * Content per shard, about what zoekt found best: large enough that per-shard
@@ -135,43 +136,6 @@ export interface BuildProgress {
 export interface SymbolsProgress {
   shards: number;
   totalShards: number;
-}
-
-export type IndexMode = 'full' | 'delta' | 'unchanged';
-
-export interface IndexSummary {
-  repoId: number;
-  repoName: string;
-  source: string;
-  kind: 'git' | 'directory';
-  mode: IndexMode;
-  /** Why a full build ran although an incremental one was allowed. */
-  fullReason?: string;
-  refs: GitRef[];
-  /** Live documents after the run. */
-  files: number;
-  /** File versions built by this run. */
-  builtFiles: number;
-  skipped: number;
-  skippedByReason: Record<string, number>;
-  contentBytes: number;
-  /** Bytes of every file this run read. */
-  totalBytes: number;
-  /** Shards written by this run, and shards in the index afterwards. */
-  shards: number;
-  totalShards: number;
-  seconds: number;
-  /**
-   * A full build whose symbols came after its content (symbolsLater): when the content was
-   * committed, and searchable, in seconds from the run's start.
-   */
-  contentSeconds?: number;
-  /** Symbol definitions extracted by universal-ctags in this run. */
-  symbols: number;
-  /** Files ctags failed or timed out on: indexed, without symbols. */
-  symbolFailures: number;
-  /** Files whose definitions the symbols pass took from the previous index (same path and blob) instead of from ctags. */
-  symbolsReused?: number;
 }
 
 /**
@@ -505,7 +469,7 @@ class IndexRun {
   async git(git: GitSource): Promise<IndexSummary | Omit<PackCandidate, 'release'>> {
     const current = this.options.current;
     if (current && sameRefs(current.refs, git.refs) && sameRepo(current.repo, this.repo) && !(current.symbolsPending && this.options.symbols !== false)) {
-      return this.summary({ mode: 'unchanged', refs: git.refs, manifest: current });
+      return runSummary(this, { mode: 'unchanged', refs: git.refs, manifest: current });
     }
     const prev = this.previous;
     const incremental = this.options.incremental !== false;
@@ -524,7 +488,7 @@ class IndexRun {
         // (A new stamp of the same refs, e.g. after `git pack-refs`, is recorded, so that the next sync need not open the repository.)
         const restamped = this.options.sourceStamp !== undefined && prev.sourceStamp !== this.options.sourceStamp;
         if (JSON.stringify(prev.repo) !== JSON.stringify(this.repo) || restamped) this.commit({ ...prev, repo: this.repo, generation: this.generation });
-        return this.summary({ mode: 'unchanged', refs: git.refs, manifest: prev });
+        return runSummary(this, { mode: 'unchanged', refs: git.refs, manifest: prev });
       }
       const versions = await git.versions();
       const plan = planDelta(this.options.dataDir, prev, git.refs, versions);
@@ -591,7 +555,7 @@ class IndexRun {
           symbolFailures: 0,
           members: [built],
         };
-        return this.summary({ mode: 'full', refs, results: [result], manifest, fullReason, builtFiles: built.docs + built.skipped.length });
+        return runSummary(this, { mode: 'full', refs, results: [result], manifest, fullReason, builtFiles: built.docs + built.skipped.length });
       },
     };
   }
@@ -642,7 +606,7 @@ class IndexRun {
       skipped: prev.skipped + built.results.reduce((n, r) => n + r.skipped.length, 0),
       baseGeneration: prev.baseGeneration,
     });
-    return this.summary({ mode: 'delta', refs: git.refs, results: built.results, manifest, builtFiles: plan.added.length });
+    return runSummary(this, { mode: 'delta', refs: git.refs, results: built.results, manifest, builtFiles: plan.added.length });
   }
 
   private commitFull(
@@ -668,7 +632,7 @@ class IndexRun {
       baseGeneration: this.generation,
       ...(pending ? { symbolsPending: true as const } : {}),
     });
-    const summary = this.summary({
+    const summary = runSummary(this, {
       mode: 'full',
       refs,
       results: built.results,
@@ -735,47 +699,6 @@ class IndexRun {
     }
     return built;
   }
-
-  private summary(outcome: RunOutcome): IndexSummary {
-    const { mode, refs, results = [], manifest, fullReason, builtFiles = 0 } = outcome;
-    const skipped: SkippedFile[] = results.flatMap((r) => r.skipped);
-    const skippedByReason: Record<string, number> = {};
-    for (const s of skipped) skippedByReason[s.reason] = (skippedByReason[s.reason] ?? 0) + 1;
-    const summary: IndexSummary = {
-      repoId: this.repoId,
-      repoName: this.repo.name,
-      source: this.repo.source,
-      kind: this.repo.kind,
-      mode,
-      refs,
-      files: manifest.files,
-      builtFiles,
-      skipped: skipped.length,
-      skippedByReason,
-      contentBytes: manifest.contentBytes,
-      totalBytes: results.reduce((n, r) => n + r.totalBytes, 0),
-      shards: results.length,
-      totalShards: manifest.shards.length,
-      seconds: (performance.now() - this.started) / 1000,
-      symbols: results.reduce((n, r) => n + r.symbolCount, 0),
-      symbolFailures: results.reduce((n, r) => n + r.symbolFailures, 0),
-    };
-    if (fullReason !== undefined) summary.fullReason = fullReason;
-    return summary;
-  }
-}
-
-/** What a run's summary tells (IndexRun.summary). */
-interface RunOutcome {
-  mode: IndexMode;
-  refs: GitRef[];
-  /** The shards the run built; none when unchanged. */
-  results?: BuildResult[];
-  /** The manifest the run leaves. */
-  manifest: Pick<Manifest, 'files' | 'contentBytes' | 'shards'>;
-  fullReason?: string | undefined;
-  /** File versions built (IndexSummary.builtFiles); 0 when unchanged. */
-  builtFiles?: number;
 }
 
 /** What a run builds (IndexRun.build): its files, and the refs they are on. */
@@ -818,29 +741,6 @@ function checkDirectory(pathArg: string, root: string): void {
   } catch {
     throw new Error(`cannot index ${pathArg}: permission denied`);
   }
-}
-
-/** The summary of a repository found unchanged from its manifest alone (a sync's ref stamp matched). */
-export function unchangedSummary(m: Manifest, started: number): IndexSummary {
-  return {
-    repoId: m.repoId,
-    repoName: m.repo.name,
-    source: m.repo.source,
-    kind: m.repo.kind,
-    mode: 'unchanged',
-    refs: m.refs,
-    files: m.files,
-    builtFiles: 0,
-    skipped: m.skipped,
-    skippedByReason: {},
-    contentBytes: m.contentBytes,
-    totalBytes: 0,
-    shards: 0,
-    totalShards: m.shards.length,
-    seconds: (performance.now() - started) / 1000,
-    symbols: 0,
-    symbolFailures: 0,
-  };
 }
 
 /** The repository as a shard records it (ShardRepoMeta), from its manifest record and refs. */

@@ -30,13 +30,12 @@ import {
   indexOrPack,
   sameRepo,
   SHARD_TARGET_BYTES,
-  unchangedSummary,
   type BuildProgress,
   type IndexOptions,
-  type IndexSummary,
   type PackCandidate,
   type SymbolsProgress,
 } from '../index/indexer.ts';
+import { unchangedSummary, type IndexSummary } from '../index/index-summary.ts';
 import { buildPacks, type PackOptions } from '../index/pack-build.ts';
 import { mergePacks } from '../index/pack-merge.ts';
 import { loadManifest, retireRepository, symbolsPending, type Manifest, type ManifestRepo } from '../index/manifest.ts';
