@@ -9,17 +9,15 @@
 // generation before rethrowing, unless its manifest was committed; a repository whose
 // index is damaged (index-health.ts) is rebuilt in full, never incrementally on top of it.
 
-import { accessSync, constants, readdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { isGitRepository } from '../repos/git-dir.ts';
 import type { GitRef, GitSource, RevisionSelection } from '../repos/git.ts';
-import type { CodeHostType } from '../repos/hosts/types.ts';
 import { walkSorted, type WalkedFile } from '../repos/walk.ts';
-import { displayName } from '../repos/web-urls.ts';
 import { writeMembershipFile } from './branch-set.ts';
+import { detectRepo, openSource, type DetectedRepo } from './detect-repo.ts';
 import { type BlobFile, type BuildPool, cutShards, cutShardsAsync, runSymbolsPool, startBuildThreads, type BuildResult } from './build-pool.ts';
 import { buildShards, INLINE_BUILD_FILES, type BuiltShards, type ShardsBuild } from './build-shards.ts';
 import { ctagsAvailable } from '../symbols/ctags.ts';
@@ -60,18 +58,6 @@ export const SHARD_TARGET_BYTES = 100 * 1024 * 1024;
 export const DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024;
 /** Files with more distinct trigrams are almost always data, not code (zoekt uses the same cut). */
 export const DEFAULT_MAX_TRIGRAMS = 20_000;
-
-/** What the indexer found out about the source, for the caller to name and register it. */
-export interface DetectedRepo {
-  name: string;
-  codeHostType: CodeHostType;
-  kind: 'git' | 'directory';
-  source: string;
-  remoteUrl?: string;
-  defaultBranch: string;
-  /** Git: the default branch tip's commit time (GitSource.committedAt). */
-  committedAt?: string;
-}
 
 /** Assigns the repository its id and metadata (the embedded store, or a connection's record). */
 export type RegisterRepo = (detected: DetectedRepo) => Promise<{ repoId: number; repo: ManifestRepo }>;
@@ -176,31 +162,10 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
  */
 export async function indexOrPack(pathArg: string, options: IndexOptions): Promise<IndexSummary | PackCandidate> {
   const started = performance.now();
-  const root = resolve(pathArg);
-  checkDirectory(pathArg, root);
-  let git: GitSource | undefined;
-  if (isGitRepository(root)) {
-    try {
-      // Loaded on demand: a plain directory's build never needs nodegit.
-      const { openGitSource } = await import('../repos/git.ts');
-      git = await openGitSource(root, options.revisions);
-    } catch (err) {
-      throw new Error(`cannot index ${pathArg}: ${(err as Error).message}`);
-    }
-  }
+  const source = await openSource(pathArg, options.revisions);
+  const { root, git } = source;
   try {
-    const detected: DetectedRepo = git
-      ? {
-          name: git.name,
-          codeHostType: git.codeHostType,
-          kind: 'git',
-          source: root,
-          defaultBranch: git.branch,
-          ...(git.remoteUrl ? { remoteUrl: git.remoteUrl } : {}),
-          ...(git.committedAt ? { committedAt: git.committedAt } : {}),
-        }
-      : { name: basename(root), codeHostType: 'genericGitHost', kind: 'directory', source: root, defaultBranch: 'HEAD' };
-    const { repoId, repo } = await options.register(detected);
+    const { repoId, repo } = await options.register(detectRepo(source));
     const dir = shardsDir(options.dataDir, repoId);
     // (Off this thread: a sync makes many repositories' directories at once.)
     await mkdir(dir, { recursive: true });
@@ -725,24 +690,6 @@ async function* fromArray<T>(xs: T[]): AsyncIterable<T> {
   yield* xs;
 }
 
-function checkDirectory(pathArg: string, root: string): void {
-  let st;
-  try {
-    st = statSync(root);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(
-      `cannot index ${pathArg}: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`,
-    );
-  }
-  if (!st.isDirectory()) throw new Error(`cannot index ${pathArg}: not a directory`);
-  try {
-    accessSync(root, constants.R_OK | constants.X_OK);
-  } catch {
-    throw new Error(`cannot index ${pathArg}: permission denied`);
-  }
-}
-
 /** The repository as a shard records it (ShardRepoMeta), from its manifest record and refs. */
 export function shardRepoMeta(repoId: number, repo: ManifestRepo, refs: GitRef[]): ShardRepoMeta {
   return {
@@ -758,20 +705,4 @@ export function shardRepoMeta(repoId: number, repo: ManifestRepo, refs: GitRef[]
     fork: repo.fork,
     visibility: repo.visibility,
   };
-}
-
-/** Metadata of a repository indexed from a local path (`trawl index`): public, not archived, not a fork. */
-export function localRepoMeta(d: DetectedRepo, name = d.name): ManifestRepo {
-  const repo: ManifestRepo = {
-    name,
-    displayName: displayName(name),
-    codeHostType: d.codeHostType,
-    archived: false,
-    fork: false,
-    visibility: 'public',
-    kind: d.kind,
-    source: d.source,
-  };
-  if (d.committedAt) repo.committedAt = d.committedAt;
-  return repo;
 }
