@@ -25,7 +25,7 @@ import type { Manifest } from '../../daemon/index/manifest.ts';
 import { openPgStore } from '../../daemon/store/pg-store.ts';
 import { openStore } from '../../daemon/store/open.ts';
 import type { Store } from '../../daemon/store/store.ts';
-import { mirrorPath } from '../../daemon/sync/sync.ts';
+import { mirrorPath } from '../../daemon/sync/fetch-source.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { call, type Answer } from '../helpers/daemon.ts';
 import { git, TestRepo } from '../helpers/git.ts';
