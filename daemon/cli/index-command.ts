@@ -2,7 +2,8 @@
 
 import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../index/data-dir.ts';
-import type { BuildProgress, IndexSummary } from '../index/indexer.ts';
+import type { BuildProgress } from '../index/indexer.ts';
+import type { IndexSummary } from '../index/index-summary.ts';
 import { indexLocal } from '../sync/local-repos.ts';
 import { buildProgressLine, escaped, escapeControl, formatBytes, formatCount, symbolsProgressLine, throttled } from './format.ts';
 import { UsageError } from './usage.ts';

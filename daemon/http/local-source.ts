@@ -18,7 +18,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { holdsCommit } from '../repos/holds-commit.ts';
-import { mirrorPath } from '../sync/sync.ts';
+import { mirrorPath } from '../sync/fetch-source.ts';
 import type { Catalog, CatalogRepo } from './catalog.ts';
 
 /** What a route reads: `git` (history: a directory has none, and is answered without reading) or `source` (git, or a directory's index). */

@@ -9,17 +9,15 @@
 // generation before rethrowing, unless its manifest was committed; a repository whose
 // index is damaged (index-health.ts) is rebuilt in full, never incrementally on top of it.
 
-import { accessSync, constants, readdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { isGitRepository } from '../repos/git-dir.ts';
 import type { GitRef, GitSource, RevisionSelection } from '../repos/git.ts';
-import type { CodeHostType } from '../repos/hosts/types.ts';
 import { walkSorted, type WalkedFile } from '../repos/walk.ts';
-import { displayName } from '../repos/web-urls.ts';
 import { writeMembershipFile } from './branch-set.ts';
+import { detectRepo, openSource, type DetectedRepo } from './detect-repo.ts';
 import { type BlobFile, type BuildPool, cutShards, cutShardsAsync, runSymbolsPool, startBuildThreads, type BuildResult } from './build-pool.ts';
 import { buildShards, INLINE_BUILD_FILES, type BuiltShards, type ShardsBuild } from './build-shards.ts';
 import { ctagsAvailable } from '../symbols/ctags.ts';
@@ -48,7 +46,8 @@ import {
 import type { MemberResult, ShardFile } from './shard-builder.ts';
 import { noteWritten } from './section-checks.ts';
 import type { SymbolsJob } from './symbols-pass.ts';
-import { SYMBOLS_EXT, type ShardRepoMeta, type SkippedFile } from './shard-format.ts';
+import { SYMBOLS_EXT, type ShardRepoMeta } from './shard-format.ts';
+import { runSummary, type IndexSummary } from './index-summary.ts';
 
 /**
  * Content per shard, about what zoekt found best: large enough that per-shard
@@ -59,18 +58,6 @@ export const SHARD_TARGET_BYTES = 100 * 1024 * 1024;
 export const DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024;
 /** Files with more distinct trigrams are almost always data, not code (zoekt uses the same cut). */
 export const DEFAULT_MAX_TRIGRAMS = 20_000;
-
-/** What the indexer found out about the source, for the caller to name and register it. */
-export interface DetectedRepo {
-  name: string;
-  codeHostType: CodeHostType;
-  kind: 'git' | 'directory';
-  source: string;
-  remoteUrl?: string;
-  defaultBranch: string;
-  /** Git: the default branch tip's commit time (GitSource.committedAt). */
-  committedAt?: string;
-}
 
 /** Assigns the repository its id and metadata (the embedded store, or a connection's record). */
 export type RegisterRepo = (detected: DetectedRepo) => Promise<{ repoId: number; repo: ManifestRepo }>;
@@ -137,43 +124,6 @@ export interface SymbolsProgress {
   totalShards: number;
 }
 
-export type IndexMode = 'full' | 'delta' | 'unchanged';
-
-export interface IndexSummary {
-  repoId: number;
-  repoName: string;
-  source: string;
-  kind: 'git' | 'directory';
-  mode: IndexMode;
-  /** Why a full build ran although an incremental one was allowed. */
-  fullReason?: string;
-  refs: GitRef[];
-  /** Live documents after the run. */
-  files: number;
-  /** File versions built by this run. */
-  builtFiles: number;
-  skipped: number;
-  skippedByReason: Record<string, number>;
-  contentBytes: number;
-  /** Bytes of every file this run read. */
-  totalBytes: number;
-  /** Shards written by this run, and shards in the index afterwards. */
-  shards: number;
-  totalShards: number;
-  seconds: number;
-  /**
-   * A full build whose symbols came after its content (symbolsLater): when the content was
-   * committed, and searchable, in seconds from the run's start.
-   */
-  contentSeconds?: number;
-  /** Symbol definitions extracted by universal-ctags in this run. */
-  symbols: number;
-  /** Files ctags failed or timed out on: indexed, without symbols. */
-  symbolFailures: number;
-  /** Files whose definitions the symbols pass took from the previous index (same path and blob) instead of from ctags. */
-  symbolsReused?: number;
-}
-
 /**
  * A small repository's full build handed back to the caller instead of run (indexOrPack):
  * built with others into a compound shard (pack-build.ts). It holds the repository's lock
@@ -212,31 +162,10 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
  */
 export async function indexOrPack(pathArg: string, options: IndexOptions): Promise<IndexSummary | PackCandidate> {
   const started = performance.now();
-  const root = resolve(pathArg);
-  checkDirectory(pathArg, root);
-  let git: GitSource | undefined;
-  if (isGitRepository(root)) {
-    try {
-      // Loaded on demand: a plain directory's build never needs nodegit.
-      const { openGitSource } = await import('../repos/git.ts');
-      git = await openGitSource(root, options.revisions);
-    } catch (err) {
-      throw new Error(`cannot index ${pathArg}: ${(err as Error).message}`);
-    }
-  }
+  const source = await openSource(pathArg, options.revisions);
+  const { root, git } = source;
   try {
-    const detected: DetectedRepo = git
-      ? {
-          name: git.name,
-          codeHostType: git.codeHostType,
-          kind: 'git',
-          source: root,
-          defaultBranch: git.branch,
-          ...(git.remoteUrl ? { remoteUrl: git.remoteUrl } : {}),
-          ...(git.committedAt ? { committedAt: git.committedAt } : {}),
-        }
-      : { name: basename(root), codeHostType: 'genericGitHost', kind: 'directory', source: root, defaultBranch: 'HEAD' };
-    const { repoId, repo } = await options.register(detected);
+    const { repoId, repo } = await options.register(detectRepo(source));
     const dir = shardsDir(options.dataDir, repoId);
     // (Off this thread: a sync makes many repositories' directories at once.)
     await mkdir(dir, { recursive: true });
@@ -505,7 +434,7 @@ class IndexRun {
   async git(git: GitSource): Promise<IndexSummary | Omit<PackCandidate, 'release'>> {
     const current = this.options.current;
     if (current && sameRefs(current.refs, git.refs) && sameRepo(current.repo, this.repo) && !(current.symbolsPending && this.options.symbols !== false)) {
-      return this.summary({ mode: 'unchanged', refs: git.refs, manifest: current });
+      return runSummary(this, { mode: 'unchanged', refs: git.refs, manifest: current });
     }
     const prev = this.previous;
     const incremental = this.options.incremental !== false;
@@ -524,7 +453,7 @@ class IndexRun {
         // (A new stamp of the same refs, e.g. after `git pack-refs`, is recorded, so that the next sync need not open the repository.)
         const restamped = this.options.sourceStamp !== undefined && prev.sourceStamp !== this.options.sourceStamp;
         if (JSON.stringify(prev.repo) !== JSON.stringify(this.repo) || restamped) this.commit({ ...prev, repo: this.repo, generation: this.generation });
-        return this.summary({ mode: 'unchanged', refs: git.refs, manifest: prev });
+        return runSummary(this, { mode: 'unchanged', refs: git.refs, manifest: prev });
       }
       const versions = await git.versions();
       const plan = planDelta(this.options.dataDir, prev, git.refs, versions);
@@ -591,7 +520,7 @@ class IndexRun {
           symbolFailures: 0,
           members: [built],
         };
-        return this.summary({ mode: 'full', refs, results: [result], manifest, fullReason, builtFiles: built.docs + built.skipped.length });
+        return runSummary(this, { mode: 'full', refs, results: [result], manifest, fullReason, builtFiles: built.docs + built.skipped.length });
       },
     };
   }
@@ -642,7 +571,7 @@ class IndexRun {
       skipped: prev.skipped + built.results.reduce((n, r) => n + r.skipped.length, 0),
       baseGeneration: prev.baseGeneration,
     });
-    return this.summary({ mode: 'delta', refs: git.refs, results: built.results, manifest, builtFiles: plan.added.length });
+    return runSummary(this, { mode: 'delta', refs: git.refs, results: built.results, manifest, builtFiles: plan.added.length });
   }
 
   private commitFull(
@@ -668,7 +597,7 @@ class IndexRun {
       baseGeneration: this.generation,
       ...(pending ? { symbolsPending: true as const } : {}),
     });
-    const summary = this.summary({
+    const summary = runSummary(this, {
       mode: 'full',
       refs,
       results: built.results,
@@ -735,47 +664,6 @@ class IndexRun {
     }
     return built;
   }
-
-  private summary(outcome: RunOutcome): IndexSummary {
-    const { mode, refs, results = [], manifest, fullReason, builtFiles = 0 } = outcome;
-    const skipped: SkippedFile[] = results.flatMap((r) => r.skipped);
-    const skippedByReason: Record<string, number> = {};
-    for (const s of skipped) skippedByReason[s.reason] = (skippedByReason[s.reason] ?? 0) + 1;
-    const summary: IndexSummary = {
-      repoId: this.repoId,
-      repoName: this.repo.name,
-      source: this.repo.source,
-      kind: this.repo.kind,
-      mode,
-      refs,
-      files: manifest.files,
-      builtFiles,
-      skipped: skipped.length,
-      skippedByReason,
-      contentBytes: manifest.contentBytes,
-      totalBytes: results.reduce((n, r) => n + r.totalBytes, 0),
-      shards: results.length,
-      totalShards: manifest.shards.length,
-      seconds: (performance.now() - this.started) / 1000,
-      symbols: results.reduce((n, r) => n + r.symbolCount, 0),
-      symbolFailures: results.reduce((n, r) => n + r.symbolFailures, 0),
-    };
-    if (fullReason !== undefined) summary.fullReason = fullReason;
-    return summary;
-  }
-}
-
-/** What a run's summary tells (IndexRun.summary). */
-interface RunOutcome {
-  mode: IndexMode;
-  refs: GitRef[];
-  /** The shards the run built; none when unchanged. */
-  results?: BuildResult[];
-  /** The manifest the run leaves. */
-  manifest: Pick<Manifest, 'files' | 'contentBytes' | 'shards'>;
-  fullReason?: string | undefined;
-  /** File versions built (IndexSummary.builtFiles); 0 when unchanged. */
-  builtFiles?: number;
 }
 
 /** What a run builds (IndexRun.build): its files, and the refs they are on. */
@@ -802,47 +690,6 @@ async function* fromArray<T>(xs: T[]): AsyncIterable<T> {
   yield* xs;
 }
 
-function checkDirectory(pathArg: string, root: string): void {
-  let st;
-  try {
-    st = statSync(root);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(
-      `cannot index ${pathArg}: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`,
-    );
-  }
-  if (!st.isDirectory()) throw new Error(`cannot index ${pathArg}: not a directory`);
-  try {
-    accessSync(root, constants.R_OK | constants.X_OK);
-  } catch {
-    throw new Error(`cannot index ${pathArg}: permission denied`);
-  }
-}
-
-/** The summary of a repository found unchanged from its manifest alone (a sync's ref stamp matched). */
-export function unchangedSummary(m: Manifest, started: number): IndexSummary {
-  return {
-    repoId: m.repoId,
-    repoName: m.repo.name,
-    source: m.repo.source,
-    kind: m.repo.kind,
-    mode: 'unchanged',
-    refs: m.refs,
-    files: m.files,
-    builtFiles: 0,
-    skipped: m.skipped,
-    skippedByReason: {},
-    contentBytes: m.contentBytes,
-    totalBytes: 0,
-    shards: 0,
-    totalShards: m.shards.length,
-    seconds: (performance.now() - started) / 1000,
-    symbols: 0,
-    symbolFailures: 0,
-  };
-}
-
 /** The repository as a shard records it (ShardRepoMeta), from its manifest record and refs. */
 export function shardRepoMeta(repoId: number, repo: ManifestRepo, refs: GitRef[]): ShardRepoMeta {
   return {
@@ -858,20 +705,4 @@ export function shardRepoMeta(repoId: number, repo: ManifestRepo, refs: GitRef[]
     fork: repo.fork,
     visibility: repo.visibility,
   };
-}
-
-/** Metadata of a repository indexed from a local path (`trawl index`): public, not archived, not a fork. */
-export function localRepoMeta(d: DetectedRepo, name = d.name): ManifestRepo {
-  const repo: ManifestRepo = {
-    name,
-    displayName: displayName(name),
-    codeHostType: d.codeHostType,
-    archived: false,
-    fork: false,
-    visibility: 'public',
-    kind: d.kind,
-    source: d.source,
-  };
-  if (d.committedAt) repo.committedAt = d.committedAt;
-  return repo;
 }

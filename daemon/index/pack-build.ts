@@ -41,7 +41,8 @@ import {
   type CommitBatch,
   type ManifestRepo,
 } from './manifest.ts';
-import { shardRepoMeta, type IndexSummary, type PackCandidate } from './indexer.ts';
+import { shardRepoMeta, type PackCandidate } from './indexer.ts';
+import type { IndexSummary } from './index-summary.ts';
 import { readJobBlobs } from './job-blobs.ts';
 import { buildShard, type JobMember, type MemberResult, type ShardFile, type ShardJob } from './shard-builder.ts';
 import { SHARD_EXT, type SkippedFile } from './shard-format.ts';

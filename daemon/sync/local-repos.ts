@@ -2,7 +2,9 @@
 // store under the name the indexer detects (origin remote's host/path, else the directory's
 // base name) or the one the operator gives, and marked indexed when the run succeeds.
 
-import { indexPath, localRepoMeta, type IndexOptions, type IndexSummary, type RegisterRepo } from '../index/indexer.ts';
+import { indexPath, type IndexOptions, type RegisterRepo } from '../index/indexer.ts';
+import { localRepoMeta } from '../index/detect-repo.ts';
+import type { IndexSummary } from '../index/index-summary.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { displayName } from '../repos/web-urls.ts';

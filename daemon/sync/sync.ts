@@ -17,30 +17,24 @@
 // and syncRepo (one repository's fetch and build: any node, from a queued RepoJob through
 // syncRepoJob). syncOnce runs both here, a few repositories at a time.
 
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { isAbsolute, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Config, Connection } from '../config/types.ts';
 import { startBuildThreads } from '../index/build-pool.ts';
-import { mirrorsDir, shardsDir } from '../index/data-dir.ts';
 import {
   DEFAULT_MAX_TRIGRAMS,
   indexOrPack,
-  sameRepo,
   SHARD_TARGET_BYTES,
-  unchangedSummary,
   type BuildProgress,
   type IndexOptions,
-  type IndexSummary,
   type PackCandidate,
   type SymbolsProgress,
 } from '../index/indexer.ts';
+import { unchangedSummary, type IndexSummary } from '../index/index-summary.ts';
 import { buildPacks, type PackOptions } from '../index/pack-build.ts';
 import { mergePacks } from '../index/pack-merge.ts';
-import { loadManifest, retireRepository, symbolsPending, type Manifest, type ManifestRepo } from '../index/manifest.ts';
-import { indexProblem, type HeaderChecks } from '../index/index-health.ts';
+import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
+import type { HeaderChecks } from '../index/index-health.ts';
 import { refStamp, sameRefStamp } from '../repos/ref-stamp.ts';
 import { warmCtags } from '../symbols/ctags.ts';
 import { warmSpawner } from '../runtime/spawner.ts';
@@ -49,8 +43,9 @@ import type { RepoRecord, Store } from '../store/store.ts';
 import { createCodeHost, type CodeHostOptions } from '../repos/hosts/index.ts';
 import type { CodeHost, HostRepo } from '../repos/hosts/types.ts';
 import { cloneUrlRefusal, plainHttpOrigins } from '../repos/hosts/clone-url.ts';
-import { isGitRepository } from '../repos/git-dir.ts';
-import { removeMirror, syncMirror } from '../repos/mirror.ts';
+import { removeMirror } from '../repos/mirror.ts';
+import { fetchSource, mirrorPath } from './fetch-source.ts';
+import { stampedIndex, UnchangedRecords } from './up-to-date.ts';
 
 export interface SyncOptions {
   config: Config;
@@ -236,38 +231,6 @@ interface Pass {
    * turn of the event loop, which thousands of comparisons would otherwise fill.
    */
   focus?: Promise<void>;
-}
-
-/**
- * The records of the repositories a pass found up to date by their ref stamps, written
- * together when it ends, a thousand to a transaction rather than one each (at 2,000
- * repositories, one each was a tenth of a pass that changed nothing). A pass stopped
- * before then leaves them as they were: they said what is still true but the time.
- */
-class UnchangedRecords {
-  #pending: Array<{ repoId: number; patch: Partial<RepoRecord> }> = [];
-
-  add(repoId: number, patch: Partial<RepoRecord>): void {
-    this.#pending.push({ repoId, patch });
-  }
-
-  async write(store: Store, log: Logger): Promise<void> {
-    const pending = this.#pending;
-    this.#pending = [];
-    for (let i = 0; i < pending.length; i += 1000) {
-      const chunk = pending.slice(i, i + 1000);
-      try {
-        await store.atomically(async () => {
-          for (const { repoId, patch } of chunk) await store.updateRepo(repoId, patch);
-        });
-      } catch (err) {
-        log.warn(
-          { repos: chunk.length, err: (err as Error).message },
-          'recording the repositories found up to date failed; their records keep the previous pass',
-        );
-      }
-    }
-  }
 }
 
 /** Makes the pass's runners wait (Pass.focus) until the function returned is called, or FOCUS_MAX_MS. */
@@ -626,7 +589,7 @@ export async function syncRepo(
   }
   try {
     options.onEvent?.({ type: 'repo-start', repoName: record.repoName, index, total, stage: 'fetch' });
-    const mirror = await fetchSource(options.dataDir, w, turns?.fetches);
+    const mirror = await fetchSource(options.dataDir, w, turns?.fetches.take);
     const defaultBranch = hostRepo.defaultBranch ?? mirror.defaultBranch;
     options.onEvent?.({ type: 'repo-start', repoName: record.repoName, index, total, stage: 'index' });
     const repo: ManifestRepo = {
@@ -689,31 +652,6 @@ export async function syncRepo(
   } catch (err) {
     return recordFailed(options, turn, (err as Error).message);
   }
-}
-
-/**
- * The repository's index when its source's refs stamp is the one it was built from, it is
- * sound, holds the same metadata, lacks nothing (its symbols, when wanted) and no run left
- * its lock: then nothing is to be done, and the repository is not even opened. Undefined
- * otherwise.
- */
-function stampedIndex(
-  dataDir: string,
-  repoId: number,
-  wanted: { stamp: (recorded: string) => boolean; repo: ManifestRepo; symbols: boolean },
-  headers: HeaderChecks,
-): Manifest | undefined {
-  const { stamp, repo, symbols } = wanted;
-  // A lock left by a run that was killed (or one running now): the whole way, which takes it
-  // over and removes what that run left.
-  if (existsSync(join(shardsDir(dataDir, repoId), 'lock'))) return undefined;
-  const m = loadManifest(dataDir, repoId);
-  if (m === undefined || 'unreadable' in m || m.version !== 2 || m.sourceStamp === undefined || !stamp(m.sourceStamp)) return undefined;
-  if (m.subset || (symbols && symbolsPending(m))) return undefined;
-  // The tip's commit time comes with the refs, which the stamp says did not move.
-  const { committedAt: _c, ...indexed } = m.repo;
-  if (!sameRepo(indexed, repo)) return undefined;
-  return indexProblem(dataDir, m, headers) === undefined ? m : undefined;
 }
 
 /** A repository's build is committed: its record says so, and the pass's report. */
@@ -794,43 +732,4 @@ async function deleteRepo(options: SyncOptions, r: RepoRecord): Promise<SyncRepo
   await options.store.updateRepo(r.repoId, { state: 'deleted', connectionId: undefined });
   log.info({ repo: r.repoName }, 'repository removed: no connection lists it any more');
   return { repoId: r.repoId, repoName: r.repoName, outcome: 'deleted', seconds: 0 };
-}
-
-/**
- * Where the repository is read from. Remote repositories are mirrored (bare) into the data
- * dir and fetched. A repository already on this machine (a local path or a file:// URL)
- * is read in place: it is as durable as a copy would be, a copy would double its disk use,
- * and reading it directly sees a new commit without a fetch.
- */
-async function fetchSource(dataDir: string, w: Work, fetches?: Slots): Promise<{ path: string; defaultBranch?: string }> {
-  const { connection, host } = w;
-  const { repoId } = w.record;
-  const { cloneUrl } = w.hostRepo;
-  // The listing refused it already, unless it was listed elsewhere: a cluster's queued job,
-  // from a leader whose configuration differs or which predates the check.
-  const refusal = cloneUrlRefusal(connection, cloneUrl);
-  if (refusal !== undefined) throw new Error(refusal);
-  const local = localPath(cloneUrl);
-  if (local !== undefined) {
-    if (!isGitRepository(local)) throw new Error(`${local} is not a git repository (or no longer exists)`);
-    return { path: local };
-  }
-  const credentials = host.gitCredentials();
-  // A code host is fetched from `syncConcurrency` repositories at a time, however many are read at once.
-  const release = await fetches?.take();
-  try {
-    return await syncMirror(cloneUrl, mirrorPath(dataDir, repoId), credentials ? { credentials } : {});
-  } finally {
-    release?.();
-  }
-}
-
-/** The directory of a local clone URL (absolute path or file://), else undefined. */
-function localPath(url: string): string | undefined {
-  if (url.startsWith('file://')) return fileURLToPath(url);
-  return isAbsolute(url) ? url : undefined;
-}
-
-export function mirrorPath(dataDir: string, repoId: number): string {
-  return join(mirrorsDir(dataDir), `${repoId}.git`);
 }

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { summaryLine } from '../../daemon/cli/index-command.ts';
 import { symbolsFromSummaryLine } from '../../bench/suite/build.ts';
-import type { IndexSummary } from '../../daemon/index/indexer.ts';
+import type { IndexSummary } from '../../daemon/index/index-summary.ts';
 
 const base: IndexSummary = {
   repoId: 1,

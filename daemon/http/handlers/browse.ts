@@ -53,14 +53,13 @@ interface GitListing {
 }
 
 export function browseRoutes(s: Services): Route[] {
-  const answers = new AnswerCache(ANSWER_CACHE_BYTES);
-  /** A listing of a git repository: the ref resolved first, since the answer is the same for every name of its commit. */
-  const gitListing = async (ctx: RouteContext, { repo, dir, ref, question, build }: GitListing) => {
-    const options: ResolvedRevision = { ref, ...revisionScope(repo) };
-    const commit = await resolveRevision(dir, options);
-    return answers.answer(scopeOf(repo), `${question} ${commit}`, () => build({ ...options, commit }), ctx.signal);
-  };
-  const routes: Route[] = [
+  const routes: Route[] = [...fileRoutes(s), ...listingRoutes(s)];
+  return routes.map((route) => readingRepository(s, 'source', repoName, route));
+}
+
+/** One file of a repository: its content, its outline. */
+function fileRoutes(s: Services): Route[] {
+  return [
     {
       method: 'GET',
       path: '/api/source',
@@ -141,6 +140,19 @@ export function browseRoutes(s: Services): Route[] {
         };
       },
     },
+  ];
+}
+
+/** Listings of a repository's files (all of them, a tree, a folder's children), each kept in the answer cache once built. */
+function listingRoutes(s: Services): Route[] {
+  const answers = new AnswerCache(ANSWER_CACHE_BYTES);
+  /** A listing of a git repository: the ref resolved first, since the answer is the same for every name of its commit. */
+  const gitListing = async (ctx: RouteContext, { repo, dir, ref, question, build }: GitListing) => {
+    const options: ResolvedRevision = { ref, ...revisionScope(repo) };
+    const commit = await resolveRevision(dir, options);
+    return answers.answer(scopeOf(repo), `${question} ${commit}`, () => build({ ...options, commit }), ctx.signal);
+  };
+  return [
     {
       method: 'POST',
       path: '/api/files',
@@ -254,7 +266,6 @@ export function browseRoutes(s: Services): Route[] {
       },
     },
   ];
-  return routes.map((route) => readingRepository(s, 'source', repoName, route));
 }
 
 /** Runs `fn`, turning its INVALID_QUERY_PARAMS (a path check) into INVALID_REQUEST_BODY. */

@@ -29,37 +29,18 @@ import { API_KEY_ID, OAUTH_GRANT_ID, pathId, SESSION_ID, type IdKind } from '../
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
 
+/** What every route here is: authenticated, never rate limited (see above). */
+const BASE = { tag: 'Credentials', rateLimited: false, authenticated: true } as const;
+
 export function credentialRoutes(s: Services): Route[] {
-  const base = { tag: 'Credentials', rateLimited: false, authenticated: true } as const;
+  return [...keyRoutes(s), ...endingRoutes(s)];
+}
 
-  /**
-   * The user whose credentials `id` (a record's userId) names, when the caller may act on
-   * them; otherwise `notFound` (never "forbidden": that would confirm the id exists).
-   */
-  const owned = (identity: Identity, ownerId: string | undefined, kind: IdKind, id: string): void => {
-    const caller = manager(identity);
-    if (ownerId === undefined || (ownerId !== caller && identity.role !== 'owner'))
-      throw new ServiceError(kind.code, `no ${kind.what} ${id}${identity.role === 'owner' ? '' : ' of yours'}`);
-  };
-
-  /** The route's {id}, once the caller may manage credentials at all and it has the form of `kind`'s ids. */
-  const idOf = (ctx: RouteContext, kind: IdKind): string => {
-    manager(ctx.identity);
-    return pathId(ctx.params.id!, kind);
-  };
-
-  /** The user the request is about: `userId` when given (owners: anyone; members: only themselves), else the caller. */
-  const subject = async (identity: Identity, userId: string | undefined): Promise<string> => {
-    const caller = manager(identity);
-    if (userId === undefined || userId === caller) return caller;
-    if (identity.role !== 'owner' || !(await s.store.getUser(userId)))
-      throw new ServiceError('USER_NOT_FOUND', `no user with id ${userId}${identity.role === 'owner' ? '' : ' whose credentials you may manage'}`);
-    return userId;
-  };
-
+/** A user's API keys: listing them (with what each opened), creating one, revoking one. */
+function keyRoutes(s: Services): Route[] {
   return [
     {
-      ...base,
+      ...BASE,
       method: 'GET',
       path: '/api/keys',
       operationId: 'listKeys',
@@ -71,12 +52,12 @@ export function credentialRoutes(s: Services): Route[] {
       response: { status: 200, schema: 'KeysResponse', description: 'The keys, oldest first.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_QUERY_PARAMS', 'USER_NOT_FOUND'],
       async handle(ctx) {
-        const userId = await subject(ctx.identity, (ctx.query as { userId?: string }).userId);
+        const userId = await subject(s, ctx.identity, (ctx.query as { userId?: string }).userId);
         return { body: await listKeyCredentials(s.store, userId, s.now().toISOString()), headers: [['Cache-Control', 'no-store']] };
       },
     },
     {
-      ...base,
+      ...BASE,
       method: 'POST',
       path: '/api/keys',
       operationId: 'createKey',
@@ -108,7 +89,7 @@ export function credentialRoutes(s: Services): Route[] {
       },
     },
     {
-      ...base,
+      ...BASE,
       method: 'DELETE',
       path: '/api/keys/{id}',
       operationId: 'revokeKey',
@@ -141,8 +122,14 @@ export function credentialRoutes(s: Services): Route[] {
         return { body: { id: revoked.key.id, revokedAt: revoked.key.revokedAt, ended: revoked.ended } };
       },
     },
+  ];
+}
+
+/** Ending the credentials a key opened: one OAuth grant, one browser session, or all of a user's at once. */
+function endingRoutes(s: Services): Route[] {
+  return [
     {
-      ...base,
+      ...BASE,
       method: 'DELETE',
       path: '/api/oauth_grants/{id}',
       operationId: 'revokeOAuthGrant',
@@ -172,7 +159,7 @@ export function credentialRoutes(s: Services): Route[] {
       },
     },
     {
-      ...base,
+      ...BASE,
       method: 'DELETE',
       path: '/api/sessions/{id}',
       operationId: 'endSession',
@@ -202,7 +189,7 @@ export function credentialRoutes(s: Services): Route[] {
       },
     },
     {
-      ...base,
+      ...BASE,
       method: 'POST',
       path: '/api/sign_out_everywhere',
       operationId: 'signOutEverywhere',
@@ -214,7 +201,7 @@ export function credentialRoutes(s: Services): Route[] {
       response: { status: 200, schema: 'SignedOut', description: 'How many credentials of each kind were ended.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'USER_NOT_FOUND'],
       async handle(ctx) {
-        const userId = await subject(ctx.identity, (ctx.body as { userId?: string }).userId);
+        const userId = await subject(s, ctx.identity, (ctx.body as { userId?: string }).userId);
         const ended = await s.audit.change(
           () => s.store.endUserCredentials(userId, s.now().toISOString()),
           (e) =>
@@ -232,6 +219,31 @@ export function credentialRoutes(s: Services): Route[] {
       },
     },
   ];
+}
+
+/**
+ * The user whose credentials `id` (a record's userId) names, when the caller may act on
+ * them; otherwise `notFound` (never "forbidden": that would confirm the id exists).
+ */
+function owned(identity: Identity, ownerId: string | undefined, kind: IdKind, id: string): void {
+  const caller = manager(identity);
+  if (ownerId === undefined || (ownerId !== caller && identity.role !== 'owner'))
+    throw new ServiceError(kind.code, `no ${kind.what} ${id}${identity.role === 'owner' ? '' : ' of yours'}`);
+}
+
+/** The route's {id}, once the caller may manage credentials at all and it has the form of `kind`'s ids. */
+function idOf(ctx: RouteContext, kind: IdKind): string {
+  manager(ctx.identity);
+  return pathId(ctx.params.id!, kind);
+}
+
+/** The user the request is about: `userId` when given (owners: anyone; members: only themselves), else the caller. */
+async function subject(s: Services, identity: Identity, userId: string | undefined): Promise<string> {
+  const caller = manager(identity);
+  if (userId === undefined || userId === caller) return caller;
+  if (identity.role !== 'owner' || !(await s.store.getUser(userId)))
+    throw new ServiceError('USER_NOT_FOUND', `no user with id ${userId}${identity.role === 'owner' ? '' : ' whose credentials you may manage'}`);
+  return userId;
 }
 
 /** Why a credential was ended, for the audit log: by its own user, or by an owner for a member. */
