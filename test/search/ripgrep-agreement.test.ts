@@ -36,7 +36,7 @@ const CASES: Array<{ query: string; regex: boolean; caseSensitive: boolean }> = 
   { query: '[0-9]{4,}', regex: true, caseSensitive: true },
   { query: 'new RE2\\(', regex: true, caseSensitive: true },
   // [ \t] rather than \s: in trawl a regex runs over the whole file, and \s also matches
-  // "\n" (API-DETAILS section 2), where rg is line by line.
+  // "\n" (docs/http-api.md section 11), where rg is line by line.
   { query: '^[ \\t]*//.*TODO', regex: true, caseSensitive: false },
   { query: 'unicode|utf8', regex: true, caseSensitive: false },
   { query: '\\)$', regex: true, caseSensitive: true },
