@@ -148,8 +148,11 @@ export class Exchange {
       this.#bodyPromise = readBody(this.#request, headers['content-length'] ?? '', this.#state.options.maxBodyBytes, (abort) => (this.#abortBody = abort));
       this.#bodyPromise.catch(() => {}); // handled where it is awaited; never an unhandled rejection
     }
+    // In flight until the answer has left for the socket, not only until it was handed over:
+    // a shutdown waits for it (server.ts close), and the log line's time includes it.
     this.#run()
       .catch((err: unknown) => this.#fail(err))
+      .then(() => this.#reply.sent())
       .finally(() => this.#finish());
   }
 

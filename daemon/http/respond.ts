@@ -206,6 +206,11 @@ export class Reply {
     this.finished = true;
   }
 
+  /** Resolves once the response has left for the socket (the wire's sent()), or the client is gone. */
+  sent(): Promise<void> {
+    return this.res.sent();
+  }
+
   /** The client went away: wakes a writer waiting for a drain that will never come. */
   abort(): void {
     this.aborted = true;

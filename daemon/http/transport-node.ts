@@ -83,6 +83,14 @@ class NodeWire implements Wire {
     this.res.socket?.destroy();
   }
 
+  sent(): Promise<void> {
+    if (this.res.writableFinished || this.res.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.res.once('finish', resolve);
+      this.res.once('close', resolve);
+    });
+  }
+
   /** Sends the status and headers if they have not left: with the body's length when it is known, else chunked. */
   #flushHead(length: number | undefined, closeConnection: boolean): void {
     if (this.res.headersSent) return;

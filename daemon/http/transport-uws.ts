@@ -93,6 +93,10 @@ class UwsWire implements Wire {
   close(): void {
     this.res.close();
   }
+
+  sent(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 /** What a link's WebSocket carries besides uWS's own (uWS keeps it with the socket). */

@@ -32,6 +32,13 @@ export interface Wire {
   onWritable(ready: () => void): void;
   /** Cuts the connection at once. */
   close(): void;
+  /**
+   * Resolves once the ended response has left for the socket, or the connection closed.
+   * uWS copies what the socket refuses into its own buffer, so there a response is out when
+   * it ends; node:http holds what it was given until the socket takes it, and a process
+   * that exits before then cuts the response short.
+   */
+  sent(): Promise<void>;
 }
 
 /** One request, as read in the tick it arrived in. */
