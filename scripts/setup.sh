@@ -72,12 +72,12 @@ else
 fi
 
 # --- 3. node modules ----------------------------------------------------------------
-# npm ci rebuilds nodegit from source (~14 min on 2 cores), so it runs only when the
-# lock file or the Node changed since the last successful install.
+# npm ci compiles nodegit and the other native modules from source (minutes), so it runs
+# only when the lock file or the Node changed since the last successful install.
 stamp=node_modules/.trawl-setup-stamp
 want="$(sha256sum package-lock.json | cut -d' ' -f1) $("$node_bin" --version)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  log "npm ci on Node $("$node_bin" --version) (native modules compile from source; nodegit takes ~14 minutes)"
+  log "npm ci on Node $("$node_bin" --version) (native modules compile from source: a few minutes)"
   npm ci --no-audit --no-fund
   echo "$want" > "$stamp"
 fi
