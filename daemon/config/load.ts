@@ -12,7 +12,7 @@ import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { explain } from './explain.ts';
 import { JsonSyntaxError, lineColumn, parseJson, type ParsedJson } from './json-positions.ts';
 import { isValidConfig, validator } from './schema.ts';
-import type { ClusterSettings, Config, Connection, ConnectionType, Excludes, HostConnection, Revisions, SecretRef, Settings } from './types.ts';
+import type { ClusterSettings, Config, Connection, ConnectionType, Excludes, HostConnection, PermissionsConfig, Revisions, SecretRef, Settings } from './types.ts';
 
 export { configSchema } from './schema.ts';
 
@@ -50,6 +50,7 @@ function renderProblem(file: string, p: ConfigProblem): string {
 
 const DEFAULT_SETTINGS: Settings = {
   anonymousAccess: false,
+  permissions: 'all',
   http: { maxBodyBytes: 1048576, shutdownTimeoutMs: 10000, keepAliveMs: 15000, maxSourceBytes: 10485760, trustedProxies: [] },
   // metrics.auth stays unset: it follows anonymousAccess (which `trawl serve` turns on without a file).
   metrics: {},
@@ -79,7 +80,7 @@ const DEFAULT_HOST_URLS = {
 
 /** The configuration without a file: default settings, no connections. */
 export function defaultConfig(): Config {
-  return { settings: structuredClone(DEFAULT_SETTINGS), connections: {}, license: { publicKeys: [] } };
+  return { settings: structuredClone(DEFAULT_SETTINGS), connections: {}, permissions: { groups: {}, grants: [] }, license: { publicKeys: [] } };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -191,6 +192,17 @@ function crossChecks(value: unknown, offsets: ReadonlyMap<string, number>): Loca
         );
     });
   }
+  // A grant naming a group the file does not define would quietly grant nothing.
+  const permissions = isObject(value) && isObject(value.permissions) ? value.permissions : {};
+  const groups = isObject(permissions.groups) ? permissions.groups : {};
+  if (Array.isArray(permissions.grants)) {
+    permissions.grants.forEach((g, i) => {
+      const named = isObject(g) && Array.isArray(g.groups) ? g.groups : [];
+      named.forEach((name, j) => {
+        if (typeof name === 'string' && !(name in groups)) add(`/permissions/grants/${i}/groups/${j}`, `no group ${JSON.stringify(name)} in /permissions/groups`);
+      });
+    });
+  }
   const proxies = isObject(settings.http) ? settings.http.trustedProxies : undefined;
   if (Array.isArray(proxies)) {
     proxies.forEach((p, i) => {
@@ -251,6 +263,7 @@ interface FileConfig {
     http?: Partial<Settings['http']>;
   };
   connections?: Record<string, FileConnection>;
+  permissions?: { groups?: Record<string, string[]>; grants?: Array<{ groups?: string[]; users?: string[]; repos: string[] }> };
   license?: { publicKeys?: string[] };
   cluster?: Partial<ClusterSettings> & Pick<ClusterSettings, 'store' | 'redis'>;
 }
@@ -260,6 +273,7 @@ function complete(file: FileConfig, absolutePath: string): Config {
   const s = file.settings ?? {};
   const settings: Settings = {
     anonymousAccess: s.anonymousAccess ?? d.anonymousAccess,
+    permissions: s.permissions ?? d.permissions,
     http: {
       maxBodyBytes: s.http?.maxBodyBytes ?? d.http.maxBodyBytes,
       shutdownTimeoutMs: s.http?.shutdownTimeoutMs ?? d.http.shutdownTimeoutMs,
@@ -299,7 +313,7 @@ function complete(file: FileConfig, absolutePath: string): Config {
   const dir = dirname(absolutePath);
   const connections: Record<string, Connection> = {};
   for (const [name, c] of Object.entries(file.connections ?? {})) connections[name] = completeConnection(c, dir);
-  const config: Config = { path: absolutePath, settings, connections, license: { publicKeys: [...(file.license?.publicKeys ?? [])] } };
+  const config: Config = { path: absolutePath, settings, connections, permissions: completePermissions(file.permissions), license: { publicKeys: [...(file.license?.publicKeys ?? [])] } };
   if (file.cluster) {
     const c = file.cluster;
     const dc = DEFAULT_CLUSTER;
@@ -313,6 +327,14 @@ function complete(file: FileConfig, absolutePath: string): Config {
     };
   }
   return config;
+}
+
+/** Emails are compared without regard to case, so they are kept in lower case. */
+function completePermissions(p: FileConfig['permissions']): PermissionsConfig {
+  const groups: Record<string, string[]> = {};
+  for (const [name, emails] of Object.entries(p?.groups ?? {})) groups[name] = emails.map((e) => e.toLowerCase());
+  const grants = (p?.grants ?? []).map((g) => ({ groups: [...(g.groups ?? [])], users: (g.users ?? []).map((e) => e.toLowerCase()), repos: [...g.repos] }));
+  return { groups, grants };
 }
 
 function completeConnection(c: FileConnection, dir: string): Connection {

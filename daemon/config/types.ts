@@ -105,8 +105,30 @@ export type HostConnection = GitHubConnection | GitLabConnection | GiteaConnecti
 export type Connection = GitConnection | HostConnection;
 export type ConnectionType = Connection['type'];
 
+/**
+ * Which repositories a member sees: "all", or "code-host": what their code host lets them
+ * read, what is public on its host, and what the configuration's permissions grant them.
+ */
+export type PermissionsMode = 'all' | 'code-host';
+
+/** A grant: the users and the members of the groups it names may read the repositories its globs match. */
+export interface PermissionGrant {
+  groups: string[];
+  /** Emails, lower case. */
+  users: string[];
+  /** Globs over repository names. */
+  repos: string[];
+}
+
+export interface PermissionsConfig {
+  /** Group name → its members' emails, lower case. */
+  groups: Record<string, string[]>;
+  grants: PermissionGrant[];
+}
+
 export interface Settings {
   anonymousAccess: boolean;
+  permissions: PermissionsMode;
   /** The daemon's address as users reach it; undefined: the address it listens on. */
   publicUrl?: string;
   http: {
@@ -169,6 +191,7 @@ export interface Config {
   path?: string;
   settings: Settings;
   connections: Record<string, Connection>;
+  permissions: PermissionsConfig;
   license: LicenseSettings;
   cluster?: ClusterSettings;
 }

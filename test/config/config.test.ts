@@ -94,6 +94,19 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
     },
   },
   {
+    name: 'permissions from the code host, with groups and grants (emails in lower case)',
+    doc: {
+      settings: { permissions: 'code-host' },
+      permissions: { groups: { 'team-a': ['A@Example.com'] }, grants: [{ groups: ['team-a'], users: ['b@example.com'], repos: ['team-a-*', 'tools/**'] }] },
+    },
+    expected: {
+      ...defaultConfig(),
+      path: FILE,
+      settings: { ...defaultConfig().settings, permissions: 'code-host' },
+      permissions: { groups: { 'team-a': ['a@example.com'] }, grants: [{ groups: ['team-a'], users: ['b@example.com'], repos: ['team-a-*', 'tools/**'] }] },
+    },
+  },
+  {
     name: 'license keys',
     doc: { license: { publicKeys: ['-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n'] } },
     expected: {
@@ -424,6 +437,22 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
     lines: 1,
   },
   {
+    name: 'permissions: a grant naming a group that is not defined',
+    doc: { permissions: { groups: { ops: ['o@example.com'] }, grants: [{ groups: ['ops', 'devs'], repos: ['*'] }] } },
+    fragments: ['trawl.json: /permissions/grants/0/groups/1: no group "devs" in /permissions/groups'],
+    lines: 1,
+  },
+  {
+    name: 'permissions: a grant naming nobody, or no repository',
+    doc: { permissions: { grants: [{ repos: ['*'] }, { users: ['u@example.com'], repos: [] }] } },
+    fragments: ['trawl.json: /permissions/grants/0', 'trawl.json: /permissions/grants/1/repos'],
+  },
+  {
+    name: 'permissions: an unknown mode, a member that is not an email',
+    doc: { settings: { permissions: 'host' }, permissions: { groups: { ops: ['root'] } } },
+    fragments: ['trawl.json: /settings/permissions', 'trawl.json: /permissions/groups/ops/0'],
+  },
+  {
     name: 'unknown top-level key',
     doc: { setting: {} },
     fragments: ['trawl.json: /setting: unknown property "setting" (did you mean "settings"?)'],
@@ -432,7 +461,7 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
   {
     name: 'unknown top-level key without a near match lists the allowed ones',
     doc: { repositories: [] },
-    fragments: ['trawl.json: /repositories: unknown property "repositories"; allowed here: "$schema", "settings", "connections", "license", "cluster"'],
+    fragments: ['trawl.json: /repositories: unknown property "repositories"; allowed here: "$schema", "settings", "connections", "permissions", "license", "cluster"'],
   },
   {
     name: 'unknown connection type names the allowed types',
@@ -763,6 +792,7 @@ test('defaultConfig has the documented defaults and is a fresh object each time'
   assert.equal(config.path, undefined);
   assert.deepEqual(config.settings, {
     anonymousAccess: false,
+    permissions: 'all',
     http: { maxBodyBytes: 1048576, shutdownTimeoutMs: 10000, keepAliveMs: 15000, maxSourceBytes: 10485760, trustedProxies: [] },
     metrics: {},
     rateLimit: { requestsPerDay: 10000, store: 'embedded' },
@@ -777,6 +807,7 @@ test('defaultConfig has the documented defaults and is a fresh object each time'
     symbols: true,
   });
   assert.deepEqual(config.connections, {});
+  assert.deepEqual(config.permissions, { groups: {}, grants: [] });
   assert.deepEqual(config.license, { publicKeys: [] });
   config.settings.search.maxMatches = 1;
   assert.equal(defaultConfig().settings.search.maxMatches, 100000);
@@ -825,7 +856,8 @@ test('objects in the schema reject unknown properties', () => {
   const open: string[] = [];
   for (const [at, schema] of walk(configSchema)) {
     if (schema.type !== 'object' || /\/(anyOf|if|then|else)(\/|$)/.test(at)) continue;
-    if (at === '#/properties/connections' || at === '#/$defs/connection') continue; // a map of names; the union's branches are closed
+    // Maps of names (connections, permission groups); the union's branches are closed.
+    if (at === '#/properties/connections' || at === '#/$defs/connection' || at === '#/$defs/permissions/properties/groups') continue;
     if (schema.additionalProperties !== false) open.push(at);
   }
   assert.deepEqual(open, []);
