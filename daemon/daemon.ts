@@ -47,6 +47,7 @@ import { DailyRateLimiter } from './ratelimit/daily-limiter.ts';
 import { openRateCounter } from './ratelimit/open-counter.ts';
 import { redactUrl } from './runtime/redis-client.ts';
 import { Catalog } from './http/catalog.ts';
+import { RepositoryPermissions } from './auth/permissions.ts';
 import { forwardEndpoint } from './http/forward-endpoint.ts';
 import { SearchGate } from './http/gate.ts';
 import { browseRoutes } from './http/handlers/browse.ts';
@@ -445,6 +446,7 @@ async function setUpIdentity(d: Assembly, api: Api, { audit, authFailures }: Aud
         oauth: (token) => verifyAccessToken(oauth, token),
         sessions,
         onTouchError,
+        permissions: new RepositoryPermissions(settings.permissions, config.permissions, services.catalog),
       }),
     authFailures,
   );

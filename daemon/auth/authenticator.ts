@@ -13,6 +13,7 @@ import type { IdentityStore, OAuthStore, SessionStore, UserRecord } from '../sto
 import { invalidCsrf, type BrowserSessions } from './browser-session.ts';
 import { ACCESS_TOKEN_PREFIX, credentialHash, isApiKeyShape, isScopedTokenShape, SCOPED_TOKEN_PREFIX } from './credentials.ts';
 import { originLive } from './origin.ts';
+import type { RepositoryPermissions } from './permissions.ts';
 
 export interface StoreAuthenticatorOptions {
   /** Users, keys, scoped tokens, sessions; of the OAuth store only the grants' lastUsedAt. */
@@ -30,6 +31,8 @@ export interface StoreAuthenticatorOptions {
    * fails, at most once per TOUCH_EVERY_MS; the request goes on (a full disk must not stop reads).
    */
   onTouchError?: (err: Error) => void;
+  /** Which repositories each member may read (settings.permissions); without it, every one. */
+  permissions?: RepositoryPermissions;
 }
 
 /** A key's, session's or grant's lastUsedAt, and a user's lastActivityAt, are written at most this often. */
@@ -38,6 +41,8 @@ const TOUCH_EVERY_MS = 60_000;
 const TOUCHED_MAX = 10_000;
 
 const anonymous: Identity = { kind: 'anonymous', canSee: (repo) => repo.visibility === 'public' };
+
+const EVERY_REPOSITORY: Identity['canSee'] = () => true;
 
 export class StoreAuthenticator implements Authenticator {
   private readonly touched = new Map<string, number>();
@@ -66,7 +71,7 @@ export class StoreAuthenticator implements Authenticator {
     if (!user) throw invalid();
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this API key belongs to is suspended');
     this.touchKey(key.id, user.id);
-    return { kind: 'apiKey', userId: user.id, role: user.role, tokenId: key.id, ...limitOf(user), canSee: this.userSees() };
+    return { kind: 'apiKey', userId: user.id, role: user.role, tokenId: key.id, ...limitOf(user), canSee: this.userSees(user) };
   }
 
   /**
@@ -94,7 +99,7 @@ export class StoreAuthenticator implements Authenticator {
     this.touchKey(record.apiKeyId, user.id);
     this.touch(`session:${record.id}`, (at) => store.touchSession(record.id, at));
     // dailyLimit is left out: these requests are never counted (ratelimit/daily-limiter.ts).
-    return { kind: 'browserSession', userId: user.id, role: user.role, tokenId: record.apiKeyId, canSee: this.userSees() };
+    return { kind: 'browserSession', userId: user.id, role: user.role, tokenId: record.apiKeyId, canSee: this.userSees(user) };
   }
 
   /**
@@ -116,7 +121,7 @@ export class StoreAuthenticator implements Authenticator {
     if (!user) throw invalid();
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this token belongs to is suspended');
     const repos = new Set(t.repoIds);
-    const creator = this.userSees();
+    const creator = this.userSees(user);
     return {
       kind: 'scopedToken',
       userId: user.id,
@@ -137,7 +142,7 @@ export class StoreAuthenticator implements Authenticator {
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this token belongs to is suspended');
     const grants = this.options.store.oauth;
     this.touch(`grant:${grantId}`, (at) => grants.touchGrant(grantId, at));
-    return { kind: 'oauth', userId: user.id, role: user.role, tokenId: grantId, ...limitOf(user), canSee: this.userSees() };
+    return { kind: 'oauth', userId: user.id, role: user.role, tokenId: grantId, ...limitOf(user), canSee: this.userSees(user) };
   }
 
   /**
@@ -157,7 +162,9 @@ export class StoreAuthenticator implements Authenticator {
     const { userId, tokenId } = ref;
     if (userId === undefined || tokenId === undefined) throw invalid();
     const { store } = this.options;
-    let canSee = this.userSees();
+    const user = await store.getUser(userId);
+    if (!user) throw invalid();
+    let canSee = this.userSees(user);
     if (ref.kind === 'scopedToken') {
       const t = await store.getScopedToken(tokenId);
       const now = this.options.now?.() ?? new Date();
@@ -173,16 +180,14 @@ export class StoreAuthenticator implements Authenticator {
       // An API key, or the key a browser session was signed in with.
       throw invalid();
     }
-    const user = await store.getUser(userId);
-    if (!user) throw invalid();
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this credential belongs to is suspended');
     // A browser session has no limit of its own: its requests are never counted.
     return { kind: ref.kind, userId, role: user.role, tokenId, ...(ref.kind === 'browserSession' ? {} : limitOf(user)), canSee };
   }
 
-  /** What a user may see: every repository (per-repository permissions would narrow this, and scoped tokens with it). */
-  private userSees(): Identity['canSee'] {
-    return () => true;
+  /** What a user may see (permissions.ts; without permissions, every repository); a scoped token narrows it further. */
+  private userSees(user: UserRecord): Identity['canSee'] {
+    return this.options.permissions?.canSeeFor(user.email) ?? EVERY_REPOSITORY;
   }
 
   /** A key's lastUsedAt and its user's lastActivityAt. */

@@ -72,6 +72,8 @@ const RECORDS_TTL_MS = 2_000;
 
 export class Catalog {
   private state: ReturnType<ManifestSource['current']> | undefined;
+  /** Counts changes of the listed repositories or of their records: what a cache of names follows. */
+  private changes = 0;
   private manifests: LoadedManifest[] = [];
   /** The store's records by id (refresh), and when they were read (performance.now()). */
   private records = new Map<number, RepoRecord>();
@@ -100,12 +102,19 @@ export class Catalog {
     if (state !== this.state) {
       this.manifests = state.manifests.filter((m) => m.shards.length > 0);
       this.state = state;
+      this.changes++;
       this.files.clear();
       // A new index may name repositories the records read before do not know yet.
       void this.refresh();
     } else if (performance.now() - this.recordsAt > RECORDS_TTL_MS) void this.refresh();
     const records = this.records;
     return this.manifests.map((m) => toRepo(m, records.get(m.repoId))).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.repoId - b.repoId));
+  }
+
+  /** A number that changes whenever list() would list other repositories or other records of them. */
+  generation(): number {
+    if (this.listing.current() !== this.state) this.list();
+    return this.changes;
   }
 
   /** The store's record of a repository, as last read (refresh), whether it is served or not. */
@@ -123,6 +132,7 @@ export class Catalog {
       (rows) => {
         this.records = new Map(rows.map((r) => [r.repoId, r]));
         this.recordsAt = performance.now();
+        this.changes++;
         this.refreshing = undefined;
       },
       () => {
