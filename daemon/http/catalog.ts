@@ -72,7 +72,7 @@ const RECORDS_TTL_MS = 2_000;
 
 export class Catalog {
   private state: ReturnType<ManifestSource['current']> | undefined;
-  /** Counts changes of the listed repositories or of their records: what a cache of names follows. */
+  /** Counts changes of the listed repositories' manifests, where their names come from: what a cache of names follows. */
   private changes = 0;
   private manifests: LoadedManifest[] = [];
   /** The store's records by id (refresh), and when they were read (performance.now()). */
@@ -111,7 +111,7 @@ export class Catalog {
     return this.manifests.map((m) => toRepo(m, records.get(m.repoId))).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.repoId - b.repoId));
   }
 
-  /** A number that changes whenever list() would list other repositories or other records of them. */
+  /** A number that changes whenever list() would list other repositories or other names. */
   generation(): number {
     if (this.listing.current() !== this.state) this.list();
     return this.changes;
@@ -132,7 +132,6 @@ export class Catalog {
       (rows) => {
         this.records = new Map(rows.map((r) => [r.repoId, r]));
         this.recordsAt = performance.now();
-        this.changes++;
         this.refreshing = undefined;
       },
       () => {
