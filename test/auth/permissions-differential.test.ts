@@ -1,0 +1,181 @@
+// Permissions, differentially: a daemon with settings.permissions "code-host", groups and
+// grants drawn at random (seeded), members with API keys, and one member granted every
+// repository as the oracle's eye. For every member, every endpoint that reads a repository
+// answers exactly as the oracle does for the repositories the member may read (public ones
+// and those its grants match, computed here by a rule of its own), and for the others
+// exactly as for a repository that does not exist: zero differences, zero leaks.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
+import { type Answer, call, type ExtraRepo, startTestDaemon } from '../helpers/daemon.ts';
+
+const SEED = Number(process.env.TRAWL_PERMISSIONS_SEED ?? 20261128);
+
+/** mulberry32: a small seeded generator, so that a failing draw can be run again. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Repositories made here (besides the helper's public "widgets" and private "secret"). */
+const MADE: Array<{ name: string; visibility: 'public' | 'private' }> = [
+  { name: 'team-a-api', visibility: 'private' },
+  { name: 'team-a-web', visibility: 'private' },
+  { name: 'team-b-core', visibility: 'private' },
+  { name: 'tools-lint', visibility: 'private' },
+  { name: 'open-lib', visibility: 'public' },
+];
+const ALL = [...MADE.map((m) => m.name), 'widgets', 'secret'].sort();
+const PUBLIC = new Set(['open-lib', 'widgets']);
+
+const EXTRA: ExtraRepo[] = MADE.map(({ name, visibility }) => ({
+  name,
+  visibility,
+  build(r) {
+    const id = name.replace(/-/g, '_');
+    r.commit({ [`src/${id}.c`]: `/* perm_common_term */\nint perm_marker_${id}(void) {\n  return perm_common_term_${id.length};\n}\n` }, `add ${name}`, {
+      author: 'Perm Author <perm@example.com>',
+      date: '2026-03-01T00:00:00Z',
+    });
+  },
+}));
+
+const FILE_OF: Record<string, string> = Object.fromEntries([
+  ...MADE.map((m) => [m.name, `src/${m.name.replace(/-/g, '_')}.c`]),
+  ['widgets', 'src/main.c'],
+  ['secret', 'vault.c'],
+]);
+
+const GLOBS = ['team-a-*', 'team-*', 'tools-*', 'secret', '*-web', 'open-lib', 'nomatch-*', 'TEAM-B-CORE', '*'];
+const MEMBERS = ['m0@example.com', 'm1@example.com', 'm2@example.com', 'M3@Example.com', 'm4@example.com', 'm5@example.com'];
+const ORACLE = 'root@example.com';
+
+interface Grant {
+  groups: string[];
+  users: string[];
+  repos: string[];
+}
+
+/** The draw: groups of members, and grants to users and groups; the oracle gets every repository. */
+function draw(seed: number): { groups: Record<string, string[]>; grants: Grant[] } {
+  const r = rng(seed);
+  const pick = <T>(xs: readonly T[], p: number) => xs.filter(() => r() < p);
+  const groups: Record<string, string[]> = { g0: pick(MEMBERS, 0.4), g1: pick(MEMBERS, 0.3), empty: [] };
+  const grants: Grant[] = [];
+  for (let i = 0, n = 2 + Math.floor(r() * 4); i < n; i++) {
+    const users = pick(MEMBERS, 0.2);
+    const named = pick(Object.keys(groups), 0.5);
+    if (users.length === 0 && named.length === 0) users.push(MEMBERS[Math.floor(r() * MEMBERS.length)]!);
+    const repos = pick(GLOBS.slice(0, -1), 0.25);
+    if (repos.length === 0) repos.push(GLOBS[Math.floor(r() * (GLOBS.length - 1))]!);
+    grants.push({ groups: named, users, repos });
+  }
+  grants.push({ groups: [], users: [ORACLE], repos: ['*'] });
+  return { groups, grants };
+}
+
+/** The oracle's own rule: a glob over names without "/", "*" any run, without regard to case. */
+function matches(glob: string, name: string): boolean {
+  const re = new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i');
+  return re.test(name);
+}
+
+function visibleTo(email: string, config: ReturnType<typeof draw>): string[] {
+  const e = email.toLowerCase();
+  const groups = Object.entries(config.groups)
+    .filter(([, members]) => members.some((m) => m.toLowerCase() === e))
+    .map(([g]) => g);
+  const granted = config.grants.filter((g) => g.users.some((u) => u.toLowerCase() === e) || g.groups.some((n) => groups.includes(n)));
+  return ALL.filter((name) => PUBLIC.has(name) || granted.some((g) => g.repos.some((glob) => matches(glob, name))));
+}
+
+test(`code-host permissions, differentially (seed ${SEED}): every endpoint answers for exactly the repositories a member may read`, async (t) => {
+  const config = draw(SEED);
+  t.diagnostic(`groups ${JSON.stringify(config.groups)}; grants ${JSON.stringify(config.grants)}`);
+  const d = await startTestDaemon({
+    settings: { permissions: 'code-host', rateLimit: { requestsPerDay: 1_000_000 } },
+    config: { permissions: config },
+    extraRepos: EXTRA,
+  });
+  try {
+    const lines: string[] = [];
+    const io = { out: (l: string) => lines.push(l), err: () => {}, now: () => new Date() };
+    const dd = ['--data-dir', d.dataDir];
+    const keys = new Map<string, string>();
+    for (const email of [ORACLE, ...MEMBERS]) {
+      await usersCommand(['add', '--email', email.toLowerCase(), ...dd], io);
+      await keysCommand(['create', '--user', email.toLowerCase(), ...dd], io);
+      keys.set(email, lines.at(-1)!);
+    }
+    const ask = (email: string, path: string, json?: unknown): Promise<Answer> =>
+      call(`${d.url}${path}`, { headers: { authorization: `Bearer ${keys.get(email)}` }, ...(json !== undefined ? { json } : {}) });
+    const repoNames = async (email: string) => ((await ask(email, '/api/repos')).json as Array<{ repoName: string }>).map((r) => r.repoName).sort();
+    assert.deepEqual(await repoNames(ORACLE), ALL, 'the oracle sees every repository');
+
+    const QUERIES = [
+      { query: 'perm_common_term' },
+      { query: 'perm_marker_[a-z_]+', isRegexEnabled: true },
+      { query: 'int lang:c' },
+      { query: 'sym:perm_marker' },
+      { query: 'widget' },
+    ];
+    const ENDPOINTS = (repo: string): Array<[string, string, unknown?]> => [
+      ['source', `/api/source?repo=${repo}&path=${encodeURIComponent(FILE_OF[repo]!)}`],
+      ['blame', `/api/blame?repo=${repo}&path=${encodeURIComponent(FILE_OF[repo]!)}`],
+      ['commits', `/api/commits?repo=${repo}`],
+      ['commit', `/api/commit?repo=${repo}`],
+      ['folder contents', `/api/folder_contents?repoName=${repo}`],
+      ['files', '/api/files', { repoName: repo }],
+      ['tree', '/api/tree', { repoName: repo, paths: [] }],
+    ];
+    let compared = 0;
+    for (const member of MEMBERS) {
+      const visible = visibleTo(member, config);
+      const seen = new Set(visible);
+      assert.deepEqual(await repoNames(member), visible, `${member}: /api/repos`);
+      for (const q of QUERIES) {
+        const body = { ...q, matches: 10_000 };
+        const all = (await ask(ORACLE, '/api/search', body)).json;
+        const mine = (await ask(member, '/api/search', body)).json;
+        assert.deepEqual(
+          mine.files,
+          all.files.filter((f: { repository: string }) => seen.has(f.repository)),
+          `${member}: search ${JSON.stringify(q)}`,
+        );
+        assert.deepEqual(
+          mine.repositoryInfo,
+          all.repositoryInfo.filter((r: { name: string }) => seen.has(r.name)),
+          `${member}: repositoryInfo of ${JSON.stringify(q)}`,
+        );
+        compared++;
+      }
+      for (const repo of ALL) {
+        for (const [what, path, json] of ENDPOINTS(repo)) {
+          const mine = await ask(member, path, json);
+          if (seen.has(repo)) {
+            const oracle = await ask(ORACLE, path, json);
+            assert.equal(mine.status, oracle.status, `${member}: ${what} of ${repo}`);
+            assert.deepEqual(mine.json, oracle.json, `${member}: ${what} of ${repo}`);
+          } else {
+            const missing = await ask(member, path.replace(`=${repo}`, '=no-such-repository'), json && { ...(json as object), repoName: 'no-such-repository' });
+            assert.equal(mine.status, 404, `${member}: ${what} of ${repo}, which it may not see`);
+            assert.equal(mine.status, missing.status, `${member}: ${what}`);
+            // Word for word the answer about a repository that does not exist (its name echoed).
+            assert.equal(mine.text, missing.text.replaceAll('no-such-repository', repo), `${member}: ${what} of ${repo}`);
+          }
+          compared++;
+        }
+      }
+    }
+    t.diagnostic(`${compared} answers compared over ${MEMBERS.length} members`);
+  } finally {
+    await d.cleanup();
+  }
+});
