@@ -7,8 +7,19 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { signLicense } from '../../daemon/auth/license.ts';
+import { openStore } from '../../daemon/store/open.ts';
 import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
 import { type Answer, call, type ExtraRepo, startTestDaemon } from '../helpers/daemon.ts';
+
+// Scoped access tokens are an enterprise endpoint: a license that grants them.
+const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+const LICENSE = signLicense(
+  { id: 'L-permissions', licensee: 'Test Org', entitlements: ['scoped-access-tokens'], issuedAt: '2026-01-01T00:00:00Z', expiresAt: '2099-01-01T00:00:00Z' },
+  privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+);
 
 const SEED = Number(process.env.TRAWL_PERMISSIONS_SEED ?? 20261128);
 
@@ -81,6 +92,18 @@ function draw(seed: number): { groups: Record<string, string[]>; grants: Grant[]
   return { groups, grants };
 }
 
+/** The files of a stream_search answer's chunks, as repository/path, sorted. */
+function streamedFiles(text: string): string[] {
+  const events: EventSourceMessage[] = [];
+  createParser({ onEvent: (e) => events.push(e) }).feed(text);
+  return events
+    .filter((e) => e.data !== '[DONE]')
+    .map((e) => JSON.parse(e.data) as { type: string; files?: Array<{ repository: string; fileName: { text: string } }> })
+    .filter((m) => m.type === 'chunk')
+    .flatMap((m) => m.files!.map((f) => `${f.repository}/${f.fileName.text}`))
+    .sort();
+}
+
 /** The oracle's own rule: a glob over names without "/", "*" any run, without regard to case. */
 function matches(glob: string, name: string): boolean {
   const re = new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i');
@@ -101,7 +124,7 @@ test(`code-host permissions, differentially (seed ${SEED}): every endpoint answe
   t.diagnostic(`groups ${JSON.stringify(config.groups)}; grants ${JSON.stringify(config.grants)}`);
   const d = await startTestDaemon({
     settings: { permissions: 'code-host', rateLimit: { requestsPerDay: 1_000_000 } },
-    config: { permissions: config },
+    config: { permissions: config, license: { publicKeys: [publicKey.export({ type: 'spki', format: 'pem' }).toString()] } },
     extraRepos: EXTRA,
   });
   try {
@@ -117,6 +140,12 @@ test(`code-host permissions, differentially (seed ${SEED}): every endpoint answe
     const ask = (email: string, path: string, json?: unknown): Promise<Answer> =>
       call(`${d.url}${path}`, { headers: { authorization: `Bearer ${keys.get(email)}` }, ...(json !== undefined ? { json } : {}) });
     const repoNames = async (email: string) => ((await ask(email, '/api/repos')).json as Array<{ repoName: string }>).map((r) => r.repoName).sort();
+    const store = openStore(d.dataDir);
+    try {
+      await store.putLicense(LICENSE);
+    } finally {
+      await store.close();
+    }
     assert.deepEqual(await repoNames(ORACLE), ALL, 'the oracle sees every repository');
 
     const QUERIES = [
@@ -131,6 +160,8 @@ test(`code-host permissions, differentially (seed ${SEED}): every endpoint answe
       ['blame', `/api/blame?repo=${repo}&path=${encodeURIComponent(FILE_OF[repo]!)}`],
       ['commits', `/api/commits?repo=${repo}`],
       ['commit', `/api/commit?repo=${repo}`],
+      ['commit authors', `/api/commits/authors?repo=${repo}`],
+      ['diff', `/api/diff?repo=${repo}&base=HEAD&head=HEAD`],
       ['folder contents', `/api/folder_contents?repoName=${repo}`],
       ['files', '/api/files', { repoName: repo }],
       ['tree', '/api/tree', { repoName: repo, paths: [] }],
@@ -154,6 +185,41 @@ test(`code-host permissions, differentially (seed ${SEED}): every endpoint answe
           all.repositoryInfo.filter((r: { name: string }) => seen.has(r.name)),
           `${member}: repositoryInfo of ${JSON.stringify(q)}`,
         );
+        const stream = await ask(member, '/api/stream_search', body);
+        assert.deepEqual(
+          streamedFiles(stream.text),
+          all.files
+            .filter((f: { repository: string }) => seen.has(f.repository))
+            .map((f: { repository: string; fileName: { text: string } }) => `${f.repository}/${f.fileName.text}`)
+            .sort(),
+          `${member}: stream_search ${JSON.stringify(q)}`,
+        );
+        compared += 2;
+      }
+      for (const endpoint of ['/api/find_definitions', '/api/find_references']) {
+        const body = { symbolName: 'perm_marker_team_a_api' };
+        const all = (await ask(ORACLE, endpoint, body)).json;
+        const mine = (await ask(member, endpoint, body)).json;
+        const repos = (a: { files?: Array<{ repository: string }> }) => [...new Set((a.files ?? []).map((f) => f.repository))].sort();
+        assert.deepEqual(
+          repos(mine),
+          repos(all).filter((r) => seen.has(r)),
+          `${member}: ${endpoint}`,
+        );
+        compared++;
+      }
+      // A scoped token asked for a repository the member may not see is refused like one for a missing repository.
+      const ids = Object.fromEntries(
+        ((await ask(ORACLE, '/api/repos')).json as Array<{ repoName: string; repoId: number }>).map((r) => [r.repoName, r.repoId]),
+      );
+      for (const repo of ALL) {
+        const asked = await ask(member, '/api/ee/scoped_access_token', { repoIds: [ids[repo]] });
+        if (seen.has(repo)) assert.equal(asked.status, 201, `${member}: a scoped token for ${repo}, which it sees: ${asked.text}`);
+        else {
+          const missing = await ask(member, '/api/ee/scoped_access_token', { repoIds: [987654] });
+          assert.equal(asked.status, missing.status, `${member}: a scoped token for ${repo}`);
+          assert.equal(asked.json.errorCode, missing.json.errorCode, `${member}: a scoped token for ${repo}`);
+        }
         compared++;
       }
       for (const repo of ALL) {
