@@ -12,7 +12,18 @@ import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { explain } from './explain.ts';
 import { JsonSyntaxError, lineColumn, parseJson, type ParsedJson } from './json-positions.ts';
 import { isValidConfig, validator } from './schema.ts';
-import type { ClusterSettings, Config, Connection, ConnectionType, Excludes, HostConnection, PermissionsConfig, Revisions, SecretRef, Settings } from './types.ts';
+import type {
+  ClusterSettings,
+  Config,
+  Connection,
+  ConnectionType,
+  Excludes,
+  HostConnection,
+  PermissionsConfig,
+  Revisions,
+  SecretRef,
+  Settings,
+} from './types.ts';
 
 export { configSchema } from './schema.ts';
 
@@ -199,7 +210,8 @@ function crossChecks(value: unknown, offsets: ReadonlyMap<string, number>): Loca
     permissions.grants.forEach((g, i) => {
       const named = isObject(g) && Array.isArray(g.groups) ? g.groups : [];
       named.forEach((name, j) => {
-        if (typeof name === 'string' && !(name in groups)) add(`/permissions/grants/${i}/groups/${j}`, `no group ${JSON.stringify(name)} in /permissions/groups`);
+        if (typeof name === 'string' && !(name in groups))
+          add(`/permissions/grants/${i}/groups/${j}`, `no group ${JSON.stringify(name)} in /permissions/groups`);
       });
     });
   }
@@ -313,7 +325,13 @@ function complete(file: FileConfig, absolutePath: string): Config {
   const dir = dirname(absolutePath);
   const connections: Record<string, Connection> = {};
   for (const [name, c] of Object.entries(file.connections ?? {})) connections[name] = completeConnection(c, dir);
-  const config: Config = { path: absolutePath, settings, connections, permissions: completePermissions(file.permissions), license: { publicKeys: [...(file.license?.publicKeys ?? [])] } };
+  const config: Config = {
+    path: absolutePath,
+    settings,
+    connections,
+    permissions: completePermissions(file.permissions),
+    license: { publicKeys: [...(file.license?.publicKeys ?? [])] },
+  };
   if (file.cluster) {
     const c = file.cluster;
     const dc = DEFAULT_CLUSTER;

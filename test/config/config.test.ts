@@ -461,7 +461,9 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
   {
     name: 'unknown top-level key without a near match lists the allowed ones',
     doc: { repositories: [] },
-    fragments: ['trawl.json: /repositories: unknown property "repositories"; allowed here: "$schema", "settings", "connections", "permissions", "license", "cluster"'],
+    fragments: [
+      'trawl.json: /repositories: unknown property "repositories"; allowed here: "$schema", "settings", "connections", "permissions", "license", "cluster"',
+    ],
   },
   {
     name: 'unknown connection type names the allowed types',
