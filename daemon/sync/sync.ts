@@ -69,6 +69,13 @@ export interface SyncOptions {
    * pass (pack-merge.ts); default true. False: every repository gets shards of its own.
    */
   packs?: boolean;
+  /**
+   * The longest the comparing of up-to-date repositories waits for one of a pass's first
+   * changes to be read and built (Pass.focus); default FOCUS_MAX_MS. The bound keeps a slow
+   * build from holding up the rest of the pass; a test of the ordering lifts it so that
+   * the order does not depend on how loaded the machine is.
+   */
+  focusMaxMs?: number;
 }
 
 /** What a cluster adds to a build: the least generation it may use, and the hook told of each manifest it commits (to publish it). */
@@ -234,10 +241,10 @@ interface Pass {
 }
 
 /** Makes the pass's runners wait (Pass.focus) until the function returned is called, or FOCUS_MAX_MS. */
-function focusOn(pass: Pass): () => void {
+function focusOn(pass: Pass, maxMs: number): () => void {
   let end!: () => void;
   const mine = new Promise<void>((resolve) => (end = resolve));
-  const timer = setTimeout(end, FOCUS_MAX_MS);
+  const timer = setTimeout(end, maxMs);
   const before = pass.focus;
   const focus = before ? Promise.all([before, mine]).then(() => {}) : mine;
   pass.focus = focus;
@@ -618,7 +625,8 @@ export async function syncRepo(
       : undefined;
     if (known) return await recordIndexed(options, turn, unchangedSummary(known, turn.started), pass?.unchanged);
     stampNow();
-    const unfocus = pass !== undefined && record.indexedAt !== undefined && ++pass.changed <= PROMPT_BUILDS ? focusOn(pass) : undefined;
+    const unfocus =
+      pass !== undefined && record.indexedAt !== undefined && ++pass.changed <= PROMPT_BUILDS ? focusOn(pass, options.focusMaxMs ?? FOCUS_MAX_MS) : undefined;
     const indexed = await indexOrPack(mirror.path, {
       ...extras,
       dataDir: options.dataDir,
