@@ -10,48 +10,40 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ACCOUNTS, NOW_MS, TOKEN, USER, basic, bearer, branchOf, linkHeader, missingParam, pageOf, perPage, retryAfter, withUser } from './fake-http.ts';
+import type { Env, FakeAccount, FakeRepo, PermissionApi, Reply } from './fake-http.ts';
+import { PERMISSION_FAKES } from './fake-permissions/index.ts';
 
-/** One repository of the abstract data set; each fake names it in its host's terms. */
-export interface FakeRepo {
-  /** Organization, user, group path, workspace, project key (upper-cased by Bitbucket Server) or Azure org. */
-  owner: string;
-  name: string;
-  /** GitHub/Gitea/GitLab: whether the owner is a user rather than an organization or group. */
-  user?: boolean;
-  /** Azure DevOps project, Bitbucket Cloud project key. */
-  group: string;
-  fork?: boolean;
-  archived?: boolean;
-  private?: boolean;
-  /** Gerrit only: state HIDDEN. */
-  hidden?: boolean;
-  /** null: an empty repository without a default branch. Default "main". */
-  defaultBranch?: string | null;
-  pushedAt?: string;
-}
-
-export const NOW_MS = Date.UTC(2024, 5, 1, 12, 0, 0);
-export const TOKEN = 'secret-token-value';
-/** Basic-auth user for Gerrit and Bitbucket Cloud. */
-export const USER = 'trawl-bot';
+export { ACCOUNTS, NOW_MS, TOKEN, USER } from './fake-http.ts';
+export type { FakeAccount, FakeRepo } from './fake-http.ts';
 
 export const DATASET: readonly FakeRepo[] = [
-  { owner: 'acme', name: 'api', group: 'core', defaultBranch: 'main', pushedAt: '2024-05-01T10:00:00Z' },
-  { owner: 'acme', name: 'web', group: 'web', defaultBranch: 'trunk', private: true, pushedAt: '2024-04-01T09:00:00Z' },
+  { owner: 'acme', name: 'api', group: 'core', defaultBranch: 'main', pushedAt: '2024-05-01T10:00:00Z', topics: ['backend', 'go'] },
+  {
+    owner: 'acme',
+    name: 'web',
+    group: 'web',
+    defaultBranch: 'trunk',
+    private: true,
+    pushedAt: '2024-04-01T09:00:00Z',
+    readers: ['alice', 'bob', 'carol', 'dave'],
+    topics: ['frontend'],
+  },
   { owner: 'acme', name: 'docs', group: 'docs' },
   { owner: 'acme', name: 'lib-fork', group: 'attic', fork: true },
   { owner: 'acme', name: 'old', group: 'attic', archived: true },
   { owner: 'acme', name: 'legacy-one', group: 'legacy' },
   { owner: 'acme', name: 'legacy-two', group: 'legacy' },
   { owner: 'jdoe', name: 'dotfiles', user: true, group: 'home' },
-  { owner: 'jdoe', name: 'notes', user: true, group: 'home', private: true },
+  { owner: 'jdoe', name: 'notes', user: true, group: 'home', private: true, readers: ['bob'] },
   { owner: 'other', name: 'tool', group: 'tools' },
   { owner: 'other', name: 'ignored', group: 'misc' },
 ];
 
 export type FakeKind = 'github' | 'gitlab' | 'gitea' | 'gerrit' | 'bitbucketCloud' | 'bitbucketServer' | 'azuredevops';
 
-export type Fault = { kind: 'rate-limit'; seconds: number } | { kind: 'status'; status: number };
+/** `after`: requests answered normally before this fault is served (default 0: the next one). */
+export type Fault = ({ kind: 'rate-limit'; seconds: number } | { kind: 'status'; status: number }) & { after?: number };
 
 export interface RecordedRequest {
   method: string;
@@ -72,6 +64,8 @@ export interface FakeOptions {
   cloneUrl?: (r: FakeRepo) => string | undefined;
   /** The repository's web page the answer gives instead of the host's own (undefined: its own). */
   webUrl?: (r: FakeRepo) => string | undefined;
+  /** The host's accounts (default ACCOUNTS): whom the permission fakes know. */
+  accounts?: readonly FakeAccount[];
 }
 
 export interface FakeHost {
@@ -82,14 +76,6 @@ export interface FakeHost {
   close(): Promise<void>;
 }
 
-interface Reply {
-  status: number;
-  headers?: Record<string, string>;
-  /** JSON-encoded unless `raw` is set. */
-  body?: unknown;
-  raw?: string;
-}
-
 interface HostApi {
   authorized(headers: IncomingHttpHeaders, segments: string[]): boolean;
   unauthorized(headers: IncomingHttpHeaders): Reply;
@@ -98,27 +84,24 @@ interface HostApi {
   route(segments: string[], query: URLSearchParams): Reply;
 }
 
-interface Env {
-  url: string;
-  repos: readonly FakeRepo[];
-  pageSize: number;
-  legacyBitbucket: boolean;
-  cloneUrl?: (r: FakeRepo) => string | undefined;
-  webUrl?: (r: FakeRepo) => string | undefined;
-}
-
 export async function startFake(kind: FakeKind, options: FakeOptions = {}): Promise<FakeHost> {
   const requests: RecordedRequest[] = [];
   const faults: Fault[] = [];
   let api: HostApi | undefined;
+  let permissions: PermissionApi | undefined;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
     const u = new URL(req.url ?? '/', 'http://fake');
     // Decoded per segment, so that an encoded '/' (GitLab "group%2Fsub") stays inside its segment.
     const segments = u.pathname.split('/').slice(1).map(decodeURIComponent);
     let reply: Reply;
-    const fault = faults.shift();
+    let permission: Reply | undefined;
+    const head = faults[0];
+    let fault: Fault | undefined;
+    if (head !== undefined && (head.after ?? 0) > 0) head.after = head.after! - 1;
+    else fault = faults.shift();
     if (fault !== undefined) reply = fault.kind === 'rate-limit' ? api!.rateLimited(fault.seconds) : api!.serverError(fault.status);
+    else if ((permission = permissions?.route({ method: req.method ?? 'GET', segments, query: u.searchParams, headers: req.headers }))) reply = permission;
     else if (req.method !== 'GET') reply = { status: 405, body: { message: 'fake: only GET' } };
     else if (!api!.authorized(req.headers, segments)) reply = api!.unauthorized(req.headers);
     else reply = api!.route(segments, u.searchParams);
@@ -133,8 +116,10 @@ export async function startFake(kind: FakeKind, options: FakeOptions = {}): Prom
     legacyBitbucket: options.legacyBitbucket === true,
     ...(options.cloneUrl ? { cloneUrl: options.cloneUrl } : {}),
     ...(options.webUrl ? { webUrl: options.webUrl } : {}),
+    accounts: options.accounts ?? ACCOUNTS,
   };
   api = FAKES[kind](env);
+  permissions = PERMISSION_FAKES[kind]?.(env);
   return {
     url,
     requests,
@@ -168,63 +153,6 @@ const FAKES: Record<FakeKind, (env: Env) => HostApi> = {
   bitbucketServer,
   azuredevops,
 };
-
-// ---- shared helpers ----
-
-function pageOf<T>(items: readonly T[], page: number, size: number): { items: T[]; last: number } {
-  const last = Math.max(1, Math.ceil(items.length / size));
-  return { items: items.slice((page - 1) * size, page * size), last };
-}
-
-function perPage(query: URLSearchParams, name: string, env: Env, dflt: number): number {
-  return Math.min(Number(query.get(name) ?? dflt), env.pageSize);
-}
-
-function missingParam(query: URLSearchParams, expected: Record<string, string | null>): Reply | undefined {
-  for (const [k, v] of Object.entries(expected)) {
-    if (!query.has(k) || (v !== null && query.get(k) !== v)) {
-      return { status: 400, body: { message: `fake: expected query parameter ${k}${v === null ? '' : `=${v}`}` } };
-    }
-  }
-  return undefined;
-}
-
-/** An RFC 8288 Link header for numbered pages of `path` (with its other query parameters). */
-function linkHeader(base: string, query: URLSearchParams, page: number, last: number): Record<string, string> {
-  const at = (p: number): string => {
-    const q = new URLSearchParams(query);
-    q.set('page', String(p));
-    return `<${base}?${q.toString()}>`;
-  };
-  const links: string[] = [];
-  if (page < last) links.push(`${at(page + 1)}; rel="next"`, `${at(last)}; rel="last"`);
-  if (page > 1) links.push(`${at(1)}; rel="first"`, `${at(page - 1)}; rel="prev"`);
-  return links.length === 0 ? {} : { link: links.join(', ') };
-}
-
-function bearer(headers: IncomingHttpHeaders): boolean {
-  return headers.authorization === `Bearer ${TOKEN}`;
-}
-
-function basic(headers: IncomingHttpHeaders, user: string | undefined): boolean {
-  const m = /^Basic (.+)$/.exec(headers.authorization ?? '');
-  if (m === null) return false;
-  const [u, ...p] = Buffer.from(m[1]!, 'base64').toString().split(':');
-  return (user === undefined || u === user) && p.join(':') === TOKEN;
-}
-
-function retryAfter(status: number, seconds: number, body: unknown): Reply {
-  return { status, headers: { 'retry-after': String(seconds) }, body };
-}
-
-function branchOf(r: FakeRepo): string | null {
-  return r.defaultBranch === undefined ? 'main' : r.defaultBranch;
-}
-
-/** A clone URL with a user name in it, as Bitbucket and Azure DevOps hand them out. */
-function withUser(url: string, user: string): string {
-  return url.replace('://', `://${user}@`);
-}
 
 // ---- GitHub: /api/v3 (Enterprise layout), Link pagination, Bearer ----
 

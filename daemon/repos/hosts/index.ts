@@ -21,7 +21,7 @@ import { isWebUrl } from '../web-urls.ts';
 import { silentLogger, type Logger } from '../../runtime/logger.ts';
 
 export { HostError } from './types.ts';
-export type { CodeHost, GitCredentials, HostErrorKind, HostRepo } from './types.ts';
+export type { AccountCredential, CodeHost, GitCredentials, HostAccount, HostErrorKind, HostPermissions, HostRepo } from './types.ts';
 export type { FetchLike, Sleep } from './http.ts';
 
 export interface CodeHostOptions extends TransportOptions {
@@ -84,6 +84,7 @@ function sortedUnique(connection: string, host: CodeHost, log: Logger, exclude?:
       return dedupeAndSort(exclude === undefined ? repos : filterRepos(repos, exclude)).map((r) => withWebUrlChecked(connection, r, log));
     },
     gitCredentials: () => host.gitCredentials(),
+    ...(host.permissions ? { permissions: host.permissions } : {}),
   };
 }
 

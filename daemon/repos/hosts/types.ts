@@ -36,6 +36,8 @@ export interface HostRepo {
   pushedAt?: string;
   /** Avatar of the owner, when the host gives one. */
   imageUrl?: string;
+  /** The host's topics (labels) of the repository, lower-case, as the host lists them; absent when the host has none. */
+  topics?: string[];
 }
 
 export interface GitCredentials {
@@ -55,6 +57,57 @@ export interface CodeHost {
   listRepos(signal?: AbortSignal): Promise<HostRepo[]>;
   /** Basic-auth credentials git uses to fetch over http(s); undefined: anonymous. */
   gitCredentials(): GitCredentials | undefined;
+  /** Who may read what on the host, for the permission sync; absent for hosts without accounts (`git`). */
+  readonly permissions?: HostPermissions;
+}
+
+/** An account on a code host, as the host's permission answers name it. */
+export interface HostAccount {
+  /** The host's stable id of the account (a number or a UUID on most hosts), as a string: logins can be renamed, ids cannot. */
+  id: string;
+  /** The account's user name as the host shows it. */
+  login: string;
+  /** An email address the host says is the account's and verified, lower-case; absent when the host does not say. */
+  email?: string;
+}
+
+/** The account to ask for, and how to ask as it. */
+export interface AccountCredential {
+  account: HostAccount;
+  /**
+   * The account's own token on the host (from a member's sign-in with the host, or one
+   * they linked). Absent: the connection's token acts for the account where the host
+   * lets an administrator do that (GitLab and Gitea `sudo`, Gerrit run-as).
+   */
+  token?: string;
+}
+
+/**
+ * What a code host says about who may read what: the permission sync (permissions/)
+ * asks it account-driven (what can this account read?) and repository-driven (who can
+ * read this repository?). Every method follows the host's pagination and waits out its
+ * rate limits like listRepos, and throws HostError when it cannot answer completely: a
+ * partial list must never be taken for the truth, or a permission would be dropped (or
+ * kept) by mistake.
+ */
+export interface HostPermissions {
+  /**
+   * Account-driven: every repository the account can read on the host, as HostRepo.repoName,
+   * without duplicates, in any order; repositories outside the connection's selection may
+   * be among them. Undefined when the host can be asked only with the account's own token
+   * and `who` has none.
+   */
+  readableBy(who: AccountCredential, signal?: AbortSignal): Promise<string[] | undefined>;
+  /**
+   * Repository-driven: every account that can read the repository's code (named by its
+   * HostRepo.displayName), without duplicates; undefined when the host keeps no such
+   * list that the connection's token can read.
+   */
+  readersOf(displayName: string, signal?: AbortSignal): Promise<HostAccount[] | undefined>;
+  /** The account with this login (case-insensitive where the host is); undefined when there is none. */
+  accountByLogin(login: string, signal?: AbortSignal): Promise<HostAccount | undefined>;
+  /** The account a token belongs to (the host's "current user"): how a member's own token is linked. Throws HostError('unauthorized') for a token the host refuses. */
+  accountOfToken(token: string, signal?: AbortSignal): Promise<HostAccount>;
 }
 
 export type HostErrorKind = 'unreachable' | 'unauthorized' | 'forbidden' | 'not-found' | 'rate-limited' | 'bad-response';

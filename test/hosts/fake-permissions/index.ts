@@ -1,0 +1,8 @@
+// The permission fakes by host type: each answers its host's permission API in the host's
+// real shape (paths, pagination, credentials) from the data set's readers (FakeRepo.readers)
+// and accounts (FakeAccount). A type without one answers no permission request.
+
+import type { Env, PermissionApi } from '../fake-http.ts';
+import type { FakeKind } from '../fake-hosts.ts';
+
+export const PERMISSION_FAKES: Partial<Record<FakeKind, (env: Env) => PermissionApi>> = {};
