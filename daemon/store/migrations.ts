@@ -302,6 +302,47 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 11,
+    name: 'code_host_permissions',
+    // What the code hosts say members may read, and the accounts asked for it (store.ts
+    // PermissionStoreSync; sqlite-permissions.ts).
+    up: `
+      CREATE TABLE external_accounts (
+        user_id       TEXT NOT NULL,
+        connection    TEXT NOT NULL,
+        account_id    TEXT NOT NULL,
+        login         TEXT NOT NULL,
+        email         TEXT,
+        sealed_token  TEXT,
+        linked_by     TEXT NOT NULL,
+        linked_at     TEXT NOT NULL,
+        PRIMARY KEY (user_id, connection),
+        UNIQUE (connection, account_id)
+      );
+      CREATE TABLE repo_permissions (
+        user_id  TEXT NOT NULL,
+        repo_id  INTEGER NOT NULL,
+        source   TEXT NOT NULL,
+        PRIMARY KEY (user_id, repo_id, source)
+      ) WITHOUT ROWID;
+      CREATE INDEX repo_permissions_source ON repo_permissions (repo_id, source);
+      CREATE TABLE account_permission_syncs (
+        user_id     TEXT NOT NULL,
+        connection  TEXT NOT NULL,
+        synced_at   TEXT,
+        error       TEXT,
+        error_at    TEXT,
+        PRIMARY KEY (user_id, connection)
+      );
+      CREATE TABLE repo_permission_syncs (
+        repo_id    INTEGER PRIMARY KEY,
+        synced_at  TEXT,
+        error      TEXT,
+        error_at   TEXT
+      );
+    `,
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

@@ -239,6 +239,46 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    id: 2,
+    name: 'code_host_permissions',
+    // SQLite migration 11's tables (pg-permissions.ts).
+    up: `
+      CREATE TABLE external_accounts (
+        user_id       TEXT COLLATE "C" NOT NULL,
+        connection    TEXT COLLATE "C" NOT NULL,
+        account_id    TEXT COLLATE "C" NOT NULL,
+        login         TEXT COLLATE "C" NOT NULL,
+        email         TEXT COLLATE "C",
+        sealed_token  TEXT COLLATE "C",
+        linked_by     TEXT COLLATE "C" NOT NULL,
+        linked_at     TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (user_id, connection),
+        UNIQUE (connection, account_id)
+      );
+      CREATE TABLE repo_permissions (
+        user_id  TEXT COLLATE "C" NOT NULL,
+        repo_id  BIGINT NOT NULL,
+        source   TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (user_id, repo_id, source)
+      );
+      CREATE INDEX repo_permissions_source ON repo_permissions (repo_id, source);
+      CREATE TABLE account_permission_syncs (
+        user_id     TEXT COLLATE "C" NOT NULL,
+        connection  TEXT COLLATE "C" NOT NULL,
+        synced_at   TEXT COLLATE "C",
+        error       TEXT COLLATE "C",
+        error_at    TEXT COLLATE "C",
+        PRIMARY KEY (user_id, connection)
+      );
+      CREATE TABLE repo_permission_syncs (
+        repo_id    BIGINT PRIMARY KEY,
+        synced_at  TEXT COLLATE "C",
+        error      TEXT COLLATE "C",
+        error_at   TEXT COLLATE "C"
+      );
+    `,
+  },
 ];
 
 /**

@@ -9,6 +9,7 @@
 //   pg-sessions.ts        browser sessions
 //   pg-oauth.ts           OAuth clients, codes, grants, tokens
 //   pg-audit.ts           the audit log
+//   pg-permissions.ts     code-host permissions and linked accounts
 //   pg-request-counts.ts  the rate limiter's counters
 // This file: opening, repositories and connections, and the Store that puts them together.
 //
@@ -27,6 +28,7 @@ import { PgIdentity } from './pg-identity.ts';
 import { PgSessions } from './pg-sessions.ts';
 import { PgOAuth } from './pg-oauth.ts';
 import { PgAudit } from './pg-audit.ts';
+import { PgPermissions } from './pg-permissions.ts';
 import { PgRequestCounts } from './pg-request-counts.ts';
 import { pgAssignments, pgPlaceholders, pgValues } from './pg-columns.ts';
 import { CONNECTION_COLUMNS, REPO_COLUMNS, columnList, connectionPatch, fromRow, merge, newRepoFields, type Row } from './records.ts';
@@ -83,6 +85,7 @@ class PgStore implements Store {
   readonly #requestCounts: PgRequestCounts;
   readonly oauth: PgOAuth;
   readonly audit: PgAudit;
+  readonly permissions: PgPermissions;
 
   constructor(db: PgDb) {
     this.#db = db;
@@ -91,6 +94,7 @@ class PgStore implements Store {
     this.#requestCounts = new PgRequestCounts(db);
     this.oauth = new PgOAuth(db);
     this.audit = new PgAudit(db);
+    this.permissions = new PgPermissions(db);
   }
 
   atomically<T>(fn: () => Promise<T>): Promise<T> {

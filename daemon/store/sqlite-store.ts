@@ -63,6 +63,7 @@ import { SqliteSessions } from './sqlite-sessions.ts';
 import { SqliteRequestCounts } from './sqlite-request-counts.ts';
 import { SqliteOAuth } from './sqlite-oauth.ts';
 import { SqliteAudit } from './sqlite-audit.ts';
+import { SqlitePermissions } from './sqlite-permissions.ts';
 import { migrate } from './migrations.ts';
 import { assignments, fromRow, paramList, toParams, writeReturning } from './sqlite-columns.ts';
 import { CONNECTION_COLUMNS, REPO_COLUMNS, columnList, connectionPatch, merge, newRepoFields, type Row } from './records.ts';
@@ -153,11 +154,14 @@ class SqliteStore implements StoreSync {
   readonly oauth: SqliteOAuth;
   /** The audit log: sqlite-audit.ts. */
   readonly audit: SqliteAudit;
+  /** Code-host permissions: sqlite-permissions.ts. */
+  readonly permissions: SqlitePermissions;
 
   constructor(db: BetterSqlite3.Database) {
     this.#db = db;
     this.oauth = new SqliteOAuth(db);
     this.audit = new SqliteAudit(db);
+    this.permissions = new SqlitePermissions(db);
     this.#identity = new SqliteIdentity(db);
     this.#sessions = new SqliteSessions(db);
     this.#requestCounts = new SqliteRequestCounts(db);

@@ -465,6 +465,75 @@ export interface AuditStoreSync {
   prune(before: string): number;
 }
 
+/** How a member's code-host account came to be linked. */
+export type AccountLinkKind =
+  | 'sign-in' // the member signed in with the host (single sign-on), which named the account
+  | 'owner' //   an owner linked it by login
+  | 'email'; //  the permission sync matched the host's verified email to the member's
+
+/**
+ * A member's account on the code host of a connection, for the permission sync
+ * (permissions/): at most one per member and connection, and an account belongs to one
+ * member.
+ */
+export interface ExternalAccountRecord {
+  userId: string;
+  /** The connection (by its configured name) whose host the account is on. */
+  connection: string;
+  /** The host's stable id of the account (HostAccount.id). */
+  accountId: string;
+  login: string;
+  /** The verified email the host gave, lower-case. */
+  email?: string;
+  /** The member's own token on the host, sealed under the installation's secret (auth/sealed-token.ts); never shown. */
+  sealedToken?: string;
+  linkedBy: AccountLinkKind;
+  linkedAt: string;
+}
+
+/** Where one subject's permission sync stands: the last complete sync, and the last failure since. */
+export interface PermissionSyncState {
+  /** ISO 8601 of the last sync that completed. */
+  syncedAt?: string;
+  /** Why the last attempt failed; cleared by the next that completes. */
+  error?: string;
+  errorAt?: string;
+}
+
+/**
+ * What the code hosts say members may read (the permission sync's results), and the
+ * accounts it asks for. Two sources, kept apart so that each sync replaces only its own
+ * rows: account-driven (what one member's account on a connection can read) and
+ * repository-driven (who can read one repository). A member may read a repository when
+ * either says so.
+ */
+export interface PermissionStoreSync {
+  /**
+   * Links (or links again, replacing) the member's account on `connection`. Throws
+   * StoreConflictError when that host account is linked to another member. Linking a
+   * different account than before drops what the old one was found to read.
+   */
+  linkAccount(account: Omit<ExternalAccountRecord, 'linkedAt'>, now: string): ExternalAccountRecord;
+  /** Unlinks it, with what it was found to read and its sync state; false when there was none. */
+  unlinkAccount(userId: string, connection: string): boolean;
+  /** Linked accounts, by user and connection; one member's or one connection's when asked. */
+  listAccounts(filter?: { userId?: string; connection?: string }): ExternalAccountRecord[];
+  /** Account-driven: `repoIds` become what the member's account on `connection` can read, and its sync state says synced at `now`. */
+  replaceAccountRepos(userId: string, connection: string, repoIds: readonly number[], now: string): void;
+  /** Repository-driven: `userIds` become the repository's readers, and its sync state says synced at `now`. */
+  replaceRepoReaders(repoId: number, userIds: readonly string[], now: string): void;
+  /** A failed account-driven sync: recorded; what was found before stays. */
+  recordAccountSyncError(userId: string, connection: string, error: string, now: string): void;
+  /** A failed repository-driven sync: recorded; the readers found before stay. */
+  recordRepoSyncError(repoId: number, error: string, now: string): void;
+  /** Every repository a host says the member may read (either source), ascending. */
+  permittedRepos(userId: string): number[];
+  /** Account-driven sync states by user and connection (one member's when asked). */
+  accountSyncStates(userId?: string): Array<PermissionSyncState & { userId: string; connection: string }>;
+  /** Repository-driven sync states by repository. */
+  repoSyncStates(): Array<PermissionSyncState & { repoId: number }>;
+}
+
 /**
  * Where the installed license lives: its text as installed, re-verified on every read
  * (auth/license-store.ts), so a key removed from the configuration or an expiry takes
@@ -495,6 +564,8 @@ export interface StoreSync extends IdentityStoreSync, SessionStoreSync, LicenseS
   readonly oauth: OAuthStoreSync;
   /** The audit log of credential and administration events. */
   readonly audit: AuditStoreSync;
+  /** Code-host permissions and the accounts they are asked for. */
+  readonly permissions: PermissionStoreSync;
   /**
    * Runs `fn` as one transaction: every write of the store it makes is committed together,
    * or, when `fn` throws (or the commit fails: a full disk), none is. The audit log records
@@ -535,6 +606,7 @@ export type SessionStore = Promised<SessionStoreSync>;
 export type RequestCountStore = Promised<RequestCountStoreSync>;
 export type OAuthStore = Promised<OAuthStoreSync>;
 export type AuditStore = Promised<AuditStoreSync>;
+export type PermissionStore = Promised<PermissionStoreSync>;
 export type LicenseStore = Promised<LicenseStoreSync>;
 export type SecretStore = Promised<SecretStoreSync>;
 
@@ -544,9 +616,10 @@ export type SecretStore = Promised<SecretStoreSync>;
  * transaction; the store's other callers neither join it nor read what it has not
  * committed (a backend may make them wait until it ends: the SQLite one does).
  */
-export interface Store extends Promised<Omit<StoreSync, 'atomically' | 'oauth' | 'audit'>> {
+export interface Store extends Promised<Omit<StoreSync, 'atomically' | 'oauth' | 'audit' | 'permissions'>> {
   readonly oauth: OAuthStore;
   readonly audit: AuditStore;
+  readonly permissions: PermissionStore;
   /**
    * Runs `fn` as one transaction: every write of the store it makes is committed together,
    * or, when `fn` throws (or the commit fails: a full disk), none is. Calls may nest (the

@@ -42,6 +42,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { permissionConformance } from './permission-conformance.ts';
 import type {
   AuditEventRecord,
   IndexedRef,
@@ -1489,5 +1490,7 @@ export function storeConformance(name: string, open: () => Store | Promise<Store
       },
       { sharedStorage: true },
     );
+
+    permissionConformance(storeTest);
   });
 }
