@@ -32,13 +32,11 @@ import { nodeIdOf } from './cluster/node-id.ts';
 import type { InternalRoute } from './cluster/internal-route.ts';
 import { installationSecret } from './auth/credentials.ts';
 import { clusterRoutes } from './http/handlers/cluster.ts';
-import { clusterSchemas } from './http/schemas/cluster.ts';
 import type { Store } from './store/store.ts';
 import { StoreAuthenticator } from './auth/authenticator.ts';
 import { AuditLog } from './audit/log.ts';
 import { AuthFailures, countingFailures } from './audit/auth-failures.ts';
 import { auditRoutes } from './http/handlers/audit.ts';
-import { auditSchemas } from './http/schemas/audit.ts';
 import { BrowserSessions } from './auth/browser-session.ts';
 import type { Authenticator } from './auth/identity.ts';
 import type { RateLimiter } from './ratelimit/limiter.ts';
@@ -47,7 +45,6 @@ import { DailyRateLimiter } from './ratelimit/daily-limiter.ts';
 import { openRateCounter } from './ratelimit/open-counter.ts';
 import { redactUrl } from './runtime/redis-client.ts';
 import { Catalog } from './http/catalog.ts';
-import { RepositoryPermissions } from './auth/permissions.ts';
 import { forwardEndpoint } from './http/forward-endpoint.ts';
 import { SearchGate } from './http/gate.ts';
 import { browseRoutes } from './http/handlers/browse.ts';
@@ -62,19 +59,15 @@ import { metricsAuth, metricsGate } from './http/metrics-access.ts';
 import { ClientAddresses } from './http/client-address.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import type { Route } from './http/route.ts';
-import { browseSchemas } from './http/schemas/browse.ts';
-import { commonSchemas, type JsonSchema } from './http/schemas/common.ts';
-import { historySchemas } from './http/schemas/history.ts';
-import { repoSchemas } from './http/schemas/repos.ts';
-import { memberSchemas } from './http/schemas/members.ts';
-import { scopedTokenSchemas } from './http/schemas/scoped-tokens.ts';
+import { permissionRoutes } from './http/handlers/permissions.ts';
+import { apiSchemas } from './http/schemas/api-schemas.ts';
+import { permissionService, type PermissionService } from './permissions/permission-service.ts';
 import { memberRoutes } from './http/handlers/members.ts';
 import { scopedTokenRoutes } from './http/handlers/scoped-tokens.ts';
 import { mcpRoutes } from './mcp/endpoint.ts';
 import { oauthRoutes } from './http/handlers/oauth.ts';
 import { sessionRoutes } from './http/handlers/session.ts';
 import { credentialRoutes } from './http/handlers/credentials.ts';
-import { credentialSchemas } from './http/schemas/credentials.ts';
 import { Entitlements } from './auth/entitlements.ts';
 import { trustedKeys } from './auth/license.ts';
 import { verifyAccessToken } from './oauth/access.ts';
@@ -85,8 +78,6 @@ import { preparer } from './mcp/call.ts';
 import { routeInvoker } from './mcp/invoke.ts';
 import { createToolServer, MCP_MAX_SESSIONS, MCP_MAX_SESSIONS_PER_USER, MCP_SESSION_IDLE_MS } from './mcp/server.ts';
 import { McpSessions } from './mcp/sessions.ts';
-import { searchSchemas } from './http/schemas/search.ts';
-import { sessionSchemas } from './http/schemas/session.ts';
 import { startHttpServer, type HttpServer } from './http/server.ts';
 import type { Services } from './http/services.ts';
 import { Validators } from './http/validate.ts';
@@ -139,23 +130,6 @@ const TRIM_AFTER_MS = 1000;
 
 export const VERSION = (JSON.parse(readFileSync(join(INSTALL_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-/** Every schema of the API, with the configured bound of `matches`. */
-export function apiSchemas(config: Config): Record<string, JsonSchema> {
-  return {
-    ...commonSchemas,
-    ...searchSchemas(config.settings.search.maxMatches),
-    ...browseSchemas,
-    ...historySchemas,
-    ...repoSchemas,
-    ...memberSchemas,
-    ...scopedTokenSchemas,
-    ...auditSchemas,
-    ...sessionSchemas,
-    ...credentialSchemas,
-    ...clusterSchemas,
-  };
-}
-
 /**
  * The daemon, assembled in steps, each a function below in this order: the store, the
  * index and its metrics, search admission, the daily limit, the audit log, the API's
@@ -207,6 +181,7 @@ interface Assembly {
   node?: ClusterNode;
   clusterSync?: ClusterSyncScheduler;
   scheduler?: SyncScheduler;
+  permissions?: PermissionService;
 }
 
 /** The store (the configured one unless the options give one), and the query planner. */
@@ -412,6 +387,16 @@ async function setUpIdentity(d: Assembly, api: Api, { audit, authFailures }: Aud
   // in turn accepts the access tokens it issues.
   const secret = await installationSecret(store, config, options.dataDir);
   services.secret = secret;
+  d.permissions = permissionService({
+    config,
+    store,
+    secret,
+    catalog: services.catalog,
+    audit,
+    log: logger,
+    now,
+    hostOptions: { ...(options.env ? { env: options.env } : {}), log: logger },
+  });
   const oauth: OAuthContext = {
     store,
     secret,
@@ -446,10 +431,11 @@ async function setUpIdentity(d: Assembly, api: Api, { audit, authFailures }: Aud
         oauth: (token) => verifyAccessToken(oauth, token),
         sessions,
         onTouchError,
-        permissions: new RepositoryPermissions(settings.permissions, config.permissions, services.catalog),
+        permissions: d.permissions.permissions,
       }),
     authFailures,
   );
+  api.routes.push(...permissionRoutes(services, d.permissions));
   api.routes.push(...oauthRoutes(oauth));
   api.routes.push(...sessionRoutes(services, authenticator, sessions));
   api.routes.push(...credentialRoutes(services));
@@ -639,12 +625,24 @@ function openClusterSync(d: Assembly, n: ClusterNode): Promise<ClusterSyncSchedu
   });
 }
 
-/** Alone, when the configuration has connections, the sync scheduler (in a cluster the cluster's sync builds: a node's own would build everything here). */
+/** Alone, when the configuration has connections, the sync scheduler (in a cluster the cluster's sync builds: a node's own would build everything here); and the permission schedule. */
 function startLocalSync(d: Assembly): void {
   const { config, options } = d;
+  const permissions = d.permissions!;
+  // In a cluster every node runs the permission schedule: what one node synced is not due for the others (the store is shared).
+  if (permissions.scheduled && options.sync !== false) permissions.scheduler.start();
   if (config.cluster || options.sync === false || Object.keys(config.connections).length === 0) return;
   const searcher = d.searcher!;
-  d.scheduler = new SyncScheduler({ config, dataDir: options.dataDir, store: d.store, log: d.logger, inUse: () => searcher.inUse() });
+  // A sync pass that found new private repositories is followed by their permissions.
+  const onPass = () => void permissions.scheduler.runNow().catch(() => {});
+  d.scheduler = new SyncScheduler({
+    config,
+    dataDir: options.dataDir,
+    store: d.store,
+    log: d.logger,
+    inUse: () => searcher.inUse(),
+    ...(permissions.scheduled ? { onPass } : {}),
+  });
   d.scheduler.start();
 }
 
@@ -748,6 +746,7 @@ async function shutDown(
   audit.authFailures.flush(true);
   await api.mcp.closeAll();
   await d.scheduler?.stop();
+  await d.permissions?.scheduler.stop();
   await d.searcher!.close();
   await d.planner.close();
   await closeAllRepositories();

@@ -27,6 +27,12 @@ export const AUDIT_ACTIONS = {
   'user.signed_out':
     'every scoped token, OAuth grant and browser session of a user was ended; the API keys stay (POST /api/sign_out_everywhere, trawl users sign-out)',
   'license.installed': 'a license was installed (trawl license install)',
+  'host_account.linked':
+    "a member's account on a code host was linked, for the permission sync: at sign-in with the host, by an owner (PUT /api/ee/users/{id}/accounts/{connection}), or by the sync when the host's verified email matched the member's",
+  'host_account.unlinked':
+    "a member's account on a code host was unlinked (DELETE /api/ee/users/{id}/accounts/{connection}); what it could read no longer counts",
+  'permissions.synced':
+    'a permission sync pass ended (the daemon, on its schedule or asked): per connection, the repositories and accounts asked about and how many failed',
   'auth.failed': 'credentials were refused (401): one event per client address and credential kind per minute, with the count',
 } as const;
 
@@ -37,8 +43,8 @@ export const ACTION_NAMES = Object.keys(AUDIT_ACTIONS) as AuditAction[];
 /**
  * What an actor acted with: the API's credential kinds (auth/identity.ts), an OAuth client
  * authenticating itself at the token or revocation endpoint, the command line on the data
- * directory, or the daemon itself ('system': for what it does on its own, which nothing
- * recorded today is).
+ * directory, or the daemon itself ('system': what it does on its own, such as a
+ * permission sync pass, or a link it makes for a member signing in with a code host).
  */
 export const CREDENTIAL_KINDS = ['apiKey', 'scopedToken', 'oauth', 'browserSession', 'anonymous', 'oauthClient', 'cli', 'system'] as const;
 export type AuditCredentialKind = (typeof CREDENTIAL_KINDS)[number];

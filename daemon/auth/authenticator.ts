@@ -71,7 +71,7 @@ export class StoreAuthenticator implements Authenticator {
     if (!user) throw invalid();
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this API key belongs to is suspended');
     this.touchKey(key.id, user.id);
-    return { kind: 'apiKey', userId: user.id, role: user.role, tokenId: key.id, ...limitOf(user), canSee: this.userSees(user) };
+    return { kind: 'apiKey', userId: user.id, role: user.role, tokenId: key.id, ...limitOf(user), canSee: await this.userSees(user) };
   }
 
   /**
@@ -99,7 +99,7 @@ export class StoreAuthenticator implements Authenticator {
     this.touchKey(record.apiKeyId, user.id);
     this.touch(`session:${record.id}`, (at) => store.touchSession(record.id, at));
     // dailyLimit is left out: these requests are never counted (ratelimit/daily-limiter.ts).
-    return { kind: 'browserSession', userId: user.id, role: user.role, tokenId: record.apiKeyId, canSee: this.userSees(user) };
+    return { kind: 'browserSession', userId: user.id, role: user.role, tokenId: record.apiKeyId, canSee: await this.userSees(user) };
   }
 
   /**
@@ -121,7 +121,7 @@ export class StoreAuthenticator implements Authenticator {
     if (!user) throw invalid();
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this token belongs to is suspended');
     const repos = new Set(t.repoIds);
-    const creator = this.userSees(user);
+    const creator = await this.userSees(user);
     return {
       kind: 'scopedToken',
       userId: user.id,
@@ -142,7 +142,7 @@ export class StoreAuthenticator implements Authenticator {
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this token belongs to is suspended');
     const grants = this.options.store.oauth;
     this.touch(`grant:${grantId}`, (at) => grants.touchGrant(grantId, at));
-    return { kind: 'oauth', userId: user.id, role: user.role, tokenId: grantId, ...limitOf(user), canSee: this.userSees(user) };
+    return { kind: 'oauth', userId: user.id, role: user.role, tokenId: grantId, ...limitOf(user), canSee: await this.userSees(user) };
   }
 
   /**
@@ -164,7 +164,7 @@ export class StoreAuthenticator implements Authenticator {
     const { store } = this.options;
     const user = await store.getUser(userId);
     if (!user) throw invalid();
-    let canSee = this.userSees(user);
+    let canSee = await this.userSees(user);
     if (ref.kind === 'scopedToken') {
       const t = await store.getScopedToken(tokenId);
       const now = this.options.now?.() ?? new Date();
@@ -186,8 +186,8 @@ export class StoreAuthenticator implements Authenticator {
   }
 
   /** What a user may see (permissions.ts; without permissions, every repository); a scoped token narrows it further. */
-  private userSees(user: UserRecord): Identity['canSee'] {
-    return this.options.permissions?.canSeeFor(user.email) ?? EVERY_REPOSITORY;
+  private async userSees(user: UserRecord): Promise<Identity['canSee']> {
+    return (await this.options.permissions?.canSeeFor(user)) ?? EVERY_REPOSITORY;
   }
 
   /** A key's lastUsedAt and its user's lastActivityAt. */

@@ -1,10 +1,12 @@
 // Which repositories a member may read (settings.permissions). With "all", every one; with
 // "code-host", those public on their host, those the configuration's grants give them (by
 // email, directly or through a group; repository-name globs, case-insensitive as hosts
-// treat names), and, once permission sync exists, those their code host lets them read.
-// A member's set is resolved once against the catalog and kept until the catalog or the
-// grants change (a generation), so a request pays one lookup and a repository one Set probe,
-// never a glob match per shard or per file.
+// treat names), and those their code host lets them read (the permission sync's results in
+// the store, permissions/). A member's sets are resolved once and kept: the grants until
+// the catalog changes (a generation), the host's until the permission sync writes again
+// (`changed`, in this process) or, for writes of other processes sharing the store (a
+// cluster's nodes), for at most SYNCED_TTL_MS; so a request pays one lookup and a
+// repository one or two Set probes, never a glob match or a store read per shard or file.
 
 import type { PermissionsConfig, PermissionsMode } from '../config/types.ts';
 import { compilePathGlob } from '../repos/glob.ts';
@@ -19,9 +21,27 @@ export interface RepositoryNames {
 type CanSee = Identity['canSee'];
 
 const EVERYTHING: CanSee = () => true;
+const NOTHING: ReadonlySet<number> = new Set();
+
+/** What the host permissions are read from: the store's permission part. */
+export interface SyncedPermissions {
+  permittedRepos(userId: string): Promise<number[]>;
+}
 
 /** The most members whose resolved sets are kept; past it the oldest are resolved again when next asked. */
 const KEPT_MEMBERS = 10_000;
+/**
+ * How long a member's host permissions read from the store are trusted without a write of
+ * this process's permission sync: the delay before another process's sync (a cluster's
+ * other node) takes effect here, small beside any sync interval.
+ */
+export const SYNCED_TTL_MS = 10_000;
+
+interface Synced {
+  repos: ReadonlySet<number>;
+  readAt: number;
+  epoch: number;
+}
 
 export class RepositoryPermissions {
   readonly #mode: PermissionsMode;
@@ -30,18 +50,51 @@ export class RepositoryPermissions {
   /** Email → the repositories granted, as resolved at #generation. */
   readonly #granted = new Map<string, ReadonlySet<number>>();
   #generation = Number.NaN;
+  readonly #store: SyncedPermissions | undefined;
+  readonly #now: () => number;
+  /** User id → the repositories their code hosts let them read, as last read from the store. */
+  readonly #synced = new Map<string, Synced>();
+  /** Bumped by `changed()`: every set read before is stale. */
+  #epoch = 0;
 
-  constructor(mode: PermissionsMode, config: PermissionsConfig, catalog: RepositoryNames) {
+  constructor(mode: PermissionsMode, config: PermissionsConfig, catalog: RepositoryNames, synced?: SyncedPermissions, now: () => number = Date.now) {
     this.#mode = mode;
     this.#config = config;
     this.#catalog = catalog;
+    this.#store = synced;
+    this.#now = now;
   }
 
-  /** What the member with this email may see, for their identity's canSee. */
-  canSeeFor(email: string): CanSee {
+  get mode(): PermissionsMode {
+    return this.#mode;
+  }
+
+  /** What this member may see, for their identity's canSee. */
+  async canSeeFor(user: { id: string; email: string }): Promise<CanSee> {
     if (this.#mode === 'all') return EVERYTHING;
-    const granted = this.granted(email);
-    return (repo) => repo.visibility === 'public' || granted.has(repo.repoId);
+    const granted = this.granted(user.email);
+    const synced = await this.hostPermitted(user.id);
+    if (synced.size === 0) return (repo) => repo.visibility === 'public' || granted.has(repo.repoId);
+    return (repo) => repo.visibility === 'public' || granted.has(repo.repoId) || synced.has(repo.repoId);
+  }
+
+  /** The permission sync wrote: what was read from the store before is read again when next needed (one member's, or everyone's). */
+  changed(userId?: string): void {
+    if (userId === undefined) this.#epoch++;
+    else this.#synced.delete(userId);
+  }
+
+  /** The repositories the member's code hosts let them read (the store's, kept as described above). */
+  async hostPermitted(userId: string): Promise<ReadonlySet<number>> {
+    if (this.#store === undefined) return NOTHING;
+    const now = this.#now();
+    const kept = this.#synced.get(userId);
+    if (kept !== undefined && kept.epoch === this.#epoch && now - kept.readAt < SYNCED_TTL_MS) return kept.repos;
+    const epoch = this.#epoch;
+    const repos = new Set(await this.#store.permittedRepos(userId));
+    if (this.#synced.size >= KEPT_MEMBERS && !this.#synced.has(userId)) this.#synced.delete(this.#synced.keys().next().value!);
+    this.#synced.set(userId, { repos, readAt: now, epoch });
+    return repos;
   }
 
   /** The repositories the configuration grants this member (public ones aside). */

@@ -157,6 +157,8 @@ export interface Settings {
   search: { maxMatches: number; timeoutMs: number; maxConcurrent: number; maxConcurrentPerCaller: number; maxQueued: number; maxQueuedPerCaller: number };
   maxFileSize: number;
   reindexIntervalMs: number;
+  /** With permissions "code-host": the longest a member's or a repository's host permissions go without being asked again. */
+  permissionSyncIntervalMs: number;
   /** Repositories synced at once. */
   syncConcurrency: number;
   /** First retry delay after a failure; doubles per consecutive failure up to retryMaxMs. */

@@ -803,6 +803,7 @@ test('defaultConfig has the documented defaults and is a fresh object each time'
     search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxConcurrentPerCaller: 4, maxQueued: 100, maxQueuedPerCaller: 50 },
     maxFileSize: 2097152,
     reindexIntervalMs: 3600000,
+    permissionSyncIntervalMs: 1800000,
     syncConcurrency: 2,
     retryBaseMs: 60000,
     retryMaxMs: 21600000,
