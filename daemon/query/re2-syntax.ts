@@ -62,6 +62,12 @@ export class Re2SyntaxError extends Error {
 
 /** RE2's limit on {n,m} counts. */
 const MAX_REPEAT = 1000;
+/**
+ * RE2's limit on nested groups: deeper is its error "expression nests too deeply". The
+ * parser recurses once per group, so without the limit a long run of "(" would exhaust the
+ * stack (a thrown RangeError, a 500) instead of being refused.
+ */
+const MAX_NESTING = 1000;
 const MAX_RUNE = 0x10ffff;
 
 const DIGIT: CodeRange[] = [[0x30, 0x39]];
@@ -311,6 +317,7 @@ class Parser {
   private readonly cps: number[];
   private pos = 0;
   private flags: Flags;
+  private depth = 0;
 
   constructor(pattern: string, flags: Flags) {
     this.cps = Array.from(toWellFormed(pattern), (ch) => ch.codePointAt(0)!);
@@ -374,7 +381,9 @@ class Parser {
       }
       lastWasRepeat = false;
       if (c === 0x28 /* ( */) {
+        if (++this.depth > MAX_NESTING) this.fail('expression nests too deeply');
         const g = this.parseGroup();
+        this.depth--;
         if (g) items.push(g);
         continue;
       }

@@ -708,3 +708,11 @@ test('parser accepts every random token soup RE2 accepts, and stays sound on it'
   }
   assert.ok(accepted > 2000, `only ${accepted} accepted`);
 });
+
+test('groups nested deeper than RE2 allows are refused as RE2 refuses them, not with an exhausted stack', () => {
+  const nested = (n: number) => `${'('.repeat(n)}a${')'.repeat(n)}`;
+  assert.doesNotThrow(() => parseNodeRe2Pattern(nested(1000)));
+  for (const n of [1001, 20_000]) assert.throws(() => parseNodeRe2Pattern(nested(n)), /expression nests too deeply/);
+  // Flag groups and closed groups do not count towards the depth.
+  assert.doesNotThrow(() => parseNodeRe2Pattern('(?i)(a)'.repeat(2000)));
+});
