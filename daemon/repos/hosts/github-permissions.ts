@@ -42,16 +42,24 @@ export function createGitHubPermissions(settings: ClientConfig, prefix: string):
     async readableBy(who: AccountCredential, signal) {
       if (who.token === undefined) return undefined;
       const names = await withOwnToken(settings, bearer(who.token), `the own token of account "${who.account.login}"`, (c) =>
-        c.paginate(READABLE, listPage('repository list', (v) => `${prefix}/${str(obj(v, 'repository'), 'full_name')}`), { signal }),
+        c.paginate(
+          READABLE,
+          listPage('repository list', (v) => `${prefix}/${str(obj(v, 'repository'), 'full_name')}`),
+          { signal },
+        ),
       );
       return [...new Set(names)];
     },
     async readersOf(displayName, signal) {
       const path = `/repos/${encodePath(displayName)}/collaborators?affiliation=all&per_page=${PER_PAGE}`;
-      const entries = await client.paginate(path, listPage('collaborator list', (v) => readerFrom(obj(v, 'collaborator'))), {
-        signal,
-        notFound: `repository "${displayName}"`,
-      });
+      const entries = await client.paginate(
+        path,
+        listPage('collaborator list', (v) => readerFrom(obj(v, 'collaborator'))),
+        {
+          signal,
+          notFound: `repository "${displayName}"`,
+        },
+      );
       const byId = new Map<string, HostAccount>();
       for (const a of entries) if (a !== undefined && !byId.has(a.id)) byId.set(a.id, a);
       return [...byId.values()];
@@ -99,7 +107,11 @@ function accountFrom(o: Record<string, unknown>): HostAccount {
 async function primaryEmail(client: JsonClient, signal: AbortSignal | undefined): Promise<string | undefined> {
   let addresses: Array<Record<string, unknown>>;
   try {
-    addresses = await client.paginate(`/user/emails?per_page=${PER_PAGE}`, listPage('email list', (v) => obj(v, 'email')), { signal });
+    addresses = await client.paginate(
+      `/user/emails?per_page=${PER_PAGE}`,
+      listPage('email list', (v) => obj(v, 'email')),
+      { signal },
+    );
   } catch (err) {
     if (err instanceof HostError && (err.kind === 'forbidden' || err.kind === 'not-found')) return undefined;
     throw err;

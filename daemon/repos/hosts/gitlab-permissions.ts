@@ -27,7 +27,7 @@
 // since neither is a membership.
 
 import type { AccountCredential, HostAccount, HostPermissions } from './types.ts';
-import type { ClientConfig, HttpReply, Page } from './http.ts';
+import type { ClientConfig, GetOptions, HttpReply, Page } from './http.ts';
 import { JsonClient, ShapeError, arr, obj, optStr, str } from './http.ts';
 import { nextPage } from './gitlab-pages.ts';
 import { withOwnToken } from './own-token.ts';
@@ -39,17 +39,22 @@ const READABLE = `/projects?membership=true&min_access_level=${REPORTER}&simple=
 
 export function createGitLabPermissions(settings: ClientConfig, prefix: string): HostPermissions {
   const client = new JsonClient(settings);
-  const projectNames = (c: JsonClient, path: string, signal?: AbortSignal): Promise<string[]> =>
-    c.paginate(path, listPage('project list', (v) => `${prefix}/${str(obj(v, 'project'), 'path_with_namespace')}`), { signal });
+  const projectNames = (c: JsonClient, path: string, opts: GetOptions): Promise<string[]> =>
+    c.paginate(
+      path,
+      listPage('project list', (v) => `${prefix}/${str(obj(v, 'project'), 'path_with_namespace')}`),
+      opts,
+    );
 
   return {
     async readableBy(who: AccountCredential, signal) {
       let names: string[];
       if (who.token !== undefined) {
         const whose = `the own token of account "${who.account.login}"`;
-        names = await withOwnToken(settings, { authorization: `Bearer ${who.token}` }, whose, (c) => projectNames(c, READABLE, signal));
+        names = await withOwnToken(settings, { authorization: `Bearer ${who.token}` }, whose, (c) => projectNames(c, READABLE, { signal }));
       } else if (settings.auth !== undefined) {
-        names = await projectNames(client, `${READABLE}&sudo=${encodeURIComponent(who.account.id)}`, signal);
+        const { id, login } = who.account;
+        names = await projectNames(client, `${READABLE}&sudo=${encodeURIComponent(id)}`, { signal, notFound: `account "${login}" (id ${id})` });
       } else {
         return undefined; // no token of the connection's to act as the account with
       }
@@ -57,7 +62,11 @@ export function createGitLabPermissions(settings: ClientConfig, prefix: string):
     },
     async readersOf(displayName, signal) {
       const path = `/projects/${encodeURIComponent(displayName)}/members/all?per_page=${PER_PAGE}`;
-      const members = await client.paginate(path, listPage('member list', (v) => readerFrom(obj(v, 'member'))), { signal, notFound: `project "${displayName}"` });
+      const members = await client.paginate(
+        path,
+        listPage('member list', (v) => readerFrom(obj(v, 'member'))),
+        { signal, notFound: `project "${displayName}"` },
+      );
       const byId = new Map<string, HostAccount>();
       for (const m of members) if (m !== undefined && !byId.has(m.id)) byId.set(m.id, m);
       return [...byId.values()];

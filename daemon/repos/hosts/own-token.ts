@@ -15,7 +15,12 @@ import { HostError } from './types.ts';
  * HostError of the same kind ('unauthorized', 'forbidden') that says whose token it was:
  * `whose` reads "the own token of account "alice"".
  */
-export async function withOwnToken<T>(settings: ClientConfig, auth: Record<string, string>, whose: string, ask: (client: JsonClient) => Promise<T>): Promise<T> {
+export async function withOwnToken<T>(
+  settings: ClientConfig,
+  auth: Record<string, string>,
+  whose: string,
+  ask: (client: JsonClient) => Promise<T>,
+): Promise<T> {
   const { name, transport } = settings.context;
   const client = new JsonClient({ ...settings, context: { name, transport }, auth });
   try {

@@ -97,7 +97,8 @@ export function githubPermissions(env: Env): PermissionApi {
     if (caller.account === undefined) return NOT_FOUND;
     const a = caller.account;
     const entries = [
-      { email: `${a.login}@old.example.org`, primary: false, verified: false, visibility: null },
+      { email: `${a.login}@old.example.org`, primary: false, verified: true, visibility: null },
+      { email: `${a.login}@typo.example.org`, primary: false, verified: false, visibility: null },
       // Spelled as the user typed it; GitHub keeps the case.
       { email: a.email.replace(/^./, (c) => c.toUpperCase()), primary: true, verified: true, visibility: 'private' },
     ];

@@ -145,7 +145,9 @@ export function gitlabPermissions(env: Env): PermissionApi {
       if (req.method !== 'GET' || s[0] !== 'api' || s[1] !== 'v4') return undefined;
       const [kind, id, third, fourth] = s.slice(2);
       const n = s.length - 2;
-      const ours = (n === 4 && kind === 'projects' && third === 'members' && fourth === 'all') || (n === 1 && (kind === 'projects' || kind === 'users' || kind === 'user'));
+      const ours =
+        (n === 4 && kind === 'projects' && third === 'members' && fourth === 'all') ||
+        (n === 1 && (kind === 'projects' || kind === 'users' || kind === 'user'));
       if (!ours) return undefined;
       const caller = callerOf(req.headers, req.query);
       if ('status' in caller) return caller;
