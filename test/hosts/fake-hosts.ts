@@ -172,6 +172,7 @@ function github(env: Env): HostApi {
     fork: r.fork === true,
     archived: r.archived === true,
     pushed_at: r.pushedAt ?? null,
+    topics: [...(r.topics ?? [])],
   });
   const notFound: Reply = { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } };
   const list = (repos: FakeRepo[], path: string, query: URLSearchParams): Reply => {
@@ -220,6 +221,9 @@ function github(env: Env): HostApi {
 
 function gitlab(env: Env): HostApi {
   const { url } = env;
+  // GitLab keeps a topic's case as it was typed (the first one here is shouted); tag_list is
+  // the older name of the field, still sent.
+  const typedTopics = (r: FakeRepo): string[] => (r.topics ?? []).map((t, i) => (i === 0 ? t.toUpperCase() : t));
   const json = (r: FakeRepo): unknown => {
     const path = `${r.owner}/${r.name}`;
     const project: Record<string, unknown> = {
@@ -236,6 +240,8 @@ function gitlab(env: Env): HostApi {
       archived: r.archived === true,
       last_activity_at: r.pushedAt ?? null,
       avatar_url: null,
+      topics: typedTopics(r),
+      tag_list: typedTopics(r),
     };
     if (r.fork) project.forked_from_project = { id: 999, path_with_namespace: 'upstream/lib' };
     return project;

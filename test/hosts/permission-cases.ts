@@ -7,6 +7,13 @@ import type { FakeAccount, FakeKind, FakeRepo } from './fake-hosts.ts';
 
 export const TOKEN_ENV = 'TRAWL_TEST_PERMISSION_TOKEN';
 
+const REVISIONS = { branches: [], tags: [] };
+const NO_EXCLUDES = { forks: false, archived: false, repos: [] };
+const token = { env: TOKEN_ENV };
+const slash = (r: FakeRepo): string => `${r.owner}/${r.name}`;
+/** host/path: the repoName of hosts whose displayName is owner/name (the host part of the url, lower-case, no port). */
+const hostSlash = (url: string, r: FakeRepo): string => `${new URL(url).hostname}/${slash(r)}`;
+
 export interface PermissionCase {
   kind: FakeKind;
   /** Repositories the fake serves beyond DATASET. */
@@ -29,4 +36,38 @@ export interface PermissionCase {
 }
 
 /** Filled per host type as each gets its permission API. */
-export const PERMISSION_CASES: PermissionCase[] = [];
+export const PERMISSION_CASES: PermissionCase[] = [
+  {
+    kind: 'github',
+    connection: (url) => ({ type: 'github', url, token, revisions: REVISIONS, exclude: NO_EXCLUDES, orgs: ['acme'], users: ['jdoe'], repos: ['other/tool'] }),
+    repoName: hostSlash,
+    display: slash,
+    accountId: (a) => String(a.id),
+    readersOf: true,
+    readerEmails: false,
+    ownToken: true,
+    actAs: false,
+  },
+  {
+    kind: 'gitlab',
+    // A private project in a subgroup: its path is one URL-encoded segment of the members' URL.
+    extra: [{ owner: 'acme/platform', name: 'vault', group: 'platform', private: true, readers: ['carol', 'erin'] }],
+    connection: (url) => ({
+      type: 'gitlab',
+      url,
+      token,
+      revisions: REVISIONS,
+      exclude: NO_EXCLUDES,
+      groups: ['acme'],
+      users: ['jdoe'],
+      projects: ['other/tool'],
+    }),
+    repoName: hostSlash,
+    display: slash,
+    accountId: (a) => String(a.id),
+    readersOf: true,
+    readerEmails: true,
+    ownToken: true,
+    actAs: true,
+  },
+];

@@ -8,23 +8,26 @@
 // limits: 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset` (epoch
 // seconds), or `Retry-After` for secondary limits. A repository: full_name, html_url,
 // clone_url, default_branch, fork, archived, private / visibility (public, private,
-// internal), pushed_at, owner.avatar_url. Git over https takes the token as the password
-// of the user `x-access-token`.
+// internal), pushed_at, owner.avatar_url, topics. Git over https takes the token as the
+// password of the user `x-access-token`. Who may read what: github-permissions.ts.
 
 import type { GitHubConnection } from '../../config/types.ts';
 import type { CodeHost, HostRepo } from './types.ts';
-import type { HostContext, HttpReply, Page } from './http.ts';
+import type { ClientConfig, HostContext, HttpReply, Page } from './http.ts';
 import { JsonClient, arr, bool, compact, encodePath, hostPrefix, nextLink, obj, optObj, optStr, str, trimSlash } from './http.ts';
+import { createGitHubPermissions } from './github-permissions.ts';
+import { topicsFrom } from './topics.ts';
 
 const PER_PAGE = 100;
 
 export function createGitHubHost(conn: GitHubConnection, ctx: HostContext): CodeHost {
-  const client = new JsonClient({
+  const settings: ClientConfig = {
     context: ctx,
     baseUrl: apiBase(conn.url),
     headers: { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' },
     ...(ctx.token === undefined ? {} : { auth: { authorization: `Bearer ${ctx.token}` } }),
-  });
+  };
+  const client = new JsonClient(settings);
   const prefix = hostPrefix(conn.url);
   const toRepo = (v: unknown): HostRepo => repoFrom(obj(v, 'repository'), prefix);
   const page = (data: unknown, reply: HttpReply): Page<HostRepo> => {
@@ -53,6 +56,7 @@ export function createGitHubHost(conn: GitHubConnection, ctx: HostContext): Code
     gitCredentials() {
       return ctx.token === undefined ? undefined : { username: 'x-access-token', password: ctx.token };
     },
+    permissions: createGitHubPermissions(settings, prefix),
   };
 }
 
@@ -79,5 +83,6 @@ function repoFrom(o: Record<string, unknown>, prefix: string): HostRepo {
     visibility: visibility === 'public' ? 'public' : 'private',
     pushedAt: optStr(o, 'pushed_at'),
     imageUrl: optStr(optObj(o, 'owner'), 'avatar_url'),
+    topics: topicsFrom(o, 'topics'),
   });
 }

@@ -5,35 +5,37 @@
 //   GET /groups/{path}/projects?include_subgroups=true&per_page=100  a group and its subgroups
 //   GET /users/{user}/projects?per_page=100                          a user's own projects
 //   GET /projects/{path}                                             one project
-// Lists page with `X-Next-Page` (empty on the last page) and `Link: rel="next"`; the
-// header is preferred because GitLab drops Link (and X-Total) on very large lists. Auth:
-// `PRIVATE-TOKEN: TOKEN`. Rate limits: 429 with `RateLimit-Reset` (epoch seconds) and
-// `Retry-After`. A project: path_with_namespace, web_url, http_url_to_repo,
-// default_branch (null when empty), forked_from_project (present for forks), archived,
-// visibility (public, internal, private), last_activity_at, avatar_url or
-// namespace.avatar_url (may be relative to the host). Git over https takes the token as
-// the password of the user `oauth2`.
+// Lists page as gitlab-pages.ts reads them. Auth: `PRIVATE-TOKEN: TOKEN`. Rate limits: 429
+// with `RateLimit-Reset` (epoch seconds) and `Retry-After`. A project: path_with_namespace,
+// web_url, http_url_to_repo, default_branch (null when empty), forked_from_project (present
+// for forks), archived, visibility (public, internal, private), last_activity_at,
+// avatar_url or namespace.avatar_url (may be relative to the host), topics (tag_list before
+// GitLab 14.5). Git over https takes the token as the password of the user `oauth2`. Who may
+// read what: gitlab-permissions.ts.
 
 import type { GitLabConnection } from '../../config/types.ts';
 import type { CodeHost, HostRepo } from './types.ts';
-import type { HostContext, HttpReply, Page } from './http.ts';
-import { JsonClient, arr, bool, compact, hostPrefix, nextLink, obj, optObj, optStr, str, trimSlash, withQuery } from './http.ts';
+import type { ClientConfig, HostContext, HttpReply, Page } from './http.ts';
+import { JsonClient, arr, bool, compact, hostPrefix, obj, optObj, optStr, str, trimSlash } from './http.ts';
+import { nextPage } from './gitlab-pages.ts';
+import { createGitLabPermissions } from './gitlab-permissions.ts';
+import { topicsFrom } from './topics.ts';
 
 const PER_PAGE = 100;
 
 export function createGitLabHost(conn: GitLabConnection, ctx: HostContext): CodeHost {
   const webUrl = trimSlash(conn.url);
-  const client = new JsonClient({
+  const settings: ClientConfig = {
     context: ctx,
     baseUrl: `${webUrl}/api/v4`,
     ...(ctx.token === undefined ? {} : { auth: { 'private-token': ctx.token } }),
-  });
+  };
+  const client = new JsonClient(settings);
   const prefix = hostPrefix(webUrl);
   const toRepo = (v: unknown): HostRepo => repoFrom(obj(v, 'project'), prefix, webUrl);
   const page = (data: unknown, reply: HttpReply): Page<HostRepo> => {
     const items = arr(data, 'project list').map(toRepo);
-    const header = reply.headers.get('x-next-page');
-    const next = header === null ? nextLink(reply.headers) : header.trim() === '' ? undefined : withQuery(reply.url, { page: header.trim() });
+    const next = nextPage(reply);
     return next === undefined ? { items } : { items, next };
   };
 
@@ -58,6 +60,7 @@ export function createGitLabHost(conn: GitLabConnection, ctx: HostContext): Code
     gitCredentials() {
       return ctx.token === undefined ? undefined : { username: 'oauth2', password: ctx.token };
     },
+    permissions: createGitLabPermissions(settings, prefix),
   };
 }
 
@@ -77,5 +80,6 @@ function repoFrom(o: Record<string, unknown>, prefix: string, webUrl: string): H
     visibility: optStr(o, 'visibility') === 'public' ? 'public' : 'private',
     pushedAt: optStr(o, 'last_activity_at'),
     imageUrl: avatar === undefined ? undefined : new URL(avatar, `${webUrl}/`).href,
+    topics: topicsFrom(o, 'topics') ?? topicsFrom(o, 'tag_list'),
   });
 }

@@ -4,5 +4,10 @@
 
 import type { Env, PermissionApi } from '../fake-http.ts';
 import type { FakeKind } from '../fake-hosts.ts';
+import { githubPermissions } from './github.ts';
+import { gitlabPermissions } from './gitlab.ts';
 
-export const PERMISSION_FAKES: Partial<Record<FakeKind, (env: Env) => PermissionApi>> = {};
+export const PERMISSION_FAKES: Partial<Record<FakeKind, (env: Env) => PermissionApi>> = {
+  github: githubPermissions,
+  gitlab: gitlabPermissions,
+};
