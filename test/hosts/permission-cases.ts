@@ -6,6 +6,11 @@ import type { Connection } from '../../daemon/config/types.ts';
 import type { FakeAccount, FakeKind, FakeRepo } from './fake-hosts.ts';
 
 export const TOKEN_ENV = 'TRAWL_TEST_PERMISSION_TOKEN';
+const token = { env: TOKEN_ENV };
+const revisions = { branches: [], tags: [] };
+const exclude = { forks: false, archived: false, repos: [] };
+const slash = (r: FakeRepo): string => `${r.owner}/${r.name}`;
+const hostOf = (url: string): string => new URL(url).hostname;
 
 export interface PermissionCase {
   kind: FakeKind;
@@ -29,4 +34,17 @@ export interface PermissionCase {
 }
 
 /** Filled per host type as each gets its permission API. */
-export const PERMISSION_CASES: PermissionCase[] = [];
+export const PERMISSION_CASES: PermissionCase[] = [
+  {
+    kind: 'gitea',
+    connection: (url) => ({ type: 'gitea', url, token, revisions, exclude, orgs: ['acme'], users: ['jdoe'], repos: ['other/tool'] }),
+    repoName: (url, r) => `${hostOf(url)}/${slash(r)}`,
+    display: slash,
+    accountId: (a) => String(a.id),
+    readersOf: true,
+    // Gitea answers a private address with a placeholder unless asked by a site administrator.
+    readerEmails: false,
+    ownToken: true,
+    actAs: true,
+  },
+];

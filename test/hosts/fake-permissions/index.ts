@@ -4,5 +4,8 @@
 
 import type { Env, PermissionApi } from '../fake-http.ts';
 import type { FakeKind } from '../fake-hosts.ts';
+import { giteaPermissions } from './gitea.ts';
 
-export const PERMISSION_FAKES: Partial<Record<FakeKind, (env: Env) => PermissionApi>> = {};
+export const PERMISSION_FAKES: Partial<Record<FakeKind, (env: Env) => PermissionApi>> = {
+  gitea: giteaPermissions,
+};
