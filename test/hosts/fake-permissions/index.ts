@@ -4,8 +4,10 @@
 
 import type { Env, PermissionApi } from '../fake-http.ts';
 import type { FakeKind } from '../fake-hosts.ts';
+import { gerritPermissions } from './gerrit.ts';
 import { giteaPermissions } from './gitea.ts';
 
 export const PERMISSION_FAKES: Partial<Record<FakeKind, (env: Env) => PermissionApi>> = {
   gitea: giteaPermissions,
+  gerrit: gerritPermissions,
 };
