@@ -1,6 +1,6 @@
 // Gitea's permission API beyond the shared suite (permissions.test.ts): which teams read
-// code, pull-less repositories of /user/repos, lists paged by X-Total-Count alone, and
-// whose credentials each request carries.
+// code, the owner of a user's repository, pull-less repositories of /user/repos, lists
+// paged by X-Total-Count alone, and whose credentials each request carries.
 
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,6 +62,13 @@ describe('gitea permissions', () => {
       ['nothing said', {}, false],
     ];
     for (const [name, team, reads] of cases) assert.equal(teamReadsCode(team), reads, name);
+  });
+
+  test("a user's private repository is read by its owner and its collaborators", async () => {
+    const { permissions } = await gitea();
+    const readers = await permissions.readersOf('jdoe/notes');
+    assert.deepEqual(readers?.map((a) => a.login).sort(), ['bob', 'jdoe']);
+    assert.equal(readers?.find((a) => a.login === 'jdoe')?.id, '900');
   });
 
   test('readers come from every page when the host pages by X-Total-Count alone', async () => {

@@ -10,6 +10,7 @@
 //        units_map {"repo.code": "read", ...}; Gitea before 1.17 sends `units`, the unit
 //        names the permission applies to, instead of units_map
 //   GET /teams/{id}/members?limit=50&page=N  the members of each team that reads the code
+//   GET /users/{owner}                     a user's repository: its owner, who reads it
 // Account-driven, readableBy:
 //   GET /user/repos?limit=50&page=N        what the account owns, collaborates on, reaches
 //        through a team, and its organizations' public repositories, each with
@@ -64,7 +65,10 @@ export function createGiteaPermissions(cfg: GiteaPermissionConfig): HostPermissi
       const opts = { signal, notFound: `repository "${displayName}"` };
       const org = await connection.getOptional(`/orgs/${encodeURIComponent(owner)}`, (d) => obj(d, 'organization'), { signal });
       const readers = await connection.paginate(firstPage(`${repoPath}/collaborators`), giteaPages(accountFrom), opts);
-      if (org === undefined) return uniqueById(readers);
+      if (org === undefined) {
+        readers.push(await connection.get(`/users/${encodeURIComponent(owner)}`, accountFrom, { signal, notFound: `owner "${owner}" of "${displayName}"` }));
+        return uniqueById(readers);
+      }
       const readingTeams = (d: unknown): string[] =>
         arr(d, 'team list')
           .map((t) => obj(t, 'team'))
