@@ -317,6 +317,8 @@ function gitea(env: Env): HostApi {
     ssh_url: `git@127.0.0.1:${r.owner}/${r.name}.git`,
     default_branch: branchOf(r) ?? '',
     updated_at: r.pushedAt ?? '2024-01-01T00:00:00Z',
+    // Gitea keeps a repository's topics as a list that is null until one is added.
+    topics: r.topics === undefined ? null : [...r.topics],
   });
   const notFound: Reply = { status: 404, body: { errors: null, message: 'not found', url: `${url}/api/swagger` } };
   const list = (repos: FakeRepo[], path: string, query: URLSearchParams): Reply => {

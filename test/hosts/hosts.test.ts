@@ -152,6 +152,7 @@ const CASES: HostCase[] = [
       visibility: 'public',
       pushedAt: '2024-05-01T10:00:00Z',
       imageUrl: `${url}/avatars/acme`,
+      topics: ['backend', 'go'],
     }),
     credentials: { username: 'oauth2', password: TOKEN },
     forks: true,

@@ -4,6 +4,7 @@
 
 import type { Connection } from '../../daemon/config/types.ts';
 import type { FakeAccount, FakeKind, FakeRepo } from './fake-hosts.ts';
+import { USER } from './fake-hosts.ts';
 
 export const TOKEN_ENV = 'TRAWL_TEST_PERMISSION_TOKEN';
 
@@ -12,6 +13,9 @@ const NO_EXCLUDES = { forks: false, archived: false, repos: [] };
 const token = { env: TOKEN_ENV };
 const slash = (r: FakeRepo): string => `${r.owner}/${r.name}`;
 /** host/path: the repoName of hosts whose displayName is owner/name (the host part of the url, lower-case, no port). */
+const revisions = REVISIONS;
+const exclude = NO_EXCLUDES;
+const hostOf = (url: string): string => new URL(url).hostname;
 const hostSlash = (url: string, r: FakeRepo): string => `${new URL(url).hostname}/${slash(r)}`;
 
 export interface PermissionCase {
@@ -68,6 +72,37 @@ export const PERMISSION_CASES: PermissionCase[] = [
     readersOf: true,
     readerEmails: true,
     ownToken: true,
+    actAs: true,
+  },
+  {
+    kind: 'gitea',
+    connection: (url) => ({ type: 'gitea', url, token, revisions, exclude, orgs: ['acme'], users: ['jdoe'], repos: ['other/tool'] }),
+    repoName: (url, r) => `${hostOf(url)}/${slash(r)}`,
+    display: slash,
+    accountId: (a) => String(a.id),
+    readersOf: true,
+    // Gitea answers a private address with a placeholder unless asked by a site administrator.
+    readerEmails: false,
+    ownToken: true,
+    actAs: true,
+  },
+  {
+    kind: 'gerrit',
+    // As in hosts.test.ts: a nested project, and a hidden one the globs select.
+    extra: [
+      { owner: 'acme/platform', name: 'deep', group: 'platform' },
+      { owner: 'acme', name: 'secret', group: 'x', hidden: true },
+    ],
+    connection: (url) => ({ type: 'gerrit', url, token, user: USER, revisions, exclude, projects: ['acme/**', 'jdoe/*', 'other/tool'] }),
+    repoName: (url, r) => `${hostOf(url)}/${slash(r)}`,
+    display: slash,
+    accountId: (a) => String(a.id),
+    readersOf: false,
+    readerEmails: false,
+    // An account's own HTTP password does answer what it reads, but names no account: the
+    // token Gerrit links is "login:HTTP password", which FakeAccount.token is not
+    // (permissions-gerrit.test.ts asks both ways).
+    ownToken: false,
     actAs: true,
   },
 ];

@@ -1,54 +1,38 @@
 // Gitea and Forgejo (gitea.com, codeberg.org, self-hosted).
 //
-// API root: <url>/api/v1.
+// API root, auth and pages: gitea-api.ts.
 //   GET /orgs/{org}/repos?limit=50&page=N    an organization's repositories
 //   GET /users/{user}/repos?limit=50&page=N  a user's repositories
 //   GET /repos/{owner}/{repo}                one repository
-// Pages are numbered from 1. Gitea sends `Link: rel="next"` while more pages follow; a
-// server that sends no Link header at all is read until a page comes back short (50 is
-// the default MAX_RESPONSE_ITEMS, and a server configured lower does send Link). Auth:
-// `Authorization: token TOKEN`. Rate limits (usually a proxy in front): 429 with
-// Retry-After. A repository: full_name, html_url, clone_url, default_branch, fork,
-// archived, private, internal, updated_at (Gitea reports no push time), owner.avatar_url.
-// Git over https accepts the token as the password of any user name.
+// Rate limits (usually a proxy in front): 429 with Retry-After. A repository: full_name,
+// html_url, clone_url, default_branch, fork, archived, private, internal, updated_at (Gitea
+// reports no push time), owner.avatar_url, topics (lower-case on Gitea already). Git over
+// https accepts the token as the password of any user name. Who may read what:
+// gitea-permissions.ts.
 
 import type { GiteaConnection } from '../../config/types.ts';
 import type { CodeHost, HostRepo } from './types.ts';
-import type { HostContext, HttpReply, Page } from './http.ts';
-import { JsonClient, arr, bool, compact, encodePath, hostPrefix, nextLink, obj, optObj, optStr, str, trimSlash, withQuery } from './http.ts';
-
-const LIMIT = 50;
+import type { HostContext } from './http.ts';
+import { ShapeError, bool, compact, encodePath, hostPrefix, obj, optObj, optStr, str } from './http.ts';
+import { firstPage, giteaClient, giteaPages } from './gitea-api.ts';
+import { createGiteaPermissions } from './gitea-permissions.ts';
 
 export function createGiteaHost(conn: GiteaConnection, ctx: HostContext): CodeHost {
-  const client = new JsonClient({
-    context: ctx,
-    baseUrl: `${trimSlash(conn.url)}/api/v1`,
-    ...(ctx.token === undefined ? {} : { auth: { authorization: `token ${ctx.token}` } }),
-  });
+  const client = giteaClient(ctx, conn.url, ctx.token === undefined ? undefined : { token: ctx.token });
   const prefix = hostPrefix(conn.url);
   const toRepo = (v: unknown): HostRepo => repoFrom(obj(v, 'repository'), prefix);
-  const page = (data: unknown, reply: HttpReply): Page<HostRepo> => {
-    const items = arr(data, 'repository list').map(toRepo);
-    let next: string | undefined;
-    if (reply.headers.get('link') !== null) next = nextLink(reply.headers);
-    else if (items.length >= LIMIT) {
-      const current = Number(new URL(reply.url).searchParams.get('page') ?? '1');
-      next = withQuery(reply.url, { page: current + 1 });
-    }
-    return next === undefined ? { items } : { items, next };
-  };
 
   return {
     type: 'gitea',
     async listRepos(signal) {
       const parts: HostRepo[][] = [];
       for (const org of conn.orgs) {
-        const path = `/orgs/${encodeURIComponent(org)}/repos?limit=${LIMIT}&page=1`;
-        parts.push(await client.paginate(path, page, { signal, notFound: `organization "${org}"` }));
+        const path = firstPage(`/orgs/${encodeURIComponent(org)}/repos`);
+        parts.push(await client.paginate(path, giteaPages(toRepo), { signal, notFound: `organization "${org}"` }));
       }
       for (const user of conn.users) {
-        const path = `/users/${encodeURIComponent(user)}/repos?limit=${LIMIT}&page=1`;
-        parts.push(await client.paginate(path, page, { signal, notFound: `user "${user}"` }));
+        const path = firstPage(`/users/${encodeURIComponent(user)}/repos`);
+        parts.push(await client.paginate(path, giteaPages(toRepo), { signal, notFound: `user "${user}"` }));
       }
       for (const name of conn.repos) {
         parts.push([await client.get(`/repos/${encodePath(name)}`, toRepo, { signal, notFound: `repository "${name}"` })]);
@@ -58,6 +42,7 @@ export function createGiteaHost(conn: GiteaConnection, ctx: HostContext): CodeHo
     gitCredentials() {
       return ctx.token === undefined ? undefined : { username: 'oauth2', password: ctx.token };
     },
+    permissions: createGiteaPermissions({ context: ctx, url: conn.url, prefix }),
   };
 }
 
@@ -76,5 +61,14 @@ function repoFrom(o: Record<string, unknown>, prefix: string): HostRepo {
     visibility: bool(o, 'private') || bool(o, 'internal') ? 'private' : 'public',
     pushedAt: optStr(o, 'updated_at'),
     imageUrl: optStr(optObj(o, 'owner'), 'avatar_url'),
+    topics: topicsOf(o),
   });
+}
+
+/** The repository's topics, lower-case; undefined when it has none (older Gitea sends no field, newer null or []). */
+function topicsOf(o: Record<string, unknown>): string[] | undefined {
+  const v = o.topics;
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.some((t) => typeof t !== 'string')) throw new ShapeError('field "topics" is not a list of strings');
+  return v.length === 0 ? undefined : v.map((t: string) => t.toLowerCase());
 }

@@ -4,10 +4,14 @@
 
 import type { Env, PermissionApi } from '../fake-http.ts';
 import type { FakeKind } from '../fake-hosts.ts';
+import { gerritPermissions } from './gerrit.ts';
+import { giteaPermissions } from './gitea.ts';
 import { githubPermissions } from './github.ts';
 import { gitlabPermissions } from './gitlab.ts';
 
 export const PERMISSION_FAKES: Partial<Record<FakeKind, (env: Env) => PermissionApi>> = {
   github: githubPermissions,
   gitlab: gitlabPermissions,
+  gitea: giteaPermissions,
+  gerrit: gerritPermissions,
 };
