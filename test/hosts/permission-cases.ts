@@ -18,6 +18,8 @@ export interface PermissionCase {
   display(r: FakeRepo): string;
   /** HostAccount.id of an account: the host's own form of FakeAccount.id. */
   accountId(a: FakeAccount): string;
+  /** HostAccount.login of an account where the host's login is not FakeAccount.login (Azure DevOps: the sign-in address). */
+  login?(a: FakeAccount): string;
   /** The host lists a repository's readers (repository-driven). */
   readersOf: boolean;
   /** Its readers' answers carry their verified emails. */
