@@ -4,6 +4,8 @@
 
 import type { Connection } from '../../daemon/config/types.ts';
 import type { FakeAccount, FakeKind, FakeRepo } from './fake-hosts.ts';
+import { USER } from './fake-hosts.ts';
+import { cloudUuid } from './fake-permissions/bitbucketCloud.ts';
 
 export const TOKEN_ENV = 'TRAWL_TEST_PERMISSION_TOKEN';
 
@@ -31,4 +33,48 @@ export interface PermissionCase {
 }
 
 /** Filled per host type as each gets its permission API. */
-export const PERMISSION_CASES: PermissionCase[] = [];
+export const PERMISSION_CASES: PermissionCase[] = [
+  {
+    kind: 'bitbucketCloud',
+    connection: (url) => ({
+      type: 'bitbucket',
+      deploymentType: 'cloud',
+      url,
+      token: { env: TOKEN_ENV },
+      user: USER,
+      revisions: { branches: [], tags: [] },
+      exclude: { forks: false, archived: false, repos: [] },
+      workspaces: ['acme'],
+      projects: ['jdoe/home'],
+      repos: ['other/tool'],
+    }),
+    repoName: (_url, r) => `127.0.0.1/${r.owner}/${r.name}`,
+    display: (r) => `${r.owner}/${r.name}`,
+    accountId: cloudUuid,
+    readersOf: true,
+    readerEmails: false,
+    ownToken: true,
+    actAs: false,
+  },
+  {
+    kind: 'bitbucketServer',
+    connection: (url) => ({
+      type: 'bitbucket',
+      deploymentType: 'server',
+      url,
+      token: { env: TOKEN_ENV },
+      revisions: { branches: [], tags: [] },
+      exclude: { forks: false, archived: false, repos: [] },
+      workspaces: [],
+      projects: ['ACME', 'JDOE'],
+      repos: ['OTHER/tool'],
+    }),
+    repoName: (_url, r) => `127.0.0.1/${r.owner.toUpperCase()}/${r.name}`,
+    display: (r) => `${r.owner.toUpperCase()}/${r.name}`,
+    accountId: (a) => String(a.id),
+    readersOf: true,
+    readerEmails: false,
+    ownToken: true,
+    actAs: false,
+  },
+];

@@ -4,5 +4,10 @@
 
 import type { Env, PermissionApi } from '../fake-http.ts';
 import type { FakeKind } from '../fake-hosts.ts';
+import { bitbucketCloudPermissions } from './bitbucketCloud.ts';
+import { bitbucketServerPermissions } from './bitbucketServer.ts';
 
-export const PERMISSION_FAKES: Partial<Record<FakeKind, (env: Env) => PermissionApi>> = {};
+export const PERMISSION_FAKES: Partial<Record<FakeKind, (env: Env) => PermissionApi>> = {
+  bitbucketCloud: bitbucketCloudPermissions,
+  bitbucketServer: bitbucketServerPermissions,
+};
