@@ -5,6 +5,7 @@
 import type { Connection } from '../../daemon/config/types.ts';
 import type { FakeAccount, FakeKind, FakeRepo } from './fake-hosts.ts';
 import { USER } from './fake-hosts.ts';
+import { azureId } from './fake-permissions/azuredevops.ts';
 import { cloudUuid } from './fake-permissions/bitbucketCloud.ts';
 
 export const TOKEN_ENV = 'TRAWL_TEST_PERMISSION_TOKEN';
@@ -74,6 +75,27 @@ export const PERMISSION_CASES: PermissionCase[] = [
     accountId: (a) => String(a.id),
     readersOf: true,
     readerEmails: false,
+    ownToken: true,
+    actAs: false,
+  },
+  {
+    kind: 'azuredevops',
+    connection: (url) => ({
+      type: 'azuredevops',
+      url,
+      token: { env: TOKEN_ENV },
+      revisions: { branches: [], tags: [] },
+      exclude: { forks: false, archived: false, repos: [] },
+      orgs: ['acme'],
+      projects: ['jdoe/home'],
+      repos: ['other/tools/tool'],
+    }),
+    repoName: (_url, r) => `127.0.0.1/${r.owner}/${r.group}/${r.name}`,
+    display: (r) => `${r.owner}/${r.group}/${r.name}`,
+    accountId: azureId,
+    login: (a) => a.email,
+    readersOf: true,
+    readerEmails: true,
     ownToken: true,
     actAs: false,
   },

@@ -4,10 +4,12 @@
 
 import type { Env, PermissionApi } from '../fake-http.ts';
 import type { FakeKind } from '../fake-hosts.ts';
+import { azureDevOpsPermissions } from './azuredevops.ts';
 import { bitbucketCloudPermissions } from './bitbucketCloud.ts';
 import { bitbucketServerPermissions } from './bitbucketServer.ts';
 
 export const PERMISSION_FAKES: Partial<Record<FakeKind, (env: Env) => PermissionApi>> = {
   bitbucketCloud: bitbucketCloudPermissions,
   bitbucketServer: bitbucketServerPermissions,
+  azuredevops: azureDevOpsPermissions,
 };
