@@ -5,6 +5,8 @@
 import type { Connection } from '../../daemon/config/types.ts';
 import type { FakeAccount, FakeKind, FakeRepo } from './fake-hosts.ts';
 import { USER } from './fake-hosts.ts';
+import { azureId } from './fake-permissions/azuredevops.ts';
+import { cloudUuid } from './fake-permissions/bitbucketCloud.ts';
 
 export const TOKEN_ENV = 'TRAWL_TEST_PERMISSION_TOKEN';
 
@@ -29,6 +31,8 @@ export interface PermissionCase {
   display(r: FakeRepo): string;
   /** HostAccount.id of an account: the host's own form of FakeAccount.id. */
   accountId(a: FakeAccount): string;
+  /** HostAccount.login of an account where the host's login is not FakeAccount.login (Azure DevOps: the sign-in address). */
+  login?(a: FakeAccount): string;
   /** The host lists a repository's readers (repository-driven). */
   readersOf: boolean;
   /** Its readers' answers carry their verified emails. */
@@ -104,5 +108,69 @@ export const PERMISSION_CASES: PermissionCase[] = [
     // (permissions-gerrit.test.ts asks both ways).
     ownToken: false,
     actAs: true,
+  },
+  {
+    kind: 'bitbucketCloud',
+    connection: (url) => ({
+      type: 'bitbucket',
+      deploymentType: 'cloud',
+      url,
+      token: { env: TOKEN_ENV },
+      user: USER,
+      revisions: { branches: [], tags: [] },
+      exclude: { forks: false, archived: false, repos: [] },
+      workspaces: ['acme'],
+      projects: ['jdoe/home'],
+      repos: ['other/tool'],
+    }),
+    repoName: (_url, r) => `127.0.0.1/${r.owner}/${r.name}`,
+    display: (r) => `${r.owner}/${r.name}`,
+    accountId: cloudUuid,
+    readersOf: true,
+    readerEmails: false,
+    ownToken: true,
+    actAs: false,
+  },
+  {
+    kind: 'bitbucketServer',
+    connection: (url) => ({
+      type: 'bitbucket',
+      deploymentType: 'server',
+      url,
+      token: { env: TOKEN_ENV },
+      revisions: { branches: [], tags: [] },
+      exclude: { forks: false, archived: false, repos: [] },
+      workspaces: [],
+      projects: ['ACME', 'JDOE'],
+      repos: ['OTHER/tool'],
+    }),
+    repoName: (_url, r) => `127.0.0.1/${r.owner.toUpperCase()}/${r.name}`,
+    display: (r) => `${r.owner.toUpperCase()}/${r.name}`,
+    accountId: (a) => String(a.id),
+    readersOf: true,
+    readerEmails: false,
+    ownToken: true,
+    actAs: false,
+  },
+  {
+    kind: 'azuredevops',
+    connection: (url) => ({
+      type: 'azuredevops',
+      url,
+      token: { env: TOKEN_ENV },
+      revisions: { branches: [], tags: [] },
+      exclude: { forks: false, archived: false, repos: [] },
+      orgs: ['acme'],
+      projects: ['jdoe/home'],
+      repos: ['other/tools/tool'],
+    }),
+    repoName: (_url, r) => `127.0.0.1/${r.owner}/${r.group}/${r.name}`,
+    display: (r) => `${r.owner}/${r.group}/${r.name}`,
+    accountId: azureId,
+    login: (a) => a.email,
+    readersOf: true,
+    readerEmails: true,
+    ownToken: true,
+    actAs: false,
   },
 ];

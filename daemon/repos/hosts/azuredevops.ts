@@ -14,20 +14,22 @@
 
 import type { AzureDevOpsConnection } from '../../config/types.ts';
 import type { CodeHost, HostRepo } from './types.ts';
-import type { HostContext, HttpReply, Page } from './http.ts';
+import type { ClientConfig, HostContext, HttpReply, Page } from './http.ts';
 import { JsonClient, arr, basicAuth, bool, compact, hostPrefix, mapLimit, obj, optObj, optStr, str, stripCredentials, trimSlash, withQuery } from './http.ts';
+import { azureDevOpsPermissions } from './azuredevops-permissions.ts';
 
 const API_VERSION = '7.1';
 const PAGE_SIZE = 100;
 const PROJECT_CONCURRENCY = 4;
 
 export function createAzureDevOpsHost(conn: AzureDevOpsConnection, ctx: HostContext): CodeHost {
-  const client = new JsonClient({
+  const cfg: ClientConfig = {
     context: ctx,
     baseUrl: trimSlash(conn.url),
     signInStatus: 203,
     ...(ctx.token === undefined ? {} : { auth: { authorization: basicAuth('', ctx.token) } }),
-  });
+  };
+  const client = new JsonClient(cfg);
   const prefix = hostPrefix(conn.url);
 
   const projectsOf = (org: string, signal: AbortSignal | undefined): Promise<string[]> => {
@@ -72,6 +74,7 @@ export function createAzureDevOpsHost(conn: AzureDevOpsConnection, ctx: HostCont
       // Azure ignores the user name of a PAT but git wants one.
       return ctx.token === undefined ? undefined : { username: 'pat', password: ctx.token };
     },
+    permissions: azureDevOpsPermissions(conn, cfg),
   };
 }
 

@@ -25,7 +25,7 @@
 
 import type { BitbucketConnection } from '../../config/types.ts';
 import type { CodeHost, HostRepo } from './types.ts';
-import type { HostContext, HttpReply, Page } from './http.ts';
+import type { ClientConfig, HostContext, HttpReply, Page } from './http.ts';
 import {
   JsonClient,
   arr,
@@ -45,6 +45,8 @@ import {
   withQuery,
 } from './http.ts';
 import { ShapeError } from './http.ts';
+import { bitbucketCloudPermissions } from './bitbucket-cloud-permissions.ts';
+import { bitbucketServerPermissions } from './bitbucket-server-permissions.ts';
 
 const PAGE_SIZE = 100;
 const BRANCH_CONCURRENCY = 4;
@@ -60,11 +62,12 @@ function createCloudHost(conn: BitbucketConnection, ctx: HostContext): CodeHost 
   if (ctx.token !== undefined) {
     auth = { authorization: conn.user === undefined ? `Bearer ${ctx.token}` : basicAuth(conn.user, ctx.token) };
   }
-  const client = new JsonClient({
+  const cfg: ClientConfig = {
     context: ctx,
     baseUrl: isBitbucketOrg ? 'https://api.bitbucket.org/2.0' : `${trimSlash(conn.url)}/2.0`,
     ...(auth === undefined ? {} : { auth }),
-  });
+  };
+  const client = new JsonClient(cfg);
   const prefix = hostPrefix(conn.url);
   const toRepo = (v: unknown): HostRepo => cloudRepo(obj(v, 'repository'), prefix);
   const page = (data: unknown): Page<HostRepo> => {
@@ -102,6 +105,7 @@ function createCloudHost(conn: BitbucketConnection, ctx: HostContext): CodeHost 
       if (ctx.token === undefined) return undefined;
       return { username: conn.user ?? 'x-token-auth', password: ctx.token };
     },
+    permissions: bitbucketCloudPermissions(conn, cfg),
   };
 }
 
@@ -129,11 +133,12 @@ function cloudRepo(o: Record<string, unknown>, prefix: string): HostRepo {
 
 function createServerHost(conn: BitbucketConnection, ctx: HostContext): CodeHost {
   const webUrl = trimSlash(conn.url);
-  const client = new JsonClient({
+  const cfg: ClientConfig = {
     context: ctx,
     baseUrl: `${webUrl}/rest/api/1.0`,
     ...(ctx.token === undefined ? {} : { auth: { authorization: `Bearer ${ctx.token}` } }),
-  });
+  };
+  const client = new JsonClient(cfg);
   const prefix = hostPrefix(webUrl);
   const page = (data: unknown, reply: HttpReply): Page<Record<string, unknown>> => {
     const body = obj(data, 'repository page');
@@ -189,6 +194,7 @@ function createServerHost(conn: BitbucketConnection, ctx: HostContext): CodeHost
       // repository tokens ignore the user name.
       return { username: conn.user ?? 'x-token-auth', password: ctx.token };
     },
+    permissions: bitbucketServerPermissions(conn, cfg),
   };
 }
 

@@ -4,6 +4,9 @@
 
 import type { Env, PermissionApi } from '../fake-http.ts';
 import type { FakeKind } from '../fake-hosts.ts';
+import { azureDevOpsPermissions } from './azuredevops.ts';
+import { bitbucketCloudPermissions } from './bitbucketCloud.ts';
+import { bitbucketServerPermissions } from './bitbucketServer.ts';
 import { gerritPermissions } from './gerrit.ts';
 import { giteaPermissions } from './gitea.ts';
 import { githubPermissions } from './github.ts';
@@ -14,4 +17,7 @@ export const PERMISSION_FAKES: Partial<Record<FakeKind, (env: Env) => Permission
   gitlab: gitlabPermissions,
   gitea: giteaPermissions,
   gerrit: gerritPermissions,
+  bitbucketCloud: bitbucketCloudPermissions,
+  bitbucketServer: bitbucketServerPermissions,
+  azuredevops: azureDevOpsPermissions,
 };
