@@ -35,7 +35,7 @@ export const DATASET: readonly FakeRepo[] = [
   { owner: 'acme', name: 'legacy-one', group: 'legacy' },
   { owner: 'acme', name: 'legacy-two', group: 'legacy' },
   { owner: 'jdoe', name: 'dotfiles', user: true, group: 'home' },
-  { owner: 'jdoe', name: 'notes', user: true, group: 'home', private: true, readers: ['bob'] },
+  { owner: 'jdoe', name: 'notes', user: true, group: 'home', private: true, readers: ['bob', 'jdoe'] },
   { owner: 'other', name: 'tool', group: 'tools' },
   { owner: 'other', name: 'ignored', group: 'misc' },
 ];

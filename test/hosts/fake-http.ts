@@ -45,7 +45,7 @@ export interface FakeAccount {
 }
 
 /** Five accounts: more than a page (3) of readers. */
-export const ACCOUNTS: readonly FakeAccount[] = ['alice', 'bob', 'carol', 'dave', 'erin'].map((login, i) => ({
+export const ACCOUNTS: readonly FakeAccount[] = ['alice', 'bob', 'carol', 'dave', 'erin', 'jdoe'].map((login, i) => ({
   id: 101 + i,
   login,
   email: `${login}@example.com`,

@@ -69,8 +69,9 @@ const user = (name: string, id: number, active = true): unknown => ({ name, id, 
 const API = '/rest/api/1.0';
 
 test('readers on the repository, on its project and global administrators, directly and through groups, across pages', async () => {
-  const frank: FakeAccount = { id: 106, login: 'frank', email: 'frank@example.com', token: 'user-token-frank' };
-  const accounts = [...ACCOUNTS, frank];
+  const frank: FakeAccount = { id: 199, login: 'frank', email: 'frank@example.com', token: 'user-token-frank' };
+  // The five accounts that read something here, then frank: serverGrants places grants by position.
+  const accounts = [...ACCOUNTS.filter((a) => a.login !== 'jdoe'), frank];
   const repos: FakeRepo[] = [
     { owner: 'alpha', name: 'x', group: 'g', private: true, readers: ['alice', 'carol', 'frank'] },
     { owner: 'alpha', name: 'open', group: 'g' },

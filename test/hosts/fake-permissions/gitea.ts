@@ -42,12 +42,13 @@ export function giteaPermissions(env: Env): PermissionApi {
   const users: User[] = [
     bot,
     ...env.accounts.map((a) => ({ id: a.id, login: a.login, email: a.email, admin: false, token: a.token })),
-    ...owners.map((login, i) => ({ id: 900 + i, login, email: `${login}@example.org`, admin: false })),
+    ...owners.filter((o) => !env.accounts.some((a) => a.login === o)).map((login, i) => ({ id: 900 + i, login, email: `${login}@example.org`, admin: false })),
   ];
   const user = (login: string | undefined): User | undefined => users.find((u) => u.login.toLowerCase() === login?.toLowerCase());
   const account = (login: string): User => user(login)!;
   const readersOf = (r: FakeRepo): User[] => (r.private ? (r.readers ?? []).map(account) : []);
-  const collaborators = (r: FakeRepo): User[] => readersOf(r).filter((_, i) => r.user || i % 2 === 0);
+  // Gitea never lists a repository's owner among its collaborators.
+  const collaborators = (r: FakeRepo): User[] => readersOf(r).filter((u, i) => (r.user ? u.login !== r.owner : i % 2 === 0));
   const teams: Team[] = env.repos.flatMap((r, i): Team[] => {
     if (r.user || !r.private) return [];
     const readers = readersOf(r);
