@@ -368,18 +368,20 @@ function gerrit(env: Env): HostApi {
     head: string | null;
   }
   const system = (name: string): Project => ({ name, state: 'ACTIVE', head: 'refs/heads/master' });
-  const projects: Project[] = [
-    system('All-Projects'),
-    system('All-Users'),
-    ...env.repos.map((r): Project => {
-      const branch = branchOf(r);
-      return {
-        name: `${r.owner}/${r.name}`,
-        state: r.hidden ? 'HIDDEN' : r.archived ? 'READ_ONLY' : 'ACTIVE',
-        head: branch === null ? null : `refs/heads/${branch}`,
-      };
-    }),
-  ].sort((a, b) => (a.name < b.name ? -1 : 1));
+  // Derived on every request, so that a test renaming a repository of the data set renames the project.
+  const projects = (): Project[] =>
+    [
+      system('All-Projects'),
+      system('All-Users'),
+      ...env.repos.map((r): Project => {
+        const branch = branchOf(r);
+        return {
+          name: `${r.owner}/${r.name}`,
+          state: r.hidden ? 'HIDDEN' : r.archived ? 'READ_ONLY' : 'ACTIVE',
+          head: branch === null ? null : `refs/heads/${branch}`,
+        };
+      }),
+    ].sort((a, b) => (a.name < b.name ? -1 : 1));
   const info = (p: Project): Record<string, unknown> => {
     const r = env.repos.find((x) => `${x.owner}/${x.name}` === p.name);
     const web = r === undefined ? undefined : env.webUrl?.(r);
@@ -401,13 +403,14 @@ function gerrit(env: Env): HostApi {
         if (bad) return bad;
         const n = Math.min(Number(query.get('n')), env.pageSize);
         const skip = Number(query.get('S') ?? '0');
-        const page = projects.slice(skip, skip + n);
+        const all = projects();
+        const page = all.slice(skip, skip + n);
         const map: Record<string, unknown> = {};
         for (const p of page) map[p.name] = { ...info(p), description: `the ${p.name} project` };
-        if (skip + n < projects.length && page.length > 0) (map[page[page.length - 1]!.name] as Record<string, unknown>)._more_projects = true;
+        if (skip + n < all.length && page.length > 0) (map[page[page.length - 1]!.name] as Record<string, unknown>)._more_projects = true;
         return json(map);
       }
-      const p = projects.find((x) => x.name === s[1]);
+      const p = projects().find((x) => x.name === s[1]);
       if (p === undefined) return notFound(s[1] ?? '');
       if (s.length === 2) return json({ ...info(p), name: p.name });
       if (s.length === 3 && s[2] === 'HEAD') return p.head === null ? notFound('HEAD') : json(p.head);

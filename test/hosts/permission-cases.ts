@@ -41,6 +41,17 @@ export interface PermissionCase {
   ownToken: boolean;
   /** The connection's token can ask as an account (administrator impersonation). */
   actAs: boolean;
+  /**
+   * Whether the host lets the account with this login read the repository, where that is
+   * not the data set's plain rule (a public one: everyone; a private one: its readers).
+   * Azure DevOps: visibility and readers are the project's.
+   */
+  reads?(r: FakeRepo, login: string, all: readonly FakeRepo[]): boolean;
+}
+
+/** The data set's rule: everyone reads a public repository, its readers a private one. */
+export function readsByDefault(r: FakeRepo, login: string): boolean {
+  return r.private !== true || (r.readers?.includes(login) ?? false);
 }
 
 /** Filled per host type as each gets its permission API. */
@@ -172,5 +183,10 @@ export const PERMISSION_CASES: PermissionCase[] = [
     readerEmails: true,
     ownToken: true,
     actAs: false,
+    // A project is private when any of its repositories is; its readers read all of them.
+    reads: (r, login, all) => {
+      const project = all.filter((x) => x.owner === r.owner && x.group === r.group);
+      return project.every((x) => x.private !== true) || project.some((x) => x.private === true && x.readers?.includes(login) === true);
+    },
   },
 ];

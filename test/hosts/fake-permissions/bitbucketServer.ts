@@ -58,7 +58,8 @@ function permissionName(level: Level, i: number): string {
 }
 
 export function bitbucketServerPermissions(env: Env): PermissionApi {
-  const grants = serverGrants(env.repos, env.accounts);
+  // Derived on every request, so that a test changing the data set's readers changes the host's answers.
+  const grants = (): Grant[] => serverGrants(env.repos, env.accounts);
   const user = (a: FakeAccount): Record<string, unknown> => ({
     name: a.login,
     emailAddress: a.email,
@@ -92,12 +93,18 @@ export function bitbucketServerPermissions(env: Env): PermissionApi {
   const globalNoise = (kind: string): unknown[] =>
     kind === 'users'
       ? env.accounts
-          .filter((a, i) => i % 2 === 0 && !grants.some((g) => g.level === 'global' && g.login === a.login))
+          .filter((a, i) => i % 2 === 0 && !grants().some((g) => g.level === 'global' && g.login === a.login))
           .map((a) => ({ user: user(a), permission: 'PROJECT_CREATE' }))
       : [{ group: { name: 'stash-users' }, permission: 'LICENSED_USER' }];
   const membersOf = (group: string): FakeAccount[] => {
     if (group === 'stash-users') return [...env.accounts];
-    return [...new Set(grants.filter((g) => g.group === group).map((g) => g.login))].map(byLogin);
+    return [
+      ...new Set(
+        grants()
+          .filter((g) => g.group === group)
+          .map((g) => g.login),
+      ),
+    ].map(byLogin);
   };
 
   /** The administrator's lists. */
@@ -107,7 +114,7 @@ export function bitbucketServerPermissions(env: Env): PermissionApi {
       return page(
         [
           ...rows(
-            grants.filter((g) => g.level === 'global'),
+            grants().filter((g) => g.level === 'global'),
             third,
           ),
           ...globalNoise(third),
@@ -127,7 +134,7 @@ export function bitbucketServerPermissions(env: Env): PermissionApi {
     if (s.length === 4 && third === 'permissions' && (fourth === 'users' || fourth === 'groups')) {
       return page(
         rows(
-          grants.filter((g) => g.level === 'project' && g.key === projectKey),
+          grants().filter((g) => g.level === 'project' && g.key === projectKey),
           fourth,
         ),
         query,
@@ -141,7 +148,7 @@ export function bitbucketServerPermissions(env: Env): PermissionApi {
       if (!inProject.some((r) => r.name === fourth)) return error(404, `Repository ${projectKey}/${fourth} does not exist.`);
       return page(
         rows(
-          grants.filter((g) => g.level === 'repo' && g.key === projectKey && g.slug === fourth),
+          grants().filter((g) => g.level === 'repo' && g.key === projectKey && g.slug === fourth),
           sixth,
         ),
         query,

@@ -49,20 +49,23 @@ export function giteaPermissions(env: Env): PermissionApi {
   const readersOf = (r: FakeRepo): User[] => (r.private ? (r.readers ?? []).map(account) : []);
   // Gitea never lists a repository's owner among its collaborators.
   const collaborators = (r: FakeRepo): User[] => readersOf(r).filter((u, i) => (r.user ? u.login !== r.owner : i % 2 === 0));
-  const teams: Team[] = env.repos.flatMap((r, i): Team[] => {
-    if (r.user || !r.private) return [];
-    const readers = readersOf(r);
-    return [
-      { id: 1000 + 2 * i, name: `${r.name}-developers`, repo: r, code: 'read', members: readers.filter((_, j) => j % 2 === 1) },
-      { id: 1001 + 2 * i, name: `${r.name}-triage`, repo: r, code: 'none', members: users.filter((u) => u.token !== undefined && !readers.includes(u)) },
-    ];
-  });
+  // Derived on every request, so that a test changing the data set's readers (or a
+  // repository's name) changes the host's answers.
+  const teams = (): Team[] =>
+    env.repos.flatMap((r, i): Team[] => {
+      if (r.user || !r.private) return [];
+      const readers = readersOf(r);
+      return [
+        { id: 1000 + 2 * i, name: `${r.name}-developers`, repo: r, code: 'read', members: readers.filter((_, j) => j % 2 === 1) },
+        { id: 1001 + 2 * i, name: `${r.name}-triage`, repo: r, code: 'none', members: users.filter((u) => u.token !== undefined && !readers.includes(u)) },
+      ];
+    });
   const readsCode = (u: User, r: FakeRepo): boolean => u.admin || !r.private || readersOf(r).includes(u);
-  const inOrg = (u: User, org: string): boolean => teams.some((t) => t.repo.owner === org && t.members.includes(u));
+  const inOrg = (u: User, org: string): boolean => teams().some((t) => t.repo.owner === org && t.members.includes(u));
   const listed = (u: User, r: FakeRepo): boolean =>
     r.owner === u.login ||
     collaborators(r).includes(u) ||
-    teams.some((t) => t.repo === r && t.members.includes(u)) ||
+    teams().some((t) => t.repo === r && t.members.includes(u)) ||
     (!r.user && !r.private && inOrg(u, r.owner));
 
   const userJson = (u: User): unknown => ({
@@ -126,7 +129,7 @@ export function giteaPermissions(env: Env): PermissionApi {
         return org ? { status: 200, body: { id: 500, name: a, username: a, full_name: '', visibility: 'public' } } : notFound;
       }
       if (s.length === 5 && kind === 'teams' && b === 'members') {
-        const team = teams.find((t) => String(t.id) === a);
+        const team = teams().find((t) => String(t.id) === a);
         return team === undefined ? notFound : counted(team.members, req.query);
       }
       if (s.length === 6 && kind === 'repos') {
@@ -135,7 +138,12 @@ export function giteaPermissions(env: Env): PermissionApi {
         if (c === 'collaborators') return counted(collaborators(r), req.query);
         if (c !== 'teams') return undefined;
         if (r.user) return { status: 405, body: { message: 'repo is not owned by an organization', url: `${url}/api/swagger` } };
-        return { status: 200, body: teams.filter((t) => t.repo === r).map(teamJson) };
+        return {
+          status: 200,
+          body: teams()
+            .filter((t) => t.repo === r)
+            .map(teamJson),
+        };
       }
       return undefined;
     },
