@@ -43,7 +43,15 @@ export class PgPermissions implements PermissionStore {
   unlinkAccount(userId: string, connection: string): Promise<boolean> {
     return this.db.run('transaction', async (sql) => {
       const gone = (await sql.changes('DELETE FROM external_accounts WHERE user_id = $1 AND connection = $2', [userId, connection])) > 0;
-      if (gone) await forget(sql, userId, connection);
+      if (gone) {
+        await forget(sql, userId, connection);
+        // The repository-driven rows of the connection's repositories named the member through this account.
+        await sql.changes(
+          `DELETE FROM repo_permissions WHERE user_id = $1 AND source = $2
+             AND repo_id IN (SELECT repo_id FROM repos WHERE connection_id = (SELECT id FROM connections WHERE name = $3))`,
+          [userId, REPOSITORY_SOURCE, connection],
+        );
+      }
       return gone;
     });
   }

@@ -41,6 +41,10 @@ export class SqlitePermissions implements PermissionStoreSync {
          ON CONFLICT (user_id, connection) DO UPDATE SET error = excluded.error, error_at = excluded.error_at`,
       ),
       dropAccountSync: db.prepare('DELETE FROM account_permission_syncs WHERE user_id = ? AND connection = ?'),
+      dropReaderRows: db.prepare(
+        `DELETE FROM repo_permissions WHERE user_id = ? AND source = 'repository'
+           AND repo_id IN (SELECT repo_id FROM repos WHERE connection_id = (SELECT id FROM connections WHERE name = ?))`,
+      ),
       repoSynced: db.prepare(
         `INSERT INTO repo_permission_syncs (repo_id, synced_at, error, error_at) VALUES (?, ?, NULL, NULL)
          ON CONFLICT (repo_id) DO UPDATE SET synced_at = excluded.synced_at, error = NULL, error_at = NULL`,
@@ -70,7 +74,11 @@ export class SqlitePermissions implements PermissionStoreSync {
   unlinkAccount(userId: string, connection: string): boolean {
     return this.#db.transaction(() => {
       const gone = this.#s.deleteAccount!.run(userId, connection).changes > 0;
-      if (gone) this.#forget(userId, connection);
+      if (gone) {
+        this.#forget(userId, connection);
+        // The repository-driven rows of the connection's repositories named the member through this account.
+        this.#s.dropReaderRows!.run(userId, connection);
+      }
       return gone;
     })();
   }

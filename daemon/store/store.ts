@@ -514,7 +514,11 @@ export interface PermissionStoreSync {
    * different account than before drops what the old one was found to read.
    */
   linkAccount(account: Omit<ExternalAccountRecord, 'linkedAt'>, now: string): ExternalAccountRecord;
-  /** Unlinks it, with what it was found to read and its sync state; false when there was none. */
+  /**
+   * Unlinks it, with what it was found to read, its sync state, and the member's
+   * repository-driven rows on the connection's repositories (the readers lists named the
+   * member through the account); false when there was none.
+   */
   unlinkAccount(userId: string, connection: string): boolean;
   /** Linked accounts, by user and connection; one member's or one connection's when asked. */
   listAccounts(filter?: { userId?: string; connection?: string }): ExternalAccountRecord[];

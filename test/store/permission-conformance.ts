@@ -94,15 +94,37 @@ export function permissionConformance(storeTest: StoreTest): void {
     assert.deepEqual(await store.permissions.permittedRepos('usr_unknown'), []);
   });
 
-  storeTest('permissions: unlinking drops the account, what it could read and its state; repository-driven rows stay', async (store) => {
-    const [a] = await twoMembers(store);
+  storeTest("permissions: unlinking drops the account, what it could read, its state and the readers rows of the connection's repositories", async (store) => {
+    const [a, b] = await twoMembers(store);
+    const gh = await store.upsertConnection('gh', 'github');
+    const gl = await store.upsertConnection('gl', 'gitlab');
+    const ghRepo = await store.upsertRepo({
+      repoName: 'gh/x',
+      displayName: 'x',
+      codeHostType: 'github',
+      connectionId: gh.id,
+      isFork: false,
+      isArchived: false,
+      visibility: 'private',
+    });
+    const glRepo = await store.upsertRepo({
+      repoName: 'gl/y',
+      displayName: 'y',
+      codeHostType: 'gitlab',
+      connectionId: gl.id,
+      isFork: false,
+      isArchived: false,
+      visibility: 'private',
+    });
     await store.permissions.linkAccount({ userId: a, connection: 'gh', accountId: '101', login: 'alice', linkedBy: 'sign-in' }, T1);
     await store.permissions.replaceAccountRepos(a, 'gh', [4], T1);
-    await store.permissions.replaceRepoReaders(8, [a], T1);
+    await store.permissions.replaceRepoReaders(ghRepo.repoId, [a, b], T1);
+    await store.permissions.replaceRepoReaders(glRepo.repoId, [a], T1);
     assert.equal(await store.permissions.unlinkAccount(a, 'gh'), true);
     assert.equal(await store.permissions.unlinkAccount(a, 'gh'), false);
     assert.deepEqual(await store.permissions.listAccounts(), []);
-    assert.deepEqual(await store.permissions.permittedRepos(a), [8]);
+    assert.deepEqual(await store.permissions.permittedRepos(a), [glRepo.repoId], "another connection's readers rows stay");
+    assert.deepEqual(await store.permissions.permittedRepos(b), [ghRepo.repoId], "another member's stay");
     assert.deepEqual(await store.permissions.accountSyncStates(), []);
   });
 
