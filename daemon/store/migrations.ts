@@ -302,6 +302,13 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // BRANCH ONLY, drop at merge: holds the id of the permission tables' migration, which
+    // another branch adds, so that this branch's migration keeps its own id (ids are consecutive).
+    id: 11,
+    name: 'reserved_for_permission_tables',
+    up: 'SELECT 1',
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

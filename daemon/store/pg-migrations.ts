@@ -239,6 +239,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    // BRANCH ONLY, drop at merge: holds the id of the permission tables' migration, which
+    // another branch adds, so that this branch's migration keeps its own id (ids are consecutive).
+    id: 2,
+    name: 'reserved_for_permission_tables',
+    up: 'SELECT 1',
+  },
 ];
 
 /**
