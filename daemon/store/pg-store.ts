@@ -10,6 +10,7 @@
 //   pg-oauth.ts           OAuth clients, codes, grants, tokens
 //   pg-audit.ts           the audit log
 //   pg-request-counts.ts  the rate limiter's counters
+//   pg-contexts.ts        search contexts and users' default contexts
 // This file: opening, repositories and connections, and the Store that puts them together.
 //
 // Repositories and connections across processes:
@@ -28,6 +29,7 @@ import { PgSessions } from './pg-sessions.ts';
 import { PgOAuth } from './pg-oauth.ts';
 import { PgAudit } from './pg-audit.ts';
 import { PgRequestCounts } from './pg-request-counts.ts';
+import { PgContexts } from './pg-contexts.ts';
 import { pgAssignments, pgPlaceholders, pgValues } from './pg-columns.ts';
 import { CONNECTION_COLUMNS, REPO_COLUMNS, columnList, connectionPatch, fromRow, merge, newRepoFields, type Row } from './records.ts';
 import type {
@@ -83,6 +85,7 @@ class PgStore implements Store {
   readonly #requestCounts: PgRequestCounts;
   readonly oauth: PgOAuth;
   readonly audit: PgAudit;
+  readonly contexts: PgContexts;
 
   constructor(db: PgDb) {
     this.#db = db;
@@ -91,6 +94,7 @@ class PgStore implements Store {
     this.#requestCounts = new PgRequestCounts(db);
     this.oauth = new PgOAuth(db);
     this.audit = new PgAudit(db);
+    this.contexts = new PgContexts(db);
   }
 
   atomically<T>(fn: () => Promise<T>): Promise<T> {
