@@ -53,6 +53,8 @@ export interface CatalogRepo {
   indexedAt: string;
   pushedAt?: string;
   connectionId?: number;
+  /** The code host's topics, lower case, from the store's record (what a search context may select by); empty when none. */
+  topics: string[];
   refs: GitRef[];
   /** The content is searchable; its symbols are still being added (manifest.ts symbolsPending). */
   symbolsPending: boolean;
@@ -241,6 +243,7 @@ function toRepo(m: LoadedManifest, rec: RepoRecord | undefined): CatalogRepo {
     isFork: m.version === 2 ? m.repo.fork : (rec?.isFork ?? false),
     isArchived: m.version === 2 ? m.repo.archived : (rec?.isArchived ?? false),
     indexedAt: m.indexedAt,
+    topics: rec?.topics ?? [],
     refs: m.version === 2 ? m.refs : [],
     symbolsPending: symbolsPending(m),
     manifest: m,
