@@ -189,8 +189,18 @@ test(`search contexts, differentially (seed ${SEED}): every search within a cont
       const made = await ask(owner, `/api/contexts/${name}`, { method: 'PUT', json: contexts[i] });
       assert.equal(made.status, 201, made.text);
     }
-    const oracleRepos = ((await ask(keys.get(ORACLE), '/api/repos?perPage=100')).json as Array<{ repoName: string }>).map((r) => r.repoName).sort();
-    assert.deepEqual(oracleRepos, ALL.map((r) => r.name).sort(), 'the oracle sees every repository');
+    const listed = (await ask(keys.get(ORACLE), '/api/repos?perPage=100')).json as Array<{ repoName: string; topics: string[] }>;
+    assert.deepEqual(
+      listed.map((r) => r.repoName),
+      ALL.map((r) => r.name).sort(),
+      'the oracle sees every repository',
+    );
+    for (const r of listed)
+      assert.deepEqual(
+        r.topics,
+        ALL.find((a) => a.name === r.repoName)!.topics.map((x) => x.toLowerCase()),
+        `${r.repoName}: its topics on /api/repos`,
+      );
 
     /** The oracle's files of a query, everywhere. */
     const everything = new Map<string, { files: Array<{ repository: string }>; repositoryInfo: Array<{ name: string }> }>();
