@@ -2,10 +2,16 @@
 // entries of each kind (name globs, connections, topics), excludes, an absent include, and
 // the rules of each kind (globs over whole names without regard to case, `*` within a part,
 // `**` across; topics without regard to case; a connection that no longer exists selects
-// nothing).
+// nothing). A search naming a context that nobody resolved is refused.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ServiceError } from '../../daemon/errors.ts';
+import { Searcher } from '../../daemon/search/searcher.ts';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
+import { tempDir } from '../helpers/corpus.ts';
 import { completeContext, type WrittenContext } from '../../daemon/config/contexts.ts';
 import { contextRepoIds, namesConnections, type ScopedRepo } from '../../daemon/search/context-scope.ts';
 
@@ -53,4 +59,25 @@ test('namesConnections: only a definition that names a connection needs their id
   assert.equal(namesConnections(completeContext({ include: { repos: ['x'] }, exclude: { topics: ['y'] } })), false);
   assert.equal(namesConnections(completeContext({ exclude: { connections: ['gh'] } })), true);
   assert.equal(namesConnections(completeContext({})), false);
+});
+
+test('a search that names a context without the repository filter that resolves it is refused, not searched everywhere', async () => {
+  const dir = tempDir('context-unresolved');
+  const searcher = new Searcher({ dataDir: join(dir.path, 'data'), workers: 0 });
+  try {
+    mkdirSync(join(dir.path, 'tree'));
+    writeFileSync(join(dir.path, 'tree', 'a.c'), 'int needle;\n');
+    await indexLocal(join(dir.path, 'tree'), { dataDir: join(dir.path, 'data'), workers: 1 });
+    const req = { query: 'needle context:backend', matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: false };
+    await assert.rejects(
+      () => searcher.search(req),
+      (err: unknown) => err instanceof ServiceError && err.errorCode === 'FAILED_TO_PARSE_QUERY' && /context:backend names a search context/.test(err.message),
+    );
+    // Resolved (the daemon's filter), or global: searched.
+    assert.equal((await searcher.search(req, { repoFilter: () => true })).files.length, 1);
+    assert.equal((await searcher.search({ ...req, query: 'needle context:global' })).files.length, 1);
+  } finally {
+    await searcher.close();
+    dir.cleanup();
+  }
 });
