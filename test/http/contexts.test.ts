@@ -5,12 +5,14 @@
 // limited by `context:` or the body's `context` (an unknown one refused before it runs),
 // and a member's default context: set, used by searches that name none, overridden by
 // context:global, shown to owners in the members list, cleared when its context goes.
+// Every answer is checked against the daemon's OpenAPI document.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, startTestDaemon, type Answer, type TestDaemon } from '../helpers/daemon.ts';
 import { newUserKey } from '../helpers/cli-users.ts';
 import { installLicense, testLicensor } from '../helpers/license.ts';
+import { ResponseChecker } from '../helpers/openapi.ts';
 
 const licensor = testLicensor('L-contexts');
 
@@ -19,6 +21,7 @@ describe('search contexts over HTTP', () => {
   let owner: string;
   let member: string;
   let granted: string;
+  let checker: ResponseChecker;
   before(async () => {
     d = await startTestDaemon({
       settings: { permissions: 'code-host' },
@@ -38,13 +41,20 @@ describe('search contexts over HTTP', () => {
     member = await newUserKey('max@example.com', where);
     granted = await newUserKey('granted@example.com', where);
     await installLicense(d.dataDir, licensor.sign(['org-management']));
+    checker = new ResponseChecker((await call(`${d.url}/api/openapi.json`)).json);
   });
   after(async () => {
     await d?.cleanup();
   });
 
-  const ask = (key: string | undefined, path: string, init: { method?: string; json?: unknown } = {}): Promise<Answer> =>
-    call(`${d.url}${path}`, { ...init, headers: key ? { authorization: `Bearer ${key}` } : {} });
+  /** The answer, once checked against the OpenAPI document (its status documented, its JSON body of the documented shape). */
+  const ask = async (key: string | undefined, path: string, init: { method?: string; json?: unknown } = {}): Promise<Answer> => {
+    const a = await call(`${d.url}${path}`, { ...init, headers: key ? { authorization: `Bearer ${key}` } : {} });
+    const template = path.replace(/\?.*$/, '').replace(/^\/api\/contexts\/.+$/, '/api/contexts/{name}');
+    const method = init.method ?? (init.json === undefined ? 'GET' : 'POST');
+    if (!template.startsWith('/api/stream_search') || a.status !== 200) checker.check(method, template, a.status, a.json);
+    return a;
+  };
   const put = (key: string | undefined, path: string, json: unknown) => ask(key, path, { method: 'PUT', json });
   const del = (key: string | undefined, path: string) => ask(key, path, { method: 'DELETE' });
   const error = (a: Answer, status: number, code: string, message?: RegExp) => {
@@ -63,7 +73,7 @@ describe('search contexts over HTTP', () => {
     assert.equal(made.status, 201, made.text);
     assert.equal(made.json.name, 'all-widgets');
     assert.equal(made.json.source, 'api');
-    assert.deepEqual(made.json.include, { repos: ['w*', 'SECRET'], connections: [], topics: ['widgets'] });
+    assert.deepEqual(made.json.include, { repos: ['w*', 'SECRET'], topics: ['widgets'] }, 'the lists given, topics in lower case');
     assert.equal(made.json.createdAt, made.json.updatedAt);
 
     const replaced = await put(owner, '/api/contexts/all-widgets', { include: { repos: ['w*', 'secret'], connections: ['local'] } });

@@ -11,6 +11,7 @@
 
 import type { Identity } from '../../auth/identity.ts';
 import type { WrittenContext } from '../../config/contexts.ts';
+import type { ContextSelection } from '../../config/types.ts';
 import { ServiceError } from '../../errors.ts';
 import { contextPathName, notFound, type ContextView } from '../contexts.ts';
 import type { Route } from '../route.ts';
@@ -128,12 +129,24 @@ export function contextRoutes(s: Services): Route[] {
   ];
 }
 
-/** A context as the API answers it (schemas/contexts.ts Context): its definition's fields beside its name. */
+/**
+ * A context as the API answers it (schemas/contexts.ts Context): its definition's fields
+ * beside its name, each selection with its non-empty lists only, as a request writes it.
+ */
 function contextJson(v: ContextView): Record<string, unknown> {
-  const out: Record<string, unknown> = { name: v.name, ...v.definition, source: v.source };
+  const out: Record<string, unknown> = { name: v.name };
+  const { description, include, exclude } = v.definition;
+  if (description !== undefined) out.description = description;
+  if (include) out.include = written(include);
+  if (exclude) out.exclude = written(exclude);
+  out.source = v.source;
   if (v.createdAt !== undefined) out.createdAt = v.createdAt;
   if (v.updatedAt !== undefined) out.updatedAt = v.updatedAt;
   return out;
+}
+
+function written(s: ContextSelection): Partial<ContextSelection> {
+  return Object.fromEntries(Object.entries(s).filter(([, list]) => list.length > 0));
 }
 
 /** The caller's user id: 401 for an anonymous caller (`why`: what the 401 says). */
