@@ -80,6 +80,8 @@ export class Catalog {
   /** The store's records by id (refresh), and when they were read (performance.now()). */
   private records = new Map<number, RepoRecord>();
   private recordsAt = -Infinity;
+  /** Counts reads of the records (refresh), where topics and connections come from. */
+  private recordsRead = 0;
   private refreshing: Promise<void> | undefined;
   /** indexedFiles() per repository, for the current index version (shards stay mapped once). */
   private readonly files = new Map<number, Promise<IndexedFile[]>>();
@@ -119,6 +121,15 @@ export class Catalog {
     return this.changes;
   }
 
+  /**
+   * A number that changes whenever list() may list other repositories, names, topics or
+   * connections (a new index, or a new read of the store's records, at most every few
+   * seconds): what a cache of repository sets follows.
+   */
+  version(): string {
+    return `${this.generation()}.${this.recordsRead}`;
+  }
+
   /** The store's record of a repository, as last read (refresh), whether it is served or not. */
   recordOf(repoId: number): RepoRecord | undefined {
     return this.records.get(repoId);
@@ -134,6 +145,7 @@ export class Catalog {
       (rows) => {
         this.records = new Map(rows.map((r) => [r.repoId, r]));
         this.recordsAt = performance.now();
+        this.recordsRead++;
         this.refreshing = undefined;
       },
       () => {

@@ -6,9 +6,12 @@
 // caller's default context. A context only ever narrows: a repository it names that the
 // caller may not see stays unseen.
 //
-// Every question reads the store (stored contexts, the caller's default) and the catalog as
-// they are now, so a change made on another node of a cluster counts at once; resolving a
-// context is one pass over the repository list (search/context-scope.ts).
+// Every question reads the store (stored contexts, the caller's default) as it is now, so a
+// change made on another node of a cluster counts at once. Resolving a context is one pass
+// over the repository list (search/context-scope.ts), a glob test per repository and entry:
+// milliseconds for tens of thousands of repositories, on the thread that serves requests.
+// So a context's set is kept, and made again only when its definition, the repository list
+// (Catalog.version) or the connections' ids change.
 
 import type { Identity } from '../auth/identity.ts';
 import { completeContext, contextNameProblem, GLOBAL_CONTEXT, unknownConnections, type WrittenContext } from '../config/contexts.ts';
@@ -39,12 +42,23 @@ export interface ContextChoice {
   useDefault: boolean;
 }
 
+/** The repositories contexts are resolved against (the catalog), and the version of that list. */
+export interface ContextRepos {
+  list(): Iterable<ScopedRepo>;
+  version(): string;
+}
+
+/** Definitions whose resolved sets are kept, at most (the most recently used); a set holds an id per repository. */
+const KEPT_SETS = 64;
+
 export class SearchContexts {
+  /** Resolved sets by definition, with what they were resolved against (the list's version, the connections' ids). */
+  readonly #sets = new Map<string, { against: string; ids: Set<number> }>();
+
   constructor(
     private readonly config: Config,
     private readonly store: Store,
-    /** The repositories to resolve against (the catalog). */
-    private readonly repos: { list(): Iterable<ScopedRepo> },
+    private readonly repos: ContextRepos,
   ) {}
 
   /** Every context, by name (byte order). */
@@ -64,11 +78,18 @@ export class SearchContexts {
     return stored && { name, definition: stored.definition, source: 'api', createdAt: stored.createdAt, updatedAt: stored.updatedAt };
   }
 
-  /** The ids of the repositories the definition holds, as the repository list is now. */
-  async repoIds(definition: SearchContextDefinition): Promise<Set<number>> {
+  /** The ids of the repositories the definition holds, as the repository list is now (not to be changed: it may be kept). */
+  async repoIds(definition: SearchContextDefinition): Promise<ReadonlySet<number>> {
     let ids: Map<string, number> | undefined;
     if (namesConnections(definition)) ids = new Map((await this.store.listConnections()).map((c) => [c.name, c.id]));
-    return contextRepoIds(definition, this.repos.list(), (name) => ids?.get(name));
+    const key = JSON.stringify(definition);
+    const against = JSON.stringify([this.repos.version(), ids ? [...ids] : null]);
+    let kept = this.#sets.get(key);
+    this.#sets.delete(key);
+    if (kept?.against !== against) kept = { against, ids: contextRepoIds(definition, this.repos.list(), (name) => ids?.get(name)) };
+    this.#sets.set(key, kept);
+    if (this.#sets.size > KEPT_SETS) this.#sets.delete(this.#sets.keys().next().value!);
+    return kept.ids;
   }
 
   /**
