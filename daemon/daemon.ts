@@ -45,6 +45,8 @@ import { DailyRateLimiter } from './ratelimit/daily-limiter.ts';
 import { openRateCounter } from './ratelimit/open-counter.ts';
 import { redactUrl } from './runtime/redis-client.ts';
 import { Catalog } from './http/catalog.ts';
+import { SearchContexts } from './http/contexts.ts';
+import { contextRoutes } from './http/handlers/contexts.ts';
 import { forwardEndpoint } from './http/forward-endpoint.ts';
 import { SearchGate } from './http/gate.ts';
 import { browseRoutes } from './http/handlers/browse.ts';
@@ -328,6 +330,7 @@ function apiRoutes(d: Assembly, parts: { index: IndexParts; admission: Admission
     dataDir: options.dataDir,
     searcher: undefined as unknown as Searcher,
     catalog: parts.index.catalog,
+    contexts: new SearchContexts(config, store, parts.index.catalog),
     store,
     metrics: parts.index.metrics,
     gate: parts.admission.gate,
@@ -354,6 +357,7 @@ function apiRoutes(d: Assembly, parts: { index: IndexParts; admission: Admission
     ...auditRoutes(services),
     ...systemRoutes(services),
     ...clusterRoutes(services),
+    ...contextRoutes(services),
   );
   // The tool server answers through the routes above (mcp/invoke.ts), so it is added last.
   const mcp = new McpSessions({

@@ -147,8 +147,19 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
         break;
       }
       case 'minLength':
+      case 'minItems':
         add(e.instancePath, (e.params as { limit: number }).limit === 1 ? 'must not be empty' : (e.message ?? 'too short'));
         break;
+      case 'minProperties': {
+        const names = Object.keys((schema?.properties as JsonObject | undefined) ?? {});
+        add(e.instancePath, `must not be empty: give at least one of ${quoteList(names)}`);
+        break;
+      }
+      case 'uniqueItems': {
+        const { i } = e.params as { i: number };
+        add(`${e.instancePath}/${i}`, `${describeValue((e.data as unknown[])[i])} is listed twice`);
+        break;
+      }
       case 'pattern': {
         let message = `must be ${patternRule(schema) ?? `a string matching ${JSON.stringify((e.params as { pattern: string }).pattern)}`}, not ${describeValue(e.data)}`;
         // A URL with user:password@ is a secret in the file.

@@ -9,8 +9,9 @@ import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { readBoundedText, RefusedFile } from '../bounded-read.ts';
+import { completeContext, GLOBAL_CONTEXT, unknownConnections, type WrittenContext } from './contexts.ts';
 import { explain } from './explain.ts';
-import { JsonSyntaxError, lineColumn, parseJson, type ParsedJson } from './json-positions.ts';
+import { escapePointer, JsonSyntaxError, lineColumn, parseJson, type ParsedJson } from './json-positions.ts';
 import { isValidConfig, validator } from './schema.ts';
 import type {
   ClusterSettings,
@@ -92,7 +93,13 @@ const DEFAULT_HOST_URLS = {
 
 /** The configuration without a file: default settings, no connections. */
 export function defaultConfig(): Config {
-  return { settings: structuredClone(DEFAULT_SETTINGS), connections: {}, permissions: { groups: {}, grants: [] }, license: { publicKeys: [] } };
+  return {
+    settings: structuredClone(DEFAULT_SETTINGS),
+    connections: {},
+    permissions: { groups: {}, grants: [] },
+    contexts: {},
+    license: { publicKeys: [] },
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -216,6 +223,7 @@ function crossChecks(value: unknown, offsets: ReadonlyMap<string, number>): Loca
       });
     });
   }
+  contextChecks(value, connections, add);
   const proxies = isObject(settings.http) ? settings.http.trustedProxies : undefined;
   if (Array.isArray(proxies)) {
     proxies.forEach((p, i) => {
@@ -224,6 +232,23 @@ function crossChecks(value: unknown, offsets: ReadonlyMap<string, number>): Loca
     });
   }
   return out;
+}
+
+/**
+ * Search contexts: "global" is no context's name (it means every repository), and a
+ * connection a context names must be one of the file's (a misspelt one would quietly select
+ * nothing).
+ */
+function contextChecks(value: unknown, connections: Record<string, unknown>, add: (pointer: string, message: string) => void): void {
+  const contexts = isObject(value) && isObject(value.contexts) ? value.contexts : {};
+  for (const [name, c] of Object.entries(contexts)) {
+    const at = `/contexts/${escapePointer(name)}`;
+    if (name === GLOBAL_CONTEXT) add(at, `"${GLOBAL_CONTEXT}" is reserved: context:${GLOBAL_CONTEXT} searches every repository; choose another name`);
+    if (!isObject(c)) continue;
+    for (const { at: where, name: connection } of unknownConnections(c as WrittenContext, (n) => Object.hasOwn(connections, n))) {
+      add(`${at}/${where}`, `no connection ${JSON.stringify(connection)} in /connections`);
+    }
+  }
 }
 
 /** The origin of an http(s) URL ("https://host:8443"), undefined when it does not parse as one. */
@@ -277,6 +302,7 @@ interface FileConfig {
   };
   connections?: Record<string, FileConnection>;
   permissions?: { groups?: Record<string, string[]>; grants?: Array<{ groups?: string[]; users?: string[]; repos: string[] }> };
+  contexts?: Record<string, WrittenContext>;
   license?: { publicKeys?: string[] };
   cluster?: Partial<ClusterSettings> & Pick<ClusterSettings, 'store' | 'redis'>;
 }
@@ -332,6 +358,7 @@ function complete(file: FileConfig, absolutePath: string): Config {
     settings,
     connections,
     permissions: completePermissions(file.permissions),
+    contexts: Object.fromEntries(Object.entries(file.contexts ?? {}).map(([name, c]) => [name, completeContext(c)])),
     license: { publicKeys: [...(file.license?.publicKeys ?? [])] },
   };
   if (file.cluster) {

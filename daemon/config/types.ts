@@ -126,6 +126,26 @@ export interface PermissionsConfig {
   grants: PermissionGrant[];
 }
 
+/** What a search context selects: a repository matches when it matches one entry of one list. */
+export interface ContextSelection {
+  /** Globs over repository names (`*` within a `/`-separated part, `**` across), without regard to case. */
+  repos: string[];
+  /** Connection names (keys of Config.connections). */
+  connections: string[];
+  /** Code-host topics, lower case. */
+  topics: string[];
+}
+
+/**
+ * A search context (docs/identity.md "Search contexts"): the repositories that match
+ * `include` (every repository when it is absent) and not `exclude`.
+ */
+export interface SearchContextDefinition {
+  description?: string;
+  include?: ContextSelection;
+  exclude?: ContextSelection;
+}
+
 export interface Settings {
   anonymousAccess: boolean;
   permissions: PermissionsMode;
@@ -194,6 +214,8 @@ export interface Config {
   settings: Settings;
   connections: Record<string, Connection>;
   permissions: PermissionsConfig;
+  /** Search contexts by name, as the configuration defines them (the API adds others, in the store). */
+  contexts: Record<string, SearchContextDefinition>;
   license: LicenseSettings;
   cluster?: ClusterSettings;
 }

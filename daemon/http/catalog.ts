@@ -53,6 +53,8 @@ export interface CatalogRepo {
   indexedAt: string;
   pushedAt?: string;
   connectionId?: number;
+  /** The code host's topics, lower case, from the store's record (what a search context may select by); empty when none. */
+  topics: string[];
   refs: GitRef[];
   /** The content is searchable; its symbols are still being added (manifest.ts symbolsPending). */
   symbolsPending: boolean;
@@ -78,6 +80,8 @@ export class Catalog {
   /** The store's records by id (refresh), and when they were read (performance.now()). */
   private records = new Map<number, RepoRecord>();
   private recordsAt = -Infinity;
+  /** Counts reads of the records (refresh), where topics and connections come from. */
+  private recordsRead = 0;
   private refreshing: Promise<void> | undefined;
   /** indexedFiles() per repository, for the current index version (shards stay mapped once). */
   private readonly files = new Map<number, Promise<IndexedFile[]>>();
@@ -117,6 +121,15 @@ export class Catalog {
     return this.changes;
   }
 
+  /**
+   * A number that changes whenever list() may list other repositories, names, topics or
+   * connections (a new index, or a new read of the store's records, at most every few
+   * seconds): what a cache of repository sets follows.
+   */
+  version(): string {
+    return `${this.generation()}.${this.recordsRead}`;
+  }
+
   /** The store's record of a repository, as last read (refresh), whether it is served or not. */
   recordOf(repoId: number): RepoRecord | undefined {
     return this.records.get(repoId);
@@ -132,6 +145,7 @@ export class Catalog {
       (rows) => {
         this.records = new Map(rows.map((r) => [r.repoId, r]));
         this.recordsAt = performance.now();
+        this.recordsRead++;
         this.refreshing = undefined;
       },
       () => {
@@ -241,6 +255,7 @@ function toRepo(m: LoadedManifest, rec: RepoRecord | undefined): CatalogRepo {
     isFork: m.version === 2 ? m.repo.fork : (rec?.isFork ?? false),
     isArchived: m.version === 2 ? m.repo.archived : (rec?.isArchived ?? false),
     indexedAt: m.indexedAt,
+    topics: rec?.topics ?? [],
     refs: m.version === 2 ? m.refs : [],
     symbolsPending: symbolsPending(m),
     manifest: m,

@@ -143,7 +143,7 @@ export class Exchange {
       this.#abortBody?.();
     });
     const c = this.#forMethod;
-    const wantsBody = ((c?.body || c?.route.rawBody) && (method === 'POST' || method === 'PATCH')) || (this.#internal && method === 'POST');
+    const wantsBody = ((c?.body || c?.route.rawBody) && (method === 'POST' || method === 'PUT' || method === 'PATCH')) || (this.#internal && method === 'POST');
     if (wantsBody) {
       this.#bodyPromise = readBody(this.#request, headers['content-length'] ?? '', this.#state.options.maxBodyBytes, (abort) => (this.#abortBody = abort));
       this.#bodyPromise.catch(() => {}); // handled where it is awaited; never an unhandled rejection

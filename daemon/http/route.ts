@@ -51,8 +51,8 @@ export interface RouteResponse {
 }
 
 export interface Route {
-  /** PATCH: a partial change of one record (its body names only what changes). */
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** PATCH: a partial change of one record (its body names only what changes); PUT: the whole record, created or replaced. */
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** `/api/...`; `{name}` marks a path parameter. */
   path: string;
   operationId: string;

@@ -10,6 +10,7 @@ import type { SearchService } from '../search/searcher.ts';
 import type { Store } from '../store/store.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Catalog } from './catalog.ts';
+import type { SearchContexts } from './contexts.ts';
 import type { SearchGate } from './gate.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -26,6 +27,8 @@ export interface Services {
   dataDir: string;
   searcher: SearchService;
   catalog: Catalog;
+  /** The search contexts, and what a search may read within one (contexts.ts). */
+  contexts: SearchContexts;
   store: Store;
   metrics?: Metrics;
   gate: SearchGate;

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CONTEXT_NAME, GLOBAL_CONTEXT } from '../config/contexts.ts';
 import { ServiceError } from '../errors.ts';
 import { browseSchemas, REF_PARAM, REPO_PARAM } from '../http/schemas/browse.ts';
 import type { JsonSchema } from '../http/schemas/common.ts';
@@ -99,6 +100,14 @@ const page = () => z.number().int().min(1).max(PAGE_MAX).default(1).describe('1-
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 
+/** A search context to search in (GET /api/contexts lists them): the REST `context` field. */
+const context = (what: string) =>
+  z
+    .string()
+    .regex(CONTEXT_NAME)
+    .optional()
+    .describe(`Only the repositories of this search context, by name (lower case), e.g. backend; "${GLOBAL_CONTEXT}": every repository. ${what}`);
+
 export function registerTools(server: McpServer, invoke: Invoke, prepare: PrepareCall): void {
   /**
    * The REST answer of `route` for `input`, as the caller. Absent arguments are left out,
@@ -155,7 +164,7 @@ function searchCodeTool(t: ToolKit): void {
       description: [
         "Search the contents of every indexed repository (each repository's default branch unless `branch:` says otherwise). Start here to find code; then read_file for more of a file.",
         'Query language: space-separated terms must all match in the same file (AND); lowercase `or` between terms or groups means OR; parentheses group; `-` before a term, filter or group negates it; "double quotes" make one term containing spaces (\\" and \\\\ escape).',
-        'Filters: `repo:` (regex on the repository name), `file:` (regex on the path), `lang:` (language, e.g. lang:go, lang:typescript), `sym:` (regex on the name of a symbol definition), `branch:` (branch glob, branch:* for all indexed), `case:yes|no|auto`, `regex:` (one term as a regular expression), `content:` (content only), `archived:` and `fork:` (yes|no|only), `visibility:` (public|private|any). Filter values may be quoted.',
+        'Filters: `context:` (a search context: a named set of repositories; or the context argument), `repo:` (regex on the repository name), `file:` (regex on the path), `lang:` (language, e.g. lang:go, lang:typescript), `sym:` (regex on the name of a symbol definition), `branch:` (branch glob, branch:* for all indexed), `case:yes|no|auto`, `regex:` (one term as a regular expression), `content:` (content only), `archived:` and `fork:` (yes|no|only), `visibility:` (public|private|any). Filter values may be quoted.',
         'Terms are literal, case-insensitive substrings; isRegexEnabled makes them RE2 regular expressions, isCaseSensitivityEnabled (or case:yes) makes them case-sensitive.',
         'Examples: `spin_lock -file:^drivers/` · `(kmalloc or kzalloc) lang:c file:^fs/` · `sym:^ext4_map_blocks$` · `"struct file_operations" case:yes` · `regex:"foo\\s+bar" -file:test`.',
         'Result: files best first, each under `## repo=... path=...`, then `N: text` for lines with a match and `N- text` for context lines, `--` between separate chunks. The text is limited in size; its last lines say how to get more.',
@@ -172,6 +181,7 @@ function searchCodeTool(t: ToolKit): void {
         contextLines: z.number().int().min(0).max(MAX_CONTEXT_LINES).default(0).describe('Lines of context before and after each matching line.'),
         isRegexEnabled: z.boolean().default(false).describe('Treat terms as RE2 regular expressions instead of literal substrings.'),
         isCaseSensitivityEnabled: z.boolean().default(false).describe('Match case exactly (a case: filter in the query overrides this).'),
+        context: context("Default: the user's default context, if they chose one (a context: filter in the query does the same)."),
       },
       annotations: { title: 'Search code', ...READ_ONLY },
     },
@@ -182,6 +192,7 @@ function searchCodeTool(t: ToolKit): void {
         contextLines: args.contextLines,
         isRegexEnabled: args.isRegexEnabled,
         isCaseSensitivityEnabled: args.isCaseSensitivityEnabled,
+        context: args.context,
       });
       return renderSearch(a.body as SearchResponse, args);
     }),
@@ -323,12 +334,20 @@ const symbolInput = (what: string) => ({
   repo: repo().optional().describe('Only this repository (default: all).'),
   language: z.string().min(1).max(LANGUAGE_MAX).optional().describe('Only files of this language (e.g. go, typescript, c++).'),
   ref: z.string().min(1).max(REVISION_MAX).optional().describe("A branch or tag (default: each repository's default branch)."),
+  context: context('Default: every repository.'),
 });
-const symbolBody = (args: { symbolName: string; repo?: string | undefined; language?: string | undefined; ref?: string | undefined }) => ({
+const symbolBody = (args: {
+  symbolName: string;
+  repo?: string | undefined;
+  language?: string | undefined;
+  ref?: string | undefined;
+  context?: string | undefined;
+}) => ({
   symbolName: args.symbolName,
   repoName: args.repo,
   language: args.language,
   revisionName: args.ref,
+  context: args.context,
 });
 
 function findSymbolDefinitionsTool(t: ToolKit): void {

@@ -51,6 +51,12 @@
 //   upper-case letter (Unicode Lu/Lt); in a regex, letters that belong to escapes and
 //   syntax do not count: `\W \S \D \B \A \pL \p{Greek} \x4A \x{4A}`, group names
 //   `(?P<Name>`, flags `(?U)`; text inside `\Q...\E` counts.
+// - context: names the search context (the repositories a search is limited to; resolved
+//   by the caller, not here), case-insensitive, a context name or `global` (no limit). Like
+//   case: it applies to the whole query (`a or b context:x` searches both in x), so it is
+//   removed from the tree; it must stand outside parentheses and is not negated, so that it
+//   never reads as part of one alternative; at most one per query. A query left empty by
+//   the removal is "empty".
 // - `-archived:`, `-fork:`, `-visibility:` are errors (use the other values instead);
 //   they may appear inside a negated group, where they are ordinary predicates.
 // - Groups nest at most MAX_NESTING (100) deep; deeper is an error, not a stack overflow.
@@ -60,6 +66,7 @@
 //   cost (regex-cost.ts), MAX_QUERY_TERMS search terms, MAX_QUERY_LEAVES terms and filters.
 
 import RE2 from 're2';
+import { CONTEXT_NAME, CONTEXT_NAME_RULE, GLOBAL_CONTEXT } from '../config/contexts.ts';
 import { isKnownLanguage } from '../index/language-names.ts';
 import type { QueryNode } from './ast.ts';
 import { MAX_QUERY_REGEX_COST, MAX_REGEX_COST, patternCost } from './regex-cost.ts';
@@ -75,17 +82,32 @@ export interface ParseOptions {
 type CaseMode = 'yes' | 'no' | 'auto';
 type FilterToken = Extract<Token, { kind: 'filter' }>;
 
+/** A parsed query: its tree, and the search context it names (`context:`), if any. */
+export interface ParsedQuery {
+  root: QueryNode;
+  /** The context's name, lower case; GLOBAL_CONTEXT for `context:global`; undefined when the query names none. */
+  context?: string;
+}
+
 export function parseQuery(input: string, options: ParseOptions): QueryNode {
+  return parseSearchQuery(input, options).root;
+}
+
+export function parseSearchQuery(input: string, options: ParseOptions): ParsedQuery {
   const tokens = tokenize(input);
   if (tokens.length === 1) fail('the query is empty: type something to search for');
   const mode = caseMode(tokens, options.caseSensitive);
+  const context = contextOf(tokens);
   const parser = new Parser(tokens, options.regex, mode);
   const node = parser.parseOr();
   const end = parser.peek();
   if (end.kind !== 'eof') fail(`unexpected ")" at column ${end.col}`); // not produced by the tokenizer
-  if (node === null) fail('the query is empty: case: only sets case sensitivity, add something to search for');
+  if (node === null) {
+    const only = context === undefined ? 'case: only sets case sensitivity' : 'context: only chooses the repositories to search';
+    fail(`the query is empty: ${only}, add something to search for`);
+  }
   checkSize(node);
-  return node;
+  return context === undefined ? { root: node } : { root: node, context };
 }
 
 /**
@@ -127,6 +149,30 @@ function caseMode(tokens: Token[], defaultSensitive: boolean): CaseMode {
     found ??= { value, col: t.col };
   });
   return found?.value ?? (defaultSensitive ? 'yes' : 'no');
+}
+
+/**
+ * The query's one context: filter, checked: outside parentheses and not negated (it limits
+ * the whole search, not one part of it), at most once, a valid name.
+ */
+function contextOf(tokens: Token[]): string | undefined {
+  let found: FilterToken | undefined;
+  let depth = 0;
+  tokens.forEach((t, k) => {
+    if (t.kind === 'lparen') depth++;
+    else if (t.kind === 'rparen') depth--;
+    if (t.kind !== 'filter' || t.name !== 'context') return;
+    if (tokens[k - 1]?.kind === 'not')
+      fail(`-context: cannot be negated (column ${t.col - 1}); name the context to search, or context:${GLOBAL_CONTEXT} for every repository`);
+    if (depth > 0) fail(`context: at column ${t.col} is inside parentheses; it chooses the repositories of the whole query: put it outside them`);
+    if (found !== undefined) fail(`a query names one context; context: at column ${found.col} and again at column ${t.col}`);
+    found = t;
+  });
+  if (found === undefined) return undefined;
+  const name = found.value.toLowerCase();
+  if (name !== GLOBAL_CONTEXT && !CONTEXT_NAME.test(name))
+    fail(`invalid context name ${JSON.stringify(found.value)} for context: at column ${found.col}: a context's name is ${CONTEXT_NAME_RULE}`);
+  return name;
 }
 
 function enumValue<V extends string>(t: FilterToken, allowed: readonly V[]): V {
@@ -242,6 +288,8 @@ class Parser {
         return { type: 'branch', glob: v };
       case 'case':
         return null; // already applied (caseMode)
+      case 'context':
+        return null; // the caller's to resolve (contextOf)
       case 'archived':
       case 'fork':
         return { type: t.name, value: enumValue(t, ['yes', 'no', 'only'] as const) };

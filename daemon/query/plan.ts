@@ -12,7 +12,7 @@ import { ServiceError } from '../errors.ts';
 import { analysisBudget, withinBudget, type AnalysisBudget } from './analysis-budget.ts';
 import { ALL } from './ngram-query.ts';
 import type { QueryNode } from './ast.ts';
-import { parseQuery } from './parser.ts';
+import { parseSearchQuery } from './parser.ts';
 import { literalNgramQuery, regexNgramQueryOf } from './regex-ngrams.ts';
 import { lineLocalOf } from './regex-line-local.ts';
 import { requiredLiteralOf } from './regex-required.ts';
@@ -38,7 +38,8 @@ export const ANALYSIS_STEPS = 16_000;
 export const ANALYSIS_MS = 250;
 
 export function planQuery(req: QueryRequest): Plan {
-  const ast = parseQuery(req.query, { regex: req.isRegexEnabled === true, caseSensitive: req.isCaseSensitivityEnabled === true });
+  const parsed = parseSearchQuery(req.query, { regex: req.isRegexEnabled === true, caseSensitive: req.isCaseSensitivityEnabled === true });
+  const ast = parsed.root;
   const budget = analysisBudget(ANALYSIS_STEPS, ANALYSIS_MS);
   let terms = 0;
   const branches: string[] = [];
@@ -71,7 +72,7 @@ export function planQuery(req: QueryRequest): Plan {
   };
   const root = build(ast);
   if (!mayMatch(root)) throw new ServiceError('FAILED_TO_PARSE_QUERY', 'the query can never match anything');
-  return { root, terms, branches };
+  return parsed.context === undefined ? { root, terms, branches } : { root, terms, branches, context: parsed.context };
 }
 
 /**

@@ -52,6 +52,11 @@ export interface Plan {
   terms: number;
   /** Branch globs the query names; empty: the default branch only. */
   branches: string[];
+  /**
+   * The search context the query names (`context:`, parser.ts): the caller resolves it to
+   * the repositories to search; the workers never read it. Absent when the query names none.
+   */
+  context?: string;
 }
 
 /** The plan's terms, indexed by id. */

@@ -12,7 +12,7 @@
 
 import { ServiceError } from '../errors.ts';
 
-export type FilterName = 'repo' | 'file' | 'lang' | 'sym' | 'branch' | 'case' | 'content' | 'archived' | 'fork' | 'visibility' | 'regex';
+export type FilterName = 'repo' | 'file' | 'lang' | 'sym' | 'branch' | 'case' | 'content' | 'archived' | 'fork' | 'visibility' | 'regex' | 'context';
 
 /** What a user may type before the colon, and the filter it means. */
 export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, FilterName>([
@@ -32,6 +32,7 @@ export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, 
   ['fork', 'fork'],
   ['visibility', 'visibility'],
   ['regex', 'regex'],
+  ['context', 'context'],
 ]);
 
 export type Token =

@@ -25,6 +25,7 @@
 // worker threads), whose findings are reported the same way.
 
 import { basename } from 'node:path';
+import { GLOBAL_CONTEXT } from '../config/contexts.ts';
 import { ServiceError } from '../errors.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
 import { manifestRepoName, shardFiles, type ManifestRepo } from '../index/manifest.ts';
@@ -365,6 +366,7 @@ export class Searcher implements SearchService {
     try {
       const filter = options.repoFilter;
       const planned = options.planned ?? planSearch(req);
+      unresolvedContext(planned.plan.context, filter);
       const visible = visibleShards(snapshot, filter, planned.plan.root);
       // The shards of broken repositories the caller may see count as failed: the answer
       // says it is not exhaustive, as it did when such a shard failed in the search.
@@ -664,6 +666,20 @@ function namedShards(snapshot: Snapshot, name: string, filter: SearchOptions['re
   let visible = 0;
   for (const e of snapshot.entries) if (!filter || e.members.some((m) => filter(m))) visible++;
   return { entries, only: only.some((o) => o !== null) ? only : undefined, ruledOut: visible - entries.length };
+}
+
+/**
+ * A query that names a search context is searched within it only when its caller resolved
+ * the context into the search's repository filter (the daemon's API does: http/contexts.ts).
+ * A search without a filter (the command line on a data dir, which knows no contexts) would
+ * ignore it and search everything, so it is refused.
+ */
+function unresolvedContext(context: string | undefined, filter: SearchOptions['repoFilter']): void {
+  if (context === undefined || context === GLOBAL_CONTEXT || filter) return;
+  throw new ServiceError(
+    'FAILED_TO_PARSE_QUERY',
+    `context:${context} names a search context, which the daemon resolves: search through its API (POST /api/search), or leave context: out`,
+  );
 }
 
 /** What the workers know of a shard (its catalog entry). */

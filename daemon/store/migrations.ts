@@ -343,6 +343,31 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 12,
+    name: 'repository_topics_and_search_contexts',
+    // A repository's code-host topics (what a search context selects by); the search
+    // contexts made through the API (those of the configuration file are not stored); each
+    // user's default context, by name, since it may name one of the file's. Documented at
+    // the top of sqlite-store.ts and sqlite-contexts.ts.
+    up: `
+      ALTER TABLE repos ADD COLUMN topics TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(topics));
+
+      CREATE TABLE search_contexts (
+        name        TEXT PRIMARY KEY,
+        definition  TEXT NOT NULL CHECK (json_valid(definition)),
+        created_at  TEXT NOT NULL,
+        updated_at  TEXT NOT NULL
+      );
+
+      CREATE TABLE default_search_contexts (
+        user_id  TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+        context  TEXT NOT NULL,
+        set_at   TEXT NOT NULL
+      );
+      CREATE INDEX default_search_contexts_context ON default_search_contexts (context);
+    `,
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

@@ -279,6 +279,28 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    id: 3,
+    name: 'repository_topics_and_search_contexts',
+    // SQLite's migration 12 (migrations.ts), in PostgreSQL's terms.
+    up: `
+      ALTER TABLE repos ADD COLUMN topics JSON NOT NULL DEFAULT '[]';
+
+      CREATE TABLE search_contexts (
+        name        TEXT COLLATE "C" PRIMARY KEY,
+        definition  JSON NOT NULL,
+        created_at  TEXT COLLATE "C" NOT NULL,
+        updated_at  TEXT COLLATE "C" NOT NULL
+      );
+
+      CREATE TABLE default_search_contexts (
+        user_id  TEXT COLLATE "C" PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+        context  TEXT COLLATE "C" NOT NULL,
+        set_at   TEXT COLLATE "C" NOT NULL
+      );
+      CREATE INDEX default_search_contexts_context ON default_search_contexts (context);
+    `,
+  },
 ];
 
 /**

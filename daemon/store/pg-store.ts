@@ -11,6 +11,7 @@
 //   pg-audit.ts           the audit log
 //   pg-permissions.ts     code-host permissions and linked accounts
 //   pg-request-counts.ts  the rate limiter's counters
+//   pg-contexts.ts        search contexts and users' default contexts
 // This file: opening, repositories and connections, and the Store that puts them together.
 //
 // Repositories and connections across processes:
@@ -30,6 +31,7 @@ import { PgOAuth } from './pg-oauth.ts';
 import { PgAudit } from './pg-audit.ts';
 import { PgPermissions } from './pg-permissions.ts';
 import { PgRequestCounts } from './pg-request-counts.ts';
+import { PgContexts } from './pg-contexts.ts';
 import { pgAssignments, pgPlaceholders, pgValues } from './pg-columns.ts';
 import { CONNECTION_COLUMNS, REPO_COLUMNS, columnList, connectionPatch, fromRow, merge, newRepoFields, type Row } from './records.ts';
 import type {
@@ -86,6 +88,7 @@ class PgStore implements Store {
   readonly oauth: PgOAuth;
   readonly audit: PgAudit;
   readonly permissions: PgPermissions;
+  readonly contexts: PgContexts;
 
   constructor(db: PgDb) {
     this.#db = db;
@@ -95,6 +98,7 @@ class PgStore implements Store {
     this.oauth = new PgOAuth(db);
     this.audit = new PgAudit(db);
     this.permissions = new PgPermissions(db);
+    this.contexts = new PgContexts(db);
   }
 
   atomically<T>(fn: () => Promise<T>): Promise<T> {

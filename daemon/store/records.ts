@@ -29,6 +29,7 @@ import type {
   RepoFields,
   RepoRecord,
   ScopedTokenRecord,
+  SearchContextRecord,
   UserRecord,
 } from './store.ts';
 
@@ -119,6 +120,7 @@ export const REPO_COLUMNS = [
   ['failures', 'failures', 'int'],
   ['nextAttemptAt', 'next_attempt_at', 'optText'],
   ['indexedRefs', 'indexed_refs', 'json'],
+  ['topics', 'topics', 'json'],
 ] as const satisfies ReadonlyArray<readonly [keyof RepoRecord, string, Kind]>;
 
 export const CONNECTION_COLUMNS = [
@@ -218,6 +220,13 @@ export const OAUTH_TOKEN_COLUMNS = [
   ['revokedAt', 'revoked_at', 'optText'],
 ] as const satisfies ReadonlyArray<readonly [keyof OAuthTokenRecord, string, Kind]>;
 
+export const SEARCH_CONTEXT_COLUMNS = [
+  ['name', 'name', 'text'],
+  ['definition', 'definition', 'json'],
+  ['createdAt', 'created_at', 'text'],
+  ['updatedAt', 'updated_at', 'text'],
+] as const satisfies ReadonlyArray<readonly [keyof SearchContextRecord, string, Kind]>;
+
 // A field added to a record without a column here fails to compile, instead of being
 // dropped silently on write or read.
 const allMapped: [
@@ -230,7 +239,8 @@ const allMapped: [
   | Unmapped<OAuthClientRecord, typeof OAUTH_CLIENT_COLUMNS, never>
   | Unmapped<OAuthCodeRecord, typeof OAUTH_CODE_COLUMNS, never>
   | Unmapped<OAuthGrantRecord, typeof OAUTH_GRANT_COLUMNS, never>
-  | Unmapped<OAuthTokenRecord, typeof OAUTH_TOKEN_COLUMNS, never>,
+  | Unmapped<OAuthTokenRecord, typeof OAUTH_TOKEN_COLUMNS, never>
+  | Unmapped<SearchContextRecord, typeof SEARCH_CONTEXT_COLUMNS, never>,
 ] extends [never]
   ? true
   : never = true;
@@ -238,9 +248,9 @@ void allMapped;
 
 // ---- the shaping rules of single operations ----
 
-/** The fields of a repository upsertRepo creates: state 'new', no failures, no refs, unless given. */
+/** The fields of a repository upsertRepo creates: state 'new', no failures, no refs, no topics, unless given. */
 export function newRepoFields(fields: RepoFields): Row {
-  return merge(REPO_COLUMNS, { state: 'new', failures: 0, indexedRefs: [] }, fields);
+  return merge(REPO_COLUMNS, { state: 'new', failures: 0, indexedRefs: [], topics: [] }, fields);
 }
 
 /** An updateConnection patch as written: the name is the connection's identity (its key in the config), never patched. */

@@ -17,7 +17,8 @@
 //                      is_fork 0/1, is_archived 0/1, visibility 'public'|'private',
 //                      pushed_at, indexed_at, state 'new'|'indexed'|'failed'|'deleted',
 //                      last_error, last_error_at, last_success_at, failures >= 0,
-//                      next_attempt_at, indexed_refs (JSON array of IndexedRef).
+//                      next_attempt_at, indexed_refs (JSON array of IndexedRef),
+//                      topics (JSON array of the code host's topics, lower case).
 //                      Unique index repos_live_name on repo_name WHERE state != 'deleted':
 //                      at most one live row per name, while a deleted repository's row
 //                      stays behind and its name can return as a new row with a new id.
@@ -64,6 +65,7 @@ import { SqliteRequestCounts } from './sqlite-request-counts.ts';
 import { SqliteOAuth } from './sqlite-oauth.ts';
 import { SqliteAudit } from './sqlite-audit.ts';
 import { SqlitePermissions } from './sqlite-permissions.ts';
+import { SqliteContexts } from './sqlite-contexts.ts';
 import { migrate } from './migrations.ts';
 import { assignments, fromRow, paramList, toParams, writeReturning } from './sqlite-columns.ts';
 import { CONNECTION_COLUMNS, REPO_COLUMNS, columnList, connectionPatch, merge, newRepoFields, type Row } from './records.ts';
@@ -156,12 +158,15 @@ class SqliteStore implements StoreSync {
   readonly audit: SqliteAudit;
   /** Code-host permissions: sqlite-permissions.ts. */
   readonly permissions: SqlitePermissions;
+  /** Search contexts and default contexts: sqlite-contexts.ts. */
+  readonly contexts: SqliteContexts;
 
   constructor(db: BetterSqlite3.Database) {
     this.#db = db;
     this.oauth = new SqliteOAuth(db);
     this.audit = new SqliteAudit(db);
     this.permissions = new SqlitePermissions(db);
+    this.contexts = new SqliteContexts(db);
     this.#identity = new SqliteIdentity(db);
     this.#sessions = new SqliteSessions(db);
     this.#requestCounts = new SqliteRequestCounts(db);

@@ -10,7 +10,7 @@
 // (`Promised`), which a network database answers. sync-store.ts adapts the one to the other.
 
 import type { CodeHostType } from '../repos/hosts/types.ts';
-import type { ConnectionType } from '../config/types.ts';
+import type { ConnectionType, SearchContextDefinition } from '../config/types.ts';
 
 /** Where a repository stands in its life cycle. */
 export type RepoState =
@@ -58,10 +58,13 @@ export interface RepoRecord {
   nextAttemptAt?: string;
   /** The refs the current index holds. */
   indexedRefs: IndexedRef[];
+  /** The code host's topics of the repository, lower case (what a search context may select by); empty when it has none. */
+  topics: string[];
 }
 
 /** Fields a caller may set; repoId and state transitions go through the methods below. */
-export type RepoFields = Omit<RepoRecord, 'repoId' | 'state' | 'failures' | 'indexedRefs'> & Partial<Pick<RepoRecord, 'state' | 'failures' | 'indexedRefs'>>;
+export type RepoFields = Omit<RepoRecord, 'repoId' | 'state' | 'failures' | 'indexedRefs' | 'topics'> &
+  Partial<Pick<RepoRecord, 'state' | 'failures' | 'indexedRefs' | 'topics'>>;
 
 export interface ConnectionRecord {
   id: number;
@@ -563,6 +566,38 @@ export interface SecretStoreSync {
   sharedSecret(name: string, candidate: string): string;
 }
 
+/** A search context made through the API (those of the configuration file are not stored). */
+export interface SearchContextRecord {
+  /** Unique; config/contexts.ts CONTEXT_NAME. */
+  name: string;
+  definition: SearchContextDefinition;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * The search contexts made through the API, and each user's default context. A default
+ * is kept by name: it may name a context of the configuration file, which is not stored.
+ */
+export interface SearchContextStoreSync {
+  /** By name (byte order). */
+  list(): SearchContextRecord[];
+  get(name: string): SearchContextRecord | undefined;
+  /** Creates the context, or replaces the definition of the one of that name (its createdAt stays); `created` says which. */
+  put(name: string, definition: SearchContextDefinition, now: string): { context: SearchContextRecord; created: boolean };
+  /**
+   * Removes the context and, in the same step, every user's default that names it;
+   * returns how many defaults went, undefined when there was no such context.
+   */
+  delete(name: string): { clearedDefaults: number } | undefined;
+  /** The user's default context; undefined when none is set. */
+  defaultOf(userId: string): string | undefined;
+  /** Sets the user's default context (the user must exist), or clears it (undefined). */
+  setDefault(userId: string, name: string | undefined, now: string): void;
+  /** Every default that is set, by user id. */
+  listDefaults(): Array<{ userId: string; name: string }>;
+}
+
 export interface StoreSync extends IdentityStoreSync, SessionStoreSync, LicenseStoreSync, SecretStoreSync, RequestCountStoreSync {
   /** The OAuth authorization server's clients, codes, grants and tokens. */
   readonly oauth: OAuthStoreSync;
@@ -570,6 +605,8 @@ export interface StoreSync extends IdentityStoreSync, SessionStoreSync, LicenseS
   readonly audit: AuditStoreSync;
   /** Code-host permissions and the accounts they are asked for. */
   readonly permissions: PermissionStoreSync;
+  /** Search contexts made through the API, and users' default contexts. */
+  readonly contexts: SearchContextStoreSync;
   /**
    * Runs `fn` as one transaction: every write of the store it makes is committed together,
    * or, when `fn` throws (or the commit fails: a full disk), none is. The audit log records
@@ -613,6 +650,7 @@ export type AuditStore = Promised<AuditStoreSync>;
 export type PermissionStore = Promised<PermissionStoreSync>;
 export type LicenseStore = Promised<LicenseStoreSync>;
 export type SecretStore = Promised<SecretStoreSync>;
+export type SearchContextStore = Promised<SearchContextStoreSync>;
 
 /**
  * The store as trawl holds it: StoreSync's methods, each answering with a promise, and
@@ -620,10 +658,11 @@ export type SecretStore = Promised<SecretStoreSync>;
  * transaction; the store's other callers neither join it nor read what it has not
  * committed (a backend may make them wait until it ends: the SQLite one does).
  */
-export interface Store extends Promised<Omit<StoreSync, 'atomically' | 'oauth' | 'audit' | 'permissions'>> {
+export interface Store extends Promised<Omit<StoreSync, 'atomically' | 'oauth' | 'audit' | 'permissions' | 'contexts'>> {
   readonly oauth: OAuthStore;
   readonly audit: AuditStore;
   readonly permissions: PermissionStore;
+  readonly contexts: SearchContextStore;
   /**
    * Runs `fn` as one transaction: every write of the store it makes is committed together,
    * or, when `fn` throws (or the commit fails: a full disk), none is. Calls may nest (the

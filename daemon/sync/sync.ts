@@ -518,6 +518,8 @@ export async function listConnections(options: SyncOptions): Promise<{ report: S
         isArchived: hostRepo.isArchived,
         visibility: hostRepo.visibility,
         pushedAt: hostRepo.pushedAt,
+        // What search contexts select by; a host that lists none clears what it listed before.
+        topics: hostRepo.topics ?? [],
       });
       if (refusal !== undefined) {
         report.repos.push(await refuseRepo(options, record, name, refusal));

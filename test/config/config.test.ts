@@ -10,6 +10,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONFIG_MAX_BYTES, ConfigError, configSchema, DEFAULT_CLUSTER, defaultConfig, loadConfig, parseConfig } from '../../daemon/config/load.ts';
 import type { Config, Connection, Excludes, Revisions } from '../../daemon/config/types.ts';
+import { CONTEXT_DESCRIPTION_MAX, CONTEXT_GLOB_MAX, CONTEXT_NAME, CONTEXT_TOPIC_MAX } from '../../daemon/config/contexts.ts';
 
 const FILE = '/etc/trawl/trawl.json';
 
@@ -104,6 +105,37 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
       path: FILE,
       settings: { ...defaultConfig().settings, permissions: 'code-host' },
       permissions: { groups: { 'team-a': ['a@example.com'] }, grants: [{ groups: ['team-a'], users: ['b@example.com'], repos: ['team-a-*', 'tools/**'] }] },
+    },
+  },
+  {
+    name: 'search contexts: include and exclude by repository glob, connection and topic (topics in lower case); absent lists are empty',
+    doc: {
+      connections: { gh: { type: 'github', orgs: ['acme'] } },
+      contexts: {
+        backend: {
+          description: 'The services',
+          include: { repos: ['github.com/acme/api-*'], connections: ['gh'], topics: ['Backend', 'backend'] },
+          exclude: { repos: ['**/legacy-*'] },
+        },
+        'all-but-forks.2': { exclude: { topics: ['fork'] } },
+        everything: {},
+      },
+    },
+    expected: {
+      ...defaultConfig(),
+      path: FILE,
+      connections: {
+        gh: { type: 'github', url: 'https://github.com', exclude: noExcludes(), revisions: noRevisions(), orgs: ['acme'], users: [], repos: [] },
+      },
+      contexts: {
+        backend: {
+          description: 'The services',
+          include: { repos: ['github.com/acme/api-*'], connections: ['gh'], topics: ['backend'] },
+          exclude: { repos: ['**/legacy-*'], connections: [], topics: [] },
+        },
+        'all-but-forks.2': { exclude: { repos: [], connections: [], topics: ['fork'] } },
+        everything: {},
+      },
     },
   },
   {
@@ -453,6 +485,55 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
     fragments: ['trawl.json: /settings/permissions', 'trawl.json: /permissions/groups/ops/0'],
   },
   {
+    name: 'contexts: a connection the file does not define, in include and in exclude',
+    doc: {
+      connections: { gh: { type: 'github', orgs: ['acme'] } },
+      contexts: { web: { include: { connections: ['gh', 'gl'] }, exclude: { connections: ['old'] } } },
+    },
+    fragments: [
+      'trawl.json: /contexts/web/include/connections/1: no connection "gl" in /connections',
+      'trawl.json: /contexts/web/exclude/connections/0: no connection "old" in /connections',
+    ],
+    lines: 2,
+  },
+  {
+    name: 'contexts: "global" is reserved',
+    doc: { contexts: { global: { include: { topics: ['x'] } } } },
+    fragments: ['trawl.json: /contexts/global: "global" is reserved: context:global searches every repository; choose another name'],
+    lines: 1,
+  },
+  {
+    name: 'contexts: names are lower case, start with a letter or digit, at most 64 characters',
+    doc: { contexts: { Backend: {}, '-x': {}, [`a${'b'.repeat(64)}`]: {}, 'a b': {} } },
+    fragments: [
+      'trawl.json: /contexts/Backend: invalid property name "Backend": must be a lower-case letter or digit followed by up to 63 lower-case letters',
+      'trawl.json: /contexts/-x: invalid property name "-x"',
+      `trawl.json: /contexts/a${'b'.repeat(64)}: invalid property name`,
+      'trawl.json: /contexts/a b: invalid property name "a b"',
+    ],
+    lines: 4,
+  },
+  {
+    name: 'contexts: an empty selection, an empty list, an unknown key, a topic with a space, a repeated glob',
+    doc: {
+      contexts: {
+        a: { include: {} },
+        b: { include: { repos: [] } },
+        c: { include: { repo: ['x'] } },
+        d: { exclude: { topics: ['two words'] } },
+        e: { include: { repos: ['x', 'x'] } },
+      },
+    },
+    fragments: [
+      'trawl.json: /contexts/a/include: must not be empty: give at least one of "repos", "connections", "topics"',
+      'trawl.json: /contexts/b/include/repos: must not be empty',
+      'trawl.json: /contexts/c/include/repo: unknown property "repo" (did you mean "repos"?)',
+      'trawl.json: /contexts/d/exclude/topics/0: must be a code-host topic',
+      'trawl.json: /contexts/e/include/repos/1: "x" is listed twice',
+    ],
+    lines: 5,
+  },
+  {
     name: 'unknown top-level key',
     doc: { setting: {} },
     fragments: ['trawl.json: /setting: unknown property "setting" (did you mean "settings"?)'],
@@ -462,7 +543,7 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
     name: 'unknown top-level key without a near match lists the allowed ones',
     doc: { repositories: [] },
     fragments: [
-      'trawl.json: /repositories: unknown property "repositories"; allowed here: "$schema", "settings", "connections", "permissions", "license", "cluster"',
+      'trawl.json: /repositories: unknown property "repositories"; allowed here: "$schema", "settings", "connections", "permissions", "contexts", "license", "cluster"',
     ],
   },
   {
@@ -811,6 +892,7 @@ test('defaultConfig has the documented defaults and is a fresh object each time'
   });
   assert.deepEqual(config.connections, {});
   assert.deepEqual(config.permissions, { groups: {}, grants: [] });
+  assert.deepEqual(config.contexts, {});
   assert.deepEqual(config.license, { publicKeys: [] });
   config.settings.search.maxMatches = 1;
   assert.equal(defaultConfig().settings.search.maxMatches, 100000);
@@ -860,7 +942,8 @@ test('objects in the schema reject unknown properties', () => {
   for (const [at, schema] of walk(configSchema)) {
     if (schema.type !== 'object' || /\/(anyOf|if|then|else)(\/|$)/.test(at)) continue;
     // Maps of names (connections, permission groups); the union's branches are closed.
-    if (at === '#/properties/connections' || at === '#/$defs/connection' || at === '#/$defs/permissions/properties/groups') continue;
+    if (at === '#/properties/connections' || at === '#/properties/contexts' || at === '#/$defs/connection' || at === '#/$defs/permissions/properties/groups')
+      continue;
     if (schema.additionalProperties !== false) open.push(at);
   }
   assert.deepEqual(open, []);
@@ -888,6 +971,16 @@ test("the schema's default annotations are the loader's defaults", () => {
     assert.equal(loaded.url, urls[type], `${type} url default`);
   }
   assert.equal((defs.gerritConnection!.properties as Record<string, Schema>).url!.default, undefined);
+});
+
+test("a context's rules in the schema are the API's (config/contexts.ts)", () => {
+  const defs = configSchema.$defs as Record<string, Schema>;
+  assert.equal(defs.contextName!.pattern, CONTEXT_NAME.source);
+  assert.equal(((defs.searchContext!.properties as Record<string, Schema>).description as Schema).maxLength, CONTEXT_DESCRIPTION_MAX);
+  assert.equal(defs.contextGlob!.maxLength, CONTEXT_GLOB_MAX);
+  assert.equal(defs.contextTopic!.pattern, `^\\S{1,${CONTEXT_TOPIC_MAX}}$`);
+  const example = loadConfig(new URL('../../daemon/config/example.trawl.json', import.meta.url).pathname);
+  assert.deepEqual(Object.keys(example.contexts), ['backend'], 'the shipped example shows a context');
 });
 
 test('the exported schema is frozen (the validator and the OpenAPI document share it)', () => {

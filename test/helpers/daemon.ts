@@ -12,6 +12,7 @@ import { silentHttpLogger } from '../../daemon/http/logging.ts';
 import { indexPath } from '../../daemon/index/indexer.ts';
 import { indexLocal, registerLocal } from '../../daemon/sync/local-repos.ts';
 import { openStore } from '../../daemon/store/open.ts';
+import type { Store } from '../../daemon/store/store.ts';
 import { tempDir } from './corpus.ts';
 import { git, TestRepo } from './git.ts';
 
@@ -76,6 +77,8 @@ export async function startTestDaemon(
     secret?: boolean;
     /** The data directory (a filesystem of the test's own); default: one in the temporary directory. */
     dataDir?: string;
+    /** Runs on the store once everything is indexed, before the daemon starts (records the catalog reads at start). */
+    prepare?: (store: Store) => Promise<void>;
   } = {},
 ): Promise<TestDaemon> {
   const dir = tempDir('daemon');
@@ -123,6 +126,7 @@ export async function startTestDaemon(
       if (x.visibility === 'private') await indexPrivate(x.path, x.branches);
       else await indexLocal(x.path, { dataDir, store, symbols: true, ...(x.branches ? { revisions: { branches: x.branches } } : {}) });
     }
+    await options.prepare?.(store);
   } finally {
     await store.close();
   }

@@ -580,6 +580,34 @@ test('find_symbol_definitions and find_symbol_references: REST bodies and text',
   }
 });
 
+test('search_code and the symbol tools: context is the REST context field; a malformed one is refused before REST', async () => {
+  const h = await harness({
+    'POST /api/search': () => json(searchAnswer([], true)),
+    'POST /api/find_definitions': () => json(symbolAnswer()),
+    'POST /api/find_references': () => json(symbolAnswer()),
+  });
+  try {
+    await h.call('search_code', { query: 'needle', context: 'backend' });
+    assert.equal(h.calls[0]!.input.context, 'backend');
+    await h.call('find_symbol_definitions', { symbolName: 'parseQuery', context: 'backend' });
+    assert.deepEqual(h.calls[1]!.input, { symbolName: 'parseQuery', context: 'backend' });
+    await h.call('find_symbol_references', { symbolName: 'parseQuery', context: 'global' });
+    assert.deepEqual(h.calls[2]!.input, { symbolName: 'parseQuery', context: 'global' });
+    for (const context of ['Backend', 'a b', '-x', 'x'.repeat(65)]) {
+      const r = await h.call('search_code', { query: 'needle', context });
+      assert.equal(r.isError, true, context);
+    }
+    assert.equal(h.calls.length, 3, 'no REST call for a malformed context');
+    const listed = await h.client.listTools();
+    for (const name of ['search_code', 'find_symbol_definitions', 'find_symbol_references']) {
+      const schema = listed.tools.find((t) => t.name === name)!.inputSchema as { properties: Record<string, { description?: string }> };
+      assert.match(schema.properties.context?.description ?? '', /search context/, `${name} documents its context argument`);
+    }
+  } finally {
+    await h.close();
+  }
+});
+
 // ---------------------------------------------------------------- history
 
 test('list_commits: query parameters, page text and hint', async () => {

@@ -2,10 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServiceError } from '../../daemon/errors.ts';
 import { queryToString, type QueryNode } from '../../daemon/query/ast.ts';
-import { parseQuery, regexHasUpper } from '../../daemon/query/parser.ts';
+import { parseQuery, parseSearchQuery, regexHasUpper } from '../../daemon/query/parser.ts';
+import { planQuery } from '../../daemon/query/plan.ts';
 import { FILTER_PREFIXES } from '../../daemon/query/tokens.ts';
 
-type Row = { input: string; regex?: boolean; caseSensitive?: boolean } & ({ want: string } | { error: RegExp });
+/** `context`: the search context the query names (undefined: none). */
+type Row = { input: string; regex?: boolean; caseSensitive?: boolean } & ({ want: string; context?: string } | { error: RegExp });
 
 const rows: Row[] = [
   // --- terms, and, or, precedence
@@ -177,6 +179,25 @@ const rows: Row[] = [
   { input: '-case:yes foo', error: /^-case: cannot be negated \(column 1\)/ },
   { input: 'case:yes', error: /^the query is empty: case: only sets case sensitivity/ },
   { input: 'case:yes (case:yes)', error: /^the query is empty/ },
+  // --- context: one per query, at the top level, removed from the tree
+  { input: 'foo context:backend', want: '(content "foo")', context: 'backend' },
+  { input: 'context:Web-2.x_y foo bar', want: '(and (content "foo") (content "bar"))', context: 'web-2.x_y' },
+  { input: 'context:"backend" (a or b) -file:test', want: '(and (or (content "a") (content "b")) (not (file "test")))', context: 'backend' },
+  { input: 'context:global foo', want: '(content "foo")', context: 'global' },
+  { input: 'context:GLOBAL foo', want: '(content "foo")', context: 'global' },
+  { input: '"context:backend" foo', want: '(and (content "context:backend") (content "foo"))' },
+  { input: 'context:backend', error: /^the query is empty: context: only chooses the repositories to search, add something to search for$/ },
+  { input: 'context:a foo context:b', error: /^a query names one context; context: at column 1 and again at column 15$/ },
+  { input: 'context:a foo context:a', error: /^a query names one context/ },
+  { input: 'foo -context:a', error: /^-context: cannot be negated \(column 5\); name the context to search, or context:global for every repository$/ },
+  { input: 'foo (context:a bar)', error: /^context: at column 6 is inside parentheses/ },
+  { input: '-(context:a bar)', error: /^context: at column 3 is inside parentheses/ },
+  { input: 'a or b context:x', want: '(or (content "a") (content "b"))', context: 'x' },
+  { input: 'context:x a or b', want: '(or (content "a") (content "b"))', context: 'x' },
+  { input: 'context:-x foo', error: /^invalid context name "-x" for context: at column 1: a context's name is a lower-case letter or digit/ },
+  { input: 'context:a/b foo', error: /^invalid context name "a\/b" for context: at column 1/ },
+  { input: `context:${'x'.repeat(65)} foo`, error: /^invalid context name/ },
+  { input: 'context: foo', error: /^empty value for context: at column 1$/ },
   // --- errors: or, empty, values
   { input: '', error: /^the query is empty/ },
   { input: ' \t\n ', error: /^the query is empty/ },
@@ -219,6 +240,7 @@ for (const row of rows) {
   test(label, () => {
     if ('want' in row) {
       assert.equal(queryToString(parseQuery(row.input, opts)), row.want);
+      assert.equal(parseSearchQuery(row.input, opts).context, row.context);
     } else {
       assert.throws(
         () => parseQuery(row.input, opts),
@@ -437,4 +459,10 @@ test('pathological 16 KiB inputs parse (or fail cleanly) and finish', (t) => {
     t.diagnostic(`${JSON.stringify(q.slice(0, 12))}... (${q.length} characters): ${ms.toFixed(1)} ms`);
     assert.ok(ms < 30_000, `${JSON.stringify(q.slice(0, 20))}... did not finish in 30 s`);
   }
+});
+
+test("the plan carries the query's context for the caller to resolve, and only a query that names one has it", () => {
+  assert.equal(planQuery({ query: 'foo context:Backend' }).context, 'backend');
+  assert.equal(planQuery({ query: 'foo context:global' }).context, 'global');
+  assert.equal('context' in planQuery({ query: 'foo' }), false);
 });

@@ -91,7 +91,7 @@ function fields(repoName: string, extra: Partial<RepoFields> = {}): RepoFields {
 
 /** The record a fresh upsertRepo(fields(name)) must return. */
 function fresh(repoId: number, repoName: string): RepoRecord {
-  return { repoId, ...fields(repoName), state: 'new', failures: 0, indexedRefs: [] };
+  return { repoId, ...fields(repoName), state: 'new', failures: 0, indexedRefs: [], topics: [] };
 }
 
 /** Optional fields are omitted, never present as undefined or null. */
@@ -241,6 +241,7 @@ export function storeConformance(name: string, open: () => Store | Promise<Store
         failures: 3,
         nextAttemptAt: T3,
         indexedRefs: refs,
+        topics: ['backend', 'go', 'c++', 'naïve'],
       };
       const created = await store.upsertRepo(fields(all.repoName));
       const r = await store.upsertRepo(all);
@@ -290,6 +291,16 @@ export function storeConformance(name: string, open: () => Store | Promise<Store
       const refs: IndexedRef[] = [{ name: 'v1', kind: 'tag', commit: SHA_B }];
       const u = await store.upsertRepo(fields('github.com/acme/s', { state: 'failed', failures: 2, indexedRefs: refs }));
       assert.deepEqual(u, { ...r, state: 'failed', failures: 2, indexedRefs: refs });
+    });
+
+    storeTest('topics: none by default; set by upsertRepo and updateRepo, kept when not given, replaced when given', async (store) => {
+      const r = await store.upsertRepo(fields('github.com/acme/t', { topics: ['backend', 'api'] }));
+      assert.deepEqual(r.topics, ['backend', 'api']);
+      assert.deepEqual((await store.upsertRepo(fields('github.com/acme/t'))).topics, ['backend', 'api'], 'kept when not given');
+      assert.deepEqual((await store.upsertRepo(fields('github.com/acme/t', { topics: [] }))).topics, [], 'replaced by none');
+      assert.deepEqual((await store.updateRepo(r.repoId, { topics: ['web'] })).topics, ['web']);
+      assert.deepEqual((await store.listRepos())[0]?.topics, ['web']);
+      assert.deepEqual((await store.upsertRepo(fields('github.com/acme/u'))).topics, []);
     });
 
     storeTest('ids are never reused: a deleted name comes back as a new repository with a new id', async (store) => {
@@ -620,6 +631,84 @@ export function storeConformance(name: string, open: () => Store | Promise<Store
       assertNoEmptyValues(cleared as never);
       await assert.rejects(() => store.updateUser('usr_000000000000000000000000', { name: 'x' }, T3));
     });
+
+    // ---- search contexts and default contexts ----
+
+    storeTest('search contexts: put creates, then replaces (createdAt stays); get, list by name in byte order; definitions round-trip', async (store) => {
+      const backend = {
+        description: 'Services "and" more\nsecond line',
+        include: { repos: ['github.com/acme/api-*', '**/naïve'], connections: ['gh'], topics: ['backend'] },
+        exclude: { repos: ['**/legacy-*'], connections: [], topics: [] },
+      };
+      const made = await store.contexts.put('backend', backend, T1);
+      assert.deepEqual(made, { created: true, context: { name: 'backend', definition: backend, createdAt: T1, updatedAt: T1 } });
+      await store.contexts.put('Z-upper', {}, T1);
+      await store.contexts.put('a.b_c-d', { exclude: { repos: [], connections: [], topics: ['x'] } }, T1);
+      assert.deepEqual(
+        (await store.contexts.list()).map((c) => c.name),
+        ['Z-upper', 'a.b_c-d', 'backend'],
+      );
+      const replaced = await store.contexts.put('backend', { description: 'new' }, T2);
+      assert.deepEqual(replaced, { created: false, context: { name: 'backend', definition: { description: 'new' }, createdAt: T1, updatedAt: T2 } });
+      assert.deepEqual(await store.contexts.get('backend'), replaced.context);
+      assert.equal(await store.contexts.get('nope'), undefined);
+      const got = (await store.contexts.get('backend'))!;
+      got.definition.description = 'changed here';
+      assert.equal((await store.contexts.get('backend'))!.definition.description, 'new', 'records are snapshots');
+    });
+
+    storeTest('default contexts: set, read, replaced, cleared; listed by user; the user must exist', async (store) => {
+      const a = await store.createUser({ email: 'a@example.com', name: 'A', role: 'member' }, T1);
+      const b = await store.createUser({ email: 'b@example.com', name: 'B', role: 'member' }, T1);
+      assert.equal(await store.contexts.defaultOf(a.id), undefined);
+      await store.contexts.setDefault(a.id, 'backend', T1);
+      await store.contexts.setDefault(b.id, 'from-the-file', T1);
+      assert.equal(await store.contexts.defaultOf(a.id), 'backend');
+      await store.contexts.setDefault(a.id, 'web', T2);
+      assert.equal(await store.contexts.defaultOf(a.id), 'web');
+      assert.deepEqual(
+        await store.contexts.listDefaults(),
+        [
+          { userId: a.id, name: 'web' },
+          { userId: b.id, name: 'from-the-file' },
+        ].sort((x, y) => (x.userId < y.userId ? -1 : 1)),
+      );
+      await store.contexts.setDefault(a.id, undefined, T3);
+      await store.contexts.setDefault(a.id, undefined, T3);
+      assert.equal(await store.contexts.defaultOf(a.id), undefined);
+      assert.deepEqual(await store.contexts.listDefaults(), [{ userId: b.id, name: 'from-the-file' }]);
+      await assert.rejects(() => store.contexts.setDefault('usr_000000000000000000000000', 'web', T3));
+    });
+
+    storeTest("deleting a search context clears the defaults that name it, and nobody else's", async (store) => {
+      const a = await store.createUser({ email: 'a@example.com', name: 'A', role: 'member' }, T1);
+      const b = await store.createUser({ email: 'b@example.com', name: 'B', role: 'member' }, T1);
+      const c = await store.createUser({ email: 'c@example.com', name: 'C', role: 'member' }, T1);
+      await store.contexts.put('web', {}, T1);
+      await store.contexts.put('api', {}, T1);
+      await store.contexts.setDefault(a.id, 'web', T1);
+      await store.contexts.setDefault(b.id, 'web', T1);
+      await store.contexts.setDefault(c.id, 'api', T1);
+      assert.deepEqual(await store.contexts.delete('web'), { clearedDefaults: 2 });
+      assert.equal(await store.contexts.delete('web'), undefined, 'a second delete finds nothing');
+      assert.equal(await store.contexts.get('web'), undefined);
+      assert.equal(await store.contexts.defaultOf(a.id), undefined);
+      assert.equal(await store.contexts.defaultOf(b.id), undefined);
+      assert.equal(await store.contexts.defaultOf(c.id), 'api');
+      assert.deepEqual(await store.contexts.delete('api'), { clearedDefaults: 1 });
+      assert.deepEqual(await store.contexts.list(), []);
+    });
+
+    storeTest(
+      'search contexts: one name, one row, whichever handle creates it',
+      async (store, ctx) => {
+        const other = await ctx.open();
+        const results = await Promise.all([store.contexts.put('race', { description: 'one' }, T1), other.contexts.put('race', { description: 'two' }, T1)]);
+        assert.deepEqual(results.map((r) => r.created).sort(), [false, true]);
+        assert.equal((await store.contexts.list()).length, 1);
+      },
+      { sharedStorage: true },
+    );
 
     storeTest('API keys: stored by hash, listed per user, revoked once, touched', async (store) => {
       const u = await store.createUser({ email: 'k@example.com', name: 'K', role: 'member' }, T1);

@@ -73,7 +73,7 @@ export async function apiJson<T>(path: string, init: RequestInit = {}): Promise<
 }
 
 /** A request init carrying `body` as JSON, by POST unless `method` says otherwise. */
-export function postJson(body: unknown, init: RequestInit = {}, method: 'POST' | 'PATCH' = 'POST'): RequestInit {
+export function postJson(body: unknown, init: RequestInit = {}, method: 'POST' | 'PUT' | 'PATCH' = 'POST'): RequestInit {
   return { ...init, method, body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } };
 }
 

@@ -38,7 +38,7 @@ async function start(): Promise<void> {
       main.replaceChildren(page.element);
       window.addEventListener('popstate', () => {
         const p = paramsFromUrl(new URL(location.href));
-        form.input.value = p.query;
+        form.show(p);
         if (p.query) void page!.run(p, false);
       });
       if (initial.query.trim()) await page.run(initial, false);

@@ -1,7 +1,9 @@
-// The query box in the page header: the whole query language, regex and case toggles, a
-// hint for the filter under the caret, and a place for the server's parse error. On the
-// search page it runs the search in place; elsewhere it navigates to the search page.
+// The query box in the page header: the whole query language, the search context
+// (context-select.ts), regex and case toggles, a hint for the filter under the caret, and a
+// place for the server's parse error. On the search page it runs the search in place;
+// elsewhere it navigates to the search page.
 
+import { contextSelect } from './context-select.ts';
 import { h } from './dom.ts';
 
 export interface SearchParams {
@@ -10,6 +12,8 @@ export interface SearchParams {
   caseSensitive: boolean;
   /** The match limit asked for (the `matches` field of the request). */
   matches: number;
+  /** The search context chosen (the `context` field); undefined: the server's default applies. */
+  context?: string;
 }
 
 export const DEFAULT_MATCHES = 500;
@@ -27,26 +31,39 @@ export const FILTERS: Array<[string, string, string]> = [
   ['archived:', 'yes (default) / no / only', 'archived:no'],
   ['fork:', 'yes (default) / no / only', 'fork:no'],
   ['visibility:', 'public / private / any (default)', 'visibility:public'],
+  ['context:', 'only the repositories of a search context (the list beside the box); context:global for all', 'context:backend'],
 ];
 
 const ALIASES: Record<string, string> = { 'r:': 'repo:', 'f:': 'file:', 'rev:': 'branch:', 'b:': 'branch:', 'c:': 'content:' };
 
+/** A context's name (daemon/config/contexts.ts CONTEXT_NAME); anything else in the address is ignored. */
+const CONTEXT_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
 export function paramsFromUrl(url: URL): SearchParams {
   const m = Number(url.searchParams.get('matches'));
-  return {
+  const context = url.searchParams.get('context') ?? '';
+  const p: SearchParams = {
     query: url.searchParams.get('q') ?? '',
     regex: url.searchParams.get('regex') === '1',
     caseSensitive: url.searchParams.get('case') === '1',
     matches: Number.isInteger(m) && m >= 1 && m <= MAX_MATCHES ? m : DEFAULT_MATCHES,
   };
+  if (CONTEXT_NAME.test(context)) p.context = context;
+  return p;
 }
 
 export function searchUrl(p: SearchParams): string {
   const u = new URLSearchParams({ q: p.query });
+  if (p.context !== undefined) u.set('context', p.context);
   if (p.regex) u.set('regex', '1');
   if (p.caseSensitive) u.set('case', '1');
   if (p.matches !== DEFAULT_MATCHES) u.set('matches', String(p.matches));
   return `/?${u.toString()}`;
+}
+
+/** Whether the query names its context itself (then the selector's is not sent: the server would refuse two). */
+export function namesContext(query: string): boolean {
+  return /(?:^|\s)context:/.test(query);
 }
 
 export interface SearchForm {
@@ -55,6 +72,8 @@ export interface SearchForm {
   /** Shows the server's message under the box (undefined clears it). */
   showError(message: string | undefined, query?: string): void;
   params(): SearchParams;
+  /** Shows another search's parameters (the address after back or forward). */
+  show(p: SearchParams): void;
 }
 
 /** The filter the caret is in (or just after), for the hint line. */
@@ -113,7 +132,14 @@ export function searchForm(initial: SearchParams, onSearch: (p: SearchParams) =>
       ' on, matching is case-sensitive.',
     ),
   );
-  const params = (): SearchParams => ({ query: input.value, regex: regex.checked, caseSensitive: caseSensitive.checked, matches: initial.matches });
+  // Choosing a context re-runs a search that is on screen, as the toggles do.
+  const context = contextSelect(initial.context, () => input.value.trim() !== '' && onSearch(params()));
+  const params = (): SearchParams => {
+    const p: SearchParams = { query: input.value, regex: regex.checked, caseSensitive: caseSensitive.checked, matches: initial.matches };
+    const chosen = context.chosen();
+    if (chosen !== undefined) p.context = chosen;
+    return p;
+  };
   const form = h(
     'form',
     { class: 'search-form', role: 'search', action: '/', method: 'get' },
@@ -121,6 +147,7 @@ export function searchForm(initial: SearchParams, onSearch: (p: SearchParams) =>
       'div',
       { class: 'search-row' },
       input,
+      context.element,
       h(
         'label',
         { class: 'toggle', title: 'Regular expressions', for: 'opt-regex' },
@@ -179,5 +206,9 @@ export function searchForm(initial: SearchParams, onSearch: (p: SearchParams) =>
       error.append(h('pre', { class: 'caret', 'aria-hidden': 'true' }, chars.slice(0, at).join(''), h('span', { class: 'caret-at' }, chars[at] ?? ' ')));
     }
   }
-  return { element: form, input, showError, params };
+  const show = (p: SearchParams): void => {
+    input.value = p.query;
+    context.show(p.context);
+  };
+  return { element: form, input, showError, params, show };
 }

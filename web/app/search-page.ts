@@ -13,7 +13,7 @@ import { ApiError, apiFetch, postJson } from './api.ts';
 import { clear, formatBytes, formatCount, formatNs, h } from './dom.ts';
 import { RankedList } from './ranked-list.ts';
 import { matchCount, renderResult } from './results.ts';
-import { MAX_MATCHES, searchUrl, type SearchForm, type SearchParams } from './search-form.ts';
+import { MAX_MATCHES, namesContext, searchUrl, type SearchForm, type SearchParams } from './search-form.ts';
 import { sseMessages } from './sse.ts';
 
 type Message =
@@ -130,6 +130,8 @@ export class SearchPage {
             contextLines: 1,
             isRegexEnabled: p.regex,
             isCaseSensitivityEnabled: p.caseSensitive,
+            // A context: in the query is the query's own (the server refuses two that differ).
+            ...(p.context !== undefined && !namesContext(p.query) ? { context: p.context } : {}),
           },
           { signal: controller.signal },
         ),

@@ -1,11 +1,13 @@
-// The settings page (/settings): the signed-in user's API keys (settings-api-keys.ts) and, for
-// owners, the organization's members (settings-members.ts). Settings belong to a user, so
+// The settings page (/settings): the signed-in user's API keys (settings-api-keys.ts), their
+// default search context (settings-context.ts) and, for owners, the organization's members
+// (settings-members.ts). Settings belong to a user, so
 // the page waits for the session check: someone not signed in (the anonymous user has no
 // keys) is asked to sign in, and the page draws itself once they have.
 
 import { h } from './dom.ts';
 import { requireSignIn, session, type SessionState } from './session.ts';
 import { apiKeysSection } from './settings-api-keys.ts';
+import { defaultContextSection } from './settings-context.ts';
 import { membersSection } from './settings-members.ts';
 
 export async function settingsPage(main: HTMLElement, sessionChecked: Promise<SessionState>): Promise<void> {
@@ -43,6 +45,7 @@ function draw(main: HTMLElement): void {
       `, ${user.role}.`,
     ),
     apiKeysSection(),
+    defaultContextSection(),
     ...(user.role === 'owner' ? [membersSection(user.id)] : []),
   );
 }

@@ -31,7 +31,7 @@ export function memberRoutes(s: Services): Route[] {
         const id = (ctx.query as { userId: string }).userId;
         const user = await s.store.getUser(id);
         if (!user) throw new ServiceError('USER_NOT_FOUND', `no user with id ${id}`);
-        return { body: userJson(user) };
+        return { body: userJson(user, await s.contexts.defaultOf(user.id)) };
       },
     },
     {
@@ -45,7 +45,8 @@ export function memberRoutes(s: Services): Route[] {
       errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_QUERY_PARAMS'],
       async handle(ctx) {
         await ownerWithEntitlement(s, ctx.identity);
-        return { body: (await s.store.listUsers()).map(userJson) };
+        const defaults = await s.contexts.defaults();
+        return { body: (await s.store.listUsers()).map((u) => userJson(u, defaults.get(u.id))) };
       },
     },
     {
@@ -89,14 +90,17 @@ export function memberRoutes(s: Services): Route[] {
           now: s.now().toISOString(),
         });
         if (!user) throw new ServiceError('USER_NOT_FOUND', `no user with id ${id}`);
-        return { body: userJson(user) };
+        return { body: userJson(user, await s.contexts.defaultOf(user.id)) };
       },
     },
   ];
 }
 
-/** docs/http-api.md 2.9 plus role and dailyLimit; suspendedAt, lastActivityAt and dailyLimit (the default applies) are null when unset. */
-function userJson(u: UserRecord): Record<string, unknown> {
+/**
+ * docs/http-api.md 2.9 plus role, dailyLimit and defaultContext; suspendedAt,
+ * lastActivityAt, dailyLimit (the default applies) and defaultContext (none) are null when unset.
+ */
+function userJson(u: UserRecord, defaultContext: string | undefined): Record<string, unknown> {
   return {
     id: u.id,
     name: u.name,
@@ -107,5 +111,6 @@ function userJson(u: UserRecord): Record<string, unknown> {
     updatedAt: u.updatedAt,
     lastActivityAt: u.lastActivityAt ?? null,
     dailyLimit: u.dailyLimit ?? null,
+    defaultContext: defaultContext ?? null,
   };
 }

@@ -103,5 +103,6 @@ function repoJson(baseUrl: string, r: CatalogRepo): Record<string, unknown> {
   out.isFork = r.isFork;
   out.isArchived = r.isArchived;
   out.symbolsPending = r.symbolsPending;
+  out.topics = r.topics;
   return out;
 }

@@ -1,11 +1,12 @@
 // POST /api/search (blocking) and POST /api/stream_search (Server-Sent Events,
 // docs/http-api.md sections 10 and 12). Both take a turn at the search gate, search within the
-// configured time budget, only in repositories the caller may see, and stop when the
-// client goes away.
+// configured time budget, only in repositories the caller may see, within the search
+// context the query names or else the caller's default one (http/contexts.ts), and stop
+// when the client goes away.
 
 import { ServiceError } from '../../errors.ts';
 import { MAX_QUERY_BYTES } from '../../search/request.ts';
-import type { SearchChunk } from '../../search/searcher.ts';
+import type { PlannedSearch, SearchChunk } from '../../search/searcher.ts';
 import type { SearchRequest } from '../../search/types.ts';
 import { FILES, jsonPartsWithFiles, jsonWithFiles } from '../../search/wire.ts';
 import { callerKey } from '../caller.ts';
@@ -13,7 +14,7 @@ import { RawJson } from '../respond.ts';
 import type { Route, RouteContext } from '../route.ts';
 import type { Services } from '../services.ts';
 
-const SEARCH_ERRORS = ['INVALID_REQUEST_BODY', 'FAILED_TO_PARSE_QUERY'] as const;
+const SEARCH_ERRORS = ['INVALID_REQUEST_BODY', 'FAILED_TO_PARSE_QUERY', 'UNKNOWN_CONTEXT'] as const;
 
 /** An SSE message's frame. */
 const DATA = Buffer.from('data: ');
@@ -39,6 +40,8 @@ export function searchRoutes(s: Services): Route[] {
         const caller = callerKey(ctx.identity, ctx.clientAddress);
         // A bad query is a 400 before the search waits for a turn; the plan is not made twice.
         const planned = await s.planner.plan(req, caller, ctx.signal);
+        // The repositories it reads, resolved once, before it waits (an unknown context is a 400 now).
+        const repoFilter = await s.contexts.searchFilter(ctx.identity, { named: namedContext(ctx, planned), useDefault: true });
         const release = await s.gate.enter(caller, ctx.signal);
         try {
           const res = await s.searcher.searchWire(req, {
@@ -46,7 +49,7 @@ export function searchRoutes(s: Services): Route[] {
             caller,
             timeoutMs: s.config.settings.search.timeoutMs,
             signal: ctx.signal,
-            repoFilter: (r) => ctx.identity.canSee(r),
+            repoFilter,
           });
           s.metrics?.search('search', res.stats, res.isSearchExhaustive);
           // The files are written as the workers shaped them (search/wire.ts).
@@ -106,12 +109,22 @@ function searchRequest(ctx: RouteContext): Required<SearchRequest> {
   return req;
 }
 
+/** The context the request names: the body's `context` or the query's `context:` (both: they must agree). */
+function namedContext(ctx: RouteContext, planned: PlannedSearch): string | undefined {
+  const inBody = (ctx.body as { context?: string }).context;
+  const inQuery = planned.plan.context;
+  if (inBody !== undefined && inQuery !== undefined && inBody !== inQuery)
+    throw new ServiceError('INVALID_REQUEST_BODY', `the body's context is "${inBody}" and the query names context:${inQuery}: name one`);
+  return inBody ?? inQuery;
+}
+
 async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> {
   const req = searchRequest(ctx);
   const caller = callerKey(ctx.identity, ctx.clientAddress);
   // Errors found before the stream starts are JSON responses: plan the query now, once (a
   // queued stream that gets its turn starts searching at once).
   const planned = await s.planner.plan(req, caller, ctx.signal);
+  const repoFilter = await s.contexts.searchFilter(ctx.identity, { named: namedContext(ctx, planned), useDefault: true });
   // A full queue is refused now, as JSON; a queued stream starts at once and sends
   // keep-alive comments while it waits for its turn.
   const turn = s.gate.enter(caller, ctx.signal);
@@ -162,7 +175,7 @@ async function streamSearch(s: Services, ctx: RouteContext): Promise<undefined> 
         caller,
         timeoutMs: s.config.settings.search.timeoutMs,
         signal: ctx.signal,
-        repoFilter: (r) => ctx.identity.canSee(r),
+        repoFilter,
         onChunk: async (chunk: SearchChunk) => {
           // The files go out as the workers shaped them (search/wire.ts), each with its
           // score: a batch is ranked only in itself, and a client orders the batches' files

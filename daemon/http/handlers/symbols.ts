@@ -1,7 +1,9 @@
 // POST /api/find_definitions and POST /api/find_references (docs/http-api.md section 13).
 // Both are searches in the query language: definitions ask the symbol index for the exact
 // name (`sym:^name$`), references ask for whole-word occurrences (`\bname\b`, case-sensitive);
-// language, repository and revision become `lang:`, `repo:` and `branch:` filters.
+// language, repository and revision become `lang:`, `repo:` and `branch:` filters, and a
+// search context `context:`. The caller's default context does not apply: these answer
+// about a symbol the caller is reading, wherever it is (the web UI's code navigation).
 
 import { ServiceError } from '../../errors.ts';
 import type { PlannedSearch } from '../../search/searcher.ts';
@@ -15,6 +17,7 @@ interface FindRequest {
   language?: string;
   revisionName?: string;
   repoName?: string;
+  context?: string;
 }
 
 /** Match ranges returned at most (the response says how many there were). */
@@ -30,7 +33,7 @@ export function symbolRoutes(s: Services): Route[] {
     tag: 'Symbols',
     body: 'FindSymbolRequest',
     response: { status: 200, schema: 'FindSymbolResponse', description: 'The matches, by file.' },
-    errors: ['INVALID_REQUEST_BODY', 'SERVICE_UNAVAILABLE'],
+    errors: ['INVALID_REQUEST_BODY', 'UNKNOWN_CONTEXT', 'SERVICE_UNAVAILABLE'],
     rateLimited: true,
     authenticated: true,
     handle: (ctx) => find(s, ctx, query(ctx.body as FindRequest)),
@@ -58,6 +61,7 @@ function request(term: string, r: FindRequest, regex: boolean): Required<SearchR
   if (r.language) parts.push(`lang:${quote(r.language)}`);
   if (r.repoName) parts.push(`repo:${quote(`^${escapeRegex(r.repoName)}$`)}`);
   if (r.revisionName) parts.push(`branch:${quote(r.revisionName)}`);
+  if (r.context) parts.push(`context:${quote(r.context)}`);
   return { query: parts.join(' '), matches: MAX_MATCHES, contextLines: 0, whole: false, isRegexEnabled: regex, isCaseSensitivityEnabled: true };
 }
 
@@ -72,6 +76,7 @@ async function find(s: Services, ctx: RouteContext, req: Required<SearchRequest>
     if (err instanceof ServiceError && err.errorCode === 'FAILED_TO_PARSE_QUERY') throw new ServiceError('INVALID_REQUEST_BODY', err.message);
     throw err;
   }
+  const repoFilter = await s.contexts.searchFilter(ctx.identity, { named: planned.plan.context, useDefault: false });
   const release = await s.gate.enter(caller, ctx.signal);
   let res: SearchResponse;
   try {
@@ -80,7 +85,7 @@ async function find(s: Services, ctx: RouteContext, req: Required<SearchRequest>
       caller,
       timeoutMs: s.config.settings.search.timeoutMs,
       signal: ctx.signal,
-      repoFilter: (r) => ctx.identity.canSee(r),
+      repoFilter,
     });
   } finally {
     release();

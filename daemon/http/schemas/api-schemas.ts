@@ -3,6 +3,7 @@
 
 import type { Config } from '../../config/types.ts';
 import { clusterSchemas } from './cluster.ts';
+import { contextSchemas } from './contexts.ts';
 import { auditSchemas } from './audit.ts';
 import { browseSchemas } from './browse.ts';
 import { commonSchemas, type JsonSchema } from './common.ts';
@@ -30,5 +31,6 @@ export function apiSchemas(config: Config): Record<string, JsonSchema> {
     ...credentialSchemas,
     ...clusterSchemas,
     ...permissionSchemas,
+    ...contextSchemas,
   };
 }

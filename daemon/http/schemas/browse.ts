@@ -2,6 +2,7 @@
 // tree, folder_contents, find_definitions and find_references. Query-string inputs are objects
 // of strings (integers are coerced); openapi.ts turns their properties into parameters.
 
+import { CONTEXT_NAME } from '../../config/contexts.ts';
 import { CODE_HOST_TYPES } from '../../repos/hosts/types.ts';
 import { EXTERNAL_WEB_URL, ref, type JsonSchema } from './common.ts';
 
@@ -145,6 +146,12 @@ export const browseSchemas: Record<string, JsonSchema> = {
       language: text('Only files of this language (linguist name).', 256),
       revisionName: text("A branch or tag (default: each repository's default branch).", 1024),
       repoName: REPO_PARAM,
+      context: {
+        type: 'string',
+        pattern: CONTEXT_NAME.source,
+        description:
+          "**trawl adds**: only the repositories of this search context (GET /api/contexts lists them). Without it, every repository the caller may see: the caller's default context does not apply here.",
+      },
     },
     required: ['symbolName'],
     additionalProperties: false,

@@ -28,8 +28,12 @@ export const memberSchemas: Record<string, JsonSchema> = {
         minimum: 0,
         description: 'Requests per UTC day for this user; null: the default limit (settings.rateLimit.requestsPerDay).',
       },
+      defaultContext: {
+        type: ['string', 'null'],
+        description: "The search context the user's searches are limited to when their query names none (PUT /api/default_context); null: none.",
+      },
     },
-    required: ['id', 'name', 'email', 'role', 'suspendedAt', 'createdAt', 'updatedAt', 'lastActivityAt', 'dailyLimit'],
+    required: ['id', 'name', 'email', 'role', 'suspendedAt', 'createdAt', 'updatedAt', 'lastActivityAt', 'dailyLimit', 'defaultContext'],
     additionalProperties: false,
   },
   UsersResponse: { type: 'array', items: ref('User') },

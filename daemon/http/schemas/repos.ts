@@ -36,6 +36,11 @@ export const repoSchemas: Record<string, JsonSchema> = {
         type: 'boolean',
         description: 'The content is searchable; its symbol definitions (sym:, the symbols of chunks) are still being added by the build that indexed it.',
       },
+      topics: {
+        type: 'array',
+        items: { type: 'string' },
+        description: "The code host's topics of the repository, lower case (what search contexts may select by); empty when it has none.",
+      },
     },
     required: ['codeHostType', 'repoId', 'repoName', 'webUrl', 'isFork', 'isArchived'],
     additionalProperties: false,

@@ -3,6 +3,7 @@
 // (section 12). The server validates with these and openapi.ts publishes
 // them, so the two cannot drift. References point into the OpenAPI document's components.
 
+import { CONTEXT_NAME } from '../../config/contexts.ts';
 import { MAX_CONTEXT_LINES, MAX_QUERY_BYTES } from '../../search/request.ts';
 import { CODE_HOST_TYPES } from '../../repos/hosts/types.ts';
 import { EXTERNAL_WEB_URL, ref, type JsonSchema } from './common.ts';
@@ -79,6 +80,12 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
         },
         isRegexEnabled: { type: 'boolean', default: false, description: 'Terms are RE2 regular expressions rather than literal substrings.' },
         isCaseSensitivityEnabled: { type: 'boolean', default: false, description: 'Case-sensitive matching (a `case:` filter overrides it).' },
+        context: {
+          type: 'string',
+          pattern: CONTEXT_NAME.source,
+          description:
+            "**trawl adds**: the search context to search in, as `context:` in the query would name it (`global`: every repository the caller may see); a query that names another is refused. Without either, the caller's default context (GET /api/default_context).",
+        },
       },
       required: ['query', 'matches'],
       additionalProperties: false,
