@@ -1,9 +1,12 @@
 // Permissions, differentially: a daemon with settings.permissions "code-host", groups and
-// grants drawn at random (seeded), members with API keys, and one member granted every
-// repository as the oracle's eye. For every member, every endpoint that reads a repository
-// answers exactly as the oracle does for the repositories the member may read (public ones
-// and those its grants match, computed here by a rule of its own), and for the others
-// exactly as for a repository that does not exist: zero differences, zero leaks.
+// grants drawn at random (seeded), what the code hosts let members read drawn at random too
+// (written to the store as the permission sync writes it: account-driven and
+// repository-driven rows), members with API keys, and one member granted every repository
+// as the oracle's eye. For every member, every endpoint that reads a repository, REST and
+// the tool server's tools alike, answers exactly as the oracle does for the repositories
+// the member may read (public ones, those its grants match and those its hosts allow,
+// computed here by a rule of its own), and for the others exactly as for a repository that
+// does not exist: zero differences, zero leaks.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +15,8 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { signLicense } from '../../daemon/auth/license.ts';
 import { openStore } from '../../daemon/store/open.ts';
 import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Answer, call, type ExtraRepo, startTestDaemon } from '../helpers/daemon.ts';
 
 // Scoped access tokens are an enterprise endpoint: a license that grants them.
@@ -74,6 +79,25 @@ interface Grant {
   repos: string[];
 }
 
+/** What the code hosts let members read (the permission sync's rows), by source. */
+interface HostRows {
+  /** Member email -> repositories their account can read (account-driven). */
+  accounts: Record<string, string[]>;
+  /** Repository -> members who can read it (repository-driven). */
+  readers: Record<string, string[]>;
+}
+
+/** The draw of the hosts' answers: each private repository's readers and each member's account, at random. */
+function drawHostRows(seed: number): HostRows {
+  const r = rng(seed ^ 0x5eed);
+  const privates = ALL.filter((n) => !PUBLIC.has(n));
+  const accounts: Record<string, string[]> = {};
+  for (const m of MEMBERS) accounts[m] = privates.filter(() => r() < 0.2);
+  const readers: Record<string, string[]> = {};
+  for (const repo of privates) readers[repo] = MEMBERS.filter(() => r() < 0.2);
+  return { accounts, readers };
+}
+
 /** The draw: groups of members, and grants to users and groups; the oracle gets every repository. */
 function draw(seed: number): { groups: Record<string, string[]>; grants: Grant[] } {
   const r = rng(seed);
@@ -110,18 +134,39 @@ function matches(glob: string, name: string): boolean {
   return re.test(name);
 }
 
-function visibleTo(email: string, config: ReturnType<typeof draw>): string[] {
+function visibleTo(email: string, config: ReturnType<typeof draw>, host: HostRows): string[] {
   const e = email.toLowerCase();
+  const allowed = new Set([
+    ...(host.accounts[email] ?? []),
+    ...Object.entries(host.readers)
+      .filter(([, members]) => members.includes(email))
+      .map(([repo]) => repo),
+  ]);
   const groups = Object.entries(config.groups)
     .filter(([, members]) => members.some((m) => m.toLowerCase() === e))
     .map(([g]) => g);
   const granted = config.grants.filter((g) => g.users.some((u) => u.toLowerCase() === e) || g.groups.some((n) => groups.includes(n)));
-  return ALL.filter((name) => PUBLIC.has(name) || granted.some((g) => g.repos.some((glob) => matches(glob, name))));
+  return ALL.filter((name) => PUBLIC.has(name) || allowed.has(name) || granted.some((g) => g.repos.some((glob) => matches(glob, name))));
+}
+
+/** A tool server session as a member. */
+async function mcpClient(url: string, key: string): Promise<{ client: Client; close(): Promise<void> }> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
+  const client = new Client({ name: 'permissions-differential', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, close: () => client.close() };
+}
+
+/** A tool's answer as text (its content blocks joined), and whether it is an error. */
+async function tool(client: Client, name: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }> {
+  const r = (await client.callTool({ name, arguments: args })) as { content: Array<{ type: string; text?: string }>; isError?: boolean };
+  return { text: r.content.map((c) => c.text ?? '').join('\n'), isError: r.isError === true };
 }
 
 test(`code-host permissions, differentially (seed ${SEED}): every endpoint answers for exactly the repositories a member may read`, async (t) => {
   const config = draw(SEED);
-  t.diagnostic(`groups ${JSON.stringify(config.groups)}; grants ${JSON.stringify(config.grants)}`);
+  const host = drawHostRows(SEED);
+  t.diagnostic(`groups ${JSON.stringify(config.groups)}; grants ${JSON.stringify(config.grants)}; hosts ${JSON.stringify(host)}`);
   const d = await startTestDaemon({
     settings: { permissions: 'code-host', rateLimit: { requestsPerDay: 1_000_000 } },
     config: { permissions: config, license: { publicKeys: [publicKey.export({ type: 'spki', format: 'pem' }).toString()] } },
@@ -143,6 +188,20 @@ test(`code-host permissions, differentially (seed ${SEED}): every endpoint answe
     const store = openStore(d.dataDir);
     try {
       await store.putLicense(LICENSE);
+      // The hosts' answers, as the permission sync writes them (before any member's first
+      // request: the daemon reads a member's rows once, then after its own sync's writes).
+      const byName = new Map((await store.listRepos()).map((r) => [r.repoName, r.repoId]));
+      const userOf = async (email: string) => (await store.getUserByEmail(email.toLowerCase()))!.id;
+      const now = new Date().toISOString();
+      for (const [email, repos] of Object.entries(host.accounts))
+        await store.permissions.replaceAccountRepos(
+          await userOf(email),
+          'hosted',
+          repos.map((n) => byName.get(n)!),
+          now,
+        );
+      for (const [repo, members] of Object.entries(host.readers))
+        await store.permissions.replaceRepoReaders(byName.get(repo)!, await Promise.all(members.map(userOf)), now);
     } finally {
       await store.close();
     }
@@ -167,9 +226,11 @@ test(`code-host permissions, differentially (seed ${SEED}): every endpoint answe
       ['tree', '/api/tree', { repoName: repo, paths: [] }],
     ];
     let compared = 0;
+    const oracleTools = await mcpClient(d.url, keys.get(ORACLE)!);
     for (const member of MEMBERS) {
-      const visible = visibleTo(member, config);
+      const visible = visibleTo(member, config, host);
       const seen = new Set(visible);
+      compared += await compareTools(d.url, keys.get(member)!, oracleTools.client, seen, member);
       assert.deepEqual(await repoNames(member), visible, `${member}: /api/repos`);
       for (const q of QUERIES) {
         const body = { ...q, matches: 10_000 };
@@ -240,8 +301,69 @@ test(`code-host permissions, differentially (seed ${SEED}): every endpoint answe
         }
       }
     }
+    await oracleTools.close();
     t.diagnostic(`${compared} answers compared over ${MEMBERS.length} members`);
   } finally {
     await d.cleanup();
   }
 });
+
+/** Which repositories a tool's text names: by each repository's own file (FILE_OF), which nothing else holds. */
+function reposIn(text: string): string[] {
+  return ALL.filter((repo) => text.includes(FILE_OF[repo]!) || text.includes(`perm_marker_${repo.replace(/-/g, '_')}`));
+}
+
+/**
+ * The tool server, differentially: the listing and searching tools name exactly the
+ * repositories the oracle's do that the member may read; the tools on one repository
+ * answer as the oracle's for those, and for the others exactly as for a repository that
+ * does not exist.
+ */
+async function compareTools(url: string, key: string, oracle: Client, seen: Set<string>, member: string): Promise<number> {
+  const mine = await mcpClient(url, key);
+  let compared = 0;
+  try {
+    const wide: Array<[string, Record<string, unknown>]> = [
+      ['search_code', { query: 'perm_common_term' }],
+      ['search_code', { query: 'int lang:c' }],
+      ['list_repos', {}],
+      ['find_symbol_definitions', { symbolName: 'perm_marker_team_a_api' }],
+      ['find_symbol_references', { symbolName: 'perm_marker_team_a_api' }],
+    ];
+    for (const [name, args] of wide) {
+      const all = await tool(oracle, name, args);
+      const got = await tool(mine.client, name, args);
+      const expected = reposIn(all.text).filter((r) => seen.has(r));
+      if (name === 'list_repos') {
+        const listed = ALL.filter((r) => new RegExp(`(^|[^\\w-])${r}($|[^\\w-])`, 'm').test(got.text));
+        assert.deepEqual(listed, [...seen].sort(), `${member}: MCP list_repos`);
+      } else assert.deepEqual(reposIn(got.text), expected, `${member}: MCP ${name} ${JSON.stringify(args)}`);
+      compared++;
+    }
+    for (const repo of ALL) {
+      const path = FILE_OF[repo]!;
+      const narrow: Array<[string, Record<string, unknown>]> = [
+        ['read_file', { repo, path }],
+        ['list_tree', { repo }],
+        ['glob', { repo, pattern: '**/*.c' }],
+        ['list_commits', { repo }],
+        ['blame', { repo, path }],
+        ['get_diff', { repo, base: 'HEAD', head: 'HEAD' }],
+      ];
+      for (const [name, args] of narrow) {
+        const got = await tool(mine.client, name, args);
+        if (seen.has(repo)) {
+          assert.deepEqual(got, await tool(oracle, name, args), `${member}: MCP ${name} of ${repo}`);
+        } else {
+          const missing = await tool(mine.client, name, { ...args, repo: 'no-such-repository' });
+          assert.ok(got.isError, `${member}: MCP ${name} of ${repo}, which it may not see, is an error`);
+          assert.equal(got.text, missing.text.replaceAll('no-such-repository', repo), `${member}: MCP ${name} of ${repo}`);
+        }
+        compared++;
+      }
+    }
+  } finally {
+    await mine.close();
+  }
+  return compared;
+}
