@@ -34,7 +34,8 @@
 import type { AzureDevOpsConnection } from '../../config/types.ts';
 import type { HostAccount, HostPermissions } from './types.ts';
 import type { ClientConfig, HttpReply, Page } from './http.ts';
-import { JsonClient, accountClient, arr, bool, hostPrefix, obj, optObj, str, withQuery } from './http.ts';
+import { JsonClient, arr, bool, hostPrefix, obj, optObj, str, withQuery } from './http.ts';
+import { withOwnToken } from './own-token.ts';
 
 const API_VERSION = '7.1';
 // connectionData has only preview versions.
@@ -46,7 +47,7 @@ export function azureDevOpsPermissions(conn: AzureDevOpsConnection, cfg: ClientC
   const identities = new JsonClient({ ...cfg, baseUrl: identityServiceUrl(cfg.baseUrl) });
   const prefix = hostPrefix(conn.url);
   const orgs = [...new Set([...conn.orgs, ...conn.projects.map(owner), ...conn.repos.map(owner)])];
-  const asAccount = (token: string): JsonClient => accountClient(cfg, token, { authorization: `Bearer ${token}` });
+  const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
   /** Every item of a $top/$skip list, until an empty page. */
   const skipping = <T>(path: string, map: (v: unknown) => T, signal: AbortSignal | undefined, notFound: string): Promise<T[]> => {
@@ -74,18 +75,19 @@ export function azureDevOpsPermissions(conn: AzureDevOpsConnection, cfg: ClientC
 
     async readableBy(who, signal) {
       if (who.token === undefined) return undefined;
-      const own = asAccount(who.token);
-      const names = new Set<string>();
-      for (const org of orgs) {
-        const nameOf = (v: unknown): string => {
-          const r = obj(v, 'repository');
-          return `${prefix}/${org}/${str(obj(r.project, 'project'), 'name')}/${str(r, 'name')}`;
-        };
-        const path = withQuery(`/${encodeURIComponent(org)}/_apis/git/repositories`, { 'api-version': API_VERSION });
-        const list = await own.get(path, (d) => arr(obj(d, 'repository list').value, 'value').map(nameOf), { signal, notFound: `organization "${org}"` });
-        for (const name of list) names.add(name);
-      }
-      return [...names];
+      return withOwnToken(cfg, bearer(who.token), who.account.login, async (own) => {
+        const names = new Set<string>();
+        for (const org of orgs) {
+          const nameOf = (v: unknown): string => {
+            const r = obj(v, 'repository');
+            return `${prefix}/${org}/${str(obj(r.project, 'project'), 'name')}/${str(r, 'name')}`;
+          };
+          const path = withQuery(`/${encodeURIComponent(org)}/_apis/git/repositories`, { 'api-version': API_VERSION });
+          const list = await own.get(path, (d) => arr(obj(d, 'repository list').value, 'value').map(nameOf), { signal, notFound: `organization "${org}"` });
+          for (const name of list) names.add(name);
+        }
+        return [...names];
+      });
     },
 
     async accountByLogin(login, signal) {
@@ -110,7 +112,9 @@ export function azureDevOpsPermissions(conn: AzureDevOpsConnection, cfg: ClientC
       const org = orgs[0];
       if (org === undefined) throw client.error('not-found', 'the connection names no organization to ask who a token belongs to');
       const path = withQuery(`/${encodeURIComponent(org)}/_apis/connectionData`, { 'api-version': CONNECTION_DATA_VERSION });
-      const account = await asAccount(token).get(path, (d) => identityOf(obj(d, 'connection data').authenticatedUser), { signal });
+      const account = await withOwnToken(cfg, bearer(token), undefined, (own) =>
+        own.get(path, (d) => identityOf(obj(d, 'connection data').authenticatedUser), { signal }),
+      );
       if (account === undefined) throw client.error('bad-response', `${client.baseUrl}${path} did not name a user account`);
       return account;
     },
