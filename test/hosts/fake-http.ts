@@ -26,6 +26,18 @@ export interface FakeRepo {
   readers?: readonly string[];
   /** The host's topics of the repository. */
   topics?: readonly string[];
+  /** Azure DevOps only: what the Git security namespace sets beside the project's teams (fake-permissions/azuredevops.ts). */
+  azureAcl?: AzureAcl;
+}
+
+/** Entries of Azure DevOps's Git security namespace; accounts by FakeAccount.login. */
+export interface AzureAcl {
+  /** Denied Read on the repository itself. */
+  denyRead?: readonly string[];
+  /** Denied Read on the repository's project: on every repository of the project. */
+  projectDenyRead?: readonly string[];
+  /** The repository does not inherit its project's permissions: only its readers are allowed Read on it. */
+  noInheritance?: boolean;
 }
 
 export const NOW_MS = Date.UTC(2024, 5, 1, 12, 0, 0);

@@ -57,6 +57,43 @@ test("readers are project-level: every repository of a project has the project's
   assert.deepEqual(await logins('acme/web/web-admin'), project, 'Azure DevOps keeps no list per repository that the teams would show');
 });
 
+test("a Deny of Read on a repository or its project, or a repository that does not inherit: no readers list for it, since the teams' would over-grant", async () => {
+  const repos = [
+    ...DATASET,
+    { owner: 'acme', name: 'vault', group: 'web', private: true, readers: ['alice'], azureAcl: { denyRead: ['bob'] } },
+    { owner: 'acme', name: 'island', group: 'web', private: true, readers: ['erin'], azureAcl: { noInheritance: true } },
+    { owner: 'acme', name: 'deploy', group: 'ops', private: true, readers: ['carol', 'dave'], azureAcl: { projectDenyRead: ['dave'] } },
+    { owner: 'acme', name: 'infra', group: 'ops', private: true, readers: ['carol'] },
+  ];
+  const h = await host({ repos });
+  for (const name of ['acme/web/vault', 'acme/web/island', 'acme/ops/deploy', 'acme/ops/infra']) {
+    assert.equal(await h.permissions.readersOf(name), undefined, name);
+  }
+  // The project's Readers are denied Contribute, not Read: the other repositories keep their list.
+  const web = await h.permissions.readersOf('acme/web/web');
+  assert.deepEqual(
+    web?.map((a) => a.login).sort(),
+    ['alice', 'bob', 'carol', 'dave', 'erin'].map((l) => `${l}@example.com`),
+  );
+
+  const before = h.fake.requests.length;
+  await h.permissions.readersOf('acme/web/vault');
+  const acls = h.fake.requests.slice(before).filter((r) => r.url.includes('/accesscontrollists/'));
+  assert.equal(acls.length, 1, 'the repository denies Read: its project is not asked');
+  const query = new URL(acls[0]!.url, h.fake.url).searchParams;
+  assert.equal(new URL(acls[0]!.url, h.fake.url).pathname, '/acme/_apis/accesscontrollists/2e9eb7ed-3c0a-47d4-87c1-0ffdd275fd87');
+  assert.deepEqual([query.get('token'), query.get('includeExtendedInfo'), query.get('api-version')], ['repoV2/acme-web-id/vault-id', 'false', '7.1']);
+  assert.ok(!h.fake.requests.slice(before).some((r) => r.url.includes('/teams')), 'no team is listed for it');
+
+  // Those repositories' readers come from members' own tokens: the denied account does not see it.
+  const bob = ACCOUNTS[1]!;
+  const alice = ACCOUNTS[0]!;
+  assert.ok(!(await h.permissions.readableBy({ account: { id: azureId(bob), login: bob.email }, token: bob.token }))?.includes('127.0.0.1/acme/web/vault'));
+  assert.ok(
+    (await h.permissions.readableBy({ account: { id: azureId(alice), login: alice.email }, token: alice.token }))?.includes('127.0.0.1/acme/web/vault'),
+  );
+});
+
 test("an account's repositories: each organization of the connection, with its own token and nothing else", async () => {
   const h = await host();
   const bob = ACCOUNTS[1]!;

@@ -108,7 +108,7 @@ describe('gerrit permissions', () => {
     assert.equal(fake.requests.length, asked);
     const err = await rejection(permissions.accountOfToken('alice:wrong-password'));
     assert.equal(err.kind, 'unauthorized');
-    assert.match(err.message, /refused/);
+    assert.match(err.message, /rejected the token being linked/);
     assert.doesNotMatch(err.message, /wrong-password|TRAWL_TEST/);
   });
 

@@ -111,7 +111,7 @@ describe('gitea permissions', () => {
     const { permissions } = await gitea();
     const err = await rejection(permissions.readableBy({ account: { id: String(bob.id), login: bob.login }, token: 'stale-token' }));
     assert.equal(err.kind, 'unauthorized');
-    assert.match(err.message, /account "bob"'s own token was refused/);
+    assert.match(err.message, /rejected the own token of account "bob"/);
     assert.doesNotMatch(err.message, /stale-token|TRAWL_TEST/);
   });
 

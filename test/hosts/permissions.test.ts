@@ -134,7 +134,19 @@ for (const c of PERMISSION_CASES) {
       assert.equal(a.id, c.accountId(alice));
       const err = await rejection(h.permissions.accountOfToken('not-a-token'));
       assert.equal(err.kind, 'unauthorized');
+      assert.ok(err.message.includes('rejected the token being linked'), err.message);
       assert.ok(!err.message.includes('not-a-token'), 'the message never holds the token');
+      assert.ok(!err.message.includes(TOKEN_ENV), "nor the connection's variable, which is not at fault");
+    });
+
+    test("a refused own token is 'unauthorized' and names the account, never the token or the connection's variable", async () => {
+      const h = await harness(c);
+      const login = loginOf(c, bob);
+      const err = await rejection(h.permissions.readableBy({ account: { id: c.accountId(bob), login }, token: 'revoked-token' }));
+      assert.equal(err.kind, 'unauthorized');
+      assert.ok(err.message.includes(`rejected the own token of account "${login}"`), err.message);
+      assert.ok(!err.message.includes('revoked-token'), 'the message never holds the token');
+      assert.ok(!err.message.includes(TOKEN_ENV), "nor the connection's variable, which is not at fault");
     });
 
     test('a rate limit in the middle of a list is waited out and the list completes', async () => {

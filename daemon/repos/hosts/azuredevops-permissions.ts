@@ -2,6 +2,14 @@
 // credentials (azuredevops.ts), or with an account's own Microsoft Entra token (`Bearer`)
 // in their place.
 //
+//   GET /{org}/{project}/_apis/git/repositories/{repo}   id, project.id: the GUIDs that name
+//       the repository and its project in the Git security namespace
+//   GET /{org}/_apis/accesscontrollists/2e9eb7ed-3c0a-47d4-87c1-0ffdd275fd87?token={token}
+//       &includeExtendedInfo=false    the access control list the Git security namespace keeps
+//       for one token: repoV2/{projectId}/{repoId} (the repository), repoV2/{projectId} (every
+//       repository of the project). value[] {token, inheritPermissions, acesDictionary
+//       {descriptor: {descriptor, allow, deny}}}: an entry per user or group, allow and deny
+//       as permission bits, GenericRead (Read) being 2; value is empty where nothing is set
 //   GET /{org}/_apis/projects/{project}/teams?$top=100&$skip=N              value[].id
 //   GET /{org}/_apis/projects/{project}/teams/{team}/members?$top=100&$skip=N
 //       value[].identity {id, uniqueName, isContainer}: a team's members, accounts or groups
@@ -26,27 +34,37 @@
 //   needs its security namespaces. readersOf lists the members of the project's teams:
 //   project-level. Members of project groups outside any team (Readers, administrators of
 //   the project or organization) are not in it and rely on their own token; groups among a
-//   team's members are not expanded (left out); and a permission denied on one repository
-//   is not seen: a team member denied a repository is still listed as its reader.
+//   team's members are not expanded (left out). A list must never name an account that
+//   cannot read the repository, and a Deny outranks the teams' Allow: so readersOf first
+//   reads the repository's and its project's access control lists, and when an entry of
+//   either denies Read to anyone, or the repository does not inherit its project's
+//   permissions (then the teams' project-level Allow does not reach it), it answers
+//   undefined for that repository. Its readers then come only from members' own tokens and
+//   configuration grants.
 // - acting as an account: there is no impersonation, so readableBy needs the account's own
 //   token, and asks each organization of the connection.
 
 import type { AzureDevOpsConnection } from '../../config/types.ts';
 import type { HostAccount, HostPermissions } from './types.ts';
 import type { ClientConfig, HttpReply, Page } from './http.ts';
-import { JsonClient, accountClient, arr, bool, hostPrefix, obj, optObj, str, withQuery } from './http.ts';
+import { JsonClient, ShapeError, arr, bool, hostPrefix, obj, optObj, str, withQuery } from './http.ts';
+import { withOwnToken } from './own-token.ts';
 
 const API_VERSION = '7.1';
 // connectionData has only preview versions.
 const CONNECTION_DATA_VERSION = '7.1-preview';
 const PAGE_SIZE = 100;
+/** The Git Repositories security namespace. */
+const GIT_NAMESPACE = '2e9eb7ed-3c0a-47d4-87c1-0ffdd275fd87';
+/** Its GenericRead permission bit: reading the code. */
+const GENERIC_READ = 2;
 
 export function azureDevOpsPermissions(conn: AzureDevOpsConnection, cfg: ClientConfig): HostPermissions {
   const client = new JsonClient(cfg);
   const identities = new JsonClient({ ...cfg, baseUrl: identityServiceUrl(cfg.baseUrl) });
   const prefix = hostPrefix(conn.url);
   const orgs = [...new Set([...conn.orgs, ...conn.projects.map(owner), ...conn.repos.map(owner)])];
-  const asAccount = (token: string): JsonClient => accountClient(cfg, token, { authorization: `Bearer ${token}` });
+  const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
   /** Every item of a $top/$skip list, until an empty page. */
   const skipping = <T>(path: string, map: (v: unknown) => T, signal: AbortSignal | undefined, notFound: string): Promise<T[]> => {
@@ -59,9 +77,26 @@ export function azureDevOpsPermissions(conn: AzureDevOpsConnection, cfg: ClientC
     return client.paginate(withQuery(path, { 'api-version': API_VERSION, $top: PAGE_SIZE, $skip: 0 }), page, { signal, notFound });
   };
 
+  /** Whether the repository's own permissions may take Read away from its project's teams (see the header). */
+  const readRestricted = async (org: string, project: string, repo: string, signal: AbortSignal | undefined): Promise<boolean> => {
+    const path = withQuery(`/${encodeURIComponent(org)}/${encodeURIComponent(project)}/_apis/git/repositories/${encodeURIComponent(repo)}`, {
+      'api-version': API_VERSION,
+    });
+    const ids = await client.get(path, (d) => securityIds(obj(d, 'repository')), { signal, notFound: `repository "${org}/${project}/${repo}"` });
+    const acls = (token: string): Promise<AccessControlList[]> => {
+      const query = { token, includeExtendedInfo: 'false', 'api-version': API_VERSION };
+      const aclPath = withQuery(`/${encodeURIComponent(org)}/_apis/accesscontrollists/${GIT_NAMESPACE}`, query);
+      return client.get(aclPath, (d) => arr(obj(d, 'access control lists').value, 'value').map(aclOf), { signal, notFound: `organization "${org}"` });
+    };
+    const ofRepo = await acls(`repoV2/${ids.project}/${ids.repo}`);
+    if (ofRepo.some((l) => l.deniesRead || !l.inherits)) return true;
+    return (await acls(`repoV2/${ids.project}`)).some((l) => l.deniesRead);
+  };
+
   return {
     async readersOf(displayName, signal) {
-      const [org, project] = parts(client, displayName);
+      const [org, project, repo] = parts(client, displayName);
+      if (await readRestricted(org, project, repo, signal)) return undefined;
       const base = `/${encodeURIComponent(org)}/_apis/projects/${encodeURIComponent(project)}/teams`;
       const teams = await skipping(base, (v) => str(obj(v, 'team'), 'id'), signal, `project "${org}/${project}"`);
       const readers = new Map<string, HostAccount>();
@@ -74,18 +109,19 @@ export function azureDevOpsPermissions(conn: AzureDevOpsConnection, cfg: ClientC
 
     async readableBy(who, signal) {
       if (who.token === undefined) return undefined;
-      const own = asAccount(who.token);
-      const names = new Set<string>();
-      for (const org of orgs) {
-        const nameOf = (v: unknown): string => {
-          const r = obj(v, 'repository');
-          return `${prefix}/${org}/${str(obj(r.project, 'project'), 'name')}/${str(r, 'name')}`;
-        };
-        const path = withQuery(`/${encodeURIComponent(org)}/_apis/git/repositories`, { 'api-version': API_VERSION });
-        const list = await own.get(path, (d) => arr(obj(d, 'repository list').value, 'value').map(nameOf), { signal, notFound: `organization "${org}"` });
-        for (const name of list) names.add(name);
-      }
-      return [...names];
+      return withOwnToken(cfg, bearer(who.token), who.account.login, async (own) => {
+        const names = new Set<string>();
+        for (const org of orgs) {
+          const nameOf = (v: unknown): string => {
+            const r = obj(v, 'repository');
+            return `${prefix}/${org}/${str(obj(r.project, 'project'), 'name')}/${str(r, 'name')}`;
+          };
+          const path = withQuery(`/${encodeURIComponent(org)}/_apis/git/repositories`, { 'api-version': API_VERSION });
+          const list = await own.get(path, (d) => arr(obj(d, 'repository list').value, 'value').map(nameOf), { signal, notFound: `organization "${org}"` });
+          for (const name of list) names.add(name);
+        }
+        return [...names];
+      });
     },
 
     async accountByLogin(login, signal) {
@@ -110,7 +146,9 @@ export function azureDevOpsPermissions(conn: AzureDevOpsConnection, cfg: ClientC
       const org = orgs[0];
       if (org === undefined) throw client.error('not-found', 'the connection names no organization to ask who a token belongs to');
       const path = withQuery(`/${encodeURIComponent(org)}/_apis/connectionData`, { 'api-version': CONNECTION_DATA_VERSION });
-      const account = await asAccount(token).get(path, (d) => identityOf(obj(d, 'connection data').authenticatedUser), { signal });
+      const account = await withOwnToken(cfg, bearer(token), undefined, (own) =>
+        own.get(path, (d) => identityOf(obj(d, 'connection data').authenticatedUser), { signal }),
+      );
       if (account === undefined) throw client.error('bad-response', `${client.baseUrl}${path} did not name a user account`);
       return account;
     },
@@ -127,11 +165,35 @@ function owner(spec: string): string {
   return spec.split('/')[0]!;
 }
 
-/** "org/project/repo" → org and project; anything else is a caller's mistake. */
-function parts(client: JsonClient, displayName: string): [string, string] {
-  const m = /^([^/]+)\/([^/]+)\/[^/]+$/.exec(displayName);
+/** "org/project/repo" → its three parts; anything else is a caller's mistake. */
+function parts(client: JsonClient, displayName: string): [string, string, string] {
+  const m = /^([^/]+)\/([^/]+)\/([^/]+)$/.exec(displayName);
   if (m === null) throw client.error('not-found', `"${displayName}" is not an Azure DevOps repository name (org/project/repo)`);
-  return [m[1]!, m[2]!];
+  return [m[1]!, m[2]!, m[3]!];
+}
+
+/** The ids of a repository (a GitRepository answer) and of its project. */
+function securityIds(repository: Record<string, unknown>): { repo: string; project: string } {
+  return { repo: str(repository, 'id'), project: str(obj(repository.project, 'project'), 'id') };
+}
+
+/** What readersOf needs of an access control list. */
+interface AccessControlList {
+  /** Whether an entry denies Read (to a user or a group: which one does not matter). */
+  deniesRead: boolean;
+  /** Whether the token also takes its parent's permissions. */
+  inherits: boolean;
+}
+
+function aclOf(v: unknown): AccessControlList {
+  const acl = obj(v, 'access control list');
+  const entries = Object.values(obj(acl.acesDictionary, 'field "acesDictionary"')).map((e) => obj(e, 'access control entry'));
+  const deniesRead = entries.some((e) => {
+    const deny = e.deny;
+    if (typeof deny !== 'number' || !Number.isInteger(deny)) throw new ShapeError('field "deny" of an access control entry is not an integer');
+    return (deny & GENERIC_READ) !== 0;
+  });
+  return { deniesRead, inherits: bool(acl, 'inheritPermissions', true) };
 }
 
 /** An account from a uniqueName; its email when the name is an address. */

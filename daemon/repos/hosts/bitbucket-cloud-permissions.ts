@@ -31,7 +31,8 @@ import type { BitbucketConnection } from '../../config/types.ts';
 import type { AccountCredential, HostAccount, HostPermissions } from './types.ts';
 import { HostError } from './types.ts';
 import type { ClientConfig, Page } from './http.ts';
-import { JsonClient, accountClient, arr, hostPrefix, obj, optStr, str, withQuery } from './http.ts';
+import { JsonClient, arr, hostPrefix, obj, optStr, str, withQuery } from './http.ts';
+import { withOwnToken } from './own-token.ts';
 
 const PAGE_SIZE = 100;
 const READ_PERMISSIONS = new Set(['read', 'write', 'admin']);
@@ -41,7 +42,7 @@ export function bitbucketCloudPermissions(conn: BitbucketConnection, cfg: Client
   const client = new JsonClient(cfg);
   const prefix = hostPrefix(conn.url);
   const workspaces = connectionWorkspaces(conn);
-  const asAccount = (token: string): JsonClient => accountClient(cfg, token, { authorization: `Bearer ${token}` });
+  const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
   return {
     async readersOf(displayName, signal) {
@@ -60,16 +61,17 @@ export function bitbucketCloudPermissions(conn: BitbucketConnection, cfg: Client
 
     async readableBy(who: AccountCredential, signal) {
       if (who.token === undefined) return undefined;
-      const own = asAccount(who.token);
       const slugOf = (v: unknown): string => str(obj(obj(v, 'workspace access').workspace, 'workspace'), 'slug').toLowerCase();
-      const accessible = new Set(await own.paginate(withQuery('/user/workspaces', { pagelen: PAGE_SIZE }), valuesPage(slugOf), { signal }));
       const nameOf = (v: unknown): string => `${prefix}/${str(obj(v, 'repository'), 'full_name')}`;
-      const names = new Set<string>();
-      for (const ws of workspaces.filter((w) => accessible.has(w.toLowerCase()))) {
-        const path = withQuery(`/repositories/${encodeURIComponent(ws)}`, { role: 'member', pagelen: PAGE_SIZE });
-        for (const name of await own.paginate(path, valuesPage(nameOf), { signal, notFound: `workspace "${ws}"` })) names.add(name);
-      }
-      return [...names];
+      return withOwnToken(cfg, bearer(who.token), who.account.login, async (own) => {
+        const accessible = new Set(await own.paginate(withQuery('/user/workspaces', { pagelen: PAGE_SIZE }), valuesPage(slugOf), { signal }));
+        const names = new Set<string>();
+        for (const ws of workspaces.filter((w) => accessible.has(w.toLowerCase()))) {
+          const path = withQuery(`/repositories/${encodeURIComponent(ws)}`, { role: 'member', pagelen: PAGE_SIZE });
+          for (const name of await own.paginate(path, valuesPage(nameOf), { signal, notFound: `workspace "${ws}"` })) names.add(name);
+        }
+        return [...names];
+      });
     },
 
     async accountByLogin(login, signal) {
@@ -93,12 +95,13 @@ export function bitbucketCloudPermissions(conn: BitbucketConnection, cfg: Client
       return found.values().next().value;
     },
 
-    async accountOfToken(token, signal) {
-      const own = asAccount(token);
-      const account = await own.get('/user', accountOf, { signal });
-      if (account === undefined) throw client.error('bad-response', `${client.baseUrl}/user did not name a user account`);
-      const email = await primaryEmail(own, signal);
-      return email === undefined ? account : { ...account, email };
+    accountOfToken(token, signal) {
+      return withOwnToken(cfg, bearer(token), undefined, async (own) => {
+        const account = await own.get('/user', accountOf, { signal });
+        if (account === undefined) throw client.error('bad-response', `${client.baseUrl}/user did not name a user account`);
+        const email = await primaryEmail(own, signal);
+        return email === undefined ? account : { ...account, email };
+      });
     },
   };
 }

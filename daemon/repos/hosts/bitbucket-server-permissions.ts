@@ -37,7 +37,8 @@
 import type { BitbucketConnection } from '../../config/types.ts';
 import type { HostAccount, HostPermissions } from './types.ts';
 import type { ClientConfig, HttpReply, Page } from './http.ts';
-import { JsonClient, ShapeError, accountClient, arr, bool, hostPrefix, obj, str, trimSlash, withQuery } from './http.ts';
+import { JsonClient, ShapeError, arr, bool, hostPrefix, obj, str, trimSlash, withQuery } from './http.ts';
+import { withOwnToken } from './own-token.ts';
 
 const PAGE_SIZE = 100;
 const REPO_READ = new Set(['REPO_READ', 'REPO_WRITE', 'REPO_ADMIN']);
@@ -59,7 +60,7 @@ interface Reader {
 export function bitbucketServerPermissions(conn: BitbucketConnection, cfg: ClientConfig): HostPermissions {
   const client = new JsonClient(cfg);
   const prefix = hostPrefix(trimSlash(conn.url));
-  const asAccount = (token: string): JsonClient => accountClient(cfg, token, { authorization: `Bearer ${token}` });
+  const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
   const all = <T>(c: JsonClient, path: string, map: (v: unknown) => T, signal: AbortSignal | undefined, notFound?: string): Promise<T[]> =>
     c.paginate(withQuery(path, { limit: PAGE_SIZE, start: 0 }), startPage(map), { signal, ...(notFound === undefined ? {} : { notFound }) });
@@ -107,7 +108,9 @@ export function bitbucketServerPermissions(conn: BitbucketConnection, cfg: Clien
         const r = obj(v, 'repository');
         return `${prefix}/${str(obj(r.project, 'project'), 'key')}/${str(r, 'slug')}`;
       };
-      const names = await all(asAccount(who.token), withQuery('/repos', { permission: 'REPO_READ' }), nameOf, signal);
+      const names = await withOwnToken(cfg, bearer(who.token), who.account.login, (own) =>
+        all(own, withQuery('/repos', { permission: 'REPO_READ' }), nameOf, signal),
+      );
       return [...new Set(names)];
     },
 
@@ -116,17 +119,18 @@ export function bitbucketServerPermissions(conn: BitbucketConnection, cfg: Clien
       return account;
     },
 
-    async accountOfToken(token, signal) {
-      const own = asAccount(token);
+    accountOfToken(token, signal) {
       const userName = (_data: unknown, reply: HttpReply): string => {
         const name = reply.headers.get('x-ausername');
         if (name === null || name === '') throw new ShapeError('no X-AUSERNAME header names the signed-in user');
         return name;
       };
-      const name = await own.get(withQuery('/profile/recent/repos', { limit: 1 }), userName, { signal });
-      const [account] = await usersNamed(own, name, signal);
-      if (account === undefined) throw client.error('bad-response', `the server signed the token in as "${name}", who is not among its users`);
-      return account;
+      return withOwnToken(cfg, bearer(token), undefined, async (own) => {
+        const name = await own.get(withQuery('/profile/recent/repos', { limit: 1 }), userName, { signal });
+        const [account] = await usersNamed(own, name, signal);
+        if (account === undefined) throw client.error('bad-response', `the server signed the token in as "${name}", who is not among its users`);
+        return account;
+      });
     },
   };
 }

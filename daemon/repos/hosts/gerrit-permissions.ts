@@ -21,10 +21,10 @@
 // take it away again, so who reads a project is known only by asking as each account.
 
 import type { AccountCredential, HostAccount, HostPermissions } from './types.ts';
-import type { HostContext } from './http.ts';
+import type { ClientConfig, HostContext } from './http.ts';
 import { JsonClient, ShapeError, basicAuth, compact, obj, optStr, str } from './http.ts';
 import { listProjects } from './gerrit-projects.ts';
-import { accountContext, asAccount } from './account-token.ts';
+import { withOwnToken } from './own-token.ts';
 
 export interface GerritPermissionConfig {
   /** The connection's context; with a token, that is `user`'s HTTP password. */
@@ -41,9 +41,8 @@ export interface GerritPermissionConfig {
 
 export function createGerritPermissions(cfg: GerritPermissionConfig): HostPermissions {
   const { context, url, prefix, connection, user } = cfg;
-  /** A client signed in as an account, with its own HTTP password in place of the connection's. */
-  const signedIn = (login: string, password: string): JsonClient =>
-    new JsonClient({ context: accountContext(context, password), baseUrl: `${url}/a`, auth: { authorization: basicAuth(login, password) } });
+  /** Where an account signs in with its own login and HTTP password (withOwnToken). */
+  const signIn: ClientConfig = { context, baseUrl: `${url}/a` };
   /** The connection's user acting as the account with this id. */
   const runAs = (connectionUser: string, password: string, accountId: string): JsonClient =>
     new JsonClient({ context, baseUrl: `${url}/a`, auth: { authorization: basicAuth(connectionUser, password), 'x-gerrit-runas': accountId } });
@@ -61,8 +60,7 @@ export function createGerritPermissions(cfg: GerritPermissionConfig): HostPermis
       const login = who.account.login;
       if (who.token !== undefined) {
         const password = who.token.startsWith(`${login}:`) ? who.token.slice(login.length + 1) : who.token;
-        const client = signedIn(login, password);
-        return asAccount(client, `account "${login}"'s own HTTP password`, () => visible(client, signal));
+        return withOwnToken(signIn, { authorization: basicAuth(login, password) }, login, (client) => visible(client, signal));
       }
       if (context.token === undefined || user === undefined) return undefined;
       return visible(runAs(user, context.token, who.account.id), signal);
@@ -79,8 +77,8 @@ export function createGerritPermissions(cfg: GerritPermissionConfig): HostPermis
       if (colon <= 0 || colon === token.length - 1) {
         throw connection.error('unauthorized', 'a Gerrit account token is "login:HTTP password", and the one given is not');
       }
-      const client = signedIn(token.slice(0, colon), token.slice(colon + 1));
-      return asAccount(client, 'the login and HTTP password given', () => client.get('/accounts/self', accountFrom, { signal, xssiPrefix: true }));
+      const auth = { authorization: basicAuth(token.slice(0, colon), token.slice(colon + 1)) };
+      return withOwnToken(signIn, auth, undefined, (client) => client.get('/accounts/self', accountFrom, { signal, xssiPrefix: true }));
     },
   };
 }

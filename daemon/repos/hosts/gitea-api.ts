@@ -9,7 +9,7 @@
 // until a page comes back shorter than asked (50 is the default MAX_RESPONSE_ITEMS).
 
 import { JsonClient, arr, nextLink, trimSlash, withQuery } from './http.ts';
-import type { HostContext, HttpReply, Page } from './http.ts';
+import type { ClientConfig, HostContext, HttpReply, Page } from './http.ts';
 
 export const GITEA_LIMIT = 50;
 
@@ -21,10 +21,19 @@ export interface GiteaCredentials {
 
 /** A client of the API of the Gitea at `url`; anonymous without credentials. */
 export function giteaClient(context: HostContext, url: string, as?: GiteaCredentials): JsonClient {
-  const auth: Record<string, string> = {};
-  if (as !== undefined) auth.authorization = `token ${as.token}`;
-  if (as?.sudo !== undefined) auth.sudo = as.sudo;
-  return new JsonClient({ context, baseUrl: `${trimSlash(url)}/api/v1`, auth });
+  return new JsonClient({ ...giteaSettings(context, url), auth: as === undefined ? {} : giteaAuth(as) });
+}
+
+/** The settings of a client of the API of the Gitea at `url`, without credentials. */
+export function giteaSettings(context: HostContext, url: string): ClientConfig {
+  return { context, baseUrl: `${trimSlash(url)}/api/v1` };
+}
+
+/** The credential headers that send a request as `as`. */
+export function giteaAuth(as: GiteaCredentials): Record<string, string> {
+  const auth: Record<string, string> = { authorization: `token ${as.token}` };
+  if (as.sudo !== undefined) auth.sudo = as.sudo;
+  return auth;
 }
 
 /** `path` asking for the first page of GITEA_LIMIT items. */

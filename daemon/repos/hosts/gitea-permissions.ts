@@ -31,8 +31,8 @@
 import type { AccountCredential, HostAccount, HostPermissions } from './types.ts';
 import type { HostContext, JsonClient } from './http.ts';
 import { ShapeError, arr, bool, compact, obj, optObj, optStr, str } from './http.ts';
-import { firstPage, giteaClient, giteaPages } from './gitea-api.ts';
-import { accountContext, asAccount } from './account-token.ts';
+import { firstPage, giteaAuth, giteaClient, giteaPages, giteaSettings } from './gitea-api.ts';
+import { withOwnToken } from './own-token.ts';
 
 /** Team access modes under which a unit can be read. */
 const READS = new Set(['read', 'write', 'admin', 'owner']);
@@ -49,7 +49,6 @@ export interface GiteaPermissionConfig {
 export function createGiteaPermissions(cfg: GiteaPermissionConfig): HostPermissions {
   const { context, url, prefix } = cfg;
   const connection = giteaClient(context, url, context.token === undefined ? undefined : { token: context.token });
-  const withToken = (token: string): JsonClient => giteaClient(accountContext(context, token), url, { token });
   const readableName = (v: unknown): string | undefined => {
     const o = obj(v, 'repository');
     const permissions = optObj(o, 'permissions');
@@ -82,12 +81,11 @@ export function createGiteaPermissions(cfg: GiteaPermissionConfig): HostPermissi
     },
 
     async readableBy(who: AccountCredential, signal) {
-      let client: JsonClient;
-      if (who.token !== undefined) client = withToken(who.token);
-      else if (context.token !== undefined) client = giteaClient(context, url, { token: context.token, sudo: who.account.login });
+      const list = (client: JsonClient): Promise<Array<string | undefined>> => client.paginate(firstPage('/user/repos'), giteaPages(readableName), { signal });
+      let names: Array<string | undefined>;
+      if (who.token !== undefined) names = await withOwnToken(giteaSettings(context, url), giteaAuth({ token: who.token }), who.account.login, list);
+      else if (context.token !== undefined) names = await list(giteaClient(context, url, { token: context.token, sudo: who.account.login }));
       else return undefined;
-      const list = (): Promise<Array<string | undefined>> => client.paginate(firstPage('/user/repos'), giteaPages(readableName), { signal });
-      const names = who.token === undefined ? await list() : await asAccount(client, `account "${who.account.login}"'s own token`, list);
       return [...new Set(names.filter((n): n is string => n !== undefined))];
     },
 
@@ -97,12 +95,11 @@ export function createGiteaPermissions(cfg: GiteaPermissionConfig): HostPermissi
     },
 
     async accountOfToken(token, signal) {
-      const client = withToken(token);
       const own = (d: unknown): HostAccount => {
         const o = obj(d, 'user');
         return compact<HostAccount>({ ...accountFrom(o), email: optStr(o, 'email')?.toLowerCase() });
       };
-      return asAccount(client, 'the token given', () => client.get('/user', own, { signal }));
+      return withOwnToken(giteaSettings(context, url), giteaAuth({ token }), undefined, (client) => client.get('/user', own, { signal }));
     },
   };
 }

@@ -41,7 +41,7 @@ export function createGitHubPermissions(settings: ClientConfig, prefix: string):
   return {
     async readableBy(who: AccountCredential, signal) {
       if (who.token === undefined) return undefined;
-      const names = await withOwnToken(settings, bearer(who.token), `the own token of account "${who.account.login}"`, (c) =>
+      const names = await withOwnToken(settings, bearer(who.token), who.account.login, (c) =>
         c.paginate(
           READABLE,
           listPage('repository list', (v) => `${prefix}/${str(obj(v, 'repository'), 'full_name')}`),
@@ -71,7 +71,7 @@ export function createGitHubPermissions(settings: ClientConfig, prefix: string):
       return accountFrom(user);
     },
     accountOfToken(token, signal) {
-      return withOwnToken(settings, bearer(token), 'the token being linked', async (c) => {
+      return withOwnToken(settings, bearer(token), undefined, async (c) => {
         const account = accountFrom(await c.get('/user', (data) => obj(data, 'user'), { signal }));
         const email = await primaryEmail(c, signal);
         return email === undefined ? account : { ...account, email };

@@ -39,6 +39,7 @@ const READABLE = `/projects?membership=true&min_access_level=${REPORTER}&simple=
 
 export function createGitLabPermissions(settings: ClientConfig, prefix: string): HostPermissions {
   const client = new JsonClient(settings);
+  const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
   const projectNames = (c: JsonClient, path: string, opts: GetOptions): Promise<string[]> =>
     c.paginate(
       path,
@@ -50,8 +51,7 @@ export function createGitLabPermissions(settings: ClientConfig, prefix: string):
     async readableBy(who: AccountCredential, signal) {
       let names: string[];
       if (who.token !== undefined) {
-        const whose = `the own token of account "${who.account.login}"`;
-        names = await withOwnToken(settings, { authorization: `Bearer ${who.token}` }, whose, (c) => projectNames(c, READABLE, { signal }));
+        names = await withOwnToken(settings, bearer(who.token), who.account.login, (c) => projectNames(c, READABLE, { signal }));
       } else if (settings.auth !== undefined) {
         const { id, login } = who.account;
         names = await projectNames(client, `${READABLE}&sudo=${encodeURIComponent(id)}`, { signal, notFound: `account "${login}" (id ${id})` });
@@ -79,9 +79,7 @@ export function createGitLabPermissions(settings: ClientConfig, prefix: string):
       return user === undefined ? undefined : accountFrom(user);
     },
     accountOfToken(token, signal) {
-      return withOwnToken(settings, { authorization: `Bearer ${token}` }, 'the token being linked', (c) =>
-        c.get('/user', (data) => accountFrom(obj(data, 'user')), { signal }),
-      );
+      return withOwnToken(settings, bearer(token), undefined, (c) => c.get('/user', (data) => accountFrom(obj(data, 'user')), { signal }));
     },
   };
 }

@@ -271,21 +271,20 @@ export class JsonClient {
     const said = hostMessage(reply);
     // "(HTTP 404: 404 Group Not Found)": the host's own words help when ours guess wrong.
     const http = said === undefined ? `HTTP ${status}` : `HTTP ${status}: ${said}`;
-    // An account's own token (accountClient) came from no environment variable.
-    const theToken = env === undefined ? "the account's token" : `the token in ${env}`;
     if (status === 401 || status === this.cfg.signInStatus) {
-      if (!hasToken) return this.error('unauthorized', `${url} requires authentication (${http}); give the connection a token`);
-      return this.error('unauthorized', `token rejected by ${url} (${http})${env === undefined ? '' : `; check the env var ${env}`}`);
+      return hasToken
+        ? this.error('unauthorized', `token rejected by ${url} (${http}); check the env var ${env}`)
+        : this.error('unauthorized', `${url} requires authentication (${http}); give the connection a token`);
     }
     if (status === 403) {
       return this.error(
         'forbidden',
-        `access denied to ${url} (${http})${hasToken ? `; ${theToken} lacks the permission or scope` : '; the connection has no token'}`,
+        `access denied to ${url} (${http})${hasToken ? `; the token in ${env} lacks the permission or scope` : '; the connection has no token'}`,
       );
     }
     if (status === 404) {
       if (notFound === undefined) return this.error('not-found', `${url} not found (${http}); check the connection's url`);
-      return this.error('not-found', `${notFound} not found at ${url} (${http})${hasToken ? `, or ${theToken} cannot see it` : ''}`);
+      return this.error('not-found', `${notFound} not found at ${url} (${http})${hasToken ? `, or the token in ${env} cannot see it` : ''}`);
     }
     if (status >= 500) {
       return this.error('unreachable', `${url} failed ${SERVER_ERROR_BACKOFF_MS.length + 1} times (${http})`);
@@ -409,16 +408,6 @@ export function hostPrefix(webUrl: string): string {
   const host = u.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
   const path = trimSlash(decodeURIComponent(u.pathname));
   return host + path;
-}
-
-/**
- * The settings of `cfg` acting as one account: its own token's credential headers in place
- * of the connection's (never both), and refusals that blame that token rather than the
- * connection's environment variable.
- */
-export function accountClient(cfg: ClientConfig, token: string, auth: Record<string, string>): JsonClient {
-  const { name, transport } = cfg.context;
-  return new JsonClient({ ...cfg, context: { name, transport, token }, auth });
 }
 
 /** `Authorization: Basic` value. */

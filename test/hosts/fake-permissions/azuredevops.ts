@@ -1,11 +1,16 @@
 // Azure DevOps's permission API in its real shapes: a project's teams and their members
-// ($top/$skip, capped at the page size), an organization's repositories as an account sees
-// them, the identities API, and connectionData. The identities API, at vssps.dev.azure.com
-// on Azure DevOps Services, is served here under the connection's url, where Azure DevOps
-// Server serves it. Accounts are Entra ID users: uniqueName is their address
-// (FakeAccount.email). A project's readers are the readers of its private repositories; its
-// teams hold them: the default team all of them and a group, a second team the first again. The connection's basic :TOKEN is an administrator; an account's own
-// token is `Bearer FakeAccount.token`.
+// ($top/$skip, capped at the page size), the access control lists of the Git security
+// namespace, an organization's repositories as an account sees them, the identities API, and
+// connectionData. The identities API, at vssps.dev.azure.com on Azure DevOps Services, is
+// served here under the connection's url, where Azure DevOps Server serves it. Accounts are
+// Entra ID users: uniqueName is their address (FakeAccount.email). A project's readers are
+// the readers of its private repositories; its teams hold them: the default team all of
+// them and a group, a second team the first again. Every project's token allows its
+// Contributors group Read and more, and its Readers group Read while denying it Contribute
+// (a deny that is not of Read); FakeRepo.azureAcl adds denies of Read, or a repository that
+// does not inherit (only its readers allowed Read); a repository without azureAcl has no
+// list of its own. An account's own token sees what that leaves it. The connection's basic
+// :TOKEN is an administrator; an account's own token is `Bearer FakeAccount.token`.
 
 import type { IncomingHttpHeaders } from 'node:http';
 import { basic, perPage } from '../fake-http.ts';
@@ -15,6 +20,14 @@ import type { Env, FakeAccount, FakeRepo, FakeRequest, PermissionApi, Reply } fr
 export function azureId(a: FakeAccount): string {
   return `00000000-0000-0000-0000-${String(a.id).padStart(12, '0')}`;
 }
+
+/** The Git Repositories security namespace. */
+const GIT_NAMESPACE = '2e9eb7ed-3c0a-47d4-87c1-0ffdd275fd87';
+// Git permission bits.
+const READ = 2;
+const CONTRIBUTE = 4;
+const CREATE_BRANCH = 16;
+const PULL_REQUEST_CONTRIBUTE = 16384;
 
 interface Team {
   id: string;
@@ -30,6 +43,13 @@ export function azureDevOpsPermissions(env: Env): PermissionApi {
     return env.accounts.filter((a) => logins.has(a.login));
   };
   const isPrivate = (org: string, project: string): boolean => projectRepos(org, project).some((r) => r.private === true);
+  const projectDenies = (org: string, project: string): string[] => projectRepos(org, project).flatMap((r) => r.azureAcl?.projectDenyRead ?? []);
+  /** Whether `who` reads `r`: a project reader not denied, or a reader of a repository that does not inherit. */
+  const reads = (r: FakeRepo, who: FakeAccount): boolean => {
+    if (r.azureAcl?.denyRead?.includes(who.login) || projectDenies(r.owner, r.group).includes(who.login)) return false;
+    if (r.azureAcl?.noInheritance === true) return r.readers?.includes(who.login) === true;
+    return !isPrivate(r.owner, r.group) || readersOf(r.owner, r.group).includes(who);
+  };
   const teamsOf = (org: string, project: string): Team[] => {
     const readers = readersOf(org, project);
     return [
@@ -99,7 +119,7 @@ export function azureDevOpsPermissions(env: Env): PermissionApi {
     if (missing) return missing;
     const inOrg = env.repos.filter((r) => r.owner === org);
     if (inOrg.length === 0) return notFound(`The organization ${org} could not be found.`, 'UnauthorizedRequestException');
-    const readable = inOrg.filter((r) => who === undefined || !isPrivate(org!, r.group) || readersOf(org!, r.group).includes(who));
+    const readable = inOrg.filter((r) => who === undefined || reads(r, who));
     const json = (r: FakeRepo): unknown => ({
       id: `${r.name}-id`,
       name: r.name,
@@ -109,6 +129,50 @@ export function azureDevOpsPermissions(env: Env): PermissionApi {
       isDisabled: r.archived === true,
     });
     return ok({ count: readable.length, value: readable.map(json) });
+  };
+
+  /** The access control list of a Git security token, for the administrator. */
+  const accessControlLists = (s: string[], query: URLSearchParams, who: FakeAccount | undefined): Reply | undefined => {
+    const [org, second, third, namespace] = s;
+    if (!(s.length === 4 && second === '_apis' && third === 'accesscontrollists') || who !== undefined) return undefined;
+    const missing = version(query, '7.1');
+    if (missing) return missing;
+    if (namespace !== GIT_NAMESPACE) return notFound(`fake: only the Git security namespace is served, not ${namespace}`, 'InvalidSecurityNamespaceException');
+    const token = query.get('token') ?? '';
+    const m = /^repoV2\/([^/]+)(?:\/([^/]+))?$/.exec(token);
+    if (m === null) return badRequest(`expected token=repoV2/{projectId}[/{repoId}], got "${token}"`);
+    const inProject = env.repos.filter((r) => r.owner === org && `${org}-${r.group}-id` === m[1]);
+    const project = inProject[0]?.group;
+    const repo = m[2] === undefined ? undefined : inProject.find((r) => `${r.name}-id` === m[2]);
+    if (project === undefined || (m[2] !== undefined && repo === undefined)) return ok({ count: 0, value: [] });
+    // An entry is keyed by its descriptor: a project group's SID ends in the group's relative id.
+    const group = (rid: number, allow: number, deny: number): [string, unknown] => {
+      const descriptor = `Microsoft.TeamFoundation.Identity;S-1-9-1551374245-1204400969-2402986413-${rid}`;
+      return [descriptor, { descriptor, allow, deny }];
+    };
+    const user = (login: string, allow: number, deny: number): [string, unknown] => {
+      const email = env.accounts.find((a) => a.login === login)?.email ?? login;
+      const descriptor = `Microsoft.IdentityModel.Claims.ClaimsIdentity;tenant\\${email}`;
+      return [descriptor, { descriptor, allow, deny }];
+    };
+    let aces: Array<[string, unknown]>;
+    let inherit = true;
+    if (repo === undefined) {
+      aces = [
+        group(1, READ | CONTRIBUTE | CREATE_BRANCH | PULL_REQUEST_CONTRIBUTE, 0), // Contributors
+        group(2, READ, CONTRIBUTE), // Readers
+        ...projectDenies(org!, project).map((l) => user(l, 0, READ | CONTRIBUTE)),
+      ];
+    } else {
+      const acl = repo.azureAcl;
+      if (acl === undefined) return ok({ count: 0, value: [] });
+      inherit = acl.noInheritance !== true;
+      aces = [
+        ...(acl.noInheritance ? (repo.readers ?? []).map((l) => user(l, READ, 0)) : []),
+        ...(acl.denyRead ?? []).map((l) => user(l, 0, READ | CONTRIBUTE)),
+      ];
+    }
+    return ok({ count: 1, value: [{ inheritPermissions: inherit, token, acesDictionary: Object.fromEntries(aces) }] });
   };
 
   /** Identity search and the signed-in account: any valid credential. */
@@ -144,7 +208,7 @@ export function azureDevOpsPermissions(env: Env): PermissionApi {
       // Neither the connection's PAT nor an account's token: the listing fake refuses it.
       if (who === undefined && !basic(req.headers, undefined)) return undefined;
       const s = req.segments;
-      return teams(s, req.query, who) ?? repositories(s, req.query, who) ?? identities(s, req.query, who);
+      return teams(s, req.query, who) ?? repositories(s, req.query, who) ?? accessControlLists(s, req.query, who) ?? identities(s, req.query, who);
     },
   };
 }
