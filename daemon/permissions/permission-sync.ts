@@ -256,7 +256,7 @@ async function syncAccounts(pass: ConnectionPass): Promise<void> {
       report.accounts.failed++;
       const message =
         err instanceof HostError && err.kind === 'unauthorized' && token !== undefined
-          ? `the host refused the member's own token (${err.message}); they should sign in with the host again`
+          ? `${err.message}; the member should sign in with the host again`
           : failure(err);
       await options.store.permissions.recordAccountSyncError(account.userId, pass.name, message, now());
       options.log.warn({ connection: pass.name, userId: account.userId, err: message }, 'permission sync: what an account can read could not be listed');
