@@ -3,9 +3,9 @@
 // email, directly or through a group; repository-name globs, case-insensitive as hosts
 // treat names), and those their code host lets them read (the permission sync's results in
 // the store, permissions/). A member's sets are resolved once and kept: the grants until
-// the catalog changes (a generation), the host's until the permission sync writes again
-// (`changed`, in this process) or, for writes of other processes sharing the store (a
-// cluster's nodes), for at most SYNCED_TTL_MS; so a request pays one lookup and a
+// the catalog changes (a generation), the host's until the permission sync or a link writes
+// again (`changed`, in this process) or, where other processes write the same store (a
+// cluster's nodes), for at most `sharedTtlMs`; so a request pays one lookup and a
 // repository one or two Set probes, never a glob match or a store read per shard or file.
 
 import type { PermissionsConfig, PermissionsMode } from '../config/types.ts';
@@ -31,11 +31,18 @@ export interface SyncedPermissions {
 /** The most members whose resolved sets are kept; past it the oldest are resolved again when next asked. */
 const KEPT_MEMBERS = 10_000;
 /**
- * How long a member's host permissions read from the store are trusted without a write of
- * this process's permission sync: the delay before another process's sync (a cluster's
- * other node) takes effect here, small beside any sync interval.
+ * In a cluster, how long a member's host permissions read from the store are trusted: the
+ * delay before another node's sync takes effect here, small beside any sync interval.
  */
 export const SYNCED_TTL_MS = 10_000;
+
+export interface PermissionsOptions {
+  /** What the host permissions are read from; absent: grants only. */
+  synced?: SyncedPermissions;
+  /** Other processes write the store too: re-read a member's host permissions after this long. Absent: only `changed` does. */
+  sharedTtlMs?: number;
+  now?: () => number;
+}
 
 interface Synced {
   repos: ReadonlySet<number>;
@@ -57,12 +64,15 @@ export class RepositoryPermissions {
   /** Bumped by `changed()`: every set read before is stale. */
   #epoch = 0;
 
-  constructor(mode: PermissionsMode, config: PermissionsConfig, catalog: RepositoryNames, synced?: SyncedPermissions, now: () => number = Date.now) {
+  readonly #ttlMs: number;
+
+  constructor(mode: PermissionsMode, config: PermissionsConfig, catalog: RepositoryNames, options: PermissionsOptions = {}) {
     this.#mode = mode;
     this.#config = config;
     this.#catalog = catalog;
-    this.#store = synced;
-    this.#now = now;
+    this.#store = options.synced;
+    this.#ttlMs = options.sharedTtlMs ?? Number.POSITIVE_INFINITY;
+    this.#now = options.now ?? Date.now;
   }
 
   get mode(): PermissionsMode {
@@ -89,7 +99,7 @@ export class RepositoryPermissions {
     if (this.#store === undefined) return NOTHING;
     const now = this.#now();
     const kept = this.#synced.get(userId);
-    if (kept !== undefined && kept.epoch === this.#epoch && now - kept.readAt < SYNCED_TTL_MS) return kept.repos;
+    if (kept !== undefined && kept.epoch === this.#epoch && now - kept.readAt < this.#ttlMs) return kept.repos;
     const epoch = this.#epoch;
     const repos = new Set(await this.#store.permittedRepos(userId));
     if (this.#synced.size >= KEPT_MEMBERS && !this.#synced.has(userId)) this.#synced.delete(this.#synced.keys().next().value!);

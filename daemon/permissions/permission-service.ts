@@ -6,7 +6,7 @@
 // member's permissions again at once.
 
 import type { AuditLog } from '../audit/log.ts';
-import { RepositoryPermissions, type RepositoryNames } from '../auth/permissions.ts';
+import { RepositoryPermissions, SYNCED_TTL_MS, type RepositoryNames } from '../auth/permissions.ts';
 import { TokenSeal } from '../auth/sealed-token.ts';
 import type { Config } from '../config/types.ts';
 import type { CodeHostOptions } from '../repos/hosts/index.ts';
@@ -41,7 +41,12 @@ export interface PermissionService {
 export function permissionService(o: PermissionServiceOptions): PermissionService {
   const { config, store } = o;
   const seal = new TokenSeal(o.secret);
-  const permissions = new RepositoryPermissions(config.settings.permissions, config.permissions, o.catalog, store.permissions);
+  // Alone, only this process writes the permissions (its sync, its links); in a cluster the
+  // other nodes do too, so a member's rows are read again after a while.
+  const permissions = new RepositoryPermissions(config.settings.permissions, config.permissions, o.catalog, {
+    synced: store.permissions,
+    ...(config.cluster ? { sharedTtlMs: SYNCED_TTL_MS } : {}),
+  });
   const scheduler = new PermissionSyncScheduler({
     config,
     store,

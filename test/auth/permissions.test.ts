@@ -94,7 +94,7 @@ function syncedStore(initial: Record<string, number[]>) {
 
 test('"code-host": what the code host lets a member read adds to public and granted repositories; nothing before their first sync', async () => {
   const store = syncedStore({ 'usr_b@example.com': [4], usr_x: [2] });
-  const p = new RepositoryPermissions('code-host', CONFIG, catalog(), store);
+  const p = new RepositoryPermissions('code-host', CONFIG, catalog(), { synced: store });
   assert.equal(await seen(p, 'b@example.com'), '1,2,3,4,5', 'granted 1,2,3 and host 4');
   assert.equal(await seen(p, 'nobody@example.com', 'usr_x'), '2,5', 'host 2 only');
   assert.equal(await seen(p, 'new@example.com'), '5', 'not synced yet: public only');
@@ -102,10 +102,10 @@ test('"code-host": what the code host lets a member read adds to public and gran
   assert.deepEqual(store.reads, ['usr_b@example.com', 'usr_x', 'usr_new@example.com'], 'one store read per member, then kept');
 });
 
-test("host permissions are read again after the sync's writes here at once, and after SYNCED_TTL_MS for other processes' writes", async () => {
+test("host permissions are read again after the sync's writes here at once, and (in a cluster) after the time to live for other processes' writes", async () => {
   const store = syncedStore({ u1: [1, 4] });
   let clock = 1_000_000;
-  const p = new RepositoryPermissions('code-host', { groups: {}, grants: [] }, catalog(), store, () => clock);
+  const p = new RepositoryPermissions('code-host', { groups: {}, grants: [] }, catalog(), { synced: store, sharedTtlMs: SYNCED_TTL_MS, now: () => clock });
   assert.equal(await seen(p, 'u1@example.com', 'u1'), '1,4,5');
   store.set('u1', [4]);
   clock += SYNCED_TTL_MS - 1;
@@ -122,7 +122,20 @@ test("host permissions are read again after the sync's writes here at once, and 
 
 test('"all" never reads the host permissions', async () => {
   const store = syncedStore({ u1: [] });
-  const p = new RepositoryPermissions('all', CONFIG, catalog(), store);
+  const p = new RepositoryPermissions('all', CONFIG, catalog(), { synced: store });
   assert.equal(await seen(p, 'u1@example.com', 'u1'), '1,2,3,4,5');
   assert.deepEqual(store.reads, []);
+});
+
+test('alone (no time to live), host permissions are read once and kept until this process writes', async () => {
+  const store = syncedStore({ u1: [1] });
+  let clock = 0;
+  const p = new RepositoryPermissions('code-host', { groups: {}, grants: [] }, catalog(), { synced: store, now: () => clock });
+  assert.equal(await seen(p, 'u1@example.com', 'u1'), '1,5');
+  store.set('u1', []);
+  clock += 24 * 3_600_000;
+  assert.equal(await seen(p, 'u1@example.com', 'u1'), '1,5');
+  assert.equal(store.reads.length, 1);
+  p.changed('u1');
+  assert.equal(await seen(p, 'u1@example.com', 'u1'), '5');
 });
