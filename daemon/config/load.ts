@@ -12,6 +12,7 @@ import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { explain } from './explain.ts';
 import { JsonSyntaxError, lineColumn, parseJson, type ParsedJson } from './json-positions.ts';
 import { isValidConfig, validator } from './schema.ts';
+import { completeSignIn, DEFAULT_SIGN_IN, signInChecks, type FileSignIn } from './sign-in.ts';
 import type {
   ClusterSettings,
   Config,
@@ -91,7 +92,13 @@ const DEFAULT_HOST_URLS = {
 
 /** The configuration without a file: default settings, no connections. */
 export function defaultConfig(): Config {
-  return { settings: structuredClone(DEFAULT_SETTINGS), connections: {}, permissions: { groups: {}, grants: [] }, license: { publicKeys: [] } };
+  return {
+    settings: structuredClone(DEFAULT_SETTINGS),
+    connections: {},
+    permissions: { groups: {}, grants: [] },
+    signIn: structuredClone(DEFAULT_SIGN_IN),
+    license: { publicKeys: [] },
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -215,6 +222,7 @@ function crossChecks(value: unknown, offsets: ReadonlyMap<string, number>): Loca
       });
     });
   }
+  if (isObject(value)) signInChecks(value, add);
   const proxies = isObject(settings.http) ? settings.http.trustedProxies : undefined;
   if (Array.isArray(proxies)) {
     proxies.forEach((p, i) => {
@@ -276,6 +284,7 @@ interface FileConfig {
   };
   connections?: Record<string, FileConnection>;
   permissions?: { groups?: Record<string, string[]>; grants?: Array<{ groups?: string[]; users?: string[]; repos: string[] }> };
+  signIn?: FileSignIn;
   license?: { publicKeys?: string[] };
   cluster?: Partial<ClusterSettings> & Pick<ClusterSettings, 'store' | 'redis'>;
 }
@@ -330,6 +339,7 @@ function complete(file: FileConfig, absolutePath: string): Config {
     settings,
     connections,
     permissions: completePermissions(file.permissions),
+    signIn: completeSignIn(file.signIn),
     license: { publicKeys: [...(file.license?.publicKeys ?? [])] },
   };
   if (file.cluster) {
