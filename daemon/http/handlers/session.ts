@@ -183,7 +183,7 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
           await s.store.endSession(claims.sessionId, s.now().toISOString());
           void s.audit.note({
             action: 'session.ended',
-            actor: { userId: claims.userId, credentialKind: 'browserSession', credentialId: claims.apiKeyId },
+            actor: { userId: claims.userId, credentialKind: 'browserSession', credentialId: claims.apiKeyId ?? claims.identityId },
             target: { type: 'session', id: claims.sessionId },
             sourceAddress: ctx.clientAddress,
             details: { reason: 'signed_out' },
