@@ -11,6 +11,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { sessionsCommand } from '../../daemon/cli/sessions-command.ts';
 import { parseConfig } from '../../daemon/config/load.ts';
 import { startDaemon, type Daemon } from '../../daemon/daemon.ts';
 import { silentHttpLogger } from '../../daemon/http/logging.ts';
@@ -179,6 +180,11 @@ describe('single sign-on through OpenID Connect', () => {
       assert.equal(sessions[0]!.identityId, identity.id);
       assert.equal(sessions[0]!.apiKeyId, undefined);
     });
+    // The command line names the provider a session came through.
+    const out: string[] = [];
+    const io = { out: (l: string) => void out.push(l), err: () => {}, now: () => new Date() };
+    assert.equal(await sessionsCommand(['list', '--user', 'alice@example.com', '--data-dir', d.dataDir], io), 0);
+    assert.match(out.join('\n'), /^browser session ses_[0-9a-f]{24} .* single sign-on corp \(sso_[0-9a-f]{24}\)$/);
     const events = await auditActions(aliceId);
     const opened = events.find((e) => e.action === 'session.opened')!;
     assert.deepEqual(opened.details, { expiresAt: opened.details!.expiresAt, provider: 'corp', linked: 'provisioned' });
