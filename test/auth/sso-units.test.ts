@@ -6,12 +6,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { join } from 'node:path';
+import { StoreAuthenticator } from '../../daemon/auth/authenticator.ts';
 import { BrowserSessions } from '../../daemon/auth/browser-session.ts';
+import { identityRef } from '../../daemon/auth/identity.ts';
 import { clearFlowCookie, flowCookie, safeReturnPath, SignInFlows, type SignInFlow } from '../../daemon/auth/sso/flow-cookie.ts';
 import { decideMember, memberName, usableEmail, type KnownParties, type MemberDecision } from '../../daemon/auth/sso/member.ts';
 import type { SignedInAccount } from '../../daemon/auth/sso/providers.ts';
 import { isSignInRefusal, refusalText, SIGN_IN_REFUSALS } from '../../daemon/auth/sso/refusals.ts';
+import { ServiceError } from '../../daemon/errors.ts';
+import { openSqliteStore } from '../../daemon/store/sqlite-store.ts';
 import type { SignInIdentityRecord, UserRecord } from '../../daemon/store/store.ts';
+import { tempDir } from '../helpers/corpus.ts';
 
 const T = '2026-11-22T10:00:00.000Z';
 const user = (email: string, extra: Partial<UserRecord> = {}): UserRecord => ({
@@ -231,4 +237,42 @@ test('every refusal has a sentence, naming the provider where it says one', () =
   assert.match(refusalText('unverified_email', 'Corp SSO'), /^Your email address at Corp SSO is not verified/);
   assert.equal(isSignInRefusal('toString'), false);
   assert.equal(isSignInRefusal('<script>'), false);
+});
+
+test('the authenticator: a session of single sign-on acts as its member while its identity is theirs and its issuer configured, on every node', async () => {
+  const dir = tempDir('sso-auth');
+  const store = openSqliteStore(join(dir.path, 'trawl.db'));
+  const clock = new Date(T);
+  const sessions = new BrowserSessions(SECRET, () => clock);
+  const issuer = 'https://idp.example.com/';
+  const authenticator = (issuers: string[]) =>
+    new StoreAuthenticator({ store, secret: SECRET, anonymousAccess: false, now: () => clock, sessions, signInIssuers: new Set(issuers) });
+  const refused = async (p: Promise<unknown>, what: string) => assert.rejects(p, (err: unknown) => err instanceof ServiceError && err.statusCode === 401, what);
+  try {
+    const ann = await store.createUser({ email: 'ann@example.com', name: 'Ann', role: 'member' }, T);
+    const bob = await store.createUser({ email: 'bob@example.com', name: 'Bob', role: 'member' }, T);
+    const identity = await store.createSignInIdentity({ userId: ann.id, issuer, subject: 's', provider: 'corp' }, T);
+    const record = await store.createSession({ userId: ann.id, identityId: identity.id, expiresAt: sessions.expiry() }, T);
+    const { token, csrfToken } = sessions.sign(record);
+    const credentials = { session: token, csrf: csrfToken, via: 'session' as const };
+
+    const who = await authenticator([issuer]).authenticate(credentials);
+    assert.equal(who.kind, 'browserSession');
+    assert.equal(who.userId, ann.id);
+    assert.equal(who.tokenId, identity.id, 'the identity stands where a key would');
+    // Another node resumes it from the identity, as it does a key's session from the key.
+    assert.equal((await authenticator([issuer]).resume(identityRef(who))).userId, ann.id);
+
+    await refused(authenticator([]).authenticate(credentials), 'its issuer no longer configured');
+    await refused(authenticator(['https://other.example.com/']).resume(identityRef(who)), 'nor resumed so');
+    await refused(authenticator([issuer]).resume({ kind: 'browserSession', userId: bob.id, tokenId: identity.id }), "an identity that is not the user's");
+    // A token saying a key where the record names an identity (or another identity) is refused.
+    const forged = sessions.sign({ ...record, identityId: undefined, apiKeyId: 'key_000000000000000000000000' });
+    await refused(authenticator([issuer]).authenticate({ session: forged.token, csrf: forged.csrfToken, via: 'session' }), 'a key the record does not name');
+    await store.endSession(record.id, T);
+    await refused(authenticator([issuer]).authenticate(credentials), 'ended');
+  } finally {
+    await store.close();
+    dir.cleanup();
+  }
 });
