@@ -356,6 +356,21 @@ describe('single sign-on: what the configuration changes', () => {
     }
   });
 
+  test('a provider that cannot be reached: the start goes back to the page with provider_error, and is tried again next time', async () => {
+    const port = await freePort();
+    const other = await daemonWith({ providers: { corp: { ...corp(), issuer: `http://127.0.0.1:${await freePort()}` } } }, port);
+    try {
+      for (let i = 0; i < 2; i++) {
+        const hop = await navigate(`http://127.0.0.1:${port}/auth/corp/start?returnTo=/settings`, new CookieJar());
+        assert.equal(hop.status, 303);
+        assert.equal(hop.location, `http://127.0.0.1:${port}/settings?signInError=provider_error&provider=corp`);
+        assert.ok(!hop.res.headers.getSetCookie().some((c) => c.startsWith('trawl_sign_in=v')), 'no flow is started');
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   test('an unset client secret stops the start, naming the variable', async () => {
     const config = parseConfig(
       JSON.stringify({ settings: { publicUrl: 'http://127.0.0.1:1' }, signIn: { providers: { corp: corp() } } }),

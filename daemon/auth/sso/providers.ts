@@ -230,17 +230,17 @@ export class SignInProviders {
     const auth = client.ClientSecretPost(e.secret);
     // http only reaches here for a loopback address: the loader refuses it anywhere else.
     const plain = (p.type === 'oidc' ? p.issuer : p.url).startsWith('http:');
-    const made =
+    const made = (
       p.type === 'oidc'
         ? client.discovery(new URL(p.issuer), p.clientId, undefined, auth, plain ? { execute: [client.allowInsecureRequests] } : {})
-        : Promise.resolve(hostConfiguration(p, e.issuer, auth, plain));
-    e.configuration = made;
-    made.catch(() => {
+        : Promise.resolve(hostConfiguration(p, e.issuer, auth, plain))
+    ).catch((err: unknown) => {
+      // Forgotten, so that the next sign-in asks again; every caller waiting for it gets the same error.
       if (e.configuration === made) delete e.configuration;
-    });
-    return made.catch((err: unknown) => {
       throw new SignInError('provider_error', `${e.name}: the provider's discovery document could not be read: ${describe(err)}`);
     });
+    e.configuration = made;
+    return made;
   }
 }
 
