@@ -38,6 +38,7 @@ import { AuditLog } from './audit/log.ts';
 import { AuthFailures, countingFailures } from './audit/auth-failures.ts';
 import { auditRoutes } from './http/handlers/audit.ts';
 import { BrowserSessions } from './auth/browser-session.ts';
+import type { LinkHostAccount } from './auth/sso/host-link.ts';
 import type { Authenticator } from './auth/identity.ts';
 import type { RateLimiter } from './ratelimit/limiter.ts';
 import type { RateCounter } from './ratelimit/counter.ts';
@@ -69,6 +70,7 @@ import { scopedTokenRoutes } from './http/handlers/scoped-tokens.ts';
 import { mcpRoutes } from './mcp/endpoint.ts';
 import { oauthRoutes } from './http/handlers/oauth.ts';
 import { sessionRoutes } from './http/handlers/session.ts';
+import { singleSignOn } from './http/handlers/sign-in.ts';
 import { credentialRoutes } from './http/handlers/credentials.ts';
 import { Entitlements } from './auth/entitlements.ts';
 import { trustedKeys } from './auth/license.ts';
@@ -112,6 +114,8 @@ export interface DaemonOptions {
   nodeId?: string;
   /** In a cluster: the URL the other nodes reach this one at (default: its listen address). */
   advertise?: string;
+  /** Links a member's code host account after a single sign-on through a host provider with a connection (auth/sso/host-link.ts); absent: none is linked. */
+  linkHostAccount?: LinkHostAccount;
 }
 
 export interface Daemon {
@@ -391,16 +395,8 @@ async function setUpIdentity(d: Assembly, api: Api, { audit, authFailures }: Aud
   // in turn accepts the access tokens it issues.
   const secret = await installationSecret(store, config, options.dataDir);
   services.secret = secret;
-  d.permissions = permissionService({
-    config,
-    store,
-    secret,
-    catalog: services.catalog,
-    audit,
-    log: logger,
-    now,
-    hostOptions: { ...(options.env ? { env: options.env } : {}), log: logger },
-  });
+  const hostOptions = { ...(options.env ? { env: options.env } : {}), log: logger };
+  d.permissions = permissionService({ config, store, secret, catalog: services.catalog, audit, log: logger, now, hostOptions });
   const oauth: OAuthContext = {
     store,
     secret,
@@ -422,6 +418,9 @@ async function setUpIdentity(d: Assembly, api: Api, { audit, authFailures }: Aud
   // with an API key through the same authenticator, which then accepts the session cookie
   // on the API's routes.
   const sessions = new BrowserSessions(secret, now);
+  // A sign-in with a code host links the member's account there, for the permission sync.
+  const link = options.linkHostAccount ?? (async (userId, signIn) => void (await d.permissions!.links.linkSignedIn(userId, signIn)));
+  const sso = singleSignOn(services, { secret, now, sessions, env: options.env ?? process.env, link });
   const onTouchError = (err: Error) =>
     logger.warn({ err: err.message }, 'recording when an API key was last used failed; requests go on (this is logged at most once a minute)');
   // Every refusal of a credential sent from an address is counted into the audit log.
@@ -436,12 +435,12 @@ async function setUpIdentity(d: Assembly, api: Api, { audit, authFailures }: Aud
         sessions,
         onTouchError,
         permissions: d.permissions.permissions,
+        signInIssuers: sso.providers.issuers(),
       }),
     authFailures,
   );
-  api.routes.push(...permissionRoutes(services, d.permissions));
-  api.routes.push(...oauthRoutes(oauth));
-  api.routes.push(...sessionRoutes(services, authenticator, sessions));
+  api.routes.push(...permissionRoutes(services, d.permissions), ...oauthRoutes(oauth));
+  api.routes.push(...sessionRoutes(services, authenticator, sessions, sso.providers), ...sso.routes);
   api.routes.push(...credentialRoutes(services));
   return { oauth, authenticator };
 }
@@ -670,10 +669,11 @@ function startMaintenance(d: Assembly, authFailures: AuthFailures): NodeJS.Timeo
  * One maintenance round. Without a scheduler, files retired by `trawl index` runs are
  * still collected. Expired OAuth codes and tokens, and browser sessions that expired or
  * ended, go once an hour (a day after they could last be used: a late reuse is still
- * recognised as one meanwhile), and so do audit events older than
- * settings.audit.retentionDays. Clients registered but never used go every round,
- * UNUSED_CLIENT_TTL_MS after registration, so a flood of registrations drains by itself
- * (oauth/clients.ts). Failed authentications whose minute has passed are recorded.
+ * recognised as one meanwhile; single sign-on flows an hour after their cookies expired,
+ * when they cannot come back), and so do audit events older than retentionDays. Clients
+ * registered but never used go every round, UNUSED_CLIENT_TTL_MS after registration, so a
+ * flood of registrations drains by itself (oauth/clients.ts). Failed authentications
+ * whose minute has passed are recorded.
  */
 function maintenanceRound(d: Assembly, authFailures: AuthFailures): () => Promise<void> {
   const { store, logger } = d;
@@ -701,8 +701,9 @@ function maintenanceRound(d: Assembly, authFailures: AuthFailures): () => Promis
       }
       try {
         await store.pruneSessions(new Date(t - 86_400_000).toISOString());
+        await store.pruneSignInFlows(new Date(t - 3_600_000).toISOString());
       } catch (err) {
-        logger.warn({ err: (err as Error).message }, 'pruning ended browser sessions failed');
+        logger.warn({ err: (err as Error).message }, 'pruning ended browser sessions and single sign-on flows failed');
       }
       const retentionDays = d.settings.audit.retentionDays;
       try {

@@ -17,10 +17,11 @@ export const AUDIT_ACTIONS = {
   'oauth_grant.revoked':
     'an OAuth grant was revoked: by the client (a refresh token at POST /oauth/revoke), by reuse of a code or refresh token, by trawl oauth revoke, or by its user or an owner (DELETE /api/oauth_grants/{id})',
   'oauth_token.revoked': 'an OAuth client revoked one of its access tokens (POST /oauth/revoke); the grant lives on',
-  'session.opened': 'a browser signed in to the web UI with an API key (POST /api/session)',
+  'session.opened':
+    'a browser signed in to the web UI with an API key (POST /api/session) or through a single sign-on provider (GET /auth/{provider}/callback); failure: a single sign-on the provider vouched for was refused (an unverified email, a domain not allowed, a suspended member, nobody to sign in as)',
   'session.ended':
     'a browser session ended: signed out (DELETE /api/session with a valid session), or ended by its user or an owner (DELETE /api/sessions/{id}, trawl sessions revoke)',
-  'user.added': 'a user was added (trawl users add)',
+  'user.added': 'a user was added (trawl users add), or made a member at their first single sign-on (just-in-time provisioning)',
   'user.suspended': 'a user was suspended (trawl users suspend, PATCH /api/ee/users/{id})',
   'user.unsuspended': 'a suspended user was made active again (trawl users unsuspend, PATCH /api/ee/users/{id})',
   'user.limit_changed': "a user's daily request limit was set or reset (trawl users limit, PATCH /api/ee/users/{id})",
@@ -42,11 +43,13 @@ export const ACTION_NAMES = Object.keys(AUDIT_ACTIONS) as AuditAction[];
 
 /**
  * What an actor acted with: the API's credential kinds (auth/identity.ts), an OAuth client
- * authenticating itself at the token or revocation endpoint, the command line on the data
- * directory, or the daemon itself ('system': what it does on its own, such as a
- * permission sync pass, or a link it makes for a member signing in with a code host).
+ * authenticating itself at the token or revocation endpoint, an account at a single
+ * sign-on provider signing in ('singleSignOn': its sign-in identity's id, when linked),
+ * the command line on the data directory, or the daemon itself ('system': what it does on
+ * its own, such as a permission sync pass, or a link it makes for a member signing in
+ * with a code host).
  */
-export const CREDENTIAL_KINDS = ['apiKey', 'scopedToken', 'oauth', 'browserSession', 'anonymous', 'oauthClient', 'cli', 'system'] as const;
+export const CREDENTIAL_KINDS = ['apiKey', 'scopedToken', 'oauth', 'browserSession', 'anonymous', 'oauthClient', 'singleSignOn', 'cli', 'system'] as const;
 export type AuditCredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
 export const TARGET_TYPES = ['api_key', 'scoped_token', 'oauth_client', 'oauth_grant', 'session', 'user', 'license'] as const;

@@ -2,22 +2,25 @@
 // in either header, scoped access tokens and OAuth access tokens as bearer tokens, checked against the store by
 // their keyed hash; the web UI's browser sessions (a signed cookie plus a CSRF header,
 // auth/browser-session.ts), checked against their stored record. Every credential other
-// than an API key works only while the API key that opened it is live (auth/origin.ts).
+// than an API key works only while the API key that opened it is live (auth/origin.ts),
+// but for a browser session of single sign-on, which works only while its sign-in
+// identity is (the identity's user's, its provider still configured).
 // A revoked key, token, grant or session, an expired token or session or a suspended user
 // fails at once (every request reads the store; there is no cache to go stale). Without
 // credentials: the anonymous user when settings.anonymousAccess is on.
 
 import { ServiceError } from '../errors.ts';
 import type { Authenticator, CredentialKind, Credentials, Identity, IdentityRef } from './identity.ts';
-import type { IdentityStore, OAuthStore, SessionStore, UserRecord } from '../store/store.ts';
+import type { IdentityStore, OAuthStore, SessionStore, SignInStore, UserRecord } from '../store/store.ts';
+import { isIdOf } from '../store/records.ts';
 import { invalidCsrf, type BrowserSessions } from './browser-session.ts';
 import { ACCESS_TOKEN_PREFIX, credentialHash, isApiKeyShape, isScopedTokenShape, SCOPED_TOKEN_PREFIX } from './credentials.ts';
-import { originLive } from './origin.ts';
+import { identityLive, originLive } from './origin.ts';
 import type { RepositoryPermissions } from './permissions.ts';
 
 export interface StoreAuthenticatorOptions {
-  /** Users, keys, scoped tokens, sessions; of the OAuth store only the grants' lastUsedAt. */
-  store: IdentityStore & SessionStore & { readonly oauth: Pick<OAuthStore, 'touchGrant' | 'getGrant'> };
+  /** Users, keys, scoped tokens, sessions, sign-in identities; of the OAuth store only the grants' lastUsedAt. */
+  store: IdentityStore & SessionStore & Pick<SignInStore, 'getSignInIdentity'> & { readonly oauth: Pick<OAuthStore, 'touchGrant' | 'getGrant'> };
   secret: Buffer;
   anonymousAccess: boolean;
   /** Injectable clock (tests). */
@@ -33,7 +36,14 @@ export interface StoreAuthenticatorOptions {
   onTouchError?: (err: Error) => void;
   /** Which repositories each member may read (settings.permissions); without it, every one. */
   permissions?: RepositoryPermissions;
+  /**
+   * The issuers of the configured single sign-on providers (auth/sso/providers.ts): a
+   * session signed in through an identity of another issuer is refused. Absent: none.
+   */
+  signInIssuers?: ReadonlySet<string>;
 }
+
+const NO_ISSUERS: ReadonlySet<string> = new Set();
 
 /** A key's, session's or grant's lastUsedAt, and a user's lastActivityAt, are written at most this often. */
 const TOUCH_EVERY_MS = 60_000;
@@ -75,12 +85,13 @@ export class StoreAuthenticator implements Authenticator {
   }
 
   /**
-   * A browser session acts as the user of the API key it was signed in with, seeing what
-   * that user sees. The CSRF token comes first (403 INVALID_CSRF_TOKEN): a request a
-   * foreign page makes the browser send carries the cookie but cannot carry the header,
-   * and it learns nothing about the session from the answer. Then the token (signature,
-   * expiry) and the store: the session's record exists, says what the token says, has not
-   * ended; the key is live and the user's; the user exists and is not
+   * A browser session acts as the user it was signed in as (with an API key, or through a
+   * single sign-on identity), seeing what that user sees. The CSRF token comes first (403
+   * INVALID_CSRF_TOKEN): a request a foreign page makes the browser send carries the
+   * cookie but cannot carry the header, and it learns nothing about the session from the
+   * answer. Then the token (signature, expiry) and the store: the session's record exists,
+   * says what the token says, has not ended; its key is live and the user's (or its
+   * identity is the user's and its provider still configured); the user exists and is not
    * suspended. Any of those failing is one 401, whichever it was.
    */
   private async browserSession(session: string, csrf: string | undefined): Promise<Identity> {
@@ -92,14 +103,23 @@ export class StoreAuthenticator implements Authenticator {
     // The record's expiry is the token's, already checked with its signature.
     const record = await store.getSession(claims.sessionId);
     if (!record || record.endedAt !== undefined) throw invalid();
-    if (record.userId !== claims.userId || record.apiKeyId !== claims.apiKeyId) throw invalid();
-    if (!(await originLive(store, record.apiKeyId, record.userId))) throw invalid();
+    if (record.userId !== claims.userId || record.apiKeyId !== claims.apiKeyId || record.identityId !== claims.identityId) throw invalid();
+    // The key a session names, or else its sign-in identity: what it was signed in with.
+    const origin = record.apiKeyId ?? record.identityId!;
+    if (!(await this.sessionOriginLive(origin, record.userId))) throw invalid();
     const user = await store.getUser(record.userId);
     if (!user || user.suspendedAt !== undefined) throw invalid();
-    this.touchKey(record.apiKeyId, user.id);
+    if (record.apiKeyId !== undefined) this.touchKey(record.apiKeyId, user.id);
+    else this.touchUser(user.id);
     this.touch(`session:${record.id}`, (at) => store.touchSession(record.id, at));
     // dailyLimit is left out: these requests are never counted (ratelimit/daily-limiter.ts).
-    return { kind: 'browserSession', userId: user.id, role: user.role, tokenId: record.apiKeyId, canSee: await this.userSees(user) };
+    return { kind: 'browserSession', userId: user.id, role: user.role, tokenId: origin, canSee: await this.userSees(user) };
+  }
+
+  /** Whether what a browser session was signed in with is live: an API key (origin.ts originLive), or a sign-in identity ("sso_" ids: identityLive). */
+  private sessionOriginLive(origin: string, userId: string): Promise<boolean> {
+    const { store, signInIssuers = NO_ISSUERS } = this.options;
+    return isIdOf('sso', origin) ? identityLive(store, origin, userId, signInIssuers) : originLive(store, origin, userId);
   }
 
   /**
@@ -176,8 +196,8 @@ export class StoreAuthenticator implements Authenticator {
     } else if (ref.kind === 'oauth') {
       const g = await store.oauth.getGrant(tokenId);
       if (!g || g.userId !== userId || g.revokedAt !== undefined || !(await originLive(store, g.apiKeyId, userId))) throw invalid();
-    } else if (!(await originLive(store, tokenId, userId))) {
-      // An API key, or the key a browser session was signed in with.
+    } else if (ref.kind === 'browserSession' ? !(await this.sessionOriginLive(tokenId, userId)) : !(await originLive(store, tokenId, userId))) {
+      // An API key, or what a browser session was signed in with (its key, or its sign-in identity).
       throw invalid();
     }
     if (user.suspendedAt !== undefined) throw new ServiceError('NOT_AUTHENTICATED', 'the user this credential belongs to is suspended');
@@ -197,6 +217,12 @@ export class StoreAuthenticator implements Authenticator {
       await store.touchApiKey(keyId, at);
       await store.updateUser(userId, { lastActivityAt: at }, at);
     });
+  }
+
+  /** A user's lastActivityAt alone (a session of single sign-on has no key to touch). */
+  private touchUser(userId: string): void {
+    const { store } = this.options;
+    this.touch(`user:${userId}`, (at) => store.updateUser(userId, { lastActivityAt: at }, at).then(() => undefined));
   }
 
   /**

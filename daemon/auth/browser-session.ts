@@ -1,26 +1,29 @@
 // Browser sign-in sessions of the web UI: the session token, its CSRF token and the cookie
-// that carries it. A person enters an API key once (POST /api/session); the browser then
-// holds the session token in an HttpOnly cookie and the page sends the CSRF token in the
-// X-CSRF-Token header of every API request. Such requests act as the key's user but are
-// never counted against the daily limit (docs/http-api.md 8.2: browser use never counts).
+// that carries it. A person enters an API key once (POST /api/session), or signs in
+// through a single sign-on provider (auth/sso/); the browser then holds the session token
+// in an HttpOnly cookie and the page sends the CSRF token in the X-CSRF-Token header of
+// every API request. Such requests act as the session's user but are never counted
+// against the daily limit (docs/http-api.md 8.2: browser use never counts).
 //
 // Session token (signed, so that nothing secret is stored; every daemon process sharing
 // the data dir, and so the server secret and the store, accepts it):
 //
 //   v2.<payload>.<signature>
 //   payload   = base64url(JSON {"u": user id, "k": API key id, "s": session id, "e":
-//               expiry in Unix seconds})
+//               expiry in Unix seconds}); a session of single sign-on has "i", the id of
+//               its sign-in identity, instead of "k" (exactly one of the two)
 //   signature = base64url(HMAC-SHA256(server secret, "trawl-session\0" + payload))
 //               (the payload as it appears in the token: its base64url text)
 //
-// The session id names a row of the store (store.ts BrowserSessionRecord: who, which key,
-// the browser's User-Agent, created, last used, ended), so that sessions can be listed
-// and ended one by one. The id is random and unguessable, but it is not a credential: it
-// appears in listings, and only the server can sign a token around it. The expiry is
-// absolute, 12 hours after sign-in (no sliding renewal). What the token does not say is
-// checked on every request against the store (auth/authenticator.ts): the session exists,
-// matches the token, has not ended or expired; its key exists, is not revoked and belongs
-// to the user; the user exists and is not suspended. So signing out, revoking the session,
+// The session id names a row of the store (store.ts BrowserSessionRecord: who, which key
+// or identity, the browser's User-Agent, created, last used, ended), so that sessions can
+// be listed and ended one by one. The id is random and unguessable, but it is not a
+// credential: it appears in listings, and only the server can sign a token around it. The
+// expiry is absolute, 12 hours after sign-in (no sliding renewal). What the token does not
+// say is checked on every request against the store (auth/authenticator.ts): the session
+// exists, matches the token, has not ended or expired; its key exists, is not revoked and
+// belongs to the user (or its identity exists, is the user's, and its provider is still
+// configured); the user exists and is not suspended. So signing out, revoking the session,
 // revoking its key, "sign out everywhere" and suspending the user each end it at once.
 // Tokens of format v1 (stateless, before sessions were stored) are refused: sign in again.
 //
@@ -38,6 +41,7 @@
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../errors.ts';
+import type { BrowserSessionRecord } from '../store/store.ts';
 
 export const SESSION_COOKIE = 'trawl_session';
 /** The cookie that carries the CSRF token to the page's script; never read by the server. */
@@ -59,10 +63,16 @@ export interface SessionClaims {
   /** The store's record of the session. */
   sessionId: string;
   userId: string;
-  apiKeyId: string;
+  /** The API key it was signed in with (claim "k"); absent for a session of single sign-on. */
+  apiKeyId?: string;
+  /** The sign-in identity it was signed in through (claim "i"); absent for a session of an API key. */
+  identityId?: string;
   /** Unix seconds. */
   expires: number;
 }
+
+/** What sign() needs of a stored session: its id, user and expiry, and its API key or its sign-in identity. */
+export type SignedSession = Pick<BrowserSessionRecord, 'id' | 'userId' | 'apiKeyId' | 'identityId' | 'expiresAt'>;
 
 export interface IssuedSession {
   token: string;
@@ -84,9 +94,10 @@ export class BrowserSessions {
   }
 
   /** The token of the stored session `session` (its expiresAt from expiry()). */
-  sign(session: { id: string; userId: string; apiKeyId: string; expiresAt: string }): IssuedSession {
+  sign(session: SignedSession): IssuedSession {
     const expires = Math.floor(Date.parse(session.expiresAt) / 1000);
-    const payload = Buffer.from(JSON.stringify({ u: session.userId, k: session.apiKeyId, s: session.id, e: expires }), 'utf8').toString('base64url');
+    const origin = session.apiKeyId !== undefined ? { k: session.apiKeyId } : { i: session.identityId };
+    const payload = Buffer.from(JSON.stringify({ u: session.userId, ...origin, s: session.id, e: expires }), 'utf8').toString('base64url');
     const token = `${VERSION}.${payload}.${this.mac(SESSION_LABEL, payload)}`;
     return { token, csrfToken: this.csrfToken(token), expiresAt: new Date(expires * 1000).toISOString() };
   }
@@ -109,11 +120,14 @@ export class BrowserSessions {
       return undefined;
     }
     if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return undefined;
-    const { u, k, s, e } = claims as Record<string, unknown>;
-    if (typeof u !== 'string' || !ID.test(u) || typeof k !== 'string' || !ID.test(k) || typeof s !== 'string' || !ID.test(s)) return undefined;
+    const { u, k, i, s, e } = claims as Record<string, unknown>;
+    const isId = (v: unknown): v is string => typeof v === 'string' && ID.test(v);
+    if (!isId(u) || !isId(s)) return undefined;
+    // Exactly one origin: the API key, or the sign-in identity.
+    if ((k === undefined) === (i === undefined) || (k !== undefined && !isId(k)) || (i !== undefined && !isId(i))) return undefined;
     if (typeof e !== 'number' || !Number.isSafeInteger(e)) return undefined;
     if (this.now().getTime() >= e * 1000) return undefined;
-    return { sessionId: s, userId: u, apiKeyId: k, expires: e };
+    return { sessionId: s, userId: u, ...(isId(k) ? { apiKeyId: k } : { identityId: i as string }), expires: e };
   }
 
   /** The CSRF token of a session token (whatever the token is worth). */

@@ -8,7 +8,8 @@ import type { Role } from '../store/store.ts';
 
 /**
  * 'browserSession': the web UI's sign-in cookie (auth/browser-session.ts), acting as the
- * user of the API key it was signed in with; never counted against the daily limit.
+ * user it was signed in as (with an API key, or through single sign-on); never counted
+ * against the daily limit.
  */
 export type CredentialKind = 'anonymous' | 'apiKey' | 'oauth' | 'scopedToken' | 'browserSession';
 
@@ -20,7 +21,8 @@ export interface Identity {
   /**
    * The scoped access token used (kind 'scopedToken'), the OAuth grant (kind 'oauth'), or
    * the API key: the one used (kind 'apiKey') or the one the session was signed in with
-   * (kind 'browserSession').
+   * (kind 'browserSession'; a session of single sign-on names its sign-in identity,
+   * "sso_...", instead).
    */
   tokenId?: string;
   /** The user's own daily request limit; undefined: settings.rateLimit.requestsPerDay. */
@@ -66,7 +68,7 @@ export interface Authenticator {
 export interface IdentityRef {
   kind: CredentialKind;
   userId?: string;
-  /** Identity.tokenId: the key, scoped token or grant the caller used (the key of a browser session). */
+  /** Identity.tokenId: the key, scoped token or grant the caller used (the key or sign-in identity of a browser session). */
   tokenId?: string;
 }
 

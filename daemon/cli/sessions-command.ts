@@ -12,10 +12,10 @@ import { defaultIo, none, one, sessionLine, userByEmail, withStore, type Io } fr
 export const SESSIONS_HELP = `usage: trawl sessions list --user EMAIL [--json]
        trawl sessions revoke SESSION_ID
 
-Browser sessions of the web UI (signed in with an API key, 12 hours each). "list" shows
-the user's live sessions (not ended, not expired, their key not revoked), newest first,
-with the API key each was signed in with; "revoke" ends one: that browser is signed out
-at once. trawl keys revoke ends every session of a key, trawl users sign-out every session
+Browser sessions of the web UI (signed in with an API key or through single sign-on, 12
+hours each). "list" shows the user's live sessions (not ended, not expired, their key not
+revoked), newest first, with the API key or the sign-on provider each was signed in with;
+"revoke" ends one: that browser is signed out at once. trawl keys revoke ends every session of a key, trawl users sign-out every session
 (and scoped token and OAuth grant) of a user.
 
   --user EMAIL       whose sessions
@@ -42,7 +42,11 @@ export async function sessionsCommand(argv: string[], io: Io = defaultIo): Promi
         }
         if (sessions.length === 0) io.out('no browser sessions');
         for (const s of sessions) {
-          io.out(sessionLine({ ...s, lastUsedAt: s.lastUsedAt ?? null, userAgent: s.userAgent ?? null }) + escaped`  key ${s.apiKeyId}`);
+          // Signed in with an API key, or through a single sign-on provider (its identity names it).
+          const identity = s.identityId === undefined ? undefined : await store.getSignInIdentity(s.identityId);
+          const origin =
+            s.apiKeyId !== undefined ? escaped`  key ${s.apiKeyId}` : escaped`  single sign-on ${identity?.provider ?? '?'} (${s.identityId ?? ''})`;
+          io.out(sessionLine({ ...s, lastUsedAt: s.lastUsedAt ?? null, userAgent: s.userAgent ?? null }) + origin);
         }
         return 0;
       }

@@ -6,11 +6,21 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import { escapePointer } from './json-positions.ts';
 import { defs, type JsonObject } from './schema.ts';
 
-/** The connection types, in the schema's order (for messages: the schema is the one list). */
-const CONNECTION_TYPES: readonly string[] = (defs.connection!.oneOf as Array<{ $ref: string }>).map((branch) => {
-  const def = defs[branch.$ref.replace('#/$defs/', '')]!;
-  return (def.properties as Record<string, JsonObject>).type!.const as string;
-});
+/** The types of a union chosen by "type", in the schema's order (for messages: the schema is the one list). */
+function typesOf(union: JsonObject): readonly string[] {
+  return (union.oneOf as Array<{ $ref: string }>).map((branch) => {
+    const def = defs[branch.$ref.replace('#/$defs/', '')]!;
+    return (def.properties as Record<string, JsonObject>).type!.const as string;
+  });
+}
+
+const CONNECTION_TYPES = typesOf(defs.connection!);
+
+/** The unions chosen by "type": what their kinds are called, and which there are. */
+const UNIONS = new Map<unknown, { what: string; types: readonly string[] }>([
+  [defs.connection, { what: 'connection type', types: CONNECTION_TYPES }],
+  [defs.signInProvider, { what: 'sign-in provider type', types: typesOf(defs.signInProvider!) }],
+]);
 
 /** A problem at a JSON pointer, and where that value is in the file when known. */
 export interface PointedProblem {
@@ -66,7 +76,7 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
     if (e.propertyName !== undefined) {
       // Inside propertyNames: the fault is the key itself.
       const pointer = `${e.instancePath}/${escapePointer(e.propertyName)}`;
-      const what = e.instancePath === '/connections' ? 'connection name' : 'property name';
+      const what = e.instancePath === '/connections' ? 'connection name' : e.instancePath === '/signIn/providers' ? 'provider name' : 'property name';
       const rule = patternRule(schema);
       add(pointer, `invalid ${what} ${JSON.stringify(e.propertyName)}: ${rule ? `must be ${rule}` : (e.message ?? 'not allowed')}`);
       continue;
@@ -92,7 +102,8 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
       case 'required': {
         const name = (e.params as { missingProperty: string }).missingProperty;
         let message = `missing required property ${JSON.stringify(name)}`;
-        if (name === 'type' && schema === defs.connection) message += `, one of ${quoteList(CONNECTION_TYPES)}`;
+        const union = UNIONS.get(schema);
+        if (name === 'type' && union) message += `, one of ${quoteList(union.types)}`;
         add(e.instancePath, when ? `${message} (required when ${when})` : message);
         break;
       }
@@ -101,10 +112,11 @@ export function explain(errors: readonly ErrorObject[], offsets: ReadonlyMap<str
         const data = e.data as JsonObject | undefined;
         if (error === 'tag' && data?.type === undefined) break; // the `required` error says it
         const value = error === 'mapping' ? tagValue : data?.type;
-        const guess = typeof value === 'string' ? closest(value, CONNECTION_TYPES) : undefined;
+        const union = UNIONS.get(schema) ?? { what: 'type', types: [] };
+        const guess = typeof value === 'string' ? closest(value, union.types) : undefined;
         add(
           `${e.instancePath}/type`,
-          `unknown connection type ${describeValue(value)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''}; allowed types: ${quoteList(CONNECTION_TYPES)}`,
+          `unknown ${union.what} ${describeValue(value)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''}; allowed types: ${quoteList(union.types)}`,
         );
         break;
       }

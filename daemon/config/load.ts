@@ -13,6 +13,7 @@ import { completeContext, GLOBAL_CONTEXT, unknownConnections, type WrittenContex
 import { explain } from './explain.ts';
 import { escapePointer, JsonSyntaxError, lineColumn, parseJson, type ParsedJson } from './json-positions.ts';
 import { isValidConfig, validator } from './schema.ts';
+import { completeSignIn, DEFAULT_SIGN_IN, signInChecks, type FileSignIn } from './sign-in.ts';
 import type {
   ClusterSettings,
   Config,
@@ -98,6 +99,7 @@ export function defaultConfig(): Config {
     connections: {},
     permissions: { groups: {}, grants: [] },
     contexts: {},
+    signIn: structuredClone(DEFAULT_SIGN_IN),
     license: { publicKeys: [] },
   };
 }
@@ -224,6 +226,7 @@ function crossChecks(value: unknown, offsets: ReadonlyMap<string, number>): Loca
     });
   }
   contextChecks(value, connections, add);
+  if (isObject(value)) signInChecks(value, add);
   const proxies = isObject(settings.http) ? settings.http.trustedProxies : undefined;
   if (Array.isArray(proxies)) {
     proxies.forEach((p, i) => {
@@ -303,6 +306,7 @@ interface FileConfig {
   connections?: Record<string, FileConnection>;
   permissions?: { groups?: Record<string, string[]>; grants?: Array<{ groups?: string[]; users?: string[]; repos: string[] }> };
   contexts?: Record<string, WrittenContext>;
+  signIn?: FileSignIn;
   license?: { publicKeys?: string[] };
   cluster?: Partial<ClusterSettings> & Pick<ClusterSettings, 'store' | 'redis'>;
 }
@@ -359,6 +363,7 @@ function complete(file: FileConfig, absolutePath: string): Config {
     connections,
     permissions: completePermissions(file.permissions),
     contexts: Object.fromEntries(Object.entries(file.contexts ?? {}).map(([name, c]) => [name, completeContext(c)])),
+    signIn: completeSignIn(file.signIn),
     license: { publicKeys: [...(file.license?.publicKeys ?? [])] },
   };
   if (file.cluster) {

@@ -146,6 +146,48 @@ export interface SearchContextDefinition {
   exclude?: ContextSelection;
 }
 
+/** A member's role (the store's Role, named here for the configuration's defaultRole). */
+export type MemberRole = 'owner' | 'member';
+
+interface SignInProviderBase {
+  clientId: string;
+  clientSecret: SecretRef;
+  /** What the sign-in button says: "Sign in with <displayName>". */
+  displayName: string;
+  /** The scopes asked for (defaults filled in: config/sign-in.ts DEFAULT_SCOPES). */
+  scopes: string[];
+}
+
+/** Any OpenID Connect provider, found through its discovery document. */
+export interface OidcSignInProvider extends SignInProviderBase {
+  type: 'oidc';
+  /** The issuer identifier, exactly as its discovery document gives it. */
+  issuer: string;
+}
+
+/** The OAuth app of a GitHub or GitLab host. */
+export interface HostSignInProvider extends SignInProviderBase {
+  type: 'github' | 'gitlab';
+  /** The host's web URL, without a trailing "/". */
+  url: string;
+  /** A connection of the same type and host: the account of who signs in is linked to their member (permissions). */
+  connection?: string;
+}
+
+export type SignInProvider = OidcSignInProvider | HostSignInProvider;
+
+/** Single sign-on of the web UI (docs/identity.md "Single sign-on"). */
+export interface SignInConfig {
+  /** Provider name (part of the sign-in URLs) → provider; empty: API keys only. */
+  providers: Record<string, SignInProvider>;
+  /** Lower case; absent: people of any email domain may be provisioned. */
+  allowedDomains?: string[];
+  /** The role of a member provisioned at their first sign-in. */
+  defaultRole: MemberRole;
+  /** Just-in-time provisioning: a person the store does not know becomes a member at their first sign-in. */
+  provision: boolean;
+}
+
 export interface Settings {
   anonymousAccess: boolean;
   permissions: PermissionsMode;
@@ -216,6 +258,7 @@ export interface Config {
   permissions: PermissionsConfig;
   /** Search contexts by name, as the configuration defines them (the API adds others, in the store). */
   contexts: Record<string, SearchContextDefinition>;
+  signIn: SignInConfig;
   license: LicenseSettings;
   cluster?: ClusterSettings;
 }

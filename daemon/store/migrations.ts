@@ -368,6 +368,56 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX default_search_contexts_context ON default_search_contexts (context);
     `,
   },
+  {
+    id: 13,
+    name: 'single_sign_on',
+    // The accounts people sign in with at a single sign-on provider, each linked to a
+    // member; the sign-in flows that came back (each may come back once); and browser
+    // sessions signed in through such an account, which name it instead of an API key.
+    // Documented at the top of sqlite-sign-in.ts and sqlite-sessions.ts. browser_sessions
+    // is rebuilt the SQLite way (its api_key_id was NOT NULL); its rows keep their values.
+    up: `
+      CREATE TABLE sign_in_identities (
+        id                 TEXT PRIMARY KEY,
+        user_id            TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        issuer             TEXT NOT NULL,
+        subject            TEXT NOT NULL,
+        provider           TEXT NOT NULL,
+        email              TEXT,
+        created_at         TEXT NOT NULL,
+        last_signed_in_at  TEXT NOT NULL,
+        UNIQUE (issuer, subject)
+      );
+      CREATE INDEX sign_in_identities_user ON sign_in_identities (user_id);
+
+      CREATE TABLE sign_in_flows (
+        state_hash  TEXT PRIMARY KEY,
+        expires_at  TEXT NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX sign_in_flows_expiry ON sign_in_flows (expires_at);
+
+      CREATE TABLE browser_sessions_new (
+        id            TEXT PRIMARY KEY,
+        user_id       TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        api_key_id    TEXT REFERENCES api_keys (id) ON DELETE CASCADE,
+        identity_id   TEXT REFERENCES sign_in_identities (id) ON DELETE CASCADE,
+        user_agent    TEXT,
+        created_at    TEXT NOT NULL,
+        expires_at    TEXT NOT NULL,
+        last_used_at  TEXT,
+        ended_at      TEXT,
+        CHECK ((api_key_id IS NULL) != (identity_id IS NULL))
+      );
+      INSERT INTO browser_sessions_new (id, user_id, api_key_id, user_agent, created_at, expires_at, last_used_at, ended_at)
+        SELECT id, user_id, api_key_id, user_agent, created_at, expires_at, last_used_at, ended_at FROM browser_sessions;
+      DROP TABLE browser_sessions;
+      ALTER TABLE browser_sessions_new RENAME TO browser_sessions;
+      CREATE INDEX browser_sessions_user ON browser_sessions (user_id, expires_at);
+      CREATE INDEX browser_sessions_key ON browser_sessions (api_key_id);
+      CREATE INDEX browser_sessions_identity ON browser_sessions (identity_id);
+      CREATE INDEX browser_sessions_expiry ON browser_sessions (expires_at);
+    `,
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

@@ -301,6 +301,37 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX default_search_contexts_context ON default_search_contexts (context);
     `,
   },
+  {
+    id: 4,
+    name: 'single_sign_on',
+    // SQLite's migration 11 (migrations.ts), in PostgreSQL's terms: browser_sessions is
+    // altered in place rather than rebuilt.
+    up: `
+      CREATE TABLE sign_in_identities (
+        id                 TEXT COLLATE "C" PRIMARY KEY,
+        user_id            TEXT COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        issuer             TEXT COLLATE "C" NOT NULL,
+        subject            TEXT COLLATE "C" NOT NULL,
+        provider           TEXT COLLATE "C" NOT NULL,
+        email              TEXT COLLATE "C",
+        created_at         TEXT COLLATE "C" NOT NULL,
+        last_signed_in_at  TEXT COLLATE "C" NOT NULL,
+        UNIQUE (issuer, subject)
+      );
+      CREATE INDEX sign_in_identities_user ON sign_in_identities (user_id);
+
+      CREATE TABLE sign_in_flows (
+        state_hash  TEXT COLLATE "C" PRIMARY KEY,
+        expires_at  TEXT COLLATE "C" NOT NULL
+      );
+      CREATE INDEX sign_in_flows_expiry ON sign_in_flows (expires_at);
+
+      ALTER TABLE browser_sessions ALTER COLUMN api_key_id DROP NOT NULL;
+      ALTER TABLE browser_sessions ADD COLUMN identity_id TEXT COLLATE "C" REFERENCES sign_in_identities (id) ON DELETE CASCADE;
+      ALTER TABLE browser_sessions ADD CONSTRAINT browser_sessions_origin CHECK ((api_key_id IS NULL) <> (identity_id IS NULL));
+      CREATE INDEX browser_sessions_identity ON browser_sessions (identity_id);
+    `,
+  },
 ];
 
 /**

@@ -3,18 +3,18 @@
 
 import type { PgDb } from './pg-db.ts';
 import { SESSION_COLUMNS, fromRow, newId, storedUserAgent, type Row } from './records.ts';
-import type { BrowserSessionRecord, SessionStore } from './store.ts';
+import type { BrowserSessionRecord, NewBrowserSession, SessionStore } from './store.ts';
 
 export class PgSessions implements SessionStore {
   constructor(private readonly db: PgDb) {}
 
-  createSession(session: { userId: string; apiKeyId: string; expiresAt: string; userAgent?: string }, now: string): Promise<BrowserSessionRecord> {
+  createSession(session: NewBrowserSession, now: string): Promise<BrowserSessionRecord> {
     return this.db.run('write', async (sql) =>
       sessionFromRow(
         (await sql.row(
-          `INSERT INTO browser_sessions (id, user_id, api_key_id, user_agent, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-          [newId('ses'), session.userId, session.apiKeyId, storedUserAgent(session.userAgent), now, session.expiresAt],
+          `INSERT INTO browser_sessions (id, user_id, api_key_id, identity_id, user_agent, created_at, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+          [newId('ses'), session.userId, session.apiKeyId ?? null, session.identityId ?? null, storedUserAgent(session.userAgent), now, session.expiresAt],
         ))!,
       ),
     );
@@ -44,8 +44,8 @@ export class PgSessions implements SessionStore {
     return this.db.run('read', async (sql) =>
       (
         await sql.rows(
-          `SELECT s.* FROM browser_sessions s JOIN api_keys k ON k.id = s.api_key_id
-           WHERE s.user_id = $1 AND s.ended_at IS NULL AND s.expires_at > $2 AND k.revoked_at IS NULL
+          `SELECT s.* FROM browser_sessions s LEFT JOIN api_keys k ON k.id = s.api_key_id
+           WHERE s.user_id = $1 AND s.ended_at IS NULL AND s.expires_at > $2 AND (s.api_key_id IS NULL OR k.revoked_at IS NULL)
            ORDER BY s.created_at DESC, s.id`,
           [userId, now],
         )

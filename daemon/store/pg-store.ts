@@ -7,6 +7,7 @@
 //   pg-columns.ts         records -> statement parameters
 //   pg-identity.ts        users, API keys, scoped tokens, license, shared secrets
 //   pg-sessions.ts        browser sessions
+//   pg-sign-in.ts         single sign-on: linked accounts, sign-in flows
 //   pg-oauth.ts           OAuth clients, codes, grants, tokens
 //   pg-audit.ts           the audit log
 //   pg-permissions.ts     code-host permissions and linked accounts
@@ -27,6 +28,7 @@
 import { PgDb, type PgOptions, type Sql } from './pg-db.ts';
 import { PgIdentity } from './pg-identity.ts';
 import { PgSessions } from './pg-sessions.ts';
+import { PgSignIn } from './pg-sign-in.ts';
 import { PgOAuth } from './pg-oauth.ts';
 import { PgAudit } from './pg-audit.ts';
 import { PgPermissions } from './pg-permissions.ts';
@@ -46,6 +48,8 @@ import type {
   Role,
   ScopedTokenRecord,
   SessionStoreSync,
+  SignInIdentityRecord,
+  SignInStoreSync,
   Store,
   StoreSync,
   UserRecord,
@@ -84,6 +88,7 @@ class PgStore implements Store {
   readonly #db: PgDb;
   readonly #identity: PgIdentity;
   readonly #sessions: PgSessions;
+  readonly #signIn: PgSignIn;
   readonly #requestCounts: PgRequestCounts;
   readonly oauth: PgOAuth;
   readonly audit: PgAudit;
@@ -94,6 +99,7 @@ class PgStore implements Store {
     this.#db = db;
     this.#identity = new PgIdentity(db);
     this.#sessions = new PgSessions(db);
+    this.#signIn = new PgSignIn(db);
     this.#requestCounts = new PgRequestCounts(db);
     this.oauth = new PgOAuth(db);
     this.audit = new PgAudit(db);
@@ -297,6 +303,32 @@ class PgStore implements Store {
 
   pruneSessions(before: string): Promise<number> {
     return this.#sessions.pruneSessions(before);
+  }
+
+  // ---- single sign-on: pg-sign-in.ts ----
+
+  createSignInIdentity(identity: Parameters<SignInStoreSync['createSignInIdentity']>[0], now: string): Promise<SignInIdentityRecord> {
+    return this.#signIn.createSignInIdentity(identity, now);
+  }
+
+  findSignInIdentity(issuer: string, subject: string): Promise<SignInIdentityRecord | undefined> {
+    return this.#signIn.findSignInIdentity(issuer, subject);
+  }
+
+  getSignInIdentity(id: string): Promise<SignInIdentityRecord | undefined> {
+    return this.#signIn.getSignInIdentity(id);
+  }
+
+  touchSignInIdentity(id: string, seen: { provider: string; email?: string }, now: string): Promise<SignInIdentityRecord | undefined> {
+    return this.#signIn.touchSignInIdentity(id, seen, now);
+  }
+
+  useSignInFlow(stateHash: string, expiresAt: string): Promise<boolean> {
+    return this.#signIn.useSignInFlow(stateHash, expiresAt);
+  }
+
+  pruneSignInFlows(before: string): Promise<number> {
+    return this.#signIn.pruneSignInFlows(before);
   }
 
   // ---- rate-limit counters: pg-request-counts.ts ----

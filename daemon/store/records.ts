@@ -30,6 +30,7 @@ import type {
   RepoRecord,
   ScopedTokenRecord,
   SearchContextRecord,
+  SignInIdentityRecord,
   UserRecord,
 } from './store.ts';
 
@@ -166,13 +167,25 @@ export const SCOPED_TOKEN_COLUMNS = [
 export const SESSION_COLUMNS = [
   ['id', 'id', 'text'],
   ['userId', 'user_id', 'text'],
-  ['apiKeyId', 'api_key_id', 'text'],
+  ['apiKeyId', 'api_key_id', 'optText'],
+  ['identityId', 'identity_id', 'optText'],
   ['userAgent', 'user_agent', 'optText'],
   ['createdAt', 'created_at', 'text'],
   ['expiresAt', 'expires_at', 'text'],
   ['lastUsedAt', 'last_used_at', 'optText'],
   ['endedAt', 'ended_at', 'optText'],
 ] as const satisfies ReadonlyArray<readonly [keyof BrowserSessionRecord, string, Kind]>;
+
+export const SIGN_IN_IDENTITY_COLUMNS = [
+  ['id', 'id', 'text'],
+  ['userId', 'user_id', 'text'],
+  ['issuer', 'issuer', 'text'],
+  ['subject', 'subject', 'text'],
+  ['provider', 'provider', 'text'],
+  ['email', 'email', 'optText'],
+  ['createdAt', 'created_at', 'text'],
+  ['lastSignedInAt', 'last_signed_in_at', 'text'],
+] as const satisfies ReadonlyArray<readonly [keyof SignInIdentityRecord, string, Kind]>;
 
 export const OAUTH_CLIENT_COLUMNS = [
   ['id', 'id', 'text'],
@@ -236,6 +249,7 @@ const allMapped: [
   | Unmapped<ApiKeyRecord, typeof API_KEY_COLUMNS, never>
   | Unmapped<ScopedTokenRecord, typeof SCOPED_TOKEN_COLUMNS, never>
   | Unmapped<BrowserSessionRecord, typeof SESSION_COLUMNS, never>
+  | Unmapped<SignInIdentityRecord, typeof SIGN_IN_IDENTITY_COLUMNS, never>
   | Unmapped<OAuthClientRecord, typeof OAUTH_CLIENT_COLUMNS, never>
   | Unmapped<OAuthCodeRecord, typeof OAUTH_CODE_COLUMNS, never>
   | Unmapped<OAuthGrantRecord, typeof OAUTH_GRANT_COLUMNS, never>

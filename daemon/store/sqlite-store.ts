@@ -54,6 +54,8 @@ import type {
   Role,
   ScopedTokenRecord,
   SessionStoreSync,
+  SignInIdentityRecord,
+  SignInStoreSync,
   Store,
   StoreSync,
   UserRecord,
@@ -61,6 +63,7 @@ import type {
 import { promisedStore } from './sync-store.ts';
 import { SqliteIdentity } from './sqlite-identity.ts';
 import { SqliteSessions } from './sqlite-sessions.ts';
+import { SqliteSignIn } from './sqlite-sign-in.ts';
 import { SqliteRequestCounts } from './sqlite-request-counts.ts';
 import { SqliteOAuth } from './sqlite-oauth.ts';
 import { SqliteAudit } from './sqlite-audit.ts';
@@ -151,6 +154,7 @@ class SqliteStore implements StoreSync {
   readonly #updateConnectionTx: BetterSqlite3.Transaction<(id: number, patch: object) => ConnectionRecord>;
   readonly #identity: SqliteIdentity;
   readonly #sessions: SqliteSessions;
+  readonly #signIn: SqliteSignIn;
   readonly #requestCounts: SqliteRequestCounts;
   /** OAuth clients, codes, grants and tokens: sqlite-oauth.ts. */
   readonly oauth: SqliteOAuth;
@@ -169,6 +173,7 @@ class SqliteStore implements StoreSync {
     this.contexts = new SqliteContexts(db);
     this.#identity = new SqliteIdentity(db);
     this.#sessions = new SqliteSessions(db);
+    this.#signIn = new SqliteSignIn(db);
     this.#requestCounts = new SqliteRequestCounts(db);
     this.#repoById = db.prepare('SELECT * FROM repos WHERE repo_id = ?');
     // Matches the partial index's condition word for word, so the index serves it.
@@ -378,6 +383,31 @@ class SqliteStore implements StoreSync {
 
   pruneSessions(before: string): number {
     return this.#sessions.pruneSessions(before);
+  }
+
+  // Single sign-on: sqlite-sign-in.ts.
+  createSignInIdentity(identity: Parameters<SignInStoreSync['createSignInIdentity']>[0], now: string): SignInIdentityRecord {
+    return this.#signIn.createSignInIdentity(identity, now);
+  }
+
+  findSignInIdentity(issuer: string, subject: string): SignInIdentityRecord | undefined {
+    return this.#signIn.findSignInIdentity(issuer, subject);
+  }
+
+  getSignInIdentity(id: string): SignInIdentityRecord | undefined {
+    return this.#signIn.getSignInIdentity(id);
+  }
+
+  touchSignInIdentity(id: string, seen: { provider: string; email?: string }, now: string): SignInIdentityRecord | undefined {
+    return this.#signIn.touchSignInIdentity(id, seen, now);
+  }
+
+  useSignInFlow(stateHash: string, expiresAt: string): boolean {
+    return this.#signIn.useSignInFlow(stateHash, expiresAt);
+  }
+
+  pruneSignInFlows(before: string): number {
+    return this.#signIn.pruneSignInFlows(before);
   }
 
   getLicense(): string | undefined {

@@ -133,14 +133,16 @@ export interface ScopedTokenRecord {
 /**
  * A browser sign-in session of the web UI (auth/browser-session.ts): the signed session
  * token names it, and it works only while this record is live (not ended, not expired)
- * and its API key is.
+ * and what it was signed in with is: its API key, or its single sign-on identity.
  */
 export interface BrowserSessionRecord {
   /** Opaque ("ses_" + 24 hex): named in the session token; what DELETE /api/sessions/{id} takes. Not a credential on its own. */
   id: string;
   userId: string;
-  /** The API key it was signed in with. */
-  apiKeyId: string;
+  /** The API key it was signed in with; absent for a session of single sign-on (then identityId says which). */
+  apiKeyId?: string;
+  /** The single sign-on identity it was signed in through (SignInIdentityRecord); absent for a session of an API key. */
+  identityId?: string;
   /** The browser's User-Agent at sign-in (cut to 256 characters), to tell sessions apart in lists. */
   userAgent?: string;
   createdAt: string;
@@ -150,6 +152,33 @@ export interface BrowserSessionRecord {
   lastUsedAt?: string;
   /** Set when the session ended: signed out, revoked, with its API key, or by "sign out everywhere". */
   endedAt?: string;
+}
+
+/** A session to create: signed in with an API key, or through a single sign-on identity (exactly one of the two). */
+export type NewBrowserSession = { userId: string; expiresAt: string; userAgent?: string } & (
+  | { apiKeyId: string; identityId?: never }
+  | { identityId: string; apiKeyId?: never }
+);
+
+/**
+ * A person's account at a single sign-on provider (auth/sso/), linked to the member it
+ * signs in as. Found by the provider's stable subject, so that a later sign-in finds the
+ * member even after the provider's email changed.
+ */
+export interface SignInIdentityRecord {
+  /** Opaque ("sso_" + 24 hex): what a browser session signed in through it names. */
+  id: string;
+  userId: string;
+  /** Who vouches for the account: an OpenID Connect issuer, or a code host's web URL. With `subject`, unique. */
+  issuer: string;
+  /** The provider's stable id of the account: OpenID Connect's `sub`, a code host's user id. */
+  subject: string;
+  /** The configured provider (its name under signIn.providers) it last signed in through. */
+  provider: string;
+  /** The verified email the provider gave at the last sign-in, lower case; absent when it gave none. */
+  email?: string;
+  createdAt: string;
+  lastSignedInAt: string;
 }
 
 /** How many live credentials of each kind one revocation ended. */
@@ -217,17 +246,39 @@ export interface IdentityStoreSync {
 
 /** The web UI's browser sessions (BrowserSessionRecord). */
 export interface SessionStoreSync {
-  /** A new session; the user and the key must exist. */
-  createSession(session: { userId: string; apiKeyId: string; expiresAt: string; userAgent?: string }, now: string): BrowserSessionRecord;
+  /** A new session; the user, and the key or identity it names, must exist. */
+  createSession(session: NewBrowserSession, now: string): BrowserSessionRecord;
   /** The session with this id, ended or expired or not. */
   getSession(id: string): BrowserSessionRecord | undefined;
   touchSession(id: string, now: string): void;
   /** Marks it ended (once; a second call keeps the first time); undefined when unknown. */
   endSession(id: string, now: string): BrowserSessionRecord | undefined;
-  /** The user's live sessions (not ended, not expired, their key not revoked), newest first. */
+  /** The user's live sessions (not ended, not expired, the key of one signed in with a key not revoked), newest first. */
   listLiveSessions(userId: string, now: string): BrowserSessionRecord[];
   /** Drops sessions that expired or ended before `before`; returns how many. */
   pruneSessions(before: string): number;
+}
+
+/**
+ * Single sign-on (auth/sso/): the accounts people sign in with at a provider, each linked
+ * to a member, and the sign-in flows that came back (each may come back once).
+ */
+export interface SignInStoreSync {
+  /** Links an account to `userId` (who must exist). Throws StoreConflictError when (issuer, subject) is linked already. */
+  createSignInIdentity(identity: { userId: string; issuer: string; subject: string; provider: string; email?: string }, now: string): SignInIdentityRecord;
+  /** The account `subject` of `issuer` (both compared exactly), when it is linked. */
+  findSignInIdentity(issuer: string, subject: string): SignInIdentityRecord | undefined;
+  getSignInIdentity(id: string): SignInIdentityRecord | undefined;
+  /** Records a sign-in through it: the provider it came through, the email it gave (absent: none) and lastSignedInAt. Undefined when unknown. */
+  touchSignInIdentity(id: string, seen: { provider: string; email?: string }, now: string): SignInIdentityRecord | undefined;
+  /**
+   * Records that the sign-in flow whose state has the keyed hash `stateHash` came back:
+   * true the first time, false ever after (a replay), atomically across every process
+   * sharing the store. Kept until `expiresAt`, when the flow could not come back anyway.
+   */
+  useSignInFlow(stateHash: string, expiresAt: string): boolean;
+  /** Drops flows that expired before `before`; returns how many. */
+  pruneSignInFlows(before: string): number;
 }
 
 /**
@@ -598,7 +649,7 @@ export interface SearchContextStoreSync {
   listDefaults(): Array<{ userId: string; name: string }>;
 }
 
-export interface StoreSync extends IdentityStoreSync, SessionStoreSync, LicenseStoreSync, SecretStoreSync, RequestCountStoreSync {
+export interface StoreSync extends IdentityStoreSync, SessionStoreSync, SignInStoreSync, LicenseStoreSync, SecretStoreSync, RequestCountStoreSync {
   /** The OAuth authorization server's clients, codes, grants and tokens. */
   readonly oauth: OAuthStoreSync;
   /** The audit log of credential and administration events. */
@@ -644,6 +695,7 @@ export type Promised<T> = {
 
 export type IdentityStore = Promised<IdentityStoreSync>;
 export type SessionStore = Promised<SessionStoreSync>;
+export type SignInStore = Promised<SignInStoreSync>;
 export type RequestCountStore = Promised<RequestCountStoreSync>;
 export type OAuthStore = Promised<OAuthStoreSync>;
 export type AuditStore = Promised<AuditStoreSync>;

@@ -408,7 +408,7 @@ test('revoking an API key ends, on the next request, everything it opened; the o
         return { session: sessionRecord, mixed: mixedRecord, client: client.id };
       });
       const sessions = new BrowserSessions(h.secret, () => clock);
-      const cookie = (rec: { id: string; userId: string; apiKeyId: string; expiresAt: string }) => {
+      const cookie = (rec: { id: string; userId: string; apiKeyId?: string; expiresAt: string }) => {
         const token = sessions.sign(rec).token;
         h.secrets.push(token);
         return { cookie: `trawl_session=${token}`, 'x-csrf-token': sessions.csrfToken(token) };

@@ -543,7 +543,7 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
     name: 'unknown top-level key without a near match lists the allowed ones',
     doc: { repositories: [] },
     fragments: [
-      'trawl.json: /repositories: unknown property "repositories"; allowed here: "$schema", "settings", "connections", "permissions", "contexts", "license", "cluster"',
+      'trawl.json: /repositories: unknown property "repositories"; allowed here: "$schema", "settings", "connections", "permissions", "contexts", "signIn", "license", "cluster"',
     ],
   },
   {
@@ -941,9 +941,16 @@ test('objects in the schema reject unknown properties', () => {
   const open: string[] = [];
   for (const [at, schema] of walk(configSchema)) {
     if (schema.type !== 'object' || /\/(anyOf|if|then|else)(\/|$)/.test(at)) continue;
-    // Maps of names (connections, permission groups); the union's branches are closed.
-    if (at === '#/properties/connections' || at === '#/properties/contexts' || at === '#/$defs/connection' || at === '#/$defs/permissions/properties/groups')
-      continue;
+    // Maps of names (connections, permission groups, sign-in providers); the unions' branches are closed.
+    const maps = [
+      '#/properties/connections',
+      '#/properties/contexts',
+      '#/$defs/connection',
+      '#/$defs/permissions/properties/groups',
+      '#/$defs/signIn/properties/providers',
+      '#/$defs/signInProvider',
+    ];
+    if (maps.includes(at)) continue;
     if (schema.additionalProperties !== false) open.push(at);
   }
   assert.deepEqual(open, []);

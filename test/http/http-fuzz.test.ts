@@ -2129,8 +2129,10 @@ test('HTTP fuzz: every malformed request gets a documented 4xx error object, fas
     // The tool server's endpoint speaks JSON-RPC, whose error envelope the MCP spec fixes
     // (not the API's error object); the SDK parses its messages. test/mcp*.test.ts cover it.
     // The OAuth endpoints speak OAuth (form bodies, OAuth error objects, HTML pages and
-    // redirects at /oauth/authorize): test/oauth*.test.ts cover them.
-    const routes = d.daemon.routes.filter((r) => r.path !== '/api/mcp' && r.tag !== 'OAuth');
+    // redirects at /oauth/authorize): test/oauth*.test.ts cover them. So do single sign-on's
+    // (/auth/{provider}/...: browser navigations answered with redirects to the provider or
+    // back to the web UI): test/auth/sso-*.test.ts.
+    const routes = d.daemon.routes.filter((r) => r.path !== '/api/mcp' && r.tag !== 'OAuth' && !r.path.startsWith('/auth/'));
     const w: World = {
       routes,
       schemas: doc.components.schemas,

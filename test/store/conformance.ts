@@ -39,6 +39,11 @@
 //   omitted. atomically(fn) commits every write of fn together, or none when fn throws.
 // - sharedSecret(name, candidate): the first candidate stored under a name is the secret
 //   for good, whoever asks.
+// - Single sign-on: a sign-in identity is unique by (issuer, subject), both compared byte
+//   by byte, and belongs to an existing user. A browser session names an API key or a
+//   sign-in identity, exactly one; one of an identity is live whatever happens to the
+//   user's keys. useSignInFlow is true once per state hash (also under concurrent calls),
+//   until pruneSignInFlows(before) drops it (one expiring at `before` stays).
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -812,6 +817,113 @@ export function storeConformance(name: string, open: () => Store | Promise<Store
       assert.ok(await store.getSession(s1.id));
       assert.equal(await store.pruneSessions(plus(T1, 721)), 1);
       assert.equal(await store.getSession(s1.id), undefined);
+    });
+
+    storeTest('sign-in identities: one per issuer and subject, found by them, touched at each sign-in', async (store) => {
+      const u = await store.createUser({ email: 'i@example.com', name: 'I', role: 'member' }, T1);
+      const v = await store.createUser({ email: 'j@example.com', name: 'J', role: 'member' }, T1);
+      const a = await store.createSignInIdentity(
+        { userId: u.id, issuer: 'https://idp.example.com', subject: 'abc', provider: 'corp', email: 'i@example.com' },
+        T1,
+      );
+      assert.match(a.id, /^sso_[0-9a-f]{24}$/);
+      assert.deepEqual(a, {
+        id: a.id,
+        userId: u.id,
+        issuer: 'https://idp.example.com',
+        subject: 'abc',
+        provider: 'corp',
+        email: 'i@example.com',
+        createdAt: T1,
+        lastSignedInAt: T1,
+      });
+      assert.deepEqual(await store.findSignInIdentity('https://idp.example.com', 'abc'), a);
+      assert.deepEqual(await store.getSignInIdentity(a.id), a);
+      // Compared exactly: another issuer's subject, a subject in another case, are other accounts.
+      assert.equal(await store.findSignInIdentity('https://idp.example.com/', 'abc'), undefined);
+      assert.equal(await store.findSignInIdentity('https://idp.example.com', 'ABC'), undefined);
+      const b = await store.createSignInIdentity({ userId: u.id, issuer: 'https://github.com', subject: 'abc', provider: 'gh' }, T2);
+      assertNoEmptyValues(b);
+      assert.ok(!('email' in b));
+      await assert.rejects(
+        () => store.createSignInIdentity({ userId: v.id, issuer: 'https://idp.example.com', subject: 'abc', provider: 'corp' }, T2),
+        (err: Error) => err.name === 'StoreConflictError',
+        'an account links to one member',
+      );
+      await assert.rejects(
+        () => store.createSignInIdentity({ userId: 'usr_000000000000000000000000', issuer: 'https://x', subject: '1', provider: 'x' }, T2),
+        'of an existing user',
+      );
+      assert.deepEqual(await store.touchSignInIdentity(a.id, { provider: 'corp-new', email: 'i.new@example.com' }, T3), {
+        ...a,
+        provider: 'corp-new',
+        email: 'i.new@example.com',
+        lastSignedInAt: T3,
+      });
+      const bare = await store.touchSignInIdentity(a.id, { provider: 'corp' }, T3);
+      assert.ok(bare && !('email' in bare), 'no email given: none kept');
+      assert.equal(await store.touchSignInIdentity('sso_000000000000000000000000', { provider: 'x' }, T3), undefined);
+      assert.equal(await store.getSignInIdentity('sso_000000000000000000000000'), undefined);
+    });
+
+    storeTest('sign-in flows come back once; pruned once expired', async (store) => {
+      assert.equal(await store.useSignInFlow('flow-a', T2), true);
+      assert.equal(await store.useSignInFlow('flow-a', T2), false, 'a replay');
+      assert.equal(await store.useSignInFlow('flow-a', T3), false, 'whatever its expiry');
+      assert.equal(await store.useSignInFlow('flow-b', T3), true);
+      assert.equal(await store.pruneSignInFlows(T2), 0, 'one expiring at the cutoff stays');
+      assert.equal(await store.pruneSignInFlows(plus(T2, 1)), 1);
+      assert.equal(await store.useSignInFlow('flow-b', T3), false, 'not yet expired: still remembered');
+      assert.equal(await store.useSignInFlow('flow-a', T3), true, 'forgotten once pruned');
+    });
+
+    storeTest(
+      'sign-in flows: of concurrent uses of one flow, exactly one succeeds',
+      async (store, ctx) => {
+        const other = await ctx.open();
+        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? store : other).useSignInFlow('raced', T3)));
+        assert.equal(results.filter(Boolean).length, 1);
+      },
+      { sharedStorage: true },
+    );
+
+    storeTest('browser sessions of single sign-on name their identity, and end with it, by sign-out everywhere, never by a key', async (store) => {
+      const u = await store.createUser({ email: 'p@example.com', name: 'P', role: 'member' }, T1);
+      const k = await newKey(store, u.id);
+      const idn = await store.createSignInIdentity({ userId: u.id, issuer: 'https://idp.example.com', subject: 'p', provider: 'corp' }, T1);
+      const NOW = T2;
+      const s = await store.createSession({ userId: u.id, identityId: idn.id, expiresAt: plus(NOW, 30), userAgent: 'UA' }, T1);
+      assert.deepEqual(s, { id: s.id, userId: u.id, identityId: idn.id, userAgent: 'UA', createdAt: T1, expiresAt: plus(NOW, 30) });
+      assert.ok(!('apiKeyId' in s));
+      assert.deepEqual(await store.getSession(s.id), s);
+      const withKey = await store.createSession({ userId: u.id, apiKeyId: k, expiresAt: plus(NOW, 30) }, plus(T1, 1));
+      assert.ok(!('identityId' in withKey));
+      await assert.rejects(
+        () => store.createSession({ userId: u.id, identityId: 'sso_000000000000000000000000', expiresAt: T3 }, T1),
+        'of an existing identity',
+      );
+      await assert.rejects(
+        () => store.createSession({ userId: u.id, apiKeyId: k, identityId: idn.id, expiresAt: T3 } as never, T1),
+        'a key or an identity, not both',
+      );
+      await assert.rejects(() => store.createSession({ userId: u.id, expiresAt: T3 } as never, T1), 'a key or an identity, not neither');
+      assert.deepEqual(
+        (await store.listLiveSessions(u.id, NOW)).map((x) => x.id),
+        [withKey.id, s.id],
+      );
+      // Revoking the user's key ends its session, not the one of single sign-on.
+      const revoked = (await store.revokeApiKey(k, NOW))!;
+      assert.equal(revoked.ended.sessions, 1);
+      assert.ok(!('endedAt' in (await store.getSession(s.id))!));
+      assert.deepEqual(
+        (await store.listLiveSessions(u.id, NOW)).map((x) => x.id),
+        [s.id],
+      );
+      // Sign-out everywhere ends it.
+      assert.equal((await store.endUserCredentials(u.id, NOW)).sessions, 1);
+      assert.equal((await store.getSession(s.id))!.endedAt, NOW);
+      assert.deepEqual(await store.listLiveSessions(u.id, NOW), []);
+      assert.equal(await store.pruneSessions(plus(NOW, 1)), 2);
     });
 
     storeTest('revokeApiKey ends every live credential the key opened, and nothing else, in one step', async (store) => {

@@ -147,6 +147,37 @@ describe('PostgreSQL migrations', { skip }, () => {
     });
   });
 
+  test('single sign-on: browser sessions of before keep their rows; a session names a key or an identity, exactly one', async () => {
+    await freshDatabase(async (url) => {
+      // Found by name, so that renumbering at a merge does not break the test.
+      const at = PG_MIGRATIONS.findIndex((m) => m.name === 'single_sign_on');
+      assert.ok(at > 0);
+      await withClient(url, async (c) => {
+        await migratePg(c, 'test', PG_MIGRATIONS.slice(0, at));
+        await c.query(`
+          INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_1', 'a@b.c', 'A', 'member', '${T1}', '${T1}');
+          INSERT INTO api_keys (id, user_id, name, hash, hint, created_at) VALUES ('key_1', 'usr_1', 'k', 'h', 'svk_', '${T1}');
+          INSERT INTO browser_sessions (id, user_id, api_key_id, user_agent, created_at, expires_at) VALUES ('ses_1', 'usr_1', 'key_1', 'UA', '${T1}', '${T1}');
+        `);
+        await migratePg(c, 'test');
+        assert.deepEqual((await c.query('SELECT id, api_key_id, identity_id, user_agent FROM browser_sessions')).rows, [
+          { id: 'ses_1', api_key_id: 'key_1', identity_id: null, user_agent: 'UA' },
+        ]);
+        await c.query(
+          `INSERT INTO sign_in_identities (id, user_id, issuer, subject, provider, created_at, last_signed_in_at) VALUES ('sso_1', 'usr_1', 'https://i', 's', 'p', '${T1}', '${T1}')`,
+        );
+        const session = (id: string, key: string | null, identity: string | null) =>
+          c.query(
+            `INSERT INTO browser_sessions (id, user_id, api_key_id, identity_id, created_at, expires_at) VALUES ($1, 'usr_1', $2, $3, '${T1}', '${T1}')`,
+            [id, key, identity],
+          );
+        await session('ses_2', null, 'sso_1');
+        await assert.rejects(() => session('ses_3', 'key_1', 'sso_1'), /browser_sessions_origin/);
+        await assert.rejects(() => session('ses_4', null, null), /browser_sessions_origin/);
+      });
+    });
+  });
+
   test('a failing migration rolls back whole and leaves the previous version', async () => {
     await freshDatabase(async (url, open) => {
       await open();

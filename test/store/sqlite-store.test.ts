@@ -254,6 +254,55 @@ describe('migrations', () => {
       if (db.open) db.close();
     }
   });
+
+  test('single sign-on: the rebuilt browser_sessions keeps every session of before; a session names a key or an identity, exactly one', async () => {
+    // Found by name, so that renumbering at a merge does not break the test.
+    const at = MIGRATIONS.findIndex((m) => m.name === 'single_sign_on');
+    assert.ok(at > 0);
+    const db = new Database(newFile());
+    try {
+      migrate(db, MIGRATIONS.slice(0, at));
+      const t = '2024-01-01T00:00:00.000Z';
+      db.exec(`
+        INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_1', 'a@b.c', 'A', 'member', '${t}', '${t}');
+        INSERT INTO api_keys (id, user_id, name, hash, hint, created_at) VALUES ('key_1', 'usr_1', 'k', 'h', 'svk_', '${t}');
+        INSERT INTO browser_sessions (id, user_id, api_key_id, user_agent, created_at, expires_at, last_used_at, ended_at) VALUES
+          ('ses_1', 'usr_1', 'key_1', 'UA', '${t}', '${t}', '${t}', NULL),
+          ('ses_2', 'usr_1', 'key_1', NULL, '${t}', '${t}', NULL, '${t}');
+      `);
+      const before = db.prepare('SELECT * FROM browser_sessions ORDER BY id').all();
+      db.pragma('foreign_keys = ON');
+      assert.deepEqual(
+        migrate(db),
+        MIGRATIONS.slice(at).map((m) => m.id),
+      );
+      assert.deepEqual(
+        db.prepare('SELECT * FROM browser_sessions ORDER BY id').all(),
+        before.map((row) => ({ ...(row as object), identity_id: null })),
+      );
+      const indexes = db
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'browser_sessions' AND sql IS NOT NULL ORDER BY name")
+        .pluck()
+        .all();
+      assert.deepEqual(indexes, ['browser_sessions_expiry', 'browser_sessions_identity', 'browser_sessions_key', 'browser_sessions_user']);
+      db.exec(
+        `INSERT INTO sign_in_identities (id, user_id, issuer, subject, provider, created_at, last_signed_in_at) VALUES ('sso_1', 'usr_1', 'https://i', 's', 'p', '${t}', '${t}')`,
+      );
+      const session = db.prepare(
+        `INSERT INTO browser_sessions (id, user_id, api_key_id, identity_id, created_at, expires_at) VALUES (?, 'usr_1', ?, ?, '${t}', '${t}')`,
+      );
+      session.run('ses_3', null, 'sso_1');
+      assert.throws(() => session.run('ses_4', 'key_1', 'sso_1'), /CHECK constraint failed/);
+      assert.throws(() => session.run('ses_5', null, null), /CHECK constraint failed/);
+      assert.throws(() => session.run('ses_6', null, 'sso_missing'), /FOREIGN KEY constraint failed/);
+      // An identity goes with its user, and its sessions with it.
+      db.exec("DELETE FROM users WHERE id = 'usr_1'");
+      assert.equal(db.prepare('SELECT count(*) FROM sign_in_identities').pluck().get(), 0);
+      assert.equal(db.prepare('SELECT count(*) FROM browser_sessions').pluck().get(), 0);
+    } finally {
+      db.close();
+    }
+  });
 });
 
 describe('SQLite specifics', () => {

@@ -246,7 +246,7 @@ test('browser sessions over HTTP', async (t) => {
     await t.test('signed out: GET /api/session says so, sets no cookie', async () => {
       const a = await api('GET', '/api/session');
       assert.equal(a.status, 200);
-      assert.deepEqual(a.json, { authenticated: false, anonymousAccess: false });
+      assert.deepEqual(a.json, { authenticated: false, anonymousAccess: false, providers: [] });
       assert.deepEqual(setCookies(a), []);
       assert.equal(a.headers.get('cache-control'), 'no-store');
     });
@@ -276,6 +276,7 @@ test('browser sessions over HTTP', async (t) => {
       assert.deepEqual(a.json, {
         authenticated: true,
         anonymousAccess: false,
+        providers: [],
         user: annSession.body.user,
         csrfToken: annSession.csrf,
         expiresAt: annSession.body.expiresAt,
@@ -288,7 +289,7 @@ test('browser sessions over HTTP', async (t) => {
       assert.equal(sessionOnly.json.csrfToken, annSession.csrf);
       assert.deepEqual(setCookies(sessionOnly), [`trawl_csrf=${annSession.csrf}; Path=/; SameSite=Strict`]);
       const csrfOnly = await api('GET', '/api/session', { headers: { cookie: `trawl_csrf=${annSession.csrf}` } });
-      assert.deepEqual(csrfOnly.json, { authenticated: false, anonymousAccess: false });
+      assert.deepEqual(csrfOnly.json, { authenticated: false, anonymousAccess: false, providers: [] });
       assert.deepEqual(setCookies(csrfOnly), [CLEARING[1]]);
       // The CSRF cookie is never a credential: the header is what counts.
       assertCsrf(await search({ cookie: annSession.headers.cookie! }), 'both cookies, no header');
@@ -362,7 +363,7 @@ test('browser sessions over HTTP', async (t) => {
       ] as const) {
         assertExpired(await search(withCsrf(token)), what);
         const state = await api('GET', '/api/session', { headers: { cookie: `trawl_session=${token}` } });
-        assert.deepEqual(state.json, { authenticated: false, anonymousAccess: false }, what);
+        assert.deepEqual(state.json, { authenticated: false, anonymousAccess: false, providers: [] }, what);
         assert.deepEqual(setCookies(state), CLEARING, `${what}: the stale cookie is dropped`);
       }
       // Well-signed tokens that do not say what the session's record says, or name no record.
@@ -517,7 +518,7 @@ test('browser sessions over HTTP', async (t) => {
       assertExpired(await search(annSession.headers), 'after 12 hours');
       assertExpired(await search(fresh.headers), 'after 12 hours');
       const state = await api('GET', '/api/session', { headers: { cookie: annSession.headers.cookie! } });
-      assert.deepEqual(state.json, { authenticated: false, anonymousAccess: false });
+      assert.deepEqual(state.json, { authenticated: false, anonymousAccess: false, providers: [] });
       assert.deepEqual(setCookies(state), CLEARING);
       // Signing in again starts a new 12 hours.
       const renewed = await signIn(ann.key);
@@ -544,7 +545,7 @@ test('browser sessions with anonymous access on and an https public URL', async 
     const cy = await c.key('cy@example.com');
 
     const state = await call(`${d.url}/api/session`);
-    assert.deepEqual(state.json, { authenticated: false, anonymousAccess: true });
+    assert.deepEqual(state.json, { authenticated: false, anonymousAccess: true, providers: [] });
 
     const a = await call(`${d.url}/api/session`, { json: { apiKey: cy.key } });
     assert.equal(a.status, 201);

@@ -1,9 +1,14 @@
 // Sign-in for deployments without anonymous access (and optional sign-in where it is on):
-// the person pastes an API key once; POST /api/session turns it into an HttpOnly session
-// cookie that lives until the browser closes. The key itself is never stored by the page.
-// A second cookie, trawl_csrf, holds the session's CSRF token for this script to read at
-// start, so the page's first requests need not wait for GET /api/session.
+// the person signs in through one of the configured single sign-on providers (a button
+// each: the browser goes to /auth/<name>/start and comes back signed in), or pastes an API
+// key once, which POST /api/session turns into an HttpOnly session cookie that lives until
+// the browser closes; the key itself is never stored by the page. A second cookie,
+// trawl_csrf, holds the session's CSRF token for this script to read at start, so the
+// page's first requests need not wait for GET /api/session. A single sign-on that was
+// refused comes back as ?signInError=<reason>&provider=<name> (daemon/http/handlers/sign-in.ts):
+// the reason's sentence is shown in the sign-in dialog, and the words leave the address.
 
+import { isSignInRefusal, refusalText } from '../../daemon/auth/sso/refusals.ts';
 import { ApiError, apiFetch, onUnauthorized, postJson, setCsrfToken, whileSessionLoads } from './api.ts';
 import { clear, h } from './dom.ts';
 
@@ -14,15 +19,24 @@ export interface SessionUser {
   role: string;
 }
 
+/** A single sign-on provider (GET /api/session). */
+export interface SignInProvider {
+  name: string;
+  displayName: string;
+  type: string;
+}
+
 export interface SessionState {
   authenticated: boolean;
   anonymousAccess: boolean;
+  /** The single sign-on providers; empty: API keys only. */
+  providers: SignInProvider[];
   user?: SessionUser;
   csrfToken?: string;
   expiresAt?: string;
 }
 
-let state: SessionState = { authenticated: false, anonymousAccess: false };
+let state: SessionState = { authenticated: false, anonymousAccess: false, providers: [] };
 let pending: Promise<boolean> | undefined;
 
 export function session(): SessionState {
@@ -36,19 +50,43 @@ export function session(): SessionState {
 export function startSession(): Promise<SessionState> {
   setCsrfToken(csrfCookie());
   onUnauthorized(() =>
-    requireSignIn(state.authenticated ? 'Your session has ended. Sign in again to continue.' : 'This needs an API key. Sign in to continue.'),
+    requireSignIn(state.authenticated ? 'Your session has ended. Sign in again to continue.' : 'This needs you to sign in. Sign in to continue.'),
   );
-  const check = loadSession();
+  const refused = takeRefusal();
+  const check = loadSession().then((s) => {
+    // A single sign-on that was refused: the dialog again, saying why.
+    if (refused)
+      void requireSignIn(undefined, refusalText(refused.reason, s.providers.find((p) => p.name === refused.provider)?.displayName ?? refused.provider));
+    return s;
+  });
   whileSessionLoads(check);
   return check;
 }
 
 async function loadSession(): Promise<SessionState> {
   const res = await fetch('/api/session', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
-  state = res.ok ? ((await res.json()) as SessionState) : { authenticated: false, anonymousAccess: false };
+  state = res.ok ? ((await res.json()) as SessionState) : { authenticated: false, anonymousAccess: false, providers: [] };
   setCsrfToken(state.csrfToken);
   renderAccount();
   return state;
+}
+
+/** A refused single sign-on's reason and provider from the address, which no longer holds them afterwards. */
+function takeRefusal(): { reason: Parameters<typeof refusalText>[0]; provider: string } | undefined {
+  const url = new URL(location.href);
+  const reason = url.searchParams.get('signInError');
+  const provider = url.searchParams.get('provider') ?? '';
+  if (reason === null) return undefined;
+  url.searchParams.delete('signInError');
+  url.searchParams.delete('provider');
+  history.replaceState(history.state, '', url.pathname + url.search + url.hash);
+  return isSignInRefusal(reason) ? { reason, provider } : undefined;
+}
+
+/** Where a provider's button starts a sign-in: back to this page afterwards. */
+function startUrl(provider: SignInProvider): string {
+  const here = location.pathname + location.search + location.hash;
+  return `/auth/${encodeURIComponent(provider.name)}/start?returnTo=${encodeURIComponent(here)}`;
 }
 
 /** The value of the trawl_csrf cookie (daemon/auth/browser-session.ts), if the browser has one. */
@@ -70,9 +108,9 @@ export function canBrowse(): boolean {
  * signed in. With anonymous access on it can be cancelled (false); without, the pages
  * have nothing to show until someone signs in, so it stays.
  */
-export function requireSignIn(reason?: string): Promise<boolean> {
+export function requireSignIn(reason?: string, error?: string): Promise<boolean> {
   pending ??= new Promise<boolean>((resolve) =>
-    showDialog(reason, state.anonymousAccess, (ok) => {
+    showDialog({ reason, error }, state.anonymousAccess, (ok) => {
       pending = undefined;
       resolve(ok);
     }),
@@ -80,8 +118,31 @@ export function requireSignIn(reason?: string): Promise<boolean> {
   return pending;
 }
 
-function showDialog(reason: string | undefined, cancellable: boolean, done: (signedIn: boolean) => void): void {
-  const error = h('p', { class: 'form-error', id: 'signin-error', role: 'alert' });
+/** What the API key is, after the providers' buttons when there are any ("Or paste ..."). */
+function keyHelp(or: boolean): Array<string | HTMLElement> {
+  return [
+    or ? 'Or paste one of your API keys (' : ' Paste one of your API keys (',
+    h('code', {}, 'trawl keys create'),
+    ' makes one). It is exchanged for a session that ends when you close the browser; the key is not stored.',
+  ];
+}
+
+/** A link per single sign-on provider ("Sign in with Corp SSO"), then what the API key is; nothing without providers. */
+function providerButtons(): HTMLElement[] {
+  if (state.providers.length === 0) return [];
+  return [
+    h(
+      'div',
+      { class: 'sso', role: 'group', 'aria-label': 'Single sign-on' },
+      state.providers.map((p) => h('a', { class: 'sso-button', href: startUrl(p) }, `Sign in with ${p.displayName}`)),
+    ),
+    h('p', { class: 'sso-or', id: 'signin-key-help' }, ...keyHelp(true)),
+  ];
+}
+
+function showDialog(text: { reason: string | undefined; error: string | undefined }, cancellable: boolean, done: (signedIn: boolean) => void): void {
+  const reason = text.reason;
+  const error = h('p', { class: 'form-error', id: 'signin-error', role: 'alert' }, text.error ?? '');
   const input = h('input', {
     id: 'signin-key',
     name: 'apiKey',
@@ -90,21 +151,17 @@ function showDialog(reason: string | undefined, cancellable: boolean, done: (sig
     spellcheck: 'false',
     required: true,
     placeholder: 'svk_…',
-    'aria-describedby': 'signin-help signin-error',
+    'aria-describedby': state.providers.length > 0 ? 'signin-key-help signin-error' : 'signin-help signin-error',
   });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
   const form = h(
     'form',
     { method: 'dialog', class: 'signin' },
     h('h2', { id: 'signin-title' }, 'Sign in to trawl'),
-    h(
-      'p',
-      { id: 'signin-help' },
-      reason ?? 'This server needs an API key.',
-      ' Paste one of your API keys (',
-      h('code', {}, 'trawl keys create'),
-      ' makes one). It is exchanged for a session that ends when you close the browser; the key is not stored.',
-    ),
+    state.providers.length > 0
+      ? h('p', { id: 'signin-help' }, reason ?? 'This server needs you to sign in.')
+      : h('p', { id: 'signin-help' }, reason ?? 'This server needs an API key.', ...keyHelp(false)),
+    ...providerButtons(),
     h('label', { for: 'signin-key' }, 'API key'),
     input,
     error,
@@ -129,7 +186,14 @@ function showDialog(reason: string | undefined, cancellable: boolean, done: (sig
       const res = await fetch('/api/session', { ...postJson({ apiKey: input.value.trim() }), credentials: 'same-origin' });
       const body = (await res.json()) as SessionState & { message?: string; user?: SessionUser };
       if (!res.ok) throw new ApiError(res.status, '', body.message ?? `sign-in failed (${res.status})`);
-      state = { authenticated: true, anonymousAccess: state.anonymousAccess, user: body.user, csrfToken: body.csrfToken, expiresAt: body.expiresAt };
+      state = {
+        authenticated: true,
+        anonymousAccess: state.anonymousAccess,
+        providers: state.providers,
+        user: body.user,
+        csrfToken: body.csrfToken,
+        expiresAt: body.expiresAt,
+      };
       setCsrfToken(state.csrfToken);
       renderAccount();
       finish(true);

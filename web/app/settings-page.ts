@@ -16,7 +16,7 @@ export async function settingsPage(main: HTMLElement, sessionChecked: Promise<Se
   const state = await sessionChecked;
   if (state.authenticated && state.user) return draw(main);
   const signIn = async (): Promise<void> => {
-    if (await requireSignIn('Settings belong to a user: sign in with one of your API keys to see them.')) draw(main);
+    if (await requireSignIn('Settings belong to a user: sign in to see them.')) draw(main);
   };
   main.replaceChildren(
     h('h1', {}, 'Settings'),

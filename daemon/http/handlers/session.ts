@@ -1,8 +1,9 @@
 // The web UI's browser sign-in (auth/browser-session.ts has the token, CSRF and cookie
 // formats): POST /api/session trades an API key for a session cookie and a CSRF token (and
 // a stored session record: who, which key, the browser), GET /api/session tells the page
-// whether it is signed in (and hands it the CSRF token again after a reload), DELETE
-// /api/session signs out (ends the session in the store and drops the cookies). Listing
+// whether it is signed in (and hands it the CSRF token again after a reload) and which
+// single sign-on providers it may offer, DELETE /api/session signs out (ends the session in
+// the store and drops the cookies). Single sign-on itself: handlers/sign-in.ts. Listing
 // and ending sessions from elsewhere: handlers/credentials.ts.
 //
 // These routes do their own authentication (`authenticated: false`: the server's step would
@@ -34,6 +35,7 @@ import { ServiceError } from '../../errors.ts';
 import { REFRESH_TOKEN_PREFIX } from '../../oauth/tokens.ts';
 import type { UserRecord } from '../../store/store.ts';
 import type { Authenticator, Identity } from '../../auth/identity.ts';
+import type { ProviderView } from '../../auth/sso/providers.ts';
 import type { Route } from '../route.ts';
 import type { Services } from '../services.ts';
 
@@ -57,7 +59,8 @@ const CLEAR_COOKIE_DOC = {
   },
 };
 
-export function sessionRoutes(s: Services, authenticator: Authenticator, sessions: BrowserSessions): Route[] {
+/** `providers`: the single sign-on providers GET /api/session names (auth/sso/providers.ts). */
+export function sessionRoutes(s: Services, authenticator: Authenticator, sessions: BrowserSessions, providers: { list(): ProviderView[] }): Route[] {
   const base = { tag: 'Session', rateLimited: false, authenticated: false } as const;
   // Known once the daemon listens: read per response.
   const secure = () => s.baseUrl.startsWith('https:');
@@ -133,7 +136,7 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
       method: 'GET',
       path: '/api/session',
       operationId: 'getSession',
-      summary: 'Whether the browser is signed in, as whom, and its CSRF token; whether anonymous access is on',
+      summary: 'Whether the browser is signed in, as whom, and its CSRF token; whether anonymous access is on; the single sign-on providers',
       description:
         'Never 401. A session cookie that is no longer valid (expired, tampered with, its key revoked, its user suspended) is dropped with its CSRF cookie (Set-Cookie with Max-Age=0); a valid one whose CSRF cookie is missing gets it again.',
       response: {
@@ -145,18 +148,29 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
       errors: [],
       async handle(ctx) {
         const anonymousAccess = s.config.settings.anonymousAccess;
+        const signInWith = providers.list();
         const token = readCookie(ctx.headers.cookie, SESSION_COOKIE);
         if (token === undefined) {
           // A CSRF cookie without its session (the session cookie was deleted) is dropped too.
           const orphan = readCookie(ctx.headers.cookie, CSRF_COOKIE) !== undefined;
-          return { body: { authenticated: false, anonymousAccess }, headers: orphan ? [['Set-Cookie', clearCsrfCookie(secure())], NO_STORE] : [NO_STORE] };
+          return {
+            body: { authenticated: false, anonymousAccess, providers: signInWith },
+            headers: orphan ? [['Set-Cookie', clearCsrfCookie(secure())], NO_STORE] : [NO_STORE],
+          };
         }
         const user = await signedIn(token);
         const claims = sessions.verify(token);
-        if (!user || !claims) return { body: { authenticated: false, anonymousAccess }, headers: [...clear(), NO_STORE] };
+        if (!user || !claims) return { body: { authenticated: false, anonymousAccess, providers: signInWith }, headers: [...clear(), NO_STORE] };
         const csrfToken = sessions.csrfToken(token);
         return {
-          body: { authenticated: true, anonymousAccess, user: userJson(user), csrfToken, expiresAt: new Date(claims.expires * 1000).toISOString() },
+          body: {
+            authenticated: true,
+            anonymousAccess,
+            providers: signInWith,
+            user: userJson(user),
+            csrfToken,
+            expiresAt: new Date(claims.expires * 1000).toISOString(),
+          },
           // Sets the CSRF cookie again when the page did not have it (so its next start is quick).
           headers: readCookie(ctx.headers.cookie, CSRF_COOKIE) === csrfToken ? [NO_STORE] : [['Set-Cookie', csrfCookie(csrfToken, secure())], NO_STORE],
         };
@@ -183,7 +197,7 @@ export function sessionRoutes(s: Services, authenticator: Authenticator, session
           await s.store.endSession(claims.sessionId, s.now().toISOString());
           void s.audit.note({
             action: 'session.ended',
-            actor: { userId: claims.userId, credentialKind: 'browserSession', credentialId: claims.apiKeyId },
+            actor: { userId: claims.userId, credentialKind: 'browserSession', credentialId: claims.apiKeyId ?? claims.identityId },
             target: { type: 'session', id: claims.sessionId },
             sourceAddress: ctx.clientAddress,
             details: { reason: 'signed_out' },

@@ -60,7 +60,8 @@ export function createGitHubHost(conn: GitHubConnection, ctx: HostContext): Code
   };
 }
 
-function apiBase(webUrl: string): string {
+/** The REST API root of a GitHub web URL: api.github.com for github.com, <url>/api/v3 for Enterprise. */
+export function apiBase(webUrl: string): string {
   const host = new URL(webUrl).hostname.toLowerCase();
   if (host === 'github.com' || host === 'www.github.com') return 'https://api.github.com';
   return `${trimSlash(webUrl)}/api/v3`;
