@@ -55,6 +55,14 @@ export function permissionService(o: PermissionServiceOptions): PermissionServic
     now: o.now,
     ...(o.hostOptions ? { hostOptions: o.hostOptions } : {}),
     onWrite: (userId) => permissions.changed(userId),
+    onEmailLink(account) {
+      void o.audit.note({
+        action: 'host_account.linked',
+        actor: { credentialKind: 'system' },
+        target: { type: 'user', id: account.userId },
+        details: { connection: account.connection, login: account.login, linkedBy: 'email' },
+      });
+    },
     onPass(report) {
       o.onPass?.(report);
       void o.audit.note({

@@ -43,6 +43,8 @@ export interface PermissionSyncOptions {
   onWrite?: (userId?: string) => void;
   /** Requests to one host at once (default 8). */
   concurrency?: number;
+  /** Told of each account the pass links by a verified email (the audit log). */
+  onEmailLink?: (account: ExternalAccountRecord) => void;
 }
 
 /** What one direction of one connection did in a pass. */
@@ -212,7 +214,9 @@ async function membersOf(pass: ConnectionPass, readers: HostAccount[]): Promise<
         email: reader.email!.toLowerCase(),
         linkedBy: 'email' as const,
       };
-      pass.accounts.push(await pass.options.store.permissions.linkAccount(link, pass.options.now().toISOString()));
+      const linked = await pass.options.store.permissions.linkAccount(link, pass.options.now().toISOString());
+      pass.accounts.push(linked);
+      pass.options.onEmailLink?.(linked);
       pass.byAccount.set(reader.id, byEmail);
       pass.report.linkedByEmail++;
     } catch (err) {

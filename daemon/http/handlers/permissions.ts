@@ -1,4 +1,4 @@
-// The permission sync and members' code-host accounts (docs/http-api.md section 16), for
+// The permission sync and members' code-host accounts (docs/http-api.md 4.8 and section 14), for
 // owners under the `org-management` entitlement: where the sync stands per connection
 // (what it asked, what fails and why), a sync now, and linking a member to their login on
 // a connection's host. A member may list their own linked accounts. Changes are recorded

@@ -1,5 +1,5 @@
 // JSON Schemas of the permission sync's endpoints and of members' linked code-host accounts
-// (docs/http-api.md section 16; http/handlers/permissions.ts).
+// (docs/http-api.md 4.8 and section 14; http/handlers/permissions.ts).
 
 import { ref, type JsonSchema } from './common.ts';
 
