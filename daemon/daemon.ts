@@ -65,6 +65,7 @@ import type { Route } from './http/route.ts';
 import { permissionRoutes } from './http/handlers/permissions.ts';
 import { apiSchemas } from './http/schemas/api-schemas.ts';
 import { permissionService, type PermissionService } from './permissions/permission-service.ts';
+import type { PermissionSyncReport } from './permissions/permission-sync.ts';
 import { memberRoutes } from './http/handlers/members.ts';
 import { scopedTokenRoutes } from './http/handlers/scoped-tokens.ts';
 import { mcpRoutes } from './mcp/endpoint.ts';
@@ -396,7 +397,8 @@ async function setUpIdentity(d: Assembly, api: Api, { audit, authFailures }: Aud
   const secret = await installationSecret(store, config, options.dataDir);
   services.secret = secret;
   const hostOptions = { ...(options.env ? { env: options.env } : {}), log: logger };
-  d.permissions = permissionService({ config, store, secret, catalog: services.catalog, audit, log: logger, now, hostOptions });
+  const onPass = (report: PermissionSyncReport) => services.metrics?.permissionPass(report);
+  d.permissions = permissionService({ config, store, secret, catalog: services.catalog, audit, log: logger, now, hostOptions, onPass });
   const oauth: OAuthContext = {
     store,
     secret,

@@ -11,6 +11,7 @@ import type { SearchStats } from '../search/types.ts';
 import { rssOf, type RssSample } from '../runtime/resident-memory.ts';
 import type { ClusterCounters } from '../cluster/counters.ts';
 import type { ClusterStatus, ShardHealth } from '../cluster/status.ts';
+import type { PermissionSyncReport } from '../permissions/permission-sync.ts';
 
 /** The stats fields summed into counters (durations and counts alike). */
 const SEARCH_COUNTERS: Array<[keyof SearchStats, string, string]> = [
@@ -64,6 +65,8 @@ export class Metrics {
   readonly rejected: client.Counter;
   /** Shard files that failed their checks while searching or browsing. */
   readonly shardErrors: client.Counter;
+  private readonly permissionSubjects: client.Counter<'connection' | 'direction' | 'outcome'>;
+  private readonly permissionPasses: client.Histogram;
 
   constructor(sources: { store?: Store; indexSize?: () => IndexSize; brokenRepos?: () => number; searchLoad?: () => { busy: number; queued: number } }) {
     const registers = [this.registry];
@@ -94,6 +97,19 @@ export class Metrics {
     this.shardErrors = new client.Counter({
       name: 'trawl_index_shard_errors_total',
       help: 'Shard files that failed their checks (corrupt, truncated, wrong version, missing) while searching or browsing.',
+      registers,
+    });
+    // The permission sync: connection names are the operator's own, never a repository's.
+    this.permissionSubjects = new client.Counter({
+      name: 'trawl_permission_sync_subjects_total',
+      help: 'Permission sync: private repositories (direction "repositories") and linked accounts ("accounts") asked about, by connection and outcome (synced, failed).',
+      labelNames: ['connection', 'direction', 'outcome'],
+      registers,
+    });
+    this.permissionPasses = new client.Histogram({
+      name: 'trawl_permission_sync_duration_seconds',
+      help: 'Permission sync passes, by how long they took.',
+      buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 1800],
       registers,
     });
     const { store, indexSize, brokenRepos, searchLoad } = sources;
@@ -267,6 +283,18 @@ export class Metrics {
   search(kind: 'search' | 'stream' | 'symbols', stats: SearchStats, exhaustive: boolean): void {
     this.searches.inc({ kind, exhaustive: String(exhaustive) });
     for (const [field, counter] of this.searchCounters) counter.inc(stats[field] as number);
+  }
+
+  /** A permission sync pass ended. */
+  permissionPass(report: PermissionSyncReport): void {
+    this.permissionPasses.observe(report.seconds);
+    for (const c of report.connections) {
+      for (const direction of ['repositories', 'accounts'] as const) {
+        const done = c[direction];
+        if (done.synced > 0) this.permissionSubjects.inc({ connection: c.connection, direction, outcome: 'synced' }, done.synced);
+        if (done.failed > 0) this.permissionSubjects.inc({ connection: c.connection, direction, outcome: 'failed' }, done.failed);
+      }
+    }
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

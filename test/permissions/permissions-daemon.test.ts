@@ -166,6 +166,10 @@ test('code-host permissions end to end: sync, search, link, removal, status, unl
     assert.deepEqual(await searched(keys.bob), ['api']);
     assert.equal((await ask(owner, `/api/ee/users/${await userId(bob.email)}/accounts/gh`, { method: 'DELETE' })).json.errorCode, 'HOST_ACCOUNT_NOT_FOUND');
 
+    // The metrics count the passes' subjects by connection and outcome.
+    const metrics = (await call(`${daemon.url}/metrics`, { headers: { authorization: `Bearer ${owner}` } })).text;
+    assert.match(metrics, /trawl_permission_sync_subjects_total\{connection="gh",direction="repositories",outcome="synced"\} [1-9]/);
+    assert.match(metrics, /trawl_permission_sync_subjects_total\{connection="gh",direction="repositories",outcome="failed"\} [1-9]/);
     // The audit log has the links, the unlink and the passes.
     const actions = ((await ask(owner, '/api/ee/audit?perPage=100')).json as Array<{ action: string }>).map((e) => e.action);
     for (const action of ['host_account.linked', 'host_account.unlinked', 'permissions.synced']) assert.ok(actions.includes(action), action);
