@@ -57,7 +57,10 @@ const FLOORS: ReadonlyArray<Readonly<Record<string, string>>> = [
   },
   // Above audit/: it signs users in through auth/ and records its grants.
   { 'daemon/oauth': 'the OAuth authorization server' },
-  { 'daemon/sync': 'orchestration: syncing connections, the scheduler, local repositories' },
+  {
+    'daemon/sync': 'orchestration: syncing connections, the scheduler, local repositories',
+    'daemon/permissions': 'orchestration: asking the code hosts who may read what, linking members to their accounts',
+  },
   // Above sync/: a cluster's index jobs run its repository sync; above search/: it fans searches out.
   { 'daemon/cluster': 'a cluster of nodes: membership, placement, replication, jobs, fan-out search' },
   { 'daemon/http': 'the HTTP API: server, routes, schemas, OpenAPI' },
