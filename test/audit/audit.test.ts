@@ -25,6 +25,7 @@ import { keysCommand, usersCommand } from '../../daemon/cli/users-command.ts';
 import { openStore } from '../../daemon/store/open.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { call, startTestDaemon, type Answer } from '../helpers/daemon.ts';
+import { TOKEN, startFake } from '../hosts/fake-hosts.ts';
 import { databaseText, logRecorder } from '../helpers/log-recorder.ts';
 import { ResponseChecker } from '../helpers/openapi.ts';
 
@@ -90,10 +91,15 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
   let clock = new Date(Math.floor(Date.now() / 1000) * 1000);
   const tick = () => void (clock = new Date(clock.getTime() + 1000));
   const logger = logRecorder();
+  // A code host whose accounts members are linked to (the permission sync's events).
+  const host = await startFake('github');
   const d = await startTestDaemon({
     settings: { anonymousAccess: false, http: { trustedProxies: ['127.0.0.1'] } },
-    config: { license: { publicKeys: [PUBLIC_PEM] } },
-    daemon: { now: () => clock, logger, maintenanceIntervalMs: 25 },
+    config: {
+      license: { publicKeys: [PUBLIC_PEM] },
+      connections: { gh: { type: 'github', url: host.url, token: { env: 'AUDIT_HOST_TOKEN' }, orgs: ['acme'] } },
+    },
+    daemon: { now: () => clock, logger, maintenanceIntervalMs: 25, env: { ...process.env, AUDIT_HOST_TOKEN: TOKEN } },
   });
   const dir = tempDir('audit');
   /** Every secret handed out, searched for at the end. */
@@ -321,6 +327,20 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
     }
     const stale = await call(`${d.url}/api/session`, { headers: { cookie: 'trawl_session=v1.stale.sig', 'x-forwarded-for': '198.51.100.9' } });
     assert.equal(stale.json.authenticated, false, 'asking about a stale cookie is no attempt to get in: not counted');
+    // Code-host accounts: an owner links max to his login and unlinks it; a permission sync now.
+    tick();
+    const linked = await call(`${d.url}/api/ee/users/${ids.max}/accounts`, {
+      headers: as(olga.key, '198.51.100.20'),
+      json: { connection: 'gh', login: 'alice' },
+    });
+    assert.equal(linked.status, 201, linked.text);
+    tick();
+    const unlinked = await call(`${d.url}/api/ee/users/${ids.max}/accounts/gh`, { method: 'DELETE', headers: as(olga.key, '198.51.100.20') });
+    assert.equal(unlinked.status, 204, unlinked.text);
+    tick();
+    const synced = await call(`${d.url}/api/ee/permissions/sync`, { headers: as(olga.key, '198.51.100.20'), json: { wait: true } });
+    assert.equal(synced.status, 200, synced.text);
+
     // A minute on, the daemon's maintenance tick records the windows.
     clock = new Date(clock.getTime() + 61_000);
 
@@ -513,6 +533,19 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
       }
     });
 
+    await t.test("code-host accounts: linked and unlinked by the owner from their address; the sync's passes by the daemon", () => {
+      const link = one('host_account.linked');
+      assert.deepEqual(
+        [link.actor, link.target, link.sourceAddress, link.details],
+        [by('olga', olga), { type: 'user', id: ids.max }, '198.51.100.20', { connection: 'gh', login: 'alice', linkedBy: 'owner' }],
+      );
+      const unlink = one('host_account.unlinked');
+      assert.deepEqual([unlink.actor, unlink.target, unlink.details], [by('olga', olga), { type: 'user', id: ids.max }, { connection: 'gh' }]);
+      const passes = all.filter((e) => e.action === 'permissions.synced');
+      assert.ok(passes.length >= 1, 'the pass asked for, at least');
+      for (const e of passes) assert.deepEqual([e.actor.credentialKind, e.actor.userId, e.target], ['system', null, null]);
+    });
+
     await t.test('the whole log: newest first, every action that exists today, ids unique', () => {
       for (let i = 1; i < all.length; i++) {
         const [a, b] = [all[i - 1]!, all[i]!];
@@ -667,6 +700,7 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
     );
   } finally {
     await d.cleanup();
+    await host.close();
     dir.cleanup();
   }
 });
