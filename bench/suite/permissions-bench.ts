@@ -124,7 +124,10 @@ async function main(): Promise<void> {
 async function searchOverhead(o: { repos: string; members: number; queries: number; work: string; log: (s: string) => void }) {
   const dataDir = join(o.work, 'data');
   const syncConfig = join(o.work, 'sync.json');
-  writeFileSync(syncConfig, JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: `${o.repos}/*` } } }));
+  writeFileSync(
+    syncConfig,
+    JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: `${o.repos}/*`, visibility: 'private' } } }),
+  );
   o.log(`sync of ${o.repos} ...`);
   const syncStarted = performance.now();
   execFileSync(process.execPath, [join(ROOT, 'bin', 'trawl.js'), 'sync', '--config', syncConfig, '--data-dir', dataDir], {
@@ -138,7 +141,7 @@ async function searchOverhead(o: { repos: string; members: number; queries: numb
   try {
     const repos = await store.listRepos();
     repoIds = repos.map((r) => r.repoId);
-    for (const r of repos) await store.updateRepo(r.repoId, { visibility: 'private' });
+    if (repos.some((r) => r.visibility !== 'private')) throw new Error('the repositories were indexed as public');
     const secret = serverSecret(dataDir);
     const now = new Date().toISOString();
     for (let i = 0; i < o.members; i++) {

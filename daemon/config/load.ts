@@ -292,6 +292,7 @@ interface FileConnection {
   groups?: string[];
   projects?: string[];
   workspaces?: string[];
+  visibility?: 'public' | 'private';
 }
 
 interface FileConfig {
@@ -391,7 +392,7 @@ function completePermissions(p: FileConfig['permissions']): PermissionsConfig {
 
 function completeConnection(c: FileConnection, dir: string): Connection {
   const revisions: Revisions = { branches: [...(c.revisions?.branches ?? [])], tags: [...(c.revisions?.tags ?? [])] };
-  if (c.type === 'git') return { type: 'git', url: resolveGitLocation(c.url!, dir), revisions };
+  if (c.type === 'git') return { type: 'git', url: resolveGitLocation(c.url!, dir), revisions, visibility: c.visibility ?? 'public' };
 
   const deploymentType = c.deploymentType ?? 'cloud';
   // The schema requires url exactly where there is no default (gerrit, Bitbucket Server).

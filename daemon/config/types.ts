@@ -31,6 +31,8 @@ interface ConnectionBase {
 export interface GitConnection extends ConnectionBase {
   type: 'git';
   url: string;
+  /** Git has no host to ask who may read: public, or private (grants open it under "code-host"). */
+  visibility: 'public' | 'private';
 }
 
 interface HostConnectionBase extends ConnectionBase {

@@ -150,7 +150,12 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
   {
     name: "git, minimal: a relative path resolves against the file's directory",
     doc: { connections: { app: { type: 'git', url: 'repos/app' } } },
-    expected: withConnections({ app: { type: 'git', url: '/etc/trawl/repos/app', revisions: noRevisions() } }),
+    expected: withConnections({ app: { type: 'git', url: '/etc/trawl/repos/app', revisions: noRevisions(), visibility: 'public' } }),
+  },
+  {
+    name: 'git: a private connection (no host to ask who may read: grants decide)',
+    doc: { connections: { app: { type: 'git', url: '/srv/app', visibility: 'private' } } },
+    expected: withConnections({ app: { type: 'git', url: '/srv/app', revisions: noRevisions(), visibility: 'private' } }),
   },
   {
     name: 'git: globs keep their glob part, URLs and absolute paths are kept, ~ is the home directory',
@@ -165,12 +170,12 @@ const valid: Array<{ name: string; doc: unknown; expected: Config }> = [
       },
     },
     expected: withConnections({
-      glob: { type: 'git', url: '/etc/srv/*/x/../**', revisions: { branches: ['main', 'release/*'], tags: ['v*'] } },
-      abs: { type: 'git', url: '/srv/repos/*', revisions: noRevisions() },
-      file: { type: 'git', url: 'file:///srv/repos/app', revisions: noRevisions() },
-      http: { type: 'git', url: 'https://git.example.com/app.git', revisions: noRevisions() },
-      scp: { type: 'git', url: 'git@git.example.com:team/app.git', revisions: noRevisions() },
-      home: { type: 'git', url: join(homedir(), 'src/app'), revisions: noRevisions() },
+      glob: { type: 'git', url: '/etc/srv/*/x/../**', revisions: { branches: ['main', 'release/*'], tags: ['v*'] }, visibility: 'public' },
+      abs: { type: 'git', url: '/srv/repos/*', revisions: noRevisions(), visibility: 'public' },
+      file: { type: 'git', url: 'file:///srv/repos/app', revisions: noRevisions(), visibility: 'public' },
+      http: { type: 'git', url: 'https://git.example.com/app.git', revisions: noRevisions(), visibility: 'public' },
+      scp: { type: 'git', url: 'git@git.example.com:team/app.git', revisions: noRevisions(), visibility: 'public' },
+      home: { type: 'git', url: join(homedir(), 'src/app'), revisions: noRevisions(), visibility: 'public' },
     }),
   },
   {
@@ -822,7 +827,7 @@ test('loadConfig reads a file, resolves git paths against its directory and reco
     writeFileSync(file, JSON.stringify({ connections: { here: { type: 'git', url: './repos/app' } } }));
     const config = loadConfig(file);
     assert.equal(config.path, file);
-    assert.deepEqual(config.connections.here, { type: 'git', url: join(dir, 'repos/app'), revisions: noRevisions() });
+    assert.deepEqual(config.connections.here, { type: 'git', url: join(dir, 'repos/app'), revisions: noRevisions(), visibility: 'public' });
     assert.throws(
       () => loadConfig(join(dir, 'absent.json')),
       (err: unknown) => err instanceof ConfigError && /absent\.json: cannot read the configuration file: no such file/.test(err.message),

@@ -715,7 +715,7 @@ async function makeRepo(home: string, dir: string, opts: { bare?: boolean; origi
 }
 
 function gitConnection(url: string): Connection {
-  return { type: 'git', url, revisions: REVISIONS };
+  return { type: 'git', url, revisions: REVISIONS, visibility: 'public' };
 }
 
 describe('CodeHost git', () => {
@@ -736,6 +736,24 @@ describe('CodeHost git', () => {
       ],
     );
     assert.equal(repos[0]!.visibility, 'public');
+  });
+
+  test('a private git connection lists its repositories as private, local and remote (no host says who may read)', async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'trawl-hosts-'));
+    temps.push(tmp);
+    await makeRepo(tmp, join(tmp, 'srv/one'));
+    await makeRepo(tmp, join(tmp, 'srv/two'));
+    const privately = (url: string): Connection => ({ type: 'git', url, revisions: REVISIONS, visibility: 'private' });
+    const local = await createCodeHost('local', privately(join(tmp, 'srv/*'))).listRepos();
+    assert.deepEqual(
+      local.map((r) => [r.repoName, r.visibility]),
+      [
+        ['one', 'private'],
+        ['two', 'private'],
+      ],
+    );
+    const remote = await createCodeHost('remote', privately('https://git.example.com/team/app.git')).listRepos();
+    assert.equal(remote[0]!.visibility, 'private');
   });
 
   test('** matches any depth, without descending into repositories', async () => {
@@ -893,7 +911,7 @@ describe('URL rules for what hosts answer', () => {
       else assert.match(refusal ?? 'accepted', expected, url);
     }
     // The operator's own `git` connections name local paths.
-    assert.equal(cloneUrlRefusal({ type: 'git', url: '/srv/*', revisions: REVISIONS }, '/srv/api'), undefined);
+    assert.equal(cloneUrlRefusal({ type: 'git', url: '/srv/*', revisions: REVISIONS, visibility: 'public' }, '/srv/api'), undefined);
     // A refused URL is quoted short, without its password.
     const long = cloneUrlRefusal(gh, `https://user:hunter2@evil.example/${'x'.repeat(10_000)}`)!;
     assert.ok(long.length < 500, `${long.length} characters`);

@@ -18,7 +18,7 @@ const NOW = '2026-03-01T00:00:00.000Z';
 
 function setup() {
   const config = defaultConfig();
-  config.connections = { gh: { type: 'git', url: '/nonexistent', revisions: { branches: [], tags: [] } } };
+  config.connections = { gh: { type: 'git', url: '/nonexistent', revisions: { branches: [], tags: [] }, visibility: 'public' } };
   config.contexts = { fixed: { include: { repos: ['a*'], connections: [], topics: [] } } };
   const repos: ScopedRepo[] = [
     { repoId: 1, name: 'alpha', topics: [] },

@@ -34,9 +34,12 @@ export function createGitHost(name: string, conn: GitConnection): CodeHost {
     type: 'genericGitHost',
     async listRepos() {
       const url = conn.url.trim();
-      if (/^file:\/\//i.test(url)) return listLocal(name, fileURLToPath(url));
-      if (isRemote(url)) return [remoteRepo(name, url)];
-      return listLocal(name, url);
+      let repos: HostRepo[];
+      if (/^file:\/\//i.test(url)) repos = await listLocal(name, fileURLToPath(url));
+      else if (isRemote(url)) repos = [remoteRepo(name, url)];
+      else repos = await listLocal(name, url);
+      // No host says who may read: the connection does.
+      return conn.visibility === 'private' ? repos.map((r) => ({ ...r, visibility: 'private' as const })) : repos;
     },
     gitCredentials() {
       return undefined; // credentials, if any, are part of the URL git is given
