@@ -97,6 +97,7 @@ async function main(): Promise<void> {
       repos: { type: 'string' },
       members: { type: 'string', default: '1000' },
       queries: { type: 'string', default: '300' },
+      rounds: { type: 'string', default: '3' },
       'sync-repos': { type: 'string', default: '2000' },
       out: { type: 'string' },
     },
@@ -107,7 +108,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'trawl-permissions-bench-'));
   const log = (s: string) => process.stderr.write(`${s}\n`);
   try {
-    const searchPart = await searchOverhead({ repos: resolve(values.repos), members, queries, work, log });
+    const searchPart = await searchOverhead({ repos: resolve(values.repos), members, queries, rounds: Number(values.rounds), work, log });
     const syncPart = await syncCost({ repos: Number(values['sync-repos']), members, work, log });
     const result = { environment: environment(ROOT), members, queries, ...searchPart, sync: syncPart };
     const md = report(result);
@@ -121,7 +122,7 @@ async function main(): Promise<void> {
   }
 }
 
-async function searchOverhead(o: { repos: string; members: number; queries: number; work: string; log: (s: string) => void }) {
+async function searchOverhead(o: { repos: string; members: number; queries: number; rounds: number; work: string; log: (s: string) => void }) {
   const dataDir = join(o.work, 'data');
   const syncConfig = join(o.work, 'sync.json');
   writeFileSync(
@@ -179,7 +180,8 @@ async function searchOverhead(o: { repos: string; members: number; queries: numb
         const q = drawn.timed[i]!.name;
         const { ms: t, json } = await post(url, keys[(i * 7) % o.members]!, searchBody(q));
         ms.push(t);
-        server.push(json.stats?.duration ?? Number.NaN);
+        // stats.duration is in nanoseconds.
+        server.push((json.stats?.duration ?? Number.NaN) / 1e6);
         files += json.files?.length ?? 0;
         const k = `${mode}/${scenario}`;
         byQuery.set(`${k}\n${q}`, [...(byQuery.get(`${k}\n${q}`) ?? []), t]);
@@ -199,10 +201,10 @@ async function searchOverhead(o: { repos: string; members: number; queries: numb
       await stopServer(ready.server);
     }
   };
-  await measure('all', '-');
-  await measure('code-host', 'every');
-  await measure('all', '-');
-  await measure('code-host', 'every');
+  for (let round = 0; round < o.rounds; round++) {
+    await measure('all', '-');
+    await measure('code-host', 'every');
+  }
   // The realistic case: each member's hosts allow a random tenth of the repositories.
   const again = openStore(dataDir);
   try {
@@ -210,8 +212,7 @@ async function searchOverhead(o: { repos: string; members: number; queries: numb
   } finally {
     await again.close();
   }
-  await measure('code-host', 'tenth');
-  await measure('code-host', 'tenth');
+  for (let round = 0; round < o.rounds; round++) await measure('code-host', 'tenth');
   // Paired per query: code-host (every) minus all, each query's two runs averaged.
   const diffs: number[] = [];
   for (const { name } of drawn.timed) {

@@ -63,6 +63,8 @@ export class RepositoryPermissions {
   readonly #synced = new Map<string, Synced>();
   /** Bumped by `changed()`: every set read before is stale. */
   #epoch = 0;
+  /** User id → their granted and host-permitted sets merged (#union). */
+  readonly #unions = new Map<string, { granted: ReadonlySet<number>; synced: ReadonlySet<number>; union: ReadonlySet<number> }>();
 
   readonly #ttlMs: number;
 
@@ -84,8 +86,19 @@ export class RepositoryPermissions {
     if (this.#mode === 'all') return EVERYTHING;
     const granted = this.granted(user.email);
     const synced = await this.hostPermitted(user.id);
-    if (synced.size === 0) return (repo) => repo.visibility === 'public' || granted.has(repo.repoId);
-    return (repo) => repo.visibility === 'public' || granted.has(repo.repoId) || synced.has(repo.repoId);
+    const readable = synced.size === 0 ? granted : granted.size === 0 ? synced : this.#union(user.id, granted, synced);
+    // A search asks this of every repository it could read: one probe each.
+    return (repo) => repo.visibility === 'public' || readable.has(repo.repoId);
+  }
+
+  /** Granted and host-permitted repositories as one set, kept while both stay the sets they are. */
+  #union(userId: string, granted: ReadonlySet<number>, synced: ReadonlySet<number>): ReadonlySet<number> {
+    const kept = this.#unions.get(userId);
+    if (kept !== undefined && kept.granted === granted && kept.synced === synced) return kept.union;
+    const union = new Set([...granted, ...synced]);
+    if (this.#unions.size >= KEPT_MEMBERS && kept === undefined) this.#unions.delete(this.#unions.keys().next().value!);
+    this.#unions.set(userId, { granted, synced, union });
+    return union;
   }
 
   /** The permission sync wrote: what was read from the store before is read again when next needed (one member's, or everyone's). */

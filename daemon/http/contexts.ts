@@ -99,7 +99,8 @@ export class SearchContexts {
    * removed from the configuration is no limit (searching must not break on it).
    */
   async searchFilter(identity: Identity, choice: ContextChoice): Promise<RepoFilter> {
-    const visible: RepoFilter = (r) => identity.canSee(r);
+    // The identity's own function (a closure, no `this`): no second call per repository.
+    const visible: RepoFilter = identity.canSee;
     let name = choice.named;
     if (name === undefined && choice.useDefault && identity.userId !== undefined) name = await this.store.contexts.defaultOf(identity.userId);
     if (name === undefined || name === GLOBAL_CONTEXT) return visible;
