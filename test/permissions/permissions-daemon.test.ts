@@ -139,7 +139,19 @@ test('code-host permissions end to end: sync, search, link, removal, status, unl
     for (let i = 0; i < 50; i++) fake.faults.push({ kind: 'status', status: 500 });
     await ask(owner, '/api/ee/permissions/sync', { json: { force: true, wait: true } });
     fake.faults.length = 0;
-    const failing = (await ask(owner, '/api/ee/permissions')).json.connections.find((c: { connection: string }) => c.connection === 'gh');
+    const failing = (await ask(owner, '/api/ee/permissions?repositories=true')).json.connections.find((c: { connection: string }) => c.connection === 'gh');
+    assert.deepEqual(
+      failing.repositories.map((r: { repoName: string; permissionsSyncedAt: string | null; permissionsError: string | null }) => [
+        r.repoName.replace(/^.*\/acme\//, ''),
+        r.permissionsSyncedAt !== null,
+        r.permissionsError !== null,
+      ]),
+      [
+        ['ops', true, true],
+        ['web', true, true],
+      ],
+      'per repository: synced before, failing now',
+    );
     assert.equal(failing.repositoriesFailing, 2);
     assert.match(failing.errors[0].error, /failed|500/);
     assert.deepEqual(await searched(keys.bob), ['api', 'ops'], 'a failing host changes nothing');

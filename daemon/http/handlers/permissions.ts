@@ -36,12 +36,12 @@ export function permissionRoutes(s: Services, parts: PermissionParts): Route[] {
       summary: 'Where the permission sync stands, per connection (owners only; org-management entitlement)',
       description:
         'With settings.permissions "code-host": per connection whose code host has a permission API, the accounts linked and the private repositories, how many of each were synced and how many fail now, the latest failures, and the last pass.',
-      query: 'EmptyQuery',
+      query: 'PermissionStatusQuery',
       response: { status: 200, schema: 'PermissionStatus', description: 'The status.' },
       errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_QUERY_PARAMS'],
       async handle(ctx) {
         await ownerWithEntitlement(s, ctx.identity, 'read the permission sync');
-        return { body: await status(s, parts) };
+        return { body: await status(s, parts, (ctx.query as { repositories: boolean }).repositories) };
       },
     },
     {
@@ -167,7 +167,7 @@ async function accountsWithState(store: Store, accounts: LinkedAccount[]): Promi
   });
 }
 
-async function status(s: Services, parts: PermissionParts): Promise<unknown> {
+async function status(s: Services, parts: PermissionParts, perRepository: boolean): Promise<unknown> {
   const { store, config } = s;
   const sched = parts.scheduler.status();
   const connections = await store.listConnections();
@@ -199,6 +199,15 @@ async function status(s: Services, parts: PermissionParts): Promise<unknown> {
       privateRepositories: repos.length,
       repositoriesSynced: repos.filter((r) => repoStates.get(r.repoId)?.syncedAt !== undefined).length,
       repositoriesFailing: repos.filter((r) => repoStates.get(r.repoId)?.error !== undefined).length,
+      ...(perRepository
+        ? {
+            repositories: repos.map((r) => ({
+              repoName: r.repoName,
+              permissionsSyncedAt: repoStates.get(r.repoId)?.syncedAt ?? null,
+              permissionsError: repoStates.get(r.repoId)?.error ?? null,
+            })),
+          }
+        : {}),
       errors,
     });
   }

@@ -84,6 +84,17 @@ export const permissionSchemas: Record<string, JsonSchema> = {
     required: ['startedAt', 'seconds', 'connections'],
     additionalProperties: false,
   },
+  PermissionStatusQuery: {
+    type: 'object',
+    properties: {
+      repositories: {
+        type: 'boolean',
+        default: false,
+        description: "true: each connection's private repositories too, each with when its readers were last synced and why the last attempt failed.",
+      },
+    },
+    additionalProperties: false,
+  },
   PermissionStatus: {
     type: 'object',
     properties: {
@@ -105,6 +116,20 @@ export const permissionSchemas: Record<string, JsonSchema> = {
             privateRepositories: count,
             repositoriesSynced: count,
             repositoriesFailing: count,
+            repositories: {
+              type: 'array',
+              description: 'With ?repositories=true: the private repositories, by name.',
+              items: {
+                type: 'object',
+                properties: {
+                  repoName: { type: 'string' },
+                  permissionsSyncedAt: { ...iso, type: ['string', 'null'] },
+                  permissionsError: { type: ['string', 'null'] },
+                },
+                required: ['repoName', 'permissionsSyncedAt', 'permissionsError'],
+                additionalProperties: false,
+              },
+            },
             errors: {
               type: 'array',
               description: 'The latest failures (at most 20), newest first.',
