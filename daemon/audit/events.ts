@@ -32,6 +32,8 @@ export const AUDIT_ACTIONS = {
     "a member's account on a code host was linked, for the permission sync: at sign-in with the host, by an owner (PUT /api/ee/users/{id}/accounts/{connection}), or by the sync when the host's verified email matched the member's",
   'host_account.unlinked':
     "a member's account on a code host was unlinked (DELETE /api/ee/users/{id}/accounts/{connection}); what it could read no longer counts",
+  'search_context.saved': 'an owner created or replaced a search context (PUT /api/contexts/{name})',
+  'search_context.deleted': "an owner deleted a search context (DELETE /api/contexts/{name}), clearing the members' defaults that named it",
   'permissions.synced':
     'a permission sync pass ended (the daemon, on its schedule or asked): per connection, the repositories and accounts asked about and how many failed',
   'auth.failed': 'credentials were refused (401): one event per client address and credential kind per minute, with the count',
@@ -52,7 +54,7 @@ export const ACTION_NAMES = Object.keys(AUDIT_ACTIONS) as AuditAction[];
 export const CREDENTIAL_KINDS = ['apiKey', 'scopedToken', 'oauth', 'browserSession', 'anonymous', 'oauthClient', 'singleSignOn', 'cli', 'system'] as const;
 export type AuditCredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
-export const TARGET_TYPES = ['api_key', 'scoped_token', 'oauth_client', 'oauth_grant', 'session', 'user', 'license'] as const;
+export const TARGET_TYPES = ['api_key', 'scoped_token', 'oauth_client', 'oauth_grant', 'session', 'user', 'license', 'search_context'] as const;
 export type AuditTargetType = (typeof TARGET_TYPES)[number];
 
 export interface AuditActorOf {

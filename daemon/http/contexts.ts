@@ -134,10 +134,12 @@ export class SearchContexts {
     return { view: { name, definition: context.definition, source: 'api', createdAt: context.createdAt, updatedAt: context.updatedAt }, created };
   }
 
-  /** Deletes the context made through the API (and the defaults naming it): 404 when there is none, 409 for one of the configuration. */
-  async delete(name: string): Promise<void> {
+  /** Deletes the context made through the API (and the defaults naming it, counted): 404 when there is none, 409 for one of the configuration. */
+  async delete(name: string): Promise<{ clearedDefaults: number }> {
     this.writable(name);
-    if ((await this.store.contexts.delete(name)) === undefined) throw notFound(name);
+    const gone = await this.store.contexts.delete(name);
+    if (gone === undefined) throw notFound(name);
+    return gone;
   }
 
   /** The user's default context, when it names a context that exists. */

@@ -341,6 +341,17 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
     const synced = await call(`${d.url}/api/ee/permissions/sync`, { headers: as(olga.key, '198.51.100.20'), json: { wait: true } });
     assert.equal(synced.status, 200, synced.text);
 
+    // A search context made, replaced and deleted by the owner.
+    for (const [method, json, status] of [
+      ['PUT', { include: { repos: ['widgets'] } }, 201],
+      ['PUT', { include: { repos: ['widg*'] } }, 200],
+      ['DELETE', undefined, 204],
+    ] as const) {
+      tick();
+      const r = await call(`${d.url}/api/contexts/tools`, { method, headers: as(olga.key, '198.51.100.21'), ...(json ? { json } : {}) });
+      assert.equal(r.status, status, r.text);
+    }
+
     // A minute on, the daemon's maintenance tick records the windows.
     clock = new Date(clock.getTime() + 61_000);
 
@@ -544,6 +555,19 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
       const passes = all.filter((e) => e.action === 'permissions.synced');
       assert.ok(passes.length >= 1, 'the pass asked for, at least');
       for (const e of passes) assert.deepEqual([e.actor.credentialKind, e.actor.userId, e.target], ['system', null, null]);
+    });
+
+    await t.test('search contexts: saved twice and deleted by the owner, from their address', () => {
+      const saved = all.filter((e) => e.action === 'search_context.saved').reverse();
+      assert.deepEqual(
+        saved.map((e) => [e.actor, e.target, e.sourceAddress, e.details]),
+        [
+          [by('olga', olga), { type: 'search_context', id: 'tools' }, '198.51.100.21', { created: true }],
+          [by('olga', olga), { type: 'search_context', id: 'tools' }, '198.51.100.21', { created: false }],
+        ],
+      );
+      const gone = one('search_context.deleted');
+      assert.deepEqual([gone.actor, gone.target, gone.details], [by('olga', olga), { type: 'search_context', id: 'tools' }, { clearedDefaults: 0 }]);
     });
 
     await t.test('the whole log: newest first, every action that exists today, ids unique', () => {

@@ -9,6 +9,7 @@
 // (handlers/members.ts). No license is needed, and none of these is rate limited
 // (docs/http-api.md 8.9 does not list them).
 
+import { actorOf } from '../../audit/log.ts';
 import type { Identity } from '../../auth/identity.ts';
 import type { WrittenContext } from '../../config/contexts.ts';
 import type { ContextSelection } from '../../config/types.ts';
@@ -72,7 +73,16 @@ export function contextRoutes(s: Services): Route[] {
       errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_REQUEST_BODY', 'INVALID_CONTEXT_NAME', 'CONTEXT_READ_ONLY'],
       async handle(ctx) {
         owner(ctx.identity, 'create or replace search contexts');
-        const { view, created } = await s.contexts.put(ctx.params.name!, ctx.body as WrittenContext, s.now().toISOString());
+        const { view, created } = await s.audit.change(
+          () => s.contexts.put(ctx.params.name!, ctx.body as WrittenContext, s.now().toISOString()),
+          (r) => ({
+            action: 'search_context.saved',
+            actor: actorOf(ctx.identity),
+            target: { type: 'search_context', id: r.view.name },
+            sourceAddress: ctx.clientAddress,
+            details: { created: r.created },
+          }),
+        );
         return { status: created ? 201 : 200, body: contextJson(view) };
       },
     },
@@ -88,7 +98,17 @@ export function contextRoutes(s: Services): Route[] {
       errors: ['INSUFFICIENT_PERMISSIONS', 'CONTEXT_NOT_FOUND', 'CONTEXT_READ_ONLY'],
       async handle(ctx) {
         owner(ctx.identity, 'delete search contexts');
-        await s.contexts.delete(contextPathName(ctx.params.name!));
+        const name = contextPathName(ctx.params.name!);
+        await s.audit.change(
+          () => s.contexts.delete(name),
+          (r) => ({
+            action: 'search_context.deleted',
+            actor: actorOf(ctx.identity),
+            target: { type: 'search_context', id: name },
+            sourceAddress: ctx.clientAddress,
+            details: { clearedDefaults: r.clearedDefaults },
+          }),
+        );
         return { status: 204, body: undefined };
       },
     },
