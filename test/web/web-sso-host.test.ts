@@ -5,7 +5,7 @@
 // them they see the public repository only. Once it has (an owner's sync now here; the
 // schedule does it within an interval), the host's readers list names their verified
 // email, their account there is linked, and the same search shows the private repository
-// the host lets them read, never the one it does not.
+// the host lets them read, never the one it does not; the settings page shows the account.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -114,6 +114,11 @@ describe('single sign-on with permissions from the code host', () => {
         accounts.json.map((a: { connection: string; login: string; linkedBy: string }) => [a.connection, a.login, a.linkedBy]),
         [['gl', 'alice', 'email']],
       );
+      // The settings page shows the member their linked account.
+      await page.goto(`${base}/settings`);
+      const cells = await page.locator('#accounts-table tbody tr td').allInnerTexts();
+      assert.deepEqual(cells.slice(0, 3), ['gl', 'alice', 'matched by verified email']);
+      assert.doesNotMatch(cells[3]!, /not yet|failed/);
     } finally {
       await page.context().close();
     }

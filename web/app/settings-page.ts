@@ -1,5 +1,6 @@
 // The settings page (/settings): the signed-in user's API keys (settings-api-keys.ts), their
-// default search context (settings-context.ts) and, for owners, the organization's members
+// default search context (settings-context.ts), their code host accounts
+// (settings-accounts.ts) and, for owners, the organization's members
 // (settings-members.ts). Settings belong to a user, so
 // the page waits for the session check: someone not signed in (the anonymous user has no
 // keys) is asked to sign in, and the page draws itself once they have.
@@ -7,6 +8,7 @@
 import { h } from './dom.ts';
 import { requireSignIn, session, type SessionState } from './session.ts';
 import { apiKeysSection } from './settings-api-keys.ts';
+import { linkedAccountsSection } from './settings-accounts.ts';
 import { defaultContextSection } from './settings-context.ts';
 import { membersSection } from './settings-members.ts';
 
@@ -46,6 +48,7 @@ function draw(main: HTMLElement): void {
     ),
     apiKeysSection(),
     defaultContextSection(),
+    linkedAccountsSection(user.id),
     ...(user.role === 'owner' ? [membersSection(user.id)] : []),
   );
 }
