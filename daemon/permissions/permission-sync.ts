@@ -166,6 +166,7 @@ async function syncRepositories(pass: ConnectionPass): Promise<void> {
   const todo = only === undefined ? wanted.filter((r) => due(options, states.get(r.repoId))) : wanted;
   report.repositories.skipped = wanted.length - todo.length;
   let unsupported = false;
+  let firstError: string | undefined;
   await mapLimit(todo, options.concurrency ?? DEFAULT_CONCURRENCY, async (repo) => {
     if (unsupported) return;
     const now = () => options.now().toISOString();
@@ -180,11 +181,17 @@ async function syncRepositories(pass: ConnectionPass): Promise<void> {
       report.repositories.synced++;
       options.onWrite?.();
     } catch (err) {
-      report.repositories.failed++;
+      if (report.repositories.failed++ === 0) firstError = `${repo.repoName}: ${failure(err)}`;
       await options.store.permissions.recordRepoSyncError(repo.repoId, failure(err), now());
-      options.log.warn({ connection: pass.name, repo: repo.repoName, err: failure(err) }, 'permission sync: the readers of a repository could not be listed');
     }
   });
+  // One line per pass, not one per repository: a token without the right (GitHub's
+  // collaborators need push access) fails them all alike.
+  if (report.repositories.failed > 0)
+    options.log.warn(
+      { connection: pass.name, failed: report.repositories.failed, first: firstError },
+      'permission sync: the readers of some repositories could not be listed (GET /api/ee/permissions lists them)',
+    );
   if (unsupported) {
     report.repositories = { ...emptyDirection(), unsupported: true };
   }
@@ -237,6 +244,7 @@ async function syncAccounts(pass: ConnectionPass): Promise<void> {
   report.accounts.skipped = wanted.length - todo.length;
   const byName = new Map(pass.repos.map((r) => [r.repoName, r.repoId]));
   let unanswered = 0;
+  let firstError: string | undefined;
   await mapLimit(todo, options.concurrency ?? DEFAULT_CONCURRENCY, async (account) => {
     const now = () => options.now().toISOString();
     const token = account.sealedToken === undefined ? undefined : options.seal.open(account.sealedToken, tokenOwner(account.userId, pass.name));
@@ -258,14 +266,19 @@ async function syncAccounts(pass: ConnectionPass): Promise<void> {
       options.onWrite?.(account.userId);
     } catch (err) {
       report.accounts.failed++;
+      firstError ??= `${account.userId}: ${failure(err)}`;
       const message =
         err instanceof HostError && err.kind === 'unauthorized' && token !== undefined
           ? `${err.message}; the member should sign in with the host again`
           : failure(err);
       await options.store.permissions.recordAccountSyncError(account.userId, pass.name, message, now());
-      options.log.warn({ connection: pass.name, userId: account.userId, err: message }, 'permission sync: what an account can read could not be listed');
     }
   });
+  if (report.accounts.failed > 0)
+    options.log.warn(
+      { connection: pass.name, failed: report.accounts.failed, first: firstError },
+      'permission sync: what some accounts can read could not be listed (GET /api/ee/permissions lists them)',
+    );
   // Every account asked went unanswered: the host cannot be asked as an account without its token.
   if (todo.length > 0 && unanswered === todo.length) report.accounts.unsupported = true;
 }
