@@ -39,6 +39,7 @@ import { corpusIdentifiers, drawSets } from './identifiers.ts';
 import { environment } from './machine.ts';
 import { median, quantile } from './percentiles.ts';
 import { serveUntilReady } from './serve-ready.ts';
+import { seededRandom } from './stats.ts';
 import { stopServer } from './load.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -52,17 +53,6 @@ interface Run {
   /** The daemon's own time (stats.duration), median. */
   serverP50: number;
   files: number;
-}
-
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -229,7 +219,7 @@ function mean(xs: number[]): number {
 
 /** Each member's account-driven rows: every repository with probability `share`. */
 async function writeRows(store: Store, userIds: string[], repoIds: number[], share: number): Promise<void> {
-  const random = seeded(7);
+  const random = seededRandom(7);
   const now = new Date().toISOString();
   for (const userId of userIds) {
     await store.permissions.replaceAccountRepos(userId, 'hosted', share >= 1 ? repoIds : repoIds.filter(() => random() < share), now);
