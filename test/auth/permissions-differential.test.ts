@@ -308,9 +308,12 @@ test(`code-host permissions, differentially (seed ${SEED}): every endpoint answe
   }
 });
 
-/** Which repositories a tool's text names: by each repository's own file (FILE_OF), which nothing else holds. */
+/**
+ * Which repositories a tool's text names: by each repository's own file (FILE_OF), which
+ * no other repository holds (not by a symbol's name: the tools echo what they were asked).
+ */
 function reposIn(text: string): string[] {
-  return ALL.filter((repo) => text.includes(FILE_OF[repo]!) || text.includes(`perm_marker_${repo.replace(/-/g, '_')}`));
+  return ALL.filter((repo) => text.includes(FILE_OF[repo]!));
 }
 
 /**
