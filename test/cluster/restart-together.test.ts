@@ -54,10 +54,10 @@ before(async () => {
   const storeUrl = await postgres.newDatabase();
   // The node restarted alone rebuilds a shard no live node holds once its start-up graces
   // (three node timeouts) are over, as it should: the timeout is long enough for its listing
-  // to finish first on a loaded machine (half of it let a loaded CI run rebuild repositories
-  // still being listed).
+  // to finish first on a loaded machine (1.5 s, then 3 s, let loaded fresh-clone runs rebuild
+  // repositories still being listed).
   // Stopped nodes leave the cluster at once, so nothing here waits for a timeout.
-  const cluster = { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `rt${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 3000 };
+  const cluster = { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `rt${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 6000 };
   writeFileSync(
     configPath,
     JSON.stringify({
