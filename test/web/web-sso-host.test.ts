@@ -116,6 +116,8 @@ describe('single sign-on with permissions from the code host', () => {
       );
       // The settings page shows the member their linked account.
       await page.goto(`${base}/settings`);
+      // The section loads its table after the page draws.
+      await page.locator('#accounts-table tbody tr').first().waitFor();
       const cells = await page.locator('#accounts-table tbody tr td').allInnerTexts();
       assert.deepEqual(cells.slice(0, 3), ['gl', 'alice', 'matched by verified email']);
       assert.doesNotMatch(cells[3]!, /not yet|failed/);
