@@ -8,6 +8,7 @@
 // computed here by a rule of its own), and for the others exactly as for a repository that
 // does not exist: zero differences, zero leaks.
 
+import { seededRandom } from '../../bench/suite/stats.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
@@ -27,18 +28,6 @@ const LICENSE = signLicense(
 );
 
 const SEED = Number(process.env.TRAWL_PERMISSIONS_SEED ?? 20261128);
-
-/** mulberry32: a small seeded generator, so that a failing draw can be run again. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Repositories made here (besides the helper's public "widgets" and private "secret"). */
 const MADE: Array<{ name: string; visibility: 'public' | 'private' }> = [
@@ -89,7 +78,7 @@ interface HostRows {
 
 /** The draw of the hosts' answers: each private repository's readers and each member's account, at random. */
 function drawHostRows(seed: number): HostRows {
-  const r = rng(seed ^ 0x5eed);
+  const r = seededRandom(seed ^ 0x5eed);
   const privates = ALL.filter((n) => !PUBLIC.has(n));
   const accounts: Record<string, string[]> = {};
   for (const m of MEMBERS) accounts[m] = privates.filter(() => r() < 0.2);
@@ -100,7 +89,7 @@ function drawHostRows(seed: number): HostRows {
 
 /** The draw: groups of members, and grants to users and groups; the oracle gets every repository. */
 function draw(seed: number): { groups: Record<string, string[]>; grants: Grant[] } {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const pick = <T>(xs: readonly T[], p: number) => xs.filter(() => r() < p);
   const groups: Record<string, string[]> = { g0: pick(MEMBERS, 0.4), g1: pick(MEMBERS, 0.3), empty: [] };
   const grants: Grant[] = [];

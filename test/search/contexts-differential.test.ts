@@ -9,6 +9,7 @@
 // GET /api/contexts/{name} names those repositories. Zero differences: a context narrows a
 // search and never shows what its caller may not see.
 
+import { seededRandom } from '../../bench/suite/stats.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
@@ -16,18 +17,6 @@ import { type Answer, call, type ExtraRepo, startTestDaemon } from '../helpers/d
 import { newUserKey } from '../helpers/cli-users.ts';
 
 const SEED = Number(process.env.TRAWL_CONTEXTS_SEED ?? 20261128);
-
-/** mulberry32: a small seeded generator, so that a failing draw can be run again. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Made {
   name: string;
@@ -88,7 +77,7 @@ function selection(r: () => number): Selection {
 
 /** The draw: the contexts, and each member's grants (the oracle is granted everything). */
 function draw(seed: number): { contexts: Definition[]; grants: Array<{ users: string[]; repos: string[] }> } {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const contexts: Definition[] = [];
   for (let i = 0; i < 12; i++) {
     const def: Definition = {};
