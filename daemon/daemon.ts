@@ -22,6 +22,7 @@ import { closeAllRepositories } from './repos/git-repo-cache.ts';
 import { SyncScheduler } from './sync/scheduler.ts';
 import { compoundShardSettings } from './sync/sync.ts';
 import { Searcher } from './search/searcher.ts';
+import { historyBeside, type HistorySearch } from './history/history-search.ts';
 import { Planner } from './search/planner.ts';
 import { collectHeap } from './runtime/collect-heap.ts';
 import { IdleCollector } from './runtime/idle-collector.ts';
@@ -185,6 +186,7 @@ interface Assembly {
   counter?: RateCounter;
   server?: HttpServer;
   searcher?: Searcher;
+  history?: HistorySearch;
   node?: ClusterNode;
   clusterSync?: ClusterSyncScheduler;
   scheduler?: SyncScheduler;
@@ -544,7 +546,7 @@ function startSearchPool(d: Assembly, services: Services, view: IndexView): void
     view,
   });
   d.searcher = searcher;
-  services.searcher = searcher;
+  services.searcher = d.history = historyBeside(searcher, { dataDir: options.dataDir, baseUrl: services.baseUrl, maxWholeBytes: settings.http.maxSourceBytes });
   searcher.warm();
   d.planner.warm();
 }
@@ -754,7 +756,7 @@ async function shutDown(
   await api.mcp.closeAll();
   await d.scheduler?.stop();
   await d.permissions?.scheduler.stop();
-  await d.searcher!.close();
+  await Promise.all([d.searcher!.close(), d.history?.close()]);
   await d.planner.close();
   await closeAllRepositories();
   await d.counter?.close();
@@ -766,7 +768,7 @@ async function abandon(d: Assembly): Promise<void> {
   await d.clusterSync?.close().catch(() => {});
   await d.node?.close();
   await d.server?.close(0);
-  await d.searcher?.close();
+  await Promise.all([d.searcher?.close(), d.history?.close()]);
   await d.planner.close();
   await d.counter?.close();
   await d.store.close();

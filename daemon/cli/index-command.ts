@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { resolveDataDir } from '../index/data-dir.ts';
 import type { BuildProgress } from '../index/indexer.ts';
 import type { IndexSummary } from '../index/index-summary.ts';
-import { indexLocal } from '../sync/local-repos.ts';
+import { indexLocal, indexLocalHistory } from '../sync/local-repos.ts';
+import type { HistorySummary } from '../history/history-index.ts';
 import { buildProgressLine, escaped, escapeControl, formatBytes, formatCount, symbolsProgressLine, throttled } from './format.ts';
 import { UsageError } from './usage.ts';
 
@@ -22,6 +23,8 @@ export async function indexCommand(argv: string[]): Promise<number> {
       'no-symbols': { type: 'boolean' },
       'data-dir': { type: 'string' },
       verbose: { type: 'boolean' },
+      history: { type: 'boolean' },
+      'max-commits': { type: 'string' },
     },
   });
   if (positionals.length === 0) throw new UsageError('index needs at least one PATH (see trawl index --help)');
@@ -29,6 +32,8 @@ export async function indexCommand(argv: string[]): Promise<number> {
   const dataDir = resolveDataDir(values['data-dir']);
   const maxFileSize = positiveInt('--max-file-size', values['max-file-size']);
   const workers = positiveInt('--workers', values.workers);
+  const maxCommits = positiveInt('--max-commits', values['max-commits']);
+  if (maxCommits !== undefined && values.history !== true) throw new UsageError('--max-commits applies with --history only');
   const tty = process.stderr.isTTY === true;
 
   for (const [i, path] of positionals.entries()) {
@@ -53,6 +58,16 @@ export async function indexCommand(argv: string[]): Promise<number> {
     });
     if (tty) process.stderr.write('\r\x1b[K');
     process.stdout.write(`${summaryLine(summary)}\n`);
+    if (values.history === true) {
+      const history = await indexLocalHistory(summary, {
+        dataDir,
+        maxFileSize,
+        workers,
+        symbols: values['no-symbols'] !== true,
+        ...(maxCommits !== undefined ? { maxCommits } : {}),
+      });
+      process.stdout.write(`${historyLine(summary, history)}\n`);
+    }
   }
   return 0;
 }
@@ -74,6 +89,15 @@ export function summaryLine(s: IndexSummary): string {
     `${s.shards} shard${s.shards === 1 ? '' : 's'} written (${s.totalShards} in the index), ` +
     `${s.seconds.toFixed(1)} s${s.contentSeconds !== undefined ? ` (content searchable after ${s.contentSeconds.toFixed(1)} s)` : ''}, ${mbps.toFixed(1)} MB/s`
   );
+}
+
+/** What `--history` did, one line. */
+export function historyLine(s: IndexSummary, h: HistorySummary | 'unchanged'): string {
+  const name = escapeControl(s.repoName);
+  if (h === 'unchanged') return `history of ${name}: up to date`;
+  const left = h.leftOut > 0 ? ` (${formatCount(h.leftOut)} older commits left out by --max-commits)` : '';
+  const how = h.mode === 'delta' ? `delta: ${formatCount(h.builtFiles)} new file versions, ` : '';
+  return `history of ${name}: ${formatCount(h.commits)} commits${left}, ${how}${formatCount(h.files)} file versions, ${formatBytes(h.contentBytes)}, ${h.seconds.toFixed(1)} s`;
 }
 
 /** ` (taken from the previous index for N files, ctags failed on M files)`, or '' when neither happened. */

@@ -1,13 +1,14 @@
 // `trawl search QUERY`: searches the data dir in-process (no daemon).
 
-import { writeSync } from 'node:fs';
+import { existsSync, writeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { resolveDataDir } from '../index/data-dir.ts';
+import { historyDataDir, resolveDataDir } from '../index/data-dir.ts';
 import { IndexView } from '../index/index-health.ts';
 import { shardFiles } from '../index/manifest.ts';
 import { validateSearchRequest } from '../search/request.ts';
 import { Searcher } from '../search/searcher.ts';
+import { HistorySearch } from '../history/history-search.ts';
 import type { SearchResponse } from '../search/types.ts';
 import { escaped } from './format.ts';
 import { UsageError } from './usage.ts';
@@ -54,12 +55,18 @@ export async function searchCommand(argv: string[]): Promise<number> {
   const workers = shards <= 1 ? 0 : Math.min(availableParallelism(), shards);
   const searcher = new Searcher(publicUrl ? { dataDir, baseUrl: publicUrl, view, workers } : { dataDir, view, workers });
   if (searcher.shardCount === 0 && searcher.brokenCount === 0) throw new Error(`nothing is indexed in ${dataDir}: run trawl index PATH first`);
+  // Searches at a commit of an indexed history (rev:<commit>, at:<time>) read the history
+  // indexes too, on a thread of their own (a search worker serves one searcher per thread).
+  const past = existsSync(historyDataDir(dataDir))
+    ? new HistorySearch(searcher, () => new Searcher({ dataDir: historyDataDir(dataDir), workers: 1, ...(publicUrl ? { baseUrl: publicUrl } : {}) }), dataDir)
+    : undefined;
+  const service = past ?? searcher;
   try {
-    const res = await searcher.search(req, { brute: values.brute === true });
+    const res = await service.search(req, { brute: values.brute === true });
     writeStdout(values.json ? `${JSON.stringify(res)}\n` : formatText(res));
     if (res.stats.crashes > 0) process.stderr.write(`trawl: ${res.stats.crashes} shard(s) failed during the search; results are incomplete\n`);
   } finally {
-    await searcher.close();
+    await Promise.all([searcher.close(), past?.close()]);
   }
   return 0;
 }

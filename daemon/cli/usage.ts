@@ -31,7 +31,7 @@ commands:
 every command accepts --data-dir DIR (default: $TRAWL_DATA_DIR, else ./.trawl),
 --verbose (stack traces on errors) and --help.`,
   index: `usage: trawl index PATH... [--branches GLOB,...] [--tags GLOB,...] [--name NAME] [--full]
-                   [--max-file-size BYTES] [--workers N] [--no-symbols]
+                   [--max-file-size BYTES] [--workers N] [--no-symbols] [--history [--max-commits N]]
 
 Indexes each PATH (a git repository: the trees of its default branch and of the selected
 branches and tags; otherwise the directory's files) into the data dir. A repository's
@@ -48,6 +48,9 @@ not move is left as it is.
   --workers N            build threads (default: number of cores)
   --no-symbols           skip symbol extraction (the C scanner, universal-ctags):
                          a faster build, but sym: finds nothing in these shards
+  --history              also index every commit the indexed refs reach, for searches
+                         at any commit (rev:<commit>, at:<time>); later runs add new ones
+  --max-commits N        with --history: at most the newest N commits (default 20000)
   --data-dir DIR         data directory`,
   serve: `usage: trawl serve [--config FILE] [--host H] [--port N] [--log-level LEVEL] [--workers N]
 

@@ -72,6 +72,7 @@ const DEFAULT_SETTINGS: Settings = {
   audit: { retentionDays: 180 },
   search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxConcurrentPerCaller: 4, maxQueued: 100, maxQueuedPerCaller: 50 },
   maxFileSize: 2097152,
+  historyMaxCommits: 20000,
   reindexIntervalMs: 3600000,
   permissionSyncIntervalMs: 1800000,
   syncConcurrency: 2,
@@ -293,6 +294,7 @@ interface FileConnection {
   projects?: string[];
   workspaces?: string[];
   visibility?: 'public' | 'private';
+  history?: boolean;
 }
 
 interface FileConfig {
@@ -347,6 +349,7 @@ function complete(file: FileConfig, absolutePath: string): Config {
       ),
     },
     maxFileSize: s.maxFileSize ?? d.maxFileSize,
+    historyMaxCommits: s.historyMaxCommits ?? d.historyMaxCommits,
     reindexIntervalMs: s.reindexIntervalMs ?? d.reindexIntervalMs,
     permissionSyncIntervalMs: s.permissionSyncIntervalMs ?? d.permissionSyncIntervalMs,
     syncConcurrency: s.syncConcurrency ?? d.syncConcurrency,
@@ -392,7 +395,8 @@ function completePermissions(p: FileConfig['permissions']): PermissionsConfig {
 
 function completeConnection(c: FileConnection, dir: string): Connection {
   const revisions: Revisions = { branches: [...(c.revisions?.branches ?? [])], tags: [...(c.revisions?.tags ?? [])] };
-  if (c.type === 'git') return { type: 'git', url: resolveGitLocation(c.url!, dir), revisions, visibility: c.visibility ?? 'public' };
+  const history = c.history === true ? { history: true as const } : {};
+  if (c.type === 'git') return { type: 'git', url: resolveGitLocation(c.url!, dir), revisions, ...history, visibility: c.visibility ?? 'public' };
 
   const deploymentType = c.deploymentType ?? 'cloud';
   // The schema requires url exactly where there is no default (gerrit, Bitbucket Server).
@@ -407,6 +411,7 @@ function completeConnection(c: FileConnection, dir: string): Connection {
     // As origins, so that "https://HOST:443/" compares equal to a clone URL's "https://host".
     ...(c.cloneOrigins?.length ? { cloneOrigins: c.cloneOrigins.map((o) => originOf(o)!) } : {}),
     revisions,
+    ...history,
   };
   const list = (l: string[] | undefined): string[] => [...(l ?? [])];
   const user = c.user !== undefined ? { user: c.user } : {};

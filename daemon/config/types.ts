@@ -25,6 +25,8 @@ export interface Excludes {
 
 interface ConnectionBase {
   revisions: Revisions;
+  /** Also index every commit the indexed refs reach (history/history-index.ts); absent: off. */
+  history?: true;
 }
 
 /** Local paths (globs allowed), file:// URLs, or http(s):// clone URLs. */
@@ -220,6 +222,8 @@ export interface Settings {
   audit: { retentionDays: number };
   search: { maxMatches: number; timeoutMs: number; maxConcurrent: number; maxConcurrentPerCaller: number; maxQueued: number; maxQueuedPerCaller: number };
   maxFileSize: number;
+  /** The most commits a history index holds (the newest). */
+  historyMaxCommits: number;
   reindexIntervalMs: number;
   /** With permissions "code-host": the longest a member's or a repository's host permissions go without being asked again. */
   permissionSyncIntervalMs: number;

@@ -70,3 +70,12 @@ export async function syncFiles(dir: string, names: string[]): Promise<void> {
 export function mirrorsDir(dataDir: string): string {
   return join(dataDir, 'git');
 }
+
+/**
+ * The history indexes' own data dir (history/history-index.ts): the same layout as this one
+ * (shards/<id>/manifest.json, index-version), one repository's history per directory, kept
+ * apart so that a search of the indexed refs never opens them.
+ */
+export function historyDataDir(dataDir: string): string {
+  return join(dataDir, 'history');
+}

@@ -2,6 +2,8 @@
 // open them (RETIRE_GRACE_MS): each repository's retired files (manifest.ts), and the
 // compound shards no repository is a member of any more (pack-build.ts).
 
+import { existsSync } from 'node:fs';
+import { historyDataDir } from './data-dir.ts';
 import { collectGarbage } from './manifest.ts';
 import { collectPacks } from './pack-build.ts';
 
@@ -9,4 +11,7 @@ import { collectPacks } from './pack-build.ts';
 export function collectIndexGarbage(dataDir: string, inUse: ReadonlySet<string> = new Set(), now = Date.now()): void {
   collectGarbage(dataDir, inUse, now);
   collectPacks(dataDir, inUse, now);
+  // The history indexes' data dir (historyDataDir) retires files the same way.
+  const history = historyDataDir(dataDir);
+  if (existsSync(history)) collectGarbage(history, inUse, now);
 }

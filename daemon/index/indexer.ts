@@ -17,7 +17,7 @@ import type { Worker } from 'node:worker_threads';
 import type { GitRef, GitSource, RevisionSelection } from '../repos/git.ts';
 import { walkSorted, type WalkedFile } from '../repos/walk.ts';
 import { writeMembershipFile } from './branch-set.ts';
-import { detectRepo, openSource, type DetectedRepo } from './detect-repo.ts';
+import { detectRepo, openSource, type DetectedRepo, type OpenedSource } from './detect-repo.ts';
 import { type BlobFile, type BuildPool, cutShards, cutShardsAsync, runSymbolsPool, startBuildThreads, type BuildResult } from './build-pool.ts';
 import { buildShards, INLINE_BUILD_FILES, type BuiltShards, type ShardsBuild } from './build-shards.ts';
 import { ctagsAvailable } from '../symbols/ctags.ts';
@@ -162,7 +162,14 @@ export async function indexPath(pathArg: string, options: IndexOptions): Promise
  */
 export async function indexOrPack(pathArg: string, options: IndexOptions): Promise<IndexSummary | PackCandidate> {
   const started = performance.now();
-  const source = await openSource(pathArg, options.revisions);
+  return indexOpened(await openSource(pathArg, options.revisions), options, started);
+}
+
+/**
+ * indexOrPack of a source already opened (closed here): a repository's history is one
+ * (history/history-index.ts), whose refs are its commits.
+ */
+export async function indexOpened(source: OpenedSource, options: IndexOptions, started = performance.now()): Promise<IndexSummary | PackCandidate> {
   const { root, git } = source;
   try {
     const { repoId, repo } = await options.register(detectRepo(source));

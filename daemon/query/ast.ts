@@ -16,10 +16,21 @@ export type QueryNode =
   | { type: 'lang'; language: string }
   /** pattern: an RE2 expression matched against symbol names. */
   | { type: 'sym'; pattern: string; caseSensitive: boolean }
-  /** glob: a branch or tag name where `*` matches any run of characters. */
+  /**
+   * glob: a branch or tag name where `*` matches any run of characters; or a revision of a
+   * repository's history (a commit id, `main~3`: resolved by the caller, history/), or
+   * AT_PREFIX and a time (`at:`).
+   */
   | { type: 'branch'; glob: string }
   | { type: 'archived' | 'fork'; value: 'yes' | 'no' | 'only' }
   | { type: 'visibility'; value: 'public' | 'private' | 'any' };
+
+/**
+ * How `at:<time>` reads in a branch node's glob: the default branch's commit at that time,
+ * which the caller resolves in each repository's history (history/history-search.ts). No
+ * ref name holds a ':' (git check-ref-format), so such a glob never names a ref itself.
+ */
+export const AT_PREFIX = 'at:';
 
 /**
  * A compact, canonical s-expression for a query tree, used by tests and debug output:

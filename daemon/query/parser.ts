@@ -42,7 +42,10 @@
 // - repo:/r:, file:/f:, sym: values are RE2 regexes in either mode; every regex in the query
 //   is compiled once here and a syntax error is reported with the term and its column.
 // - lang: a linguist name or alias, case-insensitive, resolved to the canonical name.
-// - branch:/rev:/b: a glob (`*`), not validated further. Enumerated values (case:,
+// - branch:/rev:/b: a glob (`*`), not validated further; a revision of an indexed history
+//   (a commit id, `main~3`) is resolved by the caller. at: a time (an ISO 8601 date or
+//   date-time, or a relative form: repos/history-dates.ts), checked here, kept as a branch
+//   glob AT_PREFIX + the text (ast.ts) for the caller to resolve. Enumerated values (case:,
 //   archived:, fork:, visibility:) are matched case-insensitively.
 // - case: applies to the whole query wherever it appears (also inside a group or a
 //   negated group); it is removed from the tree. Two different values are an error; so is
@@ -68,7 +71,8 @@
 import RE2 from 're2';
 import { CONTEXT_NAME, CONTEXT_NAME_RULE, GLOBAL_CONTEXT } from '../config/contexts.ts';
 import { isKnownLanguage } from '../index/language-names.ts';
-import type { QueryNode } from './ast.ts';
+import { AT_PREFIX, type QueryNode } from './ast.ts';
+import { parseHistoryDate } from '../repos/history-dates.ts';
 import { MAX_QUERY_REGEX_COST, MAX_REGEX_COST, patternCost } from './regex-cost.ts';
 import { fail, tokenize, type Token } from './tokens.ts';
 
@@ -286,6 +290,13 @@ class Parser {
       }
       case 'branch':
         return { type: 'branch', glob: v };
+      case 'at':
+        try {
+          parseHistoryDate(v, 'at:', Date.now());
+        } catch (err) {
+          fail(`${(err as Error).message} (at column ${t.col})`);
+        }
+        return { type: 'branch', glob: `${AT_PREFIX}${v}` };
       case 'case':
         return null; // already applied (caseMode)
       case 'context':

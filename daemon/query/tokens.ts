@@ -12,7 +12,7 @@
 
 import { ServiceError } from '../errors.ts';
 
-export type FilterName = 'repo' | 'file' | 'lang' | 'sym' | 'branch' | 'case' | 'content' | 'archived' | 'fork' | 'visibility' | 'regex' | 'context';
+export type FilterName = 'repo' | 'file' | 'lang' | 'sym' | 'branch' | 'at' | 'case' | 'content' | 'archived' | 'fork' | 'visibility' | 'regex' | 'context';
 
 /** What a user may type before the colon, and the filter it means. */
 export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, FilterName>([
@@ -25,6 +25,7 @@ export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, 
   ['branch', 'branch'],
   ['rev', 'branch'],
   ['b', 'branch'],
+  ['at', 'at'],
   ['case', 'case'],
   ['content', 'content'],
   ['c', 'content'],

@@ -19,20 +19,9 @@
 
 import { spawnSync } from 'node:child_process';
 import { spawnSmall, type SpawnedChild } from '../runtime/spawner.ts';
+import { GIT_BASE_ARGS, gitEnv } from './git-command.ts';
 import { objectsDir } from './git-dir.ts';
 import { holdsObjects } from './object-presence.ts';
-
-/** git with the repository's own configuration, but no environment that would redirect it (GIT_DIR, GIT_INDEX_FILE, ...). */
-function gitEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
-  return env;
-}
-
-// safe.directory: the daemon reads mirrors it made and trees an operator named; git's
-// ownership check (meant for work trees shared between users) would refuse the latter
-// when they belong to someone else, which nodegit does not.
-const BASE_ARGS = ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false'];
 
 let available: boolean | undefined;
 
@@ -58,7 +47,7 @@ function start(gitDir: string, args: string[], alternates: readonly string[] = [
   if (alternates.length > 0) env.GIT_ALTERNATE_OBJECT_DIRECTORIES = alternates.join(':');
   // Through the spawner: a build starts git for every few small repositories, from a
   // process whose size would make each start cost tens of milliseconds (runtime/spawner.ts).
-  return spawnSmall('git', [...BASE_ARGS, '-C', gitDir, 'cat-file', ...args], env);
+  return spawnSmall('git', [...GIT_BASE_ARGS, '-C', gitDir, 'cat-file', ...args], env);
 }
 
 /** Whether git can be given the directory in its list of alternates: a ':' would split it, a leading '"' start a quoted entry. */

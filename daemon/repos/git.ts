@@ -67,6 +67,23 @@ export interface GitSource {
   close(): void;
 }
 
+/**
+ * Sizes of the blobs `oids` in the repository at `gitDir` (GitSource.blobSizes), from their
+ * headers; `label` names the repository in errors.
+ */
+export async function readBlobSizes(label: string, gitDir: string, oids: readonly string[]): Promise<number[]> {
+  if (!catFileAvailable()) throw new Error(`repository ${label}: indexing a git repository needs the git command on PATH`);
+  let sizes: number[];
+  try {
+    sizes = await objectSizes(gitDir, oids);
+  } catch (err) {
+    throw new Error(`repository ${label}: cannot read the sizes of its blobs (${errorText(err)})`, { cause: err });
+  }
+  const missing = sizes.indexOf(-1);
+  if (missing >= 0) throw new Error(`repository ${label}: cannot read blob ${oids[missing]} (missing)`);
+  return sizes;
+}
+
 // nodegit locks a repository object for each call, so one handle reads one
 // object at a time; separate handles on the same directory let libgit2 read the
 // trees of a listing on several threads. (Blobs are read by git itself, cat-file.ts.)
@@ -115,16 +132,7 @@ export async function openGitSource(dir: string, selection: RevisionSelection = 
     gitDir: absDir,
     async blobSizes(oids: readonly string[]): Promise<number[]> {
       if (closed) throw new Error(`git source ${dir} is closed`);
-      if (!catFileAvailable()) throw new Error(`repository ${dir}: indexing a git repository needs the git command on PATH`);
-      let sizes: number[];
-      try {
-        sizes = await objectSizes(absDir, oids);
-      } catch (err) {
-        throw new Error(`repository ${dir}: cannot read the sizes of its blobs (${errorText(err)})`, { cause: err });
-      }
-      const missing = sizes.indexOf(-1);
-      if (missing >= 0) throw new Error(`repository ${dir}: cannot read blob ${oids[missing]} (missing)`);
-      return sizes;
+      return readBlobSizes(dir, absDir, oids);
     },
     close(): void {
       if (closed) return;

@@ -354,7 +354,10 @@ function simplify(t: Tree): Tree {
     case 'not': {
       const c = simplify(t.child);
       if (c.op === 'const') return c.value ? FALSE : TRUE;
-      if (c.op === 'not') return c.child;
+      // A double negation left by folding (`-(-a or lang:X)` in a shard without X) stays one:
+      // made positive, `a` would report its ranges in this shard and not in a shard holding
+      // X, so a file's answer would hang on what else its shard holds (the parser has
+      // already removed the double negations the query itself spells).
       return { op: 'not', child: c };
     }
     case 'and':

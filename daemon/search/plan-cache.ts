@@ -105,3 +105,14 @@ export function foreignPlanId(bytes: Uint8Array): number {
   if (foreign.size > PLAN_CACHE_SIZE) foreign.delete(foreign.keys().next().value!);
   return id;
 }
+
+/**
+ * A plan made from another (history/history-search.ts rewrites a query's revisions into the
+ * commits they name): kept like a planned query, by its own bytes, so that the same
+ * rewrite keeps its planId.
+ */
+export function derivedPlan(plan: Plan): PlannedSearch {
+  const bytes = pack(plan);
+  const key = `derived:${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}`;
+  return plannedFrom(cachedPlan(key) ?? keepPlan(key, { plan, bytes }), 0);
+}

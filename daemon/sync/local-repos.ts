@@ -8,6 +8,8 @@ import type { IndexSummary } from '../index/index-summary.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { displayName } from '../repos/web-urls.ts';
+import { readManifest } from '../index/manifest.ts';
+import { syncHistory, type HistorySummary } from '../history/history-index.ts';
 
 export interface LocalIndexOptions extends Omit<IndexOptions, 'register'> {
   /** Repository name instead of the detected one. */
@@ -57,4 +59,31 @@ export function registerLocal(store: Store, name?: string): RegisterRepo {
     if (external) repo.externalWebUrl = external;
     return { repoId: rec.repoId, repo };
   };
+}
+
+/**
+ * Indexes the history of a repository `trawl index --history` just indexed (history/
+ * history-index.ts): every commit its indexed refs reach; 'unchanged' when it holds them all.
+ */
+export async function indexLocalHistory(
+  summary: IndexSummary,
+  options: Pick<LocalIndexOptions, 'dataDir' | 'maxFileSize' | 'workers' | 'symbols'> & { maxCommits?: number },
+): Promise<HistorySummary | 'unchanged'> {
+  if (summary.kind !== 'git') throw new Error(`${summary.source} is not a git repository: it has no history to index`);
+  const manifest = readManifest(options.dataDir, summary.repoId);
+  if (manifest?.repo === undefined) throw new Error(`${summary.source}: its index is not readable`);
+  const done = await syncHistory({
+    enabled: true,
+    dataDir: options.dataDir,
+    repoId: summary.repoId,
+    repo: manifest.repo,
+    gitDir: summary.source,
+    refs: summary.refs,
+    ...(options.maxCommits !== undefined ? { maxCommits: options.maxCommits } : {}),
+    ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
+    ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    ...(options.symbols !== undefined ? { symbols: options.symbols } : {}),
+  });
+  if (done === 'retired') throw new Error('internal: a history enabled was retired');
+  return done;
 }

@@ -34,6 +34,7 @@ import { unchangedSummary, type IndexSummary } from '../index/index-summary.ts';
 import { buildPacks, type PackOptions } from '../index/pack-build.ts';
 import { mergePacks } from '../index/pack-merge.ts';
 import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
+import { retireHistory, syncHistory } from '../history/history-index.ts';
 import type { HeaderChecks } from '../index/index-health.ts';
 import { refStamp, sameRefStamp } from '../repos/ref-stamp.ts';
 import { warmCtags } from '../symbols/ctags.ts';
@@ -625,7 +626,11 @@ export async function syncRepo(
     const known = stamped
       ? stampedIndex(options.dataDir, record.repoId, { stamp, repo, symbols: config.settings.symbols !== false }, pass?.headers ?? new Map())
       : undefined;
-    if (known) return await recordIndexed(options, turn, unchangedSummary(known, turn.started), pass?.unchanged);
+    if (known) {
+      const summary = unchangedSummary(known, turn.started);
+      await historyAfter(options, w, repo, mirror.path, summary);
+      return await recordIndexed(options, turn, summary, pass?.unchanged);
+    }
     stampNow();
     const unfocus =
       pass !== undefined && record.indexedAt !== undefined && ++pass.changed <= PROMPT_BUILDS ? focusOn(pass, options.focusMaxMs ?? FOCUS_MAX_MS) : undefined;
@@ -639,7 +644,8 @@ export async function syncRepo(
       symbols: config.settings.symbols,
       workers,
       ...(sourceStamp !== undefined ? { sourceStamp } : {}),
-      ...(packs ? { packBelow: PACK_BELOW_BYTES } : {}),
+      // A history index is built after the repository's own (historyAfter): never packed.
+      ...(packs && w.connection.history !== true ? { packBelow: PACK_BELOW_BYTES } : {}),
       ...(turns ? { buildSlot: turns.builds.take } : {}),
       ...(options.onEvent
         ? {
@@ -658,9 +664,40 @@ export async function syncRepo(
       return undefined;
     }
     unfocus?.();
+    await historyAfter(options, w, repo, mirror.path, indexed);
     return await recordIndexed(options, turn, indexed);
   } catch (err) {
     return recordFailed(options, turn, (err as Error).message);
+  }
+}
+
+/**
+ * The repository's history index brought in line with its index (history/history-index.ts:
+ * built when its connection has `history`, retired when no longer). A failure is logged; the
+ * index just committed serves regardless, and the next sync tries again.
+ */
+async function historyAfter(options: SyncOptions, w: Work, repo: ManifestRepo, gitDir: string, summary: IndexSummary): Promise<void> {
+  const { log } = toolsOf(options);
+  const { settings } = options.config;
+  try {
+    const done = await syncHistory({
+      enabled: w.connection.history === true,
+      dataDir: options.dataDir,
+      repoId: w.record.repoId,
+      repo,
+      gitDir,
+      refs: summary.refs,
+      maxCommits: settings.historyMaxCommits,
+      maxFileSize: settings.maxFileSize,
+      symbols: settings.symbols,
+    });
+    if (typeof done === 'object')
+      log.info({ repo: w.record.repoName, commits: done.commits, mode: done.mode, files: done.builtFiles, seconds: done.seconds }, 'history indexed');
+  } catch (err) {
+    log.warn(
+      { repo: w.record.repoName, err: (err as Error).message },
+      'indexing the history failed; searches at its commits find what the previous history index holds',
+    );
   }
 }
 
@@ -721,6 +758,7 @@ async function refuseRepo(options: SyncOptions, r: RepoRecord, connection: strin
   const { log, now } = toolsOf(options);
   const manifest = loadManifest(options.dataDir, r.repoId);
   if (manifest !== undefined && ('unreadable' in manifest || manifest.shards.length > 0)) retireRepository(options.dataDir, r.repoId);
+  retireHistory(options.dataDir, r.repoId);
   removeMirror(mirrorPath(options.dataDir, r.repoId));
   await options.store.updateRepo(r.repoId, {
     state: 'failed',
@@ -738,6 +776,7 @@ async function refuseRepo(options: SyncOptions, r: RepoRecord, connection: strin
 async function deleteRepo(options: SyncOptions, r: RepoRecord): Promise<SyncReport['repos'][number]> {
   const { log } = toolsOf(options);
   retireRepository(options.dataDir, r.repoId);
+  retireHistory(options.dataDir, r.repoId);
   removeMirror(mirrorPath(options.dataDir, r.repoId));
   await options.store.updateRepo(r.repoId, { state: 'deleted', connectionId: undefined });
   log.info({ repo: r.repoName }, 'repository removed: no connection lists it any more');

@@ -54,6 +54,7 @@ const FLOORS: ReadonlyArray<Readonly<Record<string, string>>> = [
   {
     'daemon/audit': 'the audit log (records what auth, oauth and the API do), and the identity changes it records (key issue, member change)',
     'daemon/ratelimit': 'the daily request limit and its counters',
+    'daemon/history': 'the history index: every commit of a repository, built by the indexer, searched at any commit',
   },
   // Above audit/: it signs users in through auth/ and records its grants.
   { 'daemon/oauth': 'the OAuth authorization server' },

@@ -690,7 +690,7 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
     name: 'property of another connection type',
     doc: { connections: { gh: { type: 'github', groups: ['g'] } } },
     fragments: [
-      '/connections/gh/groups: unknown property "groups"; allowed here: "type", "url", "token", "cloneOrigins", "orgs", "users", "repos", "exclude", "revisions"',
+      '/connections/gh/groups: unknown property "groups"; allowed here: "type", "url", "token", "cloneOrigins", "orgs", "users", "repos", "exclude", "history", "revisions"',
     ],
   },
   {
@@ -888,6 +888,7 @@ test('defaultConfig has the documented defaults and is a fresh object each time'
     audit: { retentionDays: 180 },
     search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxConcurrentPerCaller: 4, maxQueued: 100, maxQueuedPerCaller: 50 },
     maxFileSize: 2097152,
+    historyMaxCommits: 20000,
     reindexIntervalMs: 3600000,
     permissionSyncIntervalMs: 1800000,
     syncConcurrency: 2,

@@ -19,6 +19,11 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...ENV, HOME: cwd } });
 }
 
+/** git with author and committer dates set (ISO 8601 or git's "<seconds> +0000"). */
+export function gitAt(cwd: string, date: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...ENV, HOME: cwd, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+}
+
 /**
  * A bare repository at `path` whose branch `main` holds `files` (path, content) in one
  * commit made by git fast-import: one pack, not a loose object per file, so that a

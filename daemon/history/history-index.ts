@@ -1,0 +1,90 @@
+// Builds a repository's history index: every commit reachable from its indexed refs, each a
+// ref of an index kept in the history data dir (index/data-dir.ts historyDataDir), built by
+// the same indexer as the tip index and so with the same guarantees (atomic manifests, a
+// killed run leaving the previous history serving, incremental runs that build only the
+// file versions a new commit brings). Search at a commit: history-search.ts.
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { indexOpened, type IndexOptions } from '../index/indexer.ts';
+import type { IndexSummary } from '../index/index-summary.ts';
+import { historyDataDir, shardsDir } from '../index/data-dir.ts';
+import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
+import type { GitRef } from '../repos/git.ts';
+import { historySource } from './history-source.ts';
+import { walkHistory } from './history-walk.ts';
+
+/** Commits a history holds by default (the newest; settings.historyMaxCommits). */
+export const DEFAULT_HISTORY_MAX_COMMITS = 20_000;
+
+export interface HistoryIndexOptions extends Pick<IndexOptions, 'maxFileSize' | 'maxTrigrams' | 'symbols' | 'workers' | 'buildSlot'> {
+  dataDir: string;
+  repoId: number;
+  repo: ManifestRepo;
+  /** The repository git reads. */
+  gitDir: string;
+  /** The tip index's refs (refs[0] the default branch): the history is what they reach. */
+  refs: readonly GitRef[];
+  maxCommits?: number;
+}
+
+export interface HistorySummary extends IndexSummary {
+  /** Commits in the history index. */
+  commits: number;
+  /** Commits the refs reach that the limit left out. */
+  leftOut: number;
+}
+
+/** Builds (or brings up to date) the history index of one repository. */
+export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySummary> {
+  const started = performance.now();
+  const walk = await walkHistory(
+    o.gitDir,
+    o.refs.map((r) => r.commit),
+    { maxCommits: o.maxCommits ?? DEFAULT_HISTORY_MAX_COMMITS },
+  );
+  const git = historySource(o.gitDir, walk, o.refs[0]!.commit, o.repo.committedAt);
+  const summary = await indexOpened(
+    { root: o.gitDir, git },
+    {
+      dataDir: historyDataDir(o.dataDir),
+      register: async () => ({ repoId: o.repoId, repo: o.repo }),
+      ...(o.maxFileSize !== undefined ? { maxFileSize: o.maxFileSize } : {}),
+      ...(o.maxTrigrams !== undefined ? { maxTrigrams: o.maxTrigrams } : {}),
+      ...(o.symbols !== undefined ? { symbols: o.symbols } : {}),
+      ...(o.workers !== undefined ? { workers: o.workers } : {}),
+      ...(o.buildSlot !== undefined ? { buildSlot: o.buildSlot } : {}),
+    },
+    started,
+  );
+  if ('commit' in summary) throw new Error('a history index is never packed');
+  return { ...summary, commits: walk.commits.length, leftOut: walk.leftOut };
+}
+
+/**
+ * Brings a repository's history index in line with its tip index after a sync of it: built
+ * when history is on and its refs reach a commit the history does not hold (or it has none),
+ * retired when history is off. 'unchanged' when nothing was to do.
+ */
+export async function syncHistory(o: HistoryIndexOptions & { enabled: boolean }): Promise<HistorySummary | 'unchanged' | 'retired'> {
+  const root = historyDataDir(o.dataDir);
+  const present = existsSync(join(shardsDir(root, o.repoId), 'manifest.json'));
+  if (!o.enabled) {
+    if (!present) return 'unchanged';
+    retireHistory(o.dataDir, o.repoId);
+    return 'retired';
+  }
+  if (present) {
+    const m = loadManifest(root, o.repoId);
+    if (m !== undefined && !('unreadable' in m) && m.version === 2 && m.shards.length > 0 && m.refs[0]?.commit === o.refs[0]?.commit) {
+      const held = new Set(m.refs.map((r) => r.commit));
+      if (o.refs.every((r) => held.has(r.commit))) return 'unchanged';
+    }
+  }
+  return indexHistory(o);
+}
+
+/** Removes a repository's history index (its files go after the grace, like a retired repository's). */
+export function retireHistory(dataDir: string, repoId: number): void {
+  if (existsSync(shardsDir(historyDataDir(dataDir), repoId))) retireRepository(historyDataDir(dataDir), repoId);
+}
