@@ -274,7 +274,12 @@ export function readTagStream(stdout: Buffer, files: number, onFile: (defs: Symb
       pending = [];
       if (parents.size > 0) parents = new Map();
     } else if (type === 'error') {
-      // e.g. {"_type": "error", "message": "invalid json", "fatal": true}
+      // A warning ({"_type": "error", "message": "ignoring null tag in ...", "warning":
+      // true}, on minified JavaScript) leaves the file's other tags and the files after it
+      // sound; read as a failure, it cost the whole rest of the batch a new spawn, once per
+      // warning. Anything else (e.g. {"_type": "error", "message": "invalid json", "fatal":
+      // true}) breaks the stream.
+      if (o.warning === true) continue;
       return { completed, broken: true };
     }
     // "program" (the greeting) and anything unknown: ignored.
@@ -347,6 +352,7 @@ interface TagRecord {
   end?: unknown;
   scope?: unknown;
   scopeKind?: unknown;
+  warning?: unknown;
 }
 
 /**

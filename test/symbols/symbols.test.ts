@@ -322,6 +322,20 @@ test('a file that crashes ctags fails alone: files before and after it keep thei
   for (const [k, i] of [0, 1, 2, 4, 5, 6].entries()) assertSmallC(r.symbols[i], tags[k]!);
 });
 
+test("a ctags warning (an empty key in JavaScript) fails nothing: that file and the ones after it keep their symbols", () => {
+  const tags = ['a', 'b', 'c', 'd'];
+  const files = tags.map((tag) => ({ path: `${tag}.c`, content: smallC(tag) }));
+  // ctags says {"_type": "error", "message": "ignoring null tag ...", "warning": true} here.
+  files.splice(2, 0, { path: 'warns.js', content: bytes('var table = { "": 1 };\nfunction afterWarning() {}\n') });
+  const r = extractSymbols(files);
+  assert.equal(r.failed, 0);
+  assert.deepEqual(
+    r.symbols[2]!.map((d) => d.name),
+    ['table', 'afterWarning'],
+  );
+  for (const [k, i] of [0, 1, 3, 4].entries()) assertSmallC(r.symbols[i], tags[k]!);
+});
+
 /** ~`size` bytes of C declaring two-to-three-byte-apart variables: about 1/4 of ctags' usual speed. */
 function denseC(size: number): Uint8Array {
   const parts: string[] = [];
