@@ -4,6 +4,7 @@
 // killed run leaving the previous history serving, incremental runs that build only the
 // file versions a new commit brings). Search at a commit: history-search.ts.
 
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { indexOpened, type IndexOptions } from '../index/indexer.ts';
@@ -49,6 +50,7 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
     {
       dataDir: historyDataDir(o.dataDir),
       register: async () => ({ repoId: o.repoId, repo: o.repo }),
+      sourceStamp: historyStamp(o),
       ...(o.maxFileSize !== undefined ? { maxFileSize: o.maxFileSize } : {}),
       ...(o.maxTrigrams !== undefined ? { maxTrigrams: o.maxTrigrams } : {}),
       ...(o.symbols !== undefined ? { symbols: o.symbols } : {}),
@@ -76,12 +78,19 @@ export async function syncHistory(o: HistoryIndexOptions & { enabled: boolean })
   }
   if (present) {
     const m = loadManifest(root, o.repoId);
-    if (m !== undefined && !('unreadable' in m) && m.version === 2 && m.shards.length > 0 && m.refs[0]?.commit === o.refs[0]?.commit) {
-      const held = new Set(m.refs.map((r) => r.commit));
-      if (o.refs.every((r) => held.has(r.commit))) return 'unchanged';
-    }
+    if (m !== undefined && !('unreadable' in m) && m.version === 2 && m.shards.length > 0 && m.sourceStamp === historyStamp(o)) return 'unchanged';
   }
   return indexHistory(o);
+}
+
+/**
+ * What a history is built from, as its manifest records it (sourceStamp): the tips' commits
+ * and the limit. The same stamp, the same history: nothing to walk.
+ */
+function historyStamp(o: Pick<HistoryIndexOptions, 'refs' | 'maxCommits'>): string {
+  const tips = [...new Set(o.refs.map((r) => r.commit))].sort();
+  const hash = createHash('sha256').update(tips.join('\n')).digest('hex').slice(0, 32);
+  return `history:${o.refs[0]?.commit ?? ''}:${o.maxCommits ?? DEFAULT_HISTORY_MAX_COMMITS}:${hash}`;
 }
 
 /** Removes a repository's history index (its files go after the grace, like a retired repository's). */
