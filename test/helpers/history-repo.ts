@@ -27,14 +27,15 @@ function lines(r: ReturnType<typeof prng>, n: number): string {
 }
 
 /**
- * Makes the repository at `path` (a work tree, branch main). Each commit is made a day after
+ * Makes the repository at `path` (a work tree, branch main): `rounds` changes, files of `scale` times
+ * a few dozen lines. Each commit is made a day after
  * the one before, from 2020-01-01 (so that `at:` names one commit per day).
  */
-export function makeHistoryRepo(path: string, seed: number, rounds = 24): HistoryRepo {
+export function makeHistoryRepo(path: string, seed: number, rounds = 24, scale = 1): HistoryRepo {
   const r = prng(seed);
   const repo = new DatedRepo(TestRepo.init(path).path);
   const paths = ['src/a.c', 'src/b.c', 'README.md', 'lib/util.ts', 'docs/guide.txt'];
-  repo.commit(Object.fromEntries(paths.map((p) => [p, lines(r, 5 + r.int(20))])), 'initial');
+  repo.commit(Object.fromEntries(paths.map((p) => [p, lines(r, scale * (5 + r.int(20)))])), 'initial');
   let n = 0;
   for (let round = 0; round < rounds; round++) {
     const kind = r.int(8);
@@ -69,7 +70,7 @@ export function makeHistoryRepo(path: string, seed: number, rounds = 24): Histor
       repo.commit({}, 'empty');
     } else {
       const p = r.pick(paths);
-      repo.commit({ [p]: lines(r, 3 + r.int(25)) }, `change ${p}`);
+      repo.commit({ [p]: lines(r, scale * (3 + r.int(25))) }, `change ${p}`);
     }
     if (round === 5) repo.tag('v0.1', true);
     if (round === 8) {
