@@ -19,6 +19,7 @@ import { withRepository } from '../repos/git-repo-cache.ts';
 import type { GitRef } from '../repos/git.ts';
 import { parseHistoryDate } from '../repos/history-dates.ts';
 import { resolveCommit, type RevisionScope } from '../repos/revision.ts';
+import { MIN_ID_DIGITS } from '../repos/revision-syntax.ts';
 import { derivedPlan } from '../search/plan-cache.ts';
 import { compareRanked } from '../search/rank-order.ts';
 import type { PlannedSearch } from '../search/plan-cache.ts';
@@ -50,6 +51,8 @@ interface Indexed {
   source: string;
   /** The ids of the commits its history index holds. */
   commits: ReadonlySet<string>;
+  /** The same, sorted: an abbreviated id is looked up here before git is asked. */
+  sorted: readonly string[];
   /** Its tip index's refs and generation: the names a revision may start from. */
   scope: RevisionScope;
 }
@@ -164,6 +167,12 @@ export class HistorySearch implements SearchService {
   private async resolve(repo: Indexed, glob: string): Promise<string | undefined> {
     if (glob.startsWith(AT_PREFIX)) return this.commitAt(repo, glob.slice(AT_PREFIX.length));
     if (repo.scope.indexed.refs.some((r) => r.name === glob)) return undefined;
+    // A commit id the history holds, full or abbreviated (git's shortest is 4 digits; ours
+    // MIN_ID_DIGITS), needs no git: the history holds only commits the refs reach.
+    if (HEX_ID.test(glob)) {
+      const id = uniquePrefix(repo.sorted, glob.toLowerCase());
+      if (id !== undefined) return id;
+    }
     try {
       return await withRepository(repo.source, async (git) => (await resolveCommit(git, glob, repo.scope)).sha());
     } catch (err) {
@@ -196,12 +205,29 @@ export class HistorySearch implements SearchService {
         repoId: m.repoId,
         source: tip.repo?.source ?? m.repo.source,
         commits: new Set(m.refs.map((r) => r.commit)),
+        sorted: m.refs.map((r) => r.commit).sort(),
         scope: { defaultRef: refs[0]!.name, label: m.repo.name, indexed: { refs, generation: tip.generation } },
       });
     }
     this.known = { stamp, indexed };
     return indexed;
   }
+}
+
+const HEX_ID = new RegExp(`^[0-9a-fA-F]{${MIN_ID_DIGITS},40}$`);
+
+/** The one id of `sorted` that starts with `prefix`; undefined when none or several do. */
+function uniquePrefix(sorted: readonly string[], prefix: string): string | undefined {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  const found = sorted[lo];
+  if (found === undefined || !found.startsWith(prefix)) return undefined;
+  return sorted[lo + 1]?.startsWith(prefix) ? undefined : found;
 }
 
 /** The plan's branch nodes with their resolved commits: a glob resolved nowhere matches nothing in a history. */

@@ -77,6 +77,8 @@ export function branchClasses(plan: Plan, shard: Shard, members: readonly Search
     const tree = specialize(plan.root, shard.facts(first, repo), names[shard.members[first]!.branchFirst]!);
     return tree.op === 'const' && !tree.value ? [] : [{ byMember: plain.byMember, tree, docs: plain.docs }];
   }
+  const named = namedBranches(plan, atoms, shard, members);
+  if (named !== undefined) return named;
   const classes = new Map<string, BranchClass>();
   for (const { member, repo } of members) {
     const m = shard.members[member]!;
@@ -102,6 +104,61 @@ export function branchClasses(plan: Plan, shard: Shard, members: readonly Search
     }
   }
   return [...classes.values()].filter((c) => !(c.tree.op === 'const' && !c.tree.value));
+}
+
+/**
+ * branchClasses when every filter of the plan names a ref exactly (`rev:v1.2`, a commit id
+ * of a history index: history/): the named refs are found by name instead of deciding the
+ * filters for each of the shard's refs (a history index has a ref per commit, thousands),
+ * provided the tree is false on every other ref. Undefined when that does not hold (the
+ * caller decides each ref).
+ */
+function namedBranches(plan: Plan, atoms: readonly RepoAtom[], shard: Shard, members: readonly SearchMember[]): BranchClass[] | undefined {
+  if (atoms.length === 0 || !atoms.every((a) => a.op === 'branch' && !a.glob.includes('*') && a.glob !== 'HEAD')) return undefined;
+  const first = members.find(({ member }) => shard.members[member]!.end !== shard.members[member]!.first);
+  if (first === undefined) return [];
+  // On a ref no filter names, every filter is false: '' is no ref's name.
+  const others = specialize(plan.root, shard.facts(first.member, first.repo), '');
+  if (!(others.op === 'const' && !others.value)) return undefined;
+  const byName = branchIndexes(shard);
+  const classes = new Map<string, BranchClass>();
+  for (const { member, repo } of members) {
+    const m = shard.members[member]!;
+    if (m.end === m.first) continue;
+    let facts: ShardFacts | undefined;
+    for (const glob of new Set(atoms.map((a) => (a as Extract<RepoAtom, { op: 'branch' }>).glob))) {
+      for (const b of byName.get(glob) ?? []) {
+        if (b < m.branchFirst || b >= m.branchEnd) continue;
+        facts ??= shard.facts(member, repo);
+        let key = '';
+        for (const a of atoms) key += repoAtom(a, facts, glob) ? '1' : '0';
+        let cls = classes.get(key);
+        if (!cls) classes.set(key, (cls = { byMember: new Map(), tree: specialize(plan.root, facts, glob) }));
+        const list = cls.byMember.get(member);
+        if (list === undefined) cls.byMember.set(member, [b]);
+        else if (!list.includes(b)) list.push(b);
+      }
+    }
+  }
+  for (const cls of classes.values()) for (const list of cls.byMember.values()) list.sort((a, b) => a - b);
+  return [...classes.values()].filter((c) => !(c.tree.op === 'const' && !c.tree.value));
+}
+
+/** Per shard, the indexes of its branch lists by name (a name may be a branch of several members). */
+const indexesByName = new WeakMap<Shard, Map<string, number[]>>();
+
+function branchIndexes(shard: Shard): Map<string, number[]> {
+  let byName = indexesByName.get(shard);
+  if (byName === undefined) {
+    byName = new Map();
+    shard.branches.names.forEach((name, b) => {
+      const list = byName!.get(name);
+      if (list === undefined) byName!.set(name, [b]);
+      else list.push(b);
+    });
+    indexesByName.set(shard, byName);
+  }
+  return byName;
 }
 
 /**

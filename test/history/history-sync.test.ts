@@ -40,7 +40,7 @@ async function historyCommits(): Promise<Set<string> | undefined> {
   const [record] = await store.listRepos();
   assert.ok(record, 'the repository is registered');
   const m = readManifest(historyDataDir(dataDir), record.repoId);
-  return m === undefined || m.shards.length === 0 ? undefined : new Set(m.refs.map((r) => r.commit));
+  return m === undefined || m.version !== 2 || m.shards.length === 0 ? undefined : new Set(m.refs.map((r) => r.commit));
 }
 
 function reachable(): string[] {

@@ -1,0 +1,217 @@
+// The history index measured side by side with git on the same repository, in one run
+// (docs/design.md "The history index"):
+//
+// 1. Build: the tip index of the default branch (with symbols), then the history index of
+//    every commit it reaches (with symbols): seconds and bytes on disk of each.
+// 2. One new commit: a commit added on the default branch, then the tip and the history
+//    brought up to date: the history's seconds.
+// 3. Latency, as the daemon searches (a worker thread for the tips, one for the history),
+//    in process: distinct identifiers drawn from the repository, each sent once: at the
+//    tip (`IDENT`), and at a random commit of the history (`IDENT rev:COMMIT`, each with its
+//    own identifier and commit). The first search of each kind opens the index (not counted).
+// 4. The same (identifier, commit) pairs with `git grep -F -l -e IDENT COMMIT`, and with
+//    trawl, each once: the ratio of medians.
+//
+// Usage: node --import tsx bench/suite/history-bench.ts --repo PATH [--queries 100]
+//        [--pairs 30] [--seed 1] [--out bench/results/NAME]
+// PATH is a git repository (it is cloned first: the bench commits into its clone).
+// Writes NAME.json and NAME.md.
+
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { HistorySearch } from '../../daemon/history/history-search.ts';
+import { historyDataDir } from '../../daemon/index/data-dir.ts';
+import { Searcher } from '../../daemon/search/searcher.ts';
+import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts';
+import { corpusIdentifiers, drawSets } from './identifiers.ts';
+import { environment } from './machine.ts';
+import { median, quantile } from './percentiles.ts';
+import { seededRandom } from './stats.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function bytesUnder(path: string): number {
+  let total = 0;
+  for (const name of readdirSync(path)) {
+    const p = join(path, name);
+    const s = statSync(p);
+    total += s.isDirectory() ? bytesUnder(p) : s.size;
+  }
+  return total;
+}
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+  });
+}
+
+function summary(ms: number[]): { n: number; p50: number; p90: number; p99: number } {
+  return { n: ms.length, p50: median(ms), p90: quantile(ms, 0.9), p99: quantile(ms, 0.99) };
+}
+
+const request = (query: string) => ({ query, matches: 1000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { repo: { type: 'string' }, queries: { type: 'string' }, pairs: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' } },
+  });
+  if (values.repo === undefined) throw new Error('--repo PATH is required');
+  const queries = Number(values.queries ?? 100);
+  const pairs = Number(values.pairs ?? 30);
+  const seed = Number(values.seed ?? 1);
+  const work = mkdtempSync(join(tmpdir(), 'trawl-history-bench-'));
+  try {
+    const repo = join(work, basename(resolve(values.repo)));
+    git(work, 'clone', '-q', resolve(values.repo), repo);
+    const data = join(work, 'data');
+    const log = (line: string) => process.stderr.write(`${line}\n`);
+
+    // 1. Build.
+    const tip = await indexLocal(repo, { dataDir: data, symbols: true });
+    const tipBytes = bytesUnder(join(data, 'shards'));
+    const built = await indexLocalHistory(tip, { dataDir: data, symbols: true });
+    if (built === 'unchanged') throw new Error('the history was already built');
+    const historyBytes = bytesUnder(historyDataDir(data));
+    log(`build: tip ${tip.seconds.toFixed(1)} s ${tipBytes} B; history ${built.commits} commits ${built.seconds.toFixed(1)} s ${historyBytes} B`);
+
+    // 2. One new commit.
+    appendFileSync(join(repo, 'README.md'), '\nhistory_bench_probe_line\n');
+    git(repo, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-am', 'bench probe');
+    const tip2 = await indexLocal(repo, { dataDir: data, symbols: true });
+    const t = performance.now();
+    const added = await indexLocalHistory(tip2, { dataDir: data, symbols: true });
+    const newCommitSeconds = (performance.now() - t) / 1000;
+    log(`one new commit: history ${newCommitSeconds.toFixed(2)} s (${added === 'unchanged' ? 'unchanged' : added.mode})`);
+
+    // 3. Latency.
+    const commits = git(repo, 'rev-list', 'HEAD').trim().split('\n');
+    const random = seededRandom(seed);
+    const pickCommit = () => commits[Math.floor(random() * commits.length)]!;
+    const idents = corpusIdentifiers(repo);
+    const drawn = drawSets(idents, { tip: { count: queries }, rev: { count: queries }, pairs: { count: pairs } }, seed);
+    const live = new Searcher({ dataDir: data, workers: 1 });
+    const service = new HistorySearch(live, () => new Searcher({ dataDir: historyDataDir(data), workers: 1 }), data);
+    const timed = async (query: string): Promise<{ ms: number; files: number }> => {
+      const s = performance.now();
+      const r = await service.search(request(query));
+      return { ms: performance.now() - s, files: r.files.length };
+    };
+    const first = { tip: (await timed(idents[0]!.name)).ms, rev: (await timed(`${idents[1]!.name} rev:${pickCommit()}`)).ms };
+    const tipMs: number[] = [];
+    const revMs: number[] = [];
+    let tipFiles = 0;
+    let revFiles = 0;
+    for (let i = 0; i < queries; i++) {
+      const a = await timed(drawn.tip[i]!.name);
+      tipMs.push(a.ms);
+      tipFiles += a.files;
+      const b = await timed(`${drawn.rev[i]!.name} rev:${pickCommit()}`);
+      revMs.push(b.ms);
+      revFiles += b.files;
+    }
+    // 4. git grep on the same pairs.
+    const pairList = drawn.pairs.map((p) => ({ ident: p.name, commit: pickCommit() }));
+    const gitMs: number[] = [];
+    const trawlMs: number[] = [];
+    let disagreements = 0;
+    for (const { ident, commit } of pairList) {
+      const s = performance.now();
+      let grep = '';
+      try {
+        grep = execFileSync('git', ['grep', '-F', '-I', '-l', '-e', ident, commit], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 26 });
+      } catch {
+        grep = ''; // exit 1: nothing found
+      }
+      gitMs.push(performance.now() - s);
+      const t0 = performance.now();
+      const r = await service.search({ ...request(ident), matches: 100_000, query: `${ident} rev:${commit}` });
+      trawlMs.push(performance.now() - t0);
+      const gitFiles = grep
+        .trim()
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => l.slice(commit.length + 1))
+        .sort();
+      const ours = r.files.map((f) => f.fileName.text).sort();
+      // git grep reads files trawl leaves out (over the size limit, too many trigrams): counted, not fatal.
+      if (ours.some((f) => !gitFiles.includes(f))) disagreements++;
+    }
+    await service.close();
+    await live.close();
+
+    const result = {
+      environment: environment(ROOT),
+      repository: basename(resolve(values.repo)),
+      commits: built.commits,
+      build: {
+        tipSeconds: tip.seconds,
+        tipBytes,
+        historySeconds: built.seconds,
+        historyBytes,
+        historyFileVersions: built.files,
+        historyContentBytes: built.contentBytes,
+        sizeRatio: historyBytes / tipBytes,
+      },
+      newCommitSeconds,
+      latency: {
+        firstSearchMs: first,
+        tip: summary(tipMs),
+        rev: summary(revMs),
+        ratioRevToTip: median(revMs) / median(tipMs),
+        files: { tip: tipFiles, rev: revFiles },
+      },
+      gitGrep: {
+        pairs: pairList.length,
+        git: summary(gitMs),
+        trawl: summary(trawlMs),
+        ratio: median(gitMs) / median(trawlMs),
+        filesOnlyTrawlFound: disagreements,
+      },
+    };
+    const md = [
+      `# History index: ${result.repository}`,
+      '',
+      `${result.environment.machine.cpuModel}, ${result.environment.machine.cores} cores; Node ${result.environment.node}; trawl ${result.environment.gitCommit}; ${git(repo, '--version').trim()}.`,
+      '',
+      '| measure | value | target |',
+      '|---|---|---|',
+      `| commits in the history | ${built.commits} | |`,
+      `| tip index (default branch, with symbols) | ${tip.seconds.toFixed(1)} s, ${(tipBytes / 1e6).toFixed(1)} MB | |`,
+      `| history index (with symbols) | ${built.seconds.toFixed(1)} s, ${(historyBytes / 1e6).toFixed(1)} MB (${built.files} file versions, ${(built.contentBytes / 1e6).toFixed(1)} MB of content) | ≤ 30 s |`,
+      `| history size / tip size | ${result.build.sizeRatio.toFixed(1)}× | ≤ 3× |`,
+      `| one new commit indexed (history) | ${newCommitSeconds.toFixed(2)} s | ≤ 1 s |`,
+      `| identifier at the tip, p50 / p90 / p99 (${queries} distinct, each once) | ${result.latency.tip.p50.toFixed(2)} / ${result.latency.tip.p90.toFixed(2)} / ${result.latency.tip.p99.toFixed(2)} ms | |`,
+      `| identifier at a random commit (\`rev:\`), p50 / p90 / p99 (${queries} distinct) | ${result.latency.rev.p50.toFixed(2)} / ${result.latency.rev.p90.toFixed(2)} / ${result.latency.rev.p99.toFixed(2)} ms | |`,
+      `| rev: p50 / tip p50 | ${result.latency.ratioRevToTip.toFixed(2)}× | ≤ 2× |`,
+      `| first search (opens the index): tip / rev: | ${first.tip.toFixed(1)} / ${first.rev.toFixed(1)} ms | |`,
+      `| \`git grep -F -l IDENT COMMIT\` p50 vs trawl \`IDENT rev:COMMIT\` p50 (${pairList.length} pairs, each once) | ${result.gitGrep.git.p50.toFixed(1)} ms vs ${result.gitGrep.trawl.p50.toFixed(2)} ms: ${result.gitGrep.ratio.toFixed(0)}× | ≥ 50× |`,
+      '',
+      `Latency is in process (the searchers the daemon runs: one worker thread for the tips, one for the history), without HTTP. Pairs where trawl found a file git grep did not: ${disagreements}.`,
+      '',
+    ].join('\n');
+    if (values.out) {
+      mkdirSync(dirname(values.out), { recursive: true });
+      writeFileSync(`${values.out}.json`, `${JSON.stringify(result, null, 2)}\n`);
+      writeFileSync(`${values.out}.md`, md);
+    }
+    process.stdout.write(md);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`history-bench: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);
