@@ -677,6 +677,8 @@ export async function syncRepo(
  * index just committed serves regardless, and the next sync tries again.
  */
 async function historyAfter(options: SyncOptions, w: Work, repo: ManifestRepo, gitDir: string, summary: IndexSummary): Promise<void> {
+  // A cluster's builds (indexExtras) make none: its nodes neither publish nor search history indexes.
+  if (options.indexExtras !== undefined) return;
   const { log } = toolsOf(options);
   const { settings } = options.config;
   try {
