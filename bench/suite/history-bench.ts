@@ -11,9 +11,11 @@
 //    own identifier and commit). The first search of each kind opens the index (not counted).
 // 4. The same (identifier, commit) pairs with `git grep -F -l -e IDENT COMMIT`, and with
 //    trawl, each once: the ratio of medians.
+// 5. `history:yes IDENT` against `git log --first-parent --no-renames -SIDENT` for some of
+//    those identifiers, each once: the ratio of medians, and whether the commits agree.
 //
 // Usage: node --import tsx bench/suite/history-bench.ts --repo PATH [--queries 100]
-//        [--pairs 30] [--seed 1] [--out bench/results/NAME]
+//        [--pairs 30] [--spans 10] [--seed 1] [--out bench/results/NAME]
 // PATH is a git repository (it is cloned first: the bench commits into its clone).
 // Writes NAME.json and NAME.md.
 
@@ -61,11 +63,19 @@ const request = (query: string) => ({ query, matches: 1000, contextLines: 0, who
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { repo: { type: 'string' }, queries: { type: 'string' }, pairs: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' } },
+    options: {
+      repo: { type: 'string' },
+      queries: { type: 'string' },
+      pairs: { type: 'string' },
+      spans: { type: 'string' },
+      seed: { type: 'string' },
+      out: { type: 'string' },
+    },
   });
   if (values.repo === undefined) throw new Error('--repo PATH is required');
   const queries = Number(values.queries ?? 100);
   const pairs = Number(values.pairs ?? 30);
+  const spanCount = Number(values.spans ?? 10);
   const seed = Number(values.seed ?? 1);
   const work = mkdtempSync(join(tmpdir(), 'trawl-history-bench-'));
   try {
@@ -144,6 +154,24 @@ async function main(): Promise<void> {
       // git grep reads files trawl leaves out (over the size limit, too many trigrams): counted, not fatal.
       if (ours.some((f) => !gitFiles.includes(f))) disagreements++;
     }
+    // 5. history:yes against git log --first-parent --no-renames -S on the same identifiers.
+    const spanIdents = drawn.pairs.slice(0, Math.min(spanCount, drawn.pairs.length)).map((p) => p.name);
+    const spanMs: number[] = [];
+    const pickaxeMs: number[] = [];
+    let spanDifferences = 0;
+    for (const ident of spanIdents) {
+      const t0 = performance.now();
+      const r = await service.search({ ...request(`history:yes ${ident}`), matches: 1_000_000 });
+      spanMs.push(performance.now() - t0);
+      const s = performance.now();
+      const theirs = git(repo, 'log', '--first-parent', '--no-renames', `-S${ident}`, '--format=%H', 'HEAD')
+        .trim()
+        .split('\n')
+        .filter((l) => l !== '');
+      pickaxeMs.push(performance.now() - s);
+      const ours = new Set(r.files.flatMap((f) => f.history?.changes.map((c) => c.id) ?? []));
+      if (ours.size !== theirs.length || theirs.some((c) => !ours.has(c))) spanDifferences++;
+    }
     await service.close();
     await live.close();
 
@@ -167,6 +195,13 @@ async function main(): Promise<void> {
         rev: summary(revMs),
         ratioRevToTip: median(revMs) / median(tipMs),
         files: { tip: tipFiles, rev: revFiles },
+      },
+      spans: {
+        identifiers: spanIdents.length,
+        trawl: summary(spanMs),
+        gitLogS: summary(pickaxeMs),
+        ratio: median(pickaxeMs) / median(spanMs),
+        differences: spanDifferences,
       },
       gitGrep: {
         pairs: pairList.length,
@@ -193,6 +228,7 @@ async function main(): Promise<void> {
       `| rev: p50 / tip p50 | ${result.latency.ratioRevToTip.toFixed(2)}× | ≤ 2× |`,
       `| first search (opens the index): tip / rev: | ${first.tip.toFixed(1)} / ${first.rev.toFixed(1)} ms | |`,
       `| \`git grep -F -l IDENT COMMIT\` p50 vs trawl \`IDENT rev:COMMIT\` p50 (${pairList.length} pairs, each once) | ${result.gitGrep.git.p50.toFixed(1)} ms vs ${result.gitGrep.trawl.p50.toFixed(2)} ms: ${result.gitGrep.ratio.toFixed(0)}× | ≥ 50× |`,
+      `| \`history:yes IDENT\` p50 vs \`git log --first-parent --no-renames -SIDENT\` p50 (${spanIdents.length} identifiers, each once) | ${result.spans.trawl.p50.toFixed(1)} ms vs ${result.spans.gitLogS.p50.toFixed(1)} ms: ${result.spans.ratio.toFixed(0)}×; identifiers whose commits differ: ${spanDifferences} | ≥ 100×, 0 |`,
       '',
       `Latency is in process (the searchers the daemon runs: one worker thread for the tips, one for the history), without HTTP. Pairs where trawl found a file git grep did not: ${disagreements}.`,
       '',

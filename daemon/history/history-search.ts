@@ -26,7 +26,8 @@ import type { PlannedSearch } from '../search/plan-cache.ts';
 import type { SearchOptions, SearchService, WireResponse } from '../search/search-options.ts';
 import type { SearchRequest, SearchResponse, SearchStats } from '../search/types.ts';
 import { planSearch } from '../search/plan-cache.ts';
-import { Searcher } from '../search/searcher.ts';
+import { parseFile, Searcher } from '../search/searcher.ts';
+import { searchSpans } from './history-spans.ts';
 
 /**
  * The daemon's search service: `live` (the tip indexes' searcher), and a searcher of the
@@ -102,6 +103,13 @@ export class HistorySearch implements SearchService {
 
   async search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
     const planned = options.planned ?? planSearch(req);
+    if (planned.plan.history) {
+      const { onChunk, ...rest } = options;
+      const wire = await this.spans(req, rest, planned.plan);
+      // A stream gets the answer as one batch.
+      if (onChunk) await onChunk({ stats: wire.stats, files: wire.files, repositoryInfo: wire.repositoryInfo });
+      return { ...wire, files: onChunk ? [] : wire.files.map(parseFile) };
+    }
     const route = await this.route(planned.plan);
     const live = await this.live.search(req, { ...options, planned });
     if (route === undefined) return live;
@@ -118,6 +126,7 @@ export class HistorySearch implements SearchService {
 
   async searchWire(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<WireResponse> {
     const planned = options.planned ?? planSearch(req);
+    if (planned.plan.history) return this.spans(req, options, planned.plan);
     const route = await this.route(planned.plan);
     const live = await this.live.searchWire(req, { ...options, planned });
     if (route === undefined) return live;
@@ -131,6 +140,12 @@ export class HistorySearch implements SearchService {
     };
     if (live.unavailableShards) out.unavailableShards = live.unavailableShards;
     return out;
+  }
+
+  /** A `history:yes` query: where its matches lived in the indexed histories (history-spans.ts). */
+  private spans(req: Required<SearchRequest>, options: SearchOptions, plan: Plan): Promise<WireResponse> {
+    const repos = this.indexed().map((r) => ({ repoId: r.repoId, source: r.source, tip: r.scope.indexed.refs[0]!.commit, commits: r.commits }));
+    return searchSpans(req, options, plan, repos, this.history, parseFile);
   }
 
   /**

@@ -60,6 +60,10 @@
 //   removed from the tree; it must stand outside parentheses and is not negated, so that it
 //   never reads as part of one alternative; at most one per query. A query left empty by
 //   the removal is "empty".
+// - history:yes asks, for a repository whose history is indexed, where in its default
+//   branch's history the query's matches lived (the caller answers it: history/); like
+//   context: it applies to the whole query, stands outside parentheses, is not negated,
+//   and appears once. history:no is the default.
 // - `-archived:`, `-fork:`, `-visibility:` are errors (use the other values instead);
 //   they may appear inside a negated group, where they are ordinary predicates.
 // - Groups nest at most MAX_NESTING (100) deep; deeper is an error, not a stack overflow.
@@ -74,7 +78,7 @@ import { isKnownLanguage } from '../index/language-names.ts';
 import { AT_PREFIX, type QueryNode } from './ast.ts';
 import { parseHistoryDate } from '../repos/history-dates.ts';
 import { MAX_QUERY_REGEX_COST, MAX_REGEX_COST, patternCost } from './regex-cost.ts';
-import { fail, tokenize, type Token } from './tokens.ts';
+import { fail, tokenize, type FilterName, type Token } from './tokens.ts';
 
 export interface ParseOptions {
   /** Bare and content: terms are RE2 regexes (request isRegexEnabled). */
@@ -91,6 +95,8 @@ export interface ParsedQuery {
   root: QueryNode;
   /** The context's name, lower case; GLOBAL_CONTEXT for `context:global`; undefined when the query names none. */
   context?: string;
+  /** `history:yes`: where in the default branch's history the matches lived (history/history-spans.ts). */
+  history?: true;
 }
 
 export function parseQuery(input: string, options: ParseOptions): QueryNode {
@@ -102,6 +108,7 @@ export function parseSearchQuery(input: string, options: ParseOptions): ParsedQu
   if (tokens.length === 1) fail('the query is empty: type something to search for');
   const mode = caseMode(tokens, options.caseSensitive);
   const context = contextOf(tokens);
+  const history = wholeQueryFilter(tokens, 'history', 'it asks where the matches of the whole query lived');
   const parser = new Parser(tokens, options.regex, mode);
   const node = parser.parseOr();
   const end = parser.peek();
@@ -111,7 +118,9 @@ export function parseSearchQuery(input: string, options: ParseOptions): ParsedQu
     fail(`the query is empty: ${only}, add something to search for`);
   }
   checkSize(node);
-  return context === undefined ? { root: node } : { root: node, context };
+  const parsed: ParsedQuery = context === undefined ? { root: node } : { root: node, context };
+  if (history !== undefined && enumValue(history, ['yes', 'no'] as const) === 'yes') parsed.history = true;
+  return parsed;
 }
 
 /**
@@ -153,6 +162,25 @@ function caseMode(tokens: Token[], defaultSensitive: boolean): CaseMode {
     found ??= { value, col: t.col };
   });
   return found?.value ?? (defaultSensitive ? 'yes' : 'no');
+}
+
+/**
+ * The query's one filter `name`, which applies to the whole query: outside parentheses, not
+ * negated, at most once (`why` says what it does, for the error).
+ */
+function wholeQueryFilter(tokens: Token[], name: FilterName, why: string): FilterToken | undefined {
+  let found: FilterToken | undefined;
+  let depth = 0;
+  tokens.forEach((t, k) => {
+    if (t.kind === 'lparen') depth++;
+    else if (t.kind === 'rparen') depth--;
+    if (t.kind !== 'filter' || t.name !== name) return;
+    if (tokens[k - 1]?.kind === 'not') fail(`-${t.typed}: cannot be negated (column ${t.col - 1})`);
+    if (depth > 0) fail(`${t.typed}: at column ${t.col} is inside parentheses; ${why}: put it outside them`);
+    if (found !== undefined) fail(`${t.typed}: at column ${found.col} and again at column ${t.col}: name it once`);
+    found = t;
+  });
+  return found;
 }
 
 /**
@@ -301,6 +329,8 @@ class Parser {
         return null; // already applied (caseMode)
       case 'context':
         return null; // the caller's to resolve (contextOf)
+      case 'history':
+        return null; // applies to the whole query (parseSearchQuery)
       case 'archived':
       case 'fork':
         return { type: t.name, value: enumValue(t, ['yes', 'no', 'only'] as const) };

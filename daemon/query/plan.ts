@@ -72,7 +72,9 @@ export function planQuery(req: QueryRequest): Plan {
   };
   const root = build(ast);
   if (!mayMatch(root)) throw new ServiceError('FAILED_TO_PARSE_QUERY', 'the query can never match anything');
-  return parsed.context === undefined ? { root, terms, branches } : { root, terms, branches, context: parsed.context };
+  const plan: Plan = parsed.context === undefined ? { root, terms, branches } : { root, terms, branches, context: parsed.context };
+  if (parsed.history) plan.history = true;
+  return plan;
 }
 
 /**

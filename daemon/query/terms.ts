@@ -57,6 +57,8 @@ export interface Plan {
    * the repositories to search; the workers never read it. Absent when the query names none.
    */
   context?: string;
+  /** `history:yes` (parser.ts): the caller answers where the matches lived in the default branch's history. */
+  history?: true;
 }
 
 /** The plan's terms, indexed by id. */

@@ -12,7 +12,21 @@
 
 import { ServiceError } from '../errors.ts';
 
-export type FilterName = 'repo' | 'file' | 'lang' | 'sym' | 'branch' | 'at' | 'case' | 'content' | 'archived' | 'fork' | 'visibility' | 'regex' | 'context';
+export type FilterName =
+  | 'repo'
+  | 'file'
+  | 'lang'
+  | 'sym'
+  | 'branch'
+  | 'at'
+  | 'history'
+  | 'case'
+  | 'content'
+  | 'archived'
+  | 'fork'
+  | 'visibility'
+  | 'regex'
+  | 'context';
 
 /** What a user may type before the colon, and the filter it means. */
 export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, FilterName>([
@@ -26,6 +40,7 @@ export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, 
   ['rev', 'branch'],
   ['b', 'branch'],
   ['at', 'at'],
+  ['history', 'history'],
   ['case', 'case'],
   ['content', 'content'],
   ['c', 'content'],

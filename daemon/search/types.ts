@@ -52,6 +52,21 @@ export interface FileResult {
   content?: string;
   /** `content` holds only the file's first settings.http.maxSourceBytes (cut at a character boundary). */
   contentTruncated?: true;
+  /** A `history:yes` answer: where in the default branch's history the file held matches (history/history-spans.ts). */
+  history?: MatchHistory;
+}
+
+/** The spans during which a file held matches, and the commits at which their number changed, oldest first. */
+export interface MatchHistory {
+  /** `gone`: the first commit at which it held none again; null while it still does. */
+  spans: Array<{ appeared: CommitRef; gone: CommitRef | null }>;
+  changes: CommitRef[];
+}
+
+export interface CommitRef {
+  id: string;
+  /** Committer date, ISO 8601. */
+  date: string;
 }
 
 /**

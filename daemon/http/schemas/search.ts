@@ -33,6 +33,14 @@ const STAT_NUMBERS = [
 
 const count = { type: 'integer', minimum: 0 } as const;
 
+/** A commit as a `history:yes` answer names it. */
+const COMMIT_REF = {
+  type: 'object',
+  properties: { id: { type: 'string', description: 'The full commit id.' }, date: { type: 'string', description: 'Its committer date, ISO 8601.' } },
+  required: ['id', 'date'],
+  additionalProperties: false,
+} as const;
+
 /** A file of a search's answer (docs/http-api.md 2.4). */
 const FILE_RESULT = {
   type: 'object',
@@ -54,6 +62,25 @@ const FILE_RESULT = {
     contentTruncated: {
       const: true,
       description: 'Present when the file is larger than settings.http.maxSourceBytes: `content` is cut there, at a character boundary.',
+    },
+    history: {
+      type: 'object',
+      description:
+        "**trawl adds**, with `history:yes`: where in the default branch's first-parent history the file held matches. `spans`: from the commit it first did (`appeared`) to the first commit it no longer did (`gone`, null while it still does); `changes`: every commit at which the number of its matches changed. Oldest first.",
+      properties: {
+        spans: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { appeared: COMMIT_REF, gone: { anyOf: [COMMIT_REF, { type: 'null' }] } },
+            required: ['appeared', 'gone'],
+            additionalProperties: false,
+          },
+        },
+        changes: { type: 'array', items: COMMIT_REF },
+      },
+      required: ['spans', 'changes'],
+      additionalProperties: false,
     },
   },
   required: ['fileName', 'webUrl', 'repository', 'repositoryId', 'language', 'chunks', 'branches'],

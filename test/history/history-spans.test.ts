@@ -1,0 +1,97 @@
+// `history:yes` against git: for random words of a generated repository's history (merges,
+// renames, deletions, binary files), the commits at which some file's number of matches
+// changed are exactly `git log --first-parent --no-renames -S<word>`'s, and each file's
+// spans start and end at such commits and agree with git's own count at each end. Zero
+// differences is the only pass.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { HistorySearch } from '../../daemon/history/history-search.ts';
+import { historyDataDir } from '../../daemon/index/data-dir.ts';
+import { Searcher } from '../../daemon/search/searcher.ts';
+import type { SearchResponse } from '../../daemon/search/types.ts';
+import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts';
+import { prng, tempDir, WORDS } from '../helpers/corpus.ts';
+import { git } from '../helpers/git.ts';
+import { makeHistoryRepo } from '../helpers/history-repo.ts';
+
+const SEED = Number(process.env.TRAWL_DIFF_SEED ?? 20261128);
+const WORD_COUNT = Number(process.env.TRAWL_DIFF_QUERIES ?? 12);
+
+const dir = tempDir('history-spans');
+const src = join(dir.path, 'src');
+const data = join(dir.path, 'data');
+let live: Searcher;
+let service: HistorySearch;
+
+before(async () => {
+  makeHistoryRepo(src, SEED, 40);
+  const summary = await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 });
+  await indexLocalHistory(summary, { dataDir: data, workers: 1 });
+  live = new Searcher({ dataDir: data, workers: 0 });
+  service = new HistorySearch(live, () => new Searcher({ dataDir: historyDataDir(data), workers: 1 }), data);
+});
+
+after(async () => {
+  await service?.close();
+  await live?.close();
+  dir.cleanup();
+});
+
+const search = (query: string): Promise<SearchResponse> =>
+  service.search({ query, matches: 1_000_000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+
+function count(commit: string, path: string, word: string): number {
+  if (git(src, 'ls-tree', commit, '--', path).trim() === '') return 0; // not in that commit
+  return git(src, 'show', `${commit}:${path}`).split(word).length - 1;
+}
+
+test('history:yes lists the commits git log -S lists, and spans that begin and end where the count does', async () => {
+  const r = prng(SEED);
+  const words = WORDS.filter((w) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(w));
+  const line = git(src, 'rev-list', '--first-parent', 'main').trim().split('\n');
+  for (let i = 0; i < WORD_COUNT; i++) {
+    const word = r.pick(words);
+    const res = await search(`history:yes ${word}`);
+    assert.equal(res.isSearchExhaustive, true, word);
+    const ours = new Set<string>();
+    for (const f of res.files) {
+      const h = f.history!;
+      assert.ok(h.spans.length > 0 && h.changes.length > 0, `${f.fileName.text} has a span`);
+      for (const c of h.changes) ours.add(c.id);
+      for (const span of h.spans) {
+        // At `appeared` the file holds the word and its first parent on the line does not; at `gone`, none.
+        const at = line.indexOf(span.appeared.id);
+        assert.ok(at >= 0, 'a span starts on the first-parent line');
+        assert.ok(count(span.appeared.id, f.fileName.text, word) > 0, `${word} in ${f.fileName.text} at ${span.appeared.id}`);
+        const before = line[at + 1];
+        if (before !== undefined) assert.equal(count(before, f.fileName.text, word), 0, `${word} not in ${f.fileName.text} before ${span.appeared.id}`);
+        if (span.gone !== null) assert.equal(count(span.gone.id, f.fileName.text, word), 0, `${word} gone from ${f.fileName.text} at ${span.gone.id}`);
+      }
+      if (h.spans[h.spans.length - 1]!.gone === null) assert.ok(count('main', f.fileName.text, word) > 0, `${word} still in ${f.fileName.text}`);
+    }
+    const theirs = new Set(
+      // (The symbolic link's target is text to git; to the index it is no file, as at the tips.)
+      git(src, 'log', '--first-parent', '--no-renames', `-S${word}`, '--format=%H', 'main', '--', '.', ':!link-to-a')
+        .trim()
+        .split('\n')
+        .filter((l) => l !== ''),
+    );
+    assert.deepEqual([...ours].sort(), [...theirs].sort(), `history:yes ${word} against git log --first-parent --no-renames -S${word}`);
+  }
+});
+
+test('history:yes is one filter of the whole query', async () => {
+  for (const [query, message] of [
+    ['(a history:yes)', /inside parentheses/],
+    ['a -history:yes', /cannot be negated/],
+    ['a history:yes history:yes', /name it once/],
+    ['a history:maybe', /expected yes or no/],
+  ] as const) {
+    await assert.rejects(search(query), message, query);
+  }
+  // history:no is a plain search of the tips.
+  const plain = await search(`${WORDS[0]} history:no`);
+  for (const f of plain.files) assert.equal(f.history, undefined);
+});
