@@ -61,6 +61,57 @@ function summary(ms: number[]): { n: number; p50: number; p90: number; p99: numb
 
 const request = (query: string) => ({ query, matches: 1000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
 
+type Service = Pick<HistorySearch, 'search'>;
+
+/** `git grep -F -l` and trawl's `IDENT rev:COMMIT` on the same pairs, each once; files trawl found that git grep did not. */
+async function gitGrepPhase(repo: string, service: Service, pairList: Array<{ ident: string; commit: string }>) {
+  const gitMs: number[] = [];
+  const trawlMs: number[] = [];
+  let disagreements = 0;
+  for (const { ident, commit } of pairList) {
+    const s = performance.now();
+    let grep = '';
+    try {
+      grep = execFileSync('git', ['grep', '-F', '-I', '-l', '-e', ident, commit], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 26 });
+    } catch {
+      grep = ''; // exit 1: nothing found
+    }
+    gitMs.push(performance.now() - s);
+    const t0 = performance.now();
+    const r = await service.search({ ...request(ident), matches: 100_000, query: `${ident} rev:${commit}` });
+    trawlMs.push(performance.now() - t0);
+    const gitFiles = grep
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => l.slice(commit.length + 1));
+    // git grep reads files trawl leaves out (over the size limit, too many trigrams): counted, not fatal.
+    if (r.files.some((f) => !gitFiles.includes(f.fileName.text))) disagreements++;
+  }
+  return { gitMs, trawlMs, disagreements };
+}
+
+/** `history:yes IDENT` and `git log --first-parent --no-renames -SIDENT`, each once; identifiers whose commits differ. */
+async function spansPhase(repo: string, service: Service, idents: readonly string[]) {
+  const spanMs: number[] = [];
+  const pickaxeMs: number[] = [];
+  let spanDifferences = 0;
+  for (const ident of idents) {
+    const t0 = performance.now();
+    const r = await service.search({ ...request(`history:yes ${ident}`), matches: 1_000_000 });
+    spanMs.push(performance.now() - t0);
+    const s = performance.now();
+    const theirs = git(repo, 'log', '--first-parent', '--no-renames', `-S${ident}`, '--format=%H', 'HEAD')
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '');
+    pickaxeMs.push(performance.now() - s);
+    const ours = new Set(r.files.flatMap((f) => f.history?.changes.map((c) => c.id) ?? []));
+    if (ours.size !== theirs.length || theirs.some((c) => !ours.has(c))) spanDifferences++;
+  }
+  return { spanMs, pickaxeMs, spanDifferences };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -127,51 +178,13 @@ async function main(): Promise<void> {
       revMs.push(b.ms);
       revFiles += b.files;
     }
-    // 4. git grep on the same pairs.
+    // 4. git grep on the same pairs; 5. history:yes against git log -S.
     const pairList = drawn.pairs.map((p) => ({ ident: p.name, commit: pickCommit() }));
-    const gitMs: number[] = [];
-    const trawlMs: number[] = [];
-    let disagreements = 0;
-    for (const { ident, commit } of pairList) {
-      const s = performance.now();
-      let grep = '';
-      try {
-        grep = execFileSync('git', ['grep', '-F', '-I', '-l', '-e', ident, commit], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 26 });
-      } catch {
-        grep = ''; // exit 1: nothing found
-      }
-      gitMs.push(performance.now() - s);
-      const t0 = performance.now();
-      const r = await service.search({ ...request(ident), matches: 100_000, query: `${ident} rev:${commit}` });
-      trawlMs.push(performance.now() - t0);
-      const gitFiles = grep
-        .trim()
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => l.slice(commit.length + 1))
-        .sort();
-      const ours = r.files.map((f) => f.fileName.text).sort();
-      // git grep reads files trawl leaves out (over the size limit, too many trigrams): counted, not fatal.
-      if (ours.some((f) => !gitFiles.includes(f))) disagreements++;
-    }
-    // 5. history:yes against git log --first-parent --no-renames -S on the same identifiers.
+    const grep = await gitGrepPhase(repo, service, pairList);
     const spanIdents = drawn.pairs.slice(0, Math.min(spanCount, drawn.pairs.length)).map((p) => p.name);
-    const spanMs: number[] = [];
-    const pickaxeMs: number[] = [];
-    let spanDifferences = 0;
-    for (const ident of spanIdents) {
-      const t0 = performance.now();
-      const r = await service.search({ ...request(`history:yes ${ident}`), matches: 1_000_000 });
-      spanMs.push(performance.now() - t0);
-      const s = performance.now();
-      const theirs = git(repo, 'log', '--first-parent', '--no-renames', `-S${ident}`, '--format=%H', 'HEAD')
-        .trim()
-        .split('\n')
-        .filter((l) => l !== '');
-      pickaxeMs.push(performance.now() - s);
-      const ours = new Set(r.files.flatMap((f) => f.history?.changes.map((c) => c.id) ?? []));
-      if (ours.size !== theirs.length || theirs.some((c) => !ours.has(c))) spanDifferences++;
-    }
+    const spans = await spansPhase(repo, service, spanIdents);
+    const { gitMs, trawlMs, disagreements } = grep;
+    const { spanMs, pickaxeMs, spanDifferences } = spans;
     await service.close();
     await live.close();
 

@@ -145,7 +145,7 @@ export class HistorySearch implements SearchService {
   /** A `history:yes` query: where its matches lived in the indexed histories (history-spans.ts). */
   private spans(req: Required<SearchRequest>, options: SearchOptions, plan: Plan): Promise<WireResponse> {
     const repos = this.indexed().map((r) => ({ repoId: r.repoId, source: r.source, tip: r.scope.indexed.refs[0]!.commit, commits: r.commits }));
-    return searchSpans(req, options, plan, repos, this.history, parseFile);
+    return searchSpans(req, options, plan, { repos, history: this.history, parse: parseFile });
   }
 
   /**

@@ -86,10 +86,9 @@ export async function searchSpans(
   req: Required<SearchRequest>,
   options: SearchOptions,
   plan: Plan,
-  repos: readonly SpanRepo[],
-  history: SearchService,
-  parse: (f: WireResponse['files'][number]) => FileResult,
+  at: { repos: readonly SpanRepo[]; history: SearchService; parse: (f: WireResponse['files'][number]) => FileResult },
 ): Promise<WireResponse> {
+  const { repos, history, parse } = at;
   const root: PlanNode = { op: 'and', children: [plan.root, { op: 'branch', glob: '*' }] };
   const { history: _history, ...rest } = plan;
   const planned = derivedPlan({ ...rest, root, branches: ['*'] });

@@ -7,7 +7,7 @@ import { planQuery } from '../../daemon/query/plan.ts';
 import { FILTER_PREFIXES } from '../../daemon/query/tokens.ts';
 
 /** `context`: the search context the query names (undefined: none). */
-type Row = { input: string; regex?: boolean; caseSensitive?: boolean } & ({ want: string; context?: string } | { error: RegExp });
+type Row = { input: string; regex?: boolean; caseSensitive?: boolean } & ({ want: string; context?: string; history?: true } | { error: RegExp });
 
 const rows: Row[] = [
   // --- terms, and, or, precedence
@@ -185,6 +185,15 @@ const rows: Row[] = [
   { input: '-case:yes foo', error: /^-case: cannot be negated \(column 1\)/ },
   { input: 'case:yes', error: /^the query is empty: case: only sets case sensitivity/ },
   { input: 'case:yes (case:yes)', error: /^the query is empty/ },
+  // --- history: one per query, at the top level, removed from the tree
+  { input: 'foo history:yes', want: '(content "foo")', history: true },
+  { input: 'history:YES (a or b)', want: '(or (content "a") (content "b"))', history: true },
+  { input: 'foo history:no', want: '(content "foo")' },
+  { input: '(foo history:yes)', error: /^history: at column 6 is inside parentheses/ },
+  { input: 'foo -history:yes', error: /^-history: cannot be negated \(column 5\)$/ },
+  { input: 'history:yes foo history:no', error: /^history: at column 1 and again at column 17: name it once$/ },
+  { input: 'foo history:maybe', error: /^unknown value "maybe" for history: at column 5, expected yes or no$/ },
+  { input: 'history:yes', error: /^the query is empty/ },
   // --- context: one per query, at the top level, removed from the tree
   { input: 'foo context:backend', want: '(content "foo")', context: 'backend' },
   { input: 'context:Web-2.x_y foo bar', want: '(and (content "foo") (content "bar"))', context: 'web-2.x_y' },
@@ -247,6 +256,7 @@ for (const row of rows) {
     if ('want' in row) {
       assert.equal(queryToString(parseQuery(row.input, opts)), row.want);
       assert.equal(parseSearchQuery(row.input, opts).context, row.context);
+      assert.equal(parseSearchQuery(row.input, opts).history, row.history);
     } else {
       assert.throws(
         () => parseQuery(row.input, opts),
