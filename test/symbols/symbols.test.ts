@@ -322,7 +322,7 @@ test('a file that crashes ctags fails alone: files before and after it keep thei
   for (const [k, i] of [0, 1, 2, 4, 5, 6].entries()) assertSmallC(r.symbols[i], tags[k]!);
 });
 
-test("a ctags warning (an empty key in JavaScript) fails nothing: that file and the ones after it keep their symbols", () => {
+test('a ctags warning (an empty key in JavaScript) fails nothing: that file and the ones after it keep their symbols', () => {
   const tags = ['a', 'b', 'c', 'd'];
   const files = tags.map((tag) => ({ path: `${tag}.c`, content: smallC(tag) }));
   // ctags says {"_type": "error", "message": "ignoring null tag ...", "warning": true} here.
