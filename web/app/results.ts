@@ -1,10 +1,13 @@
 // One search result (a file) as a list item: its path (name matches marked), repository,
-// branches and language, then its chunks with line numbers and the matches marked. Links
-// go to the file view at the result's webUrl, with the matched lines to highlight (?hl=)
-// and the line to land on (#L<n>).
+// branches (a commit of a history search: its short id) and language, then, for a
+// `history:yes` search, the spans of the default branch's history during which the file
+// held matches (each end a link to its commit), then its chunks with line numbers and the
+// matches marked. Links go to the file view at the result's webUrl, with the matched lines
+// to highlight (?hl=) and the line to land on (#L<n>).
 
-import type { FileResult } from '../../daemon/search/types.ts';
+import type { CommitRef, FileResult } from '../../daemon/search/types.ts';
 import { h } from './dom.ts';
+import { commitUrl } from './route.ts';
 import { formatHighlights, pieces, spansByLine } from './ranges.ts';
 
 /** Chunks shown per file before "show more"; a file with thousands of matches stays short. */
@@ -59,12 +62,44 @@ export function renderResult(f: FileResult, index: number): HTMLElement {
       { class: 'result-head' },
       h('a', { class: 'path', href: fileLink(f), 'data-result-link': true }, path),
       h('span', { class: 'repo', title: 'repository' }, f.repository),
-      f.branches.length > 0 ? h('span', { class: 'branch', title: 'branches' }, f.branches.join(', ')) : null,
+      f.branches.length > 0 ? h('span', { class: 'branch', title: f.branches.join(', ') }, f.branches.map(shortRef).join(', ')) : null,
       f.language ? h('span', { class: 'lang' }, f.language) : null,
       h('span', { class: 'count' }, `${n} ${n === 1 ? 'match' : 'matches'}`),
     ),
+    f.history ? renderHistory(f) : null,
     chunks,
     more,
+  );
+}
+
+/** A commit id as its first 8 digits; a branch or tag name as it is. */
+function shortRef(name: string): string {
+  return /^[0-9a-f]{40}$/.test(name) ? name.slice(0, 8) : name;
+}
+
+function commitLink(f: FileResult, c: CommitRef): HTMLElement {
+  return h('a', { class: 'commit', href: commitUrl(f.repository, c.id), title: c.date }, c.id.slice(0, 8));
+}
+
+/** The spans of a `history:yes` result: "from <commit> (date) to <commit> (date)", or "still there". */
+function renderHistory(f: FileResult): HTMLElement {
+  const history = f.history!;
+  const day = (c: CommitRef) => c.date.slice(0, 10);
+  return h(
+    'div',
+    { class: 'result-history' },
+    h('span', { class: 'label' }, `${history.changes.length} ${history.changes.length === 1 ? 'change' : 'changes'}; held matches `),
+    history.spans.map((span, i) =>
+      h(
+        'span',
+        { class: 'span' },
+        i > 0 ? ', ' : '',
+        'from ',
+        commitLink(f, span.appeared),
+        ` (${day(span.appeared)}) `,
+        span.gone ? ['until ', commitLink(f, span.gone), ` (${day(span.gone)})`] : 'until now',
+      ),
+    ),
   );
 }
 
