@@ -91,6 +91,31 @@ async function gitGrepPhase(repo: string, service: Service, pairList: Array<{ id
   return { gitMs, trawlMs, disagreements };
 }
 
+/**
+ * A search whose results name commits (`type:diff IDENT`, `type:commit WORD`: each result's
+ * `commit.id`) against the git command that lists the same commits, each once: the times,
+ * and how many queries' commits differ.
+ */
+async function commitsPhase(repo: string, service: Service, cases: Array<{ query: string; git: string[] }>) {
+  const trawlMs: number[] = [];
+  const gitMs: number[] = [];
+  let differences = 0;
+  for (const c of cases) {
+    const t0 = performance.now();
+    const r = await service.search({ ...request(c.query), matches: 1_000_000 });
+    trawlMs.push(performance.now() - t0);
+    const s = performance.now();
+    const theirs = git(repo, ...c.git)
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '');
+    gitMs.push(performance.now() - s);
+    const ours = new Set(r.files.map((f) => (f as { commit?: { id: string } }).commit?.id).filter((id) => id !== undefined));
+    if (ours.size !== new Set(theirs).size || theirs.some((id) => !ours.has(id))) differences++;
+  }
+  return { trawl: summary(trawlMs), git: summary(gitMs), ratio: median(gitMs) / median(trawlMs), differences, queries: cases.length };
+}
+
 /** `history:yes IDENT` and `git log --first-parent --no-renames -SIDENT`, each once; identifiers whose commits differ. */
 async function spansPhase(repo: string, service: Service, idents: readonly string[]) {
   const spanMs: number[] = [];
@@ -185,6 +210,21 @@ async function main(): Promise<void> {
     const spans = await spansPhase(repo, service, spanIdents);
     const { gitMs, trawlMs, disagreements } = grep;
     const { spanMs, pickaxeMs, spanDifferences } = spans;
+    // 6. type:diff against git log -G, type:commit against git log --grep, on the same identifiers and on words of the messages.
+    const escapeRegex = (t: string) => t.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
+    const diffs = await commitsPhase(
+      repo,
+      service,
+      spanIdents.map((id) => ({ query: `type:diff case:yes ${id}`, git: ['log', `-G${escapeRegex(id)}`, '--format=%H', 'HEAD'] })),
+    );
+    const words = [...new Set(git(repo, 'log', '--format=%s', 'HEAD').match(/\b[a-z]{5,12}\b/g) ?? [])];
+    const pickWord = seededRandom(seed + 1);
+    const messageWords = Array.from({ length: Math.min(spanCount, words.length) }, () => words[Math.floor(pickWord() * words.length)]!);
+    const messages = await commitsPhase(
+      repo,
+      service,
+      messageWords.map((w) => ({ query: `type:commit case:yes ${w}`, git: ['log', '-F', `--grep=${w}`, '--format=%H', 'HEAD'] })),
+    );
     await service.close();
     await live.close();
 
@@ -209,6 +249,8 @@ async function main(): Promise<void> {
         ratioRevToTip: median(revMs) / median(tipMs),
         files: { tip: tipFiles, rev: revFiles },
       },
+      diffs,
+      messages,
       spans: {
         identifiers: spanIdents.length,
         trawl: summary(spanMs),
@@ -241,6 +283,8 @@ async function main(): Promise<void> {
       `| rev: p50 / tip p50 | ${result.latency.ratioRevToTip.toFixed(2)}× | ≤ 2× |`,
       `| first search (opens the index): tip / rev: | ${first.tip.toFixed(1)} / ${first.rev.toFixed(1)} ms | |`,
       `| \`git grep -F -l IDENT COMMIT\` p50 vs trawl \`IDENT rev:COMMIT\` p50 (${pairList.length} pairs, each once) | ${result.gitGrep.git.p50.toFixed(1)} ms vs ${result.gitGrep.trawl.p50.toFixed(2)} ms: ${result.gitGrep.ratio.toFixed(0)}× | ≥ 50× |`,
+      `| \`type:diff IDENT\` p50 vs \`git log -GIDENT\` p50 (${diffs.queries} identifiers, each once) | ${diffs.trawl.p50.toFixed(1)} ms vs ${diffs.git.p50.toFixed(1)} ms: ${diffs.ratio.toFixed(0)}×; queries whose commits differ: ${diffs.differences} | ≥ 100×, 0 |`,
+      `| \`type:commit WORD\` p50 vs \`git log -F --grep=WORD\` p50 (${messages.queries} words, each once) | ${messages.trawl.p50.toFixed(1)} ms vs ${messages.git.p50.toFixed(1)} ms: ${messages.ratio.toFixed(0)}×; queries whose commits differ: ${messages.differences} | |`,
       `| \`history:yes IDENT\` p50 vs \`git log --first-parent --no-renames -SIDENT\` p50 (${spanIdents.length} identifiers, each once) | ${result.spans.trawl.p50.toFixed(1)} ms vs ${result.spans.gitLogS.p50.toFixed(1)} ms: ${result.spans.ratio.toFixed(0)}×; identifiers whose commits differ: ${spanDifferences} | ≥ 100×, 0 |`,
       '',
       `Latency is in process (the searchers the daemon runs: one worker thread for the tips, one for the history), without HTTP. Pairs where trawl found a file git grep did not: ${disagreements}.`,
