@@ -11,6 +11,8 @@ import type { IndexSummary } from '../index/index-summary.ts';
 import { historyDataDir, shardsDir } from '../index/data-dir.ts';
 import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
 import type { GitRef } from '../repos/git.ts';
+import { indexDiffs, type DiffIndexSummary } from './diff-index.ts';
+import { diffsPath, removeRecords } from './diff-store.ts';
 import { historySource } from './history-source.ts';
 import { walkHistory } from './history-walk.ts';
 
@@ -33,6 +35,8 @@ export interface HistorySummary extends IndexSummary {
   commits: number;
   /** Commits the refs reach that the limit left out. */
   leftOut: number;
+  /** The diff records (diff-store.ts) brought up to date with it. */
+  diffs: DiffIndexSummary;
 }
 
 /** Builds (or brings up to date) the history index of one repository. */
@@ -58,7 +62,9 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
     started,
   );
   if ('commit' in summary) throw new Error('a history index is never packed');
-  return { ...summary, commits: walk.commits.length, leftOut: walk.leftOut };
+  // The diff search's records (diff-search.ts), of the same commits.
+  const diffs = await indexDiffs({ dataDir: o.dataDir, repoId: o.repoId, gitDir: o.gitDir, commits: walk.commits });
+  return { ...summary, commits: walk.commits.length, leftOut: walk.leftOut, diffs };
 }
 
 /**
@@ -78,7 +84,7 @@ export async function syncHistory(o: HistoryIndexOptions & { enabled: boolean })
     const m = loadManifest(root, o.repoId);
     if (m !== undefined && !('unreadable' in m) && m.version === 2 && m.shards.length > 0 && m.refs[0]?.commit === o.refs[0]?.commit) {
       const held = new Set(m.refs.map((r) => r.commit));
-      if (o.refs.every((r) => held.has(r.commit))) return 'unchanged';
+      if (o.refs.every((r) => held.has(r.commit)) && existsSync(diffsPath(o.dataDir, o.repoId))) return 'unchanged';
     }
   }
   return indexHistory(o);
@@ -87,4 +93,5 @@ export async function syncHistory(o: HistoryIndexOptions & { enabled: boolean })
 /** Removes a repository's history index (its files go after the grace, like a retired repository's). */
 export function retireHistory(dataDir: string, repoId: number): void {
   if (existsSync(shardsDir(historyDataDir(dataDir), repoId))) retireRepository(historyDataDir(dataDir), repoId);
+  removeRecords(dataDir, repoId);
 }

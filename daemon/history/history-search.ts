@@ -8,6 +8,8 @@
 // A commit the repository holds but its history index does not (left out by
 // settings.history.maxCommits, or made since the last sync) is searched nowhere: the answer
 // is then not exhaustive.
+//
+// A `type:diff` query searches the histories' diffs instead (diff-service.ts).
 
 import { ServiceError } from '../errors.ts';
 import { AT_PREFIX } from '../query/ast.ts';
@@ -26,6 +28,8 @@ import type { SearchOptions, SearchService, WireResponse } from '../search/searc
 import type { SearchRequest, SearchResponse, SearchStats } from '../search/types.ts';
 import { planSearch } from '../search/plan-cache.ts';
 import { Searcher } from '../search/searcher.ts';
+import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
+import { DiffSearch } from './diff-service.ts';
 
 /**
  * The daemon's search service: `live` (the tip indexes' searcher), and a searcher of the
@@ -40,7 +44,7 @@ export function historyBeside(live: Searcher, o: { dataDir: string; baseUrl?: st
       ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
       ...(o.maxWholeBytes !== undefined ? { maxWholeBytes: o.maxWholeBytes } : {}),
     });
-  return new HistorySearch(live, open, o.dataDir);
+  return new HistorySearch(live, open, o.dataDir, Date.now, o.baseUrl);
 }
 
 /** A repository whose history is indexed, as the resolution needs it. */
@@ -69,6 +73,7 @@ export interface HistorySearcher extends SearchService {
 export class HistorySearch implements SearchService {
   private known: { stamp: string; indexed: Indexed[] } | undefined;
   private opened: HistorySearcher | undefined;
+  private readonly diffs: DiffSearch;
 
   /**
    * `live` searches the tip indexes; `open` makes the searcher of the history data dir, on
@@ -79,7 +84,10 @@ export class HistorySearch implements SearchService {
     private readonly open: () => HistorySearcher,
     private readonly dataDir: string,
     private readonly now: () => number = Date.now,
-  ) {}
+    baseUrl: string = DEFAULT_BASE_URL,
+  ) {
+    this.diffs = new DiffSearch(dataDir, baseUrl);
+  }
 
   /** Closes the history searcher, if one was opened. */
   async close(): Promise<void> {
@@ -99,6 +107,7 @@ export class HistorySearch implements SearchService {
 
   async search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
     const planned = options.planned ?? planSearch(req);
+    if (planned.plan.type === 'diff') return this.diffs.search(req, planned.plan, options);
     const route = await this.route(planned.plan);
     const live = await this.live.search(req, { ...options, planned });
     if (route === undefined) return live;
@@ -115,6 +124,7 @@ export class HistorySearch implements SearchService {
 
   async searchWire(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<WireResponse> {
     const planned = options.planned ?? planSearch(req);
+    if (planned.plan.type === 'diff') return this.diffs.searchWire(req, planned.plan, options);
     const route = await this.route(planned.plan);
     const live = await this.live.searchWire(req, { ...options, planned });
     if (route === undefined) return live;

@@ -91,6 +91,10 @@ export interface ParsedQuery {
   root: QueryNode;
   /** The context's name, lower case; GLOBAL_CONTEXT for `context:global`; undefined when the query names none. */
   context?: string;
+  /** `type:diff`: the query finds diff lines, not files; absent for `type:file` or no type:. */
+  type?: 'diff';
+  /** `select:` of a diff query: only added or only removed lines. */
+  select?: 'added' | 'removed';
 }
 
 export function parseQuery(input: string, options: ParseOptions): QueryNode {
@@ -102,6 +106,7 @@ export function parseSearchQuery(input: string, options: ParseOptions): ParsedQu
   if (tokens.length === 1) fail('the query is empty: type something to search for');
   const mode = caseMode(tokens, options.caseSensitive);
   const context = contextOf(tokens);
+  const kind = resultKind(tokens);
   const parser = new Parser(tokens, options.regex, mode);
   const node = parser.parseOr();
   const end = parser.peek();
@@ -111,7 +116,33 @@ export function parseSearchQuery(input: string, options: ParseOptions): ParsedQu
     fail(`the query is empty: ${only}, add something to search for`);
   }
   checkSize(node);
-  return context === undefined ? { root: node } : { root: node, context };
+  return { root: node, ...(context === undefined ? {} : { context }), ...kind };
+}
+
+/** A whole-query filter's one token (type:, select:): outside parentheses, not negated, at most once. */
+function wholeQueryFilter(tokens: Token[], name: 'type' | 'select'): FilterToken | undefined {
+  let found: FilterToken | undefined;
+  let depth = 0;
+  tokens.forEach((t, k) => {
+    if (t.kind === 'lparen') depth++;
+    else if (t.kind === 'rparen') depth--;
+    if (t.kind !== 'filter' || t.name !== name) return;
+    if (tokens[k - 1]?.kind === 'not') fail(`-${name}: cannot be negated (column ${t.col - 1})`);
+    if (depth > 0) fail(`${name}: at column ${t.col} is inside parentheses; it applies to the whole query: put it outside them`);
+    if (found !== undefined) fail(`a query has at most one ${name}:, at column ${found.col} and again at column ${t.col}`);
+    found = t;
+  });
+  return found;
+}
+
+/** What the query's results are (type:, select:), checked. */
+function resultKind(tokens: Token[]): Pick<ParsedQuery, 'type' | 'select'> {
+  const type = wholeQueryFilter(tokens, 'type');
+  const select = wholeQueryFilter(tokens, 'select');
+  const kind = type === undefined ? 'file' : enumValue(type, ['file', 'diff'] as const);
+  if (select === undefined) return kind === 'diff' ? { type: 'diff' } : {};
+  if (kind !== 'diff') fail(`select: at column ${select.col} chooses lines of a diff: it needs type:diff`);
+  return { type: 'diff', select: enumValue(select, ['added', 'removed'] as const) };
 }
 
 /**
@@ -301,6 +332,9 @@ class Parser {
         return null; // already applied (caseMode)
       case 'context':
         return null; // the caller's to resolve (contextOf)
+      case 'type':
+      case 'select':
+        return null; // already applied (resultKind)
       case 'archived':
       case 'fork':
         return { type: t.name, value: enumValue(t, ['yes', 'no', 'only'] as const) };

@@ -57,6 +57,10 @@ export interface Plan {
    * the repositories to search; the workers never read it. Absent when the query names none.
    */
   context?: string;
+  /** `type:diff` (parser.ts): the history's diff lines are searched (history/diff-search.ts), not files. */
+  type?: 'diff';
+  /** `select:` of a diff query: only added or only removed lines. */
+  select?: 'added' | 'removed';
 }
 
 /** The plan's terms, indexed by id. */

@@ -12,7 +12,22 @@
 
 import { ServiceError } from '../errors.ts';
 
-export type FilterName = 'repo' | 'file' | 'lang' | 'sym' | 'branch' | 'at' | 'case' | 'content' | 'archived' | 'fork' | 'visibility' | 'regex' | 'context';
+export type FilterName =
+  | 'repo'
+  | 'file'
+  | 'lang'
+  | 'sym'
+  | 'branch'
+  | 'at'
+  | 'case'
+  | 'content'
+  | 'archived'
+  | 'fork'
+  | 'visibility'
+  | 'regex'
+  | 'context'
+  | 'type'
+  | 'select';
 
 /** What a user may type before the colon, and the filter it means. */
 export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, FilterName>([
@@ -34,6 +49,8 @@ export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, 
   ['visibility', 'visibility'],
   ['regex', 'regex'],
   ['context', 'context'],
+  ['type', 'type'],
+  ['select', 'select'],
 ]);
 
 export type Token =
