@@ -1,6 +1,8 @@
 // Keeps a repository's diff records (diff-store.ts) in line with its history walk: the
 // records of commits the walk still holds are kept, those it no longer reaches dropped, and
-// git is asked only for the diffs of the commits the records do not cover yet.
+// git is asked only for the diffs of the commits the records do not cover yet. The records
+// list commits parents first: those kept in their order, then the new ones in the walk's
+// (a new commit is never the parent of one kept).
 
 import { logDiffs } from './diff-log.ts';
 import { encodeRecords, readRecords, recordedDiffs, writeRecords } from './diff-store.ts';

@@ -9,7 +9,7 @@
 // keep one side. Other filters and boolean combinations of terms are refused.
 //
 // One result per commit and path with a matching line, newest first (committer date, then
-// author date, then id): its chunks are the hunks holding a matching line, each line
+// author date, then children before parents): its chunks are the hunks holding a matching line, each line
 // signed `+` or `-` as in a unified diff (diff-result.ts). A match is a matching line:
 // `matches` bounds the lines given; the search is not exhaustive when lines were left out.
 
@@ -138,7 +138,8 @@ export class DiffCatalog {
 /** The records' commit indexes, newest first. */
 function newestFirst(r: DiffRecords): number[] {
   const at = r.commits.map((c) => [Date.parse(c.committer.date), Date.parse(c.author.date)] as const);
-  return r.commits.map((_, i) => i).sort((a, b) => at[b]![0] - at[a]![0] || at[b]![1] - at[a]![1] || (r.commits[a]!.id < r.commits[b]!.id ? -1 : 1));
+  // On equal times the later in the records first: they hold commits parents first (diff-index.ts).
+  return r.commits.map((_, i) => i).sort((a, b) => at[b]![0] - at[a]![0] || at[b]![1] - at[a]![1] || b - a);
 }
 
 /** Every hit of `q` in `repos` (those the caller may see), newest first. */

@@ -33,6 +33,14 @@ const STAT_NUMBERS = [
 
 const count = { type: 'integer', minimum: 0 } as const;
 
+/** A commit's author or committer (a `type:diff` result's commit). */
+const COMMIT_PERSON = {
+  type: 'object',
+  properties: { name: { type: 'string' }, email: { type: 'string' }, date: { type: 'string', description: 'ISO 8601, with its offset.' } },
+  required: ['name', 'email', 'date'],
+  additionalProperties: false,
+} as const;
+
 /** A file of a search's answer (docs/http-api.md 2.4). */
 const FILE_RESULT = {
   type: 'object',
@@ -54,6 +62,30 @@ const FILE_RESULT = {
     contentTruncated: {
       const: true,
       description: 'Present when the file is larger than settings.http.maxSourceBytes: `content` is cut there, at a character boundary.',
+    },
+    commit: {
+      type: 'object',
+      description: 'A `type:diff` result: the commit whose diff holds the matching lines.',
+      properties: {
+        id: { type: 'string' },
+        parents: { type: 'array', items: { type: 'string' } },
+        author: COMMIT_PERSON,
+        committer: COMMIT_PERSON,
+        message: { type: 'string' },
+      },
+      required: ['id', 'parents', 'author', 'committer', 'message'],
+      additionalProperties: false,
+    },
+    diff: {
+      type: 'object',
+      description: 'A `type:diff` result: the diff its chunks come from, of the commit against `parent` (null: a root commit, against the empty tree).',
+      properties: {
+        parent: { type: ['string', 'null'] },
+        path: { type: 'string' },
+        oldPath: { type: 'string', description: 'The path before a rename or copy.' },
+      },
+      required: ['parent', 'path'],
+      additionalProperties: false,
     },
   },
   required: ['fileName', 'webUrl', 'repository', 'repositoryId', 'language', 'chunks', 'branches'],
@@ -129,6 +161,14 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
         matchRanges: { type: 'array', items: ref('Range'), description: 'In file coordinates.' },
         contentStart: ref('Location'),
         symbols: { type: 'array', items: ref('Symbol') },
+        hunk: {
+          type: 'object',
+          description:
+            "A `type:diff` result: the hunk header (`@@ -oldStart,oldLines +newStart,newLines @@`). `content` is then the hunk's lines, each signed `+` or `-`, and the ranges and contentStart count in that content.",
+          properties: { oldStart: count, oldLines: count, newStart: count, newLines: count },
+          required: ['oldStart', 'oldLines', 'newStart', 'newLines'],
+          additionalProperties: false,
+        },
       },
       required: ['content', 'matchRanges', 'contentStart', 'symbols'],
       additionalProperties: false,
