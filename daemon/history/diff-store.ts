@@ -28,7 +28,7 @@
 //
 // A line's identity is its text and whether it had a line end.
 
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyDataDir, writeFileAtomic } from '../index/data-dir.ts';
 import type { DiffCommit, DiffFile, DiffLine, LoggedDiff } from './diff-log.ts';
@@ -198,6 +198,26 @@ export function readRecords(dataDir: string, repoId: number): DiffRecords | unde
     return decodeRecords(readFileSync(path));
   } catch {
     return undefined;
+  }
+}
+
+/** The commits the records of `repoId` cover (their meta only is read); undefined when it has none readable. */
+export function recordedCommits(dataDir: string, repoId: number): Set<string> | undefined {
+  const path = diffsPath(dataDir, repoId);
+  if (!existsSync(path)) return undefined;
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(12);
+    if (readSync(fd, head, 0, 12, 0) !== 12 || head.toString('latin1', 0, 8) !== MAGIC) return undefined;
+    const metaBytes = head.readUInt32LE(8);
+    if (metaBytes > fstatSync(fd).size - 12) return undefined;
+    const meta = Buffer.alloc(metaBytes);
+    if (readSync(fd, meta, 0, metaBytes, 12) !== metaBytes) return undefined;
+    return new Set((JSON.parse(meta.toString('utf8')) as { done: string[] }).done);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 

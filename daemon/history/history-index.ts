@@ -12,7 +12,7 @@ import { historyDataDir, shardsDir } from '../index/data-dir.ts';
 import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
 import type { GitRef } from '../repos/git.ts';
 import { indexDiffs, type DiffIndexSummary } from './diff-index.ts';
-import { diffsPath, removeRecords } from './diff-store.ts';
+import { recordedCommits, removeRecords } from './diff-store.ts';
 import { historySource } from './history-source.ts';
 import { walkHistory } from './history-walk.ts';
 
@@ -84,10 +84,15 @@ export async function syncHistory(o: HistoryIndexOptions & { enabled: boolean })
     const m = loadManifest(root, o.repoId);
     if (m !== undefined && !('unreadable' in m) && m.version === 2 && m.shards.length > 0 && m.refs[0]?.commit === o.refs[0]?.commit) {
       const held = new Set(m.refs.map((r) => r.commit));
-      if (o.refs.every((r) => held.has(r.commit)) && existsSync(diffsPath(o.dataDir, o.repoId))) return 'unchanged';
+      if (o.refs.every((r) => held.has(r.commit)) && sameSet(recordedCommits(o.dataDir, o.repoId), held)) return 'unchanged';
     }
   }
   return indexHistory(o);
+}
+
+/** Whether the diff records cover exactly the history's commits (a run that failed after the index was built left them behind). */
+function sameSet(a: ReadonlySet<string> | undefined, b: ReadonlySet<string>): boolean {
+  return a !== undefined && a.size === b.size && [...b].every((c) => a.has(c));
 }
 
 /** Removes a repository's history index (its files go after the grace, like a retired repository's). */

@@ -9,10 +9,11 @@
 // pass. TRAWL_DIFF_SEED / TRAWL_DIFF_QUERIES vary it.
 
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { HistorySearch } from '../../daemon/history/history-search.ts';
-import { readRecords } from '../../daemon/history/diff-store.ts';
+import { diffsPath, readRecords } from '../../daemon/history/diff-store.ts';
 import { historyDataDir } from '../../daemon/index/data-dir.ts';
 import { loadManifest } from '../../daemon/index/manifest.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
@@ -233,4 +234,24 @@ test('an update asks git only for the new commits, drops the unreachable ones, a
   assert.notDeepEqual(old, tips());
   assert.ok(before.done.size !== now.done.size || [...before.done].some((c) => !now.done.has(c)));
   await checkAgainstGit('after update', SEED + 1);
+});
+
+test('records lost or damaged are rebuilt by the next update, though the history index is up to date', async () => {
+  const again = async () => indexLocalHistory(await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 }), { dataDir: data, workers: 1 });
+  assert.equal(await again(), 'unchanged');
+  const covered = readRecords(data, repoId)!.done.size;
+  writeFileSync(diffsPath(data, repoId), 'TRAWLDF1 damaged');
+  const h = await again();
+  assert.ok(h !== 'unchanged');
+  assert.equal(h.diffs.added, covered);
+  assert.equal(await again(), 'unchanged');
+  const want = gitLogG(src, 'late_addition', false, tips());
+  assert.deepEqual((await diffCommits('type:diff late_addition', false)).ids, want);
+});
+
+test('a searcher of index shards refuses type:diff rather than answer it with files', async () => {
+  await assert.rejects(
+    live.search(request('type:diff spin_lock', false)),
+    (err: Error & { errorCode?: string }) => err.errorCode === 'FAILED_TO_PARSE_QUERY' && /type:diff/.test(err.message),
+  );
 });
