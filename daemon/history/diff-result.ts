@@ -54,7 +54,7 @@ export function diffAnswer(found: DiffFound, o: { matches: number; select?: 'add
     duration: Number(process.hrtime.bigint() - o.startedNs),
     flushReason: 'FLUSH_REASON_FINAL_FLUSH' as const,
   };
-  return { files, stats, repositoryInfo: [...repos.values()], isSearchExhaustive: !cut };
+  return { files, stats, repositoryInfo: [...repos.values()], isSearchExhaustive: !cut && !found.stopped };
 }
 
 function repositoryInfo(id: number, repo: ManifestRepo, baseUrl: string): RepositoryInfo {

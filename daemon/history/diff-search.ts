@@ -89,6 +89,8 @@ export interface DiffFound {
   lines: number;
   matcher: LineMatcher;
   stats: SearchStats;
+  /** Stopped before every repository was searched (the caller went away): not exhaustive. */
+  stopped: boolean;
 }
 
 /** The diff records of the repositories with a history index: each file read again when it changed. */
@@ -150,8 +152,12 @@ export function findDiffs(repos: readonly DiffRepo[], q: DiffQuery, options: Sea
   const found: DiffHit[] = [];
   let lines = 0;
   const wantSign = q.select === undefined ? -1 : q.select === 'added' ? 1 : 0;
+  let stopped = false;
   for (const repo of repos) {
-    if (options.signal?.aborted) break;
+    if (options.signal?.aborted) {
+      stopped = true;
+      break;
+    }
     if (options.repoFilter && !options.repoFilter({ repoId: repo.repoId, visibility: repo.repo.visibility })) continue;
     if (!q.repos.every((f) => f.test(repo.repo.name) !== f.negated)) continue;
     const r = repo.records;
@@ -197,7 +203,7 @@ export function findDiffs(repos: readonly DiffRepo[], q: DiffQuery, options: Sea
   }
   if (repos.length > 1) found.sort((a, b) => byDate(a) - byDate(b) || 0);
   stats.matchTreeSearch = Number(process.hrtime.bigint() - started);
-  return { hits: found, lines, matcher, stats };
+  return { hits: found, lines, matcher, stats, stopped };
 }
 
 /** Where each distinct line occurs (entry indexes, ascending), and each entry's hunk and each hunk's file. */
