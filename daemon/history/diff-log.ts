@@ -68,28 +68,16 @@ export interface LoggedDiff {
 
 const FORMAT = '--format=%x01%x01%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B%x00%x01%x02';
 
+/** The `git log` options of the output parsePatchLog reads. */
+export const PATCH_OPTIONS: readonly string[] = ['-p', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/', FORMAT];
+
 /** The diffs of commits `ids` of the repository at `gitDir` (each once, in no set order). */
 export async function logDiffs(gitDir: string, ids: readonly string[]): Promise<LoggedDiff[]> {
   const out: LoggedDiff[] = [];
   for (let at = 0; at < ids.length; at += BATCH) {
     const log = await runGit(
       gitDir,
-      [
-        '-c',
-        'log.showSignature=false',
-        'log',
-        '--no-walk=unsorted',
-        '-p',
-        '-U0',
-        '--no-color',
-        '--no-ext-diff',
-        '--no-textconv',
-        '--src-prefix=a/',
-        '--dst-prefix=b/',
-        FORMAT,
-        ...ids.slice(at, at + BATCH),
-        '--',
-      ],
+      ['-c', 'log.showSignature=false', 'log', '--no-walk=unsorted', ...PATCH_OPTIONS, ...ids.slice(at, at + BATCH), '--'],
       PATCH_MAX_BYTES,
     );
     out.push(...parsePatchLog(log));

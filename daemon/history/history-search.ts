@@ -9,7 +9,8 @@
 // settings.history.maxCommits, or made since the last sync) is searched nowhere: the answer
 // is then not exhaustive.
 //
-// A `type:diff` query searches the histories' diffs instead (diff-service.ts).
+// A `type:diff` query searches the histories' diffs instead (diff-service.ts); `history:yes`
+// dates the matches of the default branches' files (introduced-results.ts).
 
 import { ServiceError } from '../errors.ts';
 import { AT_PREFIX } from '../query/ast.ts';
@@ -30,6 +31,8 @@ import { planSearch } from '../search/plan-cache.ts';
 import { Searcher } from '../search/searcher.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
 import { DiffSearch } from './diff-service.ts';
+import { dateMatches, dateShapedMatches, type DatedRepo } from './introduced-results.ts';
+import type { SearchChunk } from '../search/stream-sink.ts';
 
 /**
  * The daemon's search service: `live` (the tip indexes' searcher), and a searcher of the
@@ -108,6 +111,18 @@ export class HistorySearch implements SearchService {
   async search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
     const planned = options.planned ?? planSearch(req);
     if (planned.plan.type === 'diff') return this.diffs.search(req, planned.plan, options);
+    if (planned.plan.history !== true) return this.searchFiles(req, { ...options, planned });
+    // history:yes: the matches are dated (introduced-results.ts), a stream's batch by batch.
+    const repos = this.dated();
+    const onChunk = options.onChunk;
+    const dating = onChunk === undefined ? {} : { onChunk: async (c: SearchChunk) => onChunk({ ...c, files: await dateShapedMatches(c.files, repos) }) };
+    const res = await this.searchFiles(req, { ...options, planned, ...dating });
+    await dateMatches(res.files, repos);
+    return res;
+  }
+
+  private async searchFiles(req: Required<SearchRequest>, options: SearchOptions & { planned: PlannedSearch }): Promise<SearchResponse> {
+    const planned = options.planned;
     const route = await this.route(planned.plan);
     const live = await this.live.search(req, { ...options, planned });
     if (route === undefined) return live;
@@ -125,6 +140,12 @@ export class HistorySearch implements SearchService {
   async searchWire(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<WireResponse> {
     const planned = options.planned ?? planSearch(req);
     if (planned.plan.type === 'diff') return this.diffs.searchWire(req, planned.plan, options);
+    const res = await this.searchWireFiles(req, { ...options, planned });
+    return planned.plan.history === true ? { ...res, files: await dateShapedMatches(res.files, this.dated()) } : res;
+  }
+
+  private async searchWireFiles(req: Required<SearchRequest>, options: SearchOptions & { planned: PlannedSearch }): Promise<WireResponse> {
+    const planned = options.planned;
     const route = await this.route(planned.plan);
     const live = await this.live.searchWire(req, { ...options, planned });
     if (route === undefined) return live;
@@ -189,6 +210,13 @@ export class HistorySearch implements SearchService {
     const out = await runGit(repo.source, ['rev-list', '-1', '--first-parent', `--before=${Math.floor(at / 1000)}`, tip, '--'], 1024);
     const id = out.toString('utf8').trim();
     return id === '' ? undefined : id;
+  }
+
+  /** The repositories with a history index, by id, as history:yes dates their default branch's matches. */
+  private dated(): Map<number, DatedRepo> {
+    return new Map(
+      this.indexed().map((r) => [r.repoId, { source: r.source, defaultRef: r.scope.indexed.refs[0]!.name, tip: r.scope.indexed.refs[0]!.commit }]),
+    );
   }
 
   /** The repositories with a history index, read again when either data dir's index changes. */

@@ -95,6 +95,8 @@ export interface ParsedQuery {
   type?: 'diff';
   /** `select:` of a diff query: only added or only removed lines. */
   select?: 'added' | 'removed';
+  /** `history:yes`: each match of a default branch's file says since when its line is there. */
+  history?: true;
 }
 
 export function parseQuery(input: string, options: ParseOptions): QueryNode {
@@ -120,7 +122,7 @@ export function parseSearchQuery(input: string, options: ParseOptions): ParsedQu
 }
 
 /** A whole-query filter's one token (type:, select:): outside parentheses, not negated, at most once. */
-function wholeQueryFilter(tokens: Token[], name: 'type' | 'select'): FilterToken | undefined {
+function wholeQueryFilter(tokens: Token[], name: 'type' | 'select' | 'history'): FilterToken | undefined {
   let found: FilterToken | undefined;
   let depth = 0;
   tokens.forEach((t, k) => {
@@ -135,11 +137,16 @@ function wholeQueryFilter(tokens: Token[], name: 'type' | 'select'): FilterToken
   return found;
 }
 
-/** What the query's results are (type:, select:), checked. */
-function resultKind(tokens: Token[]): Pick<ParsedQuery, 'type' | 'select'> {
+/** What the query's results are (type:, select:, history:), checked. */
+function resultKind(tokens: Token[]): Pick<ParsedQuery, 'type' | 'select' | 'history'> {
   const type = wholeQueryFilter(tokens, 'type');
   const select = wholeQueryFilter(tokens, 'select');
+  const history = wholeQueryFilter(tokens, 'history');
   const kind = type === undefined ? 'file' : enumValue(type, ['file', 'diff'] as const);
+  if (history !== undefined && enumValue(history, ['yes', 'no'] as const) === 'yes') {
+    if (kind === 'diff') fail(`history:yes at column ${history.col} dates the lines of files: type:diff results are commits already`);
+    return { history: true };
+  }
   if (select === undefined) return kind === 'diff' ? { type: 'diff' } : {};
   if (kind !== 'diff') fail(`select: at column ${select.col} chooses lines of a diff: it needs type:diff`);
   return { type: 'diff', select: enumValue(select, ['added', 'removed'] as const) };
@@ -334,6 +341,7 @@ class Parser {
         return null; // the caller's to resolve (contextOf)
       case 'type':
       case 'select':
+      case 'history':
         return null; // already applied (resultKind)
       case 'archived':
       case 'fork':

@@ -79,6 +79,7 @@ export function planQuery(req: QueryRequest): Plan {
     ...(parsed.context === undefined ? {} : { context: parsed.context }),
     ...(parsed.type === undefined ? {} : { type: parsed.type }),
     ...(parsed.select === undefined ? {} : { select: parsed.select }),
+    ...(parsed.history === undefined ? {} : { history: parsed.history }),
   };
 }
 

@@ -61,6 +61,8 @@ export interface Plan {
   type?: 'diff';
   /** `select:` of a diff query: only added or only removed lines. */
   select?: 'added' | 'removed';
+  /** `history:yes`: matches of the default branch's files get `introduced` (history/line-introduced.ts). */
+  history?: true;
 }
 
 /** The plan's terms, indexed by id. */

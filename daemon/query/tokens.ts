@@ -27,7 +27,8 @@ export type FilterName =
   | 'regex'
   | 'context'
   | 'type'
-  | 'select';
+  | 'select'
+  | 'history';
 
 /** What a user may type before the colon, and the filter it means. */
 export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, FilterName>([
@@ -51,6 +52,7 @@ export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, 
   ['context', 'context'],
   ['type', 'type'],
   ['select', 'select'],
+  ['history', 'history'],
 ]);
 
 export type Token =

@@ -23,6 +23,8 @@ export interface Range {
   start: Location;
   /** Exclusive. */
   end: Location;
+  /** `history:yes`: the commit since which the match's line is in its file (history/line-introduced.ts). */
+  introduced?: { id: string; committedAt: string };
 }
 
 export interface SymbolInfo {

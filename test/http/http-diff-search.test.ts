@@ -1,7 +1,8 @@
 // `type:diff` over HTTP on a real daemon (loopback): a repository whose history is indexed
 // answers POST /api/search and /api/stream_search with one result per commit and path, as
 // the OpenAPI document describes them (commit, diff, chunk hunks), the commits git log -G
-// lists; `matches` cuts it; a query a diff search cannot answer is a 400.
+// lists; `matches` cuts it; a query a diff search cannot answer is a 400. And history:yes
+// dates a match.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -98,6 +99,17 @@ test('type:diff over /api/search and /api/stream_search', async () => {
     assert.equal(bad.status, 400);
     assert.equal(bad.json.errorCode, 'FAILED_TO_PARSE_QUERY');
     assert.match(bad.json.message, /type:diff takes only a pattern and repo: and file: filters/);
+
+    // history:yes: the line moved with the rename, and a path's lines are dated from when that path held them.
+    const dated = await search('"int other" history:yes repo:^hist$');
+    assert.equal(dated.status, 200, dated.text);
+    const renamed = log.find((l: string) => l.endsWith('Rename the gear'))!.split(' ')[0];
+    assert.deepEqual(
+      dated.json.files.flatMap((f: { chunks: Array<{ matchRanges: Array<{ introduced?: { id: string } }> }> }) =>
+        f.chunks.flatMap((c) => c.matchRanges.map((m) => m.introduced?.id)),
+      ),
+      [renamed],
+    );
 
     const stream = await call(`${d.url}/api/stream_search`, { json: { query: 'type:diff gear_marker', matches: 100 } });
     assert.equal(stream.status, 200);

@@ -217,6 +217,10 @@ const rows: Row[] = [
   { input: 'type:diff select:both foo', error: /^unknown value "both" for select: at column 11, expected added or removed$/ },
   { input: 'foo -type:diff', error: /^-type: cannot be negated \(column 5\)$/ },
   { input: 'type:diff (select:added foo)', error: /^select: at column 12 is inside parentheses/ },
+  { input: 'foo history:yes', want: '(content "foo")', kind: 'history' },
+  { input: 'history:NO foo', want: '(content "foo")' },
+  { input: 'type:diff history:yes foo', error: /^history:yes at column 11 dates the lines of files: type:diff results are commits already$/ },
+  { input: 'foo history:maybe', error: /^unknown value "maybe" for history: at column 5, expected yes or no$/ },
   { input: 'type:diff foo type:file', error: /^a query has at most one type:, at column 1 and again at column 15$/ },
   { input: 'context: foo', error: /^empty value for context: at column 1$/ },
   // --- errors: or, empty, values
@@ -263,7 +267,8 @@ for (const row of rows) {
       assert.equal(queryToString(parseQuery(row.input, opts)), row.want);
       const parsed = parseSearchQuery(row.input, opts);
       assert.equal(parsed.context, row.context);
-      assert.equal(parsed.type === undefined ? undefined : [parsed.type, parsed.select].filter(Boolean).join('/'), row.kind);
+      const kind = parsed.history ? 'history' : parsed.type === undefined ? undefined : [parsed.type, parsed.select].filter(Boolean).join('/');
+      assert.equal(kind, row.kind);
     } else {
       assert.throws(
         () => parseQuery(row.input, opts),

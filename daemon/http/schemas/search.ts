@@ -41,6 +41,47 @@ const COMMIT_PERSON = {
   additionalProperties: false,
 } as const;
 
+/** A range of a file result (docs/http-api.md 2.6); `introduced` only with history:yes. */
+const RANGE = {
+  type: 'object',
+  description: '`start` inclusive, `end` exclusive.',
+  properties: {
+    start: ref('Location'),
+    end: ref('Location'),
+    introduced: {
+      type: 'object',
+      description:
+        '`history:yes`, a match in a file of a default branch whose history is indexed: the commit of its first-parent line since which the line is in the file without a break.',
+      properties: { id: { type: 'string' }, committedAt: { type: 'string' } },
+      required: ['id', 'committedAt'],
+      additionalProperties: false,
+    },
+  },
+  required: ['start', 'end'],
+  additionalProperties: false,
+} as const;
+
+/** A chunk of a file result (docs/http-api.md 2.5); `hunk` only in type:diff results. */
+const CHUNK = {
+  type: 'object',
+  properties: {
+    content: { type: 'string', description: 'Whole lines joined by "\\n", without the final line terminator.' },
+    matchRanges: { type: 'array', items: ref('Range'), description: 'In file coordinates.' },
+    contentStart: ref('Location'),
+    symbols: { type: 'array', items: ref('Symbol') },
+    hunk: {
+      type: 'object',
+      description:
+        "A `type:diff` result: the hunk header (`@@ -oldStart,oldLines +newStart,newLines @@`). `content` is then the hunk's lines, each signed `+` or `-`, and the ranges and contentStart count in that content.",
+      properties: { oldStart: count, oldLines: count, newStart: count, newLines: count },
+      required: ['oldStart', 'oldLines', 'newStart', 'newLines'],
+      additionalProperties: false,
+    },
+  },
+  required: ['content', 'matchRanges', 'contentStart', 'symbols'],
+  additionalProperties: false,
+} as const;
+
 /** A file of a search's answer (docs/http-api.md 2.4). */
 const FILE_RESULT = {
   type: 'object',
@@ -132,13 +173,7 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
       required: ['byteOffset', 'lineNumber', 'column'],
       additionalProperties: false,
     },
-    Range: {
-      type: 'object',
-      description: '`start` inclusive, `end` exclusive.',
-      properties: { start: ref('Location'), end: ref('Location') },
-      required: ['start', 'end'],
-      additionalProperties: false,
-    },
+    Range: RANGE,
     Symbol: {
       type: 'object',
       properties: {
@@ -154,25 +189,7 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
       required: ['symbol', 'kind'],
       additionalProperties: false,
     },
-    Chunk: {
-      type: 'object',
-      properties: {
-        content: { type: 'string', description: 'Whole lines joined by "\\n", without the final line terminator.' },
-        matchRanges: { type: 'array', items: ref('Range'), description: 'In file coordinates.' },
-        contentStart: ref('Location'),
-        symbols: { type: 'array', items: ref('Symbol') },
-        hunk: {
-          type: 'object',
-          description:
-            "A `type:diff` result: the hunk header (`@@ -oldStart,oldLines +newStart,newLines @@`). `content` is then the hunk's lines, each signed `+` or `-`, and the ranges and contentStart count in that content.",
-          properties: { oldStart: count, oldLines: count, newStart: count, newLines: count },
-          required: ['oldStart', 'oldLines', 'newStart', 'newLines'],
-          additionalProperties: false,
-        },
-      },
-      required: ['content', 'matchRanges', 'contentStart', 'symbols'],
-      additionalProperties: false,
-    },
+    Chunk: CHUNK,
     FileResult: FILE_RESULT,
     StreamedFile: {
       ...FILE_RESULT,
