@@ -17,16 +17,22 @@ export interface DiffIndexSummary {
 }
 
 /** Brings the diff records of `repoId` up to the history of `commits` (ids) read from `gitDir`. */
-export async function indexDiffs(o: { dataDir: string; repoId: number; gitDir: string; commits: readonly string[] }): Promise<DiffIndexSummary> {
+export async function indexDiffs(o: {
+  dataDir: string;
+  repoId: number;
+  gitDir: string;
+  commits: readonly string[];
+  leftOut?: number;
+}): Promise<DiffIndexSummary> {
   const old = readRecords(o.dataDir, o.repoId);
   const wanted = new Set(o.commits);
   const covered = old === undefined ? new Set<string>() : old.done;
   const missing = o.commits.filter((id) => !covered.has(id));
   const dropped = old === undefined ? 0 : [...old.done].filter((id) => !wanted.has(id)).length;
-  if (old !== undefined && missing.length === 0 && dropped === 0) return { added: 0, dropped: 0, bytes: old.bytes };
+  if (old !== undefined && missing.length === 0 && dropped === 0 && old.leftOut === (o.leftOut ?? 0)) return { added: 0, dropped: 0, bytes: old.bytes };
   const kept = old === undefined ? [] : recordedDiffs(old).filter((d) => wanted.has(d.commit.id));
   const fresh = await logDiffs(o.gitDir, missing);
-  const bytes = encodeRecords(o.commits, [...kept, ...fresh]);
+  const bytes = encodeRecords(o.commits, [...kept, ...fresh], o.leftOut ?? 0);
   writeRecords(o.dataDir, o.repoId, bytes);
   return { added: missing.length, dropped, bytes: bytes.length };
 }

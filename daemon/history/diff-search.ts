@@ -6,7 +6,9 @@
 // A diff query is one content term (a literal or a regex, `case:` as anywhere), and
 // `repo:` and `file:` filters, negated or not, all ANDed: `file:` is matched against the
 // changed path and, for a rename, its old path too. `select:added` / `select:removed`
-// keep one side. Other filters and boolean combinations of terms are refused.
+// keep one side. Other filters and boolean combinations of terms are refused. A history
+// that holds only the newest commits (settings.historyMaxCommits) makes the answer not
+// exhaustive: git would list older commits too.
 //
 // One result per commit and path with a matching line, newest first (committer date, then
 // author date, then children before parents): its chunks are the hunks holding a matching line, each line
@@ -89,7 +91,7 @@ export interface DiffFound {
   lines: number;
   matcher: LineMatcher;
   stats: SearchStats;
-  /** Stopped before every repository was searched (the caller went away): not exhaustive. */
+  /** Not every commit was searched (the caller went away, or a history holds only the newest): not exhaustive. */
   stopped: boolean;
 }
 
@@ -161,6 +163,7 @@ export function findDiffs(repos: readonly DiffRepo[], q: DiffQuery, options: Sea
     if (options.repoFilter && !options.repoFilter({ repoId: repo.repoId, visibility: repo.repo.visibility })) continue;
     if (!q.repos.every((f) => f.test(repo.repo.name) !== f.negated)) continue;
     const r = repo.records;
+    if (r.leftOut > 0) stopped = true; // older commits are not in the records
     stats.shardsScanned++;
     stats.contentBytesLoaded += r.text.length;
     const hit = matcher.scan(r);

@@ -9,7 +9,9 @@
 // Format (integers unsigned 32-bit little-endian):
 //   "TRAWLDF1"                        magic and format version
 //   metaBytes, meta                   JSON (UTF-8), padded with spaces to a multiple of 4:
-//                                     { done: ids of every commit covered (merges and commits
+//                                     { leftOut: commits the refs reach that the history's limit
+//                                       left out (0: none; absent in older files: 0),
+//                                       done: ids of every commit covered (merges and commits
 //                                       without lines too), commits: DiffCommit[] (those with
 //                                       files), paths: string[], files: number[] (4 per file:
 //                                       commit index, path index, old path index or -1, its
@@ -45,6 +47,8 @@ export function diffsPath(dataDir: string, repoId: number): string {
 export interface DiffRecords {
   /** Every commit covered, by id. */
   done: ReadonlySet<string>;
+  /** Commits the refs reach that the history's limit left out: a search of the records misses them. */
+  leftOut: number;
   commits: DiffCommit[];
   paths: string[];
   /** 4 per file: commit, path, old path (-1: none), hunks' end. */
@@ -64,7 +68,7 @@ export interface DiffRecords {
 }
 
 /** Encodes the diffs of commits `done` (those of `diffs`, and others without lines). */
-export function encodeRecords(done: readonly string[], diffs: readonly LoggedDiff[]): Buffer {
+export function encodeRecords(done: readonly string[], diffs: readonly LoggedDiff[], leftOut = 0): Buffer {
   const lineIds = new Map<string, number>();
   const texts: Buffer[] = [];
   const noEol: number[] = [];
@@ -119,7 +123,7 @@ export function encodeRecords(done: readonly string[], diffs: readonly LoggedDif
     text[lineStarts[i]! + t.length] = 0x0a;
     text[lineStarts[i]! + t.length + 1] = 0x0a;
   });
-  let meta = Buffer.from(JSON.stringify({ done, commits, paths, files }), 'utf8');
+  let meta = Buffer.from(JSON.stringify({ leftOut, done, commits, paths, files }), 'utf8');
   if (meta.length % 4 !== 0) meta = Buffer.concat([meta, Buffer.alloc(4 - (meta.length % 4), 0x20)]);
   const counted = (a: ArrayLike<number>, view: Uint32Array | Int32Array): Buffer =>
     Buffer.concat([u32(a.length), Buffer.from(view.buffer, view.byteOffset, view.byteLength)]);
@@ -163,7 +167,13 @@ export function decodeRecords(buf: Buffer): DiffRecords {
   };
   const metaBytes = count();
   need(metaBytes);
-  const meta = JSON.parse(buf.toString('utf8', at, at + metaBytes)) as { done: string[]; commits: DiffCommit[]; paths: string[]; files: number[] };
+  const meta = JSON.parse(buf.toString('utf8', at, at + metaBytes)) as {
+    leftOut?: number;
+    done: string[];
+    commits: DiffCommit[];
+    paths: string[];
+    files: number[];
+  };
   at += metaBytes;
   const hunks = words(count() * 5);
   const entries = words(count());
@@ -177,6 +187,7 @@ export function decodeRecords(buf: Buffer): DiffRecords {
   if (lineStarts[lineStarts.length - 1] !== text.length) throw new Error('the diff records file is cut short');
   return {
     done: new Set(meta.done),
+    leftOut: meta.leftOut ?? 0,
     commits: meta.commits,
     paths: meta.paths,
     files: Int32Array.from(meta.files),

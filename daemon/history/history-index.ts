@@ -63,7 +63,7 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
   );
   if ('commit' in summary) throw new Error('a history index is never packed');
   // The diff search's records (diff-search.ts), of the same commits.
-  const diffs = await indexDiffs({ dataDir: o.dataDir, repoId: o.repoId, gitDir: o.gitDir, commits: walk.commits });
+  const diffs = await indexDiffs({ dataDir: o.dataDir, repoId: o.repoId, gitDir: o.gitDir, commits: walk.commits, leftOut: walk.leftOut });
   return { ...summary, commits: walk.commits.length, leftOut: walk.leftOut, diffs };
 }
 

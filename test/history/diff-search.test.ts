@@ -255,3 +255,22 @@ test('a searcher of index shards refuses type:diff rather than answer it with fi
     (err: Error & { errorCode?: string }) => err.errorCode === 'FAILED_TO_PARSE_QUERY' && /type:diff/.test(err.message),
   );
 });
+
+test('a history limited to the newest commits finds what git finds among them, and says it is not exhaustive', async () => {
+  // A new commit: a history is brought up to date when its refs move.
+  made.repo.commit({ 'late.txt': 'late_addition again\n' }, 'late three');
+  const summary = await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 });
+  const h = await indexLocalHistory(summary, { dataDir: data, workers: 1, maxCommits: 5 });
+  assert.ok(h !== 'unchanged' && h.leftOut > 0);
+  const held = readRecords(data, repoId)!;
+  assert.equal(held.done.size, 5);
+  assert.equal(held.leftOut, h.leftOut);
+  const res = await service.search(request('type:diff regex:^', false));
+  assert.equal(res.isSearchExhaustive, false);
+  const ids = [...new Set(res.files.map((f) => f.commit!.id))].sort();
+  assert.deepEqual(
+    ids,
+    gitLogG(src, '^', false, tips()).filter((id) => held.done.has(id)),
+  );
+  assert.ok(ids.length > 0);
+});
