@@ -12,6 +12,8 @@ import type { IndexSummary } from '../index/index-summary.ts';
 import { historyDataDir, shardsDir } from '../index/data-dir.ts';
 import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
 import type { GitRef } from '../repos/git.ts';
+import { indexDiffs, type DiffIndexSummary } from './diff-index.ts';
+import { recordedCommits, removeRecords } from './diff-store.ts';
 import { historySource } from './history-source.ts';
 import { walkHistory } from './history-walk.ts';
 
@@ -34,6 +36,8 @@ export interface HistorySummary extends IndexSummary {
   commits: number;
   /** Commits the refs reach that the limit left out. */
   leftOut: number;
+  /** The diff records (diff-store.ts) brought up to date with it. */
+  diffs: DiffIndexSummary;
 }
 
 /** Builds (or brings up to date) the history index of one repository. */
@@ -60,7 +64,9 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
     started,
   );
   if ('commit' in summary) throw new Error('a history index is never packed');
-  return { ...summary, commits: walk.commits.length, leftOut: walk.leftOut };
+  // The diff search's records (diff-search.ts), of the same commits.
+  const diffs = await indexDiffs({ dataDir: o.dataDir, repoId: o.repoId, gitDir: o.gitDir, commits: walk.commits, leftOut: walk.leftOut });
+  return { ...summary, commits: walk.commits.length, leftOut: walk.leftOut, diffs };
 }
 
 /**
@@ -78,7 +84,10 @@ export async function syncHistory(o: HistoryIndexOptions & { enabled: boolean })
   }
   if (present) {
     const m = loadManifest(root, o.repoId);
-    if (m !== undefined && !('unreadable' in m) && m.version === 2 && m.shards.length > 0 && m.sourceStamp === historyStamp(o)) return 'unchanged';
+    if (m !== undefined && !('unreadable' in m) && m.version === 2 && m.shards.length > 0 && m.sourceStamp === historyStamp(o)) {
+      // The diff records too: a run that failed after the index was built left them behind.
+      if (sameSet(recordedCommits(o.dataDir, o.repoId), new Set(m.refs.map((r) => r.commit)))) return 'unchanged';
+    }
   }
   return indexHistory(o);
 }
@@ -93,7 +102,13 @@ function historyStamp(o: Pick<HistoryIndexOptions, 'refs' | 'maxCommits'>): stri
   return `history:${o.refs[0]?.commit ?? ''}:${o.maxCommits ?? DEFAULT_HISTORY_MAX_COMMITS}:${hash}`;
 }
 
+/** Whether the diff records cover exactly the history's commits. */
+function sameSet(a: ReadonlySet<string> | undefined, b: ReadonlySet<string>): boolean {
+  return a !== undefined && a.size === b.size && [...b].every((c) => a.has(c));
+}
+
 /** Removes a repository's history index (its files go after the grace, like a retired repository's). */
 export function retireHistory(dataDir: string, repoId: number): void {
   if (existsSync(shardsDir(historyDataDir(dataDir), repoId))) retireRepository(historyDataDir(dataDir), repoId);
+  removeRecords(dataDir, repoId);
 }

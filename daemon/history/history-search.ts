@@ -8,6 +8,9 @@
 // A commit the repository holds but its history index does not (left out by
 // settings.history.maxCommits, or made since the last sync) is searched nowhere: the answer
 // is then not exhaustive.
+//
+// A `type:diff` query searches the histories' diffs instead (diff-service.ts); `history:yes`
+// answers where the matches lived in the default branches' histories (history-spans.ts).
 
 import { ServiceError } from '../errors.ts';
 import { AT_PREFIX } from '../query/ast.ts';
@@ -27,6 +30,8 @@ import type { SearchOptions, SearchService, WireResponse } from '../search/searc
 import type { SearchRequest, SearchResponse, SearchStats } from '../search/types.ts';
 import { planSearch } from '../search/plan-cache.ts';
 import { parseFile, Searcher } from '../search/searcher.ts';
+import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
+import { DiffSearch } from './diff-service.ts';
 import { searchSpans } from './history-spans.ts';
 
 /**
@@ -42,7 +47,7 @@ export function historyBeside(live: Searcher, o: { dataDir: string; baseUrl?: st
       ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
       ...(o.maxWholeBytes !== undefined ? { maxWholeBytes: o.maxWholeBytes } : {}),
     });
-  return new HistorySearch(live, open, o.dataDir);
+  return new HistorySearch(live, open, o.dataDir, Date.now, o.baseUrl);
 }
 
 /** A repository whose history is indexed, as the resolution needs it. */
@@ -73,6 +78,7 @@ export interface HistorySearcher extends SearchService {
 export class HistorySearch implements SearchService {
   private known: { stamp: string; indexed: Indexed[] } | undefined;
   private opened: HistorySearcher | undefined;
+  private readonly diffs: DiffSearch;
 
   /**
    * `live` searches the tip indexes; `open` makes the searcher of the history data dir, on
@@ -83,7 +89,10 @@ export class HistorySearch implements SearchService {
     private readonly open: () => HistorySearcher,
     private readonly dataDir: string,
     private readonly now: () => number = Date.now,
-  ) {}
+    baseUrl: string = DEFAULT_BASE_URL,
+  ) {
+    this.diffs = new DiffSearch(dataDir, baseUrl);
+  }
 
   /** Closes the history searcher, if one was opened. */
   async close(): Promise<void> {
@@ -103,6 +112,7 @@ export class HistorySearch implements SearchService {
 
   async search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
     const planned = options.planned ?? planSearch(req);
+    if (planned.plan.type === 'diff') return this.diffs.search(req, planned.plan, options);
     if (planned.plan.history) {
       const { onChunk, ...rest } = options;
       const wire = await this.spans(req, rest, planned.plan);
@@ -126,6 +136,7 @@ export class HistorySearch implements SearchService {
 
   async searchWire(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<WireResponse> {
     const planned = options.planned ?? planSearch(req);
+    if (planned.plan.type === 'diff') return this.diffs.searchWire(req, planned.plan, options);
     if (planned.plan.history) return this.spans(req, options, planned.plan);
     const route = await this.route(planned.plan);
     const live = await this.live.searchWire(req, { ...options, planned });

@@ -78,7 +78,7 @@ import { isKnownLanguage } from '../index/language-names.ts';
 import { AT_PREFIX, type QueryNode } from './ast.ts';
 import { parseHistoryDate } from '../repos/history-dates.ts';
 import { MAX_QUERY_REGEX_COST, MAX_REGEX_COST, patternCost } from './regex-cost.ts';
-import { fail, tokenize, type FilterName, type Token } from './tokens.ts';
+import { fail, tokenize, type Token } from './tokens.ts';
 
 export interface ParseOptions {
   /** Bare and content: terms are RE2 regexes (request isRegexEnabled). */
@@ -95,6 +95,10 @@ export interface ParsedQuery {
   root: QueryNode;
   /** The context's name, lower case; GLOBAL_CONTEXT for `context:global`; undefined when the query names none. */
   context?: string;
+  /** `type:diff`: the query finds diff lines, not files; absent for `type:file` or no type:. */
+  type?: 'diff';
+  /** `select:` of a diff query: only added or only removed lines. */
+  select?: 'added' | 'removed';
   /** `history:yes`: where in the default branch's history the matches lived (history/history-spans.ts). */
   history?: true;
 }
@@ -108,7 +112,7 @@ export function parseSearchQuery(input: string, options: ParseOptions): ParsedQu
   if (tokens.length === 1) fail('the query is empty: type something to search for');
   const mode = caseMode(tokens, options.caseSensitive);
   const context = contextOf(tokens);
-  const history = wholeQueryFilter(tokens, 'history', 'it asks where the matches of the whole query lived');
+  const kind = resultKind(tokens);
   const parser = new Parser(tokens, options.regex, mode);
   const node = parser.parseOr();
   const end = parser.peek();
@@ -118,9 +122,38 @@ export function parseSearchQuery(input: string, options: ParseOptions): ParsedQu
     fail(`the query is empty: ${only}, add something to search for`);
   }
   checkSize(node);
-  const parsed: ParsedQuery = context === undefined ? { root: node } : { root: node, context };
-  if (history !== undefined && enumValue(history, ['yes', 'no'] as const) === 'yes') parsed.history = true;
-  return parsed;
+  return { root: node, ...(context === undefined ? {} : { context }), ...kind };
+}
+
+/** A whole-query filter's one token (type:, select:): outside parentheses, not negated, at most once. */
+function wholeQueryFilter(tokens: Token[], name: 'type' | 'select' | 'history'): FilterToken | undefined {
+  let found: FilterToken | undefined;
+  let depth = 0;
+  tokens.forEach((t, k) => {
+    if (t.kind === 'lparen') depth++;
+    else if (t.kind === 'rparen') depth--;
+    if (t.kind !== 'filter' || t.name !== name) return;
+    if (tokens[k - 1]?.kind === 'not') fail(`-${name}: cannot be negated (column ${t.col - 1})`);
+    if (depth > 0) fail(`${name}: at column ${t.col} is inside parentheses; it applies to the whole query: put it outside them`);
+    if (found !== undefined) fail(`a query has at most one ${name}:, at column ${found.col} and again at column ${t.col}`);
+    found = t;
+  });
+  return found;
+}
+
+/** What the query's results are (type:, select:, history:), checked. */
+function resultKind(tokens: Token[]): Pick<ParsedQuery, 'type' | 'select' | 'history'> {
+  const type = wholeQueryFilter(tokens, 'type');
+  const select = wholeQueryFilter(tokens, 'select');
+  const history = wholeQueryFilter(tokens, 'history');
+  const kind = type === undefined ? 'file' : enumValue(type, ['file', 'diff'] as const);
+  if (history !== undefined && enumValue(history, ['yes', 'no'] as const) === 'yes') {
+    if (kind === 'diff') fail(`history:yes at column ${history.col} dates the lines of files: type:diff results are commits already`);
+    return { history: true };
+  }
+  if (select === undefined) return kind === 'diff' ? { type: 'diff' } : {};
+  if (kind !== 'diff') fail(`select: at column ${select.col} chooses lines of a diff: it needs type:diff`);
+  return { type: 'diff', select: enumValue(select, ['added', 'removed'] as const) };
 }
 
 /**
@@ -162,25 +195,6 @@ function caseMode(tokens: Token[], defaultSensitive: boolean): CaseMode {
     found ??= { value, col: t.col };
   });
   return found?.value ?? (defaultSensitive ? 'yes' : 'no');
-}
-
-/**
- * The query's one filter `name`, which applies to the whole query: outside parentheses, not
- * negated, at most once (`why` says what it does, for the error).
- */
-function wholeQueryFilter(tokens: Token[], name: FilterName, why: string): FilterToken | undefined {
-  let found: FilterToken | undefined;
-  let depth = 0;
-  tokens.forEach((t, k) => {
-    if (t.kind === 'lparen') depth++;
-    else if (t.kind === 'rparen') depth--;
-    if (t.kind !== 'filter' || t.name !== name) return;
-    if (tokens[k - 1]?.kind === 'not') fail(`-${t.typed}: cannot be negated (column ${t.col - 1})`);
-    if (depth > 0) fail(`${t.typed}: at column ${t.col} is inside parentheses; ${why}: put it outside them`);
-    if (found !== undefined) fail(`${t.typed}: at column ${found.col} and again at column ${t.col}: name it once`);
-    found = t;
-  });
-  return found;
 }
 
 /**
@@ -329,8 +343,10 @@ class Parser {
         return null; // already applied (caseMode)
       case 'context':
         return null; // the caller's to resolve (contextOf)
+      case 'type':
+      case 'select':
       case 'history':
-        return null; // applies to the whole query (parseSearchQuery)
+        return null; // already applied (resultKind)
       case 'archived':
       case 'fork':
         return { type: t.name, value: enumValue(t, ['yes', 'no', 'only'] as const) };

@@ -72,9 +72,15 @@ export function planQuery(req: QueryRequest): Plan {
   };
   const root = build(ast);
   if (!mayMatch(root)) throw new ServiceError('FAILED_TO_PARSE_QUERY', 'the query can never match anything');
-  const plan: Plan = parsed.context === undefined ? { root, terms, branches } : { root, terms, branches, context: parsed.context };
-  if (parsed.history) plan.history = true;
-  return plan;
+  return {
+    root,
+    terms,
+    branches,
+    ...(parsed.context === undefined ? {} : { context: parsed.context }),
+    ...(parsed.type === undefined ? {} : { type: parsed.type }),
+    ...(parsed.select === undefined ? {} : { select: parsed.select }),
+    ...(parsed.history === undefined ? {} : { history: parsed.history }),
+  };
 }
 
 /**

@@ -57,7 +57,11 @@ export interface Plan {
    * the repositories to search; the workers never read it. Absent when the query names none.
    */
   context?: string;
-  /** `history:yes` (parser.ts): the caller answers where the matches lived in the default branch's history. */
+  /** `type:diff` (parser.ts): the history's diff lines are searched (history/diff-search.ts), not files. */
+  type?: 'diff';
+  /** `select:` of a diff query: only added or only removed lines. */
+  select?: 'added' | 'removed';
+  /** `history:yes` (parser.ts): the caller answers where the matches lived in the default branch's history (history/history-spans.ts). */
   history?: true;
 }
 

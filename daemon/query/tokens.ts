@@ -26,7 +26,9 @@ export type FilterName =
   | 'fork'
   | 'visibility'
   | 'regex'
-  | 'context';
+  | 'context'
+  | 'type'
+  | 'select';
 
 /** What a user may type before the colon, and the filter it means. */
 export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, FilterName>([
@@ -49,6 +51,8 @@ export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, 
   ['visibility', 'visibility'],
   ['regex', 'regex'],
   ['context', 'context'],
+  ['type', 'type'],
+  ['select', 'select'],
 ]);
 
 export type Token =

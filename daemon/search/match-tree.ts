@@ -156,7 +156,7 @@ interface NameTest {
   test(name: string): boolean;
 }
 
-function repoPattern(pattern: string): NameTest {
+export function repoPattern(pattern: string): NameTest {
   let re = repoPatterns.get(pattern);
   if (re) repoPatterns.delete(pattern);
   else {

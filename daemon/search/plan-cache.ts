@@ -116,3 +116,12 @@ export function derivedPlan(plan: Plan): PlannedSearch {
   const key = `derived:${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}`;
   return plannedFrom(cachedPlan(key) ?? keepPlan(key, { plan, bytes }), 0);
 }
+
+/**
+ * Refuses a `type:diff` plan: the diffs of indexed histories are searched by the history
+ * service (history/diff-service.ts), never by a searcher of index shards, which would
+ * answer it with files as if no type: were given.
+ */
+export function refuseDiffPlan(plan: Plan): void {
+  if (plan.type === 'diff') throw new ServiceError('FAILED_TO_PARSE_QUERY', 'type:diff searches the diffs of indexed histories, and this search reads none');
+}

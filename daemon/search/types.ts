@@ -38,6 +38,45 @@ export interface Chunk {
   matchRanges: Range[];
   contentStart: Location;
   symbols: SymbolInfo[];
+  /**
+   * A diff result's hunk (`type:diff`, history/diff-result.ts): its header's numbers. The
+   * chunk's content is then the hunk's lines, each signed `+` or `-`, and its ranges and
+   * contentStart count in that content (line 1 is the hunk's first line), not in a file.
+   */
+  hunk?: HunkHeader;
+}
+
+/** A unified diff hunk's header, `@@ -oldStart,oldLines +newStart,newLines @@`. */
+export interface HunkHeader {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+}
+
+export interface CommitPerson {
+  name: string;
+  email: string;
+  /** ISO 8601 with the committer's or author's offset. */
+  date: string;
+}
+
+/** The commit of a diff result. */
+export interface CommitInfo {
+  id: string;
+  parents: string[];
+  author: CommitPerson;
+  committer: CommitPerson;
+  /** The whole message. */
+  message: string;
+}
+
+/** What a diff result's chunks are the diff of: the commit against `parent` (null: a root commit, against the empty tree). */
+export interface DiffInfo {
+  parent: string | null;
+  path: string;
+  /** The path before a rename or copy. */
+  oldPath?: string;
 }
 
 export interface FileResult {
@@ -54,6 +93,9 @@ export interface FileResult {
   contentTruncated?: true;
   /** A `history:yes` answer: where in the default branch's history the file held matches (history/history-spans.ts). */
   history?: MatchHistory;
+  /** A diff result's commit (`type:diff`); `branches` is then empty and `webUrl` the commit's page. */
+  commit?: CommitInfo;
+  diff?: DiffInfo;
 }
 
 /** The spans during which a file held matches, and the commits at which their number changed, oldest first. */

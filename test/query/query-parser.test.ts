@@ -6,8 +6,8 @@ import { parseQuery, parseSearchQuery, regexHasUpper } from '../../daemon/query/
 import { planQuery } from '../../daemon/query/plan.ts';
 import { FILTER_PREFIXES } from '../../daemon/query/tokens.ts';
 
-/** `context`: the search context the query names (undefined: none). */
-type Row = { input: string; regex?: boolean; caseSensitive?: boolean } & ({ want: string; context?: string; history?: true } | { error: RegExp });
+/** `context`: the search context the query names (undefined: none); `kind`: its type: and select: ("diff", "diff/added"; undefined: files). */
+type Row = { input: string; regex?: boolean; caseSensitive?: boolean } & ({ want: string; context?: string; kind?: string } | { error: RegExp });
 
 const rows: Row[] = [
   // --- terms, and, or, precedence
@@ -186,13 +186,11 @@ const rows: Row[] = [
   { input: 'case:yes', error: /^the query is empty: case: only sets case sensitivity/ },
   { input: 'case:yes (case:yes)', error: /^the query is empty/ },
   // --- history: one per query, at the top level, removed from the tree
-  { input: 'foo history:yes', want: '(content "foo")', history: true },
-  { input: 'history:YES (a or b)', want: '(or (content "a") (content "b"))', history: true },
+  { input: 'history:YES (a or b)', want: '(or (content "a") (content "b"))', kind: 'history' },
   { input: 'foo history:no', want: '(content "foo")' },
   { input: '(foo history:yes)', error: /^history: at column 6 is inside parentheses/ },
   { input: 'foo -history:yes', error: /^-history: cannot be negated \(column 5\)$/ },
-  { input: 'history:yes foo history:no', error: /^history: at column 1 and again at column 17: name it once$/ },
-  { input: 'foo history:maybe', error: /^unknown value "maybe" for history: at column 5, expected yes or no$/ },
+  { input: 'history:yes foo history:no', error: /^a query has at most one history:, at column 1 and again at column 17$/ },
   { input: 'history:yes', error: /^the query is empty/ },
   // --- context: one per query, at the top level, removed from the tree
   { input: 'foo context:backend', want: '(content "foo")', context: 'backend' },
@@ -212,6 +210,25 @@ const rows: Row[] = [
   { input: 'context:-x foo', error: /^invalid context name "-x" for context: at column 1: a context's name is a lower-case letter or digit/ },
   { input: 'context:a/b foo', error: /^invalid context name "a\/b" for context: at column 1/ },
   { input: `context:${'x'.repeat(65)} foo`, error: /^invalid context name/ },
+  // --- type: and select: apply to the whole query, removed from the tree
+  { input: 'type:diff foo', want: '(content "foo")', kind: 'diff' },
+  { input: 'foo type:DIFF repo:x', want: '(and (content "foo") (repo "x"))', kind: 'diff' },
+  { input: 'type:file foo', want: '(content "foo")' },
+  { input: 'type:diff select:added foo', want: '(content "foo")', kind: 'diff/added' },
+  { input: 'select:Removed "a b" type:diff -file:test', want: '(and (content "a b") (not (file "test")))', kind: 'diff/removed' },
+  { input: 'type:diff select:removed a or b', want: '(or (content "a") (content "b"))', kind: 'diff/removed' },
+  { input: '"type:diff" foo', want: '(and (content "type:diff") (content "foo"))' },
+  { input: 'type:commit foo', error: /^unknown value "commit" for type: at column 1, expected file or diff$/ },
+  { input: 'select:added foo', error: /^select: at column 1 chooses lines of a diff: it needs type:diff$/ },
+  { input: 'type:file select:added foo', error: /^select: at column 11 chooses lines of a diff: it needs type:diff$/ },
+  { input: 'type:diff select:both foo', error: /^unknown value "both" for select: at column 11, expected added or removed$/ },
+  { input: 'foo -type:diff', error: /^-type: cannot be negated \(column 5\)$/ },
+  { input: 'type:diff (select:added foo)', error: /^select: at column 12 is inside parentheses/ },
+  { input: 'foo history:yes', want: '(content "foo")', kind: 'history' },
+  { input: 'history:NO foo', want: '(content "foo")' },
+  { input: 'type:diff history:yes foo', error: /^history:yes at column 11 dates the lines of files: type:diff results are commits already$/ },
+  { input: 'foo history:maybe', error: /^unknown value "maybe" for history: at column 5, expected yes or no$/ },
+  { input: 'type:diff foo type:file', error: /^a query has at most one type:, at column 1 and again at column 15$/ },
   { input: 'context: foo', error: /^empty value for context: at column 1$/ },
   // --- errors: or, empty, values
   { input: '', error: /^the query is empty/ },
@@ -255,8 +272,10 @@ for (const row of rows) {
   test(label, () => {
     if ('want' in row) {
       assert.equal(queryToString(parseQuery(row.input, opts)), row.want);
-      assert.equal(parseSearchQuery(row.input, opts).context, row.context);
-      assert.equal(parseSearchQuery(row.input, opts).history, row.history);
+      const parsed = parseSearchQuery(row.input, opts);
+      assert.equal(parsed.context, row.context);
+      const kind = parsed.history ? 'history' : parsed.type === undefined ? undefined : [parsed.type, parsed.select].filter(Boolean).join('/');
+      assert.equal(kind, row.kind);
     } else {
       assert.throws(
         () => parseQuery(row.input, opts),

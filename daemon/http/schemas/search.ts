@@ -41,6 +41,47 @@ const COMMIT_REF = {
   additionalProperties: false,
 } as const;
 
+/** A commit's author or committer (a `type:diff` result's commit). */
+const COMMIT_PERSON = {
+  type: 'object',
+  properties: { name: { type: 'string' }, email: { type: 'string' }, date: { type: 'string', description: 'ISO 8601, with its offset.' } },
+  required: ['name', 'email', 'date'],
+  additionalProperties: false,
+} as const;
+
+/** A range of a file result (docs/http-api.md 2.6). */
+const RANGE = {
+  type: 'object',
+  description: '`start` inclusive, `end` exclusive.',
+  properties: {
+    start: ref('Location'),
+    end: ref('Location'),
+  },
+  required: ['start', 'end'],
+  additionalProperties: false,
+} as const;
+
+/** A chunk of a file result (docs/http-api.md 2.5); `hunk` only in type:diff results. */
+const CHUNK = {
+  type: 'object',
+  properties: {
+    content: { type: 'string', description: 'Whole lines joined by "\\n", without the final line terminator.' },
+    matchRanges: { type: 'array', items: ref('Range'), description: 'In file coordinates.' },
+    contentStart: ref('Location'),
+    symbols: { type: 'array', items: ref('Symbol') },
+    hunk: {
+      type: 'object',
+      description:
+        "A `type:diff` result: the hunk header (`@@ -oldStart,oldLines +newStart,newLines @@`). `content` is then the hunk's lines, each signed `+` or `-`, and the ranges and contentStart count in that content.",
+      properties: { oldStart: count, oldLines: count, newStart: count, newLines: count },
+      required: ['oldStart', 'oldLines', 'newStart', 'newLines'],
+      additionalProperties: false,
+    },
+  },
+  required: ['content', 'matchRanges', 'contentStart', 'symbols'],
+  additionalProperties: false,
+} as const;
+
 /** A file of a search's answer (docs/http-api.md 2.4). */
 const FILE_RESULT = {
   type: 'object',
@@ -80,6 +121,30 @@ const FILE_RESULT = {
         changes: { type: 'array', items: COMMIT_REF },
       },
       required: ['spans', 'changes'],
+      additionalProperties: false,
+    },
+    commit: {
+      type: 'object',
+      description: 'A `type:diff` result: the commit whose diff holds the matching lines.',
+      properties: {
+        id: { type: 'string' },
+        parents: { type: 'array', items: { type: 'string' } },
+        author: COMMIT_PERSON,
+        committer: COMMIT_PERSON,
+        message: { type: 'string' },
+      },
+      required: ['id', 'parents', 'author', 'committer', 'message'],
+      additionalProperties: false,
+    },
+    diff: {
+      type: 'object',
+      description: 'A `type:diff` result: the diff its chunks come from, of the commit against `parent` (null: a root commit, against the empty tree).',
+      properties: {
+        parent: { type: ['string', 'null'] },
+        path: { type: 'string' },
+        oldPath: { type: 'string', description: 'The path before a rename or copy.' },
+      },
+      required: ['parent', 'path'],
       additionalProperties: false,
     },
   },
@@ -127,13 +192,7 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
       required: ['byteOffset', 'lineNumber', 'column'],
       additionalProperties: false,
     },
-    Range: {
-      type: 'object',
-      description: '`start` inclusive, `end` exclusive.',
-      properties: { start: ref('Location'), end: ref('Location') },
-      required: ['start', 'end'],
-      additionalProperties: false,
-    },
+    Range: RANGE,
     Symbol: {
       type: 'object',
       properties: {
@@ -149,17 +208,7 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
       required: ['symbol', 'kind'],
       additionalProperties: false,
     },
-    Chunk: {
-      type: 'object',
-      properties: {
-        content: { type: 'string', description: 'Whole lines joined by "\\n", without the final line terminator.' },
-        matchRanges: { type: 'array', items: ref('Range'), description: 'In file coordinates.' },
-        contentStart: ref('Location'),
-        symbols: { type: 'array', items: ref('Symbol') },
-      },
-      required: ['content', 'matchRanges', 'contentStart', 'symbols'],
-      additionalProperties: false,
-    },
+    Chunk: CHUNK,
     FileResult: FILE_RESULT,
     StreamedFile: {
       ...FILE_RESULT,

@@ -1,0 +1,38 @@
+// Keeps a repository's diff records (diff-store.ts) in line with its history walk: the
+// records of commits the walk still holds are kept, those it no longer reaches dropped, and
+// git is asked only for the diffs of the commits the records do not cover yet. The records
+// list commits parents first: those kept in their order, then the new ones in the walk's
+// (a new commit is never the parent of one kept).
+
+import { logDiffs } from './diff-log.ts';
+import { encodeRecords, readRecords, recordedDiffs, writeRecords } from './diff-store.ts';
+
+export interface DiffIndexSummary {
+  /** Commits whose diffs were read from git in this run. */
+  added: number;
+  /** Commits dropped (no longer in the history). */
+  dropped: number;
+  /** The records file's size. */
+  bytes: number;
+}
+
+/** Brings the diff records of `repoId` up to the history of `commits` (ids) read from `gitDir`. */
+export async function indexDiffs(o: {
+  dataDir: string;
+  repoId: number;
+  gitDir: string;
+  commits: readonly string[];
+  leftOut?: number;
+}): Promise<DiffIndexSummary> {
+  const old = readRecords(o.dataDir, o.repoId);
+  const wanted = new Set(o.commits);
+  const covered = old === undefined ? new Set<string>() : old.done;
+  const missing = o.commits.filter((id) => !covered.has(id));
+  const dropped = old === undefined ? 0 : [...old.done].filter((id) => !wanted.has(id)).length;
+  if (old !== undefined && missing.length === 0 && dropped === 0 && old.leftOut === (o.leftOut ?? 0)) return { added: 0, dropped: 0, bytes: old.bytes };
+  const kept = old === undefined ? [] : recordedDiffs(old).filter((d) => wanted.has(d.commit.id));
+  const fresh = await logDiffs(o.gitDir, missing);
+  const bytes = encodeRecords(o.commits, [...kept, ...fresh], o.leftOut ?? 0);
+  writeRecords(o.dataDir, o.repoId, bytes);
+  return { added: missing.length, dropped, bytes: bytes.length };
+}

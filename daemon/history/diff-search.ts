@@ -1,0 +1,246 @@
+// `type:diff`: the commits of indexed histories whose diff against their parent adds or
+// removes a line matching the query's pattern, the commits `git log -G<pattern>` lists
+// over the indexed refs (diff-log.ts says why they are the same), found in the diff records
+// (diff-store.ts) of every repository with a history index.
+//
+// A diff query is one content term (a literal or a regex, `case:` as anywhere), and
+// `repo:` and `file:` filters, negated or not, all ANDed: `file:` is matched against the
+// changed path and, for a rename, its old path too. `select:added` / `select:removed`
+// keep one side. Other filters and boolean combinations of terms are refused. A history
+// that holds only the newest commits (settings.historyMaxCommits) makes the answer not
+// exhaustive: git would list older commits too.
+//
+// One result per commit and path with a matching line, newest first (committer date, then
+// author date, then children before parents): its chunks are the hunks holding a matching line, each line
+// signed `+` or `-` as in a unified diff (diff-result.ts). A match is a matching line:
+// `matches` bounds the lines given; the search is not exhaustive when lines were left out.
+
+import { statSync } from 'node:fs';
+import RE2 from 're2';
+import { ServiceError } from '../errors.ts';
+import { historyDataDir } from '../index/data-dir.ts';
+import { loadManifest, readAllManifests, readIndexVersion, type ManifestRepo } from '../index/manifest.ts';
+import type { Plan, PlanNode, Term } from '../query/terms.ts';
+import { repoPattern } from '../search/match-tree.ts';
+import type { SearchOptions } from '../search/search-options.ts';
+import { emptyStats, type SearchStats } from '../search/types.ts';
+import { lineMatcher, type LineMatcher } from './diff-match.ts';
+import { diffsPath, readRecords, type DiffRecords } from './diff-store.ts';
+
+/** A diff query's parts (diffQuery). */
+export interface DiffQuery {
+  term: Term;
+  repos: Array<{ test: (name: string) => boolean; negated: boolean }>;
+  files: Array<{ re: RE2; negated: boolean }>;
+  select?: 'added' | 'removed';
+}
+
+function refuse(why: string): never {
+  throw new ServiceError('FAILED_TO_PARSE_QUERY', `type:diff ${why}`);
+}
+
+/** The parts of a type:diff plan, or a FAILED_TO_PARSE_QUERY error saying what a diff query cannot hold. */
+export function diffQuery(plan: Plan): DiffQuery {
+  const parts = plan.root.op === 'and' ? plan.root.children : [plan.root];
+  let term: Term | undefined;
+  const repos: DiffQuery['repos'] = [];
+  const files: DiffQuery['files'] = [];
+  for (const p of parts) {
+    const negated = p.op === 'not';
+    const n: PlanNode = p.op === 'not' ? p.child : p;
+    if (n.op === 'content' && !negated) {
+      if (term !== undefined) refuse('searches for one pattern: quote a phrase ("a b"), or write one regular expression');
+      term = n.term;
+    } else if (n.op === 'repo') repos.push({ test: (name) => repoPattern(n.pattern).test(name), negated });
+    else if (n.op === 'file') files.push({ re: new RE2(n.term.pattern, n.term.caseSensitive ? '' : 'i'), negated });
+    else if (n.op === 'content') refuse('cannot exclude a pattern (-term)');
+    else if (n.op === 'or') refuse('takes no "or": write one regular expression with | instead');
+    else refuse(`takes only a pattern and repo: and file: filters, not ${n.op}:`);
+  }
+  if (term === undefined) refuse('needs a pattern to search the added and removed lines for');
+  return { term, repos, files, ...(plan.select === undefined ? {} : { select: plan.select }) };
+}
+
+/** A repository with diff records, as results show it. */
+export interface DiffRepo {
+  repoId: number;
+  repo: ManifestRepo;
+  records: DiffRecords;
+  /** Its commits' indexes, newest first (see the header). */
+  newest: Int32Array;
+}
+
+/** One result: a commit's changed path (a file of the records) and its hunks with matching lines. */
+export interface DiffHit {
+  repo: DiffRepo;
+  commit: number;
+  /** The file's index in records.files / 4. */
+  file: number;
+  /** The hunks holding a matching line (indexes into records.hunks / 5). */
+  hunks: number[];
+  /** Its matching lines. */
+  lines: number;
+  /** Per distinct line of its records: 1 when it matches (LineMatcher.scan). */
+  matched: Uint8Array;
+}
+
+export interface DiffFound {
+  /** All hits, newest first. */
+  hits: DiffHit[];
+  /** Matching lines in all. */
+  lines: number;
+  matcher: LineMatcher;
+  stats: SearchStats;
+  /** Not every commit was searched (the caller went away, or a history holds only the newest): not exhaustive. */
+  stopped: boolean;
+}
+
+/** The diff records of the repositories with a history index: each file read again when it changed. */
+export class DiffCatalog {
+  private known: { stamp: string; repos: Array<{ repoId: number; repo: ManifestRepo }> } | undefined;
+  private readonly loaded = new Map<number, { size: number; mtimeMs: number; repo: DiffRepo }>();
+
+  constructor(private readonly dataDir: string) {}
+
+  repos(): DiffRepo[] {
+    const root = historyDataDir(this.dataDir);
+    const stamp = `${readIndexVersion(root)}/${readIndexVersion(this.dataDir)}`;
+    let known = this.known;
+    if (known?.stamp !== stamp) {
+      // The tip index's record of a repository is the current one (its name, visibility).
+      const repos = readAllManifests(root).flatMap((m) => {
+        if (m.version !== 2 || m.shards.length === 0 || m.repo === undefined) return [];
+        const tip = loadManifest(this.dataDir, m.repoId);
+        const repo = tip !== undefined && !('unreadable' in tip) && tip.repo !== undefined ? tip.repo : m.repo;
+        return [{ repoId: m.repoId, repo }];
+      });
+      this.known = known = { stamp, repos };
+    }
+    const out: DiffRepo[] = [];
+    for (const { repoId, repo } of known.repos) {
+      const r = this.load(repoId, repo);
+      if (r !== undefined) out.push(r);
+    }
+    return out;
+  }
+
+  private load(repoId: number, repo: ManifestRepo): DiffRepo | undefined {
+    const st = statSync(diffsPath(this.dataDir, repoId), { throwIfNoEntry: false });
+    const before = this.loaded.get(repoId);
+    if (st !== undefined && before !== undefined && before.size === st.size && before.mtimeMs === st.mtimeMs) return { ...before.repo, repo };
+    const records = st === undefined ? undefined : readRecords(this.dataDir, repoId);
+    if (st === undefined || records === undefined) {
+      this.loaded.delete(repoId);
+      return undefined;
+    }
+    const loaded = { repoId, repo, records, newest: Int32Array.from(newestFirst(records)) };
+    this.loaded.set(repoId, { size: st.size, mtimeMs: st.mtimeMs, repo: loaded });
+    return loaded;
+  }
+}
+
+/** The records' commit indexes, newest first. */
+function newestFirst(r: DiffRecords): number[] {
+  const at = r.commits.map((c) => [Date.parse(c.committer.date), Date.parse(c.author.date)] as const);
+  // On equal times the later in the records first: they hold commits parents first (diff-index.ts).
+  return r.commits.map((_, i) => i).sort((a, b) => at[b]![0] - at[a]![0] || at[b]![1] - at[a]![1] || b - a);
+}
+
+/** Every hit of `q` in `repos` (those the caller may see), newest first. */
+export function findDiffs(repos: readonly DiffRepo[], q: DiffQuery, options: SearchOptions): DiffFound {
+  const started = process.hrtime.bigint();
+  const stats = emptyStats();
+  const matcher = lineMatcher(q.term);
+  const found: DiffHit[] = [];
+  let lines = 0;
+  const wantSign = q.select === undefined ? -1 : q.select === 'added' ? 1 : 0;
+  let stopped = false;
+  for (const repo of repos) {
+    if (options.signal?.aborted) {
+      stopped = true;
+      break;
+    }
+    if (options.repoFilter && !options.repoFilter({ repoId: repo.repoId, visibility: repo.repo.visibility })) continue;
+    if (!q.repos.every((f) => f.test(repo.repo.name) !== f.negated)) continue;
+    const r = repo.records;
+    if (r.leftOut > 0) stopped = true; // older commits are not in the records
+    stats.shardsScanned++;
+    stats.contentBytesLoaded += r.text.length;
+    const hit = matcher.scan(r);
+    const occ = occurrences(r);
+    // The files and hunks holding a matching line: found from the lines, not by a pass over all hunks.
+    const perFile = new Map<number, Map<number, number>>();
+    for (let line = 0; line < hit.length; line++) {
+      if (hit[line] !== 1) continue;
+      for (let k = occ.starts[line]!; k < occ.starts[line + 1]!; k++) {
+        const e = occ.entries[k]!;
+        if (wantSign >= 0 && (r.entries[e]! & 1) !== wantSign) continue;
+        const h = occ.hunkOf[e]!;
+        const f = occ.fileOfHunk[h]!;
+        let hunks = perFile.get(f);
+        if (hunks === undefined) perFile.set(f, (hunks = new Map()));
+        hunks.set(h, (hunks.get(h) ?? 0) + 1);
+      }
+    }
+    stats.filesConsidered += perFile.size;
+    const perCommit = new Map<number, DiffHit[]>();
+    for (const f of [...perFile.keys()].sort((a, b) => a - b)) {
+      const path = r.paths[r.files[f * 4 + 1]!]!;
+      const oldAt = r.files[f * 4 + 2]!;
+      const old = oldAt >= 0 ? r.paths[oldAt] : undefined;
+      if (!q.files.every((x) => (x.re.test(path) || (old !== undefined && x.re.test(old))) !== x.negated)) continue;
+      const counts = perFile.get(f)!;
+      const hunks = [...counts.keys()].sort((a, b) => a - b);
+      let matched = 0;
+      for (const n of counts.values()) matched += n;
+      const commit = r.files[f * 4]!;
+      let list = perCommit.get(commit);
+      if (list === undefined) perCommit.set(commit, (list = []));
+      list.push({ repo, commit, file: f, hunks, lines: matched, matched: hit });
+      lines += matched;
+    }
+    for (const c of repo.newest) {
+      const list = perCommit.get(c);
+      if (list !== undefined) found.push(...list);
+    }
+  }
+  if (repos.length > 1) found.sort((a, b) => byDate(a) - byDate(b) || 0);
+  stats.matchTreeSearch = Number(process.hrtime.bigint() - started);
+  return { hits: found, lines, matcher, stats, stopped };
+}
+
+/** Where each distinct line occurs (entry indexes, ascending), and each entry's hunk and each hunk's file. */
+interface Occurrences {
+  starts: Uint32Array;
+  entries: Uint32Array;
+  hunkOf: Uint32Array;
+  fileOfHunk: Uint32Array;
+}
+
+const occurrenceTables = new WeakMap<DiffRecords, Occurrences>();
+
+/** The records' occurrence tables, made once per records (a few MB for a history of thousands of commits). */
+function occurrences(r: DiffRecords): Occurrences {
+  let o = occurrenceTables.get(r);
+  if (o !== undefined) return o;
+  const lines = r.lineStarts.length - 1;
+  const starts = new Uint32Array(lines + 1);
+  for (let e = 0; e < r.entries.length; e++) starts[(r.entries[e]! >>> 1) + 1]!++;
+  for (let i = 0; i < lines; i++) starts[i + 1]! += starts[i]!;
+  const fill = starts.slice(0, lines);
+  const entries = new Uint32Array(r.entries.length);
+  for (let e = 0; e < r.entries.length; e++) entries[fill[r.entries[e]! >>> 1]!++] = e;
+  const hunkCount = r.hunks.length / 5;
+  const hunkOf = new Uint32Array(r.entries.length);
+  for (let h = 0, e = 0; h < hunkCount; h++) for (const end = r.hunks[h * 5 + 4]!; e < end; e++) hunkOf[e] = h;
+  const fileOfHunk = new Uint32Array(hunkCount);
+  for (let f = 0, h = 0; f < r.files.length / 4; f++) for (const end = r.files[f * 4 + 3]!; h < end; h++) fileOfHunk[h] = f;
+  o = { starts, entries, hunkOf, fileOfHunk };
+  occurrenceTables.set(r, o);
+  return o;
+}
+
+/** Newest first across repositories: minus the committer time (a stable sort keeps each repository's order on ties). */
+function byDate(h: DiffHit): number {
+  return -Date.parse(h.repo.records.commits[h.commit]!.committer.date);
+}

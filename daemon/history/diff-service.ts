@@ -1,0 +1,41 @@
+// The search service's side of `type:diff` (diff-search.ts finds, diff-result.ts shapes):
+// a blocking search's answer, its wire form, and a stream's one batch.
+
+import type { SearchOptions, WireResponse } from '../search/search-options.ts';
+import type { Plan } from '../query/terms.ts';
+import type { SearchRequest, SearchResponse } from '../search/types.ts';
+import { diffAnswer, shapedDiffFiles } from './diff-result.ts';
+import { DiffCatalog, diffQuery, findDiffs } from './diff-search.ts';
+
+export class DiffSearch {
+  private readonly catalog: DiffCatalog;
+
+  constructor(
+    dataDir: string,
+    private readonly baseUrl: string,
+  ) {
+    this.catalog = new DiffCatalog(dataDir);
+  }
+
+  /** Answers a type:diff plan; with options.onChunk, its files go in one batch and the answer has none. */
+  async search(req: Required<SearchRequest>, plan: Plan, options: SearchOptions): Promise<SearchResponse> {
+    const answer = this.answer(req, plan, options);
+    if (options.onChunk === undefined) return answer;
+    if (answer.files.length > 0) {
+      await options.onChunk({ stats: answer.stats, files: shapedDiffFiles(answer.files), repositoryInfo: answer.repositoryInfo });
+    }
+    return { ...answer, files: [] };
+  }
+
+  async searchWire(req: Required<SearchRequest>, plan: Plan, options: SearchOptions): Promise<WireResponse> {
+    const answer = this.answer(req, plan, options);
+    return { ...answer, files: shapedDiffFiles(answer.files) };
+  }
+
+  private answer(req: Required<SearchRequest>, plan: Plan, options: SearchOptions) {
+    const startedNs = process.hrtime.bigint();
+    const q = diffQuery(plan);
+    const found = findDiffs(this.catalog.repos(), q, options);
+    return diffAnswer(found, { matches: req.matches, ...(q.select === undefined ? {} : { select: q.select }), baseUrl: this.baseUrl, startedNs });
+  }
+}

@@ -1,0 +1,276 @@
+// Differential test of `type:diff` (history/diff-search.ts) against git on a generated
+// repository (helpers/history-repo.ts: merges, renames, deletions, binary files, a
+// symbolic link; here also a path with a space and a non-ASCII name, a rename with a change,
+// CRLF lines and a last line without its end): for random strings drawn from the diffs,
+// the commits of `type:diff X` are exactly `git log -G<X escaped> [-i]` over the indexed
+// refs, and with select:added/removed exactly the commits whose `git log -p` adds (removes)
+// such a line. Then the history moves (main reset, new commits) and the same holds after an
+// incremental update that asked git only for the new commits. Zero differences is the only
+// pass. TRAWL_DIFF_SEED / TRAWL_DIFF_QUERIES vary it.
+
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { HistorySearch } from '../../daemon/history/history-search.ts';
+import { diffsPath, readRecords } from '../../daemon/history/diff-store.ts';
+import { historyDataDir } from '../../daemon/index/data-dir.ts';
+import { loadManifest } from '../../daemon/index/manifest.ts';
+import { Searcher } from '../../daemon/search/searcher.ts';
+import type { FileResult, SearchRequest } from '../../daemon/search/types.ts';
+import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts';
+import { prng, tempDir } from '../helpers/corpus.ts';
+import { commitsWithLine, ereEscape, gitLogG, gitLogLines, wordsOf, type OracleCommit } from '../helpers/diff-oracle.ts';
+import { git } from '../helpers/git.ts';
+import { makeHistoryRepo, type HistoryRepo } from '../helpers/history-repo.ts';
+
+const SEED = Number(process.env.TRAWL_DIFF_SEED ?? 20261128);
+const QUERIES = Number(process.env.TRAWL_DIFF_QUERIES ?? 60);
+
+const dir = tempDir('diff-search');
+const src = join(dir.path, 'src');
+const data = join(dir.path, 'data');
+let made: HistoryRepo;
+let live: Searcher;
+let service: HistorySearch;
+let repoId: number;
+
+async function index(): Promise<void> {
+  const summary = await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 });
+  repoId = summary.repoId;
+  const h = await indexLocalHistory(summary, { dataDir: data, workers: 1 });
+  assert.notEqual(h, 'unchanged');
+}
+
+/** The ids of the commits the tip index's refs name: the tips git walks from. */
+function tips(): string[] {
+  const m = loadManifest(data, repoId);
+  assert.ok(m !== undefined && !('unreadable' in m));
+  return [...new Set((m.refs ?? []).map((r) => r.commit))];
+}
+
+function extraCommits(): void {
+  const r = made.repo;
+  const shared = Array.from({ length: 12 }, (_, i) => `shared line ${i} of the renamed file`).join('\n');
+  r.commit({ 'dir with space/é.txt': `${shared}\nunique_marker_one\n`, 'crlf.txt': 'alpha_crlf\r\nbeta_crlf\r\n', 'tail.txt': 'no_newline_tail' }, 'odd paths');
+  git(src, 'mv', 'dir with space/é.txt', 'renamed é.txt');
+  r.commit({ 'renamed é.txt': `${shared}\nunique_marker_two\n`, 'tail.txt': 'no_newline_tail changed' }, 'rename with a change');
+  r.commit({ 'special.txt': 'call(a.b) [x] {y} $z ^w |v| ?+*\n' }, 'regex characters');
+}
+
+function request(query: string, caseSensitive: boolean, regex = false): Required<SearchRequest> {
+  return { query, matches: 1_000_000, contextLines: 0, whole: false, isRegexEnabled: regex, isCaseSensitivityEnabled: caseSensitive };
+}
+
+function quoted(s: string): string {
+  return `"${s.replace(/[\\"]/g, '\\$&')}"`;
+}
+
+async function diffCommits(query: string, caseSensitive: boolean, regex = false): Promise<{ ids: string[]; files: FileResult[] }> {
+  const res = await service.search(request(query, caseSensitive, regex));
+  assert.equal(res.isSearchExhaustive, true);
+  return { ids: [...new Set(res.files.map((f) => f.commit!.id))].sort(), files: res.files };
+}
+
+before(async () => {
+  made = makeHistoryRepo(src, SEED, 40);
+  extraCommits();
+  await index();
+  live = new Searcher({ dataDir: data, workers: 0 });
+  service = new HistorySearch(live, () => new Searcher({ dataDir: historyDataDir(data), workers: 1 }), data);
+});
+
+after(async () => {
+  await service?.close();
+  await live?.close();
+  dir.cleanup();
+});
+
+/** Random strings of the diffs: words, parts of words, words in another case, and strings with regex syntax. */
+function draws(lines: Map<string, OracleCommit>, seed: number, n: number): string[] {
+  const r = prng(seed);
+  const words = wordsOf(lines);
+  const out = ['a.b', '(a.b)', '[x]', '$z ^w', '|v|', '?+*', 'unique_marker_one', 'no_newline_tail', 'alpha_crlf', 'link-to', 'src/a.c'];
+  for (let i = 0; i < n; i++) {
+    const w = r.pick(words);
+    const kind = r.int(4);
+    if (kind === 0) out.push(w);
+    else if (kind === 1) out.push(w.slice(r.int(Math.max(1, w.length - 3)), w.length));
+    else if (kind === 2) out.push(w.toUpperCase());
+    else out.push(`${w}${r.chance(0.5) ? '(' : ' '}`.trim());
+  }
+  return out;
+}
+
+async function checkAgainstGit(label: string, seed: number): Promise<void> {
+  const refs = tips();
+  const lines = gitLogLines(src, refs);
+  let differences = 0;
+  const report: string[] = [];
+  for (const x of draws(lines, seed, QUERIES)) {
+    for (const caseSensitive of [false, true]) {
+      const want = gitLogG(src, ereEscape(x), caseSensitive, refs);
+      const got = await diffCommits(`type:diff ${quoted(x)}`, caseSensitive);
+      if (JSON.stringify(got.ids) !== JSON.stringify(want)) {
+        differences++;
+        report.push(`${label} ${JSON.stringify(x)} case=${caseSensitive}: got ${got.ids.length}, git -G ${want.length}`);
+      }
+      // git log -p agrees with git log -G (the oracles agree), and select: keeps one side.
+      assert.deepEqual(commitsWithLine(lines, x, caseSensitive), want, `git log -p and git log -G disagree on ${JSON.stringify(x)}`);
+      for (const select of ['added', 'removed'] as const) {
+        const side = await diffCommits(`type:diff select:${select} ${quoted(x)}`, caseSensitive);
+        const wantSide = commitsWithLine(lines, x, caseSensitive, select);
+        if (JSON.stringify(side.ids) !== JSON.stringify(wantSide)) {
+          differences++;
+          report.push(`${label} select:${select} ${JSON.stringify(x)} case=${caseSensitive}: got ${side.ids.length}, git log -p ${wantSide.length}`);
+        }
+        for (const f of side.files) checkResult(f, x, caseSensitive, select);
+      }
+      for (const f of got.files) checkResult(f, x, caseSensitive);
+    }
+  }
+  assert.equal(differences, 0, report.slice(0, 20).join('\n'));
+}
+
+/** A result's shape: signed hunk lines, ranges on the matching lines of the selected side, holding the pattern. */
+function checkResult(f: FileResult, x: string, caseSensitive: boolean, select?: 'added' | 'removed'): void {
+  assert.deepEqual(f.branches, []);
+  assert.ok(f.diff !== undefined && f.commit !== undefined);
+  assert.equal(f.diff.parent, f.commit.parents[0] ?? null);
+  assert.equal(f.fileName.text, f.diff.path);
+  assert.ok(f.chunks.length > 0);
+  const fold = (s: string) => (caseSensitive ? s : s.replace(/[A-Z]/g, (c) => c.toLowerCase()));
+  for (const c of f.chunks) {
+    assert.ok(c.hunk !== undefined);
+    const lines = c.content.split('\n');
+    assert.ok(lines.every((l) => l.startsWith('+') || l.startsWith('-')));
+    assert.equal(lines.filter((l) => l.startsWith('+')).length, c.hunk.newLines);
+    assert.equal(lines.filter((l) => l.startsWith('-')).length, c.hunk.oldLines);
+    assert.ok(c.matchRanges.length > 0);
+    const bytes = Buffer.from(c.content, 'utf8');
+    for (const m of c.matchRanges) {
+      const line = lines[m.start.lineNumber - 1]!;
+      if (select !== undefined) assert.equal(line[0], select === 'added' ? '+' : '-');
+      assert.equal(fold(bytes.toString('utf8', m.start.byteOffset, m.end.byteOffset)), fold(x));
+      assert.equal(
+        Array.from(line)
+          .slice(m.start.column - 1, m.end.column - 1)
+          .join(''),
+        bytes.toString('utf8', m.start.byteOffset, m.end.byteOffset),
+      );
+    }
+  }
+}
+
+test('type:diff finds the commits git log -G finds, and select: the side git log -p shows', async () => {
+  await checkAgainstGit('first', SEED);
+});
+
+test('regular expressions (the same in RE2 and POSIX ERE) find what git log -G finds', async () => {
+  const refs = tips();
+  for (const re of ['^[[:space:]]+spin', 'mutex[a-z_]*\\(', 'lock$', '[0-9]{2}', 'unique_marker_(one|two)', '^$', '^', 'tail$', 'one[[:space:]]', 'crlf.$']) {
+    for (const caseSensitive of [false, true]) {
+      const want = gitLogG(src, re, caseSensitive, refs);
+      const got = await diffCommits(`type:diff regex:${quoted(re)}`, caseSensitive);
+      assert.deepEqual(got.ids, want, re);
+    }
+  }
+});
+
+test('a rename with a change is one result with its old path; file: matches either path', async () => {
+  const { files } = await diffCommits('type:diff unique_marker_two', true);
+  assert.equal(files.length, 1);
+  assert.equal(files[0]!.diff!.path, 'renamed é.txt');
+  assert.equal(files[0]!.diff!.oldPath, 'dir with space/é.txt');
+  assert.equal((await diffCommits('type:diff unique_marker_two file:^dir', true)).files.length, 1);
+  assert.equal((await diffCommits('type:diff unique_marker_two -file:é', true)).files.length, 0);
+  assert.equal((await diffCommits('type:diff unique_marker_two repo:^gen$', true)).files.length, 1);
+  assert.equal((await diffCommits('type:diff unique_marker_two -repo:gen', true)).files.length, 0);
+});
+
+test('matches bounds the lines given, newest first, and the answer says it was cut', async () => {
+  const all = await service.search(request('type:diff spin_lock', false));
+  assert.ok(all.stats.actualMatchCount > 3);
+  const dates = all.files.map((f) => Date.parse(f.commit!.committer.date));
+  assert.deepEqual(
+    dates,
+    [...dates].sort((a, b) => b - a),
+  );
+  const cut = await service.search({ ...request('type:diff spin_lock', false), matches: 3 });
+  assert.equal(cut.isSearchExhaustive, false);
+  assert.equal(cut.stats.actualMatchCount, 3);
+  assert.equal(cut.stats.totalMatchCount, all.stats.totalMatchCount);
+  assert.equal(
+    cut.files.reduce((n, f) => n + f.chunks.reduce((k, c) => k + new Set(c.matchRanges.map((m) => m.start.lineNumber)).size, 0), 0),
+    3,
+  );
+  assert.equal(cut.files[0]!.commit!.id, all.files[0]!.commit!.id);
+});
+
+test('a diff query that is not one pattern and repo:/file: filters is refused', async () => {
+  for (const q of ['type:diff a b', 'type:diff a or b', 'type:diff a -b', 'type:diff a lang:go', 'type:diff repo:x', 'type:diff a rev:main']) {
+    await assert.rejects(service.search(request(q, false)), (err: Error & { errorCode?: string }) => err.errorCode === 'FAILED_TO_PARSE_QUERY', q);
+  }
+});
+
+test('an update asks git only for the new commits, drops the unreachable ones, and still agrees with git', async () => {
+  const before = readRecords(data, repoId)!;
+  const old = tips();
+  // main moves back three commits and grows two new ones: three commits become unreachable.
+  git(src, 'reset', '-q', '--hard', 'HEAD~3');
+  made.repo.commit({ 'late.txt': 'late_addition spin_lock\n' }, 'late one');
+  made.repo.commit({ 'late.txt': 'late_addition changed\n' }, 'late two');
+  const summary = await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 });
+  const h = await indexLocalHistory(summary, { dataDir: data, workers: 1 });
+  assert.ok(h !== 'unchanged');
+  assert.equal(h.diffs.added, 2);
+  assert.equal(h.diffs.dropped, 3);
+  const now = readRecords(data, repoId)!;
+  const reachable = git(src, 'rev-list', ...tips())
+    .trim()
+    .split('\n')
+    .sort();
+  assert.deepEqual([...now.done].sort(), reachable);
+  assert.notDeepEqual(old, tips());
+  assert.ok(before.done.size !== now.done.size || [...before.done].some((c) => !now.done.has(c)));
+  await checkAgainstGit('after update', SEED + 1);
+});
+
+test('records lost or damaged are rebuilt by the next update, though the history index is up to date', async () => {
+  const again = async () => indexLocalHistory(await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 }), { dataDir: data, workers: 1 });
+  assert.equal(await again(), 'unchanged');
+  const covered = readRecords(data, repoId)!.done.size;
+  writeFileSync(diffsPath(data, repoId), 'TRAWLDF1 damaged');
+  const h = await again();
+  assert.ok(h !== 'unchanged');
+  assert.equal(h.diffs.added, covered);
+  assert.equal(await again(), 'unchanged');
+  const want = gitLogG(src, 'late_addition', false, tips());
+  assert.deepEqual((await diffCommits('type:diff late_addition', false)).ids, want);
+});
+
+test('a searcher of index shards refuses type:diff rather than answer it with files', async () => {
+  await assert.rejects(
+    live.search(request('type:diff spin_lock', false)),
+    (err: Error & { errorCode?: string }) => err.errorCode === 'FAILED_TO_PARSE_QUERY' && /type:diff/.test(err.message),
+  );
+});
+
+test('a history limited to the newest commits finds what git finds among them, and says it is not exhaustive', async () => {
+  // A new commit: a history is brought up to date when its refs move.
+  made.repo.commit({ 'late.txt': 'late_addition again\n' }, 'late three');
+  const summary = await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 });
+  const h = await indexLocalHistory(summary, { dataDir: data, workers: 1, maxCommits: 5 });
+  assert.ok(h !== 'unchanged' && h.leftOut > 0);
+  const held = readRecords(data, repoId)!;
+  assert.equal(held.done.size, 5);
+  assert.equal(held.leftOut, h.leftOut);
+  const res = await service.search(request('type:diff regex:^', false));
+  assert.equal(res.isSearchExhaustive, false);
+  const ids = [...new Set(res.files.map((f) => f.commit!.id))].sort();
+  assert.deepEqual(
+    ids,
+    gitLogG(src, '^', false, tips()).filter((id) => held.done.has(id)),
+  );
+  assert.ok(ids.length > 0);
+});
