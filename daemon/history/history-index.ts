@@ -2,7 +2,8 @@
 // ref of an index kept in the history data dir (index/data-dir.ts historyDataDir), built by
 // the same indexer as the tip index and so with the same guarantees (atomic manifests, a
 // killed run leaving the previous history serving, incremental runs that build only the
-// file versions a new commit brings). Search at a commit: history-search.ts.
+// file versions a new commit brings). Search at a commit: history-search.ts. Beside it, the
+// same commits' records (commit-records.ts), which `type:commit` searches.
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,8 @@ import type { IndexSummary } from '../index/index-summary.ts';
 import { historyDataDir, shardsDir } from '../index/data-dir.ts';
 import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
 import type { GitRef } from '../repos/git.ts';
+import { runGit } from '../repos/git-command.ts';
+import { commitRecordsPath, readCommitRecords, removeCommitRecords, updateCommitRecords } from './commit-records.ts';
 import { historySource } from './history-source.ts';
 import { walkHistory } from './history-walk.ts';
 
@@ -58,7 +61,38 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
     started,
   );
   if ('commit' in summary) throw new Error('a history index is never packed');
+  await updateCommitRecords(o.gitDir, commitRecordsPath(o.dataDir, o.repoId), tipsOf(o), walk.commits);
   return { ...summary, commits: walk.commits.length, leftOut: walk.leftOut };
+}
+
+function tipsOf(o: HistoryIndexOptions): string[] {
+  return o.refs.map((r) => r.commit);
+}
+
+/**
+ * The commit records of a history index that is up to date, made when they are missing or
+ * were made for other tips (a run stopped between the index and its records, or records
+ * from before they were kept): the same commits as the walk's (git's topological order,
+ * the newest up to the limit).
+ */
+async function recordsUpToDate(o: HistoryIndexOptions): Promise<void> {
+  const path = commitRecordsPath(o.dataDir, o.repoId);
+  const tips = tipsOf(o);
+  let held: string[] | undefined;
+  try {
+    held = readCommitRecords(path)?.tips;
+  } catch {
+    held = undefined;
+  }
+  if (held !== undefined && held.length === tips.length && held.every((t, i) => t === tips[i])) return;
+  const unique = [...new Set(tips)];
+  const max = o.maxCommits ?? DEFAULT_HISTORY_MAX_COMMITS;
+  const out = await runGit(o.gitDir, ['rev-list', '--topo-order', `--max-count=${max}`, ...unique, '--'], 64 * 1024 * 1024);
+  const ids = out
+    .toString('latin1')
+    .split('\n')
+    .filter((l) => l !== '');
+  await updateCommitRecords(o.gitDir, path, tips, ids);
 }
 
 /**
@@ -78,7 +112,10 @@ export async function syncHistory(o: HistoryIndexOptions & { enabled: boolean })
     const m = loadManifest(root, o.repoId);
     if (m !== undefined && !('unreadable' in m) && m.version === 2 && m.shards.length > 0 && m.refs[0]?.commit === o.refs[0]?.commit) {
       const held = new Set(m.refs.map((r) => r.commit));
-      if (o.refs.every((r) => held.has(r.commit))) return 'unchanged';
+      if (o.refs.every((r) => held.has(r.commit))) {
+        await recordsUpToDate(o);
+        return 'unchanged';
+      }
     }
   }
   return indexHistory(o);
@@ -87,4 +124,5 @@ export async function syncHistory(o: HistoryIndexOptions & { enabled: boolean })
 /** Removes a repository's history index (its files go after the grace, like a retired repository's). */
 export function retireHistory(dataDir: string, repoId: number): void {
   if (existsSync(shardsDir(historyDataDir(dataDir), repoId))) retireRepository(historyDataDir(dataDir), repoId);
+  removeCommitRecords(commitRecordsPath(dataDir, repoId));
 }

@@ -8,12 +8,15 @@
 // A commit the repository holds but its history index does not (left out by
 // settings.history.maxCommits, or made since the last sync) is searched nowhere: the answer
 // is then not exhaustive.
+//
+// A `type:commit` query searches the commit records of the same repositories instead
+// (commit-search.ts), never the files.
 
 import { ServiceError } from '../errors.ts';
 import { AT_PREFIX } from '../query/ast.ts';
 import type { Plan, PlanNode } from '../query/plan.ts';
 import { historyDataDir } from '../index/data-dir.ts';
-import { loadManifest, readAllManifests, readIndexVersion } from '../index/manifest.ts';
+import { loadManifest, readAllManifests, readIndexVersion, type ManifestRepo } from '../index/manifest.ts';
 import { runGit } from '../repos/git-command.ts';
 import { withRepository } from '../repos/git-repo-cache.ts';
 import type { GitRef } from '../repos/git.ts';
@@ -26,6 +29,8 @@ import type { SearchOptions, SearchService, WireResponse } from '../search/searc
 import type { SearchRequest, SearchResponse, SearchStats } from '../search/types.ts';
 import { planSearch } from '../search/plan-cache.ts';
 import { Searcher } from '../search/searcher.ts';
+import { commitRecordsPath } from './commit-records.ts';
+import { CommitSearch, commitWire, type CommitAnswer } from './commit-search.ts';
 
 /**
  * The daemon's search service: `live` (the tip indexes' searcher), and a searcher of the
@@ -52,6 +57,8 @@ interface Indexed {
   commits: ReadonlySet<string>;
   /** Its tip index's refs and generation: the names a revision may start from. */
   scope: RevisionScope;
+  /** As its tip index lists it now. */
+  repo: ManifestRepo;
 }
 
 /** How a query's revisions resolved: the history plan to search, if any commit was found. */
@@ -69,6 +76,7 @@ export interface HistorySearcher extends SearchService {
 export class HistorySearch implements SearchService {
   private known: { stamp: string; indexed: Indexed[] } | undefined;
   private opened: HistorySearcher | undefined;
+  private readonly commits: CommitSearch;
 
   /**
    * `live` searches the tip indexes; `open` makes the searcher of the history data dir, on
@@ -79,7 +87,9 @@ export class HistorySearch implements SearchService {
     private readonly open: () => HistorySearcher,
     private readonly dataDir: string,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.commits = new CommitSearch(now);
+  }
 
   /** Closes the history searcher, if one was opened. */
   async close(): Promise<void> {
@@ -99,6 +109,10 @@ export class HistorySearch implements SearchService {
 
   async search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
     const planned = options.planned ?? planSearch(req);
+    if (planned.plan.type === 'commit') {
+      const a = await this.searchCommits(req, options, planned);
+      return { stats: a.stats, files: a.results, repositoryInfo: a.repositoryInfo, isSearchExhaustive: a.isSearchExhaustive };
+    }
     const route = await this.route(planned.plan);
     const live = await this.live.search(req, { ...options, planned });
     if (route === undefined) return live;
@@ -115,6 +129,10 @@ export class HistorySearch implements SearchService {
 
   async searchWire(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<WireResponse> {
     const planned = options.planned ?? planSearch(req);
+    if (planned.plan.type === 'commit') {
+      const a = await this.searchCommits(req, options, planned);
+      return { stats: a.stats, files: commitWire(a.results), repositoryInfo: a.repositoryInfo, isSearchExhaustive: a.isSearchExhaustive };
+    }
     const route = await this.route(planned.plan);
     const live = await this.live.searchWire(req, { ...options, planned });
     if (route === undefined) return live;
@@ -128,6 +146,12 @@ export class HistorySearch implements SearchService {
     };
     if (live.unavailableShards) out.unavailableShards = live.unavailableShards;
     return out;
+  }
+
+  /** A type:commit query over the repositories with a history. */
+  private searchCommits(req: Required<SearchRequest>, options: SearchOptions, planned: PlannedSearch): Promise<CommitAnswer> {
+    const sources = this.indexed().map((r) => ({ repoId: r.repoId, repo: r.repo, path: commitRecordsPath(this.dataDir, r.repoId) }));
+    return this.commits.search({ plan: planned.plan, matches: req.matches, shape: this.live.shapeOptions(req), planNs: planned.planNs }, sources, options);
   }
 
   /**
@@ -197,6 +221,7 @@ export class HistorySearch implements SearchService {
         source: tip.repo?.source ?? m.repo.source,
         commits: new Set(m.refs.map((r) => r.commit)),
         scope: { defaultRef: refs[0]!.name, label: m.repo.name, indexed: { refs, generation: tip.generation } },
+        repo: tip.repo ?? m.repo,
       });
     }
     this.known = { stamp, indexed };

@@ -60,6 +60,12 @@
 //   removed from the tree; it must stand outside parentheses and is not negated, so that it
 //   never reads as part of one alternative; at most one per query. A query left empty by
 //   the removal is "empty".
+// - type: what the query searches: `file` (the default) or `commit` (the commit messages of
+//   the indexed histories, searched by the caller). Like context: it applies to the whole
+//   query: outside parentheses, not negated, at most once, removed from the tree. author:,
+//   committer: (RE2 regexes over "Name <email>", case-insensitive) and after:, before: (a
+//   time, as at: takes it, kept as written) are valid only with type:commit; file:, lang:,
+//   sym:, branch: and at: are not (a commit has no files and is no revision to search at).
 // - `-archived:`, `-fork:`, `-visibility:` are errors (use the other values instead);
 //   they may appear inside a negated group, where they are ordinary predicates.
 // - Groups nest at most MAX_NESTING (100) deep; deeper is an error, not a stack overflow.
@@ -71,7 +77,7 @@
 import RE2 from 're2';
 import { CONTEXT_NAME, CONTEXT_NAME_RULE, GLOBAL_CONTEXT } from '../config/contexts.ts';
 import { isKnownLanguage } from '../index/language-names.ts';
-import { AT_PREFIX, type QueryNode } from './ast.ts';
+import { AT_PREFIX, type QueryNode, type SearchType } from './ast.ts';
 import { parseHistoryDate } from '../repos/history-dates.ts';
 import { MAX_QUERY_REGEX_COST, MAX_REGEX_COST, patternCost } from './regex-cost.ts';
 import { fail, tokenize, type Token } from './tokens.ts';
@@ -91,6 +97,8 @@ export interface ParsedQuery {
   root: QueryNode;
   /** The context's name, lower case; GLOBAL_CONTEXT for `context:global`; undefined when the query names none. */
   context?: string;
+  /** `type:commit`; absent for files (`type:file` or no type:). */
+  type?: 'commit';
 }
 
 export function parseQuery(input: string, options: ParseOptions): QueryNode {
@@ -102,16 +110,25 @@ export function parseSearchQuery(input: string, options: ParseOptions): ParsedQu
   if (tokens.length === 1) fail('the query is empty: type something to search for');
   const mode = caseMode(tokens, options.caseSensitive);
   const context = contextOf(tokens);
-  const parser = new Parser(tokens, options.regex, mode);
+  const type = typeOf(tokens);
+  const parser = new Parser(tokens, options.regex, mode, type);
   const node = parser.parseOr();
   const end = parser.peek();
   if (end.kind !== 'eof') fail(`unexpected ")" at column ${end.col}`); // not produced by the tokenizer
   if (node === null) {
-    const only = context === undefined ? 'case: only sets case sensitivity' : 'context: only chooses the repositories to search';
+    const only =
+      context !== undefined
+        ? 'context: only chooses the repositories to search'
+        : type !== 'file'
+          ? 'type: only chooses what to search'
+          : 'case: only sets case sensitivity';
     fail(`the query is empty: ${only}, add something to search for`);
   }
   checkSize(node);
-  return context === undefined ? { root: node } : { root: node, context };
+  const parsed: ParsedQuery = { root: node };
+  if (context !== undefined) parsed.context = context;
+  if (type === 'commit') parsed.type = type;
+  return parsed;
 }
 
 /**
@@ -179,6 +196,25 @@ function contextOf(tokens: Token[]): string | undefined {
   return name;
 }
 
+/** What the query searches: its one type: filter (outside parentheses, not negated, at most once), else files. */
+function typeOf(tokens: Token[]): SearchType {
+  let found: FilterToken | undefined;
+  let depth = 0;
+  tokens.forEach((t, k) => {
+    if (t.kind === 'lparen') depth++;
+    else if (t.kind === 'rparen') depth--;
+    if (t.kind !== 'filter' || t.name !== 'type') return;
+    if (tokens[k - 1]?.kind === 'not') fail(`-type: cannot be negated (column ${t.col - 1}); name what to search: type:file or type:commit`);
+    if (depth > 0) fail(`type: at column ${t.col} is inside parentheses; it chooses what the whole query searches: put it outside them`);
+    if (found !== undefined) fail(`a query names one type; type: at column ${found.col} and again at column ${t.col}`);
+    found = t;
+  });
+  return found === undefined ? 'file' : enumValue(found, ['file', 'commit'] as const);
+}
+
+/** Filters that make no sense for commits: a commit has no files, and is not a revision to search at. */
+const NOT_FOR_COMMITS: ReadonlySet<string> = new Set(['file', 'lang', 'sym', 'branch', 'at']);
+
 function enumValue<V extends string>(t: FilterToken, allowed: readonly V[]): V {
   const v = t.value.toLowerCase();
   const hit = allowed.find((a) => a === v);
@@ -200,6 +236,7 @@ class Parser {
     private readonly tokens: Token[],
     private readonly regexMode: boolean,
     private readonly mode: CaseMode,
+    private readonly type: SearchType,
   ) {}
 
   peek(): Token {
@@ -270,6 +307,8 @@ class Parser {
 
   private filter(t: FilterToken): QueryNode | null {
     const v = t.value;
+    if (this.type === 'commit' && NOT_FOR_COMMITS.has(t.name))
+      fail(`${t.typed}: at column ${t.col} does not apply to type:commit: a commit's message, author, committer and time are what it searches`);
     switch (t.name) {
       case 'content':
         return this.content(v, this.regexMode, `${t.typed}:`, t.col);
@@ -301,12 +340,32 @@ class Parser {
         return null; // already applied (caseMode)
       case 'context':
         return null; // the caller's to resolve (contextOf)
+      case 'type':
+        return null; // already applied (typeOf)
+      case 'author':
+      case 'committer':
+        this.commitsOnly(t);
+        this.checkRegex(v, `${t.typed}:`, t.col);
+        return { type: t.name, pattern: v };
+      case 'after':
+      case 'before':
+        this.commitsOnly(t);
+        try {
+          parseHistoryDate(v, `${t.typed}:`, Date.now());
+        } catch (err) {
+          fail(`${(err as Error).message} (at column ${t.col})`);
+        }
+        return { type: t.name, time: v };
       case 'archived':
       case 'fork':
         return { type: t.name, value: enumValue(t, ['yes', 'no', 'only'] as const) };
       case 'visibility':
         return { type: 'visibility', value: enumValue(t, ['public', 'private', 'any'] as const) };
     }
+  }
+
+  private commitsOnly(t: FilterToken): void {
+    if (this.type !== 'commit') fail(`${t.typed}: at column ${t.col} applies to commits only: add type:commit to search commit messages`);
   }
 
   private content(pattern: string, regex: boolean, what: string, col: number): QueryNode {

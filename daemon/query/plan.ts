@@ -68,11 +68,20 @@ export function planQuery(req: QueryRequest): Plan {
         return { op: n.type, value: n.value };
       case 'visibility':
         return { op: 'visibility', value: n.value };
+      case 'author':
+      case 'committer':
+        return { op: n.type, pattern: n.pattern };
+      case 'after':
+      case 'before':
+        return { op: n.type, time: n.time };
     }
   };
   const root = build(ast);
   if (!mayMatch(root)) throw new ServiceError('FAILED_TO_PARSE_QUERY', 'the query can never match anything');
-  return parsed.context === undefined ? { root, terms, branches } : { root, terms, branches, context: parsed.context };
+  const plan: Plan = { root, terms, branches };
+  if (parsed.context !== undefined) plan.context = parsed.context;
+  if (parsed.type !== undefined) plan.type = parsed.type;
+  return plan;
 }
 
 /**

@@ -44,7 +44,10 @@ export type PlanNode =
   | { op: 'lang'; language: string }
   | { op: 'branch'; glob: string }
   | { op: 'archived' | 'fork'; value: 'yes' | 'no' | 'only' }
-  | { op: 'visibility'; value: 'public' | 'private' | 'any' };
+  | { op: 'visibility'; value: 'public' | 'private' | 'any' }
+  /** Commit filters (type:commit, history/commit-match.ts): never in a plan of files. */
+  | { op: 'author' | 'committer'; pattern: string }
+  | { op: 'after' | 'before'; time: string };
 
 export interface Plan {
   root: PlanNode;
@@ -57,6 +60,8 @@ export interface Plan {
    * the repositories to search; the workers never read it. Absent when the query names none.
    */
   context?: string;
+  /** `type:commit`: the query searches the commits of indexed histories (history/commit-search.ts), not files. Absent: files. */
+  type?: 'commit';
 }
 
 /** The plan's terms, indexed by id. */

@@ -12,7 +12,25 @@
 
 import { ServiceError } from '../errors.ts';
 
-export type FilterName = 'repo' | 'file' | 'lang' | 'sym' | 'branch' | 'at' | 'case' | 'content' | 'archived' | 'fork' | 'visibility' | 'regex' | 'context';
+export type FilterName =
+  | 'repo'
+  | 'file'
+  | 'lang'
+  | 'sym'
+  | 'branch'
+  | 'at'
+  | 'case'
+  | 'content'
+  | 'archived'
+  | 'fork'
+  | 'visibility'
+  | 'regex'
+  | 'context'
+  | 'type'
+  | 'author'
+  | 'committer'
+  | 'after'
+  | 'before';
 
 /** What a user may type before the colon, and the filter it means. */
 export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, FilterName>([
@@ -34,6 +52,11 @@ export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, 
   ['visibility', 'visibility'],
   ['regex', 'regex'],
   ['context', 'context'],
+  ['type', 'type'],
+  ['author', 'author'],
+  ['committer', 'committer'],
+  ['after', 'after'],
+  ['before', 'before'],
 ]);
 
 export type Token =

@@ -6,8 +6,8 @@ import { parseQuery, parseSearchQuery, regexHasUpper } from '../../daemon/query/
 import { planQuery } from '../../daemon/query/plan.ts';
 import { FILTER_PREFIXES } from '../../daemon/query/tokens.ts';
 
-/** `context`: the search context the query names (undefined: none). */
-type Row = { input: string; regex?: boolean; caseSensitive?: boolean } & ({ want: string; context?: string } | { error: RegExp });
+/** `context`: the search context the query names (undefined: none); `type`: 'commit' for type:commit (undefined: files). */
+type Row = { input: string; regex?: boolean; caseSensitive?: boolean } & ({ want: string; context?: string; type?: 'commit' } | { error: RegExp });
 
 const rows: Row[] = [
   // --- terms, and, or, precedence
@@ -204,6 +204,43 @@ const rows: Row[] = [
   { input: 'context:a/b foo', error: /^invalid context name "a\/b" for context: at column 1/ },
   { input: `context:${'x'.repeat(65)} foo`, error: /^invalid context name/ },
   { input: 'context: foo', error: /^empty value for context: at column 1$/ },
+  // --- type: what the query searches; the commit filters
+  { input: 'type:file foo', want: '(content "foo")' },
+  { input: 'TYPE:x', want: '(content "TYPE:x")' },
+  { input: 'type:commit fix', want: '(content "fix")', type: 'commit' },
+  { input: 'type:Commit "fix bug" -wip', want: '(and (content "fix bug") (not (content "wip")))', type: 'commit' },
+  { input: 'fix type:commit repo:hono', want: '(and (content "fix") (repo "hono"))', type: 'commit' },
+  { input: 'type:commit author:alice', want: '(author "alice")', type: 'commit' },
+  {
+    input: 'type:commit Fix author:"Alice B" committer:@example\\.com',
+    want: '(and (content "Fix") (author "Alice B") (committer "@example\\\\.com"))',
+    type: 'commit',
+  },
+  { input: 'type:commit fix (author:a or -committer:b)', want: '(and (content "fix") (or (author "a") (not (committer "b"))))', type: 'commit' },
+  {
+    input: 'type:commit after:2024-01-01 before:"2024-06-01T12:00:00Z" x',
+    want: '(and (after "2024-01-01") (before "2024-06-01T12:00:00Z") (content "x"))',
+    type: 'commit',
+  },
+  { input: 'type:commit after:"3 days ago" fix', want: '(and (after "3 days ago") (content "fix"))', type: 'commit' },
+  { input: 'type:commit regex:^Merge', want: '(content re "^Merge")', type: 'commit' },
+  { input: 'type:commit case:yes Fix context:web', want: '(content case "Fix")', type: 'commit', context: 'web' },
+  { input: 'type:diff foo', error: /^unknown value "diff" for type: at column 1, expected file or commit$/ },
+  { input: 'type:commit', error: /^the query is empty: type: only chooses what to search, add something to search for$/ },
+  { input: 'type:commit a type:file', error: /^a query names one type; type: at column 1 and again at column 15$/ },
+  { input: 'a -type:commit', error: /^-type: cannot be negated \(column 3\)/ },
+  { input: 'a (type:commit b)', error: /^type: at column 4 is inside parentheses/ },
+  { input: 'author:alice foo', error: /^author: at column 1 applies to commits only: add type:commit/ },
+  { input: 'foo committer:bob', error: /^committer: at column 5 applies to commits only/ },
+  { input: 'type:file after:2024-01-01 foo', error: /^after: at column 11 applies to commits only/ },
+  { input: 'foo before:yesterday', error: /^before: at column 5 applies to commits only/ },
+  { input: 'type:commit after:someday foo', error: /^after: must be an ISO 8601 date .* \(at column 13\)$/ },
+  { input: 'type:commit author:a( foo', error: /^invalid regular expression in author: "a\(" at column 13/ },
+  { input: 'type:commit file:x foo', error: /^file: at column 13 does not apply to type:commit/ },
+  { input: 'type:commit foo lang:go', error: /^lang: at column 17 does not apply to type:commit/ },
+  { input: 'type:commit foo rev:v1', error: /^rev: at column 17 does not apply to type:commit/ },
+  { input: 'type:commit foo at:yesterday', error: /^at: at column 17 does not apply to type:commit/ },
+  { input: 'type:commit sym:main', error: /^sym: at column 13 does not apply to type:commit/ },
   // --- errors: or, empty, values
   { input: '', error: /^the query is empty/ },
   { input: ' \t\n ', error: /^the query is empty/ },
@@ -247,6 +284,7 @@ for (const row of rows) {
     if ('want' in row) {
       assert.equal(queryToString(parseQuery(row.input, opts)), row.want);
       assert.equal(parseSearchQuery(row.input, opts).context, row.context);
+      assert.equal(parseSearchQuery(row.input, opts).type, row.type);
     } else {
       assert.throws(
         () => parseQuery(row.input, opts),
@@ -379,6 +417,12 @@ function render(n: QueryNode): string {
       return `lang:${quote(n.language.toLowerCase())}`;
     case 'branch':
       return `branch:${quote(n.glob)}`;
+    case 'author':
+    case 'committer':
+      return `${n.type}:${quote(n.pattern)}`;
+    case 'after':
+    case 'before':
+      return `${n.type}:${quote(n.time)}`;
     default:
       return `${n.type}:${n.value}`;
   }

@@ -55,10 +55,39 @@ const FILE_RESULT = {
       const: true,
       description: 'Present when the file is larger than settings.http.maxSourceBytes: `content` is cut there, at a character boundary.',
     },
+    commit: ref('CommitInfo'),
   },
   required: ['fileName', 'webUrl', 'repository', 'repositoryId', 'language', 'chunks', 'branches'],
   additionalProperties: false,
 } as const;
+
+/** A `type:commit` result's commit (docs/http-api.md 2.4). */
+const COMMIT_SCHEMAS: Record<string, JsonSchema> = {
+  CommitPerson: {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      email: { type: 'string' },
+      date: { type: 'string', description: 'ISO 8601 with the offset of the zone the commit was made in.' },
+    },
+    required: ['name', 'email', 'date'],
+    additionalProperties: false,
+  },
+  CommitInfo: {
+    type: 'object',
+    description:
+      '**trawl adds**: the commit a `type:commit` result is (docs/query-language.md, "Searching commit messages"); its `chunks` are lines of `message`, their ranges in message coordinates.',
+    properties: {
+      id: { type: 'string' },
+      parents: { type: 'array', items: { type: 'string' } },
+      author: ref('CommitPerson'),
+      committer: ref('CommitPerson'),
+      message: { type: 'string', description: 'The full message, without its final newline.' },
+    },
+    required: ['id', 'parents', 'author', 'committer', 'message'],
+    additionalProperties: false,
+  },
+};
 
 export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
   return {
@@ -134,6 +163,7 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
       additionalProperties: false,
     },
     FileResult: FILE_RESULT,
+    ...COMMIT_SCHEMAS,
     StreamedFile: {
       ...FILE_RESULT,
       description:
