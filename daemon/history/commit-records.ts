@@ -5,8 +5,10 @@
 // atomically (index/data-dir.ts writeFileAtomic) each time they change.
 //
 // File format (version 1):
-//   line 1: a JSON object and "\n": {"format":"trawl-commits","version":1,"tips":[<commit id>...]}
-//           tips: the refs' commits the records were made for (an update compares them)
+//   line 1: a JSON object and "\n":
+//           {"format":"trawl-commits","version":1,"tips":[<commit id>...],"leftOut":<n>}
+//           tips: the refs' commits the records were made for (an update compares them);
+//           leftOut: commits the tips reach that the history's limit left out (0: none)
 //   then per commit, newest first (committer time, then id), nine fields each ended by \0:
 //     id \0 parents (ids joined by " ") \0 author name \0 author email \0 author date \0
 //     committer name \0 committer email \0 committer date \0 message \0
@@ -51,6 +53,8 @@ export interface CommitRecord {
 export interface CommitRecords {
   /** The refs' commits they were made for. */
   tips: string[];
+  /** Commits the tips reach that are not recorded (the history's limit left them out). */
+  leftOut: number;
   /** Newest first (committer time, then id). */
   commits: CommitRecord[];
 }
@@ -76,17 +80,17 @@ export function readCommitRecords(path: string): CommitRecords | undefined {
 export function parseCommitRecords(buf: Buffer): CommitRecords | undefined {
   const nl = buf.indexOf(0x0a);
   if (nl < 0) return undefined;
-  let head: { format?: unknown; version?: unknown; tips?: unknown };
+  let head: { format?: unknown; version?: unknown; tips?: unknown; leftOut?: unknown };
   try {
     head = JSON.parse(buf.toString('utf8', 0, nl)) as typeof head;
   } catch {
     return undefined;
   }
-  if (head.format !== FORMAT || head.version !== VERSION || !Array.isArray(head.tips)) return undefined;
+  if (head.format !== FORMAT || head.version !== VERSION || !Array.isArray(head.tips) || typeof head.leftOut !== 'number') return undefined;
   const fields = buf.toString('utf8', nl + 1).split('\0');
   // The last field is what follows the final \0: nothing.
   if (fields.pop() !== '' || fields.length % FIELDS !== 0) return undefined;
-  return { tips: head.tips as string[], commits: recordsOf(fields, 0, fields.length) };
+  return { tips: head.tips as string[], leftOut: head.leftOut, commits: recordsOf(fields, 0, fields.length) };
 }
 
 function recordsOf(f: string[], from: number, to: number): CommitRecord[] {
@@ -105,7 +109,7 @@ function recordsOf(f: string[], from: number, to: number): CommitRecord[] {
 
 /** The records file's bytes. */
 export function formatCommitRecords(r: CommitRecords): Buffer {
-  const parts = [`${JSON.stringify({ format: FORMAT, version: VERSION, tips: r.tips })}\n`];
+  const parts = [`${JSON.stringify({ format: FORMAT, version: VERSION, tips: r.tips, leftOut: r.leftOut })}\n`];
   const clean = (s: string): string => s.replaceAll('\0', '\uFFFD');
   for (const c of r.commits) {
     parts.push(
@@ -132,12 +136,19 @@ export interface RecordsUpdate {
   commits: number;
 }
 
+/** What the records are to hold: the commits the history holds (`ids`), reached from `tips`, and how many more the tips reach (`leftOut`). */
+export interface RecordsWanted {
+  tips: readonly string[];
+  ids: readonly string[];
+  leftOut: number;
+}
+
 /**
- * Brings the records at `path` to `ids` (the commits the history holds, reached from
- * `tips`): asks git for the ones not recorded, drops the ones not in `ids`, writes the file
- * when anything changed (or its tips did).
+ * Brings the records at `path` to what is `wanted`: asks git for the commits not recorded,
+ * drops the ones not wanted, writes the file when anything changed (or the tips did).
  */
-export async function updateCommitRecords(gitDir: string, path: string, tips: readonly string[], ids: readonly string[]): Promise<RecordsUpdate> {
+export async function updateCommitRecords(gitDir: string, path: string, wanted: RecordsWanted): Promise<RecordsUpdate> {
+  const { tips, ids, leftOut } = wanted;
   let old: CommitRecords | undefined;
   try {
     old = readCommitRecords(path);
@@ -150,11 +161,11 @@ export async function updateCommitRecords(gitDir: string, path: string, tips: re
   const missing = [...want].filter((id) => !have.has(id));
   const added = await logCommits(gitDir, missing);
   const dropped = (old?.commits.length ?? 0) - kept.length;
-  const sameTips = old !== undefined && old.tips.length === tips.length && old.tips.every((t, i) => t === tips[i]);
-  if (added.length === 0 && dropped === 0 && sameTips) return { added: 0, dropped: 0, commits: kept.length };
+  const same = old !== undefined && old.leftOut === leftOut && old.tips.length === tips.length && old.tips.every((t, i) => t === tips[i]);
+  if (added.length === 0 && dropped === 0 && same) return { added: 0, dropped: 0, commits: kept.length };
   const commits = added.length === 0 ? kept : [...kept, ...added].sort(byCommitterTime);
   mkdirSync(dirname(path), { recursive: true });
-  writeFileAtomic(path, formatCommitRecords({ tips: [...tips], commits }));
+  writeFileAtomic(path, formatCommitRecords({ tips: [...tips], leftOut, commits }));
   return { added: added.length, dropped, commits: commits.length };
 }
 

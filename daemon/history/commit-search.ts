@@ -2,7 +2,8 @@
 // commit-records.ts), one result per matching commit (commit-results.ts), newest first by
 // committer time across repositories. `matches` bounds the match ranges returned (a commit
 // matched by its author or time alone counts one); past it, or past the time budget, the
-// answer is not exhaustive. A stream gets the results in batches, in the same order, each
+// answer is not exhaustive; so it is when a repository's history left commits out (its
+// limit) or has no records yet. A stream gets the results in batches, in the same order, each
 // file's `score` its committer time in seconds (so that ordering by score, as a client of
 // streams does, keeps it).
 //
@@ -51,6 +52,13 @@ export interface CommitQuery {
   planNs?: number;
 }
 
+/** A repository's records as searched, with the identity of their file when read. */
+interface Held {
+  stamp: string;
+  commits: SearchedCommit[];
+  leftOut: number;
+}
+
 interface Found {
   source: CommitSource;
   commit: SearchedCommit;
@@ -59,7 +67,7 @@ interface Found {
 
 export class CommitSearch {
   /** Records read, per file, with the file's identity when read. */
-  private readonly loaded = new Map<string, { stamp: string; commits: SearchedCommit[] }>();
+  private readonly loaded = new Map<string, Held>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -81,11 +89,14 @@ export class CommitSearch {
         stats.shardsSkippedFilter++;
         continue;
       }
-      const commits = this.commitsOf(source);
-      if (commits === undefined) {
+      const held = this.commitsOf(source);
+      if (held === undefined) {
         complete = false; // its history is indexed, its records not (yet)
         continue;
       }
+      // Commits the history's limit left out are searched nowhere.
+      if (held.leftOut > 0) complete = false;
+      const commits = held.commits;
       stats.shardsScanned++;
       const test = commitTest(plan.root, flags, now);
       for (const c of commits) {
@@ -144,7 +155,7 @@ export class CommitSearch {
   }
 
   /** A repository's commits, newest first; undefined when it has no readable records. */
-  private commitsOf(source: CommitSource): SearchedCommit[] | undefined {
+  private commitsOf(source: CommitSource): Held | undefined {
     const st = statSync(source.path, { throwIfNoEntry: false });
     if (st === undefined) {
       this.loaded.delete(source.path);
@@ -152,7 +163,7 @@ export class CommitSearch {
     }
     const stamp = `${st.ino}/${st.size}/${st.mtimeMs}`;
     const known = this.loaded.get(source.path);
-    if (known?.stamp === stamp) return known.commits;
+    if (known?.stamp === stamp) return known;
     let records: ReturnType<typeof readCommitRecords>;
     try {
       records = readCommitRecords(source.path);
@@ -160,9 +171,9 @@ export class CommitSearch {
       records = undefined; // refused (not a regular file, too large): the next update makes it again
     }
     if (records === undefined) return undefined;
-    const commits = records.commits.map(searchedCommit);
-    this.loaded.set(source.path, { stamp, commits });
-    return commits;
+    const held = { stamp, commits: records.commits.map(searchedCommit), leftOut: records.leftOut };
+    this.loaded.set(source.path, held);
+    return held;
   }
 }
 

@@ -61,7 +61,7 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
     started,
   );
   if ('commit' in summary) throw new Error('a history index is never packed');
-  await updateCommitRecords(o.gitDir, commitRecordsPath(o.dataDir, o.repoId), tipsOf(o), walk.commits);
+  await updateCommitRecords(o.gitDir, commitRecordsPath(o.dataDir, o.repoId), { tips: tipsOf(o), ids: walk.commits, leftOut: walk.leftOut });
   return { ...summary, commits: walk.commits.length, leftOut: walk.leftOut };
 }
 
@@ -87,12 +87,13 @@ async function recordsUpToDate(o: HistoryIndexOptions): Promise<void> {
   if (held !== undefined && held.length === tips.length && held.every((t, i) => t === tips[i])) return;
   const unique = [...new Set(tips)];
   const max = o.maxCommits ?? DEFAULT_HISTORY_MAX_COMMITS;
+  const total = Number((await runGit(o.gitDir, ['rev-list', '--count', ...unique, '--'], 1024)).toString('utf8').trim());
   const out = await runGit(o.gitDir, ['rev-list', '--topo-order', `--max-count=${max}`, ...unique, '--'], 64 * 1024 * 1024);
   const ids = out
     .toString('latin1')
     .split('\n')
     .filter((l) => l !== '');
-  await updateCommitRecords(o.gitDir, path, tips, ids);
+  await updateCommitRecords(o.gitDir, path, { tips, ids, leftOut: total - ids.length });
 }
 
 /**
