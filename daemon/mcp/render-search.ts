@@ -4,6 +4,7 @@
 // first k entries: k = the files the text shows, fewer if their JSON would pass
 // STRUCTURED_BUDGET (every other field as the REST API answered).
 
+import type { CommitResult } from '../history/commit-results.ts';
 import type { FileResult, Range, SearchResponse } from '../search/types.ts';
 import { clip, structuredPrefix, TextBudget } from './budget.ts';
 
@@ -55,7 +56,13 @@ export function renderSearch(answer: SearchResponse, args: { matches: number; co
 /** A file's matches: `line: text` for lines with a match, `line- text` for context, `--` between chunks. */
 function fileLines(f: FileResult): string[] {
   const count = f.fileName.matchRanges.length + f.chunks.reduce((n, c) => n + c.matchRanges.length, 0);
-  const lines = [fileHeader(f.repository, f.fileName.text, `${f.language || 'unknown language'}; ${plural(count, 'match', 'matches')}`)];
+  // A type:commit result: the commit instead of a file, its first line when no line matched.
+  const c = (f as Partial<CommitResult>).commit;
+  const lines =
+    c === undefined
+      ? [fileHeader(f.repository, f.fileName.text, `${f.language || 'unknown language'}; ${plural(count, 'match', 'matches')}`)]
+      : [`## repo=${f.repository} commit=${c.id}  (${c.author.name} <${c.author.email}>, ${c.committer.date}; ${plural(count, 'match', 'matches')})`];
+  if (c !== undefined && f.chunks.length === 0) lines.push(`1- ${clip(c.message.split('\n')[0] ?? '')}`);
   if (f.fileName.matchRanges.length > 0) lines.push('(the path matches)');
   f.chunks.forEach((chunk, i) => {
     if (i > 0) lines.push('--');
