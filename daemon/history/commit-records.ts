@@ -24,6 +24,7 @@ import { dirname, join } from 'node:path';
 import { readBoundedFile } from '../bounded-read.ts';
 import { historyDataDir, writeFileAtomic } from '../index/data-dir.ts';
 import { runGit } from '../repos/git-command.ts';
+import type { CommitInfo } from '../search/types.ts';
 
 /** The largest records file read (about 50,000 commits of 10 KB messages). */
 const RECORDS_MAX_BYTES = 512 * 1024 * 1024;
@@ -35,20 +36,8 @@ const FIELDS = 9;
 const FORMAT = 'trawl-commits';
 const VERSION = 1;
 
-export interface Person {
-  name: string;
-  email: string;
-  /** Strict ISO 8601 with the zone offset the commit carries. */
-  date: string;
-}
-
-export interface CommitRecord {
-  id: string;
-  parents: string[];
-  author: Person;
-  committer: Person;
-  message: string;
-}
+/** A commit as recorded: what a type:commit result shows of it (search/types.ts CommitInfo). */
+export type CommitRecord = CommitInfo;
 
 export interface CommitRecords {
   /** The refs' commits they were made for. */

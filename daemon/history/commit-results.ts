@@ -7,13 +7,12 @@
 import { locateLines } from '../../core/index.ts';
 import { commitWebUrl } from '../repos/web-urls.ts';
 import { chunkSpans, columnAt, type LineTable } from '../search/range-locations.ts';
-import type { Chunk, FileResult, Location } from '../search/types.ts';
+import type { Chunk, CommitInfo, FileResult, Location } from '../search/types.ts';
 import type { SearchedCommit } from './commit-match.ts';
-import type { CommitRecord } from './commit-records.ts';
 
 /** A commit's result: a FileResult with its commit. */
 export interface CommitResult extends FileResult {
-  commit: CommitRecord;
+  commit: CommitInfo;
 }
 
 export interface CommitResultRepo {

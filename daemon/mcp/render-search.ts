@@ -4,7 +4,6 @@
 // first k entries: k = the files the text shows, fewer if their JSON would pass
 // STRUCTURED_BUDGET (every other field as the REST API answered).
 
-import type { CommitResult } from '../history/commit-results.ts';
 import type { FileResult, Range, SearchResponse } from '../search/types.ts';
 import { clip, structuredPrefix, TextBudget } from './budget.ts';
 
@@ -57,7 +56,7 @@ export function renderSearch(answer: SearchResponse, args: { matches: number; co
 function fileLines(f: FileResult): string[] {
   const count = f.fileName.matchRanges.length + f.chunks.reduce((n, c) => n + c.matchRanges.length, 0);
   // A type:commit result: the commit instead of a file, its first line when no line matched.
-  const c = (f as Partial<CommitResult>).commit;
+  const c = f.commit;
   const lines =
     c === undefined
       ? [fileHeader(f.repository, f.fileName.text, `${f.language || 'unknown language'}; ${plural(count, 'match', 'matches')}`)]

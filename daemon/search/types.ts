@@ -52,6 +52,24 @@ export interface FileResult {
   content?: string;
   /** `content` holds only the file's first settings.http.maxSourceBytes (cut at a character boundary). */
   contentTruncated?: true;
+  /** A type:commit result (history/commit-search.ts): the commit it is; `chunks` are lines of its message. */
+  commit?: CommitInfo;
+}
+
+export interface CommitPerson {
+  name: string;
+  email: string;
+  /** ISO 8601 with the zone offset the commit carries. */
+  date: string;
+}
+
+export interface CommitInfo {
+  id: string;
+  parents: string[];
+  author: CommitPerson;
+  committer: CommitPerson;
+  /** The full message, without its final newlines. */
+  message: string;
 }
 
 /**
