@@ -80,6 +80,11 @@ test('records missing beside an up-to-date history are made again; the limit lef
     });
     assert.equal(res.files.length, 5);
     assert.equal(res.isSearchExhaustive, false, 'commits left out by the limit are searched nowhere');
+    // The file searcher alone (as a cluster's nodes search) refuses type:commit plainly.
+    await assert.rejects(
+      live.search({ query: 'type:commit widget author:x', matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: false }),
+      (err: Error & { errorCode?: string }) => err.errorCode === 'FAILED_TO_PARSE_QUERY' && /type:commit searches the commit messages/.test(err.message),
+    );
   } finally {
     await service.close();
     await live.close();
