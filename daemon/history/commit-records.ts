@@ -19,9 +19,9 @@
 // An update asks git only for the commits not recorded yet (`git log --no-walk` of their
 // ids) and drops those the refs no longer reach.
 
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, readSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readBoundedFile } from '../bounded-read.ts';
+import { openRegularFile, readBoundedFile } from '../bounded-read.ts';
 import { historyDataDir, writeFileAtomic } from '../index/data-dir.ts';
 import { runGit } from '../repos/git-command.ts';
 import type { CommitInfo } from '../search/types.ts';
@@ -65,17 +65,60 @@ export function readCommitRecords(path: string): CommitRecords | undefined {
   return parseCommitRecords(buf);
 }
 
-/** Parses a records file; undefined when it is not one of this version. */
-export function parseCommitRecords(buf: Buffer): CommitRecords | undefined {
-  const nl = buf.indexOf(0x0a);
-  if (nl < 0) return undefined;
+/** The largest header read alone (tips of thousands of refs). */
+const HEAD_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The header of a repository's records: the tips and left-out count they were made for,
+ * read without the records (a sync that finds nothing new reads only this); undefined when
+ * there are none or it is not one of this version.
+ */
+export function readCommitRecordsHead(path: string): Omit<CommitRecords, 'commits'> | undefined {
+  let file: ReturnType<typeof openRegularFile>;
+  try {
+    file = openRegularFile(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    while (length <= HEAD_MAX_BYTES) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const n = readSync(file.fd, chunk, 0, chunk.length, length);
+      if (n === 0) return undefined;
+      chunks.push(chunk.subarray(0, n));
+      length += n;
+      if (chunk.subarray(0, n).includes(0x0a)) break;
+    }
+    const all = Buffer.concat(chunks);
+    const nl = all.indexOf(0x0a);
+    if (nl < 0) return undefined;
+    const head = parseHead(all.subarray(0, nl));
+    return head === undefined ? undefined : { tips: head.tips, leftOut: head.leftOut };
+  } finally {
+    closeSync(file.fd);
+  }
+}
+
+function parseHead(line: Buffer): { tips: string[]; leftOut: number } | undefined {
   let head: { format?: unknown; version?: unknown; tips?: unknown; leftOut?: unknown };
   try {
-    head = JSON.parse(buf.toString('utf8', 0, nl)) as typeof head;
+    head = JSON.parse(line.toString('utf8')) as typeof head;
   } catch {
     return undefined;
   }
   if (head.format !== FORMAT || head.version !== VERSION || !Array.isArray(head.tips) || typeof head.leftOut !== 'number') return undefined;
+  return { tips: head.tips as string[], leftOut: head.leftOut };
+}
+
+/** Parses a records file; undefined when it is not one of this version. */
+export function parseCommitRecords(buf: Buffer): CommitRecords | undefined {
+  const nl = buf.indexOf(0x0a);
+  if (nl < 0) return undefined;
+  const head = parseHead(buf.subarray(0, nl));
+  if (head === undefined) return undefined;
   const fields = buf.toString('utf8', nl + 1).split('\0');
   // The last field is what follows the final \0: nothing.
   if (fields.pop() !== '' || fields.length % FIELDS !== 0) return undefined;

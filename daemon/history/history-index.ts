@@ -13,7 +13,7 @@ import { historyDataDir, shardsDir } from '../index/data-dir.ts';
 import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
 import type { GitRef } from '../repos/git.ts';
 import { runGit } from '../repos/git-command.ts';
-import { commitRecordsPath, readCommitRecords, removeCommitRecords, updateCommitRecords } from './commit-records.ts';
+import { commitRecordsPath, readCommitRecordsHead, removeCommitRecords, updateCommitRecords } from './commit-records.ts';
 import { historySource } from './history-source.ts';
 import { walkHistory } from './history-walk.ts';
 
@@ -80,7 +80,7 @@ async function recordsUpToDate(o: HistoryIndexOptions): Promise<void> {
   const tips = tipsOf(o);
   let held: string[] | undefined;
   try {
-    held = readCommitRecords(path)?.tips;
+    held = readCommitRecordsHead(path)?.tips;
   } catch {
     held = undefined;
   }

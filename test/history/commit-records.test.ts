@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { commitRecordsPath, readCommitRecords, updateCommitRecords } from '../../daemon/history/commit-records.ts';
+import { commitRecordsPath, readCommitRecords, readCommitRecordsHead, updateCommitRecords } from '../../daemon/history/commit-records.ts';
 import { HistorySearch } from '../../daemon/history/history-search.ts';
 import { historyDataDir } from '../../daemon/index/data-dir.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
@@ -43,6 +43,8 @@ test('an update asks git for the new commits only and drops the ones no longer r
   assert.deepEqual(shrunk, { added: 0, dropped: all.length - older.length, commits: older.length });
   const held = readCommitRecords(path)!;
   assert.deepEqual(held.tips, [all[5]]);
+  assert.deepEqual(readCommitRecordsHead(path), { tips: held.tips, leftOut: held.leftOut }, 'the header read alone');
+  assert.equal(readCommitRecordsHead(join(dir.path, 'none.commits')), undefined);
   assert.deepEqual(held.commits.map((c) => c.id).sort(), [...older].sort());
   // Newest first by committer time.
   const times = held.commits.map((c) => Date.parse(c.committer.date));
