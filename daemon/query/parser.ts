@@ -209,7 +209,12 @@ function typeOf(tokens: Token[]): SearchType {
     if (found !== undefined) fail(`a query names one type; type: at column ${found.col} and again at column ${t.col}`);
     found = t;
   });
-  return found === undefined ? 'file' : enumValue(found, ['file', 'commit'] as const);
+  if (found === undefined) return 'file';
+  const value = found.value.toLowerCase();
+  if (value === 'file' || value === 'commit') return value;
+  return fail(
+    `unknown value ${JSON.stringify(found.value)} for type: at column ${found.col}, expected file or commit (quote it, "type:${found.value}", to search for the text)`,
+  );
 }
 
 /** Filters that make no sense for commits: a commit has no files, and is not a revision to search at. */
@@ -365,7 +370,10 @@ class Parser {
   }
 
   private commitsOnly(t: FilterToken): void {
-    if (this.type !== 'commit') fail(`${t.typed}: at column ${t.col} applies to commits only: add type:commit to search commit messages`);
+    if (this.type !== 'commit')
+      fail(
+        `${t.typed}: at column ${t.col} applies to commits only: add type:commit to search commit messages, or quote it ("${t.typed}:${t.value}") to search for the text`,
+      );
   }
 
   private content(pattern: string, regex: boolean, what: string, col: number): QueryNode {
