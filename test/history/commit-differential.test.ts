@@ -1,8 +1,8 @@
 // Differential test of type:commit against git itself: for random words drawn from the
-// commit messages, alone or with author:, committer:, after: and before:, the commits a
-// search finds must be exactly those `git log -F -i --grep=WORD [--author=..]
-// [--committer=..] [--after=..] [--before=..] <indexed refs>` lists. Zero differences is
-// the only pass. Two repositories: a generated one with merges (helpers/history-repo.ts),
+// commit messages (one, or two with AND, OR or NOT), alone or with author:, committer:,
+// after: and before:, the commits a search finds must be exactly those `git log -F -i
+// --grep=WORD [--author=..] [--committer=..] [--after=..] [--before=..] <indexed refs>`
+// lists. Zero differences is the only pass. Two repositories: a generated one with merges (helpers/history-repo.ts),
 // searched through the daemon's path (the history indexed as `trawl index --history` does,
 // HistorySearch routing the query), and a clone of the hono corpus (about 2,800 commits by
 // many people), whose commit records are searched directly. TRAWL_DIFF_SEED /
@@ -62,8 +62,8 @@ function request(query: string): Required<SearchRequest> {
 }
 
 /** git's answer: the ids `git log` lists for the word and filters, over `refs`. */
-function gitLog(repo: string, refs: readonly string[], word: string, filters: Filters): string[] {
-  const args = ['log', '--format=%H', '-F', '-i', `--grep=${word}`];
+function gitLog(repo: string, refs: readonly string[], word: string, filters: Filters, more: string[] = []): string[] {
+  const args = ['log', '--format=%H', '-F', '-i', `--grep=${word}`, ...more];
   if (filters.author !== undefined) args.push(`--author=${filters.author}`);
   if (filters.committer !== undefined) args.push(`--committer=${filters.committer}`);
   if (filters.after !== undefined) args.push(`--after=${gitDate(filters.after)}`);
@@ -86,8 +86,8 @@ function gitDate(s: number): string {
 }
 
 /** The query for the word and filters: the same conditions in the query language. */
-function commitQuery(word: string, f: Filters): string {
-  const parts = ['type:commit', `"${word}"`];
+function commitQuery(word: string, f: Filters, content = `"${word}"`): string {
+  const parts = ['type:commit', content];
   if (f.author !== undefined) parts.push(`author:"${escapeRegex(f.author)}"`);
   if (f.committer !== undefined) parts.push(`committer:"${escapeRegex(f.committer)}"`);
   if (f.after !== undefined) parts.push(`after:${new Date(f.after * 1000).toISOString()}`);
@@ -155,8 +155,24 @@ async function differential(
     const word = r.pick(v.words);
     const found = gitLog(repo, refs, word, {}).map((id) => byId.get(id)!);
     const filters = q < QUERIES / 3 ? {} : randomFilters(r, v, found);
-    const want = gitLog(repo, refs, word, filters).sort();
-    const query = commitQuery(word, filters);
+    // A second word in a third of the queries: both (git's --all-match), either (two
+    // --grep), or the first without the second (git's two answers subtracted).
+    const shape = q % 3 === 2 ? r.pick(['and', 'or', 'not'] as const) : undefined;
+    const other = r.chance(0.5) && found.length > 0 ? r.pick(r.pick(found).message.match(/[A-Za-z_][A-Za-z0-9_]{2,}/g) ?? [word]) : r.pick(v.words);
+    let want: string[];
+    let query: string;
+    if (shape === undefined) {
+      want = gitLog(repo, refs, word, filters);
+      query = commitQuery(word, filters);
+    } else if (shape === 'not') {
+      const without = new Set(gitLog(repo, refs, other, filters));
+      want = gitLog(repo, refs, word, filters).filter((id) => !without.has(id));
+      query = commitQuery(word, filters, `"${word}" -"${other}"`);
+    } else {
+      want = gitLog(repo, refs, word, filters, [`--grep=${other}`, ...(shape === 'and' ? ['--all-match'] : [])]);
+      query = commitQuery(word, filters, shape === 'and' ? `"${word}" "${other}"` : `("${word}" or "${other}")`);
+    }
+    want.sort();
     const got = (await search(query)).sort();
     if (want.length > 0) nonEmpty++;
     if (JSON.stringify(got) !== JSON.stringify(want)) {
