@@ -156,8 +156,9 @@ async function differential(
     const found = gitLog(repo, refs, word, {}).map((id) => byId.get(id)!);
     const filters = q < QUERIES / 3 ? {} : randomFilters(r, v, found);
     // A second word in a third of the queries: both (git's --all-match), either (two
-    // --grep), or the first without the second (git's two answers subtracted).
-    const shape = q % 3 === 2 ? r.pick(['and', 'or', 'not'] as const) : undefined;
+    // --grep), or the first without the second, or without either of two more (git's
+    // answers subtracted).
+    const shape = q % 3 === 2 ? r.pick(['and', 'or', 'not', 'nor'] as const) : undefined;
     const other = r.chance(0.5) && found.length > 0 ? r.pick(r.pick(found).message.match(/[A-Za-z_][A-Za-z0-9_]{2,}/g) ?? [word]) : r.pick(v.words);
     let want: string[];
     let query: string;
@@ -168,6 +169,12 @@ async function differential(
       const without = new Set(gitLog(repo, refs, other, filters));
       want = gitLog(repo, refs, word, filters).filter((id) => !without.has(id));
       query = commitQuery(word, filters, `"${word}" -"${other}"`);
+    } else if (shape === 'nor') {
+      // Neither of two others: a negated OR.
+      const third = r.pick(v.words);
+      const without = new Set(gitLog(repo, refs, other, filters, [`--grep=${third}`]));
+      want = gitLog(repo, refs, word, filters).filter((id) => !without.has(id));
+      query = commitQuery(word, filters, `"${word}" -("${other}" or "${third}")`);
     } else {
       want = gitLog(repo, refs, word, filters, [`--grep=${other}`, ...(shape === 'and' ? ['--all-match'] : [])]);
       query = commitQuery(word, filters, shape === 'and' ? `"${word}" "${other}"` : `("${word}" or "${other}")`);
