@@ -13,8 +13,8 @@
 //     id \0 parents (ids joined by " ") \0 author name \0 author email \0 author date \0
 //     committer name \0 committer email \0 committer date \0 message \0
 //   dates in strict ISO 8601 with the commit's zone offset (git's %aI/%cI); the message as
-//   git gives it (%B, UTF-8) without its final newlines. (No field holds a \0: git makes
-//   no commit with one; a damaged one's would be written as U+FFFD.)
+//   git gives it (%B, UTF-8) without its final newlines. No field holds a \0 (git makes
+//   no commit with one; its output is checked to hold nine fields a commit).
 //
 // An update asks git only for the commits not recorded yet (`git log --no-walk` of their
 // ids) and drops those the refs no longer reach.
