@@ -9,6 +9,8 @@ import { shardFiles } from '../index/manifest.ts';
 import { validateSearchRequest } from '../search/request.ts';
 import { Searcher } from '../search/searcher.ts';
 import { HistorySearch } from '../history/history-search.ts';
+import type { CommitResult } from '../history/commit-results.ts';
+import { planSearch } from '../search/plan-cache.ts';
 import type { SearchResponse } from '../search/types.ts';
 import { escaped } from './format.ts';
 import { UsageError } from './usage.ts';
@@ -57,13 +59,16 @@ export async function searchCommand(argv: string[]): Promise<number> {
   if (searcher.shardCount === 0 && searcher.brokenCount === 0) throw new Error(`nothing is indexed in ${dataDir}: run trawl index PATH first`);
   // Searches at a commit of an indexed history (rev:<commit>, at:<time>) read the history
   // indexes too, on a thread of their own (a search worker serves one searcher per thread).
-  const past = existsSync(historyDataDir(dataDir))
-    ? new HistorySearch(searcher, () => new Searcher({ dataDir: historyDataDir(dataDir), workers: 1, ...(publicUrl ? { baseUrl: publicUrl } : {}) }), dataDir)
-    : undefined;
+  // type:commit searches the histories' commit records, whichever exist (none: no result).
+  const planned = planSearch(req);
+  const past =
+    existsSync(historyDataDir(dataDir)) || planned.plan.type === 'commit'
+      ? new HistorySearch(searcher, () => new Searcher({ dataDir: historyDataDir(dataDir), workers: 1, ...(publicUrl ? { baseUrl: publicUrl } : {}) }), dataDir)
+      : undefined;
   const service = past ?? searcher;
   try {
-    const res = await service.search(req, { brute: values.brute === true });
-    writeStdout(values.json ? `${JSON.stringify(res)}\n` : formatText(res));
+    const res = await service.search(req, { planned, brute: values.brute === true });
+    writeStdout(values.json ? `${JSON.stringify(res)}\n` : planned.plan.type === 'commit' ? formatCommits(res) : formatText(res));
     if (res.stats.crashes > 0) process.stderr.write(`trawl: ${res.stats.crashes} shard(s) failed during the search; results are incomplete\n`);
   } finally {
     await Promise.all([searcher.close(), past?.close()]);
@@ -117,10 +122,38 @@ function formatText(res: SearchResponse): string {
       });
     }
   }
-  const s = res.stats;
-  out.push(
-    `${s.actualMatchCount} match${s.actualMatchCount === 1 ? '' : 'es'} in ${s.fileCount} file${s.fileCount === 1 ? '' : 's'}` +
-      `${res.isSearchExhaustive ? '' : ' (more exist: raise --matches)'} in ${(s.duration / 1e6).toFixed(1)} ms`,
-  );
+  out.push(summary(res, 'file'));
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * type:commit: per commit a line with its repository, id, committer date and author, then
+ * its message's lines that matched, indented, `line:text` (`line-text` for context); a
+ * commit matched by its author or time alone shows its first line.
+ */
+function formatCommits(res: SearchResponse): string {
+  const out: string[] = [];
+  for (const f of res.files as CommitResult[]) {
+    const c = f.commit;
+    out.push(escaped`${f.repository} ${c.id} ${c.committer.date} ${c.author.name} <${c.author.email}>`);
+    if (f.chunks.length === 0) out.push(escaped`    ${c.message.split('\n')[0] ?? ''}`);
+    for (const ch of f.chunks) {
+      const matched = new Set<number>();
+      for (const r of ch.matchRanges) for (let l = r.start.lineNumber; l <= r.end.lineNumber; l++) matched.add(l);
+      ch.content.split('\n').forEach((text, i) => {
+        const line = ch.contentStart.lineNumber + i;
+        out.push(escaped`    ${line}${matched.has(line) ? ':' : '-'}${text}`);
+      });
+    }
+  }
+  out.push(summary(res, 'commit'));
+  return `${out.join('\n')}\n`;
+}
+
+function summary(res: SearchResponse, what: 'file' | 'commit'): string {
+  const s = res.stats;
+  return (
+    `${s.actualMatchCount} match${s.actualMatchCount === 1 ? '' : 'es'} in ${s.fileCount} ${what}${s.fileCount === 1 ? '' : 's'}` +
+    `${res.isSearchExhaustive ? '' : ' (more exist: raise --matches)'} in ${(s.duration / 1e6).toFixed(1)} ms`
+  );
 }

@@ -2,7 +2,8 @@
 // ref of an index kept in the history data dir (index/data-dir.ts historyDataDir), built by
 // the same indexer as the tip index and so with the same guarantees (atomic manifests, a
 // killed run leaving the previous history serving, incremental runs that build only the
-// file versions a new commit brings). Search at a commit: history-search.ts.
+// file versions a new commit brings). Search at a commit: history-search.ts. Beside it, the
+// same commits' records (commit-records.ts), which `type:commit` searches.
 
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -12,6 +13,8 @@ import type { IndexSummary } from '../index/index-summary.ts';
 import { historyDataDir, shardsDir } from '../index/data-dir.ts';
 import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
 import type { GitRef } from '../repos/git.ts';
+import { runGit } from '../repos/git-command.ts';
+import { commitRecordsPath, readCommitRecordsHead, removeCommitRecords, updateCommitRecords } from './commit-records.ts';
 import { indexDiffs, type DiffIndexSummary } from './diff-index.ts';
 import { recordedCommits, removeRecords } from './diff-store.ts';
 import { historySource } from './history-source.ts';
@@ -64,9 +67,41 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
     started,
   );
   if ('commit' in summary) throw new Error('a history index is never packed');
-  // The diff search's records (diff-search.ts), of the same commits.
+  // The records type:commit and type:diff search (commit-records.ts, diff-index.ts), of the same commits.
+  await updateCommitRecords(o.gitDir, commitRecordsPath(o.dataDir, o.repoId), { tips: tipsOf(o), ids: walk.commits, leftOut: walk.leftOut });
   const diffs = await indexDiffs({ dataDir: o.dataDir, repoId: o.repoId, gitDir: o.gitDir, commits: walk.commits, leftOut: walk.leftOut });
   return { ...summary, commits: walk.commits.length, leftOut: walk.leftOut, diffs };
+}
+
+function tipsOf(o: HistoryIndexOptions): string[] {
+  return o.refs.map((r) => r.commit);
+}
+
+/**
+ * The commit records of a history index that is up to date, made when they are missing or
+ * were made for other tips (a run stopped between the index and its records, or records
+ * from before they were kept): the same commits as the walk's (git's topological order,
+ * the newest up to the limit).
+ */
+async function recordsUpToDate(o: HistoryIndexOptions): Promise<void> {
+  const path = commitRecordsPath(o.dataDir, o.repoId);
+  const tips = tipsOf(o);
+  let held: string[] | undefined;
+  try {
+    held = readCommitRecordsHead(path)?.tips;
+  } catch {
+    held = undefined;
+  }
+  if (held !== undefined && held.length === tips.length && held.every((t, i) => t === tips[i])) return;
+  const unique = [...new Set(tips)];
+  const max = o.maxCommits ?? DEFAULT_HISTORY_MAX_COMMITS;
+  const total = Number((await runGit(o.gitDir, ['rev-list', '--count', ...unique, '--'], 1024)).toString('utf8').trim());
+  const out = await runGit(o.gitDir, ['rev-list', '--topo-order', `--max-count=${max}`, ...unique, '--'], 64 * 1024 * 1024);
+  const ids = out
+    .toString('latin1')
+    .split('\n')
+    .filter((l) => l !== '');
+  await updateCommitRecords(o.gitDir, path, { tips, ids, leftOut: total - ids.length });
 }
 
 /**
@@ -86,7 +121,10 @@ export async function syncHistory(o: HistoryIndexOptions & { enabled: boolean })
     const m = loadManifest(root, o.repoId);
     if (m !== undefined && !('unreadable' in m) && m.version === 2 && m.shards.length > 0 && m.sourceStamp === historyStamp(o)) {
       // The diff records too: a run that failed after the index was built left them behind.
-      if (sameSet(recordedCommits(o.dataDir, o.repoId), new Set(m.refs.map((r) => r.commit)))) return 'unchanged';
+      if (sameSet(recordedCommits(o.dataDir, o.repoId), new Set(m.refs.map((r) => r.commit)))) {
+        await recordsUpToDate(o);
+        return 'unchanged';
+      }
     }
   }
   return indexHistory(o);
@@ -111,4 +149,5 @@ function sameSet(a: ReadonlySet<string> | undefined, b: ReadonlySet<string>): bo
 export function retireHistory(dataDir: string, repoId: number): void {
   if (existsSync(shardsDir(historyDataDir(dataDir), repoId))) retireRepository(historyDataDir(dataDir), repoId);
   removeRecords(dataDir, repoId);
+  removeCommitRecords(commitRecordsPath(dataDir, repoId));
 }

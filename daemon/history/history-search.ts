@@ -9,14 +9,15 @@
 // settings.history.maxCommits, or made since the last sync) is searched nowhere: the answer
 // is then not exhaustive.
 //
-// A `type:diff` query searches the histories' diffs instead (diff-service.ts); `history:yes`
+// A `type:diff` query searches the histories' diffs instead (diff-service.ts), a
+// `type:commit` query their commit records (commit-search.ts), never the files; `history:yes`
 // answers where the matches lived in the default branches' histories (history-spans.ts).
 
 import { ServiceError } from '../errors.ts';
 import { AT_PREFIX } from '../query/ast.ts';
 import type { Plan, PlanNode } from '../query/plan.ts';
 import { historyDataDir } from '../index/data-dir.ts';
-import { loadManifest, readAllManifests, readIndexVersion } from '../index/manifest.ts';
+import { loadManifest, readAllManifests, readIndexVersion, type ManifestRepo } from '../index/manifest.ts';
 import { runGit } from '../repos/git-command.ts';
 import { withRepository } from '../repos/git-repo-cache.ts';
 import type { GitRef } from '../repos/git.ts';
@@ -31,6 +32,8 @@ import type { SearchRequest, SearchResponse, SearchStats } from '../search/types
 import { planSearch } from '../search/plan-cache.ts';
 import { parseFile, Searcher } from '../search/searcher.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
+import { commitRecordsPath } from './commit-records.ts';
+import { CommitSearch, commitWire, type CommitAnswer } from './commit-search.ts';
 import { DiffSearch } from './diff-service.ts';
 import { searchSpans } from './history-spans.ts';
 
@@ -61,6 +64,8 @@ interface Indexed {
   sorted: readonly string[];
   /** Its tip index's refs and generation: the names a revision may start from. */
   scope: RevisionScope;
+  /** As its tip index lists it now. */
+  repo: ManifestRepo;
 }
 
 /** How a query's revisions resolved: the history plan to search, if any commit was found. */
@@ -79,6 +84,7 @@ export class HistorySearch implements SearchService {
   private known: { stamp: string; indexed: Indexed[] } | undefined;
   private opened: HistorySearcher | undefined;
   private readonly diffs: DiffSearch;
+  private readonly commits: CommitSearch;
 
   /**
    * `live` searches the tip indexes; `open` makes the searcher of the history data dir, on
@@ -92,6 +98,7 @@ export class HistorySearch implements SearchService {
     baseUrl: string = DEFAULT_BASE_URL,
   ) {
     this.diffs = new DiffSearch(dataDir, baseUrl);
+    this.commits = new CommitSearch(now);
   }
 
   /** Closes the history searcher, if one was opened. */
@@ -113,6 +120,10 @@ export class HistorySearch implements SearchService {
   async search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
     const planned = options.planned ?? planSearch(req);
     if (planned.plan.type === 'diff') return this.diffs.search(req, planned.plan, options);
+    if (planned.plan.type === 'commit') {
+      const a = await this.searchCommits(req, options, planned);
+      return { stats: a.stats, files: a.results, repositoryInfo: a.repositoryInfo, isSearchExhaustive: a.isSearchExhaustive };
+    }
     if (planned.plan.history) {
       const { onChunk, ...rest } = options;
       const wire = await this.spans(req, rest, planned.plan);
@@ -138,6 +149,10 @@ export class HistorySearch implements SearchService {
     const planned = options.planned ?? planSearch(req);
     if (planned.plan.type === 'diff') return this.diffs.searchWire(req, planned.plan, options);
     if (planned.plan.history) return this.spans(req, options, planned.plan);
+    if (planned.plan.type === 'commit') {
+      const a = await this.searchCommits(req, options, planned);
+      return { stats: a.stats, files: commitWire(a.results), repositoryInfo: a.repositoryInfo, isSearchExhaustive: a.isSearchExhaustive };
+    }
     const route = await this.route(planned.plan);
     const live = await this.live.searchWire(req, { ...options, planned });
     if (route === undefined) return live;
@@ -157,6 +172,12 @@ export class HistorySearch implements SearchService {
   private spans(req: Required<SearchRequest>, options: SearchOptions, plan: Plan): Promise<WireResponse> {
     const repos = this.indexed().map((r) => ({ repoId: r.repoId, source: r.source, tip: r.scope.indexed.refs[0]!.commit, commits: r.commits }));
     return searchSpans(req, options, plan, { repos, history: this.history, parse: parseFile });
+  }
+
+  /** A type:commit query over the repositories with a history. */
+  private searchCommits(req: Required<SearchRequest>, options: SearchOptions, planned: PlannedSearch): Promise<CommitAnswer> {
+    const sources = this.indexed().map((r) => ({ repoId: r.repoId, repo: r.repo, path: commitRecordsPath(this.dataDir, r.repoId) }));
+    return this.commits.search({ plan: planned.plan, matches: req.matches, shape: this.live.shapeOptions(req), planNs: planned.planNs }, sources, options);
   }
 
   /**
@@ -233,6 +254,7 @@ export class HistorySearch implements SearchService {
         commits: new Set(m.refs.map((r) => r.commit)),
         sorted: m.refs.map((r) => r.commit).sort(),
         scope: { defaultRef: refs[0]!.name, label: m.repo.name, indexed: { refs, generation: tip.generation } },
+        repo: tip.repo ?? m.repo,
       });
     }
     this.known = { stamp, indexed };

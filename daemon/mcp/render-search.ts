@@ -55,7 +55,13 @@ export function renderSearch(answer: SearchResponse, args: { matches: number; co
 /** A file's matches: `line: text` for lines with a match, `line- text` for context, `--` between chunks. */
 function fileLines(f: FileResult): string[] {
   const count = f.fileName.matchRanges.length + f.chunks.reduce((n, c) => n + c.matchRanges.length, 0);
-  const lines = [fileHeader(f.repository, f.fileName.text, `${f.language || 'unknown language'}; ${plural(count, 'match', 'matches')}`)];
+  // A type:commit result: the commit instead of a file, its first line when no line matched.
+  const c = f.commit;
+  const lines =
+    c === undefined
+      ? [fileHeader(f.repository, f.fileName.text, `${f.language || 'unknown language'}; ${plural(count, 'match', 'matches')}`)]
+      : [`## repo=${f.repository} commit=${c.id}  (${c.author.name} <${c.author.email}>, ${c.committer.date}; ${plural(count, 'match', 'matches')})`];
+  if (c !== undefined && f.chunks.length === 0) lines.push(`1- ${clip(c.message.split('\n')[0] ?? '')}`);
   if (f.fileName.matchRanges.length > 0) lines.push('(the path matches)');
   f.chunks.forEach((chunk, i) => {
     if (i > 0) lines.push('--');

@@ -23,7 +23,17 @@ export type QueryNode =
    */
   | { type: 'branch'; glob: string }
   | { type: 'archived' | 'fork'; value: 'yes' | 'no' | 'only' }
-  | { type: 'visibility'; value: 'public' | 'private' | 'any' };
+  | { type: 'visibility'; value: 'public' | 'private' | 'any' }
+  /** type:commit only. pattern: an RE2 expression matched case-insensitively against "Name <email>". */
+  | { type: 'author' | 'committer'; pattern: string }
+  /**
+   * type:commit only. time: the text as written (checked by the parser), resolved when the
+   * search runs (a relative time counts back from then); compared with the committer time.
+   */
+  | { type: 'after' | 'before'; time: string };
+
+/** What a query searches (`type:`): files (the default) or the commits of indexed histories. */
+export type SearchType = 'file' | 'commit';
 
 /**
  * How `at:<time>` reads in a branch node's glob: the default branch's commit at that time,
@@ -60,6 +70,12 @@ export function queryToString(node: QueryNode): string {
     case 'fork':
     case 'visibility':
       return `(${node.type} ${node.value})`;
+    case 'author':
+    case 'committer':
+      return `(${node.type} ${q(node.pattern)})`;
+    case 'after':
+    case 'before':
+      return `(${node.type} ${q(node.time)})`;
   }
 }
 

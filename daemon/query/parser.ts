@@ -64,6 +64,13 @@
 //   branch's history the query's matches lived (the caller answers it: history/); like
 //   context: it applies to the whole query, stands outside parentheses, is not negated,
 //   and appears once. history:no is the default.
+// - type: what the query searches: `file` (the default), `commit` (the commit messages of
+//   the indexed histories) or `diff` (the lines commits added or removed; select: added or
+//   removed narrows it), searched by the caller. Like context: it applies to the whole
+//   query: outside parentheses, not negated, at most once, removed from the tree. author:,
+//   committer: (RE2 regexes over "Name <email>", case-insensitive) and after:, before: (a
+//   time, as at: takes it, kept as written) are valid only with type:commit; file:, lang:,
+//   sym:, branch: and at: are not (a commit has no files and is no revision to search at).
 // - `-archived:`, `-fork:`, `-visibility:` are errors (use the other values instead);
 //   they may appear inside a negated group, where they are ordinary predicates.
 // - Groups nest at most MAX_NESTING (100) deep; deeper is an error, not a stack overflow.
@@ -75,7 +82,7 @@
 import RE2 from 're2';
 import { CONTEXT_NAME, CONTEXT_NAME_RULE, GLOBAL_CONTEXT } from '../config/contexts.ts';
 import { isKnownLanguage } from '../index/language-names.ts';
-import { AT_PREFIX, type QueryNode } from './ast.ts';
+import { AT_PREFIX, type QueryNode, type SearchType } from './ast.ts';
 import { parseHistoryDate } from '../repos/history-dates.ts';
 import { MAX_QUERY_REGEX_COST, MAX_REGEX_COST, patternCost } from './regex-cost.ts';
 import { fail, tokenize, type Token } from './tokens.ts';
@@ -95,8 +102,8 @@ export interface ParsedQuery {
   root: QueryNode;
   /** The context's name, lower case; GLOBAL_CONTEXT for `context:global`; undefined when the query names none. */
   context?: string;
-  /** `type:diff`: the query finds diff lines, not files; absent for `type:file` or no type:. */
-  type?: 'diff';
+  /** `type:diff` (diff lines) or `type:commit` (commit messages); absent for files (`type:file` or no type:). */
+  type?: 'diff' | 'commit';
   /** `select:` of a diff query: only added or only removed lines. */
   select?: 'added' | 'removed';
   /** `history:yes`: where in the default branch's history the matches lived (history/history-spans.ts). */
@@ -113,19 +120,25 @@ export function parseSearchQuery(input: string, options: ParseOptions): ParsedQu
   const mode = caseMode(tokens, options.caseSensitive);
   const context = contextOf(tokens);
   const kind = resultKind(tokens);
-  const parser = new Parser(tokens, options.regex, mode);
+  const type: SearchType = kind.type === 'commit' ? 'commit' : 'file';
+  const parser = new Parser(tokens, options.regex, mode, type);
   const node = parser.parseOr();
   const end = parser.peek();
   if (end.kind !== 'eof') fail(`unexpected ")" at column ${end.col}`); // not produced by the tokenizer
   if (node === null) {
-    const only = context === undefined ? 'case: only sets case sensitivity' : 'context: only chooses the repositories to search';
+    const only =
+      context !== undefined
+        ? 'context: only chooses the repositories to search'
+        : kind.type !== undefined
+          ? 'type: only chooses what to search'
+          : 'case: only sets case sensitivity';
     fail(`the query is empty: ${only}, add something to search for`);
   }
   checkSize(node);
   return { root: node, ...(context === undefined ? {} : { context }), ...kind };
 }
 
-/** A whole-query filter's one token (type:, select:): outside parentheses, not negated, at most once. */
+/** A whole-query filter's one token (type:, select:, history:): outside parentheses, not negated, at most once. */
 function wholeQueryFilter(tokens: Token[], name: 'type' | 'select' | 'history'): FilterToken | undefined {
   let found: FilterToken | undefined;
   let depth = 0;
@@ -146,14 +159,23 @@ function resultKind(tokens: Token[]): Pick<ParsedQuery, 'type' | 'select' | 'his
   const type = wholeQueryFilter(tokens, 'type');
   const select = wholeQueryFilter(tokens, 'select');
   const history = wholeQueryFilter(tokens, 'history');
-  const kind = type === undefined ? 'file' : enumValue(type, ['file', 'diff'] as const);
+  const kind = type === undefined ? 'file' : typeValue(type);
   if (history !== undefined && enumValue(history, ['yes', 'no'] as const) === 'yes') {
-    if (kind === 'diff') fail(`history:yes at column ${history.col} dates the lines of files: type:diff results are commits already`);
+    if (kind !== 'file') fail(`history:yes at column ${history.col} dates the matches of files: type:${kind} results are commits already`);
     return { history: true };
   }
-  if (select === undefined) return kind === 'diff' ? { type: 'diff' } : {};
+  if (select === undefined) return kind === 'file' ? {} : { type: kind };
   if (kind !== 'diff') fail(`select: at column ${select.col} chooses lines of a diff: it needs type:diff`);
   return { type: 'diff', select: enumValue(select, ['added', 'removed'] as const) };
+}
+
+/** type:'s value; an unknown one may well be text (`type:string` in TypeScript): the error says how to search for it. */
+function typeValue(t: FilterToken): 'file' | 'diff' | 'commit' {
+  const value = t.value.toLowerCase();
+  if (value === 'file' || value === 'diff' || value === 'commit') return value;
+  return fail(
+    `unknown value ${JSON.stringify(t.value)} for type: at column ${t.col}, expected file, diff or commit (quote it, "type:${t.value}", to search for the text)`,
+  );
 }
 
 /**
@@ -221,6 +243,9 @@ function contextOf(tokens: Token[]): string | undefined {
   return name;
 }
 
+/** Filters that make no sense for commits: a commit has no files, and is not a revision to search at. */
+const NOT_FOR_COMMITS: ReadonlySet<string> = new Set(['file', 'lang', 'sym', 'branch', 'at']);
+
 function enumValue<V extends string>(t: FilterToken, allowed: readonly V[]): V {
   const v = t.value.toLowerCase();
   const hit = allowed.find((a) => a === v);
@@ -242,6 +267,7 @@ class Parser {
     private readonly tokens: Token[],
     private readonly regexMode: boolean,
     private readonly mode: CaseMode,
+    private readonly type: SearchType,
   ) {}
 
   peek(): Token {
@@ -312,6 +338,8 @@ class Parser {
 
   private filter(t: FilterToken): QueryNode | null {
     const v = t.value;
+    if (this.type === 'commit' && NOT_FOR_COMMITS.has(t.name))
+      fail(`${t.typed}: at column ${t.col} does not apply to type:commit: a commit's message, author, committer and time are what it searches`);
     switch (t.name) {
       case 'content':
         return this.content(v, this.regexMode, `${t.typed}:`, t.col);
@@ -347,12 +375,33 @@ class Parser {
       case 'select':
       case 'history':
         return null; // already applied (resultKind)
+      case 'author':
+      case 'committer':
+        this.commitsOnly(t);
+        this.checkRegex(v, `${t.typed}:`, t.col);
+        return { type: t.name, pattern: v };
+      case 'after':
+      case 'before':
+        this.commitsOnly(t);
+        try {
+          parseHistoryDate(v, `${t.typed}:`, Date.now());
+        } catch (err) {
+          fail(`${(err as Error).message} (at column ${t.col})`);
+        }
+        return { type: t.name, time: v };
       case 'archived':
       case 'fork':
         return { type: t.name, value: enumValue(t, ['yes', 'no', 'only'] as const) };
       case 'visibility':
         return { type: 'visibility', value: enumValue(t, ['public', 'private', 'any'] as const) };
     }
+  }
+
+  private commitsOnly(t: FilterToken): void {
+    if (this.type !== 'commit')
+      fail(
+        `${t.typed}: at column ${t.col} applies to commits only: add type:commit to search commit messages, or quote it ("${t.typed}:${t.value}") to search for the text`,
+      );
   }
 
   private content(pattern: string, regex: boolean, what: string, col: number): QueryNode {

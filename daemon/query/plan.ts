@@ -68,6 +68,12 @@ export function planQuery(req: QueryRequest): Plan {
         return { op: n.type, value: n.value };
       case 'visibility':
         return { op: 'visibility', value: n.value };
+      case 'author':
+      case 'committer':
+        return { op: n.type, pattern: n.pattern };
+      case 'after':
+      case 'before':
+        return { op: n.type, time: n.time };
     }
   };
   const root = build(ast);

@@ -44,7 +44,10 @@ export type PlanNode =
   | { op: 'lang'; language: string }
   | { op: 'branch'; glob: string }
   | { op: 'archived' | 'fork'; value: 'yes' | 'no' | 'only' }
-  | { op: 'visibility'; value: 'public' | 'private' | 'any' };
+  | { op: 'visibility'; value: 'public' | 'private' | 'any' }
+  /** Commit filters (type:commit, history/commit-match.ts): never in a plan of files. */
+  | { op: 'author' | 'committer'; pattern: string }
+  | { op: 'after' | 'before'; time: string };
 
 export interface Plan {
   root: PlanNode;
@@ -57,8 +60,11 @@ export interface Plan {
    * the repositories to search; the workers never read it. Absent when the query names none.
    */
   context?: string;
-  /** `type:diff` (parser.ts): the history's diff lines are searched (history/diff-search.ts), not files. */
-  type?: 'diff';
+  /**
+   * `type:diff` (parser.ts): the history's diff lines are searched (history/diff-search.ts);
+   * `type:commit`: the commits of indexed histories (history/commit-search.ts). Absent: files.
+   */
+  type?: 'diff' | 'commit';
   /** `select:` of a diff query: only added or only removed lines. */
   select?: 'added' | 'removed';
   /** `history:yes` (parser.ts): the caller answers where the matches lived in the default branch's history (history/history-spans.ts). */

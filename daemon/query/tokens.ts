@@ -28,7 +28,11 @@ export type FilterName =
   | 'regex'
   | 'context'
   | 'type'
-  | 'select';
+  | 'select'
+  | 'author'
+  | 'committer'
+  | 'after'
+  | 'before';
 
 /** What a user may type before the colon, and the filter it means. */
 export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, FilterName>([
@@ -53,6 +57,10 @@ export const FILTER_PREFIXES: ReadonlyMap<string, FilterName> = new Map<string, 
   ['context', 'context'],
   ['type', 'type'],
   ['select', 'select'],
+  ['author', 'author'],
+  ['committer', 'committer'],
+  ['after', 'after'],
+  ['before', 'before'],
 ]);
 
 export type Token =

@@ -38,6 +38,11 @@ export function fileWebUrlPrefix(baseUrl: string, repoName: string, branch: stri
   return `${baseUrl}/${encodePath(repoName)}/-/blob/${encodeURIComponent(branch)}/`;
 }
 
+/** The web UI's page of one commit: `<base>/<repoName>/-/commit/<id>` (web/app/route.ts commitUrl). */
+export function commitWebUrl(baseUrl: string, repoName: string, id: string): string {
+  return `${baseUrl}/${encodePath(repoName)}/-/commit/${encodeURIComponent(id)}`;
+}
+
 /**
  * Whether `url` may be served as a link to a code host's page: an absolute http: or https:
  * URL with a host. What a host reports is not trusted: a `javascript:` or `data:` URL in a

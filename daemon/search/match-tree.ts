@@ -78,6 +78,12 @@ function bind(n: PlanNode, f: ShardFacts, branch: string): Tree {
       const i = f.languages.indexOf(n.language);
       return i < 0 ? FALSE : { op: 'lang', lang: i };
     }
+    case 'author':
+    case 'committer':
+    case 'after':
+    case 'before':
+      // The parser allows them with type:commit only, which the history's commit search answers.
+      throw new Error(`a ${n.op}: filter reached a search of files`);
   }
 }
 

@@ -61,13 +61,13 @@ export interface CommitPerson {
   date: string;
 }
 
-/** The commit of a diff result. */
+/** The commit of a diff or commit result. */
 export interface CommitInfo {
   id: string;
   parents: string[];
   author: CommitPerson;
   committer: CommitPerson;
-  /** The whole message. */
+  /** The message (a commit result's: without its final newlines). */
   message: string;
 }
 
@@ -93,7 +93,11 @@ export interface FileResult {
   contentTruncated?: true;
   /** A `history:yes` answer: where in the default branch's history the file held matches (history/history-spans.ts). */
   history?: MatchHistory;
-  /** A diff result's commit (`type:diff`); `branches` is then empty and `webUrl` the commit's page. */
+  /**
+   * The commit of a `type:diff` result (whose chunks are hunks of its diff: `diff`) or of a
+   * `type:commit` result (whose chunks are lines of its message); `branches` is then empty
+   * and `webUrl` the commit's page.
+   */
   commit?: CommitInfo;
   diff?: DiffInfo;
 }

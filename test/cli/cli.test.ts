@@ -9,6 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../helpers/corpus.ts';
+import { TestRepo } from '../helpers/git.ts';
 
 const TRAWL = fileURLToPath(new URL('../../bin/trawl.js', import.meta.url));
 
@@ -137,6 +138,29 @@ test('a corrupt shard is reported in crashes and the other shards still answer',
       ['other'],
     );
     assert.match(res.stderr, /1 shard\(s\) failed/);
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test('search type:commit prints each matching commit: repository, id, date, author, then its matching lines', () => {
+  const dir = tempDir('cli-commits');
+  try {
+    const src = join(dir.path, 'proj');
+    const repo = TestRepo.init(src);
+    repo.commit({ 'a.c': 'int a;\n' }, 'Add a\n\nFixes the widget crash.', { author: 'Ann Author <ann@example.com>', date: '2024-01-02T03:04:05Z' });
+    const second = repo.commit({ 'b.c': 'int b;\n' }, 'Fix the widget again', { author: 'Bob <bob@example.com>', date: '2024-02-02T03:04:05Z' });
+    const data = join(dir.path, 'data');
+    const indexed = trawl(['index', '--history', src], data);
+    assert.equal(indexed.status, 0, indexed.stderr);
+    const res = trawl(['search', 'type:commit widget author:bob'], data);
+    assert.equal(res.status, 0, res.stderr);
+    const lines = res.stdout.split('\n');
+    assert.deepEqual(lines.slice(0, 2), [`proj ${second} 2024-02-02T03:04:05+00:00 Bob <bob@example.com>`, '    1:Fix the widget again']);
+    assert.match(lines[2]!, /^1 match in 1 commit in [\d.]+ ms$/);
+    assert.equal(lines.length, 4);
+    const body = trawl(['search', 'type:commit widget', '--context', '1'], data).stdout;
+    assert.match(body, /\n {4}2-\n {4}3:Fixes the widget crash\.\n/);
   } finally {
     dir.cleanup();
   }

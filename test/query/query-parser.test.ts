@@ -6,7 +6,7 @@ import { parseQuery, parseSearchQuery, regexHasUpper } from '../../daemon/query/
 import { planQuery } from '../../daemon/query/plan.ts';
 import { FILTER_PREFIXES } from '../../daemon/query/tokens.ts';
 
-/** `context`: the search context the query names (undefined: none); `kind`: its type: and select: ("diff", "diff/added"; undefined: files). */
+/** `context`: the search context the query names (undefined: none); `kind`: its type: and select: ("diff", "diff/added", "commit"; "history" for history:yes; undefined: files). */
 type Row = { input: string; regex?: boolean; caseSensitive?: boolean } & ({ want: string; context?: string; kind?: string } | { error: RegExp });
 
 const rows: Row[] = [
@@ -218,7 +218,6 @@ const rows: Row[] = [
   { input: 'select:Removed "a b" type:diff -file:test', want: '(and (content "a b") (not (file "test")))', kind: 'diff/removed' },
   { input: 'type:diff select:removed a or b', want: '(or (content "a") (content "b"))', kind: 'diff/removed' },
   { input: '"type:diff" foo', want: '(and (content "type:diff") (content "foo"))' },
-  { input: 'type:commit foo', error: /^unknown value "commit" for type: at column 1, expected file or diff$/ },
   { input: 'select:added foo', error: /^select: at column 1 chooses lines of a diff: it needs type:diff$/ },
   { input: 'type:file select:added foo', error: /^select: at column 11 chooses lines of a diff: it needs type:diff$/ },
   { input: 'type:diff select:both foo', error: /^unknown value "both" for select: at column 11, expected added or removed$/ },
@@ -226,10 +225,55 @@ const rows: Row[] = [
   { input: 'type:diff (select:added foo)', error: /^select: at column 12 is inside parentheses/ },
   { input: 'foo history:yes', want: '(content "foo")', kind: 'history' },
   { input: 'history:NO foo', want: '(content "foo")' },
-  { input: 'type:diff history:yes foo', error: /^history:yes at column 11 dates the lines of files: type:diff results are commits already$/ },
+  { input: 'type:diff history:yes foo', error: /^history:yes at column 11 dates the matches of files: type:diff results are commits already$/ },
+  { input: 'type:commit history:yes foo', error: /^history:yes at column 13 dates the matches of files: type:commit results are commits already$/ },
   { input: 'foo history:maybe', error: /^unknown value "maybe" for history: at column 5, expected yes or no$/ },
   { input: 'type:diff foo type:file', error: /^a query has at most one type:, at column 1 and again at column 15$/ },
   { input: 'context: foo', error: /^empty value for context: at column 1$/ },
+  // --- type: what the query searches; the commit filters
+  { input: 'type:file foo', want: '(content "foo")' },
+  { input: 'TYPE:x', want: '(content "TYPE:x")' },
+  { input: 'type:commit fix', want: '(content "fix")', kind: 'commit' },
+  { input: 'type:Commit "fix bug" -wip', want: '(and (content "fix bug") (not (content "wip")))', kind: 'commit' },
+  { input: 'fix type:commit repo:hono', want: '(and (content "fix") (repo "hono"))', kind: 'commit' },
+  { input: 'type:commit author:alice', want: '(author "alice")', kind: 'commit' },
+  {
+    input: 'type:commit Fix author:"Alice B" committer:@example\\.com',
+    want: '(and (content "Fix") (author "Alice B") (committer "@example\\\\.com"))',
+    kind: 'commit',
+  },
+  { input: 'type:commit fix (author:a or -committer:b)', want: '(and (content "fix") (or (author "a") (not (committer "b"))))', kind: 'commit' },
+  {
+    input: 'type:commit after:2024-01-01 before:"2024-06-01T12:00:00Z" x',
+    want: '(and (after "2024-01-01") (before "2024-06-01T12:00:00Z") (content "x"))',
+    kind: 'commit',
+  },
+  { input: 'type:commit after:"3 days ago" fix', want: '(and (after "3 days ago") (content "fix"))', kind: 'commit' },
+  { input: 'type:commit regex:^Merge', want: '(content re "^Merge")', kind: 'commit' },
+  { input: 'type:commit case:yes Fix context:web', want: '(content case "Fix")', kind: 'commit', context: 'web' },
+  {
+    input: 'type:string foo',
+    error: /^unknown value "string" for type: at column 1, expected file, diff or commit \(quote it, "type:string", to search for the text\)$/,
+  },
+  { input: '"type:string" "author:x"', want: '(and (content "type:string") (content "author:x"))' },
+  { input: 'type:commit', error: /^the query is empty: type: only chooses what to search, add something to search for$/ },
+  { input: 'type:commit a type:file', error: /^a query has at most one type:, at column 1 and again at column 15$/ },
+  { input: 'a -type:commit', error: /^-type: cannot be negated \(column 3\)/ },
+  { input: 'a (type:commit b)', error: /^type: at column 4 is inside parentheses/ },
+  {
+    input: 'author:alice foo',
+    error: /^author: at column 1 applies to commits only: add type:commit to search commit messages, or quote it \("author:alice"\) to search for the text$/,
+  },
+  { input: 'foo committer:bob', error: /^committer: at column 5 applies to commits only/ },
+  { input: 'type:file after:2024-01-01 foo', error: /^after: at column 11 applies to commits only/ },
+  { input: 'foo before:yesterday', error: /^before: at column 5 applies to commits only/ },
+  { input: 'type:commit after:someday foo', error: /^after: must be an ISO 8601 date .* \(at column 13\)$/ },
+  { input: 'type:commit author:a( foo', error: /^invalid regular expression in author: "a\(" at column 13/ },
+  { input: 'type:commit file:x foo', error: /^file: at column 13 does not apply to type:commit/ },
+  { input: 'type:commit foo lang:go', error: /^lang: at column 17 does not apply to type:commit/ },
+  { input: 'type:commit foo rev:v1', error: /^rev: at column 17 does not apply to type:commit/ },
+  { input: 'type:commit foo at:yesterday', error: /^at: at column 17 does not apply to type:commit/ },
+  { input: 'type:commit sym:main', error: /^sym: at column 13 does not apply to type:commit/ },
   // --- errors: or, empty, values
   { input: '', error: /^the query is empty/ },
   { input: ' \t\n ', error: /^the query is empty/ },
@@ -408,6 +452,12 @@ function render(n: QueryNode): string {
       return `lang:${quote(n.language.toLowerCase())}`;
     case 'branch':
       return `branch:${quote(n.glob)}`;
+    case 'author':
+    case 'committer':
+      return `${n.type}:${quote(n.pattern)}`;
+    case 'after':
+    case 'before':
+      return `${n.type}:${quote(n.time)}`;
     default:
       return `${n.type}:${n.value}`;
   }

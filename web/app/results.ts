@@ -2,10 +2,11 @@
 // branches (a commit of a history search: its short id) and language, then, for a
 // `history:yes` search, the spans of the default branch's history during which the file
 // held matches (each end a link to its commit), then its chunks with line numbers and the
-// matches marked. Links go to the file view at the result's webUrl, with the matched lines
-// to highlight (?hl=) and the line to land on (#L<n>).
+// matches marked (a type:commit or type:diff result: the commit, then its message lines or
+// hunks that matched). Links go to the file view at the result's webUrl, with the matched
+// lines to highlight (?hl=) and the line to land on (#L<n>).
 
-import type { CommitRef, FileResult } from '../../daemon/search/types.ts';
+import type { CommitInfo, CommitRef, FileResult } from '../../daemon/search/types.ts';
 import { h } from './dom.ts';
 import { commitUrl } from './route.ts';
 import { formatHighlights, pieces, spansByLine } from './ranges.ts';
@@ -33,6 +34,7 @@ export function fileLink(f: FileResult, line?: number): string {
 }
 
 export function renderResult(f: FileResult, index: number): HTMLElement {
+  if (f.commit) return renderCommit(f, f.commit, index);
   const nameSpans = f.fileName.matchRanges.length > 0 ? spansByLine([f.fileName.text], 1, f.fileName.matchRanges).get(1) : undefined;
   const path = pieces(f.fileName.text, nameSpans).map((p) => (p.marked ? h('mark', {}, p.text) : p.text));
   const n = matchCount(f);
@@ -103,6 +105,28 @@ function renderHistory(f: FileResult): HTMLElement {
   );
 }
 
+/**
+ * A type:commit result: the commit (short id and first line, linked to its page), its
+ * repository, author and date, then the message lines that matched.
+ */
+function renderCommit(f: FileResult, c: CommitInfo, index: number): HTMLElement {
+  const n = matchCount(f);
+  return h(
+    'li',
+    { class: 'result commit-result', 'data-index': index },
+    h(
+      'div',
+      { class: 'result-head' },
+      h('a', { class: 'path', href: f.webUrl, 'data-result-link': true }, h('span', { class: 'sha' }, c.id.slice(0, 10)), ' ', c.message.split('\n')[0] ?? ''),
+      h('span', { class: 'repo', title: 'repository' }, f.repository),
+      h('span', { class: 'author', title: c.author.email }, c.author.name),
+      h('span', { class: 'date', title: `committed ${c.committer.date}` }, c.committer.date.slice(0, 10)),
+      h('span', { class: 'count' }, `${n} ${n === 1 ? 'match' : 'matches'}`),
+    ),
+    f.chunks.map((ch) => renderChunk(f, ch)),
+  );
+}
+
 function renderChunk(f: FileResult, c: FileResult['chunks'][number]): HTMLElement {
   const lines = c.content.split('\n');
   const first = c.contentStart.lineNumber;
@@ -113,7 +137,8 @@ function renderChunk(f: FileResult, c: FileResult['chunks'][number]): HTMLElemen
     return h(
       'tr',
       { class: marks ? 'hit' : undefined },
-      h('td', { class: 'ln' }, h('a', { href: fileLink(f, n), tabindex: -1, 'aria-label': `line ${n}` }, n)),
+      // A commit's message lines link to the commit's page.
+      h('td', { class: 'ln' }, h('a', { href: f.commit ? f.webUrl : fileLink(f, n), tabindex: -1, 'aria-label': `line ${n}` }, n)),
       h(
         'td',
         { class: 'code' },

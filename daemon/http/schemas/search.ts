@@ -41,14 +41,6 @@ const COMMIT_REF = {
   additionalProperties: false,
 } as const;
 
-/** A commit's author or committer (a `type:diff` result's commit). */
-const COMMIT_PERSON = {
-  type: 'object',
-  properties: { name: { type: 'string' }, email: { type: 'string' }, date: { type: 'string', description: 'ISO 8601, with its offset.' } },
-  required: ['name', 'email', 'date'],
-  additionalProperties: false,
-} as const;
-
 /** A range of a file result (docs/http-api.md 2.6). */
 const RANGE = {
   type: 'object',
@@ -123,19 +115,7 @@ const FILE_RESULT = {
       required: ['spans', 'changes'],
       additionalProperties: false,
     },
-    commit: {
-      type: 'object',
-      description: 'A `type:diff` result: the commit whose diff holds the matching lines.',
-      properties: {
-        id: { type: 'string' },
-        parents: { type: 'array', items: { type: 'string' } },
-        author: COMMIT_PERSON,
-        committer: COMMIT_PERSON,
-        message: { type: 'string' },
-      },
-      required: ['id', 'parents', 'author', 'committer', 'message'],
-      additionalProperties: false,
-    },
+    commit: ref('CommitInfo'),
     diff: {
       type: 'object',
       description: 'A `type:diff` result: the diff its chunks come from, of the commit against `parent` (null: a root commit, against the empty tree).',
@@ -151,6 +131,34 @@ const FILE_RESULT = {
   required: ['fileName', 'webUrl', 'repository', 'repositoryId', 'language', 'chunks', 'branches'],
   additionalProperties: false,
 } as const;
+
+/** A `type:commit` result's commit (docs/http-api.md 2.4). */
+const COMMIT_SCHEMAS: Record<string, JsonSchema> = {
+  CommitPerson: {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      email: { type: 'string' },
+      date: { type: 'string', description: 'ISO 8601 with the offset of the zone the commit was made in.' },
+    },
+    required: ['name', 'email', 'date'],
+    additionalProperties: false,
+  },
+  CommitInfo: {
+    type: 'object',
+    description:
+      '**trawl adds**: the commit a `type:commit` result is (docs/query-language.md, "Searching commit messages": its `chunks` are lines of `message`, their ranges in message coordinates), or whose diff a `type:diff` result comes from (its `chunks` are hunks of that diff: `diff`).',
+    properties: {
+      id: { type: 'string' },
+      parents: { type: 'array', items: { type: 'string' } },
+      author: ref('CommitPerson'),
+      committer: ref('CommitPerson'),
+      message: { type: 'string', description: 'The full message (a `type:commit` result: without its final newline).' },
+    },
+    required: ['id', 'parents', 'author', 'committer', 'message'],
+    additionalProperties: false,
+  },
+};
 
 export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
   return {
@@ -210,6 +218,7 @@ export function searchSchemas(maxMatches: number): Record<string, JsonSchema> {
     },
     Chunk: CHUNK,
     FileResult: FILE_RESULT,
+    ...COMMIT_SCHEMAS,
     StreamedFile: {
       ...FILE_RESULT,
       description:
