@@ -121,7 +121,7 @@ test('matches bounds the match ranges: a cut answer is not exhaustive', async ()
 });
 
 test('the commit filters without type:commit, and unknown types, are 400 FAILED_TO_PARSE_QUERY', async () => {
-  for (const query of ['author:bea readme', 'widget after:2020-01-01', 'type:diff widget']) {
+  for (const query of ['author:bea readme', 'widget after:2020-01-01', 'type:tree widget']) {
     const a = await search({ query, matches: 10 });
     assert.equal(a.status, 400, query);
     assert.equal(a.json.errorCode, 'FAILED_TO_PARSE_QUERY', query);
