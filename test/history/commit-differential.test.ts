@@ -9,7 +9,6 @@
 // TRAWL_DIFF_QUERIES vary it.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { commitRecordsPath, readCommitRecords, updateCommitRecords, type CommitRecord } from '../../daemon/history/commit-records.ts';
@@ -26,10 +25,10 @@ import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts'
 import { prng, tempDir } from '../helpers/corpus.ts';
 import { git } from '../helpers/git.ts';
 import { makeHistoryRepo } from '../helpers/history-repo.ts';
+import { cloneCorpus, corpusSkip } from '../helpers/real-history.ts';
 
 const SEED = Number(process.env.TRAWL_DIFF_SEED ?? 20261128);
 const QUERIES = Number(process.env.TRAWL_DIFF_QUERIES ?? 60);
-const HONO = '/work/corp/hono';
 
 const dir = tempDir('commit-diff');
 const gen = join(dir.path, 'gen');
@@ -210,8 +209,8 @@ test('type:commit over a generated history finds what git log --grep finds', asy
   );
 });
 
-test('type:commit over a clone of hono finds what git log --grep finds', { skip: !existsSync(HONO) && 'no hono corpus' }, async () => {
-  git(dir.path, 'clone', '-q', '--no-hardlinks', HONO, hono);
+test('type:commit over a clone of hono finds what git log --grep finds', { skip: corpusSkip('hono') }, async () => {
+  assert.equal(cloneCorpus('hono', dir.path), hono);
   const tips = [git(hono, 'rev-parse', 'HEAD').trim()];
   const ids = git(hono, 'rev-list', '--topo-order', ...tips, '--')
     .trim()
