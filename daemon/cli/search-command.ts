@@ -113,6 +113,16 @@ function formatText(res: SearchResponse): string {
   const out: string[] = [];
   for (const f of res.files) {
     const where = escaped`${f.repository}/${f.fileName.text}`;
+    // A type:diff result: its commit first; a history:yes result: when the file held matches.
+    if (f.commit) out.push(escaped`${where}: commit ${f.commit.id} ${f.commit.committer.date} ${f.commit.author.name}`);
+    if (f.history) {
+      const spans = f.history.spans.map(
+        (s) =>
+          `from ${s.appeared.id.slice(0, 10)} (${s.appeared.date.slice(0, 10)}) ${s.gone ? `until ${s.gone.id.slice(0, 10)} (${s.gone.date.slice(0, 10)})` : 'until now'}`,
+      );
+      const n = f.history.changes.length;
+      out.push(`${where}: held matches ${spans.join(', ')}; ${n} ${n === 1 ? 'change' : 'changes'}`);
+    }
     for (const c of f.chunks) {
       const matched = new Set<number>();
       for (const r of c.matchRanges) for (let l = r.start.lineNumber; l <= r.end.lineNumber; l++) matched.add(l);

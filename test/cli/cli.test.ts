@@ -161,6 +161,11 @@ test('search type:commit prints each matching commit: repository, id, date, auth
     assert.equal(lines.length, 4);
     const body = trawl(['search', 'type:commit widget', '--context', '1'], data).stdout;
     assert.match(body, /\n {4}2-\n {4}3:Fixes the widget crash\.\n/);
+    // A diff result names its commit; a history:yes result says when the file held matches.
+    const diff = trawl(['search', 'type:diff case:yes "int b"'], data).stdout.split('\n');
+    assert.deepEqual(diff.slice(0, 2), [`proj/b.c: commit ${second} 2024-02-02T03:04:05+00:00 Bob`, 'proj/b.c:1:+int b;']);
+    const spans = trawl(['search', 'history:yes "int a"'], data).stdout.split('\n');
+    assert.match(spans[0]!, /^proj\/a\.c: held matches from [0-9a-f]{10} \(2024-01-02\) until now; 1 change$/);
   } finally {
     dir.cleanup();
   }
