@@ -131,7 +131,7 @@ export class HistorySearch implements SearchService {
       if (onChunk) await onChunk({ stats: wire.stats, files: wire.files, repositoryInfo: wire.repositoryInfo });
       return { ...wire, files: onChunk ? [] : wire.files.map(parseFile) };
     }
-    const route = await this.route(planned.plan);
+    const route = await this.route(planned.plan, options.repoFilter);
     const live = await this.live.search(req, { ...options, planned });
     if (route === undefined) return live;
     const past = await this.history.search(req, { ...options, planned: route.planned });
@@ -153,7 +153,7 @@ export class HistorySearch implements SearchService {
       const a = await this.searchCommits(req, options, planned);
       return { stats: a.stats, files: commitWire(a.results), repositoryInfo: a.repositoryInfo, isSearchExhaustive: a.isSearchExhaustive };
     }
-    const route = await this.route(planned.plan);
+    const route = await this.route(planned.plan, options.repoFilter);
     const live = await this.live.searchWire(req, { ...options, planned });
     if (route === undefined) return live;
     const past = await this.history.searchWire(req, { ...options, planned: route.planned });
@@ -185,10 +185,11 @@ export class HistorySearch implements SearchService {
    * no indexed ref of a repository with a history, resolved there; undefined when none
    * resolves to a commit of an indexed history.
    */
-  async route(plan: Plan): Promise<HistoryRoute | undefined> {
+  async route(plan: Plan, repoFilter?: SearchOptions['repoFilter']): Promise<HistoryRoute | undefined> {
     const globs = [...new Set(plan.branches)].filter((g) => !g.includes('*'));
     if (globs.length === 0) return undefined;
-    const indexed = this.indexed();
+    // Only the repositories the caller may see: whether a revision resolves elsewhere is not theirs to learn.
+    const indexed = this.indexed().filter((r) => repoFilter === undefined || repoFilter({ repoId: r.repoId, visibility: r.repo.visibility }));
     if (indexed.length === 0) return undefined;
     const ids = new Map<string, Set<string>>();
     let missing = 0;

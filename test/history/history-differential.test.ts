@@ -19,6 +19,7 @@ import { makeHistoryRepo, type HistoryRepo } from '../helpers/history-repo.ts';
 import { randomRequest } from '../helpers/random-queries.ts';
 import { parseSearchQuery } from '../../daemon/query/parser.ts';
 import { queryToString } from '../../daemon/query/ast.ts';
+import { planQuery } from '../../daemon/query/plan.ts';
 
 const SEED = Number(process.env.TRAWL_DIFF_SEED ?? 20261128);
 const QUERIES = Number(process.env.TRAWL_DIFF_QUERIES ?? 30);
@@ -166,6 +167,10 @@ test('a file found at a commit names the commit; a commit no indexed ref reaches
   for (const f of res.files) assert.deepEqual(f.branches, [old]);
   const dropped = await service.search({ ...req, query: `(${req.query}) rev:${made.dropped}` });
   assert.equal(dropped.files.length, 0);
+  // A repository the caller may not see is not asked: its commits resolve to nothing, its answer is not theirs.
+  const hidden = await service.search({ ...req, query: `(${req.query}) rev:${old.slice(0, 10)}` }, { repoFilter: () => false });
+  assert.deepEqual([hidden.files.length, hidden.isSearchExhaustive], [0, true]);
+  assert.equal(await service.route(planQuery({ query: `x rev:${old}` }), () => false), undefined);
   // The tip index still answers its own refs.
   const tip = await service.search({ ...req, query: `(${req.query}) rev:main` });
   for (const f of tip.files) assert.deepEqual(f.branches, ['main']);
