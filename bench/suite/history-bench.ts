@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { HistorySearch } from '../../daemon/history/history-search.ts';
+import { historyBeside, type HistorySearch } from '../../daemon/history/history-search.ts';
 import { historyDataDir } from '../../daemon/index/data-dir.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts';
@@ -184,7 +184,7 @@ async function main(): Promise<void> {
     const idents = corpusIdentifiers(repo);
     const drawn = drawSets(idents, { tip: { count: queries }, rev: { count: queries }, pairs: { count: pairs } }, seed);
     const live = new Searcher({ dataDir: data, workers: 1 });
-    const service = new HistorySearch(live, () => new Searcher({ dataDir: historyDataDir(data), workers: 1 }), data);
+    const service = historyBeside(live, { dataDir: data });
     const timed = async (query: string): Promise<{ ms: number; files: number }> => {
       const s = performance.now();
       const r = await service.search(request(query));

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { HistorySearch } from '../../daemon/history/history-search.ts';
+import { historyBeside, type HistorySearch } from '../../daemon/history/history-search.ts';
 import { historyDataDir, shardsDir } from '../../daemon/index/data-dir.ts';
 import { named, readManifest } from '../../daemon/index/manifest.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
@@ -22,7 +22,7 @@ const MOMENTS = [0.25, 0.5, 0.8];
 
 async function answer(data: string, queries: string[]): Promise<string[]> {
   const live = new Searcher({ dataDir: data, workers: 0 });
-  const service = new HistorySearch(live, () => new Searcher({ dataDir: historyDataDir(data), workers: 1 }), data);
+  const service = historyBeside(live, { dataDir: data });
   try {
     const out: string[] = [];
     for (const query of queries) {

@@ -14,8 +14,7 @@ import { after, before, test } from 'node:test';
 import { commitRecordsPath, readCommitRecords, updateCommitRecords, type CommitRecord } from '../../daemon/history/commit-records.ts';
 import type { CommitResult } from '../../daemon/history/commit-results.ts';
 import { CommitSearch, type CommitSource } from '../../daemon/history/commit-search.ts';
-import { HistorySearch } from '../../daemon/history/history-search.ts';
-import { historyDataDir } from '../../daemon/index/data-dir.ts';
+import { historyBeside, type HistorySearch } from '../../daemon/history/history-search.ts';
 import type { ManifestRepo } from '../../daemon/index/manifest.ts';
 import { escapeRegex } from '../../daemon/query/terms.ts';
 import { planSearch } from '../../daemon/search/plan-cache.ts';
@@ -47,7 +46,7 @@ before(async () => {
   genRepoId = summary.repoId;
   await indexLocalHistory(summary, { dataDir: genData, workers: 1 });
   live = new Searcher({ dataDir: genData, workers: 0 });
-  service = new HistorySearch(live, () => new Searcher({ dataDir: historyDataDir(genData), workers: 1 }), genData);
+  service = historyBeside(live, { dataDir: genData });
 });
 
 after(async () => {

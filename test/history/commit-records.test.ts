@@ -9,8 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { commitRecordsPath, readCommitRecords, readCommitRecordsHead, updateCommitRecords } from '../../daemon/history/commit-records.ts';
-import { HistorySearch } from '../../daemon/history/history-search.ts';
-import { historyDataDir } from '../../daemon/index/data-dir.ts';
+import { historyBeside } from '../../daemon/history/history-search.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts';
 import { tempDir } from '../helpers/corpus.ts';
@@ -70,7 +69,7 @@ test('records missing beside an up-to-date history are made again; the limit lef
   const again = readCommitRecords(path)!;
   assert.deepEqual(again, first, 'the same records, made again');
   const live = new Searcher({ dataDir: data, workers: 0 });
-  const service = new HistorySearch(live, () => new Searcher({ dataDir: historyDataDir(data), workers: 1 }), data);
+  const service = historyBeside(live, { dataDir: data });
   try {
     const res = await service.search({
       query: 'type:commit regex:.',

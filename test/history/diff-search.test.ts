@@ -12,9 +12,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { HistorySearch } from '../../daemon/history/history-search.ts';
+import { historyBeside, type HistorySearch } from '../../daemon/history/history-search.ts';
 import { diffsPath, readRecords } from '../../daemon/history/diff-store.ts';
-import { historyDataDir } from '../../daemon/index/data-dir.ts';
 import { loadManifest } from '../../daemon/index/manifest.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import type { FileResult, SearchRequest } from '../../daemon/search/types.ts';
@@ -77,7 +76,7 @@ before(async () => {
   extraCommits();
   await index();
   live = new Searcher({ dataDir: data, workers: 0 });
-  service = new HistorySearch(live, () => new Searcher({ dataDir: historyDataDir(data), workers: 1 }), data);
+  service = historyBeside(live, { dataDir: data });
 });
 
 after(async () => {

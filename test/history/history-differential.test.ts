@@ -9,8 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { indexLocalHistory, indexLocal } from '../../daemon/sync/local-repos.ts';
-import { historyDataDir } from '../../daemon/index/data-dir.ts';
-import { HistorySearch } from '../../daemon/history/history-search.ts';
+import { historyBeside, type HistorySearch } from '../../daemon/history/history-search.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import type { SearchRequest, SearchResponse } from '../../daemon/search/types.ts';
 import { prng, tempDir, WORDS } from '../helpers/corpus.ts';
@@ -39,7 +38,7 @@ before(async () => {
   assert.notEqual(h, 'unchanged');
   live = new Searcher({ dataDir: data, workers: 0 });
   // One searcher per process may search in its own thread (the search worker's module state is the thread's): the others get a worker thread.
-  service = new HistorySearch(live, () => new Searcher({ dataDir: historyDataDir(data), workers: 1 }), data);
+  service = historyBeside(live, { dataDir: data });
 });
 
 after(async () => {

@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { HistorySearch } from '../../daemon/history/history-search.ts';
-import { historyDataDir } from '../../daemon/index/data-dir.ts';
+import { historyBeside } from '../../daemon/history/history-search.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import type { SearchRequest, SearchResponse } from '../../daemon/search/types.ts';
 import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts';
@@ -64,7 +63,7 @@ for (const name of ['hono', 'ripgrep'] as CorpusName[]) {
     const summary = await indexLocal(repo, { dataDir: data, name, symbols: false, workers: 2 });
     await indexLocalHistory(summary, { dataDir: data, symbols: false, workers: 2 });
     const live = new Searcher({ dataDir: data, workers: 0 });
-    const service = new HistorySearch(live, () => new Searcher({ dataDir: historyDataDir(data), workers: 1 }), data);
+    const service = historyBeside(live, { dataDir: data });
     try {
       const r = prng(SEED);
       const commits = git(repo, 'rev-list', 'HEAD').trim().split('\n');

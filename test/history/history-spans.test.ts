@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { HistorySearch } from '../../daemon/history/history-search.ts';
-import { historyDataDir } from '../../daemon/index/data-dir.ts';
+import { historyBeside, type HistorySearch } from '../../daemon/history/history-search.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import type { SearchResponse } from '../../daemon/search/types.ts';
 import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts';
@@ -30,7 +29,7 @@ before(async () => {
   const summary = await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 });
   await indexLocalHistory(summary, { dataDir: data, workers: 1 });
   live = new Searcher({ dataDir: data, workers: 0 });
-  service = new HistorySearch(live, () => new Searcher({ dataDir: historyDataDir(data), workers: 1 }), data);
+  service = historyBeside(live, { dataDir: data });
 });
 
 after(async () => {
