@@ -188,7 +188,22 @@ test('tools/list: the ten tools in order, described, read-only, with bounded inp
     assert.deepEqual([...(byName.get_diff!.inputSchema.required ?? [])].sort(), ['base', 'head', 'repo']);
     assert.equal(byName.list_repos!.inputSchema.required, undefined);
     // The description teaches the query language.
-    for (const word of ['repo:', 'file:', 'lang:', 'sym:', 'branch:', 'rev:', 'at:', 'case:', '`or`', '`-`', 'regex']) {
+    for (const word of [
+      'repo:',
+      'file:',
+      'lang:',
+      'sym:',
+      'branch:',
+      'rev:',
+      'at:',
+      'type:commit',
+      'type:diff',
+      'history:yes',
+      'case:',
+      '`or`',
+      '`-`',
+      'regex',
+    ]) {
       assert.ok(byName.search_code!.description!.includes(word), `search_code's description mentions ${word}`);
     }
     assert.ok(byName.read_file!.description!.includes('search_code'), "byName.read_file!.description!.includes('search_code')");
