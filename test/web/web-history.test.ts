@@ -70,3 +70,17 @@ test('a rev:<commit> result names the commit by its short id', async () => {
   assert.equal(await branch.first().getAttribute('title'), commits[1]);
   await page.context().close();
 });
+
+test('a type:diff result names the changed file, linked to it at the commit', async () => {
+  const page = await newTab(browser);
+  await page.goto(`${daemon.url}/?q=${encodeURIComponent('type:diff FIXME_security')}`);
+  const paths = page.locator('.result .diff-path');
+  await paths.nth(1).waitFor();
+  const found = await paths.evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
+  // Newest first: the commit that removed the line, then the one that added it.
+  assert.deepEqual(found, [
+    ['src/auth.c', `/app/-/blob/${commits[2]}/src/auth.c`],
+    ['src/auth.c', `/app/-/blob/${commits[0]}/src/auth.c`],
+  ]);
+  await page.context().close();
+});

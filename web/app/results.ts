@@ -8,7 +8,7 @@
 
 import type { CommitInfo, CommitRef, FileResult } from '../../daemon/search/types.ts';
 import { h } from './dom.ts';
-import { commitUrl } from './route.ts';
+import { commitUrl, viewUrl } from './route.ts';
 import { formatHighlights, pieces, spansByLine } from './ranges.ts';
 
 /** Chunks shown per file before "show more"; a file with thousands of matches stays short. */
@@ -107,7 +107,9 @@ function renderHistory(f: FileResult): HTMLElement {
 
 /**
  * A type:commit result: the commit (short id and first line, linked to its page), its
- * repository, author and date, then the message lines that matched.
+ * repository, author and date, then the message lines that matched. A type:diff result also
+ * names the changed file, linked to it as it was after the commit (before it, when the
+ * commit deleted it: its first parent), and its chunks are the hunks.
  */
 function renderCommit(f: FileResult, c: CommitInfo, index: number): HTMLElement {
   const n = matchCount(f);
@@ -118,6 +120,7 @@ function renderCommit(f: FileResult, c: CommitInfo, index: number): HTMLElement 
       'div',
       { class: 'result-head' },
       h('a', { class: 'path', href: f.webUrl, 'data-result-link': true }, h('span', { class: 'sha' }, c.id.slice(0, 10)), ' ', c.message.split('\n')[0] ?? ''),
+      f.diff ? diffFileLink(f, c, f.diff) : null,
       h('span', { class: 'repo', title: 'repository' }, f.repository),
       h('span', { class: 'author', title: c.author.email }, c.author.name),
       h('span', { class: 'date', title: `committed ${c.committer.date}` }, c.committer.date.slice(0, 10)),
@@ -125,6 +128,14 @@ function renderCommit(f: FileResult, c: CommitInfo, index: number): HTMLElement 
     ),
     f.chunks.map((ch) => renderChunk(f, ch)),
   );
+}
+
+/** The file a diff result changed, at the commit (a deletion: at its parent, where it still is). */
+function diffFileLink(f: FileResult, c: CommitInfo, diff: NonNullable<FileResult['diff']>): HTMLElement {
+  // A deleted file's one hunk is `@@ -1,N +0,0 @@`.
+  const deleted = f.chunks.length === 1 && f.chunks[0]!.hunk?.newStart === 0 && f.chunks[0]!.hunk.newLines === 0 && f.chunks[0]!.hunk.oldStart === 1;
+  const at = deleted && diff.parent !== null ? diff.parent : c.id;
+  return h('a', { class: 'diff-path', href: viewUrl('blob', f.repository, at, diff.path) }, diff.oldPath ? `${diff.oldPath} → ${diff.path}` : diff.path);
 }
 
 function renderChunk(f: FileResult, c: FileResult['chunks'][number]): HTMLElement {
