@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { historyBeside, type HistorySearch } from '../../daemon/history/history-search.ts';
+import { historyBeside } from '../../daemon/history/history-search.ts';
 import { historyDataDir, shardsDir } from '../../daemon/index/data-dir.ts';
 import { named, readManifest } from '../../daemon/index/manifest.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';

@@ -7,7 +7,6 @@
 // TRAWL_DIFF_SEED / TRAWL_HONO_QUERIES vary it.
 
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { indexDiffs } from '../../daemon/history/diff-index.ts';
 import { diffAnswer } from '../../daemon/history/diff-result.ts';
