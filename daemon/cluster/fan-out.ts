@@ -45,7 +45,7 @@
 
 import type { TaskParams } from '../search/merge.ts';
 import { mergeSearch } from '../search/merge.ts';
-import { planSearch, refuseDiffPlan } from '../search/plan-cache.ts';
+import { planSearch, refuseHistoryPlan } from '../search/plan-cache.ts';
 import type { PoolRun } from '../search/pool.ts';
 import { NO_SPECULATION, type Cut, type PartialReply, type ShardReply } from '../search/protocol.ts';
 import { failOnServiceAbort, parseFile, type Searcher, type UnitRun } from '../search/searcher.ts';
@@ -109,7 +109,7 @@ export class FanOut implements SearchService {
   }
 
   async #search(req: Required<SearchRequest>, options: SearchOptions): Promise<WireResponse> {
-    refuseDiffPlan((options.planned ?? planSearch(req)).plan);
+    refuseHistoryPlan((options.planned ?? planSearch(req)).plan);
     const filter = options.repoFilter;
     const all = this.options.units();
     const units = filter ? all.filter((u) => filter({ repoId: u.repoId, visibility: u.visibility })) : all;

@@ -18,8 +18,7 @@
 import { statSync } from 'node:fs';
 import RE2 from 're2';
 import { ServiceError } from '../errors.ts';
-import { historyDataDir } from '../index/data-dir.ts';
-import { loadManifest, readAllManifests, readIndexVersion, type ManifestRepo } from '../index/manifest.ts';
+import type { ManifestRepo } from '../index/manifest.ts';
 import type { Plan, PlanNode, Term } from '../query/terms.ts';
 import { repoPattern } from '../search/match-tree.ts';
 import type { SearchOptions } from '../search/search-options.ts';
@@ -95,29 +94,16 @@ export interface DiffFound {
   stopped: boolean;
 }
 
-/** The diff records of the repositories with a history index: each file read again when it changed. */
+/** The diff records of the repositories with a history index (the history service lists them): each file read again when it changed. */
 export class DiffCatalog {
-  private known: { stamp: string; repos: Array<{ repoId: number; repo: ManifestRepo }> } | undefined;
   private readonly loaded = new Map<number, { size: number; mtimeMs: number; repo: DiffRepo }>();
 
   constructor(private readonly dataDir: string) {}
 
-  repos(): DiffRepo[] {
-    const root = historyDataDir(this.dataDir);
-    const stamp = `${readIndexVersion(root)}/${readIndexVersion(this.dataDir)}`;
-    let known = this.known;
-    if (known?.stamp !== stamp) {
-      // The tip index's record of a repository is the current one (its name, visibility).
-      const repos = readAllManifests(root).flatMap((m) => {
-        if (m.version !== 2 || m.shards.length === 0 || m.repo === undefined) return [];
-        const tip = loadManifest(this.dataDir, m.repoId);
-        const repo = tip !== undefined && !('unreadable' in tip) && tip.repo !== undefined ? tip.repo : m.repo;
-        return [{ repoId: m.repoId, repo }];
-      });
-      this.known = known = { stamp, repos };
-    }
+  /** The records of `repos` (those without any are left out). */
+  repos(repos: ReadonlyArray<{ repoId: number; repo: ManifestRepo }>): DiffRepo[] {
     const out: DiffRepo[] = [];
-    for (const { repoId, repo } of known.repos) {
+    for (const { repoId, repo } of repos) {
       const r = this.load(repoId, repo);
       if (r !== undefined) out.push(r);
     }

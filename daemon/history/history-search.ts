@@ -119,7 +119,7 @@ export class HistorySearch implements SearchService {
 
   async search(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<SearchResponse> {
     const planned = options.planned ?? planSearch(req);
-    if (planned.plan.type === 'diff') return this.diffs.search(req, planned.plan, options);
+    if (planned.plan.type === 'diff') return this.diffs.search(req, planned.plan, options, this.indexed());
     if (planned.plan.type === 'commit') {
       const a = await this.searchCommits(req, options, planned);
       return { stats: a.stats, files: a.results, repositoryInfo: a.repositoryInfo, isSearchExhaustive: a.isSearchExhaustive };
@@ -147,7 +147,7 @@ export class HistorySearch implements SearchService {
 
   async searchWire(req: Required<SearchRequest>, options: SearchOptions = {}): Promise<WireResponse> {
     const planned = options.planned ?? planSearch(req);
-    if (planned.plan.type === 'diff') return this.diffs.searchWire(req, planned.plan, options);
+    if (planned.plan.type === 'diff') return this.diffs.searchWire(req, planned.plan, options, this.indexed());
     if (planned.plan.history) return this.spans(req, options, planned.plan);
     if (planned.plan.type === 'commit') {
       const a = await this.searchCommits(req, options, planned);

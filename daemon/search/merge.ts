@@ -10,7 +10,6 @@
 // already in when the search was aborted. Past the cut a blocking search with literals
 // keeps each shard's definitions (definition-first.ts).
 
-import { ServiceError } from '../errors.ts';
 import { CollectSink } from './collect-sink.ts';
 import { positiveLiterals } from './definition-first.ts';
 import type { PoolRun } from './pool.ts';
@@ -46,14 +45,6 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   const started = process.hrtime.bigint();
   const planned = options.planned ?? planSearch(req);
   const { plan, planNs } = planned;
-  // type:commit is answered beside the file search, by the search of the indexed histories
-  // (history/commit-search.ts); a file search that gets one (a cluster's fan-out searches
-  // no histories) says so rather than failing on its commit filters.
-  if (plan.type === 'commit')
-    throw new ServiceError(
-      'FAILED_TO_PARSE_QUERY',
-      'type:commit searches the commit messages of indexed histories, which are not searched here (a cluster searches files only)',
-    );
   // A plan made before the search waited for its turn counts as the search's own work.
   const aheadNs = options.planned ? planNs : 0;
   const limit = req.matches;

@@ -118,10 +118,13 @@ export function derivedPlan(plan: Plan): PlannedSearch {
 }
 
 /**
- * Refuses a `type:diff` plan: the diffs of indexed histories are searched by the history
- * service (history/diff-service.ts), never by a searcher of index shards, which would
- * answer it with files as if no type: were given.
+ * Refuses a plan only the history service answers (history/history-search.ts): `type:diff`
+ * and `type:commit` search the diff and commit records of indexed histories, `history:yes`
+ * the history indexes. A searcher of index shards (and a cluster's fan-out, which searches
+ * no histories) would otherwise answer it with files, as if none of them were given.
  */
-export function refuseDiffPlan(plan: Plan): void {
-  if (plan.type === 'diff') throw new ServiceError('FAILED_TO_PARSE_QUERY', 'type:diff searches the diffs of indexed histories, and this search reads none');
+export function refuseHistoryPlan(plan: Plan): void {
+  const what = plan.type === 'diff' ? 'type:diff' : plan.type === 'commit' ? 'type:commit' : plan.history ? 'history:yes' : undefined;
+  if (what !== undefined)
+    throw new ServiceError('FAILED_TO_PARSE_QUERY', `${what} searches the indexed histories, and this search reads none (a cluster searches files only)`);
 }

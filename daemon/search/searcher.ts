@@ -36,7 +36,7 @@ import { SectionScrub, type ScrubFile } from '../index/section-scrub.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
 import { asciiLower, repoScoped, repoVerdict, requiredRepoName, type RepoFlags } from './match-tree.ts';
 import { mergeSearch, type TaskParams } from './merge.ts';
-import { planSearch, refuseDiffPlan } from './plan-cache.ts';
+import { planSearch, refuseHistoryPlan } from './plan-cache.ts';
 import type { PoolRun } from './pool.ts';
 import { SearchPool } from './pool.ts';
 import { memberRef, shardKey, shardRef, type ShardRef } from './protocol.ts';
@@ -366,7 +366,7 @@ export class Searcher implements SearchService {
     try {
       const filter = options.repoFilter;
       const planned = options.planned ?? planSearch(req);
-      refuseDiffPlan(planned.plan);
+      refuseHistoryPlan(planned.plan);
       unresolvedContext(planned.plan.context, filter);
       const visible = visibleShards(snapshot, filter, planned.plan.root);
       // The shards of broken repositories the caller may see count as failed: the answer

@@ -84,7 +84,7 @@ test('records missing beside an up-to-date history are made again; the limit lef
     // The file searcher alone (as a cluster's nodes search) refuses type:commit plainly.
     await assert.rejects(
       live.search({ query: 'type:commit widget author:x', matches: 10, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: false }),
-      (err: Error & { errorCode?: string }) => err.errorCode === 'FAILED_TO_PARSE_QUERY' && /type:commit searches the commit messages/.test(err.message),
+      (err: Error & { errorCode?: string }) => err.errorCode === 'FAILED_TO_PARSE_QUERY' && /^type:commit searches the indexed histories/.test(err.message),
     );
   } finally {
     await service.close();

@@ -248,11 +248,18 @@ test('records lost or damaged are rebuilt by the next update, though the history
   assert.deepEqual((await diffCommits('type:diff late_addition', false)).ids, want);
 });
 
-test('a searcher of index shards refuses type:diff rather than answer it with files', async () => {
-  await assert.rejects(
-    live.search(request('type:diff spin_lock', false)),
-    (err: Error & { errorCode?: string }) => err.errorCode === 'FAILED_TO_PARSE_QUERY' && /type:diff/.test(err.message),
-  );
+test('a searcher of index shards refuses type:diff, type:commit and history:yes rather than answer them with files', async () => {
+  for (const [query, what] of [
+    ['type:diff spin_lock', 'type:diff'],
+    ['type:commit spin_lock', 'type:commit'],
+    ['history:yes spin_lock', 'history:yes'],
+  ] as const) {
+    await assert.rejects(
+      live.search(request(query, false)),
+      (err: Error & { errorCode?: string }) => err.errorCode === 'FAILED_TO_PARSE_QUERY' && err.message.startsWith(`${what} searches the indexed histories`),
+      query,
+    );
+  }
 });
 
 test('a history limited to the newest commits finds what git finds among them, and says it is not exhaustive', async () => {
