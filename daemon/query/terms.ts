@@ -69,6 +69,13 @@ export interface Plan {
   select?: 'added' | 'removed';
   /** `history:yes` (parser.ts): the caller answers where the matches lived in the default branch's history (history/history-spans.ts). */
   history?: true;
+  /**
+   * Set only by the history's spans (history/history-spans.ts), never by a query: each hit
+   * names its document's git blob id as its one "branch" instead of the refs holding it (a
+   * history index has a ref per commit: naming thousands per hit is what such a search
+   * would cost), and the caller finds the commits from the blob ids.
+   */
+  versions?: true;
 }
 
 /** The plan's terms, indexed by id. */

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { historyBeside, type HistorySearch } from '../../daemon/history/history-search.ts';
+import { historyDataDir } from '../../daemon/index/data-dir.ts';
+import { readManifest } from '../../daemon/index/manifest.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import type { SearchResponse } from '../../daemon/search/types.ts';
 import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts';
@@ -58,7 +60,8 @@ test('history:yes lists the commits git log -S lists, and spans that begin and e
     for (const f of res.files) {
       const h = f.history!;
       assert.ok(h.spans.length > 0 && h.changes.length > 0, `${f.fileName.text} has a span`);
-      for (const c of h.changes) ours.add(c.id);
+      // (Which of the random .bin files look binary is the index's rule: they are compared on neither side.)
+      if (!f.fileName.text.endsWith('.bin')) for (const c of h.changes) ours.add(c.id);
       for (const span of h.spans) {
         // At `appeared` the file holds the word and its first parent on the line does not; at `gone`, none.
         const at = line.indexOf(span.appeared.id);
@@ -69,10 +72,18 @@ test('history:yes lists the commits git log -S lists, and spans that begin and e
         if (span.gone !== null) assert.equal(count(span.gone.id, f.fileName.text, word), 0, `${word} gone from ${f.fileName.text} at ${span.gone.id}`);
       }
       if (h.spans[h.spans.length - 1]!.gone === null) assert.ok(count('main', f.fileName.text, word) > 0, `${word} still in ${f.fileName.text}`);
+      // The result is the file at the newest commit of the line that held a match: the tip
+      // while it still does, else the last commit before its last span ended; links name it.
+      const last = h.spans[h.spans.length - 1]!;
+      const newest = last.gone === null ? line[0]! : line[line.indexOf(last.gone.id) + 1]!;
+      assert.deepEqual(f.branches, [newest], `${f.fileName.text}: the newest commit holding ${word}`);
+      assert.ok(f.webUrl.includes(`/${newest}/`), `${f.webUrl} names ${newest}`);
+      for (const chunk of f.chunks)
+        assert.ok(git(src, 'show', `${newest}:${f.fileName.text}`).includes(chunk.content.split('\n')[0]!), "its lines are that version's");
     }
     const theirs = new Set(
       // (The symbolic link's target is text to git; to the index it is no file, as at the tips.)
-      git(src, 'log', '--first-parent', '--no-renames', `-S${word}`, '--format=%H', 'main', '--', '.', ':!link-to-a')
+      git(src, 'log', '--first-parent', '--no-renames', `-S${word}`, '--format=%H', 'main', '--', '.', ':!link-to-a', ':!*.bin')
         .trim()
         .split('\n')
         .filter((l) => l !== ''),
@@ -93,4 +104,46 @@ test('history:yes is one filter of the whole query', async () => {
   // history:no is a plain search of the tips.
   const plain = await search(`${WORDS[0]} history:no`);
   for (const f of plain.files) assert.equal(f.history, undefined);
+});
+
+test('a history cut short by historyMaxCommits says so, and is exact from its oldest commit on', async () => {
+  const cut = tempDir('history-spans-cut');
+  const cutLive = new Searcher({ dataDir: cut.path, workers: 1 });
+  let cutService: HistorySearch | undefined;
+  try {
+    const summary = await indexLocal(src, { dataDir: cut.path, name: 'gen', workers: 1 });
+    await indexLocalHistory(summary, { dataDir: cut.path, workers: 1, maxCommits: 25 });
+    const opened = historyBeside(cutLive, { dataDir: cut.path });
+    cutService = opened;
+    const held = new Set((readManifest(historyDataDir(cut.path), summary.repoId)?.refs ?? []).map((r) => r.name));
+    const line = git(src, 'rev-list', '--first-parent', 'main').trim().split('\n');
+    const oldest = line.findLastIndex((c) => held.has(c));
+    assert.ok(oldest > 0 && oldest < line.length - 1, 'the cut falls inside the first-parent line');
+    const newer = new Set(line.slice(0, oldest));
+    const r = prng(SEED + 1);
+    const words = WORDS.filter((w) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(w));
+    for (let i = 0; i < 6; i++) {
+      const word = r.pick(words);
+      const res: SearchResponse = await opened.search({
+        query: `history:yes ${word}`,
+        matches: 1_000_000,
+        contextLines: 0,
+        whole: false,
+        isRegexEnabled: false,
+        isCaseSensitivityEnabled: true,
+      });
+      const ours = new Set(res.files.filter((f) => !f.fileName.text.endsWith('.bin')).flatMap((f) => f.history!.changes.map((c) => c.id)));
+      for (const c of ours) assert.ok(held.has(c), `${c} is a commit the history holds`);
+      if (ours.size > 0) assert.equal(res.isSearchExhaustive, false, 'older commits were not searched');
+      const theirs = git(src, 'log', '--first-parent', '--no-renames', `-S${word}`, '--format=%H', 'main', '--', '.', ':!link-to-a', ':!*.bin')
+        .trim()
+        .split('\n')
+        .filter((c) => newer.has(c));
+      assert.deepEqual([...ours].filter((c) => newer.has(c)).sort(), theirs.sort(), `history:yes ${word} after the cut`);
+    }
+  } finally {
+    await cutService?.close();
+    await cutLive.close();
+    cut.cleanup();
+  }
 });
