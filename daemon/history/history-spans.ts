@@ -9,12 +9,13 @@
 // (test/history/history-spans.test.ts holds it to that).
 //
 // How: the query is searched in every version the history index holds at once (`branch:*`
-// there, each hit named by its blob id rather than the thousands of commits holding it:
-// Plan.versions), each version's matches counted, and the default branch's first-parent
-// line replayed from its oldest commit with the files each commit changed against its first
-// parent (one `git log --raw`, kept per tip): a path's count changes only where its blob
-// does. Each path's answer is the newest version that matched, with `branches` naming the
-// newest commit of the line that held it and `history` the spans and changes.
+// there, each file written as its version: its blob id and its number of matches, without
+// its lines or the thousands of commits holding it: Plan.versions), and the default
+// branch's first-parent line replayed from its oldest commit with the files each commit
+// changed against its first parent (one `git log --raw`, kept per tip): a path's count
+// changes only where its blob does. Each path's answer is its newest matching version, at
+// the newest commit of the line that held it (`branches`), with `history` its spans and
+// changes: a second search, of those commits only, gives those versions' lines.
 
 import { runGit } from '../repos/git-command.ts';
 import type { PlanNode, Plan } from '../query/plan.ts';
@@ -38,13 +39,18 @@ export interface SpanRepo {
  */
 const SPAN_MATCHES = 1_000_000;
 
-/** A commit of the first-parent line and the files it changed: each path's new blob, or null when it is no file any more. */
-interface LineCommit extends CommitRef {
-  changed: Array<{ path: string; blob: string | null }>;
+/**
+ * A default branch's first-parent line, oldest first, and per path the commits of the line
+ * that changed it against their first parent (ascending indexes into `commits`), each with
+ * its new blob, or null where it is no file any more.
+ */
+interface Line {
+  commits: CommitRef[];
+  byPath: Map<string, Array<{ at: number; blob: string | null }>>;
 }
 
-/** First-parent lines read recently, by tip, up to this many changed files in all. */
-const lines = new Map<string, { line: LineCommit[]; weight: number }>();
+/** First-parent lines read recently, by tip, up to this many commits and changes in all. */
+const lines = new Map<string, { line: Line; weight: number }>();
 const LINES_WEIGHT = 4_000_000;
 let linesWeight = 0;
 
@@ -52,13 +58,12 @@ let linesWeight = 0;
 const FILE_MODES = new Set(['100644', '100755']);
 
 /**
- * The default branch's first-parent line from `tip`, oldest first, each commit with what it
- * changed against its first parent (a root commit against nothing; renames as a removal
- * and an addition, as `git log --no-renames -S` sees them). `git log -z --raw` writes a
- * commit's header, then per changed entry its `:modes blobs status` and its path, all
- * NUL-separated.
+ * The default branch's first-parent line from `tip`, each commit compared with its first
+ * parent (a root commit with nothing; renames as a removal and an addition, as `git log
+ * --no-renames -S` sees them). `git log -z --raw` writes, newest first, a commit's header,
+ * then per changed entry its `:modes blobs status` and its path, all NUL-separated.
  */
-async function firstParentLine(repo: SpanRepo): Promise<LineCommit[]> {
+async function firstParentLine(repo: SpanRepo): Promise<Line> {
   const key = `${repo.source}\0${repo.tip}`;
   const kept = lines.get(key);
   if (kept !== undefined) {
@@ -72,8 +77,9 @@ async function firstParentLine(repo: SpanRepo): Promise<LineCommit[]> {
     1024 * 1024 * 1024,
   );
   const tokens = out.toString('utf8').split('\0');
-  const line: LineCommit[] = [];
-  let weight = 0;
+  // Newest first as git writes them; each change by the index of its commit in that order.
+  const commits: CommitRef[] = [];
+  const changes: Array<{ at: number; path: string; blob: string | null }> = [];
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!.replace(/^\n+/, '');
     if (token === '') continue;
@@ -81,19 +87,26 @@ async function firstParentLine(repo: SpanRepo): Promise<LineCommit[]> {
       // ":<old mode> <new mode> <old blob> <new blob> <status>", then the path.
       const [, mode, , blob] = token.slice(1).split(' ');
       const path = tokens[++i];
-      const commit = line[line.length - 1];
-      if (path === undefined || commit === undefined || mode === undefined || blob === undefined)
+      if (path === undefined || commits.length === 0 || mode === undefined || blob === undefined)
         throw new Error(`unexpected git log output near ${JSON.stringify(token)}`);
-      commit.changed.push({ path, blob: FILE_MODES.has(mode) ? blob : null });
-      weight++;
+      changes.push({ at: commits.length - 1, path, blob: FILE_MODES.has(mode) ? blob : null });
     } else {
       const [id, date] = token.split(' ');
       if (id === undefined || date === undefined) throw new Error(`unexpected git log output near ${JSON.stringify(token)}`);
-      line.push({ id, date, changed: [] });
-      weight++;
+      commits.push({ id, date });
     }
   }
-  line.reverse();
+  const last = commits.length - 1;
+  commits.reverse();
+  const byPath = new Map<string, Array<{ at: number; blob: string | null }>>();
+  for (let i = changes.length - 1; i >= 0; i--) {
+    const { at, path, blob } = changes[i]!;
+    let list = byPath.get(path);
+    if (list === undefined) byPath.set(path, (list = []));
+    list.push({ at: last - at, blob });
+  }
+  const line = { commits, byPath };
+  const weight = commits.length + changes.length;
   lines.set(key, { line, weight });
   linesWeight += weight;
   while (linesWeight > LINES_WEIGHT && lines.size > 1) {
@@ -104,97 +117,82 @@ async function firstParentLine(repo: SpanRepo): Promise<LineCommit[]> {
   return line;
 }
 
-/**
- * Matches a file result holds (a file matched by name or language alone counts one). A
- * range may be several matches side by side (`aaa` for `a`): for a query that is one
- * literal, `literalBytes` long, a range counts its length over that, as git counts the
- * occurrences of a string.
- */
-function matchCount(f: FileResult, literalBytes: number | undefined): number {
-  let n = 0;
-  for (const c of f.chunks)
-    for (const r of c.matchRanges) n += literalBytes === undefined ? 1 : Math.max(1, Math.floor((r.end.byteOffset - r.start.byteOffset) / literalBytes));
-  return n === 0 ? 1 : n;
-}
-
-/** The byte length of the query's literal when the query is one literal (else undefined). */
-function lone(plan: Plan): number | undefined {
-  const n = plan.root;
-  return n.op === 'content' && n.term.kind === 'literal' && n.term.pattern !== '' ? Buffer.byteLength(n.term.pattern) : undefined;
-}
-
-/** A version that matched: its result, its count. */
+/** A version that matched: its blob and its number of matches (Plan.versions). */
 interface Version {
-  wire: WireResponse['files'][number];
-  file: FileResult;
+  blob: string;
   count: number;
 }
 
-/** What a path's replay keeps: its spans and changes, and its newest matching version with the newest line commit that held it. */
+/** A path's spans and changes, and its newest matching version with the newest commit of the line that held it. */
 interface PathSpans {
   spans: MatchHistory['spans'];
   changes: CommitRef[];
-  count: number;
-  open: CommitRef | undefined;
-  /** The matching version the path holds now (at the commit replayed last), if any. */
-  holding: Version | undefined;
   newest: { commit: CommitRef; version: Version } | undefined;
 }
 
 /**
- * Replays a repository's first-parent line for the paths that matched in some version
- * (`found`: by path, then blob). A commit the history does not hold (older than
- * settings.historyMaxCommits keeps) is not known to have held anything: it is skipped and
- * the answer is not exhaustive; the first held commit after it compares every path.
+ * Which commits of the line the history holds. A commit it does not hold (older than
+ * settings.historyMaxCommits keeps) is not known to have held anything: it is skipped, and
+ * the first held commit after it (a *start*) compares every path with what it last was.
  */
-function replay(
-  line: readonly LineCommit[],
-  held: ReadonlySet<string>,
-  found: ReadonlyMap<string, ReadonlyMap<string, Version>>,
-): { paths: Map<string, PathSpans>; exhaustive: boolean } {
-  const paths = new Map<string, PathSpans>();
-  for (const path of found.keys()) paths.set(path, { spans: [], changes: [], count: 0, open: undefined, holding: undefined, newest: undefined });
-  // Every path's blob as the line goes (matched or not: a commit after a gap needs them all).
-  const blobs = new Map<string, string>();
-  let exhaustive = true;
-  let previous: CommitRef | undefined;
-  let gap = true;
-  const visit = (commit: CommitRef, path: string, p: PathSpans): void => {
-    const blob = blobs.get(path);
-    const v = blob === undefined ? undefined : found.get(path)!.get(blob);
+interface Held {
+  held: Uint8Array;
+  starts: number[];
+  /** Per commit, the newest held commit before it (-1: none). */
+  before: Int32Array;
+  /** Whether every commit of the line is held. */
+  whole: boolean;
+}
+
+function heldOf(line: Line, commits: ReadonlySet<string>): Held {
+  const n = line.commits.length;
+  const held = new Uint8Array(n);
+  const starts: number[] = [];
+  const before = new Int32Array(n);
+  let last = -1;
+  for (let i = 0; i < n; i++) {
+    before[i] = last;
+    if (!commits.has(line.commits[i]!.id)) continue;
+    held[i] = 1;
+    if (i === 0 || held[i - 1] === 0) starts.push(i);
+    last = i;
+  }
+  return { held, starts, before, whole: starts.length === 1 && starts[0] === 0 && last === n - 1 };
+}
+
+/**
+ * Replays one path along the line: its blob after each of its changes and at each start,
+ * compared (as counts of matches: a version not found holds none) where the commit is held.
+ */
+function replayPath(line: Line, h: Held, changed: ReadonlyArray<{ at: number; blob: string | null }>, versions: ReadonlyMap<string, Version>): PathSpans {
+  const out: PathSpans = { spans: [], changes: [], newest: undefined };
+  let blob: string | null = null;
+  let count = 0;
+  let open: CommitRef | undefined;
+  let holding: Version | undefined;
+  let c = 0;
+  let s = 0;
+  for (;;) {
+    const at = Math.min(changed[c]?.at ?? Infinity, h.starts[s] ?? Infinity);
+    if (at === Infinity) break;
+    while (c < changed.length && changed[c]!.at === at) blob = changed[c++]!.blob;
+    if (h.starts[s] === at) s++;
+    if (h.held[at] === 0) continue;
+    const commit = line.commits[at]!;
+    const v = blob === null ? undefined : versions.get(blob);
     const n = v?.count ?? 0;
-    if (p.holding !== undefined && p.holding !== v && previous !== undefined) p.newest = { commit: previous, version: p.holding };
-    p.holding = v;
-    if (n === p.count) return;
-    p.changes.push(commit);
-    if (p.count === 0) p.open = commit;
-    if (n === 0) p.spans.push({ appeared: p.open!, gone: commit });
-    p.count = n;
-  };
-  for (const commit of line) {
-    for (const c of commit.changed) {
-      if (c.blob === null) blobs.delete(c.path);
-      else blobs.set(c.path, c.blob);
-    }
-    if (!held.has(commit.id)) {
-      exhaustive = false;
-      gap = true;
-      continue;
-    }
-    if (gap) for (const [path, p] of paths) visit(commit, path, p);
-    else
-      for (const c of commit.changed) {
-        const p = paths.get(c.path);
-        if (p !== undefined) visit(commit, c.path, p);
-      }
-    gap = false;
-    previous = commit;
+    if (holding !== undefined && holding !== v && h.before[at]! >= 0) out.newest = { commit: line.commits[h.before[at]!]!, version: holding };
+    holding = v;
+    if (n === count) continue;
+    out.changes.push(commit);
+    if (count === 0) open = commit;
+    if (n === 0) out.spans.push({ appeared: open!, gone: commit });
+    count = n;
   }
-  for (const p of paths.values()) {
-    if (p.count > 0) p.spans.push({ appeared: p.open!, gone: null });
-    if (p.holding !== undefined && previous !== undefined) p.newest = { commit: previous, version: p.holding };
-  }
-  return { paths, exhaustive };
+  if (count > 0) out.spans.push({ appeared: open!, gone: null });
+  const lastHeld = h.held[line.commits.length - 1] === 1 ? line.commits.length - 1 : h.before[line.commits.length - 1]!;
+  if (holding !== undefined && lastHeld >= 0) out.newest = { commit: line.commits[lastHeld]!, version: holding };
+  return out;
 }
 
 /** The history answer to a `history:yes` query (plan.history), in the wire form. */
@@ -205,50 +203,78 @@ export async function searchSpans(
   at: { repos: readonly SpanRepo[]; history: SearchService; parse: (f: WireResponse['files'][number]) => FileResult },
 ): Promise<WireResponse> {
   const { repos, history, parse } = at;
-  const root: PlanNode = { op: 'and', children: [plan.root, { op: 'branch', glob: '*' }] };
   const { history: _history, ...rest } = plan;
-  const planned = derivedPlan({ ...rest, root, branches: ['*'], versions: true });
   const { onChunk: _onChunk, ...quiet } = options;
-  const found = await history.searchWire({ ...req, matches: SPAN_MATCHES }, { ...quiet, planned });
+  const everywhere: PlanNode = { op: 'and', children: [plan.root, { op: 'branch', glob: '*' }] };
+  const found = await history.searchWire(
+    { ...req, matches: SPAN_MATCHES },
+    { ...quiet, planned: derivedPlan({ ...rest, root: everywhere, branches: ['*'], versions: true }) },
+  );
   const byId = new Map(repos.map((r) => [r.repoId, r]));
-  const literalBytes = lone(plan);
-  // Per repository, per path, per blob: the version found, with its count.
+  // Per repository, per path, per blob: the version found.
   const byRepo = new Map<number, Map<string, Map<string, Version>>>();
   for (const wire of found.files) {
     const file = parse(wire);
-    const blob = file.branches[0]!;
+    if (file.version === undefined) throw new Error('a search of versions answered a file without its version');
     let paths = byRepo.get(file.repositoryId);
     if (paths === undefined) byRepo.set(file.repositoryId, (paths = new Map()));
     let versions = paths.get(file.fileName.text);
     if (versions === undefined) paths.set(file.fileName.text, (versions = new Map()));
-    versions.set(blob, { wire, file, count: matchCount(file, literalBytes) });
+    versions.set(file.version.blob, { blob: file.version.blob, count: file.version.matches });
   }
   let exhaustive = found.isSearchExhaustive;
-  const out: Array<{ wire: WireResponse['files'][number]; key: string; last: string; matches: number }> = [];
+  // Each file that held matches: its spans, and its newest matching version with the newest commit holding it.
+  const answers: Array<{ repoId: number; path: string; commit: CommitRef; version: Version; spans: MatchHistory['spans']; changes: CommitRef[] }> = [];
   for (const [repoId, paths] of byRepo) {
     const repo = byId.get(repoId);
     if (repo === undefined) continue;
-    const replayed = replay(await firstParentLine(repo), repo.commits, paths);
-    exhaustive &&= replayed.exhaustive;
-    for (const { spans, changes, newest } of replayed.paths.values()) {
-      if (newest === undefined || spans.length === 0) continue;
-      const { file } = newest.version;
-      // The version was found under its blob id (Plan.versions): its links name the commit instead.
-      const blob = file.branches[0]!;
-      const shaped: FileResult = {
-        ...file,
-        webUrl: file.webUrl.replace(blob, newest.commit.id),
-        ...(file.externalWebUrl !== undefined ? { externalWebUrl: file.externalWebUrl.replace(blob, newest.commit.id) } : {}),
-        branches: [newest.commit.id],
-        history: { spans, changes } satisfies MatchHistory,
-      };
-      out.push({
-        wire: { ...newest.version.wire, json: Buffer.from(JSON.stringify(shaped)) },
-        key: `${shaped.repository}\0${shaped.fileName.text}`,
-        last: changes[changes.length - 1]!.date,
-        matches: newest.version.count,
-      });
+    const line = await firstParentLine(repo);
+    const h = heldOf(line, repo.commits);
+    exhaustive &&= h.whole;
+    for (const [path, versions] of paths) {
+      const { spans, changes, newest } = replayPath(line, h, line.byPath.get(path) ?? [], versions);
+      if (newest !== undefined && spans.length > 0) answers.push({ repoId, path, ...newest, spans, changes });
     }
+  }
+  // Those versions' lines: the query at the commits named, each file kept at its own.
+  const wanted = new Map(answers.map((a) => [`${a.repoId}\0${a.path}\0${a.commit.id}`, a]));
+  const commits = [...new Set(answers.map((a) => a.commit.id))];
+  const out: Array<{ wire: WireResponse['files'][number]; key: string; last: string; matches: number }> = [];
+  if (commits.length > 0) {
+    const atCommits: PlanNode = { op: 'and', children: [plan.root, { op: 'or', children: commits.map((glob) => ({ op: 'branch', glob })) }] };
+    const shown = await history.searchWire(
+      { ...req, matches: SPAN_MATCHES },
+      { ...quiet, planned: derivedPlan({ ...rest, root: atCommits, branches: commits }) },
+    );
+    for (const wire of shown.files) {
+      const file = parse(wire);
+      const path = file.fileName.text;
+      for (const commit of file.branches) {
+        // (A path has one version at a commit: the one the replay chose there.)
+        const key = `${file.repositoryId}\0${path}\0${commit}`;
+        const a = wanted.get(key);
+        if (a === undefined) continue;
+        wanted.delete(key);
+        // Its links name the commit it is shown at (it was found on that commit among others).
+        const first = file.branches[0]!;
+        const shaped: FileResult = {
+          ...file,
+          webUrl: file.webUrl.replace(first, commit),
+          ...(file.externalWebUrl !== undefined ? { externalWebUrl: file.externalWebUrl.replace(first, commit) } : {}),
+          branches: [commit],
+          history: { spans: a.spans, changes: a.changes } satisfies MatchHistory,
+        };
+        out.push({
+          wire: { ...wire, json: Buffer.from(JSON.stringify(shaped)) },
+          key: `${shaped.repository}\0${path}`,
+          last: a.changes[a.changes.length - 1]!.date,
+          matches: a.version.count,
+        });
+        break;
+      }
+    }
+    // A version found by the first search and not by the second: the index changed between the two.
+    if (wanted.size > 0) exhaustive = false;
   }
   // The most recent change first.
   out.sort((a, b) => (a.last < b.last ? 1 : a.last > b.last ? -1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

@@ -70,10 +70,11 @@ export interface Plan {
   /** `history:yes` (parser.ts): the caller answers where the matches lived in the default branch's history (history/history-spans.ts). */
   history?: true;
   /**
-   * Set only by the history's spans (history/history-spans.ts), never by a query: each hit
-   * names its document's git blob id as its one "branch" instead of the refs holding it (a
-   * history index has a ref per commit: naming thousands per hit is what such a search
-   * would cost), and the caller finds the commits from the blob ids.
+   * Set only by the history's spans (history/history-spans.ts), never by a query: each file
+   * found is written as its version (search/file-json.ts writeVersion: its blob id and its
+   * number of matches), without chunks and without the refs holding it (a history index has
+   * a ref per commit: naming thousands per hit, and writing every version's lines, was most
+   * of such a search's cost); the caller finds the commits from the blob ids.
    */
   versions?: true;
 }

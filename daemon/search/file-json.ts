@@ -18,6 +18,7 @@ import { JsonBytes } from './json-bytes.ts';
 import { chunkSpans, columnAt, nameRanges, type LineTable } from './range-locations.ts';
 import { rangeCount, type ShardHit } from './shard-search.ts';
 import type { Range, RepositoryInfo } from './types.ts';
+import { versionMatches } from './version-matches.ts';
 
 /** What shaping takes from the request and the daemon's settings. */
 export interface ShapeOptions {
@@ -27,6 +28,12 @@ export interface ShapeOptions {
   maxWholeBytes: number;
   /** The daemon's public URL, for webUrl fields. */
   baseUrl: string;
+  /**
+   * A search of versions (Plan.versions): each file is written without chunks or branches,
+   * with `version` (its blob id and its matches: version-matches.ts, counting a lone
+   * literal's occurrences when `literalBytes` is its length, 0 otherwise).
+   */
+  versions?: { literalBytes: number } | undefined;
 }
 
 /** The repository as the manifest lists it now (it may have changed since the shard was built). */
@@ -176,6 +183,7 @@ interface Shaping {
  */
 function writeFile(w: JsonBytes, f: ShapedFile, { shard, repo, options: o, budget }: Shaping): number {
   const { hit, path } = f;
+  if (o.versions !== undefined) return writeVersion(w, f, { shard, repo, options: o, budget }, o.versions.literalBytes);
   // The hit's own lists when the budget takes them whole (a stream's files): no copy.
   const whole = budget >= rangeCount(hit.ranges, hit.nameRanges);
   const names = whole ? hit.nameRanges : hit.nameRanges.slice(0, 2 * Math.min(budget, hit.nameRanges.length / 2));
@@ -256,6 +264,26 @@ interface FileHead {
 
 /** Per repository (a shard's: resultRepo), the head of its last branch: most files of a search are on one. */
 const heads = new WeakMap<ResultRepo, FileHead>();
+
+/**
+ * A file of a search of versions (ShapeOptions.versions): its path, repository and
+ * `version`, no chunks, no branches (its links name its blob: the caller links the commits
+ * it finds for it). All of its ranges count as written.
+ */
+function writeVersion(w: JsonBytes, { hit, path }: ShapedFile, { shard, repo, options }: Shaping, literalBytes: number): number {
+  const blob = shard.oid(hit.doc) ?? '';
+  w.raw('{"fileName":{"text":');
+  w.string(path);
+  w.raw(',"matchRanges":[');
+  const head = fileHead(repo, options.baseUrl, blob);
+  w.copy(head.url, 0, head.url.length);
+  w.raw(encodePath(path));
+  w.copy(head.repository, 0, head.repository.length);
+  w.raw(',"chunks":[],"branches":[],"version":{"blob":');
+  w.string(blob);
+  w.raw(`,"matches":${versionMatches(hit.ranges, literalBytes)}}}`);
+  return rangeCount(hit.ranges, hit.nameRanges);
+}
 
 function fileHead(repo: ResultRepo, baseUrl: string, branch: string): FileHead {
   let head = heads.get(repo);

@@ -265,7 +265,7 @@ export const RECORDS: readonly string[][] = [
   ['member', 'repoId', 'repo'],
   ['name', 'archived', 'fork', 'visibility', 'displayName', 'codeHostType', 'externalWebUrl'],
   ['ranges', 'rankedRanges', 'loadedKiB'],
-  ['contextLines', 'whole', 'maxWholeBytes', 'baseUrl'],
+  ['contextLines', 'whole', 'maxWholeBytes', 'baseUrl', 'versions'],
 ];
 
 // No structure beyond RECORDS is shared (maxSharedStructures): one learnt from a message

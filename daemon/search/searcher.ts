@@ -42,9 +42,10 @@ import { SearchPool } from './pool.ts';
 import { memberRef, shardKey, shardRef, type ShardRef } from './protocol.ts';
 import type { SearchOptions, SearchService, WireResponse } from './search-options.ts';
 import { resultRepo, shapeInto, type ShapedFile, type ShapeOptions } from './file-json.ts';
+import { loneLiteralBytes } from './version-matches.ts';
 import { parseJson } from './wire.ts';
 import type { FileResult, SearchRequest, SearchResponse } from './types.ts';
-import type { PlanNode } from '../query/terms.ts';
+import type { Plan, PlanNode } from '../query/terms.ts';
 
 export type { SearchChunk } from './stream-sink.ts';
 export { planSearch, type PlannedSearch } from './plan-cache.ts';
@@ -406,7 +407,7 @@ export class Searcher implements SearchService {
       workers: pool.size,
       lostShards,
       skippedShards: ruledOut,
-      shape: this.shapeOptions(req),
+      shape: versionsShape(this.shapeOptions(req), options.planned?.plan),
       start: (task, cancel, grant) => pool.start({ ...task, catalog, shards: indexes, only }, cancel, grant),
       reshape: (i, shape, f, budget) => this.reshape(shards[i]!, shape, f, budget),
       corrupt: (i, error) => this.corrupt(shards[i]!, error),
@@ -698,4 +699,9 @@ function refOf(e: ShardEntry): ShardRef {
     refs.set(e, ref);
   }
   return ref;
+}
+
+/** The shaping of a search of versions (Plan.versions): each file its blob and its matches, no chunks. */
+function versionsShape(shape: ShapeOptions, plan: Plan | undefined): ShapeOptions {
+  return plan?.versions ? { ...shape, versions: { literalBytes: loneLiteralBytes(plan) } } : shape;
 }

@@ -380,12 +380,12 @@ function recordHit(scan: ShardScan, at: ClassHits, ctx: DocContext, found: Found
   const doc = ctx.doc;
   const member = at.single >= 0 ? at.single : shard.memberOf(doc);
   const memberBranches = at.cls.byMember.get(member)!;
-  // A search of versions names each hit by its blob (Plan.versions): no branch is tested.
+  // A search of versions names no branch (Plan.versions): none is tested.
   const branches = plan.versions ? [] : memberBranches.length === 1 ? memberBranches : memberBranches.filter((b) => shard.branches.has(b, doc));
   // One class, a member's one branch: every hit's branch list is the same, and nothing
   // changes it (only several classes add to and sort a hit's): one list for all of them.
   let branchNames: string[];
-  if (plan.versions) branchNames = [shard.oid(doc) ?? ''];
+  if (plan.versions) branchNames = [];
   else if (byDoc === undefined && memberBranches.length === 1) {
     let names = at.names.get(member);
     if (!names) at.names.set(member, (names = [shard.branches.names[memberBranches[0]!]!]));

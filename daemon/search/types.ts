@@ -100,6 +100,11 @@ export interface FileResult {
    */
   commit?: CommitInfo;
   diff?: DiffInfo;
+  /**
+   * Only between the search workers and the history's spans (Plan.versions: search/file-json.ts
+   * writeVersion), never in an answer: the version's git blob id and its number of matches.
+   */
+  version?: { blob: string; matches: number };
 }
 
 /** The spans during which a file held matches, and the commits at which their number changed, oldest first. */
