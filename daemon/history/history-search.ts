@@ -132,9 +132,12 @@ export class HistorySearch implements SearchService {
       return { ...wire, files: onChunk ? [] : wire.files.map(parseFile) };
     }
     const route = await this.route(planned.plan, options.repoFilter);
-    const live = await this.live.search(req, { ...options, planned });
-    if (route === undefined) return live;
-    const past = await this.history.search(req, { ...options, planned: route.planned });
+    if (route === undefined) return this.live.search(req, { ...options, planned });
+    // The tips and the history are searched by searchers of their own, at the same time;
+    // a stream's batches are sent from one search after the other.
+    const tips = () => this.live.search(req, { ...options, planned });
+    const inHistory = () => this.history.search(req, { ...options, planned: route.planned });
+    const [live, past] = options.onChunk ? [await tips(), await inHistory()] : await Promise.all([tips(), inHistory()]);
     const files = [...live.files, ...past.files];
     return {
       ...live,
@@ -154,9 +157,11 @@ export class HistorySearch implements SearchService {
       return { stats: a.stats, files: commitWire(a.results), repositoryInfo: a.repositoryInfo, isSearchExhaustive: a.isSearchExhaustive };
     }
     const route = await this.route(planned.plan, options.repoFilter);
-    const live = await this.live.searchWire(req, { ...options, planned });
-    if (route === undefined) return live;
-    const past = await this.history.searchWire(req, { ...options, planned: route.planned });
+    if (route === undefined) return this.live.searchWire(req, { ...options, planned });
+    const [live, past] = await Promise.all([
+      this.live.searchWire(req, { ...options, planned }),
+      this.history.searchWire(req, { ...options, planned: route.planned }),
+    ]);
     const files = [...live.files, ...past.files].sort((a, b) => compareRanked(a, b));
     const out: WireResponse = {
       stats: sumStats(live.stats, past.stats),
