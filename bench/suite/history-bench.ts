@@ -36,6 +36,24 @@ import { seededRandom } from './stats.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+
+/** The history data dir's bytes by what holds them: index shards, their symbols files, commit records, diff records. */
+function historyParts(dir: string): { shards: number; symbols: number; commits: number; diffs: number } {
+  const parts = { shards: 0, symbols: 0, commits: bytesUnder(join(dir, 'commits')), diffs: bytesUnder(join(dir, 'diffs')) };
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const s = statSync(p);
+      if (s.isDirectory()) walk(p);
+      else if (name.endsWith('.symbols')) parts.symbols += s.size;
+      else parts.shards += s.size;
+    }
+  };
+  walk(join(dir, 'shards'));
+  return parts;
+}
+
 function bytesUnder(path: string): number {
   let total = 0;
   for (const name of readdirSync(path)) {
@@ -166,6 +184,7 @@ async function main(): Promise<void> {
     const built = await indexLocalHistory(tip, { dataDir: data, symbols: true });
     if (built === 'unchanged') throw new Error('the history was already built');
     const historyBytes = bytesUnder(historyDataDir(data));
+    const parts = historyParts(historyDataDir(data));
     log(`build: tip ${tip.seconds.toFixed(1)} s ${tipBytes} B; history ${built.commits} commits ${built.seconds.toFixed(1)} s ${historyBytes} B`);
 
     // 2. One new commit.
@@ -240,6 +259,7 @@ async function main(): Promise<void> {
         historyFileVersions: built.files,
         historyContentBytes: built.contentBytes,
         sizeRatio: historyBytes / tipBytes,
+        historyParts: parts,
       },
       newCommitSeconds,
       latency: {
@@ -276,7 +296,7 @@ async function main(): Promise<void> {
       `| commits in the history | ${built.commits} | |`,
       `| tip index (default branch, with symbols) | ${tip.seconds.toFixed(1)} s, ${(tipBytes / 1e6).toFixed(1)} MB | |`,
       `| history index (with symbols) | ${built.seconds.toFixed(1)} s, ${(historyBytes / 1e6).toFixed(1)} MB (${built.files} file versions, ${(built.contentBytes / 1e6).toFixed(1)} MB of content) | ≤ 30 s |`,
-      `| history size / tip size | ${result.build.sizeRatio.toFixed(1)}× | ≤ 3× |`,
+      `| history size / tip size | ${result.build.sizeRatio.toFixed(1)}× (index ${mb(parts.shards)}, symbols ${mb(parts.symbols)}, commit records ${mb(parts.commits)}, diff records ${mb(parts.diffs)}; the index and its symbols alone: ${((parts.shards + parts.symbols) / tipBytes).toFixed(1)}×) | ≤ 3× |`,
       `| one new commit indexed (history) | ${newCommitSeconds.toFixed(2)} s | ≤ 1 s |`,
       `| identifier at the tip, p50 / p90 / p99 (${queries} distinct, each once) | ${result.latency.tip.p50.toFixed(2)} / ${result.latency.tip.p90.toFixed(2)} / ${result.latency.tip.p99.toFixed(2)} ms | |`,
       `| identifier at a random commit (\`rev:\`), p50 / p90 / p99 (${queries} distinct) | ${result.latency.rev.p50.toFixed(2)} / ${result.latency.rev.p90.toFixed(2)} / ${result.latency.rev.p99.toFixed(2)} ms | |`,
