@@ -617,7 +617,7 @@ function openClusterSync(d: Assembly, n: ClusterNode): Promise<ClusterSyncSchedu
     indexExtras: async (record, job) => {
       const local = loadManifest(dataDir, record.repoId);
       const least = local && !('unreadable' in local) ? local.generation + 1 : 1;
-      const published = n.view.published.get(record.repoId);
+      const published = await n.publishedNow(record.repoId);
       return {
         minGeneration: await n.view.published.allocate(record.repoId, least),
         onCommit: (m) => void n.onCommit(m),

@@ -51,8 +51,10 @@ export interface ClusterSyncOptions extends SyncOptions {
   queue?: Pick<ClusterJobsOptions, 'lockDurationMs' | 'attempts' | 'backoffMs' | 'closeTimeoutMs'>;
   /** Compound shards: the published index's version, the copies to make now, and how a node makes them (absent: none). */
   compoundShards?: {
+    /** As last read (the node reads it every heartbeat). */
     version(): number;
-    plan(): PackJob[];
+    /** From the published index as it is now (read again first): version() is then what the plan read. */
+    plan(): PackJob[] | Promise<PackJob[]>;
     run(job: PackJob): Promise<void>;
   };
 }
@@ -206,9 +208,9 @@ export class ClusterSyncScheduler {
     try {
       const c = await this.#jobs.counts();
       if (c.waiting + c.active + c.delayed > 0) return;
-      const jobs = packs.plan();
+      const jobs = await packs.plan();
       await this.#jobs.enqueuePacks(jobs);
-      this.#plannedAt = version;
+      this.#plannedAt = packs.version();
       this.#plannedWhen = Date.now();
       this.#plannedSome = jobs.length > 0;
       if (jobs.length > 0)

@@ -26,7 +26,7 @@ import { Membership } from './membership.ts';
 import { PeerAuth } from './peer-auth.ts';
 import { PeerClient } from './peer-client.ts';
 import { peerRoutes } from './peer-routes.ts';
-import { PublishedIndexes } from './published.ts';
+import { PublishedIndexes, type PublishedIndex } from './published.ts';
 import { runPackJob, type PackJobOptions, type PackJobReport } from './pack-job.ts';
 import { planPacks, type PackJob } from './pack-plan.ts';
 import { Replicator } from './replicator.ts';
@@ -218,8 +218,14 @@ export class ClusterNode {
       .catch((err: Error) => this.o.log.warn({ repoId: m.repoId, err: err.message }, 'publishing a build failed; retried next round'));
   }
 
-  /** The copies into compound shards to make now, from the published index as last read (pack-plan.ts). */
-  planPacks(target: number, below: number): PackJob[] {
+  /**
+   * The copies into compound shards to make now (pack-plan.ts), from the published index
+   * read again first: the view as of the last heartbeat may lack the publications of the
+   * jobs that just ran, and a plan of their sources' old generations is out of date before
+   * it runs (pack-job.ts).
+   */
+  async planPacks(target: number, below: number): Promise<PackJob[]> {
+    await this.view.refresh();
     const unheld = new Set(
       this.view
         .units()
@@ -227,6 +233,16 @@ export class ClusterNode {
         .map((u) => u.repoId),
     );
     return planPacks(this.view.indexes(), target, below, (repoId) => !unheld.has(repoId));
+  }
+
+  /**
+   * A repository's published index as Redis holds it now, the view read again first: a
+   * listing's job that runs just after another node published the repository's build, and
+   * decided from the view as of the last heartbeat, would build it again.
+   */
+  async publishedNow(repoId: number): Promise<PublishedIndex | undefined> {
+    await this.view.refresh();
+    return this.view.published.get(repoId);
   }
 
   /** Copies published repositories into compound shards here (pack-job.ts), publishes them, then replicates. */

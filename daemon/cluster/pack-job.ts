@@ -6,8 +6,9 @@
 //   read from this node's index when its manifest names that file (hard-linked into a
 //   staging directory, so that the collector removing it meanwhile takes nothing from the
 //   job), else copied from a live node that holds it (file-copy.ts). A source opened here
-//   is checked whole (Shard.open without shared checks). A repository published again
-//   since the plan, or whose source no live node holds, is left out.
+//   is checked whole (Shard.open without shared checks). A repository whose source no live
+//   node holds is left out. A job any of whose repositories was published again since the
+//   plan copies nothing: the leader plans again from the new publication.
 // - Building. The documents are copied with their branch lists and definitions (pack-merge.ts
 //   memberFiles); no git repository is read and no ctags runs. The packs' generation comes
 //   from the cluster's counter (published.ts allocatePack), each repository's new
@@ -71,6 +72,15 @@ interface Source {
 export async function runPackJob(job: PackJob, o: PackJobOptions): Promise<PackJobReport> {
   const { view, dataDir, log } = o;
   await view.refresh();
+  // A plan holds for the published index it read. Once one of its repositories is published
+  // again (built anew, or copied by another job), what is left of it may be a pack the plan
+  // never meant: one repository alone, which the next plan merges again. That publication
+  // moved the index, so the leader plans again from it; this job copies nothing.
+  const moved = job.pack.filter(({ repoId, generation }) => view.published.get(repoId)?.generation !== generation).length;
+  if (moved > 0) {
+    log.info({ repos: job.pack.length, moved }, 'a compound shard plan is out of date (some of its repositories were published again since): nothing copied');
+    return { packed: 0, skipped: job.pack.length };
+  }
   const dir = packsDir(dataDir);
   mkdirSync(dir, { recursive: true });
   const staging = join(dir, `sources.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);

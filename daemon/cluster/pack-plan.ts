@@ -8,7 +8,14 @@
 //   packed, when there are two such or more, or one and a small pack of its size tier or
 //   below to join;
 // - the live members of packs that are small or mostly tombstoned (packsToMerge) are
-//   copied into new packs with them.
+//   copied into new packs with them;
+// - so are those of the small packs the new pack would be merged with at the next plan
+//   (packsToJoin): a plan does at once what two would. Builds are published one by one,
+//   and the leader's view trails them, so the first plan after a listing may see some of
+//   its repositories only: the next one then packs the rest with the first plan's pack,
+//   instead of into a pack of their own of the same size that a third plan merges with it.
+//   (A cluster restarted in that in-between state merged the two packs then, each of its
+//   repositories at a new generation.)
 //
 // Only repositories whose shard a live node holds are planned: a job could not read the
 // others, and a plan that keeps leaving some out would copy the rest again and again.
@@ -18,7 +25,7 @@
 // builds about one pack.
 
 import { createHash } from 'node:crypto';
-import { packsToMerge, SMALL_PACK_SHARE, tierOf } from '../index/pack-merge.ts';
+import { packsToJoin, packsToMerge, SMALL_PACK_SHARE, tierOf } from '../index/pack-merge.ts';
 import type { PublishedIndex } from './published.ts';
 
 /** Repositories to copy into compound shards, each at the published generation the plan read (a job skips one published again since). */
@@ -70,6 +77,10 @@ export function planPacks(indexes: Iterable<PublishedIndex>, target: number, bel
     picked.push(join);
   }
   if (loose.length === 0 && picked.length === 0) return [];
+  // The new pack takes in the small packs the next plan would merge it with.
+  const rest = all.filter((p) => !picked.includes(p));
+  const planned = [...loose, ...picked.flatMap((p) => p.live)].reduce((n, c) => n + c.bytes, 0);
+  for (const i of packsToJoin(planned, rest, target)) picked.push(rest[i]!);
   const items = [...loose, ...picked.flatMap((p) => p.live)].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.repoId - b.repoId));
   const jobs: PackJob[] = [];
   let bytes = 0;

@@ -66,7 +66,7 @@ export function packsToMerge(packs: readonly Pick<PackState, 'contentBytes' | 'l
   const small: number[] = [];
   packs.forEach((p, i) => {
     if (p.liveBytes === 0) return; // nothing to move: the collector deletes it
-    if (p.contentBytes > 0 && 1 - p.liveBytes / p.contentBytes >= DEAD_SHARE) dead.push(i);
+    if (isDead(p)) dead.push(i);
     else if (p.liveBytes < SMALL_PACK_SHARE * target) small.push(i);
   });
   const picked = new Set(dead);
@@ -84,6 +84,34 @@ export function packsToMerge(packs: readonly Pick<PackState, 'contentBytes' | 'l
     for (const i of small) if (tierOf(packs[i]!.liveBytes, target) <= kept) picked.add(i);
   }
   return [...picked].sort((a, b) => a - b);
+}
+
+/**
+ * The packs (indexes into `packs`, none of them picked by packsToMerge) that a new pack of
+ * `bytes` live bytes takes in as it is built: the small pack of its size tier, which the
+ * next packsToMerge would merge it with, then the one of the tier it grows into, and so on
+ * while it stays small. Taken in at once, each repository is copied once, where a pack of
+ * its own and then a merge would copy some twice; and no state that looks final (every
+ * repository in a compound shard) comes between, only to be followed by the merge.
+ */
+export function packsToJoin(bytes: number, packs: readonly Pick<PackState, 'contentBytes' | 'liveBytes'>[], target: number): number[] {
+  const taken: number[] = [];
+  let total = bytes;
+  while (total < SMALL_PACK_SHARE * target) {
+    const tier = tierOf(total, target);
+    const i = packs.findIndex(
+      (p, k) => !taken.includes(k) && p.liveBytes > 0 && !isDead(p) && p.liveBytes < SMALL_PACK_SHARE * target && tierOf(p.liveBytes, target) === tier,
+    );
+    if (i < 0) break;
+    taken.push(i);
+    total += packs[i]!.liveBytes;
+  }
+  return taken;
+}
+
+/** Mostly tombstoned: its live members are rewritten elsewhere. */
+function isDead(p: Pick<PackState, 'contentBytes' | 'liveBytes'>): boolean {
+  return p.contentBytes > 0 && 1 - p.liveBytes / p.contentBytes >= DEAD_SHARE;
 }
 
 /**

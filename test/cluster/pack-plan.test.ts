@@ -121,6 +121,26 @@ const cases: Array<{ name: string; indexes: () => PublishedIndex[]; want: string
   },
   { name: 'a mostly tombstoned pack is rewritten', indexes: () => [repo('a', [member('p1-0.trawl', 0, 400, 900)])], want: [['a']] },
   {
+    name: 'small repositories of their own join the small pack of the size tier they make together (not a pack of their own, merged with it next)',
+    indexes: () => [
+      repo('a', [member('p1-0.trawl', 0, 100, 200)]),
+      repo('b', [member('p1-0.trawl', 1, 100, 200)]),
+      repo('c', [own(100)]),
+      repo('d', [own(100)]),
+    ],
+    want: [['a', 'b', 'c', 'd']],
+  },
+  {
+    name: 'a merge takes in the small pack of the size tier it grows into',
+    indexes: () => [repo('a', [member('p1-0.trawl', 0, 60, 60)]), repo('b', [member('p3-0.trawl', 0, 60, 60)]), repo('c', [member('p5-0.trawl', 0, 130, 130)])],
+    want: [['a', 'b', 'c']],
+  },
+  {
+    name: 'a new pack does not take in a small pack once it is itself no longer small',
+    indexes: () => [repo('a', [own(250)]), repo('b', [own(250)]), repo('c', [member('p1-0.trawl', 0, 480, 480)])],
+    want: [['a', 'b']],
+  },
+  {
     name: 'cut into jobs of about the target, in name order',
     indexes: () => ['f', 'e', 'd', 'c', 'b', 'a'].map((n) => repo(n, [own(240)])),
     want: [
@@ -153,4 +173,62 @@ test('pack plan: only repositories whose shard a live node holds (a job could no
 test('a plan queued twice has one id; another plan another', () => {
   assert.equal(packJobId({ pack: [{ repoId: 1, generation: 2 }] }), packJobId({ pack: [{ repoId: 1, generation: 2 }] }));
   assert.notEqual(packJobId({ pack: [{ repoId: 1, generation: 2 }] }), packJobId({ pack: [{ repoId: 1, generation: 3 }] }));
+});
+
+/** What the jobs leave: each job's repositories copied into a new pack of their live bytes, at a new generation. */
+function applied(indexes: PublishedIndex[], jobs: ReturnType<typeof planPacks>, pack: number): PublishedIndex[] {
+  const byRepo = new Map(indexes.map((p) => [p.repoId, p]));
+  for (const job of jobs) {
+    const file = `p${pack++}-0.trawl`;
+    const moved = job.pack.map((j) => byRepo.get(j.repoId)!);
+    const packBytes = moved.reduce((n, p) => n + p.manifest!.shards[0]!.liveContentBytes, 0);
+    moved.forEach((p, k) => {
+      const bytes = p.manifest!.shards[0]!.liveContentBytes;
+      byRepo.set(p.repoId, {
+        ...p,
+        generation: p.generation + 2,
+        manifest: { ...p.manifest!, generation: p.generation + 2, shards: [member(file, k, bytes, packBytes)] },
+      });
+    });
+  }
+  return [...byRepo.values()];
+}
+
+test('pack plan: what a plan leaves needs no further plan (random published indexes whose movable content fits one small pack)', () => {
+  // mulberry32, seeded: the same states on every run.
+  let seed = 12345;
+  const rand = (n: number): number => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n);
+  };
+  let checked = 0;
+  for (let round = 0; round < 2000; round++) {
+    const indexes: PublishedIndex[] = [];
+    let movable = 0;
+    for (let i = rand(4); i > 0; i--) {
+      const bytes = 5 + rand(120);
+      movable += bytes;
+      indexes.push(repo(`own${round}-${i}`, [own(bytes)]));
+    }
+    for (let k = rand(4); k > 0; k--) {
+      const file = `p${1000 + 2 * k}-0.trawl`;
+      const members = 1 + rand(3);
+      const sizes = Array.from({ length: members }, () => 5 + rand(80));
+      const live = sizes.reduce((n, b) => n + b, 0);
+      // Some packs mostly tombstoned (their other members moved on), some healthy and large.
+      const big = rand(4) === 0;
+      const packBytes = big ? 600 + rand(300) : rand(3) === 0 ? live * 3 : live;
+      const liveSizes = big ? [packBytes] : sizes;
+      if (!big) movable += live;
+      liveSizes.forEach((b, m) => indexes.push(repo(`pack${round}-${k}-${m}`, [member(file, m, b, packBytes)])));
+    }
+    if (movable >= TARGET / 2) continue;
+    const first = planPacks(indexes, TARGET, BELOW);
+    const again = planPacks(applied(indexes, first, 1), TARGET, BELOW);
+    assert.deepEqual(again, [], `round ${round}: a second plan after ${JSON.stringify(first)}`);
+    checked++;
+  }
+  assert.ok(checked > 500, `only ${checked} states checked`);
 });

@@ -273,7 +273,7 @@ describe('compound shards in a cluster of three nodes', () => {
 
   test('packed by jobs on several nodes while searches run: never a gap or a duplicate', async (t) => {
     if (skip) return t.skip(skip);
-    const jobs = nodes[1]!.cluster!.planPacks(target, Infinity);
+    const jobs = await nodes[1]!.cluster!.planPacks(target, Infinity);
     assert.ok(jobs.length >= 2, `${jobs.length} jobs`);
     assert.deepEqual(
       jobs.flatMap((j) => j.pack.map((p) => p.repoId)).sort((a, b) => a - b),
@@ -310,14 +310,14 @@ describe('compound shards in a cluster of three nodes', () => {
     // that plan is run first, as the leader would.)
     await refreshViews();
     if (leftoverRounds > 0) {
-      const merge = nodes[2]!.cluster!.planPacks(target, Infinity);
+      const merge = await nodes[2]!.cluster!.planPacks(target, Infinity);
       if (merge.length > 0) {
         await runJobs(merge);
         await allSettled('the small pack of the leftovers merged');
         await refreshViews();
       }
     }
-    assert.deepEqual(nodes[2]!.cluster!.planPacks(target, Infinity), []);
+    assert.deepEqual(await nodes[2]!.cluster!.planPacks(target, Infinity), []);
   });
 
   test('repositories that change move out of their pack; the packs left are merged while searches run', async (t) => {
@@ -343,7 +343,7 @@ describe('compound shards in a cluster of three nodes', () => {
     const found = await call(`${nodes[1]!.url}/api/search`, { method: 'POST', json: { query: 'moved_out_', matches: 10 } });
     assert.equal((found.json as { files: unknown[] }).files.length, 2);
 
-    const jobs = nodes[0]!.cluster!.planPacks(target, Infinity);
+    const jobs = await nodes[0]!.cluster!.planPacks(target, Infinity);
     assert.ok(jobs.length >= 1);
     const planned = new Set(jobs.flatMap((j) => j.pack.map((p) => p.repoId)));
     for (const k of members.slice(0, 2)) assert.ok(planned.has(repos[k]!.repoId), 'a changed repository is packed again');
