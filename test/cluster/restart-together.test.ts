@@ -55,9 +55,8 @@ before(async () => {
   // The node restarted alone rebuilds a shard no live node holds once its start-up graces
   // (three node timeouts, counted from its start) are over, as it should. Everything the
   // test waits for must come before: its listing's jobs, then the two other nodes' start and
-  // their holdings. On a loaded machine (a fresh clone's suite, two files at a time) that
-  // took over 18 s, and the lone node rebuilt every repository as the others came back (its
-  // graces were 1.5 s, then 3 s, then 6 s a timeout): 20 s a timeout gives it a minute.
+  // their holdings, which on a loaded machine (a fresh clone's suite, two files at a time)
+  // can take well over 10 s: a 20 s timeout gives it a minute.
   // Stopped nodes leave the cluster at once, so nothing here waits for a timeout.
   const cluster = { store: storeUrl, redis: redis.url, replicationFactor: 2, name: `rt${process.pid}`, heartbeatMs: 250, nodeTimeoutMs: 20_000 };
   writeFileSync(
