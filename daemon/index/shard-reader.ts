@@ -48,7 +48,7 @@
 //                       is not empty), LEB128 varint deltas (core/index.ts documents the exact
 //                       encoding; decodePostings reads it)
 //     name-ngrams       as content-ngrams, over the paths
-//     name-postings     as content-postings
+//     name-postings     as content-postings, always by document
 //     symbols           definitions found by universal-ctags: per document, its records by
 //                       line (name, kind, lines, parent); layout and a worked example in
 //                       symbol-records.ts, which reads it
@@ -80,9 +80,9 @@
 //                       large candidate is ruled out when no segment can start it, and
 //                       otherwise read only there; empty when the shard has no such
 //                       document; layout and a worked example in content-segments.ts,
-//                       which reads it. Grouped postings: for each posting of a group whose
-//                       largest document has at least 64 KB, the OR of its documents' masks (none
-//                       when one of them folds to another length)
+//                       which reads it. Grouped postings: for each posting of a group
+//                       whose largest document has at least 64 KB, the OR of its
+//                       documents' masks (none when one of them folds to another length)
 //     doc-groups        (version 9) empty: the content postings, follow bytes and segment
 //                       masks are by document. Else the groups they are by: each group's
 //                       first document, ascending from 0, then the document count (u32
