@@ -16,6 +16,7 @@ export interface CoreExports {
   fold(src: number, n: number, dst: number): number;
   seenBytes(): number;
   distinctTrigrams(folded: number, n: number, seen: number, out: number, masks: number, limit: number): number;
+  mergeIntoGroup(out: number, masks: number, start: number, at: number, cnt: number, seen: number): number;
   segmentMasks(folded: number, n: number, keys: number, cnt: number, rows: number, shift: number, width: number, out: number): void;
   countTrigrams(pairs: number, n: number, table: number): void;
   keysToIds(pairs: number, n: number): void;
@@ -128,6 +129,7 @@ export const REQUIRED_EXPORTS: readonly string[] = Object.freeze([
   'fold',
   'seenBytes',
   'distinctTrigrams',
+  'mergeIntoGroup',
   'segmentMasks',
   'countTrigrams',
   'keysToIds',

@@ -35,6 +35,12 @@ let liveBuilder: PostingsBuilder | null = null;
  * when some occurrence of the trigram in that document is followed by the folded byte b
  * (core/assembly/ngrams.ts distinctTrigrams). List i's masks start at the sum of the
  * counts before it.
+ *
+ * Grouped (`grouped: true`, a history shard's postings: shard-reader.ts, doc-groups): a
+ * posting is a group of documents, not a document. addContent is then given the same id
+ * again for each further version of the group: the group's trigrams are the union of its
+ * versions', each follow mask the OR of theirs, and its segment masks (when it is large)
+ * the OR of theirs per segment, so that every version's own masks are within the group's.
  */
 export class PostingsBuilder {
   #core: Core;
@@ -52,8 +58,14 @@ export class PostingsBuilder {
   #segmented: SegmentedDoc[] = [];
   /** segmentMasks' table of rows by key (taken at the first large document). */
   #rows: Block | null = null;
+  /** Postings are groups of documents (see the class comment). */
+  #grouped: boolean;
+  /** Grouped: where the last group's pairs start in `pairs`. */
+  #groupStart = 0;
+  /** Grouped: the last group's segment masks so far (null: none wanted). */
+  #groupSegments: GroupSegments | null = null;
 
-  constructor(options?: { expectedBytes?: number; segments?: SegmentOptions }) {
+  constructor(options?: { expectedBytes?: number; segments?: SegmentOptions; grouped?: boolean }) {
     const c = core();
     if (liveBuilder !== null) {
       throw new Error('PostingsBuilder: another builder is live on this thread; finish() or dispose() it first');
@@ -75,6 +87,7 @@ export class PostingsBuilder {
     c.u8.fill(0, this.#seen.off, this.#seen.off + c.seenBytes);
     this.#docCounts = new Uint32Array(1024);
     this.#segmenting = options?.segments;
+    this.#grouped = options?.grouped === true;
     liveBuilder = this;
   }
 
@@ -85,10 +98,18 @@ export class PostingsBuilder {
    */
   lastFoldsToAscii = false;
 
-  /** Adds the document `docId` (must be exactly the previous docId + 1, starting at 0) with the distinct folded trigrams of `content`. Returns the number of distinct trigrams, or -1 (document NOT added, docId not consumed) when there are more than `limit` distinct trigrams. */
-  addContent(docId: number, content: Uint8Array, limit: number): number {
+  /**
+   * Adds the document `docId` (must be exactly the previous docId + 1, starting at 0) with
+   * the distinct folded trigrams of `content`. Returns the number of distinct trigrams, or -1
+   * (document NOT added, docId not consumed) when there are more than `limit` distinct
+   * trigrams. Grouped, `docId` is a group: the previous one again adds a version to it (the
+   * count and the limit are still the version's own), and `groupBytes` (its largest
+   * version's size, known beforehand) decides whether it gets segment masks.
+   */
+  addContent(docId: number, content: Uint8Array, limit: number, groupBytes = content.length): number {
     if (!this.#live) throw new Error('PostingsBuilder: already finished or disposed');
-    if (docId !== this.#numDocs) {
+    const again = this.#grouped && docId === this.#numDocs - 1;
+    if (docId !== this.#numDocs && !again) {
       throw new RangeError(`PostingsBuilder.addContent: expected docId ${this.#numDocs}, got ${docId}`);
     }
     if (!(limit >= 0)) throw new RangeError(`PostingsBuilder.addContent: limit must be >= 0, got ${limit}`);
@@ -116,19 +137,64 @@ export class PostingsBuilder {
       c.u8[base + foldOff + f] = 0;
       cnt = c.ex.distinctTrigrams(base + foldOff, f, this.#seen!.off, pairs.off + this.#pairsLen * 4, this.#masks!.off + this.#pairsLen, lim);
       if (cnt < 0) return -1;
+    }
+    if (this.#grouped) {
+      this.#addVersion(docId, again, { folded: base + foldOff, n, f, cnt }, groupBytes);
+      return cnt;
+    }
+    if (cnt > 0) {
       // Positions in the folded bytes are the content's only when folding kept the length.
       const seg = this.#segmenting;
-      if (seg && f === n && n >= seg.minBytes && cnt > 0 && cnt < SEGMENT_MAX_TRIGRAMS) {
-        if (this.#rows === null) {
-          this.#rows = c.arena.alloc(SEGMENT_ROWS_BYTES);
-          c.u8.fill(0, this.#rows.off, this.#rows.off + SEGMENT_ROWS_BYTES);
-        }
-        this.#segmented.push(segmentDoc(c, { doc: docId, folded: base + foldOff, n: f, keys: pairs.off + this.#pairsLen * 4, cnt }, seg.shift, this.#rows));
-      }
+      if (seg && f === n && n >= seg.minBytes && cnt < SEGMENT_MAX_TRIGRAMS) this.#segmented.push(this.#segmentDoc(docId, base + foldOff, f, cnt));
       this.#pairsLen += cnt;
     }
     this.#docCounts = withCount(this.#docCounts, this.#numDocs++, cnt);
     return cnt;
+  }
+
+  /** The segment masks of the document just added: its folded bytes folded[0, n), its `cnt` keys at the end of the pairs. */
+  #segmentDoc(docId: number, folded: number, n: number, cnt: number): SegmentedDoc {
+    const c = this.#core;
+    if (this.#rows === null) {
+      this.#rows = c.arena.alloc(SEGMENT_ROWS_BYTES);
+      c.u8.fill(0, this.#rows.off, this.#rows.off + SEGMENT_ROWS_BYTES);
+    }
+    return segmentDoc(c, { doc: docId, folded, n, keys: this.#pairs!.off + this.#pairsLen * 4, cnt }, this.#segmenting!.shift, this.#rows);
+  }
+
+  /**
+   * Grouped: the version just given (its `cnt` keys appended after the pairs) joins group
+   * `group`, a new one unless `again`. Its segment masks are taken before its keys merge
+   * into the group's (mergeIntoGroup drops the keys the group has).
+   */
+  #addVersion(group: number, again: boolean, v: { folded: number; n: number; f: number; cnt: number }, groupBytes: number): void {
+    const c = this.#core;
+    if (!again) {
+      this.#endGroup();
+      this.#groupStart = this.#pairsLen;
+      const seg = this.#segmenting;
+      this.#groupSegments = seg && groupBytes >= seg.minBytes ? new GroupSegments(group, seg.shift) : null;
+      this.#docCounts = withCount(this.#docCounts, this.#numDocs++, 0);
+    }
+    const gs = this.#groupSegments;
+    if (gs !== null) {
+      gs.maxBytes = Math.max(gs.maxBytes, v.n);
+      // A version whose positions are not its content's (folding changed its length), or
+      // too rich for segmentMasks, leaves the group without masks: they would not cover it.
+      if (v.cnt > 0 && (v.f !== v.n || v.cnt >= SEGMENT_MAX_TRIGRAMS)) this.#groupSegments = null;
+      else if (v.cnt > 0) gs.add(this.#segmentDoc(group, v.folded, v.f, v.cnt));
+    }
+    if (v.cnt === 0) return;
+    const count = c.ex.mergeIntoGroup(this.#pairs!.off, this.#masks!.off, this.#groupStart, this.#pairsLen, v.cnt, this.#seen!.off) >>> 0;
+    this.#pairsLen = this.#groupStart + count;
+    this.#docCounts[group] = count;
+  }
+
+  /** Grouped: the last group's segment masks join the shard's, when it has them. */
+  #endGroup(): void {
+    const done = this.#groupSegments?.finish();
+    if (done) this.#segmented.push(done);
+    this.#groupSegments = null;
   }
 
   /** Finishes: for every trigram that occurs, in ascending id order: its id, how many docs contain it, and the byte offset of its list in `blob`. Each list is the ascending doc ids, LEB128-varint delta encoded (see the class comment for the exact encoding; decodePostings reads it). */
@@ -145,6 +211,7 @@ export class PostingsBuilder {
     const a = c.arena;
     const taken = new Taken(a);
     try {
+      if (this.#grouped) this.#endGroup();
       const P = this.#pairsLen;
       const D = this.#numDocs;
       a.free(this.#seen!);
@@ -278,6 +345,7 @@ export class PostingsBuilder {
     this.#rows = null;
     this.#docCounts = new Uint32Array(0);
     this.#segmented = [];
+    this.#groupSegments = null;
     if (liveBuilder === this) liveBuilder = null;
   }
 }
@@ -311,4 +379,58 @@ interface Lists {
   follow: Block;
   K: number;
   segments: SegmentMasks | null;
+}
+
+/**
+ * A group's segment masks while its versions are added: per trigram id, the OR of its
+ * versions' masks (a version's segments are positions in its own bytes: bit s of any
+ * version's mask stays bit s), as wide as its largest version needs.
+ */
+class GroupSegments {
+  /** The largest version's bytes: the group's segment count (the reader checks it against its documents). */
+  maxBytes = 0;
+  readonly #byId = new Map<number, Uint8Array>();
+  #width = 1;
+
+  constructor(
+    readonly group: number,
+    readonly shift: number,
+  ) {}
+
+  add(d: SegmentedDoc): void {
+    if (d.width > this.#width) {
+      this.#width = d.width;
+      for (const [id, m] of this.#byId) {
+        const wider = new Uint8Array(d.width);
+        wider.set(m);
+        this.#byId.set(id, wider);
+      }
+    }
+    const w = d.width;
+    for (let k = 0; k < d.ids.length; k++) {
+      const id = d.ids[k]!;
+      let m = this.#byId.get(id);
+      if (m === undefined) {
+        m = new Uint8Array(this.#width);
+        this.#byId.set(id, m);
+      }
+      for (let j = 0; j < w; j++) m[j]! |= d.masks[k * w + j]!;
+    }
+  }
+
+  /** The group's masks as one document's (null: no version had any). */
+  finish(): SegmentedDoc | null {
+    if (this.#byId.size === 0) return null;
+    const segments = ((this.maxBytes - 1) >>> this.shift) + 1;
+    const width = ((segments - 1) >>> 3) + 1;
+    const ids = new Uint32Array(this.#byId.size);
+    const masks = new Uint8Array(ids.length * width);
+    let k = 0;
+    for (const [id, m] of this.#byId) {
+      ids[k] = id;
+      masks.set(m.subarray(0, width), k * width);
+      k++;
+    }
+    return { doc: this.group, segments, width, ids, masks };
+  }
 }

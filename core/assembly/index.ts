@@ -7,7 +7,7 @@
 // be.
 
 export { fold } from './fold';
-export { distinctTrigrams, seenBytes } from './ngrams';
+export { distinctTrigrams, mergeIntoGroup, seenBytes } from './ngrams';
 export { segmentMasks } from './segments';
 export { countTrigrams, keysToIds, countDistinct, collectTrigrams, scatterDocs, encodeLists, decodeList, intersectEncoded } from './postings';
 export { intersect, union } from './intersect';

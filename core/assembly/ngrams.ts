@@ -87,3 +87,42 @@ function takeMasks(seen: usize, list: usize, masks: usize, cnt: u32): void {
     store<u8>(w, 0);
   }
 }
+
+/**
+ * Grouped postings (a history shard's versions of one path share one posting): folds the
+ * `cnt` keys just appended at out[at, at + cnt) (distinctTrigrams' output, with their masks
+ * at masks[at, ...)) into the group whose keys are out[start, at). A key the group holds
+ * already is dropped and its mask ORed into the group's; a new key moves down to the end
+ * of the group's keys. Returns the group's distinct count after the merge.
+ *
+ * `seen` (distinctTrigrams' table, all zero on entry and again on return) holds each group
+ * key's mask while merging: every mask is non-zero, so a zero byte means "not in the group".
+ * Costs one pass over the group's keys and one over the new ones.
+ */
+export function mergeIntoGroup(out: usize, masks: usize, start: u32, at: u32, cnt: u32, seen: usize): u32 {
+  for (let k = start; k < at; k++) {
+    store<u8>(seen + <usize>load<u32>(out + (<usize>k << 2)), load<u8>(masks + <usize>k));
+  }
+  let end = at;
+  for (let k = at; k < at + cnt; k++) {
+    const r = load<u32>(out + (<usize>k << 2));
+    const m = load<u8>(masks + <usize>k);
+    const w = seen + <usize>r;
+    const x = load<u8>(w);
+    if (x != 0) {
+      store<u8>(w, x | m);
+      continue;
+    }
+    // New to the group: its slot is at or before k, so nothing unread is overwritten.
+    store<u32>(out + (<usize>end << 2), r);
+    store<u8>(masks + <usize>end, m);
+    end++;
+  }
+  // The group's own keys take their merged masks back; the new ones never entered `seen`.
+  for (let k = start; k < at; k++) {
+    const w = seen + <usize>load<u32>(out + (<usize>k << 2));
+    store<u8>(masks + <usize>k, load<u8>(w));
+    store<u8>(w, 0);
+  }
+  return end - start;
+}

@@ -58,6 +58,8 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
       dataDir: historyDataDir(o.dataDir),
       register: async () => ({ repoId: o.repoId, repo: o.repo }),
       sourceStamp: historyStamp(o),
+      // A history holds many versions of each path: its postings are over the groups of them (shard-reader.ts, doc-groups).
+      groupVersions: true,
       ...(o.maxFileSize !== undefined ? { maxFileSize: o.maxFileSize } : {}),
       ...(o.maxTrigrams !== undefined ? { maxTrigrams: o.maxTrigrams } : {}),
       ...(o.symbols !== undefined ? { symbols: o.symbols } : {}),

@@ -38,6 +38,8 @@ export interface ShardsBuild {
   indexedAt: string;
   /** Extract symbols in the build (ShardJob.symbols). */
   symbols: boolean | undefined;
+  /** Postings over groups of versions of one path (ShardJob.grouped). */
+  grouped?: boolean;
   /** The git repository the files' blobs are read from. */
   gitDir?: string;
   /**
@@ -81,6 +83,7 @@ export async function buildShards(b: ShardsBuild): Promise<BuiltShards> {
         symbols,
         later,
         branches,
+        ...(b.grouped === true ? { grouped: true } : {}),
         ...(b.gitDir !== undefined ? { gitDir: b.gitDir } : {}),
       };
     }

@@ -103,6 +103,11 @@ export interface IndexOptions {
   /** Told of each manifest the run commits (its content, then its symbols pass's): a cluster publishes it. */
   onCommit?: (m: Manifest) => void;
   /**
+   * The shards' postings are over groups of versions of one path (ShardJob.grouped): set
+   * by the history index only, whose shards hold many versions of each path.
+   */
+  groupVersions?: boolean;
+  /**
    * In a cluster: the repository's index as published (cluster/published.ts), built on any
    * node. A node holds some of its shards or none, so its own manifest cannot tell that
    * nothing moved; this can. When the source's refs and the repository's metadata are the
@@ -661,6 +666,7 @@ class IndexRun {
       maxTrigrams: this.maxTrigrams,
       indexedAt: this.indexedAt,
       symbols: later ? false : this.options.symbols,
+      ...(this.options.groupVersions === true ? { grouped: true } : {}),
       ...(later ? { symbolsJob: (path: string, index: number) => this.symbolsJob(path, index) } : {}),
       threads: this.options.workers ?? availableParallelism(),
       onProgress: (files, bytes) => this.options.onProgress?.({ files, totalFiles: request.totalFiles(), bytes }),

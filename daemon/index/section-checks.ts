@@ -15,7 +15,7 @@
 //   - the header and the table of contents: every time the file is opened (a few hundred
 //     bytes; shard-reader.ts readToc);
 //   - the sections a search needs whole to interpret the file safely (AT_OPEN: the document
-//     table, the paths, the metadata, the branch lists): when the file is first opened in
+//     table, the paths, the metadata, the branch lists, the document groups): when the file is first opened in
 //     the process (checkAtOpen). They are small next to the rest of the file;
 //   - every other section (the n-gram tables and posting lists, the follow and segment
 //     masks, the symbol records and index, the content words, the blob ids): by the scrub, a background
@@ -63,7 +63,7 @@ export const PASSED = 1;
 export const FAILED = 2;
 
 /** Sections checked when the file is first opened (see above). */
-export const AT_OPEN: ReadonlySet<SectionKind> = new Set([SectionKind.Docs, SectionKind.Names, SectionKind.Meta, SectionKind.Branches]);
+export const AT_OPEN: ReadonlySet<SectionKind> = new Set([SectionKind.Docs, SectionKind.Names, SectionKind.Meta, SectionKind.Branches, SectionKind.DocGroups]);
 
 /** A section's place and checksum, from the table of contents. */
 export interface Section {

@@ -9,6 +9,7 @@ import { PostingsBuilder, WordsBuilder, hash32 } from '../../core/index.ts';
 import { contentWordsOf, encodeContentWords, WORD_MIN_DOCS } from './content-words.ts';
 import { CONTENT_SEGMENTS, encodeContentSegments } from './content-segments.ts';
 import { encodeBranchLists } from './branch-set.ts';
+import { encodeDocGroups } from './doc-groups.ts';
 import { compareStaticRank, staticRankKey } from './file-class.ts';
 import { detectLanguage } from './language.ts';
 import { ctagsAvailable } from '../symbols/ctags.ts';
@@ -85,6 +86,12 @@ export interface ShardJob {
   /** The git repository the files' blobs are read from (readJobBlobs, before buildShard). */
   gitDir?: string;
   /**
+   * Number the content postings by group of adjacent documents with the same path, not by
+   * document (doc-groups.ts): for a history shard, whose versions of one path hold nearly
+   * the same trigrams.
+   */
+  grouped?: boolean;
+  /**
    * A compound shard's repositories (several small ones in one shard: each file names its
    * `member`); absent: the shard's one repository is `repo`, with `branches` and `gitDir`.
    */
@@ -140,12 +147,16 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
   let contentBuilder: PostingsBuilder | undefined;
   let wordsBuilder: WordsBuilder | undefined;
   try {
-    contentBuilder = new PostingsBuilder({ expectedBytes: job.files.reduce((n, f) => n + f.size, 0), segments: CONTENT_SEGMENTS });
+    contentBuilder = new PostingsBuilder({
+      expectedBytes: job.files.reduce((n, f) => n + f.size, 0),
+      segments: CONTENT_SEGMENTS,
+      grouped: job.grouped === true,
+    });
     // (A large part of a content build: later, it is the symbols pass's.)
     wordsBuilder = job.later ? undefined : new WordsBuilder();
     const withSymbols = job.symbols !== false && ctagsAvailable();
     const symbols = new SymbolSections(withSymbols);
-    const docs = new ShardDocuments(jobMembers(job));
+    const docs = new ShardDocuments(jobMembers(job), job.grouped === true ? largestVersions(job.files) : undefined);
     const totalBytes = addFiles(job, docs, { writer, content: contentBuilder, words: wordsBuilder, symbols }, onProgress);
     const memberSkipped = skippedByMember(job, docs);
 
@@ -172,6 +183,7 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
         [SectionKind.Oids, oidTable(docs.oids)],
         [SectionKind.ContentWords, contentWords],
         [SectionKind.ContentSegments, encodeContentSegments(contentPostings.segments)],
+        [SectionKind.DocGroups, encodeDocGroups(docs.groupFirsts ?? [], docs.records.length)],
         [SectionKind.Meta, packMeta(meta)],
       ]),
       hash32(new Uint8Array(Uint32Array.from(docs.records, (d) => d.hash).buffer)),
@@ -232,8 +244,18 @@ class ShardDocuments {
   contentBytes = 0;
   /** The member of the last file added. */
   private member = -1;
+  /** Grouped postings (ShardJob.grouped): each group's first document; else undefined. */
+  readonly groupFirsts: number[] | undefined;
+  /** The last document's path, and its member: the next one with both joins its group. */
+  private lastPath: string | undefined;
+  private lastMember = -1;
 
-  constructor(readonly members: JobMember[]) {
+  /** `largest` (grouped postings only): each member's paths' largest version, in bytes (largestVersions). */
+  constructor(
+    readonly members: JobMember[],
+    private readonly largest?: Map<string, number>,
+  ) {
+    this.groupFirsts = largest ? [] : undefined;
     for (const m of members) {
       this.branchBase.push(this.branchNames.length);
       this.branchNames.push(...m.branches);
@@ -252,7 +274,17 @@ class ShardDocuments {
     if (!(read instanceof Uint8Array)) return this.skip(file, read.size, read.reason);
     const content = read;
     const docId = this.records.length;
-    if (sinks.content.addContent(docId, content, job.maxTrigrams) < 0) return this.skip(file, content.length, 'too-many-trigrams');
+    // Grouped: a posting is a group, and the document joins the last one when it is the same path's.
+    const groups = this.groupFirsts;
+    const joins = groups !== undefined && this.lastMember === m && this.lastPath === file.path;
+    const posting = groups === undefined ? docId : joins ? groups.length - 1 : groups.length;
+    const groupBytes = this.largest?.get(versionKey(m, file.path)) ?? content.length;
+    if (sinks.content.addContent(posting, content, job.maxTrigrams, Math.max(groupBytes, content.length)) < 0) {
+      return this.skip(file, content.length, 'too-many-trigrams');
+    }
+    if (groups !== undefined && !joins) groups.push(docId);
+    this.lastPath = file.path;
+    this.lastMember = m;
     sinks.words?.add(docId, content);
     for (const b of file.branches ?? [0]) this.branchDocs[this.branchBase[m]! + b]!.push(docId);
     this.oids.push(file.oid);
@@ -353,6 +385,20 @@ function skippedByMember(job: ShardJob, docs: ShardDocuments): SkippedFile[][] {
   return memberSkipped;
 }
 
+/** Each member's paths' largest version in bytes: whether a group of versions gets segment masks is known before its first version is added. */
+function largestVersions(files: readonly ShardFile[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const f of files) {
+    const key = versionKey(f.member ?? 0, f.path);
+    out.set(key, Math.max(out.get(key) ?? 0, f.size));
+  }
+  return out;
+}
+
+function versionKey(member: number, path: string): string {
+  return `${member}\0${path}`;
+}
+
 /** The trigram postings of the paths. */
 function namePostingsOf(names: Buffer[]): ReturnType<PostingsBuilder['finish']> {
   const nameBuilder = new PostingsBuilder({ expectedBytes: names.reduce((n, b) => n + b.length, 0) });
@@ -447,7 +493,9 @@ function memberResults(docs: ShardDocuments, memberSkipped: SkippedFile[][]): Me
  * repositories each hold a range of documents), then by static rank (file-class.ts), so
  * that a search stopping at its `matches` has examined the likelier files first. A
  * document's number is its place in this order; nothing reads a shard assuming path order
- * (names are found through the name trigrams, listings sort by path themselves).
+ * (names are found through the name trigrams, listings sort by path themselves). A path's
+ * versions are adjacent (the static rank key ends with the path), in the order given: a
+ * group of grouped postings (doc-groups.ts) is all of them.
  */
 function staticOrder(files: ShardFile[]): ShardFile[] {
   const keyed = files.map((file) => ({ file, member: file.member ?? 0, key: staticRankKey(file.path) }));

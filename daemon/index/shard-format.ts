@@ -39,7 +39,11 @@ export const SHARD_MAGIC = 'TRAWLIDX';
 //      4 KB segments of the document that hold the trigram (content-segments.ts), so that
 //      a literal's candidate is ruled out, or read only where the literal can start.
 //      Version 7 and older shards are still read (large candidates are then read whole).
-export const SHARD_VERSION = 8;
+//   9  the doc-groups section: a shard may number its content postings by group (a run of
+//      adjacent documents with the same path: a history shard's versions of one file), its
+//      follow bytes and segment masks then a group's (the OR of its versions'); empty when
+//      the postings are by document, as before. Version 8 and older shards are still read.
+export const SHARD_VERSION = 9;
 /** Oldest version this reader accepts. */
 export const SHARD_MIN_VERSION = 2;
 
@@ -67,6 +71,7 @@ export enum SectionKind {
   ContentFollow = 15,
   ContentWords = 16,
   ContentSegments = 17,
+  DocGroups = 18,
 }
 
 export const SECTION_NAMES: Record<number, string> = {
@@ -87,6 +92,7 @@ export const SECTION_NAMES: Record<number, string> = {
   15: 'content-follow',
   16: 'content-words',
   17: 'content-segments',
+  18: 'doc-groups',
 };
 
 /** Sections of a version-2 shard, in file order. */
@@ -117,7 +123,10 @@ export const SECTION_ORDER_V5: readonly SectionKind[] = [...SECTION_ORDER_V4.sli
 export const SECTION_ORDER_V7: readonly SectionKind[] = [...SECTION_ORDER_V5.slice(0, -1), SectionKind.ContentWords, SectionKind.Meta];
 
 /** Sections of a version-8 shard, in file order: version 7's, then the content segments before meta. */
-export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V7.slice(0, -1), SectionKind.ContentSegments, SectionKind.Meta];
+export const SECTION_ORDER_V8: readonly SectionKind[] = [...SECTION_ORDER_V7.slice(0, -1), SectionKind.ContentSegments, SectionKind.Meta];
+
+/** Sections of a version-9 shard, in file order: version 8's, then the document groups before meta. */
+export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V8.slice(0, -1), SectionKind.DocGroups, SectionKind.Meta];
 
 /**
  * A file of sections as shards are: a header, a table of contents, then the sections in
@@ -150,7 +159,9 @@ export const SHARD_FORMAT: SectionFileFormat = {
             ? SECTION_ORDER_V5
             : v <= 7
               ? SECTION_ORDER_V7
-              : SECTION_ORDER,
+              : v === 8
+                ? SECTION_ORDER_V8
+                : SECTION_ORDER,
 };
 
 // A symbols file holds the symbol sections of one shard built without them: the symbols

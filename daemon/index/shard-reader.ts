@@ -1,6 +1,6 @@
 // Reads a shard file, memory-mapped read-only.
 //
-// # The shard format, version 8 (history in shard-format.ts)
+// # The shard format, version 9 (history in shard-format.ts)
 //
 // A repository is indexed into one or more shard files (`<repoId>/g<generation>-<n>.trawl`
 // in the data dir, listed by the repository's manifest.json), or, when it is small, into a
@@ -13,11 +13,11 @@
 //
 //   offset 0   header, 64 bytes
 //     0   magic          8 bytes  "TRAWLIDX"
-//     8   version        u32      8
+//     8   version        u32      9
 //     12  headerSize     u32      64
 //     16  fileSize       u64      the whole file; a shorter file is truncated
-//     24  sectionCount   u32      17 in version 8 (16 in versions 6 and 7, 15 in version 5, 14
-//                                 in version 4, 13 in version 3, 11 in version 2)
+//     24  sectionCount   u32      18 in version 9 (17 in version 8, 16 in versions 6 and 7, 15
+//                                 in version 5, 14 in version 4, 13 in version 3, 11 in version 2)
 //     28  tocHash        u32      xxHash32 (seed 0) of the table of contents
 //     32  reserved       28 bytes zero
 //     60  headerHash     u32      xxHash32 of bytes 0..59
@@ -28,7 +28,8 @@
 //     content           the indexed files' bytes, concatenated, no separators
 //     docs              32 bytes per document, documents in static-rank order (file-class.ts:
 //                       plain files, then documentation, tests, vendored, generated;
-//                       shallower first; then path). Shards built before trawl-shard-builder/2 (meta.builder) are in
+//                       shallower first; then path; a path's versions adjacent, in the
+//                       order the builder was given them). Shards built before trawl-shard-builder/2 (meta.builder) are in
 //                       path order; nothing a reader does depends on the order: a document is
 //                       found by number, names through the name trigrams, and listings sort
 //                       by path themselves (http/catalog.ts)
@@ -41,12 +42,13 @@
 //                            shard-format.ts DOC_FLAG_*)   28 reserved u32
 //     names             the documents' paths (UTF-8), concatenated
 //     content-ngrams    every trigram that occurs, ascending, with the number of documents
-//                       holding it and where its list is in content-postings; layout in
-//                       ngram-table.ts, which reads it
-//     content-postings  each list: ascending document numbers, LEB128 varint deltas
-//                       (core/index.ts documents the exact encoding; decodePostings reads it)
+//                       (groups, when doc-groups is not empty) holding it and where its list
+//                       is in content-postings; layout in ngram-table.ts, which reads it
+//     content-postings  each list: ascending document numbers (group numbers, when doc-groups
+//                       is not empty), LEB128 varint deltas (core/index.ts documents the exact
+//                       encoding; decodePostings reads it)
 //     name-ngrams       as content-ngrams, over the paths
-//     name-postings     as content-postings
+//     name-postings     as content-postings, always by document
 //     symbols           definitions found by universal-ctags: per document, its records by
 //                       line (name, kind, lines, parent); layout and a worked example in
 //                       symbol-records.ts, which reads it
@@ -66,8 +68,9 @@
 //                       definitions (record, where the name is in the file); layout and a
 //                       worked example in symbol-index.ts, which reads it
 //     content-follow    (version 5) one byte per content posting: which folded bytes
-//                       follow the trigram in that document (a 4-gram test at one byte per
-//                       posting); layout in ngram-table.ts, which reads it
+//                       follow the trigram in that document (in a group: in any of its
+//                       documents; a 4-gram test at one byte per posting); layout in
+//                       ngram-table.ts, which reads it
 //     content-words     (version 6) the documents holding each word (a run of [A-Za-z0-9_],
 //                       3-64 bytes) found in at least 8 of the shard's documents: a
 //                       document listed under a literal's bytes holds that literal; layout
@@ -77,7 +80,17 @@
 //                       large candidate is ruled out when no segment can start it, and
 //                       otherwise read only there; empty when the shard has no such
 //                       document; layout and a worked example in content-segments.ts,
-//                       which reads it
+//                       which reads it. Grouped postings: for each posting of a group
+//                       whose largest document has at least 64 KB, the OR of its
+//                       documents' masks (none when one of them folds to another length)
+//     doc-groups        (version 9) empty: the content postings, follow bytes and segment
+//                       masks are by document. Else the groups they are by: each group's
+//                       first document, ascending from 0, then the document count (u32
+//                       each); a group is a run of adjacent documents with the same path (a
+//                       history shard's versions of one file), its trigrams the union of its
+//                       documents'. A candidate group stands for all its documents, each
+//                       decided on its own bytes; layout and a worked example in
+//                       doc-groups.ts, which reads it
 //     meta              msgpack (records enabled, self-describing): ShardMeta in
 //                       shard-format.ts: repository and its flags, shard index,
 //                       languages, symbol kinds, skipped files with reasons, options;
@@ -113,16 +126,16 @@
 // bytes are:
 //
 //   54 52 41 57 4c 49 44 58   "TRAWLIDX"
-//   08 00 00 00               version 8
+//   09 00 00 00               version 9
 //   40 00 00 00               header size 64
 //   .. .. .. .. 00 00 00 00   file size (low, high)
-//   11 00 00 00               17 sections
+//   12 00 00 00               18 sections
 //   ...                       tocHash, reserved, headerHash
 //   01 00 00 00 hh hh hh hh   toc[0]: kind 1 (content), hash
-//   d8 01 00 00 00 00 00 00   offset 472 = 64 + 17*24 (already a multiple of 8)
+//   f0 01 00 00 00 00 00 00   offset 496 = 64 + 18*24 (already a multiple of 8)
 //   07 00 00 00 00 00 00 00   length 7
 //   ...
-//   offset 472: 69 6e 74 20 78 3b 0a   "int x;\n"
+//   offset 496: 69 6e 74 20 78 3b 0a   "int x;\n"
 //
 // The docs section holds one record {nameOff 0, nameLen 3, contentOff 0, contentLen 7, ...};
 // names holds "a.c"; content-ngrams lists the 5 trigrams "int" "nt " "t x" " x;" "x;\n"
@@ -135,7 +148,7 @@
 // branches section names one branch, HEAD, whose list is the byte 00; oids is 20 zeros. The
 // symbol index holds one name "x" with one definition (record 0, start 4). content-words
 // lists no word: "int" is in one document, fewer than 8; content-segments is empty (the
-// document is under 64 KB). meta.members holds one member:
+// document is under 64 KB); doc-groups is empty (postings by document). meta.members holds one member:
 // the repository, documents [0, 1), branch lists [0, 1).
 
 import { closeSync, readSync } from 'node:fs';
@@ -147,6 +160,7 @@ import type { SymbolIndex } from './symbol-index.ts';
 import { SymbolRecords } from './symbol-records.ts';
 import { ContentWords } from './content-words.ts';
 import { ContentSegments } from './content-segments.ts';
+import { DocGroups } from './doc-groups.ts';
 import { NgramTable } from './ngram-table.ts';
 import { mmap, PAGE, willNeed } from './mmap.ts';
 import { openRegularFile, RefusedFile, type RegularFile } from '../bounded-read.ts';
@@ -229,8 +243,13 @@ export class Shard {
   readonly symbolNames: NgramTable;
   /** The documents holding each common word (version 6 shards; content-words.ts). */
   readonly contentWords: ContentWords | undefined;
-  /** Segment masks of the large documents' content postings (version 8, when it has such documents). */
+  /** Segment masks of the large documents' content postings (version 8, when it has such documents); of a grouped shard, of its large groups. */
   readonly contentSegments: ContentSegments | undefined;
+  /**
+   * The groups its content postings are numbered by (version 9, doc-groups.ts); undefined:
+   * by document. What `content` finds is then groups: unitDocs turns them into documents.
+   */
+  readonly groups: DocGroups | undefined;
   readonly version: number;
   /**
    * The branches and tags holding each document: the shard's own section, or the
@@ -280,10 +299,13 @@ export class Shard {
     this.contentBytes = section(SectionKind.Content);
     const follow = this.version >= 5 ? section(SectionKind.ContentFollow) : undefined;
     const limit = this.docCount;
+    if (this.version >= 9 && section(SectionKind.DocGroups).length > 0) this.groups = named(path, () => new DocGroups(section(SectionKind.DocGroups), limit));
+    // A grouped shard's content postings are groups: a candidate reads all its documents.
+    const units = this.groups?.count ?? limit;
     this.content = new NgramTable(section(SectionKind.ContentNgrams), section(SectionKind.ContentPostings), {
       path,
-      limit,
-      bytesPerCandidate: this.contentBytes.length / Math.max(1, limit),
+      limit: units,
+      bytesPerCandidate: this.contentBytes.length / Math.max(1, units),
       follow,
     });
     this.names = new NgramTable(section(SectionKind.NameNgrams), section(SectionKind.NamePostings), { path, limit });
@@ -304,7 +326,7 @@ export class Shard {
     if (this.version >= 8 && section(SectionKind.ContentSegments).length > 0) {
       this.contentSegments = named(
         path,
-        () => new ContentSegments(section(SectionKind.ContentSegments), limit, this.content.ids.length, (doc) => this.contentLength(doc)),
+        () => new ContentSegments(section(SectionKind.ContentSegments), units, this.content.ids.length, (unit) => this.unitLength(unit)),
       );
     }
     // Shared between the threads that open the same file (search/pool.ts), so that each
@@ -389,6 +411,28 @@ export class Shard {
 
   contentLength(doc: number): number {
     return this.docs.readUInt32LE(doc * DOC_RECORD_SIZE + 12);
+  }
+
+  // A content posting (a "unit") is a document, or in a grouped shard a group of them.
+
+  /** The documents of ascending content postings `units`, ascending. */
+  unitDocs(units: Uint32Array): Uint32Array {
+    return this.groups === undefined ? units : this.groups.docs(units);
+  }
+
+  /** The content posting standing for document `doc`. */
+  unitOf(doc: number): number {
+    return this.groups === undefined ? doc : this.groups.of(doc);
+  }
+
+  /** The documents content posting `unit` stands for. */
+  unitSize(unit: number): number {
+    return this.groups === undefined ? 1 : this.groups.size(unit);
+  }
+
+  /** The bytes of content posting `unit`'s largest document (its segment masks are that wide). */
+  unitLength(unit: number): number {
+    return this.groups === undefined ? this.contentLength(unit) : this.groups.maxOf(unit, (d) => this.contentLength(d));
   }
 
   language(doc: number): string {

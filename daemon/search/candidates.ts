@@ -138,8 +138,12 @@ function candidateDocs(t: Tree, s: Selection): Uint32Array | null {
     case 'lang':
       return shard.docsWithLanguage(t.lang);
     case 'content': {
-      const docs = evalNgrams(shard.content, t.term.ngrams, counters, examine);
-      return docs === null || shard.contentSegments === undefined || examine.segments === false ? docs : bySegments(t, docs, s, DECODE_VS_SCAN);
+      // Content postings, segment masks and their windows are by unit: a document, or in a
+      // grouped shard a group of versions (shard-reader.ts unitDocs), turned into its
+      // documents, ascending, once the index has said all it can.
+      const units = evalNgrams(shard.content, t.term.ngrams, counters, examine);
+      if (units === null) return null;
+      return shard.unitDocs(shard.contentSegments === undefined || examine.segments === false ? units : bySegments(t, units, s, DECODE_VS_SCAN));
     }
     case 'file':
       return evalNgrams(shard.names, t.term.ngrams, counters);

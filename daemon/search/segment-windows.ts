@@ -16,7 +16,11 @@ import type { ShardCounters } from './types.ts';
 // A content term's node (its op is 'content'; the type does not tell it from 'file' and 'sym').
 type ContentNode = Extract<Tree, { term: unknown }>;
 
-/** The allowed start segments of each candidate with masks, per content node of one shard's tree. */
+/**
+ * The allowed start segments of each candidate with masks, per content node of one shard's
+ * tree. A candidate is a content posting (shard-reader.ts unitOf: a document, or a group
+ * of versions of one path, whose masks then hold each version's).
+ */
 const windows = new WeakMap<ContentNode, { shard: Shard; masks: Map<number, Uint8Array> }>();
 
 /**
@@ -53,7 +57,7 @@ export interface SegmentsOf {
 }
 
 /**
- * `docs` (a literal term's candidates, ascending) less the large ones its trigrams cannot
+ * `docs` (a literal term's candidate units, ascending) less the large ones its trigrams cannot
  * start anywhere in; the windows of the rest are kept for `ruledOut`. Reads the rarest of
  * the literal's lists while they cost less to decode than scanning what they may rule out
  * (`decodeVsScan`: what a posting byte costs against a content byte).
@@ -92,10 +96,10 @@ export function bySegments(t: ContentNode, docs: Uint32Array, { shard, counters,
   let idx = Int32Array.from(wantIdx);
   let live = wantDoc;
   let acc = wantIdx.map((k) => new Uint8Array(segs.width(k)).fill(0xff));
-  // What is left to scan: each live document's windows (the whole document at first).
+  // What is left to scan: each live document's windows (the whole document at first), in each of a group's versions.
   const toScan = (): number => {
     let n = 0;
-    for (let j = 0; j < acc.length; j++) n += Math.min(shard.contentLength(live[j]!), popcount(acc[j]!) << segs.shift);
+    for (let j = 0; j < acc.length; j++) n += Math.min(shard.unitLength(live[j]!), popcount(acc[j]!) << segs.shift) * shard.unitSize(live[j]!);
     return n;
   };
   let bytes = toScan();
@@ -162,7 +166,7 @@ export function ruledOut(t: ContentNode, d: ExaminedDoc, matcher: Matcher): bool
   const asciiFoldsOnly = d.asciiFoldsOnly();
   const known = windows.get(t);
   if (known === undefined || known.shard !== shard) return false;
-  const mask = known.masks.get(doc);
+  const mask = known.masks.get(shard.unitOf(doc));
   if (mask === undefined) return false;
   const shift = shard.contentSegments!.shift;
   const spread = MATCH_SPREAD * Buffer.byteLength(t.term.pattern);

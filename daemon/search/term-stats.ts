@@ -18,7 +18,7 @@ export function termDocFrequencies(shard: Shard, plan: Plan): number[] {
   const out: number[] = new Array(plan.terms).fill(-1);
   const walk = (n: PlanNode): void => {
     if (n.op === 'and' || n.op === 'or') n.children.forEach(walk);
-    else if (n.op === 'content') out[n.id] = maxDocs(shard.content, n.term.ngrams, shard.docCount);
+    else if (n.op === 'content') out[n.id] = maxDocs(shard.content, n.term.ngrams, shard.docCount, docsPerPosting(shard));
     // From shard format 4 on, the symbol-name postings list blocks of names, not documents:
     // the count is then a rougher bound (known gap: the symbol index could give the exact
     // number of defining documents).
@@ -28,21 +28,31 @@ export function termDocFrequencies(shard: Shard, plan: Plan): number[] {
   return out;
 }
 
-/** An upper bound of the documents matching `q` (at most docCount). */
-export function maxDocs(table: NgramTable, q: NgramQuery, docCount: number): number {
+/**
+ * What a content posting of the shard stands for, in documents: 1, or in a grouped shard
+ * (shard-reader.ts groups) its documents per group. A group's count is then scaled by the
+ * mean: an estimate, not a bound (a bound, the largest group's size, would say "every
+ * document" for most trigrams), which is what the idf and the speculation weigh.
+ */
+function docsPerPosting(shard: Shard): number {
+  return shard.groups === undefined ? 1 : shard.docCount / Math.max(1, shard.groups.count);
+}
+
+/** An upper bound of the documents matching `q` (at most docCount); with `perPosting` (docsPerPosting), an estimate. */
+export function maxDocs(table: NgramTable, q: NgramQuery, docCount: number, perPosting = 1): number {
   switch (q.op) {
     case 'all':
       return docCount;
     case 'none':
       return 0;
     case 'tri':
-      return Math.min(docCount, table.count(q.id));
+      return Math.min(docCount, Math.round(table.count(q.id) * perPosting));
     case 'and':
-      return q.args.reduce((m, a) => Math.min(m, maxDocs(table, a, docCount)), docCount);
+      return q.args.reduce((m, a) => Math.min(m, maxDocs(table, a, docCount, perPosting)), docCount);
     case 'or':
       return Math.min(
         docCount,
-        q.args.reduce((n, a) => n + maxDocs(table, a, docCount), 0),
+        q.args.reduce((n, a) => n + maxDocs(table, a, docCount, perPosting), 0),
       );
   }
 }
@@ -66,7 +76,7 @@ export function planMaxDocs(shard: Shard, plan: Plan): number {
           n.children.reduce((s, c) => s + walk(c), 0),
         );
       case 'content':
-        return maxDocs(shard.content, n.term.ngrams, all);
+        return maxDocs(shard.content, n.term.ngrams, all, docsPerPosting(shard));
       case 'file':
         return maxDocs(shard.names, n.term.ngrams, all);
       case 'const':

@@ -588,6 +588,105 @@ test('PostingsBuilder segment masks: for each posting of a large document, the s
   assert.equal(plain.finish().segments, null);
 });
 
+test("PostingsBuilder grouped: a group's posting, follow mask and segment masks are the union and ORs of its versions'", () => {
+  const rng = new Rng(23);
+  const shift = 8;
+  const minBytes = 3000;
+  for (const path of ['table', 'sort'] as const) {
+    const builder = new PostingsBuilder({ expectedBytes: 1 << 20, segments: { shift, minBytes }, grouped: true });
+    // The oracle: each version's own trigrams, follow bytes and segment masks, ORed per group.
+    const lists = new Map<number, number[]>();
+    const follows = new Map<number, Map<number, number>>();
+    const masksOf = new Map<number, Map<number, Uint8Array>>();
+    const segmentsOf = new Map<number, number>();
+    let groups = 0;
+    for (let g = 0; g < 30; g++) {
+      const large = g % 3 !== 0;
+      const base = randomBytes(rng, large ? minBytes + rng.int(12_000) : 50 + rng.int(2000), rng.pick(['ascii', 'tiny', 'code', 'special']));
+      // Versions: the base with a piece replaced, longer or shorter (the largest one known beforehand).
+      const versions = Array.from({ length: 1 + rng.int(5) }, () => {
+        const at = rng.int(base.length);
+        const piece = randomBytes(rng, rng.int(400), rng.pick(['ascii', 'tiny']));
+        return Uint8Array.from([...base.subarray(0, at), ...piece, ...base.subarray(Math.min(base.length, at + rng.int(300)))]);
+      });
+      const groupBytes = Math.max(...versions.map((v) => v.length));
+      let added = 0;
+      let plain = true;
+      let maxLength = 0;
+      const masks = new Map<number, Uint8Array>();
+      for (const v of versions) {
+        const set = trigramSetRef(v);
+        const limit = rng.int(8) === 0 ? Math.max(0, set.size - 1) : 0x7fffffff;
+        const got = builder.addContent(added === 0 ? groups : groups - 1, v, limit, groupBytes);
+        if (set.size > limit) {
+          assert.equal(got, -1, 'a version past the limit is not added');
+          continue;
+        }
+        assert.equal(got, set.size, "the version's own distinct count");
+        if (added === 0) groups++;
+        added++;
+        const group = groups - 1;
+        const follow = followRef(v);
+        for (const id of set) {
+          const list = lists.get(id) ?? [];
+          if (list[list.length - 1] !== group) list.push(group);
+          lists.set(id, list);
+          const byGroup = follows.get(id) ?? new Map<number, number>();
+          byGroup.set(group, (byGroup.get(group) ?? 0) | follow.get(id)!);
+          follows.set(id, byGroup);
+        }
+        const folded = foldRef(v);
+        maxLength = Math.max(maxLength, v.length);
+        if (set.size > 0 && folded.length !== v.length) plain = false;
+        for (let p = 0; p + 2 < folded.length; p++) {
+          const id = trigramId(folded[p]!, folded[p + 1]!, folded[p + 2]!);
+          let m = masks.get(id);
+          if (!m) masks.set(id, (m = new Uint8Array(64)));
+          m[(p >> shift) >> 3]! |= 1 << ((p >> shift) & 7);
+        }
+      }
+      if (added > 0 && groupBytes >= minBytes && plain && masks.size > 0) {
+        masksOf.set(groups - 1, masks);
+        segmentsOf.set(groups - 1, ((maxLength - 1) >> shift) + 1);
+      }
+    }
+    const { ids, counts, offsets, blob, follow, segments } = builder.finish({ path });
+    const wantIds = sortedRef(lists.keys());
+    same(ids, wantIds, `${path}: ids`);
+    let posting = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const want = lists.get(ids[i]!)!;
+      same(decodePostings(blob.subarray(offsets[i]!), counts[i]!), want, `${path}: groups of ${ids[i]}`);
+      same(
+        follow.subarray(posting, posting + want.length),
+        want.map((g) => follows.get(ids[i]!)!.get(g)!),
+        `${path}: follow masks of ${ids[i]}`,
+      );
+      posting += want.length;
+    }
+    const segmented = [...masksOf.keys()];
+    assert.ok(segments !== null && segmented.length > 3 && segmented.length < groups, `${path}: some groups have masks, not all (${segmented.length})`);
+    same(segments.docs, segmented, `${path}: groups with masks`);
+    same(
+      segments.segments,
+      segmented.map((g) => segmentsOf.get(g)!),
+      `${path}: their segments`,
+    );
+    for (let r = 0; r < ids.length; r++) {
+      const want = lists
+        .get(ids[r]!)!
+        .filter((g) => masksOf.has(g))
+        .flatMap((g) => [
+          ...masksOf
+            .get(g)!
+            .get(ids[r]!)!
+            .subarray(0, ((segmentsOf.get(g)! - 1) >> 3) + 1),
+        ]);
+      same(segments.masks.subarray(segments.starts[r]!, segments.starts[r + 1]!), want, `${path}: segment masks of row ${r}`);
+    }
+  }
+});
+
 test('PostingsBuilder: one live builder per thread, ids in sequence, empty docs', () => {
   const a = new PostingsBuilder();
   assert.throws(() => new PostingsBuilder(), /another builder is live/);

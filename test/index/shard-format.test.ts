@@ -46,17 +46,17 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     const path = exampleShard(dir.path);
     const bytes = readFileSync(path);
     assert.equal(bytes.toString('latin1', 0, 8), 'TRAWLIDX');
-    assert.equal(bytes.readUInt32LE(8), 8);
+    assert.equal(bytes.readUInt32LE(8), 9);
     assert.equal(bytes.readUInt32LE(12), 64);
     assert.equal(bytes.readUInt32LE(16), bytes.length);
-    assert.equal(bytes.readUInt32LE(24), 17);
-    // toc[0]: the content section at offset 472, 7 bytes long.
+    assert.equal(bytes.readUInt32LE(24), 18);
+    // toc[0]: the content section at offset 496, 7 bytes long.
     assert.equal(bytes.readUInt32LE(HEADER_SIZE), 1);
-    assert.equal(bytes.readUInt32LE(HEADER_SIZE + 8), 472);
+    assert.equal(bytes.readUInt32LE(HEADER_SIZE + 8), 496);
     assert.equal(bytes.readUInt32LE(HEADER_SIZE + 16), 7);
-    assert.equal(bytes.toString('latin1', 472, 479), 'int x;\n');
+    assert.equal(bytes.toString('latin1', 496, 503), 'int x;\n');
     const sectionBytes = (kind: number): number[] | undefined => {
-      for (let i = 0; i < 17; i++) {
+      for (let i = 0; i < 18; i++) {
         const o = HEADER_SIZE + i * 24;
         if (bytes.readUInt32LE(o) !== kind) continue;
         const at = bytes.readUInt32LE(o + 8);
@@ -69,8 +69,9 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     // content-words: no word is in 8 documents; the section is its header (minDocs 8) and
     // the two one-entry offset arrays.
     assert.deepEqual(sectionBytes(16), [0, 0, 0, 0, 8, 0, 0, 0, ...new Array(16).fill(0)]);
-    // content-segments: empty, the document being under 64 KB.
+    // content-segments: empty, the document being under 64 KB; doc-groups: empty, the postings by document.
     assert.deepEqual(sectionBytes(17), []);
+    assert.deepEqual(sectionBytes(18), []);
 
     const shard = Shard.open(path);
     assert.equal(shard.docCount, 1);
@@ -114,8 +115,8 @@ test('a reader refuses an unknown version, a truncated file and corrupt sections
       return p;
     };
     assert.throws(
-      () => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(9, 8), b))),
-      /unsupported shard format version 9 \(this trawl reads versions 2 to 8\)/,
+      () => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(10, 8), b))),
+      /unsupported shard format version 10 \(this trawl reads versions 2 to 9\)/,
     );
     assert.throws(() => Shard.open(variant('t.trawl', (b) => b.subarray(0, b.length - 10))), /truncated/);
     assert.throws(() => Shard.open(variant('short.trawl', (b) => b.subarray(0, 20))), /truncated/);
@@ -123,7 +124,7 @@ test('a reader refuses an unknown version, a truncated file and corrupt sections
     // A flipped byte in the last section (meta) is caught at open...
     assert.throws(() => Shard.open(variant('c.trawl', (b) => ((b[b.length - 3] ^= 0xff), b))), ShardError);
     // ... and one in a document's content when the document is first read.
-    const shard = Shard.open(variant('d.trawl', (b) => ((b[472 + 8] ^= 0x20), b)));
+    const shard = Shard.open(variant('d.trawl', (b) => ((b[496 + 8] ^= 0x20), b)));
     assert.equal(shard.contentOf(0).toString(), 'int x;\n');
     assert.throws(() => shard.contentOf(1), /content of b\.c is corrupt/);
   } finally {
