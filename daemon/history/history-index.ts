@@ -58,6 +58,8 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
       dataDir: historyDataDir(o.dataDir),
       register: async () => ({ repoId: o.repoId, repo: o.repo }),
       sourceStamp: historyStamp(o),
+      // A path's versions are mostly the same bytes: each is stored as a delta against the one before it (history-source.ts gives them oldest first).
+      versionDeltas: true,
       ...(o.maxFileSize !== undefined ? { maxFileSize: o.maxFileSize } : {}),
       ...(o.maxTrigrams !== undefined ? { maxTrigrams: o.maxTrigrams } : {}),
       ...(o.symbols !== undefined ? { symbols: o.symbols } : {}),

@@ -38,6 +38,8 @@ export interface ShardsBuild {
   indexedAt: string;
   /** Extract symbols in the build (ShardJob.symbols). */
   symbols: boolean | undefined;
+  /** Store versions of a path as deltas (ShardJob.versionDeltas). */
+  versionDeltas?: boolean;
   /** The git repository the files' blobs are read from. */
   gitDir?: string;
   /**
@@ -82,6 +84,7 @@ export async function buildShards(b: ShardsBuild): Promise<BuiltShards> {
         later,
         branches,
         ...(b.gitDir !== undefined ? { gitDir: b.gitDir } : {}),
+        ...(b.versionDeltas ? { versionDeltas: true } : {}),
       };
     }
     // An empty repository still gets one (empty) shard, so that it is known to the searcher.
