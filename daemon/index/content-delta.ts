@@ -125,8 +125,9 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, length: number):
 class DeltaOut {
   private buf: Buffer;
   private n = 0;
-  constructor(expected: number) {
-    this.buf = Buffer.allocUnsafe(Math.max(64, expected + 16));
+  constructor(targetLength: number) {
+    // Most deltas are a small part of their version: start small, grow when not.
+    this.buf = Buffer.allocUnsafe(Math.min(4096, targetLength + 16));
   }
 
   literal(src: Uint8Array, from: number, to: number): void {

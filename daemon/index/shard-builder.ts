@@ -274,7 +274,7 @@ class ShardDocuments {
     this.oids.push(file.oid);
     const name = Buffer.from(file.path, 'utf8');
     this.names.push(name);
-    const stored = this.deltas?.next(file.path, content);
+    const stored = this.deltas?.next(file.path, content, file.data !== undefined);
     this.records.push({
       nameLen: name.length,
       contentOff: sinks.writer.appendContent(stored?.bytes ?? content),

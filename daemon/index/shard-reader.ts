@@ -155,7 +155,8 @@
 // path is stored as a delta against it (flag bit 2; the delta encoding and a worked
 // example are in content-delta.ts, which reads it), unless its chain would hold more than
 // DELTA_CHAIN_MAX - 1 = 15 deltas or the delta is not shorter; what is stored (the bytes or
-// the delta) is deflated (raw deflate, RFC 1951; flag bit 3) when that is shorter.
+// the delta) is deflated (raw deflate, RFC 1951; flag bit 3) when it is at least 1 KB and
+// deflating makes it shorter.
 // contentLen stays the document's real length, storedLen is what the content section holds.
 // A reader follows a delta's chain back to the document not stored as a delta that starts
 // it (at most 15 documents back: a longer chain, or a delta at document 0, is corrupt),
@@ -169,8 +170,7 @@
 //   document 2  contentOff 17  storedLen 10  flags 4  content: 1d 00 (copy 14 bytes from 0)
 //                                                     0e 69 6e 74 20 63 3b 0a (literal "int c;\n")
 //
-// The content section is 27 bytes for 42. None is deflated: under 64 bytes, deflating
-// saves too little to be worth a call per read.
+// The content section is 27 bytes for 42. None is deflated: each is under 1 KB.
 
 import { closeSync, readSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
