@@ -27,28 +27,42 @@
 //   0e 69 6e 74 20 64 3b 0a
 //                    literal 7 bytes "int d;\n"
 //
-// 14 bytes for 28. The matcher (encodeDelta) is line-based and greedy: at each line start
-// of the target it looks for the line in the base (where the last copy ended first, then by
-// the line's hash), extends the match forward byte by byte and back into the bytes not yet
-// copied, and copies when that is shorter than the bytes as literals. Source files change
-// by lines, so this finds nearly all that two versions share, in one pass over each.
+// 14 bytes for 28. The matcher (encodeDelta) is line-based and greedy: what the versions
+// share at their start and at their end is one copy each; between, at each line start of
+// the target it looks for the line in the base (where the last copy ended first, then by
+// the line's hash among the base's lines between its shared start and end), extends the
+// match forward byte by byte and back into the bytes not yet copied, and copies when that
+// is shorter than the bytes as literals. Source files change by lines, in a few places
+// from one version to the next, so this finds nearly all that two versions share, in one
+// pass over each.
 
 /** Lines of the base looked at per target line, besides where the last copy ended: a bound on the matcher's work for repeated lines ("}\n"). */
 const CANDIDATES_PER_LINE = 8;
 
 /** The delta that turns `base` into `target` (layout above). */
 export function encodeDelta(base: Uint8Array, target: Uint8Array): Uint8Array {
-  const lines = lineIndex(base);
   const out = new DeltaOut(target.length);
+  // What the versions share at their start and at their end is copied as it is, and only
+  // what lies between is matched line by line: most versions differ from the one before in
+  // a few places, and the base's lines outside them need not even be hashed.
+  const head = commonPrefix(base, 0, target, 0, target.length);
+  const tail = commonSuffix(base, target, Math.min(base.length, target.length) - head);
+  const end = target.length - tail;
   let litStart = 0;
   let pos = 0;
   let expected = 0;
-  while (pos < target.length) {
+  if (head > copyCost(head, 0)) {
+    out.copy(head, 0);
+    litStart = expected = pos = head;
+    if (target[pos - 1] !== 0x0a) pos = endOfLine(target, pos);
+  }
+  const lines = pos < end ? lineIndex(base, lineStartOf(base, Math.min(head, base.length)), base.length - tail) : new Map<number, number[]>();
+  while (pos < end) {
     const lineEnd = endOfLine(target, pos);
     let best = -1;
     let bestLen = 0;
     const consider = (c: number): void => {
-      const n = commonPrefix(base, c, target, pos);
+      const n = commonPrefix(base, c, target, pos, end - pos);
       if (n > bestLen) {
         best = c;
         bestLen = n;
@@ -76,6 +90,11 @@ export function encodeDelta(base: Uint8Array, target: Uint8Array): Uint8Array {
     } else {
       pos = lineEnd;
     }
+  }
+  if (tail > copyCost(tail, base.length - tail - expected)) {
+    out.literal(target, litStart, end);
+    out.copy(tail, base.length - tail - expected);
+    litStart = target.length;
   }
   out.literal(target, litStart, target.length);
   return out.finish();
@@ -195,10 +214,15 @@ function lineHash(buf: Uint8Array, from: number, to: number): number {
   return h >>> 0;
 }
 
-/** The base's line starts by the hash of their line, ascending. */
-function lineIndex(base: Uint8Array): Map<number, number[]> {
+/** The start of the line holding buf[at] (at most buf.length). */
+function lineStartOf(buf: Uint8Array, at: number): number {
+  return at === 0 ? 0 : buf.lastIndexOf(0x0a, at - 1) + 1;
+}
+
+/** The line starts of base[from, to) (from a line start) by the hash of their line, ascending. */
+function lineIndex(base: Uint8Array, from: number, to: number): Map<number, number[]> {
   const lines = new Map<number, number[]>();
-  for (let s = 0; s < base.length; ) {
+  for (let s = from; s < to; ) {
     const e = endOfLine(base, s);
     const h = lineHash(base, s, e);
     const list = lines.get(h);
@@ -209,10 +233,24 @@ function lineIndex(base: Uint8Array): Map<number, number[]> {
   return lines;
 }
 
-/** How many bytes of a from `ai` on equal b's from `bi` on. */
-function commonPrefix(a: Uint8Array, ai: number, b: Uint8Array, bi: number): number {
-  const n = Math.min(a.length - ai, b.length - bi);
+/** Compared this many bytes at a time (natively) before byte by byte. */
+const BLOCK = 256;
+
+/** How many bytes of a from `ai` on equal b's from `bi` on, at most `max`. */
+function commonPrefix(a: Uint8Array, ai: number, b: Uint8Array, bi: number, max: number): number {
+  const n = Math.min(a.length - ai, b.length - bi, max);
   let k = 0;
+  while (k + BLOCK <= n && Buffer.compare(a.subarray(ai + k, ai + k + BLOCK), b.subarray(bi + k, bi + k + BLOCK)) === 0) k += BLOCK;
   while (k < n && a[ai + k] === b[bi + k]) k++;
+  return k;
+}
+
+/** How many bytes a and b end with alike, at most `max`. */
+function commonSuffix(a: Uint8Array, b: Uint8Array, max: number): number {
+  const al = a.length;
+  const bl = b.length;
+  let k = 0;
+  while (k + BLOCK <= max && Buffer.compare(a.subarray(al - k - BLOCK, al - k), b.subarray(bl - k - BLOCK, bl - k)) === 0) k += BLOCK;
+  while (k < max && a[al - 1 - k] === b[bl - 1 - k]) k++;
   return k;
 }

@@ -156,13 +156,13 @@
 // example are in content-delta.ts, which reads it), unless its chain would hold more than
 // DELTA_CHAIN_MAX - 1 = 15 deltas or the delta is not shorter; what is stored (the bytes or
 // the delta) is deflated (raw deflate, RFC 1951; flag bit 3) when it is at least 1 KB and
-// deflating makes it shorter.
-// contentLen stays the document's real length, storedLen is what the content section holds.
-// A reader follows a delta's chain back to the document not stored as a delta that starts
-// it (at most 15 documents back: a longer chain, or a delta at document 0, is corrupt),
-// inflates and applies the deltas forward, and checks each version rebuilt against its
-// contentHash. Example: three versions of `a.c`, "int a;\n" (7 bytes), "int a;\nint b;\n" (14)
-// and "int a;\nint b;\nint c;\n" (21), are documents 0, 1, 2 with contentLen 7, 14, 21:
+// deflating makes it shorter. contentLen and contentHash stay the document's own;
+// storedLen is what the content section holds of it. A reader follows a delta's chain back
+// to the document not stored as a delta that starts it (at most 15 documents back: a
+// longer chain, or a delta at document 0, is corrupt), inflates and applies the deltas
+// forward, and checks each version rebuilt against its contentHash (stored-versions.ts).
+// Example: three versions of `a.c`, "int a;\n" (7 bytes), "int a;\nint b;\n" (14) and
+// "int a;\nint b;\nint c;\n" (21), are documents 0, 1, 2 with contentLen 7, 14, 21:
 //
 //   document 0  contentOff 0   storedLen 0   flags 0  content: 69 6e 74 20 61 3b 0a ("int a;\n")
 //   document 1  contentOff 7   storedLen 10  flags 4  content: 0f 00 (copy 7 bytes from 0)
