@@ -145,6 +145,42 @@ test('the worked example of version deltas in shard-reader.ts holds byte for byt
   }
 });
 
+test('a compound shard is never built with version deltas (its documents are copied out again by a merge)', () => {
+  const dir = tempDir('shard');
+  try {
+    const repo = {
+      name: 'one',
+      id: 1,
+      codeHostType: 'genericGitHost',
+      source: dir.path,
+      kind: 'directory' as const,
+      branch: 'HEAD',
+      commit: '',
+      remoteUrl: '',
+      archived: false,
+      fork: false,
+      visibility: 'public' as const,
+    };
+    const job = {
+      finalPath: join(dir.path, 'p1-0.trawl'),
+      repo,
+      shardIndex: 0,
+      files: [{ path: 'a.c', size: 7, data: Buffer.from('int x;\n') }],
+      maxFileSize: 1 << 20,
+      maxTrigrams: 20000,
+      branches: ['HEAD'],
+      indexedAt: '2026-11-22T00:00:00.000Z',
+      members: [{ repo, branches: ['HEAD'] }],
+    };
+    assert.throws(() => buildShard({ ...job, versionDeltas: true }), /a compound shard is never built with version deltas/);
+    assert.equal(readdirSync(dir.path).length, 0, 'nothing is left behind');
+    buildShard(job);
+    assert.equal(Shard.open(job.finalPath).contentOf(0).toString(), 'int x;\n');
+  } finally {
+    dir.cleanup();
+  }
+});
+
 test('a reader refuses an unknown version, a truncated file and corrupt sections', () => {
   const dir = tempDir('shard');
   try {
