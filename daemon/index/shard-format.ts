@@ -233,10 +233,11 @@ export const DOC_FLAG_DELTA = 4;
  */
 export const DOC_FLAG_DEFLATE = 8;
 /**
- * A chain of deltas is at most this long counting its whole document: a delta document has
- * at most DELTA_CHAIN_MAX - 1 delta documents before it, back to a document stored whole,
- * so reading a version applies at most DELTA_CHAIN_MAX - 1 deltas. The builder stores
- * every DELTA_CHAIN_MAX-th version of a path whole; a reader refuses a longer chain.
+ * A chain of deltas is at most this long counting the document that starts it: a delta
+ * document has at most DELTA_CHAIN_MAX - 1 delta documents before it, back to a document
+ * not stored as a delta, so reading a version applies at most DELTA_CHAIN_MAX - 1 deltas.
+ * The builder starts a new chain at every DELTA_CHAIN_MAX-th version of a path; a reader
+ * refuses a longer chain.
  */
 export const DELTA_CHAIN_MAX = 16;
 
