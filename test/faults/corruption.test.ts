@@ -23,7 +23,7 @@ import { tempDir } from '../helpers/corpus.ts';
 import { TestRepo } from '../helpers/git.ts';
 import { logRecorder } from '../helpers/log-recorder.ts';
 import { sectionTable } from '../helpers/section-table.ts';
-import { SectionKind } from '../../daemon/index/shard-format.ts';
+import { SHARD_VERSION, SectionKind } from '../../daemon/index/shard-format.ts';
 
 const TRAWL = join(import.meta.dirname, '..', '..', 'bin', 'trawl.js');
 const FILES = 6;
@@ -153,7 +153,12 @@ const CASES: Case[] = [
     damage: (f) =>
       writeFileSync(join(f.dir, 'manifest.json'), JSON.stringify({ ...f.manifest, shards: [{ ...f.manifest.shards[0]!, file: '../2/g1-0.trawl' }] })),
   },
-  { name: 'shard of another format version', victim: 'notes', found: 'at start', damage: (f) => edit(f.shard, (b) => (b.writeUInt32LE(9, 8), b)) },
+  {
+    name: 'shard of another format version',
+    victim: 'notes',
+    found: 'at start',
+    damage: (f) => edit(f.shard, (b) => (b.writeUInt32LE(SHARD_VERSION + 1, 8), b)),
+  },
   { name: 'truncated shard', victim: 'lib', found: 'at start', damage: (f) => edit(f.shard, (b) => b.subarray(0, b.length - 100)) },
   { name: 'shard with a flipped byte in its header', victim: 'notes', found: 'at start', damage: (f) => edit(f.shard, (b) => ((b[40] ^= 0x01), b)) },
   {
