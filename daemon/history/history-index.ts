@@ -60,6 +60,8 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
       sourceStamp: historyStamp(o),
       // A history holds many versions of each path: its postings are over the groups of them (shard-reader.ts, doc-groups).
       groupVersions: true,
+      // A path's versions are mostly the same bytes: each is stored as a delta against the one before it (history-source.ts gives them oldest first).
+      versionDeltas: true,
       ...(o.maxFileSize !== undefined ? { maxFileSize: o.maxFileSize } : {}),
       ...(o.maxTrigrams !== undefined ? { maxTrigrams: o.maxTrigrams } : {}),
       ...(o.symbols !== undefined ? { symbols: o.symbols } : {}),

@@ -7,7 +7,7 @@
 
 import type { GitRef, GitSource, GitVersion } from '../repos/git.ts';
 import { readBlobSizes } from '../repos/git.ts';
-import type { HistoryWalk } from './history-walk.ts';
+import type { HistoryVersion, HistoryWalk } from './history-walk.ts';
 
 /** The walk as a source; `defaultTip`: the default branch's commit, which leads the refs. */
 export function historySource(gitDir: string, walk: HistoryWalk, defaultTip: string, committedAt: string | undefined): GitSource {
@@ -29,7 +29,7 @@ export function historySource(gitDir: string, walk: HistoryWalk, defaultTip: str
     refs,
     versions: () =>
       (listed ??= Promise.resolve(
-        walk.versions.map((v) => ({
+        oldestFirst(walk.versions).map((v) => ({
           path: v.path,
           oid: v.oid,
           refs: Array.from(v.commits, (c) => refOf[c]!).sort((a, b) => a - b),
@@ -41,4 +41,25 @@ export function historySource(gitDir: string, walk: HistoryWalk, defaultTip: str
   };
   if (committedAt !== undefined) source.committedAt = committedAt;
   return source;
+}
+
+/**
+ * The versions (sorted by path, then blob id) with each path's versions oldest first: by
+ * the first commit holding each (the walk's commits are parents first), then blob id. The
+ * shard builder keeps a path's versions in the order it is given them and stores each as a
+ * delta against the one before it (index/version-deltas.ts): consecutive versions are the
+ * ones that differ least.
+ */
+function oldestFirst(versions: readonly HistoryVersion[]): HistoryVersion[] {
+  const out = versions.slice();
+  for (let i = 0; i < out.length; ) {
+    let end = i + 1;
+    while (end < out.length && out[end]!.path === out[i]!.path) end++;
+    if (end - i > 1) {
+      const run = out.slice(i, end).sort((a, b) => a.commits[0]! - b.commits[0]! || (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
+      out.splice(i, end - i, ...run);
+    }
+    i = end;
+  }
+  return out;
 }

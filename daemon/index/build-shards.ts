@@ -40,6 +40,8 @@ export interface ShardsBuild {
   symbols: boolean | undefined;
   /** Postings over groups of versions of one path (ShardJob.grouped). */
   grouped?: boolean;
+  /** Store versions of a path as deltas (ShardJob.versionDeltas). */
+  versionDeltas?: boolean;
   /** The git repository the files' blobs are read from. */
   gitDir?: string;
   /**
@@ -85,6 +87,7 @@ export async function buildShards(b: ShardsBuild): Promise<BuiltShards> {
         branches,
         ...(b.grouped === true ? { grouped: true } : {}),
         ...(b.gitDir !== undefined ? { gitDir: b.gitDir } : {}),
+        ...(b.versionDeltas ? { versionDeltas: true } : {}),
       };
     }
     // An empty repository still gets one (empty) shard, so that it is known to the searcher.

@@ -72,6 +72,8 @@ export interface IndexOptions {
   shardTargetBytes?: number;
   /** Extract symbol definitions with universal-ctags (default true; skipped when ctags is missing). */
   symbols?: boolean;
+  /** Store each version of a path as a delta against the one before it (ShardJob.versionDeltas): the history index's shards. */
+  versionDeltas?: boolean;
   /** Branches and tags to index besides the default branch. */
   revisions?: RevisionSelection;
   /** Build only what changed since the previous index, when possible (default true). */
@@ -479,6 +481,8 @@ class IndexRun {
       (await git.versions()).map((v) => ({ path: v.path, oid: v.oid, branches: v.refs })),
     );
     const packBelow = this.options.packBelow;
+    // A compound shard is built without version deltas (shard-builder.ts ShardJob.versionDeltas): such a build is never handed back for one.
+    if (packBelow !== undefined && this.options.versionDeltas) throw new Error('a build with version deltas is never packed into a compound shard');
     if (packBelow !== undefined) {
       const bytes = files.reduce((n, f) => n + (f.size <= this.maxFileSize ? f.size : 0), 0);
       if (bytes <= packBelow) return this.packCandidate(git, files, bytes, fullReason);
@@ -667,6 +671,7 @@ class IndexRun {
       indexedAt: this.indexedAt,
       symbols: later ? false : this.options.symbols,
       ...(this.options.groupVersions === true ? { grouped: true } : {}),
+      ...(this.options.versionDeltas ? { versionDeltas: true } : {}),
       ...(later ? { symbolsJob: (path: string, index: number) => this.symbolsJob(path, index) } : {}),
       threads: this.options.workers ?? availableParallelism(),
       onProgress: (files, bytes) => this.options.onProgress?.({ files, totalFiles: request.totalFiles(), bytes }),

@@ -28,6 +28,7 @@ import {
   type SkippedFile,
 } from './shard-format.ts';
 import { ShardWriter } from './shard-writer.ts';
+import { VersionDeltas } from './version-deltas.ts';
 import type { SymbolDef } from '../symbols/ctags.ts';
 import { bufferView } from '../runtime/buffer-view.ts';
 
@@ -96,6 +97,14 @@ export interface ShardJob {
    * `member`); absent: the shard's one repository is `repo`, with `branches` and `gitDir`.
    */
   members?: JobMember[];
+  /**
+   * Store a version of a path as a delta against the version before it (version-deltas.ts):
+   * the history index's shards, whose documents are many versions of each path, each next
+   * to the others (staticOrder keeps the order the files are given in among one path's
+   * versions). Never with members: a compound shard's documents are copied out of it again
+   * (pack-merge.ts), and history is never packed.
+   */
+  versionDeltas?: boolean;
 }
 
 /** The repositories of a job: its members, or its one repository. */
@@ -143,6 +152,7 @@ export function packMeta(meta: ShardMeta | SymbolsFileMeta): Uint8Array {
 }
 
 export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult {
+  if (job.versionDeltas && job.members !== undefined) throw new Error('shard builder: a compound shard is never built with version deltas');
   const writer = new ShardWriter(job.finalPath);
   let contentBuilder: PostingsBuilder | undefined;
   let wordsBuilder: WordsBuilder | undefined;
@@ -156,7 +166,10 @@ export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult 
     wordsBuilder = job.later ? undefined : new WordsBuilder();
     const withSymbols = job.symbols !== false && ctagsAvailable();
     const symbols = new SymbolSections(withSymbols);
-    const docs = new ShardDocuments(jobMembers(job), job.grouped === true ? largestVersions(job.files) : undefined);
+    const docs = new ShardDocuments(jobMembers(job), {
+      ...(job.grouped === true ? { largest: largestVersions(job.files) } : {}),
+      ...(job.versionDeltas ? { deltas: new VersionDeltas() } : {}),
+    });
     const totalBytes = addFiles(job, docs, { writer, content: contentBuilder, words: wordsBuilder, symbols }, onProgress);
     const memberSkipped = skippedByMember(job, docs);
 
@@ -211,6 +224,8 @@ interface DocRecord {
   nameLen: number;
   contentOff: number;
   contentLen: number;
+  /** What the content section holds of it (DOC_FLAG_DELTA, DOC_FLAG_DEFLATE: version-deltas.ts); 0 for its bytes as they are. */
+  storedLen: number;
   hash: number;
   lang: number;
   flags: number;
@@ -249,12 +264,19 @@ class ShardDocuments {
   /** The last document's path, and its member: the next one with both joins its group. */
   private lastPath: string | undefined;
   private lastMember = -1;
+  private readonly largest: Map<string, number> | undefined;
+  private readonly deltas: VersionDeltas | undefined;
 
-  /** `largest` (grouped postings only): each member's paths' largest version, in bytes (largestVersions). */
+  /**
+   * `largest` (grouped postings only): each member's paths' largest version, in bytes
+   * (largestVersions); `deltas` (ShardJob.versionDeltas): which documents are deltas.
+   */
   constructor(
     readonly members: JobMember[],
-    private readonly largest?: Map<string, number>,
+    { largest, deltas }: { largest?: Map<string, number>; deltas?: VersionDeltas } = {},
   ) {
+    this.largest = largest;
+    this.deltas = deltas;
     this.groupFirsts = largest ? [] : undefined;
     for (const m of members) {
       this.branchBase.push(this.branchNames.length);
@@ -290,13 +312,18 @@ class ShardDocuments {
     this.oids.push(file.oid);
     const name = Buffer.from(file.path, 'utf8');
     this.names.push(name);
+    const stored = this.deltas?.next(file.path, content, file.data !== undefined);
     this.records.push({
       nameLen: name.length,
-      contentOff: sinks.writer.appendContent(content),
+      contentOff: sinks.writer.appendContent(stored?.bytes ?? content),
       contentLen: content.length,
+      storedLen: stored?.flags ? stored.bytes.length : 0,
       hash: hash32(content),
       lang: this.languageOf(detectLanguage(file.path, content.subarray(0, 256))),
-      flags: (bufferView(content).indexOf('\r\n') !== -1 ? DOC_FLAG_CRLF : 0) | (sinks.content.lastFoldsToAscii ? 0 : DOC_FLAG_ASCII_FOLDS_ONLY),
+      flags:
+        (bufferView(content).indexOf('\r\n') !== -1 ? DOC_FLAG_CRLF : 0) |
+        (sinks.content.lastFoldsToAscii ? 0 : DOC_FLAG_ASCII_FOLDS_ONLY) |
+        (stored?.flags ?? 0),
     });
     this.contentBytes += content.length;
     sinks.symbols.add(docId, file.path, content, file.known);
@@ -424,6 +451,7 @@ function docTable(docs: DocRecord[]): Buffer {
     table.writeUInt32LE(d.contentOff, o + 8);
     table.writeUInt32LE(d.contentLen, o + 12);
     table.writeUInt32LE(d.hash, o + 16);
+    table.writeUInt32LE(d.storedLen, o + 20);
     table.writeUInt16LE(d.lang, o + 24);
     table.writeUInt16LE(d.flags, o + 26);
     nameOff += d.nameLen;
@@ -493,9 +521,11 @@ function memberResults(docs: ShardDocuments, memberSkipped: SkippedFile[][]): Me
  * repositories each hold a range of documents), then by static rank (file-class.ts), so
  * that a search stopping at its `matches` has examined the likelier files first. A
  * document's number is its place in this order; nothing reads a shard assuming path order
- * (names are found through the name trigrams, listings sort by path themselves). A path's
- * versions are adjacent (the static rank key ends with the path), in the order given: a
- * group of grouped postings (doc-groups.ts) is all of them.
+ * (names are found through the name trigrams, listings sort by path themselves). The
+ * static rank ends with the path, so one path's versions are adjacent, in the order they
+ * are given in (the sort is stable): the history index gives them oldest first. A group of
+ * grouped postings (doc-groups.ts) is all of them, and with version deltas each is stored
+ * against the one before it.
  */
 function staticOrder(files: ShardFile[]): ShardFile[] {
   const keyed = files.map((file) => ({ file, member: file.member ?? 0, key: staticRankKey(file.path) }));

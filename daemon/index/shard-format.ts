@@ -42,7 +42,11 @@ export const SHARD_MAGIC = 'TRAWLIDX';
 //   9  the doc-groups section: a shard may number its content postings by group (a run of
 //      adjacent documents with the same path: a history shard's versions of one file), its
 //      follow bytes and segment masks then a group's (the OR of its versions'); empty when
-//      the postings are by document, as before. Version 8 and older shards are still read.
+//      the postings are by document, as before. And version deltas: a shard built with them
+//      (a history shard) may store a document as a delta against the document before it, a
+//      version of the same path (DOC_FLAG_DELTA; content-delta.ts), and deflated
+//      (DOC_FLAG_DEFLATE), its stored length in the docs record at offset 20. Version 8 and
+//      older shards are still read (postings by document, every document stored as it is).
 export const SHARD_VERSION = 9;
 /** Oldest version this reader accepts. */
 export const SHARD_MIN_VERSION = 2;
@@ -227,6 +231,25 @@ export const DOC_FLAG_CRLF = 1; // the file has at least one "\r\n"
  * Unset means "holds one" or "not known" (shards built before the flag existed).
  */
 export const DOC_FLAG_ASCII_FOLDS_ONLY = 2;
+/**
+ * (Version 9.) The document is stored as a delta against the document before it
+ * (content-delta.ts): the docs record's contentLen is the document's real length, its u32
+ * at offset 20 the length of what is stored in the content section.
+ */
+export const DOC_FLAG_DELTA = 4;
+/**
+ * (Version 9.) What is stored of the document (its bytes, or with DOC_FLAG_DELTA its
+ * delta) is deflated (raw deflate, RFC 1951); the stored length is at offset 20 as above.
+ */
+export const DOC_FLAG_DEFLATE = 8;
+/**
+ * A chain of deltas is at most this long counting the document that starts it: a delta
+ * document has at most DELTA_CHAIN_MAX - 1 delta documents before it, back to a document
+ * not stored as a delta, so reading a version applies at most DELTA_CHAIN_MAX - 1 deltas.
+ * The builder starts a new chain at every DELTA_CHAIN_MAX-th version of a path; a reader
+ * refuses a longer chain.
+ */
+export const DELTA_CHAIN_MAX = 16;
 
 /** Shard file extension; temporary files carry a `.tmp` suffix until renamed into place. */
 export const SHARD_EXT = '.trawl';

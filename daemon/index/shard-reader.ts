@@ -25,7 +25,10 @@
 //     0   kind u32 (shard-format.ts SectionKind)   4  hash u32
 //     8   offset u64                               16 length u64
 //   then the sections, in this order:
-//     content           the indexed files' bytes, concatenated, no separators
+//     content           the indexed files' bytes, concatenated, no separators; (version 9)
+//                       in a shard built with version deltas (the history index's), what
+//                       is stored of a document may be a delta against the document before
+//                       it, and deflated (flag bits 2 and 3 below; Version deltas, below)
 //     docs              32 bytes per document, documents in static-rank order (file-class.ts:
 //                       plain files, then documentation, tests, vendored, generated;
 //                       shallower first; then path; a path's versions adjacent, in the
@@ -36,9 +39,14 @@
 //                         0 nameOff u32 (into names)   4 nameLen u32
 //                         8 contentOff u32 (into content)  12 contentLen u32
 //                         16 contentHash u32 (xxHash32 of the document's bytes)
-//                         20 reserved u32   24 language u16 (index into meta.languages)
+//                         20 storedLen u32 (version 9: with bit 2 or 3 of flags, the
+//                            bytes stored at contentOff; else 0, the document stored as
+//                            it is, contentLen bytes)
+//                         24 language u16 (index into meta.languages)
 //                         26 flags u16 (bit 0: contains "\r\n"; bit 1: holds neither
 //                            U+212A nor U+017F, so ASCII case folding is exact on it;
+//                            bit 2 (version 9): stored as a delta against the document
+//                            before it; bit 3 (version 9): what is stored is deflated;
 //                            shard-format.ts DOC_FLAG_*)   28 reserved u32
 //     names             the documents' paths (UTF-8), concatenated
 //     content-ngrams    every trigram that occurs, ascending, with the number of documents
@@ -106,8 +114,9 @@
 // Checksums: every section has an xxHash32 in the table of contents. The header and the
 // table are verified at every open. The content section's hash is the xxHash32 of the
 // documents' contentHash values (u32 little-endian, in document order); each document is
-// verified against its own contentHash the first time it is read, so a search reads no
-// content byte it has not checked. The other sections are verified once per process
+// verified against its own contentHash the first time it is read (a document stored as a
+// delta or deflated: its bytes once rebuilt), so a search reads no content byte it has not
+// checked. The other sections are verified once per process
 // (section-checks.ts says when): the docs, names, meta and branches sections when the file
 // is first opened; the rest (n-gram tables, postings, follow and segment masks, symbols,
 // content words, oids) by a background scrub that yields to searches. A search may read those
@@ -150,6 +159,31 @@
 // lists no word: "int" is in one document, fewer than 8; content-segments is empty (the
 // document is under 64 KB); doc-groups is empty (postings by document). meta.members holds one member:
 // the repository, documents [0, 1), branch lists [0, 1).
+//
+// ## Version deltas (version 9)
+//
+// The history index builds its shards with version deltas (shard-builder.ts
+// ShardJob.versionDeltas; version-deltas.ts decides): a path's versions are adjacent
+// documents, oldest first. A version whose document before it is a version of the same
+// path is stored as a delta against it (flag bit 2; the delta encoding and a worked
+// example are in content-delta.ts, which reads it), unless its chain would hold more than
+// DELTA_CHAIN_MAX - 1 = 15 deltas or the delta is not shorter; what is stored (the bytes or
+// the delta) is deflated (raw deflate, RFC 1951; flag bit 3) when it is at least 1 KB and
+// deflating makes it shorter. contentLen and contentHash stay the document's own;
+// storedLen is what the content section holds of it. A reader follows a delta's chain back
+// to the document not stored as a delta that starts it (at most 15 documents back: a
+// longer chain, or a delta at document 0, is corrupt), inflates and applies the deltas
+// forward, and checks each version rebuilt against its contentHash (stored-versions.ts).
+// Example: three versions of `a.c`, "int a;\n" (7 bytes), "int a;\nint b;\n" (14) and
+// "int a;\nint b;\nint c;\n" (21), are documents 0, 1, 2 with contentLen 7, 14, 21:
+//
+//   document 0  contentOff 0   storedLen 0   flags 0  content: 69 6e 74 20 61 3b 0a ("int a;\n")
+//   document 1  contentOff 7   storedLen 10  flags 4  content: 0f 00 (copy 7 bytes from 0)
+//                                                     0e 69 6e 74 20 62 3b 0a (literal "int b;\n")
+//   document 2  contentOff 17  storedLen 10  flags 4  content: 1d 00 (copy 14 bytes from 0)
+//                                                     0e 69 6e 74 20 63 3b 0a (literal "int c;\n")
+//
+// The content section is 27 bytes for 42. None is deflated: each is under 1 KB.
 
 import { closeSync, readSync } from 'node:fs';
 import { Unpackr } from 'msgpackr';
@@ -162,10 +196,11 @@ import { ContentWords } from './content-words.ts';
 import { ContentSegments } from './content-segments.ts';
 import { DocGroups } from './doc-groups.ts';
 import { NgramTable } from './ngram-table.ts';
-import { mmap, PAGE, willNeed } from './mmap.ts';
+import { mmap, willNeed } from './mmap.ts';
 import { openRegularFile, RefusedFile, type RegularFile } from '../bounded-read.ts';
 import { checkAtOpen, documentChecks, PASSED, sectionStates, type Section } from './section-checks.ts';
 import { ShardError } from './shard-error.ts';
+import { StoredVersions } from './stored-versions.ts';
 import {
   DOC_FLAG_ASCII_FOLDS_ONLY,
   DOC_RECORD_SIZE,
@@ -274,6 +309,8 @@ export class Shard {
   private readonly nameBytes: Buffer;
   private readonly contentBytes: Buffer;
   private readonly verified: Uint8Array;
+  /** The documents as the content section stores them (stored-versions.ts). */
+  private readonly stored: StoredVersions;
   private readonly oids: Buffer | undefined;
 
   /**
@@ -305,7 +342,9 @@ export class Shard {
     this.content = new NgramTable(section(SectionKind.ContentNgrams), section(SectionKind.ContentPostings), {
       path,
       limit: units,
-      bytesPerCandidate: this.contentBytes.length / Math.max(1, units),
+      // (What a candidate costs to read is its real bytes, which a shard of version deltas
+      // stores fewer of; a group's candidate reads all of its documents.)
+      bytesPerCandidate: (this.version >= 9 ? this.meta.contentBytes : this.contentBytes.length) / Math.max(1, units),
       follow,
     });
     this.names = new NgramTable(section(SectionKind.NameNgrams), section(SectionKind.NamePostings), { path, limit });
@@ -341,6 +380,14 @@ export class Shard {
           toc && checks ? [{ toc: toc as ReadonlyMap<SectionKind, Section>, states: sectionStates(checks as SharedArrayBuffer) }] : [],
         );
     if (options.writtenByCaller) this.verified.fill(1);
+    this.stored = new StoredVersions({
+      path,
+      version: this.version,
+      docs: this.docs,
+      content: this.contentBytes,
+      verified: this.verified,
+      name: (doc) => this.name(doc),
+    });
     if (this.version >= 3) {
       this.oids = section(SectionKind.Oids);
       if (this.oids.length !== this.docCount * OID_SIZE) throw new ShardError(path, 'blob id table does not match the document table');
@@ -559,38 +606,24 @@ export class Shard {
 
   /**
    * Asks for the document's bytes to be read ahead of its reading (mmap.ts willNeed), unless
-   * a thread has read them already (then they are most likely in memory). Returns the bytes
-   * asked for.
+   * a thread has read them already (then they are most likely in memory): what is stored of
+   * it, and of a delta its chain's (stored-versions.ts). Returns the bytes asked for.
    */
   readAhead(doc: number): number {
     if (this.verified[doc] !== 0) return 0;
-    const o = doc * DOC_RECORD_SIZE;
-    const off = this.docs.readUInt32LE(o + 8);
-    const len = this.docs.readUInt32LE(o + 12);
-    if (off + len > this.contentBytes.length) return 0;
-    willNeed(this.contentBytes, off, off + len);
-    return len;
+    const range = this.stored.storedRange(doc);
+    if (range === undefined) return 0;
+    willNeed(this.contentBytes, range.start, range.end);
+    return range.end - range.start;
   }
 
   /**
-   * The document's bytes: a view into the mapping, checked against its checksum the first
-   * time it is read. Throws ShardError when the bytes are corrupt.
+   * The document's bytes, checked against its checksum the first time it is read: a view
+   * into the mapping, or of a document stored deflated or as a delta (version 9), its bytes
+   * rebuilt (stored-versions.ts). Throws ShardError when the bytes are corrupt.
    */
   contentOf(doc: number): Buffer {
-    const o = doc * DOC_RECORD_SIZE;
-    const off = this.docs.readUInt32LE(o + 8);
-    const len = this.docs.readUInt32LE(o + 12);
-    if (off + len > this.contentBytes.length) throw new ShardError(this.path, `document ${doc} lies outside the content section`);
-    const bytes = this.contentBytes.subarray(off, off + len);
-    if (this.verified[doc] === 0) {
-      // Its pages in one request, not one at a time as hashing touches them (mmap.ts).
-      if (len > PAGE) willNeed(this.contentBytes, off, off + len);
-      if (hash32(bytes) !== this.docs.readUInt32LE(o + 16)) {
-        throw new ShardError(this.path, `content of ${this.name(doc)} is corrupt (checksum mismatch); re-index the repository`);
-      }
-      this.verified[doc] = 1;
-    }
-    return bytes;
+    return this.stored.contentOf(doc);
   }
 }
 

@@ -13,7 +13,7 @@ import { HEADER_SIZE } from '../../daemon/index/shard-format.ts';
 import { ShardWriter } from '../../daemon/index/shard-writer.ts';
 import { prng, tempDir } from '../helpers/corpus.ts';
 
-function exampleShard(dir: string, files: Array<{ path: string; text: string }> = [{ path: 'a.c', text: 'int x;\n' }]): string {
+function exampleShard(dir: string, files: Array<{ path: string; text: string }> = [{ path: 'a.c', text: 'int x;\n' }], versionDeltas = false): string {
   const finalPath = join(dir, 'g1-0.trawl');
   buildShard({
     finalPath,
@@ -36,6 +36,7 @@ function exampleShard(dir: string, files: Array<{ path: string; text: string }> 
     maxTrigrams: 20000,
     branches: ['HEAD'],
     indexedAt: '2026-11-22T00:00:00.000Z',
+    ...(versionDeltas ? { versionDeltas: true } : {}),
   });
   return finalPath;
 }
@@ -96,6 +97,86 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     assert.deepEqual([...index.defsOf(0)], [0]);
     assert.equal(index.start(0), 4);
     assert.equal(index.strings.toString(), 'x\n');
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test('the worked example of version deltas in shard-reader.ts holds byte for byte', () => {
+  const dir = tempDir('shard');
+  try {
+    const versions = ['int a;\n', 'int a;\nint b;\n', 'int a;\nint b;\nint c;\n'];
+    const path = exampleShard(
+      dir.path,
+      versions.map((text) => ({ path: 'a.c', text })),
+      true,
+    );
+    const bytes = readFileSync(path);
+    const section = (kind: number): Buffer => {
+      for (let i = 0; i < bytes.readUInt32LE(24); i++) {
+        const o = HEADER_SIZE + i * 24;
+        if (bytes.readUInt32LE(o) === kind) return bytes.subarray(bytes.readUInt32LE(o + 8), bytes.readUInt32LE(o + 8) + bytes.readUInt32LE(o + 16));
+      }
+      throw new Error(`no section ${kind}`);
+    };
+    const docs = section(2);
+    const record = (d: number) => ({
+      contentOff: docs.readUInt32LE(d * 32 + 8),
+      contentLen: docs.readUInt32LE(d * 32 + 12),
+      storedLen: docs.readUInt32LE(d * 32 + 20),
+      flags: docs.readUInt16LE(d * 32 + 26) & ~2, // (bit 1, the folding flag, is beside the point)
+    });
+    assert.deepEqual([0, 1, 2].map(record), [
+      { contentOff: 0, contentLen: 7, storedLen: 0, flags: 0 },
+      { contentOff: 7, contentLen: 14, storedLen: 10, flags: 4 },
+      { contentOff: 17, contentLen: 21, storedLen: 10, flags: 4 },
+    ]);
+    assert.equal(section(1).toString('hex'), '696e7420613b0a' + '0f000e696e7420623b0a' + '1d000e696e7420633b0a');
+    const shard = Shard.open(path);
+    assert.deepEqual(
+      [0, 1, 2].map((d) => shard.contentOf(d).toString()),
+      versions,
+    );
+    assert.deepEqual(
+      [0, 1, 2].map((d) => shard.contentLength(d)),
+      [7, 14, 21],
+    );
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test('a compound shard is never built with version deltas (its documents are copied out again by a merge)', () => {
+  const dir = tempDir('shard');
+  try {
+    const repo = {
+      name: 'one',
+      id: 1,
+      codeHostType: 'genericGitHost',
+      source: dir.path,
+      kind: 'directory' as const,
+      branch: 'HEAD',
+      commit: '',
+      remoteUrl: '',
+      archived: false,
+      fork: false,
+      visibility: 'public' as const,
+    };
+    const job = {
+      finalPath: join(dir.path, 'p1-0.trawl'),
+      repo,
+      shardIndex: 0,
+      files: [{ path: 'a.c', size: 7, data: Buffer.from('int x;\n') }],
+      maxFileSize: 1 << 20,
+      maxTrigrams: 20000,
+      branches: ['HEAD'],
+      indexedAt: '2026-11-22T00:00:00.000Z',
+      members: [{ repo, branches: ['HEAD'] }],
+    };
+    assert.throws(() => buildShard({ ...job, versionDeltas: true }), /a compound shard is never built with version deltas/);
+    assert.equal(readdirSync(dir.path).length, 0, 'nothing is left behind');
+    buildShard(job);
+    assert.equal(Shard.open(job.finalPath).contentOf(0).toString(), 'int x;\n');
   } finally {
     dir.cleanup();
   }

@@ -1,0 +1,159 @@
+// A shard's documents as its content section stores them (the format is at the top of
+// shard-reader.ts): each as it is, a view into the mapping; or (version 9, a shard built
+// with version deltas) deflated, or as a delta against the document before it
+// (content-delta.ts), rebuilt here. Every document is checked against its checksum the
+// first time it is read, rebuilt or not, so a damaged delta fails its document as corrupt
+// like a damaged byte does; rebuilding is bounded (a chain longer than DELTA_CHAIN_MAX - 1,
+// a copy outside its base, a delta or an inflated stream longer than its document: refused
+// before any byte is read out of bounds or any buffer made larger than the document).
+
+import { inflateRawSync } from 'node:zlib';
+import { hash32 } from '../../core/index.ts';
+import { applyDelta } from './content-delta.ts';
+import { PAGE, willNeed } from './mmap.ts';
+import { ShardError } from './shard-error.ts';
+import { DELTA_CHAIN_MAX, DOC_FLAG_DEFLATE, DOC_FLAG_DELTA, DOC_RECORD_SIZE } from './shard-format.ts';
+import { VersionCache } from './version-cache.ts';
+
+/** What of a shard its documents are read from: its docs and content sections, and which documents are checked. */
+export interface StoredContent {
+  path: string;
+  version: number;
+  docs: Buffer;
+  content: Buffer;
+  /** One byte per document, 1 once checked (shared with the other threads reading the file: section-checks.ts). */
+  verified: Uint8Array;
+  name(doc: number): string;
+}
+
+export class StoredVersions {
+  /** Versions rebuilt lately (version-cache.ts). */
+  private readonly cache = new VersionCache();
+
+  constructor(private readonly s: StoredContent) {}
+
+  /**
+   * The document's bytes, checked against its checksum the first time it is read: a view
+   * into the mapping, or, for a document stored deflated or as a delta, its bytes rebuilt
+   * (versionOf). Throws ShardError when the bytes are corrupt.
+   */
+  contentOf(doc: number): Buffer {
+    if (this.encoded(doc) !== 0) return this.versionOf(doc);
+    const { docs, content } = this.s;
+    const o = doc * DOC_RECORD_SIZE;
+    const off = docs.readUInt32LE(o + 8);
+    const len = docs.readUInt32LE(o + 12);
+    if (off + len > content.length) throw new ShardError(this.s.path, `document ${doc} lies outside the content section`);
+    const bytes = content.subarray(off, off + len);
+    if (this.s.verified[doc] === 0) {
+      // Its pages in one request, not one at a time as hashing touches them (mmap.ts).
+      if (len > PAGE) willNeed(content, off, off + len);
+      this.check(doc, bytes);
+    }
+    return bytes;
+  }
+
+  /**
+   * Where in the content section the document's reading reads: what is stored of it, and
+   * of a delta the documents its chain goes back to (adjacent documents, stored one after
+   * the other); undefined when that does not lie within the section.
+   */
+  storedRange(doc: number): { start: number; end: number } | undefined {
+    const docs = this.s.docs;
+    const end = docs.readUInt32LE(doc * DOC_RECORD_SIZE + 8) + this.storedLength(doc);
+    let first = doc;
+    while (first > 0 && doc - first < DELTA_CHAIN_MAX && this.isDelta(first)) first--;
+    const start = docs.readUInt32LE(first * DOC_RECORD_SIZE + 8);
+    return start <= end && end <= this.s.content.length ? { start, end } : undefined;
+  }
+
+  /** How the document is stored (version 9): its DOC_FLAG_DELTA and DOC_FLAG_DEFLATE bits; 0 is its bytes as they are. */
+  private encoded(doc: number): number {
+    return this.s.version >= 9 ? this.s.docs.readUInt16LE(doc * DOC_RECORD_SIZE + 26) & (DOC_FLAG_DELTA | DOC_FLAG_DEFLATE) : 0;
+  }
+
+  private isDelta(doc: number): boolean {
+    return (this.encoded(doc) & DOC_FLAG_DELTA) !== 0;
+  }
+
+  /** Bytes the document takes in the content section: its own length, or what is stored of it (version 9, offset 20). */
+  private storedLength(doc: number): number {
+    return this.s.docs.readUInt32LE(doc * DOC_RECORD_SIZE + (this.encoded(doc) !== 0 ? 20 : 12));
+  }
+
+  private contentLength(doc: number): number {
+    return this.s.docs.readUInt32LE(doc * DOC_RECORD_SIZE + 12);
+  }
+
+  /**
+   * A document stored deflated or as a delta: a delta's chain is followed back to the
+   * document not stored as a delta that starts it (at most DELTA_CHAIN_MAX - 1 deltas back,
+   * else the shard is corrupt), or to a version of the chain rebuilt lately, and its deltas
+   * are applied from there.
+   */
+  private versionOf(doc: number): Buffer {
+    const cached = this.cache.get(doc);
+    if (cached !== undefined) return cached;
+    let whole = doc;
+    while (this.isDelta(whole)) {
+      if (doc - whole >= DELTA_CHAIN_MAX - 1) throw this.corrupt(doc, `more than ${DELTA_CHAIN_MAX - 1} deltas`);
+      if (whole === 0) throw this.corrupt(doc, 'a delta with no base');
+      whole--;
+    }
+    let from = whole;
+    let bytes: Buffer | undefined;
+    for (let d = doc - 1; d >= whole && bytes === undefined; d--) {
+      bytes = this.cache.get(d);
+      if (bytes !== undefined) from = d;
+    }
+    if (bytes === undefined) {
+      bytes = this.encoded(whole) === 0 ? this.contentOf(whole) : this.decoded(whole, (stored) => this.inflated(whole, stored, true));
+    }
+    for (let d = from + 1; d <= doc; d++) {
+      const base = bytes;
+      bytes = this.decoded(d, (stored) =>
+        applyDelta(base, (this.encoded(d) & DOC_FLAG_DEFLATE) !== 0 ? this.inflated(d, stored, false) : stored, this.contentLength(d)),
+      );
+    }
+    this.cache.set(doc, bytes);
+    return bytes;
+  }
+
+  /** Document `doc` made from its stored bytes by `decode` (which throws Error on corrupt ones), and checked the first time. */
+  private decoded(doc: number, decode: (stored: Buffer) => Buffer): Buffer {
+    const off = this.s.docs.readUInt32LE(doc * DOC_RECORD_SIZE + 8);
+    const end = off + this.storedLength(doc);
+    if (end > this.s.content.length) throw new ShardError(this.s.path, `document ${doc} lies outside the content section`);
+    let bytes: Buffer;
+    try {
+      bytes = decode(this.s.content.subarray(off, end));
+    } catch (err) {
+      throw this.corrupt(doc, (err as Error).message);
+    }
+    if (this.s.verified[doc] === 0) this.check(doc, bytes);
+    return bytes;
+  }
+
+  /**
+   * `stored` inflated (raw deflate, DOC_FLAG_DEFLATE): the document's bytes, exactly its
+   * length (`whole`), or its delta, shorter than the document (a delta is stored only when
+   * it is); a longer output is refused before it is made.
+   */
+  private inflated(doc: number, stored: Buffer, whole: boolean): Buffer {
+    const length = this.contentLength(doc);
+    const out = inflateRawSync(stored, { maxOutputLength: Math.max(1, whole ? length : length - 1) });
+    if (whole && out.length !== length) throw new Error(`inflates to ${out.length} bytes of the document's ${length}`);
+    if (!whole && out.length >= length) throw new Error('its delta is not shorter than the document');
+    return out;
+  }
+
+  /** Marks the document checked once `bytes` match its checksum; throws ShardError when not. */
+  private check(doc: number, bytes: Uint8Array): void {
+    if (hash32(bytes) !== this.s.docs.readUInt32LE(doc * DOC_RECORD_SIZE + 16)) throw this.corrupt(doc, 'checksum mismatch');
+    this.s.verified[doc] = 1;
+  }
+
+  private corrupt(doc: number, why: string): ShardError {
+    return new ShardError(this.s.path, `content of ${this.s.name(doc)} is corrupt (${why}); re-index the repository`);
+  }
+}
