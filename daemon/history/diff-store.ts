@@ -87,6 +87,9 @@ export function encodeRecords(done: readonly string[], diffs: readonly LoggedDif
   const files: number[] = [];
   const hunks: number[] = [];
   const entries: number[] = [];
+  // Lines read back from records (recordedDiffs) share one text object per line: found by
+  // it, they need no string key (an update re-encodes every line of the history).
+  const byObject = [new Map<Buffer, number>(), new Map<Buffer, number>()];
   for (const d of diffs) {
     if (d.files.length === 0) continue;
     const c = commits.length;
@@ -94,13 +97,18 @@ export function encodeRecords(done: readonly string[], diffs: readonly LoggedDif
     for (const f of d.files) {
       for (const h of f.hunks) {
         for (const l of h.lines) {
-          const key = `${l.noEol ? 'n' : 'e'}${l.text.toString('latin1')}`;
-          let id = lineIds.get(key);
+          const known = byObject[l.noEol ? 1 : 0]!;
+          let id = known.get(l.text);
           if (id === undefined) {
-            id = texts.length;
-            lineIds.set(key, id);
-            texts.push(l.text);
-            if (l.noEol) noEol.push(id);
+            const key = `${l.noEol ? 'n' : 'e'}${l.text.toString('latin1')}`;
+            id = lineIds.get(key);
+            if (id === undefined) {
+              id = texts.length;
+              lineIds.set(key, id);
+              texts.push(l.text);
+              if (l.noEol) noEol.push(id);
+            }
+            known.set(l.text, id);
           }
           entries.push(id * 2 + (l.added ? 1 : 0));
         }
@@ -245,6 +253,8 @@ export function removeRecords(dataDir: string, repoId: number): void {
 /** The diffs records hold, as diff-log.ts gives them: what an update keeps of them. */
 export function recordedDiffs(r: DiffRecords): LoggedDiff[] {
   const out: LoggedDiff[] = r.commits.map((commit) => ({ commit, files: [] }));
+  // One text object per line, however often it occurs (encodeRecords finds a line by it).
+  const texts: Array<Buffer | undefined> = [];
   let hunk = 0;
   let entry = 0;
   for (let f = 0; f < r.files.length; f += 4) {
@@ -256,7 +266,9 @@ export function recordedDiffs(r: DiffRecords): LoggedDiff[] {
       for (; entry < h[4]!; entry++) {
         const e = r.entries[entry]!;
         const id = e >>> 1;
-        const line: DiffLine = { added: (e & 1) === 1, text: lineText(r, id) };
+        let text = texts[id];
+        if (text === undefined) texts[id] = text = lineText(r, id);
+        const line: DiffLine = { added: (e & 1) === 1, text };
         if (r.noEol[id] === 1) line.noEol = true;
         lines.push(line);
       }

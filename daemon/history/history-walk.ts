@@ -78,19 +78,28 @@ export async function walkHistory(gitDir: string, tips: readonly string[], limit
   // How many children are still to derive their tree from each commit's: a tree is dropped after its last.
   const pending = new Map<string, number>();
   for (const c of parsed) if (c.parents.length > 0) pending.set(c.parents[0]!, (pending.get(c.parents[0]!) ?? 0) + 1);
-  const trees = new Map<string, Map<string, string>>();
+  // A tree maps each path to its version (the object, not its key): a commit adds itself to
+  // its tree's versions without building a key per file (commits times files of them).
+  const trees = new Map<string, Map<string, HistoryVersion>>();
   const holders = new Map<string, HistoryVersion>();
+  const version = (path: string, oid: string): HistoryVersion => {
+    const key = `${path}\0${oid}`;
+    let v = holders.get(key);
+    if (v === undefined) holders.set(key, (v = { path, oid, commits: [] }));
+    return v;
+  };
   for (let i = 0; i < parsed.length; i++) {
     const c = parsed[i]!;
     const first = c.parents[0];
-    let tree: Map<string, string>;
+    let tree: Map<string, HistoryVersion>;
     if (first === undefined) tree = new Map();
     else {
       let base = trees.get(first);
       if (base === undefined) {
         if (index.has(first)) throw new Error(`history of ${gitDir}: commit ${first} was listed after its child ${c.id}`);
         // A parent the limit left out: its tree is read whole.
-        base = await listTree(gitDir, first);
+        base = new Map();
+        for (const [path, oid] of await listTree(gitDir, first)) base.set(path, version(path, oid));
         trees.set(first, base);
       }
       const left = pending.get(first)! - 1;
@@ -102,14 +111,9 @@ export async function walkHistory(gitDir: string, tips: readonly string[], limit
     }
     for (const ch of c.changes) {
       if (ch.oid === undefined) tree.delete(ch.path);
-      else tree.set(ch.path, ch.oid);
+      else tree.set(ch.path, version(ch.path, ch.oid));
     }
-    for (const [path, oid] of tree) {
-      const key = `${path}\0${oid}`;
-      let v = holders.get(key);
-      if (v === undefined) holders.set(key, (v = { path, oid, commits: [] }));
-      v.commits.push(i);
-    }
+    for (const v of tree.values()) v.commits.push(i);
     if ((pending.get(c.id) ?? 0) > 0) trees.set(c.id, tree);
   }
   const versions = [...holders.values()].sort(byPathThenOid);
