@@ -160,7 +160,8 @@ async function spansPhase(repo: string, service: Service, idents: readonly strin
   return { spanMs, pickaxeMs, spanDifferences };
 }
 
-async function main(): Promise<void> {
+/** The command line (the usage at the top). */
+function commandLine() {
   const { values } = parseArgs({
     options: {
       repo: { type: 'string' },
@@ -172,6 +173,11 @@ async function main(): Promise<void> {
     },
   });
   if (values.repo === undefined) throw new Error('--repo PATH is required');
+  return { ...values, repo: values.repo };
+}
+
+async function main(): Promise<void> {
+  const values = commandLine();
   const queries = Number(values.queries ?? 100);
   const pairs = Number(values.pairs ?? 30);
   const spanCount = Number(values.spans ?? 10);

@@ -26,7 +26,7 @@ import {
   shardFiles,
   type LoadedManifest,
 } from './manifest.ts';
-import { checkShardHeader } from './shard-reader.ts';
+import { checkShardHeader } from './section-file.ts';
 import { SHARD_FORMAT, SYMBOLS_FORMAT } from './shard-format.ts';
 
 export interface BrokenRepo {

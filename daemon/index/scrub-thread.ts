@@ -9,7 +9,7 @@ import { LOWEST_NICE, lowerThisThreadsPriority } from '../runtime/thread-priorit
 import { corruptSection, FAILED, PASSED, sectionStates, UNCHECKED, type Section } from './section-checks.ts';
 import { ACTIVE_SEARCHES, STARTED_SEARCHES, type ScrubReply, type ScrubRequest } from './section-scrub.ts';
 import { SECTION_NAMES, SHARD_FORMAT, SYMBOLS_FORMAT, SectionKind } from './shard-format.ts';
-import { checkShardHeader } from './shard-reader.ts';
+import { checkShardHeader } from './section-file.ts';
 import { ShardError } from './shard-error.ts';
 
 /**

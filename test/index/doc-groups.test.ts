@@ -8,7 +8,7 @@ import { buildShard } from '../../daemon/index/shard-builder.ts';
 import { Shard } from '../../daemon/index/shard-reader.ts';
 import { DocGroups } from '../../daemon/index/doc-groups.ts';
 import { SectionDamage } from '../../daemon/index/section-checks.ts';
-import { checkShardHeader } from '../../daemon/index/shard-reader.ts';
+import { checkShardHeader } from '../../daemon/index/section-file.ts';
 import { SectionKind } from '../../daemon/index/shard-format.ts';
 import { readFileSync } from 'node:fs';
 import { tempDir } from '../helpers/corpus.ts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { FAILED, newChecks, PASSED, sectionStates, UNCHECKED } from '../../daemon/index/section-checks.ts';
 import { SectionScrub, type ScrubFile } from '../../daemon/index/section-scrub.ts';
 import { SectionKind } from '../../daemon/index/shard-format.ts';
-import { checkShardHeader } from '../../daemon/index/shard-reader.ts';
+import { checkShardHeader } from '../../daemon/index/section-file.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { sectionTable } from '../helpers/section-table.ts';

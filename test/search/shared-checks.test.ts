@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { AT_OPEN, PASSED, SECTION_SLOTS, takeWritten, UNCHECKED } from '../../daemon/index/section-checks.ts';
 import { SectionKind } from '../../daemon/index/shard-format.ts';
-import { checkShardHeader } from '../../daemon/index/shard-reader.ts';
+import { checkShardHeader } from '../../daemon/index/section-file.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { haystackIndex as haystack } from '../helpers/haystack.ts';
 
