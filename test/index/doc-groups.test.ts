@@ -12,24 +12,13 @@ import { checkShardHeader } from '../../daemon/index/section-file.ts';
 import { SectionKind } from '../../daemon/index/shard-format.ts';
 import { readFileSync } from 'node:fs';
 import { tempDir } from '../helpers/corpus.ts';
+import { jobRepo } from '../helpers/shard-job.ts';
 
 function grouped(dir: string, files: Array<{ path: string; text: string }>, isGrouped = true): Shard {
   const finalPath = join(dir, `g${isGrouped ? 1 : 2}-0.trawl`);
   buildShard({
     finalPath,
-    repo: {
-      name: 'r',
-      id: 1,
-      codeHostType: 'genericGitHost',
-      source: dir,
-      kind: 'git',
-      branch: 'HEAD',
-      commit: '',
-      remoteUrl: '',
-      archived: false,
-      fork: false,
-      visibility: 'public',
-    },
+    repo: jobRepo(dir, { kind: 'git' }),
     shardIndex: 0,
     files: files.map((f, i) => ({ path: f.path, size: Buffer.byteLength(f.text), data: Buffer.from(f.text), oid: i.toString(16).padStart(40, '0') })),
     maxFileSize: 1 << 20,

@@ -13,24 +13,13 @@ import { ShardError } from '../../daemon/index/shard-error.ts';
 import { HEADER_SIZE } from '../../daemon/index/shard-format.ts';
 import { ShardWriter } from '../../daemon/index/shard-writer.ts';
 import { prng, tempDir } from '../helpers/corpus.ts';
+import { jobRepo } from '../helpers/shard-job.ts';
 
 function exampleShard(dir: string, files: Array<{ path: string; text: string }> = [{ path: 'a.c', text: 'int x;\n' }], versionDeltas = false): string {
   const finalPath = join(dir, 'g1-0.trawl');
   buildShard({
     finalPath,
-    repo: {
-      name: 'example',
-      id: 1,
-      codeHostType: 'genericGitHost',
-      source: dir,
-      kind: 'directory',
-      branch: 'HEAD',
-      commit: '',
-      remoteUrl: '',
-      archived: false,
-      fork: false,
-      visibility: 'public',
-    },
+    repo: jobRepo(dir, { name: 'example' }),
     shardIndex: 0,
     files: files.map((f) => ({ path: f.path, size: Buffer.byteLength(f.text), data: Buffer.from(f.text) })),
     maxFileSize: 1 << 20,

@@ -33,6 +33,7 @@ import { Searcher } from '../../daemon/search/searcher.ts';
 import { ctagsAvailable, ctagsVersion } from '../../daemon/symbols/ctags.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { tempDir } from '../helpers/corpus.ts';
+import { jobRepo } from '../helpers/shard-job.ts';
 import { TestRepo } from '../helpers/git.ts';
 
 const dir = tempDir('symbols-pass');
@@ -81,19 +82,7 @@ test('a shard opened with the symbols file the pass wrote holds the symbol secti
   // As a large build builds them: without symbols, and with its content words left to the pass.
   const job = (finalPath: string, symbols: boolean): ShardJob => ({
     finalPath,
-    repo: {
-      name: 'r',
-      id: 1,
-      codeHostType: 'genericGitHost',
-      source: src,
-      kind: 'directory',
-      branch: 'HEAD',
-      commit: '',
-      remoteUrl: '',
-      archived: false,
-      fork: false,
-      visibility: 'public',
-    },
+    repo: jobRepo(src),
     shardIndex: 0,
     files,
     maxFileSize: 1 << 20,

@@ -17,6 +17,7 @@ import { Matcher } from '../../daemon/search/matcher.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
 import { planTerms } from '../../daemon/query/terms.ts';
 import { prng, tempDir, WORDS } from '../helpers/corpus.ts';
+import { jobRepo } from '../helpers/shard-job.ts';
 
 const COMMITS = 12;
 const SEGMENT = 1 << SEGMENT_SHIFT;
@@ -104,19 +105,7 @@ function version(path: string, text: string, from: number, to: number): ShardFil
 function build(path: string, files: ShardFile[], grouped: boolean): Shard {
   buildShard({
     finalPath: path,
-    repo: {
-      name: 'r',
-      id: 1,
-      codeHostType: 'genericGitHost',
-      source: '/r',
-      kind: 'git',
-      branch: 'c0',
-      commit: '',
-      remoteUrl: '',
-      archived: false,
-      fork: false,
-      visibility: 'public',
-    },
+    repo: jobRepo('/r', { kind: 'git', branch: 'c0' }),
     shardIndex: 0,
     files,
     maxFileSize: 1 << 20,
