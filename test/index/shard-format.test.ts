@@ -261,19 +261,7 @@ test('files that are binary, too large or have too many trigrams are recorded as
     for (let i = 0; i < 60000; i++) noise += String.fromCharCode(33 + r.int(90));
     const result = buildShard({
       finalPath,
-      repo: {
-        name: 'r',
-        id: 1,
-        codeHostType: 'genericGitHost',
-        source: dir.path,
-        kind: 'directory',
-        branch: 'HEAD',
-        commit: '',
-        remoteUrl: '',
-        archived: false,
-        fork: false,
-        visibility: 'public',
-      },
+      repo: jobRepo(dir.path),
       shardIndex: 0,
       files: [
         { path: 'bin', size: 3, data: Buffer.from([1, 0, 2]) },
@@ -320,19 +308,7 @@ test('a document is flagged when it holds no code point whose case folding reach
     };
     buildShard({
       finalPath,
-      repo: {
-        name: 'r',
-        id: 1,
-        codeHostType: 'genericGitHost',
-        source: dir.path,
-        kind: 'directory',
-        branch: 'HEAD',
-        commit: '',
-        remoteUrl: '',
-        archived: false,
-        fork: false,
-        visibility: 'public',
-      },
+      repo: jobRepo(dir.path),
       shardIndex: 0,
       files: Object.entries(files).map(([path, text]) => {
         const data = path === 'lone-lead.c' ? Buffer.from(text, 'latin1') : Buffer.from(text, 'utf8');
