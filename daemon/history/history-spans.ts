@@ -117,9 +117,8 @@ async function firstParentLine(repo: SpanRepo): Promise<Line> {
   return line;
 }
 
-/** A version that matched: its blob and its number of matches (Plan.versions). */
+/** A version that matched (by its blob, in the maps that hold it): its number of matches (Plan.versions). */
 interface Version {
-  blob: string;
   count: number;
 }
 
@@ -220,7 +219,7 @@ export async function searchSpans(
     if (paths === undefined) byRepo.set(file.repositoryId, (paths = new Map()));
     let versions = paths.get(file.fileName.text);
     if (versions === undefined) paths.set(file.fileName.text, (versions = new Map()));
-    versions.set(file.version.blob, { blob: file.version.blob, count: file.version.matches });
+    versions.set(file.version.blob, { count: file.version.matches });
   }
   let exhaustive = found.isSearchExhaustive;
   // Each file that held matches: its spans, and its newest matching version with the newest commit holding it.
