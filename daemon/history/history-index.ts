@@ -62,6 +62,8 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
       groupVersions: true,
       // A path's versions are mostly the same bytes: each is stored as a delta against the one before it (history-source.ts gives them oldest first).
       versionDeltas: true,
+      // And most of its records repeat from one version to the next: stored packed (index/packed-section.ts).
+      packSections: true,
       ...(o.maxFileSize !== undefined ? { maxFileSize: o.maxFileSize } : {}),
       ...(o.maxTrigrams !== undefined ? { maxTrigrams: o.maxTrigrams } : {}),
       ...(o.symbols !== undefined ? { symbols: o.symbols } : {}),

@@ -23,6 +23,7 @@ import { Packr } from 'msgpackr';
 import { decodePostings, hash32 } from '../../core/index.ts';
 import { readBoundedFile } from '../bounded-read.ts';
 import { writeFileAtomic } from './data-dir.ts';
+import { packSection, unpackSection } from './packed-section.ts';
 
 const packr = new Packr({ useRecords: false });
 
@@ -32,36 +33,40 @@ export interface BranchLists {
   lists: Uint32Array[];
 }
 
-/** Appends `value` as an unsigned LEB128 varint. */
-function pushVarint(out: number[], value: number): void {
-  let v = value >>> 0;
-  while (v >= 0x80) {
-    out.push((v & 0x7f) | 0x80);
-    v >>>= 7;
-  }
-  out.push(v);
-}
-
-export function encodePostingList(docs: ArrayLike<number>, out: number[] = []): number[] {
+/**
+ * Writes the ascending `docs` as a posting list (LEB128 varint deltas) into `out` at `at`
+ * (room for 5 bytes a document); returns where it ends.
+ */
+function writePostingList(docs: ArrayLike<number>, out: Uint8Array, at: number): number {
   let prev = 0;
   for (let i = 0; i < docs.length; i++) {
     const d = docs[i]!;
     if (i > 0 && d <= prev) throw new RangeError(`posting list not ascending at ${i}: ${d} after ${prev}`);
-    pushVarint(out, i === 0 ? d : d - prev);
+    let v = (i === 0 ? d : d - prev) >>> 0;
+    while (v >= 0x80) {
+      out[at++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    out[at++] = v;
     prev = d;
   }
-  return out;
+  return at;
 }
 
 export function encodeBranchLists(b: BranchLists): Uint8Array {
-  const bytes: number[] = [];
+  // Into one typed buffer (at most 5 bytes a document): a history's thousands of lists, one
+  // per commit, are rewritten on each update, and a number[] of them is several times slower.
+  let total = 0;
+  for (const list of b.lists) total += list.length;
+  const bytes = new Uint8Array(total * 5);
+  let at = 0;
   const offsets: number[] = [];
   for (const list of b.lists) {
-    offsets.push(bytes.length);
-    encodePostingList(list, bytes);
+    offsets.push(at);
+    at = writePostingList(list, bytes, at);
   }
-  offsets.push(bytes.length);
-  return packr.pack({ names: b.names, counts: b.lists.map((l) => l.length), offsets, postings: Uint8Array.from(bytes) });
+  offsets.push(at);
+  return packr.pack({ names: b.names, counts: b.lists.map((l) => l.length), offsets, postings: bytes.subarray(0, at) });
 }
 
 /** Decoded lazily: a search usually needs one branch's list (the default branch). */
@@ -160,15 +165,19 @@ export class BranchSet {
   }
 }
 
-// Membership file: "TRAWLBRS", version u32 (1), xxHash32 of the body u32, body (the encoding above).
+// Membership file: "TRAWLBRS", version u32, xxHash32 of the body u32, body: in version 1
+// the encoding above, in version 2 that encoding packed (packed-section.ts: the history
+// index's, whose thousands of lists, one per commit, repeat each other).
 const MEMBERSHIP_MAGIC = 'TRAWLBRS';
 const MEMBERSHIP_HEADER = 16;
 
-export function writeMembershipFile(path: string, b: BranchLists): void {
-  const body = encodeBranchLists(b);
+/** `packed`: version 2, as a shard whose sections are packed (ShardJob.packed) has its lists. */
+export function writeMembershipFile(path: string, b: BranchLists, packed = false): void {
+  const lists = encodeBranchLists(b);
+  const body = packed ? packSection(lists) : lists;
   const head = Buffer.alloc(MEMBERSHIP_HEADER);
   head.write(MEMBERSHIP_MAGIC, 0, 'latin1');
-  head.writeUInt32LE(1, 8);
+  head.writeUInt32LE(packed ? 2 : 1, 8);
   head.writeUInt32LE(hash32(body), 12);
   writeFileAtomic(path, Buffer.concat([head, body]));
 }
@@ -184,8 +193,16 @@ const MEMBERSHIP_MAX_BYTES = 512 * 1024 * 1024;
 export function readMembershipFile(path: string): BranchSet {
   const bytes = readBoundedFile(path, MEMBERSHIP_MAX_BYTES);
   if (bytes.length < MEMBERSHIP_HEADER || bytes.toString('latin1', 0, 8) !== MEMBERSHIP_MAGIC) throw new Error(`${path}: not a trawl membership file`);
-  if (bytes.readUInt32LE(8) !== 1) throw new Error(`${path}: unsupported membership file version ${bytes.readUInt32LE(8)}`);
+  const version = bytes.readUInt32LE(8);
+  if (version !== 1 && version !== 2) throw new Error(`${path}: unsupported membership file version ${version}`);
   const body = bytes.subarray(MEMBERSHIP_HEADER);
   if (hash32(body) !== bytes.readUInt32LE(12)) throw new Error(`${path}: membership file is corrupt (checksum mismatch)`);
-  return new BranchSet(body, path);
+  if (version === 1) return new BranchSet(body, path);
+  let lists: Buffer;
+  try {
+    lists = unpackSection(body);
+  } catch (err) {
+    throw new Error(`${path}: membership file ${(err as Error).message}`);
+  }
+  return new BranchSet(lists, path);
 }

@@ -7,7 +7,16 @@ import { openRegularFile, RefusedFile, type RegularFile } from '../bounded-read.
 import { mmap } from './mmap.ts';
 import type { Section } from './section-checks.ts';
 import { ShardError } from './shard-error.ts';
-import { HEADER_SIZE, SECTION_NAMES, SHARD_FORMAT, type SectionKind, TOC_ENTRY_SIZE, type SectionFileFormat } from './shard-format.ts';
+import {
+  HEADER_SIZE,
+  PACKABLE_SECTIONS,
+  SECTION_NAMES,
+  SECTION_PACKED,
+  SHARD_FORMAT,
+  type SectionKind,
+  TOC_ENTRY_SIZE,
+  type SectionFileFormat,
+} from './shard-format.ts';
 
 /**
  * Opens a file of sections and hands `use` its descriptor and size (at least a header's),
@@ -83,12 +92,17 @@ export function readToc(path: string, map: Buffer, fileLength: number, format: S
   const sections = new Map<SectionKind, Section>();
   for (let i = 0; i < count; i++) {
     const o = i * TOC_ENTRY_SIZE;
-    const kind = toc.readUInt32LE(o) as SectionKind;
+    const word = toc.readUInt32LE(o);
+    const packed = (word & SECTION_PACKED) !== 0;
+    const kind = (word & ~SECTION_PACKED) as SectionKind;
     const offset = readU64(toc, o + 8);
     const length = readU64(toc, o + 16);
     if (!SECTION_NAMES[kind] || sections.has(kind)) throw new ShardError(path, `unknown or repeated section kind ${kind}`, format.what);
+    if (packed && (version < format.packedFrom || !PACKABLE_SECTIONS.has(kind))) {
+      throw new ShardError(path, `section ${SECTION_NAMES[kind]} is marked packed, which version ${version} does not allow`, format.what);
+    }
     if (offset % 8 !== 0 || offset + length > fileSize) throw new ShardError(path, `section ${SECTION_NAMES[kind]} lies outside the file`, format.what);
-    sections.set(kind, { offset, length, hash: toc.readUInt32LE(o + 4) });
+    sections.set(kind, { offset, length, hash: toc.readUInt32LE(o + 4), ...(packed ? { packed } : {}) });
   }
   return sections;
 }

@@ -20,6 +20,7 @@ import {
   DOC_FLAG_CRLF,
   DOC_RECORD_SIZE,
   OID_SIZE,
+  SHARD_FORMAT,
   SectionKind,
   ngramTable,
   type ShardMeta,
@@ -105,6 +106,12 @@ export interface ShardJob {
    * (pack-merge.ts), and history is never packed.
    */
   versionDeltas?: boolean;
+  /**
+   * Store the packable sections packed (packed-section.ts; shard-format.ts
+   * PACKABLE_SECTIONS): the history index's shards, whose paths, branch lists and symbols
+   * repeat from one version to the next. Its symbols file is packed too (symbols-pass.ts).
+   */
+  packed?: boolean;
 }
 
 /** The repositories of a job: its members, or its one repository. */
@@ -153,7 +160,7 @@ export function packMeta(meta: ShardMeta | SymbolsFileMeta): Uint8Array {
 
 export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult {
   if (job.versionDeltas && job.members !== undefined) throw new Error('shard builder: a compound shard is never built with version deltas');
-  const writer = new ShardWriter(job.finalPath);
+  const writer = new ShardWriter(job.finalPath, SHARD_FORMAT, job.packed === true);
   let contentBuilder: PostingsBuilder | undefined;
   let wordsBuilder: WordsBuilder | undefined;
   try {

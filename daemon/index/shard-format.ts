@@ -47,9 +47,20 @@ export const SHARD_MAGIC = 'TRAWLIDX';
 //      version of the same path (DOC_FLAG_DELTA; content-delta.ts), and deflated
 //      (DOC_FLAG_DEFLATE), its stored length in the docs record at offset 20. Version 8 and
 //      older shards are still read (postings by document, every document stored as it is).
-export const SHARD_VERSION = 9;
+//  10  packed sections: the table of contents may mark a section as stored compressed
+//      (SECTION_PACKED; packed-section.ts), unpacked when the shard is opened. A history
+//      shard packs its packable sections (PACKABLE_SECTIONS); others pack none. The layout
+//      is version 9's. Version 9 and older shards are still read (no section packed).
+export const SHARD_VERSION = 10;
 /** Oldest version this reader accepts. */
 export const SHARD_MIN_VERSION = 2;
+
+/**
+ * The bit of a table of contents entry's kind word that says the section is stored packed
+ * (packed-section.ts): shards of version 10 on, symbols files of version 3 on, and only for
+ * the kinds of PACKABLE_SECTIONS.
+ */
+export const SECTION_PACKED = 0x8000_0000;
 
 export const HEADER_SIZE = 64;
 export const TOC_ENTRY_SIZE = 24;
@@ -99,6 +110,27 @@ export const SECTION_NAMES: Record<number, string> = {
   18: 'doc-groups',
 };
 
+/**
+ * The sections a packed file stores packed: those whose bytes repeat from one version of a
+ * file to the next in a history (its paths, which versions each commit holds, the
+ * definitions), and that are small enough once unpacked to be held in memory while the
+ * file is open. The content, the document table, the n-gram tables, the postings and the
+ * masks beside them are read in place from the mapping (the content and the document table
+ * document by document, as a search reaches them); the blob ids do not repeat.
+ */
+export const PACKABLE_SECTIONS: ReadonlySet<SectionKind> = new Set<SectionKind>([
+  SectionKind.Names,
+  SectionKind.NameNgrams,
+  SectionKind.NamePostings,
+  SectionKind.Meta,
+  SectionKind.Symbols,
+  SectionKind.SymbolNgrams,
+  SectionKind.SymbolPostings,
+  SectionKind.Branches,
+  SectionKind.SymbolIndex,
+  SectionKind.ContentWords,
+]);
+
 /** Sections of a version-2 shard, in file order. */
 export const SECTION_ORDER_V2: readonly SectionKind[] = [
   SectionKind.Content,
@@ -129,7 +161,7 @@ export const SECTION_ORDER_V7: readonly SectionKind[] = [...SECTION_ORDER_V5.sli
 /** Sections of a version-8 shard, in file order: version 7's, then the content segments before meta. */
 export const SECTION_ORDER_V8: readonly SectionKind[] = [...SECTION_ORDER_V7.slice(0, -1), SectionKind.ContentSegments, SectionKind.Meta];
 
-/** Sections of a version-9 shard, in file order: version 8's, then the document groups before meta. */
+/** Sections of a version 9 or 10 shard, in file order: version 8's, then the document groups before meta. */
 export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V8.slice(0, -1), SectionKind.DocGroups, SectionKind.Meta];
 
 /**
@@ -145,6 +177,8 @@ export interface SectionFileFormat {
   minVersion: number;
   /** The sections of a file of this version, in file order. */
   order(version: number): readonly SectionKind[];
+  /** The first version whose sections may be packed (SECTION_PACKED). */
+  packedFrom: number;
 }
 
 export const SHARD_FORMAT: SectionFileFormat = {
@@ -152,6 +186,7 @@ export const SHARD_FORMAT: SectionFileFormat = {
   magic: SHARD_MAGIC,
   version: SHARD_VERSION,
   minVersion: SHARD_MIN_VERSION,
+  packedFrom: 10,
   order: (v) =>
     v === 2
       ? SECTION_ORDER_V2
@@ -183,6 +218,8 @@ export const SHARD_FORMAT: SectionFileFormat = {
 //      part of a shard's content build), so that the content is searchable that much sooner;
 //      the shard holds an empty content-words section until then (shard-builder.ts
 //      ShardJob.later).
+//   3  packed sections, as in a version 10 shard: a symbols file packs its sections when its
+//      shard packs its own (a history shard's). Version 2's layout otherwise.
 export const SYMBOLS_MAGIC = 'TRAWLSYM';
 export const SYMBOLS_EXT = '.symbols';
 
@@ -194,14 +231,15 @@ export const SYMBOLS_SECTION_ORDER_V1: readonly SectionKind[] = [
   SectionKind.SymbolIndex,
   SectionKind.Meta,
 ];
-/** Sections of a current (version 2) symbols file, in file order. */
+/** Sections of a version 2 or 3 symbols file, in file order. */
 export const SYMBOLS_SECTION_ORDER: readonly SectionKind[] = [...SYMBOLS_SECTION_ORDER_V1.slice(0, -1), SectionKind.ContentWords, SectionKind.Meta];
 
 export const SYMBOLS_FORMAT: SectionFileFormat = {
   what: 'symbols file',
   magic: SYMBOLS_MAGIC,
-  version: 2,
+  version: 3,
   minVersion: 1,
+  packedFrom: 3,
   order: (v) => (v === 1 ? SYMBOLS_SECTION_ORDER_V1 : SYMBOLS_SECTION_ORDER),
 };
 

@@ -1,6 +1,6 @@
 // Reads a shard file, memory-mapped read-only.
 //
-// # The shard format, version 9 (history in shard-format.ts)
+// # The shard format, version 10 (history in shard-format.ts)
 //
 // A repository is indexed into one or more shard files (`<repoId>/g<generation>-<n>.trawl`
 // in the data dir, listed by the repository's manifest.json), or, when it is small, into a
@@ -16,14 +16,15 @@
 //     8   version        u32      9
 //     12  headerSize     u32      64
 //     16  fileSize       u64      the whole file; a shorter file is truncated
-//     24  sectionCount   u32      18 in version 9 (17 in version 8, 16 in versions 6 and 7, 15
+//     24  sectionCount   u32      18 in versions 9 and 10 (17 in version 8, 16 in versions 6 and 7, 15
 //                                 in version 5, 14 in version 4, 13 in version 3, 11 in version 2)
 //     28  tocHash        u32      xxHash32 (seed 0) of the table of contents
 //     32  reserved       28 bytes zero
 //     60  headerHash     u32      xxHash32 of bytes 0..59
 //   offset 64  table of contents: sectionCount entries of 24 bytes
-//     0   kind u32 (shard-format.ts SectionKind)   4  hash u32
-//     8   offset u64                               16 length u64
+//     0   kind u32 (shard-format.ts SectionKind; version 10: its top bit SECTION_PACKED set
+//         when the section is stored packed, packed-section.ts)   4  hash u32
+//     8   offset u64                               16 length u64 (of the stored bytes)
 //   then the sections, in this order:
 //     content           the indexed files' bytes, concatenated, no separators; (version 9)
 //                       in a shard built with version deltas (the history index's), what
@@ -118,8 +119,8 @@
 // delta or deflated: its bytes once rebuilt), so a search reads no content byte it has not
 // checked. The other sections are verified once per process
 // (section-checks.ts says when): the docs, names, meta and branches sections when the file
-// is first opened; the rest (n-gram tables, postings, follow and segment masks, symbols,
-// content words, oids) by a background scrub that yields to searches. A search may read those
+// is first opened, and so is a packed section (unpacked then); the rest (n-gram tables,
+// postings, follow and segment masks, symbols, content words, oids) by a background scrub that yields to searches. A search may read those
 // before the scrub reaches them: their readers bound every read by the section (a posting
 // list's ids must be strictly ascending and below the document count, a table row's list
 // must lie within the postings, a document's symbol records within the records), so a
@@ -135,7 +136,7 @@
 // bytes are:
 //
 //   54 52 41 57 4c 49 44 58   "TRAWLIDX"
-//   09 00 00 00               version 9
+//   0a 00 00 00               version 10
 //   40 00 00 00               header size 64
 //   .. .. .. .. 00 00 00 00   file size (low, high)
 //   12 00 00 00               18 sections
@@ -198,19 +199,17 @@ import { NgramTable } from './ngram-table.ts';
 import { mmap, willNeed } from './mmap.ts';
 import { checkAtOpen, documentChecks, PASSED, sectionStates, type Section } from './section-checks.ts';
 import { ShardError } from './shard-error.ts';
+import { unpackSection } from './packed-section.ts';
 import { mapFile, readToc } from './section-file.ts';
 import { StoredVersions } from './stored-versions.ts';
 import {
   DOC_FLAG_ASCII_FOLDS_ONLY,
   DOC_RECORD_SIZE,
-  HEADER_SIZE,
   OID_SIZE,
   SECTION_NAMES,
   SHARD_FORMAT,
   SYMBOLS_FORMAT,
   SectionKind,
-  TOC_ENTRY_SIZE,
-  type SectionFileFormat,
   type ShardMember,
   type ShardMeta,
   type SymbolsFileMeta,
@@ -303,6 +302,8 @@ export class Shard {
   private readonly symbolsMap: Buffer | undefined;
   /** The table of contents: each section's place and checksum. */
   private readonly toc: Map<SectionKind, Section>;
+  /** Whether the shard stores sections packed (packed-section.ts): a history shard, whose symbols file is packed too. */
+  readonly packed: boolean;
   private readonly languageDocs = new Map<number, Uint32Array>();
   private readonly docs: Buffer;
   private readonly nameBytes: Buffer;
@@ -325,6 +326,7 @@ export class Shard {
     const files = readSections(path, map, options, symbolsMap);
     const section = files.section;
     this.toc = files.shard;
+    this.packed = [...files.shard.values()].some((s) => s.packed === true);
     this.sectionBytes = files.bytes;
     this.docs = section(SectionKind.Docs);
     this.docCount = documentCount(path, this.docs, this.contentChecksum);
@@ -682,10 +684,28 @@ function readSections(path: string, map: Buffer, options: ShardOpenOptions, symb
   const unusableSymbols = symbols && checkAtOpen(symbolsMap!, symbols, options.symbolsVerified, false);
   if (unusableSymbols) throw new ShardError(options.symbols!, unusableSymbols, SYMBOLS_FORMAT.what);
   const fromSymbolsFile = (kind: SectionKind): boolean => symbols !== undefined && kind !== SectionKind.Meta && symbols.has(kind);
-  const view = (file: Buffer, s: Section): Buffer => file.subarray(s.offset, s.offset + s.length);
-  const section = (kind: SectionKind): Buffer => (fromSymbolsFile(kind) ? view(symbolsMap!, symbols!.get(kind)!) : view(map, shard.get(kind)!));
+  // A packed section is unpacked once, into memory of its own (packed-section.ts).
+  const unpacked = new Map<Section, Buffer>();
+  const view = (file: Buffer, s: Section, filePath: string, what: string): Buffer => {
+    const stored = file.subarray(s.offset, s.offset + s.length);
+    if (!s.packed) return stored;
+    let bytes = unpacked.get(s);
+    if (bytes === undefined) {
+      try {
+        bytes = unpackSection(stored);
+      } catch (err) {
+        throw new ShardError(filePath, (err as Error).message, what);
+      }
+      unpacked.set(s, bytes);
+    }
+    return bytes;
+  };
+  const section = (kind: SectionKind): Buffer =>
+    fromSymbolsFile(kind)
+      ? view(symbolsMap!, symbols!.get(kind)!, options.symbols!, SYMBOLS_FORMAT.what)
+      : view(map, shard.get(kind)!, path, SHARD_FORMAT.what);
   const bytes = new Map([...shard].map(([kind, s]) => [SECTION_NAMES[kind]!, fromSymbolsFile(kind) ? symbols!.get(kind)!.length : s.length]));
-  const symbolsMeta = symbols && view(symbolsMap!, symbols.get(SectionKind.Meta)!);
+  const symbolsMeta = symbols && view(symbolsMap!, symbols.get(SectionKind.Meta)!, options.symbols!, SYMBOLS_FORMAT.what);
   return { shard, symbols, section, symbolsMeta, bytes };
 }
 

@@ -42,24 +42,32 @@ test('BranchSet agrees with plain sets for random lists (docs, has, docsOnAny)',
   }
 });
 
-test('a membership file round-trips and refuses corruption', () => {
+test('a membership file round-trips, plain (version 1) and packed (version 2), and refuses corruption', () => {
   const dir = tempDir('branch-set');
   try {
-    const path = join(dir.path, 'g2-m0.branches');
-    const lists = randomLists(99, 30, 200);
-    const names = lists.map((_, i) => `feature/${i}`);
-    writeMembershipFile(path, { names, lists: lists.map((l) => Uint32Array.from(l)) });
-    const set = readMembershipFile(path);
-    assert.equal(set.indexOf('feature/7'), 7);
-    assert.equal(set.indexOf('nope'), -1);
-    for (let b = 0; b < 30; b++) assert.deepEqual([...set.docs(b)], lists[b]);
+    for (const packed of [false, true]) {
+      const path = join(dir.path, `g2-m${packed ? 1 : 0}.branches`);
+      const lists = randomLists(99, 30, 200);
+      const names = lists.map((_, i) => `feature/${i}`);
+      writeMembershipFile(path, { names, lists: lists.map((l) => Uint32Array.from(l)) }, packed);
+      assert.equal(readFileSync(path).readUInt32LE(8), packed ? 2 : 1);
+      const set = readMembershipFile(path);
+      assert.equal(set.indexOf('feature/7'), 7);
+      assert.equal(set.indexOf('nope'), -1);
+      for (let b = 0; b < 30; b++) assert.deepEqual([...set.docs(b)], lists[b]);
 
-    const bytes = readFileSync(path);
-    bytes[bytes.length - 1] ^= 0xff;
-    writeFileSync(path, bytes);
-    assert.throws(() => readMembershipFile(path), /corrupt \(checksum mismatch\)/);
-    writeFileSync(path, 'hello');
-    assert.throws(() => readMembershipFile(path), /not a trawl membership file/);
+      const good = readFileSync(path);
+      const bytes = Buffer.from(good);
+      bytes[bytes.length - 1] ^= 0xff;
+      writeFileSync(path, bytes);
+      assert.throws(() => readMembershipFile(path), /corrupt \(checksum mismatch\)/);
+      const future = Buffer.from(good);
+      future.writeUInt32LE(3, 8);
+      writeFileSync(path, future);
+      assert.throws(() => readMembershipFile(path), /unsupported membership file version 3/);
+      writeFileSync(path, 'hello');
+      assert.throws(() => readMembershipFile(path), /not a trawl membership file/);
+    }
   } finally {
     dir.cleanup();
   }

@@ -37,7 +37,7 @@ test('the worked example of shard-reader.ts holds byte for byte', () => {
     const path = exampleShard(dir.path);
     const bytes = readFileSync(path);
     assert.equal(bytes.toString('latin1', 0, 8), 'TRAWLIDX');
-    assert.equal(bytes.readUInt32LE(8), 9);
+    assert.equal(bytes.readUInt32LE(8), 10);
     assert.equal(bytes.readUInt32LE(12), 64);
     assert.equal(bytes.readUInt32LE(16), bytes.length);
     assert.equal(bytes.readUInt32LE(24), 18);
@@ -186,8 +186,8 @@ test('a reader refuses an unknown version, a truncated file and corrupt sections
       return p;
     };
     assert.throws(
-      () => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(10, 8), b))),
-      /unsupported shard format version 10 \(this trawl reads versions 2 to 9\)/,
+      () => Shard.open(variant('v.trawl', (b) => (b.writeUInt32LE(11, 8), b))),
+      /unsupported shard format version 11 \(this trawl reads versions 2 to 10\)/,
     );
     assert.throws(() => Shard.open(variant('t.trawl', (b) => b.subarray(0, b.length - 10))), /truncated/);
     assert.throws(() => Shard.open(variant('short.trawl', (b) => b.subarray(0, 20))), /truncated/);
