@@ -62,8 +62,9 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
       groupVersions: true,
       // A path's versions are mostly the same bytes: each is stored as a delta against the one before it (history-source.ts gives them oldest first).
       versionDeltas: true,
-      // And most of its records repeat from one version to the next: stored packed (index/packed-section.ts).
-      packSections: true,
+      // And most of its records repeat from one version to the next: stored compressed
+      // (index/compressed-section.ts).
+      compressSections: true,
       ...(o.maxFileSize !== undefined ? { maxFileSize: o.maxFileSize } : {}),
       ...(o.maxTrigrams !== undefined ? { maxTrigrams: o.maxTrigrams } : {}),
       ...(o.symbols !== undefined ? { symbols: o.symbols } : {}),

@@ -23,7 +23,7 @@ import { Packr } from 'msgpackr';
 import { decodePostings, hash32 } from '../../core/index.ts';
 import { readBoundedFile } from '../bounded-read.ts';
 import { writeFileAtomic } from './data-dir.ts';
-import { packSection, unpackSection } from './packed-section.ts';
+import { compressSection, decompressSection } from './compressed-section.ts';
 
 const packr = new Packr({ useRecords: false });
 
@@ -166,18 +166,18 @@ export class BranchSet {
 }
 
 // Membership file: "TRAWLBRS", version u32, xxHash32 of the body u32, body: in version 1
-// the encoding above, in version 2 that encoding packed (packed-section.ts: the history
+// the encoding above, in version 2 that encoding compressed (compressed-section.ts: the history
 // index's, whose thousands of lists, one per commit, repeat each other).
 const MEMBERSHIP_MAGIC = 'TRAWLBRS';
 const MEMBERSHIP_HEADER = 16;
 
-/** `packed`: version 2, as a shard whose sections are packed (ShardJob.packed) has its lists. */
-export function writeMembershipFile(path: string, b: BranchLists, packed = false): void {
+/** `compressed`: version 2, as a shard whose sections are compressed (ShardJob.compressed) has its lists. */
+export function writeMembershipFile(path: string, b: BranchLists, compressed = false): void {
   const lists = encodeBranchLists(b);
-  const body = packed ? packSection(lists) : lists;
+  const body = compressed ? compressSection(lists) : lists;
   const head = Buffer.alloc(MEMBERSHIP_HEADER);
   head.write(MEMBERSHIP_MAGIC, 0, 'latin1');
-  head.writeUInt32LE(packed ? 2 : 1, 8);
+  head.writeUInt32LE(compressed ? 2 : 1, 8);
   head.writeUInt32LE(hash32(body), 12);
   writeFileAtomic(path, Buffer.concat([head, body]));
 }
@@ -200,7 +200,7 @@ export function readMembershipFile(path: string): BranchSet {
   if (version === 1) return new BranchSet(body, path);
   let lists: Buffer;
   try {
-    lists = unpackSection(body);
+    lists = decompressSection(body);
   } catch (err) {
     throw new Error(`${path}: membership file ${(err as Error).message}`);
   }

@@ -42,8 +42,8 @@ export interface ShardsBuild {
   grouped?: boolean;
   /** Store versions of a path as deltas (ShardJob.versionDeltas). */
   versionDeltas?: boolean;
-  /** Store the packable sections packed (ShardJob.packed). */
-  packed?: boolean;
+  /** Store the compressible sections compressed (ShardJob.compressed). */
+  compressed?: boolean;
   /** The git repository the files' blobs are read from. */
   gitDir?: string;
   /**
@@ -90,7 +90,7 @@ export async function buildShards(b: ShardsBuild): Promise<BuiltShards> {
         ...(b.grouped === true ? { grouped: true } : {}),
         ...(b.gitDir !== undefined ? { gitDir: b.gitDir } : {}),
         ...(b.versionDeltas ? { versionDeltas: true } : {}),
-        ...(b.packed ? { packed: true } : {}),
+        ...(b.compressed ? { compressed: true } : {}),
       };
     }
     // An empty repository still gets one (empty) shard, so that it is known to the searcher.

@@ -74,8 +74,8 @@ export interface IndexOptions {
   symbols?: boolean;
   /** Store each version of a path as a delta against the one before it (ShardJob.versionDeltas): the history index's shards. */
   versionDeltas?: boolean;
-  /** Store the shards' packable sections packed (ShardJob.packed): the history index's shards. */
-  packSections?: boolean;
+  /** Store the shards' compressible sections compressed (ShardJob.compressed): the history index's shards. */
+  compressSections?: boolean;
   /** Branches and tags to index besides the default branch. */
   revisions?: RevisionSelection;
   /** Build only what changed since the previous index, when possible (default true). */
@@ -568,7 +568,7 @@ class IndexRun {
       const entry: ManifestShard = { ...u.entry, liveDocs: u.liveDocs, liveContentBytes: u.liveContentBytes };
       if (u.changed) {
         const name = `g${this.generation}-m${i}${MEMBERSHIP_EXT}`;
-        writeMembershipFile(join(this.dir, name), { names: git.refs.map((r) => r.name), lists: u.lists }, this.options.packSections === true);
+        writeMembershipFile(join(this.dir, name), { names: git.refs.map((r) => r.name), lists: u.lists }, this.options.compressSections === true);
         memberships.push(name);
         entry.membership = name;
       }
@@ -674,7 +674,7 @@ class IndexRun {
       symbols: later ? false : this.options.symbols,
       ...(this.options.groupVersions === true ? { grouped: true } : {}),
       ...(this.options.versionDeltas ? { versionDeltas: true } : {}),
-      ...(this.options.packSections ? { packed: true } : {}),
+      ...(this.options.compressSections ? { compressed: true } : {}),
       ...(later ? { symbolsJob: (path: string, index: number) => this.symbolsJob(path, index) } : {}),
       threads: this.options.workers ?? availableParallelism(),
       onProgress: (files, bytes) => this.options.onProgress?.({ files, totalFiles: request.totalFiles(), bytes }),

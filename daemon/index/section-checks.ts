@@ -68,11 +68,11 @@ export const AT_OPEN: ReadonlySet<SectionKind> = new Set([SectionKind.Docs, Sect
 /** A section's place and checksum, from the table of contents. */
 export interface Section {
   offset: number;
-  /** Stored bytes (packed: the packed bytes, packed-section.ts). */
+  /** Stored bytes (compressed: the compressed bytes, compressed-section.ts). */
   length: number;
   hash: number;
-  /** Stored packed: unpacked, and so checked, when the file is opened. */
-  packed?: boolean;
+  /** Stored compressed: decompressed, and so checked, when the file is opened. */
+  compressed?: boolean;
 }
 
 /** New checks for a file of `docs` documents (0 for a symbols file), nothing checked yet. */
@@ -120,15 +120,15 @@ export function checkAtOpen(
   // The sections about to be hashed, asked for at once (mmap.ts): from a cold page cache
   // they are read in a few concurrent requests, not page after page.
   for (const [kind, s] of sections) {
-    if (kind !== SectionKind.Content && (!states || ((AT_OPEN.has(kind) || s.packed) && Atomics.load(states, kind) === UNCHECKED)))
+    if (kind !== SectionKind.Content && (!states || ((AT_OPEN.has(kind) || s.compressed) && Atomics.load(states, kind) === UNCHECKED)))
       willNeed(map, s.offset, s.offset + s.length);
   }
   for (const [kind, s] of sections) {
     if (kind === SectionKind.Content) continue;
     const state = states ? Atomics.load(states, kind) : UNCHECKED;
     if (state === FAILED) return corruptSection(kind);
-    // A packed section is read whole at open (unpacked): checked then, as AT_OPEN's are.
-    if (state === PASSED || (states && !AT_OPEN.has(kind) && !s.packed)) continue;
+    // A compressed section is read whole at open (decompressed): checked then, as AT_OPEN's are.
+    if (state === PASSED || (states && !AT_OPEN.has(kind) && !s.compressed)) continue;
     if (hash32(map.subarray(s.offset, s.offset + s.length)) !== s.hash) {
       if (states) Atomics.store(states, kind, FAILED);
       return corruptSection(kind);

@@ -9,9 +9,9 @@ import type { Section } from './section-checks.ts';
 import { ShardError } from './shard-error.ts';
 import {
   HEADER_SIZE,
-  PACKABLE_SECTIONS,
+  COMPRESSIBLE_SECTIONS,
   SECTION_NAMES,
-  SECTION_PACKED,
+  SECTION_COMPRESSED,
   SHARD_FORMAT,
   type SectionKind,
   TOC_ENTRY_SIZE,
@@ -93,16 +93,16 @@ export function readToc(path: string, map: Buffer, fileLength: number, format: S
   for (let i = 0; i < count; i++) {
     const o = i * TOC_ENTRY_SIZE;
     const word = toc.readUInt32LE(o);
-    const packed = (word & SECTION_PACKED) !== 0;
-    const kind = (word & ~SECTION_PACKED) as SectionKind;
+    const compressed = (word & SECTION_COMPRESSED) !== 0;
+    const kind = (word & ~SECTION_COMPRESSED) as SectionKind;
     const offset = readU64(toc, o + 8);
     const length = readU64(toc, o + 16);
     if (!SECTION_NAMES[kind] || sections.has(kind)) throw new ShardError(path, `unknown or repeated section kind ${kind}`, format.what);
-    if (packed && (version < format.packedFrom || !PACKABLE_SECTIONS.has(kind))) {
-      throw new ShardError(path, `section ${SECTION_NAMES[kind]} is marked packed, which version ${version} does not allow`, format.what);
+    if (compressed && (version < format.compressedFrom || !COMPRESSIBLE_SECTIONS.has(kind))) {
+      throw new ShardError(path, `section ${SECTION_NAMES[kind]} is marked compressed, which version ${version} does not allow`, format.what);
     }
     if (offset % 8 !== 0 || offset + length > fileSize) throw new ShardError(path, `section ${SECTION_NAMES[kind]} lies outside the file`, format.what);
-    sections.set(kind, { offset, length, hash: toc.readUInt32LE(o + 4), ...(packed ? { packed } : {}) });
+    sections.set(kind, { offset, length, hash: toc.readUInt32LE(o + 4), ...(compressed ? { compressed } : {}) });
   }
   return sections;
 }

@@ -107,11 +107,11 @@ export interface ShardJob {
    */
   versionDeltas?: boolean;
   /**
-   * Store the packable sections packed (packed-section.ts; shard-format.ts
-   * PACKABLE_SECTIONS): the history index's shards, whose paths, branch lists and symbols
-   * repeat from one version to the next. Its symbols file is packed too (symbols-pass.ts).
+   * Store the compressible sections compressed (compressed-section.ts; shard-format.ts
+   * COMPRESSIBLE_SECTIONS): the history index's shards, whose paths, branch lists and symbols
+   * repeat from one version to the next. Its symbols file is compressed too (symbols-pass.ts).
    */
-  packed?: boolean;
+  compressed?: boolean;
 }
 
 /** The repositories of a job: its members, or its one repository. */
@@ -160,7 +160,7 @@ export function packMeta(meta: ShardMeta | SymbolsFileMeta): Uint8Array {
 
 export function buildShard(job: ShardJob, onProgress?: ProgressFn): ShardResult {
   if (job.versionDeltas && job.members !== undefined) throw new Error('shard builder: a compound shard is never built with version deltas');
-  const writer = new ShardWriter(job.finalPath, SHARD_FORMAT, job.packed === true);
+  const writer = new ShardWriter(job.finalPath, SHARD_FORMAT, job.compressed === true);
   let contentBuilder: PostingsBuilder | undefined;
   let wordsBuilder: WordsBuilder | undefined;
   try {

@@ -47,20 +47,21 @@ export const SHARD_MAGIC = 'TRAWLIDX';
 //      version of the same path (DOC_FLAG_DELTA; content-delta.ts), and deflated
 //      (DOC_FLAG_DEFLATE), its stored length in the docs record at offset 20. Version 8 and
 //      older shards are still read (postings by document, every document stored as it is).
-//  10  packed sections: the table of contents may mark a section as stored compressed
-//      (SECTION_PACKED; packed-section.ts), unpacked when the shard is opened. A history
-//      shard packs its packable sections (PACKABLE_SECTIONS); others pack none. The layout
-//      is version 9's. Version 9 and older shards are still read (no section packed).
+//  10  compressed sections: the table of contents may mark a section as stored compressed
+//      (SECTION_COMPRESSED; compressed-section.ts), decompressed when the shard is opened.
+//      A history shard compresses its compressible sections (COMPRESSIBLE_SECTIONS); others
+//      compress none. The layout is version 9's. Version 9 and older shards are still read
+//      (no section compressed).
 export const SHARD_VERSION = 10;
 /** Oldest version this reader accepts. */
 export const SHARD_MIN_VERSION = 2;
 
 /**
- * The bit of a table of contents entry's kind word that says the section is stored packed
- * (packed-section.ts): shards of version 10 on, symbols files of version 3 on, and only for
- * the kinds of PACKABLE_SECTIONS.
+ * The bit of a table of contents entry's kind word that says the section is stored
+ * compressed (compressed-section.ts): shards of version 10 on, symbols files of version 3
+ * on, and only for the kinds of COMPRESSIBLE_SECTIONS.
  */
-export const SECTION_PACKED = 0x8000_0000;
+export const SECTION_COMPRESSED = 0x8000_0000;
 
 export const HEADER_SIZE = 64;
 export const TOC_ENTRY_SIZE = 24;
@@ -111,14 +112,14 @@ export const SECTION_NAMES: Record<number, string> = {
 };
 
 /**
- * The sections a packed file stores packed: those whose bytes repeat from one version of a
- * file to the next in a history (its paths, which versions each commit holds, the
- * definitions), and that are small enough once unpacked to be held in memory while the
- * file is open. The content, the document table, the n-gram tables, the postings and the
+ * The sections a compressed file stores compressed: those whose bytes repeat from one
+ * version of a file to the next in a history (its paths, which versions each commit holds,
+ * the definitions), and that are small enough once decompressed to be held in memory while
+ * the file is open. The content, the document table, the n-gram tables, the postings and the
  * masks beside them are read in place from the mapping (the content and the document table
  * document by document, as a search reaches them); the blob ids do not repeat.
  */
-export const PACKABLE_SECTIONS: ReadonlySet<SectionKind> = new Set<SectionKind>([
+export const COMPRESSIBLE_SECTIONS: ReadonlySet<SectionKind> = new Set<SectionKind>([
   SectionKind.Names,
   SectionKind.NameNgrams,
   SectionKind.NamePostings,
@@ -161,7 +162,7 @@ export const SECTION_ORDER_V7: readonly SectionKind[] = [...SECTION_ORDER_V5.sli
 /** Sections of a version-8 shard, in file order: version 7's, then the content segments before meta. */
 export const SECTION_ORDER_V8: readonly SectionKind[] = [...SECTION_ORDER_V7.slice(0, -1), SectionKind.ContentSegments, SectionKind.Meta];
 
-/** Sections of a version 9 or 10 shard, in file order: version 8's, then the document groups before meta. */
+/** Sections of a version 9 or 10 shard, in file order: version 8's, then the document groups, then meta. */
 export const SECTION_ORDER: readonly SectionKind[] = [...SECTION_ORDER_V8.slice(0, -1), SectionKind.DocGroups, SectionKind.Meta];
 
 /**
@@ -177,8 +178,8 @@ export interface SectionFileFormat {
   minVersion: number;
   /** The sections of a file of this version, in file order. */
   order(version: number): readonly SectionKind[];
-  /** The first version whose sections may be packed (SECTION_PACKED). */
-  packedFrom: number;
+  /** The first version whose sections may be compressed (SECTION_COMPRESSED). */
+  compressedFrom: number;
 }
 
 export const SHARD_FORMAT: SectionFileFormat = {
@@ -186,7 +187,7 @@ export const SHARD_FORMAT: SectionFileFormat = {
   magic: SHARD_MAGIC,
   version: SHARD_VERSION,
   minVersion: SHARD_MIN_VERSION,
-  packedFrom: 10,
+  compressedFrom: 10,
   order: (v) =>
     v === 2
       ? SECTION_ORDER_V2
@@ -218,8 +219,9 @@ export const SHARD_FORMAT: SectionFileFormat = {
 //      part of a shard's content build), so that the content is searchable that much sooner;
 //      the shard holds an empty content-words section until then (shard-builder.ts
 //      ShardJob.later).
-//   3  packed sections, as in a version 10 shard: a symbols file packs its sections when its
-//      shard packs its own (a history shard's). Version 2's layout otherwise.
+//   3  compressed sections, as in a version 10 shard: a symbols file compresses its
+//      sections when its shard compresses its own (a history shard's). Version 2's layout
+//      otherwise.
 export const SYMBOLS_MAGIC = 'TRAWLSYM';
 export const SYMBOLS_EXT = '.symbols';
 
@@ -239,7 +241,7 @@ export const SYMBOLS_FORMAT: SectionFileFormat = {
   magic: SYMBOLS_MAGIC,
   version: 3,
   minVersion: 1,
-  packedFrom: 3,
+  compressedFrom: 3,
   order: (v) => (v === 1 ? SYMBOLS_SECTION_ORDER_V1 : SYMBOLS_SECTION_ORDER),
 };
 

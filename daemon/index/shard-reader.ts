@@ -16,14 +16,15 @@
 //     8   version        u32      9
 //     12  headerSize     u32      64
 //     16  fileSize       u64      the whole file; a shorter file is truncated
-//     24  sectionCount   u32      18 in versions 9 and 10 (17 in version 8, 16 in versions 6 and 7, 15
-//                                 in version 5, 14 in version 4, 13 in version 3, 11 in version 2)
+//     24  sectionCount   u32      18 in versions 9 and 10 (17 in version 8, 16 in versions 6
+//                                 and 7, 15 in version 5, 14 in version 4, 13 in version 3, 11
+//                                 in version 2)
 //     28  tocHash        u32      xxHash32 (seed 0) of the table of contents
 //     32  reserved       28 bytes zero
 //     60  headerHash     u32      xxHash32 of bytes 0..59
 //   offset 64  table of contents: sectionCount entries of 24 bytes
-//     0   kind u32 (shard-format.ts SectionKind; version 10: its top bit SECTION_PACKED set
-//         when the section is stored packed, packed-section.ts)   4  hash u32
+//     0   kind u32 (shard-format.ts SectionKind; version 10: its top bit SECTION_COMPRESSED set
+//         when the section is stored compressed, compressed-section.ts)   4  hash u32
 //     8   offset u64                               16 length u64 (of the stored bytes)
 //   then the sections, in this order:
 //     content           the indexed files' bytes, concatenated, no separators; (version 9)
@@ -117,18 +118,18 @@
 // documents' contentHash values (u32 little-endian, in document order); each document is
 // verified against its own contentHash the first time it is read (a document stored as a
 // delta or deflated: its bytes once rebuilt), so a search reads no content byte it has not
-// checked. The other sections are verified once per process
-// (section-checks.ts says when): the docs, names, meta and branches sections when the file
-// is first opened, and so is a packed section (unpacked then); the rest (n-gram tables,
-// postings, follow and segment masks, symbols, content words, oids) by a background scrub that yields to searches. A search may read those
-// before the scrub reaches them: their readers bound every read by the section (a posting
-// list's ids must be strictly ascending and below the document count, a table row's list
-// must lie within the postings, a document's symbol records within the records), so a
-// damaged section gives at worst a wrong candidate set (every candidate is still checked
-// against its verified content: a wrong set can miss matches, never add a false one) or
-// fails the shard cleanly, never a crash or a hang; once the scrub finds the damage, the
-// repository is reported broken and left out. An opener without shared checks (a
-// command reading one shard) verifies every section at open.
+// checked. The other sections are verified once per process (section-checks.ts says
+// when): the docs, names, meta and branches sections when the file is first opened, and so
+// is a compressed section (decompressed then); the rest (n-gram tables, postings, follow
+// and segment masks, symbols, content words, oids) by a background scrub that yields to
+// searches. A search may read those before the scrub reaches them: their readers bound
+// every read by the section (a posting list's ids must be strictly ascending and below the
+// document count, a table row's list must lie within the postings, a document's symbol
+// records within the records), so a damaged section gives at worst a wrong candidate set
+// (every candidate is still checked against its verified content: a wrong set can miss
+// matches, never add a false one) or fails the shard cleanly, never a crash or a hang; once
+// the scrub finds the damage, the repository is reported broken and left out. An opener
+// without shared checks (a command reading one shard) verifies every section at open.
 //
 // ## Worked example
 //
@@ -199,7 +200,7 @@ import { NgramTable } from './ngram-table.ts';
 import { mmap, willNeed } from './mmap.ts';
 import { checkAtOpen, documentChecks, PASSED, sectionStates, type Section } from './section-checks.ts';
 import { ShardError } from './shard-error.ts';
-import { unpackSection } from './packed-section.ts';
+import { decompressSection } from './compressed-section.ts';
 import { mapFile, readToc } from './section-file.ts';
 import { StoredVersions } from './stored-versions.ts';
 import {
@@ -302,8 +303,8 @@ export class Shard {
   private readonly symbolsMap: Buffer | undefined;
   /** The table of contents: each section's place and checksum. */
   private readonly toc: Map<SectionKind, Section>;
-  /** Whether the shard stores sections packed (packed-section.ts): a history shard, whose symbols file is packed too. */
-  readonly packed: boolean;
+  /** Whether the shard stores sections compressed (compressed-section.ts): a history shard, whose symbols file is compressed too. */
+  readonly compressed: boolean;
   private readonly languageDocs = new Map<number, Uint32Array>();
   private readonly docs: Buffer;
   private readonly nameBytes: Buffer;
@@ -326,7 +327,7 @@ export class Shard {
     const files = readSections(path, map, options, symbolsMap);
     const section = files.section;
     this.toc = files.shard;
-    this.packed = [...files.shard.values()].some((s) => s.packed === true);
+    this.compressed = [...files.shard.values()].some((s) => s.compressed === true);
     this.sectionBytes = files.bytes;
     this.docs = section(SectionKind.Docs);
     this.docCount = documentCount(path, this.docs, this.contentChecksum);
@@ -684,19 +685,19 @@ function readSections(path: string, map: Buffer, options: ShardOpenOptions, symb
   const unusableSymbols = symbols && checkAtOpen(symbolsMap!, symbols, options.symbolsVerified, false);
   if (unusableSymbols) throw new ShardError(options.symbols!, unusableSymbols, SYMBOLS_FORMAT.what);
   const fromSymbolsFile = (kind: SectionKind): boolean => symbols !== undefined && kind !== SectionKind.Meta && symbols.has(kind);
-  // A packed section is unpacked once, into memory of its own (packed-section.ts).
-  const unpacked = new Map<Section, Buffer>();
+  // A compressed section is decompressed once, into memory of its own (compressed-section.ts).
+  const decompressed = new Map<Section, Buffer>();
   const view = (file: Buffer, s: Section, filePath: string, what: string): Buffer => {
     const stored = file.subarray(s.offset, s.offset + s.length);
-    if (!s.packed) return stored;
-    let bytes = unpacked.get(s);
+    if (!s.compressed) return stored;
+    let bytes = decompressed.get(s);
     if (bytes === undefined) {
       try {
-        bytes = unpackSection(stored);
+        bytes = decompressSection(stored);
       } catch (err) {
         throw new ShardError(filePath, (err as Error).message, what);
       }
-      unpacked.set(s, bytes);
+      decompressed.set(s, bytes);
     }
     return bytes;
   };

@@ -14,12 +14,12 @@
 import { closeSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hash32 } from '../../core/index.ts';
-import { packSection } from './packed-section.ts';
+import { compressSection } from './compressed-section.ts';
 import {
   HEADER_SIZE,
-  PACKABLE_SECTIONS,
+  COMPRESSIBLE_SECTIONS,
   SECTION_ALIGN,
-  SECTION_PACKED,
+  SECTION_COMPRESSED,
   SHARD_FORMAT,
   SectionKind,
   TOC_ENTRY_SIZE,
@@ -28,8 +28,8 @@ import {
 
 export interface SectionEntry {
   kind: SectionKind;
-  /** Stored packed (packed-section.ts): its length and hash are the stored bytes'. */
-  packed: boolean;
+  /** Stored compressed (compressed-section.ts): its length and hash are the stored bytes'. */
+  compressed: boolean;
   hash: number;
   offset: number;
   length: number;
@@ -53,12 +53,12 @@ export class ShardWriter {
 
   /**
    * A writer of a shard, or of another file of sections (`format`: a symbols file,
-   * shard-format.ts). `packed`: its packable sections are stored packed (PACKABLE_SECTIONS).
+   * shard-format.ts). `compressed`: its compressible sections are stored compressed (COMPRESSIBLE_SECTIONS).
    */
   constructor(
     finalPath: string,
     private readonly format: SectionFileFormat = SHARD_FORMAT,
-    private readonly packed = false,
+    private readonly compressed = false,
   ) {
     this.finalPath = finalPath;
     this.tempPath = `${finalPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -87,17 +87,17 @@ export class ShardWriter {
     for (const kind of this.order) {
       if (kind === SectionKind.Content) {
         if (contentHash === undefined) throw new Error('shard writer: the content checksum is missing');
-        this.sections.push({ kind, packed: false, hash: contentHash >>> 0, offset: this.contentStart, length: this.contentLength });
+        this.sections.push({ kind, compressed: false, hash: contentHash >>> 0, offset: this.contentStart, length: this.contentLength });
         continue;
       }
       const raw = rest.get(kind);
       if (!raw) throw new Error(`shard writer: section ${kind} missing`);
-      const packed = this.packed && PACKABLE_SECTIONS.has(kind);
-      const bytes = packed ? packSection(raw) : raw;
+      const compressed = this.compressed && COMPRESSIBLE_SECTIONS.has(kind);
+      const bytes = compressed ? compressSection(raw) : raw;
       this.padTo(align(this.position + this.pendingLength));
       const offset = this.position + this.pendingLength;
       this.write(bytes);
-      this.sections.push({ kind, packed, hash: hash32(bytes), offset, length: bytes.length });
+      this.sections.push({ kind, compressed, hash: hash32(bytes), offset, length: bytes.length });
     }
     this.flush();
     const fileSize = this.position;
@@ -105,7 +105,7 @@ export class ShardWriter {
     const toc = Buffer.alloc(this.sections.length * TOC_ENTRY_SIZE);
     this.sections.forEach((s, i) => {
       const o = i * TOC_ENTRY_SIZE;
-      toc.writeUInt32LE((s.kind | (s.packed ? SECTION_PACKED : 0)) >>> 0, o);
+      toc.writeUInt32LE((s.kind | (s.compressed ? SECTION_COMPRESSED : 0)) >>> 0, o);
       toc.writeUInt32LE(s.hash, o + 4);
       writeU64(toc, o + 8, s.offset);
       writeU64(toc, o + 16, s.length);

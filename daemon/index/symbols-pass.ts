@@ -109,8 +109,8 @@ export function addSymbols(job: SymbolsJob): SymbolsResult {
       symbolFailures: built.failures,
       symbolExtraction: symbolExtraction(),
     };
-    // Packed like its shard (a history shard's: shard-format.ts PACKABLE_SECTIONS).
-    writer = new ShardWriter(job.finalPath, SYMBOLS_FORMAT, shard.packed);
+    // Compressed like its shard (a history shard's: shard-format.ts COMPRESSIBLE_SECTIONS).
+    writer = new ShardWriter(job.finalPath, SYMBOLS_FORMAT, shard.compressed);
     writer.finish(new Map([...built.sections, [SectionKind.ContentWords, contentWords], [SectionKind.Meta, packMeta(meta)]]));
     return { symbolCount: built.count, symbolFailures: built.failures, symbolsReused: symbols.reused };
   } catch (err) {

@@ -42,15 +42,15 @@ test('BranchSet agrees with plain sets for random lists (docs, has, docsOnAny)',
   }
 });
 
-test('a membership file round-trips, plain (version 1) and packed (version 2), and refuses corruption', () => {
+test('a membership file round-trips, plain (version 1) and compressed (version 2), and refuses corruption', () => {
   const dir = tempDir('branch-set');
   try {
-    for (const packed of [false, true]) {
-      const path = join(dir.path, `g2-m${packed ? 1 : 0}.branches`);
+    for (const compressed of [false, true]) {
+      const path = join(dir.path, `g2-m${compressed ? 1 : 0}.branches`);
       const lists = randomLists(99, 30, 200);
       const names = lists.map((_, i) => `feature/${i}`);
-      writeMembershipFile(path, { names, lists: lists.map((l) => Uint32Array.from(l)) }, packed);
-      assert.equal(readFileSync(path).readUInt32LE(8), packed ? 2 : 1);
+      writeMembershipFile(path, { names, lists: lists.map((l) => Uint32Array.from(l)) }, compressed);
+      assert.equal(readFileSync(path).readUInt32LE(8), compressed ? 2 : 1);
       const set = readMembershipFile(path);
       assert.equal(set.indexOf('feature/7'), 7);
       assert.equal(set.indexOf('nope'), -1);
