@@ -143,7 +143,18 @@ interface Held {
   whole: boolean;
 }
 
+/** heldOf's answers, by line, for the set of commits they were made for (a set kept until the history changes). */
+const helds = new WeakMap<Line, { commits: ReadonlySet<string>; held: Held }>();
+
 function heldOf(line: Line, commits: ReadonlySet<string>): Held {
+  const kept = helds.get(line);
+  if (kept?.commits === commits) return kept.held;
+  const held = heldAnew(line, commits);
+  helds.set(line, { commits, held });
+  return held;
+}
+
+function heldAnew(line: Line, commits: ReadonlySet<string>): Held {
   const n = line.commits.length;
   const held = new Uint8Array(n);
   const starts: number[] = [];

@@ -79,31 +79,79 @@ export function branchClasses(plan: Plan, shard: Shard, members: readonly Search
   }
   const named = namedBranches(plan, atoms, shard, members);
   if (named !== undefined) return named;
-  const classes = new Map<string, BranchClass>();
+  const out: BranchClass[] = [];
+  for (const g of filterGroups(shard, members, atoms, plan.branches.length > 0)) {
+    const tree = specialize(plan.root, g.facts, g.name);
+    if (tree.op === 'const' && !tree.value) continue;
+    if (g.docs === undefined) g.docs = classDocs(shard, g.byMember);
+    out.push({ byMember: g.byMember, tree, docs: g.docs });
+  }
+  return out;
+}
+
+/** Branches on which every repository and ref filter of a plan comes out the same, and one of them to specialise the plan on. */
+interface FilterGroup {
+  byMember: Map<number, number[]>;
+  /** A repository and branch of the group: the plan's tree on it is the tree on all of them. */
+  facts: ShardFacts;
+  name: string;
+  /** Their documents (classDocs), once a search needed them. */
+  docs?: Uint32Array | null;
+}
+
+/**
+ * Per shard, the filter groups of the last few sets of filters searched (their text, and
+ * whether every branch is searched), for the members list they were made for. Deciding
+ * the filters for each ref costs a history index (a ref per commit, thousands) a
+ * millisecond or more a query, and distinct queries mostly repeat their filters
+ * (`branch:*` for every version, a `repo:` or a branch glob).
+ */
+const groupsOf = new WeakMap<Shard, { members: readonly SearchMember[]; byKey: Map<string, FilterGroup[]> }>();
+const GROUP_SETS_PER_SHARD = 16;
+
+function filterGroups(shard: Shard, members: readonly SearchMember[], atoms: readonly RepoAtom[], everyBranch: boolean): FilterGroup[] {
+  let kept = groupsOf.get(shard);
+  if (kept?.members !== members) groupsOf.set(shard, (kept = { members, byKey: new Map() }));
+  const key = `${everyBranch ? 1 : 0}${JSON.stringify(atoms)}`;
+  const found = kept.byKey.get(key);
+  if (found !== undefined) {
+    kept.byKey.delete(key);
+    kept.byKey.set(key, found);
+    return found;
+  }
+  const groups = decideFilters(shard, members, atoms, everyBranch);
+  kept.byKey.set(key, groups);
+  if (kept.byKey.size > GROUP_SETS_PER_SHARD) kept.byKey.delete(kept.byKey.keys().next().value!);
+  return groups;
+}
+
+/** The filter groups of the members' branches (every branch, or each member's default branch). */
+function decideFilters(shard: Shard, members: readonly SearchMember[], atoms: readonly RepoAtom[], everyBranch: boolean): FilterGroup[] {
+  const names = shard.branches.names;
+  const groups = new Map<string, FilterGroup>();
   for (const { member, repo } of members) {
     const m = shard.members[member]!;
     if (m.end === m.first) continue;
     // (Facts only when a filter or the tree needs them: one object less per repository.)
     let facts: ShardFacts | undefined;
-    const last = plan.branches.length === 0 ? m.branchFirst + 1 : m.branchEnd;
+    const last = everyBranch ? m.branchEnd : m.branchFirst + 1;
     for (let b = m.branchFirst; b < last; b++) {
       let key = '';
       if (atoms.length > 0) {
         facts ??= shard.facts(member, repo);
         for (const a of atoms) key += repoAtom(a, facts, names[b]!) ? '1' : '0';
       }
-      let cls = classes.get(key);
-      if (!cls) {
+      let g = groups.get(key);
+      if (!g) {
         facts ??= shard.facts(member, repo);
-        cls = { byMember: new Map(), tree: specialize(plan.root, facts, names[b]!) };
-        classes.set(key, cls);
+        groups.set(key, (g = { byMember: new Map(), facts, name: names[b]! }));
       }
-      const list = cls.byMember.get(member);
+      const list = g.byMember.get(member);
       if (list) list.push(b);
-      else cls.byMember.set(member, [b]);
+      else g.byMember.set(member, [b]);
     }
   }
-  return [...classes.values()].filter((c) => !(c.tree.op === 'const' && !c.tree.value));
+  return [...groups.values()];
 }
 
 /**
@@ -185,10 +233,18 @@ export function classDocs(shard: Shard, byMember: BranchClass['byMember']): Uint
   return out;
 }
 
+/**
+ * Per shard, each member's branch names by their place among its branches (made once: a
+ * history index's member has a branch per commit, thousands).
+ */
+const branchOrders = new WeakMap<Shard, Map<number, Map<string, number>>>();
+
 /** Sorts each hit's branch names in the shard's order of its member's branches (names are unique within a member). */
 export function sortBranches(shard: Shard, hits: ReadonlyArray<{ member: number; branches: string[] }>): void {
-  const orders = new Map<number, Map<string, number>>();
+  let orders = branchOrders.get(shard);
+  if (orders === undefined) branchOrders.set(shard, (orders = new Map()));
   for (const h of hits) {
+    if (h.branches.length < 2) continue;
     let order = orders.get(h.member);
     if (!order) {
       const m = shard.members[h.member]!;

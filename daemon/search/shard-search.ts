@@ -430,17 +430,31 @@ function recordHit(scan: ShardScan, at: ClassHits, ctx: DocContext, found: Found
   // One class only: a hit handed over can no longer gain another class's branches.
   if (partial?.due(scan.kept.length)) {
     scan.termDocs ??= termDocFrequencies(shard, plan);
-    handOver(shard, scan.kept, scan.termDocs, definitionsConfined(plan), partial);
+    handOver(shard, scan.kept, scan.termDocs, plan, partial);
     scan.kept = [];
   }
 }
 
 /** Scores `hits` (found since the last hand-over) and hands them to `partial`, ascending. */
-function handOver(shard: Shard, hits: ShardHit[], termDocs: number[], confined: boolean, partial: PartialHits): void {
+function handOver(shard: Shard, hits: ShardHit[], termDocs: number[], plan: Plan, partial: PartialHits): void {
   hits.sort((a, b) => a.doc - b.doc);
-  const scores = scoreHits(shard, hits, termDocs, confined);
-  hits.forEach((h, k) => (h.score = scores[k]!));
+  score(shard, hits, termDocs, plan);
   partial.send(hits);
+}
+
+/**
+ * Sets each hit's score (hit-score.ts). A search of versions (Plan.versions) is not ranked:
+ * its answer is every version found, which the history's spans order by their commits, and
+ * scoring hundreds of versions of one file (their definitions looked up in the symbol
+ * index) was a tenth of such a search.
+ */
+function score(shard: Shard, hits: ShardHit[], termDocs: number[], plan: Plan): void {
+  if (plan.versions) {
+    for (const h of hits) h.score = 0;
+    return;
+  }
+  const scores = scoreHits(shard, hits, termDocs, definitionsConfined(plan));
+  hits.forEach((h, k) => (h.score = scores[k]!));
 }
 
 /** The search's result once its classes are done: its hits in document order, scored, and its counters. */
@@ -454,8 +468,7 @@ function finish(scan: ShardScan, severalClasses: boolean): void {
   if (result.found > limit) result.more = true;
   if (result.hits.length > 0) {
     result.termDocs = scan.termDocs ?? termDocFrequencies(shard, plan);
-    const scores = scoreHits(shard, result.hits, result.termDocs, definitionsConfined(plan));
-    result.hits.forEach((h, i) => (h.score = scores[i]!));
+    score(shard, result.hits, result.termDocs, plan);
   }
   if (scan.examined === 0) result.filtered = shard.docCount > 0;
 }
