@@ -101,8 +101,7 @@ export interface DiffRecords {
  * of `diffs` (each a commit of `done`), and others without lines.
  */
 export function encodeRecords(done: readonly string[], diffs: readonly LoggedDiff[], leftOut = 0): Buffer {
-  const at = new Map<string, number>();
-  done.forEach((id, i) => at.set(id, i));
+  const at = commitIndexes(done);
   const ordered = diffs
     .filter((d) => d.files.length > 0)
     .map((d) => {
@@ -111,90 +110,194 @@ export function encodeRecords(done: readonly string[], diffs: readonly LoggedDif
       return { i, d };
     });
   ordered.sort((a, b) => a.i - b.i);
-  const lineIds = new Map<string, number>();
-  const texts: Buffer[] = [];
-  const noEol: number[] = [];
-  const paths: string[] = [];
-  const pathIds = new Map<string, number>();
-  const pathId = (p: string): number => {
-    let id = pathIds.get(p);
-    if (id === undefined) {
-      id = paths.length;
-      pathIds.set(p, id);
-      paths.push(p);
+  const t = new Tables();
+  for (const { i, d } of ordered) t.addDiff(i, d);
+  return t.encode(done, leftOut);
+}
+
+/**
+ * Encodes what an update makes of records `old`: the commits `done` (as encodeRecords),
+ * those of `old` with their lines as they are there, the others' from `fresh`. The same
+ * bytes as encodeRecords of recordedDiffs(old) and `fresh` (a differential test holds it to
+ * that), made without them: the lines `old` holds keep their identity by their id, so only
+ * the fresh lines are looked up by their text.
+ */
+export function updateRecords(old: DiffRecords, done: readonly string[], fresh: readonly LoggedDiff[], leftOut = 0): Buffer {
+  const oldAt = commitIndexes(old.commits);
+  const doneAt = commitIndexes(done);
+  const freshOf = new Map(fresh.filter((d) => d.files.length > 0).map((d) => [d.id, d]));
+  for (const id of freshOf.keys()) if (!doneAt.has(id)) throw new Error(`the diffs of commit ${id}, which the records do not cover`);
+  // Where each old commit's files start (they are in their commits' order).
+  const firstFile = new Int32Array(old.commits.length + 1).fill(-1);
+  for (let f = old.files.length / 4 - 1; f >= 0; f--) firstFile[old.files[f * 4]!] = f;
+  const t = new Tables(old, fresh);
+  done.forEach((id, c) => {
+    const o = oldAt.get(id);
+    if (o !== undefined && !freshOf.has(id)) {
+      for (let f = firstFile[o]!; f >= 0 && f < old.files.length / 4 && old.files[f * 4] === o; f++) t.addOldFile(c, f);
+    } else {
+      const d = freshOf.get(id);
+      if (d !== undefined) t.addDiff(c, d);
     }
-    return id;
-  };
-  const files: number[] = [];
-  const hunks: number[] = [];
-  const entries: number[] = [];
+  });
+  return t.encode(done, leftOut);
+}
+
+function commitIndexes(ids: readonly string[]): Map<string, number> {
+  const at = new Map<string, number>();
+  ids.forEach((id, i) => at.set(id, i));
+  return at;
+}
+
+/**
+ * The tables of records being encoded, each line and path numbered on its first use. Lines
+ * of records read back (`old`, given to an update) are known by their id there; lines of
+ * diffs from git by their text (and whether they had a line end).
+ */
+class Tables {
+  readonly texts: Buffer[] = [];
+  readonly noEol: number[] = [];
+  readonly paths: string[] = [];
+  readonly files: number[] = [];
+  readonly hunks: number[] = [];
+  readonly entries: number[] = [];
+  private readonly pathIds = new Map<string, number>();
+  private readonly lineIds = new Map<string, number>();
   // Lines read back from records (recordedDiffs) share one text object per line: found by
-  // it, they need no string key (an update re-encodes every line of the history).
-  const byObject = [new Map<Buffer, number>(), new Map<Buffer, number>()];
-  for (const { i: c, d } of ordered) {
-    for (const f of d.files) {
-      for (const h of f.hunks) {
-        for (const l of h.lines) {
-          const known = byObject[l.noEol ? 1 : 0]!;
-          let id = known.get(l.text);
-          if (id === undefined) {
-            const key = `${l.noEol ? 'n' : 'e'}${l.text.toString('latin1')}`;
-            id = lineIds.get(key);
-            if (id === undefined) {
-              id = texts.length;
-              lineIds.set(key, id);
-              texts.push(l.text);
-              if (l.noEol) noEol.push(id);
-            }
-            known.set(l.text, id);
-          }
-          entries.push(id * 2 + (l.added ? 1 : 0));
-        }
-        hunks.push(h.oldStart, h.oldLines, h.newStart, h.newLines, entries.length);
-      }
-      files.push(c, pathId(f.path), f.oldPath === undefined ? -1 : pathId(f.oldPath), hunks.length / 5);
+  // it, they need no string key.
+  private readonly byObject = [new Map<Buffer, number>(), new Map<Buffer, number>()];
+  /** Per line of `old`, its id here (-1: not used yet). */
+  private readonly remap: Int32Array;
+  /** The lines of `old` that a fresh line may equal (those of a fresh line's length), by key. */
+  private readonly oldByKey = new Map<string, number>();
+
+  constructor(
+    private readonly old?: DiffRecords,
+    fresh: readonly LoggedDiff[] = [],
+  ) {
+    this.remap = new Int32Array(old === undefined ? 0 : old.lineStarts.length - 1).fill(-1);
+    if (old === undefined) return;
+    const lengths = new Set<number>();
+    for (const d of fresh) for (const f of d.files) for (const h of f.hunks) for (const l of h.lines) lengths.add(l.text.length);
+    for (let id = 0; id < this.remap.length; id++) {
+      const start = old.lineStarts[id]!;
+      const length = old.lineStarts[id + 1]! - 2 - start;
+      if (lengths.has(length)) this.oldByKey.set(lineKey(old.text.subarray(start, start + length), old.noEol[id] === 1), id);
     }
   }
-  const lineStarts = new Uint32Array(texts.length + 1);
-  let offset = 0;
-  texts.forEach((t, i) => {
-    lineStarts[i] = offset;
-    offset += t.length + 2;
-  });
-  lineStarts[texts.length] = offset;
-  if (offset > MAX_BODY_BYTES) throw new Error(`the diff records would hold ${offset} bytes of lines; at most ${MAX_BODY_BYTES} are kept`);
-  const text = Buffer.allocUnsafe(offset);
-  texts.forEach((t, i) => {
-    t.copy(text, lineStarts[i]);
-    text[lineStarts[i]! + t.length] = 0x0a;
-    text[lineStarts[i]! + t.length + 1] = 0x0a;
-  });
-  const meta = Buffer.from(JSON.stringify({ leftOut, commits: done, paths }), 'utf8');
-  const counted = (count: number, view: Uint32Array | Int32Array | Buffer): Buffer =>
-    Buffer.concat([u32(count), Buffer.from(view.buffer, view.byteOffset, view.byteLength)]);
-  const body = Buffer.concat([
-    counted(files.length / 4, Int32Array.from(files)),
-    counted(hunks.length / 5, toPlanes(hunkColumns(hunks))),
-    counted(entries.length, toPlanes(Uint32Array.from(entries))),
-    u32(texts.length),
-    counted(noEol.length, Uint32Array.from(noEol)),
-    text,
-  ]);
-  if (meta.length > MAX_META_BYTES || body.length > MAX_BODY_BYTES)
-    throw new Error(`the diff records would hold ${meta.length} + ${body.length} bytes; at most ${MAX_META_BYTES} + ${MAX_BODY_BYTES} are kept`);
-  const metaFrame = packFrame(meta);
-  const bodyFrame = packFrame(body);
-  const out = Buffer.concat([
-    Buffer.from(MAGIC, 'latin1'),
-    u32(metaFrame.length),
-    u32(meta.length),
-    u32(bodyFrame.length),
-    u32(body.length),
-    metaFrame,
-    bodyFrame,
-  ]);
-  if (out.length > MAX_FILE_BYTES) throw new Error(`the diff records would take ${out.length} bytes; at most ${MAX_FILE_BYTES} are read`);
-  return out;
+
+  pathId(p: string): number {
+    let id = this.pathIds.get(p);
+    if (id === undefined) {
+      id = this.paths.length;
+      this.pathIds.set(p, id);
+      this.paths.push(p);
+    }
+    return id;
+  }
+
+  private newLine(text: Buffer, noEol: boolean): number {
+    const id = this.texts.length;
+    this.texts.push(text);
+    if (noEol) this.noEol.push(id);
+    return id;
+  }
+
+  /** Line `id` of `old`, here. */
+  private oldLine(id: number): number {
+    let here = this.remap[id]!;
+    if (here < 0) this.remap[id] = here = this.newLine(lineText(this.old!, id), this.old!.noEol[id] === 1);
+    return here;
+  }
+
+  private lineId(text: Buffer, noEol: boolean): number {
+    const known = this.byObject[noEol ? 1 : 0]!;
+    let id = known.get(text);
+    if (id !== undefined) return id;
+    const key = lineKey(text, noEol);
+    const old = this.oldByKey.get(key);
+    if (old !== undefined) id = this.oldLine(old);
+    else {
+      id = this.lineIds.get(key);
+      if (id === undefined) {
+        id = this.newLine(text, noEol);
+        this.lineIds.set(key, id);
+      }
+    }
+    known.set(text, id);
+    return id;
+  }
+
+  /** The files of diff `d`, of commit `c` (its index in the commits encoded). */
+  addDiff(c: number, d: LoggedDiff): void {
+    for (const f of d.files) {
+      for (const h of f.hunks) {
+        for (const l of h.lines) this.entries.push(this.lineId(l.text, l.noEol === true) * 2 + (l.added ? 1 : 0));
+        this.hunks.push(h.oldStart, h.oldLines, h.newStart, h.newLines, this.entries.length);
+      }
+      this.files.push(c, this.pathId(f.path), f.oldPath === undefined ? -1 : this.pathId(f.oldPath), this.hunks.length / 5);
+    }
+  }
+
+  /** File `f` of `old`, now of commit `c`. */
+  addOldFile(c: number, f: number): void {
+    const old = this.old!;
+    const hunksEnd = old.files[f * 4 + 3]!;
+    for (let h = f === 0 ? 0 : old.files[f * 4 - 1]!; h < hunksEnd; h++) {
+      const end = old.hunks[h * 5 + 4]!;
+      for (let e = h === 0 ? 0 : old.hunks[h * 5 - 1]!; e < end; e++) this.entries.push(this.oldLine(old.entries[e]! >>> 1) * 2 + (old.entries[e]! & 1));
+      this.hunks.push(old.hunks[h * 5]!, old.hunks[h * 5 + 1]!, old.hunks[h * 5 + 2]!, old.hunks[h * 5 + 3]!, this.entries.length);
+    }
+    const oldPath = old.files[f * 4 + 2]!;
+    this.files.push(c, this.pathId(old.paths[old.files[f * 4 + 1]!]!), oldPath < 0 ? -1 : this.pathId(old.paths[oldPath]!), this.hunks.length / 5);
+  }
+
+  /** The file's bytes (see the header). */
+  encode(done: readonly string[], leftOut: number): Buffer {
+    const { texts, noEol, paths, files, hunks, entries } = this;
+    let length = 0;
+    for (const t of texts) length += t.length + 2;
+    if (length > MAX_BODY_BYTES) throw new Error(`the diff records would hold ${length} bytes of lines; at most ${MAX_BODY_BYTES} are kept`);
+    const text = Buffer.allocUnsafe(length);
+    let offset = 0;
+    for (const t of texts) {
+      t.copy(text, offset);
+      offset += t.length;
+      text[offset++] = 0x0a;
+      text[offset++] = 0x0a;
+    }
+    const meta = Buffer.from(JSON.stringify({ leftOut, commits: done, paths }), 'utf8');
+    const counted = (count: number, view: Uint32Array | Int32Array | Buffer): Buffer =>
+      Buffer.concat([u32(count), Buffer.from(view.buffer, view.byteOffset, view.byteLength)]);
+    const body = Buffer.concat([
+      counted(files.length / 4, Int32Array.from(files)),
+      counted(hunks.length / 5, toPlanes(hunkColumns(hunks))),
+      counted(entries.length, toPlanes(Uint32Array.from(entries))),
+      u32(texts.length),
+      counted(noEol.length, Uint32Array.from(noEol)),
+      text,
+    ]);
+    if (meta.length > MAX_META_BYTES || body.length > MAX_BODY_BYTES)
+      throw new Error(`the diff records would hold ${meta.length} + ${body.length} bytes; at most ${MAX_META_BYTES} + ${MAX_BODY_BYTES} are kept`);
+    const metaFrame = packFrame(meta);
+    const bodyFrame = packFrame(body);
+    const out = Buffer.concat([
+      Buffer.from(MAGIC, 'latin1'),
+      u32(metaFrame.length),
+      u32(meta.length),
+      u32(bodyFrame.length),
+      u32(body.length),
+      metaFrame,
+      bodyFrame,
+    ]);
+    if (out.length > MAX_FILE_BYTES) throw new Error(`the diff records would take ${out.length} bytes; at most ${MAX_FILE_BYTES} are read`);
+    return out;
+  }
+}
+
+/** A line's identity as a string: whether it had a line end, and its bytes. */
+function lineKey(text: Buffer, noEol: boolean): string {
+  return `${noEol ? 'n' : 'e'}${text.toString('latin1')}`;
 }
 
 /** Hunks (5 numbers each, as DiffRecords.hunks) as the file's five columns (see the header). */

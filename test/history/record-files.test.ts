@@ -13,8 +13,8 @@ import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import { CommitCatalog } from '../../daemon/history/commit-catalog.ts';
 import { type CommitRecord, formatCommitRecords, parseCommitRecords, readCommitRecords, readCommitRecordsHead } from '../../daemon/history/commit-records.ts';
 import type { LoggedDiff } from '../../daemon/history/diff-log.ts';
-import { decodeRecords, encodeRecords, readRecords, recordedCommits, recordedDiffs, writeRecords } from '../../daemon/history/diff-store.ts';
-import { tempDir } from '../helpers/corpus.ts';
+import { decodeRecords, encodeRecords, readRecords, recordedCommits, recordedDiffs, updateRecords, writeRecords } from '../../daemon/history/diff-store.ts';
+import { prng, tempDir } from '../helpers/corpus.ts';
 
 const dir = tempDir('record-files');
 after(() => dir.cleanup());
@@ -76,6 +76,48 @@ test('diff records read back as they were written, in a file much smaller than t
   );
   assert.deepEqual(recordedDiffs(decodeRecords(big)), many);
   assert.ok(big.length < 300 * 40, `${big.length} bytes: the ids alone are 12,000 before compression`);
+});
+
+test('an update of diff records writes the bytes a whole encoding of the same diffs writes', () => {
+  const r = prng(20261128);
+  const words = ['alpha', '', 'gamma é', 'dos\r', 'x', 'y', 'return 0;', '}', '  }', 'import a'];
+  const randomDiff = (n: number): LoggedDiff => ({
+    id: id(n),
+    files: Array.from({ length: 1 + r.int(3) }, (_, k) => ({
+      path: `p${r.int(6)}/${k}.ts`,
+      ...(r.chance(0.2) ? { oldPath: `old${r.int(3)}.ts` } : {}),
+      hunks: Array.from({ length: 1 + r.int(3) }, () => ({
+        oldStart: r.int(500),
+        oldLines: r.int(4),
+        newStart: r.int(500),
+        newLines: r.int(4),
+        lines: Array.from({ length: 1 + r.int(5) }, () => line(r.pick(words) + (r.chance(0.3) ? String(r.int(40)) : ''), r.chance(0.5), r.chance(0.1))),
+      })),
+    })),
+  });
+  for (let round = 0; round < 30; round++) {
+    const all = Array.from({ length: 40 }, (_, i) => i + 1);
+    const before = all.filter(() => r.chance(0.8));
+    const diffs = new Map(all.map((n) => [n, r.chance(0.15) ? { id: id(n), files: [] } : randomDiff(n)]));
+    const old = decodeRecords(
+      encodeRecords(
+        before.map(id),
+        before.map((n) => diffs.get(n)!),
+        0,
+      ),
+    );
+    // Some commits dropped, new ones anywhere in the order (a branch merged in, a force-push).
+    const after = all.filter((n) => (before.includes(n) ? r.chance(0.85) : r.chance(0.6)));
+    const fresh = after.filter((n) => !before.includes(n)).map((n) => diffs.get(n)!);
+    const kept = recordedDiffs(old).filter((d) => after.map(id).includes(d.id));
+    const whole = encodeRecords(after.map(id), [...kept, ...fresh], round);
+    assert.deepEqual(updateRecords(old, after.map(id), fresh, round), whole, `round ${round}`);
+    assert.deepEqual(
+      recordedDiffs(decodeRecords(whole)),
+      after.map((n) => diffs.get(n)!).filter((d) => d.files.length > 0),
+    );
+  }
+  assert.throws(() => updateRecords(decodeRecords(GOOD), DONE.slice(0, 2), [DIFFS[2]!]), /commit 0+4, which the records do not cover/);
 });
 
 /** The fields of a TRAWLDF2 header. */
