@@ -163,9 +163,6 @@ class Tables {
   readonly entries: number[] = [];
   private readonly pathIds = new Map<string, number>();
   private readonly lineIds = new Map<string, number>();
-  // Lines read back from records (recordedDiffs) share one text object per line: found by
-  // it, they need no string key.
-  private readonly byObject = [new Map<Buffer, number>(), new Map<Buffer, number>()];
   /** Per line of `old`, its id here (-1: not used yet). */
   private readonly remap: Int32Array;
   /** The lines of `old` that a fresh line may equal (those of a fresh line's length), by key. */
@@ -211,20 +208,14 @@ class Tables {
   }
 
   private lineId(text: Buffer, noEol: boolean): number {
-    const known = this.byObject[noEol ? 1 : 0]!;
-    let id = known.get(text);
-    if (id !== undefined) return id;
     const key = lineKey(text, noEol);
     const old = this.oldByKey.get(key);
-    if (old !== undefined) id = this.oldLine(old);
-    else {
-      id = this.lineIds.get(key);
-      if (id === undefined) {
-        id = this.newLine(text, noEol);
-        this.lineIds.set(key, id);
-      }
+    if (old !== undefined) return this.oldLine(old);
+    let id = this.lineIds.get(key);
+    if (id === undefined) {
+      id = this.newLine(text, noEol);
+      this.lineIds.set(key, id);
     }
-    known.set(text, id);
     return id;
   }
 
@@ -513,10 +504,13 @@ export function removeRecords(dataDir: string, repoId: number): void {
   rmSync(diffsPath(dataDir, repoId), { force: true });
 }
 
-/** The diffs records hold, as diff-log.ts gives them (commits with lines only): what an update keeps of them. */
+/**
+ * The diffs records hold, as diff-log.ts gives them (commits with lines only): what reads
+ * them back whole (an update does not: updateRecords copies its tables instead).
+ */
 export function recordedDiffs(r: DiffRecords): LoggedDiff[] {
   const out: LoggedDiff[] = [];
-  // One text object per line, however often it occurs (encodeRecords finds a line by it).
+  // One text object per line, however often it occurs.
   const texts: Array<Buffer | undefined> = [];
   let hunk = 0;
   let entry = 0;
