@@ -4,17 +4,26 @@
 // up to the limit), in `<history data dir>/commits/<repoId>.commits`, written whole and
 // atomically (index/data-dir.ts writeFileAtomic) each time they change.
 //
-// File format (version 1):
+// File format (version 2):
 //   line 1: a JSON object and "\n":
-//           {"format":"trawl-commits","version":1,"tips":[<commit id>...],"leftOut":<n>}
+//           {"format":"trawl-commits","version":2,"tips":[<commit id>...],"leftOut":<n>,
+//            "bytes":<b>,"packed":<p>}
 //           tips: the refs' commits the records were made for (an update compares them);
-//           leftOut: commits the tips reach that the history's limit left out (0: none)
-//   then per commit, newest first (committer time, then id), nine fields each ended by \0:
+//           leftOut: commits the tips reach that the history's limit left out (0: none);
+//           bytes: the records' size decompressed (checked against RECORDS_MAX_BYTES before
+//           they are decompressed); packed: the size of their frame, the rest of the file
+//   then the records, one zstd frame with its content checksum (zstd-frame.ts), holding per
+//   commit, newest first (committer time, then id), nine fields each ended by \0:
 //     id \0 parents (ids joined by " ") \0 author name \0 author email \0 author date \0
 //     committer name \0 committer email \0 committer date \0 message \0
 //   dates in strict ISO 8601 with the commit's zone offset (git's %aI/%cI); the message as
 //   git gives it (%B, UTF-8) without its final newlines. No field holds a \0 (git makes
 //   no commit with one; its output is checked to hold nine fields a commit).
+//
+// These are the only records of a commit's parents, people and message: the diff records
+// (diff-store.ts) name their commits by id and are joined to these where they are loaded.
+// A file of version 1 (the same records, uncompressed) reads as none: the next update of the
+// history makes it again (history-index.ts).
 //
 // An update asks git only for the commits not recorded yet (`git log --no-walk` of their
 // ids) and drops those the refs no longer reach.
@@ -25,16 +34,20 @@ import { openRegularFile, readBoundedFile } from '../bounded-read.ts';
 import { historyDataDir, writeFileAtomic } from '../index/data-dir.ts';
 import { runGit } from '../repos/git-command.ts';
 import type { CommitInfo } from '../search/types.ts';
+import { packFrame, unpackFrame } from './zstd-frame.ts';
 
-/** The largest records file read (about 50,000 commits of 10 KB messages). */
+/** The largest records read, decompressed (about 50,000 commits of 10 KB messages); the file itself is smaller. */
 const RECORDS_MAX_BYTES = 512 * 1024 * 1024;
+/** The largest header read (tips of thousands of refs). */
+const HEAD_MAX_BYTES = 16 * 1024 * 1024;
 /** The most `git log` output read for one batch of new commits. */
 const LOG_MAX_BYTES = 256 * 1024 * 1024;
 /** Commit ids per `git log --no-walk` (its command line stays far below the system's limit). */
 const IDS_PER_CALL = 2000;
 const FIELDS = 9;
 const FORMAT = 'trawl-commits';
-const VERSION = 1;
+const VERSION = 2;
+const WHAT = 'the commit records file';
 
 /** A commit as recorded: what a type:commit result shows of it (search/types.ts CommitInfo). */
 export type CommitRecord = CommitInfo;
@@ -53,20 +66,20 @@ export function commitRecordsPath(dataDir: string, repoId: number): string {
   return join(historyDataDir(dataDir), 'commits', `${repoId}.commits`);
 }
 
-/** A repository's records; undefined when it has none or they are unreadable (then they are made again). */
+/**
+ * A repository's records; undefined when it has none. Throws when they are unreadable (of
+ * another version, damaged, not a regular file, too large): the next update makes them again.
+ */
 export function readCommitRecords(path: string): CommitRecords | undefined {
   let buf: Buffer;
   try {
-    buf = readBoundedFile(path, RECORDS_MAX_BYTES);
+    buf = readBoundedFile(path, RECORDS_MAX_BYTES + HEAD_MAX_BYTES);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
   return parseCommitRecords(buf);
 }
-
-/** The largest header read alone (tips of thousands of refs). */
-const HEAD_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * The header of a repository's records: the tips and left-out count they were made for,
@@ -102,27 +115,41 @@ export function readCommitRecordsHead(path: string): Omit<CommitRecords, 'commit
   }
 }
 
-function parseHead(line: Buffer): { tips: string[]; leftOut: number } | undefined {
-  let head: { format?: unknown; version?: unknown; tips?: unknown; leftOut?: unknown };
+interface Head {
+  tips: string[];
+  leftOut: number;
+  /** The records' size decompressed, and their frame's. */
+  bytes: number;
+  packed: number;
+}
+
+function parseHead(line: Buffer): Head | undefined {
+  let head: { format?: unknown; version?: unknown; tips?: unknown; leftOut?: unknown; bytes?: unknown; packed?: unknown };
   try {
     head = JSON.parse(line.toString('utf8')) as typeof head;
   } catch {
     return undefined;
   }
-  if (head.format !== FORMAT || head.version !== VERSION || !Array.isArray(head.tips) || typeof head.leftOut !== 'number') return undefined;
-  return { tips: head.tips as string[], leftOut: head.leftOut };
+  if (typeof head !== 'object' || head === null || head.format !== FORMAT || head.version !== VERSION) return undefined;
+  const count = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+  if (!Array.isArray(head.tips) || !head.tips.every((t) => typeof t === 'string') || !count(head.leftOut) || !count(head.bytes) || !count(head.packed))
+    return undefined;
+  return { tips: head.tips as string[], leftOut: head.leftOut, bytes: head.bytes, packed: head.packed };
 }
 
-/** Parses a records file; undefined when it is not one of this version. */
-export function parseCommitRecords(buf: Buffer): CommitRecords | undefined {
-  const nl = buf.indexOf(0x0a);
-  if (nl < 0) return undefined;
+/** Parses a records file; an Error says what is wrong with one that is damaged or of another version. */
+export function parseCommitRecords(buf: Buffer): CommitRecords {
+  const nl = buf.subarray(0, HEAD_MAX_BYTES + 1).indexOf(0x0a);
+  if (nl < 0) throw new Error(`${WHAT} is not one: it has no header line`);
   const head = parseHead(buf.subarray(0, nl));
-  if (head === undefined) return undefined;
-  const fields = buf.toString('utf8', nl + 1).split('\0');
+  if (head === undefined) throw new Error(`${WHAT} is not one (or of another format version)`);
+  const frame = buf.subarray(nl + 1);
+  if (frame.length < head.packed) throw new Error(`${WHAT} is cut short: its records end early`);
+  if (frame.length > head.packed) throw new Error(`${WHAT} is damaged: bytes follow its records`);
+  const fields = unpackFrame(frame, head.bytes, RECORDS_MAX_BYTES, WHAT).toString('utf8').split('\0');
   // The last field is what follows the final \0: nothing.
-  if (fields.pop() !== '' || fields.length % FIELDS !== 0) return undefined;
-  return { tips: head.tips as string[], leftOut: head.leftOut, commits: recordsOf(fields, 0, fields.length) };
+  if (fields.pop() !== '' || fields.length % FIELDS !== 0) throw new Error(`${WHAT} is damaged: its records are not nine fields a commit`);
+  return { tips: head.tips, leftOut: head.leftOut, commits: recordsOf(fields, 0, fields.length) };
 }
 
 function recordsOf(f: string[], from: number, to: number): CommitRecord[] {
@@ -141,7 +168,7 @@ function recordsOf(f: string[], from: number, to: number): CommitRecord[] {
 
 /** The records file's bytes. */
 export function formatCommitRecords(r: CommitRecords): Buffer {
-  const parts = [`${JSON.stringify({ format: FORMAT, version: VERSION, tips: r.tips, leftOut: r.leftOut })}\n`];
+  const parts: string[] = [];
   const clean = (s: string): string => s.replaceAll('\0', '\uFFFD');
   for (const c of r.commits) {
     parts.push(
@@ -151,7 +178,11 @@ export function formatCommitRecords(r: CommitRecords): Buffer {
       '\0',
     );
   }
-  return Buffer.from(parts.join(''), 'utf8');
+  const raw = Buffer.from(parts.join(''), 'utf8');
+  if (raw.length > RECORDS_MAX_BYTES) throw new Error(`the commit records would hold ${raw.length} bytes; at most ${RECORDS_MAX_BYTES} are read`);
+  const frame = packFrame(raw);
+  const head = JSON.stringify({ format: FORMAT, version: VERSION, tips: r.tips, leftOut: r.leftOut, bytes: raw.length, packed: frame.length });
+  return Buffer.concat([Buffer.from(`${head}\n`, 'utf8'), frame]);
 }
 
 /** Newest first by committer time, then by id (a stable order for commits made in the same second). */

@@ -7,11 +7,11 @@
 // file's `score` its committer time in seconds (so that ordering by score, as a client of
 // streams does, keeps it).
 //
-// The records are read once and kept while their file is unchanged. The search runs on
+// The records are read once and kept while their file is unchanged (commit-catalog.ts,
+// shared with type:diff). The search runs on
 // the thread that serves requests, so it gives the event loop a turn every YIELD_EVERY
 // commits, and stops there when the budget or the client is gone.
 
-import { statSync } from 'node:fs';
 import type { ManifestRepo } from '../index/manifest.ts';
 import type { Plan } from '../query/plan.ts';
 import { displayName, repoWebUrl } from '../repos/web-urls.ts';
@@ -20,7 +20,8 @@ import { repoVerdict, type RepoFlags } from '../search/match-tree.ts';
 import type { SearchOptions } from '../search/search-options.ts';
 import { emptyStats, type RepositoryInfo, type SearchStats } from '../search/types.ts';
 import { commitTest, searchedCommit, type SearchedCommit } from './commit-match.ts';
-import { readCommitRecords } from './commit-records.ts';
+import { CommitCatalog } from './commit-catalog.ts';
+import type { CommitRecords } from './commit-records.ts';
 import { commitResult, type CommitResult } from './commit-results.ts';
 
 /** Commits tested between two turns of the event loop. */
@@ -52,9 +53,8 @@ export interface CommitQuery {
   planNs?: number;
 }
 
-/** A repository's records as searched, with the identity of their file when read. */
+/** A repository's records as searched. */
 interface Held {
-  stamp: string;
   commits: SearchedCommit[];
   leftOut: number;
 }
@@ -66,10 +66,14 @@ interface Found {
 }
 
 export class CommitSearch {
-  /** Records read, per file, with the file's identity when read. */
-  private readonly loaded = new Map<string, Held>();
+  /** The records as searched, made once per records read. */
+  private readonly searched = new WeakMap<CommitRecords, Held>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `catalog` holds the records files read (the history service shares it with type:diff). */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly catalog: CommitCatalog = new CommitCatalog(),
+  ) {}
 
   async search(q: CommitQuery, sources: readonly CommitSource[], options: SearchOptions): Promise<CommitAnswer> {
     const { plan, matches, shape, planNs = 0 } = q;
@@ -156,23 +160,13 @@ export class CommitSearch {
 
   /** A repository's commits, newest first; undefined when it has no readable records. */
   private commitsOf(source: CommitSource): Held | undefined {
-    const st = statSync(source.path, { throwIfNoEntry: false });
-    if (st === undefined) {
-      this.loaded.delete(source.path);
-      return undefined;
-    }
-    const stamp = `${st.ino}/${st.size}/${st.mtimeMs}`;
-    const known = this.loaded.get(source.path);
-    if (known?.stamp === stamp) return known;
-    let records: ReturnType<typeof readCommitRecords>;
-    try {
-      records = readCommitRecords(source.path);
-    } catch {
-      records = undefined; // refused (not a regular file, too large): the next update makes it again
-    }
+    const records = this.catalog.records(source.path);
     if (records === undefined) return undefined;
-    const held = { stamp, commits: records.commits.map(searchedCommit), leftOut: records.leftOut };
-    this.loaded.set(source.path, held);
+    let held = this.searched.get(records);
+    if (held === undefined) {
+      held = { commits: records.commits.map(searchedCommit), leftOut: records.leftOut };
+      this.searched.set(records, held);
+    }
     return held;
   }
 }

@@ -5,12 +5,12 @@
 // so a commit has a line matching a pattern here exactly when `git log -G` lists it.
 //
 // Output format read (git-log(1), `--format` below, `-p -U0 --no-color`): per commit
-//   \x01\x01 <id> \0 <parent ids> \0 <author name> \0 <author email> \0 <author date> \0
-//   <committer name> \0 <committer email> \0 <committer date> \0 <message> \0 \x01\x02
-// then its patch, a `diff --git` block per changed path: header lines (`rename from X`,
-// `--- a/X` or `--- /dev/null`, `+++ b/Y`), then hunks: `@@ -a[,b] +c[,d] @@...` and
-// their lines, `+text` or `-text`, a line followed by `\ No newline at end of file` being
-// the last of its file without a line end. A path git
+//   \x01\x01 <id> \0 \x01\x02
+// (the rest of a commit, its parents, people and message, is in the commit records:
+// commit-records.ts) then its patch, a `diff --git` block per changed path: header lines
+// (`rename from X`, `--- a/X` or `--- /dev/null`, `+++ b/Y`), then hunks:
+// `@@ -a[,b] +c[,d] @@...` and their lines, `+text` or `-text`, a line followed by
+// `\ No newline at end of file` being the last of its file without a line end. A path git
 // quotes ("a/\303\251") is unquoted. No diff line starts with \x01, so the next commit
 // starts at the first line that does.
 
@@ -20,21 +20,6 @@ import { runGit } from '../repos/git-command.ts';
 const PATCH_MAX_BYTES = 1024 * 1024 * 1024;
 /** Commits per `git log` run: their ids are its arguments. */
 const BATCH = 1000;
-
-export interface Person {
-  name: string;
-  email: string;
-  /** ISO 8601, as git reports it (`%aI`). */
-  date: string;
-}
-
-export interface DiffCommit {
-  id: string;
-  parents: string[];
-  author: Person;
-  committer: Person;
-  message: string;
-}
 
 /** One hunk: its header's numbers and its lines in order. */
 export interface DiffHunk {
@@ -62,11 +47,12 @@ export interface DiffFile {
 }
 
 export interface LoggedDiff {
-  commit: DiffCommit;
+  /** The commit's id. */
+  id: string;
   files: DiffFile[];
 }
 
-const FORMAT = '--format=%x01%x01%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B%x00%x01%x02';
+const FORMAT = '--format=%x01%x01%H%x00%x01%x02';
 
 /** The `git log` options of the output parsePatchLog reads. */
 export const PATCH_OPTIONS: readonly string[] = ['-p', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/', FORMAT];
@@ -107,18 +93,9 @@ export function parsePatchLog(out: Buffer): LoggedDiff[] {
       endFile();
       const end = out.indexOf('\x00\x01\x02', at);
       if (end < 0) throw new Error('git log -p: a commit header without its end');
-      const f = out.toString('utf8', at + 2, end).split('\x00');
-      if (f.length < 9) throw new Error('git log -p: a commit header with missing fields');
-      current = {
-        commit: {
-          id: f[0]!,
-          parents: f[1]!.split(' ').filter((p) => p !== ''),
-          author: { name: f[2]!, email: f[3]!, date: f[4]! },
-          committer: { name: f[5]!, email: f[6]!, date: f[7]! },
-          message: f.slice(8).join('\x00'),
-        },
-        files: [],
-      };
+      const id = out.toString('latin1', at + 2, end);
+      if (!COMMIT_ID.test(id)) throw new Error(`git log -p: a commit header without its id: ${JSON.stringify(id.slice(0, 80))}`);
+      current = { id, files: [] };
       diffs.push(current);
       at = end + 3;
       continue;
@@ -159,6 +136,9 @@ export function parsePatchLog(out: Buffer): LoggedDiff[] {
 function startsWith(buf: Buffer, at: number, s: string): boolean {
   return buf.toString('latin1', at, at + s.length) === s;
 }
+
+/** A commit id: SHA-1 or SHA-256, in hex. */
+const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 

@@ -68,7 +68,8 @@ export function commitWebUrl(baseUrl: string, repoName: string, id: string): str
 
 function fileResult(hit: DiffHit, chunks: Chunk[], baseUrl: string): FileResult {
   const r = hit.repo.records;
-  const c = r.commits[hit.commit]!;
+  // A hit's commit has its record (diff-search.ts gives no hits of commits without one).
+  const c = hit.repo.commits[hit.commit]!;
   const path = r.paths[r.files[hit.file * 4 + 1]!]!;
   const oldAt = r.files[hit.file * 4 + 2]!;
   const out: FileResult = {

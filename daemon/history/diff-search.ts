@@ -1,7 +1,9 @@
 // `type:diff`: the commits of indexed histories whose diff against their parent adds or
 // removes a line matching the query's pattern, the commits `git log -G<pattern>` lists
 // over the indexed refs (diff-log.ts says why they are the same), found in the diff records
-// (diff-store.ts) of every repository with a history index.
+// (diff-store.ts) of every repository with a history index, joined by commit id to its
+// commit records (commit-records.ts) where they are loaded (DiffCatalog): a result's commit
+// (parents, people, message, dates) is read from those.
 //
 // A diff query is one content term (a literal or a regex, `case:` as anywhere), and
 // `repo:` and `file:` filters, negated or not, all ANDed: `file:` is matched against the
@@ -13,7 +15,9 @@
 // One result per commit and path with a matching line, newest first (committer date, then
 // author date, then children before parents): its chunks are the hunks holding a matching line, each line
 // signed `+` or `-` as in a unified diff (diff-result.ts). A match is a matching line:
-// `matches` bounds the lines given; the search is not exhaustive when lines were left out.
+// `matches` bounds the lines given; the search is not exhaustive when lines were left out,
+// nor when a commit of the diff records has no commit record (the two files are written by
+// one update, commit records first; one missing or damaged is made again by the next).
 
 import { statSync } from 'node:fs';
 import RE2 from 're2';
@@ -23,6 +27,8 @@ import type { Plan, PlanNode, Term } from '../query/terms.ts';
 import { repoPattern } from '../search/match-tree.ts';
 import type { SearchOptions } from '../search/search-options.ts';
 import { emptyStats, type SearchStats } from '../search/types.ts';
+import type { CommitCatalog } from './commit-catalog.ts';
+import { commitRecordsPath, type CommitRecord, type CommitRecords } from './commit-records.ts';
 import { lineMatcher, type LineMatcher } from './diff-match.ts';
 import { diffsPath, readRecords, type DiffRecords } from './diff-store.ts';
 
@@ -65,8 +71,14 @@ export interface DiffRepo {
   repoId: number;
   repo: ManifestRepo;
   records: DiffRecords;
-  /** Its commits' indexes, newest first (see the header). */
+  /** Per commit of the records, its commit record; undefined when the commit records lack it. */
+  commits: ReadonlyArray<CommitRecord | undefined>;
+  /** Per commit of the records, its committer time (epoch ms; NaN without a record). */
+  committed: Float64Array;
+  /** The indexes of its commits with lines and a record, newest first (see the header). */
   newest: Int32Array;
+  /** Commits with lines but no commit record: their hits are not given. */
+  unjoined: number;
 }
 
 /** One result: a commit's changed path (a file of the records) and its hunks with matching lines. */
@@ -94,11 +106,18 @@ export interface DiffFound {
   stopped: boolean;
 }
 
-/** The diff records of the repositories with a history index (the history service lists them): each file read again when it changed. */
+/**
+ * The diff records of the repositories with a history index (the history service lists
+ * them), joined to their commit records (`commits`, shared with type:commit): each read
+ * again when its file changed.
+ */
 export class DiffCatalog {
-  private readonly loaded = new Map<number, { size: number; mtimeMs: number; repo: DiffRepo }>();
+  private readonly loaded = new Map<number, { size: number; mtimeMs: number; ino: number; commits: CommitRecords | undefined; repo: DiffRepo }>();
 
-  constructor(private readonly dataDir: string) {}
+  constructor(
+    private readonly dataDir: string,
+    private readonly commits: CommitCatalog,
+  ) {}
 
   /** The records of `repos` (those without any are left out). */
   repos(repos: ReadonlyArray<{ repoId: number; repo: ManifestRepo }>): DiffRepo[] {
@@ -112,24 +131,45 @@ export class DiffCatalog {
 
   private load(repoId: number, repo: ManifestRepo): DiffRepo | undefined {
     const st = statSync(diffsPath(this.dataDir, repoId), { throwIfNoEntry: false });
+    const commits = this.commits.records(commitRecordsPath(this.dataDir, repoId));
     const before = this.loaded.get(repoId);
-    if (st !== undefined && before !== undefined && before.size === st.size && before.mtimeMs === st.mtimeMs) return { ...before.repo, repo };
-    const records = st === undefined ? undefined : readRecords(this.dataDir, repoId);
-    if (st === undefined || records === undefined) {
+    if (st === undefined) {
       this.loaded.delete(repoId);
       return undefined;
     }
-    const loaded = { repoId, repo, records, newest: Int32Array.from(newestFirst(records)) };
-    this.loaded.set(repoId, { size: st.size, mtimeMs: st.mtimeMs, repo: loaded });
-    return loaded;
+    if (before !== undefined && before.size === st.size && before.mtimeMs === st.mtimeMs && before.ino === st.ino) {
+      if (before.commits === commits) return { ...before.repo, repo };
+      const joined = joinDiffRepo(repoId, repo, before.repo.records, commits === undefined ? undefined : this.commits.byId(commits));
+      this.loaded.set(repoId, { ...before, commits, repo: joined });
+      return joined;
+    }
+    const records = readRecords(this.dataDir, repoId);
+    if (records === undefined) {
+      this.loaded.delete(repoId);
+      return undefined;
+    }
+    const joined = joinDiffRepo(repoId, repo, records, commits === undefined ? undefined : this.commits.byId(commits));
+    this.loaded.set(repoId, { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, commits, repo: joined });
+    return joined;
   }
 }
 
-/** The records' commit indexes, newest first. */
-function newestFirst(r: DiffRecords): number[] {
-  const at = r.commits.map((c) => [Date.parse(c.committer.date), Date.parse(c.author.date)] as const);
-  // On equal times the later in the records first: they hold commits parents first (diff-index.ts).
-  return r.commits.map((_, i) => i).sort((a, b) => at[b]![0] - at[a]![0] || at[b]![1] - at[a]![1] || b - a);
+/** A repository's diff records joined to its commit records (by id; `byId` undefined: it has none readable). */
+export function joinDiffRepo(repoId: number, repo: ManifestRepo, records: DiffRecords, byId: ReadonlyMap<string, CommitRecord> | undefined): DiffRepo {
+  const commits = records.commits.map((id) => byId?.get(id));
+  const committed = Float64Array.from(commits, (c) => (c === undefined ? Number.NaN : Date.parse(c.committer.date)));
+  const authored = Float64Array.from(commits, (c) => (c === undefined ? Number.NaN : Date.parse(c.author.date)));
+  const withLines: number[] = [];
+  let unjoined = 0;
+  for (let f = 0; f < records.files.length; f += 4) {
+    const c = records.files[f]!;
+    if (withLines[withLines.length - 1] === c) continue; // files are in their commits' order
+    withLines.push(c);
+    if (commits[c] === undefined) unjoined++;
+  }
+  // On equal times the later in the records first: they hold commits parents first (diff-store.ts).
+  const newest = withLines.filter((c) => commits[c] !== undefined).sort((a, b) => committed[b]! - committed[a]! || authored[b]! - authored[a]! || b - a);
+  return { repoId, repo, records, commits, committed, newest: Int32Array.from(newest), unjoined };
 }
 
 /** Every hit of `q` in `repos` (those the caller may see), newest first. */
@@ -150,6 +190,7 @@ export function findDiffs(repos: readonly DiffRepo[], q: DiffQuery, options: Sea
     if (!q.repos.every((f) => f.test(repo.repo.name) !== f.negated)) continue;
     const r = repo.records;
     if (r.leftOut > 0) stopped = true; // older commits are not in the records
+    if (repo.unjoined > 0) stopped = true; // commits without a record give no results
     stats.shardsScanned++;
     stats.contentBytesLoaded += r.text.length;
     const hit = matcher.scan(r);
@@ -228,5 +269,5 @@ function occurrences(r: DiffRecords): Occurrences {
 
 /** Newest first across repositories: minus the committer time (a stable sort keeps each repository's order on ties). */
 function byDate(h: DiffHit): number {
-  return -Date.parse(h.repo.records.commits[h.commit]!.committer.date);
+  return -h.repo.committed[h.commit]!;
 }

@@ -5,6 +5,7 @@ import type { SearchOptions, WireResponse } from '../search/search-options.ts';
 import type { Plan } from '../query/terms.ts';
 import type { ManifestRepo } from '../index/manifest.ts';
 import type { SearchRequest, SearchResponse } from '../search/types.ts';
+import { CommitCatalog } from './commit-catalog.ts';
 import { diffAnswer, shapedDiffFiles } from './diff-result.ts';
 import { DiffCatalog, diffQuery, findDiffs } from './diff-search.ts';
 
@@ -14,11 +15,13 @@ export type DiffSources = ReadonlyArray<{ repoId: number; repo: ManifestRepo }>;
 export class DiffSearch {
   private readonly catalog: DiffCatalog;
 
+  /** `commits` holds the commit records read (the history service shares it with type:commit). */
   constructor(
     dataDir: string,
     private readonly baseUrl: string,
+    commits: CommitCatalog = new CommitCatalog(),
   ) {
-    this.catalog = new DiffCatalog(dataDir);
+    this.catalog = new DiffCatalog(dataDir, commits);
   }
 
   /** Answers a type:diff plan over `repos`; with options.onChunk, its files go in one batch and the answer has none. */

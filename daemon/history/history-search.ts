@@ -32,6 +32,7 @@ import type { SearchRequest, SearchResponse, SearchStats } from '../search/types
 import { planSearch } from '../search/plan-cache.ts';
 import { parseFile, Searcher } from '../search/searcher.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
+import { CommitCatalog } from './commit-catalog.ts';
 import { commitRecordsPath } from './commit-records.ts';
 import { CommitSearch, commitWire, type CommitAnswer } from './commit-search.ts';
 import { DiffSearch } from './diff-service.ts';
@@ -97,8 +98,10 @@ export class HistorySearch implements SearchService {
     private readonly now: () => number = Date.now,
     baseUrl: string = DEFAULT_BASE_URL,
   ) {
-    this.diffs = new DiffSearch(dataDir, baseUrl);
-    this.commits = new CommitSearch(now);
+    // One catalog of commit records for both: type:diff joins its records to them.
+    const records = new CommitCatalog();
+    this.diffs = new DiffSearch(dataDir, baseUrl, records);
+    this.commits = new CommitSearch(now, records);
   }
 
   /** Closes the history searcher, if one was opened. */

@@ -5,7 +5,7 @@
 // exhaustive.
 
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { commitRecordsPath, readCommitRecords, readCommitRecordsHead, updateCommitRecords } from '../../daemon/history/commit-records.ts';
@@ -68,6 +68,16 @@ test('records missing beside an up-to-date history are made again; the limit lef
   assert.equal(await indexLocalHistory(summary, { dataDir: data, workers: 1, maxCommits: 5 }), 'unchanged');
   const again = readCommitRecords(path)!;
   assert.deepEqual(again, first, 'the same records, made again');
+  // A file of the first version (uncompressed) is not read as records: made again too.
+  const v1 = [`${JSON.stringify({ format: 'trawl-commits', version: 1, tips: first.tips, leftOut: first.leftOut })}\n`];
+  for (const c of first.commits)
+    v1.push(
+      `${[c.id, c.parents.join(' '), c.author.name, c.author.email, c.author.date, c.committer.name, c.committer.email, c.committer.date, c.message].join('\0')}\0`,
+    );
+  writeFileSync(path, v1.join(''));
+  assert.throws(() => readCommitRecords(path), /another format version/);
+  assert.equal(await indexLocalHistory(summary, { dataDir: data, workers: 1, maxCommits: 5 }), 'unchanged');
+  assert.deepEqual(readCommitRecords(path), first, 'version 1 records made again as version 2');
   const live = new Searcher({ dataDir: data, workers: 0 });
   const service = historyBeside(live, { dataDir: data });
   try {

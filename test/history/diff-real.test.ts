@@ -1,6 +1,6 @@
 // Differential test of `type:diff` against git on real histories: clones of hono (about
-// 2,800 commits) and ripgrep (about 2,300: helpers/real-history.ts), its diff records built as the history index builds them
-// (history/diff-index.ts), searched as the service searches them. For identifiers drawn
+// 2,800 commits) and ripgrep (about 2,300: helpers/real-history.ts), its diff and commit records built as the history index builds them
+// (history/diff-index.ts, commit-records.ts), joined and searched as the service searches them. For identifiers drawn
 // from its diffs (some in another case), the commits found equal `git log -G<X escaped>
 // [-i] HEAD`, and with select:added/removed those whose `git log -p` adds (removes) such a
 // line. Zero differences is the only pass. Skipped without the corpora (TRAWL_CORPORA).
@@ -8,9 +8,11 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { CommitCatalog } from '../../daemon/history/commit-catalog.ts';
+import { commitRecordsPath, updateCommitRecords } from '../../daemon/history/commit-records.ts';
 import { indexDiffs } from '../../daemon/history/diff-index.ts';
 import { diffAnswer } from '../../daemon/history/diff-result.ts';
-import { diffQuery, findDiffs, type DiffRepo } from '../../daemon/history/diff-search.ts';
+import { diffQuery, findDiffs, joinDiffRepo } from '../../daemon/history/diff-search.ts';
 import { readRecords } from '../../daemon/history/diff-store.ts';
 import { planQuery } from '../../daemon/query/plan.ts';
 import { prng, tempDir } from '../helpers/corpus.ts';
@@ -29,16 +31,22 @@ for (const name of ['hono', 'ripgrep'] as const)
     skip: corpusSkip(name),
   }, async () => {
     const src = cloneCorpus(name, dir.path);
-    const commits = git(src, 'rev-list', '--topo-order', 'HEAD').trim().split('\n');
+    // Parents first, as the history walk gives them.
+    const commits = git(src, 'rev-list', '--topo-order', '--reverse', 'HEAD').trim().split('\n');
+    const head = commits[commits.length - 1]!;
+    await updateCommitRecords(src, commitRecordsPath(dir.path, 1), { tips: [head], ids: commits, leftOut: 0 });
     const built = await indexDiffs({ dataDir: dir.path, repoId: 1, gitDir: src, commits });
     assert.equal(built.added, commits.length);
     const records = readRecords(dir.path, 1)!;
-    const repo: DiffRepo = {
-      repoId: 1,
-      repo: { name, displayName: name, codeHostType: 'genericGitHost', archived: false, fork: false, visibility: 'public', kind: 'git', source: src },
+    const byId = new CommitCatalog();
+    const held = byId.records(commitRecordsPath(dir.path, 1))!;
+    const repo = joinDiffRepo(
+      1,
+      { name, displayName: name, codeHostType: 'genericGitHost', archived: false, fork: false, visibility: 'public', kind: 'git', source: src },
       records,
-      newest: Int32Array.from(records.commits.keys()),
-    };
+      byId.byId(held),
+    );
+    assert.equal(repo.unjoined, 0, 'every commit with lines has its commit record');
     const lines = gitLogLines(src, ['HEAD']);
     const words = wordsOf(lines);
     const r = prng(SEED);

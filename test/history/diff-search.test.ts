@@ -9,10 +9,11 @@
 // pass. TRAWL_DIFF_SEED / TRAWL_DIFF_QUERIES vary it.
 
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { historyBeside, type HistorySearch } from '../../daemon/history/history-search.ts';
+import { commitRecordsPath } from '../../daemon/history/commit-records.ts';
 import { diffsPath, readRecords } from '../../daemon/history/diff-store.ts';
 import { loadManifest } from '../../daemon/index/manifest.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
@@ -245,6 +246,37 @@ test('records lost or damaged are rebuilt by the next update, though the history
   assert.equal(h.diffs.added, covered);
   assert.equal(await again(), 'unchanged');
   const want = gitLogG(src, 'late_addition', false, tips());
+  assert.deepEqual((await diffCommits('type:diff late_addition', false)).ids, want);
+});
+
+test('a diff result takes its commit from the commit records; without them the answer says it is not exhaustive', async () => {
+  const want = gitLogG(src, 'late_addition', false, tips());
+  const { files } = await diffCommits('type:diff late_addition', false);
+  assert.ok(files.length > 0 && want.length > 0);
+  for (const f of files) {
+    const shown = git(src, 'show', '-s', '--format=%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B', f.commit!.id).split('\0');
+    assert.deepEqual(
+      [
+        f.commit!.parents.join(' '),
+        f.commit!.author.name,
+        f.commit!.author.email,
+        f.commit!.author.date,
+        f.commit!.committer.name,
+        f.commit!.committer.email,
+        f.commit!.committer.date,
+        f.commit!.message,
+      ],
+      [...shown.slice(0, 7), shown[7]!.replace(/\n+$/, '')],
+    );
+    assert.equal(f.diff!.parent, f.commit!.parents[0] ?? null);
+  }
+  const path = commitRecordsPath(data, repoId);
+  rmSync(path);
+  const res = await service.search(request('type:diff late_addition', false));
+  assert.equal(res.files.length, 0, 'no commit record, no result');
+  assert.equal(res.isSearchExhaustive, false);
+  // The next sync finds the history up to date and makes the commit records again.
+  assert.equal(await indexLocalHistory(await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 }), { dataDir: data, workers: 1 }), 'unchanged');
   assert.deepEqual((await diffCommits('type:diff late_addition', false)).ids, want);
 });
 
