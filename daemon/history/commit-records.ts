@@ -34,7 +34,7 @@ import { openRegularFile, readBoundedFile } from '../bounded-read.ts';
 import { historyDataDir, writeFileAtomic } from '../index/data-dir.ts';
 import { runGit } from '../repos/git-command.ts';
 import type { CommitInfo } from '../search/types.ts';
-import { packFrame, unpackFrame } from './zstd-frame.ts';
+import { compressFrame, decompressFrame } from '../index/zstd-frame.ts';
 
 /** The largest records read, decompressed (about 50,000 commits of 10 KB messages); the file itself is smaller. */
 const RECORDS_MAX_BYTES = 512 * 1024 * 1024;
@@ -146,7 +146,7 @@ export function parseCommitRecords(buf: Buffer): CommitRecords {
   const frame = buf.subarray(nl + 1);
   if (frame.length < head.packed) throw new Error(`${WHAT} is cut short: its records end early`);
   if (frame.length > head.packed) throw new Error(`${WHAT} is damaged: bytes follow its records`);
-  const fields = unpackFrame(frame, head.bytes, RECORDS_MAX_BYTES, WHAT).toString('utf8').split('\0');
+  const fields = decompressFrame(frame, head.bytes, RECORDS_MAX_BYTES, WHAT).toString('utf8').split('\0');
   // The last field is what follows the final \0: nothing.
   if (fields.pop() !== '' || fields.length % FIELDS !== 0) throw new Error(`${WHAT} is damaged: its records are not nine fields a commit`);
   return { tips: head.tips, leftOut: head.leftOut, commits: recordsOf(fields, 0, fields.length) };
@@ -180,7 +180,7 @@ export function formatCommitRecords(r: CommitRecords): Buffer {
   }
   const raw = Buffer.from(parts.join(''), 'utf8');
   if (raw.length > RECORDS_MAX_BYTES) throw new Error(`the commit records would hold ${raw.length} bytes; at most ${RECORDS_MAX_BYTES} are read`);
-  const frame = packFrame(raw);
+  const frame = compressFrame(raw);
   const head = JSON.stringify({ format: FORMAT, version: VERSION, tips: r.tips, leftOut: r.leftOut, bytes: raw.length, packed: frame.length });
   return Buffer.concat([Buffer.from(`${head}\n`, 'utf8'), frame]);
 }

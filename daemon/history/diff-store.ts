@@ -55,7 +55,7 @@ import { openRegularFile, readBoundedFile } from '../bounded-read.ts';
 import { historyDataDir, writeFileAtomic } from '../index/data-dir.ts';
 import { fromPlanes, toPlanes } from './byte-planes.ts';
 import type { DiffFile, DiffLine, LoggedDiff } from './diff-log.ts';
-import { packFrame, unpackFrame } from './zstd-frame.ts';
+import { compressFrame, decompressFrame } from '../index/zstd-frame.ts';
 
 const MAGIC = 'TRAWLDF2';
 const HEADER_BYTES = 8 + 4 * 4;
@@ -270,8 +270,8 @@ class Tables {
     ]);
     if (meta.length > MAX_META_BYTES || body.length > MAX_BODY_BYTES)
       throw new Error(`the diff records would hold ${meta.length} + ${body.length} bytes; at most ${MAX_META_BYTES} + ${MAX_BODY_BYTES} are kept`);
-    const metaFrame = packFrame(meta);
-    const bodyFrame = packFrame(body);
+    const metaFrame = compressFrame(meta);
+    const bodyFrame = compressFrame(body);
     const out = Buffer.concat([
       Buffer.from(MAGIC, 'latin1'),
       u32(metaFrame.length),
@@ -368,8 +368,8 @@ function parseMeta(raw: Buffer): Meta {
 /** Reads records from their bytes; an Error names what is wrong with a damaged file. */
 export function decodeRecords(buf: Buffer): DiffRecords {
   const h = readHeader(buf.subarray(0, HEADER_BYTES), buf.length);
-  const meta = parseMeta(unpackFrame(buf.subarray(HEADER_BYTES, HEADER_BYTES + h.metaPacked), h.metaBytes, MAX_META_BYTES, WHAT));
-  const body = unpackFrame(buf.subarray(HEADER_BYTES + h.metaPacked), h.bodyBytes, MAX_BODY_BYTES, WHAT);
+  const meta = parseMeta(decompressFrame(buf.subarray(HEADER_BYTES, HEADER_BYTES + h.metaPacked), h.metaBytes, MAX_META_BYTES, WHAT));
+  const body = decompressFrame(buf.subarray(HEADER_BYTES + h.metaPacked), h.bodyBytes, MAX_BODY_BYTES, WHAT);
   let at = 0;
   const need = (n: number): void => {
     if (at + n > body.length) throw new Error(`${WHAT} is damaged: its body ends early`);
@@ -486,7 +486,7 @@ export function recordedCommits(dataDir: string, repoId: number): Set<string> | 
     const h = readHeader(head.subarray(0, readSync(file.fd, head, 0, HEADER_BYTES, 0)), file.size);
     const frame = Buffer.alloc(h.metaPacked);
     if (readSync(file.fd, frame, 0, h.metaPacked, HEADER_BYTES) !== h.metaPacked) return undefined;
-    return new Set(parseMeta(unpackFrame(frame, h.metaBytes, MAX_META_BYTES, WHAT)).commits);
+    return new Set(parseMeta(decompressFrame(frame, h.metaBytes, MAX_META_BYTES, WHAT)).commits);
   } catch {
     return undefined;
   } finally {

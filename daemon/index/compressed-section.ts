@@ -19,20 +19,16 @@
 // Worked example: a section of 4 bytes 01 00 00 00 is stored as 04 00 00 00 00 00 00 00
 // then the zstd frame of those 4 bytes (the frame's magic 28 b5 2f fd first).
 
-import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
+import { compressFrame, decompressFrame } from './zstd-frame.ts';
 
 const HEADER = 8;
 /** The largest section decompressed: a bound on the memory a damaged or hostile length asks for. */
 export const MAX_DECOMPRESSED = 1 << 30;
-/** zstd's level: on history indexes level 3 is a fifth smaller than level 1, for a few ms more per MB. */
-const LEVEL = 3;
 
 /** The stored bytes of section `bytes` (layout above). */
 export function compressSection(bytes: Uint8Array): Buffer {
   if (bytes.length > MAX_DECOMPRESSED) throw new RangeError(`a compressed section holds at most ${MAX_DECOMPRESSED} bytes, not ${bytes.length}`);
-  const frame = zstdCompressSync(bytes, {
-    params: { [constants.ZSTD_c_compressionLevel]: LEVEL, [constants.ZSTD_c_checksumFlag]: 1 },
-  });
+  const frame = compressFrame(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
   const out = Buffer.allocUnsafe(HEADER + frame.length);
   out.writeUInt32LE(bytes.length >>> 0, 0);
   out.writeUInt32LE(Math.floor(bytes.length / 0x1_0000_0000), 4);
@@ -41,23 +37,16 @@ export function compressSection(bytes: Uint8Array): Buffer {
 }
 
 /**
- * The bytes a compressed section holds, in a buffer of their own starting at a multiple of 8
- * (the readers take typed-array views of a section). Throws an Error saying what is wrong
- * when the stored bytes are not a compressed section: cut short, a length past the bound, a
- * frame that does not decode or decodes to another length.
+ * The bytes a compressed section holds, in a buffer of their own starting at a multiple
+ * of 8 (the readers take typed-array views of a section). Throws an Error saying what is
+ * wrong when the stored bytes are not a compressed section: cut short, a length past the
+ * bound, a frame that does not decode or decodes to another length.
  */
 export function decompressSection(stored: Uint8Array): Buffer {
   if (stored.length < HEADER) throw new Error(`compressed section is cut short (${stored.length} bytes)`);
   const view = Buffer.from(stored.buffer, stored.byteOffset, stored.length);
   const rawLength = view.readUInt32LE(0) + view.readUInt32LE(4) * 0x1_0000_0000;
-  if (rawLength > MAX_DECOMPRESSED) throw new Error(`compressed section claims ${rawLength} bytes, more than the ${MAX_DECOMPRESSED} bound`);
-  let raw: Buffer;
-  try {
-    raw = zstdDecompressSync(view.subarray(HEADER), { maxOutputLength: Math.max(1, rawLength) });
-  } catch (err) {
-    throw new Error(`compressed section does not decode: ${(err as Error).message}`);
-  }
-  if (raw.length !== rawLength) throw new Error(`compressed section decodes to ${raw.length} bytes, not the ${rawLength} it claims`);
+  const raw = decompressFrame(view.subarray(HEADER), rawLength, MAX_DECOMPRESSED, 'compressed section');
   if (raw.byteOffset % 8 === 0) return raw;
   const aligned = Buffer.alloc(raw.length);
   raw.copy(aligned);

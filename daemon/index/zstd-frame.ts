@@ -1,8 +1,9 @@
-// The compressed parts of the history's record files (diff-store.ts, commit-records.ts):
-// one zstd frame each (RFC 8878), written with its content checksum, so that a damaged
-// byte anywhere in it fails the read instead of giving other records.
+// What trawl stores compressed: one zstd frame (RFC 8878), written with its content
+// checksum, so that a damaged byte anywhere in it fails the read instead of giving other
+// bytes. The history's record files (history/diff-store.ts, history/commit-records.ts) and
+// the compressed sections of its shards (compressed-section.ts) are made of these.
 //
-// A file states each frame's size before and after compression in its own header. The
+// A file states each frame's size before compression in its own header. The
 // reader checks the stated size against the bound of its kind before it decompresses,
 // and decompresses to at most that size (zlib's output grows as the frame gives bytes, so
 // a frame that lies about its size costs no more memory than it really holds): a damaged
@@ -20,7 +21,7 @@ import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 const LEVEL = 3;
 
 /** `raw` as one zstd frame with its content checksum. */
-export function packFrame(raw: Buffer): Buffer {
+export function compressFrame(raw: Buffer): Buffer {
   return zstdCompressSync(raw, {
     params: { [constants.ZSTD_c_compressionLevel]: LEVEL, [constants.ZSTD_c_checksumFlag]: 1 },
     pledgedSrcSize: raw.length,
@@ -31,7 +32,7 @@ export function packFrame(raw: Buffer): Buffer {
  * The bytes of `frame`, which its file says are `size` bytes (at most `max`); `what` names
  * the file in the errors ("the diff records file").
  */
-export function unpackFrame(frame: Buffer, size: number, max: number, what: string): Buffer {
+export function decompressFrame(frame: Buffer, size: number, max: number, what: string): Buffer {
   if (!Number.isSafeInteger(size) || size < 0 || size > max) throw new Error(`${what} is damaged: it says it holds ${size} bytes, over the ${max} it may hold`);
   let raw: Buffer;
   try {
