@@ -7,11 +7,11 @@
 // File format (version 2):
 //   line 1: a JSON object and "\n":
 //           {"format":"trawl-commits","version":2,"tips":[<commit id>...],"leftOut":<n>,
-//            "bytes":<b>,"packed":<p>}
+//            "bytes":<b>,"compressed":<c>}
 //           tips: the refs' commits the records were made for (an update compares them);
 //           leftOut: commits the tips reach that the history's limit left out (0: none);
 //           bytes: the records' size decompressed (checked against RECORDS_MAX_BYTES before
-//           they are decompressed); packed: the size of their frame, the rest of the file
+//           they are decompressed); compressed: the size of their frame, the rest of the file
 //   then the records, one zstd frame with its content checksum (zstd-frame.ts), holding per
 //   commit, newest first (committer time, then id), nine fields each ended by \0:
 //     id \0 parents (ids joined by " ") \0 author name \0 author email \0 author date \0
@@ -120,11 +120,11 @@ interface Head {
   leftOut: number;
   /** The records' size decompressed, and their frame's. */
   bytes: number;
-  packed: number;
+  compressed: number;
 }
 
 function parseHead(line: Buffer): Head | undefined {
-  let head: { format?: unknown; version?: unknown; tips?: unknown; leftOut?: unknown; bytes?: unknown; packed?: unknown };
+  let head: { format?: unknown; version?: unknown; tips?: unknown; leftOut?: unknown; bytes?: unknown; compressed?: unknown };
   try {
     head = JSON.parse(line.toString('utf8')) as typeof head;
   } catch {
@@ -132,9 +132,9 @@ function parseHead(line: Buffer): Head | undefined {
   }
   if (typeof head !== 'object' || head === null || head.format !== FORMAT || head.version !== VERSION) return undefined;
   const count = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
-  if (!Array.isArray(head.tips) || !head.tips.every((t) => typeof t === 'string') || !count(head.leftOut) || !count(head.bytes) || !count(head.packed))
+  if (!Array.isArray(head.tips) || !head.tips.every((t) => typeof t === 'string') || !count(head.leftOut) || !count(head.bytes) || !count(head.compressed))
     return undefined;
-  return { tips: head.tips as string[], leftOut: head.leftOut, bytes: head.bytes, packed: head.packed };
+  return { tips: head.tips as string[], leftOut: head.leftOut, bytes: head.bytes, compressed: head.compressed };
 }
 
 /** Parses a records file; an Error says what is wrong with one that is damaged or of another version. */
@@ -144,8 +144,8 @@ export function parseCommitRecords(buf: Buffer): CommitRecords {
   const head = parseHead(buf.subarray(0, nl));
   if (head === undefined) throw new Error(`${WHAT} is not one (or of another format version)`);
   const frame = buf.subarray(nl + 1);
-  if (frame.length < head.packed) throw new Error(`${WHAT} is cut short: its records end early`);
-  if (frame.length > head.packed) throw new Error(`${WHAT} is damaged: bytes follow its records`);
+  if (frame.length < head.compressed) throw new Error(`${WHAT} is cut short: its records end early`);
+  if (frame.length > head.compressed) throw new Error(`${WHAT} is damaged: bytes follow its records`);
   const fields = decompressFrame(frame, head.bytes, RECORDS_MAX_BYTES, WHAT).toString('utf8').split('\0');
   // The last field is what follows the final \0: nothing.
   if (fields.pop() !== '' || fields.length % FIELDS !== 0) throw new Error(`${WHAT} is damaged: its records are not nine fields a commit`);
@@ -181,7 +181,7 @@ export function formatCommitRecords(r: CommitRecords): Buffer {
   const raw = Buffer.from(parts.join(''), 'utf8');
   if (raw.length > RECORDS_MAX_BYTES) throw new Error(`the commit records would hold ${raw.length} bytes; at most ${RECORDS_MAX_BYTES} are read`);
   const frame = compressFrame(raw);
-  const head = JSON.stringify({ format: FORMAT, version: VERSION, tips: r.tips, leftOut: r.leftOut, bytes: raw.length, packed: frame.length });
+  const head = JSON.stringify({ format: FORMAT, version: VERSION, tips: r.tips, leftOut: r.leftOut, bytes: raw.length, compressed: frame.length });
   return Buffer.concat([Buffer.from(`${head}\n`, 'utf8'), frame]);
 }
 

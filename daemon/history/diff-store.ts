@@ -8,11 +8,11 @@
 //
 // Format (integers unsigned 32-bit little-endian):
 //   "TRAWLDF2"                        magic and format version
-//   metaPacked, metaBytes,            the meta frame's size and the meta's decompressed,
-//   bodyPacked, bodyBytes             the same of the body (a size decompressed is checked
+//   metaCompressed, metaBytes,            the meta frame's size and the meta's decompressed,
+//   bodyCompressed, bodyBytes             the same of the body (a size decompressed is checked
 //                                     against its bound before it is decompressed:
 //                                     zstd-frame.ts; the frames end where the file does)
-//   meta frame (metaPacked bytes)     zstd of JSON (UTF-8):
+//   meta frame (metaCompressed bytes)     zstd of JSON (UTF-8):
 //                                     { leftOut: commits the refs reach that the history's limit
 //                                       left out (0: none),
 //                                       commits: ids of every commit covered (merges and commits
@@ -21,7 +21,7 @@
 //                                       records (commit-records.ts), joined by id where they are
 //                                       loaded (diff-search.ts DiffCatalog),
 //                                       paths: string[] }
-//   body frame (bodyPacked bytes)     zstd of:
+//   body frame (bodyCompressed bytes)     zstd of:
 //     fileCount, 4 × fileCount          per file: its commit's index in `commits`, path index,
 //                                       old path index or -1 (as int32), its hunks' end index (a
 //                                       file's hunks start where the previous file's end); files
@@ -330,19 +330,19 @@ function u32(n: number): Buffer {
 
 /** A file's header: its sizes, checked against the file's length. */
 interface Header {
-  metaPacked: number;
+  metaCompressed: number;
   metaBytes: number;
-  bodyPacked: number;
+  bodyCompressed: number;
   bodyBytes: number;
 }
 
 function readHeader(head: Buffer, fileBytes: number): Header {
   if (head.length < 8 || head.toString('latin1', 0, 8) !== MAGIC) throw new Error(`${WHAT} is not one (or of another format version)`);
   if (head.length < HEADER_BYTES || fileBytes < HEADER_BYTES) throw new Error(`${WHAT} is cut short: its header ends early`);
-  const h = { metaPacked: head.readUInt32LE(8), metaBytes: head.readUInt32LE(12), bodyPacked: head.readUInt32LE(16), bodyBytes: head.readUInt32LE(20) };
-  const packed = HEADER_BYTES + h.metaPacked + h.bodyPacked;
-  if (fileBytes < packed) throw new Error(`${WHAT} is cut short: it holds ${fileBytes} bytes, its header says ${packed}`);
-  if (fileBytes > packed) throw new Error(`${WHAT} is damaged: it holds ${fileBytes} bytes, its header says ${packed}`);
+  const h = { metaCompressed: head.readUInt32LE(8), metaBytes: head.readUInt32LE(12), bodyCompressed: head.readUInt32LE(16), bodyBytes: head.readUInt32LE(20) };
+  const total = HEADER_BYTES + h.metaCompressed + h.bodyCompressed;
+  if (fileBytes < total) throw new Error(`${WHAT} is cut short: it holds ${fileBytes} bytes, its header says ${total}`);
+  if (fileBytes > total) throw new Error(`${WHAT} is damaged: it holds ${fileBytes} bytes, its header says ${total}`);
   return h;
 }
 
@@ -368,8 +368,8 @@ function parseMeta(raw: Buffer): Meta {
 /** Reads records from their bytes; an Error names what is wrong with a damaged file. */
 export function decodeRecords(buf: Buffer): DiffRecords {
   const h = readHeader(buf.subarray(0, HEADER_BYTES), buf.length);
-  const meta = parseMeta(decompressFrame(buf.subarray(HEADER_BYTES, HEADER_BYTES + h.metaPacked), h.metaBytes, MAX_META_BYTES, WHAT));
-  const body = decompressFrame(buf.subarray(HEADER_BYTES + h.metaPacked), h.bodyBytes, MAX_BODY_BYTES, WHAT);
+  const meta = parseMeta(decompressFrame(buf.subarray(HEADER_BYTES, HEADER_BYTES + h.metaCompressed), h.metaBytes, MAX_META_BYTES, WHAT));
+  const body = decompressFrame(buf.subarray(HEADER_BYTES + h.metaCompressed), h.bodyBytes, MAX_BODY_BYTES, WHAT);
   let at = 0;
   const need = (n: number): void => {
     if (at + n > body.length) throw new Error(`${WHAT} is damaged: its body ends early`);
@@ -484,8 +484,8 @@ export function recordedCommits(dataDir: string, repoId: number): Set<string> | 
   try {
     const head = Buffer.alloc(HEADER_BYTES);
     const h = readHeader(head.subarray(0, readSync(file.fd, head, 0, HEADER_BYTES, 0)), file.size);
-    const frame = Buffer.alloc(h.metaPacked);
-    if (readSync(file.fd, frame, 0, h.metaPacked, HEADER_BYTES) !== h.metaPacked) return undefined;
+    const frame = Buffer.alloc(h.metaCompressed);
+    if (readSync(file.fd, frame, 0, h.metaCompressed, HEADER_BYTES) !== h.metaCompressed) return undefined;
     return new Set(parseMeta(decompressFrame(frame, h.metaBytes, MAX_META_BYTES, WHAT)).commits);
   } catch {
     return undefined;

@@ -121,9 +121,9 @@ test('an update of diff records writes the bytes a whole encoding of the same di
 });
 
 /** The fields of a TRAWLDF2 header. */
-const META_PACKED = 8;
+const META_COMPRESSED = 8;
 const META_BYTES = 12;
-const BODY_PACKED = 16;
+const BODY_COMPRESSED = 16;
 const BODY_BYTES = 20;
 const HEADER = 24;
 
@@ -145,18 +145,18 @@ const zstd = (raw: Buffer): Buffer => zstdCompressSync(raw, { params: { [constan
 
 /** GOOD with its meta and body as `edit` makes them, compressed again with sizes that agree: damage no checksum sees. */
 function rewritten(edit: (parts: { meta: Buffer; body: Buffer }) => { meta: Buffer; body: Buffer }): Buffer {
-  const metaPacked = GOOD.readUInt32LE(META_PACKED);
+  const metaCompressed = GOOD.readUInt32LE(META_COMPRESSED);
   const parts = edit({
-    meta: zstdDecompressSync(GOOD.subarray(HEADER, HEADER + metaPacked)),
-    body: zstdDecompressSync(GOOD.subarray(HEADER + metaPacked)),
+    meta: zstdDecompressSync(GOOD.subarray(HEADER, HEADER + metaCompressed)),
+    body: zstdDecompressSync(GOOD.subarray(HEADER + metaCompressed)),
   });
   const meta = zstd(parts.meta);
   const body = zstd(parts.body);
   const head = Buffer.alloc(HEADER);
   head.write('TRAWLDF2', 0, 'latin1');
-  head.writeUInt32LE(meta.length, META_PACKED);
+  head.writeUInt32LE(meta.length, META_COMPRESSED);
   head.writeUInt32LE(parts.meta.length, META_BYTES);
-  head.writeUInt32LE(body.length, BODY_PACKED);
+  head.writeUInt32LE(body.length, BODY_COMPRESSED);
   head.writeUInt32LE(parts.body.length, BODY_BYTES);
   return Buffer.concat([head, meta, body]);
 }
@@ -175,7 +175,7 @@ function bodyLayout(body: Buffer) {
 
 const metaJson = (meta: Buffer) => JSON.parse(meta.toString('utf8')) as Record<string, unknown>;
 const json = (v: unknown) => Buffer.from(JSON.stringify(v), 'utf8');
-const metaPacked = GOOD.readUInt32LE(META_PACKED);
+const metaCompressed = GOOD.readUInt32LE(META_COMPRESSED);
 
 const DAMAGED_DIFFS: Array<[string, Buffer, RegExp]> = [
   ['an empty file', Buffer.alloc(0), /: the diff records file is not one \(or of another format version\)$/],
@@ -211,14 +211,14 @@ const DAMAGED_DIFFS: Array<[string, Buffer, RegExp]> = [
   // Within the bound, far from the truth: decompressing takes what the frame holds, not what the field says.
   ['a body size of 2 GB', withWord(GOOD, BODY_BYTES, 2 ** 31 - 2), /damaged: its compressed part holds \d+ bytes, not the 2147483646 it says/],
   ['a body size past its bound', withWord(GOOD, BODY_BYTES, 2 ** 31), /damaged: it says it holds 2147483648 bytes, over the 2147483647 it may hold/],
-  ['a meta frame size past the file', withWord(GOOD, META_PACKED, 0xfffffff0), /is cut short/],
+  ['a meta frame size past the file', withWord(GOOD, META_COMPRESSED, 0xfffffff0), /is cut short/],
   [
     'frame sizes that move the line between the frames',
-    withWord(withWord(GOOD, META_PACKED, metaPacked + 2), BODY_PACKED, GOOD.readUInt32LE(BODY_PACKED) - 2),
+    withWord(withWord(GOOD, META_COMPRESSED, metaCompressed + 2), BODY_COMPRESSED, GOOD.readUInt32LE(BODY_COMPRESSED) - 2),
     /is damaged: Unknown frame descriptor/,
   ],
-  ['a flipped byte in the meta frame', flipped(GOOD, HEADER + Math.floor(metaPacked / 2)), /: the diff records file is damaged: /],
-  ['a flipped byte in the body frame', flipped(GOOD, HEADER + metaPacked + 20), /: the diff records file is (damaged|cut short): /],
+  ['a flipped byte in the meta frame', flipped(GOOD, HEADER + Math.floor(metaCompressed / 2)), /: the diff records file is damaged: /],
+  ['a flipped byte in the body frame', flipped(GOOD, HEADER + metaCompressed + 20), /: the diff records file is (damaged|cut short): /],
   ['a flipped byte of the body checksum', flipped(GOOD, GOOD.length - 1), /is damaged: Restored data doesn't match checksum/],
   ['a meta that is not JSON', rewritten(({ body }) => ({ meta: Buffer.from('{"leftOut":0,'), body })), /damaged: its meta is not JSON/],
   [
@@ -356,8 +356,8 @@ const DAMAGED_COMMITS: Array<[string, Buffer, RegExp]> = [
   ['a size a byte short', withHead({ bytes: (commitsHead.bytes as number) - 1 }), /damaged: its compressed part holds \d+ bytes, not the \d+ it says/],
   ['a size far short', withHead({ bytes: 5 }), /damaged: its compressed part holds more than the 5 bytes it says/],
   ['a size past its bound', withHead({ bytes: 2 ** 40 }), /damaged: it says it holds 1099511627776 bytes, over the 536870912 it may hold/],
-  ['a frame size larger than the frame', withHead({ packed: (commitsHead.packed as number) + 1 }), /is cut short: its records end early/],
-  ['a frame size smaller than the frame', withHead({ packed: (commitsHead.packed as number) - 1 }), /is damaged: bytes follow its records/],
+  ['a frame size larger than the frame', withHead({ compressed: (commitsHead.compressed as number) + 1 }), /is cut short: its records end early/],
+  ['a frame size smaller than the frame', withHead({ compressed: (commitsHead.compressed as number) - 1 }), /is damaged: bytes follow its records/],
   ['a flipped byte in the records', flipped(GOOD_COMMITS, headEnd + 12), /: the commit records file is (damaged|cut short): /],
   ['a flipped byte of the checksum', flipped(GOOD_COMMITS, GOOD_COMMITS.length - 2), /is damaged: Restored data doesn't match checksum/],
   [
@@ -365,7 +365,7 @@ const DAMAGED_COMMITS: Array<[string, Buffer, RegExp]> = [
     (() => {
       const raw = Buffer.from(`${id(2)}\0\0a\0a@x\0d\0a\0a@x\0d\0`);
       const frame = zstd(raw);
-      return withHead({ bytes: raw.length, packed: frame.length }, frame);
+      return withHead({ bytes: raw.length, compressed: frame.length }, frame);
     })(),
     /is damaged: its records are not nine fields a commit/,
   ],
