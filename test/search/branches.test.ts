@@ -113,3 +113,50 @@ test('file-name-only and lang: queries respect branches too', async () => {
   assert.deepEqual(found(await search('file:only-dev branch:*')), ['only-dev.c@dev']);
   assert.deepEqual(found(await search('file:notes branch:release/*')), ['notes.txt@release/1.0']);
 });
+
+test('filters decided once per filter set answer as filters decided anew, past the sets a shard keeps', async () => {
+  // A shard keeps the branches grouped by the last 16 filter sets searched
+  // (branch-classes.ts): 20 sets, each searched in turn twice, the second round partly from
+  // what was kept and partly decided again (the oldest sets dropped), with other queries
+  // between them, give the same answers as the first.
+  const filters = [
+    'branch:*',
+    'branch:d*',
+    'branch:*e*',
+    'branch:*/*',
+    'branch:feature/* or branch:dev',
+    '-branch:main branch:*',
+    'branch:*0',
+    'branch:m*',
+    'branch:*x',
+    'branch:v*',
+    'repo:app branch:*',
+    'repo:app',
+    '-repo:nothing branch:r*',
+    'branch:main branch:*',
+    '(branch:dev or branch:v*) -branch:main',
+    'branch:*/1.0 or branch:*/x',
+    '-branch:dev branch:*',
+    'branch:w*',
+    '-branch:* ',
+    'branch:** -branch:v1.0',
+  ];
+  const first: string[][] = [];
+  const firstMoved: string[][] = [];
+  for (const f of filters) {
+    first.push(found(await search(`e ${f}`)));
+    firstMoved.push(found(await search(`moved_marker ${f}`)));
+  }
+  // The first round was decided anew each time: spot checks against the refs' contents.
+  assert.deepEqual(first[1], ['changed.c@dev', 'only-dev.c@dev', 'orig.c@dev', 'shared.c@dev']);
+  assert.deepEqual(first[17], []);
+  assert.deepEqual(firstMoved[3], ['orig.c@release/1.0', 'renamed.c@feature/x']);
+  for (let round = 0; round < 2; round++) {
+    for (let i = 0; i < filters.length; i++) {
+      const k = round === 0 ? i : filters.length - 1 - i;
+      assert.deepEqual(found(await search(`e ${filters[k]}`)), first[k], `${filters[k]} (round ${round + 2})`);
+      const j = (k + 7) % filters.length;
+      assert.deepEqual(found(await search(`moved_marker ${filters[j]}`)), firstMoved[j], `moved_marker ${filters[j]} (round ${round + 2})`);
+    }
+  }
+});
