@@ -13,7 +13,7 @@
 //
 //   offset 0   header, 64 bytes
 //     0   magic          8 bytes  "TRAWLIDX"
-//     8   version        u32      9
+//     8   version        u32      10
 //     12  headerSize     u32      64
 //     16  fileSize       u64      the whole file; a shorter file is truncated
 //     24  sectionCount   u32      18 in versions 9 and 10 (17 in version 8, 16 in versions 6
