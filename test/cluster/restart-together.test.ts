@@ -80,6 +80,16 @@ after(async () => {
   dir.cleanup();
 });
 
+/** The node's JSON log lines (the last 200: a few per job), as diagnostics of test `t`. */
+function logLines(t: { diagnostic(message: string): void }, node: string, log: string): void {
+  const lines = log.split('\n').filter((l) => l !== '');
+  for (const line of lines.slice(-200)) t.diagnostic(`node ${node}: ${line}`);
+}
+
+/** Whether two repositories' generations are the same (whatever order the statuses list them in). */
+const sameGenerations = (a: Record<string, number>, b: Record<string, number>): boolean =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+
 test('nodes restarted one by one build nothing again', async (t) => {
   if (skip) return t.skip(skip);
   let before: ClusterStatus | undefined;
@@ -109,10 +119,14 @@ test('nodes restarted one by one build nothing again', async (t) => {
     120_000,
   );
   const alone = await status(procs.get('a')!.url);
+  // When it did, what the node logged says why (a build, a pack merge, a reclaim): its log
+  // goes with the failure.
+  if (!sameGenerations(generations(alone!), was)) logLines(t, 'a', procs.get('a')!.stdout());
   assert.deepEqual(generations(alone!), was, 'the lone node built no new generation');
 
   await Promise.all(['b', 'c'].map(start));
   let s: ClusterStatus | undefined;
   await until('three nodes again, every shard on its two owners', async () => placed((s = await status(procs.get('c')!.url)), 3, REPOS), 120_000);
+  if (!sameGenerations(generations(s!), was)) for (const [id, p] of procs) logLines(t, id, p.stdout());
   assert.deepEqual(generations(s!), was, 'no repository was built again');
 });
