@@ -47,12 +47,15 @@ test('a REPLIES frame is packed into the buffer of the one sent before it, and b
   );
   // The longest first: a buffer serves again for what fits in it.
   const paths = ['d/e/f.rs', 'b/c.h', 'a.c'];
+  const repliesSent = () => got.filter((g) => readFrame(g.bytes).kind === KIND.REPLIES);
   for (let i = 0; i < 3; i++) {
-    // A reply that found something goes at the next turn, in a frame of its own.
+    // A reply that found something goes at the next turn, in a frame of its own: the next
+    // answer waits until that frame was sent, not a fixed time a loaded machine can outrun.
     answers[i]!({ status: 'done', result: { found: 1 } as never, files: [file(paths[i]!)], repositories: [{ id: 1, name: 'linux' } as never], queuedNs: 0 });
-    await new Promise((r) => setTimeout(r, 10));
+    for (let turns = 0; repliesSent().length <= i && turns < 1000; turns++) await new Promise((r) => setImmediate(r));
+    assert.equal(repliesSent().length, i + 1, `reply ${i} was sent in a frame of its own`);
   }
-  const replies = got.filter((g) => readFrame(g.bytes).kind === KIND.REPLIES);
+  const replies = repliesSent();
   assert.equal(replies.length, 3);
   assert.equal(replies[1]!.buffer, replies[0]!.buffer, "the second frame was packed into the first one's buffer");
   assert.equal(replies[2]!.buffer, replies[0]!.buffer);
