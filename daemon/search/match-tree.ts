@@ -269,18 +269,40 @@ const requiredNames = new WeakMap<PlanNode, string | undefined>();
 
 /**
  * A repository's name and flags: what decides its `repo:`, `archived:`, `fork:` and
- * `visibility:` filters; `lowerName`, asciiLower of the name, when kept with them.
+ * `visibility:` filters; `lowerName`, asciiLower of the name, when kept with them; `refs`,
+ * the names of the refs its index holds, when known (refNames).
  */
-export type RepoFlags = Pick<ShardFacts, 'repoName' | 'archived' | 'fork' | 'visibility'> & { lowerName?: string | null };
+export type RepoFlags = Pick<ShardFacts, 'repoName' | 'archived' | 'fork' | 'visibility'> & { lowerName?: string | null; refs?: RefNames };
+
+/** The names of a repository's indexed refs, the default branch's first (as ShardFacts.branches), and the same as a set. */
+export interface RefNames {
+  list: readonly string[];
+  set: ReadonlySet<string>;
+}
+
+export function refNames(list: readonly string[]): RefNames {
+  return { list, set: new Set(list) };
+}
 
 /** Per plan root, whether it filters by repository name or flags (kept while the plan is). */
 const scopedRoots = new WeakMap<PlanNode, boolean>();
 
-/** Whether the plan has a filter repoVerdict can decide: one on the repository's name, archived, fork or visibility. */
+/** Whether the plan has a filter repoVerdict can decide: one on the repository's name, archived, fork, visibility or refs. */
 export function repoScoped(root: PlanNode): boolean {
   let scoped = scopedRoots.get(root);
-  if (scoped === undefined) scopedRoots.set(root, (scoped = repoAtoms(root).some((a) => a.op !== 'branch')));
+  if (scoped === undefined) scopedRoots.set(root, (scoped = repoAtoms(root).length > 0));
   return scoped;
+}
+
+/**
+ * Whether a `branch:` glob names one of the refs (refFilter's rule, the first ref the
+ * default one): false rules the repository out, since a document is on no branch its
+ * index does not hold. A glob without `*` other than HEAD names only the ref spelled so.
+ */
+function namesRef(glob: string, refs: RefNames): boolean {
+  if (glob !== 'HEAD' && !glob.includes('*')) return refs.set.has(glob);
+  const test = refFilter(glob);
+  return refs.list.some((name, i) => test(name, i === 0));
 }
 
 /**
@@ -350,6 +372,11 @@ function compileVerdict(n: PlanNode): Verdict {
     case 'fork':
     case 'visibility':
       return (f) => repoAtom(n, f, '');
+    case 'branch': {
+      // Naming a ref decides nothing yet: which of its documents are on it is the shard's to say.
+      const glob = n.glob;
+      return (f) => (f.refs === undefined || namesRef(glob, f.refs) ? undefined : false);
+    }
     default:
       return () => undefined;
   }

@@ -34,7 +34,7 @@ import { ShardError } from '../index/shard-error.ts';
 import { markAllPassed, newChecks, takeWritten } from '../index/section-checks.ts';
 import { SectionScrub, type ScrubFile } from '../index/section-scrub.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
-import { asciiLower, repoScoped, repoVerdict, requiredRepoName, type RepoFlags } from './match-tree.ts';
+import { asciiLower, refNames, repoScoped, repoVerdict, requiredRepoName, type RepoFlags } from './match-tree.ts';
 import { mergeSearch, type TaskParams } from './merge.ts';
 import { planSearch, refuseHistoryPlan } from './plan-cache.ts';
 import type { PoolRun } from './pool.ts';
@@ -169,18 +169,21 @@ export class Searcher implements SearchService {
     });
     for (const m of manifests) {
       const visibility = this.view.visibility(m);
+      // One for all the repository's shards (a history's are several, and its refs thousands).
+      const flags: RepoFlags | undefined = m.repo && {
+        repoName: m.repo.name,
+        lowerName: asciiLower(m.repo.name),
+        archived: m.repo.archived,
+        fork: m.repo.fork,
+        visibility: m.repo.visibility,
+        refs: refNames(m.refs.map((r) => r.name)),
+      };
       for (const s of m.shards) {
         const { path, membership, symbols } = shardFiles(this.options.dataDir, m.repoId, s);
         const member: EntryMember = { member: s.member ?? 0, repoId: m.repoId, visibility, generation: m.generation };
         if (m.repo) {
           member.repo = m.repo;
-          member.flags = {
-            repoName: m.repo.name,
-            lowerName: asciiLower(m.repo.name),
-            archived: m.repo.archived,
-            fork: m.repo.fork,
-            visibility: m.repo.visibility,
-          };
+          member.flags = flags;
         }
         const known = byPath.get(path);
         if (known) {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import RE2 from 're2';
-import { asciiLower, literalPattern, repoVerdict, requiredRepoName, type RepoFlags } from '../../daemon/search/match-tree.ts';
+import { asciiLower, literalPattern, refFilter, refNames, repoVerdict, requiredRepoName, type RepoFlags } from '../../daemon/search/match-tree.ts';
 import { planSearch } from '../../daemon/search/plan-cache.ts';
 
 const NAMES = ['linux', 'Linux-Drivers', 'drivers-net', 'net', 'a.b', 'a-b', 'axb', 'github.com/acme/web', 'x$y', 'Kelvin-\u212a', 'stra\u00dfe', ''];
@@ -77,6 +77,36 @@ test('repoVerdict: false only where the filters rule the repository out', () => 
     assert.equal(verdict(query, f), want, `${query} on ${f.repoName}`);
     // The same with the lower-case name kept beside the flags (the searcher's snapshot).
     assert.equal(verdict(query, { ...f, lowerName: asciiLower(f.repoName) }), want, `${query} on ${f.repoName}, lower-case name kept`);
+  }
+});
+
+test('repoVerdict with the refs known: false where no ref of the repository can match the branch filter', () => {
+  const refs = refNames(['main', 'dev', 'v1.0', 'release/2.x', '0123abcd']);
+  const table: Array<[string, RepoFlags, boolean | undefined]> = [
+    ['branch:main foo', flags('linux', { refs }), undefined],
+    ['branch:nope foo', flags('linux', { refs }), false],
+    // Ref names are case-sensitive.
+    ['branch:Main foo', flags('linux', { refs }), false],
+    ['rev:dev foo', flags('linux', { refs }), undefined],
+    ['rev:0123abc foo', flags('linux', { refs }), false],
+    ['branch:rel* foo', flags('linux', { refs }), undefined],
+    ['branch:*.x foo', flags('linux', { refs }), undefined],
+    ['branch:x* foo', flags('linux', { refs }), false],
+    ['branch:HEAD foo', flags('linux', { refs }), undefined],
+    ['branch:HEAD foo', flags('linux', { refs: refNames([]) }), false],
+    ['-branch:nope foo', flags('linux', { refs }), undefined],
+    ['branch:nope or foo', flags('linux', { refs }), undefined],
+    ['(branch:nope or branch:dev) foo', flags('linux', { refs }), undefined],
+    ['(branch:nope or branch:gone) foo', flags('linux', { refs }), false],
+    ['repo:^linux$ branch:main', flags('net', { refs }), false],
+    // Refs not known (a manifest that does not list them): decided where the shards are searched.
+    ['branch:nope foo', flags('linux'), undefined],
+  ];
+  for (const [query, f, want] of table) assert.equal(verdict(query, f), want, `${query} on ${f.refs?.list.join(',') ?? 'unknown refs'}`);
+  // Never false where refFilter, the rule the shards apply, lets one of the refs through.
+  for (const glob of ['main', 'dev', 'HEAD', 'v1.0', 'v1.*', '*', 'release/*', '*x', 'ma*n', 'mai', 'v1.0*', '0123abcd', '0123*']) {
+    const some = refs.list.some((name, i) => refFilter(glob)(name, i === 0));
+    assert.equal(verdict(`branch:${glob} foo`, flags('linux', { refs })), some ? undefined : false, glob);
   }
 });
 
