@@ -24,6 +24,7 @@ import type { GitRef } from '../repos/git.ts';
 import { parseHistoryDate } from '../repos/history-dates.ts';
 import { resolveCommit, type RevisionScope } from '../repos/revision.ts';
 import { MIN_ID_DIGITS } from '../repos/revision-syntax.ts';
+import { literalRef } from '../search/match-tree.ts';
 import { derivedPlan } from '../search/plan-cache.ts';
 import { compareRanked } from '../search/rank-order.ts';
 import type { PlannedSearch } from '../search/plan-cache.ts';
@@ -194,7 +195,8 @@ export class HistorySearch implements SearchService {
    * resolves to a commit of an indexed history.
    */
   async route(plan: Plan, repoFilter?: SearchOptions['repoFilter']): Promise<HistoryRoute | undefined> {
-    const globs = [...new Set(plan.branches)].filter((g) => !g.includes('*'));
+    // HEAD is the default branch, which the tips answer (match-tree.ts literalRef).
+    const globs = [...new Set(plan.branches)].filter((g) => literalRef(g) !== undefined);
     if (globs.length === 0) return undefined;
     // Only the repositories the caller may see: whether a revision resolves elsewhere is not theirs to learn.
     const indexed = this.indexed().filter((r) => repoFilter === undefined || repoFilter({ repoId: r.repoId, visibility: r.repo.visibility }));

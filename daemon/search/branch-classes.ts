@@ -5,7 +5,7 @@
 
 import type { RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
 import type { Plan } from '../query/terms.ts';
-import { repoAtom, repoAtoms, specialize, type RepoAtom, type Tree } from './match-tree.ts';
+import { literalRef, repoAtom, repoAtoms, specialize, type RepoAtom, type Tree } from './match-tree.ts';
 
 /** A repository of a shard to search (shard-reader.ts members), with its current record. */
 export interface SearchMember {
@@ -162,7 +162,7 @@ function decideFilters(shard: Shard, members: readonly SearchMember[], atoms: re
  * caller decides each ref).
  */
 function namedBranches(plan: Plan, atoms: readonly RepoAtom[], shard: Shard, members: readonly SearchMember[]): BranchClass[] | undefined {
-  if (atoms.length === 0 || !atoms.every((a) => a.op === 'branch' && !a.glob.includes('*') && a.glob !== 'HEAD')) return undefined;
+  if (atoms.length === 0 || !atoms.every((a) => a.op === 'branch' && literalRef(a.glob) !== undefined)) return undefined;
   const first = members.find(({ member }) => shard.members[member]!.end !== shard.members[member]!.first);
   if (first === undefined) return [];
   // On a ref no filter names, every filter is false: '' is no ref's name.

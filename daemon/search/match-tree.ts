@@ -43,6 +43,7 @@ export function refFilter(glob: string): (name: string, isDefault: boolean) => b
   let test = refFilters.get(glob);
   if (test) refFilters.delete(glob);
   else if (glob === 'HEAD') test = (_name, isDefault) => isDefault;
+  else if (literalRef(glob) !== undefined) test = (name) => name === glob;
   else {
     const g = compileRefGlob(glob);
     test = (name) => g.test(name);
@@ -50,6 +51,16 @@ export function refFilter(glob: string): (name: string, isDefault: boolean) => b
   refFilters.set(glob, test);
   if (refFilters.size > REPO_PATTERNS_KEPT) refFilters.delete(refFilters.keys().next().value!);
   return test;
+}
+
+/**
+ * The one ref name a `branch:` glob can match, when it names one: only `*` is an operator
+ * in a ref glob (repos/glob.ts), so a glob without it, other than HEAD (the default
+ * branch), matches exactly the ref spelled so. Such a glob (a search at a commit names the
+ * commit's id) is compared, not compiled.
+ */
+export function literalRef(glob: string): string | undefined {
+  return glob !== 'HEAD' && !glob.includes('*') ? glob : undefined;
 }
 
 /** `branch:` globs compiled, the most recently used kept (as `repo:` patterns, below). */
@@ -300,7 +311,7 @@ export function repoScoped(root: PlanNode): boolean {
  * index does not hold. A glob without `*` other than HEAD names only the ref spelled so.
  */
 function namesRef(glob: string, refs: RefNames): boolean {
-  if (glob !== 'HEAD' && !glob.includes('*')) return refs.set.has(glob);
+  if (literalRef(glob) !== undefined) return refs.set.has(glob);
   const test = refFilter(glob);
   return refs.list.some((name, i) => test(name, i === 0));
 }

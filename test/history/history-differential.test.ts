@@ -173,4 +173,8 @@ test('a file found at a commit names the commit; a commit no indexed ref reaches
   // The tip index still answers its own refs.
   const tip = await service.search({ ...req, query: `(${req.query}) rev:main` });
   for (const f of tip.files) assert.deepEqual(f.branches, ['main']);
+  // HEAD is the default branch: the tips answer it, each file once, as rev:main (not again from the history at the tip's commit).
+  const head = await service.search({ ...req, query: `(${req.query}) rev:HEAD` });
+  assert.ok(head.files.length > 0);
+  assert.deepEqual(comparable(head), comparable(tip));
 });
