@@ -17,7 +17,7 @@ import { ServiceError } from '../errors.ts';
 import { AT_PREFIX } from '../query/ast.ts';
 import type { Plan, PlanNode } from '../query/plan.ts';
 import { historyDataDir } from '../index/data-dir.ts';
-import { loadManifest, readAllManifests, readIndexVersion, type ManifestRepo } from '../index/manifest.ts';
+import { indexVersionStamp, loadManifest, readAllManifests, type ManifestRepo } from '../index/manifest.ts';
 import { runGit } from '../repos/git-command.ts';
 import { withRepository } from '../repos/git-repo-cache.ts';
 import type { GitRef } from '../repos/git.ts';
@@ -251,7 +251,8 @@ export class HistorySearch implements SearchService {
   /** The repositories with a history index, read again when either data dir's index changes. */
   private indexed(): Indexed[] {
     const root = historyDataDir(this.dataDir);
-    const stamp = `${readIndexVersion(root)}/${readIndexVersion(this.dataDir)}`;
+    // A stat of each index-version, which every change replaces (manifest.ts): no read per search.
+    const stamp = `${indexVersionStamp(root)}/${indexVersionStamp(this.dataDir)}`;
     if (this.known?.stamp === stamp) return this.known.indexed;
     const indexed: Indexed[] = [];
     for (const m of readAllManifests(root)) {
