@@ -149,7 +149,9 @@ test('kill -9 of a node under load: complete answers after 10 s, two replicas ag
   // (no request answered before the kill, or none started 10 s after it).
   const ANSWERED = 8;
   const run = load(() => [url('a'), url('b')], queries, want, 4);
-  await until('the load answered requests before the kill', () => run.answered().length >= ANSWERED, 60_000);
+  // (A wait that fails stops the load's clients first: they would go on forever.)
+  const stopped = (err: Error) => run.stop().then(() => Promise.reject(err));
+  await until('the load answered requests before the kill', () => run.answered().length >= ANSWERED, 60_000).catch(stopped);
   const victim = procs.get('c')!;
   const killedAt = Date.now();
   victim.child.kill('SIGKILL');
@@ -158,7 +160,7 @@ test('kill -9 of a node under load: complete answers after 10 s, two replicas ag
     `${ANSWERED} requests started 10 s or more after the kill answered`,
     () => run.answered().filter((x) => x.at >= killedAt + 10_000).length >= ANSWERED,
     60_000,
-  );
+  ).catch(stopped);
   const samples = await run.stop();
   const before = samples.filter((s) => s.at < killedAt);
   const early = samples.filter((s) => s.at >= killedAt && s.at < killedAt + 10_000);
