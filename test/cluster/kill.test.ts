@@ -71,7 +71,12 @@ interface Sample {
 }
 
 /** Searches in a loop over `urls` with `clients` at once until stopped; each answer checked against `want`. */
-function load(urls: () => string[], queries: Array<Record<string, unknown>>, want: string[], clients: number): { stop(): Promise<Sample[]> } {
+function load(
+  urls: () => string[],
+  queries: Array<Record<string, unknown>>,
+  want: string[],
+  clients: number,
+): { answered(): readonly Sample[]; stop(): Promise<Sample[]> } {
   const samples: Sample[] = [];
   let running = true;
   const r = prng(5);
@@ -91,6 +96,7 @@ function load(urls: () => string[], queries: Array<Record<string, unknown>>, wan
   };
   const all = Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
   return {
+    answered: () => samples,
     async stop() {
       running = false;
       await all;
@@ -139,13 +145,22 @@ test('kill -9 of a node under load: complete answers after 10 s, two replicas ag
   }
 
   // Steady load on the two nodes that live (a load balancer's pool), then the third dies.
+  // Each wait is for requests answered, not a fixed time a loaded machine can outrun
+  // (no request answered before the kill, or none started 10 s after it).
+  const ANSWERED = 8;
   const run = load(() => [url('a'), url('b')], queries, want, 4);
-  await new Promise((r) => setTimeout(r, 1500));
+  // (A wait that fails stops the load's clients first: they would go on forever.)
+  const stopped = (err: Error) => run.stop().then(() => Promise.reject(err));
+  await until('the load answered requests before the kill', () => run.answered().length >= ANSWERED, 60_000).catch(stopped);
   const victim = procs.get('c')!;
   const killedAt = Date.now();
   victim.child.kill('SIGKILL');
   await new Promise<void>((r) => victim.child.once('exit', () => r()));
-  await new Promise((r) => setTimeout(r, 13_000));
+  await until(
+    `${ANSWERED} requests started 10 s or more after the kill answered`,
+    () => run.answered().filter((x) => x.at >= killedAt + 10_000).length >= ANSWERED,
+    60_000,
+  ).catch(stopped);
   const samples = await run.stop();
   const before = samples.filter((s) => s.at < killedAt);
   const early = samples.filter((s) => s.at >= killedAt && s.at < killedAt + 10_000);

@@ -63,7 +63,13 @@ test("a worker's message of replies is forwarded byte for byte, units renamed; r
   message.fill(0xee);
   answers[1]!(values[0]!);
   answers[0]!(values[1]!);
-  await new Promise((r) => setTimeout(r, 20));
+  // Until END was sent (the part's last frame), not a fixed time a loaded machine can
+  // outrun; then a few more turns, so that a frame sent after END would be seen.
+  const ended = () => got.some((b) => readFrame(b).kind === KIND.END);
+  const deadline = Date.now() + 10_000;
+  while (!ended() && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+  assert.ok(ended(), `END was not sent within 10 s (frames ${got.map((b) => readFrame(b).kind).join(',')})`);
+  for (let turns = 0; turns < 10; turns++) await new Promise((r) => setImmediate(r));
 
   const kinds = got.map((b) => readFrame(b).kind);
   assert.deepEqual(kinds.filter((k) => k === KIND.REPLIES).length, 2, `frames ${kinds.join(',')}`);

@@ -50,8 +50,11 @@ export async function metrics(url: string, names: string[]): Promise<Record<stri
   return out;
 }
 
-/** Polls `check` every 25 ms until it holds; throws after `ms`. */
-export async function until(what: string, check: () => Promise<boolean> | boolean, ms = 5000): Promise<void> {
+/**
+ * Polls `check` every 25 ms until it holds; throws after `ms` (by default 30 s: a bound for
+ * a loaded machine, not a measure of how soon; a check that holds returns at once).
+ */
+export async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting: ${what}`);

@@ -31,6 +31,13 @@ function recorder(): HttpLogger & { lines: Array<Record<string, unknown>> } {
   return Object.assign(make({}), { lines });
 }
 
+/** Searches running now and completed so far, every kind summed (all the series of each metric). */
+async function searchCounts(url: string): Promise<{ running: number; total: number }> {
+  const lines = (await (await fetch(`${url}/metrics`)).text()).split('\n');
+  const sum = (name: string) => lines.filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+  return { running: sum('trawl_searches_running'), total: sum('trawl_searches_total') };
+}
+
 const STREAM_BODY = JSON.stringify({ query: 'needle', matches: 100000 });
 
 /** Opens a stream and reads until the first result message; returns the reader. */
@@ -216,12 +223,22 @@ test('streaming back-pressure, cancellation, queueing, time budget and shutdown'
       // A deadline the search in flight meets with room to spare on a loaded machine.
       const c = await start({ http: { shutdownTimeoutMs: 3000 } }, recorder());
       const stuck = await openStream(c.url);
+      const was = await searchCounts(c.url);
       const search = fetch(`${c.url}/api/search`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ query: 'needle_1_1 ', matches: 5 }),
       });
-      await new Promise((r) => setTimeout(r, 50));
+      // Until the daemon has the search (running beside the stuck stream, or done), not a
+      // fixed 50 ms: a close begun before the request arrived would refuse it.
+      await until(
+        'the search reached the daemon',
+        async () => {
+          const now = await searchCounts(c.url);
+          return now.running > was.running || now.total > was.total;
+        },
+        30_000,
+      );
       const began = Date.now();
       let closed = false;
       const closing = c.close().then(() => (closed = true));

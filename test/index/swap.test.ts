@@ -23,7 +23,7 @@ function generation(g: number, only?: (i: number) => boolean): Record<string, st
   return files;
 }
 
-test('searches running through re-indexes all succeed and never see a mixed state', async () => {
+test('searches running through re-indexes all succeed and never see a mixed state', async (t) => {
   const dir = tempDir('swap');
   const data = join(dir.path, 'data');
   const searcher = new Searcher({ dataDir: data, workers: 2 });
@@ -57,16 +57,26 @@ test('searches running through re-indexes all succeed and never see a mixed stat
         await new Promise((resolve) => setImmediate(resolve));
       }
     })();
-    // Full rebuilds and deltas (every other file changed), back to back.
+    // Full rebuilds and deltas (every other file changed). After each, until a search has
+    // seen it (not a fixed time a loaded machine can outrun): the next build starts with
+    // searches running through it, and every generation is seen whatever the machine's load.
+    const seenBy = async (g: number) => {
+      const deadline = Date.now() + 30_000;
+      while (!seen.has(String(g)) && errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      if (errors.length > 0 || !seen.has(String(g))) done = true; // the searches stop with the test
+      assert.deepEqual(errors, [], `after generation ${g}`);
+      assert.ok(seen.has(String(g)), `no search saw generation ${g} within 30 s of its commit (saw ${[...seen].join(',')})`);
+    };
     for (let g = 2; g <= 7; g++) {
       repo.commit(generation(g));
       await indexLocal(repo.path, { dataDir: data, symbols: false, workers: 1, shardTargetBytes: 4096, incremental: g % 2 === 0 });
+      await seenBy(g);
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
     done = true;
     await loop;
     assert.deepEqual(errors, []);
     assert.ok(searches >= 10, `only ${searches} searches ran`);
+    t.diagnostic(`${searches} searches saw generations ${[...seen].sort().join(',')}`);
     assert.ok(seen.size >= 3, `searches saw generations ${[...seen].join(',')}`);
     assert.ok(seen.has('7'));
   } finally {

@@ -30,8 +30,10 @@ test('search workers and planner threads run niced, the main thread does not', {
   const planner = new Planner({ threads: 2 });
   try {
     await planner.plan({ query: 'warm' }, 'a');
-    // The workers lower their priority as they start: wait for both.
-    for (let k = 0; k < 200 && niced() < before + 4; k++) await new Promise((r) => setTimeout(r, 25));
+    // The workers lower their priority as they start: wait for both (bounded by time, 30 s,
+    // not by a count of polls a loaded machine's slow thread starts can outlast).
+    const deadline = Date.now() + 30_000;
+    while (niced() < before + 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     assert.equal(niced() - before, 4, 'two search workers and two planner threads');
     assert.equal(niceByThread().get(process.pid), 0, 'the main thread keeps its priority');
   } finally {
