@@ -1,0 +1,168 @@
+// Builds a repository's word counts (word-counts.ts, the format) from its history index's
+// documents, read through the shard reader: a shard's documents in order, so a path's
+// versions come one after another and each is rebuilt from the one before with one delta
+// (index/stored-versions.ts keeps the last ones). A chain's first version is counted whole;
+// each later one only where it differs from the version before: the bytes both share at the
+// start and at the end, cut back to whole lines (no word holds a "\n"), hold the same words,
+// so the change of every count is the words of the new middle less those of the old.
+//
+// An update (a history that gained a delta shard) reads the file it had and counts the new
+// shards' documents alone, appended after the old ones; the result is the file a build from
+// scratch of the same shards makes, byte for byte (test/history/word-counts.test.ts). When
+// the shards the file covers are not the first ones the manifest names (a full rebuild of
+// the index, or no file), it is built from scratch.
+
+import { loadManifest, shardFiles } from '../index/manifest.ts';
+import { Shard } from '../index/shard-reader.ts';
+import { emptyModel, modelOf, MIN_WORD, OID_BYTES, readWordCounts, removeWordCounts, writeWordCounts, type WordCountsModel } from './word-counts.ts';
+
+/** What an update did. */
+export interface WordCountsSummary {
+  /** 'unchanged': the file covered the shards already; 'updated': new shards appended; 'built': from scratch; 'none': no history index. */
+  action: 'unchanged' | 'updated' | 'built' | 'none';
+  /** Documents counted now. */
+  docs: number;
+  ms: number;
+}
+
+/** The ASCII word bytes [A-Za-z0-9_]. */
+const WORD_BYTE = new Uint8Array(256);
+for (let b = 0; b < 256; b++) {
+  const c = String.fromCharCode(b);
+  WORD_BYTE[b] = /[A-Za-z0-9_]/.test(c) ? 1 : 0;
+}
+const NL = 0x0a;
+const ZERO_OID = Buffer.alloc(OID_BYTES);
+/** U+212A (Kelvin sign) and U+017F (long s) in UTF-8: their case folding is an ASCII letter (search/matcher.ts). */
+const KELVIN = Buffer.from('\u212A');
+const LONG_S = Buffer.from('\u017F');
+
+/**
+ * Brings the word counts at `path` in line with the history index of `repoId` in the
+ * history data dir `historyRoot`: appends the new shards' documents, or builds the file from
+ * scratch. A history whose manifest cannot be read has its file removed.
+ */
+export function updateWordCounts(historyRoot: string, repoId: number, path: string): WordCountsSummary {
+  const started = performance.now();
+  const m = loadManifest(historyRoot, repoId);
+  if (m === undefined || 'unreadable' in m || m.version !== 2 || m.shards.some((s) => s.member !== undefined)) {
+    removeWordCounts(path);
+    return { action: 'none', docs: 0, ms: performance.now() - started };
+  }
+  const names = m.shards.map((s) => s.file);
+  let model: WordCountsModel | undefined;
+  try {
+    // Read whole (its frame's checksum and its structure checked), not only its header: a damaged body is made again here.
+    const old = readWordCounts(path);
+    if (old !== undefined && old.shards.length <= names.length && old.shards.every((s, i) => s === names[i])) {
+      if (old.shards.length === names.length) return { action: 'unchanged', docs: old.docs, ms: performance.now() - started };
+      model = modelOf(old);
+    }
+  } catch {
+    model = undefined; // damaged or of another version: built again
+  }
+  const action = model === undefined ? 'built' : 'updated';
+  model ??= emptyModel();
+  const paths = new Map(model.paths.map((p, i) => [p, i]));
+  for (const entry of m.shards.slice(model.shards.length)) {
+    const files = shardFiles(historyRoot, repoId, entry);
+    const shard = Shard.open(files.path);
+    try {
+      addShard(model, shard, paths);
+    } finally {
+      shard.releasePages();
+    }
+    model.shards.push(entry.file);
+  }
+  writeWordCounts(path, model);
+  return { action, docs: model.docPath.length, ms: performance.now() - started };
+}
+
+/** Appends a shard's documents to the model. */
+export function addShard(model: WordCountsModel, shard: Shard, paths: Map<string, number>): void {
+  let prevPath: string | undefined;
+  let prev: Buffer | undefined;
+  for (let d = 0; d < shard.docCount; d++) {
+    const path = shard.name(d);
+    const content = shard.contentOf(d);
+    const doc = model.docPath.length;
+    let p = paths.get(path);
+    if (p === undefined) {
+      p = model.paths.length;
+      model.paths.push(path);
+      paths.set(path, p);
+    }
+    const start = path !== prevPath || prev === undefined;
+    model.docPath.push(p);
+    model.blobs.push(Buffer.from(shard.oid(d) ?? ZERO_OID.toString('hex'), 'hex'));
+    model.starts.push(start);
+    model.folds.push(content.indexOf(KELVIN) !== -1 || content.indexOf(LONG_S) !== -1);
+    const changes = new Map<string, number>();
+    if (start) countWords(content, 0, content.length, 1, changes);
+    else countChanges(prev!, content, changes);
+    for (const [word, delta] of changes) {
+      if (delta === 0) continue;
+      let list = model.words.get(word);
+      if (list === undefined) model.words.set(word, (list = { docs: [], deltas: [] }));
+      list.docs.push(doc);
+      list.deltas.push(delta);
+    }
+    prevPath = path;
+    // (The reader's bytes may be a view into its cache or mapping: kept only until the next document.)
+    prev = content;
+  }
+}
+
+/** Adds to `changes` the change of each word's count from `old` to `now`: the words of their differing middles. */
+function countChanges(old: Buffer, now: Buffer, changes: Map<string, number>): void {
+  const max = Math.min(old.length, now.length);
+  let p = commonPrefix(old, now, max);
+  let s = commonSuffix(old, now, max - p);
+  // Back to whole lines: the shared start up to its last "\n", the shared end from its first.
+  p = p === 0 ? 0 : old.lastIndexOf(NL, p - 1) + 1;
+  if (s > 0) {
+    const nl = now.indexOf(NL, now.length - s);
+    s = nl === -1 ? 0 : now.length - (nl + 1);
+  }
+  countWords(old, p, old.length - s, -1, changes);
+  countWords(now, p, now.length - s, 1, changes);
+}
+
+/** Bytes `a` and `b` share at their start, at most `max`: compared 256 at a time natively, then byte by byte. */
+function commonPrefix(a: Buffer, b: Buffer, max: number): number {
+  const STEP = 256;
+  let i = 0;
+  while (i + STEP <= max && a.compare(b, i, i + STEP, i, i + STEP) === 0) i += STEP;
+  while (i < max && a[i] === b[i]) i++;
+  return i;
+}
+
+/** Bytes `a` and `b` share at their end, at most `max`. */
+function commonSuffix(a: Buffer, b: Buffer, max: number): number {
+  const STEP = 256;
+  const al = a.length;
+  const bl = b.length;
+  let i = 0;
+  while (i + STEP <= max && a.compare(b, bl - i - STEP, bl - i, al - i - STEP, al - i) === 0) i += STEP;
+  while (i < max && a[al - 1 - i] === b[bl - 1 - i]) i++;
+  return i;
+}
+
+/** Node's Buffer#latin1Slice, untyped: toString('latin1', ...) without its argument checks, a noticeable share here. */
+interface Latin1 {
+  latin1Slice(start: number, end: number): string;
+}
+
+/** Adds `sign` to the count of each word of at least MIN_WORD bytes in buf[from, to) (from and to at word boundaries). */
+export function countWords(buf: Buffer, from: number, to: number, sign: number, counts: Map<string, number>): void {
+  let i = from;
+  while (i < to) {
+    while (i < to && WORD_BYTE[buf[i]!] === 0) i++;
+    const start = i;
+    while (i < to && WORD_BYTE[buf[i]!] === 1) i++;
+    if (i - start >= MIN_WORD) {
+      const word = (buf as unknown as Latin1).latin1Slice(start, i);
+      counts.set(word, (counts.get(word) ?? 0) + sign);
+    }
+  }
+}

@@ -1,0 +1,252 @@
+// `history:yes` answered from the word counts (history/word-counts.ts) against the same
+// query answered by searching every version (the word counts switched off): for random
+// identifiers and random substrings of the history's words (inside very long words, at
+// word starts and ends, repeated side by side), case-sensitive and not, the answers are
+// identical; zero differences is the only pass. Then queries the word counts must leave
+// to the search (a k or s folding outside words, two-byte literals, filters), an update by
+// a new commit (the same file as a build from scratch), and damaged files (read as absent:
+// the search answers, and the next update makes the file again).
+
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { historyBeside, type HistorySearch } from '../../daemon/history/history-search.ts';
+import { updateWordCounts } from '../../daemon/history/word-count-build.ts';
+import { modelOf, readWordCounts, wordCountsPath } from '../../daemon/history/word-counts.ts';
+import { historyDataDir } from '../../daemon/index/data-dir.ts';
+import type { IndexSummary } from '../../daemon/index/index-summary.ts';
+import { Searcher } from '../../daemon/search/searcher.ts';
+import type { SearchResponse } from '../../daemon/search/types.ts';
+import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts';
+import { prng, tempDir } from '../helpers/corpus.ts';
+import { makeHistoryRepo, type HistoryRepo } from '../helpers/history-repo.ts';
+
+const SEED = Number(process.env.TRAWL_DIFF_SEED ?? 20261128);
+const QUERIES = Number(process.env.TRAWL_DIFF_QUERIES ?? 40);
+
+const dir = tempDir('word-counts');
+const src = join(dir.path, 'src');
+const data = join(dir.path, 'data');
+let made: HistoryRepo;
+let summary: IndexSummary;
+let live: Searcher;
+let fast: HistorySearch;
+let slow: HistorySearch;
+
+/** A long run of word bytes (base64-like), seeded. */
+function longRun(r: ReturnType<typeof prng>, n: number): string {
+  const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_';
+  return Array.from({ length: n }, () => abc[r.int(abc.length)]).join('');
+}
+
+before(async () => {
+  made = makeHistoryRepo(src, SEED, 30);
+  const r = prng(SEED + 1);
+  const blob = longRun(r, 3000);
+  // Long words, repeated letters, one-line files changed inside a word (the shared start
+  // and end of two versions then cut a word), CRLF lines, a file changed at both ends.
+  made.repo.commit(
+    {
+      'data/blob.txt': `key = "${blob}"\n`,
+      'data/rep.txt': 'aaaaaaa xaaaaax aaa\naa a aaaa\n',
+      'one.txt': 'fooBarBaz quxQuux',
+      'crlf.txt': 'alpha_one beta_two\r\ngamma_three\r\n',
+      'ends.txt': `${'head_word '.repeat(50)}\n${'body_line middle\n'.repeat(200)}${'tail_word '.repeat(50)}\n`,
+    },
+    'words',
+  );
+  made.repo.commit(
+    {
+      'data/blob.txt': `key = "${blob.slice(0, 1500)}Z${blob.slice(1501)}"\n`,
+      'data/rep.txt': 'aaaaaaaa xaaaaax\naa a aaaaa\n',
+      'one.txt': 'fooBarBaz quxQuux fooBarBaz',
+      'crlf.txt': 'alpha_one beta_two\r\ngamma_three gamma_three\r\n',
+      'ends.txt': `${'head_word '.repeat(49)}head\n${'body_line middle\n'.repeat(200)}${'tail_word '.repeat(51)}\n`,
+    },
+    'words changed',
+  );
+  made.repo.commit({ 'one.txt': 'quxQuux', 'data/rep.txt': null }, 'words gone');
+  summary = await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 });
+  const h = await indexLocalHistory(summary, { dataDir: data, workers: 1 });
+  assert.ok(h !== 'unchanged' && h.words.action === 'built', 'the history build makes the word counts');
+  live = new Searcher({ dataDir: data, workers: 0 });
+  fast = historyBeside(live, { dataDir: data });
+  slow = historyBeside(live, { dataDir: data, wordCounts: false });
+});
+
+after(async () => {
+  await fast?.close();
+  await slow?.close();
+  await live?.close();
+  dir.cleanup();
+});
+
+const ask = (s: HistorySearch, query: string): Promise<SearchResponse> =>
+  s.search({ query, matches: 1_000_000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+
+/** What must be the same either way: the files with their spans, exhaustiveness, repositories, counts. */
+function answer(res: SearchResponse) {
+  return {
+    files: res.files,
+    exhaustive: res.isSearchExhaustive,
+    repositories: res.repositoryInfo,
+    fileCount: res.stats.fileCount,
+    matches: res.stats.actualMatchCount,
+  };
+}
+
+/** Asks both; asserts the same answer, and whether the word counts answered. */
+async function same(query: string, counted: boolean): Promise<SearchResponse> {
+  const before = fast.wordCounts!.answered;
+  const a = await ask(fast, query);
+  assert.equal(fast.wordCounts!.answered - before, counted ? 1 : 0, `${query}: answered from the word counts: ${!counted ? 'not ' : ''}expected`);
+  const b = await ask(slow, query);
+  assert.deepEqual(answer(a), answer(b), query);
+  return a;
+}
+
+function historyWords(): string[] {
+  const c = readWordCounts(wordCountsPath(data, summary.repoId));
+  assert.ok(c !== undefined);
+  return [...modelOf(c).words.keys()];
+}
+
+test('history:yes from the word counts equals the search of every version: identifiers and substrings of words', async () => {
+  const r = prng(SEED);
+  const words = historyWords();
+  const long = words.filter((w) => w.length > 100);
+  assert.ok(long.length > 0, 'the history holds long words');
+  const queries = new Set<string>([
+    'aaa',
+    'aaaa',
+    'aaaaa',
+    'xaaa',
+    'aaax',
+    'fooBarBaz',
+    'BarBa',
+    'head_word',
+    'tail_word',
+    'gamma_three',
+    'body_line',
+    'never_there_at_all',
+  ]);
+  for (let i = 0; i < QUERIES; i++) {
+    queries.add(r.pick(words));
+    const w = r.pick(r.chance(0.2) ? long : words);
+    if (w.length < 3) continue;
+    const len = 3 + r.int(Math.min(w.length, 12) - 2);
+    const at = r.pick([0, w.length - len, r.int(w.length - len + 1)]);
+    queries.add(w.slice(at, at + len));
+  }
+  let found = 0;
+  for (const q of queries) {
+    for (const c of ['case:yes', 'case:no']) {
+      // A case-insensitive k or s is searched: this history holds K and ſ (the tests' vocabulary has them).
+      const res = await same(`history:yes ${c} ${q}`, c === 'case:yes' || !/[ks]/i.test(q));
+      found += res.files.length;
+    }
+  }
+  assert.ok(found > queries.size, `the queries find files (${found})`);
+});
+
+test('queries the word counts do not answer are searched, with the same answers', async () => {
+  for (const q of [
+    'history:yes aa',
+    'history:yes "foo bar"',
+    'history:yes fooBar file:one',
+    'history:yes /foo.ar/',
+    'history:yes fooBar -file:x',
+    'history:yes foo-bar',
+    'history:yes fooBar rev:main',
+  ]) {
+    await same(q, false);
+  }
+});
+
+test('a case-insensitive k or s is searched when a version holds K or ſ', async () => {
+  const d = tempDir('word-counts-fold');
+  try {
+    const repo = makeHistoryRepo(join(d.path, 'src'), 7, 8);
+    repo.repo.commit({ 'fold.txt': 'the \u212Aey and the \u017Fet\nkey set\n' }, 'folds');
+    const s = await indexLocal(repo.repo.path, { dataDir: join(d.path, 'data'), name: 'fold', workers: 1 });
+    await indexLocalHistory(s, { dataDir: join(d.path, 'data'), workers: 1 });
+    const l = new Searcher({ dataDir: join(d.path, 'data'), workers: 1 });
+    const f = historyBeside(l, { dataDir: join(d.path, 'data') });
+    const g = historyBeside(l, { dataDir: join(d.path, 'data'), wordCounts: false });
+    try {
+      for (const [q, counted] of [
+        ['history:yes case:no key', false],
+        ['history:yes case:no set', false],
+        ['history:yes case:yes key', true],
+        ['history:yes case:no the', true],
+      ] as const) {
+        const n = f.wordCounts!.answered;
+        const a = await ask(f, q);
+        assert.equal(f.wordCounts!.answered - n, counted ? 1 : 0, q);
+        assert.deepEqual(answer(a), answer(await ask(g, q)), q);
+        if (q.includes('case:no key'))
+          assert.ok(
+            a.files.some((x) => x.fileName.text === 'fold.txt'),
+            'the Kelvin sign matches key',
+          );
+      }
+    } finally {
+      await f.close();
+      await g.close();
+      await l.close();
+    }
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('a new commit updates the word counts to the file a build from scratch makes', async () => {
+  made.repo.commit({ 'one.txt': 'quxQuux newWordHere fooBarBaz', 'data/fresh.txt': 'fresh_word fresh_word aaaa\n' }, 'one more');
+  summary = await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 });
+  const h = await indexLocalHistory(summary, { dataDir: data, workers: 1 });
+  assert.ok(h !== 'unchanged' && h.words.action === 'updated', `the update appends (${h === 'unchanged' ? h : h.words.action})`);
+  const path = wordCountsPath(data, summary.repoId);
+  const updated = readFileSync(path);
+  rmSync(path);
+  const built = updateWordCounts(historyDataDir(data), summary.repoId, path);
+  assert.equal(built.action, 'built');
+  assert.ok(readFileSync(path).equals(updated), 'the same bytes');
+  for (const q of ['fresh_word', 'newWordHere', 'fooBarBaz', 'aaaa', 'quxQuux']) await same(`history:yes case:yes ${q}`, true);
+});
+
+test('a damaged or missing word counts file is read as absent: the search answers, the next update makes it again', async () => {
+  const path = wordCountsPath(data, summary.repoId);
+  const good = readFileSync(path);
+  const nl = good.indexOf(0x0a);
+  const head = JSON.parse(good.toString('utf8', 0, nl)) as Record<string, unknown>;
+  const withHead = (h: Record<string, unknown>, rest = good.subarray(nl + 1)) => Buffer.concat([Buffer.from(`${JSON.stringify(h)}\n`), rest]);
+  const flipped = Buffer.from(good);
+  flipped[nl + 1 + Math.floor((good.length - nl) / 2)]! ^= 0x40;
+  const cases: Array<[string, Buffer | null]> = [
+    ['missing', null],
+    ['empty', Buffer.alloc(0)],
+    ['cut short', good.subarray(0, good.length - 100)],
+    ['cut in its header', good.subarray(0, nl - 3)],
+    ['another version', withHead({ ...head, version: 99 })],
+    ['another format', withHead({ ...head, format: 'trawl-other' })],
+    ['its body larger than it says', withHead({ ...head, bytes: (head.bytes as number) - 1 })],
+    ['its body smaller than it says', withHead({ ...head, bytes: (head.bytes as number) + 1 })],
+    ['its frame longer than it says', withHead({ ...head, compressed: (head.compressed as number) + 1 })],
+    ['a size past any bound', withHead({ ...head, bytes: 2 ** 40 })],
+    ['a flipped byte in its frame', flipped],
+    ['not zstd', withHead(head, Buffer.alloc(head.compressed as number, 0x55))],
+    ['other shards', withHead({ ...head, shards: ['g999-0.trawl'] })],
+  ];
+  for (const [what, bytes] of cases) {
+    if (bytes === null) rmSync(path, { force: true });
+    else writeFileSync(path, bytes);
+    await same('history:yes case:yes fooBarBaz', false);
+    if (bytes === null) assert.equal(readWordCounts(path), undefined);
+    else if (what !== 'other shards') assert.throws(() => readWordCounts(path), Error, what);
+    const again = updateWordCounts(historyDataDir(data), summary.repoId, path);
+    assert.equal(again.action, 'built', what);
+    assert.ok(readFileSync(path).equals(good), `${what}: made again`);
+    await same('history:yes case:yes fooBarBaz', true);
+  }
+});
