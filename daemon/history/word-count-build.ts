@@ -14,7 +14,18 @@
 
 import { loadManifest, shardFiles } from '../index/manifest.ts';
 import { Shard } from '../index/shard-reader.ts';
-import { emptyModel, modelOf, MIN_WORD, OID_BYTES, readWordCounts, removeWordCounts, writeWordCounts, type WordCountsModel } from './word-counts.ts';
+import {
+  emptyModel,
+  type Latin1,
+  modelOf,
+  shardsCounted,
+  MIN_WORD,
+  OID_BYTES,
+  readWordCounts,
+  removeWordCounts,
+  writeWordCounts,
+  type WordCountsModel,
+} from './word-counts.ts';
 
 /** What an update did. */
 export interface WordCountsSummary {
@@ -49,7 +60,7 @@ export function updateWordCounts(historyRoot: string, repoId: number, path: stri
     removeWordCounts(path);
     return { action: 'none', docs: 0, ms: performance.now() - started };
   }
-  const names = m.shards.map((s) => s.file);
+  const names = shardsCounted(m.shards);
   let model: WordCountsModel | undefined;
   try {
     // Read whole (its frame's checksum and its structure checked), not only its header: a damaged body is made again here.
@@ -64,7 +75,7 @@ export function updateWordCounts(historyRoot: string, repoId: number, path: stri
   const action = model === undefined ? 'built' : 'updated';
   model ??= emptyModel();
   const paths = new Map(model.paths.map((p, i) => [p, i]));
-  for (const entry of m.shards.slice(model.shards.length)) {
+  for (const entry of m.shards.filter((s) => s.docs > 0).slice(model.shards.length)) {
     const files = shardFiles(historyRoot, repoId, entry);
     const shard = Shard.open(files.path);
     try {
@@ -103,7 +114,7 @@ export function addShard(model: WordCountsModel, shard: Shard, paths: Map<string
     for (const [word, delta] of changes) {
       if (delta === 0) continue;
       let list = model.words.get(word);
-      if (list === undefined) model.words.set(word, (list = { docs: [], deltas: [] }));
+      if (list === undefined) model.words.set(word, (list = { last: -1, docs: [], deltas: [] }));
       list.docs.push(doc);
       list.deltas.push(delta);
     }
@@ -146,11 +157,6 @@ function commonSuffix(a: Buffer, b: Buffer, max: number): number {
   while (i + STEP <= max && a.compare(b, bl - i - STEP, bl - i, al - i - STEP, al - i) === 0) i += STEP;
   while (i < max && a[al - 1 - i] === b[bl - 1 - i]) i++;
   return i;
-}
-
-/** Node's Buffer#latin1Slice, untyped: toString('latin1', ...) without its argument checks, a noticeable share here. */
-interface Latin1 {
-  latin1Slice(start: number, end: number): string;
 }
 
 /** Adds `sign` to the count of each word of at least MIN_WORD bytes in buf[from, to) (from and to at word boundaries). */

@@ -16,8 +16,9 @@
 // File format (version 1):
 //   line 1: a JSON object and "\n":
 //           {"format":"trawl-words","version":1,"shards":[<shard file>...],"bytes":<b>,"compressed":<c>}
-//           shards: the history index's shards (manifest order) whose documents it holds: it
-//           is current while the manifest names exactly these; bytes: the body's size
+//           shards: the history index's shards (manifest order) whose documents it holds,
+//           those with documents (shardsCounted): it is current while the manifest names
+//           exactly these; bytes: the body's size
 //           decompressed (checked against BODY_MAX_BYTES before it is decompressed);
 //           compressed: its frame's size, the rest of the file
 //   then the body, one zstd frame with its content checksum (index/zstd-frame.ts):
@@ -57,8 +58,13 @@ const WHAT = 'the word counts file';
 export const OID_BYTES = 20;
 const NL = 0x0a;
 
-/** A word's entries: ascending documents and the change of its count at each. */
+/**
+ * A word's entries: those of a file read, as they are stored (`stored`, its last document
+ * `last`), then ascending documents after them and the change of its count at each.
+ */
 export interface WordList {
+  stored?: Buffer;
+  last: number;
   docs: number[];
   deltas: number[];
 }
@@ -100,6 +106,15 @@ export function emptyModel(): WordCountsModel {
   return { shards: [], paths: [], docPath: [], blobs: [], starts: [], folds: [], words: new Map() };
 }
 
+/**
+ * The shards of a history's manifest whose documents the file holds, as its header names
+ * them: those with documents (an incremental run may drop a shard that has none, which
+ * changes no count).
+ */
+export function shardsCounted(shards: ReadonlyArray<{ file: string; docs: number }>): string[] {
+  return shards.filter((s) => s.docs > 0).map((s) => s.file);
+}
+
 /** Where a repository's word counts are. */
 export function wordCountsPath(dataDir: string, repoId: number): string {
   return join(historyDataDir(dataDir), 'words', `${repoId}.words`);
@@ -127,14 +142,15 @@ export function encodeWordCounts(m: WordCountsModel): Buffer {
   w.bytes(bitmap(m.starts));
   w.bytes(bitmap(m.folds));
   const dictStart = w.length;
-  for (const word of words) w.bytes(Buffer.from(`${word}\n`, 'latin1'));
+  for (const word of words) w.latin1(`${word}\n`);
   const dictBytes = w.length - dictStart;
   const lists = new Writer();
   const listBytes: number[] = [];
   for (const word of words) {
-    const { docs, deltas } = m.words.get(word)!;
+    const { stored, last: storedLast, docs, deltas } = m.words.get(word)!;
     const from = lists.length;
-    let last = -1;
+    if (stored !== undefined) lists.bytes(stored);
+    let last = storedLast;
     for (let i = 0; i < docs.length; i++) {
       lists.varint(last < 0 ? docs[i]! : docs[i]! - last);
       last = docs[i]!;
@@ -258,6 +274,36 @@ export function readList(c: WordCounts, w: number, entry: (doc: number, delta: n
   return n;
 }
 
+/**
+ * The last document of word `w`'s list: the sum of its gaps, each change skipped (an update
+ * reads every list this way: a loop over bytes, not readList's calls). Checked as readList is.
+ */
+function lastDoc(c: WordCounts, w: number): number {
+  const { lists } = c;
+  const end = c.listStarts[w + 1]!;
+  let i = c.listStarts[w]!;
+  let doc = -1;
+  let n = 0;
+  while (i < end) {
+    let gap = 0;
+    let shift = 0;
+    let b: number;
+    do {
+      if (i >= end || shift > 28) throw damaged('a number runs past its part');
+      b = lists[i++]!;
+      gap += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (b >= 0x80);
+    doc = doc < 0 ? gap : doc + gap;
+    if ((n > 0 && gap === 0) || doc >= c.docs) throw damaged(`a list names document ${doc} of ${c.docs}`);
+    do {
+      if (i >= end) throw damaged('a number runs past its part');
+    } while (lists[i++]! >= 0x80);
+    n++;
+  }
+  return doc;
+}
+
 /** The model of a file read (an update extends it). */
 export function modelOf(c: WordCounts): WordCountsModel {
   const m = emptyModel();
@@ -269,15 +315,19 @@ export function modelOf(c: WordCounts): WordCountsModel {
     m.starts.push(c.starts[d] === 1);
   }
   for (let d = 0; d < c.docs; d++) m.folds.push(c.folds[d] === 1);
+  // Each word's stored entries are kept as they are (an update appends after them), walked only for their last document.
   for (let w = 0; w + 1 < c.wordStarts.length; w++) {
-    const list: WordList = { docs: [], deltas: [] };
-    readList(c, w, (doc, delta) => {
-      list.docs.push(doc);
-      list.deltas.push(delta);
-    });
-    m.words.set(c.dictionary.toString('latin1', c.wordStarts[w]!, c.wordStarts[w + 1]! - 1), list);
+    const last = lastDoc(c, w);
+    const stored = c.lists.subarray(c.listStarts[w]!, c.listStarts[w + 1]!);
+    m.words.set((c.dictionary as unknown as Latin1).latin1Slice(c.wordStarts[w]!, c.wordStarts[w + 1]! - 1), { stored, last, docs: [], deltas: [] });
   }
   return m;
+}
+
+/** Node's Buffer#latin1Slice and #latin1Write, untyped: toString and write without their argument checks. */
+export interface Latin1 {
+  latin1Slice(start: number, end: number): string;
+  latin1Write(s: string, offset: number): number;
 }
 
 function damaged(why: string): Error {
@@ -327,6 +377,12 @@ class Writer {
       v >>>= 7;
     }
     this.buf[this.length++] = v;
+  }
+
+  /** An ASCII string's bytes. */
+  latin1(s: string): void {
+    this.room(s.length);
+    this.length += (this.buf as unknown as Latin1).latin1Write(s, this.length);
   }
 
   bytes(b: Uint8Array): void {

@@ -99,6 +99,8 @@ for (const name of ['hono', 'ripgrep'] as CorpusName[]) {
           .filter((l) => l !== '');
         assert.deepEqual([...ours].sort(), [...new Set(theirs)].sort(), `${name}: history:yes ${ident} against git log -S`);
       }
+      // Case-sensitive identifiers: every one is answered from the word counts (history/word-count-query.ts).
+      assert.equal(service.wordCounts!.answered, SPANS, `${name}: history:yes answered from the word counts`);
     } finally {
       await service.close();
       await live.close();
