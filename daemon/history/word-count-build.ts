@@ -125,7 +125,7 @@ export function addShard(model: WordCountsModel, shard: Shard, paths: Map<string
 }
 
 /** Adds to `changes` the change of each word's count from `old` to `now`: the words of their differing middles. */
-function countChanges(old: Buffer, now: Buffer, changes: Map<string, number>): void {
+export function countChanges(old: Buffer, now: Buffer, changes: Map<string, number>): void {
   const max = Math.min(old.length, now.length);
   let p = commonPrefix(old, now, max);
   let s = commonSuffix(old, now, max - p);
