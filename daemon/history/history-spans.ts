@@ -16,6 +16,10 @@
 // changes only where its blob does. Each path's answer is its newest matching version, at
 // the newest commit of the line that held it (`branches`), with `history` its spans and
 // changes: a second search, of those commits only, gives those versions' lines.
+//
+// A query that is one literal of word bytes (an identifier) takes its versions' counts from
+// the repositories' word counts instead of the first search, when they are current
+// (word-count-query.ts: why the counts are the same, and when the search is used instead).
 
 import { runGit } from '../repos/git-command.ts';
 import type { PlanNode, Plan } from '../query/plan.ts';

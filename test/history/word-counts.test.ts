@@ -82,8 +82,8 @@ after(async () => {
   dir.cleanup();
 });
 
-const ask = (s: HistorySearch, query: string): Promise<SearchResponse> =>
-  s.search({ query, matches: 1_000_000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+const request = (query: string) => ({ query, matches: 1_000_000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
+const ask = (s: HistorySearch, query: string): Promise<SearchResponse> => s.search(request(query));
 
 /** What must be the same either way: the files with their spans, exhaustiveness, repositories, counts. */
 function answer(res: SearchResponse) {
@@ -249,4 +249,33 @@ test('a damaged or missing word counts file is read as absent: the search answer
     assert.ok(readFileSync(path).equals(good), `${what}: made again`);
     await same('history:yes case:yes fooBarBaz', true);
   }
+});
+
+test('several repositories, and a caller who may see only some of them: the same answers', async () => {
+  const other = join(dir.path, 'other');
+  makeHistoryRepo(other, SEED + 7, 12);
+  const s2 = await indexLocal(other, { dataDir: data, name: 'gen2', workers: 1 });
+  await indexLocalHistory(s2, { dataDir: data, workers: 1 });
+  const ids = [summary.repoId, s2.repoId];
+  const words = historyWords().filter((w) => !/[ks]/i.test(w));
+  const r = prng(SEED + 2);
+  let both = 0;
+  for (let i = 0; i < 12; i++) {
+    const query = `history:yes case:yes ${r.pick(words)}`;
+    for (const only of [undefined, ...ids]) {
+      const options = only === undefined ? {} : { repoFilter: (x: { repoId: number }) => x.repoId === only };
+      const before = fast.wordCounts!.answered;
+      const a = await fast.search(request(query), options);
+      assert.equal(fast.wordCounts!.answered - before, 1, query);
+      const b = await slow.search(request(query), options);
+      assert.deepEqual(answer(a), answer(b), `${query} seen by ${only ?? 'all'}`);
+      if (only !== undefined)
+        assert.ok(
+          a.files.every((f) => f.repositoryId === only),
+          'only the repositories the caller may see',
+        );
+      else if (new Set(a.files.map((f) => f.repositoryId)).size === 2) both++;
+    }
+  }
+  assert.ok(both > 0, 'some answers hold both repositories');
 });
