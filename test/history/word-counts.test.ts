@@ -20,6 +20,7 @@ import { Searcher } from '../../daemon/search/searcher.ts';
 import type { SearchResponse } from '../../daemon/search/types.ts';
 import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts';
 import { prng, tempDir } from '../helpers/corpus.ts';
+import { TestRepo } from '../helpers/git.ts';
 import { makeHistoryRepo, type HistoryRepo } from '../helpers/history-repo.ts';
 
 const SEED = Number(process.env.TRAWL_DIFF_SEED ?? 20261128);
@@ -51,6 +52,8 @@ before(async () => {
       'data/blob.txt': `key = "${blob}"\n`,
       'data/rep.txt': 'aaaaaaa xaaaaax aaa\naa a aaaa\n',
       'one.txt': 'fooBarBaz quxQuux',
+      // A path holding a word some versions hold too (a content term highlights it there, and counts only content).
+      'notes/fooBarBaz.md': 'nothing here\n',
       'crlf.txt': 'alpha_one beta_two\r\ngamma_three\r\n',
       'ends.txt': `${'head_word '.repeat(50)}\n${'body_line middle\n'.repeat(200)}${'tail_word '.repeat(50)}\n`,
     },
@@ -61,6 +64,7 @@ before(async () => {
       'data/blob.txt': `key = "${blob.slice(0, 1500)}Z${blob.slice(1501)}"\n`,
       'data/rep.txt': 'aaaaaaaa xaaaaax\naa a aaaaa\n',
       'one.txt': 'fooBarBaz quxQuux fooBarBaz',
+      'notes/fooBarBaz.md': 'fooBarBaz once, notes twice: notes\n',
       'crlf.txt': 'alpha_one beta_two\r\ngamma_three gamma_three\r\n',
       'ends.txt': `${'head_word '.repeat(49)}head\n${'body_line middle\n'.repeat(200)}${'tail_word '.repeat(51)}\n`,
     },
@@ -164,39 +168,49 @@ test('queries the word counts do not answer are searched, with the same answers'
   }
 });
 
-test('a case-insensitive k or s is searched when a version holds K or ſ', async () => {
+test('a case-insensitive k or s is answered from the counts until a version holds K or ſ, then searched', async () => {
   const d = tempDir('word-counts-fold');
+  const root = join(d.path, 'src');
+  const dataDir = join(d.path, 'data');
+  const repo = TestRepo.init(root);
+  repo.commit({ 'a.txt': 'key set Key SET kestrel\n', 'b.txt': 'nothing\n' }, 'one');
+  repo.commit({ 'a.txt': 'key set\nKEY sets\n', 'b.txt': 'a key\n' }, 'two');
+  const l = new Searcher({ dataDir, workers: 1 });
+  const f = historyBeside(l, { dataDir });
+  const g = historyBeside(l, { dataDir, wordCounts: false });
+  const check = async (q: string, counted: boolean): Promise<SearchResponse> => {
+    const n = f.wordCounts!.answered;
+    const a = await ask(f, q);
+    assert.equal(f.wordCounts!.answered - n, counted ? 1 : 0, `${q}: from the counts`);
+    assert.deepEqual(answer(a), answer(await ask(g, q)), q);
+    return a;
+  };
   try {
-    const repo = makeHistoryRepo(join(d.path, 'src'), 7, 8);
-    repo.repo.commit({ 'fold.txt': 'the \u212Aey and the \u017Fet\nkey set\n' }, 'folds');
-    const s = await indexLocal(repo.repo.path, { dataDir: join(d.path, 'data'), name: 'fold', workers: 1 });
-    await indexLocalHistory(s, { dataDir: join(d.path, 'data'), workers: 1 });
-    const l = new Searcher({ dataDir: join(d.path, 'data'), workers: 1 });
-    const f = historyBeside(l, { dataDir: join(d.path, 'data') });
-    const g = historyBeside(l, { dataDir: join(d.path, 'data'), wordCounts: false });
-    try {
-      for (const [q, counted] of [
-        ['history:yes case:no key', false],
-        ['history:yes case:no set', false],
-        ['history:yes case:yes key', true],
-        ['history:yes case:no the', true],
-      ] as const) {
-        const n = f.wordCounts!.answered;
-        const a = await ask(f, q);
-        assert.equal(f.wordCounts!.answered - n, counted ? 1 : 0, q);
-        assert.deepEqual(answer(a), answer(await ask(g, q)), q);
-        if (q.includes('case:no key'))
-          assert.ok(
-            a.files.some((x) => x.fileName.text === 'fold.txt'),
-            'the Kelvin sign matches key',
-          );
-      }
-    } finally {
-      await f.close();
-      await g.close();
-      await l.close();
+    const index = async () => indexLocalHistory(await indexLocal(root, { dataDir, name: 'fold', workers: 1 }), { dataDir, workers: 1 });
+    await index();
+    for (const q of ['key', 'set', 'KEY', 'kestrel']) {
+      const a = await check(`history:yes case:no ${q}`, true);
+      assert.ok(a.files.length > 0, q);
+    }
+    repo.commit({ 'fold.txt': 'the \u212Aey and the \u017Fet\n' }, 'folds');
+    await index();
+    for (const [q, counted] of [
+      ['history:yes case:no key', false],
+      ['history:yes case:no set', false],
+      ['history:yes case:yes key', true],
+      ['history:yes case:no the', true],
+    ] as const) {
+      const a = await check(q, counted);
+      if (q.includes('case:no key'))
+        assert.ok(
+          a.files.some((x) => x.fileName.text === 'fold.txt'),
+          'the Kelvin sign matches key',
+        );
     }
   } finally {
+    await f.close();
+    await g.close();
+    await l.close();
     d.cleanup();
   }
 });
