@@ -24,6 +24,7 @@
 import { runGit } from '../repos/git-command.ts';
 import type { PlanNode, Plan } from '../query/plan.ts';
 import { derivedPlan } from '../search/plan-cache.ts';
+import { loneLiteralBytes } from '../search/version-matches.ts';
 import type { SearchOptions, SearchService, WireResponse } from '../search/search-options.ts';
 import { emptyStats, type CommitRef, type FileResult, type MatchHistory, type SearchRequest } from '../search/types.ts';
 import type { WordCountFiles } from './word-count-files.ts';
@@ -225,14 +226,12 @@ export async function searchSpans(
   const { history: _history, ...rest } = plan;
   const { onChunk: _onChunk, ...quiet } = options;
   // Per repository, per path, per blob: the version found, from the word counts or a search.
-  let byRepo = at.words !== undefined ? countedVersions(plan, options, repos, at.words) : undefined;
+  const everywhere: Plan = { ...rest, root: { op: 'and', children: [plan.root, { op: 'branch', glob: '*' }] }, branches: ['*'], versions: true };
+  // (Counted by the rule that search would count by: search/version-matches.ts, given what it gives it.)
+  let byRepo = at.words !== undefined ? countedVersions(plan, loneLiteralBytes(everywhere), options, repos, at.words) : undefined;
   let found: WireResponse | undefined;
   if (byRepo === undefined) {
-    const everywhere: PlanNode = { op: 'and', children: [plan.root, { op: 'branch', glob: '*' }] };
-    found = await history.searchWire(
-      { ...req, matches: SPAN_MATCHES },
-      { ...quiet, planned: derivedPlan({ ...rest, root: everywhere, branches: ['*'], versions: true }) },
-    );
+    found = await history.searchWire({ ...req, matches: SPAN_MATCHES }, { ...quiet, planned: derivedPlan(everywhere) });
     byRepo = searchedVersions(found, parse);
   }
   const byId = new Map(repos.map((r) => [r.repoId, r]));
@@ -304,10 +303,14 @@ export async function searchSpans(
   // The stats are those of the search of every version; counted from the words, of the
   // search of the commits shown (the only one made), and the repositories are those it found.
   const stated = found ?? shown ?? { stats: emptyStats(), repositoryInfo: [] };
+  const repositoryInfo = stated.repositoryInfo.filter((r) => files.some((f) => f.wire.repositoryId === r.id));
+  // In the order the search of every version gives them (unranked: its shards', by
+  // repository name then id, search/searcher.ts), not the ranked second search's.
+  if (found === undefined) repositoryInfo.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
   return {
     stats: { ...stated.stats, fileCount: files.length, actualMatchCount: files.reduce((n, f) => n + f.matches, 0) },
     files: files.map((f) => f.wire),
-    repositoryInfo: stated.repositoryInfo.filter((r) => files.some((f) => f.wire.repositoryId === r.id)),
+    repositoryInfo,
     isSearchExhaustive: exhaustive,
   };
 }
@@ -335,6 +338,7 @@ function searchedVersions(found: WireResponse, parse: (f: WireResponse['files'][
  */
 function countedVersions(
   plan: Plan,
+  literalBytes: number,
   options: SearchOptions,
   repos: readonly SpanRepo[],
   words: WordCountFiles,
@@ -350,7 +354,7 @@ function countedVersions(
     if (c === undefined) return undefined;
     let v: ReturnType<typeof wordVersions>;
     try {
-      v = wordVersions(c, term, budget);
+      v = wordVersions(c, term, literalBytes, budget);
     } catch {
       return undefined; // a damaged list: the search answers
     }

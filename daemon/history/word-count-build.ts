@@ -36,17 +36,16 @@ export interface WordCountsSummary {
   ms: number;
 }
 
-/** The ASCII word bytes [A-Za-z0-9_]. */
+/**
+ * Per byte: 1 for the ASCII word bytes [A-Za-z0-9_]; 2 for the first byte of K (E2 84 AA)
+ * and of ſ (C5 BF), which are word characters here when the rest follows (word-counts.ts).
+ */
 const WORD_BYTE = new Uint8Array(256);
-for (let b = 0; b < 256; b++) {
-  const c = String.fromCharCode(b);
-  WORD_BYTE[b] = /[A-Za-z0-9_]/.test(c) ? 1 : 0;
-}
+for (let b = 0; b < 256; b++) WORD_BYTE[b] = /[A-Za-z0-9_]/.test(String.fromCharCode(b)) ? 1 : 0;
+WORD_BYTE[0xe2] = 2;
+WORD_BYTE[0xc5] = 2;
 const NL = 0x0a;
 const ZERO_OID = Buffer.alloc(OID_BYTES);
-/** U+212A (Kelvin sign) and U+017F (long s) in UTF-8: their case folding is an ASCII letter (search/matcher.ts). */
-const KELVIN = Buffer.from('\u212A');
-const LONG_S = Buffer.from('\u017F');
 
 /**
  * Brings the word counts at `path` in line with the history index of `repoId` in the
@@ -107,7 +106,6 @@ export function addShard(model: WordCountsModel, shard: Shard, paths: Map<string
     model.docPath.push(p);
     model.blobs.push(Buffer.from(shard.oid(d) ?? ZERO_OID.toString('hex'), 'hex'));
     model.starts.push(start);
-    model.folds.push(content.indexOf(KELVIN) !== -1 || content.indexOf(LONG_S) !== -1);
     const changes = new Map<string, number>();
     if (start) countWords(content, 0, content.length, 1, changes);
     else countChanges(prev!, content, changes);
@@ -163,12 +161,27 @@ function commonSuffix(a: Buffer, b: Buffer, max: number): number {
 export function countWords(buf: Buffer, from: number, to: number, sign: number, counts: Map<string, number>): void {
   let i = from;
   while (i < to) {
-    while (i < to && WORD_BYTE[buf[i]!] === 0) i++;
+    // (ASCII bytes decided by the table alone: the sequences are looked at only at their first byte.)
+    for (let k = WORD_BYTE[buf[i]!]!; i < to && (k === 0 || (k === 2 && wordChar(buf, i, to) === 0)); k = WORD_BYTE[buf[i]!]!) i++;
     const start = i;
-    while (i < to && WORD_BYTE[buf[i]!] === 1) i++;
+    while (i < to) {
+      const k = WORD_BYTE[buf[i]!]!;
+      if (k === 1) i++;
+      else if (k === 2 && wordChar(buf, i, to) > 0) i += wordChar(buf, i, to);
+      else break;
+    }
     if (i - start >= MIN_WORD) {
       const word = (buf as unknown as Latin1).latin1Slice(start, i);
       counts.set(word, (counts.get(word) ?? 0) + sign);
     }
   }
+}
+
+/** The bytes of the word character at buf[i] (before `to`): 1 for an ASCII word byte, 3 for K, 2 for ſ; 0 when none starts there. */
+function wordChar(buf: Buffer, i: number, to: number): number {
+  if (i >= to) return 0;
+  const kind = WORD_BYTE[buf[i]!]!;
+  if (kind !== 2) return kind;
+  if (buf[i] === 0xe2) return i + 2 < to && buf[i + 1] === 0x84 && buf[i + 2] === 0xaa ? 3 : 0;
+  return i + 1 < to && buf[i + 1] === 0xbf ? 2 : 0;
 }

@@ -2,20 +2,26 @@
 // literal of word bytes, read from its word counts (word-counts.ts) instead of searched:
 // what `history:yes` (history-spans.ts) asks of the first of its two searches.
 //
-// Why the count is exact. A literal q made only of ASCII word bytes [A-Za-z0-9_] matches only
-// word bytes, so every match lies inside one maximal run of them (a word), and the leftmost
-// non-overlapping matches of q in a version are, word after word, those of q in each word
-// (a match ends inside the word it started in, so the scan enters each word afresh). The
-// version's count (search/version-matches.ts: its ranges, each one match of q) is therefore
-// the sum over its distinct words w of count(w) × occ(q, w), occ being q's matches in w
-// found by the search's own Matcher and counted by the same versionMatches. Words shorter
-// than q hold none of it, so the file's leaving out those under MIN_WORD bytes loses nothing
-// for a q of at least that many. A case-insensitive q matches as the search does: by ASCII
-// folding, except a q holding a k or an s, which also matches the non-ASCII K and ſ, outside
-// words: such a q is answered here only when no version holds either.
+// Why the count is exact. A literal q made only of ASCII word bytes [A-Za-z0-9_] matches,
+// case-sensitively, only word bytes, so every match lies inside one maximal run of them (a
+// word), and the leftmost non-overlapping matches of q in a version are, word after word,
+// those of q in each word (a match ends inside the word it started in, so the scan enters
+// each word afresh). The version's count (search/version-matches.ts: its ranges) is
+// therefore the sum over its distinct words w of count(w) × occ(q, w), occ being q's
+// matches in w found by the search's own Matcher and counted by the same versionMatches.
+// Case-insensitively the search folds as RE2 does, and the only characters outside ASCII
+// whose folding is an ASCII word character are K (k) and ſ (s): a match may hold them, never
+// anything else outside the class, which is why the words hold them too (word-counts.ts).
+// The Matcher, given a word's bytes, decides as it does for the whole version: ASCII
+// folding, or RE2 where a K or ſ is in the bytes (and q holds a k or an s); either gives,
+// within a word, the matches the version's scan gives there. Words shorter than q hold none
+// of it, so leaving out those under MIN_WORD bytes loses nothing for a q of at least that
+// many.
 //
 // Which words hold q: the dictionary holds every word followed by "\n", so Buffer.indexOf
-// of q (lowercased in a lowercased copy, case-insensitively) finds them in one native pass.
+// of q finds them in one native pass; case-insensitively, of q lowercased in a copy with its
+// ASCII lowercased, and for a q with a k or an s in a history holding K or ſ, in a copy where
+// those are k and s too (another length: each word's place in it is kept).
 // Their lists' entries (a chain's first version: the full count; a later one: the change)
 // times occ go to a difference array over the documents, and one pass of sums restarted at
 // each chain's first document gives every version's count.
@@ -59,32 +65,35 @@ export interface WordVersions {
   found: number;
 }
 
-/** A lowercased copy of each file's dictionary, for case-insensitive queries. */
-const lowered = new WeakMap<WordCounts, Buffer>();
+/** Each file's dictionary as a case-insensitive literal is looked for in it: ASCII lowercased, and K and ſ folded too. */
+const lowered = new WeakMap<WordCounts, { dict: Buffer; starts: Uint32Array }>();
+const folded = new WeakMap<WordCounts, { dict: Buffer; starts: Uint32Array }>();
 
 /**
- * The versions of `c` holding matches of `term` (wordTerm's), with their counts; undefined
- * when the word counts cannot answer exactly (a k or s folding outside the words) or the
- * budget runs out: the caller then searches.
+ * The versions of `c` holding matches of `term` (wordTerm's), with their counts, each
+ * word's ranges counted by versionMatches with `literalBytes` as the search of versions is
+ * given it (loneLiteralBytes of its plan); undefined when the budget runs out: the caller
+ * then searches.
  */
-export function wordVersions(c: WordCounts, term: Term, budget: WordBudget): WordVersions | undefined {
-  if (!term.caseSensitive && foldsBeyondAscii(term.pattern) && c.anyFolds) return undefined;
+export function wordVersions(c: WordCounts, term: Term, literalBytes: number, budget: WordBudget): WordVersions | undefined {
   const needle = Buffer.from(term.caseSensitive ? term.pattern : term.pattern.toLowerCase(), 'latin1');
-  let dict = c.dictionary;
+  let found = { dict: c.dictionary, starts: c.wordStarts };
   if (!term.caseSensitive) {
-    let low = lowered.get(c);
-    if (low === undefined) lowered.set(c, (low = Buffer.from(c.dictionary.toString('latin1').toLowerCase(), 'latin1')));
-    dict = low;
+    const fold = c.anyFolds && foldsBeyondAscii(term.pattern);
+    const kept = (fold ? folded : lowered).get(c);
+    found = kept ?? caseless(c, fold);
+    if (kept === undefined) (fold ? folded : lowered).set(c, found);
   }
+  const { dict, starts } = found;
   const matcher = new Matcher(term);
-  const literalBytes = needle.length;
   const diff = new Float64Array(c.docs);
   let touched = false;
   for (let at = dict.indexOf(needle); at !== -1; ) {
-    const w = wordAt(c.wordStarts, at);
-    const end = c.wordStarts[w + 1]! - 1; // its "\n"
+    const w = wordAt(starts, at);
     if (--budget.words < 0) return undefined;
-    const ranges = matcher.find(c.dictionary.subarray(c.wordStarts[w]!, end), Number.MAX_SAFE_INTEGER, true);
+    // The word's own bytes: the Matcher decides on them as on the version's (asciiFoldsOnly unless they hold K or ſ).
+    const word = c.dictionary.subarray(c.wordStarts[w]!, c.wordStarts[w + 1]! - 1);
+    const ranges = matcher.find(word, word.length, !c.anyFolds);
     const occ = ranges.length === 0 ? 0 : versionMatches(ranges, literalBytes);
     if (occ > 0) {
       const n = readList(c, w, (doc, delta) => {
@@ -94,7 +103,7 @@ export function wordVersions(c: WordCounts, term: Term, budget: WordBudget): Wor
       budget.entries -= n;
       if (budget.entries < 0) return undefined;
     }
-    at = dict.indexOf(needle, end + 1);
+    at = dict.indexOf(needle, starts[w + 1]!);
   }
   const out: WordVersions = { paths: new Map(), found: 0 };
   if (!touched) return out;
@@ -107,9 +116,38 @@ export function wordVersions(c: WordCounts, term: Term, budget: WordBudget): Wor
     let blobs = out.paths.get(path);
     if (blobs === undefined) out.paths.set(path, (blobs = new Map()));
     blobs.set(blobId(c, d), run);
-    out.found += run + Math.floor(Buffer.byteLength(path) / literalBytes);
+    out.found += run + Math.floor(Buffer.byteLength(path) / needle.length);
   }
   return out;
+}
+
+/**
+ * The dictionary as a case-insensitive literal is looked for in it: ASCII letters
+ * lowercased, and with `fold` K and ſ made k and s (each word's start kept, the lengths
+ * changing); no literal of word bytes matches across a word's "\n".
+ */
+function caseless(c: WordCounts, fold: boolean): { dict: Buffer; starts: Uint32Array } {
+  const src = c.dictionary;
+  const dict = Buffer.allocUnsafe(src.length);
+  const starts = new Uint32Array(c.wordStarts.length);
+  let o = 0;
+  let w = 0;
+  for (let i = 0; i < src.length; ) {
+    if (i === c.wordStarts[w]) starts[w++] = o;
+    const b = src[i]!;
+    if (fold && b === 0xe2 && src[i + 1] === 0x84 && src[i + 2] === 0xaa) {
+      dict[o++] = 0x6b; // K: k
+      i += 3;
+    } else if (fold && b === 0xc5 && src[i + 1] === 0xbf) {
+      dict[o++] = 0x73; // ſ: s
+      i += 2;
+    } else {
+      dict[o++] = b >= 0x41 && b <= 0x5a ? b + 0x20 : b;
+      i++;
+    }
+  }
+  starts[w] = o;
+  return { dict: dict.subarray(0, o), starts };
 }
 
 /** The word whose bytes hold dictionary offset `at`: the last start at or before it. */

@@ -5,7 +5,9 @@
 // from the history index's own documents (word-count-build.ts) and kept in
 // `<history data dir>/words/<repoId>.words`, written whole and atomically.
 //
-// A word is a maximal run of ASCII word bytes [A-Za-z0-9_] of at least MIN_WORD bytes, of
+// A word is a maximal run of ASCII word bytes [A-Za-z0-9_], and of the two code points
+// whose case folding is an ASCII letter, K (U+212A, the Kelvin sign) and ſ (U+017F, long s),
+// in UTF-8 (word-count-query.ts says why they belong), of at least MIN_WORD bytes, of
 // any length (a query may sit inside a long base64 run). Documents are numbered in the order
 // of the shards the file covers, each shard's in its order: a path's versions of one shard
 // follow one another, oldest first (history-source.ts). A *chain* is such a run; its first
@@ -27,9 +29,6 @@
 //     docPath      per document its path's index, a varint
 //     blobs        per document its blob id, 20 bytes (zero: none)
 //     starts       a bitmap, bit d set when document d starts a chain
-//     folds        a bitmap, bit d set when document d holds U+212A or U+017F (code points
-//                  whose case folding is an ASCII letter: a case-insensitive k or s may
-//                  match outside a word there)
 //     dictionary   the words in byte order, each followed by \n: a literal of word bytes
 //                  found in it by one Buffer.indexOf lies within one word
 //     listBytes    per word, its list's byte length, a varint
@@ -73,11 +72,10 @@ export interface WordList {
 export interface WordCountsModel {
   shards: string[];
   paths: string[];
-  /** Per document: its path's index, its blob id (20 bytes each), whether it starts a chain, whether it folds. */
+  /** Per document: its path's index, its blob id (20 bytes each), whether it starts a chain. */
   docPath: number[];
   blobs: Buffer[];
   starts: boolean[];
-  folds: boolean[];
   words: Map<string, WordList>;
 }
 
@@ -90,9 +88,7 @@ export interface WordCounts {
   blobs: Buffer;
   /** 1 where a document starts a chain. */
   starts: Uint8Array;
-  /** 1 where a document holds a code point folding to an ASCII letter. */
-  folds: Uint8Array;
-  /** Whether some document does. */
+  /** Whether some word holds K or ſ (a byte above 0x7f). */
   anyFolds: boolean;
   /** The words, each followed by \n, and where each starts (words + 1 entries: the last is the end). */
   dictionary: Buffer;
@@ -103,7 +99,7 @@ export interface WordCounts {
 }
 
 export function emptyModel(): WordCountsModel {
-  return { shards: [], paths: [], docPath: [], blobs: [], starts: [], folds: [], words: new Map() };
+  return { shards: [], paths: [], docPath: [], blobs: [], starts: [], words: new Map() };
 }
 
 /**
@@ -140,7 +136,6 @@ export function encodeWordCounts(m: WordCountsModel): Buffer {
   for (const p of m.docPath) w.varint(p);
   for (const b of m.blobs) w.bytes(b);
   w.bytes(bitmap(m.starts));
-  w.bytes(bitmap(m.folds));
   const dictStart = w.length;
   for (const word of words) w.latin1(`${word}\n`);
   const dictBytes = w.length - dictStart;
@@ -229,7 +224,6 @@ export function parseWordCounts(buf: Buffer): WordCounts {
   }
   const blobs = r.take(docs * OID_BYTES);
   const starts = unbitmap(r.take(Math.ceil(docs / 8)), docs);
-  const folds = unbitmap(r.take(Math.ceil(docs / 8)), docs);
   if (docs > 0 && starts[0] !== 1) throw damaged('its first document starts no chain');
   const dictionary = r.take(dictBytes);
   const wordStarts = new Uint32Array(wordCount + 1);
@@ -252,7 +246,7 @@ export function parseWordCounts(buf: Buffer): WordCounts {
   if (sum !== listsBytes) throw damaged(`its lists are ${sum} bytes, not the ${listsBytes} it says`);
   const lists = r.take(listsBytes);
   if (!r.atEnd()) throw damaged('its body holds bytes past its lists');
-  return { shards: head.shards, docs, paths, docPath, blobs, starts, folds, anyFolds: folds.includes(1), dictionary, wordStarts, listStarts, lists };
+  return { shards: head.shards, docs, paths, docPath, blobs, starts, anyFolds: dictionary.some((b) => b >= 0x80), dictionary, wordStarts, listStarts, lists };
 }
 
 /**
@@ -314,7 +308,6 @@ export function modelOf(c: WordCounts): WordCountsModel {
     m.blobs.push(c.blobs.subarray(d * OID_BYTES, (d + 1) * OID_BYTES));
     m.starts.push(c.starts[d] === 1);
   }
-  for (let d = 0; d < c.docs; d++) m.folds.push(c.folds[d] === 1);
   // Each word's stored entries are kept as they are (an update appends after them), walked only for their last document.
   for (let w = 0; w + 1 < c.wordStarts.length; w++) {
     const last = lastDoc(c, w);

@@ -1,6 +1,6 @@
 // The word counts file's encoding (history/word-counts.ts) by tables: models written and
 // read back (every entry, numbers across varint byte boundaries, negative changes, chain
-// starts, folds), the same model giving the same bytes after a read; files whose body is
+// starts, words holding K or ſ), the same model giving the same bytes after a read; files whose body is
 // wrong in each way the reader checks (refused with an Error, never read past an end); and
 // the builder's counting of the change between two versions against counting both whole.
 
@@ -11,12 +11,10 @@ import { emptyModel, encodeWordCounts, modelOf, parseWordCounts, readList, type 
 import { prng } from '../helpers/corpus.ts';
 
 const oid = (n: number): Buffer => Buffer.alloc(20, n);
+/** A word as the file keys it (its bytes as latin1): "Key" with the Kelvin sign. */
+const KEY = Buffer.from('\u212Aey').toString('latin1');
 
-function model(
-  docs: Array<{ path: number; start: boolean; fold?: boolean }>,
-  paths: string[],
-  words: Record<string, Array<[number, number]>>,
-): WordCountsModel {
+function model(docs: Array<{ path: number; start: boolean }>, paths: string[], words: Record<string, Array<[number, number]>>): WordCountsModel {
   const m = emptyModel();
   m.shards = ['g1-0.trawl'];
   m.paths = paths;
@@ -24,7 +22,6 @@ function model(
     m.docPath.push(d.path);
     m.blobs.push(oid(i + 1));
     m.starts.push(d.start);
-    m.folds.push(d.fold === true);
   });
   for (const [w, entries] of Object.entries(words)) m.words.set(w, { last: -1, docs: entries.map((e) => e[0]), deltas: entries.map((e) => e[1]) });
   return m;
@@ -51,7 +48,7 @@ test('models are written and read back whole, and the same model gives the same 
         [
           { path: 0, start: true },
           { path: 0, start: false },
-          { path: 0, start: false, fold: true },
+          { path: 0, start: false },
         ],
         ['src/a.ts'],
         {
@@ -61,6 +58,7 @@ test('models are written and read back whole, and the same model gives the same 
           ],
           quux: [[1, 1]],
           zzz_long_run_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789: [[0, 1]],
+          [KEY]: [[2, 1]],
         },
       ),
       words: {
@@ -70,6 +68,7 @@ test('models are written and read back whole, and the same model gives the same 
         ],
         quux: [[1, 1]],
         zzz_long_run_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789: [[0, 1]],
+        [KEY]: [[2, 1]],
       },
     },
     {
@@ -107,8 +106,11 @@ test('models are written and read back whole, and the same model gives the same 
     assert.equal(c.docs, m.docPath.length, name);
     assert.deepEqual([...c.docPath], m.docPath, name);
     assert.deepEqual([...c.starts], m.starts.map(Number), name);
-    assert.deepEqual([...c.folds], m.folds.map(Number), name);
-    assert.equal(c.anyFolds, m.folds.includes(true), name);
+    assert.equal(
+      c.anyFolds,
+      [...m.words.keys()].some((w) => /[^\x00-\x7f]/.test(w)),
+      name,
+    );
     assert.deepEqual(c.paths, m.paths, name);
     assert.deepEqual(c.shards, m.shards, name);
     assert.deepEqual(entries(c), words, name);
@@ -157,7 +159,6 @@ test('an update appends after the stored entries as a model made whole would', (
   m.docPath.push(0);
   m.blobs.push(oid(4));
   m.starts.push(true);
-  m.folds.push(false);
   m.words.get('alpha')!.docs.push(3);
   m.words.get('alpha')!.deltas.push(2);
   m.words.set('gamma', { last: -1, docs: [3], deltas: [5] });
@@ -224,9 +225,33 @@ test('a body wrong in any way the reader checks is refused', () => {
   }
 });
 
+test('words: runs of ASCII word bytes, K and ſ, of at least 3 bytes', () => {
+  const latin1 = (w: string) => Buffer.from(w).toString('latin1');
+  const cases: Array<[string, Record<string, number>]> = [
+    ['foo bar foo', { foo: 2, bar: 1 }],
+    ['ab abc a_b_c x9', { abc: 1, a_b_c: 1 }],
+    ['foo.bar(baz)\nqux\r\nfoo', { foo: 2, bar: 1, baz: 1, qux: 1 }],
+    // K and ſ are word characters (their case folding is an ASCII letter); é, Ş and a lone lead byte are not.
+    ['the \u212Aey and \u017Fet', { the: 1, [latin1('\u212Aey')]: 1, and: 1, [latin1('\u017Fet')]: 1 }],
+    ['\u212A\u212A caf\u00e9s \u015Eab x\u212A', { [latin1('\u212A\u212A')]: 1, caf: 1, [latin1('x\u212A')]: 1 }],
+    ['\u017F', {}],
+  ];
+  for (const [text, want] of cases) {
+    const got = new Map<string, number>();
+    const buf = Buffer.from(text);
+    countWords(buf, 0, buf.length, 1, got);
+    assert.deepEqual([...got].sort(), Object.entries(want).sort(), JSON.stringify(text));
+  }
+  // A sequence cut by the end is no word character.
+  const cut = new Map<string, number>();
+  const bytes = Buffer.from([0x61, 0x62, 0xe2, 0x84]);
+  countWords(bytes, 0, bytes.length, 1, cut);
+  assert.deepEqual([...cut], []);
+});
+
 test('the change between two versions is what counting both whole gives', () => {
   const r = prng(20261128);
-  const vocabulary = ['foo', 'fooBar', 'bar', 'x', 'aa', 'aaa', 'aaaa', 'Kelvin', 'long_word_here', 'z9_'];
+  const vocabulary = ['foo', 'fooBar', 'bar', 'x', 'aa', 'aaa', 'aaaa', 'Kelvin', '\u212Aelvin', '\u017Ftream', 'caf\u00e9', 'long_word_here', 'z9_'];
   const text = (lines: number): string =>
     Array.from({ length: lines }, () => Array.from({ length: r.int(5) }, () => r.pick(vocabulary)).join(r.pick([' ', '', '.', '_', '\r', '\u212A']))).join(
       '\n',
