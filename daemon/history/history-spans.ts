@@ -28,7 +28,7 @@ import { loneLiteralBytes } from '../search/version-matches.ts';
 import type { SearchOptions, SearchService, WireResponse } from '../search/search-options.ts';
 import { emptyStats, type CommitRef, type FileResult, type MatchHistory, type SearchRequest } from '../search/types.ts';
 import type { WordCountFiles } from './word-count-files.ts';
-import { wordBudget, wordTerm, wordVersions } from './word-count-query.ts';
+import { wordTerm, wordVersions } from './word-count-query.ts';
 
 /** A repository whose history is indexed, as the spans need it. */
 export interface SpanRepo {
@@ -345,7 +345,7 @@ function countedVersions(
 ): Map<number, Map<string, Map<string, Version>>> | undefined {
   const term = wordTerm(plan);
   if (term === undefined || options.brute === true) return undefined;
-  const budget = wordBudget();
+  const budget = { ...words.limits };
   const byRepo = new Map<number, Map<string, Map<string, Version>>>();
   let found = 0;
   for (const repo of repos) {

@@ -4,12 +4,15 @@
 // another version or behind its history is no answer: `history:yes` then searches.
 
 import { statSync } from 'node:fs';
+import { wordBudget, type WordBudget } from './word-count-query.ts';
 import { readWordCounts, wordCountsPath, type WordCounts } from './word-counts.ts';
 
 export class WordCountFiles {
   private readonly held = new Map<number, { stamp: string; counts: WordCounts | undefined }>();
   /** Queries answered from the files (history-spans.ts counts them): what tells that the search was spared. */
   answered = 0;
+  /** What one query may read of them (word-count-query.ts wordBudget; tests lower it). */
+  limits: Readonly<WordBudget> = wordBudget();
 
   constructor(private readonly dataDir: string) {}
 

@@ -170,6 +170,22 @@ test('queries the word counts do not answer are searched, with the same answers'
   }
 });
 
+test('past its budget of list entries or words a query is searched, with the same answer', async () => {
+  const counts = fast.wordCounts!;
+  const limits = counts.limits;
+  try {
+    // fooBarBaz's list holds a handful of entries; "aaa" is in several words.
+    counts.limits = { entries: 1, words: 1000 };
+    await same('history:yes case:yes fooBarBaz', false);
+    counts.limits = { entries: 1_000_000, words: 1 };
+    await same('history:yes case:yes aaa', false);
+    counts.limits = { entries: 1_000_000, words: 1000 };
+    await same('history:yes case:yes aaa', true);
+  } finally {
+    counts.limits = limits;
+  }
+});
+
 test('a case-insensitive k or s matches K and ſ, from the counts as searched', async () => {
   const d = tempDir('word-counts-fold');
   const root = join(d.path, 'src');
