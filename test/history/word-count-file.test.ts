@@ -256,11 +256,19 @@ test('the change between two versions is what counting both whole gives', () => 
     Array.from({ length: lines }, () => Array.from({ length: r.int(5) }, () => r.pick(vocabulary)).join(r.pick([' ', '', '.', '_', '\r', '\u212A']))).join(
       '\n',
     ) + (r.chance(0.5) ? '\n' : '');
-  for (let i = 0; i < 500; i++) {
-    const old = text(r.int(12));
-    // A few lines changed, added or removed, or a word cut by an edit inside it.
+  let large = 0;
+  for (let i = 0; i < 600; i++) {
+    // Some versions large, edited near both ends: their middles are compared line by line.
+    const big = i % 3 === 0;
+    const old = text(big ? 400 + r.int(200) : r.int(12));
+    // A few lines changed, added, removed or repeated, or a word cut by an edit inside it.
     const lines = old.split('\n');
-    for (let k = r.int(3); k >= 0; k--) {
+    if (big) {
+      lines[1] = text(1).replace('\n', '');
+      lines.splice(lines.length - 2, 0, lines[3]!, text(1));
+      large++;
+    }
+    for (let k = r.int(big ? 12 : 3); k >= 0; k--) {
       const at = r.int(lines.length + 1);
       const kind = r.int(4);
       if (kind === 0) lines.splice(at, 0, text(1));
@@ -278,4 +286,5 @@ test('the change between two versions is what counting both whole gives', () => 
     const nonzero = (m: Map<string, number>) => [...m].filter(([, n]) => n !== 0).sort((a, b) => (a[0] < b[0] ? -1 : 1));
     assert.deepEqual(nonzero(changes), nonzero(whole), `${JSON.stringify(old)} -> ${JSON.stringify(now)}`);
   }
+  assert.equal(large, 200);
 });
