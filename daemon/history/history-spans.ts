@@ -38,7 +38,7 @@ export interface SpanRepo {
   tip: string;
   /** The commits its history index holds. */
   commits: ReadonlySet<string>;
-  /** Its history's shard files, in manifest order, and who may see it (as the history's searcher asks repoFilter). */
+  /** Its history's shard files holding documents, in manifest order (word-counts.ts shardsCounted), and who may see it (as the history's searcher asks repoFilter). */
   shards: readonly string[];
   visibility: 'public' | 'private';
 }

@@ -63,9 +63,9 @@ function foldsToAscii(buf: Buffer): boolean {
 }
 
 /**
- * Whether a case-insensitive literal may match a code point outside ASCII (K, s, whose
- * folding is an ASCII letter): only one holding a k or an s. Other ASCII literals match,
- * case-insensitively, ASCII bytes alone.
+ * Whether a case-insensitive literal may match a code point outside ASCII (U+212A, the
+ * Kelvin sign, and U+017F, long s, whose folding is an ASCII letter): only one holding a k
+ * or an s. Other ASCII literals match, case-insensitively, ASCII bytes alone.
  */
 export function foldsBeyondAscii(pattern: string): boolean {
   return /[ks]/i.test(pattern);
