@@ -19,6 +19,8 @@ import { indexDiffs, type DiffIndexSummary } from './diff-index.ts';
 import { recordedCommits, removeRecords } from './diff-store.ts';
 import { historySource } from './history-source.ts';
 import { walkHistory } from './history-walk.ts';
+import { updateWordCounts, type WordCountsSummary } from './word-count-build.ts';
+import { removeWordCounts, wordCountsPath } from './word-counts.ts';
 
 /** Commits a history holds by default (the newest; settings.historyMaxCommits). */
 export const DEFAULT_HISTORY_MAX_COMMITS = 20_000;
@@ -41,6 +43,8 @@ export interface HistorySummary extends IndexSummary {
   leftOut: number;
   /** The diff records (diff-store.ts) brought up to date with it. */
   diffs: DiffIndexSummary;
+  /** The word counts (word-counts.ts) brought up to date with it. */
+  words: WordCountsSummary;
 }
 
 /** Builds (or brings up to date) the history index of one repository. */
@@ -77,7 +81,9 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
   // The records type:commit and type:diff search (commit-records.ts, diff-index.ts), of the same commits.
   await updateCommitRecords(o.gitDir, commitRecordsPath(o.dataDir, o.repoId), { tips: tipsOf(o), ids: walk.commits, leftOut: walk.leftOut });
   const diffs = await indexDiffs({ dataDir: o.dataDir, repoId: o.repoId, gitDir: o.gitDir, commits: walk.commits, leftOut: walk.leftOut });
-  return { ...summary, commits: walk.commits.length, leftOut: walk.leftOut, diffs };
+  // And the word counts of its documents (word-counts.ts), which `history:yes` reads.
+  const words = updateWordCounts(historyDataDir(o.dataDir), o.repoId, wordCountsPath(o.dataDir, o.repoId));
+  return { ...summary, commits: walk.commits.length, leftOut: walk.leftOut, diffs, words };
 }
 
 function tipsOf(o: HistoryIndexOptions): string[] {
@@ -130,6 +136,8 @@ export async function syncHistory(o: HistoryIndexOptions & { enabled: boolean })
       // The diff records too: a run that failed after the index was built left them behind.
       if (sameSet(recordedCommits(o.dataDir, o.repoId), new Set(m.refs.map((r) => r.commit)))) {
         await recordsUpToDate(o);
+        // The word counts too (lost, damaged, or left behind by a run that failed after the index): made again from the shards.
+        updateWordCounts(root, o.repoId, wordCountsPath(o.dataDir, o.repoId));
         return 'unchanged';
       }
     }
@@ -157,4 +165,5 @@ export function retireHistory(dataDir: string, repoId: number): void {
   if (existsSync(shardsDir(historyDataDir(dataDir), repoId))) retireRepository(historyDataDir(dataDir), repoId);
   removeRecords(dataDir, repoId);
   removeCommitRecords(commitRecordsPath(dataDir, repoId));
+  removeWordCounts(wordCountsPath(dataDir, repoId));
 }

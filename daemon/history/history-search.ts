@@ -17,7 +17,7 @@ import { ServiceError } from '../errors.ts';
 import { AT_PREFIX } from '../query/ast.ts';
 import type { Plan, PlanNode } from '../query/plan.ts';
 import { historyDataDir } from '../index/data-dir.ts';
-import { indexVersionStamp, loadManifest, readAllManifests, type ManifestRepo } from '../index/manifest.ts';
+import { indexVersionStamp, loadManifest, manifestVisibility, readAllManifests, type ManifestRepo } from '../index/manifest.ts';
 import { runGit } from '../repos/git-command.ts';
 import { withRepository } from '../repos/git-repo-cache.ts';
 import type { GitRef } from '../repos/git.ts';
@@ -38,13 +38,15 @@ import { commitRecordsPath } from './commit-records.ts';
 import { CommitSearch, commitWire, type CommitAnswer } from './commit-search.ts';
 import { DiffSearch } from './diff-service.ts';
 import { searchSpans } from './history-spans.ts';
+import { WordCountFiles } from './word-count-files.ts';
+import { shardsCounted } from './word-counts.ts';
 
 /**
  * The daemon's search service: `live` (the tip indexes' searcher), and a searcher of the
  * history data dir with one worker thread of its own, started by the first search at a
  * commit of an indexed history.
  */
-export function historyBeside(live: Searcher, o: { dataDir: string; baseUrl?: string; maxWholeBytes?: number }): HistorySearch {
+export function historyBeside(live: Searcher, o: { dataDir: string; baseUrl?: string; maxWholeBytes?: number; wordCounts?: boolean }): HistorySearch {
   const open = () =>
     new Searcher({
       dataDir: historyDataDir(o.dataDir),
@@ -52,7 +54,9 @@ export function historyBeside(live: Searcher, o: { dataDir: string; baseUrl?: st
       ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
       ...(o.maxWholeBytes !== undefined ? { maxWholeBytes: o.maxWholeBytes } : {}),
     });
-  return new HistorySearch(live, open, o.dataDir, Date.now, o.baseUrl);
+  const search = new HistorySearch(live, open, o.dataDir, Date.now, o.baseUrl);
+  if (o.wordCounts === false) search.wordCounts = undefined;
+  return search;
 }
 
 /** A repository whose history is indexed, as the resolution needs it. */
@@ -68,6 +72,9 @@ interface Indexed {
   scope: RevisionScope;
   /** As its tip index lists it now. */
   repo: ManifestRepo;
+  /** Its history's shard files holding documents (manifest order: word-counts.ts shardsCounted), and its visibility as the history's searcher has it. */
+  shards: readonly string[];
+  visibility: 'public' | 'private';
 }
 
 /** How a query's revisions resolved: the history plan to search, if any commit was found. */
@@ -87,6 +94,11 @@ export class HistorySearch implements SearchService {
   private opened: HistorySearcher | undefined;
   private readonly diffs: DiffSearch;
   private readonly commits: CommitSearch;
+  /**
+   * The histories' word counts, from which `history:yes` of one identifier takes its
+   * versions' counts instead of searching them (history-spans.ts); undefined: always searched.
+   */
+  wordCounts: WordCountFiles | undefined;
 
   /**
    * `live` searches the tip indexes; `open` makes the searcher of the history data dir, on
@@ -103,6 +115,7 @@ export class HistorySearch implements SearchService {
     const records = new CommitCatalog();
     this.diffs = new DiffSearch(dataDir, baseUrl, records);
     this.commits = new CommitSearch(now, records);
+    this.wordCounts = new WordCountFiles(dataDir);
   }
 
   /** Closes the history searcher, if one was opened. */
@@ -179,8 +192,15 @@ export class HistorySearch implements SearchService {
 
   /** A `history:yes` query: where its matches lived in the indexed histories (history-spans.ts). */
   private spans(req: Required<SearchRequest>, options: SearchOptions, plan: Plan): Promise<WireResponse> {
-    const repos = this.indexed().map((r) => ({ repoId: r.repoId, source: r.source, tip: r.scope.indexed.refs[0]!.commit, commits: r.commits }));
-    return searchSpans(req, options, plan, { repos, history: this.history, parse: parseFile });
+    const repos = this.indexed().map((r) => ({
+      repoId: r.repoId,
+      source: r.source,
+      tip: r.scope.indexed.refs[0]!.commit,
+      commits: r.commits,
+      shards: r.shards,
+      visibility: r.visibility,
+    }));
+    return searchSpans(req, options, plan, { repos, history: this.history, parse: parseFile, ...(this.wordCounts ? { words: this.wordCounts } : {}) });
   }
 
   /** A type:commit query over the repositories with a history. */
@@ -267,6 +287,8 @@ export class HistorySearch implements SearchService {
         sorted: m.refs.map((r) => r.commit).sort(),
         scope: { defaultRef: refs[0]!.name, label: m.repo.name, indexed: { refs, generation: tip.generation } },
         repo: tip.repo ?? m.repo,
+        shards: shardsCounted(m.shards),
+        visibility: manifestVisibility(m),
       });
     }
     this.known = { stamp, indexed };

@@ -16,12 +16,19 @@
 // changes only where its blob does. Each path's answer is its newest matching version, at
 // the newest commit of the line that held it (`branches`), with `history` its spans and
 // changes: a second search, of those commits only, gives those versions' lines.
+//
+// A query that is one literal of word bytes (an identifier) takes its versions' counts from
+// the repositories' word counts instead of the first search, when they are current
+// (word-count-query.ts: why the counts are the same, and when the search is used instead).
 
 import { runGit } from '../repos/git-command.ts';
 import type { PlanNode, Plan } from '../query/plan.ts';
 import { derivedPlan } from '../search/plan-cache.ts';
+import { loneLiteralBytes } from '../search/version-matches.ts';
 import type { SearchOptions, SearchService, WireResponse } from '../search/search-options.ts';
-import type { CommitRef, FileResult, MatchHistory, SearchRequest } from '../search/types.ts';
+import { emptyStats, type CommitRef, type FileResult, type MatchHistory, type SearchRequest } from '../search/types.ts';
+import type { WordCountFiles } from './word-count-files.ts';
+import { wordTerm, wordVersions } from './word-count-query.ts';
 
 /** A repository whose history is indexed, as the spans need it. */
 export interface SpanRepo {
@@ -31,6 +38,9 @@ export interface SpanRepo {
   tip: string;
   /** The commits its history index holds. */
   commits: ReadonlySet<string>;
+  /** Its history's shard files holding documents, in manifest order (word-counts.ts shardsCounted), and who may see it (as the history's searcher asks repoFilter). */
+  shards: readonly string[];
+  visibility: 'public' | 'private';
 }
 
 /**
@@ -210,29 +220,22 @@ export async function searchSpans(
   req: Required<SearchRequest>,
   options: SearchOptions,
   plan: Plan,
-  at: { repos: readonly SpanRepo[]; history: SearchService; parse: (f: WireResponse['files'][number]) => FileResult },
+  at: { repos: readonly SpanRepo[]; history: SearchService; parse: (f: WireResponse['files'][number]) => FileResult; words?: WordCountFiles },
 ): Promise<WireResponse> {
   const { repos, history, parse } = at;
   const { history: _history, ...rest } = plan;
   const { onChunk: _onChunk, ...quiet } = options;
-  const everywhere: PlanNode = { op: 'and', children: [plan.root, { op: 'branch', glob: '*' }] };
-  const found = await history.searchWire(
-    { ...req, matches: SPAN_MATCHES },
-    { ...quiet, planned: derivedPlan({ ...rest, root: everywhere, branches: ['*'], versions: true }) },
-  );
-  const byId = new Map(repos.map((r) => [r.repoId, r]));
-  // Per repository, per path, per blob: the version found.
-  const byRepo = new Map<number, Map<string, Map<string, Version>>>();
-  for (const wire of found.files) {
-    const file = parse(wire);
-    if (file.version === undefined) throw new Error('a search of versions answered a file without its version');
-    let paths = byRepo.get(file.repositoryId);
-    if (paths === undefined) byRepo.set(file.repositoryId, (paths = new Map()));
-    let versions = paths.get(file.fileName.text);
-    if (versions === undefined) paths.set(file.fileName.text, (versions = new Map()));
-    versions.set(file.version.blob, { count: file.version.matches });
+  // Per repository, per path, per blob: the version found, from the word counts or a search.
+  const everywhere: Plan = { ...rest, root: { op: 'and', children: [plan.root, { op: 'branch', glob: '*' }] }, branches: ['*'], versions: true };
+  // (Counted by the rule that search would count by: search/version-matches.ts, given what it gives it.)
+  let byRepo = at.words !== undefined ? countedVersions(plan, loneLiteralBytes(everywhere), options, repos, at.words) : undefined;
+  let found: WireResponse | undefined;
+  if (byRepo === undefined) {
+    found = await history.searchWire({ ...req, matches: SPAN_MATCHES }, { ...quiet, planned: derivedPlan(everywhere) });
+    byRepo = searchedVersions(found, parse);
   }
-  let exhaustive = found.isSearchExhaustive;
+  const byId = new Map(repos.map((r) => [r.repoId, r]));
+  let exhaustive = found?.isSearchExhaustive ?? true;
   // Each file that held matches: its spans, and its newest matching version with the newest commit holding it.
   const answers: Array<{ repoId: number; path: string; commit: CommitRef; version: Version; spans: MatchHistory['spans']; changes: CommitRef[] }> = [];
   for (const [repoId, paths] of byRepo) {
@@ -250,12 +253,10 @@ export async function searchSpans(
   const wanted = new Map(answers.map((a) => [`${a.repoId}\0${a.path}\0${a.commit.id}`, a]));
   const commits = [...new Set(answers.map((a) => a.commit.id))];
   const out: Array<{ wire: WireResponse['files'][number]; key: string; last: string; matches: number }> = [];
+  let shown: WireResponse | undefined;
   if (commits.length > 0) {
     const atCommits: PlanNode = { op: 'and', children: [plan.root, { op: 'or', children: commits.map((glob) => ({ op: 'branch', glob })) }] };
-    const shown = await history.searchWire(
-      { ...req, matches: SPAN_MATCHES },
-      { ...quiet, planned: derivedPlan({ ...rest, root: atCommits, branches: commits }) },
-    );
+    shown = await history.searchWire({ ...req, matches: SPAN_MATCHES }, { ...quiet, planned: derivedPlan({ ...rest, root: atCommits, branches: commits }) });
     for (const wire of shown.files) {
       const file = parse(wire);
       const path = file.fileName.text;
@@ -299,10 +300,72 @@ export async function searchSpans(
     }
   }
   const files = out.slice(0, kept);
+  // The stats are those of the search of every version; counted from the words, of the
+  // search of the commits shown (the only one made), and the repositories are those it found.
+  const stated = found ?? shown ?? { stats: emptyStats(), repositoryInfo: [] };
+  const repositoryInfo = stated.repositoryInfo.filter((r) => files.some((f) => f.wire.repositoryId === r.id));
+  // In the order the search of every version gives them (unranked: its shards', by
+  // repository name then id, search/searcher.ts), not the ranked second search's.
+  if (found === undefined) repositoryInfo.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
   return {
-    stats: { ...found.stats, fileCount: files.length, actualMatchCount: files.reduce((n, f) => n + f.matches, 0) },
+    stats: { ...stated.stats, fileCount: files.length, actualMatchCount: files.reduce((n, f) => n + f.matches, 0) },
     files: files.map((f) => f.wire),
-    repositoryInfo: found.repositoryInfo.filter((r) => files.some((f) => f.wire.repositoryId === r.id)),
+    repositoryInfo,
     isSearchExhaustive: exhaustive,
   };
+}
+
+/** The versions a search of every version found (Plan.versions), per repository, per path, per blob. */
+function searchedVersions(found: WireResponse, parse: (f: WireResponse['files'][number]) => FileResult): Map<number, Map<string, Map<string, Version>>> {
+  const byRepo = new Map<number, Map<string, Map<string, Version>>>();
+  for (const wire of found.files) {
+    const file = parse(wire);
+    if (file.version === undefined) throw new Error('a search of versions answered a file without its version');
+    let paths = byRepo.get(file.repositoryId);
+    if (paths === undefined) byRepo.set(file.repositoryId, (paths = new Map()));
+    let versions = paths.get(file.fileName.text);
+    if (versions === undefined) paths.set(file.fileName.text, (versions = new Map()));
+    versions.set(file.version.blob, { count: file.version.matches });
+  }
+  return byRepo;
+}
+
+/**
+ * The same versions read from the repositories' word counts (word-count-query.ts), when the
+ * query is one literal of word bytes, every repository the caller may see has its file
+ * current, the budget of the thread serving requests holds, and the search would not have
+ * been cut at its limit; else undefined (the search answers).
+ */
+function countedVersions(
+  plan: Plan,
+  literalBytes: number,
+  options: SearchOptions,
+  repos: readonly SpanRepo[],
+  words: WordCountFiles,
+): Map<number, Map<string, Map<string, Version>>> | undefined {
+  const term = wordTerm(plan);
+  if (term === undefined || options.brute === true) return undefined;
+  const budget = { ...words.limits };
+  const byRepo = new Map<number, Map<string, Map<string, Version>>>();
+  let found = 0;
+  for (const repo of repos) {
+    if (options.repoFilter !== undefined && !options.repoFilter({ repoId: repo.repoId, visibility: repo.visibility })) continue;
+    const c = words.current(repo.repoId, repo.shards);
+    if (c === undefined) return undefined;
+    let v: ReturnType<typeof wordVersions>;
+    try {
+      v = wordVersions(c, term, literalBytes, budget);
+    } catch {
+      return undefined; // a damaged list: the search answers
+    }
+    if (v === undefined) return undefined;
+    found += v.found;
+    if (v.paths.size === 0) continue;
+    const paths = new Map<string, Map<string, Version>>();
+    for (const [path, blobs] of v.paths) paths.set(path, new Map([...blobs].map(([blob, count]) => [blob, { count }])));
+    byRepo.set(repo.repoId, paths);
+  }
+  if (found > SPAN_MATCHES) return undefined;
+  words.answered++;
+  return byRepo;
 }

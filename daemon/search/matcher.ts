@@ -62,6 +62,15 @@ function foldsToAscii(buf: Buffer): boolean {
   return foldedAnswer;
 }
 
+/**
+ * Whether a case-insensitive literal may match a code point outside ASCII (U+212A, the
+ * Kelvin sign, and U+017F, long s, whose folding is an ASCII letter): only one holding a k
+ * or an s. Other ASCII literals match, case-insensitively, ASCII bytes alone.
+ */
+export function foldsBeyondAscii(pattern: string): boolean {
+  return /[ks]/i.test(pattern);
+}
+
 /** Buffers up to this long are scanned by hand for foldsToAscii's lead bytes. */
 const SHORT_SCAN = 256;
 
@@ -92,7 +101,7 @@ export class Matcher {
     this.needle = Buffer.from(query.pattern, 'utf8');
     if (!this.reference && query.kind === 'literal' && isListableWord(this.needle)) this.word = this.needle;
     this.asciiNeedle = this.needle.every((b) => b < 0x80);
-    this.needleHasKS = /[ks]/i.test(query.pattern);
+    this.needleHasKS = foldsBeyondAscii(query.pattern);
     if (query.kind === 'regex') {
       this.regex = new RE2(query.pattern, regexFlags(query.caseSensitive));
       if (!this.reference && query.required) this.required = Buffer.from(query.required, 'utf8');

@@ -99,6 +99,26 @@ for (const name of ['hono', 'ripgrep'] as CorpusName[]) {
           .filter((l) => l !== '');
         assert.deepEqual([...ours].sort(), [...new Set(theirs)].sort(), `${name}: history:yes ${ident} against git log -S`);
       }
+      // Case-sensitive identifiers: every one is answered from the word counts (history/word-count-query.ts).
+      assert.equal(service.wordCounts!.answered, SPANS, `${name}: history:yes answered from the word counts`);
+      // And those answers, case-sensitive or not (ripgrep's history holds K and ſ, which a
+      // case-insensitive k and s match), are the search of every version's.
+      const searched = historyBeside(live, { dataDir: data, wordCounts: false });
+      try {
+        for (let i = 0; i < SPANS; i++) {
+          const ident = r.pick(idents);
+          for (const caseSensitive of [true, false]) {
+            const q = `history:yes ${ident}`;
+            const a = await service.search(request(q, caseSensitive));
+            const b = await searched.search(request(q, caseSensitive));
+            const same = (x: SearchResponse) => ({ files: x.files, exhaustive: x.isSearchExhaustive, repositories: x.repositoryInfo });
+            assert.deepEqual(same(a), same(b), `${name}: ${q} (case-sensitive: ${caseSensitive}) from the word counts and searched`);
+          }
+        }
+        assert.equal(service.wordCounts!.answered, 3 * SPANS, `${name}: answered from the word counts`);
+      } finally {
+        await searched.close();
+      }
     } finally {
       await service.close();
       await live.close();

@@ -90,6 +90,9 @@ test('history:yes lists the commits git log -S lists, and spans that begin and e
     );
     assert.deepEqual([...ours].sort(), [...theirs].sort(), `history:yes ${word} against git log --first-parent --no-renames -S${word}`);
   }
+  // (Each of these queries is one literal of word bytes: the word counts answer those whose
+  // case-insensitive k or s cannot match outside a word; test/history/word-counts.test.ts.)
+  assert.ok(service.wordCounts!.answered > 0, 'some were answered from the word counts');
 });
 
 test('history:yes is one filter of the whole query', async () => {
