@@ -29,7 +29,7 @@ import { derivedPlan } from '../search/plan-cache.ts';
 import { compareRanked } from '../search/rank-order.ts';
 import type { PlannedSearch } from '../search/plan-cache.ts';
 import type { SearchOptions, SearchService, WireResponse } from '../search/search-options.ts';
-import type { SearchRequest, SearchResponse } from '../search/types.ts';
+import type { SearchRequest, SearchResponse, SearchStats } from '../search/types.ts';
 import { planSearch } from '../search/plan-cache.ts';
 import { parseFile, Searcher } from '../search/searcher.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
@@ -38,7 +38,6 @@ import { commitRecordsPath } from './commit-records.ts';
 import { CommitSearch, commitWire, type CommitAnswer } from './commit-search.ts';
 import { DiffSearch } from './diff-service.ts';
 import { searchSpans } from './history-spans.ts';
-import { sumStats } from './span-lines.ts';
 import { WordCountFiles } from './word-count-files.ts';
 import { shardsCounted } from './word-counts.ts';
 
@@ -47,10 +46,7 @@ import { shardsCounted } from './word-counts.ts';
  * history data dir with one worker thread of its own, started by the first search at a
  * commit of an indexed history.
  */
-export function historyBeside(
-  live: Searcher,
-  o: { dataDir: string; baseUrl?: string; maxWholeBytes?: number; wordCounts?: boolean; tipLines?: boolean },
-): HistorySearch {
+export function historyBeside(live: Searcher, o: { dataDir: string; baseUrl?: string; maxWholeBytes?: number; wordCounts?: boolean }): HistorySearch {
   const open = () =>
     new Searcher({
       dataDir: historyDataDir(o.dataDir),
@@ -60,7 +56,6 @@ export function historyBeside(
     });
   const search = new HistorySearch(live, open, o.dataDir, Date.now, o.baseUrl);
   if (o.wordCounts === false) search.wordCounts = undefined;
-  if (o.tipLines === false) search.tipLines = false;
   return search;
 }
 
@@ -104,10 +99,6 @@ export class HistorySearch implements SearchService {
    * versions' counts instead of searching them (history-spans.ts); undefined: always searched.
    */
   wordCounts: WordCountFiles | undefined;
-  /** Whether `history:yes` shows the versions at the tips from the tip indexes (span-lines.ts); false: from the history. */
-  tipLines = true;
-  /** Searches of the tips made to show versions (the tests' way to see that they were). */
-  tipLineSearches = 0;
 
   /**
    * `live` searches the tip indexes; `open` makes the searcher of the history data dir, on
@@ -118,7 +109,7 @@ export class HistorySearch implements SearchService {
     private readonly open: () => HistorySearcher,
     private readonly dataDir: string,
     private readonly now: () => number = Date.now,
-    private readonly baseUrl: string = DEFAULT_BASE_URL,
+    baseUrl: string = DEFAULT_BASE_URL,
   ) {
     // One catalog of commit records for both: type:diff joins its records to them.
     const records = new CommitCatalog();
@@ -208,26 +199,8 @@ export class HistorySearch implements SearchService {
       commits: r.commits,
       shards: r.shards,
       visibility: r.visibility,
-      codeHostType: r.repo.codeHostType,
-      externalWebUrl: r.repo.externalWebUrl,
     }));
-    // The tips as they were read for `repos`: shown from the tip indexes only while those stay.
-    const stamp = this.known!.stamp;
-    const tips: Pick<SearchService, 'searchWire'> = {
-      searchWire: (r, o) => {
-        this.tipLineSearches++;
-        return this.live.searchWire(r, o);
-      },
-    };
-    const atTips = this.tipLines ? { tips, tipsUnchanged: () => this.stampNow() === stamp } : {};
-    return searchSpans(req, options, plan, {
-      repos,
-      history: this.history,
-      parse: parseFile,
-      baseUrl: this.baseUrl,
-      ...atTips,
-      ...(this.wordCounts ? { words: this.wordCounts } : {}),
-    });
+    return searchSpans(req, options, plan, { repos, history: this.history, parse: parseFile, ...(this.wordCounts ? { words: this.wordCounts } : {}) });
   }
 
   /** A type:commit query over the repositories with a history. */
@@ -295,16 +268,11 @@ export class HistorySearch implements SearchService {
     return id === '' ? undefined : id;
   }
 
-  /** Both data dirs' index-version stamps: what changes when either index does. */
-  private stampNow(): string {
-    return `${indexVersionStamp(historyDataDir(this.dataDir))}/${indexVersionStamp(this.dataDir)}`;
-  }
-
   /** The repositories with a history index, read again when either data dir's index changes. */
   private indexed(): Indexed[] {
     const root = historyDataDir(this.dataDir);
     // A stat of each index-version, which every change replaces (manifest.ts): no read per search.
-    const stamp = this.stampNow();
+    const stamp = `${indexVersionStamp(root)}/${indexVersionStamp(this.dataDir)}`;
     if (this.known?.stamp === stamp) return this.known.indexed;
     const indexed: Indexed[] = [];
     for (const m of readAllManifests(root)) {
@@ -360,6 +328,15 @@ function rewrite(n: PlanNode, ids: ReadonlyMap<string, ReadonlySet<string>>): Pl
     default:
       return n;
   }
+}
+
+function sumStats(a: SearchStats, b: SearchStats): SearchStats {
+  const out = { ...a };
+  for (const k of Object.keys(a) as Array<keyof SearchStats>) {
+    if (k === 'flushReason') continue;
+    (out as Record<string, unknown>)[k] = (a[k] as number) + (b[k] as number);
+  }
+  return out;
 }
 
 function mergeInfo<T extends { id: number }>(a: T[], b: T[]): T[] {

@@ -22,12 +22,11 @@
 // (word-count-query.ts: why the counts are the same, and when the search is used instead).
 
 import { runGit } from '../repos/git-command.ts';
-import type { Plan } from '../query/plan.ts';
+import type { PlanNode, Plan } from '../query/plan.ts';
 import { derivedPlan } from '../search/plan-cache.ts';
 import { loneLiteralBytes } from '../search/version-matches.ts';
 import type { SearchOptions, SearchService, WireResponse } from '../search/search-options.ts';
 import { emptyStats, type CommitRef, type FileResult, type MatchHistory, type SearchRequest } from '../search/types.ts';
-import { showLines, sumStats } from './span-lines.ts';
 import type { WordCountFiles } from './word-count-files.ts';
 import { wordTerm, wordVersions } from './word-count-query.ts';
 
@@ -42,9 +41,6 @@ export interface SpanRepo {
   /** Its history's shard files holding documents, in manifest order (word-counts.ts shardsCounted), and who may see it (as the history's searcher asks repoFilter). */
   shards: readonly string[];
   visibility: 'public' | 'private';
-  /** What its code host links are made from (the manifest's record). */
-  codeHostType: string;
-  externalWebUrl?: string | undefined;
 }
 
 /**
@@ -224,16 +220,7 @@ export async function searchSpans(
   req: Required<SearchRequest>,
   options: SearchOptions,
   plan: Plan,
-  at: {
-    repos: readonly SpanRepo[];
-    history: SearchService;
-    parse: (f: WireResponse['files'][number]) => FileResult;
-    words?: WordCountFiles;
-    /** The tips' searcher, which shows the versions at the tips (span-lines.ts), and whether the tip indexes are still those read. */
-    tips?: Pick<SearchService, 'searchWire'>;
-    tipsUnchanged?: () => boolean;
-    baseUrl: string;
-  },
+  at: { repos: readonly SpanRepo[]; history: SearchService; parse: (f: WireResponse['files'][number]) => FileResult; words?: WordCountFiles },
 ): Promise<WireResponse> {
   const { repos, history, parse } = at;
   const { history: _history, ...rest } = plan;
@@ -262,18 +249,44 @@ export async function searchSpans(
       if (newest !== undefined && spans.length > 0) answers.push({ repoId, path, ...newest, spans, changes });
     }
   }
-  // Those versions' lines: the query at the commits named, each file kept at its own (span-lines.ts).
-  const shownRepos = new Map(repos.map((r) => [r.repoId, { tip: r.tip, codeHostType: r.codeHostType, externalWebUrl: r.externalWebUrl }]));
-  const shown = await showLines(
-    req,
-    quiet,
-    rest,
-    answers.map((a) => ({ repoId: a.repoId, path: a.path, commit: a.commit, matches: a.version.count, spans: a.spans, changes: a.changes })),
-    { history, tips: at.tips, tipsUnchanged: at.tipsUnchanged, baseUrl: at.baseUrl, repos: shownRepos, parse },
-  );
-  const out = shown.files;
-  // A version found by the first search and not by the second: the index changed between the two.
-  if (shown.missing > 0) exhaustive = false;
+  // Those versions' lines: the query at the commits named, each file kept at its own.
+  const wanted = new Map(answers.map((a) => [`${a.repoId}\0${a.path}\0${a.commit.id}`, a]));
+  const commits = [...new Set(answers.map((a) => a.commit.id))];
+  const out: Array<{ wire: WireResponse['files'][number]; key: string; last: string; matches: number }> = [];
+  let shown: WireResponse | undefined;
+  if (commits.length > 0) {
+    const atCommits: PlanNode = { op: 'and', children: [plan.root, { op: 'or', children: commits.map((glob) => ({ op: 'branch', glob })) }] };
+    shown = await history.searchWire({ ...req, matches: SPAN_MATCHES }, { ...quiet, planned: derivedPlan({ ...rest, root: atCommits, branches: commits }) });
+    for (const wire of shown.files) {
+      const file = parse(wire);
+      const path = file.fileName.text;
+      for (const commit of file.branches) {
+        // (A path has one version at a commit: the one the replay chose there.)
+        const key = `${file.repositoryId}\0${path}\0${commit}`;
+        const a = wanted.get(key);
+        if (a === undefined) continue;
+        wanted.delete(key);
+        // Its links name the commit it is shown at (it was found on that commit among others).
+        const first = file.branches[0]!;
+        const shaped: FileResult = {
+          ...file,
+          webUrl: file.webUrl.replace(first, commit),
+          ...(file.externalWebUrl !== undefined ? { externalWebUrl: file.externalWebUrl.replace(first, commit) } : {}),
+          branches: [commit],
+          history: { spans: a.spans, changes: a.changes } satisfies MatchHistory,
+        };
+        out.push({
+          wire: { ...wire, json: Buffer.from(JSON.stringify(shaped)) },
+          key: `${shaped.repository}\0${path}`,
+          last: a.changes[a.changes.length - 1]!.date,
+          matches: a.version.count,
+        });
+        break;
+      }
+    }
+    // A version found by the first search and not by the second: the index changed between the two.
+    if (wanted.size > 0) exhaustive = false;
+  }
   // The most recent change first.
   out.sort((a, b) => (a.last < b.last ? 1 : a.last > b.last ? -1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   let matches = 0;
@@ -288,12 +301,8 @@ export async function searchSpans(
   }
   const files = out.slice(0, kept);
   // The stats are those of the search of every version; counted from the words, of the
-  // searches of the lines shown (the only ones made), and the repositories are those they found.
-  const made = shown.searches;
-  const stated = found ?? {
-    stats: made.length === 0 ? emptyStats() : made.slice(1).reduce((n, m) => sumStats(n, m.stats), made[0]!.stats),
-    repositoryInfo: made.flatMap((m) => m.repositoryInfo).filter((r, i, all) => all.findIndex((o) => o.id === r.id) === i),
-  };
+  // search of the commits shown (the only one made), and the repositories are those it found.
+  const stated = found ?? shown ?? { stats: emptyStats(), repositoryInfo: [] };
   const repositoryInfo = stated.repositoryInfo.filter((r) => files.some((f) => f.wire.repositoryId === r.id));
   // In the order the search of every version gives them (unranked: its shards', by
   // repository name then id, search/searcher.ts), not the ranked second search's.

@@ -1,7 +1,5 @@
-// `history:yes` answered from the word counts (history/word-counts.ts), the versions still
-// at the tips shown from the tip index (history/span-lines.ts), against the same query
-// answered by searching every version and showing every version from the history (both
-// switched off): for random
+// `history:yes` answered from the word counts (history/word-counts.ts) against the same
+// query answered by searching every version (the word counts switched off): for random
 // identifiers and random substrings of the history's words (inside very long words, at
 // word starts and ends, repeated side by side), case-sensitive and not, the answers are
 // identical; zero differences is the only pass. Then queries the word counts must leave
@@ -79,8 +77,7 @@ before(async () => {
   assert.ok(h !== 'unchanged' && h.words.action === 'built', 'the history build makes the word counts');
   live = new Searcher({ dataDir: data, workers: 0 });
   fast = historyBeside(live, { dataDir: data });
-  // The search of every version, and every version shown from the history (not the tips: span-lines.ts).
-  slow = historyBeside(live, { dataDir: data, wordCounts: false, tipLines: false });
+  slow = historyBeside(live, { dataDir: data, wordCounts: false });
 });
 
 after(async () => {
@@ -117,7 +114,7 @@ async function same(query: string, counted: boolean): Promise<SearchResponse> {
 /** The history's words of ASCII bytes (those holding K or ſ are no literal the counts answer). */
 function historyWords(): string[] {
   const c = readWordCounts(wordCountsPath(data, summary.repoId));
-  assert.ok(c?.anyFolds, 'the history holds K or ſ');
+  assert.ok(c !== undefined && c.anyFolds, 'the history holds K or ſ');
   return [...modelOf(c).words.keys()].filter((w) => /^[A-Za-z0-9_]+$/.test(w));
 }
 
@@ -149,7 +146,6 @@ test('history:yes from the word counts equals the search of every version: ident
     queries.add(w.slice(at, at + len));
   }
   let found = 0;
-  const tipsBefore = fast.tipLineSearches;
   for (const q of queries) {
     for (const c of ['case:yes', 'case:no']) {
       // (This history holds K and ſ: the tests' vocabulary has them.)
@@ -158,8 +154,6 @@ test('history:yes from the word counts equals the search of every version: ident
     }
   }
   assert.ok(found > queries.size, `the queries find files (${found})`);
-  assert.ok(fast.tipLineSearches - tipsBefore > 0, 'files still holding matches were shown from the tips');
-  assert.equal(slow.tipLineSearches, 0);
 });
 
 test('queries the word counts do not answer are searched, with the same answers', async () => {
