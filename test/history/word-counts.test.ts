@@ -114,7 +114,7 @@ async function same(query: string, counted: boolean): Promise<SearchResponse> {
 /** The history's words of ASCII bytes (those holding K or ſ are no literal the counts answer). */
 function historyWords(): string[] {
   const c = readWordCounts(wordCountsPath(data, summary.repoId));
-  assert.ok(c !== undefined && c.anyFolds, 'the history holds K or ſ');
+  assert.ok(c?.anyFolds, 'the history holds K or ſ');
   return [...modelOf(c).words.keys()].filter((w) => /^[A-Za-z0-9_]+$/.test(w));
 }
 
