@@ -38,9 +38,15 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
-/** The history data dir's bytes by what holds them: index shards, their symbols files, commit records, diff records. */
-function historyParts(dir: string): { shards: number; symbols: number; commits: number; diffs: number } {
-  const parts = { shards: 0, symbols: 0, commits: bytesUnder(join(dir, 'commits')), diffs: bytesUnder(join(dir, 'diffs')) };
+/** The history data dir's bytes by what holds them: index shards, their symbols files, commit records, diff records, word counts. */
+function historyParts(dir: string): { shards: number; symbols: number; commits: number; diffs: number; words: number } {
+  const parts = {
+    shards: 0,
+    symbols: 0,
+    commits: bytesUnder(join(dir, 'commits')),
+    diffs: bytesUnder(join(dir, 'diffs')),
+    words: bytesUnder(join(dir, 'words')),
+  };
   const walk = (d: string): void => {
     for (const name of readdirSync(d)) {
       const p = join(d, name);
@@ -56,7 +62,7 @@ function historyParts(dir: string): { shards: number; symbols: number; commits: 
 
 /** The result table's row of the history's size against the tip's, by part. */
 function sizeRow(ratio: number, parts: ReturnType<typeof historyParts>, tipBytes: number): string {
-  return `| history size / tip size | ${ratio.toFixed(1)}× (index ${mb(parts.shards)}, symbols ${mb(parts.symbols)}, commit records ${mb(parts.commits)}, diff records ${mb(parts.diffs)}; the index and its symbols alone: ${((parts.shards + parts.symbols) / tipBytes).toFixed(1)}×) | ≤ 3× |`;
+  return `| history size / tip size | ${ratio.toFixed(1)}× (index ${mb(parts.shards)}, symbols ${mb(parts.symbols)}, commit records ${mb(parts.commits)}, diff records ${mb(parts.diffs)}, word counts ${mb(parts.words)}; the index and its symbols alone: ${((parts.shards + parts.symbols) / tipBytes).toFixed(1)}×) | ≤ 3× |`;
 }
 
 function bytesUnder(path: string): number {
