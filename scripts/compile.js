@@ -55,6 +55,7 @@ export const ENTRIES = [
   'daemon/search/plan-thread.ts',
   'daemon/index/build-worker.ts',
   'daemon/index/scrub-thread.ts',
+  'daemon/history/word-count-thread.ts',
   'daemon/runtime/spawner-child.ts',
   'bench/suite/command.ts',
   'bench/suite/index-child.ts',

@@ -19,7 +19,7 @@ import { indexDiffs, type DiffIndexSummary } from './diff-index.ts';
 import { recordedCommits, removeRecords } from './diff-store.ts';
 import { historySource } from './history-source.ts';
 import { walkHistory } from './history-walk.ts';
-import { updateWordCounts, type WordCountsSummary } from './word-count-build.ts';
+import { updateWordCountsInThread, type WordCountsSummary } from './word-count-build.ts';
 import { removeWordCounts, wordCountsPath } from './word-counts.ts';
 
 /** Commits a history holds by default (the newest; settings.historyMaxCommits). */
@@ -82,7 +82,7 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
   await updateCommitRecords(o.gitDir, commitRecordsPath(o.dataDir, o.repoId), { tips: tipsOf(o), ids: walk.commits, leftOut: walk.leftOut });
   const diffs = await indexDiffs({ dataDir: o.dataDir, repoId: o.repoId, gitDir: o.gitDir, commits: walk.commits, leftOut: walk.leftOut });
   // And the word counts of its documents (word-counts.ts), which `history:yes` reads.
-  const words = updateWordCounts(historyDataDir(o.dataDir), o.repoId, wordCountsPath(o.dataDir, o.repoId));
+  const words = await updateWordCountsInThread({ historyRoot: historyDataDir(o.dataDir), repoId: o.repoId, path: wordCountsPath(o.dataDir, o.repoId) });
   return { ...summary, commits: walk.commits.length, leftOut: walk.leftOut, diffs, words };
 }
 
@@ -137,7 +137,7 @@ export async function syncHistory(o: HistoryIndexOptions & { enabled: boolean })
       if (sameSet(recordedCommits(o.dataDir, o.repoId), new Set(m.refs.map((r) => r.commit)))) {
         await recordsUpToDate(o);
         // The word counts too (lost, damaged, or left behind by a run that failed after the index): made again from the shards.
-        updateWordCounts(root, o.repoId, wordCountsPath(o.dataDir, o.repoId));
+        await updateWordCountsInThread({ historyRoot: root, repoId: o.repoId, path: wordCountsPath(o.dataDir, o.repoId) });
         return 'unchanged';
       }
     }

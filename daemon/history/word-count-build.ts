@@ -13,7 +13,8 @@
 // the shards the file covers are not the first ones the manifest names (a full rebuild of
 // the index, or no file), it is built from scratch.
 
-import { loadManifest, shardFiles } from '../index/manifest.ts';
+import { loadManifest, shardFiles, type Manifest } from '../index/manifest.ts';
+import { startTsWorker } from '../runtime/ts-worker.ts';
 import { Shard } from '../index/shard-reader.ts';
 import {
   emptyModel,
@@ -25,6 +26,7 @@ import {
   readWordCounts,
   removeWordCounts,
   writeWordCounts,
+  type WordCounts,
   type WordCountsModel,
 } from './word-counts.ts';
 
@@ -48,6 +50,43 @@ WORD_BYTE[0xc5] = 2;
 const NL = 0x0a;
 const ZERO_OID = Buffer.alloc(OID_BYTES);
 
+/** What updateWordCounts is given, as its thread gets it (word-count-thread.ts). */
+export interface WordCountsJob {
+  historyRoot: string;
+  repoId: number;
+  path: string;
+}
+
+/** The thread's module (started by path: an entry point of the compiled build). */
+const THREAD = 'daemon/history/word-count-thread.ts';
+
+/**
+ * updateWordCounts in a thread of its own, at the priority of bulk work: what a sync in
+ * the daemon calls, so that its event loop goes on serving requests meanwhile.
+ */
+export function updateWordCountsInThread(job: WordCountsJob): Promise<WordCountsSummary> {
+  // A file already current (most syncs) is told here, without a thread.
+  const started = performance.now();
+  const start = startOf(job.historyRoot, job.repoId, job.path);
+  if (start.kind === 'current') return Promise.resolve({ action: 'unchanged', docs: start.docs, ms: performance.now() - started });
+  return new Promise((resolve, reject) => {
+    const thread = startTsWorker(THREAD, { ...job });
+    let answered = false;
+    thread.once('message', (m: { summary?: WordCountsSummary; error?: string }) => {
+      answered = true;
+      if (m.summary !== undefined) resolve(m.summary);
+      else reject(new Error(`the word counts of repository ${job.repoId} were not made: ${m.error}`));
+    });
+    thread.once('error', (err) => {
+      answered = true;
+      reject(err);
+    });
+    thread.once('exit', (code) => {
+      if (!answered) reject(new Error(`the word counts' thread exited with code ${code} before answering`));
+    });
+  });
+}
+
 /**
  * Brings the word counts at `path` in line with the history index of `repoId` in the
  * history data dir `historyRoot`: appends the new shards' documents, or builds the file from
@@ -55,25 +94,15 @@ const ZERO_OID = Buffer.alloc(OID_BYTES);
  */
 export function updateWordCounts(historyRoot: string, repoId: number, path: string): WordCountsSummary {
   const started = performance.now();
-  const m = loadManifest(historyRoot, repoId);
-  if (m === undefined || 'unreadable' in m || m.version !== 2 || m.shards.some((s) => s.member !== undefined)) {
+  const start = startOf(historyRoot, repoId, path);
+  if (start.kind === 'none') {
     removeWordCounts(path);
     return { action: 'none', docs: 0, ms: performance.now() - started };
   }
-  const names = shardsCounted(m.shards);
-  let model: WordCountsModel | undefined;
-  try {
-    // Read whole (its frame's checksum and its structure checked), not only its header: a damaged body is made again here.
-    const old = readWordCounts(path);
-    if (old !== undefined && old.shards.length <= names.length && old.shards.every((s, i) => s === names[i])) {
-      if (old.shards.length === names.length) return { action: 'unchanged', docs: old.docs, ms: performance.now() - started };
-      model = modelOf(old);
-    }
-  } catch {
-    model = undefined; // damaged or of another version: built again
-  }
-  const action = model === undefined ? 'built' : 'updated';
-  model ??= emptyModel();
+  if (start.kind === 'current') return { action: 'unchanged', docs: start.docs, ms: performance.now() - started };
+  const { m } = start;
+  const action = start.old === undefined ? 'built' : 'updated';
+  const model = start.old === undefined ? emptyModel() : modelOf(start.old);
   const paths = new Map(model.paths.map((p, i) => [p, i]));
   for (const entry of m.shards.filter((s) => s.docs > 0).slice(model.shards.length)) {
     const files = shardFiles(historyRoot, repoId, entry);
@@ -87,6 +116,31 @@ export function updateWordCounts(historyRoot: string, repoId: number, path: stri
   }
   writeWordCounts(path, model);
   return { action, docs: model.docPath.length, ms: performance.now() - started };
+}
+
+/**
+ * Where bringing the word counts up to date starts: no history index (`none`), the file
+ * covering its shards already (`current`), or behind it, with the file to append to when
+ * it covers the first of them (else built from scratch). The file is read whole, its
+ * frame's checksum and structure checked: a damaged body is made again.
+ */
+function startOf(
+  historyRoot: string,
+  repoId: number,
+  path: string,
+): { kind: 'none' } | { kind: 'current'; docs: number } | { kind: 'behind'; m: Manifest; old: WordCounts | undefined } {
+  const m = loadManifest(historyRoot, repoId);
+  if (m === undefined || 'unreadable' in m || m.version !== 2 || m.shards.some((s) => s.member !== undefined)) return { kind: 'none' };
+  const names = shardsCounted(m.shards);
+  try {
+    const old = readWordCounts(path);
+    if (old !== undefined && old.shards.length <= names.length && old.shards.every((s, i) => s === names[i])) {
+      return old.shards.length === names.length ? { kind: 'current', docs: old.docs } : { kind: 'behind', m, old };
+    }
+  } catch {
+    // Damaged or of another version: built again.
+  }
+  return { kind: 'behind', m, old: undefined };
 }
 
 /** Appends a shard's documents to the model. */
