@@ -110,6 +110,8 @@ export class FanOut implements SearchService {
 
   async #search(req: Required<SearchRequest>, options: SearchOptions): Promise<WireResponse> {
     refuseHistoryPlan((options.planned ?? planSearch(req)).plan);
+    // (Only the history's spans name documents, and a cluster searches no histories.)
+    if (options.docs !== undefined) throw new Error('a cluster search cannot be limited to named documents');
     const filter = options.repoFilter;
     const all = this.options.units();
     const units = filter ? all.filter((u) => filter({ repoId: u.repoId, visibility: u.visibility })) : all;

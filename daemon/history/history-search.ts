@@ -39,7 +39,7 @@ import { CommitSearch, commitWire, type CommitAnswer } from './commit-search.ts'
 import { DiffSearch } from './diff-service.ts';
 import { searchSpans } from './history-spans.ts';
 import { WordCountFiles } from './word-count-files.ts';
-import { shardsCounted } from './word-counts.ts';
+import { countedShards } from './word-counts.ts';
 
 /**
  * The daemon's search service: `live` (the tip indexes' searcher), and a searcher of the
@@ -72,8 +72,8 @@ interface Indexed {
   scope: RevisionScope;
   /** As its tip index lists it now. */
   repo: ManifestRepo;
-  /** Its history's shard files holding documents (manifest order: word-counts.ts shardsCounted), and its visibility as the history's searcher has it. */
-  shards: readonly string[];
+  /** Its history's shard files holding documents, with their numbers of documents (manifest order: word-counts.ts countedShards), and its visibility as the history's searcher has it. */
+  shards: ReadonlyArray<{ file: string; docs: number }>;
   visibility: 'public' | 'private';
 }
 
@@ -287,7 +287,7 @@ export class HistorySearch implements SearchService {
         sorted: m.refs.map((r) => r.commit).sort(),
         scope: { defaultRef: refs[0]!.name, label: m.repo.name, indexed: { refs, generation: tip.generation } },
         repo: tip.repo ?? m.repo,
-        shards: shardsCounted(m.shards),
+        shards: countedShards(m.shards),
         visibility: manifestVisibility(m),
       });
     }

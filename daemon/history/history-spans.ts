@@ -29,6 +29,7 @@ import type { SearchOptions, SearchService, WireResponse } from '../search/searc
 import { emptyStats, type CommitRef, type FileResult, type MatchHistory, type SearchRequest } from '../search/types.ts';
 import type { WordCountFiles } from './word-count-files.ts';
 import { wordTerm, wordVersions } from './word-count-query.ts';
+import { docsByShard } from './word-counts.ts';
 
 /** A repository whose history is indexed, as the spans need it. */
 export interface SpanRepo {
@@ -38,8 +39,12 @@ export interface SpanRepo {
   tip: string;
   /** The commits its history index holds. */
   commits: ReadonlySet<string>;
-  /** Its history's shard files holding documents, in manifest order (word-counts.ts shardsCounted), and who may see it (as the history's searcher asks repoFilter). */
-  shards: readonly string[];
+  /**
+   * Its history's shard files holding documents, with their numbers of documents, in
+   * manifest order (word-counts.ts countedShards), and who may see it (as the history's
+   * searcher asks repoFilter).
+   */
+  shards: ReadonlyArray<{ file: string; docs: number }>;
   visibility: 'public' | 'private';
 }
 
@@ -127,9 +132,14 @@ async function firstParentLine(repo: SpanRepo): Promise<Line> {
   return line;
 }
 
-/** A version that matched (by its blob, in the maps that hold it): its number of matches (Plan.versions). */
+/**
+ * A version that matched (by its blob, in the maps that hold it): its number of matches
+ * (Plan.versions), and when read from the word counts, the documents holding it (numbered
+ * as they number them: word-counts.ts docsByShard).
+ */
 interface Version {
   count: number;
+  docs?: number[];
 }
 
 /** A path's spans and changes, and its newest matching version with the newest commit of the line that held it. */
@@ -256,7 +266,11 @@ export async function searchSpans(
   let shown: WireResponse | undefined;
   if (commits.length > 0) {
     const atCommits: PlanNode = { op: 'and', children: [plan.root, { op: 'or', children: commits.map((glob) => ({ op: 'branch', glob })) }] };
-    shown = await history.searchWire({ ...req, matches: SPAN_MATCHES }, { ...quiet, planned: derivedPlan({ ...rest, root: atCommits, branches: commits }) });
+    const docs = found === undefined ? shownDocs(answers, byId) : undefined;
+    shown = await history.searchWire(
+      { ...req, matches: SPAN_MATCHES },
+      { ...quiet, planned: derivedPlan({ ...rest, root: atCommits, branches: commits }), ...(docs !== undefined ? { docs } : {}) },
+    );
     for (const wire of shown.files) {
       const file = parse(wire);
       const path = file.fileName.text;
@@ -315,6 +329,24 @@ export async function searchSpans(
   };
 }
 
+/**
+ * The documents of the versions shown, by shard (SearchOptions.docs), when the word counts
+ * named them all: the search of the commits shown then examines only those, with no posting
+ * list read (its answer is the same: each is still examined whole, on the commits asked).
+ */
+function shownDocs(answers: ReadonlyArray<{ repoId: number; version: Version }>, byId: ReadonlyMap<number, SpanRepo>): Map<string, number[]> | undefined {
+  const byRepo = new Map<number, number[]>();
+  for (const a of answers) {
+    if (a.version.docs === undefined) return undefined;
+    let list = byRepo.get(a.repoId);
+    if (list === undefined) byRepo.set(a.repoId, (list = []));
+    list.push(...a.version.docs);
+  }
+  const out = new Map<string, number[]>();
+  for (const [repoId, list] of byRepo) for (const [file, docs] of docsByShard(byId.get(repoId)!.shards, list)) out.set(`${repoId}/${file}`, docs);
+  return out;
+}
+
 /** The versions a search of every version found (Plan.versions), per repository, per path, per blob. */
 function searchedVersions(found: WireResponse, parse: (f: WireResponse['files'][number]) => FileResult): Map<number, Map<string, Map<string, Version>>> {
   const byRepo = new Map<number, Map<string, Map<string, Version>>>();
@@ -362,7 +394,7 @@ function countedVersions(
     found += v.found;
     if (v.paths.size === 0) continue;
     const paths = new Map<string, Map<string, Version>>();
-    for (const [path, blobs] of v.paths) paths.set(path, new Map([...blobs].map(([blob, count]) => [blob, { count }])));
+    for (const [path, blobs] of v.paths) paths.set(path, blobs);
     byRepo.set(repo.repoId, paths);
   }
   if (found > SPAN_MATCHES) return undefined;

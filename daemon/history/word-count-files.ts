@@ -16,8 +16,8 @@ export class WordCountFiles {
 
   constructor(private readonly dataDir: string) {}
 
-  /** Repository `repoId`'s word counts when they cover exactly `shards` (its history's, in manifest order); else undefined. */
-  current(repoId: number, shards: readonly string[]): WordCounts | undefined {
+  /** Repository `repoId`'s word counts when they cover exactly `shards` (its history's with documents, in manifest order: word-counts.ts countedShards); else undefined. */
+  current(repoId: number, shards: ReadonlyArray<{ file: string }>): WordCounts | undefined {
     const path = wordCountsPath(this.dataDir, repoId);
     let stamp: string;
     try {
@@ -39,7 +39,7 @@ export class WordCountFiles {
       this.held.set(repoId, kept);
     }
     const c = kept.counts;
-    if (c === undefined || c.shards.length !== shards.length || !c.shards.every((s, i) => s === shards[i])) return undefined;
+    if (c === undefined || c.shards.length !== shards.length || !c.shards.every((s, i) => s === shards[i]!.file)) return undefined;
     return c;
   }
 }

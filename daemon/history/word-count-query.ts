@@ -54,9 +54,13 @@ export function wordBudget(): WordBudget {
   return { entries: 300_000, words: 20_000 };
 }
 
-/** A repository's versions holding matches: per path, per blob id, its matches; and `found`, what the search would count of them. */
+/**
+ * A repository's versions holding matches: per path, per blob id, its matches and the
+ * documents holding that version (numbered as the file numbers them: word-counts.ts
+ * docsByShard); and `found`, what the search would count of them.
+ */
 export interface WordVersions {
-  paths: Map<string, Map<string, number>>;
+  paths: Map<string, Map<string, { count: number; docs: number[] }>>;
   /**
    * At least what a search of these versions counts towards its limit (its content
    * matches, and at most every path's matches of q besides): the search is cut past its
@@ -115,7 +119,11 @@ export function wordVersions(c: WordCounts, term: Term, literalBytes: number, bu
     const path = c.paths[c.docPath[d]!]!;
     let blobs = out.paths.get(path);
     if (blobs === undefined) out.paths.set(path, (blobs = new Map()));
-    blobs.set(blobId(c, d), run);
+    // (A path whose content went back to an earlier blob holds it in several documents.)
+    const blob = blobId(c, d);
+    const seen = blobs.get(blob);
+    if (seen === undefined) blobs.set(blob, { count: run, docs: [d] });
+    else seen.docs.push(d);
     out.found += run + Math.floor(Buffer.byteLength(path) / needle.length);
   }
   return out;

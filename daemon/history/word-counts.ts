@@ -108,7 +108,42 @@ export function emptyModel(): WordCountsModel {
  * changes no count).
  */
 export function shardsCounted(shards: ReadonlyArray<{ file: string; docs: number }>): string[] {
-  return shards.filter((s) => s.docs > 0).map((s) => s.file);
+  return countedShards(shards).map((s) => s.file);
+}
+
+/** shardsCounted's shards with their numbers of documents. */
+export function countedShards(shards: ReadonlyArray<{ file: string; docs: number }>): Array<{ file: string; docs: number }> {
+  return shards.filter((s) => s.docs > 0).map((s) => ({ file: s.file, docs: s.docs }));
+}
+
+/**
+ * Documents of the file (numbered across `counted`, countedShards of the manifest it is
+ * current for) by the shard holding each, as that shard numbers them: ascending per shard.
+ */
+export function docsByShard(counted: ReadonlyArray<{ file: string; docs: number }>, docs: Iterable<number>): Map<string, number[]> {
+  const starts: number[] = [];
+  let n = 0;
+  for (const s of counted) {
+    starts.push(n);
+    n += s.docs;
+  }
+  const out = new Map<string, number[]>();
+  for (const d of docs) {
+    if (!Number.isInteger(d) || d < 0 || d >= n) throw new Error(`document ${d} is not one of the ${n} the shards hold`);
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (starts[mid]! <= d) lo = mid;
+      else hi = mid - 1;
+    }
+    const file = counted[lo]!.file;
+    let list = out.get(file);
+    if (list === undefined) out.set(file, (list = []));
+    list.push(d - starts[lo]!);
+  }
+  for (const list of out.values()) list.sort((a, b) => a - b);
+  return out;
 }
 
 /** Where a repository's word counts are. */

@@ -22,7 +22,7 @@ import type { SearchOptions, WireResponse } from './search-options.ts';
 import { emptyCounters, emptyStats, type SearchRequest, type SearchStats, type ShardCounters } from './types.ts';
 
 /** A search task without its shards: whoever starts it knows which shards it runs on. */
-export type TaskParams = Omit<SearchTask, 'catalog' | 'shards' | 'only'>;
+export type TaskParams = Omit<SearchTask, 'catalog' | 'shards' | 'only' | 'docs'>;
 
 export interface MergeDeps {
   /** Starts the task on the shards (0 to count - 1); `grant` as SearchPool.start. */

@@ -119,6 +119,11 @@ export interface SearchTask {
    * repositories (indexes into the ShardRef's `members`); null or absent: all of them.
    */
   only?: Array<number[] | null> | undefined;
+  /**
+   * Per shard of `shards`, the only documents examined, ascending (SearchOptions.docs);
+   * absent: every candidate.
+   */
+  docs?: number[][] | undefined;
   /** When no more shards are claimed (the searcher's cut). */
   cut: Cut;
   /**
@@ -259,8 +264,8 @@ export const RECORDS: readonly string[][] = [
   Object.keys(emptyCounters()),
   ['id', 'codeHostType', 'name', 'displayName', 'webUrl'],
   ['status'],
-  // (TaskParams as mergeSearch makes it, then its shards: pool.start({ ...task, catalog, shards, only }).)
-  ['planId', 'plan', 'limit', 'brute', 'cut', 'batch', 'definitionsPastCut', 'shape', 'speculateFrom', 'caller', 'catalog', 'shards', 'only'],
+  // (TaskParams as mergeSearch makes it, then its shards: pool.start({ ...task, catalog, shards, only, docs }).)
+  ['planId', 'plan', 'limit', 'brute', 'cut', 'batch', 'definitionsPastCut', 'shape', 'speculateFrom', 'caller', 'catalog', 'shards', 'only', 'docs'],
   ['shardPath', 'membership', 'symbols', 'members'],
   ['member', 'repoId', 'repo'],
   ['name', 'archived', 'fork', 'visibility', 'displayName', 'codeHostType', 'externalWebUrl'],

@@ -34,6 +34,14 @@ export interface SearchOptions {
    */
   repoFilter?: (repo: { repoId: number; visibility: 'public' | 'private' }) => boolean;
   /**
+   * Only these documents are examined, by shard: keyed `<repoId>/<shard file>` (the file
+   * as the repository's manifest names it), each list ascending; a shard not named is not
+   * searched. For a caller that already knows
+   * which documents hold matches (a history's word counts): no posting list is read, and
+   * every document named is still examined whole.
+   */
+  docs?: ReadonlyMap<string, readonly number[]>;
+  /**
    * Streaming: receives the results in batches as shards finish, in shard order (each
    * batch ranked in itself); returning false stops the search. A promise holds the search
    * until it settles (a slow client slows the search instead of piling up results): the

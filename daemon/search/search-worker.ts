@@ -296,6 +296,7 @@ function startShard(s: WorkerSearch, i: number, claimedPastCut: boolean): Runnin
       partial: task.batch ? undefined : partialSender(s.run, i, shard, repos, task),
       speculate: i >= task.speculateFrom ? SPECULATE_WHOLE_DOCS : undefined,
       shouldYield,
+      docs: task.docs === undefined ? undefined : Uint32Array.from(task.docs[i]!),
     });
     return { i, claimedPastCut, steps, shard, repos, queuedNs };
   } catch (err) {

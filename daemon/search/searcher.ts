@@ -372,7 +372,7 @@ export class Searcher implements SearchService {
       const planned = options.planned ?? planSearch(req);
       refuseHistoryPlan(planned.plan);
       unresolvedContext(planned.plan.context, filter);
-      const visible = visibleShards(snapshot, filter, planned.plan.root);
+      const visible = withDocs(visibleShards(snapshot, filter, planned.plan.root), options.docs);
       // The shards of broken repositories the caller may see count as failed: the answer
       // says it is not exhaustive, as it did when such a shard failed in the search.
       const lost = (filter ? snapshot.broken.filter((b) => filter(b)) : snapshot.broken).reduce((n, b) => n + b.shards, 0);
@@ -398,7 +398,7 @@ export class Searcher implements SearchService {
 
   private searchSnapshot(
     snapshot: Snapshot,
-    { entries: shards, only, ruledOut }: VisibleShards,
+    { entries: shards, only, docs, ruledOut }: VisibleShards,
     req: Required<SearchRequest>,
     options: SearchOptions,
     lostShards: number,
@@ -411,7 +411,7 @@ export class Searcher implements SearchService {
       lostShards,
       skippedShards: ruledOut,
       shape: versionsShape(this.shapeOptions(req), options.planned?.plan),
-      start: (task, cancel, grant) => pool.start({ ...task, catalog, shards: indexes, only }, cancel, grant),
+      start: (task, cancel, grant) => pool.start({ ...task, catalog, shards: indexes, only, docs }, cancel, grant),
       reshape: (i, shape, f, budget) => this.reshape(shards[i]!, shape, f, budget),
       corrupt: (i, error) => this.corrupt(shards[i]!, error),
     });
@@ -465,7 +465,7 @@ export class Searcher implements SearchService {
     const speculateFrom = task.speculateFrom >= units.length ? task.speculateFrom : held.slice(0, task.speculateFrom).filter((at) => at >= 0).length;
     const catalog = this.catalogOf(pool, snapshot);
     const run = pool.start(
-      { ...task, speculateFrom, catalog, shards: entries.map((e) => e.index), only: only.some((o) => o !== null) ? only : undefined },
+      { ...task, speculateFrom, catalog, shards: entries.map((e) => e.index), only: only.some((o) => o !== null) ? only : undefined, docs: undefined },
       cancel,
       grant,
       releasesFiles,
@@ -597,8 +597,30 @@ interface VisibleShards {
   entries: ShardEntry[];
   /** Per shard, the members it reads when that is only some of them (indexes into its members; null: all). */
   only: Array<number[] | null> | undefined;
+  /** Per shard, the only documents it examines (SearchOptions.docs); undefined: its candidates. */
+  docs?: number[][] | undefined;
   /** The shards the caller may see that the query's filters left out. */
   ruledOut: number;
+}
+
+/** `visible` narrowed to the shards `docs` names, each with its documents (SearchOptions.docs); as it is without. */
+function withDocs(visible: VisibleShards, docs: SearchOptions['docs']): VisibleShards {
+  if (docs === undefined) return visible;
+  const out: VisibleShards = { entries: [], only: visible.only && [], docs: [], ruledOut: visible.ruledOut };
+  visible.entries.forEach((e, i) => {
+    const members = visible.only?.[i] ?? e.members.map((_, k) => k);
+    const file = basename(e.path);
+    // (A compound shard's documents are the shard's: the lists of its members are one set.)
+    const named = new Set(members.flatMap((k) => docs.get(`${e.members[k]!.repoId}/${file}`) ?? []));
+    if (named.size === 0) {
+      out.ruledOut++;
+      return;
+    }
+    out.entries.push(e);
+    out.only?.push(visible.only![i]!);
+    out.docs!.push([...named].sort((a, b) => a - b));
+  });
+  return out;
 }
 
 /**

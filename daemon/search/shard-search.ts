@@ -159,6 +159,13 @@ export interface ShardSearchOptions {
    * search run (search-worker.ts). Its answers change no result.
    */
   shouldYield?: () => boolean;
+  /**
+   * Only these documents (ascending) may be examined: a caller that already knows which
+   * documents hold matches (a history's word counts: history/history-spans.ts) spares the
+   * posting lists and every other candidate. Each is still examined whole, so the answer
+   * is exact whatever the list holds.
+   */
+  docs?: Uint32Array | undefined;
 }
 
 const NEVER = (): boolean => false;
@@ -265,7 +272,13 @@ function selectCandidates(scan: ShardScan, cls: BranchClass, firstClass: boolean
   const onBranches = cls.docs !== undefined ? cls.docs : classDocs(shard, cls.byMember);
   const first = (scan.first ??= definingDocs(shard, positiveLiterals(plan), useIndex));
   const examine = examineFor(limit);
-  const candidatesOf = (): Uint32Array | null => candidatesWithin(onBranches, cls.tree, { shard, counters, matchers, examine });
+  const docs = scan.options.docs && inShard(scan.options.docs, shard.docCount);
+  const candidatesOf = (): Uint32Array | null =>
+    docs !== undefined
+      ? onBranches === null
+        ? docs
+        : intersectSorted(onBranches, docs)
+      : candidatesWithin(onBranches, cls.tree, { shard, counters, matchers, examine });
   let known: Uint32Array | null | undefined;
   if (speculate !== undefined && useIndex && firstClass && definitionsOnly?.() !== true) {
     const bound = planMaxDocs(shard, plan);
@@ -291,6 +304,13 @@ function selectCandidates(scan: ShardScan, cls: BranchClass, firstClass: boolean
   // The rest of the shard is left unexamined: its answer is not exhaustive.
   if (onlyDefinitions) result.more = true;
   return { onBranches, candidates, examine };
+}
+
+/** `docs` (ascending) without those past the shard's last document: a list made for another version of the file names nothing there. */
+function inShard(docs: Uint32Array, docCount: number): Uint32Array {
+  let n = docs.length;
+  while (n > 0 && docs[n - 1]! >= docCount) n--;
+  return n === docs.length ? docs : docs.subarray(0, n);
 }
 
 /** A class being examined, as recordHit needs it. */

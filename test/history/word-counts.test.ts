@@ -234,7 +234,11 @@ test('a case-insensitive k or s matches K and ſ, from the counts as searched', 
 });
 
 test('a new commit updates the word counts to the file a build from scratch makes', async () => {
-  made.repo.commit({ 'one.txt': 'quxQuux newWordHere fooBarBaz', 'data/fresh.txt': 'fresh_word fresh_word aaaa\n' }, 'one more');
+  // data/rep.txt comes back as it first was: the commit shown holds its first version again.
+  made.repo.commit(
+    { 'one.txt': 'quxQuux newWordHere fooBarBaz', 'data/fresh.txt': 'fresh_word fresh_word aaaa\n', 'data/rep.txt': 'aaaaaaa xaaaaax aaa\naa a aaaa\n' },
+    'one more',
+  );
   summary = await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 });
   const h = await indexLocalHistory(summary, { dataDir: data, workers: 1 });
   assert.ok(h !== 'unchanged' && h.words.action === 'updated', `the update appends (${h === 'unchanged' ? h : h.words.action})`);
@@ -244,7 +248,7 @@ test('a new commit updates the word counts to the file a build from scratch make
   const built = updateWordCounts(historyDataDir(data), summary.repoId, path);
   assert.equal(built.action, 'built');
   assert.ok(readFileSync(path).equals(updated), 'the same bytes');
-  for (const q of ['fresh_word', 'newWordHere', 'fooBarBaz', 'aaaa', 'quxQuux']) await same(`history:yes case:yes ${q}`, true);
+  for (const q of ['fresh_word', 'newWordHere', 'fooBarBaz', 'aaaa', 'quxQuux', 'xaaaaax']) await same(`history:yes case:yes ${q}`, true);
 });
 
 test('a damaged or missing word counts file is read as absent: the search answers, the next update makes it again', async () => {

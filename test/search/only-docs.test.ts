@@ -1,0 +1,83 @@
+// A search told which documents to examine (SearchOptions.docs: what a history's word
+// counts know) answers, through the worker threads, exactly what the whole search answers
+// for those documents: the files of the named documents that match, with the same lines;
+// a named document that does not match gives nothing, one past a shard's end is ignored,
+// and a shard not named is not searched.
+
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { shardsDir } from '../../daemon/index/data-dir.ts';
+import { loadManifest } from '../../daemon/index/manifest.ts';
+import { Shard } from '../../daemon/index/shard-reader.ts';
+import { Searcher } from '../../daemon/search/searcher.ts';
+import type { SearchResponse } from '../../daemon/search/types.ts';
+import { indexLocal } from '../../daemon/sync/local-repos.ts';
+import { tempDir } from '../helpers/corpus.ts';
+
+const dir = tempDir('only-docs');
+const data = join(dir.path, 'data');
+let searcher: Searcher;
+/** Per repository: its id, its one shard's file, and each path's document number. */
+const repos: Array<{ repoId: number; file: string; docs: Map<string, number> }> = [];
+
+before(async () => {
+  for (const name of ['alpha', 'beta']) {
+    const tree = join(dir.path, name);
+    mkdirSync(tree, { recursive: true });
+    for (let i = 0; i < 30; i++) {
+      const body = i % 3 === 0 ? `line one\nneedle_word ${i} here\nneedle_word again\n` : `line one\nnothing ${i}\n`;
+      writeFileSync(join(tree, `f${String(i).padStart(2, '0')}.txt`), body);
+    }
+    const s = await indexLocal(tree, { dataDir: data, name, workers: 1 });
+    const m = loadManifest(data, s.repoId);
+    assert.ok(m !== undefined && !('unreadable' in m) && m.shards.length === 1);
+    const file = m.shards[0]!.file;
+    const shard = Shard.open(join(shardsDir(data, s.repoId), file));
+    const docs = new Map<string, number>();
+    for (let d = 0; d < shard.docCount; d++) docs.set(shard.name(d), d);
+    shard.releasePages();
+    repos.push({ repoId: s.repoId, file, docs });
+  }
+  searcher = new Searcher({ dataDir: data, workers: 1 });
+});
+
+after(async () => {
+  await searcher?.close();
+  dir.cleanup();
+});
+
+const request = { query: 'needle_word', matches: 10_000, contextLines: 1, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true };
+const files = (r: SearchResponse) =>
+  r.files.map((f) => ({ repo: f.repository, name: f.fileName.text, chunks: f.chunks })).sort((a, b) => (a.repo + a.name < b.repo + b.name ? -1 : 1));
+
+test('only the named documents are examined, with the answer the whole search gives for them', async () => {
+  const whole = files(await searcher.search(request));
+  assert.equal(whole.length, 20);
+  const [alpha, beta] = repos;
+  // alpha: two that match, one that does not; beta: one that matches and one past its end.
+  const named = new Map<string, number[]>([
+    [`${alpha!.repoId}/${alpha!.file}`, [alpha!.docs.get('f00.txt')!, alpha!.docs.get('f01.txt')!, alpha!.docs.get('f09.txt')!].sort((a, b) => a - b)],
+    [`${beta!.repoId}/${beta!.file}`, [beta!.docs.get('f27.txt')!, 1000]],
+  ]);
+  const only = await searcher.search(request, { docs: named });
+  const expected = whole.filter((f) => (f.repo === 'alpha' && (f.name === 'f00.txt' || f.name === 'f09.txt')) || (f.repo === 'beta' && f.name === 'f27.txt'));
+  assert.equal(expected.length, 3);
+  assert.deepEqual(files(only), expected);
+  assert.ok(only.isSearchExhaustive);
+  assert.equal(only.stats.filesConsidered, 4, 'the named documents of the shards, no other candidate');
+});
+
+test('a shard not named is not searched', async () => {
+  const [alpha] = repos;
+  const only = await searcher.search(request, { docs: new Map([[`${alpha!.repoId}/${alpha!.file}`, [alpha!.docs.get('f03.txt')!]]]) });
+  assert.deepEqual(
+    files(only).map((f) => `${f.repo}/${f.name}`),
+    ['alpha/f03.txt'],
+  );
+  assert.equal(only.stats.shardsScanned, 1);
+  const none = await searcher.search(request, { docs: new Map() });
+  assert.equal(none.files.length, 0);
+  assert.equal(none.stats.shardsScanned, 0);
+});
