@@ -40,10 +40,10 @@ import {
   type ShardReply,
   type ToWorker,
 } from './protocol.ts';
-import { searchShardSteps, type PartialHits, type ShardHit, type ShardSearchResult } from './shard-search.ts';
+import { searchShardSteps, type PartialHits, type ShardSearchResult } from './shard-search.ts';
 import type { SearchMember } from './branch-classes.ts';
-import type { RepositoryInfo } from './types.ts';
-import { keepChunks, messageSent, resultRepo, shapeForMessage, unshapedFile, type ResultRepo, type ShapedFile } from './file-json.ts';
+import { keepChunks, messageSent, shapeForMessage, type ShapedFile } from './file-json.ts';
+import { filesOf, infosOf, reposOf, searchedMembers, type RepoOf } from './shard-files.ts';
 import { compareRanked } from './rank.ts';
 import { dropSpares, packMessage, recycle } from './file-codec.ts';
 import { collectHeap } from '../runtime/collect-heap.ts';
@@ -67,36 +67,6 @@ interface Running {
   shard: Shard;
   repos: RepoOf;
   queuedNs: number;
-}
-
-/** The repository of a hit of a shard, as results show it (made once per member asked for). */
-type RepoOf = (member: number) => ResultRepo;
-
-/** The results' repositories of a shard's members searched (MemberRef by member). */
-function reposOf(refs: readonly MemberRef[], shard: Shard, baseUrl: string): RepoOf {
-  const made = new Map<number, ResultRepo>();
-  const single = refs.length === 1 ? refs[0]! : undefined;
-  return (member) => {
-    let r = made.get(member);
-    if (!r) {
-      const ref = single?.member === member ? single : refs.find((m) => m.member === member)!;
-      made.set(member, (r = resultRepo(ref.repoId, ref.repo, shard, baseUrl, member)));
-    }
-    return r;
-  };
-}
-
-/** The repositoryInfo entries of files' repositories, each once. */
-function infosOf(files: readonly ShapedFile[], repos: RepoOf): RepositoryInfo[] {
-  const out: RepositoryInfo[] = [];
-  let last = -1;
-  for (const f of files) {
-    if (f.hit.member === last) continue;
-    last = f.hit.member;
-    const info = repos(last).info;
-    if (!out.includes(info)) out.push(info);
-  }
-  return out;
 }
 
 /** A search this worker works on, or may be asked to resume (it left it for lack of a grant). */
@@ -205,15 +175,6 @@ interface HeldReply {
 const PARTIAL_MS = 25;
 const PARTIAL_MAX_FILES = 400;
 
-/** Shard `i`'s hits as unshaped file results; what only scoring (done) needed stays here: the reply is packed and copied. */
-function filesOf(hits: ShardHit[], shard: Shard, repos: RepoOf, i: number): ShapedFile[] {
-  return hits.map((hit) => {
-    const f = unshapedFile(hit, repos(hit.member), shard.name(hit.doc), i);
-    f.hit.termFreqs = NONE;
-    return f;
-  });
-}
-
 /** Hands a stream's hits over as they are found: shaped and posted to the searcher (PartialReply). */
 function partialSender(run: number, i: number, shard: Shard, repos: RepoOf, task: SearchTask): PartialHits {
   let last = -1;
@@ -259,14 +220,11 @@ function refOf(task: SearchTask, i: number): ShardRef {
 
 /** The members of a shard a search searches: the catalog's (those that serve), or the caller's share of them. */
 function membersOf(ref: ShardRef, only: number[] | null | undefined): { refs: MemberRef[]; search: SearchMember[] } {
-  if (only) {
-    const refs = only.map((k) => ref.members[k]!);
-    return { refs, search: refs.map((m) => ({ member: m.member, repo: m.repo })) };
-  }
+  if (only) return searchedMembers(ref, only);
   // The same lists for every search of the catalog: branch-classes.ts keeps what it works
   // out from them (a compound shard's grouping of its members) while they stay the same.
   let all = allMembers.get(ref);
-  if (!all) allMembers.set(ref, (all = { refs: ref.members, search: ref.members.map((m) => ({ member: m.member, repo: m.repo })) }));
+  if (!all) allMembers.set(ref, (all = searchedMembers(ref, null)));
   return all;
 }
 

@@ -36,6 +36,7 @@ import { SectionScrub, type ScrubFile } from '../index/section-scrub.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
 import { asciiLower, refNames, repoScoped, repoVerdict, requiredRepoName, type RepoFlags } from './match-tree.ts';
 import { mergeSearch, type TaskParams } from './merge.ts';
+import { HERE_MAX_DOCS, runHere, type HereShard } from './here-run.ts';
 import { planSearch, refuseHistoryPlan } from './plan-cache.ts';
 import type { PoolRun } from './pool.ts';
 import { SearchPool } from './pool.ts';
@@ -403,17 +404,29 @@ export class Searcher implements SearchService {
     options: SearchOptions,
     lostShards: number,
   ): Promise<WireResponse> {
+    const merged = {
+      lostShards,
+      skippedShards: ruledOut,
+      shape: versionsShape(this.shapeOptions(req), options.planned?.plan),
+      reshape: (i: number, shape: ShapeOptions, f: ShapedFile, budget: number) => this.reshape(shards[i]!, shape, f, budget),
+      corrupt: (i: number, error: string) => this.corrupt(shards[i]!, error),
+    };
+    const planned = options.planned;
+    // A few documents named: searched in this thread (here-run.ts).
+    if (docs !== undefined && planned !== undefined && docs.reduce((n, d) => n + d.length, 0) <= HERE_MAX_DOCS) {
+      if (this.closed) throw new ServiceError('SERVICE_UNAVAILABLE', 'the searcher is closed: the server is shutting down');
+      const here = shards.map((e, i): HereShard => ({ ref: refOf(e), only: only?.[i] ?? null, docs: docs[i]!, open: () => this.shard(e) }));
+      // (A shard that failed its checks is opened afresh next time; the merge reports it.)
+      const forget = (i: number) => this.mapped.delete(shards[i]!.key);
+      return mergeSearch(shards.length, req, options, { ...merged, workers: 1, start: (task) => runHere(task, planned.plan, here, forget) });
+    }
     const pool = this.startPool();
     const catalog = this.catalogOf(pool, snapshot);
     const indexes = shards.map((e) => e.index);
     return mergeSearch(shards.length, req, options, {
+      ...merged,
       workers: pool.size,
-      lostShards,
-      skippedShards: ruledOut,
-      shape: versionsShape(this.shapeOptions(req), options.planned?.plan),
       start: (task, cancel, grant) => pool.start({ ...task, catalog, shards: indexes, only, docs }, cancel, grant),
-      reshape: (i, shape, f, budget) => this.reshape(shards[i]!, shape, f, budget),
-      corrupt: (i, error) => this.corrupt(shards[i]!, error),
     });
   }
 

@@ -1,8 +1,9 @@
 // A search told which documents to examine (SearchOptions.docs: what a history's word
-// counts know) answers, through the worker threads, exactly what the whole search answers
-// for those documents: the files of the named documents that match, with the same lines;
-// a named document that does not match gives nothing, one past a shard's end is ignored,
-// and a shard not named is not searched.
+// counts know) answers exactly what the whole search answers for those documents: the
+// files of the named documents that match, with the same lines; a named document that does
+// not match gives nothing, one past a shard's end is ignored, and a shard not named is not
+// searched. A few documents are searched in the calling thread (here-run.ts), more through
+// the worker threads: both are asked.
 
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { after, before, test } from 'node:test';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
 import { loadManifest } from '../../daemon/index/manifest.ts';
 import { Shard } from '../../daemon/index/shard-reader.ts';
+import { HERE_MAX_DOCS } from '../../daemon/search/here-run.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import type { SearchResponse } from '../../daemon/search/types.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
@@ -26,7 +28,7 @@ before(async () => {
   for (const name of ['alpha', 'beta']) {
     const tree = join(dir.path, name);
     mkdirSync(tree, { recursive: true });
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 60; i++) {
       const body = i % 3 === 0 ? `line one\nneedle_word ${i} here\nneedle_word again\n` : `line one\nnothing ${i}\n`;
       writeFileSync(join(tree, `f${String(i).padStart(2, '0')}.txt`), body);
     }
@@ -54,7 +56,7 @@ const files = (r: SearchResponse) =>
 
 test('only the named documents are examined, with the answer the whole search gives for them', async () => {
   const whole = files(await searcher.search(request));
-  assert.equal(whole.length, 20);
+  assert.equal(whole.length, 40);
   const [alpha, beta] = repos;
   // alpha: two that match, one that does not; beta: one that matches and one past its end.
   const named = new Map<string, number[]>([
@@ -67,6 +69,17 @@ test('only the named documents are examined, with the answer the whole search gi
   assert.deepEqual(files(only), expected);
   assert.ok(only.isSearchExhaustive);
   assert.equal(only.stats.filesConsidered, 4, 'the named documents of the shards, no other candidate');
+});
+
+test('more documents than a search here takes: through the workers, the same answer', async () => {
+  const whole = files(await searcher.search(request));
+  // Every document of both shards but the last ten of each, and one past the end.
+  const named = new Map(repos.map((r) => [`${r.repoId}/${r.file}`, [...[...r.docs.values()].sort((a, b) => a - b).slice(0, r.docs.size - 10), 5000]]));
+  assert.ok([...named.values()].reduce((n, d) => n + d.length, 0) > HERE_MAX_DOCS);
+  const kept = new Set(repos.flatMap((r) => [...r.docs].filter(([, d]) => named.get(`${r.repoId}/${r.file}`)!.includes(d)).map(([name]) => `${r === repos[0] ? 'alpha' : 'beta'}/${name}`)));
+  const only = await searcher.search(request, { docs: named });
+  assert.deepEqual(files(only), whole.filter((f) => kept.has(`${f.repo}/${f.name}`)));
+  assert.equal(only.stats.filesConsidered, 2 * 50);
 });
 
 test('a shard not named is not searched', async () => {
