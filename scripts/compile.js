@@ -58,6 +58,7 @@ export const ENTRIES = [
   'daemon/history/word-count-thread.ts',
   'daemon/runtime/spawner-child.ts',
   'bench/suite/command.ts',
+  'bench/suite/history-bench.ts',
   'bench/suite/index-child.ts',
   'bench/suite/stream-child.ts',
   'bench/suite/stopwatch-child.ts',

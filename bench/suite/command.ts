@@ -1,4 +1,4 @@
-// `trawl bench run` and `trawl bench compare` (bench/README.md): the benchmark suite
+// `trawl bench run`, `trawl bench compare` and `trawl bench history` (bench/README.md): the benchmark suite
 // operators run on every release. Progress goes to stderr, the report to stdout.
 
 import { writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { benchRun, writeResult } from './run.ts';
 import { BenchInputError, type RunOptions } from './run-plan.ts';
 import { runText } from './run-text.ts';
 import { UsageError } from '../../daemon/cli/usage.ts';
+import { runnableModule } from '../../daemon/install-root.ts';
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -183,5 +184,13 @@ export async function benchCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'run') return run(rest);
   if (sub === 'compare') return compare(rest);
-  throw new UsageError(sub === undefined ? 'bench needs a subcommand: run or compare' : `unknown bench subcommand "${sub}" (run, compare)`);
+  // The history index beside git (history-bench.ts): loaded only when asked for.
+  // (An entry of its own, imported by its place in the install: bundled into the suite's
+  // chunks, its import of the daemon's history service changed how they are split, and the
+  // cluster phase's answers with it.)
+  if (sub === 'history') {
+    const m = (await import(runnableModule('bench/suite/history-bench.ts').href)) as { historyBench: (argv: string[]) => Promise<number> };
+    return m.historyBench(rest);
+  }
+  throw new UsageError(sub === undefined ? 'bench needs a subcommand: run, compare or history' : `unknown bench subcommand "${sub}" (run, compare, history)`);
 }

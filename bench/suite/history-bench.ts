@@ -14,16 +14,16 @@
 // 5. `history:yes IDENT` against `git log --first-parent --no-renames -SIDENT` for some of
 //    those identifiers, each once: the ratio of medians, and whether the commits agree.
 //
-// Usage: node --import tsx bench/suite/history-bench.ts --repo PATH [--queries 100]
-//        [--pairs 30] [--spans 10] [--seed 1] [--out bench/results/NAME]
+// Usage: trawl bench history --repo PATH [--queries 100] [--pairs 30] [--spans 10]
+//        [--seed 1] [--out bench/results/NAME]
 // PATH is a git repository (it is cloned first: the bench commits into its clone).
-// Writes NAME.json and NAME.md.
+// Writes NAME.json and NAME.md. Run through `trawl`, the bench is the compiled build's,
+// as the daemon runs (its threads start from dist/, not from sources under tsx).
 
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { historyBeside, type HistorySearch } from '../../daemon/history/history-search.ts';
 import { historyDataDir } from '../../daemon/index/data-dir.ts';
@@ -33,8 +33,8 @@ import { corpusIdentifiers, drawSets } from './identifiers.ts';
 import { environment } from './machine.ts';
 import { median, quantile } from './percentiles.ts';
 import { seededRandom } from './stats.ts';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { UsageError } from '../../daemon/cli/usage.ts';
+import { INSTALL_ROOT } from '../../daemon/install-root.ts';
 
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
@@ -167,8 +167,9 @@ async function spansPhase(repo: string, service: Service, idents: readonly strin
 }
 
 /** The command line (the usage at the top). */
-function commandLine() {
+function commandLine(argv: string[]) {
   const { values } = parseArgs({
+    args: argv,
     options: {
       repo: { type: 'string' },
       queries: { type: 'string' },
@@ -178,12 +179,13 @@ function commandLine() {
       out: { type: 'string' },
     },
   });
-  if (values.repo === undefined) throw new Error('--repo PATH is required');
+  if (values.repo === undefined) throw new UsageError('bench history needs --repo PATH (a git repository)');
   return { ...values, repo: values.repo };
 }
 
-async function main(): Promise<void> {
-  const values = commandLine();
+/** `trawl bench history`: the report to stdout, progress to stderr; 0 when it ran. */
+export async function historyBench(argv: string[]): Promise<number> {
+  const values = commandLine(argv);
   const queries = Number(values.queries ?? 100);
   const pairs = Number(values.pairs ?? 30);
   const spanCount = Number(values.spans ?? 10);
@@ -265,7 +267,7 @@ async function main(): Promise<void> {
     await live.close();
 
     const result = {
-      environment: environment(ROOT),
+      environment: environment(INSTALL_ROOT),
       repository: basename(resolve(values.repo)),
       commits: built.commits,
       build: {
@@ -333,15 +335,8 @@ async function main(): Promise<void> {
       writeFileSync(`${values.out}.md`, md);
     }
     process.stdout.write(md);
+    return 0;
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
-
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`history-bench: ${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  },
-);

@@ -143,6 +143,11 @@ Case-insensitive unless --case (or case:yes). Example: 'spin_lock -file:^drivers
                        [--distinct N] [--cold] [--corpus-repos [N]] [--tiny-repos [N]] [--many-dir DIR]
        trawl bench compare OLD.json NEW.json [--json] [--chart FILE.svg] [--threshold PCT]
                        [--alpha P] [--single-threshold PCT]
+       trawl bench history --repo PATH [--queries N] [--pairs N] [--spans N] [--seed N] [--out NAME]
+
+history: indexes a git repository's default branch and its whole history into a temporary
+data dir, then measures them beside git grep, git log -S, git log -G and git log --grep on
+the same queries; writes NAME.json and NAME.md with --out.
 
 run: indexes the corpus (a directory; "linux" is corpus/linux-6.1 from
 scripts/fetch-linux.sh) into a temporary data dir, times each query of the mix in process,
