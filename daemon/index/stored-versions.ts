@@ -107,7 +107,13 @@ export class StoredVersions {
       if (bytes !== undefined) from = d;
     }
     if (bytes === undefined) {
-      bytes = this.encoded(whole) === 0 ? this.contentOf(whole) : this.decoded(whole, (stored) => this.inflated(whole, stored, true));
+      if (this.encoded(whole) === 0) bytes = this.contentOf(whole);
+      else {
+        bytes = this.decoded(whole, (stored) => this.inflated(whole, stored, true));
+        // The chain's inflated start is kept too: another version of the path, read by a later
+        // search, then starts from it without inflating it again (a copy, never a view).
+        if (whole !== doc) this.cache.set(whole, bytes);
+      }
     }
     for (let d = from + 1; d <= doc; d++) {
       const base = bytes;
