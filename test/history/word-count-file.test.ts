@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { countChanges, countWords } from '../../daemon/history/word-count-build.ts';
-import { emptyModel, encodeWordCounts, modelOf, parseWordCounts, readList, type WordCountsModel } from '../../daemon/history/word-counts.ts';
+import { docsByShard, emptyModel, encodeWordCounts, modelOf, parseWordCounts, readList, type WordCountsModel } from '../../daemon/history/word-counts.ts';
 import { prng } from '../helpers/corpus.ts';
 
 const oid = (n: number): Buffer => Buffer.alloc(20, n);
@@ -287,4 +287,21 @@ test('the change between two versions is what counting both whole gives', () => 
     assert.deepEqual(nonzero(changes), nonzero(whole), `${JSON.stringify(old)} -> ${JSON.stringify(now)}`);
   }
   assert.equal(large, 200);
+});
+
+test("the file's documents by the shards holding them, as each shard numbers them", () => {
+  const shards = [
+    { file: 'a', docs: 3 },
+    { file: 'b', docs: 1 },
+    { file: 'c', docs: 4 },
+  ];
+  const cases: Array<[number[], Record<string, number[]>]> = [
+    [[], {}],
+    [[0], { a: [0] }],
+    [[2, 0], { a: [0, 2] }],
+    [[3], { b: [0] }],
+    [[7, 4, 3, 1], { a: [1], b: [0], c: [0, 3] }],
+  ];
+  for (const [docs, want] of cases) assert.deepEqual(Object.fromEntries(docsByShard(shards, docs)), want, `${docs}`);
+  for (const bad of [-1, 8, 1.5]) assert.throws(() => docsByShard(shards, [bad]), /is not one of the 8/);
 });
