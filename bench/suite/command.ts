@@ -185,9 +185,8 @@ export async function benchCommand(argv: string[]): Promise<number> {
   if (sub === 'run') return run(rest);
   if (sub === 'compare') return compare(rest);
   // The history index beside git (history-bench.ts): loaded only when asked for.
-  // (An entry of its own, imported by its place in the install: bundled into the suite's
-  // chunks, its import of the daemon's history service changed how they are split, and the
-  // cluster phase's answers with it.)
+  // (An entry of its own, imported by its place in the install as the CLI imports the
+  // suite: the suite's chunks do not take in the daemon's history service.)
   if (sub === 'history') {
     const m = (await import(runnableModule('bench/suite/history-bench.ts').href)) as { historyBench: (argv: string[]) => Promise<number> };
     return m.historyBench(rest);
