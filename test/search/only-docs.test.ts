@@ -76,9 +76,16 @@ test('more documents than a search here takes: through the workers, the same ans
   // Every document of both shards but the last ten of each, and one past the end.
   const named = new Map(repos.map((r) => [`${r.repoId}/${r.file}`, [...[...r.docs.values()].sort((a, b) => a - b).slice(0, r.docs.size - 10), 5000]]));
   assert.ok([...named.values()].reduce((n, d) => n + d.length, 0) > HERE_MAX_DOCS);
-  const kept = new Set(repos.flatMap((r) => [...r.docs].filter(([, d]) => named.get(`${r.repoId}/${r.file}`)!.includes(d)).map(([name]) => `${r === repos[0] ? 'alpha' : 'beta'}/${name}`)));
+  const kept = new Set(
+    repos.flatMap((r) =>
+      [...r.docs].filter(([, d]) => named.get(`${r.repoId}/${r.file}`)!.includes(d)).map(([name]) => `${r === repos[0] ? 'alpha' : 'beta'}/${name}`),
+    ),
+  );
   const only = await searcher.search(request, { docs: named });
-  assert.deepEqual(files(only), whole.filter((f) => kept.has(`${f.repo}/${f.name}`)));
+  assert.deepEqual(
+    files(only),
+    whole.filter((f) => kept.has(`${f.repo}/${f.name}`)),
+  );
   assert.equal(only.stats.filesConsidered, 2 * 50);
 });
 
