@@ -18,6 +18,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { planQuery } from '../../daemon/query/plan.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { fastImportRepo } from '../helpers/git.ts';
@@ -141,8 +142,26 @@ test('costly requests hold neither the event loop nor another caller', { timeout
         assert.equal(wide.status, 200);
       }
       const perRequest = (onCpu() - before) / 10;
-      t.diagnostic(`the main thread's CPU per costly-to-plan request: ${perRequest.toFixed(2)} ms`);
-      assert.ok(perRequest < 3, `the main thread spent ${perRequest.toFixed(1)} ms of CPU per request planned`);
+      // What planning the same requests costs a thread of this machine (the second of two
+      // rounds, warm): the bound follows the machine's speed instead of a fixed figure. Planned
+      // on the main thread, each request would cost it that much and more; off it, the main
+      // thread's share (HTTP, the refusal or the answer) was 0.4 to 0.5 of it on two machines
+      // of different speeds.
+      let planning = 0;
+      for (let round = 0; round < 2; round++) {
+        const s = performance.now();
+        for (let k = 0; k < 5; k++) {
+          const req = (query: string) => ({ query, isRegexEnabled: true, isCaseSensitivityEnabled: false });
+          assert.throws(() => planQuery(req(HUGE_REGEX(1000 + k).query)));
+          planQuery(req(Array.from({ length: 1800 }, (_, i) => `w${i}x${k}`).join('|')));
+        }
+        planning = (performance.now() - s) / 10;
+      }
+      t.diagnostic(`the main thread's CPU per costly-to-plan request: ${perRequest.toFixed(2)} ms; planning one here: ${planning.toFixed(2)} ms`);
+      assert.ok(
+        perRequest < 0.9 * planning,
+        `the main thread spent ${perRequest.toFixed(1)} ms of CPU per request, planning one costs ${planning.toFixed(1)} ms`,
+      );
     });
 
     await t.test('a query of thousands of terms is refused or folded, never run for them all', async () => {
