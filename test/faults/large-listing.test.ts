@@ -140,14 +140,15 @@ test(`whole-repository listings of ${20 * MIDDLE * FILES_PER_DIR} files: /api/he
     const worstNet = samples.reduce((w, s) => (ownDelay(s) > ownDelay(w) ? s : w));
     const median = samples.map((s) => s.ms).sort((a, b) => a - b)[samples.length >> 1]!;
     t.diagnostic(
-      `${REQUESTS} listings (${paths.length} files; answers of ${expected.files.length} and ${expected.tree.length} bytes) in ${ms.toFixed(0)} ms; /api/health answered ${samples.length} times, median ${median.toFixed(1)} ms, worst ${show(worst)}; worst less the wait for a CPU ${show(worstNet)}`,
+      `${REQUESTS} listings (${paths.length} files; answers of ${expected.files.length} and ${expected.tree.length} bytes) in ${ms.toFixed(0)} ms; /api/health answered ${samples.length} times, median ${median.toFixed(1)} ms, worst ${show(worst)}; worst less the daemon's wait for a CPU and the poller's own time ${show(worstNet)}`,
     );
     assert.ok(samples.length >= 5, `health polled ${samples.length} times`);
-    // The time the machine's load kept the daemon from running is not the daemon's: on a
-    // shared 2-core machine it alone can pass the bound.
+    // The time the machine's load kept the daemon from running is not the daemon's, nor is
+    // the polling thread's own work: on a shared 2-core machine either alone can pass the
+    // bound.
     assert.ok(
       ownDelay(worstNet) < HEALTH_BOUND_MS,
-      `worst /api/health latency, less the wait for a CPU (the daemon's or the poller's): ${show(worstNet)} while the listings ran (bound ${HEALTH_BOUND_MS} ms)`,
+      `worst /api/health latency, less the daemon's wait for a CPU and the poller's own time: ${show(worstNet)} while the listings ran (bound ${HEALTH_BOUND_MS} ms)`,
     );
 
     // The same listing asked for again, by many at once: written, not made again.
