@@ -153,7 +153,9 @@ export class HistorySearch implements SearchService {
     // The tips and the history are searched by searchers of their own, at the same time;
     // a stream's batches are sent from one search after the other.
     const tips = () => this.live.search(req, { ...options, planned });
-    const inHistory = () => this.history.search(req, { ...options, planned: route.planned });
+    // (One repository's few shards at a few commits: its candidates are found here, and a
+    // few of them examined here too, sparing a worker's round trip: search/searcher.ts.)
+    const inHistory = () => this.history.search(req, { ...options, planned: route.planned, candidatesHere: true });
     const [live, past] = options.onChunk ? [await tips(), await inHistory()] : await Promise.all([tips(), inHistory()]);
     const files = [...live.files, ...past.files];
     return {
@@ -177,7 +179,7 @@ export class HistorySearch implements SearchService {
     if (route === undefined) return this.live.searchWire(req, { ...options, planned });
     const [live, past] = await Promise.all([
       this.live.searchWire(req, { ...options, planned }),
-      this.history.searchWire(req, { ...options, planned: route.planned }),
+      this.history.searchWire(req, { ...options, planned: route.planned, candidatesHere: true }),
     ]);
     const files = [...live.files, ...past.files].sort((a, b) => compareRanked(a, b));
     const out: WireResponse = {

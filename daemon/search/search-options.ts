@@ -42,6 +42,13 @@ export interface SearchOptions {
    */
   docs?: ReadonlyMap<string, readonly number[]>;
   /**
+   * Find the candidates in this thread first, when the search reads at most a few shards
+   * (searcher.ts CANDIDATES_HERE_SHARDS): as if given as `docs`, a few are then examined here,
+   * more by the workers without reading the posting lists again. For a search known to be
+   * narrow, such as a history's at one commit; default false.
+   */
+  candidatesHere?: boolean;
+  /**
    * Streaming: receives the results in batches as shards finish, in shard order (each
    * batch ranked in itself); returning false stops the search. A promise holds the search
    * until it settles (a slow client slows the search instead of piling up results): the

@@ -37,6 +37,9 @@ import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
 import { asciiLower, refNames, repoScoped, repoVerdict, requiredRepoName, type RepoFlags } from './match-tree.ts';
 import { mergeSearch, type TaskParams } from './merge.ts';
 import { HERE_MAX_DOCS, runHere, type HereShard } from './here-run.ts';
+import { Matcher } from './matcher.ts';
+import { searchedMembers } from './shard-files.ts';
+import { shardCandidates } from './shard-search.ts';
 import { planSearch, refuseHistoryPlan } from './plan-cache.ts';
 import type { PoolRun } from './pool.ts';
 import { SearchPool } from './pool.ts';
@@ -46,7 +49,16 @@ import { resultRepo, shapeInto, type ShapedFile, type ShapeOptions } from './fil
 import { loneLiteralBytes } from './version-matches.ts';
 import { parseJson } from './wire.ts';
 import type { FileResult, SearchRequest, SearchResponse } from './types.ts';
-import type { Plan, PlanNode } from '../query/terms.ts';
+import { planTerms, type Plan, type PlanNode } from '../query/terms.ts';
+
+/**
+ * A search asked to find its candidates here (SearchOptions.candidatesHere) does so when it
+ * reads at most this many shards (a history's: its first shard and the delta shards of its
+ * updates), and hands them on only up to this many in all: past it, reading the posting
+ * lists was the workers' share of the work, and the candidates are a long message.
+ */
+const CANDIDATES_HERE_SHARDS = 4;
+const CANDIDATES_HERE_MAX = 4096;
 
 export type { SearchChunk } from './stream-sink.ts';
 export { planSearch, type PlannedSearch } from './plan-cache.ts';
@@ -399,7 +411,7 @@ export class Searcher implements SearchService {
 
   private searchSnapshot(
     snapshot: Snapshot,
-    { entries: shards, only, docs, ruledOut }: VisibleShards,
+    { entries: shards, only, docs: named, ruledOut }: VisibleShards,
     req: Required<SearchRequest>,
     options: SearchOptions,
     lostShards: number,
@@ -412,6 +424,11 @@ export class Searcher implements SearchService {
       corrupt: (i: number, error: string) => this.corrupt(shards[i]!, error),
     };
     const planned = options.planned;
+    let docs = named;
+    // Candidates found here, when asked and cheap to find: as if named.
+    if (docs === undefined && options.candidatesHere === true && planned !== undefined && options.brute !== true && shards.length <= CANDIDATES_HERE_SHARDS) {
+      docs = this.candidatesHere(shards, only, planned.plan);
+    }
     // A few documents named: searched in this thread (here-run.ts).
     if (docs !== undefined && planned !== undefined && docs.reduce((n, d) => n + d.length, 0) <= HERE_MAX_DOCS) {
       if (this.closed) throw new ServiceError('SERVICE_UNAVAILABLE', 'the searcher is closed: the server is shutting down');
@@ -428,6 +445,28 @@ export class Searcher implements SearchService {
       workers: pool.size,
       start: (task, cancel, grant) => pool.start({ ...task, catalog, shards: indexes, only, docs }, cancel, grant),
     });
+  }
+
+  /**
+   * Each shard's candidates for `plan` (shard-search.ts shardCandidates), found with this
+   * thread's mappings; undefined when a shard's index rules out none, they are more than
+   * CANDIDATES_HERE_MAX in all, or a shard fails here (the workers then search as usual, and
+   * report a damaged shard as they do).
+   */
+  private candidatesHere(shards: readonly ShardEntry[], only: VisibleShards['only'], plan: Plan): number[][] | undefined {
+    const matchers = planTerms(plan).map((t) => new Matcher(t, 'indexed'));
+    const out: number[][] = [];
+    let total = 0;
+    try {
+      for (const [i, e] of shards.entries()) {
+        const found = shardCandidates(this.shard(e), plan, matchers, searchedMembers(refOf(e), only?.[i] ?? null).search);
+        if (found === undefined || (total += found.length) > CANDIDATES_HERE_MAX) return undefined;
+        out.push(Array.from(found));
+      }
+    } catch {
+      return undefined;
+    }
+    return out;
   }
 
   /** The scrub found damage in a file (a shard or its symbols file): every repository it serves is marked broken. */

@@ -5,7 +5,7 @@
 // Runs in a search worker, which then shapes the hits into file results (search-worker.ts,
 // file-json.ts); the main thread merges them.
 
-import { intersectSorted, locateLines, shapeChunks, type CoreChunks } from '../../core/index.ts';
+import { intersectSorted, locateLines, shapeChunks, unionSorted, type CoreChunks } from '../../core/index.ts';
 import type { Shard } from '../index/shard-reader.ts';
 import type { Plan } from '../query/terms.ts';
 import type { Matcher } from './matcher.ts';
@@ -311,6 +311,26 @@ function inShard(docs: Uint32Array, docCount: number): Uint32Array {
   let n = docs.length;
   while (n > 0 && docs[n - 1]! >= docCount) n--;
   return n === docs.length ? docs : docs.subarray(0, n);
+}
+
+/**
+ * Every document a search of `plan` would examine in `shard` for `members`, ascending: the
+ * union of its branch classes' candidates, each as a whole search's refinement leaves them
+ * (every list that pays is read); undefined when the index rules out none in a class (each
+ * of its documents is then a candidate). Given back as ShardSearchOptions.docs, the search
+ * examines those documents only and answers as it would have (searcher.ts: a search that
+ * finds its candidates in the thread that asks, and keeps a few documents there).
+ */
+export function shardCandidates(shard: Shard, plan: Plan, matchers: Matcher[], members: readonly SearchMember[]): Uint32Array | undefined {
+  const counters = emptyCounters();
+  let out: Uint32Array = new Uint32Array(0);
+  for (const cls of branchClasses(plan, shard, members)) {
+    const onBranches = cls.docs !== undefined ? cls.docs : classDocs(shard, cls.byMember);
+    const found = uncappedWithin(onBranches, cls.tree, shard, counters, matchers);
+    if (found === null) return undefined;
+    out = unionSorted(out, found);
+  }
+  return out;
 }
 
 /** A class being examined, as recordHit needs it. */

@@ -101,3 +101,17 @@ test('a shard not named is not searched', async () => {
   assert.equal(none.files.length, 0);
   assert.equal(none.stats.shardsScanned, 0);
 });
+
+test('candidates found in the asking thread: the same answers as the search without', async () => {
+  const queries = ['needle_word', 'needle_word again', 'nothing 1', 'line one', 'f0', 'nothing_at_all', 'needle_word -nothing', 'needle_word file:f1'];
+  for (const query of queries) {
+    for (const matches of [1, 3, 10_000]) {
+      const req = { ...request, query, matches };
+      const plain = await searcher.search(req);
+      const here = await searcher.search(req, { candidatesHere: true });
+      assert.deepEqual(files(here), files(plain), `${query} (${matches})`);
+      assert.equal(here.isSearchExhaustive, plain.isSearchExhaustive, `${query} (${matches})`);
+      assert.equal(here.stats.actualMatchCount, plain.stats.actualMatchCount, `${query} (${matches})`);
+    }
+  }
+});
