@@ -100,44 +100,71 @@ export function encodeDelta(base: Uint8Array, target: Uint8Array): Uint8Array {
   return out.finish();
 }
 
-/** `target` from `base` and `delta` (layout above), `length` bytes long; throws Error when the delta is corrupt. */
-export function applyDelta(base: Uint8Array, delta: Uint8Array, length: number): Buffer {
-  const out = Buffer.allocUnsafe(length);
+/**
+ * `target` from `base` and `delta` (layout above), `length` bytes long; throws Error when
+ * the delta is corrupt. Written into `out` when given (at least `length` bytes, not
+ * overlapping `base`; the view of its first `length` bytes is returned): a reader that
+ * applies a chain of deltas reuses two buffers for the versions between instead of
+ * allocating each.
+ */
+export function applyDelta(base: Uint8Array, delta: Uint8Array, length: number): Buffer;
+export function applyDelta(base: Uint8Array, delta: Uint8Array, length: number, out: Uint8Array): Uint8Array;
+export function applyDelta(base: Uint8Array, delta: Uint8Array, length: number, out?: Uint8Array): Uint8Array {
+  const target = out === undefined ? Buffer.allocUnsafe(length) : out.subarray(0, length);
+  const end = delta.length;
   let i = 0;
   let o = 0;
   let p = 0;
-  const varint = (): number => {
-    let v = 0;
-    let scale = 1;
-    for (let k = 0; k < 5; k++) {
-      if (i >= delta.length) throw new Error('delta ends inside an instruction');
-      const b = delta[i++]!;
-      v += (b & 0x7f) * scale;
-      if (b < 0x80) return v;
-      scale *= 128;
-    }
-    throw new Error('delta holds a varint longer than 5 bytes');
-  };
-  while (i < delta.length) {
-    const h = varint();
+  while (i < end) {
+    const h = readVarint(delta, i);
+    i = varintEnd;
     const n = Math.floor(h / 2);
     if (n === 0) throw new Error('delta holds an empty instruction');
     if (o + n > length) throw new Error('delta makes more bytes than the document holds');
     if (h % 2 === 0) {
-      if (i + n > delta.length) throw new Error('delta literal runs past its end');
-      out.set(delta.subarray(i, i + n), o);
+      if (i + n > end) throw new Error('delta literal runs past its end');
+      copyBytes(delta, i, target, o, n);
       i += n;
     } else {
-      const z = varint();
+      const z = readVarint(delta, i);
+      i = varintEnd;
       const from = p + (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
       if (from < 0 || from + n > base.length) throw new Error('delta copies from outside its base');
-      out.set(base.subarray(from, from + n), o);
+      copyBytes(base, from, target, o, n);
       p = from + n;
     }
     o += n;
   }
   if (o !== length) throw new Error(`delta makes ${o} bytes of the document's ${length}`);
-  return out;
+  return target;
+}
+
+/** Where the last readVarint stopped (a module variable, not a returned pair: applyDelta calls it per instruction). */
+let varintEnd = 0;
+
+/** The LEB128 varint at `at` (at most 5 bytes); sets varintEnd. */
+function readVarint(delta: Uint8Array, at: number): number {
+  let v = 0;
+  let scale = 1;
+  for (let k = 0; k < 5; k++) {
+    if (at >= delta.length) throw new Error('delta ends inside an instruction');
+    const b = delta[at++]!;
+    v += (b & 0x7f) * scale;
+    if (b < 0x80) {
+      varintEnd = at;
+      return v;
+    }
+    scale *= 128;
+  }
+  throw new Error('delta holds a varint longer than 5 bytes');
+}
+
+/** Bytes below this are copied one by one: a subarray for each costs more than the copy (most instructions are short). */
+const SHORT_COPY = 64;
+
+function copyBytes(from: Uint8Array, at: number, to: Uint8Array, o: number, n: number): void {
+  if (n < SHORT_COPY) for (let j = 0; j < n; j++) to[o + j] = from[at + j]!;
+  else to.set(from.subarray(at, at + n), o);
 }
 
 /** The delta's instructions as they are made, in a buffer that grows. */

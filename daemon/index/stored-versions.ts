@@ -26,6 +26,25 @@ export interface StoredContent {
   name(doc: number): string;
 }
 
+/**
+ * Two buffers used in turn for the versions a delta chain passes through on its way to the
+ * one asked for (each is the next one's base, so two suffice); one pair per thread, grown
+ * to the longest version met.
+ */
+class Between {
+  private buffers = [new Uint8Array(0), new Uint8Array(0)];
+  private turn = 0;
+
+  /** The next buffer, at least `length` bytes: never the one the previous call returned. */
+  next(length: number): Uint8Array {
+    this.turn ^= 1;
+    if (this.buffers[this.turn]!.length < length) this.buffers[this.turn] = new Uint8Array(Math.max(length, 4096));
+    return this.buffers[this.turn]!;
+  }
+}
+
+const between = new Between();
+
 export class StoredVersions {
   /** Versions rebuilt lately (version-cache.ts). */
   private readonly cache = new VersionCache();
@@ -115,22 +134,32 @@ export class StoredVersions {
         if (whole !== doc) this.cache.set(whole, bytes);
       }
     }
-    for (let d = from + 1; d <= doc; d++) {
-      const base = bytes;
-      bytes = this.decoded(d, (stored) =>
-        applyDelta(base, (this.encoded(d) & DOC_FLAG_DEFLATE) !== 0 ? this.inflated(d, stored, false) : stored, this.contentLength(d)),
-      );
+    if (from === doc) {
+      this.cache.set(doc, bytes);
+      return bytes;
     }
-    this.cache.set(doc, bytes);
-    return bytes;
+    // The versions between are written into the thread's two scratch buffers in turn, each
+    // the next one's base; only the version asked for gets a buffer of its own.
+    let base: Uint8Array = bytes;
+    for (let d = from + 1; d < doc; d++) base = this.applied(d, base, between.next(this.contentLength(d)));
+    const version = Buffer.allocUnsafe(this.contentLength(doc));
+    this.applied(doc, base, version);
+    this.cache.set(doc, version);
+    return version;
+  }
+
+  /** Delta document `d` applied to `base` into `out` (at least its length): the view of `out` it fills, checked the first time. */
+  private applied(d: number, base: Uint8Array, out: Uint8Array): Uint8Array {
+    const length = this.contentLength(d);
+    return this.decoded(d, (stored) => applyDelta(base, (this.encoded(d) & DOC_FLAG_DEFLATE) !== 0 ? this.inflated(d, stored, false) : stored, length, out));
   }
 
   /** Document `doc` made from its stored bytes by `decode` (which throws Error on corrupt ones), and checked the first time. */
-  private decoded(doc: number, decode: (stored: Buffer) => Buffer): Buffer {
+  private decoded<T extends Uint8Array>(doc: number, decode: (stored: Buffer) => T): T {
     const off = this.s.docs.readUInt32LE(doc * DOC_RECORD_SIZE + 8);
     const end = off + this.storedLength(doc);
     if (end > this.s.content.length) throw new ShardError(this.s.path, `document ${doc} lies outside the content section`);
-    let bytes: Buffer;
+    let bytes: T;
     try {
       bytes = decode(this.s.content.subarray(off, end));
     } catch (err) {

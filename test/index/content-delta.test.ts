@@ -77,6 +77,11 @@ test('random edits of random versions round-trip', () => {
     const target = lines.join(r.chance(0.1) ? '\r\n' : '\n');
     const delta = encodeDelta(b(base), b(target));
     assert.deepEqual(applyDelta(b(base), delta, b(target).length).toString('utf8'), target, `case ${i}`);
+    // Into a buffer of the reader's, longer than the version and holding an older one: the view of its start.
+    const out = Buffer.alloc(b(target).length + 1 + r.int(100), 'z');
+    const into = applyDelta(b(base), delta, b(target).length, out);
+    assert.equal(into.buffer, out.buffer, `case ${i}: written into the buffer given`);
+    assert.equal(Buffer.from(into).toString('utf8'), target, `case ${i}`);
   }
 });
 
