@@ -238,9 +238,13 @@ export class HistorySearch implements SearchService {
     if (ids.size === 0 && missing === 0) return undefined;
     // Only the commits resolved: a negated revision must not open the rest of the history.
     const branches = [...new Set([...ids.values()].flatMap((s) => [...s]))];
-    const commits: PlanNode[] = branches.map((id) => ({ op: 'branch', glob: id }));
-    const root: PlanNode = { op: 'and', children: [rewrite(plan.root, ids), { op: 'or', children: commits }] };
-    return { planned: derivedPlan({ ...plan, root, branches }), missing };
+    const variant = JSON.stringify([...ids].map(([glob, found]) => [glob, [...found]]));
+    const planned = derivedPlan(plan, `rev ${variant}`, () => {
+      const commits: PlanNode[] = branches.map((id) => ({ op: 'branch', glob: id }));
+      const root: PlanNode = { op: 'and', children: [rewrite(plan.root, ids), { op: 'or', children: commits }] };
+      return { ...plan, root, branches };
+    });
+    return { planned, missing };
   }
 
   /** The commit `glob` names in `repo`, unless it names an indexed ref there (the tip index answers) or nothing. */

@@ -241,7 +241,7 @@ export async function searchSpans(
   let byRepo = at.words !== undefined ? countedVersions(plan, loneLiteralBytes(everywhere), options, repos, at.words) : undefined;
   let found: WireResponse | undefined;
   if (byRepo === undefined) {
-    found = await history.searchWire({ ...req, matches: SPAN_MATCHES }, { ...quiet, planned: derivedPlan(everywhere) });
+    found = await history.searchWire({ ...req, matches: SPAN_MATCHES }, { ...quiet, planned: derivedPlan(plan, 'everywhere', () => everywhere) });
     byRepo = searchedVersions(found, parse);
   }
   const byId = new Map(repos.map((r) => [r.repoId, r]));
@@ -269,7 +269,11 @@ export async function searchSpans(
     const docs = found === undefined ? shownDocs(answers, byId) : undefined;
     shown = await history.searchWire(
       { ...req, matches: SPAN_MATCHES },
-      { ...quiet, planned: derivedPlan({ ...rest, root: atCommits, branches: commits }), ...(docs !== undefined ? { docs } : {}) },
+      {
+        ...quiet,
+        planned: derivedPlan(plan, `at ${commits.join(' ')}`, () => ({ ...rest, root: atCommits, branches: commits })),
+        ...(docs !== undefined ? { docs } : {}),
+      },
     );
     for (const wire of shown.files) {
       const file = parse(wire);

@@ -65,7 +65,10 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   const definitionsPastCut = sink.batch && positiveLiterals(plan).length > 0;
   const task: TaskParams = {
     planId: planned.planId,
-    plan: planned.bytes,
+    // (Encoded when a pool sends the task, not for a run in this thread: plan-cache.ts.)
+    get plan() {
+      return planned.bytes;
+    },
     limit,
     brute: options.brute === true,
     cut,

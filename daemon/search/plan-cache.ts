@@ -15,16 +15,20 @@ export interface PlannedSearch {
   plan: Plan;
   /** How long planning took (stats.matchTreeConstruction; counted in stats.duration). */
   planNs: number;
-  /** The plan as the workers get it (msgpack) and its id: they keep a plan they know, with its matchers, by id. */
+  /**
+   * The plan as the workers get it (msgpack) and its id: they keep a plan they know, with
+   * its matchers, by id. The bytes are made when first read (a getter), once per plan: a
+   * search run in the thread that asks (here-run.ts) sends no plan anywhere.
+   */
   planId: number;
-  bytes: Uint8Array;
+  readonly bytes: Uint8Array;
 }
 
 /** The request fields a plan is made from (planQuery reads only these). */
 export type PlanRequest = Pick<SearchRequest, 'query' | 'isRegexEnabled' | 'isCaseSensitivityEnabled'>;
 
-/** What the cache keeps of a query: its plan, or why it was refused. */
-export type PlanOutcome = { plan: Plan; planId: number; bytes: Uint8Array } | { refused: ServiceError };
+/** What the cache keeps of a query: its plan (and its bytes once made: plannedFrom), or why it was refused. */
+export type PlanOutcome = { plan: Plan; planId: number; bytes?: Uint8Array } | { refused: ServiceError };
 
 let nextPlanId = 1;
 
@@ -51,8 +55,8 @@ export function cachedPlan(key: string): PlanOutcome | undefined {
   return known;
 }
 
-/** Keeps the outcome of planning `key`: a plan (encoded as the workers get it) gets its planId here. */
-export function keepPlan(key: string, made: { plan: Plan; bytes: Uint8Array } | { refused: ServiceError }): PlanOutcome {
+/** Keeps the outcome of planning `key`: a plan (with its bytes when a planner thread made them) gets its planId here. */
+export function keepPlan(key: string, made: { plan: Plan; bytes?: Uint8Array } | { refused: ServiceError }): PlanOutcome {
   const outcome: PlanOutcome = 'refused' in made ? made : { plan: made.plan, bytes: made.bytes, planId: nextPlanId++ };
   plans.delete(key);
   plans.set(key, outcome);
@@ -63,7 +67,15 @@ export function keepPlan(key: string, made: { plan: Plan; bytes: Uint8Array } | 
 /** The planned search of an outcome, or its refusal thrown. */
 export function plannedFrom(outcome: PlanOutcome, planNs: number): PlannedSearch {
   if ('refused' in outcome) throw outcome.refused;
-  return { plan: outcome.plan, planId: outcome.planId, bytes: outcome.bytes, planNs };
+  return {
+    plan: outcome.plan,
+    planId: outcome.planId,
+    planNs,
+    get bytes() {
+      outcome.bytes ??= pack(outcome.plan);
+      return outcome.bytes;
+    },
+  };
 }
 
 /**
@@ -76,8 +88,7 @@ export function planSearch(req: PlanRequest): PlannedSearch {
   let outcome = cachedPlan(key);
   if (!outcome) {
     try {
-      const plan = planQuery(req);
-      outcome = keepPlan(key, { plan, bytes: pack(plan) });
+      outcome = keepPlan(key, { plan: planQuery(req) });
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;
       outcome = keepPlan(key, { refused: err });
@@ -107,14 +118,29 @@ export function foreignPlanId(bytes: Uint8Array): number {
 }
 
 /**
- * A plan made from another (history/history-search.ts rewrites a query's revisions into the
- * commits they name): kept like a planned query, by its own bytes, so that the same
- * rewrite keeps its planId.
+ * Plans made from others, per plan made from (a planned query's plan, the same object while
+ * the cache keeps it), by what was made of it: the same rewrite keeps its planId.
  */
-export function derivedPlan(plan: Plan): PlannedSearch {
-  const bytes = pack(plan);
-  const key = `derived:${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}`;
-  return plannedFrom(cachedPlan(key) ?? keepPlan(key, { plan, bytes }), 0);
+const derived = new WeakMap<Plan, Map<string, PlanOutcome>>();
+/** Rewrites kept per plan (the commits of a few revisions asked again, say). */
+const DERIVED_PER_PLAN = 16;
+
+/**
+ * A plan made from `from` (history/history-search.ts rewrites a query's revisions into the
+ * commits they name; history/history-spans.ts narrows a query to the histories): `make()`
+ * the first time `variant` (a key naming everything the rewrite depends on besides `from`)
+ * is asked of `from`, kept like a planned query so that the same rewrite keeps its planId.
+ */
+export function derivedPlan(from: Plan, variant: string, make: () => Plan): PlannedSearch {
+  let made = derived.get(from);
+  if (made === undefined) derived.set(from, (made = new Map()));
+  let outcome = made.get(variant);
+  if (outcome === undefined) {
+    outcome = { plan: make(), planId: nextPlanId++ };
+    made.set(variant, outcome);
+    if (made.size > DERIVED_PER_PLAN) made.delete(made.keys().next().value!);
+  }
+  return plannedFrom(outcome, 0);
 }
 
 /**
