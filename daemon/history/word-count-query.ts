@@ -18,10 +18,11 @@
 // of it, so leaving out those under MIN_WORD bytes loses nothing for a q of at least that
 // many.
 //
-// Which words hold q: the dictionary holds every word followed by "\n", so Buffer.indexOf
-// of q finds them in one native pass; case-insensitively, of q lowercased in a copy with its
-// ASCII lowercased, and for a q with a k or an s in a history holding K or ſ, in a copy where
-// those are k and s too (another length: each word's place in it is kept).
+// Which words hold q: those of the dictionary's words listed under q's rarest trigram that
+// hold q (dictionary-trigrams.ts); case-insensitively, of q lowercased in a copy of the
+// dictionary with its ASCII lowercased, and for a q with a k or an s in a history holding K
+// or ſ, in a copy where those are k and s too (another length: each word's place in it is
+// kept).
 // Their lists' entries (a chain's first version: the full count; a later one: the change)
 // times occ go to a difference array over the documents, and one pass of sums restarted at
 // each chain's first document gives every version's count.
@@ -29,6 +30,7 @@
 import type { Plan, Term } from '../query/terms.ts';
 import { foldsBeyondAscii, Matcher } from '../search/matcher.ts';
 import { versionMatches } from '../search/version-matches.ts';
+import { DictionaryTrigrams } from './dictionary-trigrams.ts';
 import { MIN_WORD, OID_BYTES, readList, type WordCounts } from './word-counts.ts';
 
 /** A query the word counts answer: one literal of at least MIN_WORD ASCII word bytes, and nothing else. */
@@ -92,8 +94,7 @@ export function wordVersions(c: WordCounts, term: Term, literalBytes: number, bu
   const matcher = new Matcher(term);
   const diff = new Float64Array(c.docs);
   let touched = false;
-  for (let at = dict.indexOf(needle); at !== -1; ) {
-    const w = wordAt(starts, at);
+  for (const w of DictionaryTrigrams.of(dict, starts).holding(needle)) {
     if (--budget.words < 0) return undefined;
     // The word's own bytes: the Matcher decides on them as on the version's (asciiFoldsOnly unless they hold K or ſ).
     const word = c.dictionary.subarray(c.wordStarts[w]!, c.wordStarts[w + 1]! - 1);
@@ -107,7 +108,6 @@ export function wordVersions(c: WordCounts, term: Term, literalBytes: number, bu
       budget.entries -= n;
       if (budget.entries < 0) return undefined;
     }
-    at = dict.indexOf(needle, starts[w + 1]!);
   }
   const out: WordVersions = { paths: new Map(), found: 0 };
   if (!touched) return out;
@@ -156,18 +156,6 @@ function caseless(c: WordCounts, fold: boolean): { dict: Buffer; starts: Uint32A
   }
   starts[w] = o;
   return { dict: dict.subarray(0, o), starts };
-}
-
-/** The word whose bytes hold dictionary offset `at`: the last start at or before it. */
-function wordAt(starts: Uint32Array, at: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >>> 1;
-    if (starts[mid]! <= at) lo = mid;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** A document's blob id as a search of versions writes it (search/file-json.ts: '' for none). */
