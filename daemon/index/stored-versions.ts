@@ -38,7 +38,9 @@ class Between {
   /** The next buffer, at least `length` bytes: never the one the previous call returned. */
   next(length: number): Uint8Array {
     this.turn ^= 1;
-    if (this.buffers[this.turn]!.length < length) this.buffers[this.turn] = new Uint8Array(Math.max(length, 4096));
+    const had = this.buffers[this.turn]!;
+    // Grown at least twofold: versions met one after another grow a little each (zeroed memory is not free).
+    if (had.length < length) this.buffers[this.turn] = new Uint8Array(Math.max(length, 2 * had.length, 1 << 16));
     return this.buffers[this.turn]!;
   }
 }
