@@ -9,14 +9,12 @@
 // and the limit as it does to a pool's replies, which a whole shard's reply satisfies.
 
 import type { Shard } from '../index/shard-reader.ts';
-import { ShardError } from '../index/shard-error.ts';
-import { isDamage } from '../index/section-checks.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
 import { Matcher } from './matcher.ts';
 import type { TaskParams } from './merge.ts';
 import type { PoolRun } from './pool.ts';
 import type { ShardRef, ShardReply } from './protocol.ts';
-import { filesOf, infosOf, reposOf, searchedMembers } from './shard-files.ts';
+import { failedReply, filesOf, infosOf, reposOf, searchedMembers } from './shard-files.ts';
 import { searchShard } from './shard-search.ts';
 
 /**
@@ -59,9 +57,9 @@ export function runHere(task: TaskParams, plan: Plan, shards: readonly HereShard
       result.termDocs = [];
       return Promise.resolve({ status: 'done', result, files, repositories: infosOf(files, repos), queuedNs: 0 });
     } catch (err) {
-      const error = isDamage(err) ? new ShardError(s.ref.shardPath, err.message) : (err as Error);
-      if (error instanceof ShardError) onDamage(i);
-      return Promise.resolve({ status: 'failed', error: error.message, queuedNs: 0, corrupt: error instanceof ShardError });
+      const reply = failedReply(s.ref.shardPath, err, 0);
+      if (reply.corrupt) onDamage(i);
+      return Promise.resolve(reply);
     }
   });
   return { replies, grant: () => {}, stop: () => {}, definitionsOnly: () => {} };

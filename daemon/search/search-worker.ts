@@ -16,8 +16,6 @@
 
 import type { MessagePort } from 'node:worker_threads';
 import { Shard } from '../index/shard-reader.ts';
-import { ShardError } from '../index/shard-error.ts';
-import { isDamage } from '../index/section-checks.ts';
 import { Matcher } from './matcher.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
 import {
@@ -43,7 +41,7 @@ import {
 import { searchShardSteps, type PartialHits, type ShardSearchResult } from './shard-search.ts';
 import type { SearchMember } from './branch-classes.ts';
 import { keepChunks, messageSent, shapeForMessage, type ShapedFile } from './file-json.ts';
-import { filesOf, infosOf, reposOf, searchedMembers, type RepoOf } from './shard-files.ts';
+import { failedReply, filesOf, infosOf, reposOf, searchedMembers, type RepoOf } from './shard-files.ts';
 import { compareRanked } from './rank.ts';
 import { dropSpares, packMessage, recycle } from './file-codec.ts';
 import { collectHeap } from '../runtime/collect-heap.ts';
@@ -298,8 +296,7 @@ function stepShard(s: WorkerSearch, r: Running): HeldReply | undefined {
  */
 function failed(ref: ShardRef | undefined, err: unknown, queuedNs: number): ShardReply {
   if (ref) shards.delete(shardKey(ref.shardPath, ref.membership, ref.symbols));
-  const error = isDamage(err) ? new ShardError(ref?.shardPath ?? '', err.message) : err;
-  return { status: 'failed', error: (error as Error).message, queuedNs, corrupt: error instanceof ShardError };
+  return failedReply(ref?.shardPath ?? '', err, queuedNs);
 }
 
 /**

@@ -1,12 +1,14 @@
-// A shard's hits as the files of its reply (protocol.ts ShardReply), wherever the shard was
-// searched: in a worker thread (search-worker.ts) or in the thread that asked
-// (here-run.ts). The files are left unshaped here; whoever holds the documents shapes them
-// (file-json.ts).
+// A shard's hits as the files of its reply (protocol.ts ShardReply), and its failure as
+// its reply, wherever the shard was searched: in a worker thread (search-worker.ts) or in
+// the thread that asked (here-run.ts). The files are left unshaped here; whoever holds the
+// documents shapes them (file-json.ts).
 
+import { isDamage } from '../index/section-checks.ts';
+import { ShardError } from '../index/shard-error.ts';
 import type { Shard } from '../index/shard-reader.ts';
 import type { SearchMember } from './branch-classes.ts';
 import { resultRepo, unshapedFile, type ResultRepo, type ShapedFile } from './file-json.ts';
-import type { MemberRef, ShardRef } from './protocol.ts';
+import type { MemberRef, ShardRef, ShardReply } from './protocol.ts';
 import type { ShardHit } from './shard-search.ts';
 import type { RepositoryInfo } from './types.ts';
 
@@ -55,4 +57,14 @@ export function filesOf(hits: ShardHit[], shard: Shard, repos: RepoOf, i: number
 export function searchedMembers(ref: Pick<ShardRef, 'members'>, only: readonly number[] | null | undefined): { refs: MemberRef[]; search: SearchMember[] } {
   const refs = only ? only.map((k) => ref.members[k]!) : ref.members;
   return { refs, search: refs.map((m) => ({ member: m.member, repo: m.repo })) };
+}
+
+/**
+ * The reply of a shard whose search failed with `err`: corrupt when it is a ShardError or a
+ * reader's finding of damage in a section not yet verified (section-checks.ts), as a
+ * checksum's would be; the caller then drops the shard's mapping.
+ */
+export function failedReply(shardPath: string, err: unknown, queuedNs: number): Extract<ShardReply, { status: 'failed' }> {
+  const error = isDamage(err) ? new ShardError(shardPath, err.message) : err;
+  return { status: 'failed', error: (error as Error).message, queuedNs, corrupt: error instanceof ShardError };
 }

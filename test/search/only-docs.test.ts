@@ -3,14 +3,16 @@
 // files of the named documents that match, with the same lines; a named document that does
 // not match gives nothing, one past a shard's end is ignored, and a shard not named is not
 // searched. A few documents are searched in the calling thread (here-run.ts), more through
-// the worker threads: both are asked.
+// the worker threads: both are asked. A damaged document named fails its shard there as
+// in a worker: the answer says it is not exhaustive, and the repository is left out after.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { shardsDir } from '../../daemon/index/data-dir.ts';
-import { loadManifest } from '../../daemon/index/manifest.ts';
+import { loadManifest, readAllManifests } from '../../daemon/index/manifest.ts';
 import { Shard } from '../../daemon/index/shard-reader.ts';
 import { HERE_MAX_DOCS } from '../../daemon/search/here-run.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
@@ -113,5 +115,45 @@ test('candidates found in the asking thread: the same answers as the search with
       assert.equal(here.isSearchExhaustive, plain.isSearchExhaustive, `${query} (${matches})`);
       assert.equal(here.stats.actualMatchCount, plain.stats.actualMatchCount, `${query} (${matches})`);
     }
+  }
+});
+
+test('a damaged document searched in the asking thread fails its shard as a worker would', async () => {
+  const tree = join(dir.path, 'gamma');
+  mkdirSync(tree, { recursive: true });
+  for (let i = 0; i < 6; i++) writeFileSync(join(tree, `g${i}.txt`), `needle_word gamma_${i}_unique\n`);
+  // Indexed by another process: a shard this process wrote is known to it as checked.
+  const own = join(dir.path, 'gamma-data');
+  const indexed = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'trawl.js'), 'index', tree, '--data-dir', own, '--no-symbols'], {
+    encoding: 'utf8',
+  });
+  assert.equal(indexed.status, 0, indexed.stderr);
+  const s = { repoId: readAllManifests(own)[0]!.repoId };
+  const m = loadManifest(own, s.repoId);
+  assert.ok(m !== undefined && !('unreadable' in m));
+  const path = join(shardsDir(own, s.repoId), m.shards[0]!.file);
+  const shard = Shard.open(path);
+  const doc = [...Array(shard.docCount).keys()].find((d) => shard.name(d) === 'g2.txt')!;
+  shard.releasePages();
+  // One byte of that document's content changed on disk, before anything has read it (the
+  // whole line occurs in the content section only: the words section holds its words apart).
+  const file = readFileSync(path);
+  const at = file.indexOf('needle_word gamma_2_unique\n');
+  assert.ok(at > 0 && file.indexOf('needle_word gamma_2_unique\n', at + 1) === -1);
+  const fd = openSync(path, 'r+');
+  writeSync(fd, Buffer.from('X'), 0, 1, at + 'needle_word '.length);
+  closeSync(fd);
+  const gammaSearcher = new Searcher({ dataDir: own, workers: 1 });
+  try {
+    const named = new Map([[`${s.repoId}/${m.shards[0]!.file}`, [doc]]]);
+    const r = await gammaSearcher.search(request, { docs: named });
+    assert.equal(r.files.length, 0);
+    assert.equal(r.isSearchExhaustive, false, 'a shard failed');
+    const next = await gammaSearcher.search(request);
+    assert.equal(gammaSearcher.brokenCount, 1, 'its repository is marked broken');
+    assert.deepEqual(next.files, [], 'the broken repository is left out');
+    assert.equal(next.isSearchExhaustive, false, 'and the answer says so');
+  } finally {
+    await gammaSearcher.close();
   }
 });
