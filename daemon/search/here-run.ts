@@ -4,13 +4,15 @@
 // for a round trip to a worker thread that costs several times the search itself: the task
 // and its plan packed and decoded, a sleeping thread woken, the reply packed and copied
 // back. Each shard is searched whole by the same searchShard, its hits become the same
-// files (shard-files.ts), left unshaped: the merge's sink shapes those it keeps, here too
-// (searcher.ts reshape), with the documents' bytes still at hand. The merge applies the cut
+// files (shard-files.ts); a blocking search's are left unshaped: its sink shapes those it
+// keeps, here too (searcher.ts reshape), with the documents' bytes still at hand; a
+// stream's are shaped here, as a worker shapes them. The merge applies the cut
 // and the limit as it does to a pool's replies, which a whole shard's reply satisfies.
 
 import type { Shard } from '../index/shard-reader.ts';
 import { planTerms, type Plan } from '../query/terms.ts';
 import { Matcher } from './matcher.ts';
+import { shapeInto } from './file-json.ts';
 import type { TaskParams } from './merge.ts';
 import type { PoolRun } from './pool.ts';
 import type { ShardRef, ShardReply } from './protocol.ts';
@@ -53,6 +55,9 @@ export function runHere(task: TaskParams, plan: Plan, shards: readonly HereShard
       });
       const repos = reposOf(members.refs, shard, task.shape.baseUrl);
       const files = filesOf(result.hits, shard, repos, i);
+      // A stream sends every file it takes as it comes (its sink shapes only the one it
+      // cuts): all are shaped now, as a worker shapes a stream's.
+      if (!task.batch) for (const f of files) shapeInto(f, shard, repos(f.hit.member), task.shape);
       result.hits = [];
       result.termDocs = [];
       return Promise.resolve({ status: 'done', result, files, repositories: infosOf(files, repos), queuedNs: 0 });

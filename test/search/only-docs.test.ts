@@ -118,6 +118,34 @@ test('candidates found in the asking thread: the same answers as the search with
   }
 });
 
+test('a stream with candidates found, or documents named, in the asking thread: the same files as a stream without', async () => {
+  /** A stream's files, their JSON as sent (read before the batch returns: its bytes are reused). */
+  const streamed = async (req: typeof request, options: Parameters<Searcher['search']>[1] = {}): Promise<string[]> => {
+    const out: string[] = [];
+    await searcher.search(req, {
+      ...options,
+      onChunk: (c) => {
+        for (const f of c.files) out.push(Buffer.from(f.json).toString('utf8'));
+        return true;
+      },
+    });
+    return out.sort();
+  };
+  for (const query of ['needle_word', 'needle_word again', 'line one', 'nothing_at_all']) {
+    const req = { ...request, query };
+    const plain = await streamed(req);
+    assert.deepEqual(await streamed(req, { candidatesHere: true }), plain, query);
+  }
+  const [alpha] = repos;
+  const named = new Map([[`${alpha!.repoId}/${alpha!.file}`, [alpha!.docs.get('f03.txt')!, alpha!.docs.get('f04.txt')!].sort((a, b) => a - b)]]);
+  const only = await streamed(request, { docs: named });
+  assert.equal(only.length, 1);
+  assert.deepEqual(
+    only,
+    (await streamed(request)).filter((json) => JSON.parse(json).fileName.text === 'f03.txt' && JSON.parse(json).repository === 'alpha'),
+  );
+});
+
 test('a damaged document searched in the asking thread fails its shard as a worker would', async () => {
   const tree = join(dir.path, 'gamma');
   mkdirSync(tree, { recursive: true });
