@@ -37,10 +37,11 @@ export interface HereShard {
 /**
  * Searches `shards` for `plan` now, in this thread: a run whose replies are settled. A shard
  * that fails its checks answers as failed (corrupt), as from a worker, and `onDamage(i)` is
- * told so that its mapping is dropped.
+ * told so that its mapping is dropped. `indexed`: the plan's matchers for an indexed search,
+ * when the caller has made them already (made here otherwise).
  */
-export function runHere(task: TaskParams, plan: Plan, shards: readonly HereShard[], onDamage: (i: number) => void): PoolRun {
-  const matchers = planTerms(plan).map((t) => new Matcher(t, task.brute ? 'reference' : 'indexed'));
+export function runHere(task: TaskParams, plan: Plan, shards: readonly HereShard[], onDamage: (i: number) => void, indexed?: Matcher[]): PoolRun {
+  const matchers = task.brute ? planTerms(plan).map((t) => new Matcher(t, 'reference')) : (indexed ?? planTerms(plan).map((t) => new Matcher(t, 'indexed')));
   const replies = shards.map((s, i): Promise<ShardReply> => {
     try {
       const shard = s.open();

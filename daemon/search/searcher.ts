@@ -425,9 +425,11 @@ export class Searcher implements SearchService {
     };
     const planned = options.planned;
     let docs = named;
-    // Candidates found here, when asked and cheap to find: as if named.
+    let matchers: Matcher[] | undefined;
+    // Candidates found here, when asked and cheap to find: as if named (their matchers serve the run here too).
     if (docs === undefined && options.candidatesHere === true && planned !== undefined && options.brute !== true && shards.length <= CANDIDATES_HERE_SHARDS) {
-      docs = this.candidatesHere(shards, only, planned.plan);
+      matchers = planTerms(planned.plan).map((t) => new Matcher(t, 'indexed'));
+      docs = this.candidatesHere(shards, only, planned.plan, matchers);
     }
     // A few documents named: searched in this thread (here-run.ts).
     if (docs !== undefined && planned !== undefined && docs.reduce((n, d) => n + d.length, 0) <= HERE_MAX_DOCS) {
@@ -435,7 +437,7 @@ export class Searcher implements SearchService {
       const here = shards.map((e, i): HereShard => ({ ref: refOf(e), only: only?.[i] ?? null, docs: docs[i]!, open: () => this.shard(e) }));
       // (A shard that failed its checks is opened afresh next time; the merge reports it.)
       const forget = (i: number) => this.mapped.delete(shards[i]!.key);
-      return mergeSearch(shards.length, req, options, { ...merged, workers: 1, start: (task) => runHere(task, planned.plan, here, forget) });
+      return mergeSearch(shards.length, req, options, { ...merged, workers: 1, start: (task) => runHere(task, planned.plan, here, forget, matchers) });
     }
     const pool = this.startPool();
     const catalog = this.catalogOf(pool, snapshot);
@@ -453,8 +455,7 @@ export class Searcher implements SearchService {
    * CANDIDATES_HERE_MAX in all, or a shard fails here (the workers then search as usual, and
    * report a damaged shard as they do).
    */
-  private candidatesHere(shards: readonly ShardEntry[], only: VisibleShards['only'], plan: Plan): number[][] | undefined {
-    const matchers = planTerms(plan).map((t) => new Matcher(t, 'indexed'));
+  private candidatesHere(shards: readonly ShardEntry[], only: VisibleShards['only'], plan: Plan, matchers: Matcher[]): number[][] | undefined {
     const out: number[][] = [];
     let total = 0;
     try {
