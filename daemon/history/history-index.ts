@@ -64,7 +64,7 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
       sourceStamp: historyStamp(o),
       // A history holds many versions of each path: its postings are over the groups of them (shard-reader.ts, doc-groups).
       groupVersions: true,
-      // A path's versions are mostly the same bytes: each is stored as a delta against the one before it (history-source.ts gives them oldest first).
+      // A path's versions are mostly the same bytes: each is stored as a delta against the one before it (history-source.ts gives them newest first).
       versionDeltas: true,
       // And most of its records repeat from one version to the next: stored compressed
       // (index/compressed-section.ts).
@@ -78,11 +78,15 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
     started,
   );
   if ('commit' in summary) throw new Error('a history index is never packed');
-  // The records type:commit and type:diff search (commit-records.ts, diff-index.ts), of the same commits.
+  // The word counts of its documents (word-counts.ts), which `history:yes` reads, are
+  // counted in a thread of their own while the records type:commit and type:diff search
+  // (commit-records.ts, diff-index.ts), of the same commits, are made here.
+  const counted = updateWordCountsInThread({ historyRoot: historyDataDir(o.dataDir), repoId: o.repoId, path: wordCountsPath(o.dataDir, o.repoId) });
+  // (A failure of the counts is reported by the await below, after the records: not as an unhandled rejection meanwhile.)
+  counted.catch(() => {});
   await updateCommitRecords(o.gitDir, commitRecordsPath(o.dataDir, o.repoId), { tips: tipsOf(o), ids: walk.commits, leftOut: walk.leftOut });
   const diffs = await indexDiffs({ dataDir: o.dataDir, repoId: o.repoId, gitDir: o.gitDir, commits: walk.commits, leftOut: walk.leftOut });
-  // And the word counts of its documents (word-counts.ts), which `history:yes` reads.
-  const words = await updateWordCountsInThread({ historyRoot: historyDataDir(o.dataDir), repoId: o.repoId, path: wordCountsPath(o.dataDir, o.repoId) });
+  const words = await counted;
   return { ...summary, commits: walk.commits.length, leftOut: walk.leftOut, diffs, words };
 }
 

@@ -48,8 +48,7 @@ export interface HistoryWalk {
 /** Walks the history reachable from `tips` (commit ids) in the repository at `gitDir`. */
 export async function walkHistory(gitDir: string, tips: readonly string[], limits: HistoryLimits): Promise<HistoryWalk> {
   const unique = [...new Set(tips)];
-  const total = unique.length === 0 ? 0 : Number((await runGit(gitDir, ['rev-list', '--count', ...unique, '--'], 1024)).toString('utf8').trim());
-  if (total === 0) return { commits: [], parents: [], versions: [], leftOut: 0 };
+  if (unique.length === 0) return { commits: [], parents: [], versions: [], leftOut: 0 };
   const log = await runGit(
     gitDir,
     [
@@ -73,6 +72,9 @@ export async function walkHistory(gitDir: string, tips: readonly string[], limit
     LOG_MAX_BYTES,
   );
   const parsed = parseLog(log);
+  // Fewer commits than the limit: the log listed every one the tips reach, and none was left out.
+  const total =
+    parsed.length < limits.maxCommits ? parsed.length : Number((await runGit(gitDir, ['rev-list', '--count', ...unique, '--'], 1024)).toString('utf8').trim());
   const index = new Map<string, number>();
   parsed.forEach((c, i) => index.set(c.id, i));
   // How many children are still to derive their tree from each commit's: a tree is dropped after its last.
@@ -116,7 +118,7 @@ export async function walkHistory(gitDir: string, tips: readonly string[], limit
     for (const v of tree.values()) v.commits.push(i);
     if ((pending.get(c.id) ?? 0) > 0) trees.set(c.id, tree);
   }
-  const versions = [...holders.values()].sort(byPathThenOid);
+  const versions = sortedByPathThenOid([...holders.values()]);
   return {
     commits: parsed.map((c) => c.id),
     parents: parsed.map((c) => c.parents.map((p) => index.get(p)).filter((p) => p !== undefined)),
@@ -125,10 +127,14 @@ export async function walkHistory(gitDir: string, tips: readonly string[], limit
   };
 }
 
-/** Path bytes, then blob id: the order of the tip index's versions (repos/git.ts). */
-function byPathThenOid(a: HistoryVersion, b: HistoryVersion): number {
-  const c = Buffer.compare(Buffer.from(a.path), Buffer.from(b.path));
-  return c !== 0 ? c : a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0;
+/**
+ * Sorted by path bytes, then blob id: the order of the tip index's versions (repos/git.ts).
+ * Each path's bytes are made once, not in every comparison.
+ */
+function sortedByPathThenOid(versions: HistoryVersion[]): HistoryVersion[] {
+  const keyed = versions.map((v) => ({ v, bytes: Buffer.from(v.path) }));
+  keyed.sort((a, b) => Buffer.compare(a.bytes, b.bytes) || (a.v.oid < b.v.oid ? -1 : a.v.oid > b.v.oid ? 1 : 0));
+  return keyed.map((k) => k.v);
 }
 
 interface LoggedCommit {
