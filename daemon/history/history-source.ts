@@ -27,14 +27,7 @@ export function historySource(gitDir: string, walk: HistoryWalk, defaultTip: str
     branch: defaultTip,
     commit: defaultTip,
     refs,
-    versions: () =>
-      (listed ??= Promise.resolve(
-        oldestFirst(walk.versions).map((v) => ({
-          path: v.path,
-          oid: v.oid,
-          refs: Array.from(v.commits, (c) => refOf[c]!).sort((a, b) => a - b),
-        })),
-      )),
+    versions: () => (listed ??= Promise.resolve(newestFirst(walk.versions).map((v) => ({ path: v.path, oid: v.oid, refs: refsOf(v.commits, refOf) })))),
     gitDir,
     blobSizes: (oids) => readBlobSizes(gitDir, gitDir, oids),
     close: () => {},
@@ -44,22 +37,40 @@ export function historySource(gitDir: string, walk: HistoryWalk, defaultTip: str
 }
 
 /**
- * The versions (sorted by path, then blob id) with each path's versions oldest first: by
- * the first commit holding each (the walk's commits are parents first), then blob id. The
- * shard builder keeps a path's versions in the order it is given them and stores each as a
- * delta against the one before it (index/version-deltas.ts): consecutive versions are the
- * ones that differ least.
+ * The versions (sorted by path, then blob id) with each path's versions newest first: by
+ * the first commit holding each, latest first (the walk's commits are parents first), then
+ * blob id. The shard builder keeps a path's versions in the order it is given them and
+ * stores each as a delta against the one before it (index/version-deltas.ts): consecutive
+ * versions are the ones that differ least, and a path's newest version starts its first
+ * chain, stored whole, as git packs do. The versions read most (those near the tips, the
+ * newest matching one a `history:yes` shows) are then the ones with the fewest deltas to
+ * apply; the bytes stored are about the same either way round.
  */
-function oldestFirst(versions: readonly HistoryVersion[]): HistoryVersion[] {
+function newestFirst(versions: readonly HistoryVersion[]): HistoryVersion[] {
   const out = versions.slice();
   for (let i = 0; i < out.length; ) {
     let end = i + 1;
     while (end < out.length && out[end]!.path === out[i]!.path) end++;
     if (end - i > 1) {
-      const run = out.slice(i, end).sort((a, b) => a.commits[0]! - b.commits[0]! || (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
+      const run = out.slice(i, end).sort((a, b) => b.commits[0]! - a.commits[0]! || (a.oid < b.oid ? 1 : a.oid > b.oid ? -1 : 0));
       out.splice(i, end - i, ...run);
     }
     i = end;
   }
   return out;
+}
+
+/**
+ * A version's refs, ascending: its commits (ascending) mapped to their refs, which keeps
+ * them in order but for the default tip's ref 0, moved to the front (no sort: a history's
+ * versions hold millions of refs in all).
+ */
+function refsOf(commits: readonly number[], refOf: Uint32Array): number[] {
+  const refs = Array.from(commits, (c) => refOf[c]!);
+  const tip = refs.indexOf(0);
+  if (tip > 0) {
+    refs.copyWithin(1, 0, tip);
+    refs[0] = 0;
+  }
+  return refs;
 }

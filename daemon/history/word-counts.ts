@@ -10,7 +10,7 @@
 // in UTF-8 (word-count-query.ts says why they belong), of at least MIN_WORD bytes, of
 // any length (a query may sit inside a long base64 run). Documents are numbered in the order
 // of the shards the file covers, each shard's in its order: a path's versions of one shard
-// follow one another, oldest first (history-source.ts). A *chain* is such a run; its first
+// follow one another, newest first (history-source.ts). A *chain* is such a run; its first
 // document holds each word's full count, every later one the change of each word whose
 // count changed (a word that disappears: minus its count). A document's count of a word is
 // the sum of the word's entries from its chain's start to it.

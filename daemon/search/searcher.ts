@@ -27,6 +27,7 @@
 import { basename } from 'node:path';
 import { GLOBAL_CONTEXT } from '../config/contexts.ts';
 import { ServiceError } from '../errors.ts';
+import { MAX_DELTA_SHARDS } from '../index/delta.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
 import { manifestRepoName, shardFiles, type ManifestRepo } from '../index/manifest.ts';
 import { Shard } from '../index/shard-reader.ts';
@@ -54,10 +55,11 @@ import { planTerms, type Plan, type PlanNode } from '../query/terms.ts';
 /**
  * A search asked to find its candidates here (SearchOptions.candidatesHere) does so when it
  * reads at most this many shards (a history's: its first shard and the delta shards of its
- * updates), and hands them on only up to this many in all: past it, reading the posting
- * lists was the workers' share of the work, and the candidates are a long message.
+ * updates, at most MAX_DELTA_SHARDS before it is built again), and hands them on only up to
+ * this many in all: past it, reading the posting lists was the workers' share of the work,
+ * and the candidates are a long message.
  */
-const CANDIDATES_HERE_SHARDS = 4;
+const CANDIDATES_HERE_SHARDS = 1 + MAX_DELTA_SHARDS;
 const CANDIDATES_HERE_MAX = 4096;
 
 export type { SearchChunk } from './stream-sink.ts';

@@ -1,4 +1,4 @@
-// A history shard stores each path's versions next to one another, oldest first, most of
+// A history shard stores each path's versions next to one another, newest first, most of
 // them as deltas against the one before and deflated (index/version-deltas.ts): every
 // document must read back as exactly git's blob, in any order, from a cold or a warm
 // reader; a chain never holds more than DELTA_CHAIN_MAX - 1 deltas; and damage to what is
@@ -123,7 +123,7 @@ test('every document of the history reads back as git blob, in any order, cold o
   assert.ok(deflated > 0, 'some documents are deflated');
 });
 
-test("one path's versions are adjacent, oldest first, in chains of at most DELTA_CHAIN_MAX - 1 deltas", () => {
+test("one path's versions are adjacent, newest first (the newest stored whole), in chains of at most DELTA_CHAIN_MAX - 1 deltas", () => {
   const commits = git(src, 'rev-list', '--topo-order', '--reverse', 'main').trim().split('\n');
   const firstSeen: string[] = [];
   for (const c of commits) {
@@ -152,7 +152,7 @@ test("one path's versions are adjacent, oldest first, in chains of at most DELTA
       }
     }
   }
-  assert.deepEqual(seen, firstSeen);
+  assert.deepEqual(seen, firstSeen.reverse());
 });
 
 /** A copy of the first shard, changed by `edit` (given the file and its documents' records offset), then opened. */
