@@ -1,7 +1,7 @@
 // `type:diff`: the commits of indexed histories whose diff against their parent adds or
 // removes a line matching the query's pattern, the commits `git log -G<pattern>` lists
 // over the indexed refs (diff-log.ts says why they are the same), found in the diff records
-// (diff-store.ts) of every repository with a history index, joined by commit id to its
+// (diff-store.ts: a base and a tail, each searched as a part of its own) of every repository with a history index, joined by commit id to its
 // commit records (commit-records.ts) where they are loaded (DiffCatalog): a result's commit
 // (parents, people, message, dates) is read from those.
 //
@@ -30,7 +30,7 @@ import { emptyStats, type SearchStats } from '../search/types.ts';
 import type { CommitCatalog } from './commit-catalog.ts';
 import { commitRecordsPath, type CommitRecord, type CommitRecords } from './commit-records.ts';
 import { lineMatcher, type LineMatcher } from './diff-match.ts';
-import { diffsPath, readRecords, type DiffRecords } from './diff-store.ts';
+import { diffsPath, diffsTailPath, readRecords, type DiffRecords } from './diff-store.ts';
 
 /** A diff query's parts (diffQuery). */
 export interface DiffQuery {
@@ -66,15 +66,19 @@ export function diffQuery(plan: Plan): DiffQuery {
   return { term, repos, files, ...(plan.select === undefined ? {} : { select: plan.select }) };
 }
 
-/** A repository with diff records, as results show it. */
+/** A part of a repository's diff records (its base or its tail), as results show it. */
 export interface DiffRepo {
   repoId: number;
   repo: ManifestRepo;
   records: DiffRecords;
+  /** Which part of the repository's records: 0 the base, 1 the tail (its commits come after the base's). */
+  part: number;
   /** Per commit of the records, its commit record; undefined when the commit records lack it. */
   commits: ReadonlyArray<CommitRecord | undefined>;
   /** Per commit of the records, its committer time (epoch ms; NaN without a record). */
   committed: Float64Array;
+  /** Per commit of the records, its author time (epoch ms; NaN without a record). */
+  authored: Float64Array;
   /** The indexes of its commits with lines and a record, newest first (see the header). */
   newest: Int32Array;
   /** Commits with lines but no commit record: their hits are not given. */
@@ -112,50 +116,57 @@ export interface DiffFound {
  * again when its file changed.
  */
 export class DiffCatalog {
-  private readonly loaded = new Map<number, { size: number; mtimeMs: number; ino: number; commits: CommitRecords | undefined; repo: DiffRepo }>();
+  private readonly loaded = new Map<number, { files: string; commits: CommitRecords | undefined; parts: DiffRepo[] }>();
 
   constructor(
     private readonly dataDir: string,
     private readonly commits: CommitCatalog,
   ) {}
 
-  /** The records of `repos` (those without any are left out). */
+  /** The records of `repos`, a part each of their bases and tails (those without any are left out). */
   repos(repos: ReadonlyArray<{ repoId: number; repo: ManifestRepo }>): DiffRepo[] {
     const out: DiffRepo[] = [];
-    for (const { repoId, repo } of repos) {
-      const r = this.load(repoId, repo);
-      if (r !== undefined) out.push(r);
-    }
+    for (const { repoId, repo } of repos) out.push(...this.load(repoId, repo));
     return out;
   }
 
-  private load(repoId: number, repo: ManifestRepo): DiffRepo | undefined {
+  private load(repoId: number, repo: ManifestRepo): DiffRepo[] {
     const st = statSync(diffsPath(this.dataDir, repoId), { throwIfNoEntry: false });
-    const commits = this.commits.records(commitRecordsPath(this.dataDir, repoId));
-    const before = this.loaded.get(repoId);
     if (st === undefined) {
       this.loaded.delete(repoId);
-      return undefined;
+      return [];
     }
-    if (before !== undefined && before.size === st.size && before.mtimeMs === st.mtimeMs && before.ino === st.ino) {
-      if (before.commits === commits) return { ...before.repo, repo };
-      const joined = joinDiffRepo(repoId, repo, before.repo.records, commits === undefined ? undefined : this.commits.byId(commits));
-      this.loaded.set(repoId, { ...before, commits, repo: joined });
-      return joined;
+    const tail = statSync(diffsTailPath(this.dataDir, repoId), { throwIfNoEntry: false });
+    // The files as they are now: either changed, both are read again.
+    const files = [st, tail].map((s) => (s === undefined ? '-' : `${s.size}:${s.mtimeMs}:${s.ino}`)).join(' ');
+    const commits = this.commits.records(commitRecordsPath(this.dataDir, repoId));
+    const byId = (): ReadonlyMap<string, CommitRecord> | undefined => (commits === undefined ? undefined : this.commits.byId(commits));
+    const before = this.loaded.get(repoId);
+    if (before !== undefined && before.files === files) {
+      if (before.commits === commits) return before.parts.map((p) => ({ ...p, repo }));
+      const parts = before.parts.map((p) => joinDiffRepo(repoId, repo, p.records, byId(), p.part));
+      this.loaded.set(repoId, { files, commits, parts });
+      return parts;
     }
     const records = readRecords(this.dataDir, repoId);
     if (records === undefined) {
       this.loaded.delete(repoId);
-      return undefined;
+      return [];
     }
-    const joined = joinDiffRepo(repoId, repo, records, commits === undefined ? undefined : this.commits.byId(commits));
-    this.loaded.set(repoId, { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, commits, repo: joined });
-    return joined;
+    const parts = records.map((r, part) => joinDiffRepo(repoId, repo, r, byId(), part));
+    this.loaded.set(repoId, { files, commits, parts });
+    return parts;
   }
 }
 
-/** A repository's diff records joined to its commit records (by id; `byId` undefined: it has none readable). */
-export function joinDiffRepo(repoId: number, repo: ManifestRepo, records: DiffRecords, byId: ReadonlyMap<string, CommitRecord> | undefined): DiffRepo {
+/** A part of a repository's diff records joined to its commit records (by id; `byId` undefined: it has none readable). */
+export function joinDiffRepo(
+  repoId: number,
+  repo: ManifestRepo,
+  records: DiffRecords,
+  byId: ReadonlyMap<string, CommitRecord> | undefined,
+  part = 0,
+): DiffRepo {
   const commits = records.commits.map((id) => byId?.get(id));
   const committed = Float64Array.from(commits, (c) => (c === undefined ? Number.NaN : Date.parse(c.committer.date)));
   const authored = Float64Array.from(commits, (c) => (c === undefined ? Number.NaN : Date.parse(c.author.date)));
@@ -169,7 +180,7 @@ export function joinDiffRepo(repoId: number, repo: ManifestRepo, records: DiffRe
   }
   // On equal times the later in the records first: they hold commits parents first (diff-store.ts).
   const newest = withLines.filter((c) => commits[c] !== undefined).sort((a, b) => committed[b]! - committed[a]! || authored[b]! - authored[a]! || b - a);
-  return { repoId, repo, records, commits, committed, newest: Int32Array.from(newest), unjoined };
+  return { repoId, repo, records, part, commits, committed, authored, newest: Int32Array.from(newest), unjoined };
 }
 
 /** Every hit of `q` in `repos` (those the caller may see), newest first. */
@@ -231,7 +242,7 @@ export function findDiffs(repos: readonly DiffRepo[], q: DiffQuery, options: Sea
       if (list !== undefined) found.push(...list);
     }
   }
-  if (repos.length > 1) found.sort((a, b) => byDate(a) - byDate(b) || 0);
+  if (repos.length > 1) found.sort(newestFirst);
   stats.matchTreeSearch = Number(process.hrtime.bigint() - started);
   return { hits: found, lines, matcher, stats, stopped };
 }
@@ -267,7 +278,13 @@ function occurrences(r: DiffRecords): Occurrences {
   return o;
 }
 
-/** Newest first across repositories: minus the committer time (a stable sort keeps each repository's order on ties). */
-function byDate(h: DiffHit): number {
-  return -h.repo.committed[h.commit]!;
+/**
+ * Newest first across repositories and parts: by committer time, then author time; then,
+ * in one repository, the later in its records first (a tail's commits come after its
+ * base's), as in one part. A stable sort keeps the repositories' order on other ties.
+ */
+function newestFirst(a: DiffHit, b: DiffHit): number {
+  const by = b.repo.committed[b.commit]! - a.repo.committed[a.commit]! || b.repo.authored[b.commit]! - a.repo.authored[a.commit]!;
+  if (by !== 0 || a.repo.repoId !== b.repo.repoId) return by;
+  return b.repo.part - a.repo.part || b.commit - a.commit;
 }

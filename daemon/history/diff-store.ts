@@ -1,6 +1,11 @@
 // A repository's diff records: the added and removed lines of every commit of its history
-// index (diff-log.ts), in one file, `<history data dir>/diffs/<repoId>.diffs`, written
-// atomically (a crash leaves the previous file serving) and read whole into memory.
+// index (diff-log.ts), in a base file, `<history data dir>/diffs/<repoId>.diffs`, and a tail
+// file beside it, `<repoId>.diffs-tail`, each written atomically (a crash leaves the
+// previous one serving) and read whole into memory. The tail holds the commits added since
+// the base was written (diff-index.ts): a new commit rewrites the small tail, not every
+// commit's lines; a tail grown large is folded into a new base. Both have the format below;
+// the base's meta has an `id`, the tail's names it as `base`: a tail left beside another
+// base (a crash between writing a new base and removing the tail) is not read with it.
 //
 // Every distinct line text is stored once, all of them one after the other, so that a
 // search scans one buffer (diff-search.ts) and then finds the hunks holding the lines it
@@ -20,7 +25,9 @@
 //                                       first; what else is known of a commit is in the commit
 //                                       records (commit-records.ts), joined by id where they are
 //                                       loaded (diff-search.ts DiffCatalog),
-//                                       paths: string[] }
+//                                       paths: string[],
+//                                       id?: string (a base: its name for its tail),
+//                                       base?: string (a tail: the id of its base) }
 //   body frame (bodyCompressed bytes)     zstd of:
 //     fileCount, 4 × fileCount          per file: its commit's index in `commits`, path index,
 //                                       old path index or -1 (as int32), its hunks' end index (a
@@ -67,9 +74,22 @@ const MAX_BODY_BYTES = 2 * 1024 * 1024 * 1024 - 1;
 const MAX_FILE_BYTES = HEADER_BYTES + MAX_META_BYTES + MAX_BODY_BYTES;
 const WHAT = 'the diff records file';
 
-/** The records file of repository `repoId`. */
+/** The records file of repository `repoId` (its base). */
 export function diffsPath(dataDir: string, repoId: number): string {
   return join(historyDataDir(dataDir), 'diffs', `${repoId}.diffs`);
+}
+
+/** The tail file of repository `repoId`'s records. */
+export function diffsTailPath(dataDir: string, repoId: number): string {
+  return `${diffsPath(dataDir, repoId)}-tail`;
+}
+
+/** How a file of records is tied to the other (see the header). */
+export interface RecordsLink {
+  /** A base's name, which its tail gives as `base`. */
+  id?: string;
+  /** A tail's base, by its id. */
+  base?: string;
 }
 
 export interface DiffRecords {
@@ -94,13 +114,15 @@ export interface DiffRecords {
   text: Buffer;
   /** The file's size. */
   bytes: number;
+  /** A base's id, or a tail's base (see the header). */
+  link: RecordsLink;
 }
 
 /**
  * Encodes the diffs of commits `done` (ids, parents first: the history walk's order): those
  * of `diffs` (each a commit of `done`), and others without lines.
  */
-export function encodeRecords(done: readonly string[], diffs: readonly LoggedDiff[], leftOut = 0): Buffer {
+export function encodeRecords(done: readonly string[], diffs: readonly LoggedDiff[], leftOut = 0, link: RecordsLink = {}): Buffer {
   const at = commitIndexes(done);
   const ordered = diffs
     .filter((d) => d.files.length > 0)
@@ -112,7 +134,7 @@ export function encodeRecords(done: readonly string[], diffs: readonly LoggedDif
   ordered.sort((a, b) => a.i - b.i);
   const t = new Tables();
   for (const { i, d } of ordered) t.addDiff(i, d);
-  return t.encode(done, leftOut);
+  return t.encode(done, leftOut, link);
 }
 
 /**
@@ -122,7 +144,7 @@ export function encodeRecords(done: readonly string[], diffs: readonly LoggedDif
  * that), made without them: the lines `old` holds keep their identity by their id, so only
  * the fresh lines are looked up by their text.
  */
-export function updateRecords(old: DiffRecords, done: readonly string[], fresh: readonly LoggedDiff[], leftOut = 0): Buffer {
+export function updateRecords(old: DiffRecords, done: readonly string[], fresh: readonly LoggedDiff[], leftOut = 0, link: RecordsLink = {}): Buffer {
   const oldAt = commitIndexes(old.commits);
   const doneAt = commitIndexes(done);
   const freshOf = new Map(fresh.filter((d) => d.files.length > 0).map((d) => [d.id, d]));
@@ -140,7 +162,7 @@ export function updateRecords(old: DiffRecords, done: readonly string[], fresh: 
       if (d !== undefined) t.addDiff(c, d);
     }
   });
-  return t.encode(done, leftOut);
+  return t.encode(done, leftOut, link);
 }
 
 function commitIndexes(ids: readonly string[]): Map<string, number> {
@@ -244,7 +266,7 @@ class Tables {
   }
 
   /** The file's bytes (see the header). */
-  encode(done: readonly string[], leftOut: number): Buffer {
+  encode(done: readonly string[], leftOut: number, link: RecordsLink): Buffer {
     const { texts, noEol, paths, files, hunks, entries } = this;
     let length = 0;
     for (const t of texts) length += t.length + 2;
@@ -257,7 +279,7 @@ class Tables {
       text[offset++] = 0x0a;
       text[offset++] = 0x0a;
     }
-    const meta = Buffer.from(JSON.stringify({ leftOut, commits: done, paths }), 'utf8');
+    const meta = Buffer.from(JSON.stringify({ leftOut, commits: done, paths, ...link }), 'utf8');
     const counted = (count: number, view: Uint32Array | Int32Array | Buffer): Buffer =>
       Buffer.concat([u32(count), Buffer.from(view.buffer, view.byteOffset, view.byteLength)]);
     const body = Buffer.concat([
@@ -346,7 +368,7 @@ function readHeader(head: Buffer, fileBytes: number): Header {
   return h;
 }
 
-interface Meta {
+interface Meta extends RecordsLink {
   leftOut: number;
   commits: string[];
   paths: string[];
@@ -362,6 +384,8 @@ function parseMeta(raw: Buffer): Meta {
   const strings = (a: unknown): a is string[] => Array.isArray(a) && a.every((x) => typeof x === 'string');
   if (typeof meta !== 'object' || meta === null || !Number.isSafeInteger(meta.leftOut) || !strings(meta.commits) || !strings(meta.paths))
     throw new Error(`${WHAT} is damaged: its meta lacks leftOut, commits or paths`);
+  if ((meta.id !== undefined && typeof meta.id !== 'string') || (meta.base !== undefined && typeof meta.base !== 'string'))
+    throw new Error(`${WHAT} is damaged: its id or base is not a string`);
   return meta as Meta;
 }
 
@@ -415,6 +439,7 @@ export function decodeRecords(buf: Buffer): DiffRecords {
     noEol,
     text,
     bytes: buf.length,
+    link: { ...(meta.id === undefined ? {} : { id: meta.id }), ...(meta.base === undefined ? {} : { base: meta.base }) },
   };
 }
 
@@ -464,20 +489,64 @@ function checkIndexes(meta: Meta, r: Pick<DiffRecords, 'files' | 'hunks' | 'entr
   for (const e of r.entries) if (e >>> 1 >= lines) damaged('a line past the last');
 }
 
-/** The records of `repoId`; undefined when it has none (a damaged file, or one of another format, reads as none and is rebuilt by the next update). */
-export function readRecords(dataDir: string, repoId: number): DiffRecords | undefined {
+/**
+ * The records of `repoId`: its base, then its tail when it has one that follows that base
+ * (the tail's leftOut is the current one, and is the base's here too). Undefined when it has
+ * none: a damaged base, or one of another format, reads as none and is rebuilt by the next
+ * update; a damaged tail reads as none, and its commits are read from git again by the next.
+ */
+export function readRecords(dataDir: string, repoId: number): DiffRecords[] | undefined {
+  const base = readRecordFile(diffsPath(dataDir, repoId));
+  if (base === undefined || base.link.base !== undefined) return undefined;
+  const tail = base.link.id === undefined ? undefined : readRecordFile(diffsTailPath(dataDir, repoId));
+  if (tail === undefined || tail.link.base !== base.link.id) return [base];
+  return [{ ...base, leftOut: tail.leftOut }, tail];
+}
+
+/** One file of records; undefined when it is missing or cannot be read. */
+function readRecordFile(path: string): DiffRecords | undefined {
   try {
-    return decodeRecords(readBoundedFile(diffsPath(dataDir, repoId), MAX_FILE_BYTES));
+    return decodeRecords(readBoundedFile(path, MAX_FILE_BYTES));
   } catch {
     return undefined;
   }
 }
 
-/** The commits the records of `repoId` cover (their meta only is read); undefined when it has none readable. */
+/** The commits the records of `repoId` cover, base and tail (their metas only are read); undefined when it has none readable. */
 export function recordedCommits(dataDir: string, repoId: number): Set<string> | undefined {
+  const base = readMeta(diffsPath(dataDir, repoId));
+  if (base === undefined || base.base !== undefined) return undefined;
+  const covered = new Set(base.commits);
+  const tail = base.id === undefined ? undefined : readMeta(diffsTailPath(dataDir, repoId));
+  if (tail !== undefined && tail.base === base.id) for (const id of tail.commits) covered.add(id);
+  return covered;
+}
+
+/** A base as an update of the records needs it first: its meta and size, not its tables. */
+export interface RecordsBase {
+  commits: string[];
+  leftOut: number;
+  id: string | undefined;
+  bytes: number;
+}
+
+/**
+ * What an update of the records of `repoId` starts from: its base's meta, and its tail
+ * whole when it has one that follows that base. Undefined when it has no readable base.
+ */
+export function recordsToUpdate(dataDir: string, repoId: number): { base: RecordsBase; tail: DiffRecords | undefined } | undefined {
+  const meta = readMeta(diffsPath(dataDir, repoId));
+  if (meta === undefined || meta.base !== undefined) return undefined;
+  const base = { commits: meta.commits, leftOut: meta.leftOut, id: meta.id, bytes: meta.bytes };
+  const tail = meta.id === undefined ? undefined : readRecordFile(diffsTailPath(dataDir, repoId));
+  return { base, tail: tail?.link.base === meta.id ? tail : undefined };
+}
+
+/** The meta of the records file at `path`, and the file's size; undefined when it cannot be read. */
+function readMeta(path: string): (Meta & { bytes: number }) | undefined {
   let file: ReturnType<typeof openRegularFile>;
   try {
-    file = openRegularFile(diffsPath(dataDir, repoId));
+    file = openRegularFile(path);
   } catch {
     return undefined;
   }
@@ -486,7 +555,7 @@ export function recordedCommits(dataDir: string, repoId: number): Set<string> | 
     const h = readHeader(head.subarray(0, readSync(file.fd, head, 0, HEADER_BYTES, 0)), file.size);
     const frame = Buffer.alloc(h.metaCompressed);
     if (readSync(file.fd, frame, 0, h.metaCompressed, HEADER_BYTES) !== h.metaCompressed) return undefined;
-    return new Set(parseMeta(decompressFrame(frame, h.metaBytes, MAX_META_BYTES, WHAT)).commits);
+    return { ...parseMeta(decompressFrame(frame, h.metaBytes, MAX_META_BYTES, WHAT)), bytes: file.size };
   } catch {
     return undefined;
   } finally {
@@ -494,14 +563,21 @@ export function recordedCommits(dataDir: string, repoId: number): Set<string> | 
   }
 }
 
+/** Writes the base of the records of `repoId`, and removes its tail (after: a crash between leaves a tail of another base, which is not read). */
 export function writeRecords(dataDir: string, repoId: number, bytes: Buffer): void {
-  const path = diffsPath(dataDir, repoId);
   mkdirSync(join(historyDataDir(dataDir), 'diffs'), { recursive: true });
-  writeFileAtomic(path, bytes);
+  writeFileAtomic(diffsPath(dataDir, repoId), bytes);
+  rmSync(diffsTailPath(dataDir, repoId), { force: true });
+}
+
+/** Writes the tail of the records of `repoId` (its base stays). */
+export function writeRecordsTail(dataDir: string, repoId: number, bytes: Buffer): void {
+  writeFileAtomic(diffsTailPath(dataDir, repoId), bytes);
 }
 
 export function removeRecords(dataDir: string, repoId: number): void {
   rmSync(diffsPath(dataDir, repoId), { force: true });
+  rmSync(diffsTailPath(dataDir, repoId), { force: true });
 }
 
 /**

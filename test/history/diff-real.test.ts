@@ -37,7 +37,8 @@ for (const name of ['hono', 'ripgrep'] as const)
     await updateCommitRecords(src, commitRecordsPath(dir.path, 1), { tips: [head], ids: commits, leftOut: 0 });
     const built = await indexDiffs({ dataDir: dir.path, repoId: 1, gitDir: src, commits });
     assert.equal(built.added, commits.length);
-    const records = readRecords(dir.path, 1)!;
+    const [records] = readRecords(dir.path, 1)!;
+    assert.ok(records !== undefined);
     const byId = new CommitCatalog();
     const held = byId.records(commitRecordsPath(dir.path, 1))!;
     const repo = joinDiffRepo(

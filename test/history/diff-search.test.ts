@@ -9,12 +9,12 @@
 // pass. TRAWL_DIFF_SEED / TRAWL_DIFF_QUERIES vary it.
 
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { historyBeside, type HistorySearch } from '../../daemon/history/history-search.ts';
 import { commitRecordsPath } from '../../daemon/history/commit-records.ts';
-import { diffsPath, readRecords } from '../../daemon/history/diff-store.ts';
+import { diffsPath, diffsTailPath, readRecords, recordedCommits } from '../../daemon/history/diff-store.ts';
 import { loadManifest } from '../../daemon/index/manifest.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import type { FileResult, SearchRequest } from '../../daemon/search/types.ts';
@@ -213,8 +213,64 @@ test('a diff query that is not one pattern and repo:/file: filters is refused', 
   }
 });
 
+test('new commits on top go to the records tail; a drop folds it into the base, and a tail left over from another base is not read', async () => {
+  const step = async (): Promise<Exclude<Awaited<ReturnType<typeof indexLocalHistory>>, 'unchanged'>> => {
+    const h = await indexLocalHistory(await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 }), { dataDir: data, workers: 1 });
+    assert.ok(h !== 'unchanged');
+    return h;
+  };
+  const base = readFileSync(diffsPath(data, repoId));
+  made.repo.commit({ 'tail.txt': 'tail_commit_one\n' }, 'tail one');
+  assert.equal((await step()).diffs.wrote, 'tail');
+  made.repo.commit({ 'tail.txt': 'tail_commit_two\n', 'other.txt': 'tail_commit_two elsewhere\n' }, 'tail two');
+  const h = await step();
+  assert.deepEqual([h.diffs.wrote, h.diffs.added, h.diffs.dropped], ['tail', 1, 0]);
+  assert.deepEqual(readFileSync(diffsPath(data, repoId)), base, 'the base is left as it was');
+  const parts = readRecords(data, repoId)!;
+  assert.deepEqual(
+    parts.map((p) => p.commits.length),
+    [parts[0]!.commits.length, 2],
+  );
+  assert.equal(parts[1]!.link.base, parts[0]!.link.id);
+  await checkAgainstGit('with a tail', SEED + 3);
+  // A commit dropped: one base of every commit, the tail gone.
+  const stale = readFileSync(diffsTailPath(data, repoId));
+  git(src, 'reset', '-q', '--hard', 'HEAD~1');
+  made.repo.commit({ 'tail.txt': 'tail_commit_three\n' }, 'tail three');
+  const folded = await step();
+  assert.deepEqual([folded.diffs.wrote, folded.diffs.added, folded.diffs.dropped], ['base', 1, 1]);
+  assert.equal(existsSync(diffsTailPath(data, repoId)), false);
+  // As a crash between the new base and the tail's removal would leave them: the old tail is not read with the new base.
+  writeFileSync(diffsTailPath(data, repoId), stale);
+  assert.equal(readRecords(data, repoId)!.length, 1);
+  const reachable = git(src, 'rev-list', ...tips())
+    .trim()
+    .split('\n')
+    .sort();
+  assert.deepEqual([...recordedCommits(data, repoId)!].sort(), reachable);
+  await checkAgainstGit('after a fold', SEED + 4);
+  // And the next commit replaces it with a tail of the new base.
+  made.repo.commit({ 'tail.txt': 'tail_commit_four\n' }, 'tail four');
+  assert.equal((await step()).diffs.wrote, 'tail');
+  assert.deepEqual(
+    readRecords(data, repoId)!.map((p) => p.commits.length),
+    [reachable.length, 1],
+  );
+  await checkAgainstGit('with a new tail', SEED + 5);
+  // A base whose tables are damaged in place (its meta reads): the next fold reads its commits from git again.
+  const damaged = readFileSync(diffsPath(data, repoId));
+  damaged[damaged.length - 1]! ^= 0xff;
+  writeFileSync(diffsPath(data, repoId), damaged);
+  git(src, 'reset', '-q', '--hard', 'HEAD~1');
+  made.repo.commit({ 'tail.txt': 'tail_commit_five\n' }, 'tail five');
+  const again = await step();
+  assert.equal(again.diffs.wrote, 'base');
+  assert.equal(again.diffs.added, Number(git(src, 'rev-list', '--count', ...tips()).trim()), 'every commit read from git again');
+  await checkAgainstGit('after a damaged base', SEED + 6);
+});
+
 test('an update asks git only for the new commits, drops the unreachable ones, and still agrees with git', async () => {
-  const before = readRecords(data, repoId)!;
+  const before = recordedCommits(data, repoId)!;
   const old = tips();
   // main moves back three commits and grows two new ones: three commits become unreachable.
   git(src, 'reset', '-q', '--hard', 'HEAD~3');
@@ -225,21 +281,21 @@ test('an update asks git only for the new commits, drops the unreachable ones, a
   assert.ok(h !== 'unchanged');
   assert.equal(h.diffs.added, 2);
   assert.equal(h.diffs.dropped, 3);
-  const now = readRecords(data, repoId)!;
+  const now = recordedCommits(data, repoId)!;
   const reachable = git(src, 'rev-list', ...tips())
     .trim()
     .split('\n')
     .sort();
-  assert.deepEqual([...now.done].sort(), reachable);
+  assert.deepEqual([...now].sort(), reachable);
   assert.notDeepEqual(old, tips());
-  assert.ok(before.done.size !== now.done.size || [...before.done].some((c) => !now.done.has(c)));
+  assert.ok(before.size !== now.size || [...before].some((c) => !now.has(c)));
   await checkAgainstGit('after update', SEED + 1);
 });
 
 test('records lost or damaged are rebuilt by the next update, though the history index is up to date', async () => {
   const again = async () => indexLocalHistory(await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 }), { dataDir: data, workers: 1 });
   assert.equal(await again(), 'unchanged');
-  const covered = readRecords(data, repoId)!.done.size;
+  const covered = recordedCommits(data, repoId)!.size;
   writeFileSync(diffsPath(data, repoId), 'TRAWLDF1 damaged');
   const h = await again();
   assert.ok(h !== 'unchanged');
@@ -300,15 +356,15 @@ test('a history limited to the newest commits finds what git finds among them, a
   const summary = await indexLocal(src, { dataDir: data, name: 'gen', workers: 1 });
   const h = await indexLocalHistory(summary, { dataDir: data, workers: 1, maxCommits: 5 });
   assert.ok(h !== 'unchanged' && h.leftOut > 0);
-  const held = readRecords(data, repoId)!;
-  assert.equal(held.done.size, 5);
-  assert.equal(held.leftOut, h.leftOut);
+  const held = recordedCommits(data, repoId)!;
+  assert.equal(held.size, 5);
+  assert.equal(readRecords(data, repoId)![0]!.leftOut, h.leftOut);
   const res = await service.search(request('type:diff regex:^', false));
   assert.equal(res.isSearchExhaustive, false);
   const ids = [...new Set(res.files.map((f) => f.commit!.id))].sort();
   assert.deepEqual(
     ids,
-    gitLogG(src, '^', false, tips()).filter((id) => held.done.has(id)),
+    gitLogG(src, '^', false, tips()).filter((id) => held.has(id)),
   );
   assert.ok(ids.length > 0);
 });
