@@ -42,6 +42,11 @@ export interface ShardUpdate {
   changed: boolean;
   liveDocs: number;
   liveContentBytes: number;
+  /**
+   * Versions of the new refs that its skipped list names: a shard with no live document
+   * but these is kept, or the next run would read and skip them again.
+   */
+  liveSkipped: number;
 }
 
 export interface DeltaPlan {
@@ -75,18 +80,24 @@ export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], v
   }
   // (path, blob) -> shard and document; documents are found by their key.
   const where = new Map<string, { s: number; d: number }>();
-  const skipped = new Set<string>();
+  // (path, blob) -> the shard whose skipped list names it.
+  const skipped = new Map<string, number>();
   shards.forEach((shard, s) => {
     for (let d = 0; d < shard.docCount; d++) where.set(`${shard.name(d)}\0${shard.oid(d)}`, { s, d });
-    for (const k of shard.meta.skipped) if (k.oid) skipped.add(`${k.path}\0${k.oid}`);
+    for (const k of shard.meta.skipped) if (k.oid) skipped.set(`${k.path}\0${k.oid}`, s);
   });
   const lists: number[][][] = shards.map(() => refs.map(() => []));
+  const liveSkipped = shards.map(() => 0);
   const added: BlobFile[] = [];
   for (const v of versions) {
     const key = `${v.path}\0${v.oid}`;
     const at = where.get(key);
     if (at) for (const r of v.refs) lists[at.s]![r]!.push(at.d);
-    else if (!skipped.has(key)) added.push({ path: v.path, oid: v.oid, branches: v.refs });
+    else {
+      const s = skipped.get(key);
+      if (s === undefined) added.push({ path: v.path, oid: v.oid, branches: v.refs });
+      else liveSkipped[s]!++;
+    }
   }
   let contentBytes = 0;
   let liveContentBytes = 0;
@@ -107,7 +118,14 @@ export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], v
     }
     contentBytes += allBytes;
     liveContentBytes += liveBytes;
-    return { entry: previous.shards[s]!, lists: mine, changed: !sameLists(shard, refs, mine), liveDocs, liveContentBytes: liveBytes };
+    return {
+      entry: previous.shards[s]!,
+      lists: mine,
+      changed: !sameLists(shard, refs, mine),
+      liveDocs,
+      liveContentBytes: liveBytes,
+      liveSkipped: liveSkipped[s]!,
+    };
   });
   return { added, shards: updates, contentBytes, liveContentBytes };
 }

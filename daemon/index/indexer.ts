@@ -564,7 +564,8 @@ class IndexRun {
     const shards: ManifestShard[] = [];
     const memberships: string[] = [];
     plan.shards.forEach((u, i) => {
-      if (u.liveDocs === 0) return; // nothing in it is on any ref any more
+      // Nothing in it is on any ref any more, nor skipped there (a shard of skipped files alone keeps their record).
+      if (u.liveDocs === 0 && u.liveSkipped === 0) return;
       const entry: ManifestShard = { ...u.entry, liveDocs: u.liveDocs, liveContentBytes: u.liveContentBytes };
       if (u.changed) {
         const name = `g${this.generation}-m${i}${MEMBERSHIP_EXT}`;

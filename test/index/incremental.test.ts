@@ -78,6 +78,37 @@ test('unchanged refs are not re-indexed; a one-file change builds one file', asy
   }
 });
 
+test('a shard of skipped files alone keeps their record through delta runs: they are not read again', async () => {
+  const dir = tempDir('incr');
+  const data = join(dir.path, 'data');
+  try {
+    const repo = TestRepo.init(join(dir.path, 'r'));
+    const binaries: Record<string, Uint8Array> = {};
+    for (let i = 0; i < 6; i++) binaries[`assets/b${i}.bin`] = Uint8Array.from({ length: 256 }, (_, k) => (k * 7 + i) & 0xff);
+    repo.commit(binaries, 'binaries only');
+    const first = await indexLocal(repo.path, { dataDir: data, ...opts });
+    assert.deepEqual([first.mode, first.files, first.skipped], ['full', 0, 6]);
+    // The first delta's shard holds the text file; the first shard, no live document but its skipped list.
+    repo.commit({ 'a.txt': 'text one\n' });
+    const one = await indexLocal(repo.path, { dataDir: data, ...opts });
+    assert.deepEqual([one.mode, one.builtFiles], ['delta', 1]);
+    assert.equal(readManifest(data, first.repoId)!.shards.length, 2, 'the shard of skipped files is kept');
+    repo.commit({ 'a.txt': 'text two\n' });
+    const two = await indexLocal(repo.path, { dataDir: data, ...opts });
+    assert.deepEqual([two.mode, two.builtFiles, two.skipped], ['delta', 1, 0], 'the binaries are not read again');
+    // Once no ref holds them, the shard goes.
+    repo.commit(Object.fromEntries(Object.keys(binaries).map((p) => [p, null])), 'binaries gone');
+    const gone = await indexLocal(repo.path, { dataDir: data, ...opts });
+    assert.equal(gone.mode, 'delta');
+    assert.ok(
+      readManifest(data, first.repoId)!.shards.every((s) => s.docs > 0),
+      'no shard without documents is left',
+    );
+  } finally {
+    dir.cleanup();
+  }
+});
+
 test('delta runs agree with full rebuilds after random commits, and delta shards stay bounded', async () => {
   const dir = tempDir('incr-diff');
   const incData = join(dir.path, 'inc');
